@@ -1,0 +1,255 @@
+//! Real files on the operating system's file systems.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::{File, FileRef, OpenMode, Vfs};
+
+/// Zero-filling writes this many bytes per call.
+const ZERO_FILL_CHUNK: usize = 1 << 20;
+
+/// The operating system's file systems.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OsFs;
+
+impl OsFs {
+    /// A handle to the operating system's file systems.
+    pub fn new() -> Self {
+        OsFs
+    }
+}
+
+impl Vfs for OsFs {
+    fn open(&self, path: &Path, mode: OpenMode) -> io::Result<FileRef> {
+        let mut options = fs::OpenOptions::new();
+        options.read(true).write(true);
+        match mode {
+            OpenMode::Existing => {}
+            OpenMode::CreateNew => {
+                options.create_new(true);
+            }
+            OpenMode::OpenOrCreate => {
+                options.create(true);
+            }
+        }
+        let file = options.open(path).map_err(|e| with_path(e, path))?;
+        Ok(Arc::new(OsFile { file, path: path.to_path_buf() }))
+    }
+
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        fs::remove_file(path).map_err(|e| with_path(e, path))
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        fs::create_dir_all(path).map_err(|e| with_path(e, path))
+    }
+
+    fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        fs::File::open(path).and_then(|dir| dir.sync_all()).map_err(|e| with_path(e, path))
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
+        let mut paths = Vec::new();
+        for entry in fs::read_dir(dir).map_err(|e| with_path(e, dir))? {
+            let entry = entry?;
+            if entry.file_type()?.is_file() {
+                paths.push(entry.path());
+            }
+        }
+        paths.sort();
+        Ok(paths)
+    }
+}
+
+/// Adds the path to an error's message, keeping its kind and OS error code.
+fn with_path(error: io::Error, path: &Path) -> io::Error {
+    match error.raw_os_error() {
+        // Keep the raw code (callers test for EIO/ENOSPC) and say where it happened.
+        Some(code) => io::Error::new(
+            io::Error::from_raw_os_error(code).kind(),
+            format!("{}: {}", path.display(), io::Error::from_raw_os_error(code)),
+        ),
+        None => io::Error::new(error.kind(), format!("{}: {error}", path.display())),
+    }
+}
+
+#[derive(Debug)]
+struct OsFile {
+    file: fs::File,
+    path: PathBuf,
+}
+
+impl File for OsFile {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.file.read_exact_at(buf, offset).map_err(|e| {
+            if e.kind() == io::ErrorKind::UnexpectedEof {
+                crate::eof_error(&self.path, offset, buf.len())
+            } else {
+                with_path(e, &self.path)
+            }
+        })
+    }
+
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        self.file.write_all_at(buf, offset).map_err(|e| with_path(e, &self.path))
+    }
+
+    fn write_vectored_all_at(&self, bufs: &[&[u8]], offset: u64) -> io::Result<()> {
+        // pwritev takes at most IOV_MAX (1024 on Linux) buffers; the log writes at most a few
+        // hundred blocks per flush, but stay correct for any count by writing in batches.
+        const IOV_MAX: usize = 1024;
+        let mut at = offset;
+        for batch in bufs.chunks(IOV_MAX) {
+            let total: usize = batch.iter().map(|b| b.len()).sum();
+            let mut written =
+                pwritev(&self.file, batch, at).map_err(|e| with_path(e, &self.path))?;
+            if written < total {
+                // A short write (rare: signals, quotas): finish the rest one buffer at a time.
+                let mut skip = written;
+                for buf in batch {
+                    if skip >= buf.len() {
+                        skip -= buf.len();
+                        continue;
+                    }
+                    self.write_all_at(&buf[skip..], at + written as u64)?;
+                    written += buf.len() - skip;
+                    skip = 0;
+                }
+            }
+            at += total as u64;
+        }
+        Ok(())
+    }
+
+    fn sync_data(&self) -> io::Result<()> {
+        self.file.sync_data().map_err(|e| with_path(e, &self.path))
+    }
+
+    fn sync_all(&self) -> io::Result<()> {
+        self.file.sync_all().map_err(|e| with_path(e, &self.path))
+    }
+
+    fn len(&self) -> io::Result<u64> {
+        Ok(self.file.metadata().map_err(|e| with_path(e, &self.path))?.len())
+    }
+
+    fn preallocate(&self, len: u64) -> io::Result<()> {
+        let current = self.len()?;
+        if len <= current {
+            return Ok(());
+        }
+        // posix_fallocate alone leaves "unwritten" extents on ext4 and XFS, whose first
+        // overwrite still converts the extent (a metadata update) at fdatasync time. Writing
+        // real zeros makes every later overwrite a pure data write; fallocate first asks for
+        // contiguous space, and its failure (e.g. on tmpfs) is harmless.
+        fallocate(&self.file, current, len - current);
+        let zeros = vec![0u8; ZERO_FILL_CHUNK];
+        let mut at = current;
+        while at < len {
+            let n = ZERO_FILL_CHUNK.min((len - at) as usize);
+            self.write_all_at(&zeros[..n], at)?;
+            at += n as u64;
+        }
+        Ok(())
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        self.file.set_len(len).map_err(|e| with_path(e, &self.path))
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn pwritev(file: &fs::File, bufs: &[&[u8]], offset: u64) -> io::Result<usize> {
+    let iovecs: Vec<libc::iovec> = bufs
+        .iter()
+        .map(|b| libc::iovec { iov_base: b.as_ptr() as *mut libc::c_void, iov_len: b.len() })
+        .collect();
+    let offset = libc::off_t::try_from(offset)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "offset too large"))?;
+    let count = libc::c_int::try_from(iovecs.len())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "too many buffers"))?;
+    loop {
+        // SAFETY: `iovecs` points at `count` valid iovec structs, each describing a live,
+        // initialized slice borrowed from `bufs` for the duration of the call; pwritev only
+        // reads from them. The descriptor is owned by `file`, which outlives the call.
+        let n = unsafe { libc::pwritev(file.as_raw_fd(), iovecs.as_ptr(), count, offset) };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+/// Asks the file system for contiguous space; a hint only, so failure is ignored.
+fn fallocate(file: &fs::File, offset: u64, len: u64) {
+    let (Ok(offset), Ok(len)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else {
+        return;
+    };
+    // SAFETY: posix_fallocate takes a descriptor and two integers and touches no memory of
+    // ours; the descriptor is owned by `file`, which outlives the call.
+    let _ = unsafe { libc::posix_fallocate(file.as_raw_fd(), offset, len) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preallocate_zero_fills_and_overwrites_stay_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = OsFs::new();
+        let f = fs.open(&dir.path().join("a"), OpenMode::CreateNew).unwrap();
+        f.preallocate(3 * ZERO_FILL_CHUNK as u64 + 512).unwrap();
+        assert_eq!(f.len().unwrap(), 3 * ZERO_FILL_CHUNK as u64 + 512);
+        let mut buf = vec![1u8; 4096];
+        f.read_exact_at(&mut buf, 2 * ZERO_FILL_CHUNK as u64).unwrap();
+        assert!(buf.iter().all(|&b| b == 0));
+        f.write_vectored_all_at(&[b"abc", b"de"], 10).unwrap();
+        f.sync_data().unwrap();
+        let mut five = [0u8; 5];
+        f.read_exact_at(&mut five, 10).unwrap();
+        assert_eq!(&five, b"abcde");
+        assert_eq!(f.len().unwrap(), 3 * ZERO_FILL_CHUNK as u64 + 512);
+    }
+
+    #[test]
+    fn reading_past_the_end_is_unexpected_eof() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = OsFs::new().open(&dir.path().join("b"), OpenMode::OpenOrCreate).unwrap();
+        f.write_all_at(b"xy", 0).unwrap();
+        let mut buf = [0u8; 4];
+        let e = f.read_exact_at(&mut buf, 0).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn open_modes() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = OsFs::new();
+        let p = dir.path().join("c");
+        assert_eq!(fs.open(&p, OpenMode::Existing).unwrap_err().kind(), io::ErrorKind::NotFound);
+        fs.open(&p, OpenMode::CreateNew).unwrap();
+        assert_eq!(
+            fs.open(&p, OpenMode::CreateNew).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        assert!(fs.exists(&p));
+        assert_eq!(fs.list(dir.path()).unwrap(), vec![p.clone()]);
+        fs.remove(&p).unwrap();
+        assert!(!fs.exists(&p));
+    }
+}

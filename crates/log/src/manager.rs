@@ -1,0 +1,971 @@
+//! The log manager: appending, the bounded log buffer, group commit and the flush triggers.
+//!
+//! # The protocol
+//!
+//! One mutex (`Shared::state`) guards the append side and the flush bookkeeping; the I/O of a
+//! flush happens outside it. The numbered rules:
+//!
+//! 1. Appenders copy records into the *open block* under the state lock. A record that does not
+//!    fit is split into fragments over new blocks; before writing the first byte the appender
+//!    reserves every block the record needs, waiting (`LOGBUFFER`) while the buffer is full, so
+//!    a record is never interleaved with another and never waits half-written.
+//! 2. A block is *sealed* (closed to appends, queued for writing) when it fills, when a fully
+//!    durable commit's record is in it, or when a flush needs the records in it.
+//! 3. At most one thread *flushes* at a time (`State::flushing`). It takes every sealed block,
+//!    drops the lock, writes them with one vectored write per segment, syncs once, retakes the
+//!    lock and advances `hardened` to the end of what it wrote. So one write and one sync
+//!    release every waiter at or below the new hardened LSN: group commit, with no delay.
+//! 4. Whoever needs the log hardened and finds nobody flushing becomes the flusher itself: a
+//!    fully durable committer, `flush_to`, `flush_log`. No hand-off to another thread on the
+//!    commit path, so one thread's fully durable commits run at the disk's sync rate.
+//! 5. A background writer thread does the flushes nobody waits for: a sealed full block, a
+//!    full buffer, and the time bound, which starts a flush when the oldest unhardened commit
+//!    is `max_delay_ms / 2` old, leaving the other half for the write. It also grows the file
+//!    ahead of need, so a flush rarely has to.
+//! 6. A failed write or sync is sticky (`State::failed`): every waiter and every later call gets
+//!    the error, nothing is hardened or acknowledged afterwards, and the sync is never retried
+//!    (after a failed `fsync` the kernel may have dropped the dirty pages: retrying can report
+//!    success for data that is gone).
+//! 7. `hardened` only grows, and only to the end of blocks that a sync covered. A commit's
+//!    receipt says `hardened` only if its LSN is at or below it.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use walden_io::{FileRef, OpenMode, SplitMix64, Vfs};
+
+use crate::format::{
+    encode_record_header, round_up_to_sector, BlockHeader, CommitBody, Durability, FileHeader,
+    Fragment, RecordKind, BLOCK_HEADER_SIZE, FILE_HEADER_SIZE, MAX_BLOCK_SIZE, RECORD_HEADER_SIZE,
+    SECTOR,
+};
+use crate::reader::{find_end, LogScanner};
+use crate::segment::SegmentMap;
+use crate::stats::{bucket, FlushReason, LogStats};
+use crate::{LogError, Lsn};
+
+/// The largest record body the log accepts. Larger values are split by the layers above (a
+/// page image is 8 KB; long values go to overflow pages, each logged on its own).
+pub const MAX_RECORD_LEN: usize = 1 << 20;
+
+/// How a log is set up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogConfig {
+    /// Blocks in the log buffer (each up to 60 KB): 128 by default, 7.5 MB as in SQL Server.
+    pub buffer_blocks: usize,
+    /// The time bound on delayed commits: none stays unhardened longer than this while the
+    /// disk works. 0 turns it off (as in SQL Server, which has no bound).
+    pub max_delay_ms: u64,
+    /// Bytes per segment, header sector included; a multiple of 512, at least 1 KiB.
+    pub segment_size: u64,
+    /// Segments a new log file is created with.
+    pub initial_segments: u32,
+    /// Spare segments the writer keeps allocated ahead of the log's end.
+    pub spare_segments: u32,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig {
+            buffer_blocks: 128,
+            max_delay_ms: 100,
+            segment_size: 16 << 20,
+            initial_segments: 4,
+            spare_segments: 1,
+        }
+    }
+}
+
+impl LogConfig {
+    fn validate(&self) -> Result<(), LogError> {
+        let bad = |why: String| Err(LogError::Config(why));
+        if self.buffer_blocks < 2 {
+            return bad(format!("buffer_blocks must be at least 2, not {}", self.buffer_blocks));
+        }
+        if self.segment_size < 2 * SECTOR || !self.segment_size.is_multiple_of(SECTOR) {
+            return bad(format!(
+                "segment_size must be a multiple of {SECTOR} of at least {}, not {}",
+                2 * SECTOR,
+                self.segment_size
+            ));
+        }
+        if self.initial_segments == 0 {
+            return bad("initial_segments must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// What `LogManager::append_commit` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommitReceipt {
+    /// The commit record's LSN.
+    pub lsn: Lsn,
+    /// Whether it was already hardened when the call returned (always for a full commit).
+    pub hardened: bool,
+}
+
+/// What opening the log found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenReport {
+    /// The file did not exist and was created.
+    pub created: bool,
+    /// The oldest position the file still holds.
+    pub start_lsn: Lsn,
+    /// The end of the log: every byte before it was hardened before the last shutdown or crash.
+    pub end_lsn: Lsn,
+    /// Valid blocks read to find the end.
+    pub blocks_read: u64,
+    /// A torn tail that was found after the end and zeroed: `(end, remnants_end)`.
+    pub torn_tail_zeroed: Option<(Lsn, Lsn)>,
+}
+
+/// A block being filled or waiting to be written.
+#[derive(Debug)]
+struct Block {
+    buf: Vec<u8>,
+    lsn: Lsn,
+    used: usize,
+    capacity: usize,
+}
+
+impl Block {
+    fn room(&self) -> usize {
+        self.capacity - self.used
+    }
+}
+
+#[derive(Debug)]
+struct State {
+    open: Option<Block>,
+    sealed: VecDeque<Block>,
+    pool: Vec<Vec<u8>>,
+    /// Open + sealed + being written; at most `config.buffer_blocks`.
+    blocks_in_use: usize,
+    /// Where the next block starts when none is open.
+    next_block_lsn: Lsn,
+    hardened: Lsn,
+    flushing: bool,
+    /// A flush the writer thread should do.
+    flush_wanted: Option<(Lsn, FlushReason)>,
+    grow_wanted: bool,
+    failed: Option<LogError>,
+    closed: bool,
+    /// Commits appended and not yet hardened, in LSN order, with when they were appended.
+    unhardened: VecDeque<(Lsn, Instant)>,
+    /// The segment the flusher wrote last: (sequence, file offset of its data, salt), so a
+    /// flush inside it needs no lock on the segment map.
+    segment_cache: Option<(u64, u64, u64)>,
+    stats: LogStats,
+}
+
+impl State {
+    fn end_lsn(&self) -> Lsn {
+        self.open.as_ref().map_or(self.next_block_lsn, |b| b.lsn + b.used as u64)
+    }
+
+    fn check_usable(&self) -> Result<(), LogError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if self.closed {
+            return Err(LogError::Closed);
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    /// Signalled when `hardened` advances, a flush ends, buffer space frees up or the log fails.
+    flushed: Condvar,
+    /// Signalled when the writer thread has work.
+    wake_writer: Condvar,
+    segments: Mutex<SegmentMap>,
+    file: FileRef,
+    path: PathBuf,
+    log_id: u64,
+    data_size: u64,
+    config: LogConfig,
+}
+
+/// The transaction log of one database. Cheap to share: all methods take `&self`.
+#[derive(Debug)]
+pub struct LogManager {
+    shared: Arc<Shared>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock leaves the state as consistent as any step of it; the
+    // log's own invariants are re-checked by the reader, so carry on rather than cascade.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn now_us() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+}
+
+/// A random 64-bit number for log ids and segment nonces: time, a counter and the process id
+/// mixed by SplitMix64. Uniqueness, not secrecy, is what matters.
+fn fresh_random() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let seed = nanos
+        ^ COUNTER.fetch_add(1, Ordering::Relaxed).rotate_left(32)
+        ^ u64::from(std::process::id()).rotate_left(48);
+    SplitMix64::new(seed).next_u64()
+}
+
+impl LogManager {
+    /// Opens the log at `path`, creating it if it does not exist, finds its end (truncating a
+    /// torn tail), and starts the writer thread.
+    pub fn open(
+        vfs: Arc<dyn Vfs>,
+        path: &Path,
+        config: LogConfig,
+    ) -> Result<(LogManager, OpenReport), LogError> {
+        config.validate()?;
+        let created = !vfs.exists(path);
+        let (file, header) = if created {
+            create_file(&*vfs, path, &config)?
+        } else {
+            let file =
+                vfs.open(path, OpenMode::Existing).map_err(|e| LogError::from_io("open", e))?;
+            let mut sector = [0u8; SECTOR as usize];
+            file.read_exact_at(&mut sector, 0).map_err(|e| LogError::from_io("read", e))?;
+            let header = FileHeader::decode(&sector)?;
+            (file, header)
+        };
+        let map = SegmentMap::recover(&file, header.segment_size, header.log_id)?;
+        let scan = find_end(&file, &map)?;
+        let mut torn_tail_zeroed = None;
+        if let Some(remnants_end) = scan.remnants_end {
+            zero_range(&file, &map, scan.end, remnants_end)?;
+            file.sync_data().map_err(|e| LogError::from_io("sync", e))?;
+            torn_tail_zeroed = Some((scan.end, remnants_end));
+        }
+        let report = OpenReport {
+            created,
+            start_lsn: map.start_lsn().unwrap_or(scan.end),
+            end_lsn: scan.end,
+            blocks_read: scan.blocks,
+            torn_tail_zeroed,
+        };
+        let stats = LogStats {
+            hardened_lsn: scan.end,
+            end_lsn: scan.end,
+            segments_active: map.active.len() as u64,
+            segments_total: u64::from(map.slots),
+            ..LogStats::default()
+        };
+        let grow_wanted = map.spare_slots() < config.spare_segments as usize;
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                open: None,
+                sealed: VecDeque::new(),
+                pool: Vec::new(),
+                blocks_in_use: 0,
+                next_block_lsn: scan.end,
+                hardened: scan.end,
+                flushing: false,
+                flush_wanted: None,
+                grow_wanted,
+                failed: None,
+                closed: false,
+                unhardened: VecDeque::new(),
+                segment_cache: None,
+                stats,
+            }),
+            flushed: Condvar::new(),
+            wake_writer: Condvar::new(),
+            data_size: map.data_size,
+            segments: Mutex::new(map),
+            file,
+            path: path.to_path_buf(),
+            log_id: header.log_id,
+            config,
+        });
+        let writer_shared = Arc::clone(&shared);
+        let writer = std::thread::Builder::new()
+            .name("walden-log-writer".into())
+            .spawn(move || writer_loop(&writer_shared))
+            .map_err(|e| LogError::from_io("spawn", e))?;
+        Ok((LogManager { shared, writer: Mutex::new(Some(writer)) }, report))
+    }
+
+    /// The log file's path.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// The configuration the log runs with.
+    pub fn config(&self) -> &LogConfig {
+        &self.shared.config
+    }
+
+    /// Appends a transaction-begin record.
+    pub fn append_begin(&self, txn: u64) -> Result<Lsn, LogError> {
+        let st = lock(&self.shared.state);
+        Ok(self.append_record(st, RecordKind::Begin, txn, &[])?.1)
+    }
+
+    /// Appends a record for the layers above.
+    pub fn append_payload(&self, txn: u64, body: &[u8]) -> Result<Lsn, LogError> {
+        let st = lock(&self.shared.state);
+        Ok(self.append_record(st, RecordKind::Payload, txn, body)?.1)
+    }
+
+    /// Appends an abort record.
+    pub fn append_abort(&self, txn: u64) -> Result<Lsn, LogError> {
+        let st = lock(&self.shared.state);
+        Ok(self.append_record(st, RecordKind::Abort, txn, &[])?.1)
+    }
+
+    /// Appends a commit record. A fully durable commit seals its block and returns only once
+    /// the record (and all log before it) is hardened; a delayed one returns at once.
+    pub fn append_commit(
+        &self,
+        txn: u64,
+        durability: Durability,
+    ) -> Result<CommitReceipt, LogError> {
+        let body = CommitBody { durability, commit_time_us: now_us() }.encode();
+        let st = lock(&self.shared.state);
+        let (mut st, lsn) = self.append_record(st, RecordKind::Commit, txn, &body)?;
+        st.stats.last_commit_lsn = lsn;
+        let was_empty = st.unhardened.is_empty();
+        st.unhardened.push_back((lsn, Instant::now()));
+        match durability {
+            Durability::Delayed => {
+                st.stats.commits_delayed += 1;
+                if was_empty && self.shared.config.max_delay_ms > 0 {
+                    // The writer computes the time-bound deadline from the oldest commit.
+                    self.shared.wake_writer.notify_one();
+                }
+                Ok(CommitReceipt { lsn, hardened: lsn <= st.hardened })
+            }
+            Durability::Full => {
+                st.stats.commits_full += 1;
+                if st.open.as_ref().is_some_and(|b| b.lsn < lsn) {
+                    self.seal_open(&mut st);
+                }
+                let start = Instant::now();
+                let waited = lsn > st.hardened;
+                let st = self.harden(st, lsn, FlushReason::Commit)?;
+                let mut st = st;
+                if waited {
+                    st.stats.flush_waits += 1;
+                    st.stats.flush_wait_time_us += start.elapsed().as_micros() as u64;
+                }
+                Ok(CommitReceipt { lsn, hardened: true })
+            }
+        }
+    }
+
+    /// The write-ahead rule: returns once every byte before `lsn` is hardened, flushing now if
+    /// needed.
+    pub fn flush_to(&self, lsn: Lsn) -> Result<(), LogError> {
+        let st = lock(&self.shared.state);
+        st.check_usable()?;
+        let target = lsn.min(st.end_lsn());
+        self.harden(st, target, FlushReason::WalRule).map(drop)
+    }
+
+    /// `sys.sp_flush_log`: hardens everything appended so far; returns the hardened LSN.
+    pub fn flush_log(&self) -> Result<Lsn, LogError> {
+        self.flush_all(FlushReason::FlushLog)
+    }
+
+    /// Waits, without forcing a flush, until `lsn` is hardened by some trigger (the time bound
+    /// at the latest, if it is on).
+    pub fn wait_hardened(&self, lsn: Lsn) -> Result<(), LogError> {
+        let mut st = lock(&self.shared.state);
+        let lsn = lsn.min(st.end_lsn());
+        let start = Instant::now();
+        let waited = st.hardened < lsn;
+        while st.hardened < lsn {
+            if let Some(e) = &st.failed {
+                return Err(e.clone());
+            }
+            st = self.shared.flushed.wait(st).unwrap_or_else(|p| p.into_inner());
+        }
+        if waited {
+            st.stats.writelog.record(start.elapsed());
+        }
+        Ok(())
+    }
+
+    /// Every byte before this LSN is on disk.
+    pub fn hardened_lsn(&self) -> Lsn {
+        lock(&self.shared.state).hardened
+    }
+
+    /// The end of the appended log.
+    pub fn end_lsn(&self) -> Lsn {
+        lock(&self.shared.state).end_lsn()
+    }
+
+    /// The sticky failure, if a write or sync failed.
+    pub fn failure(&self) -> Option<LogError> {
+        lock(&self.shared.state).failed.clone()
+    }
+
+    /// A snapshot of the counters.
+    pub fn stats(&self) -> LogStats {
+        let st = lock(&self.shared.state);
+        let mut s = st.stats.clone();
+        s.hardened_lsn = st.hardened;
+        s.end_lsn = st.end_lsn();
+        s.unhardened_commits = st.unhardened.len() as u64;
+        s.oldest_unhardened_us =
+            st.unhardened.front().map_or(0, |(_, at)| at.elapsed().as_micros() as u64);
+        s
+    }
+
+    /// Tells the log that the layers above need nothing before `lsn` any more (SIMPLE recovery
+    /// after a checkpoint), so segments wholly below it may be reused. Under FULL recovery the
+    /// caller passes the oldest LSN a log backup still needs instead.
+    pub fn set_truncation_lsn(&self, lsn: Lsn) {
+        let hardened = self.hardened_lsn();
+        let mut map = lock(&self.shared.segments);
+        map.truncation_lsn = map.truncation_lsn.max(lsn.min(hardened));
+    }
+
+    /// The oldest position the file still holds: reading may start there.
+    pub fn start_lsn(&self) -> Lsn {
+        let map = lock(&self.shared.segments);
+        map.start_lsn().unwrap_or_else(|| self.end_lsn())
+    }
+
+    /// Iterates over the hardened records whose LSN is greater than `after`.
+    pub fn scan(&self, after: Lsn) -> LogScanner {
+        let end = self.hardened_lsn();
+        let map = lock(&self.shared.segments);
+        LogScanner::new(
+            Arc::clone(&self.shared.file),
+            map.active.clone(),
+            map.data_size,
+            map.segment_size,
+            after,
+            end,
+            (MAX_RECORD_LEN + MAX_BLOCK_SIZE) as u64,
+        )
+    }
+
+    /// Clean shutdown: hardens everything, stops the writer. Later calls fail with
+    /// [`LogError::Closed`]. Walden loses no delayed commit on a clean shutdown.
+    pub fn close(&self) -> Result<(), LogError> {
+        let result = match self.flush_all(FlushReason::Shutdown) {
+            Ok(_) | Err(LogError::Closed) => Ok(()),
+            Err(e) => Err(e),
+        };
+        {
+            let mut st = lock(&self.shared.state);
+            st.closed = true;
+            self.shared.wake_writer.notify_all();
+            self.shared.flushed.notify_all();
+        }
+        if let Some(handle) = lock(&self.writer).take() {
+            let _ = handle.join();
+        }
+        result
+    }
+
+    fn flush_all(&self, reason: FlushReason) -> Result<Lsn, LogError> {
+        let st = lock(&self.shared.state);
+        st.check_usable()?;
+        let target = st.end_lsn();
+        let st = self.harden(st, target, reason)?;
+        Ok(st.hardened)
+    }
+
+    /// Appends one record under the state lock; returns its LSN (the position after it).
+    fn append_record<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        kind: RecordKind,
+        txn: u64,
+        body: &[u8],
+    ) -> Result<(MutexGuard<'a, State>, Lsn), LogError> {
+        st.check_usable()?;
+        let total = RECORD_HEADER_SIZE + body.len();
+        // The common case: the whole record fits in the open block.
+        if let Some(block) = st.open.as_mut().filter(|b| b.room() >= total) {
+            let at = block.used;
+            encode_record_header(
+                &mut block.buf[at..at + RECORD_HEADER_SIZE],
+                body.len() as u32,
+                kind,
+                Fragment::Full,
+                txn,
+            );
+            block.buf[at + RECORD_HEADER_SIZE..at + total].copy_from_slice(body);
+            block.used += total;
+            let lsn = block.lsn + block.used as u64;
+            if block.room() <= RECORD_HEADER_SIZE {
+                self.seal_full(&mut st);
+            }
+            return Ok((st, lsn));
+        }
+        if body.len() > MAX_RECORD_LEN {
+            return Err(LogError::RecordTooLarge { len: body.len(), max: MAX_RECORD_LEN });
+        }
+        let mut st = self.reserve_blocks(st, body.len())?;
+        let mut rest = body;
+        let mut first = true;
+        loop {
+            if st.open.is_none() {
+                self.open_block(&mut st);
+            }
+            let Some(block) = st.open.as_mut() else {
+                return Err(LogError::io("append", "no open block after reserving one"));
+            };
+            let room = block.room() - RECORD_HEADER_SIZE;
+            let last = rest.len() <= room;
+            let take = rest.len().min(room);
+            let fragment = match (first, last) {
+                (true, true) => Fragment::Full,
+                (true, false) => Fragment::First,
+                (false, false) => Fragment::Middle,
+                (false, true) => Fragment::Last,
+            };
+            let at = block.used;
+            encode_record_header(
+                &mut block.buf[at..at + RECORD_HEADER_SIZE],
+                take as u32,
+                kind,
+                fragment,
+                txn,
+            );
+            block.buf[at + RECORD_HEADER_SIZE..at + RECORD_HEADER_SIZE + take]
+                .copy_from_slice(&rest[..take]);
+            block.used += RECORD_HEADER_SIZE + take;
+            let lsn = block.lsn + block.used as u64;
+            if block.room() <= RECORD_HEADER_SIZE {
+                self.seal_full(&mut st);
+            }
+            rest = &rest[take..];
+            first = false;
+            if last {
+                return Ok((st, lsn));
+            }
+        }
+    }
+
+    /// Waits until the buffer has room for every new block a record of `len` body bytes needs.
+    fn reserve_blocks<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        len: usize,
+    ) -> Result<MutexGuard<'a, State>, LogError> {
+        let mut waited_since = None;
+        loop {
+            st.check_usable()?;
+            let needed = blocks_needed(&st, self.shared.data_size, len);
+            if needed > self.shared.config.buffer_blocks {
+                return Err(LogError::RecordTooLarge {
+                    len,
+                    max: (self.shared.config.buffer_blocks - 1) * (MAX_BLOCK_SIZE - 64),
+                });
+            }
+            if st.blocks_in_use + needed <= self.shared.config.buffer_blocks {
+                if let Some(since) = waited_since {
+                    st.stats.logbuffer.record(Instant::elapsed(&since));
+                }
+                return Ok(st);
+            }
+            // The buffer is full: have the writer flush everything appended, and wait
+            // (LOGBUFFER). Sealing the open block lets its space count as freed too.
+            if st.open.as_ref().is_some_and(|b| b.used > BLOCK_HEADER_SIZE) {
+                self.seal_open(&mut st);
+            }
+            let target = st.end_lsn();
+            if st.flush_wanted.is_none_or(|(lsn, _)| lsn < target) {
+                st.flush_wanted = Some((target, FlushReason::BufferFull));
+            }
+            self.shared.wake_writer.notify_one();
+            waited_since.get_or_insert_with(Instant::now);
+            st = self.shared.flushed.wait(st).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn open_block(&self, st: &mut State) {
+        let lsn = st.next_block_lsn;
+        let room_in_segment = SegmentMap::room_in_segment(self.shared.data_size, lsn);
+        let capacity = (MAX_BLOCK_SIZE as u64).min(room_in_segment) as usize;
+        let mut buf = st.pool.pop().unwrap_or_default();
+        buf.clear();
+        buf.resize(capacity, 0);
+        st.blocks_in_use += 1;
+        st.open = Some(Block { buf, lsn, used: BLOCK_HEADER_SIZE, capacity });
+    }
+
+    /// Seals the open block because it is full, and asks the writer to flush it.
+    fn seal_full(&self, st: &mut State) {
+        self.seal_open(st);
+        let end = st.next_block_lsn;
+        if st.flush_wanted.is_none_or(|(lsn, _)| lsn < end) {
+            st.flush_wanted = Some((end, FlushReason::BlockFull));
+        }
+        self.shared.wake_writer.notify_one();
+    }
+
+    fn seal_open(&self, st: &mut State) {
+        if let Some(block) = st.open.take() {
+            st.next_block_lsn = block.lsn + round_up_to_sector(block.used as u64);
+            st.sealed.push_back(block);
+        }
+    }
+
+    /// Returns once `target` is hardened, flushing if nobody else is (rule 4).
+    fn harden<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        target: Lsn,
+        reason: FlushReason,
+    ) -> Result<MutexGuard<'a, State>, LogError> {
+        let start = Instant::now();
+        let waited = st.hardened < target;
+        while st.hardened < target {
+            if let Some(e) = &st.failed {
+                return Err(e.clone());
+            }
+            if st.flushing {
+                st = self.shared.flushed.wait(st).unwrap_or_else(|p| p.into_inner());
+            } else {
+                st = self.flush(st, target, reason)?;
+            }
+        }
+        if waited {
+            st.stats.writelog.record(start.elapsed());
+        }
+        Ok(st)
+    }
+
+    fn flush<'a>(
+        &'a self,
+        st: MutexGuard<'a, State>,
+        target: Lsn,
+        reason: FlushReason,
+    ) -> Result<MutexGuard<'a, State>, LogError> {
+        flush(&self.shared, st, target, reason)
+    }
+}
+
+/// Blocks a record of `len` body bytes needs beyond the room in the open block.
+fn blocks_needed(st: &State, data_size: u64, len: usize) -> usize {
+    let (mut room, mut next) = match &st.open {
+        Some(b) => (b.room(), b.lsn + b.capacity as u64),
+        None => (0, st.next_block_lsn),
+    };
+    let mut rest = len;
+    let mut needed = 0;
+    loop {
+        if room > RECORD_HEADER_SIZE || (rest == 0 && room >= RECORD_HEADER_SIZE) {
+            let fits = room - RECORD_HEADER_SIZE;
+            if rest <= fits {
+                return needed;
+            }
+            rest -= fits;
+        }
+        let capacity = (MAX_BLOCK_SIZE as u64).min(SegmentMap::room_in_segment(data_size, next));
+        room = capacity as usize - BLOCK_HEADER_SIZE;
+        next += capacity;
+        needed += 1;
+    }
+}
+
+/// The I/O of one flush, done outside the state lock.
+struct FlushIo {
+    file_writes: u64,
+    file_bytes: u64,
+    grown_on_path: bool,
+    new_cache: Option<(u64, u64, u64)>,
+    elapsed: Duration,
+}
+
+/// Rule 3: takes every sealed block (sealing the open one first if `target` lies in it), writes
+/// them, syncs once, and advances `hardened`. The caller checked that nobody else is flushing.
+fn flush<'a>(
+    shared: &'a Shared,
+    mut st: MutexGuard<'a, State>,
+    target: Lsn,
+    reason: FlushReason,
+) -> Result<MutexGuard<'a, State>, LogError> {
+    debug_assert!(!st.flushing, "two flushers");
+    if st.open.as_ref().is_some_and(|b| target > b.lsn && b.used > BLOCK_HEADER_SIZE) {
+        if let Some(block) = st.open.take() {
+            st.next_block_lsn = block.lsn + round_up_to_sector(block.used as u64);
+            st.sealed.push_back(block);
+        }
+    }
+    if st.sealed.is_empty() {
+        return Ok(st);
+    }
+    let mut blocks: Vec<Block> = st.sealed.drain(..).collect();
+    let cache = st.segment_cache;
+    st.flushing = true;
+    drop(st);
+
+    let io = write_blocks(shared, &mut blocks, cache);
+
+    let mut st = lock(&shared.state);
+    st.flushing = false;
+    let io = match io {
+        Ok(io) => io,
+        Err(e) => {
+            // Rule 6: fail-stop. The blocks are dropped, never retried.
+            st.failed = Some(e.clone());
+            st.blocks_in_use -= blocks.len();
+            shared.flushed.notify_all();
+            shared.wake_writer.notify_all();
+            return Err(e);
+        }
+    };
+    let Some(last) = blocks.last() else { return Ok(st) };
+    let new_hardened = last.lsn + round_up_to_sector(last.used as u64);
+    let first_lsn = blocks.first().map_or(new_hardened, |b| b.lsn);
+    debug_assert!(first_lsn == st.hardened, "flushes are contiguous");
+    st.hardened = new_hardened;
+    st.segment_cache = io.new_cache;
+    st.blocks_in_use -= blocks.len();
+    for block in blocks {
+        st.pool.push(block.buf);
+    }
+    let max_delay = Duration::from_millis(shared.config.max_delay_ms);
+    let mut hardened_commits = 0u64;
+    let mut late = 0u64;
+    while let Some(&(lsn, at)) = st.unhardened.front() {
+        if lsn > new_hardened {
+            break;
+        }
+        if shared.config.max_delay_ms > 0 && at.elapsed() > max_delay {
+            late += 1;
+        }
+        hardened_commits += 1;
+        st.unhardened.pop_front();
+    }
+    let s = &mut st.stats;
+    s.flushes += 1;
+    s.flushes_by_reason[reason.index()] += 1;
+    s.bytes_flushed += new_hardened - first_lsn;
+    s.flush_write_time_us += io.elapsed.as_micros() as u64;
+    s.file_writes += io.file_writes;
+    s.file_bytes_written += io.file_bytes;
+    s.file_write_stall_us += io.elapsed.as_micros() as u64;
+    s.max_delay_exceeded += late;
+    if io.grown_on_path {
+        s.growths_on_flush_path += 1;
+    }
+    if hardened_commits > 0 {
+        s.commits_per_flush[bucket(hardened_commits)] += 1;
+        s.commits_hardened += hardened_commits;
+    }
+    shared.flushed.notify_all();
+    if st.flush_wanted.is_some_and(|(lsn, _)| lsn > st.hardened) || !st.unhardened.is_empty() {
+        shared.wake_writer.notify_one();
+    }
+    Ok(st)
+}
+
+/// Blocks `first..end` of a flush, contiguous in the file from `offset`.
+struct Run {
+    offset: u64,
+    first: usize,
+    end: usize,
+    bytes: u64,
+}
+
+/// Seals each block's header (with the flush's first LSN and its file offset in the
+/// checksum), activates segments as the blocks reach them, writes each run of contiguous
+/// blocks with one vectored write, and syncs once.
+fn write_blocks(
+    shared: &Shared,
+    blocks: &mut [Block],
+    mut cache: Option<(u64, u64, u64)>,
+) -> Result<FlushIo, LogError> {
+    let start = Instant::now();
+    let flush_lsn = blocks.first().map_or(0, |b| b.lsn);
+    let mut io = FlushIo {
+        file_writes: 0,
+        file_bytes: 0,
+        grown_on_path: false,
+        new_cache: cache,
+        elapsed: Duration::ZERO,
+    };
+    let mut runs: Vec<Run> = Vec::new();
+    for (i, block) in blocks.iter_mut().enumerate() {
+        let sequence = block.lsn / shared.data_size;
+        let (data_offset, salt) = match cache {
+            Some((seq, data_offset, salt)) if seq == sequence => (data_offset, salt),
+            _ => {
+                let mut map = lock(&shared.segments);
+                if !map.active.contains_key(&sequence) {
+                    let outcome =
+                        map.activate(&shared.file, shared.log_id, sequence, fresh_random())?;
+                    io.file_writes += 1;
+                    io.file_bytes += outcome.header_bytes;
+                    io.grown_on_path |= outcome.grown;
+                    if map.spare_slots() < shared.config.spare_segments as usize {
+                        lock(&shared.state).grow_wanted = true;
+                        shared.wake_writer.notify_one();
+                    }
+                }
+                let (offset, salt) = map
+                    .locate(sequence * shared.data_size)
+                    .ok_or_else(|| LogError::io("flush", "segment not active after activation"))?;
+                cache = Some((sequence, offset, salt));
+                (offset, salt)
+            }
+        };
+        let offset = data_offset + block.lsn % shared.data_size;
+        let padded = round_up_to_sector(block.used as u64) as usize;
+        block.buf.truncate(block.used);
+        block.buf.resize(padded, 0);
+        BlockHeader { used: block.used as u32, lsn: block.lsn, flush_lsn }.seal(
+            &mut block.buf,
+            salt,
+            offset,
+        );
+        match runs.last_mut() {
+            Some(run) if run.end == i && run.offset + run.bytes == offset => {
+                run.end = i + 1;
+                run.bytes += padded as u64;
+            }
+            _ => runs.push(Run { offset, first: i, end: i + 1, bytes: padded as u64 }),
+        }
+    }
+    for run in &runs {
+        let bufs: Vec<&[u8]> =
+            blocks[run.first..run.end].iter().map(|b| b.buf.as_slice()).collect();
+        shared
+            .file
+            .write_vectored_all_at(&bufs, run.offset)
+            .map_err(|e| LogError::from_io("write", e))?;
+        io.file_writes += 1;
+        io.file_bytes += run.bytes;
+    }
+    shared.file.sync_data().map_err(|e| LogError::from_io("sync", e))?;
+    io.new_cache = cache;
+    io.elapsed = start.elapsed();
+    Ok(io)
+}
+
+/// Rule 5: the background writer. Flushes what nobody waits for (a full block, a full buffer,
+/// the time bound) and grows the file ahead of need.
+fn writer_loop(shared: &Shared) {
+    let half_delay = Duration::from_millis(shared.config.max_delay_ms) / 2;
+    let mut st = lock(&shared.state);
+    loop {
+        if st.closed {
+            return;
+        }
+        if st.failed.is_none() && !st.flushing {
+            let now = Instant::now();
+            let wanted = st.flush_wanted.filter(|&(lsn, _)| lsn > st.hardened);
+            let due = st
+                .unhardened
+                .front()
+                .filter(|_| shared.config.max_delay_ms > 0)
+                .is_some_and(|&(_, at)| now.duration_since(at) >= half_delay);
+            let job = match wanted {
+                Some(job) => Some(job),
+                None if due => Some((st.end_lsn(), FlushReason::TimeBound)),
+                None => None,
+            };
+            if let Some((target, reason)) = job {
+                st.flush_wanted = None;
+                // A failure is recorded in the state by `flush`; the writer just goes on
+                // waiting for `close`.
+                st = match flush(shared, st, target, reason) {
+                    Ok(st) => st,
+                    Err(_) => lock(&shared.state),
+                };
+                continue;
+            }
+            if st.grow_wanted {
+                st.grow_wanted = false;
+                drop(st);
+                grow_ahead(shared);
+                st = lock(&shared.state);
+                continue;
+            }
+        }
+        let timeout = match st.unhardened.front() {
+            Some(&(_, at)) if shared.config.max_delay_ms > 0 && st.failed.is_none() => (at
+                + half_delay)
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_micros(100)),
+            _ => Duration::from_secs(1),
+        };
+        st =
+            shared.wake_writer.wait_timeout(st, timeout).map_or_else(|p| p.into_inner().0, |r| r.0);
+    }
+}
+
+/// Adds spare segments until the configured number is ready. Holds the segment map's lock
+/// while it zero-fills; a flush waits for it only if it reaches the end of its segment
+/// meanwhile, and then it needs the new slot anyway.
+fn grow_ahead(shared: &Shared) {
+    let mut map = lock(&shared.segments);
+    while map.spare_slots() < shared.config.spare_segments as usize {
+        if let Err(e) = map.grow(&shared.file, 1) {
+            drop(map);
+            let mut st = lock(&shared.state);
+            st.failed.get_or_insert(e);
+            shared.flushed.notify_all();
+            return;
+        }
+    }
+    let total = u64::from(map.slots);
+    drop(map);
+    lock(&shared.state).stats.segments_total = total;
+}
+
+/// Creates a log file: header, zero-filled initial segments, all durable.
+fn create_file(
+    vfs: &dyn Vfs,
+    path: &Path,
+    config: &LogConfig,
+) -> Result<(FileRef, FileHeader), LogError> {
+    let header = FileHeader {
+        segment_size: config.segment_size,
+        log_id: fresh_random(),
+        created_us: now_us(),
+    };
+    let file = vfs.open(path, OpenMode::CreateNew).map_err(|e| LogError::from_io("create", e))?;
+    let len = FILE_HEADER_SIZE + u64::from(config.initial_segments) * config.segment_size;
+    file.preallocate(len).map_err(|e| LogError::from_io("grow", e))?;
+    file.write_all_at(&header.encode(), 0).map_err(|e| LogError::from_io("write", e))?;
+    file.sync_all().map_err(|e| LogError::from_io("sync", e))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        vfs.sync_dir(dir).map_err(|e| LogError::from_io("sync", e))?;
+    }
+    Ok((file, header))
+}
+
+/// Zeroes stream positions `[from, to)` (a torn tail's remnants) in the active segments.
+fn zero_range(file: &FileRef, map: &SegmentMap, from: Lsn, to: Lsn) -> Result<(), LogError> {
+    let mut p = from;
+    while p < to {
+        let n = SegmentMap::room_in_segment(map.data_size, p).min(to - p);
+        if let Some((offset, _)) = map.locate(p) {
+            let zeros = vec![0u8; n as usize];
+            file.write_all_at(&zeros, offset).map_err(|e| LogError::from_io("write", e))?;
+        }
+        p += n;
+    }
+    Ok(())
+}
+
+impl Drop for LogManager {
+    fn drop(&mut self) {
+        // A clean shutdown if nobody called `close`; errors were already made sticky.
+        let _ = self.close();
+    }
+}
