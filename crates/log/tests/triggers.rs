@@ -1,0 +1,242 @@
+//! Every flush trigger of the durability contract, the receipts, group commit and fail-stop.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::*;
+use walden_io::{FaultKind, MemFs, SimFs, Vfs};
+use walden_log::{Durability, FlushReason, LogConfig, LogError};
+
+/// Begin, a payload, and a commit: one small transaction.
+fn txn(log: &walden_log::LogManager, id: u64, d: Durability) -> walden_log::CommitReceipt {
+    log.append_begin(id).unwrap();
+    log.append_payload(id, &[id as u8; 100]).unwrap();
+    log.append_commit(id, d).unwrap()
+}
+
+#[test]
+fn a_full_commit_hardens_itself_and_every_earlier_delayed_commit() {
+    let vfs = mem();
+    let log = open(&vfs, small_config());
+    let d1 = txn(&log, 1, Durability::Delayed);
+    let d2 = txn(&log, 2, Durability::Delayed);
+    assert!(!d1.hardened && !d2.hardened, "delayed commits return before the flush");
+    assert!(log.hardened_lsn() < d2.lsn);
+    let f = txn(&log, 3, Durability::Full);
+    assert!(f.hardened);
+    assert!(log.hardened_lsn() >= f.lsn && f.lsn > d2.lsn);
+    let s = log.stats();
+    assert_eq!(s.flushes_for(FlushReason::Commit), 1);
+    assert_eq!(s.flushes, 1, "one flush hardened all three");
+    assert_eq!(s.unhardened_commits, 0);
+    assert_eq!(s.commits_hardened, 3);
+    assert_eq!(s.flush_waits, 1);
+    assert!(s.bytes_flushed <= 1024, "three small commits in {} bytes", s.bytes_flushed);
+}
+
+#[test]
+fn a_filled_block_is_flushed_without_anyone_waiting() {
+    let vfs = mem();
+    let log = open(&vfs, small_config());
+    // 60 KB of delayed commits fills the first block; nothing else may trigger a flush.
+    let mut id = 0;
+    while log.end_lsn() < 61_440 {
+        id += 1;
+        txn(&log, id, Durability::Delayed);
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while log.hardened_lsn() < 61_440 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let s = log.stats();
+    assert!(s.hardened_lsn >= 61_440, "the full block was hardened");
+    assert!(s.flushes_for(FlushReason::BlockFull) >= 1);
+    assert_eq!(s.flushes_for(FlushReason::Commit) + s.flushes_for(FlushReason::TimeBound), 0);
+}
+
+#[test]
+fn a_full_buffer_makes_appenders_wait_and_flushes() {
+    let vfs: Arc<dyn Vfs> =
+        Arc::new(SlowFs { inner: MemFs::new(), delay: Duration::from_millis(30) });
+    let config = LogConfig { buffer_blocks: 2, ..small_config() };
+    let log = open(&vfs, config);
+    let payload = vec![7u8; 20_000];
+    for id in 0..12 {
+        log.append_payload(id, &payload).unwrap();
+    }
+    let s = log.stats();
+    assert!(s.logbuffer.count >= 1, "appenders waited for buffer space: {:?}", s.logbuffer);
+    assert!(s.flushes_for(FlushReason::BufferFull) >= 1, "{:?}", s.flushes_by_reason);
+    log.close().unwrap();
+    let log = open(&vfs, small_config());
+    assert_eq!(records(&log).len(), 12);
+}
+
+#[test]
+fn flush_to_hardens_up_to_the_requested_lsn() {
+    let log = open(&mem(), small_config());
+    let r = txn(&log, 1, Durability::Delayed);
+    assert!(log.hardened_lsn() < r.lsn);
+    log.flush_to(r.lsn).unwrap();
+    assert!(log.hardened_lsn() >= r.lsn);
+    assert_eq!(log.stats().flushes_for(FlushReason::WalRule), 1);
+    log.flush_to(r.lsn).unwrap();
+    assert_eq!(log.stats().flushes, 1, "an LSN already hardened needs no flush");
+}
+
+#[test]
+fn flush_log_hardens_everything_appended() {
+    let log = open(&mem(), small_config());
+    txn(&log, 1, Durability::Delayed);
+    log.append_payload(2, b"not committed yet").unwrap();
+    let end = log.end_lsn();
+    assert_eq!(log.flush_log().unwrap(), log.hardened_lsn());
+    assert!(log.hardened_lsn() >= end);
+    let s = log.stats();
+    assert_eq!(s.flushes_for(FlushReason::FlushLog), 1);
+    assert_eq!(s.unhardened_commits, 0);
+}
+
+#[test]
+fn the_time_bound_hardens_a_delayed_commit_within_max_delay() {
+    let config = LogConfig { max_delay_ms: 40, ..small_config() };
+    let log = open(&mem(), config);
+    let start = Instant::now();
+    let r = txn(&log, 1, Durability::Delayed);
+    assert!(!r.hardened);
+    log.wait_hardened(r.lsn).unwrap();
+    let took = start.elapsed();
+    assert!(took < Duration::from_millis(40), "hardened after {took:?}");
+    let s = log.stats();
+    assert_eq!(s.flushes_for(FlushReason::TimeBound), 1);
+    assert_eq!(s.max_delay_exceeded, 0);
+}
+
+#[test]
+fn without_a_time_bound_a_delayed_commit_waits_for_another_trigger() {
+    let log = open(&mem(), small_config());
+    let r = txn(&log, 1, Durability::Delayed);
+    std::thread::sleep(Duration::from_millis(150));
+    assert!(log.hardened_lsn() < r.lsn, "max_delay_ms = 0 means no time bound");
+    let s = log.stats();
+    assert_eq!(s.unhardened_commits, 1);
+    assert!(s.oldest_unhardened_us >= 150_000);
+}
+
+#[test]
+fn a_clean_shutdown_loses_no_delayed_commit() {
+    let vfs = mem();
+    let log = open(&vfs, small_config());
+    for id in 1..=50 {
+        txn(&log, id, Durability::Delayed);
+    }
+    log.close().unwrap();
+    assert_eq!(log.stats().flushes_for(FlushReason::Shutdown), 1);
+    assert!(matches!(log.append_begin(99), Err(LogError::Closed)));
+    let log = open(&vfs, small_config());
+    assert_eq!(committed(&log), (1..=50).collect::<Vec<_>>());
+}
+
+#[test]
+fn dropping_the_manager_is_a_clean_shutdown_too() {
+    let vfs = mem();
+    {
+        let log = open(&vfs, small_config());
+        txn(&log, 1, Durability::Delayed);
+    }
+    assert_eq!(committed(&open(&vfs, small_config())), vec![1]);
+}
+
+#[test]
+fn group_commit_hardens_many_commits_per_flush() {
+    let vfs: Arc<dyn Vfs> =
+        Arc::new(SlowFs { inner: MemFs::new(), delay: Duration::from_millis(2) });
+    let log = Arc::new(open(&vfs, LogConfig { segment_size: 1 << 20, ..small_config() }));
+    let threads = 16;
+    let per_thread = 20;
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let log = Arc::clone(&log);
+            s.spawn(move || {
+                for i in 0..per_thread {
+                    let r = txn(&log, t * 1000 + i, Durability::Full);
+                    assert!(r.hardened && log.hardened_lsn() >= r.lsn);
+                }
+            });
+        }
+    });
+    let s = log.stats();
+    let commits = threads * per_thread;
+    assert_eq!(s.commits_full, commits);
+    assert!(s.flushes * 3 < commits, "{} flushes for {commits} commits", s.flushes);
+    assert!(s.avg_commits_per_flush() > 3.0);
+    assert_eq!(s.writelog.count, s.flush_waits);
+}
+
+#[test]
+fn a_failed_sync_fails_stop_and_is_never_retried() {
+    for kind in [FaultKind::Eio, FaultKind::Enospc] {
+        let fs = SimFs::new(1);
+        let vfs: Arc<dyn Vfs> = Arc::new(fs.clone());
+        let log = open(&vfs, small_config());
+        txn(&log, 1, Durability::Full);
+        fs.fail_nth_sync(1, kind);
+        let d = txn(&log, 2, Durability::Delayed);
+        let err = log.append_commit(3, Durability::Full).unwrap_err();
+        let code = if kind == FaultKind::Eio { libc_eio() } else { libc_enospc() };
+        assert!(matches!(err, LogError::Io { os_code: Some(c), .. } if c == code), "{err}");
+        let syncs = fs.syncs();
+        assert!(log.append_begin(4).is_err(), "nothing is accepted after the failure");
+        assert!(log.flush_log().is_err());
+        assert!(log.flush_to(d.lsn).is_err());
+        assert!(log.wait_hardened(d.lsn).is_err());
+        assert!(log.failure().is_some());
+        assert!(log.hardened_lsn() < d.lsn, "nothing hardened after the failure");
+        assert!(log.close().is_err());
+        assert_eq!(fs.syncs(), syncs, "the failed sync was not retried");
+        drop(log);
+        fs.crash();
+        let log = open(&vfs, small_config());
+        let c = committed(&log);
+        assert_eq!(&c[..1], &[1], "the commit acknowledged before the failure survives");
+    }
+}
+
+fn libc_eio() -> i32 {
+    5
+}
+
+fn libc_enospc() -> i32 {
+    28
+}
+
+#[test]
+fn segments_are_reused_after_truncation_and_kept_without_it() {
+    for truncate in [true, false] {
+        let vfs = mem();
+        let config = LogConfig { segment_size: 16 * 1024, ..small_config() };
+        let log = open(&vfs, config.clone());
+        for id in 0..400 {
+            txn(&log, id, Durability::Full);
+            if truncate {
+                log.set_truncation_lsn(log.hardened_lsn());
+            }
+        }
+        let s = log.stats();
+        log.close().unwrap();
+        if truncate {
+            assert!(s.segments_total <= 4, "reused: {} slots", s.segments_total);
+        } else {
+            assert!(s.segments_total > 10, "kept: {} slots", s.segments_total);
+        }
+        let log = open(&vfs, config);
+        let c = committed(&log);
+        assert_eq!(c.last(), Some(&399));
+        if !truncate {
+            assert_eq!(c, (0..400).collect::<Vec<_>>());
+        }
+    }
+}
