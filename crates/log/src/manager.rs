@@ -29,9 +29,9 @@
 //! 7. `hardened` only grows, and only to the end of blocks that a sync covered. A commit's
 //!    receipt says `hardened` only if its LSN is at or below it.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -139,6 +139,50 @@ impl Block {
     }
 }
 
+/// A thread waiting in `harden` while another thread flushes. The flusher wakes exactly the
+/// waiters its flush hardened, plus the lowest remaining one to become the next flusher, so a
+/// flush costs one wake-up per released commit, not one per waiting thread.
+#[derive(Debug)]
+struct Waiter {
+    thread: std::thread::Thread,
+    /// `WAKE_NOT_YET`, then `WAKE_HARDENED` or `WAKE_RECHECK`.
+    outcome: AtomicU8,
+    since: Instant,
+    commit: bool,
+}
+
+const WAKE_NOT_YET: u8 = 0;
+/// The LSN waited for is hardened; the flusher recorded the wait.
+const WAKE_HARDENED: u8 = 1;
+/// Look again: become the next flusher, or find the log failed.
+const WAKE_RECHECK: u8 = 2;
+
+impl Waiter {
+    fn new(since: Instant, commit: bool) -> Waiter {
+        Waiter {
+            thread: std::thread::current(),
+            outcome: AtomicU8::new(WAKE_NOT_YET),
+            since,
+            commit,
+        }
+    }
+
+    fn wait(&self) -> u8 {
+        loop {
+            let outcome = self.outcome.load(Ordering::Acquire);
+            if outcome != WAKE_NOT_YET {
+                return outcome;
+            }
+            std::thread::park();
+        }
+    }
+
+    fn wake(&self, outcome: u8) {
+        self.outcome.store(outcome, Ordering::Release);
+        self.thread.unpark();
+    }
+}
+
 #[derive(Debug)]
 struct State {
     open: Option<Block>,
@@ -155,6 +199,9 @@ struct State {
     grow_wanted: bool,
     failed: Option<LogError>,
     closed: bool,
+    /// Threads waiting for a flush, by the LSN they wait for (and an id, for uniqueness).
+    waiters: BTreeMap<(Lsn, u64), Arc<Waiter>>,
+    next_waiter_id: u64,
     /// Commits appended and not yet hardened, in LSN order, with when they were appended.
     unhardened: VecDeque<(Lsn, Instant)>,
     /// The segment the flusher wrote last: (sequence, file offset of its data, salt), so a
@@ -278,6 +325,8 @@ impl LogManager {
                 grow_wanted,
                 failed: None,
                 closed: false,
+                waiters: BTreeMap::new(),
+                next_waiter_id: 0,
                 unhardened: VecDeque::new(),
                 segment_cache: None,
                 stats,
@@ -354,14 +403,7 @@ impl LogManager {
                 if st.open.as_ref().is_some_and(|b| b.lsn < lsn) {
                     self.seal_open(&mut st);
                 }
-                let start = Instant::now();
-                let waited = lsn > st.hardened;
-                let st = self.harden(st, lsn, FlushReason::Commit)?;
-                let mut st = st;
-                if waited {
-                    st.stats.flush_waits += 1;
-                    st.stats.flush_wait_time_us += start.elapsed().as_micros() as u64;
-                }
+                self.harden(st, lsn, FlushReason::Commit)?;
                 Ok(CommitReceipt { lsn, hardened: true })
             }
         }
@@ -373,10 +415,10 @@ impl LogManager {
         let st = lock(&self.shared.state);
         st.check_usable()?;
         let target = lsn.min(st.end_lsn());
-        self.harden(st, target, FlushReason::WalRule).map(drop)
+        self.harden(st, target, FlushReason::WalRule)
     }
 
-    /// `sys.sp_flush_log`: hardens everything appended so far; returns the hardened LSN.
+    /// `sys.sp_flush_log`: hardens everything appended before the call; returns that LSN.
     pub fn flush_log(&self) -> Result<Lsn, LogError> {
         self.flush_all(FlushReason::FlushLog)
     }
@@ -480,8 +522,8 @@ impl LogManager {
         let st = lock(&self.shared.state);
         st.check_usable()?;
         let target = st.end_lsn();
-        let st = self.harden(st, target, reason)?;
-        Ok(st.hardened)
+        self.harden(st, target, reason)?;
+        Ok(target)
     }
 
     /// Appends one record under the state lock; returns its LSN (the position after it).
@@ -598,9 +640,12 @@ impl LogManager {
         let lsn = st.next_block_lsn;
         let room_in_segment = SegmentMap::room_in_segment(self.shared.data_size, lsn);
         let capacity = (MAX_BLOCK_SIZE as u64).min(room_in_segment) as usize;
+        // Buffers keep their full size between uses: records overwrite them front to back and
+        // the flusher zeroes the padding, so there is no need to clear 60 KB per block.
         let mut buf = st.pool.pop().unwrap_or_default();
-        buf.clear();
-        buf.resize(capacity, 0);
+        if buf.len() < MAX_BLOCK_SIZE {
+            buf.resize(MAX_BLOCK_SIZE, 0);
+        }
         st.blocks_in_use += 1;
         st.open = Some(Block { buf, lsn, used: BLOCK_HEADER_SIZE, capacity });
     }
@@ -622,38 +667,42 @@ impl LogManager {
         }
     }
 
-    /// Returns once `target` is hardened, flushing if nobody else is (rule 4).
+    /// Returns once `target` is hardened, flushing if nobody else is (rule 4), and records the
+    /// wait (`WRITELOG`; for commits also `Log Flush Waits`). A thread that waits is released
+    /// by the flusher without retaking the lock; the flusher records its wait for it.
     fn harden<'a>(
         &'a self,
         mut st: MutexGuard<'a, State>,
         target: Lsn,
         reason: FlushReason,
-    ) -> Result<MutexGuard<'a, State>, LogError> {
+    ) -> Result<(), LogError> {
+        if st.hardened >= target {
+            return Ok(());
+        }
         let start = Instant::now();
-        let waited = st.hardened < target;
-        while st.hardened < target {
+        loop {
             if let Some(e) = &st.failed {
                 return Err(e.clone());
             }
+            if st.hardened >= target {
+                break;
+            }
             if st.flushing {
-                st = self.shared.flushed.wait(st).unwrap_or_else(|p| p.into_inner());
+                let waiter = Arc::new(Waiter::new(start, reason == FlushReason::Commit));
+                let id = st.next_waiter_id;
+                st.next_waiter_id += 1;
+                st.waiters.insert((target, id), Arc::clone(&waiter));
+                drop(st);
+                if waiter.wait() == WAKE_HARDENED {
+                    return Ok(());
+                }
+                st = lock(&self.shared.state);
             } else {
-                st = self.flush(st, target, reason)?;
+                st = flush(&self.shared, st, target, reason)?;
             }
         }
-        if waited {
-            st.stats.writelog.record(start.elapsed());
-        }
-        Ok(st)
-    }
-
-    fn flush<'a>(
-        &'a self,
-        st: MutexGuard<'a, State>,
-        target: Lsn,
-        reason: FlushReason,
-    ) -> Result<MutexGuard<'a, State>, LogError> {
-        flush(&self.shared, st, target, reason)
+        st.stats.record_hardening_wait(reason == FlushReason::Commit, start.elapsed());
+        Ok(())
     }
 }
 
@@ -722,6 +771,9 @@ fn flush<'a>(
             // Rule 6: fail-stop. The blocks are dropped, never retried.
             st.failed = Some(e.clone());
             st.blocks_in_use -= blocks.len();
+            for waiter in std::mem::take(&mut st.waiters).into_values() {
+                waiter.wake(WAKE_RECHECK);
+            }
             shared.flushed.notify_all();
             shared.wake_writer.notify_all();
             return Err(e);
@@ -765,6 +817,15 @@ fn flush<'a>(
     if hardened_commits > 0 {
         s.commits_per_flush[bucket(hardened_commits)] += 1;
         s.commits_hardened += hardened_commits;
+    }
+    let still_waiting = st.waiters.split_off(&(new_hardened + 1, 0));
+    let now = Instant::now();
+    for waiter in std::mem::replace(&mut st.waiters, still_waiting).into_values() {
+        st.stats.record_hardening_wait(waiter.commit, now - waiter.since);
+        waiter.wake(WAKE_HARDENED);
+    }
+    if let Some((_, next_flusher)) = st.waiters.pop_first() {
+        next_flusher.wake(WAKE_RECHECK);
     }
     shared.flushed.notify_all();
     if st.flush_wanted.is_some_and(|(lsn, _)| lsn > st.hardened) || !st.unhardened.is_empty() {
@@ -825,8 +886,7 @@ fn write_blocks(
         };
         let offset = data_offset + block.lsn % shared.data_size;
         let padded = round_up_to_sector(block.used as u64) as usize;
-        block.buf.truncate(block.used);
-        block.buf.resize(padded, 0);
+        block.buf[block.used..padded].fill(0);
         BlockHeader { used: block.used as u32, lsn: block.lsn, flush_lsn }.seal(
             &mut block.buf,
             salt,
@@ -841,8 +901,10 @@ fn write_blocks(
         }
     }
     for run in &runs {
-        let bufs: Vec<&[u8]> =
-            blocks[run.first..run.end].iter().map(|b| b.buf.as_slice()).collect();
+        let bufs: Vec<&[u8]> = blocks[run.first..run.end]
+            .iter()
+            .map(|b| &b.buf[..round_up_to_sector(b.used as u64) as usize])
+            .collect();
         shared
             .file
             .write_vectored_all_at(&bufs, run.offset)

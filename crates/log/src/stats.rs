@@ -160,6 +160,17 @@ impl LogStats {
     }
 }
 
+impl LogStats {
+    /// Records a wait for hardening: `WRITELOG`, and for a commit `Log Flush Waits`.
+    pub(crate) fn record_hardening_wait(&mut self, commit: bool, waited: Duration) {
+        self.writelog.record(waited);
+        if commit {
+            self.flush_waits += 1;
+            self.flush_wait_time_us += waited.as_micros() as u64;
+        }
+    }
+}
+
 /// The histogram bucket for a flush that hardened `commits` (> 0) commits.
 pub(crate) fn bucket(commits: u64) -> usize {
     let log2_ceil = 64 - (commits.max(1) - 1).leading_zeros() as usize;

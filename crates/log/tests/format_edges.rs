@@ -141,30 +141,53 @@ fn torn_tail_is_truncated_and_earlier_blocks_are_kept() {
     assert_eq!(committed(&open(&vfs, small_config())), vec![1, 3]);
 }
 
+/// The (lsn, flush_lsn) of each block, read from a fresh log's first segment.
+fn block_headers(vfs: &Arc<dyn Vfs>, end: u64) -> Vec<(u64, u64)> {
+    let mut blocks = Vec::new();
+    let mut p = 0;
+    while p < end {
+        let h = read(vfs, offset_in_first_segment(p), 32);
+        assert_eq!(&h[0..4], b"WBLK");
+        let used = u64::from(u32::from_le_bytes(h[4..8].try_into().unwrap()));
+        let flush_lsn = u64::from_le_bytes(h[16..24].try_into().unwrap());
+        blocks.push((p, flush_lsn));
+        p += used.div_ceil(512) * 512;
+    }
+    blocks
+}
+
 #[test]
 fn torn_write_followed_by_blocks_of_the_same_write_is_a_torn_tail() {
-    let vfs = mem();
-    let log = open(&vfs, small_config());
+    // A slow disk: while one flush syncs, appends seal more blocks, which the next flush
+    // writes together in one write.
+    let vfs: Arc<dyn Vfs> =
+        Arc::new(SlowFs { inner: walden_io::MemFs::new(), delay: std::time::Duration::from_millis(20) });
+    let config = LogConfig { segment_size: 1 << 20, ..small_config() };
+    let log = open(&vfs, config.clone());
     log.append_commit(1, Durability::Full).unwrap();
-    // One flush carrying three blocks (delayed commits sealed by filling, then flush_log).
-    for id in 2..5 {
+    for id in 2..10 {
         log.append_payload(id, &vec![id as u8; 61_000]).unwrap();
     }
-    log.flush_log().unwrap();
+    let end = log.flush_log().unwrap();
     log.close().unwrap();
-    let flushes_blocks = read(&vfs, offset_in_first_segment(512), 32);
-    assert_eq!(&flushes_blocks[0..4], b"WBLK");
-    // Damage the first block of that write; the later ones are intact.
-    corrupt(&vfs, offset_in_first_segment(512 + 100), &[0xaa; 4]);
-    let (log, report) = LogManager::open(Arc::clone(&vfs), &log_path(), small_config()).unwrap();
-    assert_eq!(report.end_lsn, 512);
-    let (end, remnants_end) = report.torn_tail_zeroed.expect("remnants zeroed");
-    assert_eq!(end, 512);
-    assert!(remnants_end > 2 * 61_440);
+    let blocks = block_headers(&vfs, end);
+    let (damaged, _) = blocks
+        .windows(2)
+        .find(|w| w[0].1 == w[1].1)
+        .map(|w| w[0])
+        .expect("a write that carried several blocks");
+    // Damage that block; the later blocks of the same write are intact.
+    corrupt(&vfs, offset_in_first_segment(damaged + 100), &[0xaa; 4]);
+    let (log, report) = LogManager::open(Arc::clone(&vfs), &log_path(), config.clone()).unwrap();
+    assert_eq!(report.end_lsn, damaged);
+    let (at, remnants_end) = report.torn_tail_zeroed.expect("remnants zeroed");
+    assert_eq!(at, damaged);
+    assert!(remnants_end > damaged + 61_440);
     assert_eq!(committed(&log), vec![1]);
     drop(log);
-    let (_, report) = LogManager::open(Arc::clone(&vfs), &log_path(), small_config()).unwrap();
+    let (_, report) = LogManager::open(Arc::clone(&vfs), &log_path(), config).unwrap();
     assert_eq!(report.torn_tail_zeroed, None, "a second open finds the same clean end");
+    assert_eq!(report.end_lsn, damaged);
 }
 
 #[test]

@@ -1,0 +1,292 @@
+//! `walden bench log`: the log manager against the disk it runs on.
+//!
+//! In one run it measures the disk's raw rate of 4 KiB appends + `fdatasync` into a
+//! preallocated file (the ceiling for one thread of fully durable commits), then commits/s
+//! for each thread count and durability, each on a fresh log file in the same directory. A
+//! commit is a transaction-begin record, one payload record of `--record-bytes` and the commit
+//! record. Every worker moves the truncation point up to the hardened LSN now and then, as
+//! SIMPLE recovery's checkpoints would, so the file reuses its segments instead of growing.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use walden_io::{OpenMode, OsFs, Vfs};
+use walden_log::{Durability, FlushReason, LogConfig, LogManager};
+
+/// Options of `walden bench log`.
+#[derive(Debug, Args)]
+pub struct LogBenchArgs {
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Seconds per measurement.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
+    /// Thread counts to measure.
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1, 4, 16, 64])]
+    threads: Vec<u64>,
+    /// Payload bytes per transaction.
+    #[arg(long, default_value_t = 100)]
+    record_bytes: usize,
+    /// Directory for the files (default: a temporary directory under the system's temp dir;
+    /// it must be on the disk you want to measure, not tmpfs).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// The log's time bound on delayed commits, in milliseconds (0 = none).
+    #[arg(long, default_value_t = 100)]
+    max_delay_ms: u64,
+}
+
+/// One measurement.
+#[derive(Debug, Clone)]
+struct Run {
+    threads: u64,
+    durability: Durability,
+    commits: u64,
+    elapsed: Duration,
+    flushes: u64,
+    bytes_flushed: u64,
+    time_bound_flushes: u64,
+}
+
+impl Run {
+    fn commits_per_sec(&self) -> f64 {
+        self.commits as f64 / self.elapsed.as_secs_f64()
+    }
+
+    fn commits_per_flush(&self) -> f64 {
+        self.commits as f64 / self.flushes.max(1) as f64
+    }
+
+    fn bytes_per_flush(&self) -> f64 {
+        self.bytes_flushed as f64 / self.flushes.max(1) as f64
+    }
+
+    fn durability_name(&self) -> &'static str {
+        match self.durability {
+            Durability::Full => "full",
+            Durability::Delayed => "delayed",
+        }
+    }
+}
+
+/// Runs the benchmark and prints the table (or JSON).
+pub fn run(args: &LogBenchArgs) -> Result<(), String> {
+    if args.seconds <= 0.0 || args.threads.is_empty() || args.threads.contains(&0) {
+        return Err("--seconds must be positive and --threads non-empty and non-zero".into());
+    }
+    let tmp = match &args.dir {
+        Some(dir) => tempfile::tempdir_in(dir),
+        None => tempfile::tempdir(),
+    }
+    .map_err(|e| format!("cannot create a directory for the benchmark: {e}"))?;
+    let per_run = Duration::from_secs_f64(args.seconds);
+    progress(args, &format!("measuring raw fdatasync rate in {}", tmp.path().display()));
+    let fdatasync_per_sec = raw_fdatasync_rate(tmp.path(), per_run)?;
+    let mut runs = Vec::new();
+    for durability in [Durability::Full, Durability::Delayed] {
+        for &threads in &args.threads {
+            progress(args, &format!("{threads} thread(s), {durability:?} commits"));
+            runs.push(measure(tmp.path(), args, threads, durability, per_run)?);
+        }
+    }
+    if args.json {
+        print_json(fdatasync_per_sec, &runs);
+    } else {
+        print_table(fdatasync_per_sec, &runs, args);
+    }
+    Ok(())
+}
+
+fn progress(args: &LogBenchArgs, what: &str) {
+    if !args.json {
+        eprintln!("walden bench log: {what}...");
+    }
+}
+
+/// 4 KiB writes at consecutive offsets of a zero-filled file, each followed by fdatasync.
+fn raw_fdatasync_rate(dir: &Path, duration: Duration) -> Result<f64, String> {
+    const WRITE: usize = 4096;
+    const FILE: u64 = 256 << 20;
+    let file = OsFs::new()
+        .open(&dir.join("raw.dat"), OpenMode::CreateNew)
+        .and_then(|f| {
+            f.preallocate(FILE)?;
+            f.sync_all()?;
+            Ok(f)
+        })
+        .map_err(|e| format!("raw fdatasync file: {e}"))?;
+    let block = vec![0x5au8; WRITE];
+    let start = Instant::now();
+    let mut n = 0u64;
+    while start.elapsed() < duration {
+        let offset = (n * WRITE as u64) % FILE;
+        file.write_all_at(&block, offset).map_err(|e| e.to_string())?;
+        file.sync_data().map_err(|e| e.to_string())?;
+        n += 1;
+    }
+    Ok(n as f64 / start.elapsed().as_secs_f64())
+}
+
+fn measure(
+    dir: &Path,
+    args: &LogBenchArgs,
+    threads: u64,
+    durability: Durability,
+    duration: Duration,
+) -> Result<Run, String> {
+    let path = dir.join(format!("bench-{threads}-{durability:?}.ldf"));
+    let config = LogConfig {
+        max_delay_ms: args.max_delay_ms,
+        segment_size: 64 << 20,
+        initial_segments: 4,
+        ..LogConfig::default()
+    };
+    let vfs: Arc<dyn Vfs> = Arc::new(OsFs::new());
+    let (log, _) = LogManager::open(Arc::clone(&vfs), &path, config).map_err(|e| e.to_string())?;
+    let before = log.stats();
+    let stop = AtomicBool::new(false);
+    let payload = vec![0xa5u8; args.record_bytes];
+    let start = Instant::now();
+    let commits: Result<u64, String> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let (log, stop, payload) = (&log, &stop, &payload);
+                s.spawn(move || worker(log, stop, payload, t, durability))
+            })
+            .collect();
+        std::thread::sleep(duration);
+        stop.store(true, Ordering::Relaxed);
+        workers.into_iter().map(|w| w.join().map_err(|_| "worker panicked".to_string())?).sum()
+    });
+    let elapsed = start.elapsed();
+    let commits = commits?;
+    let after = log.stats();
+    log.close().map_err(|e| e.to_string())?;
+    let _ = vfs.remove(&path);
+    Ok(Run {
+        threads,
+        durability,
+        commits,
+        elapsed,
+        flushes: after.flushes - before.flushes,
+        bytes_flushed: after.bytes_flushed - before.bytes_flushed,
+        time_bound_flushes: after.flushes_for(FlushReason::TimeBound)
+            - before.flushes_for(FlushReason::TimeBound),
+    })
+}
+
+fn worker(
+    log: &LogManager,
+    stop: &AtomicBool,
+    payload: &[u8],
+    thread: u64,
+    durability: Durability,
+) -> Result<u64, String> {
+    let mut txn = thread << 40;
+    let mut commits = 0u64;
+    let err = |e: walden_log::LogError| e.to_string();
+    loop {
+        // Checking the clock flag costs little next to a full commit, but a delayed one takes
+        // well under a microsecond: look only every 64 commits.
+        if commits % 64 == 0 {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(commits);
+            }
+            if commits % 4096 == 0 {
+                log.set_truncation_lsn(log.hardened_lsn());
+            }
+        }
+        txn += 1;
+        log.append_begin(txn).map_err(err)?;
+        log.append_payload(txn, payload).map_err(err)?;
+        log.append_commit(txn, durability).map_err(err)?;
+        commits += 1;
+    }
+}
+
+fn find(runs: &[Run], threads: u64, durability: Durability) -> Option<&Run> {
+    runs.iter().find(|r| r.threads == threads && r.durability == durability)
+}
+
+fn print_table(fdatasync_per_sec: f64, runs: &[Run], args: &LogBenchArgs) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "raw fdatasync rate (4 KiB appends into a preallocated file): {fdatasync_per_sec:.0}/s\n"
+    );
+    let _ = writeln!(
+        out,
+        "{:>7}  {:>10}  {:>14}  {:>10}  {:>17}  {:>15}  {:>12}",
+        "threads", "durability", "commits/s", "flushes", "commits/flush", "bytes/flush", "vs fdatasync"
+    );
+    for r in runs {
+        let _ = writeln!(
+            out,
+            "{:>7}  {:>10}  {:>14.0}  {:>10}  {:>17.1}  {:>15.0}  {:>11.2}x",
+            r.threads,
+            r.durability_name(),
+            r.commits_per_sec(),
+            r.flushes,
+            r.commits_per_flush(),
+            r.bytes_per_flush(),
+            r.commits_per_sec() / fdatasync_per_sec
+        );
+    }
+    let _ = writeln!(out, "\ntargets:");
+    let mut check = |what: String, ok: bool| {
+        let _ = writeln!(out, "  [{}] {what}", if ok { "ok" } else { "MISSED" });
+    };
+    if let Some(full1) = find(runs, 1, Durability::Full) {
+        let ratio = full1.commits_per_sec() / fdatasync_per_sec;
+        check(format!("1 thread of full commits at {:.0}% of raw fdatasync (>= 90%)", ratio * 100.0), ratio >= 0.9);
+        let bytes = full1.bytes_flushed as f64 / full1.commits.max(1) as f64;
+        check(format!("{bytes:.0} bytes on disk per small full commit (<= 1024)"), bytes <= 1024.0);
+        if let Some(full64) = find(runs, 64, Durability::Full) {
+            let x = full64.commits_per_sec() / full1.commits_per_sec();
+            check(format!("64 threads of full commits at {x:.1}x one thread (>= 20x)"), x >= 20.0);
+        }
+    }
+    if let Some(d1) = find(runs, 1, Durability::Delayed) {
+        check(
+            format!(
+                "1 thread of delayed {}-byte commits at {:.0}/s (> 1,000,000/s)",
+                args.record_bytes,
+                d1.commits_per_sec()
+            ),
+            d1.commits_per_sec() > 1_000_000.0,
+        );
+    }
+    for r in runs.iter().filter(|r| r.durability == Durability::Delayed) {
+        let bound = 1.1 * (r.bytes_flushed as f64 / 61_440.0) + r.time_bound_flushes as f64;
+        check(
+            format!(
+                "{} thread(s) delayed: {} flushes <= 1.1 x bytes/60 KB + {} time-bound = {bound:.0}",
+                r.threads, r.flushes, r.time_bound_flushes
+            ),
+            r.flushes as f64 <= bound.max(1.0),
+        );
+    }
+}
+
+fn print_json(fdatasync_per_sec: f64, runs: &[Run]) {
+    let runs: Vec<String> = runs
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"threads\": {}, \"durability\": \"{}\", \"commits_per_sec\": {:.1}, \"flushes\": {}, \"commits_per_flush\": {:.3}, \"bytes_per_flush\": {:.1}}}",
+                r.threads,
+                r.durability_name(),
+                r.commits_per_sec(),
+                r.flushes,
+                r.commits_per_flush(),
+                r.bytes_per_flush()
+            )
+        })
+        .collect();
+    println!("{{\"fdatasync_per_sec\": {fdatasync_per_sec:.1}, \"runs\": [{}]}}", runs.join(", "));
+}
