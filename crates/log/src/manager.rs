@@ -699,6 +699,9 @@ impl LogManager {
                 st = lock(&self.shared.state);
             } else {
                 st = flush(&self.shared, st, target, reason)?;
+                if st.hardened >= target {
+                    st = lead_waiters(&self.shared, st, MAX_EXTRA_FLUSHES)?;
+                }
             }
         }
         st.stats.record_hardening_wait(reason == FlushReason::Commit, start.elapsed());
@@ -729,6 +732,45 @@ fn blocks_needed(st: &State, data_size: u64, len: usize) -> usize {
     }
 }
 
+/// How many more flushes a committer that flushed for itself does for the threads that queued
+/// behind it before handing the role on. The running flusher is already on a CPU; waking a
+/// parked waiter to flush costs a scheduling delay behind every commit just released, which on
+/// a small machine takes longer than the flush. A few rounds keep the disk busy without making
+/// the flusher's own commit wait long.
+const MAX_EXTRA_FLUSHES: u32 = 4;
+
+/// After a flush: flushes again for the threads waiting (up to `rounds` times), then hands the
+/// flusher role to the lowest waiter still waiting, so no waiter is ever left without a flusher.
+fn lead_waiters<'a>(
+    shared: &'a Shared,
+    mut st: MutexGuard<'a, State>,
+    rounds: u32,
+) -> Result<MutexGuard<'a, State>, LogError> {
+    for _ in 0..rounds {
+        let Some((&(target, _), _)) = st.waiters.last_key_value() else { return Ok(st) };
+        if st.flushing {
+            return Ok(st);
+        }
+        st = flush(shared, st, target, FlushReason::Commit)?;
+    }
+    if !st.flushing {
+        if let Some((_, next_flusher)) = st.waiters.pop_first() {
+            next_flusher.wake(WAKE_RECHECK);
+        }
+    }
+    Ok(st)
+}
+
+/// Rule 6: makes the failure sticky (the first one wins) and releases every waiter to see it.
+fn fail(shared: &Shared, st: &mut State, e: LogError) {
+    st.failed.get_or_insert(e);
+    for waiter in std::mem::take(&mut st.waiters).into_values() {
+        waiter.wake(WAKE_RECHECK);
+    }
+    shared.flushed.notify_all();
+    shared.wake_writer.notify_all();
+}
+
 /// The I/O of one flush, done outside the state lock.
 struct FlushIo {
     file_writes: u64,
@@ -747,6 +789,10 @@ fn flush<'a>(
     reason: FlushReason,
 ) -> Result<MutexGuard<'a, State>, LogError> {
     debug_assert!(!st.flushing, "two flushers");
+    if let Some(e) = st.failed.clone() {
+        fail(shared, &mut st, e.clone());
+        return Err(e);
+    }
     if st.open.as_ref().is_some_and(|b| target > b.lsn && b.used > BLOCK_HEADER_SIZE) {
         if let Some(block) = st.open.take() {
             st.next_block_lsn = block.lsn + round_up_to_sector(block.used as u64);
@@ -769,13 +815,8 @@ fn flush<'a>(
         Ok(io) => io,
         Err(e) => {
             // Rule 6: fail-stop. The blocks are dropped, never retried.
-            st.failed = Some(e.clone());
             st.blocks_in_use -= blocks.len();
-            for waiter in std::mem::take(&mut st.waiters).into_values() {
-                waiter.wake(WAKE_RECHECK);
-            }
-            shared.flushed.notify_all();
-            shared.wake_writer.notify_all();
+            fail(shared, &mut st, e.clone());
             return Err(e);
         }
     };
@@ -819,19 +860,22 @@ fn flush<'a>(
         s.commits_hardened += hardened_commits;
     }
     let still_waiting = st.waiters.split_off(&(new_hardened + 1, 0));
+    let released = std::mem::replace(&mut st.waiters, still_waiting);
     let now = Instant::now();
-    for waiter in std::mem::replace(&mut st.waiters, still_waiting).into_values() {
+    for waiter in released.values() {
         st.stats.record_hardening_wait(waiter.commit, now - waiter.since);
-        waiter.wake(WAKE_HARDENED);
     }
-    if let Some((_, next_flusher)) = st.waiters.pop_first() {
-        next_flusher.wake(WAKE_RECHECK);
-    }
-    shared.flushed.notify_all();
     if st.flush_wanted.is_some_and(|(lsn, _)| lsn > st.hardened) || !st.unhardened.is_empty() {
         shared.wake_writer.notify_one();
     }
-    Ok(st)
+    // Wake the released threads outside the lock: each wake is a system call, and appenders
+    // should not queue behind them.
+    drop(st);
+    for waiter in released.into_values() {
+        waiter.wake(WAKE_HARDENED);
+    }
+    shared.flushed.notify_all();
+    Ok(lock(&shared.state))
 }
 
 /// Blocks `first..end` of a flush, contiguous in the file from `offset`.
@@ -944,7 +988,9 @@ fn writer_loop(shared: &Shared) {
                 st.flush_wanted = None;
                 // A failure is recorded in the state by `flush`; the writer just goes on
                 // waiting for `close`.
-                st = match flush(shared, st, target, reason) {
+                st = match flush(shared, st, target, reason)
+                    .and_then(|st| lead_waiters(shared, st, u32::MAX))
+                {
                     Ok(st) => st,
                     Err(_) => lock(&shared.state),
                 };
@@ -978,9 +1024,7 @@ fn grow_ahead(shared: &Shared) {
     while map.spare_slots() < shared.config.spare_segments as usize {
         if let Err(e) = map.grow(&shared.file, 1) {
             drop(map);
-            let mut st = lock(&shared.state);
-            st.failed.get_or_insert(e);
-            shared.flushed.notify_all();
+            fail(shared, &mut lock(&shared.state), e);
             return;
         }
     }

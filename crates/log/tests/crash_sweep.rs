@@ -171,6 +171,22 @@ fn crash_point(seed: u64) -> Coverage {
     coverage
 }
 
+/// A hang is a failure too: if one crash point takes more than 60 s, print its seed and abort.
+fn watchdog(current: Arc<std::sync::atomic::AtomicU64>) {
+    std::thread::spawn(move || {
+        let mut last = u64::MAX;
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(60));
+            let now = current.load(std::sync::atomic::Ordering::SeqCst);
+            if now == last && now != u64::MAX {
+                eprintln!("crash point hung; replay with WALDEN_CRASH_SEED={now}");
+                std::process::abort();
+            }
+            last = now;
+        }
+    });
+}
+
 #[test]
 fn crash_sweep() {
     if let Some(seed) = std::env::var("WALDEN_CRASH_SEED").ok().and_then(|s| s.parse().ok()) {
@@ -180,7 +196,10 @@ fn crash_sweep() {
     let seeds: u64 =
         std::env::var("WALDEN_CRASH_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
     let mut total = Coverage::default();
+    let current = Arc::new(std::sync::atomic::AtomicU64::new(u64::MAX));
+    watchdog(Arc::clone(&current));
     for seed in 0..seeds {
+        current.store(seed, std::sync::atomic::Ordering::SeqCst);
         match std::panic::catch_unwind(|| crash_point(seed)) {
             Ok(c) => {
                 total.acknowledged += c.acknowledged;

@@ -93,7 +93,7 @@ fn flush_log_hardens_everything_appended() {
     txn(&log, 1, Durability::Delayed);
     log.append_payload(2, b"not committed yet").unwrap();
     let end = log.end_lsn();
-    assert_eq!(log.flush_log().unwrap(), log.hardened_lsn());
+    assert_eq!(log.flush_log().unwrap(), end);
     assert!(log.hardened_lsn() >= end);
     let s = log.stats();
     assert_eq!(s.flushes_for(FlushReason::FlushLog), 1);
@@ -228,7 +228,9 @@ fn segments_are_reused_after_truncation_and_kept_without_it() {
         let s = log.stats();
         log.close().unwrap();
         if truncate {
-            assert!(s.segments_total <= 4, "reused: {} slots", s.segments_total);
+            // Two initial slots, plus at most a few the writer grew ahead before the
+            // truncation point passed a segment.
+            assert!(s.segments_total <= 6, "reused: {} slots", s.segments_total);
         } else {
             assert!(s.segments_total > 10, "kept: {} slots", s.segments_total);
         }

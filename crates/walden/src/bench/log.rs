@@ -193,11 +193,11 @@ fn worker(
     loop {
         // Checking the clock flag costs little next to a full commit, but a delayed one takes
         // well under a microsecond: look only every 64 commits.
-        if commits % 64 == 0 {
+        if commits.is_multiple_of(64) {
             if stop.load(Ordering::Relaxed) {
                 return Ok(commits);
             }
-            if commits % 4096 == 0 {
+            if commits.is_multiple_of(4096) {
                 log.set_truncation_lsn(log.hardened_lsn());
             }
         }
@@ -222,7 +222,13 @@ fn print_table(fdatasync_per_sec: f64, runs: &[Run], args: &LogBenchArgs) {
     let _ = writeln!(
         out,
         "{:>7}  {:>10}  {:>14}  {:>10}  {:>17}  {:>15}  {:>12}",
-        "threads", "durability", "commits/s", "flushes", "commits/flush", "bytes/flush", "vs fdatasync"
+        "threads",
+        "durability",
+        "commits/s",
+        "flushes",
+        "commits/flush",
+        "bytes/flush",
+        "vs fdatasync"
     );
     for r in runs {
         let _ = writeln!(
@@ -243,7 +249,10 @@ fn print_table(fdatasync_per_sec: f64, runs: &[Run], args: &LogBenchArgs) {
     };
     if let Some(full1) = find(runs, 1, Durability::Full) {
         let ratio = full1.commits_per_sec() / fdatasync_per_sec;
-        check(format!("1 thread of full commits at {:.0}% of raw fdatasync (>= 90%)", ratio * 100.0), ratio >= 0.9);
+        check(
+            format!("1 thread of full commits at {:.0}% of raw fdatasync (>= 90%)", ratio * 100.0),
+            ratio >= 0.9,
+        );
         let bytes = full1.bytes_flushed as f64 / full1.commits.max(1) as f64;
         check(format!("{bytes:.0} bytes on disk per small full commit (<= 1024)"), bytes <= 1024.0);
         if let Some(full64) = find(runs, 64, Durability::Full) {
