@@ -1,0 +1,477 @@
+//! `CREATE`, `ALTER`, `DROP` and `TRUNCATE`.
+//!
+//! `CREATE [OR ALTER] PROCEDURE` and `ALTER PROCEDURE` must be the first statement of the
+//! batch (error 111, as in SQL Server), and the procedure's body runs to the end of the batch:
+//! a procedure cannot be followed by other statements in the same batch.
+
+use super::{PResult, Parser};
+use crate::ast::{
+    AlterDatabase, Clustering, ColumnConstraint, ColumnConstraintKind, ColumnDef, ColumnOption,
+    CreateDatabase, CreateIndex, CreateMode, CreateProcedure, CreateSequence, CreateTable,
+    DatabaseOption, DatabaseRef, DelayedDurability, DropIndex, DropKind, DropObjects, Expr,
+    FileGrowth, FileSize, FileSpec, Ident, IdentitySpec, IndexColumn, IndexRef, MaxSize,
+    ObjectName, ProcedureParameter, RecoveryModel, SequenceOption, SizeUnit, StatementKind,
+    TableConstraint, TableConstraintKind, TableElement,
+};
+use crate::error::ParseError;
+use crate::lexer::TokenKind;
+
+impl<'a> Parser<'a> {
+    /// `CREATE ...` or `ALTER ...`.
+    pub(super) fn parse_create_or_alter(&mut self, first_in_batch: bool) -> PResult<StatementKind> {
+        let is_create = self.at_keyword("CREATE");
+        let line = self.advance().line;
+        let mode = if !is_create {
+            CreateMode::Alter
+        } else if self.at_keyword("OR") && self.nth_is_keyword(1, "ALTER") {
+            self.advance();
+            self.advance();
+            CreateMode::CreateOrAlter
+        } else {
+            CreateMode::Create
+        };
+        if self.at_keyword("PROC") || self.at_keyword("PROCEDURE") {
+            if !first_in_batch {
+                return Err(ParseError::procedure_not_first(line));
+            }
+            return self.parse_procedure(mode);
+        }
+        let word = self.peek_word_upper().unwrap_or_default();
+        match (mode, word.as_str()) {
+            (CreateMode::Create, "DATABASE") => self.parse_create_database(),
+            (CreateMode::Alter, "DATABASE") => self.parse_alter_database(),
+            (CreateMode::Create, "TABLE") => self.parse_create_table(),
+            (CreateMode::Create, "SEQUENCE") => self.parse_create_sequence(),
+            (CreateMode::Create, "UNIQUE" | "CLUSTERED" | "NONCLUSTERED" | "INDEX") => {
+                self.parse_create_index()
+            }
+            _ => Err(self.error()),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Databases
+    // -----------------------------------------------------------------------------------------
+
+    /// `CREATE DATABASE name [ON [PRIMARY] (file), ...] [LOG ON (file), ...]`.
+    fn parse_create_database(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        let name = self.parse_identifier()?;
+        let mut files = Vec::new();
+        if self.eat_keyword("ON") {
+            self.eat_keyword("PRIMARY");
+            files = self.parse_comma_separated(Self::parse_file_spec)?;
+        }
+        let mut log_files = Vec::new();
+        if self.at_keyword("LOG") && self.nth_is_keyword(1, "ON") {
+            self.advance();
+            self.advance();
+            log_files = self.parse_comma_separated(Self::parse_file_spec)?;
+        }
+        let database = CreateDatabase { name, files, log_files };
+        Ok(StatementKind::CreateDatabase(Box::new(database)))
+    }
+
+    /// `(NAME = ..., FILENAME = '...', SIZE = ..., MAXSIZE = ..., FILEGROWTH = ...)`.
+    fn parse_file_spec(&mut self) -> PResult<FileSpec> {
+        self.expect(&TokenKind::LParen)?;
+        let mut spec = FileSpec::default();
+        loop {
+            self.parse_file_property(&mut spec)?;
+            if !self.eat(&TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(&TokenKind::RParen)?;
+        Ok(spec)
+    }
+
+    fn parse_file_property(&mut self, spec: &mut FileSpec) -> PResult<()> {
+        const PROPERTIES: [&str; 5] = ["NAME", "FILENAME", "SIZE", "MAXSIZE", "FILEGROWTH"];
+        let property = self.eat_one_of(&PROPERTIES).ok_or_else(|| self.error())?;
+        self.expect(&TokenKind::Eq)?;
+        match property {
+            "NAME" => spec.logical_name = Some(self.parse_alias_name()?),
+            "FILENAME" => spec.filename = Some(self.parse_string()?),
+            "SIZE" => spec.size = Some(self.parse_file_size()?),
+            "MAXSIZE" if self.eat_keyword("UNLIMITED") => spec.max_size = Some(MaxSize::Unlimited),
+            "MAXSIZE" => spec.max_size = Some(MaxSize::Size(self.parse_file_size()?)),
+            _ => spec.growth = Some(self.parse_file_growth()?),
+        }
+        Ok(())
+    }
+
+    fn parse_string(&mut self) -> PResult<String> {
+        let TokenKind::String { value, .. } = self.peek_kind() else { return Err(self.error()) };
+        let value = value.clone();
+        self.advance();
+        Ok(value)
+    }
+
+    /// `amount [KB | MB | GB | TB]`; megabytes when no unit is given.
+    fn parse_file_size(&mut self) -> PResult<FileSize> {
+        let amount = self.parse_unsigned::<u64>()?;
+        Ok(FileSize { amount, unit: self.parse_size_unit() })
+    }
+
+    fn parse_size_unit(&mut self) -> SizeUnit {
+        match self.eat_one_of(&["KB", "MB", "GB", "TB"]) {
+            Some("KB") => SizeUnit::Kilobytes,
+            Some("GB") => SizeUnit::Gigabytes,
+            Some("TB") => SizeUnit::Terabytes,
+            _ => SizeUnit::Megabytes,
+        }
+    }
+
+    /// A size, or a percentage (`10%`).
+    fn parse_file_growth(&mut self) -> PResult<FileGrowth> {
+        let amount = self.parse_unsigned::<u64>()?;
+        if self.eat(&TokenKind::Percent) {
+            return Ok(FileGrowth::Percent(amount));
+        }
+        Ok(FileGrowth::Size(FileSize { amount, unit: self.parse_size_unit() }))
+    }
+
+    /// `ALTER DATABASE name | CURRENT SET DELAYED_DURABILITY = ... | RECOVERY ...`.
+    fn parse_alter_database(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        let database = if self.eat_keyword("CURRENT") {
+            DatabaseRef::Current
+        } else {
+            DatabaseRef::Name(self.parse_identifier()?)
+        };
+        self.expect_keyword("SET")?;
+        let option = if self.eat_keyword("DELAYED_DURABILITY") {
+            self.expect(&TokenKind::Eq)?;
+            let setting = match self.eat_one_of(&["DISABLED", "ALLOWED", "FORCED"]) {
+                Some("DISABLED") => DelayedDurability::Disabled,
+                Some("ALLOWED") => DelayedDurability::Allowed,
+                Some(_) => DelayedDurability::Forced,
+                None => return Err(self.error()),
+            };
+            DatabaseOption::DelayedDurability(setting)
+        } else if self.eat_keyword("RECOVERY") {
+            let model = match self.eat_one_of(&["SIMPLE", "FULL", "BULK_LOGGED"]) {
+                Some("SIMPLE") => RecoveryModel::Simple,
+                Some("FULL") => RecoveryModel::Full,
+                Some(_) => RecoveryModel::BulkLogged,
+                None => return Err(self.error()),
+            };
+            DatabaseOption::Recovery(model)
+        } else {
+            return Err(self.error());
+        };
+        Ok(StatementKind::AlterDatabase(Box::new(AlterDatabase { database, option })))
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Tables and indexes
+    // -----------------------------------------------------------------------------------------
+
+    fn parse_create_table(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        let name = self.parse_object_name()?;
+        let elements = self.parse_table_elements()?;
+        Ok(StatementKind::CreateTable(Box::new(CreateTable { name, elements })))
+    }
+
+    /// `(column or constraint, ...)`, shared by `CREATE TABLE` and `DECLARE @t TABLE`.
+    pub(super) fn parse_table_elements(&mut self) -> PResult<Vec<TableElement>> {
+        self.expect(&TokenKind::LParen)?;
+        let elements = self.parse_comma_separated(Self::parse_table_element)?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(elements)
+    }
+
+    fn parse_table_element(&mut self) -> PResult<TableElement> {
+        let constraint = ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK"];
+        if constraint.iter().any(|keyword| self.at_keyword(keyword)) {
+            return Ok(TableElement::Constraint(self.parse_table_constraint()?));
+        }
+        let name = self.parse_identifier()?;
+        let data_type = self.parse_data_type()?;
+        let mut options = Vec::new();
+        while let Some(option) = self.parse_column_option()? {
+            options.push(option);
+        }
+        Ok(TableElement::Column(ColumnDef { name, data_type, options }))
+    }
+
+    /// `[CONSTRAINT name] PRIMARY KEY ... | UNIQUE ... | CHECK (...)` at table level.
+    fn parse_table_constraint(&mut self) -> PResult<TableConstraint> {
+        let name = self.parse_constraint_name()?;
+        let kind = if self.eat_keyword("PRIMARY") {
+            self.expect_keyword("KEY")?;
+            let clustering = self.parse_clustering();
+            TableConstraintKind::PrimaryKey { clustering, columns: self.parse_index_columns()? }
+        } else if self.eat_keyword("UNIQUE") {
+            let clustering = self.parse_clustering();
+            TableConstraintKind::Unique { clustering, columns: self.parse_index_columns()? }
+        } else if self.eat_keyword("CHECK") {
+            TableConstraintKind::Check(self.parse_check_condition()?)
+        } else {
+            return Err(self.error());
+        };
+        Ok(TableConstraint { name, kind })
+    }
+
+    /// One column option, or `None` when the column definition is complete.
+    fn parse_column_option(&mut self) -> PResult<Option<ColumnOption>> {
+        if self.eat_keyword("NULL") {
+            return Ok(Some(ColumnOption::Null));
+        }
+        if self.at_keyword("NOT") && self.nth_is_keyword(1, "NULL") {
+            self.advance();
+            self.advance();
+            return Ok(Some(ColumnOption::NotNull));
+        }
+        if self.eat_keyword("COLLATE") {
+            return Ok(Some(ColumnOption::Collate(self.parse_identifier()?)));
+        }
+        if self.eat_keyword("IDENTITY") {
+            return Ok(Some(ColumnOption::Identity(self.parse_identity_spec()?)));
+        }
+        let name = self.parse_constraint_name()?;
+        let kind = if self.eat_keyword("PRIMARY") {
+            self.expect_keyword("KEY")?;
+            ColumnConstraintKind::PrimaryKey(self.parse_clustering())
+        } else if self.eat_keyword("UNIQUE") {
+            ColumnConstraintKind::Unique(self.parse_clustering())
+        } else if self.eat_keyword("DEFAULT") {
+            ColumnConstraintKind::Default(self.parse_expr()?)
+        } else if self.eat_keyword("CHECK") {
+            ColumnConstraintKind::Check(self.parse_check_condition()?)
+        } else if name.is_some() {
+            return Err(self.error());
+        } else {
+            return Ok(None);
+        };
+        Ok(Some(ColumnOption::Constraint(ColumnConstraint { name, kind })))
+    }
+
+    /// `[(seed, increment)]` after `IDENTITY`.
+    fn parse_identity_spec(&mut self) -> PResult<Option<IdentitySpec>> {
+        if !self.eat(&TokenKind::LParen) {
+            return Ok(None);
+        }
+        let seed = self.parse_signed_number()?;
+        self.expect(&TokenKind::Comma)?;
+        let increment = self.parse_signed_number()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(Some(IdentitySpec { seed, increment }))
+    }
+
+    fn parse_constraint_name(&mut self) -> PResult<Option<Ident>> {
+        if self.eat_keyword("CONSTRAINT") {
+            self.parse_identifier().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn parse_clustering(&mut self) -> Option<Clustering> {
+        match self.eat_one_of(&["CLUSTERED", "NONCLUSTERED"])? {
+            "CLUSTERED" => Some(Clustering::Clustered),
+            _ => Some(Clustering::Nonclustered),
+        }
+    }
+
+    /// `(column [ASC | DESC], ...)`.
+    fn parse_index_columns(&mut self) -> PResult<Vec<IndexColumn>> {
+        self.expect(&TokenKind::LParen)?;
+        let columns = self.parse_comma_separated(|p| {
+            let name = p.parse_identifier()?;
+            let descending = p.eat_one_of(&["ASC", "DESC"]) == Some("DESC");
+            Ok(IndexColumn { name, descending })
+        })?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(columns)
+    }
+
+    /// `(condition)` after `CHECK`.
+    fn parse_check_condition(&mut self) -> PResult<Expr> {
+        self.expect(&TokenKind::LParen)?;
+        let condition = self.parse_expr()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(condition)
+    }
+
+    /// `[UNIQUE] [CLUSTERED | NONCLUSTERED] INDEX name ON table (columns) [INCLUDE (...)]
+    /// [WHERE ...]`, after `CREATE`.
+    fn parse_create_index(&mut self) -> PResult<StatementKind> {
+        let unique = self.eat_keyword("UNIQUE");
+        let clustering = self.parse_clustering();
+        self.expect_keyword("INDEX")?;
+        let name = self.parse_identifier()?;
+        self.expect_keyword("ON")?;
+        let table = self.parse_object_name()?;
+        let columns = self.parse_index_columns()?;
+        let include =
+            if self.eat_keyword("INCLUDE") { self.parse_identifier_list()? } else { Vec::new() };
+        let filter = if self.eat_keyword("WHERE") { Some(self.parse_expr()?) } else { None };
+        let index = CreateIndex { unique, clustering, name, table, columns, include, filter };
+        Ok(StatementKind::CreateIndex(Box::new(index)))
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Sequences
+    // -----------------------------------------------------------------------------------------
+
+    fn parse_create_sequence(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        let name = self.parse_object_name()?;
+        let mut options = Vec::new();
+        while let Some(option) = self.parse_sequence_option()? {
+            options.push(option);
+        }
+        Ok(StatementKind::CreateSequence(Box::new(CreateSequence { name, options })))
+    }
+
+    /// One sequence option, or `None` when the statement is complete.
+    fn parse_sequence_option(&mut self) -> PResult<Option<SequenceOption>> {
+        let option = if self.eat_keyword("AS") {
+            SequenceOption::DataType(self.parse_data_type()?)
+        } else if self.eat_keyword("START") {
+            self.expect_keyword("WITH")?;
+            SequenceOption::StartWith(self.parse_signed_number()?)
+        } else if self.eat_keyword("INCREMENT") {
+            self.expect_keyword("BY")?;
+            SequenceOption::IncrementBy(self.parse_signed_number()?)
+        } else if self.eat_keyword("MINVALUE") {
+            SequenceOption::MinValue(Some(self.parse_signed_number()?))
+        } else if self.eat_keyword("MAXVALUE") {
+            SequenceOption::MaxValue(Some(self.parse_signed_number()?))
+        } else if self.eat_keyword("CYCLE") {
+            SequenceOption::Cycle(true)
+        } else if self.eat_keyword("CACHE") {
+            let size =
+                if self.at(&TokenKind::Integer) { Some(self.parse_signed_number()?) } else { None };
+            SequenceOption::Cache(size)
+        } else if self.at_keyword("NO") {
+            self.advance();
+            match self.eat_one_of(&["MINVALUE", "MAXVALUE", "CYCLE", "CACHE"]) {
+                Some("MINVALUE") => SequenceOption::MinValue(None),
+                Some("MAXVALUE") => SequenceOption::MaxValue(None),
+                Some("CYCLE") => SequenceOption::Cycle(false),
+                Some(_) => SequenceOption::NoCache,
+                None => return Err(self.error()),
+            }
+        } else {
+            return Ok(None);
+        };
+        Ok(Some(option))
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Procedures
+    // -----------------------------------------------------------------------------------------
+
+    /// `PROC[EDURE] name [parameters] [WITH options] AS body`, the body being the rest of the
+    /// batch.
+    fn parse_procedure(&mut self, mode: CreateMode) -> PResult<StatementKind> {
+        self.advance();
+        let name = self.parse_object_name()?;
+        let parameters = self.parse_procedure_parameters()?;
+        let options = if self.eat_keyword("WITH") {
+            self.parse_comma_separated(Self::parse_identifier)?
+        } else {
+            Vec::new()
+        };
+        self.expect_keyword("AS")?;
+        let mut body = Vec::new();
+        loop {
+            self.skip_semicolons();
+            if self.at_eof() {
+                break;
+            }
+            body.push(self.parse_statement(false)?);
+        }
+        if body.is_empty() {
+            return Err(self.error());
+        }
+        let definition = self.source.to_owned();
+        let procedure = CreateProcedure { mode, name, parameters, options, body, definition };
+        Ok(StatementKind::CreateProcedure(Box::new(procedure)))
+    }
+
+    /// Parameters, with or without parentheses.
+    fn parse_procedure_parameters(&mut self) -> PResult<Vec<ProcedureParameter>> {
+        let parenthesized = self.eat(&TokenKind::LParen);
+        if parenthesized && self.eat(&TokenKind::RParen) {
+            return Ok(Vec::new());
+        }
+        if !parenthesized && !self.at(&TokenKind::Variable) {
+            return Ok(Vec::new());
+        }
+        let parameters = self.parse_comma_separated(Self::parse_procedure_parameter)?;
+        if parenthesized {
+            self.expect(&TokenKind::RParen)?;
+        }
+        Ok(parameters)
+    }
+
+    /// `@name [AS] type [= default] [OUT | OUTPUT]`.
+    fn parse_procedure_parameter(&mut self) -> PResult<ProcedureParameter> {
+        let name = self.parse_variable_name()?;
+        self.eat_keyword("AS");
+        let data_type = self.parse_data_type()?;
+        let default = if self.eat(&TokenKind::Eq) { Some(self.parse_expr()?) } else { None };
+        let output = self.eat_one_of(&["OUTPUT", "OUT"]).is_some();
+        Ok(ProcedureParameter { name, data_type, default, output })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // DROP and TRUNCATE
+    // -----------------------------------------------------------------------------------------
+
+    /// `DROP DATABASE | TABLE | SEQUENCE | PROC[EDURE] | INDEX [IF EXISTS] ...`.
+    pub(super) fn parse_drop(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        const KINDS: [&str; 6] = ["DATABASE", "TABLE", "SEQUENCE", "PROC", "PROCEDURE", "INDEX"];
+        let kind = self.eat_one_of(&KINDS).ok_or_else(|| self.error())?;
+        let if_exists = self.at_keyword("IF") && self.nth_is_keyword(1, "EXISTS");
+        if if_exists {
+            self.advance();
+            self.advance();
+        }
+        let kind = match kind {
+            "DATABASE" => DropKind::Database,
+            "TABLE" => DropKind::Table,
+            "SEQUENCE" => DropKind::Sequence,
+            "INDEX" => {
+                let indexes = self.parse_comma_separated(Self::parse_index_ref)?;
+                return Ok(StatementKind::DropIndex(Box::new(DropIndex { if_exists, indexes })));
+            }
+            _ => DropKind::Procedure,
+        };
+        let names = self.parse_comma_separated(|p| match kind {
+            DropKind::Database => p.parse_identifier().map(ObjectName::simple),
+            _ => p.parse_object_name(),
+        })?;
+        Ok(StatementKind::Drop(Box::new(DropObjects { kind, if_exists, names })))
+    }
+
+    /// `index ON table`, or the older `table.index`.
+    fn parse_index_ref(&mut self) -> PResult<IndexRef> {
+        let first = self.pos;
+        let mut parts = self.parse_name_parts()?;
+        if self.eat_keyword("ON") {
+            let Ok([Some(name)]) = <[Option<Ident>; 1]>::try_from(parts) else {
+                return Err(self.error_at(first));
+            };
+            return Ok(IndexRef { name, table: self.parse_object_name()? });
+        }
+        let name = match (parts.len(), parts.pop()) {
+            (2.., Some(Some(name))) => name,
+            _ => return Err(self.error()),
+        };
+        Ok(IndexRef { name, table: self.object_name_from_parts(parts, first)? })
+    }
+
+    /// `TRUNCATE TABLE name`.
+    pub(super) fn parse_truncate(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        self.expect_keyword("TABLE")?;
+        Ok(StatementKind::TruncateTable(self.parse_object_name()?))
+    }
+}

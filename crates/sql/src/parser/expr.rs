@@ -1,0 +1,538 @@
+//! Expressions, parsed by precedence climbing with SQL Server's operator precedence (tightest
+//! first):
+//!
+//! 1. prefix `~`, `+`, `-`
+//! 2. `*` `/` `%`
+//! 3. binary `+` `-` `&` `^` `|`
+//! 4. comparisons `= <> != < > <= >= !< !>` and the predicates `[NOT] BETWEEN`, `[NOT] IN`,
+//!    `[NOT] LIKE`, `IS [NOT] NULL`, `op ALL|ANY|SOME (subquery)`
+//! 5. `NOT`
+//! 6. `AND`
+//! 7. `OR`
+//!
+//! SQL Server's documentation lists unary `+`/`-` on the level of binary `+`/`-`; binding them
+//! tightest gives the same values (`-a * b` equals `-(a * b)` for every type) and lets
+//! `a * -b` parse, as SQL Server accepts it. Predicates do not chain (`a = b = c` is a syntax
+//! error, as in SQL Server), and `NOT` is accepted only where a search condition may start
+//! (`a = NOT b` is an error).
+
+use super::{PResult, Parser};
+use crate::ast::{
+    BinaryOp, Case, Cast, Convert, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Literal,
+    NextValueFor, ObjectName, Quantifier, Span, UnaryOp, WhenClause, WindowSpec,
+};
+use crate::keywords::is_reserved;
+use crate::lexer::{Token, TokenKind};
+
+/// Binding powers, loosest first. An operator is parsed when its power is at least the
+/// caller's minimum; the right operand of a binary operator needs one more (left
+/// associativity).
+const OR: u8 = 1;
+const AND: u8 = 2;
+const NOT: u8 = 3;
+const PREDICATE: u8 = 4;
+const ADDITIVE: u8 = 5;
+const MULTIPLICATIVE: u8 = 6;
+const PREFIX: u8 = 7;
+/// The power of a primary expression: any operator may follow it.
+const PRIMARY: u8 = u8::MAX;
+
+/// Reserved keywords that begin expressions.
+const EXPRESSION_KEYWORDS: [&str; 15] = [
+    "CASE",
+    "COALESCE",
+    "CONVERT",
+    "CURRENT_TIMESTAMP",
+    "CURRENT_USER",
+    "EXISTS",
+    "LEFT",
+    "NOT",
+    "NULL",
+    "NULLIF",
+    "RIGHT",
+    "SESSION_USER",
+    "SYSTEM_USER",
+    "TRY_CONVERT",
+    "USER",
+];
+
+/// Reserved keywords that are ordinary functions when a `(` follows.
+pub(crate) const FUNCTION_KEYWORDS: [&str; 4] = ["COALESCE", "LEFT", "NULLIF", "RIGHT"];
+
+/// Reserved keywords that are functions called without parentheses.
+pub(crate) const NILADIC_FUNCTIONS: [&str; 5] =
+    ["CURRENT_TIMESTAMP", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER", "USER"];
+
+/// An operator that continues an expression.
+#[derive(Debug, Clone, Copy)]
+enum Infix {
+    Binary(BinaryOp),
+    Between { negated: bool },
+    In { negated: bool },
+    Like { negated: bool },
+    Is,
+}
+
+impl Infix {
+    fn binding_power(self) -> u8 {
+        match self {
+            Infix::Binary(op) => binding_power(op),
+            _ => PREDICATE,
+        }
+    }
+}
+
+fn binding_power(op: BinaryOp) -> u8 {
+    use BinaryOp::*;
+    match op {
+        Or => OR,
+        And => AND,
+        Eq | NotEq | Lt | Gt | LtEq | GtEq => PREDICATE,
+        Add | Subtract | BitAnd | BitOr | BitXor => ADDITIVE,
+        Multiply | Divide | Modulo => MULTIPLICATIVE,
+    }
+}
+
+impl<'a> Parser<'a> {
+    /// A full expression (search conditions included).
+    pub(super) fn parse_expr(&mut self) -> PResult<Expr> {
+        self.parse_expr_bp(OR)
+    }
+
+    /// An expression, or the keyword `DEFAULT` where a value may be defaulted.
+    pub(super) fn parse_expr_or_default(&mut self) -> PResult<Expr> {
+        if self.at_keyword("DEFAULT") {
+            let span = self.advance();
+            return Ok(Expr { kind: ExprKind::Default, span });
+        }
+        self.parse_expr()
+    }
+
+    /// An optionally signed numeric literal: sequence and identity parameters, `TOP n`,
+    /// `SET LOCK_TIMEOUT`.
+    pub(super) fn parse_signed_number(&mut self) -> PResult<Expr> {
+        let start = self.peek().span;
+        let op = match self.peek_kind() {
+            TokenKind::Minus => Some(UnaryOp::Minus),
+            TokenKind::Plus => Some(UnaryOp::Plus),
+            _ => None,
+        };
+        if op.is_some() {
+            self.advance();
+        }
+        let literal = match numeric_literal(self.peek()) {
+            Some(literal) => literal,
+            None => return Err(self.error()),
+        };
+        let number = Expr { kind: ExprKind::Literal(literal), span: self.advance() };
+        Ok(match op {
+            Some(op) => {
+                let kind = ExprKind::Unary { op, operand: Box::new(number) };
+                Expr { kind, span: self.span_from(start) }
+            }
+            None => number,
+        })
+    }
+
+    /// Whether the current token can begin an expression; decides whether optional values
+    /// (`RETURN`, `THROW`, procedure arguments) are present.
+    pub(super) fn starts_expression(&self) -> bool {
+        let token = self.peek();
+        match token.kind {
+            TokenKind::Word if is_reserved(token.text) => {
+                EXPRESSION_KEYWORDS.iter().any(|keyword| token.text.eq_ignore_ascii_case(keyword))
+            }
+            TokenKind::Word => !token.is_keyword("THROW"),
+            TokenKind::QuotedIdent(_)
+            | TokenKind::Variable
+            | TokenKind::SystemVariable
+            | TokenKind::String { .. }
+            | TokenKind::Integer
+            | TokenKind::Decimal
+            | TokenKind::Float
+            | TokenKind::Binary
+            | TokenKind::LParen
+            | TokenKind::Plus
+            | TokenKind::Minus
+            | TokenKind::Tilde => true,
+            _ => false,
+        }
+    }
+
+    /// An expression whose operators all bind at least as tightly as `min_bp`.
+    fn parse_expr_bp(&mut self, min_bp: u8) -> PResult<Expr> {
+        self.nested(|p| {
+            let start = p.peek().span;
+            let (mut lhs, mut lhs_bp) = p.parse_prefix(min_bp)?;
+            while let Some((infix, width)) = p.peek_infix() {
+                let bp = infix.binding_power();
+                // A predicate needs an operand of additive level or tighter: no chaining.
+                if bp < min_bp || (bp == PREDICATE && lhs_bp <= PREDICATE) {
+                    break;
+                }
+                for _ in 0..width {
+                    p.advance();
+                }
+                lhs = p.parse_infix(infix, lhs, start)?;
+                lhs_bp = bp;
+            }
+            Ok(lhs)
+        })
+    }
+
+    /// A prefix operator application or a primary; also returns the binding power of what was
+    /// parsed.
+    fn parse_prefix(&mut self, min_bp: u8) -> PResult<(Expr, u8)> {
+        let start = self.peek().span;
+        let op = match self.peek_kind() {
+            TokenKind::Minus => UnaryOp::Minus,
+            TokenKind::Plus => UnaryOp::Plus,
+            TokenKind::Tilde => UnaryOp::BitNot,
+            TokenKind::Word if min_bp <= NOT && self.at_keyword("NOT") => UnaryOp::Not,
+            _ => return Ok((self.parse_primary()?, PRIMARY)),
+        };
+        self.advance();
+        let bp = if op == UnaryOp::Not { NOT } else { PREFIX };
+        let operand = Box::new(self.parse_expr_bp(bp)?);
+        Ok((Expr { kind: ExprKind::Unary { op, operand }, span: self.span_from(start) }, bp))
+    }
+
+    /// The operator at the cursor and how many tokens it spans.
+    fn peek_infix(&self) -> Option<(Infix, usize)> {
+        use BinaryOp::*;
+        let binary = |op| Some((Infix::Binary(op), 1));
+        match self.peek_kind() {
+            TokenKind::Star => binary(Multiply),
+            TokenKind::Slash => binary(Divide),
+            TokenKind::Percent => binary(Modulo),
+            TokenKind::Plus => binary(Add),
+            TokenKind::Minus => binary(Subtract),
+            TokenKind::Ampersand => binary(BitAnd),
+            TokenKind::Pipe => binary(BitOr),
+            TokenKind::Caret => binary(BitXor),
+            TokenKind::Eq => binary(Eq),
+            TokenKind::NotEq => binary(NotEq),
+            TokenKind::Lt => binary(Lt),
+            TokenKind::Gt => binary(Gt),
+            TokenKind::LtEq | TokenKind::NotGt => binary(LtEq),
+            TokenKind::GtEq | TokenKind::NotLt => binary(GtEq),
+            TokenKind::Word => self.peek_keyword_infix(),
+            _ => None,
+        }
+    }
+
+    fn peek_keyword_infix(&self) -> Option<(Infix, usize)> {
+        let (negated, at) = if self.at_keyword("NOT") { (true, 1) } else { (false, 0) };
+        let infix = if self.nth_is_keyword(at, "BETWEEN") {
+            Infix::Between { negated }
+        } else if self.nth_is_keyword(at, "IN") {
+            Infix::In { negated }
+        } else if self.nth_is_keyword(at, "LIKE") {
+            Infix::Like { negated }
+        } else if negated {
+            return None;
+        } else if self.at_keyword("IS") {
+            Infix::Is
+        } else if self.at_keyword("AND") {
+            Infix::Binary(BinaryOp::And)
+        } else if self.at_keyword("OR") {
+            Infix::Binary(BinaryOp::Or)
+        } else {
+            return None;
+        };
+        Some((infix, at + 1))
+    }
+
+    /// The rest of an operator application whose operator has been consumed.
+    fn parse_infix(&mut self, infix: Infix, lhs: Expr, start: Span) -> PResult<Expr> {
+        let expr = Box::new(lhs);
+        let kind = match infix {
+            Infix::Binary(op) => match self.eat_quantifier(op) {
+                Some(quantifier) => self.parse_quantified(expr, op, quantifier)?,
+                None => {
+                    let right = Box::new(self.parse_expr_bp(binding_power(op) + 1)?);
+                    ExprKind::Binary { op, left: expr, right }
+                }
+            },
+            Infix::Between { negated } => self.parse_between(expr, negated)?,
+            Infix::In { negated } => self.parse_in(expr, negated)?,
+            Infix::Like { negated } => self.parse_like(expr, negated)?,
+            Infix::Is => {
+                let negated = self.eat_keyword("NOT");
+                self.expect_keyword("NULL")?;
+                ExprKind::IsNull { expr, negated }
+            }
+        };
+        Ok(Expr { kind, span: self.span_from(start) })
+    }
+
+    /// `low AND high`, after `BETWEEN`.
+    fn parse_between(&mut self, expr: Box<Expr>, negated: bool) -> PResult<ExprKind> {
+        let low = Box::new(self.parse_expr_bp(ADDITIVE)?);
+        self.expect_keyword("AND")?;
+        let high = Box::new(self.parse_expr_bp(ADDITIVE)?);
+        Ok(ExprKind::Between { expr, negated, low, high })
+    }
+
+    /// `pattern [ESCAPE c]`, after `LIKE`.
+    fn parse_like(&mut self, expr: Box<Expr>, negated: bool) -> PResult<ExprKind> {
+        let pattern = Box::new(self.parse_expr_bp(ADDITIVE)?);
+        let escape = if self.eat_keyword("ESCAPE") {
+            Some(Box::new(self.parse_expr_bp(ADDITIVE)?))
+        } else {
+            None
+        };
+        Ok(ExprKind::Like { expr, negated, pattern, escape })
+    }
+
+    /// `ALL`, `ANY` or `SOME` before a parenthesised subquery, after a comparison.
+    fn eat_quantifier(&mut self, op: BinaryOp) -> Option<Quantifier> {
+        if binding_power(op) != PREDICATE || self.peek_nth(1).kind != TokenKind::LParen {
+            return None;
+        }
+        let quantifier = match self.eat_one_of(&["ALL", "ANY", "SOME"])? {
+            "ALL" => Quantifier::All,
+            _ => Quantifier::Any,
+        };
+        Some(quantifier)
+    }
+
+    /// `(subquery)` after `op ALL | ANY | SOME`.
+    fn parse_quantified(
+        &mut self,
+        left: Box<Expr>,
+        op: BinaryOp,
+        quantifier: Quantifier,
+    ) -> PResult<ExprKind> {
+        let subquery = Box::new(self.parse_parenthesized_query()?);
+        Ok(ExprKind::Quantified { left, op, quantifier, subquery })
+    }
+
+    /// `IN (subquery)` or `IN (value, ...)`, after `IN`.
+    fn parse_in(&mut self, expr: Box<Expr>, negated: bool) -> PResult<ExprKind> {
+        if self.paren_starts_query() {
+            let subquery = Box::new(self.parse_parenthesized_query()?);
+            return Ok(ExprKind::InSubquery { expr, negated, subquery });
+        }
+        self.expect(&TokenKind::LParen)?;
+        let list = self.parse_comma_separated(Self::parse_expr)?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(ExprKind::InList { expr, negated, list })
+    }
+
+    pub(super) fn parse_primary(&mut self) -> PResult<Expr> {
+        let start = self.peek().span;
+        let kind = match self.peek_kind() {
+            TokenKind::LParen => return self.parse_parenthesized_expr(),
+            TokenKind::Word | TokenKind::QuotedIdent(_) => self.parse_word_expr()?,
+            TokenKind::Variable => ExprKind::Variable(self.advance_text().to_owned()),
+            TokenKind::SystemVariable => ExprKind::SystemVariable(self.advance_text().to_owned()),
+            _ => match literal(self.peek()) {
+                Some(literal) => {
+                    self.advance();
+                    ExprKind::Literal(literal)
+                }
+                None => return Err(self.error()),
+            },
+        };
+        Ok(Expr { kind, span: self.span_from(start) })
+    }
+
+    /// `(SELECT ...)` as a scalar subquery, or a parenthesised expression (no node of its own;
+    /// its span grows to cover the parentheses).
+    fn parse_parenthesized_expr(&mut self) -> PResult<Expr> {
+        let start = self.peek().span;
+        if self.paren_starts_query() {
+            let kind = self.parse_subquery()?;
+            return Ok(Expr { kind, span: self.span_from(start) });
+        }
+        self.advance();
+        let inner = self.parse_expr()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(Expr { span: self.span_from(start), ..inner })
+    }
+
+    fn parse_subquery(&mut self) -> PResult<ExprKind> {
+        Ok(ExprKind::Subquery(Box::new(self.parse_parenthesized_query()?)))
+    }
+
+    /// Expressions that start with a word: keyword forms, function calls and column names.
+    fn parse_word_expr(&mut self) -> PResult<ExprKind> {
+        if let Some(kind) = self.parse_keyword_expr()? {
+            return Ok(kind);
+        }
+        let first = self.pos;
+        let parts = self.parse_name_parts()?;
+        if self.at(&TokenKind::LParen) {
+            let name = self.object_name_from_parts(parts, first)?;
+            return self.parse_function_call(name);
+        }
+        self.check_part_count(parts.len(), first)?;
+        match parts.into_iter().collect::<Option<Vec<_>>>() {
+            Some(parts) => Ok(ExprKind::Column(parts)),
+            None => Err(self.error_at(first)),
+        }
+    }
+
+    /// Forms introduced by a keyword, or `None` when the word is an ordinary name.
+    fn parse_keyword_expr(&mut self) -> PResult<Option<ExprKind>> {
+        let Some(word) = self.peek_word_upper() else { return Ok(None) };
+        let call = self.peek_nth(1).kind == TokenKind::LParen;
+        let kind = match word.as_str() {
+            "NULL" => {
+                self.advance();
+                ExprKind::Literal(Literal::Null)
+            }
+            "CASE" => self.parse_case()?,
+            "CAST" | "TRY_CAST" if call => self.parse_cast()?,
+            "CONVERT" | "TRY_CONVERT" if call => self.parse_convert()?,
+            "EXISTS" => self.parse_exists()?,
+            "NEXT" if self.nth_is_keyword(1, "VALUE") && self.nth_is_keyword(2, "FOR") => {
+                self.parse_next_value_for()?
+            }
+            word if NILADIC_FUNCTIONS.contains(&word) => self.parse_niladic_function(),
+            word if call && FUNCTION_KEYWORDS.contains(&word) => {
+                let name = ObjectName::simple(Ident::new(self.advance_text()));
+                self.parse_function_call(name)?
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(kind))
+    }
+
+    fn parse_exists(&mut self) -> PResult<ExprKind> {
+        self.advance();
+        Ok(ExprKind::Exists(Box::new(self.parse_parenthesized_query()?)))
+    }
+
+    /// `CURRENT_TIMESTAMP`, `USER`, ...: a call without parentheses.
+    fn parse_niladic_function(&mut self) -> ExprKind {
+        let name = ObjectName::simple(Ident::new(self.advance_text()));
+        ExprKind::Function(Box::new(FunctionCall { name, args: FunctionArgs::None, over: None }))
+    }
+
+    /// `name(...) [OVER (...)]`, the name already read.
+    fn parse_function_call(&mut self, name: ObjectName) -> PResult<ExprKind> {
+        self.expect(&TokenKind::LParen)?;
+        let args = if self.eat(&TokenKind::Star) {
+            FunctionArgs::Star
+        } else if self.at(&TokenKind::RParen) {
+            FunctionArgs::List { distinct: false, args: Vec::new() }
+        } else {
+            let distinct = self.eat_keyword("DISTINCT");
+            if !distinct {
+                self.eat_keyword("ALL");
+            }
+            let args = self.parse_comma_separated(Self::parse_expr_or_default)?;
+            FunctionArgs::List { distinct, args }
+        };
+        self.expect(&TokenKind::RParen)?;
+        let over = if self.eat_keyword("OVER") { Some(self.parse_window_spec()?) } else { None };
+        Ok(ExprKind::Function(Box::new(FunctionCall { name, args, over })))
+    }
+
+    /// `([PARTITION BY ...] [ORDER BY ...])`, after `OVER`.
+    fn parse_window_spec(&mut self) -> PResult<WindowSpec> {
+        self.expect(&TokenKind::LParen)?;
+        let mut partition_by = Vec::new();
+        if self.eat_keyword("PARTITION") {
+            self.expect_keyword("BY")?;
+            partition_by = self.parse_comma_separated(Self::parse_expr)?;
+        }
+        let order_by = self.parse_order_by()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(WindowSpec { partition_by, order_by })
+    }
+
+    /// `CASE [operand] WHEN ... THEN ... [ELSE ...] END`.
+    fn parse_case(&mut self) -> PResult<ExprKind> {
+        self.advance();
+        let operand = if self.at_keyword("WHEN") { None } else { Some(self.parse_expr()?) };
+        let mut branches = Vec::new();
+        while self.eat_keyword("WHEN") {
+            branches.push(self.parse_when_clause()?);
+        }
+        if branches.is_empty() {
+            return Err(self.error());
+        }
+        let else_result = if self.eat_keyword("ELSE") { Some(self.parse_expr()?) } else { None };
+        self.expect_keyword("END")?;
+        Ok(ExprKind::Case(Box::new(Case { operand, branches, else_result })))
+    }
+
+    /// `condition THEN result`, after `WHEN`.
+    fn parse_when_clause(&mut self) -> PResult<WhenClause> {
+        let condition = self.parse_expr()?;
+        self.expect_keyword("THEN")?;
+        let result = self.parse_expr()?;
+        Ok(WhenClause { condition, result })
+    }
+
+    /// `CAST(expr AS type)` / `TRY_CAST(...)`.
+    fn parse_cast(&mut self) -> PResult<ExprKind> {
+        let is_try = self.at_keyword("TRY_CAST");
+        self.advance();
+        self.expect(&TokenKind::LParen)?;
+        let expr = self.parse_expr()?;
+        self.expect_keyword("AS")?;
+        let data_type = self.parse_data_type()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(ExprKind::Cast(Box::new(Cast { expr, data_type, is_try })))
+    }
+
+    /// `CONVERT(type, expr [, style])` / `TRY_CONVERT(...)`.
+    fn parse_convert(&mut self) -> PResult<ExprKind> {
+        let is_try = self.at_keyword("TRY_CONVERT");
+        self.advance();
+        self.expect(&TokenKind::LParen)?;
+        let data_type = self.parse_data_type()?;
+        self.expect(&TokenKind::Comma)?;
+        let expr = self.parse_expr()?;
+        let style = if self.eat(&TokenKind::Comma) { Some(self.parse_expr()?) } else { None };
+        self.expect(&TokenKind::RParen)?;
+        Ok(ExprKind::Convert(Box::new(Convert { data_type, expr, style, is_try })))
+    }
+
+    /// `NEXT VALUE FOR sequence [OVER (ORDER BY ...)]`.
+    fn parse_next_value_for(&mut self) -> PResult<ExprKind> {
+        for _ in 0..3 {
+            self.advance();
+        }
+        let sequence = self.parse_object_name()?;
+        let over = if self.eat_keyword("OVER") { Some(self.parse_window_spec()?) } else { None };
+        Ok(ExprKind::NextValueFor(Box::new(NextValueFor { sequence, over })))
+    }
+}
+
+/// The literal a token stands for, if it is one (`NULL` is handled with the keywords).
+fn literal(token: &Token<'_>) -> Option<Literal> {
+    match &token.kind {
+        TokenKind::String { value, national } => {
+            Some(Literal::String { value: value.clone(), national: *national })
+        }
+        TokenKind::Binary => Some(Literal::Binary(decode_hex(&token.text[2..]))),
+        _ => numeric_literal(token),
+    }
+}
+
+fn numeric_literal(token: &Token<'_>) -> Option<Literal> {
+    let text = token.text.to_owned();
+    match token.kind {
+        TokenKind::Integer => Some(Literal::Integer(text)),
+        TokenKind::Decimal => Some(Literal::Decimal(text)),
+        TokenKind::Float => Some(Literal::Float(text)),
+        _ => None,
+    }
+}
+
+/// The bytes of a `0x` literal's hex digits; an odd count gets a leading zero, as in SQL
+/// Server (`0x123` is `0x0123`).
+fn decode_hex(digits: &str) -> Vec<u8> {
+    let padded = if digits.len() % 2 == 1 { format!("0{digits}") } else { digits.to_owned() };
+    padded
+        .as_bytes()
+        .chunks(2)
+        .map(|pair| std::str::from_utf8(pair).ok().and_then(|hex| u8::from_str_radix(hex, 16).ok()))
+        .map(|byte| byte.unwrap_or(0))
+        .collect()
+}

@@ -1,0 +1,669 @@
+//! Queries (`WITH`, `SELECT`, set operators, `FROM`, `ORDER BY`, `OFFSET`, `OPTION`) and the
+//! data-modification statements `INSERT`, `UPDATE` and `DELETE`.
+//!
+//! Decisions where T-SQL is ambiguous:
+//!
+//! * In a select list, `name = expr` (name a non-reserved word, delimited identifier or
+//!   string) is an alias, and `@v = expr` an assignment, never a comparison, as in SQL Server.
+//! * A `(` followed by `SELECT` or `WITH` opens a subquery; any other `(` groups an
+//!   expression (or, in `FROM`, a join).
+//! * An alias without `AS` is any non-reserved word except `THROW` (see
+//!   `Parser::at_clause_boundary`).
+//! * `WITH` after a table name is a table hint only when `(` follows, so a following
+//!   `WITH cte AS (...)` statement without a `;` still parses.
+//! * The right side of a `JOIN ... ON` is itself a table source, so the nested form
+//!   `a JOIN b JOIN c ON p ON q` parses as `a JOIN (b JOIN c ON p) ON q`; `CROSS JOIN` and
+//!   `APPLY` take a single table factor.
+
+use super::{PResult, Parser};
+use crate::ast::{
+    AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, Ident, Insert, InsertSource, Join,
+    JoinKind, OffsetFetch, OrderByItem, Query, QueryBody, QueryHint, Select, SelectItem,
+    SetOperator, StatementKind, TableHint, TableSource, TableTarget, Top, Update,
+};
+use crate::error::ParseError;
+use crate::lexer::TokenKind;
+
+impl<'a> Parser<'a> {
+    /// Whether the cursor is at a `(` that opens a query.
+    pub(super) fn paren_starts_query(&self) -> bool {
+        self.at(&TokenKind::LParen)
+            && (self.nth_is_keyword(1, "SELECT") || self.nth_is_keyword(1, "WITH"))
+    }
+
+    /// `( query )`.
+    pub(super) fn parse_parenthesized_query(&mut self) -> PResult<Query> {
+        self.expect(&TokenKind::LParen)?;
+        let query = self.parse_query()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(query)
+    }
+
+    /// `[WITH ctes] body [ORDER BY ...] [OFFSET ...]`.
+    pub(super) fn parse_query(&mut self) -> PResult<Query> {
+        self.nested(|p| {
+            let ctes = if p.at_keyword("WITH") { p.parse_ctes()? } else { Vec::new() };
+            p.parse_query_with(ctes)
+        })
+    }
+
+    /// A query whose `WITH` clause, if any, has been read.
+    pub(super) fn parse_query_with(&mut self, ctes: Vec<Cte>) -> PResult<Query> {
+        let body = self.parse_query_body(1)?;
+        let order_by = self.parse_order_by()?;
+        let offset = if order_by.is_empty() { None } else { self.parse_offset_fetch()? };
+        Ok(Query { ctes, body, order_by, offset })
+    }
+
+    /// `WITH name [(columns)] AS (query) [, ...]`.
+    pub(super) fn parse_ctes(&mut self) -> PResult<Vec<Cte>> {
+        self.expect_keyword("WITH")?;
+        self.parse_comma_separated(|p| {
+            let name = p.parse_identifier()?;
+            let columns =
+                if p.at(&TokenKind::LParen) { p.parse_identifier_list()? } else { Vec::new() };
+            p.expect_keyword("AS")?;
+            let query = p.parse_parenthesized_query()?;
+            Ok(Cte { name, columns, query })
+        })
+    }
+
+    /// Set operations by precedence: `INTERSECT` (2) binds tighter than `UNION` and `EXCEPT`
+    /// (1); all are left-associative.
+    fn parse_query_body(&mut self, min_precedence: u8) -> PResult<QueryBody> {
+        let mut left = self.parse_query_primary()?;
+        while let Some((op, precedence)) = self.peek_set_operator() {
+            if precedence < min_precedence {
+                break;
+            }
+            self.advance();
+            if op == SetOperator::UnionAll {
+                self.advance();
+            }
+            let right = self.parse_query_body(precedence + 1)?;
+            left = QueryBody::SetOperation { op, left: Box::new(left), right: Box::new(right) };
+        }
+        Ok(left)
+    }
+
+    fn peek_set_operator(&self) -> Option<(SetOperator, u8)> {
+        if self.at_keyword("UNION") {
+            let op = if self.nth_is_keyword(1, "ALL") {
+                SetOperator::UnionAll
+            } else {
+                SetOperator::Union
+            };
+            Some((op, 1))
+        } else if self.at_keyword("EXCEPT") {
+            Some((SetOperator::Except, 1))
+        } else if self.at_keyword("INTERSECT") {
+            Some((SetOperator::Intersect, 2))
+        } else {
+            None
+        }
+    }
+
+    fn parse_query_primary(&mut self) -> PResult<QueryBody> {
+        if self.at(&TokenKind::LParen) {
+            self.parse_parenthesized_query_body()
+        } else if self.at_keyword("SELECT") {
+            self.parse_select()
+        } else {
+            Err(self.error())
+        }
+    }
+
+    fn parse_parenthesized_query_body(&mut self) -> PResult<QueryBody> {
+        Ok(QueryBody::Parenthesized(Box::new(self.parse_parenthesized_query()?)))
+    }
+
+    /// A `SELECT`, built in place in its box: these frames sit on the recursion path of
+    /// subqueries, so they avoid moving the large `Select` around.
+    fn parse_select(&mut self) -> PResult<QueryBody> {
+        let mut select = Box::new(Select {
+            distinct: false,
+            top: None,
+            items: Vec::new(),
+            into: None,
+            from: Vec::new(),
+            where_clause: None,
+            group_by: Vec::new(),
+            having: None,
+        });
+        self.parse_select_list(&mut select)?;
+        self.parse_select_clauses(&mut select)?;
+        Ok(QueryBody::Select(select))
+    }
+
+    /// `SELECT [ALL | DISTINCT] [TOP ...] items`. Mixing variable assignments with returned
+    /// columns is error 141.
+    fn parse_select_list(&mut self, select: &mut Select) -> PResult<()> {
+        let line = self.advance().line;
+        select.distinct = self.eat_keyword("DISTINCT");
+        if !select.distinct {
+            self.eat_keyword("ALL");
+        }
+        select.top = self.parse_top()?;
+        select.items = self.parse_comma_separated(Self::parse_select_item)?;
+        let assigns = |item: &SelectItem| matches!(item, SelectItem::Assign { .. });
+        if select.items.iter().any(assigns) && !select.items.iter().all(assigns) {
+            return Err(ParseError::mixed_assignment(line));
+        }
+        Ok(())
+    }
+
+    /// `[INTO t] [FROM ...] [WHERE ...] [GROUP BY ...] [HAVING ...]`.
+    fn parse_select_clauses(&mut self, select: &mut Select) -> PResult<()> {
+        if self.eat_keyword("INTO") {
+            select.into = Some(self.parse_object_name()?);
+        }
+        select.from = self.parse_from()?;
+        select.where_clause = self.parse_where()?;
+        if self.eat_keyword("GROUP") {
+            self.expect_keyword("BY")?;
+            select.group_by = self.parse_comma_separated(Self::parse_expr)?;
+        }
+        if self.eat_keyword("HAVING") {
+            select.having = Some(self.parse_expr()?);
+        }
+        Ok(())
+    }
+
+    /// `TOP (expr) | TOP number`, then `[PERCENT] [WITH TIES]`.
+    fn parse_top(&mut self) -> PResult<Option<Top>> {
+        if !self.eat_keyword("TOP") {
+            return Ok(None);
+        }
+        let quantity = if self.eat(&TokenKind::LParen) {
+            let quantity = self.parse_expr()?;
+            self.expect(&TokenKind::RParen)?;
+            quantity
+        } else {
+            self.parse_signed_number()?
+        };
+        let percent = self.eat_keyword("PERCENT");
+        let with_ties = self.at_keyword("WITH") && self.nth_is_keyword(1, "TIES");
+        if with_ties {
+            self.advance();
+            self.advance();
+        }
+        Ok(Some(Top { quantity, percent, with_ties }))
+    }
+
+    fn parse_select_item(&mut self) -> PResult<SelectItem> {
+        if self.eat(&TokenKind::Star) {
+            return Ok(SelectItem::Wildcard(None));
+        }
+        if self.at(&TokenKind::Variable) && assign_op(&self.peek_nth(1).kind).is_some() {
+            let variable = self.advance_text().to_owned();
+            let op = self.parse_assign_op()?;
+            let value = self.parse_expr()?;
+            return Ok(SelectItem::Assign { variable, op, value });
+        }
+        let names_column =
+            self.at_identifier() || matches!(self.peek_kind(), TokenKind::String { .. });
+        if names_column && self.peek_nth(1).kind == TokenKind::Eq {
+            let alias = self.parse_alias_name()?;
+            self.advance();
+            let expr = self.parse_expr()?;
+            return Ok(SelectItem::Expr { expr, alias: Some(alias) });
+        }
+        if self.qualified_wildcard_ahead() {
+            let mut qualifier = Vec::new();
+            while !self.eat(&TokenKind::Star) {
+                qualifier.push(self.parse_identifier()?);
+                self.expect(&TokenKind::Dot)?;
+            }
+            return Ok(SelectItem::Wildcard(Some(qualifier)));
+        }
+        let expr = self.parse_expr()?;
+        let alias = self.parse_column_alias()?;
+        Ok(SelectItem::Expr { expr, alias })
+    }
+
+    /// Whether `name.[name.]*` follows.
+    fn qualified_wildcard_ahead(&self) -> bool {
+        let mut n = 0;
+        while super::is_identifier_token(self.peek_nth(n))
+            && self.peek_nth(n + 1).kind == TokenKind::Dot
+        {
+            if self.peek_nth(n + 2).kind == TokenKind::Star {
+                return true;
+            }
+            n += 2;
+        }
+        false
+    }
+
+    /// `[AS] alias` after a select-list expression; strings are allowed as aliases.
+    fn parse_column_alias(&mut self) -> PResult<Option<Ident>> {
+        if self.eat_keyword("AS") {
+            return self.parse_alias_name().map(Some);
+        }
+        let possible = self.at_identifier() || matches!(self.peek_kind(), TokenKind::String { .. });
+        if !possible || self.at_clause_boundary() {
+            return Ok(None);
+        }
+        self.parse_alias_name().map(Some)
+    }
+
+    /// An identifier or a string used as a name (`AS 'total'`, `NAME = 'db_data'`).
+    pub(super) fn parse_alias_name(&mut self) -> PResult<Ident> {
+        let TokenKind::String { value, .. } = self.peek_kind() else {
+            return self.parse_identifier();
+        };
+        if value.is_empty() {
+            return Err(ParseError::empty_name(self.peek().span.line));
+        }
+        let name = Ident::new(value.clone());
+        self.advance();
+        Ok(name)
+    }
+
+    fn parse_from(&mut self) -> PResult<Vec<TableSource>> {
+        if self.eat_keyword("FROM") {
+            self.parse_comma_separated(Self::parse_table_source)
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    fn parse_where(&mut self) -> PResult<Option<Expr>> {
+        if self.eat_keyword("WHERE") {
+            self.parse_expr().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// `[ORDER BY expr [ASC | DESC], ...]`.
+    pub(super) fn parse_order_by(&mut self) -> PResult<Vec<OrderByItem>> {
+        if !self.eat_keyword("ORDER") {
+            return Ok(Vec::new());
+        }
+        self.expect_keyword("BY")?;
+        self.parse_comma_separated(|p| {
+            let expr = p.parse_expr()?;
+            let descending = p.eat_one_of(&["ASC", "DESC"]) == Some("DESC");
+            Ok(OrderByItem { expr, descending })
+        })
+    }
+
+    /// `[OFFSET n ROW[S] [FETCH FIRST | NEXT m ROW[S] ONLY]]`.
+    fn parse_offset_fetch(&mut self) -> PResult<Option<OffsetFetch>> {
+        if !self.eat_keyword("OFFSET") {
+            return Ok(None);
+        }
+        let offset = self.parse_expr()?;
+        self.expect_rows()?;
+        let mut fetch = None;
+        if self.eat_keyword("FETCH") {
+            self.eat_one_of(&["FIRST", "NEXT"]).ok_or_else(|| self.error())?;
+            fetch = Some(self.parse_expr()?);
+            self.expect_rows()?;
+            self.expect_keyword("ONLY")?;
+        }
+        Ok(Some(OffsetFetch { offset, fetch }))
+    }
+
+    fn expect_rows(&mut self) -> PResult<()> {
+        self.eat_one_of(&["ROW", "ROWS"]).map(|_| ()).ok_or_else(|| self.error())
+    }
+
+    /// `[OPTION (hint, ...)]`; each hint is kept as source text.
+    pub(super) fn parse_option_clause(&mut self) -> PResult<Vec<QueryHint>> {
+        if !self.eat_keyword("OPTION") {
+            return Ok(Vec::new());
+        }
+        self.expect(&TokenKind::LParen)?;
+        let hints = self.parse_comma_separated(Self::parse_query_hint)?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(hints)
+    }
+
+    /// The tokens of one hint, up to a `,` or `)` outside parentheses.
+    fn parse_query_hint(&mut self) -> PResult<QueryHint> {
+        let start = self.peek().span;
+        let first = self.pos;
+        let mut depth = 0usize;
+        loop {
+            match self.peek_kind() {
+                TokenKind::Eof => return Err(self.error()),
+                TokenKind::Comma | TokenKind::RParen if depth == 0 => break,
+                TokenKind::LParen => depth += 1,
+                TokenKind::RParen => depth -= 1,
+                _ => {}
+            }
+            self.advance();
+        }
+        if self.pos == first {
+            return Err(self.error());
+        }
+        let span = self.span_from(start);
+        Ok(QueryHint { text: self.source[span.start..span.end].to_owned() })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Table sources
+    // -----------------------------------------------------------------------------------------
+
+    /// A table factor followed by any joins.
+    pub(super) fn parse_table_source(&mut self) -> PResult<TableSource> {
+        self.nested(|p| {
+            let mut left = p.parse_table_factor()?;
+            while let Some(kind) = p.parse_join_kind()? {
+                left = p.parse_join(left, kind)?;
+            }
+            Ok(left)
+        })
+    }
+
+    /// The right side of a join whose operator has been read.
+    fn parse_join(&mut self, left: TableSource, kind: JoinKind) -> PResult<TableSource> {
+        let (right, on) = match kind {
+            JoinKind::Cross | JoinKind::CrossApply | JoinKind::OuterApply => {
+                (self.parse_table_factor()?, None)
+            }
+            _ => {
+                let right = self.parse_table_source()?;
+                self.expect_keyword("ON")?;
+                (right, Some(self.parse_expr()?))
+            }
+        };
+        Ok(TableSource::Join(Box::new(Join { left, right, kind, on })))
+    }
+
+    /// Consumes a join operator, if one is next.
+    fn parse_join_kind(&mut self) -> PResult<Option<JoinKind>> {
+        if self.eat_keyword("JOIN") {
+            return Ok(Some(JoinKind::Inner));
+        }
+        if self.at_keyword("CROSS") && self.nth_is_keyword(1, "APPLY") {
+            self.advance();
+            self.advance();
+            return Ok(Some(JoinKind::CrossApply));
+        }
+        if self.at_keyword("OUTER") && self.nth_is_keyword(1, "APPLY") {
+            self.advance();
+            self.advance();
+            return Ok(Some(JoinKind::OuterApply));
+        }
+        let kind = match self.eat_one_of(&["INNER", "LEFT", "RIGHT", "FULL", "CROSS"]) {
+            Some("INNER") => JoinKind::Inner,
+            Some("CROSS") => JoinKind::Cross,
+            Some(side) => {
+                self.eat_keyword("OUTER");
+                match side {
+                    "LEFT" => JoinKind::LeftOuter,
+                    "RIGHT" => JoinKind::RightOuter,
+                    _ => JoinKind::FullOuter,
+                }
+            }
+            None => return Ok(None),
+        };
+        self.expect_keyword("JOIN")?;
+        Ok(Some(kind))
+    }
+
+    fn parse_table_factor(&mut self) -> PResult<TableSource> {
+        if self.paren_starts_query() {
+            self.parse_derived_table()
+        } else if self.at(&TokenKind::LParen) && self.nth_is_keyword(1, "VALUES") {
+            self.parse_values_table()
+        } else if self.at(&TokenKind::LParen) {
+            self.parse_parenthesized_table_source()
+        } else if self.at(&TokenKind::Variable) {
+            let name = self.advance_text().to_owned();
+            let alias = self.parse_table_alias()?;
+            Ok(TableSource::Variable { name, alias })
+        } else {
+            self.parse_named_table_source()
+        }
+    }
+
+    /// `(query) [AS] alias [(columns)]`.
+    fn parse_derived_table(&mut self) -> PResult<TableSource> {
+        let query = Box::new(self.parse_parenthesized_query()?);
+        let (alias, columns) = self.parse_derived_alias()?;
+        Ok(TableSource::Derived { query, alias, columns })
+    }
+
+    /// `(VALUES (...), ...) [AS] alias [(columns)]`.
+    fn parse_values_table(&mut self) -> PResult<TableSource> {
+        self.advance();
+        self.advance();
+        let rows = self.parse_values_rows()?;
+        self.expect(&TokenKind::RParen)?;
+        let (alias, columns) = self.parse_derived_alias()?;
+        Ok(TableSource::Values { rows, alias, columns })
+    }
+
+    /// `(a JOIN b ON ...)`.
+    fn parse_parenthesized_table_source(&mut self) -> PResult<TableSource> {
+        self.advance();
+        let source = self.parse_table_source()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(source)
+    }
+
+    /// A table, or a table-valued function call.
+    fn parse_named_table_source(&mut self) -> PResult<TableSource> {
+        let name = self.parse_object_name()?;
+        if self.eat(&TokenKind::LParen) {
+            let args = if self.at(&TokenKind::RParen) {
+                Vec::new()
+            } else {
+                self.parse_comma_separated(Self::parse_expr_or_default)?
+            };
+            self.expect(&TokenKind::RParen)?;
+            let alias = self.parse_table_alias()?;
+            let columns = if alias.is_some() && self.at(&TokenKind::LParen) {
+                self.parse_identifier_list()?
+            } else {
+                Vec::new()
+            };
+            return Ok(TableSource::Function { name, args, alias, columns });
+        }
+        let alias = self.parse_table_alias()?;
+        let hints = self.parse_table_hints()?;
+        Ok(TableSource::Table { name, alias, hints })
+    }
+
+    /// `[AS] alias [(columns)]`, required after a derived table.
+    fn parse_derived_alias(&mut self) -> PResult<(Ident, Vec<Ident>)> {
+        self.eat_keyword("AS");
+        let alias = self.parse_identifier()?;
+        let columns =
+            if self.at(&TokenKind::LParen) { self.parse_identifier_list()? } else { Vec::new() };
+        Ok((alias, columns))
+    }
+
+    /// `[AS] alias` after a table.
+    fn parse_table_alias(&mut self) -> PResult<Option<Ident>> {
+        if self.eat_keyword("AS") {
+            return self.parse_identifier().map(Some);
+        }
+        if self.at_identifier() && !self.at_clause_boundary() {
+            self.parse_identifier().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// `[WITH (hint, ...)]`. Hint names may be reserved words (`HOLDLOCK`, `INDEX`).
+    fn parse_table_hints(&mut self) -> PResult<Vec<TableHint>> {
+        if !(self.at_keyword("WITH") && self.peek_nth(1).kind == TokenKind::LParen) {
+            return Ok(Vec::new());
+        }
+        self.advance();
+        self.advance();
+        let hints = self.parse_comma_separated(|p| {
+            if p.peek().kind != TokenKind::Word {
+                return Err(p.error());
+            }
+            let name = Ident::new(p.advance_text());
+            let args = if p.eat(&TokenKind::LParen) {
+                let args = p.parse_comma_separated(Self::parse_expr)?;
+                p.expect(&TokenKind::RParen)?;
+                args
+            } else if p.eat(&TokenKind::Eq) {
+                vec![p.parse_expr()?]
+            } else {
+                Vec::new()
+            };
+            Ok(TableHint { name, args })
+        })?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(hints)
+    }
+
+    /// `(value, ...), (value, ...)` after `VALUES`.
+    fn parse_values_rows(&mut self) -> PResult<Vec<Vec<Expr>>> {
+        self.parse_comma_separated(|p| {
+            p.expect(&TokenKind::LParen)?;
+            let row = p.parse_comma_separated(Self::parse_expr_or_default)?;
+            p.expect(&TokenKind::RParen)?;
+            Ok(row)
+        })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // INSERT, UPDATE, DELETE
+    // -----------------------------------------------------------------------------------------
+
+    pub(super) fn parse_insert(&mut self, ctes: Vec<Cte>) -> PResult<StatementKind> {
+        self.expect_keyword("INSERT")?;
+        let top = self.parse_top()?;
+        self.eat_keyword("INTO");
+        let target = self.parse_table_target()?;
+        let table_hints = self.parse_table_hints()?;
+        let columns = if self.at(&TokenKind::LParen) && !self.paren_starts_query() {
+            self.parse_identifier_list()?
+        } else {
+            Vec::new()
+        };
+        let source = self.parse_insert_source()?;
+        let hints = self.parse_option_clause()?;
+        let insert = Insert { ctes, top, target, table_hints, columns, source, hints };
+        Ok(StatementKind::Insert(Box::new(insert)))
+    }
+
+    fn parse_insert_source(&mut self) -> PResult<InsertSource> {
+        if self.eat_keyword("VALUES") {
+            return Ok(InsertSource::Values(self.parse_values_rows()?));
+        }
+        if self.eat_keyword("DEFAULT") {
+            self.expect_keyword("VALUES")?;
+            return Ok(InsertSource::DefaultValues);
+        }
+        if self.at_keyword("EXEC") || self.at_keyword("EXECUTE") {
+            return Ok(InsertSource::Execute(Box::new(self.parse_execute()?)));
+        }
+        let starts_query =
+            self.at_keyword("SELECT") || self.at_keyword("WITH") || self.at(&TokenKind::LParen);
+        if starts_query {
+            Ok(InsertSource::Query(Box::new(self.parse_query()?)))
+        } else {
+            Err(self.error())
+        }
+    }
+
+    pub(super) fn parse_update(&mut self, ctes: Vec<Cte>) -> PResult<StatementKind> {
+        self.expect_keyword("UPDATE")?;
+        let top = self.parse_top()?;
+        let target = self.parse_table_target()?;
+        let table_hints = self.parse_table_hints()?;
+        self.expect_keyword("SET")?;
+        let assignments = self.parse_comma_separated(Self::parse_assignment)?;
+        let from = self.parse_from()?;
+        let where_clause = self.parse_where()?;
+        let hints = self.parse_option_clause()?;
+        let update =
+            Update { ctes, top, target, table_hints, assignments, from, where_clause, hints };
+        Ok(StatementKind::Update(Box::new(update)))
+    }
+
+    /// `column op value`, `@v op value` or `@v = column = value`.
+    fn parse_assignment(&mut self) -> PResult<Assignment> {
+        let target = if self.at(&TokenKind::Variable) {
+            let variable = self.advance_text().to_owned();
+            if self.at(&TokenKind::Eq) && self.column_assignment_follows() {
+                self.advance();
+                let column = self.parse_column_path()?;
+                AssignmentTarget::VariableAndColumn { variable, column }
+            } else {
+                AssignmentTarget::Variable(variable)
+            }
+        } else {
+            AssignmentTarget::Column(self.parse_column_path()?)
+        };
+        let op = self.parse_assign_op()?;
+        let value = self.parse_expr_or_default()?;
+        Ok(Assignment { target, op, value })
+    }
+
+    /// Whether `= column =` follows (the cursor is at the first `=`).
+    fn column_assignment_follows(&self) -> bool {
+        let mut n = 1;
+        while super::is_identifier_token(self.peek_nth(n)) {
+            match self.peek_nth(n + 1).kind {
+                TokenKind::Dot => n += 2,
+                TokenKind::Eq => return true,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// `name[.name...]` naming a column.
+    fn parse_column_path(&mut self) -> PResult<Vec<Ident>> {
+        let mut path = vec![self.parse_identifier()?];
+        while self.eat(&TokenKind::Dot) {
+            path.push(self.parse_identifier()?);
+        }
+        Ok(path)
+    }
+
+    pub(super) fn parse_assign_op(&mut self) -> PResult<AssignOp> {
+        let op = assign_op(self.peek_kind()).ok_or_else(|| self.error())?;
+        self.advance();
+        Ok(op)
+    }
+
+    pub(super) fn parse_delete(&mut self, ctes: Vec<Cte>) -> PResult<StatementKind> {
+        self.expect_keyword("DELETE")?;
+        let top = self.parse_top()?;
+        self.eat_keyword("FROM");
+        let target = self.parse_table_target()?;
+        let table_hints = self.parse_table_hints()?;
+        let from = self.parse_from()?;
+        let where_clause = self.parse_where()?;
+        let hints = self.parse_option_clause()?;
+        let delete = Delete { ctes, top, target, table_hints, from, where_clause, hints };
+        Ok(StatementKind::Delete(Box::new(delete)))
+    }
+
+    fn parse_table_target(&mut self) -> PResult<TableTarget> {
+        if self.at(&TokenKind::Variable) {
+            Ok(TableTarget::Variable(self.advance_text().to_owned()))
+        } else {
+            Ok(TableTarget::Table(self.parse_object_name()?))
+        }
+    }
+}
+
+/// The assignment operator a token stands for.
+fn assign_op(kind: &TokenKind) -> Option<AssignOp> {
+    Some(match kind {
+        TokenKind::Eq => AssignOp::Assign,
+        TokenKind::PlusEq => AssignOp::Add,
+        TokenKind::MinusEq => AssignOp::Subtract,
+        TokenKind::StarEq => AssignOp::Multiply,
+        TokenKind::SlashEq => AssignOp::Divide,
+        TokenKind::PercentEq => AssignOp::Modulo,
+        TokenKind::AmpersandEq => AssignOp::BitAnd,
+        TokenKind::PipeEq => AssignOp::BitOr,
+        TokenKind::CaretEq => AssignOp::BitXor,
+        _ => return None,
+    })
+}
