@@ -436,3 +436,42 @@ mod tests {
         assert_eq!(CommitBody::decode(&[9u8; 16]), None);
     }
 }
+
+#[cfg(test)]
+mod worked_example {
+    use super::*;
+
+    /// The block of `docs/format/log.md`'s worked example: a fresh log's first block, holding
+    /// transaction 1's begin, a 5-byte payload and its fully durable commit.
+    pub(super) fn example_block() -> Vec<u8> {
+        let mut b = vec![0u8; 512];
+        encode_record_header(&mut b[32..48], 0, RecordKind::Begin, Fragment::Full, 1);
+        encode_record_header(&mut b[48..64], 5, RecordKind::Payload, Fragment::Full, 1);
+        b[64..69].copy_from_slice(b"hello");
+        encode_record_header(&mut b[69..85], 16, RecordKind::Commit, Fragment::Full, 1);
+        let commit =
+            CommitBody { durability: Durability::Full, commit_time_us: 1_795_000_000_000_000 };
+        b[85..101].copy_from_slice(&commit.encode());
+        BlockHeader { used: 101, lsn: 0, flush_lsn: 0 }.seal(&mut b, 0x1122_3344_5566_7788, 4608);
+        b
+    }
+
+    /// The hex shown in `docs/format/log.md`; if the format changes, so must the document.
+    const EXAMPLE_HEX: &str = "\
+        57424c4b650000000000000000000000\
+        0000000000000000b4dc3c5300000000\
+        00000000010000000100000000000000\
+        05000000040000000100000000000000\
+        68656c6c6f1000000002000000010000\
+        0000000000000000000000000000305f\
+        018b600600";
+
+    #[test]
+    fn worked_example_matches_the_document() {
+        let b = example_block();
+        let hex: String = b[..101].iter().map(|x| format!("{x:02x}")).collect();
+        assert_eq!(hex, EXAMPLE_HEX.replace(' ', ""));
+        assert!(b[101..].iter().all(|&x| x == 0), "padding is zero");
+        assert!(BlockHeader::checksum_ok(&b, 0x1122_3344_5566_7788, 4608));
+    }
+}

@@ -1,8 +1,9 @@
 //! `walden bench log`: the log manager against the disk it runs on.
 //!
 //! In one run it measures the disk's raw rate of 4 KiB appends + `fdatasync` into a
-//! preallocated file (the ceiling for one thread of fully durable commits), then commits/s
-//! for each thread count and durability, each on a fresh log file in the same directory. A
+//! preallocated file (the ceiling for one thread of fully durable commits), interleaved with
+//! one thread of fully durable commits so the two see the same disk, then commits/s for each
+//! thread count and durability, each on a fresh log file in the same directory. A
 //! commit is a transaction-begin record, one payload record of `--record-bytes` and the commit
 //! record. Every worker moves the truncation point up to the hardened LSN now and then, as
 //! SIMPLE recovery's checkpoints would, so the file reuses its segments instead of growing.
@@ -85,11 +86,22 @@ pub fn run(args: &LogBenchArgs) -> Result<(), String> {
     }
     .map_err(|e| format!("cannot create a directory for the benchmark: {e}"))?;
     let per_run = Duration::from_secs_f64(args.seconds);
-    progress(args, &format!("measuring raw fdatasync rate in {}", tmp.path().display()));
-    let fdatasync_per_sec = raw_fdatasync_rate(tmp.path(), per_run)?;
+    progress(
+        args,
+        &format!(
+            "raw fdatasync rate and 1 thread of full commits, interleaved, in {}",
+            tmp.path().display()
+        ),
+    );
+    let raw = RawDisk::create(tmp.path())?;
+    let (fdatasync_per_sec, full_single) = raw_and_single_full(tmp.path(), args, &raw, per_run)?;
     let mut runs = Vec::new();
     for durability in [Durability::Full, Durability::Delayed] {
         for &threads in &args.threads {
+            if threads == 1 && durability == Durability::Full {
+                runs.push(full_single.clone());
+                continue;
+            }
             progress(args, &format!("{threads} thread(s), {durability:?} commits"));
             runs.push(measure(tmp.path(), args, threads, durability, per_run)?);
         }
@@ -108,28 +120,113 @@ fn progress(args: &LogBenchArgs, what: &str) {
     }
 }
 
-/// 4 KiB writes at consecutive offsets of a zero-filled file, each followed by fdatasync.
-fn raw_fdatasync_rate(dir: &Path, duration: Duration) -> Result<f64, String> {
+/// A zero-filled file for the raw rate: 4 KiB writes at consecutive offsets, each followed by
+/// `fdatasync`, the best a log flush can do on this disk.
+struct RawDisk {
+    file: walden_io::FileRef,
+    next: std::cell::Cell<u64>,
+}
+
+impl RawDisk {
     const WRITE: usize = 4096;
-    const FILE: u64 = 256 << 20;
-    let file = OsFs::new()
-        .open(&dir.join("raw.dat"), OpenMode::CreateNew)
-        .and_then(|f| {
-            f.preallocate(FILE)?;
-            f.sync_all()?;
-            Ok(f)
-        })
-        .map_err(|e| format!("raw fdatasync file: {e}"))?;
-    let block = vec![0x5au8; WRITE];
-    let start = Instant::now();
-    let mut n = 0u64;
-    while start.elapsed() < duration {
-        let offset = (n * WRITE as u64) % FILE;
-        file.write_all_at(&block, offset).map_err(|e| e.to_string())?;
-        file.sync_data().map_err(|e| e.to_string())?;
-        n += 1;
+    const LEN: u64 = 256 << 20;
+
+    fn create(dir: &Path) -> Result<RawDisk, String> {
+        let file = OsFs::new()
+            .open(&dir.join("raw.dat"), OpenMode::CreateNew)
+            .and_then(|f| {
+                f.preallocate(Self::LEN)?;
+                f.sync_all()?;
+                Ok(f)
+            })
+            .map_err(|e| format!("raw fdatasync file: {e}"))?;
+        Ok(RawDisk { file, next: std::cell::Cell::new(0) })
     }
-    Ok(n as f64 / start.elapsed().as_secs_f64())
+
+    /// Appends + syncs for `duration`; returns how many.
+    fn run(&self, duration: Duration) -> Result<u64, String> {
+        let block = vec![0x5au8; Self::WRITE];
+        let start = Instant::now();
+        let mut n = 0;
+        while start.elapsed() < duration {
+            let offset = self.next.get();
+            self.file.write_all_at(&block, offset).map_err(|e| e.to_string())?;
+            self.file.sync_data().map_err(|e| e.to_string())?;
+            self.next.set((offset + Self::WRITE as u64) % Self::LEN);
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+/// The raw rate and one thread of fully durable commits, measured in alternating slices so
+/// that both see the same disk: on a shared machine the disk's rate drifts by more than the
+/// 10% this comparison is about.
+fn raw_and_single_full(
+    dir: &Path,
+    args: &LogBenchArgs,
+    raw: &RawDisk,
+    duration: Duration,
+) -> Result<(f64, Run), String> {
+    const SLICES: u32 = 8;
+    let slice = duration / SLICES;
+    let path = dir.join("bench-1-full.ldf");
+    let vfs: Arc<dyn Vfs> = Arc::new(OsFs::new());
+    let (log, _) =
+        LogManager::open(Arc::clone(&vfs), &path, bench_config(args)).map_err(|e| e.to_string())?;
+    let before = log.stats();
+    let payload = vec![0xa5u8; args.record_bytes];
+    let (mut syncs, mut raw_time) = (0u64, Duration::ZERO);
+    let (mut commits, mut log_time) = (0u64, Duration::ZERO);
+    let mut txn = 0u64;
+    for _ in 0..SLICES {
+        let start = Instant::now();
+        syncs += raw.run(slice)?;
+        raw_time += start.elapsed();
+        let start = Instant::now();
+        while start.elapsed() < slice {
+            txn += 1;
+            one_transaction(&log, txn, &payload, Durability::Full)?;
+            commits += 1;
+        }
+        log_time += start.elapsed();
+    }
+    let after = log.stats();
+    log.close().map_err(|e| e.to_string())?;
+    let _ = vfs.remove(&path);
+    let run = Run {
+        threads: 1,
+        durability: Durability::Full,
+        commits,
+        elapsed: log_time,
+        flushes: after.flushes - before.flushes,
+        bytes_flushed: after.bytes_flushed - before.bytes_flushed,
+        time_bound_flushes: 0,
+    };
+    Ok((syncs as f64 / raw_time.as_secs_f64(), run))
+}
+
+fn bench_config(args: &LogBenchArgs) -> LogConfig {
+    LogConfig {
+        max_delay_ms: args.max_delay_ms,
+        segment_size: 64 << 20,
+        initial_segments: 4,
+        ..LogConfig::default()
+    }
+}
+
+/// A transaction as the benchmark counts one: begin, one payload record, commit.
+fn one_transaction(
+    log: &LogManager,
+    txn: u64,
+    payload: &[u8],
+    durability: Durability,
+) -> Result<(), String> {
+    let err = |e: walden_log::LogError| e.to_string();
+    log.append_begin(txn).map_err(err)?;
+    log.append_payload(txn, payload).map_err(err)?;
+    log.append_commit(txn, durability).map_err(err)?;
+    Ok(())
 }
 
 fn measure(
@@ -140,14 +237,9 @@ fn measure(
     duration: Duration,
 ) -> Result<Run, String> {
     let path = dir.join(format!("bench-{threads}-{durability:?}.ldf"));
-    let config = LogConfig {
-        max_delay_ms: args.max_delay_ms,
-        segment_size: 64 << 20,
-        initial_segments: 4,
-        ..LogConfig::default()
-    };
     let vfs: Arc<dyn Vfs> = Arc::new(OsFs::new());
-    let (log, _) = LogManager::open(Arc::clone(&vfs), &path, config).map_err(|e| e.to_string())?;
+    let (log, _) =
+        LogManager::open(Arc::clone(&vfs), &path, bench_config(args)).map_err(|e| e.to_string())?;
     let before = log.stats();
     let stop = AtomicBool::new(false);
     let payload = vec![0xa5u8; args.record_bytes];
@@ -189,7 +281,6 @@ fn worker(
 ) -> Result<u64, String> {
     let mut txn = thread << 40;
     let mut commits = 0u64;
-    let err = |e: walden_log::LogError| e.to_string();
     loop {
         // Checking the clock flag costs little next to a full commit, but a delayed one takes
         // well under a microsecond: look only every 64 commits.
@@ -202,9 +293,7 @@ fn worker(
             }
         }
         txn += 1;
-        log.append_begin(txn).map_err(err)?;
-        log.append_payload(txn, payload).map_err(err)?;
-        log.append_commit(txn, durability).map_err(err)?;
+        one_transaction(log, txn, payload, durability)?;
         commits += 1;
     }
 }
@@ -217,7 +306,8 @@ fn print_table(fdatasync_per_sec: f64, runs: &[Run], args: &LogBenchArgs) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
-        "raw fdatasync rate (4 KiB appends into a preallocated file): {fdatasync_per_sec:.0}/s\n"
+        "raw fdatasync rate (4 KiB appends into a preallocated file, interleaved with the \
+         1-thread full run): {fdatasync_per_sec:.0}/s\n"
     );
     let _ = writeln!(
         out,
