@@ -1,0 +1,477 @@
+//! Data files: a database's pages on disk.
+//!
+//! A data file (`<name>.mdf`, as SQL Server names its primary data file) is an array of 8 KiB
+//! pages; page `n` lives at byte `n * PAGE_SIZE`, and the file's length is always a whole
+//! number of pages. Page 0 is the **file header**: a [`PageType::FileHeader`] page whose slot
+//! 0 holds one record (like SQL Server's file header page, whose fields are a record too):
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `WALDNMDF` |
+//! | 8 | 4 | format version (1) |
+//! | 12 | 4 | page size (8192) |
+//! | 16 | 4 | database id |
+//! | 20 | 8 | creation time, microseconds since the Unix epoch |
+//!
+//! # Invariants and why
+//!
+//! * **Pages are written sealed and read verified.** [`DataFile::write_page`] seals the page
+//!   (checksum seeded with its id) just before the write, and [`DataFile::read_page`] verifies
+//!   it against the id it was read for, so bit rot, torn writes and misdirected writes surface
+//!   as [`PageError::Corrupt`] naming the page, and a preallocated page that was never written
+//!   as [`PageError::NeverWritten`].
+//! * **The file only grows by preallocation.** [`DataFile::grow`] zero-fills the new pages and
+//!   syncs the file's metadata before returning, and `write_page` refuses pages past the end.
+//!   So every page write is an overwrite of allocated space: a later `sync` (`fdatasync`) makes
+//!   it durable without a metadata update, and a crash can never leave a page the file's size
+//!   does not cover.
+//! * **A data file is shared.** Reads and writes take `&self` and use positioned I/O, so one
+//!   `DataFile` serves many threads; growth is serialized by a lock. Keeping two writers off
+//!   the same page, and the WAL rule, are the buffer pool's job.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use walden_io::{FileRef, OpenMode, Vfs};
+
+use crate::page::{Page, PageError, PageId, PageType, PAGE_SIZE};
+
+/// The first 8 bytes of the file header record.
+pub const FILE_MAGIC: [u8; 8] = *b"WALDNMDF";
+
+/// The data file format this code writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The length of the file header record.
+const HEADER_RECORD_LEN: usize = 28;
+
+/// The fields of a data file's header page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileHeader {
+    /// The data file format version.
+    pub format_version: u32,
+    /// The page size the file was created with.
+    pub page_size: u32,
+    /// The database the file belongs to.
+    pub database_id: u32,
+    /// When the file was created, in microseconds since the Unix epoch.
+    pub created_unix_micros: u64,
+}
+
+impl FileHeader {
+    fn encode(&self) -> [u8; HEADER_RECORD_LEN] {
+        let mut r = [0; HEADER_RECORD_LEN];
+        r[0..8].copy_from_slice(&FILE_MAGIC);
+        r[8..12].copy_from_slice(&self.format_version.to_le_bytes());
+        r[12..16].copy_from_slice(&self.page_size.to_le_bytes());
+        r[16..20].copy_from_slice(&self.database_id.to_le_bytes());
+        r[20..28].copy_from_slice(&self.created_unix_micros.to_le_bytes());
+        r
+    }
+
+    fn decode(r: &[u8]) -> Result<FileHeader, String> {
+        let r: &[u8; HEADER_RECORD_LEN] = r
+            .try_into()
+            .map_err(|_| format!("header record is {} bytes, not {HEADER_RECORD_LEN}", r.len()))?;
+        if r[0..8] != FILE_MAGIC {
+            return Err(format!("bad magic {:02x?}", &r[0..8]));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]]);
+        let mut created = [0; 8];
+        created.copy_from_slice(&r[20..28]);
+        let header = FileHeader {
+            format_version: u32_at(8),
+            page_size: u32_at(12),
+            database_id: u32_at(16),
+            created_unix_micros: u64::from_le_bytes(created),
+        };
+        if header.format_version != FORMAT_VERSION {
+            return Err(format!("unsupported format version {}", header.format_version));
+        }
+        if header.page_size as usize != PAGE_SIZE {
+            return Err(format!("page size {} is not {PAGE_SIZE}", header.page_size));
+        }
+        Ok(header)
+    }
+}
+
+/// What can go wrong with a data file.
+#[derive(Debug)]
+pub enum FileError {
+    /// The file system failed.
+    Io {
+        /// What was being done: "open", "read", "write", "grow", "sync".
+        op: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+    /// A page failed verification (or was never written).
+    Page(PageError),
+    /// The file is not a Walden data file this code can open.
+    NotADataFile {
+        /// The file.
+        path: PathBuf,
+        /// Why not.
+        detail: String,
+    },
+    /// A page id at or past the end of the file.
+    PageOutOfRange {
+        /// The page asked for.
+        page_id: PageId,
+        /// The file's page count.
+        page_count: u32,
+    },
+    /// Growing would take page ids past `u32::MAX`.
+    TooLarge,
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileError::Io { op, path, source } => {
+                write!(f, "{op} failed on {}: {source}", path.display())
+            }
+            FileError::Page(e) => e.fmt(f),
+            FileError::NotADataFile { path, detail } => {
+                write!(f, "{} is not a Walden data file: {detail}", path.display())
+            }
+            FileError::PageOutOfRange { page_id, page_count } => {
+                write!(f, "page {page_id} is past the end of the file ({page_count} pages)")
+            }
+            FileError::TooLarge => write!(f, "data file would exceed 2^32 pages"),
+        }
+    }
+}
+
+impl std::error::Error for FileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FileError::Io { source, .. } => Some(source),
+            FileError::Page(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<PageError> for FileError {
+    fn from(e: PageError) -> Self {
+        FileError::Page(e)
+    }
+}
+
+/// An open data file.
+#[derive(Debug)]
+pub struct DataFile {
+    file: FileRef,
+    path: PathBuf,
+    header: FileHeader,
+    page_count: AtomicU32,
+    /// Serializes [`DataFile::grow`]; reads and writes do not take it.
+    grow_lock: Mutex<()>,
+}
+
+impl DataFile {
+    /// The conventional path of data file `name` in `dir`: `dir/name.mdf`.
+    pub fn path_for(dir: &Path, name: &str) -> PathBuf {
+        dir.join(format!("{name}.mdf"))
+    }
+
+    /// Creates a data file of `initial_pages` zero-filled pages (at least 1), writes its header
+    /// page, and makes the file and its directory entry durable. Fails if the file exists. On
+    /// failure a partly created file may remain; the caller removes it.
+    pub fn create(
+        vfs: &dyn Vfs,
+        path: &Path,
+        database_id: u32,
+        initial_pages: u32,
+    ) -> Result<DataFile, FileError> {
+        let io_err = |op| move |source| FileError::Io { op, path: path.to_path_buf(), source };
+        let file = vfs.open(path, OpenMode::CreateNew).map_err(io_err("create"))?;
+        let pages = initial_pages.max(1);
+        // Allocate first, so that even the header page's write is an overwrite.
+        file.preallocate(u64::from(pages) * PAGE_SIZE as u64).map_err(io_err("grow"))?;
+        let header = FileHeader {
+            format_version: FORMAT_VERSION,
+            page_size: PAGE_SIZE as u32,
+            database_id,
+            created_unix_micros: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+        };
+        let mut page = Page::new(0, PageType::FileHeader);
+        page.push(&header.encode())?;
+        let data_file = DataFile {
+            file,
+            path: path.to_path_buf(),
+            header,
+            page_count: AtomicU32::new(pages),
+            grow_lock: Mutex::new(()),
+        };
+        data_file.write_page(&mut page)?;
+        data_file.file.sync_all().map_err(io_err("sync"))?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            vfs.sync_dir(dir).map_err(io_err("sync"))?;
+        }
+        Ok(data_file)
+    }
+
+    /// Opens an existing data file and checks its header page.
+    pub fn open(vfs: &dyn Vfs, path: &Path) -> Result<DataFile, FileError> {
+        let io_err = |op| move |source| FileError::Io { op, path: path.to_path_buf(), source };
+        let not_data =
+            |detail: String| FileError::NotADataFile { path: path.to_path_buf(), detail };
+        let file = vfs.open(path, OpenMode::Existing).map_err(io_err("open"))?;
+        let len = file.len().map_err(io_err("open"))?;
+        if len == 0 || len % PAGE_SIZE as u64 != 0 {
+            return Err(not_data(format!(
+                "length {len} is not a positive multiple of {PAGE_SIZE}"
+            )));
+        }
+        let pages = u32::try_from(len / PAGE_SIZE as u64).map_err(|_| FileError::TooLarge)?;
+        let mut page = Page::zeroed();
+        file.read_exact_at(page.as_bytes_mut(), 0).map_err(io_err("read"))?;
+        page.verify(0)?;
+        if page.page_type() != Some(PageType::FileHeader) {
+            return Err(not_data(format!("page 0 is a {:?} page", page.page_type())));
+        }
+        let header = FileHeader::decode(page.get(0)?).map_err(not_data)?;
+        Ok(DataFile {
+            file,
+            path: path.to_path_buf(),
+            header,
+            page_count: AtomicU32::new(pages),
+            grow_lock: Mutex::new(()),
+        })
+    }
+
+    /// The header read or written when the file was opened.
+    pub fn header(&self) -> &FileHeader {
+        &self.header
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The number of pages in the file, written or not.
+    pub fn page_count(&self) -> u32 {
+        self.page_count.load(Ordering::Acquire)
+    }
+
+    /// Reads and verifies page `page_id`.
+    pub fn read_page(&self, page_id: PageId) -> Result<Page, FileError> {
+        self.check_range(page_id)?;
+        let mut page = Page::zeroed();
+        self.file
+            .read_exact_at(page.as_bytes_mut(), offset(page_id))
+            .map_err(|source| self.io_err("read", source))?;
+        page.verify(page_id)?;
+        Ok(page)
+    }
+
+    /// Seals `page` and writes it at its own page id, which must be inside the file. The write
+    /// is durable only after [`DataFile::sync`].
+    pub fn write_page(&self, page: &mut Page) -> Result<(), FileError> {
+        let page_id = page.page_id();
+        self.check_range(page_id)?;
+        page.seal();
+        self.file
+            .write_all_at(page.as_bytes(), offset(page_id))
+            .map_err(|source| self.io_err("write", source))
+    }
+
+    /// Adds `n` zero-filled pages at the end of the file and makes the new size durable;
+    /// returns the id of the first new page.
+    pub fn grow(&self, n: u32) -> Result<PageId, FileError> {
+        let _guard = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let first = self.page_count();
+        let new_count = first.checked_add(n).ok_or(FileError::TooLarge)?;
+        self.file.preallocate(offset(new_count)).map_err(|source| self.io_err("grow", source))?;
+        // The size must be durable before any page in the new range is trusted to be, since a
+        // page write is then synced with `sync_data`, which need not carry the metadata.
+        self.file.sync_all().map_err(|source| self.io_err("sync", source))?;
+        self.page_count.store(new_count, Ordering::Release);
+        Ok(first)
+    }
+
+    /// Makes every page written so far durable.
+    pub fn sync(&self) -> Result<(), FileError> {
+        self.file.sync_data().map_err(|source| self.io_err("sync", source))
+    }
+
+    fn check_range(&self, page_id: PageId) -> Result<(), FileError> {
+        let page_count = self.page_count();
+        if page_id >= page_count {
+            return Err(FileError::PageOutOfRange { page_id, page_count });
+        }
+        Ok(())
+    }
+
+    fn io_err(&self, op: &'static str, source: io::Error) -> FileError {
+        FileError::Io { op, path: self.path.clone(), source }
+    }
+}
+
+/// The byte offset of a page (or, for `page_count`, the file length).
+fn offset(page_id: PageId) -> u64 {
+    u64::from(page_id) * PAGE_SIZE as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::page::Corruption;
+    use walden_io::{MemFs, OsFs};
+
+    fn path() -> PathBuf {
+        DataFile::path_for(Path::new("/db"), "test")
+    }
+
+    fn heap_page(id: PageId, rows: &[&[u8]]) -> Page {
+        let mut p = Page::new(id, PageType::Heap);
+        p.set_object_id(100);
+        p.set_page_lsn(77);
+        for r in rows {
+            p.push(r).unwrap();
+        }
+        p
+    }
+
+    #[test]
+    fn create_then_open_reads_the_header() {
+        let fs = MemFs::new();
+        let f = DataFile::create(&fs, &path(), 5, 4).unwrap();
+        assert_eq!(path(), Path::new("/db/test.mdf"));
+        assert_eq!(f.page_count(), 4);
+        assert_eq!(f.header().database_id, 5);
+        assert!(f.header().created_unix_micros > 0);
+        let g = DataFile::open(&fs, &path()).unwrap();
+        assert_eq!(g.header(), f.header());
+        assert_eq!(g.page_count(), 4);
+        assert_eq!(g.read_page(0).unwrap().page_type(), Some(PageType::FileHeader));
+        assert!(matches!(
+            g.read_page(1),
+            Err(FileError::Page(PageError::NeverWritten { page_id: 1 }))
+        ));
+        assert!(matches!(DataFile::create(&fs, &path(), 5, 4), Err(FileError::Io { .. })));
+    }
+
+    #[test]
+    fn pages_round_trip_and_stay_inside_the_file() {
+        let fs = MemFs::new();
+        let f = DataFile::create(&fs, &path(), 1, 3).unwrap();
+        let mut p = heap_page(2, &[b"alpha", b"beta"]);
+        f.write_page(&mut p).unwrap();
+        f.sync().unwrap();
+        let q = f.read_page(2).unwrap();
+        assert_eq!(q, p);
+        assert_eq!(q.get(1).unwrap(), b"beta");
+        let mut far = heap_page(3, &[]);
+        assert!(matches!(
+            f.write_page(&mut far),
+            Err(FileError::PageOutOfRange { page_id: 3, page_count: 3 })
+        ));
+        assert!(matches!(f.read_page(3), Err(FileError::PageOutOfRange { .. })));
+    }
+
+    #[test]
+    fn grow_adds_zero_pages_that_survive_reopen() {
+        let fs = MemFs::new();
+        let f = DataFile::create(&fs, &path(), 1, 1).unwrap();
+        assert_eq!(f.grow(3).unwrap(), 1);
+        assert_eq!(f.page_count(), 4);
+        f.write_page(&mut heap_page(3, &[b"x"])).unwrap();
+        let g = DataFile::open(&fs, &path()).unwrap();
+        assert_eq!(g.page_count(), 4);
+        assert!(matches!(g.read_page(2), Err(FileError::Page(PageError::NeverWritten { .. }))));
+        assert_eq!(g.read_page(3).unwrap().get(0).unwrap(), b"x");
+        assert!(matches!(g.grow(u32::MAX), Err(FileError::TooLarge)));
+    }
+
+    #[test]
+    fn flipped_byte_on_disk_is_reported_with_the_page_id() {
+        let fs = MemFs::new();
+        let f = DataFile::create(&fs, &path(), 1, 4).unwrap();
+        f.write_page(&mut heap_page(2, &[b"payload"])).unwrap();
+        let raw = fs.open(&path(), OpenMode::Existing).unwrap();
+        let at = offset(2) + 100;
+        let mut b = [0];
+        raw.read_exact_at(&mut b, at).unwrap();
+        raw.write_all_at(&[b[0] ^ 0x01], at).unwrap();
+        match f.read_page(2) {
+            Err(FileError::Page(PageError::Corrupt {
+                page_id: 2,
+                detail: Corruption::ChecksumMismatch { .. },
+            })) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn misdirected_write_is_detected() {
+        let fs = MemFs::new();
+        let f = DataFile::create(&fs, &path(), 1, 4).unwrap();
+        let mut p = heap_page(2, &[b"meant for page 2"]);
+        f.write_page(&mut p).unwrap();
+        // The disk puts page 2's image where page 3 belongs.
+        let raw = fs.open(&path(), OpenMode::Existing).unwrap();
+        raw.write_all_at(p.as_bytes(), offset(3)).unwrap();
+        match f.read_page(3) {
+            Err(FileError::Page(PageError::Corrupt {
+                page_id: 3,
+                detail: Corruption::Misdirected { found: 2 },
+            })) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(f.read_page(2).is_ok());
+    }
+
+    #[test]
+    fn open_rejects_what_is_not_a_data_file() {
+        let fs = MemFs::new();
+        let odd = Path::new("/db/odd.mdf");
+        fs.open(odd, OpenMode::CreateNew).unwrap().write_all_at(&[1; 100], 0).unwrap();
+        assert!(matches!(DataFile::open(&fs, odd), Err(FileError::NotADataFile { .. })));
+
+        let heap = Path::new("/db/heap.mdf");
+        let mut p = heap_page(0, &[b"not a header"]);
+        p.seal();
+        fs.open(heap, OpenMode::CreateNew).unwrap().write_all_at(p.as_bytes(), 0).unwrap();
+        assert!(matches!(DataFile::open(&fs, heap), Err(FileError::NotADataFile { .. })));
+
+        let magic = Path::new("/db/magic.mdf");
+        let mut p = Page::new(0, PageType::FileHeader);
+        p.push(&[0; HEADER_RECORD_LEN]).unwrap();
+        p.seal();
+        fs.open(magic, OpenMode::CreateNew).unwrap().write_all_at(p.as_bytes(), 0).unwrap();
+        match DataFile::open(&fs, magic) {
+            Err(FileError::NotADataFile { detail, .. }) => assert!(detail.contains("magic")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn works_on_real_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = OsFs::new();
+        let path = DataFile::path_for(dir.path(), "real");
+        {
+            let f = DataFile::create(&fs, &path, 9, 2).unwrap();
+            f.grow(2).unwrap();
+            f.write_page(&mut heap_page(3, &[b"on disk"])).unwrap();
+            f.sync().unwrap();
+        }
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 4 * PAGE_SIZE as u64);
+        let f = DataFile::open(&fs, &path).unwrap();
+        assert_eq!(f.header().database_id, 9);
+        assert_eq!(f.read_page(3).unwrap().get(0).unwrap(), b"on disk");
+        assert!(matches!(f.read_page(1), Err(FileError::Page(PageError::NeverWritten { .. }))));
+    }
+}
