@@ -401,7 +401,7 @@ impl LogManager {
             Durability::Full => {
                 st.stats.commits_full += 1;
                 if st.open.as_ref().is_some_and(|b| b.lsn < lsn) {
-                    self.seal_open(&mut st);
+                    seal_open(&mut st);
                 }
                 self.harden(st, lsn, FlushReason::Commit)?;
                 Ok(CommitReceipt { lsn, hardened: true })
@@ -491,7 +491,6 @@ impl LogManager {
         LogScanner::new(
             Arc::clone(&self.shared.file),
             map.active.clone(),
-            map.data_size,
             map.segment_size,
             after,
             end,
@@ -624,7 +623,7 @@ impl LogManager {
             // The buffer is full: have the writer flush everything appended, and wait
             // (LOGBUFFER). Sealing the open block lets its space count as freed too.
             if st.open.as_ref().is_some_and(|b| b.used > BLOCK_HEADER_SIZE) {
-                self.seal_open(&mut st);
+                seal_open(&mut st);
             }
             let target = st.end_lsn();
             if st.flush_wanted.is_none_or(|(lsn, _)| lsn < target) {
@@ -652,19 +651,12 @@ impl LogManager {
 
     /// Seals the open block because it is full, and asks the writer to flush it.
     fn seal_full(&self, st: &mut State) {
-        self.seal_open(st);
+        seal_open(st);
         let end = st.next_block_lsn;
         if st.flush_wanted.is_none_or(|(lsn, _)| lsn < end) {
             st.flush_wanted = Some((end, FlushReason::BlockFull));
         }
         self.shared.wake_writer.notify_one();
-    }
-
-    fn seal_open(&self, st: &mut State) {
-        if let Some(block) = st.open.take() {
-            st.next_block_lsn = block.lsn + round_up_to_sector(block.used as u64);
-            st.sealed.push_back(block);
-        }
     }
 
     /// Returns once `target` is hardened, flushing if nobody else is (rule 4), and records the
@@ -706,6 +698,14 @@ impl LogManager {
         }
         st.stats.record_hardening_wait(reason == FlushReason::Commit, start.elapsed());
         Ok(())
+    }
+}
+
+/// Closes the open block to appends and queues it for writing (rule 2).
+fn seal_open(st: &mut State) {
+    if let Some(block) = st.open.take() {
+        st.next_block_lsn = block.lsn + round_up_to_sector(block.used as u64);
+        st.sealed.push_back(block);
     }
 }
 
@@ -794,10 +794,7 @@ fn flush<'a>(
         return Err(e);
     }
     if st.open.as_ref().is_some_and(|b| target > b.lsn && b.used > BLOCK_HEADER_SIZE) {
-        if let Some(block) = st.open.take() {
-            st.next_block_lsn = block.lsn + round_up_to_sector(block.used as u64);
-            st.sealed.push_back(block);
-        }
+        seal_open(&mut st);
     }
     if st.sealed.is_empty() {
         return Ok(st);

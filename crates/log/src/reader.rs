@@ -136,7 +136,8 @@ impl LogRecord {
         }
     }
 
-    /// Bytes the record takes in the log, fragment headers excluded.
+    /// Bytes the record takes in the log: one record header and the body (a fragmented
+    /// record's further fragment headers are not counted).
     pub fn len(&self) -> usize {
         RECORD_HEADER_SIZE + self.body.len()
     }
@@ -174,7 +175,6 @@ impl LogScanner {
     pub(crate) fn new(
         file: FileRef,
         active: BTreeMap<u64, Slot>,
-        data_size: u64,
         segment_size: u64,
         after: Lsn,
         end: Lsn,
@@ -183,7 +183,7 @@ impl LogScanner {
         let mut map = SegmentMap::new(segment_size, 0);
         map.active = active;
         map.free.clear();
-        debug_assert_eq!(map.data_size, data_size);
+        let data_size = map.data_size;
         // Start a whole record's span before `after`, at a segment start (where a block always
         // begins), so a record ending after `after` is read from its first fragment.
         let first = map.start_lsn().unwrap_or(0);

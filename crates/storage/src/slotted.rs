@@ -463,18 +463,9 @@ mod tests {
         assert!(matches!(p.check(), Err(PageError::Corrupt { detail: Corruption::Header(_), .. })));
     }
 
-    /// xorshift64: deterministic, no dependency.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
+    /// A number in `0..n` from the project's deterministic generator.
+    fn below(rng: &mut walden_io::SplitMix64, n: usize) -> usize {
+        rng.below(n as u64) as usize
     }
 
     /// Random inserts, updates, deletes and compactions against a `Vec<Vec<u8>>` model. The
@@ -483,7 +474,7 @@ mod tests {
     #[test]
     fn random_operations_match_model() {
         for seed in 1..=8u64 {
-            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut rng = walden_io::SplitMix64::new(seed);
             let mut p = page();
             let mut model: Vec<Vec<u8>> = Vec::new();
             for step in 0..4000 {
@@ -491,16 +482,16 @@ mod tests {
                 let free = PAGE_SIZE - HEADER_SIZE - used;
                 assert_eq!(p.free_bytes(), free);
                 // Mostly small records, sometimes large ones, so pages fill and fragment.
-                let len = match rng.below(10) {
-                    0 => rng.below(3000),
+                let len = match below(&mut rng, 10) {
+                    0 => below(&mut rng, 3000),
                     1 => 0,
-                    _ => rng.below(120),
+                    _ => below(&mut rng, 120),
                 };
                 let fill = (step % 251) as u8;
                 let rec = vec![fill; len];
-                match rng.below(10) {
+                match below(&mut rng, 10) {
                     0..=3 => {
-                        let at = rng.below(model.len() + 1);
+                        let at = below(&mut rng, model.len() + 1);
                         let res = p.insert(at, &rec);
                         if len + SLOT_SIZE <= free {
                             res.unwrap();
@@ -513,7 +504,7 @@ mod tests {
                         }
                     }
                     4..=6 if !model.is_empty() => {
-                        let at = rng.below(model.len());
+                        let at = below(&mut rng, model.len());
                         let res = p.update(at, &rec);
                         if len <= model[at].len() + free {
                             res.unwrap();
@@ -523,7 +514,7 @@ mod tests {
                         }
                     }
                     7..=8 if !model.is_empty() => {
-                        let at = rng.below(model.len());
+                        let at = below(&mut rng, model.len());
                         p.delete(at).unwrap();
                         model.remove(at);
                     }

@@ -201,7 +201,8 @@ fn raw_and_single_full(
         elapsed: log_time,
         flushes: after.flushes - before.flushes,
         bytes_flushed: after.bytes_flushed - before.bytes_flushed,
-        time_bound_flushes: 0,
+        time_bound_flushes: after.flushes_for(FlushReason::TimeBound)
+            - before.flushes_for(FlushReason::TimeBound),
     };
     Ok((syncs as f64 / raw_time.as_secs_f64(), run))
 }
