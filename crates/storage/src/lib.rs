@@ -18,10 +18,17 @@
 //! The byte layout is specified in `docs/format/page.md`; a test rebuilds that document's
 //! worked example and compares it byte for byte, so the document cannot drift from the code.
 
+pub mod btree;
+pub mod buffer;
 pub mod file;
 pub mod page;
+pub mod redo;
 pub mod slotted;
 
+pub use buffer::{
+    BufferError, BufferPool, FlushSummary, NoWal, PageReadGuard, PageWriteGuard, PinnedPage,
+    PoolConfig, PoolStats, WalFlush,
+};
 pub use file::{DataFile, FileError, FileHeader};
 pub use page::{Corruption, Lsn, Page, PageError, PageId, PageType, HEADER_SIZE, PAGE_SIZE};
 pub use slotted::{MAX_RECORD_LEN, SLOT_SIZE};

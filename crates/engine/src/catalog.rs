@@ -1,0 +1,605 @@
+//! The catalog: each database's tables, indexes, sequences and procedures.
+//!
+//! The catalog lives in the database's own pages, in the B+tree rooted at
+//! [`CATALOG_ROOT`](crate::database::CATALOG_ROOT): key the object id (4 bytes, big-endian),
+//! value the object's definition encoded as in `docs/format/catalog.md`. It is changed by
+//! ordinary logged row changes inside the DDL's transaction, so it is recovered and rolled back
+//! like user data; a transaction that changes it always commits fully durably (rule W7).
+//!
+//! Each open database keeps a decoded copy ([`Catalog`]) for name lookups. DDL updates the
+//! copy as it updates the tree; a rollback of a transaction that did DDL reloads the copy
+//! from the tree. Sessions that use an object lock it first (IS/IX/S/X on the OBJECT
+//! resource), and DDL holds X, so nobody acts on a definition that is not committed.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use walden_storage::PageId;
+
+use crate::error::EngineError;
+use crate::types::SqlType;
+
+/// A column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnDef {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub ty: SqlType,
+    /// Whether NULL is allowed.
+    pub nullable: bool,
+    /// IDENTITY(seed, increment).
+    pub identity: Option<(i64, i64)>,
+    /// The DEFAULT expression's SQL text, evaluated by the SQL layer.
+    pub default: Option<String>,
+}
+
+/// An index of a table. Index 1 is the clustered index, or the heap's row-locator tree when
+/// the table has no clustered index; nonclustered indexes are 2 and up, as in SQL Server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexDef {
+    /// 1 for the clustered index or heap, 2.. for nonclustered indexes.
+    pub id: u16,
+    /// Its name (the constraint name for a primary key or unique constraint).
+    pub name: String,
+    /// Key columns, as indexes into the table's columns (empty for a heap).
+    pub columns: Vec<usize>,
+    /// Whether keys are unique.
+    pub unique: bool,
+    /// Whether it is the primary key constraint.
+    pub primary_key: bool,
+    /// Whether it is a unique constraint (as opposed to a unique index): error 2627 vs 2601.
+    pub unique_constraint: bool,
+    /// The root page of its tree.
+    pub root: PageId,
+}
+
+impl IndexDef {
+    /// Whether this is the heap's locator tree (no key columns).
+    pub fn is_heap(&self) -> bool {
+        self.id == 1 && self.columns.is_empty()
+    }
+}
+
+/// A CHECK constraint: its name and SQL text (evaluated by the SQL layer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckDef {
+    /// The constraint name.
+    pub name: String,
+    /// The predicate's SQL text.
+    pub text: String,
+}
+
+/// A table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableDef {
+    /// The object id.
+    pub id: u32,
+    /// The schema (`dbo`).
+    pub schema: String,
+    /// The name.
+    pub name: String,
+    /// The columns, in order.
+    pub columns: Vec<ColumnDef>,
+    /// The indexes; index 1 first.
+    pub indexes: Vec<IndexDef>,
+    /// CHECK constraints.
+    pub checks: Vec<CheckDef>,
+    /// The identity high-water mark: no identity value above it was handed out.
+    pub identity_high: i64,
+    /// Creation time, microseconds since the Unix epoch.
+    pub created_micros: u64,
+}
+
+impl TableDef {
+    /// The column types, in order.
+    pub fn types(&self) -> Vec<SqlType> {
+        self.columns.iter().map(|c| c.ty).collect()
+    }
+
+    /// The clustered index or heap.
+    pub fn primary(&self) -> Result<&IndexDef, EngineError> {
+        self.indexes
+            .iter()
+            .find(|i| i.id == 1)
+            .ok_or_else(|| EngineError::Corrupt(format!("table {} has no index 1", self.name)))
+    }
+
+    /// The index with this id.
+    pub fn index(&self, id: u16) -> Option<&IndexDef> {
+        self.indexes.iter().find(|i| i.id == id)
+    }
+
+    /// The identity column, if any.
+    pub fn identity_column(&self) -> Option<(usize, i64, i64)> {
+        self.columns
+            .iter()
+            .enumerate()
+            .find_map(|(i, c)| c.identity.map(|(seed, inc)| (i, seed, inc)))
+    }
+
+    /// The column with this name (case-insensitive).
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// A sequence (CREATE SEQUENCE).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SequenceDef {
+    /// The object id.
+    pub id: u32,
+    /// The schema.
+    pub schema: String,
+    /// The name.
+    pub name: String,
+    /// The type (an integer type or DECIMAL(p,0)).
+    pub ty: SqlType,
+    /// START WITH.
+    pub start: i128,
+    /// INCREMENT BY (not 0).
+    pub increment: i128,
+    /// MINVALUE.
+    pub min: i128,
+    /// MAXVALUE.
+    pub max: i128,
+    /// CYCLE.
+    pub cycle: bool,
+    /// CACHE n (None: NO CACHE).
+    pub cache: Option<u32>,
+    /// The persisted high-water mark: the last value that may have been handed out, or None
+    /// before the first.
+    pub high_water: Option<i128>,
+}
+
+/// A stored procedure: its text, parsed again by the SQL layer when it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcedureDef {
+    /// The object id.
+    pub id: u32,
+    /// The schema.
+    pub schema: String,
+    /// The name.
+    pub name: String,
+    /// The CREATE PROCEDURE statement's text.
+    pub text: String,
+}
+
+/// A catalog object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Object {
+    /// A table.
+    Table(TableDef),
+    /// A sequence.
+    Sequence(SequenceDef),
+    /// A procedure.
+    Procedure(ProcedureDef),
+}
+
+impl Object {
+    /// The object id.
+    pub fn id(&self) -> u32 {
+        match self {
+            Object::Table(t) => t.id,
+            Object::Sequence(s) => s.id,
+            Object::Procedure(p) => p.id,
+        }
+    }
+
+    /// (schema, name).
+    pub fn name(&self) -> (&str, &str) {
+        match self {
+            Object::Table(t) => (&t.schema, &t.name),
+            Object::Sequence(s) => (&s.schema, &s.name),
+            Object::Procedure(p) => (&p.schema, &p.name),
+        }
+    }
+
+    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`.
+    pub fn type_code(&self) -> &'static str {
+        match self {
+            Object::Table(_) => "U",
+            Object::Sequence(_) => "SO",
+            Object::Procedure(_) => "P",
+        }
+    }
+
+    /// Encodes the definition (see `docs/format/catalog.md`).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer(Vec::with_capacity(128));
+        match self {
+            Object::Table(t) => {
+                w.u8(1);
+                w.u32(t.id);
+                w.str(&t.schema);
+                w.str(&t.name);
+                w.u64(t.created_micros);
+                w.i64(t.identity_high);
+                w.u16(t.columns.len() as u16);
+                for c in &t.columns {
+                    w.str(&c.name);
+                    w.0.extend_from_slice(&c.ty.encode());
+                    w.u8(u8::from(c.nullable));
+                    match c.identity {
+                        Some((seed, inc)) => {
+                            w.u8(1);
+                            w.i64(seed);
+                            w.i64(inc);
+                        }
+                        None => w.u8(0),
+                    }
+                    w.opt_str(c.default.as_deref());
+                }
+                w.u16(t.indexes.len() as u16);
+                for i in &t.indexes {
+                    w.u16(i.id);
+                    w.str(&i.name);
+                    w.u16(i.columns.len() as u16);
+                    for &c in &i.columns {
+                        w.u16(c as u16);
+                    }
+                    w.u8(u8::from(i.unique)
+                        | u8::from(i.primary_key) << 1
+                        | u8::from(i.unique_constraint) << 2);
+                    w.u32(i.root);
+                }
+                w.u16(t.checks.len() as u16);
+                for c in &t.checks {
+                    w.str(&c.name);
+                    w.str(&c.text);
+                }
+            }
+            Object::Sequence(s) => {
+                w.u8(2);
+                w.u32(s.id);
+                w.str(&s.schema);
+                w.str(&s.name);
+                w.0.extend_from_slice(&s.ty.encode());
+                for v in [s.start, s.increment, s.min, s.max] {
+                    w.i128(v);
+                }
+                w.u8(u8::from(s.cycle));
+                w.u32(s.cache.map_or(0, |c| c.max(1)));
+                match s.high_water {
+                    Some(v) => {
+                        w.u8(1);
+                        w.i128(v);
+                    }
+                    None => w.u8(0),
+                }
+            }
+            Object::Procedure(p) => {
+                w.u8(3);
+                w.u32(p.id);
+                w.str(&p.schema);
+                w.str(&p.name);
+                w.str(&p.text);
+            }
+        }
+        w.0
+    }
+
+    /// Decodes a definition.
+    pub fn decode(b: &[u8]) -> Result<Object, EngineError> {
+        let mut r = Reader(b);
+        let object = match r.u8()? {
+            1 => {
+                let id = r.u32()?;
+                let schema = r.str()?;
+                let name = r.str()?;
+                let created_micros = r.u64()?;
+                let identity_high = r.i64()?;
+                let n = usize::from(r.u16()?);
+                let mut columns = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    let name = r.str()?;
+                    let ty = r.ty()?;
+                    let nullable = r.u8()? != 0;
+                    let identity = if r.u8()? != 0 { Some((r.i64()?, r.i64()?)) } else { None };
+                    let default = r.opt_str()?;
+                    columns.push(ColumnDef { name, ty, nullable, identity, default });
+                }
+                let n = usize::from(r.u16()?);
+                let mut indexes = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    let id = r.u16()?;
+                    let name = r.str()?;
+                    let k = usize::from(r.u16()?);
+                    let mut cols = Vec::with_capacity(k.min(32));
+                    for _ in 0..k {
+                        cols.push(usize::from(r.u16()?));
+                    }
+                    let flags = r.u8()?;
+                    let root = r.u32()?;
+                    indexes.push(IndexDef {
+                        id,
+                        name,
+                        columns: cols,
+                        unique: flags & 1 != 0,
+                        primary_key: flags & 2 != 0,
+                        unique_constraint: flags & 4 != 0,
+                        root,
+                    });
+                }
+                let n = usize::from(r.u16()?);
+                let mut checks = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    checks.push(CheckDef { name: r.str()?, text: r.str()? });
+                }
+                Object::Table(TableDef {
+                    id,
+                    schema,
+                    name,
+                    columns,
+                    indexes,
+                    checks,
+                    identity_high,
+                    created_micros,
+                })
+            }
+            2 => {
+                let id = r.u32()?;
+                let schema = r.str()?;
+                let name = r.str()?;
+                let ty = r.ty()?;
+                let (start, increment, min, max) = (r.i128()?, r.i128()?, r.i128()?, r.i128()?);
+                let cycle = r.u8()? != 0;
+                let cache = match r.u32()? {
+                    0 => None,
+                    n => Some(n),
+                };
+                let high_water = if r.u8()? != 0 { Some(r.i128()?) } else { None };
+                Object::Sequence(SequenceDef {
+                    id,
+                    schema,
+                    name,
+                    ty,
+                    start,
+                    increment,
+                    min,
+                    max,
+                    cycle,
+                    cache,
+                    high_water,
+                })
+            }
+            3 => Object::Procedure(ProcedureDef {
+                id: r.u32()?,
+                schema: r.str()?,
+                name: r.str()?,
+                text: r.str()?,
+            }),
+            t => return Err(EngineError::Corrupt(format!("unknown catalog object kind {t}"))),
+        };
+        if !r.0.is_empty() {
+            return Err(EngineError::Corrupt("trailing bytes in a catalog object".into()));
+        }
+        Ok(object)
+    }
+}
+
+/// The catalog key of an object id.
+pub fn object_key(id: u32) -> [u8; 4] {
+    id.to_be_bytes()
+}
+
+/// The decoded catalog of one database.
+#[derive(Debug, Default, Clone)]
+pub struct Catalog {
+    by_id: HashMap<u32, Arc<Object>>,
+    by_name: HashMap<(String, String), u32>,
+    next_id: u32,
+}
+
+/// The first object id handed out to user objects (SQL Server's are large numbers too).
+pub const FIRST_OBJECT_ID: u32 = 1000;
+
+fn name_key(schema: &str, name: &str) -> (String, String) {
+    (schema.to_lowercase(), name.to_lowercase())
+}
+
+impl Catalog {
+    /// A catalog holding `objects`.
+    pub fn from_objects(objects: impl IntoIterator<Item = Object>) -> Catalog {
+        let mut c = Catalog { next_id: FIRST_OBJECT_ID, ..Catalog::default() };
+        for o in objects {
+            c.put(o);
+        }
+        c
+    }
+
+    /// Adds or replaces an object.
+    pub fn put(&mut self, object: Object) {
+        let id = object.id();
+        if let Some(old) = self.by_id.get(&id) {
+            let (s, n) = old.name();
+            self.by_name.remove(&name_key(s, n));
+        }
+        let (s, n) = object.name();
+        self.by_name.insert(name_key(s, n), id);
+        self.next_id = self.next_id.max(id + 1);
+        self.by_id.insert(id, Arc::new(object));
+    }
+
+    /// Removes an object.
+    pub fn remove(&mut self, id: u32) {
+        if let Some(old) = self.by_id.remove(&id) {
+            let (s, n) = old.name();
+            self.by_name.remove(&name_key(s, n));
+        }
+    }
+
+    /// A new object id.
+    pub fn allocate_id(&mut self) -> u32 {
+        let id = self.next_id.max(FIRST_OBJECT_ID);
+        self.next_id = id + 1;
+        id
+    }
+
+    /// The object named `schema.name` (case-insensitive).
+    pub fn find(&self, schema: &str, name: &str) -> Option<Arc<Object>> {
+        self.by_name.get(&name_key(schema, name)).and_then(|id| self.by_id.get(id)).cloned()
+    }
+
+    /// The object with this id.
+    pub fn get(&self, id: u32) -> Option<Arc<Object>> {
+        self.by_id.get(&id).cloned()
+    }
+
+    /// Every object, by id.
+    pub fn objects(&self) -> Vec<Arc<Object>> {
+        let mut all: Vec<Arc<Object>> = self.by_id.values().cloned().collect();
+        all.sort_by_key(|o| o.id());
+        all
+    }
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u16(&mut self, v: u16) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i64(&mut self, v: i64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i128(&mut self, v: i128) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+            None => self.u8(0),
+        }
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], EngineError> {
+        if self.0.len() < n {
+            return Err(EngineError::Corrupt("truncated catalog object".into()));
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Ok(a)
+    }
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], EngineError> {
+        let mut a = [0; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+    fn u8(&mut self) -> Result<u8, EngineError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16, EngineError> {
+        Ok(u16::from_le_bytes(self.array()?))
+    }
+    fn u32(&mut self) -> Result<u32, EngineError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    fn u64(&mut self) -> Result<u64, EngineError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+    fn i64(&mut self) -> Result<i64, EngineError> {
+        Ok(i64::from_le_bytes(self.array()?))
+    }
+    fn i128(&mut self) -> Result<i128, EngineError> {
+        Ok(i128::from_le_bytes(self.array()?))
+    }
+    fn str(&mut self) -> Result<String, EngineError> {
+        let n = self.u32()? as usize;
+        String::from_utf8(self.take(n)?.to_vec())
+            .map_err(|_| EngineError::Corrupt("catalog name is not UTF-8".into()))
+    }
+    fn opt_str(&mut self) -> Result<Option<String>, EngineError> {
+        if self.u8()? != 0 {
+            Ok(Some(self.str()?))
+        } else {
+            Ok(None)
+        }
+    }
+    fn ty(&mut self) -> Result<SqlType, EngineError> {
+        SqlType::decode(self.array()?)
+            .ok_or_else(|| EngineError::Corrupt("unknown column type in the catalog".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Len;
+
+    #[test]
+    fn objects_round_trip() {
+        let table = Object::Table(TableDef {
+            id: 1000,
+            schema: "dbo".into(),
+            name: "Orders".into(),
+            columns: vec![
+                ColumnDef {
+                    name: "id".into(),
+                    ty: SqlType::Int,
+                    nullable: false,
+                    identity: Some((1, 1)),
+                    default: None,
+                },
+                ColumnDef {
+                    name: "note".into(),
+                    ty: SqlType::VarChar(Len::N(20)),
+                    nullable: true,
+                    identity: None,
+                    default: Some("'x'".into()),
+                },
+            ],
+            indexes: vec![IndexDef {
+                id: 1,
+                name: "PK_Orders".into(),
+                columns: vec![0],
+                unique: true,
+                primary_key: true,
+                unique_constraint: false,
+                root: 9,
+            }],
+            checks: vec![CheckDef { name: "CK".into(), text: "id > 0".into() }],
+            identity_high: 1000,
+            created_micros: 5,
+        });
+        assert_eq!(Object::decode(&table.encode()).unwrap(), table);
+        let seq = Object::Sequence(SequenceDef {
+            id: 1001,
+            schema: "dbo".into(),
+            name: "s".into(),
+            ty: SqlType::BigInt,
+            start: 1,
+            increment: 1,
+            min: i64::MIN.into(),
+            max: i64::MAX.into(),
+            cycle: false,
+            cache: Some(50),
+            high_water: Some(50),
+        });
+        assert_eq!(Object::decode(&seq.encode()).unwrap(), seq);
+        let bytes = seq.encode();
+        for n in 0..bytes.len() {
+            assert!(Object::decode(&bytes[..n]).is_err());
+        }
+    }
+}

@@ -1,0 +1,928 @@
+//! One database: its data file, buffer pool, trees and log, its checkpoints and its recovery.
+//!
+//! The protocol is written as a numbered recipe in `docs/recovery.md`; the comments here cite
+//! its step numbers (R1...) and rules (W1...).
+//!
+//! # Fixed pages of the data file
+//!
+//! | page | what |
+//! |---|---|
+//! | 0 | file header (`walden_storage::file`) |
+//! | 1 | allocator record (`walden_storage::btree`) |
+//! | 2, 3 | checkpoint pointer, written alternately, never through the buffer pool |
+//! | 8 | root of the object catalog, the first tree a new database creates |
+//!
+//! # Locks
+//!
+//! * `gate` (RwLock, the redo point): every tree operation that logs holds it shared from its
+//!   first log record until its pages are marked dirty; a checkpoint takes it exclusively only
+//!   to move the redo point (rule W3). Lock order: tree latch, gate, page latches.
+//! * `active` (Mutex): transactions that have logged something, with their first LSN.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use walden_io::Vfs;
+use walden_log::policy::DatabaseDurability;
+use walden_log::{
+    Durability, LogConfig, LogError, LogManager, LogStats, RecordKind, MAX_RECORD_LEN,
+};
+use walden_storage::btree::{Change, ChangeKind, TreeError, TreeLog, TreeSpace};
+use walden_storage::buffer::{BufferError, BufferPool, NoWal, PoolConfig, WalFlush};
+use walden_storage::redo::PageOp;
+use walden_storage::{DataFile, FileError, Lsn, Page, PageError, PageId, PageType};
+
+use crate::catalog::Catalog;
+use crate::error::EngineError;
+use crate::recovery::{redo_action, txn_action, PageOnDisk, RedoAction, TxnAction};
+use crate::wal::{self, CheckpointBody, EngineRecord, Undo};
+
+/// The root page of the object catalog in every database.
+pub const CATALOG_ROOT: PageId = walden_storage::btree::FIRST_ALLOCATABLE;
+
+const POINTER_PAGES: [PageId; 2] = [2, 3];
+const INITIAL_PAGES: u32 = 64;
+
+/// How a database keeps its log (SQL Server's recovery models).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecoveryModel {
+    /// The log is reused once a checkpoint no longer needs it.
+    Simple,
+    /// The log is kept until it is backed up.
+    Full,
+}
+
+impl RecoveryModel {
+    /// The name `sys.databases.recovery_model_desc` shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoveryModel::Simple => "SIMPLE",
+            RecoveryModel::Full => "FULL",
+        }
+    }
+}
+
+/// How a database is set up.
+#[derive(Debug, Clone)]
+pub struct DatabaseConfig {
+    /// The buffer pool.
+    pub pool: PoolConfig,
+    /// The log.
+    pub log: LogConfig,
+    /// A checkpoint runs by itself once this much log was written since the last one's redo
+    /// point (0: only on request).
+    pub checkpoint_log_bytes: u64,
+}
+
+impl Default for DatabaseConfig {
+    fn default() -> Self {
+        DatabaseConfig {
+            pool: PoolConfig::default(),
+            log: LogConfig::default(),
+            checkpoint_log_bytes: 64 << 20,
+        }
+    }
+}
+
+/// Where a database's files are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatabaseFiles {
+    /// The data file (`.mdf`).
+    pub data: PathBuf,
+    /// The log file (`.ldf`).
+    pub log: PathBuf,
+}
+
+/// What recovery did when a database was opened.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    /// Log records read.
+    pub records_scanned: u64,
+    /// Page changes replayed.
+    pub pages_redone: u64,
+    /// Transactions rolled back because their commit record was not in the log.
+    pub transactions_undone: u64,
+    /// Prepared transactions committed because the coordinator had recorded their commit.
+    pub in_doubt_committed: u64,
+    /// Row changes those transactions had made and recovery undid.
+    pub rows_undone: u64,
+    /// The LSN of the last commit recovered (0 if none is known).
+    pub last_commit_lsn: Lsn,
+    /// Its commit time, microseconds since the Unix epoch.
+    pub last_commit_unix_micros: u64,
+    /// The end of the log found.
+    pub log_end_lsn: Lsn,
+    /// How long recovery took.
+    pub elapsed: Duration,
+}
+
+/// The checkpoint pointer: where recovery starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Pointer {
+    seq: u64,
+    checkpoint_lsn: Lsn,
+    body: CheckpointBodyFields,
+    last_commit_lsn: Lsn,
+    last_commit_micros: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct CheckpointBodyFields {
+    redo_point: Lsn,
+    scan_start: Lsn,
+    next_txn: u64,
+}
+
+impl Pointer {
+    const LEN: usize = 56;
+
+    fn encode(&self) -> [u8; Pointer::LEN] {
+        let mut b = [0; Pointer::LEN];
+        for (i, v) in [
+            self.seq,
+            self.checkpoint_lsn,
+            self.body.redo_point,
+            self.body.scan_start,
+            self.body.next_txn,
+            self.last_commit_lsn,
+            self.last_commit_micros,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            b[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        b
+    }
+
+    fn decode(b: &[u8]) -> Option<Pointer> {
+        if b.len() != Pointer::LEN {
+            return None;
+        }
+        let w = |i: usize| {
+            let mut a = [0; 8];
+            a.copy_from_slice(&b[i * 8..i * 8 + 8]);
+            u64::from_le_bytes(a)
+        };
+        Some(Pointer {
+            seq: w(0),
+            checkpoint_lsn: w(1),
+            body: CheckpointBodyFields { redo_point: w(2), scan_start: w(3), next_txn: w(4) },
+            last_commit_lsn: w(5),
+            last_commit_micros: w(6),
+        })
+    }
+}
+
+/// Whether a database can be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DatabaseState {
+    /// In use.
+    Online,
+    /// Taken offline by an I/O failure; a restart recovers it.
+    Offline(String),
+}
+
+/// The write-ahead rule, for the buffer pool: harden the log up to a page's LSN.
+#[derive(Debug)]
+struct LogWal(Arc<LogManager>);
+
+impl WalFlush for LogWal {
+    fn flush_to(&self, lsn: Lsn) -> Result<(), String> {
+        self.0.flush_to(lsn).map_err(|e| e.to_string())
+    }
+}
+
+/// An open database.
+#[derive(Debug)]
+pub struct Database {
+    name: String,
+    id: u32,
+    files: DatabaseFiles,
+    space: TreeSpace,
+    /// `None` for tempdb, which logs nothing: it is recreated at every start, and rollback
+    /// works from the undo kept in each transaction's memory.
+    log: Option<Arc<LogManager>>,
+    /// The redo point of the last checkpoint (rule W3).
+    gate: RwLock<Lsn>,
+    next_txn: AtomicU64,
+    /// Transaction id -> the log position before its first record.
+    active: Mutex<HashMap<u64, Lsn>>,
+    /// (LSN, commit time) of the last commit.
+    last_commit: Mutex<(Lsn, u64)>,
+    checkpoint_lock: Mutex<Pointer>,
+    state: Mutex<DatabaseState>,
+    config: DatabaseConfig,
+    recovery_model: Mutex<RecoveryModel>,
+    delayed_durability: Mutex<DatabaseDurability>,
+    recovery: RecoveryReport,
+    /// The decoded catalog (see [`crate::catalog`]).
+    pub(crate) catalog: RwLock<Catalog>,
+    /// Table id -> (last identity value handed out, persisted high-water mark).
+    pub(crate) identity: Mutex<HashMap<u32, (i64, i64)>>,
+    /// Heap table id -> the next row locator.
+    pub(crate) locators: Mutex<HashMap<u32, u64>>,
+    /// Sequence id -> its cache.
+    pub(crate) sequences: Mutex<HashMap<u32, crate::objects::SequenceCache>>,
+}
+
+fn now_micros() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
+fn tree_err(e: TreeError) -> EngineError {
+    EngineError::from(e)
+}
+
+impl Database {
+    /// Creates a database's files, formats them and takes a first checkpoint.
+    pub fn create(
+        vfs: Arc<dyn Vfs>,
+        name: &str,
+        id: u32,
+        files: DatabaseFiles,
+        config: DatabaseConfig,
+    ) -> Result<Database, EngineError> {
+        for path in [&files.data, &files.log] {
+            if vfs.exists(path) {
+                return Err(EngineError::FileExists(path.clone()));
+            }
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                vfs.create_dir_all(dir).map_err(|e| EngineError::Io(e.to_string()))?;
+            }
+        }
+        let data = DataFile::create(&*vfs, &files.data, id, INITIAL_PAGES)?;
+        let (log, _) = LogManager::open(Arc::clone(&vfs), &files.log, config.log.clone())?;
+        let log = Arc::new(log);
+        let db = Database::assemble(name, id, files, data, Some(log), config)?;
+        {
+            let mut logger = db.logger(0, LogMode::Structure);
+            db.space.format(&mut logger).map_err(tree_err)?;
+            let root = db.space.create_tree(&mut logger, 0, 0).map_err(tree_err)?;
+            if root != CATALOG_ROOT {
+                return Err(EngineError::Internal(format!("catalog root at {root}")));
+            }
+        }
+        db.checkpoint()?;
+        db.reload_catalog()?;
+        Ok(db)
+    }
+
+    /// Creates tempdb: like [`Database::create`], on files that are removed first, and with
+    /// no log at all.
+    pub fn create_temp(
+        vfs: Arc<dyn Vfs>,
+        id: u32,
+        files: DatabaseFiles,
+        config: DatabaseConfig,
+    ) -> Result<Database, EngineError> {
+        for path in [&files.data, &files.log] {
+            if vfs.exists(path) {
+                vfs.remove(path).map_err(|e| EngineError::Io(e.to_string()))?;
+            }
+        }
+        if let Some(dir) = files.data.parent().filter(|d| !d.as_os_str().is_empty()) {
+            vfs.create_dir_all(dir).map_err(|e| EngineError::Io(e.to_string()))?;
+        }
+        let data = DataFile::create(&*vfs, &files.data, id, INITIAL_PAGES)?;
+        let db = Database::assemble("tempdb", id, files, data, None, config)?;
+        {
+            let mut logger = db.logger(0, LogMode::Structure);
+            db.space.format(&mut logger).map_err(tree_err)?;
+            let root = db.space.create_tree(&mut logger, 0, 0).map_err(tree_err)?;
+            if root != CATALOG_ROOT {
+                return Err(EngineError::Internal(format!("catalog root at {root}")));
+            }
+        }
+        db.reload_catalog()?;
+        Ok(db)
+    }
+
+    /// Opens an existing database and recovers it (recipe steps R1-R7). `resolver` says
+    /// whether the coordinator recorded the commit of a global transaction id (for
+    /// transactions found prepared).
+    pub fn open(
+        vfs: Arc<dyn Vfs>,
+        name: &str,
+        id: u32,
+        files: DatabaseFiles,
+        config: DatabaseConfig,
+        resolver: &dyn Fn(u64) -> bool,
+    ) -> Result<Database, EngineError> {
+        let started = Instant::now();
+        // R1: the log finds its end, truncating a torn tail.
+        let (log, opened) = LogManager::open(Arc::clone(&vfs), &files.log, config.log.clone())?;
+        if opened.created {
+            return Err(EngineError::Io(format!("log file {} is missing", files.log.display())));
+        }
+        let data = DataFile::open(&*vfs, &files.data)?;
+        // R2: the newest valid checkpoint pointer says where to start.
+        let pointer = read_pointer(&data)?;
+        let mut db = Database::assemble(name, id, files, data, Some(Arc::new(log)), config)?;
+        *db.checkpoint_lock.lock().unwrap_or_else(PoisonError::into_inner) = pointer;
+        *db.gate.write().unwrap_or_else(PoisonError::into_inner) = pointer.body.redo_point;
+        let mut report = db.recover(&pointer, resolver)?;
+        report.log_end_lsn = opened.end_lsn;
+        report.elapsed = started.elapsed();
+        db.recovery = report;
+        db.reload_catalog()?;
+        Ok(db)
+    }
+
+    fn assemble(
+        name: &str,
+        id: u32,
+        files: DatabaseFiles,
+        data: DataFile,
+        log: Option<Arc<LogManager>>,
+        config: DatabaseConfig,
+    ) -> Result<Database, EngineError> {
+        let wal: Arc<dyn WalFlush> = match &log {
+            Some(log) => Arc::new(LogWal(Arc::clone(log))),
+            None => Arc::new(NoWal),
+        };
+        let pool = BufferPool::new(Arc::new(data), wal, config.pool.clone())?;
+        Ok(Database {
+            name: name.to_string(),
+            id,
+            files,
+            space: TreeSpace::new(pool),
+            log,
+            gate: RwLock::new(0),
+            next_txn: AtomicU64::new(1),
+            active: Mutex::new(HashMap::new()),
+            last_commit: Mutex::new((0, 0)),
+            checkpoint_lock: Mutex::new(Pointer::default()),
+            state: Mutex::new(DatabaseState::Online),
+            config,
+            recovery_model: Mutex::new(RecoveryModel::Simple),
+            delayed_durability: Mutex::new(DatabaseDurability::Disabled),
+            recovery: RecoveryReport::default(),
+            catalog: RwLock::new(Catalog::default()),
+            identity: Mutex::new(HashMap::new()),
+            locators: Mutex::new(HashMap::new()),
+            sequences: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The database's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The database id.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Its files.
+    pub fn files(&self) -> &DatabaseFiles {
+        &self.files
+    }
+
+    /// Its trees.
+    pub fn space(&self) -> &TreeSpace {
+        &self.space
+    }
+
+    /// Whether this is tempdb (no log).
+    pub fn is_temp(&self) -> bool {
+        self.log.is_none()
+    }
+
+    /// The log manager (`None` for tempdb).
+    pub fn log(&self) -> Option<&Arc<LogManager>> {
+        self.log.as_ref()
+    }
+
+    /// The log's counters (default counters for tempdb).
+    pub fn log_stats(&self) -> LogStats {
+        self.log.as_ref().map(|l| l.stats()).unwrap_or_default()
+    }
+
+    /// What recovery did when the database was opened.
+    pub fn recovery_report(&self) -> &RecoveryReport {
+        &self.recovery
+    }
+
+    /// The configuration it was opened with.
+    pub fn config(&self) -> &DatabaseConfig {
+        &self.config
+    }
+
+    /// Its recovery model.
+    pub fn recovery_model(&self) -> RecoveryModel {
+        *self.recovery_model.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sets its recovery model (the caller persists it in master).
+    pub fn set_recovery_model(&self, model: RecoveryModel) {
+        *self.recovery_model.lock().unwrap_or_else(PoisonError::into_inner) = model;
+    }
+
+    /// Its DELAYED_DURABILITY setting.
+    pub fn delayed_durability(&self) -> DatabaseDurability {
+        *self.delayed_durability.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sets DELAYED_DURABILITY (the caller persists it in master).
+    pub fn set_delayed_durability(&self, setting: DatabaseDurability) {
+        *self.delayed_durability.lock().unwrap_or_else(PoisonError::into_inner) = setting;
+    }
+
+    /// Online, or offline with the reason.
+    pub fn state(&self) -> DatabaseState {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if *state == DatabaseState::Online {
+            let failure = self
+                .log
+                .as_ref()
+                .and_then(|l| l.failure().map(|e| e.to_string()))
+                .or_else(|| self.space.pool().failure());
+            if let Some(reason) = failure {
+                *state = DatabaseState::Offline(reason);
+            }
+        }
+        state.clone()
+    }
+
+    /// Fails with error 9001 if the database was taken offline.
+    pub fn check_online(&self) -> Result<(), EngineError> {
+        match self.state() {
+            DatabaseState::Online => Ok(()),
+            DatabaseState::Offline(reason) => {
+                Err(EngineError::DatabaseOffline { database: self.name.clone(), reason })
+            }
+        }
+    }
+
+    /// Takes the database offline after a failure the layers below did not see.
+    pub fn take_offline(&self, reason: String) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if *state == DatabaseState::Online {
+            *state = DatabaseState::Offline(reason);
+        }
+    }
+
+    /// A new transaction id.
+    pub fn next_txn_id(&self) -> u64 {
+        self.next_txn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A logger for tree operations of transaction `txn` (0: the system).
+    pub(crate) fn logger(&self, txn: u64, mode: LogMode) -> DbLogger<'_> {
+        DbLogger { db: self, txn, mode, gate: None, row_lsn: 0, buf: Vec::new() }
+    }
+
+    /// Registers a transaction's first log record (so checkpoints keep its log).
+    pub(crate) fn txn_started(&self, txn: u64) {
+        let start = self.log.as_ref().map_or(0, |l| l.end_lsn());
+        self.active.lock().unwrap_or_else(PoisonError::into_inner).entry(txn).or_insert(start);
+    }
+
+    /// Appends a commit record for a transaction that logged something; returns the receipt
+    /// (the caller releases locks afterwards, rule W5).
+    pub(crate) fn commit_txn(
+        &self,
+        txn: u64,
+        durability: Durability,
+    ) -> Result<walden_log::CommitReceipt, EngineError> {
+        let Some(log) = &self.log else {
+            return Ok(walden_log::CommitReceipt { lsn: 0, hardened: true });
+        };
+        let result = log.append_commit(txn, durability);
+        self.active.lock().unwrap_or_else(PoisonError::into_inner).remove(&txn);
+        let receipt = result?;
+        *self.last_commit.lock().unwrap_or_else(PoisonError::into_inner) =
+            (receipt.lsn, now_micros());
+        Ok(receipt)
+    }
+
+    /// Forgets a transaction that logged no row change (nothing to commit or abort).
+    pub(crate) fn abort_txn_if_started(&self, txn: u64) {
+        self.active.lock().unwrap_or_else(PoisonError::into_inner).remove(&txn);
+    }
+
+    /// Appends the abort record of a transaction whose changes were all undone.
+    pub(crate) fn abort_txn(&self, txn: u64) -> Result<(), EngineError> {
+        let result = match &self.log {
+            Some(log) => log.append_abort(txn).map(|_| ()),
+            None => Ok(()),
+        };
+        self.active.lock().unwrap_or_else(PoisonError::into_inner).remove(&txn);
+        result.map_err(EngineError::from)
+    }
+
+    /// Hardens the whole log (`sys.sp_flush_log`).
+    pub fn flush_log(&self) -> Result<Lsn, EngineError> {
+        match &self.log {
+            Some(log) => Ok(log.flush_log()?),
+            None => Ok(0),
+        }
+    }
+
+    /// Takes a checkpoint (recipe C1-C6); returns the redo point.
+    pub fn checkpoint(&self) -> Result<Lsn, EngineError> {
+        self.check_online()?;
+        let Some(log) = &self.log else {
+            self.space.pool().flush_all()?;
+            return Ok(0);
+        };
+        let mut pointer = self.checkpoint_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        // C1: move the redo point; every operation that logged before it has marked its pages
+        // dirty, because it held the gate until then (W3).
+        let redo_point = {
+            let mut gate = self.gate.write().unwrap_or_else(PoisonError::into_inner);
+            *gate = log.end_lsn();
+            *gate
+        };
+        // C2: write every dirty page (the pool hardens the log first: W1) and sync the file.
+        self.space.pool().flush_all()?;
+        // C3: the oldest log still needed by an active transaction.
+        let scan_start = {
+            let active = self.active.lock().unwrap_or_else(PoisonError::into_inner);
+            active.values().copied().min().map_or(redo_point, |first| first.min(redo_point))
+        };
+        let body = CheckpointBody {
+            redo_point,
+            scan_start,
+            next_txn: self.next_txn.load(Ordering::Relaxed),
+        };
+        // C4: log the checkpoint and harden everything before it.
+        let checkpoint_lsn = log.append_payload(0, &wal::checkpoint(&body))?;
+        log.flush_to(checkpoint_lsn)?;
+        let (last_commit_lsn, last_commit_micros) = {
+            let last = self.last_commit.lock().unwrap_or_else(PoisonError::into_inner);
+            if last.0 == 0 {
+                (pointer.last_commit_lsn, pointer.last_commit_micros)
+            } else {
+                *last
+            }
+        };
+        // C5: the pointer, in the older of the two slots, then sync.
+        let next = Pointer {
+            seq: pointer.seq + 1,
+            checkpoint_lsn,
+            body: CheckpointBodyFields { redo_point, scan_start, next_txn: body.next_txn },
+            last_commit_lsn,
+            last_commit_micros,
+        };
+        write_pointer(self.space.pool().file(), &next)?;
+        *pointer = next;
+        // C6: in SIMPLE recovery, the log before the scan start may be reused.
+        if self.recovery_model() == RecoveryModel::Simple {
+            log.set_truncation_lsn(scan_start);
+        }
+        Ok(redo_point)
+    }
+
+    /// Whether enough log was written since the last checkpoint to take another.
+    pub fn checkpoint_due(&self) -> bool {
+        let Some(log) = &self.log else { return false };
+        let every = self.config.checkpoint_log_bytes;
+        let redo_point = *self.gate.read().unwrap_or_else(PoisonError::into_inner);
+        every > 0 && log.end_lsn().saturating_sub(redo_point) >= every
+    }
+
+    /// Why the log cannot be truncated further, as `sys.databases.log_reuse_wait_desc`.
+    pub fn log_reuse_wait(&self) -> &'static str {
+        if self.log.is_none() {
+            return "NOTHING";
+        }
+        if self.recovery_model() == RecoveryModel::Full {
+            return "LOG_BACKUP";
+        }
+        let pointer = *self.checkpoint_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        if pointer.body.scan_start < pointer.body.redo_point {
+            return "ACTIVE_TRANSACTION";
+        }
+        let has_active = !self.active.lock().unwrap_or_else(PoisonError::into_inner).is_empty();
+        if has_active {
+            "ACTIVE_TRANSACTION"
+        } else if self.checkpoint_due() {
+            "CHECKPOINT"
+        } else {
+            "NOTHING"
+        }
+    }
+
+    /// The last commit known: (LSN, commit time in microseconds since the Unix epoch).
+    pub fn last_commit(&self) -> (Lsn, u64) {
+        *self.last_commit.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A clean shutdown: harden the log, checkpoint, stop the pool's writer, close the log.
+    pub fn close(&self) -> Result<(), EngineError> {
+        let result =
+            if self.check_online().is_ok() { self.checkpoint().map(|_| ()) } else { Ok(()) };
+        self.space.pool().shutdown();
+        if let Some(log) = &self.log {
+            log.close()?;
+        }
+        result
+    }
+
+    /// Recovery: analysis and redo in one forward pass from the scan start, then undo of the
+    /// transactions without a commit or abort record (R3-R7).
+    fn recover(
+        &mut self,
+        pointer: &Pointer,
+        resolver: &dyn Fn(u64) -> bool,
+    ) -> Result<RecoveryReport, EngineError> {
+        let Some(log) = self.log.clone() else {
+            return Ok(RecoveryReport::default());
+        };
+        let mut report = RecoveryReport {
+            last_commit_lsn: pointer.last_commit_lsn,
+            last_commit_unix_micros: pointer.last_commit_micros,
+            ..RecoveryReport::default()
+        };
+        let redo_point = pointer.body.redo_point;
+        let mut next_txn = pointer.body.next_txn.max(1);
+        // Transaction -> (first LSN seen, undo entries still to undo).
+        let mut txns: BTreeMap<u64, LoserState> = BTreeMap::new();
+        let mut prev_end = pointer.body.scan_start;
+        for record in log.scan(pointer.body.scan_start) {
+            let record = record?;
+            report.records_scanned += 1;
+            if record.txn != 0 {
+                next_txn = next_txn.max(record.txn + 1);
+            }
+            match record.kind {
+                RecordKind::Commit => {
+                    txns.remove(&record.txn);
+                    if let Some(body) = record.commit() {
+                        report.last_commit_lsn = record.lsn;
+                        report.last_commit_unix_micros = body.commit_time_us;
+                    }
+                }
+                RecordKind::Abort => {
+                    txns.remove(&record.txn);
+                }
+                RecordKind::Begin => {
+                    txns.entry(record.txn).or_insert_with(|| LoserState::new(prev_end));
+                }
+                RecordKind::Payload => {
+                    let rec = EngineRecord::decode(&record.body)
+                        .map_err(|e| EngineError::Corrupt(format!("at LSN {}: {e}", record.lsn)))?;
+                    // R4: redo what the last checkpoint did not already put on disk.
+                    if record.lsn > redo_point {
+                        for change in rec.changes() {
+                            report.pages_redone += u64::from(self.redo(record.lsn, change)?);
+                        }
+                    }
+                    match rec {
+                        EngineRecord::Row { root, key, undo, .. } => {
+                            let state =
+                                txns.entry(record.txn).or_insert_with(|| LoserState::new(prev_end));
+                            state.undo.push(UndoEntry {
+                                lsn: record.lsn,
+                                root,
+                                key: key.to_vec(),
+                                undo,
+                            });
+                        }
+                        EngineRecord::Compensation { undo_next, .. } => {
+                            if let Some(state) = txns.get_mut(&record.txn) {
+                                while state.undo.last().is_some_and(|e| e.lsn > undo_next) {
+                                    state.undo.pop();
+                                }
+                            }
+                        }
+                        EngineRecord::Prepare { gtid } => {
+                            txns.entry(record.txn)
+                                .or_insert_with(|| LoserState::new(prev_end))
+                                .prepared = Some(gtid);
+                        }
+                        EngineRecord::Checkpoint(body) => next_txn = next_txn.max(body.next_txn),
+                        EngineRecord::Structure { .. } => {}
+                    }
+                }
+            }
+            prev_end = record.lsn;
+        }
+        self.next_txn.store(next_txn, Ordering::Relaxed);
+        // R5: undo the losers, newest change first, logging compensation records; R6: abort.
+        for (txn, state) in txns {
+            self.active.lock().unwrap_or_else(PoisonError::into_inner).insert(txn, state.first);
+            let committed = state.prepared.is_some_and(resolver);
+            match txn_action(false, false, state.prepared.is_some(), committed) {
+                TxnAction::CommitInDoubt => {
+                    let receipt = self.commit_txn(txn, Durability::Full)?;
+                    report.last_commit_lsn = receipt.lsn;
+                    report.last_commit_unix_micros = now_micros();
+                    report.in_doubt_committed += 1;
+                }
+                TxnAction::Undo | TxnAction::UndoInDoubt => {
+                    report.transactions_undone += 1;
+                    report.rows_undone += state.undo.len() as u64;
+                    crate::txn::undo_entries(self, txn, &state.undo, 0)?;
+                    self.abort_txn(txn)?;
+                }
+                TxnAction::Committed | TxnAction::Aborted => {}
+            }
+        }
+        *self.last_commit.lock().unwrap_or_else(PoisonError::into_inner) =
+            (report.last_commit_lsn, report.last_commit_unix_micros);
+        // R7: harden the aborts and checkpoint, so the next recovery starts here.
+        log.flush_log()?;
+        self.checkpoint()?;
+        Ok(report)
+    }
+
+    /// Replays one page change of the record at `lsn` as the redo table says (R4); returns
+    /// whether it changed the page.
+    fn redo(&self, lsn: Lsn, change: &wal::PageChange<'_>) -> Result<bool, EngineError> {
+        let pool = self.space.pool();
+        let fetched = match pool.fetch(change.page) {
+            Ok(p) => Some(p),
+            Err(BufferError::File(
+                FileError::Page(PageError::NeverWritten { .. } | PageError::Corrupt { .. })
+                | FileError::PageOutOfRange { .. },
+            )) => None,
+            Err(e) => return Err(e.into()),
+        };
+        let on_disk = match &fetched {
+            None => PageOnDisk::Unreadable,
+            Some(p) if p.read().page_lsn() >= lsn => PageOnDisk::Newer,
+            Some(_) => PageOnDisk::Older,
+        };
+        let pinned = match (redo_action(true, on_disk, change.image), fetched) {
+            (RedoAction::SkipCheckpointed | RedoAction::SkipNewer, _) => return Ok(false),
+            (RedoAction::Apply, Some(p)) => p,
+            (RedoAction::Rebuild, _) => pool.fetch_new(change.page, PageType::Free)?,
+            (RedoAction::Fail | RedoAction::Apply, _) => {
+                return Err(EngineError::Corrupt(format!(
+                    "page {} is damaged and the change at LSN {lsn} cannot rebuild it",
+                    change.page
+                )))
+            }
+        };
+        let mut page = pinned.write();
+        for op in change.ops().map_err(|e| EngineError::Corrupt(e.to_string()))? {
+            op.apply(&mut page).map_err(|e| {
+                EngineError::Corrupt(format!("redo of LSN {lsn} on page {}: {e}", change.page))
+            })?;
+        }
+        page.mark_dirty(lsn);
+        Ok(true)
+    }
+
+    /// Phase 1 of a commit spanning databases: logs that `txn` is prepared as part of global
+    /// transaction `gtid` and hardens the log.
+    pub(crate) fn prepare_txn(&self, txn: u64, gtid: u64) -> Result<(), EngineError> {
+        if let Some(log) = &self.log {
+            let lsn = log.append_payload(txn, &wal::prepare(gtid))?;
+            log.flush_to(lsn)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads the newer valid checkpoint pointer.
+fn read_pointer(data: &DataFile) -> Result<Pointer, EngineError> {
+    let mut best: Option<Pointer> = None;
+    for id in POINTER_PAGES {
+        let Ok(page) = data.read_page(id) else { continue };
+        let Some(p) = page.get(0).ok().and_then(Pointer::decode) else { continue };
+        if best.is_none_or(|b| p.seq > b.seq) {
+            best = Some(p);
+        }
+    }
+    best.ok_or_else(|| {
+        EngineError::Corrupt(format!(
+            "{}: neither checkpoint pointer page is valid",
+            data.path().display()
+        ))
+    })
+}
+
+/// Writes a checkpoint pointer into the slot its sequence number picks and syncs the file.
+/// The other slot keeps the previous pointer, so a torn write loses nothing.
+fn write_pointer(data: &DataFile, pointer: &Pointer) -> Result<(), EngineError> {
+    let id = POINTER_PAGES[(pointer.seq % 2) as usize];
+    let mut page = Page::new(id, PageType::Boot);
+    page.push(&pointer.encode())?;
+    page.set_page_lsn(pointer.checkpoint_lsn);
+    data.write_page(&mut page)?;
+    data.sync()?;
+    Ok(())
+}
+
+/// What analysis knows of a transaction without a commit or abort record.
+#[derive(Debug)]
+struct LoserState {
+    first: Lsn,
+    undo: Vec<UndoEntry>,
+    prepared: Option<u64>,
+}
+
+impl LoserState {
+    fn new(first: Lsn) -> LoserState {
+        LoserState { first, undo: Vec::new(), prepared: None }
+    }
+}
+
+/// One row change a transaction may have to undo.
+#[derive(Debug, Clone)]
+pub(crate) struct UndoEntry {
+    /// The row record's LSN (0 in tempdb).
+    pub lsn: Lsn,
+    /// The tree.
+    pub root: PageId,
+    /// The key.
+    pub key: Vec<u8>,
+    /// The inverse.
+    pub undo: Undo,
+}
+
+/// What a [`DbLogger`] logs a row change as.
+#[derive(Debug, Clone)]
+pub(crate) enum LogMode {
+    /// Only structure changes are expected.
+    Structure,
+    /// A transaction's row change, with its undo.
+    Row { root: PageId, key: Vec<u8>, undo: Undo },
+    /// The undo of a row change.
+    Compensation { undo_next: Lsn },
+}
+
+/// Logs tree changes for one operation (see the module docs for the gate).
+#[derive(Debug)]
+pub(crate) struct DbLogger<'d> {
+    db: &'d Database,
+    txn: u64,
+    pub(crate) mode: LogMode,
+    gate: Option<RwLockReadGuard<'d, Lsn>>,
+    /// The LSN of the last row change logged.
+    pub(crate) row_lsn: Lsn,
+    buf: Vec<u8>,
+}
+
+impl DbLogger<'_> {
+    /// Ends the operation: releases the gate so a checkpoint may proceed.
+    pub(crate) fn finish(&mut self) {
+        self.gate = None;
+    }
+}
+
+impl TreeLog for DbLogger<'_> {
+    fn log(&mut self, kind: ChangeKind, changes: &[Change<'_>]) -> Result<Lsn, TreeError> {
+        let Some(log) = &self.db.log else {
+            return Ok(0);
+        };
+        if self.gate.is_none() {
+            self.gate = Some(self.db.gate.read().unwrap_or_else(PoisonError::into_inner));
+        }
+        let redo_point = self.gate.as_deref().copied().unwrap_or(0);
+        self.buf.clear();
+        match (kind, &self.mode) {
+            (ChangeKind::Structure, _) | (ChangeKind::Row, LogMode::Structure) => {
+                wal::begin_structure(&mut self.buf, changes.len());
+            }
+            (ChangeKind::Row, LogMode::Row { root, key, undo }) => {
+                wal::begin_row(&mut self.buf, *root, key, undo);
+            }
+            (ChangeKind::Row, LogMode::Compensation { undo_next }) => {
+                wal::begin_compensation(&mut self.buf, *undo_next);
+            }
+        }
+        let mut image = Vec::new();
+        for change in changes {
+            let is_image = PageOp::decode(change.ops).is_ok_and(|(op, _)| op.is_image());
+            // W2: the first change of a page after the redo point carries the whole page.
+            if !is_image && change.lsn_before <= redo_point {
+                image.clear();
+                PageOp::image_of(change.after).encode(&mut image);
+                wal::push_change(&mut self.buf, change.after.page_id(), true, &image);
+            } else {
+                wal::push_change(&mut self.buf, change.after.page_id(), is_image, change.ops);
+            }
+        }
+        if self.buf.len() > MAX_RECORD_LEN {
+            return Err(TreeError::Log(format!("a {}-byte log record", self.buf.len())));
+        }
+        let lsn =
+            log.append_payload(self.txn, &self.buf).map_err(|e| TreeError::Log(e.to_string()))?;
+        if kind == ChangeKind::Row {
+            self.row_lsn = lsn;
+        }
+        Ok(lsn)
+    }
+}
+
+impl From<LogError> for EngineError {
+    fn from(e: LogError) -> Self {
+        EngineError::Log(e.to_string())
+    }
+}
+
+/// The path of a database file named `name` with `ext` in `dir`.
+pub fn default_file(dir: &Path, name: &str, ext: &str) -> PathBuf {
+    dir.join(format!("{name}.{ext}"))
+}

@@ -1,0 +1,253 @@
+//! The engine's errors, each with the SQL Server error number a client would see.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use walden_storage::btree::TreeError;
+use walden_storage::buffer::BufferError;
+use walden_storage::{FileError, PageError};
+
+use crate::lock::LockError;
+
+/// What can go wrong in the engine.
+#[derive(Debug)]
+pub enum EngineError {
+    /// A lock wait timed out (1222) or the transaction was chosen as a deadlock victim (1205).
+    Lock(LockError),
+    /// Error 2627: a duplicate key in a primary key or unique constraint.
+    DuplicateKey {
+        /// The constraint or index.
+        constraint: String,
+        /// The table.
+        table: String,
+        /// The key, as SQL Server prints it: `(1, abc)`.
+        key: String,
+        /// 2627 for constraints, 2601 for unique indexes.
+        number: i32,
+    },
+    /// Error 911: no such database.
+    NoSuchDatabase(String),
+    /// Error 1801: the database exists.
+    DatabaseExists(String),
+    /// Error 208: no such object.
+    NoSuchObject(String),
+    /// Error 2714: an object of that name exists.
+    ObjectExists(String),
+    /// Error 5170: a file to create exists.
+    FileExists(PathBuf),
+    /// Error 9001: the database was taken offline by an I/O failure.
+    DatabaseOffline {
+        /// The database.
+        database: String,
+        /// What failed.
+        reason: String,
+    },
+    /// Error 515: NULL into a NOT NULL column.
+    NullNotAllowed {
+        /// The column.
+        column: String,
+        /// The table.
+        table: String,
+    },
+    /// Error 11728 / 11731: a sequence reached its limit without CYCLE.
+    SequenceExhausted(String),
+    /// Error 8152 and friends: a value does not fit its column.
+    ValueTooLarge(String),
+    /// Error 3702 / 1828-like: the object is in use.
+    InUse(String),
+    /// An error in the arguments the SQL layer passed (a bug there, or bad input it did not
+    /// check); number 50000-like.
+    Invalid(String),
+    /// Error 823: an operating-system I/O error.
+    Io(String),
+    /// Error 9001-like: the log failed.
+    Log(String),
+    /// Error 824: a page or log record failed its consistency checks.
+    Corrupt(String),
+    /// Error 1105-like: out of space, or the pool has no free frame.
+    Resources(String),
+    /// A broken invariant inside the engine.
+    Internal(String),
+    /// Error 3023-like: the data directory is in use by another process.
+    Locked(PathBuf),
+}
+
+impl EngineError {
+    /// The SQL Server error number.
+    pub fn number(&self) -> i32 {
+        match self {
+            EngineError::Lock(e) => e.number(),
+            EngineError::DuplicateKey { number, .. } => *number,
+            EngineError::NoSuchDatabase(_) => 911,
+            EngineError::DatabaseExists(_) => 1801,
+            EngineError::NoSuchObject(_) => 208,
+            EngineError::ObjectExists(_) => 2714,
+            EngineError::FileExists(_) => 5170,
+            EngineError::DatabaseOffline { .. } => 9001,
+            EngineError::NullNotAllowed { .. } => 515,
+            EngineError::SequenceExhausted(_) => 11728,
+            EngineError::ValueTooLarge(_) => 8152,
+            EngineError::InUse(_) => 3702,
+            EngineError::Invalid(_) => 50000,
+            EngineError::Io(_) => 823,
+            EngineError::Log(_) => 9001,
+            EngineError::Corrupt(_) => 824,
+            EngineError::Resources(_) => 1105,
+            EngineError::Internal(_) => 50000,
+            EngineError::Locked(_) => 5120,
+        }
+    }
+
+    /// The severity SQL Server gives the error.
+    pub fn severity(&self) -> u8 {
+        match self {
+            EngineError::Lock(_) => 13,
+            EngineError::Io(_) | EngineError::Corrupt(_) | EngineError::Log(_) => 24,
+            EngineError::DatabaseOffline { .. } => 21,
+            EngineError::DuplicateKey { .. }
+            | EngineError::ObjectExists(_)
+            | EngineError::NullNotAllowed { .. }
+            | EngineError::NoSuchObject(_)
+            | EngineError::NoSuchDatabase(_)
+            | EngineError::DatabaseExists(_)
+            | EngineError::SequenceExhausted(_)
+            | EngineError::ValueTooLarge(_)
+            | EngineError::InUse(_)
+            | EngineError::Invalid(_)
+            | EngineError::FileExists(_)
+            | EngineError::Locked(_) => 16,
+            EngineError::Resources(_) => 17,
+            EngineError::Internal(_) => 20,
+        }
+    }
+
+    /// Whether the error dooms the transaction (the session must roll back).
+    pub fn dooms_transaction(&self) -> bool {
+        matches!(
+            self,
+            EngineError::Lock(LockError::Deadlock { .. })
+                | EngineError::DatabaseOffline { .. }
+                | EngineError::Io(_)
+                | EngineError::Log(_)
+                | EngineError::Corrupt(_)
+                | EngineError::Internal(_)
+        )
+    }
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::Lock(e) => write!(f, "{e}"),
+            EngineError::DuplicateKey { constraint, table, key, number } => {
+                if *number == 2601 {
+                    write!(
+                        f,
+                        "Cannot insert duplicate key row in object '{table}' with unique index \
+                         '{constraint}'. The duplicate key value is {key}."
+                    )
+                } else {
+                    write!(
+                        f,
+                        "Violation of PRIMARY KEY constraint '{constraint}'. Cannot insert \
+                         duplicate key in object '{table}'. The duplicate key value is {key}."
+                    )
+                }
+            }
+            EngineError::NoSuchDatabase(name) => write!(
+                f,
+                "Database '{name}' does not exist. Make sure that the name is entered correctly."
+            ),
+            EngineError::DatabaseExists(name) => {
+                write!(f, "Database '{name}' already exists. Choose a different database name.")
+            }
+            EngineError::NoSuchObject(name) => write!(f, "Invalid object name '{name}'."),
+            EngineError::ObjectExists(name) => {
+                write!(f, "There is already an object named '{name}' in the database.")
+            }
+            EngineError::FileExists(path) => write!(
+                f,
+                "Cannot create file '{}' because it already exists. Change the file path or \
+                 the file name, and retry the operation.",
+                path.display()
+            ),
+            EngineError::DatabaseOffline { database, reason } => write!(
+                f,
+                "The log for database '{database}' is not available: {reason}. Check the \
+                 operating system error log for related error messages. Resolve any errors and \
+                 restart the database."
+            ),
+            EngineError::NullNotAllowed { column, table } => write!(
+                f,
+                "Cannot insert the value NULL into column '{column}', table '{table}'; column \
+                 does not allow nulls. INSERT fails."
+            ),
+            EngineError::SequenceExhausted(name) => write!(
+                f,
+                "The sequence object '{name}' has reached its minimum or maximum value. \
+                 Restart the sequence object to allow new values to be generated."
+            ),
+            EngineError::ValueTooLarge(what) => write!(f, "{what}"),
+            EngineError::InUse(what) => write!(f, "{what}"),
+            EngineError::Invalid(what) => write!(f, "{what}"),
+            EngineError::Io(what) => write!(f, "I/O error: {what}"),
+            EngineError::Log(what) => write!(f, "The transaction log failed: {what}"),
+            EngineError::Corrupt(what) => {
+                write!(f, "A consistency check failed: {what}")
+            }
+            EngineError::Resources(what) => write!(f, "{what}"),
+            EngineError::Internal(what) => write!(f, "internal error: {what}"),
+            EngineError::Locked(dir) => write!(
+                f,
+                "The data directory '{}' is in use by another Walden process.",
+                dir.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+impl From<LockError> for EngineError {
+    fn from(e: LockError) -> Self {
+        EngineError::Lock(e)
+    }
+}
+
+impl From<BufferError> for EngineError {
+    fn from(e: BufferError) -> Self {
+        match e {
+            BufferError::File(f) => f.into(),
+            BufferError::NoFreeFrame { .. } => EngineError::Resources(e.to_string()),
+            other => EngineError::Io(other.to_string()),
+        }
+    }
+}
+
+impl From<FileError> for EngineError {
+    fn from(e: FileError) -> Self {
+        match e {
+            FileError::Page(p) => p.into(),
+            other => EngineError::Io(other.to_string()),
+        }
+    }
+}
+
+impl From<PageError> for EngineError {
+    fn from(e: PageError) -> Self {
+        EngineError::Corrupt(e.to_string())
+    }
+}
+
+impl From<TreeError> for EngineError {
+    fn from(e: TreeError) -> Self {
+        match e {
+            TreeError::Buffer(b) => b.into(),
+            TreeError::Page(p) => p.into(),
+            TreeError::Log(l) => EngineError::Log(l),
+            TreeError::Corrupt { .. } => EngineError::Corrupt(e.to_string()),
+            TreeError::DuplicateKey => EngineError::Internal("unexpected duplicate key".into()),
+            TreeError::TooLarge { .. } => EngineError::ValueTooLarge(e.to_string()),
+        }
+    }
+}

@@ -1,0 +1,549 @@
+//! The instance: a data directory with `master`, `tempdb` and user databases, one lock manager,
+//! a checkpoint thread, and the Rust API's entry point.
+//!
+//! # master
+//!
+//! `master` is a database like the others, plus two trees created with it at fixed pages:
+//! `sys.databases` (page 9: key the folded name, value the database's id, files and settings)
+//! and `sys.dtc_outcomes` (page 10: the global ids of committed transactions that spanned
+//! databases, see `docs/recovery.md`). master is opened and recovered first; each user
+//! database's recovery then asks its outcome table about prepared transactions.
+//!
+//! # tempdb
+//!
+//! Recreated empty at every start, with no log (rule W8).
+//!
+//! # The data directory lock
+//!
+//! On a real file system the instance holds an exclusive lock on `walden.lock` in the data
+//! directory for its lifetime, so a second process opening the same directory fails with a
+//! clear error instead of corrupting it.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use walden_io::{OsFs, Vfs};
+use walden_log::policy::DatabaseDurability;
+use walden_storage::PageId;
+
+use crate::database::{
+    Database, DatabaseConfig, DatabaseFiles, LogMode, RecoveryModel, CATALOG_ROOT,
+};
+use crate::error::EngineError;
+use crate::lock::LockManager;
+use crate::txn::{Coordinator, Isolation, Transaction};
+
+/// The root of master's `sys.databases` tree.
+const DATABASES_ROOT: PageId = CATALOG_ROOT + 1;
+/// The root of master's `sys.dtc_outcomes` tree.
+const OUTCOMES_ROOT: PageId = CATALOG_ROOT + 2;
+
+/// master's database id.
+pub const MASTER_ID: u32 = 1;
+/// tempdb's database id.
+pub const TEMPDB_ID: u32 = 2;
+/// The first user database id (3 and 4 are SQL Server's model and msdb).
+pub const FIRST_USER_DB_ID: u32 = 5;
+
+/// How an instance is set up.
+#[derive(Debug, Clone)]
+pub struct InstanceConfig {
+    /// Settings for every database (buffer pool, log, checkpoint interval).
+    pub database: DatabaseConfig,
+    /// How often the checkpoint thread looks for databases that need one (0: never).
+    pub checkpoint_poll_ms: u64,
+}
+
+impl Default for InstanceConfig {
+    fn default() -> Self {
+        InstanceConfig { database: DatabaseConfig::default(), checkpoint_poll_ms: 1000 }
+    }
+}
+
+/// A database's entry in master.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatabaseEntry {
+    /// Its id.
+    pub id: u32,
+    /// Its name as created.
+    pub name: String,
+    /// Its files.
+    pub files: DatabaseFiles,
+    /// DELAYED_DURABILITY.
+    pub delayed_durability: DatabaseDurability,
+    /// The recovery model.
+    pub recovery_model: RecoveryModel,
+}
+
+impl DatabaseEntry {
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&self.id.to_le_bytes());
+        for s in [
+            self.name.as_str(),
+            &self.files.data.to_string_lossy(),
+            &self.files.log.to_string_lossy(),
+        ] {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        out.push(self.delayed_durability.code());
+        out.push(match self.recovery_model {
+            RecoveryModel::Simple => 3,
+            RecoveryModel::Full => 1,
+        });
+        out
+    }
+
+    fn decode(b: &[u8]) -> Result<DatabaseEntry, EngineError> {
+        let bad = || EngineError::Corrupt("a malformed sys.databases entry".into());
+        let mut at = 0;
+        let mut take = |n: usize| -> Result<&[u8], EngineError> {
+            let s = b.get(at..at + n).ok_or_else(bad)?;
+            at += n;
+            Ok(s)
+        };
+        let word = |s: &[u8]| u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+        let id = word(take(4)?);
+        let mut strings = Vec::new();
+        for _ in 0..3 {
+            let n = word(take(4)?) as usize;
+            strings.push(String::from_utf8(take(n)?.to_vec()).map_err(|_| bad())?);
+        }
+        let durability = match take(1)?[0] {
+            0 => DatabaseDurability::Disabled,
+            1 => DatabaseDurability::Allowed,
+            2 => DatabaseDurability::Forced,
+            _ => return Err(bad()),
+        };
+        let recovery_model =
+            if take(1)?[0] == 1 { RecoveryModel::Full } else { RecoveryModel::Simple };
+        let log = PathBuf::from(strings.pop().ok_or_else(bad)?);
+        let data = PathBuf::from(strings.pop().ok_or_else(bad)?);
+        let name = strings.pop().ok_or_else(bad)?;
+        Ok(DatabaseEntry {
+            id,
+            name,
+            files: DatabaseFiles { data, log },
+            delayed_durability: durability,
+            recovery_model,
+        })
+    }
+}
+
+#[derive(Debug)]
+struct MasterCoordinator {
+    master: Arc<Database>,
+    next_gtid: AtomicU64,
+}
+
+impl Coordinator for MasterCoordinator {
+    fn new_gtid(&self) -> u64 {
+        self.next_gtid.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn record_commit(&self, gtid: u64) -> Result<(), EngineError> {
+        let db = &self.master;
+        let txn = db.next_txn_id();
+        db.txn_started(txn);
+        let key = gtid.to_be_bytes();
+        let mut logger = db.logger(
+            txn,
+            LogMode::Row { root: OUTCOMES_ROOT, key: key.to_vec(), undo: crate::wal::Undo::Delete },
+        );
+        let result = db.space().tree(OUTCOMES_ROOT).insert(&mut logger, &key, &[]);
+        logger.finish();
+        result?;
+        db.commit_txn(txn, walden_log::Durability::Full)?;
+        Ok(())
+    }
+}
+
+/// An open instance.
+#[derive(Debug)]
+pub struct Instance {
+    dir: PathBuf,
+    vfs: Arc<dyn Vfs>,
+    config: InstanceConfig,
+    locks: Arc<LockManager>,
+    master: Arc<Database>,
+    tempdb: Arc<Database>,
+    /// Folded name -> database (master and tempdb included).
+    databases: RwLock<HashMap<String, Arc<Database>>>,
+    /// Serializes CREATE / DROP / ALTER DATABASE.
+    ddl: Mutex<()>,
+    coordinator: Arc<MasterCoordinator>,
+    next_owner: AtomicU64,
+    checkpointer: Mutex<Option<JoinHandle<()>>>,
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    closed: AtomicBool,
+    _dir_lock: Option<File>,
+}
+
+fn fold(name: &str) -> String {
+    name.to_lowercase()
+}
+
+impl Instance {
+    /// Opens (creating if needed) the instance in `dir` on the real file system.
+    pub fn open(dir: &Path, config: InstanceConfig) -> Result<Arc<Instance>, EngineError> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| EngineError::Io(format!("{}: {e}", dir.display())))?;
+        let lock_path = dir.join("walden.lock");
+        let file = File::create(&lock_path)
+            .map_err(|e| EngineError::Io(format!("{}: {e}", lock_path.display())))?;
+        if file.try_lock().is_err() {
+            return Err(EngineError::Locked(dir.to_path_buf()));
+        }
+        Instance::open_with(Arc::new(OsFs), dir, config, Some(file))
+    }
+
+    /// Opens the instance in `dir` on any file system (tests use the crash simulator). No
+    /// directory lock is taken unless `dir_lock` is given.
+    pub fn open_with(
+        vfs: Arc<dyn Vfs>,
+        dir: &Path,
+        config: InstanceConfig,
+        dir_lock: Option<File>,
+    ) -> Result<Arc<Instance>, EngineError> {
+        vfs.create_dir_all(dir).map_err(|e| EngineError::Io(e.to_string()))?;
+        let master_files =
+            DatabaseFiles { data: dir.join("master.mdf"), log: dir.join("mastlog.ldf") };
+        let master = if vfs.exists(&master_files.data) {
+            Database::open(
+                Arc::clone(&vfs),
+                "master",
+                MASTER_ID,
+                master_files,
+                config.database.clone(),
+                &|_| false,
+            )?
+        } else {
+            let db = Database::create(
+                Arc::clone(&vfs),
+                "master",
+                MASTER_ID,
+                master_files,
+                config.database.clone(),
+            )?;
+            {
+                let mut logger = db.logger(0, LogMode::Structure);
+                for want in [DATABASES_ROOT, OUTCOMES_ROOT] {
+                    let root = db.space().create_tree(&mut logger, 0, 0)?;
+                    if root != want {
+                        return Err(EngineError::Internal(format!("master tree at page {root}")));
+                    }
+                }
+            }
+            db.flush_log()?;
+            db.checkpoint()?;
+            db
+        };
+        let master = Arc::new(master);
+        let mut outcomes = std::collections::HashSet::new();
+        let mut max_gtid = 0;
+        for entry in master.space().tree(OUTCOMES_ROOT).scan() {
+            let (k, _) = entry?;
+            if k.len() == 8 {
+                let mut a = [0; 8];
+                a.copy_from_slice(&k);
+                let g = u64::from_be_bytes(a);
+                max_gtid = max_gtid.max(g);
+                outcomes.insert(g);
+            }
+        }
+        let mut databases = HashMap::new();
+        databases.insert("master".to_string(), Arc::clone(&master));
+        for entry in master.space().tree(DATABASES_ROOT).scan() {
+            let (_, value) = entry?;
+            let e = DatabaseEntry::decode(&value)?;
+            let db = Database::open(
+                Arc::clone(&vfs),
+                &e.name,
+                e.id,
+                e.files.clone(),
+                config.database.clone(),
+                &|g| outcomes.contains(&g),
+            )?;
+            db.set_delayed_durability(e.delayed_durability);
+            db.set_recovery_model(e.recovery_model);
+            databases.insert(fold(&e.name), Arc::new(db));
+        }
+        let tempdb = Arc::new(Database::create_temp(
+            Arc::clone(&vfs),
+            TEMPDB_ID,
+            DatabaseFiles { data: dir.join("tempdb.mdf"), log: dir.join("templog.ldf") },
+            config.database.clone(),
+        )?);
+        databases.insert("tempdb".to_string(), Arc::clone(&tempdb));
+        let coordinator = Arc::new(MasterCoordinator {
+            master: Arc::clone(&master),
+            next_gtid: AtomicU64::new(max_gtid + 1),
+        });
+        let instance = Arc::new(Instance {
+            dir: dir.to_path_buf(),
+            vfs,
+            config,
+            locks: Arc::new(LockManager::new()),
+            master,
+            tempdb,
+            databases: RwLock::new(databases),
+            ddl: Mutex::new(()),
+            coordinator,
+            next_owner: AtomicU64::new(1),
+            checkpointer: Mutex::new(None),
+            stop: Arc::new((Mutex::new(false), Condvar::new())),
+            closed: AtomicBool::new(false),
+            _dir_lock: dir_lock,
+        });
+        instance.start_checkpointer();
+        Ok(instance)
+    }
+
+    fn start_checkpointer(self: &Arc<Self>) {
+        let poll = self.config.checkpoint_poll_ms;
+        if poll == 0 {
+            return;
+        }
+        let weak = Arc::downgrade(self);
+        let stop = Arc::clone(&self.stop);
+        let handle =
+            std::thread::Builder::new().name("walden-checkpoint".into()).spawn(move || loop {
+                {
+                    let (flag, cv) = &*stop;
+                    let guard = flag.lock().unwrap_or_else(PoisonError::into_inner);
+                    let (guard, _) = cv
+                        .wait_timeout(guard, Duration::from_millis(poll))
+                        .unwrap_or_else(PoisonError::into_inner);
+                    if *guard {
+                        return;
+                    }
+                }
+                let Some(instance) = weak.upgrade() else { return };
+                for db in instance.databases() {
+                    if db.checkpoint_due() && db.check_online().is_ok() {
+                        // A failure takes the database offline; the next user sees why.
+                        let _ = db.checkpoint();
+                    }
+                }
+            });
+        if let Ok(h) = handle {
+            *self.checkpointer.lock().unwrap_or_else(PoisonError::into_inner) = Some(h);
+        }
+    }
+
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The lock manager.
+    pub fn locks(&self) -> &Arc<LockManager> {
+        &self.locks
+    }
+
+    /// master.
+    pub fn master(&self) -> &Arc<Database> {
+        &self.master
+    }
+
+    /// tempdb.
+    pub fn tempdb(&self) -> &Arc<Database> {
+        &self.tempdb
+    }
+
+    /// The database named `name` (case-insensitive), or error 911.
+    pub fn database(&self, name: &str) -> Result<Arc<Database>, EngineError> {
+        self.databases
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&fold(name))
+            .cloned()
+            .ok_or_else(|| EngineError::NoSuchDatabase(name.to_string()))
+    }
+
+    /// Every database, by id.
+    pub fn databases(&self) -> Vec<Arc<Database>> {
+        let mut all: Vec<Arc<Database>> = self
+            .databases
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect();
+        all.sort_by_key(|d| d.id());
+        all
+    }
+
+    /// Begins a transaction.
+    pub fn begin(&self, isolation: Isolation, lock_timeout: Option<Duration>) -> Transaction {
+        let owner = self.next_owner.fetch_add(1, Ordering::Relaxed);
+        let coordinator: Arc<dyn Coordinator> = self.coordinator.clone();
+        Transaction::new(owner, Arc::clone(&self.locks), isolation, lock_timeout, Some(coordinator))
+    }
+
+    fn master_put(&self, entry: &DatabaseEntry, new: bool) -> Result<(), EngineError> {
+        let mut tx = self.begin(Isolation::ReadCommitted, None);
+        tx.mark_ddl(&self.master)?;
+        let key = fold(&entry.name).into_bytes();
+        if new {
+            if !tx.tree_insert(&self.master, DATABASES_ROOT, &key, &entry.encode())? {
+                return Err(EngineError::DatabaseExists(entry.name.clone()));
+            }
+        } else {
+            tx.tree_update(&self.master, DATABASES_ROOT, &key, &entry.encode())?;
+        }
+        tx.commit(walden_log::policy::CommitOption::Unspecified)?;
+        Ok(())
+    }
+
+    fn entry_of(&self, db: &Database) -> DatabaseEntry {
+        DatabaseEntry {
+            id: db.id(),
+            name: db.name().to_string(),
+            files: db.files().clone(),
+            delayed_durability: db.delayed_durability(),
+            recovery_model: db.recovery_model(),
+        }
+    }
+
+    /// CREATE DATABASE; `files` default to `<dir>/<name>.mdf` and `<dir>/<name>_log.ldf`.
+    pub fn create_database(
+        &self,
+        name: &str,
+        files: Option<DatabaseFiles>,
+    ) -> Result<Arc<Database>, EngineError> {
+        let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.database(name).is_ok() {
+            return Err(EngineError::DatabaseExists(name.to_string()));
+        }
+        let files = files.unwrap_or_else(|| DatabaseFiles {
+            data: self.dir.join(format!("{name}.mdf")),
+            log: self.dir.join(format!("{name}_log.ldf")),
+        });
+        let id =
+            self.databases().iter().map(|d| d.id()).max().unwrap_or(0).max(FIRST_USER_DB_ID - 1)
+                + 1;
+        let db = Database::create(
+            Arc::clone(&self.vfs),
+            name,
+            id,
+            files.clone(),
+            self.config.database.clone(),
+        );
+        let db = match db {
+            Ok(db) => Arc::new(db),
+            Err(e) => {
+                if !matches!(e, EngineError::FileExists(_)) {
+                    let _ = self.vfs.remove(&files.data);
+                    let _ = self.vfs.remove(&files.log);
+                }
+                return Err(e);
+            }
+        };
+        if let Err(e) = self.master_put(&self.entry_of(&db), true) {
+            let _ = db.close();
+            let _ = self.vfs.remove(&files.data);
+            let _ = self.vfs.remove(&files.log);
+            return Err(e);
+        }
+        self.databases
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(fold(name), Arc::clone(&db));
+        Ok(db)
+    }
+
+    /// DROP DATABASE: fails with 3702 while a transaction other than the caller's uses it.
+    pub fn drop_database(&self, name: &str) -> Result<(), EngineError> {
+        let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        let db = self.database(name)?;
+        if db.id() == MASTER_ID || db.id() == TEMPDB_ID {
+            return Err(EngineError::Invalid(format!(
+                "Cannot drop the database '{name}' because it is a system database."
+            )));
+        }
+        if Arc::strong_count(&db) > 3 {
+            return Err(EngineError::InUse(format!(
+                "Cannot drop database \"{name}\" because it is currently in use."
+            )));
+        }
+        let mut tx = self.begin(Isolation::ReadCommitted, None);
+        tx.mark_ddl(&self.master)?;
+        tx.tree_delete(&self.master, DATABASES_ROOT, fold(name).as_bytes())?;
+        tx.commit(walden_log::policy::CommitOption::Unspecified)?;
+        self.databases.write().unwrap_or_else(PoisonError::into_inner).remove(&fold(name));
+        db.space().pool().discard();
+        let _ = db.close();
+        self.vfs.remove(&db.files().data).map_err(|e| EngineError::Io(e.to_string()))?;
+        self.vfs.remove(&db.files().log).map_err(|e| EngineError::Io(e.to_string()))?;
+        Ok(())
+    }
+
+    /// ALTER DATABASE ... SET DELAYED_DURABILITY.
+    pub fn set_delayed_durability(
+        &self,
+        name: &str,
+        setting: DatabaseDurability,
+    ) -> Result<(), EngineError> {
+        let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        let db = self.database(name)?;
+        db.set_delayed_durability(setting);
+        if db.is_temp() {
+            return Ok(());
+        }
+        if db.id() == MASTER_ID {
+            return Ok(());
+        }
+        self.master_put(&self.entry_of(&db), false)
+    }
+
+    /// ALTER DATABASE ... SET RECOVERY.
+    pub fn set_recovery_model(&self, name: &str, model: RecoveryModel) -> Result<(), EngineError> {
+        let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        let db = self.database(name)?;
+        db.set_recovery_model(model);
+        if db.is_temp() || db.id() == MASTER_ID {
+            return Ok(());
+        }
+        self.master_put(&self.entry_of(&db), false)
+    }
+
+    /// A clean shutdown: persists identity and sequence caches, checkpoints and closes every
+    /// database. Also run (ignoring errors) when the last handle is dropped.
+    pub fn close(&self) -> Result<(), EngineError> {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        {
+            let (flag, cv) = &*self.stop;
+            *flag.lock().unwrap_or_else(PoisonError::into_inner) = true;
+            cv.notify_all();
+        }
+        if let Some(h) = self.checkpointer.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            // The checkpoint thread may itself drop the last handle; it cannot join itself.
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+        let mut first_err = None;
+        for db in self.databases() {
+            let result = if db.check_online().is_ok() { db.persist_caches() } else { Ok(()) };
+            if let Err(e) = result.and_then(|()| db.close()) {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}

@@ -1,0 +1,30 @@
+//! Walden's engine: instance, databases, catalog, transactions, locks, recovery, sequences;
+//! the Rust API the T-SQL layer calls.
+//!
+//! * [`instance`]: the data directory, master, tempdb, user databases; the entry point.
+//! * [`database`]: one database's files, buffer pool, log, checkpoints and recovery.
+//! * [`txn`]: transactions, rollback with compensation records, savepoints, commit policy.
+//! * [`table`]: rows, indexes, locks on rows and tables; [`objects`]: DDL, identity,
+//!   sequences; [`catalog`]: object definitions.
+//! * [`lock`]: the lock manager; [`types`]: SQL types, values, rows and keys;
+//!   [`wal`]: the engine's log records; [`recovery`]: the recovery decision tables.
+//!
+//! The protocol is in `docs/recovery.md`; the formats in `docs/format/`.
+
+pub mod catalog;
+pub mod database;
+pub mod error;
+pub mod instance;
+pub mod lock;
+pub mod objects;
+pub mod recovery;
+pub mod table;
+pub mod txn;
+pub mod types;
+pub mod wal;
+
+pub use database::{Database, DatabaseConfig, DatabaseFiles, RecoveryModel, RecoveryReport};
+pub use error::EngineError;
+pub use instance::{Instance, InstanceConfig};
+pub use table::{RowCursor, RowId};
+pub use txn::{CommitOutcome, Isolation, Transaction};

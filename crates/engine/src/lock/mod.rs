@@ -1,0 +1,186 @@
+//! The lock manager: SQL Server's lock modes, FIFO grants with conversions first, and deadlock
+//! detection with a victim.
+//!
+//! # The shape
+//!
+//! Transactions (owners, by transaction id) lock resources (database, table, key) in modes
+//! (IS, IX, S, SIX, U, X) whose compatibility is SQL Server's matrix ([`LockMode`]). The lock
+//! table maps each locked resource to its *entry*: the granted owners with their modes and a
+//! queue of waiting requests. It is cut into 64 shards by resource hash, each a mutex over a
+//! `HashMap`, so sessions working on different rows rarely meet on a mutex. Beside it an owner
+//! table, sharded by owner id, lists what each owner holds, so commit releases its locks
+//! without scanning the lock table and the engine can count key locks per table for
+//! escalation. A request that must wait parks on a condition variable of its own and is
+//! woken by whoever grants it, so a grant wakes one thread, not a herd.
+//!
+//! Waiting is where deadlocks come from. A waiting request registers in the waits map, then
+//! searches the waits-for graph for a cycle through its owner. An owner that is not waiting
+//! has no edges out, so every cycle is closed by some request starting to wait, and that
+//! request's search finds it; the search is repeated every 100 ms of waiting for the rare
+//! search that gave up because the graph kept changing under it. The search reads one shard
+//! at a time, so what it finds may be stale; before acting, it locks every shard on the cycle
+//! at once and checks every edge again. Only a cycle that held at one instant is a deadlock,
+//! and then no member of it can move without one of them giving up: that is why there are no
+//! false deadlocks.
+//!
+//! # Invariants
+//!
+//! 1. Different owners' granted modes on one resource are pairwise compatible, and an owner
+//!    holds at most one mode per resource: a conversion replaces it with the join.
+//! 2. A granted lock is recorded in its owner's entry in the owner table, and the record is
+//!    made or removed under the shard lock that changed the grant, so no thread that holds no
+//!    lock sees one without the other (the owner's own `release_all`, which empties its entry
+//!    first, is the exception, and it runs on the owner's thread).
+//! 3. An entry is in the table exactly while it has a granted owner or a waiter.
+//! 4. In a queue, waiting conversions come before waiting new requests, each in arrival
+//!    order. A new request is granted only if its mode is compatible with every granted mode
+//!    and no live request waits ahead of it (FIFO: a stream of S cannot starve an X). A
+//!    conversion is granted as soon as the join of its held and wanted modes is compatible
+//!    with every other owner's granted mode, whatever waits.
+//! 5. A waiter leaves its queue in one of three ways: granted (removed by the granter, who
+//!    moves it into the granted list, records it and wakes it), chosen as a deadlock victim
+//!    (marked by the detector, removed by its own thread) or timed out (removed by its own
+//!    thread). Whoever removes a waiter runs the grant pass, since the requests behind it may
+//!    now go.
+//! 6. A waiter marked as a victim counts neither as a waiter (for FIFO) nor in the waits-for
+//!    graph: it is already leaving.
+//! 7. Locks are taken in one order: the waits map, then shards in ascending index, then an
+//!    owner shard. Only the detector holds more than one shard, and nothing takes the waits
+//!    map while holding another lock of this module.
+//! 8. A deadlock is declared only for a cycle whose every edge the detector has checked
+//!    while holding all of the cycle's shards, and it chooses exactly one victim per cycle.
+//!
+//! The algorithm, the victim rule and the intended use (the lock hierarchy, isolation levels,
+//! escalation) are in `docs/locking.md`.
+
+mod deadlock;
+mod manager;
+mod mode;
+mod resource;
+
+use std::error::Error;
+use std::fmt;
+use std::time::Duration;
+
+pub use manager::LockManager;
+pub use mode::LockMode;
+pub use resource::Resource;
+
+/// Who owns a lock: a transaction id.
+pub type OwnerId = u64;
+
+/// Why a lock request failed. The owner keeps the locks it already had; the transaction layer
+/// rolls back (for 1205) or fails the statement (for 1222, as SQL Server does) and calls
+/// [`LockManager::release_all`] when the transaction ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockError {
+    /// The wait outlasted the timeout: SQL Server's error 1222.
+    Timeout {
+        /// The resource requested.
+        resource: Resource,
+        /// The mode requested.
+        mode: LockMode,
+    },
+    /// The request closed a cycle of waits and its owner was chosen as the victim: SQL
+    /// Server's error 1205.
+    Deadlock {
+        /// The resource requested.
+        resource: Resource,
+        /// The mode requested.
+        mode: LockMode,
+    },
+}
+
+impl LockError {
+    /// SQL Server's error number: 1222 or 1205.
+    pub fn number(&self) -> i32 {
+        match self {
+            LockError::Timeout { .. } => 1222,
+            LockError::Deadlock { .. } => 1205,
+        }
+    }
+
+    /// SQL Server's message text for the session `process_id` (the lock manager knows
+    /// transactions, not sessions, so [`Display`](fmt::Display) cannot fill it in).
+    pub fn sql_message(&self, process_id: i32) -> String {
+        match self {
+            LockError::Timeout { .. } => "Lock request time out period exceeded.".to_string(),
+            LockError::Deadlock { .. } => format!(
+                "Transaction (Process ID {process_id}) was deadlocked on lock resources with \
+                 another process and has been chosen as the deadlock victim. Rerun the \
+                 transaction."
+            ),
+        }
+    }
+}
+
+impl fmt::Display for LockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LockError::Timeout { resource, mode } => write!(
+                f,
+                "Lock request time out period exceeded. ({mode} on {resource}, error 1222)"
+            ),
+            LockError::Deadlock { resource, mode } => write!(
+                f,
+                "Transaction was deadlocked on lock resources with another process and has \
+                 been chosen as the deadlock victim. Rerun the transaction. ({mode} on \
+                 {resource}, error 1205)"
+            ),
+        }
+    }
+}
+
+impl Error for LockError {}
+
+/// The state of one row of [`LockManager::snapshot`]: `sys.dm_tran_locks.request_status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LockStatus {
+    /// Held.
+    Granted,
+    /// A new request waiting.
+    Waiting,
+    /// A conversion waiting; the owner's granted mode is in a `Granted` row of its own.
+    Converting,
+}
+
+impl LockStatus {
+    /// SQL Server's name: GRANT, WAIT or CONVERT.
+    pub fn name(self) -> &'static str {
+        match self {
+            LockStatus::Granted => "GRANT",
+            LockStatus::Waiting => "WAIT",
+            LockStatus::Converting => "CONVERT",
+        }
+    }
+}
+
+/// One granted lock or waiting request, for `sys.dm_tran_locks`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockInfo {
+    /// What is locked.
+    pub resource: Resource,
+    /// The granted mode; for a waiting request, the mode it waits for (for a conversion, the
+    /// join it converts to).
+    pub mode: LockMode,
+    /// The transaction.
+    pub owner: OwnerId,
+    /// Granted, waiting or converting.
+    pub status: LockStatus,
+}
+
+/// What the lock manager has done since it was created.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LockStats {
+    /// Calls to [`LockManager::lock`] (SQL Server's "Lock Requests/sec" counter).
+    pub requests: u64,
+    /// Requests that had to wait ("Lock Waits/sec"); failed zero-timeout requests are not
+    /// counted here, since they did not wait.
+    pub waits: u64,
+    /// Requests that failed with 1222 ("Lock Timeouts/sec"), zero-timeout ones included.
+    pub timeouts: u64,
+    /// Requests that failed with 1205 ("Number of Deadlocks/sec").
+    pub deadlocks: u64,
+    /// Time spent waiting, over all waits that ended ("Lock Wait Time (ms)").
+    pub wait_time: Duration,
+}

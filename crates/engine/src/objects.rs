@@ -1,0 +1,521 @@
+//! DDL, and the caches of identity values, row locators and sequence values.
+//!
+//! # Identity (SQL Server's identity cache)
+//!
+//! Each table with an identity column has a persisted high-water mark in its catalog entry: no
+//! value above it was handed out. Values are handed out from memory; when the next value would
+//! pass the mark, the mark moves [`IDENTITY_CACHE`] values ahead in a system transaction that
+//! commits with the database's normal durability (no forced flush). That system commit
+//! precedes, in the log, every row that uses a value of the new range, so after a crash any
+//! surviving row's value is at or below a surviving mark, and the table continues above the
+//! mark: a gap of at most the cache, never a duplicate. A clean shutdown persists the exact
+//! last value, so it continues without a gap.
+//!
+//! # Sequences (CACHE n / NO CACHE)
+//!
+//! The same scheme with SQL Server's documented rules: allocating a new cache range persists
+//! its last value as the high-water mark, and in a user database that commit is always fully
+//! durable, even when the database is `FORCED` (rule W7); tempdb never waits. `NO CACHE`
+//! persists every value. After a crash a sequence continues after its persisted mark (a gap of
+//! at most the cache size); after a clean shutdown, right after the last value handed out.
+
+use std::sync::{Arc, PoisonError};
+
+use walden_log::policy::{resolve, CommitOption, Override};
+use walden_log::Durability;
+use walden_storage::PageId;
+
+use crate::catalog::{object_key, Catalog, IndexDef, Object, SequenceDef, TableDef};
+use crate::database::{Database, LogMode, UndoEntry, CATALOG_ROOT};
+use crate::error::EngineError;
+use crate::lock::{LockMode, Resource};
+use crate::txn::Transaction;
+use crate::types::{encode_key, SqlType, Value};
+use crate::wal::Undo;
+
+/// Identity values a table hands out per persisted high-water mark.
+pub const IDENTITY_CACHE: i64 = 1000;
+
+/// A sequence's in-memory cache.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SequenceCache {
+    /// The next value to hand out.
+    next: i128,
+    /// The last value of the cached range (persisted as the high-water mark); the cache is
+    /// empty when `next` is past it.
+    last: i128,
+    /// The last value handed out.
+    current: Option<i128>,
+}
+
+impl Database {
+    /// Reads the catalog tree into the in-memory catalog.
+    pub(crate) fn reload_catalog(&self) -> Result<(), EngineError> {
+        let tree = self.space().tree(CATALOG_ROOT);
+        let mut objects = Vec::new();
+        for entry in tree.scan() {
+            let (_, value) = entry?;
+            objects.push(Object::decode(&value)?);
+        }
+        let catalog = Catalog::from_objects(objects);
+        // Caches of objects that no longer exist (a rolled-back CREATE) go with them.
+        self.identity
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|id, _| catalog.get(*id).is_some());
+        self.sequences
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|id, _| catalog.get(*id).is_some());
+        self.locators
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|id, _| catalog.get(*id).is_some());
+        *self.catalog.write().unwrap_or_else(PoisonError::into_inner) = catalog;
+        Ok(())
+    }
+
+    /// A copy of the catalog.
+    pub fn catalog(&self) -> Catalog {
+        self.catalog.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The object named `schema.name`.
+    pub fn find_object(&self, schema: &str, name: &str) -> Option<Arc<Object>> {
+        self.catalog.read().unwrap_or_else(PoisonError::into_inner).find(schema, name)
+    }
+
+    /// The table named `schema.name`, or error 208.
+    pub fn table(&self, schema: &str, name: &str) -> Result<Arc<Object>, EngineError> {
+        match self.find_object(schema, name) {
+            Some(o) if matches!(*o, Object::Table(_)) => Ok(o),
+            _ => Err(EngineError::NoSuchObject(name.to_string())),
+        }
+    }
+
+    /// Rewrites one catalog entry in a system transaction of its own, committed with
+    /// `durability`; the in-memory catalog follows.
+    fn system_update(&self, object: Object, durability: Durability) -> Result<(), EngineError> {
+        self.check_online()?;
+        let key = object_key(object.id());
+        let tree = self.space().tree(CATALOG_ROOT);
+        let Some(old) = tree.get(&key)? else {
+            return Err(EngineError::Internal(format!("catalog entry {} vanished", object.id())));
+        };
+        let txn = self.next_txn_id();
+        self.txn_started(txn);
+        let undo = Undo::Restore(old);
+        let mut logger = self.logger(
+            txn,
+            LogMode::Row { root: CATALOG_ROOT, key: key.to_vec(), undo: undo.clone() },
+        );
+        let result = tree.update(&mut logger, &key, &object.encode());
+        logger.finish();
+        if let Err(e) = result {
+            let err = EngineError::from(e);
+            self.take_offline(err.to_string());
+            return Err(err);
+        }
+        let lsn = logger.row_lsn;
+        if let Err(e) = self.commit_txn(txn, durability) {
+            let entry = UndoEntry { lsn, root: CATALOG_ROOT, key: key.to_vec(), undo };
+            let _ = crate::txn::undo_entries(self, txn, &[entry], 0);
+            return Err(e);
+        }
+        self.catalog.write().unwrap_or_else(PoisonError::into_inner).put(object);
+        Ok(())
+    }
+
+    /// The next identity value of `table`.
+    pub(crate) fn next_identity(&self, table: &TableDef) -> Result<i64, EngineError> {
+        let Some((_, _, inc)) = table.identity_column() else {
+            return Err(EngineError::Internal(format!("'{}' has no identity", table.name)));
+        };
+        let mut map = self.identity.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = self.catalog.read().unwrap_or_else(PoisonError::into_inner).get(table.id);
+        let high = match current.as_deref() {
+            Some(Object::Table(t)) => t.identity_high,
+            _ => table.identity_high,
+        };
+        let (last, persisted) = *map.entry(table.id).or_insert((high, high));
+        let next = last + inc;
+        let beyond = if inc > 0 { next > persisted } else { next < persisted };
+        if beyond {
+            let Some(Object::Table(mut def)) = current.as_deref().cloned() else {
+                return Err(EngineError::NoSuchObject(table.name.clone()));
+            };
+            def.identity_high = next.saturating_add(inc.saturating_mul(IDENTITY_CACHE - 1));
+            let high = def.identity_high;
+            // The mark's commit needs no flush: the log order protects it (module docs).
+            let durability = if self.is_temp() {
+                Durability::Delayed
+            } else {
+                resolve(self.delayed_durability(), CommitOption::Unspecified, Override::None)
+            };
+            self.system_update(Object::Table(def), durability)?;
+            map.insert(table.id, (next, high));
+        } else {
+            map.insert(table.id, (next, persisted));
+        }
+        Ok(next)
+    }
+
+    /// The last identity value handed out for a table (IDENT_CURRENT).
+    pub fn identity_current(&self, table: &TableDef) -> Option<i64> {
+        let (_, seed, inc) = table.identity_column()?;
+        let map = self.identity.lock().unwrap_or_else(PoisonError::into_inner);
+        let last = map.get(&table.id).map_or(table.identity_high, |s| s.0);
+        (last != seed - inc).then_some(last)
+    }
+
+    /// The next row locator of a heap.
+    pub(crate) fn next_locator(&self, table: u32, root: PageId) -> Result<u64, EngineError> {
+        let mut map = self.locators.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(next) = map.get_mut(&table) {
+            *next += 1;
+            return Ok(*next - 1);
+        }
+        let last = self.space().tree(root).last_key()?;
+        let next = match last {
+            Some(k) if k.len() == 8 => {
+                let mut a = [0; 8];
+                a.copy_from_slice(&k);
+                u64::from_be_bytes(a) + 1
+            }
+            _ => 1,
+        };
+        map.insert(table, next + 1);
+        Ok(next)
+    }
+
+    /// NEXT VALUE FOR the sequence with id `seq`.
+    pub fn next_sequence_value(&self, seq: u32) -> Result<Value, EngineError> {
+        let mut map = self.sequences.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(Object::Sequence(def)) = self
+            .catalog
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(seq)
+            .as_deref()
+            .cloned()
+        else {
+            return Err(EngineError::NoSuchObject(format!("sequence {seq}")));
+        };
+        let cache = map.entry(seq).or_insert_with(|| {
+            let next = match def.high_water {
+                None => def.start,
+                Some(h) => h + def.increment,
+            };
+            SequenceCache { next, last: next - def.increment, current: def.high_water }
+        });
+        let mut value = cache.next;
+        let up = def.increment > 0;
+        if (up && value > def.max) || (!up && value < def.min) {
+            if !def.cycle {
+                return Err(EngineError::SequenceExhausted(def.name.clone()));
+            }
+            value = if up { def.min } else { def.max };
+            cache.last = value - def.increment;
+        }
+        let empty = if up { value > cache.last } else { value < cache.last };
+        if empty {
+            let n = i128::from(def.cache.unwrap_or(1).max(1));
+            let mut last = value + def.increment * (n - 1);
+            last = if up { last.min(def.max) } else { last.max(def.min) };
+            let mut persisted = def.clone();
+            persisted.high_water = Some(last);
+            // W7: a high-water mark is always fully durable in a user database.
+            let durability = if self.is_temp() { Durability::Delayed } else { Durability::Full };
+            self.system_update(Object::Sequence(persisted), durability)?;
+            cache.last = last;
+        }
+        cache.next = value + def.increment;
+        cache.current = Some(value);
+        Ok(sequence_value(def.ty, value))
+    }
+
+    /// The last value a sequence handed out (`sys.sequences.current_value`).
+    pub fn sequence_current(&self, def: &SequenceDef) -> Option<i128> {
+        let map = self.sequences.lock().unwrap_or_else(PoisonError::into_inner);
+        map.get(&def.id).map_or(def.high_water, |c| c.current)
+    }
+
+    /// At a clean shutdown: persists the exact last identity and sequence values, so that
+    /// they continue without a gap.
+    pub(crate) fn persist_caches(&self) -> Result<(), EngineError> {
+        let catalog = self.catalog();
+        let identity: Vec<(u32, (i64, i64))> = self
+            .identity
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(k, v)| (*k, *v))
+            .collect();
+        for (id, (last, persisted)) in identity {
+            if last == persisted {
+                continue;
+            }
+            if let Some(Object::Table(mut def)) = catalog.get(id).as_deref().cloned() {
+                def.identity_high = last;
+                self.system_update(Object::Table(def), Durability::Full)?;
+            }
+        }
+        let sequences: Vec<(u32, SequenceCache)> = self
+            .sequences
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(k, v)| (*k, *v))
+            .collect();
+        for (id, cache) in sequences {
+            if let (Some(Object::Sequence(mut def)), Some(current)) =
+                (catalog.get(id).as_deref().cloned(), cache.current)
+            {
+                if def.high_water != Some(current) {
+                    def.high_water = Some(current);
+                    self.system_update(Object::Sequence(def), Durability::Full)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn sequence_value(ty: SqlType, v: i128) -> Value {
+    match ty {
+        SqlType::TinyInt => Value::TinyInt(v as u8),
+        SqlType::SmallInt => Value::SmallInt(v as i16),
+        SqlType::Int => Value::Int(v as i32),
+        SqlType::Decimal { scale, .. } => {
+            crate::types::Decimal::new(v * 10i128.pow(u32::from(scale)), scale)
+                .map_or(Value::BigInt(v as i64), Value::Decimal)
+        }
+        _ => Value::BigInt(v as i64),
+    }
+}
+
+/// An index to create with a table, or on an existing table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexSpec {
+    /// The index or constraint name.
+    pub name: String,
+    /// Key columns (indexes into the table's columns).
+    pub columns: Vec<usize>,
+    /// Unique keys.
+    pub unique: bool,
+    /// The clustered index (at most one).
+    pub clustered: bool,
+    /// A PRIMARY KEY constraint.
+    pub primary_key: bool,
+    /// A UNIQUE constraint (2627 rather than 2601 on duplicates).
+    pub unique_constraint: bool,
+}
+
+impl Transaction {
+    fn lock_object(&self, db: &Database, object: u32, mode: LockMode) -> Result<(), EngineError> {
+        self.lock(&Resource::Object { db: db.id(), object }, mode).map(|_| ())
+    }
+
+    fn put_catalog(
+        &mut self,
+        db: &Arc<Database>,
+        object: Object,
+        new: bool,
+    ) -> Result<(), EngineError> {
+        self.mark_ddl(db)?;
+        let key = object_key(object.id());
+        if new {
+            if !self.tree_insert(db, CATALOG_ROOT, &key, &object.encode())? {
+                return Err(EngineError::Internal(format!("object id {} reused", object.id())));
+            }
+        } else {
+            self.tree_update(db, CATALOG_ROOT, &key, &object.encode())?;
+        }
+        db.catalog.write().unwrap_or_else(PoisonError::into_inner).put(object);
+        Ok(())
+    }
+
+    fn check_new_name(&self, db: &Database, schema: &str, name: &str) -> Result<(), EngineError> {
+        if db.find_object(schema, name).is_some() {
+            return Err(EngineError::ObjectExists(name.to_string()));
+        }
+        Ok(())
+    }
+
+    fn allocate_object_id(&self, db: &Database) -> u32 {
+        db.catalog.write().unwrap_or_else(PoisonError::into_inner).allocate_id()
+    }
+
+    /// CREATE TABLE: `table.id`, `indexes` and the identity mark are filled in here. Without
+    /// a clustered index among `indexes` the table is a heap.
+    pub fn create_table(
+        &mut self,
+        db: &Arc<Database>,
+        mut table: TableDef,
+        indexes: &[IndexSpec],
+    ) -> Result<TableDef, EngineError> {
+        self.check_new_name(db, &table.schema, &table.name)?;
+        table.id = self.allocate_object_id(db);
+        self.lock_object(db, table.id, LockMode::X)?;
+        if let Some((_, seed, inc)) = table.identity_column() {
+            table.identity_high = seed - inc;
+        }
+        table.indexes.clear();
+        let clustered = indexes.iter().find(|i| i.clustered);
+        let root = self.create_tree(db, table.id, 1)?;
+        table.indexes.push(match clustered {
+            Some(spec) => IndexDef {
+                id: 1,
+                name: spec.name.clone(),
+                columns: spec.columns.clone(),
+                unique: true,
+                primary_key: spec.primary_key,
+                unique_constraint: spec.unique_constraint,
+                root,
+            },
+            None => IndexDef {
+                id: 1,
+                name: String::new(),
+                columns: Vec::new(),
+                unique: true,
+                primary_key: false,
+                unique_constraint: false,
+                root,
+            },
+        });
+        for spec in indexes.iter().filter(|i| !i.clustered) {
+            let id = table.indexes.len() as u16 + 1;
+            let root = self.create_tree(db, table.id, id)?;
+            table.indexes.push(IndexDef {
+                id,
+                name: spec.name.clone(),
+                columns: spec.columns.clone(),
+                unique: spec.unique,
+                primary_key: spec.primary_key,
+                unique_constraint: spec.unique_constraint,
+                root,
+            });
+        }
+        self.put_catalog(db, Object::Table(table.clone()), true)?;
+        Ok(table)
+    }
+
+    /// DROP TABLE / DROP SEQUENCE / DROP PROCEDURE: removes the catalog entry. The dropped
+    /// table's pages are not reused before the database's pages are reorganized (a known
+    /// limit, see `docs/architecture.md`).
+    pub fn drop_object(&mut self, db: &Arc<Database>, object: u32) -> Result<(), EngineError> {
+        self.lock_object(db, object, LockMode::X)?;
+        self.mark_ddl(db)?;
+        self.tree_delete(db, CATALOG_ROOT, &object_key(object))?;
+        db.catalog.write().unwrap_or_else(PoisonError::into_inner).remove(object);
+        Ok(())
+    }
+
+    /// TRUNCATE TABLE: every index gets a new, empty tree.
+    pub fn truncate_table(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+    ) -> Result<TableDef, EngineError> {
+        self.lock_object(db, table.id, LockMode::X)?;
+        let mut def = table.clone();
+        for index in &mut def.indexes {
+            index.root = self.create_tree(db, def.id, index.id)?;
+        }
+        db.locators.lock().unwrap_or_else(PoisonError::into_inner).remove(&def.id);
+        self.put_catalog(db, Object::Table(def.clone()), false)?;
+        Ok(def)
+    }
+
+    /// CREATE INDEX on an existing table: builds the index from its rows.
+    pub fn create_index(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        spec: &IndexSpec,
+    ) -> Result<TableDef, EngineError> {
+        if table.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&spec.name)) {
+            return Err(EngineError::ObjectExists(spec.name.clone()));
+        }
+        if spec.clustered {
+            return Err(EngineError::Invalid(format!(
+                "Cannot create more than one clustered index on table '{}'.",
+                table.name
+            )));
+        }
+        self.lock_object(db, table.id, LockMode::X)?;
+        let mut def = table.clone();
+        let id = def.indexes.iter().map(|i| i.id).max().unwrap_or(1) + 1;
+        let root = self.create_tree(db, def.id, id)?;
+        let index = IndexDef {
+            id,
+            name: spec.name.clone(),
+            columns: spec.columns.clone(),
+            unique: spec.unique,
+            primary_key: false,
+            unique_constraint: spec.unique_constraint,
+            root,
+        };
+        let types: Vec<SqlType> = index.columns.iter().map(|&c| def.columns[c].ty).collect();
+        let mut cursor =
+            self.scan_table(db, table, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)?;
+        while let Some((row_id, values)) = cursor.next_row(self)? {
+            let vals: Vec<Value> = index.columns.iter().map(|&c| values[c].clone()).collect();
+            let mut key = Vec::new();
+            encode_key(&types, &vals, &mut key).map_err(|e| EngineError::Invalid(e.to_string()))?;
+            if !index.unique {
+                key.extend_from_slice(&row_id);
+            }
+            if !self.tree_insert(db, root, &key, &row_id)? {
+                return Err(EngineError::DuplicateKey {
+                    constraint: index.name.clone(),
+                    table: format!("{}.{}", def.schema, def.name),
+                    key: format!("{vals:?}"),
+                    number: 1505,
+                });
+            }
+        }
+        def.indexes.push(index);
+        self.put_catalog(db, Object::Table(def.clone()), false)?;
+        Ok(def)
+    }
+
+    /// CREATE SEQUENCE (`def.id` is filled in).
+    pub fn create_sequence(
+        &mut self,
+        db: &Arc<Database>,
+        mut def: SequenceDef,
+    ) -> Result<SequenceDef, EngineError> {
+        self.check_new_name(db, &def.schema, &def.name)?;
+        def.id = self.allocate_object_id(db);
+        def.high_water = None;
+        self.lock_object(db, def.id, LockMode::X)?;
+        self.put_catalog(db, Object::Sequence(def.clone()), true)?;
+        Ok(def)
+    }
+
+    /// CREATE [OR ALTER] PROCEDURE: stores its text.
+    pub fn put_procedure(
+        &mut self,
+        db: &Arc<Database>,
+        schema: &str,
+        name: &str,
+        text: &str,
+        or_alter: bool,
+    ) -> Result<(), EngineError> {
+        let existing = db.find_object(schema, name);
+        let (id, new) = match existing.as_deref() {
+            Some(Object::Procedure(p)) if or_alter => (p.id, false),
+            Some(_) => return Err(EngineError::ObjectExists(name.to_string())),
+            None => (self.allocate_object_id(db), true),
+        };
+        self.lock_object(db, id, LockMode::X)?;
+        let object = Object::Procedure(crate::catalog::ProcedureDef {
+            id,
+            schema: schema.to_string(),
+            name: name.to_string(),
+            text: text.to_string(),
+        });
+        self.put_catalog(db, object, new)
+    }
+}

@@ -1,0 +1,465 @@
+//! Rows of tables: inserts, updates, deletes, reads and scans, with their locks, index
+//! maintenance, identity values and row locators.
+//!
+//! # Where a row lives
+//!
+//! * A table with a clustered index keeps its rows in index 1's tree, keyed by the clustered
+//!   key's memcomparable encoding ([`crate::types::encode_key`]).
+//! * A heap keeps them in index 1's tree keyed by an 8-byte row locator (big-endian, so
+//!   locators sort in insertion order), handed out from a counter that starts after the
+//!   largest locator in the tree.
+//! * Either way that tree key is the row's [`RowId`]. A nonclustered index maps its key (plus
+//!   the row id, if the index is not unique, to keep entries distinct) to the row id.
+//!
+//! # Locks (see `docs/locking.md`)
+//!
+//! Reads take IS on the table and S on the row's key, released right after the read under
+//! READ COMMITTED and held under SERIALIZABLE, where scans take S on the whole table instead
+//! (so no phantom can appear). Writes take IX on the table and X on the row. After 5,000 key
+//! locks on one table a transaction escalates to a table lock (X if it writes, S if it only
+//! reads), as SQL Server does, and stops taking key locks there.
+
+use std::collections::VecDeque;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use walden_storage::PageId;
+
+use crate::catalog::{IndexDef, TableDef};
+use crate::database::Database;
+use crate::error::EngineError;
+use crate::lock::{LockMode, Resource};
+use crate::txn::{Isolation, Transaction};
+use crate::types::{decode_row, encode_key, encode_row, RowError, SqlType, Value};
+
+/// The key of a row in its table's index 1 tree.
+pub type RowId = Vec<u8>;
+
+/// Key locks on one table after which a transaction takes a table lock instead.
+pub const ESCALATION_THRESHOLD: usize = 5000;
+
+fn row_error(table: &TableDef, e: RowError) -> EngineError {
+    match e {
+        RowError::RowTooLarge { .. } | RowError::ValueTooLong { .. } => {
+            EngineError::ValueTooLarge(format!("{e} (table '{}')", table.name))
+        }
+        other => EngineError::Invalid(format!("table '{}': {other}", table.name)),
+    }
+}
+
+/// Renders key values as SQL Server prints a duplicate key: `(1, abc)`.
+fn key_text(values: &[&Value]) -> String {
+    let parts: Vec<String> = values
+        .iter()
+        .map(|v| if v.is_null() { "<NULL>".to_string() } else { v.to_string() })
+        .collect();
+    format!("({})", parts.join(", "))
+}
+
+/// The key an index gives a row.
+fn index_key(
+    table: &TableDef,
+    index: &IndexDef,
+    values: &[Value],
+    row_id: &[u8],
+) -> Result<Vec<u8>, EngineError> {
+    let types: Vec<SqlType> = index.columns.iter().map(|&c| table.columns[c].ty).collect();
+    let vals: Vec<Value> = index.columns.iter().map(|&c| values[c].clone()).collect();
+    let mut key = Vec::with_capacity(32);
+    encode_key(&types, &vals, &mut key).map_err(|e| row_error(table, e))?;
+    if index.id != 1 && !index.unique {
+        key.extend_from_slice(row_id);
+    }
+    Ok(key)
+}
+
+fn duplicate(table: &TableDef, index: &IndexDef, values: &[Value]) -> EngineError {
+    let shown: Vec<&Value> = index.columns.iter().map(|&c| &values[c]).collect();
+    EngineError::DuplicateKey {
+        constraint: index.name.clone(),
+        table: format!("{}.{}", table.schema, table.name),
+        key: key_text(&shown),
+        number: if index.primary_key || index.unique_constraint { 2627 } else { 2601 },
+    }
+}
+
+impl Transaction {
+    /// Takes `mode` on the table, and returns whether row locks are still needed (not when
+    /// the transaction holds a table lock that covers them).
+    fn lock_table(
+        &mut self,
+        db: &Database,
+        table: u32,
+        mode: LockMode,
+    ) -> Result<bool, EngineError> {
+        let res = Resource::Object { db: db.id(), object: table };
+        if let Some(held) = self.table_lock(db.id(), table) {
+            let row_mode = if mode == LockMode::IX { LockMode::X } else { LockMode::S };
+            if held.covers(row_mode) {
+                return Ok(false);
+            }
+            if held.covers(mode) {
+                return Ok(true);
+            }
+        }
+        self.lock(&res, mode)?;
+        let now = self.table_lock(db.id(), table).map_or(mode, |h| h.join(mode));
+        self.set_table_lock(db.id(), table, now);
+        let row_mode = if mode == LockMode::IX { LockMode::X } else { LockMode::S };
+        Ok(!now.covers(row_mode))
+    }
+
+    /// Locks a row's key, escalating to a table lock past [`ESCALATION_THRESHOLD`].
+    fn lock_row(
+        &mut self,
+        db: &Database,
+        table: u32,
+        row_id: &[u8],
+        mode: LockMode,
+    ) -> Result<Option<Resource>, EngineError> {
+        let count = self.lock_manager().key_lock_count(self.id(), db.id(), table);
+        if count >= ESCALATION_THRESHOLD {
+            let table_mode = if mode == LockMode::X { LockMode::X } else { LockMode::S };
+            let res = Resource::Object { db: db.id(), object: table };
+            // Escalation that cannot be granted at once is skipped, as in SQL Server, and
+            // retried at the next threshold crossing: the row lock still protects the row.
+            if self
+                .lock_manager()
+                .lock(self.id(), &res, table_mode, Some(Default::default()))
+                .is_ok()
+            {
+                let now =
+                    self.table_lock(db.id(), table).map_or(table_mode, |h| h.join(table_mode));
+                self.set_table_lock(db.id(), table, now);
+                self.lock_manager().release_keys(self.id(), db.id(), table);
+                if now.covers(mode) {
+                    return Ok(None);
+                }
+            }
+        }
+        let res = Resource::key(db.id(), table, 1, row_id);
+        self.lock(&res, mode)?;
+        Ok(Some(res))
+    }
+
+    /// Inserts a row. `values` holds one value per column, already converted to the column
+    /// types; a NULL in an identity column is replaced by the next identity value (the value
+    /// used is written back into `values`). Returns the row id.
+    pub fn insert_row(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        values: &mut [Value],
+    ) -> Result<RowId, EngineError> {
+        if values.len() != table.columns.len() {
+            return Err(EngineError::Invalid(format!(
+                "{} values for the {} columns of '{}'",
+                values.len(),
+                table.columns.len(),
+                table.name
+            )));
+        }
+        if let Some((col, _, _)) = table.identity_column() {
+            if values[col].is_null() {
+                let v = db.next_identity(table)?;
+                values[col] = match table.columns[col].ty {
+                    SqlType::TinyInt => Value::TinyInt(v as u8),
+                    SqlType::SmallInt => Value::SmallInt(v as i16),
+                    SqlType::Int => Value::Int(v as i32),
+                    _ => Value::BigInt(v),
+                };
+                self.set_last_identity(v);
+            }
+        }
+        for (c, col) in table.columns.iter().enumerate() {
+            if values[c].is_null() && !col.nullable {
+                return Err(EngineError::NullNotAllowed {
+                    column: col.name.clone(),
+                    table: format!("{}.{}.{}", db.name(), table.schema, table.name),
+                });
+            }
+        }
+        let primary = table.primary()?;
+        let row_id = if primary.is_heap() {
+            db.next_locator(table.id, primary.root)?.to_be_bytes().to_vec()
+        } else {
+            index_key(table, primary, values, &[])?
+        };
+        let mut row = Vec::with_capacity(64);
+        encode_row(&table.types(), values, &mut row).map_err(|e| row_error(table, e))?;
+        let need_row_lock = self.lock_table(db, table.id, LockMode::IX)?;
+        if need_row_lock {
+            self.lock_row(db, table.id, &row_id, LockMode::X)?;
+        }
+        let mark = self.undo_mark();
+        if !self.tree_insert(db, primary.root, &row_id, &row)? {
+            return Err(duplicate(table, primary, values));
+        }
+        for index in table.indexes.iter().filter(|i| i.id != 1) {
+            let key = index_key(table, index, values, &row_id)?;
+            match self.tree_insert(db, index.root, &key, &row_id) {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.rollback_to_mark(&mark)?;
+                    return Err(duplicate(table, index, values));
+                }
+                Err(e) => {
+                    self.rollback_to_mark(&mark)?;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(row_id)
+    }
+
+    /// Replaces a row's values. A change of the clustered key moves the row (delete and
+    /// insert); returns the row's id afterwards. `Ok(None)` if the row is gone.
+    pub fn update_row(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        row_id: &[u8],
+        values: &[Value],
+    ) -> Result<Option<RowId>, EngineError> {
+        for (c, col) in table.columns.iter().enumerate() {
+            if values.get(c).is_some_and(Value::is_null) && !col.nullable {
+                return Err(EngineError::NullNotAllowed {
+                    column: col.name.clone(),
+                    table: format!("{}.{}.{}", db.name(), table.schema, table.name),
+                });
+            }
+        }
+        let primary = table.primary()?;
+        if self.lock_table(db, table.id, LockMode::IX)? {
+            self.lock_row(db, table.id, row_id, LockMode::X)?;
+        }
+        let types = table.types();
+        let Some(old_bytes) = db.space().tree(primary.root).get(row_id)? else {
+            return Ok(None);
+        };
+        let old = decode_row(&types, &old_bytes).map_err(|e| row_error(table, e))?;
+        let mut row = Vec::with_capacity(old_bytes.len() + 16);
+        encode_row(&types, values, &mut row).map_err(|e| row_error(table, e))?;
+        let new_id = if primary.is_heap() {
+            row_id.to_vec()
+        } else {
+            index_key(table, primary, values, &[])?
+        };
+        let mark = self.undo_mark();
+        let result = self.update_row_inner(db, table, primary, row_id, &new_id, &old, values, &row);
+        if result.is_err() {
+            self.rollback_to_mark(&mark)?;
+        }
+        result.map(|()| Some(new_id))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn update_row_inner(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        primary: &IndexDef,
+        row_id: &[u8],
+        new_id: &[u8],
+        old: &[Value],
+        values: &[Value],
+        row: &[u8],
+    ) -> Result<(), EngineError> {
+        if new_id == row_id {
+            self.tree_update(db, primary.root, row_id, row)?;
+        } else {
+            if self.lock_table(db, table.id, LockMode::IX)? {
+                self.lock_row(db, table.id, new_id, LockMode::X)?;
+            }
+            self.tree_delete(db, primary.root, row_id)?;
+            if !self.tree_insert(db, primary.root, new_id, row)? {
+                return Err(duplicate(table, primary, values));
+            }
+        }
+        for index in table.indexes.iter().filter(|i| i.id != 1) {
+            let old_key = index_key(table, index, old, row_id)?;
+            let new_key = index_key(table, index, values, new_id)?;
+            if old_key == new_key && row_id == new_id {
+                continue;
+            }
+            self.tree_delete(db, index.root, &old_key)?;
+            if !self.tree_insert(db, index.root, &new_key, new_id)? {
+                return Err(duplicate(table, index, values));
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes a row; `Ok(false)` if it was already gone.
+    pub fn delete_row(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        row_id: &[u8],
+    ) -> Result<bool, EngineError> {
+        let primary = table.primary()?;
+        if self.lock_table(db, table.id, LockMode::IX)? {
+            self.lock_row(db, table.id, row_id, LockMode::X)?;
+        }
+        let mark = self.undo_mark();
+        let Some(old_bytes) = self.tree_delete(db, primary.root, row_id)? else {
+            return Ok(false);
+        };
+        let result = (|| {
+            if table.indexes.len() > 1 {
+                let old =
+                    decode_row(&table.types(), &old_bytes).map_err(|e| row_error(table, e))?;
+                for index in table.indexes.iter().filter(|i| i.id != 1) {
+                    let key = index_key(table, index, &old, row_id)?;
+                    self.tree_delete(db, index.root, &key)?;
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            self.rollback_to_mark(&mark)?;
+            return Err(e);
+        }
+        Ok(true)
+    }
+
+    /// Reads one row by id.
+    pub fn read_row(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        row_id: &[u8],
+    ) -> Result<Option<Vec<Value>>, EngineError> {
+        db.check_online()?;
+        let primary = table.primary()?;
+        let lock = if self.lock_table(db, table.id, LockMode::IS)? {
+            self.lock_row(db, table.id, row_id, LockMode::S)?
+        } else {
+            None
+        };
+        let bytes = db.space().tree(primary.root).get(row_id)?;
+        if let (Some(res), Isolation::ReadCommitted) = (&lock, self.isolation()) {
+            self.unlock(res);
+        }
+        bytes.map(|b| decode_row(&table.types(), &b).map_err(|e| row_error(table, e))).transpose()
+    }
+
+    /// The row id of the row whose clustered key (or, for `index` > 1, unique index key) is
+    /// `key_values`, if any.
+    pub fn seek_row(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        index_id: u16,
+        key_values: &[Value],
+    ) -> Result<Option<RowId>, EngineError> {
+        let index = table.index(index_id).ok_or_else(|| {
+            EngineError::Invalid(format!("no index {index_id} on '{}'", table.name))
+        })?;
+        let types: Vec<SqlType> = index.columns.iter().map(|&c| table.columns[c].ty).collect();
+        let mut key = Vec::new();
+        encode_key(&types, key_values, &mut key).map_err(|e| row_error(table, e))?;
+        if index.id == 1 {
+            return Ok(Some(key));
+        }
+        Ok(db.space().tree(index.root).get(&key)?)
+    }
+
+    /// A cursor over a table's rows in index 1 order (clustered key, or insertion order for a
+    /// heap), optionally limited to a range of row ids.
+    pub fn scan_table(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        lower: Bound<RowId>,
+        upper: Bound<RowId>,
+    ) -> Result<RowCursor, EngineError> {
+        db.check_online()?;
+        let mode =
+            if self.isolation() == Isolation::Serializable { LockMode::S } else { LockMode::IS };
+        let row_locks = self.lock_table(db, table.id, mode)?;
+        Ok(RowCursor {
+            db: Arc::clone(db),
+            table_id: table.id,
+            root: table.primary()?.root,
+            types: table.types(),
+            next: lower,
+            upper,
+            buffer: VecDeque::new(),
+            done: false,
+            row_locks,
+        })
+    }
+}
+
+/// A cursor over a table's rows. It holds no latch between calls; under READ COMMITTED each
+/// row is S-locked while it is read and released at once.
+#[derive(Debug)]
+pub struct RowCursor {
+    db: Arc<Database>,
+    table_id: u32,
+    root: PageId,
+    types: Vec<SqlType>,
+    next: Bound<RowId>,
+    upper: Bound<RowId>,
+    buffer: VecDeque<(RowId, Vec<u8>)>,
+    done: bool,
+    row_locks: bool,
+}
+
+const CURSOR_BATCH: usize = 256;
+
+impl RowCursor {
+    /// The next row: its id and values.
+    pub fn next_row(
+        &mut self,
+        tx: &mut Transaction,
+    ) -> Result<Option<(RowId, Vec<Value>)>, EngineError> {
+        loop {
+            if let Some((id, bytes)) = self.buffer.pop_front() {
+                self.next = Bound::Excluded(id.clone());
+                if self.row_locks {
+                    let res = Resource::key(self.db.id(), self.table_id, 1, &id);
+                    tx.lock(&res, LockMode::S)?;
+                    // Under the lock, read the row again: it may have changed or gone since
+                    // the batch was copied.
+                    let current = self.db.space().tree(self.root).get(&id)?;
+                    if tx.isolation() == Isolation::ReadCommitted {
+                        tx.unlock(&res);
+                    }
+                    match current {
+                        Some(b) => return self.decode(id, &b).map(Some),
+                        None => continue,
+                    }
+                }
+                return self.decode(id, &bytes).map(Some);
+            }
+            if self.done {
+                return Ok(None);
+            }
+            self.refill()?;
+        }
+    }
+
+    fn decode(&self, id: RowId, bytes: &[u8]) -> Result<(RowId, Vec<Value>), EngineError> {
+        let values = decode_row(&self.types, bytes)
+            .map_err(|e| EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id)))?;
+        Ok((id, values))
+    }
+
+    fn refill(&mut self) -> Result<(), EngineError> {
+        self.db.check_online()?;
+        let tree = self.db.space().tree(self.root);
+        let mut cursor = tree.range(self.next.clone(), self.upper.clone());
+        while self.buffer.len() < CURSOR_BATCH {
+            match cursor.next_entry()? {
+                Some(entry) => self.buffer.push_back(entry),
+                None => {
+                    self.done = true;
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,457 @@
+//! Transactions: row changes with their undo, commit through the durability policy, rollback
+//! with compensation records, savepoints.
+//!
+//! A [`Transaction`] belongs to one session and may touch several databases; in each it has a
+//! local transaction id and a list of the row changes it made there, newest last. That list
+//! is the undo: rollback (whole, or to a savepoint) walks it backwards and applies each
+//! entry's logical inverse by key, logging a compensation record whose `undo_next` names the
+//! next entry still to undo. Recovery rebuilds the same lists from the log (see
+//! `docs/recovery.md`), so runtime rollback and crash undo are the same code
+//! ([`undo_entries`]).
+//!
+//! # Commit and locks (rule W5 of `docs/recovery.md`)
+//!
+//! A commit appends the commit record; the durability policy decides whether it then waits for
+//! the flush. Locks are released only after `append_commit` returns: for a delayed commit
+//! that is as soon as the record is in the log buffer, for a full one after it is hardened.
+//! Either way no other transaction can read the changes before the commit record is in the
+//! log, so the log order of commit records is the serialization order, and a crash that loses
+//! a delayed commit loses every later commit that could have depended on it.
+//!
+//! # Several databases
+//!
+//! A transaction that wrote to two or more logged databases commits with two-phase commit:
+//! see [`Transaction::commit`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use walden_log::policy::{resolve, CommitOption, DatabaseDurability, Override};
+use walden_log::{Durability, Lsn};
+use walden_storage::btree::TreeError;
+use walden_storage::PageId;
+
+use crate::database::{Database, LogMode, UndoEntry};
+use crate::error::EngineError;
+use crate::lock::{LockManager, LockMode, Resource};
+use crate::wal::Undo;
+
+/// SQL Server's isolation levels that Walden implements with locks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// Row S locks are released as soon as the row is read (the default).
+    ReadCommitted,
+    /// S locks are held to the end, and scans lock the whole table.
+    Serializable,
+}
+
+/// The work of one transaction in one database.
+#[derive(Debug)]
+struct Participant {
+    db: Arc<Database>,
+    /// The local transaction id in this database's log.
+    txn: u64,
+    /// Row changes, oldest first.
+    undo: Vec<UndoEntry>,
+    /// Whether the transaction changed the catalog or a sequence's high-water mark here:
+    /// such commits are always fully durable.
+    ddl: bool,
+}
+
+/// What a commit did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CommitOutcome {
+    /// The commit record's LSN in the last database committed (0 if nothing was logged).
+    pub lsn: Lsn,
+    /// Whether the commit was hardened when it returned.
+    pub hardened: bool,
+    /// Whether the commit was delayed (in at least one database).
+    pub delayed: bool,
+}
+
+/// A transaction. Dropping one that was not committed rolls it back.
+#[derive(Debug)]
+pub struct Transaction {
+    id: u64,
+    locks: Arc<LockManager>,
+    isolation: Isolation,
+    lock_timeout: Option<Duration>,
+    parts: Vec<Participant>,
+    savepoints: Vec<(String, Vec<usize>)>,
+    finished: bool,
+    /// The coordinator for two-phase commit (master), if the instance has one.
+    coordinator: Option<Arc<dyn Coordinator>>,
+    /// (database id, object id) -> the table lock held, so repeated row operations skip the
+    /// lock manager.
+    table_locks: HashMap<(u32, u32), LockMode>,
+    /// The last identity value this transaction's inserts generated.
+    last_identity: Option<i64>,
+}
+
+/// Records the outcome of a transaction that spans databases (implemented over master).
+pub trait Coordinator: Send + Sync + std::fmt::Debug {
+    /// A global transaction id never handed out before.
+    fn new_gtid(&self) -> u64;
+    /// Durably records that global transaction `gtid` committed: the commit point.
+    fn record_commit(&self, gtid: u64) -> Result<(), EngineError>;
+}
+
+impl Transaction {
+    /// A new transaction with lock-owner id `id` (unique in the instance).
+    pub fn new(
+        id: u64,
+        locks: Arc<LockManager>,
+        isolation: Isolation,
+        lock_timeout: Option<Duration>,
+        coordinator: Option<Arc<dyn Coordinator>>,
+    ) -> Transaction {
+        Transaction {
+            id,
+            locks,
+            isolation,
+            lock_timeout,
+            parts: Vec::new(),
+            savepoints: Vec::new(),
+            finished: false,
+            coordinator,
+            table_locks: HashMap::new(),
+            last_identity: None,
+        }
+    }
+
+    /// The table lock this transaction holds on (db, object), as far as it knows.
+    pub(crate) fn table_lock(&self, db: u32, object: u32) -> Option<LockMode> {
+        self.table_locks.get(&(db, object)).copied()
+    }
+
+    pub(crate) fn set_table_lock(&mut self, db: u32, object: u32, mode: LockMode) {
+        self.table_locks.insert((db, object), mode);
+    }
+
+    /// The last identity value generated by this transaction's inserts (`SCOPE_IDENTITY()`
+    /// is kept by the SQL layer per scope; this is the raw value).
+    pub fn last_identity(&self) -> Option<i64> {
+        self.last_identity
+    }
+
+    pub(crate) fn set_last_identity(&mut self, v: i64) {
+        self.last_identity = Some(v);
+    }
+
+    /// A mark of the undo position in every database, for statement-level rollback.
+    pub fn undo_mark(&self) -> Vec<usize> {
+        self.parts.iter().map(|p| p.undo.len()).collect()
+    }
+
+    /// Undoes everything after `mark` (a failed statement), keeping the locks.
+    pub fn rollback_to_mark(&mut self, mark: &[usize]) -> Result<(), EngineError> {
+        for (p, part) in self.parts.iter_mut().enumerate() {
+            let keep = mark.get(p).copied().unwrap_or(0);
+            if keep < part.undo.len() {
+                undo_entries(&part.db, part.txn, &part.undo, keep)?;
+                part.undo.truncate(keep);
+                if part.ddl {
+                    part.db.reload_catalog()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The lock-owner id.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The isolation level.
+    pub fn isolation(&self) -> Isolation {
+        self.isolation
+    }
+
+    /// Changes the isolation level (SET TRANSACTION ISOLATION LEVEL inside a transaction).
+    pub fn set_isolation(&mut self, isolation: Isolation) {
+        self.isolation = isolation;
+    }
+
+    /// Changes the lock timeout (None: wait forever).
+    pub fn set_lock_timeout(&mut self, timeout: Option<Duration>) {
+        self.lock_timeout = timeout;
+    }
+
+    /// Whether the transaction changed anything.
+    pub fn has_writes(&self) -> bool {
+        self.parts.iter().any(|p| !p.undo.is_empty() || p.ddl)
+    }
+
+    /// Acquires a lock for this transaction.
+    pub fn lock(&self, res: &Resource, mode: LockMode) -> Result<bool, EngineError> {
+        Ok(self.locks.lock(self.id, res, mode, self.lock_timeout)?)
+    }
+
+    /// Releases one lock early (READ COMMITTED row reads).
+    pub fn unlock(&self, res: &Resource) {
+        self.locks.unlock(self.id, res);
+    }
+
+    /// The lock manager.
+    pub fn lock_manager(&self) -> &Arc<LockManager> {
+        &self.locks
+    }
+
+    fn part(&mut self, db: &Arc<Database>) -> Result<&mut Participant, EngineError> {
+        db.check_online()?;
+        if let Some(i) = self.parts.iter().position(|p| Arc::ptr_eq(&p.db, db)) {
+            return Ok(&mut self.parts[i]);
+        }
+        let txn = db.next_txn_id();
+        db.txn_started(txn);
+        let undo_marks = self.parts.len();
+        // A savepoint taken before this database joined covers none of its changes.
+        for (_, marks) in &mut self.savepoints {
+            if marks.len() == undo_marks {
+                marks.push(0);
+            }
+        }
+        self.parts.push(Participant { db: Arc::clone(db), txn, undo: Vec::new(), ddl: false });
+        self.parts.last_mut().ok_or_else(|| EngineError::Internal("no participant".into()))
+    }
+
+    /// Marks the transaction as changing `db`'s catalog: its commit will be fully durable.
+    pub fn mark_ddl(&mut self, db: &Arc<Database>) -> Result<(), EngineError> {
+        self.part(db)?.ddl = true;
+        Ok(())
+    }
+
+    /// Inserts `key` -> `value` into the tree at `root`; `Ok(false)` if the key exists.
+    pub fn tree_insert(
+        &mut self,
+        db: &Arc<Database>,
+        root: PageId,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<bool, EngineError> {
+        let part = self.part(db)?;
+        let mut logger =
+            db.logger(part.txn, LogMode::Row { root, key: key.to_vec(), undo: Undo::Delete });
+        match db.space().tree(root).insert(&mut logger, key, value) {
+            Ok(()) => {}
+            Err(TreeError::DuplicateKey) => return Ok(false),
+            Err(e) => return Err(fail(db, e)),
+        }
+        logger.finish();
+        let lsn = logger.row_lsn;
+        part.undo.push(UndoEntry { lsn, root, key: key.to_vec(), undo: Undo::Delete });
+        Ok(true)
+    }
+
+    /// Replaces the value under `key`; returns the old one (`None`: absent, nothing changed).
+    pub fn tree_update(
+        &mut self,
+        db: &Arc<Database>,
+        root: PageId,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<Option<Vec<u8>>, EngineError> {
+        let tree = db.space().tree(root);
+        let Some(old) = tree.get(key).map_err(|e| fail(db, e))? else {
+            return Ok(None);
+        };
+        let part = self.part(db)?;
+        let undo = Undo::Restore(old.clone());
+        let mut logger =
+            db.logger(part.txn, LogMode::Row { root, key: key.to_vec(), undo: undo.clone() });
+        tree.update(&mut logger, key, value).map_err(|e| fail(db, e))?;
+        logger.finish();
+        part.undo.push(UndoEntry { lsn: logger.row_lsn, root, key: key.to_vec(), undo });
+        Ok(Some(old))
+    }
+
+    /// Deletes `key`; returns its old value (`None`: absent).
+    pub fn tree_delete(
+        &mut self,
+        db: &Arc<Database>,
+        root: PageId,
+        key: &[u8],
+    ) -> Result<Option<Vec<u8>>, EngineError> {
+        let tree = db.space().tree(root);
+        let Some(old) = tree.get(key).map_err(|e| fail(db, e))? else {
+            return Ok(None);
+        };
+        let part = self.part(db)?;
+        let undo = Undo::Insert(old.clone());
+        let mut logger =
+            db.logger(part.txn, LogMode::Row { root, key: key.to_vec(), undo: undo.clone() });
+        tree.delete(&mut logger, key).map_err(|e| fail(db, e))?;
+        logger.finish();
+        part.undo.push(UndoEntry { lsn: logger.row_lsn, root, key: key.to_vec(), undo });
+        Ok(Some(old))
+    }
+
+    /// Creates a tree in `db` (DDL); returns its root.
+    pub fn create_tree(
+        &mut self,
+        db: &Arc<Database>,
+        object_id: u32,
+        index_id: u16,
+    ) -> Result<PageId, EngineError> {
+        let part = self.part(db)?;
+        part.ddl = true;
+        let mut logger = db.logger(part.txn, LogMode::Structure);
+        let root =
+            db.space().create_tree(&mut logger, object_id, index_id).map_err(|e| fail(db, e))?;
+        Ok(root)
+    }
+
+    /// Sets a savepoint (SAVE TRANSACTION); a name used twice refers to the newer one.
+    pub fn save(&mut self, name: &str) {
+        let marks = self.parts.iter().map(|p| p.undo.len()).collect();
+        self.savepoints.push((name.to_string(), marks));
+    }
+
+    /// Whether a savepoint of this name exists.
+    pub fn has_savepoint(&self, name: &str) -> bool {
+        self.savepoints.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+    }
+
+    /// Rolls back to a savepoint; locks are kept, as in SQL Server. Error 6401 if unknown.
+    pub fn rollback_to(&mut self, name: &str) -> Result<(), EngineError> {
+        let Some(i) = self.savepoints.iter().rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+        else {
+            return Err(EngineError::Invalid(format!(
+                "Cannot roll back {name}. No transaction or savepoint of that name was found."
+            )));
+        };
+        let marks = self.savepoints[i].1.clone();
+        self.savepoints.truncate(i + 1);
+        self.rollback_to_mark(&marks)
+    }
+
+    /// Commits. `option` is the COMMIT's DELAYED_DURABILITY option; each database's setting
+    /// decides with it (the guide's table), and DDL or a transaction spanning databases is
+    /// always fully durable.
+    ///
+    /// Spanning databases, the commit is two-phase: every participant but the last is first
+    /// hardened up to its last change (phase 1: its changes are durable, not yet committed),
+    /// then the coordinator durably records the global commit (the commit point), then each
+    /// participant appends its commit record. Recovery of a participant whose commit record
+    /// is missing consults the coordinator's record before undoing it. Without a coordinator
+    /// (a bare engine in a test), the participants are committed fully durably one by one.
+    pub fn commit(mut self, option: CommitOption) -> Result<CommitOutcome, EngineError> {
+        let result = self.commit_inner(option);
+        self.finished = true;
+        self.locks.release_all(self.id);
+        result
+    }
+
+    fn commit_inner(&mut self, option: CommitOption) -> Result<CommitOutcome, EngineError> {
+        let logged: Vec<usize> = (0..self.parts.len())
+            .filter(|&i| {
+                let p = &self.parts[i];
+                (!p.undo.is_empty() || p.ddl) && !p.db.is_temp()
+            })
+            .collect();
+        let spans = logged.len() > 1;
+        let mut outcome = CommitOutcome { hardened: true, ..CommitOutcome::default() };
+        if spans {
+            if let Some(c) = &self.coordinator {
+                let gtid = c.new_gtid();
+                for &i in &logged {
+                    self.parts[i].db.prepare_txn(self.parts[i].txn, gtid)?;
+                }
+                c.record_commit(gtid)?;
+            }
+        }
+        for part in &self.parts {
+            if part.undo.is_empty() && !part.ddl {
+                part.db.abort_txn_if_started(part.txn);
+                continue;
+            }
+            let over = if part.ddl || spans { Override::AlwaysFull } else { Override::None };
+            let durability = if part.db.is_temp() {
+                Durability::Delayed
+            } else {
+                resolve(part.db.delayed_durability(), option, over)
+            };
+            let receipt = part.db.commit_txn(part.txn, durability)?;
+            if durability == Durability::Delayed && !part.db.is_temp() {
+                outcome.delayed = true;
+            }
+            outcome.lsn = receipt.lsn;
+            outcome.hardened &= receipt.hardened;
+        }
+        Ok(outcome)
+    }
+
+    /// Rolls everything back and releases the locks.
+    pub fn rollback(mut self) -> Result<(), EngineError> {
+        let result = self.rollback_inner();
+        self.finished = true;
+        self.locks.release_all(self.id);
+        result
+    }
+
+    fn rollback_inner(&mut self) -> Result<(), EngineError> {
+        let mut first_err = None;
+        for part in &mut self.parts {
+            let mut result = undo_entries(&part.db, part.txn, &part.undo, 0)
+                .and_then(|()| part.db.abort_txn(part.txn));
+            if result.is_ok() && part.ddl {
+                result = part.db.reload_catalog();
+            }
+            part.undo.clear();
+            if let Err(e) = result {
+                part.db.take_offline(format!("rollback failed: {e}"));
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        if !self.finished {
+            // A session that went away: roll back; a failure has already taken the database
+            // offline, and there is nobody left to tell.
+            let _ = self.rollback_inner();
+            self.locks.release_all(self.id);
+        }
+    }
+}
+
+/// Turns a tree error into an engine error, taking the database offline when the error means
+/// the log or the disk failed (the change may be half applied in memory).
+fn fail(db: &Database, e: TreeError) -> EngineError {
+    let err = EngineError::from(e);
+    if matches!(err, EngineError::Log(_) | EngineError::Io(_) | EngineError::Corrupt(_)) {
+        db.take_offline(err.to_string());
+    }
+    err
+}
+
+/// Undoes `entries[keep..]`, newest first, logging a compensation record for each.
+pub(crate) fn undo_entries(
+    db: &Database,
+    txn: u64,
+    entries: &[UndoEntry],
+    keep: usize,
+) -> Result<(), EngineError> {
+    for i in (keep..entries.len()).rev() {
+        let entry = &entries[i];
+        let undo_next = if i == 0 { 0 } else { entries[i - 1].lsn };
+        let mut logger = db.logger(txn, LogMode::Compensation { undo_next });
+        let tree = db.space().tree(entry.root);
+        let result = match &entry.undo {
+            Undo::Delete => tree.delete(&mut logger, &entry.key).map(|_| ()),
+            Undo::Insert(value) => tree.insert(&mut logger, &entry.key, value),
+            Undo::Restore(value) => tree.update(&mut logger, &entry.key, value).map(|_| ()),
+        };
+        logger.finish();
+        result.map_err(|e| fail(db, e))?;
+    }
+    Ok(())
+}
+
+/// The durability setting type, re-exported for callers of [`Database::set_delayed_durability`].
+pub type DelayedDurability = DatabaseDurability;

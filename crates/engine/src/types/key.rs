@@ -1,0 +1,171 @@
+//! Memcomparable index keys.
+//!
+//! [`encode_key`] turns a tuple of values into bytes whose byte-wise order is the tuple's
+//! order under [`compare`](super::compare), column by column, NULL first: the B+tree then
+//! compares keys with `memcmp` and never decodes them (the row holds the values). Keys are
+//! never decoded, so an encoding only has to preserve order, not information: text is stored
+//! case-folded, which makes `'abc'` and `'ABC '` the same key, so a unique index rejects the
+//! second as a duplicate, as SQL Server's does under a case-insensitive collation.
+//!
+//! Each column is a marker byte, `00` for NULL (nothing follows) or `01`, then:
+//!
+//! | Type | Bytes |
+//! |---|---|
+//! | TINYINT, BIT | the byte |
+//! | SMALLINT, INT, BIGINT, MONEY | big-endian with the sign bit flipped |
+//! | DECIMAL(p,s) | the mantissa at scale s, big-endian in the row's width (4/8/12/16), sign bit flipped |
+//! | REAL, FLOAT | IEEE bits big-endian: all bits flipped if negative, else the sign bit set; -0 encoded as +0 |
+//! | CHAR, VARCHAR, NCHAR, NVARCHAR | trailing spaces dropped, each char lower-cased, UTF-8, escaped, terminated |
+//! | BINARY(n) | the n bytes (padded with zeros) |
+//! | VARBINARY | the bytes, escaped, terminated |
+//! | DATE | days big-endian, 3 bytes |
+//! | TIME | 100 ns ticks big-endian, 5 bytes |
+//! | DATETIME | days big-endian with the sign bit flipped, then 1/300 s ticks big-endian |
+//! | DATETIME2 | date as DATE, then time as TIME |
+//! | UNIQUEIDENTIFIER | the stored bytes in SQL Server's comparison order |
+//!
+//! Escaping writes a `00` byte as `00 FF` and ends the string with `00 01`: a string that is a
+//! prefix of another then sorts first (its `00 01` is below any continuation, including an
+//! escaped `00 FF`), and no string's encoding is a prefix of another's, so the next column's
+//! bytes never get compared against string bytes. UTF-8 preserves code point order, so folded
+//! text compares as [`compare`](super::compare) compares it.
+//!
+//! Why fixed widths are enough elsewhere: within one column every value has the same type, so
+//! a number's encoding always has the same length, and big-endian with the sign flipped orders
+//! two's complement integers as unsigned bytes.
+
+use super::row::{decimal_mantissa, finite, time_units, RowError};
+use super::sql_type::{decimal_len, SqlType};
+use super::value::{fold, Value};
+
+/// Appends the key encoding of `values` (one per type, already of the types, as for
+/// [`encode_row`](super::encode_row)) to `out`. On error `out` is left as it was.
+pub fn encode_key(types: &[SqlType], values: &[Value], out: &mut Vec<u8>) -> Result<(), RowError> {
+    if types.len() != values.len() {
+        return Err(RowError::ColumnCount { expected: types.len(), found: values.len() });
+    }
+    let start = out.len();
+    for (i, (ty, v)) in types.iter().zip(values).enumerate() {
+        if let Err(e) = put_key_column(i, *ty, v, out) {
+            out.truncate(start);
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+fn put_key_column(
+    column: usize,
+    ty: SqlType,
+    v: &Value,
+    out: &mut Vec<u8>,
+) -> Result<(), RowError> {
+    if v.is_null() {
+        out.push(0);
+        return Ok(());
+    }
+    out.push(1);
+    match (ty, v) {
+        (SqlType::TinyInt, Value::TinyInt(x)) => out.push(*x),
+        (SqlType::Bit, Value::Bit(x)) => out.push(u8::from(*x)),
+        (SqlType::SmallInt, Value::SmallInt(x)) => {
+            out.extend_from_slice(&(x ^ i16::MIN).to_be_bytes())
+        }
+        (SqlType::Int, Value::Int(x)) => out.extend_from_slice(&(x ^ i32::MIN).to_be_bytes()),
+        (SqlType::BigInt, Value::BigInt(x)) | (SqlType::Money, Value::Money(x)) => {
+            out.extend_from_slice(&(x ^ i64::MIN).to_be_bytes())
+        }
+        (SqlType::Decimal { precision, scale }, Value::Decimal(d)) => {
+            let mantissa = decimal_mantissa(column, precision, scale, d)?;
+            // The low `width` bytes are the value's two's complement at that width, since it
+            // fits; flipping their top bit orders them as unsigned bytes.
+            let width = decimal_len(precision);
+            let be = mantissa.to_be_bytes();
+            let at = out.len();
+            out.extend_from_slice(&be[16 - width..]);
+            out[at] ^= 0x80;
+        }
+        (SqlType::Float, Value::Float(x)) => {
+            finite(column, *x)?;
+            // Adding 0.0 turns -0.0 into +0.0, which compare as equal.
+            let bits = (x + 0.0).to_bits();
+            let ordered = if bits >> 63 == 1 { !bits } else { bits | 1 << 63 };
+            out.extend_from_slice(&ordered.to_be_bytes());
+        }
+        (SqlType::Real, Value::Real(x)) => {
+            finite(column, f64::from(*x))?;
+            let bits = (x + 0.0).to_bits();
+            let ordered = if bits >> 31 == 1 { !bits } else { bits | 1 << 31 };
+            out.extend_from_slice(&ordered.to_be_bytes());
+        }
+        (SqlType::Char(_) | SqlType::VarChar(_), Value::Str(s))
+        | (SqlType::NChar(_) | SqlType::NVarChar(_), Value::NStr(s)) => put_text(s, out),
+        (SqlType::Binary(n), Value::Binary(b)) => {
+            let n = usize::from(n);
+            if b.len() > n {
+                return Err(RowError::ValueTooLong { column, len: b.len(), max: n });
+            }
+            out.extend_from_slice(b);
+            out.resize(out.len() + n - b.len(), 0);
+        }
+        (SqlType::VarBinary(_), Value::Binary(b)) => put_escaped(b, out),
+        (SqlType::Date, Value::Date(d)) => out.extend_from_slice(&d.days().to_be_bytes()[1..]),
+        (SqlType::Time(scale), Value::Time(t)) => {
+            time_units(column, scale, *t)?;
+            out.extend_from_slice(&t.ticks().to_be_bytes()[3..]);
+        }
+        (SqlType::DateTime, Value::DateTime(d)) => {
+            out.extend_from_slice(&(d.days() ^ i32::MIN).to_be_bytes());
+            out.extend_from_slice(&d.ticks().to_be_bytes());
+        }
+        (SqlType::DateTime2(scale), Value::DateTime2(d)) => {
+            time_units(column, scale, d.time)?;
+            out.extend_from_slice(&d.date.days().to_be_bytes()[1..]);
+            out.extend_from_slice(&d.time.ticks().to_be_bytes()[3..]);
+        }
+        (SqlType::UniqueIdentifier, Value::Guid(g)) => out.extend_from_slice(&g.sql_order_bytes()),
+        _ => {
+            return Err(RowError::TypeMismatch { column, expected: ty, found: v.kind_name() });
+        }
+    }
+    Ok(())
+}
+
+/// Folded text, escaped and terminated, folded as [`compare`](super::compare) folds it.
+fn put_text(s: &str, out: &mut Vec<u8>) {
+    let s = s.trim_end_matches(' ');
+    if s.is_ascii() {
+        // The common case, without per-character iterators: an ASCII character lower-cases
+        // to one ASCII character, the same one `char::to_lowercase` gives.
+        out.reserve(s.len() + 2);
+        for &b in s.as_bytes() {
+            if b == 0 {
+                out.extend_from_slice(&[0x00, 0xFF]);
+            } else {
+                out.push(b.to_ascii_lowercase());
+            }
+        }
+    } else {
+        let mut utf8 = [0u8; 4];
+        for c in fold(s) {
+            if c == '\0' {
+                out.extend_from_slice(&[0x00, 0xFF]);
+            } else {
+                out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            }
+        }
+    }
+    out.extend_from_slice(&[0x00, 0x01]);
+}
+
+/// Bytes escaped and terminated.
+fn put_escaped(bytes: &[u8], out: &mut Vec<u8>) {
+    for &b in bytes {
+        if b == 0 {
+            out.extend_from_slice(&[0x00, 0xFF]);
+        } else {
+            out.push(b);
+        }
+    }
+    out.extend_from_slice(&[0x00, 0x01]);
+}

@@ -1,0 +1,911 @@
+//! The row format: a row of values as the bytes of one page record.
+//!
+//! The layout follows SQL Server's FixedVar record (the byte tables are in
+//! `docs/format/row.md`):
+//!
+//! ```text
+//! | status | column count | var offset | null bitmap | fixed part | end offsets | var data |
+//!    1 B        2 B            2 B       ceil(n/8) B    Σ sizes      2 B each
+//! ```
+//!
+//! * The **fixed part** holds the fixed-length columns in column order, each at its
+//!   [`SqlType::fixed_len`]; a NULL one keeps its room, zero-filled. A fixed column's offset
+//!   therefore depends only on the schema, and [`decode_column`] reads it without looking at
+//!   any other column.
+//! * The **variable part** is an array of 2-byte *end* offsets (from the start of the row),
+//!   one per variable-length column, then the data of those columns back to back. Column `j`
+//!   spans from the previous column's end (or the end of the array) to its own end, so lengths
+//!   need no field of their own and a NULL or empty column costs only its offset.
+//! * Bit 15 of an end offset marks an **off-row** column: its bytes are not the value but a
+//!   pointer blob made by the caller's spill hook (an overflow page chain, say). Offsets never
+//!   need bit 15 because a row is at most [`MAX_INLINE_ROW`] (4000) bytes. The status byte
+//!   repeats "some column is off-row" so that [`off_row_pointers`] answers at once for the
+//!   common row.
+//! * The **column count** is the number of columns the row was written with. A row may have
+//!   fewer columns than the schema it is read with: the missing trailing columns are NULL,
+//!   which is what lets a table gain a nullable column without rewriting its rows.
+//!
+//! Text is stored as UTF-8 for every character type. CHAR(n) is padded with spaces to n
+//! bytes, NCHAR(n) to n UTF-16 code units, BINARY(n) with zeros to n bytes. Length limits in
+//! characters are the SQL layer's to check; this layer checks only what its layout needs
+//! (a fixed-length value fits its room, a byte length fits [`SqlType::max_len_bytes`]).
+//!
+//! # Invariants
+//!
+//! * Encoding appends to `out` and, on any error, leaves `out` as it was.
+//! * An encoded row is at most [`MAX_INLINE_ROW`] bytes, so two fit on a page.
+//! * Spilling happens only once the row is known to fit afterwards (pointers are at most
+//!   [`MAX_OFF_ROW_POINTER`] bytes, and the plan assumes that size), and only after every
+//!   value has been checked. So once the hook has been called, the only possible errors are
+//!   the hook's own and an invalid pointer it returned; the caller owns the chains of the
+//!   pointers it made and frees them if it gets an error.
+//! * Decoding checks every header field, offset, length and fixed value against the schema
+//!   and the buffer, and returns [`RowError::Corrupt`] for any inconsistency: it never panics
+//!   and never allocates more than the input's size (plus what the fetch hook returns).
+
+use std::fmt;
+
+use super::decimal::Decimal;
+use super::guid::Guid;
+use super::sql_type::{decimal_len, time_len, SqlType};
+use super::temporal::{ticks_per_unit, Date, DateTime, DateTime2, Time};
+use super::value::Value;
+
+/// The largest encoded row. The B+tree accepts records up to this size so that at least two
+/// rows fit on a page; larger rows must move variable-length values off-row.
+pub const MAX_INLINE_ROW: usize = 4000;
+
+/// The largest pointer blob a spill hook may return.
+pub const MAX_OFF_ROW_POINTER: usize = 64;
+
+/// The most columns a row can have (SQL Server's limit for a table).
+pub const MAX_COLUMNS: usize = 1024;
+
+/// The bytes before the null bitmap: status, column count, offset of the end-offset array.
+pub const ROW_HEADER_LEN: usize = 5;
+
+/// Status bit: at least one column is off-row. The other bits are zero.
+const STATUS_OFF_ROW: u8 = 0x01;
+/// End-offset bit: this column's bytes are a pointer to an off-row value.
+const OFF_ROW_FLAG: u16 = 0x8000;
+/// End-offset bits that hold the offset.
+const END_MASK: u16 = 0x7FFF;
+
+/// What went wrong encoding or decoding a row or a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowError {
+    /// As many values as columns are needed.
+    ColumnCount {
+        /// Columns in the schema.
+        expected: usize,
+        /// Values given.
+        found: usize,
+    },
+    /// More than [`MAX_COLUMNS`] columns.
+    TooManyColumns(usize),
+    /// [`decode_column`] was asked for a column the schema does not have.
+    NoSuchColumn(usize),
+    /// A value's kind does not match its column's type.
+    TypeMismatch {
+        /// The column.
+        column: usize,
+        /// The column's type.
+        expected: SqlType,
+        /// The value's kind ([`Value::kind_name`]).
+        found: &'static str,
+    },
+    /// A value is longer than its column allows.
+    ValueTooLong {
+        /// The column.
+        column: usize,
+        /// The value's length: bytes, or UTF-16 code units for NCHAR.
+        len: usize,
+        /// The limit, in the same unit.
+        max: usize,
+    },
+    /// A value of the right kind that the column cannot hold as it is: a decimal that needs
+    /// rounding or exceeds the precision, a time with more fractional digits than the scale, a
+    /// NaN or infinite float.
+    InvalidValue {
+        /// The column.
+        column: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// The row does not fit in [`MAX_INLINE_ROW`] bytes, even with every variable-length value
+    /// that could move off-row moved (or with none moved, when no spill hook was given).
+    RowTooLarge {
+        /// The smallest length the row could have.
+        len: usize,
+        /// [`MAX_INLINE_ROW`].
+        max: usize,
+    },
+    /// The spill hook returned an empty pointer or one longer than [`MAX_OFF_ROW_POINTER`].
+    PointerLength {
+        /// The column spilled.
+        column: usize,
+        /// The pointer's length.
+        len: usize,
+    },
+    /// A column is off-row and no fetch hook was given ([`decode_row_with`] reads it).
+    OffRow {
+        /// The column.
+        column: usize,
+    },
+    /// The spill or fetch hook failed (the caller's storage error, as text).
+    Storage(String),
+    /// The bytes are not a valid row (or key) for the schema.
+    Corrupt(String),
+}
+
+impl fmt::Display for RowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RowError::ColumnCount { expected, found } => {
+                write!(f, "{found} values for {expected} columns")
+            }
+            RowError::TooManyColumns(n) => write!(f, "{n} columns, more than {MAX_COLUMNS}"),
+            RowError::NoSuchColumn(i) => write!(f, "no column {i}"),
+            RowError::TypeMismatch { column, expected, found } => {
+                write!(f, "column {column}: a {found} value for a {expected} column")
+            }
+            RowError::ValueTooLong { column, len, max } => {
+                write!(f, "column {column}: value of length {len}, more than {max}")
+            }
+            RowError::InvalidValue { column, reason } => write!(f, "column {column}: {reason}"),
+            RowError::RowTooLarge { len, max } => {
+                write!(f, "row of {len} bytes, more than the {max} allowed")
+            }
+            RowError::PointerLength { column, len } => write!(
+                f,
+                "column {column}: off-row pointer of {len} bytes, not 1..={MAX_OFF_ROW_POINTER}"
+            ),
+            RowError::OffRow { column } => write!(f, "column {column} is stored off-row"),
+            RowError::Storage(detail) => write!(f, "off-row storage: {detail}"),
+            RowError::Corrupt(detail) => write!(f, "corrupt row: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for RowError {}
+
+/// A caller's off-row storage hook. As a spill hook ([`encode_row_with`]) it takes a value's
+/// stored bytes, writes them somewhere and returns a pointer blob of
+/// 1..=[`MAX_OFF_ROW_POINTER`] bytes; as a fetch hook ([`decode_row_with`]) it takes a pointer
+/// blob and returns the value's bytes.
+pub type OffRowHook<'a> = dyn FnMut(&[u8]) -> Result<Vec<u8>, RowError> + 'a;
+
+/// An optional hook, for the code shared by the variants with and without one.
+type MaybeHook<'a, 'h> = Option<&'a mut OffRowHook<'h>>;
+
+/// The parts of a row that depend only on the columns it was written with.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    count: usize,
+    fixed_len: usize,
+    var_count: usize,
+}
+
+impl Shape {
+    fn of(columns: &[SqlType]) -> Shape {
+        let mut shape = Shape { count: columns.len(), fixed_len: 0, var_count: 0 };
+        for ty in columns {
+            match ty.fixed_len() {
+                Some(n) => shape.fixed_len += n,
+                None => shape.var_count += 1,
+            }
+        }
+        shape
+    }
+
+    fn bitmap_len(&self) -> usize {
+        self.count.div_ceil(8)
+    }
+
+    fn fixed_start(&self) -> usize {
+        ROW_HEADER_LEN + self.bitmap_len()
+    }
+
+    /// Where the end-offset array starts (the header's "var offset" field).
+    fn var_offset(&self) -> usize {
+        self.fixed_start() + self.fixed_len
+    }
+
+    /// Where the variable data starts: the length of a row with no variable data.
+    fn data_start(&self) -> usize {
+        self.var_offset() + 2 * self.var_count
+    }
+}
+
+/// The smallest encoding of a row of these columns: header, bitmap, fixed part and end
+/// offsets, with every variable-length value empty. DDL can refuse a table whose
+/// `min_row_len` exceeds [`MAX_INLINE_ROW`], as SQL Server refuses one whose fixed part
+/// exceeds 8060 bytes.
+pub fn min_row_len(columns: &[SqlType]) -> usize {
+    Shape::of(columns).data_start()
+}
+
+/// Appends the encoding of `values` (one per column, already of the columns' types) to
+/// `out`. A row longer than [`MAX_INLINE_ROW`] is [`RowError::RowTooLarge`]; use
+/// [`encode_row_with`] to move large values off-row.
+pub fn encode_row(
+    columns: &[SqlType],
+    values: &[Value],
+    out: &mut Vec<u8>,
+) -> Result<(), RowError> {
+    encode(columns, values, out, None)
+}
+
+/// [`encode_row`], moving variable-length values off-row when the row would exceed
+/// [`MAX_INLINE_ROW`]: the largest first, as few as needed, each by calling `spill` with the
+/// value's stored bytes and keeping the pointer blob it returns (1..=[`MAX_OFF_ROW_POINTER`]
+/// bytes) in the value's place. Values no longer than a pointer are never spilled.
+pub fn encode_row_with(
+    columns: &[SqlType],
+    values: &[Value],
+    out: &mut Vec<u8>,
+    spill: &mut OffRowHook<'_>,
+) -> Result<(), RowError> {
+    encode(columns, values, out, Some(spill))
+}
+
+fn encode(
+    columns: &[SqlType],
+    values: &[Value],
+    out: &mut Vec<u8>,
+    spill: MaybeHook<'_, '_>,
+) -> Result<(), RowError> {
+    if columns.len() != values.len() {
+        return Err(RowError::ColumnCount { expected: columns.len(), found: values.len() });
+    }
+    if columns.len() > MAX_COLUMNS {
+        return Err(RowError::TooManyColumns(columns.len()));
+    }
+    let start = out.len();
+    let result = encode_into(columns, values, out, spill);
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+/// Writes the row in two passes over the columns: the header, bitmap and fixed part (sizing
+/// the variable part on the way), then, once the row is known to fit (after spilling), the
+/// end offsets and variable data.
+fn encode_into(
+    columns: &[SqlType],
+    values: &[Value],
+    out: &mut Vec<u8>,
+    spill: MaybeHook<'_, '_>,
+) -> Result<(), RowError> {
+    let start = out.len();
+    // Status, column count (at most MAX_COLUMNS, so it fits), var offset (patched below).
+    let [count_lo, count_hi] = (columns.len() as u16).to_le_bytes();
+    out.extend_from_slice(&[0, count_lo, count_hi, 0, 0]);
+    let bitmap_at = out.len();
+    out.resize(bitmap_at + columns.len().div_ceil(8), 0);
+    // Null bitmap and fixed part; this checks every value, fixed or not.
+    let (mut var_count, mut var_bytes) = (0, 0);
+    for (i, (ty, v)) in columns.iter().zip(values).enumerate() {
+        let null = v.is_null();
+        if null {
+            out[bitmap_at + i / 8] |= 1 << (i % 8);
+        }
+        match ty.fixed_len() {
+            Some(n) => {
+                if null {
+                    out.resize(out.len() + n, 0);
+                } else {
+                    put_fixed(i, *ty, v, out)?;
+                }
+                // Stop as soon as the fixed part alone is too large, rather than writing all
+                // of a schema that can never fit.
+                if out.len() - start > MAX_INLINE_ROW {
+                    let len = min_row_len(columns);
+                    return Err(RowError::RowTooLarge { len, max: MAX_INLINE_ROW });
+                }
+            }
+            None => {
+                var_count += 1;
+                if !null {
+                    var_bytes += var_parts(i, *ty, v)?.len();
+                }
+            }
+        }
+    }
+    let var_offset = out.len() - start;
+    let data_start = var_offset + 2 * var_count;
+    if data_start > MAX_INLINE_ROW {
+        return Err(RowError::RowTooLarge { len: data_start, max: MAX_INLINE_ROW });
+    }
+    out[start + 3..start + 5].copy_from_slice(&(var_offset as u16).to_le_bytes());
+    let inline_len = data_start + var_bytes;
+    let spilled = if inline_len <= MAX_INLINE_ROW {
+        Vec::new()
+    } else if let Some(spill) = spill {
+        spill_largest(columns, values, inline_len, spill)?
+    } else {
+        return Err(RowError::RowTooLarge { len: inline_len, max: MAX_INLINE_ROW });
+    };
+    // End offsets and variable data.
+    let mut slot = out.len();
+    out.reserve(inline_len - var_offset);
+    out.resize(slot + 2 * var_count, 0);
+    let mut pointers = spilled.iter().peekable();
+    for (i, (ty, v)) in columns.iter().zip(values).enumerate() {
+        if ty.is_fixed_len() {
+            continue;
+        }
+        let mut flag = 0;
+        if let Some((_, pointer)) = pointers.next_if(|(column, _)| *column == i) {
+            out.extend_from_slice(pointer);
+            flag = OFF_ROW_FLAG;
+        } else if !v.is_null() {
+            let part = var_parts(i, *ty, v)?;
+            out.extend_from_slice(part.bytes);
+            out.resize(out.len() + part.pad, b' ');
+        }
+        // Below 0x8000: the row was sized to fit MAX_INLINE_ROW above.
+        let end = (out.len() - start) as u16;
+        out[slot..slot + 2].copy_from_slice(&(end | flag).to_le_bytes());
+        slot += 2;
+    }
+    if !spilled.is_empty() {
+        out[start] = STATUS_OFF_ROW;
+    }
+    Ok(())
+}
+
+/// Chooses the values to move off-row (largest first, ties by column order, until the row
+/// fits assuming pointers of the largest size), then spills them in that order. Returns the
+/// pointers by column.
+fn spill_largest(
+    columns: &[SqlType],
+    values: &[Value],
+    inline_len: usize,
+    spill: &mut OffRowHook<'_>,
+) -> Result<Vec<(usize, Vec<u8>)>, RowError> {
+    let mut candidates = Vec::new();
+    for (i, (ty, v)) in columns.iter().zip(values).enumerate() {
+        if !ty.is_fixed_len() && !v.is_null() {
+            let len = var_parts(i, *ty, v)?.len();
+            if len > MAX_OFF_ROW_POINTER {
+                candidates.push((len, i));
+            }
+        }
+    }
+    candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut len = inline_len;
+    let mut chosen = 0;
+    for &(value_len, _) in &candidates {
+        if len <= MAX_INLINE_ROW {
+            break;
+        }
+        len = len - value_len + MAX_OFF_ROW_POINTER;
+        chosen += 1;
+    }
+    if len > MAX_INLINE_ROW {
+        return Err(RowError::RowTooLarge { len, max: MAX_INLINE_ROW });
+    }
+    let mut pointers = Vec::with_capacity(chosen);
+    for &(_, column) in &candidates[..chosen] {
+        let part = var_parts(column, columns[column], &values[column])?;
+        let pointer = if part.pad == 0 { spill(part.bytes)? } else { spill(&part.to_vec())? };
+        if pointer.is_empty() || pointer.len() > MAX_OFF_ROW_POINTER {
+            return Err(RowError::PointerLength { column, len: pointer.len() });
+        }
+        pointers.push((column, pointer));
+    }
+    pointers.sort_unstable_by_key(|(column, _)| *column);
+    Ok(pointers)
+}
+
+fn mismatch(column: usize, ty: SqlType, v: &Value) -> RowError {
+    RowError::TypeMismatch { column, expected: ty, found: v.kind_name() }
+}
+
+/// The mantissa of `d` at the column's scale, if that is exact and fits the precision.
+pub(crate) fn decimal_mantissa(
+    column: usize,
+    precision: u8,
+    scale: u8,
+    d: &Decimal,
+) -> Result<i128, RowError> {
+    d.exact_at(scale).filter(|d| d.fits_precision(precision)).map(Decimal::mantissa).ok_or(
+        RowError::InvalidValue {
+            column,
+            reason: "decimal needs rounding or exceeds the column's precision",
+        },
+    )
+}
+
+/// The time in units of the column's scale, if it has no finer digit.
+pub(crate) fn time_units(column: usize, scale: u8, t: Time) -> Result<u64, RowError> {
+    if !t.is_at_scale(scale) {
+        return Err(RowError::InvalidValue {
+            column,
+            reason: "time has more fractional digits than the column's scale",
+        });
+    }
+    Ok(t.ticks() / ticks_per_unit(scale))
+}
+
+/// Rejects NaN and infinities, which SQL Server's float types do not have.
+pub(crate) fn finite(column: usize, x: f64) -> Result<(), RowError> {
+    if x.is_finite() {
+        Ok(())
+    } else {
+        Err(RowError::InvalidValue { column, reason: "float is NaN or infinite" })
+    }
+}
+
+/// Appends `bytes` padded with `fill` to `n` bytes.
+fn put_padded(
+    column: usize,
+    bytes: &[u8],
+    n: u16,
+    fill: u8,
+    out: &mut Vec<u8>,
+) -> Result<(), RowError> {
+    let n = usize::from(n);
+    if bytes.len() > n {
+        return Err(RowError::ValueTooLong { column, len: bytes.len(), max: n });
+    }
+    out.extend_from_slice(bytes);
+    out.resize(out.len() + n - bytes.len(), fill);
+    Ok(())
+}
+
+fn put_time(column: usize, scale: u8, t: Time, out: &mut Vec<u8>) -> Result<(), RowError> {
+    let units = time_units(column, scale, t)?;
+    out.extend_from_slice(&units.to_le_bytes()[..time_len(scale)]);
+    Ok(())
+}
+
+/// Appends a non-NULL fixed-length value (little-endian throughout).
+fn put_fixed(column: usize, ty: SqlType, v: &Value, out: &mut Vec<u8>) -> Result<(), RowError> {
+    match (ty, v) {
+        (SqlType::TinyInt, Value::TinyInt(x)) => out.push(*x),
+        (SqlType::SmallInt, Value::SmallInt(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        (SqlType::Int, Value::Int(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        (SqlType::BigInt, Value::BigInt(x)) | (SqlType::Money, Value::Money(x)) => {
+            out.extend_from_slice(&x.to_le_bytes())
+        }
+        (SqlType::Bit, Value::Bit(x)) => out.push(u8::from(*x)),
+        (SqlType::Decimal { precision, scale }, Value::Decimal(d)) => {
+            // Two's complement truncated to the precision's width, which holds the value.
+            let mantissa = decimal_mantissa(column, precision, scale, d)?;
+            out.extend_from_slice(&mantissa.to_le_bytes()[..decimal_len(precision)]);
+        }
+        (SqlType::Float, Value::Float(x)) => {
+            finite(column, *x)?;
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        (SqlType::Real, Value::Real(x)) => {
+            finite(column, f64::from(*x))?;
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        (SqlType::Char(n), Value::Str(s)) => put_padded(column, s.as_bytes(), n, b' ', out)?,
+        (SqlType::Binary(n), Value::Binary(b)) => put_padded(column, b, n, 0, out)?,
+        (SqlType::Date, Value::Date(d)) => out.extend_from_slice(&d.days().to_le_bytes()[..3]),
+        (SqlType::Time(scale), Value::Time(t)) => put_time(column, scale, *t, out)?,
+        (SqlType::DateTime, Value::DateTime(d)) => {
+            out.extend_from_slice(&d.days().to_le_bytes());
+            out.extend_from_slice(&d.ticks().to_le_bytes());
+        }
+        (SqlType::DateTime2(scale), Value::DateTime2(d)) => {
+            put_time(column, scale, d.time, out)?;
+            out.extend_from_slice(&d.date.days().to_le_bytes()[..3]);
+        }
+        (SqlType::UniqueIdentifier, Value::Guid(g)) => out.extend_from_slice(&g.0),
+        _ => return Err(mismatch(column, ty, v)),
+    }
+    Ok(())
+}
+
+/// The stored form of a variable-length value: its bytes, then `pad` spaces (NCHAR).
+struct VarBytes<'a> {
+    bytes: &'a [u8],
+    pad: usize,
+}
+
+impl VarBytes<'_> {
+    fn len(&self) -> usize {
+        self.bytes.len() + self.pad
+    }
+
+    fn to_vec(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.len());
+        v.extend_from_slice(self.bytes);
+        v.resize(self.len(), b' ');
+        v
+    }
+}
+
+/// Checks a non-NULL value of a variable-length column and returns its stored form.
+fn var_parts<'a>(column: usize, ty: SqlType, v: &'a Value) -> Result<VarBytes<'a>, RowError> {
+    let (bytes, pad) = match (ty, v) {
+        (SqlType::VarChar(_), Value::Str(s)) | (SqlType::NVarChar(_), Value::NStr(s)) => {
+            (s.as_bytes(), 0)
+        }
+        (SqlType::VarBinary(_), Value::Binary(b)) => (b.as_slice(), 0),
+        (SqlType::NChar(n), Value::NStr(s)) => {
+            let (units, n) = (s.encode_utf16().count(), usize::from(n));
+            if units > n {
+                return Err(RowError::ValueTooLong { column, len: units, max: n });
+            }
+            (s.as_bytes(), n - units)
+        }
+        _ => return Err(mismatch(column, ty, v)),
+    };
+    let max = ty.max_len_bytes();
+    if bytes.len() > max {
+        return Err(RowError::ValueTooLong { column, len: bytes.len(), max });
+    }
+    Ok(VarBytes { bytes, pad })
+}
+
+/// Decodes every column of a row. Columns the row was written without are NULL; an off-row
+/// column is [`RowError::OffRow`] (use [`decode_row_with`]).
+pub fn decode_row(columns: &[SqlType], bytes: &[u8]) -> Result<Vec<Value>, RowError> {
+    decode_all(columns, bytes, None)
+}
+
+/// [`decode_row`], reading off-row values by calling `fetch` with their pointer blobs.
+pub fn decode_row_with(
+    columns: &[SqlType],
+    bytes: &[u8],
+    fetch: &mut OffRowHook<'_>,
+) -> Result<Vec<Value>, RowError> {
+    decode_all(columns, bytes, Some(fetch))
+}
+
+/// Decodes column `index` alone: the header and that column's bytes are checked, the other
+/// columns are not read (a fixed-length column costs a few additions over the schema). An
+/// off-row column is [`RowError::OffRow`].
+pub fn decode_column(columns: &[SqlType], bytes: &[u8], index: usize) -> Result<Value, RowError> {
+    decode_one(columns, bytes, index, None)
+}
+
+/// [`decode_column`], reading an off-row value through `fetch`.
+pub fn decode_column_with(
+    columns: &[SqlType],
+    bytes: &[u8],
+    index: usize,
+    fetch: &mut OffRowHook<'_>,
+) -> Result<Value, RowError> {
+    decode_one(columns, bytes, index, Some(fetch))
+}
+
+/// The pointer blobs of a row's off-row values, in column order, so that the caller can free
+/// what they point to when the row is deleted or its values replaced.
+pub fn off_row_pointers(columns: &[SqlType], bytes: &[u8]) -> Result<Vec<Vec<u8>>, RowError> {
+    let row = RowView::new(columns, bytes)?;
+    let mut pointers = Vec::new();
+    if !row.off_row {
+        return Ok(pointers);
+    }
+    let mut slot_at = row.shape.var_offset();
+    let mut start = row.shape.data_start();
+    for (i, ty) in columns[..row.shape.count].iter().enumerate() {
+        if ty.is_fixed_len() {
+            continue;
+        }
+        let (field, off_row) = row.var_field(i, slot_at, start)?;
+        slot_at += 2;
+        start += field.len();
+        if row.is_null(i) {
+            expect_empty_null(i, field, off_row)?;
+        } else if off_row {
+            pointers.push(check_pointer(i, field)?.to_vec());
+        }
+    }
+    Ok(pointers)
+}
+
+fn corrupt(detail: String) -> RowError {
+    RowError::Corrupt(detail)
+}
+
+fn le_u16(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+/// The first `N` bytes of `field` (zero-extended if shorter, which the callers rule out).
+fn array<const N: usize>(field: &[u8]) -> [u8; N] {
+    let mut a = [0u8; N];
+    let n = N.min(field.len());
+    a[..n].copy_from_slice(&field[..n]);
+    a
+}
+
+/// A row whose header has been checked against the schema.
+struct RowView<'a> {
+    bytes: &'a [u8],
+    shape: Shape,
+    off_row: bool,
+}
+
+impl<'a> RowView<'a> {
+    /// Checks the header, the bitmap's padding bits and the row's total length.
+    fn new(columns: &[SqlType], bytes: &'a [u8]) -> Result<RowView<'a>, RowError> {
+        if bytes.len() < ROW_HEADER_LEN || bytes.len() > MAX_INLINE_ROW {
+            return Err(corrupt(format!(
+                "row length {} outside 5..={MAX_INLINE_ROW}",
+                bytes.len()
+            )));
+        }
+        let status = bytes[0];
+        if status & !STATUS_OFF_ROW != 0 {
+            return Err(corrupt(format!("unknown status bits {status:#04x}")));
+        }
+        let count = usize::from(le_u16(bytes, 1));
+        let Some(written) = columns.get(..count) else {
+            return Err(corrupt(format!("{count} columns, the schema has {}", columns.len())));
+        };
+        let shape = Shape::of(written);
+        let var_offset = usize::from(le_u16(bytes, 3));
+        if var_offset != shape.var_offset() || shape.data_start() > bytes.len() {
+            return Err(corrupt(format!(
+                "offset array at {var_offset}, expected {} in a row of {} bytes",
+                shape.var_offset(),
+                bytes.len()
+            )));
+        }
+        if count % 8 != 0 && bytes[ROW_HEADER_LEN + shape.bitmap_len() - 1] >> (count % 8) != 0 {
+            return Err(corrupt("null bitmap bits past the last column".to_string()));
+        }
+        let end = match shape.var_count {
+            0 => var_offset,
+            _ => usize::from(le_u16(bytes, shape.data_start() - 2) & END_MASK),
+        };
+        if end != bytes.len() {
+            return Err(corrupt(format!("row ends at {end}, but has {} bytes", bytes.len())));
+        }
+        Ok(RowView { bytes, shape, off_row: status & STATUS_OFF_ROW != 0 })
+    }
+
+    fn is_null(&self, column: usize) -> bool {
+        self.bytes[ROW_HEADER_LEN + column / 8] >> (column % 8) & 1 == 1
+    }
+
+    /// The bytes of the variable-length column whose end offset is at `slot_at` and which
+    /// starts at `start`, and whether it is off-row.
+    fn var_field(
+        &self,
+        column: usize,
+        slot_at: usize,
+        start: usize,
+    ) -> Result<(&'a [u8], bool), RowError> {
+        let raw = le_u16(self.bytes, slot_at);
+        let end = usize::from(raw & END_MASK);
+        if start < self.shape.data_start() || end < start || end > self.bytes.len() {
+            return Err(corrupt(format!("column {column}: bytes {start}..{end} out of order")));
+        }
+        let off_row = raw & OFF_ROW_FLAG != 0;
+        if off_row && !self.off_row {
+            return Err(corrupt(format!("column {column}: off-row flag, status says none")));
+        }
+        Ok((&self.bytes[start..end], off_row))
+    }
+}
+
+fn expect_zero(column: usize, field: &[u8]) -> Result<(), RowError> {
+    if field.iter().any(|b| *b != 0) {
+        return Err(corrupt(format!("column {column}: NULL with non-zero bytes")));
+    }
+    Ok(())
+}
+
+fn expect_empty_null(column: usize, field: &[u8], off_row: bool) -> Result<(), RowError> {
+    if off_row || !field.is_empty() {
+        return Err(corrupt(format!("column {column}: NULL with data")));
+    }
+    Ok(())
+}
+
+fn check_pointer(column: usize, pointer: &[u8]) -> Result<&[u8], RowError> {
+    if pointer.is_empty() || pointer.len() > MAX_OFF_ROW_POINTER {
+        return Err(corrupt(format!(
+            "column {column}: off-row pointer of {} bytes",
+            pointer.len()
+        )));
+    }
+    Ok(pointer)
+}
+
+fn decode_all(
+    columns: &[SqlType],
+    bytes: &[u8],
+    mut fetch: MaybeHook<'_, '_>,
+) -> Result<Vec<Value>, RowError> {
+    let row = RowView::new(columns, bytes)?;
+    let mut values = Vec::with_capacity(columns.len());
+    let mut fixed_at = row.shape.fixed_start();
+    let mut slot_at = row.shape.var_offset();
+    let mut start = row.shape.data_start();
+    let mut any_off_row = false;
+    for (i, ty) in columns[..row.shape.count].iter().enumerate() {
+        let null = row.is_null(i);
+        let value = match ty.fixed_len() {
+            Some(n) => {
+                // Within the row: the fixed part ends at var_offset, checked by RowView.
+                let field = &bytes[fixed_at..fixed_at + n];
+                fixed_at += n;
+                fixed_value(i, *ty, null, field)?
+            }
+            None => {
+                let (field, off_row) = row.var_field(i, slot_at, start)?;
+                slot_at += 2;
+                start += field.len();
+                any_off_row |= off_row;
+                var_value(i, *ty, null, field, off_row, &mut fetch)?
+            }
+        };
+        values.push(value);
+    }
+    // var_field refused a flag without the status bit; here the converse.
+    if row.off_row && !any_off_row {
+        return Err(corrupt("off-row status without an off-row column".to_string()));
+    }
+    values.resize(columns.len(), Value::Null);
+    Ok(values)
+}
+
+fn decode_one(
+    columns: &[SqlType],
+    bytes: &[u8],
+    index: usize,
+    mut fetch: MaybeHook<'_, '_>,
+) -> Result<Value, RowError> {
+    let Some(ty) = columns.get(index) else {
+        return Err(RowError::NoSuchColumn(index));
+    };
+    let row = RowView::new(columns, bytes)?;
+    if index >= row.shape.count {
+        return Ok(Value::Null);
+    }
+    let before = Shape::of(&columns[..index]);
+    let null = row.is_null(index);
+    match ty.fixed_len() {
+        Some(n) => {
+            let at = row.shape.fixed_start() + before.fixed_len;
+            fixed_value(index, *ty, null, &bytes[at..at + n])
+        }
+        None => {
+            let slot_at = row.shape.var_offset() + 2 * before.var_count;
+            let start = match before.var_count {
+                0 => row.shape.data_start(),
+                _ => usize::from(le_u16(bytes, slot_at - 2) & END_MASK),
+            };
+            let (field, off_row) = row.var_field(index, slot_at, start)?;
+            var_value(index, *ty, null, field, off_row, &mut fetch)
+        }
+    }
+}
+
+fn fixed_value(column: usize, ty: SqlType, null: bool, field: &[u8]) -> Result<Value, RowError> {
+    if null {
+        expect_zero(column, field)?;
+        return Ok(Value::Null);
+    }
+    decode_fixed(column, ty, field)
+}
+
+fn var_value(
+    column: usize,
+    ty: SqlType,
+    null: bool,
+    field: &[u8],
+    off_row: bool,
+    fetch: &mut MaybeHook<'_, '_>,
+) -> Result<Value, RowError> {
+    if null {
+        expect_empty_null(column, field, off_row)?;
+        return Ok(Value::Null);
+    }
+    if !off_row {
+        return decode_var(column, ty, field.to_vec());
+    }
+    let pointer = check_pointer(column, field)?;
+    match fetch.as_deref_mut() {
+        Some(fetch) => decode_var(column, ty, fetch(pointer)?),
+        None => Err(RowError::OffRow { column }),
+    }
+}
+
+/// Decodes a non-NULL fixed-length value, checking it is in its type's domain.
+fn decode_fixed(column: usize, ty: SqlType, field: &[u8]) -> Result<Value, RowError> {
+    let bad = |what: &str| corrupt(format!("column {column} ({ty}): {what}"));
+    let time = |scale: u8, field: &[u8]| {
+        let mut units = [0u8; 8];
+        units[..field.len()].copy_from_slice(field);
+        u64::from_le_bytes(units)
+            .checked_mul(ticks_per_unit(scale))
+            .and_then(Time::from_ticks)
+            .ok_or_else(|| bad("time of day out of range"))
+    };
+    let date = |field: &[u8]| {
+        Date::from_days(u32::from_le_bytes([field[0], field[1], field[2], 0]))
+            .ok_or_else(|| bad("date out of range"))
+    };
+    Ok(match ty {
+        SqlType::TinyInt => Value::TinyInt(field[0]),
+        SqlType::SmallInt => Value::SmallInt(i16::from_le_bytes(array(field))),
+        SqlType::Int => Value::Int(i32::from_le_bytes(array(field))),
+        SqlType::BigInt => Value::BigInt(i64::from_le_bytes(array(field))),
+        SqlType::Money => Value::Money(i64::from_le_bytes(array(field))),
+        SqlType::Bit => match field[0] {
+            0 => Value::Bit(false),
+            1 => Value::Bit(true),
+            _ => return Err(bad("bit is neither 0 nor 1")),
+        },
+        SqlType::Decimal { precision, scale } => {
+            // Sign-extend the stored width to 128 bits.
+            let negative = field.last().is_some_and(|b| b & 0x80 != 0);
+            let mut wide = if negative { [0xFF; 16] } else { [0; 16] };
+            wide[..field.len()].copy_from_slice(field);
+            let d = Decimal::new(i128::from_le_bytes(wide), scale)
+                .filter(|d| scale <= precision && d.fits_precision(precision))
+                .ok_or_else(|| bad("decimal exceeds its precision"))?;
+            Value::Decimal(d)
+        }
+        SqlType::Float => {
+            let x = f64::from_le_bytes(array(field));
+            if !x.is_finite() {
+                return Err(bad("float is NaN or infinite"));
+            }
+            Value::Float(x)
+        }
+        SqlType::Real => {
+            let x = f32::from_le_bytes(array(field));
+            if !x.is_finite() {
+                return Err(bad("real is NaN or infinite"));
+            }
+            Value::Real(x)
+        }
+        SqlType::Char(_) => Value::Str(
+            std::str::from_utf8(field).map_err(|_| bad("text is not UTF-8"))?.to_string(),
+        ),
+        SqlType::Binary(_) => Value::Binary(field.to_vec()),
+        SqlType::Date => Value::Date(date(field)?),
+        SqlType::Time(scale) => Value::Time(time(scale, field)?),
+        SqlType::DateTime => {
+            let days = i32::from_le_bytes(array(field));
+            let ticks = u32::from_le_bytes(array(&field[4..]));
+            Value::DateTime(
+                DateTime::from_parts(days, ticks).ok_or_else(|| bad("datetime out of range"))?,
+            )
+        }
+        SqlType::DateTime2(scale) => {
+            let (t, d) = field.split_at(time_len(scale));
+            Value::DateTime2(DateTime2::new(date(d)?, time(scale, t)?))
+        }
+        SqlType::UniqueIdentifier => Value::Guid(Guid(array(field))),
+        SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_) | SqlType::VarBinary(_) => {
+            return Err(bad("variable-length type in the fixed part"))
+        }
+    })
+}
+
+/// Decodes a non-NULL variable-length value from its stored bytes.
+fn decode_var(column: usize, ty: SqlType, data: Vec<u8>) -> Result<Value, RowError> {
+    let bad = |what: &str| corrupt(format!("column {column} ({ty}): {what}"));
+    if data.len() > ty.max_len_bytes() {
+        return Err(bad("value longer than the type allows"));
+    }
+    let text = |data: Vec<u8>| String::from_utf8(data).map_err(|_| bad("text is not UTF-8"));
+    Ok(match ty {
+        SqlType::VarChar(_) => Value::Str(text(data)?),
+        SqlType::NVarChar(_) => Value::NStr(text(data)?),
+        SqlType::NChar(n) => {
+            let s = text(data)?;
+            if s.encode_utf16().count() != usize::from(n) {
+                return Err(bad("nchar not padded to its length"));
+            }
+            Value::NStr(s)
+        }
+        SqlType::VarBinary(_) => Value::Binary(data),
+        _ => return Err(bad("fixed-length type in the variable part")),
+    })
+}

@@ -1,0 +1,256 @@
+//! The engine through its Rust API: tables, transactions, rollback, restart, identity and
+//! sequences, two databases, recovery of uncommitted and lost delayed work.
+
+// Test helpers outside #[test] functions unwrap too: a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use walden_engine::catalog::{ColumnDef, Object, SequenceDef, TableDef};
+use walden_engine::objects::IndexSpec;
+use walden_engine::types::{Len, SqlType, Value};
+use walden_engine::{Database, EngineError, Instance, InstanceConfig, Isolation, Transaction};
+use walden_log::policy::{CommitOption, DatabaseDurability};
+
+fn col(name: &str, ty: SqlType, nullable: bool) -> ColumnDef {
+    ColumnDef { name: name.into(), ty, nullable, identity: None, default: None }
+}
+
+fn table_def(name: &str) -> TableDef {
+    TableDef {
+        id: 0,
+        schema: "dbo".into(),
+        name: name.into(),
+        columns: vec![
+            ColumnDef { identity: Some((1, 1)), ..col("id", SqlType::Int, false) },
+            col("name", SqlType::VarChar(Len::N(50)), true),
+        ],
+        indexes: Vec::new(),
+        checks: Vec::new(),
+        identity_high: 0,
+        created_micros: 0,
+    }
+}
+
+fn pk() -> Vec<IndexSpec> {
+    vec![IndexSpec {
+        name: "PK_t".into(),
+        columns: vec![0],
+        unique: true,
+        clustered: true,
+        primary_key: true,
+        unique_constraint: false,
+    }]
+}
+
+fn config() -> InstanceConfig {
+    let mut c = InstanceConfig::default();
+    c.database.pool.frames = 64;
+    c.database.pool.writer_interval_ms = 0;
+    c.database.log.segment_size = 1 << 20;
+    c.database.log.initial_segments = 2;
+    c.checkpoint_poll_ms = 0;
+    c
+}
+
+fn table(db: &Database, name: &str) -> TableDef {
+    match &*db.table("dbo", name).unwrap() {
+        Object::Table(t) => t.clone(),
+        _ => unreachable!(),
+    }
+}
+
+fn rows(instance: &Instance, db: &Arc<Database>, name: &str) -> Vec<Vec<Value>> {
+    let t = table(db, name);
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    let mut cursor = tx.scan_table(db, &t, Bound::Unbounded, Bound::Unbounded).unwrap();
+    let mut out = Vec::new();
+    while let Some((_, values)) = cursor.next_row(&mut tx).unwrap() {
+        out.push(values);
+    }
+    tx.commit(CommitOption::Unspecified).unwrap();
+    out
+}
+
+fn insert(tx: &mut Transaction, db: &Arc<Database>, t: &TableDef, name: &str) -> i32 {
+    let mut values = vec![Value::Null, Value::Str(name.into())];
+    tx.insert_row(db, t, &mut values).unwrap();
+    match values[0] {
+        Value::Int(v) => v,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn tables_survive_a_restart_and_rollbacks_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let instance = Instance::open(dir.path(), config()).unwrap();
+        let db = instance.create_database("shop", None).unwrap();
+        let mut tx = instance.begin(Isolation::ReadCommitted, None);
+        tx.create_table(&db, table_def("t"), &pk()).unwrap();
+        tx.commit(CommitOption::Unspecified).unwrap();
+        let t = table(&db, "t");
+        let mut tx = instance.begin(Isolation::ReadCommitted, None);
+        for i in 0..2000 {
+            assert_eq!(insert(&mut tx, &db, &t, &format!("row {i}")), i + 1);
+        }
+        tx.commit(CommitOption::Unspecified).unwrap();
+        // A rolled-back transaction, and a savepoint.
+        let mut tx = instance.begin(Isolation::ReadCommitted, None);
+        insert(&mut tx, &db, &t, "gone");
+        tx.rollback().unwrap();
+        let mut tx = instance.begin(Isolation::ReadCommitted, None);
+        insert(&mut tx, &db, &t, "kept");
+        tx.save("s1");
+        insert(&mut tx, &db, &t, "undone");
+        tx.rollback_to("s1").unwrap();
+        tx.commit(CommitOption::Unspecified).unwrap();
+        assert_eq!(rows(&instance, &db, "t").len(), 2001);
+        // A duplicate key is error 2627 and changes nothing.
+        let mut tx = instance.begin(Isolation::ReadCommitted, None);
+        let err = tx.insert_row(&db, &t, &mut [Value::Int(5), Value::Null]).unwrap_err();
+        assert_eq!(err.number(), 2627, "{err}");
+        tx.rollback().unwrap();
+        instance.close().unwrap();
+    }
+    let instance = Instance::open(dir.path(), config()).unwrap();
+    let db = instance.database("SHOP").unwrap();
+    let all = rows(&instance, &db, "t");
+    assert_eq!(all.len(), 2001);
+    assert_eq!(all[2000][1], Value::Str("kept".into()));
+    let t = table(&db, "t");
+    assert_eq!(db.space().tree(t.primary().unwrap().root).check().unwrap().rows, 2001);
+    // The identity continues without a gap after a clean shutdown (2001 was "gone", 2002
+    // "kept", 2003 "undone").
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    assert_eq!(insert(&mut tx, &db, &t, "after"), 2004);
+    tx.commit(CommitOption::Unspecified).unwrap();
+}
+
+#[test]
+fn a_second_process_cannot_open_the_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let _first = Instance::open(dir.path(), config()).unwrap();
+    let err = Instance::open(dir.path(), config()).unwrap_err();
+    assert!(matches!(err, EngineError::Locked(_)), "{err}");
+}
+
+#[test]
+fn sequences_cache_and_continue_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let seq = SequenceDef {
+        id: 0,
+        schema: "dbo".into(),
+        name: "s".into(),
+        ty: SqlType::BigInt,
+        start: 1,
+        increment: 1,
+        min: 1,
+        max: i64::MAX.into(),
+        cycle: false,
+        cache: Some(50),
+        high_water: None,
+    };
+    {
+        let instance = Instance::open(dir.path(), config()).unwrap();
+        let db = instance.create_database("d", None).unwrap();
+        instance.set_delayed_durability("d", DatabaseDurability::Forced).unwrap();
+        let mut tx = instance.begin(Isolation::ReadCommitted, None);
+        let def = tx.create_sequence(&db, seq.clone()).unwrap();
+        tx.commit(CommitOption::Unspecified).unwrap();
+        let flushes = db.log_stats().flushes;
+        for i in 1..=120 {
+            assert_eq!(db.next_sequence_value(def.id).unwrap(), Value::BigInt(i));
+        }
+        // 3 ranges of 50: each persisted with a forced flush even though the database is
+        // FORCED.
+        assert!(db.log_stats().flushes >= flushes + 3);
+        instance.close().unwrap();
+    }
+    let instance = Instance::open(dir.path(), config()).unwrap();
+    let db = instance.database("d").unwrap();
+    let id = db.find_object("dbo", "s").unwrap().id();
+    assert_eq!(db.next_sequence_value(id).unwrap(), Value::BigInt(121));
+    assert_eq!(db.delayed_durability(), DatabaseDurability::Forced);
+}
+
+#[test]
+fn two_databases_commit_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), config()).unwrap();
+    let a = instance.create_database("a", None).unwrap();
+    let b = instance.create_database("b", None).unwrap();
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    tx.create_table(&a, table_def("t"), &pk()).unwrap();
+    tx.create_table(&b, table_def("t"), &pk()).unwrap();
+    tx.commit(CommitOption::Unspecified).unwrap();
+    let (ta, tb) = (table(&a, "t"), table(&b, "t"));
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    insert(&mut tx, &a, &ta, "x");
+    insert(&mut tx, &b, &tb, "y");
+    let outcome = tx.commit(CommitOption::On).unwrap();
+    assert!(outcome.hardened && !outcome.delayed, "cross-database commits are fully durable");
+    assert_eq!(rows(&instance, &a, "t").len(), 1);
+    assert_eq!(rows(&instance, &b, "t").len(), 1);
+}
+
+#[test]
+fn deadlocks_pick_a_victim_with_1205() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), config()).unwrap();
+    let db = instance.create_database("d", None).unwrap();
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    tx.create_table(&db, table_def("t"), &pk()).unwrap();
+    tx.commit(CommitOption::Unspecified).unwrap();
+    let t = table(&db, "t");
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    insert(&mut tx, &db, &t, "1");
+    insert(&mut tx, &db, &t, "2");
+    tx.commit(CommitOption::Unspecified).unwrap();
+    let key = |n: i32| tx_key(&db, &t, n);
+    let mut t1 = instance.begin(Isolation::ReadCommitted, None);
+    let mut t2 = instance.begin(Isolation::ReadCommitted, None);
+    t1.update_row(&db, &t, &key(1), &[Value::Int(1), Value::Str("a".into())]).unwrap();
+    t2.update_row(&db, &t, &key(2), &[Value::Int(2), Value::Str("b".into())]).unwrap();
+    let (db2, t_2) = (Arc::clone(&db), t.clone());
+    let k1 = key(1);
+    let other = std::thread::spawn(move || {
+        let r = t2.update_row(&db2, &t_2, &k1, &[Value::Int(1), Value::Str("c".into())]);
+        (r.map(|_| ()), t2)
+    });
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let mine = t1.update_row(&db, &t, &key(2), &[Value::Int(2), Value::Str("d".into())]);
+    let numbers: Vec<i32> = match mine {
+        Err(e) => {
+            let n = e.number();
+            t1.rollback().unwrap();
+            let (r, t2) = other.join().unwrap();
+            r.unwrap();
+            t2.commit(CommitOption::Unspecified).unwrap();
+            vec![n]
+        }
+        Ok(_) => {
+            let (r, t2) = other.join().unwrap();
+            let n = r.unwrap_err().number();
+            t2.rollback().unwrap();
+            t1.commit(CommitOption::Unspecified).unwrap();
+            vec![n]
+        }
+    };
+    assert_eq!(numbers, vec![1205]);
+}
+
+fn tx_key(db: &Arc<Database>, t: &TableDef, n: i32) -> Vec<u8> {
+    let mut tx = Transaction::new(
+        u64::MAX,
+        Arc::new(walden_engine::lock::LockManager::new()),
+        Isolation::ReadCommitted,
+        None,
+        None,
+    );
+    let key = tx.seek_row(db, t, 1, &[Value::Int(n)]).unwrap().unwrap();
+    tx.rollback().unwrap();
+    key
+}

@@ -1,0 +1,717 @@
+//! The lock manager: SQL Server's compatibility matrix, conversions, FIFO, timeouts, deadlock
+//! detection and victims, key-lock bookkeeping for escalation, and randomized stress with and
+//! without ordered acquisition. Every test that can block runs under a watchdog.
+// Helpers outside `#[test]` functions unwrap too: a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use walden_engine::lock::LockMode::{IS, IX, S, SIX, U, X};
+use walden_engine::lock::{
+    LockError, LockInfo, LockManager, LockMode, LockStatus, OwnerId, Resource,
+};
+
+/// Runs `body` on its own thread and fails the test if it does not finish within `limit`,
+/// so that a lost wake-up or an undetected deadlock fails instead of hanging the suite.
+fn with_watchdog<T: Send + 'static>(
+    limit: Duration,
+    body: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(body());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(value) => value,
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            panic!("watchdog: test still running after {limit:?}")
+        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("test body panicked"),
+    }
+}
+
+fn key(n: u64) -> Resource {
+    Resource::Key { db: 5, object: 100, index: 1, hash: n }
+}
+
+fn spawn_lock(
+    m: &Arc<LockManager>,
+    owner: OwnerId,
+    res: Resource,
+    mode: LockMode,
+) -> JoinHandle<Result<bool, LockError>> {
+    let m = Arc::clone(m);
+    thread::spawn(move || m.lock(owner, &res, mode, None))
+}
+
+/// Polls until `cond` holds (tests only: the manager itself never polls).
+fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < Duration::from_secs(5), "timed out waiting until {what}");
+        thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn rows_of(m: &LockManager, owner: OwnerId) -> Vec<LockInfo> {
+    m.snapshot().into_iter().filter(|r| r.owner == owner).collect()
+}
+
+fn is_waiting(m: &LockManager, owner: OwnerId) -> bool {
+    rows_of(m, owner).iter().any(|r| r.status != LockStatus::Granted)
+}
+
+fn granted(m: &LockManager, owner: OwnerId, res: &Resource) -> Option<LockMode> {
+    rows_of(m, owner)
+        .into_iter()
+        .find(|r| &r.resource == res && r.status == LockStatus::Granted)
+        .map(|r| r.mode)
+}
+
+/// Thread `owner` of a deadlock test: lock `res`; on success release everything, on failure
+/// check that the victim still holds `kept`, then release everything (the caller's rollback).
+fn deadlock_party(
+    m: &Arc<LockManager>,
+    owner: OwnerId,
+    res: Resource,
+    kept: Resource,
+) -> JoinHandle<Result<bool, LockError>> {
+    let m = Arc::clone(m);
+    thread::spawn(move || {
+        let result = m.lock(owner, &res, X, None);
+        if result.is_err() {
+            assert_eq!(granted(&m, owner, &kept), Some(X), "a victim keeps its granted locks");
+        }
+        m.release_all(owner);
+        result
+    })
+}
+
+#[test]
+fn compatibility_matrix_matches_sql_server() {
+    // SQL Server's documented matrix ("Lock compatibility"), requested mode by row, granted
+    // mode by column in the documentation's order; docs/locking.md has the same table.
+    let columns = [IS, S, U, IX, SIX, X];
+    let rows = [
+        (IS, "YYYYYN"),
+        (S, "YYYNNN"),
+        (U, "YYNNNN"),
+        (IX, "YNNYNN"),
+        (SIX, "YNNNNN"),
+        (X, "NNNNNN"),
+    ];
+    let mut pairs = 0;
+    for (requested, line) in rows {
+        for (granted, cell) in columns.iter().zip(line.chars()) {
+            assert_eq!(
+                requested.compatible(*granted),
+                cell == 'Y',
+                "{requested} requested while {granted} is granted"
+            );
+            pairs += 1;
+        }
+    }
+    assert_eq!(pairs, 36);
+    let names: Vec<&str> = LockMode::ALL.iter().map(|m| m.name()).collect();
+    assert_eq!(names, ["IS", "IX", "S", "SIX", "U", "X"]);
+}
+
+#[test]
+fn covers_and_join_form_the_lattice() {
+    for a in LockMode::ALL {
+        assert!(a.covers(a) && a.covers(IS) && X.covers(a));
+        for b in LockMode::ALL {
+            let j = a.join(b);
+            assert_eq!(j, b.join(a));
+            assert!(j.covers(a) && j.covers(b), "{a} join {b} = {j}");
+            for c in LockMode::ALL {
+                if c.covers(a) && c.covers(b) {
+                    assert!(c.covers(j), "{a} join {b} = {j} is not below {c}");
+                }
+                // A stronger mode is compatible with no more than a weaker one: what makes a
+                // conversion safe to check owner by owner.
+                if a.covers(b) && a.compatible(c) {
+                    assert!(b.compatible(c));
+                }
+            }
+        }
+    }
+    assert_eq!(S.join(IX), SIX);
+    assert_eq!(U.join(IX), X);
+    assert_eq!(U.join(SIX), X);
+    assert_eq!(S.join(U), U);
+    assert_eq!(IS.join(X), X);
+    assert!(U.covers(S) && !S.covers(U) && !SIX.covers(U) && SIX.covers(IX));
+}
+
+#[test]
+fn resources_and_errors() {
+    // FNV-1a 64: stable, and the published test vector for "a".
+    assert_eq!(
+        Resource::key(1, 2, 1, b"a"),
+        Resource::Key { db: 1, object: 2, index: 1, hash: 0xaf63_dc4c_8601_ec8c }
+    );
+    assert_ne!(Resource::key(1, 2, 1, b"ab"), Resource::key(1, 2, 1, b"ba"));
+    assert_eq!(Resource::Database(1).type_name(), "DATABASE");
+    assert_eq!(Resource::Object { db: 1, object: 2 }.type_name(), "OBJECT");
+    assert_eq!(key(1).type_name(), "KEY");
+    assert_eq!(Resource::Other { db: 1, name: 7 }.type_name(), "METADATA");
+    assert_eq!(key(255).to_string(), "KEY: 5:100:1 (00000000000000ff)");
+
+    let timeout = LockError::Timeout { resource: key(1), mode: S };
+    let deadlock = LockError::Deadlock { resource: key(1), mode: X };
+    assert_eq!(timeout.number(), 1222);
+    assert_eq!(deadlock.number(), 1205);
+    assert_eq!(timeout.sql_message(52), "Lock request time out period exceeded.");
+    assert_eq!(
+        deadlock.sql_message(52),
+        "Transaction (Process ID 52) was deadlocked on lock resources with another process \
+         and has been chosen as the deadlock victim. Rerun the transaction."
+    );
+    assert!(deadlock.to_string().contains("deadlock victim"));
+    assert!(timeout.to_string().contains("KEY: 5:100:1"));
+    let boxed: Box<dyn std::error::Error> = Box::new(timeout);
+    assert!(boxed.to_string().starts_with("Lock request time out period exceeded."));
+}
+
+#[test]
+fn grants_covers_and_conversions_without_waiting() {
+    let m = LockManager::new();
+    let k = key(1);
+    assert_eq!(m.lock(1, &k, S, None), Ok(true));
+    assert_eq!(m.lock(1, &k, S, None), Ok(false), "already held");
+    assert_eq!(m.lock(1, &k, IS, None), Ok(false), "S covers IS");
+    assert_eq!(m.lock(2, &k, S, None), Ok(true), "S is compatible with S");
+    assert_eq!(m.lock(3, &k, U, None), Ok(true), "U is compatible with S");
+    assert_eq!(m.lock(4, &k, U, Some(Duration::ZERO)).map_err(|e| e.number()), Err(1222));
+    assert_eq!(m.lock(3, &k, S, None), Ok(false), "U covers S");
+    let t = Resource::Object { db: 5, object: 100 };
+    assert_eq!(m.lock(1, &t, IX, None), Ok(true));
+    assert_eq!(m.lock(1, &t, S, None), Ok(true), "conversion to SIX");
+    assert_eq!(granted(&m, 1, &t), Some(SIX));
+    m.release_all(1);
+    m.release_all(2);
+    m.release_all(3);
+    assert!(m.snapshot().is_empty());
+}
+
+#[test]
+fn conversion_s_to_x_waits_for_other_s_holders() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let k = key(1);
+        m.lock(1, &k, S, None).unwrap();
+        m.lock(2, &k, S, None).unwrap();
+        let converter = spawn_lock(&m, 1, k.clone(), X);
+        wait_until("owner 1 converts", || is_waiting(&m, 1));
+        let rows = rows_of(&m, 1);
+        assert!(rows.contains(&LockInfo {
+            resource: k.clone(),
+            mode: X,
+            owner: 1,
+            status: LockStatus::Converting
+        }));
+        assert_eq!(granted(&m, 1, &k), Some(S), "still holds S while converting");
+        thread::sleep(Duration::from_millis(30));
+        assert!(!converter.is_finished());
+        m.release_all(2);
+        assert_eq!(converter.join().unwrap(), Ok(true));
+        assert_eq!(granted(&m, 1, &k), Some(X));
+        assert_eq!(m.snapshot().len(), 1);
+        m.release_all(1);
+    });
+}
+
+#[test]
+fn fifo_new_shared_waits_behind_waiting_exclusive() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let k = key(1);
+        m.lock(1, &k, S, None).unwrap();
+        let writer = spawn_lock(&m, 2, k.clone(), X);
+        wait_until("the writer waits", || is_waiting(&m, 2));
+        // Compatible with the granted S, but the X waits ahead of it.
+        let err = m.lock(3, &k, S, Some(Duration::ZERO)).unwrap_err();
+        assert_eq!(err.number(), 1222);
+        let reader = spawn_lock(&m, 3, k.clone(), S);
+        wait_until("the second reader waits", || is_waiting(&m, 3));
+        let waiting: Vec<OwnerId> = m
+            .snapshot()
+            .into_iter()
+            .filter(|r| r.status == LockStatus::Waiting)
+            .map(|r| r.owner)
+            .collect();
+        assert_eq!(waiting, [2, 3], "queue order");
+        m.release_all(1);
+        assert_eq!(writer.join().unwrap(), Ok(true));
+        thread::sleep(Duration::from_millis(20));
+        assert!(!reader.is_finished(), "S must wait for the X granted before it");
+        m.release_all(2);
+        assert_eq!(reader.join().unwrap(), Ok(true));
+        m.release_all(3);
+        assert!(m.snapshot().is_empty());
+    });
+}
+
+#[test]
+fn conversions_go_ahead_of_waiting_requests() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let k = key(1);
+        m.lock(1, &k, IS, None).unwrap();
+        m.lock(2, &k, S, None).unwrap();
+        let writer = spawn_lock(&m, 3, k.clone(), X);
+        wait_until("the writer waits", || is_waiting(&m, 3));
+        // A conversion compatible with the other holders is granted past the queue.
+        assert_eq!(m.lock(1, &k, S, Some(Duration::ZERO)), Ok(true));
+        // One that is not waits, but ahead of the new request queued before it.
+        let converter = spawn_lock(&m, 1, k.clone(), X);
+        wait_until("owner 1 converts", || is_waiting(&m, 1));
+        let queue: Vec<(OwnerId, LockStatus)> = m
+            .snapshot()
+            .into_iter()
+            .filter(|r| r.status != LockStatus::Granted)
+            .map(|r| (r.owner, r.status))
+            .collect();
+        assert_eq!(queue, [(1, LockStatus::Converting), (3, LockStatus::Waiting)]);
+        m.release_all(2);
+        assert_eq!(converter.join().unwrap(), Ok(true));
+        assert!(is_waiting(&m, 3));
+        m.release_all(1);
+        assert_eq!(writer.join().unwrap(), Ok(true));
+        m.release_all(3);
+    });
+}
+
+#[test]
+fn timeout_zero_fails_at_once_with_1222() {
+    let m = LockManager::new();
+    let k = key(1);
+    m.lock(1, &k, X, None).unwrap();
+    let start = Instant::now();
+    let err = m.lock(2, &k, S, Some(Duration::ZERO)).unwrap_err();
+    assert!(start.elapsed() < Duration::from_millis(50));
+    assert_eq!(err, LockError::Timeout { resource: k.clone(), mode: S });
+    assert_eq!(err.number(), 1222);
+    let stats = m.stats();
+    assert_eq!((stats.requests, stats.waits, stats.timeouts), (2, 0, 1));
+    assert!(!is_waiting(&m, 2), "a failed request leaves nothing queued");
+}
+
+#[test]
+fn timeout_50ms_fails_with_1222_and_leaves_the_queue_clean() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = LockManager::new();
+        let k = key(1);
+        m.lock(1, &k, X, None).unwrap();
+        let start = Instant::now();
+        let err = m.lock(2, &k, U, Some(Duration::from_millis(50))).unwrap_err();
+        let waited = start.elapsed();
+        assert_eq!(err.number(), 1222);
+        assert!(waited >= Duration::from_millis(50), "gave up early: {waited:?}");
+        assert!(waited < Duration::from_secs(2), "gave up late: {waited:?}");
+        let stats = m.stats();
+        assert_eq!((stats.waits, stats.timeouts, stats.deadlocks), (1, 1, 0));
+        assert!(stats.wait_time >= Duration::from_millis(50));
+        assert_eq!(m.snapshot().len(), 1);
+        m.release_all(1);
+        assert!(m.snapshot().is_empty());
+        assert_eq!(m.lock(2, &k, X, Some(Duration::ZERO)), Ok(true));
+    });
+}
+
+#[test]
+fn two_way_deadlock_has_one_victim_and_the_other_proceeds() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let (k1, k2) = (key(1), key(2));
+        m.lock(1, &k1, X, None).unwrap();
+        m.lock(2, &k2, X, None).unwrap();
+        let a = deadlock_party(&m, 1, k2.clone(), k1.clone());
+        wait_until("A waits", || is_waiting(&m, 1));
+        let b = deadlock_party(&m, 2, k1.clone(), k2.clone());
+        let (ra, rb) = (a.join().unwrap(), b.join().unwrap());
+        // B's request closed the cycle, and priorities are equal: B is the victim.
+        assert_eq!(ra, Ok(true));
+        assert_eq!(rb, Err(LockError::Deadlock { resource: k1, mode: X }));
+        assert_eq!(rb.unwrap_err().number(), 1205);
+        assert_eq!(m.stats().deadlocks, 1);
+        assert!(m.snapshot().is_empty());
+    });
+}
+
+#[test]
+fn three_way_deadlock_has_one_victim() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let keys: Vec<Resource> = (1..=3).map(key).collect();
+        for (i, k) in keys.iter().enumerate() {
+            m.lock(i as u64 + 1, k, X, None).unwrap();
+        }
+        let mut parties = Vec::new();
+        for i in 0..3 {
+            let owner = i as u64 + 1;
+            parties.push(deadlock_party(&m, owner, keys[(i + 1) % 3].clone(), keys[i].clone()));
+            if i < 2 {
+                wait_until("the cycle builds", || is_waiting(&m, owner));
+            }
+        }
+        let results: Vec<_> = parties.into_iter().map(|p| p.join().unwrap()).collect();
+        let victims: Vec<usize> = (0..3).filter(|&i| results[i].is_err()).collect();
+        assert_eq!(victims, [2], "{results:?}");
+        assert_eq!(results[2].as_ref().unwrap_err().number(), 1205);
+        assert_eq!(m.stats().deadlocks, 1);
+        assert!(m.snapshot().is_empty());
+    });
+}
+
+#[test]
+fn conversion_deadlock_between_two_shared_holders() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let k = key(1);
+        m.lock(1, &k, S, None).unwrap();
+        m.lock(2, &k, S, None).unwrap();
+        let first = spawn_lock(&m, 1, k.clone(), X);
+        wait_until("owner 1 converts", || is_waiting(&m, 1));
+        let err = m.lock(2, &k, X, None).unwrap_err();
+        assert_eq!(err, LockError::Deadlock { resource: k.clone(), mode: X });
+        assert_eq!(granted(&m, 2, &k), Some(S), "the victim keeps its S");
+        m.release_all(2);
+        assert_eq!(first.join().unwrap(), Ok(true));
+        assert_eq!(granted(&m, 1, &k), Some(X));
+        m.release_all(1);
+        // With U instead of S the second reader waits on the first and no cycle forms.
+        m.lock(1, &k, U, None).unwrap();
+        assert_eq!(m.lock(2, &k, U, Some(Duration::ZERO)).map_err(|e| e.number()), Err(1222));
+        m.release_all(1);
+    });
+}
+
+#[test]
+fn deadlock_priority_chooses_the_victim() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let (k1, k2) = (key(1), key(2));
+        m.set_priority(1, -5);
+        m.lock(1, &k1, X, None).unwrap();
+        m.lock(2, &k2, X, None).unwrap();
+        let a = deadlock_party(&m, 1, k2.clone(), k1.clone());
+        wait_until("A waits", || is_waiting(&m, 1));
+        // B closes the cycle, but A's priority is LOW: A is the victim.
+        let b = deadlock_party(&m, 2, k1.clone(), k2.clone());
+        assert_eq!(a.join().unwrap().map_err(|e| e.number()), Err(1205));
+        assert_eq!(b.join().unwrap(), Ok(true));
+        assert!(m.snapshot().is_empty());
+        // The priority went with release_all: now the requester is the victim again.
+        m.lock(1, &k1, X, None).unwrap();
+        m.lock(3, &k2, X, None).unwrap();
+        m.set_priority(3, 5);
+        let c = deadlock_party(&m, 3, k1.clone(), k2.clone());
+        wait_until("C waits", || is_waiting(&m, 3));
+        let d = deadlock_party(&m, 1, k2.clone(), k1.clone());
+        assert_eq!(c.join().unwrap(), Ok(true), "HIGH is not chosen");
+        assert_eq!(d.join().unwrap().map_err(|e| e.number()), Err(1205));
+    });
+}
+
+#[test]
+fn release_keys_and_key_lock_count() {
+    let m = LockManager::new();
+    let t2 = Resource::Object { db: 5, object: 2 };
+    m.lock(1, &t2, IX, None).unwrap();
+    for n in 0..10 {
+        m.lock(1, &Resource::key(5, 2, 1, &[n]), X, None).unwrap();
+    }
+    for n in 0..3 {
+        m.lock(1, &Resource::key(5, 3, 1, &[n]), S, None).unwrap();
+    }
+    m.lock(1, &Resource::key(5, 2, 1, &[0]), S, None).unwrap();
+    assert_eq!(m.key_lock_count(1, 5, 2), 10, "a covered request is not a new lock");
+    assert_eq!(m.key_lock_count(1, 5, 3), 3);
+    assert_eq!(m.key_lock_count(1, 6, 2), 0);
+    assert_eq!(m.key_lock_count(2, 5, 2), 0);
+    m.unlock(1, &Resource::key(5, 3, 1, &[0]));
+    assert_eq!(m.key_lock_count(1, 5, 3), 2);
+
+    // Escalation: the table lock first, then the keys go.
+    m.lock(1, &t2, X, None).unwrap();
+    m.release_keys(1, 5, 2);
+    assert_eq!(m.key_lock_count(1, 5, 2), 0);
+    assert_eq!(m.key_lock_count(1, 5, 3), 2);
+    assert_eq!(rows_of(&m, 1).len(), 3, "the table lock and table 3's two keys");
+    assert_eq!(m.lock(2, &Resource::key(5, 2, 1, &[4]), X, Some(Duration::ZERO)), Ok(true));
+    assert!(m.lock(2, &t2, IX, Some(Duration::ZERO)).is_err(), "the table X stays");
+    m.release_all(1);
+    m.release_all(2);
+    assert_eq!(m.key_lock_count(1, 5, 3), 0);
+    assert!(m.snapshot().is_empty());
+}
+
+#[test]
+fn snapshot_shows_granted_waiting_and_converting() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let (k1, k2) = (key(1), key(2));
+        m.lock(1, &k1, X, None).unwrap();
+        m.lock(3, &k2, S, None).unwrap();
+        m.lock(4, &k2, S, None).unwrap();
+        let waiter = spawn_lock(&m, 2, k1.clone(), S);
+        let converter = spawn_lock(&m, 3, k2.clone(), X);
+        wait_until("both wait", || is_waiting(&m, 2) && is_waiting(&m, 3));
+        let mut rows = m.snapshot();
+        rows.sort_by_key(|r| (r.owner, r.status.name()));
+        let expect = |resource: &Resource, mode, owner, status| LockInfo {
+            resource: resource.clone(),
+            mode,
+            owner,
+            status,
+        };
+        assert_eq!(
+            rows,
+            [
+                expect(&k1, X, 1, LockStatus::Granted),
+                expect(&k1, S, 2, LockStatus::Waiting),
+                expect(&k2, X, 3, LockStatus::Converting),
+                expect(&k2, S, 3, LockStatus::Granted),
+                expect(&k2, S, 4, LockStatus::Granted),
+            ]
+        );
+        assert_eq!(
+            [LockStatus::Granted, LockStatus::Waiting, LockStatus::Converting].map(|s| s.name()),
+            ["GRANT", "WAIT", "CONVERT"]
+        );
+        assert_eq!(m.stats().waits, 2);
+        m.release_all(1);
+        m.release_all(4);
+        assert_eq!(waiter.join().unwrap(), Ok(true));
+        assert_eq!(converter.join().unwrap(), Ok(true));
+        assert_eq!(granted(&m, 2, &k1), Some(S));
+        assert_eq!(granted(&m, 3, &k2), Some(X));
+    });
+}
+
+#[test]
+fn misuse_never_panics() {
+    let m = LockManager::new();
+    let k = key(1);
+    m.unlock(1, &k);
+    m.release_all(42);
+    m.release_keys(42, 1, 2);
+    assert_eq!(m.key_lock_count(42, 1, 2), 0);
+    m.lock(1, &k, X, None).unwrap();
+    m.unlock(2, &k);
+    assert_eq!(granted(&m, 1, &k), Some(X), "another owner's unlock releases nothing");
+    m.unlock(1, &k);
+    m.unlock(1, &k);
+    m.release_all(1);
+    m.release_all(1);
+    m.set_priority(7, 3);
+    m.release_all(7);
+    assert!(m.snapshot().is_empty());
+    // A timeout too long to represent is a wait without end, not an overflow.
+    assert_eq!(m.lock(1, &k, X, Some(Duration::MAX)), Ok(true));
+    m.release_all(1);
+}
+
+/// A tiny deterministic generator, so that a failing run can be repeated.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Granted modes per key as the stress threads see them: counted after a grant returns and
+/// uncounted before the release, so what is counted is always really granted and any
+/// incompatibility seen is a real one.
+struct Held {
+    counts: Vec<[AtomicU32; 6]>,
+}
+
+impl Held {
+    fn new(keys: usize) -> Held {
+        Held { counts: (0..keys).map(|_| Default::default()).collect() }
+    }
+
+    fn slot(mode: LockMode) -> usize {
+        LockMode::ALL.iter().position(|&m| m == mode).unwrap()
+    }
+
+    fn acquire(&self, k: usize, old: Option<LockMode>, new: LockMode) {
+        let counts = &self.counts[k];
+        if let Some(old) = old {
+            counts[Held::slot(old)].fetch_sub(1, Ordering::SeqCst);
+        }
+        counts[Held::slot(new)].fetch_add(1, Ordering::SeqCst);
+        for other in LockMode::ALL {
+            let mut n = counts[Held::slot(other)].load(Ordering::SeqCst);
+            if other == new {
+                n -= 1;
+            }
+            assert!(n == 0 || new.compatible(other), "key {k}: {new} granted beside {other}");
+        }
+    }
+
+    fn release(&self, held: &HashMap<usize, LockMode>) {
+        for (&k, &mode) in held {
+            self.counts[k][Held::slot(mode)].fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+struct StressReport {
+    transactions: u64,
+    deadlocks: u64,
+}
+
+/// `threads` threads run `transactions` each over `keys` keys of one table: IX or IS on the
+/// table, then `per_txn` key locks in S, U or X, in ascending key order (`ordered`, one lock
+/// per key) or in any order with repeats (conversions). A deadlock victim releases everything
+/// and goes on with its next transaction.
+fn stress(
+    ordered: bool,
+    threads: u64,
+    transactions: u64,
+    keys: usize,
+    per_txn: usize,
+) -> StressReport {
+    let m = Arc::new(LockManager::new());
+    let held = Arc::new(Held::new(keys));
+    let deadlocks = Arc::new(AtomicU64::new(0));
+    let table = Resource::Object { db: 5, object: 100 };
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let (m, held, deadlocks, table) =
+                (Arc::clone(&m), Arc::clone(&held), Arc::clone(&deadlocks), table.clone());
+            thread::spawn(move || {
+                let mut rng = Rng(t * 7919 + if ordered { 1 } else { 2 });
+                for txn in 0..transactions {
+                    let owner = t * 1_000_000 + txn + 1;
+                    let mut plan: Vec<(usize, LockMode)> = (0..per_txn)
+                        .map(|_| {
+                            (rng.below(keys as u64) as usize, [S, U, X][rng.below(3) as usize])
+                        })
+                        .collect();
+                    if ordered {
+                        plan.sort_by_key(|p| p.0);
+                        plan.dedup_by_key(|p| p.0);
+                    }
+                    let intent = if plan.iter().any(|p| p.1 != S) { IX } else { IS };
+                    assert_eq!(m.lock(owner, &table, intent, None), Ok(true));
+                    let mut mine: HashMap<usize, LockMode> = HashMap::new();
+                    for (k, mode) in plan {
+                        match m.lock(owner, &key(k as u64), mode, None) {
+                            Ok(_) => {
+                                let old = mine.get(&k).copied();
+                                let new = old.map_or(mode, |o| o.join(mode));
+                                held.acquire(k, old, new);
+                                mine.insert(k, new);
+                                thread::yield_now();
+                            }
+                            Err(e) => {
+                                assert!(!ordered, "ordered acquisition reported {e}");
+                                assert_eq!(e.number(), 1205, "{e}");
+                                deadlocks.fetch_add(1, Ordering::SeqCst);
+                                break;
+                            }
+                        }
+                    }
+                    held.release(&mine);
+                    m.release_all(owner);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert!(m.snapshot().is_empty(), "everything released");
+    let stats = m.stats();
+    let reported = deadlocks.load(Ordering::SeqCst);
+    assert_eq!(stats.deadlocks, reported, "every victim saw its 1205");
+    assert_eq!(stats.timeouts, 0);
+    StressReport { transactions: threads * transactions, deadlocks: reported }
+}
+
+#[test]
+fn stress_ordered_acquisition_never_deadlocks() {
+    let report = with_watchdog(Duration::from_secs(20), || stress(true, 8, 2000, 6, 4));
+    println!("ordered: {} transactions, {} deadlocks", report.transactions, report.deadlocks);
+    assert_eq!(report.deadlocks, 0);
+    assert_eq!(report.transactions, 16_000);
+}
+
+#[test]
+fn stress_unordered_acquisition_reports_deadlocks_and_finishes() {
+    let report = with_watchdog(Duration::from_secs(20), || stress(false, 8, 2000, 4, 3));
+    println!("unordered: {} transactions, {} deadlocks", report.transactions, report.deadlocks);
+    assert!(report.deadlocks > 0, "random orders over four keys should deadlock");
+    assert!(report.deadlocks < report.transactions);
+}
+
+/// The cost of an uncontended `lock(Key) + release_all`, and of a table IX plus a key X, on
+/// one thread and on 1 to 8 threads with keys of their own. Reports, asserts nothing; run with
+/// `cargo test --release -p walden-engine --test lock -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_uncontended_lock_and_release_all() {
+    const N: u64 = 2_000_000;
+    let m = LockManager::new();
+    for round in 0..2 {
+        let start = Instant::now();
+        for i in 0..N {
+            m.lock(i, &key(i), X, None).unwrap();
+            m.release_all(i);
+        }
+        let key_only = start.elapsed().as_nanos() as f64 / N as f64;
+        let table = Resource::Object { db: 5, object: 100 };
+        let start = Instant::now();
+        for i in 0..N {
+            m.lock(i, &table, IX, None).unwrap();
+            m.lock(i, &key(i), X, None).unwrap();
+            m.release_all(i);
+        }
+        let with_table = start.elapsed().as_nanos() as f64 / N as f64;
+        println!("round {round}: lock(Key)+release_all {key_only:.0} ns; lock(Object IX)+lock(Key X)+release_all {with_table:.0} ns");
+    }
+    let m = Arc::new(LockManager::new());
+    for threads in [1u64, 2, 4, 8] {
+        let start = Instant::now();
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let m = Arc::clone(&m);
+                thread::spawn(move || {
+                    for i in 0..N / 4 {
+                        let owner = t << 40 | i;
+                        m.lock(owner, &key(owner), X, None).unwrap();
+                        m.release_all(owner);
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        let total = threads * (N / 4);
+        let elapsed = start.elapsed();
+        println!(
+            "{threads} threads: {:.1} M lock+release_all/s ({:.0} ns per pair per thread)",
+            total as f64 / elapsed.as_secs_f64() / 1e6,
+            elapsed.as_nanos() as f64 / (N / 4) as f64
+        );
+    }
+}

@@ -1,0 +1,1160 @@
+//! The buffer pool: the cache of pages between the data file and everything above it.
+//!
+//! Nothing above this module reads or writes a data page by itself. It asks the pool for the
+//! page, gets it *pinned* in a *frame* (an 8 KiB buffer with a latch and some bookkeeping),
+//! reads or changes it under the frame's latch, and says which log record made each change.
+//! The pool decides when a changed page goes to disk: when its frame is needed for another
+//! page (eviction), when the background writer gets ahead of eviction, and at a checkpoint
+//! ([`BufferPool::flush_all`]). The pool is usually much smaller than the database, so it is
+//! built around eviction, as SQL Server's is.
+//!
+//! # Frames and their states
+//!
+//! A frame is, as seen under the page table lock:
+//!
+//! * **free**: it holds no page (at start, after a failed read, after [`BufferPool::discard`]);
+//! * **loading**: it is mapped to a page whose image is being read from disk (or formatted, by
+//!   [`BufferPool::fetch_new`]) by the thread that mapped it; everyone else who wants the page
+//!   waits for the load to end, so a page is read once however many threads ask for it;
+//! * **ready**: it holds its page's image, *clean* (equal to the disk's) or *dirty*;
+//! * orthogonally, **pinned** (its pin count is above zero: someone holds a [`PinnedPage`],
+//!   or a write-out is in flight) and **writing** (one write-out of it is in flight).
+//!
+//! A ready, unpinned frame can be evicted: at once if clean, after a write-out if dirty.
+//!
+//! # Locks, and what each protects
+//!
+//! * `Shared::table` (the page table lock, one mutex): the map from page id to frame and
+//!   every frame's `Desc`: page id, loading, pin count, reference bit, writing; the clock
+//!   hand. It is held only for bookkeeping, never across I/O (reads, writes, log flushes,
+//!   growth) and never while waiting for a latch.
+//! * `Frame::latch` (a reader-writer lock per frame, SQL Server's page latch): the page image.
+//!   Readers share it; a writer ([`PageWriteGuard`]) has it alone. Only a pin holder takes it.
+//! * `Frame::dirty` (a small mutex per frame): the frame's `DirtyState`: dirty flag,
+//!   recovery LSN (`rec_lsn`) and modification counter. Held for a few instructions.
+//! * `Shared::grow_lock`: serializes growing the file, so that two threads allocating past
+//!   the end grow it once.
+//!
+//! Lock order: latch, then table, then dirty. A thread holding a latch may fetch another page
+//! (B-tree descent does), so the table lock is never held while a latch is awaited.
+//!
+//! # Pins and latches
+//!
+//! A pin keeps a page in its frame; a latch keeps its image consistent while it is looked at.
+//! [`BufferPool::fetch`] pins (briefly under the table lock), [`PinnedPage::read`] and
+//! [`PinnedPage::write`] latch (without it), dropping a guard unlatches and dropping the
+//! [`PinnedPage`] unpins. A thread may hold latches while it fetches more pages, so the pool
+//! never waits for a latch under the table lock, and eviction and the background writer never
+//! wait for a latch at all: they pick unpinned frames, and skip one that has been pinned and
+//! latched since. [`BufferPool::flush_page`] and [`BufferPool::flush_all`] do wait for the read
+//! latch of each page they write, so their callers must hold no latch on a dirty page.
+//!
+//! # The WAL rule
+//!
+//! A dirty page whose page LSN is L is written only after [`WalFlush::flush_to`]`(L)`
+//! returned `Ok`: the log records of every change in the image are on disk before the image
+//! is, so recovery can always redo or undo what the data file holds. The LSN is taken from
+//! the very copy that is written, so a change made after the copy cannot slip past the rule.
+//!
+//! # Write-out
+//!
+//! A write-out (by eviction, the background writer, [`BufferPool::flush_page`] or
+//! [`BufferPool::flush_all`]) marks the frame *writing* and pins it under the table lock, then:
+//! copies the image and the modification counter under the read latch (this pool copies
+//! rather than holding the latch across the I/O, so that writers of a hot page wait for an
+//! 8 KiB copy, not for a log flush and a disk write); flushes the log to the copy's LSN;
+//! checks the copy (slotted page types); writes it; and marks the frame clean only if the
+//! counter has not moved since the copy. The counter, not the page LSN, decides, because
+//! changes under LSN 0 (tempdb, unlogged pages) leave the LSN alone.
+//!
+//! # The background writer
+//!
+//! Eviction that has to write before it can read doubles the latency of a miss, so a thread
+//! (every `writer_interval_ms`) writes dirty unpinned pages, oldest `rec_lsn` first, when more
+//! than `dirty_high_percent` of the frames are dirty or fewer than an eighth are clean and
+//! unpinned. It holds only a weak reference to the pool and no lock or latch while it sleeps;
+//! it stops when the [`BufferPool`] is shut down or dropped.
+//!
+//! # Invariants
+//!
+//! 1. A page is in at most one frame: the page table maps it to that frame, and a frame's
+//!    `Desc::page` names the page the table maps to it, or nothing.
+//! 2. A frame's image changes only under its write latch, which only a pin holder takes; every
+//!    change under a write guard is followed by [`PageWriteGuard::mark_dirty`] before the guard
+//!    drops, so a change and its modification count are seen together by any reader.
+//! 3. A frame is evicted or reused only when unpinned, not loading, not writing, and clean; so
+//!    a dirty image is never dropped, except by [`BufferPool::discard`], whose job that is.
+//! 4. At most one write-out of a frame is in flight (`Desc::writing`), so two copies of one page
+//!    can never reach the disk out of order.
+//! 5. A frame becomes clean only when a write of an image containing every change counted so
+//!    far has returned: its image then equals the file's (durable after the next sync).
+//! 6. `rec_lsn` is at or below the LSN of every change to the image not yet written, so the
+//!    minimum over the dirty page table bounds where redo must start.
+//! 7. Pages are checked in pairs: a slotted page ([`Page::check`]) before every write and after
+//!    every read, besides the checksum that [`DataFile`] seals and verifies.
+//! 8. Fail-stop: the first failed log flush, check or write of a write-out (or failed sync of
+//!    the file) makes the pool failed for good. A failed write is never retried, nothing is
+//!    written afterwards, and every later fetch and flush returns [`BufferError::Failed`]: after
+//!    a failed `fsync` the kernel may have dropped the dirty pages, so a retry that "succeeds"
+//!    could let a checkpoint claim what the disk does not hold.
+//! 9. Waiting is bounded where it can be: a fetch that finds every frame pinned waits, taking
+//!    frames as pins are released, for at most the free-frame wait (5 s) and then returns
+//!    [`BufferError::NoFreeFrame`]. Waits for a load or a write-out end when that I/O does.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{
+    Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, RwLock, RwLockReadGuard,
+    RwLockWriteGuard, TryLockError, Weak,
+};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::file::{DataFile, FileError};
+use crate::page::{Corruption, Lsn, Page, PageError, PageId, PageType, PAGE_SIZE};
+
+/// What the buffer pool calls to enforce the WAL rule: before a dirty page whose page LSN is L
+/// is written, the log must be hardened up to L. Implemented by the engine over the log manager.
+pub trait WalFlush: Send + Sync + fmt::Debug {
+    /// Returns once every log record up to and including `lsn` is durable, or says why not.
+    fn flush_to(&self, lsn: Lsn) -> Result<(), String>;
+}
+
+/// A [`WalFlush`] that does nothing: for tempdb, whose pages are never recovered, and tests.
+#[derive(Debug, Default)]
+pub struct NoWal;
+
+impl WalFlush for NoWal {
+    fn flush_to(&self, _lsn: Lsn) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// How a pool is set up.
+#[derive(Debug, Clone)]
+pub struct PoolConfig {
+    /// Frames of 8 KiB: at least 8. Default 16384 (128 MiB).
+    pub frames: usize,
+    /// The background writer's period in milliseconds; 0 runs no background writer. Default 100.
+    pub writer_interval_ms: u64,
+    /// The background writer writes when more than this percentage of the frames is dirty.
+    /// Default 50.
+    pub dirty_high_percent: u8,
+    /// Pages to grow the file by (at least) when a new page lies past its end. Default 128
+    /// (1 MiB).
+    pub grow_pages: u32,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        PoolConfig {
+            frames: 16384,
+            writer_interval_ms: 100,
+            dirty_high_percent: 50,
+            grow_pages: 128,
+        }
+    }
+}
+
+/// The fewest frames a pool may have: a B-tree split pins a handful of pages at once, and a
+/// pool that cannot hold them would fail with [`BufferError::NoFreeFrame`] on ordinary work.
+pub const MIN_FRAMES: usize = 8;
+
+/// How long a fetch waits for a frame when every frame is pinned.
+pub const FREE_FRAME_WAIT: Duration = Duration::from_secs(5);
+
+/// The longest a thread sleeps on the pool's condition variable before looking again: a
+/// missed wake-up, or a failure nobody announced, costs at most this.
+const WAIT_SLICE: Duration = Duration::from_millis(50);
+
+impl PoolConfig {
+    fn validate(&self) -> Result<(), BufferError> {
+        let bad = |why: String| Err(BufferError::Config(why));
+        if self.frames < MIN_FRAMES {
+            return bad(format!("frames must be at least {MIN_FRAMES}, not {}", self.frames));
+        }
+        if self.dirty_high_percent > 100 {
+            return bad(format!(
+                "dirty_high_percent must be at most 100, not {}",
+                self.dirty_high_percent
+            ));
+        }
+        if self.grow_pages == 0 {
+            return bad("grow_pages must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// What can go wrong in the buffer pool.
+#[derive(Debug)]
+pub enum BufferError {
+    /// Reading, writing, growing or syncing the data file failed, or a page read is corrupt
+    /// (including [`PageError::NeverWritten`] for a page that was never written).
+    File(FileError),
+    /// The log could not be flushed for the WAL rule.
+    Wal(String),
+    /// Every frame stayed pinned for the whole free-frame wait.
+    NoFreeFrame {
+        /// The pool's size.
+        frames: usize,
+    },
+    /// The pool failed earlier (the message says how) and does no more work.
+    Failed(String),
+    /// The configuration is invalid, or the pool could not be started.
+    Config(String),
+}
+
+impl fmt::Display for BufferError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BufferError::File(e) => e.fmt(f),
+            BufferError::Wal(e) => write!(f, "log flush for the WAL rule failed: {e}"),
+            BufferError::NoFreeFrame { frames } => {
+                write!(f, "no free buffer frame: all {frames} frames stayed pinned")
+            }
+            BufferError::Failed(e) => write!(f, "the buffer pool failed earlier: {e}"),
+            BufferError::Config(e) => write!(f, "buffer pool configuration: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BufferError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BufferError::File(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<FileError> for BufferError {
+    fn from(e: FileError) -> Self {
+        BufferError::File(e)
+    }
+}
+
+impl From<PageError> for BufferError {
+    fn from(e: PageError) -> Self {
+        BufferError::File(FileError::Page(e))
+    }
+}
+
+/// What [`BufferPool::flush_all`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlushSummary {
+    /// Pages this call wrote (pages another thread wrote meanwhile are not counted).
+    pub pages_written: u64,
+}
+
+/// Counters and a snapshot of the frames.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Frames in the pool.
+    pub frames: usize,
+    /// Frames holding a page (findable, loaded).
+    pub cached: usize,
+    /// Of those, the dirty ones.
+    pub dirty: usize,
+    /// Pages read from the file.
+    pub reads: u64,
+    /// Pages written to the file, by anyone.
+    pub writes: u64,
+    /// Frames taken from one page for another.
+    pub evictions: u64,
+    /// `flush_to` calls made for the WAL rule.
+    pub wal_flushes: u64,
+    /// Writes by the background writer.
+    pub writer_writes: u64,
+    /// Writes by [`BufferPool::flush_all`].
+    pub checkpoint_writes: u64,
+}
+
+/// The page types that hold slotted records, so [`Page::check`] applies to them.
+fn is_slotted(page_type: Option<PageType>) -> bool {
+    matches!(
+        page_type,
+        Some(
+            PageType::BTreeInternal
+                | PageType::BTreeLeaf
+                | PageType::Heap
+                | PageType::Overflow
+                | PageType::Catalog
+                | PageType::Boot
+        )
+    )
+}
+
+/// The page-level half of invariant 7: checks a slotted page's record area.
+fn check_page(page: &Page) -> Result<(), PageError> {
+    if is_slotted(page.page_type()) {
+        page.check()
+    } else {
+        Ok(())
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A zero page allocated as zeroed memory, which the system can hand out lazily: a large pool
+/// does not touch all of its memory at start.
+fn empty_page() -> Page {
+    match Box::<[u8; PAGE_SIZE]>::try_from(vec![0u8; PAGE_SIZE].into_boxed_slice()) {
+        Ok(bytes) => Page::from_bytes(bytes),
+        Err(_) => Page::zeroed(),
+    }
+}
+
+/// A frame's bookkeeping. Every field is protected by `Shared::table`.
+#[derive(Debug, Default)]
+struct Desc {
+    /// The page the frame holds; `None` when free (or discarded while pinned).
+    page: Option<PageId>,
+    /// The image is being read or formatted by the thread that mapped the page.
+    loading: bool,
+    /// Holders of a [`PinnedPage`] plus an in-flight write-out.
+    pins: u32,
+    /// The clock's second chance: set on every pin, cleared as the hand passes.
+    referenced: bool,
+    /// A write-out of this frame is in flight (invariant 4).
+    writing: bool,
+}
+
+/// The page table: the value inside `Shared::table`, so every field is protected by it.
+#[derive(Debug)]
+struct Table {
+    /// Page id to frame index (invariant 1).
+    map: HashMap<PageId, usize>,
+    /// One per frame, same index.
+    descs: Vec<Desc>,
+    /// The clock hand: the next frame the victim search looks at.
+    hand: usize,
+    /// Threads sleeping on `Shared::changed`, so that an unpin wakes nobody when nobody waits.
+    waiters: usize,
+}
+
+/// A frame's dirty bookkeeping. Every field is protected by `Frame::dirty`; `version` and
+/// the page image change together, under the write latch (invariant 2).
+#[derive(Debug, Default)]
+struct DirtyState {
+    /// The image differs from the file's (or may).
+    dirty: bool,
+    /// The LSN of the first change since the frame was last clean (meaningful when dirty).
+    rec_lsn: Lsn,
+    /// Counts changes ([`PageWriteGuard::mark_dirty`], reformatting, reloading).
+    version: u64,
+    /// While a write-out is in flight: the version it copied.
+    copied: Option<u64>,
+    /// While a write-out is in flight: the LSN of the first change after its copy, which
+    /// becomes `rec_lsn` if the frame stays dirty (invariant 6 without holding back the log).
+    redirtied: Option<Lsn>,
+}
+
+/// One buffer. Which page it holds is in its `Desc`, under the table lock.
+#[derive(Debug)]
+struct Frame {
+    /// The page latch, and the image it protects.
+    latch: RwLock<Page>,
+    /// The dirty bookkeeping, behind its own small lock.
+    dirty: Mutex<DirtyState>,
+}
+
+impl Frame {
+    fn read_latch(&self) -> RwLockReadGuard<'_, Page> {
+        self.latch.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write_latch(&self) -> RwLockWriteGuard<'_, Page> {
+        self.latch.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn dirty(&self) -> MutexGuard<'_, DirtyState> {
+        lock(&self.dirty)
+    }
+}
+
+/// Monotonic counters, atomics under no lock: a snapshot may mix instants, which statistics
+/// can afford.
+#[derive(Debug, Default)]
+struct Counters {
+    reads: AtomicU64,
+    writes: AtomicU64,
+    evictions: AtomicU64,
+    wal_flushes: AtomicU64,
+    writer_writes: AtomicU64,
+    checkpoint_writes: AtomicU64,
+}
+
+fn bump(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Who is writing a page out, for the counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WriteBy {
+    Eviction,
+    Writer,
+    Checkpoint,
+    Single,
+}
+
+/// What the clock found.
+enum Victim {
+    /// A frame that can take a new page now.
+    Ready(usize),
+    /// No clean frame, but this dirty one (holding this page) can be written out.
+    Dirty(usize, PageId),
+    /// Every frame is pinned, loading or being written.
+    None,
+}
+
+/// The pool's state, shared by the [`BufferPool`] handle, every [`PinnedPage`] and (weakly)
+/// the background writer.
+#[derive(Debug)]
+struct Shared {
+    /// Immutable; the file does its own locking.
+    file: Arc<DataFile>,
+    /// Immutable.
+    wal: Arc<dyn WalFlush>,
+    /// Immutable.
+    config: PoolConfig,
+    /// The frames, a fixed array; each protects itself (see [`Frame`]), and which page each
+    /// holds is under `table`.
+    frames: Box<[Frame]>,
+    /// The page table lock.
+    table: Mutex<Table>,
+    /// Waited on with `table`; signalled when a load or write-out ends or a pin count drops
+    /// to zero (only if `Table::waiters` says someone waits).
+    changed: Condvar,
+    /// Serializes growing the file; held across the growth's I/O, and nothing else is taken
+    /// under it.
+    grow_lock: Mutex<()>,
+    /// The first failure of a write-out (invariant 8); set once, then read without a lock.
+    failure: OnceLock<String>,
+    /// The free-frame wait in milliseconds; an atomic, only tests change it.
+    frame_wait_ms: AtomicU64,
+    /// Statistics.
+    counters: Counters,
+}
+
+impl Shared {
+    fn table(&self) -> MutexGuard<'_, Table> {
+        lock(&self.table)
+    }
+
+    fn check_failed(&self) -> Result<(), BufferError> {
+        match self.failure.get() {
+            Some(why) => Err(BufferError::Failed(why.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Makes the pool failed (if it was not already) and hands the error back.
+    fn fail(&self, e: BufferError) -> BufferError {
+        let _ = self.failure.set(e.to_string());
+        e
+    }
+
+    fn notify(&self, table: &Table) {
+        if table.waiters > 0 {
+            self.changed.notify_all();
+        }
+    }
+
+    /// Sleeps until something changes, `deadline`, or one wait slice, whichever comes first.
+    fn wait<'a>(
+        &'a self,
+        mut table: MutexGuard<'a, Table>,
+        deadline: Option<Instant>,
+    ) -> MutexGuard<'a, Table> {
+        let slice = match deadline {
+            Some(d) => WAIT_SLICE.min(d.saturating_duration_since(Instant::now())),
+            None => WAIT_SLICE,
+        };
+        table.waiters += 1;
+        let (mut table, _) =
+            self.changed.wait_timeout(table, slice).unwrap_or_else(PoisonError::into_inner);
+        table.waiters -= 1;
+        table
+    }
+
+    /// Pins page `id`, loading it if it is not cached: from the file, or for `new` as a freshly
+    /// formatted page of that type (which also replaces a cached image).
+    fn pin(self: &Arc<Self>, id: PageId, new: Option<PageType>) -> Result<PinnedPage, BufferError> {
+        let wait = Duration::from_millis(self.frame_wait_ms.load(Ordering::Relaxed));
+        let deadline = Instant::now() + wait;
+        let mut table = self.table();
+        loop {
+            self.check_failed()?;
+            if let Some(&f) = table.map.get(&id) {
+                let desc = &mut table.descs[f];
+                if desc.loading {
+                    table = self.wait(table, None);
+                    continue;
+                }
+                desc.pins += 1;
+                desc.referenced = true;
+                drop(table);
+                let pinned = PinnedPage { shared: Arc::clone(self), frame: f, id };
+                if let Some(page_type) = new {
+                    let mut image = self.frames[f].write_latch();
+                    *image = Page::new(id, page_type);
+                    self.frames[f].dirty().version += 1;
+                }
+                return Ok(pinned);
+            }
+            match self.find_victim(&mut table) {
+                Victim::Ready(f) => {
+                    self.install(&mut table, f, id);
+                    drop(table);
+                    return self.load(f, id, new);
+                }
+                Victim::Dirty(f, old) => {
+                    let desc = &mut table.descs[f];
+                    desc.writing = true;
+                    desc.pins += 1;
+                    drop(table);
+                    self.write_out(f, old, WriteBy::Eviction)?;
+                    table = self.table();
+                }
+                Victim::None => {
+                    if Instant::now() >= deadline {
+                        return Err(BufferError::NoFreeFrame { frames: self.frames.len() });
+                    }
+                    table = self.wait(table, Some(deadline));
+                }
+            }
+        }
+    }
+
+    /// The clock: sweeps at most twice around the frames for an unpinned frame that is free,
+    /// or clean and not recently used; remembers the first dirty one it could write out
+    /// instead.
+    fn find_victim(&self, table: &mut Table) -> Victim {
+        let n = self.frames.len();
+        let mut dirty = None;
+        for _ in 0..2 * n {
+            let f = table.hand;
+            table.hand = (f + 1) % n;
+            let desc = &mut table.descs[f];
+            if desc.pins > 0 || desc.loading || desc.writing {
+                continue;
+            }
+            let Some(page) = desc.page else {
+                return Victim::Ready(f);
+            };
+            if desc.referenced {
+                desc.referenced = false;
+                continue;
+            }
+            // Nobody can dirty an unpinned frame while we hold the table lock (pins are only
+            // taken under it), so "clean" stays true until the frame is remapped.
+            if !self.frames[f].dirty().dirty {
+                return Victim::Ready(f);
+            }
+            if dirty.is_none() {
+                dirty = Some((f, page));
+            }
+        }
+        match dirty {
+            Some((f, page)) => Victim::Dirty(f, page),
+            None => Victim::None,
+        }
+    }
+
+    /// Maps page `id` to frame `f` (free or clean, unpinned), loading and pinned once.
+    fn install(&self, table: &mut Table, f: usize, id: PageId) {
+        let desc = &mut table.descs[f];
+        if let Some(old) = desc.page.take() {
+            table.map.remove(&old);
+            bump(&self.counters.evictions);
+        }
+        let desc = &mut table.descs[f];
+        *desc = Desc { page: Some(id), loading: true, pins: 1, referenced: true, writing: false };
+        table.map.insert(id, f);
+        let mut state = self.frames[f].dirty();
+        *state = DirtyState { version: state.version + 1, ..DirtyState::default() };
+    }
+
+    /// Fills frame `f`, just installed for `id`, and ends its loading state.
+    fn load(
+        self: &Arc<Self>,
+        f: usize,
+        id: PageId,
+        new: Option<PageType>,
+    ) -> Result<PinnedPage, BufferError> {
+        let image = match new {
+            Some(page_type) => Ok(Page::new(id, page_type)),
+            None => self.read(id),
+        };
+        let ok = image.is_ok();
+        if let Ok(page) = image.as_ref() {
+            // Nobody else can hold the latch: the frame was unpinned when installed, and the
+            // loading state keeps everyone who wants the page waiting.
+            self.frames[f].write_latch().clone_from(page);
+        }
+        let mut table = self.table();
+        let desc = &mut table.descs[f];
+        desc.loading = false;
+        if !ok {
+            desc.pins -= 1;
+            // A discard may already have unmapped it.
+            if desc.page == Some(id) {
+                desc.page = None;
+                table.map.remove(&id);
+            }
+        }
+        self.notify(&table);
+        drop(table);
+        image.map(|_| PinnedPage { shared: Arc::clone(self), frame: f, id })
+    }
+
+    /// Reads page `id` from the file: checksum (in [`DataFile::read_page`]), then the record
+    /// area of slotted pages.
+    fn read(&self, id: PageId) -> Result<Page, BufferError> {
+        let page = self.file.read_page(id)?;
+        check_page(&page)?;
+        bump(&self.counters.reads);
+        Ok(page)
+    }
+
+    /// Waits for any write-out of frame `f` to end, then writes it out if it still holds `id`
+    /// and is dirty. Returns whether it wrote.
+    fn flush_frame(&self, f: usize, id: PageId, by: WriteBy) -> Result<bool, BufferError> {
+        let mut table = self.table();
+        loop {
+            self.check_failed()?;
+            let desc = &mut table.descs[f];
+            // Gone (an eviction wrote it first) or discarded: nothing of it is left to write.
+            if desc.page != Some(id) || desc.loading {
+                return Ok(false);
+            }
+            if desc.writing {
+                // The write in flight may have copied the image before changes we must cover.
+                table = self.wait(table, None);
+                continue;
+            }
+            desc.writing = true;
+            desc.pins += 1;
+            break;
+        }
+        drop(table);
+        self.write_out(f, id, by)
+    }
+
+    /// Writes frame `f` (holding `id`) out, if dirty. The caller has set `writing` and taken a
+    /// pin under the table lock; this releases both. Returns whether it wrote.
+    fn write_out(&self, f: usize, id: PageId, by: WriteBy) -> Result<bool, BufferError> {
+        let result = self.write_copy(f, id, by);
+        let frame = &self.frames[f];
+        {
+            let mut state = frame.dirty();
+            if let (Ok(true), Some(copied)) = (&result, state.copied) {
+                if state.version == copied {
+                    state.dirty = false;
+                } else if let Some(lsn) = state.redirtied {
+                    state.rec_lsn = lsn;
+                }
+            }
+            state.copied = None;
+            state.redirtied = None;
+        }
+        let mut table = self.table();
+        let desc = &mut table.descs[f];
+        desc.writing = false;
+        desc.pins -= 1;
+        self.notify(&table);
+        result
+    }
+
+    fn write_copy(&self, f: usize, id: PageId, by: WriteBy) -> Result<bool, BufferError> {
+        self.check_failed()?;
+        let frame = &self.frames[f];
+        let mut copy = {
+            let image = if matches!(by, WriteBy::Eviction | WriteBy::Writer) {
+                // The frame was unpinned when chosen; if someone has since pinned and latched
+                // it, waiting could close a cycle with a latch the caller holds (a fetch in
+                // the middle of a B-tree descent), so skip it: it is in use, not a victim.
+                match frame.latch.try_read() {
+                    Ok(image) => image,
+                    Err(TryLockError::Poisoned(e)) => e.into_inner(),
+                    Err(TryLockError::WouldBlock) => return Ok(false),
+                }
+            } else {
+                frame.read_latch()
+            };
+            let mut state = frame.dirty();
+            if !state.dirty {
+                return Ok(false);
+            }
+            state.copied = Some(state.version);
+            image.clone()
+        };
+        let lsn = copy.page_lsn();
+        if lsn > 0 {
+            bump(&self.counters.wal_flushes);
+            self.wal.flush_to(lsn).map_err(|e| self.fail(BufferError::Wal(e)))?;
+        }
+        if copy.page_id() != id {
+            // Written at its own id, the image would overwrite another page.
+            let detail = Corruption::Misdirected { found: copy.page_id() };
+            return Err(self.fail(PageError::Corrupt { page_id: id, detail }.into()));
+        }
+        check_page(&copy).map_err(|e| self.fail(e.into()))?;
+        self.file.write_page(&mut copy).map_err(|e| self.fail(e.into()))?;
+        bump(&self.counters.writes);
+        match by {
+            WriteBy::Writer => bump(&self.counters.writer_writes),
+            WriteBy::Checkpoint => bump(&self.counters.checkpoint_writes),
+            WriteBy::Eviction | WriteBy::Single => {}
+        }
+        Ok(true)
+    }
+
+    /// Makes sure page `id` lies inside the file, growing it by at least `grow_pages`.
+    fn ensure_in_file(&self, id: PageId) -> Result<(), BufferError> {
+        if id < self.file.page_count() {
+            return Ok(());
+        }
+        let _grow = lock(&self.grow_lock);
+        let count = self.file.page_count();
+        if id < count {
+            return Ok(());
+        }
+        let needed = id - count + 1;
+        let chunk = self.config.grow_pages.min(u32::MAX - count);
+        match self.file.grow(needed.max(chunk)) {
+            Ok(_) => Ok(()),
+            // A failed sync may have lost pages written earlier (invariant 8); running out of
+            // space while preallocating has not, and is the caller's to report.
+            Err(e @ FileError::Io { op: "sync", .. }) => Err(self.fail(e.into())),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// One round of the background writer (see [`PoolConfig::dirty_high_percent`]).
+    fn writer_round(&self, control: &WriterControl) {
+        let n = self.frames.len();
+        let mut candidates = Vec::new();
+        let (mut dirty, mut clean_unpinned) = (0usize, 0usize);
+        {
+            let table = self.table();
+            for (f, desc) in table.descs.iter().enumerate() {
+                let Some(id) = desc.page.filter(|_| !desc.loading) else {
+                    if desc.page.is_none() && desc.pins == 0 {
+                        clean_unpinned += 1;
+                    }
+                    continue;
+                };
+                let state = self.frames[f].dirty();
+                if state.dirty {
+                    dirty += 1;
+                    if desc.pins == 0 && !desc.writing {
+                        candidates.push((state.rec_lsn, f, id));
+                    }
+                } else if desc.pins == 0 {
+                    clean_unpinned += 1;
+                }
+            }
+        }
+        let high = n * usize::from(self.config.dirty_high_percent) / 100;
+        let low_clean = (n / 8).max(1);
+        let need = dirty.saturating_sub(high).max(low_clean.saturating_sub(clean_unpinned));
+        if need == 0 {
+            return;
+        }
+        // Oldest first: that also advances the minimum rec_lsn, so checkpoints free more log.
+        candidates.sort_unstable();
+        let mut written = 0;
+        for (_, f, id) in candidates {
+            if written >= need || control.stopping() || self.failure.get().is_some() {
+                return;
+            }
+            {
+                let mut table = self.table();
+                let desc = &mut table.descs[f];
+                if desc.page != Some(id) || desc.loading || desc.writing || desc.pins > 0 {
+                    continue;
+                }
+                desc.writing = true;
+                desc.pins += 1;
+            }
+            match self.write_out(f, id, WriteBy::Writer) {
+                Ok(true) => written += 1,
+                Ok(false) => {}
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// The background writer's stop switch. It lives apart from the pool so that the writer can
+/// sleep on it while holding no reference that keeps the pool alive.
+#[derive(Debug, Default)]
+struct WriterControl {
+    stop: Mutex<bool>,
+    wake: Condvar,
+}
+
+impl WriterControl {
+    fn stopping(&self) -> bool {
+        *lock(&self.stop)
+    }
+
+    /// Sleeps for `period` or until stopped; returns whether to go on.
+    fn sleep(&self, period: Duration) -> bool {
+        let stop = lock(&self.stop);
+        let (stop, _) = self
+            .wake
+            .wait_timeout_while(stop, period, |stop| !*stop)
+            .unwrap_or_else(PoisonError::into_inner);
+        !*stop
+    }
+}
+
+fn writer_main(pool: Weak<Shared>, control: Arc<WriterControl>, period: Duration) {
+    while control.sleep(period) {
+        let Some(pool) = pool.upgrade() else {
+            return;
+        };
+        if pool.failure.get().is_some() {
+            return;
+        }
+        pool.writer_round(&control);
+    }
+}
+
+/// The buffer pool of one data file. See the module documentation.
+pub struct BufferPool {
+    shared: Arc<Shared>,
+    control: Arc<WriterControl>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl fmt::Debug for BufferPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BufferPool")
+            .field("file", &self.shared.file.path())
+            .field("config", &self.shared.config)
+            .field("stats", &self.stats())
+            .field("failure", &self.shared.failure.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl BufferPool {
+    /// A pool of `config.frames` empty frames over `file`, with its background writer started
+    /// (unless `writer_interval_ms` is 0).
+    pub fn new(
+        file: Arc<DataFile>,
+        wal: Arc<dyn WalFlush>,
+        config: PoolConfig,
+    ) -> Result<Arc<BufferPool>, BufferError> {
+        config.validate()?;
+        let frames = (0..config.frames)
+            .map(|_| Frame { latch: RwLock::new(empty_page()), dirty: Mutex::default() })
+            .collect();
+        let table = Table {
+            map: HashMap::with_capacity(config.frames),
+            descs: (0..config.frames).map(|_| Desc::default()).collect(),
+            hand: 0,
+            waiters: 0,
+        };
+        let period = Duration::from_millis(config.writer_interval_ms);
+        let shared = Arc::new(Shared {
+            file,
+            wal,
+            config,
+            frames,
+            table: Mutex::new(table),
+            changed: Condvar::new(),
+            grow_lock: Mutex::new(()),
+            failure: OnceLock::new(),
+            frame_wait_ms: AtomicU64::new(FREE_FRAME_WAIT.as_millis() as u64),
+            counters: Counters::default(),
+        });
+        let control = Arc::new(WriterControl::default());
+        let writer = if period.is_zero() {
+            None
+        } else {
+            let (pool, ctl) = (Arc::downgrade(&shared), Arc::clone(&control));
+            let handle = std::thread::Builder::new()
+                .name("walden-buffer-writer".into())
+                .spawn(move || writer_main(pool, ctl, period))
+                .map_err(|e| BufferError::Config(format!("cannot start the writer: {e}")))?;
+            Some(handle)
+        };
+        Ok(Arc::new(BufferPool { shared, control, writer: Mutex::new(writer) }))
+    }
+
+    /// Page `id`, pinned; read from the file (checksum verified, slotted pages checked) if not
+    /// cached. A page that was never written is an error
+    /// ([`PageError::NeverWritten`] inside [`BufferError::File`]).
+    pub fn fetch(&self, id: PageId) -> Result<PinnedPage, BufferError> {
+        self.shared.pin(id, None)
+    }
+
+    /// Page `id`, which the caller has just allocated, pinned as a freshly formatted
+    /// `Page::new(id, page_type)` without reading the disk; a cached image is replaced. Grows
+    /// the file if `id` lies past its end. The page is not dirty until the caller's write guard
+    /// calls [`PageWriteGuard::mark_dirty`] (the allocation is logged, and so is the format).
+    pub fn fetch_new(&self, id: PageId, page_type: PageType) -> Result<PinnedPage, BufferError> {
+        self.shared.check_failed()?;
+        self.shared.ensure_in_file(id)?;
+        self.shared.pin(id, Some(page_type))
+    }
+
+    /// The checkpoint's write: writes every page that is dirty when the call starts (log first),
+    /// then syncs the file. Pages may be changed meanwhile; those changed again stay dirty.
+    /// The caller must not hold a latch on a dirty page (the write-out takes its read latch).
+    pub fn flush_all(&self) -> Result<FlushSummary, BufferError> {
+        let shared = &self.shared;
+        shared.check_failed()?;
+        let targets: Vec<(usize, PageId)> = {
+            let table = shared.table();
+            table
+                .descs
+                .iter()
+                .enumerate()
+                .filter(|(f, desc)| !desc.loading && shared.frames[*f].dirty().dirty)
+                .filter_map(|(f, desc)| desc.page.map(|id| (f, id)))
+                .collect()
+        };
+        let mut pages_written = 0;
+        for (f, id) in targets {
+            if shared.flush_frame(f, id, WriteBy::Checkpoint)? {
+                pages_written += 1;
+            }
+        }
+        shared.file.sync().map_err(|e| shared.fail(e.into()))?;
+        Ok(FlushSummary { pages_written })
+    }
+
+    /// Writes page `id` if it is cached and dirty (log first); does not sync the file. The
+    /// caller must not hold the page's latch.
+    pub fn flush_page(&self, id: PageId) -> Result<(), BufferError> {
+        self.shared.check_failed()?;
+        let frame = self.shared.table().map.get(&id).copied();
+        match frame {
+            Some(f) => self.shared.flush_frame(f, id, WriteBy::Single).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// The dirty page table: `(page, rec_lsn)` for every dirty cached page, by page id.
+    pub fn dirty_page_table(&self) -> Vec<(PageId, Lsn)> {
+        let shared = &self.shared;
+        let mut pages: Vec<(PageId, Lsn)> = {
+            let table = shared.table();
+            table
+                .descs
+                .iter()
+                .enumerate()
+                .filter(|(_, desc)| !desc.loading)
+                .filter_map(|(f, desc)| {
+                    let id = desc.page?;
+                    let state = shared.frames[f].dirty();
+                    state.dirty.then_some((id, state.rec_lsn))
+                })
+                .collect()
+        };
+        pages.sort_unstable();
+        pages
+    }
+
+    /// The oldest `rec_lsn` of the dirty pages: where redo would start. `None` if all clean.
+    pub fn min_rec_lsn(&self) -> Option<Lsn> {
+        self.dirty_page_table().into_iter().map(|(_, lsn)| lsn).min()
+    }
+
+    /// Counters, and how many frames are cached and dirty now.
+    pub fn stats(&self) -> PoolStats {
+        let shared = &self.shared;
+        let (mut cached, mut dirty) = (0, 0);
+        {
+            let table = shared.table();
+            for (f, desc) in table.descs.iter().enumerate() {
+                if desc.page.is_some() && !desc.loading {
+                    cached += 1;
+                    if shared.frames[f].dirty().dirty {
+                        dirty += 1;
+                    }
+                }
+            }
+        }
+        let c = &shared.counters;
+        let get = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        PoolStats {
+            frames: shared.frames.len(),
+            cached,
+            dirty,
+            reads: get(&c.reads),
+            writes: get(&c.writes),
+            evictions: get(&c.evictions),
+            wal_flushes: get(&c.wal_flushes),
+            writer_writes: get(&c.writer_writes),
+            checkpoint_writes: get(&c.checkpoint_writes),
+        }
+    }
+
+    /// Why the pool failed, if it did.
+    pub fn failure(&self) -> Option<String> {
+        self.shared.failure.get().cloned()
+    }
+
+    /// Stops the background writer and waits for it to finish its round. Writes nothing:
+    /// callers flush first. Fetches keep working.
+    pub fn shutdown(&self) {
+        *lock(&self.control.stop) = true;
+        self.control.wake.notify_all();
+        if let Some(handle) = lock(&self.writer).take() {
+            // The writer does not panic; if it did, there is nothing left to stop.
+            let _ = handle.join();
+        }
+    }
+
+    /// Forgets every cached page without writing it (the database is dropped or taken
+    /// offline). Pinned pages stay in their frames for their holders until unpinned, but can
+    /// no longer be found; a write-out in flight completes.
+    pub fn discard(&self) {
+        let mut table = self.shared.table();
+        table.map.clear();
+        for desc in &mut table.descs {
+            desc.page = None;
+            desc.referenced = false;
+        }
+        self.shared.notify(&table);
+    }
+
+    /// The data file.
+    pub fn file(&self) -> &Arc<DataFile> {
+        &self.shared.file
+    }
+
+    /// Sets how long a fetch waits for a frame when all are pinned (default
+    /// [`FREE_FRAME_WAIT`]). For tests that exercise [`BufferError::NoFreeFrame`] quickly.
+    #[doc(hidden)]
+    pub fn set_free_frame_wait(&self, wait: Duration) {
+        let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+        self.shared.frame_wait_ms.store(ms, Ordering::Relaxed);
+    }
+}
+
+impl Drop for BufferPool {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// A page pinned in its frame: the frame will not be given to another page until this is
+/// dropped. Latch it with [`PinnedPage::read`] or [`PinnedPage::write`].
+pub struct PinnedPage {
+    shared: Arc<Shared>,
+    frame: usize,
+    id: PageId,
+}
+
+impl fmt::Debug for PinnedPage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PinnedPage").field("id", &self.id).field("frame", &self.frame).finish()
+    }
+}
+
+impl PinnedPage {
+    /// The page's id.
+    pub fn id(&self) -> PageId {
+        self.id
+    }
+
+    /// Takes the page latch shared.
+    pub fn read(&self) -> PageReadGuard<'_> {
+        PageReadGuard { image: self.shared.frames[self.frame].read_latch() }
+    }
+
+    /// Takes the page latch exclusively. Every change through the guard must be followed by
+    /// [`PageWriteGuard::mark_dirty`] before the guard drops.
+    pub fn write(&self) -> PageWriteGuard<'_> {
+        let frame = &self.shared.frames[self.frame];
+        PageWriteGuard { image: frame.write_latch(), frame }
+    }
+}
+
+impl Drop for PinnedPage {
+    fn drop(&mut self) {
+        let mut table = self.shared.table();
+        let desc = &mut table.descs[self.frame];
+        desc.pins = desc.pins.saturating_sub(1);
+        if desc.pins == 0 {
+            self.shared.notify(&table);
+        }
+    }
+}
+
+/// The page latch held shared.
+pub struct PageReadGuard<'a> {
+    image: RwLockReadGuard<'a, Page>,
+}
+
+impl fmt::Debug for PageReadGuard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("PageReadGuard").field(&*self.image).finish()
+    }
+}
+
+impl Deref for PageReadGuard<'_> {
+    type Target = Page;
+
+    fn deref(&self) -> &Page {
+        &self.image
+    }
+}
+
+/// The page latch held exclusively.
+pub struct PageWriteGuard<'a> {
+    image: RwLockWriteGuard<'a, Page>,
+    frame: &'a Frame,
+}
+
+impl fmt::Debug for PageWriteGuard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("PageWriteGuard").field(&*self.image).finish()
+    }
+}
+
+impl Deref for PageWriteGuard<'_> {
+    type Target = Page;
+
+    fn deref(&self) -> &Page {
+        &self.image
+    }
+}
+
+impl DerefMut for PageWriteGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Page {
+        &mut self.image
+    }
+}
+
+impl PageWriteGuard<'_> {
+    /// Records that the page was changed by the log record whose LSN is `lsn`: the page's LSN
+    /// becomes `max(page_lsn, lsn)`, the frame is dirty, and if it was clean its `rec_lsn`
+    /// becomes `lsn`. LSN 0 (unlogged pages, tempdb) still makes the frame dirty.
+    pub fn mark_dirty(&mut self, lsn: Lsn) {
+        if lsn > self.image.page_lsn() {
+            self.image.set_page_lsn(lsn);
+        }
+        let mut state = self.frame.dirty();
+        state.version += 1;
+        if !state.dirty {
+            state.dirty = true;
+            state.rec_lsn = lsn;
+        }
+        if state.copied.is_some() && state.redirtied.is_none() {
+            state.redirtied = Some(lsn);
+        }
+    }
+}

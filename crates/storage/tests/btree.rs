@@ -1,0 +1,200 @@
+//! B+tree tests: a random workload against a model, with the integrity check after each
+//! phase, on a pool much smaller than the tree; and redo: replaying the logged page changes on
+//! an empty file rebuilds the same tree.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::path::Path;
+use std::sync::Arc;
+
+use walden_io::{MemFs, SplitMix64, Vfs};
+use walden_storage::btree::{Change, ChangeKind, TreeError, TreeLog, TreeSpace};
+use walden_storage::buffer::{BufferPool, NoWal, PoolConfig};
+use walden_storage::redo::PageOp;
+use walden_storage::{DataFile, Lsn, PageType};
+
+/// One logged record: its LSN, kind, and (page, encoded ops) per page.
+type Logged = (Lsn, ChangeKind, Vec<(u32, Vec<u8>)>);
+
+/// Keeps every logged change, like a log would, with increasing LSNs.
+#[derive(Default)]
+struct MemLog {
+    records: Vec<Logged>,
+    next: Lsn,
+}
+
+impl TreeLog for MemLog {
+    fn log(&mut self, kind: ChangeKind, changes: &[Change<'_>]) -> Result<Lsn, TreeError> {
+        self.next += 100;
+        let pages = changes.iter().map(|c| (c.after.page_id(), c.ops.to_vec())).collect();
+        self.records.push((self.next, kind, pages));
+        Ok(self.next)
+    }
+}
+
+fn space(vfs: &dyn Vfs, path: &Path, frames: usize) -> TreeSpace {
+    let file = DataFile::create(vfs, path, 1, 16).expect("create the data file");
+    let config = PoolConfig { frames, writer_interval_ms: 0, ..PoolConfig::default() };
+    TreeSpace::new(BufferPool::new(Arc::new(file), Arc::new(NoWal), config).expect("a pool"))
+}
+
+fn key(n: u64) -> Vec<u8> {
+    format!("key{n:08}").into_bytes()
+}
+
+fn value(rng: &mut SplitMix64) -> Vec<u8> {
+    let len = rng.below(300) as usize;
+    (0..len).map(|_| rng.next_u64() as u8).collect()
+}
+
+#[test]
+fn random_workload_matches_a_model_and_stays_consistent() {
+    let fs = MemFs::new();
+    let space = space(&fs, Path::new("t.mdf"), 16);
+    let mut log = MemLog::default();
+    space.format(&mut log).unwrap();
+    let root = space.create_tree(&mut log, 5, 1).unwrap();
+    let tree = space.tree(root);
+    let mut model = BTreeMap::new();
+    let mut rng = SplitMix64::new(7);
+    for round in 0..6 {
+        for _ in 0..3000 {
+            let k = key(rng.below(4000));
+            match rng.below(10) {
+                0..=5 => {
+                    let v = value(&mut rng);
+                    let r = tree.insert(&mut log, &k, &v);
+                    if let std::collections::btree_map::Entry::Vacant(e) = model.entry(k) {
+                        r.unwrap();
+                        e.insert(v);
+                    } else {
+                        assert!(matches!(r, Err(TreeError::DuplicateKey)));
+                    }
+                }
+                6 | 7 => {
+                    let v = value(&mut rng);
+                    let old = tree.update(&mut log, &k, &v).unwrap();
+                    assert_eq!(old.as_ref(), model.get(&k));
+                    if old.is_some() {
+                        model.insert(k, v);
+                    }
+                }
+                _ => {
+                    let old = tree.delete(&mut log, &k).unwrap();
+                    assert_eq!(old, model.remove(&k));
+                }
+            }
+        }
+        let check = tree.check().unwrap();
+        assert_eq!(check.rows, model.len() as u64, "round {round}");
+        let all: Vec<(Vec<u8>, Vec<u8>)> = tree.scan().map(Result::unwrap).collect();
+        let want: Vec<(Vec<u8>, Vec<u8>)> = model.clone().into_iter().collect();
+        assert_eq!(all, want, "round {round}");
+    }
+    // Ranges and point reads.
+    let lo = key(1000);
+    let hi = key(2000);
+    let got: Vec<Vec<u8>> = tree
+        .range(Bound::Included(lo.clone()), Bound::Excluded(hi.clone()))
+        .map(|r| r.unwrap().0)
+        .collect();
+    let want: Vec<Vec<u8>> = model.range(lo..hi).map(|(k, _)| k.clone()).collect();
+    assert_eq!(got, want);
+    for (k, v) in model.iter().take(50) {
+        assert_eq!(tree.get(k).unwrap().as_ref(), Some(v));
+    }
+    // Deleting everything leaves an empty, consistent tree whose pages went back to the free
+    // list.
+    for k in model.keys() {
+        tree.delete(&mut log, k).unwrap().unwrap();
+    }
+    let check = tree.check().unwrap();
+    assert_eq!(check.rows, 0);
+    let (_, free) = space.allocation().unwrap();
+    assert!(free > 10, "merges and releases freed only {free} pages");
+    assert!(space.pool().stats().evictions > 0, "the pool never evicted");
+}
+
+#[test]
+fn ascending_inserts_fill_pages_and_split_at_the_end() {
+    let fs = MemFs::new();
+    let space = space(&fs, Path::new("t.mdf"), 64);
+    let mut log = MemLog::default();
+    space.format(&mut log).unwrap();
+    let root = space.create_tree(&mut log, 5, 1).unwrap();
+    let tree = space.tree(root);
+    for n in 0..20_000 {
+        tree.insert(&mut log, &(n as u64).to_be_bytes(), &[7; 40]).unwrap();
+    }
+    let check = tree.check().unwrap();
+    // 20,000 rows of 2 + 8 + 40 bytes and a slot: about 150 to a page if pages stay full.
+    assert!(
+        check.pages < 20_000 / 140 + 10,
+        "{} pages: end splits left pages half empty",
+        check.pages
+    );
+    assert_eq!(tree.last_key().unwrap(), Some(19_999u64.to_be_bytes().to_vec()));
+}
+
+#[test]
+fn replaying_the_log_on_an_empty_file_rebuilds_the_tree() {
+    let fs = MemFs::new();
+    let space1 = space(&fs, Path::new("a.mdf"), 32);
+    let mut log = MemLog::default();
+    space1.format(&mut log).unwrap();
+    let root = space1.create_tree(&mut log, 5, 1).unwrap();
+    let tree = space1.tree(root);
+    let mut rng = SplitMix64::new(11);
+    for _ in 0..5000 {
+        let k = key(rng.below(2000));
+        if rng.below(10) < 7 {
+            let _ = tree.insert(&mut log, &k, &value(&mut rng));
+        } else {
+            tree.delete(&mut log, &k).unwrap();
+        }
+    }
+    let original: Vec<(Vec<u8>, Vec<u8>)> = tree.scan().map(Result::unwrap).collect();
+
+    // Redo every change, in log order, on a fresh file.
+    let space2 = space(&fs, Path::new("b.mdf"), 32);
+    for (lsn, _, changes) in &log.records {
+        for (page_id, ops) in changes {
+            let mut rest = &ops[..];
+            let (first, _) = PageOp::decode(rest).unwrap();
+            let pinned = if first.is_image() {
+                space2.pool().fetch_new(*page_id, PageType::Free).unwrap()
+            } else {
+                space2.pool().fetch(*page_id).unwrap()
+            };
+            let mut page = pinned.write();
+            while !rest.is_empty() {
+                let (op, tail) = PageOp::decode(rest).unwrap();
+                op.apply(&mut page).unwrap();
+                rest = tail;
+            }
+            page.mark_dirty(*lsn);
+        }
+    }
+    let tree2 = space2.tree(root);
+    tree2.check().unwrap();
+    let replayed: Vec<(Vec<u8>, Vec<u8>)> = tree2.scan().map(Result::unwrap).collect();
+    assert_eq!(replayed, original);
+}
+
+#[test]
+fn structure_changes_are_single_records_and_rows_are_single_ops() {
+    let fs = MemFs::new();
+    let space = space(&fs, Path::new("t.mdf"), 32);
+    let mut log = MemLog::default();
+    space.format(&mut log).unwrap();
+    let root = space.create_tree(&mut log, 5, 1).unwrap();
+    let tree = space.tree(root);
+    for n in 0..2000u64 {
+        tree.insert(&mut log, &n.to_be_bytes(), &[1; 100]).unwrap();
+    }
+    let rows: Vec<_> = log.records.iter().filter(|r| r.1 == ChangeKind::Row).collect();
+    assert_eq!(rows.len(), 2000);
+    assert!(rows.iter().all(|r| r.2.len() == 1));
+    let splits = log.records.iter().filter(|r| r.1 == ChangeKind::Structure && r.2.len() > 1);
+    assert!(splits.count() > 10);
+}
