@@ -268,6 +268,18 @@ impl Iterator for LogScanner {
                 }
                 // A continuation whose start lies before where reading began: skip it.
                 (Fragment::Middle | Fragment::Last, None) => None,
+                // A record that starts a block while an earlier one is unfinished: the writer
+                // abandoned that record, which happens only when a crash lost the blocks that
+                // continued it (they were never hardened, so neither was the record) and the
+                // log was reopened and written after it. Every block passed its checksum for
+                // its position, so this is the writer's doing, not damage.
+                (Fragment::Full, Some(_)) if at == BLOCK_HEADER_SIZE => {
+                    Some((h.kind, h.txn, body.to_vec()))
+                }
+                (Fragment::First, Some(_)) if at == BLOCK_HEADER_SIZE => {
+                    self.partial = Some((h.kind, h.txn, body.to_vec()));
+                    None
+                }
                 (Fragment::Full | Fragment::First, Some(_)) => {
                     return self.corrupt(lsn, "record starts inside an unfinished record");
                 }
