@@ -200,18 +200,13 @@ fn session(instance: &Instance, db: &Arc<Database>, seed: u64, s: i32, out: &Mut
         }
         commits = count;
         state = next;
-        match rng.below(10) {
-            0 => {
-                if db.checkpoint().is_err() {
-                    return;
-                }
-            }
-            1 => {
-                if db.flush_log().is_err() {
-                    return;
-                }
-            }
-            _ => {}
+        let step_failed = match rng.below(10) {
+            0 => db.checkpoint().is_err(),
+            1 => db.flush_log().is_err(),
+            _ => false,
+        };
+        if step_failed {
+            return;
         }
     }
 }
@@ -411,5 +406,5 @@ fn a_failed_sync_takes_the_database_offline_and_a_restart_recovers_it() {
     let instance = Instance::open_with(Arc::clone(&vfs), dir, config, None).unwrap();
     let rows = recovered(&instance, 1);
     assert_eq!(rows[&0].get(&1).map(|r| r.0.as_str()), Some("kept"));
-    assert!(rows[&0].get(&3).is_none());
+    assert!(!rows[&0].contains_key(&3));
 }

@@ -2,6 +2,7 @@
 //! machines they run on are shared and noisy.
 
 mod log;
+mod storage;
 
 use clap::Subcommand;
 
@@ -11,11 +12,15 @@ pub enum BenchCommand {
     /// The log manager alone: the disk's raw fdatasync rate, then commits/s with 1, 4, 16 and
     /// 64 threads, fully durable and delayed.
     Log(log::LogBenchArgs),
+    /// The engine through its Rust API: one big transaction against as many small delayed
+    /// ones, and small fully durable ones against the disk's raw fdatasync time.
+    Storage(storage::StorageBenchArgs),
 }
 
 /// Runs a benchmark.
 pub fn run(command: BenchCommand) -> Result<(), String> {
     match command {
         BenchCommand::Log(args) => log::run(&args),
+        BenchCommand::Storage(args) => storage::run(&args),
     }
 }
