@@ -316,7 +316,8 @@ impl Database {
     ) -> Result<Database, EngineError> {
         let started = Instant::now();
         // R1: the log finds its end, truncating a torn tail.
-        let (log, opened) = LogManager::open(Arc::clone(&vfs), &files.log, config.log.clone())?;
+        let (log, opened) = LogManager::open(Arc::clone(&vfs), &files.log, config.log.clone())
+            .map_err(|e| EngineError::Log(format!("{}: {e}", files.log.display())))?;
         if opened.created {
             return Err(EngineError::Io(format!("log file {} is missing", files.log.display())));
         }

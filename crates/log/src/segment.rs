@@ -114,7 +114,11 @@ impl SegmentMap {
     }
 
     /// Makes `sequence` active: writes its header into a slot (growing the file if no slot is
-    /// spare). The header is made durable by the same `sync_data` as the blocks that follow it.
+    /// spare) and syncs it before any block goes into the slot. The sync matters when the slot
+    /// is reused: if the new header and the new blocks were made durable by one sync, a crash
+    /// before it could keep the blocks and drop the header, leaving the old sequence's header
+    /// over blocks it cannot read, and the log could not be opened. (Found by the engine's
+    /// crash sweep.)
     pub fn activate(
         &mut self,
         file: &FileRef,
@@ -135,6 +139,7 @@ impl SegmentMap {
         let header = SegmentHeader { sequence, slot, nonce }.encode(log_id);
         file.write_all_at(&header, self.slot_offset(slot))
             .map_err(|e| LogError::from_io("write", e))?;
+        file.sync_data().map_err(|e| LogError::from_io("sync", e))?;
         self.active.insert(sequence, Slot { index: slot, nonce });
         Ok(ActivateOutcome { grown, header_bytes: header.len() as u64 })
     }
