@@ -232,7 +232,10 @@ fn segments_are_reused_after_truncation_and_kept_without_it() {
             // truncation point passed a segment.
             assert!(s.segments_total <= 6, "reused: {} slots", s.segments_total);
         } else {
-            assert!(s.segments_total > 10, "kept: {} slots", s.segments_total);
+            // Every sequence the log used still has its own slot.
+            let sequences = s.end_lsn / (16 * 1024 - 512) + 1;
+            assert!(sequences > 6, "the workload should span several segments");
+            assert!(s.segments_total >= sequences, "kept: {} slots", s.segments_total);
         }
         let log = open(&vfs, config);
         let c = committed(&log);
