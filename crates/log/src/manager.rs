@@ -913,6 +913,9 @@ fn write_blocks(
                     io.file_writes += 1;
                     io.file_bytes += outcome.header_bytes;
                     io.grown_on_path |= outcome.grown;
+                    if outcome.grown {
+                        lock(&shared.state).stats.segments_total = u64::from(map.slots);
+                    }
                     if map.spare_slots() < shared.config.spare_segments as usize {
                         lock(&shared.state).grow_wanted = true;
                         shared.wake_writer.notify_one();
