@@ -30,7 +30,7 @@ use crate::database::Database;
 use crate::error::EngineError;
 use crate::lock::{LockMode, Resource};
 use crate::txn::{Isolation, Transaction};
-use crate::types::{decode_row, encode_key, encode_row, RowError, SqlType, Value};
+use crate::types::{decode_row_with, encode_key, encode_row_with, RowError, SqlType, Value};
 
 /// The key of a row in its table's index 1 tree.
 pub type RowId = Vec<u8>;
@@ -44,6 +44,42 @@ fn row_error(table: &TableDef, e: RowError) -> EngineError {
             EngineError::ValueTooLarge(format!("{e} (table '{}')", table.name))
         }
         other => EngineError::Invalid(format!("table '{}': {other}", table.name)),
+    }
+}
+
+/// Decodes a row, reading off-row values from their overflow pages.
+pub fn decode_stored_row(
+    db: &Database,
+    types: &[SqlType],
+    bytes: &[u8],
+) -> Result<Vec<Value>, RowError> {
+    decode_row_with(types, bytes, &mut |pointer| {
+        db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
+    })
+}
+
+impl Transaction {
+    /// Encodes a row, moving values that do not fit in the row to overflow pages.
+    fn encode_stored_row(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        values: &[Value],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EngineError> {
+        let mut failure = None;
+        let result = encode_row_with(&table.types(), values, out, &mut |data| {
+            self.write_blob(db, data).map_err(|e| {
+                let text = e.to_string();
+                failure = Some(e);
+                RowError::Storage(text)
+            })
+        });
+        match (result, failure) {
+            (Ok(()), _) => Ok(()),
+            (Err(_), Some(e)) => Err(e),
+            (Err(e), None) => Err(row_error(table, e)),
+        }
     }
 }
 
@@ -186,7 +222,7 @@ impl Transaction {
             index_key(table, primary, values, &[])?
         };
         let mut row = Vec::with_capacity(64);
-        encode_row(&table.types(), values, &mut row).map_err(|e| row_error(table, e))?;
+        self.encode_stored_row(db, table, values, &mut row)?;
         let need_row_lock = self.lock_table(db, table.id, LockMode::IX)?;
         if need_row_lock {
             self.lock_row(db, table.id, &row_id, LockMode::X)?;
@@ -237,9 +273,9 @@ impl Transaction {
         let Some(old_bytes) = db.space().tree(primary.root).get(row_id)? else {
             return Ok(None);
         };
-        let old = decode_row(&types, &old_bytes).map_err(|e| row_error(table, e))?;
+        let old = decode_stored_row(db, &types, &old_bytes).map_err(|e| row_error(table, e))?;
         let mut row = Vec::with_capacity(old_bytes.len() + 16);
-        encode_row(&types, values, &mut row).map_err(|e| row_error(table, e))?;
+        self.encode_stored_row(db, table, values, &mut row)?;
         let new_id = if primary.is_heap() {
             row_id.to_vec()
         } else {
@@ -307,8 +343,8 @@ impl Transaction {
         };
         let result = (|| {
             if table.indexes.len() > 1 {
-                let old =
-                    decode_row(&table.types(), &old_bytes).map_err(|e| row_error(table, e))?;
+                let old = decode_stored_row(db, &table.types(), &old_bytes)
+                    .map_err(|e| row_error(table, e))?;
                 for index in table.indexes.iter().filter(|i| i.id != 1) {
                     let key = index_key(table, index, &old, row_id)?;
                     self.tree_delete(db, index.root, &key)?;
@@ -341,7 +377,9 @@ impl Transaction {
         if let (Some(res), Isolation::ReadCommitted) = (&lock, self.isolation()) {
             self.unlock(res);
         }
-        bytes.map(|b| decode_row(&table.types(), &b).map_err(|e| row_error(table, e))).transpose()
+        bytes
+            .map(|b| decode_stored_row(db, &table.types(), &b).map_err(|e| row_error(table, e)))
+            .transpose()
     }
 
     /// The row id of the row whose clustered key (or, for `index` > 1, unique index key) is
@@ -442,7 +480,7 @@ impl RowCursor {
     }
 
     fn decode(&self, id: RowId, bytes: &[u8]) -> Result<(RowId, Vec<Value>), EngineError> {
-        let values = decode_row(&self.types, bytes)
+        let values = decode_stored_row(&self.db, &self.types, bytes)
             .map_err(|e| EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id)))?;
         Ok((id, values))
     }

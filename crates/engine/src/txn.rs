@@ -288,6 +288,16 @@ impl Transaction {
         Ok(Some(old))
     }
 
+    /// Stores a large value in overflow pages of `db`; returns its pointer. The pages are not
+    /// reclaimed when the row goes away (a documented limit), so a rollback leaves them
+    /// unreferenced but never dangling.
+    pub fn write_blob(&mut self, db: &Arc<Database>, data: &[u8]) -> Result<Vec<u8>, EngineError> {
+        let part = self.part(db)?;
+        let mut logger = db.logger(part.txn, LogMode::Structure);
+        let pointer = db.space().write_blob(&mut logger, data).map_err(|e| fail(db, e))?;
+        Ok(pointer)
+    }
+
     /// Creates a tree in `db` (DDL); returns its root.
     pub fn create_tree(
         &mut self,

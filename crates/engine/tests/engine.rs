@@ -254,3 +254,43 @@ fn tx_key(db: &Arc<Database>, t: &TableDef, n: i32) -> Vec<u8> {
     tx.rollback().unwrap();
     key
 }
+
+#[test]
+fn max_values_live_in_overflow_pages_and_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let big: String = (0..200_000).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+    let blob: Vec<u8> = (0..50_000u32).map(|i| (i * 7) as u8).collect();
+    let def = TableDef {
+        columns: vec![
+            col("id", SqlType::Int, false),
+            col("doc", SqlType::VarChar(Len::Max), true),
+            col("bin", SqlType::VarBinary(Len::Max), true),
+        ],
+        ..table_def("docs")
+    };
+    {
+        let instance = Instance::open(dir.path(), config()).unwrap();
+        let db = instance.create_database("d", None).unwrap();
+        let mut tx = instance.begin(Isolation::ReadCommitted, None);
+        tx.create_table(&db, def.clone(), &pk()).unwrap();
+        tx.commit(CommitOption::Unspecified).unwrap();
+        let t = table(&db, "docs");
+        let mut tx = instance.begin(Isolation::ReadCommitted, None);
+        for id in 0..3 {
+            let mut values =
+                vec![Value::Int(id), Value::Str(big.clone()), Value::Binary(blob.clone())];
+            tx.insert_row(&db, &t, &mut values).unwrap();
+        }
+        tx.commit(CommitOption::Unspecified).unwrap();
+        let pages = db.space().allocation().unwrap().0;
+        assert!(pages > 3 * 25, "200 KB values need overflow pages: {pages} pages in use");
+    }
+    let instance = Instance::open(dir.path(), config()).unwrap();
+    let db = instance.database("d").unwrap();
+    let all = rows(&instance, &db, "docs");
+    assert_eq!(all.len(), 3);
+    for row in all {
+        assert_eq!(row[1], Value::Str(big.clone()));
+        assert_eq!(row[2], Value::Binary(blob.clone()));
+    }
+}

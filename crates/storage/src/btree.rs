@@ -63,6 +63,12 @@ pub const ALLOC_PAGE: PageId = 1;
 /// fixed pages (boot page, checkpoint pointers).
 pub const FIRST_ALLOCATABLE: PageId = 8;
 
+/// Overflow pages per structure-change record when a large value is stored (about 1 MB).
+pub const BLOB_PAGES_PER_RECORD: usize = 120;
+
+/// Bytes of a value each overflow page holds: one record filling the page.
+const MAX_RECORD_LEN_FOR_BLOB: usize = crate::slotted::MAX_RECORD_LEN;
+
 /// The longest key a tree accepts (SQL Server's limit for a clustered key is 900 bytes).
 pub const MAX_KEY_LEN: usize = 900;
 
@@ -340,6 +346,65 @@ fn log_row(log: &mut dyn TreeLog, page: &Page, op: &PageOp<'_>, lsn_before: Lsn)
 }
 
 impl TreeSpace {
+    /// Stores `data` in a chain of new overflow pages (SQL Server's LOB pages) and returns the
+    /// 12-byte pointer to it: first page id (`u32`), length (`u64`). The pages are logged as
+    /// structure changes of at most [`BLOB_PAGES_PER_RECORD`] pages each, written last page
+    /// first, so that every logged page's successor is already logged. A chain is never
+    /// changed in place: a new value gets a new chain.
+    pub fn write_blob(&self, log: &mut dyn TreeLog, data: &[u8]) -> Result<Vec<u8>> {
+        let chunk = MAX_RECORD_LEN_FOR_BLOB;
+        let chunks: Vec<&[u8]> =
+            if data.is_empty() { vec![&[][..]] } else { data.chunks(chunk).collect() };
+        let mut next: Option<PageId> = None;
+        for group in chunks.rchunks(BLOB_PAGES_PER_RECORD) {
+            let _alloc = self.alloc_lock.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut smo = Smo::new(&self.pool);
+            for piece in group.iter().rev() {
+                let id = smo.alloc()?;
+                let mut page = Page::new(id, PageType::Overflow);
+                page.push(piece)?;
+                page.set_next_page(next);
+                let i = smo.fresh(id, page);
+                smo.image(i);
+                next = Some(id);
+            }
+            smo.commit(log)?;
+        }
+        let first = next.ok_or_else(|| corrupt(0, "an empty blob chain"))?;
+        let mut pointer = Vec::with_capacity(12);
+        pointer.extend_from_slice(&first.to_le_bytes());
+        pointer.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        Ok(pointer)
+    }
+
+    /// Reads back a value stored by [`TreeSpace::write_blob`].
+    pub fn read_blob(&self, pointer: &[u8]) -> Result<Vec<u8>> {
+        let (Some(first), Some(len)) = (pointer.get(0..4), pointer.get(4..12)) else {
+            return Err(corrupt(0, "a malformed overflow pointer"));
+        };
+        let mut id = u32::from_le_bytes([first[0], first[1], first[2], first[3]]);
+        let mut len_bytes = [0; 8];
+        len_bytes.copy_from_slice(len);
+        let len = u64::from_le_bytes(len_bytes) as usize;
+        let mut out = Vec::with_capacity(len.min(1 << 30));
+        while out.len() < len {
+            let pinned = self.pool.fetch(id)?;
+            let page = pinned.read();
+            if page.page_type() != Some(PageType::Overflow) {
+                return Err(corrupt(id, "an overflow chain reaches a non-overflow page"));
+            }
+            out.extend_from_slice(page.get(0)?);
+            match page.next_page() {
+                Some(next) => id = next,
+                None => break,
+            }
+        }
+        if out.len() != len {
+            return Err(corrupt(id, format!("overflow chain holds {} of {len} bytes", out.len())));
+        }
+        Ok(out)
+    }
+
     /// The trees of the file behind `pool`.
     pub fn new(pool: Arc<BufferPool>) -> TreeSpace {
         TreeSpace { pool, latches: Mutex::new(HashMap::new()), alloc_lock: Mutex::new(()) }
