@@ -497,7 +497,7 @@ fn sequences_and_identities_never_repeat_after_a_crash() {
         // It is above every identity whose row survived (under FORCED every commit was
         // delayed, so acknowledged rows may be lost with their values).
         assert!(
-            taken.iter().all(|&k| k == v || k < v),
+            taken.iter().all(|&k| k <= v),
             "seed {seed}: identity {v} below a surviving row ({identities:?} handed out)"
         );
     }
