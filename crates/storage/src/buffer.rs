@@ -1036,10 +1036,11 @@ impl BufferPool {
     }
 
     /// Sets how long a fetch waits for a frame when all are pinned (default
-    /// [`FREE_FRAME_WAIT`]). For tests that exercise [`BufferError::NoFreeFrame`] quickly.
+    /// [`FREE_FRAME_WAIT`], at most an hour). For tests that exercise
+    /// [`BufferError::NoFreeFrame`] quickly.
     #[doc(hidden)]
     pub fn set_free_frame_wait(&self, wait: Duration) {
-        let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+        let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).min(3_600_000);
         self.shared.frame_wait_ms.store(ms, Ordering::Relaxed);
     }
 }
