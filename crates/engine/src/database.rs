@@ -215,6 +215,8 @@ pub struct Database {
     last_commit: Mutex<(Lsn, u64)>,
     checkpoint_lock: Mutex<Pointer>,
     state: Mutex<DatabaseState>,
+    /// Set once `state` goes offline, so the common check takes no lock.
+    offline: std::sync::atomic::AtomicBool,
     config: DatabaseConfig,
     recovery_model: Mutex<RecoveryModel>,
     delayed_durability: Mutex<DatabaseDurability>,
@@ -360,6 +362,7 @@ impl Database {
             last_commit: Mutex::new((0, 0)),
             checkpoint_lock: Mutex::new(Pointer::default()),
             state: Mutex::new(DatabaseState::Online),
+            offline: std::sync::atomic::AtomicBool::new(false),
             config,
             recovery_model: Mutex::new(RecoveryModel::Simple),
             delayed_durability: Mutex::new(DatabaseDurability::Disabled),
@@ -447,6 +450,7 @@ impl Database {
                 .or_else(|| self.space.pool().failure());
             if let Some(reason) = failure {
                 *state = DatabaseState::Offline(reason);
+                self.offline.store(true, Ordering::Release);
             }
         }
         state.clone()
@@ -454,6 +458,11 @@ impl Database {
 
     /// Fails with error 9001 if the database was taken offline.
     pub fn check_online(&self) -> Result<(), EngineError> {
+        // Fast path: nothing has failed. A failure the flag has not seen yet is caught by the
+        // next log append or page write, which fail on their own.
+        if !self.offline.load(Ordering::Acquire) && self.space.pool().failure().is_none() {
+            return Ok(());
+        }
         match self.state() {
             DatabaseState::Online => Ok(()),
             DatabaseState::Offline(reason) => {
@@ -467,6 +476,7 @@ impl Database {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if *state == DatabaseState::Online {
             *state = DatabaseState::Offline(reason);
+            self.offline.store(true, Ordering::Release);
         }
     }
 

@@ -485,8 +485,9 @@ impl Shared {
     /// Pins page `id`, loading it if it is not cached: from the file, or for `new` as a freshly
     /// formatted page of that type (which also replaces a cached image).
     fn pin(self: &Arc<Self>, id: PageId, new: Option<PageType>) -> Result<PinnedPage, BufferError> {
-        let wait = Duration::from_millis(self.frame_wait_ms.load(Ordering::Relaxed));
-        let deadline = Instant::now() + wait;
+        // The deadline is read off the clock only when a wait begins: a cached page is the
+        // common case and should not pay for a clock read.
+        let mut deadline = None;
         let mut table = self.table();
         loop {
             self.check_failed()?;
@@ -522,6 +523,8 @@ impl Shared {
                     table = self.table();
                 }
                 Victim::None => {
+                    let wait = Duration::from_millis(self.frame_wait_ms.load(Ordering::Relaxed));
+                    let deadline = *deadline.get_or_insert_with(|| Instant::now() + wait);
                     if Instant::now() >= deadline {
                         return Err(BufferError::NoFreeFrame { frames: self.frames.len() });
                     }
