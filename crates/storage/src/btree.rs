@@ -173,7 +173,7 @@ pub struct TreeSpace {
     /// Root page id -> the tree's latch. Entries are created on first use and never removed
     /// while the space lives (a dropped tree's root is not reused before a restart... it may
     /// be, and then it simply shares the latch, which is harmless).
-    latches: Mutex<HashMap<PageId, Arc<RwLock<()>>>>,
+    latches: Mutex<HashMap<PageId, Arc<RwLock<AppendHint>>>>,
     /// Held by every structure change from its first read of the allocator page until its
     /// pages are installed, so that allocator changes are logged in the order they are made.
     alloc_lock: Mutex<()>,
@@ -467,7 +467,18 @@ impl TreeSpace {
 pub struct BTree<'s> {
     space: &'s TreeSpace,
     root: PageId,
-    latch: Arc<RwLock<()>>,
+    latch: Arc<RwLock<AppendHint>>,
+}
+
+/// Where the last insert at the end of a tree went, so that ascending inserts skip the
+/// descent. Kept under the tree latch. The hint is trusted only while the leaf's page LSN is
+/// still the one the insert gave it: any other change to that page (a split, a merge, a
+/// release and reuse by another tree) gives it a new LSN, and then the insert descends as
+/// usual. Unlogged pages (LSN 0, tempdb) never get a hint.
+#[derive(Debug, Default)]
+struct AppendHint {
+    leaf: PageId,
+    lsn: Lsn,
 }
 
 /// A key and its value, copied out of a leaf.
@@ -670,8 +681,11 @@ impl BTree<'_> {
         if key.len() > MAX_KEY_LEN || value.len() > MAX_VALUE_LEN {
             return Err(TreeError::TooLarge { key: key.len(), value: value.len() });
         }
-        let _exclusive = self.latch.write().unwrap_or_else(PoisonError::into_inner);
+        let mut hint = self.latch.write().unwrap_or_else(PoisonError::into_inner);
         let record = leaf_record(key, value);
+        if !replace && self.append_at_hint(&mut hint, log, key, &record)? {
+            return Ok(None);
+        }
         // Each split makes the target leaf strictly smaller or new and empty, so this ends;
         // the bound turns a bug into an error instead of a hang.
         for _ in 0..32 {
@@ -703,6 +717,9 @@ impl BTree<'_> {
                             op.apply(&mut page)?;
                             let lsn = log_row(log, &page, &op, lsn_before)?;
                             page.mark_dirty(lsn);
+                            if page.next_page().is_none() && slot + 1 == page.slot_count() {
+                                *hint = AppendHint { leaf: path.leaf.id(), lsn };
+                            }
                             return Ok(None);
                         }
                     }
@@ -711,6 +728,40 @@ impl BTree<'_> {
             self.split_leaf(log, path, key, record.len())?;
         }
         Err(corrupt(self.root, "an insert split 32 times without making room"))
+    }
+
+    /// Inserts at the end of the rightmost leaf without a descent, if the hint still holds and
+    /// the key sorts after every key there; returns whether it did.
+    fn append_at_hint(
+        &self,
+        hint: &mut AppendHint,
+        log: &mut dyn TreeLog,
+        key: &[u8],
+        record: &[u8],
+    ) -> Result<bool> {
+        if hint.lsn == 0 {
+            return Ok(false);
+        }
+        let pinned = self.pool().fetch(hint.leaf)?;
+        let mut page = pinned.write();
+        let n = page.slot_count();
+        let usable = page.page_lsn() == hint.lsn
+            && page.page_type() == Some(PageType::BTreeLeaf)
+            && page.next_page().is_none()
+            && n > 0
+            && leaf_key(page.get(n - 1)?)? < key
+            && page.fits(record.len());
+        if !usable {
+            hint.lsn = 0;
+            return Ok(false);
+        }
+        let lsn_before = page.page_lsn();
+        let op = PageOp::Insert { slot: n as u16, record };
+        op.apply(&mut page)?;
+        let lsn = log_row(log, &page, &op, lsn_before)?;
+        page.mark_dirty(lsn);
+        hint.lsn = lsn;
+        Ok(true)
     }
 
     /// Deletes `key`; returns its old value, or `None` if it was absent. A leaf left empty is
