@@ -237,10 +237,6 @@ fn now_micros() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
-fn tree_err(e: TreeError) -> EngineError {
-    EngineError::from(e)
-}
-
 impl Database {
     /// Creates a database's files, formats them and takes a first checkpoint.
     pub fn create(
@@ -262,16 +258,8 @@ impl Database {
         let (log, _) = LogManager::open(Arc::clone(&vfs), &files.log, config.log.clone())?;
         let log = Arc::new(log);
         let db = Database::assemble(name, id, files, data, Some(log), config)?;
-        {
-            let mut logger = db.logger(0, LogMode::Structure);
-            db.space.format(&mut logger).map_err(tree_err)?;
-            let root = db.space.create_tree(&mut logger, 0, 0).map_err(tree_err)?;
-            if root != CATALOG_ROOT {
-                return Err(EngineError::Internal(format!("catalog root at {root}")));
-            }
-        }
+        db.format()?;
         db.checkpoint()?;
-        db.reload_catalog()?;
         Ok(db)
     }
 
@@ -293,16 +281,21 @@ impl Database {
         }
         let data = DataFile::create(&*vfs, &files.data, id, INITIAL_PAGES)?;
         let db = Database::assemble("tempdb", id, files, data, None, config)?;
+        db.format()?;
+        Ok(db)
+    }
+
+    /// Formats a new database's pages: the allocator, then the catalog tree at its fixed root.
+    fn format(&self) -> Result<(), EngineError> {
         {
-            let mut logger = db.logger(0, LogMode::Structure);
-            db.space.format(&mut logger).map_err(tree_err)?;
-            let root = db.space.create_tree(&mut logger, 0, 0).map_err(tree_err)?;
+            let mut logger = self.logger(0, LogMode::Structure);
+            self.space.format(&mut logger)?;
+            let root = self.space.create_tree(&mut logger, 0, 0)?;
             if root != CATALOG_ROOT {
                 return Err(EngineError::Internal(format!("catalog root at {root}")));
             }
         }
-        db.reload_catalog()?;
-        Ok(db)
+        self.reload_catalog()
     }
 
     /// Opens an existing database and recovers it (recipe steps R1-R7). `resolver` says
@@ -487,7 +480,7 @@ impl Database {
 
     /// A logger for tree operations of transaction `txn` (0: the system).
     pub(crate) fn logger(&self, txn: u64, mode: LogMode) -> DbLogger<'_> {
-        DbLogger { db: self, txn, mode, gate: None, row_lsn: 0, buf: Vec::new() }
+        DbLogger { db: self, txn, mode, gate: None, row: None, buf: Vec::new() }
     }
 
     /// Registers a transaction's first log record (so checkpoints keep its log).
@@ -857,10 +850,33 @@ pub(crate) struct UndoEntry {
 pub(crate) enum LogMode {
     /// Only structure changes are expected.
     Structure,
-    /// A transaction's row change, with its undo.
-    Row { root: PageId, key: Vec<u8>, undo: Undo },
+    /// A transaction's row change; its undo follows from the kind and the old value the tree
+    /// hands the logger.
+    Row { root: PageId, key: Vec<u8>, kind: RowKind },
     /// The undo of a row change.
     Compensation { undo_next: Lsn },
+}
+
+/// What a row change does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RowKind {
+    /// A new key: undone by deleting it.
+    Insert,
+    /// A new value for a key: undone by putting the old value back.
+    Update,
+    /// A key removed: undone by inserting it with its old value.
+    Delete,
+}
+
+impl RowKind {
+    fn undo(self, old_value: Option<&[u8]>) -> Undo {
+        let old = || old_value.unwrap_or_default().to_vec();
+        match self {
+            RowKind::Insert => Undo::Delete,
+            RowKind::Update => Undo::Restore(old()),
+            RowKind::Delete => Undo::Insert(old()),
+        }
+    }
 }
 
 /// Logs tree changes for one operation (see the module docs for the gate).
@@ -868,23 +884,41 @@ pub(crate) enum LogMode {
 pub(crate) struct DbLogger<'d> {
     db: &'d Database,
     txn: u64,
-    pub(crate) mode: LogMode,
+    mode: LogMode,
     gate: Option<RwLockReadGuard<'d, Lsn>>,
-    /// The LSN of the last row change logged.
-    pub(crate) row_lsn: Lsn,
+    /// The row change logged in `LogMode::Row`: its LSN (0 in tempdb) and undo.
+    row: Option<(Lsn, Undo)>,
     buf: Vec<u8>,
 }
 
 impl DbLogger<'_> {
-    /// Ends the operation: releases the gate so a checkpoint may proceed.
-    pub(crate) fn finish(&mut self) {
+    /// Ends the operation: releases the gate so a checkpoint may proceed, and returns the
+    /// transaction's undo entry for the row change it logged, if it logged one.
+    pub(crate) fn finish(&mut self) -> Option<UndoEntry> {
         self.gate = None;
+        let (lsn, undo) = self.row.take()?;
+        match &mut self.mode {
+            LogMode::Row { root, key, .. } => {
+                Some(UndoEntry { lsn, root: *root, key: std::mem::take(key), undo })
+            }
+            _ => None,
+        }
     }
 }
 
 impl TreeLog for DbLogger<'_> {
     fn log(&mut self, kind: ChangeKind, changes: &[Change<'_>]) -> Result<Lsn, TreeError> {
+        let undo = match (&self.mode, kind, changes.first()) {
+            (LogMode::Row { kind: row, .. }, ChangeKind::Row, Some(c)) => {
+                Some(row.undo(c.old_value))
+            }
+            _ => None,
+        };
         let Some(log) = &self.db.log else {
+            // tempdb logs nothing; its rollback uses the undo kept in memory (W8).
+            if let Some(u) = undo {
+                self.row = Some((0, u));
+            }
             return Ok(0);
         };
         if self.gate.is_none() {
@@ -896,7 +930,10 @@ impl TreeLog for DbLogger<'_> {
             (ChangeKind::Structure, _) | (ChangeKind::Row, LogMode::Structure) => {
                 wal::begin_structure(&mut self.buf, changes.len());
             }
-            (ChangeKind::Row, LogMode::Row { root, key, undo }) => {
+            (ChangeKind::Row, LogMode::Row { root, key, .. }) => {
+                let undo = undo
+                    .as_ref()
+                    .ok_or_else(|| TreeError::Log("a row change without its page".into()))?;
                 wal::begin_row(&mut self.buf, *root, key, undo);
             }
             (ChangeKind::Row, LogMode::Compensation { undo_next }) => {
@@ -920,8 +957,9 @@ impl TreeLog for DbLogger<'_> {
         }
         let lsn =
             log.append_payload(self.txn, &self.buf).map_err(|e| TreeError::Log(e.to_string()))?;
-        if kind == ChangeKind::Row {
-            self.row_lsn = lsn;
+        // A structure change (a merge after a delete) must not clear the row change's undo.
+        if let Some(u) = undo {
+            self.row = Some((lsn, u));
         }
         Ok(lsn)
     }

@@ -32,7 +32,7 @@ use walden_log::policy::DatabaseDurability;
 use walden_storage::PageId;
 
 use crate::database::{
-    Database, DatabaseConfig, DatabaseFiles, LogMode, RecoveryModel, CATALOG_ROOT,
+    Database, DatabaseConfig, DatabaseFiles, LogMode, RecoveryModel, RowKind, CATALOG_ROOT,
 };
 use crate::error::EngineError;
 use crate::lock::LockManager;
@@ -154,7 +154,7 @@ impl Coordinator for MasterCoordinator {
         let key = gtid.to_be_bytes();
         let mut logger = db.logger(
             txn,
-            LogMode::Row { root: OUTCOMES_ROOT, key: key.to_vec(), undo: crate::wal::Undo::Delete },
+            LogMode::Row { root: OUTCOMES_ROOT, key: key.to_vec(), kind: RowKind::Insert },
         );
         let result = db.space().tree(OUTCOMES_ROOT).insert(&mut logger, &key, &[]);
         logger.finish();
@@ -494,10 +494,7 @@ impl Instance {
         let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
         let db = self.database(name)?;
         db.set_delayed_durability(setting);
-        if db.is_temp() {
-            return Ok(());
-        }
-        if db.id() == MASTER_ID {
+        if db.is_temp() || db.id() == MASTER_ID {
             return Ok(());
         }
         self.master_put(&self.entry_of(&db), false)

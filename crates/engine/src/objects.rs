@@ -26,12 +26,11 @@ use walden_log::Durability;
 use walden_storage::PageId;
 
 use crate::catalog::{object_key, Catalog, IndexDef, Object, SequenceDef, TableDef};
-use crate::database::{Database, LogMode, UndoEntry, CATALOG_ROOT};
+use crate::database::{Database, LogMode, RowKind, UndoEntry, CATALOG_ROOT};
 use crate::error::EngineError;
 use crate::lock::{LockMode, Resource};
 use crate::txn::Transaction;
 use crate::types::{encode_key, SqlType, Value};
-use crate::wal::Undo;
 
 /// Identity values a table hands out per persisted high-water mark.
 pub const IDENTITY_CACHE: i64 = 1000;
@@ -98,28 +97,30 @@ impl Database {
     fn system_update(&self, object: Object, durability: Durability) -> Result<(), EngineError> {
         self.check_online()?;
         let key = object_key(object.id());
-        let tree = self.space().tree(CATALOG_ROOT);
-        let Some(old) = tree.get(&key)? else {
-            return Err(EngineError::Internal(format!("catalog entry {} vanished", object.id())));
-        };
         let txn = self.next_txn_id();
         self.txn_started(txn);
-        let undo = Undo::Restore(old);
         let mut logger = self.logger(
             txn,
-            LogMode::Row { root: CATALOG_ROOT, key: key.to_vec(), undo: undo.clone() },
+            LogMode::Row { root: CATALOG_ROOT, key: key.to_vec(), kind: RowKind::Update },
         );
-        let result = tree.update(&mut logger, &key, &object.encode());
-        logger.finish();
-        if let Err(e) = result {
-            let err = EngineError::from(e);
-            self.take_offline(err.to_string());
-            return Err(err);
+        let result = self.space().tree(CATALOG_ROOT).update(&mut logger, &key, &object.encode());
+        let undo = logger.finish();
+        match result {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                self.abort_txn_if_started(txn);
+                let id = object.id();
+                return Err(EngineError::Internal(format!("catalog entry {id} vanished")));
+            }
+            Err(e) => {
+                let err = EngineError::from(e);
+                self.take_offline(err.to_string());
+                return Err(err);
+            }
         }
-        let lsn = logger.row_lsn;
         if let Err(e) = self.commit_txn(txn, durability) {
-            let entry = UndoEntry { lsn, root: CATALOG_ROOT, key: key.to_vec(), undo };
-            let _ = crate::txn::undo_entries(self, txn, &[entry], 0);
+            let undo: Vec<UndoEntry> = undo.into_iter().collect();
+            let _ = crate::txn::undo_entries(self, txn, &undo, 0);
             return Err(e);
         }
         self.catalog.write().unwrap_or_else(PoisonError::into_inner).put(object);

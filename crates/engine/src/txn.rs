@@ -29,10 +29,10 @@ use std::time::Duration;
 
 use walden_log::policy::{resolve, CommitOption, DatabaseDurability, Override};
 use walden_log::{Durability, Lsn};
-use walden_storage::btree::TreeError;
+use walden_storage::btree::{BTree, TreeError};
 use walden_storage::PageId;
 
-use crate::database::{Database, LogMode, UndoEntry};
+use crate::database::{Database, DbLogger, LogMode, RowKind, UndoEntry};
 use crate::error::EngineError;
 use crate::lock::{LockManager, LockMode, Resource};
 use crate::wal::Undo;
@@ -223,6 +223,24 @@ impl Transaction {
         Ok(())
     }
 
+    /// Runs one logged row change on the tree at `root` and records its undo.
+    fn row_change<T>(
+        &mut self,
+        db: &Arc<Database>,
+        root: PageId,
+        key: &[u8],
+        kind: RowKind,
+        change: impl FnOnce(&BTree<'_>, &mut DbLogger<'_>) -> Result<T, TreeError>,
+    ) -> Result<T, EngineError> {
+        let part = self.part(db)?;
+        let mut logger = db.logger(part.txn, LogMode::Row { root, key: key.to_vec(), kind });
+        let result = change(&db.space().tree(root), &mut logger);
+        let undo = logger.finish();
+        let value = result.map_err(|e| fail(db, e))?;
+        part.undo.extend(undo);
+        Ok(value)
+    }
+
     /// Inserts `key` -> `value` into the tree at `root`; `Ok(false)` if the key exists.
     pub fn tree_insert(
         &mut self,
@@ -231,18 +249,13 @@ impl Transaction {
         key: &[u8],
         value: &[u8],
     ) -> Result<bool, EngineError> {
-        let part = self.part(db)?;
-        let mut logger =
-            db.logger(part.txn, LogMode::Row { root, key: key.to_vec(), undo: Undo::Delete });
-        match db.space().tree(root).insert(&mut logger, key, value) {
-            Ok(()) => {}
-            Err(TreeError::DuplicateKey) => return Ok(false),
-            Err(e) => return Err(fail(db, e)),
-        }
-        logger.finish();
-        let lsn = logger.row_lsn;
-        part.undo.push(UndoEntry { lsn, root, key: key.to_vec(), undo: Undo::Delete });
-        Ok(true)
+        self.row_change(db, root, key, RowKind::Insert, |tree, log| {
+            match tree.insert(log, key, value) {
+                Ok(()) => Ok(true),
+                Err(TreeError::DuplicateKey) => Ok(false),
+                Err(e) => Err(e),
+            }
+        })
     }
 
     /// Replaces the value under `key`; returns the old one (`None`: absent, nothing changed).
@@ -253,18 +266,7 @@ impl Transaction {
         key: &[u8],
         value: &[u8],
     ) -> Result<Option<Vec<u8>>, EngineError> {
-        let tree = db.space().tree(root);
-        let Some(old) = tree.get(key).map_err(|e| fail(db, e))? else {
-            return Ok(None);
-        };
-        let part = self.part(db)?;
-        let undo = Undo::Restore(old.clone());
-        let mut logger =
-            db.logger(part.txn, LogMode::Row { root, key: key.to_vec(), undo: undo.clone() });
-        tree.update(&mut logger, key, value).map_err(|e| fail(db, e))?;
-        logger.finish();
-        part.undo.push(UndoEntry { lsn: logger.row_lsn, root, key: key.to_vec(), undo });
-        Ok(Some(old))
+        self.row_change(db, root, key, RowKind::Update, |tree, log| tree.update(log, key, value))
     }
 
     /// Deletes `key`; returns its old value (`None`: absent).
@@ -274,18 +276,7 @@ impl Transaction {
         root: PageId,
         key: &[u8],
     ) -> Result<Option<Vec<u8>>, EngineError> {
-        let tree = db.space().tree(root);
-        let Some(old) = tree.get(key).map_err(|e| fail(db, e))? else {
-            return Ok(None);
-        };
-        let part = self.part(db)?;
-        let undo = Undo::Insert(old.clone());
-        let mut logger =
-            db.logger(part.txn, LogMode::Row { root, key: key.to_vec(), undo: undo.clone() });
-        tree.delete(&mut logger, key).map_err(|e| fail(db, e))?;
-        logger.finish();
-        part.undo.push(UndoEntry { lsn: logger.row_lsn, root, key: key.to_vec(), undo });
-        Ok(Some(old))
+        self.row_change(db, root, key, RowKind::Delete, |tree, log| tree.delete(log, key))
     }
 
     /// Stores a large value in overflow pages of `db`; returns its pointer. The pages are not

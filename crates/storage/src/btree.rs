@@ -95,6 +95,9 @@ pub struct Change<'a> {
     /// The page's LSN before the changes: the logger logs `after` as an image instead of
     /// `ops` if this is not newer than the current checkpoint's redo point.
     pub lsn_before: Lsn,
+    /// For a row change that replaces or removes an entry: the value it had, which the
+    /// logger needs for the undo. `None` for inserts and structure changes.
+    pub old_value: Option<&'a [u8]>,
 }
 
 /// Where the trees' changes are logged: implemented by the engine over the log manager.
@@ -312,6 +315,7 @@ impl<'p> Smo<'p> {
         let changes: Vec<Change<'_>> = (0..self.pages.len())
             .filter(|&i| !self.ops[i].is_empty())
             .map(|i| Change {
+                old_value: None,
                 after: &self.pages[i],
                 ops: &self.ops[i],
                 lsn_before: self.lsn_before[i],
@@ -338,11 +342,17 @@ impl<'p> Smo<'p> {
     }
 }
 
-/// Logs one row change made to a live page.
-fn log_row(log: &mut dyn TreeLog, page: &Page, op: &PageOp<'_>, lsn_before: Lsn) -> Result<Lsn> {
+/// Logs one row change made to a live page; `old_value` is the value it replaced or removed.
+fn log_row(
+    log: &mut dyn TreeLog,
+    page: &Page,
+    op: &PageOp<'_>,
+    lsn_before: Lsn,
+    old_value: Option<&[u8]>,
+) -> Result<Lsn> {
     let mut ops = Vec::with_capacity(16);
     op.encode(&mut ops);
-    log.log(ChangeKind::Row, &[Change { after: page, ops: &ops, lsn_before }])
+    log.log(ChangeKind::Row, &[Change { after: page, ops: &ops, lsn_before, old_value }])
 }
 
 impl TreeSpace {
@@ -701,11 +711,12 @@ impl BTree<'_> {
                         let old = page.get(slot)?.to_vec();
                         let grows = record.len().saturating_sub(old.len());
                         if grows == 0 || grows <= page.free_bytes() {
+                            let old_value = leaf_split(&old)?.1;
                             let op = PageOp::Update { slot: slot as u16, record: &record };
                             op.apply(&mut page)?;
-                            let lsn = log_row(log, &page, &op, lsn_before)?;
+                            let lsn = log_row(log, &page, &op, lsn_before, Some(old_value))?;
                             page.mark_dirty(lsn);
-                            return Ok(Some(leaf_split(&old)?.1.to_vec()));
+                            return Ok(Some(old_value.to_vec()));
                         }
                     }
                     Found::Before(slot) => {
@@ -715,7 +726,7 @@ impl BTree<'_> {
                         if page.fits(record.len()) {
                             let op = PageOp::Insert { slot: slot as u16, record: &record };
                             op.apply(&mut page)?;
-                            let lsn = log_row(log, &page, &op, lsn_before)?;
+                            let lsn = log_row(log, &page, &op, lsn_before, None)?;
                             page.mark_dirty(lsn);
                             if page.next_page().is_none() && slot + 1 == page.slot_count() {
                                 *hint = AppendHint { leaf: path.leaf.id(), lsn };
@@ -758,7 +769,7 @@ impl BTree<'_> {
         let lsn_before = page.page_lsn();
         let op = PageOp::Insert { slot: n as u16, record };
         op.apply(&mut page)?;
-        let lsn = log_row(log, &page, &op, lsn_before)?;
+        let lsn = log_row(log, &page, &op, lsn_before, None)?;
         page.mark_dirty(lsn);
         hint.lsn = lsn;
         Ok(true)
@@ -779,7 +790,7 @@ impl BTree<'_> {
             let old = leaf_split(page.get(slot)?)?.1.to_vec();
             let op = PageOp::Delete { slot: slot as u16 };
             op.apply(&mut page)?;
-            let lsn = log_row(log, &page, &op, lsn_before)?;
+            let lsn = log_row(log, &page, &op, lsn_before, Some(&old))?;
             page.mark_dirty(lsn);
             let used = PAGE_SIZE - page.free_bytes();
             (old, used < PAGE_SIZE / 4)
