@@ -177,6 +177,18 @@ impl Pointer {
     }
 }
 
+/// Where the last checkpoint left the log (`sys.dm_db_log_stats`); all 0 in tempdb, which
+/// has no log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CheckpointLsns {
+    /// The checkpoint record's LSN.
+    pub checkpoint_lsn: Lsn,
+    /// Every change logged at or before this LSN was on disk when the checkpoint ended.
+    pub redo_point: Lsn,
+    /// Where recovery would start reading the log.
+    pub scan_start: Lsn,
+}
+
 /// Whether a database can be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DatabaseState {
@@ -612,6 +624,16 @@ impl Database {
             "CHECKPOINT"
         } else {
             "NOTHING"
+        }
+    }
+
+    /// The LSNs the last checkpoint recorded.
+    pub fn last_checkpoint(&self) -> CheckpointLsns {
+        let pointer = *self.checkpoint_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        CheckpointLsns {
+            checkpoint_lsn: pointer.checkpoint_lsn,
+            redo_point: pointer.body.redo_point,
+            scan_start: pointer.body.scan_start,
         }
     }
 

@@ -478,6 +478,18 @@ impl LogManager {
         map.truncation_lsn = map.truncation_lsn.max(lsn.min(hardened));
     }
 
+    /// Bytes per segment, header sector included, as the file was created with (the
+    /// configuration's `segment_size` applies only to new files).
+    pub fn segment_size(&self) -> u64 {
+        self.shared.data_size + SECTOR
+    }
+
+    /// The truncation point set by [`LogManager::set_truncation_lsn`] (0 until one is set):
+    /// the log before it is no longer needed and its segments may be reused.
+    pub fn truncation_lsn(&self) -> Lsn {
+        lock(&self.shared.segments).truncation_lsn
+    }
+
     /// The oldest position the file still holds: reading may start there.
     pub fn start_lsn(&self) -> Lsn {
         let map = lock(&self.shared.segments);

@@ -66,6 +66,7 @@ mod parser;
 
 pub mod ast;
 pub mod error;
+pub mod exec;
 pub mod lexer;
 
 pub use ast::{Batch, Expr, ExprKind, Query, Statement, StatementKind};

@@ -6,7 +6,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::resource::{hash_of, FastBuild};
-use super::{LockError, LockInfo, LockMode, LockStats, LockStatus, OwnerId, Resource};
+use super::{
+    LockError, LockInfo, LockMode, LockStats, LockStatus, LockWaitStat, OwnerId, Resource,
+};
 
 /// Shards of the lock table and of the owner table. A power of two; 64 keeps two sessions
 /// working on different rows off each other's mutex almost always, for 16 KB of mutexes.
@@ -56,6 +58,21 @@ struct Counters {
     timeouts: u64,
     deadlocks: u64,
     wait_nanos: u64,
+    /// Per requested mode, in [`LockMode::ALL`] order: (waits ended, total and longest
+    /// nanoseconds), for the `LCK_M_*` wait types.
+    mode_waits: [(u64, u64, u64); 6],
+}
+
+impl Counters {
+    /// Records a wait for `mode` that ended after `nanos`.
+    fn wait_ended(&mut self, mode: LockMode, nanos: u64) {
+        self.wait_nanos = self.wait_nanos.saturating_add(nanos);
+        let i = LockMode::ALL.iter().position(|&m| m == mode).unwrap_or(0);
+        let w = &mut self.mode_waits[i];
+        w.0 += 1;
+        w.1 = w.1.saturating_add(nanos);
+        w.2 = w.2.max(nanos);
+    }
 }
 
 /// One resource's locks. Under its shard's mutex.
@@ -317,7 +334,7 @@ impl LockManager {
                 .unwrap_or(u64::MAX);
             // Gone from the queue: only a granter removes another thread's request.
             let Some((entry, at)) = found else {
-                state.counters.wait_nanos = state.counters.wait_nanos.saturating_add(waited);
+                state.counters.wait_ended(mode, waited);
                 break Ok(true);
             };
             let failure = if entry.queue[at].victim {
@@ -335,7 +352,7 @@ impl LockManager {
                 if entry.is_unused() {
                     state.table.remove(res);
                 }
-                state.counters.wait_nanos = state.counters.wait_nanos.saturating_add(waited);
+                state.counters.wait_ended(mode, waited);
                 break Err(error);
             }
             if now >= next_check {
@@ -554,5 +571,28 @@ impl LockManager {
             deadlocks: sum.deadlocks,
             wait_time: Duration::from_nanos(sum.wait_nanos),
         }
+    }
+
+    /// The waits that ended, by requested mode (`sys.dm_os_wait_stats`'s `LCK_M_*` rows),
+    /// summed over the shards, in [`LockMode::ALL`] order.
+    pub fn wait_stats(&self) -> [(LockMode, LockWaitStat); 6] {
+        let mut sum = [(0u64, 0u64, 0u64); 6];
+        for shard in self.shards.iter() {
+            let c = lock_mutex(&shard.0).counters;
+            for (total, w) in sum.iter_mut().zip(c.mode_waits) {
+                total.0 += w.0;
+                total.1 = total.1.saturating_add(w.1);
+                total.2 = total.2.max(w.2);
+            }
+        }
+        std::array::from_fn(|i| {
+            let (count, total, max) = sum[i];
+            let stat = LockWaitStat {
+                count,
+                total: Duration::from_nanos(total),
+                max: Duration::from_nanos(max),
+            };
+            (LockMode::ALL[i], stat)
+        })
     }
 }

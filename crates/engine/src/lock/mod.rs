@@ -184,3 +184,15 @@ pub struct LockStats {
     /// Time spent waiting, over all waits that ended ("Lock Wait Time (ms)").
     pub wait_time: Duration,
 }
+
+/// The waits that ended for one requested mode: a `sys.dm_os_wait_stats` row (`LCK_M_S`,
+/// `LCK_M_X`...). A conversion counts under the mode it asked for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LockWaitStat {
+    /// Waits that ended (granted, timed out or chosen as deadlock victim).
+    pub count: u64,
+    /// Their total duration.
+    pub total: Duration,
+    /// The longest of them.
+    pub max: Duration,
+}

@@ -1,0 +1,567 @@
+//! Data definition: databases, tables, indexes, sequences, procedures, table variables.
+//!
+//! Object DDL runs in the statement's transaction (a user transaction may create and drop
+//! tables and roll them back); the engine makes such commits fully durable (rule W7 of
+//! `docs/recovery.md`). Database DDL (`CREATE`/`DROP`/`ALTER DATABASE`) is not allowed inside a
+//! user transaction, as in SQL Server (error 226).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use walden_engine::catalog::{CheckDef, ColumnDef, Object, SequenceDef};
+use walden_engine::objects::IndexSpec;
+use walden_engine::types::{SqlType, Value};
+use walden_engine::{DatabaseFiles, RecoveryModel};
+use walden_log::policy::DatabaseDurability;
+
+use crate::ast::{
+    Clustering, ColumnConstraintKind, ColumnOption, CreateMode, CreateTable, DatabaseOption,
+    DatabaseRef, DelayedDurability, DropKind, Ident, ObjectName, RecoveryModel as AstRecovery,
+    SequenceOption, Statement, StatementKind, TableConstraintKind, TableElement,
+};
+use crate::exec::query::display_name;
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// What a table definition declares.
+struct TableParts {
+    columns: Vec<ColumnDef>,
+    checks: Vec<CheckDef>,
+    indexes: Vec<IndexSpec>,
+}
+
+/// A PRIMARY KEY or UNIQUE constraint as written: name, primary or not, clustering, columns.
+type KeySpec = (Option<Ident>, bool, Option<Clustering>, Vec<String>);
+
+fn in_transaction(what: &str) -> SqlError {
+    SqlError::new(226, format!("{what} statement not allowed within multi-statement transaction."))
+}
+
+/// A constraint name in SQL Server's shape, `PK__table__hex`. The hex part is a hash of the
+/// database, table and constraint number, so that names are unique and repeatable.
+fn generated_name(prefix: &str, db: &str, table: &str, seq: u64) -> String {
+    let short: String = table.trim_start_matches('#').chars().take(8).collect();
+    // FNV-1a.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in db
+        .bytes()
+        .chain([0])
+        .chain(table.bytes())
+        .chain([0])
+        .chain(prefix.bytes())
+        .chain(seq.to_le_bytes())
+    {
+        h = (h ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{prefix}__{short}__{h:016X}")
+}
+
+impl Run<'_> {
+    /// Runs a DDL statement.
+    pub(crate) fn ddl(&mut self, st: &Statement) -> Result<(), SqlError> {
+        match &st.kind {
+            StatementKind::CreateDatabase(c) => {
+                if self.s.trancount > 0 {
+                    return Err(in_transaction("CREATE DATABASE"));
+                }
+                let files = match (
+                    c.files.first().and_then(|f| f.filename.clone()),
+                    c.log_files.first().and_then(|f| f.filename.clone()),
+                ) {
+                    (None, None) => None,
+                    (data, log) => {
+                        let dir = self.s.instance.dir().to_path_buf();
+                        let data = data.map_or_else(
+                            || dir.join(format!("{}.mdf", c.name.value)),
+                            PathBuf::from,
+                        );
+                        let log = log.map_or_else(
+                            || dir.join(format!("{}_log.ldf", c.name.value)),
+                            PathBuf::from,
+                        );
+                        Some(DatabaseFiles { data, log })
+                    }
+                };
+                self.s
+                    .instance
+                    .create_database(&c.name.value, files)
+                    .map_err(|e| self.s.engine_error(e))?;
+                Ok(())
+            }
+            StatementKind::AlterDatabase(a) => {
+                if self.s.trancount > 0 {
+                    return Err(in_transaction("ALTER DATABASE"));
+                }
+                let name = match &a.database {
+                    DatabaseRef::Name(n) => n.value.clone(),
+                    DatabaseRef::Current => self.s.db.name().to_string(),
+                };
+                let r = match a.option {
+                    DatabaseOption::DelayedDurability(d) => {
+                        let setting = match d {
+                            DelayedDurability::Disabled => DatabaseDurability::Disabled,
+                            DelayedDurability::Allowed => DatabaseDurability::Allowed,
+                            DelayedDurability::Forced => DatabaseDurability::Forced,
+                        };
+                        self.s.instance.set_delayed_durability(&name, setting)
+                    }
+                    DatabaseOption::Recovery(m) => {
+                        let model = match m {
+                            AstRecovery::Simple => RecoveryModel::Simple,
+                            // BULK_LOGGED keeps the log as FULL does; Walden has no minimally
+                            // logged operations to treat differently.
+                            AstRecovery::Full | AstRecovery::BulkLogged => RecoveryModel::Full,
+                        };
+                        self.s.instance.set_recovery_model(&name, model)
+                    }
+                };
+                r.map_err(|e| self.s.engine_error(e))
+            }
+            StatementKind::CreateTable(c) => self.create_table(c),
+            StatementKind::TruncateTable(name) => {
+                let t = self.resolve_table(name, &name.name.value)?;
+                let db = Arc::clone(&t.db);
+                self.tx().truncate_table(&db, &t.def).map_err(|e| self.s.engine_error(e))?;
+                Ok(())
+            }
+            StatementKind::CreateIndex(ci) => {
+                let t = self.resolve_table(&ci.table, &ci.table.name.value)?;
+                let mut columns = Vec::with_capacity(ci.columns.len());
+                for c in &ci.columns {
+                    columns.push(
+                        t.def
+                            .column(&c.name.value)
+                            .ok_or_else(|| SqlError::invalid_column(&c.name.value))?,
+                    );
+                }
+                let clustered = ci.clustering == Some(Clustering::Clustered);
+                if clustered {
+                    return Err(SqlError::new(
+                        1902,
+                        format!("Cannot create more than one clustered index on table '{}'. Walden builds a table's clustered index with the table: declare it in CREATE TABLE.", t.def.name),
+                    ));
+                }
+                let spec = IndexSpec {
+                    name: ci.name.value.clone(),
+                    columns,
+                    unique: ci.unique,
+                    clustered: false,
+                    primary_key: false,
+                    unique_constraint: false,
+                };
+                let db = Arc::clone(&t.db);
+                self.tx().create_index(&db, &t.def, &spec).map_err(|e| self.s.engine_error(e))?;
+                Ok(())
+            }
+            StatementKind::CreateSequence(cs) => self.create_sequence(&cs.name, &cs.options),
+            StatementKind::CreateProcedure(p) => {
+                let db = self.database_of(p.name.database.as_ref())?;
+                let schema = p.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+                let exists = db.find_object(schema, &p.name.name.value);
+                match (p.mode, exists.as_deref()) {
+                    (CreateMode::Create, Some(_)) => {
+                        return Err(SqlError::new(
+                            2714,
+                            format!(
+                                "There is already an object named '{}' in the database.",
+                                p.name.name.value
+                            ),
+                        ))
+                    }
+                    (CreateMode::Alter, None) => {
+                        return Err(SqlError::invalid_object(&p.name.name.value))
+                    }
+                    (_, Some(o)) if !matches!(o, Object::Procedure(_)) => {
+                        return Err(SqlError::new(
+                            2714,
+                            format!(
+                                "There is already an object named '{}' in the database.",
+                                p.name.name.value
+                            ),
+                        ))
+                    }
+                    _ => {}
+                }
+                let or_alter = p.mode != CreateMode::Create;
+                self.tx()
+                    .put_procedure(&db, schema, &p.name.name.value, &p.definition, or_alter)
+                    .map_err(|e| self.s.engine_error(e))?;
+                Ok(())
+            }
+            StatementKind::Drop(d) => {
+                for name in &d.names {
+                    self.drop(d.kind, name, d.if_exists)?;
+                }
+                Ok(())
+            }
+            StatementKind::DropIndex(_) => {
+                Err(SqlError::new(50000, "DROP INDEX is not supported by Walden yet"))
+            }
+            other => Err(SqlError::new(
+                50000,
+                format!("statement not supported: {:?}", std::mem::discriminant(other)),
+            )),
+        }
+    }
+
+    fn drop(&mut self, kind: DropKind, name: &ObjectName, if_exists: bool) -> Result<(), SqlError> {
+        match kind {
+            DropKind::Database => {
+                if self.s.trancount > 0 {
+                    return Err(in_transaction("DROP DATABASE"));
+                }
+                let n = &name.name.value;
+                if self.s.instance.database(n).is_err() {
+                    if if_exists {
+                        return Ok(());
+                    }
+                    return Err(SqlError::new(3701, format!("Cannot drop the database '{n}', because it does not exist or you do not have permission.")));
+                }
+                if self.s.db.name().eq_ignore_ascii_case(n) {
+                    return Err(SqlError::new(
+                        3702,
+                        format!("Cannot drop database \"{n}\" because it is currently in use."),
+                    ));
+                }
+                self.s.instance.drop_database(n).map_err(|e| self.s.engine_error(e))
+            }
+            DropKind::Table => {
+                let temp = name.name.value.starts_with('#');
+                let resolved = self.resolve_table_object(name);
+                let (db, o) = match resolved {
+                    Ok(x) => x,
+                    Err(_) if if_exists => return Ok(()),
+                    Err(_) => {
+                        return Err(SqlError::new(3701, format!("Cannot drop the table '{}', because it does not exist or you do not have permission.", display_name(name))))
+                    }
+                };
+                self.tx().drop_object(&db, o.id()).map_err(|e| self.s.engine_error(e))?;
+                if temp {
+                    self.s.temp_tables.remove(&name.name.value.to_ascii_lowercase());
+                }
+                Ok(())
+            }
+            DropKind::Sequence | DropKind::Procedure => {
+                let db = self.database_of(name.database.as_ref())?;
+                let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+                let found = db.find_object(schema, &name.name.value).filter(|o| match kind {
+                    DropKind::Sequence => matches!(**o, Object::Sequence(_)),
+                    _ => matches!(**o, Object::Procedure(_)),
+                });
+                let Some(o) = found else {
+                    if if_exists {
+                        return Ok(());
+                    }
+                    let what = if kind == DropKind::Sequence { "sequence" } else { "procedure" };
+                    return Err(SqlError::new(3701, format!("Cannot drop the {what} '{}', because it does not exist or you do not have permission.", display_name(name))));
+                };
+                self.tx().drop_object(&db, o.id()).map_err(|e| self.s.engine_error(e))
+            }
+        }
+    }
+
+    fn create_table(&mut self, c: &CreateTable) -> Result<(), SqlError> {
+        let TableParts { columns, checks, indexes } =
+            self.table_elements(&c.name.name.value, &c.elements)?;
+        self.create_table_def(&c.name, columns, checks, &indexes)?;
+        Ok(())
+    }
+
+    /// Columns, CHECK constraints and indexes of a table definition.
+    fn table_elements(
+        &mut self,
+        table: &str,
+        elements: &[TableElement],
+    ) -> Result<TableParts, SqlError> {
+        let mut columns: Vec<ColumnDef> = Vec::new();
+        let mut checks = Vec::new();
+        let mut keys: Vec<KeySpec> = Vec::new();
+        let mut seq = 0u64;
+        let db = self.s.db.name().to_string();
+        for e in elements {
+            match e {
+                TableElement::Column(col) => {
+                    if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&col.name.value)) {
+                        return Err(SqlError::new(2705, format!("Column names in each table must be unique. Column name '{}' in table '{table}' is specified more than once.", col.name.value)));
+                    }
+                    let ty = scalar::data_type(&col.data_type)?;
+                    let mut def = ColumnDef {
+                        name: col.name.value.clone(),
+                        ty,
+                        nullable: true,
+                        identity: None,
+                        default: None,
+                    };
+                    let mut explicit_null = false;
+                    for o in &col.options {
+                        match o {
+                            ColumnOption::Null => explicit_null = true,
+                            ColumnOption::NotNull => def.nullable = false,
+                            ColumnOption::Collate(_) => {}
+                            ColumnOption::Identity(spec) => {
+                                let (seed, inc) = match spec {
+                                    Some(s) => (
+                                        self.int_constant(&s.seed)?,
+                                        self.int_constant(&s.increment)?,
+                                    ),
+                                    None => (1, 1),
+                                };
+                                if !matches!(
+                                    ty,
+                                    SqlType::TinyInt
+                                        | SqlType::SmallInt
+                                        | SqlType::Int
+                                        | SqlType::BigInt
+                                        | SqlType::Decimal { scale: 0, .. }
+                                ) {
+                                    return Err(SqlError::new(2749, format!("Identity column '{}' must be of data type int, bigint, smallint, tinyint, or decimal or numeric with a scale of 0, and constrained to be nonnullable.", col.name.value)));
+                                }
+                                def.identity = Some((seed, inc));
+                                def.nullable = false;
+                            }
+                            ColumnOption::Constraint(cc) => match &cc.kind {
+                                ColumnConstraintKind::PrimaryKey(cl) => {
+                                    def.nullable = false;
+                                    keys.push((
+                                        cc.name.clone(),
+                                        true,
+                                        *cl,
+                                        vec![col.name.value.clone()],
+                                    ));
+                                }
+                                ColumnConstraintKind::Unique(cl) => {
+                                    keys.push((
+                                        cc.name.clone(),
+                                        false,
+                                        *cl,
+                                        vec![col.name.value.clone()],
+                                    ));
+                                }
+                                ColumnConstraintKind::Default(e) => {
+                                    def.default = Some(e.to_string())
+                                }
+                                ColumnConstraintKind::Check(e) => {
+                                    seq += 1;
+                                    let name = cc.name.as_ref().map_or_else(
+                                        || generated_name("CK", &db, table, seq),
+                                        |n| n.value.clone(),
+                                    );
+                                    checks.push(CheckDef { name, text: e.to_string() });
+                                }
+                            },
+                        }
+                    }
+                    if explicit_null && def.identity.is_some() {
+                        def.nullable = false;
+                    }
+                    columns.push(def);
+                }
+                TableElement::Constraint(tc) => match &tc.kind {
+                    TableConstraintKind::PrimaryKey { clustering, columns: cols } => {
+                        keys.push((
+                            tc.name.clone(),
+                            true,
+                            *clustering,
+                            cols.iter().map(|c| c.name.value.clone()).collect(),
+                        ));
+                    }
+                    TableConstraintKind::Unique { clustering, columns: cols } => {
+                        keys.push((
+                            tc.name.clone(),
+                            false,
+                            *clustering,
+                            cols.iter().map(|c| c.name.value.clone()).collect(),
+                        ));
+                    }
+                    TableConstraintKind::Check(e) => {
+                        seq += 1;
+                        let name = tc.name.as_ref().map_or_else(
+                            || generated_name("CK", &db, table, seq),
+                            |n| n.value.clone(),
+                        );
+                        checks.push(CheckDef { name, text: e.to_string() });
+                    }
+                },
+            }
+        }
+        if keys.iter().filter(|k| k.1).count() > 1 {
+            return Err(SqlError::new(
+                8110,
+                format!("Cannot add multiple PRIMARY KEY constraints to table '{table}'."),
+            ));
+        }
+        let mut indexes = Vec::new();
+        let mut clustered_taken = keys.iter().any(|k| k.2 == Some(Clustering::Clustered));
+        for (name, pk, clustering, cols) in keys {
+            let mut idx = Vec::with_capacity(cols.len());
+            for c in &cols {
+                let at = columns.iter().position(|x| x.name.eq_ignore_ascii_case(c)).ok_or_else(
+                    || {
+                        SqlError::new(
+                            1911,
+                            format!(
+                                "Column name '{c}' does not exist in the target table or view."
+                            ),
+                        )
+                    },
+                )?;
+                if pk {
+                    columns[at].nullable = false;
+                }
+                idx.push(at);
+            }
+            // A primary key is clustered unless it says otherwise or another index is.
+            let clustered = match clustering {
+                Some(Clustering::Clustered) => true,
+                Some(Clustering::Nonclustered) => false,
+                None => pk && !clustered_taken,
+            };
+            if clustered {
+                clustered_taken = true;
+            }
+            seq += 1;
+            let name = name.map_or_else(
+                || generated_name(if pk { "PK" } else { "UQ" }, &db, table, seq),
+                |n| n.value,
+            );
+            indexes.push(IndexSpec {
+                name,
+                columns: idx,
+                unique: true,
+                clustered,
+                primary_key: pk,
+                unique_constraint: !pk,
+            });
+        }
+        Ok(TableParts { columns, checks, indexes })
+    }
+
+    fn int_constant(&mut self, e: &crate::ast::Expr) -> Result<i64, SqlError> {
+        match scalar::convert(self.value(e)?, SqlType::BigInt, None)? {
+            Value::BigInt(v) => Ok(v),
+            _ => Err(SqlError::new(50000, "expected an integer constant")),
+        }
+    }
+
+    fn number_constant(&mut self, e: &crate::ast::Expr) -> Result<i128, SqlError> {
+        let v = self.value(e)?;
+        match scalar::convert(v, SqlType::Decimal { precision: 38, scale: 0 }, None)? {
+            Value::Decimal(d) => Ok(d.mantissa()),
+            _ => Err(SqlError::new(50000, "expected a numeric constant")),
+        }
+    }
+
+    fn create_sequence(
+        &mut self,
+        name: &ObjectName,
+        options: &[SequenceOption],
+    ) -> Result<(), SqlError> {
+        let db = self.database_of(name.database.as_ref())?;
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str()).to_string();
+        let mut ty = SqlType::BigInt;
+        let mut start = None;
+        let mut increment = 1i128;
+        let mut min = None;
+        let mut max = None;
+        let mut cycle = false;
+        let mut cache = Some(50u32);
+        for o in options {
+            match o {
+                SequenceOption::DataType(d) => ty = scalar::data_type(d)?,
+                SequenceOption::StartWith(e) => start = Some(self.number_constant(e)?),
+                SequenceOption::IncrementBy(e) => increment = self.number_constant(e)?,
+                SequenceOption::MinValue(e) => {
+                    min = match e {
+                        Some(e) => Some(self.number_constant(e)?),
+                        None => None,
+                    }
+                }
+                SequenceOption::MaxValue(e) => {
+                    max = match e {
+                        Some(e) => Some(self.number_constant(e)?),
+                        None => None,
+                    }
+                }
+                SequenceOption::Cycle(c) => cycle = *c,
+                SequenceOption::Cache(e) => {
+                    cache = match e {
+                        Some(e) => {
+                            Some(u32::try_from(self.number_constant(e)?.max(1)).unwrap_or(u32::MAX))
+                        }
+                        None => Some(50),
+                    }
+                }
+                SequenceOption::NoCache => cache = None,
+            }
+        }
+        let (type_min, type_max): (i128, i128) = match ty {
+            SqlType::TinyInt => (0, 255),
+            SqlType::SmallInt => (i16::MIN.into(), i16::MAX.into()),
+            SqlType::Int => (i32::MIN.into(), i32::MAX.into()),
+            SqlType::BigInt => (i64::MIN.into(), i64::MAX.into()),
+            SqlType::Decimal { precision, scale: 0 } => {
+                let m = 10i128.pow(u32::from(precision)) - 1;
+                (-m, m)
+            }
+            _ => return Err(SqlError::new(11702, "The sequence object data type must be an integer type, or decimal or numeric with a scale of 0, or any user-defined data type that is based on one of the above integer data types.")),
+        };
+        if increment == 0 {
+            return Err(SqlError::new(
+                11700,
+                format!("The increment for sequence object '{}' cannot be zero.", name.name.value),
+            ));
+        }
+        let min = min.unwrap_or(type_min);
+        let max = max.unwrap_or(type_max);
+        let start = start.unwrap_or(if increment > 0 { min } else { max });
+        if min >= max || start < min || start > max {
+            return Err(SqlError::new(11703, format!("The start value for sequence object '{}' must be between the minimum and maximum value of the sequence object.", name.name.value)));
+        }
+        let def = SequenceDef {
+            id: 0,
+            schema,
+            name: name.name.value.clone(),
+            ty,
+            start,
+            increment,
+            min,
+            max,
+            cycle,
+            cache,
+            high_water: None,
+        };
+        self.tx().create_sequence(&db, def).map_err(|e| self.s.engine_error(e))?;
+        Ok(())
+    }
+
+    /// DECLARE @t TABLE (...): a table in tempdb that lives as long as the batch (or the
+    /// procedure call) that declared it.
+    pub(crate) fn declare_table_variable(
+        &mut self,
+        name: &str,
+        elements: &[TableElement],
+    ) -> Result<(), SqlError> {
+        let TableParts { columns, checks, indexes } = self.table_elements(name, elements)?;
+        let key = name.to_ascii_lowercase();
+        if self.s.temp_tables.contains_key(&key) {
+            return Err(SqlError::with_severity(134, 15, format!("The variable name '{name}' has already been declared. Variable names must be unique within a query batch or stored procedure.")));
+        }
+        let internal = self.new_temp_name(&format!("#{}", name.trim_start_matches('@')));
+        let tempdb = Arc::clone(self.s.instance.tempdb());
+        let def = walden_engine::catalog::TableDef {
+            id: 0,
+            schema: "dbo".to_string(),
+            name: internal.clone(),
+            columns,
+            indexes: Vec::new(),
+            checks,
+            identity_high: 0,
+            created_micros: 0,
+        };
+        self.tx().create_table(&tempdb, def, &indexes).map_err(|e| self.s.engine_error(e))?;
+        self.s.temp_tables.insert(key.clone(), internal);
+        self.note_table_variable(&key);
+        Ok(())
+    }
+}

@@ -1,0 +1,597 @@
+//! Statements that return or change rows: SELECT (with INTO), INSERT, UPDATE, DELETE.
+//!
+//! A change is computed first and applied after: UPDATE and DELETE collect the rows they
+//! qualify (through a key seek when the WHERE clause fixes the key) and then change them one
+//! by one through the engine, which logs each change and maintains every index. The row
+//! locators travel in a hidden column of the source rows (see [`ROWID`]).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use walden_engine::catalog::{ColumnDef, TableDef};
+use walden_engine::types::{SqlType, Value};
+
+use crate::ast::{
+    AssignmentTarget, Delete, Expr, ExprKind, Insert, InsertSource, ObjectName, QueryBody, Select,
+    SelectItem, SelectStatement, StatementKind, TableSource, TableTarget, Update,
+};
+use crate::exec::eval::{Col, Env};
+use crate::exec::query::{Rows, TableRef, ROWID};
+use crate::exec::scalar;
+use crate::exec::session::{Run, Step};
+use crate::exec::{ColumnInfo, SqlError};
+use crate::parse_batch;
+
+/// The rows an UPDATE or DELETE qualifies, and where the target's row locator is in them.
+struct Qualified {
+    cols: Vec<Col>,
+    rows: Vec<Vec<Value>>,
+    rowid: usize,
+}
+
+/// The first SELECT of a query body: where `INTO` is written.
+fn first_select(body: &QueryBody) -> Option<&Select> {
+    match body {
+        QueryBody::Select(s) => Some(s),
+        QueryBody::SetOperation { left, .. } => first_select(left),
+        QueryBody::Parenthesized(q) => first_select(&q.body),
+    }
+}
+
+/// Parses a stored expression (a column's DEFAULT, a CHECK constraint) again.
+fn stored_expr(text: &str) -> Result<Expr, SqlError> {
+    let batch = parse_batch(&format!("SELECT 1 WHERE {text}")).map_err(SqlError::from)?;
+    match batch.statements.into_iter().next().map(|s| s.kind) {
+        Some(StatementKind::Select(s)) => match s.query.body {
+            QueryBody::Select(sel) => {
+                sel.where_clause.ok_or_else(|| SqlError::new(50000, "empty stored expression"))
+            }
+            _ => Err(SqlError::new(50000, "bad stored expression")),
+        },
+        _ => Err(SqlError::new(50000, "bad stored expression")),
+    }
+}
+
+fn stored_value_expr(text: &str) -> Result<Expr, SqlError> {
+    let batch = parse_batch(&format!("SELECT {text}")).map_err(SqlError::from)?;
+    match batch.statements.into_iter().next().map(|s| s.kind) {
+        Some(StatementKind::Select(s)) => match s.query.body {
+            QueryBody::Select(sel) => match sel.items.into_iter().next() {
+                Some(SelectItem::Expr { expr, .. }) => Ok(expr),
+                _ => Err(SqlError::new(50000, "bad stored default")),
+            },
+            _ => Err(SqlError::new(50000, "bad stored default")),
+        },
+        _ => Err(SqlError::new(50000, "bad stored default")),
+    }
+}
+
+/// The columns a table's rows are evaluated with (for CHECK constraints).
+fn table_cols(def: &TableDef) -> Vec<Col> {
+    def.columns
+        .iter()
+        .map(|c| Col {
+            qual: Some(def.name.clone()),
+            name: c.name.clone(),
+            ty: c.ty,
+            nullable: c.nullable,
+            hidden: false,
+        })
+        .collect()
+}
+
+impl Run<'_> {
+    /// A SELECT statement: sends its rows to the client, or stores them (INTO), or assigns
+    /// variables.
+    pub(crate) fn select_statement(&mut self, s: &SelectStatement) -> Step<()> {
+        let first = first_select(&s.query.body);
+        let into = first.and_then(|sel| sel.into.clone());
+        let assigns = first
+            .is_some_and(|sel| sel.items.iter().any(|i| matches!(i, SelectItem::Assign { .. })));
+        let rows = self.query(&s.query, None)?;
+        if assigns {
+            self.s.rowcount = rows.rows.len() as u64;
+            return Ok(());
+        }
+        if let Some(into) = into {
+            let n = self.select_into(&into, rows)?;
+            self.done(n);
+            return Ok(());
+        }
+        let cols: Vec<ColumnInfo> = rows
+            .cols
+            .iter()
+            .filter(|c| !c.hidden)
+            .map(|c| ColumnInfo { name: c.name.clone(), ty: c.ty, nullable: c.nullable })
+            .collect();
+        let visible: Vec<usize> =
+            rows.cols.iter().enumerate().filter(|(_, c)| !c.hidden).map(|(i, _)| i).collect();
+        self.out.result_set(&cols);
+        let n = rows.rows.len() as u64;
+        let all_visible = visible.len() == rows.cols.len();
+        for r in &rows.rows {
+            if all_visible {
+                self.out.row(r);
+            } else {
+                let v: Vec<Value> = visible.iter().map(|&i| r[i].clone()).collect();
+                self.out.row(&v);
+            }
+        }
+        self.out.result_end(n);
+        self.done(n);
+        Ok(())
+    }
+
+    /// SELECT ... INTO: a new heap with the query's columns, filled with its rows.
+    fn select_into(&mut self, name: &ObjectName, rows: Rows) -> Result<u64, SqlError> {
+        let mut columns = Vec::new();
+        let mut seen = HashSet::new();
+        for c in rows.cols.iter().filter(|c| !c.hidden) {
+            if c.name.is_empty() {
+                return Err(SqlError::new(
+                    1038,
+                    "An object or column name is missing or empty. For SELECT INTO statements, verify each column has a name. For other statements, look for empty alias names. Aliases defined as \"\" or [] are not allowed. Change the alias to a valid name.",
+                ));
+            }
+            if !seen.insert(c.name.to_ascii_lowercase()) {
+                return Err(SqlError::new(
+                    2705,
+                    format!("Column names in each table must be unique. Column name '{}' in table '{}' is specified more than once.", c.name, name.name.value),
+                ));
+            }
+            columns.push(ColumnDef {
+                name: c.name.clone(),
+                ty: c.ty,
+                nullable: c.nullable,
+                identity: None,
+                default: None,
+            });
+        }
+        let t = self.create_table_def(name, columns, Vec::new(), &[])?;
+        let visible: Vec<usize> =
+            rows.cols.iter().enumerate().filter(|(_, c)| !c.hidden).map(|(i, _)| i).collect();
+        let mut n = 0u64;
+        for r in rows.rows {
+            let mut values: Vec<Value> = visible.iter().map(|&i| r[i].clone()).collect();
+            for (v, c) in values.iter_mut().zip(&t.def.columns) {
+                let x = std::mem::replace(v, Value::Null);
+                *v = scalar::coerce(x, c.ty, true)?;
+            }
+            let db = Arc::clone(&t.db);
+            self.tx().insert_row(&db, &t.def, &mut values).map_err(|e| self.s.engine_error(e))?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// The table a DML statement changes.
+    fn target(&mut self, target: &TableTarget, from: &[TableSource]) -> Result<TableRef, SqlError> {
+        match target {
+            TableTarget::Table(name) => {
+                // UPDATE t ... FROM dbo.T AS t: the target may be an alias in FROM.
+                if name.schema.is_none() && name.database.is_none() {
+                    if let Some(real) = find_alias(from, &name.name.value) {
+                        let real = real.clone();
+                        return self.resolve_table(&real, &name.name.value);
+                    }
+                }
+                self.resolve_table(name, &name.name.value)
+            }
+            TableTarget::Variable(v) => self.resolve_table_variable(v, v),
+        }
+    }
+
+    /// The rows an UPDATE or DELETE qualifies: each joined row, the target's values and its
+    /// row locator.
+    fn qualifying_rows(
+        &mut self,
+        t: &TableRef,
+        from: &[TableSource],
+        where_clause: Option<&Expr>,
+    ) -> Result<Qualified, SqlError> {
+        let rows = if from.is_empty() {
+            self.table_rows(t, where_clause)?
+        } else {
+            self.from(from, where_clause, None)?
+        };
+        let Rows { cols, rows } = rows;
+        let rowid = cols
+            .iter()
+            .position(|c| {
+                c.hidden
+                    && c.name == ROWID
+                    && c.qual.as_deref().is_some_and(|q| q.eq_ignore_ascii_case(&t.qual))
+            })
+            .ok_or_else(|| SqlError::invalid_object(&t.qual))?;
+        let mut kept = Vec::with_capacity(rows.len());
+        let mut seen = HashSet::new();
+        for row in rows {
+            if let Some(w) = where_clause {
+                if self.predicate(w, &Env::new(&cols, &row, None))? != Some(true) {
+                    continue;
+                }
+            }
+            // A row joined to several others is changed once, as in SQL Server.
+            if let Value::Binary(id) = &row[rowid] {
+                if !seen.insert(id.clone()) {
+                    continue;
+                }
+            }
+            kept.push(row);
+        }
+        Ok(Qualified { cols, rows: kept, rowid })
+    }
+
+    fn top_limit(&mut self, top: Option<&crate::ast::Top>) -> Result<usize, SqlError> {
+        match top {
+            None => Ok(usize::MAX),
+            Some(t) => match scalar::convert(self.value(&t.quantity)?, SqlType::BigInt, None)? {
+                Value::BigInt(n) if n >= 0 => Ok(n as usize),
+                _ => Err(SqlError::new(1060, "The number of rows provided for a TOP or FETCH clauses row count parameter must be an integer.")),
+            },
+        }
+    }
+
+    /// INSERT; returns the number of rows inserted.
+    pub(crate) fn insert(&mut self, i: &Insert) -> Result<u64, SqlError> {
+        if !i.ctes.is_empty() {
+            return Err(SqlError::new(
+                50000,
+                "INSERT with a common table expression is not supported; select into a table first",
+            ));
+        }
+        let t = self.target(&i.target, &[])?;
+        let def = &t.def;
+        let identity = def.identity_column().map(|(c, _, _)| c);
+        let targets: Vec<usize> = if i.columns.is_empty() {
+            (0..def.columns.len()).filter(|c| Some(*c) != identity).collect()
+        } else {
+            let mut v = Vec::with_capacity(i.columns.len());
+            for c in &i.columns {
+                let at = def.column(&c.value).ok_or_else(|| SqlError::invalid_column(&c.value))?;
+                if Some(at) == identity {
+                    return Err(SqlError::new(
+                        544,
+                        format!("Cannot insert explicit value for identity column in table '{}' when IDENTITY_INSERT is set to OFF.", def.name),
+                    ));
+                }
+                v.push(at);
+            }
+            v
+        };
+        let source: Vec<Vec<Option<Value>>> = match &i.source {
+            InsertSource::Values(rows) => {
+                let mut out = Vec::with_capacity(rows.len());
+                for r in rows {
+                    if r.len() != targets.len() {
+                        return Err(if i.columns.is_empty() {
+                            SqlError::new(213, "Column name or number of supplied values does not match table definition.")
+                        } else if r.len() > targets.len() {
+                            SqlError::new(110, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
+                        } else {
+                            SqlError::new(109, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
+                        });
+                    }
+                    let mut row = Vec::with_capacity(r.len());
+                    for e in r {
+                        row.push(match e.kind {
+                            ExprKind::Default => None,
+                            _ => Some(self.value(e)?),
+                        });
+                    }
+                    out.push(row);
+                }
+                out
+            }
+            InsertSource::Query(q) => {
+                let rows = self.query(q, None)?;
+                let visible: Vec<usize> = rows
+                    .cols
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| !c.hidden)
+                    .map(|(i, _)| i)
+                    .collect();
+                if visible.len() != targets.len() {
+                    return Err(SqlError::new(
+                        if i.columns.is_empty() { 213 } else { 120 },
+                        if i.columns.is_empty() {
+                            "Column name or number of supplied values does not match table definition.".to_string()
+                        } else {
+                            "The select list for the INSERT statement contains fewer items than the insert list. The number of SELECT values must match the number of INSERT columns.".to_string()
+                        },
+                    ));
+                }
+                rows.rows
+                    .into_iter()
+                    .map(|r| visible.iter().map(|&c| Some(r[c].clone())).collect())
+                    .collect()
+            }
+            InsertSource::DefaultValues => vec![Vec::new()],
+            InsertSource::Execute(_) => {
+                return Err(SqlError::new(50000, "INSERT ... EXEC is not supported by Walden"));
+            }
+        };
+        let limit = self.top_limit(i.top.as_ref())?;
+        let mut defaults: HashMap<usize, Expr> = HashMap::new();
+        let checks = self.checks(def)?;
+        let cols = table_cols(def);
+        let mut n = 0u64;
+        for row in source.into_iter().take(limit) {
+            let mut values = vec![Value::Null; def.columns.len()];
+            let mut given = vec![false; def.columns.len()];
+            for (&c, v) in targets.iter().zip(row) {
+                if let Some(v) = v {
+                    values[c] = self.store(def, c, v)?;
+                    given[c] = true;
+                }
+            }
+            for c in 0..def.columns.len() {
+                if given[c] || Some(c) == identity {
+                    continue;
+                }
+                if let Some(text) = &def.columns[c].default {
+                    if let std::collections::hash_map::Entry::Vacant(slot) = defaults.entry(c) {
+                        slot.insert(stored_value_expr(text)?);
+                    }
+                    if let Some(e) = defaults.get(&c).cloned() {
+                        let v = self.value(&e)?;
+                        values[c] = self.store(def, c, v)?;
+                    }
+                }
+            }
+            self.check_row(def, &cols, &checks, &values, "INSERT")?;
+            let db = Arc::clone(&t.db);
+            self.tx().insert_row(&db, def, &mut values).map_err(|e| self.s.engine_error(e))?;
+            if let Some(c) = identity {
+                if let Some(v) = identity_value(&values[c]) {
+                    self.note_identity(v);
+                }
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// A value converted for column `c`, with SQL Server's truncation message.
+    fn store(&mut self, def: &TableDef, c: usize, v: Value) -> Result<Value, SqlError> {
+        let col = &def.columns[c];
+        match scalar::coerce(v.clone(), col.ty, false) {
+            Ok(v) => Ok(v),
+            Err(e) if e.number == 8152 || e.number == 2628 => {
+                // SQL Server shows the value as it would have been stored, cut to the column.
+                let text = scalar::to_text(&v);
+                let limit = match col.ty {
+                    SqlType::Char(n) | SqlType::NChar(n) | SqlType::Binary(n) => usize::from(n),
+                    SqlType::VarChar(walden_engine::types::Len::N(n))
+                    | SqlType::NVarChar(walden_engine::types::Len::N(n))
+                    | SqlType::VarBinary(walden_engine::types::Len::N(n)) => usize::from(n),
+                    _ => text.len(),
+                };
+                let shown: String = text.chars().take(limit).collect();
+                Err(SqlError::new(
+                    2628,
+                    format!(
+                        "String or binary data would be truncated in table '{}.{}.{}', column '{}'. Truncated value: '{}'.",
+                        self.s.db.name(),
+                        def.schema,
+                        def.name,
+                        col.name,
+                        shown
+                    ),
+                ))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn checks(&mut self, def: &TableDef) -> Result<Vec<(String, Expr)>, SqlError> {
+        def.checks.iter().map(|c| Ok((c.name.clone(), stored_expr(&c.text)?))).collect()
+    }
+
+    /// Error 547 when a CHECK constraint is false for the row (UNKNOWN passes).
+    fn check_row(
+        &mut self,
+        def: &TableDef,
+        cols: &[Col],
+        checks: &[(String, Expr)],
+        values: &[Value],
+        verb: &str,
+    ) -> Result<(), SqlError> {
+        for (name, e) in checks {
+            if self.predicate(e, &Env::new(cols, values, None))? == Some(false) {
+                return Err(SqlError::new(
+                    547,
+                    format!(
+                        "The {verb} statement conflicted with the CHECK constraint \"{name}\". The conflict occurred in database \"{}\", table \"{}.{}\".",
+                        self.s.db.name(),
+                        def.schema,
+                        def.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// UPDATE; returns the number of rows changed.
+    pub(crate) fn update(&mut self, u: &Update) -> Result<u64, SqlError> {
+        let t = self.target(&u.target, &u.from)?;
+        let Qualified { cols, rows, rowid } =
+            self.qualifying_rows(&t, &u.from, u.where_clause.as_ref())?;
+        let width = t.def.columns.len();
+        let start = rowid - width;
+        let limit = self.top_limit(u.top.as_ref())?;
+        let checks = self.checks(&t.def)?;
+        let tcols = table_cols(&t.def);
+        // Resolve assignment targets once.
+        let mut plan = Vec::with_capacity(u.assignments.len());
+        for a in &u.assignments {
+            let (var, col) = match &a.target {
+                AssignmentTarget::Column(parts) => (None, Some(parts)),
+                AssignmentTarget::Variable(v) => (Some(v), None),
+                AssignmentTarget::VariableAndColumn { variable, column } => {
+                    (Some(variable), Some(column))
+                }
+            };
+            let col = match col {
+                Some(parts) => {
+                    let name = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
+                    let c = t.def.column(name).ok_or_else(|| SqlError::invalid_column(name))?;
+                    if t.def.columns[c].identity.is_some() {
+                        return Err(SqlError::new(
+                            8102,
+                            format!("Cannot update identity column '{}'.", t.def.columns[c].name),
+                        ));
+                    }
+                    Some(c)
+                }
+                None => None,
+            };
+            plan.push((var, col, a));
+        }
+        let mut n = 0u64;
+        for row in rows.into_iter().take(limit) {
+            let env = Env::new(&cols, &row, None);
+            let mut values: Vec<Value> = row[start..rowid].to_vec();
+            for (var, col, a) in &plan {
+                let v = self.eval(&a.value, &env)?;
+                let v = match (col, a.op) {
+                    (Some(c), op) if op != crate::ast::AssignOp::Assign => {
+                        let bin = assign_binary(op);
+                        scalar::binary(bin, row[start + c].clone(), v)?
+                    }
+                    _ => v,
+                };
+                if let Some(c) = col {
+                    values[*c] = self.store(&t.def, *c, v.clone())?;
+                    if let Some(var) = var {
+                        self.assign(var, crate::ast::AssignOp::Assign, values[*c].clone())?;
+                    }
+                } else if let Some(var) = var {
+                    self.assign(var, a.op, v)?;
+                }
+            }
+            self.check_row(&t.def, &tcols, &checks, &values, "UPDATE")?;
+            let Value::Binary(id) = &row[rowid] else { continue };
+            let db = Arc::clone(&t.db);
+            let changed = self
+                .tx()
+                .update_row(&db, &t.def, id, &values)
+                .map_err(|e| self.s.engine_error(e))?;
+            if changed.is_some() {
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    /// DELETE; returns the number of rows deleted.
+    pub(crate) fn delete(&mut self, d: &Delete) -> Result<u64, SqlError> {
+        let t = self.target(&d.target, &d.from)?;
+        let Qualified { rows, rowid, .. } =
+            self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
+        let limit = self.top_limit(d.top.as_ref())?;
+        let mut n = 0u64;
+        for row in rows.into_iter().take(limit) {
+            let Value::Binary(id) = &row[rowid] else { continue };
+            let db = Arc::clone(&t.db);
+            if self.tx().delete_row(&db, &t.def, id).map_err(|e| self.s.engine_error(e))? {
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    /// Creates a table (a `#temp` one in tempdb) in the running statement's transaction.
+    pub(crate) fn create_table_def(
+        &mut self,
+        name: &ObjectName,
+        columns: Vec<ColumnDef>,
+        checks: Vec<walden_engine::catalog::CheckDef>,
+        indexes: &[walden_engine::objects::IndexSpec],
+    ) -> Result<TableRef, SqlError> {
+        let user = name.name.value.clone();
+        let temp = user.starts_with('#');
+        let (db, stored_name) = if temp {
+            if self.s.temp_tables.contains_key(&user.to_ascii_lowercase()) {
+                return Err(SqlError::new(
+                    2714,
+                    format!("There is already an object named '{user}' in the database."),
+                ));
+            }
+            (Arc::clone(self.s.instance.tempdb()), self.new_temp_name(&user))
+        } else {
+            (self.database_of(name.database.as_ref())?, user.clone())
+        };
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str()).to_string();
+        if user.len() > 116 && temp {
+            return Err(SqlError::new(193, format!("The object or column name starting with '{user}' is too long. The maximum length is 116 characters.")));
+        }
+        let def = TableDef {
+            id: 0,
+            schema,
+            name: stored_name.clone(),
+            columns,
+            indexes: Vec::new(),
+            checks,
+            identity_high: 0,
+            created_micros: 0,
+        };
+        let def = self.tx().create_table(&db, def, indexes).map_err(|e| self.s.engine_error(e))?;
+        if temp {
+            self.s.temp_tables.insert(user.to_ascii_lowercase(), stored_name);
+            self.note_temp_created(&user);
+        }
+        Ok(TableRef { db, def, qual: user })
+    }
+}
+
+/// The binary operator of a compound assignment (`+=`).
+pub(crate) fn assign_binary(op: crate::ast::AssignOp) -> crate::ast::BinaryOp {
+    use crate::ast::{AssignOp, BinaryOp};
+    match op {
+        AssignOp::Add | AssignOp::Assign => BinaryOp::Add,
+        AssignOp::Subtract => BinaryOp::Subtract,
+        AssignOp::Multiply => BinaryOp::Multiply,
+        AssignOp::Divide => BinaryOp::Divide,
+        AssignOp::Modulo => BinaryOp::Modulo,
+        AssignOp::BitAnd => BinaryOp::BitAnd,
+        AssignOp::BitOr => BinaryOp::BitOr,
+        AssignOp::BitXor => BinaryOp::BitXor,
+    }
+}
+
+fn identity_value(v: &Value) -> Option<i64> {
+    match v {
+        Value::TinyInt(x) => Some(i64::from(*x)),
+        Value::SmallInt(x) => Some(i64::from(*x)),
+        Value::Int(x) => Some(i64::from(*x)),
+        Value::BigInt(x) => Some(*x),
+        Value::Decimal(d) if d.scale() == 0 => i64::try_from(d.mantissa()).ok(),
+        _ => None,
+    }
+}
+
+/// The table an alias in a FROM clause stands for.
+fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a ObjectName> {
+    for s in from {
+        match s {
+            TableSource::Table { name, alias: Some(a), .. }
+                if a.value.eq_ignore_ascii_case(alias) =>
+            {
+                return Some(name)
+            }
+            TableSource::Join(j) => {
+                if let Some(n) = find_alias(std::slice::from_ref(&j.left), alias) {
+                    return Some(n);
+                }
+                if let Some(n) = find_alias(std::slice::from_ref(&j.right), alias) {
+                    return Some(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}

@@ -1,0 +1,625 @@
+//! Expressions: values and predicates, evaluated against a row of a query (or no row) in the
+//! scope of the running batch.
+//!
+//! Predicates are three-valued: `Ok(None)` is UNKNOWN (a comparison with NULL), which
+//! `WHERE`, `IF` and `WHILE` treat as false. Column names resolve against the innermost row
+//! first and then outwards (correlated subqueries). Aggregates and window functions are
+//! computed before the expressions that contain them are evaluated; their results sit in
+//! extra columns of the row, found through [`Env::computed`] by the address of the call's
+//! node in the syntax tree (the tree does not move while a statement runs).
+
+use std::cmp::Ordering;
+
+use walden_engine::catalog::Object;
+use walden_engine::types::{Decimal, SqlType, Value};
+
+use crate::ast::{
+    BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, UnaryOp,
+};
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// The version string of `@@VERSION`.
+pub(crate) const VERSION: &str = concat!(
+    "Walden ",
+    env!("CARGO_PKG_VERSION"),
+    " - a T-SQL engine with SQL Server's write-ahead log and delayed durability"
+);
+
+/// A column of an intermediate row: where it came from (for `t.col` names), its name and type.
+#[derive(Debug, Clone)]
+pub(crate) struct Col {
+    /// The table name or alias that qualifies it, if any.
+    pub(crate) qual: Option<String>,
+    pub(crate) name: String,
+    pub(crate) ty: SqlType,
+    pub(crate) nullable: bool,
+    /// Internal columns (row locators, computed aggregates): never matched by name or `*`.
+    pub(crate) hidden: bool,
+}
+
+impl Col {
+    pub(crate) fn new(qual: Option<&str>, name: &str, ty: SqlType) -> Col {
+        Col {
+            qual: qual.map(str::to_string),
+            name: name.to_string(),
+            ty,
+            nullable: true,
+            hidden: false,
+        }
+    }
+
+    pub(crate) fn hidden(name: &str, ty: SqlType) -> Col {
+        Col { qual: None, name: name.to_string(), ty, nullable: true, hidden: true }
+    }
+}
+
+/// A row in scope, with the rows of the enclosing queries behind it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Env<'a> {
+    pub(crate) cols: &'a [Col],
+    pub(crate) row: &'a [Value],
+    pub(crate) outer: Option<&'a Env<'a>>,
+    /// (address of an aggregate or window call's node, index of its value in `row`).
+    pub(crate) computed: &'a [(usize, usize)],
+}
+
+impl<'a> Env<'a> {
+    /// No row: a batch-level expression.
+    pub(crate) fn empty() -> Env<'static> {
+        Env { cols: &[], row: &[], outer: None, computed: &[] }
+    }
+
+    pub(crate) fn new(cols: &'a [Col], row: &'a [Value], outer: Option<&'a Env<'a>>) -> Env<'a> {
+        Env { cols, row, outer, computed: &[] }
+    }
+
+    /// The value of a column reference, or the error SQL Server gives.
+    fn column(&self, parts: &[Ident]) -> Result<Value, SqlError> {
+        let mut env = Some(self);
+        while let Some(e) = env {
+            if let Some(i) = find_column(e.cols, parts)? {
+                return Ok(e.row.get(i).cloned().unwrap_or(Value::Null));
+            }
+            env = e.outer;
+        }
+        Err(unbound(parts))
+    }
+
+    fn computed_value(&self, e: &Expr) -> Option<Value> {
+        let key = e as *const Expr as usize;
+        self.computed
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, i)| self.row.get(*i).cloned().unwrap_or(Value::Null))
+    }
+}
+
+/// Error 207 for a bare name, 4104 for a qualified one.
+pub(crate) fn unbound(parts: &[Ident]) -> SqlError {
+    if parts.len() == 1 {
+        SqlError::invalid_column(&parts[0].value)
+    } else {
+        let text: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
+        SqlError::new(
+            4104,
+            format!("The multi-part identifier \"{}\" could not be bound.", text.join(".")),
+        )
+    }
+}
+
+/// The position of the column `parts` names among `cols`: Ok(None) if none, error 209 if
+/// more than one matches an unqualified name.
+pub(crate) fn find_column(cols: &[Col], parts: &[Ident]) -> Result<Option<usize>, SqlError> {
+    let Some(name) = parts.last() else { return Ok(None) };
+    let qual = if parts.len() >= 2 { Some(parts[parts.len() - 2].value.as_str()) } else { None };
+    let mut found = None;
+    for (i, c) in cols.iter().enumerate() {
+        if c.hidden || !c.name.eq_ignore_ascii_case(&name.value) {
+            continue;
+        }
+        if let Some(q) = qual {
+            if !c.qual.as_deref().is_some_and(|cq| cq.eq_ignore_ascii_case(q)) {
+                continue;
+            }
+        }
+        if found.is_some() {
+            return Err(SqlError::new(209, format!("Ambiguous column name '{}'.", name.value)));
+        }
+        found = Some(i);
+    }
+    Ok(found)
+}
+
+/// The aggregate functions.
+pub(crate) fn is_aggregate(name: &str) -> bool {
+    matches!(
+        name.to_ascii_uppercase().as_str(),
+        "COUNT" | "COUNT_BIG" | "SUM" | "MIN" | "MAX" | "AVG" | "STRING_AGG"
+    )
+}
+
+/// Whether `f` is an aggregate call (not a window function).
+pub(crate) fn is_aggregate_call(f: &FunctionCall) -> bool {
+    f.over.is_none() && f.name.schema.is_none() && is_aggregate(&f.name.name.value)
+}
+
+fn cmp_matches(op: BinaryOp, ord: Ordering) -> bool {
+    match op {
+        BinaryOp::Eq => ord == Ordering::Equal,
+        BinaryOp::NotEq => ord != Ordering::Equal,
+        BinaryOp::Lt => ord == Ordering::Less,
+        BinaryOp::Gt => ord == Ordering::Greater,
+        BinaryOp::LtEq => ord != Ordering::Greater,
+        BinaryOp::GtEq => ord != Ordering::Less,
+        _ => false,
+    }
+}
+
+pub(crate) fn is_comparison(op: BinaryOp) -> bool {
+    matches!(
+        op,
+        BinaryOp::Eq
+            | BinaryOp::NotEq
+            | BinaryOp::Lt
+            | BinaryOp::Gt
+            | BinaryOp::LtEq
+            | BinaryOp::GtEq
+    )
+}
+
+fn non_boolean(e: &Expr) -> SqlError {
+    SqlError::with_severity(
+        4145,
+        15,
+        format!(
+            "An expression of non-boolean type specified in a context where a condition is expected, near '{}'.",
+            crate::ast::Expr::to_string(e)
+        ),
+    )
+}
+
+impl Run<'_> {
+    /// The value of an expression.
+    pub(crate) fn eval(&mut self, e: &Expr, env: &Env<'_>) -> Result<Value, SqlError> {
+        match &e.kind {
+            ExprKind::Literal(l) => scalar::literal(l),
+            ExprKind::Variable(name) => Ok(self.variable(name)?.value.clone()),
+            ExprKind::SystemVariable(name) => self.system_variable(name),
+            ExprKind::Column(parts) => env.column(parts),
+            ExprKind::Unary { op: UnaryOp::Not, .. } => Err(non_boolean(e)),
+            ExprKind::Unary { op, operand } => {
+                let v = self.eval(operand, env)?;
+                scalar::unary(*op, v)
+            }
+            ExprKind::Binary { op, left, right } => {
+                if is_comparison(*op) || matches!(op, BinaryOp::And | BinaryOp::Or) {
+                    return Err(non_boolean(e));
+                }
+                let a = self.eval(left, env)?;
+                let b = self.eval(right, env)?;
+                scalar::binary(*op, a, b)
+            }
+            ExprKind::Subquery(q) => {
+                let rows = self.query(q, Some(env))?;
+                if rows.rows.len() > 1 {
+                    return Err(SqlError::new(
+                        512,
+                        "Subquery returned more than 1 value. This is not permitted when the subquery follows =, !=, <, <= , >, >= or when the subquery is used as an expression.",
+                    ));
+                }
+                Ok(rows
+                    .rows
+                    .into_iter()
+                    .next()
+                    .and_then(|r| r.into_iter().next())
+                    .unwrap_or(Value::Null))
+            }
+            ExprKind::Case(c) => {
+                let operand = match &c.operand {
+                    Some(o) => Some(self.eval(o, env)?),
+                    None => None,
+                };
+                for w in &c.branches {
+                    let hit = match &operand {
+                        Some(v) => {
+                            let x = self.eval(&w.condition, env)?;
+                            scalar::compare(v, &x)? == Some(Ordering::Equal)
+                        }
+                        None => self.predicate(&w.condition, env)? == Some(true),
+                    };
+                    if hit {
+                        return self.eval(&w.result, env);
+                    }
+                }
+                match &c.else_result {
+                    Some(x) => self.eval(x, env),
+                    None => Ok(Value::Null),
+                }
+            }
+            ExprKind::Cast(c) => {
+                let ty = scalar::data_type_in_cast(&c.data_type)?;
+                let v = self.eval(&c.expr, env)?;
+                if c.is_try {
+                    scalar::try_convert(v, ty, None)
+                } else {
+                    scalar::convert(v, ty, None)
+                }
+            }
+            ExprKind::Convert(c) => {
+                let ty = scalar::data_type_in_cast(&c.data_type)?;
+                let v = self.eval(&c.expr, env)?;
+                let style = match &c.style {
+                    Some(s) => match scalar::convert(self.eval(s, env)?, SqlType::Int, None)? {
+                        Value::Int(i) => Some(i),
+                        _ => None,
+                    },
+                    None => None,
+                };
+                if c.is_try {
+                    scalar::try_convert(v, ty, style)
+                } else {
+                    scalar::convert(v, ty, style)
+                }
+            }
+            ExprKind::Function(f) => {
+                if let Some(v) = env.computed_value(e) {
+                    return Ok(v);
+                }
+                self.function(f, env)
+            }
+            ExprKind::NextValueFor(n) => {
+                let db = self.database_of(n.sequence.database.as_ref())?;
+                let schema = n.sequence.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+                let o = db
+                    .find_object(schema, &n.sequence.name.value)
+                    .filter(|o| matches!(**o, Object::Sequence(_)))
+                    .ok_or_else(|| SqlError::invalid_object(&n.sequence.name.value))?;
+                db.next_sequence_value(o.id()).map_err(|e| self.s.engine_error(e))
+            }
+            ExprKind::Default => Err(SqlError::with_severity(
+                156,
+                15,
+                "Incorrect syntax near the keyword 'DEFAULT'.",
+            )),
+            ExprKind::Between { .. }
+            | ExprKind::InList { .. }
+            | ExprKind::InSubquery { .. }
+            | ExprKind::Like { .. }
+            | ExprKind::IsNull { .. }
+            | ExprKind::Quantified { .. }
+            | ExprKind::Exists(_) => Err(non_boolean(e)),
+        }
+    }
+
+    /// The truth of a condition: Some(true), Some(false) or None (UNKNOWN).
+    pub(crate) fn predicate(&mut self, e: &Expr, env: &Env<'_>) -> Result<Option<bool>, SqlError> {
+        match &e.kind {
+            ExprKind::Binary { op: BinaryOp::And, left, right } => {
+                let a = self.predicate(left, env)?;
+                if a == Some(false) {
+                    return Ok(Some(false));
+                }
+                let b = self.predicate(right, env)?;
+                Ok(match (a, b) {
+                    (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                })
+            }
+            ExprKind::Binary { op: BinaryOp::Or, left, right } => {
+                let a = self.predicate(left, env)?;
+                if a == Some(true) {
+                    return Ok(Some(true));
+                }
+                let b = self.predicate(right, env)?;
+                Ok(match (a, b) {
+                    (_, Some(true)) => Some(true),
+                    (Some(false), Some(false)) => Some(false),
+                    _ => None,
+                })
+            }
+            ExprKind::Unary { op: UnaryOp::Not, operand } => {
+                Ok(self.predicate(operand, env)?.map(|b| !b))
+            }
+            ExprKind::Binary { op, left, right } if is_comparison(*op) => {
+                let a = self.eval(left, env)?;
+                let b = self.eval(right, env)?;
+                Ok(scalar::compare(&a, &b)?.map(|o| cmp_matches(*op, o)))
+            }
+            ExprKind::Between { expr, negated, low, high } => {
+                let v = self.eval(expr, env)?;
+                let lo = self.eval(low, env)?;
+                let hi = self.eval(high, env)?;
+                let a = scalar::compare(&v, &lo)?.map(|o| o != Ordering::Less);
+                let b = scalar::compare(&v, &hi)?.map(|o| o != Ordering::Greater);
+                let r = match (a, b) {
+                    (Some(false), _) | (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                };
+                Ok(if *negated { r.map(|b| !b) } else { r })
+            }
+            ExprKind::InList { expr, negated, list } => {
+                let v = self.eval(expr, env)?;
+                let mut items = Vec::with_capacity(list.len());
+                for x in list {
+                    items.push(self.eval(x, env)?);
+                }
+                let r = in_values(&v, items.iter())?;
+                Ok(if *negated { r.map(|b| !b) } else { r })
+            }
+            ExprKind::InSubquery { expr, negated, subquery } => {
+                let v = self.eval(expr, env)?;
+                let rows = self.query(subquery, Some(env))?;
+                let r = in_values(&v, rows.rows.iter().filter_map(|r| r.first()))?;
+                Ok(if *negated { r.map(|b| !b) } else { r })
+            }
+            ExprKind::Like { expr, negated, pattern, escape } => {
+                let v = self.eval(expr, env)?;
+                let p = self.eval(pattern, env)?;
+                let esc = match escape {
+                    Some(x) => Some(self.eval(x, env)?),
+                    None => None,
+                };
+                let r = scalar::like(&v, &p, esc.as_ref())?;
+                Ok(if *negated { r.map(|b| !b) } else { r })
+            }
+            ExprKind::IsNull { expr, negated } => {
+                let v = self.eval(expr, env)?;
+                Ok(Some(v.is_null() != *negated))
+            }
+            ExprKind::Exists(q) => {
+                let rows = self.query(q, Some(env))?;
+                Ok(Some(!rows.rows.is_empty()))
+            }
+            ExprKind::Quantified { left, op, quantifier, subquery } => {
+                let v = self.eval(left, env)?;
+                let rows = self.query(subquery, Some(env))?;
+                let mut unknown = false;
+                for r in &rows.rows {
+                    let x = r.first().cloned().unwrap_or(Value::Null);
+                    match scalar::compare(&v, &x)?.map(|o| cmp_matches(*op, o)) {
+                        Some(true) if *quantifier == Quantifier::Any => return Ok(Some(true)),
+                        Some(false) if *quantifier == Quantifier::All => return Ok(Some(false)),
+                        None => unknown = true,
+                        _ => {}
+                    }
+                }
+                Ok(if unknown { None } else { Some(*quantifier == Quantifier::All) })
+            }
+            _ => Err(non_boolean(e)),
+        }
+    }
+
+    fn system_variable(&mut self, name: &str) -> Result<Value, SqlError> {
+        let upper = name.to_ascii_uppercase();
+        Ok(match upper.as_str() {
+            "@@ROWCOUNT" => Value::Int(i32::try_from(self.s.rowcount).unwrap_or(i32::MAX)),
+            "@@TRANCOUNT" => Value::Int(self.s.trancount as i32),
+            "@@ERROR" => Value::Int(self.s.last_error),
+            "@@IDENTITY" => {
+                self.s.identity.map_or(Value::Null, |v| Value::Decimal(Decimal::from_i64(v)))
+            }
+            "@@SPID" => Value::SmallInt(self.s.spid as i16),
+            "@@VERSION" => Value::NStr(VERSION.to_string()),
+            "@@SERVERNAME" | "@@SERVICENAME" => Value::NStr("walden".to_string()),
+            "@@LANGUAGE" => Value::NStr("us_english".to_string()),
+            "@@MAX_PRECISION" => Value::TinyInt(38),
+            "@@NESTLEVEL" => Value::Int(self.s.frames.len().saturating_sub(1) as i32),
+            "@@LOCK_TIMEOUT" => Value::Int(
+                self.s
+                    .opts
+                    .lock_timeout
+                    .map_or(-1, |d| i32::try_from(d.as_millis()).unwrap_or(i32::MAX)),
+            ),
+            "@@OPTIONS" => Value::Int(0),
+            "@@DATEFIRST" => Value::TinyInt(7),
+            _ => {
+                return Err(SqlError::with_severity(
+                    137,
+                    15,
+                    format!("Must declare the scalar variable \"{name}\"."),
+                ))
+            }
+        })
+    }
+
+    fn args(&mut self, f: &FunctionCall, env: &Env<'_>) -> Result<Vec<Value>, SqlError> {
+        match &f.args {
+            FunctionArgs::None | FunctionArgs::Star => Ok(Vec::new()),
+            FunctionArgs::List { args, .. } => {
+                let mut out = Vec::with_capacity(args.len());
+                for (i, a) in args.iter().enumerate() {
+                    // A datepart is written as a bare word: DATEDIFF(ms, a, b).
+                    if i == 0 && takes_datepart(&f.name.name.value) {
+                        if let ExprKind::Column(parts) = &a.kind {
+                            if parts.len() == 1 {
+                                out.push(Value::Str(parts[0].value.clone()));
+                                continue;
+                            }
+                        }
+                    }
+                    out.push(self.eval(a, env)?);
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    fn function(&mut self, f: &FunctionCall, env: &Env<'_>) -> Result<Value, SqlError> {
+        let upper = f.name.name.value.to_ascii_uppercase();
+        if f.over.is_some() || is_aggregate(&upper) {
+            return Err(SqlError::new(
+                147,
+                format!(
+                    "An aggregate may not appear in the WHERE clause unless it is in a subquery contained in a HAVING clause or a select list, and the column being aggregated is an outer reference. ({upper})"
+                ),
+            ));
+        }
+        if upper == "IIF" {
+            if let FunctionArgs::List { args, .. } = &f.args {
+                if args.len() == 3 {
+                    let c = self.predicate(&args[0], env)?;
+                    return self.eval(if c == Some(true) { &args[1] } else { &args[2] }, env);
+                }
+            }
+            return Err(SqlError::with_severity(
+                174,
+                15,
+                "The iif function requires 3 argument(s).",
+            ));
+        }
+        let args = self.args(f, env)?;
+        if let Some(v) = self.session_function(&upper, &args)? {
+            return Ok(v);
+        }
+        match scalar::call(&upper, args) {
+            Some(r) => r,
+            None => Err(SqlError::with_severity(
+                195,
+                15,
+                format!("'{}' is not a recognized built-in function name.", f.name.name.value),
+            )),
+        }
+    }
+
+    /// Functions that need the session or the catalog.
+    fn session_function(&mut self, name: &str, args: &[Value]) -> Result<Option<Value>, SqlError> {
+        let text_arg = |i: usize| args.get(i).filter(|v| !v.is_null()).map(scalar::to_text);
+        let caught = |r: &Run<'_>| r.caught_error().cloned();
+        Ok(Some(match name {
+            "DB_ID" => match text_arg(0) {
+                None if args.is_empty() => Value::SmallInt(self.s.db.id() as i16),
+                None => Value::Null,
+                Some(n) => self
+                    .s
+                    .instance
+                    .database(&n)
+                    .map_or(Value::Null, |d| Value::SmallInt(d.id() as i16)),
+            },
+            "DB_NAME" => match args.first() {
+                None => Value::NStr(self.s.db.name().to_string()),
+                Some(Value::Null) => Value::Null,
+                Some(v) => {
+                    let id = match scalar::convert(v.clone(), SqlType::Int, None)? {
+                        Value::Int(i) => i,
+                        _ => -1,
+                    };
+                    self.s
+                        .instance
+                        .databases()
+                        .into_iter()
+                        .find(|d| d.id() as i32 == id)
+                        .map_or(Value::Null, |d| Value::NStr(d.name().to_string()))
+                }
+            },
+            "OBJECT_ID" => match text_arg(0) {
+                None => Value::Null,
+                Some(n) => self.object_id(&n).map_or(Value::Null, |id| Value::Int(id as i32)),
+            },
+            "SCHEMA_NAME" => match args.first() {
+                None => Value::NStr("dbo".to_string()),
+                Some(v) => match scalar::convert(v.clone(), SqlType::Int, None)? {
+                    Value::Int(1) => Value::NStr("dbo".to_string()),
+                    Value::Int(2) => Value::NStr("guest".to_string()),
+                    Value::Int(3) => Value::NStr("INFORMATION_SCHEMA".to_string()),
+                    Value::Int(4) => Value::NStr("sys".to_string()),
+                    _ => Value::Null,
+                },
+            },
+            "SCHEMA_ID" => match text_arg(0).map(|s| s.to_ascii_lowercase()).as_deref() {
+                None if args.is_empty() => Value::Int(1),
+                Some("dbo") => Value::Int(1),
+                Some("guest") => Value::Int(2),
+                Some("information_schema") => Value::Int(3),
+                Some("sys") => Value::Int(4),
+                _ => Value::Null,
+            },
+            "SUSER_SNAME" | "SUSER_NAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" => {
+                Value::NStr("sa".to_string())
+            }
+            "USER_NAME" | "CURRENT_USER" | "SESSION_USER" | "USER" => {
+                Value::NStr("dbo".to_string())
+            }
+            "HOST_NAME" => Value::NStr("localhost".to_string()),
+            "APP_NAME" => Value::NStr("walden".to_string()),
+            "SCOPE_IDENTITY" => {
+                self.scope_identity().map_or(Value::Null, |v| Value::Decimal(Decimal::from_i64(v)))
+            }
+            "IDENT_CURRENT" => match text_arg(0) {
+                None => Value::Null,
+                Some(n) => self
+                    .ident_current(&n)
+                    .map_or(Value::Null, |v| Value::Decimal(Decimal::from_i64(v))),
+            },
+            "ERROR_NUMBER" => caught(self).map_or(Value::Null, |e| Value::Int(e.number)),
+            "ERROR_MESSAGE" => caught(self).map_or(Value::Null, |e| Value::NStr(e.message)),
+            "ERROR_SEVERITY" => caught(self).map_or(Value::Null, |e| Value::Int(e.severity.into())),
+            "ERROR_STATE" => caught(self).map_or(Value::Null, |e| Value::Int(e.state.into())),
+            "ERROR_LINE" => caught(self).map_or(Value::Null, |e| Value::Int(e.line as i32)),
+            "ERROR_PROCEDURE" => {
+                caught(self).and_then(|e| e.procedure).map_or(Value::Null, Value::NStr)
+            }
+            "XACT_STATE" => Value::SmallInt(i16::from(self.s.trancount > 0)),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// OBJECT_ID('[db.][schema.]name'), temporary tables included.
+    fn object_id(&mut self, text: &str) -> Option<u32> {
+        let name = parse_object_name(text)?;
+        if name.name.value.starts_with('#') {
+            let internal = self.s.temp_tables.get(&name.name.value.to_ascii_lowercase())?.clone();
+            return self.s.instance.tempdb().find_object("dbo", &internal).map(|o| o.id());
+        }
+        let db = self.database_of(name.database.as_ref()).ok()?;
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        db.find_object(schema, &name.name.value).map(|o| o.id())
+    }
+
+    fn ident_current(&mut self, text: &str) -> Option<i64> {
+        let name = parse_object_name(text)?;
+        let (db, obj) = self.resolve_table_object(&name).ok()?;
+        match &*obj {
+            Object::Table(t) => db.identity_current(t),
+            _ => None,
+        }
+    }
+}
+
+/// `x IN (...)` over values: true if one equals, UNKNOWN if none does but one is NULL.
+fn in_values<'v>(
+    v: &Value,
+    items: impl Iterator<Item = &'v Value>,
+) -> Result<Option<bool>, SqlError> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    let mut unknown = false;
+    for x in items {
+        match scalar::compare(v, x)? {
+            Some(Ordering::Equal) => return Ok(Some(true)),
+            None => unknown = true,
+            _ => {}
+        }
+    }
+    Ok(if unknown { None } else { Some(false) })
+}
+
+fn takes_datepart(name: &str) -> bool {
+    matches!(
+        name.to_ascii_uppercase().as_str(),
+        "DATEADD" | "DATEDIFF" | "DATEDIFF_BIG" | "DATEPART" | "DATENAME" | "DATETRUNC"
+    )
+}
+
+/// Parses `[db.][schema.]name` as written in a string argument (OBJECT_ID('dbo.t')).
+pub(crate) fn parse_object_name(text: &str) -> Option<crate::ast::ObjectName> {
+    let batch = crate::parse_batch(&format!("TRUNCATE TABLE {text}")).ok()?;
+    match batch.statements.into_iter().next()?.kind {
+        crate::ast::StatementKind::TruncateTable(n) => Some(n),
+        _ => None,
+    }
+}

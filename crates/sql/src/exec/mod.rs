@@ -1,0 +1,23 @@
+//! The executor: sessions that run batches of T-SQL against the engine.
+//!
+//! * [`session`](Session): a connection's state and the interpreter of statements and
+//!   control flow, with SQL Server's error and transaction rules;
+//! * `eval`: expressions and predicates;
+//! * `query`: SELECT, from sources and joins to ORDER BY;
+//! * `dml` and `ddl`: statements that change rows and objects;
+//! * [`scalar`]: types, conversions, operators and built-in functions;
+//! * [`sysviews`]: the system views and dynamic management views.
+
+mod ddl;
+mod dml;
+mod error;
+mod eval;
+mod output;
+mod query;
+pub mod scalar;
+mod session;
+pub mod sysviews;
+
+pub use error::SqlError;
+pub use output::{Collected, ColumnInfo, Message, Output, RowSet};
+pub use session::Session;

@@ -1,0 +1,103 @@
+//! What a batch produces, as a stream of events to an [`Output`]: result sets with their
+//! rows, row counts, and messages (`PRINT`, `RAISERROR`, errors). The `walden sql` shell
+//! formats them as `sqlcmd` does; the TDS server encodes them as COLMETADATA, ROW, DONE,
+//! INFO and ERROR tokens.
+//!
+//! The order of calls for one batch is any sequence of:
+//!
+//! * `result_set(columns)`, then `row(values)` zero or more times, then `result_end(count)`;
+//! * `message(msg)` for `PRINT`, informational `RAISERROR` and errors, at the moment they
+//!   happen (so `RAISERROR ... WITH NOWAIT` reaches the client at once);
+//! * `done(count)` when a statement that counts rows finishes (`None` under `SET NOCOUNT ON`
+//!   or for statements that count nothing).
+
+use walden_engine::types::{SqlType, Value};
+
+use crate::exec::SqlError;
+
+/// A result column: its name (empty when unnamed, as `SELECT 1` is), type and nullability.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnInfo {
+    /// The name; empty for an expression without an alias.
+    pub name: String,
+    /// The type of every value in the column (NULLs excepted).
+    pub ty: SqlType,
+    /// Whether the column may hold NULL.
+    pub nullable: bool,
+}
+
+impl ColumnInfo {
+    /// A nullable column.
+    pub fn new(name: impl Into<String>, ty: SqlType) -> ColumnInfo {
+        ColumnInfo { name: name.into(), ty, nullable: true }
+    }
+}
+
+/// A materialized result: columns and rows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RowSet {
+    /// The columns.
+    pub columns: Vec<ColumnInfo>,
+    /// The rows; each has one value per column.
+    pub rows: Vec<Vec<Value>>,
+}
+
+/// A message for the client: `PRINT` text and informational `RAISERROR`s (severity 0-10) are
+/// shown as they are, errors as `Msg n, Level l, State s, Line x`.
+pub type Message = SqlError;
+
+/// Receives what a batch produces (see the module documentation for the order of calls).
+pub trait Output {
+    /// A result set starts.
+    fn result_set(&mut self, columns: &[ColumnInfo]);
+    /// One row of the current result set.
+    fn row(&mut self, values: &[Value]);
+    /// The current result set ends after `rows` rows.
+    fn result_end(&mut self, rows: u64);
+    /// A message or error, at once.
+    fn message(&mut self, message: &Message);
+    /// A statement finished; `rows` is its row count when the client should see one.
+    fn done(&mut self, rows: Option<u64>);
+}
+
+/// An [`Output`] that keeps everything, for tests and for `INSERT ... EXEC`.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Collected {
+    /// Result sets, in order.
+    pub results: Vec<RowSet>,
+    /// Messages and errors, in order.
+    pub messages: Vec<Message>,
+    /// Row counts reported by `done`, in order.
+    pub counts: Vec<u64>,
+}
+
+impl Collected {
+    /// The errors among the messages.
+    pub fn errors(&self) -> impl Iterator<Item = &Message> {
+        self.messages.iter().filter(|m| !m.is_info())
+    }
+}
+
+impl Output for Collected {
+    fn result_set(&mut self, columns: &[ColumnInfo]) {
+        self.results.push(RowSet { columns: columns.to_vec(), rows: Vec::new() });
+    }
+
+    fn row(&mut self, values: &[Value]) {
+        if let Some(set) = self.results.last_mut() {
+            set.rows.push(values.to_vec());
+        }
+    }
+
+    fn result_end(&mut self, _rows: u64) {}
+
+    fn message(&mut self, message: &Message) {
+        self.messages.push(message.clone());
+    }
+
+    fn done(&mut self, rows: Option<u64>) {
+        if let Some(n) = rows {
+            self.counts.push(n);
+        }
+    }
+}

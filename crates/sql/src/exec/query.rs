@@ -1,0 +1,1529 @@
+//! Queries: `FROM` sources and joins, `WHERE`, grouping and aggregates, window functions,
+//! the select list, `DISTINCT`, set operations, `ORDER BY`, `TOP` and `OFFSET`.
+//!
+//! Execution is by materialization: each step produces all of its rows before the next step
+//! runs. That keeps the borrow of the session's transaction short (a scan ends before any
+//! expression runs) and is fast enough for the sizes Walden's scripts use; the one access
+//! path that matters for OLTP, a row found by its key, is a seek rather than a scan
+//! ([`Run::table_rows`]).
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use walden_engine::catalog::{Object, TableDef};
+use walden_engine::types::{SqlType, Value};
+use walden_engine::Database;
+
+use crate::ast::{
+    BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, JoinKind, ObjectName, OffsetFetch,
+    OrderByItem, Query, QueryBody, Select, SelectItem, SetOperator, TableSource,
+};
+use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::sysviews::{self, ViewContext};
+use crate::exec::{RowSet, SqlError};
+
+/// The name of the hidden column that carries a base table row's locator, for UPDATE and
+/// DELETE to find the rows they change.
+pub(crate) const ROWID: &str = "\u{1}rowid";
+
+/// Intermediate rows with their columns.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Rows {
+    pub(crate) cols: Vec<Col>,
+    pub(crate) rows: Vec<Vec<Value>>,
+}
+
+/// A resolved table: its database and definition.
+pub(crate) struct TableRef {
+    pub(crate) db: Arc<Database>,
+    pub(crate) def: TableDef,
+    /// The name to qualify its columns with.
+    pub(crate) qual: String,
+}
+
+/// Collects the aggregate calls of an expression (not inside subqueries).
+fn collect_aggregates<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    if let ExprKind::Function(f) = &e.kind {
+        if is_aggregate_call(f) {
+            out.push(e);
+            return;
+        }
+    }
+    visit_children(e, &mut |c| collect_aggregates(c, out));
+}
+
+/// Collects window function calls (`... OVER (...)`).
+fn collect_windows<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    if let ExprKind::Function(f) = &e.kind {
+        if f.over.is_some() {
+            out.push(e);
+            return;
+        }
+    }
+    visit_children(e, &mut |c| collect_windows(c, out));
+}
+
+/// Calls `f` on each direct child expression (subqueries excluded).
+pub(crate) fn visit_children<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
+    match &e.kind {
+        ExprKind::Unary { operand, .. } => f(operand),
+        ExprKind::Binary { left, right, .. } => {
+            f(left);
+            f(right);
+        }
+        ExprKind::Between { expr, low, high, .. } => {
+            f(expr);
+            f(low);
+            f(high);
+        }
+        ExprKind::InList { expr, list, .. } => {
+            f(expr);
+            list.iter().for_each(&mut *f);
+        }
+        ExprKind::InSubquery { expr, .. } => f(expr),
+        ExprKind::Like { expr, pattern, escape, .. } => {
+            f(expr);
+            f(pattern);
+            if let Some(x) = escape {
+                f(x);
+            }
+        }
+        ExprKind::IsNull { expr, .. } => f(expr),
+        ExprKind::Quantified { left, .. } => f(left),
+        ExprKind::Case(c) => {
+            if let Some(o) = &c.operand {
+                f(o);
+            }
+            for w in &c.branches {
+                f(&w.condition);
+                f(&w.result);
+            }
+            if let Some(x) = &c.else_result {
+                f(x);
+            }
+        }
+        ExprKind::Cast(c) => f(&c.expr),
+        ExprKind::Convert(c) => {
+            f(&c.expr);
+            if let Some(s) = &c.style {
+                f(s);
+            }
+        }
+        ExprKind::Function(call) => {
+            if let FunctionArgs::List { args, .. } = &call.args {
+                args.iter().for_each(&mut *f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether an expression reads no column (so it has one value for the whole statement).
+fn is_row_independent(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Column(_)
+        | ExprKind::Subquery(_)
+        | ExprKind::Exists(_)
+        | ExprKind::InSubquery { .. }
+        | ExprKind::Quantified { .. }
+        | ExprKind::NextValueFor(_) => false,
+        ExprKind::Function(f) if f.over.is_some() || is_aggregate_call(f) => false,
+        ExprKind::Function(f) if f.name.name.value.eq_ignore_ascii_case("NEWID") => false,
+        _ => {
+            let mut ok = true;
+            visit_children(e, &mut |c| ok &= is_row_independent(c));
+            ok
+        }
+    }
+}
+
+/// The conjuncts of a condition (`a AND b AND c`).
+fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Binary { op: BinaryOp::And, left, right } => {
+            conjuncts(left, out);
+            conjuncts(right, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+/// Whether `parts` names column `name` of the table qualified `qual`.
+fn names_column(parts: &[Ident], qual: &str, name: &str) -> bool {
+    match parts {
+        [c] => c.value.eq_ignore_ascii_case(name),
+        [.., q, c] => q.value.eq_ignore_ascii_case(qual) && c.value.eq_ignore_ascii_case(name),
+        [] => false,
+    }
+}
+
+/// A key identifying equal rows for DISTINCT, GROUP BY and UNION: values compare equal in
+/// T-SQL (case-insensitively, trailing spaces ignored, 1 = 1.0) exactly when keys are equal.
+pub(crate) fn group_key(values: &[Value]) -> String {
+    let mut key = String::new();
+    for v in values {
+        match v {
+            Value::Null => key.push('\u{0}'),
+            Value::Str(s) | Value::NStr(s) => {
+                key.push('s');
+                key.extend(s.trim_end_matches(' ').chars().flat_map(char::to_lowercase));
+            }
+            Value::TinyInt(_)
+            | Value::SmallInt(_)
+            | Value::Int(_)
+            | Value::BigInt(_)
+            | Value::Bit(_)
+            | Value::Decimal(_)
+            | Value::Money(_) => {
+                key.push('n');
+                let t = scalar::to_text(
+                    &scalar::convert(
+                        v.clone(),
+                        SqlType::Decimal { precision: 38, scale: 10 },
+                        None,
+                    )
+                    .unwrap_or(Value::Null),
+                );
+                key.push_str(&t);
+            }
+            Value::Float(f) => {
+                key.push('f');
+                key.push_str(&f.to_string());
+            }
+            Value::Real(f) => {
+                key.push('f');
+                key.push_str(&f64::from(*f).to_string());
+            }
+            other => {
+                key.push('o');
+                key.push_str(&other.to_string());
+            }
+        }
+        key.push('\u{1}');
+    }
+    key
+}
+
+/// Compares sort keys: NULLs first, as SQL Server sorts them.
+fn compare_keys(a: &[Value], b: &[Value], desc: &[bool]) -> Result<Ordering, SqlError> {
+    for ((x, y), d) in a.iter().zip(b).zip(desc) {
+        let o = match (x.is_null(), y.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            _ => scalar::compare(x, y)?.unwrap_or(Ordering::Equal),
+        };
+        let o = if *d { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return Ok(o);
+        }
+    }
+    Ok(Ordering::Equal)
+}
+
+/// Sorts `items` by their keys, stably; the first comparison error wins.
+fn sort_by_keys<T>(items: &mut [(Vec<Value>, T)], desc: &[bool]) -> Result<(), SqlError> {
+    let mut error = None;
+    items.sort_by(|a, b| match compare_keys(&a.0, &b.0, desc) {
+        Ok(o) => o,
+        Err(e) => {
+            error.get_or_insert(e);
+            Ordering::Equal
+        }
+    });
+    error.map_or(Ok(()), Err)
+}
+
+/// Whether a value already has the variant a column of type `ty` holds.
+fn has_type(v: &Value, ty: SqlType) -> bool {
+    matches!(
+        (v, ty),
+        (Value::Null, _)
+            | (Value::TinyInt(_), SqlType::TinyInt)
+            | (Value::SmallInt(_), SqlType::SmallInt)
+            | (Value::Int(_), SqlType::Int)
+            | (Value::BigInt(_), SqlType::BigInt)
+            | (Value::Bit(_), SqlType::Bit)
+            | (Value::Decimal(_), SqlType::Decimal { .. })
+            | (Value::Float(_), SqlType::Float)
+            | (Value::Real(_), SqlType::Real)
+            | (Value::Money(_), SqlType::Money)
+            | (Value::Str(_), SqlType::Char(_) | SqlType::VarChar(_))
+            | (Value::NStr(_), SqlType::NChar(_) | SqlType::NVarChar(_))
+            | (Value::Binary(_), SqlType::Binary(_) | SqlType::VarBinary(_))
+            | (Value::Date(_), SqlType::Date)
+            | (Value::Time(_), SqlType::Time(_))
+            | (Value::DateTime(_), SqlType::DateTime)
+            | (Value::DateTime2(_), SqlType::DateTime2(_))
+            | (Value::Guid(_), SqlType::UniqueIdentifier)
+    )
+}
+
+/// The type of a computed column: the widest of its values' types.
+fn infer_type(rows: &[Vec<Value>], i: usize) -> SqlType {
+    let mut ty: Option<SqlType> = None;
+    for r in rows {
+        let v = &r[i];
+        if v.is_null() {
+            continue;
+        }
+        let t = scalar::type_of(v);
+        ty = Some(match (ty, t) {
+            (None, t) => t,
+            (Some(SqlType::VarChar(a)), SqlType::VarChar(b)) => SqlType::VarChar(wider(a, b)),
+            (Some(SqlType::NVarChar(a)), SqlType::NVarChar(b)) => SqlType::NVarChar(wider(a, b)),
+            (Some(SqlType::VarBinary(a)), SqlType::VarBinary(b)) => SqlType::VarBinary(wider(a, b)),
+            (
+                Some(SqlType::Decimal { precision: p1, scale: s1 }),
+                SqlType::Decimal { precision: p2, scale: s2 },
+            ) => {
+                let scale = s1.max(s2);
+                let int = (p1 - s1).max(p2 - s2);
+                SqlType::Decimal { precision: (int + scale).min(38), scale }
+            }
+            (Some(t0), _) => t0,
+        });
+    }
+    ty.unwrap_or(SqlType::Int)
+}
+
+fn wider(a: walden_engine::types::Len, b: walden_engine::types::Len) -> walden_engine::types::Len {
+    use walden_engine::types::Len;
+    match (a, b) {
+        (Len::N(x), Len::N(y)) => Len::N(x.max(y)),
+        _ => Len::Max,
+    }
+}
+
+/// Makes every value of a column the variant its type says (CASE and UNION may mix types).
+fn unify_column(rows: &mut [Vec<Value>], i: usize, ty: SqlType) -> Result<(), SqlError> {
+    for r in rows.iter_mut() {
+        if !has_type(&r[i], ty) {
+            let v = std::mem::replace(&mut r[i], Value::Null);
+            r[i] = scalar::coerce(v, ty, true)?;
+        }
+    }
+    Ok(())
+}
+
+/// The name a select-list expression gets without an alias: a column's name, else none.
+fn expr_name(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Column(parts) => parts.last().map(|p| p.value.clone()).unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+impl Run<'_> {
+    /// Runs a query: its CTEs, body, ORDER BY and OFFSET.
+    pub(crate) fn query(&mut self, q: &Query, outer: Option<&Env<'_>>) -> Result<Rows, SqlError> {
+        let base = self.ctes.len();
+        let result = (|| {
+            for cte in &q.ctes {
+                let mut rows = self.query(&cte.query, outer)?;
+                for (c, name) in rows.cols.iter_mut().zip(&cte.columns) {
+                    c.name = name.value.clone();
+                }
+                let set = RowSet {
+                    columns: rows
+                        .cols
+                        .iter()
+                        .filter(|c| !c.hidden)
+                        .map(|c| crate::exec::ColumnInfo {
+                            name: c.name.clone(),
+                            ty: c.ty,
+                            nullable: c.nullable,
+                        })
+                        .collect(),
+                    rows: rows.rows,
+                };
+                self.ctes.push((cte.name.value.to_ascii_lowercase(), Arc::new(set)));
+            }
+            self.body(&q.body, &q.order_by, q.offset.as_ref(), outer)
+        })();
+        self.ctes.truncate(base);
+        result
+    }
+
+    fn body(
+        &mut self,
+        body: &QueryBody,
+        order_by: &[OrderByItem],
+        offset: Option<&OffsetFetch>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        match body {
+            QueryBody::Select(sel) => self.select(sel, order_by, offset, outer),
+            QueryBody::Parenthesized(q) => {
+                let rows = self.query(q, outer)?;
+                self.order_output(rows, order_by, offset, outer)
+            }
+            QueryBody::SetOperation { op, left, right } => {
+                let l = self.body(left, &[], None, outer)?;
+                let r = self.body(right, &[], None, outer)?;
+                let visible = l.cols.iter().filter(|c| !c.hidden).count();
+                if visible != r.cols.iter().filter(|c| !c.hidden).count() {
+                    return Err(SqlError::new(
+                        205,
+                        "All queries combined using a UNION, INTERSECT or EXCEPT operator must have an equal number of expressions in their target lists.",
+                    ));
+                }
+                let mut rows = match op {
+                    SetOperator::UnionAll => {
+                        let mut rows = l.rows;
+                        rows.extend(r.rows);
+                        rows
+                    }
+                    SetOperator::Union => {
+                        let mut seen = std::collections::HashSet::new();
+                        l.rows
+                            .into_iter()
+                            .chain(r.rows)
+                            .filter(|row| seen.insert(group_key(row)))
+                            .collect()
+                    }
+                    SetOperator::Except | SetOperator::Intersect => {
+                        let right: std::collections::HashSet<String> =
+                            r.rows.iter().map(|x| group_key(x)).collect();
+                        let mut seen = std::collections::HashSet::new();
+                        let keep_in_right = *op == SetOperator::Intersect;
+                        l.rows
+                            .into_iter()
+                            .filter(|row| {
+                                let k = group_key(row);
+                                right.contains(&k) == keep_in_right && seen.insert(k)
+                            })
+                            .collect()
+                    }
+                };
+                let mut cols = l.cols;
+                for i in 0..cols.len() {
+                    let ty = infer_type(&rows, i);
+                    if rows.iter().any(|r| !has_type(&r[i], cols[i].ty)) {
+                        cols[i].ty = ty;
+                    }
+                    unify_column(&mut rows, i, cols[i].ty)?;
+                    cols[i].nullable = true;
+                }
+                self.order_output(Rows { cols, rows }, order_by, offset, outer)
+            }
+        }
+    }
+
+    /// ORDER BY and OFFSET over a query's output columns (set operations, parentheses).
+    fn order_output(
+        &mut self,
+        mut rows: Rows,
+        order_by: &[OrderByItem],
+        offset: Option<&OffsetFetch>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        if !order_by.is_empty() {
+            let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
+            let mut keyed = Vec::with_capacity(rows.rows.len());
+            for row in std::mem::take(&mut rows.rows) {
+                let mut keys = Vec::with_capacity(order_by.len());
+                for o in order_by {
+                    keys.push(match ordinal(&o.expr, rows.cols.len())? {
+                        Some(i) => row[i].clone(),
+                        None => self.eval(&o.expr, &Env::new(&rows.cols, &row, outer))?,
+                    });
+                }
+                keyed.push((keys, row));
+            }
+            sort_by_keys(&mut keyed, &desc)?;
+            rows.rows = keyed.into_iter().map(|(_, r)| r).collect();
+        }
+        if let Some(off) = offset {
+            rows.rows = self.apply_offset(std::mem::take(&mut rows.rows), off)?;
+        }
+        Ok(rows)
+    }
+
+    fn apply_offset(
+        &mut self,
+        rows: Vec<Vec<Value>>,
+        off: &OffsetFetch,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let skip = self.count_value(&off.offset)?;
+        let take = match &off.fetch {
+            Some(f) => self.count_value(f)?,
+            None => usize::MAX,
+        };
+        Ok(rows.into_iter().skip(skip).take(take).collect())
+    }
+
+    fn count_value(&mut self, e: &Expr) -> Result<usize, SqlError> {
+        let v = self.value(e)?;
+        match scalar::convert(v, SqlType::BigInt, None)? {
+            Value::BigInt(n) if n >= 0 => Ok(n as usize),
+            _ => Err(SqlError::new(1060, "The number of rows provided for a TOP or FETCH clauses row count parameter must be an integer.")),
+        }
+    }
+
+    /// One SELECT: FROM, WHERE, GROUP BY, HAVING, windows, the list, DISTINCT, ORDER BY, TOP.
+    pub(crate) fn select(
+        &mut self,
+        sel: &Select,
+        order_by: &[OrderByItem],
+        offset: Option<&OffsetFetch>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        let source = if sel.from.is_empty() {
+            Rows { cols: Vec::new(), rows: vec![Vec::new()] }
+        } else {
+            self.from(&sel.from, sel.where_clause.as_ref(), outer)?
+        };
+        let Rows { mut cols, rows } = source;
+        // WHERE.
+        let mut rows = match &sel.where_clause {
+            None => rows,
+            Some(w) => {
+                let mut kept = Vec::with_capacity(rows.len());
+                for row in rows {
+                    if self.predicate(w, &Env::new(&cols, &row, outer))? == Some(true) {
+                        kept.push(row);
+                    }
+                }
+                kept
+            }
+        };
+        // Aggregates.
+        let mut aggs = Vec::new();
+        for item in &sel.items {
+            match item {
+                SelectItem::Expr { expr, .. } => collect_aggregates(expr, &mut aggs),
+                SelectItem::Assign { value, .. } => collect_aggregates(value, &mut aggs),
+                SelectItem::Wildcard(_) => {}
+            }
+        }
+        if let Some(h) = &sel.having {
+            collect_aggregates(h, &mut aggs);
+        }
+        for o in order_by {
+            collect_aggregates(&o.expr, &mut aggs);
+        }
+        let mut computed: Vec<(usize, usize)> = Vec::new();
+        if !aggs.is_empty() || !sel.group_by.is_empty() {
+            let (gcols, grows, gcomputed) = self.group(&cols, rows, &sel.group_by, &aggs, outer)?;
+            cols = gcols;
+            rows = grows;
+            computed = gcomputed;
+            if let Some(h) = &sel.having {
+                let mut kept = Vec::with_capacity(rows.len());
+                for row in rows {
+                    let env = Env { cols: &cols, row: &row, outer, computed: &computed };
+                    if self.predicate(h, &env)? == Some(true) {
+                        kept.push(row);
+                    }
+                }
+                rows = kept;
+            }
+        }
+        // Window functions.
+        let mut windows = Vec::new();
+        for item in &sel.items {
+            if let SelectItem::Expr { expr, .. } = item {
+                collect_windows(expr, &mut windows);
+            }
+        }
+        for o in order_by {
+            collect_windows(&o.expr, &mut windows);
+        }
+        if !windows.is_empty() {
+            self.windows(&mut cols, &mut rows, &mut computed, &windows, outer)?;
+        }
+        // The select list.
+        let mut out_cols: Vec<Col> = Vec::new();
+        let mut exprs: Vec<Option<&Expr>> = Vec::new();
+        let mut stars: Vec<Option<usize>> = Vec::new();
+        let mut assigns = false;
+        for item in &sel.items {
+            match item {
+                SelectItem::Wildcard(qual) => {
+                    let mut any = false;
+                    for (i, c) in cols.iter().enumerate() {
+                        if c.hidden {
+                            continue;
+                        }
+                        if let Some(q) = qual {
+                            let Some(last) = q.last() else { continue };
+                            if !c
+                                .qual
+                                .as_deref()
+                                .is_some_and(|cq| cq.eq_ignore_ascii_case(&last.value))
+                            {
+                                continue;
+                            }
+                        }
+                        any = true;
+                        out_cols.push(Col { qual: None, ..c.clone() });
+                        exprs.push(None);
+                        stars.push(Some(i));
+                    }
+                    if !any && qual.is_some() {
+                        let parts = qual.clone().unwrap_or_default();
+                        return Err(SqlError::new(
+                            4104,
+                            format!(
+                                "The multi-part identifier \"{}\" could not be bound.",
+                                parts
+                                    .iter()
+                                    .map(|p| p.value.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(".")
+                            ),
+                        ));
+                    }
+                    if sel.from.is_empty() {
+                        return Err(SqlError::new(263, "Must specify table to select from."));
+                    }
+                }
+                SelectItem::Expr { expr, alias } => {
+                    let name = alias.as_ref().map_or_else(|| expr_name(expr), |a| a.value.clone());
+                    let (ty, nullable) = match &expr.kind {
+                        ExprKind::Column(parts) => match find_column(&cols, parts)? {
+                            Some(i) => (Some(cols[i].ty), cols[i].nullable),
+                            None => (None, true),
+                        },
+                        _ => (None, true),
+                    };
+                    out_cols.push(Col {
+                        qual: None,
+                        name,
+                        ty: ty.unwrap_or(SqlType::Int),
+                        nullable,
+                        hidden: ty.is_none(),
+                    });
+                    exprs.push(Some(expr));
+                    stars.push(None);
+                }
+                SelectItem::Assign { .. } => assigns = true,
+            }
+        }
+        // Sort keys come from the source row (or the output, for aliases and ordinals).
+        let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
+        let top = match &sel.top {
+            Some(t) => {
+                let n = self.value(&t.quantity)?;
+                let n = match scalar::convert(n, SqlType::Float, None)? {
+                    Value::Float(f) if f >= 0.0 => f,
+                    _ => return Err(SqlError::new(1060, "The number of rows provided for a TOP or FETCH clauses row count parameter must be an integer.")),
+                };
+                Some((n, t.percent))
+            }
+            None => None,
+        };
+        if assigns {
+            // SELECT @v = ...: assign row by row, so each row sees the previous assignment.
+            let mut order: Vec<usize> = (0..rows.len()).collect();
+            if !order_by.is_empty() {
+                let mut keyed = Vec::with_capacity(rows.len());
+                for (i, row) in rows.iter().enumerate() {
+                    let env = Env { cols: &cols, row, outer, computed: &computed };
+                    let mut keys = Vec::new();
+                    for o in order_by {
+                        keys.push(self.eval(&o.expr, &env)?);
+                    }
+                    keyed.push((keys, i));
+                }
+                sort_by_keys(&mut keyed, &desc)?;
+                order = keyed.into_iter().map(|(_, i)| i).collect();
+            }
+            if let Some((n, pct)) = top {
+                let limit = if pct {
+                    ((rows.len() as f64) * n / 100.0).ceil() as usize
+                } else {
+                    n as usize
+                };
+                order.truncate(limit);
+            }
+            let n = order.len();
+            for i in order {
+                let row = &rows[i];
+                for item in &sel.items {
+                    if let SelectItem::Assign { variable, op, value } = item {
+                        let env = Env { cols: &cols, row, outer, computed: &computed };
+                        let v = self.eval(value, &env)?;
+                        self.assign(variable, *op, v)?;
+                    }
+                }
+            }
+            return Ok(Rows { cols: Vec::new(), rows: vec![Vec::new(); n] });
+        }
+        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let env = Env { cols: &cols, row, outer, computed: &computed };
+            let mut out = Vec::with_capacity(out_cols.len());
+            for (e, star) in exprs.iter().zip(&stars) {
+                out.push(match (e, star) {
+                    (Some(e), _) => self.eval(e, &env)?,
+                    (None, Some(i)) => row[*i].clone(),
+                    (None, None) => Value::Null,
+                });
+            }
+            let mut keys = Vec::with_capacity(order_by.len());
+            for o in order_by {
+                keys.push(self.order_key(o, &out_cols, &out, &env)?);
+            }
+            keyed.push((keys, out));
+        }
+        if sel.distinct {
+            let mut seen = std::collections::HashSet::new();
+            keyed.retain(|(_, r)| seen.insert(group_key(r)));
+        }
+        if !order_by.is_empty() {
+            sort_by_keys(&mut keyed, &desc)?;
+        }
+        let mut out_rows: Vec<Vec<Value>> = keyed.into_iter().map(|(_, r)| r).collect();
+        if let Some(off) = offset {
+            out_rows = self.apply_offset(out_rows, off)?;
+        }
+        if let Some((n, pct)) = top {
+            let limit = if pct {
+                ((out_rows.len() as f64) * n / 100.0).ceil() as usize
+            } else {
+                n as usize
+            };
+            out_rows.truncate(limit);
+        }
+        for (i, c) in out_cols.iter_mut().enumerate() {
+            if c.hidden {
+                c.ty = infer_type(&out_rows, i);
+                c.hidden = false;
+                unify_column(&mut out_rows, i, c.ty)?;
+            }
+        }
+        Ok(Rows { cols: out_cols, rows: out_rows })
+    }
+
+    fn order_key(
+        &mut self,
+        o: &OrderByItem,
+        out_cols: &[Col],
+        out: &[Value],
+        env: &Env<'_>,
+    ) -> Result<Value, SqlError> {
+        if let Some(i) = ordinal(&o.expr, out_cols.len())? {
+            return Ok(out[i].clone());
+        }
+        if let ExprKind::Column(parts) = &o.expr.kind {
+            if parts.len() == 1 {
+                let alias =
+                    out_cols.iter().position(|c| c.name.eq_ignore_ascii_case(&parts[0].value));
+                if let Some(i) = alias {
+                    if find_column(env.cols, parts).ok().flatten().is_none()
+                        || !out_cols[i].name.is_empty()
+                    {
+                        return Ok(out[i].clone());
+                    }
+                }
+            }
+        }
+        self.eval(&o.expr, env)
+    }
+
+    /// Groups rows and computes the aggregates of each group. The grouped rows are a
+    /// representative source row followed by one column per aggregate.
+    #[allow(clippy::type_complexity)]
+    fn group(
+        &mut self,
+        cols: &[Col],
+        rows: Vec<Vec<Value>>,
+        group_by: &[Expr],
+        aggs: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<(Vec<Col>, Vec<Vec<Value>>, Vec<(usize, usize)>), SqlError> {
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        if group_by.is_empty() {
+            groups.push((0..rows.len()).collect());
+        } else {
+            let mut index: HashMap<String, usize> = HashMap::new();
+            for (i, row) in rows.iter().enumerate() {
+                let env = Env::new(cols, row, outer);
+                let mut key = Vec::with_capacity(group_by.len());
+                for g in group_by {
+                    key.push(self.eval(g, &env)?);
+                }
+                let k = group_key(&key);
+                let at = *index.entry(k).or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                });
+                groups[at].push(i);
+            }
+        }
+        let mut out_cols = cols.to_vec();
+        let base = out_cols.len();
+        let mut computed = Vec::with_capacity(aggs.len());
+        for (i, a) in aggs.iter().enumerate() {
+            out_cols.push(Col::hidden("aggregate", SqlType::Int));
+            computed.push((*a as *const Expr as usize, base + i));
+        }
+        let mut out = Vec::with_capacity(groups.len());
+        for g in groups {
+            let mut row = match g.first() {
+                Some(&i) => rows[i].clone(),
+                None => vec![Value::Null; base],
+            };
+            for a in aggs {
+                let ExprKind::Function(f) = &a.kind else { continue };
+                let v = self.aggregate(f, cols, g.iter().map(|&i| rows[i].as_slice()), outer)?;
+                row.push(v);
+            }
+            out.push(row);
+        }
+        Ok((out_cols, out, computed))
+    }
+
+    /// One aggregate over some rows.
+    fn aggregate<'r>(
+        &mut self,
+        f: &FunctionCall,
+        cols: &[Col],
+        rows: impl Iterator<Item = &'r [Value]>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Value, SqlError> {
+        let name = f.name.name.value.to_ascii_uppercase();
+        let (distinct, arg, sep) = match &f.args {
+            FunctionArgs::Star => (false, None, None),
+            FunctionArgs::List { distinct, args } => (*distinct, args.first(), args.get(1)),
+            FunctionArgs::None => (false, None, None),
+        };
+        let Some(arg) = arg else {
+            if name == "COUNT" {
+                return Ok(Value::Int(i32::try_from(rows.count()).unwrap_or(i32::MAX)));
+            }
+            if name == "COUNT_BIG" {
+                return Ok(Value::BigInt(rows.count() as i64));
+            }
+            return Err(SqlError::with_severity(
+                174,
+                15,
+                format!("The {} function requires 1 argument(s).", name.to_lowercase()),
+            ));
+        };
+        let mut values = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for row in rows {
+            let v = self.eval(arg, &Env::new(cols, row, outer))?;
+            if v.is_null() {
+                continue;
+            }
+            if distinct && !seen.insert(group_key(std::slice::from_ref(&v))) {
+                continue;
+            }
+            values.push(v);
+        }
+        match name.as_str() {
+            "COUNT" => {
+                Ok(Value::Int(i32::try_from(values.len()).map_err(|_| SqlError::overflow("int"))?))
+            }
+            "COUNT_BIG" => Ok(Value::BigInt(values.len() as i64)),
+            "SUM" | "AVG" => {
+                let mut it = values.into_iter();
+                let Some(first) = it.next() else { return Ok(Value::Null) };
+                // SUM of int is int... SQL Server widens tinyint/smallint/int to int, and
+                // keeps bigint, decimal(38, s), float.
+                let mut acc = match first {
+                    Value::TinyInt(_) | Value::SmallInt(_) | Value::Bit(_) => {
+                        scalar::convert(first, SqlType::Int, None)?
+                    }
+                    Value::Decimal(d) => scalar::convert(
+                        Value::Decimal(d),
+                        SqlType::Decimal { precision: 38, scale: d.scale() },
+                        None,
+                    )?,
+                    Value::Real(_) => scalar::convert(first, SqlType::Float, None)?,
+                    Value::Str(_) | Value::NStr(_) => {
+                        return Err(SqlError::new(
+                            8117,
+                            format!(
+                                "Operand data type varchar is invalid for {} operator.",
+                                name.to_lowercase()
+                            ),
+                        ))
+                    }
+                    other => other,
+                };
+                let mut n: i64 = 1;
+                for v in it {
+                    acc = scalar::binary(BinaryOp::Add, acc, v)?;
+                    n += 1;
+                }
+                if name == "AVG" {
+                    let divisor = match &acc {
+                        Value::Decimal(_) | Value::Money(_) => {
+                            Value::Decimal(walden_engine::types::Decimal::from_i64(n))
+                        }
+                        Value::Float(_) => Value::Float(n as f64),
+                        Value::BigInt(_) => Value::BigInt(n),
+                        _ => Value::Int(i32::try_from(n).unwrap_or(i32::MAX)),
+                    };
+                    acc = scalar::binary(BinaryOp::Divide, acc, divisor)?;
+                }
+                Ok(acc)
+            }
+            "MIN" | "MAX" => {
+                let mut best: Option<Value> = None;
+                for v in values {
+                    best = Some(match best {
+                        None => v,
+                        Some(b) => {
+                            let o = scalar::compare(&v, &b)?.unwrap_or(Ordering::Equal);
+                            if (name == "MIN" && o == Ordering::Less)
+                                || (name == "MAX" && o == Ordering::Greater)
+                            {
+                                v
+                            } else {
+                                b
+                            }
+                        }
+                    });
+                }
+                Ok(best.unwrap_or(Value::Null))
+            }
+            "STRING_AGG" => {
+                let sep = match sep {
+                    Some(s) => scalar::to_text(&self.value(s)?),
+                    None => String::new(),
+                };
+                if values.is_empty() {
+                    return Ok(Value::Null);
+                }
+                let national = values.iter().any(|v| matches!(v, Value::NStr(_)));
+                let text = values.iter().map(scalar::to_text).collect::<Vec<_>>().join(&sep);
+                Ok(if national { Value::NStr(text) } else { Value::Str(text) })
+            }
+            _ => Err(SqlError::with_severity(
+                195,
+                15,
+                format!("'{name}' is not a recognized built-in function name."),
+            )),
+        }
+    }
+
+    /// Computes window functions (ROW_NUMBER, RANK, DENSE_RANK, aggregates OVER a
+    /// partition) into extra hidden columns.
+    fn windows(
+        &mut self,
+        cols: &mut Vec<Col>,
+        rows: &mut [Vec<Value>],
+        computed: &mut Vec<(usize, usize)>,
+        windows: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<(), SqlError> {
+        for w in windows {
+            let ExprKind::Function(f) = &w.kind else { continue };
+            let Some(spec) = &f.over else { continue };
+            let name = f.name.name.value.to_ascii_uppercase();
+            // Partition and order keys per row.
+            let mut keyed: Vec<(Vec<Value>, usize)> = Vec::with_capacity(rows.len());
+            let mut parts = Vec::with_capacity(rows.len());
+            for (i, row) in rows.iter().enumerate() {
+                let env = Env { cols, row, outer, computed };
+                let mut p = Vec::new();
+                for e in &spec.partition_by {
+                    p.push(self.eval(e, &env)?);
+                }
+                let mut k = p.clone();
+                for o in &spec.order_by {
+                    k.push(self.eval(&o.expr, &env)?);
+                }
+                parts.push(group_key(&p));
+                keyed.push((k, i));
+            }
+            let mut desc = vec![false; spec.partition_by.len()];
+            desc.extend(spec.order_by.iter().map(|o| o.descending));
+            sort_by_keys(&mut keyed, &desc)?;
+            let mut values = vec![Value::Null; rows.len()];
+            let order_len = spec.order_by.len();
+            let mut start = 0;
+            while start < keyed.len() {
+                let p = &parts[keyed[start].1];
+                let mut end = start;
+                while end < keyed.len() && &parts[keyed[end].1] == p {
+                    end += 1;
+                }
+                let group = &keyed[start..end];
+                match name.as_str() {
+                    "ROW_NUMBER" => {
+                        for (n, (_, i)) in group.iter().enumerate() {
+                            values[*i] = Value::BigInt(n as i64 + 1);
+                        }
+                    }
+                    "RANK" | "DENSE_RANK" => {
+                        let mut rank = 0i64;
+                        let mut dense = 0i64;
+                        for (n, (k, i)) in group.iter().enumerate() {
+                            let tail = &k[k.len() - order_len..];
+                            let same = n > 0 && {
+                                let prev = &group[n - 1].0;
+                                compare_keys(
+                                    tail,
+                                    &prev[prev.len() - order_len..],
+                                    &vec![false; order_len],
+                                )? == Ordering::Equal
+                            };
+                            if !same {
+                                rank = n as i64 + 1;
+                                dense += 1;
+                            }
+                            values[*i] = Value::BigInt(if name == "RANK" { rank } else { dense });
+                        }
+                    }
+                    _ if is_aggregate_call(&FunctionCall { over: None, ..(**f).clone() }) => {
+                        let members: Vec<usize> = group.iter().map(|(_, i)| *i).collect();
+                        let plain = FunctionCall { over: None, ..(**f).clone() };
+                        let v = self.aggregate(
+                            &plain,
+                            cols,
+                            members.iter().map(|&i| rows[i].as_slice()),
+                            outer,
+                        )?;
+                        for i in members {
+                            values[i] = v.clone();
+                        }
+                    }
+                    _ => {
+                        return Err(SqlError::with_severity(
+                            195,
+                            15,
+                            format!("'{}' is not a recognized window function.", f.name.name.value),
+                        ))
+                    }
+                }
+                start = end;
+            }
+            let at = cols.len();
+            cols.push(Col::hidden("window", SqlType::BigInt));
+            for (row, v) in rows.iter_mut().zip(values) {
+                row.push(v);
+            }
+            computed.push((*w as *const Expr as usize, at));
+        }
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------
+    // FROM
+    // -----------------------------------------------------------------------------------
+
+    /// The rows of a FROM clause (comma-separated sources are cross joined). `filter` is the
+    /// WHERE clause, used only to choose an access path; the caller still applies it.
+    pub(crate) fn from(
+        &mut self,
+        sources: &[TableSource],
+        filter: Option<&Expr>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        let mut acc: Option<Rows> = None;
+        let single = sources.len() == 1;
+        for src in sources {
+            let rows = self.source(src, if single { filter } else { None }, outer)?;
+            acc = Some(match acc {
+                None => rows,
+                Some(left) => cross(left, rows),
+            });
+        }
+        Ok(acc.unwrap_or_default())
+    }
+
+    fn source(
+        &mut self,
+        src: &TableSource,
+        filter: Option<&Expr>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        match src {
+            TableSource::Table { name, alias, .. } => {
+                let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
+                if name.schema.is_none() && name.database.is_none() {
+                    let lower = name.name.value.to_ascii_lowercase();
+                    if let Some((_, set)) = self.ctes.iter().rev().find(|(n, _)| *n == lower) {
+                        let set = Arc::clone(set);
+                        return Ok(rowset_rows(&set, &qual));
+                    }
+                }
+                if let Some(set) = self.system_rowset(name, &[])? {
+                    return Ok(rowset_rows(&set, &qual));
+                }
+                let t = self.resolve_table(name, &qual)?;
+                self.table_rows(&t, filter)
+            }
+            TableSource::Variable { name, alias } => {
+                let qual = alias.as_ref().map_or(name.clone(), |a| a.value.clone());
+                let t = self.resolve_table_variable(name, &qual)?;
+                self.table_rows(&t, filter)
+            }
+            TableSource::Function { name, args, alias, columns } => {
+                let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
+                let mut values = Vec::with_capacity(args.len());
+                for a in args {
+                    let env = match outer {
+                        Some(e) => *e,
+                        None => Env::empty(),
+                    };
+                    values.push(self.eval(a, &env)?);
+                }
+                let set = if name.name.value.eq_ignore_ascii_case("GENERATE_SERIES")
+                    && name.schema.is_none()
+                {
+                    generate_series(&values)?
+                } else {
+                    match self.system_rowset(name, &values)? {
+                        Some(s) => s,
+                        None => return Err(SqlError::invalid_object(&name.name.value)),
+                    }
+                };
+                let mut rows = rowset_rows(&set, &qual);
+                for (c, n) in rows.cols.iter_mut().zip(columns) {
+                    c.name = n.value.clone();
+                }
+                Ok(rows)
+            }
+            TableSource::Derived { query, alias, columns } => {
+                let mut rows = self.query(query, outer)?;
+                for c in rows.cols.iter_mut() {
+                    c.qual = Some(alias.value.clone());
+                }
+                for (c, n) in rows.cols.iter_mut().filter(|c| !c.hidden).zip(columns) {
+                    c.name = n.value.clone();
+                }
+                for c in &rows.cols {
+                    if c.name.is_empty() && !c.hidden {
+                        return Err(SqlError::with_severity(
+                            8155,
+                            16,
+                            format!(
+                                "No column name was specified for column of '{}'.",
+                                alias.value
+                            ),
+                        ));
+                    }
+                }
+                Ok(rows)
+            }
+            TableSource::Values { rows: values, alias, columns } => {
+                let mut out = Vec::with_capacity(values.len());
+                let env = match outer {
+                    Some(e) => *e,
+                    None => Env::empty(),
+                };
+                for r in values {
+                    let mut row = Vec::with_capacity(r.len());
+                    for e in r {
+                        row.push(self.eval(e, &env)?);
+                    }
+                    out.push(row);
+                }
+                let width = out.first().map_or(0, Vec::len);
+                let mut cols = Vec::with_capacity(width);
+                for i in 0..width {
+                    let name = columns.get(i).map_or(String::new(), |c| c.value.clone());
+                    let ty = infer_type(&out, i);
+                    unify_column(&mut out, i, ty)?;
+                    cols.push(Col::new(Some(&alias.value), &name, ty));
+                }
+                Ok(Rows { cols, rows: out })
+            }
+            TableSource::Join(j) => {
+                let left = self.source(&j.left, None, outer)?;
+                if matches!(j.kind, JoinKind::CrossApply | JoinKind::OuterApply) {
+                    let mut cols: Option<Vec<Col>> = None;
+                    let mut rows = Vec::new();
+                    for l in &left.rows {
+                        let env = Env::new(&left.cols, l, outer);
+                        let right = self.source(&j.right, None, Some(&env))?;
+                        if cols.is_none() {
+                            let mut c = left.cols.clone();
+                            c.extend(right.cols.iter().cloned());
+                            cols = Some(c);
+                        }
+                        if right.rows.is_empty() && j.kind == JoinKind::OuterApply {
+                            let mut row = l.clone();
+                            row.extend(std::iter::repeat_n(Value::Null, right.cols.len()));
+                            rows.push(row);
+                        }
+                        for r in right.rows {
+                            let mut row = l.clone();
+                            row.extend(r);
+                            rows.push(row);
+                        }
+                    }
+                    return Ok(Rows { cols: cols.unwrap_or(left.cols), rows });
+                }
+                let right = self.source(&j.right, None, outer)?;
+                self.join(left, right, j.kind, j.on.as_ref(), outer)
+            }
+        }
+    }
+
+    fn join(
+        &mut self,
+        left: Rows,
+        right: Rows,
+        kind: JoinKind,
+        on: Option<&Expr>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        if kind == JoinKind::Cross || on.is_none() {
+            return Ok(cross(left, right));
+        }
+        let mut cols = left.cols.clone();
+        cols.extend(right.cols.iter().cloned());
+        let (lw, rw) = (left.cols.len(), right.cols.len());
+        let on = on.ok_or_else(|| SqlError::new(102, "Incorrect syntax near 'JOIN'."))?;
+        let mut right_matched = vec![false; right.rows.len()];
+        let mut rows = Vec::new();
+        let mut row = Vec::with_capacity(lw + rw);
+        for l in &left.rows {
+            let mut matched = false;
+            for (ri, r) in right.rows.iter().enumerate() {
+                row.clear();
+                row.extend_from_slice(l);
+                row.extend_from_slice(r);
+                if self.predicate(on, &Env::new(&cols, &row, outer))? == Some(true) {
+                    matched = true;
+                    right_matched[ri] = true;
+                    rows.push(row.clone());
+                }
+            }
+            if !matched && matches!(kind, JoinKind::LeftOuter | JoinKind::FullOuter) {
+                let mut r = l.clone();
+                r.extend(std::iter::repeat_n(Value::Null, rw));
+                rows.push(r);
+            }
+        }
+        if matches!(kind, JoinKind::RightOuter | JoinKind::FullOuter) {
+            for (ri, r) in right.rows.iter().enumerate() {
+                if !right_matched[ri] {
+                    let mut row: Vec<Value> = vec![Value::Null; lw];
+                    row.extend_from_slice(r);
+                    rows.push(row);
+                }
+            }
+        }
+        Ok(Rows { cols, rows })
+    }
+
+    /// A system view or table-valued function named `name`, if it is one.
+    fn system_rowset(
+        &mut self,
+        name: &ObjectName,
+        args: &[Value],
+    ) -> Result<Option<RowSet>, SqlError> {
+        let Some(schema) = &name.schema else { return Ok(None) };
+        if !schema.value.eq_ignore_ascii_case("sys") {
+            return Ok(None);
+        }
+        let db = self.database_of(name.database.as_ref())?;
+        let ctx = ViewContext {
+            instance: &self.s.instance,
+            database: &db,
+            counters: &self.s.counters,
+            session_id: self.s.spid,
+        };
+        match sysviews::system_view(&ctx, &name.name.value, args) {
+            Some(r) => r.map(Some),
+            None => Err(SqlError::invalid_object(&format!("sys.{}", name.name.value))),
+        }
+    }
+
+    /// Resolves a table name (temporary tables included) to its database and definition.
+    pub(crate) fn resolve_table_object(
+        &mut self,
+        name: &ObjectName,
+    ) -> Result<(Arc<Database>, Arc<Object>), SqlError> {
+        let user = &name.name.value;
+        if user.starts_with('#') {
+            let internal = self
+                .s
+                .temp_tables
+                .get(&user.to_ascii_lowercase())
+                .cloned()
+                .ok_or_else(|| SqlError::invalid_object(user))?;
+            let tempdb = Arc::clone(self.s.instance.tempdb());
+            let o = tempdb
+                .find_object("dbo", &internal)
+                .ok_or_else(|| SqlError::invalid_object(user))?;
+            return Ok((tempdb, o));
+        }
+        let db = self.database_of(name.database.as_ref())?;
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        match db.find_object(schema, user) {
+            Some(o) if matches!(*o, Object::Table(_)) => Ok((db, o)),
+            _ => Err(SqlError::invalid_object(&display_name(name))),
+        }
+    }
+
+    pub(crate) fn resolve_table(
+        &mut self,
+        name: &ObjectName,
+        qual: &str,
+    ) -> Result<TableRef, SqlError> {
+        let (db, o) = self.resolve_table_object(name)?;
+        match &*o {
+            Object::Table(def) => Ok(TableRef { db, def: def.clone(), qual: qual.to_string() }),
+            _ => Err(SqlError::invalid_object(&name.name.value)),
+        }
+    }
+
+    pub(crate) fn resolve_table_variable(
+        &mut self,
+        name: &str,
+        qual: &str,
+    ) -> Result<TableRef, SqlError> {
+        let internal =
+            self.s.temp_tables.get(&name.to_ascii_lowercase()).cloned().ok_or_else(|| {
+                SqlError::with_severity(
+                    1087,
+                    15,
+                    format!("Must declare the table variable \"{name}\"."),
+                )
+            })?;
+        let tempdb = Arc::clone(self.s.instance.tempdb());
+        match tempdb.find_object("dbo", &internal).as_deref() {
+            Some(Object::Table(def)) => {
+                Ok(TableRef { db: tempdb, def: def.clone(), qual: qual.to_string() })
+            }
+            _ => Err(SqlError::with_severity(
+                1087,
+                15,
+                format!("Must declare the table variable \"{name}\"."),
+            )),
+        }
+    }
+
+    /// A table's rows, each followed by its hidden row locator. With a `filter` that fixes
+    /// every column of the clustered key (or of a unique index) to one value, the row is
+    /// found by a seek instead of a scan.
+    pub(crate) fn table_rows(
+        &mut self,
+        t: &TableRef,
+        filter: Option<&Expr>,
+    ) -> Result<Rows, SqlError> {
+        let mut cols: Vec<Col> = t
+            .def
+            .columns
+            .iter()
+            .map(|c| Col {
+                qual: Some(t.qual.clone()),
+                name: c.name.clone(),
+                ty: c.ty,
+                nullable: c.nullable,
+                hidden: false,
+            })
+            .collect();
+        cols.push(Col {
+            qual: Some(t.qual.clone()),
+            ..Col::hidden(ROWID, SqlType::VarBinary(walden_engine::types::Len::N(900)))
+        });
+        if let Some(filter) = filter {
+            if let Some(rows) = self.seek(t, filter)? {
+                return Ok(Rows { cols, rows });
+            }
+        }
+        let engine_err = |r: &Run<'_>, e| r.s.engine_error(e);
+        let mut cursor = self
+            .tx()
+            .scan_table(&t.db, &t.def, Bound::Unbounded, Bound::Unbounded)
+            .map_err(|e| engine_err(self, e))?;
+        let mut rows = Vec::new();
+        loop {
+            let next = cursor.next_row(self.tx());
+            match next {
+                Ok(Some((id, mut values))) => {
+                    values.push(Value::Binary(id));
+                    rows.push(values);
+                }
+                Ok(None) => break,
+                Err(e) => return Err(engine_err(self, e)),
+            }
+        }
+        Ok(Rows { cols, rows })
+    }
+
+    /// The rows a key lookup finds, or None when the filter does not fix a whole key.
+    fn seek(&mut self, t: &TableRef, filter: &Expr) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
+        let mut parts = Vec::new();
+        conjuncts(filter, &mut parts);
+        let mut fixed: Vec<(usize, &Expr)> = Vec::new();
+        for c in &parts {
+            if let ExprKind::Binary { op: BinaryOp::Eq, left, right } = &c.kind {
+                for (col_side, val_side) in [(left, right), (right, left)] {
+                    if let ExprKind::Column(p) = &col_side.kind {
+                        if is_row_independent(val_side) {
+                            if let Some(i) = t
+                                .def
+                                .columns
+                                .iter()
+                                .position(|col| names_column(p, &t.qual, &col.name))
+                            {
+                                fixed.push((i, val_side));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if fixed.is_empty() {
+            return Ok(None);
+        }
+        for index in &t.def.indexes {
+            if index.columns.is_empty() || !(index.id == 1 || index.unique) {
+                continue;
+            }
+            let mut key = Vec::with_capacity(index.columns.len());
+            for c in &index.columns {
+                let Some((_, e)) = fixed.iter().find(|(i, _)| i == c) else { break };
+                let v = self.value(e)?;
+                // A value that does not convert to the key's type falls back to a scan,
+                // which reports the conversion error as SQL Server would.
+                match scalar::coerce(v, t.def.columns[*c].ty, false) {
+                    Ok(v) => key.push(v),
+                    Err(_) => return Ok(None),
+                }
+            }
+            if key.len() != index.columns.len() {
+                continue;
+            }
+            if key.iter().any(Value::is_null) {
+                return Ok(Some(Vec::new()));
+            }
+            let id = self
+                .tx()
+                .seek_row(&t.db, &t.def, index.id, &key)
+                .map_err(|e| self.s.engine_error(e))?;
+            let Some(id) = id else { return Ok(Some(Vec::new())) };
+            let row = self.tx().read_row(&t.db, &t.def, &id).map_err(|e| self.s.engine_error(e))?;
+            return Ok(Some(match row {
+                Some(mut values) => {
+                    values.push(Value::Binary(id));
+                    vec![values]
+                }
+                None => Vec::new(),
+            }));
+        }
+        Ok(None)
+    }
+}
+
+/// `n` in `ORDER BY n`: a 1-based ordinal of the select list.
+fn ordinal(e: &Expr, width: usize) -> Result<Option<usize>, SqlError> {
+    if let ExprKind::Literal(crate::ast::Literal::Integer(text)) = &e.kind {
+        let n: usize = text.parse().unwrap_or(0);
+        if n == 0 || n > width {
+            return Err(SqlError::with_severity(
+                108,
+                15,
+                format!("The ORDER BY position number {text} is out of range of the number of items in the select list."),
+            ));
+        }
+        return Ok(Some(n - 1));
+    }
+    Ok(None)
+}
+
+fn cross(left: Rows, right: Rows) -> Rows {
+    let mut cols = left.cols;
+    cols.extend(right.cols);
+    let mut rows = Vec::with_capacity(left.rows.len() * right.rows.len());
+    for l in &left.rows {
+        for r in &right.rows {
+            let mut row = l.clone();
+            row.extend_from_slice(r);
+            rows.push(row);
+        }
+    }
+    Rows { cols, rows }
+}
+
+fn rowset_rows(set: &RowSet, qual: &str) -> Rows {
+    Rows {
+        cols: set
+            .columns
+            .iter()
+            .map(|c| Col {
+                qual: Some(qual.to_string()),
+                name: c.name.clone(),
+                ty: c.ty,
+                nullable: c.nullable,
+                hidden: false,
+            })
+            .collect(),
+        rows: set.rows.clone(),
+    }
+}
+
+/// `db.schema.name` as written, for error messages.
+pub(crate) fn display_name(name: &ObjectName) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = &name.database {
+        parts.push(d.value.as_str());
+    }
+    if let Some(s) = &name.schema {
+        parts.push(s.value.as_str());
+    }
+    parts.push(name.name.value.as_str());
+    parts.join(".")
+}
+
+/// GENERATE_SERIES(start, stop[, step]): column `value` of the arguments' type.
+fn generate_series(args: &[Value]) -> Result<RowSet, SqlError> {
+    if args.len() < 2 || args.len() > 3 {
+        return Err(SqlError::new(
+            313,
+            "An insufficient number of arguments were supplied for the procedure or function GENERATE_SERIES.",
+        ));
+    }
+    if args.iter().any(Value::is_null) {
+        return Ok(RowSet {
+            columns: vec![crate::exec::ColumnInfo::new("value", SqlType::Int)],
+            rows: Vec::new(),
+        });
+    }
+    let big = args.iter().any(|v| matches!(v, Value::BigInt(_)));
+    let ty = if big { SqlType::BigInt } else { SqlType::Int };
+    let num = |v: &Value| -> Result<i64, SqlError> {
+        match scalar::convert(v.clone(), SqlType::BigInt, None)? {
+            Value::BigInt(i) => Ok(i),
+            _ => Ok(0),
+        }
+    };
+    let start = num(&args[0])?;
+    let stop = num(&args[1])?;
+    let step = match args.get(2) {
+        Some(s) => num(s)?,
+        None => {
+            if start <= stop {
+                1
+            } else {
+                -1
+            }
+        }
+    };
+    if step == 0 {
+        return Err(SqlError::new(
+            4199,
+            "Argument value 0 is invalid for argument 3 of generate_series function.",
+        ));
+    }
+    let mut rows = Vec::new();
+    let mut v = start;
+    while (step > 0 && v <= stop) || (step < 0 && v >= stop) {
+        rows.push(vec![if big { Value::BigInt(v) } else { Value::Int(v as i32) }]);
+        match v.checked_add(step) {
+            Some(n) => v = n,
+            None => break,
+        }
+    }
+    Ok(RowSet {
+        columns: vec![crate::exec::ColumnInfo { name: "value".to_string(), ty, nullable: false }],
+        rows,
+    })
+}

@@ -1,0 +1,471 @@
+//! Arithmetic and bitwise operators.
+//!
+//! The operand of lower data type precedence ([`precedence`](super::precedence)) is converted
+//! to the other's type, implicitly (so `1 + '1'` is 2 and `1 + 'a'` is Msg 245), and the
+//! operation is done in that type: integers in their own width with overflow checks, DECIMAL
+//! exactly with SQL Server's result scale ([`num`](super::num)), FLOAT and REAL in IEEE
+//! arithmetic, MONEY in ten-thousandths, DATETIME plus or minus a number of days. `+` on two
+//! character strings concatenates, on two binary strings too.
+
+use walden_engine::types::{DateTime, Decimal, SqlType, Value, DATETIME_TICKS_PER_DAY};
+
+use super::convert::{coerce, text_to_decimal, to_float, type_clash};
+use super::num::{decimal_op, Exact};
+use super::text::binary_text;
+use super::types::{value_label, value_precedence};
+use crate::ast::{BinaryOp, UnaryOp};
+use crate::exec::SqlError;
+
+/// The operator's word in SQL Server's messages.
+fn op_name(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Multiply => "multiply",
+        BinaryOp::Divide => "divide",
+        BinaryOp::Modulo => "modulo",
+        BinaryOp::Add => "add",
+        BinaryOp::Subtract => "subtract",
+        BinaryOp::BitAnd => "'&'",
+        BinaryOp::BitOr => "'|'",
+        BinaryOp::BitXor => "'^'",
+        BinaryOp::Eq => "equal to",
+        BinaryOp::NotEq => "not equal to",
+        BinaryOp::Lt => "less than",
+        BinaryOp::Gt => "greater than",
+        BinaryOp::LtEq => "less than or equal to",
+        BinaryOp::GtEq => "greater than or equal to",
+        BinaryOp::And => "AND",
+        BinaryOp::Or => "OR",
+    }
+}
+
+/// Msg 8117: `Operand data type bit is invalid for add operator.`
+fn invalid_operand(label: &str, op: &str) -> SqlError {
+    SqlError::new(8117, format!("Operand data type {label} is invalid for {op} operator."))
+}
+
+/// Msg 402: `The data types float and int are incompatible in the modulo operator.`
+fn incompatible(a: &Value, b: &Value, op: BinaryOp) -> SqlError {
+    SqlError::new(
+        402,
+        format!(
+            "The data types {} and {} are incompatible in the {} operator.",
+            value_label(a),
+            value_label(b),
+            op_name(op)
+        ),
+    )
+}
+
+fn not_arithmetic(op: BinaryOp) -> SqlError {
+    SqlError::new(
+        402,
+        format!("The {} operator is not an arithmetic or bitwise operator.", op_name(op)),
+    )
+}
+
+/// Prefix `-`, `+` and `~`. `-` on TINYINT gives SMALLINT (SQL Server's rule: an unsigned value
+/// negates to a signed one); negating the smallest value of a type is Msg 8115. `NOT` is a
+/// predicate, not a value operator: an error here.
+pub fn unary(op: UnaryOp, v: Value) -> Result<Value, SqlError> {
+    if op == UnaryOp::Not {
+        return Err(SqlError::new(4145, "NOT is not a value operator."));
+    }
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    let name = match op {
+        UnaryOp::Minus => "minus",
+        UnaryOp::Plus => "plus",
+        _ => "~",
+    };
+    match op {
+        UnaryOp::Plus => match v {
+            Value::Date(_)
+            | Value::Time(_)
+            | Value::DateTime(_)
+            | Value::DateTime2(_)
+            | Value::Guid(_)
+            | Value::Binary(_) => Err(invalid_operand(value_label(&v), name)),
+            other => Ok(other),
+        },
+        UnaryOp::Minus => match v {
+            Value::TinyInt(x) => Ok(Value::SmallInt(-i16::from(x))),
+            Value::SmallInt(x) => {
+                x.checked_neg().map(Value::SmallInt).ok_or_else(|| SqlError::overflow("smallint"))
+            }
+            Value::Int(x) => {
+                x.checked_neg().map(Value::Int).ok_or_else(|| SqlError::overflow("int"))
+            }
+            Value::BigInt(x) => {
+                x.checked_neg().map(Value::BigInt).ok_or_else(|| SqlError::overflow("bigint"))
+            }
+            Value::Decimal(d) => Decimal::new(-d.mantissa(), d.scale())
+                .map(Value::Decimal)
+                .ok_or_else(|| SqlError::overflow("numeric")),
+            Value::Float(x) => Ok(Value::Float(-x)),
+            Value::Real(x) => Ok(Value::Real(-x)),
+            Value::Money(m) => {
+                m.checked_neg().map(Value::Money).ok_or_else(|| SqlError::overflow("money"))
+            }
+            other => Err(invalid_operand(value_label(&other), name)),
+        },
+        _ => match v {
+            Value::TinyInt(x) => Ok(Value::TinyInt(!x)),
+            Value::SmallInt(x) => Ok(Value::SmallInt(!x)),
+            Value::Int(x) => Ok(Value::Int(!x)),
+            Value::BigInt(x) => Ok(Value::BigInt(!x)),
+            Value::Bit(b) => Ok(Value::Bit(!b)),
+            other => Err(invalid_operand(value_label(&other), name)),
+        },
+    }
+}
+
+/// Binary arithmetic (`*`, `/`, `%`, `+`, `-`) and bitwise (`&`, `|`, `^`) operators, with
+/// SQL Server's conversions and result types (see the module documentation). NULL in gives
+/// NULL out. Division or modulo by zero is Msg 8134, integer overflow Msg 8115 naming the
+/// result type. Comparison and logical operators are not value operators: an error here.
+pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
+    // The hot path: loops count with INT and BIGINT, without allocating.
+    match (&a, &b) {
+        (Value::Int(x), Value::Int(y)) => return int_op(op, *x, *y),
+        (Value::BigInt(x), Value::BigInt(y)) => return bigint_op(op, *x, *y),
+        _ => {}
+    }
+    match op {
+        BinaryOp::Multiply
+        | BinaryOp::Divide
+        | BinaryOp::Modulo
+        | BinaryOp::Add
+        | BinaryOp::Subtract => {}
+        BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => {
+            if a.is_null() || b.is_null() {
+                return Ok(Value::Null);
+            }
+            return bitwise(op, a, b);
+        }
+        _ => return Err(not_arithmetic(op)),
+    }
+    if a.is_null() || b.is_null() {
+        return Ok(Value::Null);
+    }
+    if op == BinaryOp::Add {
+        match (a, b) {
+            (Value::Str(x), Value::Str(y)) => return Ok(Value::Str(x + &y)),
+            (Value::Str(x) | Value::NStr(x), Value::Str(y) | Value::NStr(y)) => {
+                return Ok(Value::NStr(x + &y))
+            }
+            (Value::Binary(mut x), Value::Binary(y)) => {
+                x.extend_from_slice(&y);
+                return Ok(Value::Binary(x));
+            }
+            (Value::Str(x), Value::Binary(y)) => {
+                return Ok(Value::Str(x + &binary_text(&y, 0, false)))
+            }
+            (Value::NStr(x), Value::Binary(y)) => {
+                return Ok(Value::NStr(x + &binary_text(&y, 0, true)))
+            }
+            (Value::Binary(x), Value::Str(y)) => {
+                return Ok(Value::Str(binary_text(&x, 0, false) + &y))
+            }
+            (Value::Binary(x), Value::NStr(y)) => {
+                return Ok(Value::NStr(binary_text(&x, 0, true) + &y))
+            }
+            (a, b) => return arithmetic(op, a, b),
+        }
+    }
+    arithmetic(op, a, b)
+}
+
+#[inline]
+fn int_op(op: BinaryOp, x: i32, y: i32) -> Result<Value, SqlError> {
+    let r = match op {
+        BinaryOp::Add => x.checked_add(y),
+        BinaryOp::Subtract => x.checked_sub(y),
+        BinaryOp::Multiply => x.checked_mul(y),
+        BinaryOp::Divide => {
+            if y == 0 {
+                return Err(SqlError::divide_by_zero());
+            }
+            x.checked_div(y)
+        }
+        BinaryOp::Modulo => {
+            if y == 0 {
+                return Err(SqlError::divide_by_zero());
+            }
+            // i32::MIN % -1 is 0 mathematically; only the machine instruction overflows.
+            Some(x.wrapping_rem(y))
+        }
+        BinaryOp::BitAnd => Some(x & y),
+        BinaryOp::BitOr => Some(x | y),
+        BinaryOp::BitXor => Some(x ^ y),
+        _ => return Err(not_arithmetic(op)),
+    };
+    r.map(Value::Int).ok_or_else(|| SqlError::overflow("int"))
+}
+
+#[inline]
+fn bigint_op(op: BinaryOp, x: i64, y: i64) -> Result<Value, SqlError> {
+    let r = match op {
+        BinaryOp::Add => x.checked_add(y),
+        BinaryOp::Subtract => x.checked_sub(y),
+        BinaryOp::Multiply => x.checked_mul(y),
+        BinaryOp::Divide => {
+            if y == 0 {
+                return Err(SqlError::divide_by_zero());
+            }
+            x.checked_div(y)
+        }
+        BinaryOp::Modulo => {
+            if y == 0 {
+                return Err(SqlError::divide_by_zero());
+            }
+            Some(x.wrapping_rem(y))
+        }
+        BinaryOp::BitAnd => Some(x & y),
+        BinaryOp::BitOr => Some(x | y),
+        BinaryOp::BitXor => Some(x ^ y),
+        _ => return Err(not_arithmetic(op)),
+    };
+    r.map(Value::BigInt).ok_or_else(|| SqlError::overflow("bigint"))
+}
+
+/// An integer operand as `i64` (BIT as 0/1).
+fn int_value(v: &Value) -> Option<i64> {
+    match v {
+        Value::TinyInt(x) => Some(i64::from(*x)),
+        Value::SmallInt(x) => Some(i64::from(*x)),
+        Value::Int(x) => Some(i64::from(*x)),
+        Value::BigInt(x) => Some(*x),
+        Value::Bit(b) => Some(i64::from(*b)),
+        _ => None,
+    }
+}
+
+/// Integer arithmetic in the type `ty` (TINYINT, SMALLINT, INT or BIGINT), both operands
+/// already of that type or narrower.
+fn int_arith(op: BinaryOp, x: i64, y: i64, ty: SqlType) -> Result<Value, SqlError> {
+    let r = match op {
+        BinaryOp::Add => x.checked_add(y),
+        BinaryOp::Subtract => x.checked_sub(y),
+        BinaryOp::Multiply => x.checked_mul(y),
+        BinaryOp::Divide | BinaryOp::Modulo if y == 0 => return Err(SqlError::divide_by_zero()),
+        BinaryOp::Divide => x.checked_div(y),
+        BinaryOp::Modulo => Some(x.wrapping_rem(y)),
+        BinaryOp::BitAnd => Some(x & y),
+        BinaryOp::BitOr => Some(x | y),
+        _ => Some(x ^ y),
+    };
+    let overflow = || SqlError::overflow(super::types::type_label(&ty));
+    let r = r.ok_or_else(overflow)?;
+    Ok(match ty {
+        SqlType::TinyInt => Value::TinyInt(u8::try_from(r).map_err(|_| overflow())?),
+        SqlType::SmallInt => Value::SmallInt(i16::try_from(r).map_err(|_| overflow())?),
+        SqlType::Int => Value::Int(i32::try_from(r).map_err(|_| overflow())?),
+        _ => Value::BigInt(r),
+    })
+}
+
+fn bitwise(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
+    let (Some(x), Some(y)) = (int_value(&a), int_value(&b)) else {
+        return Err(incompatible(&a, &b, op));
+    };
+    if let (Value::Bit(_), Value::Bit(_)) = (&a, &b) {
+        return Ok(Value::Bit(
+            match op {
+                BinaryOp::BitAnd => x & y,
+                BinaryOp::BitOr => x | y,
+                _ => x ^ y,
+            } != 0,
+        ));
+    }
+    let top = if value_precedence(&a) >= value_precedence(&b) { &a } else { &b };
+    int_arith(op, x, y, int_type(top))
+}
+
+/// The integer type of an integer value. BIT is the higher-precedence side only when both sides
+/// are BIT, which the callers handle first; it falls to INT here.
+fn int_type(v: &Value) -> SqlType {
+    match v {
+        Value::TinyInt(_) => SqlType::TinyInt,
+        Value::SmallInt(_) => SqlType::SmallInt,
+        Value::BigInt(_) => SqlType::BigInt,
+        _ => SqlType::Int,
+    }
+}
+
+/// `+ - * / %` once NULLs and concatenation are out of the way.
+fn arithmetic(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
+    let a_top = value_precedence(&a) >= value_precedence(&b);
+    let (top, other) = if a_top { (&a, &b) } else { (&b, &a) };
+    let is_number = |v: &Value| {
+        matches!(
+            v,
+            Value::TinyInt(_)
+                | Value::SmallInt(_)
+                | Value::Int(_)
+                | Value::BigInt(_)
+                | Value::Bit(_)
+                | Value::Decimal(_)
+                | Value::Float(_)
+                | Value::Real(_)
+                | Value::Money(_)
+        )
+    };
+    match top {
+        Value::Date(_) | Value::Time(_) | Value::DateTime2(_) => {
+            if is_number(other) {
+                Err(SqlError::new(
+                    206,
+                    format!(
+                        "Operand type clash: {} is incompatible with {}",
+                        value_label(top),
+                        value_label(other)
+                    ),
+                ))
+            } else {
+                Err(invalid_operand(value_label(top), op_name(op)))
+            }
+        }
+        Value::DateTime(_) => datetime_arith(op, &a, &b),
+        Value::Float(_) | Value::Real(_) => {
+            if op == BinaryOp::Modulo {
+                return Err(incompatible(&a, &b, op));
+            }
+            let real = matches!(top, Value::Real(_));
+            let (x, y) = (float_operand(a)?, float_operand(b)?);
+            let r = match op {
+                BinaryOp::Add => x + y,
+                BinaryOp::Subtract => x - y,
+                BinaryOp::Multiply => x * y,
+                _ => {
+                    if y == 0.0 {
+                        return Err(SqlError::divide_by_zero());
+                    }
+                    x / y
+                }
+            };
+            if real {
+                // The operation is done in f64 and rounded once to f32.
+                let r = r as f32;
+                if !r.is_finite() {
+                    return Err(SqlError::overflow("real"));
+                }
+                Ok(Value::Real(r))
+            } else if r.is_finite() {
+                Ok(Value::Float(r))
+            } else {
+                Err(SqlError::overflow("float"))
+            }
+        }
+        Value::Decimal(_) => {
+            let (x, y) = (exact_operand(a)?, exact_operand(b)?);
+            decimal_op(op, x, y).map(Value::Decimal)
+        }
+        Value::Money(_) => {
+            let (x, y) = (money_operand(a)?, money_operand(b)?);
+            money_arith(op, x, y)
+        }
+        Value::TinyInt(_) | Value::SmallInt(_) | Value::Int(_) | Value::BigInt(_) => {
+            let ty = int_type(top);
+            let x = int_operand(a, ty)?;
+            let y = int_operand(b, ty)?;
+            int_arith(op, x, y, ty)
+        }
+        Value::Bit(_) => Err(invalid_operand("bit", op_name(op))),
+        _ => Err(invalid_operand(value_label(top), op_name(op))),
+    }
+}
+
+fn float_operand(v: Value) -> Result<f64, SqlError> {
+    match v {
+        Value::Str(_) | Value::NStr(_) => to_float(&v),
+        Value::Float(x) => Ok(x),
+        other => match coerce(other, SqlType::Float, true)? {
+            Value::Float(x) => Ok(x),
+            _ => Ok(0.0),
+        },
+    }
+}
+
+/// A DECIMAL operand: numbers exactly, strings at the scale they are written with.
+fn exact_operand(v: Value) -> Result<Exact, SqlError> {
+    match v {
+        Value::Decimal(d) => Ok(Exact::decimal(d)),
+        Value::Money(m) => Ok(Exact { m: i128::from(m), s: 4, p: 19 }),
+        Value::Str(ref s) | Value::NStr(ref s) => {
+            text_to_decimal(s, value_label(&v)).map(Exact::decimal)
+        }
+        other => match int_value(&other) {
+            Some(x) => Ok(Exact::int(x)),
+            None => Err(type_clash(&other, &SqlType::DEFAULT_DECIMAL)),
+        },
+    }
+}
+
+fn money_operand(v: Value) -> Result<i64, SqlError> {
+    match coerce(v, SqlType::Money, true)? {
+        Value::Money(m) => Ok(m),
+        _ => Ok(0),
+    }
+}
+
+fn int_operand(v: Value, ty: SqlType) -> Result<i64, SqlError> {
+    if let Some(x) = int_value(&v) {
+        return Ok(x);
+    }
+    let converted = coerce(v, ty, true)?;
+    Ok(int_value(&converted).unwrap_or(0))
+}
+
+/// MONEY arithmetic in ten-thousandths; products and quotients are rounded half away from zero
+/// to four decimals.
+fn money_arith(op: BinaryOp, x: i64, y: i64) -> Result<Value, SqlError> {
+    let (x, y) = (i128::from(x), i128::from(y));
+    let round_div = |n: i128, d: i128| {
+        let (q, r) = (n / d, n % d);
+        if r.abs() * 2 >= d.abs() {
+            q + n.signum() * d.signum()
+        } else {
+            q
+        }
+    };
+    let r = match op {
+        BinaryOp::Add => x + y,
+        BinaryOp::Subtract => x - y,
+        BinaryOp::Multiply => round_div(x * y, 10_000),
+        BinaryOp::Divide | BinaryOp::Modulo if y == 0 => return Err(SqlError::divide_by_zero()),
+        BinaryOp::Divide => round_div(x * 10_000, y),
+        _ => x % y,
+    };
+    i64::try_from(r).map(Value::Money).map_err(|_| SqlError::overflow("money"))
+}
+
+/// DATETIME `+`/`-` another DATETIME or a number of days (fractions are parts of a day), in
+/// 1/300 s ticks since 1900-01-01.
+fn datetime_arith(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, SqlError> {
+    if !matches!(op, BinaryOp::Add | BinaryOp::Subtract) {
+        return Err(invalid_operand("datetime", op_name(op)));
+    }
+    let ticks = |v: &Value| -> Result<i64, SqlError> {
+        let dt = match v {
+            Value::DateTime(dt) => *dt,
+            Value::Date(_) | Value::Time(_) | Value::DateTime2(_) => {
+                return Err(incompatible(a, b, op))
+            }
+            other => match coerce(other.clone(), SqlType::DateTime, true)? {
+                Value::DateTime(dt) => dt,
+                _ => return Err(incompatible(a, b, op)),
+            },
+        };
+        Ok(i64::from(dt.days()) * i64::from(DATETIME_TICKS_PER_DAY) + i64::from(dt.ticks()))
+    };
+    let (x, y) = (ticks(a)?, ticks(b)?);
+    let total = if op == BinaryOp::Add { x + y } else { x - y };
+    let per_day = i64::from(DATETIME_TICKS_PER_DAY);
+    let days = i32::try_from(total.div_euclid(per_day)).ok();
+    // rem_euclid is in 0..per_day.
+    let t = total.rem_euclid(per_day) as u32;
+    days.and_then(|d| DateTime::from_parts(d, t)).map(Value::DateTime).ok_or_else(|| {
+        SqlError::new(517, "Adding a value to a 'datetime' column caused an overflow.")
+    })
+}

@@ -1,0 +1,232 @@
+//! Comparison with implicit conversion, and `LIKE`.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use walden_engine::types::{self, Value};
+
+use super::convert::{coerce, text_to_decimal};
+use super::text::{binary_text, to_text};
+use super::types::{type_of, value_label, value_precedence};
+use crate::exec::SqlError;
+
+/// Kinds of values that [`types::compare`] compares with each other directly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Number,
+    Text,
+    Binary,
+    Moment,
+    Time,
+    Guid,
+}
+
+fn family(v: &Value) -> Family {
+    match v {
+        Value::Str(_) | Value::NStr(_) => Family::Text,
+        Value::Binary(_) => Family::Binary,
+        Value::Date(_) | Value::DateTime(_) | Value::DateTime2(_) => Family::Moment,
+        Value::Time(_) => Family::Time,
+        Value::Guid(_) => Family::Guid,
+        _ => Family::Number,
+    }
+}
+
+/// SQL Server's comparison: `None` if either side is NULL; otherwise the side of lower data
+/// type precedence is converted to the other's type first (so `1 = '1'` compares numbers and
+/// `1 = 'a'` is Msg 245, a date and a string compare as dates), then values compare as
+/// [`walden_engine::types::compare`] does: numbers exactly, text case-insensitively ignoring
+/// trailing spaces, dates as moments.
+pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => return Ok(Some(x.cmp(y))),
+        (Value::BigInt(x), Value::BigInt(y)) => return Ok(Some(x.cmp(y))),
+        (Value::Str(_), Value::Str(_)) => return Ok(types::compare(a, b)),
+        (Value::Null, _) | (_, Value::Null) => return Ok(None),
+        _ => {}
+    }
+    if family(a) == family(b) {
+        return Ok(types::compare(a, b));
+    }
+    let a_top = value_precedence(a) >= value_precedence(b);
+    let (top, low) = if a_top { (a, b) } else { (b, a) };
+    let converted = convert_for_compare(low, top)?;
+    let order = types::compare(top, &converted);
+    Ok(if a_top { order } else { order.map(Ordering::reverse) })
+}
+
+/// `low` converted to the type of `top` for a comparison. Text meeting a DECIMAL keeps the scale
+/// it is written with (so `1.5 = '1.50'` holds whatever the digits), and a binary string meeting
+/// text becomes text byte for byte.
+fn convert_for_compare(low: &Value, top: &Value) -> Result<Value, SqlError> {
+    match (low, top) {
+        (Value::Str(s) | Value::NStr(s), Value::Decimal(_)) => {
+            text_to_decimal(s, value_label(low)).map(Value::Decimal)
+        }
+        (Value::Binary(b), Value::Str(_)) => Ok(Value::Str(binary_text(b, 0, false))),
+        (Value::Binary(b), Value::NStr(_)) => Ok(Value::NStr(binary_text(b, 0, true))),
+        _ => coerce(low.clone(), type_of(top), true),
+    }
+}
+
+/// One element of a compiled LIKE pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pat {
+    /// A literal character, folded to lower case.
+    Char(char),
+    /// `_`: any one character.
+    Any,
+    /// `%`: any run of characters, even empty.
+    Many,
+    /// `[...]` / `[^...]`: one character in (or not in) the ranges, folded to lower case.
+    Set { negated: bool, ranges: Vec<(char, char)> },
+}
+
+/// Case folding for LIKE: lower case when that is a single character.
+pub(crate) fn fold(c: char) -> char {
+    if c.is_ascii() {
+        return c.to_ascii_lowercase();
+    }
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+fn compile(pattern: &str, escape: Option<char>) -> Vec<Pat> {
+    let cs: Vec<char> = pattern.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        i += 1;
+        if Some(c) == escape {
+            // The escaped character is literal; a trailing escape character stands for itself.
+            let literal = cs.get(i).copied().unwrap_or(c);
+            i += usize::from(i < cs.len());
+            out.push(Pat::Char(fold(literal)));
+            continue;
+        }
+        match c {
+            '%' => {
+                if out.last() != Some(&Pat::Many) {
+                    out.push(Pat::Many);
+                }
+            }
+            '_' => out.push(Pat::Any),
+            '[' => match cs[i..].iter().position(|&x| x == ']') {
+                Some(len) => {
+                    let body = &cs[i..i + len];
+                    i += len + 1;
+                    let negated = body.len() > 1 && body[0] == '^';
+                    let body = if negated { &body[1..] } else { body };
+                    let mut ranges = Vec::new();
+                    let mut k = 0;
+                    while k < body.len() {
+                        if k + 2 < body.len() && body[k + 1] == '-' {
+                            ranges.push((fold(body[k]), fold(body[k + 2])));
+                            k += 3;
+                        } else {
+                            ranges.push((fold(body[k]), fold(body[k])));
+                            k += 1;
+                        }
+                    }
+                    out.push(Pat::Set { negated, ranges });
+                }
+                None => out.push(Pat::Char('[')),
+            },
+            other => out.push(Pat::Char(fold(other))),
+        }
+    }
+    out
+}
+
+fn matches_one(p: &Pat, c: char) -> bool {
+    match p {
+        Pat::Char(x) => *x == c,
+        Pat::Any => true,
+        Pat::Many => false,
+        Pat::Set { negated, ranges } => {
+            ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != *negated
+        }
+    }
+}
+
+/// Wildcard matching with single-step backtracking to the last `%`: every other element
+/// matches exactly one character, so retrying from the latest `%` one character further is
+/// complete, and the whole match is O(pattern × value).
+fn matches(pattern: &[Pat], s: &[char]) -> bool {
+    let (mut p, mut i) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while i < s.len() {
+        if let Some(el) = pattern.get(p) {
+            if *el == Pat::Many {
+                star = Some((p, i));
+                p += 1;
+                continue;
+            }
+            if matches_one(el, s[i]) {
+                p += 1;
+                i += 1;
+                continue;
+            }
+        }
+        match star {
+            Some((sp, si)) => {
+                p = sp + 1;
+                i = si + 1;
+                star = Some((sp, si + 1));
+            }
+            None => return false,
+        }
+    }
+    pattern[p..].iter().all(|el| *el == Pat::Many)
+}
+
+fn text_of(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::Str(s) | Value::NStr(s) => Cow::Borrowed(s),
+        other => Cow::Owned(to_text(other)),
+    }
+}
+
+/// `value LIKE pattern [ESCAPE escape]`: `%`, `_`, `[abc]`, `[a-f]`, `[^x]`, and an optional
+/// one-character escape; case-insensitive. Trailing spaces of the value do not prevent a match
+/// (`'abc  ' LIKE 'abc'`), those of the pattern must be matched. Other types are compared as
+/// their text. NULL anywhere gives `None`; an escape of other than one character is Msg 506.
+pub fn like(
+    value: &Value,
+    pattern: &Value,
+    escape: Option<&Value>,
+) -> Result<Option<bool>, SqlError> {
+    if value.is_null() || pattern.is_null() || escape.is_some_and(Value::is_null) {
+        return Ok(None);
+    }
+    let escape = match escape {
+        None => None,
+        Some(e) => {
+            let text = text_of(e);
+            let mut chars = text.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => Some(c),
+                _ => {
+                    return Err(SqlError::new(
+                        506,
+                        format!(
+                            "The invalid escape character \"{text}\" was specified in a LIKE \
+                             predicate."
+                        ),
+                    ))
+                }
+            }
+        }
+    };
+    let compiled = compile(&text_of(pattern), escape);
+    let chars: Vec<char> = text_of(value).chars().map(fold).collect();
+    if matches(&compiled, &chars) {
+        return Ok(Some(true));
+    }
+    let trimmed = chars.iter().rposition(|c| *c != ' ').map_or(0, |i| i + 1);
+    Ok(Some(trimmed < chars.len() && matches(&compiled, &chars[..trimmed])))
+}

@@ -1,0 +1,45 @@
+//! Scalar semantics of T-SQL: SQL Server's types, literals, conversions, operators, comparison,
+//! `LIKE` and the built-in scalar functions. The interpreter evaluates expressions and calls
+//! these with already-evaluated [`Value`](walden_engine::types::Value)s.
+//!
+//! # The pieces
+//!
+//! * [`data_type`] / [`data_type_in_cast`] resolve a written type, [`literal`] types a
+//!   constant as SQL Server does, [`type_of`] describes a value for metadata, and
+//!   [`precedence`] / [`common_type`] are SQL Server's data type precedence.
+//! * [`convert`], [`try_convert`] and [`coerce`] are explicit, `TRY_` and implicit conversion,
+//!   with SQL Server's conversion chart, rounding rules, styles and error numbers.
+//! * [`unary`] and [`binary`] are the value operators, [`compare`] and [`like`] the
+//!   comparisons; all convert the operand of lower precedence implicitly.
+//! * [`to_text`] is the default text of a value (PRINT, CONCAT, string `+`).
+//! * [`call`] runs a built-in function by name.
+//!
+//! # Conventions
+//!
+//! * NULL in gives NULL out, except where SQL Server says otherwise (CONCAT, ISNULL...).
+//! * Errors carry SQL Server's message number and text (245 for a failed conversion, 8115
+//!   for an overflow, 8134 for a division by zero...).
+//! * A value knows its kind but not its declared length, precision or scale: where SQL Server's
+//!   result depends on a declared type (the scale of a decimal division, the length a CHAR
+//!   pads to), a value is taken to have the type it would have as a constant, and callers that
+//!   know the declared type convert with [`coerce`].
+
+mod arith;
+mod compare;
+mod convert;
+mod dates;
+mod functions;
+mod num;
+mod temporal;
+mod text;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+pub use arith::{binary, unary};
+pub use compare::{compare, like};
+pub use convert::{coerce, convert, try_convert};
+pub use functions::call;
+pub use text::to_text;
+pub use types::{common_type, data_type, data_type_in_cast, literal, precedence, type_of};

@@ -1,0 +1,1230 @@
+//! Sessions: what a connection has (its database, SET options, variables, temporary tables,
+//! open transaction) and the interpreter that runs its batches.
+//!
+//! # Errors and how far they reach
+//!
+//! SQL Server distinguishes how much of the work an error stops, and so does Walden:
+//!
+//! * **Statement abort** (the default: duplicate keys, NULL into NOT NULL, divide by zero,
+//!   lock timeouts, `RAISERROR`): the failing statement's changes are undone, the error is
+//!   reported, and the batch goes on with the next statement; an open transaction stays open.
+//! * **Batch abort** (conversion errors 245/8114/241, `THROW` outside `TRY`, unknown objects
+//!   and columns, a deadlock victim, any error under `SET XACT_ABORT ON`): the rest of the
+//!   batch is skipped, in every procedure on the call stack. A deadlock and `XACT_ABORT` also
+//!   roll the transaction back.
+//! * Inside `BEGIN TRY`, any error of severity 11 or more goes to the `CATCH` block instead
+//!   of being reported.
+//!
+//! The session itself always survives: the next batch starts clean.
+//!
+//! # Transactions
+//!
+//! `@@TRANCOUNT` counts `BEGIN TRAN`s as SQL Server does; only the outermost `COMMIT`
+//! commits, and `ROLLBACK` without a savepoint name rolls everything back. Outside a user
+//! transaction each statement that touches data runs in an autocommit transaction of its
+//! own, committed (or rolled back) when the statement ends. Inside one, a failing statement
+//! is undone back to the mark taken when it started (statement-level atomicity).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use walden_engine::catalog::Object;
+use walden_engine::lock::LockError;
+use walden_engine::types::{SqlType, Value};
+use walden_engine::{Database, EngineError, Instance, Isolation, Transaction};
+use walden_log::policy::CommitOption;
+
+use crate::ast::{
+    AssignOp, BinaryOp, CreateProcedure, DeclarationKind, ExecArgument, ExecProcedure, Execute,
+    Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror, SetStatement, Statement,
+    StatementKind, TransactionName, TransactionStatement,
+};
+use crate::exec::eval::Env;
+use crate::exec::scalar;
+use crate::exec::sysviews::ServerCounters;
+use crate::exec::{Output, SqlError};
+use crate::parse_batch;
+
+/// Session ids handed out so far; SQL Server's user sessions start at 51.
+static NEXT_SPID: AtomicU16 = AtomicU16::new(51);
+
+/// How deep procedures may call each other (SQL Server's limit, error 217).
+const MAX_NESTING: usize = 32;
+
+/// The SET options of a session.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub(crate) nocount: bool,
+    pub(crate) xact_abort: bool,
+    /// `SET LOCK_TIMEOUT`: None waits for ever (-1, the default).
+    pub(crate) lock_timeout: Option<Duration>,
+    pub(crate) isolation: Isolation,
+}
+
+/// A declared variable.
+#[derive(Debug, Clone)]
+pub(crate) struct Variable {
+    pub(crate) name: String,
+    pub(crate) ty: SqlType,
+    pub(crate) value: Value,
+}
+
+/// One scope of variables: a batch, or a procedure call.
+#[derive(Debug, Default)]
+pub(crate) struct Frame {
+    pub(crate) vars: Vec<Variable>,
+    /// The procedure running in this frame.
+    pub(crate) procedure: Option<String>,
+    /// `SCOPE_IDENTITY()`.
+    pub(crate) scope_identity: Option<i64>,
+    /// Temporary tables created in this procedure call, dropped when it returns.
+    pub(crate) temp_created: Vec<String>,
+    /// The errors being handled by the enclosing `CATCH` blocks, innermost last.
+    pub(crate) caught: Vec<SqlError>,
+}
+
+/// A parsed procedure, cached by (database id, object id) with the text it was parsed from.
+#[derive(Debug)]
+pub(crate) struct CachedProcedure {
+    text: String,
+    pub(crate) def: Arc<CreateProcedure>,
+}
+
+/// What a statement tells the statements around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Next,
+    Break,
+    Continue,
+    Return(i32),
+}
+
+/// Why execution stops unwinding.
+#[derive(Debug)]
+pub(crate) enum Halt {
+    /// An error not yet reported: a `TRY` block may still catch it.
+    Error(SqlError),
+    /// The batch is aborted; the error was already reported.
+    Aborted,
+}
+
+impl From<SqlError> for Halt {
+    fn from(e: SqlError) -> Halt {
+        Halt::Error(e)
+    }
+}
+
+pub(crate) type Step<T> = Result<T, Halt>;
+
+/// A connection's state: its database, options, variables' scopes and open transaction.
+#[derive(Debug)]
+pub struct Session {
+    pub(crate) instance: Arc<Instance>,
+    pub(crate) counters: Arc<ServerCounters>,
+    pub(crate) spid: u16,
+    pub(crate) db: Arc<Database>,
+    pub(crate) opts: Options,
+    /// The open transaction: a user transaction when `trancount > 0`, else an autocommit
+    /// transaction of the running statement.
+    pub(crate) tx: Option<Transaction>,
+    pub(crate) trancount: u32,
+    /// Temporary tables: the name the session uses (lower-cased, `#t`) -> the name in tempdb.
+    pub(crate) temp_tables: HashMap<String, String>,
+    temp_seq: u32,
+    /// `@@IDENTITY`.
+    pub(crate) identity: Option<i64>,
+    /// `@@ROWCOUNT`.
+    pub(crate) rowcount: u64,
+    /// `@@ERROR`.
+    pub(crate) last_error: i32,
+    pub(crate) frames: Vec<Frame>,
+    procedures: HashMap<(u32, u32), Arc<CachedProcedure>>,
+}
+
+impl Session {
+    /// A session on `master` with its own counters (tests; the server shares one set).
+    pub fn new(instance: Arc<Instance>) -> Session {
+        Session::with_counters(instance, Arc::new(ServerCounters::default()))
+    }
+
+    /// A session on `master` that reports to the server's counters.
+    pub fn with_counters(instance: Arc<Instance>, counters: Arc<ServerCounters>) -> Session {
+        let db = Arc::clone(instance.master());
+        let spid = NEXT_SPID.fetch_add(1, Ordering::Relaxed);
+        Session {
+            instance,
+            counters,
+            spid,
+            db,
+            opts: Options {
+                nocount: false,
+                xact_abort: false,
+                lock_timeout: None,
+                isolation: Isolation::ReadCommitted,
+            },
+            tx: None,
+            trancount: 0,
+            temp_tables: HashMap::new(),
+            temp_seq: 0,
+            identity: None,
+            rowcount: 0,
+            last_error: 0,
+            frames: Vec::new(),
+            procedures: HashMap::new(),
+        }
+    }
+
+    /// Runs one batch, reporting everything it produces to `out`.
+    pub fn execute_batch(&mut self, text: &str, out: &mut dyn Output) {
+        self.counters.record_batch();
+        let batch = match parse_batch(text) {
+            Ok(b) => b,
+            Err(e) => {
+                out.message(&SqlError::from(e));
+                return;
+            }
+        };
+        let mut run = Run { s: self, out, try_depth: 0, ctes: Vec::new() };
+        run.s.frames.push(Frame::default());
+        let result = run.block(&batch.statements);
+        if let Err(Halt::Error(e)) = result {
+            run.report(e);
+        }
+        while !run.s.frames.is_empty() {
+            run.pop_frame();
+        }
+        // An autocommit transaction never outlives its statement; a user one may span batches.
+        run.finish_autocommit(false);
+    }
+
+    /// The current database's name.
+    pub fn current_database(&self) -> &str {
+        self.db.name()
+    }
+
+    /// `@@SPID`.
+    pub fn id(&self) -> u16 {
+        self.spid
+    }
+
+    /// `@@TRANCOUNT`.
+    pub fn transaction_count(&self) -> u32 {
+        self.trancount
+    }
+
+    /// Ends the session: rolls back its transaction and drops its temporary tables.
+    pub fn close(&mut self) {
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.rollback();
+        }
+        self.trancount = 0;
+        let names: Vec<String> = self.temp_tables.drain().map(|(_, v)| v).collect();
+        if names.is_empty() {
+            return;
+        }
+        let tempdb = Arc::clone(self.instance.tempdb());
+        let mut tx = self.instance.begin(Isolation::ReadCommitted, None);
+        for name in names {
+            if let Some(o) = tempdb.find_object("dbo", &name) {
+                let _ = tx.drop_object(&tempdb, o.id());
+            }
+        }
+        let _ = tx.commit(CommitOption::Unspecified);
+    }
+
+    /// A fresh name in tempdb for the session's temporary table `#name`.
+    pub(crate) fn temp_internal_name(&mut self, name: &str) -> String {
+        self.temp_seq += 1;
+        let suffix = format!("{:04X}{:08X}", self.spid, self.temp_seq);
+        let pad = 116usize.saturating_sub(name.len() + suffix.len()).min(12);
+        format!("{name}{}{suffix}", "_".repeat(pad.max(2)))
+    }
+
+    /// The SQL error for an engine error, with this session's id in lock messages.
+    pub(crate) fn engine_error(&self, e: EngineError) -> SqlError {
+        match &e {
+            EngineError::Lock(l) => {
+                let mut err =
+                    SqlError::with_severity(l.number(), 13, l.sql_message(self.spid.into()));
+                if matches!(l, LockError::Timeout { .. }) {
+                    err.severity = 16;
+                }
+                err
+            }
+            _ => SqlError::from(e),
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// A batch being run: the session, where its output goes, and the interpreter's state.
+pub(crate) struct Run<'a> {
+    pub(crate) s: &'a mut Session,
+    pub(crate) out: &'a mut dyn Output,
+    /// How many `TRY` blocks enclose the running statement.
+    try_depth: usize,
+    /// Common table expressions in scope, innermost last, each already materialized.
+    pub(crate) ctes: Vec<(String, Arc<crate::exec::RowSet>)>,
+}
+
+/// Errors that abort the batch rather than only the statement.
+fn aborts_batch(e: &SqlError) -> bool {
+    matches!(e.number, 245 | 8114 | 241 | 242 | 257 | 529 | 208 | 207 | 209 | 1205 | 137 | 2715)
+        || e.severity >= 20
+}
+
+impl Run<'_> {
+    /// Reports an error or message to the client.
+    pub(crate) fn report(&mut self, e: SqlError) {
+        if !e.is_info() {
+            self.s.last_error = e.number;
+        }
+        self.out.message(&e);
+    }
+
+    fn frame(&mut self) -> &mut Frame {
+        if self.s.frames.is_empty() {
+            self.s.frames.push(Frame::default());
+        }
+        let last = self.s.frames.len() - 1;
+        &mut self.s.frames[last]
+    }
+
+    /// The procedure running now, for error messages.
+    fn procedure_name(&self) -> Option<String> {
+        self.s.frames.last().and_then(|f| f.procedure.clone())
+    }
+
+    /// Runs statements in order until one changes the flow.
+    pub(crate) fn block(&mut self, statements: &[Statement]) -> Step<Flow> {
+        for st in statements {
+            match self.statement(st)? {
+                Flow::Next => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    /// Runs one statement, applying SQL Server's rules for what an error stops.
+    fn statement(&mut self, st: &Statement) -> Step<Flow> {
+        let compound = matches!(
+            st.kind,
+            StatementKind::Block(_)
+                | StatementKind::If(_)
+                | StatementKind::While(_)
+                | StatementKind::TryCatch(_)
+                | StatementKind::Execute(_)
+        );
+        let mark = self.s.tx.as_ref().filter(|_| self.s.trancount > 0).map(Transaction::undo_mark);
+        let result = self.statement_kind(st);
+        let result = match result {
+            Err(Halt::Error(e)) => {
+                let mut e = e.at_line(st.span.line);
+                if e.procedure.is_none() {
+                    e.procedure = self.procedure_name();
+                }
+                Err(Halt::Error(e))
+            }
+            other => other,
+        };
+        match result {
+            Ok(flow) => {
+                if !compound {
+                    self.finish_autocommit(true);
+                    if !matches!(st.kind, StatementKind::Set(_) | StatementKind::Declare(_)) {
+                        self.s.last_error = 0;
+                    }
+                }
+                Ok(flow)
+            }
+            Err(Halt::Aborted) => {
+                self.finish_autocommit(false);
+                Err(Halt::Aborted)
+            }
+            Err(Halt::Error(e)) => {
+                // Undo the failed statement's own changes.
+                self.finish_autocommit(false);
+                if let (Some(mark), Some(tx)) = (mark, self.s.tx.as_mut()) {
+                    if !compound {
+                        if let Err(undo) = tx.rollback_to_mark(&mark) {
+                            let undo = self.s.engine_error(undo);
+                            self.rollback_all();
+                            self.report(e);
+                            self.report(undo);
+                            return Err(Halt::Aborted);
+                        }
+                    }
+                }
+                let dooms = e.number == 1205 || self.s.opts.xact_abort;
+                if dooms && self.s.trancount > 0 {
+                    self.rollback_all();
+                }
+                if self.try_depth > 0 && e.severity > 10 {
+                    return Err(Halt::Error(e));
+                }
+                // THROW ends the batch when no CATCH takes it (unlike RAISERROR).
+                let thrown = matches!(st.kind, StatementKind::Throw(_));
+                let abort = self.s.opts.xact_abort || thrown || aborts_batch(&e);
+                self.report(e);
+                if abort {
+                    Err(Halt::Aborted)
+                } else {
+                    Ok(Flow::Next)
+                }
+            }
+        }
+    }
+
+    /// Commits (or rolls back) the running statement's autocommit transaction, if any.
+    pub(crate) fn finish_autocommit(&mut self, ok: bool) {
+        if self.s.trancount > 0 {
+            return;
+        }
+        let Some(tx) = self.s.tx.take() else { return };
+        let db_id = self.s.db.id();
+        if ok {
+            match tx.commit(CommitOption::Unspecified) {
+                Ok(_) => self.s.counters.record_transaction(db_id),
+                Err(e) => {
+                    let e = self.s.engine_error(e);
+                    self.report(e);
+                }
+            }
+        } else {
+            let _ = tx.rollback();
+        }
+    }
+
+    /// The transaction the running statement works in: the user's, or a new autocommit one.
+    pub(crate) fn tx(&mut self) -> &mut Transaction {
+        let s = &mut *self.s;
+        s.tx.get_or_insert_with(|| s.instance.begin(s.opts.isolation, s.opts.lock_timeout))
+    }
+
+    fn rollback_all(&mut self) {
+        if let Some(tx) = self.s.tx.take() {
+            let _ = tx.rollback();
+        }
+        self.s.trancount = 0;
+    }
+
+    fn statement_kind(&mut self, st: &Statement) -> Step<Flow> {
+        match &st.kind {
+            StatementKind::Block(list) => self.block(list),
+            StatementKind::If(i) => {
+                let cond = self.condition(&i.condition)?;
+                if cond {
+                    self.statement(&i.then_branch)
+                } else if let Some(e) = &i.else_branch {
+                    self.statement(e)
+                } else {
+                    Ok(Flow::Next)
+                }
+            }
+            StatementKind::While(w) => {
+                while self.condition(&w.condition)? {
+                    match self.statement(&w.body)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Next | Flow::Continue => {}
+                    }
+                }
+                Ok(Flow::Next)
+            }
+            StatementKind::Break => Ok(Flow::Break),
+            StatementKind::Continue => Ok(Flow::Continue),
+            StatementKind::Return(v) => {
+                let status = match v {
+                    Some(e) => match self.value(e)? {
+                        Value::Null => 0,
+                        v => match scalar::convert(v, SqlType::Int, None)? {
+                            Value::Int(i) => i,
+                            _ => 0,
+                        },
+                    },
+                    None => 0,
+                };
+                Ok(Flow::Return(status))
+            }
+            StatementKind::TryCatch(tc) => {
+                self.try_depth += 1;
+                let result = self.block(&tc.try_block);
+                self.try_depth -= 1;
+                match result {
+                    Err(Halt::Error(e)) => {
+                        let e = if e.line == 0 { e.at_line(st.span.line) } else { e };
+                        self.s.last_error = e.number;
+                        self.frame().caught.push(e);
+                        let r = self.block(&tc.catch_block);
+                        self.frame().caught.pop();
+                        r
+                    }
+                    other => other,
+                }
+            }
+            StatementKind::Declare(decls) => {
+                for d in decls {
+                    match &d.kind {
+                        DeclarationKind::Scalar { data_type, value } => {
+                            let ty = scalar::data_type(data_type)?;
+                            let v = match value {
+                                Some(e) => {
+                                    let v = self.value(e)?;
+                                    scalar::coerce(v, ty, true)?
+                                }
+                                None => Value::Null,
+                            };
+                            let frame = self.frame();
+                            if frame.vars.iter().any(|x| x.name.eq_ignore_ascii_case(&d.name)) {
+                                return Err(SqlError::with_severity(
+                                    134,
+                                    15,
+                                    format!(
+                                        "The variable name '{}' has already been declared. Variable names must be unique within a query batch or stored procedure.",
+                                        d.name
+                                    ),
+                                )
+                                .into());
+                            }
+                            frame.vars.push(Variable { name: d.name.clone(), ty, value: v });
+                        }
+                        DeclarationKind::Table(elements) => {
+                            self.declare_table_variable(&d.name, elements)?;
+                        }
+                    }
+                }
+                Ok(Flow::Next)
+            }
+            StatementKind::Set(set) => {
+                self.set(set)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Print(e) => {
+                let v = self.value(e)?;
+                let text = if v.is_null() { String::new() } else { scalar::to_text(&v) };
+                let mut msg = SqlError::with_severity(0, 0, text);
+                msg.state = 1;
+                msg.line = st.span.line;
+                self.out.message(&msg);
+                Ok(Flow::Next)
+            }
+            StatementKind::Throw(t) => Err(self.throw(t.as_deref())?.into()),
+            StatementKind::Raiserror(r) => {
+                self.raiserror(r, st.span.line)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Use(name) => {
+                let db =
+                    self.s.instance.database(&name.value).map_err(|e| self.s.engine_error(e))?;
+                self.s.db = db;
+                let mut msg = SqlError::with_severity(
+                    5701,
+                    0,
+                    format!("Changed database context to '{}'.", self.s.db.name()),
+                );
+                msg.line = st.span.line;
+                self.out.message(&msg);
+                Ok(Flow::Next)
+            }
+            StatementKind::Transaction(t) => {
+                self.transaction(t)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Execute(e) => {
+                self.execute(e)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Select(sel) => {
+                self.select_statement(sel)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Insert(i) => {
+                let n = self.insert(i)?;
+                self.done(n);
+                Ok(Flow::Next)
+            }
+            StatementKind::Update(u) => {
+                let n = self.update(u)?;
+                self.done(n);
+                Ok(Flow::Next)
+            }
+            StatementKind::Delete(d) => {
+                let n = self.delete(d)?;
+                self.done(n);
+                Ok(Flow::Next)
+            }
+            StatementKind::Checkpoint(_) => {
+                self.s.db.checkpoint().map_err(|e| self.s.engine_error(e))?;
+                Ok(Flow::Next)
+            }
+            _ => {
+                self.ddl(st)?;
+                Ok(Flow::Next)
+            }
+        }
+    }
+
+    /// A statement that counted `n` rows: `@@ROWCOUNT`, and the count for the client.
+    pub(crate) fn done(&mut self, n: u64) {
+        self.s.rowcount = n;
+        if !self.s.opts.nocount {
+            self.out.done(Some(n));
+        }
+    }
+
+    /// Evaluates a condition outside any row (IF, WHILE).
+    fn condition(&mut self, e: &Expr) -> Step<bool> {
+        let r = self.predicate(e, &Env::empty());
+        // A condition that read tables ran in an autocommit transaction of its own.
+        self.finish_autocommit(r.is_ok());
+        Ok(r? == Some(true))
+    }
+
+    /// Evaluates an expression outside any row.
+    pub(crate) fn value(&mut self, e: &Expr) -> Result<Value, SqlError> {
+        self.eval(e, &Env::empty())
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Variables
+    // -----------------------------------------------------------------------------------
+
+    pub(crate) fn variable(&self, name: &str) -> Result<&Variable, SqlError> {
+        self.s
+            .frames
+            .last()
+            .and_then(|f| f.vars.iter().find(|v| v.name.eq_ignore_ascii_case(name)))
+            .ok_or_else(|| SqlError::undeclared_variable(name))
+    }
+
+    /// Assigns `value` (converted to the variable's type) with an assignment operator.
+    pub(crate) fn assign(
+        &mut self,
+        name: &str,
+        op: AssignOp,
+        value: Value,
+    ) -> Result<(), SqlError> {
+        let (ty, current) = {
+            let v = self.variable(name)?;
+            (v.ty, if op == AssignOp::Assign { Value::Null } else { v.value.clone() })
+        };
+        let value = match op {
+            AssignOp::Assign => value,
+            other => {
+                let bin = match other {
+                    AssignOp::Add => BinaryOp::Add,
+                    AssignOp::Subtract => BinaryOp::Subtract,
+                    AssignOp::Multiply => BinaryOp::Multiply,
+                    AssignOp::Divide => BinaryOp::Divide,
+                    AssignOp::Modulo => BinaryOp::Modulo,
+                    AssignOp::BitAnd => BinaryOp::BitAnd,
+                    AssignOp::BitOr => BinaryOp::BitOr,
+                    AssignOp::BitXor => BinaryOp::BitXor,
+                    AssignOp::Assign => BinaryOp::Add,
+                };
+                scalar::binary(bin, current, value)?
+            }
+        };
+        let value = scalar::coerce(value, ty, true)?;
+        let Some(frame) = self.s.frames.last_mut() else {
+            return Err(SqlError::undeclared_variable(name));
+        };
+        if let Some(v) = frame.vars.iter_mut().find(|v| v.name.eq_ignore_ascii_case(name)) {
+            v.value = value;
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, set: &SetStatement) -> Result<(), SqlError> {
+        match set {
+            SetStatement::Variable { name, op, value } => {
+                self.variable(name)?;
+                let v = self.value(value)?;
+                self.assign(name, *op, v)
+            }
+            SetStatement::Options { names, on } => {
+                for n in names {
+                    match n.to_ascii_uppercase().as_str() {
+                        "NOCOUNT" => self.s.opts.nocount = *on,
+                        "XACT_ABORT" => self.s.opts.xact_abort = *on,
+                        // Options whose SQL Server default Walden always behaves as.
+                        "ANSI_NULLS"
+                        | "QUOTED_IDENTIFIER"
+                        | "ANSI_WARNINGS"
+                        | "ANSI_PADDING"
+                        | "ARITHABORT"
+                        | "CONCAT_NULL_YIELDS_NULL"
+                        | "ANSI_NULL_DFLT_ON"
+                        | "IMPLICIT_TRANSACTIONS"
+                        | "STATISTICS"
+                        | "SHOWPLAN_TEXT"
+                        | "NUMERIC_ROUNDABORT"
+                        | "CURSOR_CLOSE_ON_COMMIT"
+                        | "ANSI_DEFAULTS"
+                        | "NOEXEC"
+                        | "PARSEONLY"
+                        | "FMTONLY"
+                        | "DEADLOCK_PRIORITY"
+                        | "TEXTSIZE"
+                        | "DATEFIRST"
+                        | "DATEFORMAT"
+                        | "LANGUAGE"
+                        | "ROWCOUNT"
+                        | "STATISTICS IO"
+                        | "STATISTICS TIME" => {}
+                        _ => {}
+                    }
+                }
+                Ok(())
+            }
+            SetStatement::LockTimeout(e) => {
+                let v = self.value(e)?;
+                let ms = match scalar::convert(v, SqlType::BigInt, None)? {
+                    Value::BigInt(ms) => ms,
+                    _ => -1,
+                };
+                self.s.opts.lock_timeout =
+                    if ms < 0 { None } else { Some(Duration::from_millis(ms.unsigned_abs())) };
+                if let Some(tx) = self.s.tx.as_mut() {
+                    tx.set_lock_timeout(self.s.opts.lock_timeout);
+                }
+                Ok(())
+            }
+            SetStatement::IsolationLevel(level) => {
+                self.s.opts.isolation = match level {
+                    IsolationLevel::Serializable | IsolationLevel::RepeatableRead => {
+                        Isolation::Serializable
+                    }
+                    _ => Isolation::ReadCommitted,
+                };
+                if let Some(tx) = self.s.tx.as_mut() {
+                    tx.set_isolation(self.s.opts.isolation);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Errors raised by the user
+    // -----------------------------------------------------------------------------------
+
+    fn throw(&mut self, t: Option<&crate::ast::Throw>) -> Result<SqlError, SqlError> {
+        let Some(t) = t else {
+            return self
+                .s
+                .frames
+                .iter()
+                .rev()
+                .find_map(|f| f.caught.last().cloned())
+                .map(|mut e| {
+                    e.line = 0;
+                    e
+                })
+                .ok_or_else(|| {
+                    SqlError::with_severity(
+                        10704,
+                        15,
+                        "To rethrow an error, a THROW statement must be used inside a CATCH block. Insert the THROW statement inside a CATCH block, or add error parameters to the THROW statement.",
+                    )
+                });
+        };
+        let number = int_of(self.value(&t.number)?)?;
+        let message = self.value(&t.message)?;
+        let state = int_of(self.value(&t.state)?)?;
+        if number < 50000 {
+            return Err(SqlError::new(
+                35100,
+                format!("Error number {number} in the THROW statement is outside the valid range. Specify an error number in the valid range of 50000 to 2147483647."),
+            ));
+        }
+        let mut e = SqlError::new(number as i32, scalar::to_text(&message));
+        e.state = state.clamp(0, 255) as u8;
+        Ok(e)
+    }
+
+    fn raiserror(&mut self, r: &Raiserror, line: u32) -> Result<(), SqlError> {
+        let msg = self.value(&r.message)?;
+        let severity = int_of(self.value(&r.severity)?)?.clamp(0, 25) as u8;
+        let state = int_of(self.value(&r.state)?)?.clamp(0, 255) as u8;
+        let mut args = Vec::with_capacity(r.arguments.len());
+        for a in &r.arguments {
+            args.push(self.value(a)?);
+        }
+        let (number, text) = match msg {
+            Value::Int(n) if n >= 13000 => (
+                n,
+                format!("Error {n}, severity {severity}, state {state} was raised, but no message with that error number was found in sys.messages. If error is larger than 50000, make sure the user-defined message is added using sp_addmessage."),
+            ),
+            other => (50000, printf(&scalar::to_text(&other), &args)),
+        };
+        let mut e = SqlError::with_severity(number, severity, text);
+        e.state = state;
+        e.line = line;
+        e.procedure = self.procedure_name();
+        if severity <= 10 {
+            self.out.message(&e);
+            return Ok(());
+        }
+        Err(e)
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Transactions
+    // -----------------------------------------------------------------------------------
+
+    fn transaction(&mut self, t: &TransactionStatement) -> Result<(), SqlError> {
+        match t {
+            TransactionStatement::Begin { .. } => {
+                if self.s.trancount == 0 {
+                    // An autocommit transaction cannot be open between statements.
+                    if let Some(tx) = self.s.tx.take() {
+                        let _ = tx.commit(CommitOption::Unspecified);
+                    }
+                    let s = &mut *self.s;
+                    s.tx = Some(s.instance.begin(s.opts.isolation, s.opts.lock_timeout));
+                }
+                self.s.trancount += 1;
+                Ok(())
+            }
+            TransactionStatement::Commit { delayed_durability, .. } => {
+                if self.s.trancount == 0 {
+                    return Err(SqlError::new(
+                        3902,
+                        "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION.",
+                    ));
+                }
+                self.s.trancount -= 1;
+                if self.s.trancount > 0 {
+                    return Ok(());
+                }
+                let option = match delayed_durability {
+                    None => CommitOption::Unspecified,
+                    Some(true) => CommitOption::On,
+                    Some(false) => CommitOption::Off,
+                };
+                let Some(tx) = self.s.tx.take() else { return Ok(()) };
+                tx.commit(option).map_err(|e| self.s.engine_error(e))?;
+                self.s.counters.record_transaction(self.s.db.id());
+                Ok(())
+            }
+            TransactionStatement::Rollback { name } => {
+                if self.s.trancount == 0 {
+                    return Err(SqlError::new(
+                        3903,
+                        "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION.",
+                    ));
+                }
+                if let Some(name) = name {
+                    let name = self.transaction_name(name)?;
+                    if let Some(tx) = self.s.tx.as_mut() {
+                        if tx.has_savepoint(&name) {
+                            return tx.rollback_to(&name).map_err(|e| self.s.engine_error(e));
+                        }
+                    }
+                }
+                self.rollback_all();
+                Ok(())
+            }
+            TransactionStatement::Save { name } => {
+                if self.s.trancount == 0 {
+                    return Err(SqlError::new(
+                        628,
+                        "Cannot issue SAVE TRANSACTION when there is no active transaction.",
+                    ));
+                }
+                let name = self.transaction_name(name)?;
+                if let Some(tx) = self.s.tx.as_mut() {
+                    tx.save(&name);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn transaction_name(&mut self, name: &TransactionName) -> Result<String, SqlError> {
+        match name {
+            TransactionName::Name(i) => Ok(i.value.clone()),
+            TransactionName::Variable(v) => Ok(scalar::to_text(&self.variable(v)?.value)),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Procedures
+    // -----------------------------------------------------------------------------------
+
+    fn execute(&mut self, e: &Execute) -> Step<()> {
+        match e {
+            Execute::Sql(expr) => {
+                let text = scalar::to_text(&self.value(expr)?);
+                let batch = parse_batch(&text).map_err(SqlError::from)?;
+                // Dynamic SQL runs in a scope of its own: it sees no variables of the caller.
+                self.s.frames.push(Frame::default());
+                let r = self.block(&batch.statements);
+                self.pop_frame();
+                r.map(|_| ())
+            }
+            Execute::Procedure(p) => self.call_procedure(p),
+        }
+    }
+
+    fn pop_frame(&mut self) {
+        if let Some(frame) = self.s.frames.pop() {
+            for name in frame.temp_created {
+                self.drop_temp_table(&name);
+            }
+        }
+    }
+
+    fn call_procedure(&mut self, p: &ExecProcedure) -> Step<()> {
+        let name = match &p.procedure {
+            ProcedureRef::Name(n) => n.clone(),
+            ProcedureRef::Variable(v) => {
+                let text = scalar::to_text(&self.variable(v)?.value);
+                let batch = parse_batch(&format!("EXEC {text}")).map_err(SqlError::from)?;
+                match batch.statements.first().map(|s| &s.kind) {
+                    Some(StatementKind::Execute(e)) => match e.as_ref() {
+                        Execute::Procedure(ExecProcedure {
+                            procedure: ProcedureRef::Name(n),
+                            ..
+                        }) => n.clone(),
+                        _ => return Err(SqlError::invalid_object(&text).into()),
+                    },
+                    _ => return Err(SqlError::invalid_object(&text).into()),
+                }
+            }
+        };
+        let lower = name.name.value.to_ascii_lowercase();
+        if matches!(lower.as_str(), "sp_flush_log") {
+            let db = match &name.database {
+                Some(d) => {
+                    self.s.instance.database(&d.value).map_err(|e| self.s.engine_error(e))?
+                }
+                None => Arc::clone(&self.s.db),
+            };
+            db.flush_log().map_err(|e| self.s.engine_error(e))?;
+            self.set_return_status(p, 0)?;
+            return Ok(());
+        }
+        let db = self.database_of(name.database.as_ref())?;
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let object = db
+            .find_object(schema, &name.name.value)
+            .filter(|o| matches!(**o, Object::Procedure(_)))
+            .ok_or_else(|| {
+                SqlError::new(
+                    2812,
+                    format!("Could not find stored procedure '{}'.", name.name.value),
+                )
+            })?;
+        let Object::Procedure(def) = &*object else {
+            return Err(SqlError::invalid_object(&name.name.value).into());
+        };
+        let cached = self.procedure(&db, def.id, &def.text)?;
+        if self.s.frames.len() > MAX_NESTING {
+            return Err(SqlError::new(
+                217,
+                "Maximum stored procedure, function, trigger, or view nesting level exceeded (limit 32).",
+            )
+            .into());
+        }
+        // Bind arguments to parameters: positional first, then by name.
+        let params = &cached.def.parameters;
+        let mut values: Vec<Option<Value>> = vec![None; params.len()];
+        let mut outputs: Vec<(usize, String)> = Vec::new();
+        let mut named = false;
+        for (i, arg) in p.arguments.iter().enumerate() {
+            let index = match &arg.name {
+                Some(n) => {
+                    named = true;
+                    params.iter().position(|q| q.name.eq_ignore_ascii_case(n)).ok_or_else(|| {
+                        SqlError::new(
+                            8145,
+                            format!("{n} is not a parameter for procedure {}.", def.name),
+                        )
+                    })?
+                }
+                None if named => {
+                    return Err(SqlError::new(
+                        119,
+                        "Must pass parameter number 2 and subsequent parameters as '@name = value'. After the form '@name = value' has been used, all subsequent parameters must be passed in the form '@name = value'.",
+                    )
+                    .into())
+                }
+                None => {
+                    if i >= params.len() {
+                        return Err(SqlError::new(
+                            8144,
+                            format!("Procedure or function {} has too many arguments specified.", def.name),
+                        )
+                        .into());
+                    }
+                    i
+                }
+            };
+            let v = self.argument_value(arg)?;
+            if arg.output && params[index].output {
+                if let ExprKind::Variable(var) = &arg.value.kind {
+                    outputs.push((index, var.clone()));
+                }
+            }
+            values[index] = v;
+        }
+        let mut frame = Frame { procedure: Some(def.name.clone()), ..Frame::default() };
+        for (param, v) in params.iter().zip(values) {
+            let ty = scalar::data_type(&param.data_type)?;
+            let v = match v {
+                Some(v) => v,
+                None => match &param.default {
+                    Some(d) => self.value(d)?,
+                    None => {
+                        return Err(SqlError::new(
+                            201,
+                            format!(
+                                "Procedure or function '{}' expects parameter '{}', which was not supplied.",
+                                def.name, param.name
+                            ),
+                        )
+                        .into())
+                    }
+                },
+            };
+            let v = scalar::coerce(v, ty, true)?;
+            frame.vars.push(Variable { name: param.name.clone(), ty, value: v });
+        }
+        let saved_db = Arc::clone(&self.s.db);
+        self.s.db = Arc::clone(&db);
+        self.s.frames.push(frame);
+        let result = self.block(&cached.def.body);
+        let out_values: Vec<(String, Value)> = match self.s.frames.last() {
+            Some(f) => outputs
+                .iter()
+                .filter_map(|(i, var)| f.vars.get(*i).map(|v| (var.clone(), v.value.clone())))
+                .collect(),
+            None => Vec::new(),
+        };
+        self.pop_frame();
+        self.s.db = saved_db;
+        let status = match result? {
+            Flow::Return(s) => s,
+            _ => 0,
+        };
+        for (var, v) in out_values {
+            self.assign(&var, AssignOp::Assign, v)?;
+        }
+        self.set_return_status(p, status)?;
+        Ok(())
+    }
+
+    fn set_return_status(&mut self, p: &ExecProcedure, status: i32) -> Result<(), SqlError> {
+        if let Some(var) = &p.return_status {
+            self.assign(var, AssignOp::Assign, Value::Int(status))?;
+        }
+        Ok(())
+    }
+
+    fn argument_value(&mut self, arg: &ExecArgument) -> Result<Option<Value>, SqlError> {
+        match &arg.value.kind {
+            ExprKind::Default => Ok(None),
+            // A lone name is a string, as in `EXEC sp_help t`.
+            ExprKind::Column(parts) if parts.len() == 1 => {
+                Ok(Some(Value::NStr(parts[0].value.clone())))
+            }
+            _ => Ok(Some(self.value(&arg.value)?)),
+        }
+    }
+
+    /// The parsed procedure, from the cache while its text is unchanged.
+    fn procedure(
+        &mut self,
+        db: &Arc<Database>,
+        id: u32,
+        text: &str,
+    ) -> Result<Arc<CachedProcedure>, SqlError> {
+        if let Some(c) = self.s.procedures.get(&(db.id(), id)) {
+            if c.text == text {
+                return Ok(Arc::clone(c));
+            }
+        }
+        let batch = parse_batch(text).map_err(SqlError::from)?;
+        let def = batch
+            .statements
+            .into_iter()
+            .find_map(|s| match s.kind {
+                StatementKind::CreateProcedure(p) => Some(p),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                SqlError::new(50000, "a stored procedure's text is not CREATE PROCEDURE")
+            })?;
+        let cached = Arc::new(CachedProcedure { text: text.to_string(), def: Arc::from(def) });
+        self.s.procedures.insert((db.id(), id), Arc::clone(&cached));
+        Ok(cached)
+    }
+
+    /// The database a name's prefix names, else the current one.
+    pub(crate) fn database_of(
+        &self,
+        name: Option<&crate::ast::Ident>,
+    ) -> Result<Arc<Database>, SqlError> {
+        match name {
+            Some(d) => self.s.instance.database(&d.value).map_err(|e| self.s.engine_error(e)),
+            None => Ok(Arc::clone(&self.s.db)),
+        }
+    }
+
+    /// The error being handled by the innermost CATCH block.
+    pub(crate) fn caught_error(&self) -> Option<&SqlError> {
+        self.s.frames.iter().rev().find_map(|f| f.caught.last())
+    }
+
+    /// Records a temporary table created in the running procedure, to drop when it returns.
+    pub(crate) fn note_temp_created(&mut self, user_name: &str) {
+        if self.s.frames.len() > 1 && self.s.frames.last().is_some_and(|f| f.procedure.is_some()) {
+            self.frame().temp_created.push(user_name.to_ascii_lowercase());
+        }
+    }
+
+    /// Records a table variable, dropped when its batch or procedure call ends.
+    pub(crate) fn note_table_variable(&mut self, key: &str) {
+        self.frame().temp_created.push(key.to_string());
+    }
+
+    /// Drops a temporary table of the session (at the end of the procedure that made it).
+    fn drop_temp_table(&mut self, user_name: &str) {
+        let Some(internal) = self.s.temp_tables.remove(user_name) else { return };
+        let tempdb = Arc::clone(self.s.instance.tempdb());
+        if let Some(o) = tempdb.find_object("dbo", &internal) {
+            let id = o.id();
+            let r = self.tx().drop_object(&tempdb, id);
+            if r.is_ok() {
+                self.finish_autocommit(true);
+            }
+        }
+    }
+
+    /// Sets `SCOPE_IDENTITY()` and `@@IDENTITY` after an insert generated `value`.
+    pub(crate) fn note_identity(&mut self, value: i64) {
+        self.s.identity = Some(value);
+        self.frame().scope_identity = Some(value);
+    }
+
+    pub(crate) fn scope_identity(&self) -> Option<i64> {
+        self.s.frames.last().and_then(|f| f.scope_identity)
+    }
+
+    pub(crate) fn new_temp_name(&mut self, name: &str) -> String {
+        self.s.temp_internal_name(name)
+    }
+}
+
+/// An integer argument (THROW's number and state, RAISERROR's severity).
+fn int_of(v: Value) -> Result<i64, SqlError> {
+    match scalar::convert(v, SqlType::BigInt, None)? {
+        Value::BigInt(i) => Ok(i),
+        _ => Ok(0),
+    }
+}
+
+/// RAISERROR's printf-style formatting: `%d %i %u %s %x %X %o %%` with optional flags,
+/// width and precision (`%5d`, `%-10s`, `%.3s`, `%I64d`, `%ld`).
+pub(crate) fn printf(format: &str, args: &[Value]) -> String {
+    let mut out = String::with_capacity(format.len());
+    let mut args = args.iter();
+    let chars: Vec<char> = format.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '%' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if i < chars.len() && chars[i] == '%' {
+            out.push('%');
+            i += 1;
+            continue;
+        }
+        let mut left = false;
+        let mut zero = false;
+        while i < chars.len() && matches!(chars[i], '-' | '+' | '0' | ' ' | '#') {
+            left |= chars[i] == '-';
+            zero |= chars[i] == '0';
+            i += 1;
+        }
+        let mut width = 0usize;
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            width = width * 10 + chars[i].to_digit(10).unwrap_or(0) as usize;
+            i += 1;
+        }
+        let mut precision = None;
+        if i < chars.len() && chars[i] == '.' {
+            i += 1;
+            let mut p = 0usize;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                p = p * 10 + chars[i].to_digit(10).unwrap_or(0) as usize;
+                i += 1;
+            }
+            precision = Some(p);
+        }
+        // Size prefixes change nothing for Walden's 64-bit integers.
+        while i < chars.len() && matches!(chars[i], 'l' | 'h' | 'I' | '6' | '4') {
+            i += 1;
+        }
+        let Some(&conv) = chars.get(i) else { break };
+        i += 1;
+        let arg = args.next();
+        let text = match (conv, arg) {
+            (_, None) => "(null)".to_string(),
+            (_, Some(Value::Null)) => "(null)".to_string(),
+            ('d' | 'i' | 'u', Some(v)) => scalar::to_text(v),
+            ('x', Some(v)) => match int_of(v.clone()) {
+                Ok(n) => format!("{n:x}"),
+                Err(_) => scalar::to_text(v),
+            },
+            ('X', Some(v)) => match int_of(v.clone()) {
+                Ok(n) => format!("{n:X}"),
+                Err(_) => scalar::to_text(v),
+            },
+            ('o', Some(v)) => match int_of(v.clone()) {
+                Ok(n) => format!("{n:o}"),
+                Err(_) => scalar::to_text(v),
+            },
+            (_, Some(v)) => {
+                let t = scalar::to_text(v);
+                match precision {
+                    Some(p) => t.chars().take(p).collect(),
+                    None => t,
+                }
+            }
+        };
+        let len = text.chars().count();
+        if len < width {
+            let pad = width - len;
+            if left {
+                out.push_str(&text);
+                out.extend(std::iter::repeat_n(' ', pad));
+            } else {
+                let fill = if zero && matches!(conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o') {
+                    '0'
+                } else {
+                    ' '
+                };
+                out.extend(std::iter::repeat_n(fill, pad));
+                out.push_str(&text);
+            }
+        } else {
+            out.push_str(&text);
+        }
+    }
+    out
+}

@@ -1,0 +1,633 @@
+//! Catalog views: databases and their files (server-wide), and one database's schemas,
+//! objects, tables, procedures, sequences and columns.
+
+use std::sync::Arc;
+
+use walden_engine::catalog::{ColumnDef, Object, SequenceDef, TableDef};
+use walden_engine::database::DatabaseState;
+use walden_engine::instance::{MASTER_ID, TEMPDB_ID};
+use walden_engine::types::{Decimal, Len, SqlType, Value};
+use walden_engine::{Database, RecoveryModel};
+
+use super::{
+    bit, datetime, int, nstr, small, tiny, LogSpace, View, ViewContext, COLLATION, DESC,
+    PAGE_BYTES, SYSNAME,
+};
+use crate::exec::RowSet;
+
+/// A database, as `sys.databases` shows it.
+struct DbRow {
+    db: Arc<Database>,
+    online: bool,
+    log_reuse_wait: &'static str,
+}
+
+/// SQL Server's `log_reuse_wait` code of a `log_reuse_wait_desc`.
+fn log_reuse_wait_code(desc: &str) -> u8 {
+    match desc {
+        "CHECKPOINT" => 1,
+        "LOG_BACKUP" => 2,
+        "ACTIVE_BACKUP_OR_RESTORE" => 3,
+        "ACTIVE_TRANSACTION" => 4,
+        "REPLICATION" => 6,
+        "OLDEST_PAGE" => 13,
+        _ => 0,
+    }
+}
+
+/// When the database's data file was created (tempdb's is recreated at every start, so its
+/// date is the server's start, as in SQL Server).
+fn created_micros(db: &Database) -> u64 {
+    db.space().pool().file().header().created_unix_micros
+}
+
+fn recovery_code(model: RecoveryModel) -> u8 {
+    match model {
+        RecoveryModel::Full => 1,
+        RecoveryModel::Simple => 3,
+    }
+}
+
+/// `sys.databases`: every database of the instance, by id.
+pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
+    let rows: Vec<DbRow> = ctx
+        .instance
+        .databases()
+        .into_iter()
+        .map(|db| DbRow {
+            online: db.state() == DatabaseState::Online,
+            log_reuse_wait: db.log_reuse_wait(),
+            db,
+        })
+        .collect();
+    let off = |_: &DbRow| bit(false);
+    View::<DbRow>::new()
+        .col("name", SYSNAME, |r| nstr(r.db.name()))
+        .col("database_id", SqlType::Int, |r| int(i64::from(r.db.id())))
+        .opt("source_database_id", SqlType::Int, |_| Value::Null)
+        .opt("owner_sid", SqlType::VarBinary(Len::N(85)), |_| Value::Binary(vec![1]))
+        .col("create_date", SqlType::DateTime, |r| datetime(created_micros(&r.db)))
+        .opt("compatibility_level", SqlType::TinyInt, |_| tiny(160))
+        .opt("collation_name", SYSNAME, |_| nstr(COLLATION))
+        .opt("user_access", SqlType::TinyInt, |_| tiny(0))
+        .opt("user_access_desc", DESC, |_| nstr("MULTI_USER"))
+        .opt("is_read_only", SqlType::Bit, off)
+        .col("is_auto_close_on", SqlType::Bit, off)
+        .opt("is_auto_shrink_on", SqlType::Bit, off)
+        .opt("state", SqlType::TinyInt, |r| tiny(if r.online { 0 } else { 6 }))
+        .opt("state_desc", DESC, |r| nstr(if r.online { "ONLINE" } else { "OFFLINE" }))
+        .opt("is_in_standby", SqlType::Bit, off)
+        .opt("is_cleanly_shutdown", SqlType::Bit, off)
+        .opt("is_supplemental_logging_enabled", SqlType::Bit, off)
+        .opt("snapshot_isolation_state", SqlType::TinyInt, |_| tiny(0))
+        .opt("snapshot_isolation_state_desc", DESC, |_| nstr("OFF"))
+        .opt("is_read_committed_snapshot_on", SqlType::Bit, off)
+        .opt("recovery_model", SqlType::TinyInt, |r| tiny(recovery_code(r.db.recovery_model())))
+        .opt("recovery_model_desc", DESC, |r| nstr(r.db.recovery_model().name()))
+        .opt("page_verify_option", SqlType::TinyInt, |_| tiny(2))
+        .opt("page_verify_option_desc", DESC, |_| nstr("CHECKSUM"))
+        .opt("is_auto_create_stats_on", SqlType::Bit, |_| bit(true))
+        .opt("is_auto_create_stats_incremental_on", SqlType::Bit, off)
+        .opt("is_auto_update_stats_on", SqlType::Bit, |_| bit(true))
+        .opt("is_auto_update_stats_async_on", SqlType::Bit, off)
+        .opt("is_ansi_null_default_on", SqlType::Bit, off)
+        .opt("is_ansi_nulls_on", SqlType::Bit, off)
+        .opt("is_ansi_padding_on", SqlType::Bit, off)
+        .opt("is_ansi_warnings_on", SqlType::Bit, off)
+        .opt("is_arithabort_on", SqlType::Bit, off)
+        .opt("is_concat_null_yields_null_on", SqlType::Bit, off)
+        .opt("is_numeric_roundabort_on", SqlType::Bit, off)
+        .opt("is_quoted_identifier_on", SqlType::Bit, off)
+        .opt("is_recursive_triggers_on", SqlType::Bit, off)
+        .opt("is_cursor_close_on_commit_on", SqlType::Bit, off)
+        .opt("is_local_cursor_default", SqlType::Bit, off)
+        .opt("is_fulltext_enabled", SqlType::Bit, off)
+        .opt("is_trustworthy_on", SqlType::Bit, off)
+        .opt("is_db_chaining_on", SqlType::Bit, |r| {
+            bit(r.db.id() == MASTER_ID || r.db.id() == TEMPDB_ID)
+        })
+        .opt("is_parameterization_forced", SqlType::Bit, off)
+        .col("is_master_key_encrypted_by_server", SqlType::Bit, off)
+        .opt("is_query_store_on", SqlType::Bit, off)
+        .opt("is_published", SqlType::Bit, off)
+        .opt("is_subscribed", SqlType::Bit, off)
+        .opt("is_merge_published", SqlType::Bit, off)
+        .opt("is_distributor", SqlType::Bit, off)
+        .opt("is_sync_with_backup", SqlType::Bit, off)
+        .opt("service_broker_guid", SqlType::UniqueIdentifier, |_| Value::Null)
+        .opt("is_broker_enabled", SqlType::Bit, off)
+        .opt("log_reuse_wait", SqlType::TinyInt, |r| tiny(log_reuse_wait_code(r.log_reuse_wait)))
+        .opt("log_reuse_wait_desc", DESC, |r| nstr(r.log_reuse_wait))
+        .opt("is_date_correlation_on", SqlType::Bit, off)
+        .opt("is_cdc_enabled", SqlType::Bit, off)
+        .opt("is_encrypted", SqlType::Bit, off)
+        .opt("is_honor_broker_priority_on", SqlType::Bit, off)
+        .opt("replica_id", SqlType::UniqueIdentifier, |_| Value::Null)
+        .opt("group_database_id", SqlType::UniqueIdentifier, |_| Value::Null)
+        .opt("resource_pool_id", SqlType::Int, |_| Value::Null)
+        .opt("default_language_lcid", SqlType::SmallInt, |_| Value::Null)
+        .opt("default_language_name", SYSNAME, |_| Value::Null)
+        .opt("default_fulltext_language_lcid", SqlType::Int, |_| Value::Null)
+        .opt("default_fulltext_language_name", SYSNAME, |_| Value::Null)
+        .opt("is_nested_triggers_on", SqlType::Bit, |_| Value::Null)
+        .opt("is_transform_noise_words_on", SqlType::Bit, |_| Value::Null)
+        .opt("two_digit_year_cutoff", SqlType::SmallInt, |_| Value::Null)
+        .opt("containment", SqlType::TinyInt, |_| tiny(0))
+        .opt("containment_desc", DESC, |_| nstr("NONE"))
+        .opt("target_recovery_time_in_seconds", SqlType::Int, |_| int(0))
+        .opt("delayed_durability", SqlType::Int, |r| {
+            int(i64::from(r.db.delayed_durability().code()))
+        })
+        .opt("delayed_durability_desc", DESC, |r| nstr(r.db.delayed_durability().description()))
+        .opt("is_memory_optimized_elevate_to_snapshot_on", SqlType::Bit, off)
+        .opt("is_federation_member", SqlType::Bit, off)
+        .opt("is_remote_data_archive_enabled", SqlType::Bit, off)
+        .opt("is_mixed_page_allocation_on", SqlType::Bit, off)
+        .opt("is_temporal_history_retention_enabled", SqlType::Bit, |_| bit(true))
+        .col("catalog_collation_type", SqlType::Int, |_| int(0))
+        .opt("catalog_collation_type_desc", DESC, |_| nstr("DATABASE_DEFAULT"))
+        .opt("physical_database_name", SYSNAME, |r| nstr(r.db.name()))
+        .opt("is_result_set_caching_on", SqlType::Bit, off)
+        .opt("is_accelerated_database_recovery_on", SqlType::Bit, off)
+        .opt("is_tempdb_spill_to_remote_store", SqlType::Bit, off)
+        .opt("is_stale_page_detection_on", SqlType::Bit, off)
+        .opt("is_memory_optimized_enabled", SqlType::Bit, off)
+        .opt("is_data_retention_enabled", SqlType::Bit, off)
+        .opt("is_ledger_on", SqlType::Bit, off)
+        .opt("is_change_feed_enabled", SqlType::Bit, off)
+        .rows(&rows)
+}
+
+/// One file of a database: what `sys.master_files`, `sys.database_files` and
+/// `sys.dm_io_virtual_file_stats` show of it.
+pub(super) struct FileRow {
+    pub db_id: u32,
+    /// 1 for the data file, 2 for the log.
+    pub file_id: u8,
+    pub logical_name: String,
+    pub physical_name: String,
+    pub online: bool,
+    /// Size in 8-KB pages.
+    pub size_pages: u64,
+    /// Growth increment in 8-KB pages.
+    pub growth_pages: u64,
+    pub reads: u64,
+    pub bytes_read: u64,
+    pub writes: u64,
+    pub bytes_written: u64,
+    pub write_stall_ms: u64,
+    pub size_bytes: u64,
+}
+
+impl FileRow {
+    fn is_log(&self) -> bool {
+        self.file_id == 2
+    }
+}
+
+/// The data file and the log file of `db`. tempdb has no log file (it logs nothing); its
+/// row is kept, with size and counters 0, so that every database has files 1 and 2.
+pub(super) fn files_of(db: &Database) -> [FileRow; 2] {
+    let (data_name, log_name) = match db.id() {
+        MASTER_ID => ("master".to_string(), "mastlog".to_string()),
+        TEMPDB_ID => ("tempdev".to_string(), "templog".to_string()),
+        _ => (db.name().to_string(), format!("{}_log", db.name())),
+    };
+    let online = db.state() == DatabaseState::Online;
+    let pool = db.space().pool();
+    let pool_stats = pool.stats();
+    let data_pages = u64::from(pool.file().page_count());
+    let data = FileRow {
+        db_id: db.id(),
+        file_id: 1,
+        logical_name: data_name,
+        physical_name: db.files().data.display().to_string(),
+        online,
+        size_pages: data_pages,
+        growth_pages: u64::from(db.config().pool.grow_pages),
+        reads: pool_stats.reads,
+        bytes_read: pool_stats.reads * PAGE_BYTES,
+        writes: pool_stats.writes,
+        bytes_written: pool_stats.writes * PAGE_BYTES,
+        write_stall_ms: 0,
+        size_bytes: data_pages * PAGE_BYTES,
+    };
+    let space = LogSpace::of(db);
+    let log_stats = db.log_stats();
+    let log = FileRow {
+        db_id: db.id(),
+        file_id: 2,
+        logical_name: log_name,
+        physical_name: db.files().log.display().to_string(),
+        online,
+        size_pages: space.file_bytes.div_ceil(PAGE_BYTES),
+        growth_pages: space.segment_size / PAGE_BYTES,
+        reads: 0,
+        bytes_read: 0,
+        writes: log_stats.file_writes,
+        bytes_written: log_stats.file_bytes_written,
+        write_stall_ms: log_stats.file_write_stall_us / 1000,
+        size_bytes: space.file_bytes,
+    };
+    [data, log]
+}
+
+/// The columns `sys.master_files` and `sys.database_files` share, after `database_id`.
+fn file_columns(view: View<FileRow>) -> View<FileRow> {
+    view.col("file_id", SqlType::Int, |f| int(i64::from(f.file_id)))
+        .opt("file_guid", SqlType::UniqueIdentifier, |_| Value::Null)
+        .col("type", SqlType::TinyInt, |f| tiny(u8::from(f.is_log())))
+        .opt("type_desc", DESC, |f| nstr(if f.is_log() { "LOG" } else { "ROWS" }))
+        .col("data_space_id", SqlType::Int, |f| int(if f.is_log() { 0 } else { 1 }))
+        .col("name", SYSNAME, |f| nstr(f.logical_name.as_str()))
+        .col("physical_name", SqlType::NVarChar(Len::N(260)), |f| nstr(f.physical_name.as_str()))
+        .opt("state", SqlType::TinyInt, |f| tiny(if f.online { 0 } else { 6 }))
+        .opt("state_desc", DESC, |f| nstr(if f.online { "ONLINE" } else { "OFFLINE" }))
+        .col("size", SqlType::Int, |f| int(i64::try_from(f.size_pages).unwrap_or(i64::MAX)))
+        .col("max_size", SqlType::Int, |_| int(-1))
+        .col("growth", SqlType::Int, |f| int(i64::try_from(f.growth_pages).unwrap_or(i64::MAX)))
+        .col("is_media_read_only", SqlType::Bit, |_| bit(false))
+        .col("is_read_only", SqlType::Bit, |_| bit(false))
+        .col("is_sparse", SqlType::Bit, |_| bit(false))
+        .col("is_percent_growth", SqlType::Bit, |_| bit(false))
+        .col("is_name_reserved", SqlType::Bit, |_| bit(false))
+        .col("is_persistent_log_buffer", SqlType::Bit, |_| bit(false))
+}
+
+/// `sys.master_files`: the files of every database.
+pub(super) fn master_files(ctx: &ViewContext<'_>) -> RowSet {
+    let rows: Vec<FileRow> = ctx.instance.databases().iter().flat_map(|db| files_of(db)).collect();
+    file_columns(
+        View::<FileRow>::new().col("database_id", SqlType::Int, |f| int(i64::from(f.db_id))),
+    )
+    .rows(&rows)
+}
+
+/// `sys.database_files`: the files of the view's database.
+pub(super) fn database_files(ctx: &ViewContext<'_>) -> RowSet {
+    file_columns(View::<FileRow>::new()).rows(&files_of(ctx.database))
+}
+
+/// SQL Server's fixed schemas of every database: (name, schema_id, principal_id).
+const FIXED_SCHEMAS: [(&str, i64, i64); 13] = [
+    ("dbo", 1, 1),
+    ("guest", 2, 2),
+    ("INFORMATION_SCHEMA", 3, 3),
+    ("sys", 4, 4),
+    ("db_owner", 16384, 16384),
+    ("db_accessadmin", 16385, 16385),
+    ("db_securityadmin", 16386, 16386),
+    ("db_ddladmin", 16387, 16387),
+    ("db_backupoperator", 16389, 16389),
+    ("db_datareader", 16390, 16390),
+    ("db_datawriter", 16391, 16391),
+    ("db_denydatareader", 16392, 16392),
+    ("db_denydatawriter", 16393, 16393),
+];
+
+/// The schemas of a database: the fixed ones, then any other schema name its objects use,
+/// numbered from 5 in name order (Walden records a schema only as its objects' schema name).
+fn schema_list(objects: &[Arc<Object>]) -> Vec<(String, i64, i64)> {
+    let mut list: Vec<(String, i64, i64)> =
+        FIXED_SCHEMAS.iter().map(|&(n, id, p)| (n.to_string(), id, p)).collect();
+    let mut extra: Vec<String> = objects
+        .iter()
+        .map(|o| o.name().0.to_string())
+        .filter(|s| !list.iter().any(|(n, _, _)| n.eq_ignore_ascii_case(s)))
+        .collect();
+    extra.sort_by_key(|s| s.to_lowercase());
+    extra.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
+    for (i, name) in extra.into_iter().enumerate() {
+        list.push((name, 5 + i as i64, 1));
+    }
+    list
+}
+
+/// `sys.schemas`.
+pub(super) fn schemas(ctx: &ViewContext<'_>) -> RowSet {
+    let rows = schema_list(&ctx.database.catalog().objects());
+    View::<(String, i64, i64)>::new()
+        .col("name", SYSNAME, |s| nstr(s.0.as_str()))
+        .col("schema_id", SqlType::Int, |s| int(s.1))
+        .opt("principal_id", SqlType::Int, |s| int(s.2))
+        .rows(&rows)
+}
+
+/// A catalog object with what its views show beside its definition.
+struct ObjRow {
+    object: Arc<Object>,
+    schema_id: i64,
+    /// Creation time: the table's own; the database's for sequences and procedures, whose
+    /// creation time Walden does not record.
+    created_us: u64,
+    /// For a sequence: the last value handed out.
+    seq_current: Option<i128>,
+}
+
+impl ObjRow {
+    fn table(&self) -> Option<&TableDef> {
+        match &*self.object {
+            Object::Table(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    fn sequence(&self) -> Option<&SequenceDef> {
+        match &*self.object {
+            Object::Sequence(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// The view's database's objects, by object id, keeping those `keep` accepts.
+fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> Vec<ObjRow> {
+    let db = ctx.database;
+    let objects = db.catalog().objects();
+    let schemas = schema_list(&objects);
+    let db_created = created_micros(db);
+    objects
+        .into_iter()
+        .filter(|o| keep(o))
+        .map(|object| {
+            let schema = object.name().0;
+            let schema_id =
+                schemas.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(schema)).map_or(1, |s| s.1);
+            let (created_us, seq_current) = match &*object {
+                Object::Table(t) => (t.created_micros, None),
+                Object::Sequence(s) => (db_created, db.sequence_current(s)),
+                Object::Procedure(_) => (db_created, None),
+            };
+            ObjRow { object, schema_id, created_us, seq_current }
+        })
+        .collect()
+}
+
+/// `sys.objects.type_desc` of an object.
+fn type_desc(object: &Object) -> &'static str {
+    match object {
+        Object::Table(_) => "USER_TABLE",
+        Object::Sequence(_) => "SEQUENCE_OBJECT",
+        Object::Procedure(_) => "SQL_STORED_PROCEDURE",
+    }
+}
+
+/// The columns of `sys.objects`, which `sys.tables`, `sys.procedures` and `sys.sequences`
+/// start with.
+fn object_columns() -> View<ObjRow> {
+    View::<ObjRow>::new()
+        .col("name", SYSNAME, |o| nstr(o.object.name().1))
+        .col("object_id", SqlType::Int, |o| int(i64::from(o.object.id())))
+        .opt("principal_id", SqlType::Int, |_| Value::Null)
+        .col("schema_id", SqlType::Int, |o| int(o.schema_id))
+        .col("parent_object_id", SqlType::Int, |_| int(0))
+        // CHAR(2), blank-padded as SQL Server's `type` is ('U ', 'SO', 'P ').
+        .opt("type", SqlType::Char(2), |o| Value::Str(format!("{:<2}", o.object.type_code())))
+        .opt("type_desc", DESC, |o| nstr(type_desc(&o.object)))
+        .col("create_date", SqlType::DateTime, |o| datetime(o.created_us))
+        .col("modify_date", SqlType::DateTime, |o| datetime(o.created_us))
+        .col("is_ms_shipped", SqlType::Bit, |_| bit(false))
+        .col("is_published", SqlType::Bit, |_| bit(false))
+        .col("is_schema_published", SqlType::Bit, |_| bit(false))
+}
+
+/// `sys.objects`: the view's database's tables, sequences and procedures.
+pub(super) fn objects(ctx: &ViewContext<'_>) -> RowSet {
+    object_columns().rows(&object_rows(ctx, |_| true))
+}
+
+/// `sys.tables`.
+pub(super) fn tables(ctx: &ViewContext<'_>) -> RowSet {
+    object_columns()
+        .col("lob_data_space_id", SqlType::Int, |o| {
+            int(i64::from(o.table().is_some_and(|t| t.columns.iter().any(|c| is_max(c.ty)))))
+        })
+        .opt("filestream_data_space_id", SqlType::Int, |_| Value::Null)
+        .col("max_column_id_used", SqlType::Int, |o| {
+            int(o.table().map_or(0, |t| t.columns.len() as i64))
+        })
+        .col("lock_on_bulk_load", SqlType::Bit, |_| bit(false))
+        .opt("uses_ansi_nulls", SqlType::Bit, |_| bit(true))
+        .opt("is_replicated", SqlType::Bit, |_| bit(false))
+        .opt("has_replication_filter", SqlType::Bit, |_| bit(false))
+        .opt("is_merge_published", SqlType::Bit, |_| bit(false))
+        .opt("is_sync_tran_subscribed", SqlType::Bit, |_| bit(false))
+        .col("has_unchecked_assembly_data", SqlType::Bit, |_| bit(false))
+        .opt("text_in_row_limit", SqlType::Int, |_| int(0))
+        .opt("large_value_types_out_of_row", SqlType::Bit, |_| bit(false))
+        .opt("is_tracked_by_cdc", SqlType::Bit, |_| bit(false))
+        .opt("lock_escalation", SqlType::TinyInt, |_| tiny(0))
+        .opt("lock_escalation_desc", DESC, |_| nstr("TABLE"))
+        .opt("is_filetable", SqlType::Bit, |_| bit(false))
+        .opt("is_memory_optimized", SqlType::Bit, |_| bit(false))
+        .opt("durability", SqlType::TinyInt, |_| tiny(0))
+        .opt("durability_desc", DESC, |_| nstr("SCHEMA_AND_DATA"))
+        .opt("temporal_type", SqlType::TinyInt, |_| tiny(0))
+        .opt("temporal_type_desc", DESC, |_| nstr("NON_TEMPORAL_TABLE"))
+        .opt("history_table_id", SqlType::Int, |_| Value::Null)
+        .opt("is_remote_data_archive_enabled", SqlType::Bit, |_| bit(false))
+        .col("is_external", SqlType::Bit, |_| bit(false))
+        .rows(&object_rows(ctx, |o| matches!(o, Object::Table(_))))
+}
+
+/// Whether a type is one of the `(MAX)` types.
+fn is_max(ty: SqlType) -> bool {
+    matches!(
+        ty,
+        SqlType::VarChar(Len::Max) | SqlType::NVarChar(Len::Max) | SqlType::VarBinary(Len::Max)
+    )
+}
+
+/// `sys.procedures`.
+pub(super) fn procedures(ctx: &ViewContext<'_>) -> RowSet {
+    object_columns()
+        .col("is_auto_executed", SqlType::Bit, |_| bit(false))
+        .opt("is_execution_replicated", SqlType::Bit, |_| bit(false))
+        .opt("is_repl_serializable_ddl", SqlType::Bit, |_| bit(false))
+        .opt("skips_repl_constraints", SqlType::Bit, |_| bit(false))
+        .rows(&object_rows(ctx, |o| matches!(o, Object::Procedure(_))))
+}
+
+/// SQL Server's `sql_variant` sequence values, as DECIMAL(38,0): wide enough for every
+/// sequence type (Walden has no `sql_variant`).
+const SEQUENCE_VALUE: SqlType = SqlType::Decimal { precision: 38, scale: 0 };
+
+fn seq_value(v: i128) -> Value {
+    Decimal::new(v, 0).map_or(Value::Null, Value::Decimal)
+}
+
+/// Whether a sequence without CYCLE has handed out its last value.
+fn exhausted(s: &SequenceDef, current: Option<i128>) -> bool {
+    !s.cycle
+        && current.is_some_and(|v| {
+            v.checked_add(s.increment).is_none_or(|next| next > s.max || next < s.min)
+        })
+}
+
+/// `sys.sequences`.
+pub(super) fn sequences(ctx: &ViewContext<'_>) -> RowSet {
+    object_columns()
+        .col("start_value", SEQUENCE_VALUE, |o| seq_field(o, |s| s.start))
+        .col("increment", SEQUENCE_VALUE, |o| seq_field(o, |s| s.increment))
+        .col("minimum_value", SEQUENCE_VALUE, |o| seq_field(o, |s| s.min))
+        .col("maximum_value", SEQUENCE_VALUE, |o| seq_field(o, |s| s.max))
+        .opt("is_cycling", SqlType::Bit, |o| bit(o.sequence().is_some_and(|s| s.cycle)))
+        .opt("is_cached", SqlType::Bit, |o| bit(o.sequence().is_some_and(|s| s.cache.is_some())))
+        .opt("cache_size", SqlType::Int, |o| {
+            o.sequence().and_then(|s| s.cache).map_or(Value::Null, |n| int(i64::from(n)))
+        })
+        .col("system_type_id", SqlType::TinyInt, |o| {
+            tiny(o.sequence().map_or(0, |s| s.ty.system_type_id()))
+        })
+        .col("user_type_id", SqlType::Int, |o| {
+            int(o.sequence().map_or(0, |s| i64::from(s.ty.system_type_id())))
+        })
+        .col("precision", SqlType::TinyInt, |o| tiny(o.sequence().map_or(0, |s| precision(s.ty))))
+        .col("scale", SqlType::TinyInt, |_| tiny(0))
+        // The last value handed out, or START WITH before the first, as in SQL Server.
+        .col("current_value", SEQUENCE_VALUE, |o| {
+            o.sequence().map_or(Value::Null, |s| seq_value(o.seq_current.unwrap_or(s.start)))
+        })
+        .col("is_exhausted", SqlType::Bit, |o| {
+            bit(o.sequence().is_some_and(|s| exhausted(s, o.seq_current)))
+        })
+        .opt("last_used_value", SEQUENCE_VALUE, |o| o.seq_current.map_or(Value::Null, seq_value))
+        .rows(&object_rows(ctx, |o| matches!(o, Object::Sequence(_))))
+}
+
+fn seq_field(o: &ObjRow, f: fn(&SequenceDef) -> i128) -> Value {
+    o.sequence().map_or(Value::Null, |s| seq_value(f(s)))
+}
+
+/// `sys.columns.max_length`: bytes, -1 for `(MAX)`, two per character of NCHAR/NVARCHAR.
+fn max_length(ty: SqlType) -> i64 {
+    match ty {
+        SqlType::TinyInt | SqlType::Bit => 1,
+        SqlType::SmallInt => 2,
+        SqlType::Int | SqlType::Real => 4,
+        SqlType::BigInt | SqlType::Float | SqlType::Money | SqlType::DateTime => 8,
+        SqlType::Decimal { precision, .. } => match precision {
+            0..=9 => 5,
+            10..=19 => 9,
+            20..=28 => 13,
+            _ => 17,
+        },
+        SqlType::Char(n) | SqlType::Binary(n) => i64::from(n),
+        SqlType::NChar(n) => 2 * i64::from(n),
+        SqlType::VarChar(Len::N(n)) | SqlType::VarBinary(Len::N(n)) => i64::from(n),
+        SqlType::NVarChar(Len::N(n)) => 2 * i64::from(n),
+        SqlType::VarChar(Len::Max) | SqlType::NVarChar(Len::Max) | SqlType::VarBinary(Len::Max) => {
+            -1
+        }
+        SqlType::Date => 3,
+        SqlType::Time(s) => time_bytes(s),
+        SqlType::DateTime2(s) => time_bytes(s) + 3,
+        SqlType::UniqueIdentifier => 16,
+    }
+}
+
+/// Bytes of a TIME(s) value in SQL Server.
+fn time_bytes(scale: u8) -> i64 {
+    match scale {
+        0..=2 => 3,
+        3..=4 => 4,
+        _ => 5,
+    }
+}
+
+/// `sys.columns.precision`: digits of numeric types, the display width of temporal ones.
+fn precision(ty: SqlType) -> u8 {
+    let fraction = |s: u8| if s == 0 { 0 } else { s + 1 };
+    match ty {
+        SqlType::TinyInt => 3,
+        SqlType::SmallInt => 5,
+        SqlType::Int => 10,
+        SqlType::BigInt | SqlType::Money => 19,
+        SqlType::Bit => 1,
+        SqlType::Decimal { precision, .. } => precision,
+        SqlType::Float => 53,
+        SqlType::Real => 24,
+        SqlType::Date => 10,
+        SqlType::Time(s) => 8 + fraction(s),
+        SqlType::DateTime => 23,
+        SqlType::DateTime2(s) => 19 + fraction(s),
+        _ => 0,
+    }
+}
+
+/// `sys.columns.scale`.
+fn scale(ty: SqlType) -> u8 {
+    match ty {
+        SqlType::Decimal { scale, .. } => scale,
+        SqlType::Time(s) | SqlType::DateTime2(s) => s,
+        SqlType::DateTime => 3,
+        _ => 0,
+    }
+}
+
+/// A column of a table, as `sys.columns` shows it.
+struct ColRow {
+    object_id: u32,
+    column_id: usize,
+    def: ColumnDef,
+}
+
+/// `sys.columns`: the columns of the view's database's tables, by object and column id.
+pub(super) fn columns(ctx: &ViewContext<'_>) -> RowSet {
+    let rows: Vec<ColRow> = ctx
+        .database
+        .catalog()
+        .objects()
+        .iter()
+        .filter_map(|o| match &**o {
+            Object::Table(t) => Some(t),
+            _ => None,
+        })
+        .flat_map(|t| {
+            t.columns.iter().enumerate().map(|(i, c)| ColRow {
+                object_id: t.id,
+                column_id: i + 1,
+                def: c.clone(),
+            })
+        })
+        .collect();
+    let off = |_: &ColRow| bit(false);
+    View::<ColRow>::new()
+        .col("object_id", SqlType::Int, |c| int(i64::from(c.object_id)))
+        .opt("name", SYSNAME, |c| nstr(c.def.name.as_str()))
+        .col("column_id", SqlType::Int, |c| int(c.column_id as i64))
+        .col("system_type_id", SqlType::TinyInt, |c| tiny(c.def.ty.system_type_id()))
+        .col("user_type_id", SqlType::Int, |c| int(i64::from(c.def.ty.system_type_id())))
+        .col("max_length", SqlType::SmallInt, |c| small(max_length(c.def.ty)))
+        .col("precision", SqlType::TinyInt, |c| tiny(precision(c.def.ty)))
+        .col("scale", SqlType::TinyInt, |c| tiny(scale(c.def.ty)))
+        .opt("collation_name", SYSNAME, |c| {
+            if c.def.ty.is_text() {
+                nstr(COLLATION)
+            } else {
+                Value::Null
+            }
+        })
+        .opt("is_nullable", SqlType::Bit, |c| bit(c.def.nullable))
+        .col("is_ansi_padded", SqlType::Bit, |c| {
+            bit(c.def.ty.is_text()
+                || matches!(c.def.ty, SqlType::Binary(_) | SqlType::VarBinary(_)))
+        })
+        .col("is_rowguidcol", SqlType::Bit, off)
+        .col("is_identity", SqlType::Bit, |c| bit(c.def.identity.is_some()))
+        .col("is_computed", SqlType::Bit, off)
+        .col("is_filestream", SqlType::Bit, off)
+        .opt("is_replicated", SqlType::Bit, off)
+        .opt("is_non_sql_subscribed", SqlType::Bit, off)
+        .opt("is_merge_published", SqlType::Bit, off)
+        .opt("is_dts_replicated", SqlType::Bit, off)
+        .col("is_xml_document", SqlType::Bit, off)
+        .col("xml_collection_id", SqlType::Int, |_| int(0))
+        .col("default_object_id", SqlType::Int, |_| int(0))
+        .col("rule_object_id", SqlType::Int, |_| int(0))
+        .opt("is_sparse", SqlType::Bit, off)
+        .opt("is_column_set", SqlType::Bit, off)
+        .opt("generated_always_type", SqlType::TinyInt, |_| tiny(0))
+        .opt("generated_always_type_desc", DESC, |_| nstr("NOT_APPLICABLE"))
+        .rows(&rows)
+}

@@ -1,0 +1,364 @@
+//! System views and dynamic management views: `sys.databases`, `sys.objects`,
+//! `sys.dm_os_performance_counters`, `sys.dm_io_virtual_file_stats(...)`, `sys.fn_dblog(...)`
+//! and the others, evaluated on demand against the engine's state.
+//!
+//! Every view is materialized whole when it is referenced: its rows are a snapshot of counters
+//! and catalogs taken at that moment, as SQL Server's DMVs are. Column names, order, types
+//! and values follow SQL Server's where Walden has the information; `docs/system-views.md`
+//! lists every column, where its value comes from and what differs from SQL Server.
+//!
+//! * `catalog`: `sys.databases`, `sys.master_files`, `sys.database_files`, `sys.schemas`,
+//!   `sys.objects`, `sys.tables`, `sys.procedures`, `sys.sequences`, `sys.columns`.
+//! * `dmv`: `sys.dm_os_performance_counters`, `sys.dm_io_virtual_file_stats`,
+//!   `sys.dm_os_wait_stats`, `sys.dm_db_log_stats`.
+//! * `dblog`: `sys.fn_dblog`.
+//!
+//! The counters SQL Server keeps above the storage engine (batches, transactions per
+//! database) are kept by the SQL layer in a [`ServerCounters`] shared by every session.
+
+mod catalog;
+mod dblog;
+mod dmv;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use walden_engine::types::{Date, DateTime, DateTime2, Len, SqlType, Time, Value};
+use walden_engine::{Database, Instance};
+
+use crate::exec::{ColumnInfo, RowSet, SqlError};
+
+/// Server-wide counters the SQL layer bumps (thread-safe; shared by all sessions via Arc).
+#[derive(Debug, Default)]
+pub struct ServerCounters {
+    /// When the server started: `sample_ms` of `sys.dm_io_virtual_file_stats` counts from it.
+    started: StartTime,
+    /// `Batch Requests/sec`.
+    batches: AtomicU64,
+    /// Database id -> `Transactions/sec`.
+    transactions: Mutex<HashMap<u32, u64>>,
+}
+
+/// The moment the counters were created; its own type so that [`ServerCounters`] can derive
+/// `Default`.
+#[derive(Debug)]
+struct StartTime(Instant);
+
+impl Default for StartTime {
+    fn default() -> Self {
+        StartTime(Instant::now())
+    }
+}
+
+impl ServerCounters {
+    /// Counts a batch (`Batch Requests/sec`).
+    pub fn record_batch(&self) {
+        self.batches.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a transaction that used database `db_id` (`Transactions/sec` of that database;
+    /// read-only transactions included, as SQL Server counts them).
+    pub fn record_transaction(&self, db_id: u32) {
+        *self
+            .transactions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(db_id)
+            .or_insert(0) += 1;
+    }
+
+    /// Batches counted so far.
+    pub fn batch_requests(&self) -> u64 {
+        self.batches.load(Ordering::Relaxed)
+    }
+
+    /// Transactions counted so far for database `db_id`.
+    pub fn transactions(&self, db_id: u32) -> u64 {
+        self.transactions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&db_id)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Milliseconds since the counters were created.
+    fn uptime_ms(&self) -> u64 {
+        u64::try_from(self.started.0.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
+/// What a view is evaluated against.
+#[derive(Debug)]
+pub struct ViewContext<'a> {
+    /// The instance.
+    pub instance: &'a Arc<Instance>,
+    /// The database the view's name was qualified with (`PerformanceV3.sys.objects`), else
+    /// the session's current database: catalog views (sys.objects, sys.tables, sys.columns,
+    /// sys.procedures, sys.sequences, sys.schemas) list this database's objects.
+    pub database: &'a Arc<Database>,
+    /// The server-wide counters.
+    pub counters: &'a ServerCounters,
+    /// The session's id (@@SPID).
+    pub session_id: u16,
+}
+
+/// Computes a view's rows from its (already checked) arguments.
+type Evaluator = fn(&ViewContext<'_>, &[Value]) -> Result<RowSet, SqlError>;
+
+/// Evaluates `sys.<name>` (name without the `sys.` prefix, any letter case) with the
+/// arguments of a table-valued function (empty for views). `None`: there is no such system
+/// view or function (the caller raises error 208). Arguments to a view are error 215, a
+/// function without arguments 216, too few 313 and too many 8144, as in SQL Server.
+pub fn system_view(
+    ctx: &ViewContext<'_>,
+    name: &str,
+    args: &[Value],
+) -> Option<Result<RowSet, SqlError>> {
+    let lower = name.to_ascii_lowercase();
+    let (params, eval): (Option<usize>, Evaluator) = match lower.as_str() {
+        "databases" => (None, |c, _| Ok(catalog::databases(c))),
+        "master_files" => (None, |c, _| Ok(catalog::master_files(c))),
+        "database_files" => (None, |c, _| Ok(catalog::database_files(c))),
+        "schemas" => (None, |c, _| Ok(catalog::schemas(c))),
+        "objects" => (None, |c, _| Ok(catalog::objects(c))),
+        "tables" => (None, |c, _| Ok(catalog::tables(c))),
+        "procedures" => (None, |c, _| Ok(catalog::procedures(c))),
+        "sequences" => (None, |c, _| Ok(catalog::sequences(c))),
+        "columns" => (None, |c, _| Ok(catalog::columns(c))),
+        "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
+        "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
+        "dm_io_virtual_file_stats" => (Some(2), dmv::virtual_file_stats),
+        "dm_db_log_stats" => (Some(1), dmv::log_stats),
+        "fn_dblog" => (Some(2), dblog::fn_dblog),
+        _ => return None,
+    };
+    let full_name = format!("sys.{name}");
+    let checked = match params {
+        None if !args.is_empty() => Err(SqlError::new(
+            215,
+            format!(
+                "Parameters supplied for object '{full_name}' which is not a function. If the \
+                 parameters are intended as a table hint, a WITH keyword is required."
+            ),
+        )),
+        Some(_) if args.is_empty() => Err(SqlError::new(
+            216,
+            format!("Parameters were not supplied for the function '{full_name}'."),
+        )),
+        Some(n) if args.len() < n => Err(SqlError::new(
+            313,
+            format!(
+                "An insufficient number of arguments were supplied for the procedure or \
+                 function {full_name}."
+            ),
+        )),
+        Some(n) if args.len() > n => Err(SqlError::new(
+            8144,
+            format!("Procedure or function {full_name} has too many arguments specified."),
+        )),
+        _ => Ok(()),
+    };
+    Some(checked.and_then(|()| eval(ctx, args)))
+}
+
+/// `sysname`.
+const SYSNAME: SqlType = SqlType::NVarChar(Len::N(128));
+/// The `nvarchar(60)` of SQL Server's `..._desc` columns.
+const DESC: SqlType = SqlType::NVarChar(Len::N(60));
+/// The collation every Walden database has (see `walden_engine::types::compare`).
+const COLLATION: &str = "SQL_Latin1_General_CP1_CI_AS";
+/// Bytes per data page, the unit of SQL Server's file sizes.
+const PAGE_BYTES: u64 = 8192;
+
+/// One column of a view: SQL Server's name, type and nullability, and how its value is read
+/// from the view's row source.
+struct Col<R> {
+    name: &'static str,
+    ty: SqlType,
+    nullable: bool,
+    get: fn(&R) -> Value,
+}
+
+/// A view's columns over row sources of type `R`. Declaring each column next to its value
+/// keeps names and values from drifting apart in views of many columns.
+struct View<R> {
+    cols: Vec<Col<R>>,
+}
+
+impl<R> View<R> {
+    fn new() -> View<R> {
+        View { cols: Vec::new() }
+    }
+
+    /// A NOT NULL column.
+    fn col(mut self, name: &'static str, ty: SqlType, get: fn(&R) -> Value) -> View<R> {
+        self.cols.push(Col { name, ty, nullable: false, get });
+        self
+    }
+
+    /// A nullable column.
+    fn opt(mut self, name: &'static str, ty: SqlType, get: fn(&R) -> Value) -> View<R> {
+        self.cols.push(Col { name, ty, nullable: true, get });
+        self
+    }
+
+    /// The result: one row per source.
+    fn rows<'r>(&self, sources: impl IntoIterator<Item = &'r R>) -> RowSet
+    where
+        R: 'r,
+    {
+        let columns = self
+            .cols
+            .iter()
+            .map(|c| ColumnInfo { name: c.name.to_string(), ty: c.ty, nullable: c.nullable })
+            .collect();
+        let rows = sources.into_iter().map(|r| self.cols.iter().map(|c| (c.get)(r)).collect());
+        RowSet { columns, rows: rows.collect() }
+    }
+}
+
+fn nstr(s: impl Into<String>) -> Value {
+    Value::NStr(s.into())
+}
+
+fn bit(b: bool) -> Value {
+    Value::Bit(b)
+}
+
+fn tiny(v: u8) -> Value {
+    Value::TinyInt(v)
+}
+
+fn int(v: i64) -> Value {
+    Value::Int(i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX }))
+}
+
+fn small(v: i64) -> Value {
+    Value::SmallInt(i16::try_from(v).unwrap_or(if v < 0 { i16::MIN } else { i16::MAX }))
+}
+
+fn big(v: u64) -> Value {
+    Value::BigInt(i64::try_from(v).unwrap_or(i64::MAX))
+}
+
+fn opt_nstr(s: Option<String>) -> Value {
+    s.map_or(Value::Null, Value::NStr)
+}
+
+/// Days from 0001-01-01 to 1970-01-01.
+const UNIX_EPOCH_DAYS: u64 = 719_162;
+const MICROS_PER_DAY: u64 = 86_400_000_000;
+
+/// A moment in microseconds since the Unix epoch as a DATETIME2 (UTC).
+fn datetime2_from_unix_micros(us: u64) -> Option<DateTime2> {
+    let days = u32::try_from(UNIX_EPOCH_DAYS + us / MICROS_PER_DAY).ok()?;
+    let time = Time::from_ticks(us % MICROS_PER_DAY * 10)?;
+    Some(DateTime2::new(Date::from_days(days)?, time))
+}
+
+/// A moment in microseconds since the Unix epoch as a DATETIME value (UTC, rounded to
+/// 1/300 s as SQL Server rounds), NULL if out of range.
+fn datetime(us: u64) -> Value {
+    datetime2_from_unix_micros(us)
+        .and_then(DateTime::from_datetime2)
+        .map_or(Value::Null, Value::DateTime)
+}
+
+/// An LSN as SQL Server shows one (`00000020:00000010:0001`). Walden's LSNs are byte offsets
+/// in the log stream: the first two parts are its high and low 32 bits in hex, and the third,
+/// SQL Server's slot number, is always 0001 (0000 for LSN 0, "none").
+fn format_lsn(lsn: u64) -> String {
+    let slot = if lsn == 0 { 0 } else { 1 };
+    format!("{:08x}:{:08x}:{slot:04x}", lsn >> 32, lsn & 0xffff_ffff)
+}
+
+/// An INT argument (NULL is `None`), converted as SQL Server converts one: error 245 for a
+/// string that is not a number, 206 for a type that does not convert to INT.
+fn int_arg(value: &Value) -> Result<Option<i64>, SqlError> {
+    Ok(Some(match value {
+        Value::Null => return Ok(None),
+        Value::TinyInt(v) => i64::from(*v),
+        Value::SmallInt(v) => i64::from(*v),
+        Value::Int(v) => i64::from(*v),
+        Value::BigInt(v) => *v,
+        Value::Bit(b) => i64::from(*b),
+        Value::Decimal(d) => {
+            // Truncated toward zero, as CAST to INT does.
+            let whole = d.mantissa() / 10i128.pow(u32::from(d.scale()));
+            i64::try_from(whole).map_err(|_| SqlError::overflow("int"))?
+        }
+        Value::Str(s) | Value::NStr(s) => {
+            s.trim().parse().map_err(|_| SqlError::conversion(value.kind_name(), s, "int"))?
+        }
+        other => {
+            return Err(SqlError::new(
+                206,
+                format!("Operand type clash: {} is incompatible with int", other.kind_name()),
+            ))
+        }
+    }))
+}
+
+/// The database with id `id`, if there is one.
+fn database_by_id(ctx: &ViewContext<'_>, id: i64) -> Option<Arc<Database>> {
+    ctx.instance.databases().into_iter().find(|d| i64::from(d.id()) == id)
+}
+
+/// What a database's log file holds, for the size and usage columns.
+#[derive(Debug, Clone, Copy, Default)]
+struct LogSpace {
+    /// The file's size in bytes.
+    file_bytes: u64,
+    /// Bytes per segment (SQL Server's VLF), header sector included.
+    segment_size: u64,
+    /// Segments in the file.
+    segments: u64,
+    /// The oldest position still needed: the truncation point, or the oldest position the
+    /// file holds if that is later.
+    active_start: u64,
+    /// The end of the appended log.
+    end: u64,
+}
+
+impl LogSpace {
+    /// The log space of `db`; all zero for tempdb, which has no log.
+    fn of(db: &Database) -> LogSpace {
+        let Some(log) = db.log() else { return LogSpace::default() };
+        let stats = log.stats();
+        let segment_size = log.segment_size();
+        LogSpace {
+            file_bytes: walden_log::format::FILE_HEADER_SIZE
+                + stats.segments_total.saturating_mul(segment_size),
+            segment_size,
+            segments: stats.segments_total,
+            active_start: log.truncation_lsn().max(log.start_lsn()).min(stats.end_lsn),
+            end: stats.end_lsn,
+        }
+    }
+
+    /// Bytes of active log.
+    fn used_bytes(&self) -> u64 {
+        self.end - self.active_start
+    }
+
+    /// The segment sequence holding stream position `lsn` (segments hold their size less one
+    /// header sector of stream bytes).
+    fn sequence_of(&self, lsn: u64) -> u64 {
+        let data = self.segment_size.saturating_sub(walden_log::format::SECTOR);
+        lsn.checked_div(data).unwrap_or(0)
+    }
+
+    /// Segments holding stream positions `from..end`.
+    fn segments_spanned(&self, from: u64) -> u64 {
+        if self.segment_size == 0 {
+            0
+        } else {
+            self.sequence_of(self.end) - self.sequence_of(from.min(self.end)) + 1
+        }
+    }
+}

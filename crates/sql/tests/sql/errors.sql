@@ -1,0 +1,66 @@
+-- Bad input of every kind; after each error the session goes on.
+SELECT * FROM
+GO
+SELECT * FROM dbo.no_such_table
+GO
+CREATE TABLE dbo.t (id INT NOT NULL PRIMARY KEY, name VARCHAR(10) NOT NULL)
+INSERT INTO dbo.t VALUES (1, 'one')
+SELECT no_such_column FROM dbo.t
+GO
+INSERT INTO dbo.t VALUES (2, NULL)
+PRINT 'after 515 the batch goes on'
+INSERT INTO dbo.t VALUES (1, 'again')
+PRINT 'after 2627 the batch goes on'
+GO
+SELECT 1 / 0 AS x
+PRINT 'after 8134 the batch goes on'
+GO
+SELECT CAST('abc' AS INT)
+PRINT 'not printed: 245 aborts the batch'
+GO
+COMMIT
+ROLLBACK
+GO
+SELECT COUNT(*) AS n FROM dbo.t
+GO
+INSERT INTO dbo.t VALUES (3, 'a value that is too long')
+GO
+DECLARE @x INT
+SET @y = 1
+GO
+EXEC dbo.no_such_procedure
+GO
+THROW 50001, 'thrown', 3
+PRINT 'not printed'
+GO
+RAISERROR('raised %s %d', 16, 2, 'text', 42)
+PRINT 'after RAISERROR the batch goes on'
+GO
+RAISERROR('progress %d%%', 0, 1, 50) WITH NOWAIT
+GO
+BEGIN TRY
+  SELECT 1 / 0
+END TRY
+BEGIN CATCH
+  SELECT ERROR_NUMBER() AS number, ERROR_MESSAGE() AS message, ERROR_SEVERITY() AS severity, ERROR_STATE() AS state
+END CATCH
+GO
+BEGIN TRY
+  THROW 50002, 'inner', 1
+END TRY
+BEGIN CATCH
+  PRINT 'caught ' + ERROR_MESSAGE()
+  BEGIN TRY
+    THROW
+  END TRY
+  BEGIN CATCH
+    PRINT 'rethrown ' + CAST(ERROR_NUMBER() AS VARCHAR(10))
+  END CATCH
+END CATCH
+GO
+SELECT @@ERROR AS after_success
+GO
+DROP TABLE dbo.t
+DROP TABLE dbo.t
+DROP TABLE IF EXISTS dbo.t
+GO

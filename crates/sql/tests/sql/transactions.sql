@@ -1,0 +1,54 @@
+CREATE DATABASE txdb
+GO
+USE txdb
+ALTER DATABASE txdb SET DELAYED_DURABILITY = ALLOWED
+CREATE TABLE dbo.t (id INT PRIMARY KEY, v VARCHAR(20))
+GO
+SELECT @@TRANCOUNT AS before
+BEGIN TRAN
+BEGIN TRANSACTION inner_tx
+SELECT @@TRANCOUNT AS nested
+INSERT INTO dbo.t VALUES (1, 'one')
+COMMIT
+SELECT @@TRANCOUNT AS after_inner_commit
+COMMIT WITH (DELAYED_DURABILITY = ON)
+SELECT @@TRANCOUNT AS after_commit
+GO
+BEGIN TRAN
+INSERT INTO dbo.t VALUES (2, 'two')
+SAVE TRAN sp1
+INSERT INTO dbo.t VALUES (3, 'three')
+ROLLBACK TRAN sp1
+SELECT @@TRANCOUNT AS after_savepoint_rollback
+COMMIT WORK
+SELECT id, v FROM dbo.t ORDER BY id
+GO
+BEGIN TRAN
+INSERT INTO dbo.t VALUES (4, 'four')
+ROLLBACK
+SELECT COUNT(*) AS rows_after_rollback FROM dbo.t
+GO
+-- Statement atomicity inside a transaction: the failing multi-row insert leaves nothing.
+BEGIN TRAN
+INSERT INTO dbo.t VALUES (5, 'five'), (1, 'duplicate')
+SELECT @@TRANCOUNT AS still_open
+COMMIT
+SELECT id FROM dbo.t ORDER BY id
+GO
+SET XACT_ABORT ON
+BEGIN TRAN
+INSERT INTO dbo.t VALUES (6, 'six')
+INSERT INTO dbo.t VALUES (6, 'six again')
+PRINT 'not reached'
+GO
+SELECT @@TRANCOUNT AS after_xact_abort, COUNT(*) AS n FROM dbo.t
+SET XACT_ABORT OFF
+GO
+EXEC sys.sp_flush_log
+EXEC sp_flush_log
+CHECKPOINT
+GO
+USE master
+DROP DATABASE txdb
+SELECT name FROM sys.databases WHERE name = 'txdb'
+GO
