@@ -1,0 +1,116 @@
+//! Several sessions on one instance: isolation, lock timeouts (1222), deadlock victims
+//! (1205), and a session that goes on after each.
+
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::{Arc, Barrier};
+use std::thread;
+
+use walden_engine::types::Value;
+use walden_engine::{Instance, InstanceConfig};
+use walden_sql::exec::{Collected, Session};
+
+fn run(s: &mut Session, sql: &str) -> Collected {
+    let mut out = Collected::default();
+    s.execute_batch(sql, &mut out);
+    out
+}
+
+fn scalar(s: &mut Session, sql: &str) -> Value {
+    let out = run(s, sql);
+    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
+    out.results.last().unwrap().rows[0][0].clone()
+}
+
+fn setup() -> (tempfile::TempDir, Arc<Instance>) {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    let out = run(
+        &mut s,
+        "CREATE DATABASE d; USE d; CREATE TABLE dbo.t (id INT PRIMARY KEY, v INT NOT NULL);
+         INSERT INTO dbo.t VALUES (1, 10), (2, 20);",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    (dir, instance)
+}
+
+#[test]
+fn uncommitted_changes_are_invisible_and_block_readers_until_the_timeout() {
+    let (_dir, instance) = setup();
+    let mut a = Session::new(Arc::clone(&instance));
+    let mut b = Session::new(Arc::clone(&instance));
+    run(&mut a, "USE d; BEGIN TRAN; UPDATE dbo.t SET v = 11 WHERE id = 1;");
+    let out = run(
+        &mut b,
+        "USE d; SET LOCK_TIMEOUT 100; SELECT v FROM dbo.t WHERE id = 1; SELECT 'went on' AS x",
+    );
+    let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
+    assert_eq!(numbers, vec![1222], "{:?}", out.messages);
+    assert_eq!(out.results.last().unwrap().rows[0][0], Value::Str("went on".into()));
+    run(&mut a, "ROLLBACK");
+    assert_eq!(scalar(&mut b, "SELECT v FROM dbo.t WHERE id = 1"), Value::Int(10));
+}
+
+#[test]
+fn a_deadlock_makes_one_session_the_victim_and_both_go_on() {
+    let (_dir, instance) = setup();
+    let barrier = Arc::new(Barrier::new(2));
+    let handles: Vec<_> = [(1, 2), (2, 1)]
+        .into_iter()
+        .map(|(first, second)| {
+            let instance = Arc::clone(&instance);
+            let barrier = Arc::clone(&barrier);
+            thread::spawn(move || {
+                let mut s = Session::new(instance);
+                run(&mut s, &format!("USE d; BEGIN TRAN; UPDATE dbo.t SET v = v + 1 WHERE id = {first};"));
+                barrier.wait();
+                let out = run(
+                    &mut s,
+                    &format!("UPDATE dbo.t SET v = v + 1 WHERE id = {second}; IF @@TRANCOUNT > 0 COMMIT;"),
+                );
+                let errors: Vec<i32> = out.errors().map(|e| e.number).collect();
+                let after = scalar(&mut s, "SELECT @@TRANCOUNT");
+                (errors, after)
+            })
+        })
+        .collect();
+    let results: Vec<(Vec<i32>, Value)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let victims = results.iter().filter(|(e, _)| e == &vec![1205]).count();
+    let winners = results.iter().filter(|(e, _)| e.is_empty()).count();
+    assert_eq!((victims, winners), (1, 1), "{results:?}");
+    // Both sessions end with no open transaction: the victim's was rolled back.
+    assert!(results.iter().all(|(_, t)| *t == Value::Int(0)), "{results:?}");
+    let mut s = Session::new(instance);
+    assert_eq!(scalar(&mut s, "USE d; SELECT SUM(v) FROM dbo.t"), Value::Int(32));
+}
+
+#[test]
+fn temporary_tables_belong_to_their_session_and_vanish_with_it() {
+    let (_dir, instance) = setup();
+    let mut a = Session::new(Arc::clone(&instance));
+    let mut b = Session::new(Arc::clone(&instance));
+    run(&mut a, "CREATE TABLE #mine (x INT); INSERT INTO #mine VALUES (1)");
+    let out = run(&mut b, "SELECT * FROM #mine");
+    assert_eq!(out.errors().map(|e| e.number).collect::<Vec<_>>(), vec![208]);
+    run(&mut b, "CREATE TABLE #mine (y INT)");
+    assert_eq!(scalar(&mut a, "SELECT COUNT(*) FROM #mine"), Value::Int(1));
+    let before = instance.tempdb().catalog().objects().len();
+    a.close();
+    assert_eq!(instance.tempdb().catalog().objects().len(), before - 1);
+}
+
+#[test]
+fn a_dropped_session_rolls_its_transaction_back() {
+    let (_dir, instance) = setup();
+    {
+        let mut a = Session::new(Arc::clone(&instance));
+        run(&mut a, "USE d; BEGIN TRAN; INSERT INTO dbo.t VALUES (3, 30)");
+    }
+    let mut b = Session::new(instance);
+    assert_eq!(
+        scalar(&mut b, "USE d; SET LOCK_TIMEOUT 1000; SELECT COUNT(*) FROM dbo.t"),
+        Value::Int(2)
+    );
+}
