@@ -343,8 +343,8 @@ fn to_int(v: Value, to: SqlType) -> Result<Value, SqlError> {
                 _ => 0.0,
             };
             let t = x.trunc();
-            // Every i64 bound is a power of two away from a representable f64, so comparing
-            // against the bounds as f64 is exact enough to reject every out-of-range value.
+            // The narrower bounds are exact in f64; BIGINT's maximum rounds up to 2^63, which
+            // is exactly the first value out of range, so `>= max + 1` rejects it too.
             if !t.is_finite() || t < min as f64 || t >= (max as f64) + 1.0 {
                 return Err(overflow_converting(value_label(&v), label));
             }

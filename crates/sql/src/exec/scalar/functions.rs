@@ -780,11 +780,13 @@ fn power(args: Vec<Value>) -> Result<Value, SqlError> {
     }
 }
 
+/// SIGN(x): -1, 0 or 1 in x's type, except that the narrower integers give INT and REAL
+/// gives FLOAT, as SQL Server's result types say.
 fn sign(args: Vec<Value>) -> Result<Value, SqlError> {
     let [x] = take(args);
     Ok(match numeric_arg(x, "sign")? {
-        Value::TinyInt(v) => Value::TinyInt(u8::from(v != 0)),
-        Value::SmallInt(v) => Value::SmallInt(v.signum()),
+        Value::TinyInt(v) => Value::Int(i32::from(v != 0)),
+        Value::SmallInt(v) => Value::Int(i32::from(v.signum())),
         Value::Int(v) => Value::Int(v.signum()),
         Value::BigInt(v) => Value::BigInt(v.signum()),
         Value::Decimal(d) => Value::Decimal(
