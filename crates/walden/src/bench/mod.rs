@@ -2,6 +2,7 @@
 //! machines they run on are shared and noisy.
 
 mod log;
+mod seed003;
 mod storage;
 
 use clap::Subcommand;
@@ -15,6 +16,9 @@ pub enum BenchCommand {
     /// The engine through its Rust API: one big transaction against as many small delayed
     /// ones, and small fully durable ones against the disk's raw fdatasync time.
     Storage(storage::StorageBenchArgs),
+    /// Seed 003's experiments in T-SQL (small vs big, full vs delayed, tempdb, sequence
+    /// caches), printed next to the article's figures.
+    Seed003(seed003::Seed003Args),
 }
 
 /// Runs a benchmark.
@@ -22,5 +26,6 @@ pub fn run(command: BenchCommand) -> Result<(), String> {
     match command {
         BenchCommand::Log(args) => log::run(&args),
         BenchCommand::Storage(args) => storage::run(&args),
+        BenchCommand::Seed003(args) => seed003::run(&args),
     }
 }
