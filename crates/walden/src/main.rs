@@ -1,7 +1,8 @@
-//! The `walden` command: the benchmarks today; the server, the SQL shell and the log dump as
-//! the layers above the log land.
+//! The `walden` command: the benchmarks and the SQL shell today; the server and the log dump
+//! as the layers above the log land.
 
 mod bench;
+mod shell;
 
 use std::process::ExitCode;
 
@@ -21,12 +22,15 @@ enum Command {
     /// Run a benchmark and print its figures side by side.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Run T-SQL like sqlcmd: a query (-Q), scripts (-i) or an interactive prompt.
+    Sql(Box<shell::SqlArgs>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bench(command) => bench::run(command),
+        Command::Sql(args) => return shell::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
