@@ -1,8 +1,7 @@
 //! `walden sql` end to end: the real binary on a fresh data directory.
 //!
-//! The tests that need real query results are marked `needs the executor`; the others use
-//! `-e` (which echoes each batch before it runs) to see what the shell hands over, so they
-//! pass whatever the executor answers.
+//! Some tests check real query results; others use `-e` (which echoes each batch before it
+//! runs) to see exactly what the shell hands over to the executor.
 
 // The helpers below unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
