@@ -590,7 +590,7 @@ impl Run<'_> {
                             Some(i) => (Some(cols[i].ty), cols[i].nullable),
                             None => (None, true),
                         },
-                        _ => (None, true),
+                        _ => (self.declared_type(expr), true),
                     };
                     out_cols.push(Col {
                         qual: None,
@@ -699,6 +699,17 @@ impl Run<'_> {
             }
         }
         Ok(Rows { cols: out_cols, rows: out_rows })
+    }
+
+    /// The type an expression declares by itself: a CAST's or CONVERT's target, a
+    /// variable's declared type. Other expressions take the type of their values.
+    fn declared_type(&self, e: &Expr) -> Option<SqlType> {
+        match &e.kind {
+            ExprKind::Cast(c) => scalar::data_type_in_cast(&c.data_type).ok(),
+            ExprKind::Convert(c) => scalar::data_type_in_cast(&c.data_type).ok(),
+            ExprKind::Variable(v) => self.variable(v).ok().map(|v| v.ty),
+            _ => None,
+        }
     }
 
     fn order_key(
