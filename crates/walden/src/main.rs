@@ -2,6 +2,7 @@
 //! as the layers above the log land.
 
 mod bench;
+mod serve;
 mod shell;
 
 use std::process::ExitCode;
@@ -24,6 +25,8 @@ enum Command {
     Bench(bench::BenchCommand),
     /// Run T-SQL like sqlcmd: a query (-Q), scripts (-i) or an interactive prompt.
     Sql(Box<shell::SqlArgs>),
+    /// Serve the instance over SQL Server's wire protocol (TDS 7.4).
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Bench(command) => bench::run(command),
         Command::Sql(args) => return shell::run(*args),
+        Command::Serve(args) => serve::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

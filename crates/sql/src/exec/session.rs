@@ -130,6 +130,8 @@ pub struct Session {
     /// transaction of the running statement.
     pub(crate) tx: Option<Transaction>,
     pub(crate) trancount: u32,
+    /// How the last user transaction ended: committed (true) or rolled back (false).
+    last_outcome: Option<bool>,
     /// Temporary tables: the name the session uses (lower-cased, `#t`) -> the name in tempdb.
     pub(crate) temp_tables: HashMap<String, String>,
     temp_seq: u32,
@@ -166,6 +168,7 @@ impl Session {
             },
             tx: None,
             trancount: 0,
+            last_outcome: None,
             temp_tables: HashMap::new(),
             temp_seq: 0,
             identity: None,
@@ -212,6 +215,13 @@ impl Session {
     /// `@@TRANCOUNT`.
     pub fn transaction_count(&self) -> u32 {
         self.trancount
+    }
+
+    /// How the last user transaction ended: `Some(true)` committed, `Some(false)` rolled back
+    /// (by ROLLBACK, a deadlock, XACT_ABORT or a failed commit). The TDS server reports it to
+    /// the client as a commit or rollback ENVCHANGE.
+    pub fn last_transaction_committed(&self) -> Option<bool> {
+        self.last_outcome
     }
 
     /// Ends the session: rolls back its transaction and drops its temporary tables.
@@ -412,6 +422,9 @@ impl Run<'_> {
     fn rollback_all(&mut self) {
         if let Some(tx) = self.s.tx.take() {
             let _ = tx.rollback();
+        }
+        if self.s.trancount > 0 {
+            self.s.last_outcome = Some(false);
         }
         self.s.trancount = 0;
     }
@@ -812,7 +825,10 @@ impl Run<'_> {
                     Some(false) => CommitOption::Off,
                 };
                 let Some(tx) = self.s.tx.take() else { return Ok(()) };
+                // A failed commit has rolled the transaction back.
+                self.s.last_outcome = Some(false);
                 tx.commit(option).map_err(|e| self.s.engine_error(e))?;
+                self.s.last_outcome = Some(true);
                 self.s.counters.record_transaction(self.s.db.id());
                 Ok(())
             }

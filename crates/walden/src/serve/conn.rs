@@ -1,0 +1,459 @@
+//! One client connection, on its own thread: PRELOGIN, LOGIN7, then requests until the
+//! client leaves. The session is closed (its transaction rolled back) however that happens.
+
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+
+use walden_sql::exec::{Collected, Session};
+use walden_tds::packet::negotiate_packet_size;
+use walden_tds::{
+    encode_tokens, Collation, Done, DoneStatus, Encryption, EnvChange, Login7, LoginAck, Message,
+    MessageReader, PacketStatus, PacketType, PacketWriter, Prelogin, PreloginVersion, ReturnValue,
+    ReturnValueStatus, RpcRequest, ServerMessage, SqlBatch, Token, TransMgrKind, TransMgrRequest,
+    TDS_7_4,
+};
+
+use super::convert::to_wire;
+use super::output::{Mode, PacketSink, TdsOutput, SERVER_NAME};
+use super::rpc;
+use super::Shared;
+
+/// The product version announced in PRELOGIN and LOGINACK: SQL Server 2022's major version,
+/// so that drivers enable the features of a current server.
+const VERSION_MAJOR: u8 = 16;
+const VERSION_MINOR: u8 = 0;
+const VERSION_BUILD: u16 = 1000;
+
+const LANGUAGE: &str = "us_english";
+
+fn invalid(e: walden_tds::TdsError) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e.to_string())
+}
+
+fn message_token(number: i32, class: u8, message: String) -> ServerMessage {
+    ServerMessage {
+        number,
+        state: 1,
+        class,
+        message,
+        server: SERVER_NAME.to_string(),
+        procedure: String::new(),
+        line: 1,
+    }
+}
+
+struct Conn {
+    stream: TcpStream,
+    reader: MessageReader,
+    writer: PacketWriter,
+    shared: Arc<Shared>,
+    /// The database LOGIN7 asked for, restored by RESETCONNECTION.
+    login_database: String,
+    /// The descriptor of the open transaction (ENVCHANGE 8..10), 0 when none.
+    descriptor: u64,
+    next_descriptor: u64,
+}
+
+/// Serves one connection. `over_limit`: the connection limit is reached, so the login is
+/// answered with an error.
+pub fn serve(stream: TcpStream, shared: Arc<Shared>, over_limit: bool) {
+    let peer = stream.peer_addr().map(|a| a.to_string()).unwrap_or_default();
+    let mut conn = Conn {
+        stream,
+        reader: MessageReader::new(),
+        writer: PacketWriter::default(),
+        shared,
+        login_database: String::new(),
+        descriptor: 0,
+        next_descriptor: 0,
+    };
+    match conn.login(over_limit) {
+        Ok(Some(mut session)) => {
+            if let Err(e) = conn.requests(&mut session) {
+                if e.kind() != io::ErrorKind::UnexpectedEof {
+                    eprintln!("walden serve: connection {peer}: {e}");
+                }
+            }
+            session.close();
+        }
+        Ok(None) => {}
+        Err(e) => eprintln!("walden serve: connection {peer}: login: {e}"),
+    }
+}
+
+impl Conn {
+    /// The next message; `UnexpectedEof` when the client has gone.
+    fn read(&mut self) -> io::Result<Message> {
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            if let Some(m) = self.reader.next_message().map_err(invalid)? {
+                return Ok(m);
+            }
+            let n = self.stream.read(&mut buf)?;
+            if n == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            self.reader.push(&buf[..n]);
+        }
+    }
+
+    fn send(&mut self, payload: &[u8]) -> io::Result<()> {
+        let mut out = Vec::new();
+        self.writer.write_message(PacketType::TabularResult, PacketStatus::NONE, payload, &mut out);
+        self.stream.write_all(&out)
+    }
+
+    fn send_tokens(&mut self, tokens: &[Token]) -> io::Result<()> {
+        let payload = encode_tokens(tokens).map_err(invalid)?;
+        self.send(&payload)
+    }
+
+    /// Refuses the login with `errors` and a DONE_ERROR.
+    fn refuse(&mut self, errors: Vec<ServerMessage>) -> io::Result<Option<Session>> {
+        let mut tokens: Vec<Token> = errors.into_iter().map(Token::Error).collect();
+        tokens.push(Token::Done(Done { status: DoneStatus::ERROR, cur_cmd: 0, row_count: 0 }));
+        self.send_tokens(&tokens)?;
+        Ok(None)
+    }
+
+    fn login(&mut self, over_limit: bool) -> io::Result<Option<Session>> {
+        let first = self.read()?;
+        if first.ty != PacketType::PreLogin {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "expected PRELOGIN"));
+        }
+        let client = Prelogin::decode(&first.payload).map_err(invalid)?;
+        let answer = Prelogin {
+            version: PreloginVersion {
+                major: VERSION_MAJOR,
+                minor: VERSION_MINOR,
+                build: VERSION_BUILD,
+                sub_build: 0,
+            },
+            // TLS is not implemented: a client that requires it ends the handshake itself,
+            // with its own "server does not support encryption" error.
+            encryption: Some(Encryption::NotSupported),
+            instance: Some(vec![0]),
+            thread_id: None,
+            mars: Some(false),
+            ..Prelogin::default()
+        };
+        self.send(&answer.encode().map_err(invalid)?)?;
+
+        let message = self.read()?;
+        if message.ty != PacketType::Login7 {
+            let why = match client.encryption {
+                Some(Encryption::On | Encryption::Required) => {
+                    "the client requires encryption, which Walden does not support yet"
+                }
+                _ => "expected LOGIN7",
+            };
+            return Err(io::Error::new(io::ErrorKind::InvalidData, why));
+        }
+        let login = Login7::decode(&message.payload).map_err(invalid)?;
+        if over_limit {
+            let max = self.shared.max_connections;
+            return self.refuse(vec![message_token(
+                17809,
+                20,
+                format!(
+                    "Could not connect because the maximum number of '{max}' user connections \
+                     has already been reached."
+                ),
+            )]);
+        }
+        let authenticated = !login.integrated_security()
+            && login.username.eq_ignore_ascii_case("sa")
+            && login.password == self.shared.sa_password;
+        if !authenticated {
+            eprintln!("walden serve: Login failed for user '{}'.", login.username);
+            return self.refuse(vec![message_token(
+                18456,
+                14,
+                format!("Login failed for user '{}'.", login.username),
+            )]);
+        }
+
+        let mut session = Session::with_counters(
+            Arc::clone(&self.shared.instance),
+            Arc::clone(&self.shared.counters),
+        );
+        if let Some(error) = use_database(&mut session, &login.database) {
+            session.close();
+            return self.refuse(vec![
+                message_token(
+                    4060,
+                    11,
+                    format!(
+                        "Cannot open database \"{}\" requested by the login. The login \
+                         failed. ({error})",
+                        login.database
+                    ),
+                ),
+                message_token(18456, 14, format!("Login failed for user '{}'.", login.username)),
+            ]);
+        }
+        self.login_database = login.database.clone();
+
+        let packet_size = negotiate_packet_size(login.packet_size);
+        let database = session.current_database().to_string();
+        let tokens = [
+            Token::EnvChange(EnvChange::Database { new: database.clone(), old: "master".into() }),
+            Token::Info(message_token(
+                5701,
+                0,
+                format!("Changed database context to '{database}'."),
+            )),
+            Token::EnvChange(EnvChange::SqlCollation {
+                new: Some(Collation::SQL_LATIN1_GENERAL_CP1_CI_AS),
+                old: None,
+            }),
+            Token::EnvChange(EnvChange::Language { new: LANGUAGE.into(), old: String::new() }),
+            Token::Info(message_token(5703, 0, format!("Changed language setting to {LANGUAGE}."))),
+            Token::LoginAck(LoginAck {
+                interface: 1,
+                tds_version: TDS_7_4,
+                prog_name: "Walden".into(),
+                major: VERSION_MAJOR,
+                minor: VERSION_MINOR,
+                build: VERSION_BUILD,
+            }),
+            Token::EnvChange(EnvChange::PacketSize {
+                // packet_size <= 32767.
+                new: packet_size as u32,
+                old: walden_tds::packet::DEFAULT_PACKET_SIZE as u32,
+            }),
+            Token::Done(Done { status: DoneStatus::NONE, cur_cmd: 0, row_count: 0 }),
+        ];
+        self.writer = PacketWriter::new(packet_size, session.id()).map_err(invalid)?;
+        self.send_tokens(&tokens)?;
+        self.reader.set_packet_size(packet_size).map_err(invalid)?;
+        Ok(Some(session))
+    }
+
+    fn requests(&mut self, session: &mut Session) -> io::Result<()> {
+        loop {
+            let message = self.read()?;
+            let stream = self.stream.try_clone()?;
+            let sink = PacketSink::new(
+                io::BufWriter::new(stream),
+                self.writer.packet_size(),
+                session.id(),
+            );
+            let mut out = TdsOutput::new(sink, Mode::Batch);
+            if message.reset_connection() {
+                self.reset(session);
+                out.token(&Token::EnvChange(EnvChange::ResetConnectionAck));
+            }
+            match message.ty {
+                PacketType::SqlBatch => match SqlBatch::decode(&message.payload) {
+                    Ok(batch) => self.batch(session, &batch.text, &mut out),
+                    Err(e) => protocol_error(&mut out, &e.to_string()),
+                },
+                PacketType::Rpc => match RpcRequest::decode(&message.payload) {
+                    Ok(request) => self.rpc(session, &request, &mut out),
+                    Err(e) => protocol_error(&mut out, &e.to_string()),
+                },
+                PacketType::TransMgr => match TransMgrRequest::decode(&message.payload) {
+                    Ok(request) => self.trans_mgr(session, request.kind, &mut out),
+                    Err(e) => protocol_error(&mut out, &e.to_string()),
+                },
+                // Requests run to completion before the next message is read, so an
+                // attention always arrives after its request finished: acknowledge it.
+                PacketType::Attention => out.end_batch(DoneStatus::ATTN),
+                other => protocol_error(&mut out, &format!("unsupported request {other:?}")),
+            }
+            out.finish()?;
+        }
+    }
+
+    /// RESETCONNECTION: a fresh session, in the login's database.
+    fn reset(&mut self, session: &mut Session) {
+        session.close();
+        *session = Session::with_counters(
+            Arc::clone(&self.shared.instance),
+            Arc::clone(&self.shared.counters),
+        );
+        self.descriptor = 0;
+        let database = self.login_database.clone();
+        if let Some(e) = use_database(session, &database) {
+            eprintln!("walden serve: RESETCONNECTION: {e}");
+        }
+    }
+
+    /// Runs `text`, then reports the database and transaction changes it made.
+    fn run<W: Write>(&mut self, session: &mut Session, text: &str, out: &mut TdsOutput<W>) {
+        let database = session.current_database().to_string();
+        let trancount = session.transaction_count();
+        session.execute_batch(text, out);
+        if session.current_database() != database {
+            out.token_before_done(&Token::EnvChange(EnvChange::Database {
+                new: session.current_database().to_string(),
+                old: database,
+            }));
+        }
+        let now = session.transaction_count();
+        if trancount == 0 && now > 0 {
+            self.begin_descriptor(out);
+        } else if trancount > 0 && now == 0 {
+            let rolled_back = session.last_transaction_committed() != Some(true);
+            self.end_descriptor(out, rolled_back);
+        }
+    }
+
+    fn begin_descriptor<W: Write>(&mut self, out: &mut TdsOutput<W>) {
+        self.next_descriptor += 1;
+        self.descriptor = self.next_descriptor;
+        out.token_before_done(&Token::EnvChange(EnvChange::BeginTransaction {
+            descriptor: self.descriptor,
+        }));
+    }
+
+    fn end_descriptor<W: Write>(&mut self, out: &mut TdsOutput<W>, rolled_back: bool) {
+        let descriptor = std::mem::take(&mut self.descriptor);
+        let change = if rolled_back {
+            EnvChange::RollbackTransaction { descriptor }
+        } else {
+            EnvChange::CommitTransaction { descriptor }
+        };
+        out.token_before_done(&Token::EnvChange(change));
+    }
+
+    fn batch<W: Write>(&mut self, session: &mut Session, text: &str, out: &mut TdsOutput<W>) {
+        self.run(session, text, out);
+        out.end_batch(DoneStatus::NONE);
+    }
+
+    fn rpc<W: Write>(
+        &mut self,
+        session: &mut Session,
+        request: &RpcRequest,
+        out: &mut TdsOutput<W>,
+    ) {
+        let count = request.calls.len();
+        for (index, call) in request.calls.iter().enumerate() {
+            out.set_mode(Mode::Rpc);
+            out.captured = None;
+            out.any_error = false;
+            let plan = match rpc::plan(call) {
+                Ok(plan) => plan,
+                Err(e) => {
+                    out.token(&Token::Error(message_token(8009, 16, e)));
+                    out.any_error = true;
+                    let _ = out.end_statements();
+                    out.token(&Token::DoneProc(Done {
+                        status: DoneStatus::ERROR | more(index, count),
+                        cur_cmd: 0,
+                        row_count: 0,
+                    }));
+                    continue;
+                }
+            };
+            self.run(session, &plan.text, out);
+            let failed = out.end_statements();
+            let mut captured = out.captured.take().unwrap_or_default().into_iter();
+            let status = if plan.returns_status {
+                match captured.next() {
+                    Some(walden_engine::types::Value::Int(s)) => s,
+                    _ => 0,
+                }
+            } else {
+                0
+            };
+            out.token(&Token::ReturnStatus(status));
+            for param in &plan.outputs {
+                let value = captured.next().unwrap_or(walden_engine::types::Value::Null);
+                let value = match to_wire(param.sql, &param.wire, value) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        out.token(&Token::Error(message_token(8114, 16, e)));
+                        walden_tds::TdsValue::Null
+                    }
+                };
+                out.token(&Token::ReturnValue(ReturnValue {
+                    ordinal: param.ordinal,
+                    name: param.name.clone(),
+                    status: ReturnValueStatus::OUTPUT_PARAM,
+                    user_type: 0,
+                    flags: walden_tds::ColumnFlags::NULLABLE,
+                    ty: param.wire,
+                    value,
+                }));
+            }
+            let mut status = more(index, count);
+            if failed {
+                status |= DoneStatus::ERROR;
+            }
+            out.token(&Token::DoneProc(Done { status, cur_cmd: 0, row_count: 0 }));
+        }
+        if count == 0 {
+            out.end_batch(DoneStatus::NONE);
+        }
+    }
+
+    fn trans_mgr<W: Write>(
+        &mut self,
+        session: &mut Session,
+        kind: TransMgrKind,
+        out: &mut TdsOutput<W>,
+    ) {
+        let quote = |name: &str| format!("[{}]", name.replace(']', "]]"));
+        let named = |verb: &str, name: &str| {
+            if name.is_empty() {
+                verb.to_string()
+            } else {
+                format!("{verb} {}", quote(name))
+            }
+        };
+        let (text, then_begin) = match kind {
+            TransMgrKind::Begin(t) => (named("BEGIN TRAN", &t.name), None),
+            TransMgrKind::Commit { name, then_begin } => (named("COMMIT TRAN", &name), then_begin),
+            TransMgrKind::Rollback { name, then_begin } => {
+                (named("ROLLBACK TRAN", &name), then_begin)
+            }
+            TransMgrKind::Save { name } => (named("SAVE TRAN", &name), None),
+            TransMgrKind::Unsupported { request_type, .. } => {
+                protocol_error(
+                    out,
+                    &format!(
+                        "distributed transactions (request type {request_type}) are not supported"
+                    ),
+                );
+                return;
+            }
+        };
+        self.run(session, &text, out);
+        if let Some(t) = then_begin {
+            self.run(session, &named("BEGIN TRAN", &t.name), out);
+        }
+        out.end_batch(DoneStatus::NONE);
+    }
+}
+
+fn more(index: usize, count: usize) -> DoneStatus {
+    if index + 1 < count {
+        DoneStatus::MORE
+    } else {
+        DoneStatus::NONE
+    }
+}
+
+fn protocol_error<W: Write>(out: &mut TdsOutput<W>, what: &str) {
+    out.token(&Token::Error(message_token(
+        4002,
+        16,
+        format!("The incoming request is not supported: {what}"),
+    )));
+    out.any_error = true;
+    out.end_batch(DoneStatus::ERROR);
+}
+
+/// Switches the session to `database` (nothing for an empty name); the error, if any.
+fn use_database(session: &mut Session, database: &str) -> Option<String> {
+    if database.is_empty() {
+        return None;
+    }
+    let mut collected = Collected::default();
+    session.execute_batch(&format!("USE [{}]", database.replace(']', "]]")), &mut collected);
+    collected.messages.into_iter().find(|m| !m.is_info()).map(|m| m.message)
+}

@@ -1,0 +1,297 @@
+//! Between the engine's types and values and TDS's: result columns going out, RPC parameters
+//! coming in (rendered as T-SQL literals, since the session runs text batches).
+
+use walden_engine::types::{Date, DateTime, DateTime2, Decimal, Guid, Len, SqlType, Time, Value};
+use walden_sql::exec::scalar::{coerce, to_text};
+use walden_tds::{Collation, TdsValue, TypeInfo};
+
+/// 100 ns ticks per second: the engine's TIME unit.
+const TICKS_SCALE: u8 = 7;
+
+/// The nullable wire type of a column of type `ty`. Nullable (N) types are used even for
+/// NOT NULL columns, as SQL Server does for expressions: every value then encodes the same way.
+pub fn type_info(ty: SqlType) -> TypeInfo {
+    let collation = Collation::SQL_LATIN1_GENERAL_CP1_CI_AS;
+    let narrow = |l: Len| match l {
+        Len::N(n) => Some(n),
+        Len::Max => None,
+    };
+    match ty {
+        SqlType::TinyInt => TypeInfo::IntN(1),
+        SqlType::SmallInt => TypeInfo::IntN(2),
+        SqlType::Int => TypeInfo::IntN(4),
+        SqlType::BigInt => TypeInfo::IntN(8),
+        SqlType::Bit => TypeInfo::BitN,
+        SqlType::Decimal { precision, scale } => TypeInfo::Decimal { precision, scale },
+        SqlType::Float => TypeInfo::FltN(8),
+        SqlType::Real => TypeInfo::FltN(4),
+        SqlType::Money => TypeInfo::MoneyN(8),
+        SqlType::Char(n) => TypeInfo::BigChar { len: n, collation },
+        SqlType::VarChar(l) => TypeInfo::varchar(narrow(l)),
+        SqlType::NChar(n) => TypeInfo::NChar { len: n.saturating_mul(2), collation },
+        SqlType::NVarChar(l) => TypeInfo::nvarchar(narrow(l)),
+        SqlType::Binary(n) => TypeInfo::BigBinary { len: n },
+        SqlType::VarBinary(l) => TypeInfo::varbinary(narrow(l)),
+        SqlType::Date => TypeInfo::Date,
+        SqlType::Time(scale) => TypeInfo::Time { scale },
+        SqlType::DateTime => TypeInfo::DateTimeN(8),
+        SqlType::DateTime2(scale) => TypeInfo::DateTime2 { scale },
+        SqlType::UniqueIdentifier => TypeInfo::Guid,
+    }
+}
+
+/// The engine type for a parameter sent as `ty`, or `None` for types Walden has no column
+/// type for (DATETIMEOFFSET, NULLTYPE).
+pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
+    let len = |max_len: u16, unit: u16| {
+        if max_len == u16::MAX {
+            Len::Max
+        } else {
+            Len::N((max_len / unit).max(1))
+        }
+    };
+    Some(match *ty {
+        TypeInfo::Int1 | TypeInfo::IntN(1) => SqlType::TinyInt,
+        TypeInfo::Int2 | TypeInfo::IntN(2) => SqlType::SmallInt,
+        TypeInfo::Int4 | TypeInfo::IntN(4) => SqlType::Int,
+        TypeInfo::Int8 | TypeInfo::IntN(_) => SqlType::BigInt,
+        TypeInfo::Bit | TypeInfo::BitN => SqlType::Bit,
+        TypeInfo::Flt4 | TypeInfo::FltN(4) => SqlType::Real,
+        TypeInfo::Flt8 | TypeInfo::FltN(_) => SqlType::Float,
+        // Walden has no SMALLMONEY: MONEY holds every SMALLMONEY value.
+        TypeInfo::Money | TypeInfo::Money4 | TypeInfo::MoneyN(_) => SqlType::Money,
+        TypeInfo::DateTime | TypeInfo::DateTime4 | TypeInfo::DateTimeN(_) => SqlType::DateTime,
+        TypeInfo::Guid => SqlType::UniqueIdentifier,
+        TypeInfo::Decimal { precision, scale } | TypeInfo::Numeric { precision, scale } => {
+            SqlType::Decimal { precision, scale }
+        }
+        TypeInfo::Date => SqlType::Date,
+        TypeInfo::Time { scale } => SqlType::Time(scale),
+        TypeInfo::DateTime2 { scale } => SqlType::DateTime2(scale),
+        TypeInfo::BigVarChar { max_len, .. } => SqlType::VarChar(len(max_len, 1)),
+        TypeInfo::BigChar { len, .. } => SqlType::Char(len.max(1)),
+        TypeInfo::NVarChar { max_len, .. } => SqlType::NVarChar(len(max_len, 2)),
+        TypeInfo::NChar { len, .. } => SqlType::NChar((len / 2).max(1)),
+        TypeInfo::BigVarBinary { max_len } => SqlType::VarBinary(len(max_len, 1)),
+        TypeInfo::BigBinary { len } => SqlType::Binary(len.max(1)),
+        TypeInfo::Text { .. } => SqlType::VarChar(Len::Max),
+        TypeInfo::NText { .. } => SqlType::NVarChar(Len::Max),
+        TypeInfo::Image { .. } => SqlType::VarBinary(Len::Max),
+        TypeInfo::Null | TypeInfo::DateTimeOffset { .. } => return None,
+    })
+}
+
+/// `value` (of type `sql`) as a value of the wire type `ty`, converting with SQL Server's
+/// rules when the engine handed over another variant (a DECIMAL of another scale, an INT in
+/// a BIGINT column...).
+pub fn to_wire(sql: SqlType, ty: &TypeInfo, value: Value) -> Result<TdsValue, String> {
+    match direct(ty, value) {
+        Ok(v) => Ok(v),
+        Err(value) => {
+            let converted = coerce(value, sql, true).map_err(|e| e.message)?;
+            direct(ty, converted)
+                .map_err(|v| format!("cannot send a {} value as {}", v.kind_name(), ty.name()))
+        }
+    }
+}
+
+/// The value if its variant matches `ty` exactly (up to scale), else the value back.
+fn direct(ty: &TypeInfo, value: Value) -> Result<TdsValue, Value> {
+    use TypeInfo as T;
+    Ok(match (ty, value) {
+        (_, Value::Null) => TdsValue::Null,
+        (T::IntN(1), Value::TinyInt(x)) => TdsValue::TinyInt(x),
+        (T::IntN(2), Value::SmallInt(x)) => TdsValue::SmallInt(x),
+        (T::IntN(4), Value::Int(x)) => TdsValue::Int(x),
+        (T::IntN(8), Value::BigInt(x)) => TdsValue::BigInt(x),
+        (T::BitN, Value::Bit(b)) => TdsValue::Bit(b),
+        (T::FltN(8), Value::Float(x)) => TdsValue::Float(x),
+        (T::FltN(4), Value::Real(x)) => TdsValue::Real(x),
+        (T::MoneyN(_), Value::Money(x)) => TdsValue::Money(x),
+        (T::Decimal { precision, scale } | T::Numeric { precision, scale }, Value::Decimal(d)) => {
+            match d.rescale(*scale) {
+                Some(d) => TdsValue::Decimal(walden_tds::Decimal {
+                    value: d.mantissa(),
+                    precision: *precision,
+                    scale: *scale,
+                }),
+                None => return Err(Value::Decimal(d)),
+            }
+        }
+        (T::BigVarChar { .. } | T::BigChar { .. } | T::Text { .. }, Value::Str(s)) => {
+            TdsValue::VarChar(encode_latin1(&s))
+        }
+        (T::NVarChar { .. } | T::NChar { .. } | T::NText { .. }, Value::NStr(s)) => {
+            TdsValue::NVarChar(s)
+        }
+        (T::BigVarBinary { .. } | T::BigBinary { .. } | T::Image { .. }, Value::Binary(b)) => {
+            TdsValue::Binary(b)
+        }
+        (T::Date, Value::Date(d)) => TdsValue::Date(d.days()),
+        (T::Time { scale }, Value::Time(t)) => TdsValue::Time(wire_time(t, *scale)),
+        (T::DateTime2 { scale }, Value::DateTime2(v)) => {
+            TdsValue::DateTime2 { date: v.date.days(), time: wire_time(v.time, *scale) }
+        }
+        (T::DateTimeN(_), Value::DateTime(v)) => {
+            TdsValue::DateTime { days: v.days(), ticks: v.ticks() }
+        }
+        (T::Guid, Value::Guid(g)) => TdsValue::Guid(g.0),
+        (_, other) => return Err(other),
+    })
+}
+
+fn wire_time(t: Time, scale: u8) -> walden_tds::Time {
+    let scale = scale.min(TICKS_SCALE);
+    let increments = t.ticks() / 10u64.pow(u32::from(TICKS_SCALE - scale));
+    walden_tds::Time { increments, scale }
+}
+
+fn engine_time(t: walden_tds::Time) -> Result<Time, String> {
+    let factor = 10u64.pow(u32::from(TICKS_SCALE.saturating_sub(t.scale)));
+    t.increments
+        .checked_mul(factor)
+        .and_then(Time::from_ticks)
+        .ok_or_else(|| "time parameter out of range".to_string())
+}
+
+/// VARCHAR text in the default collation's code page. Walden's collations are all Latin-1
+/// based: characters outside U+0000..U+00FF become `?`, as SQL Server does for characters a
+/// code page lacks. (Windows-1252's extra characters in 0x80..0x9F are not mapped.)
+pub fn encode_latin1(s: &str) -> Vec<u8> {
+    s.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect()
+}
+
+/// The inverse of [`encode_latin1`].
+pub fn decode_latin1(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+/// An RPC parameter's value as an engine value.
+pub fn from_wire(value: &TdsValue) -> Result<Value, String> {
+    let bad = |what: &str| format!("{what} parameter out of range");
+    Ok(match value {
+        TdsValue::Null => Value::Null,
+        TdsValue::Bit(b) => Value::Bit(*b),
+        TdsValue::TinyInt(x) => Value::TinyInt(*x),
+        TdsValue::SmallInt(x) => Value::SmallInt(*x),
+        TdsValue::Int(x) => Value::Int(*x),
+        TdsValue::BigInt(x) => Value::BigInt(*x),
+        TdsValue::Real(x) => Value::Real(*x),
+        TdsValue::Float(x) => Value::Float(*x),
+        TdsValue::Decimal(d) => {
+            Value::Decimal(Decimal::new(d.value, d.scale).ok_or_else(|| bad("decimal"))?)
+        }
+        TdsValue::Money(x) => Value::Money(*x),
+        TdsValue::VarChar(b) => Value::Str(decode_latin1(b)),
+        TdsValue::NVarChar(s) => Value::NStr(s.clone()),
+        TdsValue::Binary(b) => Value::Binary(b.clone()),
+        TdsValue::Guid(g) => Value::Guid(Guid(*g)),
+        TdsValue::Date(d) => Value::Date(Date::from_days(*d).ok_or_else(|| bad("date"))?),
+        TdsValue::Time(t) => Value::Time(engine_time(*t)?),
+        TdsValue::DateTime2 { date, time } => Value::DateTime2(DateTime2::new(
+            Date::from_days(*date).ok_or_else(|| bad("datetime2"))?,
+            engine_time(*time)?,
+        )),
+        TdsValue::DateTime { days, ticks } => {
+            Value::DateTime(DateTime::from_parts(*days, *ticks).ok_or_else(|| bad("datetime"))?)
+        }
+        TdsValue::SmallDateTime { days, minutes } => Value::DateTime(
+            DateTime::from_parts(i32::from(*days), u32::from(*minutes) * 60 * 300)
+                .ok_or_else(|| bad("smalldatetime"))?,
+        ),
+        TdsValue::DateTimeOffset { .. } => {
+            return Err("datetimeoffset parameters are not supported".to_string())
+        }
+    })
+}
+
+/// `value` as a T-SQL expression of type `ty`: the RPC parameter assignments of the batch
+/// the server builds. Everything goes through CAST so that the text form never changes the
+/// value's type.
+pub fn literal(value: &Value, ty: SqlType) -> String {
+    let quoted = |s: &str| s.replace('\'', "''");
+    let text = match value {
+        Value::Null => return format!("CAST(NULL AS {ty})"),
+        Value::Str(s) => format!("'{}'", quoted(s)),
+        Value::NStr(s) => format!("N'{}'", quoted(s)),
+        Value::Binary(b) => {
+            let hex: String = b.iter().map(|x| format!("{x:02X}")).collect();
+            format!("0x{hex}")
+        }
+        // Rust's shortest round-trip form keeps every bit of the double.
+        Value::Float(x) => format!("N'{x:?}'"),
+        Value::Real(x) => format!("N'{x:?}'"),
+        Value::TinyInt(_)
+        | Value::SmallInt(_)
+        | Value::Int(_)
+        | Value::BigInt(_)
+        | Value::Bit(_)
+        | Value::Decimal(_)
+        | Value::Money(_) => to_text(value),
+        Value::Date(_)
+        | Value::Time(_)
+        | Value::DateTime(_)
+        | Value::DateTime2(_)
+        | Value::Guid(_) => {
+            format!("N'{}'", to_text(value))
+        }
+    };
+    format!("CAST({text} AS {ty})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_types_round_trip_through_parameter_types() {
+        for ty in [
+            SqlType::TinyInt,
+            SqlType::Int,
+            SqlType::BigInt,
+            SqlType::Bit,
+            SqlType::Decimal { precision: 10, scale: 2 },
+            SqlType::Float,
+            SqlType::Real,
+            SqlType::Money,
+            SqlType::VarChar(Len::N(20)),
+            SqlType::NVarChar(Len::Max),
+            SqlType::NChar(3),
+            SqlType::VarBinary(Len::N(16)),
+            SqlType::Date,
+            SqlType::Time(3),
+            SqlType::DateTime,
+            SqlType::DateTime2(7),
+            SqlType::UniqueIdentifier,
+        ] {
+            assert_eq!(sql_type(&type_info(ty)), Some(ty), "{ty}");
+        }
+    }
+
+    #[test]
+    fn values_convert_to_the_column_type() {
+        let d = Decimal::new(15, 1).unwrap_or(Decimal::from_i64(0));
+        let ty = SqlType::Decimal { precision: 10, scale: 3 };
+        let wire = to_wire(ty, &type_info(ty), Value::Decimal(d));
+        assert_eq!(
+            wire,
+            Ok(TdsValue::Decimal(walden_tds::Decimal { value: 1500, precision: 10, scale: 3 }))
+        );
+        let wire = to_wire(SqlType::BigInt, &TypeInfo::IntN(8), Value::Int(7));
+        assert_eq!(wire, Ok(TdsValue::BigInt(7)));
+        assert_eq!(encode_latin1("é€"), vec![0xE9, b'?']);
+    }
+
+    #[test]
+    fn literals_quote_and_cast() {
+        assert_eq!(
+            literal(&Value::NStr("it's".into()), SqlType::NVarChar(Len::N(10))),
+            "CAST(N'it''s' AS nvarchar(10))"
+        );
+        assert_eq!(
+            literal(&Value::Binary(vec![1, 0xAB]), SqlType::VarBinary(Len::Max)),
+            "CAST(0x01AB AS varbinary(max))"
+        );
+        assert_eq!(literal(&Value::Null, SqlType::Int), "CAST(NULL AS int)");
+    }
+}

@@ -1,0 +1,388 @@
+//! A batch's results as a TDS token stream: an [`Output`] that encodes COLMETADATA, ROW,
+//! DONE, INFO and ERROR tokens and streams them to the client as packets of the negotiated
+//! size, the last one of the response carrying EOM.
+
+use std::io::{self, Write};
+
+use walden_engine::types::{SqlType, Value};
+use walden_sql::exec::{ColumnInfo, Message, Output};
+use walden_tds::packet::{PacketHeader, HEADER_LEN};
+use walden_tds::{
+    encode_row, Column, Done, DoneStatus, PacketStatus, PacketType, ServerMessage, Token,
+};
+
+use super::convert::{to_wire, type_info};
+
+/// The server name carried in ERROR and INFO tokens.
+pub const SERVER_NAME: &str = "WALDEN";
+
+/// Result-set column names that mark the server's own `SELECT` of RPC output parameters:
+/// such a result set is captured, not sent.
+pub const CAPTURE_PREFIX: &str = "__walden_rpc_";
+
+/// DONE's CurCmd for a statement that returned rows (SELECT), as SQL Server sends it.
+const CUR_CMD_SELECT: u16 = 0xC1;
+
+/// Cuts a response into packets as it grows, so a large result never sits whole in memory.
+#[derive(Debug)]
+pub struct PacketSink<W: Write> {
+    out: W,
+    packet_size: usize,
+    spid: u16,
+    buf: Vec<u8>,
+    packet_id: u8,
+    /// The first write error; later writes are skipped and the connection ends.
+    error: Option<io::Error>,
+}
+
+impl<W: Write> PacketSink<W> {
+    pub fn new(out: W, packet_size: usize, spid: u16) -> Self {
+        PacketSink { out, packet_size, spid, buf: Vec::new(), packet_id: 1, error: None }
+    }
+
+    /// The payload buffer tokens are appended to.
+    fn buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    /// Sends every whole packet's worth of the buffer, keeping the rest (at least one byte's
+    /// worth is kept so that the final packet, with EOM, is never empty).
+    fn flush_full(&mut self) {
+        let chunk = self.packet_size - HEADER_LEN;
+        if self.buf.len() <= chunk {
+            return;
+        }
+        let whole = (self.buf.len() - 1) / chunk * chunk;
+        let payload: Vec<u8> = self.buf.drain(..whole).collect();
+        for part in payload.chunks(chunk) {
+            self.send(part, PacketStatus::NONE);
+        }
+    }
+
+    /// Sends the rest of the buffer as the message's last packets.
+    pub fn finish(&mut self) -> io::Result<()> {
+        self.flush_full();
+        let rest = std::mem::take(&mut self.buf);
+        self.send(&rest, PacketStatus::EOM);
+        self.packet_id = 1;
+        if self.error.is_none() {
+            if let Err(e) = self.out.flush() {
+                self.error = Some(e);
+            }
+        }
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn send(&mut self, part: &[u8], status: PacketStatus) {
+        if self.error.is_some() {
+            return;
+        }
+        let header = PacketHeader {
+            ty: PacketType::TabularResult,
+            status,
+            // part.len() + HEADER_LEN <= packet_size <= 32767 by construction.
+            length: (part.len() + HEADER_LEN) as u16,
+            spid: self.spid,
+            packet_id: self.packet_id,
+            window: 0,
+        };
+        self.packet_id = self.packet_id.wrapping_add(1);
+        let result = self.out.write_all(&header.encode()).and_then(|()| self.out.write_all(part));
+        if let Err(e) = result {
+            self.error = Some(e);
+        }
+    }
+}
+
+/// How DONE tokens are sent: plain DONE for a SQL batch, DONEINPROC inside an RPC (whose
+/// end the caller marks with DONEPROC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Batch,
+    Rpc,
+}
+
+/// The [`Output`] of one request.
+#[derive(Debug)]
+pub struct TdsOutput<W: Write> {
+    sink: PacketSink<W>,
+    mode: Mode,
+    columns: Vec<Column>,
+    types: Vec<SqlType>,
+    /// The last statement's DONE, held back until we know whether more follows (DONE_MORE).
+    pending_done: Option<Done>,
+    /// An error was sent since the last DONE: the next one carries DONE_ERROR.
+    error_since_done: bool,
+    /// Any error in this request.
+    pub any_error: bool,
+    /// Inside a captured result set (RPC output parameters).
+    capturing: bool,
+    skip_next_done: bool,
+    /// The captured row, if any.
+    pub captured: Option<Vec<Value>>,
+    /// The current result set returned rows (for DONE's CurCmd).
+    result_set_seen: bool,
+}
+
+impl<W: Write> TdsOutput<W> {
+    pub fn new(sink: PacketSink<W>, mode: Mode) -> Self {
+        TdsOutput {
+            sink,
+            mode,
+            columns: Vec::new(),
+            types: Vec::new(),
+            pending_done: None,
+            error_since_done: false,
+            any_error: false,
+            capturing: false,
+            skip_next_done: false,
+            captured: None,
+            result_set_seen: false,
+        }
+    }
+
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+    }
+
+    /// Sends `token` after the held-back DONE, which therefore gets DONE_MORE.
+    pub fn token(&mut self, token: &Token) {
+        self.release_done(true);
+        self.raw(token);
+    }
+
+    /// Sends `token` ahead of the held-back DONE (ENVCHANGEs about the statement it ends).
+    pub fn token_before_done(&mut self, token: &Token) {
+        self.raw(token);
+    }
+
+    fn raw(&mut self, token: &Token) {
+        if let Err(e) = token.encode(&self.columns, self.sink.buf()) {
+            eprintln!("walden serve: cannot encode a {token:?} token: {e}");
+        }
+        self.sink.flush_full();
+    }
+
+    fn release_done(&mut self, more: bool) {
+        if let Some(mut done) = self.pending_done.take() {
+            if more {
+                done.status |= DoneStatus::MORE;
+            }
+            self.raw(&self.done_token(done));
+        }
+    }
+
+    fn done_token(&self, done: Done) -> Token {
+        match self.mode {
+            Mode::Batch => Token::Done(done),
+            Mode::Rpc => Token::DoneInProc(done),
+        }
+    }
+
+    /// Ends an RPC's statements: the held-back DONEINPROC goes out with DONE_MORE (a DONEPROC
+    /// follows); returns whether the call raised an error since.
+    pub fn end_statements(&mut self) -> bool {
+        self.release_done(true);
+        std::mem::take(&mut self.error_since_done) || self.any_error
+    }
+
+    /// Ends a batch: the last DONE goes out without DONE_MORE, and carries DONE_ERROR if the
+    /// batch ended on an error. `extra` is added to its status (DONE_ATTN).
+    pub fn end_batch(&mut self, extra: DoneStatus) {
+        match self.pending_done.take() {
+            Some(mut done) if !self.error_since_done => {
+                done.status |= extra;
+                self.raw(&self.done_token(done));
+            }
+            pending => {
+                self.pending_done = pending;
+                self.release_done(true);
+                let mut status = extra;
+                if self.error_since_done {
+                    status |= DoneStatus::ERROR;
+                }
+                self.raw(&Token::Done(Done { status, cur_cmd: 0, row_count: 0 }));
+            }
+        }
+        self.error_since_done = false;
+    }
+
+    /// Sends the response's last packet.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.sink.finish()
+    }
+
+    fn send_error(&mut self, number: i32, message: String) {
+        let msg = ServerMessage {
+            number,
+            state: 1,
+            class: 16,
+            message,
+            server: SERVER_NAME.to_string(),
+            procedure: String::new(),
+            line: 0,
+        };
+        self.token(&Token::Error(msg));
+        self.error_since_done = true;
+        self.any_error = true;
+    }
+}
+
+/// A message as an ERROR (severity above 10) or INFO token.
+pub fn server_message(m: &Message) -> Token {
+    let msg = ServerMessage {
+        number: m.number,
+        state: m.state,
+        class: m.severity,
+        message: m.message.clone(),
+        server: SERVER_NAME.to_string(),
+        procedure: m.procedure.clone().unwrap_or_default(),
+        line: i32::try_from(m.line).unwrap_or(i32::MAX),
+    };
+    if m.severity > 10 {
+        Token::Error(msg)
+    } else {
+        Token::Info(msg)
+    }
+}
+
+impl<W: Write> Output for TdsOutput<W> {
+    fn result_set(&mut self, columns: &[ColumnInfo]) {
+        self.capturing = columns.first().is_some_and(|c| c.name.starts_with(CAPTURE_PREFIX));
+        if self.capturing {
+            return;
+        }
+        self.types = columns.iter().map(|c| c.ty).collect();
+        let cols: Vec<Column> =
+            columns.iter().map(|c| Column::new(&c.name, type_info(c.ty), true)).collect();
+        self.token(&Token::ColMetadata(cols.clone()));
+        self.columns = cols;
+        self.result_set_seen = true;
+    }
+
+    fn row(&mut self, values: &[Value]) {
+        if self.capturing {
+            self.captured = Some(values.to_vec());
+            return;
+        }
+        let mut wire = Vec::with_capacity(values.len());
+        let mut failure = None;
+        for ((value, ty), col) in values.iter().zip(&self.types).zip(&self.columns) {
+            match to_wire(*ty, &col.ty, value.clone()) {
+                Ok(v) => wire.push(v),
+                Err(e) => {
+                    failure.get_or_insert(e);
+                    wire.push(walden_tds::TdsValue::Null);
+                }
+            }
+        }
+        if let Some(e) = failure {
+            // The row still goes out, with NULL for what could not be converted, so that the
+            // stream stays well formed; the error says which value was lost.
+            self.send_error(0, format!("a value could not be sent: {e}"));
+        }
+        self.release_done(true);
+        if let Err(e) = encode_row(&self.columns, &wire, self.sink.buf()) {
+            self.send_error(0, format!("a row could not be encoded: {e}"));
+        }
+        self.sink.flush_full();
+    }
+
+    fn result_end(&mut self, _rows: u64) {
+        if self.capturing {
+            self.capturing = false;
+            self.skip_next_done = true;
+        }
+    }
+
+    fn message(&mut self, message: &Message) {
+        if message.severity > 10 {
+            self.error_since_done = true;
+            self.any_error = true;
+        }
+        self.token(&server_message(message));
+    }
+
+    fn done(&mut self, rows: Option<u64>) {
+        if std::mem::take(&mut self.skip_next_done) {
+            return;
+        }
+        // Inside an RPC, statements that count nothing (the parameter DECLAREs and SETs the
+        // server adds) would only be noise.
+        if self.mode == Mode::Rpc && rows.is_none() && !self.error_since_done {
+            return;
+        }
+        self.release_done(true);
+        let mut status = DoneStatus::NONE;
+        if rows.is_some() {
+            status |= DoneStatus::COUNT;
+        }
+        if std::mem::take(&mut self.error_since_done) {
+            status |= DoneStatus::ERROR;
+        }
+        let cur_cmd = if std::mem::take(&mut self.result_set_seen) { CUR_CMD_SELECT } else { 0 };
+        self.pending_done = Some(Done { status, cur_cmd, row_count: rows.unwrap_or(0) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use walden_tds::{decode_tokens, MessageReader, TdsValue};
+
+    fn tokens(bytes: &[u8]) -> Vec<Token> {
+        let mut reader = MessageReader::new();
+        reader.push(bytes);
+        let message = reader.next_message().ok().flatten().map(|m| m.payload).unwrap_or_default();
+        decode_tokens(&message).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_select_becomes_metadata_rows_and_a_final_done() {
+        let mut wire = Vec::new();
+        let mut out = TdsOutput::new(PacketSink::new(&mut wire, 512, 51), Mode::Batch);
+        out.result_set(&[ColumnInfo::new("x", SqlType::Int)]);
+        for i in 0..200 {
+            out.row(&[Value::Int(i)]);
+        }
+        out.result_end(200);
+        out.done(Some(200));
+        out.done(None);
+        out.end_batch(DoneStatus::NONE);
+        assert!(out.finish().is_ok());
+        let got = tokens(&wire);
+        assert_eq!(got.len(), 1 + 200 + 2);
+        assert_eq!(got[1], Token::Row(vec![TdsValue::Int(0)]));
+        assert_eq!(
+            got[201],
+            Token::Done(Done {
+                status: DoneStatus::COUNT | DoneStatus::MORE,
+                cur_cmd: CUR_CMD_SELECT,
+                row_count: 200
+            })
+        );
+        assert_eq!(
+            got[202],
+            Token::Done(Done { status: DoneStatus::NONE, cur_cmd: 0, row_count: 0 })
+        );
+    }
+
+    #[test]
+    fn an_error_at_the_end_marks_the_final_done() {
+        let mut wire = Vec::new();
+        let mut out = TdsOutput::new(PacketSink::new(&mut wire, 4096, 51), Mode::Batch);
+        out.done(Some(1));
+        out.message(&Message::new(208, "Invalid object name 'nope'."));
+        out.end_batch(DoneStatus::NONE);
+        assert!(out.finish().is_ok());
+        let got = tokens(&wire);
+        assert!(matches!(&got[1], Token::Error(m) if m.number == 208 && m.class == 16));
+        assert_eq!(
+            got[2],
+            Token::Done(Done { status: DoneStatus::ERROR, cur_cmd: 0, row_count: 0 })
+        );
+    }
+}

@@ -1,0 +1,206 @@
+#![allow(clippy::unwrap_used)]
+// Test code: a failed unwrap is a failed test.
+
+//! `walden serve` end to end: the real binary on port 0 and a temporary data directory,
+//! driven by tiberius, an unmodified SQL Server driver.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use tiberius::{AuthMethod, Client, Config, EncryptionLevel};
+use tokio::net::TcpStream;
+use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
+
+const PASSWORD: &str = "Walden-test-1";
+
+struct Server {
+    child: Child,
+    port: u16,
+    _data: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start() -> Server {
+    let data = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_walden"))
+        .args(["serve", "--port", "0", "--data"])
+        .arg(data.path().join("data"))
+        .env("WALDEN_SA_PASSWORD", PASSWORD)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let port = loop {
+        let line = lines.next().expect("server exited before listening").unwrap();
+        if let Some(addr) = line.strip_prefix("listening on ") {
+            break addr.rsplit(':').next().unwrap().parse().unwrap();
+        }
+    };
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Server { child, port, _data: data }
+}
+
+async fn connect(port: u16, password: &str) -> tiberius::Result<Client<Compat<TcpStream>>> {
+    let mut config = Config::new();
+    config.host("127.0.0.1");
+    config.port(port);
+    config.authentication(AuthMethod::sql_server("sa", password));
+    config.encryption(EncryptionLevel::NotSupported);
+    let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    Client::connect(config, tcp.compat_write()).await
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+#[test]
+fn tiberius_queries_parameters_procedures_transactions_and_errors() {
+    let server = start();
+    runtime().block_on(async {
+        let mut client = connect(server.port, PASSWORD).await.unwrap();
+
+        // Several types in one row, through a plain SQL batch.
+        let row = client
+            .simple_query(
+                "SELECT CAST(42 AS int) AS i, CAST(7 AS bigint) AS b, CAST(1 AS bit) AS f, \
+                 CAST(12.50 AS decimal(10,2)) AS d, CAST(2.5 AS float) AS x, \
+                 N'héllo' AS n, 'abc' AS v, CAST(NULL AS int) AS z, \
+                 CAST('2024-02-29' AS date) AS dt",
+            )
+            .await
+            .unwrap()
+            .into_row()
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(row.get::<i32, _>("i"), Some(42));
+        assert_eq!(row.get::<i64, _>("b"), Some(7));
+        assert_eq!(row.get::<bool, _>("f"), Some(true));
+        assert_eq!(row.get::<tiberius::numeric::Numeric, _>("d").map(|n| n.value()), Some(1250));
+        assert_eq!(row.get::<f64, _>("x"), Some(2.5));
+        assert_eq!(row.get::<&str, _>("n"), Some("héllo"));
+        assert_eq!(row.get::<&str, _>("v"), Some("abc"));
+        assert_eq!(row.get::<i32, _>("z"), None);
+        let date = row.cells().nth(8).map(|(_, data)| data.clone());
+        assert!(matches!(date, Some(tiberius::ColumnData::Date(Some(_)))), "{date:?}");
+
+        // DDL, then INSERT with parameters: tiberius sends sp_executesql.
+        client.simple_query("CREATE TABLE t (id int NOT NULL, name nvarchar(50))").await.unwrap();
+        let result = client
+            .execute("INSERT INTO t (id, name) VALUES (@P1, @P2)", &[&1i32, &"one"])
+            .await
+            .unwrap();
+        assert_eq!(result.rows_affected(), &[1]);
+        client.execute("INSERT INTO t VALUES (@P1, @P2)", &[&2i32, &"two"]).await.unwrap();
+        let rows = client
+            .query("SELECT id, name FROM t WHERE id >= @P1 ORDER BY id", &[&1i32])
+            .await
+            .unwrap()
+            .into_first_result()
+            .await
+            .unwrap();
+        let got: Vec<(i32, String)> = rows
+            .iter()
+            .map(|r| (r.get::<i32, _>(0).unwrap(), r.get::<&str, _>(1).unwrap().to_string()))
+            .collect();
+        assert_eq!(got, vec![(1, "one".to_string()), (2, "two".to_string())]);
+
+        // A procedure, called through sp_executesql.
+        client
+            .simple_query(
+                "CREATE PROCEDURE count_from @min int AS SELECT COUNT(*) AS n FROM t WHERE id >= @min",
+            )
+            .await
+            .unwrap();
+        let n = client
+            .query("EXEC count_from @min = @P1", &[&2i32])
+            .await
+            .unwrap()
+            .into_row()
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(n.get::<i32, _>("n"), Some(1));
+
+        // A bad query: error 208, and the session goes on.
+        let err = match client.simple_query("SELECT * FROM no_such_table").await {
+            Ok(stream) => stream.into_results().await.unwrap_err(),
+            Err(e) => e,
+        };
+        match err {
+            tiberius::error::Error::Server(e) => assert_eq!(e.code(), 208),
+            other => panic!("expected a server error, got {other:?}"),
+        }
+        let one = client.simple_query("SELECT 1 AS one").await.unwrap().into_row().await.unwrap();
+        assert_eq!(one.unwrap().get::<i32, _>(0), Some(1));
+    });
+}
+
+#[test]
+fn tiberius_transaction_with_delayed_durability() {
+    let server = start();
+    runtime().block_on(async {
+        let mut client = connect(server.port, PASSWORD).await.unwrap();
+        client.simple_query("CREATE DATABASE dd").await.unwrap().into_results().await.unwrap();
+        client
+            .simple_query("ALTER DATABASE dd SET DELAYED_DURABILITY = ALLOWED")
+            .await
+            .unwrap()
+            .into_results()
+            .await
+            .unwrap();
+        client.simple_query("USE dd").await.unwrap().into_results().await.unwrap();
+        client
+            .simple_query("CREATE TABLE k (id int NOT NULL)")
+            .await
+            .unwrap()
+            .into_results()
+            .await
+            .unwrap();
+        client.simple_query("BEGIN TRAN").await.unwrap().into_results().await.unwrap();
+        client.execute("INSERT INTO k VALUES (@P1)", &[&5i32]).await.unwrap();
+        client
+            .simple_query("COMMIT WITH (DELAYED_DURABILITY = ON)")
+            .await
+            .unwrap()
+            .into_results()
+            .await
+            .unwrap();
+        let row = client
+            .simple_query("SELECT COUNT(*) AS n, @@TRANCOUNT AS tc, DB_NAME() AS db FROM k")
+            .await
+            .unwrap()
+            .into_row()
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(row.get::<i32, _>("n"), Some(1));
+        assert_eq!(row.get::<i32, _>("tc"), Some(0));
+        assert_eq!(row.get::<&str, _>("db"), Some("dd"));
+    });
+}
+
+#[test]
+fn tiberius_wrong_password_is_refused_with_18456() {
+    let server = start();
+    runtime().block_on(async {
+        match connect(server.port, "wrong").await {
+            Err(tiberius::error::Error::Server(e)) => {
+                assert_eq!(e.code(), 18456);
+                assert_eq!(e.message(), "Login failed for user 'sa'.");
+            }
+            Err(other) => panic!("expected a login error, got {other:?}"),
+            Ok(_) => panic!("logged in with a wrong password"),
+        }
+        // The server goes on: the right password works.
+        connect(server.port, PASSWORD).await.unwrap();
+    });
+}
