@@ -276,7 +276,17 @@ impl Run<'_> {
                     .find_object(schema, &n.sequence.name.value)
                     .filter(|o| matches!(**o, Object::Sequence(_)))
                     .ok_or_else(|| SqlError::invalid_object(&n.sequence.name.value))?;
-                db.next_sequence_value(o.id()).map_err(|e| self.s.engine_error(e))
+                let key = (db.id(), o.id());
+                if let Some(v) = self.row_sequences.as_ref().and_then(|drawn| {
+                    drawn.iter().find(|(d, q, _)| (*d, *q) == key).map(|(_, _, v)| v.clone())
+                }) {
+                    return Ok(v);
+                }
+                let v = db.next_sequence_value(o.id()).map_err(|e| self.s.engine_error(e))?;
+                if let Some(drawn) = self.row_sequences.as_mut() {
+                    drawn.push((key.0, key.1, v.clone()));
+                }
+                Ok(v)
             }
             ExprKind::Default => Err(SqlError::with_severity(
                 156,

@@ -658,14 +658,22 @@ impl Run<'_> {
         let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
         for row in &rows {
             let env = Env { cols: &cols, row, outer, computed: &computed };
-            let mut out = Vec::with_capacity(out_cols.len());
-            for (e, star) in exprs.iter().zip(&stars) {
-                out.push(match (e, star) {
-                    (Some(e), _) => self.eval(e, &env)?,
-                    (None, Some(i)) => row[*i].clone(),
-                    (None, None) => Value::Null,
-                });
-            }
+            // Every NEXT VALUE FOR of one sequence in one row gets the same value, as in
+            // SQL Server; the row's values are forgotten when it is done, error or not.
+            let saved = self.row_sequences.replace(Vec::new());
+            let projected = (|| {
+                let mut out = Vec::with_capacity(out_cols.len());
+                for (e, star) in exprs.iter().zip(&stars) {
+                    out.push(match (e, star) {
+                        (Some(e), _) => self.eval(e, &env)?,
+                        (None, Some(i)) => row[*i].clone(),
+                        (None, None) => Value::Null,
+                    });
+                }
+                Ok::<_, SqlError>(out)
+            })();
+            self.row_sequences = saved;
+            let out = projected?;
             let mut keys = Vec::with_capacity(order_by.len());
             for o in order_by {
                 keys.push(self.order_key(o, &out_cols, &out, &env)?);

@@ -189,7 +189,7 @@ impl Session {
                 return;
             }
         };
-        let mut run = Run { s: self, out, try_depth: 0, ctes: Vec::new() };
+        let mut run = Run { s: self, out, try_depth: 0, ctes: Vec::new(), row_sequences: None };
         run.s.frames.push(Frame::default());
         let result = run.block(&batch.statements);
         if let Err(Halt::Error(e)) = result {
@@ -282,6 +282,9 @@ pub(crate) struct Run<'a> {
     try_depth: usize,
     /// Common table expressions in scope, innermost last, each already materialized.
     pub(crate) ctes: Vec<(String, Arc<crate::exec::RowSet>)>,
+    /// While a select list's row is evaluated: the sequence values it has drawn, as
+    /// (database id, sequence id, value).
+    pub(crate) row_sequences: Option<Vec<(u32, u32, Value)>>,
 }
 
 /// Errors that abort the batch rather than only the statement.
