@@ -5,34 +5,15 @@
 //! procedure by name with an OUTPUT parameter, transaction-manager requests, the connection
 //! limit, and shutdown on SIGTERM.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 use walden_tds::*;
 
-const PASSWORD: &str = "Walden-test-1";
+mod common;
 
-fn start(extra: &[&str]) -> (Child, u16, tempfile::TempDir) {
-    let data = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_walden"))
-        .args(["serve", "--port", "0", "--data"])
-        .arg(data.path().join("data"))
-        .args(extra)
-        .env("WALDEN_SA_PASSWORD", PASSWORD)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let port = loop {
-        let line = lines.next().expect("server exited before listening").unwrap();
-        if let Some(addr) = line.strip_prefix("listening on ") {
-            break addr.rsplit(':').next().unwrap().parse().unwrap();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    (child, port, data)
-}
+use common::{start_server as start, PASSWORD};
 
 struct Client {
     stream: TcpStream,

@@ -4,14 +4,15 @@
 //! `walden serve` end to end: the real binary on port 0 and a temporary data directory,
 //! driven by tiberius, an unmodified SQL Server driver.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
 use tiberius::{AuthMethod, Client, Config, EncryptionLevel};
 use tokio::net::TcpStream;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
-const PASSWORD: &str = "Walden-test-1";
+mod common;
+
+use common::{start_server, PASSWORD};
 
 struct Server {
     child: Child,
@@ -27,23 +28,7 @@ impl Drop for Server {
 }
 
 fn start() -> Server {
-    let data = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_walden"))
-        .args(["serve", "--port", "0", "--data"])
-        .arg(data.path().join("data"))
-        .env("WALDEN_SA_PASSWORD", PASSWORD)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let port = loop {
-        let line = lines.next().expect("server exited before listening").unwrap();
-        if let Some(addr) = line.strip_prefix("listening on ") {
-            break addr.rsplit(':').next().unwrap().parse().unwrap();
-        }
-    };
-    // Keep draining stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
+    let (child, port, data) = start_server(&[]);
     Server { child, port, _data: data }
 }
 

@@ -99,6 +99,25 @@ impl Value {
         matches!(self, Value::Null)
     }
 
+    /// Whether the value is an exact number: an integer, BIT, DECIMAL or MONEY.
+    pub fn is_exact_numeric(&self) -> bool {
+        matches!(
+            self,
+            Value::TinyInt(_)
+                | Value::SmallInt(_)
+                | Value::Int(_)
+                | Value::BigInt(_)
+                | Value::Bit(_)
+                | Value::Decimal(_)
+                | Value::Money(_)
+        )
+    }
+
+    /// Whether the value is a number, exact or approximate (FLOAT, REAL).
+    pub fn is_numeric(&self) -> bool {
+        self.is_exact_numeric() || matches!(self, Value::Float(_) | Value::Real(_))
+    }
+
     /// What kind of value this is, for messages (`int`, `nvarchar`...).
     pub fn kind_name(&self) -> &'static str {
         match self {

@@ -547,7 +547,7 @@ impl Run<'_> {
         if self.s.temp_tables.contains_key(&key) {
             return Err(SqlError::with_severity(134, 15, format!("The variable name '{name}' has already been declared. Variable names must be unique within a query batch or stored procedure.")));
         }
-        let internal = self.new_temp_name(&format!("#{}", name.trim_start_matches('@')));
+        let internal = self.s.temp_internal_name(&format!("#{}", name.trim_start_matches('@')));
         let tempdb = Arc::clone(self.s.instance.tempdb());
         let def = walden_engine::catalog::TableDef {
             id: 0,

@@ -5,7 +5,7 @@
 //! by one through the engine, which logs each change and maintains every index. The row
 //! locators travel in a hidden column of the source rows (see [`ROWID`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use walden_engine::catalog::{ColumnDef, TableDef};
@@ -18,7 +18,7 @@ use crate::ast::{
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::{Rows, TableRef, ROWID};
 use crate::exec::scalar;
-use crate::exec::session::{Run, Step};
+use crate::exec::session::{assign_binary, Run, Step};
 use crate::exec::{ColumnInfo, SqlError};
 use crate::parse_batch;
 
@@ -38,8 +38,9 @@ fn first_select(body: &QueryBody) -> Option<&Select> {
     }
 }
 
-/// Parses a stored expression (a column's DEFAULT, a CHECK constraint) again.
-fn stored_expr(text: &str) -> Result<Expr, SqlError> {
+/// Parses a stored expression (a column's DEFAULT, a CHECK constraint) again. Both are
+/// parsed as a WHERE clause: the parser reads values and conditions alike.
+fn parse_stored(text: &str) -> Result<Expr, SqlError> {
     let batch = parse_batch(&format!("SELECT 1 WHERE {text}")).map_err(SqlError::from)?;
     match batch.statements.into_iter().next().map(|s| s.kind) {
         Some(StatementKind::Select(s)) => match s.query.body {
@@ -49,20 +50,6 @@ fn stored_expr(text: &str) -> Result<Expr, SqlError> {
             _ => Err(SqlError::new(50000, "bad stored expression")),
         },
         _ => Err(SqlError::new(50000, "bad stored expression")),
-    }
-}
-
-fn stored_value_expr(text: &str) -> Result<Expr, SqlError> {
-    let batch = parse_batch(&format!("SELECT {text}")).map_err(SqlError::from)?;
-    match batch.statements.into_iter().next().map(|s| s.kind) {
-        Some(StatementKind::Select(s)) => match s.query.body {
-            QueryBody::Select(sel) => match sel.items.into_iter().next() {
-                Some(SelectItem::Expr { expr, .. }) => Ok(expr),
-                _ => Err(SqlError::new(50000, "bad stored default")),
-            },
-            _ => Err(SqlError::new(50000, "bad stored default")),
-        },
-        _ => Err(SqlError::new(50000, "bad stored default")),
     }
 }
 
@@ -313,9 +300,8 @@ impl Run<'_> {
             }
         };
         let limit = self.top_limit(i.top.as_ref())?;
-        let mut defaults: HashMap<usize, Expr> = HashMap::new();
         let checks = self.checks(def)?;
-        let cols = table_cols(def);
+        let cols = if checks.is_empty() { Vec::new() } else { table_cols(def) };
         let mut n = 0u64;
         for row in source.into_iter().take(limit) {
             let mut values = vec![Value::Null; def.columns.len()];
@@ -331,13 +317,9 @@ impl Run<'_> {
                     continue;
                 }
                 if let Some(text) = &def.columns[c].default {
-                    if let std::collections::hash_map::Entry::Vacant(slot) = defaults.entry(c) {
-                        slot.insert(stored_value_expr(text)?);
-                    }
-                    if let Some(e) = defaults.get(&c).cloned() {
-                        let v = self.value(&e)?;
-                        values[c] = self.store(def, c, v)?;
-                    }
+                    let e = self.stored_expr(text)?;
+                    let v = self.value(&e)?;
+                    values[c] = self.store(def, c, v)?;
                 }
             }
             self.check_row(def, &cols, &checks, &values, "INSERT")?;
@@ -385,8 +367,19 @@ impl Run<'_> {
         }
     }
 
-    fn checks(&mut self, def: &TableDef) -> Result<Vec<(String, Expr)>, SqlError> {
-        def.checks.iter().map(|c| Ok((c.name.clone(), stored_expr(&c.text)?))).collect()
+    /// A stored expression, parsed once per session (a WHILE loop of INSERTs would otherwise
+    /// parse the table's defaults and checks at every row).
+    fn stored_expr(&mut self, text: &str) -> Result<Arc<Expr>, SqlError> {
+        if let Some(e) = self.s.stored_exprs.get(text) {
+            return Ok(Arc::clone(e));
+        }
+        let e = Arc::new(parse_stored(text)?);
+        self.s.stored_exprs.insert(text.to_string(), Arc::clone(&e));
+        Ok(e)
+    }
+
+    fn checks(&mut self, def: &TableDef) -> Result<Vec<(String, Arc<Expr>)>, SqlError> {
+        def.checks.iter().map(|c| Ok((c.name.clone(), self.stored_expr(&c.text)?))).collect()
     }
 
     /// Error 547 when a CHECK constraint is false for the row (UNKNOWN passes).
@@ -394,7 +387,7 @@ impl Run<'_> {
         &mut self,
         def: &TableDef,
         cols: &[Col],
-        checks: &[(String, Expr)],
+        checks: &[(String, Arc<Expr>)],
         values: &[Value],
         verb: &str,
     ) -> Result<(), SqlError> {
@@ -423,7 +416,7 @@ impl Run<'_> {
         let start = rowid - width;
         let limit = self.top_limit(u.top.as_ref())?;
         let checks = self.checks(&t.def)?;
-        let tcols = table_cols(&t.def);
+        let tcols = if checks.is_empty() { Vec::new() } else { table_cols(&t.def) };
         // Resolve assignment targets once.
         let mut plan = Vec::with_capacity(u.assignments.len());
         for a in &u.assignments {
@@ -520,7 +513,7 @@ impl Run<'_> {
                     format!("There is already an object named '{user}' in the database."),
                 ));
             }
-            (Arc::clone(self.s.instance.tempdb()), self.new_temp_name(&user))
+            (Arc::clone(self.s.instance.tempdb()), self.s.temp_internal_name(&user))
         } else {
             (self.database_of(name.database.as_ref())?, user.clone())
         };
@@ -544,21 +537,6 @@ impl Run<'_> {
             self.note_temp_created(&user);
         }
         Ok(TableRef { db, def, qual: user })
-    }
-}
-
-/// The binary operator of a compound assignment (`+=`).
-pub(crate) fn assign_binary(op: crate::ast::AssignOp) -> crate::ast::BinaryOp {
-    use crate::ast::{AssignOp, BinaryOp};
-    match op {
-        AssignOp::Add | AssignOp::Assign => BinaryOp::Add,
-        AssignOp::Subtract => BinaryOp::Subtract,
-        AssignOp::Multiply => BinaryOp::Multiply,
-        AssignOp::Divide => BinaryOp::Divide,
-        AssignOp::Modulo => BinaryOp::Modulo,
-        AssignOp::BitAnd => BinaryOp::BitAnd,
-        AssignOp::BitOr => BinaryOp::BitOr,
-        AssignOp::BitXor => BinaryOp::BitXor,
     }
 }
 

@@ -172,13 +172,7 @@ pub(crate) fn group_key(values: &[Value]) -> String {
                 key.push('s');
                 key.extend(s.trim_end_matches(' ').chars().flat_map(char::to_lowercase));
             }
-            Value::TinyInt(_)
-            | Value::SmallInt(_)
-            | Value::Int(_)
-            | Value::BigInt(_)
-            | Value::Bit(_)
-            | Value::Decimal(_)
-            | Value::Money(_) => {
+            n if n.is_exact_numeric() => {
                 key.push('n');
                 let t = scalar::to_text(
                     &scalar::convert(

@@ -41,7 +41,7 @@ use crate::ast::{
     Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror, SetStatement, Statement,
     StatementKind, TransactionName, TransactionStatement,
 };
-use crate::exec::eval::Env;
+use crate::exec::eval::{parse_object_name, Env};
 use crate::exec::scalar;
 use crate::exec::sysviews::ServerCounters;
 use crate::exec::{Output, SqlError};
@@ -143,6 +143,8 @@ pub struct Session {
     pub(crate) last_error: i32,
     pub(crate) frames: Vec<Frame>,
     procedures: HashMap<(u32, u32), Arc<CachedProcedure>>,
+    /// DEFAULT and CHECK expressions by their stored text, parsed once.
+    pub(crate) stored_exprs: HashMap<String, Arc<Expr>>,
 }
 
 impl Session {
@@ -176,6 +178,7 @@ impl Session {
             last_error: 0,
             frames: Vec::new(),
             procedures: HashMap::new(),
+            stored_exprs: HashMap::new(),
         }
     }
 
@@ -287,6 +290,24 @@ pub(crate) struct Run<'a> {
     pub(crate) row_sequences: Option<Vec<(u32, u32, Value)>>,
 }
 
+/// Whether a simple statement may change rows or objects (and so needs an undo mark). The
+/// ones that cannot are listed, so that a new statement kind gets a mark by default.
+fn may_change_data(kind: &StatementKind) -> bool {
+    !matches!(
+        kind,
+        StatementKind::Set(_)
+            | StatementKind::Print(_)
+            | StatementKind::Throw(_)
+            | StatementKind::Raiserror(_)
+            | StatementKind::Use(_)
+            | StatementKind::Transaction(_)
+            | StatementKind::Break
+            | StatementKind::Continue
+            | StatementKind::Return(_)
+            | StatementKind::Checkpoint(_)
+    )
+}
+
 /// Errors that abort the batch rather than only the statement.
 fn aborts_batch(e: &SqlError) -> bool {
     matches!(e.number, 245 | 8114 | 241 | 242 | 257 | 529 | 208 | 207 | 209 | 1205 | 137 | 2715)
@@ -336,7 +357,13 @@ impl Run<'_> {
                 | StatementKind::TryCatch(_)
                 | StatementKind::Execute(_)
         );
-        let mark = self.s.tx.as_ref().filter(|_| self.s.trancount > 0).map(Transaction::undo_mark);
+        // Inside a user transaction, a statement that may change data is undone alone if it
+        // fails; compound statements leave that to the statements they contain.
+        let mark = if compound || !may_change_data(&st.kind) {
+            None
+        } else {
+            self.s.tx.as_ref().filter(|_| self.s.trancount > 0).map(Transaction::undo_mark)
+        };
         let result = self.statement_kind(st);
         let result = match result {
             Err(Halt::Error(e)) => {
@@ -366,14 +393,12 @@ impl Run<'_> {
                 // Undo the failed statement's own changes.
                 self.finish_autocommit(false);
                 if let (Some(mark), Some(tx)) = (mark, self.s.tx.as_mut()) {
-                    if !compound {
-                        if let Err(undo) = tx.rollback_to_mark(&mark) {
-                            let undo = self.s.engine_error(undo);
-                            self.rollback_all();
-                            self.report(e);
-                            self.report(undo);
-                            return Err(Halt::Aborted);
-                        }
+                    if let Err(undo) = tx.rollback_to_mark(&mark) {
+                        let undo = self.s.engine_error(undo);
+                        self.rollback_all();
+                        self.report(e);
+                        self.report(undo);
+                        return Err(Halt::Aborted);
                     }
                 }
                 let dooms = e.number == 1205 || self.s.opts.xact_abort;
@@ -634,20 +659,7 @@ impl Run<'_> {
         };
         let value = match op {
             AssignOp::Assign => value,
-            other => {
-                let bin = match other {
-                    AssignOp::Add => BinaryOp::Add,
-                    AssignOp::Subtract => BinaryOp::Subtract,
-                    AssignOp::Multiply => BinaryOp::Multiply,
-                    AssignOp::Divide => BinaryOp::Divide,
-                    AssignOp::Modulo => BinaryOp::Modulo,
-                    AssignOp::BitAnd => BinaryOp::BitAnd,
-                    AssignOp::BitOr => BinaryOp::BitOr,
-                    AssignOp::BitXor => BinaryOp::BitXor,
-                    AssignOp::Assign => BinaryOp::Add,
-                };
-                scalar::binary(bin, current, value)?
-            }
+            other => scalar::binary(assign_binary(other), current, value)?,
         };
         let value = scalar::coerce(value, ty, true)?;
         let Some(frame) = self.s.frames.last_mut() else {
@@ -671,31 +683,8 @@ impl Run<'_> {
                     match n.to_ascii_uppercase().as_str() {
                         "NOCOUNT" => self.s.opts.nocount = *on,
                         "XACT_ABORT" => self.s.opts.xact_abort = *on,
-                        // Options whose SQL Server default Walden always behaves as.
-                        "ANSI_NULLS"
-                        | "QUOTED_IDENTIFIER"
-                        | "ANSI_WARNINGS"
-                        | "ANSI_PADDING"
-                        | "ARITHABORT"
-                        | "CONCAT_NULL_YIELDS_NULL"
-                        | "ANSI_NULL_DFLT_ON"
-                        | "IMPLICIT_TRANSACTIONS"
-                        | "STATISTICS"
-                        | "SHOWPLAN_TEXT"
-                        | "NUMERIC_ROUNDABORT"
-                        | "CURSOR_CLOSE_ON_COMMIT"
-                        | "ANSI_DEFAULTS"
-                        | "NOEXEC"
-                        | "PARSEONLY"
-                        | "FMTONLY"
-                        | "DEADLOCK_PRIORITY"
-                        | "TEXTSIZE"
-                        | "DATEFIRST"
-                        | "DATEFORMAT"
-                        | "LANGUAGE"
-                        | "ROWCOUNT"
-                        | "STATISTICS IO"
-                        | "STATISTICS TIME" => {}
+                        // The other options (ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_WARNINGS...)
+                        // are accepted; Walden always behaves as SQL Server's defaults.
                         _ => {}
                     }
                 }
@@ -908,17 +897,7 @@ impl Run<'_> {
             ProcedureRef::Name(n) => n.clone(),
             ProcedureRef::Variable(v) => {
                 let text = scalar::to_text(&self.variable(v)?.value);
-                let batch = parse_batch(&format!("EXEC {text}")).map_err(SqlError::from)?;
-                match batch.statements.first().map(|s| &s.kind) {
-                    Some(StatementKind::Execute(e)) => match e.as_ref() {
-                        Execute::Procedure(ExecProcedure {
-                            procedure: ProcedureRef::Name(n),
-                            ..
-                        }) => n.clone(),
-                        _ => return Err(SqlError::invalid_object(&text).into()),
-                    },
-                    _ => return Err(SqlError::invalid_object(&text).into()),
-                }
+                parse_object_name(&text).ok_or_else(|| SqlError::invalid_object(&text))?
             }
         };
         let lower = name.name.value.to_ascii_lowercase();
@@ -1139,9 +1118,20 @@ impl Run<'_> {
     pub(crate) fn scope_identity(&self) -> Option<i64> {
         self.s.frames.last().and_then(|f| f.scope_identity)
     }
+}
 
-    pub(crate) fn new_temp_name(&mut self, name: &str) -> String {
-        self.s.temp_internal_name(name)
+/// The binary operator of a compound assignment (`+=`); plain `=` has none and maps to
+/// `+`, which callers never ask for.
+pub(crate) fn assign_binary(op: AssignOp) -> BinaryOp {
+    match op {
+        AssignOp::Add | AssignOp::Assign => BinaryOp::Add,
+        AssignOp::Subtract => BinaryOp::Subtract,
+        AssignOp::Multiply => BinaryOp::Multiply,
+        AssignOp::Divide => BinaryOp::Divide,
+        AssignOp::Modulo => BinaryOp::Modulo,
+        AssignOp::BitAnd => BinaryOp::BitAnd,
+        AssignOp::BitOr => BinaryOp::BitOr,
+        AssignOp::BitXor => BinaryOp::BitXor,
     }
 }
 

@@ -230,6 +230,26 @@ fn sequence_test(
     })
 }
 
+/// One table: a header whose third column is `what`, then a line per row.
+fn print_rows(what: &str, rows: &[Row]) {
+    println!(
+        "{:<14} {:<10} {:>13} {:>12} {:>12} | {:>14} {:>12}",
+        "database", "durability", what, "log flushes", "duration s", "article flushes", "article s"
+    );
+    for r in rows {
+        println!(
+            "{:<14} {:<10} {:>13} {:>12} {:>12.3} | {:>14} {:>12}",
+            r.database,
+            r.durability,
+            r.what,
+            r.flushes,
+            r.elapsed.as_secs_f64(),
+            r.article.flushes,
+            r.article.seconds
+        );
+    }
+}
+
 /// Runs the benchmark and prints its tables.
 pub fn run(args: &Seed003Args) -> Result<(), String> {
     let parent = args.dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -331,52 +351,10 @@ fn run_in(
 
     println!("seed 003 at N = {n} (Walden, this machine) next to the article (SQL Server, N = 1,000,000)");
     println!();
-    println!(
-        "{:<14} {:<10} {:>13} {:>12} {:>12} | {:>14} {:>12}",
-        "database",
-        "durability",
-        "#transactions",
-        "log flushes",
-        "duration s",
-        "article flushes",
-        "article s"
-    );
-    for r in &rows {
-        println!(
-            "{:<14} {:<10} {:>13} {:>12} {:>12.3} | {:>14} {:>12}",
-            r.database,
-            r.durability,
-            r.what,
-            r.flushes,
-            r.elapsed.as_secs_f64(),
-            r.article.flushes,
-            r.article.seconds
-        );
-    }
+    print_rows("#transactions", &rows);
     if !seq.is_empty() {
         println!();
-        println!(
-            "{:<14} {:<10} {:>13} {:>12} {:>12} | {:>14} {:>12}",
-            "database",
-            "durability",
-            "cache",
-            "log flushes",
-            "duration s",
-            "article flushes",
-            "article s"
-        );
-        for r in &seq {
-            println!(
-                "{:<14} {:<10} {:>13} {:>12} {:>12.3} | {:>14} {:>12}",
-                r.database,
-                r.durability,
-                r.what,
-                r.flushes,
-                r.elapsed.as_secs_f64(),
-                r.article.flushes,
-                r.article.seconds
-            );
-        }
+        print_rows("cache", &seq);
     }
     let secs = |r: &Row| r.elapsed.as_secs_f64();
     let delayed_vs_big = secs(&rows[2]) / secs(&rows[1]);

@@ -484,13 +484,7 @@ pub fn json_string(text: &str) -> String {
 fn json_value(value: &Value, ty: Option<&SqlType>) -> String {
     match value {
         Value::Null => "null".to_string(),
-        Value::TinyInt(_)
-        | Value::SmallInt(_)
-        | Value::Int(_)
-        | Value::BigInt(_)
-        | Value::Bit(_)
-        | Value::Decimal(_)
-        | Value::Money(_) => value.to_string(),
+        v if v.is_exact_numeric() => value.to_string(),
         // Rust prints the shortest text that reads back as the same double: exact.
         Value::Float(f) if f.is_finite() => value.to_string(),
         Value::Real(f) if f.is_finite() => value.to_string(),

@@ -297,23 +297,9 @@ fn int_type(v: &Value) -> SqlType {
 fn arithmetic(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
     let a_top = value_precedence(&a) >= value_precedence(&b);
     let (top, other) = if a_top { (&a, &b) } else { (&b, &a) };
-    let is_number = |v: &Value| {
-        matches!(
-            v,
-            Value::TinyInt(_)
-                | Value::SmallInt(_)
-                | Value::Int(_)
-                | Value::BigInt(_)
-                | Value::Bit(_)
-                | Value::Decimal(_)
-                | Value::Float(_)
-                | Value::Real(_)
-                | Value::Money(_)
-        )
-    };
     match top {
         Value::Date(_) | Value::Time(_) | Value::DateTime2(_) => {
-            if is_number(other) {
+            if other.is_numeric() {
                 Err(SqlError::new(
                     206,
                     format!(

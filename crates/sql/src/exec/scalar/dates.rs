@@ -183,15 +183,7 @@ fn moment_arg(
         Value::DateTime(dt) => (Kind::DateTime, datetime_moment(*dt)),
         Value::DateTime2(dt) => (Kind::DateTime2, *dt),
         Value::Str(s) | Value::NStr(s) => (Kind::DateTime, parse_temporal_text(s, None)?.moment()),
-        Value::TinyInt(_)
-        | Value::SmallInt(_)
-        | Value::Int(_)
-        | Value::BigInt(_)
-        | Value::Bit(_)
-        | Value::Decimal(_)
-        | Value::Float(_)
-        | Value::Real(_)
-        | Value::Money(_) => match convert(v.clone(), SqlType::DateTime, None)? {
+        n if n.is_numeric() => match convert(v.clone(), SqlType::DateTime, None)? {
             Value::DateTime(dt) => (Kind::DateTime, datetime_moment(dt)),
             _ => return Ok(None),
         },

@@ -595,16 +595,8 @@ fn atn2(args: Vec<Value>) -> Result<Value, SqlError> {
 fn numeric_arg(v: Value, func: &str) -> Result<Value, SqlError> {
     match v {
         Value::Str(_) | Value::NStr(_) => coerce(v, SqlType::Float, true),
-        Value::Null
-        | Value::TinyInt(_)
-        | Value::SmallInt(_)
-        | Value::Int(_)
-        | Value::BigInt(_)
-        | Value::Bit(_)
-        | Value::Decimal(_)
-        | Value::Float(_)
-        | Value::Real(_)
-        | Value::Money(_) => Ok(v),
+        Value::Null => Ok(v),
+        ref n if n.is_numeric() => Ok(v),
         other => Err(invalid_argument(&other, func)),
     }
 }
@@ -887,16 +879,7 @@ fn isnumeric(args: Vec<Value>) -> Result<Value, SqlError> {
             !s.trim_matches(' ').is_empty()
                 && (parse_float_text(s).is_some() || parse_money_text(s).is_some())
         }
-        Value::TinyInt(_)
-        | Value::SmallInt(_)
-        | Value::Int(_)
-        | Value::BigInt(_)
-        | Value::Bit(_)
-        | Value::Decimal(_)
-        | Value::Float(_)
-        | Value::Real(_)
-        | Value::Money(_) => true,
-        _ => false,
+        other => other.is_numeric(),
     };
     Ok(Value::Int(i32::from(numeric)))
 }
