@@ -22,7 +22,7 @@ pub enum EngineError {
         table: String,
         /// The key, as SQL Server prints it: `(1, abc)`.
         key: String,
-        /// 2627 for constraints, 2601 for unique indexes.
+        /// 2627 for constraints, 2601 for unique indexes, 1505 when building a unique index.
         number: i32,
     },
     /// Error 911: no such database.
@@ -140,7 +140,14 @@ impl fmt::Display for EngineError {
         match self {
             EngineError::Lock(e) => write!(f, "{e}"),
             EngineError::DuplicateKey { constraint, table, key, number } => {
-                if *number == 2601 {
+                if *number == 1505 {
+                    write!(
+                        f,
+                        "The CREATE UNIQUE INDEX statement terminated because a duplicate key \
+                         was found for the object name '{table}' and the index name \
+                         '{constraint}'. The duplicate key value is {key}."
+                    )
+                } else if *number == 2601 {
                     write!(
                         f,
                         "Cannot insert duplicate key row in object '{table}' with unique index \

@@ -23,12 +23,12 @@ use std::sync::{Arc, PoisonError};
 
 use walden_log::policy::{resolve, CommitOption, Override};
 use walden_log::Durability;
-use walden_storage::PageId;
 
 use crate::catalog::{object_key, Catalog, IndexDef, Object, SequenceDef, TableDef};
 use crate::database::{Database, LogMode, RowKind, UndoEntry, CATALOG_ROOT};
 use crate::error::EngineError;
 use crate::lock::{LockMode, Resource};
+use crate::table::{index_key, key_text};
 use crate::txn::Transaction;
 use crate::types::{encode_key, SqlType, Value};
 
@@ -169,22 +169,36 @@ impl Database {
         (last != seed - inc).then_some(last)
     }
 
-    /// The next row locator of a heap.
-    pub(crate) fn next_locator(&self, table: u32, root: PageId) -> Result<u64, EngineError> {
+    /// The next row locator of a heap, or uniquifier of a non-unique clustered index: one
+    /// counter per table, started above the largest one in the tree the first time it is
+    /// needed. A heap's tree is ordered by locator, so its last key holds the largest; a
+    /// non-unique clustered tree is ordered by key first, so every key's trailing 8 bytes
+    /// are read once.
+    pub(crate) fn next_locator(&self, table: u32, primary: &IndexDef) -> Result<u64, EngineError> {
         let mut map = self.locators.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(next) = map.get_mut(&table) {
             *next += 1;
             return Ok(*next - 1);
         }
-        let last = self.space().tree(root).last_key()?;
-        let next = match last {
-            Some(k) if k.len() == 8 => {
-                let mut a = [0; 8];
-                a.copy_from_slice(&k);
-                u64::from_be_bytes(a) + 1
-            }
-            _ => 1,
+        let tree = self.space().tree(primary.root);
+        let trailing = |k: &[u8]| {
+            let mut a = [0; 8];
+            a.copy_from_slice(&k[k.len().saturating_sub(8)..]);
+            u64::from_be_bytes(a)
         };
+        let largest = if primary.is_heap() {
+            tree.last_key()?.filter(|k| k.len() == 8).map(|k| trailing(&k))
+        } else {
+            let mut cursor = tree.scan();
+            let mut largest = None;
+            while let Some((key, _)) = cursor.next_entry()? {
+                if key.len() >= 8 {
+                    largest = largest.max(Some(trailing(&key)));
+                }
+            }
+            largest
+        };
+        let next = largest.map_or(1, |l| l + 1);
         map.insert(table, next + 1);
         Ok(next)
     }
@@ -471,12 +485,83 @@ impl Transaction {
                 return Err(EngineError::DuplicateKey {
                     constraint: index.name.clone(),
                     table: format!("{}.{}", def.schema, def.name),
-                    key: format!("{vals:?}"),
+                    key: key_text(&vals.iter().collect::<Vec<_>>()),
                     number: 1505,
                 });
             }
         }
         def.indexes.push(index);
+        self.put_catalog(db, Object::Table(def.clone()), false)?;
+        Ok(def)
+    }
+
+    /// CREATE [UNIQUE] CLUSTERED INDEX on a heap: the table is rebuilt in key order under a
+    /// new index 1, and every nonclustered index is rebuilt because its entries point at the
+    /// rows' new ids. The old trees' pages are left unused, as after DROP TABLE.
+    pub fn create_clustered_index(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        spec: &IndexSpec,
+    ) -> Result<TableDef, EngineError> {
+        let old_primary = table.primary()?;
+        if !old_primary.is_heap() {
+            return Err(EngineError::Invalid(format!(
+                "Cannot create more than one clustered index on table '{}'. Drop the existing \
+                 clustered index '{}' before creating another.",
+                table.name, old_primary.name
+            )));
+        }
+        if table.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&spec.name)) {
+            return Err(EngineError::ObjectExists(spec.name.clone()));
+        }
+        self.lock_object(db, table.id, LockMode::X)?;
+        let mut def = table.clone();
+        for index in &mut def.indexes {
+            index.root = self.create_tree(db, def.id, index.id)?;
+            if index.id == 1 {
+                index.name = spec.name.clone();
+                index.columns = spec.columns.clone();
+                index.unique = spec.unique;
+                index.primary_key = spec.primary_key;
+                index.unique_constraint = spec.unique_constraint;
+            }
+        }
+        let primary = def.primary()?.clone();
+        let mut uniquifier = 0u64;
+        let mut cursor =
+            self.scan_table(db, table, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)?;
+        while let Some((_, values)) = cursor.next_row(self)? {
+            let mut row_id = index_key(&def, &primary, &values, &[])?;
+            if !primary.unique {
+                uniquifier += 1;
+                row_id.extend_from_slice(&uniquifier.to_be_bytes());
+            }
+            let mut row = Vec::with_capacity(64);
+            self.encode_stored_row(db, &def, &values, &mut row)?;
+            let mut inserted = self.tree_insert(db, primary.root, &row_id, &row)?;
+            let mut index = &primary;
+            for secondary in def.indexes.iter().filter(|i| i.id != 1) {
+                if !inserted {
+                    break;
+                }
+                let key = index_key(&def, secondary, &values, &row_id)?;
+                inserted = self.tree_insert(db, secondary.root, &key, &row_id)?;
+                index = secondary;
+            }
+            if !inserted {
+                let shown: Vec<&Value> = index.columns.iter().map(|&c| &values[c]).collect();
+                return Err(EngineError::DuplicateKey {
+                    constraint: index.name.clone(),
+                    table: format!("{}.{}", def.schema, def.name),
+                    key: key_text(&shown),
+                    number: 1505,
+                });
+            }
+        }
+        // The heap's locator counter must not serve as the uniquifier counter: forget it,
+        // so that the next insert starts above the largest uniquifier in the new tree.
+        db.locators.lock().unwrap_or_else(PoisonError::into_inner).remove(&def.id);
         self.put_catalog(db, Object::Table(def.clone()), false)?;
         Ok(def)
     }

@@ -60,7 +60,7 @@ pub fn decode_stored_row(
 
 impl Transaction {
     /// Encodes a row, moving values that do not fit in the row to overflow pages.
-    fn encode_stored_row(
+    pub(crate) fn encode_stored_row(
         &mut self,
         db: &Arc<Database>,
         table: &TableDef,
@@ -84,7 +84,7 @@ impl Transaction {
 }
 
 /// Renders key values as SQL Server prints a duplicate key: `(1, abc)`.
-fn key_text(values: &[&Value]) -> String {
+pub(crate) fn key_text(values: &[&Value]) -> String {
     let parts: Vec<String> = values
         .iter()
         .map(|v| if v.is_null() { "<NULL>".to_string() } else { v.to_string() })
@@ -93,7 +93,7 @@ fn key_text(values: &[&Value]) -> String {
 }
 
 /// The key an index gives a row.
-fn index_key(
+pub(crate) fn index_key(
     table: &TableDef,
     index: &IndexDef,
     values: &[Value],
@@ -105,6 +105,22 @@ fn index_key(
     encode_key(&types, &vals, &mut key).map_err(|e| row_error(table, e))?;
     if index.id != 1 && !index.unique {
         key.extend_from_slice(row_id);
+    }
+    Ok(key)
+}
+
+/// The row id of a new row in a table with a clustered index: the key, followed for a
+/// non-unique clustered index by an 8-byte big-endian uniquifier (SQL Server's uniquifier
+/// plays the same part), so that equal keys still give distinct, ordered row ids.
+pub(crate) fn clustered_row_id(
+    db: &Database,
+    table: &TableDef,
+    primary: &IndexDef,
+    values: &[Value],
+) -> Result<Vec<u8>, EngineError> {
+    let mut key = index_key(table, primary, values, &[])?;
+    if !primary.unique {
+        key.extend_from_slice(&db.next_locator(table.id, primary)?.to_be_bytes());
     }
     Ok(key)
 }
@@ -217,9 +233,9 @@ impl Transaction {
         }
         let primary = table.primary()?;
         let row_id = if primary.is_heap() {
-            db.next_locator(table.id, primary.root)?.to_be_bytes().to_vec()
+            db.next_locator(table.id, primary)?.to_be_bytes().to_vec()
         } else {
-            index_key(table, primary, values, &[])?
+            clustered_row_id(db, table, primary, values)?
         };
         let mut row = Vec::with_capacity(64);
         self.encode_stored_row(db, table, values, &mut row)?;
@@ -278,8 +294,16 @@ impl Transaction {
         self.encode_stored_row(db, table, values, &mut row)?;
         let new_id = if primary.is_heap() {
             row_id.to_vec()
-        } else {
+        } else if primary.unique {
             index_key(table, primary, values, &[])?
+        } else {
+            // A row whose non-unique clustered key is unchanged keeps its uniquifier.
+            let key = index_key(table, primary, values, &[])?;
+            if row_id.len() == key.len() + 8 && row_id.starts_with(&key) {
+                row_id.to_vec()
+            } else {
+                clustered_row_id(db, table, primary, values)?
+            }
         };
         let mark = self.undo_mark();
         let result = self.update_row_inner(db, table, primary, row_id, &new_id, &old, values, &row);
@@ -398,6 +422,12 @@ impl Transaction {
         let mut key = Vec::new();
         encode_key(&types, key_values, &mut key).map_err(|e| row_error(table, e))?;
         if index.id == 1 {
+            if !index.unique {
+                return Err(EngineError::Invalid(format!(
+                    "the clustered index of '{}' is not unique: a key names no single row",
+                    table.name
+                )));
+            }
             return Ok(Some(key));
         }
         Ok(db.space().tree(index.root).get(&key)?)

@@ -136,21 +136,32 @@ impl Run<'_> {
                     );
                 }
                 let clustered = ci.clustering == Some(Clustering::Clustered);
-                if clustered {
-                    return Err(SqlError::new(
-                        1902,
-                        format!("Cannot create more than one clustered index on table '{}'. Walden builds a table's clustered index with the table: declare it in CREATE TABLE.", t.def.name),
-                    ));
-                }
                 let spec = IndexSpec {
                     name: ci.name.value.clone(),
                     columns,
                     unique: ci.unique,
-                    clustered: false,
+                    clustered,
                     primary_key: false,
                     unique_constraint: false,
                 };
                 let db = Arc::clone(&t.db);
+                if clustered {
+                    if let Some(existing) = t.def.indexes.iter().find(|i| i.id == 1 && !i.is_heap())
+                    {
+                        return Err(SqlError::new(
+                            1902,
+                            format!(
+                                "Cannot create more than one clustered index on table '{}'. Drop \
+                                 the existing clustered index '{}' before creating another.",
+                                t.def.name, existing.name
+                            ),
+                        ));
+                    }
+                    self.tx()
+                        .create_clustered_index(&db, &t.def, &spec)
+                        .map_err(|e| self.s.engine_error(e))?;
+                    return Ok(());
+                }
                 self.tx().create_index(&db, &t.def, &spec).map_err(|e| self.s.engine_error(e))?;
                 Ok(())
             }

@@ -1388,7 +1388,7 @@ impl Run<'_> {
             return Ok(None);
         }
         for index in &t.def.indexes {
-            if index.columns.is_empty() || !(index.id == 1 || index.unique) {
+            if index.columns.is_empty() || !index.unique {
                 continue;
             }
             let mut key = Vec::with_capacity(index.columns.len());

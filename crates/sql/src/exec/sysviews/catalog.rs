@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use walden_engine::catalog::{ColumnDef, Object, SequenceDef, TableDef};
+use walden_engine::catalog::{ColumnDef, IndexDef, Object, SequenceDef, TableDef};
 use walden_engine::database::DatabaseState;
 use walden_engine::instance::{MASTER_ID, TEMPDB_ID};
 use walden_engine::types::{Decimal, Len, SqlType, Value};
@@ -629,5 +629,101 @@ pub(super) fn columns(ctx: &ViewContext<'_>) -> RowSet {
         .opt("is_column_set", SqlType::Bit, off)
         .opt("generated_always_type", SqlType::TinyInt, |_| tiny(0))
         .opt("generated_always_type_desc", DESC, |_| nstr("NOT_APPLICABLE"))
+        .rows(&rows)
+}
+
+/// One index of a table, for `sys.indexes` and `sys.index_columns`.
+struct IndexRow {
+    object_id: u32,
+    index: IndexDef,
+}
+
+fn index_rows(ctx: &ViewContext<'_>) -> Vec<IndexRow> {
+    ctx.database
+        .catalog()
+        .objects()
+        .iter()
+        .filter_map(|o| match &**o {
+            Object::Table(t) => Some(t),
+            _ => None,
+        })
+        .flat_map(|t| t.indexes.iter().map(|i| IndexRow { object_id: t.id, index: i.clone() }))
+        .collect()
+}
+
+/// `sys.indexes`: index 0 is a heap (no name), 1 the clustered index, 2.. nonclustered.
+pub(super) fn indexes(ctx: &ViewContext<'_>) -> RowSet {
+    let off = |_: &IndexRow| bit(false);
+    View::<IndexRow>::new()
+        .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
+        .opt("name", SYSNAME, |r| {
+            if r.index.is_heap() {
+                Value::Null
+            } else {
+                nstr(r.index.name.as_str())
+            }
+        })
+        .col("index_id", SqlType::Int, |r| {
+            int(if r.index.is_heap() { 0 } else { i64::from(r.index.id) })
+        })
+        .col("type", SqlType::TinyInt, |r| tiny(index_type(&r.index)))
+        .opt("type_desc", DESC, |r| {
+            nstr(["HEAP", "CLUSTERED", "NONCLUSTERED"][usize::from(index_type(&r.index))])
+        })
+        .opt("is_unique", SqlType::Bit, |r| bit(!r.index.is_heap() && r.index.unique))
+        .opt("data_space_id", SqlType::Int, |_| int(1))
+        .opt("ignore_dup_key", SqlType::Bit, off)
+        .opt("is_primary_key", SqlType::Bit, |r| bit(r.index.primary_key))
+        .opt("is_unique_constraint", SqlType::Bit, |r| bit(r.index.unique_constraint))
+        .col("fill_factor", SqlType::TinyInt, |_| tiny(0))
+        .opt("is_padded", SqlType::Bit, off)
+        .opt("is_disabled", SqlType::Bit, off)
+        .opt("is_hypothetical", SqlType::Bit, off)
+        .opt("allow_row_locks", SqlType::Bit, |_| bit(true))
+        .opt("allow_page_locks", SqlType::Bit, |_| bit(true))
+        .opt("has_filter", SqlType::Bit, off)
+        .opt("filter_definition", SqlType::NVarChar(Len::Max), |_| Value::Null)
+        .rows(&index_rows(ctx))
+}
+
+/// SQL Server's index type: 0 heap, 1 clustered, 2 nonclustered.
+fn index_type(index: &IndexDef) -> u8 {
+    match (index.is_heap(), index.id) {
+        (true, _) => 0,
+        (false, 1) => 1,
+        _ => 2,
+    }
+}
+
+/// One key column of an index, for `sys.index_columns`.
+struct IndexColumnRow {
+    object_id: u32,
+    index_id: u16,
+    ordinal: usize,
+    column: usize,
+}
+
+/// `sys.index_columns`: the key columns of every index, in key order (all ascending).
+pub(super) fn index_columns(ctx: &ViewContext<'_>) -> RowSet {
+    let rows: Vec<IndexColumnRow> = index_rows(ctx)
+        .into_iter()
+        .flat_map(|r| {
+            r.index.columns.clone().into_iter().enumerate().map(move |(i, c)| IndexColumnRow {
+                object_id: r.object_id,
+                index_id: r.index.id,
+                ordinal: i + 1,
+                column: c,
+            })
+        })
+        .collect();
+    View::<IndexColumnRow>::new()
+        .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
+        .col("index_id", SqlType::Int, |r| int(i64::from(r.index_id)))
+        .col("index_column_id", SqlType::Int, |r| int(r.ordinal as i64))
+        .col("column_id", SqlType::Int, |r| int(r.column as i64 + 1))
+        .col("key_ordinal", SqlType::TinyInt, |r| tiny(r.ordinal as u8))
+        .col("partition_ordinal", SqlType::TinyInt, |_| tiny(0))
+        .opt("is_descending_key", SqlType::Bit, |_| bit(false))
+        .opt("is_included_column", SqlType::Bit, |_| bit(false))
         .rows(&rows)
 }

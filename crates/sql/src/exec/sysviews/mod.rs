@@ -130,6 +130,8 @@ pub fn system_view(
         "procedures" => (None, |c, _| Ok(catalog::procedures(c))),
         "sequences" => (None, |c, _| Ok(catalog::sequences(c))),
         "columns" => (None, |c, _| Ok(catalog::columns(c))),
+        "indexes" => (None, |c, _| Ok(catalog::indexes(c))),
+        "index_columns" => (None, |c, _| Ok(catalog::index_columns(c))),
         "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
         "dm_io_virtual_file_stats" => (Some(2), dmv::virtual_file_stats),

@@ -1,0 +1,54 @@
+-- CREATE INDEX forms on existing tables, including a clustered index built on a heap.
+CREATE DATABASE ix
+GO
+USE ix
+GO
+CREATE TABLE h (id INT NOT NULL, grp INT, name VARCHAR(20))
+INSERT INTO h VALUES (3, 1, 'c'), (1, 2, 'a'), (2, 1, 'b'), (2, 2, 'b2')
+CREATE NONCLUSTERED INDEX h_name ON h (name)
+GO
+-- A heap returns rows in insertion order; a clustered index orders them by key.
+SELECT id, name FROM h
+GO
+CREATE CLUSTERED INDEX h_id ON h (id)
+GO
+SELECT id, name FROM h
+SELECT name FROM h WHERE name = 'b2'
+SELECT i.name, i.index_id, i.type_desc, i.is_unique FROM sys.indexes i WHERE i.object_id = OBJECT_ID('h') ORDER BY i.index_id
+SELECT c.name, ic.index_id, ic.key_ordinal FROM sys.index_columns ic JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id WHERE ic.object_id = OBJECT_ID('h')
+GO
+-- Equal keys stay distinct rows in a non-unique clustered index.
+INSERT INTO h VALUES (2, 3, 'b3')
+UPDATE h SET grp = 9 WHERE id = 2 AND name = 'b'
+UPDATE h SET id = 0 WHERE name = 'b2'
+DELETE FROM h WHERE name = 'c'
+SELECT id, grp, name FROM h
+GO
+-- A second clustered index is refused.
+CREATE CLUSTERED INDEX h_grp ON h (grp)
+GO
+-- A unique clustered index on duplicate keys fails with 1505 and leaves the heap intact.
+CREATE TABLE d (k INT, v INT)
+INSERT INTO d VALUES (1, 1), (2, 2), (1, 3)
+GO
+CREATE UNIQUE CLUSTERED INDEX d_k ON d (k)
+GO
+SELECT k, v FROM d
+GO
+CREATE UNIQUE CLUSTERED INDEX d_kv ON d (k, v)
+INSERT INTO d VALUES (1, 1)
+GO
+SELECT k, v FROM d
+GO
+-- Rolled back with its transaction.
+CREATE TABLE r (k INT)
+INSERT INTO r VALUES (2), (1)
+BEGIN TRAN
+CREATE CLUSTERED INDEX r_k ON r (k)
+ROLLBACK
+INSERT INTO r VALUES (0)
+SELECT k FROM r
+GO
+USE master
+DROP DATABASE ix
+GO
