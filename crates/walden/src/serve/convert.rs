@@ -7,6 +7,8 @@ use walden_tds::{Collation, TdsValue, TypeInfo};
 
 /// 100 ns ticks per second: the engine's TIME unit.
 const TICKS_SCALE: u8 = 7;
+const TICKS_PER_MINUTE: i128 = 60 * 10_000_000;
+const TICKS_PER_DAY: i128 = 24 * 60 * TICKS_PER_MINUTE;
 
 /// The nullable wire type of a column of type `ty`. Nullable (N) types are used even for
 /// NOT NULL columns, as SQL Server does for expressions: every value then encodes the same way.
@@ -40,8 +42,10 @@ pub fn type_info(ty: SqlType) -> TypeInfo {
     }
 }
 
-/// The engine type for a parameter sent as `ty`, or `None` for types Walden has no column
-/// type for (DATETIMEOFFSET, NULLTYPE).
+/// The engine type for a parameter sent as `ty`, or `None` for NULLTYPE. Walden has no
+/// DATETIMEOFFSET: such a parameter is the DATETIME2 of its local time, the value SQL Server's
+/// conversion from DATETIMEOFFSET to DATETIME2 gives (drivers send their time values so,
+/// go-mssqldb's `time.Time` among them).
 pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
     let len = |max_len: u16, unit: u16| {
         if max_len == u16::MAX {
@@ -67,7 +71,9 @@ pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
         }
         TypeInfo::Date => SqlType::Date,
         TypeInfo::Time { scale } => SqlType::Time(scale),
-        TypeInfo::DateTime2 { scale } => SqlType::DateTime2(scale),
+        TypeInfo::DateTime2 { scale } | TypeInfo::DateTimeOffset { scale } => {
+            SqlType::DateTime2(scale)
+        }
         TypeInfo::BigVarChar { max_len, .. } => SqlType::VarChar(len(max_len, 1)),
         TypeInfo::BigChar { len, .. } => SqlType::Char(len.max(1)),
         TypeInfo::NVarChar { max_len, .. } => SqlType::NVarChar(len(max_len, 2)),
@@ -77,8 +83,25 @@ pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
         TypeInfo::Text { .. } => SqlType::VarChar(Len::Max),
         TypeInfo::NText { .. } => SqlType::NVarChar(Len::Max),
         TypeInfo::Image { .. } => SqlType::VarBinary(Len::Max),
-        TypeInfo::Null | TypeInfo::DateTimeOffset { .. } => return None,
+        TypeInfo::Null => return None,
     })
+}
+
+/// A parameter type as declared in sp_executesql's `@params`, in the types Walden has:
+/// `datetimeoffset[(n)]` becomes `datetime2[(n)]`, as [`sql_type`] maps the wire type
+/// (drivers declare their time parameters so).
+pub fn declared_type(ty: &str) -> String {
+    const OFFSET: &str = "datetimeoffset";
+    match ty.get(..OFFSET.len()) {
+        Some(head) if head.eq_ignore_ascii_case(OFFSET) => {
+            let rest = &ty[OFFSET.len()..];
+            if rest.is_empty() || rest.trim_start().starts_with('(') {
+                return format!("datetime2{rest}");
+            }
+            ty.to_string()
+        }
+        _ => ty.to_string(),
+    }
 }
 
 /// `value` (of type `sql`) as a value of the wire type `ty`, converting with SQL Server's
@@ -132,6 +155,12 @@ fn direct(ty: &TypeInfo, value: Value) -> Result<TdsValue, Value> {
         (T::DateTime2 { scale }, Value::DateTime2(v)) => {
             TdsValue::DateTime2 { date: v.date.days(), time: wire_time(v.time, *scale) }
         }
+        // An OUTPUT parameter the client sent as DATETIMEOFFSET: the local time, at offset 0.
+        (T::DateTimeOffset { scale }, Value::DateTime2(v)) => TdsValue::DateTimeOffset {
+            date: v.date.days(),
+            time: wire_time(v.time, *scale),
+            offset_minutes: 0,
+        },
         (T::DateTimeN(_), Value::DateTime(v)) => {
             TdsValue::DateTime { days: v.days(), ticks: v.ticks() }
         }
@@ -152,6 +181,23 @@ fn engine_time(t: walden_tds::Time) -> Result<Time, String> {
         .checked_mul(factor)
         .and_then(Time::from_ticks)
         .ok_or_else(|| "time parameter out of range".to_string())
+}
+
+/// The local date and time of a DATETIMEOFFSET: its UTC date and time plus the offset.
+fn local_time(date: u32, time: walden_tds::Time, offset_minutes: i16) -> Result<DateTime2, String> {
+    let bad = || "datetimeoffset parameter out of range".to_string();
+    let ticks = i128::from(date) * TICKS_PER_DAY
+        + i128::from(engine_time(time)?.ticks())
+        + i128::from(offset_minutes) * TICKS_PER_MINUTE;
+    let day = u32::try_from(ticks.div_euclid(TICKS_PER_DAY))
+        .ok()
+        .and_then(Date::from_days)
+        .ok_or_else(bad)?;
+    let time = u64::try_from(ticks.rem_euclid(TICKS_PER_DAY))
+        .ok()
+        .and_then(Time::from_ticks)
+        .ok_or_else(bad)?;
+    Ok(DateTime2::new(day, time))
 }
 
 /// VARCHAR text in the default collation's code page. Walden's collations are all Latin-1
@@ -199,8 +245,8 @@ pub fn from_wire(value: &TdsValue) -> Result<Value, String> {
             DateTime::from_parts(i32::from(*days), u32::from(*minutes) * 60 * 300)
                 .ok_or_else(|| bad("smalldatetime"))?,
         ),
-        TdsValue::DateTimeOffset { .. } => {
-            return Err("datetimeoffset parameters are not supported".to_string())
+        TdsValue::DateTimeOffset { date, time, offset_minutes } => {
+            Value::DateTime2(local_time(*date, *time, *offset_minutes)?)
         }
     })
 }
@@ -280,6 +326,41 @@ mod tests {
         let wire = to_wire(SqlType::BigInt, &TypeInfo::IntN(8), Value::Int(7));
         assert_eq!(wire, Ok(TdsValue::BigInt(7)));
         assert_eq!(encode_latin1("é€"), vec![0xE9, b'?']);
+    }
+
+    #[test]
+    fn a_datetimeoffset_parameter_is_its_local_time() {
+        let date = |y, m, d| Date::from_ymd(y, m, d).map(Date::days).unwrap_or_default();
+        let time = |h: u8, m: u8| walden_tds::Time {
+            increments: (u64::from(h) * 60 + u64::from(m)) * 60 * 10_000_000,
+            scale: 7,
+        };
+        let local = |d, t: Option<Time>| t.map(|t| Value::DateTime2(DateTime2::new(d, t)));
+        // 06:30 UTC at +02:00 is 08:30; 23:30 UTC on Feb 29 at +01:00 is 00:30 on Mar 1;
+        // 00:15 UTC at -05:00 is 19:15 the day before.
+        for (utc_day, utc_time, offset, day, hm) in [
+            (date(2024, 3, 1), time(6, 30), 120, (2024, 3, 1), (8, 30)),
+            (date(2024, 2, 29), time(23, 30), 60, (2024, 3, 1), (0, 30)),
+            (date(2024, 3, 1), time(0, 15), -300, (2024, 2, 29), (19, 15)),
+        ] {
+            let wire =
+                TdsValue::DateTimeOffset { date: utc_day, time: utc_time, offset_minutes: offset };
+            let expected = Date::from_ymd(day.0, day.1, day.2)
+                .and_then(|d| local(d, Time::from_hms(hm.0, hm.1, 0, 0)));
+            assert_eq!(from_wire(&wire).ok(), expected, "{wire:?}");
+        }
+        let ty = TypeInfo::DateTimeOffset { scale: 7 };
+        assert_eq!(sql_type(&ty), Some(SqlType::DateTime2(7)));
+        assert_eq!(declared_type("DateTimeOffset(7)"), "datetime2(7)");
+        assert_eq!(declared_type("datetimeoffset"), "datetime2");
+        assert_eq!(declared_type("datetimeoffsetx"), "datetimeoffsetx");
+        assert_eq!(declared_type("nvarchar(10)"), "nvarchar(10)");
+        let max = TdsValue::DateTimeOffset {
+            date: Date::MAX.days(),
+            time: time(23, 30),
+            offset_minutes: 60,
+        };
+        assert!(from_wire(&max).is_err());
     }
 
     #[test]

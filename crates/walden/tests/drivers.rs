@@ -1,0 +1,336 @@
+#![allow(clippy::unwrap_used)]
+// Test code: a failed unwrap is a failed test.
+
+//! `walden serve` against real SQL Server drivers: python-tds, pymssql, go-mssqldb,
+//! mssql-jdbc (plain and TLS), tedious and FreeTDS's tsql. Each test installs its driver if
+//! needed, starts the real server on port 0 with a fresh data directory, and runs the driver's
+//! client program from `tests/drivers/` (see its README), which checks types, parameters,
+//! procedures, transactions and errors and exits non-zero on any failed check.
+//!
+//! Drivers are installed, at pinned versions, under `target/drivers/<name>/` (never into the
+//! repository), once: a stamp file records what was installed from which sources, and a file
+//! lock keeps two test processes from installing the same driver at once. With the stamp in
+//! place a test uses no network. An install that fails fails its test, with the command's
+//! output.
+
+use std::collections::hash_map::DefaultHasher;
+use std::fs::{self, File};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::{start_server, PASSWORD};
+
+const PYTHON_TDS: &str = "python-tds==1.17.1";
+const PYMSSQL: &str = "pymssql==2.4.6";
+const MSSQL_JDBC_VERSION: &str = "12.10.2.jre11";
+/// The SHA-256 of mssql-jdbc-12.10.2.jre11.jar as Maven Central serves it.
+const MSSQL_JDBC_SHA256: &str = "dbf27d0d7ff85f133bbc80b0282ec2cd4d1fa1f0954033dd6bbd68612a1c0a6e";
+
+/// How long one install command may take (a cold `go build` of go-mssqldb on 2 cores takes
+/// about a minute).
+const INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
+/// How long one client program may take against the server.
+const RUN_TIMEOUT: Duration = Duration::from_secs(180);
+/// The database each client program creates.
+const DATABASE: &str = "walden_drivers";
+
+/// The client programs: `tests/drivers/` in the repository.
+fn sources() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/drivers")
+}
+
+/// The install cache: `<target dir>/drivers/`.
+fn cache() -> PathBuf {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tmp.parent().unwrap_or(tmp).join("drivers")
+}
+
+/// Runs `cmd` to completion within `timeout`, with its stdout and stderr in one file; the
+/// output, or an error that includes it.
+fn run(cmd: &mut Command, timeout: Duration) -> Result<String, String> {
+    let what = format!("{cmd:?}");
+    let log = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
+    let out = log.reopen().map_err(|e| e.to_string())?;
+    let err = log.reopen().map_err(|e| e.to_string())?;
+    let mut child: Child = cmd
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break Some(status);
+        }
+        if started.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let output = String::from_utf8_lossy(&fs::read(log.path()).unwrap_or_default()).into_owned();
+    match status {
+        Some(s) if s.success() => Ok(output),
+        Some(s) => Err(format!("{what} failed ({s}):\n{output}")),
+        None => Err(format!("{what} did not finish in {timeout:?}:\n{output}")),
+    }
+}
+
+/// The first line of `program --version`-like output, for the install stamp.
+fn version(program: &str, arg: &str) -> String {
+    run(Command::new(program).arg(arg), Duration::from_secs(60))
+        .map(|out| out.lines().next().unwrap_or_default().to_string())
+        .unwrap_or_else(|e| panic!("{program} is needed for this test: {e}"))
+}
+
+/// A hash of files' contents, for the install stamp.
+fn digest(files: &[PathBuf]) -> String {
+    let mut h = DefaultHasher::new();
+    for f in files {
+        fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display())).hash(&mut h);
+    }
+    format!("{:016x}", h.finish())
+}
+
+/// Installs driver `name` into `target/drivers/<name>/` with `steps`, unless the stamp there
+/// already says `stamp` and every one of `artifacts` (paths in that directory) exists.
+/// Returns the directory.
+fn install(
+    name: &str,
+    stamp: &str,
+    artifacts: &[&str],
+    steps: impl FnOnce(&Path) -> Result<(), String>,
+) -> PathBuf {
+    let dir = cache().join(name);
+    fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let lock = File::create(dir.join(".lock")).unwrap();
+    lock.lock().unwrap();
+    let stamp_file = dir.join(".installed");
+    let current = fs::read_to_string(&stamp_file).unwrap_or_default() == stamp
+        && artifacts.iter().all(|a| dir.join(a).exists());
+    if !current {
+        let _ = fs::remove_file(&stamp_file);
+        let started = Instant::now();
+        if let Err(e) = steps(&dir) {
+            panic!("installing the {name} driver into {} failed: {e}", dir.display());
+        }
+        fs::write(&stamp_file, stamp).unwrap();
+        eprintln!("installed the {name} driver in {:.1} s", started.elapsed().as_secs_f64());
+    }
+    dir
+}
+
+/// A fresh server (with `extra` flags), killed when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+    _data: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn server(extra: &[&str]) -> Server {
+    let (child, port, data) = start_server(extra);
+    Server { child, port, _data: data }
+}
+
+/// Runs a client program against `server`, with HOST PORT PASSWORD DATABASE (and `extra`)
+/// as arguments; fails the test with the program's output unless it exits 0.
+fn check(name: &str, mut cmd: Command, server: &Server, extra: &[&str]) {
+    cmd.args(["127.0.0.1", &server.port.to_string(), PASSWORD, DATABASE]).args(extra);
+    let started = Instant::now();
+    match run(&mut cmd, RUN_TIMEOUT) {
+        Ok(output) => {
+            println!("{output}");
+            eprintln!("{name}: passed in {:.1} s", started.elapsed().as_secs_f64());
+        }
+        Err(e) => panic!("the {name} client found problems:\n{e}"),
+    }
+}
+
+/// A virtual environment with one pinned package.
+fn python_driver(name: &str, requirement: &str) -> PathBuf {
+    let python = version("python3", "--version");
+    let dir = install(name, &format!("{requirement}\n{python}\n"), &["venv/bin/python"], |dir| {
+        let venv = dir.join("venv");
+        let _ = fs::remove_dir_all(&venv);
+        run(Command::new("python3").args(["-m", "venv"]).arg(&venv), INSTALL_TIMEOUT)?;
+        run(
+            Command::new(venv.join("bin/pip"))
+                .args(["install", "--disable-pip-version-check", "--no-cache-dir", "--quiet"])
+                .arg(requirement),
+            INSTALL_TIMEOUT,
+        )?;
+        Ok(())
+    });
+    dir.join("venv/bin/python")
+}
+
+#[test]
+fn python_tds() {
+    let python = python_driver("pytds", PYTHON_TDS);
+    let server = server(&[]);
+    let mut cmd = Command::new(python);
+    cmd.arg(sources().join("python/pytds_test.py")).env("PYTHONDONTWRITEBYTECODE", "1");
+    check("python-tds", cmd, &server, &[]);
+}
+
+#[test]
+fn pymssql() {
+    let python = python_driver("pymssql", PYMSSQL);
+    let server = server(&[]);
+    let mut cmd = Command::new(python);
+    cmd.arg(sources().join("python/pymssql_test.py")).env("PYTHONDONTWRITEBYTECODE", "1");
+    check("pymssql", cmd, &server, &[]);
+}
+
+#[test]
+fn go_mssqldb() {
+    let src = sources().join("go");
+    let files = ["go.mod", "go.sum", "main.go"].map(|f| src.join(f));
+    let stamp = format!("{}\n{}\n", digest(&files), version("go", "version"));
+    let dir = install("go", &stamp, &["go-driver-test"], |dir| {
+        // Modules and build cache under the target directory; the toolchain as installed.
+        run(
+            Command::new("go")
+                .args(["build", "-mod=readonly", "-o"])
+                .arg(dir.join("go-driver-test"))
+                .arg(".")
+                .current_dir(&src)
+                .env("GOMODCACHE", dir.join("mod"))
+                .env("GOCACHE", dir.join("build-cache"))
+                .env("GOFLAGS", "-modcacherw")
+                .env("GOTOOLCHAIN", "local"),
+            INSTALL_TIMEOUT,
+        )?;
+        Ok(())
+    });
+    let server = server(&[]);
+    check("go-mssqldb", Command::new(dir.join("go-driver-test")), &server, &[]);
+}
+
+/// mssql-jdbc's jar, checked against its SHA-256, and DriverTest compiled against it.
+fn jdbc_driver() -> (PathBuf, PathBuf) {
+    let jar_name = format!("mssql-jdbc-{MSSQL_JDBC_VERSION}.jar");
+    let source = sources().join("java/DriverTest.java");
+    let stamp = format!(
+        "{MSSQL_JDBC_VERSION} {MSSQL_JDBC_SHA256}\n{}\n{}\n",
+        digest(std::slice::from_ref(&source)),
+        version("javac", "-version"),
+    );
+    let dir = install("java", &stamp, &[&jar_name, "classes/DriverTest.class"], |dir| {
+        let jar = dir.join(&jar_name);
+        let sha = |path: &Path| -> Result<String, String> {
+            let out = run(Command::new("sha256sum").arg(path), INSTALL_TIMEOUT)?;
+            Ok(out.split_whitespace().next().unwrap_or_default().to_string())
+        };
+        if !jar.exists() || sha(&jar)? != MSSQL_JDBC_SHA256 {
+            let url = format!(
+                "https://repo1.maven.org/maven2/com/microsoft/sqlserver/mssql-jdbc/\
+                 {MSSQL_JDBC_VERSION}/{jar_name}"
+            );
+            let part = dir.join(format!("{jar_name}.part"));
+            run(
+                Command::new("curl").args(["-fsSL", "--retry", "3", "-o"]).arg(&part).arg(&url),
+                INSTALL_TIMEOUT,
+            )?;
+            let got = sha(&part)?;
+            if got != MSSQL_JDBC_SHA256 {
+                return Err(format!("{url}: SHA-256 {got}, expected {MSSQL_JDBC_SHA256}"));
+            }
+            fs::rename(&part, &jar).map_err(|e| e.to_string())?;
+        }
+        let classes = dir.join("classes");
+        let _ = fs::remove_dir_all(&classes);
+        run(
+            Command::new("javac").arg("-d").arg(&classes).arg("-cp").arg(&jar).arg(&source),
+            INSTALL_TIMEOUT,
+        )?;
+        Ok(())
+    });
+    (dir.join(jar_name), dir.join("classes"))
+}
+
+fn jdbc(server: &Server, mode: &str) {
+    let (jar, classes) = jdbc_driver();
+    let mut cmd = Command::new("java");
+    cmd.arg("-cp").arg(format!("{}:{}", jar.display(), classes.display())).arg("DriverTest");
+    check(&format!("mssql-jdbc ({mode})"), cmd, server, &[mode]);
+}
+
+#[test]
+fn mssql_jdbc() {
+    jdbc(&server(&[]), "plain");
+}
+
+#[test]
+fn mssql_jdbc_tls() {
+    jdbc(&server(&["--tls", "self-signed"]), "tls");
+}
+
+#[test]
+fn tedious() {
+    let src = sources().join("node");
+    let files = ["package.json", "package-lock.json"].map(|f| src.join(f));
+    let stamp = format!("{}\n{}\n", digest(&files), version("node", "--version"));
+    let dir = install("node", &stamp, &["node_modules/tedious/package.json"], |dir| {
+        for f in &files {
+            fs::copy(f, dir.join(f.file_name().unwrap())).map_err(|e| e.to_string())?;
+        }
+        run(
+            Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund", "--cache"])
+                .arg(dir.join("npm-cache"))
+                .current_dir(dir),
+            INSTALL_TIMEOUT,
+        )?;
+        Ok(())
+    });
+    let server = server(&[]);
+    let mut cmd = Command::new("node");
+    cmd.arg(src.join("tedious_test.js")).env("NODE_PATH", dir.join("node_modules"));
+    check("tedious", cmd, &server, &[]);
+}
+
+/// Whether `program` is on PATH.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
+}
+
+#[test]
+fn freetds_tsql() {
+    if !on_path("tsql") {
+        // Debian's package; its index may be missing on a fresh machine, hence the update.
+        let apt = |args: &[&str]| {
+            run(
+                Command::new("apt-get")
+                    .args(["-o", "DPkg::Lock::Timeout=300", "-q"])
+                    .args(args)
+                    .env("DEBIAN_FRONTEND", "noninteractive"),
+                INSTALL_TIMEOUT,
+            )
+        };
+        let started = Instant::now();
+        if let Err(first) = apt(&["install", "-y", "freetds-bin"]) {
+            let retry = apt(&["update"]).and_then(|_| apt(&["install", "-y", "freetds-bin"]));
+            if let Err(e) = retry {
+                panic!("installing freetds-bin (for tsql) failed:\n{first}\nafter apt-get update:\n{e}");
+            }
+        }
+        eprintln!("installed freetds-bin in {:.1} s", started.elapsed().as_secs_f64());
+    }
+    let server = server(&[]);
+    check("tsql", Command::new(sources().join("freetds/tsql_test.sh")), &server, &[]);
+}

@@ -1,0 +1,446 @@
+// go-mssqldb against `walden serve`.
+//
+// Usage: go-driver-test HOST PORT PASSWORD [DATABASE] (or $WALDEN_HOST, $WALDEN_PORT,
+// $WALDEN_PASSWORD, $WALDEN_DATABASE). Prints one line per section and a FAIL line per failed
+// check; exits 1 if any check failed.
+//
+// The DSN says encrypt=disable. Parameters are sent as sp_executesql RPCs; a query that is a
+// bare procedure name is an RPC to that procedure (sql.Named, sql.Out, mssql.ReturnStatus);
+// db.BeginTx and Tx.Commit/Rollback are Transaction Manager requests.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/golang-sql/civil"
+	mssql "github.com/microsoft/go-mssqldb"
+	"github.com/shopspring/decimal"
+)
+
+// NVARCHAR text beyond Latin-1 and beyond the BMP (a UTF-16 surrogate pair).
+const unicodeText = "Grüße, 日本語 ✓ \U0001F600"
+
+var longText = strings.Repeat("walden-", 3000) + "é"
+
+const typesSelect = "SELECT CAST(42 AS INT) AS i, CAST(9007199254740993 AS BIGINT) AS b, " +
+	"CAST(1 AS BIT) AS f, CAST(12345678.91 AS DECIMAL(10,2)) AS d, CAST(-2.5 AS FLOAT) AS x, " +
+	"CAST('abc' AS VARCHAR(20)) AS v, N'" + unicodeText + "' AS n, " +
+	"REPLICATE(CAST(N'walden-' AS NVARCHAR(MAX)), 3000) + N'é' AS nmax, " +
+	"CAST(0xDEADBEEF00 AS VARBINARY(16)) AS vb, CAST('2024-02-29' AS DATE) AS dt, " +
+	"CAST('2024-02-29 13:45:56.1234567' AS DATETIME2) AS dt2, " +
+	"CAST('6F9619FF-8B86-D011-B42D-00C04FC964FF' AS UNIQUEIDENTIFIER) AS g, " +
+	"CAST(NULL AS INT) AS ni, CAST(NULL AS NVARCHAR(10)) AS nn, CAST(NULL AS DATE) AS nd"
+
+const typesTable = "CREATE TABLE types_t (i INT NOT NULL PRIMARY KEY, b BIGINT, f BIT, " +
+	"d DECIMAL(10,2), x FLOAT, v VARCHAR(20), n NVARCHAR(40), nmax NVARCHAR(MAX), " +
+	"vb VARBINARY(16), dt DATE, dt2 DATETIME2, g UNIQUEIDENTIFIER, ni INT, nn NVARCHAR(10), " +
+	"nd DATE)"
+
+const procedure = "CREATE PROCEDURE add_one @a INT, @b INT OUTPUT AS " +
+	"BEGIN SET @b = @a + 1; RETURN @a * 2 END"
+
+var (
+	host, port, password, database string
+	failures, checked              int
+	ctx                            = context.Background()
+)
+
+func eq(what string, got, expected any) {
+	checked++
+	if !reflect.DeepEqual(got, expected) {
+		failures++
+		g, e := fmt.Sprintf("%#v", got), fmt.Sprintf("%#v", expected)
+		if len(g) > 200 {
+			g = g[:200] + "..."
+		}
+		if len(e) > 200 {
+			e = e[:200] + "..."
+		}
+		fmt.Printf("FAIL %s: got %s, expected %s\n", what, g, e)
+	}
+}
+
+func ok(what string, err error) bool {
+	checked++
+	if err != nil {
+		failures++
+		fmt.Printf("FAIL %s: %v\n", what, err)
+		return false
+	}
+	return true
+}
+
+func section(name string, fn func()) {
+	before := failures
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				failures++
+				fmt.Printf("FAIL %s: panic: %v\n", name, r)
+			}
+		}()
+		fn()
+	}()
+	status := "ok"
+	if failures != before {
+		status = "FAILED"
+	}
+	fmt.Printf("go-mssqldb: %s: %s\n", name, status)
+}
+
+func arg(i int, env, def string) string {
+	if len(os.Args) > i {
+		return os.Args[i]
+	}
+	if v := os.Getenv(env); v != "" {
+		return v
+	}
+	if def == "" {
+		fmt.Fprintf(os.Stderr, "usage: %s HOST PORT PASSWORD [DATABASE] (or $%s)\n", os.Args[0], env)
+		os.Exit(2)
+	}
+	return def
+}
+
+func open(db string) *sql.DB {
+	q := url.Values{}
+	q.Set("database", db)
+	q.Set("encrypt", "disable")
+	q.Set("dial timeout", "10")
+	u := url.URL{
+		Scheme:   "sqlserver",
+		User:     url.UserPassword("sa", password),
+		Host:     host + ":" + port,
+		RawQuery: q.Encode(),
+	}
+	pool, err := sql.Open("sqlserver", u.String())
+	if err != nil {
+		panic(err)
+	}
+	return pool
+}
+
+func scalar(q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, query string, args ...any) any {
+	var v any
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&v); err != nil {
+		panic(fmt.Sprintf("%s: %v", query, err))
+	}
+	return v
+}
+
+func mustExec(q interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, query string, args ...any) sql.Result {
+	r, err := q.ExecContext(ctx, query, args...)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", query, err))
+	}
+	return r
+}
+
+func setup() {
+	master := open("master")
+	defer master.Close()
+	mustExec(master, "CREATE DATABASE ["+database+"]")
+	mustExec(master, "ALTER DATABASE ["+database+"] SET DELAYED_DURABILITY = ALLOWED")
+	db := open(database)
+	defer db.Close()
+	eq("DB_NAME() after a login to the new database", scalar(db, "SELECT DB_NAME()"), database)
+	mustExec(db, typesTable)
+	mustExec(db, "CREATE TABLE k (id INT NOT NULL PRIMARY KEY, note NVARCHAR(20))")
+	mustExec(db, "INSERT INTO k (id, note) VALUES (1, N'first')")
+	mustExec(db, procedure)
+}
+
+func guid() mssql.UniqueIdentifier {
+	var g mssql.UniqueIdentifier
+	if err := g.Scan("6F9619FF-8B86-D011-B42D-00C04FC964FF"); err != nil {
+		panic(err)
+	}
+	return g
+}
+
+func typesQuery() {
+	db := open(database)
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, typesSelect)
+	if !ok("types query", err) {
+		return
+	}
+	defer rows.Close()
+	names, _ := rows.Columns()
+	eq("column names", names, []string{"i", "b", "f", "d", "x", "v", "n", "nmax", "vb", "dt",
+		"dt2", "g", "ni", "nn", "nd"})
+	types, _ := rows.ColumnTypes()
+	var dbTypes []string
+	for _, t := range types {
+		dbTypes = append(dbTypes, t.DatabaseTypeName())
+	}
+	eq("column types", dbTypes, []string{"INT", "BIGINT", "BIT", "DECIMAL", "FLOAT", "VARCHAR",
+		"NVARCHAR", "NVARCHAR", "VARBINARY", "DATE", "DATETIME2", "UNIQUEIDENTIFIER", "INT",
+		"NVARCHAR", "DATE"})
+	if p, s, okp := types[3].DecimalSize(); okp {
+		eq("DECIMAL precision and scale", []int64{p, s}, []int64{10, 2})
+	}
+	if !rows.Next() {
+		ok("a row", fmt.Errorf("no row: %v", rows.Err()))
+		return
+	}
+	var (
+		i, b       int64
+		f          bool
+		d          string
+		x          float64
+		v, n, nmax string
+		vb         []byte
+		dt, dt2    time.Time
+		g          mssql.UniqueIdentifier
+		ni         sql.NullInt64
+		nn         sql.NullString
+		nd         sql.NullTime
+	)
+	if !ok("scan", rows.Scan(&i, &b, &f, &d, &x, &v, &n, &nmax, &vb, &dt, &dt2, &g, &ni, &nn, &nd)) {
+		return
+	}
+	eq("INT", i, int64(42))
+	eq("BIGINT", b, int64(9007199254740993))
+	eq("BIT", f, true)
+	eq("DECIMAL(10,2)", d, "12345678.91")
+	eq("FLOAT", x, -2.5)
+	eq("VARCHAR", v, "abc")
+	eq("NVARCHAR", n, unicodeText)
+	eq("NVARCHAR(MAX)", nmax, longText)
+	eq("VARBINARY", vb, []byte{0xDE, 0xAD, 0xBE, 0xEF, 0x00})
+	eq("DATE", dt.Format("2006-01-02"), "2024-02-29")
+	eq("DATETIME2", dt2.Format("2006-01-02 15:04:05.0000000"), "2024-02-29 13:45:56.1234567")
+	eq("UNIQUEIDENTIFIER", g.String(), "6F9619FF-8B86-D011-B42D-00C04FC964FF")
+	eq("NULL INT", ni.Valid, false)
+	eq("NULL NVARCHAR", nn.Valid, false)
+	eq("NULL DATE", nd.Valid, false)
+	eq("a single row", rows.Next(), false)
+}
+
+func parameters() {
+	db := open(database)
+	defer db.Close()
+	// decimal.NullDecimal goes as DECIMAL; a plain decimal.Decimal would go as text.
+	dec := decimal.NullDecimal{Decimal: decimal.RequireFromString("12345678.91"), Valid: true}
+	dt := civil.Date{Year: 2024, Month: time.February, Day: 29}
+	dt2 := civil.DateTime{Date: dt, Time: civil.Time{Hour: 13, Minute: 45, Second: 56, Nanosecond: 123456700}}
+	r := mustExec(db, "INSERT INTO types_t VALUES (@p1, @p2, @p3, @p4, @p5, @p6, @p7, @p8, @p9, "+
+		"@p10, @p11, @p12, @p13, @p14, @p15)",
+		100, int64(9007199254740993), true, dec, -2.5,
+		mssql.VarChar("abc"), unicodeText, longText, []byte{0xDE, 0xAD, 0xBE, 0xEF, 0x00}, dt,
+		dt2, guid(), nil, sql.NullString{}, sql.NullTime{})
+	n, _ := r.RowsAffected()
+	eq("INSERT rows affected", n, int64(1))
+	var (
+		d, v, nv, nmax string
+		x              float64
+		vb             []byte
+		gotDt, gotDt2  time.Time
+		g              mssql.UniqueIdentifier
+		ni             sql.NullInt64
+		nn             sql.NullString
+		nd             sql.NullTime
+	)
+	err := db.QueryRowContext(ctx, "SELECT d, x, v, n, nmax, vb, dt, dt2, g, ni, nn, nd "+
+		"FROM types_t WHERE i = @id AND n = @n AND g = @g",
+		sql.Named("id", 100), sql.Named("n", unicodeText), sql.Named("g", guid())).
+		Scan(&d, &x, &v, &nv, &nmax, &vb, &gotDt, &gotDt2, &g, &ni, &nn, &nd)
+	if ok("select by named parameters", err) {
+		eq("round trip of DECIMAL", d, "12345678.91")
+		eq("round trip of FLOAT", x, -2.5)
+		eq("round trip of VARCHAR", v, "abc")
+		eq("round trip of NVARCHAR", nv, unicodeText)
+		eq("round trip of NVARCHAR(MAX)", nmax, longText)
+		eq("round trip of VARBINARY", vb, []byte{0xDE, 0xAD, 0xBE, 0xEF, 0x00})
+		eq("round trip of DATE", gotDt.Format("2006-01-02"), "2024-02-29")
+		eq("round trip of DATETIME2", gotDt2.Format("2006-01-02 15:04:05.0000000"),
+			"2024-02-29 13:45:56.1234567")
+		eq("round trip of UNIQUEIDENTIFIER", g.String(), "6F9619FF-8B86-D011-B42D-00C04FC964FF")
+		eq("round trip of NULLs", []bool{ni.Valid, nn.Valid, nd.Valid}, []bool{false, false, false})
+	}
+	// A time.Time goes as DATETIMEOFFSET; stored in DATETIME2 it keeps its clock time.
+	at := time.Date(2024, 3, 1, 8, 30, 0, 0, time.FixedZone("", 2*3600))
+	mustExec(db, "UPDATE types_t SET dt2 = @p1 WHERE i = @p2", at, 100)
+	var stored time.Time
+	if ok("select the DATETIMEOFFSET-set value", db.QueryRowContext(ctx,
+		"SELECT dt2 FROM types_t WHERE i = 100").Scan(&stored)) {
+		eq("a DATETIMEOFFSET parameter stored as DATETIME2", stored.Format("2006-01-02 15:04:05"),
+			"2024-03-01 08:30:00")
+	}
+	r = mustExec(db, "UPDATE types_t SET x = x * @p1 WHERE i = @p2", 2.0, 100)
+	n, _ = r.RowsAffected()
+	eq("UPDATE rows affected", n, int64(1))
+	eq("the updated value", scalar(db, "SELECT x FROM types_t WHERE i = @p1", 100), -5.0)
+	eq("a quote in a parameter is data", scalar(db, "SELECT @p1 + N'!'", "it's; DROP TABLE k --"),
+		"it's; DROP TABLE k --!")
+}
+
+func procedureCall() {
+	db := open(database)
+	defer db.Close()
+	var out int64
+	var rs mssql.ReturnStatus
+	_, err := db.ExecContext(ctx, "add_one", sql.Named("a", 41), sql.Named("b", sql.Out{Dest: &out}), &rs)
+	if ok("RPC to add_one", err) {
+		eq("OUTPUT parameter", out, int64(42))
+		eq("return status", rs, mssql.ReturnStatus(82))
+	}
+	// In a transaction too: the RPC carries the transaction descriptor.
+	tx, err := db.BeginTx(ctx, nil)
+	if !ok("BeginTx", err) {
+		return
+	}
+	_, err = tx.ExecContext(ctx, "dbo.add_one", sql.Named("a", 5), sql.Named("b", sql.Out{Dest: &out}), &rs)
+	if ok("RPC to dbo.add_one in a transaction", err) {
+		eq("OUTPUT parameter in a transaction", out, int64(6))
+		eq("return status in a transaction", rs, mssql.ReturnStatus(10))
+	}
+	ok("commit", tx.Commit())
+	var o int64
+	if ok("EXEC through sp_executesql", db.QueryRowContext(ctx,
+		"DECLARE @o INT; EXEC add_one @a = @p1, @b = @o OUTPUT; SELECT @o", 9).Scan(&o)) {
+		eq("EXEC through sp_executesql", o, int64(10))
+	}
+}
+
+func transactions() {
+	db := open(database)
+	defer db.Close()
+	count := "SELECT COUNT(*) FROM k WHERE id = @p1"
+
+	// COMMIT WITH (DELAYED_DURABILITY = ON) in a database that ALLOWS it, on one connection.
+	conn, err := db.Conn(ctx)
+	if !ok("a dedicated connection", err) {
+		return
+	}
+	mustExec(conn, "BEGIN TRAN")
+	mustExec(conn, "INSERT INTO k (id, note) VALUES (@p1, @p2)", 10, "delayed")
+	eq("@@TRANCOUNT inside BEGIN TRAN", scalar(conn, "SELECT @@TRANCOUNT"), int64(1))
+	mustExec(conn, "COMMIT WITH (DELAYED_DURABILITY = ON)")
+	eq("@@TRANCOUNT after the delayed commit", scalar(conn, "SELECT @@TRANCOUNT"), int64(0))
+	eq("a delayed commit is visible", scalar(db, count, 10), int64(1))
+	mustExec(conn, "BEGIN TRAN")
+	mustExec(conn, "INSERT INTO k (id, note) VALUES (@p1, @p2)", 11, "rolled back")
+	mustExec(conn, "ROLLBACK")
+	eq("a rolled-back insert is gone", scalar(db, count, 11), int64(0))
+	conn.Close()
+
+	// The driver's transactions: Transaction Manager requests.
+	tx, err := db.BeginTx(ctx, nil)
+	if !ok("BeginTx", err) {
+		return
+	}
+	eq("@@TRANCOUNT in BeginTx", scalar(tx, "SELECT @@TRANCOUNT"), int64(1))
+	mustExec(tx, "INSERT INTO k (id, note) VALUES (@p1, @p2)", 20, "rollback")
+	ok("Rollback", tx.Rollback())
+	eq("Rollback undid the insert", scalar(db, count, 20), int64(0))
+
+	tx, err = db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if !ok("BeginTx read committed", err) {
+		return
+	}
+	mustExec(tx, "INSERT INTO k (id, note) VALUES (@p1, @p2)", 21, "commit")
+	ok("Commit", tx.Commit())
+	eq("Commit made the insert visible", scalar(db, count, 21), int64(1))
+
+	// A delayed COMMIT inside the driver's transaction ends it: the server's ENVCHANGE (commit
+	// transaction) clears the driver's descriptor, so its own Commit then fails on the client.
+	tx, err = db.BeginTx(ctx, nil)
+	if !ok("BeginTx", err) {
+		return
+	}
+	mustExec(tx, "INSERT INTO k (id, note) VALUES (@p1, @p2)", 22, "delayed")
+	mustExec(tx, "COMMIT WITH (DELAYED_DURABILITY = ON)")
+	eq("a delayed COMMIT ends the driver's transaction", scalar(db, count, 22), int64(1))
+	err = tx.Commit()
+	var me mssql.Error
+	if !errors.As(err, &me) || !strings.Contains(me.Message, "does not have an active transaction") {
+		ok("Commit after the delayed COMMIT knows the transaction ended", fmt.Errorf("got %v", err))
+	}
+	eq("the connection still works", scalar(db, "SELECT COUNT(*) FROM k"), int64(4))
+}
+
+func badInput() {
+	db := open(database)
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	cases := []struct {
+		query  string
+		args   []any
+		number int32
+	}{
+		{"SELECT 1 +", nil, 102},
+		{"SELECT * FROM no_such_table", nil, 208},
+		{"SELECT 1 / 0", nil, 8134},
+		{"INSERT INTO k (id) VALUES (1)", nil, 2627},
+		{"SELECT 1 + @p1 +", []any{1}, 102},
+		{"SELECT * FROM no_such_table WHERE id = @p1", []any{1}, 208},
+		{"SELECT @p1 / 0", []any{1}, 8134},
+		{"INSERT INTO k (id) VALUES (@p1)", []any{1}, 2627},
+	}
+	for _, inTx := range []bool{false, true} {
+		var q interface {
+			QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+			QueryRowContext(context.Context, string, ...any) *sql.Row
+		} = db
+		var tx *sql.Tx
+		mode := "autocommit"
+		if inTx {
+			var err error
+			tx, err = db.BeginTx(ctx, nil)
+			if !ok("BeginTx", err) {
+				return
+			}
+			q, mode = tx, "transaction"
+		}
+		for _, c := range cases {
+			rows, err := q.QueryContext(ctx, c.query, c.args...)
+			if err == nil {
+				for rows.Next() {
+				}
+				err = rows.Err()
+				rows.Close()
+			}
+			var me mssql.Error
+			if errors.As(err, &me) {
+				eq(fmt.Sprintf("%s: error number of %q", mode, c.query), me.Number, c.number)
+			} else {
+				ok(fmt.Sprintf("%s: %q gives error %d", mode, c.query, c.number), fmt.Errorf("got %v", err))
+			}
+			eq(fmt.Sprintf("%s: the connection works after %d", mode, c.number), scalar(q, "SELECT 7"), int64(7))
+		}
+		if tx != nil {
+			ok("Rollback after the errors", tx.Rollback())
+		}
+	}
+}
+
+func main() {
+	host = arg(1, "WALDEN_HOST", "127.0.0.1")
+	port = arg(2, "WALDEN_PORT", "1433")
+	password = arg(3, "WALDEN_PASSWORD", "")
+	database = arg(4, "WALDEN_DATABASE", "drivers")
+	section("setup", setup)
+	section("types", typesQuery)
+	section("parameters", parameters)
+	section("procedure", procedureCall)
+	section("transactions", transactions)
+	section("bad input", badInput)
+	fmt.Printf("go-mssqldb: %d checks, %d failures\n", checked, failures)
+	if failures > 0 {
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,391 @@
+// mssql-jdbc against `walden serve`.
+//
+// Usage: java -cp mssql-jdbc.jar:. DriverTest HOST PORT PASSWORD [DATABASE [plain|tls]]
+// (or $WALDEN_HOST, $WALDEN_PORT, $WALDEN_PASSWORD, $WALDEN_DATABASE, $WALDEN_JDBC_MODE).
+// `plain` connects with encrypt=false; `tls` with encrypt=true;trustServerCertificate=true, for
+// a server started with `--tls self-signed`. Prints one line per section and a FAIL line per
+// failed check; exits 1 if any check failed.
+//
+// Statement sends SQL batches; a PreparedStatement sends sp_executesql on its first run, then
+// sp_prepexec, then sp_execute with the handle (the driver's default prepareMethod);
+// CallableStatement an RPC to the procedure by name; setAutoCommit(false) is
+// SET IMPLICIT_TRANSACTIONS ON, and commit() / rollback() are IF @@TRANCOUNT > 0 batches.
+
+import java.math.BigDecimal;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+public class DriverTest {
+    // NVARCHAR text beyond Latin-1 and beyond the BMP (a UTF-16 surrogate pair).
+    static final String UNICODE_TEXT = "Grüße, 日本語 ✓ \uD83D\uDE00";
+    static final String LONG_TEXT = "walden-".repeat(3000) + "é";
+    static final String GUID = "6F9619FF-8B86-D011-B42D-00C04FC964FF";
+    static final byte[] BYTES = {(byte) 0xDE, (byte) 0xAD, (byte) 0xBE, (byte) 0xEF, 0};
+
+    static final String TYPES_SELECT =
+            "SELECT CAST(42 AS INT) AS i, CAST(9007199254740993 AS BIGINT) AS b, CAST(1 AS BIT) AS f, "
+                    + "CAST(12345678.91 AS DECIMAL(10,2)) AS d, CAST(-2.5 AS FLOAT) AS x, "
+                    + "CAST('abc' AS VARCHAR(20)) AS v, N'" + UNICODE_TEXT + "' AS n, "
+                    + "REPLICATE(CAST(N'walden-' AS NVARCHAR(MAX)), 3000) + N'é' AS nmax, "
+                    + "CAST(0xDEADBEEF00 AS VARBINARY(16)) AS vb, CAST('2024-02-29' AS DATE) AS dt, "
+                    + "CAST('2024-02-29 13:45:56.1234567' AS DATETIME2) AS dt2, "
+                    + "CAST('" + GUID + "' AS UNIQUEIDENTIFIER) AS g, "
+                    + "CAST(NULL AS INT) AS ni, CAST(NULL AS NVARCHAR(10)) AS nn, CAST(NULL AS DATE) AS nd";
+
+    static final String TYPES_TABLE =
+            "CREATE TABLE types_t (i INT NOT NULL PRIMARY KEY, b BIGINT, f BIT, d DECIMAL(10,2), "
+                    + "x FLOAT, v VARCHAR(20), n NVARCHAR(40), nmax NVARCHAR(MAX), vb VARBINARY(16), dt DATE, "
+                    + "dt2 DATETIME2, g UNIQUEIDENTIFIER, ni INT, nn NVARCHAR(10), nd DATE)";
+
+    static final String PROCEDURE =
+            "CREATE PROCEDURE add_one @a INT, @b INT OUTPUT AS BEGIN SET @b = @a + 1; RETURN @a * 2 END";
+
+    static String host, port, password, database, mode;
+    static int failures, checked;
+
+    interface Section {
+        void run() throws Exception;
+    }
+
+    static String show(Object v) {
+        String s = v instanceof byte[] ? Arrays.toString((byte[]) v) : String.valueOf(v);
+        return s.length() > 200 ? s.substring(0, 200) + "..." : s;
+    }
+
+    static void eq(String what, Object got, Object expected) {
+        checked++;
+        boolean same = got instanceof byte[] && expected instanceof byte[]
+                ? Arrays.equals((byte[]) got, (byte[]) expected)
+                : Objects.equals(got, expected);
+        if (!same) {
+            failures++;
+            String types = got == null || expected == null || got.getClass() == expected.getClass()
+                    ? ""
+                    : " (" + got.getClass().getSimpleName() + " vs " + expected.getClass().getSimpleName() + ")";
+            System.out.println("FAIL " + what + ": got " + show(got) + ", expected " + show(expected) + types);
+        }
+    }
+
+    static void fail(String what) {
+        checked++;
+        failures++;
+        System.out.println("FAIL " + what);
+    }
+
+    static void section(String name, Section fn) {
+        int before = failures;
+        try {
+            fn.run();
+        } catch (Exception e) {
+            failures++;
+            System.out.println("FAIL " + name + ": " + e);
+            for (StackTraceElement frame : e.getStackTrace()) {
+                if (frame.getClassName().equals("DriverTest")) {
+                    System.out.println("    at " + frame);
+                }
+            }
+        }
+        System.out.println("mssql-jdbc (" + mode + "): " + name + ": " + (failures == before ? "ok" : "FAILED"));
+    }
+
+    static Connection connect(String db) throws SQLException {
+        String security = mode.equals("tls")
+                ? "encrypt=true;trustServerCertificate=true"
+                : "encrypt=false";
+        String url = "jdbc:sqlserver://" + host + ":" + port + ";databaseName=" + db + ";" + security
+                + ";loginTimeout=10;queryTimeout=30";
+        return DriverManager.getConnection(url, "sa", password);
+    }
+
+    static Object scalar(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getObject(1);
+        }
+    }
+
+    static Object scalar(Connection c, String sql, int param) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setInt(1, param);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getObject(1);
+            }
+        }
+    }
+
+    static void exec(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    static void setup() throws SQLException {
+        try (Connection master = connect("master")) {
+            exec(master, "CREATE DATABASE [" + database + "]");
+            exec(master, "ALTER DATABASE [" + database + "] SET DELAYED_DURABILITY = ALLOWED");
+        }
+        try (Connection c = connect(database)) {
+            eq("DB_NAME() after a login to the new database", scalar(c, "SELECT DB_NAME()"), database);
+            exec(c, TYPES_TABLE);
+            exec(c, "CREATE TABLE k (id INT NOT NULL PRIMARY KEY, note NVARCHAR(20))");
+            exec(c, "INSERT INTO k (id, note) VALUES (1, N'first')");
+            exec(c, PROCEDURE);
+        }
+    }
+
+    // The row of TYPES_SELECT (or of types_t), column 1 aside, read with typed getters.
+    static void checkTypesRow(String what, ResultSet rs) throws SQLException {
+        eq(what + " BIGINT", rs.getObject("b"), 9007199254740993L);
+        eq(what + " BIT", rs.getObject("f"), Boolean.TRUE);
+        eq(what + " DECIMAL(10,2)", rs.getBigDecimal("d"), new BigDecimal("12345678.91"));
+        eq(what + " FLOAT", rs.getObject("x"), -2.5d);
+        eq(what + " VARCHAR", rs.getString("v"), "abc");
+        eq(what + " NVARCHAR", rs.getString("n"), UNICODE_TEXT);
+        eq(what + " NVARCHAR(MAX)", rs.getString("nmax"), LONG_TEXT);
+        eq(what + " VARBINARY", rs.getBytes("vb"), BYTES);
+        eq(what + " DATE", rs.getDate("dt"), java.sql.Date.valueOf("2024-02-29"));
+        eq(what + " DATETIME2", rs.getTimestamp("dt2"), Timestamp.valueOf("2024-02-29 13:45:56.1234567"));
+        eq(what + " UNIQUEIDENTIFIER", rs.getString("g"), GUID);
+        eq(what + " NULL INT", rs.getObject("ni"), null);
+        eq(what + " NULL NVARCHAR", rs.getString("nn"), null);
+        eq(what + " NULL DATE", rs.getDate("nd"), null);
+    }
+
+    static void typesQuery() throws SQLException {
+        try (Connection c = connect(database);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(TYPES_SELECT)) {
+            ResultSetMetaData meta = rs.getMetaData();
+            List<String> types = new ArrayList<>();
+            for (int i = 1; i <= meta.getColumnCount(); i++) {
+                types.add(meta.getColumnName(i) + " " + meta.getColumnTypeName(i));
+            }
+            eq("column names and types", types, List.of("i int", "b bigint", "f bit", "d decimal",
+                    "x float", "v varchar", "n nvarchar", "nmax nvarchar", "vb varbinary", "dt date",
+                    "dt2 datetime2", "g uniqueidentifier", "ni int", "nn nvarchar", "nd date"));
+            eq("DECIMAL precision and scale", List.of(meta.getPrecision(4), meta.getScale(4)), List.of(10, 2));
+            eq("a row", rs.next(), true);
+            eq("INT", rs.getObject("i"), 42);
+            checkTypesRow("Statement", rs);
+            eq("a single row", rs.next(), false);
+        }
+    }
+
+    static void parameters() throws SQLException {
+        try (Connection c = connect(database)) {
+            String insert = "INSERT INTO types_t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            try (PreparedStatement p = c.prepareStatement(insert)) {
+                // The same statement three times: the driver sends sp_executesql, then
+                // sp_prepexec (prepare and run), then sp_execute with the handle.
+                for (int id : new int[] {100, 101, 102}) {
+                    p.setInt(1, id);
+                    p.setLong(2, 9007199254740993L);
+                    p.setBoolean(3, true);
+                    p.setBigDecimal(4, new BigDecimal("12345678.91"));
+                    p.setDouble(5, -2.5);
+                    p.setString(6, "abc");
+                    p.setString(7, UNICODE_TEXT);
+                    p.setString(8, LONG_TEXT);
+                    p.setBytes(9, BYTES);
+                    p.setDate(10, java.sql.Date.valueOf("2024-02-29"));
+                    p.setTimestamp(11, Timestamp.valueOf("2024-02-29 13:45:56.1234567"));
+                    p.setString(12, GUID);
+                    p.setNull(13, Types.INTEGER);
+                    p.setNull(14, Types.NVARCHAR);
+                    p.setNull(15, Types.DATE);
+                    eq("INSERT update count for " + id, p.executeUpdate(), 1);
+                }
+            }
+            String select = "SELECT * FROM types_t WHERE i >= ? AND n = ? AND g = ? ORDER BY i";
+            try (PreparedStatement p = c.prepareStatement(select)) {
+                p.setInt(1, 100);
+                p.setString(2, UNICODE_TEXT);
+                p.setString(3, GUID);
+                try (ResultSet rs = p.executeQuery()) {
+                    for (int id : new int[] {100, 101, 102}) {
+                        if (!rs.next()) {
+                            fail("row " + id + " is found by its parameters");
+                            return;
+                        }
+                        eq("round trip of INT", rs.getInt("i"), id);
+                        checkTypesRow("PreparedStatement", rs);
+                    }
+                    eq("three rows", rs.next(), false);
+                }
+            }
+            try (PreparedStatement p = c.prepareStatement("UPDATE types_t SET x = x * ? WHERE i = ?")) {
+                p.setDouble(1, 2.0);
+                p.setInt(2, 100);
+                eq("UPDATE update count", p.executeUpdate(), 1);
+            }
+            eq("the updated value", scalar(c, "SELECT x FROM types_t WHERE i = ?", 100), -5.0d);
+            try (Statement s = c.createStatement()) {
+                eq("Statement.executeUpdate count", s.executeUpdate("DELETE FROM types_t WHERE i > 100"), 2);
+            }
+            try (PreparedStatement p = c.prepareStatement("SELECT ? + N'!'")) {
+                p.setString(1, "it's; DROP TABLE k --");
+                try (ResultSet rs = p.executeQuery()) {
+                    rs.next();
+                    eq("a quote in a parameter is data", rs.getString(1), "it's; DROP TABLE k --!");
+                }
+            }
+        }
+    }
+
+    static void procedure() throws SQLException {
+        try (Connection c = connect(database)) {
+            try (CallableStatement call = c.prepareCall("{? = call add_one(?, ?)}")) {
+                call.registerOutParameter(1, Types.INTEGER);
+                call.setInt(2, 41);
+                call.registerOutParameter(3, Types.INTEGER);
+                call.execute();
+                eq("CallableStatement OUTPUT parameter", call.getInt(3), 42);
+                eq("CallableStatement return status", call.getInt(1), 82);
+                call.setInt(2, 5);
+                call.execute();
+                eq("CallableStatement again: OUTPUT parameter", call.getInt(3), 6);
+                eq("CallableStatement again: return status", call.getInt(1), 10);
+            }
+            try (CallableStatement call = c.prepareCall("{call dbo.add_one(?, ?)}")) {
+                call.setInt(1, 9);
+                call.registerOutParameter(2, Types.INTEGER);
+                call.execute();
+                eq("CallableStatement without the return status", call.getInt(2), 10);
+            }
+        }
+    }
+
+    static void transactions() throws SQLException {
+        try (Connection watcher = connect(database); Connection c = connect(database)) {
+            String count = "SELECT COUNT(*) FROM k WHERE id = ?";
+            String insert = "INSERT INTO k (id, note) VALUES (?, ?)";
+            PreparedStatement ins = c.prepareStatement(insert);
+
+            exec(c, "BEGIN TRAN");
+            ins.setInt(1, 10);
+            ins.setString(2, "delayed");
+            ins.executeUpdate();
+            eq("@@TRANCOUNT inside BEGIN TRAN", scalar(c, "SELECT @@TRANCOUNT"), 1);
+            exec(c, "COMMIT WITH (DELAYED_DURABILITY = ON)");
+            eq("@@TRANCOUNT after the delayed commit", scalar(c, "SELECT @@TRANCOUNT"), 0);
+            eq("a delayed commit is visible", scalar(watcher, count, 10), 1);
+            exec(c, "BEGIN TRAN");
+            ins.setInt(1, 11);
+            ins.setString(2, "rolled back");
+            ins.executeUpdate();
+            exec(c, "ROLLBACK");
+            eq("a rolled-back insert is gone", scalar(watcher, count, 11), 0);
+
+            // The driver's transactions.
+            c.setAutoCommit(false);
+            ins.setInt(1, 20);
+            ins.setString(2, "rollback");
+            ins.executeUpdate();
+            eq("@@TRANCOUNT with autocommit off", scalar(c, "SELECT @@TRANCOUNT"), 1);
+            c.rollback();
+            eq("rollback() undid the insert", scalar(watcher, count, 20), 0);
+            ins.setInt(1, 21);
+            ins.setString(2, "commit");
+            ins.executeUpdate();
+            c.commit();
+            eq("commit() made the insert visible", scalar(watcher, count, 21), 1);
+            ins.setInt(1, 22);
+            ins.setString(2, "delayed");
+            ins.executeUpdate();
+            exec(c, "COMMIT WITH (DELAYED_DURABILITY = ON)");
+            eq("a delayed COMMIT with autocommit off", scalar(watcher, count, 22), 1);
+            c.commit();
+            c.setAutoCommit(true);
+            eq("@@TRANCOUNT with autocommit on again", scalar(c, "SELECT @@TRANCOUNT"), 0);
+            eq("the connection still works", scalar(c, "SELECT COUNT(*) FROM k"), 4);
+            ins.close();
+        }
+    }
+
+    static void badInput() throws SQLException {
+        Object[][] cases = {
+            {"SELECT 1 +", null, 102},
+            {"SELECT * FROM no_such_table", null, 208},
+            {"SELECT 1 / 0", null, 8134},
+            {"INSERT INTO k (id) VALUES (1)", null, 2627},
+            {"SELECT 1 + ? +", 1, 102},
+            {"SELECT * FROM no_such_table WHERE id = ?", 1, 208},
+            {"SELECT ? / 0", 1, 8134},
+            {"INSERT INTO k (id) VALUES (?)", 1, 2627},
+        };
+        try (Connection c = connect(database)) {
+            for (boolean inTx : new boolean[] {false, true}) {
+                String m = inTx ? "transaction" : "autocommit";
+                c.setAutoCommit(!inTx);
+                for (Object[] k : cases) {
+                    String sql = (String) k[0];
+                    int number = (Integer) k[2];
+                    try {
+                        if (k[1] == null) {
+                            try (Statement s = c.createStatement()) {
+                                s.execute(sql);
+                            }
+                        } else {
+                            try (PreparedStatement p = c.prepareStatement(sql)) {
+                                p.setInt(1, (Integer) k[1]);
+                                p.execute();
+                            }
+                        }
+                        fail(m + ": " + sql + " raised no error (expected " + number + ")");
+                    } catch (SQLException e) {
+                        eq(m + ": error number of " + sql, e.getErrorCode(), number);
+                    }
+                    eq(m + ": the connection works after " + number, scalar(c, "SELECT 7"), 7);
+                }
+                if (inTx) {
+                    c.rollback();
+                }
+            }
+            c.setAutoCommit(true);
+        }
+    }
+
+    static String arg(String[] args, int i, String env, String def) {
+        if (args.length > i) {
+            return args[i];
+        }
+        String v = System.getenv(env);
+        if (v != null && !v.isEmpty()) {
+            return v;
+        }
+        if (def == null) {
+            System.err.println("usage: DriverTest HOST PORT PASSWORD [DATABASE [plain|tls]] (or $" + env + ")");
+            System.exit(2);
+        }
+        return def;
+    }
+
+    public static void main(String[] args) {
+        host = arg(args, 0, "WALDEN_HOST", "127.0.0.1");
+        port = arg(args, 1, "WALDEN_PORT", "1433");
+        password = arg(args, 2, "WALDEN_PASSWORD", null);
+        database = arg(args, 3, "WALDEN_DATABASE", "drivers");
+        mode = arg(args, 4, "WALDEN_JDBC_MODE", "plain");
+        section("setup", DriverTest::setup);
+        section("types (Statement)", DriverTest::typesQuery);
+        section("parameters (PreparedStatement)", DriverTest::parameters);
+        section("procedure (CallableStatement)", DriverTest::procedure);
+        section("transactions", DriverTest::transactions);
+        section("bad input", DriverTest::badInput);
+        System.out.println("mssql-jdbc (" + mode + "): " + checked + " checks, " + failures + " failures");
+        System.exit(failures > 0 ? 1 : 0);
+    }
+}

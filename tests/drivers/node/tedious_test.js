@@ -1,0 +1,334 @@
+// tedious against `walden serve`.
+//
+// Usage: node tedious_test.js HOST PORT PASSWORD [DATABASE] (or $WALDEN_HOST, $WALDEN_PORT,
+// $WALDEN_PASSWORD, $WALDEN_DATABASE). Prints one line per section and a FAIL line per failed
+// check; exits 1 if any check failed.
+//
+// Connection options: encrypt: false. execSqlBatch sends a SQL batch, execSql an sp_executesql
+// RPC with typed parameters, callProcedure an RPC to the procedure by name;
+// beginTransaction / commitTransaction / rollbackTransaction are Transaction Manager requests.
+'use strict';
+
+const assert = require('node:assert');
+const util = require('node:util');
+const { Connection, Request, TYPES } = require('tedious');
+
+const arg = (i, env, def) => {
+  const v = process.argv[i + 1] ?? process.env[env] ?? def;
+  if (v === undefined) {
+    console.error(`usage: node tedious_test.js HOST PORT PASSWORD [DATABASE] (or $${env})`);
+    process.exit(2);
+  }
+  return v;
+};
+const HOST = arg(1, 'WALDEN_HOST', '127.0.0.1');
+const PORT = Number(arg(2, 'WALDEN_PORT', '1433'));
+const PASSWORD = arg(3, 'WALDEN_PASSWORD');
+const DATABASE = arg(4, 'WALDEN_DATABASE', 'drivers');
+
+// NVARCHAR text beyond Latin-1 and beyond the BMP (a UTF-16 surrogate pair).
+const UNICODE_TEXT = 'Grüße, 日本語 ✓ \u{1F600}';
+const LONG_TEXT = 'walden-'.repeat(3000) + 'é';
+
+const TYPES_SELECT =
+  'SELECT CAST(42 AS INT) AS i, CAST(9007199254740993 AS BIGINT) AS b, CAST(1 AS BIT) AS f, ' +
+  'CAST(12345678.91 AS DECIMAL(10,2)) AS d, CAST(-2.5 AS FLOAT) AS x, ' +
+  `CAST('abc' AS VARCHAR(20)) AS v, N'${UNICODE_TEXT}' AS n, ` +
+  "REPLICATE(CAST(N'walden-' AS NVARCHAR(MAX)), 3000) + N'é' AS nmax, " +
+  "CAST(0xDEADBEEF00 AS VARBINARY(16)) AS vb, CAST('2024-02-29' AS DATE) AS dt, " +
+  "CAST('2024-02-29 13:45:56.1234567' AS DATETIME2) AS dt2, " +
+  "CAST('6F9619FF-8B86-D011-B42D-00C04FC964FF' AS UNIQUEIDENTIFIER) AS g, " +
+  'CAST(NULL AS INT) AS ni, CAST(NULL AS NVARCHAR(10)) AS nn, CAST(NULL AS DATE) AS nd';
+
+const TYPES_TABLE =
+  'CREATE TABLE types_t (i INT NOT NULL PRIMARY KEY, b BIGINT, f BIT, d DECIMAL(10,2), ' +
+  'x FLOAT, v VARCHAR(20), n NVARCHAR(40), nmax NVARCHAR(MAX), vb VARBINARY(16), dt DATE, ' +
+  'dt2 DATETIME2, g UNIQUEIDENTIFIER, ni INT, nn NVARCHAR(10), nd DATE)';
+
+const PROCEDURE =
+  'CREATE PROCEDURE add_one @a INT, @b INT OUTPUT AS BEGIN SET @b = @a + 1; RETURN @a * 2 END';
+
+let failures = 0;
+let checked = 0;
+
+function eq(what, got, expected) {
+  checked++;
+  try {
+    assert.deepStrictEqual(got, expected);
+  } catch {
+    failures++;
+    const show = (v) => {
+      const s = typeof v === 'string' ? JSON.stringify(v) : util.inspect(v, { breakLength: Infinity });
+      return s.length > 400 ? s.slice(0, 400) + '...' : s;
+    };
+    console.log(`FAIL ${what}: got ${show(got)}, expected ${show(expected)}`);
+  }
+}
+
+function fail(what) {
+  checked++;
+  failures++;
+  console.log(`FAIL ${what}`);
+}
+
+async function section(name, fn) {
+  const before = failures;
+  try {
+    await fn();
+  } catch (e) {
+    failures++;
+    console.log(`FAIL ${name}: ${e && e.stack ? e.stack : e}`);
+  }
+  console.log(`tedious: ${name}: ${failures === before ? 'ok' : 'FAILED'}`);
+}
+
+function connect(database = 'master') {
+  const connection = new Connection({
+    server: HOST,
+    authentication: { type: 'default', options: { userName: 'sa', password: PASSWORD } },
+    options: {
+      port: PORT,
+      database,
+      encrypt: false,
+      connectTimeout: 10000,
+      requestTimeout: 30000,
+    },
+  });
+  return new Promise((resolve, reject) => {
+    connection.on('connect', (err) => (err ? reject(err) : resolve(connection)));
+    connection.connect();
+  });
+}
+
+function close(connection) {
+  return new Promise((resolve) => {
+    connection.on('end', resolve);
+    connection.close();
+  });
+}
+
+// Runs `sql`: a batch without parameters, else sp_executesql with `params`
+// ([name, TYPE, value, options]). Resolves to { rows, rowCount, returnValues, returnStatus }.
+function run(connection, sql, params, how = params ? 'execSql' : 'execSqlBatch') {
+  return new Promise((resolve, reject) => {
+    const rows = [];
+    const returnValues = {};
+    let returnStatus;
+    const request = new Request(sql, (err, rowCount) => {
+      if (err) reject(err);
+      else resolve({ rows, rowCount, returnValues, returnStatus });
+    });
+    for (const [name, type, value, options] of params || []) {
+      if (options && options.output) request.addOutputParameter(name, type, value, options);
+      else request.addParameter(name, type, value, options);
+    }
+    request.on('row', (columns) => rows.push(columns.map((c) => c.value)));
+    request.on('returnValue', (name, value) => (returnValues[name] = value));
+    request.on('doneProc', (_rowCount, _more, status) => (returnStatus = status));
+    connection[how](request);
+  });
+}
+
+async function scalar(connection, sql, params) {
+  const { rows } = await run(connection, sql, params);
+  return rows[0][0];
+}
+
+const tx = (connection, method, ...rest) =>
+  new Promise((resolve, reject) =>
+    connection[method]((err) => (err ? reject(err) : resolve()), ...rest),
+  );
+
+async function setup() {
+  const master = await connect();
+  await run(master, `CREATE DATABASE [${DATABASE}]`);
+  await run(master, `ALTER DATABASE [${DATABASE}] SET DELAYED_DURABILITY = ALLOWED`);
+  await close(master);
+  const db = await connect(DATABASE);
+  eq('DB_NAME() after a login to the new database', await scalar(db, 'SELECT DB_NAME()'), DATABASE);
+  await run(db, TYPES_TABLE);
+  await run(db, 'CREATE TABLE k (id INT NOT NULL PRIMARY KEY, note NVARCHAR(20))');
+  await run(db, "INSERT INTO k (id, note) VALUES (1, N'first')");
+  await run(db, PROCEDURE);
+  await close(db);
+}
+
+// The values of TYPES_SELECT's row as tedious gives them: BIGINT as a string, DECIMAL as a
+// number, DATE and DATETIME2 as UTC Dates (DATETIME2's last 100 ns digits in nanosecondsDelta).
+function checkTypesRow(what, row) {
+  const names = ['i', 'b', 'f', 'd', 'x', 'v', 'n', 'nmax', 'vb'];
+  const expected = [42, '9007199254740993', true, 12345678.91, -2.5, 'abc', UNICODE_TEXT,
+    LONG_TEXT, Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00])];
+  names.forEach((name, i) => eq(`${what} ${name}`, row[i], expected[i]));
+  eq(`${what} dt`, row[9] instanceof Date && row[9].toISOString(), '2024-02-29T00:00:00.000Z');
+  eq(`${what} dt2`, row[10] instanceof Date && row[10].toISOString(), '2024-02-29T13:45:56.123Z');
+  eq(`${what} dt2 below the millisecond`, row[10] && Math.round(row[10].nanosecondsDelta * 1e7),
+    4567);
+  eq(`${what} g`, row[11], '6F9619FF-8B86-D011-B42D-00C04FC964FF');
+  eq(`${what} NULLs`, row.slice(12), [null, null, null]);
+}
+
+async function typesQuery() {
+  const db = await connect(DATABASE);
+  const columns = [];
+  const { rows } = await new Promise((resolve, reject) => {
+    const got = [];
+    const request = new Request(TYPES_SELECT, (err) => (err ? reject(err) : resolve({ rows: got })));
+    request.on('columnMetadata', (meta) => {
+      for (const c of meta) columns.push([c.colName, c.type.name]);
+    });
+    request.on('row', (cols) => got.push(cols.map((c) => c.value)));
+    db.execSqlBatch(request);
+  });
+  eq('column names and types', columns, [
+    ['i', 'IntN'], ['b', 'IntN'], ['f', 'BitN'], ['d', 'DecimalN'], ['x', 'FloatN'],
+    ['v', 'VarChar'], ['n', 'NVarChar'], ['nmax', 'NVarChar'], ['vb', 'VarBinary'],
+    ['dt', 'Date'], ['dt2', 'DateTime2'], ['g', 'UniqueIdentifier'], ['ni', 'IntN'],
+    ['nn', 'NVarChar'], ['nd', 'Date'],
+  ]);
+  eq('one row', rows.length, 1);
+  if (rows.length) checkTypesRow('column', rows[0]);
+  await close(db);
+}
+
+async function parameters() {
+  const db = await connect(DATABASE);
+  const params = [
+    ['i', TYPES.Int, 100],
+    ['b', TYPES.BigInt, '9007199254740993'],
+    ['f', TYPES.Bit, true],
+    ['d', TYPES.Decimal, 12345678.91, { precision: 10, scale: 2 }],
+    ['x', TYPES.Float, -2.5],
+    ['v', TYPES.VarChar, 'abc'],
+    ['n', TYPES.NVarChar, UNICODE_TEXT],
+    ['nmax', TYPES.NVarChar, LONG_TEXT],
+    ['vb', TYPES.VarBinary, Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00])],
+    ['dt', TYPES.Date, new Date(Date.UTC(2024, 1, 29))],
+    ['dt2', TYPES.DateTime2, Object.assign(new Date(Date.UTC(2024, 1, 29, 13, 45, 56, 123)),
+      { nanosecondDelta: 0.0004567 }), { scale: 7 }],
+    ['g', TYPES.UniqueIdentifier, '6F9619FF-8B86-D011-B42D-00C04FC964FF'],
+    ['ni', TYPES.Int, null],
+    ['nn', TYPES.NVarChar, null],
+    ['nd', TYPES.Date, null],
+  ];
+  const marks = params.map(([name]) => `@${name}`).join(', ');
+  const inserted = await run(db, `INSERT INTO types_t VALUES (${marks})`, params);
+  eq('INSERT rowCount', inserted.rowCount, 1);
+  const { rows } = await run(db, 'SELECT * FROM types_t WHERE i = @id AND n = @n AND g = @g', [
+    ['id', TYPES.Int, 100],
+    ['n', TYPES.NVarChar, UNICODE_TEXT],
+    ['g', TYPES.UniqueIdentifier, '6F9619FF-8B86-D011-B42D-00C04FC964FF'],
+  ]);
+  eq('the inserted row is found by its parameters', rows.length, 1);
+  if (rows.length) {
+    eq('round trip of i', rows[0][0], 100);
+    checkTypesRow('round trip of', [42, ...rows[0].slice(1)]);
+  }
+  const updated = await run(db, 'UPDATE types_t SET x = x * @m WHERE i = @i', [
+    ['m', TYPES.Float, 2.0],
+    ['i', TYPES.Int, 100],
+  ]);
+  eq('UPDATE rowCount', updated.rowCount, 1);
+  eq('the updated value', await scalar(db, 'SELECT x FROM types_t WHERE i = @i', [['i', TYPES.Int, 100]]), -5);
+  eq('a quote in a parameter is data',
+    await scalar(db, "SELECT @s + N'!'", [['s', TYPES.NVarChar, "it's; DROP TABLE k --"]]),
+    "it's; DROP TABLE k --!");
+  await close(db);
+}
+
+async function procedure() {
+  const db = await connect(DATABASE);
+  const result = await run(db, 'add_one', [
+    ['a', TYPES.Int, 41],
+    ['b', TYPES.Int, null, { output: true }],
+  ], 'callProcedure');
+  eq('callProcedure OUTPUT parameter', result.returnValues, { b: 42 });
+  eq('callProcedure return status', result.returnStatus, 82);
+  const viaSql = await run(db, 'DECLARE @o INT; EXEC add_one @a = @x, @b = @o OUTPUT; SET @r = @o', [
+    ['x', TYPES.Int, 9],
+    ['r', TYPES.Int, null, { output: true }],
+  ]);
+  eq('an OUTPUT parameter of sp_executesql', viaSql.returnValues, { r: 10 });
+  await close(db);
+}
+
+async function transactions() {
+  const watcher = await connect(DATABASE);
+  const count = (id) => scalar(watcher, 'SELECT COUNT(*) FROM k WHERE id = @id', [['id', TYPES.Int, id]]);
+  const insert = (db, id, note) => run(db, 'INSERT INTO k (id, note) VALUES (@id, @note)', [
+    ['id', TYPES.Int, id],
+    ['note', TYPES.NVarChar, note],
+  ]);
+
+  const db = await connect(DATABASE);
+  await run(db, 'BEGIN TRAN');
+  await insert(db, 10, 'delayed');
+  eq('@@TRANCOUNT inside BEGIN TRAN', await scalar(db, 'SELECT @@TRANCOUNT'), 1);
+  await run(db, 'COMMIT WITH (DELAYED_DURABILITY = ON)');
+  eq('@@TRANCOUNT after the delayed commit', await scalar(db, 'SELECT @@TRANCOUNT'), 0);
+  eq('a delayed commit is visible', await count(10), 1);
+  await run(db, 'BEGIN TRAN');
+  await insert(db, 11, 'rolled back');
+  await run(db, 'ROLLBACK');
+  eq('a rolled-back insert is gone', await count(11), 0);
+
+  // The driver's transactions: Transaction Manager requests.
+  await tx(db, 'beginTransaction');
+  eq('@@TRANCOUNT in beginTransaction', await scalar(db, 'SELECT @@TRANCOUNT'), 1);
+  await insert(db, 20, 'rollback');
+  await tx(db, 'rollbackTransaction');
+  eq('rollbackTransaction undid the insert', await count(20), 0);
+  await tx(db, 'beginTransaction', 'named', 2 /* ISOLATION_LEVEL.READ_COMMITTED */);
+  await insert(db, 21, 'commit');
+  await tx(db, 'commitTransaction');
+  eq('commitTransaction made the insert visible', await count(21), 1);
+  eq('@@TRANCOUNT after commitTransaction', await scalar(db, 'SELECT @@TRANCOUNT'), 0);
+  await tx(db, 'beginTransaction');
+  await insert(db, 22, 'delayed');
+  await run(db, 'COMMIT WITH (DELAYED_DURABILITY = ON)');
+  eq('a delayed COMMIT ends the driver\'s transaction', await count(22), 1);
+  eq('@@TRANCOUNT after it', await scalar(db, 'SELECT @@TRANCOUNT'), 0);
+  eq('the connection still works', await scalar(db, 'SELECT COUNT(*) FROM k'), 4);
+  await close(db);
+  await close(watcher);
+}
+
+async function badInput() {
+  const cases = [
+    ['SELECT 1 +', null, 102],
+    ['SELECT * FROM no_such_table', null, 208],
+    ['SELECT 1 / 0', null, 8134],
+    ['INSERT INTO k (id) VALUES (1)', null, 2627],
+    ['SELECT 1 + @p +', [['p', TYPES.Int, 1]], 102],
+    ['SELECT * FROM no_such_table WHERE id = @p', [['p', TYPES.Int, 1]], 208],
+    ['SELECT @p / 0', [['p', TYPES.Int, 1]], 8134],
+    ['INSERT INTO k (id) VALUES (@p)', [['p', TYPES.Int, 1]], 2627],
+  ];
+  const db = await connect(DATABASE);
+  for (const inTx of [false, true]) {
+    const mode = inTx ? 'transaction' : 'autocommit';
+    if (inTx) await tx(db, 'beginTransaction');
+    for (const [sql, params, number] of cases) {
+      try {
+        await run(db, sql, params);
+        fail(`${mode}: ${JSON.stringify(sql)} raised no error (expected ${number})`);
+      } catch (e) {
+        eq(`${mode}: error number of ${JSON.stringify(sql)}`, e.number, number);
+      }
+      eq(`${mode}: the connection works after ${number}`, await scalar(db, 'SELECT 7'), 7);
+    }
+    if (inTx) await tx(db, 'rollbackTransaction');
+  }
+  await close(db);
+}
+
+(async () => {
+  await section('setup', setup);
+  await section('types', typesQuery);
+  await section('parameters', parameters);
+  await section('procedure', procedure);
+  await section('transactions', transactions);
+  await section('bad input', badInput);
+  console.log(`tedious: ${checked} checks, ${failures} failures`);
+  process.exit(failures ? 1 : 0);
+})();

@@ -1,0 +1,112 @@
+"""What the Python driver programs share: arguments, the expected values of the type checks,
+and a check runner that reports every failed assertion before exiting non-zero."""
+
+import datetime
+import decimal
+import os
+import sys
+import traceback
+import uuid
+
+# NVARCHAR text beyond Latin-1 and beyond the BMP (a UTF-16 surrogate pair).
+UNICODE_TEXT = "Grüße, 日本語 ✓ \U0001F600"
+# Longer than any packet: NVARCHAR(MAX) goes as PLP chunks.
+LONG_TEXT = "walden-" * 3000 + "é"
+
+# The one row every program selects, as T-SQL expressions and as the values expected back.
+TYPES_SELECT = (
+    "SELECT CAST(42 AS INT) AS i, CAST(9007199254740993 AS BIGINT) AS b, CAST(1 AS BIT) AS f, "
+    "CAST(12345678.91 AS DECIMAL(10,2)) AS d, CAST(-2.5 AS FLOAT) AS x, "
+    "CAST('abc' AS VARCHAR(20)) AS v, N'" + UNICODE_TEXT + "' AS n, "
+    "REPLICATE(CAST(N'walden-' AS NVARCHAR(MAX)), 3000) + N'é' AS nmax, "
+    "CAST(0xDEADBEEF00 AS VARBINARY(16)) AS vb, CAST('2024-02-29' AS DATE) AS dt, "
+    "CAST('2024-02-29 13:45:56.123456' AS DATETIME2) AS dt2, "
+    "CAST('6F9619FF-8B86-D011-B42D-00C04FC964FF' AS UNIQUEIDENTIFIER) AS g, "
+    "CAST(NULL AS INT) AS ni, CAST(NULL AS NVARCHAR(10)) AS nn, CAST(NULL AS DATE) AS nd"
+)
+TYPES_EXPECTED = [
+    ("i", 42),
+    ("b", 9007199254740993),
+    ("f", True),
+    ("d", decimal.Decimal("12345678.91")),
+    ("x", -2.5),
+    ("v", "abc"),
+    ("n", UNICODE_TEXT),
+    ("nmax", LONG_TEXT),
+    ("vb", b"\xde\xad\xbe\xef\x00"),
+    ("dt", datetime.date(2024, 2, 29)),
+    ("dt2", datetime.datetime(2024, 2, 29, 13, 45, 56, 123456)),
+    ("g", uuid.UUID("6F9619FF-8B86-D011-B42D-00C04FC964FF")),
+    ("ni", None),
+    ("nn", None),
+    ("nd", None),
+]
+
+# The table the parameterized statements fill: one column per checked type.
+TYPES_TABLE = (
+    "CREATE TABLE types_t (i INT NOT NULL PRIMARY KEY, b BIGINT, f BIT, d DECIMAL(10,2), "
+    "x FLOAT, v VARCHAR(20), n NVARCHAR(40), nmax NVARCHAR(MAX), vb VARBINARY(16), dt DATE, "
+    "dt2 DATETIME2, g UNIQUEIDENTIFIER, ni INT, nn NVARCHAR(10), nd DATE)"
+)
+
+PROCEDURE = (
+    "CREATE PROCEDURE add_one @a INT, @b INT OUTPUT AS "
+    "BEGIN SET @b = @a + 1; RETURN @a * 2 END"
+)
+
+# Bad input: (statement, the error number SQL Server raises for it).
+BAD_INPUT = [
+    ("SELECT 1 +", 102),
+    ("SELECT * FROM no_such_table", 208),
+    ("SELECT 1 / 0", 8134),
+    ("INSERT INTO k (id) VALUES (1)", 2627),
+]
+
+
+def args():
+    """host, port, password, database: from argv, else WALDEN_HOST/PORT/PASSWORD/DATABASE."""
+    names = ["WALDEN_HOST", "WALDEN_PORT", "WALDEN_PASSWORD", "WALDEN_DATABASE"]
+    defaults = ["127.0.0.1", "1433", None, "drivers"]
+    values = []
+    for i, (name, default) in enumerate(zip(names, defaults)):
+        value = sys.argv[i + 1] if len(sys.argv) > i + 1 else os.environ.get(name, default)
+        if value is None:
+            sys.exit(f"usage: {sys.argv[0]} HOST PORT PASSWORD [DATABASE] (or ${name})")
+        values.append(value)
+    return values[0], int(values[1]), values[2], values[3]
+
+
+class Checks:
+    """Runs named sections; a failed check or an exception fails its section and the run."""
+
+    def __init__(self, driver):
+        self.driver = driver
+        self.failures = 0
+        self.checked = 0
+
+    def eq(self, what, got, expected):
+        self.checked += 1
+        if got != expected or type(got) is not type(expected):
+            self.failures += 1
+            print(f"FAIL {what}: got {got!r:.200}, expected {expected!r:.200}", flush=True)
+
+    def true(self, what, cond):
+        self.checked += 1
+        if not cond:
+            self.failures += 1
+            print(f"FAIL {what}", flush=True)
+
+    def section(self, name, fn):
+        before = self.failures
+        try:
+            fn()
+        except Exception:
+            self.failures += 1
+            print(f"FAIL {name}: exception", flush=True)
+            traceback.print_exc(file=sys.stdout)
+        status = "ok" if self.failures == before else "FAILED"
+        print(f"{self.driver}: {name}: {status}", flush=True)
+
+    def finish(self):
+        print(f"{self.driver}: {self.checked} checks, {self.failures} failures", flush=True)
+        sys.exit(1 if self.failures else 0)

@@ -1,0 +1,169 @@
+"""python-tds (pytds) against `walden serve`.
+
+Usage: pytds_test.py HOST PORT PASSWORD [DATABASE]. Prints one line per section and a FAIL line
+per failed check; exits 1 if any check failed.
+
+pytds opens a transaction with a Transaction Manager request at login unless autocommit=True,
+and commit()/rollback() are Transaction Manager requests that begin the next transaction: the
+`transactions` section runs on such a connection.
+"""
+
+import pytds
+
+from checks import (
+    BAD_INPUT,
+    PROCEDURE,
+    TYPES_EXPECTED,
+    TYPES_SELECT,
+    TYPES_TABLE,
+    Checks,
+    args,
+)
+
+HOST, PORT, PASSWORD, DATABASE = args()
+checks = Checks("pytds")
+
+
+def connect(database="master", autocommit=True):
+    return pytds.connect(
+        server=HOST,
+        port=PORT,
+        user="sa",
+        password=PASSWORD,
+        database=database,
+        autocommit=autocommit,
+        login_timeout=10,
+        timeout=30,
+    )
+
+
+def scalar(cur, sql, params=None):
+    cur.execute(sql, params)
+    row = cur.fetchone()
+    return row[0]
+
+
+def setup():
+    with connect() as conn, conn.cursor() as cur:
+        cur.execute(f"CREATE DATABASE [{DATABASE}]")
+        cur.execute(f"ALTER DATABASE [{DATABASE}] SET DELAYED_DURABILITY = ALLOWED")
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        checks.eq("DB_NAME() after a login to the new database", scalar(cur, "SELECT DB_NAME()"), DATABASE)
+        cur.execute(TYPES_TABLE)
+        cur.execute("CREATE TABLE k (id INT NOT NULL PRIMARY KEY, note NVARCHAR(20))")
+        cur.execute("INSERT INTO k (id, note) VALUES (1, N'first')")
+        cur.execute(PROCEDURE)
+
+
+def types_query():
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.execute(TYPES_SELECT)
+        names = [d[0] for d in cur.description]
+        checks.eq("column names", names, [name for name, _ in TYPES_EXPECTED])
+        row = cur.fetchone()
+        for (name, expected), got in zip(TYPES_EXPECTED, row):
+            checks.eq(f"column {name}", got, expected)
+        checks.eq("a single row", cur.fetchone(), None)
+
+
+def parameters():
+    expected = [value for _, value in TYPES_EXPECTED]
+    expected[0] = 100
+    # pytds sends bytes as VARCHAR (Python 2's str); its Binary wrapper is VARBINARY.
+    values = [pytds.Binary(v) if isinstance(v, bytes) else v for v in expected]
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        marks = ", ".join(["%s"] * len(values))
+        cur.execute(f"INSERT INTO types_t VALUES ({marks})", values)
+        checks.eq("INSERT rowcount", cur.rowcount, 1)
+        cur.execute("SELECT * FROM types_t WHERE i = %(id)s AND n = %(n)s", {"id": 100, "n": values[6]})
+        row = cur.fetchone()
+        checks.true("the inserted row is found by its parameters", row is not None)
+        for (name, _), sent, got in zip(TYPES_EXPECTED, expected, row or []):
+            checks.eq(f"round trip of {name}", got, sent)
+        cur.execute("UPDATE types_t SET x = x * %s WHERE i = %s", (2.0, 100))
+        checks.eq("UPDATE rowcount", cur.rowcount, 1)
+        checks.eq("the updated value", scalar(cur, "SELECT x FROM types_t WHERE i = %s", (100,)), -5.0)
+        checks.eq(
+            "a quote in a parameter is data",
+            scalar(cur, "SELECT %s + N'!'", ("it's; DROP TABLE k --",)),
+            "it's; DROP TABLE k --!",
+        )
+
+
+def procedure():
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        result = cur.callproc("add_one", (41, pytds.output(param_type="int")))
+        checks.eq("callproc OUTPUT parameter", result[1], 42)
+        checks.eq("callproc return status", cur.get_proc_return_status(), 82)
+        result = cur.callproc("add_one", {"@a": 5, "@b": pytds.output(value=0, param_type="int")})
+        # With a dict, the result lists the parameters in the dict's order.
+        checks.eq("callproc by name, OUTPUT parameter", result[1], 6)
+        checks.eq("callproc by name, return status", cur.get_proc_return_status(), 10)
+        cur.execute("DECLARE @o INT; EXEC add_one @a = %s, @b = @o OUTPUT; SELECT @o", (9,))
+        checks.eq("EXEC through sp_executesql", cur.fetchone()[0], 10)
+
+
+def transactions():
+    with connect(DATABASE) as watcher, watcher.cursor() as look:
+        count = "SELECT COUNT(*) FROM k WHERE id = %s"
+
+        # COMMIT WITH (DELAYED_DURABILITY = ON) in a database that ALLOWS it.
+        with connect(DATABASE) as conn, conn.cursor() as cur:
+            cur.execute("BEGIN TRAN")
+            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (10, "delayed"))
+            checks.eq("@@TRANCOUNT inside BEGIN TRAN", scalar(cur, "SELECT @@TRANCOUNT"), 1)
+            cur.execute("COMMIT WITH (DELAYED_DURABILITY = ON)")
+            checks.eq("@@TRANCOUNT after the delayed commit", scalar(cur, "SELECT @@TRANCOUNT"), 0)
+            checks.eq("a delayed commit is visible", scalar(look, count, (10,)), 1)
+            cur.execute("BEGIN TRAN")
+            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (11, "rolled back"))
+            cur.execute("ROLLBACK")
+            checks.eq("a rolled-back insert is gone", scalar(look, count, (11,)), 0)
+
+        # The driver's transactions: Transaction Manager BEGIN at login, COMMIT and ROLLBACK
+        # (each beginning the next transaction).
+        with connect(DATABASE, autocommit=False) as conn, conn.cursor() as cur:
+            checks.eq("@@TRANCOUNT in a pytds transaction", scalar(cur, "SELECT @@TRANCOUNT"), 1)
+            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (20, "rollback"))
+            conn.rollback()
+            checks.eq("conn.rollback() undid the insert", scalar(look, count, (20,)), 0)
+            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (21, "commit"))
+            conn.commit()
+            checks.eq("conn.commit() made the insert visible", scalar(look, count, (21,)), 1)
+            checks.eq("a new transaction after commit", scalar(cur, "SELECT @@TRANCOUNT"), 1)
+            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (22, "delayed"))
+            cur.execute("COMMIT WITH (DELAYED_DURABILITY = ON)")
+            checks.eq("a delayed COMMIT ends the driver's transaction", scalar(look, count, (22,)), 1)
+            conn.rollback()
+            checks.eq("the connection still works", scalar(cur, "SELECT COUNT(*) FROM k"), 4)
+            conn.commit()
+
+
+def bad_input():
+    for autocommit in (True, False):
+        with connect(DATABASE, autocommit=autocommit) as conn, conn.cursor() as cur:
+            mode = "autocommit" if autocommit else "transaction"
+            for sql, number in BAD_INPUT:
+                try:
+                    cur.execute(sql)
+                    cur.fetchall()
+                    checks.true(f"{mode}: {sql!r} raised no error (expected {number})", False)
+                except pytds.Error as e:
+                    checks.eq(f"{mode}: error number of {sql!r}", getattr(e, "msg_no", None), number)
+                checks.eq(f"{mode}: the connection works after {number}", scalar(cur, "SELECT 7"), 7)
+            try:
+                cur.execute("INSERT INTO k (id) VALUES (%s)", (1,))
+                checks.true(f"{mode}: a duplicate key parameter raised no error", False)
+            except pytds.IntegrityError as e:
+                checks.eq(f"{mode}: parameterized 2627", e.msg_no, 2627)
+            if not autocommit:
+                conn.rollback()
+
+
+checks.section("setup", setup)
+checks.section("types", types_query)
+checks.section("parameters", parameters)
+checks.section("procedure", procedure)
+checks.section("transactions", transactions)
+checks.section("bad input", bad_input)
+checks.finish()
