@@ -2,6 +2,7 @@
 //! as the layers above the log land.
 
 mod bench;
+mod client;
 mod serve;
 mod shell;
 

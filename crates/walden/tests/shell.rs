@@ -85,11 +85,21 @@ fn bad_flags_are_usage_errors() {
 }
 
 #[test]
-fn tds_client_is_not_there_yet() {
-    let dir = tempfile::tempdir().unwrap();
-    let o = sql(dir.path(), &["-S", "127.0.0.1,1433", "-U", "sa", "-P", "x", "-Q", "SELECT 1"]);
+fn s_to_a_closed_port_is_a_connection_error() {
+    // A port that was free a moment ago: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let server = format!("127.0.0.1,{port}");
+    let o = Command::new(env!("CARGO_BIN_EXE_walden"))
+        .args(["sql", "-S", &server, "-U", "sa", "-P", "x", "-Q", "SELECT 1"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert_code(&o, 1);
-    assert!(stderr(&o).contains("walden sql -S: the TDS client is not implemented yet"));
+    assert!(
+        stderr(&o).starts_with(&format!("Sqlcmd: Error: TCP Provider: cannot connect to {server}")),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

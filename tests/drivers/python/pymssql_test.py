@@ -23,15 +23,6 @@ from checks import (
 HOST, PORT, PASSWORD, DATABASE = args()
 checks = Checks("pymssql")
 
-# pymssql's default conn_properties without its last one, SET TEXTSIZE 2147483647: Walden's
-# T-SQL layer does not parse SET TEXTSIZE yet (error 195), which fails a default login.
-CONN_PROPERTIES = (
-    "SET ARITHABORT ON; SET CONCAT_NULL_YIELDS_NULL ON; SET ANSI_NULLS ON; "
-    "SET ANSI_NULL_DFLT_ON ON; SET ANSI_PADDING ON; SET ANSI_WARNINGS ON; "
-    "SET CURSOR_CLOSE_ON_COMMIT ON; SET QUOTED_IDENTIFIER ON;"
-)
-
-
 def connect(database="master", autocommit=True):
     return pymssql.connect(
         server=HOST,
@@ -42,7 +33,6 @@ def connect(database="master", autocommit=True):
         autocommit=autocommit,
         tds_version="7.4",
         encryption="off",
-        conn_properties=CONN_PROPERTIES,
         # DATETIME2 parameters with microseconds (else they are cut to milliseconds).
         use_datetime2=True,
         login_timeout=10,

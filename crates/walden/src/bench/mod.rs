@@ -2,6 +2,7 @@
 //! machines they run on are shared and noisy.
 
 mod log;
+mod seed001;
 mod seed003;
 mod storage;
 
@@ -16,6 +17,10 @@ pub enum BenchCommand {
     /// The engine through its Rust API: one big transaction against as many small delayed
     /// ones, and small fully durable ones against the disk's raw fdatasync time.
     Storage(storage::StorageBenchArgs),
+    /// Seed 001's test over TDS: N clients each running the article's three-INSERT
+    /// transaction against a `walden serve`, fully durable then delayed, then with many
+    /// clients; tx/s and log flushes next to the article's.
+    Seed001(seed001::Seed001Args),
     /// Seed 003's experiments in T-SQL (small vs big, full vs delayed, tempdb, sequence
     /// caches), printed next to the article's figures.
     Seed003(seed003::Seed003Args),
@@ -26,6 +31,7 @@ pub fn run(command: BenchCommand) -> Result<(), String> {
     match command {
         BenchCommand::Log(args) => log::run(&args),
         BenchCommand::Storage(args) => storage::run(&args),
+        BenchCommand::Seed001(args) => seed001::run(&args),
         BenchCommand::Seed003(args) => seed003::run(&args),
     }
 }

@@ -1,5 +1,6 @@
 //! Where batches run. The shell only needs to hand over a batch's text and receive what it
-//! produces, so an embedded instance and (later) a TDS connection are interchangeable.
+//! produces, so an embedded instance and a TDS connection ([`super::remote::Remote`]) are
+//! interchangeable.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -10,9 +11,11 @@ use walden_sql::exec::{Output, Session};
 /// Runs batches.
 pub trait Backend {
     /// Runs one batch (text between `GO` lines, variables already substituted), reporting
-    /// its results, row counts and messages to `out`. Errors arrive as messages; the shell
-    /// decides whether to go on.
-    fn execute(&mut self, batch: &str, out: &mut dyn Output);
+    /// its results, row counts and messages to `out`. Errors of the batch arrive as messages;
+    /// the shell decides whether to go on. `Err` is a failure of the backend itself (the
+    /// connection to a server was lost, a value could not be received), worded for a
+    /// `Sqlcmd: Error:` line; it counts as an error of the batch.
+    fn execute(&mut self, batch: &str, out: &mut dyn Output) -> Result<(), String>;
 
     /// Ends the connection; for the embedded instance, shuts the engine down cleanly.
     fn close(&mut self) -> Result<(), String>;
@@ -41,8 +44,9 @@ impl Embedded {
 }
 
 impl Backend for Embedded {
-    fn execute(&mut self, batch: &str, out: &mut dyn Output) {
+    fn execute(&mut self, batch: &str, out: &mut dyn Output) -> Result<(), String> {
         self.session.execute_batch(batch, out);
+        Ok(())
     }
 
     fn close(&mut self) -> Result<(), String> {

@@ -1,10 +1,11 @@
 //! `walden sql`: a T-SQL shell with sqlcmd's flags, commands and output, on an instance
-//! opened in this process (`--data DIR`) or, later, on a server over TDS (`-S`).
+//! opened in this process (`--data DIR`) or on a server over TDS (`-S`).
 //!
 //! `docs/sqlcmd.md` describes every flag and command and where Walden differs from sqlcmd.
 
 mod backend;
 mod print;
+mod remote;
 mod script;
 mod vars;
 
@@ -12,12 +13,15 @@ use std::fs::File;
 use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
 use rustyline::error::ReadlineError;
 
-use backend::Embedded;
+use crate::client::{ClientError, ConnectOptions};
+use backend::{Backend, Embedded};
 use print::{Format, Printer, Redirect, Style};
+use remote::Remote;
 use script::{Runner, Step};
 use vars::Variables;
 
@@ -29,19 +33,26 @@ const DEFAULT_DATA_DIR: &str = "walden-data";
 #[derive(Debug, Args)]
 #[command(disable_help_flag = true)]
 pub struct SqlArgs {
-    /// Server to connect to over TDS: host[,port]. Not implemented yet; without -S the data
-    /// directory is opened in this process.
+    /// Server to connect to over TDS: host[,port] or tcp:host[,port] [port: 1433]. Without
+    /// -S the data directory is opened in this process.
     #[arg(short = 'S', value_name = "SERVER[,PORT]")]
     server: Option<String>,
-    /// Login name for -S (the embedded instance has no logins).
+    /// Login name for -S [default: sa] (the embedded instance has no logins).
     #[arg(short = 'U', value_name = "LOGIN")]
     user: Option<String>,
-    /// Password for -S (the embedded instance has no logins).
+    /// Password for -S [default: $SQLCMDPASSWORD] (the embedded instance has no logins).
     #[arg(short = 'P', value_name = "PASSWORD")]
     password: Option<String>,
-    /// Database to use first (runs USE [db]; exits with 1 if that fails).
+    /// Database to use first: with -S the login's initial database, else USE [db]; exits
+    /// with 1 if that fails.
     #[arg(short = 'd', value_name = "DB")]
     database: Option<String>,
+    /// Trust the server certificate (-S). Accepted and ignored: the client has no TLS yet.
+    #[arg(short = 'C')]
+    trust_server_certificate: bool,
+    /// Seconds -S may take to connect and log in; 0 waits forever.
+    #[arg(short = 'l', value_name = "SECONDS", default_value_t = 8)]
+    login_timeout: u64,
     /// Run this query, then exit.
     #[arg(short = 'Q', value_name = "QUERY", conflicts_with_all = ["query", "input"])]
     query_and_exit: Option<String>,
@@ -89,7 +100,7 @@ pub struct SqlArgs {
     redirect: Option<String>,
     /// Data directory of the embedded instance, created if missing [default: $WALDEN_DATA,
     /// else ./walden-data].
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "server")]
     data: Option<PathBuf>,
     /// Output format: sqlcmd's text, CSV, or one JSON object per result set.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -101,11 +112,7 @@ pub struct SqlArgs {
 
 /// Runs `walden sql`; the exit code is 0, or 1 after an error that stops the run.
 pub fn run(args: SqlArgs) -> ExitCode {
-    if args.server.is_some() {
-        eprintln!("walden sql -S: the TDS client is not implemented yet");
-        return ExitCode::from(1);
-    }
-    if args.user.is_some() || args.password.is_some() {
+    if args.server.is_none() && (args.user.is_some() || args.password.is_some()) {
         eprintln!("walden sql: -U and -P are ignored by the embedded instance");
     }
     let mut vars = Variables::new(true);
@@ -142,19 +149,34 @@ pub fn run(args: SqlArgs) -> ExitCode {
     };
     let printer = Printer::new(style, out, Box::new(io::stderr()));
 
-    let dir = args
-        .data
-        .clone()
-        .or_else(|| std::env::var_os("WALDEN_DATA").filter(|d| !d.is_empty()).map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
-    let backend = match Embedded::open(&dir) {
-        Ok(backend) => backend,
-        Err(e) => {
-            eprintln!("walden sql: {e}");
-            return ExitCode::from(1);
+    let backend: Box<dyn Backend> = match &args.server {
+        Some(server) => match connect(server, &args) {
+            Ok(remote) => Box::new(remote),
+            Err(lines) => {
+                for line in lines {
+                    eprintln!("Sqlcmd: Error: {line}");
+                }
+                return ExitCode::from(1);
+            }
+        },
+        None => {
+            let dir = args
+                .data
+                .clone()
+                .or_else(|| {
+                    std::env::var_os("WALDEN_DATA").filter(|d| !d.is_empty()).map(PathBuf::from)
+                })
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+            match Embedded::open(&dir) {
+                Ok(backend) => Box::new(backend),
+                Err(e) => {
+                    eprintln!("walden sql: {e}");
+                    return ExitCode::from(1);
+                }
+            }
         }
     };
-    let mut runner = Runner::new(Box::new(backend), printer, vars, args.stop_on_error, args.echo);
+    let mut runner = Runner::new(backend, printer, vars, args.stop_on_error, args.echo);
     let code = drive(&mut runner, &args);
     // Every path ends here, so the instance always hardens its log and checkpoints.
     match runner.close() {
@@ -166,9 +188,30 @@ pub fn run(args: SqlArgs) -> ExitCode {
     }
 }
 
+/// Logs in to `server` with -U (else `sa`), -P (else `$SQLCMDPASSWORD`) and -d; on failure,
+/// the lines to print after `Sqlcmd: Error: `: the server's own messages for a refused login
+/// (18456 `Login failed for user '...'.`).
+fn connect(server: &str, args: &SqlArgs) -> Result<Remote, Vec<String>> {
+    let user = args.user.as_deref().unwrap_or("sa");
+    let password = match &args.password {
+        Some(p) => p.clone(),
+        None => std::env::var("SQLCMDPASSWORD").unwrap_or_default(),
+    };
+    let mut options = ConnectOptions::new(server, user, &password).map_err(|e| vec![e])?;
+    options.database = args.database.clone().unwrap_or_default();
+    options.login_timeout = Duration::from_secs(args.login_timeout);
+    Remote::connect(&options).map_err(|e| match e {
+        ClientError::Login(messages) if !messages.is_empty() => {
+            messages.into_iter().map(|m| m.message).collect()
+        }
+        other => vec![other.to_string()],
+    })
+}
+
 /// Runs what the flags ask for; returns the exit code.
 fn drive(runner: &mut Runner, args: &SqlArgs) -> u8 {
-    if let Some(db) = &args.database {
+    // With -S the database was the login's.
+    if let (Some(db), None) = (&args.database, &args.server) {
         if !runner.execute_now(&format!("USE [{}]", db.replace(']', "]]"))) {
             return 1;
         }

@@ -281,9 +281,13 @@ impl Runner {
     /// errors: sqlcmd does not print `Changed database context` for `-d`. Whether it ran
     /// without error.
     pub fn execute_now(&mut self, text: &str) -> bool {
-        self.backend.execute(text, &mut ErrorsOnly(&mut self.printer));
+        let result = self.backend.execute(text, &mut ErrorsOnly(&mut self.printer));
+        if let Err(e) = &result {
+            self.printer.shell_error(e);
+        }
         self.printer.flush();
-        !self.printer.take_error() && self.printer.write_error().is_none()
+        let failed = self.printer.take_error() || result.is_err();
+        !failed && self.printer.write_error().is_none()
     }
 
     /// Reads every line of `text` (from `-Q`, `-q` or a file), without ending the batch.
@@ -384,13 +388,16 @@ impl Runner {
             self.printer.console(&batch);
         }
         for _ in 0..count {
-            self.backend.execute(&batch, &mut self.printer);
+            let result = self.backend.execute(&batch, &mut self.printer);
+            if let Err(e) = &result {
+                self.printer.shell_error(e);
+            }
             self.printer.flush();
             if let Some(e) = self.printer.write_error() {
                 eprintln!("walden sql: cannot write the output: {e}");
                 return Step::Exit(1);
             }
-            if self.printer.take_error() {
+            if self.printer.take_error() || result.is_err() {
                 self.batch_failed = true;
                 if self.stop_on_error {
                     return Step::Exit(1);
@@ -558,8 +565,11 @@ mod tests {
     struct Fake(Rc<RefCell<Vec<String>>>);
 
     impl Backend for Fake {
-        fn execute(&mut self, batch: &str, out: &mut dyn Output) {
+        fn execute(&mut self, batch: &str, out: &mut dyn Output) -> Result<(), String> {
             self.0.borrow_mut().push(batch.to_string());
+            if batch.contains("lost") {
+                return Err("Communication link failure".into());
+            }
             if batch.contains("fail") {
                 out.message(&SqlError::new(50000, "failed"));
             } else if let Some(n) = batch
@@ -572,6 +582,7 @@ mod tests {
                 out.row(&[Value::Int(n)]);
                 out.result_end(1);
             }
+            Ok(())
         }
         fn close(&mut self) -> Result<(), String> {
             Ok(())
@@ -698,6 +709,16 @@ mod tests {
         let (mut r, batches) = runner(true);
         assert_eq!(r.feed_text(":ON ERROR IGNORE\nfail\nGO\nok\nGO"), Step::Continue);
         assert_eq!(batches.borrow().len(), 2);
+    }
+
+    #[test]
+    fn a_backend_failure_is_an_error_of_the_batch() {
+        let (step, batches) = run("lost\nGO\nok\nGO");
+        assert_eq!((step, batches.len()), (Step::Continue, 2));
+        let (mut r, batches) = runner(true);
+        assert_eq!(r.feed_text("lost\nGO\nok\nGO"), Step::Exit(1));
+        assert_eq!(batches.borrow().len(), 1);
+        assert!(!r.execute_now("lost"));
     }
 
     #[test]

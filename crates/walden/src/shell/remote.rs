@@ -1,0 +1,347 @@
+//! The `-S` backend: batches run on a server over TDS ([`crate::client`]), and the response's
+//! events are replayed as the shell's [`Output`] calls, so that the printer cannot tell a
+//! server from the embedded instance.
+//!
+//! The wire types map back to the engine's column types (the reverse of the server's
+//! `serve/convert.rs`): the nullable N-types to their base types, SMALLMONEY to MONEY and
+//! SMALLDATETIME to DATETIME (Walden has neither), DATETIMEOFFSET to its text in an NVARCHAR
+//! column (Walden has no such type; only a SQL Server sends one). VARCHAR bytes are read as
+//! Latin-1, the code page of every Walden collation.
+
+use walden_engine::types::{
+    Date, DateTime, DateTime2, Decimal, Guid, Len, SqlType, Time, Value, TICKS_PER_DAY,
+    TICKS_PER_SECOND,
+};
+use walden_sql::exec::{ColumnInfo, Message, Output};
+use walden_tds::{Column, ColumnFlags, ServerMessage, TdsValue, TypeInfo};
+
+use crate::client::{Client, ClientError, ConnectOptions, Event};
+use crate::shell::backend::Backend;
+
+/// TIME and DATETIME2's finest scale: 100 ns ticks.
+const MAX_SCALE: u8 = 7;
+
+/// A session on a server.
+#[derive(Debug)]
+pub struct Remote {
+    /// `None` once closed.
+    client: Option<Client>,
+}
+
+impl Remote {
+    /// Connects and logs in.
+    pub fn connect(options: &ConnectOptions) -> Result<Remote, ClientError> {
+        Ok(Remote { client: Some(Client::connect(options)?) })
+    }
+}
+
+impl Backend for Remote {
+    fn execute(&mut self, batch: &str, out: &mut dyn Output) -> Result<(), String> {
+        let Some(client) = self.client.as_mut() else {
+            return Err("the connection to the server is closed".into());
+        };
+        let mut relay = Relay { out, result: None, failure: None };
+        let received = client.batch(batch, &mut |event| relay.event(event));
+        // A response that stopped short still ends the result set it was in.
+        relay.end_result();
+        if let Err(e) = received {
+            return Err(format!("Communication link failure: {e}"));
+        }
+        relay.failure.map_or(Ok(()), Err)
+    }
+
+    fn close(&mut self) -> Result<(), String> {
+        // Dropping the connection ends the session; the server rolls back what it left open.
+        self.client = None;
+        Ok(())
+    }
+}
+
+/// The result set being relayed.
+struct Open {
+    types: Vec<TypeInfo>,
+    rows: u64,
+}
+
+/// Replays events as [`Output`] calls.
+struct Relay<'a> {
+    out: &'a mut dyn Output,
+    result: Option<Open>,
+    /// The first value that could not be converted (it was shown as NULL).
+    failure: Option<String>,
+}
+
+impl Relay<'_> {
+    fn event(&mut self, event: Event) {
+        match event {
+            Event::Columns(columns) => {
+                self.end_result();
+                let infos: Vec<ColumnInfo> = columns.iter().map(column_info).collect();
+                self.out.result_set(&infos);
+                self.result = Some(Open { types: columns.iter().map(|c| c.ty).collect(), rows: 0 });
+            }
+            Event::Row(values) => {
+                let Some(open) = self.result.as_mut() else { return };
+                let mut row = Vec::with_capacity(values.len());
+                for (value, ty) in values.into_iter().zip(&open.types) {
+                    match to_value(value, ty) {
+                        Ok(v) => row.push(v),
+                        Err(e) => {
+                            self.failure.get_or_insert(e);
+                            row.push(Value::Null);
+                        }
+                    }
+                }
+                open.rows += 1;
+                self.out.row(&row);
+            }
+            Event::Done { count, .. } => {
+                self.end_result();
+                self.out.done(count);
+            }
+            Event::Message(m) => self.out.message(&to_message(m)),
+            // The client keeps the transaction and packet size; a database change has its
+            // own message (5701), which the shell prints like any other.
+            Event::EnvChange(_) => {}
+        }
+    }
+
+    fn end_result(&mut self) {
+        if let Some(open) = self.result.take() {
+            self.out.result_end(open.rows);
+        }
+    }
+}
+
+fn to_message(m: ServerMessage) -> Message {
+    Message {
+        number: m.number,
+        severity: m.class,
+        state: m.state,
+        message: m.message,
+        procedure: Some(m.procedure).filter(|p| !p.is_empty()),
+        line: u32::try_from(m.line).unwrap_or(0),
+    }
+}
+
+fn column_info(column: &Column) -> ColumnInfo {
+    ColumnInfo {
+        name: column.name.clone(),
+        ty: sql_type(&column.ty),
+        nullable: column.flags.contains(ColumnFlags::NULLABLE)
+            || column.flags.contains(ColumnFlags::NULLABLE_UNKNOWN),
+    }
+}
+
+/// The engine type that shows a wire type's values as SQL Server shows them.
+pub fn sql_type(ty: &TypeInfo) -> SqlType {
+    let len = |max_len: u16, unit: u16| {
+        if max_len == u16::MAX {
+            Len::Max
+        } else {
+            Len::N((max_len / unit).max(1))
+        }
+    };
+    match *ty {
+        TypeInfo::Int1 | TypeInfo::IntN(1) => SqlType::TinyInt,
+        TypeInfo::Int2 | TypeInfo::IntN(2) => SqlType::SmallInt,
+        TypeInfo::Int4 | TypeInfo::IntN(4) => SqlType::Int,
+        TypeInfo::Int8 | TypeInfo::IntN(_) => SqlType::BigInt,
+        TypeInfo::Bit | TypeInfo::BitN => SqlType::Bit,
+        TypeInfo::Flt4 | TypeInfo::FltN(4) => SqlType::Real,
+        TypeInfo::Flt8 | TypeInfo::FltN(_) => SqlType::Float,
+        TypeInfo::Money | TypeInfo::Money4 | TypeInfo::MoneyN(_) => SqlType::Money,
+        TypeInfo::DateTime | TypeInfo::DateTime4 | TypeInfo::DateTimeN(_) => SqlType::DateTime,
+        TypeInfo::Guid => SqlType::UniqueIdentifier,
+        TypeInfo::Decimal { precision, scale } | TypeInfo::Numeric { precision, scale } => {
+            SqlType::Decimal { precision, scale }
+        }
+        TypeInfo::Date => SqlType::Date,
+        TypeInfo::Time { scale } => SqlType::Time(scale),
+        TypeInfo::DateTime2 { scale } => SqlType::DateTime2(scale),
+        // `YYYY-MM-DD hh:mm:ss[.f...] +hh:mm`.
+        TypeInfo::DateTimeOffset { scale } => {
+            SqlType::NVarChar(Len::N(26 + if scale > 0 { u16::from(scale) + 1 } else { 0 }))
+        }
+        TypeInfo::BigVarChar { max_len, .. } => SqlType::VarChar(len(max_len, 1)),
+        TypeInfo::BigChar { len, .. } => SqlType::Char(len.max(1)),
+        TypeInfo::NVarChar { max_len, .. } => SqlType::NVarChar(len(max_len, 2)),
+        TypeInfo::NChar { len, .. } => SqlType::NChar((len / 2).max(1)),
+        TypeInfo::BigVarBinary { max_len } => SqlType::VarBinary(len(max_len, 1)),
+        TypeInfo::BigBinary { len } => SqlType::Binary(len.max(1)),
+        TypeInfo::Text { .. } => SqlType::VarChar(Len::Max),
+        TypeInfo::NText { .. } => SqlType::NVarChar(Len::Max),
+        TypeInfo::Image { .. } => SqlType::VarBinary(Len::Max),
+        // The codec refuses NULLTYPE result columns; a bare NULL's type is INT in SQL Server.
+        TypeInfo::Null => SqlType::Int,
+    }
+}
+
+/// A wire time as engine ticks (100 ns).
+fn ticks(t: walden_tds::Time) -> Result<u64, String> {
+    let factor = 10u64.pow(u32::from(MAX_SCALE.saturating_sub(t.scale)));
+    t.increments.checked_mul(factor).ok_or_else(|| "time out of range".to_string())
+}
+
+fn time(t: walden_tds::Time) -> Result<Time, String> {
+    Time::from_ticks(ticks(t)?).ok_or_else(|| "time out of range".to_string())
+}
+
+fn date(days: u32) -> Result<Date, String> {
+    Date::from_days(days).ok_or_else(|| format!("date out of range ({days} days)"))
+}
+
+/// A value received in a column of wire type `ty`, as the engine value the printer shows.
+pub fn to_value(value: TdsValue, ty: &TypeInfo) -> Result<Value, String> {
+    Ok(match value {
+        TdsValue::Null => Value::Null,
+        TdsValue::Bit(b) => Value::Bit(b),
+        TdsValue::TinyInt(x) => Value::TinyInt(x),
+        TdsValue::SmallInt(x) => Value::SmallInt(x),
+        TdsValue::Int(x) => Value::Int(x),
+        TdsValue::BigInt(x) => Value::BigInt(x),
+        TdsValue::Real(x) => Value::Real(x),
+        TdsValue::Float(x) => Value::Float(x),
+        TdsValue::Decimal(d) => Value::Decimal(
+            Decimal::new(d.value, d.scale).ok_or_else(|| "decimal out of range".to_string())?,
+        ),
+        TdsValue::Money(x) => Value::Money(x),
+        TdsValue::VarChar(bytes) => Value::Str(bytes.iter().map(|&b| char::from(b)).collect()),
+        TdsValue::NVarChar(s) => Value::NStr(s),
+        TdsValue::Binary(b) => Value::Binary(b),
+        TdsValue::Guid(g) => Value::Guid(Guid(g)),
+        TdsValue::Date(days) => Value::Date(date(days)?),
+        TdsValue::Time(t) => Value::Time(time(t)?),
+        TdsValue::DateTime2 { date: days, time: t } => {
+            Value::DateTime2(DateTime2::new(date(days)?, time(t)?))
+        }
+        TdsValue::DateTime { days, ticks } => Value::DateTime(
+            DateTime::from_parts(days, ticks).ok_or_else(|| "datetime out of range".to_string())?,
+        ),
+        TdsValue::SmallDateTime { days, minutes } => Value::DateTime(
+            DateTime::from_parts(i32::from(days), u32::from(minutes) * 60 * 300)
+                .ok_or_else(|| "smalldatetime out of range".to_string())?,
+        ),
+        TdsValue::DateTimeOffset { date: days, time: t, offset_minutes } => {
+            let scale = match ty {
+                TypeInfo::DateTimeOffset { scale } => *scale,
+                _ => t.scale,
+            };
+            Value::NStr(datetimeoffset_text(days, t, offset_minutes, scale)?)
+        }
+    })
+}
+
+/// DATETIMEOFFSET as SQL Server prints it: the local date and time (UTC plus the offset) at
+/// the column's scale, then the offset.
+fn datetimeoffset_text(
+    days: u32,
+    t: walden_tds::Time,
+    offset_minutes: i16,
+    scale: u8,
+) -> Result<String, String> {
+    let per_day = i128::from(TICKS_PER_DAY);
+    let local = i128::from(days) * per_day
+        + i128::from(ticks(t)?)
+        + i128::from(offset_minutes) * 60 * i128::from(TICKS_PER_SECOND);
+    let bad = || "datetimeoffset out of range".to_string();
+    let day = u32::try_from(local.div_euclid(per_day)).map_err(|_| bad())?;
+    let tick = u64::try_from(local.rem_euclid(per_day)).map_err(|_| bad())?;
+    let moment = DateTime2::new(date(day)?, Time::from_ticks(tick).ok_or_else(bad)?);
+    let sign = if offset_minutes < 0 { '-' } else { '+' };
+    let offset = offset_minutes.unsigned_abs();
+    Ok(format!("{} {sign}{:02}:{:02}", moment.display(scale), offset / 60, offset % 60))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use walden_sql::exec::Collected;
+    use walden_tds::{Collation, ServerMessage};
+
+    use super::*;
+
+    #[test]
+    fn wire_types_map_back_to_the_servers_column_types() {
+        let collation = Collation::SQL_LATIN1_GENERAL_CP1_CI_AS;
+        let cases = [
+            (TypeInfo::IntN(1), SqlType::TinyInt),
+            (TypeInfo::IntN(8), SqlType::BigInt),
+            (TypeInfo::BitN, SqlType::Bit),
+            (
+                TypeInfo::Decimal { precision: 10, scale: 2 },
+                SqlType::Decimal { precision: 10, scale: 2 },
+            ),
+            (TypeInfo::FltN(4), SqlType::Real),
+            (TypeInfo::MoneyN(4), SqlType::Money),
+            (TypeInfo::BigChar { len: 5, collation }, SqlType::Char(5)),
+            (TypeInfo::varchar(None), SqlType::VarChar(Len::Max)),
+            (TypeInfo::NChar { len: 6, collation }, SqlType::NChar(3)),
+            (TypeInfo::nvarchar(Some(20)), SqlType::NVarChar(Len::N(20))),
+            (TypeInfo::varbinary(Some(16)), SqlType::VarBinary(Len::N(16))),
+            (TypeInfo::Time { scale: 3 }, SqlType::Time(3)),
+            (TypeInfo::DateTimeN(8), SqlType::DateTime),
+            (TypeInfo::DateTime2 { scale: 7 }, SqlType::DateTime2(7)),
+            (TypeInfo::Guid, SqlType::UniqueIdentifier),
+            (TypeInfo::DateTimeOffset { scale: 0 }, SqlType::NVarChar(Len::N(26))),
+        ];
+        for (wire, sql) in cases {
+            assert_eq!(sql_type(&wire), sql, "{wire:?}");
+        }
+    }
+
+    #[test]
+    fn values_convert_back() {
+        let t = |increments, scale| walden_tds::Time { increments, scale };
+        assert_eq!(
+            to_value(TdsValue::VarChar(vec![b'a', 0xE9]), &TypeInfo::varchar(Some(2))).unwrap(),
+            Value::Str("aé".into())
+        );
+        let v = to_value(
+            TdsValue::DateTime2 { date: 738_000, time: t(1234, 3) },
+            &TypeInfo::DateTime2 { scale: 3 },
+        )
+        .unwrap();
+        assert_eq!(v.to_string(), "2021-07-30 00:00:01.2340000");
+        let v = to_value(TdsValue::SmallDateTime { days: 1, minutes: 61 }, &TypeInfo::DateTimeN(4));
+        assert_eq!(v.unwrap().to_string(), "1900-01-02 01:01:00.000");
+        // 23:30 UTC at +01:00 is 00:30 the next day, local time.
+        let dto = TdsValue::DateTimeOffset {
+            date: 738_000,
+            time: t(23 * 3600 + 1800, 0),
+            offset_minutes: 60,
+        };
+        let v = to_value(dto, &TypeInfo::DateTimeOffset { scale: 0 }).unwrap();
+        assert_eq!(v, Value::NStr("2021-07-31 00:30:00 +01:00".into()));
+        assert!(to_value(TdsValue::Date(u32::MAX), &TypeInfo::Date).is_err());
+    }
+
+    #[test]
+    fn events_replay_as_the_embedded_session_reports_them() {
+        let mut out = Collected::default();
+        let mut relay = Relay { out: &mut out, result: None, failure: None };
+        relay.event(Event::Columns(vec![Column::new("x", TypeInfo::IntN(4), false)]));
+        relay.event(Event::Row(vec![TdsValue::Int(1)]));
+        relay.event(Event::Row(vec![TdsValue::Null]));
+        relay.event(Event::Done { count: Some(2), error: false });
+        relay.event(Event::Message(ServerMessage {
+            number: 8134,
+            state: 1,
+            class: 16,
+            message: "Divide by zero error encountered.".into(),
+            server: "WALDEN".into(),
+            procedure: String::new(),
+            line: 3,
+        }));
+        relay.event(Event::Done { count: None, error: true });
+        assert!(relay.failure.is_none());
+        assert_eq!(out.results.len(), 1);
+        assert!(!out.results[0].columns[0].nullable);
+        assert_eq!(out.results[0].rows, vec![vec![Value::Int(1)], vec![Value::Null]]);
+        assert_eq!(out.counts, vec![2]);
+        let error = &out.messages[0];
+        assert_eq!((error.number, error.severity, error.line), (8134, 16, 3));
+        assert_eq!(error.procedure, None);
+    }
+}

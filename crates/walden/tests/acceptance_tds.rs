@@ -1,0 +1,316 @@
+//! `walden sql -S` against `walden serve`: the acceptance scripts of `tests/acceptance/` run
+//! over TDS, as `walden sql -S 127.0.0.1,PORT -U sa -P PASSWORD -b -i <script> -v N=<n> K=<k>`
+//! on a fresh server, and must exit 0 and print what the embedded shell prints for the same
+//! script (timings and counters aside); plus the client's own behaviour: errors, `-b`, a
+//! refused login, `-d`, `SQLCMDPASSWORD`, transactions across batches, large results.
+//!
+//! Sizes are those of `acceptance.rs` (N=2000, K=100 unless `WALDEN_ACCEPTANCE_N` and
+//! `WALDEN_ACCEPTANCE_K` say otherwise).
+
+// The helpers below unwrap too: a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+
+use common::{start_server, PASSWORD};
+
+/// The scripts, each with its test below (the same list as `acceptance.rs`).
+const SCRIPTS: [&str; 7] = [
+    "002_procedures.sql",
+    "003_sequence_cache.sql",
+    "003_small_vs_big.sql",
+    "003_tempdb.sql",
+    "004_virtual_file_stats.sql",
+    "flush_log.sql",
+    "precedence.sql",
+];
+
+/// A `walden serve` child, stopped when the test ends, however it ends.
+struct Server {
+    child: Child,
+    port: u16,
+    _data: tempfile::TempDir,
+}
+
+impl Server {
+    fn start() -> Server {
+        let (child, port, data) = start_server(&[]);
+        Server { child, port, _data: data }
+    }
+
+    fn address(&self) -> String {
+        format!("127.0.0.1,{}", self.port)
+    }
+
+    /// Runs `walden sql -S <this server> <args>`, with `stdin` piped in if given.
+    fn sql(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        self.sql_with(&["-S", &self.address(), "-U", "sa", "-P", PASSWORD], args, stdin, &[])
+    }
+
+    fn sql_with(
+        &self,
+        login: &[&str],
+        args: &[&str],
+        stdin: Option<&str>,
+        env: &[(&str, &str)],
+    ) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_walden"));
+        command.arg("sql").args(login).args(args).env_remove("SQLCMDPASSWORD");
+        command.envs(env.iter().copied());
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        let mut child = command.spawn().unwrap();
+        if let Some(text) = stdin {
+            child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        }
+        child.wait_with_output().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn acceptance_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/acceptance")
+}
+
+/// A size from the environment, or the small default.
+fn size(var: &str, default: &str) -> String {
+    std::env::var(var).ok().filter(|v| !v.is_empty()).unwrap_or_else(|| default.to_string())
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Asserts the exit code, showing both streams when it is not the one expected.
+fn assert_code(o: &Output, code: i32) {
+    assert_eq!(o.status.code(), Some(code), "stdout:\n{}\nstderr:\n{}", stdout(o), stderr(o));
+}
+
+/// The output's lines with every run of digits made `#` and white space removed: what is
+/// left does not depend on timings, flush counts or the widths they are padded to.
+fn shape(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|line| {
+            let mut out = String::new();
+            let mut in_digits = false;
+            for c in line.chars().filter(|c| !c.is_whitespace()) {
+                if c.is_ascii_digit() {
+                    if !in_digits {
+                        out.push('#');
+                    }
+                    in_digits = true;
+                } else {
+                    out.push(c);
+                    in_digits = false;
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Runs one script over TDS on a fresh server and embedded on a fresh data directory: both
+/// exit 0 and print the same lines, numbers aside.
+fn run_script(name: &str) {
+    let script = acceptance_dir().join(name);
+    assert!(script.exists(), "{} is missing", script.display());
+    let script = script.to_str().unwrap();
+    let n = format!("N={}", size("WALDEN_ACCEPTANCE_N", "2000"));
+    let k = format!("K={}", size("WALDEN_ACCEPTANCE_K", "100"));
+    let server = Server::start();
+    let remote = server.sql(&["-b", "-i", script, "-v", &n, &k], None);
+    println!("{name} over TDS with {n} {k}:\n{}{}", stdout(&remote), stderr(&remote));
+    assert_code(&remote, 0);
+
+    let data = tempfile::tempdir().unwrap();
+    let embedded = Command::new(env!("CARGO_BIN_EXE_walden"))
+        .args(["sql", "-b", "--data"])
+        .arg(data.path())
+        .args(["-i", script, "-v", &n, &k])
+        .env_remove("WALDEN_DATA")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_code(&embedded, 0);
+    assert!(!stdout(&remote).trim().is_empty(), "{name} printed nothing");
+    assert_eq!(shape(&stdout(&remote)), shape(&stdout(&embedded)), "{name}");
+}
+
+/// A new script in the directory needs a test here, or it would never run over TDS.
+#[test]
+fn every_script_has_a_test() {
+    let mut found: Vec<String> = std::fs::read_dir(acceptance_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".sql"))
+        .collect();
+    found.sort();
+    assert_eq!(found, SCRIPTS);
+}
+
+#[test]
+fn procedures_002() {
+    run_script("002_procedures.sql");
+}
+
+#[test]
+fn sequence_cache_003() {
+    run_script("003_sequence_cache.sql");
+}
+
+#[test]
+fn small_vs_big_003() {
+    run_script("003_small_vs_big.sql");
+}
+
+#[test]
+fn tempdb_003() {
+    run_script("003_tempdb.sql");
+}
+
+#[test]
+fn virtual_file_stats_004() {
+    run_script("004_virtual_file_stats.sql");
+}
+
+#[test]
+fn flush_log() {
+    run_script("flush_log.sql");
+}
+
+#[test]
+fn precedence() {
+    run_script("precedence.sql");
+}
+
+#[test]
+fn an_error_prints_msg_lines_and_b_exits_1() {
+    let server = Server::start();
+    let o = server.sql(&["-Q", "SELECT 1/0"], None);
+    assert_code(&o, 0);
+    let out = stdout(&o);
+    assert!(
+        out.contains("Msg 8134, Level 16, State 1, Server walden, Line 1\nDivide by zero error encountered.\n"),
+        "{out}"
+    );
+    let o = server.sql(&["-b", "-Q", "SELECT 1/0"], None);
+    assert_code(&o, 1);
+    assert!(stdout(&o).contains("Msg 8134"));
+}
+
+#[test]
+fn a_wrong_password_exits_1_with_the_servers_message() {
+    let server = Server::start();
+    let o = server.sql_with(
+        &["-S", &server.address(), "-U", "sa", "-P", "not the password"],
+        &["-Q", "SELECT 1"],
+        None,
+        &[],
+    );
+    assert_code(&o, 1);
+    assert!(stderr(&o).contains("Sqlcmd: Error: Login failed for user 'sa'."), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn sa_and_sqlcmdpassword_are_the_defaults() {
+    let server = Server::start();
+    let address = format!("tcp:127.0.0.1,{}", server.port);
+    let query = ["-W", "-h", "-1", "-Q", "SELECT 'logged in'"];
+    let o = server.sql_with(&["-S", &address], &query, None, &[("SQLCMDPASSWORD", PASSWORD)]);
+    assert_code(&o, 0);
+    assert_eq!(stdout(&o), "logged in\n\n(1 row affected)\n");
+    // Without -P or SQLCMDPASSWORD the password is empty, and sa's is not.
+    let o = server.sql_with(&["-S", &address], &query, None, &[]);
+    assert_code(&o, 1);
+    assert!(stderr(&o).contains("Login failed for user 'sa'."), "{}", stderr(&o));
+}
+
+#[test]
+fn d_is_the_login_database() {
+    let server = Server::start();
+    let o = server.sql(&["-d", "tempdb", "-W", "-h", "-1", "-Q", "SELECT DB_NAME()"], None);
+    assert_code(&o, 0);
+    assert_eq!(stdout(&o), "tempdb\n\n(1 row affected)\n");
+    let o = server.sql(&["-d", "nodb", "-Q", "SELECT 1"], None);
+    assert_code(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("Cannot open database \"nodb\" requested by the login."), "{err}");
+    assert!(err.contains("Login failed for user 'sa'."), "{err}");
+}
+
+#[test]
+fn a_transaction_spans_batches() {
+    let server = Server::start();
+    let script = "SET NOCOUNT ON\nCREATE TABLE t (i INT)\nGO\nBEGIN TRAN\nGO\n\
+                  INSERT t VALUES (1)\nSELECT @@TRANCOUNT AS open_in_batch\nGO\n\
+                  COMMIT\nSELECT @@TRANCOUNT AS after, COUNT(*) AS n FROM t\nGO\n";
+    let o = server.sql(&["-b", "-W", "-h", "-1"], Some(script));
+    assert_code(&o, 0);
+    assert_eq!(stdout(&o), "1\n\n0 1\n\n");
+}
+
+#[test]
+fn large_results_stream_whole() {
+    let server = Server::start();
+    let o = server.sql(&["-Q", "SELECT value FROM GENERATE_SERIES(1, 100000)"], None);
+    assert_code(&o, 0);
+    let out = stdout(&o);
+    assert_eq!(out.lines().filter(|l| l.trim().parse::<u32>().is_ok()).count(), 100_000);
+    assert!(out.ends_with("\n(100000 rows affected)\n"), "{}", &out[out.len() - 100..]);
+
+    let query = "SELECT REPLICATE(CAST(N'xy' AS NVARCHAR(MAX)), 20000) AS big, NULL AS n";
+    let o = server.sql(&["-W", "-h", "-1", "-Q", query], None);
+    assert_code(&o, 0);
+    let first = stdout(&o).lines().next().unwrap().to_string();
+    assert_eq!(first, format!("{} NULL", "xy".repeat(20_000)));
+}
+
+#[test]
+fn output_is_the_embedded_shells() {
+    let query = "SELECT 1 AS x, N'héllo' AS s, CAST(-1.5 AS DECIMAL(5,2)) AS d, \
+                 CAST('2024-02-29 10:11:12.1234567' AS DATETIME2(3)) AS t, CAST(NULL AS BIT) AS b, \
+                 0x0A0B AS bin, CAST('ab' AS CHAR(3)) AS c;\n\
+                 SELECT value FROM GENERATE_SERIES(1, 3);\nPRINT 'hello';\n\
+                 SELECT * FROM nope;\nSELECT 2 AS after;";
+    let server = Server::start();
+    let data = tempfile::tempdir().unwrap();
+    for flags in [&[][..], &["-W"], &["--format", "csv"], &["-h", "-1", "-s", "|"]] {
+        let mut args = flags.to_vec();
+        args.extend(["-Q", query]);
+        let remote = server.sql(&args, None);
+        let embedded = Command::new(env!("CARGO_BIN_EXE_walden"))
+            .arg("sql")
+            .arg("--data")
+            .arg(data.path())
+            .args(&args)
+            .env_remove("WALDEN_DATA")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_code(&remote, 0);
+        assert_eq!(stdout(&remote), stdout(&embedded), "{flags:?}");
+        assert_eq!(stderr(&remote), stderr(&embedded), "{flags:?}");
+    }
+}
+
+#[test]
+fn data_and_server_are_exclusive() {
+    let server = Server::start();
+    let o = server.sql(&["--data", "x", "-Q", "SELECT 1"], None);
+    assert_code(&o, 2);
+}
