@@ -245,6 +245,13 @@ impl MessageReader {
         self.packet_size
     }
 
+    /// Sets the largest message accepted from now on. A server keeps it small until the login
+    /// succeeds, so that an unauthenticated peer cannot make it buffer a large message; bytes
+    /// already pushed are checked against the new limit as they are assembled.
+    pub fn set_max_message_size(&mut self, max_message_size: usize) {
+        self.max_message_size = max_message_size;
+    }
+
     /// Bytes pushed but not yet returned as part of a message.
     pub fn buffered(&self) -> usize {
         self.buf.len() - self.start + self.partial.as_ref().map_or(0, |p| p.payload.len())
@@ -537,6 +544,20 @@ mod tests {
             TdsError::InvalidPacketSize(511)
         );
         assert!(PacketWriter::new(32768, 0).is_err());
+    }
+
+    #[test]
+    fn message_limit_can_be_raised_after_login() {
+        let mut reader = MessageReader::with_limits(512, 100).unwrap();
+        reader.push(&frame(16, 1, &[0; 50]));
+        // Pipelined after the small message: a request larger than the login-time limit.
+        reader.push(&frame(1, 1, &[0; 300]));
+        assert_eq!(reader.next_message().unwrap().unwrap().payload.len(), 50);
+        reader.set_max_message_size(1000);
+        assert_eq!(reader.next_message().unwrap().unwrap().payload.len(), 300);
+        reader.set_max_message_size(10);
+        reader.push(&frame(1, 1, &[0; 11]));
+        assert_eq!(reader.next_message(), Err(TdsError::MessageTooLarge { max: 10 }));
     }
 
     #[test]
