@@ -161,7 +161,9 @@ impl Transaction {
         Ok(!now.covers(row_mode))
     }
 
-    /// Locks a row's key, escalating to a table lock past [`ESCALATION_THRESHOLD`].
+    /// Locks a row's key, escalating to a table lock past [`ESCALATION_THRESHOLD`]. Returns
+    /// the resource when this call acquired (or strengthened) the lock, `None` when the
+    /// transaction already held a covering lock.
     fn lock_row(
         &mut self,
         db: &Database,
@@ -190,8 +192,11 @@ impl Transaction {
             }
         }
         let res = Resource::key(db.id(), table, 1, row_id);
-        self.lock(&res, mode)?;
-        Ok(Some(res))
+        // A lock the transaction already held (an UPDATE's X, say) is not this request's to
+        // give back: a READ COMMITTED read releases only a lock it took itself. Releasing
+        // it would let another transaction change the row before this one commits.
+        let newly_granted = self.lock(&res, mode)?;
+        Ok(newly_granted.then_some(res))
     }
 
     /// Inserts a row. `values` holds one value per column, already converted to the column
@@ -406,6 +411,29 @@ impl Transaction {
             .transpose()
     }
 
+    /// Reads one row by id for a change: takes the exclusive row lock first (kept to the end
+    /// of the transaction, as the change will), so that the values returned are the latest
+    /// committed ones and no other transaction can change them before this one writes. An
+    /// UPDATE must compute its new row from this read, not from its earlier scan, or it
+    /// would overwrite a change committed in between (a lost update).
+    pub fn read_row_for_update(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        row_id: &[u8],
+    ) -> Result<Option<Vec<Value>>, EngineError> {
+        db.check_online()?;
+        let primary = table.primary()?;
+        if self.lock_table(db, table.id, LockMode::IX)? {
+            self.lock_row(db, table.id, row_id, LockMode::X)?;
+        }
+        db.space()
+            .tree(primary.root)
+            .get(row_id)?
+            .map(|b| decode_stored_row(db, &table.types(), &b).map_err(|e| row_error(table, e)))
+            .transpose()
+    }
+
     /// The row id of the row whose clustered key (or, for `index` > 1, unique index key) is
     /// `key_values`, if any.
     pub fn seek_row(
@@ -488,11 +516,13 @@ impl RowCursor {
                 self.next = Bound::Excluded(id.clone());
                 if self.row_locks {
                     let res = Resource::key(self.db.id(), self.table_id, 1, &id);
-                    tx.lock(&res, LockMode::S)?;
+                    let newly_granted = tx.lock(&res, LockMode::S)?;
                     // Under the lock, read the row again: it may have changed or gone since
                     // the batch was copied.
                     let current = self.db.space().tree(self.root).get(&id)?;
-                    if tx.isolation() == Isolation::ReadCommitted {
+                    // READ COMMITTED gives back only a lock this read took: one the
+                    // transaction held already (it changed the row) stays to the end.
+                    if newly_granted && tx.isolation() == Isolation::ReadCommitted {
                         tx.unlock(&res);
                     }
                     match current {

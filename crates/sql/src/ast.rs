@@ -152,6 +152,8 @@ pub enum StatementKind {
     Execute(Box<Execute>),
     /// `CHECKPOINT [duration_seconds]`.
     Checkpoint(Option<Expr>),
+    /// `WAITFOR DELAY 'hh:mm[:ss[.mmm]]'` or `WAITFOR TIME 'hh:mm[:ss[.mmm]]'`.
+    Waitfor(Box<Waitfor>),
     /// `CREATE DATABASE`.
     CreateDatabase(Box<CreateDatabase>),
     /// `ALTER DATABASE ... SET ...`.
@@ -260,6 +262,14 @@ pub enum SetStatement {
     LockTimeout(Expr),
     /// `SET TRANSACTION ISOLATION LEVEL ...`.
     IsolationLevel(IsolationLevel),
+    /// `SET TEXTSIZE`, `DATEFIRST`, `DATEFORMAT` or `DEADLOCK_PRIORITY` with its value, as
+    /// written (a number, a word such as `mdy` or `LOW`, or a variable).
+    Valued {
+        /// The option, upper-cased.
+        name: String,
+        /// The value's text.
+        value: String,
+    },
 }
 
 /// Transaction isolation levels.
@@ -315,6 +325,25 @@ pub struct Throw {
     pub message: Expr,
     /// State (0 to 255).
     pub state: Expr,
+}
+
+/// `WAITFOR DELAY value` or `WAITFOR TIME value`. SQL Server takes only a character string
+/// constant or a variable here, not an expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waitfor {
+    /// Whether the value is a duration or a time of day.
+    pub kind: WaitforKind,
+    /// A string literal or a variable.
+    pub value: Expr,
+}
+
+/// What `WAITFOR` waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitforKind {
+    /// `DELAY`: the value is how long to wait (at most 24 hours).
+    Delay,
+    /// `TIME`: the value is the time of day at which to go on.
+    Time,
 }
 
 /// `RAISERROR (message, severity, state [, argument ...]) [WITH option, ...]`.

@@ -177,6 +177,13 @@ impl Display for StatementKind {
             Execute(execute) => write!(f, "{execute}"),
             Checkpoint(None) => f.write_str("CHECKPOINT"),
             Checkpoint(Some(duration)) => write!(f, "CHECKPOINT {duration}"),
+            Waitfor(waitfor) => {
+                let kind = match waitfor.kind {
+                    WaitforKind::Delay => "DELAY",
+                    WaitforKind::Time => "TIME",
+                };
+                write!(f, "WAITFOR {kind} {}", waitfor.value)
+            }
             CreateDatabase(database) => write!(f, "{database}"),
             AlterDatabase(alter) => write!(f, "{alter}"),
             CreateTable(table) => {
@@ -272,6 +279,7 @@ impl Display for SetStatement {
             SetStatement::IsolationLevel(level) => {
                 write!(f, "SET TRANSACTION ISOLATION LEVEL {level}")
             }
+            SetStatement::Valued { name, value } => write!(f, "SET {name} {value}"),
         }
     }
 }

@@ -163,3 +163,63 @@ fn a_clustered_index_built_on_a_heap_survives_a_restart_and_keeps_equal_keys_apa
     s.close();
     instance.close().unwrap();
 }
+
+#[test]
+fn concurrent_increments_are_never_lost() {
+    let (_dir, instance) = setup();
+    const THREADS: usize = 4;
+    const EACH: i32 = 150;
+    let start = Arc::new(Barrier::new(THREADS));
+    let workers: Vec<_> = (0..THREADS)
+        .map(|_| {
+            let (instance, start) = (Arc::clone(&instance), Arc::clone(&start));
+            thread::spawn(move || {
+                let mut s = Session::new(instance);
+                run(&mut s, "USE d");
+                start.wait();
+                for _ in 0..EACH {
+                    // Each UPDATE reads v under its exclusive row lock, so no increment can
+                    // overwrite another one committed since the statement's scan.
+                    let out = run(&mut s, "UPDATE dbo.t SET v = v + 1 WHERE id = 1");
+                    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+                }
+                s.close();
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let mut s = Session::new(Arc::clone(&instance));
+    run(&mut s, "USE d");
+    assert_eq!(
+        scalar(&mut s, "SELECT v FROM dbo.t WHERE id = 1"),
+        Value::Int(10 + THREADS as i32 * EACH)
+    );
+    s.close();
+}
+
+#[test]
+fn reading_a_row_it_changed_keeps_the_transactions_exclusive_lock() {
+    let (_dir, instance) = setup();
+    let mut writer = Session::new(Arc::clone(&instance));
+    let mut reader = Session::new(Arc::clone(&instance));
+    run(&mut reader, "USE d; SET LOCK_TIMEOUT 200");
+    // A READ COMMITTED read gives back the shared lock it takes, but must not give back the
+    // exclusive lock the UPDATE took before it.
+    let out = run(
+        &mut writer,
+        "USE d; BEGIN TRAN; UPDATE dbo.t SET v = 99 WHERE id = 1; \
+         SELECT v FROM dbo.t WHERE id = 1; SELECT v FROM dbo.t",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    for query in ["SELECT v FROM dbo.t WHERE id = 1", "SELECT v FROM dbo.t"] {
+        let out = run(&mut reader, query);
+        let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
+        assert_eq!(numbers, [1222], "{query}: the uncommitted 99 must stay invisible");
+    }
+    run(&mut writer, "ROLLBACK");
+    assert_eq!(scalar(&mut reader, "SELECT v FROM dbo.t WHERE id = 1"), Value::Int(10));
+    writer.close();
+    reader.close();
+}

@@ -19,7 +19,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::query::{Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::{assign_binary, Run, Step};
-use crate::exec::{ColumnInfo, SqlError};
+use crate::exec::{ColumnInfo, Counted, SqlError};
 use crate::parse_batch;
 
 /// The rows an UPDATE or DELETE qualifies, and where the target's row locator is in them.
@@ -82,7 +82,7 @@ impl Run<'_> {
         }
         if let Some(into) = into {
             let n = self.select_into(&into, rows)?;
-            self.done(n);
+            self.done(Counted::SelectInto, n);
             return Ok(());
         }
         let cols: Vec<ColumnInfo> = rows
@@ -105,7 +105,7 @@ impl Run<'_> {
             }
         }
         self.out.result_end(n);
-        self.done(n);
+        self.done(Counted::Select, n);
         Ok(())
     }
 
@@ -445,6 +445,18 @@ impl Run<'_> {
         }
         let mut n = 0u64;
         for row in rows.into_iter().take(limit) {
+            let Some(row) = self.current_row(
+                &t,
+                &cols,
+                row,
+                start,
+                rowid,
+                u.where_clause.as_ref(),
+                u.from.is_empty(),
+            )?
+            else {
+                continue;
+            };
             let env = Env::new(&cols, &row, None);
             let mut values: Vec<Value> = row[start..rowid].to_vec();
             for (var, col, a) in &plan {
@@ -479,14 +491,62 @@ impl Run<'_> {
         Ok(n)
     }
 
+    /// A row the scan qualified for UPDATE or DELETE, brought up to date under the exclusive
+    /// row lock: its target-table values (`row[start..rowid]`) are re-read, and if another
+    /// transaction changed them since the scan, a single-table statement's WHERE is checked
+    /// again (the row may no longer qualify). `None`: the row is gone or no longer qualifies.
+    #[allow(clippy::too_many_arguments)]
+    fn current_row(
+        &mut self,
+        t: &TableRef,
+        cols: &[Col],
+        mut row: Vec<Value>,
+        start: usize,
+        rowid: usize,
+        where_clause: Option<&Expr>,
+        recheck: bool,
+    ) -> Result<Option<Vec<Value>>, SqlError> {
+        let Value::Binary(id) = &row[rowid] else { return Ok(Some(row)) };
+        let db = Arc::clone(&t.db);
+        let id = id.clone();
+        let Some(fresh) =
+            self.tx().read_row_for_update(&db, &t.def, &id).map_err(|e| self.s.engine_error(e))?
+        else {
+            return Ok(None);
+        };
+        if fresh[..] == row[start..rowid] {
+            return Ok(Some(row));
+        }
+        row.splice(start..rowid, fresh);
+        if let (true, Some(w)) = (recheck, where_clause) {
+            if self.predicate(w, &Env::new(cols, &row, None))? != Some(true) {
+                return Ok(None);
+            }
+        }
+        Ok(Some(row))
+    }
+
     /// DELETE; returns the number of rows deleted.
     pub(crate) fn delete(&mut self, d: &Delete) -> Result<u64, SqlError> {
         let t = self.target(&d.target, &d.from)?;
-        let Qualified { rows, rowid, .. } =
+        let Qualified { cols, rows, rowid } =
             self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
         let limit = self.top_limit(d.top.as_ref())?;
+        let width = t.def.columns.len();
         let mut n = 0u64;
         for row in rows.into_iter().take(limit) {
+            let Some(row) = self.current_row(
+                &t,
+                &cols,
+                row,
+                rowid - width,
+                rowid,
+                d.where_clause.as_ref(),
+                d.from.is_empty(),
+            )?
+            else {
+                continue;
+            };
             let Value::Binary(id) = &row[rowid] else { continue };
             let db = Arc::clone(&t.db);
             if self.tx().delete_row(&db, &t.def, id).map_err(|e| self.s.engine_error(e))? {

@@ -424,7 +424,11 @@ impl Run<'_> {
                     .lock_timeout
                     .map_or(-1, |d| i32::try_from(d.as_millis()).unwrap_or(i32::MAX)),
             ),
-            "@@OPTIONS" => Value::Int(0),
+            "@@OPTIONS" => {
+                // Bit 2 is IMPLICIT_TRANSACTIONS; drivers read it to learn the session's mode.
+                Value::Int(if self.s.opts.implicit_transactions { 2 } else { 0 })
+            }
+            "@@TEXTSIZE" => Value::Int(i32::try_from(self.s.opts.textsize).unwrap_or(i32::MAX)),
             "@@DATEFIRST" => Value::TinyInt(7),
             _ => {
                 return Err(SqlError::with_severity(

@@ -19,5 +19,5 @@ mod session;
 pub mod sysviews;
 
 pub use error::SqlError;
-pub use output::{Collected, ColumnInfo, Message, Output, RowSet};
+pub use output::{Collected, ColumnInfo, Counted, Message, Output, RowSet};
 pub use session::Session;

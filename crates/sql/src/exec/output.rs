@@ -58,6 +58,28 @@ pub trait Output {
     fn message(&mut self, message: &Message);
     /// A statement finished; `rows` is its row count when the client should see one.
     fn done(&mut self, rows: Option<u64>);
+    /// A statement that counted rows finished: what it was, then its count. TDS clients
+    /// need the kind (DONE's CurCmd) to tell an update count from a query's row count; other
+    /// outputs only want the count.
+    fn done_counted(&mut self, kind: Counted, rows: Option<u64>) {
+        let _ = kind;
+        self.done(rows);
+    }
+}
+
+/// The kind of statement whose row count [`Output::done_counted`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    /// A query that returned a result set.
+    Select,
+    /// `SELECT ... INTO`.
+    SelectInto,
+    /// `INSERT`.
+    Insert,
+    /// `UPDATE`.
+    Update,
+    /// `DELETE`.
+    Delete,
 }
 
 /// An [`Output`] that keeps everything, for tests and for `INSERT ... EXEC`.

@@ -17,6 +17,16 @@
 //!
 //! The session itself always survives: the next batch starts clean.
 //!
+//! # Cancellation
+//!
+//! A client may cancel the running batch (a TDS attention, which drivers send when a query
+//! times out). The server sets the flag given to [`Session::set_cancel`] from another
+//! thread; the batch notices it before each statement, at each `WHILE` iteration and while
+//! `WAITFOR` waits, and stops there without reporting anything: the protocol's
+//! acknowledgement is the client's only answer. As in SQL Server, a cancelled batch leaves
+//! an open user transaction open, unless `XACT_ABORT` is ON, which rolls it back. A single
+//! statement that is already running (a long `SELECT`, a lock wait) is not interrupted.
+//!
 //! # Transactions
 //!
 //! `@@TRANCOUNT` counts `BEGIN TRAN`s as SQL Server does; only the outermost `COMMIT`
@@ -26,9 +36,9 @@
 //! is undone back to the mark taken when it started (statement-level atomicity).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use walden_engine::catalog::Object;
 use walden_engine::lock::LockError;
@@ -37,14 +47,14 @@ use walden_engine::{Database, EngineError, Instance, Isolation, Transaction};
 use walden_log::policy::CommitOption;
 
 use crate::ast::{
-    AssignOp, BinaryOp, CreateProcedure, DeclarationKind, ExecArgument, ExecProcedure, Execute,
-    Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror, SetStatement, Statement,
-    StatementKind, TransactionName, TransactionStatement,
+    AssignOp, Batch, BinaryOp, CreateProcedure, DeclarationKind, ExecArgument, ExecProcedure,
+    Execute, Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror, SetStatement, Statement,
+    StatementKind, TransactionName, TransactionStatement, Waitfor, WaitforKind,
 };
 use crate::exec::eval::{parse_object_name, Env};
 use crate::exec::scalar;
 use crate::exec::sysviews::ServerCounters;
-use crate::exec::{Output, SqlError};
+use crate::exec::{Counted, Output, SqlError};
 use crate::parse_batch;
 
 /// Session ids handed out so far; SQL Server's user sessions start at 51.
@@ -53,11 +63,25 @@ static NEXT_SPID: AtomicU16 = AtomicU16::new(51);
 /// How deep procedures may call each other (SQL Server's limit, error 217).
 const MAX_NESTING: usize = 32;
 
+/// How often `WAITFOR` looks at the cancel flag: the longest a cancelled wait goes on.
+const WAIT_SLICE: Duration = Duration::from_millis(20);
+
+/// The longest `WAITFOR DELAY` (24 hours, exclusive) and the length of a day for `TIME`.
+/// How many distinct batch texts a session keeps parsed.
+const BATCH_CACHE_SIZE: usize = 128;
+
+const DAY: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// The SET options of a session.
 #[derive(Debug, Clone)]
 pub(crate) struct Options {
     pub(crate) nocount: bool,
     pub(crate) xact_abort: bool,
+    /// `SET IMPLICIT_TRANSACTIONS ON`: the statements `starts_implicit_transaction` lists
+    /// open a transaction that stays open until COMMIT or ROLLBACK.
+    pub(crate) implicit_transactions: bool,
+    /// `SET TEXTSIZE`: accepted and kept; values are never truncated.
+    pub(crate) textsize: i64,
     /// `SET LOCK_TIMEOUT`: None waits for ever (-1, the default).
     pub(crate) lock_timeout: Option<Duration>,
     pub(crate) isolation: Isolation,
@@ -108,6 +132,8 @@ pub(crate) enum Halt {
     Error(SqlError),
     /// The batch is aborted; the error was already reported.
     Aborted,
+    /// The client cancelled the batch: it stops without an error (see "Cancellation").
+    Cancelled,
 }
 
 impl From<SqlError> for Halt {
@@ -145,6 +171,11 @@ pub struct Session {
     procedures: HashMap<(u32, u32), Arc<CachedProcedure>>,
     /// DEFAULT and CHECK expressions by their stored text, parsed once.
     pub(crate) stored_exprs: HashMap<String, Arc<Expr>>,
+    /// Batches by their text, parsed once: clients repeat the same batch text (a driver's
+    /// prepared statement, a benchmark's transaction), as SQL Server's plan cache expects.
+    batches: HashMap<String, Arc<Batch>>,
+    /// Set by another thread to cancel the running batch (see "Cancellation").
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Session {
@@ -164,6 +195,8 @@ impl Session {
             db,
             opts: Options {
                 nocount: false,
+                implicit_transactions: false,
+                textsize: i64::from(i32::MAX),
                 xact_abort: false,
                 lock_timeout: None,
                 isolation: Isolation::ReadCommitted,
@@ -178,31 +211,60 @@ impl Session {
             last_error: 0,
             frames: Vec::new(),
             procedures: HashMap::new(),
+            batches: HashMap::new(),
             stored_exprs: HashMap::new(),
+            cancel: None,
         }
+    }
+
+    /// Gives the session a flag that cancels its running batch when set (see
+    /// "Cancellation"). The flag is only read: whoever sets it clears it before the next
+    /// batch, which would otherwise stop before its first statement.
+    pub fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
+        self.cancel = Some(flag);
     }
 
     /// Runs one batch, reporting everything it produces to `out`.
     pub fn execute_batch(&mut self, text: &str, out: &mut dyn Output) {
         self.counters.record_batch();
-        let batch = match parse_batch(text) {
+        let batch = match self.parsed(text) {
             Ok(b) => b,
             Err(e) => {
-                out.message(&SqlError::from(e));
+                out.message(&e);
                 return;
             }
         };
         let mut run = Run { s: self, out, try_depth: 0, ctes: Vec::new(), row_sequences: None };
         run.s.frames.push(Frame::default());
         let result = run.block(&batch.statements);
-        if let Err(Halt::Error(e)) = result {
-            run.report(e);
+        match result {
+            Err(Halt::Error(e)) => run.report(e),
+            // An attention ends the batch; only XACT_ABORT takes the transaction with it.
+            Err(Halt::Cancelled) if run.s.opts.xact_abort && run.s.trancount > 0 => {
+                run.rollback_all();
+            }
+            _ => {}
         }
         while !run.s.frames.is_empty() {
             run.pop_frame();
         }
         // An autocommit transaction never outlives its statement; a user one may span batches.
         run.finish_autocommit(false);
+    }
+
+    /// `text` parsed, from the cache when this session ran the same text before. Only
+    /// batches that parse are kept, and at most `BATCH_CACHE_SIZE` of them: when full, the
+    /// cache starts over, which keeps a session that never repeats a batch cheap.
+    fn parsed(&mut self, text: &str) -> Result<Arc<Batch>, SqlError> {
+        if let Some(batch) = self.batches.get(text) {
+            return Ok(Arc::clone(batch));
+        }
+        let batch = Arc::new(parse_batch(text).map_err(SqlError::from)?);
+        if self.batches.len() >= BATCH_CACHE_SIZE {
+            self.batches.clear();
+        }
+        self.batches.insert(text.to_string(), Arc::clone(&batch));
+        Ok(batch)
     }
 
     /// The current database's name.
@@ -305,13 +367,53 @@ fn may_change_data(kind: &StatementKind) -> bool {
             | StatementKind::Continue
             | StatementKind::Return(_)
             | StatementKind::Checkpoint(_)
+            | StatementKind::Waitfor(_)
     )
+}
+
+/// Whether a statement opens a transaction under `SET IMPLICIT_TRANSACTIONS ON` when none is
+/// open: SQL Server's list (ALTER, BEGIN TRANSACTION, CREATE, DELETE, DROP, INSERT, SELECT
+/// from a table, TRUNCATE TABLE, UPDATE).
+fn starts_implicit_transaction(kind: &StatementKind) -> bool {
+    match kind {
+        StatementKind::Select(s) => query_reads_table(&s.query.body),
+        StatementKind::Insert(_)
+        | StatementKind::Update(_)
+        | StatementKind::Delete(_)
+        | StatementKind::AlterDatabase(_)
+        | StatementKind::CreateTable(_)
+        | StatementKind::TruncateTable(_)
+        | StatementKind::CreateIndex(_)
+        | StatementKind::CreateSequence(_)
+        | StatementKind::CreateProcedure(_)
+        | StatementKind::Drop(_)
+        | StatementKind::DropIndex(_) => true,
+        StatementKind::Transaction(t) => matches!(t, TransactionStatement::Begin { .. }),
+        _ => false,
+    }
+}
+
+fn query_reads_table(body: &crate::ast::QueryBody) -> bool {
+    match body {
+        crate::ast::QueryBody::Select(s) => !s.from.is_empty(),
+        crate::ast::QueryBody::SetOperation { left, right, .. } => {
+            query_reads_table(left) || query_reads_table(right)
+        }
+        _ => false,
+    }
+}
+
+/// `arg` if it is positional or named `name`: `sp_executesql`'s leading arguments.
+fn leading_argument<'a>(arg: Option<&'a ExecArgument>, name: &str) -> Option<&'a ExecArgument> {
+    arg.filter(|a| a.name.as_deref().is_none_or(|n| n.eq_ignore_ascii_case(name)))
 }
 
 /// Errors that abort the batch rather than only the statement.
 fn aborts_batch(e: &SqlError) -> bool {
-    matches!(e.number, 245 | 8114 | 241 | 242 | 257 | 529 | 208 | 207 | 209 | 1205 | 137 | 2715)
-        || e.severity >= 20
+    matches!(
+        e.number,
+        245 | 8114 | 241 | 242 | 257 | 529 | 208 | 207 | 209 | 1205 | 137 | 2715 | 148
+    ) || e.severity >= 20
 }
 
 impl Run<'_> {
@@ -347,8 +449,16 @@ impl Run<'_> {
         Ok(Flow::Next)
     }
 
+    /// Whether the client has cancelled the batch.
+    fn cancelled(&self) -> bool {
+        self.s.cancel.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+
     /// Runs one statement, applying SQL Server's rules for what an error stops.
     fn statement(&mut self, st: &Statement) -> Step<Flow> {
+        if self.cancelled() {
+            return Err(Halt::Cancelled);
+        }
         let compound = matches!(
             st.kind,
             StatementKind::Block(_)
@@ -357,6 +467,12 @@ impl Run<'_> {
                 | StatementKind::TryCatch(_)
                 | StatementKind::Execute(_)
         );
+        if self.s.opts.implicit_transactions
+            && self.s.trancount == 0
+            && starts_implicit_transaction(&st.kind)
+        {
+            self.begin_user_transaction();
+        }
         // Inside a user transaction, a statement that may change data is undone alone if it
         // fails; compound statements leave that to the statements they contain.
         let mark = if compound || !may_change_data(&st.kind) {
@@ -385,9 +501,9 @@ impl Run<'_> {
                 }
                 Ok(flow)
             }
-            Err(Halt::Aborted) => {
+            Err(halt @ (Halt::Aborted | Halt::Cancelled)) => {
                 self.finish_autocommit(false);
-                Err(Halt::Aborted)
+                Err(halt)
             }
             Err(Halt::Error(e)) => {
                 // Undo the failed statement's own changes.
@@ -419,6 +535,18 @@ impl Run<'_> {
                 }
             }
         }
+    }
+
+    /// Opens a user transaction (`@@TRANCOUNT` 0 to 1): `BEGIN TRAN`, or a statement under
+    /// `SET IMPLICIT_TRANSACTIONS ON`.
+    fn begin_user_transaction(&mut self) {
+        // An autocommit transaction cannot be open between statements.
+        if let Some(tx) = self.s.tx.take() {
+            let _ = tx.commit(CommitOption::Unspecified);
+        }
+        let s = &mut *self.s;
+        s.tx = Some(s.instance.begin(s.opts.isolation, s.opts.lock_timeout));
+        s.trancount = 1;
     }
 
     /// Commits (or rolls back) the running statement's autocommit transaction, if any.
@@ -471,7 +599,13 @@ impl Run<'_> {
                 }
             }
             StatementKind::While(w) => {
-                while self.condition(&w.condition)? {
+                loop {
+                    if self.cancelled() {
+                        return Err(Halt::Cancelled);
+                    }
+                    if !self.condition(&w.condition)? {
+                        break;
+                    }
                     match self.statement(&w.body)? {
                         Flow::Break => break,
                         Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -589,21 +723,25 @@ impl Run<'_> {
             }
             StatementKind::Insert(i) => {
                 let n = self.insert(i)?;
-                self.done(n);
+                self.done(Counted::Insert, n);
                 Ok(Flow::Next)
             }
             StatementKind::Update(u) => {
                 let n = self.update(u)?;
-                self.done(n);
+                self.done(Counted::Update, n);
                 Ok(Flow::Next)
             }
             StatementKind::Delete(d) => {
                 let n = self.delete(d)?;
-                self.done(n);
+                self.done(Counted::Delete, n);
                 Ok(Flow::Next)
             }
             StatementKind::Checkpoint(_) => {
                 self.s.db.checkpoint().map_err(|e| self.s.engine_error(e))?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Waitfor(w) => {
+                self.waitfor(w)?;
                 Ok(Flow::Next)
             }
             _ => {
@@ -614,10 +752,10 @@ impl Run<'_> {
     }
 
     /// A statement that counted `n` rows: `@@ROWCOUNT`, and the count for the client.
-    pub(crate) fn done(&mut self, n: u64) {
+    pub(crate) fn done(&mut self, kind: Counted, n: u64) {
         self.s.rowcount = n;
         if !self.s.opts.nocount {
-            self.out.done(Some(n));
+            self.out.done_counted(kind, Some(n));
         }
     }
 
@@ -632,6 +770,24 @@ impl Run<'_> {
     /// Evaluates an expression outside any row.
     pub(crate) fn value(&mut self, e: &Expr) -> Result<Value, SqlError> {
         self.eval(e, &Env::empty())
+    }
+
+    /// `WAITFOR DELAY` and `WAITFOR TIME`. The wait is cut into short sleeps so that a
+    /// cancel ends it within [`WAIT_SLICE`].
+    fn waitfor(&mut self, w: &Waitfor) -> Step<()> {
+        let value = self.value(&w.value)?;
+        let Some(wait) = waitfor_duration(w.kind, value)? else { return Ok(()) };
+        let end = Instant::now() + wait;
+        loop {
+            if self.cancelled() {
+                return Err(Halt::Cancelled);
+            }
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            std::thread::sleep(left.min(WAIT_SLICE));
+        }
     }
 
     // -----------------------------------------------------------------------------------
@@ -683,6 +839,7 @@ impl Run<'_> {
                     match n.to_ascii_uppercase().as_str() {
                         "NOCOUNT" => self.s.opts.nocount = *on,
                         "XACT_ABORT" => self.s.opts.xact_abort = *on,
+                        "IMPLICIT_TRANSACTIONS" => self.s.opts.implicit_transactions = *on,
                         // The other options (ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_WARNINGS...)
                         // are accepted; Walden always behaves as SQL Server's defaults.
                         _ => {}
@@ -715,6 +872,40 @@ impl Run<'_> {
                 }
                 Ok(())
             }
+            SetStatement::Valued { name, value } => self.set_valued(name, value),
+        }
+    }
+
+    /// `SET TEXTSIZE | DATEFIRST | DATEFORMAT | DEADLOCK_PRIORITY`: what drivers send at login
+    /// is accepted; a value that would change behaviour Walden does not have is refused.
+    fn set_valued(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
+        let number = if value.starts_with('@') {
+            let v = self.variable(value)?.value.clone();
+            match scalar::convert(v, SqlType::BigInt, None)? {
+                Value::BigInt(n) => Some(n),
+                _ => None,
+            }
+        } else {
+            value.parse::<i64>().ok()
+        };
+        let number = || {
+            number.ok_or_else(|| SqlError::new(102, format!("Incorrect syntax near '{value}'.")))
+        };
+        match name {
+            // 0 restores the default, as in SQL Server.
+            "TEXTSIZE" => {
+                let n = number()?;
+                self.s.opts.textsize = if n <= 0 { i64::from(i32::MAX) } else { n };
+                Ok(())
+            }
+            "DATEFIRST" if number()? == 7 => Ok(()),
+            "DATEFORMAT" if value.eq_ignore_ascii_case("mdy") => Ok(()),
+            // The victim of a deadlock is always the transaction that closes the cycle.
+            "DEADLOCK_PRIORITY" => Ok(()),
+            _ => Err(SqlError::new(
+                50000,
+                format!("SET {name} {value} is not supported by Walden (only the default is)."),
+            )),
         }
     }
 
@@ -790,14 +981,10 @@ impl Run<'_> {
         match t {
             TransactionStatement::Begin { .. } => {
                 if self.s.trancount == 0 {
-                    // An autocommit transaction cannot be open between statements.
-                    if let Some(tx) = self.s.tx.take() {
-                        let _ = tx.commit(CommitOption::Unspecified);
-                    }
-                    let s = &mut *self.s;
-                    s.tx = Some(s.instance.begin(s.opts.isolation, s.opts.lock_timeout));
+                    self.begin_user_transaction();
+                } else {
+                    self.s.trancount += 1;
                 }
-                self.s.trancount += 1;
                 Ok(())
             }
             TransactionStatement::Commit { delayed_durability, .. } => {
@@ -901,6 +1088,9 @@ impl Run<'_> {
             }
         };
         let lower = name.name.value.to_ascii_lowercase();
+        if lower == "sp_executesql" {
+            return self.execute_sql_with_parameters(p);
+        }
         if matches!(lower.as_str(), "sp_flush_log") {
             let db = match &name.database {
                 Some(d) => {
@@ -927,6 +1117,21 @@ impl Run<'_> {
             return Err(SqlError::invalid_object(&name.name.value).into());
         };
         let cached = self.procedure(&db, def.id, &def.text)?;
+        self.invoke(p, &p.arguments, &cached.def, Some(def.name.clone()), db)
+    }
+
+    /// Runs a procedure body with `arguments` bound to its parameters, then copies OUTPUT
+    /// parameters back and sets the return status. `frame_name`: the procedure name errors
+    /// report (none for `sp_executesql`'s dynamic SQL).
+    fn invoke(
+        &mut self,
+        p: &ExecProcedure,
+        arguments: &[ExecArgument],
+        procedure: &CreateProcedure,
+        frame_name: Option<String>,
+        db: Arc<Database>,
+    ) -> Step<()> {
+        let proc_name = procedure.name.name.value.as_str();
         if self.s.frames.len() > MAX_NESTING {
             return Err(SqlError::new(
                 217,
@@ -935,18 +1140,18 @@ impl Run<'_> {
             .into());
         }
         // Bind arguments to parameters: positional first, then by name.
-        let params = &cached.def.parameters;
+        let params = &procedure.parameters;
         let mut values: Vec<Option<Value>> = vec![None; params.len()];
         let mut outputs: Vec<(usize, String)> = Vec::new();
         let mut named = false;
-        for (i, arg) in p.arguments.iter().enumerate() {
+        for (i, arg) in arguments.iter().enumerate() {
             let index = match &arg.name {
                 Some(n) => {
                     named = true;
                     params.iter().position(|q| q.name.eq_ignore_ascii_case(n)).ok_or_else(|| {
                         SqlError::new(
                             8145,
-                            format!("{n} is not a parameter for procedure {}.", def.name),
+                            format!("{n} is not a parameter for procedure {proc_name}."),
                         )
                     })?
                 }
@@ -961,7 +1166,7 @@ impl Run<'_> {
                     if i >= params.len() {
                         return Err(SqlError::new(
                             8144,
-                            format!("Procedure or function {} has too many arguments specified.", def.name),
+                            format!("Procedure or function {proc_name} has too many arguments specified."),
                         )
                         .into());
                     }
@@ -976,7 +1181,7 @@ impl Run<'_> {
             }
             values[index] = v;
         }
-        let mut frame = Frame { procedure: Some(def.name.clone()), ..Frame::default() };
+        let mut frame = Frame { procedure: frame_name, ..Frame::default() };
         for (param, v) in params.iter().zip(values) {
             let ty = scalar::data_type(&param.data_type)?;
             let v = match v {
@@ -987,8 +1192,8 @@ impl Run<'_> {
                         return Err(SqlError::new(
                             201,
                             format!(
-                                "Procedure or function '{}' expects parameter '{}', which was not supplied.",
-                                def.name, param.name
+                                "Procedure or function '{proc_name}' expects parameter '{}', which was not supplied.",
+                                param.name
                             ),
                         )
                         .into())
@@ -1001,7 +1206,7 @@ impl Run<'_> {
         let saved_db = Arc::clone(&self.s.db);
         self.s.db = Arc::clone(&db);
         self.s.frames.push(frame);
-        let result = self.block(&cached.def.body);
+        let result = self.block(&procedure.body);
         let out_values: Vec<(String, Value)> = match self.s.frames.last() {
             Some(f) => outputs
                 .iter()
@@ -1020,6 +1225,37 @@ impl Run<'_> {
         }
         self.set_return_status(p, status)?;
         Ok(())
+    }
+
+    /// `EXEC sp_executesql @stmt [, @params [, arguments...]]`: the statement runs as the body
+    /// of a procedure whose parameters `@params` declares, so arguments bind (by position or
+    /// name, with OUTPUT) exactly as they do for a stored procedure.
+    fn execute_sql_with_parameters(&mut self, p: &ExecProcedure) -> Step<()> {
+        let Some(stmt_arg) = leading_argument(p.arguments.first(), "@stmt") else {
+            return Err(SqlError::new(
+                201,
+                "Procedure or function 'sp_executesql' expects parameter '@statement', which was \
+                 not supplied.",
+            )
+            .into());
+        };
+        let stmt = scalar::to_text(&self.value(&stmt_arg.value)?);
+        let (params, rest) = match leading_argument(p.arguments.get(1), "@params") {
+            Some(a) => (scalar::to_text(&self.value(&a.value)?), &p.arguments[2..]),
+            None => (String::new(), &p.arguments[1..]),
+        };
+        // The statement follows `AS` on the same line, so that its line numbers are the
+        // client's.
+        let text = format!("CREATE PROCEDURE sp_executesql {params} AS {stmt}");
+        let batch = parse_batch(&text).map_err(SqlError::from)?;
+        let Some(procedure) = batch.statements.into_iter().find_map(|s| match s.kind {
+            StatementKind::CreateProcedure(def) => Some(def),
+            _ => None,
+        }) else {
+            return Err(SqlError::new(102, "Incorrect syntax near 'sp_executesql'.").into());
+        };
+        let db = Arc::clone(&self.s.db);
+        self.invoke(p, rest, &procedure, None, db)
     }
 
     fn set_return_status(&mut self, p: &ExecProcedure, status: i32) -> Result<(), SqlError> {
@@ -1135,6 +1371,65 @@ pub(crate) fn assign_binary(op: AssignOp) -> BinaryOp {
     }
 }
 
+/// How long `WAITFOR` waits for `value`; `None` for NULL, which does not wait.
+///
+/// A string is read as a DATETIME and must not name a date other than 1900-01-01: for
+/// `DELAY` its time of day is the duration, for `TIME` the moment of the day (in the clock
+/// `GETDATE()` reads) to wait for, tomorrow's if it has passed. A DATETIME, DATETIME2 or
+/// TIME variable works the same, except that `TIME` ignores its date. An integer variable is
+/// a `DELAY` in seconds, as in SQL Server. Anything else, or a delay of 24 hours or more, is
+/// error 148.
+fn waitfor_duration(kind: WaitforKind, value: Value) -> Result<Option<Duration>, SqlError> {
+    let bad = |v: &Value| {
+        SqlError::with_severity(
+            148,
+            15,
+            format!(
+                "Incorrect time syntax in time string '{}' used with WAITFOR.",
+                scalar::to_text(v)
+            ),
+        )
+    };
+    let of_day = match &value {
+        Value::Null => return Ok(None),
+        Value::TinyInt(_) | Value::SmallInt(_) | Value::Int(_) | Value::BigInt(_)
+            if kind == WaitforKind::Delay =>
+        {
+            let seconds = int_of(value.clone())?;
+            return match u64::try_from(seconds).map(Duration::from_secs) {
+                Ok(wait) if wait < DAY => Ok(Some(wait)),
+                _ => Err(bad(&value)),
+            };
+        }
+        Value::Str(_)
+        | Value::NStr(_)
+        | Value::DateTime(_)
+        | Value::DateTime2(_)
+        | Value::Time(_) => {
+            let text = matches!(value, Value::Str(_) | Value::NStr(_));
+            match scalar::convert(value.clone(), SqlType::DateTime, None) {
+                Ok(Value::DateTime(d)) if d.days() == 0 || (kind == WaitforKind::Time && !text) => {
+                    // DATETIME ticks are 1/300 s.
+                    Duration::from_nanos(u64::from(d.ticks()) * 10_000_000 / 3)
+                }
+                _ => return Err(bad(&value)),
+            }
+        }
+        _ => return Err(bad(&value)),
+    };
+    match kind {
+        WaitforKind::Delay => Ok(Some(of_day)),
+        WaitforKind::Time => {
+            // The clock of GETDATE(): UTC. A clock before 1970 reads as the epoch.
+            let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+            let day = DAY.as_nanos();
+            let wait = (of_day.as_nanos() + day - now.as_nanos() % day) % day;
+            // wait < one day's nanoseconds, which fit in u64.
+            Ok(Some(Duration::from_nanos(u64::try_from(wait).unwrap_or(0))))
+        }
+    }
+}
+
 /// An integer argument (THROW's number and state, RAISERROR's severity).
 fn int_of(v: Value) -> Result<i64, SqlError> {
     match scalar::convert(v, SqlType::BigInt, None)? {
@@ -1236,4 +1531,102 @@ pub(crate) fn printf(format: &str, args: &[Value]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> Value {
+        Value::Str(s.to_string())
+    }
+
+    /// Runs `sql` and sets the session's cancel flag from another thread after `after`;
+    /// returns what the batch reported and how long it ran.
+    fn cancel_after(
+        session: &mut Session,
+        sql: &str,
+        after: Duration,
+    ) -> (crate::exec::Collected, Duration) {
+        let flag = Arc::new(AtomicBool::new(false));
+        session.set_cancel(Arc::clone(&flag));
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(after);
+            flag.store(true, Ordering::Relaxed);
+        });
+        let mut out = crate::exec::Collected::default();
+        let start = Instant::now();
+        session.execute_batch(sql, &mut out);
+        let took = start.elapsed();
+        assert!(setter.join().is_ok());
+        (out, took)
+    }
+
+    #[test]
+    fn a_cancel_ends_the_batch_silently_and_keeps_the_transaction_unless_xact_abort() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let instance =
+            Instance::open(dir.path(), walden_engine::InstanceConfig::default()).expect("open");
+        let mut s = Session::new(Arc::clone(&instance));
+        let wait = Duration::from_millis(100);
+
+        let (out, took) =
+            cancel_after(&mut s, "BEGIN TRAN WAITFOR DELAY '00:00:30' PRINT 'after'", wait);
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        assert!(out.messages.is_empty(), "{:?}", out.messages);
+        assert_eq!(s.transaction_count(), 1);
+
+        // The flag is still set: the next batch stops before its first statement.
+        let mut out = crate::exec::Collected::default();
+        s.execute_batch("PRINT 'skipped'", &mut out);
+        assert!(out.messages.is_empty());
+
+        let (out, took) =
+            cancel_after(&mut s, "DECLARE @i INT = 0 WHILE 1 = 1 SET @i += 1 PRINT 'after'", wait);
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        assert!(out.messages.is_empty(), "{:?}", out.messages);
+        assert_eq!(s.transaction_count(), 1);
+
+        let (_, _) = cancel_after(&mut s, "SET XACT_ABORT ON WAITFOR DELAY '00:00:30'", wait);
+        assert_eq!(s.transaction_count(), 0);
+        assert_eq!(s.last_transaction_committed(), Some(false));
+        s.close();
+        drop(s);
+        assert!(instance.close().is_ok());
+    }
+
+    #[test]
+    fn waitfor_delay_reads_a_time_of_day_as_a_duration() {
+        let wait = |v| waitfor_duration(WaitforKind::Delay, v).map_err(|e| e.number);
+        assert_eq!(wait(text("00:00:01.5")), Ok(Some(Duration::from_millis(1500))));
+        assert_eq!(wait(text("01:30")), Ok(Some(Duration::from_secs(90 * 60))));
+        assert_eq!(wait(text("23:59:59")), Ok(Some(DAY - Duration::from_secs(1))));
+        assert_eq!(wait(Value::Int(3)), Ok(Some(Duration::from_secs(3))));
+        assert_eq!(wait(Value::Null), Ok(None));
+        for bad in [text("24:00:00"), text("2024-01-01 00:00:01"), text("soon"), Value::Int(-1)] {
+            assert_eq!(wait(bad), Err(148));
+        }
+        assert_eq!(wait(Value::Int(86_400)), Err(148));
+    }
+
+    #[test]
+    fn waitfor_time_waits_until_that_time_of_day_tomorrow_if_it_has_passed() {
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        let of_day = Duration::from_secs(now.as_secs() % DAY.as_secs());
+        let at = |d: Duration| {
+            let s = d.as_secs();
+            text(&format!("{:02}:{:02}:{:02}", s / 3600 % 24, s / 60 % 60, s % 60))
+        };
+        let soon = waitfor_duration(WaitforKind::Time, at(of_day + Duration::from_secs(120)));
+        let soon = soon.ok().flatten().unwrap_or_default();
+        assert!(soon > Duration::from_secs(118) && soon <= Duration::from_secs(120), "{soon:?}");
+        let past = waitfor_duration(WaitforKind::Time, at(of_day + DAY - Duration::from_secs(120)));
+        let past = past.ok().flatten().unwrap_or_default();
+        assert!(past > DAY - Duration::from_secs(122), "{past:?}");
+        // A DATETIME variable's date does not matter to TIME; a string's does.
+        let tomorrow = scalar::convert(text("1900-01-02 10:00"), SqlType::DateTime, None);
+        let tomorrow = tomorrow.unwrap_or(Value::Null);
+        assert!(matches!(waitfor_duration(WaitforKind::Time, tomorrow), Ok(Some(_))));
+        assert!(waitfor_duration(WaitforKind::Time, text("1900-01-02 10:00")).is_err());
+    }
 }

@@ -21,10 +21,14 @@ use crate::ast::{
     Cte, Declaration, DeclarationKind, ExecArgument, ExecProcedure, Execute, Expr, ExprKind, If,
     IsolationLevel, Literal, ProcedureRef, Raiserror, RaiserrorOption, SelectStatement,
     SetStatement, Statement, StatementKind, Throw, TransactionName, TransactionStatement, TryCatch,
-    While,
+    Waitfor, WaitforKind, While,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
+
+/// The `SET` options that take a value other than `ON` or `OFF` (besides `LOCK_TIMEOUT` and
+/// `TRANSACTION ISOLATION LEVEL`): drivers send them at login.
+const VALUED_SET_OPTIONS: [&str; 4] = ["TEXTSIZE", "DATEFIRST", "DATEFORMAT", "DEADLOCK_PRIORITY"];
 
 /// The `SET` options that take `ON` or `OFF`.
 const BOOLEAN_SET_OPTIONS: [&str; 27] = [
@@ -97,6 +101,7 @@ impl<'a> Parser<'a> {
             "SAVE" => self.parse_save(),
             "EXEC" | "EXECUTE" => self.parse_execute_statement(),
             "CHECKPOINT" => self.parse_checkpoint(),
+            "WAITFOR" => self.parse_waitfor(),
             "CREATE" | "ALTER" => self.parse_create_or_alter(first_in_batch),
             "DROP" => self.parse_drop(),
             "TRUNCATE" => self.parse_truncate(),
@@ -180,6 +185,21 @@ impl<'a> Parser<'a> {
             SetStatement::IsolationLevel(self.parse_isolation_level()?)
         } else if self.eat_keyword("LOCK_TIMEOUT") {
             SetStatement::LockTimeout(self.parse_signed_number()?)
+        } else if let Some(name) = self.eat_one_of(&VALUED_SET_OPTIONS) {
+            let name = name.to_string();
+            let minus = self.at(&TokenKind::Minus);
+            if minus {
+                self.advance();
+            }
+            if !matches!(
+                self.peek_kind(),
+                TokenKind::Word | TokenKind::Integer | TokenKind::Variable
+            ) {
+                return Err(self.error());
+            }
+            let text = self.advance_text();
+            let value = if minus { format!("-{text}") } else { text.to_string() };
+            SetStatement::Valued { name, value }
         } else {
             let names = self.parse_comma_separated(Self::parse_set_option_name)?;
             let on = self.parse_on_off()?;
@@ -379,6 +399,22 @@ impl<'a> Parser<'a> {
         let duration =
             if self.at(&TokenKind::Integer) { Some(self.parse_signed_number()?) } else { None };
         Ok(StatementKind::Checkpoint(duration))
+    }
+
+    /// `WAITFOR DELAY|TIME value`, the value a string constant or a variable (as in SQL
+    /// Server; the Service Broker forms with `RECEIVE` are not supported).
+    fn parse_waitfor(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        let kind = match self.eat_one_of(&["DELAY", "TIME"]) {
+            Some("DELAY") => WaitforKind::Delay,
+            Some(_) => WaitforKind::Time,
+            None => return Err(self.error()),
+        };
+        if !matches!(self.peek_kind(), TokenKind::String { .. } | TokenKind::Variable) {
+            return Err(self.error());
+        }
+        let value = self.parse_primary()?;
+        Ok(StatementKind::Waitfor(Box::new(Waitfor { kind, value })))
     }
 
     // -----------------------------------------------------------------------------------------

@@ -43,3 +43,19 @@ SELECT @@SPID - @@SPID AS zero, DB_NAME() AS db, DB_ID('master') AS master_id, S
 GO
 SELECT value FROM GENERATE_SERIES(1, 5) WHERE value % 2 = 1
 GO
+WAITFOR DELAY '00:00:00.050'
+DECLARE @delay VARCHAR(12) = '00:00:00.02', @seconds INT = 0, @none DATETIME
+WAITFOR DELAY @delay
+WAITFOR DELAY @seconds
+WAITFOR DELAY @none
+PRINT 'waited'
+GO
+PRINT 'runs: the time string is checked when WAITFOR runs'
+WAITFOR DELAY '2024-01-01 00:00:01'
+PRINT 'not reached: error 148 ends the batch'
+GO
+DECLARE @t NVARCHAR(20) = N'soon'
+WAITFOR TIME @t
+GO
+WAITFOR DELAY 1
+GO

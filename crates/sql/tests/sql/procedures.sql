@@ -50,3 +50,12 @@ SELECT name FROM sys.procedures ORDER BY name
 DROP PROCEDURE p_temp
 DROP PROCEDURE IF EXISTS p_temp
 GO
+-- sp_executesql from T-SQL: parameters by position and by name, OUTPUT, and a scope of its own.
+DECLARE @n INT, @s NVARCHAR(20)
+EXEC sp_executesql N'SELECT @a + @b AS total', N'@a INT, @b INT', 2, 3
+EXEC sp_executesql @stmt = N'SET @out = @x * 10; SET @t = N''ten''', @params = N'@x INT, @out INT OUTPUT, @t NVARCHAR(20) OUTPUT', @x = 4, @out = @n OUTPUT, @t = @s OUTPUT
+SELECT @n AS n, @s AS s
+EXEC sp_executesql N'SELECT 1 AS no_params'
+EXEC sp_executesql N'SELECT @n'
+EXEC sp_executesql N'SELECT @a', N'@a INT'
+GO

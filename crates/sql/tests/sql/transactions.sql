@@ -52,3 +52,35 @@ USE master
 DROP DATABASE txdb
 SELECT name FROM sys.databases WHERE name = 'txdb'
 GO
+-- SET IMPLICIT_TRANSACTIONS ON (what mssql-jdbc sends for setAutoCommit(false)): a statement
+-- that reads or changes a table opens a transaction that stays open until COMMIT/ROLLBACK.
+CREATE TABLE it (k INT)
+SET IMPLICIT_TRANSACTIONS ON
+SELECT @@TRANCOUNT AS before_any, @@OPTIONS & 2 AS implicit_bit
+INSERT INTO it VALUES (1)
+SELECT @@TRANCOUNT AS after_insert
+ROLLBACK
+SELECT COUNT(*) AS rolled_back FROM it
+SELECT @@TRANCOUNT AS after_select
+COMMIT
+BEGIN TRAN
+SELECT @@TRANCOUNT AS begin_makes_two
+COMMIT
+COMMIT
+INSERT INTO it VALUES (2)
+COMMIT WITH (DELAYED_DURABILITY = ON)
+SET IMPLICIT_TRANSACTIONS OFF
+SELECT k FROM it
+SELECT @@TRANCOUNT AS autocommit_again
+DROP TABLE it
+GO
+-- Options drivers send at login: accepted at their defaults.
+SET TEXTSIZE 2147483647
+SET DATEFORMAT mdy
+SET DATEFIRST 7
+SET DEADLOCK_PRIORITY LOW
+SELECT @@TEXTSIZE AS text_size
+SET TEXTSIZE 0
+SELECT @@TEXTSIZE AS text_size_default
+SET DATEFORMAT dmy
+GO
