@@ -2,12 +2,13 @@
 // Test code: a failed unwrap is a failed test.
 
 //! `walden serve` driven with the codec directly, for what tiberius cannot send: an RPC to a
-//! procedure by name with an OUTPUT parameter, transaction-manager requests, the connection
-//! limit, and shutdown on SIGTERM.
+//! procedure by name with an OUTPUT parameter, prepared statements (sp_prepare, sp_execute,
+//! sp_prepexec, sp_unprepare), transaction-manager requests, the connection limit, and
+//! shutdown on SIGTERM.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::Command;
+use std::process::{Child, Command};
 
 use walden_tds::*;
 
@@ -22,9 +23,32 @@ struct Client {
 
 impl Client {
     fn send(&mut self, ty: PacketType, payload: &[u8]) {
+        self.send_with(ty, PacketStatus::NONE, payload);
+    }
+
+    fn send_with(&mut self, ty: PacketType, status: PacketStatus, payload: &[u8]) {
         let mut wire = Vec::new();
-        PacketWriter::default().write_message(ty, PacketStatus::NONE, payload, &mut wire);
+        PacketWriter::default().write_message(ty, status, payload, &mut wire);
         self.stream.write_all(&wire).unwrap();
+    }
+
+    /// One RPC call; `status` carries RESETCONNECTION when asked for.
+    fn rpc_with(
+        &mut self,
+        status: PacketStatus,
+        proc: RpcProc,
+        params: Vec<RpcParam>,
+    ) -> Vec<Token> {
+        let request = RpcRequest {
+            headers: AllHeaders::with_transaction(0),
+            calls: vec![RpcCall { proc, options: RpcOptions::NONE, params }],
+        };
+        self.send_with(PacketType::Rpc, status, &request.encode().unwrap());
+        self.response()
+    }
+
+    fn rpc(&mut self, proc: ProcId, params: Vec<RpcParam>) -> Vec<Token> {
+        self.rpc_with(PacketStatus::NONE, RpcProc::Id(proc), params)
     }
 
     fn response(&mut self) -> Vec<Token> {
@@ -167,4 +191,215 @@ fn connections_over_the_limit_are_refused() {
     assert!(tokens.iter().any(|t| matches!(t, Token::Error(m) if m.number == 17809)), "{tokens:?}");
     let _ = child.kill();
     let _ = child.wait();
+}
+
+fn text(s: &str) -> RpcParam {
+    RpcParam::input("", TdsValue::NVarChar(s.into()))
+}
+
+fn int(v: i32) -> RpcParam {
+    RpcParam::input("", TdsValue::Int(v))
+}
+
+/// sp_prepare's and sp_prepexec's first parameter: `@handle INT OUTPUT`, NULL on the way in.
+fn handle_out() -> RpcParam {
+    let mut p = RpcParam::input("@handle", TdsValue::Null);
+    p.ty = TypeInfo::IntN(4);
+    p.status = ParamStatus::BY_REF;
+    p
+}
+
+fn returned_handle(tokens: &[Token]) -> Option<i32> {
+    tokens.iter().find_map(|t| match t {
+        Token::ReturnValue(ReturnValue { value: TdsValue::Int(h), .. }) => Some(*h),
+        _ => None,
+    })
+}
+
+fn rows(tokens: &[Token]) -> Vec<Vec<TdsValue>> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Row(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn error_numbers(tokens: &[Token]) -> Vec<i32> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Error(m) => Some(m.number),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The tokens' kinds, rows and column metadata left out.
+fn shape(tokens: &[Token]) -> Vec<&'static str> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::ColMetadata(_) => Some("COLMETADATA"),
+            Token::Row(_) => None,
+            Token::DoneInProc(_) => Some("DONEINPROC"),
+            Token::ReturnStatus(_) => Some("RETURNSTATUS"),
+            Token::ReturnValue(_) => Some("RETURNVALUE"),
+            Token::DoneProc(_) => Some("DONEPROC"),
+            Token::Error(_) => Some("ERROR"),
+            _ => Some("other"),
+        })
+        .collect()
+}
+
+fn last_done_proc_failed(tokens: &[Token]) -> bool {
+    matches!(tokens.last(), Some(Token::DoneProc(d)) if d.status.contains(DoneStatus::ERROR))
+}
+
+/// Kills the server when the test ends, a failed assertion included.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn prepared_statements() {
+    let (child, port, _data) = start(&[]);
+    let _server = Server(child);
+    let (mut c, _) = Client::connect(port);
+    let created = c.batch(
+        "CREATE TABLE p (id int, name nvarchar(20), amount decimal(10, 2), at datetime2, \
+         data varbinary(16))",
+    );
+    assert!(errors(&created).is_empty(), "{created:?}");
+
+    // sp_prepare: the handle comes back in the OUTPUT parameter, after RETURNSTATUS, before
+    // DONEPROC; nothing runs.
+    let declared = "@id int, @name nvarchar(20), @amount decimal(10, 2), @at datetime2, \
+                    @data varbinary(16)";
+    let tokens = c.rpc(
+        ProcId::Prepare,
+        vec![
+            handle_out(),
+            text(declared),
+            text("INSERT INTO p VALUES (@id, @name, @amount, @at, @data)"),
+            int(1),
+        ],
+    );
+    assert_eq!(shape(&tokens), ["RETURNSTATUS", "RETURNVALUE", "DONEPROC"], "{tokens:?}");
+    assert!(tokens.contains(&Token::ReturnStatus(0)));
+    let Some(Token::ReturnValue(handle)) = tokens.get(1) else { panic!("{tokens:?}") };
+    assert_eq!(
+        (handle.name.as_str(), handle.ty, &handle.value),
+        ("@handle", TypeInfo::IntN(4), &TdsValue::Int(1))
+    );
+    let insert = 1;
+    assert!(!last_done_proc_failed(&tokens));
+
+    // sp_execute twice with different values of several types, NULLs in the second.
+    let amount = |value| TdsValue::Decimal(Decimal { value, precision: 10, scale: 2 });
+    let at =
+        TdsValue::DateTime2 { date: 738_886, time: Time { increments: 123_456_789, scale: 7 } };
+    let first = vec![
+        TdsValue::Int(1),
+        TdsValue::NVarChar("héllo".into()),
+        amount(12_345),
+        at.clone(),
+        TdsValue::Binary(vec![0xDE, 0xAD, 0xBE, 0xEF]),
+    ];
+    let second = vec![TdsValue::Int(2), TdsValue::Null, amount(-5), TdsValue::Null, TdsValue::Null];
+    for values in [&first, &second] {
+        let mut params = vec![int(insert)];
+        params.extend(values.iter().map(|v| RpcParam::input("", v.clone())));
+        let tokens = c.rpc(ProcId::Execute, params);
+        assert!(errors(&tokens).is_empty(), "{tokens:?}");
+        let counted = tokens.iter().any(
+            |t| matches!(t, Token::DoneInProc(d) if d.status.contains(DoneStatus::COUNT) && d.row_count == 1),
+        );
+        assert!(counted, "{tokens:?}");
+        assert!(returned_handle(&tokens).is_none(), "{tokens:?}");
+    }
+
+    // sp_unprepare, then the handle is gone: 8179.
+    let tokens = c.rpc(ProcId::Unprepare, vec![int(insert)]);
+    assert_eq!(shape(&tokens), ["RETURNSTATUS", "DONEPROC"], "{tokens:?}");
+    let mut params = vec![int(insert)];
+    params.extend(first.iter().map(|v| RpcParam::input("", v.clone())));
+    let tokens = c.rpc(ProcId::Execute, params);
+    assert_eq!(errors(&tokens), ["Could not find prepared statement with handle 1."]);
+    assert_eq!(error_numbers(&tokens), [8179]);
+    assert!(last_done_proc_failed(&tokens), "{tokens:?}");
+    let tokens = c.rpc(ProcId::Unprepare, vec![int(insert)]);
+    assert_eq!(error_numbers(&tokens), [8179]);
+
+    // sp_prepexec (by name, as some drivers send it): the rows, then RETURNSTATUS, then the
+    // new handle, then DONEPROC.
+    let tokens = c.rpc_with(
+        PacketStatus::NONE,
+        RpcProc::Name("sp_prepexec".into()),
+        vec![
+            handle_out(),
+            text("@from int"),
+            text("SELECT id, name, amount, at, data FROM p WHERE id >= @from ORDER BY id"),
+            int(1),
+        ],
+    );
+    assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    assert_eq!(
+        shape(&tokens),
+        ["COLMETADATA", "DONEINPROC", "RETURNSTATUS", "RETURNVALUE", "DONEPROC"],
+        "{tokens:?}"
+    );
+    assert_eq!(rows(&tokens), [first.clone(), second.clone()]);
+    let select = returned_handle(&tokens).unwrap();
+    assert_eq!(select, 2, "handles count up per connection");
+
+    // sp_execute of the sp_prepexec handle, the parameter given by name.
+    let tokens =
+        c.rpc(ProcId::Execute, vec![int(select), RpcParam::input("@from", TdsValue::Int(2))]);
+    assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    assert_eq!(rows(&tokens), std::slice::from_ref(&second));
+
+    // A missing parameter: 8178, as SQL Server words it.
+    let tokens = c.rpc(ProcId::Execute, vec![int(select)]);
+    assert_eq!(error_numbers(&tokens), [8178], "{tokens:?}");
+
+    // A syntax error is reported by sp_prepare itself, with no handle; the connection goes on.
+    let tokens =
+        c.rpc(ProcId::Prepare, vec![handle_out(), text("@x int"), text("SELECT @x FROM WHERE")]);
+    assert_eq!(error_numbers(&tokens), [156], "{tokens:?}");
+    assert_eq!(errors(&tokens), ["Incorrect syntax near the keyword 'WHERE'."],);
+    assert!(returned_handle(&tokens).is_none(), "{tokens:?}");
+    assert!(last_done_proc_failed(&tokens), "{tokens:?}");
+    let tokens = c.rpc(ProcId::Prepare, vec![handle_out(), text(""), text("SELECT 1 +")]);
+    assert_eq!(errors(&tokens), ["Incorrect syntax near '+'."], "{tokens:?}");
+    assert_eq!(error_numbers(&tokens), [102]);
+    let tokens = c.batch("SELECT COUNT(*) FROM p");
+    assert_eq!(rows(&tokens), [vec![TdsValue::Int(2)]]);
+
+    // RESETCONNECTION drops the connection's prepared statements.
+    let tokens = c.rpc(ProcId::Execute, vec![int(select), int(1)]);
+    assert_eq!(rows(&tokens).len(), 2, "{tokens:?}");
+    let tokens = c.rpc_with(
+        PacketStatus::RESET_CONNECTION,
+        RpcProc::Id(ProcId::Execute),
+        vec![int(select), int(1)],
+    );
+    assert!(tokens.contains(&Token::EnvChange(EnvChange::ResetConnectionAck)), "{tokens:?}");
+    assert_eq!(error_numbers(&tokens), [8179], "{tokens:?}");
+
+    // Handles are per connection: another connection's first handle is 1 again.
+    let (mut other, _) = Client::connect(port);
+    let tokens = other.rpc(ProcId::PrepExec, vec![handle_out(), text(""), text("SELECT 7")]);
+    assert_eq!(returned_handle(&tokens), Some(1), "{tokens:?}");
+    assert_eq!(rows(&tokens), [vec![TdsValue::Int(7)]]);
+
+    // sp_prepexecrpc is refused with a clear error.
+    let tokens = c.rpc(ProcId::PrepExecRpc, vec![handle_out(), text("p")]);
+    assert_eq!(errors(&tokens), ["sp_prepexecrpc is not supported by Walden yet"]);
 }

@@ -189,3 +189,72 @@ fn tiberius_wrong_password_is_refused_with_18456() {
         connect(server.port, PASSWORD).await.unwrap();
     });
 }
+
+#[test]
+fn walden_toml_configures_the_server_and_flags_and_variables_win_over_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("walden.toml");
+    std::fs::write(
+        &config,
+        "port = 0\ndata = \"from-file\"\nsa_password = \"FromFile-1\"\nlogin_timeout_secs = 5\n",
+    )
+    .unwrap();
+    let start = |extra: &[&str], variable: Option<(&str, &str)>| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_walden"));
+        command.args(["serve", "--config"]).arg(&config).args(extra);
+        command.env_remove("WALDEN_SA_PASSWORD").stderr(std::process::Stdio::piped());
+        if let Some((name, value)) = variable {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut lines =
+            std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
+        let mut seen = Vec::new();
+        let port = loop {
+            let line = lines.next().expect("server exited before listening").unwrap();
+            if let Some(addr) = line.strip_prefix("listening on ") {
+                break addr.rsplit(':').next().unwrap().parse().unwrap();
+            }
+            seen.push(line);
+        };
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        (Server { child, port, _data: tempfile::tempdir().unwrap() }, seen)
+    };
+
+    // The file's relative data path is taken from the file's directory.
+    let (server, seen) = start(&[], None);
+    assert!(seen.iter().any(|l| l.starts_with("configuration: ")), "{seen:?}");
+    assert!(dir.path().join("from-file").is_dir(), "{seen:?}");
+    runtime().block_on(async {
+        let mut client = connect(server.port, "FromFile-1").await.unwrap();
+        let one = client.simple_query("SELECT 1").await.unwrap().into_row().await.unwrap();
+        assert_eq!(one.unwrap().get::<i32, _>(0), Some(1));
+    });
+    drop(server);
+
+    // A variable wins over the file, and a flag over both.
+    let (server, _) = start(&[], Some(("WALDEN_SA_PASSWORD", "FromEnv-1")));
+    runtime().block_on(async {
+        assert!(connect(server.port, "FromFile-1").await.is_err());
+        connect(server.port, "FromEnv-1").await.unwrap();
+    });
+    drop(server);
+    let (server, _) =
+        start(&["--sa-password", "FromFlag-1"], Some(("WALDEN_SA_PASSWORD", "FromEnv-1")));
+    runtime().block_on(async {
+        connect(server.port, "FromFlag-1").await.unwrap();
+    });
+    drop(server);
+
+    // A misspelt setting stops the server at start with the file and the key named.
+    std::fs::write(&config, "prot = 1433\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_walden"))
+        .args(["serve", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("walden.toml") && stderr.contains("prot"), "{stderr}");
+}

@@ -3,6 +3,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use walden_sql::exec::{Collected, Session};
@@ -17,6 +18,7 @@ use walden_tds::{
 use super::convert::to_wire;
 use super::output::{Mode, PacketSink, TdsOutput, SERVER_NAME};
 use super::rpc;
+use super::tls::{AttentionWatcher, SharedTransport};
 use super::Shared;
 
 /// The product version announced in PRELOGIN and LOGINACK: SQL Server 2022's major version,
@@ -26,6 +28,34 @@ const VERSION_MINOR: u8 = 0;
 const VERSION_BUILD: u16 = 1000;
 
 const LANGUAGE: &str = "us_english";
+
+/// The largest message accepted before the login succeeds: a LOGIN7 record is a few KiB, so
+/// an unauthenticated client cannot make the server buffer the 64 MiB a request may have.
+const LOGIN_MAX_MESSAGE: usize = 1 << 20;
+
+/// Closes `stream` unless the returned sender is dropped within the login timeout: the
+/// connection thread's blocked read then fails and the thread ends. `None` if no watchdog
+/// could be started (the login then runs without a time limit).
+fn login_watchdog(
+    stream: &TcpStream,
+    peer: &str,
+    timeout: std::time::Duration,
+) -> Option<std::sync::mpsc::Sender<()>> {
+    let stream = stream.try_clone().ok()?;
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let peer = peer.to_string();
+    let watch = move || {
+        if wait.recv_timeout(timeout) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+            log_line!(
+                "walden serve: connection {peer}: login not completed within {} s; closing",
+                timeout.as_secs()
+            );
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+        }
+    };
+    std::thread::Builder::new().name("login-watchdog".into()).spawn(watch).ok()?;
+    Some(done)
+}
 
 fn invalid(e: walden_tds::TdsError) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, e.to_string())
@@ -44,7 +74,8 @@ fn message_token(number: i32, class: u8, message: String) -> ServerMessage {
 }
 
 struct Conn {
-    stream: TcpStream,
+    /// TCP, or TLS when the login negotiated it.
+    stream: SharedTransport,
     reader: MessageReader,
     writer: PacketWriter,
     shared: Arc<Shared>,
@@ -53,32 +84,44 @@ struct Conn {
     /// The descriptor of the open transaction (ENVCHANGE 8..10), 0 when none.
     descriptor: u64,
     next_descriptor: u64,
+    /// The statements sp_prepare and sp_prepexec prepared, by handle.
+    prepared: rpc::Prepared,
+    /// The session's cancel flag, set when the client sends an attention during a request.
+    cancel: Arc<AtomicBool>,
 }
 
 /// Serves one connection. `over_limit`: the connection limit is reached, so the login is
 /// answered with an error.
 pub fn serve(stream: TcpStream, shared: Arc<Shared>, over_limit: bool) {
     let peer = stream.peer_addr().map(|a| a.to_string()).unwrap_or_default();
+    let watchdog = login_watchdog(&stream, &peer, shared.login_timeout);
     let mut conn = Conn {
-        stream,
+        stream: SharedTransport::new(stream),
         reader: MessageReader::new(),
         writer: PacketWriter::default(),
         shared,
         login_database: String::new(),
         descriptor: 0,
         next_descriptor: 0,
+        prepared: rpc::Prepared::default(),
+        cancel: Arc::default(),
     };
-    match conn.login(over_limit) {
+    conn.reader.set_max_message_size(LOGIN_MAX_MESSAGE);
+    let login = conn.login(over_limit);
+    // Logged in, refused or failed: either way the watchdog has nothing left to guard.
+    drop(watchdog);
+    match login {
         Ok(Some(mut session)) => {
+            conn.reader.set_max_message_size(walden_tds::packet::DEFAULT_MAX_MESSAGE_SIZE);
             if let Err(e) = conn.requests(&mut session) {
                 if e.kind() != io::ErrorKind::UnexpectedEof {
-                    eprintln!("walden serve: connection {peer}: {e}");
+                    log_line!("walden serve: connection {peer}: {e}");
                 }
             }
             session.close();
         }
         Ok(None) => {}
-        Err(e) => eprintln!("walden serve: connection {peer}: login: {e}"),
+        Err(e) => log_line!("walden serve: connection {peer}: login: {e}"),
     }
 }
 
@@ -101,7 +144,8 @@ impl Conn {
     fn send(&mut self, payload: &[u8]) -> io::Result<()> {
         let mut out = Vec::new();
         self.writer.write_message(PacketType::TabularResult, PacketStatus::NONE, payload, &mut out);
-        self.stream.write_all(&out)
+        self.stream.write_all(&out)?;
+        self.stream.flush()
     }
 
     fn send_tokens(&mut self, tokens: &[Token]) -> io::Result<()> {
@@ -123,6 +167,7 @@ impl Conn {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "expected PRELOGIN"));
         }
         let client = Prelogin::decode(&first.payload).map_err(invalid)?;
+        let (encryption, tls) = negotiate_encryption(client.encryption, self.shared.tls.is_some());
         let answer = Prelogin {
             version: PreloginVersion {
                 major: VERSION_MAJOR,
@@ -130,25 +175,47 @@ impl Conn {
                 build: VERSION_BUILD,
                 sub_build: 0,
             },
-            // TLS is not implemented: a client that requires it ends the handshake itself,
-            // with its own "server does not support encryption" error.
-            encryption: Some(Encryption::NotSupported),
+            encryption: Some(encryption),
             instance: Some(vec![0]),
             thread_id: None,
             mars: Some(false),
             ..Prelogin::default()
         };
         self.send(&answer.encode().map_err(invalid)?)?;
+        if let (Some(setup), Some(_)) = (&self.shared.tls, tls) {
+            if self.reader.buffered() > 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "the client sent more than its PRELOGIN before the TLS handshake",
+                ));
+            }
+            self.stream.start_tls(Arc::clone(&setup.config))?;
+        }
 
-        let message = self.read()?;
+        // Such a client either closes the connection or starts a TLS handshake anyway.
+        let refused = self.shared.tls.is_none()
+            && matches!(client.encryption, Some(Encryption::On | Encryption::Required));
+        let refusal = || {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the client requires encryption, but TLS is off (start walden serve with \
+                 --tls self-signed or --tls-cert and --tls-key)",
+            )
+        };
+        let message = match self.read() {
+            Ok(message) => message,
+            Err(_) if refused => return Err(refusal()),
+            Err(e) => return Err(e),
+        };
         if message.ty != PacketType::Login7 {
-            let why = match client.encryption {
-                Some(Encryption::On | Encryption::Required) => {
-                    "the client requires encryption, which Walden does not support yet"
-                }
-                _ => "expected LOGIN7",
-            };
-            return Err(io::Error::new(io::ErrorKind::InvalidData, why));
+            if refused {
+                return Err(refusal());
+            }
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "expected LOGIN7"));
+        }
+        // ENCRYPT_OFF: only the LOGIN7 message was encrypted; the rest travels in the clear.
+        if tls == Some(TlsScope::Login) {
+            self.stream.downgrade()?;
         }
         let login = Login7::decode(&message.payload).map_err(invalid)?;
         if over_limit {
@@ -166,7 +233,7 @@ impl Conn {
             && login.username.eq_ignore_ascii_case("sa")
             && login.password == self.shared.sa_password;
         if !authenticated {
-            eprintln!("walden serve: Login failed for user '{}'.", login.username);
+            log_line!("walden serve: Login failed for user '{}'.", login.username);
             return self.refuse(vec![message_token(
                 18456,
                 14,
@@ -232,11 +299,15 @@ impl Conn {
     }
 
     fn requests(&mut self, session: &mut Session) -> io::Result<()> {
+        session.set_cancel(Arc::clone(&self.cancel));
+        let name = format!("attention-{}", session.id());
+        let watcher = AttentionWatcher::start(&self.stream, Arc::clone(&self.cancel), name)?;
         loop {
             let message = self.read()?;
-            let stream = self.stream.try_clone()?;
+            // Input already buffered behind the request can only be an attention.
+            watcher.begin(self.reader.buffered() > 0 || self.stream.has_buffered_input());
             let sink = PacketSink::new(
-                io::BufWriter::new(stream),
+                io::BufWriter::new(self.stream.clone()),
                 self.writer.packet_size(),
                 session.id(),
             );
@@ -258,11 +329,13 @@ impl Conn {
                     Ok(request) => self.trans_mgr(session, request.kind, &mut out),
                     Err(e) => protocol_error(&mut out, &e.to_string()),
                 },
-                // Requests run to completion before the next message is read, so an
-                // attention always arrives after its request finished: acknowledge it.
+                // The attention that cancelled the previous request (whose response ended
+                // normally, with EOM), or one that came after it had finished anyway: this
+                // DONE_ATTN is the acknowledgement the client reads up to ([MS-TDS] 2.2.1.7).
                 PacketType::Attention => out.end_batch(DoneStatus::ATTN),
                 other => protocol_error(&mut out, &format!("unsupported request {other:?}")),
             }
+            watcher.end();
             out.finish()?;
         }
     }
@@ -274,10 +347,12 @@ impl Conn {
             Arc::clone(&self.shared.instance),
             Arc::clone(&self.shared.counters),
         );
+        session.set_cancel(Arc::clone(&self.cancel));
         self.descriptor = 0;
+        self.prepared.clear();
         let database = self.login_database.clone();
         if let Some(e) = use_database(session, &database) {
-            eprintln!("walden serve: RESETCONNECTION: {e}");
+            log_line!("walden serve: RESETCONNECTION: {e}");
         }
     }
 
@@ -335,10 +410,10 @@ impl Conn {
             out.set_mode(Mode::Rpc);
             out.captured = None;
             out.any_error = false;
-            let plan = match rpc::plan(call) {
+            let plan = match rpc::plan(call, &mut self.prepared) {
                 Ok(plan) => plan,
                 Err(e) => {
-                    out.token(&Token::Error(message_token(8009, 16, e)));
+                    out.token(&Token::Error(e.to_message()));
                     out.any_error = true;
                     let _ = out.end_statements();
                     out.token(&Token::DoneProc(Done {
@@ -349,7 +424,9 @@ impl Conn {
                     continue;
                 }
             };
-            self.run(session, &plan.text, out);
+            if let Some(text) = &plan.text {
+                self.run(session, text, out);
+            }
             let failed = out.end_statements();
             let mut captured = out.captured.take().unwrap_or_default().into_iter();
             let status = if plan.returns_status {
@@ -361,8 +438,16 @@ impl Conn {
                 0
             };
             out.token(&Token::ReturnStatus(status));
-            for param in &plan.outputs {
-                let value = captured.next().unwrap_or(walden_engine::types::Value::Null);
+            // Parameters come back in order: a prepared handle (parameter 0) first.
+            let handle = plan
+                .handle
+                .as_ref()
+                .map(|(param, h)| (param, walden_engine::types::Value::Int(*h)));
+            let outputs = plan
+                .outputs
+                .iter()
+                .map(|param| (param, captured.next().unwrap_or(walden_engine::types::Value::Null)));
+            for (param, value) in handle.into_iter().chain(outputs) {
                 let value = match to_wire(param.sql, &param.wire, value) {
                     Ok(v) => v,
                     Err(e) => {
@@ -427,6 +512,36 @@ impl Conn {
             self.run(session, &named("BEGIN TRAN", &t.name), out);
         }
         out.end_batch(DoneStatus::NONE);
+    }
+}
+
+/// How much of the connection TLS protects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TlsScope {
+    /// Only the LOGIN7 message (the client said ENCRYPT_OFF).
+    Login,
+    /// Everything after the handshake.
+    All,
+}
+
+/// The PRELOGIN answer to the client's ENCRYPTION option, and what TLS then covers, as SQL
+/// Server negotiates when it has a certificate but does not force encryption: the client's
+/// OFF gets OFF (login-only encryption), ON or REQ gets ON, and NOT_SUP gets NOT_SUP and no
+/// TLS. A client that leaves the option out is taken as NOT_SUP. Without TLS the answer is
+/// always NOT_SUP, and a client that requires encryption ends the connection itself.
+fn negotiate_encryption(
+    client: Option<Encryption>,
+    tls_available: bool,
+) -> (Encryption, Option<TlsScope>) {
+    if !tls_available {
+        return (Encryption::NotSupported, None);
+    }
+    match client {
+        Some(Encryption::Off) => (Encryption::Off, Some(TlsScope::Login)),
+        Some(Encryption::On | Encryption::Required | Encryption::Other(_)) => {
+            (Encryption::On, Some(TlsScope::All))
+        }
+        Some(Encryption::NotSupported) | None => (Encryption::NotSupported, None),
     }
 }
 

@@ -2,10 +2,22 @@
 //! unmodified SQL Server drivers connect to it. One thread per connection; see
 //! `docs/serve.md` for what is implemented.
 
+/// Writes one line to the server's log (stderr). Unlike `eprintln!`, a write error (stderr
+/// closed by whoever started the server) is ignored: losing a log line must not panic a
+/// connection thread and leave its client waiting.
+macro_rules! log_line {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+mod config;
 mod conn;
 mod convert;
 mod output;
 mod rpc;
+mod tls;
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -17,17 +29,28 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::sysviews::ServerCounters;
 
-/// The data directory when neither `--data` nor `WALDEN_DATA` names one.
+/// The data directory when neither `--data`, `WALDEN_DATA` nor `walden.toml` names one.
 const DEFAULT_DATA_DIR: &str = "walden-data";
+/// Connections served at once by default.
+const DEFAULT_MAX_CONNECTIONS: usize = 256;
+/// How long a client has from connecting to the end of its login (PRELOGIN, the TLS
+/// handshake, LOGIN7) by default, so that clients that connect and then send nothing, or
+/// trickle bytes, cannot hold a connection slot and a thread for ever.
+const DEFAULT_LOGIN_TIMEOUT_SECS: u64 = 60;
 /// How often the accept loop looks at the shutdown flag.
 const ACCEPT_POLL: Duration = Duration::from_millis(50);
 
+/// Every setting comes from its flag, else its `WALDEN_*` variable, else `walden.toml`, else
+/// the default (docs/serve.md, "Configuration").
 #[derive(Debug, Args)]
 pub struct ServeArgs {
+    /// The configuration file [default: $WALDEN_CONFIG, else ./walden.toml if it exists].
+    #[arg(long)]
+    config: Option<PathBuf>,
     /// Address to listen on [default: $WALDEN_LISTEN, else 127.0.0.1].
     #[arg(long)]
     listen: Option<String>,
@@ -41,9 +64,32 @@ pub struct ServeArgs {
     /// generated on first start].
     #[arg(long)]
     sa_password: Option<String>,
-    /// Connections served at once; more are refused at login with error 17809.
-    #[arg(long, default_value_t = 256)]
-    max_connections: usize,
+    /// Connections served at once; more are refused at login with error 17809 [default:
+    /// $WALDEN_MAX_CONNECTIONS, else 256].
+    #[arg(long)]
+    max_connections: Option<usize>,
+    /// Seconds a new connection may take to log in before it is closed [default:
+    /// $WALDEN_LOGIN_TIMEOUT, else 60].
+    #[arg(long)]
+    login_timeout: Option<u64>,
+    /// TLS, negotiated in PRELOGIN: `off`, or `self-signed` (a certificate for localhost and
+    /// 127.0.0.1 generated at start) [default: $WALDEN_TLS, else on with --tls-cert if
+    /// given, else off].
+    #[arg(long, value_enum)]
+    tls: Option<TlsMode>,
+    /// The server certificate (chain) for TLS, a PEM file [default: $WALDEN_TLS_CERT].
+    #[arg(long)]
+    tls_cert: Option<PathBuf>,
+    /// The certificate's private key, a PEM file [default: $WALDEN_TLS_KEY].
+    #[arg(long)]
+    tls_key: Option<PathBuf>,
+}
+
+/// `--tls`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TlsMode {
+    Off,
+    SelfSigned,
 }
 
 /// What every connection thread shares.
@@ -53,34 +99,74 @@ pub struct Shared {
     counters: Arc<ServerCounters>,
     sa_password: String,
     max_connections: usize,
+    /// The TLS configuration, when encryption is offered.
+    tls: Option<tls::TlsSetup>,
+    /// How long a connection may take to log in.
+    login_timeout: Duration,
 }
 
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-pub fn run(args: ServeArgs) -> Result<(), String> {
-    let data = args
-        .data
-        .or_else(|| env("WALDEN_DATA").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
-    let listen = args.listen.or_else(|| env("WALDEN_LISTEN")).unwrap_or_else(|| "127.0.0.1".into());
-    let port = match args.port {
-        Some(p) => p,
-        None => match env("WALDEN_PORT") {
-            Some(p) => p.parse().map_err(|_| format!("WALDEN_PORT: not a port: {p}"))?,
-            None => 1433,
-        },
-    };
+/// A setting: the flag, else the environment variable (parsed), else the file's value.
+fn setting<T>(
+    flag: Option<T>,
+    variable: &str,
+    file: Option<T>,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, String> {
+    if flag.is_some() {
+        return Ok(flag);
+    }
+    if let Some(text) = env(variable) {
+        return parse(&text).map(Some).ok_or_else(|| format!("{variable}: cannot use {text:?}"));
+    }
+    Ok(file)
+}
 
-    eprintln!("Walden {} (TDS 7.4 server)", env!("CARGO_PKG_VERSION"));
-    eprintln!("data directory: {}", data.display());
+pub fn run(args: ServeArgs) -> Result<(), String> {
+    let explicit = args.config.clone().or_else(|| env("WALDEN_CONFIG").map(PathBuf::from));
+    let (file, file_path) = config::FileConfig::load(explicit.as_deref())?;
+    let data = setting(args.data, "WALDEN_DATA", file.data, |t| Some(PathBuf::from(t)))?
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+    let listen = setting(args.listen, "WALDEN_LISTEN", file.listen, |t| Some(t.to_string()))?
+        .unwrap_or_else(|| "127.0.0.1".into());
+    let port = setting(args.port, "WALDEN_PORT", file.port, |t| t.parse().ok())?.unwrap_or(1433);
+    let max_connections =
+        setting(args.max_connections, "WALDEN_MAX_CONNECTIONS", file.max_connections, |t| {
+            t.parse().ok()
+        })?
+        .unwrap_or(DEFAULT_MAX_CONNECTIONS);
+    let login_timeout =
+        setting(args.login_timeout, "WALDEN_LOGIN_TIMEOUT", file.login_timeout_secs, |t| {
+            t.parse().ok().filter(|&s: &u64| s > 0)
+        })?
+        .unwrap_or(DEFAULT_LOGIN_TIMEOUT_SECS);
+    let tls_mode =
+        match file.tls.as_deref() {
+            Some(text) => Some(TlsMode::from_str(text, true).map_err(|_| {
+                format!("walden.toml: tls: expected off or self-signed, not {text}")
+            })?),
+            None => None,
+        };
+    let tls_mode = setting(args.tls, "WALDEN_TLS", tls_mode, |t| TlsMode::from_str(t, true).ok())?;
+    let tls_cert =
+        setting(args.tls_cert, "WALDEN_TLS_CERT", file.tls_cert, |t| Some(PathBuf::from(t)))?;
+    let tls_key =
+        setting(args.tls_key, "WALDEN_TLS_KEY", file.tls_key, |t| Some(PathBuf::from(t)))?;
+
+    log_line!("Walden {} (TDS 7.4 server)", env!("CARGO_PKG_VERSION"));
+    if let Some(path) = &file_path {
+        log_line!("configuration: {}", path.display());
+    }
+    log_line!("data directory: {}", data.display());
     let instance = Instance::open(&data, InstanceConfig::default())
         .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     for db in instance.databases() {
         let report = db.recovery_report();
         let (lsn, micros) = db.last_commit();
-        eprintln!(
+        log_line!(
             "database {}: recovered {} log records, {} transactions rolled back, last \
              recovered commit LSN {} (last commit LSN {lsn} at {micros} us since the epoch)",
             db.name(),
@@ -89,17 +175,21 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             report.last_commit_lsn,
         );
     }
-    let sa_password = match args.sa_password.or_else(|| env("WALDEN_SA_PASSWORD")) {
-        Some(p) => p,
-        None => stored_password(&data)?,
-    };
+    let tls = tls_setup(tls_mode, tls_cert, tls_key)?;
+    let sa_password =
+        match setting(args.sa_password, "WALDEN_SA_PASSWORD", file.sa_password, |t| {
+            Some(t.to_string())
+        })? {
+            Some(p) => p,
+            None => stored_password(&data)?,
+        };
 
     let listener = TcpListener::bind((listen.as_str(), port))
         .map_err(|e| format!("cannot listen on {listen}:{port}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     // Non-blocking, so that the loop notices a shutdown signal between connections.
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-    eprintln!("listening on {addr}");
+    log_line!("listening on {addr}");
 
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -109,7 +199,9 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         instance: Arc::clone(&instance),
         counters: Arc::new(ServerCounters::default()),
         sa_password,
-        max_connections: args.max_connections,
+        max_connections,
+        tls,
+        login_timeout: Duration::from_secs(login_timeout),
     });
     let active = Arc::new(AtomicUsize::new(0));
     let open: Arc<Mutex<HashMap<u64, TcpStream>>> = Arc::default();
@@ -123,14 +215,14 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
                 continue;
             }
             Err(e) => {
-                eprintln!("walden serve: accept: {e}");
+                log_line!("walden serve: accept: {e}");
                 std::thread::sleep(ACCEPT_POLL);
                 continue;
             }
         };
         threads.retain(|t| !t.is_finished());
         if let Err(e) = stream.set_nonblocking(false).and_then(|()| stream.set_nodelay(true)) {
-            eprintln!("walden serve: {e}");
+            log_line!("walden serve: {e}");
             continue;
         }
         next_id += 1;
@@ -138,7 +230,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         if let Ok(clone) = stream.try_clone() {
             open.lock().unwrap_or_else(PoisonError::into_inner).insert(id, clone);
         }
-        let over_limit = active.fetch_add(1, Ordering::SeqCst) >= args.max_connections;
+        let over_limit = active.fetch_add(1, Ordering::SeqCst) >= max_connections;
         let (shared, active, open) = (Arc::clone(&shared), Arc::clone(&active), Arc::clone(&open));
         let spawned = std::thread::Builder::new().name(format!("conn-{id}")).spawn(move || {
             conn::serve(stream, shared, over_limit);
@@ -147,11 +239,11 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         });
         match spawned {
             Ok(handle) => threads.push(handle),
-            Err(e) => eprintln!("walden serve: cannot start a connection thread: {e}"),
+            Err(e) => log_line!("walden serve: cannot start a connection thread: {e}"),
         }
     }
 
-    eprintln!("shutting down: closing {} connection(s)", active.load(Ordering::SeqCst));
+    log_line!("shutting down: closing {} connection(s)", active.load(Ordering::SeqCst));
     drop(listener);
     for stream in open.lock().unwrap_or_else(PoisonError::into_inner).values() {
         // Ends the thread's read: it closes its session (rolling back) and exits.
@@ -161,8 +253,49 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         let _ = thread.join();
     }
     instance.close().map_err(|e| format!("closing the instance: {e}"))?;
-    eprintln!("shutdown complete");
+    log_line!("shutdown complete");
     Ok(())
+}
+
+/// The TLS setup the flags and their environment variables ask for, announced on stderr.
+fn tls_setup(
+    mode: Option<TlsMode>,
+    cert: Option<PathBuf>,
+    key: Option<PathBuf>,
+) -> Result<Option<tls::TlsSetup>, String> {
+    let files = match (cert, key) {
+        (Some(cert), Some(key)) => Some((cert, key)),
+        (None, None) => None,
+        (Some(_), None) => return Err("--tls-cert needs --tls-key (or WALDEN_TLS_KEY)".into()),
+        (None, Some(_)) => return Err("--tls-key needs --tls-cert (or WALDEN_TLS_CERT)".into()),
+    };
+    let setup = match (mode, files) {
+        (Some(TlsMode::Off), _) | (None, None) => None,
+        (Some(TlsMode::SelfSigned), Some(_)) => {
+            return Err("--tls self-signed and a certificate file exclude each other".into())
+        }
+        (Some(TlsMode::SelfSigned), None) => {
+            let setup = tls::TlsSetup::self_signed()?;
+            log_line!(
+                "TLS: self-signed certificate for localhost and 127.0.0.1, SHA-256 fingerprint {}",
+                setup.fingerprint
+            );
+            Some(setup)
+        }
+        (None, Some((cert, key))) => {
+            let setup = tls::TlsSetup::from_pem_files(&cert, &key)?;
+            log_line!(
+                "TLS: certificate {}, SHA-256 fingerprint {}",
+                cert.display(),
+                setup.fingerprint
+            );
+            Some(setup)
+        }
+    };
+    if setup.is_none() {
+        log_line!("TLS: off (clients that require encryption cannot connect)");
+    }
+    Ok(setup)
 }
 
 /// The password stored in `<data>/sa-password`, generated (and stored, mode 0600) if absent.
@@ -183,6 +316,6 @@ fn stored_password(data: &Path) -> Result<String, String> {
         .open(&path)
         .and_then(|mut f| f.write_all(password.as_bytes()))
         .map_err(|e| format!("cannot store the sa password in {}: {e}", path.display()))?;
-    eprintln!("generated the sa password; it is in {}", path.display());
+    log_line!("generated the sa password; it is in {}", path.display());
     Ok(password)
 }

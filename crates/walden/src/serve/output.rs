@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use walden_engine::types::{SqlType, Value};
-use walden_sql::exec::{ColumnInfo, Message, Output};
+use walden_sql::exec::{ColumnInfo, Counted, Message, Output};
 use walden_tds::packet::{PacketHeader, HEADER_LEN};
 use walden_tds::{
     encode_row, Column, Done, DoneStatus, PacketStatus, PacketType, ServerMessage, Token,
@@ -22,6 +22,19 @@ pub const CAPTURE_PREFIX: &str = "__walden_rpc_";
 
 /// DONE's CurCmd for a statement that returned rows (SELECT), as SQL Server sends it.
 const CUR_CMD_SELECT: u16 = 0xC1;
+
+/// DONE's CurCmd for a statement of this kind ([MS-TDS] 2.2.7.6 leaves the values to SQL
+/// Server's command codes). Drivers such as mssql-jdbc only report a DONE's count as an update
+/// count when CurCmd says INSERT, UPDATE, DELETE or SELECT INTO.
+fn cur_cmd(kind: Counted) -> u16 {
+    match kind {
+        Counted::Select => CUR_CMD_SELECT,
+        Counted::SelectInto => 0xC2,
+        Counted::Insert => 0xC3,
+        Counted::Delete => 0xC4,
+        Counted::Update => 0xC5,
+    }
+}
 
 /// Cuts a response into packets as it grows, so a large result never sits whole in memory.
 #[derive(Debug)]
@@ -161,7 +174,7 @@ impl<W: Write> TdsOutput<W> {
 
     fn raw(&mut self, token: &Token) {
         if let Err(e) = token.encode(&self.columns, self.sink.buf()) {
-            eprintln!("walden serve: cannot encode a {token:?} token: {e}");
+            log_line!("walden serve: cannot encode a {token:?} token: {e}");
         }
         self.sink.flush_full();
     }
@@ -228,6 +241,30 @@ impl<W: Write> TdsOutput<W> {
         self.token(&Token::Error(msg));
         self.error_since_done = true;
         self.any_error = true;
+    }
+
+    /// A statement ended: holds its DONE back (the next one decides DONE_MORE). `kind`:
+    /// its CurCmd when the statement says what it was.
+    fn statement_done(&mut self, rows: Option<u64>, kind: Option<u16>) {
+        if std::mem::take(&mut self.skip_next_done) {
+            return;
+        }
+        // Inside an RPC, statements that count nothing (the parameter DECLAREs and SETs the
+        // server adds) would only be noise.
+        if self.mode == Mode::Rpc && rows.is_none() && !self.error_since_done {
+            return;
+        }
+        self.release_done(true);
+        let mut status = DoneStatus::NONE;
+        if rows.is_some() {
+            status |= DoneStatus::COUNT;
+        }
+        if std::mem::take(&mut self.error_since_done) {
+            status |= DoneStatus::ERROR;
+        }
+        let seen = std::mem::take(&mut self.result_set_seen);
+        let cur_cmd = kind.unwrap_or(if seen { CUR_CMD_SELECT } else { 0 });
+        self.pending_done = Some(Done { status, cur_cmd, row_count: rows.unwrap_or(0) });
     }
 }
 
@@ -307,24 +344,11 @@ impl<W: Write> Output for TdsOutput<W> {
     }
 
     fn done(&mut self, rows: Option<u64>) {
-        if std::mem::take(&mut self.skip_next_done) {
-            return;
-        }
-        // Inside an RPC, statements that count nothing (the parameter DECLAREs and SETs the
-        // server adds) would only be noise.
-        if self.mode == Mode::Rpc && rows.is_none() && !self.error_since_done {
-            return;
-        }
-        self.release_done(true);
-        let mut status = DoneStatus::NONE;
-        if rows.is_some() {
-            status |= DoneStatus::COUNT;
-        }
-        if std::mem::take(&mut self.error_since_done) {
-            status |= DoneStatus::ERROR;
-        }
-        let cur_cmd = if std::mem::take(&mut self.result_set_seen) { CUR_CMD_SELECT } else { 0 };
-        self.pending_done = Some(Done { status, cur_cmd, row_count: rows.unwrap_or(0) });
+        self.statement_done(rows, None);
+    }
+
+    fn done_counted(&mut self, kind: Counted, rows: Option<u64>) {
+        self.statement_done(rows, Some(cur_cmd(kind)));
     }
 }
 

@@ -1,13 +1,27 @@
 //! RPC requests as T-SQL batches. The session runs text, so a call becomes: DECLARE each
-//! parameter, SET it to its value, run the statement (`sp_executesql`) or `EXEC` the
-//! procedure, then `SELECT` the OUTPUT parameters (and the return status) under a column name
-//! the [`TdsOutput`](super::output::TdsOutput) recognises and captures instead of sending.
+//! parameter, SET it to its value, run the statement (`sp_executesql`, `sp_execute`,
+//! `sp_prepexec`) or `EXEC` the procedure, then `SELECT` the OUTPUT parameters (and the return
+//! status) under a column name the [`TdsOutput`](super::output::TdsOutput) recognises and
+//! captures instead of sending.
+//!
+//! Prepared statements (`sp_prepare`, `sp_execute`, `sp_prepexec`, `sp_unprepare`) live in the
+//! connection's [`Prepared`]: a handle names the statement text and its parsed parameter
+//! declarations. Preparing checks that the batch the statement will run as parses, so a
+//! syntax error is reported at prepare time as SQL Server does; executing builds the batch
+//! again with the new values. Nothing else is cached: the session parses and binds the batch
+//! at each execution.
+
+use std::collections::HashMap;
 
 use walden_engine::types::SqlType;
-use walden_tds::{ProcId, RpcCall, RpcParam, RpcProc, TdsValue, TypeInfo};
+use walden_sql::ast::DeclarationKind;
+use walden_sql::exec::scalar::data_type;
+use walden_sql::exec::SqlError;
+use walden_sql::{parse_batch, ParseError, StatementKind};
+use walden_tds::{ProcId, RpcCall, RpcParam, RpcProc, ServerMessage, TdsValue, TypeInfo};
 
-use super::convert::{from_wire, literal, sql_type};
-use super::output::CAPTURE_PREFIX;
+use super::convert::{decode_latin1, from_wire, literal, sql_type};
+use super::output::{CAPTURE_PREFIX, SERVER_NAME};
 
 /// A parameter of the built batch.
 #[derive(Debug)]
@@ -24,24 +38,200 @@ pub struct Param {
 /// A call turned into a batch.
 #[derive(Debug)]
 pub struct Plan {
-    pub text: String,
+    /// The batch to run; `None` for calls that run nothing (`sp_prepare`, `sp_unprepare`).
+    pub text: Option<String>,
     /// The OUTPUT parameters, in the order the capturing SELECT lists them, after the return
     /// status when there is one.
     pub outputs: Vec<Param>,
     /// Whether the capture's first column is the procedure's return status.
     pub returns_status: bool,
+    /// The handle `sp_prepare` / `sp_prepexec` created, for their first parameter when the
+    /// client passed it as OUTPUT. It is returned ahead of `outputs`, as parameters are
+    /// returned in order.
+    pub handle: Option<(Param, i32)>,
+}
+
+/// Why a call cannot run, as the ERROR token the client gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpcError {
+    pub number: i32,
+    pub class: u8,
+    pub state: u8,
+    pub line: u32,
+    pub message: String,
+}
+
+impl RpcError {
+    /// A class 16 error on line 1.
+    fn new(number: i32, message: impl Into<String>) -> Self {
+        RpcError { number, class: 16, state: 1, line: 1, message: message.into() }
+    }
+
+    /// A request Walden cannot carry out: 8009, the number SQL Server uses for RPC streams it
+    /// cannot handle.
+    fn unsupported(message: impl Into<String>) -> Self {
+        RpcError::new(8009, message)
+    }
+
+    /// 8179, for an unknown prepared handle.
+    fn no_handle(handle: i64) -> Self {
+        RpcError::new(8179, format!("Could not find prepared statement with handle {handle}."))
+    }
+
+    /// 201, for a required parameter that was not sent.
+    fn missing(procedure: &str, parameter: &str) -> Self {
+        RpcError::new(
+            201,
+            format!(
+                "Procedure or function '{procedure}' expects parameter '{parameter}', which was \
+                 not supplied."
+            ),
+        )
+    }
+
+    /// 8144, for parameters beyond the procedure's.
+    fn too_many(procedure: &str) -> Self {
+        RpcError::new(
+            8144,
+            format!("Procedure or function {procedure} has too many arguments specified."),
+        )
+    }
+
+    pub fn to_message(&self) -> ServerMessage {
+        ServerMessage {
+            number: self.number,
+            state: self.state,
+            class: self.class,
+            message: self.message.clone(),
+            server: SERVER_NAME.to_string(),
+            procedure: String::new(),
+            line: i32::try_from(self.line).unwrap_or(i32::MAX),
+        }
+    }
+}
+
+impl From<ParseError> for RpcError {
+    fn from(e: ParseError) -> Self {
+        RpcError {
+            number: e.number,
+            class: e.severity,
+            state: e.state,
+            line: e.line,
+            message: e.message,
+        }
+    }
+}
+
+impl From<SqlError> for RpcError {
+    fn from(e: SqlError) -> Self {
+        RpcError {
+            number: e.number,
+            class: e.severity,
+            state: e.state,
+            line: e.line.max(1),
+            message: e.message,
+        }
+    }
+}
+
+/// One declaration of a parameterized statement's `@params`.
+#[derive(Debug, Clone, PartialEq)]
+struct Decl {
+    /// With its `@`.
+    name: String,
+    sql: SqlType,
+    output: bool,
+}
+
+/// A parameterized statement: `sp_executesql`'s arguments, or a prepared statement.
+#[derive(Debug, Clone, PartialEq)]
+struct Statement {
+    /// The `@params` text as the client sent it (error 8178 quotes it).
+    params: String,
+    decls: Vec<Decl>,
+    text: String,
+}
+
+impl Statement {
+    fn new(params: String, text: String) -> Result<Self, RpcError> {
+        let decls = parse_declarations(&params)?;
+        Ok(Statement { params, decls, text })
+    }
+
+    /// Checks that the batch this statement runs as parses: the prologue of declarations is
+    /// the one [`build`] writes, on the statement's first line, so that a syntax error is the
+    /// one (and on the line) an execution would report.
+    fn validate(&self) -> Result<(), RpcError> {
+        let mut batch = String::new();
+        for d in &self.decls {
+            batch.push_str(&format!("DECLARE {} {}; ", d.name, d.sql));
+        }
+        batch.push_str(&self.text);
+        parse_batch(&batch)?;
+        Ok(())
+    }
+}
+
+/// The prepared statements of one connection, by handle. Handles count up from 1 and are
+/// never reused within a connection (not even after RESETCONNECTION empties the table), so
+/// a client holding a stale handle gets error 8179 instead of running another statement.
+#[derive(Debug, Default)]
+pub struct Prepared {
+    statements: HashMap<i32, Statement>,
+    last_handle: i32,
+}
+
+impl Prepared {
+    /// Drops every prepared statement (RESETCONNECTION).
+    pub fn clear(&mut self) {
+        self.statements.clear();
+    }
+
+    fn insert(&mut self, statement: Statement) -> Result<i32, RpcError> {
+        let handle = self.last_handle.checked_add(1).ok_or_else(|| {
+            RpcError::unsupported("this connection has used up its prepared statement handles")
+        })?;
+        self.last_handle = handle;
+        self.statements.insert(handle, statement);
+        Ok(handle)
+    }
+
+    fn get(&self, handle: i32) -> Result<&Statement, RpcError> {
+        self.statements.get(&handle).ok_or_else(|| RpcError::no_handle(handle.into()))
+    }
+
+    fn remove(&mut self, handle: i32) -> Result<Statement, RpcError> {
+        self.statements.remove(&handle).ok_or_else(|| RpcError::no_handle(handle.into()))
+    }
 }
 
 /// The variable holding a procedure's return status.
 const STATUS_VAR: &str = "@__walden_rpc_status";
 
-pub fn plan(call: &RpcCall) -> Result<Plan, String> {
-    match &call.proc {
-        RpcProc::Id(ProcId::ExecuteSql) => execute_sql(&call.params),
-        RpcProc::Name(name) if is_proc(name, "sp_executesql") => execute_sql(&call.params),
-        RpcProc::Id(other) => Err(format!("{} is not supported by Walden yet", other.name())),
-        RpcProc::Name(name) => exec_procedure(name, &call.params),
+pub fn plan(call: &RpcCall, prepared: &mut Prepared) -> Result<Plan, RpcError> {
+    let params = call.params.as_slice();
+    let id = match &call.proc {
+        RpcProc::Id(id) => *id,
+        RpcProc::Name(name) => match system_procedure(name) {
+            Some(id) => id,
+            None => return exec_procedure(name, params),
+        },
+    };
+    match id {
+        ProcId::ExecuteSql => execute_sql(params),
+        ProcId::Prepare => prepare(params, prepared),
+        ProcId::Execute => execute(params, prepared),
+        ProcId::PrepExec => prep_exec(params, prepared),
+        ProcId::Unprepare => unprepare(params, prepared),
+        other => {
+            Err(RpcError::unsupported(format!("{} is not supported by Walden yet", other.name())))
+        }
     }
+}
+
+/// The well-known procedure a call by name invokes (`sp_prepare`, `sys.sp_execute`...).
+fn system_procedure(name: &str) -> Option<ProcId> {
+    (1..=15u16).filter_map(|id| ProcId::try_from(id).ok()).find(|p| is_proc(name, p.name()))
 }
 
 fn is_proc(name: &str, wanted: &str) -> bool {
@@ -49,17 +239,42 @@ fn is_proc(name: &str, wanted: &str) -> bool {
     bare.eq_ignore_ascii_case(wanted)
 }
 
-fn text_param(p: Option<&RpcParam>, what: &str) -> Result<String, String> {
+fn text_param(p: Option<&RpcParam>, procedure: &str, what: &str) -> Result<String, RpcError> {
     match p.map(|p| &p.value) {
         Some(TdsValue::NVarChar(s)) => Ok(s.clone()),
-        Some(TdsValue::VarChar(b)) => Ok(super::convert::decode_latin1(b)),
+        Some(TdsValue::VarChar(b)) => Ok(decode_latin1(b)),
         Some(TdsValue::Null) | None => Ok(String::new()),
-        Some(other) => Err(format!("sp_executesql: {what} must be text, not {}", other.kind())),
+        Some(other) => Err(RpcError::unsupported(format!(
+            "{procedure}: {what} must be text, not {}",
+            other.kind()
+        ))),
     }
 }
 
-/// One declaration of sp_executesql's `@params`: name, type text, OUTPUT.
-fn declarations(text: &str) -> Vec<(String, String, bool)> {
+/// A handle parameter's value; `None` for NULL. A value outside INT is reported as the
+/// unknown handle it is.
+fn handle_value(p: &RpcParam, procedure: &str) -> Result<Option<i32>, RpcError> {
+    let wide = match &p.value {
+        TdsValue::Null => return Ok(None),
+        TdsValue::TinyInt(x) => i64::from(*x),
+        TdsValue::SmallInt(x) => i64::from(*x),
+        TdsValue::Int(x) => i64::from(*x),
+        TdsValue::BigInt(x) => *x,
+        other => {
+            return Err(RpcError::unsupported(format!(
+                "{procedure}: @handle must be an int, not {}",
+                other.kind()
+            )))
+        }
+    };
+    i32::try_from(wide).map(Some).map_err(|_| RpcError::no_handle(wide))
+}
+
+/// One declaration of the `@params` text: name, type text, OUTPUT.
+fn declarations(text: &str) -> Result<Vec<(String, String, bool)>, RpcError> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     for (i, c) in text.char_indices() {
@@ -76,9 +291,15 @@ fn declarations(text: &str) -> Vec<(String, String, bool)> {
     parts.push(&text[start..]);
     parts
         .into_iter()
-        .filter_map(|part| {
+        .map(|part| {
             let part = part.trim();
-            let (name, rest) = part.split_once(char::is_whitespace)?;
+            let Some((name, rest)) = part.split_once(char::is_whitespace) else {
+                let near = if part.is_empty() { "," } else { part };
+                return Err(RpcError {
+                    class: 15,
+                    ..RpcError::new(102, format!("Incorrect syntax near '{near}'."))
+                });
+            };
             let mut ty = rest.trim();
             let mut output = false;
             for suffix in [" output", " out", " readonly"] {
@@ -89,9 +310,45 @@ fn declarations(text: &str) -> Vec<(String, String, bool)> {
                 }
             }
             let ty = ty.strip_prefix_ci("as ").unwrap_or(ty);
-            Some((name.to_string(), ty.to_string(), output))
+            Ok((name.to_string(), ty.to_string(), output))
         })
         .collect()
+}
+
+/// The declarations of `@params`, their types resolved as a `DECLARE` would resolve them
+/// (aliases such as `sysname`, SQL Server's defaults and errors: 2715 for an unknown type...).
+fn parse_declarations(text: &str) -> Result<Vec<Decl>, RpcError> {
+    let parts = declarations(text)?;
+    if parts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list: Vec<String> = parts
+        .iter()
+        .map(|(name, ty, _)| format!("{name} {}", super::convert::declared_type(ty)))
+        .collect();
+    let source = format!("DECLARE {}", list.join(", "));
+    let batch = parse_batch(&source)?;
+    let declared = match batch.statements.as_slice() {
+        [one] => match &one.kind {
+            StatementKind::Declare(declared) if declared.len() == parts.len() => declared,
+            _ => return Err(syntax_error(text)),
+        },
+        _ => return Err(syntax_error(text)),
+    };
+    parts
+        .into_iter()
+        .zip(declared)
+        .map(|((name, _, output), d)| match &d.kind {
+            DeclarationKind::Scalar { data_type: dt, value: None } => {
+                Ok(Decl { name, sql: data_type(dt)?, output })
+            }
+            _ => Err(syntax_error(&name)),
+        })
+        .collect()
+}
+
+fn syntax_error(near: &str) -> RpcError {
+    RpcError { class: 15, ..RpcError::new(102, format!("Incorrect syntax near '{near}'.")) }
 }
 
 trait StripPrefixCi {
@@ -105,41 +362,194 @@ impl StripPrefixCi for str {
     }
 }
 
-fn execute_sql(params: &[RpcParam]) -> Result<Plan, String> {
-    let statement = text_param(params.first(), "the statement")?;
-    let decls = declarations(&text_param(params.get(1), "the parameter list")?);
-    let mut values = Vec::new();
-    for (index, p) in params.iter().enumerate().skip(2) {
-        let position = index - 2;
-        let decl = if p.name.is_empty() {
-            decls.get(position)
-        } else {
-            decls.iter().find(|d| d.0.eq_ignore_ascii_case(&p.name))
-        };
-        let (name, sql, output) = match decl {
-            Some((name, ty, output)) => {
-                let sql = SqlType::parse(ty)
-                    .or_else(|| sql_type(&p.ty))
-                    .ok_or_else(|| format!("parameter {name}: unsupported type {ty}"))?;
-                (name.clone(), sql, *output || p.is_output())
+/// A parameter value bound to a declaration: (ordinal, name, type, OUTPUT, the parameter).
+type Bound<'a> = (u16, String, SqlType, bool, &'a RpcParam);
+
+/// Binds `params` (the call's parameters from index `first` on) to the statement's
+/// declarations: positionally, then by name once a name is used, as SQL Server does. Every
+/// declared parameter must be given a value (8178).
+fn bind<'a>(
+    procedure: &str,
+    statement: &Statement,
+    params: &'a [RpcParam],
+    first: usize,
+) -> Result<Vec<Bound<'a>>, RpcError> {
+    let mut slots: Vec<Option<(usize, &RpcParam)>> = vec![None; statement.decls.len()];
+    let mut named = false;
+    for (index, p) in params.iter().enumerate().skip(first) {
+        let position = if p.name.is_empty() {
+            if named {
+                return Err(RpcError::new(
+                    119,
+                    format!(
+                        "Must pass parameter number {} and subsequent parameters as '@name = \
+                         value'. After the form '@name = value' has been used, all subsequent \
+                         parameters must be passed in the form '@name = value'.",
+                        index + 1
+                    ),
+                ));
             }
-            None => return Err(format!("parameter {} is not declared in @params", p.name)),
+            let position = index - first;
+            if position >= slots.len() {
+                return Err(RpcError::too_many(procedure));
+            }
+            position
+        } else {
+            named = true;
+            statement.decls.iter().position(|d| d.name.eq_ignore_ascii_case(&p.name)).ok_or_else(
+                || {
+                    RpcError::new(
+                        8145,
+                        format!("{} is not a parameter for procedure {procedure}.", p.name),
+                    )
+                },
+            )?
         };
-        values.push((ordinal(index)?, name, sql, output, p));
+        if slots[position].is_some() {
+            let name = &statement.decls[position].name;
+            return Err(RpcError::new(
+                8143,
+                format!("Parameter '{name}' was supplied multiple times."),
+            ));
+        }
+        slots[position] = Some((index, p));
     }
-    build(&statement, values, false)
+    statement
+        .decls
+        .iter()
+        .zip(slots)
+        .map(|(d, slot)| match slot {
+            Some((index, p)) => {
+                Ok((ordinal(index)?, d.name.clone(), d.sql, d.output || p.is_output(), p))
+            }
+            None => Err(RpcError::new(
+                8178,
+                format!(
+                    "The parameterized query '({}){}' expects the parameter '{}', which was not \
+                     supplied.",
+                    statement.params, statement.text, d.name
+                ),
+            )),
+        })
+        .collect()
 }
 
-fn ordinal(index: usize) -> Result<u16, String> {
-    u16::try_from(index).map_err(|_| "too many parameters".to_string())
+fn execute_sql(params: &[RpcParam]) -> Result<Plan, RpcError> {
+    const PROC: &str = "sp_executesql";
+    let text = text_param(params.first(), PROC, "the statement")?;
+    let statement = Statement::new(text_param(params.get(1), PROC, "@params")?, text)?;
+    build(&statement.text, bind(PROC, &statement, params, 2)?, false)
 }
 
-fn exec_procedure(name: &str, params: &[RpcParam]) -> Result<Plan, String> {
+/// The statement `sp_prepare` and `sp_prepexec` prepare, in their parameters 1 (`@params`)
+/// and 2 (`@stmt`), added to `prepared`. A handle passed in parameter 0 is a statement the
+/// client re-prepares, which is dropped first, as SQL Server does.
+fn prepare_statement(
+    procedure: &str,
+    params: &[RpcParam],
+    prepared: &mut Prepared,
+) -> Result<(Statement, Param, i32), RpcError> {
+    let Some(handle_param) = params.first() else {
+        return Err(RpcError::missing(procedure, "@handle"));
+    };
+    if params.len() < 3 {
+        let missing = if params.len() < 2 { "@params" } else { "@stmt" };
+        return Err(RpcError::missing(procedure, missing));
+    }
+    if let Ok(Some(old)) = handle_value(handle_param, procedure) {
+        // An unknown handle (0, the usual "none yet") is no error: the client asked for it
+        // to be gone.
+        let _ = prepared.remove(old);
+    }
+    let statement = Statement::new(
+        text_param(params.get(1), procedure, "@params")?,
+        text_param(params.get(2), procedure, "@stmt")?,
+    )?;
+    statement.validate()?;
+    let handle = prepared.insert(statement.clone())?;
+    // RETURNVALUE carries the handle in the type the client declared, if it can hold an int.
+    let (sql, wire) = match sql_type(&handle_param.ty) {
+        Some(sql) => (sql, handle_param.ty),
+        None => (SqlType::Int, TypeInfo::IntN(4)),
+    };
+    let param = Param { ordinal: 0, name: handle_param.name.clone(), sql, wire };
+    Ok((statement, param, handle))
+}
+
+fn returned_handle(handle_param: &RpcParam, param: Param, handle: i32) -> Option<(Param, i32)> {
+    handle_param.is_output().then_some((param, handle))
+}
+
+fn prepare(params: &[RpcParam], prepared: &mut Prepared) -> Result<Plan, RpcError> {
+    const PROC: &str = "sp_prepare";
+    // @options (RETURN_METADATA) may follow; nothing else.
+    if params.len() > 4 {
+        return Err(RpcError::too_many(PROC));
+    }
+    let (_, param, handle) = prepare_statement(PROC, params, prepared)?;
+    Ok(Plan {
+        text: None,
+        outputs: Vec::new(),
+        returns_status: false,
+        handle: params.first().and_then(|p| returned_handle(p, param, handle)),
+    })
+}
+
+fn prep_exec(params: &[RpcParam], prepared: &mut Prepared) -> Result<Plan, RpcError> {
+    const PROC: &str = "sp_prepexec";
+    let (statement, param, handle) = prepare_statement(PROC, params, prepared)?;
+    let bound = match bind(PROC, &statement, params, 3) {
+        Ok(bound) => bound,
+        Err(e) => {
+            // The call fails as a whole: the client gets no handle, so none is kept.
+            let _ = prepared.remove(handle);
+            return Err(e);
+        }
+    };
+    let mut plan = match build(&statement.text, bound, false) {
+        Ok(plan) => plan,
+        Err(e) => {
+            let _ = prepared.remove(handle);
+            return Err(e);
+        }
+    };
+    plan.handle = params.first().and_then(|p| returned_handle(p, param, handle));
+    Ok(plan)
+}
+
+fn execute(params: &[RpcParam], prepared: &Prepared) -> Result<Plan, RpcError> {
+    const PROC: &str = "sp_execute";
+    let Some(handle_param) = params.first() else {
+        return Err(RpcError::missing(PROC, "@handle"));
+    };
+    let handle = handle_value(handle_param, PROC)?.unwrap_or(0);
+    let statement = prepared.get(handle)?;
+    build(&statement.text, bind(PROC, statement, params, 1)?, false)
+}
+
+fn unprepare(params: &[RpcParam], prepared: &mut Prepared) -> Result<Plan, RpcError> {
+    const PROC: &str = "sp_unprepare";
+    let Some(handle_param) = params.first() else {
+        return Err(RpcError::missing(PROC, "@handle"));
+    };
+    if params.len() > 1 {
+        return Err(RpcError::too_many(PROC));
+    }
+    prepared.remove(handle_value(handle_param, PROC)?.unwrap_or(0))?;
+    Ok(Plan { text: None, outputs: Vec::new(), returns_status: false, handle: None })
+}
+
+fn ordinal(index: usize) -> Result<u16, RpcError> {
+    u16::try_from(index).map_err(|_| RpcError::unsupported("too many parameters"))
+}
+
+fn exec_procedure(name: &str, params: &[RpcParam]) -> Result<Plan, RpcError> {
     let mut values = Vec::new();
     let mut args = Vec::new();
     for (index, p) in params.iter().enumerate() {
-        let sql = sql_type(&p.ty)
-            .ok_or_else(|| format!("parameter {}: unsupported type {}", p.name, p.ty.name()))?;
+        let sql = sql_type(&p.ty).ok_or_else(|| {
+            RpcError::unsupported(format!("parameter {}: unsupported type {}", p.name, p.ty.name()))
+        })?;
         let var = format!("@__walden_rpc_p{index}");
         let out = if p.is_output() { " OUTPUT" } else { "" };
         args.push(if p.name.is_empty() {
@@ -160,11 +570,7 @@ fn exec_procedure(name: &str, params: &[RpcParam]) -> Result<Plan, String> {
     Ok(plan)
 }
 
-fn build(
-    statement: &str,
-    values: Vec<(u16, String, SqlType, bool, &RpcParam)>,
-    returns_status: bool,
-) -> Result<Plan, String> {
+fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Result<Plan, RpcError> {
     // The prologue shares the statement's first line, so that error line numbers match the
     // client's text.
     let mut text = String::new();
@@ -173,7 +579,8 @@ fn build(
     }
     let mut outputs = Vec::new();
     for (ordinal, name, sql, output, p) in values {
-        let value = from_wire(&p.value).map_err(|e| format!("parameter {name}: {e}"))?;
+        let value = from_wire(&p.value)
+            .map_err(|e| RpcError::unsupported(format!("parameter {name}: {e}")))?;
         text.push_str(&format!("DECLARE {name} {sql}; SET {name} = {}; ", literal(&value, sql)));
         if output {
             outputs.push(Param { ordinal, name, sql, wire: p.ty });
@@ -193,23 +600,67 @@ fn build(
             .collect();
         text.push_str(&format!("\n;SELECT {}", columns.join(", ")));
     }
-    Ok(Plan { text, outputs, returns_status })
+    Ok(Plan { text: Some(text), outputs, returns_status, handle: None })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use walden_tds::{ParamStatus, RpcOptions};
+
+    fn call(proc: ProcId, params: Vec<RpcParam>) -> RpcCall {
+        RpcCall { proc: RpcProc::Id(proc), options: RpcOptions::NONE, params }
+    }
+
+    fn text(s: &str) -> RpcParam {
+        RpcParam::input("", TdsValue::NVarChar(s.into()))
+    }
+
+    fn handle_out(value: TdsValue) -> RpcParam {
+        let mut p = RpcParam::input("", value);
+        p.ty = TypeInfo::IntN(4);
+        p.status = ParamStatus::BY_REF;
+        p
+    }
+
+    fn number(r: Result<Plan, RpcError>) -> Option<i32> {
+        r.err().map(|e| e.number)
+    }
 
     #[test]
     fn declarations_split_at_top_level_commas() {
         let d = declarations("@P1 int, @P2 decimal(10, 2) OUTPUT,@P3 nvarchar(max)");
         assert_eq!(
             d,
-            vec![
+            Ok(vec![
                 ("@P1".to_string(), "int".to_string(), false),
                 ("@P2".to_string(), "decimal(10, 2)".to_string(), true),
                 ("@P3".to_string(), "nvarchar(max)".to_string(), false),
-            ]
+            ])
+        );
+        assert_eq!(declarations("  "), Ok(Vec::new()));
+        assert_eq!(declarations("@a int,").map_err(|e| e.number), Err(102));
+    }
+
+    #[test]
+    fn declared_types_resolve_like_declare() {
+        let decls = parse_declarations("@a sysname, @b decimal(10, 2) OUT, @c varchar");
+        let decls = decls.map(|d| d.into_iter().map(|d| (d.sql, d.output)).collect::<Vec<_>>());
+        assert_eq!(
+            decls,
+            Ok(vec![
+                (SqlType::NVarChar(walden_engine::types::Len::N(128)), false),
+                (SqlType::Decimal { precision: 10, scale: 2 }, true),
+                (SqlType::VarChar(walden_engine::types::Len::N(1)), false),
+            ])
+        );
+        let unknown = parse_declarations("@a nosuchtype").map_err(|e| (e.number, e.message));
+        assert_eq!(
+            unknown,
+            Err((
+                2715,
+                "Column, parameter, or variable #1: Cannot find data type nosuchtype.".into()
+            ))
         );
     }
 
@@ -217,26 +668,136 @@ mod tests {
     fn sp_executesql_declares_sets_and_captures_outputs() {
         let mut out = RpcParam::input("@o", TdsValue::Null);
         out.ty = TypeInfo::IntN(4);
-        out.status = walden_tds::ParamStatus::BY_REF;
-        let call = RpcCall {
-            proc: RpcProc::Id(ProcId::ExecuteSql),
-            options: walden_tds::RpcOptions::NONE,
-            params: vec![
-                RpcParam::input("", TdsValue::NVarChar("SET @o = @a + 1".into())),
-                RpcParam::input("", TdsValue::NVarChar("@a int, @o int OUTPUT".into())),
+        out.status = ParamStatus::BY_REF;
+        let call = call(
+            ProcId::ExecuteSql,
+            vec![
+                text("SET @o = @a + 1"),
+                text("@a int, @o int OUTPUT"),
                 RpcParam::input("@a", TdsValue::Int(41)),
                 out,
             ],
-        };
-        let plan = plan(&call).map_err(|e| e.to_string());
-        let plan = plan.as_ref().map(|p| (p.text.as_str(), p.outputs.len()));
+        );
+        let plan = plan(&call, &mut Prepared::default());
+        let plan = plan.as_ref().map(|p| (p.text.as_deref(), p.outputs.len()));
         assert_eq!(
             plan,
             Ok((
-                "DECLARE @a int; SET @a = CAST(41 AS int); DECLARE @o int; \
-                 SET @o = CAST(NULL AS int); SET @o = @a + 1\n;SELECT @o AS __walden_rpc_0",
+                Some(
+                    "DECLARE @a int; SET @a = CAST(41 AS int); DECLARE @o int; \
+                     SET @o = CAST(NULL AS int); SET @o = @a + 1\n;SELECT @o AS __walden_rpc_0"
+                ),
                 1
             ))
         );
+    }
+
+    #[test]
+    fn parameters_bind_by_position_then_by_name() {
+        let statement = Statement::new("@a int, @b int".into(), "SELECT @a, @b".into());
+        let Ok(statement) = statement else { panic!("{statement:?}") };
+        let names = |params: &[RpcParam]| {
+            bind("sp_execute", &statement, params, 0)
+                .map(|b| b.into_iter().map(|(o, n, ..)| (o, n)).collect::<Vec<_>>())
+                .map_err(|e| e.number)
+        };
+        let both = [RpcParam::input("", TdsValue::Int(1)), RpcParam::input("@B", TdsValue::Int(2))];
+        assert_eq!(names(&both), Ok(vec![(0, "@a".to_string()), (1, "@b".to_string())]));
+        let swapped =
+            [RpcParam::input("@b", TdsValue::Int(2)), RpcParam::input("@a", TdsValue::Int(1))];
+        assert_eq!(names(&swapped), Ok(vec![(1, "@a".to_string()), (0, "@b".to_string())]));
+        assert_eq!(names(&both[..1]), Err(8178));
+        let after_named = [RpcParam::input("@a", TdsValue::Int(1)), text("x")];
+        assert_eq!(names(&after_named), Err(119));
+        let twice =
+            [RpcParam::input("", TdsValue::Int(1)), RpcParam::input("@a", TdsValue::Int(1))];
+        assert_eq!(names(&twice), Err(8143));
+        let three = [text("1"), text("2"), text("3")];
+        assert_eq!(names(&three), Err(8144));
+        assert_eq!(names(&[RpcParam::input("@z", TdsValue::Int(1))]), Err(8145));
+    }
+
+    #[test]
+    fn prepare_execute_unprepare() {
+        let mut prepared = Prepared::default();
+        let prepare = call(
+            ProcId::Prepare,
+            vec![handle_out(TdsValue::Null), text("@x int"), text("SELECT @x + 1"), text("1")],
+        );
+        let first = plan(&prepare, &mut prepared);
+        let first = first.map(|p| (p.text, p.handle.map(|(param, h)| (param.ordinal, h))));
+        assert_eq!(first, Ok((None, Some((0, 1)))));
+        let second = plan(&prepare, &mut prepared).map(|p| p.handle.map(|(_, h)| h));
+        assert_eq!(second, Ok(Some(2)));
+
+        let execute = call(ProcId::Execute, vec![text("unused"), RpcParam::input("", 5.into())]);
+        assert_eq!(number(plan(&execute, &mut prepared)), Some(8009));
+        let execute = call(
+            ProcId::Execute,
+            vec![RpcParam::input("", TdsValue::Int(1)), RpcParam::input("", TdsValue::Int(5))],
+        );
+        let text_of = |p: Result<Plan, RpcError>| p.ok().and_then(|p| p.text);
+        assert_eq!(
+            text_of(plan(&execute, &mut prepared)).as_deref(),
+            Some("DECLARE @x int; SET @x = CAST(5 AS int); SELECT @x + 1")
+        );
+
+        let unprepare = call(ProcId::Unprepare, vec![RpcParam::input("", TdsValue::Int(1))]);
+        assert!(plan(&unprepare, &mut prepared).is_ok());
+        assert_eq!(number(plan(&unprepare, &mut prepared)), Some(8179));
+        assert_eq!(number(plan(&execute, &mut prepared)), Some(8179));
+
+        // Re-preparing with handle 2 drops it; handles are not reused.
+        let reprepare =
+            call(ProcId::Prepare, vec![handle_out(TdsValue::Int(2)), text(""), text("SELECT 1")]);
+        let third = plan(&reprepare, &mut prepared).map(|p| p.handle.map(|(_, h)| h));
+        assert_eq!(third, Ok(Some(3)));
+        assert_eq!(prepared.statements.keys().copied().collect::<Vec<_>>(), vec![3]);
+        prepared.clear();
+        assert!(prepared.statements.is_empty());
+        let fourth = plan(&reprepare, &mut prepared).map(|p| p.handle.map(|(_, h)| h));
+        assert_eq!(fourth, Ok(Some(4)));
+    }
+
+    #[test]
+    fn prepare_reports_syntax_errors_and_keeps_nothing() {
+        let mut prepared = Prepared::default();
+        let bad = call(
+            ProcId::Prepare,
+            vec![handle_out(TdsValue::Null), text("@x int"), text("SELECT @x FROM WHERE")],
+        );
+        let error = plan(&bad, &mut prepared).err();
+        let error = error.map(|e| (e.number, e.class, e.line, e.message));
+        assert_eq!(
+            error,
+            Some((156, 15, 1, "Incorrect syntax near the keyword 'WHERE'.".to_string()))
+        );
+        let bad_line = call(
+            ProcId::PrepExec,
+            vec![handle_out(TdsValue::Null), text(""), text("SELECT 1\nSELECT 'x")],
+        );
+        let error = plan(&bad_line, &mut prepared).err().map(|e| (e.number, e.line));
+        assert_eq!(error, Some((105, 2)));
+        assert!(prepared.statements.is_empty());
+        // sp_prepexec whose values do not fit keeps no handle either.
+        let missing = call(
+            ProcId::PrepExec,
+            vec![handle_out(TdsValue::Null), text("@x int"), text("SELECT @x")],
+        );
+        assert_eq!(number(plan(&missing, &mut prepared)), Some(8178));
+        assert!(prepared.statements.is_empty());
+        let short = call(ProcId::Prepare, vec![handle_out(TdsValue::Null), text("")]);
+        assert_eq!(number(plan(&short, &mut prepared)), Some(201));
+    }
+
+    #[test]
+    fn procedures_by_name() {
+        assert_eq!(system_procedure("sp_prepexec"), Some(ProcId::PrepExec));
+        assert_eq!(system_procedure("[sys].[SP_UNPREPARE]"), Some(ProcId::Unprepare));
+        assert_eq!(system_procedure("master..sp_execute"), Some(ProcId::Execute));
+        assert_eq!(system_procedure("sp_prepared_things"), None);
+        let rpc = call(ProcId::PrepExecRpc, Vec::new());
+        let error = plan(&rpc, &mut Prepared::default()).err().map(|e| (e.number, e.message));
+        assert_eq!(error, Some((8009, "sp_prepexecrpc is not supported by Walden yet".into())));
     }
 }

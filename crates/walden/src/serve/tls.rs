@@ -1,0 +1,388 @@
+//! A connection's transport: plain TCP, or TLS negotiated in PRELOGIN as [MS-TDS] 7.x does
+//! it; and the watcher that notices a client's attention while a request runs.
+//!
+//! # TLS inside TDS
+//!
+//! After the PRELOGIN exchange agrees on encryption, the TLS handshake runs with every TLS
+//! record wrapped in TDS packets of type PRELOGIN (0x12), in both directions. Once the
+//! handshake is over the wrapping stops: TLS records go straight on the TCP stream and carry
+//! ordinary TDS packets. With ENCRYPT_OFF ("login only") the client encrypts just its LOGIN7
+//! message and both sides then go back to plain TCP ([`SharedTransport::downgrade`]).
+//!
+//! The version is TLS 1.2, as SQL Server's for TDS 7.x: TLS 1.3 comes with TDS 8.0's strict
+//! encryption, and drivers do not all wrap a TLS 1.3 handshake the same way (mssql-jdbc sends
+//! its TLS 1.3 Finished unwrapped, for one), so offering it would break them.
+
+use std::cell::RefCell;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::{ServerConfig, ServerConnection, StreamOwned};
+use walden_tds::packet::{PacketHeader, HEADER_LEN};
+use walden_tds::{PacketStatus, PacketType, PacketWriter};
+
+/// The names the `--tls self-signed` certificate is valid for.
+const SELF_SIGNED_NAMES: [&str; 2] = ["localhost", "127.0.0.1"];
+
+/// The server's TLS setup: its rustls configuration and its certificate's fingerprint.
+#[derive(Debug, Clone)]
+pub struct TlsSetup {
+    pub config: Arc<ServerConfig>,
+    /// The SHA-256 fingerprint of the certificate, as `AB:CD:...`.
+    pub fingerprint: String,
+}
+
+impl TlsSetup {
+    /// A certificate for localhost and 127.0.0.1, generated now; only its fingerprint
+    /// identifies it, so clients must trust it explicitly (or not verify it).
+    pub fn self_signed() -> Result<TlsSetup, String> {
+        let names: Vec<String> = SELF_SIGNED_NAMES.iter().map(|n| n.to_string()).collect();
+        let generated = rcgen::generate_simple_self_signed(names)
+            .map_err(|e| format!("cannot generate a certificate: {e}"))?;
+        let key = PrivatePkcs8KeyDer::from(generated.key_pair.serialize_der());
+        TlsSetup::new(vec![generated.cert.der().clone()], PrivateKeyDer::Pkcs8(key))
+    }
+
+    /// The certificate chain in `cert` and the private key in `key`, both PEM files.
+    pub fn from_pem_files(cert: &Path, key: &Path) -> Result<TlsSetup, String> {
+        let certs = CertificateDer::pem_file_iter(cert)
+            .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| format!("cannot read the certificate {}: {e}", cert.display()))?;
+        if certs.is_empty() {
+            return Err(format!("{}: no certificate in the file", cert.display()));
+        }
+        let key = PrivateKeyDer::from_pem_file(key)
+            .map_err(|e| format!("cannot read the private key {}: {e}", key.display()))?;
+        TlsSetup::new(certs, key)
+    }
+
+    fn new(
+        certs: Vec<CertificateDer<'static>>,
+        key: PrivateKeyDer<'static>,
+    ) -> Result<Self, String> {
+        let leaf = certs.first().ok_or("TLS: no certificate")?;
+        let fingerprint = fingerprint(leaf);
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = ServerConfig::builder_with_provider(provider)
+            .with_protocol_versions(&[&rustls::version::TLS12])
+            .and_then(|b| b.with_no_client_auth().with_single_cert(certs, key))
+            .map_err(|e| format!("TLS: {e}"))?;
+        Ok(TlsSetup { config: Arc::new(config), fingerprint })
+    }
+}
+
+/// A certificate's SHA-256 fingerprint, as the hex pairs browsers and `openssl x509
+/// -fingerprint -sha256` show.
+fn fingerprint(cert: &CertificateDer<'_>) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, cert.as_ref());
+    let hex: Vec<String> = digest.as_ref().iter().map(|b| format!("{b:02X}")).collect();
+    hex.join(":")
+}
+
+fn tls_error(e: rustls::Error) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("TLS: {e}"))
+}
+
+/// The byte stream under the TDS packets.
+#[derive(Debug)]
+pub enum Transport {
+    Plain(TcpStream),
+    Tls(Box<StreamOwned<ServerConnection, TcpStream>>),
+}
+
+impl Transport {
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            Transport::Plain(tcp) => tcp,
+            Transport::Tls(tls) => tls.get_ref(),
+        }
+    }
+
+    /// Whether input has been received and decrypted but not read yet.
+    fn has_buffered_input(&mut self) -> bool {
+        match self {
+            Transport::Plain(_) => false,
+            Transport::Tls(tls) => tls
+                .conn
+                .process_new_packets()
+                .is_ok_and(|state| state.plaintext_bytes_to_read() > 0),
+        }
+    }
+}
+
+impl Read for Transport {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Transport::Plain(tcp) => tcp.read(buf),
+            Transport::Tls(tls) => tls.read(buf),
+        }
+    }
+}
+
+impl Write for Transport {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Transport::Plain(tcp) => tcp.write(buf),
+            Transport::Tls(tls) => tls.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Transport::Plain(tcp) => tcp.flush(),
+            Transport::Tls(tls) => tls.flush(),
+        }
+    }
+}
+
+/// The connection thread's handle on its transport. The request loop reads through it and
+/// each response's packet sink writes through a clone of it, while the request runs with
+/// `&mut` access to the rest of the connection; all on one thread, so a `RefCell` suffices
+/// (a borrow lasts one read or write call).
+#[derive(Debug, Clone)]
+pub struct SharedTransport(Rc<RefCell<Transport>>);
+
+impl SharedTransport {
+    pub fn new(tcp: TcpStream) -> SharedTransport {
+        SharedTransport(Rc::new(RefCell::new(Transport::Plain(tcp))))
+    }
+
+    /// Another handle on the TCP socket (for the attention watcher).
+    pub fn tcp_clone(&self) -> io::Result<TcpStream> {
+        self.0.borrow().tcp().try_clone()
+    }
+
+    /// Whether input already sits decrypted in the transport, where a peek at the socket
+    /// does not see it.
+    pub fn has_buffered_input(&self) -> bool {
+        self.0.borrow_mut().has_buffered_input()
+    }
+
+    /// Runs the server side of the TLS handshake, its records wrapped in PRELOGIN packets;
+    /// everything after it goes through TLS. The caller has read everything the client sent
+    /// so far (its PRELOGIN), so the socket holds nothing but the handshake.
+    pub fn start_tls(&self, config: Arc<ServerConfig>) -> io::Result<()> {
+        let mut tcp = self.tcp_clone()?;
+        let mut conn = ServerConnection::new(config).map_err(tls_error)?;
+        while conn.is_handshaking() {
+            if conn.wants_write() {
+                send_wrapped(&mut conn, &mut tcp)?;
+                continue;
+            }
+            let mut record: &[u8] = &read_prelogin_packet(&mut tcp)?;
+            while !record.is_empty() {
+                conn.read_tls(&mut record)?;
+                if let Err(e) = conn.process_new_packets() {
+                    // The alert that says why goes to the client, still wrapped.
+                    let _ = send_wrapped(&mut conn, &mut tcp);
+                    return Err(tls_error(e));
+                }
+            }
+        }
+        // The server's last flight (its ChangeCipherSpec and Finished) is still wrapped: the
+        // client is handshaking until it has read it.
+        if conn.wants_write() {
+            send_wrapped(&mut conn, &mut tcp)?;
+        }
+        *self.0.borrow_mut() = Transport::Tls(Box::new(StreamOwned::new(conn, tcp)));
+        Ok(())
+    }
+
+    /// Leaves TLS for plain TCP (after a login-only encrypted LOGIN7). No close_notify is
+    /// sent: the client drops its TLS layer the same way.
+    pub fn downgrade(&self) -> io::Result<()> {
+        let tcp = self.tcp_clone()?;
+        *self.0.borrow_mut() = Transport::Plain(tcp);
+        Ok(())
+    }
+}
+
+impl Read for SharedTransport {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.borrow_mut().read(buf)
+    }
+}
+
+impl Write for SharedTransport {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
+}
+
+/// Sends what the TLS layer has to say as one PRELOGIN message.
+fn send_wrapped(conn: &mut ServerConnection, tcp: &mut TcpStream) -> io::Result<()> {
+    let mut records = Vec::new();
+    while conn.wants_write() {
+        conn.write_tls(&mut records)?;
+    }
+    let mut out = Vec::with_capacity(records.len() + 2 * HEADER_LEN);
+    PacketWriter::default().write_message(
+        PacketType::PreLogin,
+        PacketStatus::EOM,
+        &records,
+        &mut out,
+    );
+    tcp.write_all(&out)
+}
+
+/// The payload of the next packet during the handshake: exactly one packet is read, so that
+/// nothing the client sends after its last handshake packet (raw TLS) is consumed here.
+fn read_prelogin_packet(tcp: &mut TcpStream) -> io::Result<Vec<u8>> {
+    let mut header = [0u8; HEADER_LEN];
+    tcp.read_exact(&mut header)?;
+    let header = PacketHeader::decode(&header)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+    if header.ty != PacketType::PreLogin {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("expected a PRELOGIN packet carrying the TLS handshake, got {:?}", header.ty),
+        ));
+    }
+    let mut payload = vec![0u8; usize::from(header.length) - HEADER_LEN];
+    tcp.read_exact(&mut payload)?;
+    Ok(payload)
+}
+
+/// What the attention watcher knows; guarded by [`Watch::state`].
+#[derive(Debug, Default)]
+struct WatchState {
+    /// The request running now, by number; `None` between requests.
+    running: Option<u64>,
+    /// The number of the last request started.
+    started: u64,
+    /// The last request the watcher cancelled: it does not peek again until a newer one runs,
+    /// since the attention's bytes stay in the socket until that request has ended.
+    cancelled: u64,
+    /// The connection is ending: the watcher exits.
+    closed: bool,
+}
+
+#[derive(Debug, Default)]
+struct Watch {
+    state: Mutex<WatchState>,
+    changed: Condvar,
+}
+
+impl Watch {
+    fn lock(&self) -> MutexGuard<'_, WatchState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Notices an attention while a request runs. Without MARS the only thing a client may send
+/// while a request runs is an attention (with TLS, its encrypted records), so any byte
+/// arriving then sets the cancel flag; the connection thread reads the attention itself
+/// once the request has stopped, and acknowledges it. A client that disconnects also sets
+/// it: nobody is left to read the results.
+///
+/// One thread per connection, which blocks in a `peek` on the socket while a request runs
+/// and on a condition variable between requests; it ends with the connection.
+#[derive(Debug)]
+pub struct AttentionWatcher {
+    watch: Arc<Watch>,
+    cancel: Arc<AtomicBool>,
+    tcp: TcpStream,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl AttentionWatcher {
+    /// Starts watching `transport`'s socket; `cancel` is the flag the session reads.
+    pub fn start(
+        transport: &SharedTransport,
+        cancel: Arc<AtomicBool>,
+        name: String,
+    ) -> io::Result<AttentionWatcher> {
+        let tcp = transport.tcp_clone()?;
+        let peeker = tcp.try_clone()?;
+        let watch = Arc::new(Watch::default());
+        let thread = {
+            let (watch, cancel) = (Arc::clone(&watch), Arc::clone(&cancel));
+            std::thread::Builder::new()
+                .name(name)
+                .spawn(move || watch_socket(&peeker, &watch, &cancel))?
+        };
+        Ok(AttentionWatcher { watch, cancel, tcp, thread: Some(thread) })
+    }
+
+    /// A request starts (its message has been read whole): the cancel flag is cleared and
+    /// the watcher waits for bytes. `pending`: input is already buffered on this side of the
+    /// socket, which can only be an attention sent right behind the request.
+    pub fn begin(&self, pending: bool) {
+        let mut state = self.watch.lock();
+        state.started += 1;
+        state.running = Some(state.started);
+        self.cancel.store(pending, Ordering::SeqCst);
+        if pending {
+            state.cancelled = state.started;
+        }
+        self.watch.changed.notify_all();
+    }
+
+    /// The request has stopped. Called before the response's last packet goes out: once the
+    /// client has it, it may send its next request, which is no attention.
+    pub fn end(&self) {
+        self.watch.lock().running = None;
+        self.watch.changed.notify_all();
+    }
+}
+
+impl Drop for AttentionWatcher {
+    fn drop(&mut self) {
+        self.watch.lock().closed = true;
+        self.watch.changed.notify_all();
+        // Wakes a blocked peek; the connection is over, so nothing else reads the socket.
+        let _ = self.tcp.shutdown(Shutdown::Read);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn watch_socket(tcp: &TcpStream, watch: &Watch, cancel: &AtomicBool) {
+    let mut byte = [0u8; 1];
+    loop {
+        let request = {
+            let mut state = watch.lock();
+            loop {
+                if state.closed {
+                    return;
+                }
+                match state.running {
+                    Some(r) if r != state.cancelled => break r,
+                    _ => state = watch.changed.wait(state).unwrap_or_else(PoisonError::into_inner),
+                }
+            }
+        };
+        // The request's own bytes were read before it started, so this returns when the
+        // client sends something more, or goes.
+        let arrived = tcp.peek(&mut byte);
+        if matches!(&arrived, Err(e) if e.kind() == io::ErrorKind::Interrupted) {
+            continue;
+        }
+        let gone = !matches!(arrived, Ok(n) if n > 0);
+        let mut state = watch.lock();
+        if state.closed {
+            return;
+        }
+        // Bytes that arrive after the request ended belong to whatever the client sends
+        // next (the connection thread reads them); only a running request is cancelled.
+        if state.running == Some(request) {
+            cancel.store(true, Ordering::SeqCst);
+            state.cancelled = request;
+        }
+        if gone {
+            return;
+        }
+    }
+}

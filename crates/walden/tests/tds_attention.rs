@@ -1,0 +1,255 @@
+#![allow(clippy::unwrap_used)]
+// Test code: a failed unwrap is a failed test.
+
+//! Attention (cancel) against `walden serve`, driven with the codec over a raw socket as a
+//! driver's query timeout does it: the request is sent, then an Attention packet while it
+//! runs; the server must stop the request, end its response normally (EOM), acknowledge
+//! with DONE_ATTN, and keep the connection usable.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use walden_tds::*;
+
+mod common;
+
+use common::{start_server, PASSWORD};
+
+/// The server process, killed when the test ends, however it ends.
+struct Server {
+    child: std::process::Child,
+    port: u16,
+    _data: tempfile::TempDir,
+}
+
+impl Server {
+    fn start() -> Server {
+        let (child, port, data) = start_server(&[]);
+        Server { child, port, _data: data }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// How long a cancelled request may take to be acknowledged.
+const ACK_WITHIN: Duration = Duration::from_secs(3);
+
+struct Client {
+    stream: TcpStream,
+    reader: MessageReader,
+}
+
+impl Client {
+    fn connect(port: u16) -> Client {
+        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut c = Client { stream, reader: MessageReader::new() };
+        let prelogin =
+            Prelogin { encryption: Some(Encryption::NotSupported), ..Prelogin::default() };
+        c.send(PacketType::PreLogin, &prelogin.encode().unwrap());
+        c.message();
+        let login = Login7 {
+            tds_version: TDS_7_4,
+            username: "sa".into(),
+            password: PASSWORD.into(),
+            ..Login7::default()
+        };
+        c.send(PacketType::Login7, &login.encode().unwrap());
+        let tokens = c.tokens();
+        assert!(tokens.iter().any(|t| matches!(t, Token::LoginAck(_))), "{tokens:?}");
+        c
+    }
+
+    fn send(&mut self, ty: PacketType, payload: &[u8]) {
+        let mut wire = Vec::new();
+        PacketWriter::default().write_message(ty, PacketStatus::NONE, payload, &mut wire);
+        self.stream.write_all(&wire).unwrap();
+    }
+
+    fn send_batch(&mut self, text: &str) {
+        let batch = SqlBatch { headers: AllHeaders::with_transaction(0), text: text.into() };
+        self.send(PacketType::SqlBatch, &batch.encode().unwrap());
+    }
+
+    fn attention(&mut self) {
+        self.send(PacketType::Attention, &[]);
+    }
+
+    /// The next whole message (up to and including its EOM packet).
+    fn message(&mut self) -> Vec<u8> {
+        let mut buf = [0u8; 8192];
+        loop {
+            if let Some(m) = self.reader.next_message().unwrap() {
+                return m.payload;
+            }
+            let n = self.stream.read(&mut buf).unwrap();
+            assert!(n > 0, "server closed the connection");
+            self.reader.push(&buf[..n]);
+        }
+    }
+
+    fn tokens(&mut self) -> Vec<Token> {
+        decode_tokens(&self.message()).unwrap()
+    }
+
+    fn batch(&mut self, text: &str) -> Vec<Token> {
+        self.send_batch(text);
+        self.tokens()
+    }
+
+    fn scalar(&mut self, text: &str) -> TdsValue {
+        let tokens = self.batch(text);
+        assert!(errors(&tokens).is_empty(), "{text}: {tokens:?}");
+        tokens
+            .iter()
+            .find_map(|t| match t {
+                Token::Row(values) => values.first().cloned(),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{text}: no row in {tokens:?}"))
+    }
+
+    /// Sends `text`, an attention `after` later, and reads until the acknowledgement;
+    /// returns the responses (each a well-formed message) and how long the cancel took.
+    fn cancel(&mut self, text: &str, after: Duration) -> (Vec<Vec<Token>>, Duration) {
+        self.send_batch(text);
+        std::thread::sleep(after);
+        let sent = Instant::now();
+        self.attention();
+        let mut responses = Vec::new();
+        loop {
+            let tokens = self.tokens();
+            let acknowledged = tokens.iter().any(|t| is_done_with(t, DoneStatus::ATTN));
+            responses.push(tokens);
+            if acknowledged {
+                return (responses, sent.elapsed());
+            }
+            assert!(responses.len() < 3, "no attention acknowledgement: {responses:?}");
+        }
+    }
+}
+
+fn is_done_with(token: &Token, status: DoneStatus) -> bool {
+    matches!(token, Token::Done(d) if d.status.contains(status))
+}
+
+fn errors(tokens: &[Token]) -> Vec<&ServerMessage> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Error(m) => Some(m),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The responses to a cancelled request: the request's own response, ended by a final DONE
+/// (no DONE_MORE) in a message of its own, then the acknowledgement alone.
+fn assert_cancelled(responses: &[Vec<Token>], took: Duration) {
+    assert!(took < ACK_WITHIN, "the cancel took {took:?}");
+    assert_eq!(responses.len(), 2, "{responses:?}");
+    let (response, ack) = (&responses[0], &responses[1]);
+    assert!(errors(response).is_empty(), "{response:?}");
+    match response.last() {
+        Some(Token::Done(d)) => {
+            assert!(!d.status.contains(DoneStatus::MORE) && !d.status.contains(DoneStatus::ATTN))
+        }
+        other => panic!("the cancelled response ends with {other:?}"),
+    }
+    assert!(
+        matches!(ack.as_slice(), [Token::Done(d)] if d.status.contains(DoneStatus::ATTN)),
+        "{ack:?}"
+    );
+}
+
+#[test]
+fn an_attention_cancels_waitfor_and_the_connection_goes_on() {
+    let server = Server::start();
+    let mut c = Client::connect(server.port);
+    let (responses, took) = c.cancel("WAITFOR DELAY '00:00:30'", Duration::from_millis(200));
+    assert_cancelled(&responses, took);
+    assert_eq!(c.scalar("SELECT 1"), TdsValue::Int(1));
+
+    // Statements before the cancel ran and reported; the rest of the batch did not run.
+    let (responses, took) = c.cancel(
+        "SELECT 7 AS before_wait WAITFOR DELAY '00:00:30' SELECT 8 AS after_wait",
+        Duration::from_millis(200),
+    );
+    assert_cancelled(&responses, took);
+    let rows: Vec<&Token> = responses[0].iter().filter(|t| matches!(t, Token::Row(_))).collect();
+    assert_eq!(rows, [&Token::Row(vec![TdsValue::Int(7)])], "{responses:?}");
+    assert_eq!(c.scalar("SELECT 2"), TdsValue::Int(2));
+}
+
+#[test]
+fn an_attention_cancels_an_endless_while_loop() {
+    let server = Server::start();
+    let mut c = Client::connect(server.port);
+    let (responses, took) = c.cancel(
+        "SET NOCOUNT ON DECLARE @i BIGINT = 0 WHILE 1 = 1 SET @i += 1",
+        Duration::from_millis(300),
+    );
+    assert_cancelled(&responses, took);
+    assert_eq!(c.scalar("SELECT 3"), TdsValue::Int(3));
+}
+
+#[test]
+fn a_cancelled_batch_keeps_the_transaction_open_unless_xact_abort() {
+    let server = Server::start();
+    let mut c = Client::connect(server.port);
+    let created = c.batch("CREATE TABLE dbo.t (id INT PRIMARY KEY)");
+    assert!(errors(&created).is_empty(), "{created:?}");
+
+    let (responses, took) = c.cancel(
+        "BEGIN TRAN INSERT INTO dbo.t VALUES (1) WAITFOR DELAY '00:00:30'",
+        Duration::from_millis(200),
+    );
+    assert_cancelled(&responses, took);
+    // The transaction began in the cancelled batch, so its response announced it.
+    assert!(
+        responses[0]
+            .iter()
+            .any(|t| matches!(t, Token::EnvChange(EnvChange::BeginTransaction { .. }))),
+        "{responses:?}"
+    );
+    assert_eq!(c.scalar("SELECT @@TRANCOUNT"), TdsValue::Int(1));
+    assert_eq!(c.scalar("SELECT COUNT(*) FROM dbo.t"), TdsValue::Int(1));
+
+    // Under XACT_ABORT an attention rolls the transaction back, and the response says so.
+    let (responses, took) = c.cancel(
+        "SET XACT_ABORT ON INSERT INTO dbo.t VALUES (2) WAITFOR DELAY '00:00:30'",
+        Duration::from_millis(200),
+    );
+    assert_cancelled(&responses, took);
+    assert!(
+        responses[0]
+            .iter()
+            .any(|t| matches!(t, Token::EnvChange(EnvChange::RollbackTransaction { .. }))),
+        "{responses:?}"
+    );
+    assert_eq!(c.scalar("SELECT @@TRANCOUNT"), TdsValue::Int(0));
+    assert_eq!(c.scalar("SELECT COUNT(*) FROM dbo.t"), TdsValue::Int(0));
+}
+
+#[test]
+fn an_attention_after_the_response_is_still_acknowledged() {
+    let server = Server::start();
+    let mut c = Client::connect(server.port);
+    assert_eq!(c.scalar("SELECT 4"), TdsValue::Int(4));
+    c.attention();
+    let ack = c.tokens();
+    assert!(
+        matches!(ack.as_slice(), [Token::Done(d)] if d.status.contains(DoneStatus::ATTN)),
+        "{ack:?}"
+    );
+    // Many short requests in a row: none is taken for cancelled by the watcher.
+    for i in 0..200 {
+        assert_eq!(c.scalar(&format!("SELECT {i}")), TdsValue::Int(i));
+    }
+}
