@@ -253,3 +253,34 @@ fn an_attention_after_the_response_is_still_acknowledged() {
         assert_eq!(c.scalar(&format!("SELECT {i}")), TdsValue::Int(i));
     }
 }
+
+#[test]
+fn raiserror_with_nowait_reaches_the_client_while_the_batch_runs() {
+    let server = Server::start();
+    let mut client = Client::connect(server.port);
+    client.send_batch(
+        "RAISERROR('step 1', 0, 1) WITH NOWAIT; WAITFOR DELAY '00:00:02'; PRINT 'done'",
+    );
+    // The first packet holds the message and arrives long before the batch ends; it does not
+    // end the response.
+    let sent = Instant::now();
+    let mut header = [0u8; 8];
+    client.stream.read_exact(&mut header).unwrap();
+    let took = sent.elapsed();
+    let length = usize::from(u16::from_be_bytes([header[2], header[3]]));
+    let mut payload = vec![0u8; length - 8];
+    client.stream.read_exact(&mut payload).unwrap();
+    assert!(took < Duration::from_millis(1500), "the NOWAIT message took {took:?}");
+    assert_eq!(header[1] & 1, 0, "the early packet must not carry EOM");
+    let early = decode_tokens(&payload).unwrap();
+    assert!(
+        early.iter().any(|t| matches!(t, Token::Info(m) if m.message == "step 1")),
+        "{early:?}"
+    );
+    // The rest of the response follows as usual, and the connection goes on.
+    client.reader.push(&header);
+    client.reader.push(&payload);
+    let tokens = client.tokens();
+    assert!(sent.elapsed() >= Duration::from_secs(2), "{tokens:?}");
+    assert_eq!(client.scalar("SELECT 7"), TdsValue::Int(7));
+}

@@ -65,6 +65,9 @@ pub trait Output {
         let _ = kind;
         self.done(rows);
     }
+    /// Delivers what was produced so far at once (`RAISERROR ... WITH NOWAIT`): an output
+    /// that buffers, such as the TDS server's packets, sends it now.
+    fn flush(&mut self) {}
 }
 
 /// The kind of statement whose row count [`Output::done_counted`] reports.

@@ -48,8 +48,9 @@ use walden_log::policy::CommitOption;
 
 use crate::ast::{
     AssignOp, Batch, BinaryOp, CreateProcedure, DeclarationKind, ExecArgument, ExecProcedure,
-    Execute, Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror, SetStatement, Statement,
-    StatementKind, TransactionName, TransactionStatement, Waitfor, WaitforKind,
+    Execute, Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror, RaiserrorOption,
+    SetStatement, Statement, StatementKind, TransactionName, TransactionStatement, Waitfor,
+    WaitforKind,
 };
 use crate::exec::eval::{parse_object_name, Env};
 use crate::exec::scalar;
@@ -968,6 +969,9 @@ impl Run<'_> {
         e.procedure = self.procedure_name();
         if severity <= 10 {
             self.out.message(&e);
+            if r.options.contains(&RaiserrorOption::NoWait) {
+                self.out.flush();
+            }
             return Ok(());
         }
         Err(e)

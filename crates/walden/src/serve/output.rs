@@ -72,6 +72,22 @@ impl<W: Write> PacketSink<W> {
         }
     }
 
+    /// Sends the whole buffer now as a packet that does not end the message (shorter than the
+    /// packet size: [MS-TDS] only requires the last packet to carry EOM), and flushes the
+    /// writer, so that the client sees it while the request goes on.
+    fn flush_now(&mut self) {
+        self.flush_full();
+        if !self.buf.is_empty() {
+            let rest = std::mem::take(&mut self.buf);
+            self.send(&rest, PacketStatus::NONE);
+        }
+        if self.error.is_none() {
+            if let Err(e) = self.out.flush() {
+                self.error = Some(e);
+            }
+        }
+    }
+
     /// Sends the rest of the buffer as the message's last packets.
     pub fn finish(&mut self) -> io::Result<()> {
         self.flush_full();
@@ -345,6 +361,10 @@ impl<W: Write> Output for TdsOutput<W> {
 
     fn done(&mut self, rows: Option<u64>) {
         self.statement_done(rows, None);
+    }
+
+    fn flush(&mut self) {
+        self.sink.flush_now();
     }
 
     fn done_counted(&mut self, kind: Counted, rows: Option<u64>) {
