@@ -63,7 +63,7 @@ fn start(data: &Path) -> (Server, u16, Vec<String>) {
     let mut report = Vec::new();
     let port = loop {
         let line = lines.next().expect("server exited before listening").unwrap();
-        if let Some(addr) = line.strip_prefix("listening on ") {
+        if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
             break addr.rsplit(':').next().unwrap().parse().unwrap();
         }
         report.push(line);
@@ -292,10 +292,7 @@ fn sigkill_loses_no_durable_commit_and_keeps_a_prefix_of_the_commit_order() {
         port = new_port;
         for db in DATABASES {
             let prefix = format!("database {db}: recovered ");
-            assert!(
-                report.iter().any(|l| l.starts_with(&prefix)),
-                "no recovery of {db}: {report:?}"
-            );
+            assert!(report.iter().any(|l| l.contains(&prefix)), "no recovery of {db}: {report:?}");
         }
         let mut c = Client::connect(port, "").unwrap();
         let survived = [check(&mut c, 0, &acks), check(&mut c, 1, &acks)];

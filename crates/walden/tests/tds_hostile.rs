@@ -58,7 +58,7 @@ fn start_with_login_timeout(secs: u64, extra: &[&str]) -> Server {
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let port = loop {
         let line = lines.next().expect("server exited before listening").unwrap();
-        if let Some(addr) = line.strip_prefix("listening on ") {
+        if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
             break addr.rsplit(':').next().unwrap().parse().unwrap();
         }
     };

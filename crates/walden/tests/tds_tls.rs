@@ -46,7 +46,7 @@ impl Server {
         let port = loop {
             let line = lines.next().expect("server exited before listening").unwrap();
             log.lock().unwrap().push(line.clone());
-            if let Some(addr) = line.strip_prefix("listening on ") {
+            if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
                 break addr.rsplit(':').next().unwrap().parse().unwrap();
             }
         };
@@ -62,7 +62,7 @@ impl Server {
     /// The fingerprint the server printed at start.
     fn fingerprint(&self) -> String {
         let log = self.log.lock().unwrap();
-        let line = log.iter().find(|l| l.starts_with("TLS: ")).expect("no TLS line");
+        let line = log.iter().find(|l| l.contains(" TLS: ")).expect("no TLS line");
         line.rsplit(' ').next().unwrap().to_string()
     }
 

@@ -94,7 +94,7 @@ impl Server {
         server.port = loop {
             match lines.next() {
                 Some(Ok(line)) => {
-                    if let Some(addr) = line.strip_prefix("listening on ") {
+                    if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
                         let port = addr.rsplit(':').next().and_then(|p| p.parse().ok());
                         break port
                             .ok_or_else(|| format!("walden serve: cannot parse '{line}'"))?;

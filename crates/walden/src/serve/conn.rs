@@ -47,7 +47,8 @@ fn login_watchdog(
     let watch = move || {
         if wait.recv_timeout(timeout) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
             log_line!(
-                "walden serve: connection {peer}: login not completed within {} s; closing",
+                warn,
+                "connection {peer}: login not completed within {} s; closing",
                 timeout.as_secs()
             );
             let _ = stream.shutdown(std::net::Shutdown::Both);
@@ -115,13 +116,13 @@ pub fn serve(stream: TcpStream, shared: Arc<Shared>, over_limit: bool) {
             conn.reader.set_max_message_size(walden_tds::packet::DEFAULT_MAX_MESSAGE_SIZE);
             if let Err(e) = conn.requests(&mut session) {
                 if e.kind() != io::ErrorKind::UnexpectedEof {
-                    log_line!("walden serve: connection {peer}: {e}");
+                    log_line!(warn, "connection {peer}: {e}");
                 }
             }
             session.close();
         }
         Ok(None) => {}
-        Err(e) => log_line!("walden serve: connection {peer}: login: {e}"),
+        Err(e) => log_line!(warn, "connection {peer}: login: {e}"),
     }
 }
 
@@ -233,7 +234,7 @@ impl Conn {
             && login.username.eq_ignore_ascii_case("sa")
             && login.password == self.shared.sa_password;
         if !authenticated {
-            log_line!("walden serve: Login failed for user '{}'.", login.username);
+            log_line!(warn, "Login failed for user '{}'.", login.username);
             return self.refuse(vec![message_token(
                 18456,
                 14,
@@ -352,7 +353,7 @@ impl Conn {
         self.prepared.clear();
         let database = self.login_database.clone();
         if let Some(e) = use_database(session, &database) {
-            log_line!("walden serve: RESETCONNECTION: {e}");
+            log_line!(error, "RESETCONNECTION: {e}");
         }
     }
 

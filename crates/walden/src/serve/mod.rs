@@ -2,14 +2,14 @@
 //! unmodified SQL Server drivers connect to it. One thread per connection; see
 //! `docs/serve.md` for what is implemented.
 
-/// Writes one line to the server's log (stderr). Unlike `eprintln!`, a write error (stderr
-/// closed by whoever started the server) is ignored: losing a log line must not panic a
-/// connection thread and leave its client waiting.
+/// Writes one line to the server's log on stderr, as `<UTC date> <time> <LEVEL> <message>`
+/// (level `info`, `warn` or `error`), like SQL Server's errorlog. Unlike `eprintln!`, a write
+/// error (stderr closed by whoever started the server) is ignored: losing a log line must not
+/// panic a connection thread and leave its client waiting.
 macro_rules! log_line {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
+    ($level:ident, $($arg:tt)*) => {
+        $crate::serve::write_log(stringify!($level), format_args!($($arg)*))
+    };
 }
 
 mod config;
@@ -30,6 +30,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use walden_engine::types::Date;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::sysviews::ServerCounters;
 
@@ -105,6 +106,29 @@ pub struct Shared {
     login_timeout: Duration,
 }
 
+/// See `log_line!`.
+pub(crate) fn write_log(level: &str, message: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let since_epoch =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let secs = since_epoch.as_secs();
+    let epoch = Date::from_ymd(1970, 1, 1).map_or(0, Date::days);
+    let date = u32::try_from(secs / 86_400)
+        .ok()
+        .and_then(|d| Date::from_days(epoch + d))
+        .map_or_else(String::new, |d| d.to_string());
+    let t = secs % 86_400;
+    let _ = writeln!(
+        std::io::stderr(),
+        "{date} {:02}:{:02}:{:02}.{:03} {:<5} {message}",
+        t / 3600,
+        t / 60 % 60,
+        t % 60,
+        since_epoch.subsec_millis(),
+        level.to_ascii_uppercase(),
+    );
+}
+
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
@@ -156,17 +180,18 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     let tls_key =
         setting(args.tls_key, "WALDEN_TLS_KEY", file.tls_key, |t| Some(PathBuf::from(t)))?;
 
-    log_line!("Walden {} (TDS 7.4 server)", env!("CARGO_PKG_VERSION"));
+    log_line!(info, "Walden {} (TDS 7.4 server)", env!("CARGO_PKG_VERSION"));
     if let Some(path) = &file_path {
-        log_line!("configuration: {}", path.display());
+        log_line!(info, "configuration: {}", path.display());
     }
-    log_line!("data directory: {}", data.display());
+    log_line!(info, "data directory: {}", data.display());
     let instance = Instance::open(&data, InstanceConfig::default())
         .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     for db in instance.databases() {
         let report = db.recovery_report();
         let (lsn, micros) = db.last_commit();
         log_line!(
+            info,
             "database {}: recovered {} log records, {} transactions rolled back, last \
              recovered commit LSN {} (last commit LSN {lsn} at {micros} us since the epoch)",
             db.name(),
@@ -189,7 +214,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     // Non-blocking, so that the loop notices a shutdown signal between connections.
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-    log_line!("listening on {addr}");
+    log_line!(info, "listening on {addr}");
 
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -215,14 +240,14 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
                 continue;
             }
             Err(e) => {
-                log_line!("walden serve: accept: {e}");
+                log_line!(error, "accept: {e}");
                 std::thread::sleep(ACCEPT_POLL);
                 continue;
             }
         };
         threads.retain(|t| !t.is_finished());
         if let Err(e) = stream.set_nonblocking(false).and_then(|()| stream.set_nodelay(true)) {
-            log_line!("walden serve: {e}");
+            log_line!(error, "{e}");
             continue;
         }
         next_id += 1;
@@ -239,11 +264,11 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         });
         match spawned {
             Ok(handle) => threads.push(handle),
-            Err(e) => log_line!("walden serve: cannot start a connection thread: {e}"),
+            Err(e) => log_line!(error, "cannot start a connection thread: {e}"),
         }
     }
 
-    log_line!("shutting down: closing {} connection(s)", active.load(Ordering::SeqCst));
+    log_line!(info, "shutting down: closing {} connection(s)", active.load(Ordering::SeqCst));
     drop(listener);
     for stream in open.lock().unwrap_or_else(PoisonError::into_inner).values() {
         // Ends the thread's read: it closes its session (rolling back) and exits.
@@ -253,7 +278,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         let _ = thread.join();
     }
     instance.close().map_err(|e| format!("closing the instance: {e}"))?;
-    log_line!("shutdown complete");
+    log_line!(info, "shutdown complete");
     Ok(())
 }
 
@@ -277,6 +302,7 @@ fn tls_setup(
         (Some(TlsMode::SelfSigned), None) => {
             let setup = tls::TlsSetup::self_signed()?;
             log_line!(
+                info,
                 "TLS: self-signed certificate for localhost and 127.0.0.1, SHA-256 fingerprint {}",
                 setup.fingerprint
             );
@@ -285,6 +311,7 @@ fn tls_setup(
         (None, Some((cert, key))) => {
             let setup = tls::TlsSetup::from_pem_files(&cert, &key)?;
             log_line!(
+                info,
                 "TLS: certificate {}, SHA-256 fingerprint {}",
                 cert.display(),
                 setup.fingerprint
@@ -293,7 +320,7 @@ fn tls_setup(
         }
     };
     if setup.is_none() {
-        log_line!("TLS: off (clients that require encryption cannot connect)");
+        log_line!(info, "TLS: off (clients that require encryption cannot connect)");
     }
     Ok(setup)
 }
@@ -316,6 +343,6 @@ fn stored_password(data: &Path) -> Result<String, String> {
         .open(&path)
         .and_then(|mut f| f.write_all(password.as_bytes()))
         .map_err(|e| format!("cannot store the sa password in {}: {e}", path.display()))?;
-    log_line!("generated the sa password; it is in {}", path.display());
+    log_line!(info, "generated the sa password; it is in {}", path.display());
     Ok(password)
 }

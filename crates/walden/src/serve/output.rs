@@ -190,7 +190,7 @@ impl<W: Write> TdsOutput<W> {
 
     fn raw(&mut self, token: &Token) {
         if let Err(e) = token.encode(&self.columns, self.sink.buf()) {
-            log_line!("walden serve: cannot encode a {token:?} token: {e}");
+            log_line!(error, "cannot encode a {token:?} token: {e}");
         }
         self.sink.flush_full();
     }

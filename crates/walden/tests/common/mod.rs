@@ -21,7 +21,7 @@ pub fn start_server(extra: &[&str]) -> (Child, u16, tempfile::TempDir) {
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let port = loop {
         let line = lines.next().expect("server exited before listening").unwrap();
-        if let Some(addr) = line.strip_prefix("listening on ") {
+        if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
             break addr.rsplit(':').next().unwrap().parse().unwrap();
         }
     };
