@@ -137,6 +137,28 @@ impl Block {
     fn room(&self) -> usize {
         self.capacity - self.used
     }
+
+    /// Whether no further record fragment fits: the block must be sealed (rule 2).
+    fn is_full(&self) -> bool {
+        self.room() <= RECORD_HEADER_SIZE
+    }
+
+    /// Copies one record fragment (header and `body`) after the used bytes; returns the LSN
+    /// just past it. The caller has checked that it fits.
+    fn put(&mut self, kind: RecordKind, fragment: Fragment, txn: u64, body: &[u8]) -> Lsn {
+        let at = self.used;
+        let end = at + RECORD_HEADER_SIZE + body.len();
+        encode_record_header(
+            &mut self.buf[at..at + RECORD_HEADER_SIZE],
+            body.len() as u32,
+            kind,
+            fragment,
+            txn,
+        );
+        self.buf[at + RECORD_HEADER_SIZE..end].copy_from_slice(body);
+        self.used = end;
+        self.lsn + end as u64
+    }
 }
 
 /// A thread waiting in `harden` while another thread flushes. The flusher wakes exactly the
@@ -383,12 +405,17 @@ impl LogManager {
         txn: u64,
         durability: Durability,
     ) -> Result<CommitReceipt, LogError> {
+        // Two clocks, read once each: the record carries wall-clock time (what `fn_dblog`
+        // shows), while the commit's age for the time bound and the wait statistics is
+        // monotonic, from when it was appended (after any LOGBUFFER wait). A fully durable
+        // commit's hardening wait starts at that same instant.
         let body = CommitBody { durability, commit_time_us: now_us() }.encode();
         let st = lock(&self.shared.state);
         let (mut st, lsn) = self.append_record(st, RecordKind::Commit, txn, &body)?;
         st.stats.last_commit_lsn = lsn;
         let was_empty = st.unhardened.is_empty();
-        st.unhardened.push_back((lsn, Instant::now()));
+        let appended = Instant::now();
+        st.unhardened.push_back((lsn, appended));
         match durability {
             Durability::Delayed => {
                 st.stats.commits_delayed += 1;
@@ -403,7 +430,8 @@ impl LogManager {
                 if st.open.as_ref().is_some_and(|b| b.lsn < lsn) {
                     seal_open(&mut st);
                 }
-                self.harden(st, lsn, FlushReason::Commit)?;
+                // Not hardened yet: the lock has been held since the append.
+                self.harden_since(st, lsn, FlushReason::Commit, appended)?;
                 Ok(CommitReceipt { lsn, hardened: true })
             }
         }
@@ -549,18 +577,8 @@ impl LogManager {
         let total = RECORD_HEADER_SIZE + body.len();
         // The common case: the whole record fits in the open block.
         if let Some(block) = st.open.as_mut().filter(|b| b.room() >= total) {
-            let at = block.used;
-            encode_record_header(
-                &mut block.buf[at..at + RECORD_HEADER_SIZE],
-                body.len() as u32,
-                kind,
-                Fragment::Full,
-                txn,
-            );
-            block.buf[at + RECORD_HEADER_SIZE..at + total].copy_from_slice(body);
-            block.used += total;
-            let lsn = block.lsn + block.used as u64;
-            if block.room() <= RECORD_HEADER_SIZE {
+            let lsn = block.put(kind, Fragment::Full, txn, body);
+            if block.is_full() {
                 self.seal_full(&mut st);
             }
             return Ok((st, lsn));
@@ -579,30 +597,19 @@ impl LogManager {
                 return Err(LogError::io("append", "no open block after reserving one"));
             };
             let room = block.room() - RECORD_HEADER_SIZE;
-            let last = rest.len() <= room;
-            let take = rest.len().min(room);
+            let (piece, tail) = rest.split_at(rest.len().min(room));
+            let last = tail.is_empty();
             let fragment = match (first, last) {
                 (true, true) => Fragment::Full,
                 (true, false) => Fragment::First,
                 (false, false) => Fragment::Middle,
                 (false, true) => Fragment::Last,
             };
-            let at = block.used;
-            encode_record_header(
-                &mut block.buf[at..at + RECORD_HEADER_SIZE],
-                take as u32,
-                kind,
-                fragment,
-                txn,
-            );
-            block.buf[at + RECORD_HEADER_SIZE..at + RECORD_HEADER_SIZE + take]
-                .copy_from_slice(&rest[..take]);
-            block.used += RECORD_HEADER_SIZE + take;
-            let lsn = block.lsn + block.used as u64;
-            if block.room() <= RECORD_HEADER_SIZE {
+            let lsn = block.put(kind, fragment, txn, piece);
+            if block.is_full() {
                 self.seal_full(&mut st);
             }
-            rest = &rest[take..];
+            rest = tail;
             first = false;
             if last {
                 return Ok((st, lsn));
@@ -676,14 +683,24 @@ impl LogManager {
     /// by the flusher without retaking the lock; the flusher records its wait for it.
     fn harden<'a>(
         &'a self,
-        mut st: MutexGuard<'a, State>,
+        st: MutexGuard<'a, State>,
         target: Lsn,
         reason: FlushReason,
     ) -> Result<(), LogError> {
         if st.hardened >= target {
             return Ok(());
         }
-        let start = Instant::now();
+        self.harden_since(st, target, reason, Instant::now())
+    }
+
+    /// [`LogManager::harden`] for a wait that began at `start`.
+    fn harden_since<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        target: Lsn,
+        reason: FlushReason,
+        start: Instant,
+    ) -> Result<(), LogError> {
         loop {
             if let Some(e) = &st.failed {
                 return Err(e.clone());
@@ -839,6 +856,9 @@ fn flush<'a>(
     for block in blocks {
         st.pool.push(block.buf);
     }
+    // One clock read for everything this flush released: the commits it hardened (for the
+    // time bound) and the waiters it wakes, all hardened at the same moment.
+    let now = Instant::now();
     let max_delay = Duration::from_millis(shared.config.max_delay_ms);
     let mut hardened_commits = 0u64;
     let mut late = 0u64;
@@ -846,7 +866,7 @@ fn flush<'a>(
         if lsn > new_hardened {
             break;
         }
-        if shared.config.max_delay_ms > 0 && at.elapsed() > max_delay {
+        if shared.config.max_delay_ms > 0 && now.duration_since(at) > max_delay {
             late += 1;
         }
         hardened_commits += 1;
@@ -870,7 +890,6 @@ fn flush<'a>(
     }
     let still_waiting = st.waiters.split_off(&(new_hardened + 1, 0));
     let released = std::mem::replace(&mut st.waiters, still_waiting);
-    let now = Instant::now();
     for waiter in released.values() {
         st.stats.record_hardening_wait(waiter.commit, now - waiter.since);
     }
@@ -925,11 +944,12 @@ fn write_blocks(
                     io.file_writes += 1;
                     io.file_bytes += outcome.header_bytes;
                     io.grown_on_path |= outcome.grown;
-                    if outcome.grown {
-                        lock(&shared.state).stats.segments_total = u64::from(map.slots);
-                    }
-                    if map.spare_slots() < shared.config.spare_segments as usize {
-                        lock(&shared.state).grow_wanted = true;
+                    let grow = map.spare_slots() < shared.config.spare_segments as usize;
+                    let mut st = lock(&shared.state);
+                    st.stats.segments_active = map.active.len() as u64;
+                    st.stats.segments_total = u64::from(map.slots);
+                    if grow {
+                        st.grow_wanted = true;
                         shared.wake_writer.notify_one();
                     }
                 }

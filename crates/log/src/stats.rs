@@ -135,7 +135,7 @@ pub struct LogStats {
     pub unhardened_commits: u64,
     /// Age of the oldest of them, in microseconds (0 if none).
     pub oldest_unhardened_us: u64,
-    /// Segments holding log, and slots in the file.
+    /// Segments holding log (active segments).
     pub segments_active: u64,
     /// Slots in the file.
     pub segments_total: u64,

@@ -106,6 +106,8 @@ fn blocks_never_cross_a_segment_end() {
     for id in 0..100 {
         log.append_payload(id, &[id as u8; 300]).unwrap();
     }
+    log.flush_log().unwrap();
+    assert!(log.stats().segments_active >= 4, "counted as segments are activated");
     log.close().unwrap();
     let log = open(&vfs, config);
     let recs = records(&log);

@@ -1200,7 +1200,11 @@ impl Cursor<'_> {
                     self.buffered.clear();
                     return Ok(None);
                 }
-                self.next = Bound::Excluded(k.clone());
+                // Only a refill reads `next`, and only once the batch is used up: copy just
+                // the batch's last key, not every key returned.
+                if self.pos == self.buffered.len() {
+                    self.next = Bound::Excluded(k.clone());
+                }
                 return Ok(Some((k, v)));
             }
             if self.done {

@@ -718,6 +718,23 @@ impl Shared {
         Ok(true)
     }
 
+    /// Every dirty cached frame as `(frame, page, rec_lsn)`, in frame order: a snapshot taken
+    /// under the table lock, for the checkpoint and the dirty page table.
+    fn dirty_frames(&self) -> Vec<(usize, PageId, Lsn)> {
+        let table = self.table();
+        table
+            .descs
+            .iter()
+            .enumerate()
+            .filter(|(_, desc)| !desc.loading)
+            .filter_map(|(f, desc)| {
+                let id = desc.page?;
+                let state = self.frames[f].dirty();
+                state.dirty.then_some((f, id, state.rec_lsn))
+            })
+            .collect()
+    }
+
     /// Makes sure page `id` lies inside the file, growing it by at least `grow_pages`.
     fn ensure_in_file(&self, id: PageId) -> Result<(), BufferError> {
         if id < self.file.page_count() {
@@ -917,18 +934,8 @@ impl BufferPool {
     pub fn flush_all(&self) -> Result<FlushSummary, BufferError> {
         let shared = &self.shared;
         shared.check_failed()?;
-        let targets: Vec<(usize, PageId)> = {
-            let table = shared.table();
-            table
-                .descs
-                .iter()
-                .enumerate()
-                .filter(|(f, desc)| !desc.loading && shared.frames[*f].dirty().dirty)
-                .filter_map(|(f, desc)| desc.page.map(|id| (f, id)))
-                .collect()
-        };
         let mut pages_written = 0;
-        for (f, id) in targets {
+        for (f, id, _) in shared.dirty_frames() {
             if shared.flush_frame(f, id, WriteBy::Checkpoint)? {
                 pages_written += 1;
             }
@@ -950,21 +957,8 @@ impl BufferPool {
 
     /// The dirty page table: `(page, rec_lsn)` for every dirty cached page, by page id.
     pub fn dirty_page_table(&self) -> Vec<(PageId, Lsn)> {
-        let shared = &self.shared;
-        let mut pages: Vec<(PageId, Lsn)> = {
-            let table = shared.table();
-            table
-                .descs
-                .iter()
-                .enumerate()
-                .filter(|(_, desc)| !desc.loading)
-                .filter_map(|(f, desc)| {
-                    let id = desc.page?;
-                    let state = shared.frames[f].dirty();
-                    state.dirty.then_some((id, state.rec_lsn))
-                })
-                .collect()
-        };
+        let mut pages: Vec<(PageId, Lsn)> =
+            self.shared.dirty_frames().into_iter().map(|(_, id, rec_lsn)| (id, rec_lsn)).collect();
         pages.sort_unstable();
         pages
     }
