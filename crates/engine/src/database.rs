@@ -262,9 +262,7 @@ impl Database {
             if vfs.exists(path) {
                 return Err(EngineError::FileExists(path.clone()));
             }
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                vfs.create_dir_all(dir).map_err(|e| EngineError::Io(e.to_string()))?;
-            }
+            create_parent_dir(&*vfs, path)?;
         }
         let data = DataFile::create(&*vfs, &files.data, id, INITIAL_PAGES)?;
         let (log, _) = LogManager::open(Arc::clone(&vfs), &files.log, config.log.clone())?;
@@ -288,9 +286,7 @@ impl Database {
                 vfs.remove(path).map_err(|e| EngineError::Io(e.to_string()))?;
             }
         }
-        if let Some(dir) = files.data.parent().filter(|d| !d.as_os_str().is_empty()) {
-            vfs.create_dir_all(dir).map_err(|e| EngineError::Io(e.to_string()))?;
-        }
+        create_parent_dir(&*vfs, &files.data)?;
         let data = DataFile::create(&*vfs, &files.data, id, INITIAL_PAGES)?;
         let db = Database::assemble("tempdb", id, files, data, None, config)?;
         db.format()?;
@@ -739,9 +735,8 @@ impl Database {
             let committed = state.prepared.is_some_and(resolver);
             match txn_action(false, false, state.prepared.is_some(), committed) {
                 TxnAction::CommitInDoubt => {
-                    let receipt = self.commit_txn(txn, Durability::Full)?;
-                    report.last_commit_lsn = receipt.lsn;
-                    report.last_commit_unix_micros = now_micros();
+                    self.commit_txn(txn, Durability::Full)?;
+                    (report.last_commit_lsn, report.last_commit_unix_micros) = self.last_commit();
                     report.in_doubt_committed += 1;
                 }
                 TxnAction::Undo | TxnAction::UndoInDoubt => {
@@ -807,6 +802,14 @@ impl Database {
             log.flush_to(lsn)?;
         }
         Ok(())
+    }
+}
+
+/// Creates the directory a database file goes in, if the path names one.
+fn create_parent_dir(vfs: &dyn Vfs, path: &Path) -> Result<(), EngineError> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => vfs.create_dir_all(dir).map_err(|e| EngineError::Io(e.to_string())),
+        None => Ok(()),
     }
 }
 
@@ -991,9 +994,4 @@ impl From<LogError> for EngineError {
     fn from(e: LogError) -> Self {
         EngineError::Log(e.to_string())
     }
-}
-
-/// The path of a database file named `name` with `ext` in `dir`.
-pub fn default_file(dir: &Path, name: &str, ext: &str) -> PathBuf {
-    dir.join(format!("{name}.{ext}"))
 }

@@ -28,9 +28,9 @@ use crate::catalog::{object_key, Catalog, IndexDef, Object, SequenceDef, TableDe
 use crate::database::{Database, LogMode, RowKind, UndoEntry, CATALOG_ROOT};
 use crate::error::EngineError;
 use crate::lock::{LockMode, Resource};
-use crate::table::{index_key, key_text};
+use crate::table::{duplicate_key, index_key};
 use crate::txn::Transaction;
-use crate::types::{encode_key, SqlType, Value};
+use crate::types::{SqlType, Value};
 
 /// Identity values a table hands out per persisted high-water mark.
 pub const IDENTITY_CACHE: i64 = 1000;
@@ -246,7 +246,7 @@ impl Database {
         }
         cache.next = value + def.increment;
         cache.current = Some(value);
-        Ok(sequence_value(def.ty, value))
+        Ok(integer_value(def.ty, value))
     }
 
     /// The last value a sequence handed out (`sys.sequences.current_value`).
@@ -296,7 +296,9 @@ impl Database {
     }
 }
 
-fn sequence_value(ty: SqlType, v: i128) -> Value {
+/// An integer as a value of `ty`, a sequence's or an identity column's type: an integer type
+/// or DECIMAL(p,s). `v` is not range-checked here: an integer type keeps its low bits.
+pub(crate) fn integer_value(ty: SqlType, v: i128) -> Value {
     match ty {
         SqlType::TinyInt => Value::TinyInt(v as u8),
         SqlType::SmallInt => Value::SmallInt(v as i16),
@@ -471,23 +473,12 @@ impl Transaction {
             unique_constraint: spec.unique_constraint,
             root,
         };
-        let types: Vec<SqlType> = index.columns.iter().map(|&c| def.columns[c].ty).collect();
         let mut cursor =
             self.scan_table(db, table, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)?;
         while let Some((row_id, values)) = cursor.next_row(self)? {
-            let vals: Vec<Value> = index.columns.iter().map(|&c| values[c].clone()).collect();
-            let mut key = Vec::new();
-            encode_key(&types, &vals, &mut key).map_err(|e| EngineError::Invalid(e.to_string()))?;
-            if !index.unique {
-                key.extend_from_slice(&row_id);
-            }
+            let key = index_key(&def, &index, &values, &row_id)?;
             if !self.tree_insert(db, root, &key, &row_id)? {
-                return Err(EngineError::DuplicateKey {
-                    constraint: index.name.clone(),
-                    table: format!("{}.{}", def.schema, def.name),
-                    key: key_text(&vals.iter().collect::<Vec<_>>()),
-                    number: 1505,
-                });
+                return Err(duplicate_key(&def, &index, &values, 1505));
             }
         }
         def.indexes.push(index);
@@ -550,13 +541,7 @@ impl Transaction {
                 index = secondary;
             }
             if !inserted {
-                let shown: Vec<&Value> = index.columns.iter().map(|&c| &values[c]).collect();
-                return Err(EngineError::DuplicateKey {
-                    constraint: index.name.clone(),
-                    table: format!("{}.{}", def.schema, def.name),
-                    key: key_text(&shown),
-                    number: 1505,
-                });
+                return Err(duplicate_key(&def, index, &values, 1505));
             }
         }
         // The heap's locator counter must not serve as the uniquifier counter: forget it,

@@ -29,6 +29,7 @@ use crate::catalog::{IndexDef, TableDef};
 use crate::database::Database;
 use crate::error::EngineError;
 use crate::lock::{LockMode, Resource};
+use crate::objects::integer_value;
 use crate::txn::{Isolation, Transaction};
 use crate::types::{decode_row_with, encode_key, encode_row_with, RowError, SqlType, Value};
 
@@ -58,6 +59,26 @@ pub fn decode_stored_row(
     })
 }
 
+/// Decodes a row of `table` as read from its index 1 tree.
+fn decode_table_row(
+    db: &Database,
+    table: &TableDef,
+    bytes: &[u8],
+) -> Result<Vec<Value>, EngineError> {
+    decode_stored_row(db, &table.types(), bytes).map_err(|e| row_error(table, e))
+}
+
+/// Error 515 for the first NOT NULL column of `table` that `values` leaves NULL.
+fn check_not_null(db: &Database, table: &TableDef, values: &[Value]) -> Result<(), EngineError> {
+    match table.columns.iter().zip(values).find(|(col, v)| v.is_null() && !col.nullable) {
+        Some((col, _)) => Err(EngineError::NullNotAllowed {
+            column: col.name.clone(),
+            table: format!("{}.{}.{}", db.name(), table.schema, table.name),
+        }),
+        None => Ok(()),
+    }
+}
+
 impl Transaction {
     /// Encodes a row, moving values that do not fit in the row to overflow pages.
     pub(crate) fn encode_stored_row(
@@ -84,7 +105,7 @@ impl Transaction {
 }
 
 /// Renders key values as SQL Server prints a duplicate key: `(1, abc)`.
-pub(crate) fn key_text(values: &[&Value]) -> String {
+fn key_text(values: &[&Value]) -> String {
     let parts: Vec<String> = values
         .iter()
         .map(|v| if v.is_null() { "<NULL>".to_string() } else { v.to_string() })
@@ -125,14 +146,26 @@ pub(crate) fn clustered_row_id(
     Ok(key)
 }
 
-fn duplicate(table: &TableDef, index: &IndexDef, values: &[Value]) -> EngineError {
+/// Error `number` for a row whose key in `index` is taken: 1505 while an index is built.
+pub(crate) fn duplicate_key(
+    table: &TableDef,
+    index: &IndexDef,
+    values: &[Value],
+    number: i32,
+) -> EngineError {
     let shown: Vec<&Value> = index.columns.iter().map(|&c| &values[c]).collect();
     EngineError::DuplicateKey {
         constraint: index.name.clone(),
         table: format!("{}.{}", table.schema, table.name),
         key: key_text(&shown),
-        number: if index.primary_key || index.unique_constraint { 2627 } else { 2601 },
+        number,
     }
+}
+
+/// The duplicate key error of a row change: 2627 for a constraint, 2601 for a unique index.
+fn duplicate(table: &TableDef, index: &IndexDef, values: &[Value]) -> EngineError {
+    let number = if index.primary_key || index.unique_constraint { 2627 } else { 2601 };
+    duplicate_key(table, index, values, number)
 }
 
 impl Transaction {
@@ -145,8 +178,8 @@ impl Transaction {
         mode: LockMode,
     ) -> Result<bool, EngineError> {
         let res = Resource::Object { db: db.id(), object: table };
+        let row_mode = if mode == LockMode::IX { LockMode::X } else { LockMode::S };
         if let Some(held) = self.table_lock(db.id(), table) {
-            let row_mode = if mode == LockMode::IX { LockMode::X } else { LockMode::S };
             if held.covers(row_mode) {
                 return Ok(false);
             }
@@ -157,8 +190,21 @@ impl Transaction {
         self.lock(&res, mode)?;
         let now = self.table_lock(db.id(), table).map_or(mode, |h| h.join(mode));
         self.set_table_lock(db.id(), table, now);
-        let row_mode = if mode == LockMode::IX { LockMode::X } else { LockMode::S };
         Ok(!now.covers(row_mode))
+    }
+
+    /// Takes IX on the table and X on the row (unless a table lock covers it), both kept to
+    /// the end of the transaction: what a change of the row needs first.
+    fn lock_row_for_write(
+        &mut self,
+        db: &Database,
+        table: u32,
+        row_id: &[u8],
+    ) -> Result<(), EngineError> {
+        if self.lock_table(db, table, LockMode::IX)? {
+            self.lock_row(db, table, row_id, LockMode::X)?;
+        }
+        Ok(())
     }
 
     /// Locks a row's key, escalating to a table lock past [`ESCALATION_THRESHOLD`]. Returns
@@ -219,23 +265,11 @@ impl Transaction {
         if let Some((col, _, _)) = table.identity_column() {
             if values[col].is_null() {
                 let v = db.next_identity(table)?;
-                values[col] = match table.columns[col].ty {
-                    SqlType::TinyInt => Value::TinyInt(v as u8),
-                    SqlType::SmallInt => Value::SmallInt(v as i16),
-                    SqlType::Int => Value::Int(v as i32),
-                    _ => Value::BigInt(v),
-                };
+                values[col] = integer_value(table.columns[col].ty, i128::from(v));
                 self.set_last_identity(v);
             }
         }
-        for (c, col) in table.columns.iter().enumerate() {
-            if values[c].is_null() && !col.nullable {
-                return Err(EngineError::NullNotAllowed {
-                    column: col.name.clone(),
-                    table: format!("{}.{}.{}", db.name(), table.schema, table.name),
-                });
-            }
-        }
+        check_not_null(db, table, values)?;
         let primary = table.primary()?;
         let row_id = if primary.is_heap() {
             db.next_locator(table.id, primary)?.to_be_bytes().to_vec()
@@ -244,10 +278,7 @@ impl Transaction {
         };
         let mut row = Vec::with_capacity(64);
         self.encode_stored_row(db, table, values, &mut row)?;
-        let need_row_lock = self.lock_table(db, table.id, LockMode::IX)?;
-        if need_row_lock {
-            self.lock_row(db, table.id, &row_id, LockMode::X)?;
-        }
+        self.lock_row_for_write(db, table.id, &row_id)?;
         let mark = self.undo_mark();
         if !self.tree_insert(db, primary.root, &row_id, &row)? {
             return Err(duplicate(table, primary, values));
@@ -278,23 +309,18 @@ impl Transaction {
         row_id: &[u8],
         values: &[Value],
     ) -> Result<Option<RowId>, EngineError> {
-        for (c, col) in table.columns.iter().enumerate() {
-            if values.get(c).is_some_and(Value::is_null) && !col.nullable {
-                return Err(EngineError::NullNotAllowed {
-                    column: col.name.clone(),
-                    table: format!("{}.{}.{}", db.name(), table.schema, table.name),
-                });
-            }
-        }
+        check_not_null(db, table, values)?;
         let primary = table.primary()?;
-        if self.lock_table(db, table.id, LockMode::IX)? {
-            self.lock_row(db, table.id, row_id, LockMode::X)?;
-        }
-        let types = table.types();
+        self.lock_row_for_write(db, table.id, row_id)?;
         let Some(old_bytes) = db.space().tree(primary.root).get(row_id)? else {
             return Ok(None);
         };
-        let old = decode_stored_row(db, &types, &old_bytes).map_err(|e| row_error(table, e))?;
+        // Only nonclustered indexes need the old values (for their old keys), as in
+        // delete_row: a table without them skips the decode and its off-row reads.
+        let old = match table.indexes.len() {
+            1 => None,
+            _ => Some(decode_table_row(db, table, &old_bytes)?),
+        };
         let mut row = Vec::with_capacity(old_bytes.len() + 16);
         self.encode_stored_row(db, table, values, &mut row)?;
         let new_id = if primary.is_heap() {
@@ -311,7 +337,16 @@ impl Transaction {
             }
         };
         let mark = self.undo_mark();
-        let result = self.update_row_inner(db, table, primary, row_id, &new_id, &old, values, &row);
+        let result = self.update_row_inner(
+            db,
+            table,
+            primary,
+            row_id,
+            &new_id,
+            old.as_deref(),
+            values,
+            &row,
+        );
         if result.is_err() {
             self.rollback_to_mark(&mark)?;
         }
@@ -326,21 +361,20 @@ impl Transaction {
         primary: &IndexDef,
         row_id: &[u8],
         new_id: &[u8],
-        old: &[Value],
+        old: Option<&[Value]>,
         values: &[Value],
         row: &[u8],
     ) -> Result<(), EngineError> {
         if new_id == row_id {
             self.tree_update(db, primary.root, row_id, row)?;
         } else {
-            if self.lock_table(db, table.id, LockMode::IX)? {
-                self.lock_row(db, table.id, new_id, LockMode::X)?;
-            }
+            self.lock_row_for_write(db, table.id, new_id)?;
             self.tree_delete(db, primary.root, row_id)?;
             if !self.tree_insert(db, primary.root, new_id, row)? {
                 return Err(duplicate(table, primary, values));
             }
         }
+        let Some(old) = old else { return Ok(()) };
         for index in table.indexes.iter().filter(|i| i.id != 1) {
             let old_key = index_key(table, index, old, row_id)?;
             let new_key = index_key(table, index, values, new_id)?;
@@ -363,17 +397,14 @@ impl Transaction {
         row_id: &[u8],
     ) -> Result<bool, EngineError> {
         let primary = table.primary()?;
-        if self.lock_table(db, table.id, LockMode::IX)? {
-            self.lock_row(db, table.id, row_id, LockMode::X)?;
-        }
+        self.lock_row_for_write(db, table.id, row_id)?;
         let mark = self.undo_mark();
         let Some(old_bytes) = self.tree_delete(db, primary.root, row_id)? else {
             return Ok(false);
         };
         let result = (|| {
             if table.indexes.len() > 1 {
-                let old = decode_stored_row(db, &table.types(), &old_bytes)
-                    .map_err(|e| row_error(table, e))?;
+                let old = decode_table_row(db, table, &old_bytes)?;
                 for index in table.indexes.iter().filter(|i| i.id != 1) {
                     let key = index_key(table, index, &old, row_id)?;
                     self.tree_delete(db, index.root, &key)?;
@@ -406,9 +437,7 @@ impl Transaction {
         if let (Some(res), Isolation::ReadCommitted) = (&lock, self.isolation()) {
             self.unlock(res);
         }
-        bytes
-            .map(|b| decode_stored_row(db, &table.types(), &b).map_err(|e| row_error(table, e)))
-            .transpose()
+        bytes.map(|b| decode_table_row(db, table, &b)).transpose()
     }
 
     /// Reads one row by id for a change: takes the exclusive row lock first (kept to the end
@@ -424,13 +453,11 @@ impl Transaction {
     ) -> Result<Option<Vec<Value>>, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
-        if self.lock_table(db, table.id, LockMode::IX)? {
-            self.lock_row(db, table.id, row_id, LockMode::X)?;
-        }
+        self.lock_row_for_write(db, table.id, row_id)?;
         db.space()
             .tree(primary.root)
             .get(row_id)?
-            .map(|b| decode_stored_row(db, &table.types(), &b).map_err(|e| row_error(table, e)))
+            .map(|b| decode_table_row(db, table, &b))
             .transpose()
     }
 

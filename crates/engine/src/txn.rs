@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use walden_log::policy::{resolve, CommitOption, DatabaseDurability, Override};
+use walden_log::policy::{resolve, CommitOption, Override};
 use walden_log::{Durability, Lsn};
 use walden_storage::btree::{BTree, TreeError};
 use walden_storage::PageId;
@@ -453,6 +453,3 @@ pub(crate) fn undo_entries(
     }
     Ok(())
 }
-
-/// The durability setting type, re-exported for callers of [`Database::set_delayed_durability`].
-pub type DelayedDurability = DatabaseDurability;

@@ -121,13 +121,6 @@ impl std::fmt::Display for WalError {
 
 impl std::error::Error for WalError {}
 
-fn put_change(out: &mut Vec<u8>, page: PageId, image: bool, bytes: &[u8]) {
-    out.extend_from_slice(&page.to_le_bytes());
-    out.push(if image { FORM_IMAGE } else { FORM_OPS });
-    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-    out.extend_from_slice(bytes);
-}
-
 /// Starts a structure record; add its pages with [`push_change`].
 pub fn begin_structure(out: &mut Vec<u8>, pages: usize) {
     out.push(KIND_STRUCTURE);
@@ -136,7 +129,10 @@ pub fn begin_structure(out: &mut Vec<u8>, pages: usize) {
 
 /// Appends one page change (ops or an image) to a record being built.
 pub fn push_change(out: &mut Vec<u8>, page: PageId, image: bool, bytes: &[u8]) {
-    put_change(out, page, image, bytes);
+    out.extend_from_slice(&page.to_le_bytes());
+    out.push(if image { FORM_IMAGE } else { FORM_OPS });
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(bytes);
 }
 
 /// Starts a row record; finish it with one [`push_change`].

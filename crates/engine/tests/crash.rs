@@ -17,12 +17,15 @@
 // Helpers outside #[test] functions unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use walden_engine::catalog::{ColumnDef, Object, TableDef};
+use common::{col, pk, sequence};
+use walden_engine::catalog::TableDef;
 use walden_engine::database::DatabaseState;
 use walden_engine::objects::IndexSpec;
 use walden_engine::types::{Len, SqlType, Value};
@@ -45,40 +48,21 @@ fn config(rng: &mut SplitMix64) -> InstanceConfig {
     c
 }
 
+/// `dbo.t` (k INT, v VARCHAR(400), n INT NULL).
 fn table_def() -> TableDef {
-    let col = |name: &str, ty, nullable| ColumnDef {
-        name: String::from(name),
-        ty,
-        nullable,
-        identity: None,
-        default: None,
-    };
-    TableDef {
-        id: 0,
-        schema: "dbo".into(),
-        name: "t".into(),
-        columns: vec![
+    common::table_def(
+        "t",
+        vec![
             col("k", SqlType::Int, false),
             col("v", SqlType::VarChar(Len::N(400)), false),
             col("n", SqlType::Int, true),
         ],
-        indexes: Vec::new(),
-        checks: Vec::new(),
-        identity_high: 0,
-        created_micros: 0,
-    }
+    )
 }
 
 fn indexes() -> Vec<IndexSpec> {
     vec![
-        IndexSpec {
-            name: "PK_t".into(),
-            columns: vec![0],
-            unique: true,
-            clustered: true,
-            primary_key: true,
-            unique_constraint: false,
-        },
+        pk(),
         IndexSpec {
             name: "IX_t_n".into(),
             columns: vec![2],
@@ -91,10 +75,7 @@ fn indexes() -> Vec<IndexSpec> {
 }
 
 fn table(db: &Database) -> TableDef {
-    match &*db.table("dbo", "t").unwrap() {
-        Object::Table(t) => t.clone(),
-        _ => unreachable!(),
-    }
+    common::table(db, "t")
 }
 
 /// A session's rows: key -> (v, n). Key `session * 1000` holds the session's commit count.
@@ -411,7 +392,6 @@ fn a_failed_sync_takes_the_database_offline_and_a_restart_recovers_it() {
 
 #[test]
 fn sequences_and_identities_never_repeat_after_a_crash() {
-    use walden_engine::catalog::SequenceDef;
     for seed in 0..40u64 {
         let fs = SimFs::new(seed);
         let vfs: Arc<dyn Vfs> = Arc::new(fs.clone());
@@ -426,20 +406,7 @@ fn sequences_and_identities_never_repeat_after_a_crash() {
             let db = instance.create_database("d", None).unwrap();
             instance.set_delayed_durability("d", DatabaseDurability::Forced).unwrap();
             let mut tx = instance.begin(Isolation::ReadCommitted, None);
-            let seq = SequenceDef {
-                id: 0,
-                schema: "dbo".into(),
-                name: "s".into(),
-                ty: SqlType::BigInt,
-                start: 1,
-                increment: 1,
-                min: 1,
-                max: i64::MAX.into(),
-                cycle: false,
-                cache,
-                high_water: None,
-            };
-            let seq = tx.create_sequence(&db, seq).unwrap();
+            let seq = tx.create_sequence(&db, sequence(cache)).unwrap();
             let mut def = table_def();
             def.columns[0].identity = Some((1, 1));
             tx.create_table(&db, def, &indexes()).unwrap();

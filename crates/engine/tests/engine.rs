@@ -4,44 +4,26 @@
 // Test helpers outside #[test] functions unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::ops::Bound;
 use std::sync::Arc;
 
-use walden_engine::catalog::{ColumnDef, Object, SequenceDef, TableDef};
-use walden_engine::objects::IndexSpec;
+use common::{col, pk, sequence, table};
+use walden_engine::catalog::{ColumnDef, TableDef};
 use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::{Database, EngineError, Instance, InstanceConfig, Isolation, Transaction};
 use walden_log::policy::{CommitOption, DatabaseDurability};
 
-fn col(name: &str, ty: SqlType, nullable: bool) -> ColumnDef {
-    ColumnDef { name: name.into(), ty, nullable, identity: None, default: None }
-}
-
+/// `dbo.<name>` (id INT IDENTITY, name VARCHAR(50)).
 fn table_def(name: &str) -> TableDef {
-    TableDef {
-        id: 0,
-        schema: "dbo".into(),
-        name: name.into(),
-        columns: vec![
+    common::table_def(
+        name,
+        vec![
             ColumnDef { identity: Some((1, 1)), ..col("id", SqlType::Int, false) },
             col("name", SqlType::VarChar(Len::N(50)), true),
         ],
-        indexes: Vec::new(),
-        checks: Vec::new(),
-        identity_high: 0,
-        created_micros: 0,
-    }
-}
-
-fn pk() -> Vec<IndexSpec> {
-    vec![IndexSpec {
-        name: "PK_t".into(),
-        columns: vec![0],
-        unique: true,
-        clustered: true,
-        primary_key: true,
-        unique_constraint: false,
-    }]
+    )
 }
 
 fn config() -> InstanceConfig {
@@ -52,13 +34,6 @@ fn config() -> InstanceConfig {
     c.database.log.initial_segments = 2;
     c.checkpoint_poll_ms = 0;
     c
-}
-
-fn table(db: &Database, name: &str) -> TableDef {
-    match &*db.table("dbo", name).unwrap() {
-        Object::Table(t) => t.clone(),
-        _ => unreachable!(),
-    }
 }
 
 fn rows(instance: &Instance, db: &Arc<Database>, name: &str) -> Vec<Vec<Value>> {
@@ -89,7 +64,7 @@ fn tables_survive_a_restart_and_rollbacks_leave_nothing() {
         let instance = Instance::open(dir.path(), config()).unwrap();
         let db = instance.create_database("shop", None).unwrap();
         let mut tx = instance.begin(Isolation::ReadCommitted, None);
-        tx.create_table(&db, table_def("t"), &pk()).unwrap();
+        tx.create_table(&db, table_def("t"), &[pk()]).unwrap();
         tx.commit(CommitOption::Unspecified).unwrap();
         let t = table(&db, "t");
         let mut tx = instance.begin(Isolation::ReadCommitted, None);
@@ -140,19 +115,7 @@ fn a_second_process_cannot_open_the_directory() {
 #[test]
 fn sequences_cache_and_continue_after_restart() {
     let dir = tempfile::tempdir().unwrap();
-    let seq = SequenceDef {
-        id: 0,
-        schema: "dbo".into(),
-        name: "s".into(),
-        ty: SqlType::BigInt,
-        start: 1,
-        increment: 1,
-        min: 1,
-        max: i64::MAX.into(),
-        cycle: false,
-        cache: Some(50),
-        high_water: None,
-    };
+    let seq = sequence(Some(50));
     {
         let instance = Instance::open(dir.path(), config()).unwrap();
         let db = instance.create_database("d", None).unwrap();
@@ -183,8 +146,8 @@ fn two_databases_commit_together() {
     let a = instance.create_database("a", None).unwrap();
     let b = instance.create_database("b", None).unwrap();
     let mut tx = instance.begin(Isolation::ReadCommitted, None);
-    tx.create_table(&a, table_def("t"), &pk()).unwrap();
-    tx.create_table(&b, table_def("t"), &pk()).unwrap();
+    tx.create_table(&a, table_def("t"), &[pk()]).unwrap();
+    tx.create_table(&b, table_def("t"), &[pk()]).unwrap();
     tx.commit(CommitOption::Unspecified).unwrap();
     let (ta, tb) = (table(&a, "t"), table(&b, "t"));
     let mut tx = instance.begin(Isolation::ReadCommitted, None);
@@ -202,7 +165,7 @@ fn deadlocks_pick_a_victim_with_1205() {
     let instance = Instance::open(dir.path(), config()).unwrap();
     let db = instance.create_database("d", None).unwrap();
     let mut tx = instance.begin(Isolation::ReadCommitted, None);
-    tx.create_table(&db, table_def("t"), &pk()).unwrap();
+    tx.create_table(&db, table_def("t"), &[pk()]).unwrap();
     tx.commit(CommitOption::Unspecified).unwrap();
     let t = table(&db, "t");
     let mut tx = instance.begin(Isolation::ReadCommitted, None);
@@ -260,19 +223,19 @@ fn max_values_live_in_overflow_pages_and_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let big: String = (0..200_000).map(|i| (b'a' + (i % 26) as u8) as char).collect();
     let blob: Vec<u8> = (0..50_000u32).map(|i| (i * 7) as u8).collect();
-    let def = TableDef {
-        columns: vec![
+    let def = common::table_def(
+        "docs",
+        vec![
             col("id", SqlType::Int, false),
             col("doc", SqlType::VarChar(Len::Max), true),
             col("bin", SqlType::VarBinary(Len::Max), true),
         ],
-        ..table_def("docs")
-    };
+    );
     {
         let instance = Instance::open(dir.path(), config()).unwrap();
         let db = instance.create_database("d", None).unwrap();
         let mut tx = instance.begin(Isolation::ReadCommitted, None);
-        tx.create_table(&db, def.clone(), &pk()).unwrap();
+        tx.create_table(&db, def.clone(), &[pk()]).unwrap();
         tx.commit(CommitOption::Unspecified).unwrap();
         let t = table(&db, "docs");
         let mut tx = instance.begin(Isolation::ReadCommitted, None);
@@ -293,4 +256,27 @@ fn max_values_live_in_overflow_pages_and_survive_a_restart() {
         assert_eq!(row[1], Value::Str(big.clone()));
         assert_eq!(row[2], Value::Binary(blob.clone()));
     }
+}
+
+#[test]
+fn a_decimal_identity_column_gets_decimal_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), config()).unwrap();
+    let db = instance.create_database("d", None).unwrap();
+    let ty = SqlType::Decimal { precision: 10, scale: 0 };
+    let def = common::table_def(
+        "t",
+        vec![
+            ColumnDef { identity: Some((5, 1)), ..col("id", ty, false) },
+            col("name", SqlType::VarChar(Len::N(50)), true),
+        ],
+    );
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    let t = tx.create_table(&db, def, &[pk()]).unwrap();
+    let mut values = vec![Value::Null, Value::Str("a".into())];
+    tx.insert_row(&db, &t, &mut values).unwrap();
+    tx.commit(CommitOption::Unspecified).unwrap();
+    let five = walden_engine::types::Decimal::new(5, 0).unwrap();
+    assert_eq!(values[0], Value::Decimal(five));
+    assert_eq!(rows(&instance, &db, "t"), vec![values]);
 }

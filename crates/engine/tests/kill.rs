@@ -22,6 +22,8 @@
 // The helpers below unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::ops::Bound;
@@ -31,9 +33,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use walden_engine::catalog::{ColumnDef, Object, TableDef};
+use common::{col, pk};
+use walden_engine::catalog::TableDef;
 use walden_engine::database::CATALOG_ROOT;
-use walden_engine::objects::IndexSpec;
 use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::{Database, Instance, InstanceConfig, Isolation};
 use walden_log::policy::{CommitOption, DatabaseDurability};
@@ -88,37 +90,22 @@ fn payload(id: i64) -> String {
     format!("{id:016x}-").repeat(len / 17 + 1)[..len].to_string()
 }
 
+/// `dbo.t`: every column NOT NULL.
 fn table_def() -> TableDef {
-    let col = |name: &str, ty| ColumnDef {
-        name: name.into(),
-        ty,
-        nullable: false,
-        identity: None,
-        default: None,
-    };
-    TableDef {
-        id: 0,
-        schema: "dbo".into(),
-        name: "t".into(),
-        columns: vec![
-            col("id", SqlType::BigInt),
-            col("thread", SqlType::Int),
-            col("seq", SqlType::BigInt),
-            col("full", SqlType::Bit),
-            col("payload", SqlType::VarChar(Len::N(300))),
+    common::table_def(
+        "t",
+        vec![
+            col("id", SqlType::BigInt, false),
+            col("thread", SqlType::Int, false),
+            col("seq", SqlType::BigInt, false),
+            col("full", SqlType::Bit, false),
+            col("payload", SqlType::VarChar(Len::N(300)), false),
         ],
-        indexes: Vec::new(),
-        checks: Vec::new(),
-        identity_high: 0,
-        created_micros: 0,
-    }
+    )
 }
 
 fn table(db: &Database) -> TableDef {
-    match &*db.table("dbo", "t").unwrap() {
-        Object::Table(t) => t.clone(),
-        other => panic!("t is {other:?}"),
-    }
+    common::table(db, "t")
 }
 
 /// The database and table, created on the first run.
@@ -129,16 +116,8 @@ fn setup(instance: &Instance) -> (Arc<Database>, TableDef) {
     }
     let db = instance.create_database("k", None).unwrap();
     instance.set_delayed_durability("k", DatabaseDurability::Allowed).unwrap();
-    let pk = IndexSpec {
-        name: "PK_t".into(),
-        columns: vec![0],
-        unique: true,
-        clustered: true,
-        primary_key: true,
-        unique_constraint: false,
-    };
     let mut tx = instance.begin(Isolation::ReadCommitted, None);
-    let t = tx.create_table(&db, table_def(), &[pk]).unwrap();
+    let t = tx.create_table(&db, table_def(), &[pk()]).unwrap();
     tx.commit(CommitOption::Unspecified).unwrap();
     (db, t)
 }

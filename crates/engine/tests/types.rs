@@ -841,10 +841,8 @@ fn value_display() {
 // ---------------------------------------------------------------------------------------------
 // Rows
 
-#[test]
-fn row_worked_example_matches_the_document() {
-    let doc = include_str!("../../../docs/format/row.md");
-    let expected = hex_block(doc, "## Worked example: a row");
+/// The columns and values of both worked examples of `docs/format/row.md`.
+fn worked_example() -> ([SqlType; 4], [Value; 4]) {
     let columns = [
         SqlType::Int,
         SqlType::VarChar(Len::N(10)),
@@ -853,6 +851,14 @@ fn row_worked_example_matches_the_document() {
     ];
     let values =
         [Value::Int(42), Value::Str("hi".into()), Value::Null, Value::Decimal(dec("12.34"))];
+    (columns, values)
+}
+
+#[test]
+fn row_worked_example_matches_the_document() {
+    let doc = include_str!("../../../docs/format/row.md");
+    let expected = hex_block(doc, "## Worked example: a row");
+    let (columns, values) = worked_example();
     assert_eq!(encode(&columns, &values), expected);
     assert_eq!(decode_row(&columns, &expected).unwrap(), values);
     assert_eq!(min_row_len(&columns), 23);
@@ -862,14 +868,7 @@ fn row_worked_example_matches_the_document() {
 fn key_worked_example_matches_the_document() {
     let doc = include_str!("../../../docs/format/row.md");
     let expected = hex_block(doc, "## Worked example: a key");
-    let types = [
-        SqlType::Int,
-        SqlType::VarChar(Len::N(10)),
-        SqlType::Date,
-        SqlType::Decimal { precision: 10, scale: 2 },
-    ];
-    let values =
-        [Value::Int(42), Value::Str("hi".into()), Value::Null, Value::Decimal(dec("12.34"))];
+    let (types, values) = worked_example();
     assert_eq!(key(&types, &values), expected);
 }
 

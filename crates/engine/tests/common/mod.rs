@@ -1,0 +1,66 @@
+//! Helpers shared by the engine's integration tests: table, index and sequence definitions,
+//! and reading a table's definition back from the catalog.
+
+// Each test binary uses a subset of these; they unwrap, as a failure is a test failure.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use walden_engine::catalog::{ColumnDef, Object, SequenceDef, TableDef};
+use walden_engine::objects::IndexSpec;
+use walden_engine::types::SqlType;
+use walden_engine::Database;
+
+/// A column without identity or default.
+pub fn col(name: &str, ty: SqlType, nullable: bool) -> ColumnDef {
+    ColumnDef { name: name.into(), ty, nullable, identity: None, default: None }
+}
+
+/// `dbo.<name>` with these columns; `create_table` fills in the id and indexes.
+pub fn table_def(name: &str, columns: Vec<ColumnDef>) -> TableDef {
+    TableDef {
+        id: 0,
+        schema: "dbo".into(),
+        name: name.into(),
+        columns,
+        indexes: Vec::new(),
+        checks: Vec::new(),
+        identity_high: 0,
+        created_micros: 0,
+    }
+}
+
+/// `PK_t`: the clustered primary key on the first column.
+pub fn pk() -> IndexSpec {
+    IndexSpec {
+        name: "PK_t".into(),
+        columns: vec![0],
+        unique: true,
+        clustered: true,
+        primary_key: true,
+        unique_constraint: false,
+    }
+}
+
+/// `dbo.s`: a BIGINT sequence counting up from 1, with this cache (`None`: NO CACHE).
+pub fn sequence(cache: Option<u32>) -> SequenceDef {
+    SequenceDef {
+        id: 0,
+        schema: "dbo".into(),
+        name: "s".into(),
+        ty: SqlType::BigInt,
+        start: 1,
+        increment: 1,
+        min: 1,
+        max: i64::MAX.into(),
+        cycle: false,
+        cache,
+        high_water: None,
+    }
+}
+
+/// The committed definition of table `dbo.<name>`.
+pub fn table(db: &Database, name: &str) -> TableDef {
+    match &*db.table("dbo", name).unwrap() {
+        Object::Table(t) => t.clone(),
+        other => panic!("{name} is {other:?}"),
+    }
+}
