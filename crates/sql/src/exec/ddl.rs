@@ -169,30 +169,12 @@ impl Run<'_> {
             StatementKind::CreateProcedure(p) => {
                 let db = self.database_of(p.name.database.as_ref())?;
                 let schema = p.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-                let exists = db.find_object(schema, &p.name.name.value);
-                match (p.mode, exists.as_deref()) {
-                    (CreateMode::Create, Some(_)) => {
-                        return Err(SqlError::new(
-                            2714,
-                            format!(
-                                "There is already an object named '{}' in the database.",
-                                p.name.name.value
-                            ),
-                        ))
-                    }
-                    (CreateMode::Alter, None) => {
-                        return Err(SqlError::invalid_object(&p.name.name.value))
-                    }
-                    (_, Some(o)) if !matches!(o, Object::Procedure(_)) => {
-                        return Err(SqlError::new(
-                            2714,
-                            format!(
-                                "There is already an object named '{}' in the database.",
-                                p.name.name.value
-                            ),
-                        ))
-                    }
-                    _ => {}
+                // The engine refuses a name another object has (2714); only ALTER of a
+                // procedure that does not exist is for the SQL layer to refuse.
+                if p.mode == CreateMode::Alter
+                    && db.find_object(schema, &p.name.name.value).is_none()
+                {
+                    return Err(SqlError::invalid_object(&p.name.name.value));
                 }
                 let or_alter = p.mode != CreateMode::Create;
                 self.tx()

@@ -10,13 +10,14 @@ use std::sync::Arc;
 
 use walden_engine::catalog::{ColumnDef, TableDef};
 use walden_engine::types::{SqlType, Value};
+use walden_engine::EngineError;
 
 use crate::ast::{
     AssignmentTarget, Delete, Expr, ExprKind, Insert, InsertSource, ObjectName, QueryBody, Select,
     SelectItem, SelectStatement, StatementKind, TableSource, TableTarget, Update,
 };
 use crate::exec::eval::{Col, Env};
-use crate::exec::query::{Rows, TableRef, ROWID};
+use crate::exec::query::{table_cols, Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::{assign_binary, Run, Step};
 use crate::exec::{ColumnInfo, Counted, SqlError};
@@ -53,20 +54,6 @@ fn parse_stored(text: &str) -> Result<Expr, SqlError> {
     }
 }
 
-/// The columns a table's rows are evaluated with (for CHECK constraints).
-fn table_cols(def: &TableDef) -> Vec<Col> {
-    def.columns
-        .iter()
-        .map(|c| Col {
-            qual: Some(def.name.clone()),
-            name: c.name.clone(),
-            ty: c.ty,
-            nullable: c.nullable,
-            hidden: false,
-        })
-        .collect()
-}
-
 impl Run<'_> {
     /// A SELECT statement: sends its rows to the client, or stores them (INTO), or assigns
     /// variables.
@@ -85,14 +72,12 @@ impl Run<'_> {
             self.done(Counted::SelectInto, n);
             return Ok(());
         }
-        let cols: Vec<ColumnInfo> = rows
-            .cols
+        let visible = rows.visible();
+        let cols: Vec<ColumnInfo> = visible
             .iter()
-            .filter(|c| !c.hidden)
+            .map(|&i| &rows.cols[i])
             .map(|c| ColumnInfo { name: c.name.clone(), ty: c.ty, nullable: c.nullable })
             .collect();
-        let visible: Vec<usize> =
-            rows.cols.iter().enumerate().filter(|(_, c)| !c.hidden).map(|(i, _)| i).collect();
         self.out.result_set(&cols);
         let n = rows.rows.len() as u64;
         let all_visible = visible.len() == rows.cols.len();
@@ -135,8 +120,7 @@ impl Run<'_> {
             });
         }
         let t = self.create_table_def(name, columns, Vec::new(), &[])?;
-        let visible: Vec<usize> =
-            rows.cols.iter().enumerate().filter(|(_, c)| !c.hidden).map(|(i, _)| i).collect();
+        let visible = rows.visible();
         let mut n = 0u64;
         for r in rows.rows {
             let mut values: Vec<Value> = visible.iter().map(|&i| r[i].clone()).collect();
@@ -198,8 +182,9 @@ impl Run<'_> {
                     continue;
                 }
             }
-            // A row joined to several others is changed once, as in SQL Server.
-            if let Value::Binary(id) = &row[rowid] {
+            // A row joined to several others is changed once, as in SQL Server. Without a
+            // FROM clause each row comes once already.
+            if let (false, Value::Binary(id)) = (from.is_empty(), &row[rowid]) {
                 if !seen.insert(id.clone()) {
                     continue;
                 }
@@ -210,13 +195,7 @@ impl Run<'_> {
     }
 
     fn top_limit(&mut self, top: Option<&crate::ast::Top>) -> Result<usize, SqlError> {
-        match top {
-            None => Ok(usize::MAX),
-            Some(t) => match scalar::convert(self.value(&t.quantity)?, SqlType::BigInt, None)? {
-                Value::BigInt(n) if n >= 0 => Ok(n as usize),
-                _ => Err(SqlError::new(1060, "The number of rows provided for a TOP or FETCH clauses row count parameter must be an integer.")),
-            },
-        }
+        top.map_or(Ok(usize::MAX), |t| self.count_value(&t.quantity))
     }
 
     /// INSERT; returns the number of rows inserted.
@@ -272,13 +251,7 @@ impl Run<'_> {
             }
             InsertSource::Query(q) => {
                 let rows = self.query(q, None)?;
-                let visible: Vec<usize> = rows
-                    .cols
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| !c.hidden)
-                    .map(|(i, _)| i)
-                    .collect();
+                let visible = rows.visible();
                 if visible.len() != targets.len() {
                     return Err(SqlError::new(
                         if i.columns.is_empty() { 213 } else { 120 },
@@ -301,7 +274,7 @@ impl Run<'_> {
         };
         let limit = self.top_limit(i.top.as_ref())?;
         let checks = self.checks(def)?;
-        let cols = if checks.is_empty() { Vec::new() } else { table_cols(def) };
+        let cols = if checks.is_empty() { Vec::new() } else { table_cols(def, &def.name) };
         let mut n = 0u64;
         for row in source.into_iter().take(limit) {
             let mut values = vec![Value::Null; def.columns.len()];
@@ -412,11 +385,10 @@ impl Run<'_> {
         let t = self.target(&u.target, &u.from)?;
         let Qualified { cols, rows, rowid } =
             self.qualifying_rows(&t, &u.from, u.where_clause.as_ref())?;
-        let width = t.def.columns.len();
-        let start = rowid - width;
+        let start = rowid - t.def.columns.len();
         let limit = self.top_limit(u.top.as_ref())?;
         let checks = self.checks(&t.def)?;
-        let tcols = if checks.is_empty() { Vec::new() } else { table_cols(&t.def) };
+        let tcols = if checks.is_empty() { Vec::new() } else { table_cols(&t.def, &t.def.name) };
         // Resolve assignment targets once.
         let mut plan = Vec::with_capacity(u.assignments.len());
         for a in &u.assignments {
@@ -443,20 +415,10 @@ impl Run<'_> {
             };
             plan.push((var, col, a));
         }
+        let recheck = recheck_clause(&u.from, u.where_clause.as_ref());
         let mut n = 0u64;
         for row in rows.into_iter().take(limit) {
-            let Some(row) = self.current_row(
-                &t,
-                &cols,
-                row,
-                start,
-                rowid,
-                u.where_clause.as_ref(),
-                u.from.is_empty(),
-            )?
-            else {
-                continue;
-            };
+            let Some(row) = self.current_row(&t, &cols, row, rowid, recheck)? else { continue };
             let env = Env::new(&cols, &row, None);
             let mut values: Vec<Value> = row[start..rowid].to_vec();
             for (var, col, a) in &plan {
@@ -492,20 +454,19 @@ impl Run<'_> {
     }
 
     /// A row the scan qualified for UPDATE or DELETE, brought up to date under the exclusive
-    /// row lock: its target-table values (`row[start..rowid]`) are re-read, and if another
-    /// transaction changed them since the scan, a single-table statement's WHERE is checked
-    /// again (the row may no longer qualify). `None`: the row is gone or no longer qualifies.
-    #[allow(clippy::too_many_arguments)]
+    /// row lock: its target-table values (the columns just before `rowid`) are re-read, and
+    /// if another transaction changed them since the scan, `recheck` (see [`recheck_clause`])
+    /// is checked again: the row may no longer qualify. `None`: the row is gone or no longer
+    /// qualifies.
     fn current_row(
         &mut self,
         t: &TableRef,
         cols: &[Col],
         mut row: Vec<Value>,
-        start: usize,
         rowid: usize,
-        where_clause: Option<&Expr>,
-        recheck: bool,
+        recheck: Option<&Expr>,
     ) -> Result<Option<Vec<Value>>, SqlError> {
+        let start = rowid - t.def.columns.len();
         let Value::Binary(id) = &row[rowid] else { return Ok(Some(row)) };
         let db = Arc::clone(&t.db);
         let id = id.clone();
@@ -518,7 +479,7 @@ impl Run<'_> {
             return Ok(Some(row));
         }
         row.splice(start..rowid, fresh);
-        if let (true, Some(w)) = (recheck, where_clause) {
+        if let Some(w) = recheck {
             if self.predicate(w, &Env::new(cols, &row, None))? != Some(true) {
                 return Ok(None);
             }
@@ -532,20 +493,17 @@ impl Run<'_> {
         let Qualified { cols, rows, rowid } =
             self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
         let limit = self.top_limit(d.top.as_ref())?;
-        let width = t.def.columns.len();
+        let recheck = recheck_clause(&d.from, d.where_clause.as_ref());
         let mut n = 0u64;
         for row in rows.into_iter().take(limit) {
-            let Some(row) = self.current_row(
-                &t,
-                &cols,
-                row,
-                rowid - width,
-                rowid,
-                d.where_clause.as_ref(),
-                d.from.is_empty(),
-            )?
-            else {
-                continue;
+            // Without a WHERE to check again, DELETE needs no fresh values: `delete_row` takes
+            // the same exclusive lock and tells a row that is gone.
+            let row = match recheck {
+                Some(_) => match self.current_row(&t, &cols, row, rowid, recheck)? {
+                    Some(row) => row,
+                    None => continue,
+                },
+                None => row,
             };
             let Value::Binary(id) = &row[rowid] else { continue };
             let db = Arc::clone(&t.db);
@@ -568,10 +526,7 @@ impl Run<'_> {
         let temp = user.starts_with('#');
         let (db, stored_name) = if temp {
             if self.s.temp_tables.contains_key(&user.to_ascii_lowercase()) {
-                return Err(SqlError::new(
-                    2714,
-                    format!("There is already an object named '{user}' in the database."),
-                ));
+                return Err(EngineError::ObjectExists(user).into());
             }
             (Arc::clone(self.s.instance.tempdb()), self.s.temp_internal_name(&user))
         } else {
@@ -598,6 +553,13 @@ impl Run<'_> {
         }
         Ok(TableRef { db, def, qual: user })
     }
+}
+
+/// The WHERE clause an UPDATE or DELETE checks again on a row another transaction changed
+/// since the scan: a single-table statement's. With a FROM clause the other tables' rows are
+/// not re-read, so the clause is not checked again.
+fn recheck_clause<'e>(from: &[TableSource], where_clause: Option<&'e Expr>) -> Option<&'e Expr> {
+    where_clause.filter(|_| from.is_empty())
 }
 
 fn identity_value(v: &Value) -> Option<i64> {

@@ -37,6 +37,27 @@ pub(crate) struct Rows {
     pub(crate) rows: Vec<Vec<Value>>,
 }
 
+impl Rows {
+    /// The positions of the columns a client sees (not the hidden ones).
+    pub(crate) fn visible(&self) -> Vec<usize> {
+        self.cols.iter().enumerate().filter(|(_, c)| !c.hidden).map(|(i, _)| i).collect()
+    }
+}
+
+/// The columns of a table's rows, qualified by `qual`.
+pub(crate) fn table_cols(def: &TableDef, qual: &str) -> Vec<Col> {
+    def.columns
+        .iter()
+        .map(|c| Col {
+            qual: Some(qual.to_string()),
+            name: c.name.clone(),
+            ty: c.ty,
+            nullable: c.nullable,
+            hidden: false,
+        })
+        .collect()
+}
+
 /// A resolved table: its database and definition.
 pub(crate) struct TableRef {
     pub(crate) db: Arc<Database>,
@@ -451,7 +472,8 @@ impl Run<'_> {
         Ok(rows.into_iter().skip(skip).take(take).collect())
     }
 
-    fn count_value(&mut self, e: &Expr) -> Result<usize, SqlError> {
+    /// A row count (TOP of a change, OFFSET, FETCH): a non-negative integer, else error 1060.
+    pub(crate) fn count_value(&mut self, e: &Expr) -> Result<usize, SqlError> {
         let v = self.value(e)?;
         match scalar::convert(v, SqlType::BigInt, None)? {
             Value::BigInt(n) if n >= 0 => Ok(n as usize),
@@ -612,6 +634,12 @@ impl Run<'_> {
             }
             None => None,
         };
+        // How many of `len` rows TOP keeps.
+        let top_limit = |len: usize| match top {
+            Some((n, true)) => ((len as f64) * n / 100.0).ceil() as usize,
+            Some((n, false)) => n as usize,
+            None => len,
+        };
         if assigns {
             // SELECT @v = ...: assign row by row, so each row sees the previous assignment.
             let mut order: Vec<usize> = (0..rows.len()).collect();
@@ -628,14 +656,7 @@ impl Run<'_> {
                 sort_by_keys(&mut keyed, &desc)?;
                 order = keyed.into_iter().map(|(_, i)| i).collect();
             }
-            if let Some((n, pct)) = top {
-                let limit = if pct {
-                    ((rows.len() as f64) * n / 100.0).ceil() as usize
-                } else {
-                    n as usize
-                };
-                order.truncate(limit);
-            }
+            order.truncate(top_limit(order.len()));
             let n = order.len();
             for i in order {
                 let row = &rows[i];
@@ -685,14 +706,7 @@ impl Run<'_> {
         if let Some(off) = offset {
             out_rows = self.apply_offset(out_rows, off)?;
         }
-        if let Some((n, pct)) = top {
-            let limit = if pct {
-                ((out_rows.len() as f64) * n / 100.0).ceil() as usize
-            } else {
-                n as usize
-            };
-            out_rows.truncate(limit);
-        }
+        out_rows.truncate(top_limit(out_rows.len()));
         for (i, c) in out_cols.iter_mut().enumerate() {
             if c.hidden {
                 c.ty = infer_type(&out_rows, i);
@@ -1320,18 +1334,7 @@ impl Run<'_> {
         t: &TableRef,
         filter: Option<&Expr>,
     ) -> Result<Rows, SqlError> {
-        let mut cols: Vec<Col> = t
-            .def
-            .columns
-            .iter()
-            .map(|c| Col {
-                qual: Some(t.qual.clone()),
-                name: c.name.clone(),
-                ty: c.ty,
-                nullable: c.nullable,
-                hidden: false,
-            })
-            .collect();
+        let mut cols = table_cols(&t.def, &t.qual);
         cols.push(Col {
             qual: Some(t.qual.clone()),
             ..Col::hidden(ROWID, SqlType::VarBinary(walden_engine::types::Len::N(900)))

@@ -67,10 +67,10 @@ const MAX_NESTING: usize = 32;
 /// How often `WAITFOR` looks at the cancel flag: the longest a cancelled wait goes on.
 const WAIT_SLICE: Duration = Duration::from_millis(20);
 
-/// The longest `WAITFOR DELAY` (24 hours, exclusive) and the length of a day for `TIME`.
 /// How many distinct batch texts a session keeps parsed.
 const BATCH_CACHE_SIZE: usize = 128;
 
+/// The longest `WAITFOR DELAY` (24 hours, exclusive) and the length of a day for `TIME`.
 const DAY: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// The SET options of a session.
@@ -108,13 +108,6 @@ pub(crate) struct Frame {
     pub(crate) temp_created: Vec<String>,
     /// The errors being handled by the enclosing `CATCH` blocks, innermost last.
     pub(crate) caught: Vec<SqlError>,
-}
-
-/// A parsed procedure, cached by (database id, object id) with the text it was parsed from.
-#[derive(Debug)]
-pub(crate) struct CachedProcedure {
-    text: String,
-    pub(crate) def: Arc<CreateProcedure>,
 }
 
 /// What a statement tells the statements around it.
@@ -169,11 +162,11 @@ pub struct Session {
     /// `@@ERROR`.
     pub(crate) last_error: i32,
     pub(crate) frames: Vec<Frame>,
-    procedures: HashMap<(u32, u32), Arc<CachedProcedure>>,
     /// DEFAULT and CHECK expressions by their stored text, parsed once.
     pub(crate) stored_exprs: HashMap<String, Arc<Expr>>,
     /// Batches by their text, parsed once: clients repeat the same batch text (a driver's
     /// prepared statement, a benchmark's transaction), as SQL Server's plan cache expects.
+    /// Stored procedures, `sp_executesql` and `EXEC (string)` are parsed through it too.
     batches: HashMap<String, Arc<Batch>>,
     /// Set by another thread to cancel the running batch (see "Cancellation").
     cancel: Option<Arc<AtomicBool>>,
@@ -211,7 +204,6 @@ impl Session {
             rowcount: 0,
             last_error: 0,
             frames: Vec::new(),
-            procedures: HashMap::new(),
             batches: HashMap::new(),
             stored_exprs: HashMap::new(),
             cancel: None,
@@ -409,6 +401,15 @@ fn leading_argument<'a>(arg: Option<&'a ExecArgument>, name: &str) -> Option<&'a
     arg.filter(|a| a.name.as_deref().is_none_or(|n| n.eq_ignore_ascii_case(name)))
 }
 
+/// The procedure a `CREATE PROCEDURE` batch (a stored procedure's text, the one
+/// `sp_executesql` builds) defines.
+fn defined_procedure(batch: &Batch) -> Option<&CreateProcedure> {
+    batch.statements.iter().find_map(|s| match &s.kind {
+        StatementKind::CreateProcedure(p) => Some(&**p),
+        _ => None,
+    })
+}
+
 /// Errors that abort the batch rather than only the statement.
 fn aborts_batch(e: &SqlError) -> bool {
     matches!(
@@ -541,10 +542,9 @@ impl Run<'_> {
     /// Opens a user transaction (`@@TRANCOUNT` 0 to 1): `BEGIN TRAN`, or a statement under
     /// `SET IMPLICIT_TRANSACTIONS ON`.
     fn begin_user_transaction(&mut self) {
-        // An autocommit transaction cannot be open between statements.
-        if let Some(tx) = self.s.tx.take() {
-            let _ = tx.commit(CommitOption::Unspecified);
-        }
+        // An autocommit transaction still open (a procedure call's arguments may have read a
+        // table) ends first, as it would at the end of a statement.
+        self.finish_autocommit(true);
         let s = &mut *self.s;
         s.tx = Some(s.instance.begin(s.opts.isolation, s.opts.lock_timeout));
         s.trancount = 1;
@@ -880,6 +880,27 @@ impl Run<'_> {
     /// `SET TEXTSIZE | DATEFIRST | DATEFORMAT | DEADLOCK_PRIORITY`: what drivers send at login
     /// is accepted; a value that would change behaviour Walden does not have is refused.
     fn set_valued(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
+        match name {
+            // 0 restores the default, as in SQL Server.
+            "TEXTSIZE" => {
+                let n = self.set_number(value)?;
+                self.s.opts.textsize = if n <= 0 { i64::from(i32::MAX) } else { n };
+                Ok(())
+            }
+            "DATEFIRST" if self.set_number(value)? == 7 => Ok(()),
+            "DATEFORMAT" if value.eq_ignore_ascii_case("mdy") => Ok(()),
+            // The victim of a deadlock is always the transaction that closes the cycle.
+            "DEADLOCK_PRIORITY" => Ok(()),
+            _ => Err(SqlError::new(
+                50000,
+                format!("SET {name} {value} is not supported by Walden (only the default is)."),
+            )),
+        }
+    }
+
+    /// The number a valued SET option is given: a literal or a variable's value. Read only by
+    /// the options that take a number (`DEADLOCK_PRIORITY @v` may hold `'LOW'`).
+    fn set_number(&self, value: &str) -> Result<i64, SqlError> {
         let number = if value.starts_with('@') {
             let v = self.variable(value)?.value.clone();
             match scalar::convert(v, SqlType::BigInt, None)? {
@@ -889,25 +910,7 @@ impl Run<'_> {
         } else {
             value.parse::<i64>().ok()
         };
-        let number = || {
-            number.ok_or_else(|| SqlError::new(102, format!("Incorrect syntax near '{value}'.")))
-        };
-        match name {
-            // 0 restores the default, as in SQL Server.
-            "TEXTSIZE" => {
-                let n = number()?;
-                self.s.opts.textsize = if n <= 0 { i64::from(i32::MAX) } else { n };
-                Ok(())
-            }
-            "DATEFIRST" if number()? == 7 => Ok(()),
-            "DATEFORMAT" if value.eq_ignore_ascii_case("mdy") => Ok(()),
-            // The victim of a deadlock is always the transaction that closes the cycle.
-            "DEADLOCK_PRIORITY" => Ok(()),
-            _ => Err(SqlError::new(
-                50000,
-                format!("SET {name} {value} is not supported by Walden (only the default is)."),
-            )),
-        }
+        number.ok_or_else(|| SqlError::new(102, format!("Incorrect syntax near '{value}'.")))
     }
 
     // -----------------------------------------------------------------------------------
@@ -1064,7 +1067,7 @@ impl Run<'_> {
         match e {
             Execute::Sql(expr) => {
                 let text = scalar::to_text(&self.value(expr)?);
-                let batch = parse_batch(&text).map_err(SqlError::from)?;
+                let batch = self.s.parsed(&text)?;
                 // Dynamic SQL runs in a scope of its own: it sees no variables of the caller.
                 self.s.frames.push(Frame::default());
                 let r = self.block(&batch.statements);
@@ -1095,33 +1098,27 @@ impl Run<'_> {
         if lower == "sp_executesql" {
             return self.execute_sql_with_parameters(p);
         }
-        if matches!(lower.as_str(), "sp_flush_log") {
-            let db = match &name.database {
-                Some(d) => {
-                    self.s.instance.database(&d.value).map_err(|e| self.s.engine_error(e))?
-                }
-                None => Arc::clone(&self.s.db),
-            };
+        if lower == "sp_flush_log" {
+            let db = self.database_of(name.database.as_ref())?;
             db.flush_log().map_err(|e| self.s.engine_error(e))?;
             self.set_return_status(p, 0)?;
             return Ok(());
         }
         let db = self.database_of(name.database.as_ref())?;
         let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-        let object = db
-            .find_object(schema, &name.name.value)
-            .filter(|o| matches!(**o, Object::Procedure(_)))
-            .ok_or_else(|| {
-                SqlError::new(
-                    2812,
-                    format!("Could not find stored procedure '{}'.", name.name.value),
-                )
-            })?;
-        let Object::Procedure(def) = &*object else {
-            return Err(SqlError::invalid_object(&name.name.value).into());
+        let object = db.find_object(schema, &name.name.value);
+        let Some(Object::Procedure(def)) = object.as_deref() else {
+            return Err(SqlError::new(
+                2812,
+                format!("Could not find stored procedure '{}'.", name.name.value),
+            )
+            .into());
         };
-        let cached = self.procedure(&db, def.id, &def.text)?;
-        self.invoke(p, &p.arguments, &cached.def, Some(def.name.clone()), db)
+        let batch = self.s.parsed(&def.text)?;
+        let procedure = defined_procedure(&batch).ok_or_else(|| {
+            SqlError::new(50000, "a stored procedure's text is not CREATE PROCEDURE")
+        })?;
+        self.invoke(p, &p.arguments, procedure, Some(def.name.clone()), db)
     }
 
     /// Runs a procedure body with `arguments` bound to its parameters, then copies OUTPUT
@@ -1251,15 +1248,12 @@ impl Run<'_> {
         // The statement follows `AS` on the same line, so that its line numbers are the
         // client's.
         let text = format!("CREATE PROCEDURE sp_executesql {params} AS {stmt}");
-        let batch = parse_batch(&text).map_err(SqlError::from)?;
-        let Some(procedure) = batch.statements.into_iter().find_map(|s| match s.kind {
-            StatementKind::CreateProcedure(def) => Some(def),
-            _ => None,
-        }) else {
+        let batch = self.s.parsed(&text)?;
+        let Some(procedure) = defined_procedure(&batch) else {
             return Err(SqlError::new(102, "Incorrect syntax near 'sp_executesql'.").into());
         };
         let db = Arc::clone(&self.s.db);
-        self.invoke(p, rest, &procedure, None, db)
+        self.invoke(p, rest, procedure, None, db)
     }
 
     fn set_return_status(&mut self, p: &ExecProcedure, status: i32) -> Result<(), SqlError> {
@@ -1278,34 +1272,6 @@ impl Run<'_> {
             }
             _ => Ok(Some(self.value(&arg.value)?)),
         }
-    }
-
-    /// The parsed procedure, from the cache while its text is unchanged.
-    fn procedure(
-        &mut self,
-        db: &Arc<Database>,
-        id: u32,
-        text: &str,
-    ) -> Result<Arc<CachedProcedure>, SqlError> {
-        if let Some(c) = self.s.procedures.get(&(db.id(), id)) {
-            if c.text == text {
-                return Ok(Arc::clone(c));
-            }
-        }
-        let batch = parse_batch(text).map_err(SqlError::from)?;
-        let def = batch
-            .statements
-            .into_iter()
-            .find_map(|s| match s.kind {
-                StatementKind::CreateProcedure(p) => Some(p),
-                _ => None,
-            })
-            .ok_or_else(|| {
-                SqlError::new(50000, "a stored procedure's text is not CREATE PROCEDURE")
-            })?;
-        let cached = Arc::new(CachedProcedure { text: text.to_string(), def: Arc::from(def) });
-        self.s.procedures.insert((db.id(), id), Arc::clone(&cached));
-        Ok(cached)
     }
 
     /// The database a name's prefix names, else the current one.

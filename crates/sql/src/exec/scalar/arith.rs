@@ -125,28 +125,28 @@ pub fn unary(op: UnaryOp, v: Value) -> Result<Value, SqlError> {
 /// NULL out. Division or modulo by zero is Msg 8134, integer overflow Msg 8115 naming the
 /// result type. Comparison and logical operators are not value operators: an error here.
 pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
-    // The hot path: loops count with INT and BIGINT, without allocating.
-    match (&a, &b) {
-        (Value::Int(x), Value::Int(y)) => return int_op(op, *x, *y),
-        (Value::BigInt(x), Value::BigInt(y)) => return bigint_op(op, *x, *y),
-        _ => {}
-    }
-    match op {
+    let bitwise_op = match op {
         BinaryOp::Multiply
         | BinaryOp::Divide
         | BinaryOp::Modulo
         | BinaryOp::Add
-        | BinaryOp::Subtract => {}
-        BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => {
-            if a.is_null() || b.is_null() {
-                return Ok(Value::Null);
-            }
-            return bitwise(op, a, b);
-        }
+        | BinaryOp::Subtract => false,
+        BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => true,
         _ => return Err(not_arithmetic(op)),
+    };
+    // The hot path: loops count with INT and BIGINT, without allocating or converting.
+    match (&a, &b) {
+        (Value::Int(x), Value::Int(y)) => {
+            return int_arith(op, i64::from(*x), i64::from(*y), SqlType::Int)
+        }
+        (Value::BigInt(x), Value::BigInt(y)) => return int_arith(op, *x, *y, SqlType::BigInt),
+        _ => {}
     }
     if a.is_null() || b.is_null() {
         return Ok(Value::Null);
+    }
+    if bitwise_op {
+        return bitwise(op, a, b);
     }
     if op == BinaryOp::Add {
         match (a, b) {
@@ -176,59 +176,6 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
     arithmetic(op, a, b)
 }
 
-#[inline]
-fn int_op(op: BinaryOp, x: i32, y: i32) -> Result<Value, SqlError> {
-    let r = match op {
-        BinaryOp::Add => x.checked_add(y),
-        BinaryOp::Subtract => x.checked_sub(y),
-        BinaryOp::Multiply => x.checked_mul(y),
-        BinaryOp::Divide => {
-            if y == 0 {
-                return Err(SqlError::divide_by_zero());
-            }
-            x.checked_div(y)
-        }
-        BinaryOp::Modulo => {
-            if y == 0 {
-                return Err(SqlError::divide_by_zero());
-            }
-            // i32::MIN % -1 is 0 mathematically; only the machine instruction overflows.
-            Some(x.wrapping_rem(y))
-        }
-        BinaryOp::BitAnd => Some(x & y),
-        BinaryOp::BitOr => Some(x | y),
-        BinaryOp::BitXor => Some(x ^ y),
-        _ => return Err(not_arithmetic(op)),
-    };
-    r.map(Value::Int).ok_or_else(|| SqlError::overflow("int"))
-}
-
-#[inline]
-fn bigint_op(op: BinaryOp, x: i64, y: i64) -> Result<Value, SqlError> {
-    let r = match op {
-        BinaryOp::Add => x.checked_add(y),
-        BinaryOp::Subtract => x.checked_sub(y),
-        BinaryOp::Multiply => x.checked_mul(y),
-        BinaryOp::Divide => {
-            if y == 0 {
-                return Err(SqlError::divide_by_zero());
-            }
-            x.checked_div(y)
-        }
-        BinaryOp::Modulo => {
-            if y == 0 {
-                return Err(SqlError::divide_by_zero());
-            }
-            Some(x.wrapping_rem(y))
-        }
-        BinaryOp::BitAnd => Some(x & y),
-        BinaryOp::BitOr => Some(x | y),
-        BinaryOp::BitXor => Some(x ^ y),
-        _ => return Err(not_arithmetic(op)),
-    };
-    r.map(Value::BigInt).ok_or_else(|| SqlError::overflow("bigint"))
-}
-
 /// An integer operand as `i64` (BIT as 0/1).
 fn int_value(v: &Value) -> Option<i64> {
     match v {
@@ -242,7 +189,9 @@ fn int_value(v: &Value) -> Option<i64> {
 }
 
 /// Integer arithmetic in the type `ty` (TINYINT, SMALLINT, INT or BIGINT), both operands
-/// already of that type or narrower.
+/// already of that type or narrower, and `op` one of the operators [`binary`] accepts.
+/// Operands of INT or narrower cannot overflow `i64`: overflow of `ty` shows as a result
+/// outside its range.
 fn int_arith(op: BinaryOp, x: i64, y: i64, ty: SqlType) -> Result<Value, SqlError> {
     let r = match op {
         BinaryOp::Add => x.checked_add(y),
