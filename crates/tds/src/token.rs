@@ -19,24 +19,40 @@
 //! and COLMETADATA's NoMetaData form (0xFFFF). Every public encoder appends a whole token or
 //! nothing.
 
+use std::borrow::Cow;
+
 use crate::types::TypeInfo;
 use crate::value::{decode_value, encode_value};
 use crate::wire::{atomic, put_b_varbyte, put_b_varchar, put_us_varchar, with_u16_len, Reader};
 use crate::{Collation, TdsError, TdsValue};
 
-const RETURNSTATUS: u8 = 0x79;
-const COLMETADATA: u8 = 0x81;
-const ORDER: u8 = 0xA9;
-const ERROR: u8 = 0xAA;
-const INFO: u8 = 0xAB;
-const RETURNVALUE: u8 = 0xAC;
-const LOGINACK: u8 = 0xAD;
-const ROW: u8 = 0xD1;
-const NBCROW: u8 = 0xD2;
-const ENVCHANGE: u8 = 0xE3;
-const DONE: u8 = 0xFD;
-const DONEPROC: u8 = 0xFE;
-const DONEINPROC: u8 = 0xFF;
+// The token type bytes (2.2.7), public for a client that delimits tokens as they arrive.
+/// RETURNSTATUS: a four-byte status.
+pub const RETURNSTATUS: u8 = 0x79;
+/// COLMETADATA: a result set's columns.
+pub const COLMETADATA: u8 = 0x81;
+/// ORDER: length-prefixed.
+pub const ORDER: u8 = 0xA9;
+/// ERROR: length-prefixed.
+pub const ERROR: u8 = 0xAA;
+/// INFO: length-prefixed.
+pub const INFO: u8 = 0xAB;
+/// RETURNVALUE: an output parameter.
+pub const RETURNVALUE: u8 = 0xAC;
+/// LOGINACK: length-prefixed.
+pub const LOGINACK: u8 = 0xAD;
+/// ROW: one value per column.
+pub const ROW: u8 = 0xD1;
+/// NBCROW: a null bitmap, then the non-NULL values.
+pub const NBCROW: u8 = 0xD2;
+/// ENVCHANGE: length-prefixed.
+pub const ENVCHANGE: u8 = 0xE3;
+/// DONE: 12 bytes.
+pub const DONE: u8 = 0xFD;
+/// DONEPROC: 12 bytes.
+pub const DONEPROC: u8 = 0xFE;
+/// DONEINPROC: 12 bytes.
+pub const DONEINPROC: u8 = 0xFF;
 
 const ENV_DATABASE: u8 = 1;
 const ENV_LANGUAGE: u8 = 2;
@@ -506,7 +522,7 @@ pub fn encode_tokens(tokens: &[Token]) -> Result<Vec<u8>, TdsError> {
 pub struct TokenReader<'a> {
     r: Reader<'a>,
     /// The last COLMETADATA's columns; `None` before the first.
-    columns: Option<Vec<Column>>,
+    columns: Option<Cow<'a, [Column]>>,
     failed: bool,
 }
 
@@ -516,9 +532,20 @@ impl<'a> TokenReader<'a> {
         Self { r: Reader::new(payload), columns: None, failed: false }
     }
 
+    /// A reader over the continuation of a token stream whose result set has `columns`, as
+    /// if their COLMETADATA came first: a client decoding a response piece by piece.
+    pub fn with_columns(payload: &'a [u8], columns: &'a [Column]) -> Self {
+        Self { columns: Some(Cow::Borrowed(columns)), ..Self::new(payload) }
+    }
+
     /// The metadata of the current result set.
     pub fn columns(&self) -> &[Column] {
         self.columns.as_deref().unwrap_or_default()
+    }
+
+    /// The bytes of the payload consumed so far: after a token, where the next one starts.
+    pub fn position(&self) -> usize {
+        self.r.position()
     }
 
     fn next_token(&mut self) -> Result<Token, TdsError> {
@@ -557,7 +584,7 @@ impl<'a> TokenReader<'a> {
                     let name = r.b_varchar("COLMETADATA ColName")?;
                     columns.push(Column { user_type, flags, ty, name });
                 }
-                self.columns = Some(columns.clone());
+                self.columns = Some(Cow::Owned(columns.clone()));
                 Token::ColMetadata(columns)
             }
             ROW | NBCROW => {

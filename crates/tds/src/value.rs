@@ -27,7 +27,7 @@
 use crate::types::{
     decimal_len, time_len, TypeInfo, MAX_LEN_PLP, MAX_NON_PLP_LEN, MAX_PRECISION, MAX_TIME_SCALE,
 };
-use crate::wire::{decode_utf16, put_utf16, utf16_len, Reader};
+use crate::wire::{decode_utf16, utf16_len, Reader};
 use crate::TdsError;
 
 /// Days from 0001-01-01 to 9999-12-31, the largest DATE.
@@ -48,6 +48,8 @@ const PLP_UNKNOWN_LEN: u64 = u64::MAX - 1;
 /// Bytes per PLP chunk written by this encoder. Any split is valid; 8000 keeps chunks the size
 /// of a SQL Server page's worth of data.
 pub const PLP_CHUNK_LEN: usize = 8000;
+// Even, so that a chunk never splits a UTF-16 code unit (see `put_var`).
+const _: () = assert!(PLP_CHUNK_LEN % 2 == 0);
 
 /// An exact decimal: `value / 10^scale`, with at most `precision` digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -369,20 +371,16 @@ pub(crate) fn encode_value(
         }
         (T::BigVarChar { max_len, .. } | T::BigChar { len: max_len, .. }, V::VarChar(b))
         | (T::BigVarBinary { max_len } | T::BigBinary { len: max_len }, V::Binary(b)) => {
-            put_var(ty, b, max_len, out)?
+            put_var(ty, b.len(), max_len, out, bytes(b))?
         }
         (T::NVarChar { max_len, .. } | T::NChar { len: max_len, .. }, V::NVarChar(s)) => {
-            let mut units = Vec::with_capacity(s.len() * 2);
-            put_utf16(&mut units, s);
-            put_var(ty, &units, max_len, out)?
+            put_var(ty, utf16_len(s) * 2, max_len, out, utf16(s))?
         }
         (T::Text { max_len, .. }, V::VarChar(b)) | (T::Image { max_len }, V::Binary(b)) => {
-            put_lob(ty, b, max_len, out)?
+            put_lob(ty, b.len(), max_len, out, bytes(b))?
         }
         (T::NText { max_len, .. }, V::NVarChar(s)) => {
-            let mut units = Vec::with_capacity(s.len() * 2);
-            put_utf16(&mut units, s);
-            put_lob(ty, &units, max_len, out)?
+            put_lob(ty, utf16_len(s) * 2, max_len, out, utf16(s))?
         }
         _ => return Err(mismatch()),
     }
@@ -473,34 +471,70 @@ fn put_time(t: Time, scale: u8, out: &mut Vec<u8>) -> Result<(), TdsError> {
     Ok(())
 }
 
-/// A USHORTLEN or PLP value.
-fn put_var(ty: &TypeInfo, b: &[u8], max_len: u16, out: &mut Vec<u8>) -> Result<(), TdsError> {
+// `put_var` and `put_lob` take a value's data as a writer that appends its next `n` bytes to
+// the output; `n` is always even, so a string's UTF-16 code units are never split between two
+// calls.
+
+/// The data of a character or binary value, `b`.
+fn bytes(mut b: &[u8]) -> impl FnMut(&mut Vec<u8>, usize) + '_ {
+    move |out, n| {
+        let (head, rest) = b.split_at(n.min(b.len()));
+        out.extend_from_slice(head);
+        b = rest;
+    }
+}
+
+/// The data of a Unicode value: `s` in UTF-16LE, written straight into the output rather than
+/// through a scratch buffer (which every NVARCHAR value of every row would otherwise cost).
+fn utf16(s: &str) -> impl FnMut(&mut Vec<u8>, usize) + '_ {
+    let mut units = s.encode_utf16();
+    move |out, n| units.by_ref().take(n / 2).for_each(|u| out.extend_from_slice(&u.to_le_bytes()))
+}
+
+/// A USHORTLEN or PLP value of `len` bytes, which `write` appends.
+fn put_var(
+    ty: &TypeInfo,
+    len: usize,
+    max_len: u16,
+    out: &mut Vec<u8>,
+    mut write: impl FnMut(&mut Vec<u8>, usize),
+) -> Result<(), TdsError> {
     if ty.is_plp() {
-        out.extend_from_slice(&(b.len() as u64).to_le_bytes());
-        for chunk in b.chunks(PLP_CHUNK_LEN) {
-            // Chunks are at most PLP_CHUNK_LEN bytes, far below u32::MAX.
-            out.extend_from_slice(&(chunk.len() as u32).to_le_bytes());
-            out.extend_from_slice(chunk);
+        out.extend_from_slice(&(len as u64).to_le_bytes());
+        let mut left = len;
+        while left > 0 {
+            // At most PLP_CHUNK_LEN bytes, far below u32::MAX; even, as `write` needs.
+            let chunk = left.min(PLP_CHUNK_LEN);
+            out.extend_from_slice(&(chunk as u32).to_le_bytes());
+            write(out, chunk);
+            left -= chunk;
         }
         out.extend_from_slice(&0u32.to_le_bytes());
         return Ok(());
     }
-    if b.len() > usize::from(max_len) || max_len == MAX_LEN_PLP {
-        return Err(TdsError::TooLong { what: ty.name(), len: b.len(), max: max_len.into() });
+    if len > usize::from(max_len) || max_len == MAX_LEN_PLP {
+        return Err(TdsError::TooLong { what: ty.name(), len, max: max_len.into() });
     }
-    out.extend_from_slice(&(b.len() as u16).to_le_bytes());
-    out.extend_from_slice(b);
+    out.extend_from_slice(&(len as u16).to_le_bytes());
+    write(out, len);
     Ok(())
 }
 
-/// A legacy LOB value in its RPC-parameter form: a four-byte length and the data.
-fn put_lob(ty: &TypeInfo, b: &[u8], max_len: u32, out: &mut Vec<u8>) -> Result<(), TdsError> {
-    let len = u32::try_from(b.len())
+/// A legacy LOB value of `len` bytes in its RPC-parameter form: a four-byte length and the
+/// data, which `write` appends.
+fn put_lob(
+    ty: &TypeInfo,
+    len: usize,
+    max_len: u32,
+    out: &mut Vec<u8>,
+    mut write: impl FnMut(&mut Vec<u8>, usize),
+) -> Result<(), TdsError> {
+    let len32 = u32::try_from(len)
         .ok()
         .filter(|&l| l <= max_len && l != u32::MAX)
-        .ok_or(TdsError::TooLong { what: ty.name(), len: b.len(), max: max_len as usize })?;
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(b);
+        .ok_or(TdsError::TooLong { what: ty.name(), len, max: max_len as usize })?;
+    out.extend_from_slice(&len32.to_le_bytes());
+    write(out, len);
     Ok(())
 }
 

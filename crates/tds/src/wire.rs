@@ -33,6 +33,11 @@ impl<'a> Reader<'a> {
         self.buf.len() - self.pos
     }
 
+    /// Bytes consumed so far.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.remaining() == 0
     }

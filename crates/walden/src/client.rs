@@ -10,8 +10,8 @@
 //! and the codec's [`TokenReader`] decodes whole buffers only (an incomplete token is an error
 //! to it). So [`TokenStream`] first *measures* each token from its bytes: fixed sizes, length
 //! prefixes, and for rows the value lengths that the current COLMETADATA's types imply. The
-//! complete tokens are then decoded by the codec in one pass, preceded by the raw COLMETADATA
-//! they belong to, so that the reader knows the columns of the rows.
+//! complete tokens are then decoded by the codec in one pass, given the columns of the result
+//! set they continue ([`TokenReader::with_columns`]).
 //!
 //! Invariants: a response is read to its last packet (EOM) before the next request is sent.
 //! After an I/O error or a response the codec cannot read, the position in the stream is
@@ -24,6 +24,10 @@ use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use walden_tds::packet::{PacketHeader, DEFAULT_PACKET_SIZE, HEADER_LEN, MAX_PACKET_SIZE};
+use walden_tds::token::{
+    COLMETADATA, DONE, DONEINPROC, DONEPROC, ENVCHANGE, ERROR, INFO, LOGINACK, NBCROW, ORDER,
+    RETURNSTATUS, ROW,
+};
 use walden_tds::{
     AllHeaders, Column, DoneStatus, Encryption, EnvChange, Login7, MessageReader, PacketStatus,
     PacketType, PacketWriter, Prelogin, PreloginVersion, ServerMessage, SqlBatch, TdsError,
@@ -552,20 +556,6 @@ fn hostname() -> String {
         .unwrap_or_default()
 }
 
-// Token types ([MS-TDS] 2.2.7) whose size the stream measures.
-const RETURNSTATUS: u8 = 0x79;
-const COLMETADATA: u8 = 0x81;
-const ORDER: u8 = 0xA9;
-const ERROR: u8 = 0xAA;
-const INFO: u8 = 0xAB;
-const LOGINACK: u8 = 0xAD;
-const ROW: u8 = 0xD1;
-const NBCROW: u8 = 0xD2;
-const ENVCHANGE: u8 = 0xE3;
-const DONE: u8 = 0xFD;
-const DONEPROC: u8 = 0xFE;
-const DONEINPROC: u8 = 0xFF;
-
 /// The total length of a NULL PLP value.
 const PLP_NULL: u64 = u64::MAX;
 /// The two-byte length of a NULL USHORTLEN value.
@@ -711,32 +701,20 @@ fn measure_token(b: &[u8], columns: &[Column]) -> Result<Measured, String> {
     Ok(Measured { size, columns: None })
 }
 
-/// COLMETADATA's size: the codec decodes it (an incomplete one is `Truncated`), and its
-/// length is that of the same columns encoded again, which TYPE_INFO's fixed layout per type
-/// makes equal to the original's; a decode of exactly that many bytes confirms it.
+/// COLMETADATA's size: the codec decodes it (an incomplete one is `Truncated`: COLMETADATA
+/// has no length of its own that could run short of its fields) and says where it ended.
 fn measure_metadata(b: &[u8]) -> Result<Measured, String> {
-    let columns = match TokenReader::new(b).next() {
-        Some(Ok(Token::ColMetadata(columns))) => columns,
-        Some(Err(TdsError::Truncated { .. })) | None => {
-            return Ok(Measured { size: Size::Need(b.len() + 1), columns: None })
+    let mut reader = TokenReader::new(b);
+    match reader.next() {
+        Some(Ok(Token::ColMetadata(columns))) => {
+            Ok(Measured { size: Size::Whole(reader.position()), columns: Some(columns) })
         }
-        Some(Err(e)) => return Err(format!("the server's COLMETADATA is not valid TDS: {e}")),
-        Some(Ok(other)) => return Err(format!("expected COLMETADATA, decoded {other:?}")),
-    };
-    let mut encoded = Vec::new();
-    Token::ColMetadata(columns.clone())
-        .encode(&[], &mut encoded)
-        .map_err(|e| format!("COLMETADATA: {e}"))?;
-    let len = encoded.len();
-    let mut check = b.get(..len).map(TokenReader::new);
-    let exact = check.as_mut().is_some_and(|r| {
-        matches!(r.next(), Some(Ok(Token::ColMetadata(ref c))) if *c == columns)
-            && r.next().is_none()
-    });
-    if !exact {
-        return Err("the server's COLMETADATA could not be delimited".into());
+        Some(Err(TdsError::Truncated { .. })) | None => {
+            Ok(Measured { size: Size::Need(b.len() + 1), columns: None })
+        }
+        Some(Err(e)) => Err(format!("the server's COLMETADATA is not valid TDS: {e}")),
+        Some(Ok(other)) => Err(format!("expected COLMETADATA, decoded {other:?}")),
     }
-    Ok(Measured { size: Size::Whole(len), columns: Some(columns) })
 }
 
 /// A response's bytes as they arrive, turned into whole tokens (see the module documentation).
@@ -745,9 +723,7 @@ fn measure_metadata(b: &[u8]) -> Result<Measured, String> {
 struct TokenStream {
     /// Bytes received and not yet decoded; they start at a token boundary.
     pending: Vec<u8>,
-    /// The raw COLMETADATA in effect at the start of `pending` (empty before the first).
-    metadata: Vec<u8>,
-    /// The columns in effect at the end of what has been measured.
+    /// The columns in effect at the start of `pending` (none before the first COLMETADATA).
     columns: Vec<Column>,
     /// `pending` must be this long before the next token can be whole.
     need: usize,
@@ -764,15 +740,16 @@ impl TokenStream {
             return Ok(Vec::new());
         }
         let mut end = 0;
-        let mut last_metadata = None;
+        // The columns of the last COLMETADATA measured, in effect from there on.
+        let mut metadata: Option<Vec<Column>> = None;
         self.need = 0;
         while end < self.pending.len() {
-            let measured = measure_token(&self.pending[end..], &self.columns)?;
+            let columns = metadata.as_deref().unwrap_or(&self.columns);
+            let measured = measure_token(&self.pending[end..], columns)?;
             match measured.size {
                 Size::Whole(len) => {
-                    if let Some(columns) = measured.columns {
-                        self.columns = columns;
-                        last_metadata = Some(end..end + len);
+                    if measured.columns.is_some() {
+                        metadata = measured.columns;
                     }
                     end += len;
                 }
@@ -785,19 +762,11 @@ impl TokenStream {
         if end == 0 {
             return Ok(Vec::new());
         }
-        let mut input = Vec::with_capacity(self.metadata.len() + end);
-        input.extend_from_slice(&self.metadata);
-        input.extend_from_slice(&self.pending[..end]);
-        let mut reader = TokenReader::new(&input);
-        if !self.metadata.is_empty() {
-            // The COLMETADATA repeated in front, already delivered.
-            reader.next();
-        }
-        let tokens: Vec<Token> = reader
+        let tokens: Vec<Token> = TokenReader::with_columns(&self.pending[..end], &self.columns)
             .collect::<Result<_, _>>()
             .map_err(|e| format!("the server's response is not valid TDS: {e}"))?;
-        if let Some(range) = last_metadata {
-            self.metadata = self.pending[range].to_vec();
+        if let Some(columns) = metadata {
+            self.columns = columns;
         }
         self.pending.drain(..end);
         self.need = self.need.saturating_sub(end);

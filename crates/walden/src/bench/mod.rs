@@ -35,3 +35,15 @@ pub fn run(command: BenchCommand) -> Result<(), String> {
         BenchCommand::Seed003(args) => seed003::run(&args),
     }
 }
+
+/// The bar of a progress line: `[#########.....................]  30%` for `done` of `total`.
+fn progress_bar(done: u64, total: u64) -> String {
+    const WIDTH: u64 = 30;
+    let filled = (done * WIDTH / total.max(1)) as usize;
+    format!(
+        "[{}{}] {:>3}%",
+        "#".repeat(filled),
+        ".".repeat(WIDTH as usize - filled),
+        done * 100 / total.max(1)
+    )
+}

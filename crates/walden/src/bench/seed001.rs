@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use walden_tds::TdsValue;
 
+use super::progress_bar;
 use crate::client::{BatchResult, Client, ConnectOptions, Event};
 
 /// Options of `walden bench seed001`.
@@ -184,13 +185,9 @@ impl Run {
 
 /// The progress line, redrawn in place: `secs` into the run, `done` of `total` transactions.
 fn progress(what: &str, done: u64, total: u64, secs: f64) {
-    let width = 30;
-    let filled = (done * width / total.max(1)) as usize;
     eprint!(
-        "\r{what:<22} [{}{}] {:>3}% {:>7.1} s {:>9.0} tx/s",
-        "#".repeat(filled),
-        ".".repeat(width as usize - filled),
-        done * 100 / total.max(1),
+        "\r{what:<22} {} {:>7.1} s {:>9.0} tx/s",
+        progress_bar(done, total),
         secs,
         done as f64 / secs.max(1e-9)
     );

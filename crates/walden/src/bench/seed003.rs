@@ -25,6 +25,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
 use super::log::RawDisk;
+use super::progress_bar;
 
 /// Options of `walden bench seed003`.
 #[derive(Debug, Args)]
@@ -83,15 +84,7 @@ fn flushes(session: &mut Session, db: &str) -> Result<i64, String> {
 }
 
 fn progress(what: &str, done: u64, total: u64, start: Instant) {
-    let width = 30;
-    let filled = (done * width / total.max(1)) as usize;
-    eprint!(
-        "\r{what:<34} [{}{}] {:>3}% {:>6.1} s",
-        "#".repeat(filled),
-        ".".repeat(width as usize - filled),
-        done * 100 / total.max(1),
-        start.elapsed().as_secs_f64()
-    );
+    eprint!("\r{what:<34} {} {:>6.1} s", progress_bar(done, total), start.elapsed().as_secs_f64());
     if done == total {
         eprintln!();
     }
@@ -150,6 +143,16 @@ fn insert_loop(
     Ok(elapsed)
 }
 
+/// Switches to `db`, sets its durability (`full` or `delayed`) and runs `setup`.
+fn prepare(session: &mut Session, db: &str, durability: &str, setup: &str) -> Result<(), String> {
+    let setting = if durability == "full" { "Disabled" } else { "Forced" };
+    run_sql(
+        session,
+        &format!("USE {db}; ALTER DATABASE {db} SET DELAYED_DURABILITY = {setting}; {setup}"),
+    )?;
+    Ok(())
+}
+
 /// One small-vs-big test: returns the row of the table.
 #[allow(clippy::too_many_arguments)]
 fn transactions_test(
@@ -161,13 +164,11 @@ fn transactions_test(
     disk: Option<(&RawDisk, &mut u64, &mut Duration)>,
     article: Article,
 ) -> Result<Row, String> {
-    let setting = if durability == "full" { "Disabled" } else { "Forced" };
-    run_sql(
+    prepare(
         session,
-        &format!(
-            "USE {db}; ALTER DATABASE {db} SET DELAYED_DURABILITY = {setting}; \
-             DROP TABLE IF EXISTS dbo.T1; CREATE TABLE dbo.T1(col1 INT NOT NULL);"
-        ),
+        db,
+        durability,
+        "DROP TABLE IF EXISTS dbo.T1; CREATE TABLE dbo.T1(col1 INT NOT NULL);",
     )?;
     let before = flushes(session, db)?;
     let what = format!("{db} {durability} {}", if per_txn { "small" } else { "big" });
@@ -196,12 +197,12 @@ fn sequence_test(
     rows: u64,
     article: Article,
 ) -> Result<Row, String> {
-    let setting = if durability == "full" { "Disabled" } else { "Forced" };
-    run_sql(
+    prepare(
         session,
+        db,
+        durability,
         &format!(
-            "USE {db}; ALTER DATABASE {db} SET DELAYED_DURABILITY = {setting}; \
-             DROP TABLE IF EXISTS dbo.T1; DROP SEQUENCE IF EXISTS dbo.Seq1; \
+            "DROP TABLE IF EXISTS dbo.T1; DROP SEQUENCE IF EXISTS dbo.Seq1; \
              CREATE SEQUENCE dbo.Seq1 AS BIGINT MINVALUE 1 {cache};"
         ),
     )?;

@@ -303,15 +303,14 @@ impl Conn {
         session.set_cancel(Arc::clone(&self.cancel));
         let name = format!("attention-{}", session.id());
         let watcher = AttentionWatcher::start(&self.stream, Arc::clone(&self.cancel), name)?;
+        // One buffer for the connection's responses: each ends with a flush, so nothing is
+        // left in it between requests.
+        let mut transport = io::BufWriter::new(self.stream.clone());
         loop {
             let message = self.read()?;
             // Input already buffered behind the request can only be an attention.
             watcher.begin(self.reader.buffered() > 0 || self.stream.has_buffered_input());
-            let sink = PacketSink::new(
-                io::BufWriter::new(self.stream.clone()),
-                self.writer.packet_size(),
-                session.id(),
-            );
+            let sink = PacketSink::new(&mut transport, self.writer.packet_size(), session.id());
             let mut out = TdsOutput::new(sink, Mode::Batch);
             if message.reset_connection() {
                 self.reset(session);

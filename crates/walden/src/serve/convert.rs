@@ -1,14 +1,13 @@
 //! Between the engine's types and values and TDS's: result columns going out, RPC parameters
-//! coming in (rendered as T-SQL literals, since the session runs text batches).
+//! coming in (rendered as T-SQL literals, since the session runs text batches). The `walden
+//! sql -S` client reads the values of result sets with the same conversions.
 
-use walden_engine::types::{Date, DateTime, DateTime2, Decimal, Guid, Len, SqlType, Time, Value};
+use walden_engine::types::{
+    Date, DateTime, DateTime2, Decimal, Guid, Len, SqlType, Time, Value, MAX_TIME_SCALE,
+    TICKS_PER_DAY, TICKS_PER_SECOND,
+};
 use walden_sql::exec::scalar::{coerce, to_text};
 use walden_tds::{Collation, TdsValue, TypeInfo};
-
-/// 100 ns ticks per second: the engine's TIME unit.
-const TICKS_SCALE: u8 = 7;
-const TICKS_PER_MINUTE: i128 = 60 * 10_000_000;
-const TICKS_PER_DAY: i128 = 24 * 60 * TICKS_PER_MINUTE;
 
 /// The nullable wire type of a column of type `ty`. Nullable (N) types are used even for
 /// NOT NULL columns, as SQL Server does for expressions: every value then encodes the same way.
@@ -169,34 +168,37 @@ fn direct(ty: &TypeInfo, value: Value) -> Result<TdsValue, Value> {
     })
 }
 
+/// `t` in units of 10^-`scale` s. The engine's TIME counts 100 ns ticks, the units of the
+/// finest scale, MAX_TIME_SCALE.
 fn wire_time(t: Time, scale: u8) -> walden_tds::Time {
-    let scale = scale.min(TICKS_SCALE);
-    let increments = t.ticks() / 10u64.pow(u32::from(TICKS_SCALE - scale));
+    let scale = scale.min(MAX_TIME_SCALE);
+    let increments = t.ticks() / 10u64.pow(u32::from(MAX_TIME_SCALE - scale));
     walden_tds::Time { increments, scale }
 }
 
 fn engine_time(t: walden_tds::Time) -> Result<Time, String> {
-    let factor = 10u64.pow(u32::from(TICKS_SCALE.saturating_sub(t.scale)));
+    let factor = 10u64.pow(u32::from(MAX_TIME_SCALE.saturating_sub(t.scale)));
     t.increments
         .checked_mul(factor)
         .and_then(Time::from_ticks)
-        .ok_or_else(|| "time parameter out of range".to_string())
+        .ok_or_else(|| "time out of range".to_string())
 }
 
 /// The local date and time of a DATETIMEOFFSET: its UTC date and time plus the offset.
-fn local_time(date: u32, time: walden_tds::Time, offset_minutes: i16) -> Result<DateTime2, String> {
-    let bad = || "datetimeoffset parameter out of range".to_string();
-    let ticks = i128::from(date) * TICKS_PER_DAY
+pub fn local_time(
+    date: u32,
+    time: walden_tds::Time,
+    offset_minutes: i16,
+) -> Result<DateTime2, String> {
+    let bad = || "datetimeoffset out of range".to_string();
+    let per_day = i128::from(TICKS_PER_DAY);
+    let ticks = i128::from(date) * per_day
         + i128::from(engine_time(time)?.ticks())
-        + i128::from(offset_minutes) * TICKS_PER_MINUTE;
-    let day = u32::try_from(ticks.div_euclid(TICKS_PER_DAY))
-        .ok()
-        .and_then(Date::from_days)
-        .ok_or_else(bad)?;
-    let time = u64::try_from(ticks.rem_euclid(TICKS_PER_DAY))
-        .ok()
-        .and_then(Time::from_ticks)
-        .ok_or_else(bad)?;
+        + i128::from(offset_minutes) * 60 * i128::from(TICKS_PER_SECOND);
+    let day =
+        u32::try_from(ticks.div_euclid(per_day)).ok().and_then(Date::from_days).ok_or_else(bad)?;
+    let time =
+        u64::try_from(ticks.rem_euclid(per_day)).ok().and_then(Time::from_ticks).ok_or_else(bad)?;
     Ok(DateTime2::new(day, time))
 }
 
@@ -212,41 +214,42 @@ pub fn decode_latin1(bytes: &[u8]) -> String {
     bytes.iter().map(|&b| char::from(b)).collect()
 }
 
-/// An RPC parameter's value as an engine value.
-pub fn from_wire(value: &TdsValue) -> Result<Value, String> {
-    let bad = |what: &str| format!("{what} parameter out of range");
+/// A value received over TDS (an RPC parameter; a result set's value for `walden sql -S`) as
+/// an engine value. Walden has no DATETIMEOFFSET: one is the DATETIME2 of its local time.
+pub fn from_wire(value: TdsValue) -> Result<Value, String> {
+    let bad = |what: &str| format!("{what} out of range");
     Ok(match value {
         TdsValue::Null => Value::Null,
-        TdsValue::Bit(b) => Value::Bit(*b),
-        TdsValue::TinyInt(x) => Value::TinyInt(*x),
-        TdsValue::SmallInt(x) => Value::SmallInt(*x),
-        TdsValue::Int(x) => Value::Int(*x),
-        TdsValue::BigInt(x) => Value::BigInt(*x),
-        TdsValue::Real(x) => Value::Real(*x),
-        TdsValue::Float(x) => Value::Float(*x),
+        TdsValue::Bit(b) => Value::Bit(b),
+        TdsValue::TinyInt(x) => Value::TinyInt(x),
+        TdsValue::SmallInt(x) => Value::SmallInt(x),
+        TdsValue::Int(x) => Value::Int(x),
+        TdsValue::BigInt(x) => Value::BigInt(x),
+        TdsValue::Real(x) => Value::Real(x),
+        TdsValue::Float(x) => Value::Float(x),
         TdsValue::Decimal(d) => {
             Value::Decimal(Decimal::new(d.value, d.scale).ok_or_else(|| bad("decimal"))?)
         }
-        TdsValue::Money(x) => Value::Money(*x),
-        TdsValue::VarChar(b) => Value::Str(decode_latin1(b)),
-        TdsValue::NVarChar(s) => Value::NStr(s.clone()),
-        TdsValue::Binary(b) => Value::Binary(b.clone()),
-        TdsValue::Guid(g) => Value::Guid(Guid(*g)),
-        TdsValue::Date(d) => Value::Date(Date::from_days(*d).ok_or_else(|| bad("date"))?),
-        TdsValue::Time(t) => Value::Time(engine_time(*t)?),
+        TdsValue::Money(x) => Value::Money(x),
+        TdsValue::VarChar(b) => Value::Str(decode_latin1(&b)),
+        TdsValue::NVarChar(s) => Value::NStr(s),
+        TdsValue::Binary(b) => Value::Binary(b),
+        TdsValue::Guid(g) => Value::Guid(Guid(g)),
+        TdsValue::Date(d) => Value::Date(Date::from_days(d).ok_or_else(|| bad("date"))?),
+        TdsValue::Time(t) => Value::Time(engine_time(t)?),
         TdsValue::DateTime2 { date, time } => Value::DateTime2(DateTime2::new(
-            Date::from_days(*date).ok_or_else(|| bad("datetime2"))?,
-            engine_time(*time)?,
+            Date::from_days(date).ok_or_else(|| bad("datetime2"))?,
+            engine_time(time)?,
         )),
         TdsValue::DateTime { days, ticks } => {
-            Value::DateTime(DateTime::from_parts(*days, *ticks).ok_or_else(|| bad("datetime"))?)
+            Value::DateTime(DateTime::from_parts(days, ticks).ok_or_else(|| bad("datetime"))?)
         }
         TdsValue::SmallDateTime { days, minutes } => Value::DateTime(
-            DateTime::from_parts(i32::from(*days), u32::from(*minutes) * 60 * 300)
+            DateTime::from_parts(i32::from(days), u32::from(minutes) * 60 * 300)
                 .ok_or_else(|| bad("smalldatetime"))?,
         ),
         TdsValue::DateTimeOffset { date, time, offset_minutes } => {
-            Value::DateTime2(local_time(*date, *time, *offset_minutes)?)
+            Value::DateTime2(local_time(date, time, offset_minutes)?)
         }
     })
 }
@@ -267,20 +270,9 @@ pub fn literal(value: &Value, ty: SqlType) -> String {
         // Rust's shortest round-trip form keeps every bit of the double.
         Value::Float(x) => format!("N'{x:?}'"),
         Value::Real(x) => format!("N'{x:?}'"),
-        Value::TinyInt(_)
-        | Value::SmallInt(_)
-        | Value::Int(_)
-        | Value::BigInt(_)
-        | Value::Bit(_)
-        | Value::Decimal(_)
-        | Value::Money(_) => to_text(value),
-        Value::Date(_)
-        | Value::Time(_)
-        | Value::DateTime(_)
-        | Value::DateTime2(_)
-        | Value::Guid(_) => {
-            format!("N'{}'", to_text(value))
-        }
+        exact if exact.is_exact_numeric() => to_text(value),
+        // Dates, times and GUIDs: their text, which CAST parses back.
+        _ => format!("N'{}'", to_text(value)),
     };
     format!("CAST({text} AS {ty})")
 }
@@ -347,7 +339,7 @@ mod tests {
                 TdsValue::DateTimeOffset { date: utc_day, time: utc_time, offset_minutes: offset };
             let expected = Date::from_ymd(day.0, day.1, day.2)
                 .and_then(|d| local(d, Time::from_hms(hm.0, hm.1, 0, 0)));
-            assert_eq!(from_wire(&wire).ok(), expected, "{wire:?}");
+            assert_eq!(from_wire(wire.clone()).ok(), expected, "{wire:?}");
         }
         let ty = TypeInfo::DateTimeOffset { scale: 7 };
         assert_eq!(sql_type(&ty), Some(SqlType::DateTime2(7)));
@@ -360,7 +352,7 @@ mod tests {
             time: time(23, 30),
             offset_minutes: 60,
         };
-        assert!(from_wire(&max).is_err());
+        assert!(from_wire(max).is_err());
     }
 
     #[test]

@@ -14,7 +14,8 @@ macro_rules! log_line {
 
 mod config;
 mod conn;
-mod convert;
+/// Shared with the `walden sql -S` client, which reads result sets with the same conversions.
+pub(crate) mod convert;
 mod output;
 mod rpc;
 mod tls;

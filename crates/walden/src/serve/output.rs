@@ -8,7 +8,7 @@ use walden_engine::types::{SqlType, Value};
 use walden_sql::exec::{ColumnInfo, Counted, Message, Output};
 use walden_tds::packet::{PacketHeader, HEADER_LEN};
 use walden_tds::{
-    encode_row, Column, Done, DoneStatus, PacketStatus, PacketType, ServerMessage, Token,
+    encode_row, Column, Done, DoneStatus, PacketStatus, PacketType, ServerMessage, TdsValue, Token,
 };
 
 use super::convert::{to_wire, type_info};
@@ -66,10 +66,13 @@ impl<W: Write> PacketSink<W> {
             return;
         }
         let whole = (self.buf.len() - 1) / chunk * chunk;
-        let payload: Vec<u8> = self.buf.drain(..whole).collect();
-        for part in payload.chunks(chunk) {
+        // Taken out for the sends (which borrow `self`) and put back: no copy of the packets.
+        let mut buf = std::mem::take(&mut self.buf);
+        for part in buf[..whole].chunks(chunk) {
             self.send(part, PacketStatus::NONE);
         }
+        buf.drain(..whole);
+        self.buf = buf;
     }
 
     /// Sends the whole buffer now as a packet that does not end the message (shorter than the
@@ -141,6 +144,8 @@ pub struct TdsOutput<W: Write> {
     mode: Mode,
     columns: Vec<Column>,
     types: Vec<SqlType>,
+    /// Empty: the buffer a row's wire values are gathered in, kept to reuse its allocation.
+    wire_row: Vec<TdsValue>,
     /// The last statement's DONE, held back until we know whether more follows (DONE_MORE).
     pending_done: Option<Done>,
     /// An error was sent since the last DONE: the next one carries DONE_ERROR.
@@ -163,6 +168,7 @@ impl<W: Write> TdsOutput<W> {
             mode,
             columns: Vec::new(),
             types: Vec::new(),
+            wire_row: Vec::new(),
             pending_done: None,
             error_since_done: false,
             any_error: false,
@@ -321,14 +327,14 @@ impl<W: Write> Output for TdsOutput<W> {
             self.captured = Some(values.to_vec());
             return;
         }
-        let mut wire = Vec::with_capacity(values.len());
+        let mut wire = std::mem::take(&mut self.wire_row);
         let mut failure = None;
         for ((value, ty), col) in values.iter().zip(&self.types).zip(&self.columns) {
             match to_wire(*ty, &col.ty, value.clone()) {
                 Ok(v) => wire.push(v),
                 Err(e) => {
                     failure.get_or_insert(e);
-                    wire.push(walden_tds::TdsValue::Null);
+                    wire.push(TdsValue::Null);
                 }
             }
         }
@@ -338,7 +344,10 @@ impl<W: Write> Output for TdsOutput<W> {
             self.send_error(0, format!("a value could not be sent: {e}"));
         }
         self.release_done(true);
-        if let Err(e) = encode_row(&self.columns, &wire, self.sink.buf()) {
+        let encoded = encode_row(&self.columns, &wire, self.sink.buf());
+        wire.clear();
+        self.wire_row = wire;
+        if let Err(e) = encoded {
             self.send_error(0, format!("a row could not be encoded: {e}"));
         }
         self.sink.flush_full();
@@ -375,7 +384,7 @@ impl<W: Write> Output for TdsOutput<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use walden_tds::{decode_tokens, MessageReader, TdsValue};
+    use walden_tds::{decode_tokens, MessageReader};
 
     fn tokens(bytes: &[u8]) -> Vec<Token> {
         let mut reader = MessageReader::new();

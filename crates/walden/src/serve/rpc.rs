@@ -579,7 +579,7 @@ fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Resul
     }
     let mut outputs = Vec::new();
     for (ordinal, name, sql, output, p) in values {
-        let value = from_wire(&p.value)
+        let value = from_wire(p.value.clone())
             .map_err(|e| RpcError::unsupported(format!("parameter {name}: {e}")))?;
         text.push_str(&format!("DECLARE {name} {sql}; SET {name} = {}; ", literal(&value, sql)));
         if output {

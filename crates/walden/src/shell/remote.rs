@@ -2,24 +2,19 @@
 //! events are replayed as the shell's [`Output`] calls, so that the printer cannot tell a
 //! server from the embedded instance.
 //!
-//! The wire types map back to the engine's column types (the reverse of the server's
-//! `serve/convert.rs`): the nullable N-types to their base types, SMALLMONEY to MONEY and
-//! SMALLDATETIME to DATETIME (Walden has neither), DATETIMEOFFSET to its text in an NVARCHAR
-//! column (Walden has no such type; only a SQL Server sends one). VARCHAR bytes are read as
-//! Latin-1, the code page of every Walden collation.
+//! The wire types and values map back to the engine's with the server's own conversions for
+//! RPC parameters (`serve/convert.rs`): the nullable N-types to their base types, SMALLMONEY
+//! to MONEY and SMALLDATETIME to DATETIME (Walden has neither), VARCHAR bytes read as Latin-1,
+//! the code page of every Walden collation. DATETIMEOFFSET, which only a SQL Server sends,
+//! is shown as its text in an NVARCHAR column (Walden has no such type).
 
-use walden_engine::types::{
-    Date, DateTime, DateTime2, Decimal, Guid, Len, SqlType, Time, Value, TICKS_PER_DAY,
-    TICKS_PER_SECOND,
-};
+use walden_engine::types::{Len, SqlType, Value};
 use walden_sql::exec::{ColumnInfo, Message, Output};
 use walden_tds::{Column, ColumnFlags, ServerMessage, TdsValue, TypeInfo};
 
 use crate::client::{Client, ClientError, ConnectOptions, Event};
+use crate::serve::convert::{self, from_wire, local_time};
 use crate::shell::backend::Backend;
-
-/// TIME and DATETIME2's finest scale: 100 ns ticks.
-const MAX_SCALE: u8 = 7;
 
 /// A session on a server.
 #[derive(Debug)]
@@ -135,101 +130,28 @@ fn column_info(column: &Column) -> ColumnInfo {
 
 /// The engine type that shows a wire type's values as SQL Server shows them.
 pub fn sql_type(ty: &TypeInfo) -> SqlType {
-    let len = |max_len: u16, unit: u16| {
-        if max_len == u16::MAX {
-            Len::Max
-        } else {
-            Len::N((max_len / unit).max(1))
-        }
-    };
     match *ty {
-        TypeInfo::Int1 | TypeInfo::IntN(1) => SqlType::TinyInt,
-        TypeInfo::Int2 | TypeInfo::IntN(2) => SqlType::SmallInt,
-        TypeInfo::Int4 | TypeInfo::IntN(4) => SqlType::Int,
-        TypeInfo::Int8 | TypeInfo::IntN(_) => SqlType::BigInt,
-        TypeInfo::Bit | TypeInfo::BitN => SqlType::Bit,
-        TypeInfo::Flt4 | TypeInfo::FltN(4) => SqlType::Real,
-        TypeInfo::Flt8 | TypeInfo::FltN(_) => SqlType::Float,
-        TypeInfo::Money | TypeInfo::Money4 | TypeInfo::MoneyN(_) => SqlType::Money,
-        TypeInfo::DateTime | TypeInfo::DateTime4 | TypeInfo::DateTimeN(_) => SqlType::DateTime,
-        TypeInfo::Guid => SqlType::UniqueIdentifier,
-        TypeInfo::Decimal { precision, scale } | TypeInfo::Numeric { precision, scale } => {
-            SqlType::Decimal { precision, scale }
-        }
-        TypeInfo::Date => SqlType::Date,
-        TypeInfo::Time { scale } => SqlType::Time(scale),
-        TypeInfo::DateTime2 { scale } => SqlType::DateTime2(scale),
         // `YYYY-MM-DD hh:mm:ss[.f...] +hh:mm`.
         TypeInfo::DateTimeOffset { scale } => {
             SqlType::NVarChar(Len::N(26 + if scale > 0 { u16::from(scale) + 1 } else { 0 }))
         }
-        TypeInfo::BigVarChar { max_len, .. } => SqlType::VarChar(len(max_len, 1)),
-        TypeInfo::BigChar { len, .. } => SqlType::Char(len.max(1)),
-        TypeInfo::NVarChar { max_len, .. } => SqlType::NVarChar(len(max_len, 2)),
-        TypeInfo::NChar { len, .. } => SqlType::NChar((len / 2).max(1)),
-        TypeInfo::BigVarBinary { max_len } => SqlType::VarBinary(len(max_len, 1)),
-        TypeInfo::BigBinary { len } => SqlType::Binary(len.max(1)),
-        TypeInfo::Text { .. } => SqlType::VarChar(Len::Max),
-        TypeInfo::NText { .. } => SqlType::NVarChar(Len::Max),
-        TypeInfo::Image { .. } => SqlType::VarBinary(Len::Max),
         // The codec refuses NULLTYPE result columns; a bare NULL's type is INT in SQL Server.
-        TypeInfo::Null => SqlType::Int,
+        _ => convert::sql_type(ty).unwrap_or(SqlType::Int),
     }
-}
-
-/// A wire time as engine ticks (100 ns).
-fn ticks(t: walden_tds::Time) -> Result<u64, String> {
-    let factor = 10u64.pow(u32::from(MAX_SCALE.saturating_sub(t.scale)));
-    t.increments.checked_mul(factor).ok_or_else(|| "time out of range".to_string())
-}
-
-fn time(t: walden_tds::Time) -> Result<Time, String> {
-    Time::from_ticks(ticks(t)?).ok_or_else(|| "time out of range".to_string())
-}
-
-fn date(days: u32) -> Result<Date, String> {
-    Date::from_days(days).ok_or_else(|| format!("date out of range ({days} days)"))
 }
 
 /// A value received in a column of wire type `ty`, as the engine value the printer shows.
 pub fn to_value(value: TdsValue, ty: &TypeInfo) -> Result<Value, String> {
-    Ok(match value {
-        TdsValue::Null => Value::Null,
-        TdsValue::Bit(b) => Value::Bit(b),
-        TdsValue::TinyInt(x) => Value::TinyInt(x),
-        TdsValue::SmallInt(x) => Value::SmallInt(x),
-        TdsValue::Int(x) => Value::Int(x),
-        TdsValue::BigInt(x) => Value::BigInt(x),
-        TdsValue::Real(x) => Value::Real(x),
-        TdsValue::Float(x) => Value::Float(x),
-        TdsValue::Decimal(d) => Value::Decimal(
-            Decimal::new(d.value, d.scale).ok_or_else(|| "decimal out of range".to_string())?,
-        ),
-        TdsValue::Money(x) => Value::Money(x),
-        TdsValue::VarChar(bytes) => Value::Str(bytes.iter().map(|&b| char::from(b)).collect()),
-        TdsValue::NVarChar(s) => Value::NStr(s),
-        TdsValue::Binary(b) => Value::Binary(b),
-        TdsValue::Guid(g) => Value::Guid(Guid(g)),
-        TdsValue::Date(days) => Value::Date(date(days)?),
-        TdsValue::Time(t) => Value::Time(time(t)?),
-        TdsValue::DateTime2 { date: days, time: t } => {
-            Value::DateTime2(DateTime2::new(date(days)?, time(t)?))
-        }
-        TdsValue::DateTime { days, ticks } => Value::DateTime(
-            DateTime::from_parts(days, ticks).ok_or_else(|| "datetime out of range".to_string())?,
-        ),
-        TdsValue::SmallDateTime { days, minutes } => Value::DateTime(
-            DateTime::from_parts(i32::from(days), u32::from(minutes) * 60 * 300)
-                .ok_or_else(|| "smalldatetime out of range".to_string())?,
-        ),
-        TdsValue::DateTimeOffset { date: days, time: t, offset_minutes } => {
+    match value {
+        TdsValue::DateTimeOffset { date, time, offset_minutes } => {
             let scale = match ty {
                 TypeInfo::DateTimeOffset { scale } => *scale,
-                _ => t.scale,
+                _ => time.scale,
             };
-            Value::NStr(datetimeoffset_text(days, t, offset_minutes, scale)?)
+            Ok(Value::NStr(datetimeoffset_text(date, time, offset_minutes, scale)?))
         }
-    })
+        other => from_wire(other),
+    }
 }
 
 /// DATETIMEOFFSET as SQL Server prints it: the local date and time (UTC plus the offset) at
@@ -240,14 +162,7 @@ fn datetimeoffset_text(
     offset_minutes: i16,
     scale: u8,
 ) -> Result<String, String> {
-    let per_day = i128::from(TICKS_PER_DAY);
-    let local = i128::from(days) * per_day
-        + i128::from(ticks(t)?)
-        + i128::from(offset_minutes) * 60 * i128::from(TICKS_PER_SECOND);
-    let bad = || "datetimeoffset out of range".to_string();
-    let day = u32::try_from(local.div_euclid(per_day)).map_err(|_| bad())?;
-    let tick = u64::try_from(local.rem_euclid(per_day)).map_err(|_| bad())?;
-    let moment = DateTime2::new(date(day)?, Time::from_ticks(tick).ok_or_else(bad)?);
+    let moment = local_time(days, t, offset_minutes)?;
     let sign = if offset_minutes < 0 { '-' } else { '+' };
     let offset = offset_minutes.unsigned_abs();
     Ok(format!("{} {sign}{:02}:{:02}", moment.display(scale), offset / 60, offset % 60))
