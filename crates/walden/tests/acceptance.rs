@@ -13,46 +13,21 @@
 // The helpers below unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+mod common;
 
-/// The scripts, each with its test below.
-const SCRIPTS: [&str; 7] = [
-    "002_procedures.sql",
-    "003_sequence_cache.sql",
-    "003_small_vs_big.sql",
-    "003_tempdb.sql",
-    "004_virtual_file_stats.sql",
-    "flush_log.sql",
-    "precedence.sql",
-];
-
-fn acceptance_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/acceptance")
-}
-
-/// A size from the environment, or the small default.
-fn size(var: &str, default: &str) -> String {
-    std::env::var(var).ok().filter(|v| !v.is_empty()).unwrap_or_else(|| default.to_string())
-}
+use common::sql::{acceptance_dir, acceptance_sizes, embedded_sql, scripts_found, SCRIPTS};
 
 /// Runs one script and asserts it exits 0; prints its output (the result tables) either way.
 fn run_script(name: &str) {
     let script = acceptance_dir().join(name);
     assert!(script.exists(), "{} is missing", script.display());
     let data = tempfile::tempdir().unwrap();
-    let n = size("WALDEN_ACCEPTANCE_N", "2000");
-    let k = size("WALDEN_ACCEPTANCE_K", "100");
-    let output = Command::new(env!("CARGO_BIN_EXE_walden"))
-        .args(["sql", "-b", "--data"])
-        .arg(data.path())
-        .arg("-i")
-        .arg(&script)
-        .args(["-v", &format!("N={n}"), &format!("K={k}")])
-        .env_remove("WALDEN_DATA")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let (n, k) = acceptance_sizes();
+    let output = embedded_sql(
+        data.path(),
+        &["-b", "-i", script.to_str().unwrap(), "-v", &format!("N={n}"), &format!("K={k}")],
+        None,
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     println!("{name} with N={n} K={k}:\n{stdout}{stderr}");
@@ -66,13 +41,7 @@ fn run_script(name: &str) {
 /// A new script in the directory needs a test here, or it would never run.
 #[test]
 fn every_script_has_a_test() {
-    let mut found: Vec<String> = std::fs::read_dir(acceptance_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".sql"))
-        .collect();
-    found.sort();
-    assert_eq!(found, SCRIPTS);
+    assert_eq!(scripts_found(), SCRIPTS);
 }
 
 #[test]

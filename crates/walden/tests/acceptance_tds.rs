@@ -12,36 +12,17 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 
-use common::{start_server, PASSWORD};
+use common::server::Server;
+use common::sql::{
+    acceptance_dir, acceptance_sizes, assert_code, embedded_sql, run, scripts_found, stderr,
+    stdout, SCRIPTS,
+};
+use common::PASSWORD;
 
-/// The scripts, each with its test below (the same list as `acceptance.rs`).
-const SCRIPTS: [&str; 7] = [
-    "002_procedures.sql",
-    "003_sequence_cache.sql",
-    "003_small_vs_big.sql",
-    "003_tempdb.sql",
-    "004_virtual_file_stats.sql",
-    "flush_log.sql",
-    "precedence.sql",
-];
-
-/// A `walden serve` child, stopped when the test ends, however it ends.
-struct Server {
-    child: Child,
-    port: u16,
-    _data: tempfile::TempDir,
-}
-
+// `walden sql -S` against the shared server guard, for this file's tests.
 impl Server {
-    fn start() -> Server {
-        let (child, port, data) = start_server(&[]);
-        Server { child, port, _data: data }
-    }
-
     fn address(&self) -> String {
         format!("127.0.0.1,{}", self.port)
     }
@@ -61,43 +42,8 @@ impl Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_walden"));
         command.arg("sql").args(login).args(args).env_remove("SQLCMDPASSWORD");
         command.envs(env.iter().copied());
-        command.stdout(Stdio::piped()).stderr(Stdio::piped());
-        command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-        let mut child = command.spawn().unwrap();
-        if let Some(text) = stdin {
-            child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
-        }
-        child.wait_with_output().unwrap()
+        run(command, stdin)
     }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn acceptance_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/acceptance")
-}
-
-/// A size from the environment, or the small default.
-fn size(var: &str, default: &str) -> String {
-    std::env::var(var).ok().filter(|v| !v.is_empty()).unwrap_or_else(|| default.to_string())
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// Asserts the exit code, showing both streams when it is not the one expected.
-fn assert_code(o: &Output, code: i32) {
-    assert_eq!(o.status.code(), Some(code), "stdout:\n{}\nstderr:\n{}", stdout(o), stderr(o));
 }
 
 /// The output's lines with every run of digits made `#` and white space removed: what is
@@ -129,22 +75,15 @@ fn run_script(name: &str) {
     let script = acceptance_dir().join(name);
     assert!(script.exists(), "{} is missing", script.display());
     let script = script.to_str().unwrap();
-    let n = format!("N={}", size("WALDEN_ACCEPTANCE_N", "2000"));
-    let k = format!("K={}", size("WALDEN_ACCEPTANCE_K", "100"));
-    let server = Server::start();
+    let (n, k) = acceptance_sizes();
+    let (n, k) = (format!("N={n}"), format!("K={k}"));
+    let server = Server::start(&[]);
     let remote = server.sql(&["-b", "-i", script, "-v", &n, &k], None);
     println!("{name} over TDS with {n} {k}:\n{}{}", stdout(&remote), stderr(&remote));
     assert_code(&remote, 0);
 
     let data = tempfile::tempdir().unwrap();
-    let embedded = Command::new(env!("CARGO_BIN_EXE_walden"))
-        .args(["sql", "-b", "--data"])
-        .arg(data.path())
-        .args(["-i", script, "-v", &n, &k])
-        .env_remove("WALDEN_DATA")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let embedded = embedded_sql(data.path(), &["-b", "-i", script, "-v", &n, &k], None);
     assert_code(&embedded, 0);
     assert!(!stdout(&remote).trim().is_empty(), "{name} printed nothing");
     assert_eq!(shape(&stdout(&remote)), shape(&stdout(&embedded)), "{name}");
@@ -153,13 +92,7 @@ fn run_script(name: &str) {
 /// A new script in the directory needs a test here, or it would never run over TDS.
 #[test]
 fn every_script_has_a_test() {
-    let mut found: Vec<String> = std::fs::read_dir(acceptance_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".sql"))
-        .collect();
-    found.sort();
-    assert_eq!(found, SCRIPTS);
+    assert_eq!(scripts_found(), SCRIPTS);
 }
 
 #[test]
@@ -199,7 +132,7 @@ fn precedence() {
 
 #[test]
 fn an_error_prints_msg_lines_and_b_exits_1() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let o = server.sql(&["-Q", "SELECT 1/0"], None);
     assert_code(&o, 0);
     let out = stdout(&o);
@@ -214,7 +147,7 @@ fn an_error_prints_msg_lines_and_b_exits_1() {
 
 #[test]
 fn a_wrong_password_exits_1_with_the_servers_message() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let o = server.sql_with(
         &["-S", &server.address(), "-U", "sa", "-P", "not the password"],
         &["-Q", "SELECT 1"],
@@ -228,7 +161,7 @@ fn a_wrong_password_exits_1_with_the_servers_message() {
 
 #[test]
 fn sa_and_sqlcmdpassword_are_the_defaults() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let address = format!("tcp:127.0.0.1,{}", server.port);
     let query = ["-W", "-h", "-1", "-Q", "SELECT 'logged in'"];
     let o = server.sql_with(&["-S", &address], &query, None, &[("SQLCMDPASSWORD", PASSWORD)]);
@@ -242,7 +175,7 @@ fn sa_and_sqlcmdpassword_are_the_defaults() {
 
 #[test]
 fn d_is_the_login_database() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let o = server.sql(&["-d", "tempdb", "-W", "-h", "-1", "-Q", "SELECT DB_NAME()"], None);
     assert_code(&o, 0);
     assert_eq!(stdout(&o), "tempdb\n\n(1 row affected)\n");
@@ -255,7 +188,7 @@ fn d_is_the_login_database() {
 
 #[test]
 fn a_transaction_spans_batches() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let script = "SET NOCOUNT ON\nCREATE TABLE t (i INT)\nGO\nBEGIN TRAN\nGO\n\
                   INSERT t VALUES (1)\nSELECT @@TRANCOUNT AS open_in_batch\nGO\n\
                   COMMIT\nSELECT @@TRANCOUNT AS after, COUNT(*) AS n FROM t\nGO\n";
@@ -266,7 +199,7 @@ fn a_transaction_spans_batches() {
 
 #[test]
 fn large_results_stream_whole() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let o = server.sql(&["-Q", "SELECT value FROM GENERATE_SERIES(1, 100000)"], None);
     assert_code(&o, 0);
     let out = stdout(&o);
@@ -287,21 +220,13 @@ fn output_is_the_embedded_shells() {
                  0x0A0B AS bin, CAST('ab' AS CHAR(3)) AS c;\n\
                  SELECT value FROM GENERATE_SERIES(1, 3);\nPRINT 'hello';\n\
                  SELECT * FROM nope;\nSELECT 2 AS after;";
-    let server = Server::start();
+    let server = Server::start(&[]);
     let data = tempfile::tempdir().unwrap();
     for flags in [&[][..], &["-W"], &["--format", "csv"], &["-h", "-1", "-s", "|"]] {
         let mut args = flags.to_vec();
         args.extend(["-Q", query]);
         let remote = server.sql(&args, None);
-        let embedded = Command::new(env!("CARGO_BIN_EXE_walden"))
-            .arg("sql")
-            .arg("--data")
-            .arg(data.path())
-            .args(&args)
-            .env_remove("WALDEN_DATA")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let embedded = embedded_sql(data.path(), &args, None);
         assert_code(&remote, 0);
         assert_eq!(stdout(&remote), stdout(&embedded), "{flags:?}");
         assert_eq!(stderr(&remote), stderr(&embedded), "{flags:?}");
@@ -310,7 +235,7 @@ fn output_is_the_embedded_shells() {
 
 #[test]
 fn data_and_server_are_exclusive() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let o = server.sql(&["--data", "x", "-Q", "SELECT 1"], None);
     assert_code(&o, 2);
 }

@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{start_server, PASSWORD};
+use common::server::Server;
+use common::PASSWORD;
 
 const PYTHON_TDS: &str = "python-tds==1.17.1";
 const PYMSSQL: &str = "pymssql==2.4.6";
@@ -126,25 +127,6 @@ fn install(
     dir
 }
 
-/// A fresh server (with `extra` flags), killed when dropped.
-struct Server {
-    child: Child,
-    port: u16,
-    _data: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn server(extra: &[&str]) -> Server {
-    let (child, port, data) = start_server(extra);
-    Server { child, port, _data: data }
-}
-
 /// Runs a client program against `server`, with HOST PORT PASSWORD DATABASE (and `extra`)
 /// as arguments; fails the test with the program's output unless it exits 0.
 fn check(name: &str, mut cmd: Command, server: &Server, extra: &[&str]) {
@@ -180,7 +162,7 @@ fn python_driver(name: &str, requirement: &str) -> PathBuf {
 #[test]
 fn python_tds() {
     let python = python_driver("pytds", PYTHON_TDS);
-    let server = server(&[]);
+    let server = Server::start(&[]);
     let mut cmd = Command::new(python);
     cmd.arg(sources().join("python/pytds_test.py")).env("PYTHONDONTWRITEBYTECODE", "1");
     check("python-tds", cmd, &server, &[]);
@@ -189,7 +171,7 @@ fn python_tds() {
 #[test]
 fn pymssql() {
     let python = python_driver("pymssql", PYMSSQL);
-    let server = server(&[]);
+    let server = Server::start(&[]);
     let mut cmd = Command::new(python);
     cmd.arg(sources().join("python/pymssql_test.py")).env("PYTHONDONTWRITEBYTECODE", "1");
     check("pymssql", cmd, &server, &[]);
@@ -216,7 +198,7 @@ fn go_mssqldb() {
         )?;
         Ok(())
     });
-    let server = server(&[]);
+    let server = Server::start(&[]);
     check("go-mssqldb", Command::new(dir.join("go-driver-test")), &server, &[]);
 }
 
@@ -271,12 +253,12 @@ fn jdbc(server: &Server, mode: &str) {
 
 #[test]
 fn mssql_jdbc() {
-    jdbc(&server(&[]), "plain");
+    jdbc(&Server::start(&[]), "plain");
 }
 
 #[test]
 fn mssql_jdbc_tls() {
-    jdbc(&server(&["--tls", "self-signed"]), "tls");
+    jdbc(&Server::start(&["--tls", "self-signed"]), "tls");
 }
 
 #[test]
@@ -297,7 +279,7 @@ fn tedious() {
         )?;
         Ok(())
     });
-    let server = server(&[]);
+    let server = Server::start(&[]);
     let mut cmd = Command::new("node");
     cmd.arg(src.join("tedious_test.js")).env("NODE_PATH", dir.join("node_modules"));
     check("tedious", cmd, &server, &[]);
@@ -331,6 +313,6 @@ fn freetds_tsql() {
         }
         eprintln!("installed freetds-bin in {:.1} s", started.elapsed().as_secs_f64());
     }
-    let server = server(&[]);
+    let server = Server::start(&[]);
     check("tsql", Command::new(sources().join("freetds/tsql_test.sh")), &server, &[]);
 }

@@ -21,10 +21,6 @@
 //!
 //! The restart's stderr must report recovery of both databases.
 
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
-use std::net::TcpStream;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -32,104 +28,22 @@ use std::time::Duration;
 
 use walden_tds::*;
 
-const PASSWORD: &str = "Walden-kill-1";
+mod common;
+
+use common::client::Client;
+use common::server::{serve_command, Server};
+
 const DATABASES: [&str; 2] = ["k1", "k2"];
 const CLIENTS: usize = 6;
 const ROUNDS: usize = 3;
 /// How long the workload runs before the kill.
 const WORKLOAD: Duration = Duration::from_millis(2000);
 
-/// A running server, SIGKILLed when dropped (also when an assertion fails).
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `walden serve` on `data`; returns it, its port and the stderr lines it wrote before
-/// listening (the recovery report).
-fn start(data: &Path) -> (Server, u16, Vec<String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_walden"))
-        .args(["serve", "--port", "0", "--data"])
-        .arg(data)
-        .env("WALDEN_SA_PASSWORD", PASSWORD)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut report = Vec::new();
-    let port = loop {
-        let line = lines.next().expect("server exited before listening").unwrap();
-        if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
-            break addr.rsplit(':').next().unwrap().parse().unwrap();
-        }
-        report.push(line);
-    };
-    std::thread::spawn(move || for _ in lines {});
-    (Server(child), port, report)
-}
-
-/// A raw TDS client. Every I/O error is returned: the server may die at any moment.
-struct Client {
-    stream: TcpStream,
-    reader: MessageReader,
-}
-
+// On the shared raw client: the server is up while these run.
 impl Client {
-    fn connect(port: u16, database: &str) -> std::io::Result<Client> {
-        let stream = TcpStream::connect(("127.0.0.1", port))?;
-        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-        let mut c = Client { stream, reader: MessageReader::new() };
-        let prelogin =
-            Prelogin { encryption: Some(Encryption::NotSupported), ..Prelogin::default() };
-        c.send(PacketType::PreLogin, &prelogin.encode().unwrap())?;
-        c.message()?;
-        let login = Login7 {
-            tds_version: TDS_7_4,
-            username: "sa".into(),
-            password: PASSWORD.into(),
-            database: database.into(),
-            ..Login7::default()
-        };
-        c.send(PacketType::Login7, &login.encode().unwrap())?;
-        let tokens = decode_tokens(&c.message()?).unwrap();
-        assert!(tokens.iter().any(|t| matches!(t, Token::LoginAck(_))), "{tokens:?}");
-        Ok(c)
-    }
-
-    fn send(&mut self, ty: PacketType, payload: &[u8]) -> std::io::Result<()> {
-        let mut wire = Vec::new();
-        PacketWriter::default().write_message(ty, PacketStatus::NONE, payload, &mut wire);
-        self.stream.write_all(&wire)
-    }
-
-    fn message(&mut self) -> std::io::Result<Vec<u8>> {
-        let mut buf = [0u8; 16 * 1024];
-        loop {
-            if let Some(m) = self.reader.next_message().unwrap() {
-                return Ok(m.payload);
-            }
-            let n = self.stream.read(&mut buf)?;
-            if n == 0 {
-                return Err(ErrorKind::UnexpectedEof.into());
-            }
-            self.reader.push(&buf[..n]);
-        }
-    }
-
-    /// Runs a batch; its tokens once the whole response has arrived.
-    fn batch(&mut self, text: &str) -> std::io::Result<Vec<Token>> {
-        let batch = SqlBatch { headers: AllHeaders::with_transaction(0), text: text.into() };
-        self.send(PacketType::SqlBatch, &batch.encode().unwrap())?;
-        Ok(decode_tokens(&self.message()?).unwrap())
-    }
-
     /// Runs a batch that must succeed.
     fn run(&mut self, text: &str) -> Vec<Token> {
-        let tokens = self.batch(text).unwrap();
+        let tokens = self.batch(text);
         assert!(!tokens.iter().any(|t| matches!(t, Token::Error(_))), "{text}: {tokens:?}");
         tokens
     }
@@ -181,7 +95,7 @@ fn client(port: u16, client: i64, stop: Arc<AtomicBool>) -> Vec<Ack> {
     let mut acks = Vec::new();
     let Ok(mut conns) = DATABASES
         .iter()
-        .map(|db| Client::connect(port, db))
+        .map(|db| Client::try_connect(port, db))
         .collect::<std::io::Result<Vec<Client>>>()
     else {
         return acks;
@@ -205,7 +119,7 @@ fn client(port: u16, client: i64, stop: Arc<AtomicBool>) -> Vec<Ack> {
              {commit}",
             u8::from(!delayed)
         );
-        let Ok(tokens) = conns[db].batch(&text) else { break };
+        let Ok(tokens) = conns[db].try_batch(&text) else { break };
         let failed = tokens.iter().any(|t| matches!(t, Token::Error(_)))
             || tokens
                 .iter()
@@ -243,9 +157,9 @@ fn check(c: &mut Client, db: usize, acks: &[Ack]) -> i64 {
 fn sigkill_loses_no_durable_commit_and_keeps_a_prefix_of_the_commit_order() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let (mut server, port, _) = start(&data);
+    let mut server = Server::spawn(serve_command(&data), None);
     {
-        let mut setup = Client::connect(port, "").unwrap();
+        let mut setup = Client::connect(server.port);
         setup.run("CREATE DATABASE k1; CREATE DATABASE k2");
         setup.run("ALTER DATABASE k2 SET DELAYED_DURABILITY = ALLOWED");
         for db in DATABASES {
@@ -260,19 +174,19 @@ fn sigkill_loses_no_durable_commit_and_keeps_a_prefix_of_the_commit_order() {
     }
 
     let mut acks: Vec<Ack> = Vec::new();
-    let mut port = port;
     for round in 0..ROUNDS {
         let stop = Arc::new(AtomicBool::new(false));
         let threads: Vec<JoinHandle<Vec<Ack>>> = (0..CLIENTS)
             .map(|i| {
                 let stop = Arc::clone(&stop);
                 let id = (round * 100 + i) as i64;
+                let port = server.port;
                 std::thread::spawn(move || client(port, id, stop))
             })
             .collect();
         std::thread::sleep(WORKLOAD);
-        server.0.kill().unwrap(); // SIGKILL
-        server.0.wait().unwrap();
+        server.child.kill().unwrap(); // SIGKILL
+        server.child.wait().unwrap();
         stop.store(true, Ordering::Relaxed);
         let round_acks: Vec<Ack> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
 
@@ -287,14 +201,13 @@ fn sigkill_loses_no_durable_commit_and_keeps_a_prefix_of_the_commit_order() {
         assert_eq!(delayed[0], 0);
         acks.extend(round_acks);
 
-        let (restarted, new_port, report) = start(&data);
-        server = restarted;
-        port = new_port;
+        server = Server::spawn(serve_command(&data), None);
+        let report = server.startup();
         for db in DATABASES {
             let prefix = format!("database {db}: recovered ");
             assert!(report.iter().any(|l| l.contains(&prefix)), "no recovery of {db}: {report:?}");
         }
-        let mut c = Client::connect(port, "").unwrap();
+        let mut c = Client::connect(server.port);
         let survived = [check(&mut c, 0, &acks), check(&mut c, 1, &acks)];
         let lost = acks.iter().filter(|a| a.n > survived[a.db]).count();
         eprintln!(

@@ -6,45 +6,16 @@
 // The helpers below unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use common::sql::{assert_code, embedded_sql, stderr, stdout};
+
 /// Runs `walden sql --data <data> <args>` with nothing on standard input.
 fn sql(data: &Path, args: &[&str]) -> Output {
-    sql_with_stdin(data, args, None)
-}
-
-/// Runs `walden sql --data <data> <args>`, piping `stdin` in if given.
-fn sql_with_stdin(data: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_walden"));
-    command.arg("sql").arg("--data").arg(data).args(args).env_remove("WALDEN_DATA");
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
-    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = command.spawn().unwrap();
-    if let Some(text) = stdin {
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// Asserts the exit code, showing both streams when it is not the one expected.
-fn assert_code(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    embedded_sql(data, args, None)
 }
 
 #[test]
@@ -170,7 +141,7 @@ fn r_includes_a_file() {
 #[test]
 fn script_from_standard_input() {
     let dir = tempfile::tempdir().unwrap();
-    let o = sql_with_stdin(
+    let o = embedded_sql(
         &dir.path().join("data"),
         &["-e", "-v", "who=stdin"],
         Some("PRINT '$(who)'\nGO\n:quit\nPRINT 'never'\n"),
@@ -312,6 +283,6 @@ fn data_survives_a_restart_and_d_picks_the_database() {
 #[test]
 fn exit_with_a_query_sets_the_exit_code() {
     let dir = tempfile::tempdir().unwrap();
-    let o = sql_with_stdin(dir.path(), &[], Some("EXIT(SELECT 3)\n"));
+    let o = embedded_sql(dir.path(), &[], Some("EXIT(SELECT 3)\n"));
     assert_code(&o, 3);
 }

@@ -6,113 +6,23 @@
 //! runs; the server must stop the request, end its response normally (EOM), acknowledge
 //! with DONE_ATTN, and keep the connection usable.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Read;
 use std::time::{Duration, Instant};
 
 use walden_tds::*;
 
 mod common;
 
-use common::{start_server, PASSWORD};
-
-/// The server process, killed when the test ends, however it ends.
-struct Server {
-    child: std::process::Child,
-    port: u16,
-    _data: tempfile::TempDir,
-}
-
-impl Server {
-    fn start() -> Server {
-        let (child, port, data) = start_server(&[]);
-        Server { child, port, _data: data }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::client::Client;
+use common::server::Server;
 
 /// How long a cancelled request may take to be acknowledged.
 const ACK_WITHIN: Duration = Duration::from_secs(3);
 
-struct Client {
-    stream: TcpStream,
-    reader: MessageReader,
-}
-
+// Cancelling, on the shared raw client.
 impl Client {
-    fn connect(port: u16) -> Client {
-        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        let mut c = Client { stream, reader: MessageReader::new() };
-        let prelogin =
-            Prelogin { encryption: Some(Encryption::NotSupported), ..Prelogin::default() };
-        c.send(PacketType::PreLogin, &prelogin.encode().unwrap());
-        c.message();
-        let login = Login7 {
-            tds_version: TDS_7_4,
-            username: "sa".into(),
-            password: PASSWORD.into(),
-            ..Login7::default()
-        };
-        c.send(PacketType::Login7, &login.encode().unwrap());
-        let tokens = c.tokens();
-        assert!(tokens.iter().any(|t| matches!(t, Token::LoginAck(_))), "{tokens:?}");
-        c
-    }
-
-    fn send(&mut self, ty: PacketType, payload: &[u8]) {
-        let mut wire = Vec::new();
-        PacketWriter::default().write_message(ty, PacketStatus::NONE, payload, &mut wire);
-        self.stream.write_all(&wire).unwrap();
-    }
-
-    fn send_batch(&mut self, text: &str) {
-        let batch = SqlBatch { headers: AllHeaders::with_transaction(0), text: text.into() };
-        self.send(PacketType::SqlBatch, &batch.encode().unwrap());
-    }
-
     fn attention(&mut self) {
         self.send(PacketType::Attention, &[]);
-    }
-
-    /// The next whole message (up to and including its EOM packet).
-    fn message(&mut self) -> Vec<u8> {
-        let mut buf = [0u8; 8192];
-        loop {
-            if let Some(m) = self.reader.next_message().unwrap() {
-                return m.payload;
-            }
-            let n = self.stream.read(&mut buf).unwrap();
-            assert!(n > 0, "server closed the connection");
-            self.reader.push(&buf[..n]);
-        }
-    }
-
-    fn tokens(&mut self) -> Vec<Token> {
-        decode_tokens(&self.message()).unwrap()
-    }
-
-    fn batch(&mut self, text: &str) -> Vec<Token> {
-        self.send_batch(text);
-        self.tokens()
-    }
-
-    fn scalar(&mut self, text: &str) -> TdsValue {
-        let tokens = self.batch(text);
-        assert!(errors(&tokens).is_empty(), "{text}: {tokens:?}");
-        tokens
-            .iter()
-            .find_map(|t| match t {
-                Token::Row(values) => values.first().cloned(),
-                _ => None,
-            })
-            .unwrap_or_else(|| panic!("{text}: no row in {tokens:?}"))
     }
 
     /// Sends `text`, an attention `after` later, and reads until the acknowledgement;
@@ -170,7 +80,7 @@ fn assert_cancelled(responses: &[Vec<Token>], took: Duration) {
 
 #[test]
 fn an_attention_cancels_waitfor_and_the_connection_goes_on() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let mut c = Client::connect(server.port);
     let (responses, took) = c.cancel("WAITFOR DELAY '00:00:30'", Duration::from_millis(200));
     assert_cancelled(&responses, took);
@@ -189,7 +99,7 @@ fn an_attention_cancels_waitfor_and_the_connection_goes_on() {
 
 #[test]
 fn an_attention_cancels_an_endless_while_loop() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let mut c = Client::connect(server.port);
     let (responses, took) = c.cancel(
         "SET NOCOUNT ON DECLARE @i BIGINT = 0 WHILE 1 = 1 SET @i += 1",
@@ -201,7 +111,7 @@ fn an_attention_cancels_an_endless_while_loop() {
 
 #[test]
 fn a_cancelled_batch_keeps_the_transaction_open_unless_xact_abort() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let mut c = Client::connect(server.port);
     let created = c.batch("CREATE TABLE dbo.t (id INT PRIMARY KEY)");
     assert!(errors(&created).is_empty(), "{created:?}");
@@ -239,7 +149,7 @@ fn a_cancelled_batch_keeps_the_transaction_open_unless_xact_abort() {
 
 #[test]
 fn an_attention_after_the_response_is_still_acknowledged() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let mut c = Client::connect(server.port);
     assert_eq!(c.scalar("SELECT 4"), TdsValue::Int(4));
     c.attention();
@@ -256,7 +166,7 @@ fn an_attention_after_the_response_is_still_acknowledged() {
 
 #[test]
 fn raiserror_with_nowait_reaches_the_client_while_the_batch_runs() {
-    let server = Server::start();
+    let server = Server::start(&[]);
     let mut client = Client::connect(server.port);
     client.send_batch(
         "RAISERROR('step 1', 0, 1) WITH NOWAIT; WAITFOR DELAY '00:00:02'; PRINT 'done'",

@@ -11,7 +11,6 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use walden_tds::packet::DEFAULT_MAX_MESSAGE_SIZE;
@@ -19,136 +18,13 @@ use walden_tds::*;
 
 mod common;
 
-use common::{start_server, PASSWORD};
+use common::client::{frame, is_timeout, login7, prelogin, sql_batch, Client, PATIENCE};
+use common::server::Server;
+use common::PASSWORD;
 
-/// How long a test waits for the server before calling it hung.
-const PATIENCE: Duration = Duration::from_secs(30);
-
-struct Server {
-    child: Child,
-    port: u16,
-    _data: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(extra: &[&str]) -> Server {
-    let (child, port, data) = start_server(extra);
-    Server { child, port, _data: data }
-}
-
-/// Like [`start`], with the login timeout shortened to `secs` through `WALDEN_LOGIN_TIMEOUT`.
-fn start_with_login_timeout(secs: u64, extra: &[&str]) -> Server {
-    use std::io::{BufRead, BufReader};
-    let data = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_walden"))
-        .args(["serve", "--port", "0", "--data"])
-        .arg(data.path().join("data"))
-        .args(extra)
-        .env("WALDEN_SA_PASSWORD", PASSWORD)
-        .env("WALDEN_LOGIN_TIMEOUT", secs.to_string())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let port = loop {
-        let line = lines.next().expect("server exited before listening").unwrap();
-        if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
-            break addr.rsplit(':').next().unwrap().parse().unwrap();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    Server { child, port, _data: data }
-}
-
+/// A new connection; every socket here has [`PATIENCE`] timeouts, so a hang fails the test.
 fn connect(port: u16) -> TcpStream {
-    let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream.set_read_timeout(Some(PATIENCE)).unwrap();
-    stream.set_write_timeout(Some(PATIENCE)).unwrap();
-    stream
-}
-
-fn frame(ty: PacketType, payload: &[u8]) -> Vec<u8> {
-    let mut wire = Vec::new();
-    PacketWriter::default().write_message(ty, PacketStatus::NONE, payload, &mut wire);
-    wire
-}
-
-fn prelogin_bytes() -> Vec<u8> {
-    let prelogin = Prelogin { encryption: Some(Encryption::NotSupported), ..Prelogin::default() };
-    frame(PacketType::PreLogin, &prelogin.encode().unwrap())
-}
-
-fn login_record(password: &str) -> Vec<u8> {
-    let login = Login7 {
-        tds_version: TDS_7_4,
-        username: "sa".into(),
-        password: password.into(),
-        ..Login7::default()
-    };
-    login.encode().unwrap()
-}
-
-/// A raw TDS client over the codec.
-struct Client {
-    stream: TcpStream,
-    reader: MessageReader,
-}
-
-impl Client {
-    fn new(port: u16) -> Self {
-        Client { stream: connect(port), reader: MessageReader::new() }
-    }
-
-    fn send(&mut self, ty: PacketType, payload: &[u8]) {
-        self.stream.write_all(&frame(ty, payload)).unwrap();
-    }
-
-    /// The next message's payload; `None` if the server closed the connection.
-    fn message(&mut self) -> Option<Vec<u8>> {
-        let mut buf = [0u8; 16 * 1024];
-        loop {
-            if let Some(m) = self.reader.next_message().unwrap() {
-                return Some(m.payload);
-            }
-            match self.stream.read(&mut buf) {
-                Ok(0) => return None,
-                Ok(n) => self.reader.push(&buf[..n]),
-                Err(e) if is_timeout(&e) => panic!("the server did not answer within {PATIENCE:?}"),
-                Err(_) => return None,
-            }
-        }
-    }
-
-    fn tokens(&mut self) -> Vec<Token> {
-        decode_tokens(&self.message().expect("server closed the connection")).unwrap()
-    }
-
-    /// PRELOGIN and LOGIN7 with `password`; the login response.
-    fn login(port: u16, password: &str) -> (Client, Vec<Token>) {
-        let mut c = Client::new(port);
-        c.stream.write_all(&prelogin_bytes()).unwrap();
-        let answer = c.message().expect("no PRELOGIN answer");
-        Prelogin::decode(&answer).unwrap();
-        c.send(PacketType::Login7, &login_record(password));
-        let tokens = c.tokens();
-        (c, tokens)
-    }
-
-    fn batch(&mut self, text: &str) -> Vec<Token> {
-        let batch = SqlBatch { headers: AllHeaders::with_transaction(0), text: text.into() };
-        self.send(PacketType::SqlBatch, &batch.encode().unwrap());
-        self.tokens()
-    }
-}
-
-fn is_timeout(e: &std::io::Error) -> bool {
-    matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut)
+    common::client::connect(port).unwrap()
 }
 
 fn errors(tokens: &[Token]) -> Vec<(i32, String)> {
@@ -201,7 +77,7 @@ fn until_closed(stream: &mut TcpStream) -> Vec<u8> {
 fn refused(port: u16, with_prelogin: bool, bytes: &[u8], then_close: bool) {
     let mut stream = connect(port);
     if with_prelogin {
-        stream.write_all(&prelogin_bytes()).unwrap();
+        stream.write_all(&frame(PacketType::PreLogin, PacketStatus::NONE, &prelogin())).unwrap();
     }
     // The server may close before every byte is written; that is an answer too.
     let _ = stream.write_all(bytes);
@@ -220,7 +96,7 @@ fn refused(port: u16, with_prelogin: bool, bytes: &[u8], then_close: bool) {
 
 #[test]
 fn malformed_input_before_login_closes_only_that_connection() {
-    let server = start(&[]);
+    let server = Server::start(&[]);
     let port = server.port;
 
     // Not TDS at all.
@@ -242,19 +118,23 @@ fn malformed_input_before_login_closes_only_that_connection() {
     assert_serves(port);
 
     // LOGIN7 whose HostName offset and length point past the record.
-    let mut login = login_record(PASSWORD);
+    let mut login = login7(PASSWORD, "");
     login[36..38].copy_from_slice(&0xFFF0u16.to_le_bytes());
     login[38..40].copy_from_slice(&40u16.to_le_bytes());
-    refused(port, true, &frame(PacketType::Login7, &login), false);
+    refused(port, true, &frame(PacketType::Login7, PacketStatus::NONE, &login), false);
     assert_serves(port);
     // LOGIN7 whose Length claims more than the message holds.
-    let mut login = login_record(PASSWORD);
+    let mut login = login7(PASSWORD, "");
     login[0..4].copy_from_slice(&0x00FF_FFFFu32.to_le_bytes());
-    refused(port, true, &frame(PacketType::Login7, &login), false);
+    refused(port, true, &frame(PacketType::Login7, PacketStatus::NONE, &login), false);
     assert_serves(port);
     // A SQL batch where LOGIN7 belongs.
-    let batch = SqlBatch { headers: AllHeaders::with_transaction(0), text: "SELECT 1".into() };
-    refused(port, true, &frame(PacketType::SqlBatch, &batch.encode().unwrap()), false);
+    refused(
+        port,
+        true,
+        &frame(PacketType::SqlBatch, PacketStatus::NONE, &sql_batch("SELECT 1")),
+        false,
+    );
     assert_serves(port);
     // A PRELOGIN of 2 MiB: more than the server buffers for a client that has not logged in.
     let chunk = [&[0x12u8, 0x00, 0x10, 0x00, 0, 0, 1, 0][..], &[0u8; 4088]].concat();
@@ -265,7 +145,7 @@ fn malformed_input_before_login_closes_only_that_connection() {
 
 #[test]
 fn oversized_message_after_login_closes_the_connection() {
-    let server = start(&[]);
+    let server = Server::start(&[]);
     let (mut c, login) = Client::login(server.port, PASSWORD);
     assert!(login.iter().any(|t| matches!(t, Token::LoginAck(_))));
     // SQL batch packets without EOM, past the server's 64 MiB message limit.
@@ -284,7 +164,7 @@ fn oversized_message_after_login_closes_the_connection() {
 
 #[test]
 fn fifty_wrong_passwords_then_the_right_one() {
-    let server = start(&[]);
+    let server = Server::start(&[]);
     let started = Instant::now();
     for attempt in 0..50 {
         let (mut c, tokens) = Client::login(server.port, &format!("wrong-{attempt}"));
@@ -302,7 +182,8 @@ fn fifty_wrong_passwords_then_the_right_one() {
 
 #[test]
 fn silent_connections_do_not_block_others_and_are_closed_by_the_login_timeout() {
-    let server = start_with_login_timeout(4, &["--max-connections", "400"]);
+    let server =
+        Server::start_with(&["--max-connections", "400"], &[("WALDEN_LOGIN_TIMEOUT", "4")]);
     let port = server.port;
     let opened = Instant::now();
     let mut silent: Vec<TcpStream> = (0..300).map(|_| connect(port)).collect();
@@ -331,7 +212,7 @@ fn silent_connections_do_not_block_others_and_are_closed_by_the_login_timeout() 
 
 #[test]
 fn connections_past_the_limit_get_17809_until_slots_free_up() {
-    let server = start_with_login_timeout(2, &["--max-connections", "3"]);
+    let server = Server::start_with(&["--max-connections", "3"], &[("WALDEN_LOGIN_TIMEOUT", "2")]);
     let port = server.port;
     // Connections are accepted in arrival order, so these three hold the slots.
     let mut silent: Vec<TcpStream> = (0..3).map(|_| connect(port)).collect();
@@ -362,7 +243,7 @@ fn connections_past_the_limit_get_17809_until_slots_free_up() {
 fn a_vanished_client_is_rolled_back_and_releases_its_locks() {
     // Two slots: the client that stays and the one that vanishes. A third login can succeed
     // only once the vanished client's connection thread has ended.
-    let server = start(&["--max-connections", "2"]);
+    let server = Server::start(&["--max-connections", "2"]);
     let port = server.port;
     let (mut stays, _) = Client::login(port, PASSWORD);
     let setup = stays.batch(
@@ -373,15 +254,12 @@ fn a_vanished_client_is_rolled_back_and_releases_its_locks() {
     assert!(errors(&setup).is_empty(), "{setup:?}");
 
     let (mut vanishes, _) = Client::login(port, PASSWORD);
-    let batch = SqlBatch {
-        headers: AllHeaders::with_transaction(0),
-        text: "BEGIN TRAN; \
-               INSERT INTO audit VALUES (1), (2), (3); \
-               UPDATE accounts SET balance = 0 WHERE id = 1; \
-               SELECT value, REPLICATE('x', 40) AS pad FROM GENERATE_SERIES(1, 200000)"
-            .into(),
-    };
-    vanishes.send(PacketType::SqlBatch, &batch.encode().unwrap());
+    vanishes.send_batch(
+        "BEGIN TRAN; \
+         INSERT INTO audit VALUES (1), (2), (3); \
+         UPDATE accounts SET balance = 0 WHERE id = 1; \
+         SELECT value, REPLICATE('x', 40) AS pad FROM GENERATE_SERIES(1, 200000)",
+    );
     // Read the first packet of the response, so the transaction is open and the rows are
     // flowing, then leave without reading the rest (unread data makes the close a reset).
     let mut header = [0u8; 8];

@@ -6,32 +6,18 @@
 //! sp_prepexec, sp_unprepare), transaction-manager requests, the connection limit, and
 //! shutdown on SIGTERM.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Command};
+use std::process::Command;
 
 use walden_tds::*;
 
 mod common;
 
-use common::{start_server as start, PASSWORD};
+use common::client::Client;
+use common::server::Server;
+use common::PASSWORD;
 
-struct Client {
-    stream: TcpStream,
-    reader: MessageReader,
-}
-
+// RPC requests, on the shared raw client.
 impl Client {
-    fn send(&mut self, ty: PacketType, payload: &[u8]) {
-        self.send_with(ty, PacketStatus::NONE, payload);
-    }
-
-    fn send_with(&mut self, ty: PacketType, status: PacketStatus, payload: &[u8]) {
-        let mut wire = Vec::new();
-        PacketWriter::default().write_message(ty, status, payload, &mut wire);
-        self.stream.write_all(&wire).unwrap();
-    }
-
     /// One RPC call; `status` carries RESETCONNECTION when asked for.
     fn rpc_with(
         &mut self,
@@ -44,60 +30,11 @@ impl Client {
             calls: vec![RpcCall { proc, options: RpcOptions::NONE, params }],
         };
         self.send_with(PacketType::Rpc, status, &request.encode().unwrap());
-        self.response()
+        self.tokens()
     }
 
     fn rpc(&mut self, proc: ProcId, params: Vec<RpcParam>) -> Vec<Token> {
         self.rpc_with(PacketStatus::NONE, RpcProc::Id(proc), params)
-    }
-
-    fn response(&mut self) -> Vec<Token> {
-        let mut buf = [0u8; 8192];
-        loop {
-            if let Some(m) = self.reader.next_message().unwrap() {
-                return decode_tokens(&m.payload).unwrap();
-            }
-            let n = self.stream.read(&mut buf).unwrap();
-            assert!(n > 0, "server closed the connection");
-            self.reader.push(&buf[..n]);
-        }
-    }
-
-    fn connect(port: u16) -> (Client, Vec<Token>) {
-        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        let mut c = Client { stream, reader: MessageReader::new() };
-        let prelogin =
-            Prelogin { encryption: Some(Encryption::NotSupported), ..Prelogin::default() };
-        c.send(PacketType::PreLogin, &prelogin.encode().unwrap());
-        let answer = c.reader_message();
-        assert_eq!(Prelogin::decode(&answer).unwrap().encryption, Some(Encryption::NotSupported));
-        let login = Login7 {
-            tds_version: TDS_7_4,
-            username: "sa".into(),
-            password: PASSWORD.into(),
-            ..Login7::default()
-        };
-        c.send(PacketType::Login7, &login.encode().unwrap());
-        let tokens = c.response();
-        (c, tokens)
-    }
-
-    fn reader_message(&mut self) -> Vec<u8> {
-        let mut buf = [0u8; 8192];
-        loop {
-            if let Some(m) = self.reader.next_message().unwrap() {
-                return m.payload;
-            }
-            let n = self.stream.read(&mut buf).unwrap();
-            assert!(n > 0);
-            self.reader.push(&buf[..n]);
-        }
-    }
-
-    fn batch(&mut self, text: &str) -> Vec<Token> {
-        let batch = SqlBatch { headers: AllHeaders::with_transaction(0), text: text.into() };
-        self.send(PacketType::SqlBatch, &batch.encode().unwrap());
-        self.response()
     }
 }
 
@@ -113,8 +50,8 @@ fn errors(tokens: &[Token]) -> Vec<String> {
 
 #[test]
 fn named_procedure_rpc_with_output_and_return_status() {
-    let (mut child, port, _data) = start(&[]);
-    let (mut c, login) = Client::connect(port);
+    let mut server = Server::start(&[]);
+    let (mut c, login) = Client::login(server.port, PASSWORD);
     assert!(login.iter().any(|t| matches!(t, Token::LoginAck(_))), "{login:?}");
     let created = c.batch(
         "CREATE PROCEDURE add_one @x int, @y int OUTPUT AS BEGIN SET @y = @x + 1; RETURN 7 END",
@@ -133,7 +70,7 @@ fn named_procedure_rpc_with_output_and_return_status() {
         }],
     };
     c.send(PacketType::Rpc, &request.encode().unwrap());
-    let tokens = c.response();
+    let tokens = c.tokens();
     assert!(errors(&tokens).is_empty(), "{tokens:?}");
     assert!(tokens.contains(&Token::ReturnStatus(7)), "{tokens:?}");
     let value = tokens.iter().find_map(|t| match t {
@@ -154,19 +91,21 @@ fn named_procedure_rpc_with_output_and_return_status() {
         }),
     };
     c.send(PacketType::TransMgr, &begin.encode().unwrap());
-    let tokens = c.response();
+    let tokens = c.tokens();
     let descriptor = tokens.iter().find_map(|t| match t {
         Token::EnvChange(EnvChange::BeginTransaction { descriptor }) => Some(*descriptor),
         _ => None,
     });
     assert!(descriptor.is_some(), "{tokens:?}");
-    c.batch("CREATE TABLE r (id int)");
+    // Created inside the transaction: the rollback must undo it (error 208 below).
+    let created = c.batch("CREATE TABLE r (id int)");
+    assert!(errors(&created).is_empty(), "{created:?}");
     let rollback = TransMgrRequest {
         headers: AllHeaders::with_transaction(descriptor.unwrap()),
         kind: TransMgrKind::Rollback { name: String::new(), then_begin: None },
     };
     c.send(PacketType::TransMgr, &rollback.encode().unwrap());
-    let tokens = c.response();
+    let tokens = c.tokens();
     assert!(
         tokens.contains(&Token::EnvChange(EnvChange::RollbackTransaction {
             descriptor: descriptor.unwrap()
@@ -177,20 +116,19 @@ fn named_procedure_rpc_with_output_and_return_status() {
     assert!(tokens.iter().any(|t| matches!(t, Token::Error(m) if m.number == 208)), "{tokens:?}");
 
     // SIGTERM: the server closes the session, the instance, and exits 0.
-    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let pid = server.child.id().to_string();
+    let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     assert!(status.success());
-    assert!(child.wait().unwrap().success());
+    assert!(server.child.wait().unwrap().success());
 }
 
 #[test]
 fn connections_over_the_limit_are_refused() {
-    let (mut child, port, _data) = start(&["--max-connections", "1"]);
-    let (_first, tokens) = Client::connect(port);
+    let server = Server::start(&["--max-connections", "1"]);
+    let (_first, tokens) = Client::login(server.port, PASSWORD);
     assert!(tokens.iter().any(|t| matches!(t, Token::LoginAck(_))));
-    let (_second, tokens) = Client::connect(port);
+    let (_second, tokens) = Client::login(server.port, PASSWORD);
     assert!(tokens.iter().any(|t| matches!(t, Token::Error(m) if m.number == 17809)), "{tokens:?}");
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 fn text(s: &str) -> RpcParam {
@@ -257,21 +195,10 @@ fn last_done_proc_failed(tokens: &[Token]) -> bool {
     matches!(tokens.last(), Some(Token::DoneProc(d)) if d.status.contains(DoneStatus::ERROR))
 }
 
-/// Kills the server when the test ends, a failed assertion included.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn prepared_statements() {
-    let (child, port, _data) = start(&[]);
-    let _server = Server(child);
-    let (mut c, _) = Client::connect(port);
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
     let created = c.batch(
         "CREATE TABLE p (id int, name nvarchar(20), amount decimal(10, 2), at datetime2, \
          data varbinary(16))",
@@ -394,7 +321,7 @@ fn prepared_statements() {
     assert_eq!(error_numbers(&tokens), [8179], "{tokens:?}");
 
     // Handles are per connection: another connection's first handle is 1 again.
-    let (mut other, _) = Client::connect(port);
+    let mut other = Client::connect(server.port);
     let tokens = other.rpc(ProcId::PrepExec, vec![handle_out(), text(""), text("SELECT 7")]);
     assert_eq!(returned_handle(&tokens), Some(1), "{tokens:?}");
     assert_eq!(rows(&tokens), [vec![TdsValue::Int(7)]]);

@@ -4,33 +4,14 @@
 //! `walden serve` end to end: the real binary on port 0 and a temporary data directory,
 //! driven by tiberius, an unmodified SQL Server driver.
 
-use std::process::Child;
-
 use tiberius::{AuthMethod, Client, Config, EncryptionLevel};
 use tokio::net::TcpStream;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
 mod common;
 
-use common::{start_server, PASSWORD};
-
-struct Server {
-    child: Child,
-    port: u16,
-    _data: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start() -> Server {
-    let (child, port, data) = start_server(&[]);
-    Server { child, port, _data: data }
-}
+use common::server::Server;
+use common::PASSWORD;
 
 async fn connect(port: u16, password: &str) -> tiberius::Result<Client<Compat<TcpStream>>> {
     let mut config = Config::new();
@@ -48,7 +29,7 @@ fn runtime() -> tokio::runtime::Runtime {
 
 #[test]
 fn tiberius_queries_parameters_procedures_transactions_and_errors() {
-    let server = start();
+    let server = Server::start(&[]);
     runtime().block_on(async {
         let mut client = connect(server.port, PASSWORD).await.unwrap();
 
@@ -131,7 +112,7 @@ fn tiberius_queries_parameters_procedures_transactions_and_errors() {
 
 #[test]
 fn tiberius_transaction_with_delayed_durability() {
-    let server = start();
+    let server = Server::start(&[]);
     runtime().block_on(async {
         let mut client = connect(server.port, PASSWORD).await.unwrap();
         client.simple_query("CREATE DATABASE dd").await.unwrap().into_results().await.unwrap();
@@ -175,7 +156,7 @@ fn tiberius_transaction_with_delayed_durability() {
 
 #[test]
 fn tiberius_wrong_password_is_refused_with_18456() {
-    let server = start();
+    let server = Server::start(&[]);
     runtime().block_on(async {
         match connect(server.port, "wrong").await {
             Err(tiberius::error::Error::Server(e)) => {
@@ -202,28 +183,16 @@ fn walden_toml_configures_the_server_and_flags_and_variables_win_over_it() {
     let start = |extra: &[&str], variable: Option<(&str, &str)>| {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_walden"));
         command.args(["serve", "--config"]).arg(&config).args(extra);
-        command.env_remove("WALDEN_SA_PASSWORD").stderr(std::process::Stdio::piped());
+        command.env_remove("WALDEN_SA_PASSWORD");
         if let Some((name, value)) = variable {
             command.env(name, value);
         }
-        let mut child = command.spawn().unwrap();
-        let mut lines =
-            std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
-        let mut seen = Vec::new();
-        let port = loop {
-            let line = lines.next().expect("server exited before listening").unwrap();
-            if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
-                break addr.rsplit(':').next().unwrap().parse().unwrap();
-            }
-            seen.push(line);
-        };
-        // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        (Server { child, port, _data: tempfile::tempdir().unwrap() }, seen)
+        Server::spawn(command, None)
     };
 
     // The file's relative data path is taken from the file's directory.
-    let (server, seen) = start(&[], None);
+    let server = start(&[], None);
+    let seen = server.startup();
     assert!(seen.iter().any(|l| l.contains(" INFO  configuration: ")), "{seen:?}");
     assert!(dir.path().join("from-file").is_dir(), "{seen:?}");
     runtime().block_on(async {
@@ -234,14 +203,13 @@ fn walden_toml_configures_the_server_and_flags_and_variables_win_over_it() {
     drop(server);
 
     // A variable wins over the file, and a flag over both.
-    let (server, _) = start(&[], Some(("WALDEN_SA_PASSWORD", "FromEnv-1")));
+    let server = start(&[], Some(("WALDEN_SA_PASSWORD", "FromEnv-1")));
     runtime().block_on(async {
         assert!(connect(server.port, "FromFile-1").await.is_err());
         connect(server.port, "FromEnv-1").await.unwrap();
     });
     drop(server);
-    let (server, _) =
-        start(&["--sa-password", "FromFlag-1"], Some(("WALDEN_SA_PASSWORD", "FromEnv-1")));
+    let server = start(&["--sa-password", "FromFlag-1"], Some(("WALDEN_SA_PASSWORD", "FromEnv-1")));
     runtime().block_on(async {
         connect(server.port, "FromFlag-1").await.unwrap();
     });

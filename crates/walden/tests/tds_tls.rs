@@ -6,84 +6,29 @@
 //! Driven by tiberius with rustls at each encryption level, and by a raw client built on
 //! rustls and the codec that verifies the server's certificate for real.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
-use tiberius::{AuthMethod, Client, Config, EncryptionLevel};
+use tiberius::{AuthMethod, Client as Tiberius, Config, EncryptionLevel};
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 use walden_tds::packet::{PacketHeader, HEADER_LEN};
 use walden_tds::*;
 
-const PASSWORD: &str = "Walden-tls-1";
+mod common;
 
-/// A `walden serve` process on port 0, with what it wrote on stderr.
-struct Server {
-    child: Child,
-    port: u16,
-    log: Arc<Mutex<Vec<String>>>,
-    _data: tempfile::TempDir,
-}
+use common::client::{connect, frame, login7, Client};
+use common::server::{serve_command, Server};
+use common::PASSWORD;
 
-impl Server {
-    fn start(args: &[&str], env: &[(&str, &str)]) -> Server {
-        let data = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_walden"))
-            .args(["serve", "--port", "0", "--data"])
-            .arg(data.path().join("data"))
-            .args(args)
-            .env("WALDEN_SA_PASSWORD", PASSWORD)
-            .envs(env.iter().copied())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let port = loop {
-            let line = lines.next().expect("server exited before listening").unwrap();
-            log.lock().unwrap().push(line.clone());
-            if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
-                break addr.rsplit(':').next().unwrap().parse().unwrap();
-            }
-        };
-        let sink = Arc::clone(&log);
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        Server { child, port, log, _data: data }
-    }
-
-    /// The fingerprint the server printed at start.
-    fn fingerprint(&self) -> String {
-        let log = self.log.lock().unwrap();
-        let line = log.iter().find(|l| l.contains(" TLS: ")).expect("no TLS line");
-        line.rsplit(' ').next().unwrap().to_string()
-    }
-
-    /// Waits up to a few seconds for a stderr line containing `text`.
-    fn logged(&self, text: &str) -> bool {
-        let until = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < until {
-            if self.log.lock().unwrap().iter().any(|l| l.contains(text)) {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        false
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The fingerprint the server printed at start.
+fn fingerprint(server: &Server) -> String {
+    let log = server.log();
+    let line = log.iter().find(|l| l.contains(" TLS: ")).expect("no TLS line");
+    line.rsplit(' ').next().unwrap().to_string()
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -93,7 +38,7 @@ fn runtime() -> tokio::runtime::Runtime {
 async fn tiberius(
     port: u16,
     level: EncryptionLevel,
-) -> tiberius::Result<Client<Compat<tokio::net::TcpStream>>> {
+) -> tiberius::Result<Tiberius<Compat<tokio::net::TcpStream>>> {
     let mut config = Config::new();
     config.host("127.0.0.1");
     config.port(port);
@@ -101,18 +46,18 @@ async fn tiberius(
     config.encryption(level);
     config.trust_cert();
     let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    Client::connect(config, tcp.compat_write()).await
+    Tiberius::connect(config, tcp.compat_write()).await
 }
 
-async fn scalar_i32(client: &mut Client<Compat<tokio::net::TcpStream>>, sql: &str) -> i32 {
+async fn scalar_i32(client: &mut Tiberius<Compat<tokio::net::TcpStream>>, sql: &str) -> i32 {
     let row = client.simple_query(sql).await.unwrap().into_row().await.unwrap().unwrap();
     row.get::<i32, _>(0).unwrap()
 }
 
 #[test]
 fn tiberius_with_required_encryption_runs_queries_parameters_and_transactions() {
-    let server = Server::start(&["--tls", "self-signed"], &[]);
-    let fingerprint = server.fingerprint();
+    let server = Server::start(&["--tls", "self-signed"]);
+    let fingerprint = fingerprint(&server);
     assert_eq!(fingerprint.len(), 32 * 3 - 1, "{fingerprint}");
     runtime().block_on(async {
         let mut client = tiberius(server.port, EncryptionLevel::Required).await.unwrap();
@@ -163,7 +108,7 @@ fn tiberius_with_required_encryption_runs_queries_parameters_and_transactions() 
 
 #[test]
 fn tiberius_with_encryption_off_encrypts_only_the_login() {
-    let server = Server::start(&["--tls", "self-signed"], &[]);
+    let server = Server::start(&["--tls", "self-signed"]);
     runtime().block_on(async {
         let mut client = tiberius(server.port, EncryptionLevel::Off).await.unwrap();
         assert_eq!(scalar_i32(&mut client, "SELECT 6").await, 6);
@@ -175,7 +120,7 @@ fn tiberius_with_encryption_off_encrypts_only_the_login() {
 
 #[test]
 fn tiberius_without_encryption_still_connects_to_a_tls_server() {
-    let server = Server::start(&["--tls", "self-signed"], &[]);
+    let server = Server::start(&["--tls", "self-signed"]);
     runtime().block_on(async {
         let mut client = tiberius(server.port, EncryptionLevel::NotSupported).await.unwrap();
         assert_eq!(scalar_i32(&mut client, "SELECT 7").await, 7);
@@ -185,7 +130,7 @@ fn tiberius_without_encryption_still_connects_to_a_tls_server() {
 
 #[test]
 fn a_client_that_requires_encryption_is_told_why_when_tls_is_off() {
-    let server = Server::start(&[], &[]);
+    let server = Server::start(&[]);
     assert!(server.logged("TLS: off"));
     runtime().block_on(async {
         assert!(tiberius(server.port, EncryptionLevel::Required).await.is_err());
@@ -195,7 +140,7 @@ fn a_client_that_requires_encryption_is_told_why_when_tls_is_off() {
 
 #[test]
 fn tls_flags_are_checked_and_read_from_the_environment() {
-    let server = Server::start(&[], &[("WALDEN_TLS", "self-signed")]);
+    let server = Server::start_with(&[], &[("WALDEN_TLS", "self-signed")]);
     assert!(server.logged("TLS: self-signed certificate for localhost and 127.0.0.1"));
     drop(server);
 
@@ -205,13 +150,7 @@ fn tls_flags_are_checked_and_read_from_the_environment() {
         &["--tls-cert", "c.pem"][..],
         &["--tls-cert", "missing.pem", "--tls-key", "missing.pem"][..],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_walden"))
-            .args(["serve", "--port", "0", "--data"])
-            .arg(data.path().join("data"))
-            .args(args)
-            .env("WALDEN_SA_PASSWORD", PASSWORD)
-            .output()
-            .unwrap();
+        let out = serve_command(&data.path().join("data")).args(args).output().unwrap();
         assert!(!out.status.success(), "{args:?} started");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("listening on"), "{args:?}: {stderr}");
@@ -221,63 +160,18 @@ fn tls_flags_are_checked_and_read_from_the_environment() {
 /// A client on rustls and the codec: PRELOGIN asking for ENCRYPT_ON, the handshake wrapped
 /// in PRELOGIN packets with the server's certificate verified against `roots`, then TDS
 /// inside TLS.
-struct TlsClient {
-    tls: StreamOwned<ClientConnection, TcpStream>,
-    reader: MessageReader,
-}
+type TlsClient = Client<StreamOwned<ClientConnection, TcpStream>>;
 
-impl TlsClient {
-    fn connect(
-        port: u16,
-        roots: RootCertStore,
-        versions: &[&'static rustls::SupportedProtocolVersion],
-    ) -> TlsClient {
-        let tls = handshake(port, roots, versions).unwrap();
-        let mut c = TlsClient { tls, reader: MessageReader::new() };
-        let login = Login7 {
-            tds_version: TDS_7_4,
-            username: "sa".into(),
-            password: PASSWORD.into(),
-            ..Login7::default()
-        };
-        c.send(PacketType::Login7, &login.encode().unwrap());
-        let tokens = c.tokens();
-        assert!(tokens.iter().any(|t| matches!(t, Token::LoginAck(_))), "{tokens:?}");
-        c
-    }
-
-    fn send(&mut self, ty: PacketType, payload: &[u8]) {
-        write_message(&mut self.tls, ty, payload);
-    }
-
-    fn tokens(&mut self) -> Vec<Token> {
-        let mut buf = [0u8; 8192];
-        loop {
-            if let Some(m) = self.reader.next_message().unwrap() {
-                return decode_tokens(&m.payload).unwrap();
-            }
-            let n = self.tls.read(&mut buf).unwrap();
-            assert!(n > 0, "server closed the connection");
-            self.reader.push(&buf[..n]);
-        }
-    }
-
-    fn send_batch(&mut self, text: &str) {
-        let batch = SqlBatch { headers: AllHeaders::with_transaction(0), text: text.into() };
-        self.send(PacketType::SqlBatch, &batch.encode().unwrap());
-    }
-
-    fn scalar(&mut self, text: &str) -> TdsValue {
-        self.send_batch(text);
-        let tokens = self.tokens();
-        tokens
-            .iter()
-            .find_map(|t| match t {
-                Token::Row(values) => values.first().cloned(),
-                _ => None,
-            })
-            .unwrap_or_else(|| panic!("{text}: {tokens:?}"))
-    }
+fn tls_connect(
+    port: u16,
+    roots: RootCertStore,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> TlsClient {
+    let mut c = Client::new(handshake(port, roots, versions).unwrap());
+    c.send(PacketType::Login7, &login7(PASSWORD, ""));
+    let tokens = c.tokens();
+    assert!(tokens.iter().any(|t| matches!(t, Token::LoginAck(_))), "{tokens:?}");
+    c
 }
 
 /// PRELOGIN asking for ENCRYPT_ON, then the TLS handshake wrapped in PRELOGIN packets.
@@ -286,8 +180,7 @@ fn handshake(
     roots: RootCertStore,
     versions: &[&'static rustls::SupportedProtocolVersion],
 ) -> Result<StreamOwned<ClientConnection, TcpStream>, String> {
-    let mut tcp = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    tcp.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut tcp = connect(port).unwrap();
     let prelogin = Prelogin { encryption: Some(Encryption::On), ..Prelogin::default() };
     write_message(&mut tcp, PacketType::PreLogin, &prelogin.encode().unwrap());
     let answer = read_packet(&mut tcp, PacketType::TabularResult).map_err(|e| e.to_string())?;
@@ -317,11 +210,8 @@ fn handshake(
     Ok(StreamOwned::new(conn, tcp))
 }
 
-fn write_message(out: &mut impl Write, ty: PacketType, payload: &[u8]) {
-    let mut wire = Vec::new();
-    PacketWriter::default().write_message(ty, PacketStatus::NONE, payload, &mut wire);
-    out.write_all(&wire).unwrap();
-    out.flush().unwrap();
+fn write_message(tcp: &mut TcpStream, ty: PacketType, payload: &[u8]) {
+    tcp.write_all(&frame(ty, PacketStatus::NONE, payload)).unwrap();
 }
 
 /// One packet of type `ty`, read exactly (nothing after it is consumed).
@@ -352,20 +242,18 @@ fn a_configured_certificate_is_served_verified_and_carries_an_attention() {
     let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
     std::fs::write(&cert, generated.cert.pem()).unwrap();
     std::fs::write(&key, generated.key_pair.serialize_pem()).unwrap();
-    let server = Server::start(
-        &["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()],
-        &[],
-    );
+    let server =
+        Server::start(&["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()]);
     let digest = ring::digest::digest(&ring::digest::SHA256, generated.cert.der());
     let expected: Vec<String> = digest.as_ref().iter().map(|b| format!("{b:02X}")).collect();
-    assert_eq!(server.fingerprint(), expected.join(":"));
+    assert_eq!(fingerprint(&server), expected.join(":"));
 
     let mut roots = RootCertStore::empty();
     roots.add(generated.cert.der().clone()).unwrap();
     // TLS 1.2, as SQL Server speaks it inside TDS 7.x; a client offering only TLS 1.3 is
     // refused during the handshake.
-    let mut c = TlsClient::connect(server.port, roots.clone(), rustls::ALL_VERSIONS);
-    assert_eq!(c.tls.conn.protocol_version(), Some(rustls::ProtocolVersion::TLSv1_2));
+    let mut c = tls_connect(server.port, roots.clone(), rustls::ALL_VERSIONS);
+    assert_eq!(c.stream.conn.protocol_version(), Some(rustls::ProtocolVersion::TLSv1_2));
     assert_eq!(c.scalar("SELECT 8"), TdsValue::Int(8));
     let refused = handshake(server.port, roots, &[&rustls::version::TLS13]).err();
     assert!(
