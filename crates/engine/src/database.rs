@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use walden_io::Vfs;
 use walden_log::policy::DatabaseDurability;
@@ -241,12 +241,6 @@ pub struct Database {
     pub(crate) locators: Mutex<HashMap<u32, u64>>,
     /// Sequence id -> its cache.
     pub(crate) sequences: Mutex<HashMap<u32, crate::objects::SequenceCache>>,
-}
-
-fn now_micros() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
 impl Database {
@@ -505,13 +499,14 @@ impl Database {
         durability: Durability,
     ) -> Result<walden_log::CommitReceipt, EngineError> {
         let Some(log) = &self.log else {
-            return Ok(walden_log::CommitReceipt { lsn: 0, hardened: true });
+            // tempdb logs nothing: nothing to harden, and no last commit to record.
+            return Ok(walden_log::CommitReceipt { lsn: 0, hardened: true, commit_time_us: 0 });
         };
         let result = log.append_commit(txn, durability);
         self.active.lock().unwrap_or_else(PoisonError::into_inner).remove(&txn);
         let receipt = result?;
         *self.last_commit.lock().unwrap_or_else(PoisonError::into_inner) =
-            (receipt.lsn, now_micros());
+            (receipt.lsn, receipt.commit_time_us);
         Ok(receipt)
     }
 

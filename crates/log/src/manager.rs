@@ -107,6 +107,9 @@ pub struct CommitReceipt {
     pub lsn: Lsn,
     /// Whether it was already hardened when the call returned (always for a full commit).
     pub hardened: bool,
+    /// The commit time the record carries, microseconds since the Unix epoch: the one
+    /// timestamp of the commit, so that callers need not read the clock again.
+    pub commit_time_us: u64,
 }
 
 /// What opening the log found.
@@ -409,7 +412,8 @@ impl LogManager {
         // shows), while the commit's age for the time bound and the wait statistics is
         // monotonic, from when it was appended (after any LOGBUFFER wait). A fully durable
         // commit's hardening wait starts at that same instant.
-        let body = CommitBody { durability, commit_time_us: now_us() }.encode();
+        let commit_time_us = now_us();
+        let body = CommitBody { durability, commit_time_us }.encode();
         let st = lock(&self.shared.state);
         let (mut st, lsn) = self.append_record(st, RecordKind::Commit, txn, &body)?;
         st.stats.last_commit_lsn = lsn;
@@ -423,7 +427,7 @@ impl LogManager {
                     // The writer computes the time-bound deadline from the oldest commit.
                     self.shared.wake_writer.notify_one();
                 }
-                Ok(CommitReceipt { lsn, hardened: lsn <= st.hardened })
+                Ok(CommitReceipt { lsn, hardened: lsn <= st.hardened, commit_time_us })
             }
             Durability::Full => {
                 st.stats.commits_full += 1;
@@ -432,7 +436,7 @@ impl LogManager {
                 }
                 // Not hardened yet: the lock has been held since the append.
                 self.harden_since(st, lsn, FlushReason::Commit, appended)?;
-                Ok(CommitReceipt { lsn, hardened: true })
+                Ok(CommitReceipt { lsn, hardened: true, commit_time_us })
             }
         }
     }
