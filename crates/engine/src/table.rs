@@ -321,7 +321,36 @@ impl Transaction {
             1 => None,
             _ => Some(decode_table_row(db, table, &old_bytes)?),
         };
-        let mut row = Vec::with_capacity(old_bytes.len() + 16);
+        self.replace_row(db, table, row_id, old.as_deref(), values).map(Some)
+    }
+
+    /// UPDATE's path: replaces the row that [`Transaction::read_row_for_update`] returned as
+    /// `old`. Its exclusive lock, taken by that read, is still held, so the row is as read
+    /// and need not be fetched and decoded a second time. Returns the row's id afterwards.
+    pub fn update_read_row(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        row_id: &[u8],
+        old: &[Value],
+        values: &[Value],
+    ) -> Result<RowId, EngineError> {
+        check_not_null(db, table, values)?;
+        self.replace_row(db, table, row_id, Some(old), values)
+    }
+
+    /// Writes `values` over the row `row_id`, locked X by this transaction, whose values are
+    /// `old` (needed only when the table has nonclustered indexes).
+    fn replace_row(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        row_id: &[u8],
+        old: Option<&[Value]>,
+        values: &[Value],
+    ) -> Result<RowId, EngineError> {
+        let primary = table.primary()?;
+        let mut row = Vec::with_capacity(64);
         self.encode_stored_row(db, table, values, &mut row)?;
         let new_id = if primary.is_heap() {
             row_id.to_vec()
@@ -337,20 +366,11 @@ impl Transaction {
             }
         };
         let mark = self.undo_mark();
-        let result = self.update_row_inner(
-            db,
-            table,
-            primary,
-            row_id,
-            &new_id,
-            old.as_deref(),
-            values,
-            &row,
-        );
+        let result = self.update_row_inner(db, table, primary, row_id, &new_id, old, values, &row);
         if result.is_err() {
             self.rollback_to_mark(&mark)?;
         }
-        result.map(|()| Some(new_id))
+        result.map(|()| new_id)
     }
 
     #[allow(clippy::too_many_arguments)]

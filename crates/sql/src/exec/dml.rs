@@ -442,13 +442,11 @@ impl Run<'_> {
             self.check_row(&t.def, &tcols, &checks, &values, "UPDATE")?;
             let Value::Binary(id) = &row[rowid] else { continue };
             let db = Arc::clone(&t.db);
-            let changed = self
-                .tx()
-                .update_row(&db, &t.def, id, &values)
+            // current_row read the row under its X lock: it is still as read.
+            self.tx()
+                .update_read_row(&db, &t.def, id, &row[start..rowid], &values)
                 .map_err(|e| self.s.engine_error(e))?;
-            if changed.is_some() {
-                n += 1;
-            }
+            n += 1;
         }
         Ok(n)
     }
@@ -467,6 +465,8 @@ impl Run<'_> {
         recheck: Option<&Expr>,
     ) -> Result<Option<Vec<Value>>, SqlError> {
         let start = rowid - t.def.columns.len();
+        // Invariant relied on by UPDATE: a row returned with a row id was read under this
+        // transaction's X lock, and `row[start..rowid]` holds its values as read.
         let Value::Binary(id) = &row[rowid] else { return Ok(Some(row)) };
         let db = Arc::clone(&t.db);
         let id = id.clone();
