@@ -198,7 +198,10 @@ fn sigkill_loses_no_durable_commit_and_keeps_a_prefix_of_the_commit_order() {
         let delayed = per_db(&|a| !a.durable());
         assert!(durable[0] > 0 && durable[1] > 0, "round {round}: too few durable commits");
         assert!(delayed[1] > 0, "round {round}: no delayed commit in k2");
-        assert_eq!(delayed[0], 0);
+        // k1 is DISABLED: its commits that asked for delayed durability are fully durable,
+        // and the check after the restart holds them to that.
+        let asked_delayed = per_db(&|a| a.delayed);
+        assert!(asked_delayed[0] > 0, "round {round}: no k1 commit asked for delayed durability");
         acks.extend(round_acks);
 
         server = Server::spawn(serve_command(&data), None);
