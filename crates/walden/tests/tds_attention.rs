@@ -158,7 +158,7 @@ fn an_attention_after_the_response_is_still_acknowledged() {
         matches!(ack.as_slice(), [Token::Done(d)] if d.status.contains(DoneStatus::ATTN)),
         "{ack:?}"
     );
-    // Many short requests in a row: none is taken for cancelled by the watcher.
+    // Many short requests in a row: none is taken for cancelled by the attention probe.
     for i in 0..200 {
         assert_eq!(c.scalar(&format!("SELECT {i}")), TdsValue::Int(i));
     }

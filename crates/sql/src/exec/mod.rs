@@ -20,4 +20,4 @@ pub mod sysviews;
 
 pub use error::SqlError;
 pub use output::{Collected, ColumnInfo, Counted, Message, Output, RowSet};
-pub use session::Session;
+pub use session::{CancelSignal, Session};

@@ -20,9 +20,10 @@
 //! # Cancellation
 //!
 //! A client may cancel the running batch (a TDS attention, which drivers send when a query
-//! times out). The server sets the flag given to [`Session::set_cancel`] from another
-//! thread; the batch notices it before each statement, at each `WHILE` iteration and while
-//! `WAITFOR` waits, and stops there without reporting anything: the protocol's
+//! times out). The batch asks the [`CancelSignal`] given to [`Session::set_cancel`] before
+//! each statement, at each `WHILE` iteration and while `WAITFOR` waits (through
+//! [`CancelSignal::wait`], so the signal can end the wait at once), and stops there without
+//! reporting anything: the protocol's
 //! acknowledgement is the client's only answer. As in SQL Server, a cancelled batch leaves
 //! an open user transaction open, unless `XACT_ABORT` is ON, which rolls it back. A single
 //! statement that is already running (a long `SELECT`, a lock wait) is not interrupted.
@@ -64,7 +65,7 @@ static NEXT_SPID: AtomicU16 = AtomicU16::new(51);
 /// How deep procedures may call each other (SQL Server's limit, error 217).
 const MAX_NESTING: usize = 32;
 
-/// How often `WAITFOR` looks at the cancel flag: the longest a cancelled wait goes on.
+/// The longest `WAITFOR` waits on its [`CancelSignal`] before looking again.
 const WAIT_SLICE: Duration = Duration::from_millis(20);
 
 /// How many distinct batch texts a session keeps parsed.
@@ -72,6 +73,27 @@ const BATCH_CACHE_SIZE: usize = 128;
 
 /// The longest `WAITFOR DELAY` (24 hours, exclusive) and the length of a day for `TIME`.
 const DAY: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// What tells a running batch that its client cancelled it (see "Cancellation"). The batch
+/// asks at every statement and loop iteration, so [`CancelSignal::cancelled`] must be cheap.
+pub trait CancelSignal: Send + Sync + std::fmt::Debug {
+    /// Whether the running batch is cancelled.
+    fn cancelled(&self) -> bool;
+
+    /// Waits up to `timeout` for a cancel (`WAITFOR`), returning whether the batch is
+    /// cancelled. The default sleeps and then asks.
+    fn wait(&self, timeout: Duration) -> bool {
+        std::thread::sleep(timeout);
+        self.cancelled()
+    }
+}
+
+/// A flag another thread sets.
+impl CancelSignal for AtomicBool {
+    fn cancelled(&self) -> bool {
+        self.load(Ordering::Relaxed)
+    }
+}
 
 /// The SET options of a session.
 #[derive(Debug, Clone)]
@@ -168,8 +190,8 @@ pub struct Session {
     /// prepared statement, a benchmark's transaction), as SQL Server's plan cache expects.
     /// Stored procedures, `sp_executesql` and `EXEC (string)` are parsed through it too.
     batches: HashMap<String, Arc<Batch>>,
-    /// Set by another thread to cancel the running batch (see "Cancellation").
-    cancel: Option<Arc<AtomicBool>>,
+    /// Says whether the client has cancelled the running batch (see "Cancellation").
+    cancel: Option<Arc<dyn CancelSignal>>,
 }
 
 impl Session {
@@ -210,11 +232,11 @@ impl Session {
         }
     }
 
-    /// Gives the session a flag that cancels its running batch when set (see
-    /// "Cancellation"). The flag is only read: whoever sets it clears it before the next
-    /// batch, which would otherwise stop before its first statement.
-    pub fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
-        self.cancel = Some(flag);
+    /// Gives the session the signal that cancels its running batch (see "Cancellation").
+    /// The signal is only asked: whoever owns it clears it before the next batch, which
+    /// would otherwise stop before its first statement.
+    pub fn set_cancel(&mut self, signal: Arc<dyn CancelSignal>) {
+        self.cancel = Some(signal);
     }
 
     /// Runs one batch, reporting everything it produces to `out`.
@@ -453,7 +475,7 @@ impl Run<'_> {
 
     /// Whether the client has cancelled the batch.
     fn cancelled(&self) -> bool {
-        self.s.cancel.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed))
+        self.s.cancel.as_ref().is_some_and(|signal| signal.cancelled())
     }
 
     /// Runs one statement, applying SQL Server's rules for what an error stops.
@@ -773,8 +795,8 @@ impl Run<'_> {
         self.eval(e, &Env::empty())
     }
 
-    /// `WAITFOR DELAY` and `WAITFOR TIME`. The wait is cut into short sleeps so that a
-    /// cancel ends it within [`WAIT_SLICE`].
+    /// `WAITFOR DELAY` and `WAITFOR TIME`. The wait is cut into slices of at most
+    /// [`WAIT_SLICE`], each a [`CancelSignal::wait`] that a cancel ends early.
     fn waitfor(&mut self, w: &Waitfor) -> Step<()> {
         let value = self.value(&w.value)?;
         let Some(wait) = waitfor_duration(w.kind, value)? else { return Ok(()) };
@@ -787,7 +809,15 @@ impl Run<'_> {
             if left.is_zero() {
                 return Ok(());
             }
-            std::thread::sleep(left.min(WAIT_SLICE));
+            let slice = left.min(WAIT_SLICE);
+            match &self.s.cancel {
+                Some(signal) => {
+                    if signal.wait(slice) {
+                        return Err(Halt::Cancelled);
+                    }
+                }
+                None => std::thread::sleep(slice),
+            }
         }
     }
 
@@ -1519,7 +1549,7 @@ mod tests {
         after: Duration,
     ) -> (crate::exec::Collected, Duration) {
         let flag = Arc::new(AtomicBool::new(false));
-        session.set_cancel(Arc::clone(&flag));
+        session.set_cancel(flag.clone());
         let setter = std::thread::spawn(move || {
             std::thread::sleep(after);
             flag.store(true, Ordering::Relaxed);

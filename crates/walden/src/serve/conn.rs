@@ -3,7 +3,6 @@
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use walden_sql::exec::{Collected, Session};
@@ -18,7 +17,7 @@ use walden_tds::{
 use super::convert::to_wire;
 use super::output::{Mode, PacketSink, TdsOutput, SERVER_NAME};
 use super::rpc;
-use super::tls::{AttentionWatcher, SharedTransport};
+use super::tls::{AttentionProbe, SharedTransport};
 use super::Shared;
 
 /// The product version announced in PRELOGIN and LOGINACK: SQL Server 2022's major version,
@@ -87,8 +86,9 @@ struct Conn {
     next_descriptor: u64,
     /// The statements sp_prepare and sp_prepexec prepared, by handle.
     prepared: rpc::Prepared,
-    /// The session's cancel flag, set when the client sends an attention during a request.
-    cancel: Arc<AtomicBool>,
+    /// The session's cancel signal: notices an attention sent during a request. Set up
+    /// once the client has logged in.
+    attention: Option<Arc<AttentionProbe>>,
 }
 
 /// Serves one connection. `over_limit`: the connection limit is reached, so the login is
@@ -105,7 +105,7 @@ pub fn serve(stream: TcpStream, shared: Arc<Shared>, over_limit: bool) {
         descriptor: 0,
         next_descriptor: 0,
         prepared: rpc::Prepared::default(),
-        cancel: Arc::default(),
+        attention: None,
     };
     conn.reader.set_max_message_size(LOGIN_MAX_MESSAGE);
     let login = conn.login(over_limit);
@@ -300,16 +300,16 @@ impl Conn {
     }
 
     fn requests(&mut self, session: &mut Session) -> io::Result<()> {
-        session.set_cancel(Arc::clone(&self.cancel));
-        let name = format!("attention-{}", session.id());
-        let watcher = AttentionWatcher::start(&self.stream, Arc::clone(&self.cancel), name)?;
+        let attention = Arc::new(AttentionProbe::new(&self.stream)?);
+        session.set_cancel(attention.clone());
+        self.attention = Some(Arc::clone(&attention));
         // One buffer for the connection's responses: each ends with a flush, so nothing is
         // left in it between requests.
         let mut transport = io::BufWriter::new(self.stream.clone());
         loop {
             let message = self.read()?;
             // Input already buffered behind the request can only be an attention.
-            watcher.begin(self.reader.buffered() > 0 || self.stream.has_buffered_input());
+            attention.begin(self.reader.buffered() > 0 || self.stream.has_buffered_input());
             let sink = PacketSink::new(&mut transport, self.writer.packet_size(), session.id());
             let mut out = TdsOutput::new(sink, Mode::Batch);
             if message.reset_connection() {
@@ -335,7 +335,7 @@ impl Conn {
                 PacketType::Attention => out.end_batch(DoneStatus::ATTN),
                 other => protocol_error(&mut out, &format!("unsupported request {other:?}")),
             }
-            watcher.end();
+            attention.end();
             out.finish()?;
         }
     }
@@ -347,7 +347,9 @@ impl Conn {
             Arc::clone(&self.shared.instance),
             Arc::clone(&self.shared.counters),
         );
-        session.set_cancel(Arc::clone(&self.cancel));
+        if let Some(attention) = &self.attention {
+            session.set_cancel(attention.clone());
+        }
         self.descriptor = 0;
         self.prepared.clear();
         let database = self.login_database.clone();
