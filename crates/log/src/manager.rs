@@ -32,7 +32,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -264,6 +266,7 @@ struct Shared {
     log_id: u64,
     data_size: u64,
     config: LogConfig,
+    clock: CommitClock,
 }
 
 /// The transaction log of one database. Cheap to share: all methods take `&self`.
@@ -274,13 +277,34 @@ pub struct LogManager {
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the lock leaves the state as consistent as any step of it; the
-    // log's own invariants are re-checked by the reader, so carry on rather than cascade.
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    m.lock()
 }
 
 fn now_us() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+}
+
+/// Commit timestamps: the wall clock read once, when the log opens, advanced by the
+/// monotonic clock. A commit then needs one clock read for both its record's time and its
+/// age, and commit times never go backwards within a run, even when the system clock is
+/// stepped (they follow the wall clock again at the next open).
+#[derive(Debug)]
+struct CommitClock {
+    anchor: Instant,
+    anchor_us: u64,
+}
+
+impl CommitClock {
+    fn new() -> CommitClock {
+        CommitClock { anchor: Instant::now(), anchor_us: now_us() }
+    }
+
+    /// Now, as an instant and as microseconds since the Unix epoch.
+    fn now(&self) -> (Instant, u64) {
+        let now = Instant::now();
+        let since = u64::try_from(now.duration_since(self.anchor).as_micros()).unwrap_or(u64::MAX);
+        (now, self.anchor_us.saturating_add(since))
+    }
 }
 
 /// A random 64-bit number for log ids and segment nonces: time, a counter and the process id
@@ -364,6 +388,7 @@ impl LogManager {
             path: path.to_path_buf(),
             log_id: header.log_id,
             config,
+            clock: CommitClock::new(),
         });
         let writer_shared = Arc::clone(&shared);
         let writer = std::thread::Builder::new()
@@ -408,17 +433,17 @@ impl LogManager {
         txn: u64,
         durability: Durability,
     ) -> Result<CommitReceipt, LogError> {
-        // Two clocks, read once each: the record carries wall-clock time (what `fn_dblog`
-        // shows), while the commit's age for the time bound and the wait statistics is
-        // monotonic, from when it was appended (after any LOGBUFFER wait). A fully durable
-        // commit's hardening wait starts at that same instant.
-        let commit_time_us = now_us();
+        // One clock read, before the lock (a clock read costs as much as the rest of the
+        // append on a virtual machine, and every committer queues behind the lock): the
+        // commit's age for the time bound and the wait statistics starts here, so a
+        // LOGBUFFER wait counts towards it (the bound errs early), and the record's
+        // wall-clock time is derived from the same instant.
+        let (appended, commit_time_us) = self.shared.clock.now();
         let body = CommitBody { durability, commit_time_us }.encode();
         let st = lock(&self.shared.state);
         let (mut st, lsn) = self.append_record(st, RecordKind::Commit, txn, &body)?;
         st.stats.last_commit_lsn = lsn;
         let was_empty = st.unhardened.is_empty();
-        let appended = Instant::now();
         st.unhardened.push_back((lsn, appended));
         match durability {
             Durability::Delayed => {
@@ -466,7 +491,7 @@ impl LogManager {
             if let Some(e) = &st.failed {
                 return Err(e.clone());
             }
-            st = self.shared.flushed.wait(st).unwrap_or_else(|p| p.into_inner());
+            self.shared.flushed.wait(&mut st);
         }
         if waited {
             st.stats.writelog.record(start.elapsed());
@@ -654,7 +679,7 @@ impl LogManager {
             }
             self.shared.wake_writer.notify_one();
             waited_since.get_or_insert_with(Instant::now);
-            st = self.shared.flushed.wait(st).unwrap_or_else(|p| p.into_inner());
+            self.shared.flushed.wait(&mut st);
         }
     }
 
@@ -1047,8 +1072,7 @@ fn writer_loop(shared: &Shared) {
                 .max(Duration::from_micros(100)),
             _ => Duration::from_secs(1),
         };
-        st =
-            shared.wake_writer.wait_timeout(st, timeout).map_or_else(|p| p.into_inner().0, |r| r.0);
+        shared.wake_writer.wait_for(&mut st, timeout);
     }
 }
 
