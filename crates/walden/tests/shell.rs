@@ -82,6 +82,29 @@ fn creates_the_data_directory() {
     assert!(data.join("master.mdf").exists());
 }
 
+/// GETDATE, CURRENT_TIMESTAMP and SYSDATETIME read local time, GETUTCDATE and SYSUTCDATETIME
+/// UTC, as in SQL Server: in a zone 5:30 ahead of UTC (a POSIX TZ string, so no time zone
+/// database is needed), and in UTC.
+#[test]
+fn getdate_is_local_time_and_getutcdate_utc() {
+    let dir = tempfile::tempdir().unwrap();
+    let query = "SET NOCOUNT ON; SELECT DATEDIFF(MINUTE, GETUTCDATE(), GETDATE()), \
+                 DATEDIFF(MINUTE, GETUTCDATE(), CURRENT_TIMESTAMP), \
+                 DATEDIFF(MINUTE, SYSUTCDATETIME(), SYSDATETIME())";
+    for (tz, minutes) in [("IST-5:30", "330"), ("UTC0", "0")] {
+        let o = Command::new(env!("CARGO_BIN_EXE_walden"))
+            .args(["sql", "-h", "-1", "-W", "-Q", query, "--data"])
+            .arg(dir.path())
+            .env("TZ", tz)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_code(&o, 0);
+        let fields: Vec<String> = stdout(&o).split_whitespace().map(str::to_string).collect();
+        assert_eq!(fields, [minutes; 3], "TZ={tz}");
+    }
+}
+
 #[test]
 fn walden_data_names_the_directory() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,9 +1,9 @@
 //! Date and time functions: the clock (GETDATE, SYSDATETIME...), DATEADD, DATEDIFF,
 //! DATEDIFF_BIG, DATEPART, DATENAME, YEAR, MONTH, DAY, EOMONTH and DATEFROMPARTS.
 //!
-//! Walden reads the clock as UTC and has no time zone of its own: GETDATE and SYSDATETIME (local
-//! time in SQL Server) return the same as GETUTCDATE and SYSUTCDATETIME, which is what SQL Server
-//! itself shows on a machine set to UTC, as its Linux containers are by default.
+//! As in SQL Server, GETDATE, CURRENT_TIMESTAMP and SYSDATETIME read the machine's local time
+//! (its system time zone: `TZ`, else `/etc/localtime`), GETUTCDATE and SYSUTCDATETIME read UTC;
+//! on a machine set to UTC, as Linux containers usually are, they agree.
 //!
 //! `DATEFIRST` is SQL Server's default for us_english, 7: weeks start on Sunday for WEEK and
 //! WEEKDAY.
@@ -14,7 +14,7 @@ use walden_engine::types::{
 
 use super::convert::{convert, parse_temporal_text};
 use super::temporal::{
-    add_days, add_months, add_ticks, days_in_month, now_utc, total_ticks, weekday,
+    add_days, add_months, add_ticks, days_in_month, now_local, now_utc, total_ticks, weekday,
 };
 use super::text::MONTHS;
 use super::types::value_label;
@@ -211,15 +211,29 @@ fn overflow_adding(kind: Kind) -> SqlError {
     SqlError::new(517, format!("Adding a value to a '{}' column caused an overflow.", kind.name()))
 }
 
-/// GETDATE(), CURRENT_TIMESTAMP, GETUTCDATE(): DATETIME.
+/// GETDATE(), CURRENT_TIMESTAMP: local time as DATETIME.
 pub(crate) fn getdate(_: Vec<Value>) -> Result<Value, SqlError> {
-    DateTime::from_datetime2(now_utc())
+    as_datetime(now_local())
+}
+
+/// GETUTCDATE(): UTC as DATETIME.
+pub(crate) fn getutcdate(_: Vec<Value>) -> Result<Value, SqlError> {
+    as_datetime(now_utc())
+}
+
+fn as_datetime(moment: DateTime2) -> Result<Value, SqlError> {
+    DateTime::from_datetime2(moment)
         .map(Value::DateTime)
         .ok_or_else(|| SqlError::overflow("datetime"))
 }
 
-/// SYSDATETIME(), SYSUTCDATETIME(): DATETIME2(7).
+/// SYSDATETIME(): local time as DATETIME2(7).
 pub(crate) fn sysdatetime(_: Vec<Value>) -> Result<Value, SqlError> {
+    Ok(Value::DateTime2(now_local()))
+}
+
+/// SYSUTCDATETIME(): UTC as DATETIME2(7).
+pub(crate) fn sysutcdatetime(_: Vec<Value>) -> Result<Value, SqlError> {
     Ok(Value::DateTime2(now_utc()))
 }
 

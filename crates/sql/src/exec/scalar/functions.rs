@@ -44,8 +44,10 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         Cow::Borrowed(name)
     };
     let (min, max, eval): (usize, usize, Eval) = match upper.as_ref() {
-        "GETDATE" | "CURRENT_TIMESTAMP" | "GETUTCDATE" => (0, 0, dates::getdate),
-        "SYSDATETIME" | "SYSUTCDATETIME" => (0, 0, dates::sysdatetime),
+        "GETDATE" | "CURRENT_TIMESTAMP" => (0, 0, dates::getdate),
+        "GETUTCDATE" => (0, 0, dates::getutcdate),
+        "SYSDATETIME" => (0, 0, dates::sysdatetime),
+        "SYSUTCDATETIME" => (0, 0, dates::sysutcdatetime),
         "DATEADD" => (3, 3, dates::dateadd),
         "DATEDIFF" => (3, 3, |a| dates::datediff(a, false)),
         "DATEDIFF_BIG" => (3, 3, |a| dates::datediff(a, true)),

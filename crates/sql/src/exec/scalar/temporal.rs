@@ -362,6 +362,34 @@ const UNIX_EPOCH_DAYS: u64 = 719_162;
 pub(crate) fn now_utc() -> DateTime2 {
     // A clock before 1970 is a broken clock; it reads as the epoch.
     let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    utc_to_datetime2(since)
+}
+
+/// The current local time, to 100 ns: UTC moved by the system time zone's offset at this
+/// instant (the zone `TZ` names, else `/etc/localtime`; UTC if neither names one), which is
+/// what SQL Server's GETDATE and SYSDATETIME read from the machine they run on.
+pub(crate) fn now_local() -> DateTime2 {
+    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let offset = local_offset_seconds(since);
+    let local = if offset >= 0 {
+        since.saturating_add(std::time::Duration::from_secs(offset.unsigned_abs()))
+    } else {
+        since.saturating_sub(std::time::Duration::from_secs(offset.unsigned_abs()))
+    };
+    utc_to_datetime2(local)
+}
+
+/// The system time zone's offset from UTC, in seconds, at `since` the Unix epoch.
+pub(crate) fn local_offset_seconds(since: std::time::Duration) -> i64 {
+    let at = i64::try_from(since.as_secs())
+        .ok()
+        .and_then(|secs| jiff::Timestamp::from_second(secs).ok())
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    i64::from(jiff::tz::TimeZone::system().to_offset(at).seconds())
+}
+
+/// A time since the Unix epoch as a DATETIME2, to 100 ns.
+fn utc_to_datetime2(since: std::time::Duration) -> DateTime2 {
     let ticks = since.as_secs() * TICKS_PER_SECOND + u64::from(since.subsec_nanos() / 100);
     let days = UNIX_EPOCH_DAYS + ticks / TICKS_PER_DAY;
     let date = u32::try_from(days).ok().and_then(Date::from_days).unwrap_or(Date::MAX);

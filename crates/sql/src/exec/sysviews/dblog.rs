@@ -106,7 +106,7 @@ fn lsn_arg(value: &Value) -> Result<Option<u64>, SqlError> {
     }
 }
 
-/// SQL Server's `End Time` format: `2024/01/31 12:34:56:789` (UTC here).
+/// SQL Server's `End Time` format, in local time: `2024/01/31 12:34:56:789`.
 fn format_time(us: u64) -> Option<String> {
     let value = datetime2_from_unix_micros(us)?;
     let (y, mo, d) = value.date.ymd();

@@ -256,14 +256,26 @@ fn opt_nstr(s: Option<String>) -> Value {
 const UNIX_EPOCH_DAYS: u64 = 719_162;
 const MICROS_PER_DAY: u64 = 86_400_000_000;
 
-/// A moment in microseconds since the Unix epoch as a DATETIME2 (UTC).
+/// A moment in microseconds since the Unix epoch as a DATETIME2 in local time, as SQL Server
+/// shows its catalog's dates (and as GETDATE reads the clock).
 fn datetime2_from_unix_micros(us: u64) -> Option<DateTime2> {
+    utc_micros_to_datetime2(local_micros(us))
+}
+
+/// `us` (since the Unix epoch) moved by the system time zone's offset at that moment.
+fn local_micros(us: u64) -> u64 {
+    let offset = crate::exec::scalar::local_offset_seconds(std::time::Duration::from_micros(us));
+    us.saturating_add_signed(offset.saturating_mul(1_000_000))
+}
+
+/// Microseconds since the Unix epoch as a DATETIME2, without a time zone.
+fn utc_micros_to_datetime2(us: u64) -> Option<DateTime2> {
     let days = u32::try_from(UNIX_EPOCH_DAYS + us / MICROS_PER_DAY).ok()?;
     let time = Time::from_ticks(us % MICROS_PER_DAY * 10)?;
     Some(DateTime2::new(Date::from_days(days)?, time))
 }
 
-/// A moment in microseconds since the Unix epoch as a DATETIME value (UTC, rounded to
+/// A moment in microseconds since the Unix epoch as a DATETIME value (local time, rounded to
 /// 1/300 s as SQL Server rounds), NULL if out of range.
 fn datetime(us: u64) -> Value {
     datetime2_from_unix_micros(us)

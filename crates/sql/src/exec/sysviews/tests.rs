@@ -364,9 +364,13 @@ fn catalog_views_list_the_databases_objects() {
         ]
     );
     assert_eq!(get(&objects, &objects.rows[0], "schema_id"), &Value::Int(1));
-    // 2023-11-14 22:13:20 UTC, the table's recorded creation time.
+    // 2023-11-14 22:13:20 UTC, the table's recorded creation time, shown in local time.
     let created = get(&objects, &objects.rows[0], "create_date");
-    assert_eq!(created, &Value::DateTime(DateTime::parse("2023-11-14 22:13:20").unwrap()));
+    let local = super::utc_micros_to_datetime2(super::local_micros(1_700_000_000_000_000));
+    assert_eq!(created, &Value::DateTime(DateTime::from_datetime2(local.unwrap()).unwrap()));
+    if super::local_micros(0) == 0 {
+        assert_eq!(created, &Value::DateTime(DateTime::parse("2023-11-14 22:13:20").unwrap()));
+    }
 
     let tables = f.view("tables", &[]);
     assert_eq!(tables.rows.len(), 1);
@@ -608,10 +612,13 @@ fn lsns_and_times_are_formatted_as_sql_server_does() {
     assert_eq!(dblog::parse_lsn("1:32:1"), Some(0x1_0000_0020));
     assert_eq!(dblog::parse_lsn("4096"), Some(4096));
     assert_eq!(dblog::parse_lsn("0x1:100000000:1"), None);
-    assert_eq!(datetime(0), Value::DateTime(DateTime::parse("1970-01-01").unwrap()));
+    let utc = |us| {
+        super::utc_micros_to_datetime2(us)
+            .and_then(DateTime::from_datetime2)
+            .map_or(Value::Null, Value::DateTime)
+    };
+    assert_eq!(utc(0), Value::DateTime(DateTime::parse("1970-01-01").unwrap()));
     // 1/300 s rounding: 2 ms is nearer .003 than .000.
-    assert_eq!(
-        datetime(2_000),
-        Value::DateTime(DateTime::parse("1970-01-01 00:00:00.003").unwrap())
-    );
+    assert_eq!(utc(2_000), Value::DateTime(DateTime::parse("1970-01-01 00:00:00.003").unwrap()));
+    assert_eq!(datetime(86_400_000_000), utc(super::local_micros(86_400_000_000)));
 }
