@@ -17,11 +17,12 @@
 //! * `gate` (RwLock, the redo point): every tree operation that logs holds it shared from its
 //!   first log record until its pages are marked dirty; a checkpoint takes it exclusively only
 //!   to move the redo point (rule W3). Lock order: tree latch, gate, page latches.
-//! * `active` (Mutex): transactions that have logged something, with their first LSN.
+//! * `active` (Mutex): transactions that have logged something, with their first LSN, and
+//!   the last commit (every commit updates both).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,7 @@ use walden_storage::{DataFile, FileError, Lsn, Page, PageError, PageId, PageType
 
 use crate::catalog::Catalog;
 use crate::error::EngineError;
+use crate::lock::FastBuild;
 use crate::recovery::{redo_action, txn_action, PageOnDisk, RedoAction, TxnAction};
 use crate::wal::{self, CheckpointBody, EngineRecord, Undo};
 
@@ -117,6 +119,15 @@ pub struct RecoveryReport {
     pub log_end_lsn: Lsn,
     /// How long recovery took.
     pub elapsed: Duration,
+}
+
+/// What [`Database::active`] protects.
+#[derive(Debug, Default)]
+struct Active {
+    /// Transaction id -> the log position before its first record.
+    txns: HashMap<u64, Lsn, FastBuild>,
+    /// (LSN, commit time) of the last commit.
+    last_commit: (Lsn, u64),
 }
 
 /// The checkpoint pointer: where recovery starts.
@@ -221,17 +232,18 @@ pub struct Database {
     /// The redo point of the last checkpoint (rule W3).
     gate: RwLock<Lsn>,
     next_txn: AtomicU64,
-    /// Transaction id -> the log position before its first record.
-    active: Mutex<HashMap<u64, Lsn>>,
-    /// (LSN, commit time) of the last commit.
-    last_commit: Mutex<(Lsn, u64)>,
+    /// The transactions that have logged something, and the last commit: one mutex for
+    /// both, since every commit updates both.
+    active: Mutex<Active>,
     checkpoint_lock: Mutex<Pointer>,
     state: Mutex<DatabaseState>,
     /// Set once `state` goes offline, so the common check takes no lock.
     offline: std::sync::atomic::AtomicBool,
     config: DatabaseConfig,
     recovery_model: Mutex<RecoveryModel>,
-    delayed_durability: Mutex<DatabaseDurability>,
+    /// The DELAYED_DURABILITY setting as its `code()`: every commit reads it, so it is an
+    /// atomic rather than a mutex.
+    delayed_durability: AtomicU8,
     recovery: RecoveryReport,
     /// The decoded catalog (see [`crate::catalog`]).
     pub(crate) catalog: RwLock<Catalog>,
@@ -353,14 +365,13 @@ impl Database {
             log,
             gate: RwLock::new(0),
             next_txn: AtomicU64::new(1),
-            active: Mutex::new(HashMap::new()),
-            last_commit: Mutex::new((0, 0)),
+            active: Mutex::new(Active::default()),
             checkpoint_lock: Mutex::new(Pointer::default()),
             state: Mutex::new(DatabaseState::Online),
             offline: std::sync::atomic::AtomicBool::new(false),
             config,
             recovery_model: Mutex::new(RecoveryModel::Simple),
-            delayed_durability: Mutex::new(DatabaseDurability::Disabled),
+            delayed_durability: AtomicU8::new(DatabaseDurability::Disabled.code()),
             recovery: RecoveryReport::default(),
             catalog: RwLock::new(Catalog::default()),
             identity: Mutex::new(HashMap::new()),
@@ -426,12 +437,16 @@ impl Database {
 
     /// Its DELAYED_DURABILITY setting.
     pub fn delayed_durability(&self) -> DatabaseDurability {
-        *self.delayed_durability.lock().unwrap_or_else(PoisonError::into_inner)
+        match self.delayed_durability.load(Ordering::Relaxed) {
+            c if c == DatabaseDurability::Forced.code() => DatabaseDurability::Forced,
+            c if c == DatabaseDurability::Allowed.code() => DatabaseDurability::Allowed,
+            _ => DatabaseDurability::Disabled,
+        }
     }
 
     /// Sets DELAYED_DURABILITY (the caller persists it in master).
     pub fn set_delayed_durability(&self, setting: DatabaseDurability) {
-        *self.delayed_durability.lock().unwrap_or_else(PoisonError::into_inner) = setting;
+        self.delayed_durability.store(setting.code(), Ordering::Relaxed);
     }
 
     /// Online, or offline with the reason.
@@ -481,14 +496,14 @@ impl Database {
     }
 
     /// A logger for tree operations of transaction `txn` (0: the system).
-    pub(crate) fn logger(&self, txn: u64, mode: LogMode) -> DbLogger<'_> {
-        DbLogger { db: self, txn, mode, gate: None, row: None, buf: Vec::new() }
+    pub(crate) fn logger<'d>(&'d self, txn: u64, mode: LogMode<'d>) -> DbLogger<'d> {
+        DbLogger { db: self, txn, mode, gate: None, row: None }
     }
 
     /// Registers a transaction's first log record (so checkpoints keep its log).
     pub(crate) fn txn_started(&self, txn: u64) {
         let start = self.log.as_ref().map_or(0, |l| l.end_lsn());
-        self.active.lock().unwrap_or_else(PoisonError::into_inner).entry(txn).or_insert(start);
+        self.active.lock().unwrap_or_else(PoisonError::into_inner).txns.entry(txn).or_insert(start);
     }
 
     /// Appends a commit record for a transaction that logged something; returns the receipt
@@ -503,16 +518,18 @@ impl Database {
             return Ok(walden_log::CommitReceipt { lsn: 0, hardened: true, commit_time_us: 0 });
         };
         let result = log.append_commit(txn, durability);
-        self.active.lock().unwrap_or_else(PoisonError::into_inner).remove(&txn);
-        let receipt = result?;
-        *self.last_commit.lock().unwrap_or_else(PoisonError::into_inner) =
-            (receipt.lsn, receipt.commit_time_us);
-        Ok(receipt)
+        let mut active = self.active.lock().unwrap_or_else(PoisonError::into_inner);
+        active.txns.remove(&txn);
+        if let Ok(receipt) = &result {
+            active.last_commit = (receipt.lsn, receipt.commit_time_us);
+        }
+        drop(active);
+        Ok(result?)
     }
 
     /// Forgets a transaction that logged no row change (nothing to commit or abort).
     pub(crate) fn abort_txn_if_started(&self, txn: u64) {
-        self.active.lock().unwrap_or_else(PoisonError::into_inner).remove(&txn);
+        self.active.lock().unwrap_or_else(PoisonError::into_inner).txns.remove(&txn);
     }
 
     /// Appends the abort record of a transaction whose changes were all undone.
@@ -521,7 +538,7 @@ impl Database {
             Some(log) => log.append_abort(txn).map(|_| ()),
             None => Ok(()),
         };
-        self.active.lock().unwrap_or_else(PoisonError::into_inner).remove(&txn);
+        self.active.lock().unwrap_or_else(PoisonError::into_inner).txns.remove(&txn);
         result.map_err(EngineError::from)
     }
 
@@ -553,7 +570,7 @@ impl Database {
         // C3: the oldest log still needed by an active transaction.
         let scan_start = {
             let active = self.active.lock().unwrap_or_else(PoisonError::into_inner);
-            active.values().copied().min().map_or(redo_point, |first| first.min(redo_point))
+            active.txns.values().copied().min().map_or(redo_point, |first| first.min(redo_point))
         };
         let body = CheckpointBody {
             redo_point,
@@ -564,11 +581,11 @@ impl Database {
         let checkpoint_lsn = log.append_payload(0, &wal::checkpoint(&body))?;
         log.flush_to(checkpoint_lsn)?;
         let (last_commit_lsn, last_commit_micros) = {
-            let last = self.last_commit.lock().unwrap_or_else(PoisonError::into_inner);
+            let last = self.active.lock().unwrap_or_else(PoisonError::into_inner).last_commit;
             if last.0 == 0 {
                 (pointer.last_commit_lsn, pointer.last_commit_micros)
             } else {
-                *last
+                last
             }
         };
         // C5: the pointer, in the older of the two slots, then sync.
@@ -608,7 +625,8 @@ impl Database {
         if pointer.body.scan_start < pointer.body.redo_point {
             return "ACTIVE_TRANSACTION";
         }
-        let has_active = !self.active.lock().unwrap_or_else(PoisonError::into_inner).is_empty();
+        let has_active =
+            !self.active.lock().unwrap_or_else(PoisonError::into_inner).txns.is_empty();
         if has_active {
             "ACTIVE_TRANSACTION"
         } else if self.checkpoint_due() {
@@ -630,7 +648,7 @@ impl Database {
 
     /// The last commit known: (LSN, commit time in microseconds since the Unix epoch).
     pub fn last_commit(&self) -> (Lsn, u64) {
-        *self.last_commit.lock().unwrap_or_else(PoisonError::into_inner)
+        self.active.lock().unwrap_or_else(PoisonError::into_inner).last_commit
     }
 
     /// A clean shutdown: harden the log, checkpoint, stop the pool's writer, close the log.
@@ -697,18 +715,11 @@ impl Database {
                         EngineRecord::Row { root, key, undo, .. } => {
                             let state =
                                 txns.entry(record.txn).or_insert_with(|| LoserState::new(prev_end));
-                            state.undo.push(UndoEntry {
-                                lsn: record.lsn,
-                                root,
-                                key: key.to_vec(),
-                                undo,
-                            });
+                            state.undo.push(RowUndo { lsn: record.lsn, root, key, undo });
                         }
                         EngineRecord::Compensation { undo_next, .. } => {
                             if let Some(state) = txns.get_mut(&record.txn) {
-                                while state.undo.last().is_some_and(|e| e.lsn > undo_next) {
-                                    state.undo.pop();
-                                }
+                                state.undo.pop_after(undo_next);
                             }
                         }
                         EngineRecord::Prepare { gtid } => {
@@ -726,7 +737,11 @@ impl Database {
         self.next_txn.store(next_txn, Ordering::Relaxed);
         // R5: undo the losers, newest change first, logging compensation records; R6: abort.
         for (txn, state) in txns {
-            self.active.lock().unwrap_or_else(PoisonError::into_inner).insert(txn, state.first);
+            self.active
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .txns
+                .insert(txn, state.first);
             let committed = state.prepared.is_some_and(resolver);
             match txn_action(false, false, state.prepared.is_some(), committed) {
                 TxnAction::CommitInDoubt => {
@@ -743,7 +758,7 @@ impl Database {
                 TxnAction::Committed | TxnAction::Aborted => {}
             }
         }
-        *self.last_commit.lock().unwrap_or_else(PoisonError::into_inner) =
+        self.active.lock().unwrap_or_else(PoisonError::into_inner).last_commit =
             (report.last_commit_lsn, report.last_commit_unix_micros);
         // R7: harden the aborts and checkpoint, so the next recovery starts here.
         log.flush_log()?;
@@ -842,37 +857,180 @@ fn write_pointer(data: &DataFile, pointer: &Pointer) -> Result<(), EngineError> 
 #[derive(Debug)]
 struct LoserState {
     first: Lsn,
-    undo: Vec<UndoEntry>,
+    undo: UndoLog,
     prepared: Option<u64>,
 }
 
 impl LoserState {
     fn new(first: Lsn) -> LoserState {
-        LoserState { first, undo: Vec::new(), prepared: None }
+        LoserState { first, undo: UndoLog::default(), prepared: None }
     }
 }
 
-/// One row change a transaction may have to undo.
+/// One row change a transaction may have to undo, as the logger hands it over.
 #[derive(Debug, Clone)]
-pub(crate) struct UndoEntry {
+pub(crate) struct RowUndo<'k> {
     /// The row record's LSN (0 in tempdb).
     pub lsn: Lsn,
     /// The tree.
     pub root: PageId,
     /// The key.
-    pub key: Vec<u8>,
+    pub key: &'k [u8],
     /// The inverse.
     pub undo: Undo,
 }
 
+/// One entry of an [`UndoLog`]; its key and old value are `bytes[start..]` of the log, key
+/// first.
+#[derive(Debug, Clone, Copy)]
+struct UndoHead {
+    lsn: Lsn,
+    start: usize,
+    root: PageId,
+    value_len: u32,
+    /// Keys are at most `MAX_KEY_LEN` (900) bytes.
+    key_len: u16,
+    kind: UndoKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UndoKind {
+    Delete,
+    Insert,
+    Restore,
+}
+
+/// What an entry of an [`UndoLog`] undoes, borrowed from the log.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum UndoRef<'a> {
+    /// Undo an insert: delete the key.
+    Delete,
+    /// Undo a delete: insert the key with this value.
+    Insert(&'a [u8]),
+    /// Undo an update: put this value back.
+    Restore(&'a [u8]),
+}
+
+/// The row changes a transaction may have to undo in one database, oldest first. Keys and
+/// old values share one byte buffer instead of a vector each, so a transaction inserting a
+/// million rows allocates nothing per row and keeps a third of the memory. The entries are
+/// kept in chunks of [`UNDO_CHUNK`], so that a large transaction's list grows without
+/// copying (and faulting in) all of it again at every doubling.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct UndoLog {
+    /// Entry `i` is `chunks[i / UNDO_CHUNK][i % UNDO_CHUNK]`; every chunk but the last is
+    /// full.
+    chunks: Vec<Vec<UndoHead>>,
+    len: usize,
+    /// Every entry's key and old value, in entry order.
+    bytes: Vec<u8>,
+}
+
+/// Entries per chunk of an [`UndoLog`] (128 KiB of them). The first chunk grows by doubling
+/// up to this, so a small transaction allocates little.
+const UNDO_CHUNK: usize = 4096;
+
+impl UndoLog {
+    /// Appends a row change.
+    pub(crate) fn push(&mut self, row: RowUndo<'_>) {
+        let (kind, value): (UndoKind, &[u8]) = match &row.undo {
+            Undo::Delete => (UndoKind::Delete, &[]),
+            Undo::Insert(v) => (UndoKind::Insert, v),
+            Undo::Restore(v) => (UndoKind::Restore, v),
+        };
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(row.key);
+        self.bytes.extend_from_slice(value);
+        if self.chunks.last().is_none_or(|c| c.len() == UNDO_CHUNK) {
+            let capacity = if self.chunks.is_empty() { 0 } else { UNDO_CHUNK };
+            self.chunks.push(Vec::with_capacity(capacity));
+        }
+        let Some(chunk) = self.chunks.last_mut() else { return };
+        self.len += 1;
+        chunk.push(UndoHead {
+            lsn: row.lsn,
+            start,
+            root: row.root,
+            // A tree refuses keys over MAX_KEY_LEN and values over MAX_VALUE_LEN before it
+            // logs, so both fit.
+            value_len: value.len() as u32,
+            key_len: row.key.len() as u16,
+            kind,
+        });
+    }
+
+    /// Entries in the log.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds no entry.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn head(&self, i: usize) -> &UndoHead {
+        &self.chunks[i / UNDO_CHUNK][i % UNDO_CHUNK]
+    }
+
+    /// The LSN of entry `i`.
+    pub(crate) fn lsn(&self, i: usize) -> Lsn {
+        self.head(i).lsn
+    }
+
+    /// Entry `i`: its tree, key and inverse.
+    pub(crate) fn entry(&self, i: usize) -> (PageId, &[u8], UndoRef<'_>) {
+        let h = self.head(i);
+        let key_end = h.start + usize::from(h.key_len);
+        let key = &self.bytes[h.start..key_end];
+        let value = &self.bytes[key_end..key_end + h.value_len as usize];
+        let undo = match h.kind {
+            UndoKind::Delete => UndoRef::Delete,
+            UndoKind::Insert => UndoRef::Insert(value),
+            UndoKind::Restore => UndoRef::Restore(value),
+        };
+        (h.root, key, undo)
+    }
+
+    /// Keeps the first `keep` entries.
+    pub(crate) fn truncate(&mut self, keep: usize) {
+        if keep >= self.len {
+            return;
+        }
+        self.bytes.truncate(self.head(keep).start);
+        self.chunks.truncate(keep.div_ceil(UNDO_CHUNK));
+        if let Some(last) = self.chunks.last_mut() {
+            last.truncate(keep - (keep - 1) / UNDO_CHUNK * UNDO_CHUNK);
+        }
+        self.len = keep;
+    }
+
+    /// Drops entries from the end while their LSN is above `lsn` (what a compensation record
+    /// says was undone already).
+    pub(crate) fn pop_after(&mut self, lsn: Lsn) {
+        let mut keep = self.len;
+        while keep > 0 && self.lsn(keep - 1) > lsn {
+            keep -= 1;
+        }
+        self.truncate(keep);
+    }
+
+    /// Forgets every entry.
+    pub(crate) fn clear(&mut self) {
+        self.chunks.clear();
+        self.len = 0;
+        self.bytes.clear();
+    }
+}
+
 /// What a [`DbLogger`] logs a row change as.
 #[derive(Debug, Clone)]
-pub(crate) enum LogMode {
+pub(crate) enum LogMode<'k> {
     /// Only structure changes are expected.
     Structure,
     /// A transaction's row change; its undo follows from the kind and the old value the tree
     /// hands the logger.
-    Row { root: PageId, key: Vec<u8>, kind: RowKind },
+    Row { root: PageId, key: &'k [u8], kind: RowKind },
     /// The undo of a row change.
     Compensation { undo_next: Lsn },
 }
@@ -904,23 +1062,32 @@ impl RowKind {
 pub(crate) struct DbLogger<'d> {
     db: &'d Database,
     txn: u64,
-    mode: LogMode,
+    mode: LogMode<'d>,
     gate: Option<RwLockReadGuard<'d, Lsn>>,
     /// The row change logged in `LogMode::Row`: its LSN (0 in tempdb) and undo.
     row: Option<(Lsn, Undo)>,
-    buf: Vec<u8>,
 }
 
-impl DbLogger<'_> {
+thread_local! {
+    /// The buffer log records are built in, one per thread and reused by every record the
+    /// thread logs, so that logging a row change allocates nothing. Taken out while in use
+    /// (a nested use would simply start a new one).
+    static RECORD_BUF: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Capacity of [`RECORD_BUF`] kept after use: enough for any row change and most structure
+/// changes; the buffer of a larger record (a blob's pages) is dropped rather than kept by
+/// every thread that ever logged one.
+const RECORD_BUF_KEEP: usize = 64 << 10;
+
+impl<'d> DbLogger<'d> {
     /// Ends the operation: releases the gate so a checkpoint may proceed, and returns the
     /// transaction's undo entry for the row change it logged, if it logged one.
-    pub(crate) fn finish(&mut self) -> Option<UndoEntry> {
+    pub(crate) fn finish(&mut self) -> Option<RowUndo<'d>> {
         self.gate = None;
         let (lsn, undo) = self.row.take()?;
-        match &mut self.mode {
-            LogMode::Row { root, key, .. } => {
-                Some(UndoEntry { lsn, root: *root, key: std::mem::take(key), undo })
-            }
+        match self.mode {
+            LogMode::Row { root, key, .. } => Some(RowUndo { lsn, root, key, undo }),
             _ => None,
         }
     }
@@ -945,19 +1112,63 @@ impl TreeLog for DbLogger<'_> {
             self.gate = Some(self.db.gate.read().unwrap_or_else(PoisonError::into_inner));
         }
         let redo_point = self.gate.as_deref().copied().unwrap_or(0);
-        self.buf.clear();
+        let mut buf = RECORD_BUF.take();
+        buf.clear();
+        let appended =
+            self.build(&mut buf, kind, changes, undo.as_ref(), redo_point).and_then(|()| {
+                if buf.len() > MAX_RECORD_LEN {
+                    return Err(TreeError::Log(format!("a {}-byte log record", buf.len())));
+                }
+                log.append_payload(self.txn, &buf).map_err(|e| TreeError::Log(e.to_string()))
+            });
+        if buf.capacity() <= RECORD_BUF_KEEP {
+            RECORD_BUF.set(buf);
+        }
+        let lsn = appended?;
+        // A structure change (a merge after a delete) must not clear the row change's undo.
+        if let Some(u) = undo {
+            self.row = Some((lsn, u));
+        }
+        Ok(lsn)
+    }
+}
+
+impl DbLogger<'_> {
+    /// Builds the record of `changes` into `buf`: a row change with its undo (`undo`), a
+    /// compensation or a structure change, as the mode and `kind` say.
+    fn build(
+        &self,
+        buf: &mut Vec<u8>,
+        kind: ChangeKind,
+        changes: &[Change<'_>],
+        undo: Option<&Undo>,
+        redo_point: Lsn,
+    ) -> Result<(), TreeError> {
+        // One allocation for the whole record (none once the thread's buffer has grown): its
+        // fixed fields (at most 11 bytes before the key and undo value, 9 per change) and the
+        // variable parts known here. Only a change logged as an image instead of its ops can
+        // outgrow it.
+        let undo_len = match undo {
+            Some(Undo::Insert(v) | Undo::Restore(v)) => v.len(),
+            _ => 0,
+        };
+        let key_len = match &self.mode {
+            LogMode::Row { key, .. } => key.len(),
+            _ => 0,
+        };
+        let ops_len: usize = changes.iter().map(|c| 9 + c.ops.len()).sum();
+        buf.reserve(16 + key_len + undo_len + ops_len);
         match (kind, &self.mode) {
             (ChangeKind::Structure, _) | (ChangeKind::Row, LogMode::Structure) => {
-                wal::begin_structure(&mut self.buf, changes.len());
+                wal::begin_structure(buf, changes.len());
             }
             (ChangeKind::Row, LogMode::Row { root, key, .. }) => {
-                let undo = undo
-                    .as_ref()
-                    .ok_or_else(|| TreeError::Log("a row change without its page".into()))?;
-                wal::begin_row(&mut self.buf, *root, key, undo);
+                let undo =
+                    undo.ok_or_else(|| TreeError::Log("a row change without its page".into()))?;
+                wal::begin_row(buf, *root, key, undo);
             }
             (ChangeKind::Row, LogMode::Compensation { undo_next }) => {
-                wal::begin_compensation(&mut self.buf, *undo_next);
+                wal::begin_compensation(buf, *undo_next);
             }
         }
         let mut image = Vec::new();
@@ -967,26 +1178,72 @@ impl TreeLog for DbLogger<'_> {
             if !is_image && change.lsn_before <= redo_point {
                 image.clear();
                 PageOp::image_of(change.after).encode(&mut image);
-                wal::push_change(&mut self.buf, change.after.page_id(), true, &image);
+                wal::push_change(buf, change.after.page_id(), true, &image);
             } else {
-                wal::push_change(&mut self.buf, change.after.page_id(), is_image, change.ops);
+                wal::push_change(buf, change.after.page_id(), is_image, change.ops);
             }
         }
-        if self.buf.len() > MAX_RECORD_LEN {
-            return Err(TreeError::Log(format!("a {}-byte log record", self.buf.len())));
-        }
-        let lsn =
-            log.append_payload(self.txn, &self.buf).map_err(|e| TreeError::Log(e.to_string()))?;
-        // A structure change (a merge after a delete) must not clear the row change's undo.
-        if let Some(u) = undo {
-            self.row = Some((lsn, u));
-        }
-        Ok(lsn)
+        Ok(())
     }
 }
 
 impl From<LogError> for EngineError {
     fn from(e: LogError) -> Self {
         EngineError::Log(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(i: usize) -> (Vec<u8>, Undo) {
+        let undo = match i % 3 {
+            0 => Undo::Delete,
+            1 => Undo::Insert(vec![i as u8; i % 7]),
+            _ => Undo::Restore(vec![!(i as u8); i % 5]),
+        };
+        ((i as u32).to_be_bytes().to_vec(), undo)
+    }
+
+    fn check(log: &UndoLog, n: usize) {
+        assert_eq!(log.len(), n);
+        for i in 0..n {
+            let (key, undo) = row(i);
+            let (root, k, u) = log.entry(i);
+            assert_eq!((root, k, log.lsn(i)), (i as PageId, &key[..], 10 * i as Lsn));
+            let back = match u {
+                UndoRef::Delete => Undo::Delete,
+                UndoRef::Insert(v) => Undo::Insert(v.to_vec()),
+                UndoRef::Restore(v) => Undo::Restore(v.to_vec()),
+            };
+            assert_eq!(back, undo, "entry {i}");
+        }
+    }
+
+    fn fill(log: &mut UndoLog, from: usize, to: usize) {
+        for i in from..to {
+            let (key, undo) = row(i);
+            log.push(RowUndo { lsn: 10 * i as Lsn, root: i as PageId, key: &key, undo });
+        }
+    }
+
+    #[test]
+    fn undo_log_keeps_entries_across_chunks_and_truncations() {
+        let total = 2 * UNDO_CHUNK + 3;
+        let mut log = UndoLog::default();
+        fill(&mut log, 0, total);
+        check(&log, total);
+        for keep in [total, 2 * UNDO_CHUNK + 1, 2 * UNDO_CHUNK, UNDO_CHUNK + 1, UNDO_CHUNK, 7, 0] {
+            log.truncate(keep);
+            check(&log, keep);
+            fill(&mut log, keep, total);
+            check(&log, total);
+        }
+        log.pop_after(10 * UNDO_CHUNK as Lsn);
+        check(&log, UNDO_CHUNK + 1);
+        log.clear();
+        check(&log, 0);
+        assert!(log.is_empty());
     }
 }

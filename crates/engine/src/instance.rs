@@ -152,10 +152,8 @@ impl Coordinator for MasterCoordinator {
         let txn = db.next_txn_id();
         db.txn_started(txn);
         let key = gtid.to_be_bytes();
-        let mut logger = db.logger(
-            txn,
-            LogMode::Row { root: OUTCOMES_ROOT, key: key.to_vec(), kind: RowKind::Insert },
-        );
+        let mut logger =
+            db.logger(txn, LogMode::Row { root: OUTCOMES_ROOT, key: &key, kind: RowKind::Insert });
         let result = db.space().tree(OUTCOMES_ROOT).insert(&mut logger, &key, &[]);
         logger.finish();
         result?;

@@ -25,7 +25,7 @@ use walden_log::policy::{resolve, CommitOption, Override};
 use walden_log::Durability;
 
 use crate::catalog::{object_key, Catalog, IndexDef, Object, SequenceDef, TableDef};
-use crate::database::{Database, LogMode, RowKind, UndoEntry, CATALOG_ROOT};
+use crate::database::{Database, LogMode, RowKind, UndoLog, CATALOG_ROOT};
 use crate::error::EngineError;
 use crate::lock::{LockMode, Resource};
 use crate::table::{duplicate_key, index_key};
@@ -99,10 +99,8 @@ impl Database {
         let key = object_key(object.id());
         let txn = self.next_txn_id();
         self.txn_started(txn);
-        let mut logger = self.logger(
-            txn,
-            LogMode::Row { root: CATALOG_ROOT, key: key.to_vec(), kind: RowKind::Update },
-        );
+        let mut logger =
+            self.logger(txn, LogMode::Row { root: CATALOG_ROOT, key: &key, kind: RowKind::Update });
         let result = self.space().tree(CATALOG_ROOT).update(&mut logger, &key, &object.encode());
         let undo = logger.finish();
         match result {
@@ -119,8 +117,11 @@ impl Database {
             }
         }
         if let Err(e) = self.commit_txn(txn, durability) {
-            let undo: Vec<UndoEntry> = undo.into_iter().collect();
-            let _ = crate::txn::undo_entries(self, txn, &undo, 0);
+            let mut log = UndoLog::default();
+            if let Some(row) = undo {
+                log.push(row);
+            }
+            let _ = crate::txn::undo_entries(self, txn, &log, 0);
             return Err(e);
         }
         self.catalog.write().unwrap_or_else(PoisonError::into_inner).put(object);

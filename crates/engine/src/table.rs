@@ -31,13 +31,24 @@ use crate::error::EngineError;
 use crate::lock::{LockMode, Resource};
 use crate::objects::integer_value;
 use crate::txn::{Isolation, Transaction};
-use crate::types::{decode_row_with, encode_key, encode_row_with, RowError, SqlType, Value};
+use crate::types::{
+    decode_row_with, encode_key, encode_key_columns, encode_row_with, RowError, SqlType, Value,
+};
 
 /// The key of a row in its table's index 1 tree.
 pub type RowId = Vec<u8>;
 
 /// Key locks on one table after which a transaction takes a table lock instead.
 pub const ESCALATION_THRESHOLD: usize = 5000;
+
+thread_local! {
+    /// The buffer inserted rows are encoded in, one per thread and reused by every insert, so
+    /// that encoding a row allocates nothing. Taken out while in use.
+    static ROW_BUF: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Capacity of [`ROW_BUF`] kept after use: any in-row row fits; a larger buffer is dropped.
+const ROW_BUF_KEEP: usize = 16 << 10;
 
 fn row_error(table: &TableDef, e: RowError) -> EngineError {
     match e {
@@ -65,7 +76,23 @@ fn decode_table_row(
     table: &TableDef,
     bytes: &[u8],
 ) -> Result<Vec<Value>, EngineError> {
-    decode_stored_row(db, &table.types(), bytes).map_err(|e| row_error(table, e))
+    with_types(table, |types| decode_stored_row(db, types, bytes)).map_err(|e| row_error(table, e))
+}
+
+/// Calls `f` with the column types of `table`, gathered on the stack for a table of up to 32
+/// columns: every row encoded or decoded needs them, and a vector per row would cost an
+/// allocation each.
+fn with_types<R>(table: &TableDef, f: impl FnOnce(&[SqlType]) -> R) -> R {
+    const INLINE: usize = 32;
+    let n = table.columns.len();
+    if n > INLINE {
+        return f(&table.types());
+    }
+    let mut types = [SqlType::Bit; INLINE];
+    for (slot, column) in types.iter_mut().zip(&table.columns) {
+        *slot = column.ty;
+    }
+    f(&types[..n])
 }
 
 /// Error 515 for the first NOT NULL column of `table` that `values` leaves NULL.
@@ -89,11 +116,13 @@ impl Transaction {
         out: &mut Vec<u8>,
     ) -> Result<(), EngineError> {
         let mut failure = None;
-        let result = encode_row_with(&table.types(), values, out, &mut |data| {
-            self.write_blob(db, data).map_err(|e| {
-                let text = e.to_string();
-                failure = Some(e);
-                RowError::Storage(text)
+        let result = with_types(table, |types| {
+            encode_row_with(types, values, out, &mut |data| {
+                self.write_blob(db, data).map_err(|e| {
+                    let text = e.to_string();
+                    failure = Some(e);
+                    RowError::Storage(text)
+                })
             })
         });
         match (result, failure) {
@@ -120,10 +149,9 @@ pub(crate) fn index_key(
     values: &[Value],
     row_id: &[u8],
 ) -> Result<Vec<u8>, EngineError> {
-    let types: Vec<SqlType> = index.columns.iter().map(|&c| table.columns[c].ty).collect();
-    let vals: Vec<Value> = index.columns.iter().map(|&c| values[c].clone()).collect();
     let mut key = Vec::with_capacity(32);
-    encode_key(&types, &vals, &mut key).map_err(|e| row_error(table, e))?;
+    let columns = index.columns.iter().map(|&c| (table.columns[c].ty, &values[c]));
+    encode_key_columns(columns, &mut key).map_err(|e| row_error(table, e))?;
     if index.id != 1 && !index.unique {
         key.extend_from_slice(row_id);
     }
@@ -207,9 +235,10 @@ impl Transaction {
         Ok(())
     }
 
-    /// Locks a row's key, escalating to a table lock past [`ESCALATION_THRESHOLD`]. Returns
-    /// the resource when this call acquired (or strengthened) the lock, `None` when the
-    /// transaction already held a covering lock.
+    /// Locks a row's key, escalating to a table lock once the transaction holds
+    /// [`ESCALATION_THRESHOLD`] key locks on the table. Returns the resource when this call
+    /// acquired (or strengthened) the row lock and still holds it, `None` when the transaction
+    /// already held a covering lock or now holds the table lock instead.
     fn lock_row(
         &mut self,
         db: &Database,
@@ -217,31 +246,30 @@ impl Transaction {
         row_id: &[u8],
         mode: LockMode,
     ) -> Result<Option<Resource>, EngineError> {
-        let count = self.lock_manager().key_lock_count(self.id(), db.id(), table);
+        let res = Resource::key(db.id(), table, 1, row_id);
+        // A lock the transaction already held (an UPDATE's X, say) is not this request's to
+        // give back: a READ COMMITTED read releases only a lock it took itself. Releasing
+        // it would let another transaction change the row before this one commits.
+        let (newly_granted, count) = self.lock_key(&res, mode)?;
         if count >= ESCALATION_THRESHOLD {
             let table_mode = if mode == LockMode::X { LockMode::X } else { LockMode::S };
-            let res = Resource::Object { db: db.id(), object: table };
+            let table_res = Resource::Object { db: db.id(), object: table };
             // Escalation that cannot be granted at once is skipped, as in SQL Server, and
-            // retried at the next threshold crossing: the row lock still protects the row.
+            // retried at the next key lock: the row lock still protects the row.
             if self
                 .lock_manager()
-                .lock(self.id(), &res, table_mode, Some(Default::default()))
+                .lock(self.id(), &table_res, table_mode, Some(Default::default()))
                 .is_ok()
             {
                 let now =
                     self.table_lock(db.id(), table).map_or(table_mode, |h| h.join(table_mode));
                 self.set_table_lock(db.id(), table, now);
+                // The table lock covers the row (X covers X; any join with S covers S), so
+                // the row lock just taken goes with the others.
                 self.lock_manager().release_keys(self.id(), db.id(), table);
-                if now.covers(mode) {
-                    return Ok(None);
-                }
+                return Ok(None);
             }
         }
-        let res = Resource::key(db.id(), table, 1, row_id);
-        // A lock the transaction already held (an UPDATE's X, say) is not this request's to
-        // give back: a READ COMMITTED read releases only a lock it took itself. Releasing
-        // it would let another transaction change the row before this one commits.
-        let newly_granted = self.lock(&res, mode)?;
         Ok(newly_granted.then_some(res))
     }
 
@@ -276,16 +304,37 @@ impl Transaction {
         } else {
             clustered_row_id(db, table, primary, values)?
         };
-        let mut row = Vec::with_capacity(64);
-        self.encode_stored_row(db, table, values, &mut row)?;
-        self.lock_row_for_write(db, table.id, &row_id)?;
-        let mark = self.undo_mark();
-        if !self.tree_insert(db, primary.root, &row_id, &row)? {
+        let mut row = ROW_BUF.take();
+        row.clear();
+        let result = self.insert_encoded(db, table, values, &row_id, &mut row);
+        if row.capacity() <= ROW_BUF_KEEP {
+            ROW_BUF.set(row);
+        }
+        result.map(|()| row_id)
+    }
+
+    /// The rest of [`Transaction::insert_row`] once the row id is known: encodes the row into
+    /// `row` (empty), locks it, inserts it and its nonclustered index entries.
+    fn insert_encoded(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        values: &[Value],
+        row_id: &[u8],
+        row: &mut Vec<u8>,
+    ) -> Result<(), EngineError> {
+        let primary = table.primary()?;
+        self.encode_stored_row(db, table, values, row)?;
+        self.lock_row_for_write(db, table.id, row_id)?;
+        // Only a failed nonclustered index insert rolls back to the mark: a table without
+        // such indexes needs none (and an empty vector allocates nothing).
+        let mark = if table.indexes.len() > 1 { self.undo_mark() } else { Vec::new() };
+        if !self.tree_insert(db, primary.root, row_id, row)? {
             return Err(duplicate(table, primary, values));
         }
         for index in table.indexes.iter().filter(|i| i.id != 1) {
-            let key = index_key(table, index, values, &row_id)?;
-            match self.tree_insert(db, index.root, &key, &row_id) {
+            let key = index_key(table, index, values, row_id)?;
+            match self.tree_insert(db, index.root, &key, row_id) {
                 Ok(true) => {}
                 Ok(false) => {
                     self.rollback_to_mark(&mark)?;
@@ -297,7 +346,7 @@ impl Transaction {
                 }
             }
         }
-        Ok(row_id)
+        Ok(())
     }
 
     /// Replaces a row's values. A change of the clustered key moves the row (delete and

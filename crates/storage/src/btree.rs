@@ -46,14 +46,14 @@
 //! 4. The leaf chain visits exactly the leaves of an in-order walk, with matching back links.
 //! 5. No page other than the root is empty.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::ops::Bound;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use crate::buffer::{BufferError, BufferPool, PinnedPage};
+use crate::hash::PageMap;
 use crate::page::{Lsn, Page, PageError, PageId, PageType, PAGE_SIZE};
-use crate::redo::PageOp;
+use crate::redo::{record_op_header, PageOp, RECORD_OP_HEADER};
 use crate::slotted::SLOT_SIZE;
 
 /// The page holding the allocator's record.
@@ -176,7 +176,7 @@ pub struct TreeSpace {
     /// Root page id -> the tree's latch. Entries are created on first use and never removed
     /// while the space lives (a dropped tree's root is not reused before a restart... it may
     /// be, and then it simply shares the latch, which is harmless).
-    latches: Mutex<HashMap<PageId, Arc<RwLock<AppendHint>>>>,
+    latches: Mutex<PageMap<Arc<RwLock<AppendHint>>>>,
     /// Held by every structure change from its first read of the allocator page until its
     /// pages are installed, so that allocator changes are logged in the order they are made.
     alloc_lock: Mutex<()>,
@@ -342,17 +342,43 @@ impl<'p> Smo<'p> {
     }
 }
 
-/// Logs one row change made to a live page; `old_value` is the value it replaced or removed.
+/// Logs one row change made to a live page, encoded as `ops`; `old_value` is the value it
+/// replaced or removed.
 fn log_row(
     log: &mut dyn TreeLog,
     page: &Page,
-    op: &PageOp<'_>,
+    ops: &[u8],
     lsn_before: Lsn,
     old_value: Option<&[u8]>,
 ) -> Result<Lsn> {
-    let mut ops = Vec::with_capacity(16);
-    op.encode(&mut ops);
-    log.log(ChangeKind::Row, &[Change { after: page, ops: &ops, lsn_before, old_value }])
+    log.log(ChangeKind::Row, &[Change { after: page, ops, lsn_before, old_value }])
+}
+
+/// A leaf record (`u16 key_len, key, value`) built behind room for the header of the insert
+/// or update that will place it, so that the op's log encoding is this same buffer: a row
+/// change allocates and copies its record once.
+struct RowRecord(Vec<u8>);
+
+impl RowRecord {
+    fn new(key: &[u8], value: &[u8]) -> RowRecord {
+        let mut buf = Vec::with_capacity(RECORD_OP_HEADER + 2 + key.len() + value.len());
+        buf.extend_from_slice(&[0; RECORD_OP_HEADER]);
+        buf.extend_from_slice(&(key.len() as u16).to_le_bytes());
+        buf.extend_from_slice(key);
+        buf.extend_from_slice(value);
+        RowRecord(buf)
+    }
+
+    fn record(&self) -> &[u8] {
+        &self.0[RECORD_OP_HEADER..]
+    }
+
+    /// The encoding of the insert (or, if not `insert`, the update) of the record as `slot`.
+    fn op_encoding(&mut self, insert: bool, slot: u16) -> &[u8] {
+        let header = record_op_header(insert, slot, self.0.len() - RECORD_OP_HEADER);
+        self.0[..RECORD_OP_HEADER].copy_from_slice(&header);
+        &self.0
+    }
 }
 
 impl TreeSpace {
@@ -417,7 +443,7 @@ impl TreeSpace {
 
     /// The trees of the file behind `pool`.
     pub fn new(pool: Arc<BufferPool>) -> TreeSpace {
-        TreeSpace { pool, latches: Mutex::new(HashMap::new()), alloc_lock: Mutex::new(()) }
+        TreeSpace { pool, latches: Mutex::new(PageMap::default()), alloc_lock: Mutex::new(()) }
     }
 
     /// Formats the allocator page of a new data file.
@@ -519,14 +545,6 @@ fn leaf_key(record: &[u8]) -> Result<&[u8]> {
 fn leaf_split(record: &[u8]) -> Result<(&[u8], &[u8])> {
     let key = leaf_key(record)?;
     Ok((key, &record[2 + key.len()..]))
-}
-
-fn leaf_record(key: &[u8], value: &[u8]) -> Vec<u8> {
-    let mut r = Vec::with_capacity(2 + key.len() + value.len());
-    r.extend_from_slice(&(key.len() as u16).to_le_bytes());
-    r.extend_from_slice(key);
-    r.extend_from_slice(value);
-    r
 }
 
 fn internal_entry(record: &[u8]) -> Result<(PageId, &[u8])> {
@@ -692,8 +710,8 @@ impl BTree<'_> {
             return Err(TreeError::TooLarge { key: key.len(), value: value.len() });
         }
         let mut hint = self.latch.write().unwrap_or_else(PoisonError::into_inner);
-        let record = leaf_record(key, value);
-        if !replace && self.append_at_hint(&mut hint, log, key, &record)? {
+        let mut row = RowRecord::new(key, value);
+        if !replace && self.append_at_hint(&mut hint, log, key, &mut row)? {
             return Ok(None);
         }
         // Each split makes the target leaf strictly smaller or new and empty, so this ends;
@@ -709,12 +727,13 @@ impl BTree<'_> {
                             return Err(TreeError::DuplicateKey);
                         }
                         let old = page.get(slot)?.to_vec();
-                        let grows = record.len().saturating_sub(old.len());
+                        let grows = row.record().len().saturating_sub(old.len());
                         if grows == 0 || grows <= page.free_bytes() {
                             let old_value = leaf_split(&old)?.1;
-                            let op = PageOp::Update { slot: slot as u16, record: &record };
-                            op.apply(&mut page)?;
-                            let lsn = log_row(log, &page, &op, lsn_before, Some(old_value))?;
+                            let slot = slot as u16;
+                            PageOp::Update { slot, record: row.record() }.apply(&mut page)?;
+                            let ops = row.op_encoding(false, slot);
+                            let lsn = log_row(log, &page, ops, lsn_before, Some(old_value))?;
                             page.mark_dirty(lsn);
                             return Ok(Some(old_value.to_vec()));
                         }
@@ -723,10 +742,11 @@ impl BTree<'_> {
                         if replace {
                             return Ok(None);
                         }
-                        if page.fits(record.len()) {
-                            let op = PageOp::Insert { slot: slot as u16, record: &record };
-                            op.apply(&mut page)?;
-                            let lsn = log_row(log, &page, &op, lsn_before, None)?;
+                        if page.fits(row.record().len()) {
+                            let at = slot as u16;
+                            PageOp::Insert { slot: at, record: row.record() }.apply(&mut page)?;
+                            let ops = row.op_encoding(true, at);
+                            let lsn = log_row(log, &page, ops, lsn_before, None)?;
                             page.mark_dirty(lsn);
                             if page.next_page().is_none() && slot + 1 == page.slot_count() {
                                 *hint = AppendHint { leaf: path.leaf.id(), lsn };
@@ -736,7 +756,7 @@ impl BTree<'_> {
                     }
                 }
             }
-            self.split_leaf(log, path, key, record.len())?;
+            self.split_leaf(log, path, key, row.record().len())?;
         }
         Err(corrupt(self.root, "an insert split 32 times without making room"))
     }
@@ -748,7 +768,7 @@ impl BTree<'_> {
         hint: &mut AppendHint,
         log: &mut dyn TreeLog,
         key: &[u8],
-        record: &[u8],
+        row: &mut RowRecord,
     ) -> Result<bool> {
         if hint.lsn == 0 {
             return Ok(false);
@@ -761,15 +781,16 @@ impl BTree<'_> {
             && page.next_page().is_none()
             && n > 0
             && leaf_key(page.get(n - 1)?)? < key
-            && page.fits(record.len());
+            && page.fits(row.record().len());
         if !usable {
             hint.lsn = 0;
             return Ok(false);
         }
         let lsn_before = page.page_lsn();
-        let op = PageOp::Insert { slot: n as u16, record };
-        op.apply(&mut page)?;
-        let lsn = log_row(log, &page, &op, lsn_before, None)?;
+        let slot = n as u16;
+        PageOp::Insert { slot, record: row.record() }.apply(&mut page)?;
+        let ops = row.op_encoding(true, slot);
+        let lsn = log_row(log, &page, ops, lsn_before, None)?;
         page.mark_dirty(lsn);
         hint.lsn = lsn;
         Ok(true)
@@ -790,7 +811,9 @@ impl BTree<'_> {
             let old = leaf_split(page.get(slot)?)?.1.to_vec();
             let op = PageOp::Delete { slot: slot as u16 };
             op.apply(&mut page)?;
-            let lsn = log_row(log, &page, &op, lsn_before, Some(&old))?;
+            let mut ops = Vec::with_capacity(op.encoded_len());
+            op.encode(&mut ops);
+            let lsn = log_row(log, &page, &ops, lsn_before, Some(&old))?;
             page.mark_dirty(lsn);
             let used = PAGE_SIZE - page.free_bytes();
             (old, used < PAGE_SIZE / 4)

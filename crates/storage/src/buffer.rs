@@ -101,7 +101,6 @@
 //!    frames as pins are released, for at most the free-frame wait (5 s) and then returns
 //!    [`BufferError::NoFreeFrame`]. Waits for a load or a write-out end when that I/O does.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -113,6 +112,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::file::{DataFile, FileError};
+use crate::hash::PageMap;
 use crate::page::{Corruption, Lsn, Page, PageError, PageId, PageType, PAGE_SIZE};
 
 /// What the buffer pool calls to enforce the WAL rule: before a dirty page whose page LSN is L
@@ -328,7 +328,7 @@ struct Desc {
 #[derive(Debug)]
 struct Table {
     /// Page id to frame index (invariant 1).
-    map: HashMap<PageId, usize>,
+    map: PageMap<usize>,
     /// One per frame, same index.
     descs: Vec<Desc>,
     /// The clock hand: the next frame the victim search looks at.
@@ -879,7 +879,7 @@ impl BufferPool {
             .map(|_| Frame { latch: RwLock::new(empty_page()), dirty: Mutex::default() })
             .collect();
         let table = Table {
-            map: HashMap::with_capacity(config.frames),
+            map: PageMap::with_capacity_and_hasher(config.frames, Default::default()),
             descs: (0..config.frames).map(|_| Desc::default()).collect(),
             hand: 0,
             waiters: 0,

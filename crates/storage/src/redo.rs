@@ -36,6 +36,20 @@ const TAG_LINKS: u8 = 6;
 
 const NO_PAGE: u32 = u32::MAX;
 
+/// Bytes of an insert's or update's encoding before its record: tag, slot, record length.
+pub const RECORD_OP_HEADER: usize = 5;
+
+/// The encoding of `PageOp::Insert { slot, record }` (of `PageOp::Update` if `insert` is
+/// false) up to its record, for a `record_len`-byte record. Followed by the record, it is the
+/// op's whole encoding, so a caller that builds the record behind room for this header logs
+/// the op without copying the record again.
+pub fn record_op_header(insert: bool, slot: u16, record_len: usize) -> [u8; RECORD_OP_HEADER] {
+    let [s0, s1] = slot.to_le_bytes();
+    // Record lengths are bounded by the page size, far below u16::MAX.
+    let [l0, l1] = (record_len as u16).to_le_bytes();
+    [if insert { TAG_INSERT } else { TAG_UPDATE }, s0, s1, l0, l1]
+}
+
 /// One change to one page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PageOp<'a> {
@@ -78,6 +92,16 @@ impl<'a> PageOp<'a> {
         matches!(self, PageOp::Image { .. })
     }
 
+    /// The length of the op's encoding, so that a buffer can be sized once.
+    pub fn encoded_len(&self) -> usize {
+        match self {
+            PageOp::Image { head, slots } => 5 + head.len() + slots.len(),
+            PageOp::Insert { record, .. } | PageOp::Update { record, .. } => 5 + record.len(),
+            PageOp::Delete { .. } | PageOp::Truncate { .. } => 3,
+            PageOp::Links { .. } => 9,
+        }
+    }
+
     /// Appends the op's encoding to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
         let u16le = |out: &mut Vec<u8>, v: usize| {
@@ -93,13 +117,8 @@ impl<'a> PageOp<'a> {
                 out.extend_from_slice(slots);
             }
             PageOp::Insert { slot, record } | PageOp::Update { slot, record } => {
-                out.push(if matches!(self, PageOp::Insert { .. }) {
-                    TAG_INSERT
-                } else {
-                    TAG_UPDATE
-                });
-                out.extend_from_slice(&slot.to_le_bytes());
-                u16le(out, record.len());
+                let insert = matches!(self, PageOp::Insert { .. });
+                out.extend_from_slice(&record_op_header(insert, *slot, record.len()));
                 out.extend_from_slice(record);
             }
             PageOp::Delete { slot } => {
@@ -221,6 +240,7 @@ mod tests {
     fn roundtrip(op: &PageOp<'_>) {
         let mut buf = Vec::new();
         op.encode(&mut buf);
+        assert_eq!(buf.len(), op.encoded_len());
         buf.push(0xAA);
         let (back, rest) = PageOp::decode(&buf).unwrap();
         assert_eq!(&back, op);
@@ -237,6 +257,23 @@ mod tests {
         roundtrip(&PageOp::Delete { slot: 9 });
         roundtrip(&PageOp::Truncate { from_slot: 4 });
         roundtrip(&PageOp::Links { prev: None, next: Some(12) });
+    }
+
+    #[test]
+    fn a_record_header_and_its_record_are_the_encoding() {
+        for (insert, op) in [
+            (true, PageOp::Insert { slot: 300, record: b"a record" }),
+            (false, PageOp::Update { slot: 2, record: b"" }),
+        ] {
+            let (PageOp::Insert { slot, record } | PageOp::Update { slot, record }) = op else {
+                unreachable!()
+            };
+            let mut built = record_op_header(insert, slot, record.len()).to_vec();
+            built.extend_from_slice(record);
+            let mut encoded = Vec::new();
+            op.encode(&mut encoded);
+            assert_eq!(built, encoded);
+        }
     }
 
     #[test]

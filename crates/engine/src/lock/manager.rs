@@ -1,5 +1,6 @@
 //! The lock table, the owner table, the grant rules and waiting.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -201,11 +202,27 @@ struct OwnerLocks {
     /// `DEADLOCK_PRIORITY`: the lowest in a cycle is chosen as the victim.
     priority: i32,
     /// Key locks by (db, object), as (index, key hash): a set per table, so that escalation
-    /// counts and releases one table's keys without looking at the others.
-    keys: HashMap<(u32, u32), KeySet, FastBuild>,
+    /// counts and releases one table's keys without looking at the others. A list of tables,
+    /// not a map: a transaction touches few tables, and most touch one, for which a map would
+    /// cost an allocation and a hash per transaction.
+    keys: Vec<((u32, u32), KeySet)>,
     /// Every other resource held. A transaction holds few (its database, the tables it
     /// touched), so a list is the quickest.
     others: Vec<Resource>,
+}
+
+impl OwnerLocks {
+    /// The key set of table `(db, object)`, created empty if the owner holds no key there.
+    fn table_keys_or_new(&mut self, table: (u32, u32)) -> &mut KeySet {
+        let at = match self.keys.iter().position(|(t, _)| *t == table) {
+            Some(at) => at,
+            None => {
+                self.keys.push((table, KeySet::default()));
+                self.keys.len() - 1
+            }
+        };
+        &mut self.keys[at].1
+    }
 }
 
 /// Who waits on what, for the deadlock detector. Under `LockManager::waits`.
@@ -267,26 +284,59 @@ impl LockManager {
         mode: LockMode,
         timeout: Option<Duration>,
     ) -> Result<bool, LockError> {
+        self.lock_counted(owner, res, mode, timeout).map(|(granted, _)| granted)
+    }
+
+    /// [`LockManager::lock`] that also returns how many key locks `owner` holds afterwards
+    /// on the table of `res`, a KEY resource (0 for any other): what escalation looks at
+    /// after every key lock. A new grant counts under the owner-table lock it takes anyway,
+    /// so a row lock costs no second trip to the owner table.
+    pub fn lock_key(
+        &self,
+        owner: OwnerId,
+        res: &Resource,
+        mode: LockMode,
+        timeout: Option<Duration>,
+    ) -> Result<(bool, usize), LockError> {
+        let (granted, count) = self.lock_counted(owner, res, mode, timeout)?;
+        let count = match (count, res) {
+            (Some(n), _) => n,
+            (None, &Resource::Key { db, object, .. }) => self.key_lock_count(owner, db, object),
+            (None, _) => 0,
+        };
+        Ok((granted, count))
+    }
+
+    /// [`LockManager::lock`], with the key count of [`LockManager::record`] when this call
+    /// recorded a new grant itself (`None` when it held the lock already or waited for it).
+    fn lock_counted(
+        &self,
+        owner: OwnerId,
+        res: &Resource,
+        mode: LockMode,
+        timeout: Option<Duration>,
+    ) -> Result<(bool, Option<usize>), LockError> {
         let mut guard = lock_mutex(self.shard(res));
         let state = &mut *guard;
         state.counters.requests += 1;
-        let Some(entry) = state.table.get_mut(res) else {
-            state.table.insert(res.clone(), LockEntry::granted_to(owner, mode));
-            self.record(owner, res);
-            return Ok(true);
+        // One probe of the table whether the resource is locked already or not.
+        let entry = match state.table.entry(res.clone()) {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(slot) => {
+                slot.insert(LockEntry::granted_to(owner, mode));
+                return Ok((true, Some(self.record(owner, res))));
+            }
         };
         let held = entry.mode_of(owner);
         if held.is_some_and(|h| h.covers(mode)) {
-            return Ok(false);
+            return Ok((false, None));
         }
         let conversion = held.is_some();
         // Conversions skip the queue (invariant 4); a new request may not pass a waiter.
         if conversion || !entry.has_live_waiters() {
             if let Some(new_holder) = entry.try_grant(owner, mode) {
-                if new_holder {
-                    self.record(owner, res);
-                }
-                return Ok(true);
+                let count = new_holder.then(|| self.record(owner, res));
+                return Ok((true, count));
             }
         }
         if timeout == Some(Duration::ZERO) {
@@ -299,7 +349,7 @@ impl LockManager {
         entry.enqueue(Waiter { id, owner, mode, conversion, victim: false, cv: Arc::clone(&cv) });
         state.counters.waits += 1;
         drop(guard);
-        self.wait(owner, res, mode, id, &cv, timeout)
+        self.wait(owner, res, mode, id, &cv, timeout).map(|granted| (granted, None))
     }
 
     /// Waits for the queued request `id` to be granted, to time out or to be chosen as a
@@ -413,17 +463,22 @@ impl LockManager {
     }
 
     /// Records a new grant in the owner table (invariant 2). Called under the shard's mutex.
-    fn record(&self, owner: OwnerId, res: &Resource) {
+    /// Returns how many key locks the owner now holds on the table of `res` (0 if `res` is not
+    /// a key).
+    fn record(&self, owner: OwnerId, res: &Resource) -> usize {
         let mut owners = lock_mutex(self.owner_shard(owner));
         let locks = owners.entry(owner).or_default();
         match *res {
             Resource::Key { db, object, index, hash } => {
-                locks.keys.entry((db, object)).or_default().insert((index, hash));
+                let keys = locks.table_keys_or_new((db, object));
+                keys.insert((index, hash));
+                keys.len()
             }
             _ => {
                 if !locks.others.contains(res) {
                     locks.others.push(res.clone());
                 }
+                0
             }
         }
     }
@@ -436,10 +491,11 @@ impl LockManager {
         };
         match *res {
             Resource::Key { db, object, index, hash } => {
-                if let Some(keys) = locks.keys.get_mut(&(db, object)) {
+                if let Some(at) = locks.keys.iter().position(|(t, _)| *t == (db, object)) {
+                    let keys = &mut locks.keys[at].1;
                     keys.remove(&(index, hash));
                     if keys.is_empty() {
-                        locks.keys.remove(&(db, object));
+                        locks.keys.swap_remove(at);
                     }
                 }
             }
@@ -452,9 +508,11 @@ impl LockManager {
     fn release_grant(&self, owner: OwnerId, res: &Resource, forget: bool) {
         let mut guard = lock_mutex(self.shard(res));
         let state = &mut *guard;
-        let Some(entry) = state.table.get_mut(res) else {
+        // One probe of the table to find the entry and, once unused, remove it.
+        let Entry::Occupied(mut slot) = state.table.entry(res.clone()) else {
             return;
         };
+        let entry = slot.get_mut();
         let Some(at) = entry.granted.iter().position(|g| g.0 == owner) else {
             return;
         };
@@ -464,7 +522,7 @@ impl LockManager {
         }
         self.grant_waiters(res, entry);
         if entry.is_unused() {
-            state.table.remove(res);
+            slot.remove();
         }
     }
 
@@ -482,7 +540,7 @@ impl LockManager {
             return;
         };
         // Rows before tables before the database: the order they were taken in, reversed.
-        for (&(db, object), keys) in &locks.keys {
+        for &((db, object), ref keys) in &locks.keys {
             for &(index, hash) in keys {
                 self.release_grant(owner, &Resource::Key { db, object, index, hash }, false);
             }
@@ -495,9 +553,10 @@ impl LockManager {
     /// Releases `owner`'s key locks on table `object` of database `db`: after lock escalation
     /// has given it a lock on the whole table.
     pub fn release_keys(&self, owner: OwnerId, db: u32, object: u32) {
-        let keys = lock_mutex(self.owner_shard(owner))
-            .get_mut(&owner)
-            .and_then(|locks| locks.keys.remove(&(db, object)));
+        let keys = lock_mutex(self.owner_shard(owner)).get_mut(&owner).and_then(|locks| {
+            let at = locks.keys.iter().position(|(t, _)| *t == (db, object))?;
+            Some(locks.keys.swap_remove(at).1)
+        });
         for (index, hash) in keys.into_iter().flatten() {
             self.release_grant(owner, &Resource::Key { db, object, index, hash }, false);
         }
@@ -508,8 +567,8 @@ impl LockManager {
     pub fn key_lock_count(&self, owner: OwnerId, db: u32, object: u32) -> usize {
         lock_mutex(self.owner_shard(owner))
             .get(&owner)
-            .and_then(|locks| locks.keys.get(&(db, object)))
-            .map_or(0, HashSet::len)
+            .and_then(|locks| locks.keys.iter().find(|(t, _)| *t == (db, object)))
+            .map_or(0, |(_, keys)| keys.len())
     }
 
     /// Sets `owner`'s deadlock priority (`SET DEADLOCK_PRIORITY`: LOW is -5, NORMAL 0, HIGH 5;

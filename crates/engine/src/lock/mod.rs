@@ -64,6 +64,7 @@ use std::time::Duration;
 
 pub use manager::LockManager;
 pub use mode::LockMode;
+pub(crate) use resource::FastBuild;
 pub use resource::Resource;
 
 /// Who owns a lock: a transaction id.

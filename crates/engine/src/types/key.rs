@@ -44,9 +44,18 @@ pub fn encode_key(types: &[SqlType], values: &[Value], out: &mut Vec<u8>) -> Res
     if types.len() != values.len() {
         return Err(RowError::ColumnCount { expected: types.len(), found: values.len() });
     }
+    encode_key_columns(types.iter().copied().zip(values), out)
+}
+
+/// [`encode_key`] of `(type, value)` pairs taken where they are (an index's columns picked
+/// out of a row), so that the caller builds no vectors of types and values per key.
+pub fn encode_key_columns<'v>(
+    columns: impl IntoIterator<Item = (SqlType, &'v Value)>,
+    out: &mut Vec<u8>,
+) -> Result<(), RowError> {
     let start = out.len();
-    for (i, (ty, v)) in types.iter().zip(values).enumerate() {
-        if let Err(e) = put_key_column(i, *ty, v, out) {
+    for (i, (ty, v)) in columns.into_iter().enumerate() {
+        if let Err(e) = put_key_column(i, ty, v, out) {
             out.truncate(start);
             return Err(e);
         }
