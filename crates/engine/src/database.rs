@@ -502,8 +502,13 @@ impl Database {
 
     /// Registers a transaction's first log record (so checkpoints keep its log).
     pub(crate) fn txn_started(&self, txn: u64) {
+        // The start is read under the `active` lock, which a checkpoint's step C3 holds too:
+        // a transaction it does not see then starts at or after the end of the log at C3,
+        // never before the truncation point that checkpoint sets. (Read before the lock, the
+        // start could precede it, and a later checkpoint's scan start with it.)
+        let mut active = self.active.lock().unwrap_or_else(PoisonError::into_inner);
         let start = self.log.as_ref().map_or(0, |l| l.end_lsn());
-        self.active.lock().unwrap_or_else(PoisonError::into_inner).txns.entry(txn).or_insert(start);
+        active.txns.entry(txn).or_insert(start);
     }
 
     /// Appends a commit record for a transaction that logged something; returns the receipt
