@@ -51,6 +51,8 @@ pub enum EngineError {
     },
     /// Error 11728 / 11731: a sequence reached its limit without CYCLE.
     SequenceExhausted(String),
+    /// Error 8115: the next identity value does not fit the column's type (its name).
+    IdentityOverflow(String),
     /// Error 8152 and friends: a value does not fit its column.
     ValueTooLarge(String),
     /// Error 3702 / 1828-like: the object is in use.
@@ -86,6 +88,7 @@ impl EngineError {
             EngineError::DatabaseOffline { .. } => 9001,
             EngineError::NullNotAllowed { .. } => 515,
             EngineError::SequenceExhausted(_) => 11728,
+            EngineError::IdentityOverflow(_) => 8115,
             EngineError::ValueTooLarge(_) => 8152,
             EngineError::InUse(_) => 3702,
             EngineError::Invalid(_) => 50000,
@@ -111,6 +114,7 @@ impl EngineError {
             | EngineError::NoSuchDatabase(_)
             | EngineError::DatabaseExists(_)
             | EngineError::SequenceExhausted(_)
+            | EngineError::IdentityOverflow(_)
             | EngineError::ValueTooLarge(_)
             | EngineError::InUse(_)
             | EngineError::Invalid(_)
@@ -194,6 +198,9 @@ impl fmt::Display for EngineError {
                 "The sequence object '{name}' has reached its minimum or maximum value. \
                  Restart the sequence object to allow new values to be generated."
             ),
+            EngineError::IdentityOverflow(ty) => {
+                write!(f, "Arithmetic overflow error converting IDENTITY to data type {ty}.")
+            }
             EngineError::ValueTooLarge(what) => write!(f, "{what}"),
             EngineError::InUse(what) => write!(f, "{what}"),
             EngineError::Invalid(what) => write!(f, "{what}"),

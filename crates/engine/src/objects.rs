@@ -130,7 +130,7 @@ impl Database {
 
     /// The next identity value of `table`.
     pub(crate) fn next_identity(&self, table: &TableDef) -> Result<i64, EngineError> {
-        let Some((_, _, inc)) = table.identity_column() else {
+        let Some((col, _, inc)) = table.identity_column() else {
             return Err(EngineError::Internal(format!("'{}' has no identity", table.name)));
         };
         let mut map = self.identity.lock().unwrap_or_else(PoisonError::into_inner);
@@ -140,7 +140,13 @@ impl Database {
             _ => table.identity_high,
         };
         let (last, persisted) = *map.entry(table.id).or_insert((high, high));
-        let next = last + inc;
+        // A value the column cannot hold is error 8115 and is not handed out: the next insert
+        // fails the same way, as in SQL Server (until DBCC CHECKIDENT, which Walden lacks).
+        let ty = table.columns[col].ty;
+        let next = last
+            .checked_add(inc)
+            .filter(|&next| identity_fits(ty, next))
+            .ok_or_else(|| EngineError::IdentityOverflow(ty.name()))?;
         let beyond = if inc > 0 { next > persisted } else { next < persisted };
         if beyond {
             let Some(Object::Table(mut def)) = current.as_deref().cloned() else {
@@ -299,6 +305,20 @@ impl Database {
 
 /// An integer as a value of `ty`, a sequence's or an identity column's type: an integer type
 /// or DECIMAL(p,s). `v` is not range-checked here: an integer type keeps its low bits.
+/// Whether an identity column of type `ty` can hold `v`.
+fn identity_fits(ty: SqlType, v: i64) -> bool {
+    match ty {
+        SqlType::TinyInt => u8::try_from(v).is_ok(),
+        SqlType::SmallInt => i16::try_from(v).is_ok(),
+        SqlType::Int => i32::try_from(v).is_ok(),
+        SqlType::Decimal { precision, scale } => {
+            let digits = u32::from(precision.saturating_sub(scale));
+            10i128.checked_pow(digits).is_none_or(|limit| i128::from(v).abs() < limit)
+        }
+        _ => true,
+    }
+}
+
 pub(crate) fn integer_value(ty: SqlType, v: i128) -> Value {
     match ty {
         SqlType::TinyInt => Value::TinyInt(v as u8),

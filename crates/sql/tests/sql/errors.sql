@@ -64,3 +64,12 @@ DROP TABLE dbo.t
 DROP TABLE dbo.t
 DROP TABLE IF EXISTS dbo.t
 GO
+-- An identity that outgrows its type: 8115, and the failed value is not handed out.
+CREATE TABLE dbo.small_id (id TINYINT IDENTITY(250, 3) PRIMARY KEY, v INT)
+INSERT dbo.small_id (v) VALUES (1)
+INSERT dbo.small_id (v) VALUES (2)
+INSERT dbo.small_id (v) VALUES (3)
+INSERT dbo.small_id (v) VALUES (4)
+SELECT id, v FROM dbo.small_id
+DROP TABLE dbo.small_id
+GO
