@@ -21,7 +21,7 @@
 pub mod btree;
 pub mod buffer;
 pub mod file;
-mod hash;
+pub mod hash;
 pub mod page;
 pub mod redo;
 pub mod slotted;

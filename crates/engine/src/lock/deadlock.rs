@@ -12,8 +12,8 @@ use std::collections::HashSet;
 use std::sync::MutexGuard;
 
 use super::manager::{lock_mutex, shard_index, LockManager, ShardState, Waits};
-use super::resource::FastBuild;
 use super::{OwnerId, Resource};
+use walden_storage::hash::FastBuild;
 
 /// How many cycles one search may break (or find gone) before it leaves the rest to the next
 /// periodic check. Each broken cycle costs another owner its transaction, so a bound here is

@@ -6,10 +6,10 @@ use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::resource::{hash_of, FastBuild};
 use super::{
     LockError, LockInfo, LockMode, LockStats, LockStatus, LockWaitStat, OwnerId, Resource,
 };
+use walden_storage::hash::{hash_of, FastBuild};
 
 /// Shards of the lock table and of the owner table. A power of two; 64 keeps two sessions
 /// working on different rows off each other's mutex almost always, for 16 KB of mutexes.

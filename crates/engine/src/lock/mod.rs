@@ -64,8 +64,8 @@ use std::time::Duration;
 
 pub use manager::LockManager;
 pub use mode::LockMode;
-pub(crate) use resource::FastBuild;
 pub use resource::Resource;
+pub(crate) use walden_storage::hash::FastBuild;
 
 /// Who owns a lock: a transaction id.
 pub type OwnerId = u64;
