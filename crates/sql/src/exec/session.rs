@@ -1422,10 +1422,9 @@ fn waitfor_duration(kind: WaitforKind, value: Value) -> Result<Option<Duration>,
         WaitforKind::Time => {
             // The clock of GETDATE(): local time. A clock before 1970 reads as the epoch.
             let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-            let day = DAY.as_nanos() as i128;
-            let offset = i128::from(scalar::local_offset_seconds(now)) * 1_000_000_000;
-            let local = (now.as_nanos() as i128 + offset).rem_euclid(day);
-            let wait = (of_day.as_nanos() as i128 + day - local) % day;
+            let day = DAY.as_nanos();
+            let local = scalar::to_local(now).as_nanos() % day;
+            let wait = (of_day.as_nanos() + day - local) % day;
             // wait < one day's nanoseconds, which fit in u64.
             Ok(Some(Duration::from_nanos(u64::try_from(wait).unwrap_or(0))))
         }

@@ -363,23 +363,23 @@ pub fn run(args: &Seed001Args) -> Result<(), String> {
         // Full and delayed alternate in slices of the run, so that both see the same
         // machine: on a shared one the disk's flush rate and the CPUs' load drift within a
         // minute by more than the ratios measured here.
-        let mut pair = [false, true].map(|delayed| Run {
+        let [full, delayed] = articles;
+        let mut pair = [(false, full), (true, delayed)].map(|(delayed, article)| Run {
             clients,
             delayed,
             transactions: 0,
             elapsed: Duration::ZERO,
             flushes: 0,
-            article: None,
+            article,
         });
         let slices = ROUNDS.min(n);
         for slice in 0..slices {
             let per_client = n / slices + u64::from(slice < n % slices);
-            for (run, article) in pair.iter_mut().zip(articles) {
+            for run in &mut pair {
                 let part = run_workload(&options, &mut admin, clients, per_client, run.delayed)?;
                 run.transactions += part.transactions;
                 run.elapsed += part.elapsed;
                 run.flushes += part.flushes;
-                run.article = article;
             }
         }
         runs.extend(pair);

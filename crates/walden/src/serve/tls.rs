@@ -299,13 +299,18 @@ impl AttentionProbe {
         u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX)
     }
 
+    /// The socket is not looked at again for [`PROBE_INTERVAL`].
+    fn put_off_next_look(&self) {
+        let interval = PROBE_INTERVAL.as_micros() as u64;
+        self.next_look.store(self.now_micros().saturating_add(interval), Ordering::Relaxed);
+    }
+
     /// A request starts (its message has been read whole). `pending`: input is already
     /// buffered on this side of the socket, which can only be an attention sent right behind
     /// the request.
     pub fn begin(&self, pending: bool) {
         self.cancelled.store(pending, Ordering::Relaxed);
-        self.next_look
-            .store(self.now_micros() + PROBE_INTERVAL.as_micros() as u64, Ordering::Relaxed);
+        self.put_off_next_look();
         self.running.store(true, Ordering::Relaxed);
     }
 
@@ -324,8 +329,7 @@ impl AttentionProbe {
         if !self.running.load(Ordering::Relaxed) {
             return false;
         }
-        self.next_look
-            .store(self.now_micros() + PROBE_INTERVAL.as_micros() as u64, Ordering::Relaxed);
+        self.put_off_next_look();
         // An error on the socket means the client is unreachable: as good as gone.
         if walden_io::net::wait_readable(&self.tcp, timeout).unwrap_or(true) {
             self.cancelled.store(true, Ordering::Relaxed);

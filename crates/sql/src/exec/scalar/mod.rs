@@ -41,6 +41,6 @@ pub use arith::{binary, unary};
 pub use compare::{compare, like};
 pub use convert::{coerce, convert, try_convert};
 pub use functions::call;
-pub(crate) use temporal::local_offset_seconds;
+pub(crate) use temporal::to_local;
 pub use text::to_text;
 pub use types::{common_type, data_type, data_type_in_cast, literal, precedence, type_of};

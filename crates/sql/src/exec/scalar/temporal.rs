@@ -365,27 +365,28 @@ pub(crate) fn now_utc() -> DateTime2 {
     utc_to_datetime2(since)
 }
 
-/// The current local time, to 100 ns: UTC moved by the system time zone's offset at this
-/// instant (the zone `TZ` names, else `/etc/localtime`; UTC if neither names one), which is
-/// what SQL Server's GETDATE and SYSDATETIME read from the machine they run on.
+/// The current local time, to 100 ns: see [`to_local`].
 pub(crate) fn now_local() -> DateTime2 {
     let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    let offset = local_offset_seconds(since);
-    let local = if offset >= 0 {
-        since.saturating_add(std::time::Duration::from_secs(offset.unsigned_abs()))
-    } else {
-        since.saturating_sub(std::time::Duration::from_secs(offset.unsigned_abs()))
-    };
-    utc_to_datetime2(local)
+    utc_to_datetime2(to_local(since))
 }
 
-/// The system time zone's offset from UTC, in seconds, at `since` the Unix epoch.
-pub(crate) fn local_offset_seconds(since: std::time::Duration) -> i64 {
+/// A moment, `since` the Unix epoch, moved to local time: the system time zone's offset at
+/// that moment added (the zone `TZ` names, else `/etc/localtime`; UTC if neither names one),
+/// which is what SQL Server's GETDATE and SYSDATETIME read from the machine they run on.
+/// Moments that would fall before the epoch read as the epoch.
+pub(crate) fn to_local(since: std::time::Duration) -> std::time::Duration {
     let at = i64::try_from(since.as_secs())
         .ok()
         .and_then(|secs| jiff::Timestamp::from_second(secs).ok())
         .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
-    i64::from(jiff::tz::TimeZone::system().to_offset(at).seconds())
+    let offset = jiff::tz::TimeZone::system().to_offset(at).seconds();
+    let shift = std::time::Duration::from_secs(u64::from(offset.unsigned_abs()));
+    if offset >= 0 {
+        since.saturating_add(shift)
+    } else {
+        since.saturating_sub(shift)
+    }
 }
 
 /// A time since the Unix epoch as a DATETIME2, to 100 ns.

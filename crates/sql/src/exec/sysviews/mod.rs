@@ -262,10 +262,10 @@ fn datetime2_from_unix_micros(us: u64) -> Option<DateTime2> {
     utc_micros_to_datetime2(local_micros(us))
 }
 
-/// `us` (since the Unix epoch) moved by the system time zone's offset at that moment.
+/// `us` (since the Unix epoch) moved to local time.
 fn local_micros(us: u64) -> u64 {
-    let offset = crate::exec::scalar::local_offset_seconds(std::time::Duration::from_micros(us));
-    us.saturating_add_signed(offset.saturating_mul(1_000_000))
+    let local = crate::exec::scalar::to_local(std::time::Duration::from_micros(us));
+    u64::try_from(local.as_micros()).unwrap_or(u64::MAX)
 }
 
 /// Microseconds since the Unix epoch as a DATETIME2, without a time zone.
