@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::sql::{acceptance_dir, acceptance_sizes, embedded_sql, scripts_found, SCRIPTS};
+use common::sql::{acceptance_dir, acceptance_sizes, embedded_sql};
 
 /// Runs one script and asserts it exits 0; prints its output (the result tables) either way.
 fn run_script(name: &str) {
@@ -38,43 +38,4 @@ fn run_script(name: &str) {
     );
 }
 
-/// A new script in the directory needs a test here, or it would never run.
-#[test]
-fn every_script_has_a_test() {
-    assert_eq!(scripts_found(), SCRIPTS);
-}
-
-#[test]
-fn procedures_002() {
-    run_script("002_procedures.sql");
-}
-
-#[test]
-fn sequence_cache_003() {
-    run_script("003_sequence_cache.sql");
-}
-
-#[test]
-fn small_vs_big_003() {
-    run_script("003_small_vs_big.sql");
-}
-
-#[test]
-fn tempdb_003() {
-    run_script("003_tempdb.sql");
-}
-
-#[test]
-fn virtual_file_stats_004() {
-    run_script("004_virtual_file_stats.sql");
-}
-
-#[test]
-fn flush_log() {
-    run_script("flush_log.sql");
-}
-
-#[test]
-fn precedence() {
-    run_script("precedence.sql");
-}
+common::acceptance_tests!(run_script);

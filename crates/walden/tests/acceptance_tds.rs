@@ -16,8 +16,7 @@ use std::process::{Command, Output};
 
 use common::server::Server;
 use common::sql::{
-    acceptance_dir, acceptance_sizes, assert_code, embedded_sql, run, scripts_found, stderr,
-    stdout, SCRIPTS,
+    acceptance_dir, acceptance_sizes, assert_code, embedded_sql, run, stderr, stdout,
 };
 use common::PASSWORD;
 
@@ -89,46 +88,7 @@ fn run_script(name: &str) {
     assert_eq!(shape(&stdout(&remote)), shape(&stdout(&embedded)), "{name}");
 }
 
-/// A new script in the directory needs a test here, or it would never run over TDS.
-#[test]
-fn every_script_has_a_test() {
-    assert_eq!(scripts_found(), SCRIPTS);
-}
-
-#[test]
-fn procedures_002() {
-    run_script("002_procedures.sql");
-}
-
-#[test]
-fn sequence_cache_003() {
-    run_script("003_sequence_cache.sql");
-}
-
-#[test]
-fn small_vs_big_003() {
-    run_script("003_small_vs_big.sql");
-}
-
-#[test]
-fn tempdb_003() {
-    run_script("003_tempdb.sql");
-}
-
-#[test]
-fn virtual_file_stats_004() {
-    run_script("004_virtual_file_stats.sql");
-}
-
-#[test]
-fn flush_log() {
-    run_script("flush_log.sql");
-}
-
-#[test]
-fn precedence() {
-    run_script("precedence.sql");
-}
+common::acceptance_tests!(run_script);
 
 #[test]
 fn an_error_prints_msg_lines_and_b_exits_1() {

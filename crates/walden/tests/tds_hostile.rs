@@ -227,16 +227,7 @@ fn connections_past_the_limit_get_17809_until_slots_free_up() {
     for stream in &mut silent {
         until_closed(stream);
     }
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        let (mut c, tokens) = Client::login(port, PASSWORD);
-        if tokens.iter().any(|t| matches!(t, Token::LoginAck(_))) {
-            assert_eq!(rows(&c.batch("SELECT 1")), vec![vec![TdsValue::Int(1)]]);
-            break;
-        }
-        assert!(Instant::now() < deadline, "slots never freed: {tokens:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    log_in_once_a_slot_frees(port, "slots never freed");
 }
 
 #[test]
@@ -288,14 +279,20 @@ fn a_vanished_client_is_rolled_back_and_releases_its_locks() {
     assert_eq!(rows(&tokens), vec![vec![TdsValue::Int(101)]], "{tokens:?}");
 
     // The vanished client's connection thread has ended: its slot is free.
+    log_in_once_a_slot_frees(port, "the vanished client's slot stayed taken");
+}
+
+/// Logs in as soon as the server has a free connection slot (within [`PATIENCE`]) and runs a
+/// query; fails with `what` if no slot frees up in time.
+fn log_in_once_a_slot_frees(port: u16, what: &str) {
     let deadline = Instant::now() + PATIENCE;
     loop {
         let (mut c, tokens) = Client::login(port, PASSWORD);
         if tokens.iter().any(|t| matches!(t, Token::LoginAck(_))) {
             assert_eq!(rows(&c.batch("SELECT 1")), vec![vec![TdsValue::Int(1)]]);
-            break;
+            return;
         }
-        assert!(Instant::now() < deadline, "the vanished client's slot stayed taken: {tokens:?}");
+        assert!(Instant::now() < deadline, "{what}: {tokens:?}");
         std::thread::sleep(Duration::from_millis(100));
     }
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-/// The acceptance scripts, each with its test in `acceptance.rs` and `acceptance_tds.rs`.
+/// The acceptance scripts, each with its test from [`crate::common::acceptance_tests`].
 pub const SCRIPTS: [&str; 7] = [
     "002_procedures.sql",
     "003_sequence_cache.sql",
