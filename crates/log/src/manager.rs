@@ -276,10 +276,6 @@ pub struct LogManager {
     writer: Mutex<Option<JoinHandle<()>>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock()
-}
-
 fn now_us() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
 }
@@ -410,19 +406,19 @@ impl LogManager {
 
     /// Appends a transaction-begin record.
     pub fn append_begin(&self, txn: u64) -> Result<Lsn, LogError> {
-        let st = lock(&self.shared.state);
+        let st = self.shared.state.lock();
         Ok(self.append_record(st, RecordKind::Begin, txn, &[])?.1)
     }
 
     /// Appends a record for the layers above.
     pub fn append_payload(&self, txn: u64, body: &[u8]) -> Result<Lsn, LogError> {
-        let st = lock(&self.shared.state);
+        let st = self.shared.state.lock();
         Ok(self.append_record(st, RecordKind::Payload, txn, body)?.1)
     }
 
     /// Appends an abort record.
     pub fn append_abort(&self, txn: u64) -> Result<Lsn, LogError> {
-        let st = lock(&self.shared.state);
+        let st = self.shared.state.lock();
         Ok(self.append_record(st, RecordKind::Abort, txn, &[])?.1)
     }
 
@@ -440,7 +436,7 @@ impl LogManager {
         // wall-clock time is derived from the same instant.
         let (appended, commit_time_us) = self.shared.clock.now();
         let body = CommitBody { durability, commit_time_us }.encode();
-        let st = lock(&self.shared.state);
+        let st = self.shared.state.lock();
         let (mut st, lsn) = self.append_record(st, RecordKind::Commit, txn, &body)?;
         st.stats.last_commit_lsn = lsn;
         let was_empty = st.unhardened.is_empty();
@@ -469,7 +465,7 @@ impl LogManager {
     /// The write-ahead rule: returns once every byte before `lsn` is hardened, flushing now if
     /// needed.
     pub fn flush_to(&self, lsn: Lsn) -> Result<(), LogError> {
-        let st = lock(&self.shared.state);
+        let st = self.shared.state.lock();
         st.check_usable()?;
         let target = lsn.min(st.end_lsn());
         self.harden(st, target, FlushReason::WalRule)
@@ -483,7 +479,7 @@ impl LogManager {
     /// Waits, without forcing a flush, until `lsn` is hardened by some trigger (the time bound
     /// at the latest, if it is on).
     pub fn wait_hardened(&self, lsn: Lsn) -> Result<(), LogError> {
-        let mut st = lock(&self.shared.state);
+        let mut st = self.shared.state.lock();
         let lsn = lsn.min(st.end_lsn());
         let start = Instant::now();
         let waited = st.hardened < lsn;
@@ -501,22 +497,22 @@ impl LogManager {
 
     /// Every byte before this LSN is on disk.
     pub fn hardened_lsn(&self) -> Lsn {
-        lock(&self.shared.state).hardened
+        self.shared.state.lock().hardened
     }
 
     /// The end of the appended log.
     pub fn end_lsn(&self) -> Lsn {
-        lock(&self.shared.state).end_lsn()
+        self.shared.state.lock().end_lsn()
     }
 
     /// The sticky failure, if a write or sync failed.
     pub fn failure(&self) -> Option<LogError> {
-        lock(&self.shared.state).failed.clone()
+        self.shared.state.lock().failed.clone()
     }
 
     /// A snapshot of the counters.
     pub fn stats(&self) -> LogStats {
-        let st = lock(&self.shared.state);
+        let st = self.shared.state.lock();
         let mut s = st.stats.clone();
         s.hardened_lsn = st.hardened;
         s.end_lsn = st.end_lsn();
@@ -531,7 +527,7 @@ impl LogManager {
     /// caller passes the oldest LSN a log backup still needs instead.
     pub fn set_truncation_lsn(&self, lsn: Lsn) {
         let hardened = self.hardened_lsn();
-        let mut map = lock(&self.shared.segments);
+        let mut map = self.shared.segments.lock();
         map.truncation_lsn = map.truncation_lsn.max(lsn.min(hardened));
     }
 
@@ -544,19 +540,19 @@ impl LogManager {
     /// The truncation point set by [`LogManager::set_truncation_lsn`] (0 until one is set):
     /// the log before it is no longer needed and its segments may be reused.
     pub fn truncation_lsn(&self) -> Lsn {
-        lock(&self.shared.segments).truncation_lsn
+        self.shared.segments.lock().truncation_lsn
     }
 
     /// The oldest position the file still holds: reading may start there.
     pub fn start_lsn(&self) -> Lsn {
-        let map = lock(&self.shared.segments);
+        let map = self.shared.segments.lock();
         map.start_lsn().unwrap_or_else(|| self.end_lsn())
     }
 
     /// Iterates over the hardened records whose LSN is greater than `after`.
     pub fn scan(&self, after: Lsn) -> LogScanner {
         let end = self.hardened_lsn();
-        let map = lock(&self.shared.segments);
+        let map = self.shared.segments.lock();
         LogScanner::new(
             Arc::clone(&self.shared.file),
             map.active.clone(),
@@ -575,19 +571,19 @@ impl LogManager {
             Err(e) => Err(e),
         };
         {
-            let mut st = lock(&self.shared.state);
+            let mut st = self.shared.state.lock();
             st.closed = true;
             self.shared.wake_writer.notify_all();
             self.shared.flushed.notify_all();
         }
-        if let Some(handle) = lock(&self.writer).take() {
+        if let Some(handle) = self.writer.lock().take() {
             let _ = handle.join();
         }
         result
     }
 
     fn flush_all(&self, reason: FlushReason) -> Result<Lsn, LogError> {
-        let st = lock(&self.shared.state);
+        let st = self.shared.state.lock();
         st.check_usable()?;
         let target = st.end_lsn();
         self.harden(st, target, reason)?;
@@ -746,7 +742,7 @@ impl LogManager {
                 if waiter.wait() == WAKE_HARDENED {
                     return Ok(());
                 }
-                st = lock(&self.shared.state);
+                st = self.shared.state.lock();
             } else {
                 st = flush(&self.shared, st, target, reason)?;
                 if st.hardened >= target {
@@ -864,7 +860,7 @@ fn flush<'a>(
 
     let io = write_blocks(shared, &mut blocks, cache);
 
-    let mut st = lock(&shared.state);
+    let mut st = shared.state.lock();
     st.flushing = false;
     let io = match io {
         Ok(io) => io,
@@ -932,7 +928,7 @@ fn flush<'a>(
         waiter.wake(WAKE_HARDENED);
     }
     shared.flushed.notify_all();
-    Ok(lock(&shared.state))
+    Ok(shared.state.lock())
 }
 
 /// Blocks `first..end` of a flush, contiguous in the file from `offset`.
@@ -966,7 +962,7 @@ fn write_blocks(
         let (data_offset, salt) = match cache {
             Some((seq, data_offset, salt)) if seq == sequence => (data_offset, salt),
             _ => {
-                let mut map = lock(&shared.segments);
+                let mut map = shared.segments.lock();
                 if !map.active.contains_key(&sequence) {
                     let outcome =
                         map.activate(&shared.file, shared.log_id, sequence, fresh_random())?;
@@ -974,7 +970,7 @@ fn write_blocks(
                     io.file_bytes += outcome.header_bytes;
                     io.grown_on_path |= outcome.grown;
                     let grow = map.spare_slots() < shared.config.spare_segments as usize;
-                    let mut st = lock(&shared.state);
+                    let mut st = shared.state.lock();
                     st.stats.segments_active = map.active.len() as u64;
                     st.stats.segments_total = u64::from(map.slots);
                     if grow {
@@ -1027,7 +1023,7 @@ fn write_blocks(
 /// the time bound) and grows the file ahead of need.
 fn writer_loop(shared: &Shared) {
     let half_delay = Duration::from_millis(shared.config.max_delay_ms) / 2;
-    let mut st = lock(&shared.state);
+    let mut st = shared.state.lock();
     loop {
         if st.closed {
             return;
@@ -1053,7 +1049,7 @@ fn writer_loop(shared: &Shared) {
                     .and_then(|st| lead_waiters(shared, st, u32::MAX))
                 {
                     Ok(st) => st,
-                    Err(_) => lock(&shared.state),
+                    Err(_) => shared.state.lock(),
                 };
                 continue;
             }
@@ -1061,7 +1057,7 @@ fn writer_loop(shared: &Shared) {
                 st.grow_wanted = false;
                 drop(st);
                 grow_ahead(shared);
-                st = lock(&shared.state);
+                st = shared.state.lock();
                 continue;
             }
         }
@@ -1080,17 +1076,17 @@ fn writer_loop(shared: &Shared) {
 /// while it zero-fills; a flush waits for it only if it reaches the end of its segment
 /// meanwhile, and then it needs the new slot anyway.
 fn grow_ahead(shared: &Shared) {
-    let mut map = lock(&shared.segments);
+    let mut map = shared.segments.lock();
     while map.spare_slots() < shared.config.spare_segments as usize {
         if let Err(e) = map.grow(&shared.file, 1) {
             drop(map);
-            fail(shared, &mut lock(&shared.state), e);
+            fail(shared, &mut shared.state.lock(), e);
             return;
         }
     }
     let total = u64::from(map.slots);
     drop(map);
-    lock(&shared.state).stats.segments_total = total;
+    shared.state.lock().stats.segments_total = total;
 }
 
 /// Creates a log file: header, zero-filled initial segments, all durable.
