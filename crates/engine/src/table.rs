@@ -252,7 +252,12 @@ impl Transaction {
         // it would let another transaction change the row before this one commits.
         let (newly_granted, count) = self.lock_key(&res, mode)?;
         if count >= ESCALATION_THRESHOLD {
-            let table_mode = if mode == LockMode::X { LockMode::X } else { LockMode::S };
+            // S only if every key lock is S: a transaction whose table lock covers IX has
+            // taken X key locks (it writes), and dropping them for a table S (SIX with its
+            // IX) would let other sessions read its uncommitted rows.
+            let writes = mode == LockMode::X
+                || self.table_lock(db.id(), table).is_some_and(|held| held.covers(LockMode::IX));
+            let table_mode = if writes { LockMode::X } else { LockMode::S };
             let table_res = Resource::Object { db: db.id(), object: table };
             // Escalation that cannot be granted at once is skipped, as in SQL Server, and
             // retried at the next key lock: the row lock still protects the row.

@@ -223,3 +223,30 @@ fn reading_a_row_it_changed_keeps_the_transactions_exclusive_lock() {
     writer.close();
     reader.close();
 }
+
+/// Lock escalation never gives up a row's X lock for less: a transaction that changed a row
+/// and then reads past the escalation threshold on the same table escalates to a table X
+/// lock (SIX would let other sessions read its uncommitted change).
+#[test]
+fn escalation_after_a_write_keeps_the_change_invisible() {
+    let (_dir, instance) = setup();
+    let mut a = Session::new(Arc::clone(&instance));
+    let mut b = Session::new(Arc::clone(&instance));
+    let out = run(
+        &mut a,
+        "USE d; DECLARE @i INT = 3; WHILE @i <= 6000 BEGIN INSERT INTO dbo.t VALUES (@i, @i); \
+         SET @i += 1 END;",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    run(
+        &mut a,
+        "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE; BEGIN TRAN; \
+         UPDATE dbo.t SET v = 11 WHERE id = 1; DECLARE @i INT = 2, @v INT; \
+         WHILE @i <= 6000 BEGIN SELECT @v = v FROM dbo.t WHERE id = @i; SET @i += 1 END;",
+    );
+    let out = run(&mut b, "USE d; SET LOCK_TIMEOUT 100; SELECT v FROM dbo.t WHERE id = 1");
+    let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
+    assert_eq!(numbers, vec![1222], "read {:?}", out.results);
+    run(&mut a, "ROLLBACK");
+    assert_eq!(scalar(&mut b, "SELECT v FROM dbo.t WHERE id = 1"), Value::Int(10));
+}
