@@ -330,3 +330,36 @@ fn prepared_statements() {
     let tokens = c.rpc(ProcId::PrepExecRpc, vec![handle_out(), text("p")]);
     assert_eq!(errors(&tokens), ["sp_prepexecrpc is not supported by Walden yet"]);
 }
+
+#[test]
+fn raiserror_of_severity_20_with_log_ends_the_connection_and_rolls_back() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    c.batch("CREATE TABLE dbo.fatal (id int PRIMARY KEY)");
+    let refused = c.batch("RAISERROR('no log', 19, 1); SELECT 1");
+    assert!(
+        refused.iter().any(|t| matches!(t, Token::Error(m) if m.number == 2754 && m.class == 16)),
+        "{refused:?}"
+    );
+    assert!(refused.iter().any(|t| matches!(t, Token::Row(_))), "the batch goes on: {refused:?}");
+
+    let tokens = c.batch(
+        "BEGIN TRAN; INSERT INTO dbo.fatal VALUES (1);
+         BEGIN TRY RAISERROR('fatal %d', 20, 1, 7) WITH LOG END TRY
+         BEGIN CATCH PRINT 'caught' END CATCH
+         SELECT 'not reached'",
+    );
+    let numbers: Vec<(i32, u8)> = tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Error(m) => Some((m.number, m.class)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(numbers, vec![(2745, 16), (50000, 20)], "{tokens:?}");
+    assert!(!tokens.iter().any(|t| matches!(t, Token::Info(_) | Token::Row(_))), "{tokens:?}");
+    assert!(c.try_batch("SELECT 1").is_err(), "the server closed the connection");
+
+    let mut fresh = Client::connect(server.port);
+    assert_eq!(fresh.scalar("SELECT COUNT(*) FROM dbo.fatal"), TdsValue::Int(0));
+}

@@ -192,6 +192,9 @@ pub struct Session {
     batches: HashMap<String, Arc<Batch>>,
     /// Says whether the client has cancelled the running batch (see "Cancellation").
     cancel: Option<Arc<dyn CancelSignal>>,
+    /// Set by `RAISERROR ... WITH LOG` of severity 20 or more: as in SQL Server, the session
+    /// is over (its transaction rolled back) and whoever owns it must close the connection.
+    terminated: bool,
 }
 
 impl Session {
@@ -229,6 +232,7 @@ impl Session {
             batches: HashMap::new(),
             stored_exprs: HashMap::new(),
             cancel: None,
+            terminated: false,
         }
     }
 
@@ -265,6 +269,15 @@ impl Session {
         }
         // An autocommit transaction never outlives its statement; a user one may span batches.
         run.finish_autocommit(false);
+        if run.s.terminated && run.s.trancount > 0 {
+            run.rollback_all();
+        }
+    }
+
+    /// Whether a severity 20+ error ended the session: the connection must be closed, and
+    /// the session runs nothing more.
+    pub fn terminated(&self) -> bool {
+        self.terminated
     }
 
     /// `text` parsed, from the cache when this session ran the same text before. Only
@@ -981,7 +994,7 @@ impl Run<'_> {
         Ok(e)
     }
 
-    fn raiserror(&mut self, r: &Raiserror, line: u32) -> Result<(), SqlError> {
+    fn raiserror(&mut self, r: &Raiserror, line: u32) -> Step<()> {
         let msg = self.value(&r.message)?;
         let severity = int_of(self.value(&r.severity)?)?.clamp(0, 25) as u8;
         let state = int_of(self.value(&r.state)?)?.clamp(0, 255) as u8;
@@ -996,10 +1009,35 @@ impl Run<'_> {
             ),
             other => (50000, printf(&scalar::to_text(&other), &args)),
         };
+        // Severities 19 to 25 are the sysadmin's, and only with WITH LOG (the one login is
+        // the sysadmin).
+        let with_log = r.options.contains(&RaiserrorOption::Log);
+        if severity > 18 && !with_log {
+            return Err(Halt::Error(SqlError::new(
+                2754,
+                "Error severity levels greater than 18 can only be specified by members of the sysadmin role, using the WITH LOG option.",
+            )));
+        }
         let mut e = SqlError::with_severity(number, severity, text);
         e.state = state;
         e.line = line;
         e.procedure = self.procedure_name();
+        if severity >= 20 {
+            // Fatal: no CATCH takes it, the batch ends and so does the session.
+            let mut notice = SqlError::new(
+                2745,
+                format!(
+                    "Process ID {} has raised user error {number}, severity {severity}. SQL Server is terminating this process.",
+                    self.s.spid
+                ),
+            );
+            notice.state = 2;
+            notice.line = line;
+            self.report(notice);
+            self.report(e);
+            self.s.terminated = true;
+            return Err(Halt::Aborted);
+        }
         if severity <= 10 {
             self.out.message(&e);
             if r.options.contains(&RaiserrorOption::NoWait) {
@@ -1007,7 +1045,7 @@ impl Run<'_> {
             }
             return Ok(());
         }
-        Err(e)
+        Err(Halt::Error(e))
     }
 
     // -----------------------------------------------------------------------------------

@@ -38,6 +38,9 @@ PRINT 'after RAISERROR the batch goes on'
 GO
 RAISERROR('progress %d%%', 0, 1, 50) WITH NOWAIT
 GO
+RAISERROR('severity 19 needs WITH LOG', 19, 1)
+PRINT 'after 2754 the batch goes on'
+GO
 BEGIN TRY
   SELECT 1 / 0
 END TRY

@@ -337,6 +337,10 @@ impl Conn {
             }
             attention.end();
             out.finish()?;
+            // A severity 20+ error ended the session: close the connection, as SQL Server does.
+            if session.terminated() {
+                return Ok(());
+            }
         }
     }
 

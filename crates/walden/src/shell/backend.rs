@@ -45,6 +45,10 @@ impl Embedded {
 
 impl Backend for Embedded {
     fn execute(&mut self, batch: &str, out: &mut dyn Output) -> Result<(), String> {
+        // Like a connection the server closed after a severity 20+ error.
+        if self.session.terminated() {
+            return Err("the session was ended by a severe error (severity 20 or more)".into());
+        }
         self.session.execute_batch(batch, out);
         Ok(())
     }
