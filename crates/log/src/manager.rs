@@ -9,8 +9,10 @@
 //!    fit is split into fragments over new blocks; before writing the first byte the appender
 //!    reserves every block the record needs, waiting (`LOGBUFFER`) while the buffer is full, so
 //!    a record is never interleaved with another and never waits half-written.
-//! 2. A block is *sealed* (closed to appends, queued for writing) when it fills, when a fully
-//!    durable commit's record is in it, or when a flush needs the records in it.
+//! 2. A block is *sealed* (closed to appends, queued for writing) when it fills, or when a flush
+//!    needs the records in it, which a fully durable commit's flush always does: the block is
+//!    sealed as that flush starts, so the commits that queue while another flush runs share
+//!    sectors, and one record's commit costs one sector on the disk.
 //! 3. At most one thread *flushes* at a time (`State::flushing`). It takes every sealed block,
 //!    drops the lock, writes them with one vectored write per segment, syncs once, retakes the
 //!    lock and advances `hardened` to the end of what it wrote. So one write and one sync
@@ -169,6 +171,11 @@ impl Block {
 /// A thread waiting in `harden` while another thread flushes. The flusher wakes exactly the
 /// waiters its flush hardened, plus the lowest remaining one to become the next flusher, so a
 /// flush costs one wake-up per released commit, not one per waiting thread.
+///
+/// The released waiters wake each other as a binary tree (see [`wake_hardened`]): the flusher
+/// wakes one and goes straight on to its next flush, and every woken thread wakes at most two
+/// more. On a small machine a wake-up is a system call plus a scheduling delay, and waking a
+/// group of 25 one after another kept the flusher off the disk for longer than the flush took.
 #[derive(Debug)]
 struct Waiter {
     thread: std::thread::Thread,
@@ -176,6 +183,9 @@ struct Waiter {
     outcome: AtomicU8,
     since: Instant,
     commit: bool,
+    /// Released waiters this one wakes when it wakes hardened: set before its own wake and
+    /// taken by itself after it, so the lock is never contended.
+    followers: Mutex<Vec<Arc<Waiter>>>,
 }
 
 const WAKE_NOT_YET: u8 = 0;
@@ -191,6 +201,7 @@ impl Waiter {
             outcome: AtomicU8::new(WAKE_NOT_YET),
             since,
             commit,
+            followers: Mutex::new(Vec::new()),
         }
     }
 
@@ -198,6 +209,10 @@ impl Waiter {
         loop {
             let outcome = self.outcome.load(Ordering::Acquire);
             if outcome != WAKE_NOT_YET {
+                if outcome == WAKE_HARDENED {
+                    let followers = std::mem::take(&mut *self.followers.lock());
+                    wake_hardened(followers);
+                }
                 return outcome;
             }
             std::thread::park();
@@ -208,6 +223,24 @@ impl Waiter {
         self.outcome.store(outcome, Ordering::Release);
         self.thread.unpark();
     }
+}
+
+/// Wakes `released` (waiters a flush hardened) as a binary tree: the first one is woken with
+/// the rest split between itself and a second one, each of which passes half of its share on
+/// in the same way when it runs.
+fn wake_hardened(mut released: Vec<Arc<Waiter>>) {
+    if released.is_empty() {
+        return;
+    }
+    let mut second_half = released.split_off(released.len().div_ceil(2));
+    let first = released.remove(0);
+    if !second_half.is_empty() {
+        let second = second_half.remove(0);
+        *second.followers.lock() = second_half;
+        second.wake(WAKE_HARDENED);
+    }
+    *first.followers.lock() = released;
+    first.wake(WAKE_HARDENED);
 }
 
 #[derive(Debug)]
@@ -452,10 +485,11 @@ impl LogManager {
             }
             Durability::Full => {
                 st.stats.commits_full += 1;
-                if st.open.as_ref().is_some_and(|b| b.lsn < lsn) {
-                    seal_open(&mut st);
-                }
-                // Not hardened yet: the lock has been held since the append.
+                // Not hardened yet: the lock has been held since the append. The block is
+                // sealed by the flush that hardens the record (`flush` seals the open block
+                // when its target lies in it): at once if this thread flushes, else when the
+                // flush after the running one starts, so the commits that queue behind one
+                // flush share sectors instead of padding one each.
                 self.harden_since(st, lsn, FlushReason::Commit, appended)?;
                 Ok(CommitReceipt { lsn, hardened: true, commit_time_us })
             }
@@ -924,9 +958,7 @@ fn flush<'a>(
     // Wake the released threads outside the lock: each wake is a system call, and appenders
     // should not queue behind them.
     drop(st);
-    for waiter in released.into_values() {
-        waiter.wake(WAKE_HARDENED);
-    }
+    wake_hardened(released.into_values().collect());
     shared.flushed.notify_all();
     Ok(shared.state.lock())
 }

@@ -5,8 +5,9 @@
 //! one thread and with 64 threads of fully durable commits so the three see the same disk,
 //! then commits/s for the other thread counts and durabilities, each on a fresh log file in
 //! the same directory. A
-//! commit is a transaction-begin record, one payload record of `--record-bytes` and the commit
-//! record. Every worker moves the truncation point up to the hardened LSN now and then, as
+//! commit is what the engine writes for a one-row transaction: one payload record of
+//! `--record-bytes` and the commit record (the engine writes no begin record; a transaction's
+//! first record begins it, for recovery as for `fn_dblog`). Every worker moves the truncation point up to the hardened LSN now and then, as
 //! SIMPLE recovery's checkpoints would, so the file reuses its segments instead of growing.
 
 use std::io::Write;
@@ -262,7 +263,7 @@ fn bench_config(args: &LogBenchArgs) -> LogConfig {
     }
 }
 
-/// A transaction as the benchmark counts one: begin, one payload record, commit.
+/// A transaction as the benchmark counts one: one payload record, then the commit.
 fn one_transaction(
     log: &LogManager,
     txn: u64,
@@ -270,7 +271,6 @@ fn one_transaction(
     durability: Durability,
 ) -> Result<(), String> {
     let err = |e: walden_log::LogError| e.to_string();
-    log.append_begin(txn).map_err(err)?;
     log.append_payload(txn, payload).map_err(err)?;
     log.append_commit(txn, durability).map_err(err)?;
     Ok(())
