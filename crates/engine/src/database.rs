@@ -935,7 +935,45 @@ pub(crate) struct UndoLog {
 /// up to this, so a small transaction allocates little.
 const UNDO_CHUNK: usize = 4096;
 
+/// Entries an [`UndoLog`] may have room for and still be kept for reuse (see
+/// [`UndoLog::recycle`]): a small transaction's log is kept, a big one's memory given back.
+const SPARE_UNDO_ENTRIES: usize = 64;
+/// Bytes of keys and old values an [`UndoLog`] may have room for and still be kept for reuse.
+const SPARE_UNDO_BYTES: usize = 16 << 10;
+
+thread_local! {
+    /// An emptied undo log that each thread keeps for the next transaction it starts, so that
+    /// a small transaction's undo allocates nothing.
+    static SPARE_UNDO: std::cell::Cell<Option<UndoLog>> = const { std::cell::Cell::new(None) };
+}
+
 impl UndoLog {
+    /// An empty log, on the memory of one that a finished transaction of this thread gave
+    /// back, if there is one.
+    pub(crate) fn reused() -> UndoLog {
+        SPARE_UNDO.try_with(std::cell::Cell::take).ok().flatten().unwrap_or_default()
+    }
+
+    /// Empties the log and keeps its memory for this thread's next transaction, unless it
+    /// grew past a small transaction's needs.
+    pub(crate) fn recycle(mut self) {
+        let entries = self.chunks.first().map_or(0, Vec::capacity);
+        if self.chunks.len() > 1
+            || entries > SPARE_UNDO_ENTRIES
+            || self.bytes.capacity() > SPARE_UNDO_BYTES
+        {
+            return;
+        }
+        // One empty chunk is a valid log: every chunk but the last is full.
+        if let Some(chunk) = self.chunks.first_mut() {
+            chunk.clear();
+        }
+        self.len = 0;
+        self.bytes.clear();
+        // The thread may be exiting, its spare gone already: then the memory just goes.
+        let _ = SPARE_UNDO.try_with(|spare| spare.set(Some(self)));
+    }
+
     /// Appends a row change.
     pub(crate) fn push(&mut self, row: RowUndo<'_>) {
         let (kind, value): (UndoKind, &[u8]) = match &row.undo {
@@ -1250,5 +1288,26 @@ mod tests {
         log.clear();
         check(&log, 0);
         assert!(log.is_empty());
+    }
+
+    #[test]
+    fn a_recycled_undo_log_is_empty_and_works_and_a_big_one_is_not_kept() {
+        let mut log = UndoLog::reused();
+        fill(&mut log, 0, 5);
+        let bytes = log.bytes.as_ptr();
+        log.recycle();
+        let mut log = UndoLog::reused();
+        assert_eq!(log.bytes.as_ptr(), bytes, "the memory was reused");
+        check(&log, 0);
+        fill(&mut log, 0, 9);
+        check(&log, 9);
+        log.truncate(2);
+        check(&log, 2);
+        log.recycle();
+        // A log past a small transaction's size is dropped, not kept for the next one.
+        let mut big = UndoLog::reused();
+        fill(&mut big, 0, 2 * SPARE_UNDO_ENTRIES);
+        big.recycle();
+        assert_eq!(UndoLog::reused().bytes.capacity(), 0);
     }
 }

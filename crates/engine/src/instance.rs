@@ -36,7 +36,7 @@ use crate::database::{
 };
 use crate::error::EngineError;
 use crate::lock::LockManager;
-use crate::txn::{Coordinator, Isolation, Transaction};
+use crate::txn::{Coordinator, Isolation, Transaction, TxnServices};
 
 /// The root of master's `sys.databases` tree.
 const DATABASES_ROOT: PageId = CATALOG_ROOT + 1;
@@ -168,14 +168,14 @@ pub struct Instance {
     dir: PathBuf,
     vfs: Arc<dyn Vfs>,
     config: InstanceConfig,
-    locks: Arc<LockManager>,
+    /// The lock manager and master's coordinator, which every transaction holds.
+    services: Arc<TxnServices>,
     master: Arc<Database>,
     tempdb: Arc<Database>,
     /// Folded name -> database (master and tempdb included).
     databases: RwLock<HashMap<String, Arc<Database>>>,
     /// Serializes CREATE / DROP / ALTER DATABASE.
     ddl: Mutex<()>,
-    coordinator: Arc<MasterCoordinator>,
     next_owner: AtomicU64,
     checkpointer: Mutex<Option<JoinHandle<()>>>,
     stop: Arc<(Mutex<bool>, Condvar)>,
@@ -287,12 +287,11 @@ impl Instance {
             dir: dir.to_path_buf(),
             vfs,
             config,
-            locks: Arc::new(LockManager::new()),
             master,
             tempdb,
             databases: RwLock::new(databases),
             ddl: Mutex::new(()),
-            coordinator,
+            services: TxnServices::new(Some(coordinator)),
             next_owner: AtomicU64::new(1),
             checkpointer: Mutex::new(None),
             stop: Arc::new((Mutex::new(false), Condvar::new())),
@@ -341,8 +340,8 @@ impl Instance {
     }
 
     /// The lock manager.
-    pub fn locks(&self) -> &Arc<LockManager> {
-        &self.locks
+    pub fn locks(&self) -> &LockManager {
+        self.services.locks()
     }
 
     /// master.
@@ -381,8 +380,7 @@ impl Instance {
     /// Begins a transaction.
     pub fn begin(&self, isolation: Isolation, lock_timeout: Option<Duration>) -> Transaction {
         let owner = self.next_owner.fetch_add(1, Ordering::Relaxed);
-        let coordinator: Arc<dyn Coordinator> = self.coordinator.clone();
-        Transaction::new(owner, Arc::clone(&self.locks), isolation, lock_timeout, Some(coordinator))
+        Transaction::new(owner, Arc::clone(&self.services), isolation, lock_timeout)
     }
 
     fn master_put(&self, entry: &DatabaseEntry, new: bool) -> Result<(), EngineError> {

@@ -350,7 +350,12 @@ pub struct IndexSpec {
 }
 
 impl Transaction {
-    fn lock_object(&self, db: &Database, object: u32, mode: LockMode) -> Result<(), EngineError> {
+    fn lock_object(
+        &mut self,
+        db: &Database,
+        object: u32,
+        mode: LockMode,
+    ) -> Result<(), EngineError> {
         self.lock(&Resource::Object { db: db.id(), object }, mode).map(|_| ())
     }
 

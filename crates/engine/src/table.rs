@@ -250,8 +250,8 @@ impl Transaction {
         // A lock the transaction already held (an UPDATE's X, say) is not this request's to
         // give back: a READ COMMITTED read releases only a lock it took itself. Releasing
         // it would let another transaction change the row before this one commits.
-        let (newly_granted, count) = self.lock_key(&res, mode)?;
-        if count >= ESCALATION_THRESHOLD {
+        let newly_granted = self.lock(&res, mode)?;
+        if self.key_lock_count(db.id(), table) >= ESCALATION_THRESHOLD {
             // S only if every key lock is S: a transaction whose table lock covers IX has
             // taken X key locks (it writes), and dropping them for a table S (SIX with its
             // IX) would let other sessions read its uncommitted rows.
@@ -261,17 +261,13 @@ impl Transaction {
             let table_res = Resource::Object { db: db.id(), object: table };
             // Escalation that cannot be granted at once is skipped, as in SQL Server, and
             // retried at the next key lock: the row lock still protects the row.
-            if self
-                .lock_manager()
-                .lock(self.id(), &table_res, table_mode, Some(Default::default()))
-                .is_ok()
-            {
+            if self.lock_at_once(&table_res, table_mode) {
                 let now =
                     self.table_lock(db.id(), table).map_or(table_mode, |h| h.join(table_mode));
                 self.set_table_lock(db.id(), table, now);
                 // The table lock covers the row (X covers X; any join with S covers S), so
                 // the row lock just taken goes with the others.
-                self.lock_manager().release_keys(self.id(), db.id(), table);
+                self.release_keys(db.id(), table);
                 return Ok(None);
             }
         }

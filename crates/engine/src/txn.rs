@@ -33,7 +33,17 @@ use walden_storage::PageId;
 
 use crate::database::{Database, DbLogger, LogMode, RowKind, UndoLog, UndoRef};
 use crate::error::EngineError;
-use crate::lock::{LockManager, LockMode, Resource};
+use crate::lock::{LockManager, LockMode, LockOwner, Resource};
+
+/// The participant list kept for reuse (see [`Transaction::recycle`]) holds at most this many.
+const SPARE_PARTS: usize = 4;
+
+thread_local! {
+    /// The emptied participant list of a transaction that ended on this thread, which the
+    /// next transaction the thread begins reuses, so that it allocates none.
+    static SPARE_PART_LIST: std::cell::Cell<Vec<Participant>> =
+        const { std::cell::Cell::new(Vec::new()) };
+}
 
 /// SQL Server's isolation levels that Walden implements with locks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,15 +81,15 @@ pub struct CommitOutcome {
 /// A transaction. Dropping one that was not committed rolls it back.
 #[derive(Debug)]
 pub struct Transaction {
-    id: u64,
-    locks: Arc<LockManager>,
+    /// The lock owner: the transaction's id and the locks it holds, which commit and
+    /// rollback release.
+    owner: LockOwner,
+    services: Arc<TxnServices>,
     isolation: Isolation,
     lock_timeout: Option<Duration>,
     parts: Vec<Participant>,
     savepoints: Vec<(String, Vec<usize>)>,
     finished: bool,
-    /// The coordinator for two-phase commit (master), if the instance has one.
-    coordinator: Option<Arc<dyn Coordinator>>,
     /// The table locks held, so repeated row operations skip the lock manager.
     table_locks: TableLocks,
     /// The last identity value this transaction's inserts generated.
@@ -115,6 +125,27 @@ impl TableLocks {
     }
 }
 
+/// What the transactions of an instance share: the lock manager and the coordinator of the
+/// transactions that span databases. A transaction holds both through this one `Arc`, so that
+/// beginning and ending one costs one reference count, not one per service.
+#[derive(Debug)]
+pub struct TxnServices {
+    locks: LockManager,
+    coordinator: Option<Arc<dyn Coordinator>>,
+}
+
+impl TxnServices {
+    /// A new lock manager, with the coordinator for two-phase commit (master), if any.
+    pub fn new(coordinator: Option<Arc<dyn Coordinator>>) -> Arc<TxnServices> {
+        Arc::new(TxnServices { locks: LockManager::new(), coordinator })
+    }
+
+    /// The lock manager.
+    pub fn locks(&self) -> &LockManager {
+        &self.locks
+    }
+}
+
 /// Records the outcome of a transaction that spans databases (implemented over master).
 pub trait Coordinator: Send + Sync + std::fmt::Debug {
     /// A global transaction id never handed out before.
@@ -124,23 +155,22 @@ pub trait Coordinator: Send + Sync + std::fmt::Debug {
 }
 
 impl Transaction {
-    /// A new transaction with lock-owner id `id` (unique in the instance).
+    /// A new transaction with lock-owner id `id` (unique among the transactions of
+    /// `services`).
     pub fn new(
         id: u64,
-        locks: Arc<LockManager>,
+        services: Arc<TxnServices>,
         isolation: Isolation,
         lock_timeout: Option<Duration>,
-        coordinator: Option<Arc<dyn Coordinator>>,
     ) -> Transaction {
         Transaction {
-            id,
-            locks,
+            owner: LockOwner::new(id),
+            services,
             isolation,
             lock_timeout,
-            parts: Vec::new(),
+            parts: SPARE_PART_LIST.try_with(std::cell::Cell::take).unwrap_or_default(),
             savepoints: Vec::new(),
             finished: false,
-            coordinator,
             table_locks: TableLocks::default(),
             last_identity: None,
         }
@@ -187,7 +217,7 @@ impl Transaction {
 
     /// The lock-owner id.
     pub fn id(&self) -> u64 {
-        self.id
+        self.owner.id()
     }
 
     /// The isolation level.
@@ -210,29 +240,31 @@ impl Transaction {
         self.parts.iter().any(|p| !p.undo.is_empty() || p.ddl)
     }
 
-    /// Acquires a lock for this transaction.
-    pub fn lock(&self, res: &Resource, mode: LockMode) -> Result<bool, EngineError> {
-        Ok(self.locks.lock(self.id, res, mode, self.lock_timeout)?)
+    /// Acquires a lock for this transaction (see [`LockManager::lock`]).
+    pub fn lock(&mut self, res: &Resource, mode: LockMode) -> Result<bool, EngineError> {
+        Ok(self.services.locks.lock(&mut self.owner, res, mode, self.lock_timeout)?)
     }
 
-    /// Acquires a key lock for this transaction; also returns how many key locks it then
-    /// holds on the key's table (see [`LockManager::lock_key`]).
-    pub(crate) fn lock_key(
-        &self,
-        res: &Resource,
-        mode: LockMode,
-    ) -> Result<(bool, usize), EngineError> {
-        Ok(self.locks.lock_key(self.id, res, mode, self.lock_timeout)?)
+    /// Acquires a lock only if it can be granted at once, whatever the lock timeout: what lock
+    /// escalation asks for. `false` if it would have to wait.
+    pub(crate) fn lock_at_once(&mut self, res: &Resource, mode: LockMode) -> bool {
+        self.services.locks.lock(&mut self.owner, res, mode, Some(Duration::ZERO)).is_ok()
+    }
+
+    /// How many key locks this transaction holds on table `object` of database `db`.
+    pub(crate) fn key_lock_count(&self, db: u32, object: u32) -> usize {
+        self.owner.key_lock_count(db, object)
     }
 
     /// Releases one lock early (READ COMMITTED row reads).
-    pub fn unlock(&self, res: &Resource) {
-        self.locks.unlock(self.id, res);
+    pub fn unlock(&mut self, res: &Resource) {
+        self.services.locks.unlock(&mut self.owner, res);
     }
 
-    /// The lock manager.
-    pub fn lock_manager(&self) -> &Arc<LockManager> {
-        &self.locks
+    /// Releases the key locks on table `object` of database `db`, once an escalated table lock
+    /// covers them.
+    pub(crate) fn release_keys(&mut self, db: u32, object: u32) {
+        self.services.locks.release_keys(&mut self.owner, db, object);
     }
 
     fn part(&mut self, db: &Arc<Database>) -> Result<&mut Participant, EngineError> {
@@ -252,7 +284,7 @@ impl Transaction {
         self.parts.push(Participant {
             db: Arc::clone(db),
             txn,
-            undo: UndoLog::default(),
+            undo: UndoLog::reused(),
             ddl: false,
         });
         self.parts.last_mut().ok_or_else(|| EngineError::Internal("no participant".into()))
@@ -384,7 +416,7 @@ impl Transaction {
     pub fn commit(mut self, option: CommitOption) -> Result<CommitOutcome, EngineError> {
         let result = self.commit_inner(option);
         self.finished = true;
-        self.locks.release_all(self.id);
+        self.services.locks.release_all(&mut self.owner);
         result
     }
 
@@ -393,7 +425,7 @@ impl Transaction {
         let spans = self.parts.iter().filter(logged).count() > 1;
         let mut outcome = CommitOutcome { hardened: true, ..CommitOutcome::default() };
         if spans {
-            if let Some(c) = &self.coordinator {
+            if let Some(c) = &self.services.coordinator {
                 let gtid = c.new_gtid();
                 for part in self.parts.iter().filter(logged) {
                     part.db.prepare_txn(part.txn, gtid)?;
@@ -426,7 +458,7 @@ impl Transaction {
     pub fn rollback(mut self) -> Result<(), EngineError> {
         let result = self.rollback_inner();
         self.finished = true;
-        self.locks.release_all(self.id);
+        self.services.locks.release_all(&mut self.owner);
         result
     }
 
@@ -454,8 +486,26 @@ impl Drop for Transaction {
             // A session that went away: roll back; a failure has already taken the database
             // offline, and there is nobody left to tell.
             let _ = self.rollback_inner();
-            self.locks.release_all(self.id);
+            self.services.locks.release_all(&mut self.owner);
         }
+        self.recycle();
+    }
+}
+
+impl Transaction {
+    /// Leaves the memory of the participant list and of the undo logs to the next
+    /// transaction this thread begins, once this one is over. The databases are not kept:
+    /// only the emptied buffers are.
+    fn recycle(&mut self) {
+        let mut parts = std::mem::take(&mut self.parts);
+        if parts.capacity() > SPARE_PARTS {
+            return;
+        }
+        for part in parts.drain(..) {
+            part.undo.recycle();
+        }
+        // The thread may be exiting, its spare gone already: then the memory just goes.
+        let _ = SPARE_PART_LIST.try_with(|spare| spare.set(parts));
     }
 }
 

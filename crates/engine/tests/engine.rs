@@ -208,9 +208,8 @@ fn deadlocks_pick_a_victim_with_1205() {
 fn tx_key(db: &Arc<Database>, t: &TableDef, n: i32) -> Vec<u8> {
     let mut tx = Transaction::new(
         u64::MAX,
-        Arc::new(walden_engine::lock::LockManager::new()),
+        walden_engine::txn::TxnServices::new(None),
         Isolation::ReadCommitted,
-        None,
         None,
     );
     let key = tx.seek_row(db, t, 1, &[Value::Int(n)]).unwrap().unwrap();

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use walden_engine::lock::LockMode::{IS, IX, S, SIX, U, X};
 use walden_engine::lock::{
-    LockError, LockInfo, LockManager, LockMode, LockStatus, OwnerId, Resource,
+    LockError, LockInfo, LockManager, LockMode, LockOwner, LockStatus, OwnerId, Resource,
 };
 
 /// Runs `body` on its own thread and fails the test if it does not finish within `limit`,
@@ -38,14 +38,23 @@ fn key(n: u64) -> Resource {
     Resource::Key { db: 5, object: 100, index: 1, hash: n }
 }
 
+/// Owners with ids `ids`, holding nothing.
+fn owners<const N: usize>(ids: [OwnerId; N]) -> [LockOwner; N] {
+    ids.map(LockOwner::new)
+}
+
+/// Locks `res` for `owner` on a thread of its own, which hands the owner back with the result.
 fn spawn_lock(
     m: &Arc<LockManager>,
-    owner: OwnerId,
+    mut owner: LockOwner,
     res: Resource,
     mode: LockMode,
-) -> JoinHandle<Result<bool, LockError>> {
+) -> JoinHandle<(LockOwner, Result<bool, LockError>)> {
     let m = Arc::clone(m);
-    thread::spawn(move || m.lock(owner, &res, mode, None))
+    thread::spawn(move || {
+        let result = m.lock(&mut owner, &res, mode, None);
+        (owner, result)
+    })
 }
 
 /// Polls until `cond` holds (tests only: the manager itself never polls).
@@ -74,20 +83,22 @@ fn granted(m: &LockManager, owner: OwnerId, res: &Resource) -> Option<LockMode> 
 
 /// Thread `owner` of a deadlock test: lock `res`; on success release everything, on failure
 /// check that the victim still holds `kept`, then release everything (the caller's rollback).
+/// Hands the owner back with the result.
 fn deadlock_party(
     m: &Arc<LockManager>,
-    owner: OwnerId,
+    mut owner: LockOwner,
     res: Resource,
     kept: Resource,
-) -> JoinHandle<Result<bool, LockError>> {
+) -> JoinHandle<(LockOwner, Result<bool, LockError>)> {
     let m = Arc::clone(m);
     thread::spawn(move || {
-        let result = m.lock(owner, &res, X, None);
+        let result = m.lock(&mut owner, &res, X, None);
         if result.is_err() {
-            assert_eq!(granted(&m, owner, &kept), Some(X), "a victim keeps its granted locks");
+            let id = owner.id();
+            assert_eq!(granted(&m, id, &kept), Some(X), "a victim keeps its granted locks");
         }
-        m.release_all(owner);
-        result
+        m.release_all(&mut owner);
+        (owner, result)
     })
 }
 
@@ -181,21 +192,22 @@ fn resources_and_errors() {
 #[test]
 fn grants_covers_and_conversions_without_waiting() {
     let m = LockManager::new();
+    let [mut o1, mut o2, mut o3, mut o4] = owners([1, 2, 3, 4]);
     let k = key(1);
-    assert_eq!(m.lock(1, &k, S, None), Ok(true));
-    assert_eq!(m.lock(1, &k, S, None), Ok(false), "already held");
-    assert_eq!(m.lock(1, &k, IS, None), Ok(false), "S covers IS");
-    assert_eq!(m.lock(2, &k, S, None), Ok(true), "S is compatible with S");
-    assert_eq!(m.lock(3, &k, U, None), Ok(true), "U is compatible with S");
-    assert_eq!(m.lock(4, &k, U, Some(Duration::ZERO)).map_err(|e| e.number()), Err(1222));
-    assert_eq!(m.lock(3, &k, S, None), Ok(false), "U covers S");
+    assert_eq!(m.lock(&mut o1, &k, S, None), Ok(true));
+    assert_eq!(m.lock(&mut o1, &k, S, None), Ok(false), "already held");
+    assert_eq!(m.lock(&mut o1, &k, IS, None), Ok(false), "S covers IS");
+    assert_eq!(m.lock(&mut o2, &k, S, None), Ok(true), "S is compatible with S");
+    assert_eq!(m.lock(&mut o3, &k, U, None), Ok(true), "U is compatible with S");
+    assert_eq!(m.lock(&mut o4, &k, U, Some(Duration::ZERO)).map_err(|e| e.number()), Err(1222));
+    assert_eq!(m.lock(&mut o3, &k, S, None), Ok(false), "U covers S");
     let t = Resource::Object { db: 5, object: 100 };
-    assert_eq!(m.lock(1, &t, IX, None), Ok(true));
-    assert_eq!(m.lock(1, &t, S, None), Ok(true), "conversion to SIX");
+    assert_eq!(m.lock(&mut o1, &t, IX, None), Ok(true));
+    assert_eq!(m.lock(&mut o1, &t, S, None), Ok(true), "conversion to SIX");
     assert_eq!(granted(&m, 1, &t), Some(SIX));
-    m.release_all(1);
-    m.release_all(2);
-    m.release_all(3);
+    m.release_all(&mut o1);
+    m.release_all(&mut o2);
+    m.release_all(&mut o3);
     assert!(m.snapshot().is_empty());
 }
 
@@ -203,10 +215,11 @@ fn grants_covers_and_conversions_without_waiting() {
 fn conversion_s_to_x_waits_for_other_s_holders() {
     with_watchdog(Duration::from_secs(10), || {
         let m = Arc::new(LockManager::new());
+        let [mut o1, mut o2] = owners([1, 2]);
         let k = key(1);
-        m.lock(1, &k, S, None).unwrap();
-        m.lock(2, &k, S, None).unwrap();
-        let converter = spawn_lock(&m, 1, k.clone(), X);
+        m.lock(&mut o1, &k, S, None).unwrap();
+        m.lock(&mut o2, &k, S, None).unwrap();
+        let converter = spawn_lock(&m, o1, k.clone(), X);
         wait_until("owner 1 converts", || is_waiting(&m, 1));
         let rows = rows_of(&m, 1);
         assert!(rows.contains(&LockInfo {
@@ -218,11 +231,13 @@ fn conversion_s_to_x_waits_for_other_s_holders() {
         assert_eq!(granted(&m, 1, &k), Some(S), "still holds S while converting");
         thread::sleep(Duration::from_millis(30));
         assert!(!converter.is_finished());
-        m.release_all(2);
-        assert_eq!(converter.join().unwrap(), Ok(true));
+        m.release_all(&mut o2);
+        let (mut o1, result) = converter.join().unwrap();
+        assert_eq!(result, Ok(true));
         assert_eq!(granted(&m, 1, &k), Some(X));
         assert_eq!(m.snapshot().len(), 1);
-        m.release_all(1);
+        m.release_all(&mut o1);
+        assert!(m.snapshot().is_empty());
     });
 }
 
@@ -230,14 +245,15 @@ fn conversion_s_to_x_waits_for_other_s_holders() {
 fn fifo_new_shared_waits_behind_waiting_exclusive() {
     with_watchdog(Duration::from_secs(10), || {
         let m = Arc::new(LockManager::new());
+        let [mut o1, o2, mut o3] = owners([1, 2, 3]);
         let k = key(1);
-        m.lock(1, &k, S, None).unwrap();
-        let writer = spawn_lock(&m, 2, k.clone(), X);
+        m.lock(&mut o1, &k, S, None).unwrap();
+        let writer = spawn_lock(&m, o2, k.clone(), X);
         wait_until("the writer waits", || is_waiting(&m, 2));
         // Compatible with the granted S, but the X waits ahead of it.
-        let err = m.lock(3, &k, S, Some(Duration::ZERO)).unwrap_err();
+        let err = m.lock(&mut o3, &k, S, Some(Duration::ZERO)).unwrap_err();
         assert_eq!(err.number(), 1222);
-        let reader = spawn_lock(&m, 3, k.clone(), S);
+        let reader = spawn_lock(&m, o3, k.clone(), S);
         wait_until("the second reader waits", || is_waiting(&m, 3));
         let waiting: Vec<OwnerId> = m
             .snapshot()
@@ -246,13 +262,16 @@ fn fifo_new_shared_waits_behind_waiting_exclusive() {
             .map(|r| r.owner)
             .collect();
         assert_eq!(waiting, [2, 3], "queue order");
-        m.release_all(1);
-        assert_eq!(writer.join().unwrap(), Ok(true));
+        m.release_all(&mut o1);
+        let (mut o2, result) = writer.join().unwrap();
+        assert_eq!(result, Ok(true));
         thread::sleep(Duration::from_millis(20));
         assert!(!reader.is_finished(), "S must wait for the X granted before it");
-        m.release_all(2);
-        assert_eq!(reader.join().unwrap(), Ok(true));
-        m.release_all(3);
+        m.release_all(&mut o2);
+        let (mut o3, result) = reader.join().unwrap();
+        assert_eq!(result, Ok(true));
+        // Granted by another thread's release, yet listed in the owner: release_all finds it.
+        m.release_all(&mut o3);
         assert!(m.snapshot().is_empty());
     });
 }
@@ -261,15 +280,16 @@ fn fifo_new_shared_waits_behind_waiting_exclusive() {
 fn conversions_go_ahead_of_waiting_requests() {
     with_watchdog(Duration::from_secs(10), || {
         let m = Arc::new(LockManager::new());
+        let [mut o1, mut o2, o3] = owners([1, 2, 3]);
         let k = key(1);
-        m.lock(1, &k, IS, None).unwrap();
-        m.lock(2, &k, S, None).unwrap();
-        let writer = spawn_lock(&m, 3, k.clone(), X);
+        m.lock(&mut o1, &k, IS, None).unwrap();
+        m.lock(&mut o2, &k, S, None).unwrap();
+        let writer = spawn_lock(&m, o3, k.clone(), X);
         wait_until("the writer waits", || is_waiting(&m, 3));
         // A conversion compatible with the other holders is granted past the queue.
-        assert_eq!(m.lock(1, &k, S, Some(Duration::ZERO)), Ok(true));
+        assert_eq!(m.lock(&mut o1, &k, S, Some(Duration::ZERO)), Ok(true));
         // One that is not waits, but ahead of the new request queued before it.
-        let converter = spawn_lock(&m, 1, k.clone(), X);
+        let converter = spawn_lock(&m, o1, k.clone(), X);
         wait_until("owner 1 converts", || is_waiting(&m, 1));
         let queue: Vec<(OwnerId, LockStatus)> = m
             .snapshot()
@@ -278,22 +298,26 @@ fn conversions_go_ahead_of_waiting_requests() {
             .map(|r| (r.owner, r.status))
             .collect();
         assert_eq!(queue, [(1, LockStatus::Converting), (3, LockStatus::Waiting)]);
-        m.release_all(2);
-        assert_eq!(converter.join().unwrap(), Ok(true));
+        m.release_all(&mut o2);
+        let (mut o1, result) = converter.join().unwrap();
+        assert_eq!(result, Ok(true));
         assert!(is_waiting(&m, 3));
-        m.release_all(1);
-        assert_eq!(writer.join().unwrap(), Ok(true));
-        m.release_all(3);
+        m.release_all(&mut o1);
+        let (mut o3, result) = writer.join().unwrap();
+        assert_eq!(result, Ok(true));
+        m.release_all(&mut o3);
+        assert!(m.snapshot().is_empty());
     });
 }
 
 #[test]
 fn timeout_zero_fails_at_once_with_1222() {
     let m = LockManager::new();
+    let [mut o1, mut o2] = owners([1, 2]);
     let k = key(1);
-    m.lock(1, &k, X, None).unwrap();
+    m.lock(&mut o1, &k, X, None).unwrap();
     let start = Instant::now();
-    let err = m.lock(2, &k, S, Some(Duration::ZERO)).unwrap_err();
+    let err = m.lock(&mut o2, &k, S, Some(Duration::ZERO)).unwrap_err();
     assert!(start.elapsed() < Duration::from_millis(50));
     assert_eq!(err, LockError::Timeout { resource: k.clone(), mode: S });
     assert_eq!(err.number(), 1222);
@@ -306,10 +330,11 @@ fn timeout_zero_fails_at_once_with_1222() {
 fn timeout_50ms_fails_with_1222_and_leaves_the_queue_clean() {
     with_watchdog(Duration::from_secs(10), || {
         let m = LockManager::new();
+        let [mut o1, mut o2] = owners([1, 2]);
         let k = key(1);
-        m.lock(1, &k, X, None).unwrap();
+        m.lock(&mut o1, &k, X, None).unwrap();
         let start = Instant::now();
-        let err = m.lock(2, &k, U, Some(Duration::from_millis(50))).unwrap_err();
+        let err = m.lock(&mut o2, &k, U, Some(Duration::from_millis(50))).unwrap_err();
         let waited = start.elapsed();
         assert_eq!(err.number(), 1222);
         assert!(waited >= Duration::from_millis(50), "gave up early: {waited:?}");
@@ -318,9 +343,9 @@ fn timeout_50ms_fails_with_1222_and_leaves_the_queue_clean() {
         assert_eq!((stats.waits, stats.timeouts, stats.deadlocks), (1, 1, 0));
         assert!(stats.wait_time >= Duration::from_millis(50));
         assert_eq!(m.snapshot().len(), 1);
-        m.release_all(1);
+        m.release_all(&mut o1);
         assert!(m.snapshot().is_empty());
-        assert_eq!(m.lock(2, &k, X, Some(Duration::ZERO)), Ok(true));
+        assert_eq!(m.lock(&mut o2, &k, X, Some(Duration::ZERO)), Ok(true));
     });
 }
 
@@ -328,13 +353,14 @@ fn timeout_50ms_fails_with_1222_and_leaves_the_queue_clean() {
 fn two_way_deadlock_has_one_victim_and_the_other_proceeds() {
     with_watchdog(Duration::from_secs(10), || {
         let m = Arc::new(LockManager::new());
+        let [mut o1, mut o2] = owners([1, 2]);
         let (k1, k2) = (key(1), key(2));
-        m.lock(1, &k1, X, None).unwrap();
-        m.lock(2, &k2, X, None).unwrap();
-        let a = deadlock_party(&m, 1, k2.clone(), k1.clone());
+        m.lock(&mut o1, &k1, X, None).unwrap();
+        m.lock(&mut o2, &k2, X, None).unwrap();
+        let a = deadlock_party(&m, o1, k2.clone(), k1.clone());
         wait_until("A waits", || is_waiting(&m, 1));
-        let b = deadlock_party(&m, 2, k1.clone(), k2.clone());
-        let (ra, rb) = (a.join().unwrap(), b.join().unwrap());
+        let b = deadlock_party(&m, o2, k1.clone(), k2.clone());
+        let (ra, rb) = (a.join().unwrap().1, b.join().unwrap().1);
         // B's request closed the cycle, and priorities are equal: B is the victim.
         assert_eq!(ra, Ok(true));
         assert_eq!(rb, Err(LockError::Deadlock { resource: k1, mode: X }));
@@ -349,18 +375,24 @@ fn three_way_deadlock_has_one_victim() {
     with_watchdog(Duration::from_secs(10), || {
         let m = Arc::new(LockManager::new());
         let keys: Vec<Resource> = (1..=3).map(key).collect();
-        for (i, k) in keys.iter().enumerate() {
-            m.lock(i as u64 + 1, k, X, None).unwrap();
-        }
         let mut parties = Vec::new();
-        for i in 0..3 {
-            let owner = i as u64 + 1;
-            parties.push(deadlock_party(&m, owner, keys[(i + 1) % 3].clone(), keys[i].clone()));
-            if i < 2 {
-                wait_until("the cycle builds", || is_waiting(&m, owner));
-            }
+        for (i, mut owner) in owners([1, 2, 3]).into_iter().enumerate() {
+            m.lock(&mut owner, &keys[i], X, None).unwrap();
+            parties.push(owner);
         }
-        let results: Vec<_> = parties.into_iter().map(|p| p.join().unwrap()).collect();
+        let parties: Vec<_> = parties
+            .into_iter()
+            .enumerate()
+            .map(|(i, owner)| {
+                let id = owner.id();
+                let party = deadlock_party(&m, owner, keys[(i + 1) % 3].clone(), keys[i].clone());
+                if i < 2 {
+                    wait_until("the cycle builds", || is_waiting(&m, id));
+                }
+                party
+            })
+            .collect();
+        let results: Vec<_> = parties.into_iter().map(|p| p.join().unwrap().1).collect();
         let victims: Vec<usize> = (0..3).filter(|&i| results[i].is_err()).collect();
         assert_eq!(victims, [2], "{results:?}");
         assert_eq!(results[2].as_ref().unwrap_err().number(), 1205);
@@ -373,22 +405,25 @@ fn three_way_deadlock_has_one_victim() {
 fn conversion_deadlock_between_two_shared_holders() {
     with_watchdog(Duration::from_secs(10), || {
         let m = Arc::new(LockManager::new());
+        let [mut o1, mut o2] = owners([1, 2]);
         let k = key(1);
-        m.lock(1, &k, S, None).unwrap();
-        m.lock(2, &k, S, None).unwrap();
-        let first = spawn_lock(&m, 1, k.clone(), X);
+        m.lock(&mut o1, &k, S, None).unwrap();
+        m.lock(&mut o2, &k, S, None).unwrap();
+        let first = spawn_lock(&m, o1, k.clone(), X);
         wait_until("owner 1 converts", || is_waiting(&m, 1));
-        let err = m.lock(2, &k, X, None).unwrap_err();
+        let err = m.lock(&mut o2, &k, X, None).unwrap_err();
         assert_eq!(err, LockError::Deadlock { resource: k.clone(), mode: X });
         assert_eq!(granted(&m, 2, &k), Some(S), "the victim keeps its S");
-        m.release_all(2);
-        assert_eq!(first.join().unwrap(), Ok(true));
+        m.release_all(&mut o2);
+        let (mut o1, result) = first.join().unwrap();
+        assert_eq!(result, Ok(true));
         assert_eq!(granted(&m, 1, &k), Some(X));
-        m.release_all(1);
+        m.release_all(&mut o1);
         // With U instead of S the second reader waits on the first and no cycle forms.
-        m.lock(1, &k, U, None).unwrap();
-        assert_eq!(m.lock(2, &k, U, Some(Duration::ZERO)).map_err(|e| e.number()), Err(1222));
-        m.release_all(1);
+        m.lock(&mut o1, &k, U, None).unwrap();
+        assert_eq!(m.lock(&mut o2, &k, U, Some(Duration::ZERO)).map_err(|e| e.number()), Err(1222));
+        m.release_all(&mut o1);
+        assert!(m.snapshot().is_empty());
     });
 }
 
@@ -396,72 +431,107 @@ fn conversion_deadlock_between_two_shared_holders() {
 fn deadlock_priority_chooses_the_victim() {
     with_watchdog(Duration::from_secs(10), || {
         let m = Arc::new(LockManager::new());
+        let [mut o1, mut o2, mut o3] = owners([1, 2, 3]);
         let (k1, k2) = (key(1), key(2));
-        m.set_priority(1, -5);
-        m.lock(1, &k1, X, None).unwrap();
-        m.lock(2, &k2, X, None).unwrap();
-        let a = deadlock_party(&m, 1, k2.clone(), k1.clone());
+        o1.set_priority(-5);
+        m.lock(&mut o1, &k1, X, None).unwrap();
+        m.lock(&mut o2, &k2, X, None).unwrap();
+        let a = deadlock_party(&m, o1, k2.clone(), k1.clone());
         wait_until("A waits", || is_waiting(&m, 1));
         // B closes the cycle, but A's priority is LOW: A is the victim.
-        let b = deadlock_party(&m, 2, k1.clone(), k2.clone());
-        assert_eq!(a.join().unwrap().map_err(|e| e.number()), Err(1205));
-        assert_eq!(b.join().unwrap(), Ok(true));
+        let b = deadlock_party(&m, o2, k1.clone(), k2.clone());
+        let (mut o1, ra) = a.join().unwrap();
+        assert_eq!(ra.map_err(|e| e.number()), Err(1205));
+        assert_eq!(b.join().unwrap().1, Ok(true));
         assert!(m.snapshot().is_empty());
-        // The priority went with release_all: now the requester is the victim again.
-        m.lock(1, &k1, X, None).unwrap();
-        m.lock(3, &k2, X, None).unwrap();
-        m.set_priority(3, 5);
-        let c = deadlock_party(&m, 3, k1.clone(), k2.clone());
+        // The priority went with release_all; with equal priorities the requester, whose
+        // request closes the cycle, is the victim.
+        assert_eq!(o1.priority(), 0);
+        m.lock(&mut o1, &k1, X, None).unwrap();
+        m.lock(&mut o3, &k2, X, None).unwrap();
+        let c = deadlock_party(&m, o3, k1.clone(), k2.clone());
         wait_until("C waits", || is_waiting(&m, 3));
-        let d = deadlock_party(&m, 1, k2.clone(), k1.clone());
-        assert_eq!(c.join().unwrap(), Ok(true), "HIGH is not chosen");
-        assert_eq!(d.join().unwrap().map_err(|e| e.number()), Err(1205));
+        let d = deadlock_party(&m, o1, k2.clone(), k1.clone());
+        assert_eq!(c.join().unwrap().1, Ok(true), "the requester is chosen");
+        assert_eq!(d.join().unwrap().1.map_err(|e| e.number()), Err(1205));
+        // HIGH is not chosen, even when it closes the cycle.
+        let [mut o4, mut o5] = owners([4, 5]);
+        o5.set_priority(5);
+        m.lock(&mut o4, &k1, X, None).unwrap();
+        m.lock(&mut o5, &k2, X, None).unwrap();
+        let e = deadlock_party(&m, o4, k2.clone(), k1.clone());
+        wait_until("E waits", || is_waiting(&m, 4));
+        let f = deadlock_party(&m, o5, k1.clone(), k2.clone());
+        assert_eq!(e.join().unwrap().1.map_err(|e| e.number()), Err(1205));
+        assert_eq!(f.join().unwrap().1, Ok(true), "HIGH is not chosen");
+        assert!(m.snapshot().is_empty());
     });
 }
 
 #[test]
 fn release_keys_and_key_lock_count() {
     let m = LockManager::new();
+    let [mut o1, mut o2] = owners([1, 2]);
     let t2 = Resource::Object { db: 5, object: 2 };
-    m.lock(1, &t2, IX, None).unwrap();
+    m.lock(&mut o1, &t2, IX, None).unwrap();
     for n in 0..10 {
-        m.lock(1, &Resource::key(5, 2, 1, &[n]), X, None).unwrap();
+        m.lock(&mut o1, &Resource::key(5, 2, 1, &[n]), X, None).unwrap();
     }
     for n in 0..3 {
-        m.lock(1, &Resource::key(5, 3, 1, &[n]), S, None).unwrap();
+        m.lock(&mut o1, &Resource::key(5, 3, 1, &[n]), S, None).unwrap();
     }
-    m.lock(1, &Resource::key(5, 2, 1, &[0]), S, None).unwrap();
-    assert_eq!(m.key_lock_count(1, 5, 2), 10, "a covered request is not a new lock");
-    assert_eq!(m.key_lock_count(1, 5, 3), 3);
-    assert_eq!(m.key_lock_count(1, 6, 2), 0);
-    assert_eq!(m.key_lock_count(2, 5, 2), 0);
-    m.unlock(1, &Resource::key(5, 3, 1, &[0]));
-    assert_eq!(m.key_lock_count(1, 5, 3), 2);
+    m.lock(&mut o1, &Resource::key(5, 2, 1, &[0]), S, None).unwrap();
+    assert_eq!(o1.key_lock_count(5, 2), 10, "a covered request is not a new lock");
+    assert_eq!(o1.key_lock_count(5, 3), 3);
+    assert_eq!(o1.key_lock_count(6, 2), 0);
+    assert_eq!(o2.key_lock_count(5, 2), 0);
+    m.unlock(&mut o1, &Resource::key(5, 3, 1, &[0]));
+    assert_eq!(o1.key_lock_count(5, 3), 2);
 
     // Escalation: the table lock first, then the keys go.
-    m.lock(1, &t2, X, None).unwrap();
-    m.release_keys(1, 5, 2);
-    assert_eq!(m.key_lock_count(1, 5, 2), 0);
-    assert_eq!(m.key_lock_count(1, 5, 3), 2);
+    m.lock(&mut o1, &t2, X, None).unwrap();
+    m.release_keys(&mut o1, 5, 2);
+    assert_eq!(o1.key_lock_count(5, 2), 0);
+    assert_eq!(o1.key_lock_count(5, 3), 2);
     assert_eq!(rows_of(&m, 1).len(), 3, "the table lock and table 3's two keys");
-    assert_eq!(m.lock(2, &Resource::key(5, 2, 1, &[4]), X, Some(Duration::ZERO)), Ok(true));
-    assert!(m.lock(2, &t2, IX, Some(Duration::ZERO)).is_err(), "the table X stays");
-    m.release_all(1);
-    m.release_all(2);
-    assert_eq!(m.key_lock_count(1, 5, 3), 0);
+    assert_eq!(m.lock(&mut o2, &Resource::key(5, 2, 1, &[4]), X, Some(Duration::ZERO)), Ok(true));
+    assert!(m.lock(&mut o2, &t2, IX, Some(Duration::ZERO)).is_err(), "the table X stays");
+    m.release_all(&mut o1);
+    m.release_all(&mut o2);
+    assert_eq!(o1.key_lock_count(5, 3), 0);
     assert!(m.snapshot().is_empty());
+}
+
+#[test]
+fn a_key_lock_granted_after_a_wait_is_counted_and_released() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let [mut o1, o2] = owners([1, 2]);
+        let k = Resource::key(5, 2, 1, b"row");
+        m.lock(&mut o1, &k, X, None).unwrap();
+        let waiter = spawn_lock(&m, o2, k.clone(), X);
+        wait_until("owner 2 waits", || is_waiting(&m, 2));
+        m.release_all(&mut o1);
+        let (mut o2, result) = waiter.join().unwrap();
+        assert_eq!(result, Ok(true));
+        assert_eq!(o2.key_lock_count(5, 2), 1);
+        m.release_keys(&mut o2, 5, 2);
+        assert_eq!(o2.key_lock_count(5, 2), 0);
+        assert!(m.snapshot().is_empty());
+    });
 }
 
 #[test]
 fn snapshot_shows_granted_waiting_and_converting() {
     with_watchdog(Duration::from_secs(10), || {
         let m = Arc::new(LockManager::new());
+        let [mut o1, o2, mut o3, mut o4] = owners([1, 2, 3, 4]);
         let (k1, k2) = (key(1), key(2));
-        m.lock(1, &k1, X, None).unwrap();
-        m.lock(3, &k2, S, None).unwrap();
-        m.lock(4, &k2, S, None).unwrap();
-        let waiter = spawn_lock(&m, 2, k1.clone(), S);
-        let converter = spawn_lock(&m, 3, k2.clone(), X);
+        m.lock(&mut o1, &k1, X, None).unwrap();
+        m.lock(&mut o3, &k2, S, None).unwrap();
+        m.lock(&mut o4, &k2, S, None).unwrap();
+        let waiter = spawn_lock(&m, o2, k1.clone(), S);
+        let converter = spawn_lock(&m, o3, k2.clone(), X);
         wait_until("both wait", || is_waiting(&m, 2) && is_waiting(&m, 3));
         let mut rows = m.snapshot();
         rows.sort_by_key(|r| (r.owner, r.status.name()));
@@ -486,10 +556,10 @@ fn snapshot_shows_granted_waiting_and_converting() {
             ["GRANT", "WAIT", "CONVERT"]
         );
         assert_eq!(m.stats().waits, 2);
-        m.release_all(1);
-        m.release_all(4);
-        assert_eq!(waiter.join().unwrap(), Ok(true));
-        assert_eq!(converter.join().unwrap(), Ok(true));
+        m.release_all(&mut o1);
+        m.release_all(&mut o4);
+        assert_eq!(waiter.join().unwrap().1, Ok(true));
+        assert_eq!(converter.join().unwrap().1, Ok(true));
         assert_eq!(granted(&m, 2, &k1), Some(S));
         assert_eq!(granted(&m, 3, &k2), Some(X));
     });
@@ -498,24 +568,34 @@ fn snapshot_shows_granted_waiting_and_converting() {
 #[test]
 fn misuse_never_panics() {
     let m = LockManager::new();
+    let [mut o1, mut o2, mut o7, mut o42] = owners([1, 2, 7, 42]);
     let k = key(1);
-    m.unlock(1, &k);
-    m.release_all(42);
-    m.release_keys(42, 1, 2);
-    assert_eq!(m.key_lock_count(42, 1, 2), 0);
-    m.lock(1, &k, X, None).unwrap();
-    m.unlock(2, &k);
+    m.unlock(&mut o1, &k);
+    m.release_all(&mut o42);
+    m.release_keys(&mut o42, 1, 2);
+    assert_eq!(o42.key_lock_count(1, 2), 0);
+    m.lock(&mut o1, &k, X, None).unwrap();
+    m.unlock(&mut o2, &k);
     assert_eq!(granted(&m, 1, &k), Some(X), "another owner's unlock releases nothing");
-    m.unlock(1, &k);
-    m.unlock(1, &k);
-    m.release_all(1);
-    m.release_all(1);
-    m.set_priority(7, 3);
-    m.release_all(7);
+    m.unlock(&mut o1, &k);
+    m.unlock(&mut o1, &k);
+    m.release_all(&mut o1);
+    m.release_all(&mut o1);
+    o7.set_priority(3);
+    m.release_all(&mut o7);
     assert!(m.snapshot().is_empty());
+    // Two owners with one id are one owner to the lock table: the second is told the lock is
+    // held, and only the one that took it releases it.
+    let mut twin = LockOwner::new(1);
+    m.lock(&mut o1, &k, X, None).unwrap();
+    assert_eq!(m.lock(&mut twin, &k, S, None), Ok(false));
+    m.release_all(&mut twin);
+    assert_eq!(granted(&m, 1, &k), Some(X));
+    m.release_all(&mut o1);
     // A timeout too long to represent is a wait without end, not an overflow.
-    assert_eq!(m.lock(1, &k, X, Some(Duration::MAX)), Ok(true));
-    m.release_all(1);
+    assert_eq!(m.lock(&mut o1, &k, X, Some(Duration::MAX)), Ok(true));
+    m.release_all(&mut o1);
+    assert!(m.snapshot().is_empty());
 }
 
 /// A tiny deterministic generator, so that a failing run can be repeated.
@@ -600,7 +680,7 @@ fn stress(
             thread::spawn(move || {
                 let mut rng = Rng(t * 7919 + if ordered { 1 } else { 2 });
                 for txn in 0..transactions {
-                    let owner = t * 1_000_000 + txn + 1;
+                    let mut owner = LockOwner::new(t * 1_000_000 + txn + 1);
                     let mut plan: Vec<(usize, LockMode)> = (0..per_txn)
                         .map(|_| {
                             (rng.below(keys as u64) as usize, [S, U, X][rng.below(3) as usize])
@@ -611,10 +691,10 @@ fn stress(
                         plan.dedup_by_key(|p| p.0);
                     }
                     let intent = if plan.iter().any(|p| p.1 != S) { IX } else { IS };
-                    assert_eq!(m.lock(owner, &table, intent, None), Ok(true));
+                    assert_eq!(m.lock(&mut owner, &table, intent, None), Ok(true));
                     let mut mine: HashMap<usize, LockMode> = HashMap::new();
                     for (k, mode) in plan {
-                        match m.lock(owner, &key(k as u64), mode, None) {
+                        match m.lock(&mut owner, &key(k as u64), mode, None) {
                             Ok(_) => {
                                 let old = mine.get(&k).copied();
                                 let new = old.map_or(mode, |o| o.join(mode));
@@ -631,7 +711,7 @@ fn stress(
                         }
                     }
                     held.release(&mine);
-                    m.release_all(owner);
+                    m.release_all(&mut owner);
                 }
             })
         })
@@ -674,16 +754,18 @@ fn bench_uncontended_lock_and_release_all() {
     for round in 0..2 {
         let start = Instant::now();
         for i in 0..N {
-            m.lock(i, &key(i), X, None).unwrap();
-            m.release_all(i);
+            let mut owner = LockOwner::new(i);
+            m.lock(&mut owner, &key(i), X, None).unwrap();
+            m.release_all(&mut owner);
         }
         let key_only = start.elapsed().as_nanos() as f64 / N as f64;
         let table = Resource::Object { db: 5, object: 100 };
         let start = Instant::now();
         for i in 0..N {
-            m.lock(i, &table, IX, None).unwrap();
-            m.lock(i, &key(i), X, None).unwrap();
-            m.release_all(i);
+            let mut owner = LockOwner::new(i);
+            m.lock(&mut owner, &table, IX, None).unwrap();
+            m.lock(&mut owner, &key(i), X, None).unwrap();
+            m.release_all(&mut owner);
         }
         let with_table = start.elapsed().as_nanos() as f64 / N as f64;
         println!("round {round}: lock(Key)+release_all {key_only:.0} ns; lock(Object IX)+lock(Key X)+release_all {with_table:.0} ns");
@@ -696,9 +778,10 @@ fn bench_uncontended_lock_and_release_all() {
                 let m = Arc::clone(&m);
                 thread::spawn(move || {
                     for i in 0..N / 4 {
-                        let owner = t << 40 | i;
-                        m.lock(owner, &key(owner), X, None).unwrap();
-                        m.release_all(owner);
+                        let mut owner = LockOwner::new(t << 40 | i);
+                        let k = key(owner.id());
+                        m.lock(&mut owner, &k, X, None).unwrap();
+                        m.release_all(&mut owner);
                     }
                 })
             })

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::sync::MutexGuard;
 
-use super::manager::{lock_mutex, shard_index, LockManager, ShardState, Waits};
+use super::manager::{lock_mutex, LockManager, ShardState, TableKey, Waits};
 use super::{OwnerId, Resource};
 use walden_storage::hash::FastBuild;
 
@@ -46,8 +46,9 @@ impl LockManager {
     fn out_edges(&self, waits: &Waits, owner: OwnerId) -> Vec<(Resource, OwnerId)> {
         let mut out = Vec::new();
         for res in waits.get(&owner).into_iter().flatten() {
-            let guard = lock_mutex(self.shard(res));
-            let Some(entry) = guard.table.get(res) else {
+            let key = TableKey::of(res);
+            let guard = lock_mutex(self.shard(&key));
+            let Some(entry) = guard.table.get(&key) else {
                 continue;
             };
             for (at, w) in entry.queue.iter().enumerate() {
@@ -98,43 +99,43 @@ impl LockManager {
     /// and, if the cycle is still there, marks the victim's request and wakes it. Returns the
     /// victim, or `None` if the cycle was gone.
     fn break_cycle(&self, cycle: &[Edge], requester: OwnerId) -> Option<OwnerId> {
-        let mut indexes: Vec<usize> = cycle.iter().map(|e| shard_index(&e.resource)).collect();
+        let keys: Vec<TableKey> = cycle.iter().map(|e| TableKey::of(&e.resource)).collect();
+        let mut indexes: Vec<usize> = keys.iter().map(TableKey::shard).collect();
         indexes.sort_unstable();
         indexes.dedup();
         // Ascending order, like every thread that holds more than one shard (invariant 7).
         let mut guards: Vec<MutexGuard<'_, ShardState>> =
             indexes.iter().map(|&i| lock_mutex(&self.shards[i].0)).collect();
-        let slot = |res: &Resource| indexes.binary_search(&shard_index(res)).ok();
-        for edge in cycle {
-            let entry = guards.get(slot(&edge.resource)?)?.table.get(&edge.resource)?;
-            let holds = entry.queue.iter().enumerate().any(|(at, w)| {
+        let slot = |key: &TableKey| indexes.binary_search(&key.shard()).ok();
+        // Each member of the cycle with the deadlock priority its waiting request carries.
+        let mut members = Vec::with_capacity(cycle.len());
+        for (edge, key) in cycle.iter().zip(&keys) {
+            let entry = guards.get(slot(key)?)?.table.get(key)?;
+            let (_, w) = entry.queue.iter().enumerate().find(|&(at, w)| {
                 w.owner == edge.waiter && !w.victim && entry.blockers(at).contains(&edge.blocker)
-            });
-            if !holds {
-                return None;
-            }
+            })?;
+            members.push((w.owner, w.priority));
         }
-        let victim = self.choose_victim(cycle, requester);
-        let edge = cycle.iter().find(|e| e.waiter == victim)?;
-        let entry = guards.get_mut(slot(&edge.resource)?)?.table.get_mut(&edge.resource)?;
+        let victim = choose_victim(&members, requester);
+        let (_, key) = cycle.iter().zip(&keys).find(|(e, _)| e.waiter == victim)?;
+        let entry = guards.get_mut(slot(key)?)?.table.get_mut(key)?;
         for w in entry.queue.iter_mut().filter(|w| w.owner == victim && !w.victim) {
             w.victim = true;
             w.cv.notify_one();
         }
         Some(victim)
     }
+}
 
-    /// The victim: the lowest deadlock priority; among equals the requester, whose request
-    /// closed the cycle (SQL Server picks the transaction cheapest to roll back, which the
-    /// lock manager cannot know; the requester is the one whose thread is here, and its
-    /// request is the newest edge); otherwise the youngest transaction, the highest id.
-    fn choose_victim(&self, cycle: &[Edge], requester: OwnerId) -> OwnerId {
-        let members: Vec<(OwnerId, i32)> =
-            cycle.iter().map(|e| (e.waiter, self.priority(e.waiter))).collect();
-        let lowest = members.iter().map(|m| m.1).min().unwrap_or(0);
-        if members.iter().any(|&(o, p)| o == requester && p == lowest) {
-            return requester;
-        }
-        members.iter().filter(|m| m.1 == lowest).map(|m| m.0).max().unwrap_or(requester)
+/// The victim among a cycle's `members` (owner, deadlock priority): the lowest priority; among
+/// equals the requester, whose request closed the cycle (SQL Server picks the transaction
+/// cheapest to roll back, which the lock manager cannot know; the requester is the one whose
+/// thread is here, and its request is the newest edge); otherwise the youngest transaction,
+/// the highest id.
+fn choose_victim(members: &[(OwnerId, i32)], requester: OwnerId) -> OwnerId {
+    let lowest = members.iter().map(|m| m.1).min().unwrap_or(0);
+    if members.iter().any(|&(o, p)| o == requester && p == lowest) {
+        return requester;
     }
+    members.iter().filter(|m| m.1 == lowest).map(|m| m.0).max().unwrap_or(requester)
 }

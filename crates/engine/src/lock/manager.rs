@@ -1,19 +1,25 @@
-//! The lock table, the owner table, the grant rules and waiting.
+//! The lock table, the grant rules and waiting.
 
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::owner::LockOwner;
+use super::small::SmallList;
 use super::{
     LockError, LockInfo, LockMode, LockStats, LockStatus, LockWaitStat, OwnerId, Resource,
 };
-use walden_storage::hash::{hash_of, FastBuild};
+use walden_storage::hash::{fmix64, FastBuild};
 
-/// Shards of the lock table and of the owner table. A power of two; 64 keeps two sessions
-/// working on different rows off each other's mutex almost always, for 16 KB of mutexes.
+/// Shards of the lock table. A power of two; 64 keeps two sessions working on different rows
+/// off each other's mutex almost always, for 8 KB of mutexes.
 const SHARDS: usize = 64;
+
+/// The fewest slots a shard's table is shrunk to (see [`ShardState::shrink_if_sparse`]).
+const MIN_TABLE: usize = 16;
 
 /// How often a waiting request searches for a deadlock again after its first search.
 const DEADLOCK_CHECK_INTERVAL: Duration = Duration::from_millis(100);
@@ -25,36 +31,110 @@ pub(super) fn lock_mutex<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The shard of a resource. It takes bits 32..38 of the table hash: `HashMap` indexes buckets
-/// with the low bits and tags them with the top seven, so a shard chosen by either would leave
-/// every resource of a shard with the same bucket bits or the same tag.
-pub(super) fn shard_index(res: &Resource) -> usize {
-    ((hash_of(res) >> 32) as usize) & (SHARDS - 1)
+/// A resource as the lock table keys it, with its table hash: computed once per request, the
+/// hash picks both the shard and, passed through by [`KeyHasher`], the bucket.
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct TableKey {
+    hash: u64,
+    pub(super) res: Resource,
 }
 
-fn owner_index(owner: OwnerId) -> usize {
-    ((hash_of(&owner) >> 32) as usize) & (SHARDS - 1)
+impl TableKey {
+    pub(super) fn of(res: &Resource) -> TableKey {
+        TableKey { hash: table_hash(res), res: res.clone() }
+    }
+
+    /// The shard: bits 32..38 of the hash. `HashMap` indexes buckets with the low bits and
+    /// tags them with the top seven, so a shard chosen by either would leave every resource of
+    /// a shard with the same bucket bits or the same tag.
+    pub(super) fn shard(&self) -> usize {
+        ((self.hash >> 32) as usize) & (SHARDS - 1)
+    }
+}
+
+impl Hash for TableKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// The table hash of a resource: its ids packed into two words, mixed by one multiply and
+/// MurmurHash3's finalizer, which sets every bit the shard, the bucket and the tag are taken
+/// from. Every lock request and release computes one, so it is a short chain of multiplies
+/// rather than one per field, as the derived `Hash` through `FastHasher` would be. Equal
+/// resources hash alike; unequal ones that collide cost a comparison, never correctness.
+fn table_hash(res: &Resource) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let (kind, ids, extra) = match *res {
+        Resource::Database(db) => (0, u64::from(db), 0),
+        Resource::Object { db, object } => (1, (u64::from(db) << 32) | u64::from(object), 0),
+        // The key hash is FNV-1a of the key bytes: already spread, but not in every bit.
+        Resource::Key { db, object, index, hash } => {
+            (2, (u64::from(db) << 32) | u64::from(object), hash ^ (u64::from(index) << 56))
+        }
+        Resource::Other { db, name } => (3, u64::from(db), name),
+    };
+    fmix64((ids ^ (kind << 62)).wrapping_mul(K) ^ extra)
+}
+
+/// The lock table's hasher: a [`TableKey`] carries its hash already, so it passes it through.
+#[derive(Default)]
+pub(super) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, hash: u64) {
+        self.0 = hash;
+    }
+
+    /// Not called for a [`TableKey`]; it folds the bytes in, to be a hasher all the same.
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
 }
 
 /// One shard of the lock table, aligned so that no two shards' mutexes share a cache line.
 #[repr(align(128))]
 pub(super) struct Shard(pub(super) Mutex<ShardState>);
 
-/// A shard's contents, all under the shard's mutex.
+/// A shard's contents, all under the shard's mutex. Small enough that the mutex, the table's
+/// header and the request counter, which every request touches, share one cache line; the
+/// counters that only waits touch are a pointer away.
 #[derive(Default)]
 pub(super) struct ShardState {
     /// The entries of the resources of this shard that are locked or waited for (invariant 3).
-    pub(super) table: HashMap<Resource, LockEntry, FastBuild>,
+    pub(super) table: HashMap<TableKey, LockEntry, BuildHasherDefault<KeyHasher>>,
+    /// Requests on this shard's resources. This and `counters` are the shard's share of
+    /// [`LockStats`], kept here rather than in shared atomics so that counting costs no
+    /// cache-line traffic between threads working on different shards.
+    requests: u64,
     /// The next waiter id; a waiting thread finds its request in the queue by it.
     next_waiter: u64,
-    /// This shard's share of [`LockStats`], kept here rather than in shared atomics so that
-    /// counting costs no cache-line traffic between threads working on different shards.
-    counters: Counters,
+    counters: Box<Counters>,
 }
 
+impl ShardState {
+    /// Gives back the slots of a table left sparse by a burst of locks (a big transaction's
+    /// thousands of keys), so that the buckets later requests probe stay few and in cache.
+    /// Only a table of more than `4 * MIN_TABLE` slots shrinks, once under an eighth full, and
+    /// to half full but no fewer than `MIN_TABLE` slots: a table does not shrink and grow by
+    /// turns, and a shard in steady use keeps its allocation.
+    fn shrink_if_sparse(&mut self) {
+        let capacity = self.table.capacity();
+        if capacity > 4 * MIN_TABLE && self.table.len() * 8 < capacity {
+            self.table.shrink_to((self.table.len() * 2).max(MIN_TABLE));
+        }
+    }
+}
+
+/// The counters of waits, timeouts and deadlocks of one shard.
 #[derive(Default, Clone, Copy)]
 struct Counters {
-    requests: u64,
     waits: u64,
     timeouts: u64,
     deadlocks: u64,
@@ -79,8 +159,9 @@ impl Counters {
 /// One resource's locks. Under its shard's mutex.
 pub(super) struct LockEntry {
     /// Granted owners and their modes: one mode per owner, pairwise compatible (invariant 1).
-    /// A list, not a map: nearly every resource has one or two owners.
-    granted: Vec<(OwnerId, LockMode)>,
+    /// A list, not a map: nearly every resource has one or two owners, and they fit inline,
+    /// so locking a resource nobody holds allocates nothing.
+    granted: SmallList<(OwnerId, LockMode), 2>,
     /// Waiting requests: conversions, then new requests, each in arrival order (invariant 4).
     pub(super) queue: Vec<Waiter>,
 }
@@ -98,6 +179,9 @@ pub(super) struct Waiter {
     conversion: bool,
     /// Chosen as a deadlock victim and leaving (invariant 6).
     pub(super) victim: bool,
+    /// The owner's deadlock priority when it asked. A deadlock's members all wait, so the
+    /// detector finds each one's priority here, under the shard locks it holds anyway.
+    pub(super) priority: i32,
     /// What the waiting thread sleeps on, with the shard's mutex. Whoever grants or marks the
     /// request notifies it.
     pub(super) cv: Arc<Condvar>,
@@ -105,7 +189,7 @@ pub(super) struct Waiter {
 
 impl LockEntry {
     fn granted_to(owner: OwnerId, mode: LockMode) -> LockEntry {
-        LockEntry { granted: vec![(owner, mode)], queue: Vec::new() }
+        LockEntry { granted: SmallList::one((owner, mode)), queue: Vec::new() }
     }
 
     fn mode_of(&self, owner: OwnerId) -> Option<LockMode> {
@@ -139,7 +223,8 @@ impl LockEntry {
         if !self.compatible_with_others(owner, target) {
             return None;
         }
-        match self.granted.iter_mut().find(|g| g.0 == owner) {
+        let at = self.granted.iter().position(|g| g.0 == owner);
+        match at.and_then(|at| self.granted.get_mut(at)) {
             Some(held) => {
                 held.1 = target;
                 Some(false)
@@ -188,53 +273,23 @@ impl LockEntry {
     }
 }
 
-/// One shard of the owner table, aligned like [`Shard`].
-#[repr(align(128))]
-struct OwnerShard(Mutex<HashMap<OwnerId, OwnerLocks, FastBuild>>);
-
-/// One table's key locks of one owner, as (index, key hash).
-type KeySet = HashSet<(u32, u64), FastBuild>;
-
-/// What one owner holds. Under its owner shard's mutex. The entry lives from the owner's first
-/// lock or `set_priority` until `release_all`.
-#[derive(Default)]
-struct OwnerLocks {
-    /// `DEADLOCK_PRIORITY`: the lowest in a cycle is chosen as the victim.
-    priority: i32,
-    /// Key locks by (db, object), as (index, key hash): a set per table, so that escalation
-    /// counts and releases one table's keys without looking at the others. A list of tables,
-    /// not a map: a transaction touches few tables, and most touch one, for which a map would
-    /// cost an allocation and a hash per transaction.
-    keys: Vec<((u32, u32), KeySet)>,
-    /// Every other resource held. A transaction holds few (its database, the tables it
-    /// touched), so a list is the quickest.
-    others: Vec<Resource>,
-}
-
-impl OwnerLocks {
-    /// The key set of table `(db, object)`, created empty if the owner holds no key there.
-    fn table_keys_or_new(&mut self, table: (u32, u32)) -> &mut KeySet {
-        let at = match self.keys.iter().position(|(t, _)| *t == table) {
-            Some(at) => at,
-            None => {
-                self.keys.push((table, KeySet::default()));
-                self.keys.len() - 1
-            }
-        };
-        &mut self.keys[at].1
-    }
-}
-
 /// Who waits on what, for the deadlock detector. Under `LockManager::waits`.
 pub(super) type Waits = HashMap<OwnerId, Vec<Resource>, FastBuild>;
 
+/// What a request got, as [`LockManager::acquire`] returns it.
+enum Grant {
+    /// The owner already held a mode covering the one asked for: nothing changed.
+    Covered,
+    /// The owner held a weaker mode, and now holds the join.
+    Converted,
+    /// The owner held nothing, and now holds the mode asked for.
+    New,
+}
+
 /// The lock manager of an instance, shared by all its sessions. See the module doc.
 pub struct LockManager {
-    /// The lock table, by [`shard_index`]; each shard under its own mutex.
+    /// The lock table, by [`TableKey::shard`]; each shard under its own mutex.
     pub(super) shards: Box<[Shard]>,
-    /// What each owner holds and its deadlock priority, by owner; each shard under its own
-    /// mutex, taken after any lock-table shard (invariant 7).
-    owners: Box<[OwnerShard]>,
     /// The waits map, under this mutex, which the deadlock detector holds for a whole search so
     /// that of two requests closing one cycle at once, the later search sees both.
     pub(super) waits: Mutex<Waits>,
@@ -257,21 +312,16 @@ impl LockManager {
     pub fn new() -> LockManager {
         LockManager {
             shards: (0..SHARDS).map(|_| Shard(Mutex::default())).collect(),
-            owners: (0..SHARDS).map(|_| OwnerShard(Mutex::default())).collect(),
             waits: Mutex::default(),
         }
     }
 
-    pub(super) fn shard(&self, res: &Resource) -> &Mutex<ShardState> {
-        &self.shards[shard_index(res)].0
-    }
-
-    fn owner_shard(&self, owner: OwnerId) -> &Mutex<HashMap<OwnerId, OwnerLocks, FastBuild>> {
-        &self.owners[owner_index(owner)].0
+    pub(super) fn shard(&self, key: &TableKey) -> &Mutex<ShardState> {
+        &self.shards[key.shard()].0
     }
 
     /// Acquires `mode` on `res` for `owner`, converting a lock the owner already holds there
-    /// to the join of both modes.
+    /// to the join of both modes, and records a new lock in `owner`.
     ///
     /// `timeout`: `None` waits as long as it takes (`SET LOCK_TIMEOUT -1`), `Some(ZERO)` fails
     /// at once rather than wait, `Some(d)` waits at most `d`. A waiting request also fails if
@@ -279,64 +329,53 @@ impl LockManager {
     /// `Ok(false)` if the owner already held a mode covering `mode`.
     pub fn lock(
         &self,
-        owner: OwnerId,
+        owner: &mut LockOwner,
         res: &Resource,
         mode: LockMode,
         timeout: Option<Duration>,
     ) -> Result<bool, LockError> {
-        self.lock_counted(owner, res, mode, timeout).map(|(granted, _)| granted)
+        match self.acquire(owner.id(), owner.priority(), res, mode, timeout)? {
+            Grant::Covered => Ok(false),
+            Grant::Converted => Ok(true),
+            Grant::New => {
+                // Outside the shard's mutex: the list is the owner's own (invariant 2).
+                owner.record(res);
+                Ok(true)
+            }
+        }
     }
 
-    /// [`LockManager::lock`] that also returns how many key locks `owner` holds afterwards
-    /// on the table of `res`, a KEY resource (0 for any other): what escalation looks at
-    /// after every key lock. A new grant counts under the owner-table lock it takes anyway,
-    /// so a row lock costs no second trip to the owner table.
-    pub fn lock_key(
+    /// Grants `mode` on `res` to `owner` in the lock table, waiting if it must: the grant
+    /// rules, one shard lookup for a request granted at once.
+    fn acquire(
         &self,
         owner: OwnerId,
+        priority: i32,
         res: &Resource,
         mode: LockMode,
         timeout: Option<Duration>,
-    ) -> Result<(bool, usize), LockError> {
-        let (granted, count) = self.lock_counted(owner, res, mode, timeout)?;
-        let count = match (count, res) {
-            (Some(n), _) => n,
-            (None, &Resource::Key { db, object, .. }) => self.key_lock_count(owner, db, object),
-            (None, _) => 0,
-        };
-        Ok((granted, count))
-    }
-
-    /// [`LockManager::lock`], with the key count of [`LockManager::record`] when this call
-    /// recorded a new grant itself (`None` when it held the lock already or waited for it).
-    fn lock_counted(
-        &self,
-        owner: OwnerId,
-        res: &Resource,
-        mode: LockMode,
-        timeout: Option<Duration>,
-    ) -> Result<(bool, Option<usize>), LockError> {
-        let mut guard = lock_mutex(self.shard(res));
+    ) -> Result<Grant, LockError> {
+        let key = TableKey::of(res);
+        let mut guard = lock_mutex(self.shard(&key));
         let state = &mut *guard;
-        state.counters.requests += 1;
+        state.requests += 1;
         // One probe of the table whether the resource is locked already or not.
-        let entry = match state.table.entry(res.clone()) {
+        let entry = match state.table.entry(key) {
             Entry::Occupied(entry) => entry.into_mut(),
             Entry::Vacant(slot) => {
                 slot.insert(LockEntry::granted_to(owner, mode));
-                return Ok((true, Some(self.record(owner, res))));
+                return Ok(Grant::New);
             }
         };
         let held = entry.mode_of(owner);
         if held.is_some_and(|h| h.covers(mode)) {
-            return Ok((false, None));
+            return Ok(Grant::Covered);
         }
         let conversion = held.is_some();
         // Conversions skip the queue (invariant 4); a new request may not pass a waiter.
         if conversion || !entry.has_live_waiters() {
             if let Some(new_holder) = entry.try_grant(owner, mode) {
-                let count = new_holder.then(|| self.record(owner, res));
-                return Ok((true, count));
+                return Ok(if new_holder { Grant::New } else { Grant::Converted });
             }
         }
         if timeout == Some(Duration::ZERO) {
@@ -346,10 +385,13 @@ impl LockManager {
         let id = state.next_waiter;
         state.next_waiter = state.next_waiter.wrapping_add(1);
         let cv = Arc::new(Condvar::new());
-        entry.enqueue(Waiter { id, owner, mode, conversion, victim: false, cv: Arc::clone(&cv) });
+        let waiter =
+            Waiter { id, owner, mode, conversion, victim: false, priority, cv: Arc::clone(&cv) };
+        entry.enqueue(waiter);
         state.counters.waits += 1;
         drop(guard);
-        self.wait(owner, res, mode, id, &cv, timeout).map(|granted| (granted, None))
+        self.wait(owner, res, mode, id, &cv, timeout)?;
+        Ok(if conversion { Grant::Converted } else { Grant::New })
     }
 
     /// Waits for the queued request `id` to be granted, to time out or to be chosen as a
@@ -363,20 +405,21 @@ impl LockManager {
         id: u64,
         cv: &Condvar,
         timeout: Option<Duration>,
-    ) -> Result<bool, LockError> {
+    ) -> Result<(), LockError> {
         let started = Instant::now();
         // A timeout too long to represent waits forever, as it would in practice.
         let deadline = timeout.and_then(|t| started.checked_add(t));
         // Registered only after the request is queued, so that a search finding the owner
         // in the waits map also finds its request.
         lock_mutex(&self.waits).entry(owner).or_default().push(res.clone());
-        let shard = self.shard(res);
+        let key = TableKey::of(res);
+        let shard = self.shard(&key);
         let mut next_check = started;
         let mut guard = lock_mutex(shard);
         let outcome = loop {
             let now = Instant::now();
             let state = &mut *guard;
-            let found = state.table.get_mut(res).and_then(|entry| {
+            let found = state.table.get_mut(&key).and_then(|entry| {
                 let at = entry.queue.iter().position(|w| w.id == id)?;
                 Some((entry, at))
             });
@@ -385,7 +428,7 @@ impl LockManager {
             // Gone from the queue: only a granter removes another thread's request.
             let Some((entry, at)) = found else {
                 state.counters.wait_ended(mode, waited);
-                break Ok(true);
+                break Ok(());
             };
             let failure = if entry.queue[at].victim {
                 state.counters.deadlocks += 1;
@@ -398,9 +441,10 @@ impl LockManager {
             };
             if let Some(error) = failure {
                 entry.queue.remove(at);
-                self.grant_waiters(res, entry);
+                self.grant_waiters(entry);
                 if entry.is_unused() {
-                    state.table.remove(res);
+                    state.table.remove(&key);
+                    state.shrink_if_sparse();
                 }
                 state.counters.wait_ended(mode, waited);
                 break Err(error);
@@ -433,7 +477,7 @@ impl LockManager {
     /// The grant pass, run by whoever removed something from `entry` (invariant 5): grants
     /// each waiting conversion whose join fits, then, if none is left waiting, new requests in
     /// order up to the first that does not fit.
-    fn grant_waiters(&self, res: &Resource, entry: &mut LockEntry) {
+    fn grant_waiters(&self, entry: &mut LockEntry) {
         let mut at = 0;
         let mut conversion_waits = false;
         while let Some(w) = entry.queue.get(at) {
@@ -446,13 +490,8 @@ impl LockManager {
             }
             let (owner, mode, conversion) = (w.owner, w.mode, w.conversion);
             match entry.try_grant(owner, mode) {
-                Some(new_holder) => {
-                    let granted = entry.queue.remove(at);
-                    if new_holder {
-                        self.record(owner, res);
-                    }
-                    granted.cv.notify_one();
-                }
+                // The waiting thread records a new lock in its owner as it wakes (invariant 2).
+                Some(_) => entry.queue.remove(at).cv.notify_one(),
                 None if conversion => {
                     conversion_waits = true;
                     at += 1;
@@ -462,54 +501,13 @@ impl LockManager {
         }
     }
 
-    /// Records a new grant in the owner table (invariant 2). Called under the shard's mutex.
-    /// Returns how many key locks the owner now holds on the table of `res` (0 if `res` is not
-    /// a key).
-    fn record(&self, owner: OwnerId, res: &Resource) -> usize {
-        let mut owners = lock_mutex(self.owner_shard(owner));
-        let locks = owners.entry(owner).or_default();
-        match *res {
-            Resource::Key { db, object, index, hash } => {
-                let keys = locks.table_keys_or_new((db, object));
-                keys.insert((index, hash));
-                keys.len()
-            }
-            _ => {
-                if !locks.others.contains(res) {
-                    locks.others.push(res.clone());
-                }
-                0
-            }
-        }
-    }
-
-    /// Removes a grant from the owner table (invariant 2). Called under the shard's mutex.
-    fn forget(&self, owner: OwnerId, res: &Resource) {
-        let mut owners = lock_mutex(self.owner_shard(owner));
-        let Some(locks) = owners.get_mut(&owner) else {
-            return;
-        };
-        match *res {
-            Resource::Key { db, object, index, hash } => {
-                if let Some(at) = locks.keys.iter().position(|(t, _)| *t == (db, object)) {
-                    let keys = &mut locks.keys[at].1;
-                    keys.remove(&(index, hash));
-                    if keys.is_empty() {
-                        locks.keys.swap_remove(at);
-                    }
-                }
-            }
-            _ => locks.others.retain(|r| r != res),
-        }
-    }
-
-    /// Drops `owner`'s grant on `res`, if any, and runs the grant pass. `forget`: also remove
-    /// it from the owner table (callers that took the owner's list out already have).
-    fn release_grant(&self, owner: OwnerId, res: &Resource, forget: bool) {
-        let mut guard = lock_mutex(self.shard(res));
+    /// Drops `owner`'s grant on `res`, if any, and runs the grant pass.
+    fn release_grant(&self, owner: OwnerId, res: &Resource) {
+        let key = TableKey::of(res);
+        let mut guard = lock_mutex(self.shard(&key));
         let state = &mut *guard;
         // One probe of the table to find the entry and, once unused, remove it.
-        let Entry::Occupied(mut slot) = state.table.entry(res.clone()) else {
+        let Entry::Occupied(mut slot) = state.table.entry(key) else {
             return;
         };
         let entry = slot.get_mut();
@@ -517,70 +515,38 @@ impl LockManager {
             return;
         };
         entry.granted.swap_remove(at);
-        if forget {
-            self.forget(owner, res);
-        }
-        self.grant_waiters(res, entry);
+        self.grant_waiters(entry);
         if entry.is_unused() {
             slot.remove();
+            state.shrink_if_sparse();
         }
     }
 
     /// Releases `owner`'s lock on `res` entirely, whatever its mode (READ COMMITTED releases a
     /// row's S lock once the row is read). Nothing happens if the owner holds none.
-    pub fn unlock(&self, owner: OwnerId, res: &Resource) {
-        self.release_grant(owner, res, true);
+    pub fn unlock(&self, owner: &mut LockOwner, res: &Resource) {
+        if owner.forget(res) {
+            self.release_grant(owner.id(), res);
+        }
     }
 
     /// Releases every lock of `owner` (commit, rollback), waking the waiters that can now be
-    /// granted, and forgets its deadlock priority. Nothing happens for an unknown owner. Called
-    /// by the owner's thread: a request of the owner still waiting is not cancelled.
-    pub fn release_all(&self, owner: OwnerId) {
-        let Some(locks) = lock_mutex(self.owner_shard(owner)).remove(&owner) else {
-            return;
-        };
-        // Rows before tables before the database: the order they were taken in, reversed.
-        for &((db, object), ref keys) in &locks.keys {
-            for &(index, hash) in keys {
-                self.release_grant(owner, &Resource::Key { db, object, index, hash }, false);
-            }
+    /// granted, and forgets its deadlock priority. It walks the owner's own list: nothing
+    /// shared is looked at but the shards of the locks released.
+    pub fn release_all(&self, owner: &mut LockOwner) {
+        // Newest first: rows before their tables, the order they were taken in reversed.
+        for res in owner.held_newest_first() {
+            self.release_grant(owner.id(), res);
         }
-        for res in locks.others.iter().rev() {
-            self.release_grant(owner, res, false);
-        }
+        owner.clear();
     }
 
     /// Releases `owner`'s key locks on table `object` of database `db`: after lock escalation
     /// has given it a lock on the whole table.
-    pub fn release_keys(&self, owner: OwnerId, db: u32, object: u32) {
-        let keys = lock_mutex(self.owner_shard(owner)).get_mut(&owner).and_then(|locks| {
-            let at = locks.keys.iter().position(|(t, _)| *t == (db, object))?;
-            Some(locks.keys.swap_remove(at).1)
-        });
-        for (index, hash) in keys.into_iter().flatten() {
-            self.release_grant(owner, &Resource::Key { db, object, index, hash }, false);
+    pub fn release_keys(&self, owner: &mut LockOwner, db: u32, object: u32) {
+        for res in owner.take_keys(db, object) {
+            self.release_grant(owner.id(), &res);
         }
-    }
-
-    /// How many key locks `owner` holds on table `object` of database `db`: the engine
-    /// escalates to a table lock at 5,000, as SQL Server does.
-    pub fn key_lock_count(&self, owner: OwnerId, db: u32, object: u32) -> usize {
-        lock_mutex(self.owner_shard(owner))
-            .get(&owner)
-            .and_then(|locks| locks.keys.iter().find(|(t, _)| *t == (db, object)))
-            .map_or(0, |(_, keys)| keys.len())
-    }
-
-    /// Sets `owner`'s deadlock priority (`SET DEADLOCK_PRIORITY`: LOW is -5, NORMAL 0, HIGH 5;
-    /// -10 to 10): in a deadlock, the owner with the lowest is chosen as the victim. It lasts
-    /// until `release_all`.
-    pub fn set_priority(&self, owner: OwnerId, priority: i32) {
-        lock_mutex(self.owner_shard(owner)).entry(owner).or_default().priority = priority;
-    }
-
-    /// `owner`'s deadlock priority, 0 unless set.
-    pub(super) fn priority(&self, owner: OwnerId) -> i32 {
-        lock_mutex(self.owner_shard(owner)).get(&owner).map_or(0, |locks| locks.priority)
     }
 
     /// Every granted lock and waiting request, for `sys.dm_tran_locks`. Each shard is read
@@ -590,8 +556,8 @@ impl LockManager {
         let mut rows = Vec::new();
         for shard in self.shards.iter() {
             let guard = lock_mutex(&shard.0);
-            for (res, entry) in &guard.table {
-                for &(owner, mode) in &entry.granted {
+            for (TableKey { res, .. }, entry) in &guard.table {
+                for &(owner, mode) in entry.granted.iter() {
                     rows.push(LockInfo {
                         resource: res.clone(),
                         mode,
@@ -615,16 +581,18 @@ impl LockManager {
     /// The counters, summed over the shards.
     pub fn stats(&self) -> LockStats {
         let mut sum = Counters::default();
+        let mut requests = 0;
         for shard in self.shards.iter() {
-            let c = lock_mutex(&shard.0).counters;
-            sum.requests += c.requests;
+            let state = lock_mutex(&shard.0);
+            let c = *state.counters;
+            requests += state.requests;
             sum.waits += c.waits;
             sum.timeouts += c.timeouts;
             sum.deadlocks += c.deadlocks;
             sum.wait_nanos = sum.wait_nanos.saturating_add(c.wait_nanos);
         }
         LockStats {
-            requests: sum.requests,
+            requests,
             waits: sum.waits,
             timeouts: sum.timeouts,
             deadlocks: sum.deadlocks,
@@ -637,7 +605,7 @@ impl LockManager {
     pub fn wait_stats(&self) -> [(LockMode, LockWaitStat); 6] {
         let mut sum = [(0u64, 0u64, 0u64); 6];
         for shard in self.shards.iter() {
-            let c = lock_mutex(&shard.0).counters;
+            let c = *lock_mutex(&shard.0).counters;
             for (total, w) in sum.iter_mut().zip(c.mode_waits) {
                 total.0 += w.0;
                 total.1 = total.1.saturating_add(w.1);
@@ -653,5 +621,57 @@ impl LockManager {
             };
             (LockMode::ALL[i], stat)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn a_shards_hot_fields_fit_one_cache_line() {
+        assert!(std::mem::size_of::<Mutex<ShardState>>() <= 64);
+    }
+
+    #[test]
+    fn a_table_left_sparse_shrinks_and_stays_usable() {
+        let m = LockManager::new();
+        let mut owner = LockOwner::new(1);
+        let keys: Vec<Resource> =
+            (0..20_000).map(|n| Resource::key(1, 2, 1, &[n as u8, (n >> 8) as u8])).collect();
+        for k in &keys {
+            m.lock(&mut owner, k, LockMode::X, None).unwrap();
+        }
+        let big = m.shards.iter().map(|s| lock_mutex(&s.0).table.capacity()).max().unwrap();
+        m.release_all(&mut owner);
+        let after = m.shards.iter().map(|s| lock_mutex(&s.0).table.capacity()).max().unwrap();
+        assert!(big > 4 * MIN_TABLE && after <= 4 * MIN_TABLE, "{big} slots, then {after}");
+        m.lock(&mut owner, &keys[0], LockMode::X, None).unwrap();
+        assert_eq!(m.snapshot().len(), 1);
+    }
+
+    #[test]
+    fn table_hashes_spread_over_shards_buckets_and_tags() {
+        let objects = (0..4096).map(|object| Resource::Object { db: 5, object });
+        let keys = (0..4096).map(|n: u32| Resource::key(5, 7, 1, &n.to_be_bytes()));
+        for resources in [objects.collect::<Vec<_>>(), keys.collect()] {
+            let hashes: Vec<u64> = resources.iter().map(table_hash).collect();
+            let shards: HashSet<usize> =
+                resources.iter().map(|r| TableKey::of(r).shard()).collect();
+            let low: HashSet<u64> = hashes.iter().map(|h| h & 0xfff).collect();
+            let tags: HashSet<u64> = hashes.iter().map(|h| h >> 57).collect();
+            assert_eq!(shards.len(), SHARDS);
+            assert!(low.len() > 2048, "only {} distinct low 12-bit patterns", low.len());
+            assert_eq!(tags.len(), 128, "tag bits do not vary");
+        }
+        let kinds = [
+            Resource::Database(5),
+            Resource::Object { db: 5, object: 0 },
+            Resource::Key { db: 5, object: 0, index: 0, hash: 0 },
+            Resource::Other { db: 5, name: 0 },
+        ];
+        let distinct: HashSet<u64> = kinds.iter().map(table_hash).collect();
+        assert_eq!(distinct.len(), 4, "resources of different kinds with the same ids");
     }
 }

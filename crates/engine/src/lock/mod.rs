@@ -7,11 +7,12 @@
 //! (IS, IX, S, SIX, U, X) whose compatibility is SQL Server's matrix ([`LockMode`]). The lock
 //! table maps each locked resource to its *entry*: the granted owners with their modes and a
 //! queue of waiting requests. It is cut into 64 shards by resource hash, each a mutex over a
-//! `HashMap`, so sessions working on different rows rarely meet on a mutex. Beside it an owner
-//! table, sharded by owner id, lists what each owner holds, so commit releases its locks
-//! without scanning the lock table and the engine can count key locks per table for
-//! escalation. A request that must wait parks on a condition variable of its own and is
-//! woken by whoever grants it, so a grant wakes one thread, not a herd.
+//! `HashMap`, so sessions working on different rows rarely meet on a mutex. What each owner
+//! holds is listed in its [`LockOwner`], which the owner's thread keeps (a transaction keeps
+//! its own) and passes to every call: commit releases its locks by walking that list, and the
+//! engine counts key locks per table there for escalation, so a lock costs one trip to one
+//! shard and nothing else shared. A request that must wait parks on a condition variable of
+//! its own and is woken by whoever grants it, so a grant wakes one thread, not a herd.
 //!
 //! Waiting is where deadlocks come from. A waiting request registers in the waits map, then
 //! searches the waits-for graph for a cycle through its owner. An owner that is not waiting
@@ -27,10 +28,12 @@
 //!
 //! 1. Different owners' granted modes on one resource are pairwise compatible, and an owner
 //!    holds at most one mode per resource: a conversion replaces it with the join.
-//! 2. A granted lock is recorded in its owner's entry in the owner table, and the record is
-//!    made or removed under the shard lock that changed the grant, so no thread that holds no
-//!    lock sees one without the other (the owner's own `release_all`, which empties its entry
-//!    first, is the exception, and it runs on the owner's thread).
+//! 2. A lock granted to an owner is listed in its [`LockOwner`], and only while it is granted.
+//!    The list is the owner's own: only its thread reads or changes it, outside any mutex. A
+//!    grant the owner takes itself is listed as the call returns; one granted by another
+//!    thread's grant pass while the owner waits is listed by the owner's thread as its wait
+//!    ends, and until then nothing looks at the list, since that thread is the only one that
+//!    could.
 //! 3. An entry is in the table exactly while it has a granted owner or a waiter.
 //! 4. In a queue, waiting conversions come before waiting new requests, each in arrival
 //!    order. A new request is granted only if its mode is compatible with every granted mode
@@ -44,9 +47,9 @@
 //!    now go.
 //! 6. A waiter marked as a victim counts neither as a waiter (for FIFO) nor in the waits-for
 //!    graph: it is already leaving.
-//! 7. Locks are taken in one order: the waits map, then shards in ascending index, then an
-//!    owner shard. Only the detector holds more than one shard, and nothing takes the waits
-//!    map while holding another lock of this module.
+//! 7. Locks are taken in one order: the waits map, then shards in ascending index. Only the
+//!    detector holds more than one shard, and nothing takes the waits map while holding
+//!    another lock of this module.
 //! 8. A deadlock is declared only for a cycle whose every edge the detector has checked
 //!    while holding all of the cycle's shards, and it chooses exactly one victim per cycle.
 //!
@@ -56,7 +59,9 @@
 mod deadlock;
 mod manager;
 mod mode;
+mod owner;
 mod resource;
+mod small;
 
 use std::error::Error;
 use std::fmt;
@@ -64,6 +69,7 @@ use std::time::Duration;
 
 pub use manager::LockManager;
 pub use mode::LockMode;
+pub use owner::LockOwner;
 pub use resource::Resource;
 pub(crate) use walden_storage::hash::FastBuild;
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tempfile::TempDir;
 use walden_engine::catalog::{ColumnDef, Object, SequenceDef, TableDef};
-use walden_engine::lock::{LockMode, Resource};
+use walden_engine::lock::{LockMode, LockOwner, Resource};
 use walden_engine::objects::IndexSpec;
 use walden_engine::types::{Decimal, Len, SqlType, Value};
 use walden_engine::{Database, Instance, InstanceConfig, Isolation};
@@ -545,10 +545,11 @@ fn wait_stats_show_log_and_lock_waits() {
     f.insert(CommitOption::Unspecified);
     let res = Resource::Other { db: f.db.id(), name: 7 };
     let locks = f.instance.locks();
-    locks.lock(1_000_001, &res, LockMode::X, None).unwrap();
-    let err = locks.lock(1_000_002, &res, LockMode::S, Some(Duration::from_millis(30)));
+    let (mut holder, mut waiter) = (LockOwner::new(1_000_001), LockOwner::new(1_000_002));
+    locks.lock(&mut holder, &res, LockMode::X, None).unwrap();
+    let err = locks.lock(&mut waiter, &res, LockMode::S, Some(Duration::from_millis(30)));
     assert_eq!(err.unwrap_err().number(), 1222);
-    locks.release_all(1_000_001);
+    locks.release_all(&mut holder);
 
     let rs = f.view("dm_os_wait_stats", &[]);
     let row = |t: &str| find(&rs, |r| r[0] == nstr(t)).to_vec();
