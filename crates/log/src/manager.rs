@@ -173,7 +173,7 @@ impl Block {
 /// flush costs one wake-up per released commit, not one per waiting thread.
 ///
 /// The released waiters wake each other as a binary tree (see [`wake_hardened`]): the flusher
-/// wakes one and goes straight on to its next flush, and every woken thread wakes at most two
+/// wakes two and goes straight on to its next flush, and every woken thread wakes at most two
 /// more. On a small machine a wake-up is a system call plus a scheduling delay, and waking a
 /// group of 25 one after another kept the flusher off the disk for longer than the flush took.
 #[derive(Debug)]
@@ -225,22 +225,17 @@ impl Waiter {
     }
 }
 
-/// Wakes `released` (waiters a flush hardened) as a binary tree: the first one is woken with
-/// the rest split between itself and a second one, each of which passes half of its share on
-/// in the same way when it runs.
+/// Wakes `released` (waiters a flush hardened, in any order) as a binary tree: the list is
+/// split in two halves, and one waiter of each half is woken with the rest of its half, which
+/// it passes on in the same way when it runs.
 fn wake_hardened(mut released: Vec<Arc<Waiter>>) {
-    if released.is_empty() {
-        return;
+    let second_half = released.split_off(released.len() / 2);
+    for mut half in [released, second_half] {
+        if let Some(head) = half.pop() {
+            *head.followers.lock() = half;
+            head.wake(WAKE_HARDENED);
+        }
     }
-    let mut second_half = released.split_off(released.len().div_ceil(2));
-    let first = released.remove(0);
-    if !second_half.is_empty() {
-        let second = second_half.remove(0);
-        *second.followers.lock() = second_half;
-        second.wake(WAKE_HARDENED);
-    }
-    *first.followers.lock() = released;
-    first.wake(WAKE_HARDENED);
 }
 
 #[derive(Debug)]

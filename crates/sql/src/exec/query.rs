@@ -48,13 +48,7 @@ impl Rows {
 pub(crate) fn table_cols(def: &TableDef, qual: &str) -> Vec<Col> {
     def.columns
         .iter()
-        .map(|c| Col {
-            qual: Some(qual.to_string()),
-            name: c.name.clone(),
-            ty: c.ty,
-            nullable: c.nullable,
-            hidden: false,
-        })
+        .map(|c| Col { nullable: c.nullable, ..Col::new(Some(qual), &c.name, c.ty) })
         .collect()
 }
 
@@ -1464,13 +1458,7 @@ fn rowset_rows(set: &RowSet, qual: &str) -> Rows {
         cols: set
             .columns
             .iter()
-            .map(|c| Col {
-                qual: Some(qual.to_string()),
-                name: c.name.clone(),
-                ty: c.ty,
-                nullable: c.nullable,
-                hidden: false,
-            })
+            .map(|c| Col { nullable: c.nullable, ..Col::new(Some(qual), &c.name, c.ty) })
             .collect(),
         rows: set.rows.clone(),
     }

@@ -269,9 +269,6 @@ impl Session {
         }
         // An autocommit transaction never outlives its statement; a user one may span batches.
         run.finish_autocommit(false);
-        if run.s.terminated && run.s.trancount > 0 {
-            run.rollback_all();
-        }
     }
 
     /// Whether a severity 20+ error ended the session: the connection must be closed, and
@@ -1036,6 +1033,9 @@ impl Run<'_> {
             self.report(notice);
             self.report(e);
             self.s.terminated = true;
+            if self.s.trancount > 0 {
+                self.rollback_all();
+            }
             return Err(Halt::Aborted);
         }
         if severity <= 10 {
