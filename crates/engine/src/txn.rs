@@ -235,6 +235,12 @@ impl Transaction {
         self.lock_timeout = timeout;
     }
 
+    /// Lets `interrupt` end this transaction's lock waits (its client cancelled the request):
+    /// the waiting request fails with [`LockError::Cancelled`](crate::lock::LockError).
+    pub fn set_interrupt(&mut self, interrupt: Option<Arc<dyn crate::lock::Interrupt>>) {
+        self.owner.set_interrupt(interrupt);
+    }
+
     /// Whether the transaction changed anything.
     pub fn has_writes(&self) -> bool {
         self.parts.iter().any(|p| !p.undo.is_empty() || p.ddl)

@@ -349,6 +349,49 @@ fn timeout_50ms_fails_with_1222_and_leaves_the_queue_clean() {
     });
 }
 
+/// An interrupt that says yes once its flag is set (a client's cancel).
+#[derive(Debug, Default)]
+struct Flag(std::sync::atomic::AtomicBool);
+
+impl walden_engine::lock::Interrupt for Flag {
+    fn interrupted(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+#[test]
+fn an_interrupt_ends_an_endless_wait_and_leaves_the_queue_clean() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = LockManager::new();
+        let [mut o1, mut o2] = owners([1, 2]);
+        let k = key(1);
+        m.lock(&mut o1, &k, X, None).unwrap();
+        let flag = Arc::new(Flag::default());
+        o2.set_interrupt(Some(flag.clone()));
+        let setter = {
+            let flag = Arc::clone(&flag);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                flag.0.store(true, std::sync::atomic::Ordering::Relaxed);
+            })
+        };
+        let start = Instant::now();
+        let err = m.lock(&mut o2, &k, S, None).unwrap_err();
+        let waited = start.elapsed();
+        setter.join().unwrap();
+        assert_eq!(err, LockError::Cancelled { resource: k.clone(), mode: S });
+        assert_eq!(err.number(), 3617);
+        assert!(waited >= Duration::from_millis(100), "gave up early: {waited:?}");
+        assert!(waited < Duration::from_secs(2), "gave up late: {waited:?}");
+        let stats = m.stats();
+        assert_eq!((stats.waits, stats.timeouts, stats.deadlocks), (1, 0, 0));
+        assert!(!is_waiting(&m, 2), "a cancelled request leaves nothing queued");
+        m.release_all(&mut o1);
+        // Granted at once, the request never asks the interrupt.
+        assert_eq!(m.lock(&mut o2, &k, X, None), Ok(true));
+    });
+}
+
 #[test]
 fn two_way_deadlock_has_one_victim_and_the_other_proceeds() {
     with_watchdog(Duration::from_secs(10), || {

@@ -110,6 +110,29 @@ fn an_attention_cancels_an_endless_while_loop() {
 }
 
 #[test]
+fn an_attention_ends_a_statement_waiting_for_a_lock() {
+    let server = Server::start(&[]);
+    let mut holder = Client::connect(server.port);
+    let held = holder.batch(
+        "CREATE TABLE dbo.t (id INT PRIMARY KEY, v INT) INSERT dbo.t VALUES (1, 0) \
+         BEGIN TRAN UPDATE dbo.t SET v = 1 WHERE id = 1",
+    );
+    assert!(errors(&held).is_empty(), "{held:?}");
+
+    // With no lock timeout the SELECT would wait as long as the holder's transaction lasts:
+    // a driver's query timeout is what ends it.
+    let mut c = Client::connect(server.port);
+    let (responses, took) =
+        c.cancel("SELECT v FROM dbo.t WHERE id = 1", Duration::from_millis(300));
+    assert_cancelled(&responses, took);
+    assert_eq!(c.scalar("SELECT @@TRANCOUNT"), TdsValue::Int(0));
+
+    let done = holder.batch("COMMIT");
+    assert!(errors(&done).is_empty(), "{done:?}");
+    assert_eq!(c.scalar("SELECT v FROM dbo.t WHERE id = 1"), TdsValue::Int(1));
+}
+
+#[test]
 fn a_cancelled_batch_keeps_the_transaction_open_unless_xact_abort() {
     let server = Server::start(&[]);
     let mut c = Client::connect(server.port);

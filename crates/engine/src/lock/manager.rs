@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use super::owner::LockOwner;
 use super::small::SmallList;
 use super::{
-    LockError, LockInfo, LockMode, LockStats, LockStatus, LockWaitStat, OwnerId, Resource,
+    Interrupt, LockError, LockInfo, LockMode, LockStats, LockStatus, LockWaitStat, OwnerId,
+    Resource, INTERRUPT_POLL,
 };
 use walden_storage::hash::{fmix64, FastBuild};
 
@@ -130,6 +131,13 @@ impl ShardState {
             self.table.shrink_to((self.table.len() * 2).max(MIN_TABLE));
         }
     }
+}
+
+/// What bounds a lock wait: the lock timeout (`None`: none) and the owner's interrupt.
+#[derive(Clone, Copy)]
+struct WaitLimits<'a> {
+    timeout: Option<Duration>,
+    interrupt: Option<&'a dyn Interrupt>,
 }
 
 /// The counters of waits, timeouts and deadlocks of one shard.
@@ -334,7 +342,8 @@ impl LockManager {
         mode: LockMode,
         timeout: Option<Duration>,
     ) -> Result<bool, LockError> {
-        match self.acquire(owner.id(), owner.priority(), res, mode, timeout)? {
+        let wait = WaitLimits { timeout, interrupt: owner.interrupt() };
+        match self.acquire(owner.id(), owner.priority(), res, mode, wait)? {
             Grant::Covered => Ok(false),
             Grant::Converted => Ok(true),
             Grant::New => {
@@ -353,7 +362,7 @@ impl LockManager {
         priority: i32,
         res: &Resource,
         mode: LockMode,
-        timeout: Option<Duration>,
+        wait: WaitLimits<'_>,
     ) -> Result<Grant, LockError> {
         let key = TableKey::of(res);
         let mut guard = lock_mutex(self.shard(&key));
@@ -378,7 +387,7 @@ impl LockManager {
                 return Ok(if new_holder { Grant::New } else { Grant::Converted });
             }
         }
-        if timeout == Some(Duration::ZERO) {
+        if wait.timeout == Some(Duration::ZERO) {
             state.counters.timeouts += 1;
             return Err(LockError::Timeout { resource: res.clone(), mode });
         }
@@ -390,13 +399,14 @@ impl LockManager {
         entry.enqueue(waiter);
         state.counters.waits += 1;
         drop(guard);
-        self.wait(owner, res, mode, id, &cv, timeout)?;
+        self.wait(owner, res, mode, id, &cv, wait)?;
         Ok(if conversion { Grant::Converted } else { Grant::New })
     }
 
-    /// Waits for the queued request `id` to be granted, to time out or to be chosen as a
-    /// deadlock victim, searching for deadlocks at once and then every
-    /// `DEADLOCK_CHECK_INTERVAL`.
+    /// Waits for the queued request `id` to be granted, to time out, to be chosen as a
+    /// deadlock victim or to be cancelled through the owner's interrupt, searching for
+    /// deadlocks at once and then every `DEADLOCK_CHECK_INTERVAL`, and asking the interrupt
+    /// every `INTERRUPT_POLL`.
     fn wait(
         &self,
         owner: OwnerId,
@@ -404,11 +414,11 @@ impl LockManager {
         mode: LockMode,
         id: u64,
         cv: &Condvar,
-        timeout: Option<Duration>,
+        limits: WaitLimits<'_>,
     ) -> Result<(), LockError> {
         let started = Instant::now();
         // A timeout too long to represent waits forever, as it would in practice.
-        let deadline = timeout.and_then(|t| started.checked_add(t));
+        let deadline = limits.timeout.and_then(|t| started.checked_add(t));
         // Registered only after the request is queued, so that a search finding the owner
         // in the waits map also finds its request.
         lock_mutex(&self.waits).entry(owner).or_default().push(res.clone());
@@ -436,6 +446,8 @@ impl LockManager {
             } else if deadline.is_some_and(|d| now >= d) {
                 state.counters.timeouts += 1;
                 Some(LockError::Timeout { resource: res.clone(), mode })
+            } else if limits.interrupt.is_some_and(|i| i.interrupted()) {
+                Some(LockError::Cancelled { resource: res.clone(), mode })
             } else {
                 None
             };
@@ -456,7 +468,10 @@ impl LockManager {
                 guard = lock_mutex(shard);
                 continue;
             }
-            let wake = deadline.map_or(next_check, |d| d.min(next_check));
+            let mut wake = deadline.map_or(next_check, |d| d.min(next_check));
+            if limits.interrupt.is_some() {
+                wake = wake.min(now + INTERRUPT_POLL);
+            }
             guard = cv
                 .wait_timeout(guard, wake.saturating_duration_since(now))
                 .map_or_else(|poisoned| poisoned.into_inner().0, |(g, _)| g);

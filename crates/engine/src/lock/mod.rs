@@ -96,14 +96,36 @@ pub enum LockError {
         /// The mode requested.
         mode: LockMode,
     },
+    /// The owner's [`Interrupt`] ended the wait: its client cancelled the request. SQL
+    /// Server numbers this 3617 internally and sends the client no message, only the
+    /// acknowledgement of its attention.
+    Cancelled {
+        /// The resource requested.
+        resource: Resource,
+        /// The mode requested.
+        mode: LockMode,
+    },
 }
 
+/// What ends a lock wait early besides its timeout: the request the owner serves was
+/// cancelled by its client (a TDS attention). The waiting thread asks, at most every
+/// [`INTERRUPT_POLL`], so asking must be cheap; it never blocks.
+pub trait Interrupt: Send + Sync + fmt::Debug {
+    /// Whether the owner's request is cancelled.
+    fn interrupted(&self) -> bool;
+}
+
+/// How often a waiting owner with an [`Interrupt`] asks it: the longest a cancelled lock
+/// wait goes on.
+pub const INTERRUPT_POLL: Duration = Duration::from_millis(20);
+
 impl LockError {
-    /// SQL Server's error number: 1222 or 1205.
+    /// SQL Server's error number: 1222, 1205 or 3617 (cancelled).
     pub fn number(&self) -> i32 {
         match self {
             LockError::Timeout { .. } => 1222,
             LockError::Deadlock { .. } => 1205,
+            LockError::Cancelled { .. } => 3617,
         }
     }
 
@@ -117,6 +139,9 @@ impl LockError {
                  another process and has been chosen as the deadlock victim. Rerun the \
                  transaction."
             ),
+            LockError::Cancelled { .. } => {
+                "The request was cancelled while it waited for a lock.".to_string()
+            }
         }
     }
 }
@@ -133,6 +158,11 @@ impl fmt::Display for LockError {
                 "Transaction was deadlocked on lock resources with another process and has \
                  been chosen as the deadlock victim. Rerun the transaction. ({mode} on \
                  {resource}, error 1205)"
+            ),
+            LockError::Cancelled { resource, mode } => write!(
+                f,
+                "The request was cancelled while it waited for a lock. ({mode} on {resource}, \
+                 error 3617)"
             ),
         }
     }

@@ -1,7 +1,9 @@
 //! A lock owner's own record of what it holds.
 
+use std::sync::Arc;
+
 use super::small::SmallList;
-use super::{OwnerId, Resource};
+use super::{Interrupt, OwnerId, Resource};
 
 /// Locks an owner keeps inline before its list spills to the heap: room for a small
 /// transaction's database, table and row locks.
@@ -31,13 +33,32 @@ pub struct LockOwner {
     /// after every key lock. A list, not a map: a transaction touches few tables, and most
     /// touch one.
     keys: SmallList<((u32, u32), usize), 2>,
+    /// Ends the owner's lock waits when its client cancels its request.
+    interrupt: Option<Arc<dyn Interrupt>>,
 }
 
 impl LockOwner {
     /// An owner holding nothing, with id `id` (unique among the owners of a lock manager:
     /// the lock table tells owners apart by id) and the normal deadlock priority.
     pub fn new(id: OwnerId) -> LockOwner {
-        LockOwner { id, priority: 0, held: SmallList::default(), keys: SmallList::default() }
+        LockOwner {
+            id,
+            priority: 0,
+            held: SmallList::default(),
+            keys: SmallList::default(),
+            interrupt: None,
+        }
+    }
+
+    /// Lets `interrupt` end this owner's lock waits (with [`LockError::Cancelled`]
+    /// (super::LockError::Cancelled)). It lasts as long as the owner.
+    pub fn set_interrupt(&mut self, interrupt: Option<Arc<dyn Interrupt>>) {
+        self.interrupt = interrupt;
+    }
+
+    /// What ends this owner's lock waits early, if anything.
+    pub(super) fn interrupt(&self) -> Option<&dyn Interrupt> {
+        self.interrupt.as_deref()
     }
 
     /// The id.

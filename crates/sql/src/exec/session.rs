@@ -25,8 +25,10 @@
 //! [`CancelSignal::wait`], so the signal can end the wait at once), and stops there without
 //! reporting anything: the protocol's
 //! acknowledgement is the client's only answer. As in SQL Server, a cancelled batch leaves
-//! an open user transaction open, unless `XACT_ABORT` is ON, which rolls it back. A single
-//! statement that is already running (a long `SELECT`, a lock wait) is not interrupted.
+//! an open user transaction open, unless `XACT_ABORT` is ON, which rolls it back. A
+//! statement waiting for a lock is interrupted too (the transaction's lock waits ask the
+//! signal), and its own changes are undone; a statement that runs without waiting (a long
+//! `SELECT`) is not interrupted.
 //!
 //! # Transactions
 //!
@@ -42,7 +44,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use walden_engine::catalog::Object;
-use walden_engine::lock::LockError;
+use walden_engine::lock::{Interrupt, LockError};
 use walden_engine::types::{SqlType, Value};
 use walden_engine::{Database, EngineError, Instance, Isolation, Transaction};
 use walden_log::policy::CommitOption;
@@ -68,6 +70,10 @@ const MAX_NESTING: usize = 32;
 /// The longest `WAITFOR` waits on its [`CancelSignal`] before looking again.
 const WAIT_SLICE: Duration = Duration::from_millis(20);
 
+/// The number a lock wait ended by the client's cancel fails with (SQL Server's internal
+/// number for an attention; the client never sees it).
+const CANCELLED_LOCK_WAIT: i32 = 3617;
+
 /// How many distinct batch texts a session keeps parsed.
 const BATCH_CACHE_SIZE: usize = 128;
 
@@ -85,6 +91,28 @@ pub trait CancelSignal: Send + Sync + std::fmt::Debug {
     fn wait(&self, timeout: Duration) -> bool {
         std::thread::sleep(timeout);
         self.cancelled()
+    }
+}
+
+/// A new transaction with the session's isolation level and lock timeout, whose lock waits
+/// the client's cancel ends.
+fn begin_transaction(
+    instance: &Instance,
+    opts: &Options,
+    interrupt: &Option<Arc<dyn Interrupt>>,
+) -> Transaction {
+    let mut tx = instance.begin(opts.isolation, opts.lock_timeout);
+    tx.set_interrupt(interrupt.clone());
+    tx
+}
+
+/// Ends a lock wait when the client cancels the batch that waits.
+#[derive(Debug)]
+struct CancelledLockWait(Arc<dyn CancelSignal>);
+
+impl Interrupt for CancelledLockWait {
+    fn interrupted(&self) -> bool {
+        self.0.cancelled()
     }
 }
 
@@ -192,6 +220,8 @@ pub struct Session {
     batches: HashMap<String, Arc<Batch>>,
     /// Says whether the client has cancelled the running batch (see "Cancellation").
     cancel: Option<Arc<dyn CancelSignal>>,
+    /// The same signal, as what ends the lock waits of the session's transactions.
+    lock_interrupt: Option<Arc<dyn Interrupt>>,
     /// Set by `RAISERROR ... WITH LOG` of severity 20 or more: as in SQL Server, the session
     /// is over (its transaction rolled back) and whoever owns it must close the connection.
     terminated: bool,
@@ -232,6 +262,7 @@ impl Session {
             batches: HashMap::new(),
             stored_exprs: HashMap::new(),
             cancel: None,
+            lock_interrupt: None,
             terminated: false,
         }
     }
@@ -240,6 +271,11 @@ impl Session {
     /// The signal is only asked: whoever owns it clears it before the next batch, which
     /// would otherwise stop before its first statement.
     pub fn set_cancel(&mut self, signal: Arc<dyn CancelSignal>) {
+        let interrupt: Arc<dyn Interrupt> = Arc::new(CancelledLockWait(Arc::clone(&signal)));
+        if let Some(tx) = self.tx.as_mut() {
+            tx.set_interrupt(Some(Arc::clone(&interrupt)));
+        }
+        self.lock_interrupt = Some(interrupt);
         self.cancel = Some(signal);
     }
 
@@ -516,6 +552,9 @@ impl Run<'_> {
         };
         let result = self.statement_kind(st);
         let result = match result {
+            // A lock wait that the client's cancel ended: the batch stops as it does at any
+            // cancellation point, without an error, and no CATCH sees it.
+            Err(Halt::Error(e)) if e.number == CANCELLED_LOCK_WAIT => Err(Halt::Cancelled),
             Err(Halt::Error(e)) => {
                 let mut e = e.at_line(st.span.line);
                 if e.procedure.is_none() {
@@ -535,9 +574,22 @@ impl Run<'_> {
                 }
                 Ok(flow)
             }
-            Err(halt @ (Halt::Aborted | Halt::Cancelled)) => {
+            Err(Halt::Aborted) => {
                 self.finish_autocommit(false);
-                Err(halt)
+                Err(Halt::Aborted)
+            }
+            Err(Halt::Cancelled) => {
+                // A statement cancelled while it ran (in a lock wait) is undone alone; the
+                // transaction stays open (see "Cancellation").
+                self.finish_autocommit(false);
+                if let (Some(mark), Some(tx)) = (mark, self.s.tx.as_mut()) {
+                    if let Err(undo) = tx.rollback_to_mark(&mark) {
+                        let undo = self.s.engine_error(undo);
+                        self.rollback_all();
+                        self.report(undo);
+                    }
+                }
+                Err(Halt::Cancelled)
             }
             Err(Halt::Error(e)) => {
                 // Undo the failed statement's own changes.
@@ -578,7 +630,7 @@ impl Run<'_> {
         // table) ends first, as it would at the end of a statement.
         self.finish_autocommit(true);
         let s = &mut *self.s;
-        s.tx = Some(s.instance.begin(s.opts.isolation, s.opts.lock_timeout));
+        s.tx = Some(begin_transaction(&s.instance, &s.opts, &s.lock_interrupt));
         s.trancount = 1;
     }
 
@@ -605,7 +657,8 @@ impl Run<'_> {
     /// The transaction the running statement works in: the user's, or a new autocommit one.
     pub(crate) fn tx(&mut self) -> &mut Transaction {
         let s = &mut *self.s;
-        s.tx.get_or_insert_with(|| s.instance.begin(s.opts.isolation, s.opts.lock_timeout))
+        let Session { tx, instance, opts, lock_interrupt, .. } = s;
+        tx.get_or_insert_with(|| begin_transaction(instance, opts, lock_interrupt))
     }
 
     fn rollback_all(&mut self) {
@@ -1631,6 +1684,55 @@ mod tests {
         assert_eq!(s.last_transaction_committed(), Some(false));
         s.close();
         drop(s);
+        assert!(instance.close().is_ok());
+    }
+
+    #[test]
+    fn a_cancel_ends_a_lock_wait_and_undoes_only_the_waiting_statement() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let instance =
+            Instance::open(dir.path(), walden_engine::InstanceConfig::default()).expect("open");
+        let mut holder = Session::new(Arc::clone(&instance));
+        let mut out = crate::exec::Collected::default();
+        holder.execute_batch(
+            "CREATE TABLE t (k INT PRIMARY KEY, v VARCHAR(10)) \
+             INSERT t VALUES (1, 'a'), (2, 'a') \
+             BEGIN TRAN UPDATE t SET v = 'held' WHERE k = 2",
+            &mut out,
+        );
+        assert_eq!(out.errors().count(), 0, "{:?}", out.messages);
+
+        let mut waiter = Session::new(Arc::clone(&instance));
+        let mut out = crate::exec::Collected::default();
+        waiter.execute_batch("BEGIN TRAN INSERT t VALUES (3, 'mine')", &mut out);
+        assert_eq!(out.errors().count(), 0, "{:?}", out.messages);
+        // The UPDATE changes row 1, then waits for row 2; no CATCH sees the cancel.
+        let (out, took) = cancel_after(
+            &mut waiter,
+            "BEGIN TRY UPDATE t SET v = 'b' END TRY BEGIN CATCH PRINT 'caught' END CATCH \
+             PRINT 'after'",
+            Duration::from_millis(200),
+        );
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        assert!(out.messages.is_empty(), "{:?}", out.messages);
+        assert_eq!(waiter.transaction_count(), 1);
+
+        // The holder's row lock is released; the waiter's transaction still has its INSERT
+        // and not the cancelled UPDATE's change to row 1.
+        let mut out = crate::exec::Collected::default();
+        holder.execute_batch("ROLLBACK", &mut out);
+        let flag = Arc::new(AtomicBool::new(false));
+        waiter.set_cancel(flag);
+        let mut out = crate::exec::Collected::default();
+        waiter.execute_batch("SELECT k, v FROM t ORDER BY k COMMIT", &mut out);
+        assert_eq!(out.errors().count(), 0, "{:?}", out.messages);
+        let rows: Vec<String> = out.results[0].rows.iter().map(|r| format!("{:?}", r)).collect();
+        assert_eq!(rows.len(), 3, "{rows:?}");
+        assert!(rows[0].contains("\"a\""), "{rows:?}");
+        assert!(rows[2].contains("mine"), "{rows:?}");
+        holder.close();
+        waiter.close();
+        drop((holder, waiter));
         assert!(instance.close().is_ok());
     }
 
