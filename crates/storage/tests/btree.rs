@@ -1,3 +1,6 @@
+#![allow(clippy::unwrap_used)]
+// Test code, helpers included: a failed unwrap is a failed test.
+
 //! B+tree tests: a random workload against a model, with the integrity check after each
 //! phase, on a pool much smaller than the tree; and redo: replaying the logged page changes on
 //! an empty file rebuilds the same tree.

@@ -133,6 +133,24 @@ fn an_attention_ends_a_statement_waiting_for_a_lock() {
 }
 
 #[test]
+fn an_attention_ends_a_long_join() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    let made = c.batch(
+        "SET NOCOUNT ON CREATE TABLE dbo.n (i INT PRIMARY KEY) DECLARE @i INT = 0 \
+         WHILE @i < 300 BEGIN INSERT dbo.n VALUES (@i) SET @i += 1 END",
+    );
+    assert!(errors(&made).is_empty(), "{made:?}");
+    // 300^3 = 27 million joined rows, each tested against the ON clause: minutes of work.
+    let (responses, took) = c.cancel(
+        "SELECT COUNT(*) FROM dbo.n a JOIN dbo.n b ON a.i <> b.i JOIN dbo.n c ON b.i <> c.i",
+        Duration::from_millis(300),
+    );
+    assert_cancelled(&responses, took);
+    assert_eq!(c.scalar("SELECT COUNT(*) FROM dbo.n"), TdsValue::Int(300));
+}
+
+#[test]
 fn a_cancelled_batch_keeps_the_transaction_open_unless_xact_abort() {
     let server = Server::start(&[]);
     let mut c = Client::connect(server.port);

@@ -30,6 +30,9 @@ use crate::exec::{RowSet, SqlError};
 /// DELETE to find the rows they change.
 pub(crate) const ROWID: &str = "\u{1}rowid";
 
+/// How many rows a table scan reads between two questions to the client's cancel signal.
+const SCAN_ROWS_PER_INTERRUPTION_POINT: usize = 1024;
+
 /// Intermediate rows with their columns.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Rows {
@@ -1158,6 +1161,7 @@ impl Run<'_> {
                     let mut cols: Option<Vec<Col>> = None;
                     let mut rows = Vec::new();
                     for l in &left.rows {
+                        self.interruption_point()?;
                         let env = Env::new(&left.cols, l, outer);
                         let right = self.source(&j.right, None, Some(&env))?;
                         if cols.is_none() {
@@ -1203,6 +1207,7 @@ impl Run<'_> {
         let mut rows = Vec::new();
         let mut row = Vec::with_capacity(lw + rw);
         for l in &left.rows {
+            self.interruption_point()?;
             let mut matched = false;
             for (ri, r) in right.rows.iter().enumerate() {
                 row.clear();
@@ -1350,6 +1355,9 @@ impl Run<'_> {
                 Ok(Some((id, mut values))) => {
                     values.push(Value::Binary(id));
                     rows.push(values);
+                    if rows.len() % SCAN_ROWS_PER_INTERRUPTION_POINT == 0 {
+                        self.interruption_point()?;
+                    }
                 }
                 Ok(None) => break,
                 Err(e) => return Err(engine_err(self, e)),

@@ -26,9 +26,9 @@
 //! reporting anything: the protocol's
 //! acknowledgement is the client's only answer. As in SQL Server, a cancelled batch leaves
 //! an open user transaction open, unless `XACT_ABORT` is ON, which rolls it back. A
-//! statement waiting for a lock is interrupted too (the transaction's lock waits ask the
-//! signal), and its own changes are undone; a statement that runs without waiting (a long
-//! `SELECT`) is not interrupted.
+//! statement is interrupted too while it waits for a lock (the transaction's lock waits ask
+//! the signal), scans a table (every 1,024 rows) or joins (every outer row), and its own
+//! changes are undone.
 //!
 //! # Transactions
 //!
@@ -70,9 +70,10 @@ const MAX_NESTING: usize = 32;
 /// The longest `WAITFOR` waits on its [`CancelSignal`] before looking again.
 const WAIT_SLICE: Duration = Duration::from_millis(20);
 
-/// The number a lock wait ended by the client's cancel fails with (SQL Server's internal
-/// number for an attention; the client never sees it).
-const CANCELLED_LOCK_WAIT: i32 = 3617;
+/// The number of the error that a statement interrupted by the client's cancel (in a lock
+/// wait or a long scan or join) stops with: SQL Server's internal number for an attention.
+/// The client never sees it: the statement turns it into a silent cancel.
+pub(crate) const CANCELLED: i32 = 3617;
 
 /// How many distinct batch texts a session keeps parsed.
 const BATCH_CACHE_SIZE: usize = 128;
@@ -524,6 +525,15 @@ impl Run<'_> {
         self.s.cancel.as_ref().is_some_and(|signal| signal.cancelled())
     }
 
+    /// A cancellation point inside a statement (a scan, a join): fails with [`CANCELLED`]
+    /// once the client has cancelled the batch.
+    pub(crate) fn interruption_point(&self) -> Result<(), SqlError> {
+        if self.cancelled() {
+            return Err(SqlError::with_severity(CANCELLED, 16, "The request was cancelled."));
+        }
+        Ok(())
+    }
+
     /// Runs one statement, applying SQL Server's rules for what an error stops.
     fn statement(&mut self, st: &Statement) -> Step<Flow> {
         if self.cancelled() {
@@ -552,9 +562,10 @@ impl Run<'_> {
         };
         let result = self.statement_kind(st);
         let result = match result {
-            // A lock wait that the client's cancel ended: the batch stops as it does at any
-            // cancellation point, without an error, and no CATCH sees it.
-            Err(Halt::Error(e)) if e.number == CANCELLED_LOCK_WAIT => Err(Halt::Cancelled),
+            // Interrupted by the client's cancel while it ran (a lock wait, a long scan or
+            // join): the batch stops as it does at any cancellation point, without an error,
+            // and no CATCH sees it.
+            Err(Halt::Error(e)) if e.number == CANCELLED => Err(Halt::Cancelled),
             Err(Halt::Error(e)) => {
                 let mut e = e.at_line(st.span.line);
                 if e.procedure.is_none() {
