@@ -27,6 +27,11 @@ pub(crate) const VERSION: &str = concat!(
     " - a T-SQL engine with SQL Server's write-ahead log and delayed durability"
 );
 
+/// The product version Walden announces (TDS PRELOGIN and LOGINACK, `SERVERPROPERTY`):
+/// SQL Server 2022's major version, so that drivers and tools enable the features of a
+/// current server. Major, minor, build.
+pub const PRODUCT_VERSION: (u8, u8, u16) = (16, 0, 1000);
+
 /// A column of an intermediate row: where it came from (for `t.col` names), its name and type.
 #[derive(Debug, Clone)]
 pub(crate) struct Col {
@@ -577,6 +582,10 @@ impl Run<'_> {
                 caught(self).and_then(|e| e.procedure).map_or(Value::Null, Value::NStr)
             }
             "XACT_STATE" => Value::SmallInt(i16::from(self.s.trancount > 0)),
+            "SERVERPROPERTY" => match text_arg(0) {
+                None => Value::Null,
+                Some(p) => server_property(&p),
+            },
             _ => return Ok(None),
         }))
     }
@@ -635,5 +644,36 @@ pub(crate) fn parse_object_name(text: &str) -> Option<crate::ast::ObjectName> {
     match batch.statements.into_iter().next()?.kind {
         crate::ast::StatementKind::TruncateTable(n) => Some(n),
         _ => None,
+    }
+}
+
+/// `SERVERPROPERTY(name)`: the properties tools and drivers ask about, NULL for any other
+/// name, as SQL Server answers an unknown one. (SQL Server returns `sql_variant`; here a
+/// property is NVARCHAR or INT.)
+fn server_property(name: &str) -> Value {
+    let (major, minor, build) = PRODUCT_VERSION;
+    let text = |s: String| Value::NStr(s);
+    match name.to_ascii_lowercase().as_str() {
+        "productversion" => text(format!("{major}.{minor}.{build}.0")),
+        "productmajorversion" => text(major.to_string()),
+        "productminorversion" => text(minor.to_string()),
+        "productbuild" => text(build.to_string()),
+        "productlevel" => text("RTM".into()),
+        "productupdatelevel" | "instancename" => Value::Null,
+        "edition" => text("Walden".into()),
+        // 3: a full on-premises engine (Enterprise's number), not Express (4) or Azure (5).
+        "engineedition" => Value::Int(3),
+        "editionid" => Value::BigInt(0),
+        "servername" | "machinename" | "computernamephysicalnetbios" => text("walden".into()),
+        "collation" => text(crate::exec::sysviews::COLLATION.into()),
+        "processid" => Value::Int(i32::try_from(std::process::id()).unwrap_or(0)),
+        "isintegratedsecurityonly"
+        | "isclustered"
+        | "ishadrenabled"
+        | "isfulltextinstalled"
+        | "issingleuser"
+        | "isxtpsupported"
+        | "ispolybaseinstalled" => Value::Int(0),
+        _ => Value::Null,
     }
 }

@@ -19,5 +19,6 @@ mod session;
 pub mod sysviews;
 
 pub use error::SqlError;
+pub use eval::PRODUCT_VERSION;
 pub use output::{Collected, ColumnInfo, Counted, Message, Output, RowSet};
 pub use session::{CancelSignal, Session};

@@ -20,11 +20,10 @@ use super::rpc;
 use super::tls::{AttentionProbe, SharedTransport};
 use super::Shared;
 
-/// The product version announced in PRELOGIN and LOGINACK: SQL Server 2022's major version,
-/// so that drivers enable the features of a current server.
-const VERSION_MAJOR: u8 = 16;
-const VERSION_MINOR: u8 = 0;
-const VERSION_BUILD: u16 = 1000;
+/// The product version announced in PRELOGIN and LOGINACK (the one `SERVERPROPERTY` reports).
+const VERSION_MAJOR: u8 = walden_sql::exec::PRODUCT_VERSION.0;
+const VERSION_MINOR: u8 = walden_sql::exec::PRODUCT_VERSION.1;
+const VERSION_BUILD: u16 = walden_sql::exec::PRODUCT_VERSION.2;
 
 const LANGUAGE: &str = "us_english";
 

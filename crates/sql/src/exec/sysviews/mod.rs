@@ -173,7 +173,7 @@ const SYSNAME: SqlType = SqlType::NVarChar(Len::N(128));
 /// The `nvarchar(60)` of SQL Server's `..._desc` columns.
 const DESC: SqlType = SqlType::NVarChar(Len::N(60));
 /// The collation every Walden database has (see `walden_engine::types::compare`).
-const COLLATION: &str = "SQL_Latin1_General_CP1_CI_AS";
+pub(crate) const COLLATION: &str = "SQL_Latin1_General_CP1_CI_AS";
 /// Bytes per data page, the unit of SQL Server's file sizes.
 const PAGE_BYTES: u64 = 8192;
 
