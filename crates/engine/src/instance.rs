@@ -377,9 +377,21 @@ impl Instance {
         all
     }
 
-    /// Begins a transaction.
+    /// Begins a transaction for the engine's own work (session 0).
     pub fn begin(&self, isolation: Isolation, lock_timeout: Option<Duration>) -> Transaction {
-        let owner = self.next_owner.fetch_add(1, Ordering::Relaxed);
+        self.begin_in_session(0, isolation, lock_timeout)
+    }
+
+    /// Begins a transaction for session `session`, which its locks name
+    /// ([`owner_session`](crate::lock::owner_session)).
+    pub fn begin_in_session(
+        &self,
+        session: u16,
+        isolation: Isolation,
+        lock_timeout: Option<Duration>,
+    ) -> Transaction {
+        let sequence = self.next_owner.fetch_add(1, Ordering::Relaxed);
+        let owner = crate::lock::owner_id(sequence, session);
         Transaction::new(owner, Arc::clone(&self.services), isolation, lock_timeout)
     }
 

@@ -250,3 +250,56 @@ fn escalation_after_a_write_keeps_the_change_invisible() {
     run(&mut a, "ROLLBACK");
     assert_eq!(scalar(&mut b, "SELECT v FROM dbo.t WHERE id = 1"), Value::Int(10));
 }
+
+#[test]
+fn dm_tran_locks_shows_who_holds_and_who_waits() {
+    let (_dir, instance) = setup();
+    let mut a = Session::new(Arc::clone(&instance));
+    let out = run(&mut a, "USE d; BEGIN TRAN; UPDATE dbo.t SET v = 11 WHERE id = 1;");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let a_spid = scalar(&mut a, "SELECT @@SPID");
+    let waiter = {
+        let instance = Arc::clone(&instance);
+        thread::spawn(move || {
+            let mut b = Session::new(instance);
+            let spid = scalar(&mut b, "SELECT @@SPID");
+            let v = scalar(&mut b, "USE d; SELECT v FROM dbo.t WHERE id = 1");
+            (spid, v)
+        })
+    };
+    let mut watcher = Session::new(Arc::clone(&instance));
+    let query = "SELECT request_session_id, resource_type, request_mode, request_status, \
+                 resource_database_id, request_owner_type \
+                 FROM sys.dm_tran_locks WHERE resource_type IN ('OBJECT', 'KEY') \
+                 ORDER BY request_session_id, resource_type DESC";
+    // Wait until the reader is queued behind the writer's key lock.
+    let mut rows = Vec::new();
+    for _ in 0..200 {
+        let out = run(&mut watcher, query);
+        assert!(out.errors().next().is_none(), "{:?}", out.messages);
+        rows = out.results[0].rows.clone();
+        if rows.iter().any(|r| r[3] == Value::NStr("WAIT".into())) {
+            break;
+        }
+        thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let Value::SmallInt(a_spid) = a_spid else { panic!("@@SPID is {a_spid:?}") };
+    let a_id = Value::Int(a_spid.into());
+    let d_id = scalar(&mut watcher, "SELECT DB_ID('d')");
+    let Value::SmallInt(d_id) = d_id else { panic!("DB_ID is {d_id:?}") };
+    let text = |s: &str| Value::NStr(s.into());
+    let mine: Vec<&Vec<Value>> = rows.iter().filter(|r| r[0] == a_id).collect();
+    assert_eq!(mine.len(), 2, "{rows:?}");
+    assert_eq!(mine[0][1..4], [text("OBJECT"), text("IX"), text("GRANT")], "{rows:?}");
+    assert_eq!(mine[1][1..4], [text("KEY"), text("X"), text("GRANT")], "{rows:?}");
+    assert!(mine.iter().all(|r| r[4] == Value::Int(d_id.into()) && r[5] == text("TRANSACTION")));
+    let waiting: Vec<&Vec<Value>> = rows.iter().filter(|r| r[3] == text("WAIT")).collect();
+    assert_eq!(waiting.len(), 1, "{rows:?}");
+    assert_eq!(waiting[0][1..3], [text("KEY"), text("S")], "{rows:?}");
+
+    run(&mut a, "COMMIT");
+    let (b_spid, v) = waiter.join().unwrap();
+    assert_eq!(v, Value::Int(11));
+    let Value::SmallInt(b_spid) = b_spid else { panic!("@@SPID is {b_spid:?}") };
+    assert_eq!(waiting[0][0], Value::Int(b_spid.into()));
+}

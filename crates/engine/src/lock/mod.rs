@@ -73,8 +73,22 @@ pub use owner::LockOwner;
 pub use resource::Resource;
 pub(crate) use walden_storage::hash::FastBuild;
 
-/// Who owns a lock: a transaction id.
+/// Who owns a lock: a transaction id. One that [`owner_id`] made carries the session that
+/// began the transaction in its low 16 bits, for `sys.dm_tran_locks.request_session_id`, and
+/// a sequence number above them, so that ids still order transactions by age (the deadlock
+/// victim's tie-break).
 pub type OwnerId = u64;
+
+/// The owner id of the `sequence`-th transaction, begun by session `session` (0: the
+/// engine's own work).
+pub fn owner_id(sequence: u64, session: u16) -> OwnerId {
+    sequence << 16 | u64::from(session)
+}
+
+/// The session that began owner `owner`'s transaction (0: none, the engine's own work).
+pub fn owner_session(owner: OwnerId) -> u16 {
+    owner as u16
+}
 
 /// Why a lock request failed. The owner keeps the locks it already had; the transaction layer
 /// rolls back (for 1205) or fails the statement (for 1222, as SQL Server does) and calls

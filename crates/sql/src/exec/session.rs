@@ -95,14 +95,15 @@ pub trait CancelSignal: Send + Sync + std::fmt::Debug {
     }
 }
 
-/// A new transaction with the session's isolation level and lock timeout, whose lock waits
-/// the client's cancel ends.
+/// A new transaction of session `spid` with its isolation level and lock timeout, whose lock
+/// waits the client's cancel ends.
 fn begin_transaction(
     instance: &Instance,
+    spid: u16,
     opts: &Options,
     interrupt: &Option<Arc<dyn Interrupt>>,
 ) -> Transaction {
-    let mut tx = instance.begin(opts.isolation, opts.lock_timeout);
+    let mut tx = instance.begin_in_session(spid, opts.isolation, opts.lock_timeout);
     tx.set_interrupt(interrupt.clone());
     tx
 }
@@ -641,7 +642,7 @@ impl Run<'_> {
         // table) ends first, as it would at the end of a statement.
         self.finish_autocommit(true);
         let s = &mut *self.s;
-        s.tx = Some(begin_transaction(&s.instance, &s.opts, &s.lock_interrupt));
+        s.tx = Some(begin_transaction(&s.instance, s.spid, &s.opts, &s.lock_interrupt));
         s.trancount = 1;
     }
 
@@ -668,8 +669,8 @@ impl Run<'_> {
     /// The transaction the running statement works in: the user's, or a new autocommit one.
     pub(crate) fn tx(&mut self) -> &mut Transaction {
         let s = &mut *self.s;
-        let Session { tx, instance, opts, lock_interrupt, .. } = s;
-        tx.get_or_insert_with(|| begin_transaction(instance, opts, lock_interrupt))
+        let Session { tx, instance, opts, lock_interrupt, spid, .. } = s;
+        tx.get_or_insert_with(|| begin_transaction(instance, *spid, opts, lock_interrupt))
     }
 
     fn rollback_all(&mut self) {

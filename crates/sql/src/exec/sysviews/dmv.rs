@@ -227,6 +227,40 @@ pub(super) fn wait_stats(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&rows)
 }
 
+/// `sys.dm_tran_locks`: every granted lock and waiting request in the lock manager, one
+/// row each, with the session whose transaction owns it.
+pub(super) fn tran_locks(ctx: &ViewContext<'_>) -> RowSet {
+    use walden_engine::lock::{owner_session, LockInfo, Resource};
+    let mut rows = ctx.instance.locks().snapshot();
+    rows.sort_by_key(|r| (owner_session(r.owner), r.owner));
+    View::<LockInfo>::new()
+        .col("resource_type", DESC, |r| nstr(r.resource.type_name()))
+        .col("resource_subtype", DESC, |_| nstr(""))
+        .col("resource_database_id", SqlType::Int, |r| int(r.resource.database().into()))
+        // SQL Server's KEY description is the key's hash; the others are empty for the
+        // resources Walden locks.
+        .col("resource_description", SqlType::NVarChar(Len::N(256)), |r| match r.resource {
+            Resource::Key { hash, .. } => nstr(format!("({hash:012x})")),
+            Resource::Other { name, .. } => nstr(name.to_string()),
+            _ => nstr(""),
+        })
+        // The table for OBJECT and KEY (SQL Server gives a KEY's hobt_id; Walden's index
+        // lives in the table's object).
+        .col("resource_associated_entity_id", SqlType::BigInt, |r| match r.resource {
+            Resource::Object { object, .. } | Resource::Key { object, .. } => big(object.into()),
+            _ => big(0),
+        })
+        .col("resource_lock_partition", SqlType::Int, |_| int(0))
+        .col("request_mode", DESC, |r| nstr(r.mode.name()))
+        .col("request_type", DESC, |_| nstr("LOCK"))
+        .col("request_status", DESC, |r| nstr(r.status.name()))
+        .col("request_reference_count", SqlType::SmallInt, |_| small(1))
+        .col("request_session_id", SqlType::Int, |r| int(owner_session(r.owner).into()))
+        .col("request_owner_type", DESC, |_| nstr("TRANSACTION"))
+        .col("request_owner_id", SqlType::BigInt, |r| big(r.owner))
+        .rows(&rows)
+}
+
 /// `sys.dm_io_virtual_file_stats(database_id, file_id)`: I/O counters of the data and log
 /// files; NULL for either argument means all.
 pub(super) fn virtual_file_stats(

@@ -134,6 +134,7 @@ pub fn system_view(
         "index_columns" => (None, |c, _| Ok(catalog::index_columns(c))),
         "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
+        "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
         "dm_io_virtual_file_stats" => (Some(2), dmv::virtual_file_stats),
         "dm_db_log_stats" => (Some(1), dmv::log_stats),
         "fn_dblog" => (Some(2), dblog::fn_dblog),
