@@ -236,7 +236,7 @@ impl Transaction {
     }
 
     /// Lets `interrupt` end this transaction's lock waits (its client cancelled the request):
-    /// the waiting request fails with [`LockError::Cancelled`](crate::lock::LockError).
+    /// the waiting request fails with `LockError::Cancelled` (error 3617).
     pub fn set_interrupt(&mut self, interrupt: Option<Arc<dyn crate::lock::Interrupt>>) {
         self.owner.set_interrupt(interrupt);
     }

@@ -50,8 +50,8 @@ impl LockOwner {
         }
     }
 
-    /// Lets `interrupt` end this owner's lock waits (with [`LockError::Cancelled`]
-    /// (super::LockError::Cancelled)). It lasts as long as the owner.
+    /// Lets `interrupt` end this owner's lock waits: a waiting request fails with
+    /// `LockError::Cancelled` once it says so. It lasts as long as the owner.
     pub fn set_interrupt(&mut self, interrupt: Option<Arc<dyn Interrupt>>) {
         self.interrupt = interrupt;
     }

@@ -591,29 +591,21 @@ impl Run<'_> {
                 Err(Halt::Aborted)
             }
             Err(Halt::Cancelled) => {
-                // A statement cancelled while it ran (in a lock wait) is undone alone; the
-                // transaction stays open (see "Cancellation").
+                // A statement cancelled while it ran (a lock wait, a scan, a join) is undone
+                // alone; the transaction stays open (see "Cancellation").
                 self.finish_autocommit(false);
-                if let (Some(mark), Some(tx)) = (mark, self.s.tx.as_mut()) {
-                    if let Err(undo) = tx.rollback_to_mark(&mark) {
-                        let undo = self.s.engine_error(undo);
-                        self.rollback_all();
-                        self.report(undo);
-                    }
+                if let Err(undo) = self.undo_statement(mark) {
+                    self.report(undo);
                 }
                 Err(Halt::Cancelled)
             }
             Err(Halt::Error(e)) => {
                 // Undo the failed statement's own changes.
                 self.finish_autocommit(false);
-                if let (Some(mark), Some(tx)) = (mark, self.s.tx.as_mut()) {
-                    if let Err(undo) = tx.rollback_to_mark(&mark) {
-                        let undo = self.s.engine_error(undo);
-                        self.rollback_all();
-                        self.report(e);
-                        self.report(undo);
-                        return Err(Halt::Aborted);
-                    }
+                if let Err(undo) = self.undo_statement(mark) {
+                    self.report(e);
+                    self.report(undo);
+                    return Err(Halt::Aborted);
                 }
                 let dooms = e.number == 1205 || self.s.opts.xact_abort;
                 if dooms && self.s.trancount > 0 {
@@ -633,6 +625,20 @@ impl Run<'_> {
                 }
             }
         }
+    }
+
+    /// Undoes a failed or cancelled statement's own changes, back to the `mark` taken when it
+    /// started. If that fails, the whole transaction is rolled back and the undo's error is
+    /// returned for reporting.
+    fn undo_statement(&mut self, mark: Option<Vec<usize>>) -> Result<(), SqlError> {
+        if let (Some(mark), Some(tx)) = (mark, self.s.tx.as_mut()) {
+            if let Err(undo) = tx.rollback_to_mark(&mark) {
+                let undo = self.s.engine_error(undo);
+                self.rollback_all();
+                return Err(undo);
+            }
+        }
+        Ok(())
     }
 
     /// Opens a user transaction (`@@TRANCOUNT` 0 to 1): `BEGIN TRAN`, or a statement under
