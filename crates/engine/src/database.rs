@@ -33,12 +33,12 @@ use walden_log::{
 };
 use walden_storage::btree::{Change, ChangeKind, TreeError, TreeLog, TreeSpace};
 use walden_storage::buffer::{BufferError, BufferPool, NoWal, PoolConfig, WalFlush};
+use walden_storage::hash::FastBuild;
 use walden_storage::redo::PageOp;
 use walden_storage::{DataFile, FileError, Lsn, Page, PageError, PageId, PageType};
 
 use crate::catalog::Catalog;
 use crate::error::EngineError;
-use crate::lock::FastBuild;
 use crate::recovery::{redo_action, txn_action, PageOnDisk, RedoAction, TxnAction};
 use crate::wal::{self, CheckpointBody, EngineRecord, Undo};
 
@@ -437,11 +437,9 @@ impl Database {
 
     /// Its DELAYED_DURABILITY setting.
     pub fn delayed_durability(&self) -> DatabaseDurability {
-        match self.delayed_durability.load(Ordering::Relaxed) {
-            c if c == DatabaseDurability::Forced.code() => DatabaseDurability::Forced,
-            c if c == DatabaseDurability::Allowed.code() => DatabaseDurability::Allowed,
-            _ => DatabaseDurability::Disabled,
-        }
+        // Only `set_delayed_durability` stores, always a valid code.
+        DatabaseDurability::from_code(self.delayed_durability.load(Ordering::Relaxed))
+            .unwrap_or(DatabaseDurability::Disabled)
     }
 
     /// Sets DELAYED_DURABILITY (the caller persists it in master).

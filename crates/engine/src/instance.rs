@@ -115,12 +115,7 @@ impl DatabaseEntry {
             let n = word(take(4)?) as usize;
             strings.push(String::from_utf8(take(n)?.to_vec()).map_err(|_| bad())?);
         }
-        let durability = match take(1)?[0] {
-            0 => DatabaseDurability::Disabled,
-            1 => DatabaseDurability::Allowed,
-            2 => DatabaseDurability::Forced,
-            _ => return Err(bad()),
-        };
+        let durability = DatabaseDurability::from_code(take(1)?[0]).ok_or_else(bad)?;
         let recovery_model =
             if take(1)?[0] == 1 { RecoveryModel::Full } else { RecoveryModel::Simple };
         let log = PathBuf::from(strings.pop().ok_or_else(bad)?);

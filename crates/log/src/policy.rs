@@ -36,6 +36,13 @@ impl DatabaseDurability {
         }
     }
 
+    /// The setting whose [`code`](Self::code) is `code`, if any.
+    pub fn from_code(code: u8) -> Option<DatabaseDurability> {
+        [DatabaseDurability::Disabled, DatabaseDurability::Allowed, DatabaseDurability::Forced]
+            .into_iter()
+            .find(|d| d.code() == code)
+    }
+
     /// The value `sys.databases.delayed_durability_desc` shows.
     pub fn description(self) -> &'static str {
         match self {

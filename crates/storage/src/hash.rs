@@ -11,7 +11,7 @@
 //! bits from the top seven, and both must vary.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::page::PageId;
 
@@ -72,13 +72,6 @@ impl Hasher for FastHasher {
     fn write_usize(&mut self, n: usize) {
         self.add(n as u64);
     }
-}
-
-/// The table hash of one value.
-pub fn hash_of<T: Hash + ?Sized>(value: &T) -> u64 {
-    let mut h = FastHasher::default();
-    value.hash(&mut h);
-    h.finish()
 }
 
 #[cfg(test)]

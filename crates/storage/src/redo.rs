@@ -96,7 +96,9 @@ impl<'a> PageOp<'a> {
     pub fn encoded_len(&self) -> usize {
         match self {
             PageOp::Image { head, slots } => 5 + head.len() + slots.len(),
-            PageOp::Insert { record, .. } | PageOp::Update { record, .. } => 5 + record.len(),
+            PageOp::Insert { record, .. } | PageOp::Update { record, .. } => {
+                RECORD_OP_HEADER + record.len()
+            }
             PageOp::Delete { .. } | PageOp::Truncate { .. } => 3,
             PageOp::Links { .. } => 9,
         }

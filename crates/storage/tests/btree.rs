@@ -41,6 +41,16 @@ fn space(vfs: &dyn Vfs, path: &Path, frames: usize) -> TreeSpace {
     TreeSpace::new(BufferPool::new(Arc::new(file), Arc::new(NoWal), config).expect("a pool"))
 }
 
+/// A formatted data file at `path` holding one empty tree: the space, the log of everything
+/// done so far, and the tree's root.
+fn with_tree(vfs: &dyn Vfs, path: &str, frames: usize) -> (TreeSpace, MemLog, u32) {
+    let space = space(vfs, Path::new(path), frames);
+    let mut log = MemLog::default();
+    space.format(&mut log).unwrap();
+    let root = space.create_tree(&mut log, 5, 1).unwrap();
+    (space, log, root)
+}
+
 fn key(n: u64) -> Vec<u8> {
     format!("key{n:08}").into_bytes()
 }
@@ -53,10 +63,7 @@ fn value(rng: &mut SplitMix64) -> Vec<u8> {
 #[test]
 fn random_workload_matches_a_model_and_stays_consistent() {
     let fs = MemFs::new();
-    let space = space(&fs, Path::new("t.mdf"), 16);
-    let mut log = MemLog::default();
-    space.format(&mut log).unwrap();
-    let root = space.create_tree(&mut log, 5, 1).unwrap();
+    let (space, mut log, root) = with_tree(&fs, "t.mdf", 16);
     let tree = space.tree(root);
     let mut model = BTreeMap::new();
     let mut rng = SplitMix64::new(7);
@@ -121,10 +128,7 @@ fn random_workload_matches_a_model_and_stays_consistent() {
 #[test]
 fn ascending_inserts_fill_pages_and_split_at_the_end() {
     let fs = MemFs::new();
-    let space = space(&fs, Path::new("t.mdf"), 64);
-    let mut log = MemLog::default();
-    space.format(&mut log).unwrap();
-    let root = space.create_tree(&mut log, 5, 1).unwrap();
+    let (space, mut log, root) = with_tree(&fs, "t.mdf", 64);
     let tree = space.tree(root);
     for n in 0..20_000 {
         tree.insert(&mut log, &(n as u64).to_be_bytes(), &[7; 40]).unwrap();
@@ -164,10 +168,7 @@ fn redo(space: &TreeSpace, records: &[Logged]) {
 #[test]
 fn replaying_the_log_on_an_empty_file_rebuilds_the_tree() {
     let fs = MemFs::new();
-    let space1 = space(&fs, Path::new("a.mdf"), 32);
-    let mut log = MemLog::default();
-    space1.format(&mut log).unwrap();
-    let root = space1.create_tree(&mut log, 5, 1).unwrap();
+    let (space1, mut log, root) = with_tree(&fs, "a.mdf", 32);
     let tree = space1.tree(root);
     let mut rng = SplitMix64::new(11);
     for _ in 0..5000 {
@@ -192,10 +193,7 @@ fn replaying_the_log_on_an_empty_file_rebuilds_the_tree() {
 #[test]
 fn structure_changes_are_single_records_and_rows_are_single_ops() {
     let fs = MemFs::new();
-    let space = space(&fs, Path::new("t.mdf"), 32);
-    let mut log = MemLog::default();
-    space.format(&mut log).unwrap();
-    let root = space.create_tree(&mut log, 5, 1).unwrap();
+    let (space, mut log, root) = with_tree(&fs, "t.mdf", 32);
     let tree = space.tree(root);
     for n in 0..2000u64 {
         tree.insert(&mut log, &n.to_be_bytes(), &[1; 100]).unwrap();
@@ -213,10 +211,7 @@ fn structure_changes_are_single_records_and_rows_are_single_ops() {
 #[test]
 fn a_leaf_emptied_without_its_release_is_consistent_and_usable() {
     let fs = MemFs::new();
-    let space1 = space(&fs, Path::new("a.mdf"), 32);
-    let mut log = MemLog::default();
-    space1.format(&mut log).unwrap();
-    let root = space1.create_tree(&mut log, 5, 1).unwrap();
+    let (space1, mut log, root) = with_tree(&fs, "a.mdf", 32);
     let tree = space1.tree(root);
     for n in 0..300 {
         tree.insert(&mut log, &key(n), &[7; 100]).unwrap();

@@ -71,7 +71,7 @@ pub use manager::LockManager;
 pub use mode::LockMode;
 pub use owner::LockOwner;
 pub use resource::Resource;
-pub(crate) use walden_storage::hash::FastBuild;
+pub(crate) use small::SmallList;
 
 /// Who owns a lock: a transaction id. One that [`owner_id`] made carries the session that
 /// began the transaction in its low 16 bits, for `sys.dm_tran_locks.request_session_id`, and

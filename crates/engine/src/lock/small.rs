@@ -1,4 +1,5 @@
-//! A list that keeps its first few items inline, for the lock manager's per-lock lists.
+//! A list that keeps its first few items inline, for the lock manager's per-lock lists and a
+//! transaction's table locks.
 
 /// A list whose first `N` items live inline and the rest in a vector. A lock table entry's
 /// granted owners and an owner's held locks almost always fit inline, so that taking and
@@ -8,7 +9,7 @@
 /// holds items `N..len` (it is empty while an inline slot is free), so the items are in
 /// order: inline, then spilled.
 #[derive(Debug)]
-pub(super) struct SmallList<T, const N: usize> {
+pub(crate) struct SmallList<T, const N: usize> {
     len: usize,
     inline: [Option<T>; N],
     spill: Vec<T>,
@@ -22,17 +23,17 @@ impl<T, const N: usize> Default for SmallList<T, N> {
 
 impl<T, const N: usize> SmallList<T, N> {
     /// A list of one item.
-    pub(super) fn one(item: T) -> Self {
+    pub(crate) fn one(item: T) -> Self {
         let mut list = SmallList::default();
         list.push(item);
         list
     }
 
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
-    pub(super) fn push(&mut self, item: T) {
+    pub(crate) fn push(&mut self, item: T) {
         match self.inline.get_mut(self.len) {
             Some(slot) => *slot = Some(item),
             None => self.spill.push(item),
@@ -41,11 +42,11 @@ impl<T, const N: usize> SmallList<T, N> {
     }
 
     /// The items in order.
-    pub(super) fn iter(&self) -> impl DoubleEndedIterator<Item = &T> {
+    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = &T> {
         self.inline.iter().flatten().chain(&self.spill)
     }
 
-    pub(super) fn get_mut(&mut self, at: usize) -> Option<&mut T> {
+    pub(crate) fn get_mut(&mut self, at: usize) -> Option<&mut T> {
         if at >= N {
             self.spill.get_mut(at - N)
         } else {
@@ -55,7 +56,7 @@ impl<T, const N: usize> SmallList<T, N> {
 
     /// The index of the last item matching `pred`: searching from the end finds the lock
     /// taken last, which is the one a READ COMMITTED read gives back, at once.
-    pub(super) fn rposition(&self, mut pred: impl FnMut(&T) -> bool) -> Option<usize> {
+    pub(crate) fn rposition(&self, mut pred: impl FnMut(&T) -> bool) -> Option<usize> {
         let in_spill = self.spill.iter().rposition(&mut pred).map(|at| N + at);
         in_spill.or_else(|| {
             self.inline[..self.len.min(N)]
@@ -65,7 +66,7 @@ impl<T, const N: usize> SmallList<T, N> {
     }
 
     /// Removes the item at `at`, keeping the others in order.
-    pub(super) fn remove(&mut self, at: usize) -> Option<T> {
+    pub(crate) fn remove(&mut self, at: usize) -> Option<T> {
         if at >= self.len {
             return None;
         }
@@ -84,7 +85,7 @@ impl<T, const N: usize> SmallList<T, N> {
 
     /// Removes the item at `at`, putting the last item in its place: for lists whose order
     /// does not matter.
-    pub(super) fn swap_remove(&mut self, at: usize) -> Option<T> {
+    pub(crate) fn swap_remove(&mut self, at: usize) -> Option<T> {
         if at >= self.len {
             return None;
         }
@@ -101,14 +102,14 @@ impl<T, const N: usize> SmallList<T, N> {
     }
 
     /// Empties the list, keeping the spill vector's allocation.
-    pub(super) fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.inline.iter_mut().for_each(|slot| *slot = None);
         self.spill.clear();
         self.len = 0;
     }
 
     /// Takes the items out in order, leaving the list empty.
-    pub(super) fn take_all(&mut self) -> impl Iterator<Item = T> {
+    pub(crate) fn take_all(&mut self) -> impl Iterator<Item = T> {
         let inline = std::mem::replace(&mut self.inline, [const { None }; N]);
         self.len = 0;
         inline.into_iter().flatten().chain(std::mem::take(&mut self.spill))

@@ -1724,19 +1724,19 @@ mod tests {
         let mut out = crate::exec::Collected::default();
         waiter.execute_batch("BEGIN TRAN INSERT t VALUES (3, 'mine')", &mut out);
         assert_eq!(out.errors().count(), 0, "{:?}", out.messages);
-        // The UPDATE changes row 1, then waits for row 2; no CATCH sees the cancel.
+        // The INSERT adds row 4, then waits for row 2's lock; no CATCH sees the cancel.
         let (out, took) = cancel_after(
             &mut waiter,
-            "BEGIN TRY UPDATE t SET v = 'b' END TRY BEGIN CATCH PRINT 'caught' END CATCH \
-             PRINT 'after'",
+            "BEGIN TRY INSERT t VALUES (4, 'b'), (2, 'b') END TRY \
+             BEGIN CATCH PRINT 'caught' END CATCH PRINT 'after'",
             Duration::from_millis(200),
         );
         assert!(took < Duration::from_secs(5), "{took:?}");
         assert!(out.messages.is_empty(), "{:?}", out.messages);
         assert_eq!(waiter.transaction_count(), 1);
 
-        // The holder's row lock is released; the waiter's transaction still has its INSERT
-        // and not the cancelled UPDATE's change to row 1.
+        // The holder's row lock is released; the waiter's transaction still has its first
+        // INSERT (row 3) and not the cancelled one's row 4.
         let mut out = crate::exec::Collected::default();
         holder.execute_batch("ROLLBACK", &mut out);
         let flag = Arc::new(AtomicBool::new(false));

@@ -4,11 +4,11 @@
 //! preallocated file (the ceiling for one thread of fully durable commits), interleaved with
 //! one thread and with 64 threads of fully durable commits so the three see the same disk,
 //! then commits/s for the other thread counts and durabilities, each on a fresh log file in
-//! the same directory. A
-//! commit is what the engine writes for a one-row transaction: one payload record of
-//! `--record-bytes` and the commit record (the engine writes no begin record; a transaction's
-//! first record begins it, for recovery as for `fn_dblog`). Every worker moves the truncation point up to the hardened LSN now and then, as
-//! SIMPLE recovery's checkpoints would, so the file reuses its segments instead of growing.
+//! the same directory. A commit is what the engine writes for a one-row transaction: one
+//! payload record of `--record-bytes` and the commit record (the engine writes no begin
+//! record; a transaction's first record begins it, for recovery as for `fn_dblog`). Every
+//! worker moves the truncation point up to the hardened LSN now and then, as SIMPLE
+//! recovery's checkpoints would, so the file reuses its segments instead of growing.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
