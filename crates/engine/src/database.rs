@@ -17,8 +17,10 @@
 //! * `gate` (RwLock, the redo point): every tree operation that logs holds it shared from its
 //!   first log record until its pages are marked dirty; a checkpoint takes it exclusively only
 //!   to move the redo point (rule W3). Lock order: tree latch, gate, page latches.
-//! * `active` (Mutex): transactions that have logged something, with their first LSN, and
-//!   the last commit (every commit updates both).
+//!
+//! The transactions that have logged something and not ended, with their first LSN, and the
+//! last commit are the log's to know (`walden_log::manager`, rule 8): they change with the
+//! appends that already hold its lock.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -33,7 +35,6 @@ use walden_log::{
 };
 use walden_storage::btree::{Change, ChangeKind, TreeError, TreeLog, TreeSpace};
 use walden_storage::buffer::{BufferError, BufferPool, NoWal, PoolConfig, WalFlush};
-use walden_storage::hash::FastBuild;
 use walden_storage::redo::PageOp;
 use walden_storage::{DataFile, FileError, Lsn, Page, PageError, PageId, PageType};
 
@@ -119,15 +120,6 @@ pub struct RecoveryReport {
     pub log_end_lsn: Lsn,
     /// How long recovery took.
     pub elapsed: Duration,
-}
-
-/// What [`Database::active`] protects.
-#[derive(Debug, Default)]
-struct Active {
-    /// Transaction id -> the log position before its first record.
-    txns: HashMap<u64, Lsn, FastBuild>,
-    /// (LSN, commit time) of the last commit.
-    last_commit: (Lsn, u64),
 }
 
 /// The checkpoint pointer: where recovery starts.
@@ -232,9 +224,10 @@ pub struct Database {
     /// The redo point of the last checkpoint (rule W3).
     gate: RwLock<Lsn>,
     next_txn: AtomicU64,
-    /// The transactions that have logged something, and the last commit: one mutex for
-    /// both, since every commit updates both.
-    active: Mutex<Active>,
+    /// Transactions counted by [`Database::count_transaction`].
+    transactions: AtomicU64,
+    /// The last checkpoint's pointer; held for a whole checkpoint, so that checkpoints take
+    /// turns.
     checkpoint_lock: Mutex<Pointer>,
     state: Mutex<DatabaseState>,
     /// Set once `state` goes offline, so the common check takes no lock.
@@ -365,7 +358,7 @@ impl Database {
             log,
             gate: RwLock::new(0),
             next_txn: AtomicU64::new(1),
-            active: Mutex::new(Active::default()),
+            transactions: AtomicU64::new(0),
             checkpoint_lock: Mutex::new(Pointer::default()),
             state: Mutex::new(DatabaseState::Online),
             offline: std::sync::atomic::AtomicBool::new(false),
@@ -498,15 +491,15 @@ impl Database {
         DbLogger { db: self, txn, mode, gate: None, row: None }
     }
 
-    /// Registers a transaction's first log record (so checkpoints keep its log).
-    pub(crate) fn txn_started(&self, txn: u64) {
-        // The start is read under the `active` lock, which a checkpoint's step C3 holds too:
-        // a transaction it does not see then starts at or after the end of the log at C3,
-        // never before the truncation point that checkpoint sets. (Read before the lock, the
-        // start could precede it, and a later checkpoint's scan start with it.)
-        let mut active = self.active.lock().unwrap_or_else(PoisonError::into_inner);
-        let start = self.log.as_ref().map_or(0, |l| l.end_lsn());
-        active.txns.entry(txn).or_insert(start);
+    /// Counts a transaction that used this database, for `Transactions/sec`. One relaxed
+    /// atomic add: every transaction pays it, so no lock and no table lookup.
+    pub fn count_transaction(&self) {
+        self.transactions.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The transactions counted since the database opened.
+    pub fn transactions(&self) -> u64 {
+        self.transactions.load(Ordering::Relaxed)
     }
 
     /// Appends a commit record for a transaction that logged something; returns the receipt
@@ -520,29 +513,23 @@ impl Database {
             // tempdb logs nothing: nothing to harden, and no last commit to record.
             return Ok(walden_log::CommitReceipt { lsn: 0, hardened: true, commit_time_us: 0 });
         };
-        let result = log.append_commit(txn, durability);
-        let mut active = self.active.lock().unwrap_or_else(PoisonError::into_inner);
-        active.txns.remove(&txn);
-        if let Ok(receipt) = &result {
-            active.last_commit = (receipt.lsn, receipt.commit_time_us);
-        }
-        drop(active);
-        Ok(result?)
+        Ok(log.append_commit(txn, durability)?)
     }
 
-    /// Forgets a transaction that logged no row change (nothing to commit or abort).
-    pub(crate) fn abort_txn_if_started(&self, txn: u64) {
-        self.active.lock().unwrap_or_else(PoisonError::into_inner).txns.remove(&txn);
+    /// Forgets a transaction with no change left to commit: one that logged nothing, or
+    /// whose changes were all undone within it.
+    pub(crate) fn forget_txn(&self, txn: u64) {
+        if let Some(log) = &self.log {
+            log.forget_txn(txn);
+        }
     }
 
     /// Appends the abort record of a transaction whose changes were all undone.
     pub(crate) fn abort_txn(&self, txn: u64) -> Result<(), EngineError> {
-        let result = match &self.log {
-            Some(log) => log.append_abort(txn).map(|_| ()),
+        match &self.log {
+            Some(log) => log.append_abort(txn).map(|_| ()).map_err(EngineError::from),
             None => Ok(()),
-        };
-        self.active.lock().unwrap_or_else(PoisonError::into_inner).txns.remove(&txn);
-        result.map_err(EngineError::from)
+        }
     }
 
     /// Hardens the whole log (`sys.sp_flush_log`).
@@ -570,11 +557,8 @@ impl Database {
         };
         // C2: write every dirty page (the pool hardens the log first: W1) and sync the file.
         self.space.pool().flush_all()?;
-        // C3: the oldest log still needed by an active transaction.
-        let scan_start = {
-            let active = self.active.lock().unwrap_or_else(PoisonError::into_inner);
-            active.txns.values().copied().min().map_or(redo_point, |first| first.min(redo_point))
-        };
+        // C3: the oldest log still needed by an open transaction.
+        let scan_start = log.oldest_open_txn().map_or(redo_point, |first| first.min(redo_point));
         let body = CheckpointBody {
             redo_point,
             scan_start,
@@ -584,7 +568,7 @@ impl Database {
         let checkpoint_lsn = log.append_payload(0, &wal::checkpoint(&body))?;
         log.flush_to(checkpoint_lsn)?;
         let (last_commit_lsn, last_commit_micros) = {
-            let last = self.active.lock().unwrap_or_else(PoisonError::into_inner).last_commit;
+            let last = log.last_commit();
             if last.0 == 0 {
                 (pointer.last_commit_lsn, pointer.last_commit_micros)
             } else {
@@ -628,9 +612,7 @@ impl Database {
         if pointer.body.scan_start < pointer.body.redo_point {
             return "ACTIVE_TRANSACTION";
         }
-        let has_active =
-            !self.active.lock().unwrap_or_else(PoisonError::into_inner).txns.is_empty();
-        if has_active {
+        if self.log.as_ref().is_some_and(|log| log.oldest_open_txn().is_some()) {
             "ACTIVE_TRANSACTION"
         } else if self.checkpoint_due() {
             "CHECKPOINT"
@@ -651,7 +633,7 @@ impl Database {
 
     /// The last commit known: (LSN, commit time in microseconds since the Unix epoch).
     pub fn last_commit(&self) -> (Lsn, u64) {
-        self.active.lock().unwrap_or_else(PoisonError::into_inner).last_commit
+        self.log.as_ref().map_or((0, 0), |log| log.last_commit())
     }
 
     /// A clean shutdown: harden the log, checkpoint, stop the pool's writer, close the log.
@@ -740,11 +722,7 @@ impl Database {
         self.next_txn.store(next_txn, Ordering::Relaxed);
         // R5: undo the losers, newest change first, logging compensation records; R6: abort.
         for (txn, state) in txns {
-            self.active
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .txns
-                .insert(txn, state.first);
+            log.reopen_txn(txn, state.first);
             let committed = state.prepared.is_some_and(resolver);
             match txn_action(false, false, state.prepared.is_some(), committed) {
                 TxnAction::CommitInDoubt => {
@@ -761,8 +739,7 @@ impl Database {
                 TxnAction::Committed | TxnAction::Aborted => {}
             }
         }
-        self.active.lock().unwrap_or_else(PoisonError::into_inner).last_commit =
-            (report.last_commit_lsn, report.last_commit_unix_micros);
+        log.set_recovered_commit(report.last_commit_lsn, report.last_commit_unix_micros);
         // R7: harden the aborts and checkpoint, so the next recovery starts here.
         log.flush_log()?;
         self.checkpoint()?;

@@ -145,7 +145,6 @@ impl Coordinator for MasterCoordinator {
     fn record_commit(&self, gtid: u64) -> Result<(), EngineError> {
         let db = &self.master;
         let txn = db.next_txn_id();
-        db.txn_started(txn);
         let key = gtid.to_be_bytes();
         let mut logger =
             db.logger(txn, LogMode::Row { root: OUTCOMES_ROOT, key: &key, kind: RowKind::Insert });

@@ -98,7 +98,6 @@ impl Database {
         self.check_online()?;
         let key = object_key(object.id());
         let txn = self.next_txn_id();
-        self.txn_started(txn);
         let mut logger =
             self.logger(txn, LogMode::Row { root: CATALOG_ROOT, key: &key, kind: RowKind::Update });
         let result = self.space().tree(CATALOG_ROOT).update(&mut logger, &key, &object.encode());
@@ -106,7 +105,7 @@ impl Database {
         match result {
             Ok(Some(_)) => {}
             Ok(None) => {
-                self.abort_txn_if_started(txn);
+                self.forget_txn(txn);
                 let id = object.id();
                 return Err(EngineError::Internal(format!("catalog entry {id} vanished")));
             }

@@ -259,7 +259,6 @@ impl Transaction {
             return Ok(&mut self.parts[i]);
         }
         let txn = db.next_txn_id();
-        db.txn_started(txn);
         let undo_marks = self.parts.len();
         // A savepoint taken before this database joined covers none of its changes.
         for (_, marks) in &mut self.savepoints {
@@ -421,7 +420,7 @@ impl Transaction {
         }
         for part in &self.parts {
             if part.undo.is_empty() && !part.ddl {
-                part.db.abort_txn_if_started(part.txn);
+                part.db.forget_txn(part.txn);
                 continue;
             }
             let over = if part.ddl || spans { Override::AlwaysFull } else { Override::None };

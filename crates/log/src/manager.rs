@@ -30,8 +30,15 @@
 //!    success for data that is gone).
 //! 7. `hardened` only grows, and only to the end of blocks that a sync covered. A commit's
 //!    receipt says `hardened` only if its LSN is at or below it.
+//! 8. The log knows its *open transactions*: a transaction is open from the append of its
+//!    first begin or payload record, registered with the end of the log at that moment (at or
+//!    before the record's start), until its commit or abort record. Both happen under the state
+//!    lock the append holds anyway, so a transaction costs no lock of its own, and a reader of
+//!    the oldest open start (a checkpoint) under that lock sees every transaction whose records
+//!    precede the current end of the log.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
@@ -262,12 +269,37 @@ struct State {
     /// The segment the flusher wrote last: (sequence, file offset of its data, salt), so a
     /// flush inside it needs no lock on the segment map.
     segment_cache: Option<(u64, u64, u64)>,
+    /// Open transactions (rule 8): id -> the end of the log when its first record came.
+    open_txns: HashMap<u64, Lsn, BuildHasherDefault<TxnIdHasher>>,
+    /// The transaction registered or found open last: a transaction's later records skip the
+    /// table probe (0: none).
+    newest_open: u64,
+    /// The commit time of the commit at `stats.last_commit_lsn`.
+    last_commit_time_us: u64,
     stats: LogStats,
 }
 
 impl State {
     fn end_lsn(&self) -> Lsn {
         self.open.as_ref().map_or(self.next_block_lsn, |b| b.lsn + b.used as u64)
+    }
+
+    /// Registers transaction `txn` as open from the current end of the log, unless it is open
+    /// already (rule 8). Call before appending its record. Transaction 0 is the system's.
+    fn note_open(&mut self, txn: u64) {
+        if txn != 0 && txn != self.newest_open {
+            let start = self.end_lsn();
+            self.open_txns.entry(txn).or_insert(start);
+            self.newest_open = txn;
+        }
+    }
+
+    /// Transaction `txn` ended (or never logged anything): it is no longer open.
+    fn note_closed(&mut self, txn: u64) {
+        self.open_txns.remove(&txn);
+        if self.newest_open == txn {
+            self.newest_open = 0;
+        }
     }
 
     fn check_usable(&self) -> Result<(), LogError> {
@@ -302,6 +334,28 @@ struct Shared {
 pub struct LogManager {
     shared: Arc<Shared>,
     writer: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// Hashes a transaction id for [`State::open_txns`]: ids are consecutive numbers, which one
+/// multiply by an odd constant spreads over every bit the table's buckets and tags use.
+#[derive(Default)]
+struct TxnIdHasher(u64);
+
+impl Hasher for TxnIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    }
+
+    /// Not called for a `u64` key; it folds the bytes in, to be a hasher all the same.
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 ^ u64::from(b));
+        }
+    }
 }
 
 fn now_us() -> u64 {
@@ -402,6 +456,9 @@ impl LogManager {
                 next_waiter_id: 0,
                 unhardened: VecDeque::new(),
                 segment_cache: None,
+                open_txns: HashMap::default(),
+                newest_open: 0,
+                last_commit_time_us: 0,
                 stats,
             }),
             flushed: Condvar::new(),
@@ -434,20 +491,64 @@ impl LogManager {
 
     /// Appends a transaction-begin record.
     pub fn append_begin(&self, txn: u64) -> Result<Lsn, LogError> {
-        let st = self.shared.state.lock();
+        let mut st = self.shared.state.lock();
+        st.check_usable()?;
+        st.note_open(txn);
         Ok(self.append_record(st, RecordKind::Begin, txn, &[])?.1)
     }
 
-    /// Appends a record for the layers above.
+    /// Appends a record for the layers above. A nonzero `txn` is open from its first one until
+    /// its commit or abort record (rule 8).
     pub fn append_payload(&self, txn: u64, body: &[u8]) -> Result<Lsn, LogError> {
-        let st = self.shared.state.lock();
+        let mut st = self.shared.state.lock();
+        st.check_usable()?;
+        st.note_open(txn);
         Ok(self.append_record(st, RecordKind::Payload, txn, body)?.1)
     }
 
-    /// Appends an abort record.
+    /// Appends an abort record: the transaction is no longer open.
     pub fn append_abort(&self, txn: u64) -> Result<Lsn, LogError> {
-        let st = self.shared.state.lock();
+        let mut st = self.shared.state.lock();
+        st.note_closed(txn);
         Ok(self.append_record(st, RecordKind::Abort, txn, &[])?.1)
+    }
+
+    /// Forgets an open transaction without logging anything: for one whose changes were all
+    /// undone within it (rolled back to a savepoint) and that ends with nothing to commit. Its
+    /// records stay in the log; recovery finds them compensated.
+    pub fn forget_txn(&self, txn: u64) {
+        self.shared.state.lock().note_closed(txn);
+    }
+
+    /// Registers `txn` as open since `first`: for recovery, which finds the transactions to
+    /// undo in the log and appends their compensation records, so that a checkpoint taken
+    /// meanwhile keeps their log.
+    pub fn reopen_txn(&self, txn: u64, first: Lsn) {
+        let mut st = self.shared.state.lock();
+        st.open_txns.insert(txn, first);
+        st.newest_open = txn;
+    }
+
+    /// Where the oldest open transaction's log starts (rule 8), if any is open.
+    pub fn oldest_open_txn(&self) -> Option<Lsn> {
+        self.shared.state.lock().open_txns.values().copied().min()
+    }
+
+    /// The last commit appended (or recovered): its LSN and commit time in microseconds since
+    /// the Unix epoch; (0, 0) if none is known.
+    pub fn last_commit(&self) -> (Lsn, u64) {
+        let st = self.shared.state.lock();
+        (st.stats.last_commit_lsn, st.last_commit_time_us)
+    }
+
+    /// Records the last commit recovery found in the log, so that [`LogManager::last_commit`]
+    /// reports it until a new commit is appended.
+    pub fn set_recovered_commit(&self, lsn: Lsn, commit_time_us: u64) {
+        let mut st = self.shared.state.lock();
+        if lsn >= st.stats.last_commit_lsn {
+            st.stats.last_commit_lsn = lsn;
+            st.last_commit_time_us = commit_time_us;
+        }
     }
 
     /// Appends a commit record. A fully durable commit seals its block and returns only once
@@ -464,9 +565,11 @@ impl LogManager {
         // wall-clock time is derived from the same instant.
         let (appended, commit_time_us) = self.shared.clock.now();
         let body = CommitBody { durability, commit_time_us }.encode();
-        let st = self.shared.state.lock();
+        let mut st = self.shared.state.lock();
+        st.note_closed(txn);
         let (mut st, lsn) = self.append_record(st, RecordKind::Commit, txn, &body)?;
         st.stats.last_commit_lsn = lsn;
+        st.last_commit_time_us = commit_time_us;
         let was_empty = st.unhardened.is_empty();
         st.unhardened.push_back((lsn, appended));
         match durability {

@@ -658,10 +658,10 @@ impl Run<'_> {
             return;
         }
         let Some(tx) = self.s.tx.take() else { return };
-        let db_id = self.s.db.id();
         if ok {
             match tx.commit(CommitOption::Unspecified) {
-                Ok(_) => self.s.counters.record_transaction(db_id),
+                // Read-only transactions included, as SQL Server counts `Transactions/sec`.
+                Ok(_) => self.s.db.count_transaction(),
                 Err(e) => {
                     let e = self.s.engine_error(e);
                     self.report(e);
@@ -1154,7 +1154,7 @@ impl Run<'_> {
                 self.s.last_outcome = Some(false);
                 tx.commit(option).map_err(|e| self.s.engine_error(e))?;
                 self.s.last_outcome = Some(true);
-                self.s.counters.record_transaction(self.s.db.id());
+                self.s.db.count_transaction();
                 Ok(())
             }
             TransactionStatement::Rollback { name } => {

@@ -46,14 +46,14 @@ struct DbCounters {
 }
 
 impl DbCounters {
-    fn of(db: &Database, transactions: u64) -> DbCounters {
+    fn of(db: &Database) -> DbCounters {
         let stats = db.log_stats();
         let space = LogSpace::of(db);
         DbCounters {
             data_bytes: u64::from(db.space().pool().file().page_count()) * PAGE_BYTES,
             log_bytes: space.file_bytes,
             log_used_bytes: space.used_bytes(),
-            transactions,
+            transactions: db.transactions(),
             stats_commits: stats.commits_full + stats.commits_delayed,
             flushes: stats.flushes,
             bytes_flushed: stats.bytes_flushed,
@@ -101,10 +101,8 @@ const DATABASE_COUNTERS: [CounterDef; 11] = [
 /// `SQLServer:SQL Statistics`, `SQLServer:Locks` and `SQLServer:Buffer Manager`.
 pub(super) fn performance_counters(ctx: &ViewContext<'_>) -> RowSet {
     let databases = ctx.instance.databases();
-    let mut per_db: Vec<(String, DbCounters)> = databases
-        .iter()
-        .map(|db| (db.name().to_string(), DbCounters::of(db, ctx.counters.transactions(db.id()))))
-        .collect();
+    let mut per_db: Vec<(String, DbCounters)> =
+        databases.iter().map(|db| (db.name().to_string(), DbCounters::of(db))).collect();
     let mut total = DbCounters::default();
     for (_, c) in &per_db {
         total.add(c);

@@ -13,8 +13,9 @@
 //!   `sys.dm_os_wait_stats`, `sys.dm_db_log_stats`.
 //! * `dblog`: `sys.fn_dblog`.
 //!
-//! The counters SQL Server keeps above the storage engine (batches, transactions per
-//! database) are kept by the SQL layer in a [`ServerCounters`] shared by every session.
+//! The counters SQL Server keeps above the storage engine are kept by the SQL layer: batches
+//! in a [`ServerCounters`] shared by every session, transactions on each database
+//! (`Database::count_transaction`), which every transaction reaches without a shared lock.
 
 mod catalog;
 mod dblog;
@@ -22,9 +23,8 @@ mod dmv;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Instant;
 
 use walden_engine::types::{Date, DateTime, DateTime2, Len, SqlType, Time, Value};
@@ -39,8 +39,6 @@ pub struct ServerCounters {
     started: StartTime,
     /// `Batch Requests/sec`.
     batches: AtomicU64,
-    /// Database id -> `Transactions/sec`.
-    transactions: Mutex<HashMap<u32, u64>>,
 }
 
 /// The moment the counters were created; its own type so that [`ServerCounters`] can derive
@@ -60,30 +58,9 @@ impl ServerCounters {
         self.batches.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Counts a transaction that used database `db_id` (`Transactions/sec` of that database;
-    /// read-only transactions included, as SQL Server counts them).
-    pub fn record_transaction(&self, db_id: u32) {
-        *self
-            .transactions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(db_id)
-            .or_insert(0) += 1;
-    }
-
     /// Batches counted so far.
     pub fn batch_requests(&self) -> u64 {
         self.batches.load(Ordering::Relaxed)
-    }
-
-    /// Transactions counted so far for database `db_id`.
-    pub fn transactions(&self, db_id: u32) -> u64 {
-        self.transactions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&db_id)
-            .copied()
-            .unwrap_or(0)
     }
 
     /// Milliseconds since the counters were created.

@@ -237,9 +237,9 @@ fn performance_counters_have_sql_servers_shape() {
 
     f.counters.record_batch();
     f.counters.record_batch();
-    f.counters.record_transaction(f.db.id());
-    f.counters.record_transaction(f.db.id());
-    f.counters.record_transaction(1);
+    f.db.count_transaction();
+    f.db.count_transaction();
+    f.instance.database("master").unwrap().count_transaction();
     assert_eq!(f.counter("Batch Requests/sec", ""), 2);
     assert_eq!(f.counter("Transactions/sec", "d"), 2);
     assert_eq!(f.counter("Transactions/sec", "master"), 1);

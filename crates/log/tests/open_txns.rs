@@ -1,0 +1,54 @@
+//! The log's open transactions (manager rule 8): what a checkpoint asks for the oldest log an
+//! unfinished transaction still needs, and the last commit it records.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{mem, open, small_config};
+use walden_log::Durability;
+
+#[test]
+fn a_transaction_is_open_from_its_first_record_until_its_commit_or_abort() {
+    let log = open(&mem(), small_config());
+    assert_eq!(log.oldest_open_txn(), None);
+    log.append_payload(0, b"system").unwrap();
+    assert_eq!(log.oldest_open_txn(), None, "transaction 0 is the system's, never open");
+
+    let before_7 = log.append_payload(0, b"more").unwrap();
+    log.append_payload(7, b"a").unwrap();
+    let before_8 = log.append_payload(7, b"b").unwrap();
+    log.append_payload(8, b"c").unwrap();
+    log.append_payload(7, b"d").unwrap();
+    assert_eq!(log.oldest_open_txn(), Some(before_7), "7 starts where the log ended");
+
+    log.append_commit(7, Durability::Delayed).unwrap();
+    assert_eq!(log.oldest_open_txn(), Some(before_8), "8 is the oldest left");
+    log.append_abort(8).unwrap();
+    assert_eq!(log.oldest_open_txn(), None);
+
+    // A record after the end does not reopen it unless the transaction logs again.
+    log.append_payload(9, b"e").unwrap();
+    log.forget_txn(9);
+    assert_eq!(log.oldest_open_txn(), None);
+}
+
+#[test]
+fn recovery_reopens_a_loser_at_its_first_record_and_the_last_commit_survives() {
+    let log = open(&mem(), small_config());
+    assert_eq!(log.last_commit(), (0, 0));
+    log.set_recovered_commit(10, 1_700_000_000_000_000);
+    assert_eq!(log.last_commit(), (10, 1_700_000_000_000_000));
+
+    log.reopen_txn(3, 40);
+    log.append_payload(3, b"compensation").unwrap();
+    assert_eq!(log.oldest_open_txn(), Some(40), "the loser's own first LSN, not the CLR's");
+    log.append_abort(3).unwrap();
+    assert_eq!(log.oldest_open_txn(), None);
+
+    log.append_payload(4, b"x").unwrap();
+    let receipt = log.append_commit(4, Durability::Full).unwrap();
+    assert_eq!(log.last_commit(), (receipt.lsn, receipt.commit_time_us));
+    // An older recovered commit does not hide a newer appended one.
+    log.set_recovered_commit(10, 1);
+    assert_eq!(log.last_commit(), (receipt.lsn, receipt.commit_time_us));
+}
