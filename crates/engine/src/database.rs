@@ -491,6 +491,13 @@ impl Database {
         DbLogger { db: self, txn, mode, gate: None, row: None }
     }
 
+    /// Checks the tree of the database's catalog (as `DBCC CHECKDB` does with the system
+    /// tables): its invariants and its pages' checksums.
+    pub fn check_catalog(&self) -> Result<(), EngineError> {
+        self.space.tree(CATALOG_ROOT).check()?;
+        Ok(())
+    }
+
     /// Counts a transaction that used this database, for `Transactions/sec`. One relaxed
     /// atomic add: every transaction pays it, so no lock and no table lookup.
     pub fn count_transaction(&self) {

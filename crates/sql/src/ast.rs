@@ -152,6 +152,8 @@ pub enum StatementKind {
     Execute(Box<Execute>),
     /// `CHECKPOINT [duration_seconds]`.
     Checkpoint(Option<Expr>),
+    /// `DBCC command [(argument, ...)] [WITH option, ...]`.
+    Dbcc(Box<Dbcc>),
     /// `WAITFOR DELAY 'hh:mm[:ss[.mmm]]'` or `WAITFOR TIME 'hh:mm[:ss[.mmm]]'`.
     Waitfor(Box<Waitfor>),
     /// `CREATE DATABASE`.
@@ -172,6 +174,27 @@ pub enum StatementKind {
     Drop(Box<DropObjects>),
     /// `DROP INDEX [IF EXISTS] index ON table, ...`.
     DropIndex(Box<DropIndex>),
+}
+
+/// A `DBCC` statement as written: the command and its options are checked when it runs (a
+/// command or option Walden does not know is error 2526, as SQL Server reports one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dbcc {
+    /// `CHECKDB`, `CHECKTABLE`, `SQLPERF`, ...
+    pub command: Ident,
+    /// The parenthesized arguments.
+    pub arguments: Vec<DbccArgument>,
+    /// The `WITH` options (`NO_INFOMSGS`, ...).
+    pub options: Vec<Ident>,
+}
+
+/// One argument of a `DBCC` command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DbccArgument {
+    /// A bare name: a table (`CHECKTABLE (dbo.t)`), a database, or a keyword (`LOGSPACE`).
+    Name(ObjectName),
+    /// Anything else: a string (`'dbo.t'`), a number (a database id), a variable.
+    Value(Expr),
 }
 
 /// A query statement: the query and its `OPTION (...)` hints.

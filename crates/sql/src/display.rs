@@ -177,6 +177,16 @@ impl Display for StatementKind {
             Execute(execute) => write!(f, "{execute}"),
             Checkpoint(None) => f.write_str("CHECKPOINT"),
             Checkpoint(Some(duration)) => write!(f, "CHECKPOINT {duration}"),
+            Dbcc(dbcc) => {
+                write!(f, "DBCC {}", dbcc.command)?;
+                if !dbcc.arguments.is_empty() {
+                    write!(f, " ({})", commas(&dbcc.arguments))?;
+                }
+                if !dbcc.options.is_empty() {
+                    write!(f, " WITH {}", commas(&dbcc.options))?;
+                }
+                Ok(())
+            }
             Waitfor(waitfor) => {
                 let kind = match waitfor.kind {
                     WaitforKind::Delay => "DELAY",
@@ -1152,5 +1162,14 @@ impl Display for WindowSpec {
             write!(f, "ORDER BY {}", commas(&self.order_by))?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for DbccArgument {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DbccArgument::Name(name) => write!(f, "{name}"),
+            DbccArgument::Value(value) => write!(f, "{value}"),
+        }
     }
 }

@@ -8,6 +8,7 @@
 //! * [`scalar`]: types, conversions, operators and built-in functions;
 //! * [`sysviews`]: the system views and dynamic management views.
 
+mod dbcc;
 mod ddl;
 mod dml;
 mod error;

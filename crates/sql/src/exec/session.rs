@@ -430,6 +430,7 @@ fn may_change_data(kind: &StatementKind) -> bool {
             | StatementKind::Continue
             | StatementKind::Return(_)
             | StatementKind::Checkpoint(_)
+            | StatementKind::Dbcc(_)
             | StatementKind::Waitfor(_)
     )
 }
@@ -842,6 +843,10 @@ impl Run<'_> {
             }
             StatementKind::Checkpoint(_) => {
                 self.s.db.checkpoint().map_err(|e| self.s.engine_error(e))?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Dbcc(d) => {
+                self.dbcc(d)?;
                 Ok(Flow::Next)
             }
             StatementKind::Waitfor(w) => {

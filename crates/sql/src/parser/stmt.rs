@@ -18,10 +18,10 @@
 
 use super::{identifier_value, PResult, Parser};
 use crate::ast::{
-    Cte, Declaration, DeclarationKind, ExecArgument, ExecProcedure, Execute, Expr, ExprKind, If,
-    IsolationLevel, Literal, ProcedureRef, Raiserror, RaiserrorOption, SelectStatement,
-    SetStatement, Statement, StatementKind, Throw, TransactionName, TransactionStatement, TryCatch,
-    Waitfor, WaitforKind, While,
+    Cte, Dbcc, DbccArgument, Declaration, DeclarationKind, ExecArgument, ExecProcedure, Execute,
+    Expr, ExprKind, If, IsolationLevel, Literal, ProcedureRef, Raiserror, RaiserrorOption,
+    SelectStatement, SetStatement, Statement, StatementKind, Throw, TransactionName,
+    TransactionStatement, TryCatch, Waitfor, WaitforKind, While,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -101,6 +101,7 @@ impl<'a> Parser<'a> {
             "SAVE" => self.parse_save(),
             "EXEC" | "EXECUTE" => self.parse_execute_statement(),
             "CHECKPOINT" => self.parse_checkpoint(),
+            "DBCC" => self.parse_dbcc(),
             "WAITFOR" => self.parse_waitfor(),
             "CREATE" | "ALTER" => self.parse_create_or_alter(first_in_batch),
             "DROP" => self.parse_drop(),
@@ -399,6 +400,31 @@ impl<'a> Parser<'a> {
         let duration =
             if self.at(&TokenKind::Integer) { Some(self.parse_signed_number()?) } else { None };
         Ok(StatementKind::Checkpoint(duration))
+    }
+
+    /// `DBCC command [(argument, ...)] [WITH option, ...]`.
+    fn parse_dbcc(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        let command = self.parse_identifier()?;
+        let mut arguments = Vec::new();
+        if self.eat(&TokenKind::LParen) {
+            if !self.at(&TokenKind::RParen) {
+                arguments = self.parse_comma_separated(|p| {
+                    if p.at_identifier() {
+                        Ok(DbccArgument::Name(p.parse_object_name()?))
+                    } else {
+                        Ok(DbccArgument::Value(p.parse_expr()?))
+                    }
+                })?;
+            }
+            self.expect(&TokenKind::RParen)?;
+        }
+        let options = if self.eat_keyword("WITH") {
+            self.parse_comma_separated(Self::parse_identifier)?
+        } else {
+            Vec::new()
+        };
+        Ok(StatementKind::Dbcc(Box::new(Dbcc { command, arguments, options })))
     }
 
     /// `WAITFOR DELAY|TIME value`, the value a string constant or a variable (as in SQL

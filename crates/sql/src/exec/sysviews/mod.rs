@@ -317,6 +317,15 @@ struct LogSpace {
     end: u64,
 }
 
+/// `DBCC SQLPERF(LOGSPACE)`'s figures for `db`: the log file's size in megabytes and the
+/// percentage of it in use (both 0 for tempdb, which has no log).
+pub(crate) fn log_space_mb(db: &Database) -> (f64, f64) {
+    let space = LogSpace::of(db);
+    let size = space.file_bytes as f64;
+    let used = if space.file_bytes == 0 { 0.0 } else { space.used_bytes() as f64 * 100.0 / size };
+    (size / (1024.0 * 1024.0), used)
+}
+
 impl LogSpace {
     /// The log space of `db`; all zero for tempdb, which has no log.
     fn of(db: &Database) -> LogSpace {

@@ -1,0 +1,285 @@
+//! `DBCC`: the integrity checks (`CHECKDB`, `CHECKTABLE`) over the engine's B-tree check, and
+//! `SQLPERF(LOGSPACE)`, with SQL Server's messages and numbers.
+//!
+//! A check holds a shared lock on each table while it checks the table's trees, so writers
+//! wait and every index of the table is seen at the same moment (SQL Server reads an internal
+//! snapshot instead; the result is the same, the waiting is not). It checks each tree's
+//! invariants (key order and ranges, levels, the leaf chain, page checksums on the way in)
+//! and that every index has as many entries as the table has rows.
+
+use std::sync::Arc;
+
+use walden_engine::catalog::{Object, TableDef};
+use walden_engine::lock::{LockMode, Resource};
+use walden_engine::types::{Len, SqlType, Value};
+use walden_engine::Database;
+
+use crate::ast::{Dbcc, DbccArgument, ExprKind, Literal};
+use crate::exec::eval::parse_object_name;
+use crate::exec::query::display_name;
+use crate::exec::scalar::convert;
+use crate::exec::session::Run;
+use crate::exec::{ColumnInfo, SqlError};
+
+/// Error 2526, which SQL Server gives for a DBCC command or option it does not know.
+fn incorrect() -> SqlError {
+    SqlError::new(
+        2526,
+        "Incorrect DBCC statement. Check the documentation for the correct DBCC syntax and options.",
+    )
+}
+
+/// An informational message (severity 0) with SQL Server's number.
+fn info(number: i32, text: String) -> SqlError {
+    SqlError::with_severity(number, 0, text)
+}
+
+/// What one table's check found.
+struct TableReport {
+    rows: u64,
+    pages: u64,
+    /// Consistency errors, each already worded as the message to send.
+    errors: Vec<SqlError>,
+}
+
+impl Run<'_> {
+    /// Runs a `DBCC` statement.
+    pub(crate) fn dbcc(&mut self, d: &Dbcc) -> Result<(), SqlError> {
+        let mut infomsgs = true;
+        for option in &d.options {
+            match option.value.to_ascii_uppercase().as_str() {
+                "NO_INFOMSGS" => infomsgs = false,
+                // Accepted: every check is already all of these (shared table locks, all
+                // errors reported, physical and logical checks together).
+                "ALL_ERRORMSGS"
+                | "TABLOCK"
+                | "PHYSICAL_ONLY"
+                | "DATA_PURITY"
+                | "EXTENDED_LOGICAL_CHECKS" => {}
+                _ => return Err(incorrect()),
+            }
+        }
+        match d.command.value.to_ascii_uppercase().as_str() {
+            "CHECKDB" => self.dbcc_checkdb(&d.arguments, infomsgs)?,
+            "CHECKTABLE" => self.dbcc_checktable(&d.arguments, infomsgs)?,
+            "SQLPERF" => self.dbcc_sqlperf(&d.arguments)?,
+            _ => return Err(incorrect()),
+        }
+        if infomsgs {
+            self.out.message(&info(
+                2528,
+                "DBCC execution completed. If DBCC printed error messages, contact your system \
+                 administrator."
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `DBCC CHECKDB [(database | database_id | 0)]`: every table of the database and its
+    /// catalog.
+    fn dbcc_checkdb(&mut self, args: &[DbccArgument], infomsgs: bool) -> Result<(), SqlError> {
+        let db = match args {
+            [] => Arc::clone(&self.s.db),
+            [arg, ..] => self.dbcc_database(arg)?,
+        };
+        db.check_online().map_err(|e| self.s.engine_error(e))?;
+        if infomsgs {
+            self.out.message(&info(2536, format!("DBCC results for '{}'.", db.name())));
+        }
+        let mut errors = 0;
+        if let Err(e) = db.check_catalog() {
+            errors += 1;
+            self.out.message(&SqlError::new(
+                8939,
+                format!(
+                    "Table error: the catalog of database '{}' failed its check: {e}.",
+                    db.name()
+                ),
+            ));
+        }
+        for object in db.catalog().objects() {
+            let Object::Table(def) = &*object else { continue };
+            let report = self.check_table(&db, def)?;
+            errors += self.report_table(def, &report, infomsgs);
+        }
+        if infomsgs || errors > 0 {
+            self.out.message(&info(
+                8989,
+                format!(
+                    "CHECKDB found 0 allocation errors and {errors} consistency errors in database '{}'.",
+                    db.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `DBCC CHECKTABLE (table)`.
+    fn dbcc_checktable(&mut self, args: &[DbccArgument], infomsgs: bool) -> Result<(), SqlError> {
+        let name = match args.first() {
+            Some(DbccArgument::Name(name)) => name.clone(),
+            Some(DbccArgument::Value(e)) => match &e.kind {
+                ExprKind::Literal(Literal::String { value, .. }) => {
+                    parse_object_name(value).ok_or_else(|| no_such_table(value))?
+                }
+                _ => return Err(incorrect()),
+            },
+            None => return Err(incorrect()),
+        };
+        let shown = display_name(&name);
+        let (db, object) = self.resolve_table_object(&name).map_err(|_| no_such_table(&shown))?;
+        let Object::Table(def) = &*object else { return Err(no_such_table(&shown)) };
+        let report = self.check_table(&db, def)?;
+        self.report_table(def, &report, infomsgs);
+        Ok(())
+    }
+
+    /// Checks every tree of table `def` under a shared lock on the table (released afterwards
+    /// unless the transaction held it already).
+    fn check_table(&mut self, db: &Arc<Database>, def: &TableDef) -> Result<TableReport, SqlError> {
+        let resource = Resource::Object { db: db.id(), object: def.id };
+        let tx = self.tx();
+        let newly = tx.lock(&resource, LockMode::S).map_err(|e| self.s.engine_error(e))?;
+        let mut report = TableReport { rows: 0, pages: 0, errors: Vec::new() };
+        let mut base_rows = None;
+        for index in &def.indexes {
+            match db.space().tree(index.root).check() {
+                Ok(check) => {
+                    report.pages += check.pages;
+                    let rows = *base_rows.get_or_insert(check.rows);
+                    if index.id == 1 {
+                        report.rows = check.rows;
+                    } else if check.rows != rows {
+                        report.errors.push(SqlError::new(
+                            8951,
+                            format!(
+                                "Table error: table '{}' (ID {}). The index '{}' (ID {}) has {} \
+                                 entries where the table has {rows} rows.",
+                                def.name, def.id, index.name, index.id, check.rows
+                            ),
+                        ));
+                    }
+                }
+                Err(e) => report.errors.push(SqlError::new(
+                    8939,
+                    format!(
+                        "Table error: Object ID {}, index ID {}. Test failed: {e}.",
+                        def.id, index.id
+                    ),
+                )),
+            }
+        }
+        if newly {
+            self.tx().unlock(&resource);
+        }
+        Ok(report)
+    }
+
+    /// Sends a table's results; returns its number of consistency errors.
+    fn report_table(&mut self, def: &TableDef, report: &TableReport, infomsgs: bool) -> usize {
+        for e in &report.errors {
+            self.out.message(e);
+        }
+        if !report.errors.is_empty() {
+            self.out.message(&info(
+                8990,
+                format!(
+                    "CHECKDB found 0 allocation errors and {} consistency errors in table '{}' (object ID {}).",
+                    report.errors.len(),
+                    def.name,
+                    def.id
+                ),
+            ));
+        } else if infomsgs {
+            self.out.message(&info(2536, format!("DBCC results for '{}'.", def.name)));
+            self.out.message(&info(
+                2593,
+                format!(
+                    "There are {} rows in {} pages for object \"{}\".",
+                    report.rows, report.pages, def.name
+                ),
+            ));
+        }
+        report.errors.len()
+    }
+
+    /// A database named by a DBCC argument: a name, a string, an id, or 0 for the current one.
+    fn dbcc_database(&mut self, arg: &DbccArgument) -> Result<Arc<Database>, SqlError> {
+        let name = match arg {
+            DbccArgument::Name(name) if name.schema.is_none() && name.database.is_none() => {
+                name.name.value.clone()
+            }
+            DbccArgument::Name(_) => return Err(incorrect()),
+            DbccArgument::Value(e) => match self.value(e)? {
+                Value::Str(text) | Value::NStr(text) => text,
+                v => match convert(v, SqlType::BigInt, None)? {
+                    Value::BigInt(0) => return Ok(Arc::clone(&self.s.db)),
+                    Value::BigInt(id) => self
+                        .s
+                        .instance
+                        .databases()
+                        .into_iter()
+                        .find(|db| i64::from(db.id()) == id)
+                        .map(|db| db.name().to_string())
+                        .ok_or_else(|| no_such_database(&id.to_string()))?,
+                    _ => return Err(incorrect()),
+                },
+            },
+        };
+        self.s.instance.database(&name).map_err(|_| no_such_database(&name))
+    }
+
+    /// `DBCC SQLPERF(LOGSPACE)`: each database's log size and how much of it is in use.
+    fn dbcc_sqlperf(&mut self, args: &[DbccArgument]) -> Result<(), SqlError> {
+        let logspace = matches!(args, [DbccArgument::Name(n)]
+            if n.schema.is_none() && n.name.value.eq_ignore_ascii_case("LOGSPACE"));
+        if !logspace {
+            return Err(incorrect());
+        }
+        let columns = [
+            ColumnInfo {
+                name: "Database Name".into(),
+                ty: SqlType::NVarChar(Len::N(128)),
+                nullable: false,
+            },
+            ColumnInfo { name: "Log Size (MB)".into(), ty: SqlType::Real, nullable: false },
+            ColumnInfo { name: "Log Space Used (%)".into(), ty: SqlType::Real, nullable: false },
+            ColumnInfo { name: "Status".into(), ty: SqlType::Int, nullable: false },
+        ];
+        self.out.result_set(&columns);
+        let mut n = 0;
+        for db in self.s.instance.databases() {
+            let (size_mb, used_percent) = crate::exec::sysviews::log_space_mb(&db);
+            self.out.row(&[
+                Value::NStr(db.name().to_string()),
+                Value::Real(size_mb as f32),
+                Value::Real(used_percent as f32),
+                Value::Int(0),
+            ]);
+            n += 1;
+        }
+        self.out.result_end(n);
+        Ok(())
+    }
+}
+
+/// Error 2501, for a table CHECKTABLE cannot find.
+fn no_such_table(name: &str) -> SqlError {
+    SqlError::new(
+        2501,
+        format!("Cannot find a table or object with the name '{name}'. Check the system catalog."),
+    )
+}
+
+/// Error 2520, for a database CHECKDB cannot find.
+fn no_such_database(name: &str) -> SqlError {
+    SqlError::new(
+        2520,
+        format!(
+            "Could not find database '{name}'. The database either does not exist, or was \
+             dropped before a statement tried to use it. Verify if the database exists by \
+             querying the sys.databases catalog view."
+        ),
+    )
+}
