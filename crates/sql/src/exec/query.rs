@@ -1244,7 +1244,8 @@ impl Run<'_> {
         args: &[Value],
     ) -> Result<Option<RowSet>, SqlError> {
         let Some(schema) = &name.schema else { return Ok(None) };
-        if !schema.value.eq_ignore_ascii_case("sys") {
+        let information_schema = schema.value.eq_ignore_ascii_case("INFORMATION_SCHEMA");
+        if !information_schema && !schema.value.eq_ignore_ascii_case("sys") {
             return Ok(None);
         }
         let db = self.database_of(name.database.as_ref())?;
@@ -1254,6 +1255,15 @@ impl Run<'_> {
             counters: &self.s.counters,
             session_id: self.s.spid,
         };
+        if information_schema {
+            return match sysviews::information_schema_view(&ctx, &name.name.value, args) {
+                Some(r) => r.map(Some),
+                None => Err(SqlError::invalid_object(&format!(
+                    "INFORMATION_SCHEMA.{}",
+                    name.name.value
+                ))),
+            };
+        }
         match sysviews::system_view(&ctx, &name.name.value, args) {
             Some(r) => r.map(Some),
             None => Err(SqlError::invalid_object(&format!("sys.{}", name.name.value))),

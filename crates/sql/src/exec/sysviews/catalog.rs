@@ -37,7 +37,7 @@ fn log_reuse_wait_code(desc: &str) -> u8 {
 
 /// When the database's data file was created (tempdb's is recreated at every start, so its
 /// date is the server's start, as in SQL Server).
-fn created_micros(db: &Database) -> u64 {
+pub(super) fn created_micros(db: &Database) -> u64 {
     db.space().pool().file().header().created_unix_micros
 }
 
@@ -287,7 +287,7 @@ const FIXED_SCHEMAS: [(&str, i64, i64); 13] = [
 
 /// The schemas of a database: the fixed ones, then any other schema name its objects use,
 /// numbered from 5 in name order (Walden records a schema only as its objects' schema name).
-fn schema_list(objects: &[Arc<Object>]) -> Vec<(String, i64, i64)> {
+pub(super) fn schema_list(objects: &[Arc<Object>]) -> Vec<(String, i64, i64)> {
     let mut list: Vec<(String, i64, i64)> =
         FIXED_SCHEMAS.iter().map(|&(n, id, p)| (n.to_string(), id, p)).collect();
     let mut extra: Vec<String> = objects
@@ -500,7 +500,7 @@ fn seq_field(o: &ObjRow, f: fn(&SequenceDef) -> i128) -> Value {
 }
 
 /// `sys.columns.max_length`: bytes, -1 for `(MAX)`, two per character of NCHAR/NVARCHAR.
-fn max_length(ty: SqlType) -> i64 {
+pub(super) fn max_length(ty: SqlType) -> i64 {
     match ty {
         SqlType::TinyInt | SqlType::Bit => 1,
         SqlType::SmallInt => 2,
@@ -536,7 +536,7 @@ fn time_bytes(scale: u8) -> i64 {
 }
 
 /// `sys.columns.precision`: digits of numeric types, the display width of temporal ones.
-fn precision(ty: SqlType) -> u8 {
+pub(super) fn precision(ty: SqlType) -> u8 {
     let fraction = |s: u8| if s == 0 { 0 } else { s + 1 };
     match ty {
         SqlType::TinyInt => 3,
@@ -556,7 +556,7 @@ fn precision(ty: SqlType) -> u8 {
 }
 
 /// `sys.columns.scale`.
-fn scale(ty: SqlType) -> u8 {
+pub(super) fn scale(ty: SqlType) -> u8 {
     match ty {
         SqlType::Decimal { scale, .. } => scale,
         SqlType::Time(s) | SqlType::DateTime2(s) => s,

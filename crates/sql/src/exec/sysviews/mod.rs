@@ -20,6 +20,7 @@
 mod catalog;
 mod dblog;
 mod dmv;
+mod information_schema;
 #[cfg(test)]
 mod tests;
 
@@ -31,6 +32,8 @@ use walden_engine::types::{Date, DateTime, DateTime2, Len, SqlType, Time, Value}
 use walden_engine::{Database, Instance};
 
 use crate::exec::{ColumnInfo, RowSet, SqlError};
+
+pub use information_schema::information_schema_view;
 
 /// Server-wide counters the SQL layer bumps (thread-safe; shared by all sessions via Arc).
 #[derive(Debug, Default)]

@@ -623,3 +623,42 @@ fn lsns_and_times_are_formatted_as_sql_server_does() {
     assert_eq!(utc(2_000), Value::DateTime(DateTime::parse("1970-01-01 00:00:00.003").unwrap()));
     assert_eq!(datetime(86_400_000_000), utc(super::local_micros(86_400_000_000)));
 }
+
+#[test]
+fn information_schema_describes_the_tables_columns_and_keys() {
+    let f = Fixture::new();
+    let view = |name: &str| information_schema_view(&f.ctx(), name, &[]).unwrap().unwrap();
+    let tables = view("tables");
+    assert_eq!(
+        tables.rows,
+        vec![vec![nstr("d"), nstr("dbo"), nstr("t"), Value::Str("BASE TABLE".into())]]
+    );
+
+    let columns = view("COLUMNS");
+    let col = |name: &str| columns.columns.iter().position(|c| c.name == name).unwrap();
+    let names: Vec<&Value> = columns.rows.iter().map(|r| &r[col("COLUMN_NAME")]).collect();
+    assert_eq!(names, [&nstr("id"), &nstr("name"), &nstr("note"), &nstr("price")]);
+    let row = |i: usize, c: &str| columns.rows[i][col(c)].clone();
+    assert_eq!(row(0, "DATA_TYPE"), nstr("int"));
+    assert_eq!(row(0, "IS_NULLABLE"), Value::Str("NO".into()));
+    assert_eq!(row(0, "NUMERIC_PRECISION"), Value::TinyInt(10));
+    assert_eq!(row(1, "DATA_TYPE"), nstr("varchar"));
+    assert_eq!(row(1, "CHARACTER_MAXIMUM_LENGTH"), Value::Int(50));
+    assert_eq!(row(2, "CHARACTER_MAXIMUM_LENGTH"), Value::Int(-1), "nvarchar(max)");
+    assert_eq!(row(2, "CHARACTER_SET_NAME"), nstr("UNICODE"));
+    assert_eq!(row(3, "NUMERIC_SCALE"), Value::Int(2));
+    assert_eq!(row(3, "ORDINAL_POSITION"), Value::Int(4));
+
+    let constraints = view("TABLE_CONSTRAINTS");
+    assert_eq!(constraints.rows.len(), 1);
+    assert_eq!(constraints.rows[0][2], nstr("PK_t"));
+    assert_eq!(constraints.rows[0][6], Value::Str("PRIMARY KEY".into()));
+    let keys = view("KEY_COLUMN_USAGE");
+    assert_eq!(keys.rows.len(), 1);
+    assert_eq!((&keys.rows[0][6], &keys.rows[0][7]), (&nstr("id"), &Value::Int(1)));
+
+    assert!(view("VIEWS").rows.is_empty());
+    assert!(view("ROUTINES").rows.is_empty());
+    assert!(view("SCHEMATA").rows.iter().any(|r| r[1] == nstr("INFORMATION_SCHEMA")));
+    assert!(information_schema_view(&f.ctx(), "NO_SUCH", &[]).is_none());
+}

@@ -1,0 +1,420 @@
+//! The ISO views SQL Server keeps in schema `INFORMATION_SCHEMA`, which tools and
+//! object-relational mappers read to discover tables, columns, keys and procedures:
+//! `TABLES`, `COLUMNS`, `SCHEMATA`, `ROUTINES`, `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE`, and
+//! `VIEWS`, which is empty: Walden has no views, and tools that list them should find none
+//! rather than fail.
+//! Columns, types and values are SQL Server's (`docs/system-views.md`); each row is computed
+//! from the same catalog as the `sys.` views.
+
+use std::sync::Arc;
+
+use walden_engine::catalog::{ColumnDef, Object, TableDef};
+use walden_engine::types::{Len, SqlType, Value};
+
+use super::catalog::{max_length, precision, scale, schema_list};
+use super::{datetime, int, nstr, small, tiny, RowSet, View, ViewContext, COLLATION, SYSNAME};
+use crate::exec::SqlError;
+
+/// `nvarchar(128)`, the type of the `..._CATALOG` and `..._SCHEMA` columns.
+const NAME: SqlType = SqlType::NVarChar(Len::N(128));
+
+fn varchar(n: u16) -> SqlType {
+    SqlType::VarChar(Len::N(n))
+}
+
+fn vstr(s: &str) -> Value {
+    Value::Str(s.to_string())
+}
+
+/// Evaluates `INFORMATION_SCHEMA.<name>` (any letter case); `None` if there is no such view.
+pub fn information_schema_view(
+    ctx: &ViewContext<'_>,
+    name: &str,
+    args: &[Value],
+) -> Option<Result<RowSet, SqlError>> {
+    let view: fn(&ViewContext<'_>) -> RowSet = match name.to_ascii_uppercase().as_str() {
+        "TABLES" => tables,
+        "COLUMNS" => columns,
+        "SCHEMATA" => schemata,
+        "ROUTINES" => routines,
+        "TABLE_CONSTRAINTS" => table_constraints,
+        "KEY_COLUMN_USAGE" => key_column_usage,
+        "VIEWS" => views,
+        _ => return None,
+    };
+    if !args.is_empty() {
+        return Some(Err(SqlError::new(
+            215,
+            format!(
+                "Parameters supplied for object 'INFORMATION_SCHEMA.{name}' which is not a \
+                 function. If the parameters are intended as a table hint, a WITH keyword is \
+                 required."
+            ),
+        )));
+    }
+    Some(Ok(view(ctx)))
+}
+
+/// The view's database's tables, by object id.
+fn table_defs(ctx: &ViewContext<'_>) -> Vec<TableDef> {
+    let objects = ctx.database.catalog().objects();
+    objects
+        .iter()
+        .filter_map(|o| match &**o {
+            Object::Table(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A row of a view about one table: the database it is in and the table.
+struct TableRow {
+    catalog: String,
+    table: TableDef,
+}
+
+impl TableRow {
+    fn def(&self) -> &TableDef {
+        &self.table
+    }
+}
+
+/// `INFORMATION_SCHEMA.TABLES`.
+fn tables(ctx: &ViewContext<'_>) -> RowSet {
+    let catalog = ctx.database.name().to_string();
+    let rows: Vec<TableRow> = table_defs(ctx)
+        .into_iter()
+        .map(|table| TableRow { catalog: catalog.clone(), table })
+        .collect();
+    View::<TableRow>::new()
+        .opt("TABLE_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
+        .opt("TABLE_SCHEMA", NAME, |r| nstr(r.def().schema.as_str()))
+        .col("TABLE_NAME", SYSNAME, |r| nstr(r.def().name.as_str()))
+        .opt("TABLE_TYPE", varchar(10), |_| vstr("BASE TABLE"))
+        .rows(&rows)
+}
+
+/// A column of a table, with its table and position.
+struct ColumnRow {
+    catalog: String,
+    schema: String,
+    table: String,
+    position: usize,
+    column: ColumnDef,
+}
+
+impl ColumnRow {
+    fn ty(&self) -> SqlType {
+        self.column.ty
+    }
+}
+
+/// The type's name without its parameters, as `DATA_TYPE` shows it.
+fn base_type_name(ty: SqlType) -> String {
+    let name = ty.name();
+    match name.split_once('(') {
+        Some((base, _)) => base.to_string(),
+        None => name,
+    }
+}
+
+/// Characters for the character types, bytes for the binary ones, -1 for `(MAX)`.
+fn character_length(ty: SqlType) -> Value {
+    match ty {
+        SqlType::NChar(_) | SqlType::NVarChar(Len::N(_)) => int(max_length(ty) / 2),
+        SqlType::Char(_)
+        | SqlType::VarChar(_)
+        | SqlType::NVarChar(Len::Max)
+        | SqlType::Binary(_)
+        | SqlType::VarBinary(_) => int(max_length(ty)),
+        _ => Value::Null,
+    }
+}
+
+fn octet_length(ty: SqlType) -> Value {
+    match character_length(ty) {
+        Value::Null => Value::Null,
+        _ => int(max_length(ty)),
+    }
+}
+
+fn is_numeric(ty: SqlType) -> bool {
+    matches!(
+        ty,
+        SqlType::TinyInt
+            | SqlType::SmallInt
+            | SqlType::Int
+            | SqlType::BigInt
+            | SqlType::Decimal { .. }
+            | SqlType::Float
+            | SqlType::Real
+            | SqlType::Money
+    )
+}
+
+fn is_approximate(ty: SqlType) -> bool {
+    matches!(ty, SqlType::Float | SqlType::Real)
+}
+
+fn datetime_precision(ty: SqlType) -> Value {
+    match ty {
+        SqlType::Date => small(0),
+        SqlType::DateTime => small(3),
+        SqlType::Time(s) | SqlType::DateTime2(s) => small(i64::from(s)),
+        _ => Value::Null,
+    }
+}
+
+fn character_set(ty: SqlType) -> Value {
+    match ty {
+        SqlType::Char(_) | SqlType::VarChar(_) => nstr("iso_1"),
+        SqlType::NChar(_) | SqlType::NVarChar(_) => nstr("UNICODE"),
+        _ => Value::Null,
+    }
+}
+
+/// `INFORMATION_SCHEMA.COLUMNS`.
+fn columns(ctx: &ViewContext<'_>) -> RowSet {
+    let catalog = ctx.database.name().to_string();
+    let rows: Vec<ColumnRow> = table_defs(ctx)
+        .iter()
+        .flat_map(|t| {
+            t.columns.iter().enumerate().map(|(i, c)| ColumnRow {
+                catalog: catalog.clone(),
+                schema: t.schema.clone(),
+                table: t.name.clone(),
+                position: i + 1,
+                column: c.clone(),
+            })
+        })
+        .collect();
+    View::<ColumnRow>::new()
+        .opt("TABLE_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
+        .opt("TABLE_SCHEMA", NAME, |r| nstr(r.schema.as_str()))
+        .col("TABLE_NAME", SYSNAME, |r| nstr(r.table.as_str()))
+        .opt("COLUMN_NAME", SYSNAME, |r| nstr(r.column.name.as_str()))
+        .opt("ORDINAL_POSITION", SqlType::Int, |r| int(r.position as i64))
+        .opt("COLUMN_DEFAULT", SqlType::NVarChar(Len::N(4000)), |r| {
+            r.column.default.as_ref().map_or(Value::Null, |d| nstr(format!("({d})")))
+        })
+        .opt("IS_NULLABLE", varchar(3), |r| vstr(if r.column.nullable { "YES" } else { "NO" }))
+        .opt("DATA_TYPE", NAME, |r| nstr(base_type_name(r.ty())))
+        .opt("CHARACTER_MAXIMUM_LENGTH", SqlType::Int, |r| character_length(r.ty()))
+        .opt("CHARACTER_OCTET_LENGTH", SqlType::Int, |r| octet_length(r.ty()))
+        .opt("NUMERIC_PRECISION", SqlType::TinyInt, |r| {
+            if is_numeric(r.ty()) {
+                tiny(precision(r.ty()))
+            } else {
+                Value::Null
+            }
+        })
+        .opt("NUMERIC_PRECISION_RADIX", SqlType::SmallInt, |r| match r.ty() {
+            t if is_approximate(t) => small(2),
+            t if is_numeric(t) => small(10),
+            _ => Value::Null,
+        })
+        .opt("NUMERIC_SCALE", SqlType::Int, |r| match r.ty() {
+            SqlType::Money => int(4),
+            t if is_numeric(t) && !is_approximate(t) => int(i64::from(scale(t))),
+            _ => Value::Null,
+        })
+        .opt("DATETIME_PRECISION", SqlType::SmallInt, |r| datetime_precision(r.ty()))
+        .opt("CHARACTER_SET_CATALOG", SYSNAME, |_| Value::Null)
+        .opt("CHARACTER_SET_SCHEMA", SYSNAME, |_| Value::Null)
+        .opt("CHARACTER_SET_NAME", SYSNAME, |r| character_set(r.ty()))
+        .opt("COLLATION_CATALOG", SYSNAME, |_| Value::Null)
+        .opt("COLLATION_SCHEMA", SYSNAME, |_| Value::Null)
+        .opt("COLLATION_NAME", SYSNAME, |r| {
+            if r.ty().is_text() {
+                nstr(COLLATION)
+            } else {
+                Value::Null
+            }
+        })
+        .opt("DOMAIN_CATALOG", SYSNAME, |_| Value::Null)
+        .opt("DOMAIN_SCHEMA", SYSNAME, |_| Value::Null)
+        .opt("DOMAIN_NAME", SYSNAME, |_| Value::Null)
+        .rows(&rows)
+}
+
+/// `INFORMATION_SCHEMA.SCHEMATA`: every schema of the view's database.
+fn schemata(ctx: &ViewContext<'_>) -> RowSet {
+    let catalog = ctx.database.name().to_string();
+    let rows: Vec<(String, String)> = schema_list(&ctx.database.catalog().objects())
+        .into_iter()
+        .map(|(name, _, _)| (catalog.clone(), name))
+        .collect();
+    View::<(String, String)>::new()
+        .col("CATALOG_NAME", SYSNAME, |r| nstr(r.0.as_str()))
+        .col("SCHEMA_NAME", SYSNAME, |r| nstr(r.1.as_str()))
+        // Walden's own schemas belong to dbo; SQL Server's fixed ones to themselves.
+        .col("SCHEMA_OWNER", SYSNAME, |r| {
+            let fixed = ["dbo", "guest", "INFORMATION_SCHEMA", "sys"];
+            match fixed.iter().find(|f| f.eq_ignore_ascii_case(&r.1)) {
+                Some(owner) => nstr(*owner),
+                None if r.1.starts_with("db_") => nstr(r.1.as_str()),
+                None => nstr("dbo"),
+            }
+        })
+        .opt("DEFAULT_CHARACTER_SET_CATALOG", SYSNAME, |_| Value::Null)
+        .opt("DEFAULT_CHARACTER_SET_SCHEMA", SYSNAME, |_| Value::Null)
+        .opt("DEFAULT_CHARACTER_SET_NAME", SYSNAME, |_| nstr("iso_1"))
+        .rows(&rows)
+}
+
+/// A procedure of the view's database, with the database's name and creation time (Walden
+/// does not record a procedure's own).
+struct RoutineRow {
+    catalog: String,
+    schema: String,
+    name: String,
+    text: String,
+    created_us: u64,
+}
+
+/// `INFORMATION_SCHEMA.ROUTINES`: the view's database's procedures (Walden has no
+/// user-defined functions). SQL Server's columns about function results and external
+/// routines are left out.
+fn routines(ctx: &ViewContext<'_>) -> RowSet {
+    let db = ctx.database;
+    let catalog = db.name().to_string();
+    let created_us = super::catalog::created_micros(db);
+    let rows: Vec<RoutineRow> = db
+        .catalog()
+        .objects()
+        .iter()
+        .filter_map(|o| match &**o {
+            Object::Procedure(p) => Some(RoutineRow {
+                catalog: catalog.clone(),
+                schema: p.schema.clone(),
+                name: p.name.clone(),
+                text: p.text.clone(),
+                created_us,
+            }),
+            _ => None,
+        })
+        .collect();
+    View::<RoutineRow>::new()
+        .opt("SPECIFIC_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
+        .opt("SPECIFIC_SCHEMA", NAME, |r| nstr(r.schema.as_str()))
+        .col("SPECIFIC_NAME", SYSNAME, |r| nstr(r.name.as_str()))
+        .opt("ROUTINE_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
+        .opt("ROUTINE_SCHEMA", NAME, |r| nstr(r.schema.as_str()))
+        .col("ROUTINE_NAME", SYSNAME, |r| nstr(r.name.as_str()))
+        .opt("ROUTINE_TYPE", SqlType::NVarChar(Len::N(20)), |_| nstr("PROCEDURE"))
+        .opt("DATA_TYPE", SYSNAME, |_| Value::Null)
+        .opt("ROUTINE_BODY", SqlType::NVarChar(Len::N(30)), |_| nstr("SQL"))
+        // The first 4,000 characters, as SQL Server shows them.
+        .opt("ROUTINE_DEFINITION", SqlType::NVarChar(Len::N(4000)), |r| {
+            nstr(r.text.chars().take(4000).collect::<String>())
+        })
+        .opt("IS_DETERMINISTIC", SqlType::NVarChar(Len::N(10)), |_| nstr("NO"))
+        .opt("SQL_DATA_ACCESS", SqlType::NVarChar(Len::N(30)), |_| nstr("MODIFIES"))
+        .opt("IS_NULL_CALL", SqlType::NVarChar(Len::N(10)), |_| Value::Null)
+        .opt("SCHEMA_LEVEL_ROUTINE", SqlType::NVarChar(Len::N(10)), |_| nstr("YES"))
+        .opt("MAX_DYNAMIC_RESULT_SETS", SqlType::SmallInt, |_| small(-1))
+        .opt("IS_USER_DEFINED_CAST", SqlType::NVarChar(Len::N(10)), |_| nstr("NO"))
+        .opt("IS_IMPLICITLY_INVOCABLE", SqlType::NVarChar(Len::N(10)), |_| nstr("NO"))
+        .col("CREATED", SqlType::DateTime, |r| datetime(r.created_us))
+        .col("LAST_ALTERED", SqlType::DateTime, |r| datetime(r.created_us))
+        .rows(&rows)
+}
+
+/// A constraint: its table and name, its type and its key columns (none for CHECK).
+struct ConstraintRow {
+    catalog: String,
+    schema: String,
+    table: String,
+    name: String,
+    kind: &'static str,
+    columns: Vec<String>,
+}
+
+/// Every PRIMARY KEY, UNIQUE and CHECK constraint of the view's database's tables.
+fn constraints(ctx: &ViewContext<'_>) -> Vec<ConstraintRow> {
+    let catalog = ctx.database.name().to_string();
+    let mut rows = Vec::new();
+    for t in &table_defs(ctx) {
+        let row = |name: &str, kind, columns| ConstraintRow {
+            catalog: catalog.clone(),
+            schema: t.schema.clone(),
+            table: t.name.clone(),
+            name: name.to_string(),
+            kind,
+            columns,
+        };
+        for index in &t.indexes {
+            let kind = match (index.primary_key, index.unique_constraint) {
+                (true, _) => "PRIMARY KEY",
+                (false, true) => "UNIQUE",
+                (false, false) => continue,
+            };
+            let columns = index.columns.iter().map(|&c| t.columns[c].name.clone()).collect();
+            rows.push(row(&index.name, kind, columns));
+        }
+        for check in &t.checks {
+            rows.push(row(&check.name, "CHECK", Vec::new()));
+        }
+    }
+    rows
+}
+
+/// `INFORMATION_SCHEMA.TABLE_CONSTRAINTS`.
+fn table_constraints(ctx: &ViewContext<'_>) -> RowSet {
+    View::<ConstraintRow>::new()
+        .opt("CONSTRAINT_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
+        .opt("CONSTRAINT_SCHEMA", NAME, |r| nstr(r.schema.as_str()))
+        .col("CONSTRAINT_NAME", SYSNAME, |r| nstr(r.name.as_str()))
+        .opt("TABLE_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
+        .opt("TABLE_SCHEMA", NAME, |r| nstr(r.schema.as_str()))
+        .col("TABLE_NAME", SYSNAME, |r| nstr(r.table.as_str()))
+        .opt("CONSTRAINT_TYPE", varchar(11), |r| vstr(r.kind))
+        .opt("IS_DEFERRABLE", varchar(2), |_| vstr("NO"))
+        .opt("INITIALLY_DEFERRED", varchar(2), |_| vstr("NO"))
+        .rows(&constraints(ctx))
+}
+
+/// One column of a key constraint, at its position in the key.
+struct KeyColumnRow {
+    constraint: Arc<ConstraintRow>,
+    column: String,
+    position: usize,
+}
+
+/// `INFORMATION_SCHEMA.KEY_COLUMN_USAGE`: the columns of PRIMARY KEY and UNIQUE constraints.
+fn key_column_usage(ctx: &ViewContext<'_>) -> RowSet {
+    let mut rows = Vec::new();
+    for c in constraints(ctx) {
+        let columns = c.columns.clone();
+        let constraint = Arc::new(c);
+        for (i, column) in columns.into_iter().enumerate() {
+            rows.push(KeyColumnRow {
+                constraint: Arc::clone(&constraint),
+                column,
+                position: i + 1,
+            });
+        }
+    }
+    View::<KeyColumnRow>::new()
+        .opt("CONSTRAINT_CATALOG", NAME, |r| nstr(r.constraint.catalog.as_str()))
+        .opt("CONSTRAINT_SCHEMA", NAME, |r| nstr(r.constraint.schema.as_str()))
+        .col("CONSTRAINT_NAME", SYSNAME, |r| nstr(r.constraint.name.as_str()))
+        .opt("TABLE_CATALOG", NAME, |r| nstr(r.constraint.catalog.as_str()))
+        .opt("TABLE_SCHEMA", NAME, |r| nstr(r.constraint.schema.as_str()))
+        .col("TABLE_NAME", SYSNAME, |r| nstr(r.constraint.table.as_str()))
+        .opt("COLUMN_NAME", SYSNAME, |r| nstr(r.column.as_str()))
+        .col("ORDINAL_POSITION", SqlType::Int, |r| int(r.position as i64))
+        .rows(&rows)
+}
+
+/// `INFORMATION_SCHEMA.VIEWS`: SQL Server's columns, and no rows, since Walden has no views.
+fn views(_ctx: &ViewContext<'_>) -> RowSet {
+    View::<()>::new()
+        .opt("TABLE_CATALOG", NAME, |_| Value::Null)
+        .opt("TABLE_SCHEMA", NAME, |_| Value::Null)
+        .col("TABLE_NAME", SYSNAME, |_| Value::Null)
+        .opt("VIEW_DEFINITION", SqlType::NVarChar(Len::N(4000)), |_| Value::Null)
+        .opt("CHECK_OPTION", varchar(7), |_| Value::Null)
+        .opt("IS_UPDATABLE", varchar(2), |_| Value::Null)
+        .rows(&[])
+}
