@@ -873,6 +873,8 @@ pub struct Insert {
     pub table_hints: Vec<TableHint>,
     /// The column list; empty means all columns in order.
     pub columns: Vec<Ident>,
+    /// `OUTPUT INSERTED.... [INTO ...]`.
+    pub output: Option<Box<OutputClause>>,
     /// Where the rows come from.
     pub source: InsertSource,
     /// `OPTION (...)`.
@@ -905,12 +907,34 @@ pub struct Update {
     pub table_hints: Vec<TableHint>,
     /// The `SET` list.
     pub assignments: Vec<Assignment>,
+    /// `OUTPUT DELETED...., INSERTED.... [INTO ...]`.
+    pub output: Option<Box<OutputClause>>,
     /// `FROM` table sources.
     pub from: Vec<TableSource>,
     /// `WHERE`.
     pub where_clause: Option<Expr>,
     /// `OPTION (...)`.
     pub hints: Vec<QueryHint>,
+}
+
+/// `OUTPUT item, ... [INTO target [(column, ...)]]` of an INSERT, UPDATE or DELETE: values of
+/// each changed row as it is after the change (`INSERTED.column`) or was before it
+/// (`DELETED.column`), returned as a result set or inserted into a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputClause {
+    /// The values, as a select list (`INSERTED.*`, `DELETED.v AS old_v`, expressions).
+    pub items: Vec<SelectItem>,
+    /// `INTO @table_variable | table [(columns)]`.
+    pub into: Option<OutputInto>,
+}
+
+/// Where `OUTPUT ... INTO` puts the rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputInto {
+    /// A table variable, `#temp` or table.
+    pub target: TableTarget,
+    /// The columns to fill; empty means all columns in order.
+    pub columns: Vec<Ident>,
 }
 
 /// One item of `UPDATE ... SET`.
@@ -951,6 +975,8 @@ pub struct Delete {
     pub target: TableTarget,
     /// `WITH (...)` on the target.
     pub table_hints: Vec<TableHint>,
+    /// `OUTPUT DELETED.... [INTO ...]`.
+    pub output: Option<Box<OutputClause>>,
     /// The second `FROM`: table sources to join with.
     pub from: Vec<TableSource>,
     /// `WHERE`.

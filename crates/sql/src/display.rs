@@ -751,6 +751,9 @@ impl Display for Insert {
             TableHints(&self.table_hints),
             ColumnList(&self.columns)
         )?;
+        if let Some(output) = &self.output {
+            write!(f, "{output} ")?;
+        }
         match &self.source {
             InsertSource::Values(rows) => write!(f, "VALUES {}", commas(&rows_of(rows)))?,
             InsertSource::Query(query) => write!(f, "{query}")?,
@@ -778,16 +781,39 @@ impl Display for Update {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         write!(
             f,
-            "{}UPDATE {}{}{} SET {}{}{}{}",
+            "{}UPDATE {}{}{} SET {}{}{}{}{}",
             With(&self.ctes),
             OptionalTop(&self.top),
             self.target,
             TableHints(&self.table_hints),
             commas(&self.assignments),
+            OptionalOutput(&self.output),
             FromClause(&self.from),
             WhereClause(&self.where_clause),
             OptionClause(&self.hints)
         )
+    }
+}
+
+impl Display for OutputClause {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        write!(f, "OUTPUT {}", commas(&self.items))?;
+        if let Some(into) = &self.into {
+            write!(f, " INTO {}{}", into.target, ColumnList(&into.columns))?;
+        }
+        Ok(())
+    }
+}
+
+/// An OUTPUT clause with a space before it, or nothing.
+struct OptionalOutput<'a>(&'a Option<Box<OutputClause>>);
+
+impl Display for OptionalOutput<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        match self.0 {
+            Some(output) => write!(f, " {output}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -808,11 +834,12 @@ impl Display for Delete {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         write!(
             f,
-            "{}DELETE {}FROM {}{}{}{}{}",
+            "{}DELETE {}FROM {}{}{}{}{}{}",
             With(&self.ctes),
             OptionalTop(&self.top),
             self.target,
             TableHints(&self.table_hints),
+            OptionalOutput(&self.output),
             FromClause(&self.from),
             WhereClause(&self.where_clause),
             OptionClause(&self.hints)

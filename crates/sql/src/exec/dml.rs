@@ -16,6 +16,7 @@ use crate::ast::{
     AssignmentTarget, Delete, Expr, ExprKind, Insert, InsertSource, ObjectName, QueryBody, Select,
     SelectItem, SelectStatement, StatementKind, TableSource, TableTarget, Update,
 };
+use crate::exec::dml_output::{Changed, OutputRows};
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::{table_cols, Rows, TableRef, ROWID};
 use crate::exec::scalar;
@@ -136,7 +137,11 @@ impl Run<'_> {
     }
 
     /// The table a DML statement changes.
-    fn target(&mut self, target: &TableTarget, from: &[TableSource]) -> Result<TableRef, SqlError> {
+    pub(crate) fn target(
+        &mut self,
+        target: &TableTarget,
+        from: &[TableSource],
+    ) -> Result<TableRef, SqlError> {
         match target {
             TableTarget::Table(name) => {
                 // UPDATE t ... FROM dbo.T AS t: the target may be an alias in FROM.
@@ -207,23 +212,10 @@ impl Run<'_> {
             ));
         }
         let t = self.target(&i.target, &[])?;
-        let def = &t.def;
-        let identity = def.identity_column().map(|(c, _, _)| c);
-        let targets: Vec<usize> = if i.columns.is_empty() {
-            (0..def.columns.len()).filter(|c| Some(*c) != identity).collect()
-        } else {
-            let mut v = Vec::with_capacity(i.columns.len());
-            for c in &i.columns {
-                let at = def.column(&c.value).ok_or_else(|| SqlError::invalid_column(&c.value))?;
-                if Some(at) == identity {
-                    return Err(SqlError::new(
-                        544,
-                        format!("Cannot insert explicit value for identity column in table '{}' when IDENTITY_INSERT is set to OFF.", def.name),
-                    ));
-                }
-                v.push(at);
-            }
-            v
+        let targets = insert_targets(&t.def, &i.columns)?;
+        let mut output = match &i.output {
+            Some(clause) => Some(self.output_plan(clause, &t.def, Changed::Inserted)?),
+            None => None,
         };
         let source: Vec<Vec<Option<Value>>> = match &i.source {
             InsertSource::Values(rows) => {
@@ -273,6 +265,26 @@ impl Run<'_> {
             }
         };
         let limit = self.top_limit(i.top.as_ref())?;
+        let n = self.insert_rows(&t, &targets, source, limit, output.as_mut())?;
+        if let Some(output) = output {
+            self.output_finish(output)?;
+        }
+        Ok(n)
+    }
+
+    /// Inserts up to `limit` rows of `source` into `t`, each value going to the column
+    /// `targets` names at its position (`None`: the column's default); every other column
+    /// gets its default or identity. Returns the number of rows inserted.
+    pub(crate) fn insert_rows(
+        &mut self,
+        t: &TableRef,
+        targets: &[usize],
+        source: Vec<Vec<Option<Value>>>,
+        limit: usize,
+        mut output: Option<&mut OutputRows<'_>>,
+    ) -> Result<u64, SqlError> {
+        let def = &t.def;
+        let identity = def.identity_column().map(|(c, _, _)| c);
         let checks = self.checks(def)?;
         let cols = if checks.is_empty() { Vec::new() } else { table_cols(def, &def.name) };
         let mut n = 0u64;
@@ -302,6 +314,9 @@ impl Run<'_> {
                 if let Some(v) = identity_value(&values[c]) {
                     self.note_identity(v);
                 }
+            }
+            if let Some(output) = output.as_deref_mut() {
+                self.output_row(output, None, Some(&values))?;
             }
             n += 1;
         }
@@ -416,6 +431,10 @@ impl Run<'_> {
             plan.push((var, col, a));
         }
         let recheck = recheck_clause(&u.from, u.where_clause.as_ref());
+        let mut output = match &u.output {
+            Some(clause) => Some(self.output_plan(clause, &t.def, Changed::Both)?),
+            None => None,
+        };
         let mut n = 0u64;
         for row in rows.into_iter().take(limit) {
             let Some(row) = self.current_row(&t, &cols, row, rowid, recheck)? else { continue };
@@ -446,7 +465,13 @@ impl Run<'_> {
             self.tx()
                 .update_read_row(&db, &t.def, id, &row[start..rowid], &values)
                 .map_err(|e| self.s.engine_error(e))?;
+            if let Some(output) = output.as_mut() {
+                self.output_row(output, Some(&row[start..rowid]), Some(&values))?;
+            }
             n += 1;
+        }
+        if let Some(output) = output {
+            self.output_finish(output)?;
         }
         Ok(n)
     }
@@ -494,22 +519,34 @@ impl Run<'_> {
             self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
         let limit = self.top_limit(d.top.as_ref())?;
         let recheck = recheck_clause(&d.from, d.where_clause.as_ref());
+        let mut output = match &d.output {
+            Some(clause) => Some(self.output_plan(clause, &t.def, Changed::Deleted)?),
+            None => None,
+        };
         let mut n = 0u64;
         for row in rows.into_iter().take(limit) {
-            // Without a WHERE to check again, DELETE needs no fresh values: `delete_row` takes
-            // the same exclusive lock and tells a row that is gone.
-            let row = match recheck {
-                Some(_) => match self.current_row(&t, &cols, row, rowid, recheck)? {
+            // Without a WHERE to check again (or an OUTPUT to show them), DELETE needs no fresh
+            // values: `delete_row` takes the same exclusive lock and tells a row that is gone.
+            let row = if recheck.is_some() || output.is_some() {
+                match self.current_row(&t, &cols, row, rowid, recheck)? {
                     Some(row) => row,
                     None => continue,
-                },
-                None => row,
+                }
+            } else {
+                row
             };
             let Value::Binary(id) = &row[rowid] else { continue };
             let db = Arc::clone(&t.db);
             if self.tx().delete_row(&db, &t.def, id).map_err(|e| self.s.engine_error(e))? {
+                if let Some(output) = output.as_mut() {
+                    let start = rowid - t.def.columns.len();
+                    self.output_row(output, Some(&row[start..rowid]), None)?;
+                }
                 n += 1;
             }
+        }
+        if let Some(output) = output {
+            self.output_finish(output)?;
         }
         Ok(n)
     }
@@ -558,6 +595,30 @@ impl Run<'_> {
 /// The WHERE clause an UPDATE or DELETE checks again on a row another transaction changed
 /// since the scan: a single-table statement's. With a FROM clause the other tables' rows are
 /// not re-read, so the clause is not checked again.
+/// The columns an INSERT's column list names (all but the identity column when it is
+/// empty), as indexes into the table's columns.
+pub(crate) fn insert_targets(
+    def: &TableDef,
+    columns: &[crate::ast::Ident],
+) -> Result<Vec<usize>, SqlError> {
+    let identity = def.identity_column().map(|(c, _, _)| c);
+    if columns.is_empty() {
+        return Ok((0..def.columns.len()).filter(|c| Some(*c) != identity).collect());
+    }
+    let mut v = Vec::with_capacity(columns.len());
+    for c in columns {
+        let at = def.column(&c.value).ok_or_else(|| SqlError::invalid_column(&c.value))?;
+        if Some(at) == identity {
+            return Err(SqlError::new(
+                544,
+                format!("Cannot insert explicit value for identity column in table '{}' when IDENTITY_INSERT is set to OFF.", def.name),
+            ));
+        }
+        v.push(at);
+    }
+    Ok(v)
+}
+
 fn recheck_clause<'e>(from: &[TableSource], where_clause: Option<&'e Expr>) -> Option<&'e Expr> {
     where_clause.filter(|_| from.is_empty())
 }

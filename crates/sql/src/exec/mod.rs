@@ -11,6 +11,7 @@
 mod dbcc;
 mod ddl;
 mod dml;
+mod dml_output;
 mod error;
 mod eval;
 mod output;

@@ -276,7 +276,7 @@ fn has_type(v: &Value, ty: SqlType) -> bool {
 }
 
 /// The type of a computed column: the widest of its values' types.
-fn infer_type(rows: &[Vec<Value>], i: usize) -> SqlType {
+pub(crate) fn infer_type(rows: &[Vec<Value>], i: usize) -> SqlType {
     let mut ty: Option<SqlType> = None;
     for r in rows {
         let v = &r[i];
@@ -312,7 +312,7 @@ fn wider(a: walden_engine::types::Len, b: walden_engine::types::Len) -> walden_e
 }
 
 /// Makes every value of a column the variant its type says (CASE and UNION may mix types).
-fn unify_column(rows: &mut [Vec<Value>], i: usize, ty: SqlType) -> Result<(), SqlError> {
+pub(crate) fn unify_column(rows: &mut [Vec<Value>], i: usize, ty: SqlType) -> Result<(), SqlError> {
     for r in rows.iter_mut() {
         if !has_type(&r[i], ty) {
             let v = std::mem::replace(&mut r[i], Value::Null);
@@ -323,7 +323,7 @@ fn unify_column(rows: &mut [Vec<Value>], i: usize, ty: SqlType) -> Result<(), Sq
 }
 
 /// The name a select-list expression gets without an alias: a column's name, else none.
-fn expr_name(e: &Expr) -> String {
+pub(crate) fn expr_name(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Column(parts) => parts.last().map(|p| p.value.clone()).unwrap_or_default(),
         _ => String::new(),

@@ -18,8 +18,9 @@
 use super::{PResult, Parser};
 use crate::ast::{
     AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, Ident, Insert, InsertSource, Join,
-    JoinKind, OffsetFetch, OrderByItem, Query, QueryBody, QueryHint, Select, SelectItem,
-    SetOperator, StatementKind, TableHint, TableSource, TableTarget, Top, Update,
+    JoinKind, OffsetFetch, OrderByItem, OutputClause, OutputInto, Query, QueryBody, QueryHint,
+    Select, SelectItem, SetOperator, StatementKind, TableHint, TableSource, TableTarget, Top,
+    Update,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -542,9 +543,10 @@ impl<'a> Parser<'a> {
         } else {
             Vec::new()
         };
+        let output = self.parse_output_clause()?;
         let source = self.parse_insert_source()?;
         let hints = self.parse_option_clause()?;
-        let insert = Insert { ctes, top, target, table_hints, columns, source, hints };
+        let insert = Insert { ctes, top, target, table_hints, columns, output, source, hints };
         Ok(StatementKind::Insert(Box::new(insert)))
     }
 
@@ -575,11 +577,21 @@ impl<'a> Parser<'a> {
         let table_hints = self.parse_table_hints()?;
         self.expect_keyword("SET")?;
         let assignments = self.parse_comma_separated(Self::parse_assignment)?;
+        let output = self.parse_output_clause()?;
         let from = self.parse_from()?;
         let where_clause = self.parse_where()?;
         let hints = self.parse_option_clause()?;
-        let update =
-            Update { ctes, top, target, table_hints, assignments, from, where_clause, hints };
+        let update = Update {
+            ctes,
+            top,
+            target,
+            table_hints,
+            assignments,
+            output,
+            from,
+            where_clause,
+            hints,
+        };
         Ok(StatementKind::Update(Box::new(update)))
     }
 
@@ -636,11 +648,32 @@ impl<'a> Parser<'a> {
         self.eat_keyword("FROM");
         let target = self.parse_table_target()?;
         let table_hints = self.parse_table_hints()?;
+        let output = self.parse_output_clause()?;
         let from = self.parse_from()?;
         let where_clause = self.parse_where()?;
         let hints = self.parse_option_clause()?;
-        let delete = Delete { ctes, top, target, table_hints, from, where_clause, hints };
+        let delete = Delete { ctes, top, target, table_hints, output, from, where_clause, hints };
         Ok(StatementKind::Delete(Box::new(delete)))
+    }
+
+    /// `[OUTPUT item, ... [INTO target [(column, ...)]]]`.
+    fn parse_output_clause(&mut self) -> PResult<Option<Box<OutputClause>>> {
+        if !self.eat_keyword("OUTPUT") {
+            return Ok(None);
+        }
+        let items = self.parse_comma_separated(Self::parse_select_item)?;
+        let into = if self.eat_keyword("INTO") {
+            let target = self.parse_table_target()?;
+            let columns = if self.at(&TokenKind::LParen) && !self.paren_starts_query() {
+                self.parse_identifier_list()?
+            } else {
+                Vec::new()
+            };
+            Some(OutputInto { target, columns })
+        } else {
+            None
+        };
+        Ok(Some(Box::new(OutputClause { items, into })))
     }
 
     fn parse_table_target(&mut self) -> PResult<TableTarget> {
