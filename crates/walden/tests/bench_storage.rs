@@ -99,7 +99,14 @@ fn keep_leaves_the_data_directory() {
     let kept: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(kept.len(), 1, "{kept:?}");
     let data = kept[0].join("data");
-    for file in ["master.mdf", "bench_big.mdf", "bench_delayed_log.ldf", "bench_full.mdf"] {
+    // Every round's databases stay with --keep.
+    for file in [
+        "master.mdf",
+        "bench_big_1.mdf",
+        "bench_big_3.mdf",
+        "bench_delayed_2_log.ldf",
+        "bench_full.mdf",
+    ] {
         assert!(data.join(file).exists(), "{file} missing in {}", data.display());
     }
     assert!(!kept[0].join("raw.dat").exists(), "the raw fdatasync file is not kept");

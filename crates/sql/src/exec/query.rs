@@ -30,7 +30,8 @@ use crate::exec::{RowSet, SqlError};
 /// DELETE to find the rows they change.
 pub(crate) const ROWID: &str = "\u{1}rowid";
 
-/// How many rows a table scan reads between two questions to the client's cancel signal.
+/// How many rows a table scan reads, or a filter, grouping, aggregate, projection or sort
+/// computes, between two questions to the client's cancel signal.
 const SCAN_ROWS_PER_INTERRUPTION_POINT: usize = 1024;
 
 /// Intermediate rows with their columns.
@@ -437,7 +438,8 @@ impl Run<'_> {
         if !order_by.is_empty() {
             let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
             let mut keyed = Vec::with_capacity(rows.rows.len());
-            for row in std::mem::take(&mut rows.rows) {
+            for (i, row) in std::mem::take(&mut rows.rows).into_iter().enumerate() {
+                self.row_interruption_point(i)?;
                 let mut keys = Vec::with_capacity(order_by.len());
                 for o in order_by {
                     keys.push(match ordinal(&o.expr, rows.cols.len())? {
@@ -497,7 +499,8 @@ impl Run<'_> {
             None => rows,
             Some(w) => {
                 let mut kept = Vec::with_capacity(rows.len());
-                for row in rows {
+                for (i, row) in rows.into_iter().enumerate() {
+                    self.row_interruption_point(i)?;
                     if self.predicate(w, &Env::new(&cols, &row, outer))? == Some(true) {
                         kept.push(row);
                     }
@@ -668,7 +671,8 @@ impl Run<'_> {
             return Ok(Rows { cols: Vec::new(), rows: vec![Vec::new(); n] });
         }
         let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
-        for row in &rows {
+        for (i, row) in rows.iter().enumerate() {
+            self.row_interruption_point(i)?;
             let env = Env { cols: &cols, row, outer, computed: &computed };
             // Every NEXT VALUE FOR of one sequence in one row gets the same value, as in
             // SQL Server; the row's values are forgotten when it is done, error or not.
@@ -768,6 +772,7 @@ impl Run<'_> {
         } else {
             let mut index: HashMap<String, usize> = HashMap::new();
             for (i, row) in rows.iter().enumerate() {
+                self.row_interruption_point(i)?;
                 let env = Env::new(cols, row, outer);
                 let mut key = Vec::with_capacity(group_by.len());
                 for g in group_by {
@@ -833,7 +838,8 @@ impl Run<'_> {
         };
         let mut values = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        for row in rows {
+        for (i, row) in rows.enumerate() {
+            self.row_interruption_point(i)?;
             let v = self.eval(arg, &Env::new(cols, row, outer))?;
             if v.is_null() {
                 continue;

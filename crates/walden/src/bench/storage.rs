@@ -51,7 +51,8 @@ pub struct StorageBenchArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
-    /// Keep the data directory afterwards (its path is printed on stderr).
+    /// Keep the data directory afterwards, every round's databases included (its path is
+    /// printed on stderr).
     #[arg(long)]
     keep: bool,
     /// Times to run the big / small delayed pair; the round with the median ratio is reported.
@@ -208,8 +209,8 @@ fn measure(
     let mut pairs = Vec::new();
     for round in 1..=args.rounds {
         progress(&format!("round {round} of {} of big / small delayed", args.rounds));
-        let big = big_transaction(instance, args.rows, &format!("bench_big_{round}"))?;
-        let delayed = small_delayed(instance, args.rows, &format!("bench_delayed_{round}"))?;
+        let big = big_transaction(instance, args, &format!("bench_big_{round}"))?;
+        let delayed = small_delayed(instance, args, &format!("bench_delayed_{round}"))?;
         pairs.push((big, delayed));
     }
     let rounds = pairs.iter().map(|(b, d)| (b.secs(), d.secs())).collect();
@@ -312,7 +313,12 @@ fn empty_row() -> [Value; 2] {
     [Value::BigInt(0), Value::Str(String::with_capacity(20))]
 }
 
-fn big_transaction(instance: &Instance, rows: u64, db_name: &str) -> Result<Phase, String> {
+fn big_transaction(
+    instance: &Instance,
+    args: &StorageBenchArgs,
+    db_name: &str,
+) -> Result<Phase, String> {
+    let rows = args.rows;
     let (db, table) = new_table(instance, db_name)?;
     let before = db.log_stats();
     let mut progress = Progress::new("big: one transaction of rows", rows);
@@ -330,19 +336,31 @@ fn big_transaction(instance: &Instance, rows: u64, db_name: &str) -> Result<Phas
         return Err("the big transaction's commit returned before it was hardened".into());
     }
     let phase = Phase::measured(&db, &table, &before, rows, 1, elapsed)?;
-    drop_measured(instance, db)?;
+    drop_measured(instance, args, db)?;
     Ok(phase)
 }
 
 /// Drops a measured round's database, so that later rounds find the buffer pool and the disk
-/// as this one did.
-fn drop_measured(instance: &Instance, db: Arc<Database>) -> Result<(), String> {
+/// as this one did; with `--keep` it stays, for inspection.
+fn drop_measured(
+    instance: &Instance,
+    args: &StorageBenchArgs,
+    db: Arc<Database>,
+) -> Result<(), String> {
+    if args.keep {
+        return Ok(());
+    }
     let name = db.name().to_string();
     drop(db);
     instance.drop_database(&name).map_err(engine)
 }
 
-fn small_delayed(instance: &Instance, txns: u64, db_name: &str) -> Result<Phase, String> {
+fn small_delayed(
+    instance: &Instance,
+    args: &StorageBenchArgs,
+    db_name: &str,
+) -> Result<Phase, String> {
+    let txns = args.rows;
     let (db, table) = new_table(instance, db_name)?;
     instance.set_delayed_durability(db.name(), DatabaseDurability::Forced).map_err(engine)?;
     let before = db.log_stats();
@@ -362,7 +380,7 @@ fn small_delayed(instance: &Instance, txns: u64, db_name: &str) -> Result<Phase,
     db.flush_log().map_err(engine)?;
     let elapsed = start.elapsed();
     let phase = Phase::measured(&db, &table, &before, txns, txns, elapsed)?;
-    drop_measured(instance, db)?;
+    drop_measured(instance, args, db)?;
     Ok(phase)
 }
 
