@@ -168,8 +168,8 @@ pub struct ProcedureDef {
 /// A catalog object.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
-    /// A table.
-    Table(TableDef),
+    /// A table. Shared: every statement that resolves the table holds it without copying.
+    Table(Arc<TableDef>),
     /// A sequence.
     Sequence(SequenceDef),
     /// A procedure.
@@ -326,7 +326,7 @@ impl Object {
                 for _ in 0..n {
                     checks.push(CheckDef { name: r.str()?, text: r.str()? });
                 }
-                Object::Table(TableDef {
+                Object::Table(Arc::new(TableDef {
                     id,
                     schema,
                     name,
@@ -335,7 +335,7 @@ impl Object {
                     checks,
                     identity_high,
                     created_micros,
-                })
+                }))
             }
             2 => {
                 let id = r.u32()?;
@@ -549,7 +549,7 @@ mod tests {
 
     #[test]
     fn objects_round_trip() {
-        let table = Object::Table(TableDef {
+        let table = Object::Table(Arc::new(TableDef {
             id: 1000,
             schema: "dbo".into(),
             name: "Orders".into(),
@@ -581,7 +581,7 @@ mod tests {
             checks: vec![CheckDef { name: "CK".into(), text: "id > 0".into() }],
             identity_high: 1000,
             created_micros: 5,
-        });
+        }));
         assert_eq!(Object::decode(&table.encode()).unwrap(), table);
         let seq = Object::Sequence(SequenceDef {
             id: 1001,

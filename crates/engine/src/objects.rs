@@ -151,7 +151,8 @@ impl Database {
             let Some(Object::Table(mut def)) = current.as_deref().cloned() else {
                 return Err(EngineError::NoSuchObject(table.name.clone()));
             };
-            def.identity_high = next.saturating_add(inc.saturating_mul(IDENTITY_CACHE - 1));
+            Arc::make_mut(&mut def).identity_high =
+                next.saturating_add(inc.saturating_mul(IDENTITY_CACHE - 1));
             let high = def.identity_high;
             // The mark's commit needs no flush: the log order protects it (module docs).
             let durability = if self.is_temp() {
@@ -277,7 +278,7 @@ impl Database {
                 continue;
             }
             if let Some(Object::Table(mut def)) = catalog.get(id).as_deref().cloned() {
-                def.identity_high = last;
+                Arc::make_mut(&mut def).identity_high = last;
                 self.system_update(Object::Table(def), Durability::Full)?;
             }
         }
@@ -438,7 +439,7 @@ impl Transaction {
                 root,
             });
         }
-        self.put_catalog(db, Object::Table(table.clone()), true)?;
+        self.put_catalog(db, Object::Table(Arc::new(table.clone())), true)?;
         Ok(table)
     }
 
@@ -465,7 +466,7 @@ impl Transaction {
             index.root = self.create_tree(db, def.id, index.id)?;
         }
         db.locators.lock().unwrap_or_else(PoisonError::into_inner).remove(&def.id);
-        self.put_catalog(db, Object::Table(def.clone()), false)?;
+        self.put_catalog(db, Object::Table(Arc::new(def.clone())), false)?;
         Ok(def)
     }
 
@@ -507,7 +508,7 @@ impl Transaction {
             }
         }
         def.indexes.push(index);
-        self.put_catalog(db, Object::Table(def.clone()), false)?;
+        self.put_catalog(db, Object::Table(Arc::new(def.clone())), false)?;
         Ok(def)
     }
 
@@ -572,7 +573,7 @@ impl Transaction {
         // The heap's locator counter must not serve as the uniquifier counter: forget it,
         // so that the next insert starts above the largest uniquifier in the new tree.
         db.locators.lock().unwrap_or_else(PoisonError::into_inner).remove(&def.id);
-        self.put_catalog(db, Object::Table(def.clone()), false)?;
+        self.put_catalog(db, Object::Table(Arc::new(def.clone())), false)?;
         Ok(def)
     }
 

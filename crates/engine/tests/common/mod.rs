@@ -60,7 +60,7 @@ pub fn sequence(cache: Option<u32>) -> SequenceDef {
 /// The committed definition of table `dbo.<name>`.
 pub fn table(db: &Database, name: &str) -> TableDef {
     match &*db.table("dbo", name).unwrap() {
-        Object::Table(t) => t.clone(),
+        Object::Table(t) => TableDef::clone(t),
         other => panic!("{name} is {other:?}"),
     }
 }

@@ -588,7 +588,7 @@ impl Run<'_> {
             self.s.temp_tables.insert(user.to_ascii_lowercase(), stored_name);
             self.note_temp_created(&user);
         }
-        Ok(TableRef { db, def, qual: user })
+        Ok(TableRef { db, def: Arc::new(def), qual: user })
     }
 }
 

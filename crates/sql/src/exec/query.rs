@@ -59,7 +59,8 @@ pub(crate) fn table_cols(def: &TableDef, qual: &str) -> Vec<Col> {
 /// A resolved table: its database and definition.
 pub(crate) struct TableRef {
     pub(crate) db: Arc<Database>,
-    pub(crate) def: TableDef,
+    /// Shared with the catalog: resolving a table copies nothing.
+    pub(crate) def: Arc<TableDef>,
     /// The name to qualify its columns with.
     pub(crate) qual: String,
 }
@@ -1310,7 +1311,7 @@ impl Run<'_> {
     ) -> Result<TableRef, SqlError> {
         let (db, o) = self.resolve_table_object(name)?;
         match &*o {
-            Object::Table(def) => Ok(TableRef { db, def: def.clone(), qual: qual.to_string() }),
+            Object::Table(def) => Ok(TableRef { db, def: Arc::clone(def), qual: qual.to_string() }),
             _ => Err(SqlError::invalid_object(&name.name.value)),
         }
     }
@@ -1331,7 +1332,7 @@ impl Run<'_> {
         let tempdb = Arc::clone(self.s.instance.tempdb());
         match tempdb.find_object("dbo", &internal).as_deref() {
             Some(Object::Table(def)) => {
-                Ok(TableRef { db: tempdb, def: def.clone(), qual: qual.to_string() })
+                Ok(TableRef { db: tempdb, def: Arc::clone(def), qual: qual.to_string() })
             }
             _ => Err(SqlError::with_severity(
                 1087,

@@ -56,12 +56,12 @@ pub fn information_schema_view(
 }
 
 /// The view's database's tables, by object id.
-fn table_defs(ctx: &ViewContext<'_>) -> Vec<TableDef> {
+fn table_defs(ctx: &ViewContext<'_>) -> Vec<Arc<TableDef>> {
     let objects = ctx.database.catalog().objects();
     objects
         .iter()
         .filter_map(|o| match &**o {
-            Object::Table(t) => Some(t.clone()),
+            Object::Table(t) => Some(Arc::clone(t)),
             _ => None,
         })
         .collect()
@@ -70,7 +70,7 @@ fn table_defs(ctx: &ViewContext<'_>) -> Vec<TableDef> {
 /// A row of a view about one table: the database it is in and the table.
 struct TableRow {
     catalog: String,
-    table: TableDef,
+    table: Arc<TableDef>,
 }
 
 impl TableRow {
