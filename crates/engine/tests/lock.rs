@@ -67,7 +67,21 @@ fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
 }
 
 fn rows_of(m: &LockManager, owner: OwnerId) -> Vec<LockInfo> {
-    m.snapshot().into_iter().filter(|r| r.owner == owner).collect()
+    timeless(m.snapshot()).into_iter().filter(|r| r.owner == owner).collect()
+}
+
+/// The snapshot's rows with their wait times zeroed (so that rows compare), after checking
+/// that only waiting and converting requests have one.
+fn timeless(rows: Vec<LockInfo>) -> Vec<LockInfo> {
+    rows.into_iter()
+        .map(|mut r| {
+            if r.status == LockStatus::Granted {
+                assert_eq!(r.waited, Duration::ZERO, "{r:?}");
+            }
+            r.waited = Duration::ZERO;
+            r
+        })
+        .collect()
 }
 
 fn is_waiting(m: &LockManager, owner: OwnerId) -> bool {
@@ -226,11 +240,14 @@ fn conversion_s_to_x_waits_for_other_s_holders() {
             resource: k.clone(),
             mode: X,
             owner: 1,
-            status: LockStatus::Converting
+            status: LockStatus::Converting,
+            waited: Duration::ZERO,
         }));
         assert_eq!(granted(&m, 1, &k), Some(S), "still holds S while converting");
         thread::sleep(Duration::from_millis(30));
         assert!(!converter.is_finished());
+        let waited = m.snapshot().iter().map(|r| r.waited).max().unwrap_or_default();
+        assert!(waited >= Duration::from_millis(30), "the conversion has waited {waited:?}");
         m.release_all(&mut o2);
         let (mut o1, result) = converter.join().unwrap();
         assert_eq!(result, Ok(true));
@@ -576,13 +593,14 @@ fn snapshot_shows_granted_waiting_and_converting() {
         let waiter = spawn_lock(&m, o2, k1.clone(), S);
         let converter = spawn_lock(&m, o3, k2.clone(), X);
         wait_until("both wait", || is_waiting(&m, 2) && is_waiting(&m, 3));
-        let mut rows = m.snapshot();
+        let mut rows = timeless(m.snapshot());
         rows.sort_by_key(|r| (r.owner, r.status.name()));
         let expect = |resource: &Resource, mode, owner, status| LockInfo {
             resource: resource.clone(),
             mode,
             owner,
             status,
+            waited: Duration::ZERO,
         };
         assert_eq!(
             rows,

@@ -303,3 +303,66 @@ fn dm_tran_locks_shows_who_holds_and_who_waits() {
     let Value::SmallInt(b_spid) = b_spid else { panic!("@@SPID is {b_spid:?}") };
     assert_eq!(waiting[0][0], Value::Int(b_spid.into()));
 }
+
+#[test]
+fn dm_exec_requests_shows_the_blocked_request_and_its_blocker() {
+    let (_dir, instance) = setup();
+    let counters = Arc::new(walden_sql::exec::sysviews::ServerCounters::default());
+    let session = || Session::with_counters(Arc::clone(&instance), Arc::clone(&counters));
+    let mut a = session();
+    let out = run(&mut a, "USE d; BEGIN TRAN; UPDATE dbo.t SET v = 12 WHERE id = 1;");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let Value::SmallInt(a_spid) = scalar(&mut a, "SELECT @@SPID") else { panic!("no @@SPID") };
+    let mut b = session();
+    let Value::SmallInt(b_spid) = scalar(&mut b, "SELECT @@SPID") else { panic!("no @@SPID") };
+    let waiter = thread::spawn(move || scalar(&mut b, "USE d; SELECT v FROM dbo.t WHERE id = 1"));
+
+    let mut watcher = session();
+    let query = format!(
+        "SELECT r.status, r.command, r.blocking_session_id, r.wait_type, r.wait_time, \
+         r.wait_resource, DB_NAME(r.database_id) FROM sys.dm_exec_requests r \
+         WHERE r.session_id = {b_spid}"
+    );
+    let mut row = Vec::new();
+    for _ in 0..300 {
+        let out = run(&mut watcher, &query);
+        assert!(out.errors().next().is_none(), "{:?}", out.messages);
+        if let Some(r) = out.results[0].rows.first() {
+            row = r.clone();
+            if row[0] == Value::NStr("suspended".into()) {
+                break;
+            }
+        }
+        thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let text = |s: &str| Value::NStr(s.into());
+    assert_eq!(
+        row[..4],
+        [text("suspended"), text("SELECT"), Value::SmallInt(a_spid), text("LCK_M_S")]
+    );
+    assert!(matches!(row[4], Value::Int(ms) if ms >= 0), "{row:?}");
+    assert!(matches!(&row[5], Value::NStr(s) if s.starts_with("KEY: ")), "{row:?}");
+    assert_eq!(row[6], text("d"));
+
+    // The sessions view: the holder sleeps with its transaction open; the watcher runs.
+    let out = run(
+        &mut watcher,
+        &format!(
+            "SELECT session_id, status, open_transaction_count, login_name, DB_NAME(database_id) \
+             FROM sys.dm_exec_sessions WHERE session_id IN ({a_spid}, @@SPID) ORDER BY session_id"
+        ),
+    );
+    let rows = &out.results[0].rows;
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0][1..], [text("sleeping"), Value::Int(1), text("sa"), text("d")]);
+    assert_eq!(rows[1][1], text("running"));
+
+    run(&mut a, "COMMIT");
+    assert_eq!(waiter.join().unwrap(), Value::Int(12));
+    drop(a);
+    let out = run(
+        &mut watcher,
+        &format!("SELECT COUNT(*) FROM sys.dm_exec_sessions WHERE session_id = {a_spid}"),
+    );
+    assert_eq!(out.results[0].rows[0][0], Value::Int(0), "a closed session is gone");
+}

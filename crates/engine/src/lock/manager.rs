@@ -193,6 +193,8 @@ pub(super) struct Waiter {
     /// What the waiting thread sleeps on, with the shard's mutex. Whoever grants or marks the
     /// request notifies it.
     pub(super) cv: Arc<Condvar>,
+    /// When the request began to wait, for `sys.dm_exec_requests.wait_time`.
+    since: Instant,
 }
 
 impl LockEntry {
@@ -394,8 +396,16 @@ impl LockManager {
         let id = state.next_waiter;
         state.next_waiter = state.next_waiter.wrapping_add(1);
         let cv = Arc::new(Condvar::new());
-        let waiter =
-            Waiter { id, owner, mode, conversion, victim: false, priority, cv: Arc::clone(&cv) };
+        let waiter = Waiter {
+            id,
+            owner,
+            mode,
+            conversion,
+            victim: false,
+            priority,
+            cv: Arc::clone(&cv),
+            since: Instant::now(),
+        };
         entry.enqueue(waiter);
         state.counters.waits += 1;
         drop(guard);
@@ -578,6 +588,7 @@ impl LockManager {
                         mode,
                         owner,
                         status: LockStatus::Granted,
+                        waited: Duration::ZERO,
                     });
                 }
                 for w in entry.queue.iter().filter(|w| !w.victim) {
@@ -586,7 +597,13 @@ impl LockManager {
                     } else {
                         (w.mode, LockStatus::Waiting)
                     };
-                    rows.push(LockInfo { resource: res.clone(), mode, owner: w.owner, status });
+                    rows.push(LockInfo {
+                        resource: res.clone(),
+                        mode,
+                        owner: w.owner,
+                        status,
+                        waited: w.since.elapsed(),
+                    });
                 }
             }
         }

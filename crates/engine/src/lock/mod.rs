@@ -218,6 +218,8 @@ pub struct LockInfo {
     pub owner: OwnerId,
     /// Granted, waiting or converting.
     pub status: LockStatus,
+    /// How long a waiting or converting request has waited so far (zero when granted).
+    pub waited: Duration,
 }
 
 /// What the lock manager has done since it was created.

@@ -57,7 +57,7 @@ use crate::ast::{
 };
 use crate::exec::eval::{parse_object_name, Env};
 use crate::exec::scalar;
-use crate::exec::sysviews::ServerCounters;
+use crate::exec::sysviews::{ClientInfo, Command, EndState, ServerCounters, SessionActivity};
 use crate::exec::{Counted, Output, SqlError};
 use crate::parse_batch;
 
@@ -195,6 +195,8 @@ pub(crate) type Step<T> = Result<T, Halt>;
 pub struct Session {
     pub(crate) instance: Arc<Instance>,
     pub(crate) counters: Arc<ServerCounters>,
+    /// What `sys.dm_exec_sessions` and `sys.dm_exec_requests` show of this session.
+    activity: Arc<SessionActivity>,
     pub(crate) spid: u16,
     pub(crate) db: Arc<Database>,
     pub(crate) opts: Options,
@@ -239,9 +241,11 @@ impl Session {
     pub fn with_counters(instance: Arc<Instance>, counters: Arc<ServerCounters>) -> Session {
         let db = Arc::clone(instance.master());
         let spid = NEXT_SPID.fetch_add(1, Ordering::Relaxed);
+        let activity = counters.sessions.register(spid);
         Session {
             instance,
             counters,
+            activity,
             spid,
             db,
             opts: Options {
@@ -284,6 +288,29 @@ impl Session {
     /// Runs one batch, reporting everything it produces to `out`.
     pub fn execute_batch(&mut self, text: &str, out: &mut dyn Output) {
         self.counters.record_batch();
+        self.activity.batch_started(self.db.id());
+        self.run_batch(text, out);
+        self.activity.batch_ended(&EndState {
+            database_id: self.db.id(),
+            open_transactions: self.trancount,
+            row_count: self.rowcount,
+            isolation: match self.opts.isolation {
+                Isolation::ReadCommitted => 2,
+                Isolation::Serializable => 4,
+            },
+            lock_timeout_ms: self
+                .opts
+                .lock_timeout
+                .map_or(-1, |t| i64::try_from(t.as_millis()).unwrap_or(i64::MAX)),
+        });
+    }
+
+    /// What the login said of the client, for `sys.dm_exec_sessions`.
+    pub fn set_client(&self, client: ClientInfo) {
+        self.activity.set_client(client);
+    }
+
+    fn run_batch(&mut self, text: &str, out: &mut dyn Output) {
         let batch = match self.parsed(text) {
             Ok(b) => b,
             Err(e) => {
@@ -399,6 +426,37 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.close();
+        self.counters.sessions.unregister(self.spid);
+    }
+}
+
+/// The `sys.dm_exec_requests.command` of a statement.
+fn command_of(kind: &StatementKind) -> Command {
+    match kind {
+        StatementKind::Select(_) => Command::Select,
+        StatementKind::Insert(_) => Command::Insert,
+        StatementKind::Update(_) => Command::Update,
+        StatementKind::Delete(_) => Command::Delete,
+        StatementKind::Execute(_) => Command::Execute,
+        StatementKind::Waitfor(_) => Command::Waitfor,
+        StatementKind::Transaction(TransactionStatement::Begin { .. }) => Command::BeginTransaction,
+        StatementKind::Transaction(TransactionStatement::Commit { .. }) => {
+            Command::CommitTransaction
+        }
+        StatementKind::Transaction(_) => Command::RollbackTransaction,
+        StatementKind::Declare(_) => Command::Declare,
+        StatementKind::Set(_) => Command::SetOption,
+        StatementKind::CreateDatabase(_)
+        | StatementKind::AlterDatabase(_)
+        | StatementKind::CreateTable(_)
+        | StatementKind::CreateIndex(_)
+        | StatementKind::CreateSequence(_)
+        | StatementKind::CreateProcedure(_)
+        | StatementKind::TruncateTable(_) => Command::Create,
+        StatementKind::Drop(_) | StatementKind::DropIndex(_) => Command::Drop,
+        StatementKind::Dbcc(_) => Command::Dbcc,
+        StatementKind::Checkpoint(_) => Command::Checkpoint,
+        _ => Command::Awaiting,
     }
 }
 
@@ -558,6 +616,7 @@ impl Run<'_> {
                 | StatementKind::TryCatch(_)
                 | StatementKind::Execute(_)
         );
+        self.s.activity.statement(command_of(&st.kind));
         if self.s.opts.implicit_transactions
             && self.s.trancount == 0
             && starts_implicit_transaction(&st.kind)
@@ -814,6 +873,7 @@ impl Run<'_> {
                 let db =
                     self.s.instance.database(&name.value).map_err(|e| self.s.engine_error(e))?;
                 self.s.db = db;
+                self.s.activity.database_changed(self.s.db.id());
                 let mut msg = SqlError::with_severity(
                     5701,
                     0,

@@ -5,6 +5,7 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 
+use walden_sql::exec::sysviews::ClientInfo;
 use walden_sql::exec::{Collected, Session};
 use walden_tds::packet::negotiate_packet_size;
 use walden_tds::{
@@ -80,6 +81,9 @@ struct Conn {
     shared: Arc<Shared>,
     /// The database LOGIN7 asked for, restored by RESETCONNECTION.
     login_database: String,
+    /// Who LOGIN7 said the client is, for `sys.dm_exec_sessions`; kept across
+    /// RESETCONNECTION.
+    client: ClientInfo,
     /// The descriptor of the open transaction (ENVCHANGE 8..10), 0 when none.
     descriptor: u64,
     next_descriptor: u64,
@@ -101,6 +105,7 @@ pub fn serve(stream: TcpStream, shared: Arc<Shared>, over_limit: bool) {
         writer: PacketWriter::default(),
         shared,
         login_database: String::new(),
+        client: ClientInfo::default(),
         descriptor: 0,
         next_descriptor: 0,
         prepared: rpc::Prepared::default(),
@@ -261,6 +266,13 @@ impl Conn {
             ]);
         }
         self.login_database = login.database.clone();
+        self.client = ClientInfo {
+            login: login.username.clone(),
+            host: login.hostname.clone(),
+            program: login.app_name.clone(),
+            interface: login.library_name.clone(),
+        };
+        session.set_client(self.client.clone());
 
         let packet_size = negotiate_packet_size(login.packet_size);
         let database = session.current_database().to_string();
@@ -350,6 +362,7 @@ impl Conn {
             Arc::clone(&self.shared.instance),
             Arc::clone(&self.shared.counters),
         );
+        session.set_client(self.client.clone());
         if let Some(attention) = &self.attention {
             session.set_cancel(attention.clone());
         }

@@ -21,6 +21,7 @@ mod catalog;
 mod dblog;
 mod dmv;
 mod information_schema;
+mod sessions;
 #[cfg(test)]
 mod tests;
 
@@ -34,6 +35,8 @@ use walden_engine::{Database, Instance};
 use crate::exec::{ColumnInfo, RowSet, SqlError};
 
 pub use information_schema::information_schema_view;
+pub use sessions::{ClientInfo, Command, SessionActivity};
+pub(crate) use sessions::{EndState, SessionRegistry};
 
 /// Server-wide counters the SQL layer bumps (thread-safe; shared by all sessions via Arc).
 #[derive(Debug, Default)]
@@ -42,6 +45,8 @@ pub struct ServerCounters {
     started: StartTime,
     /// `Batch Requests/sec`.
     batches: AtomicU64,
+    /// The connected sessions, for `sys.dm_exec_sessions` and `sys.dm_exec_requests`.
+    pub(crate) sessions: SessionRegistry,
 }
 
 /// The moment the counters were created; its own type so that [`ServerCounters`] can derive
@@ -115,6 +120,8 @@ pub fn system_view(
         "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
         "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
+        "dm_exec_sessions" => (None, |c, _| Ok(sessions::exec_sessions(c))),
+        "dm_exec_requests" => (None, |c, _| Ok(sessions::exec_requests(c))),
         "dm_io_virtual_file_stats" => (Some(2), dmv::virtual_file_stats),
         "dm_db_log_stats" => (Some(1), dmv::log_stats),
         "fn_dblog" => (Some(2), dblog::fn_dblog),

@@ -1,0 +1,388 @@
+//! `sys.dm_exec_sessions` and `sys.dm_exec_requests`: who is connected, what each session is
+//! running, and, with the lock manager's waiting requests, who blocks whom.
+//!
+//! Each session publishes its state in a [`SessionActivity`] registered with the server's
+//! [`ServerCounters`]. The session updates it with relaxed atomic stores, at each batch's
+//! start and end and at each statement (its command), so that the cost on the statement path
+//! is a store, with no lock; a view reads the fields one by one, each current but not all
+//! from one instant, as SQL Server's DMVs are.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use walden_engine::lock::{owner_session, LockInfo, LockStatus};
+use walden_engine::types::{Len, SqlType, Value};
+
+use super::{big, datetime, int, nstr, small, RowSet, View, ViewContext, DESC};
+
+/// What a session is running, as `sys.dm_exec_requests.command` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Command {
+    /// Between statements (a compound statement, or nothing).
+    Awaiting,
+    Select,
+    Insert,
+    Update,
+    Delete,
+    Execute,
+    Waitfor,
+    BeginTransaction,
+    CommitTransaction,
+    RollbackTransaction,
+    Declare,
+    SetOption,
+    Create,
+    Drop,
+    Dbcc,
+    Checkpoint,
+}
+
+/// [`Command`]s' names, by discriminant.
+const COMMANDS: [&str; 16] = [
+    "AWAITING COMMAND",
+    "SELECT",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "EXECUTE",
+    "WAITFOR",
+    "BEGIN TRANSACTION",
+    "COMMIT TRANSACTION",
+    "ROLLBACK TRANSACTION",
+    "DECLARE",
+    "SET OPTION",
+    "CREATE",
+    "DROP",
+    "DBCC",
+    "CHECKPOINT",
+];
+
+/// Microseconds since the Unix epoch, now.
+pub(crate) fn now_micros() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+}
+
+/// What a client said about itself at login.
+#[derive(Debug, Clone, Default)]
+pub struct ClientInfo {
+    /// The login name.
+    pub login: String,
+    /// The client machine's name.
+    pub host: String,
+    /// The application's name.
+    pub program: String,
+    /// The driver (`client_interface_name`).
+    pub interface: String,
+}
+
+/// One session's state as the views show it. Written by the session, read by the views.
+#[derive(Debug)]
+pub struct SessionActivity {
+    spid: u16,
+    login_micros: u64,
+    client: Mutex<ClientInfo>,
+    /// A batch is running.
+    running: AtomicBool,
+    /// The running statement's [`Command`], as its discriminant.
+    command: AtomicU8,
+    database_id: AtomicU32,
+    open_transactions: AtomicU32,
+    request_start_micros: AtomicU64,
+    last_request_end_micros: AtomicU64,
+    row_count: AtomicU64,
+    /// SQL Server's `transaction_isolation_level` code (2 read committed, 4 serializable).
+    isolation: AtomicU8,
+    /// Milliseconds; -1 waits for ever.
+    lock_timeout_ms: AtomicI64,
+}
+
+impl SessionActivity {
+    fn new(spid: u16) -> SessionActivity {
+        SessionActivity {
+            spid,
+            login_micros: now_micros(),
+            client: Mutex::new(ClientInfo { login: "sa".into(), ..ClientInfo::default() }),
+            running: AtomicBool::new(false),
+            command: AtomicU8::new(0),
+            database_id: AtomicU32::new(1),
+            open_transactions: AtomicU32::new(0),
+            request_start_micros: AtomicU64::new(0),
+            last_request_end_micros: AtomicU64::new(0),
+            row_count: AtomicU64::new(0),
+            isolation: AtomicU8::new(2),
+            lock_timeout_ms: AtomicI64::new(-1),
+        }
+    }
+
+    /// Records what the client said at login.
+    pub fn set_client(&self, client: ClientInfo) {
+        *self.client.lock().unwrap_or_else(PoisonError::into_inner) = client;
+    }
+
+    /// A batch starts in database `database_id`.
+    pub(crate) fn batch_started(&self, database_id: u32) {
+        self.request_start_micros.store(now_micros(), Ordering::Relaxed);
+        self.database_id.store(database_id, Ordering::Relaxed);
+        self.running.store(true, Ordering::Relaxed);
+    }
+
+    /// `USE` made `database_id` the session's database.
+    pub(crate) fn database_changed(&self, database_id: u32) {
+        self.database_id.store(database_id, Ordering::Relaxed);
+    }
+
+    /// A statement running `command` starts.
+    pub(crate) fn statement(&self, command: Command) {
+        self.command.store(command as u8, Ordering::Relaxed);
+    }
+
+    /// The batch ended, leaving the session in this state.
+    pub(crate) fn batch_ended(&self, state: &EndState) {
+        self.database_id.store(state.database_id, Ordering::Relaxed);
+        self.open_transactions.store(state.open_transactions, Ordering::Relaxed);
+        self.row_count.store(state.row_count, Ordering::Relaxed);
+        self.isolation.store(state.isolation, Ordering::Relaxed);
+        self.lock_timeout_ms.store(state.lock_timeout_ms, Ordering::Relaxed);
+        self.command.store(Command::Awaiting as u8, Ordering::Relaxed);
+        self.last_request_end_micros.store(now_micros(), Ordering::Relaxed);
+        self.running.store(false, Ordering::Relaxed);
+    }
+}
+
+/// A session's state when a batch ends.
+pub(crate) struct EndState {
+    pub(crate) database_id: u32,
+    pub(crate) open_transactions: u32,
+    pub(crate) row_count: u64,
+    pub(crate) isolation: u8,
+    pub(crate) lock_timeout_ms: i64,
+}
+
+/// The server's sessions, by id.
+#[derive(Debug, Default)]
+pub(crate) struct SessionRegistry(Mutex<BTreeMap<u16, Arc<SessionActivity>>>);
+
+impl SessionRegistry {
+    /// Registers session `spid`; the activity is the session's to update.
+    pub(crate) fn register(&self, spid: u16) -> Arc<SessionActivity> {
+        let activity = Arc::new(SessionActivity::new(spid));
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).insert(spid, Arc::clone(&activity));
+        activity
+    }
+
+    /// Session `spid` is gone.
+    pub(crate) fn unregister(&self, spid: u16) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).remove(&spid);
+    }
+
+    fn all(&self) -> Vec<Arc<SessionActivity>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).values().cloned().collect()
+    }
+}
+
+/// A session with what it said at login, as the views read it.
+struct SessionRow {
+    a: Arc<SessionActivity>,
+    client: ClientInfo,
+    now: u64,
+}
+
+impl SessionRow {
+    fn running(&self) -> bool {
+        self.a.running.load(Ordering::Relaxed)
+    }
+
+    fn get<T>(&self, f: impl Fn(&SessionActivity) -> T) -> T {
+        f(&self.a)
+    }
+}
+
+fn rows_of(ctx: &ViewContext<'_>) -> Vec<SessionRow> {
+    let now = now_micros();
+    ctx.counters
+        .sessions
+        .all()
+        .into_iter()
+        .map(|a| {
+            let client = a.client.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            SessionRow { a, client, now }
+        })
+        .collect()
+}
+
+fn relaxed_u64(a: &AtomicU64) -> u64 {
+    a.load(Ordering::Relaxed)
+}
+
+/// `sys.dm_exec_sessions`: one row per connected session. Resource counters Walden does not
+/// keep per session (CPU, reads, writes, memory) are NULL.
+pub(super) fn exec_sessions(ctx: &ViewContext<'_>) -> RowSet {
+    let name = |n: u16| SqlType::NVarChar(Len::N(n));
+    let unknown = |_: &SessionRow| Value::Null;
+    View::<SessionRow>::new()
+        .col("session_id", SqlType::SmallInt, |r| small(r.a.spid.into()))
+        .col("login_time", SqlType::DateTime, |r| datetime(r.a.login_micros))
+        .opt("host_name", name(128), |r| nstr(r.client.host.as_str()))
+        .opt("program_name", name(128), |r| nstr(r.client.program.as_str()))
+        .opt("host_process_id", SqlType::Int, unknown)
+        .opt("client_version", SqlType::Int, unknown)
+        .opt("client_interface_name", name(32), |r| nstr(r.client.interface.as_str()))
+        .opt("security_id", SqlType::VarBinary(Len::N(85)), unknown)
+        .col("login_name", name(128), |r| nstr(r.client.login.as_str()))
+        .opt("nt_domain", name(128), unknown)
+        .opt("nt_user_name", name(128), unknown)
+        .col("status", name(30), |r| nstr(if r.running() { "running" } else { "sleeping" }))
+        .opt("context_info", SqlType::VarBinary(Len::N(128)), unknown)
+        .opt("cpu_time", SqlType::Int, unknown)
+        .opt("memory_usage", SqlType::Int, unknown)
+        .opt("total_scheduled_time", SqlType::Int, unknown)
+        .col("total_elapsed_time", SqlType::Int, |r| {
+            int(((r.now.saturating_sub(r.a.login_micros)) / 1000) as i64)
+        })
+        .col("endpoint_id", SqlType::Int, |_| int(0))
+        .col("last_request_start_time", SqlType::DateTime, |r| {
+            datetime(r.get(|a| relaxed_u64(&a.request_start_micros)).max(r.a.login_micros))
+        })
+        .opt("last_request_end_time", SqlType::DateTime, |r| {
+            match r.get(|a| relaxed_u64(&a.last_request_end_micros)) {
+                0 => Value::Null,
+                t => datetime(t),
+            }
+        })
+        .opt("reads", SqlType::BigInt, unknown)
+        .opt("writes", SqlType::BigInt, unknown)
+        .opt("logical_reads", SqlType::BigInt, unknown)
+        .col("is_user_process", SqlType::Bit, |_| Value::Bit(true))
+        .col("transaction_isolation_level", SqlType::SmallInt, |r| {
+            small(r.a.isolation.load(Ordering::Relaxed).into())
+        })
+        .col("lock_timeout", SqlType::Int, |r| int(r.a.lock_timeout_ms.load(Ordering::Relaxed)))
+        .col("row_count", SqlType::BigInt, |r| big(r.get(|a| relaxed_u64(&a.row_count))))
+        .opt("original_login_name", name(128), |r| nstr(r.client.login.as_str()))
+        .col("database_id", SqlType::SmallInt, |r| {
+            small(r.a.database_id.load(Ordering::Relaxed).into())
+        })
+        .col("open_transaction_count", SqlType::Int, |r| {
+            int(r.a.open_transactions.load(Ordering::Relaxed).into())
+        })
+        .rows(&rows_of(ctx))
+}
+
+/// A running request, with the lock it waits for (if any) and who holds that lock.
+struct RequestRow {
+    session: SessionRow,
+    wait: Option<LockInfo>,
+    blocker: u16,
+}
+
+/// SQL Server's wait type for a lock request of `mode`.
+fn lock_wait_type(mode: &str) -> &'static str {
+    match mode {
+        "IS" => "LCK_M_IS",
+        "IX" => "LCK_M_IX",
+        "S" => "LCK_M_S",
+        "SIX" => "LCK_M_SIX",
+        "U" => "LCK_M_U",
+        _ => "LCK_M_X",
+    }
+}
+
+/// `sys.dm_exec_requests`: one row per running batch. A request waiting for a lock is
+/// `suspended`, with the wait type (`LCK_M_*`), how long it has waited, the resource, and
+/// the session holding the lock (`blocking_session_id`, 0 if none).
+pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
+    let locks = ctx.instance.locks().snapshot();
+    let rows: Vec<RequestRow> = rows_of(ctx)
+        .into_iter()
+        .filter(SessionRow::running)
+        .map(|session| {
+            let spid = session.a.spid;
+            let wait = locks
+                .iter()
+                .find(|l| l.status != LockStatus::Granted && owner_session(l.owner) == spid)
+                .cloned();
+            let blocker = wait.as_ref().map_or(0, |w| {
+                locks
+                    .iter()
+                    .filter(|l| l.status == LockStatus::Granted && l.resource == w.resource)
+                    .filter(|l| l.owner != w.owner && !l.mode.compatible(w.mode))
+                    .map(|l| owner_session(l.owner))
+                    .next()
+                    .unwrap_or(0)
+            });
+            RequestRow { session, wait, blocker }
+        })
+        .collect();
+    View::<RequestRow>::new()
+        .col("session_id", SqlType::SmallInt, |r| small(r.session.a.spid.into()))
+        .col("request_id", SqlType::Int, |_| int(0))
+        .col("start_time", SqlType::DateTime, |r| {
+            datetime(r.session.get(|a| relaxed_u64(&a.request_start_micros)))
+        })
+        .col("status", name30(), |r| nstr(if r.wait.is_some() { "suspended" } else { "running" }))
+        .col("command", SqlType::NVarChar(Len::N(32)), |r| {
+            let code = usize::from(r.session.a.command.load(Ordering::Relaxed));
+            nstr(COMMANDS.get(code).copied().unwrap_or(COMMANDS[0]))
+        })
+        .opt("sql_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
+        .opt("statement_start_offset", SqlType::Int, |_| Value::Null)
+        .opt("statement_end_offset", SqlType::Int, |_| Value::Null)
+        .opt("plan_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
+        .col("database_id", SqlType::SmallInt, |r| {
+            small(r.session.a.database_id.load(Ordering::Relaxed).into())
+        })
+        .col("user_id", SqlType::Int, |_| int(1))
+        .opt("connection_id", SqlType::UniqueIdentifier, |_| Value::Null)
+        .opt("blocking_session_id", SqlType::SmallInt, |r| small(r.blocker.into()))
+        .opt("wait_type", DESC, |r| match &r.wait {
+            Some(w) => nstr(lock_wait_type(w.mode.name())),
+            None => Value::Null,
+        })
+        .col("wait_time", SqlType::Int, |r| {
+            int(r.wait.as_ref().map_or(0, |w| w.waited.as_millis() as i64))
+        })
+        .opt("last_wait_type", DESC, |r| match &r.wait {
+            Some(w) => nstr(lock_wait_type(w.mode.name())),
+            None => Value::Null,
+        })
+        .col("wait_resource", SqlType::NVarChar(Len::N(256)), |r| match &r.wait {
+            Some(w) => nstr(format!(
+                "{}: {} {}",
+                w.resource.type_name(),
+                w.resource.database(),
+                resource_detail(w)
+            )),
+            None => nstr(""),
+        })
+        .col("open_transaction_count", SqlType::Int, |r| {
+            int(r.session.a.open_transactions.load(Ordering::Relaxed).into())
+        })
+        .col("transaction_isolation_level", SqlType::SmallInt, |r| {
+            small(r.session.a.isolation.load(Ordering::Relaxed).into())
+        })
+        .col("lock_timeout", SqlType::Int, |r| {
+            int(r.session.a.lock_timeout_ms.load(Ordering::Relaxed))
+        })
+        .col("total_elapsed_time", SqlType::Int, |r| {
+            let start = r.session.get(|a| relaxed_u64(&a.request_start_micros));
+            int((r.session.now.saturating_sub(start) / 1000) as i64)
+        })
+        .rows(&rows)
+}
+
+fn name30() -> SqlType {
+    SqlType::NVarChar(Len::N(30))
+}
+
+/// The part of `wait_resource` after the database: the table, and a key's hash.
+fn resource_detail(w: &LockInfo) -> String {
+    use walden_engine::lock::Resource;
+    match w.resource {
+        Resource::Object { object, .. } => object.to_string(),
+        Resource::Key { object, hash, .. } => format!("{object} ({hash:012x})"),
+        _ => String::new(),
+    }
+}
