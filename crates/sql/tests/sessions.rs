@@ -344,6 +344,36 @@ fn dm_exec_requests_shows_the_blocked_request_and_its_blocker() {
     assert!(matches!(&row[5], Value::NStr(s) if s.starts_with("KEY: ")), "{row:?}");
     assert_eq!(row[6], text("d"));
 
+    // The system procedures over the same views.
+    let out = run(&mut watcher, &format!("EXEC sp_who {b_spid}"));
+    let who = &out.results[0];
+    let names: Vec<&str> = who.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["spid", "ecid", "status", "loginame", "hostname", "blk", "dbname", "cmd", "request_id"]
+    );
+    assert_eq!(who.rows.len(), 1, "{who:?}");
+    assert_eq!(who.rows[0][5], Value::Str(format!("{a_spid:<5}")), "blk: {who:?}");
+    let out = run(&mut watcher, "EXEC sp_who2");
+    let blocked: Vec<&Vec<Value>> =
+        out.results[0].rows.iter().filter(|r| r[0] == Value::Str(format!("{b_spid:<5}"))).collect();
+    assert_eq!(blocked.len(), 1, "{:?}", out.results);
+    assert_eq!(
+        blocked[0][1..5],
+        [
+            Value::Str("SUSPENDED".into()),
+            text("sa"),
+            Value::Str("  .".into()),
+            Value::Str(format!("{a_spid:<5}"))
+        ]
+    );
+    let out = run(&mut watcher, &format!("EXEC sp_lock {a_spid}"));
+    let locks = &out.results[0].rows;
+    assert!(
+        locks.iter().any(|r| r[4] == text("KEY ") && r[6] == text("X") && r[7] == text("GRANT")),
+        "{locks:?}"
+    );
+
     // The sessions view: the holder sleeps with its transaction open; the watcher runs.
     let out = run(
         &mut watcher,

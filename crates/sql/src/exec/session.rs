@@ -345,7 +345,7 @@ impl Session {
     /// `text` parsed, from the cache when this session ran the same text before. Only
     /// batches that parse are kept, and at most `BATCH_CACHE_SIZE` of them: when full, the
     /// cache starts over, which keeps a session that never repeats a batch cheap.
-    fn parsed(&mut self, text: &str) -> Result<Arc<Batch>, SqlError> {
+    pub(crate) fn parsed(&mut self, text: &str) -> Result<Arc<Batch>, SqlError> {
         if let Some(batch) = self.batches.get(text) {
             return Ok(Arc::clone(batch));
         }
@@ -1291,7 +1291,7 @@ impl Run<'_> {
         }
     }
 
-    fn pop_frame(&mut self) {
+    pub(crate) fn pop_frame(&mut self) {
         if let Some(frame) = self.s.frames.pop() {
             for name in frame.temp_created {
                 self.drop_temp_table(&name);
@@ -1310,6 +1310,11 @@ impl Run<'_> {
         let lower = name.name.value.to_ascii_lowercase();
         if lower == "sp_executesql" {
             return self.execute_sql_with_parameters(p);
+        }
+        if let Some(result) = self.system_procedure(&lower, p) {
+            result?;
+            self.set_return_status(p, 0)?;
+            return Ok(());
         }
         if lower == "sp_flush_log" {
             let db = self.database_of(name.database.as_ref())?;
