@@ -363,7 +363,7 @@ fn dm_exec_requests_shows_the_blocked_request_and_its_blocker() {
         [
             Value::Str("SUSPENDED".into()),
             text("sa"),
-            Value::Str("  .".into()),
+            text("localhost"),
             Value::Str(format!("{a_spid:<5}"))
         ]
     );

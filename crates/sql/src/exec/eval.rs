@@ -10,8 +10,10 @@
 
 use std::cmp::Ordering;
 
+use std::sync::Arc;
 use walden_engine::catalog::Object;
 use walden_engine::types::{Decimal, SqlType, Value};
+use walden_engine::Database;
 
 use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, UnaryOp,
@@ -422,6 +424,9 @@ impl Run<'_> {
             "@@SERVERNAME" | "@@SERVICENAME" => Value::NStr("walden".to_string()),
             "@@LANGUAGE" => Value::NStr("us_english".to_string()),
             "@@MAX_PRECISION" => Value::TinyInt(38),
+            // SQL Server's figure: the most connections its configuration can allow (the
+            // server's own limit is `walden serve --max-connections`).
+            "@@MAX_CONNECTIONS" => Value::Int(32767),
             "@@NESTLEVEL" => Value::Int(self.s.frames.len().saturating_sub(1) as i32),
             "@@LOCK_TIMEOUT" => Value::Int(
                 self.s
@@ -562,8 +567,40 @@ impl Run<'_> {
             "USER_NAME" | "CURRENT_USER" | "SESSION_USER" | "USER" => {
                 Value::NStr("dbo".to_string())
             }
-            "HOST_NAME" => Value::NStr("localhost".to_string()),
-            "APP_NAME" => Value::NStr("walden".to_string()),
+            "HOST_NAME" => Value::NStr(self.s.client().host),
+            "APP_NAME" => Value::NStr(self.s.client().program),
+            "OBJECT_NAME" => match args.first() {
+                None | Some(Value::Null) => Value::Null,
+                Some(id) => {
+                    let db = match args.get(1) {
+                        None | Some(Value::Null) => Some(Arc::clone(&self.s.db)),
+                        Some(db_id) => self.database_by_id(db_id)?,
+                    };
+                    let id = int_value(id)?;
+                    db.and_then(|db| db.catalog().get(id))
+                        .map_or(Value::Null, |o| Value::NStr(o.name().1.to_string()))
+                }
+            },
+            "COL_NAME" => match (args.first(), args.get(1)) {
+                (Some(table), Some(column)) if !table.is_null() && !column.is_null() => {
+                    let (table, column) = (int_value(table)?, int_value(column)?);
+                    match self.s.db.catalog().get(table).as_deref() {
+                        Some(Object::Table(t)) => (column as usize)
+                            .checked_sub(1)
+                            .and_then(|c| t.columns.get(c))
+                            .map_or(Value::Null, |c| Value::NStr(c.name.clone())),
+                        _ => Value::Null,
+                    }
+                }
+                _ => Value::Null,
+            },
+            "DATABASEPROPERTYEX" => match (text_arg(0), text_arg(1)) {
+                (Some(db), Some(property)) => match self.s.instance.database(&db) {
+                    Ok(db) => database_property(&db, &property),
+                    Err(_) => Value::Null,
+                },
+                _ => Value::Null,
+            },
             "SCOPE_IDENTITY" => {
                 self.scope_identity().map_or(Value::Null, |v| Value::Decimal(Decimal::from_i64(v)))
             }
@@ -588,6 +625,12 @@ impl Run<'_> {
             },
             _ => return Ok(None),
         }))
+    }
+
+    /// The database with the id `id` holds, if any.
+    fn database_by_id(&self, id: &Value) -> Result<Option<Arc<Database>>, SqlError> {
+        let id = int_value(id)?;
+        Ok(self.s.instance.databases().into_iter().find(|d| d.id() == id))
     }
 
     /// OBJECT_ID('[db.][schema.]name'), temporary tables included.
@@ -644,6 +687,32 @@ pub(crate) fn parse_object_name(text: &str) -> Option<crate::ast::ObjectName> {
     match batch.statements.into_iter().next()?.kind {
         crate::ast::StatementKind::TruncateTable(n) => Some(n),
         _ => None,
+    }
+}
+
+/// An object, column or database id argument (-1, which no object has, if it is out of range).
+fn int_value(v: &Value) -> Result<u32, SqlError> {
+    Ok(match scalar::convert(v.clone(), SqlType::BigInt, None)? {
+        Value::BigInt(n) => u32::try_from(n).unwrap_or(u32::MAX),
+        _ => u32::MAX,
+    })
+}
+
+/// `DATABASEPROPERTYEX(database, property)` for the properties scripts check before acting
+/// (recovery model, state, collation); NULL for others, as SQL Server answers an unknown one.
+fn database_property(db: &Database, property: &str) -> Value {
+    let text = |s: &str| Value::NStr(s.to_string());
+    match property.to_ascii_lowercase().as_str() {
+        "recovery" => text(match db.recovery_model() {
+            walden_engine::RecoveryModel::Simple => "SIMPLE",
+            walden_engine::RecoveryModel::Full => "FULL",
+        }),
+        "status" => text(if db.check_online().is_ok() { "ONLINE" } else { "OFFLINE" }),
+        "updateability" => text("READ_WRITE"),
+        "useraccess" => text("MULTI_USER"),
+        "collation" => text(crate::exec::sysviews::COLLATION),
+        "isautoclose" | "isautoshrink" | "isinstandby" => Value::Int(0),
+        _ => Value::Null,
     }
 }
 

@@ -305,6 +305,11 @@ impl Session {
         });
     }
 
+    /// Who the client is (`HOST_NAME()`, `APP_NAME()`): what its login said.
+    pub(crate) fn client(&self) -> ClientInfo {
+        self.activity.client()
+    }
+
     /// What the login said of the client, for `sys.dm_exec_sessions`.
     pub fn set_client(&self, client: ClientInfo) {
         self.activity.set_client(client);

@@ -108,6 +108,8 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "COALESCE" => (1, usize::MAX, coalesce),
         "NULLIF" => (2, 2, nullif),
         "ISNUMERIC" => (1, 1, isnumeric),
+        "CHOOSE" => (2, 254, choose),
+        "TRANSLATE" => (3, 3, translate),
         _ => return None,
     };
     let n = args.len();
@@ -351,6 +353,37 @@ fn replace(args: Vec<Value>) -> Result<Value, SqlError> {
     }
     out.push_str(&s[last..]);
     Ok(text_value(out, n1 || n2 || n3))
+}
+
+/// `CHOOSE(index, value, ...)`: the index-th value (from 1), NULL outside the list.
+fn choose(mut args: Vec<Value>) -> Result<Value, SqlError> {
+    let index = int_arg(args.remove(0))?;
+    Ok(match index {
+        Some(i) if i >= 1 && (i as usize) <= args.len() => args.swap_remove(i as usize - 1),
+        _ => Value::Null,
+    })
+}
+
+/// `TRANSLATE(text, characters, translations)`: each character of the second argument
+/// replaced by the one at the same place in the third (error 9828 if their lengths differ).
+fn translate(args: Vec<Value>) -> Result<Value, SqlError> {
+    let [s, from, to] = take(args);
+    let (Some((s, n1)), Some((from, _)), Some((to, _))) =
+        (text_arg(s), text_arg(from), text_arg(to))
+    else {
+        return Ok(Value::Null);
+    };
+    let from: Vec<char> = from.chars().collect();
+    let to: Vec<char> = to.chars().collect();
+    if from.len() != to.len() {
+        return Err(SqlError::new(
+            9828,
+            "The second and third arguments of the TRANSLATE built-in function must contain an \
+             equal number of characters.",
+        ));
+    }
+    let out = s.chars().map(|c| from.iter().position(|&f| f == c).map_or(c, |i| to[i])).collect();
+    Ok(text_value(out, n1))
 }
 
 fn charindex(args: Vec<Value>) -> Result<Value, SqlError> {

@@ -104,7 +104,13 @@ impl SessionActivity {
         SessionActivity {
             spid,
             login_micros: now_micros(),
-            client: Mutex::new(ClientInfo { login: "sa".into(), ..ClientInfo::default() }),
+            // An embedded session (the shell, a benchmark) until a TDS login says otherwise.
+            client: Mutex::new(ClientInfo {
+                login: "sa".into(),
+                host: "localhost".into(),
+                program: "walden".into(),
+                interface: "walden".into(),
+            }),
             running: AtomicBool::new(false),
             command: AtomicU8::new(0),
             database_id: AtomicU32::new(1),
@@ -115,6 +121,11 @@ impl SessionActivity {
             isolation: AtomicU8::new(2),
             lock_timeout_ms: AtomicI64::new(-1),
         }
+    }
+
+    /// What the client said at login.
+    pub(crate) fn client(&self) -> ClientInfo {
+        self.client.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// Records what the client said at login.
