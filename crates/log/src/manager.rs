@@ -329,6 +329,19 @@ struct Shared {
     clock: CommitClock,
 }
 
+/// One slot of a log file and the segment it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SegmentInfo {
+    /// Where the slot starts in the file (its header sector).
+    pub file_offset: u64,
+    /// Bytes, header sector included.
+    pub size: u64,
+    /// The sequence of the segment it holds; `None` for a slot never used or freed.
+    pub sequence: Option<u64>,
+    /// The segment holds log the database still needs (at or after the truncation point).
+    pub active: bool,
+}
+
 /// The transaction log of one database. Cheap to share: all methods take `&self`.
 #[derive(Debug)]
 pub struct LogManager {
@@ -667,6 +680,28 @@ impl LogManager {
     /// configuration's `segment_size` applies only to new files).
     pub fn segment_size(&self) -> u64 {
         self.shared.data_size + SECTOR
+    }
+
+    /// Every slot of the file, by file offset: what `sys.dm_db_log_info` lists as SQL Server
+    /// lists its virtual log files.
+    pub fn segments(&self) -> Vec<SegmentInfo> {
+        let map = self.shared.segments.lock();
+        let mut by_slot: Vec<SegmentInfo> = (0..map.slots)
+            .map(|slot| SegmentInfo {
+                file_offset: map.slot_offset(slot),
+                size: map.segment_size,
+                sequence: None,
+                active: false,
+            })
+            .collect();
+        for (&sequence, slot) in &map.active {
+            if let Some(info) = by_slot.get_mut(slot.index as usize) {
+                info.sequence = Some(sequence);
+                // Still needed: it holds log at or after the truncation point.
+                info.active = (sequence + 1) * map.data_size > map.truncation_lsn;
+            }
+        }
+        by_slot
     }
 
     /// The truncation point set by [`LogManager::set_truncation_lsn`] (0 until one is set):

@@ -351,8 +351,10 @@ pub(super) fn log_stats(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet,
         .opt("recovery_model", DESC, |r| nstr(r.db.recovery_model().name()))
         .opt("log_min_lsn", lsn, |r| lsn_col(r, r.space.active_start))
         .opt("log_end_lsn", lsn, |r| lsn_col(r, r.space.end))
+        // VLF numbers are segment sequences + 1, so that 0 is a slot never used, as in SQL
+        // Server (`sys.dm_db_log_info`).
         .opt("current_vlf_sequence_number", SqlType::BigInt, |r| {
-            big(r.space.sequence_of(r.space.end))
+            big(r.space.sequence_of(r.space.end) + 1)
         })
         .opt("current_vlf_size_mb", SqlType::Float, |r| mb(r.space.segment_size))
         .opt("total_vlf_count", SqlType::BigInt, |r| big(r.space.segments))
@@ -385,5 +387,64 @@ pub(super) fn log_stats(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet,
         .col("avg_commits_per_flush", SqlType::Float, |r| {
             Value::Float(r.stats.avg_commits_per_flush())
         })
+        .rows(&rows))
+}
+
+/// `sys.dm_db_log_space_usage`: the view's database's log file size and the part of it in
+/// use (from the truncation point to the end). Walden has no log backups, so
+/// `log_space_in_bytes_since_last_backup` is the log in use too. tempdb, which keeps no log,
+/// shows zeros.
+pub(super) fn log_space_usage(ctx: &ViewContext<'_>) -> RowSet {
+    let rows = [(ctx.database.id(), LogSpace::of(ctx.database))];
+    View::<(u32, LogSpace)>::new()
+        .col("database_id", SqlType::Int, |r| int(i64::from(r.0)))
+        .col("total_log_size_in_bytes", SqlType::BigInt, |r| big(r.1.file_bytes))
+        .col("used_log_space_in_bytes", SqlType::BigInt, |r| big(r.1.used_bytes()))
+        .col("used_log_space_in_percent", SqlType::Real, |r| {
+            let percent = if r.1.file_bytes == 0 {
+                0.0
+            } else {
+                r.1.used_bytes() as f64 * 100.0 / r.1.file_bytes as f64
+            };
+            Value::Real(percent as f32)
+        })
+        .col("log_space_in_bytes_since_last_backup", SqlType::BigInt, |r| big(r.1.used_bytes()))
+        .rows(&rows)
+}
+
+/// `sys.dm_db_log_info(database_id)`: one row per slot of the log file, as SQL Server lists
+/// its virtual log files (NULL: the view's database; an id with no database: no rows).
+pub(super) fn log_info(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
+    let db = match int_arg(&args[0])? {
+        None => Some(Arc::clone(ctx.database)),
+        Some(id) => database_by_id(ctx, id),
+    };
+    let rows: Vec<(u32, u64, walden_log::SegmentInfo)> = db
+        .iter()
+        .filter_map(|db| db.log().map(|log| (db.id(), log)))
+        .flat_map(|(id, log)| {
+            let data = log.segment_size() - walden_log::format::SECTOR;
+            log.segments().into_iter().map(move |s| (id, data, s))
+        })
+        .collect();
+    let lsn = SqlType::NVarChar(Len::N(24));
+    Ok(View::<(u32, u64, walden_log::SegmentInfo)>::new()
+        .col("database_id", SqlType::Int, |r| int(i64::from(r.0)))
+        .col("file_id", SqlType::Int, |_| int(2))
+        .col("vlf_begin_offset", SqlType::BigInt, |r| big(r.2.file_offset))
+        .col("vlf_size_mb", SqlType::Float, |r| mb(r.2.size))
+        // Segment sequence + 1: 0 is a slot never used (or freed), as in SQL Server.
+        .col("vlf_sequence_number", SqlType::BigInt, |r| big(r.2.sequence.map_or(0, |s| s + 1)))
+        .col("vlf_active", SqlType::Bit, |r| Value::Bit(r.2.active))
+        // SQL Server's codes: 2 in use, 0 reusable or never used.
+        .col("vlf_status", SqlType::Int, |r| int(if r.2.active { 2 } else { 0 }))
+        // SQL Server alternates 64 and 128 each time a VLF is reused; 0 before first use.
+        .col("vlf_parity", SqlType::TinyInt, |r| match r.2.sequence {
+            None => Value::TinyInt(0),
+            Some(s) => Value::TinyInt(if s % 2 == 0 { 64 } else { 128 }),
+        })
+        .col("vlf_first_lsn", lsn, |r| nstr(format_lsn(r.2.sequence.map_or(0, |s| s * r.1))))
+        .opt("vlf_create_lsn", lsn, |_| Value::Null)
+        .opt("vlf_encryptor_thumbprint", SqlType::VarBinary(Len::N(20)), |_| Value::Null)
         .rows(&rows))
 }

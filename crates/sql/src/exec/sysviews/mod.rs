@@ -124,6 +124,8 @@ pub fn system_view(
         "dm_exec_requests" => (None, |c, _| Ok(sessions::exec_requests(c))),
         "dm_io_virtual_file_stats" => (Some(2), dmv::virtual_file_stats),
         "dm_db_log_stats" => (Some(1), dmv::log_stats),
+        "dm_db_log_info" => (Some(1), dmv::log_info),
+        "dm_db_log_space_usage" => (None, |c, _| Ok(dmv::log_space_usage(c))),
         "fn_dblog" => (Some(2), dblog::fn_dblog),
         _ => return None,
     };

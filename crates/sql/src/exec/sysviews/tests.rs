@@ -662,3 +662,31 @@ fn information_schema_describes_the_tables_columns_and_keys() {
     assert!(view("SCHEMATA").rows.iter().any(|r| r[1] == nstr("INFORMATION_SCHEMA")));
     assert!(information_schema_view(&f.ctx(), "NO_SUCH", &[]).is_none());
 }
+
+#[test]
+fn log_space_usage_and_log_info_describe_the_log_file() {
+    let f = Fixture::new();
+    f.insert(CommitOption::Unspecified);
+    let rs = f.view("dm_db_log_space_usage", &[]);
+    let row = &rs.rows[0];
+    let (Value::BigInt(total), Value::BigInt(used)) = (&row[1], &row[2]) else { panic!("{row:?}") };
+    assert!(*used > 0 && used < total, "{row:?}");
+    assert_eq!(row[4], row[2], "no log backups: everything in use is since the last one");
+
+    let rs = f.view("dm_db_log_info", &[Value::Null]);
+    let size_mb = (1u64 << 20) as f64 / (1024.0 * 1024.0);
+    assert_eq!(rs.rows.len(), 2, "two segments of 1 MB: {:?}", rs.rows);
+    let first = &rs.rows[0];
+    assert_eq!(first[2], Value::BigInt(4096), "the first slot follows the file header");
+    assert_eq!(first[3], Value::Float(size_mb));
+    assert_eq!(first[4], Value::BigInt(1));
+    assert_eq!((&first[5], &first[6]), (&Value::Bit(true), &Value::Int(2)));
+    let last = &rs.rows[1];
+    assert_eq!(
+        (&last[4], &last[5], &last[6]),
+        (&Value::BigInt(0), &Value::Bit(false), &Value::Int(0))
+    );
+    let rs = f.view("dm_db_log_stats", &[Value::Null]);
+    assert_eq!(get(&rs, &rs.rows[0], "current_vlf_sequence_number"), &Value::BigInt(1));
+    assert!(f.view("dm_db_log_info", &[Value::Int(2)]).rows.is_empty(), "tempdb keeps no log");
+}
