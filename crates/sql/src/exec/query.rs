@@ -1101,10 +1101,11 @@ impl Run<'_> {
                     };
                     values.push(self.eval(a, &env)?);
                 }
-                let set = if name.name.value.eq_ignore_ascii_case("GENERATE_SERIES")
-                    && name.schema.is_none()
-                {
-                    generate_series(&values)?
+                let builtin = name.schema.is_none().then(|| name.name.value.to_ascii_uppercase());
+                let set = if builtin.as_deref() == Some("GENERATE_SERIES") {
+                    self.generate_series(&values)?
+                } else if builtin.as_deref() == Some("STRING_SPLIT") {
+                    string_split(&values)?
                 } else {
                     match self.system_rowset(name, &values)? {
                         Some(s) => s,
@@ -1502,57 +1503,125 @@ pub(crate) fn display_name(name: &ObjectName) -> String {
     parts.join(".")
 }
 
-/// GENERATE_SERIES(start, stop[, step]): column `value` of the arguments' type.
-fn generate_series(args: &[Value]) -> Result<RowSet, SqlError> {
+/// `STRING_SPLIT(string, separator [, enable_ordinal])`: the pieces of `string` between
+/// occurrences of the one-character `separator`, as column `value` of the string's type,
+/// with column `ordinal` (BIGINT, from 1) when `enable_ordinal` is 1.
+fn string_split(args: &[Value]) -> Result<RowSet, SqlError> {
     if args.len() < 2 || args.len() > 3 {
         return Err(SqlError::new(
             313,
-            "An insufficient number of arguments were supplied for the procedure or function GENERATE_SERIES.",
+            "An insufficient number of arguments were supplied for the procedure or function STRING_SPLIT.",
         ));
     }
-    if args.iter().any(Value::is_null) {
-        return Ok(RowSet {
-            columns: vec![crate::exec::ColumnInfo::new("value", SqlType::Int)],
-            rows: Vec::new(),
+    let ordinal = match args.get(2) {
+        None => false,
+        Some(v) => match scalar::convert(v.clone(), SqlType::Int, None)? {
+            Value::Int(0) => false,
+            Value::Int(1) => true,
+            _ => return Err(SqlError::new(
+                8748,
+                "The enable_ordinal argument for STRING_SPLIT only accepts constant values 0 or 1.",
+            )),
+        },
+    };
+    let separator = scalar::to_text(&args[1]);
+    let mut separators = separator.chars();
+    let (Some(sep), None) = (separators.next(), separators.next()) else {
+        return Err(SqlError::new(
+            214,
+            "Procedure expects parameter 'separator' of type 'nchar(1)/nvarchar(1)'.",
+        ));
+    };
+    let national = matches!(args[0], Value::NStr(_));
+    let max = walden_engine::types::Len::Max;
+    let ty = if national { SqlType::NVarChar(max) } else { SqlType::VarChar(max) };
+    let mut columns = vec![crate::exec::ColumnInfo::new("value", ty)];
+    if ordinal {
+        columns.push(crate::exec::ColumnInfo {
+            name: "ordinal".into(),
+            ty: SqlType::BigInt,
+            nullable: false,
         });
     }
-    let big = args.iter().any(|v| matches!(v, Value::BigInt(_)));
-    let ty = if big { SqlType::BigInt } else { SqlType::Int };
-    let num = |v: &Value| -> Result<i64, SqlError> {
-        match scalar::convert(v.clone(), SqlType::BigInt, None)? {
-            Value::BigInt(i) => Ok(i),
-            _ => Ok(0),
-        }
+    let rows = if args[0].is_null() {
+        Vec::new()
+    } else {
+        let text = scalar::to_text(&args[0]);
+        text.split(sep)
+            .enumerate()
+            .map(|(i, piece)| {
+                let value =
+                    if national { Value::NStr(piece.into()) } else { Value::Str(piece.into()) };
+                if ordinal {
+                    vec![value, Value::BigInt(i as i64 + 1)]
+                } else {
+                    vec![value]
+                }
+            })
+            .collect()
     };
-    let start = num(&args[0])?;
-    let stop = num(&args[1])?;
-    let step = match args.get(2) {
-        Some(s) => num(s)?,
-        None => {
-            if start <= stop {
-                1
-            } else {
-                -1
+    Ok(RowSet { columns, rows })
+}
+
+impl Run<'_> {
+    /// GENERATE_SERIES(start, stop[, step]): column `value` of the arguments' type. Asks for a
+    /// cancel as it goes: a series can be made as long as memory allows.
+    fn generate_series(&self, args: &[Value]) -> Result<RowSet, SqlError> {
+        if args.len() < 2 || args.len() > 3 {
+            return Err(SqlError::new(
+            313,
+            "An insufficient number of arguments were supplied for the procedure or function GENERATE_SERIES.",
+        ));
+        }
+        if args.iter().any(Value::is_null) {
+            return Ok(RowSet {
+                columns: vec![crate::exec::ColumnInfo::new("value", SqlType::Int)],
+                rows: Vec::new(),
+            });
+        }
+        let big = args.iter().any(|v| matches!(v, Value::BigInt(_)));
+        let ty = if big { SqlType::BigInt } else { SqlType::Int };
+        let num = |v: &Value| -> Result<i64, SqlError> {
+            match scalar::convert(v.clone(), SqlType::BigInt, None)? {
+                Value::BigInt(i) => Ok(i),
+                _ => Ok(0),
+            }
+        };
+        let start = num(&args[0])?;
+        let stop = num(&args[1])?;
+        let step = match args.get(2) {
+            Some(s) => num(s)?,
+            None => {
+                if start <= stop {
+                    1
+                } else {
+                    -1
+                }
+            }
+        };
+        if step == 0 {
+            return Err(SqlError::new(
+                4199,
+                "Argument value 0 is invalid for argument 3 of generate_series function.",
+            ));
+        }
+        let mut rows = Vec::new();
+        let mut v = start;
+        while (step > 0 && v <= stop) || (step < 0 && v >= stop) {
+            self.row_interruption_point(rows.len())?;
+            rows.push(vec![if big { Value::BigInt(v) } else { Value::Int(v as i32) }]);
+            match v.checked_add(step) {
+                Some(n) => v = n,
+                None => break,
             }
         }
-    };
-    if step == 0 {
-        return Err(SqlError::new(
-            4199,
-            "Argument value 0 is invalid for argument 3 of generate_series function.",
-        ));
+        Ok(RowSet {
+            columns: vec![crate::exec::ColumnInfo {
+                name: "value".to_string(),
+                ty,
+                nullable: false,
+            }],
+            rows,
+        })
     }
-    let mut rows = Vec::new();
-    let mut v = start;
-    while (step > 0 && v <= stop) || (step < 0 && v >= stop) {
-        rows.push(vec![if big { Value::BigInt(v) } else { Value::Int(v as i32) }]);
-        match v.checked_add(step) {
-            Some(n) => v = n,
-            None => break,
-        }
-    }
-    Ok(RowSet {
-        columns: vec![crate::exec::ColumnInfo { name: "value".to_string(), ty, nullable: false }],
-        rows,
-    })
 }

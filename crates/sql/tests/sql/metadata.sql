@@ -20,3 +20,16 @@ SELECT @@MAX_CONNECTIONS AS max_connections, HOST_NAME() AS host, APP_NAME() AS 
 GO
 SELECT TRANSLATE('abc', 'ab', 'x')
 GO
+-- STRING_SPLIT, with and without ordinals, and applied per row.
+SELECT value FROM STRING_SPLIT('a,b,,c', ',')
+SELECT value, ordinal FROM STRING_SPLIT(N'x y z', ' ', 1) ORDER BY ordinal DESC
+SELECT t.id, s.value FROM (VALUES (1, 'p;q'), (2, 'r')) AS t(id, l) CROSS APPLY STRING_SPLIT(t.l, ';') AS s
+SELECT COUNT(*) AS from_null FROM STRING_SPLIT(NULL, ',')
+GO
+SELECT * FROM STRING_SPLIT('a', ',,')
+GO
+-- sys.types joined with sys.columns, as tools describe a table.
+SELECT c.name, t.name AS type_name, t.system_type_id FROM sys.columns c
+JOIN sys.types t ON t.user_type_id = c.user_type_id WHERE c.object_id = OBJECT_ID('dbo.m') ORDER BY c.column_id
+SELECT name, max_length, is_nullable FROM sys.types WHERE name IN ('sysname', 'int', 'nvarchar') ORDER BY name
+GO

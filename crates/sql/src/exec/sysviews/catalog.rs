@@ -727,3 +727,55 @@ pub(super) fn index_columns(ctx: &ViewContext<'_>) -> RowSet {
         .opt("is_included_column", SqlType::Bit, |_| bit(false))
         .rows(&rows)
 }
+
+/// A built-in type as `sys.types` lists it: name, system_type_id, user_type_id, max_length,
+/// precision, scale, and whether it has a collation.
+type TypeRow = (&'static str, u8, i64, i64, u8, u8, bool);
+
+/// The built-in types Walden has, with SQL Server's ids and sizes (`sysname` is the alias of
+/// `nvarchar(128)` it is in SQL Server).
+const TYPES: [TypeRow; 22] = [
+    ("uniqueidentifier", 36, 36, 16, 0, 0, false),
+    ("date", 40, 40, 3, 10, 0, false),
+    ("time", 41, 41, 5, 16, 7, false),
+    ("datetime2", 42, 42, 8, 27, 7, false),
+    ("tinyint", 48, 48, 1, 3, 0, false),
+    ("smallint", 52, 52, 2, 5, 0, false),
+    ("int", 56, 56, 4, 10, 0, false),
+    ("real", 59, 59, 4, 24, 0, false),
+    ("money", 60, 60, 8, 19, 4, false),
+    ("datetime", 61, 61, 8, 23, 3, false),
+    ("float", 62, 62, 8, 53, 0, false),
+    ("bit", 104, 104, 1, 1, 0, false),
+    ("decimal", 106, 106, 17, 38, 38, false),
+    ("numeric", 108, 108, 17, 38, 38, false),
+    ("bigint", 127, 127, 8, 19, 0, false),
+    ("varbinary", 165, 165, 8000, 0, 0, false),
+    ("varchar", 167, 167, 8000, 0, 0, true),
+    ("binary", 173, 173, 8000, 0, 0, false),
+    ("char", 175, 175, 8000, 0, 0, true),
+    ("nvarchar", 231, 231, 8000, 0, 0, true),
+    ("nchar", 239, 239, 8000, 0, 0, true),
+    ("sysname", 231, 256, 256, 0, 0, true),
+];
+
+/// `sys.types`: the built-in types, in SQL Server's columns (Walden has no user-defined types).
+pub(super) fn types(_ctx: &ViewContext<'_>) -> RowSet {
+    View::<TypeRow>::new()
+        .col("name", SYSNAME, |t| nstr(t.0))
+        .col("system_type_id", SqlType::TinyInt, |t| tiny(t.1))
+        .col("user_type_id", SqlType::Int, |t| int(t.2))
+        .col("schema_id", SqlType::Int, |_| int(4))
+        .opt("principal_id", SqlType::Int, |_| Value::Null)
+        .col("max_length", SqlType::SmallInt, |t| small(t.3))
+        .col("precision", SqlType::TinyInt, |t| tiny(t.4))
+        .col("scale", SqlType::TinyInt, |t| tiny(t.5))
+        .opt("collation_name", SYSNAME, |t| if t.6 { nstr(COLLATION) } else { Value::Null })
+        .opt("is_nullable", SqlType::Bit, |t| bit(t.0 != "sysname"))
+        .col("is_user_defined", SqlType::Bit, |_| bit(false))
+        .col("is_assembly_type", SqlType::Bit, |_| bit(false))
+        .col("default_object_id", SqlType::Int, |_| int(0))
+        .col("rule_object_id", SqlType::Int, |_| int(0))
+        .col("is_table_type", SqlType::Bit, |_| bit(false))
+        .rows(&TYPES)
+}

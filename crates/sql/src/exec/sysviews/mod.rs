@@ -115,6 +115,7 @@ pub fn system_view(
         "procedures" => (None, |c, _| Ok(catalog::procedures(c))),
         "sequences" => (None, |c, _| Ok(catalog::sequences(c))),
         "columns" => (None, |c, _| Ok(catalog::columns(c))),
+        "types" => (None, |c, _| Ok(catalog::types(c))),
         "indexes" => (None, |c, _| Ok(catalog::indexes(c))),
         "index_columns" => (None, |c, _| Ok(catalog::index_columns(c))),
         "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
