@@ -87,7 +87,7 @@ pub struct TableDef {
     pub checks: Vec<CheckDef>,
     /// The identity high-water mark: no identity value above it was handed out.
     pub identity_high: i64,
-    /// Creation time, microseconds since the Unix epoch.
+    /// Creation time, microseconds since the Unix epoch; `create_table` sets it when given 0.
     pub created_micros: u64,
 }
 

@@ -399,6 +399,12 @@ impl Transaction {
     ) -> Result<TableDef, EngineError> {
         self.check_new_name(db, &table.schema, &table.name)?;
         table.id = self.allocate_object_id(db);
+        if table.created_micros == 0 {
+            // sys.objects.create_date: the caller leaves it to the engine.
+            table.created_micros = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_micros() as u64);
+        }
         self.lock_object(db, table.id, LockMode::X)?;
         if let Some((_, seed, inc)) = table.identity_column() {
             table.identity_high = seed - inc;

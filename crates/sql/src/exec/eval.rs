@@ -634,7 +634,7 @@ impl Run<'_> {
     }
 
     /// OBJECT_ID('[db.][schema.]name'), temporary tables included.
-    fn object_id(&mut self, text: &str) -> Option<u32> {
+    pub(crate) fn object_id(&mut self, text: &str) -> Option<u32> {
         let name = parse_object_name(text)?;
         if name.name.value.starts_with('#') {
             let internal = self.s.temp_tables.get(&name.name.value.to_ascii_lowercase())?.clone();

@@ -1,6 +1,8 @@
-//! The system procedures DBAs use to see who is connected and what blocks what: `sp_who`,
-//! `sp_who2` and `sp_lock`, written as queries over `sys.dm_exec_sessions`,
-//! `sys.dm_exec_requests` and `sys.dm_tran_locks`, with SQL Server's result columns.
+//! System procedures, written as queries over the system views with SQL Server's result
+//! columns: `sp_who`, `sp_who2` and `sp_lock` (who is connected and what blocks what, over
+//! `sys.dm_exec_sessions`, `sys.dm_exec_requests` and `sys.dm_tran_locks`), `sp_help` (the
+//! objects of a database, or one object's columns and indexes) and `sp_helptext` (a
+//! procedure's text).
 
 use walden_engine::types::Value;
 
@@ -49,6 +51,38 @@ const SP_LOCK: &str = "SELECT CAST(request_session_id AS SMALLINT) AS spid, \
      CAST(request_mode AS NVARCHAR(8)) AS Mode, CAST(request_status AS NVARCHAR(5)) AS Status \
      FROM sys.dm_tran_locks";
 
+/// `sp_help` without an argument: every object of the current database.
+const SP_HELP_ALL: &str = "SELECT name AS Name, SCHEMA_NAME(schema_id) AS Owner, \
+     CASE type WHEN 'U ' THEN 'user table' WHEN 'P ' THEN 'stored procedure' \
+     WHEN 'SO' THEN 'sequence object' END AS Object_type \
+     FROM sys.objects ORDER BY Object_type, name";
+
+/// `sp_help object`'s first result set.
+const SP_HELP_OBJECT: &str = "SELECT o.name AS Name, SCHEMA_NAME(o.schema_id) AS Owner, \
+     CASE o.type WHEN 'U ' THEN 'user table' WHEN 'P ' THEN 'stored procedure' \
+     WHEN 'SO' THEN 'sequence object' END AS Type, o.create_date AS Created_datetime \
+     FROM sys.objects o";
+
+/// `sp_help table`'s columns.
+const SP_HELP_COLUMNS: &str = "SELECT c.name AS Column_name, t.name AS Type, \
+     CAST('no' AS VARCHAR(35)) AS Computed, c.max_length AS Length, \
+     CASE WHEN t.[precision] > 0 THEN CAST(c.[precision] AS CHAR(5)) ELSE '     ' END AS Prec, \
+     CASE WHEN t.[precision] > 0 THEN CAST(c.scale AS CHAR(5)) ELSE '     ' END AS Scale, \
+     CASE WHEN c.is_nullable = 1 THEN 'yes' ELSE 'no' END AS Nullable, \
+     CASE WHEN t.collation_name IS NULL THEN '(n/a)' ELSE 'no' END AS TrimTrailingBlanks, \
+     CASE WHEN t.collation_name IS NULL THEN '(n/a)' ELSE 'no' END AS FixedLenNullInSource, \
+     c.collation_name AS Collation \
+     FROM sys.columns c JOIN sys.types t ON t.user_type_id = c.user_type_id";
+
+/// `sp_help table`'s indexes: name, description, key columns.
+const SP_HELP_INDEXES: &str = "SELECT i.name AS index_name, \
+     LOWER(i.type_desc) + CASE WHEN i.is_unique = 1 THEN ', unique' ELSE '' END + \
+     CASE WHEN i.is_primary_key = 1 THEN ', primary key' ELSE '' END + ' located on PRIMARY' \
+     AS index_description, STRING_AGG(c.name, ', ') AS index_keys \
+     FROM sys.indexes i JOIN sys.index_columns ic ON ic.object_id = i.object_id \
+     AND ic.index_id = i.index_id \
+     JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id";
+
 /// A string literal for `text`.
 fn quoted(text: &str) -> String {
     format!("N'{}'", text.replace('\'', "''"))
@@ -65,6 +99,26 @@ impl Run<'_> {
                     Err(e) => return Some(Err(e.into())),
                 }
             }
+            "sp_help" => match self.first_argument(p) {
+                Ok(None) => SP_HELP_ALL.to_string(),
+                Ok(Some(v)) => match self.sp_help_object(&scalar::to_text(&v)) {
+                    Ok(query) => query,
+                    Err(e) => return Some(Err(e.into())),
+                },
+                Err(e) => return Some(Err(e.into())),
+            },
+            "sp_helptext" => {
+                return Some(match self.first_argument(p) {
+                    Ok(Some(v)) => self.sp_helptext(&scalar::to_text(&v)).map_err(Into::into),
+                    Ok(None) => Err(SqlError::new(
+                        201,
+                        "Procedure or function 'sp_helptext' expects parameter '@objname', \
+                         which was not supplied.",
+                    )
+                    .into()),
+                    Err(e) => Err(e.into()),
+                });
+            }
             "sp_lock" => match self.first_argument(p) {
                 Ok(None) => format!("{SP_LOCK} ORDER BY spid"),
                 Ok(Some(v)) => match integer(&v) {
@@ -78,6 +132,53 @@ impl Run<'_> {
             _ => return None,
         };
         Some(self.run_system_query(&query))
+    }
+
+    /// The queries of `sp_help object`: the object, and for a table its columns and indexes.
+    /// An object the database does not have is error 15009, as in SQL Server.
+    fn sp_help_object(&mut self, name: &str) -> Result<String, SqlError> {
+        let db_name = self.s.db.name().to_string();
+        let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
+        let mut query = format!("{SP_HELP_OBJECT} WHERE o.object_id = {id};");
+        let is_table = matches!(
+            self.s.db.catalog().get(id).as_deref(),
+            Some(walden_engine::catalog::Object::Table(_))
+        );
+        if is_table {
+            query.push_str(&format!(
+                "{SP_HELP_COLUMNS} WHERE c.object_id = {id} ORDER BY c.column_id;"
+            ));
+            query.push_str(&format!(
+                "{SP_HELP_INDEXES} WHERE i.object_id = {id} AND i.name IS NOT NULL \
+                 GROUP BY i.name, i.index_id, i.type_desc, i.is_unique, i.is_primary_key \
+                 ORDER BY i.index_id;"
+            ));
+        }
+        Ok(query)
+    }
+
+    /// `sp_helptext procedure`: the procedure's text, one row per line (each with its line
+    /// end), in column `Text`, as SQL Server returns it.
+    fn sp_helptext(&mut self, name: &str) -> Result<(), SqlError> {
+        let db_name = self.s.db.name().to_string();
+        let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
+        let Some(walden_engine::catalog::Object::Procedure(p)) =
+            self.s.db.catalog().get(id).as_deref().cloned()
+        else {
+            return Err(SqlError::new(15197, format!("There is no text for object '{name}'.")));
+        };
+        let columns = [crate::exec::ColumnInfo::new(
+            "Text",
+            walden_engine::types::SqlType::NVarChar(walden_engine::types::Len::N(255)),
+        )];
+        self.out.result_set(&columns);
+        let mut n = 0;
+        for line in p.text.split_inclusive('\n') {
+            self.out.row(&[Value::NStr(line.to_string())]);
+            n += 1;
+        }
+        self.out.result_end(n);
+        Ok(())
     }
 
     /// `sp_who`'s argument: a session id, `'active'` (running sessions only), or a login.
@@ -123,6 +224,17 @@ fn integer(v: &Value) -> Option<i64> {
         Ok(Value::BigInt(n)) => Some(n),
         _ => None,
     }
+}
+
+/// Error 15009, for an object `sp_help` or `sp_helptext` cannot find.
+fn no_such_object(name: &str, database: &str) -> SqlError {
+    SqlError::new(
+        15009,
+        format!(
+            "The object '{name}' does not exist in database '{database}' or is invalid for this \
+             operation."
+        ),
+    )
 }
 
 /// The error for an argument a procedure cannot use.

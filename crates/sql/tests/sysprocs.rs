@@ -1,0 +1,98 @@
+//! `sp_help` and `sp_helptext`: SQL Server's result sets over the catalog.
+
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use walden_engine::types::Value;
+use walden_engine::{Instance, InstanceConfig};
+use walden_sql::exec::{Collected, Session};
+
+fn run(s: &mut Session, sql: &str) -> Collected {
+    let mut out = Collected::default();
+    s.execute_batch(sql, &mut out);
+    out
+}
+
+fn names(out: &Collected, i: usize) -> Vec<&str> {
+    out.results[i].columns.iter().map(|c| c.name.as_str()).collect()
+}
+
+#[test]
+fn sp_help_and_sp_helptext_describe_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    let out = run(
+        &mut s,
+        "CREATE DATABASE h; USE h;
+         CREATE TABLE dbo.item (id INT NOT NULL CONSTRAINT pk_item PRIMARY KEY, name VARCHAR(30),
+             price DECIMAL(9,2));
+         CREATE INDEX ix_name ON dbo.item (name, price);",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let out =
+        run(&mut s, "CREATE PROCEDURE dbo.cheap AS\nSELECT name\nFROM dbo.item WHERE price < 1");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+
+    let out = run(&mut s, "EXEC sp_help");
+    assert_eq!(names(&out, 0), ["Name", "Owner", "Object_type"]);
+    let kinds: Vec<(Value, Value)> =
+        out.results[0].rows.iter().map(|r| (r[0].clone(), r[2].clone())).collect();
+    let text = |s: &str| Value::NStr(s.into());
+    let vtext = |s: &str| Value::Str(s.into());
+    assert_eq!(
+        kinds,
+        [(text("cheap"), vtext("stored procedure")), (text("item"), vtext("user table"))]
+    );
+
+    let out = run(&mut s, "EXEC sp_help 'dbo.item'");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    assert_eq!(out.results.len(), 3, "{:?}", out.results);
+    assert_eq!(names(&out, 0), ["Name", "Owner", "Type", "Created_datetime"]);
+    assert!(matches!(out.results[0].rows[0][3], Value::DateTime(_)), "a real creation time");
+    assert_eq!(
+        names(&out, 1),
+        [
+            "Column_name",
+            "Type",
+            "Computed",
+            "Length",
+            "Prec",
+            "Scale",
+            "Nullable",
+            "TrimTrailingBlanks",
+            "FixedLenNullInSource",
+            "Collation"
+        ]
+    );
+    let price = &out.results[1].rows[2];
+    assert_eq!(price[0], text("price"));
+    assert_eq!(price[1], text("decimal"));
+    assert_eq!(
+        (&price[4], &price[5], &price[6]),
+        (&vtext("9    "), &vtext("2    "), &vtext("yes"))
+    );
+    let indexes = &out.results[2].rows;
+    assert_eq!(indexes.len(), 2, "{indexes:?}");
+    assert_eq!(indexes[0][0], text("pk_item"));
+    assert_eq!(indexes[1][2], text("name, price"));
+
+    let out = run(&mut s, "EXEC sp_helptext 'dbo.cheap'");
+    let lines: Vec<&Value> = out.results[0].rows.iter().map(|r| &r[0]).collect();
+    assert_eq!(
+        lines,
+        [
+            &text("CREATE PROCEDURE dbo.cheap AS\n"),
+            &text("SELECT name\n"),
+            &text("FROM dbo.item WHERE price < 1")
+        ]
+    );
+
+    let out = run(&mut s, "EXEC sp_help 'nosuch'; EXEC sp_helptext 'dbo.item'");
+    let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
+    assert_eq!(numbers, [15009, 15197]);
+    s.close();
+    instance.close().unwrap();
+}
