@@ -309,7 +309,8 @@ fn prepared_statements() {
     let tokens = c.batch("SELECT COUNT(*) FROM p");
     assert_eq!(rows(&tokens), [vec![TdsValue::Int(2)]]);
 
-    // RESETCONNECTION drops the connection's prepared statements.
+    // RESETCONNECTION drops the connection's prepared statements, and keeps the session id.
+    let spid = rows(&c.batch("SELECT @@SPID"));
     let tokens = c.rpc(ProcId::Execute, vec![int(select), int(1)]);
     assert_eq!(rows(&tokens).len(), 2, "{tokens:?}");
     let tokens = c.rpc_with(
@@ -319,6 +320,7 @@ fn prepared_statements() {
     );
     assert!(tokens.contains(&Token::EnvChange(EnvChange::ResetConnectionAck)), "{tokens:?}");
     assert_eq!(error_numbers(&tokens), [8179], "{tokens:?}");
+    assert_eq!(rows(&c.batch("SELECT @@SPID")), spid, "RESETCONNECTION keeps the session id");
 
     // Handles are per connection: another connection's first handle is 1 again.
     let mut other = Client::connect(server.port);

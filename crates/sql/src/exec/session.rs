@@ -197,6 +197,9 @@ pub struct Session {
     pub(crate) counters: Arc<ServerCounters>,
     /// What `sys.dm_exec_sessions` and `sys.dm_exec_requests` show of this session.
     activity: Arc<SessionActivity>,
+    /// This state owns the session's registration (and unregisters it when dropped); false
+    /// for the state a RESETCONNECTION replaced.
+    registered: bool,
     pub(crate) spid: u16,
     pub(crate) db: Arc<Database>,
     pub(crate) opts: Options,
@@ -239,13 +242,40 @@ impl Session {
 
     /// A session on `master` that reports to the server's counters.
     pub fn with_counters(instance: Arc<Instance>, counters: Arc<ServerCounters>) -> Session {
-        let db = Arc::clone(instance.master());
         let spid = NEXT_SPID.fetch_add(1, Ordering::Relaxed);
         let activity = counters.sessions.register(spid);
+        Session::fresh(instance, counters, spid, activity)
+    }
+
+    /// RESETCONNECTION (a connection pool's `sp_reset_connection`): the open transaction
+    /// rolled back, temporary tables dropped, SET options and the database back to a new
+    /// session's, as SQL Server does, keeping the session id and what the login said.
+    pub fn reset(&mut self) {
+        self.close();
+        let fresh = Session::fresh(
+            Arc::clone(&self.instance),
+            Arc::clone(&self.counters),
+            self.spid,
+            Arc::clone(&self.activity),
+        );
+        let mut old = std::mem::replace(self, fresh);
+        // The session id lives on in `self`: dropping the old state must not unregister it.
+        old.registered = false;
+    }
+
+    /// A new session's state, with id `spid` registered as `activity`.
+    fn fresh(
+        instance: Arc<Instance>,
+        counters: Arc<ServerCounters>,
+        spid: u16,
+        activity: Arc<SessionActivity>,
+    ) -> Session {
+        let db = Arc::clone(instance.master());
         Session {
             instance,
             counters,
             activity,
+            registered: true,
             spid,
             db,
             opts: Options {
@@ -431,7 +461,9 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.close();
-        self.counters.sessions.unregister(self.spid);
+        if self.registered {
+            self.counters.sessions.unregister(self.spid);
+        }
     }
 }
 

@@ -355,14 +355,9 @@ impl Conn {
         }
     }
 
-    /// RESETCONNECTION: a fresh session, in the login's database.
+    /// RESETCONNECTION: the session as new (same id), in the login's database.
     fn reset(&mut self, session: &mut Session) {
-        session.close();
-        *session = Session::with_counters(
-            Arc::clone(&self.shared.instance),
-            Arc::clone(&self.shared.counters),
-        );
-        session.set_client(self.client.clone());
+        session.reset();
         if let Some(attention) = &self.attention {
             session.set_cancel(attention.clone());
         }
