@@ -314,6 +314,21 @@ impl SqlType {
         matches!(self, SqlType::NChar(_) | SqlType::NVarChar(_))
     }
 
+    /// Whether values are numbers: the integer types, DECIMAL, FLOAT, REAL and MONEY.
+    pub fn is_numeric(&self) -> bool {
+        matches!(
+            self,
+            SqlType::TinyInt
+                | SqlType::SmallInt
+                | SqlType::Int
+                | SqlType::BigInt
+                | SqlType::Decimal { .. }
+                | SqlType::Float
+                | SqlType::Real
+                | SqlType::Money
+        )
+    }
+
     /// Whether values are character strings (national or not).
     pub fn is_text(&self) -> bool {
         matches!(

@@ -255,7 +255,7 @@ impl Output for Printer {
                 name: c.name.clone(),
                 ty: c.ty,
                 width: column_width(c),
-                right: is_numeric(&c.ty),
+                right: c.ty.is_numeric(),
             })
             .collect();
         self.rows = 0;
@@ -411,20 +411,6 @@ pub fn type_width(ty: &SqlType) -> usize {
 pub fn column_width(c: &ColumnInfo) -> usize {
     let null = if c.nullable { 4 } else { 0 };
     type_width(&c.ty).max(c.name.chars().count()).max(null)
-}
-
-fn is_numeric(ty: &SqlType) -> bool {
-    matches!(
-        ty,
-        SqlType::TinyInt
-            | SqlType::SmallInt
-            | SqlType::Int
-            | SqlType::BigInt
-            | SqlType::Decimal { .. }
-            | SqlType::Float
-            | SqlType::Real
-            | SqlType::Money
-    )
 }
 
 /// A value's text in a column of type `ty`: TIME and DATETIME2 with the column's scale, the

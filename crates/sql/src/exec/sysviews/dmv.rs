@@ -9,6 +9,7 @@ use walden_engine::Database;
 use walden_log::LogStats;
 
 use super::catalog::{files_of, FileRow};
+use super::sessions::lock_wait_type;
 use super::{
     big, database_by_id, format_lsn, int, int_arg, nstr, small, LogSpace, View, ViewContext, DESC,
     PAGE_BYTES, SYSNAME,
@@ -183,21 +184,13 @@ struct WaitRow {
 /// `sys.dm_os_wait_stats`: the log's `WRITELOG` and `LOGBUFFER` waits summed over the
 /// databases, and the lock manager's `LCK_M_*` waits by requested mode.
 pub(super) fn wait_stats(ctx: &ViewContext<'_>) -> RowSet {
-    let lock_type = |mode: &str| match mode {
-        "IS" => "LCK_M_IS",
-        "IX" => "LCK_M_IX",
-        "S" => "LCK_M_S",
-        "SIX" => "LCK_M_SIX",
-        "U" => "LCK_M_U",
-        _ => "LCK_M_X",
-    };
     let mut rows: Vec<WaitRow> = ctx
         .instance
         .locks()
         .wait_stats()
         .into_iter()
         .map(|(mode, w)| WaitRow {
-            wait_type: lock_type(mode.name()),
+            wait_type: lock_wait_type(mode.name()),
             count: w.count,
             total_us: u64::try_from(w.total.as_micros()).unwrap_or(u64::MAX),
             max_us: u64::try_from(w.max.as_micros()).unwrap_or(u64::MAX),

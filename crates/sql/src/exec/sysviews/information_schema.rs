@@ -138,20 +138,6 @@ fn octet_length(ty: SqlType) -> Value {
     }
 }
 
-fn is_numeric(ty: SqlType) -> bool {
-    matches!(
-        ty,
-        SqlType::TinyInt
-            | SqlType::SmallInt
-            | SqlType::Int
-            | SqlType::BigInt
-            | SqlType::Decimal { .. }
-            | SqlType::Float
-            | SqlType::Real
-            | SqlType::Money
-    )
-}
-
 fn is_approximate(ty: SqlType) -> bool {
     matches!(ty, SqlType::Float | SqlType::Real)
 }
@@ -202,7 +188,7 @@ fn columns(ctx: &ViewContext<'_>) -> RowSet {
         .opt("CHARACTER_MAXIMUM_LENGTH", SqlType::Int, |r| character_length(r.ty()))
         .opt("CHARACTER_OCTET_LENGTH", SqlType::Int, |r| octet_length(r.ty()))
         .opt("NUMERIC_PRECISION", SqlType::TinyInt, |r| {
-            if is_numeric(r.ty()) {
+            if r.ty().is_numeric() {
                 tiny(precision(r.ty()))
             } else {
                 Value::Null
@@ -210,12 +196,12 @@ fn columns(ctx: &ViewContext<'_>) -> RowSet {
         })
         .opt("NUMERIC_PRECISION_RADIX", SqlType::SmallInt, |r| match r.ty() {
             t if is_approximate(t) => small(2),
-            t if is_numeric(t) => small(10),
+            t if t.is_numeric() => small(10),
             _ => Value::Null,
         })
         .opt("NUMERIC_SCALE", SqlType::Int, |r| match r.ty() {
             SqlType::Money => int(4),
-            t if is_numeric(t) && !is_approximate(t) => int(i64::from(scale(t))),
+            t if t.is_numeric() && !is_approximate(t) => int(i64::from(scale(t))),
             _ => Value::Null,
         })
         .opt("DATETIME_PRECISION", SqlType::SmallInt, |r| datetime_precision(r.ty()))

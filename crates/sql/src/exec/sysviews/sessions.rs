@@ -206,8 +206,9 @@ impl SessionRow {
         self.a.running.load(Ordering::Relaxed)
     }
 
-    fn get<T>(&self, f: impl Fn(&SessionActivity) -> T) -> T {
-        f(&self.a)
+    /// The session's last (or running) batch's start.
+    fn request_start(&self) -> u64 {
+        self.a.request_start_micros.load(Ordering::Relaxed)
     }
 }
 
@@ -222,10 +223,6 @@ fn rows_of(ctx: &ViewContext<'_>) -> Vec<SessionRow> {
             SessionRow { a, client, now }
         })
         .collect()
-}
-
-fn relaxed_u64(a: &AtomicU64) -> u64 {
-    a.load(Ordering::Relaxed)
 }
 
 /// `sys.dm_exec_sessions`: one row per connected session. Resource counters Walden does not
@@ -255,10 +252,10 @@ pub(super) fn exec_sessions(ctx: &ViewContext<'_>) -> RowSet {
         })
         .col("endpoint_id", SqlType::Int, |_| int(0))
         .col("last_request_start_time", SqlType::DateTime, |r| {
-            datetime(r.get(|a| relaxed_u64(&a.request_start_micros)).max(r.a.login_micros))
+            datetime(r.request_start().max(r.a.login_micros))
         })
         .opt("last_request_end_time", SqlType::DateTime, |r| {
-            match r.get(|a| relaxed_u64(&a.last_request_end_micros)) {
+            match r.a.last_request_end_micros.load(Ordering::Relaxed) {
                 0 => Value::Null,
                 t => datetime(t),
             }
@@ -271,7 +268,7 @@ pub(super) fn exec_sessions(ctx: &ViewContext<'_>) -> RowSet {
             small(r.a.isolation.load(Ordering::Relaxed).into())
         })
         .col("lock_timeout", SqlType::Int, |r| int(r.a.lock_timeout_ms.load(Ordering::Relaxed)))
-        .col("row_count", SqlType::BigInt, |r| big(r.get(|a| relaxed_u64(&a.row_count))))
+        .col("row_count", SqlType::BigInt, |r| big(r.a.row_count.load(Ordering::Relaxed)))
         .opt("original_login_name", name(128), |r| nstr(r.client.login.as_str()))
         .col("database_id", SqlType::SmallInt, |r| {
             small(r.a.database_id.load(Ordering::Relaxed).into())
@@ -289,8 +286,8 @@ struct RequestRow {
     blocker: u16,
 }
 
-/// SQL Server's wait type for a lock request of `mode`.
-fn lock_wait_type(mode: &str) -> &'static str {
+/// SQL Server's wait type for a lock request of `mode` (`sys.dm_os_wait_stats` too).
+pub(super) fn lock_wait_type(mode: &str) -> &'static str {
     match mode {
         "IS" => "LCK_M_IS",
         "IX" => "LCK_M_IX",
@@ -330,10 +327,10 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
     View::<RequestRow>::new()
         .col("session_id", SqlType::SmallInt, |r| small(r.session.a.spid.into()))
         .col("request_id", SqlType::Int, |_| int(0))
-        .col("start_time", SqlType::DateTime, |r| {
-            datetime(r.session.get(|a| relaxed_u64(&a.request_start_micros)))
+        .col("start_time", SqlType::DateTime, |r| datetime(r.session.request_start()))
+        .col("status", SqlType::NVarChar(Len::N(30)), |r| {
+            nstr(if r.wait.is_some() { "suspended" } else { "running" })
         })
-        .col("status", name30(), |r| nstr(if r.wait.is_some() { "suspended" } else { "running" }))
         .col("command", SqlType::NVarChar(Len::N(32)), |r| {
             let code = usize::from(r.session.a.command.load(Ordering::Relaxed));
             nstr(COMMANDS.get(code).copied().unwrap_or(COMMANDS[0]))
@@ -378,14 +375,9 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
             int(r.session.a.lock_timeout_ms.load(Ordering::Relaxed))
         })
         .col("total_elapsed_time", SqlType::Int, |r| {
-            let start = r.session.get(|a| relaxed_u64(&a.request_start_micros));
-            int((r.session.now.saturating_sub(start) / 1000) as i64)
+            int((r.session.now.saturating_sub(r.session.request_start()) / 1000) as i64)
         })
         .rows(&rows)
-}
-
-fn name30() -> SqlType {
-    SqlType::NVarChar(Len::N(30))
 }
 
 /// The part of `wait_resource` after the database: the table, and a key's hash.
