@@ -154,6 +154,8 @@ pub enum StatementKind {
     Checkpoint(Option<Expr>),
     /// `DBCC command [(argument, ...)] [WITH option, ...]`.
     Dbcc(Box<Dbcc>),
+    /// `KILL session_id`.
+    Kill(Expr),
     /// `WAITFOR DELAY 'hh:mm[:ss[.mmm]]'` or `WAITFOR TIME 'hh:mm[:ss[.mmm]]'`.
     Waitfor(Box<Waitfor>),
     /// `CREATE DATABASE`.

@@ -177,6 +177,7 @@ impl Display for StatementKind {
             Execute(execute) => write!(f, "{execute}"),
             Checkpoint(None) => f.write_str("CHECKPOINT"),
             Checkpoint(Some(duration)) => write!(f, "CHECKPOINT {duration}"),
+            Kill(session) => write!(f, "KILL {session}"),
             Dbcc(dbcc) => {
                 write!(f, "DBCC {}", dbcc.command)?;
                 if !dbcc.arguments.is_empty() {

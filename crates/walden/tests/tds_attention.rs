@@ -235,3 +235,46 @@ fn raiserror_with_nowait_reaches_the_client_while_the_batch_runs() {
     assert!(sent.elapsed() >= Duration::from_secs(2), "{tokens:?}");
     assert_eq!(client.scalar("SELECT 7"), TdsValue::Int(7));
 }
+
+#[test]
+fn kill_ends_an_idle_session_that_blocks_another_and_rolls_it_back() {
+    let server = Server::start(&[]);
+    let mut holder = Client::connect(server.port);
+    let held = holder.batch(
+        "CREATE TABLE dbo.k (id INT PRIMARY KEY, v INT) INSERT dbo.k VALUES (1, 0) \
+         BEGIN TRAN UPDATE dbo.k SET v = 1 WHERE id = 1",
+    );
+    assert!(errors(&held).is_empty(), "{held:?}");
+    let TdsValue::SmallInt(holder_spid) = holder.scalar("SELECT @@SPID") else { panic!("@@SPID") };
+
+    // The waiter queues behind the holder's row lock; the holder's client sits idle.
+    let mut waiter = Client::connect(server.port);
+    waiter.send_batch("SELECT v FROM dbo.k WHERE id = 1");
+    std::thread::sleep(Duration::from_millis(200));
+
+    let mut dba = Client::connect(server.port);
+    let TdsValue::SmallInt(own) = dba.scalar("SELECT @@SPID") else { panic!("@@SPID") };
+    let killed = dba.batch(&format!("KILL {holder_spid}"));
+    assert!(errors(&killed).is_empty(), "{killed:?}");
+
+    // The holder's transaction is rolled back: the waiter reads the value from before it.
+    let tokens = waiter.tokens();
+    assert!(tokens.contains(&Token::Row(vec![TdsValue::Int(0)])), "{tokens:?}");
+    // Its session is gone.
+    let gone = Instant::now();
+    loop {
+        let left = dba.scalar(&format!(
+            "SELECT COUNT(*) FROM sys.dm_exec_sessions WHERE session_id = {holder_spid}"
+        ));
+        if left == TdsValue::Int(0) {
+            break;
+        }
+        assert!(gone.elapsed() < ACK_WITHIN, "session {holder_spid} is still there");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // One's own session and an id nobody has: SQL Server's errors; the connection goes on.
+    let numbers = |tokens: &[Token]| errors(tokens).iter().map(|m| m.number).collect::<Vec<_>>();
+    assert_eq!(numbers(&dba.batch(&format!("KILL {own}"))), [6104]);
+    assert_eq!(numbers(&dba.batch("KILL 4242")), [6106]);
+    assert_eq!(dba.scalar("SELECT 5"), TdsValue::Int(5));
+}

@@ -108,13 +108,14 @@ fn begin_transaction(
     tx
 }
 
-/// Ends a lock wait when the client cancels the batch that waits.
+/// Ends a lock wait when the client cancels the batch that waits, or `KILL` ends the
+/// session.
 #[derive(Debug)]
-struct CancelledLockWait(Arc<dyn CancelSignal>);
+struct CancelledLockWait(Arc<dyn CancelSignal>, Arc<SessionActivity>);
 
 impl Interrupt for CancelledLockWait {
     fn interrupted(&self) -> bool {
-        self.0.cancelled()
+        self.0.cancelled() || self.1.killed()
     }
 }
 
@@ -307,7 +308,8 @@ impl Session {
     /// The signal is only asked: whoever owns it clears it before the next batch, which
     /// would otherwise stop before its first statement.
     pub fn set_cancel(&mut self, signal: Arc<dyn CancelSignal>) {
-        let interrupt: Arc<dyn Interrupt> = Arc::new(CancelledLockWait(Arc::clone(&signal)));
+        let interrupt: Arc<dyn Interrupt> =
+            Arc::new(CancelledLockWait(Arc::clone(&signal), Arc::clone(&self.activity)));
         if let Some(tx) = self.tx.as_mut() {
             tx.set_interrupt(Some(Arc::clone(&interrupt)));
         }
@@ -318,6 +320,14 @@ impl Session {
     /// Runs one batch, reporting everything it produces to `out`.
     pub fn execute_batch(&mut self, text: &str, out: &mut dyn Output) {
         self.counters.record_batch();
+        if self.activity.killed() {
+            out.message(&SqlError::with_severity(
+                596,
+                21,
+                "Cannot continue the execution because the session is in the kill state.",
+            ));
+            return;
+        }
         self.activity.batch_started(self.db.id());
         self.run_batch(text, out);
         self.activity.batch_ended(&EndState {
@@ -338,6 +348,17 @@ impl Session {
     /// Who the client is (`HOST_NAME()`, `APP_NAME()`): what its login said.
     pub(crate) fn client(&self) -> ClientInfo {
         self.activity.client()
+    }
+
+    /// What `KILL` of this session should do besides stopping its batch: the server closes the
+    /// connection.
+    pub fn set_on_kill(&self, action: Box<dyn Fn() + Send>) {
+        self.activity.set_on_kill(action);
+    }
+
+    /// Whether `KILL` ended the session: whoever owns it closes it.
+    pub fn killed(&self) -> bool {
+        self.activity.killed()
     }
 
     /// What the login said of the client, for `sys.dm_exec_sessions`.
@@ -467,6 +488,31 @@ impl Drop for Session {
     }
 }
 
+impl Run<'_> {
+    /// `KILL session_id`: ends another session (error 6104 for one's own, 6106 for an id no
+    /// session has).
+    fn kill(&mut self, e: &Expr) -> Result<(), SqlError> {
+        let v = self.value(e)?;
+        let spid = match scalar::convert(v, SqlType::Int, None)? {
+            Value::Int(n) => n,
+            _ => -1,
+        };
+        if spid == i32::from(self.s.spid) {
+            return Err(SqlError::new(6104, "Cannot use KILL to kill your own process."));
+        }
+        let target = u16::try_from(spid).ok().and_then(|id| self.s.counters.sessions.get(id));
+        match target {
+            Some(activity) => {
+                activity.kill();
+                Ok(())
+            }
+            None => {
+                Err(SqlError::new(6106, format!("Process ID {spid} is not an active process ID.")))
+            }
+        }
+    }
+}
+
 /// The `sys.dm_exec_requests.command` of a statement.
 fn command_of(kind: &StatementKind) -> Command {
     match kind {
@@ -526,6 +572,7 @@ fn may_change_data(kind: &StatementKind) -> bool {
             | StatementKind::Return(_)
             | StatementKind::Checkpoint(_)
             | StatementKind::Dbcc(_)
+            | StatementKind::Kill(_)
             | StatementKind::Waitfor(_)
     )
 }
@@ -619,7 +666,7 @@ impl Run<'_> {
 
     /// Whether the client has cancelled the batch.
     fn cancelled(&self) -> bool {
-        self.s.cancel.as_ref().is_some_and(|signal| signal.cancelled())
+        self.s.activity.killed() || self.s.cancel.as_ref().is_some_and(|signal| signal.cancelled())
     }
 
     /// A cancellation point inside a statement (a scan, a join): fails with [`CANCELLED`]
@@ -953,6 +1000,10 @@ impl Run<'_> {
             }
             StatementKind::Dbcc(d) => {
                 self.dbcc(d)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Kill(e) => {
+                self.kill(e)?;
                 Ok(Flow::Next)
             }
             StatementKind::Waitfor(w) => {

@@ -102,6 +102,10 @@ impl<'a> Parser<'a> {
             "EXEC" | "EXECUTE" => self.parse_execute_statement(),
             "CHECKPOINT" => self.parse_checkpoint(),
             "DBCC" => self.parse_dbcc(),
+            "KILL" => {
+                self.advance();
+                Ok(StatementKind::Kill(self.parse_expr()?))
+            }
             "WAITFOR" => self.parse_waitfor(),
             "CREATE" | "ALTER" => self.parse_create_or_alter(first_in_batch),
             "DROP" => self.parse_drop(),

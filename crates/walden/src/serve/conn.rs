@@ -313,6 +313,12 @@ impl Conn {
     fn requests(&mut self, session: &mut Session) -> io::Result<()> {
         let attention = Arc::new(AttentionProbe::new(&self.stream)?);
         session.set_cancel(attention.clone());
+        // KILL closes the connection: a session waiting for its client's next request wakes
+        // to a closed socket, ends, and rolls its transaction back.
+        let socket = self.stream.tcp_clone()?;
+        session.set_on_kill(Box::new(move || {
+            let _ = socket.shutdown(std::net::Shutdown::Both);
+        }));
         self.attention = Some(Arc::clone(&attention));
         // One buffer for the connection's responses: each ends with a flush, so nothing is
         // left in it between requests.
@@ -348,8 +354,9 @@ impl Conn {
             }
             attention.end();
             out.finish()?;
-            // A severity 20+ error ended the session: close the connection, as SQL Server does.
-            if session.terminated() {
+            // A severity 20+ error or a KILL ended the session: close the connection, as SQL
+            // Server does.
+            if session.terminated() || session.killed() {
                 return Ok(());
             }
         }

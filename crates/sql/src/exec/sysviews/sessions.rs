@@ -97,6 +97,20 @@ pub struct SessionActivity {
     isolation: AtomicU8,
     /// Milliseconds; -1 waits for ever.
     lock_timeout_ms: AtomicI64,
+    /// `KILL` ended the session: it runs nothing more.
+    killed: AtomicBool,
+    /// What `KILL` does besides setting `killed`: the server closes the connection, which
+    /// wakes a session waiting for its client's next request.
+    on_kill: Mutex<Option<KillAction>>,
+}
+
+/// The action `KILL` runs on a session's connection.
+struct KillAction(Box<dyn Fn() + Send>);
+
+impl std::fmt::Debug for KillAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KillAction")
+    }
 }
 
 impl SessionActivity {
@@ -120,7 +134,28 @@ impl SessionActivity {
             row_count: AtomicU64::new(0),
             isolation: AtomicU8::new(2),
             lock_timeout_ms: AtomicI64::new(-1),
+            killed: AtomicBool::new(false),
+            on_kill: Mutex::new(None),
         }
+    }
+
+    /// What `KILL` should do besides marking the session (close its connection).
+    pub fn set_on_kill(&self, action: Box<dyn Fn() + Send>) {
+        *self.on_kill.lock().unwrap_or_else(PoisonError::into_inner) = Some(KillAction(action));
+    }
+
+    /// `KILL`: the session stops its running batch at the next cancellation point, and its
+    /// connection is closed (rolling its transaction back).
+    pub(crate) fn kill(&self) {
+        self.killed.store(true, Ordering::Relaxed);
+        if let Some(action) = &*self.on_kill.lock().unwrap_or_else(PoisonError::into_inner) {
+            (action.0)();
+        }
+    }
+
+    /// Whether `KILL` ended the session.
+    pub fn killed(&self) -> bool {
+        self.killed.load(Ordering::Relaxed)
     }
 
     /// What the client said at login.
@@ -182,6 +217,11 @@ impl SessionRegistry {
         let activity = Arc::new(SessionActivity::new(spid));
         self.0.lock().unwrap_or_else(PoisonError::into_inner).insert(spid, Arc::clone(&activity));
         activity
+    }
+
+    /// Session `spid`'s activity, if it is connected.
+    pub(crate) fn get(&self, spid: u16) -> Option<Arc<SessionActivity>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).get(&spid).cloned()
     }
 
     /// Session `spid` is gone.
