@@ -1,4 +1,4 @@
-//! `sp_help` and `sp_helptext`: SQL Server's result sets over the catalog.
+//! `sp_help`, `sp_helptext` and `sp_spaceused`: SQL Server's result sets over the catalog.
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -90,9 +90,24 @@ fn sp_help_and_sp_helptext_describe_objects() {
         ]
     );
 
-    let out = run(&mut s, "EXEC sp_help 'nosuch'; EXEC sp_helptext 'dbo.item'");
+    let out = run(
+        &mut s,
+        "INSERT dbo.item VALUES (1, 'a', 0.5), (2, 'b', 2); EXEC sp_spaceused 'dbo.item'",
+    );
+    let used = &out.results[0];
+    assert_eq!(names(&out, 0), ["name", "rows", "reserved", "data", "index_size", "unused"]);
+    assert_eq!(used.rows[0][0], text("item"));
+    assert_eq!(used.rows[0][1], vtext(&format!("{:<20}", 2)));
+    assert_eq!(used.rows[0][2..], [vtext("16 KB"), vtext("8 KB"), vtext("8 KB"), vtext("0 KB")]);
+    let out = run(&mut s, "EXEC sp_spaceused");
+    assert_eq!(names(&out, 0), ["database_name", "database_size", "unallocated space"]);
+    assert_eq!(out.results[0].rows[0][0], text("h"));
+    assert_eq!(names(&out, 1), ["reserved", "data", "index_size", "unused"]);
+
+    let out =
+        run(&mut s, "EXEC sp_help 'nosuch'; EXEC sp_helptext 'dbo.item'; EXEC sp_spaceused 'no'");
     let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
-    assert_eq!(numbers, [15009, 15197]);
+    assert_eq!(numbers, [15009, 15197, 15009]);
     s.close();
     instance.close().unwrap();
 }

@@ -2,7 +2,8 @@
 //! columns: `sp_who`, `sp_who2` and `sp_lock` (who is connected and what blocks what, over
 //! `sys.dm_exec_sessions`, `sys.dm_exec_requests` and `sys.dm_tran_locks`), `sp_help` (the
 //! objects of a database, or one object's columns and indexes) and `sp_helptext` (a
-//! procedure's text).
+//! procedure's text), and `sp_spaceused` (rows and pages of a table or a whole database,
+//! counted by walking its trees).
 
 use walden_engine::types::Value;
 
@@ -119,6 +120,12 @@ impl Run<'_> {
                     Err(e) => Err(e.into()),
                 });
             }
+            "sp_spaceused" => {
+                return Some(match self.first_argument(p) {
+                    Ok(arg) => self.sp_spaceused(arg).map_err(Into::into),
+                    Err(e) => Err(e.into()),
+                });
+            }
             "sp_lock" => match self.first_argument(p) {
                 Ok(None) => format!("{SP_LOCK} ORDER BY spid"),
                 Ok(Some(v)) => match integer(&v) {
@@ -179,6 +186,112 @@ impl Run<'_> {
         }
         self.out.result_end(n);
         Ok(())
+    }
+
+    /// `sp_spaceused [table]`: for a table, its rows and the space of its clustered index (or
+    /// heap) and other indexes; for the database, its files' size, the space not in any tree,
+    /// and the same totals over its tables. Each table's trees are walked under a shared
+    /// table lock, so the figures are exact rather than SQL Server's estimates.
+    fn sp_spaceused(&mut self, table: Option<Value>) -> Result<(), SqlError> {
+        use walden_engine::catalog::Object;
+        use walden_engine::types::{Len, SqlType};
+        let kb = |pages: u64| Value::Str(format!("{} KB", pages * 8));
+        let text = |n: u16| SqlType::VarChar(Len::N(n));
+        if let Some(name) = table {
+            let name = scalar::to_text(&name);
+            let db_name = self.s.db.name().to_string();
+            let parsed = crate::exec::eval::parse_object_name(&name)
+                .ok_or_else(|| no_such_object(&name, &db_name))?;
+            let (db, object) =
+                self.resolve_table_object(&parsed).map_err(|_| no_such_object(&name, &db_name))?;
+            let Object::Table(def) = &*object else { return Err(no_such_object(&name, &db_name)) };
+            let (rows, data, index) = self.table_space(&db, def)?;
+            let columns = [
+                crate::exec::ColumnInfo::new("name", SqlType::NVarChar(Len::N(128))),
+                crate::exec::ColumnInfo::new("rows", SqlType::Char(20)),
+                crate::exec::ColumnInfo::new("reserved", text(18)),
+                crate::exec::ColumnInfo::new("data", text(18)),
+                crate::exec::ColumnInfo::new("index_size", text(18)),
+                crate::exec::ColumnInfo::new("unused", text(18)),
+            ];
+            self.out.result_set(&columns);
+            self.out.row(&[
+                Value::NStr(def.name.clone()),
+                Value::Str(format!("{rows:<20}")),
+                kb(data + index),
+                kb(data),
+                kb(index),
+                kb(0),
+            ]);
+            self.out.result_end(1);
+            return Ok(());
+        }
+        let db = std::sync::Arc::clone(&self.s.db);
+        let (mut data, mut index) = (0u64, 0u64);
+        for object in db.catalog().objects() {
+            if let Object::Table(def) = &*object {
+                let (_, d, i) = self.table_space(&db, def)?;
+                data += d;
+                index += i;
+            }
+        }
+        let file_pages = u64::from(db.space().pool().file().page_count());
+        let log_bytes = db.log().map_or(0, |log| {
+            walden_log::format::FILE_HEADER_SIZE
+                + log.segments().iter().map(|s| s.size).sum::<u64>()
+        });
+        let mb = |bytes: u64| Value::Str(format!("{:.2} MB", bytes as f64 / (1024.0 * 1024.0)));
+        self.out.result_set(&[
+            crate::exec::ColumnInfo::new("database_name", SqlType::NVarChar(Len::N(128))),
+            crate::exec::ColumnInfo::new("database_size", text(18)),
+            crate::exec::ColumnInfo::new("unallocated space", text(18)),
+        ]);
+        self.out.row(&[
+            Value::NStr(db.name().to_string()),
+            mb(file_pages * 8192 + log_bytes),
+            mb(file_pages.saturating_sub(data + index) * 8192),
+        ]);
+        self.out.result_end(1);
+        self.out.result_set(&[
+            crate::exec::ColumnInfo::new("reserved", text(18)),
+            crate::exec::ColumnInfo::new("data", text(18)),
+            crate::exec::ColumnInfo::new("index_size", text(18)),
+            crate::exec::ColumnInfo::new("unused", text(18)),
+        ]);
+        self.out.row(&[kb(data + index), kb(data), kb(index), kb(0)]);
+        self.out.result_end(1);
+        Ok(())
+    }
+
+    /// A table's rows, and the pages of its clustered index (or heap) and of its other
+    /// indexes, counted by walking them under a shared table lock.
+    fn table_space(
+        &mut self,
+        db: &std::sync::Arc<walden_engine::Database>,
+        def: &walden_engine::catalog::TableDef,
+    ) -> Result<(u64, u64, u64), SqlError> {
+        use walden_engine::lock::{LockMode, Resource};
+        let resource = Resource::Object { db: db.id(), object: def.id };
+        let newly = self.tx().lock(&resource, LockMode::S).map_err(|e| self.s.engine_error(e))?;
+        let mut sizes = (0u64, 0u64, 0u64);
+        for index in &def.indexes {
+            let check = db.space().tree(index.root).check().map_err(|e| {
+                SqlError::new(
+                    8939,
+                    format!("Table error: Object ID {}, index ID {}: {e}.", def.id, index.id),
+                )
+            })?;
+            if index.id == 1 {
+                sizes.0 = check.rows;
+                sizes.1 = check.pages;
+            } else {
+                sizes.2 += check.pages;
+            }
+        }
+        if newly {
+            self.tx().unlock(&resource);
+        }
+        Ok(sizes)
     }
 
     /// `sp_who`'s argument: a session id, `'active'` (running sessions only), or a login.
