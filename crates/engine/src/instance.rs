@@ -358,6 +358,16 @@ impl Instance {
             .ok_or_else(|| EngineError::NoSuchDatabase(name.to_string()))
     }
 
+    /// The database with id `id` (`DB_NAME`, `OBJECT_NAME`, the DMVs' database arguments).
+    pub fn database_by_id(&self, id: i64) -> Option<Arc<Database>> {
+        self.databases
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .find(|d| i64::from(d.id()) == id)
+            .cloned()
+    }
+
     /// Every database, by id.
     pub fn databases(&self) -> Vec<Arc<Database>> {
         let mut all: Vec<Arc<Database>> = self

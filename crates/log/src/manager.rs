@@ -284,11 +284,10 @@ impl State {
         self.open.as_ref().map_or(self.next_block_lsn, |b| b.lsn + b.used as u64)
     }
 
-    /// Registers transaction `txn` as open from the current end of the log, unless it is open
-    /// already (rule 8). Call before appending its record. Transaction 0 is the system's.
-    fn note_open(&mut self, txn: u64) {
+    /// Registers transaction `txn` as open from `start`, the end of the log before its record
+    /// was appended, unless it is open already (rule 8). Transaction 0 is the system's.
+    fn note_open(&mut self, txn: u64, start: Lsn) {
         if txn != 0 && txn != self.newest_open {
-            let start = self.end_lsn();
             self.open_txns.entry(txn).or_insert(start);
             self.newest_open = txn;
         }
@@ -504,19 +503,24 @@ impl LogManager {
 
     /// Appends a transaction-begin record.
     pub fn append_begin(&self, txn: u64) -> Result<Lsn, LogError> {
-        let mut st = self.shared.state.lock();
-        st.check_usable()?;
-        st.note_open(txn);
-        Ok(self.append_record(st, RecordKind::Begin, txn, &[])?.1)
+        self.append_opening(RecordKind::Begin, txn, &[])
     }
 
     /// Appends a record for the layers above. A nonzero `txn` is open from its first one until
     /// its commit or abort record (rule 8).
     pub fn append_payload(&self, txn: u64, body: &[u8]) -> Result<Lsn, LogError> {
-        let mut st = self.shared.state.lock();
-        st.check_usable()?;
-        st.note_open(txn);
-        Ok(self.append_record(st, RecordKind::Payload, txn, body)?.1)
+        self.append_opening(RecordKind::Payload, txn, body)
+    }
+
+    /// Appends a record that opens `txn` if it is its first (rule 8). It is registered only
+    /// once appended, still under the state lock, so a failed append leaves nothing open; the
+    /// start is the end of the log before the append, at or before the record.
+    fn append_opening(&self, kind: RecordKind, txn: u64, body: &[u8]) -> Result<Lsn, LogError> {
+        let st = self.shared.state.lock();
+        let start = st.end_lsn();
+        let (mut st, lsn) = self.append_record(st, kind, txn, body)?;
+        st.note_open(txn, start);
+        Ok(lsn)
     }
 
     /// Appends an abort record: the transaction is no longer open.

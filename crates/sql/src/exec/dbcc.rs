@@ -34,6 +34,9 @@ fn info(number: i32, text: String) -> SqlError {
     SqlError::with_severity(number, 0, text)
 }
 
+/// One tree's check: its (entries, pages), or the 8939 error it failed with.
+pub(crate) type TreeResult = Result<(u64, u64), SqlError>;
+
 /// What one table's check found.
 struct TableReport {
     rows: u64,
@@ -138,42 +141,62 @@ impl Run<'_> {
     /// Checks every tree of table `def` under a shared lock on the table (released afterwards
     /// unless the transaction held it already).
     fn check_table(&mut self, db: &Arc<Database>, def: &TableDef) -> Result<TableReport, SqlError> {
-        let resource = Resource::Object { db: db.id(), object: def.id };
-        let tx = self.tx();
-        let newly = tx.lock(&resource, LockMode::S).map_err(|e| self.s.engine_error(e))?;
         let mut report = TableReport { rows: 0, pages: 0, errors: Vec::new() };
         let mut base_rows = None;
-        for index in &def.indexes {
-            match db.space().tree(index.root).check() {
-                Ok(check) => {
-                    report.pages += check.pages;
-                    let rows = *base_rows.get_or_insert(check.rows);
+        for (index, checked) in def.indexes.iter().zip(self.check_trees(db, def)?) {
+            match checked {
+                Ok((entries, pages)) => {
+                    report.pages += pages;
+                    let rows = *base_rows.get_or_insert(entries);
                     if index.id == 1 {
-                        report.rows = check.rows;
-                    } else if check.rows != rows {
+                        report.rows = entries;
+                    } else if entries != rows {
                         report.errors.push(SqlError::new(
                             8951,
                             format!(
                                 "Table error: table '{}' (ID {}). The index '{}' (ID {}) has {} \
                                  entries where the table has {rows} rows.",
-                                def.name, def.id, index.name, index.id, check.rows
+                                def.name, def.id, index.name, index.id, entries
                             ),
                         ));
                     }
                 }
-                Err(e) => report.errors.push(SqlError::new(
-                    8939,
-                    format!(
-                        "Table error: Object ID {}, index ID {}. Test failed: {e}.",
-                        def.id, index.id
-                    ),
-                )),
+                Err(e) => report.errors.push(e),
             }
         }
+        Ok(report)
+    }
+
+    /// Checks each tree of table `def`, in the order of its indexes, under a shared lock on
+    /// the table (released afterwards unless the transaction held it already), so that all of
+    /// them are seen at one moment: each tree's (entries, pages), or error 8939 for a tree that
+    /// fails its check.
+    pub(crate) fn check_trees(
+        &mut self,
+        db: &Arc<Database>,
+        def: &TableDef,
+    ) -> Result<Vec<TreeResult>, SqlError> {
+        let resource = Resource::Object { db: db.id(), object: def.id };
+        let newly = self.tx().lock(&resource, LockMode::S).map_err(|e| self.s.engine_error(e))?;
+        let checks = def
+            .indexes
+            .iter()
+            .map(|index| {
+                db.space().tree(index.root).check().map(|c| (c.rows, c.pages)).map_err(|e| {
+                    SqlError::new(
+                        8939,
+                        format!(
+                            "Table error: Object ID {}, index ID {}. Test failed: {e}.",
+                            def.id, index.id
+                        ),
+                    )
+                })
+            })
+            .collect();
         if newly {
             self.tx().unlock(&resource);
         }
-        Ok(report)
+        Ok(checks)
     }
 
     /// Sends a table's results; returns its number of consistency errors.
@@ -215,14 +238,13 @@ impl Run<'_> {
                 Value::Str(text) | Value::NStr(text) => text,
                 v => match convert(v, SqlType::BigInt, None)? {
                     Value::BigInt(0) => return Ok(Arc::clone(&self.s.db)),
-                    Value::BigInt(id) => self
-                        .s
-                        .instance
-                        .databases()
-                        .into_iter()
-                        .find(|db| i64::from(db.id()) == id)
-                        .map(|db| db.name().to_string())
-                        .ok_or_else(|| no_such_database(&id.to_string()))?,
+                    Value::BigInt(id) => {
+                        return self
+                            .s
+                            .instance
+                            .database_by_id(id)
+                            .ok_or_else(|| no_such_database(&id.to_string()));
+                    }
                     _ => return Err(incorrect()),
                 },
             },

@@ -528,14 +528,12 @@ impl Run<'_> {
                 Some(Value::Null) => Value::Null,
                 Some(v) => {
                     let id = match scalar::convert(v.clone(), SqlType::Int, None)? {
-                        Value::Int(i) => i,
+                        Value::Int(i) => i64::from(i),
                         _ => -1,
                     };
                     self.s
                         .instance
-                        .databases()
-                        .into_iter()
-                        .find(|d| d.id() as i32 == id)
+                        .database_by_id(id)
                         .map_or(Value::Null, |d| Value::NStr(d.name().to_string()))
                 }
             },
@@ -574,7 +572,7 @@ impl Run<'_> {
                 Some(id) => {
                     let db = match args.get(1) {
                         None | Some(Value::Null) => Some(Arc::clone(&self.s.db)),
-                        Some(db_id) => self.database_by_id(db_id)?,
+                        Some(db_id) => self.s.instance.database_by_id(int_value(db_id)?.into()),
                     };
                     let id = int_value(id)?;
                     db.and_then(|db| db.catalog().get(id))
@@ -625,12 +623,6 @@ impl Run<'_> {
             },
             _ => return Ok(None),
         }))
-    }
-
-    /// The database with the id `id` holds, if any.
-    fn database_by_id(&self, id: &Value) -> Result<Option<Arc<Database>>, SqlError> {
-        let id = int_value(id)?;
-        Ok(self.s.instance.databases().into_iter().find(|d| d.id() == id))
     }
 
     /// OBJECT_ID('[db.][schema.]name'), temporary tables included.

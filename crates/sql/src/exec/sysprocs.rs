@@ -264,32 +264,20 @@ impl Run<'_> {
     }
 
     /// A table's rows, and the pages of its clustered index (or heap) and of its other
-    /// indexes, counted by walking them under a shared table lock.
+    /// indexes, counted by walking them (`check_trees`, under a shared table lock).
     fn table_space(
         &mut self,
         db: &std::sync::Arc<walden_engine::Database>,
         def: &walden_engine::catalog::TableDef,
     ) -> Result<(u64, u64, u64), SqlError> {
-        use walden_engine::lock::{LockMode, Resource};
-        let resource = Resource::Object { db: db.id(), object: def.id };
-        let newly = self.tx().lock(&resource, LockMode::S).map_err(|e| self.s.engine_error(e))?;
         let mut sizes = (0u64, 0u64, 0u64);
-        for index in &def.indexes {
-            let check = db.space().tree(index.root).check().map_err(|e| {
-                SqlError::new(
-                    8939,
-                    format!("Table error: Object ID {}, index ID {}: {e}.", def.id, index.id),
-                )
-            })?;
+        for (index, check) in def.indexes.iter().zip(self.check_trees(db, def)?) {
+            let (rows, pages) = check?;
             if index.id == 1 {
-                sizes.0 = check.rows;
-                sizes.1 = check.pages;
+                sizes = (rows, pages, sizes.2);
             } else {
-                sizes.2 += check.pages;
+                sizes.2 += pages;
             }
-        }
-        if newly {
-            self.tx().unlock(&resource);
         }
         Ok(sizes)
     }

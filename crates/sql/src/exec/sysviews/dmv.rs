@@ -11,8 +11,8 @@ use walden_log::LogStats;
 use super::catalog::{files_of, FileRow};
 use super::sessions::lock_wait_type;
 use super::{
-    big, database_by_id, format_lsn, int, int_arg, nstr, small, LogSpace, View, ViewContext, DESC,
-    PAGE_BYTES, SYSNAME,
+    big, format_lsn, int, int_arg, nstr, small, LogSpace, View, ViewContext, DESC, PAGE_BYTES,
+    SYSNAME,
 };
 use crate::exec::{RowSet, SqlError};
 
@@ -319,7 +319,7 @@ fn lsn_col(r: &LogStatsRow, lsn: u64) -> Value {
 pub(super) fn log_stats(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
     let db = match int_arg(&args[0])? {
         None => Some(Arc::clone(ctx.database)),
-        Some(id) => database_by_id(ctx, id),
+        Some(id) => ctx.instance.database_by_id(id),
     };
     let rows: Vec<LogStatsRow> = db
         .into_iter()
@@ -410,7 +410,7 @@ pub(super) fn log_space_usage(ctx: &ViewContext<'_>) -> RowSet {
 pub(super) fn log_info(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
     let db = match int_arg(&args[0])? {
         None => Some(Arc::clone(ctx.database)),
-        Some(id) => database_by_id(ctx, id),
+        Some(id) => ctx.instance.database_by_id(id),
     };
     let rows: Vec<(u32, u64, walden_log::SegmentInfo)> = db
         .iter()

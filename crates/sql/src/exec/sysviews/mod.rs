@@ -309,11 +309,6 @@ fn int_arg(value: &Value) -> Result<Option<i64>, SqlError> {
     }))
 }
 
-/// The database with id `id`, if there is one.
-fn database_by_id(ctx: &ViewContext<'_>, id: i64) -> Option<Arc<Database>> {
-    ctx.instance.databases().into_iter().find(|d| i64::from(d.id()) == id)
-}
-
 /// What a database's log file holds, for the size and usage columns.
 #[derive(Debug, Clone, Copy, Default)]
 struct LogSpace {
