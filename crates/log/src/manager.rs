@@ -36,11 +36,21 @@
 //!    lock the append holds anyway, so a transaction costs no lock of its own, and a reader of
 //!    the oldest open start (a checkpoint) under that lock sees every transaction whose records
 //!    precede the current end of the log.
+//! 9. A thread that needs the log hardened while another flushes *sleeps on the flush that
+//!    will harden its LSN*: the running flush if its LSN lies in what that flush writes, else
+//!    the next one. Flush number `n` bumps the counter `done[n % 2]` when it ends and wakes
+//!    every thread sleeping on that counter with one system call; the threads that wait for
+//!    the following flush sleep on the other counter and are not disturbed. A woken thread
+//!    reads the hardened LSN (an atomic copy, stored under the state lock) and returns, or
+//!    looks again under the lock (a flush that did not reach it, a failure). The flusher
+//!    records the waits of the threads it releases, so they need not retake the lock. A thread
+//!    that flushed for itself flushes a few more times for the threads behind it, then hands
+//!    them to the writer thread: no waiter is ever left without a flusher.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
@@ -175,72 +185,44 @@ impl Block {
     }
 }
 
-/// A thread waiting in `harden` while another thread flushes. The flusher wakes exactly the
-/// waiters its flush hardened, plus the lowest remaining one to become the next flusher, so a
-/// flush costs one wake-up per released commit, not one per waiting thread.
-///
-/// The released waiters wake each other as a binary tree (see [`wake_hardened`]): the flusher
-/// wakes two and goes straight on to its next flush, and every woken thread wakes at most two
-/// more. On a small machine a wake-up is a system call plus a scheduling delay, and waking a
-/// group of 25 one after another kept the flusher off the disk for longer than the flush took.
-#[derive(Debug)]
-struct Waiter {
-    thread: std::thread::Thread,
-    /// `WAKE_NOT_YET`, then `WAKE_HARDENED` or `WAKE_RECHECK`.
-    outcome: AtomicU8,
+/// A thread waiting in `harden` while another thread flushes, as the flusher sees it: what it
+/// needs to record the wait when its flush releases the thread (rule 9).
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
     since: Instant,
     commit: bool,
-    /// Released waiters this one wakes when it wakes hardened: set before its own wake and
-    /// taken by itself after it, so the lock is never contended.
-    followers: Mutex<Vec<Arc<Waiter>>>,
 }
 
-const WAKE_NOT_YET: u8 = 0;
-/// The LSN waited for is hardened; the flusher recorded the wait.
-const WAKE_HARDENED: u8 = 1;
-/// Look again: become the next flusher, or find the log failed.
-const WAKE_RECHECK: u8 = 2;
-
-impl Waiter {
-    fn new(since: Instant, commit: bool) -> Waiter {
-        Waiter {
-            thread: std::thread::current(),
-            outcome: AtomicU8::new(WAKE_NOT_YET),
-            since,
-            commit,
-            followers: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn wait(&self) -> u8 {
-        loop {
-            let outcome = self.outcome.load(Ordering::Acquire);
-            if outcome != WAKE_NOT_YET {
-                if outcome == WAKE_HARDENED {
-                    let followers = std::mem::take(&mut *self.followers.lock());
-                    wake_hardened(followers);
-                }
-                return outcome;
-            }
-            std::thread::park();
-        }
-    }
-
-    fn wake(&self, outcome: u8) {
-        self.outcome.store(outcome, Ordering::Release);
-        self.thread.unpark();
-    }
+/// Where waiting threads sleep (rule 9). A flush-per-commit workload on a small machine spends
+/// most of its time waking threads: one system call that wakes a flush's whole group is far
+/// cheaper than one per thread, and cheaper than threads waking each other, which on two
+/// CPUs keeps preempting the threads that do the waking.
+#[derive(Debug)]
+struct FlushEvents {
+    /// Flushes ended, by the parity of the flush's number.
+    done: [AtomicU32; 2],
+    /// A copy of `State::hardened`, stored under the state lock.
+    hardened: AtomicU64,
 }
 
-/// Wakes `released` (waiters a flush hardened, in any order) as a binary tree: the list is
-/// split in two halves, and one waiter of each half is woken with the rest of its half, which
-/// it passes on in the same way when it runs.
-fn wake_hardened(mut released: Vec<Arc<Waiter>>) {
-    let second_half = released.split_off(released.len() / 2);
-    for mut half in [released, second_half] {
-        if let Some(head) = half.pop() {
-            *head.followers.lock() = half;
-            head.wake(WAKE_HARDENED);
+impl FlushEvents {
+    fn counter(&self, flush_no: u64) -> &AtomicU32 {
+        &self.done[(flush_no % 2) as usize]
+    }
+
+    /// Flush `flush_no` ended: wake the threads sleeping on it.
+    fn ended(&self, flush_no: u64) {
+        let counter = self.counter(flush_no);
+        counter.fetch_add(1, Ordering::Release);
+        atomic_wait::wake_all(counter);
+    }
+
+    /// Sleeps until flush `flush_no` ends (or a spurious wake-up: the caller checks), given the
+    /// counter's value `seen` read under the state lock before that flush could end.
+    fn sleep(&self, flush_no: u64, seen: u32) {
+        let counter = self.counter(flush_no);
+        while counter.load(Ordering::Acquire) == seen {
+            atomic_wait::wait(counter, seen);
         }
     }
 }
@@ -262,8 +244,12 @@ struct State {
     failed: Option<LogError>,
     closed: bool,
     /// Threads waiting for a flush, by the LSN they wait for (and an id, for uniqueness).
-    waiters: BTreeMap<(Lsn, u64), Arc<Waiter>>,
+    waiters: BTreeMap<(Lsn, u64), Waiting>,
     next_waiter_id: u64,
+    /// Flushes begun; the running one, if any, is number `flushes_begun - 1` (rule 9).
+    flushes_begun: u64,
+    /// Where the running flush ends: what `hardened` becomes when it succeeds.
+    flushing_to: Lsn,
     /// Commits appended and not yet hardened, in LSN order, with when they were appended.
     unhardened: VecDeque<(Lsn, Instant)>,
     /// The segment the flusher wrote last: (sequence, file offset of its data, salt), so a
@@ -319,6 +305,7 @@ struct Shared {
     flushed: Condvar,
     /// Signalled when the writer thread has work.
     wake_writer: Condvar,
+    events: FlushEvents,
     segments: Mutex<SegmentMap>,
     file: FileRef,
     path: PathBuf,
@@ -466,6 +453,8 @@ impl LogManager {
                 closed: false,
                 waiters: BTreeMap::new(),
                 next_waiter_id: 0,
+                flushes_begun: 0,
+                flushing_to: scan.end,
                 unhardened: VecDeque::new(),
                 segment_cache: None,
                 open_txns: HashMap::default(),
@@ -475,6 +464,10 @@ impl LogManager {
             }),
             flushed: Condvar::new(),
             wake_writer: Condvar::new(),
+            events: FlushEvents {
+                done: [AtomicU32::new(0), AtomicU32::new(0)],
+                hardened: AtomicU64::new(scan.end),
+            },
             data_size: map.data_size,
             segments: Mutex::new(map),
             file,
@@ -905,15 +898,22 @@ impl LogManager {
                 break;
             }
             if st.flushing {
-                let waiter = Arc::new(Waiter::new(start, reason == FlushReason::Commit));
-                let id = st.next_waiter_id;
+                // Rule 9: sleep on the flush that will harden `target`.
+                let flush_no = st.flushes_begun - u64::from(target <= st.flushing_to);
+                let events = &self.shared.events;
+                let seen = events.counter(flush_no).load(Ordering::Acquire);
+                let key = (target, st.next_waiter_id);
                 st.next_waiter_id += 1;
-                st.waiters.insert((target, id), Arc::clone(&waiter));
+                st.waiters
+                    .insert(key, Waiting { since: start, commit: reason == FlushReason::Commit });
                 drop(st);
-                if waiter.wait() == WAKE_HARDENED {
+                events.sleep(flush_no, seen);
+                if events.hardened.load(Ordering::Acquire) >= target {
+                    // The flusher that released this thread recorded its wait.
                     return Ok(());
                 }
                 st = self.shared.state.lock();
+                st.waiters.remove(&key);
             } else {
                 st = flush(&self.shared, st, target, reason)?;
                 if st.hardened >= target {
@@ -965,7 +965,7 @@ fn blocks_needed(st: &State, data_size: u64, len: usize) -> usize {
 const MAX_EXTRA_FLUSHES: u32 = 4;
 
 /// After a flush: flushes again for the threads waiting (up to `rounds` times), then hands the
-/// flusher role to the lowest waiter still waiting, so no waiter is ever left without a flusher.
+/// threads still waiting to the writer thread, so no waiter is ever left without a flusher.
 fn lead_waiters<'a>(
     shared: &'a Shared,
     mut st: MutexGuard<'a, State>,
@@ -979,8 +979,11 @@ fn lead_waiters<'a>(
         st = flush(shared, st, target, FlushReason::Commit)?;
     }
     if !st.flushing {
-        if let Some((_, next_flusher)) = st.waiters.pop_first() {
-            next_flusher.wake(WAKE_RECHECK);
+        if let Some((&(target, _), _)) = st.waiters.last_key_value() {
+            if st.flush_wanted.is_none_or(|(lsn, _)| lsn < target) {
+                st.flush_wanted = Some((target, FlushReason::Commit));
+            }
+            shared.wake_writer.notify_one();
         }
     }
     Ok(st)
@@ -989,9 +992,9 @@ fn lead_waiters<'a>(
 /// Rule 6: makes the failure sticky (the first one wins) and releases every waiter to see it.
 fn fail(shared: &Shared, st: &mut State, e: LogError) {
     st.failed.get_or_insert(e);
-    for waiter in std::mem::take(&mut st.waiters).into_values() {
-        waiter.wake(WAKE_RECHECK);
-    }
+    st.waiters.clear();
+    shared.events.ended(st.flushes_begun);
+    shared.events.ended(st.flushes_begun + 1);
     shared.flushed.notify_all();
     shared.wake_writer.notify_all();
 }
@@ -1027,6 +1030,10 @@ fn flush<'a>(
     let mut blocks: Vec<Block> = st.sealed.drain(..).collect();
     let cache = st.segment_cache;
     st.flushing = true;
+    let flush_no = st.flushes_begun;
+    st.flushes_begun += 1;
+    st.flushing_to =
+        blocks.last().map_or(st.hardened, |b| b.lsn + round_up_to_sector(b.used as u64));
     drop(st);
 
     let io = write_blocks(shared, &mut blocks, cache);
@@ -1047,6 +1054,7 @@ fn flush<'a>(
     let first_lsn = blocks.first().map_or(new_hardened, |b| b.lsn);
     debug_assert!(first_lsn == st.hardened, "flushes are contiguous");
     st.hardened = new_hardened;
+    shared.events.hardened.store(new_hardened, Ordering::Release);
     st.segment_cache = io.new_cache;
     st.blocks_in_use -= blocks.len();
     for block in blocks {
@@ -1092,10 +1100,10 @@ fn flush<'a>(
     if st.flush_wanted.is_some_and(|(lsn, _)| lsn > st.hardened) || !st.unhardened.is_empty() {
         shared.wake_writer.notify_one();
     }
-    // Wake the released threads outside the lock: each wake is a system call, and appenders
-    // should not queue behind them.
+    // Wake the released threads outside the lock: appenders should not queue behind the
+    // system call.
     drop(st);
-    wake_hardened(released.into_values().collect());
+    shared.events.ended(flush_no);
     shared.flushed.notify_all();
     Ok(shared.state.lock())
 }

@@ -205,6 +205,44 @@ fn a_failed_sync_fails_stop_and_is_never_retried() {
     }
 }
 
+#[test]
+fn a_failed_sync_releases_every_waiting_committer_with_the_error() {
+    // Sixteen threads of fully durable commits on a slow disk, so that most of them are asleep
+    // behind a running flush when its sync fails: each must wake with the error, none may hang
+    // or be acknowledged.
+    let fs = SimFs::new(7);
+    let vfs: Arc<dyn Vfs> = Arc::new(SlowFs { inner: fs.clone(), delay: Duration::from_millis(2) });
+    let log = Arc::new(open(&vfs, LogConfig { segment_size: 1 << 20, ..small_config() }));
+    fs.fail_nth_sync(5, FaultKind::Eio);
+    let failed_at = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..16u64)
+            .map(|t| {
+                let log = Arc::clone(&log);
+                s.spawn(move || {
+                    for i in 0..1000 {
+                        let id = t * 10_000 + i + 1;
+                        log.append_payload(id, &[1; 100]).unwrap_or_default();
+                        if let Err(e) = log.append_commit(id, Durability::Full) {
+                            return e;
+                        }
+                    }
+                    panic!("thread {t}: no commit failed");
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect::<Vec<_>>()
+    });
+    for e in &failed_at {
+        assert!(matches!(e, LogError::Io { os_code: Some(5), .. }), "{e}");
+    }
+    let s = log.stats();
+    assert!(s.flushes < 5, "{} flushes succeeded, the fifth sync failed", s.flushes);
+    assert!(
+        s.commits_hardened < s.commits_full,
+        "every commit behind the failure is unacknowledged"
+    );
+}
+
 fn libc_eio() -> i32 {
     5
 }

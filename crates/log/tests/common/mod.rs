@@ -43,8 +43,8 @@ pub fn committed(log: &LogManager) -> Vec<u64> {
 
 /// A file system whose syncs take `delay`: a slow disk, so the buffer can fill.
 #[derive(Debug)]
-pub struct SlowFs {
-    pub inner: MemFs,
+pub struct SlowFs<V: Vfs = MemFs> {
+    pub inner: V,
     pub delay: Duration,
 }
 
@@ -54,7 +54,7 @@ struct SlowFile {
     delay: Duration,
 }
 
-impl Vfs for SlowFs {
+impl<V: Vfs> Vfs for SlowFs<V> {
     fn open(&self, path: &Path, mode: OpenMode) -> io::Result<FileRef> {
         Ok(Arc::new(SlowFile { inner: self.inner.open(path, mode)?, delay: self.delay }))
     }
