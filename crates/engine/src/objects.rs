@@ -518,6 +518,35 @@ impl Transaction {
         Ok(def)
     }
 
+    /// DROP INDEX of a nonclustered index: the catalog forgets it, under the table's X lock.
+    /// Its pages are left unused, as after DROP TABLE. The clustered index (or the heap) is
+    /// the table itself and is not dropped here.
+    pub fn drop_index(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        index_id: u16,
+    ) -> Result<TableDef, EngineError> {
+        if index_id == 1 {
+            return Err(EngineError::Invalid(format!(
+                "The clustered index of table '{}' cannot be dropped by Walden yet.",
+                table.name
+            )));
+        }
+        self.lock_object(db, table.id, LockMode::X)?;
+        let mut def = table.clone();
+        let before = def.indexes.len();
+        def.indexes.retain(|i| i.id != index_id);
+        if def.indexes.len() == before {
+            return Err(EngineError::Invalid(format!(
+                "Table '{}' has no index {index_id}.",
+                table.name
+            )));
+        }
+        self.put_catalog(db, Object::Table(Arc::new(def.clone())), false)?;
+        Ok(def)
+    }
+
     /// CREATE [UNIQUE] CLUSTERED INDEX on a heap: the table is rebuilt in key order under a
     /// new index 1, and every nonclustered index is rebuilt because its entries point at the
     /// rows' new ids. The old trees' pages are left unused, as after DROP TABLE.

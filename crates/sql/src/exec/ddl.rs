@@ -16,8 +16,9 @@ use walden_log::policy::DatabaseDurability;
 
 use crate::ast::{
     Clustering, ColumnConstraintKind, ColumnOption, CreateMode, CreateTable, DatabaseOption,
-    DatabaseRef, DelayedDurability, DropKind, Ident, ObjectName, RecoveryModel as AstRecovery,
-    SequenceOption, Statement, StatementKind, TableConstraintKind, TableElement,
+    DatabaseRef, DelayedDurability, DropKind, Ident, IndexRef, ObjectName,
+    RecoveryModel as AstRecovery, SequenceOption, Statement, StatementKind, TableConstraintKind,
+    TableElement,
 };
 use crate::exec::query::display_name;
 use crate::exec::scalar;
@@ -188,8 +189,11 @@ impl Run<'_> {
                 }
                 Ok(())
             }
-            StatementKind::DropIndex(_) => {
-                Err(SqlError::new(50000, "DROP INDEX is not supported by Walden yet"))
+            StatementKind::DropIndex(d) => {
+                for index in &d.indexes {
+                    self.drop_index(index, d.if_exists)?;
+                }
+                Ok(())
             }
             other => Err(SqlError::new(
                 50000,
@@ -252,6 +256,52 @@ impl Run<'_> {
                 self.tx().drop_object(&db, o.id()).map_err(|e| self.s.engine_error(e))
             }
         }
+    }
+
+    /// `DROP INDEX index ON table`: a nonclustered index that no constraint owns.
+    fn drop_index(&mut self, index: &IndexRef, if_exists: bool) -> Result<(), SqlError> {
+        let qualified = format!("{}.{}", index.table.name.value, index.name.value);
+        let missing = || {
+            SqlError::new(
+                3701,
+                format!(
+                    "Cannot drop the index '{qualified}', because it does not exist or you do \
+                     not have permission."
+                ),
+            )
+        };
+        let t = match self.resolve_table(&index.table, &index.table.name.value) {
+            Ok(t) => t,
+            Err(_) if if_exists => return Ok(()),
+            Err(_) => return Err(missing()),
+        };
+        let Some(def) =
+            t.def.indexes.iter().find(|i| i.name.eq_ignore_ascii_case(&index.name.value))
+        else {
+            return if if_exists { Ok(()) } else { Err(missing()) };
+        };
+        if def.primary_key || def.unique_constraint {
+            let constraint = if def.primary_key { "PRIMARY KEY" } else { "UNIQUE KEY" };
+            return Err(SqlError::new(
+                3723,
+                format!(
+                    "An explicit DROP INDEX is not allowed on index '{qualified}'. It is being \
+                     used for {constraint} constraint enforcement."
+                ),
+            ));
+        }
+        if def.id == 1 {
+            return Err(SqlError::new(
+                50000,
+                format!(
+                    "DROP INDEX of the clustered index '{qualified}' is not supported by Walden \
+                     yet: it would rebuild the table as a heap."
+                ),
+            ));
+        }
+        let (db, id) = (Arc::clone(&t.db), def.id);
+        self.tx().drop_index(&db, &t.def, id).map_err(|e| self.s.engine_error(e))?;
+        Ok(())
     }
 
     fn create_table(&mut self, c: &CreateTable) -> Result<(), SqlError> {

@@ -1251,11 +1251,14 @@ impl Run<'_> {
         name: &ObjectName,
         args: &[Value],
     ) -> Result<Option<RowSet>, SqlError> {
-        let Some(schema) = &name.schema else { return Ok(None) };
-        let information_schema = schema.value.eq_ignore_ascii_case("INFORMATION_SCHEMA");
-        if !information_schema && !schema.value.eq_ignore_ascii_case("sys") {
-            return Ok(None);
-        }
+        let information_schema = match &name.schema {
+            Some(schema) if schema.value.eq_ignore_ascii_case("INFORMATION_SCHEMA") => true,
+            Some(schema) if schema.value.eq_ignore_ascii_case("sys") => false,
+            // SQL Server resolves its `fn_` table-valued functions without the schema too:
+            // `SELECT * FROM fn_dblog(NULL, NULL)`.
+            None if !args.is_empty() && name.name.value.eq_ignore_ascii_case("fn_dblog") => false,
+            _ => return Ok(None),
+        };
         let db = self.database_of(name.database.as_ref())?;
         let ctx = ViewContext {
             instance: &self.s.instance,

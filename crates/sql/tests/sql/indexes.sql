@@ -49,6 +49,29 @@ ROLLBACK
 INSERT INTO r VALUES (0)
 SELECT k FROM r
 GO
+-- DROP INDEX: a nonclustered index goes (in both spellings); a rollback brings it back; the
+-- indexes that enforce a constraint, and missing ones, are errors.
+CREATE TABLE di (k INT PRIMARY KEY, v VARCHAR(10), w INT CONSTRAINT di_w UNIQUE)
+CREATE INDEX di_v ON di (v)
+INSERT INTO di VALUES (1, 'a', 10), (2, 'b', 20)
+BEGIN TRAN
+DROP INDEX di_v ON di
+ROLLBACK
+SELECT name FROM sys.indexes WHERE object_id = OBJECT_ID('di') ORDER BY index_id
+DROP INDEX di.di_v
+DROP INDEX IF EXISTS di_v ON di
+SELECT name FROM sys.indexes WHERE object_id = OBJECT_ID('di') ORDER BY index_id
+CREATE INDEX di_v ON di (v, w)
+SELECT k FROM di WHERE v = 'b'
+GO
+DROP INDEX di_v2 ON di
+GO
+DROP INDEX di_w ON di
+GO
+DROP INDEX di_v ON nosuch
+GO
+DBCC CHECKTABLE ('di')
+GO
 USE master
 DROP DATABASE ix
 GO

@@ -33,3 +33,7 @@ SELECT c.name, t.name AS type_name, t.system_type_id FROM sys.columns c
 JOIN sys.types t ON t.user_type_id = c.user_type_id WHERE c.object_id = OBJECT_ID('dbo.m') ORDER BY c.column_id
 SELECT name, max_length, is_nullable FROM sys.types WHERE name IN ('sysname', 'int', 'nvarchar') ORDER BY name
 GO
+-- fn_dblog resolves without its schema too; the same records either way.
+SELECT CASE WHEN (SELECT COUNT(*) FROM fn_dblog(NULL, NULL)) = (SELECT COUNT(*) FROM sys.fn_dblog(NULL, NULL))
+    AND (SELECT COUNT(*) FROM fn_dblog(NULL, NULL)) > 0 THEN 'same' ELSE 'different' END AS fn_dblog
+GO
