@@ -488,7 +488,24 @@ impl Database {
 
     /// A logger for tree operations of transaction `txn` (0: the system).
     pub(crate) fn logger<'d>(&'d self, txn: u64, mode: LogMode<'d>) -> DbLogger<'d> {
-        DbLogger { db: self, txn, mode, gate: None, row: None }
+        self.owned_logger(txn, 0, mode)
+    }
+
+    /// A logger for tree operations of transaction `txn` of lock owner `owner`: the log keeps
+    /// the owner with the open transaction, which names its session for `DBCC OPENTRAN`.
+    pub(crate) fn owned_logger<'d>(
+        &'d self,
+        txn: u64,
+        owner: u64,
+        mode: LogMode<'d>,
+    ) -> DbLogger<'d> {
+        DbLogger { db: self, txn, owner, mode, gate: None, row: None }
+    }
+
+    /// The transactions open in this database's log, oldest first (none in tempdb, which
+    /// has no log): each one's local id, where its log starts, and its lock owner.
+    pub fn open_transactions(&self) -> Vec<walden_log::OpenTransaction> {
+        self.log.as_ref().map_or_else(Vec::new, |log| log.open_transactions())
     }
 
     /// Checks the tree of the database's catalog (as `DBCC CHECKDB` does with the system
@@ -1087,6 +1104,8 @@ impl RowKind {
 pub(crate) struct DbLogger<'d> {
     db: &'d Database,
     txn: u64,
+    /// The lock owner, or 0 (the log's tag for the open transaction).
+    owner: u64,
     mode: LogMode<'d>,
     gate: Option<RwLockReadGuard<'d, Lsn>>,
     /// The row change logged in `LogMode::Row`: its LSN (0 in tempdb) and undo.
@@ -1144,7 +1163,8 @@ impl TreeLog for DbLogger<'_> {
                 if buf.len() > MAX_RECORD_LEN {
                     return Err(TreeError::Log(format!("a {}-byte log record", buf.len())));
                 }
-                log.append_payload(self.txn, &buf).map_err(|e| TreeError::Log(e.to_string()))
+                log.append_tagged_payload(self.txn, self.owner, &buf)
+                    .map_err(|e| TreeError::Log(e.to_string()))
             });
         if buf.capacity() <= RECORD_BUF_KEEP {
             RECORD_BUF.set(buf);

@@ -290,8 +290,9 @@ impl Transaction {
         kind: RowKind,
         change: impl FnOnce(&BTree<'_>, &mut DbLogger<'_>) -> Result<T, TreeError>,
     ) -> Result<T, EngineError> {
+        let owner = self.owner.id();
         let part = self.part(db)?;
-        let mut logger = db.logger(part.txn, LogMode::Row { root, key, kind });
+        let mut logger = db.owned_logger(part.txn, owner, LogMode::Row { root, key, kind });
         let result = change(&db.space().tree(root), &mut logger);
         let undo = logger.finish();
         let value = result.map_err(|e| fail(db, e))?;
@@ -343,8 +344,9 @@ impl Transaction {
     /// reclaimed when the row goes away (a documented limit), so a rollback leaves them
     /// unreferenced but never dangling.
     pub fn write_blob(&mut self, db: &Arc<Database>, data: &[u8]) -> Result<Vec<u8>, EngineError> {
+        let owner = self.owner.id();
         let part = self.part(db)?;
-        let mut logger = db.logger(part.txn, LogMode::Structure);
+        let mut logger = db.owned_logger(part.txn, owner, LogMode::Structure);
         let pointer = db.space().write_blob(&mut logger, data).map_err(|e| fail(db, e))?;
         Ok(pointer)
     }
@@ -356,9 +358,10 @@ impl Transaction {
         object_id: u32,
         index_id: u16,
     ) -> Result<PageId, EngineError> {
+        let owner = self.owner.id();
         let part = self.part(db)?;
         part.ddl = true;
-        let mut logger = db.logger(part.txn, LogMode::Structure);
+        let mut logger = db.owned_logger(part.txn, owner, LogMode::Structure);
         let root =
             db.space().create_tree(&mut logger, object_id, index_id).map_err(|e| fail(db, e))?;
         Ok(root)

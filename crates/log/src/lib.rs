@@ -26,7 +26,9 @@ use std::io;
 use std::sync::Arc;
 
 pub use format::{CommitBody, Durability, RecordKind};
-pub use manager::{CommitReceipt, LogConfig, LogManager, OpenReport, SegmentInfo, MAX_RECORD_LEN};
+pub use manager::{
+    CommitReceipt, LogConfig, LogManager, OpenReport, OpenTransaction, SegmentInfo, MAX_RECORD_LEN,
+};
 pub use reader::{LogRecord, LogScanner};
 pub use stats::{FlushReason, LogStats, WaitStat, COMMITS_PER_FLUSH_BUCKETS};
 

@@ -32,10 +32,11 @@
 //!    receipt says `hardened` only if its LSN is at or below it.
 //! 8. The log knows its *open transactions*: a transaction is open from the append of its
 //!    first begin or payload record, registered with the end of the log at that moment (at or
-//!    before the record's start), until its commit or abort record. Both happen under the state
-//!    lock the append holds anyway, so a transaction costs no lock of its own, and a reader of
-//!    the oldest open start (a checkpoint) under that lock sees every transaction whose records
-//!    precede the current end of the log.
+//!    before the record's start) with the tag that record carried (who the transaction works
+//!    for, in the terms of the layers above), until its commit or abort record. Both happen
+//!    under the state lock the append holds anyway, so a transaction costs no lock of its own,
+//!    and a reader of the oldest open start (a checkpoint) under that lock sees every
+//!    transaction whose records precede the current end of the log.
 //! 9. A thread that needs the log hardened while another flushes *sleeps on the flush that
 //!    will harden its LSN*: the running flush if its LSN lies in what that flush writes, else
 //!    the next one. Flush number `n` bumps the counter `done[n % 2]` when it ends and wakes
@@ -119,6 +120,17 @@ impl LogConfig {
         }
         Ok(())
     }
+}
+
+/// An open transaction, as [`LogManager::open_transactions`] lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenTransaction {
+    /// The transaction's id in this log.
+    pub txn: u64,
+    /// The end of the log when its first record was appended: at or before that record.
+    pub start: Lsn,
+    /// The tag its first record carried ([`LogManager::append_tagged_payload`]), else 0.
+    pub tag: u64,
 }
 
 /// What `LogManager::append_commit` returns.
@@ -255,8 +267,9 @@ struct State {
     /// The segment the flusher wrote last: (sequence, file offset of its data, salt), so a
     /// flush inside it needs no lock on the segment map.
     segment_cache: Option<(u64, u64, u64)>,
-    /// Open transactions (rule 8): id -> the end of the log when its first record came.
-    open_txns: HashMap<u64, Lsn, BuildHasherDefault<TxnIdHasher>>,
+    /// Open transactions (rule 8): id -> the end of the log when its first record came, and
+    /// the tag its first record carried.
+    open_txns: HashMap<u64, (Lsn, u64), BuildHasherDefault<TxnIdHasher>>,
     /// The transaction registered or found open last: a transaction's later records skip the
     /// table probe (0: none).
     newest_open: u64,
@@ -272,9 +285,9 @@ impl State {
 
     /// Registers transaction `txn` as open from `start`, the end of the log before its record
     /// was appended, unless it is open already (rule 8). Transaction 0 is the system's.
-    fn note_open(&mut self, txn: u64, start: Lsn) {
+    fn note_open(&mut self, txn: u64, start: Lsn, tag: u64) {
         if txn != 0 && txn != self.newest_open {
-            self.open_txns.entry(txn).or_insert(start);
+            self.open_txns.entry(txn).or_insert((start, tag));
             self.newest_open = txn;
         }
     }
@@ -496,23 +509,36 @@ impl LogManager {
 
     /// Appends a transaction-begin record.
     pub fn append_begin(&self, txn: u64) -> Result<Lsn, LogError> {
-        self.append_opening(RecordKind::Begin, txn, &[])
+        self.append_opening(RecordKind::Begin, txn, 0, &[])
     }
 
     /// Appends a record for the layers above. A nonzero `txn` is open from its first one until
     /// its commit or abort record (rule 8).
     pub fn append_payload(&self, txn: u64, body: &[u8]) -> Result<Lsn, LogError> {
-        self.append_opening(RecordKind::Payload, txn, body)
+        self.append_opening(RecordKind::Payload, txn, 0, body)
+    }
+
+    /// [`LogManager::append_payload`] with a tag for [`LogManager::open_transactions`], kept
+    /// if the record opens `txn`: who the transaction works for, in the terms of the layers
+    /// above (Walden's engine passes its lock owner, which names the session). Not logged.
+    pub fn append_tagged_payload(&self, txn: u64, tag: u64, body: &[u8]) -> Result<Lsn, LogError> {
+        self.append_opening(RecordKind::Payload, txn, tag, body)
     }
 
     /// Appends a record that opens `txn` if it is its first (rule 8). It is registered only
     /// once appended, still under the state lock, so a failed append leaves nothing open; the
     /// start is the end of the log before the append, at or before the record.
-    fn append_opening(&self, kind: RecordKind, txn: u64, body: &[u8]) -> Result<Lsn, LogError> {
+    fn append_opening(
+        &self,
+        kind: RecordKind,
+        txn: u64,
+        tag: u64,
+        body: &[u8],
+    ) -> Result<Lsn, LogError> {
         let st = self.shared.state.lock();
         let start = st.end_lsn();
         let (mut st, lsn) = self.append_record(st, kind, txn, body)?;
-        st.note_open(txn, start);
+        st.note_open(txn, start, tag);
         Ok(lsn)
     }
 
@@ -535,13 +561,27 @@ impl LogManager {
     /// meanwhile keeps their log.
     pub fn reopen_txn(&self, txn: u64, first: Lsn) {
         let mut st = self.shared.state.lock();
-        st.open_txns.insert(txn, first);
+        st.open_txns.insert(txn, (first, 0));
         st.newest_open = txn;
     }
 
     /// Where the oldest open transaction's log starts (rule 8), if any is open.
     pub fn oldest_open_txn(&self) -> Option<Lsn> {
-        self.shared.state.lock().open_txns.values().copied().min()
+        self.shared.state.lock().open_txns.values().map(|&(start, _)| start).min()
+    }
+
+    /// Every open transaction (rule 8), oldest start first: what `DBCC OPENTRAN` and
+    /// `sys.dm_tran_database_transactions` list.
+    pub fn open_transactions(&self) -> Vec<OpenTransaction> {
+        let st = self.shared.state.lock();
+        let mut open: Vec<OpenTransaction> = st
+            .open_txns
+            .iter()
+            .map(|(&txn, &(start, tag))| OpenTransaction { txn, start, tag })
+            .collect();
+        drop(st);
+        open.sort_by_key(|t| (t.start, t.txn));
+        open
     }
 
     /// The last commit appended (or recovered): its LSN and commit time in microseconds since

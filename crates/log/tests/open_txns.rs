@@ -5,7 +5,7 @@
 mod common;
 
 use common::{mem, open, small_config};
-use walden_log::Durability;
+use walden_log::{Durability, OpenTransaction};
 
 #[test]
 fn a_transaction_is_open_from_its_first_record_until_its_commit_or_abort() {
@@ -30,6 +30,26 @@ fn a_transaction_is_open_from_its_first_record_until_its_commit_or_abort() {
     log.append_payload(9, b"e").unwrap();
     log.forget_txn(9);
     assert_eq!(log.oldest_open_txn(), None);
+}
+
+#[test]
+fn open_transactions_are_listed_oldest_first_with_the_tag_of_their_first_record() {
+    let log = open(&mem(), small_config());
+    let before_5 = log.append_payload(0, b"system").unwrap();
+    log.append_tagged_payload(5, 0x5_0033, b"a").unwrap();
+    let before_4 = log.append_tagged_payload(5, 0x9_0099, b"b").unwrap();
+    log.append_payload(4, b"c").unwrap();
+    let open = log.open_transactions();
+    assert_eq!(
+        open,
+        vec![
+            OpenTransaction { txn: 5, start: before_5, tag: 0x5_0033 },
+            OpenTransaction { txn: 4, start: before_4, tag: 0 },
+        ],
+        "a later record's tag does not replace the first one's"
+    );
+    log.append_commit(5, Durability::Delayed).unwrap();
+    assert_eq!(log.open_transactions().iter().map(|t| t.txn).collect::<Vec<_>>(), vec![4]);
 }
 
 #[test]

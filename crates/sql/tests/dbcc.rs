@@ -127,3 +127,45 @@ fn sqlperf_logspace_lists_every_database_log() {
     s.close();
     instance.close().unwrap();
 }
+
+#[test]
+fn loginfo_lists_the_same_segments_as_dm_db_log_info() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = setup(dir.path());
+    let mut s = Session::new(Arc::clone(&instance));
+    let out = run(&mut s, "DBCC LOGINFO ('d');");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let rs = &out.results[0];
+    let names: Vec<&str> = rs.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "RecoveryUnitId",
+            "FileId",
+            "FileSize",
+            "StartOffset",
+            "FSeqNo",
+            "Status",
+            "Parity",
+            "CreateLSN"
+        ]
+    );
+    let out = run(
+        &mut s,
+        "SELECT vlf_begin_offset, vlf_sequence_number, vlf_status FROM sys.dm_db_log_info(DB_ID('d'))",
+    );
+    let view: Vec<Vec<Value>> = out.results[0].rows.clone();
+    let dbcc: Vec<Vec<Value>> = rs
+        .rows
+        .iter()
+        .map(|r| {
+            let Value::Int(seq) = r[4] else { panic!("{r:?}") };
+            vec![r[3].clone(), Value::BigInt(seq.into()), r[5].clone()]
+        })
+        .collect();
+    assert_eq!(dbcc, view);
+    assert!(rs.rows.iter().any(|r| r[5] == Value::Int(2)), "a segment is in use: {:?}", rs.rows);
+    assert_eq!(numbers(&run(&mut s, "DBCC LOGINFO (nosuch);")), vec![2520]);
+    s.close();
+    instance.close().unwrap();
+}

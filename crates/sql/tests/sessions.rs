@@ -396,3 +396,68 @@ fn dm_exec_requests_shows_the_blocked_request_and_its_blocker() {
     );
     assert_eq!(out.results[0].rows[0][0], Value::Int(0), "a closed session is gone");
 }
+
+#[test]
+fn dbcc_opentran_and_the_dm_tran_views_show_user_and_autocommit_transactions() {
+    let (_dir, instance) = setup();
+    let counters = Arc::new(walden_sql::exec::sysviews::ServerCounters::default());
+    let session = || Session::with_counters(Arc::clone(&instance), Arc::clone(&counters));
+    let mut watcher = session();
+    let out = run(&mut watcher, "DBCC OPENTRAN ('d')");
+    assert_eq!(out.messages[0].message, "No active open transactions.", "{:?}", out.messages);
+
+    // A user transaction holds row 2; an autocommit INSERT adds row 3, then waits for key 2
+    // with its first row logged (and fails on the duplicate key once it gets it).
+    let mut a = session();
+    let out = run(&mut a, "USE d; BEGIN TRAN holder; UPDATE dbo.t SET v = 21 WHERE id = 2;");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let Value::SmallInt(a_spid) = scalar(&mut a, "SELECT @@SPID") else { panic!("no @@SPID") };
+    let mut b = session();
+    let Value::SmallInt(b_spid) = scalar(&mut b, "SELECT @@SPID") else { panic!("no @@SPID") };
+    let inserter =
+        thread::spawn(move || run(&mut b, "USE d; INSERT INTO dbo.t VALUES (3, 30), (2, 20)"));
+
+    let sessions = "SELECT s.session_id, s.is_user_transaction, a.name, a.transaction_type \
+                    FROM sys.dm_tran_session_transactions s \
+                    JOIN sys.dm_tran_active_transactions a ON a.transaction_id = s.transaction_id \
+                    ORDER BY s.session_id";
+    let mut rows = Vec::new();
+    for _ in 0..300 {
+        rows = run(&mut watcher, sessions).results[0].rows.clone();
+        if rows.len() == 2 {
+            break;
+        }
+        thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let text = |s: &str| Value::NStr(s.into());
+    assert_eq!(
+        rows,
+        vec![
+            vec![Value::Int(a_spid.into()), Value::Bit(true), text("holder"), Value::Int(1)],
+            vec![Value::Int(b_spid.into()), Value::Bit(false), text("INSERT"), Value::Int(1)],
+        ]
+    );
+    let out = run(
+        &mut watcher,
+        "SELECT COUNT(*) FROM sys.dm_tran_database_transactions WHERE database_id = DB_ID('d')",
+    );
+    assert_eq!(out.results[0].rows[0][0], Value::Int(2));
+
+    // The oldest is the user transaction, which logged first.
+    let out = run(&mut watcher, "DBCC OPENTRAN ('d') WITH TABLERESULTS, NO_INFOMSGS");
+    let props: Vec<(Value, Value)> =
+        out.results[0].rows.iter().map(|r| (r[0].clone(), r[1].clone())).collect();
+    let prop = |name: &str| {
+        props.iter().find(|(p, _)| *p == Value::Str(name.into())).map(|(_, v)| v.clone())
+    };
+    assert_eq!(prop("OLDACT_SPID"), Some(Value::Str(a_spid.to_string())), "{props:?}");
+    assert_eq!(prop("OLDACT_NAME"), Some(Value::Str("holder".into())), "{props:?}");
+
+    run(&mut a, "COMMIT");
+    let out = inserter.join().unwrap();
+    assert_eq!(out.errors().map(|e| e.number).collect::<Vec<_>>(), [2627], "{:?}", out.messages);
+    let out = run(&mut watcher, "SELECT COUNT(*) FROM sys.dm_tran_active_transactions");
+    assert_eq!(out.results[0].rows[0][0], Value::Int(0));
+    let out = run(&mut watcher, "DBCC OPENTRAN ('d')");
+    assert_eq!(out.messages[0].message, "No active open transactions.", "{:?}", out.messages);
+}

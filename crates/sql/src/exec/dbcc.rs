@@ -1,5 +1,5 @@
-//! `DBCC`: the integrity checks (`CHECKDB`, `CHECKTABLE`) over the engine's B-tree check, and
-//! `SQLPERF(LOGSPACE)`, with SQL Server's messages and numbers.
+//! `DBCC`: the integrity checks (`CHECKDB`, `CHECKTABLE`) over the engine's B-tree check,
+//! `SQLPERF(LOGSPACE)`, `OPENTRAN` and `LOGINFO`, with SQL Server's messages and numbers.
 //!
 //! A check holds a shared lock on each table while it checks the table's trees, so writers
 //! wait and every index of the table is seen at the same moment (SQL Server reads an internal
@@ -19,6 +19,7 @@ use crate::exec::eval::parse_object_name;
 use crate::exec::query::display_name;
 use crate::exec::scalar::convert;
 use crate::exec::session::Run;
+use crate::exec::sysviews::{datetime, open_transactions, ViewContext};
 use crate::exec::{ColumnInfo, SqlError};
 
 /// Error 2526, which SQL Server gives for a DBCC command or option it does not know.
@@ -49,9 +50,11 @@ impl Run<'_> {
     /// Runs a `DBCC` statement.
     pub(crate) fn dbcc(&mut self, d: &Dbcc) -> Result<(), SqlError> {
         let mut infomsgs = true;
+        let mut tableresults = false;
         for option in &d.options {
             match option.value.to_ascii_uppercase().as_str() {
                 "NO_INFOMSGS" => infomsgs = false,
+                "TABLERESULTS" => tableresults = true,
                 // Accepted: every check is already all of these (shared table locks, all
                 // errors reported, physical and logical checks together).
                 "ALL_ERRORMSGS"
@@ -66,6 +69,8 @@ impl Run<'_> {
             "CHECKDB" => self.dbcc_checkdb(&d.arguments, infomsgs)?,
             "CHECKTABLE" => self.dbcc_checktable(&d.arguments, infomsgs)?,
             "SQLPERF" => self.dbcc_sqlperf(&d.arguments)?,
+            "OPENTRAN" => self.dbcc_opentran(&d.arguments, tableresults, infomsgs)?,
+            "LOGINFO" => self.dbcc_loginfo(&d.arguments)?,
             _ => return Err(incorrect()),
         }
         if infomsgs {
@@ -282,6 +287,131 @@ impl Run<'_> {
             n += 1;
         }
         self.out.result_end(n);
+        Ok(())
+    }
+}
+
+impl Run<'_> {
+    /// The database a DBCC command's optional first argument names (the current one without).
+    fn dbcc_database_arg(&mut self, args: &[DbccArgument]) -> Result<Arc<Database>, SqlError> {
+        match args {
+            [] => Ok(Arc::clone(&self.s.db)),
+            [arg] => self.dbcc_database(arg),
+            _ => Err(incorrect()),
+        }
+    }
+
+    /// `DBCC OPENTRAN [(database | id | 0)] [WITH TABLERESULTS]`: the oldest transaction open
+    /// in the database's log, which is what keeps the log from being truncated.
+    fn dbcc_opentran(
+        &mut self,
+        args: &[DbccArgument],
+        tableresults: bool,
+        infomsgs: bool,
+    ) -> Result<(), SqlError> {
+        let db = self.dbcc_database_arg(args)?;
+        let ctx = ViewContext {
+            instance: &self.s.instance,
+            database: &db,
+            counters: &self.s.counters,
+            session_id: self.s.spid,
+        };
+        let oldest = open_transactions(&ctx)
+            .into_iter()
+            .filter_map(|t| {
+                let start = t.databases.iter().find(|(id, _)| *id == db.id())?.1;
+                Some((start, t))
+            })
+            .min_by_key(|(start, t)| (*start, t.id));
+        let Some((start, t)) = oldest else {
+            if infomsgs {
+                self.out.message(&info(7969, "No active open transactions.".into()));
+            }
+            return Ok(());
+        };
+        let lsn = format!("({}:{}:{})", start >> 32, start & 0xffff_ffff, u8::from(start != 0));
+        let started = convert(datetime(t.begin_micros), SqlType::VarChar(Len::N(30)), Some(109))
+            .map(|v| match v {
+                Value::Str(s) => s,
+                _ => String::new(),
+            })
+            .unwrap_or_default();
+        let fields: [(&str, &str, String); 6] = [
+            ("OLDACT_SPID", "SPID (server process ID)", t.session.to_string()),
+            ("OLDACT_UID", "UID (user ID) ", "-1".into()),
+            ("OLDACT_NAME", "Name          ", t.name.clone()),
+            ("OLDACT_LSN", "LSN           ", lsn),
+            ("OLDACT_STARTTIME", "Start time    ", started),
+            ("OLDACT_SID", "SID           ", "0x01".into()),
+        ];
+        if tableresults {
+            let columns = [
+                ColumnInfo {
+                    name: "ResultPropertyName".into(),
+                    ty: SqlType::VarChar(Len::N(100)),
+                    nullable: false,
+                },
+                ColumnInfo {
+                    name: "Value".into(),
+                    ty: SqlType::VarChar(Len::N(100)),
+                    nullable: false,
+                },
+            ];
+            self.out.result_set(&columns);
+            for (property, _, value) in &fields {
+                self.out.row(&[Value::Str((*property).into()), Value::Str(value.clone())]);
+            }
+            self.out.result_end(fields.len() as u64);
+            return Ok(());
+        }
+        let mut text = format!(
+            "Transaction information for database '{}'.\n\nOldest active transaction:",
+            db.name()
+        );
+        for (_, label, value) in &fields {
+            text.push_str(&format!("\n    {label}: {value}"));
+        }
+        self.out.message(&info(7977, text));
+        Ok(())
+    }
+
+    /// `DBCC LOGINFO [(database | id | 0)]`: the log's segments as SQL Server lists its virtual
+    /// log files (the older form of `sys.dm_db_log_info`).
+    fn dbcc_loginfo(&mut self, args: &[DbccArgument]) -> Result<(), SqlError> {
+        let db = self.dbcc_database_arg(args)?;
+        let column =
+            |name: &str, ty: SqlType| ColumnInfo { name: name.into(), ty, nullable: false };
+        let columns = [
+            column("RecoveryUnitId", SqlType::Int),
+            column("FileId", SqlType::Int),
+            column("FileSize", SqlType::BigInt),
+            column("StartOffset", SqlType::BigInt),
+            column("FSeqNo", SqlType::Int),
+            column("Status", SqlType::Int),
+            column("Parity", SqlType::TinyInt),
+            column("CreateLSN", SqlType::Decimal { precision: 25, scale: 0 }),
+        ];
+        self.out.result_set(&columns);
+        let segments = db.log().map(|log| log.segments()).unwrap_or_default();
+        for s in &segments {
+            let int = |v: u64| Value::BigInt(i64::try_from(v).unwrap_or(i64::MAX));
+            self.out.row(&[
+                Value::Int(0),
+                Value::Int(2),
+                int(s.size),
+                int(s.file_offset),
+                // Segment sequence + 1, as `sys.dm_db_log_info` numbers them: 0 never used.
+                Value::Int(s.sequence.map_or(0, |q| i32::try_from(q + 1).unwrap_or(i32::MAX))),
+                Value::Int(if s.active { 2 } else { 0 }),
+                Value::TinyInt(match s.sequence {
+                    None => 0,
+                    Some(q) if q % 2 == 0 => 64,
+                    Some(_) => 128,
+                }),
+                Value::Decimal(walden_engine::types::Decimal::ZERO),
+            ]);
+        }
+        self.out.result_end(segments.len() as u64);
         Ok(())
     }
 }

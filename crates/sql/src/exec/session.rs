@@ -57,7 +57,9 @@ use crate::ast::{
 };
 use crate::exec::eval::{parse_object_name, Env};
 use crate::exec::scalar;
-use crate::exec::sysviews::{ClientInfo, Command, EndState, ServerCounters, SessionActivity};
+use crate::exec::sysviews::{
+    now_micros, ClientInfo, Command, EndState, ServerCounters, SessionActivity, UserTransaction,
+};
 use crate::exec::{Counted, Output, SqlError};
 use crate::parse_batch;
 
@@ -441,6 +443,7 @@ impl Session {
             let _ = tx.rollback();
         }
         self.trancount = 0;
+        self.activity.transaction_ended();
         let names: Vec<String> = self.temp_tables.drain().map(|(_, v)| v).collect();
         if names.is_empty() {
             return;
@@ -705,7 +708,7 @@ impl Run<'_> {
             && self.s.trancount == 0
             && starts_implicit_transaction(&st.kind)
         {
-            self.begin_user_transaction();
+            self.begin_user_transaction("implicit_transaction".into());
         }
         // Inside a user transaction, a statement that may change data is undone alone if it
         // fails; compound statements leave that to the statements they contain.
@@ -796,12 +799,18 @@ impl Run<'_> {
 
     /// Opens a user transaction (`@@TRANCOUNT` 0 to 1): `BEGIN TRAN`, or a statement under
     /// `SET IMPLICIT_TRANSACTIONS ON`.
-    fn begin_user_transaction(&mut self) {
+    fn begin_user_transaction(&mut self, name: String) {
         // An autocommit transaction still open (a procedure call's arguments may have read a
         // table) ends first, as it would at the end of a statement.
         self.finish_autocommit(true);
         let s = &mut *self.s;
-        s.tx = Some(begin_transaction(&s.instance, s.spid, &s.opts, &s.lock_interrupt));
+        let tx = begin_transaction(&s.instance, s.spid, &s.opts, &s.lock_interrupt);
+        s.activity.transaction_began(UserTransaction {
+            id: tx.id(),
+            name,
+            begin_micros: now_micros(),
+        });
+        s.tx = Some(tx);
         s.trancount = 1;
     }
 
@@ -838,6 +847,7 @@ impl Run<'_> {
         }
         if self.s.trancount > 0 {
             self.s.last_outcome = Some(false);
+            self.s.activity.transaction_ended();
         }
         self.s.trancount = 0;
     }
@@ -1287,9 +1297,13 @@ impl Run<'_> {
 
     fn transaction(&mut self, t: &TransactionStatement) -> Result<(), SqlError> {
         match t {
-            TransactionStatement::Begin { .. } => {
+            TransactionStatement::Begin { name } => {
                 if self.s.trancount == 0 {
-                    self.begin_user_transaction();
+                    let name = match name {
+                        Some(name) => self.transaction_name(name)?,
+                        None => "user_transaction".into(),
+                    };
+                    self.begin_user_transaction(name);
                 } else {
                     self.s.trancount += 1;
                 }
@@ -1311,6 +1325,7 @@ impl Run<'_> {
                     Some(true) => CommitOption::On,
                     Some(false) => CommitOption::Off,
                 };
+                self.s.activity.transaction_ended();
                 let Some(tx) = self.s.tx.take() else { return Ok(()) };
                 // A failed commit has rolled the transaction back.
                 self.s.last_outcome = Some(false);

@@ -24,6 +24,7 @@ mod information_schema;
 mod sessions;
 #[cfg(test)]
 mod tests;
+mod transactions;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -35,8 +36,9 @@ use walden_engine::{Database, Instance};
 use crate::exec::{ColumnInfo, RowSet, SqlError};
 
 pub use information_schema::information_schema_view;
+pub(crate) use sessions::{now_micros, EndState, SessionRegistry, UserTransaction};
 pub use sessions::{ClientInfo, Command, SessionActivity};
-pub(crate) use sessions::{EndState, SessionRegistry};
+pub(crate) use transactions::open_transactions;
 
 /// Server-wide counters the SQL layer bumps (thread-safe; shared by all sessions via Arc).
 #[derive(Debug, Default)]
@@ -121,6 +123,11 @@ pub fn system_view(
         "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
         "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
+        "dm_tran_active_transactions" => (None, |c, _| Ok(transactions::active_transactions(c))),
+        "dm_tran_session_transactions" => (None, |c, _| Ok(transactions::session_transactions(c))),
+        "dm_tran_database_transactions" => {
+            (None, |c, _| Ok(transactions::database_transactions(c)))
+        }
         "dm_exec_sessions" => (None, |c, _| Ok(sessions::exec_sessions(c))),
         "dm_exec_requests" => (None, |c, _| Ok(sessions::exec_requests(c))),
         "dm_io_virtual_file_stats" => (Some(2), dmv::virtual_file_stats),
@@ -268,7 +275,7 @@ fn utc_micros_to_datetime2(us: u64) -> Option<DateTime2> {
 
 /// A moment in microseconds since the Unix epoch as a DATETIME value (local time, rounded to
 /// 1/300 s as SQL Server rounds), NULL if out of range.
-fn datetime(us: u64) -> Value {
+pub(crate) fn datetime(us: u64) -> Value {
     datetime2_from_unix_micros(us)
         .and_then(DateTime::from_datetime2)
         .map_or(Value::Null, Value::DateTime)

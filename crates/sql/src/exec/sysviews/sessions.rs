@@ -102,6 +102,22 @@ pub struct SessionActivity {
     /// What `KILL` does besides setting `killed`: the server closes the connection, which
     /// wakes a session waiting for its client's next request.
     on_kill: Mutex<Option<KillAction>>,
+    /// The user transaction open in the session (`BEGIN TRAN`, or one `IMPLICIT_TRANSACTIONS`
+    /// opened), for the `sys.dm_tran_*` views and `DBCC OPENTRAN`. Autocommit transactions
+    /// are not recorded here: the views find those that logged anything in the databases'
+    /// logs, which name their lock owner.
+    user_transaction: Mutex<Option<UserTransaction>>,
+}
+
+/// A user transaction as the session recorded it when it began.
+#[derive(Debug, Clone)]
+pub(crate) struct UserTransaction {
+    /// The engine's transaction id (its lock owner).
+    pub(crate) id: u64,
+    /// `BEGIN TRAN`'s name; `user_transaction` or `implicit_transaction` without one, as in
+    /// SQL Server.
+    pub(crate) name: String,
+    pub(crate) begin_micros: u64,
 }
 
 /// The action `KILL` runs on a session's connection.
@@ -136,6 +152,7 @@ impl SessionActivity {
             lock_timeout_ms: AtomicI64::new(-1),
             killed: AtomicBool::new(false),
             on_kill: Mutex::new(None),
+            user_transaction: Mutex::new(None),
         }
     }
 
@@ -166,6 +183,36 @@ impl SessionActivity {
     /// Records what the client said at login.
     pub fn set_client(&self, client: ClientInfo) {
         *self.client.lock().unwrap_or_else(PoisonError::into_inner) = client;
+    }
+
+    /// A user transaction began.
+    pub(crate) fn transaction_began(&self, transaction: UserTransaction) {
+        *self.user_transaction.lock().unwrap_or_else(PoisonError::into_inner) = Some(transaction);
+    }
+
+    /// The user transaction (if any) ended.
+    pub(crate) fn transaction_ended(&self) {
+        *self.user_transaction.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// The user transaction open in the session, if any.
+    pub(crate) fn user_transaction(&self) -> Option<UserTransaction> {
+        self.user_transaction.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The session's id.
+    pub(crate) fn spid(&self) -> u16 {
+        self.spid
+    }
+
+    /// When the session's last (or running) batch started.
+    pub(crate) fn request_start_micros(&self) -> u64 {
+        self.request_start_micros.load(Ordering::Relaxed)
+    }
+
+    /// The running statement's command, as `sys.dm_exec_requests` names it.
+    pub(crate) fn command_name(&self) -> &'static str {
+        COMMANDS.get(usize::from(self.command.load(Ordering::Relaxed))).copied().unwrap_or("")
     }
 
     /// A batch starts in database `database_id`.
@@ -229,7 +276,7 @@ impl SessionRegistry {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).remove(&spid);
     }
 
-    fn all(&self) -> Vec<Arc<SessionActivity>> {
+    pub(crate) fn all(&self) -> Vec<Arc<SessionActivity>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).values().cloned().collect()
     }
 }
