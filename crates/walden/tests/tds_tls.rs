@@ -54,6 +54,13 @@ async fn scalar_i32(client: &mut Tiberius<Compat<tokio::net::TcpStream>>, sql: &
     row.get::<i32, _>(0).unwrap()
 }
 
+/// The session's `sys.dm_exec_connections.encrypt_option`, as a client checks that TLS is on.
+async fn encrypt_option(client: &mut Tiberius<Compat<tokio::net::TcpStream>>) -> String {
+    let sql = "SELECT encrypt_option FROM sys.dm_exec_connections WHERE session_id = @@SPID";
+    let row = client.simple_query(sql).await.unwrap().into_row().await.unwrap().unwrap();
+    row.get::<&str, _>(0).unwrap().to_string()
+}
+
 #[test]
 fn tiberius_with_required_encryption_runs_queries_parameters_and_transactions() {
     let server = Server::start(&["--tls", "self-signed"]);
@@ -71,6 +78,7 @@ fn tiberius_with_required_encryption_runs_queries_parameters_and_transactions() 
             .unwrap();
         assert_eq!(row.get::<&str, _>("greeting"), Some("héllo"));
         assert_eq!(row.get::<i32, _>("answer"), Some(42));
+        assert_eq!(encrypt_option(&mut client).await, "TRUE");
 
         // Parameters: sp_executesql through TLS.
         let row = client.query("SELECT @P1 + 1, @P2", &[&41i32, &"text"]).await.unwrap();
@@ -112,6 +120,7 @@ fn tiberius_with_encryption_off_encrypts_only_the_login() {
     runtime().block_on(async {
         let mut client = tiberius(server.port, EncryptionLevel::Off).await.unwrap();
         assert_eq!(scalar_i32(&mut client, "SELECT 6").await, 6);
+        assert_eq!(encrypt_option(&mut client).await, "FALSE", "only the login was encrypted");
         let row = client.query("SELECT @P1 * 2", &[&21i32]).await.unwrap();
         assert_eq!(row.into_row().await.unwrap().unwrap().get::<i32, _>(0), Some(42));
         client.close().await.unwrap();
@@ -124,6 +133,7 @@ fn tiberius_without_encryption_still_connects_to_a_tls_server() {
     runtime().block_on(async {
         let mut client = tiberius(server.port, EncryptionLevel::NotSupported).await.unwrap();
         assert_eq!(scalar_i32(&mut client, "SELECT 7").await, 7);
+        assert_eq!(encrypt_option(&mut client).await, "FALSE");
         client.close().await.unwrap();
     });
 }

@@ -5,7 +5,7 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 
-use walden_sql::exec::sysviews::ClientInfo;
+use walden_sql::exec::sysviews::{ClientInfo, ConnectionInfo};
 use walden_sql::exec::{Collected, Session};
 use walden_tds::packet::negotiate_packet_size;
 use walden_tds::{
@@ -97,7 +97,8 @@ struct Conn {
 /// Serves one connection. `over_limit`: the connection limit is reached, so the login is
 /// answered with an error.
 pub fn serve(stream: TcpStream, shared: Arc<Shared>, over_limit: bool) {
-    let peer = stream.peer_addr().map(|a| a.to_string()).unwrap_or_default();
+    let (peer_addr, local_addr) = (stream.peer_addr().ok(), stream.local_addr().ok());
+    let peer = peer_addr.map(|a| a.to_string()).unwrap_or_default();
     let watchdog = login_watchdog(&stream, &peer, shared.login_timeout);
     let mut conn = Conn {
         stream: SharedTransport::new(stream),
@@ -105,7 +106,14 @@ pub fn serve(stream: TcpStream, shared: Arc<Shared>, over_limit: bool) {
         writer: PacketWriter::default(),
         shared,
         login_database: String::new(),
-        client: ClientInfo::default(),
+        client: ClientInfo {
+            connection: Some(ConnectionInfo {
+                client: peer_addr,
+                local: local_addr,
+                ..ConnectionInfo::default()
+            }),
+            ..ClientInfo::default()
+        },
         descriptor: 0,
         next_descriptor: 0,
         prepared: rpc::Prepared::default(),
@@ -266,15 +274,21 @@ impl Conn {
             ]);
         }
         self.login_database = login.database.clone();
+        let packet_size = negotiate_packet_size(login.packet_size);
+        let connection = self.client.connection.take().map(|c| ConnectionInfo {
+            encrypted: tls == Some(TlsScope::All),
+            packet_size: u32::try_from(packet_size).unwrap_or(u32::MAX),
+            ..c
+        });
         self.client = ClientInfo {
             login: login.username.clone(),
             host: login.hostname.clone(),
             program: login.app_name.clone(),
             interface: login.library_name.clone(),
+            connection,
         };
         session.set_client(self.client.clone());
 
-        let packet_size = negotiate_packet_size(login.packet_size);
         let database = session.current_database().to_string();
         let tokens = [
             Token::EnvChange(EnvChange::Database { new: database.clone(), old: "master".into() }),

@@ -37,7 +37,7 @@ use crate::exec::{ColumnInfo, RowSet, SqlError};
 
 pub use information_schema::information_schema_view;
 pub(crate) use sessions::{now_micros, EndState, SessionRegistry, UserTransaction};
-pub use sessions::{ClientInfo, Command, SessionActivity};
+pub use sessions::{ClientInfo, Command, ConnectionInfo, SessionActivity};
 pub(crate) use transactions::open_transactions;
 
 /// Server-wide counters the SQL layer bumps (thread-safe; shared by all sessions via Arc).
@@ -130,6 +130,7 @@ pub fn system_view(
         }
         "dm_exec_sessions" => (None, |c, _| Ok(sessions::exec_sessions(c))),
         "dm_exec_requests" => (None, |c, _| Ok(sessions::exec_requests(c))),
+        "dm_exec_connections" => (None, |c, _| Ok(sessions::exec_connections(c))),
         "dm_io_virtual_file_stats" => (Some(2), dmv::virtual_file_stats),
         "dm_db_log_stats" => (Some(1), dmv::log_stats),
         "dm_db_log_info" => (Some(1), dmv::log_info),

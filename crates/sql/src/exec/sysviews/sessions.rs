@@ -76,6 +76,21 @@ pub struct ClientInfo {
     pub program: String,
     /// The driver (`client_interface_name`).
     pub interface: String,
+    /// The network connection, for a session that came over TDS (`None`: an embedded one).
+    pub connection: Option<ConnectionInfo>,
+}
+
+/// A TDS connection as `sys.dm_exec_connections` shows it.
+#[derive(Debug, Clone, Default)]
+pub struct ConnectionInfo {
+    /// The client's address and port.
+    pub client: Option<std::net::SocketAddr>,
+    /// The server's address and port the client connected to.
+    pub local: Option<std::net::SocketAddr>,
+    /// Everything after the login travels in TLS (not only the LOGIN7 message).
+    pub encrypted: bool,
+    /// The negotiated packet size.
+    pub packet_size: u32,
 }
 
 /// One session's state as the views show it. Written by the session, read by the views.
@@ -140,6 +155,7 @@ impl SessionActivity {
                 host: "localhost".into(),
                 program: "walden".into(),
                 interface: "walden".into(),
+                connection: None,
             }),
             running: AtomicBool::new(false),
             command: AtomicU8::new(0),
@@ -364,6 +380,64 @@ pub(super) fn exec_sessions(ctx: &ViewContext<'_>) -> RowSet {
             int(r.a.open_transactions.load(Ordering::Relaxed).into())
         })
         .rows(&rows_of(ctx))
+}
+
+/// `sys.dm_exec_connections`: one row per session. A session of `walden sql` or of the Rust
+/// API has no network connection; it is listed with `Shared memory` as its transport, as SQL
+/// Server lists a local connection that does not use the network.
+pub(super) fn exec_connections(ctx: &ViewContext<'_>) -> RowSet {
+    let name = |n: u16| SqlType::NVarChar(Len::N(n));
+    View::<SessionRow>::new()
+        .opt("session_id", SqlType::Int, |r| int(r.a.spid.into()))
+        .opt("most_recent_session_id", SqlType::Int, |r| int(r.a.spid.into()))
+        .col("connect_time", SqlType::DateTime, |r| datetime(r.a.login_micros))
+        .col("net_transport", name(40), |r| {
+            nstr(if conn_of(r).is_some() { "TCP" } else { "Shared memory" })
+        })
+        .opt("protocol_type", name(40), |_| nstr("TSQL"))
+        .opt("protocol_version", SqlType::Int, |_| int(0x7400_0004))
+        .opt("endpoint_id", SqlType::Int, |_| int(0))
+        .opt("encrypt_option", name(40), |r| {
+            nstr(if conn_of(r).is_some_and(|c| c.encrypted) { "TRUE" } else { "FALSE" })
+        })
+        .opt("auth_scheme", name(40), |_| nstr("SQL"))
+        .opt("node_affinity", SqlType::SmallInt, |_| small(0))
+        .opt("num_reads", SqlType::Int, |_| Value::Null)
+        .opt("num_writes", SqlType::Int, |_| Value::Null)
+        .opt("last_read", SqlType::DateTime, |r| datetime(r.request_start().max(r.a.login_micros)))
+        .opt("last_write", SqlType::DateTime, |r| {
+            match r.a.last_request_end_micros.load(Ordering::Relaxed) {
+                0 => datetime(r.a.login_micros),
+                t => datetime(t),
+            }
+        })
+        .opt("net_packet_size", SqlType::Int, |r| {
+            int(conn_of(r).map_or(4096, |c| c.packet_size).into())
+        })
+        .opt("client_net_address", name(48), |r| match conn_of(r) {
+            Some(c) => address_of(c.client),
+            None => nstr("<local machine>"),
+        })
+        .opt("client_tcp_port", SqlType::Int, |r| port_of(conn_of(r).and_then(|c| c.client)))
+        .opt("local_net_address", name(48), |r| address_of(conn_of(r).and_then(|c| c.local)))
+        .opt("local_tcp_port", SqlType::Int, |r| port_of(conn_of(r).and_then(|c| c.local)))
+        .opt("connection_id", SqlType::UniqueIdentifier, |_| Value::Null)
+        .opt("parent_connection_id", SqlType::UniqueIdentifier, |_| Value::Null)
+        .opt("most_recent_sql_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
+        .rows(&rows_of(ctx))
+}
+
+/// The session's network connection, if it has one.
+fn conn_of(r: &SessionRow) -> Option<&ConnectionInfo> {
+    r.client.connection.as_ref()
+}
+
+fn address_of(a: Option<std::net::SocketAddr>) -> Value {
+    a.map_or(Value::Null, |a| nstr(a.ip().to_string()))
+}
+
+fn port_of(a: Option<std::net::SocketAddr>) -> Value {
+    a.map_or(Value::Null, |a| int(a.port().into()))
 }
 
 /// A running request, with the lock it waits for (if any) and who holds that lock.
