@@ -36,7 +36,7 @@ type Eval = fn(Vec<Value>) -> Result<Value, SqlError>;
 /// CHARINDEX, CONCAT, CONCAT_WS, REPLICATE, REVERSE, SPACE, STR, STUFF, ASCII, CHAR, NCHAR,
 /// UNICODE, QUOTENAME. Math: ABS, ROUND, FLOOR, CEILING, POWER, SQRT, SQUARE, EXP, LOG, LOG10,
 /// SIN, COS, TAN, ASIN, ACOS, ATAN, ATN2, SIGN, PI, RAND. Others: NEWID, ISNULL, COALESCE,
-/// NULLIF, ISNUMERIC.
+/// NULLIF, ISNUMERIC, CHOOSE, TRANSLATE, FORMAT.
 pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
     let upper: Cow<'_, str> = if name.bytes().any(|b| b.is_ascii_lowercase()) {
         Cow::Owned(name.to_ascii_uppercase())
@@ -110,6 +110,7 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "ISNUMERIC" => (1, 1, isnumeric),
         "CHOOSE" => (2, 254, choose),
         "TRANSLATE" => (3, 3, translate),
+        "FORMAT" => (2, 3, super::format::format),
         _ => return None,
     };
     let n = args.len();

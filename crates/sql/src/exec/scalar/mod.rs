@@ -28,6 +28,7 @@ mod arith;
 mod compare;
 mod convert;
 mod dates;
+mod format;
 mod functions;
 mod num;
 mod temporal;
