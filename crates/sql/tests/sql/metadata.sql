@@ -37,3 +37,17 @@ GO
 SELECT CASE WHEN (SELECT COUNT(*) FROM fn_dblog(NULL, NULL)) = (SELECT COUNT(*) FROM sys.fn_dblog(NULL, NULL))
     AND (SELECT COUNT(*) FROM fn_dblog(NULL, NULL)) > 0 THEN 'same' ELSE 'different' END AS fn_dblog
 GO
+-- sys.partitions: rows per index (index 0 for a heap), the usual fast row count; each
+-- partition's allocation unit with its pages.
+CREATE TABLE dbo.pc (id INT PRIMARY KEY, w INT)
+CREATE INDEX pc_w ON dbo.pc (w)
+CREATE TABLE dbo.ph (x INT)
+INSERT INTO dbo.pc SELECT value, value % 3 FROM GENERATE_SERIES(1, 500)
+INSERT INTO dbo.ph VALUES (1), (2)
+SELECT OBJECT_NAME(object_id) AS t, index_id, rows, partition_number FROM sys.partitions
+WHERE object_id IN (OBJECT_ID('dbo.pc'), OBJECT_ID('dbo.ph')) ORDER BY t, index_id
+SELECT SUM(rows) AS fast_count FROM sys.partitions WHERE object_id = OBJECT_ID('dbo.pc') AND index_id IN (0, 1)
+SELECT COUNT(*) AS units, MIN(CASE WHEN a.total_pages > 0 THEN 1 ELSE 0 END) AS all_have_pages
+FROM sys.partitions p JOIN sys.allocation_units a ON a.container_id = p.partition_id
+WHERE p.object_id = OBJECT_ID('dbo.pc')
+GO

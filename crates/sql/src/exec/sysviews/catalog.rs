@@ -10,7 +10,7 @@ use walden_engine::types::{Decimal, Len, SqlType, Value};
 use walden_engine::{Database, RecoveryModel};
 
 use super::{
-    bit, datetime, int, nstr, small, tiny, LogSpace, View, ViewContext, COLLATION, DESC,
+    big, bit, datetime, int, nstr, small, tiny, LogSpace, View, ViewContext, COLLATION, DESC,
     PAGE_BYTES, SYSNAME,
 };
 use crate::exec::RowSet;
@@ -684,6 +684,66 @@ pub(super) fn indexes(ctx: &ViewContext<'_>) -> RowSet {
         .opt("has_filter", SqlType::Bit, off)
         .opt("filter_definition", SqlType::NVarChar(Len::Max), |_| Value::Null)
         .rows(&index_rows(ctx))
+}
+
+/// An index with what its tree holds now, for `sys.partitions` and `sys.allocation_units`.
+struct PartitionRow {
+    object_id: u32,
+    /// SQL Server's index id: 0 for a heap.
+    index_id: u32,
+    /// Entries and pages, from a walk of the tree under its shared latch (`None` if the walk
+    /// failed: a damaged tree, which `DBCC CHECKTABLE` reports).
+    counts: Option<(u64, u64)>,
+}
+
+impl PartitionRow {
+    /// The partition's (and its heap or B-tree's, and its one allocation unit's) id.
+    fn id(&self) -> u64 {
+        (u64::from(self.object_id) << 16) | u64::from(self.index_id)
+    }
+}
+
+/// Every index of every table of the view's database, with its rows and pages. Like SQL
+/// Server's metadata, the counts take no locks: they include changes not yet committed.
+fn partition_rows(ctx: &ViewContext<'_>) -> Vec<PartitionRow> {
+    index_rows(ctx)
+        .into_iter()
+        .map(|r| PartitionRow {
+            object_id: r.object_id,
+            index_id: if r.index.is_heap() { 0 } else { u32::from(r.index.id) },
+            counts: ctx.database.space().tree(r.index.root).check().ok().map(|c| (c.rows, c.pages)),
+        })
+        .collect()
+}
+
+/// `sys.partitions`: one partition per index (Walden does not partition tables).
+pub(super) fn partitions(ctx: &ViewContext<'_>) -> RowSet {
+    View::<PartitionRow>::new()
+        .col("partition_id", SqlType::BigInt, |r| big(r.id()))
+        .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
+        .col("index_id", SqlType::Int, |r| int(i64::from(r.index_id)))
+        .col("partition_number", SqlType::Int, |_| int(1))
+        .opt("hobt_id", SqlType::BigInt, |r| big(r.id()))
+        .opt("rows", SqlType::BigInt, |r| r.counts.map_or(Value::Null, |(rows, _)| big(rows)))
+        .col("filestream_filegroup_id", SqlType::SmallInt, |_| small(0))
+        .col("data_compression", SqlType::TinyInt, |_| tiny(0))
+        .opt("data_compression_desc", DESC, |_| nstr("NONE"))
+        .rows(&partition_rows(ctx))
+}
+
+/// `sys.allocation_units`: each partition's one in-row data unit, with its tree's pages.
+pub(super) fn allocation_units(ctx: &ViewContext<'_>) -> RowSet {
+    let pages = |r: &PartitionRow| r.counts.map_or(Value::Null, |(_, pages)| big(pages));
+    View::<PartitionRow>::new()
+        .col("allocation_unit_id", SqlType::BigInt, |r| big(r.id()))
+        .col("type", SqlType::TinyInt, |_| tiny(1))
+        .opt("type_desc", DESC, |_| nstr("IN_ROW_DATA"))
+        .col("container_id", SqlType::BigInt, |r| big(r.id()))
+        .opt("data_space_id", SqlType::Int, |_| int(1))
+        .col("total_pages", SqlType::BigInt, pages)
+        .col("used_pages", SqlType::BigInt, pages)
+        .col("data_pages", SqlType::BigInt, pages)
+        .rows(&partition_rows(ctx))
 }
 
 /// SQL Server's index type: 0 heap, 1 clustered, 2 nonclustered.

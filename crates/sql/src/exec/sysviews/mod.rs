@@ -120,6 +120,8 @@ pub fn system_view(
         "types" => (None, |c, _| Ok(catalog::types(c))),
         "indexes" => (None, |c, _| Ok(catalog::indexes(c))),
         "index_columns" => (None, |c, _| Ok(catalog::index_columns(c))),
+        "partitions" => (None, |c, _| Ok(catalog::partitions(c))),
+        "allocation_units" => (None, |c, _| Ok(catalog::allocation_units(c))),
         "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
         "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
