@@ -1,4 +1,4 @@
-//! `sp_help`, `sp_helptext` and `sp_spaceused`: SQL Server's result sets over the catalog.
+//! `sp_help`, `sp_helptext`, `sp_spaceused` and `sp_helpdb`: SQL Server's result sets over the catalog.
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -108,6 +108,42 @@ fn sp_help_and_sp_helptext_describe_objects() {
         run(&mut s, "EXEC sp_help 'nosuch'; EXEC sp_helptext 'dbo.item'; EXEC sp_spaceused 'no'");
     let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
     assert_eq!(numbers, [15009, 15197, 15009]);
+    s.close();
+    instance.close().unwrap();
+}
+
+#[test]
+fn sp_helpdb_lists_databases_and_one_databases_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    let out =
+        run(&mut s, "CREATE DATABASE hd; ALTER DATABASE hd SET RECOVERY FULL; EXEC sp_helpdb");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    assert_eq!(
+        names(&out, 0),
+        ["name", "db_size", "owner", "dbid", "created", "status", "compatibility_level"]
+    );
+    let listed: Vec<&Value> = out.results[0].rows.iter().map(|r| &r[0]).collect();
+    let nstr = |t: &str| Value::NStr(t.into());
+    assert_eq!(listed, [&nstr("hd"), &nstr("master"), &nstr("tempdb")]);
+
+    let out = run(&mut s, "EXEC sp_helpdb 'hd'");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let Value::NStr(status) = &out.results[0].rows[0][5] else { panic!("{:?}", out.results) };
+    assert!(status.contains("Status=ONLINE") && status.contains("Recovery=FULL"), "{status}");
+    assert_eq!(
+        names(&out, 1),
+        ["name", "fileid", "filename", "filegroup", "size", "maxsize", "growth", "usage"]
+    );
+    let files = &out.results[1].rows;
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0][7], Value::Str("data only".into()));
+    assert_eq!(files[1][7], Value::Str("log only".into()));
+    assert_eq!(files[1][3], Value::Null, "the log is in no filegroup");
+
+    let out = run(&mut s, "EXEC sp_helpdb 'nosuch'");
+    assert_eq!(out.errors().map(|e| e.number).collect::<Vec<_>>(), [15010]);
     s.close();
     instance.close().unwrap();
 }

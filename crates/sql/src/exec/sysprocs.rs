@@ -2,8 +2,8 @@
 //! columns: `sp_who`, `sp_who2` and `sp_lock` (who is connected and what blocks what, over
 //! `sys.dm_exec_sessions`, `sys.dm_exec_requests` and `sys.dm_tran_locks`), `sp_help` (the
 //! objects of a database, or one object's columns and indexes) and `sp_helptext` (a
-//! procedure's text), and `sp_spaceused` (rows and pages of a table or a whole database,
-//! counted by walking its trees).
+//! procedure's text), `sp_spaceused` (rows and pages of a table or a whole database,
+//! counted by walking its trees) and `sp_helpdb` (databases, and one database's files).
 
 use walden_engine::types::Value;
 
@@ -84,6 +84,28 @@ const SP_HELP_INDEXES: &str = "SELECT i.name AS index_name, \
      AND ic.index_id = i.index_id \
      JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id";
 
+/// `sp_helpdb`'s databases: size of all files, owner, id, creation date, status text.
+const SP_HELPDB: &str = "SELECT d.name, \
+     CAST(RIGHT(SPACE(13) + CONVERT(VARCHAR(20), CAST(SUM(CAST(f.size AS BIGINT)) * 8 / 1024.0 \
+     AS DECIMAL(18, 2))) + ' MB', 13) AS NVARCHAR(13)) AS db_size, \
+     CAST(N'sa' AS NVARCHAR(128)) AS owner, CAST(d.database_id AS SMALLINT) AS dbid, \
+     CAST(CONVERT(VARCHAR(11), d.create_date, 100) AS NVARCHAR(11)) AS created, \
+     CAST(N'Status=' + d.state_desc + N', Updateability=READ_WRITE, UserAccess=' + \
+     d.user_access_desc + N', Recovery=' + d.recovery_model_desc + N', Version=957, Collation=' \
+     + d.collation_name + N', SQLSortOrder=52, IsAutoCreateStatistics, IsAutoUpdateStatistics' \
+     AS NVARCHAR(600)) AS status, d.compatibility_level \
+     FROM sys.databases d JOIN sys.master_files f ON f.database_id = d.database_id ";
+
+/// `sp_helpdb database`'s second result set: its files.
+const SP_HELPDB_FILES: &str = "SELECT f.name, CAST(f.file_id AS SMALLINT) AS fileid, \
+     CAST(f.physical_name AS NCHAR(260)) AS filename, \
+     CAST(CASE WHEN f.type = 0 THEN N'PRIMARY' END AS NVARCHAR(128)) AS filegroup, \
+     CAST(CONVERT(VARCHAR(15), CAST(f.size AS BIGINT) * 8) + ' KB' AS NVARCHAR(18)) AS size, \
+     CAST(N'Unlimited' AS NVARCHAR(18)) AS maxsize, \
+     CAST(CONVERT(VARCHAR(15), CAST(f.growth AS BIGINT) * 8) + ' KB' AS NVARCHAR(18)) AS growth, \
+     CAST(CASE WHEN f.type = 0 THEN 'data only' ELSE 'log only' END AS VARCHAR(9)) AS usage \
+     FROM sys.master_files f ";
+
 /// A string literal for `text`.
 fn quoted(text: &str) -> String {
     format!("N'{}'", text.replace('\'', "''"))
@@ -126,6 +148,34 @@ impl Run<'_> {
                     Err(e) => Err(e.into()),
                 });
             }
+            "sp_helpdb" => match self.first_argument(p) {
+                Ok(None) => format!(
+                    "{SP_HELPDB}GROUP BY d.name, d.database_id, d.create_date, d.state_desc, \
+                     d.user_access_desc, d.recovery_model_desc, d.collation_name, \
+                     d.compatibility_level ORDER BY d.name"
+                ),
+                Ok(Some(v)) => {
+                    let name = scalar::to_text(&v);
+                    let Ok(db) = self.s.instance.database(&name) else {
+                        return Some(Err(SqlError::new(
+                            15010,
+                            format!(
+                                "The database '{name}' does not exist. Supply a valid database \
+                                 name. To see available databases, use sys.databases."
+                            ),
+                        )
+                        .into()));
+                    };
+                    let id = db.id();
+                    format!(
+                        "{SP_HELPDB}WHERE d.database_id = {id} GROUP BY d.name, d.database_id, \
+                         d.create_date, d.state_desc, d.user_access_desc, d.recovery_model_desc, \
+                         d.collation_name, d.compatibility_level; \
+                         {SP_HELPDB_FILES}WHERE f.database_id = {id} ORDER BY f.file_id"
+                    )
+                }
+                Err(e) => return Some(Err(e.into())),
+            },
             "sp_lock" => match self.first_argument(p) {
                 Ok(None) => format!("{SP_LOCK} ORDER BY spid"),
                 Ok(Some(v)) => match integer(&v) {
