@@ -21,7 +21,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::query::{table_cols, Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::{assign_binary, Run, Step};
-use crate::exec::{ColumnInfo, Counted, SqlError};
+use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
 use crate::parse_batch;
 
 /// The rows an UPDATE or DELETE qualifies, and where the target's row locator is in them.
@@ -204,7 +204,12 @@ impl Run<'_> {
     }
 
     /// INSERT; returns the number of rows inserted.
-    pub(crate) fn insert(&mut self, i: &Insert) -> Result<u64, SqlError> {
+    /// `executed`: for `INSERT ... EXEC`, the result sets the procedure produced.
+    pub(crate) fn insert(
+        &mut self,
+        i: &Insert,
+        executed: Option<Vec<RowSet>>,
+    ) -> Result<u64, SqlError> {
         if !i.ctes.is_empty() {
             return Err(SqlError::new(
                 50000,
@@ -261,7 +266,18 @@ impl Run<'_> {
             }
             InsertSource::DefaultValues => vec![Vec::new()],
             InsertSource::Execute(_) => {
-                return Err(SqlError::new(50000, "INSERT ... EXEC is not supported by Walden"));
+                // Every result set's rows, each of which must fit the insert list (213).
+                let mut out = Vec::new();
+                for set in executed.unwrap_or_default() {
+                    if set.columns.len() != targets.len() {
+                        return Err(SqlError::new(
+                            213,
+                            "Column name or number of supplied values does not match table definition.",
+                        ));
+                    }
+                    out.extend(set.rows.into_iter().map(|r| r.into_iter().map(Some).collect()));
+                }
+                out
             }
         };
         let limit = self.top_limit(i.top.as_ref())?;

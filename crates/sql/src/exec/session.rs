@@ -51,16 +51,16 @@ use walden_log::policy::CommitOption;
 
 use crate::ast::{
     AssignOp, Batch, BinaryOp, CreateProcedure, DeclarationKind, ExecArgument, ExecProcedure,
-    Execute, Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror, RaiserrorOption,
-    SetStatement, Statement, StatementKind, TransactionName, TransactionStatement, Waitfor,
-    WaitforKind,
+    Execute, Expr, ExprKind, InsertSource, IsolationLevel, ProcedureRef, Raiserror,
+    RaiserrorOption, SetStatement, Statement, StatementKind, TransactionName, TransactionStatement,
+    Waitfor, WaitforKind,
 };
 use crate::exec::eval::{parse_object_name, Env};
 use crate::exec::scalar;
 use crate::exec::sysviews::{
     now_micros, ClientInfo, Command, EndState, ServerCounters, SessionActivity, UserTransaction,
 };
-use crate::exec::{Counted, Output, SqlError};
+use crate::exec::{ColumnInfo, Counted, Message, Output, RowSet, SqlError};
 use crate::parse_batch;
 
 /// Session ids handed out so far; SQL Server's user sessions start at 51.
@@ -990,7 +990,11 @@ impl Run<'_> {
                 Ok(Flow::Next)
             }
             StatementKind::Insert(i) => {
-                let n = self.insert(i)?;
+                let executed = match &i.source {
+                    InsertSource::Execute(e) => Some(self.execute_captured(e)?),
+                    _ => None,
+                };
+                let n = self.insert(i, executed)?;
                 self.done(Counted::Insert, n);
                 Ok(Flow::Next)
             }
@@ -1378,6 +1382,21 @@ impl Run<'_> {
     // -----------------------------------------------------------------------------------
     // Procedures
     // -----------------------------------------------------------------------------------
+
+    /// `INSERT ... EXEC`'s source: runs the procedure or dynamic SQL with its result sets'
+    /// rows kept instead of sent (messages still go to the client), and returns them.
+    fn execute_captured(&mut self, e: &Execute) -> Step<Vec<RowSet>> {
+        let mut capture = Capture { forward: &mut *self.out, sets: Vec::new() };
+        let mut inner = Run {
+            s: &mut *self.s,
+            out: &mut capture,
+            try_depth: self.try_depth,
+            ctes: Vec::new(),
+            row_sequences: None,
+        };
+        inner.execute(e)?;
+        Ok(capture.sets)
+    }
 
     fn execute(&mut self, e: &Execute) -> Step<()> {
         match e {
@@ -1823,6 +1842,46 @@ pub(crate) fn printf(format: &str, args: &[Value]) -> String {
         }
     }
     out
+}
+
+/// The output of `INSERT ... EXEC`'s procedure: result sets are kept, everything else goes on
+/// to the client's output.
+struct Capture<'o> {
+    forward: &'o mut dyn Output,
+    sets: Vec<RowSet>,
+}
+
+impl Output for Capture<'_> {
+    fn result_set(&mut self, columns: &[ColumnInfo]) {
+        self.sets.push(RowSet { columns: columns.to_vec(), rows: Vec::new() });
+    }
+
+    fn row(&mut self, values: &[Value]) {
+        if let Some(set) = self.sets.last_mut() {
+            set.rows.push(values.to_vec());
+        }
+    }
+
+    fn result_end(&mut self, _rows: u64) {}
+
+    fn message(&mut self, message: &Message) {
+        self.forward.message(message);
+    }
+
+    fn done(&mut self, rows: Option<u64>) {
+        self.forward.done(rows);
+    }
+
+    fn done_counted(&mut self, kind: Counted, rows: Option<u64>) {
+        // A SELECT's count goes with its rows into the table, as in SQL Server.
+        if kind != Counted::Select {
+            self.forward.done_counted(kind, rows);
+        }
+    }
+
+    fn flush(&mut self) {
+        self.forward.flush();
+    }
 }
 
 #[cfg(test)]

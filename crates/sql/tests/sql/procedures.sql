@@ -59,3 +59,23 @@ EXEC sp_executesql N'SELECT 1 AS no_params'
 EXEC sp_executesql N'SELECT @n'
 EXEC sp_executesql N'SELECT @a', N'@a INT'
 GO
+-- INSERT ... EXEC: every result set of a procedure, dynamic SQL or a DBCC command goes into
+-- the table (its messages still reach the client); a set that does not fit is error 213; the
+-- rows roll back with the transaction.
+CREATE PROCEDURE dbo.two_sets AS BEGIN SELECT 1 AS a, 'x' AS b; PRINT 'between'; SELECT 2, 'y'; END
+GO
+CREATE TABLE dbo.ie (a INT, b VARCHAR(10))
+INSERT dbo.ie EXEC dbo.two_sets
+INSERT dbo.ie (b, a) EXEC sp_executesql N'SELECT @p, 3', N'@p varchar(10)', @p = 'z'
+SELECT a, b FROM dbo.ie ORDER BY a
+CREATE TABLE #logspace (dbname SYSNAME, size_mb REAL, used_pct REAL, status INT)
+INSERT INTO #logspace EXEC ('DBCC SQLPERF(LOGSPACE) WITH NO_INFOMSGS')
+SELECT COUNT(*) AS logs FROM #logspace WHERE dbname = DB_NAME()
+GO
+INSERT dbo.ie EXEC ('SELECT 1')
+GO
+BEGIN TRAN
+INSERT dbo.ie EXEC ('SELECT 9, ''r''')
+ROLLBACK
+SELECT COUNT(*) AS after_rollback FROM dbo.ie
+GO
