@@ -69,16 +69,17 @@ pub(crate) fn format(args: Vec<Value>) -> Result<Value, SqlError> {
     Ok(text.map_or(Value::Null, Value::NStr))
 }
 
-/// A number to format: exact (integers, DECIMAL, MONEY, as mantissa and scale) or a float.
+/// A number to format: exact (integers, DECIMAL, MONEY: `mantissa / 10^scale`, a negative
+/// scale standing for trailing zeros) or a float; `integer`: an integer type's bits.
 #[derive(Debug, Clone, Copy)]
 enum Number {
-    Exact { mantissa: i128, scale: u32, integer: Option<u32> },
+    Exact { mantissa: i128, scale: i32, integer: Option<u32> },
     Float(f64),
 }
 
 impl Number {
     fn of(v: &Value) -> Option<Number> {
-        let exact = |mantissa: i128, scale: u32, bits: Option<u32>| {
+        let exact = |mantissa: i128, scale: i32, bits: Option<u32>| {
             Some(Number::Exact { mantissa, scale, integer: bits })
         };
         match *v {
@@ -106,45 +107,53 @@ impl Number {
     fn scaled(self, shift: i32) -> Number {
         match self {
             Number::Exact { mantissa, scale, .. } => {
-                if shift >= 0 {
-                    let factor = 10i128.checked_pow(shift.unsigned_abs()).unwrap_or(1);
-                    Number::Exact {
-                        mantissa: mantissa.saturating_mul(factor),
-                        scale,
-                        integer: None,
-                    }
-                } else {
-                    Number::Exact { mantissa, scale: scale + shift.unsigned_abs(), integer: None }
-                }
+                Number::Exact { mantissa, scale: scale - shift, integer: None }
             }
             Number::Float(x) => Number::Float(x * 10f64.powi(shift)),
         }
     }
 
     /// The absolute value rounded (half away from zero) to `decimals` places: its integer and
-    /// fraction digits.
+    /// fraction digits. Exact numbers are rounded as digit strings, so nothing overflows.
     fn fixed(self, decimals: u32) -> (String, String) {
         match self {
             Number::Exact { mantissa, scale, .. } => {
-                let m = mantissa.unsigned_abs();
-                let q = if decimals >= scale {
-                    m * 10u128.pow((decimals - scale).min(30))
+                let mut digits = mantissa.unsigned_abs().to_string();
+                let scale = if scale < 0 {
+                    digits.extend(std::iter::repeat_n('0', scale.unsigned_abs() as usize));
+                    0
                 } else {
-                    let div = 10u128.pow((scale - decimals).min(38));
-                    let (q, r) = (m / div, m % div);
-                    if r * 2 >= div {
-                        q + 1
-                    } else {
-                        q
+                    scale.unsigned_abs() as usize
+                };
+                if digits.len() <= scale {
+                    digits = format!("{digits:0>width$}", width = scale + 1);
+                }
+                let (int, frac) = digits.split_at(digits.len() - scale);
+                let decimals = decimals as usize;
+                if decimals >= frac.len() {
+                    return (int.to_string(), format!("{frac:0<decimals$}"));
+                }
+                let round_up = frac.as_bytes()[decimals] >= b'5';
+                let mut kept: Vec<u8> = format!("{int}{}", &frac[..decimals]).into_bytes();
+                if round_up {
+                    let mut at = kept.len();
+                    loop {
+                        if at == 0 {
+                            kept.insert(0, b'1');
+                            break;
+                        }
+                        at -= 1;
+                        if kept[at] == b'9' {
+                            kept[at] = b'0';
+                        } else {
+                            kept[at] += 1;
+                            break;
+                        }
                     }
-                };
-                let unit = 10u128.pow(decimals.min(38));
-                let frac = if decimals == 0 {
-                    String::new()
-                } else {
-                    format!("{:0width$}", q % unit, width = decimals as usize)
-                };
-                ((q / unit).to_string(), frac)
+                }
+                let text = String::from_utf8(kept).unwrap_or_default();
+                let (i, f) = text.split_at(text.len() - decimals);
+                (i.to_string(), f.to_string())
             }
             Number::Float(x) => {
                 let text = format!("{:.*}", decimals as usize, x.abs());
@@ -247,7 +256,7 @@ fn format_number(n: &Number, pattern: &str) -> Option<String> {
         }
         'E' => {
             let x = match *n {
-                Number::Exact { mantissa, scale, .. } => mantissa as f64 / 10f64.powi(scale as i32),
+                Number::Exact { mantissa, scale, .. } => mantissa as f64 / 10f64.powi(scale),
                 Number::Float(x) => x,
             };
             let text = format!("{:.*e}", precision.unwrap_or(6) as usize, x);
@@ -260,7 +269,7 @@ fn format_number(n: &Number, pattern: &str) -> Option<String> {
         'G' => match *n {
             // .NET's decimal keeps its scale: 12.50 is "12.50".
             Number::Exact { mantissa, scale, .. } => {
-                let (i, f) = n.fixed(scale);
+                let (i, f) = n.fixed(scale.max(0).unsigned_abs());
                 let text = with_point(i.clone(), &f);
                 if mantissa < 0 && !is_zero(&i, &f) {
                     format!("-{text}")

@@ -1250,6 +1250,12 @@ fn format_numbers_with_standard_and_custom_formats() {
     for (value, pattern, expected) in cases {
         assert_eq!(fmt(value.clone(), pattern), ns(expected), "FORMAT({value:?}, '{pattern}')");
     }
+    // Rounding carries through every digit; a huge precision or value does not overflow.
+    assert_eq!(fmt(dec("9.995"), "N2"), ns("10.00"));
+    let nines = "9".repeat(38);
+    assert_eq!(fmt(dec(&nines), "N0"), ns(&format!("99{}", ",999".repeat(12))));
+    assert_eq!(fmt(dec("1"), "F40"), ns(&format!("1.{}", "0".repeat(40))));
+    assert_eq!(fmt(dec(&nines), "0%"), ns(&format!("{nines}00%")));
     // A format .NET refuses gives NULL; so does a NULL argument.
     assert_eq!(fmt(Value::Int(1), "Q"), Value::Null);
     assert_eq!(fmt(dec("1.5"), "D"), Value::Null, "D is for integers");
