@@ -20,7 +20,7 @@ use super::text::MONTHS;
 use super::types::value_label;
 use crate::exec::SqlError;
 
-const DAYS: [&str; 7] =
+pub(crate) const DAYS: [&str; 7] =
     ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// 100 ns ticks per hour, minute, second, millisecond, microsecond.

@@ -19,13 +19,11 @@
 use walden_engine::types::{DateTime2, Value};
 
 use super::convert::convert;
+use super::dates::DAYS;
 use super::temporal::weekday;
-use super::text::MONTHS;
+use super::text::{group_thousands, MONTHS};
 use super::types::value_label;
 use crate::exec::SqlError;
-
-const DAYS: [&str; 7] =
-    ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// `FORMAT(value, format [, culture])`.
 pub(crate) fn format(args: Vec<Value>) -> Result<Value, SqlError> {
@@ -166,17 +164,6 @@ impl Number {
     }
 }
 
-fn group(digits: &str) -> String {
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn is_zero(int: &str, frac: &str) -> bool {
     int.chars().chain(frac.chars()).all(|c| c == '0')
 }
@@ -211,7 +198,7 @@ fn format_number(n: &Number, pattern: &str) -> Option<String> {
     Some(match first.to_ascii_uppercase() {
         'N' => {
             let (i, f) = n.fixed(precision.unwrap_or(2));
-            sign(with_point(group(&i), &f), &i, &f)
+            sign(with_point(group_thousands(&i), &f), &i, &f)
         }
         'F' => {
             let (i, f) = n.fixed(precision.unwrap_or(2));
@@ -219,11 +206,11 @@ fn format_number(n: &Number, pattern: &str) -> Option<String> {
         }
         'P' => {
             let (i, f) = n.scaled(2).fixed(precision.unwrap_or(2));
-            sign(format!("{} %", with_point(group(&i), &f)), &i, &f)
+            sign(format!("{} %", with_point(group_thousands(&i), &f)), &i, &f)
         }
         'C' => {
             let (i, f) = n.fixed(precision.unwrap_or(2));
-            let text = format!("${}", with_point(group(&i), &f));
+            let text = format!("${}", with_point(group_thousands(&i), &f));
             if n.negative() && !is_zero(&i, &f) {
                 format!("({text})")
             } else {
@@ -405,7 +392,7 @@ fn custom_section(n: &Number, section: &[Piece]) -> Option<(String, bool)> {
         let start = int_text.find(|c: char| c.is_ascii_digit());
         let end = int_text.rfind(|c: char| c.is_ascii_digit());
         if let (Some(s), Some(e)) = (start, end) {
-            let grouped = group(&int_text[s..=e]);
+            let grouped = group_thousands(&int_text[s..=e]);
             int_text = format!("{}{}{}", &int_text[..s], grouped, &int_text[e + 1..]);
         }
     }

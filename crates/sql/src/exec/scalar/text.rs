@@ -125,7 +125,8 @@ pub(crate) fn money_text(m: i64, style: i32) -> String {
     format!("{sign}{units}.{cents:02}")
 }
 
-fn group_thousands(digits: &str) -> String {
+/// Digits with a comma between each group of three, from the right (`1234567` -> `1,234,567`).
+pub(crate) fn group_thousands(digits: &str) -> String {
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {
