@@ -222,6 +222,8 @@ pub struct Session {
     /// `@@ERROR`.
     pub(crate) last_error: i32,
     pub(crate) frames: Vec<Frame>,
+    /// An `INSERT ... EXEC` is running its procedure: another one inside it is error 8164.
+    in_insert_exec: bool,
     /// DEFAULT and CHECK expressions by their stored text, parsed once.
     pub(crate) stored_exprs: HashMap<String, Arc<Expr>>,
     /// Batches by their text, parsed once: clients repeat the same batch text (a driver's
@@ -298,6 +300,7 @@ impl Session {
             rowcount: 0,
             last_error: 0,
             frames: Vec::new(),
+            in_insert_exec: false,
             batches: HashMap::new(),
             stored_exprs: HashMap::new(),
             cancel: None,
@@ -1386,6 +1389,9 @@ impl Run<'_> {
     /// `INSERT ... EXEC`'s source: runs the procedure or dynamic SQL with its result sets'
     /// rows kept instead of sent (messages still go to the client), and returns them.
     fn execute_captured(&mut self, e: &Execute) -> Step<Vec<RowSet>> {
+        if self.s.in_insert_exec {
+            return Err(SqlError::new(8164, "An INSERT EXEC statement cannot be nested.").into());
+        }
         let mut capture = Capture { forward: &mut *self.out, sets: Vec::new() };
         let mut inner = Run {
             s: &mut *self.s,
@@ -1394,7 +1400,10 @@ impl Run<'_> {
             ctes: Vec::new(),
             row_sequences: None,
         };
-        inner.execute(e)?;
+        inner.s.in_insert_exec = true;
+        let result = inner.execute(e);
+        inner.s.in_insert_exec = false;
+        result?;
         Ok(capture.sets)
     }
 

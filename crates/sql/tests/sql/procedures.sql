@@ -79,3 +79,11 @@ INSERT dbo.ie EXEC ('SELECT 9, ''r''')
 ROLLBACK
 SELECT COUNT(*) AS after_rollback FROM dbo.ie
 GO
+-- INSERT ... EXEC cannot be nested (8164): the inner one fails as a statement, the procedure
+-- goes on, and its later result set still goes into the outer INSERT's table.
+CREATE PROCEDURE dbo.fills AS BEGIN INSERT dbo.ie EXEC dbo.two_sets; SELECT 5, 'n' END
+GO
+INSERT dbo.ie EXEC dbo.fills
+GO
+SELECT COUNT(*) AS rows_now FROM dbo.ie
+GO
