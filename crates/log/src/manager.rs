@@ -222,11 +222,15 @@ impl FlushEvents {
         &self.done[(flush_no % 2) as usize]
     }
 
-    /// Flush `flush_no` ended: wake the threads sleeping on it.
-    fn ended(&self, flush_no: u64) {
+    /// Flush `flush_no` ended: wake the threads sleeping on it. `sleepers`: whether any
+    /// thread was registered as waiting when it ended (each sleeper keeps its entry until it
+    /// wakes), so that a flush nobody waits for costs no system call.
+    fn ended(&self, flush_no: u64, sleepers: bool) {
         let counter = self.counter(flush_no);
         counter.fetch_add(1, Ordering::Release);
-        atomic_wait::wake_all(counter);
+        if sleepers {
+            atomic_wait::wake_all(counter);
+        }
     }
 
     /// Sleeps until flush `flush_no` ends (or a spurious wake-up: the caller checks), given the
@@ -544,9 +548,10 @@ impl LogManager {
 
     /// Appends an abort record: the transaction is no longer open.
     pub fn append_abort(&self, txn: u64) -> Result<Lsn, LogError> {
-        let mut st = self.shared.state.lock();
+        let st = self.shared.state.lock();
+        let (mut st, lsn) = self.append_record(st, RecordKind::Abort, txn, &[])?;
         st.note_closed(txn);
-        Ok(self.append_record(st, RecordKind::Abort, txn, &[])?.1)
+        Ok(lsn)
     }
 
     /// Forgets an open transaction without logging anything: for one whose changes were all
@@ -615,9 +620,12 @@ impl LogManager {
         // wall-clock time is derived from the same instant.
         let (appended, commit_time_us) = self.shared.clock.now();
         let body = CommitBody { durability, commit_time_us }.encode();
-        let mut st = self.shared.state.lock();
-        st.note_closed(txn);
+        let st = self.shared.state.lock();
         let (mut st, lsn) = self.append_record(st, RecordKind::Commit, txn, &body)?;
+        // Closed only once its record is in the buffer: the append may wait for buffer space
+        // (LOGBUFFER), which releases the lock, and a checkpoint meanwhile must still see the
+        // transaction open (rule 8).
+        st.note_closed(txn);
         st.stats.last_commit_lsn = lsn;
         st.last_commit_time_us = commit_time_us;
         let was_empty = st.unhardened.is_empty();
@@ -953,7 +961,10 @@ impl LogManager {
                     return Ok(());
                 }
                 st = self.shared.state.lock();
-                st.waiters.remove(&key);
+                if st.waiters.remove(&key).is_none() && st.hardened >= target {
+                    // Released after the check above; the flusher recorded the wait.
+                    return Ok(());
+                }
             } else {
                 st = flush(&self.shared, st, target, reason)?;
                 if st.hardened >= target {
@@ -1033,8 +1044,8 @@ fn lead_waiters<'a>(
 fn fail(shared: &Shared, st: &mut State, e: LogError) {
     st.failed.get_or_insert(e);
     st.waiters.clear();
-    shared.events.ended(st.flushes_begun);
-    shared.events.ended(st.flushes_begun + 1);
+    shared.events.ended(st.flushes_begun, true);
+    shared.events.ended(st.flushes_begun + 1, true);
     shared.flushed.notify_all();
     shared.wake_writer.notify_all();
 }
@@ -1132,6 +1143,7 @@ fn flush<'a>(
         s.commits_per_flush[bucket(hardened_commits)] += 1;
         s.commits_hardened += hardened_commits;
     }
+    let sleepers = !st.waiters.is_empty();
     let still_waiting = st.waiters.split_off(&(new_hardened + 1, 0));
     let released = std::mem::replace(&mut st.waiters, still_waiting);
     for waiter in released.values() {
@@ -1143,7 +1155,7 @@ fn flush<'a>(
     // Wake the released threads outside the lock: appenders should not queue behind the
     // system call.
     drop(st);
-    shared.events.ended(flush_no);
+    shared.events.ended(flush_no, sleepers);
     shared.flushed.notify_all();
     Ok(shared.state.lock())
 }

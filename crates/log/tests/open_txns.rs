@@ -4,8 +4,12 @@
 
 mod common;
 
-use common::{mem, open, small_config};
-use walden_log::{Durability, OpenTransaction};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{mem, open, small_config, SlowFs};
+use walden_io::{MemFs, Vfs};
+use walden_log::{Durability, LogConfig, OpenTransaction};
 
 #[test]
 fn a_transaction_is_open_from_its_first_record_until_its_commit_or_abort() {
@@ -71,4 +75,33 @@ fn recovery_reopens_a_loser_at_its_first_record_and_the_last_commit_survives() {
     // An older recovered commit does not hide a newer appended one.
     log.set_recovered_commit(10, 1);
     assert_eq!(log.last_commit(), (receipt.lsn, receipt.commit_time_us));
+}
+
+#[test]
+fn a_commit_waiting_for_buffer_space_keeps_its_transaction_open_until_its_record_is_in() {
+    // A two-block buffer, both blocks full and a slow sync under way: a commit must wait
+    // (LOGBUFFER) for space, and meanwhile a checkpoint must still find its transaction open.
+    let vfs: Arc<dyn Vfs> =
+        Arc::new(SlowFs { inner: MemFs::new(), delay: Duration::from_millis(300) });
+    let config =
+        LogConfig { buffer_blocks: 2, segment_size: 1 << 20, max_delay_ms: 0, ..small_config() };
+    let log = Arc::new(open(&vfs, config));
+    log.append_payload(7, b"open").unwrap();
+    // Fill the first block (32-byte block header, 16-byte record headers, 61,440 bytes) and
+    // the second one exactly: both are sealed and the writer starts flushing the first.
+    log.append_payload(8, &vec![1u8; 61_440 - 32 - (16 + 4) - 16]).unwrap();
+    log.append_payload(9, &vec![2u8; 61_440 - 32 - 16]).unwrap();
+    let committer = {
+        let log = Arc::clone(&log);
+        std::thread::spawn(move || log.append_commit(7, Durability::Delayed).unwrap())
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!committer.is_finished(), "the commit waits for buffer space");
+    assert!(
+        log.open_transactions().iter().any(|t| t.txn == 7),
+        "a waiting commit's transaction is still open: {:?}",
+        log.open_transactions()
+    );
+    committer.join().unwrap();
+    assert!(!log.open_transactions().iter().any(|t| t.txn == 7));
 }
