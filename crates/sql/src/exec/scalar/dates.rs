@@ -161,7 +161,7 @@ impl Kind {
 /// that DATEPART and DATEDIFF agree with what the user sees. Converting back with
 /// [`DateTime::from_datetime2`] gives the same DATETIME: the displayed milliseconds are within
 /// a third of a tick of the exact value.
-fn datetime_moment(dt: DateTime) -> DateTime2 {
+pub(crate) fn datetime_moment(dt: DateTime) -> DateTime2 {
     let days = i64::from(dt.days()) + i64::from(DATETIME_EPOCH_DAYS);
     let ms = (u64::from(dt.ticks()) * 10 + 1) / 3;
     let date = u32::try_from(days).ok().and_then(Date::from_days).unwrap_or(Date::DEFAULT);

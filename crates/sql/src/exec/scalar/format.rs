@@ -16,10 +16,9 @@
 //! than `en-US` / `en` / the invariant culture (`''`) is error 9818; a value that is not a
 //! number or a date/time is error 8116.
 
-use walden_engine::types::{DateTime2, Value};
+use walden_engine::types::{DateTime2, Time, Value};
 
-use super::convert::convert;
-use super::dates::DAYS;
+use super::dates::{datetime_moment, DAYS};
 use super::temporal::weekday;
 use super::text::{group_thousands, MONTHS};
 use super::types::value_label;
@@ -44,14 +43,10 @@ pub(crate) fn format(args: Vec<Value>) -> Result<Value, SqlError> {
     };
     let text = match &value {
         Value::Null => return Ok(Value::Null),
-        Value::Date(_) | Value::DateTime(_) | Value::DateTime2(_) => {
-            let moment =
-                match convert(value.clone(), walden_engine::types::SqlType::DateTime2(7), None)? {
-                    Value::DateTime2(m) => m,
-                    _ => return Ok(Value::Null),
-                };
-            format_moment(moment, &pattern)
-        }
+        Value::Date(d) => format_moment(DateTime2::new(*d, Time::MIDNIGHT), &pattern),
+        // With the milliseconds a DATETIME displays (`.007`), as DATEPART reads them.
+        Value::DateTime(dt) => format_moment(datetime_moment(*dt), &pattern),
+        Value::DateTime2(m) => format_moment(*m, &pattern),
         Value::Time(t) => format_time_span(t.ticks(), &pattern),
         v if v.is_numeric() => Number::of(v).and_then(|n| format_number(&n, &pattern)),
         other => {

@@ -1275,6 +1275,8 @@ fn format_dates_times_cultures_and_bad_arguments() {
     assert_eq!(fmt(moment.clone(), "s"), ns("2024-03-05T14:07:09"));
     assert_eq!(fmt(date("2024-03-05"), "MMM yy"), ns("Mar 24"));
     assert_eq!(fmt(date("2024-03-05"), "dd/MM/yyyy"), ns("05/03/2024"));
+    // A DATETIME shows the milliseconds it displays, not its 1/300 s ticks' exact value.
+    assert_eq!(fmt(datetime("2024-03-05 10:00:00.007"), "HH:mm:ss.fff"), ns("10:00:00.007"));
     // TIME follows TimeSpan's rules: literals escaped, else NULL.
     let t = time("14:07:09.5");
     assert_eq!(fmt(t.clone(), "hh\\:mm\\:ss"), ns("14:07:09"));
