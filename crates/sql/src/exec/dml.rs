@@ -21,7 +21,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::query::{table_cols, Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::{assign_binary, Run, Step};
-use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
+use crate::exec::{ColumnInfo, Counted, SqlError};
 use crate::parse_batch;
 
 /// The rows an UPDATE or DELETE qualifies, and where the target's row locator is in them.
@@ -203,18 +203,16 @@ impl Run<'_> {
         top.map_or(Ok(usize::MAX), |t| self.count_value(&t.quantity))
     }
 
-    /// INSERT; returns the number of rows inserted.
-    /// `executed`: for `INSERT ... EXEC`, the result sets the procedure produced.
-    pub(crate) fn insert(
-        &mut self,
-        i: &Insert,
-        executed: Option<Vec<RowSet>>,
-    ) -> Result<u64, SqlError> {
+    /// INSERT; returns the number of rows inserted. The target and the insert list are
+    /// checked before the source runs: an `INSERT ... EXEC` into a table that is not there
+    /// runs nothing.
+    pub(crate) fn insert(&mut self, i: &Insert) -> Step<u64> {
         if !i.ctes.is_empty() {
             return Err(SqlError::new(
                 50000,
                 "INSERT with a common table expression is not supported; select into a table first",
-            ));
+            )
+            .into());
         }
         let t = self.target(&i.target, &[])?;
         let targets = insert_targets(&t.def, &i.columns)?;
@@ -228,12 +226,13 @@ impl Run<'_> {
                 for r in rows {
                     if r.len() != targets.len() {
                         return Err(if i.columns.is_empty() {
-                            SqlError::new(213, "Column name or number of supplied values does not match table definition.")
+                            column_count_mismatch()
                         } else if r.len() > targets.len() {
                             SqlError::new(110, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
                         } else {
                             SqlError::new(109, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
-                        });
+                        }
+                        .into());
                     }
                     let mut row = Vec::with_capacity(r.len());
                     for e in r {
@@ -250,14 +249,12 @@ impl Run<'_> {
                 let rows = self.query(q, None)?;
                 let visible = rows.visible();
                 if visible.len() != targets.len() {
-                    return Err(SqlError::new(
-                        if i.columns.is_empty() { 213 } else { 120 },
-                        if i.columns.is_empty() {
-                            "Column name or number of supplied values does not match table definition.".to_string()
-                        } else {
-                            "The select list for the INSERT statement contains fewer items than the insert list. The number of SELECT values must match the number of INSERT columns.".to_string()
-                        },
-                    ));
+                    return Err(if i.columns.is_empty() {
+                        column_count_mismatch()
+                    } else {
+                        SqlError::new(120, "The select list for the INSERT statement contains fewer items than the insert list. The number of SELECT values must match the number of INSERT columns.")
+                    }
+                    .into());
                 }
                 rows.rows
                     .into_iter()
@@ -265,15 +262,12 @@ impl Run<'_> {
                     .collect()
             }
             InsertSource::DefaultValues => vec![Vec::new()],
-            InsertSource::Execute(_) => {
+            InsertSource::Execute(e) => {
                 // Every result set's rows, each of which must fit the insert list (213).
                 let mut out = Vec::new();
-                for set in executed.unwrap_or_default() {
+                for set in self.execute_captured(e)? {
                     if set.columns.len() != targets.len() {
-                        return Err(SqlError::new(
-                            213,
-                            "Column name or number of supplied values does not match table definition.",
-                        ));
+                        return Err(column_count_mismatch().into());
                     }
                     out.extend(set.rows.into_iter().map(|r| r.into_iter().map(Some).collect()));
                 }
@@ -671,4 +665,9 @@ fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a ObjectName
         }
     }
     None
+}
+
+/// Error 213: the values of an INSERT without a column list do not fit the table.
+pub(crate) fn column_count_mismatch() -> SqlError {
+    SqlError::new(213, "Column name or number of supplied values does not match table definition.")
 }

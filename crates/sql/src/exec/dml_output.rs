@@ -10,7 +10,7 @@ use walden_engine::catalog::TableDef;
 use walden_engine::types::Value;
 
 use crate::ast::{Expr, ExprKind, OutputClause, SelectItem};
-use crate::exec::dml::insert_targets;
+use crate::exec::dml::{column_count_mismatch, insert_targets};
 use crate::exec::eval::{find_column, Col, Env};
 use crate::exec::query::{expr_name, infer_type, table_cols, unify_column};
 use crate::exec::session::Run;
@@ -155,10 +155,7 @@ impl Run<'_> {
             let t = self.target(&into.target, &[])?;
             let targets = insert_targets(&t.def, &into.columns)?;
             if targets.len() != out.items.len() {
-                return Err(SqlError::new(
-                    213,
-                    "Column name or number of supplied values does not match table definition.",
-                ));
+                return Err(column_count_mismatch());
             }
             let rows = out.rows.into_iter().map(|r| r.into_iter().map(Some).collect()).collect();
             self.insert_rows(&t, &targets, rows, usize::MAX, None)?;

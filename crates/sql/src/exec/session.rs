@@ -51,9 +51,9 @@ use walden_log::policy::CommitOption;
 
 use crate::ast::{
     AssignOp, Batch, BinaryOp, CreateProcedure, DeclarationKind, ExecArgument, ExecProcedure,
-    Execute, Expr, ExprKind, InsertSource, IsolationLevel, ProcedureRef, Raiserror,
-    RaiserrorOption, SetStatement, Statement, StatementKind, TransactionName, TransactionStatement,
-    Waitfor, WaitforKind,
+    Execute, Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror, RaiserrorOption,
+    SetStatement, Statement, StatementKind, TransactionName, TransactionStatement, Waitfor,
+    WaitforKind,
 };
 use crate::exec::eval::{parse_object_name, Env};
 use crate::exec::scalar;
@@ -993,11 +993,7 @@ impl Run<'_> {
                 Ok(Flow::Next)
             }
             StatementKind::Insert(i) => {
-                let executed = match &i.source {
-                    InsertSource::Execute(e) => Some(self.execute_captured(e)?),
-                    _ => None,
-                };
-                let n = self.insert(i, executed)?;
+                let n = self.insert(i)?;
                 self.done(Counted::Insert, n);
                 Ok(Flow::Next)
             }
@@ -1388,7 +1384,7 @@ impl Run<'_> {
 
     /// `INSERT ... EXEC`'s source: runs the procedure or dynamic SQL with its result sets'
     /// rows kept instead of sent (messages still go to the client), and returns them.
-    fn execute_captured(&mut self, e: &Execute) -> Step<Vec<RowSet>> {
+    pub(crate) fn execute_captured(&mut self, e: &Execute) -> Step<Vec<RowSet>> {
         if self.s.in_insert_exec {
             return Err(SqlError::new(8164, "An INSERT EXEC statement cannot be nested.").into());
         }

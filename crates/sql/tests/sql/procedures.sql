@@ -87,3 +87,10 @@ INSERT dbo.ie EXEC dbo.fills
 GO
 SELECT COUNT(*) AS rows_now FROM dbo.ie
 GO
+-- The target is checked before the procedure runs: nothing it would do happens.
+CREATE TABLE dbo.side (x INT)
+GO
+INSERT nosuch EXEC ('INSERT dbo.side VALUES (1); SELECT 1')
+GO
+SELECT COUNT(*) AS side_rows FROM dbo.side
+GO
