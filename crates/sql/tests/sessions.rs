@@ -461,3 +461,38 @@ fn dbcc_opentran_and_the_dm_tran_views_show_user_and_autocommit_transactions() {
     let out = run(&mut watcher, "DBCC OPENTRAN ('d')");
     assert_eq!(out.messages[0].message, "No active open transactions.", "{:?}", out.messages);
 }
+
+#[test]
+fn kill_ends_a_lock_wait_of_a_session_without_a_client_cancel_signal() {
+    let (_dir, instance) = setup();
+    let counters = Arc::new(walden_sql::exec::sysviews::ServerCounters::default());
+    let session = || Session::with_counters(Arc::clone(&instance), Arc::clone(&counters));
+    let mut holder = session();
+    run(&mut holder, "USE d; BEGIN TRAN; UPDATE dbo.t SET v = 13 WHERE id = 1;");
+    let mut waiter = session();
+    let Value::SmallInt(spid) = scalar(&mut waiter, "SELECT @@SPID") else { panic!("@@SPID") };
+    // No lock timeout: only KILL can end this wait.
+    let waiting =
+        thread::spawn(move || run(&mut waiter, "USE d; SELECT v FROM dbo.t WHERE id = 1"));
+    let mut killer = session();
+    for _ in 0..300 {
+        let out = run(
+            &mut killer,
+            &format!("SELECT COUNT(*) FROM sys.dm_exec_requests WHERE session_id = {spid} AND status = 'suspended'"),
+        );
+        if out.results[0].rows[0][0] == Value::Int(1) {
+            break;
+        }
+        thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = run(&mut killer, &format!("KILL {spid}"));
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !waiting.is_finished() && std::time::Instant::now() < deadline {
+        thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(waiting.is_finished(), "KILL ended the lock wait");
+    let out = waiting.join().unwrap();
+    assert!(out.results.iter().all(|r| r.rows.is_empty()), "the SELECT never ran: {out:?}");
+    run(&mut holder, "ROLLBACK");
+}

@@ -98,26 +98,26 @@ pub trait CancelSignal: Send + Sync + std::fmt::Debug {
 }
 
 /// A new transaction of session `spid` with its isolation level and lock timeout, whose lock
-/// waits the client's cancel ends.
+/// waits `KILL` and the client's cancel end.
 fn begin_transaction(
     instance: &Instance,
     spid: u16,
     opts: &Options,
-    interrupt: &Option<Arc<dyn Interrupt>>,
+    interrupt: &Arc<dyn Interrupt>,
 ) -> Transaction {
     let mut tx = instance.begin_in_session(spid, opts.isolation, opts.lock_timeout);
-    tx.set_interrupt(interrupt.clone());
+    tx.set_interrupt(Some(Arc::clone(interrupt)));
     tx
 }
 
-/// Ends a lock wait when the client cancels the batch that waits, or `KILL` ends the
-/// session.
+/// Ends a lock wait when `KILL` ends the session, or the client cancels the batch that waits
+/// (once the server has given the session a cancel signal).
 #[derive(Debug)]
-struct CancelledLockWait(Arc<dyn CancelSignal>, Arc<SessionActivity>);
+struct CancelledLockWait(Option<Arc<dyn CancelSignal>>, Arc<SessionActivity>);
 
 impl Interrupt for CancelledLockWait {
     fn interrupted(&self) -> bool {
-        self.0.cancelled() || self.1.killed()
+        self.0.as_ref().is_some_and(|c| c.cancelled()) || self.1.killed()
     }
 }
 
@@ -232,8 +232,8 @@ pub struct Session {
     batches: HashMap<String, Arc<Batch>>,
     /// Says whether the client has cancelled the running batch (see "Cancellation").
     cancel: Option<Arc<dyn CancelSignal>>,
-    /// The same signal, as what ends the lock waits of the session's transactions.
-    lock_interrupt: Option<Arc<dyn Interrupt>>,
+    /// What ends the lock waits of the session's transactions: `KILL`, and that signal.
+    lock_interrupt: Arc<dyn Interrupt>,
     /// Set by `RAISERROR ... WITH LOG` of severity 20 or more: as in SQL Server, the session
     /// is over (its transaction rolled back) and whoever owns it must close the connection.
     terminated: bool,
@@ -276,6 +276,9 @@ impl Session {
         activity: Arc<SessionActivity>,
     ) -> Session {
         let db = Arc::clone(instance.master());
+        // KILL ends a lock wait of any session; a client's cancel joins in `set_cancel`.
+        let lock_interrupt: Arc<dyn Interrupt> =
+            Arc::new(CancelledLockWait(None, Arc::clone(&activity)));
         Session {
             instance,
             counters,
@@ -304,7 +307,7 @@ impl Session {
             batches: HashMap::new(),
             stored_exprs: HashMap::new(),
             cancel: None,
-            lock_interrupt: None,
+            lock_interrupt,
             terminated: false,
         }
     }
@@ -314,11 +317,11 @@ impl Session {
     /// would otherwise stop before its first statement.
     pub fn set_cancel(&mut self, signal: Arc<dyn CancelSignal>) {
         let interrupt: Arc<dyn Interrupt> =
-            Arc::new(CancelledLockWait(Arc::clone(&signal), Arc::clone(&self.activity)));
+            Arc::new(CancelledLockWait(Some(Arc::clone(&signal)), Arc::clone(&self.activity)));
         if let Some(tx) = self.tx.as_mut() {
             tx.set_interrupt(Some(Arc::clone(&interrupt)));
         }
-        self.lock_interrupt = Some(interrupt);
+        self.lock_interrupt = interrupt;
         self.cancel = Some(signal);
     }
 
