@@ -30,7 +30,7 @@ fn a_transaction_is_open_from_its_first_record_until_its_commit_or_abort() {
     log.append_abort(8).unwrap();
     assert_eq!(log.oldest_open_txn(), None);
 
-    // A record after the end does not reopen it unless the transaction logs again.
+    // A transaction forgotten without a record (all its changes undone) is not open either.
     log.append_payload(9, b"e").unwrap();
     log.forget_txn(9);
     assert_eq!(log.oldest_open_txn(), None);

@@ -1,5 +1,5 @@
 //! The hasher of the engine's internal maps: the buffer pool's page table and the trees'
-//! latches here, the active-transaction map above. (The lock table, busier still, packs its
+//! latches. (The lock table, busier still, packs its
 //! resources' ids into fewer words itself and finishes them with the same [`fmix64`].)
 //!
 //! They are looked up on every page fetch, tree operation and lock, under a mutex, so the hash

@@ -97,6 +97,7 @@ fn random_workload_matches_a_model_and_stays_consistent() {
         }
         let check = tree.check().unwrap();
         assert_eq!(check.rows, model.len() as u64, "round {round}");
+        assert_eq!(tree.count().unwrap(), check, "the cheap count agrees, round {round}");
         let all: Vec<(Vec<u8>, Vec<u8>)> = tree.scan().map(Result::unwrap).collect();
         let want: Vec<(Vec<u8>, Vec<u8>)> = model.clone().into_iter().collect();
         assert_eq!(all, want, "round {round}");

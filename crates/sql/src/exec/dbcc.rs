@@ -19,7 +19,7 @@ use crate::exec::eval::parse_object_name;
 use crate::exec::query::display_name;
 use crate::exec::scalar::convert;
 use crate::exec::session::Run;
-use crate::exec::sysviews::{datetime, open_transactions, ViewContext};
+use crate::exec::sysviews::{datetime, lsn_parts, open_transactions, ViewContext, Vlf};
 use crate::exec::{ColumnInfo, SqlError};
 
 /// Error 2526, which SQL Server gives for a DBCC command or option it does not know.
@@ -289,9 +289,7 @@ impl Run<'_> {
         self.out.result_end(n);
         Ok(())
     }
-}
 
-impl Run<'_> {
     /// The database a DBCC command's optional first argument names (the current one without).
     fn dbcc_database_arg(&mut self, args: &[DbccArgument]) -> Result<Arc<Database>, SqlError> {
         match args {
@@ -329,7 +327,8 @@ impl Run<'_> {
             }
             return Ok(());
         };
-        let lsn = format!("({}:{}:{})", start >> 32, start & 0xffff_ffff, u8::from(start != 0));
+        let (high, low, slot) = lsn_parts(start);
+        let lsn = format!("({high}:{low}:{slot})");
         let started = convert(datetime(t.begin_micros), SqlType::VarChar(Len::N(30)), Some(109))
             .map(|v| match v {
                 Value::Str(s) => s,
@@ -395,19 +394,15 @@ impl Run<'_> {
         let segments = db.log().map(|log| log.segments()).unwrap_or_default();
         for s in &segments {
             let int = |v: u64| Value::BigInt(i64::try_from(v).unwrap_or(i64::MAX));
+            let vlf = Vlf::of(s);
             self.out.row(&[
                 Value::Int(0),
                 Value::Int(2),
                 int(s.size),
                 int(s.file_offset),
-                // Segment sequence + 1, as `sys.dm_db_log_info` numbers them: 0 never used.
-                Value::Int(s.sequence.map_or(0, |q| i32::try_from(q + 1).unwrap_or(i32::MAX))),
-                Value::Int(if s.active { 2 } else { 0 }),
-                Value::TinyInt(match s.sequence {
-                    None => 0,
-                    Some(q) if q % 2 == 0 => 64,
-                    Some(_) => 128,
-                }),
+                Value::Int(i32::try_from(vlf.number).unwrap_or(i32::MAX)),
+                Value::Int(vlf.status),
+                Value::TinyInt(vlf.parity),
                 Value::Decimal(walden_engine::types::Decimal::ZERO),
             ]);
         }

@@ -602,9 +602,6 @@ impl Run<'_> {
     }
 }
 
-/// The WHERE clause an UPDATE or DELETE checks again on a row another transaction changed
-/// since the scan: a single-table statement's. With a FROM clause the other tables' rows are
-/// not re-read, so the clause is not checked again.
 /// The columns an INSERT's column list names (all but the identity column when it is
 /// empty), as indexes into the table's columns.
 pub(crate) fn insert_targets(
@@ -629,6 +626,9 @@ pub(crate) fn insert_targets(
     Ok(v)
 }
 
+/// The WHERE clause an UPDATE or DELETE checks again on a row another transaction changed
+/// since the scan: a single-table statement's. With a FROM clause the other tables' rows are
+/// not re-read, so the clause is not checked again.
 fn recheck_clause<'e>(from: &[TableSource], where_clause: Option<&'e Expr>) -> Option<&'e Expr> {
     where_clause.filter(|_| from.is_empty())
 }

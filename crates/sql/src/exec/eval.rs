@@ -695,10 +695,7 @@ fn int_value(v: &Value) -> Result<u32, SqlError> {
 fn database_property(db: &Database, property: &str) -> Value {
     let text = |s: &str| Value::NStr(s.to_string());
     match property.to_ascii_lowercase().as_str() {
-        "recovery" => text(match db.recovery_model() {
-            walden_engine::RecoveryModel::Simple => "SIMPLE",
-            walden_engine::RecoveryModel::Full => "FULL",
-        }),
+        "recovery" => text(db.recovery_model().name()),
         "status" => text(if db.check_online().is_ok() { "ONLINE" } else { "OFFLINE" }),
         "updateability" => text("READ_WRITE"),
         "useraccess" => text("MULTI_USER"),

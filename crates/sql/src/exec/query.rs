@@ -32,7 +32,7 @@ pub(crate) const ROWID: &str = "\u{1}rowid";
 
 /// How many rows a table scan reads, or a filter, grouping, aggregate, projection or sort
 /// computes, between two questions to the client's cancel signal.
-const SCAN_ROWS_PER_INTERRUPTION_POINT: usize = 1024;
+pub(crate) const ROWS_PER_INTERRUPTION_POINT: usize = 1024;
 
 /// Intermediate rows with their columns.
 #[derive(Debug, Default, Clone)]
@@ -1375,10 +1375,8 @@ impl Run<'_> {
             match next {
                 Ok(Some((id, mut values))) => {
                     values.push(Value::Binary(id));
+                    self.row_interruption_point(rows.len())?;
                     rows.push(values);
-                    if rows.len() % SCAN_ROWS_PER_INTERRUPTION_POINT == 0 {
-                        self.interruption_point()?;
-                    }
                 }
                 Ok(None) => break,
                 Err(e) => return Err(engine_err(self, e)),

@@ -56,11 +56,12 @@ use crate::ast::{
     WaitforKind,
 };
 use crate::exec::eval::{parse_object_name, Env};
+use crate::exec::query::ROWS_PER_INTERRUPTION_POINT;
 use crate::exec::scalar;
 use crate::exec::sysviews::{
     now_micros, ClientInfo, Command, EndState, ServerCounters, SessionActivity, UserTransaction,
 };
-use crate::exec::{ColumnInfo, Counted, Message, Output, RowSet, SqlError};
+use crate::exec::{Collected, ColumnInfo, Counted, Message, Output, RowSet, SqlError};
 use crate::parse_batch;
 
 /// Session ids handed out so far; SQL Server's user sessions start at 51.
@@ -687,10 +688,11 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// An interruption point in a loop over rows, asking at every 1,024th row (`i` counts
-    /// from 0): often enough to stop within milliseconds, rarely enough to cost nothing.
+    /// An interruption point in a loop over rows, asking at every
+    /// [`ROWS_PER_INTERRUPTION_POINT`]th row (`i` counts from 0): often enough to stop within
+    /// milliseconds, rarely enough to cost nothing.
     pub(crate) fn row_interruption_point(&self, i: usize) -> Result<(), SqlError> {
-        if i % 1024 == 1023 {
+        if i % ROWS_PER_INTERRUPTION_POINT == ROWS_PER_INTERRUPTION_POINT - 1 {
             self.interruption_point()?;
         }
         Ok(())
@@ -1391,7 +1393,7 @@ impl Run<'_> {
         if self.s.in_insert_exec {
             return Err(SqlError::new(8164, "An INSERT EXEC statement cannot be nested.").into());
         }
-        let mut capture = Capture { forward: &mut *self.out, sets: Vec::new() };
+        let mut capture = Capture { forward: &mut *self.out, kept: Collected::default() };
         let mut inner = Run {
             s: &mut *self.s,
             out: &mut capture,
@@ -1403,7 +1405,7 @@ impl Run<'_> {
         let result = inner.execute(e);
         inner.s.in_insert_exec = false;
         result?;
-        Ok(capture.sets)
+        Ok(capture.kept.results)
     }
 
     fn execute(&mut self, e: &Execute) -> Step<()> {
@@ -1856,18 +1858,17 @@ pub(crate) fn printf(format: &str, args: &[Value]) -> String {
 /// to the client's output.
 struct Capture<'o> {
     forward: &'o mut dyn Output,
-    sets: Vec<RowSet>,
+    /// The result sets (only those: the rest is forwarded).
+    kept: Collected,
 }
 
 impl Output for Capture<'_> {
     fn result_set(&mut self, columns: &[ColumnInfo]) {
-        self.sets.push(RowSet { columns: columns.to_vec(), rows: Vec::new() });
+        self.kept.result_set(columns);
     }
 
     fn row(&mut self, values: &[Value]) {
-        if let Some(set) = self.sets.last_mut() {
-            set.rows.push(values.to_vec());
-        }
+        self.kept.row(values);
     }
 
     fn result_end(&mut self, _rows: u64) {}

@@ -10,6 +10,7 @@ use walden_engine::types::Value;
 use crate::ast::{ExecProcedure, ExprKind};
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Step};
+use crate::exec::sysviews::PAGE_BYTES;
 use crate::exec::SqlError;
 
 /// `sp_who`'s and `sp_who2`'s sessions joined with their running requests.
@@ -96,6 +97,10 @@ const SP_HELPDB: &str = "SELECT d.name, \
      AS NVARCHAR(600)) AS status, d.compatibility_level \
      FROM sys.databases d JOIN sys.master_files f ON f.database_id = d.database_id ";
 
+/// What `SP_HELPDB` sums its files' sizes by: one row per database.
+const SP_HELPDB_GROUP: &str = "GROUP BY d.name, d.database_id, d.create_date, d.state_desc, \
+     d.user_access_desc, d.recovery_model_desc, d.collation_name, d.compatibility_level";
+
 /// `sp_helpdb database`'s second result set: its files.
 const SP_HELPDB_FILES: &str = "SELECT f.name, CAST(f.file_id AS SMALLINT) AS fileid, \
      CAST(f.physical_name AS NCHAR(260)) AS filename, \
@@ -112,7 +117,8 @@ fn quoted(text: &str) -> String {
 }
 
 impl Run<'_> {
-    /// Runs `sp_who`, `sp_who2` or `sp_lock` if `name` (lower case) is one; `None` otherwise.
+    /// Runs the system procedure `name` (lower case: `sp_who`, `sp_who2`, `sp_lock`,
+    /// `sp_help`, `sp_helptext`, `sp_spaceused`, `sp_helpdb`) if it is one; `None` otherwise.
     pub(crate) fn system_procedure(&mut self, name: &str, p: &ExecProcedure) -> Option<Step<()>> {
         let query = match name {
             "sp_who" | "sp_who2" => {
@@ -149,11 +155,7 @@ impl Run<'_> {
                 });
             }
             "sp_helpdb" => match self.first_argument(p) {
-                Ok(None) => format!(
-                    "{SP_HELPDB}GROUP BY d.name, d.database_id, d.create_date, d.state_desc, \
-                     d.user_access_desc, d.recovery_model_desc, d.collation_name, \
-                     d.compatibility_level ORDER BY d.name"
-                ),
+                Ok(None) => format!("{SP_HELPDB}{SP_HELPDB_GROUP} ORDER BY d.name"),
                 Ok(Some(v)) => {
                     let name = scalar::to_text(&v);
                     let Ok(db) = self.s.instance.database(&name) else {
@@ -168,9 +170,7 @@ impl Run<'_> {
                     };
                     let id = db.id();
                     format!(
-                        "{SP_HELPDB}WHERE d.database_id = {id} GROUP BY d.name, d.database_id, \
-                         d.create_date, d.state_desc, d.user_access_desc, d.recovery_model_desc, \
-                         d.collation_name, d.compatibility_level; \
+                        "{SP_HELPDB}WHERE d.database_id = {id} {SP_HELPDB_GROUP}; \
                          {SP_HELPDB_FILES}WHERE f.database_id = {id} ORDER BY f.file_id"
                     )
                 }
@@ -286,10 +286,7 @@ impl Run<'_> {
             }
         }
         let file_pages = u64::from(db.space().pool().file().page_count());
-        let log_bytes = db.log().map_or(0, |log| {
-            walden_log::format::FILE_HEADER_SIZE
-                + log.segments().iter().map(|s| s.size).sum::<u64>()
-        });
+        let log_bytes = crate::exec::sysviews::log_file_bytes(&db);
         let mb = |bytes: u64| Value::Str(format!("{:.2} MB", bytes as f64 / (1024.0 * 1024.0)));
         self.out.result_set(&[
             crate::exec::ColumnInfo::new("database_name", SqlType::NVarChar(Len::N(128))),
@@ -298,8 +295,8 @@ impl Run<'_> {
         ]);
         self.out.row(&[
             Value::NStr(db.name().to_string()),
-            mb(file_pages * 8192 + log_bytes),
-            mb(file_pages.saturating_sub(data + index) * 8192),
+            mb(file_pages * PAGE_BYTES + log_bytes),
+            mb(file_pages.saturating_sub(data + index) * PAGE_BYTES),
         ]);
         self.out.result_end(1);
         self.out.result_set(&[

@@ -47,3 +47,20 @@ fn progress_bar(done: u64, total: u64) -> String {
         done * 100 / total.max(1)
     )
 }
+
+/// How many times longer the small transactions took than the big one (seed 003's and the
+/// storage benchmark's ratio), with a zero-length big run counted as the shortest possible.
+fn small_over_big(big_secs: f64, small_secs: f64) -> f64 {
+    small_secs / big_secs.max(f64::MIN_POSITIVE)
+}
+
+/// Each round's big and small seconds and their ratio, `; `-separated.
+fn rounds_text(rounds: &[(f64, f64)]) -> String {
+    let each: Vec<String> = rounds
+        .iter()
+        .map(|&(big, small)| {
+            format!("{big:.3} s / {small:.3} s = {:.2}x", small_over_big(big, small))
+        })
+        .collect();
+    each.join("; ")
+}

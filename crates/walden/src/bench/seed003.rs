@@ -377,16 +377,10 @@ fn run_in(
         print_rows("cache", &seq);
     }
     let secs = |r: &Row| r.elapsed.as_secs_f64();
-    let ratio = |(big, small): &(Duration, Duration)| {
-        small.as_secs_f64() / big.as_secs_f64().max(f64::MIN_POSITIVE)
-    };
-    let each: Vec<String> = rounds
-        .iter()
-        .map(|r| {
-            format!("{:.3} s / {:.3} s = {:.2}x", r.0.as_secs_f64(), r.1.as_secs_f64(), ratio(r))
-        })
-        .collect();
-    let mut ratios: Vec<f64> = rounds.iter().map(ratio).collect();
+    let seconds: Vec<(f64, f64)> =
+        rounds.iter().map(|(big, small)| (big.as_secs_f64(), small.as_secs_f64())).collect();
+    let mut ratios: Vec<f64> =
+        seconds.iter().map(|&(big, small)| super::small_over_big(big, small)).collect();
     ratios.sort_by(f64::total_cmp);
     let delayed_vs_big = ratios[ratios.len() / 2];
     let full_per_txn = secs(&rows[0]) / n as f64;
@@ -394,7 +388,10 @@ fn run_in(
     let full_vs_raw = full_per_txn / raw_per_sync;
     let verdict = |ok: bool| if ok { "PASS" } else { "MISS" };
     println!();
-    println!("full big / delayed small rounds (the table shows the first): {}", each.join("; "));
+    println!(
+        "full big / delayed small rounds (the table shows the first): {}",
+        super::rounds_text(&seconds)
+    );
     println!(
         "delayed small / big transaction:       {delayed_vs_big:>6.2}x  (median of {}; target <= 1.5; article 22/7 = 3.1x)  {}",
         rounds.len(),

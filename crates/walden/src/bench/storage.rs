@@ -222,7 +222,7 @@ fn measure(
 
 /// Small delayed seconds / big seconds.
 fn ratio(big: &Phase, delayed: &Phase) -> f64 {
-    delayed.secs() / big.secs().max(f64::MIN_POSITIVE)
+    super::small_over_big(big.secs(), delayed.secs())
 }
 
 fn progress(what: &str) {
@@ -497,7 +497,7 @@ fn print_table(args: &StorageBenchArgs, r: &Results) {
     let _ = writeln!(
         out,
         "\nbig / small delayed rounds (the table shows the median one): {}",
-        rounds_text(&r.rounds)
+        super::rounds_text(&r.rounds)
     );
     let big_rate = r.big.per_sec(r.big.rows);
     let (delayed, full) = (r.delayed_vs_big(), r.full_vs_raw());
@@ -529,16 +529,6 @@ fn print_table(args: &StorageBenchArgs, r: &Results) {
 }
 
 /// "1.060 s / 1.930 s = 1.82x; ..." for every round.
-fn rounds_text(rounds: &[(f64, f64)]) -> String {
-    let each: Vec<String> = rounds
-        .iter()
-        .map(|(big, delayed)| {
-            format!("{big:.3} s / {delayed:.3} s = {:.2}x", delayed / big.max(f64::MIN_POSITIVE))
-        })
-        .collect();
-    each.join("; ")
-}
-
 fn phase_json(p: &Phase, rate: f64, rate_name: &str) -> String {
     format!(
         "{{\"rows\": {}, \"txns\": {}, \"rows_found\": {}, \"seconds\": {:.6}, \"{rate_name}\": {rate:.1}, \"micros_per_row\": {:.3}, \"log_flushes\": {}, \"log_bytes\": {}}}",

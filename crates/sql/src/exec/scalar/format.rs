@@ -347,8 +347,8 @@ fn custom_section(n: &Number, section: &[Piece]) -> Option<(String, bool)> {
     let grouping = last_digit.is_some_and(|at| int_part[..at].contains(&Piece::Comma));
     let percent = section.iter().filter(|p| **p == Piece::Percent).count();
     let shift = 2 * percent as i32 - 3 * scaling as i32;
-    let decimals = frac_part.iter().filter(|p| is_digit(p)).count() as u32;
     let frac_slots: Vec<&Piece> = frac_part.iter().filter(|p| is_digit(p)).collect();
+    let decimals = frac_slots.len() as u32;
     let min_decimals = frac_slots.iter().rposition(|p| **p == Piece::Zero).map_or(0, |i| i + 1);
     let (int_digits, frac_digits) = n.scaled(shift).fixed(decimals);
     let zero = is_zero(&int_digits, &frac_digits);
@@ -458,50 +458,23 @@ fn format_moment(m: DateTime2, pattern: &str) -> Option<String> {
                 3 => out.push_str(&DAYS[weekday(m.date) as usize][..3]),
                 _ => out.push_str(DAYS[weekday(m.date) as usize]),
             },
-            'H' => {
-                used = run.min(2);
-                out.push_str(&if used == 1 { hour.to_string() } else { format!("{hour:02}") });
+            'H' | 'h' | 'm' | 's' => {
+                let v = match c {
+                    'H' => hour,
+                    'h' if hour % 12 == 0 => 12,
+                    'h' => hour % 12,
+                    'm' => minute,
+                    _ => second,
+                };
+                used = clock_field(&mut out, v.into(), run);
             }
-            'h' => {
-                used = run.min(2);
-                let h12 = if hour % 12 == 0 { 12 } else { hour % 12 };
-                out.push_str(&if used == 1 { h12.to_string() } else { format!("{h12:02}") });
-            }
-            'm' => {
-                used = run.min(2);
-                out.push_str(&if used == 1 { minute.to_string() } else { format!("{minute:02}") });
-            }
-            's' => {
-                used = run.min(2);
-                out.push_str(&if used == 1 { second.to_string() } else { format!("{second:02}") });
-            }
-            'f' | 'F' => {
-                if run > 7 {
-                    return None;
-                }
-                let digits = format!("{ticks:07}");
-                let part = &digits[..run];
-                if c == 'F' {
-                    out.push_str(part.trim_end_matches('0'));
-                } else {
-                    out.push_str(part);
-                }
-            }
+            'f' | 'F' => fraction(&mut out, c, ticks.into(), run)?,
             't' => {
                 used = run.min(2);
                 let ampm = if hour < 12 { "AM" } else { "PM" };
                 out.push_str(if used == 1 { &ampm[..1] } else { ampm });
             }
-            '\\' => {
-                out.push(*chars.get(i + 1)?);
-                used = 2;
-            }
-            '\'' | '"' => {
-                let end = chars[i + 1..].iter().position(|&x| x == c)?;
-                out.extend(&chars[i + 1..i + 1 + end]);
-                used = end + 2;
-            }
-            '%' => used = 1,
+            '\\' | '\'' | '"' | '%' => used = literal(&mut out, &chars[i..])?,
             other => {
                 out.push(other);
                 used = 1;
@@ -517,19 +490,23 @@ fn format_moment(m: DateTime2, pattern: &str) -> Option<String> {
 fn format_time_span(ticks: u64, pattern: &str) -> Option<String> {
     let total_seconds = ticks / 10_000_000;
     let (h, m, s) = (total_seconds / 3600, total_seconds / 60 % 60, total_seconds % 60);
-    let fraction = ticks % 10_000_000;
+    let fraction_ticks = ticks % 10_000_000;
     match pattern {
         "c" | "t" | "T" => {
             let base = format!("{h:02}:{m:02}:{s:02}");
-            return Some(if fraction > 0 { format!("{base}.{fraction:07}") } else { base });
+            return Some(if fraction_ticks > 0 {
+                format!("{base}.{fraction_ticks:07}")
+            } else {
+                base
+            });
         }
         "g" => {
             let base = format!("{h}:{m:02}:{s:02}");
-            let f = format!("{fraction:07}");
+            let f = format!("{fraction_ticks:07}");
             let f = f.trim_end_matches('0');
             return Some(if f.is_empty() { base } else { format!("{base}.{f}") });
         }
-        "G" => return Some(format!("0:{h:02}:{m:02}:{s:02}.{fraction:07}")),
+        "G" => return Some(format!("0:{h:02}:{m:02}:{s:02}.{fraction_ticks:07}")),
         _ => {}
     }
     let chars: Vec<char> = pattern.chars().collect();
@@ -539,38 +516,57 @@ fn format_time_span(ticks: u64, pattern: &str) -> Option<String> {
         let c = chars[i];
         let run = chars[i..].iter().take_while(|&&x| x == c).count();
         let used = match c {
-            'h' | 'm' | 's' => {
-                let v = match c {
-                    'h' => h,
-                    'm' => m,
-                    _ => s,
-                };
-                let used = run.min(2);
-                out.push_str(&if used == 1 { v.to_string() } else { format!("{v:02}") });
-                used
-            }
+            'h' => clock_field(&mut out, h, run),
+            'm' => clock_field(&mut out, m, run),
+            's' => clock_field(&mut out, s, run),
             'f' | 'F' => {
-                if run > 7 {
-                    return None;
-                }
-                let digits = format!("{fraction:07}");
-                let part = &digits[..run];
-                out.push_str(if c == 'F' { part.trim_end_matches('0') } else { part });
+                fraction(&mut out, c, fraction_ticks, run)?;
                 run
             }
-            '\\' => {
-                out.push(*chars.get(i + 1)?);
-                2
-            }
-            '\'' | '"' => {
-                let end = chars[i + 1..].iter().position(|&x| x == c)?;
-                out.extend(&chars[i + 1..i + 1 + end]);
-                end + 2
-            }
-            '%' => 1,
+            '\\' | '\'' | '"' | '%' => literal(&mut out, &chars[i..])?,
             _ => return None,
         };
         i += used;
     }
     Some(out)
+}
+
+/// An hour, minute or second field of a custom format: one digit run gives the value as is,
+/// two or more give it in two digits (consuming two). Returns the pattern characters used.
+fn clock_field(out: &mut String, value: u64, run: usize) -> usize {
+    if run == 1 {
+        out.push_str(&value.to_string());
+    } else {
+        out.push_str(&format!("{value:02}"));
+    }
+    run.min(2)
+}
+
+/// `run` digits (at most 7) of a second's fraction given in 100 ns ticks; `F` drops trailing
+/// zeros. `None` for more than 7, which .NET refuses.
+fn fraction(out: &mut String, c: char, ticks: u64, run: usize) -> Option<()> {
+    if run > 7 {
+        return None;
+    }
+    let digits = format!("{ticks:07}");
+    let part = &digits[..run];
+    out.push_str(if c == 'F' { part.trim_end_matches('0') } else { part });
+    Some(())
+}
+
+/// A literal at the start of `chars`: `\x`, `'text'`, `"text"`, or the `%` that marks a
+/// one-letter custom format. Returns the pattern characters used; `None` if unterminated.
+fn literal(out: &mut String, chars: &[char]) -> Option<usize> {
+    match chars.first()? {
+        '%' => Some(1),
+        '\\' => {
+            out.push(*chars.get(1)?);
+            Some(2)
+        }
+        &quote => {
+            let end = chars[1..].iter().position(|&x| x == quote)?;
+            out.extend(&chars[1..1 + end]);
+            Some(end + 2)
+        }
+    }
 }

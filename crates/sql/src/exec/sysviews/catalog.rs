@@ -691,8 +691,8 @@ struct PartitionRow {
     object_id: u32,
     /// SQL Server's index id: 0 for a heap.
     index_id: u32,
-    /// Entries and pages, from a walk of the tree under its shared latch (`None` if the walk
-    /// failed: a damaged tree, which `DBCC CHECKTABLE` reports).
+    /// Entries and pages, from a walk of the tree under its shared latch (`None` if a page
+    /// failed its checksum: a damaged tree, which `DBCC CHECKTABLE` reports).
     counts: Option<(u64, u64)>,
 }
 
@@ -704,14 +704,15 @@ impl PartitionRow {
 }
 
 /// Every index of every table of the view's database, with its rows and pages. Like SQL
-/// Server's metadata, the counts take no locks: they include changes not yet committed.
+/// Server's metadata, the counts take no locks (only each tree's latch, shared, while its
+/// pages are counted): they include changes not yet committed.
 fn partition_rows(ctx: &ViewContext<'_>) -> Vec<PartitionRow> {
     index_rows(ctx)
         .into_iter()
         .map(|r| PartitionRow {
             object_id: r.object_id,
             index_id: if r.index.is_heap() { 0 } else { u32::from(r.index.id) },
-            counts: ctx.database.space().tree(r.index.root).check().ok().map(|c| (c.rows, c.pages)),
+            counts: ctx.database.space().tree(r.index.root).count().ok().map(|c| (c.rows, c.pages)),
         })
         .collect()
 }

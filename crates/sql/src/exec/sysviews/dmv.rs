@@ -11,7 +11,7 @@ use walden_log::LogStats;
 use super::catalog::{files_of, FileRow};
 use super::sessions::lock_wait_type;
 use super::{
-    big, format_lsn, int, int_arg, nstr, small, LogSpace, View, ViewContext, DESC, PAGE_BYTES,
+    big, format_lsn, int, int_arg, nstr, small, LogSpace, View, ViewContext, Vlf, DESC, PAGE_BYTES,
     SYSNAME,
 };
 use crate::exec::{RowSet, SqlError};
@@ -393,14 +393,7 @@ pub(super) fn log_space_usage(ctx: &ViewContext<'_>) -> RowSet {
         .col("database_id", SqlType::Int, |r| int(i64::from(r.0)))
         .col("total_log_size_in_bytes", SqlType::BigInt, |r| big(r.1.file_bytes))
         .col("used_log_space_in_bytes", SqlType::BigInt, |r| big(r.1.used_bytes()))
-        .col("used_log_space_in_percent", SqlType::Real, |r| {
-            let percent = if r.1.file_bytes == 0 {
-                0.0
-            } else {
-                r.1.used_bytes() as f64 * 100.0 / r.1.file_bytes as f64
-            };
-            Value::Real(percent as f32)
-        })
+        .col("used_log_space_in_percent", SqlType::Real, |r| Value::Real(r.1.used_percent() as f32))
         .col("log_space_in_bytes_since_last_backup", SqlType::BigInt, |r| big(r.1.used_bytes()))
         .rows(&rows)
 }
@@ -426,16 +419,10 @@ pub(super) fn log_info(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, 
         .col("file_id", SqlType::Int, |_| int(2))
         .col("vlf_begin_offset", SqlType::BigInt, |r| big(r.2.file_offset))
         .col("vlf_size_mb", SqlType::Float, |r| mb(r.2.size))
-        // Segment sequence + 1: 0 is a slot never used (or freed), as in SQL Server.
-        .col("vlf_sequence_number", SqlType::BigInt, |r| big(r.2.sequence.map_or(0, |s| s + 1)))
+        .col("vlf_sequence_number", SqlType::BigInt, |r| big(Vlf::of(&r.2).number))
         .col("vlf_active", SqlType::Bit, |r| Value::Bit(r.2.active))
-        // SQL Server's codes: 2 in use, 0 reusable or never used.
-        .col("vlf_status", SqlType::Int, |r| int(if r.2.active { 2 } else { 0 }))
-        // SQL Server alternates 64 and 128 each time a VLF is reused; 0 before first use.
-        .col("vlf_parity", SqlType::TinyInt, |r| match r.2.sequence {
-            None => Value::TinyInt(0),
-            Some(s) => Value::TinyInt(if s % 2 == 0 { 64 } else { 128 }),
-        })
+        .col("vlf_status", SqlType::Int, |r| int(Vlf::of(&r.2).status.into()))
+        .col("vlf_parity", SqlType::TinyInt, |r| Value::TinyInt(Vlf::of(&r.2).parity))
         .col("vlf_first_lsn", lsn, |r| nstr(format_lsn(r.2.sequence.map_or(0, |s| s * r.1))))
         .opt("vlf_create_lsn", lsn, |_| Value::Null)
         .opt("vlf_encryptor_thumbprint", SqlType::VarBinary(Len::N(20)), |_| Value::Null)

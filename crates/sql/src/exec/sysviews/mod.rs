@@ -176,7 +176,7 @@ const DESC: SqlType = SqlType::NVarChar(Len::N(60));
 /// The collation every Walden database has (see `walden_engine::types::compare`).
 pub(crate) const COLLATION: &str = "SQL_Latin1_General_CP1_CI_AS";
 /// Bytes per data page, the unit of SQL Server's file sizes.
-const PAGE_BYTES: u64 = 8192;
+pub(crate) const PAGE_BYTES: u64 = 8192;
 
 /// One column of a view: SQL Server's name, type and nullability, and how its value is read
 /// from the view's row source.
@@ -288,8 +288,39 @@ pub(crate) fn datetime(us: u64) -> Value {
 /// in the log stream: the first two parts are its high and low 32 bits in hex, and the third,
 /// SQL Server's slot number, is always 0001 (0000 for LSN 0, "none").
 fn format_lsn(lsn: u64) -> String {
-    let slot = if lsn == 0 { 0 } else { 1 };
-    format!("{:08x}:{:08x}:{slot:04x}", lsn >> 32, lsn & 0xffff_ffff)
+    let (high, low, slot) = lsn_parts(lsn);
+    format!("{high:08x}:{low:08x}:{slot:04x}")
+}
+
+/// An LSN's three parts as SQL Server writes them: the high and low 32 bits of the stream
+/// position, and the slot, 1 (0 for LSN 0, "none").
+pub(crate) fn lsn_parts(lsn: u64) -> (u32, u32, u16) {
+    ((lsn >> 32) as u32, (lsn & 0xffff_ffff) as u32, u16::from(lsn != 0))
+}
+
+/// A log segment as SQL Server describes a virtual log file, for `sys.dm_db_log_info` and
+/// `DBCC LOGINFO`.
+pub(crate) struct Vlf {
+    /// Segment sequence + 1, so that 0 is a slot never used (or freed), as in SQL Server.
+    pub(crate) number: u64,
+    /// 2 in use, 0 reusable or never used.
+    pub(crate) status: i32,
+    /// 64 and 128 alternating with each reuse; 0 before the first use.
+    pub(crate) parity: u8,
+}
+
+impl Vlf {
+    pub(crate) fn of(segment: &walden_log::SegmentInfo) -> Vlf {
+        Vlf {
+            number: segment.sequence.map_or(0, |s| s + 1),
+            status: if segment.active { 2 } else { 0 },
+            parity: match segment.sequence {
+                None => 0,
+                Some(s) if s % 2 == 0 => 64,
+                Some(_) => 128,
+            },
+        }
+    }
 }
 
 /// An INT argument (NULL is `None`), converted as SQL Server converts one: error 245 for a
@@ -339,9 +370,12 @@ struct LogSpace {
 /// percentage of it in use (both 0 for tempdb, which has no log).
 pub(crate) fn log_space_mb(db: &Database) -> (f64, f64) {
     let space = LogSpace::of(db);
-    let size = space.file_bytes as f64;
-    let used = if space.file_bytes == 0 { 0.0 } else { space.used_bytes() as f64 * 100.0 / size };
-    (size / (1024.0 * 1024.0), used)
+    (space.file_bytes as f64 / (1024.0 * 1024.0), space.used_percent())
+}
+
+/// The size of `db`'s log file in bytes (0 for tempdb, which has no log).
+pub(crate) fn log_file_bytes(db: &Database) -> u64 {
+    LogSpace::of(db).file_bytes
 }
 
 impl LogSpace {
@@ -363,6 +397,15 @@ impl LogSpace {
     /// Bytes of active log.
     fn used_bytes(&self) -> u64 {
         self.end - self.active_start
+    }
+
+    /// The active log as a percentage of the file (0 without a file).
+    fn used_percent(&self) -> f64 {
+        if self.file_bytes == 0 {
+            0.0
+        } else {
+            self.used_bytes() as f64 * 100.0 / self.file_bytes as f64
+        }
     }
 
     /// The segment sequence holding stream position `lsn` (segments hold their size less one

@@ -228,7 +228,8 @@ impl SessionActivity {
 
     /// The running statement's command, as `sys.dm_exec_requests` names it.
     pub(crate) fn command_name(&self) -> &'static str {
-        COMMANDS.get(usize::from(self.command.load(Ordering::Relaxed))).copied().unwrap_or("")
+        let code = usize::from(self.command.load(Ordering::Relaxed));
+        COMMANDS.get(code).copied().unwrap_or(COMMANDS[0])
     }
 
     /// A batch starts in database `database_id`.
@@ -308,11 +309,6 @@ impl SessionRow {
     fn running(&self) -> bool {
         self.a.running.load(Ordering::Relaxed)
     }
-
-    /// The session's last (or running) batch's start.
-    fn request_start(&self) -> u64 {
-        self.a.request_start_micros.load(Ordering::Relaxed)
-    }
 }
 
 fn rows_of(ctx: &ViewContext<'_>) -> Vec<SessionRow> {
@@ -321,10 +317,7 @@ fn rows_of(ctx: &ViewContext<'_>) -> Vec<SessionRow> {
         .sessions
         .all()
         .into_iter()
-        .map(|a| {
-            let client = a.client.lock().unwrap_or_else(PoisonError::into_inner).clone();
-            SessionRow { a, client, now }
-        })
+        .map(|a| SessionRow { client: a.client(), a, now })
         .collect()
 }
 
@@ -355,7 +348,7 @@ pub(super) fn exec_sessions(ctx: &ViewContext<'_>) -> RowSet {
         })
         .col("endpoint_id", SqlType::Int, |_| int(0))
         .col("last_request_start_time", SqlType::DateTime, |r| {
-            datetime(r.request_start().max(r.a.login_micros))
+            datetime(r.a.request_start_micros().max(r.a.login_micros))
         })
         .opt("last_request_end_time", SqlType::DateTime, |r| {
             match r.a.last_request_end_micros.load(Ordering::Relaxed) {
@@ -404,7 +397,9 @@ pub(super) fn exec_connections(ctx: &ViewContext<'_>) -> RowSet {
         .opt("node_affinity", SqlType::SmallInt, |_| small(0))
         .opt("num_reads", SqlType::Int, |_| Value::Null)
         .opt("num_writes", SqlType::Int, |_| Value::Null)
-        .opt("last_read", SqlType::DateTime, |r| datetime(r.request_start().max(r.a.login_micros)))
+        .opt("last_read", SqlType::DateTime, |r| {
+            datetime(r.a.request_start_micros().max(r.a.login_micros))
+        })
         .opt("last_write", SqlType::DateTime, |r| {
             match r.a.last_request_end_micros.load(Ordering::Relaxed) {
                 0 => datetime(r.a.login_micros),
@@ -438,6 +433,11 @@ fn address_of(a: Option<std::net::SocketAddr>) -> Value {
 
 fn port_of(a: Option<std::net::SocketAddr>) -> Value {
     a.map_or(Value::Null, |a| int(a.port().into()))
+}
+
+/// The `LCK_M_*` wait type of a request waiting for a lock, NULL otherwise.
+fn wait_type_of(r: &RequestRow) -> Value {
+    r.wait.as_ref().map_or(Value::Null, |w| nstr(lock_wait_type(w.mode.name())))
 }
 
 /// A running request, with the lock it waits for (if any) and who holds that lock.
@@ -488,14 +488,11 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
     View::<RequestRow>::new()
         .col("session_id", SqlType::SmallInt, |r| small(r.session.a.spid.into()))
         .col("request_id", SqlType::Int, |_| int(0))
-        .col("start_time", SqlType::DateTime, |r| datetime(r.session.request_start()))
+        .col("start_time", SqlType::DateTime, |r| datetime(r.session.a.request_start_micros()))
         .col("status", SqlType::NVarChar(Len::N(30)), |r| {
             nstr(if r.wait.is_some() { "suspended" } else { "running" })
         })
-        .col("command", SqlType::NVarChar(Len::N(32)), |r| {
-            let code = usize::from(r.session.a.command.load(Ordering::Relaxed));
-            nstr(COMMANDS.get(code).copied().unwrap_or(COMMANDS[0]))
-        })
+        .col("command", SqlType::NVarChar(Len::N(32)), |r| nstr(r.session.a.command_name()))
         .opt("sql_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
         .opt("statement_start_offset", SqlType::Int, |_| Value::Null)
         .opt("statement_end_offset", SqlType::Int, |_| Value::Null)
@@ -506,17 +503,11 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
         .col("user_id", SqlType::Int, |_| int(1))
         .opt("connection_id", SqlType::UniqueIdentifier, |_| Value::Null)
         .opt("blocking_session_id", SqlType::SmallInt, |r| small(r.blocker.into()))
-        .opt("wait_type", DESC, |r| match &r.wait {
-            Some(w) => nstr(lock_wait_type(w.mode.name())),
-            None => Value::Null,
-        })
+        .opt("wait_type", DESC, wait_type_of)
         .col("wait_time", SqlType::Int, |r| {
             int(r.wait.as_ref().map_or(0, |w| w.waited.as_millis() as i64))
         })
-        .opt("last_wait_type", DESC, |r| match &r.wait {
-            Some(w) => nstr(lock_wait_type(w.mode.name())),
-            None => Value::Null,
-        })
+        .opt("last_wait_type", DESC, wait_type_of)
         .col("wait_resource", SqlType::NVarChar(Len::N(256)), |r| match &r.wait {
             Some(w) => nstr(format!(
                 "{}: {} {}",
@@ -536,7 +527,7 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
             int(r.session.a.lock_timeout_ms.load(Ordering::Relaxed))
         })
         .col("total_elapsed_time", SqlType::Int, |r| {
-            int((r.session.now.saturating_sub(r.session.request_start()) / 1000) as i64)
+            int((r.session.now.saturating_sub(r.session.a.request_start_micros()) / 1000) as i64)
         })
         .rows(&rows)
 }

@@ -30,10 +30,15 @@ pub(crate) struct OpenTran {
     pub(crate) begin_micros: u64,
     /// `BEGIN TRAN` or `IMPLICIT_TRANSACTIONS` opened it.
     pub(crate) user: bool,
-    /// The system's own.
-    pub(crate) system: bool,
     /// The databases whose log it has written to, with where its log starts there.
     pub(crate) databases: Vec<(u32, Lsn)>,
+}
+
+impl OpenTran {
+    /// The system's own (no session: recovery undoing a loser).
+    fn system(&self) -> bool {
+        self.session == 0
+    }
 }
 
 /// Every open transaction, by id.
@@ -50,7 +55,6 @@ pub(crate) fn open_transactions(ctx: &ViewContext<'_>) -> Vec<OpenTran> {
                     name: t.name,
                     begin_micros: t.begin_micros,
                     user: true,
-                    system: false,
                     databases: Vec::new(),
                 },
             );
@@ -70,7 +74,6 @@ pub(crate) fn open_transactions(ctx: &ViewContext<'_>) -> Vec<OpenTran> {
                     name: activity.map_or("system", |a| a.command_name()).to_string(),
                     begin_micros: activity.map_or_else(now_micros, |a| a.request_start_micros()),
                     user: false,
-                    system,
                     databases: Vec::new(),
                 }
             });
@@ -83,9 +86,9 @@ pub(crate) fn open_transactions(ctx: &ViewContext<'_>) -> Vec<OpenTran> {
 /// An LSN as SQL Server shows one in `numeric(25,0)` columns: the three parts of its text form
 /// (`fn_dblog`'s `Current LSN`) as decimal digit groups, `aaaa bbbbbbbbbb ccccc`.
 fn numeric_lsn(lsn: Lsn) -> Value {
-    let slot = u64::from(lsn != 0);
-    let digits = u128::from(lsn >> 32) * 10u128.pow(15) + u128::from(lsn & 0xffff_ffff) * 100_000;
-    Decimal::new((digits + u128::from(slot)) as i128, 0).map_or(Value::Null, Value::Decimal)
+    let (high, low, slot) = super::lsn_parts(lsn);
+    let digits = i128::from(high) * 10i128.pow(15) + i128::from(low) * 100_000 + i128::from(slot);
+    Decimal::new(digits, 0).map_or(Value::Null, Value::Decimal)
 }
 
 /// `numeric(25,0)`, SQL Server's type for LSNs in its views.
@@ -100,7 +103,7 @@ pub(super) fn active_transactions(ctx: &ViewContext<'_>) -> RowSet {
         .col("transaction_begin_time", SqlType::DateTime, |t| datetime(t.begin_micros))
         // 1 read/write, 2 read-only, 3 system.
         .col("transaction_type", SqlType::Int, |t| {
-            int(if t.system {
+            int(if t.system() {
                 3
             } else if t.databases.is_empty() {
                 2
@@ -139,29 +142,43 @@ pub(super) fn session_transactions(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&rows)
 }
 
+/// One transaction in one database it has logged in.
+struct DatabaseTran {
+    id: u64,
+    begin_micros: u64,
+    system: bool,
+    database: u32,
+    start: Lsn,
+}
+
 /// `sys.dm_tran_database_transactions`: one row per transaction and database whose log it
 /// has written to.
 pub(super) fn database_transactions(ctx: &ViewContext<'_>) -> RowSet {
-    let rows: Vec<(OpenTran, u32, Lsn)> = open_transactions(ctx)
-        .into_iter()
+    let rows: Vec<DatabaseTran> = open_transactions(ctx)
+        .iter()
         .flat_map(|t| {
-            let dbs = t.databases.clone();
-            dbs.into_iter().map(move |(db, start)| (t.clone(), db, start))
+            t.databases.iter().map(|&(database, start)| DatabaseTran {
+                id: t.id,
+                begin_micros: t.begin_micros,
+                system: t.system(),
+                database,
+                start,
+            })
         })
         .collect();
-    let unknown = |_: &(OpenTran, u32, Lsn)| Value::Null;
-    View::<(OpenTran, u32, Lsn)>::new()
-        .col("transaction_id", SqlType::BigInt, |r| big(r.0.id))
-        .col("database_id", SqlType::Int, |r| int(r.1.into()))
-        .opt("database_transaction_begin_time", SqlType::DateTime, |r| datetime(r.0.begin_micros))
+    let unknown = |_: &DatabaseTran| Value::Null;
+    View::<DatabaseTran>::new()
+        .col("transaction_id", SqlType::BigInt, |r| big(r.id))
+        .col("database_id", SqlType::Int, |r| int(r.database.into()))
+        .opt("database_transaction_begin_time", SqlType::DateTime, |r| datetime(r.begin_micros))
         // 1 read/write (3 system).
-        .col("database_transaction_type", SqlType::Int, |r| int(if r.0.system { 3 } else { 1 }))
+        .col("database_transaction_type", SqlType::Int, |r| int(if r.system { 3 } else { 1 }))
         // 4: has generated log records.
         .col("database_transaction_state", SqlType::Int, |_| int(4))
         .col("database_transaction_status", SqlType::Int, |_| int(0))
         .col("database_transaction_status2", SqlType::Int, |_| int(0))
         .opt("database_transaction_log_record_count", SqlType::BigInt, unknown)
         .opt("database_transaction_log_bytes_used", SqlType::BigInt, unknown)
-        .opt("database_transaction_begin_lsn", LSN_NUMERIC, |r| numeric_lsn(r.2))
+        .opt("database_transaction_begin_lsn", LSN_NUMERIC, |r| numeric_lsn(r.start))
         .rows(&rows)
 }
