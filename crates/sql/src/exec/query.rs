@@ -1101,10 +1101,11 @@ impl Run<'_> {
                     };
                     values.push(self.eval(a, &env)?);
                 }
-                let builtin = name.schema.is_none().then(|| name.name.value.to_ascii_uppercase());
-                let set = if builtin.as_deref() == Some("GENERATE_SERIES") {
+                let builtin =
+                    |f: &str| name.schema.is_none() && name.name.value.eq_ignore_ascii_case(f);
+                let set = if builtin("GENERATE_SERIES") {
                     self.generate_series(&values)?
-                } else if builtin.as_deref() == Some("STRING_SPLIT") {
+                } else if builtin("STRING_SPLIT") {
                     string_split(&values)?
                 } else {
                     match self.system_rowset(name, &values)? {
