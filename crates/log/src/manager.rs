@@ -33,7 +33,8 @@
 //! 8. The log knows its *open transactions*: a transaction is open from the append of its
 //!    first begin or payload record, registered with the end of the log at that moment (at or
 //!    before the record's start) with the tag that record carried (who the transaction works
-//!    for, in the terms of the layers above), until its commit or abort record. Both happen
+//!    for, in the terms of the layers above), until its commit or abort record has been
+//!    appended (the append may wait for buffer space, releasing the lock). Both happen
 //!    under the state lock the append holds anyway, so a transaction costs no lock of its own,
 //!    and a reader of the oldest open start (a checkpoint) under that lock sees every
 //!    transaction whose records precede the current end of the log.
