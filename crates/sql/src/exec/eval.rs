@@ -559,6 +559,23 @@ impl Run<'_> {
                 Some("sys") => Value::Int(4),
                 _ => Value::Null,
             },
+            "TYPE_NAME" | "TYPE_ID" if args.len() != 1 => {
+                return Err(SqlError::with_severity(
+                    174,
+                    15,
+                    format!("The {} function requires 1 argument(s).", name.to_ascii_lowercase()),
+                ));
+            }
+            "TYPE_NAME" => match args.first() {
+                Some(Value::Null) | None => Value::Null,
+                Some(id) => crate::exec::sysviews::type_name(int_value(id)?.into())
+                    .map_or(Value::Null, |n| Value::NStr(n.to_string())),
+            },
+            "TYPE_ID" => match text_arg(0) {
+                None => Value::Null,
+                Some(n) => crate::exec::sysviews::type_id(&n)
+                    .map_or(Value::Null, |id| Value::Int(id as i32)),
+            },
             "SUSER_SNAME" | "SUSER_NAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" => {
                 Value::NStr("sa".to_string())
             }

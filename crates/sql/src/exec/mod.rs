@@ -18,6 +18,7 @@ mod output;
 mod query;
 pub mod scalar;
 mod session;
+mod static_type;
 mod sysprocs;
 pub mod sysviews;
 

@@ -711,7 +711,12 @@ impl Run<'_> {
         out_rows.truncate(top_limit(out_rows.len()));
         for (i, c) in out_cols.iter_mut().enumerate() {
             if c.hidden {
-                c.ty = infer_type(&out_rows, i);
+                // No value to go by: the expression's own type, as SQL Server derives it
+                // (`SELECT d = GETDATE() INTO #t WHERE 1 = 0` makes a datetime column).
+                let untyped = out_rows.iter().all(|r| r[i].is_null());
+                let declared =
+                    exprs[i].filter(|_| untyped).and_then(|e| self.static_type(e, &cols));
+                c.ty = declared.unwrap_or_else(|| infer_type(&out_rows, i));
                 c.hidden = false;
                 unify_column(&mut out_rows, i, c.ty)?;
             }
@@ -721,7 +726,7 @@ impl Run<'_> {
 
     /// The type an expression declares by itself: a CAST's or CONVERT's target, a
     /// variable's declared type. Other expressions take the type of their values.
-    fn declared_type(&self, e: &Expr) -> Option<SqlType> {
+    pub(crate) fn declared_type(&self, e: &Expr) -> Option<SqlType> {
         match &e.kind {
             ExprKind::Cast(c) => scalar::data_type_in_cast(&c.data_type).ok(),
             ExprKind::Convert(c) => scalar::data_type_in_cast(&c.data_type).ok(),
@@ -1252,6 +1257,13 @@ impl Run<'_> {
         name: &ObjectName,
         args: &[Value],
     ) -> Result<Option<RowSet>, SqlError> {
+        if name.name.value.eq_ignore_ascii_case("spt_values")
+            && args.is_empty()
+            && name.schema.as_ref().is_none_or(|s| s.value.eq_ignore_ascii_case("dbo"))
+            && self.database_of(name.database.as_ref())?.id() == walden_engine::instance::MASTER_ID
+        {
+            return Ok(Some(sysviews::spt_values()));
+        }
         let information_schema = match &name.schema {
             Some(schema) if schema.value.eq_ignore_ascii_case("INFORMATION_SCHEMA") => true,
             Some(schema) if schema.value.eq_ignore_ascii_case("sys") => false,

@@ -281,6 +281,15 @@ impl<'a> Parser<'a> {
         Ok(items)
     }
 
+    /// A name part after a dot. There a reserved word is a name, as in SQL Server:
+    /// `c.precision`, `t.key`, `s.user` (nothing else can follow the dot).
+    fn parse_identifier_after_dot(&mut self) -> PResult<Ident> {
+        if self.peek_kind() == &TokenKind::Word {
+            return Ok(Ident::new(self.advance_text()));
+        }
+        self.parse_identifier()
+    }
+
     /// Dotted name parts; a part may be empty in the middle (`master..spt_values`).
     fn parse_name_parts(&mut self) -> PResult<Vec<Option<Ident>>> {
         let mut parts = vec![Some(self.parse_identifier()?)];
@@ -288,7 +297,7 @@ impl<'a> Parser<'a> {
             if self.at(&TokenKind::Dot) {
                 parts.push(None);
             } else {
-                parts.push(Some(self.parse_identifier()?));
+                parts.push(Some(self.parse_identifier_after_dot()?));
             }
         }
         Ok(parts)

@@ -631,7 +631,7 @@ impl<'a> Parser<'a> {
     fn parse_column_path(&mut self) -> PResult<Vec<Ident>> {
         let mut path = vec![self.parse_identifier()?];
         while self.eat(&TokenKind::Dot) {
-            path.push(self.parse_identifier()?);
+            path.push(self.parse_identifier_after_dot()?);
         }
         Ok(path)
     }

@@ -51,3 +51,29 @@ SELECT COUNT(*) AS units, MIN(CASE WHEN a.total_pages > 0 THEN 1 ELSE 0 END) AS 
 FROM sys.partitions p JOIN sys.allocation_units a ON a.container_id = p.partition_id
 WHERE p.object_id = OBJECT_ID('dbo.pc')
 GO
+-- Reserved words are names after a dot, as tools' catalog queries write them.
+SELECT c.name, c.precision, c.scale, TYPE_NAME(c.user_type_id) AS type_name
+FROM sys.columns AS c WHERE c.object_id = OBJECT_ID('dbo.pc') ORDER BY c.column_id
+SELECT TYPE_NAME(56) AS t56, TYPE_NAME(231) AS t231, TYPE_ID('NVarChar') AS nvarchar_id,
+       TYPE_ID('sysname') AS sysname_id, TYPE_NAME(999) AS unknown, TYPE_NAME(NULL) AS of_null
+GO
+SELECT TYPE_NAME()
+GO
+-- master..spt_values, the numbers table scripts borrow from SQL Server.
+SELECT COUNT(*) AS p_rows, MIN(number) AS lo, MAX(number) AS hi FROM master..spt_values WHERE type = N'P'
+SELECT TOP (3) number FROM master.dbo.spt_values WHERE type = 'P' ORDER BY number DESC
+GO
+SELECT COUNT(*) FROM spt_values
+GO
+-- SELECT ... INTO over no rows types its computed columns by their expressions.
+SELECT test = 1, start_time = GETDATE(), precise = SYSDATETIME(), g = NEWID(), s = 'abc',
+       n = N'xy', d = 1.50, big = CAST(1 AS BIGINT), db = DB_NAME(), later = DATEADD(MINUTE, 1, GETDATE()),
+       total = 2 + 2.5, untyped = NULL, *
+INTO #typed FROM dbo.pc WHERE 1 = 0
+SELECT c.name, t.name AS type, c.max_length, c.precision, c.scale FROM tempdb.sys.columns AS c
+JOIN sys.types AS t ON t.user_type_id = c.user_type_id
+WHERE c.object_id = OBJECT_ID('tempdb..#typed') ORDER BY c.column_id
+INSERT #typed SELECT 1, GETDATE(), SYSDATETIME(), NEWID(), 'abc', N'xy', 1.5, 1, DB_NAME(), GETDATE(), 4.5, NULL, id, w
+FROM dbo.pc WHERE id = 1
+SELECT COUNT(*) AS inserted FROM #typed
+GO

@@ -820,6 +820,30 @@ const TYPES: [TypeRow; 22] = [
     ("sysname", 231, 256, 256, 0, 0, true),
 ];
 
+/// `TYPE_NAME(id)`: the name of the type with user_type_id `id`.
+pub(crate) fn type_name(id: i64) -> Option<&'static str> {
+    TYPES.iter().find(|t| t.2 == id).map(|t| t.0)
+}
+
+/// `TYPE_ID(name)`: the user_type_id of the type named `name` (any case).
+pub(crate) fn type_id(name: &str) -> Option<i64> {
+    TYPES.iter().find(|t| t.0.eq_ignore_ascii_case(name)).map(|t| t.2)
+}
+
+/// `master.dbo.spt_values`, the table SQL Server keeps for its own procedures and that
+/// scripts use as a numbers table: Walden has its type `P` rows, the numbers 0 to 2047.
+pub(super) fn spt_values() -> RowSet {
+    let numbers: Vec<i64> = (0..=2047).collect();
+    View::<i64>::new()
+        .opt("name", SqlType::NVarChar(Len::N(35)), |_| Value::Null)
+        .col("number", SqlType::Int, |&n| int(n))
+        .col("type", SqlType::NChar(3), |_| nstr("P  "))
+        .opt("low", SqlType::Int, |_| Value::Null)
+        .opt("high", SqlType::Int, |_| Value::Null)
+        .opt("status", SqlType::Int, |_| int(0))
+        .rows(&numbers)
+}
+
 /// `sys.types`: the built-in types, in SQL Server's columns (Walden has no user-defined types).
 pub(super) fn types(_ctx: &ViewContext<'_>) -> RowSet {
     View::<TypeRow>::new()

@@ -35,6 +35,7 @@ use walden_engine::{Database, Instance};
 
 use crate::exec::{ColumnInfo, RowSet, SqlError};
 
+pub(crate) use catalog::{type_id, type_name};
 pub use information_schema::information_schema_view;
 pub(crate) use sessions::{now_micros, EndState, SessionRegistry, UserTransaction};
 pub use sessions::{ClientInfo, Command, ConnectionInfo, SessionActivity};
@@ -167,6 +168,11 @@ pub fn system_view(
         _ => Ok(()),
     };
     Some(checked.and_then(|()| eval(ctx, args)))
+}
+
+/// `master.dbo.spt_values` (see [`catalog::spt_values`]).
+pub fn spt_values() -> RowSet {
+    catalog::spt_values()
 }
 
 /// `sysname`.

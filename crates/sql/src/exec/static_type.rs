@@ -1,0 +1,179 @@
+//! The type of a select-list expression read from the expression itself, for a column whose
+//! values say nothing: `SELECT start_time = GETDATE(), * INTO #m FROM ... WHERE 1 = 0`
+//! creates `start_time` as `datetime` in SQL Server, and so must Walden, though no row was
+//! produced to look at.
+//!
+//! A computed column's type is otherwise taken from its values (`query::infer_type`); this
+//! is only asked when every value is NULL or there are none, so it covers the expressions
+//! scripts write there (literals, columns, casts, variables, the common functions,
+//! arithmetic, CASE) rather than every rule of SQL Server's type derivation. What it cannot
+//! tell stays `int`, SQL Server's type for an untyped NULL.
+
+use walden_engine::types::{Len, SqlType};
+
+use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, Literal};
+use crate::exec::eval::{find_column, Col};
+use crate::exec::session::Run;
+
+/// The length of `sysname`, which the metadata functions return.
+const SYSNAME: SqlType = SqlType::NVarChar(Len::N(128));
+
+impl Run<'_> {
+    /// The type `e` has whatever its value, if the expression says; `cols` are the columns
+    /// its column references name.
+    pub(crate) fn static_type(&self, e: &Expr, cols: &[Col]) -> Option<SqlType> {
+        match &e.kind {
+            ExprKind::Literal(l) => literal_type(l),
+            ExprKind::Column(parts) => find_column(cols, parts).ok().flatten().map(|i| cols[i].ty),
+            ExprKind::Cast(_) | ExprKind::Convert(_) | ExprKind::Variable(_) => {
+                self.declared_type(e)
+            }
+            ExprKind::SystemVariable(name) => system_variable_type(name),
+            ExprKind::Unary { operand, .. } => self.static_type(operand, cols),
+            ExprKind::Binary { op, left, right } => {
+                let arithmetic = matches!(
+                    op,
+                    BinaryOp::Add
+                        | BinaryOp::Subtract
+                        | BinaryOp::Multiply
+                        | BinaryOp::Divide
+                        | BinaryOp::Modulo
+                );
+                if !arithmetic {
+                    return None;
+                }
+                match (self.static_type(left, cols), self.static_type(right, cols)) {
+                    (Some(l), Some(r)) => Some(combined(l, r)),
+                    (l, r) => l.or(r),
+                }
+            }
+            ExprKind::Case(c) => c
+                .branches
+                .iter()
+                .map(|b| &b.result)
+                .chain(c.else_result.as_ref())
+                .find_map(|r| self.static_type(r, cols)),
+            ExprKind::Function(f) => {
+                let args = match &f.args {
+                    FunctionArgs::List { args, .. } => args.as_slice(),
+                    FunctionArgs::None | FunctionArgs::Star => &[],
+                };
+                let arg = |i: usize| args.get(i).and_then(|a| self.static_type(a, cols));
+                function_type(&f.name.name.value.to_ascii_uppercase(), arg)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn literal_type(l: &Literal) -> Option<SqlType> {
+    let chars = |n: usize| Len::N(u16::try_from(n.clamp(1, 8000)).unwrap_or(8000));
+    Some(match l {
+        Literal::Null => return None,
+        Literal::String { value, national: false } => SqlType::VarChar(chars(value.len())),
+        Literal::String { value, national: true } => {
+            SqlType::NVarChar(chars(value.encode_utf16().count()))
+        }
+        Literal::Integer(digits) if digits.parse::<i32>().is_ok() => SqlType::Int,
+        Literal::Integer(digits) => decimal(digits.len(), 0),
+        Literal::Decimal(text) => {
+            let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+            decimal(int.len() + frac.len(), frac.len())
+        }
+        Literal::Float(_) => SqlType::Float,
+        Literal::Binary(bytes) => SqlType::VarBinary(chars(bytes.len())),
+    })
+}
+
+fn decimal(digits: usize, scale: usize) -> SqlType {
+    let precision = u8::try_from(digits.clamp(1, 38)).unwrap_or(38);
+    let scale = u8::try_from(scale).unwrap_or(38).min(precision);
+    SqlType::Decimal { precision, scale }
+}
+
+fn system_variable_type(name: &str) -> Option<SqlType> {
+    Some(match name.to_ascii_uppercase().as_str() {
+        "@@SPID" => SqlType::SmallInt,
+        "@@ROWCOUNT" | "@@TRANCOUNT" | "@@ERROR" | "@@FETCH_STATUS" | "@@NESTLEVEL" => SqlType::Int,
+        "@@SERVERNAME" | "@@SERVICENAME" => SYSNAME,
+        "@@VERSION" => SqlType::NVarChar(Len::N(300)),
+        _ => return None,
+    })
+}
+
+/// The result type of the built-in functions whose type does not depend on their values;
+/// `arg(i)` is the static type of argument `i`.
+fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<SqlType> {
+    Some(match name {
+        "GETDATE" | "GETUTCDATE" | "CURRENT_TIMESTAMP" => SqlType::DateTime,
+        "SYSDATETIME" | "SYSUTCDATETIME" => SqlType::DateTime2(7),
+        "NEWID" | "NEWSEQUENTIALID" => SqlType::UniqueIdentifier,
+        "EOMONTH" | "DATEFROMPARTS" => SqlType::Date,
+        "DATEDIFF" | "DATEPART" | "YEAR" | "MONTH" | "DAY" | "LEN" | "DATALENGTH" | "CHARINDEX"
+        | "PATINDEX" | "ASCII" | "UNICODE" | "OBJECT_ID" | "COUNT" | "TYPE_ID" | "SCHEMA_ID"
+        | "ISNUMERIC" => SqlType::Int,
+        "DATEDIFF_BIG" | "COUNT_BIG" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" => {
+            SqlType::BigInt
+        }
+        "DB_ID" => SqlType::SmallInt,
+        "DB_NAME" | "OBJECT_NAME" | "SCHEMA_NAME" | "TYPE_NAME" | "SUSER_SNAME" | "SUSER_NAME"
+        | "ORIGINAL_LOGIN" | "SYSTEM_USER" | "USER_NAME" | "CURRENT_USER" | "SESSION_USER"
+        | "USER" | "HOST_NAME" | "APP_NAME" | "DATENAME" => SYSNAME,
+        "FORMAT" => SqlType::NVarChar(Len::N(4000)),
+        "DATEADD" => return arg(2),
+        "ISNULL" | "COALESCE" | "ABS" | "UPPER" | "LOWER" | "LTRIM" | "RTRIM" | "TRIM" | "LEFT"
+        | "RIGHT" | "SUBSTRING" | "REVERSE" | "MIN" | "MAX" | "SUM" | "AVG" | "ROUND" | "FLOOR"
+        | "CEILING" => return arg(0),
+        _ => return None,
+    })
+}
+
+/// The type of `l op r` for arithmetic and string concatenation: SQL Server's data type
+/// precedence picks the operand type the other converts to; two strings concatenate.
+fn combined(l: SqlType, r: SqlType) -> SqlType {
+    let text_len = |t: SqlType| match t {
+        SqlType::Char(n) | SqlType::NChar(n) => Some(Len::N(n)),
+        SqlType::VarChar(len) | SqlType::NVarChar(len) => Some(len),
+        _ => None,
+    };
+    if let (Some(a), Some(b)) = (text_len(l), text_len(r)) {
+        let len = match (a, b) {
+            (Len::N(a), Len::N(b)) if u32::from(a) + u32::from(b) <= 8000 => Len::N(a + b),
+            _ => Len::Max,
+        };
+        let national = matches!(l, SqlType::NChar(_) | SqlType::NVarChar(_))
+            || matches!(r, SqlType::NChar(_) | SqlType::NVarChar(_));
+        return if national { SqlType::NVarChar(len) } else { SqlType::VarChar(len) };
+    }
+    if precedence(l) >= precedence(r) {
+        l
+    } else {
+        r
+    }
+}
+
+/// SQL Server's data type precedence, highest first, as a rank (higher wins).
+fn precedence(t: SqlType) -> u8 {
+    match t {
+        SqlType::DateTime2(_) => 20,
+        SqlType::DateTime => 19,
+        SqlType::Date => 18,
+        SqlType::Time(_) => 17,
+        SqlType::Float => 16,
+        SqlType::Real => 15,
+        SqlType::Decimal { .. } => 14,
+        SqlType::Money => 13,
+        SqlType::BigInt => 12,
+        SqlType::Int => 11,
+        SqlType::SmallInt => 10,
+        SqlType::TinyInt => 9,
+        SqlType::Bit => 8,
+        SqlType::UniqueIdentifier => 7,
+        SqlType::NVarChar(_) => 6,
+        SqlType::NChar(_) => 5,
+        SqlType::VarChar(_) => 4,
+        SqlType::Char(_) => 3,
+        SqlType::VarBinary(_) => 2,
+        SqlType::Binary(_) => 1,
+    }
+}
