@@ -440,6 +440,11 @@ impl Run<'_> {
             }
             "@@TEXTSIZE" => Value::Int(i32::try_from(self.s.opts.textsize).unwrap_or(i32::MAX)),
             "@@DATEFIRST" => Value::TinyInt(7),
+            // us_english's id in sys.syslanguages.
+            "@@LANGID" => Value::SmallInt(0),
+            // The version LOGINACK announces (16.0.1000), as major << 24 | minor << 16 | build:
+            // what tools compare instead of parsing @@VERSION.
+            "@@MICROSOFTVERSION" => Value::Int(16 << 24 | 1000),
             _ => {
                 return Err(SqlError::with_severity(
                     137,
@@ -576,6 +581,33 @@ impl Run<'_> {
                 Some(n) => crate::exec::sysviews::type_id(&n)
                     .map_or(Value::Null, |id| Value::Int(id as i32)),
             },
+            // Every session is `sa`: a member of sysadmin (and public), mapped to dbo in
+            // every database, so it holds every permission. A role SQL Server does not have
+            // is NULL, as there.
+            "IS_SRVROLEMEMBER" => match text_arg(0).map(|r| r.to_ascii_lowercase()).as_deref() {
+                Some("sysadmin" | "public") => Value::Int(1),
+                Some(
+                    "serveradmin" | "securityadmin" | "processadmin" | "setupadmin" | "bulkadmin"
+                    | "diskadmin" | "dbcreator",
+                ) => Value::Int(0),
+                _ => Value::Null,
+            },
+            "IS_MEMBER" | "IS_ROLEMEMBER" => {
+                match text_arg(0).map(|r| r.to_ascii_lowercase()).as_deref() {
+                    Some("db_owner" | "public") => Value::Int(1),
+                    Some(
+                        "db_accessadmin" | "db_securityadmin" | "db_ddladmin" | "db_backupoperator"
+                        | "db_datareader" | "db_datawriter" | "db_denydatareader"
+                        | "db_denydatawriter",
+                    ) => Value::Int(0),
+                    _ => Value::Null,
+                }
+            }
+            "HAS_DBACCESS" => match text_arg(0) {
+                None => Value::Null,
+                Some(n) => self.s.instance.database(&n).map_or(Value::Null, |_| Value::Int(1)),
+            },
+            "HAS_PERMS_BY_NAME" => Value::Int(1),
             "SUSER_SNAME" | "SUSER_NAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" => {
                 Value::NStr("sa".to_string())
             }

@@ -1178,15 +1178,49 @@ impl Run<'_> {
                 self.s.opts.textsize = if n <= 0 { i64::from(i32::MAX) } else { n };
                 Ok(())
             }
-            "DATEFIRST" if self.set_number(value)? == 7 => Ok(()),
-            "DATEFORMAT" if value.eq_ignore_ascii_case("mdy") => Ok(()),
+            "DATEFIRST" => match self.set_number(value)? {
+                7 => Ok(()),
+                1..=6 => Err(unsupported_setting(name, value)),
+                n => Err(SqlError::new(2742, format!("SET DATEFIRST {n} is out of range."))),
+            },
+            "DATEFORMAT" => match self.set_text(value)?.to_ascii_lowercase().as_str() {
+                "mdy" => Ok(()),
+                "dmy" | "ymd" | "ydm" | "myd" | "dym" => Err(unsupported_setting(name, value)),
+                other => Err(SqlError::new(
+                    2741,
+                    format!("SET DATEFORMAT date order '{other}' is invalid."),
+                )),
+            },
+            // Messages and date names are English: us_english (alias English) is the one
+            // language, as on a default SQL Server install.
+            "LANGUAGE" => {
+                let language = self.set_text(value)?;
+                if !["us_english", "english"].iter().any(|l| l.eq_ignore_ascii_case(&language)) {
+                    return Err(SqlError::new(
+                        2740,
+                        format!(
+                            "SET LANGUAGE failed because '{language}' is not an official \
+                             language name or a language alias on this SQL Server."
+                        ),
+                    ));
+                }
+                let msg =
+                    SqlError::with_severity(5703, 0, "Changed language setting to us_english.");
+                self.out.message(&msg);
+                Ok(())
+            }
             // The victim of a deadlock is always the transaction that closes the cycle.
             "DEADLOCK_PRIORITY" => Ok(()),
-            _ => Err(SqlError::new(
-                50000,
-                format!("SET {name} {value} is not supported by Walden (only the default is)."),
-            )),
+            _ => Err(unsupported_setting(name, value)),
         }
+    }
+
+    /// The text a valued SET option is given: the word or string, or a variable's value.
+    fn set_text(&self, value: &str) -> Result<String, SqlError> {
+        if value.starts_with('@') {
+            return Ok(scalar::to_text(&self.variable(value)?.value));
+        }
+        Ok(value.to_string())
     }
 
     /// The number a valued SET option is given: a literal or a variable's value. Read only by
@@ -1699,6 +1733,14 @@ pub(crate) fn assign_binary(op: AssignOp) -> BinaryOp {
 /// TIME variable works the same, except that `TIME` ignores its date. An integer variable is
 /// a `DELAY` in seconds, as in SQL Server. Anything else, or a delay of 24 hours or more, is
 /// error 148.
+/// A valid `SET` value that would change behaviour Walden does not have.
+fn unsupported_setting(name: &str, value: &str) -> SqlError {
+    SqlError::new(
+        50000,
+        format!("SET {name} {value} is not supported by Walden (only the default is)."),
+    )
+}
+
 fn waitfor_duration(kind: WaitforKind, value: Value) -> Result<Option<Duration>, SqlError> {
     let bad = |v: &Value| {
         SqlError::with_severity(

@@ -28,7 +28,8 @@ use crate::lexer::TokenKind;
 
 /// The `SET` options that take a value other than `ON` or `OFF` (besides `LOCK_TIMEOUT` and
 /// `TRANSACTION ISOLATION LEVEL`): drivers send them at login.
-const VALUED_SET_OPTIONS: [&str; 4] = ["TEXTSIZE", "DATEFIRST", "DATEFORMAT", "DEADLOCK_PRIORITY"];
+const VALUED_SET_OPTIONS: [&str; 5] =
+    ["TEXTSIZE", "DATEFIRST", "DATEFORMAT", "DEADLOCK_PRIORITY", "LANGUAGE"];
 
 /// The `SET` options that take `ON` or `OFF`.
 const BOOLEAN_SET_OPTIONS: [&str; 27] = [
@@ -196,14 +197,19 @@ impl<'a> Parser<'a> {
             if minus {
                 self.advance();
             }
-            if !matches!(
-                self.peek_kind(),
-                TokenKind::Word | TokenKind::Integer | TokenKind::Variable
-            ) {
-                return Err(self.error());
-            }
-            let text = self.advance_text();
-            let value = if minus { format!("-{text}") } else { text.to_string() };
+            // `SET LANGUAGE 'us_english'` and `[us_english]` name the value as well as a word.
+            let value = match self.peek_kind() {
+                TokenKind::Word | TokenKind::Integer | TokenKind::Variable => {
+                    self.advance_text().to_string()
+                }
+                TokenKind::String { value, .. } | TokenKind::QuotedIdent(value) if !minus => {
+                    let value = value.clone();
+                    self.advance();
+                    value
+                }
+                _ => return Err(self.error()),
+            };
+            let value = if minus { format!("-{value}") } else { value };
             SetStatement::Valued { name, value }
         } else {
             let names = self.parse_comma_separated(Self::parse_set_option_name)?;

@@ -77,3 +77,20 @@ INSERT #typed SELECT 1, GETDATE(), SYSDATETIME(), NEWID(), 'abc', N'xy', 1.5, 1,
 FROM dbo.pc WHERE id = 1
 SELECT COUNT(*) AS inserted FROM #typed
 GO
+-- SET LANGUAGE: us_english (alias English) is the one language; the checks tools make of
+-- the login's rights: sa is sysadmin and dbo.
+SET LANGUAGE us_english
+SET LANGUAGE N'English'
+SELECT @@LANGUAGE AS language, @@LANGID AS langid, @@MICROSOFTVERSION / 0x01000000 AS major_version
+GO
+SET LANGUAGE Klingon
+GO
+SET DATEFORMAT xyz
+GO
+SET DATEFIRST 9
+GO
+SELECT IS_SRVROLEMEMBER('sysadmin') AS sysadmin, IS_SRVROLEMEMBER('dbcreator') AS dbcreator,
+       IS_SRVROLEMEMBER('nosuchrole') AS no_role, IS_MEMBER('db_owner') AS db_owner,
+       IS_ROLEMEMBER('db_datareader') AS datareader, HAS_DBACCESS('master') AS master_access,
+       HAS_DBACCESS('nosuchdb') AS no_db, HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE') AS view_state
+GO
