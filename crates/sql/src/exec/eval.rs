@@ -628,6 +628,14 @@ impl Run<'_> {
                         .map_or(Value::Null, |o| Value::NStr(o.name().1.to_string()))
                 }
             },
+            // A procedure's text as it was created; tables and sequences have none (NULL).
+            "OBJECT_DEFINITION" => match args.first() {
+                None | Some(Value::Null) => Value::Null,
+                Some(id) => match self.s.db.catalog().get(int_value(id)?).as_deref() {
+                    Some(Object::Procedure(p)) => Value::NStr(p.text.clone()),
+                    _ => Value::Null,
+                },
+            },
             "COL_NAME" => match (args.first(), args.get(1)) {
                 (Some(table), Some(column)) if !table.is_null() && !column.is_null() => {
                     let (table, column) = (int_value(table)?, int_value(column)?);

@@ -120,6 +120,8 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         | "ORIGINAL_LOGIN" | "SYSTEM_USER" | "USER_NAME" | "CURRENT_USER" | "SESSION_USER"
         | "USER" | "HOST_NAME" | "APP_NAME" | "DATENAME" => SYSNAME,
         "FORMAT" => SqlType::NVarChar(Len::N(4000)),
+        "HASHBYTES" => SqlType::VarBinary(Len::N(8000)),
+        "OBJECT_DEFINITION" => SqlType::NVarChar(Len::Max),
         "DATEADD" => return arg(2),
         "ISNULL" | "COALESCE" | "ABS" | "UPPER" | "LOWER" | "LTRIM" | "RTRIM" | "TRIM" | "LEFT"
         | "RIGHT" | "SUBSTRING" | "REVERSE" | "MIN" | "MAX" | "SUM" | "AVG" | "ROUND" | "FLOOR"

@@ -94,3 +94,15 @@ SELECT IS_SRVROLEMEMBER('sysadmin') AS sysadmin, IS_SRVROLEMEMBER('dbcreator') A
        IS_ROLEMEMBER('db_datareader') AS datareader, HAS_DBACCESS('master') AS master_access,
        HAS_DBACCESS('nosuchdb') AS no_db, HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE') AS view_state
 GO
+-- HASHBYTES over the input's bytes (UTF-16LE for nvarchar); MD2/MD4 and unknown names are NULL.
+SELECT HASHBYTES('SHA2_256', 'abc') AS sha2_256, HASHBYTES('MD5', 'abc') AS md5,
+       HASHBYTES('SHA1', N'abc') AS sha1_nvarchar, HASHBYTES('MD4', 'abc') AS md4,
+       HASHBYTES('SHA2_256', NULL) AS of_null, DATALENGTH(HASHBYTES('SHA2_512', 0x00)) AS sha2_512_bytes
+GO
+SELECT HASHBYTES('SHA2_256')
+GO
+-- OBJECT_DEFINITION: a procedure's text; NULL for objects without one.
+CREATE PROCEDURE dbo.defined AS SELECT 1 AS one
+GO
+SELECT OBJECT_DEFINITION(OBJECT_ID('dbo.defined')) AS definition, OBJECT_DEFINITION(OBJECT_ID('dbo.pc')) AS of_table
+GO

@@ -11,7 +11,7 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::hash::{BuildHasher, Hasher};
 
-use walden_engine::types::{Decimal, Guid, SqlType, Value, MAX_LOB_LEN};
+use walden_engine::types::{Decimal, Guid, Len, SqlType, Value, MAX_LOB_LEN};
 
 use super::compare::{compare, fold};
 use super::convert::{
@@ -111,6 +111,7 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "CHOOSE" => (2, 254, choose),
         "TRANSLATE" => (3, 3, translate),
         "FORMAT" => (2, 3, super::format::format),
+        "HASHBYTES" => (2, 2, hashbytes),
         _ => return None,
     };
     let n = args.len();
@@ -933,4 +934,31 @@ fn isdate(args: Vec<Value>) -> Result<Value, SqlError> {
         _ => false,
     };
     Ok(Value::Int(i32::from(valid)))
+}
+
+/// `HASHBYTES(algorithm, input)`: the digest of the input's bytes (what `CAST(input AS
+/// VARBINARY(MAX))` gives: UTF-16LE for nvarchar). MD2 and MD4, which SQL Server still
+/// accepts though deprecated, and any other name give NULL.
+fn hashbytes(args: Vec<Value>) -> Result<Value, SqlError> {
+    use md5::Md5;
+    use sha1::{Digest, Sha1};
+    use sha2::{Sha256, Sha512};
+    let mut args = args.into_iter();
+    let (Some(algorithm), Some(input)) = (args.next(), args.next()) else {
+        return Ok(Value::Null);
+    };
+    if algorithm.is_null() || input.is_null() {
+        return Ok(Value::Null);
+    }
+    let Value::Binary(bytes) = super::convert(input, SqlType::VarBinary(Len::Max), None)? else {
+        return Ok(Value::Null);
+    };
+    let digest = match to_text(&algorithm).to_ascii_uppercase().as_str() {
+        "MD5" => Md5::digest(&bytes).to_vec(),
+        "SHA" | "SHA1" => Sha1::digest(&bytes).to_vec(),
+        "SHA2_256" => Sha256::digest(&bytes).to_vec(),
+        "SHA2_512" => Sha512::digest(&bytes).to_vec(),
+        _ => return Ok(Value::Null),
+    };
+    Ok(Value::Binary(digest))
 }
