@@ -183,9 +183,12 @@ impl Run<'_> {
     }
 }
 
-/// The error for a column reference that resolves to nothing: 207 when it names a
-/// pseudo-table the statement has but a column it lacks, else 4104.
+/// The error for a column reference that resolves to nothing: 207 for a bare name or one
+/// that names a pseudo-table the statement has but a column it lacks, else 4104.
 fn unbound(cols: &[Col], parts: &[crate::ast::Ident]) -> SqlError {
+    if let [column] = parts {
+        return SqlError::invalid_column(&column.value);
+    }
     if let [.., qualifier, column] = parts {
         let known = cols
             .iter()

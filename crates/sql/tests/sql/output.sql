@@ -27,6 +27,8 @@ INSERT dbo.o (name) OUTPUT INSERTED.nosuch VALUES ('x')
 GO
 DELETE dbo.o OUTPUT foo.id WHERE id = 1
 GO
+DELETE dbo.o OUTPUT nosuch WHERE id = 1
+GO
 -- A statement that fails is undone and returns no rows.
 BEGIN TRY
     INSERT dbo.o (name) OUTPUT INSERTED.id VALUES ('ok'), (NULL)

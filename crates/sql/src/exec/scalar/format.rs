@@ -48,7 +48,10 @@ pub(crate) fn format(args: Vec<Value>) -> Result<Value, SqlError> {
         Value::DateTime(dt) => format_moment(datetime_moment(*dt), &pattern),
         Value::DateTime2(m) => format_moment(*m, &pattern),
         Value::Time(t) => format_time_span(t.ticks(), &pattern),
-        v if v.is_numeric() => Number::of(v).and_then(|n| format_number(&n, &pattern)),
+        // BIT is not among FORMAT's types, though it is numeric elsewhere.
+        v if v.is_numeric() && !matches!(v, Value::Bit(_)) => {
+            Number::of(v).and_then(|n| format_number(&n, &pattern))
+        }
         other => {
             return Err(SqlError::new(
                 8116,
@@ -80,7 +83,6 @@ impl Number {
             Value::SmallInt(x) => exact(x.into(), 0, Some(16)),
             Value::Int(x) => exact(x.into(), 0, Some(32)),
             Value::BigInt(x) => exact(x.into(), 0, Some(64)),
-            Value::Bit(b) => exact(b.into(), 0, Some(8)),
             Value::Decimal(d) => exact(d.mantissa(), d.scale().into(), None),
             Value::Money(m) => exact(m.into(), 4, None),
             Value::Float(x) => Some(Number::Float(x)),

@@ -1286,6 +1286,7 @@ fn format_dates_times_cultures_and_bad_arguments() {
     assert_eq!(f("FORMAT", vec![Value::Int(12), s("N"), s("en-US")]).unwrap(), ns("12.00"));
     assert_eq!(f("FORMAT", vec![Value::Int(1), s("N"), s("de-DE")]).unwrap_err().number, 9818);
     assert_eq!(f("FORMAT", vec![s("abc"), s("N")]).unwrap_err().number, 8116);
+    assert_eq!(f("FORMAT", vec![Value::Bit(true), s("N")]).unwrap_err().number, 8116);
     assert_eq!(f("FORMAT", vec![Value::Int(1)]).unwrap_err().number, 189);
 }
 
