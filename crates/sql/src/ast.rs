@@ -1013,6 +1013,10 @@ pub struct Cte {
     pub columns: Vec<Ident>,
     /// Its query.
     pub query: Query,
+    /// The statement's `OPTION (MAXRECURSION n)`, which the parser copies to each CTE of the
+    /// statement because it limits their recursion: `None` when absent (SQL Server's default
+    /// of 100 levels applies), `Some(0)` for no limit.
+    pub max_recursion: Option<u16>,
 }
 
 /// The body of a query.
@@ -1495,11 +1499,49 @@ pub enum FunctionArgs {
     },
 }
 
-/// `OVER ([PARTITION BY ...] [ORDER BY ...])`.
+/// `OVER ([PARTITION BY ...] [ORDER BY ...] [ROWS | RANGE frame])`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WindowSpec {
     /// `PARTITION BY`.
     pub partition_by: Vec<Expr>,
     /// `ORDER BY`.
     pub order_by: Vec<OrderByItem>,
+    /// The window frame, if one is written.
+    pub frame: Option<WindowFrame>,
+}
+
+/// `ROWS | RANGE BETWEEN start AND end`; the short form `ROWS start` is stored with `end`
+/// [`FrameBound::CurrentRow`], which is what it means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowFrame {
+    /// `ROWS` (physical offsets) or `RANGE` (peers of the current row count as current).
+    pub units: FrameUnits,
+    /// Where the frame starts.
+    pub start: FrameBound,
+    /// Where the frame ends.
+    pub end: FrameBound,
+}
+
+/// The unit of a window frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameUnits {
+    /// `ROWS`
+    Rows,
+    /// `RANGE`
+    Range,
+}
+
+/// One end of a window frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameBound {
+    /// `UNBOUNDED PRECEDING`
+    UnboundedPreceding,
+    /// `n PRECEDING`
+    Preceding(u64),
+    /// `CURRENT ROW`
+    CurrentRow,
+    /// `n FOLLOWING`
+    Following(u64),
+    /// `UNBOUNDED FOLLOWING`
+    UnboundedFollowing,
 }

@@ -1189,7 +1189,35 @@ impl Display for WindowSpec {
         if !self.order_by.is_empty() {
             write!(f, "ORDER BY {}", commas(&self.order_by))?;
         }
+        if let Some(frame) = &self.frame {
+            if !self.partition_by.is_empty() || !self.order_by.is_empty() {
+                f.write_char(' ')?;
+            }
+            write!(f, "{frame}")?;
+        }
         Ok(())
+    }
+}
+
+impl Display for WindowFrame {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        let units = match self.units {
+            FrameUnits::Rows => "ROWS",
+            FrameUnits::Range => "RANGE",
+        };
+        write!(f, "{units} BETWEEN {} AND {}", self.start, self.end)
+    }
+}
+
+impl Display for FrameBound {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        match self {
+            FrameBound::UnboundedPreceding => f.write_str("UNBOUNDED PRECEDING"),
+            FrameBound::Preceding(n) => write!(f, "{n} PRECEDING"),
+            FrameBound::CurrentRow => f.write_str("CURRENT ROW"),
+            FrameBound::Following(n) => write!(f, "{n} FOLLOWING"),
+            FrameBound::UnboundedFollowing => f.write_str("UNBOUNDED FOLLOWING"),
+        }
     }
 }
 

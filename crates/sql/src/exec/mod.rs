@@ -16,10 +16,12 @@ mod error;
 mod eval;
 mod output;
 mod query;
+mod recursive;
 pub mod scalar;
 mod session;
 mod static_type;
 mod sysprocs;
+mod window;
 pub mod sysviews;
 
 pub use error::SqlError;

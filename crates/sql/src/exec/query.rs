@@ -223,7 +223,7 @@ pub(crate) fn group_key(values: &[Value]) -> String {
 }
 
 /// Compares sort keys: NULLs first, as SQL Server sorts them.
-fn compare_keys(a: &[Value], b: &[Value], desc: &[bool]) -> Result<Ordering, SqlError> {
+pub(crate) fn compare_keys(a: &[Value], b: &[Value], desc: &[bool]) -> Result<Ordering, SqlError> {
     for ((x, y), d) in a.iter().zip(b).zip(desc) {
         let o = match (x.is_null(), y.is_null()) {
             (true, true) => Ordering::Equal,
@@ -240,7 +240,10 @@ fn compare_keys(a: &[Value], b: &[Value], desc: &[bool]) -> Result<Ordering, Sql
 }
 
 /// Sorts `items` by their keys, stably; the first comparison error wins.
-fn sort_by_keys<T>(items: &mut [(Vec<Value>, T)], desc: &[bool]) -> Result<(), SqlError> {
+pub(crate) fn sort_by_keys<T>(
+    items: &mut [(Vec<Value>, T)],
+    desc: &[bool],
+) -> Result<(), SqlError> {
     let mut error = None;
     items.sort_by(|a, b| match compare_keys(&a.0, &b.0, desc) {
         Ok(o) => o,
@@ -338,7 +341,10 @@ impl Run<'_> {
         let base = self.ctes.len();
         let result = (|| {
             for cte in &q.ctes {
-                let mut rows = self.query(&cte.query, outer)?;
+                let mut rows = match self.recursive_cte(cte, outer)? {
+                    Some(rows) => rows,
+                    None => self.query(&cte.query, outer)?,
+                };
                 for (c, name) in rows.cols.iter_mut().zip(&cte.columns) {
                     c.name = name.value.clone();
                 }
@@ -863,44 +869,14 @@ impl Run<'_> {
             "SUM" | "AVG" => {
                 let mut it = values.into_iter();
                 let Some(first) = it.next() else { return Ok(Value::Null) };
-                // SUM of int is int... SQL Server widens tinyint/smallint/int to int, and
-                // keeps bigint, decimal(38, s), float.
-                let mut acc = match first {
-                    Value::TinyInt(_) | Value::SmallInt(_) | Value::Bit(_) => {
-                        scalar::convert(first, SqlType::Int, None)?
-                    }
-                    Value::Decimal(d) => scalar::convert(
-                        Value::Decimal(d),
-                        SqlType::Decimal { precision: 38, scale: d.scale() },
-                        None,
-                    )?,
-                    Value::Real(_) => scalar::convert(first, SqlType::Float, None)?,
-                    Value::Str(_) | Value::NStr(_) => {
-                        return Err(SqlError::new(
-                            8117,
-                            format!(
-                                "Operand data type varchar is invalid for {} operator.",
-                                name.to_lowercase()
-                            ),
-                        ))
-                    }
-                    other => other,
-                };
+                let mut acc = crate::exec::window::sum_seed(&name, first)?;
                 let mut n: i64 = 1;
                 for v in it {
                     acc = scalar::binary(BinaryOp::Add, acc, v)?;
                     n += 1;
                 }
                 if name == "AVG" {
-                    let divisor = match &acc {
-                        Value::Decimal(_) | Value::Money(_) => {
-                            Value::Decimal(walden_engine::types::Decimal::from_i64(n))
-                        }
-                        Value::Float(_) => Value::Float(n as f64),
-                        Value::BigInt(_) => Value::BigInt(n),
-                        _ => Value::Int(i32::try_from(n).unwrap_or(i32::MAX)),
-                    };
-                    acc = scalar::binary(BinaryOp::Divide, acc, divisor)?;
+                    acc = crate::exec::window::average(acc, n)?;
                 }
                 Ok(acc)
             }
@@ -941,108 +917,6 @@ impl Run<'_> {
                 format!("'{name}' is not a recognized built-in function name."),
             )),
         }
-    }
-
-    /// Computes window functions (ROW_NUMBER, RANK, DENSE_RANK, aggregates OVER a
-    /// partition) into extra hidden columns.
-    fn windows(
-        &mut self,
-        cols: &mut Vec<Col>,
-        rows: &mut [Vec<Value>],
-        computed: &mut Vec<(usize, usize)>,
-        windows: &[&Expr],
-        outer: Option<&Env<'_>>,
-    ) -> Result<(), SqlError> {
-        for w in windows {
-            let ExprKind::Function(f) = &w.kind else { continue };
-            let Some(spec) = &f.over else { continue };
-            let name = f.name.name.value.to_ascii_uppercase();
-            // Partition and order keys per row.
-            let mut keyed: Vec<(Vec<Value>, usize)> = Vec::with_capacity(rows.len());
-            let mut parts = Vec::with_capacity(rows.len());
-            for (i, row) in rows.iter().enumerate() {
-                let env = Env { cols, row, outer, computed };
-                let mut p = Vec::new();
-                for e in &spec.partition_by {
-                    p.push(self.eval(e, &env)?);
-                }
-                let mut k = p.clone();
-                for o in &spec.order_by {
-                    k.push(self.eval(&o.expr, &env)?);
-                }
-                parts.push(group_key(&p));
-                keyed.push((k, i));
-            }
-            let mut desc = vec![false; spec.partition_by.len()];
-            desc.extend(spec.order_by.iter().map(|o| o.descending));
-            sort_by_keys(&mut keyed, &desc)?;
-            let mut values = vec![Value::Null; rows.len()];
-            let order_len = spec.order_by.len();
-            let mut start = 0;
-            while start < keyed.len() {
-                let p = &parts[keyed[start].1];
-                let mut end = start;
-                while end < keyed.len() && &parts[keyed[end].1] == p {
-                    end += 1;
-                }
-                let group = &keyed[start..end];
-                match name.as_str() {
-                    "ROW_NUMBER" => {
-                        for (n, (_, i)) in group.iter().enumerate() {
-                            values[*i] = Value::BigInt(n as i64 + 1);
-                        }
-                    }
-                    "RANK" | "DENSE_RANK" => {
-                        let mut rank = 0i64;
-                        let mut dense = 0i64;
-                        for (n, (k, i)) in group.iter().enumerate() {
-                            let tail = &k[k.len() - order_len..];
-                            let same = n > 0 && {
-                                let prev = &group[n - 1].0;
-                                compare_keys(
-                                    tail,
-                                    &prev[prev.len() - order_len..],
-                                    &vec![false; order_len],
-                                )? == Ordering::Equal
-                            };
-                            if !same {
-                                rank = n as i64 + 1;
-                                dense += 1;
-                            }
-                            values[*i] = Value::BigInt(if name == "RANK" { rank } else { dense });
-                        }
-                    }
-                    _ if is_aggregate_call(&FunctionCall { over: None, ..(**f).clone() }) => {
-                        let members: Vec<usize> = group.iter().map(|(_, i)| *i).collect();
-                        let plain = FunctionCall { over: None, ..(**f).clone() };
-                        let v = self.aggregate(
-                            &plain,
-                            cols,
-                            members.iter().map(|&i| rows[i].as_slice()),
-                            outer,
-                        )?;
-                        for i in members {
-                            values[i] = v.clone();
-                        }
-                    }
-                    _ => {
-                        return Err(SqlError::with_severity(
-                            195,
-                            15,
-                            format!("'{}' is not a recognized window function.", f.name.name.value),
-                        ))
-                    }
-                }
-                start = end;
-            }
-            let at = cols.len();
-            cols.push(Col::hidden("window", SqlType::BigInt));
-            for (row, v) in rows.iter_mut().zip(values) {
-                row.push(v);
-            }
-            computed.push((*w as *const Expr as usize, at));
-        }
-        Ok(())
     }
 
     // -----------------------------------------------------------------------------------

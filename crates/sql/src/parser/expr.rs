@@ -18,8 +18,9 @@
 
 use super::{PResult, Parser};
 use crate::ast::{
-    BinaryOp, Case, Cast, Convert, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Literal,
-    NextValueFor, ObjectName, Quantifier, Span, UnaryOp, WhenClause, WindowSpec,
+    BinaryOp, Case, Cast, Convert, Expr, ExprKind, FrameBound, FrameUnits, FunctionArgs,
+    FunctionCall, Ident, Literal, NextValueFor, ObjectName, Quantifier, Span, UnaryOp, WhenClause,
+    WindowFrame, WindowSpec,
 };
 use crate::keywords::is_reserved;
 use crate::lexer::{Token, TokenKind};
@@ -440,8 +441,63 @@ impl<'a> Parser<'a> {
             partition_by = self.parse_comma_separated(Self::parse_expr)?;
         }
         let order_by = self.parse_order_by()?;
+        let frame = match self.eat_one_of(&["ROWS", "RANGE"]) {
+            Some(units) => Some(self.parse_window_frame(if units == "ROWS" {
+                FrameUnits::Rows
+            } else {
+                FrameUnits::Range
+            })?),
+            None => None,
+        };
         self.expect(&TokenKind::RParen)?;
-        Ok(WindowSpec { partition_by, order_by })
+        Ok(WindowSpec { partition_by, order_by, frame })
+    }
+
+    /// `BETWEEN start AND end` or the short form `start` (which ends at the current row),
+    /// after `ROWS` or `RANGE`. The short form cannot start after the current row.
+    fn parse_window_frame(&mut self, units: FrameUnits) -> PResult<WindowFrame> {
+        if self.eat_keyword("BETWEEN") {
+            // A frame cannot start after the partition's last row or end before its first.
+            let at = self.pos;
+            let start = self.parse_frame_bound()?;
+            if start == FrameBound::UnboundedFollowing {
+                return Err(self.error_at(at + 1));
+            }
+            self.expect_keyword("AND")?;
+            let at = self.pos;
+            let end = self.parse_frame_bound()?;
+            if end == FrameBound::UnboundedPreceding {
+                return Err(self.error_at(at + 1));
+            }
+            return Ok(WindowFrame { units, start, end });
+        }
+        let at = self.pos;
+        let start = self.parse_frame_bound()?;
+        if matches!(start, FrameBound::Following(_) | FrameBound::UnboundedFollowing) {
+            return Err(self.error_at(at + 1));
+        }
+        Ok(WindowFrame { units, start, end: FrameBound::CurrentRow })
+    }
+
+    /// `UNBOUNDED PRECEDING | UNBOUNDED FOLLOWING | CURRENT ROW | n PRECEDING | n FOLLOWING`.
+    fn parse_frame_bound(&mut self) -> PResult<FrameBound> {
+        if self.eat_keyword("UNBOUNDED") {
+            return match self.eat_one_of(&["PRECEDING", "FOLLOWING"]) {
+                Some("PRECEDING") => Ok(FrameBound::UnboundedPreceding),
+                Some(_) => Ok(FrameBound::UnboundedFollowing),
+                None => Err(self.error()),
+            };
+        }
+        if self.eat_keyword("CURRENT") {
+            self.expect_keyword("ROW")?;
+            return Ok(FrameBound::CurrentRow);
+        }
+        let n = self.parse_unsigned::<u64>()?;
+        match self.eat_one_of(&["PRECEDING", "FOLLOWING"]) {
+            Some("PRECEDING") => Ok(FrameBound::Preceding(n)),
+            Some(_) => Ok(FrameBound::Following(n)),
+            None => Err(self.error()),
+        }
     }
 
     /// `CASE [operand] WHEN ... THEN ... [ELSE ...] END`.

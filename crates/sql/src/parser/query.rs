@@ -65,7 +65,7 @@ impl<'a> Parser<'a> {
                 if p.at(&TokenKind::LParen) { p.parse_identifier_list()? } else { Vec::new() };
             p.expect_keyword("AS")?;
             let query = p.parse_parenthesized_query()?;
-            Ok(Cte { name, columns, query })
+            Ok(Cte { name, columns, query, max_recursion: None })
         })
     }
 
@@ -344,6 +344,41 @@ impl<'a> Parser<'a> {
         Ok(QueryHint { text: self.source[span.start..span.end].to_owned() })
     }
 
+    /// Copies an `OPTION (MAXRECURSION n)` hint to the statement's CTEs, which it limits.
+    /// SQL Server takes 0 (no limit) to 32767 and rejects more with error 310, reported at
+    /// `line`, the `OPTION` clause's.
+    pub(super) fn apply_max_recursion(
+        &self,
+        ctes: &mut [Cte],
+        hints: &[QueryHint],
+        line: u32,
+    ) -> PResult<()> {
+        for hint in hints {
+            let mut words = hint.text.split_whitespace();
+            if !words.next().is_some_and(|w| w.eq_ignore_ascii_case("MAXRECURSION")) {
+                continue;
+            }
+            let value = words.next().unwrap_or_default();
+            let n: u64 = match (value.parse(), words.next()) {
+                (Ok(n), None) => n,
+                _ => return Err(ParseError::syntax(value, false, line)),
+            };
+            let n = u16::try_from(n).ok().filter(|n| *n <= 32767).ok_or_else(|| ParseError {
+                number: 310,
+                severity: 15,
+                state: 1,
+                line,
+                message: format!(
+                    "The value {n} specified for the MAXRECURSION option exceeds the allowed maximum of 32767."
+                ),
+            })?;
+            for cte in ctes.iter_mut() {
+                cte.max_recursion = Some(n);
+            }
+        }
+        Ok(())
+    }
+
     // -----------------------------------------------------------------------------------------
     // Table sources
     // -----------------------------------------------------------------------------------------
@@ -545,7 +580,10 @@ impl<'a> Parser<'a> {
         };
         let output = self.parse_output_clause()?;
         let source = self.parse_insert_source()?;
+        let line = self.peek().span.line;
         let hints = self.parse_option_clause()?;
+        let mut ctes = ctes;
+        self.apply_max_recursion(&mut ctes, &hints, line)?;
         let insert = Insert { ctes, top, target, table_hints, columns, output, source, hints };
         Ok(StatementKind::Insert(Box::new(insert)))
     }
@@ -580,7 +618,10 @@ impl<'a> Parser<'a> {
         let output = self.parse_output_clause()?;
         let from = self.parse_from()?;
         let where_clause = self.parse_where()?;
+        let line = self.peek().span.line;
         let hints = self.parse_option_clause()?;
+        let mut ctes = ctes;
+        self.apply_max_recursion(&mut ctes, &hints, line)?;
         let update = Update {
             ctes,
             top,
@@ -651,7 +692,10 @@ impl<'a> Parser<'a> {
         let output = self.parse_output_clause()?;
         let from = self.parse_from()?;
         let where_clause = self.parse_where()?;
+        let line = self.peek().span.line;
         let hints = self.parse_option_clause()?;
+        let mut ctes = ctes;
+        self.apply_max_recursion(&mut ctes, &hints, line)?;
         let delete = Delete { ctes, top, target, table_hints, output, from, where_clause, hints };
         Ok(StatementKind::Delete(Box::new(delete)))
     }
