@@ -21,8 +21,8 @@ pub mod scalar;
 mod session;
 mod static_type;
 mod sysprocs;
-mod window;
 pub mod sysviews;
+mod window;
 
 pub use error::SqlError;
 pub use eval::PRODUCT_VERSION;
