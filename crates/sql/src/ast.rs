@@ -152,6 +152,12 @@ pub enum StatementKind {
     Execute(Box<Execute>),
     /// `CHECKPOINT [duration_seconds]`.
     Checkpoint(Option<Expr>),
+    /// `RECONFIGURE [WITH OVERRIDE]`: installs what `sp_configure` set, which in Walden is
+    /// nothing (its options are read-only), so it does nothing, successfully.
+    Reconfigure {
+        /// `WITH OVERRIDE`.
+        with_override: bool,
+    },
     /// `DBCC command [(argument, ...)] [WITH option, ...]`.
     Dbcc(Box<Dbcc>),
     /// `KILL session_id`.

@@ -176,6 +176,8 @@ impl Display for StatementKind {
             Transaction(statement) => write!(f, "{statement}"),
             Execute(execute) => write!(f, "{execute}"),
             Checkpoint(None) => f.write_str("CHECKPOINT"),
+            Reconfigure { with_override: false } => f.write_str("RECONFIGURE"),
+            Reconfigure { with_override: true } => f.write_str("RECONFIGURE WITH OVERRIDE"),
             Checkpoint(Some(duration)) => write!(f, "CHECKPOINT {duration}"),
             Kill(session) => write!(f, "KILL {session}"),
             Dbcc(dbcc) => {

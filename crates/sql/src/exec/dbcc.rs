@@ -1,5 +1,6 @@
 //! `DBCC`: the integrity checks (`CHECKDB`, `CHECKTABLE`) over the engine's B-tree check,
-//! `SQLPERF(LOGSPACE)`, `OPENTRAN` and `LOGINFO`, with SQL Server's messages and numbers.
+//! `SQLPERF(LOGSPACE)`, `OPENTRAN`, `LOGINFO` and `USEROPTIONS`, with SQL Server's messages
+//! and numbers.
 //!
 //! A check holds a shared lock on each table while it checks the table's trees, so writers
 //! wait and every index of the table is seen at the same moment (SQL Server reads an internal
@@ -71,6 +72,7 @@ impl Run<'_> {
             "SQLPERF" => self.dbcc_sqlperf(&d.arguments)?,
             "OPENTRAN" => self.dbcc_opentran(&d.arguments, tableresults, infomsgs)?,
             "LOGINFO" => self.dbcc_loginfo(&d.arguments)?,
+            "USEROPTIONS" if d.arguments.is_empty() => self.dbcc_useroptions(),
             _ => return Err(incorrect()),
         }
         if infomsgs {
@@ -372,6 +374,57 @@ impl Run<'_> {
         }
         self.out.message(&info(7977, text));
         Ok(())
+    }
+
+    /// `DBCC USEROPTIONS`: the session's SET options as SQL Server lists them, one row each
+    /// ("Set Option", "Value"), in its order. TEXTSIZE, LOCK_TIMEOUT, the isolation level,
+    /// NOCOUNT, XACT_ABORT and IMPLICIT_TRANSACTIONS are the session's own; the others are
+    /// what Walden always behaves as (SQL Server's defaults for a client connection: the
+    /// ANSI options ON, us_english, mdy, DATEFIRST 7). Options that are OFF are not listed,
+    /// as in SQL Server.
+    fn dbcc_useroptions(&mut self) {
+        use crate::exec::session::Options;
+        use walden_engine::Isolation;
+        let opts: &Options = &self.s.opts;
+        let on = |set: bool| set.then(|| "SET".to_string());
+        let lock_timeout =
+            opts.lock_timeout.map_or(-1, |t| i64::try_from(t.as_millis()).unwrap_or(i64::MAX));
+        let isolation = match opts.isolation {
+            Isolation::ReadCommitted => "read committed",
+            Isolation::Serializable => "serializable",
+        };
+        let rows: [(&str, Option<String>); 16] = [
+            ("textsize", Some(opts.textsize.to_string())),
+            ("language", Some("us_english".into())),
+            ("dateformat", Some("mdy".into())),
+            ("datefirst", Some("7".into())),
+            ("lock_timeout", Some(lock_timeout.to_string())),
+            ("implicit_transactions", on(opts.implicit_transactions)),
+            ("quoted_identifier", on(true)),
+            ("arithabort", on(true)),
+            ("nocount", on(opts.nocount)),
+            ("ansi_null_dflt_on", on(true)),
+            ("xact_abort", on(opts.xact_abort)),
+            ("ansi_warnings", on(true)),
+            ("ansi_padding", on(true)),
+            ("ansi_nulls", on(true)),
+            ("concat_null_yields_null", on(true)),
+            ("isolation level", Some(isolation.into())),
+        ];
+        let column = |name: &str| ColumnInfo {
+            name: name.into(),
+            ty: SqlType::NVarChar(Len::N(128)),
+            nullable: false,
+        };
+        self.out.result_set(&[column("Set Option"), column("Value")]);
+        let mut n = 0;
+        for (option, value) in rows {
+            if let Some(value) = value {
+                self.out.row(&[Value::NStr(option.into()), Value::NStr(value)]);
+                n += 1;
+            }
+        }
+        self.out.result_end(n);
     }
 
     /// `DBCC LOGINFO [(database | id | 0)]`: the log's segments as SQL Server lists its virtual

@@ -1138,9 +1138,18 @@ impl Run<'_> {
         {
             return Ok(Some(sysviews::spt_values()));
         }
+        // SQL Server 2000's system tables are still found without the `sys` schema, or in
+        // `dbo`, as old scripts name them: `IF EXISTS (SELECT * FROM sysobjects ...)`,
+        // `master..sysprocesses`.
+        let compat_table = args.is_empty()
+            && name.schema.as_ref().is_none_or(|s| s.value.eq_ignore_ascii_case("dbo"))
+            && ["sysobjects", "syscolumns", "sysprocesses"]
+                .iter()
+                .any(|t| name.name.value.eq_ignore_ascii_case(t));
         let information_schema = match &name.schema {
             Some(schema) if schema.value.eq_ignore_ascii_case("INFORMATION_SCHEMA") => true,
             Some(schema) if schema.value.eq_ignore_ascii_case("sys") => false,
+            _ if compat_table => false,
             // SQL Server resolves its `fn_` table-valued functions without the schema too:
             // `SELECT * FROM fn_dblog(NULL, NULL)`.
             None if !args.is_empty() && name.name.value.eq_ignore_ascii_case("fn_dblog") => false,

@@ -581,6 +581,7 @@ fn may_change_data(kind: &StatementKind) -> bool {
             | StatementKind::Continue
             | StatementKind::Return(_)
             | StatementKind::Checkpoint(_)
+            | StatementKind::Reconfigure { .. }
             | StatementKind::Dbcc(_)
             | StatementKind::Kill(_)
             | StatementKind::Waitfor(_)
@@ -1016,6 +1017,7 @@ impl Run<'_> {
                 self.s.db.checkpoint().map_err(|e| self.s.engine_error(e))?;
                 Ok(Flow::Next)
             }
+            StatementKind::Reconfigure { .. } => Ok(Flow::Next),
             StatementKind::Dbcc(d) => {
                 self.dbcc(d)?;
                 Ok(Flow::Next)

@@ -3,14 +3,17 @@
 //! `sys.dm_exec_sessions`, `sys.dm_exec_requests` and `sys.dm_tran_locks`), `sp_help` (the
 //! objects of a database, or one object's columns and indexes) and `sp_helptext` (a
 //! procedure's text), `sp_spaceused` (rows and pages of a table or a whole database,
-//! counted by walking its trees) and `sp_helpdb` (databases, and one database's files).
+//! counted by walking its trees) and `sp_helpdb` (databases, and one database's files);
+//! `sp_configure` (the read-only server options of `sys.configurations`); and the catalog
+//! procedures ODBC and JDBC drivers call for their metadata: `sp_databases`, `sp_tables` and
+//! `sp_columns`.
 
 use walden_engine::types::Value;
 
 use crate::ast::{ExecProcedure, ExprKind};
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Step};
-use crate::exec::sysviews::PAGE_BYTES;
+use crate::exec::sysviews::{CONFIGURATIONS, PAGE_BYTES};
 use crate::exec::SqlError;
 
 /// `sp_who`'s and `sp_who2`'s sessions joined with their running requests.
@@ -111,6 +114,72 @@ const SP_HELPDB_FILES: &str = "SELECT f.name, CAST(f.file_id AS SMALLINT) AS fil
      CAST(CASE WHEN f.type = 0 THEN 'data only' ELSE 'log only' END AS VARCHAR(9)) AS usage \
      FROM sys.master_files f ";
 
+/// `sp_databases`: each database with the size of its files in KB.
+const SP_DATABASES: &str = "SELECT CAST(d.name AS NVARCHAR(128)) AS DATABASE_NAME, \
+     CAST(SUM(CAST(f.size AS BIGINT)) * 8 AS INT) AS DATABASE_SIZE, \
+     CAST(NULL AS VARCHAR(254)) AS REMARKS \
+     FROM sys.databases d JOIN sys.master_files f ON f.database_id = d.database_id \
+     GROUP BY d.name ORDER BY d.name";
+
+/// `sp_configure`'s columns over `sys.configurations`.
+const SP_CONFIGURE: &str = "SELECT name, CAST(minimum AS INT) AS minimum, \
+     CAST(maximum AS INT) AS maximum, CAST(value AS INT) AS config_value, \
+     CAST(value_in_use AS INT) AS run_value FROM sys.configurations";
+
+/// `sp_tables`' columns for the current database's tables (`TABLE_NAME`, `TABLE_SCHEMA` of
+/// INFORMATION_SCHEMA.TABLES are what its filters compare).
+const SP_TABLES: &str = "SELECT CAST(TABLE_CATALOG AS NVARCHAR(128)) AS TABLE_QUALIFIER, \
+     CAST(TABLE_SCHEMA AS NVARCHAR(128)) AS TABLE_OWNER, \
+     CAST(TABLE_NAME AS NVARCHAR(128)) AS TABLE_NAME, CAST('TABLE' AS VARCHAR(32)) AS TABLE_TYPE, \
+     CAST(NULL AS VARCHAR(254)) AS REMARKS FROM INFORMATION_SCHEMA.TABLES";
+
+/// ODBC's codes for each type (`DATA_TYPE`): (type, ODBC 2, ODBC 3). ODBC 2 has no date,
+/// time or datetime2: SQL Server describes them to it as NVARCHAR (-9), as here.
+const ODBC_TYPES: [(&str, i32, i32); 21] = [
+    ("bit", -7, -7),
+    ("tinyint", -6, -6),
+    ("smallint", 5, 5),
+    ("int", 4, 4),
+    ("bigint", -5, -5),
+    ("real", 7, 7),
+    ("float", 6, 6),
+    ("decimal", 3, 3),
+    ("numeric", 2, 2),
+    ("money", 3, 3),
+    ("char", 1, 1),
+    ("varchar", 12, 12),
+    ("nchar", -8, -8),
+    ("nvarchar", -9, -9),
+    ("binary", -2, -2),
+    ("varbinary", -3, -3),
+    ("uniqueidentifier", -11, -11),
+    ("datetime", 11, 93),
+    ("date", -9, 91),
+    ("time", -9, -154),
+    ("datetime2", -9, 93),
+];
+
+/// SQL Server's legacy type codes (`SS_DATA_TYPE`): (type, NOT NULL column, nullable
+/// column); 0 for the types that have none.
+const SS_TYPES: [(&str, i32, i32); 16] = [
+    ("bit", 50, 50),
+    ("tinyint", 48, 38),
+    ("smallint", 52, 38),
+    ("int", 56, 38),
+    ("bigint", 127, 38),
+    ("real", 59, 109),
+    ("float", 62, 109),
+    ("decimal", 55, 106),
+    ("numeric", 63, 108),
+    ("money", 60, 110),
+    ("datetime", 61, 111),
+    ("char", 47, 47),
+    ("nchar", 47, 47),
+    ("varchar", 39, 39),
+    ("nvarchar", 39, 39),
+    ("binary", 45, 45),
+];
+
 /// A string literal for `text`.
 fn quoted(text: &str) -> String {
     format!("N'{}'", text.replace('\'', "''"))
@@ -118,7 +187,8 @@ fn quoted(text: &str) -> String {
 
 impl Run<'_> {
     /// Runs the system procedure `name` (lower case: `sp_who`, `sp_who2`, `sp_lock`,
-    /// `sp_help`, `sp_helptext`, `sp_spaceused`, `sp_helpdb`) if it is one; `None` otherwise.
+    /// `sp_help`, `sp_helptext`, `sp_spaceused`, `sp_helpdb`, `sp_configure`, `sp_databases`,
+    /// `sp_tables`, `sp_columns`) if it is one; `None` otherwise.
     pub(crate) fn system_procedure(&mut self, name: &str, p: &ExecProcedure) -> Option<Step<()>> {
         let query = match name {
             "sp_who" | "sp_who2" => {
@@ -174,6 +244,22 @@ impl Run<'_> {
                          {SP_HELPDB_FILES}WHERE f.database_id = {id} ORDER BY f.file_id"
                     )
                 }
+                Err(e) => return Some(Err(e.into())),
+            },
+            "sp_configure" => match self.sp_configure(p) {
+                Ok(query) => query,
+                Err(e) => return Some(Err(e.into())),
+            },
+            "sp_databases" => match self.procedure_arguments("sp_databases", p, &[]) {
+                Ok(_) => SP_DATABASES.to_string(),
+                Err(e) => return Some(Err(e.into())),
+            },
+            "sp_tables" => match self.sp_tables(p) {
+                Ok(query) => query,
+                Err(e) => return Some(Err(e.into())),
+            },
+            "sp_columns" => match self.sp_columns(p) {
+                Ok(query) => query,
                 Err(e) => return Some(Err(e.into())),
             },
             "sp_lock" => match self.first_argument(p) {
@@ -329,6 +415,217 @@ impl Run<'_> {
         Ok(sizes)
     }
 
+    /// A system procedure's arguments, one per parameter of `params` (`None`: not given, NULL
+    /// or DEFAULT), passed by position or as `@name = value`, with SQL Server's errors for a
+    /// name the procedure does not have (8145), too many arguments (8144) and a positional
+    /// argument after a named one (119).
+    fn procedure_arguments(
+        &mut self,
+        procedure: &str,
+        p: &ExecProcedure,
+        params: &[&str],
+    ) -> Result<Vec<Option<Value>>, SqlError> {
+        let mut values = vec![None; params.len()];
+        let mut named = false;
+        for (i, arg) in p.arguments.iter().enumerate() {
+            let index = match &arg.name {
+                Some(n) => {
+                    named = true;
+                    params.iter().position(|q| q.eq_ignore_ascii_case(n)).ok_or_else(|| {
+                        SqlError::new(
+                            8145,
+                            format!("{n} is not a parameter for procedure {procedure}."),
+                        )
+                    })?
+                }
+                None if named => {
+                    return Err(SqlError::new(
+                        119,
+                        format!(
+                            "Must pass parameter number {} and subsequent parameters as '@name = \
+                             value'. After the form '@name = value' has been used, all \
+                             subsequent parameters must be passed in the form '@name = value'.",
+                            i + 1
+                        ),
+                    ))
+                }
+                None if i >= params.len() => {
+                    return Err(SqlError::new(
+                        8144,
+                        format!(
+                            "Procedure or function {procedure} has too many arguments specified."
+                        ),
+                    ))
+                }
+                None => i,
+            };
+            if !matches!(arg.value.kind, ExprKind::Default) {
+                let v = self.value(&arg.value)?;
+                values[index] = if v.is_null() { None } else { Some(v) };
+            }
+        }
+        Ok(values)
+    }
+
+    /// `sp_configure [option [, value]]`: the options of `sys.configurations`, by name. As
+    /// 'show advanced options' is 0, only the options that are not advanced are listed or
+    /// found (SQL Server's error 15123 for the others); a name matches the options that
+    /// contain it unless one is named exactly. Walden's options are read-only (they come from
+    /// `walden.toml` and the command line): a new value is refused with error 15247.
+    fn sp_configure(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        let args = self.procedure_arguments("sp_configure", p, &["@configname", "@configvalue"])?;
+        let visible = || CONFIGURATIONS.iter().filter(|o| !o.is_advanced);
+        let Some(name) = args[0].as_ref().map(scalar::to_text) else {
+            return Ok(format!("{SP_CONFIGURE} WHERE is_advanced = 0 ORDER BY name"));
+        };
+        let wanted = name.trim().to_lowercase();
+        let exact: Vec<i64> =
+            visible().filter(|o| o.name.eq_ignore_ascii_case(name.trim())).map(|o| o.id).collect();
+        let ids = if exact.is_empty() {
+            visible().filter(|o| o.name.to_lowercase().contains(&wanted)).map(|o| o.id).collect()
+        } else {
+            exact
+        };
+        if ids.is_empty() {
+            return Err(SqlError::new(
+                15123,
+                format!(
+                    "The configuration option '{name}' does not exist, or it may be an advanced \
+                     option."
+                ),
+            ));
+        }
+        if args[1].is_some() {
+            return Err(if ids.len() > 1 {
+                SqlError::new(15124, format!("The configuration option '{name}' is not unique."))
+            } else {
+                SqlError::new(
+                    15247,
+                    "User does not have permission to perform this action. Walden's server \
+                     options are read-only: they are set in walden.toml or on the command line.",
+                )
+            });
+        }
+        let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+        Ok(format!("{SP_CONFIGURE} WHERE configuration_id IN ({}) ORDER BY name", ids.join(", ")))
+    }
+
+    /// Error 15250 unless `qualifier` (an `@table_qualifier`) names the current database.
+    fn check_qualifier(&self, qualifier: Option<&str>) -> Result<(), SqlError> {
+        match qualifier {
+            Some(q) if !q.eq_ignore_ascii_case(self.s.db.name()) => Err(SqlError::new(
+                15250,
+                "The database name component of the object qualifier must be the name of the \
+                 current database.",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// `sp_tables [@table_name] [, @table_owner] [, @table_qualifier] [, @table_type]
+    /// [, @fUsePattern]`: the current database's tables (type 'TABLE'), by LIKE patterns on
+    /// name and owner. ODBC's enumerations are answered too: qualifier '%' with owner and name
+    /// '' lists the databases, owner '%' with qualifier and name '' the schemas, and type '%'
+    /// with the others '' the table types.
+    fn sp_tables(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        let args = self.procedure_arguments(
+            "sp_tables",
+            p,
+            &["@table_name", "@table_owner", "@table_qualifier", "@table_type", "@fUsePattern"],
+        )?;
+        let text: Vec<Option<String>> =
+            args.iter().take(4).map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let is = |i: usize, v: &str| text[i].as_deref() == Some(v);
+        let null = |ty: &str| format!("CAST(NULL AS {ty})");
+        let (name, owner, qualifier) =
+            (null("NVARCHAR(128)"), null("NVARCHAR(128)"), null("NVARCHAR(128)"));
+        let (table_type, remarks) = (null("VARCHAR(32)"), null("VARCHAR(254)"));
+        if is(2, "%") && is(1, "") && is(0, "") {
+            return Ok(format!(
+                "SELECT CAST(name AS NVARCHAR(128)) AS TABLE_QUALIFIER, {owner} AS TABLE_OWNER, \
+                 {name} AS TABLE_NAME, {table_type} AS TABLE_TYPE, {remarks} AS REMARKS \
+                 FROM sys.databases ORDER BY name"
+            ));
+        }
+        if is(1, "%") && is(2, "") && is(0, "") {
+            return Ok(format!(
+                "SELECT {qualifier} AS TABLE_QUALIFIER, CAST(name AS NVARCHAR(128)) AS TABLE_OWNER, \
+                 {name} AS TABLE_NAME, {table_type} AS TABLE_TYPE, {remarks} AS REMARKS \
+                 FROM sys.schemas ORDER BY name"
+            ));
+        }
+        if is(3, "%") && is(0, "") && is(1, "") && is(2, "") {
+            return Ok(format!(
+                "SELECT {qualifier} AS TABLE_QUALIFIER, {owner} AS TABLE_OWNER, {name} AS \
+                 TABLE_NAME, CAST(t AS VARCHAR(32)) AS TABLE_TYPE, {remarks} AS REMARKS \
+                 FROM (VALUES ('SYSTEM TABLE'), ('TABLE'), ('VIEW')) AS v(t) ORDER BY t"
+            ));
+        }
+        self.check_qualifier(text[2].as_deref())?;
+        let use_pattern = match &args[4] {
+            None => true,
+            Some(v) => integer(v).is_none_or(|n| n != 0),
+        };
+        let op = if use_pattern { "LIKE" } else { "=" };
+        let pattern = |v: &Option<String>| quoted(v.as_deref().unwrap_or("%"));
+        let mut filter = String::new();
+        if let Some(name) = &text[0] {
+            filter.push_str(&format!(" AND TABLE_NAME {op} {}", quoted(name)));
+        }
+        if text[1].is_some() {
+            filter.push_str(&format!(" AND TABLE_SCHEMA {op} {}", pattern(&text[1])));
+        }
+        // A list of quoted types, as ODBC sends it: "'TABLE','VIEW'". Walden has only tables.
+        if let Some(types) = &text[3] {
+            let has_tables = types
+                .split(',')
+                .any(|t| t.trim().trim_matches('\'').trim().eq_ignore_ascii_case("TABLE"));
+            if !has_tables {
+                filter.push_str(" AND 1 = 0");
+            }
+        }
+        Ok(format!(
+            "{SP_TABLES} WHERE 1 = 1{filter} ORDER BY TABLE_TYPE, TABLE_QUALIFIER, TABLE_OWNER, \
+             TABLE_NAME"
+        ))
+    }
+
+    /// `sp_columns @table_name [, @table_owner] [, @table_qualifier] [, @column_name]
+    /// [, @ODBCVer]`: the columns of the current database's tables whose names match the
+    /// LIKE patterns, in SQL Server's 19 columns; ODBC version 2 (the default) or 3 decides
+    /// the codes of the date and time types.
+    fn sp_columns(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        let args = self.procedure_arguments(
+            "sp_columns",
+            p,
+            &["@table_name", "@table_owner", "@table_qualifier", "@column_name", "@ODBCVer"],
+        )?;
+        let text: Vec<Option<String>> =
+            args.iter().take(4).map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let Some(table) = &text[0] else {
+            return Err(SqlError::new(
+                201,
+                "Procedure or function 'sp_columns' expects parameter '@table_name', which was \
+                 not supplied.",
+            ));
+        };
+        self.check_qualifier(text[2].as_deref())?;
+        let odbc3 = match &args[4] {
+            None => false,
+            Some(v) => integer(v).ok_or_else(|| bad_argument("sp_columns", v))? >= 3,
+        };
+        let mut filter = format!("ic.TABLE_NAME LIKE {}", quoted(table));
+        for (column, value) in [("ic.TABLE_SCHEMA", &text[1]), ("ic.COLUMN_NAME", &text[3])] {
+            if let Some(v) = value {
+                filter.push_str(&format!(" AND {column} LIKE {}", quoted(v)));
+            }
+        }
+        Ok(format!(
+            "{} WHERE {filter} ORDER BY ic.TABLE_SCHEMA, ic.TABLE_NAME, ic.ORDINAL_POSITION",
+            sp_columns_select(odbc3)
+        ))
+    }
+
     /// `sp_who`'s argument: a session id, `'active'` (running sessions only), or a login.
     fn sp_who_filter(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         Ok(match self.first_argument(p)? {
@@ -364,6 +661,91 @@ impl Run<'_> {
         self.pop_frame();
         r.map(|_| ())
     }
+}
+
+/// `sp_columns`' SELECT over INFORMATION_SCHEMA.COLUMNS (`ic`, for names, defaults and
+/// nullability) and sys.columns (`c`, for sizes and identity), for ODBC 3 or 2.
+fn sp_columns_select(odbc3: bool) -> String {
+    let pick = |v2: i32, v3: i32| if odbc3 { v3 } else { v2 };
+    let mut data_type = String::from("CASE ic.DATA_TYPE");
+    for (name, v2, v3) in ODBC_TYPES {
+        data_type.push_str(&format!(" WHEN '{name}' THEN {}", pick(v2, v3)));
+    }
+    data_type.push_str(" END");
+    // SQL_DATA_TYPE is DATA_TYPE but for the datetime types, which are 9 (SQL_DATETIME) with
+    // their subtype in SQL_DATETIME_SUB: 1 date, 3 timestamp.
+    let (sql_type, sub) = if odbc3 {
+        (
+            format!("CASE WHEN ic.DATA_TYPE IN ('datetime', 'date', 'datetime2') THEN 9 ELSE {data_type} END"),
+            "CASE ic.DATA_TYPE WHEN 'date' THEN 1 WHEN 'datetime' THEN 3 WHEN 'datetime2' THEN 3 END",
+        )
+    } else {
+        (
+            format!("CASE WHEN ic.DATA_TYPE = 'datetime' THEN 9 ELSE {data_type} END"),
+            "CASE ic.DATA_TYPE WHEN 'datetime' THEN 3 END",
+        )
+    };
+    let mut ss_type = String::from("CASE");
+    for (name, not_null, nullable) in SS_TYPES {
+        ss_type.push_str(&format!(
+            " WHEN ic.DATA_TYPE = '{name}' THEN CASE WHEN c.is_nullable = 1 THEN {nullable} \
+             ELSE {not_null} END"
+        ));
+    }
+    ss_type.push_str(" WHEN ic.DATA_TYPE = 'varbinary' THEN 37 ELSE 0 END");
+    // Characters of the character types (2^31 - 1 bytes for a (MAX) one), digits of the
+    // numbers, display width of the temporal types: what sys.columns' precision holds.
+    let precision = "CASE WHEN ic.DATA_TYPE IN ('char', 'varchar', 'binary', 'varbinary') THEN \
+         CASE WHEN c.max_length = -1 THEN 2147483647 ELSE c.max_length END \
+         WHEN ic.DATA_TYPE IN ('nchar', 'nvarchar') THEN \
+         CASE WHEN c.max_length = -1 THEN 1073741823 ELSE c.max_length / 2 END \
+         WHEN ic.DATA_TYPE = 'uniqueidentifier' THEN 36 ELSE c.[precision] END";
+    let (date_length, time_length, datetime2_length) =
+        if odbc3 { ("6", "12", "16") } else { ("20", "2 * c.[precision]", "2 * c.[precision]") };
+    let length = format!(
+        "CASE WHEN ic.DATA_TYPE IN ('nchar', 'nvarchar') THEN \
+         CASE WHEN c.max_length = -1 THEN 2147483646 ELSE c.max_length END \
+         WHEN ic.DATA_TYPE IN ('char', 'varchar', 'binary', 'varbinary') THEN \
+         CASE WHEN c.max_length = -1 THEN 2147483647 ELSE c.max_length END \
+         WHEN ic.DATA_TYPE IN ('decimal', 'numeric') THEN c.[precision] + 2 \
+         WHEN ic.DATA_TYPE = 'money' THEN 21 WHEN ic.DATA_TYPE = 'datetime' THEN 16 \
+         WHEN ic.DATA_TYPE = 'date' THEN {date_length} \
+         WHEN ic.DATA_TYPE = 'time' THEN {time_length} \
+         WHEN ic.DATA_TYPE = 'datetime2' THEN {datetime2_length} ELSE c.max_length END"
+    );
+    let fractional = if odbc3 { ", 'time', 'datetime2'" } else { "" };
+    let scale = format!(
+        "CASE WHEN ic.DATA_TYPE = 'money' THEN 4 WHEN ic.DATA_TYPE IN ('tinyint', 'smallint', \
+         'int', 'bigint', 'decimal', 'numeric', 'datetime'{fractional}) THEN c.scale END"
+    );
+    format!(
+        "SELECT CAST(ic.TABLE_CATALOG AS NVARCHAR(128)) AS TABLE_QUALIFIER, \
+         CAST(ic.TABLE_SCHEMA AS NVARCHAR(128)) AS TABLE_OWNER, \
+         CAST(ic.TABLE_NAME AS NVARCHAR(128)) AS TABLE_NAME, \
+         CAST(ic.COLUMN_NAME AS NVARCHAR(128)) AS COLUMN_NAME, \
+         CAST({data_type} AS SMALLINT) AS DATA_TYPE, \
+         CAST(ic.DATA_TYPE + CASE WHEN c.is_identity = 1 THEN ' identity' ELSE '' END \
+         AS NVARCHAR(128)) AS TYPE_NAME, \
+         CAST({precision} AS INT) AS [PRECISION], CAST({length} AS INT) AS [LENGTH], \
+         CAST({scale} AS SMALLINT) AS [SCALE], \
+         CAST(CASE WHEN ic.DATA_TYPE IN ('real', 'float') THEN 2 WHEN ic.DATA_TYPE IN \
+         ('tinyint', 'smallint', 'int', 'bigint', 'decimal', 'numeric', 'money') THEN 10 END \
+         AS SMALLINT) AS RADIX, \
+         CAST(CASE WHEN c.is_nullable = 1 THEN 1 ELSE 0 END AS SMALLINT) AS NULLABLE, \
+         CAST(NULL AS VARCHAR(254)) AS REMARKS, \
+         CAST(ic.COLUMN_DEFAULT AS NVARCHAR(4000)) AS COLUMN_DEF, \
+         CAST({sql_type} AS SMALLINT) AS SQL_DATA_TYPE, \
+         CAST({sub} AS SMALLINT) AS SQL_DATETIME_SUB, \
+         CAST(CASE WHEN ic.DATA_TYPE IN ('char', 'varchar', 'nchar', 'nvarchar', 'binary', \
+         'varbinary') THEN {length} END AS INT) AS CHAR_OCTET_LENGTH, \
+         CAST(ic.ORDINAL_POSITION AS INT) AS ORDINAL_POSITION, \
+         CAST(ic.IS_NULLABLE AS VARCHAR(254)) AS IS_NULLABLE, \
+         CAST({ss_type} AS TINYINT) AS SS_DATA_TYPE \
+         FROM INFORMATION_SCHEMA.COLUMNS ic \
+         JOIN sys.schemas s ON s.name = ic.TABLE_SCHEMA \
+         JOIN sys.objects o ON o.name = ic.TABLE_NAME AND o.schema_id = s.schema_id \
+         JOIN sys.columns c ON c.object_id = o.object_id AND c.column_id = ic.ORDINAL_POSITION"
+    )
 }
 
 /// A whole number given as a number or as digits in a string.

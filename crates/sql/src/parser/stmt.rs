@@ -102,6 +102,14 @@ impl<'a> Parser<'a> {
             "SAVE" => self.parse_save(),
             "EXEC" | "EXECUTE" => self.parse_execute_statement(),
             "CHECKPOINT" => self.parse_checkpoint(),
+            "RECONFIGURE" => {
+                self.advance();
+                let with_override = self.eat_keyword("WITH");
+                if with_override {
+                    self.expect_keyword("OVERRIDE")?;
+                }
+                Ok(StatementKind::Reconfigure { with_override })
+            }
             "DBCC" => self.parse_dbcc(),
             "KILL" => {
                 self.advance();

@@ -9,6 +9,7 @@ use walden_engine::instance::{MASTER_ID, TEMPDB_ID};
 use walden_engine::types::{Decimal, Len, SqlType, Value};
 use walden_engine::{Database, RecoveryModel};
 
+use super::constraints::{constraint_id, ConstraintKind};
 use super::{
     big, bit, datetime, int, nstr, small, tiny, LogSpace, View, ViewContext, COLLATION, DESC,
     PAGE_BYTES, SYSNAME,
@@ -314,12 +315,12 @@ pub(super) fn schemas(ctx: &ViewContext<'_>) -> RowSet {
 }
 
 /// A catalog object with what its views show beside its definition.
-struct ObjRow {
-    object: Arc<Object>,
-    schema_id: i64,
+pub(super) struct ObjRow {
+    pub(super) object: Arc<Object>,
+    pub(super) schema_id: i64,
     /// Creation time: the table's own; the database's for sequences and procedures, whose
     /// creation time Walden does not record.
-    created_us: u64,
+    pub(super) created_us: u64,
     /// For a sequence: the last value handed out.
     seq_current: Option<i128>,
 }
@@ -341,7 +342,7 @@ impl ObjRow {
 }
 
 /// The view's database's objects, by object id, keeping those `keep` accepts.
-fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> Vec<ObjRow> {
+pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> Vec<ObjRow> {
     let db = ctx.database;
     let objects = db.catalog().objects();
     let schemas = schema_list(&objects);
@@ -374,7 +375,7 @@ fn type_desc(object: &Object) -> &'static str {
 
 /// The columns of `sys.objects`, which `sys.tables`, `sys.procedures` and `sys.sequences`
 /// start with.
-fn object_columns() -> View<ObjRow> {
+pub(super) fn object_columns() -> View<ObjRow> {
     View::<ObjRow>::new()
         .col("name", SYSNAME, |o| nstr(o.object.name().1))
         .col("object_id", SqlType::Int, |o| int(i64::from(o.object.id())))
@@ -431,7 +432,7 @@ pub(super) fn tables(ctx: &ViewContext<'_>) -> RowSet {
 }
 
 /// Whether a type is one of the `(MAX)` types.
-fn is_max(ty: SqlType) -> bool {
+pub(super) fn is_max(ty: SqlType) -> bool {
     matches!(
         ty,
         SqlType::VarChar(Len::Max) | SqlType::NVarChar(Len::Max) | SqlType::VarBinary(Len::Max)
@@ -566,17 +567,19 @@ pub(super) fn scale(ty: SqlType) -> u8 {
 }
 
 /// A column of a table, as `sys.columns` shows it.
-struct ColRow {
-    object_id: u32,
-    column_id: usize,
-    def: ColumnDef,
+pub(super) struct ColRow {
+    pub(super) object_id: u32,
+    /// 1-based, as SQL Server numbers columns.
+    pub(super) column_id: usize,
+    pub(super) def: ColumnDef,
+    /// For an identity column: the last value handed out, if any (`IDENT_CURRENT`).
+    pub(super) identity_last: Option<i64>,
 }
 
-/// `sys.columns`: the columns of the view's database's tables, by object and column id.
-pub(super) fn columns(ctx: &ViewContext<'_>) -> RowSet {
-    let rows: Vec<ColRow> = ctx
-        .database
-        .catalog()
+/// The columns of the view's database's tables, by object and column id.
+pub(super) fn column_rows(ctx: &ViewContext<'_>) -> Vec<ColRow> {
+    let db = ctx.database;
+    db.catalog()
         .objects()
         .iter()
         .filter_map(|o| match &**o {
@@ -584,13 +587,19 @@ pub(super) fn columns(ctx: &ViewContext<'_>) -> RowSet {
             _ => None,
         })
         .flat_map(|t| {
-            t.columns.iter().enumerate().map(|(i, c)| ColRow {
+            let identity_last = db.identity_current(t);
+            t.columns.iter().enumerate().map(move |(i, c)| ColRow {
                 object_id: t.id,
                 column_id: i + 1,
                 def: c.clone(),
+                identity_last: c.identity.and(identity_last),
             })
         })
-        .collect();
+        .collect()
+}
+
+/// The columns of `sys.columns`, which `sys.identity_columns` starts with.
+pub(super) fn column_columns() -> View<ColRow> {
     let off = |_: &ColRow| bit(false);
     View::<ColRow>::new()
         .col("object_id", SqlType::Int, |c| int(i64::from(c.object_id)))
@@ -609,10 +618,7 @@ pub(super) fn columns(ctx: &ViewContext<'_>) -> RowSet {
             }
         })
         .opt("is_nullable", SqlType::Bit, |c| bit(c.def.nullable))
-        .col("is_ansi_padded", SqlType::Bit, |c| {
-            bit(c.def.ty.is_text()
-                || matches!(c.def.ty, SqlType::Binary(_) | SqlType::VarBinary(_)))
-        })
+        .col("is_ansi_padded", SqlType::Bit, |c| bit(is_ansi_padded(c.def.ty)))
         .col("is_rowguidcol", SqlType::Bit, off)
         .col("is_identity", SqlType::Bit, |c| bit(c.def.identity.is_some()))
         .col("is_computed", SqlType::Bit, off)
@@ -623,13 +629,34 @@ pub(super) fn columns(ctx: &ViewContext<'_>) -> RowSet {
         .opt("is_dts_replicated", SqlType::Bit, off)
         .col("is_xml_document", SqlType::Bit, off)
         .col("xml_collection_id", SqlType::Int, |_| int(0))
-        .col("default_object_id", SqlType::Int, |_| int(0))
+        // The column's DEFAULT, by the id `sys.default_constraints` gives it.
+        .col("default_object_id", SqlType::Int, |c| int(i64::from(default_object_id(c))))
         .col("rule_object_id", SqlType::Int, |_| int(0))
         .opt("is_sparse", SqlType::Bit, off)
         .opt("is_column_set", SqlType::Bit, off)
         .opt("generated_always_type", SqlType::TinyInt, |_| tiny(0))
         .opt("generated_always_type_desc", DESC, |_| nstr("NOT_APPLICABLE"))
-        .rows(&rows)
+}
+
+/// The synthetic object id of a column's DEFAULT (see `constraints::constraint_id`), 0 for a
+/// column without one.
+pub(super) fn default_object_id(c: &ColRow) -> u32 {
+    if c.def.default.is_some() {
+        constraint_id(c.object_id, ConstraintKind::Default, c.column_id)
+    } else {
+        0
+    }
+}
+
+/// Whether SQL Server keeps trailing blanks or zeros of a column's values (ANSI_PADDING ON,
+/// always so for the character and binary types).
+pub(super) fn is_ansi_padded(ty: SqlType) -> bool {
+    ty.is_text() || matches!(ty, SqlType::Binary(_) | SqlType::VarBinary(_))
+}
+
+/// `sys.columns`: the columns of the view's database's tables, by object and column id.
+pub(super) fn columns(ctx: &ViewContext<'_>) -> RowSet {
+    column_columns().rows(&column_rows(ctx))
 }
 
 /// One index of a table, for `sys.indexes` and `sys.index_columns`.

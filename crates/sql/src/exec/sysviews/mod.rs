@@ -12,15 +12,24 @@
 //! * `dmv`: `sys.dm_os_performance_counters`, `sys.dm_io_virtual_file_stats`,
 //!   `sys.dm_os_wait_stats`, `sys.dm_db_log_stats`.
 //! * `dblog`: `sys.fn_dblog`.
+//! * `server`: `sys.dm_os_sys_info`, `sys.server_principals`, `sys.database_principals`,
+//!   `sys.sql_logins`, `sys.configurations`, `sys.sysprocesses`.
+//! * `constraints`: `sys.key_constraints`, `sys.default_constraints`, `sys.check_constraints`,
+//!   `sys.foreign_keys`, `sys.foreign_key_columns`, `sys.identity_columns`, `sys.sql_modules`,
+//!   `sys.views`, `sys.triggers`.
+//! * `compat`: `sys.sysobjects`, `sys.syscolumns`, `sys.all_objects`, `sys.system_objects`.
 //!
 //! The counters SQL Server keeps above the storage engine are kept by the SQL layer: batches
 //! in a [`ServerCounters`] shared by every session, transactions on each database
 //! (`Database::count_transaction`), which every transaction reaches without a shared lock.
 
 mod catalog;
+mod compat;
+mod constraints;
 mod dblog;
 mod dmv;
 mod information_schema;
+mod server;
 mod sessions;
 #[cfg(test)]
 mod tests;
@@ -37,6 +46,7 @@ use crate::exec::{ColumnInfo, RowSet, SqlError};
 
 pub(crate) use catalog::{type_id, type_name};
 pub use information_schema::information_schema_view;
+pub(crate) use server::CONFIGURATIONS;
 pub(crate) use sessions::{now_micros, EndState, SessionRegistry, UserTransaction};
 pub use sessions::{ClientInfo, Command, ConnectionInfo, SessionActivity};
 pub(crate) use transactions::open_transactions;
@@ -123,6 +133,19 @@ pub fn system_view(
         "index_columns" => (None, |c, _| Ok(catalog::index_columns(c))),
         "partitions" => (None, |c, _| Ok(catalog::partitions(c))),
         "allocation_units" => (None, |c, _| Ok(catalog::allocation_units(c))),
+        "key_constraints" => (None, |c, _| Ok(constraints::key_constraints(c))),
+        "default_constraints" => (None, |c, _| Ok(constraints::default_constraints(c))),
+        "check_constraints" => (None, |c, _| Ok(constraints::check_constraints(c))),
+        "foreign_keys" => (None, |c, _| Ok(constraints::foreign_keys(c))),
+        "foreign_key_columns" => (None, |c, _| Ok(constraints::foreign_key_columns(c))),
+        "identity_columns" => (None, |c, _| Ok(constraints::identity_columns(c))),
+        "sql_modules" => (None, |c, _| Ok(constraints::sql_modules(c))),
+        "views" => (None, |c, _| Ok(constraints::views(c))),
+        "triggers" => (None, |c, _| Ok(constraints::triggers(c))),
+        "all_objects" => (None, |c, _| Ok(compat::all_objects(c))),
+        "system_objects" => (None, |c, _| Ok(compat::system_objects(c))),
+        "sysobjects" => (None, |c, _| Ok(compat::sysobjects(c))),
+        "syscolumns" => (None, |c, _| Ok(compat::syscolumns(c))),
         "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
         "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
@@ -134,6 +157,12 @@ pub fn system_view(
         "dm_exec_sessions" => (None, |c, _| Ok(sessions::exec_sessions(c))),
         "dm_exec_requests" => (None, |c, _| Ok(sessions::exec_requests(c))),
         "dm_exec_connections" => (None, |c, _| Ok(sessions::exec_connections(c))),
+        "dm_os_sys_info" => (None, |c, _| Ok(server::sys_info(c))),
+        "server_principals" => (None, |c, _| Ok(server::server_principals(c))),
+        "database_principals" => (None, |c, _| Ok(server::database_principals(c))),
+        "sql_logins" => (None, |c, _| Ok(server::sql_logins(c))),
+        "configurations" => (None, |c, _| Ok(server::configurations(c))),
+        "sysprocesses" => (None, |c, _| Ok(server::sysprocesses(c))),
         "dm_io_virtual_file_stats" => (Some(2), dmv::virtual_file_stats),
         "dm_db_log_stats" => (Some(1), dmv::log_stats),
         "dm_db_log_info" => (Some(1), dmv::log_info),

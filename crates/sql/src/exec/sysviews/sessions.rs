@@ -97,14 +97,14 @@ pub struct ConnectionInfo {
 #[derive(Debug)]
 pub struct SessionActivity {
     spid: u16,
-    login_micros: u64,
+    pub(super) login_micros: u64,
     client: Mutex<ClientInfo>,
     /// A batch is running.
     running: AtomicBool,
     /// The running statement's [`Command`], as its discriminant.
     command: AtomicU8,
-    database_id: AtomicU32,
-    open_transactions: AtomicU32,
+    pub(super) database_id: AtomicU32,
+    pub(super) open_transactions: AtomicU32,
     request_start_micros: AtomicU64,
     last_request_end_micros: AtomicU64,
     row_count: AtomicU64,
@@ -299,19 +299,19 @@ impl SessionRegistry {
 }
 
 /// A session with what it said at login, as the views read it.
-struct SessionRow {
-    a: Arc<SessionActivity>,
-    client: ClientInfo,
+pub(super) struct SessionRow {
+    pub(super) a: Arc<SessionActivity>,
+    pub(super) client: ClientInfo,
     now: u64,
 }
 
 impl SessionRow {
-    fn running(&self) -> bool {
+    pub(super) fn running(&self) -> bool {
         self.a.running.load(Ordering::Relaxed)
     }
 }
 
-fn rows_of(ctx: &ViewContext<'_>) -> Vec<SessionRow> {
+pub(super) fn rows_of(ctx: &ViewContext<'_>) -> Vec<SessionRow> {
     let now = now_micros();
     ctx.counters
         .sessions
@@ -423,7 +423,7 @@ pub(super) fn exec_connections(ctx: &ViewContext<'_>) -> RowSet {
 }
 
 /// The session's network connection, if it has one.
-fn conn_of(r: &SessionRow) -> Option<&ConnectionInfo> {
+pub(super) fn conn_of(r: &SessionRow) -> Option<&ConnectionInfo> {
     r.client.connection.as_ref()
 }
 
@@ -459,6 +459,25 @@ pub(super) fn lock_wait_type(mode: &str) -> &'static str {
     }
 }
 
+/// The lock request session `spid` waits for (if any), and the session holding a lock that
+/// keeps it waiting (0 if none), from a snapshot of the lock manager.
+pub(super) fn lock_wait(locks: &[LockInfo], spid: u16) -> (Option<LockInfo>, u16) {
+    let wait = locks
+        .iter()
+        .find(|l| l.status != LockStatus::Granted && owner_session(l.owner) == spid)
+        .cloned();
+    let blocker = wait.as_ref().map_or(0, |w| {
+        locks
+            .iter()
+            .filter(|l| l.status == LockStatus::Granted && l.resource == w.resource)
+            .filter(|l| l.owner != w.owner && !l.mode.compatible(w.mode))
+            .map(|l| owner_session(l.owner))
+            .next()
+            .unwrap_or(0)
+    });
+    (wait, blocker)
+}
+
 /// `sys.dm_exec_requests`: one row per running batch. A request waiting for a lock is
 /// `suspended`, with the wait type (`LCK_M_*`), how long it has waited, the resource, and
 /// the session holding the lock (`blocking_session_id`, 0 if none).
@@ -468,20 +487,7 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
         .into_iter()
         .filter(SessionRow::running)
         .map(|session| {
-            let spid = session.a.spid;
-            let wait = locks
-                .iter()
-                .find(|l| l.status != LockStatus::Granted && owner_session(l.owner) == spid)
-                .cloned();
-            let blocker = wait.as_ref().map_or(0, |w| {
-                locks
-                    .iter()
-                    .filter(|l| l.status == LockStatus::Granted && l.resource == w.resource)
-                    .filter(|l| l.owner != w.owner && !l.mode.compatible(w.mode))
-                    .map(|l| owner_session(l.owner))
-                    .next()
-                    .unwrap_or(0)
-            });
+            let (wait, blocker) = lock_wait(&locks, session.a.spid);
             RequestRow { session, wait, blocker }
         })
         .collect();
@@ -508,14 +514,8 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
             int(r.wait.as_ref().map_or(0, |w| w.waited.as_millis() as i64))
         })
         .opt("last_wait_type", DESC, wait_type_of)
-        .col("wait_resource", SqlType::NVarChar(Len::N(256)), |r| match &r.wait {
-            Some(w) => nstr(format!(
-                "{}: {} {}",
-                w.resource.type_name(),
-                w.resource.database(),
-                resource_detail(w)
-            )),
-            None => nstr(""),
+        .col("wait_resource", SqlType::NVarChar(Len::N(256)), |r| {
+            nstr(r.wait.as_ref().map_or_else(String::new, wait_resource))
         })
         .col("open_transaction_count", SqlType::Int, |r| {
             int(r.session.a.open_transactions.load(Ordering::Relaxed).into())
@@ -530,6 +530,11 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
             int((r.session.now.saturating_sub(r.session.a.request_start_micros()) / 1000) as i64)
         })
         .rows(&rows)
+}
+
+/// A lock wait's `wait_resource`: the resource type, the database, the table and a key's hash.
+pub(super) fn wait_resource(w: &LockInfo) -> String {
+    format!("{}: {} {}", w.resource.type_name(), w.resource.database(), resource_detail(w))
 }
 
 /// The part of `wait_resource` after the database: the table, and a key's hash.

@@ -1,0 +1,271 @@
+//! SQL Server 2000's system tables as SQL Server keeps them, compatibility views:
+//! `sys.sysobjects` and `sys.syscolumns` (also reachable as `sysobjects`, `dbo.sysobjects`,
+//! `syscolumns`...), and `sys.all_objects` / `sys.system_objects`.
+//!
+//! Old scripts test for an object with `IF EXISTS (SELECT * FROM sysobjects WHERE name = 'x'
+//! AND xtype = 'U')` and list a table's columns with `SELECT name FROM syscolumns WHERE id =
+//! OBJECT_ID('t')`: those columns have SQL Server's values. The columns SQL Server documents
+//! as internal hold constants (0, or NULL where SQL Server's are NULL).
+//!
+//! Walden has no system objects of its own in a database's catalog: `sys.system_objects` has
+//! no rows and `sys.all_objects` lists what `sys.objects` lists.
+
+use walden_engine::catalog::Object;
+use walden_engine::types::{Len, SqlType, Value};
+
+use super::catalog::{
+    column_rows, default_object_id, is_ansi_padded, is_max, max_length, object_columns,
+    object_rows, objects, precision, scale, ColRow,
+};
+use super::constraints::{constraint_rows, Constraint};
+use super::{datetime, int, nstr, small, tiny, View, ViewContext, COLLATION, SYSNAME};
+use crate::exec::RowSet;
+
+/// `collationid` of SQL_Latin1_General_CP1_CI_AS, the collation of every Walden database.
+const COLLATION_ID: i64 = 872_468_488;
+/// The same collation as TDS sends it (LCID 0x0409, its flags, sort id 52).
+const TDS_COLLATION: [u8; 5] = [0x09, 0x04, 0xD0, 0x00, 0x34];
+
+/// An object or a constraint, as `sysobjects` lists it.
+struct SysObjectRow {
+    name: String,
+    id: u32,
+    /// `xtype`, blank-padded to CHAR(2).
+    xtype: &'static str,
+    /// `type`: `xtype`, except `K ` for both PRIMARY KEY and UNIQUE constraints.
+    kind: &'static str,
+    schema_id: i64,
+    parent: u32,
+    created_us: u64,
+}
+
+/// The view's database's objects and their tables' constraints, by id (so objects first:
+/// constraint ids are above every object id).
+fn sysobject_rows(ctx: &ViewContext<'_>) -> Vec<SysObjectRow> {
+    let mut rows: Vec<SysObjectRow> = object_rows(ctx, |_| true)
+        .into_iter()
+        .map(|o| {
+            let xtype = match &*o.object {
+                Object::Table(_) => "U ",
+                Object::Procedure(_) => "P ",
+                Object::Sequence(_) => "SO",
+            };
+            SysObjectRow {
+                name: o.object.name().1.to_string(),
+                id: o.object.id(),
+                xtype,
+                kind: xtype,
+                schema_id: o.schema_id,
+                parent: 0,
+                created_us: o.created_us,
+            }
+        })
+        .collect();
+    rows.extend(constraint_rows(ctx).into_iter().map(|c| {
+        let xtype = c.kind.type_code();
+        let kind = match c.kind {
+            Constraint::PrimaryKey { .. } | Constraint::Unique { .. } => "K ",
+            _ => xtype,
+        };
+        SysObjectRow {
+            name: c.name,
+            id: c.id,
+            xtype,
+            kind,
+            schema_id: c.schema_id,
+            parent: c.table_id,
+            created_us: c.created_us,
+        }
+    }));
+    rows.sort_by_key(|r| r.id);
+    rows
+}
+
+/// `sys.sysobjects`: the objects of `sys.objects` and the PRIMARY KEY, UNIQUE, DEFAULT and
+/// CHECK constraints of `sys.key_constraints`, `sys.default_constraints` and
+/// `sys.check_constraints`, with their ids.
+pub(super) fn sysobjects(ctx: &ViewContext<'_>) -> RowSet {
+    let zero_small = |_: &SysObjectRow| small(0);
+    let zero = |_: &SysObjectRow| int(0);
+    View::<SysObjectRow>::new()
+        .col("name", SYSNAME, |r| nstr(r.name.as_str()))
+        .col("id", SqlType::Int, |r| int(i64::from(r.id)))
+        .col("xtype", SqlType::Char(2), |r| Value::Str(r.xtype.to_string()))
+        .opt("uid", SqlType::SmallInt, |r| small(r.schema_id))
+        .opt("info", SqlType::SmallInt, zero_small)
+        .opt("status", SqlType::Int, zero)
+        .opt("base_schema_ver", SqlType::Int, zero)
+        .opt("replinfo", SqlType::Int, zero)
+        .col("parent_obj", SqlType::Int, |r| int(i64::from(r.parent)))
+        .col("crdate", SqlType::DateTime, |r| datetime(r.created_us))
+        .opt("ftcatid", SqlType::SmallInt, zero_small)
+        .opt("schema_ver", SqlType::Int, zero)
+        .opt("stats_schema_ver", SqlType::Int, zero)
+        .opt("type", SqlType::Char(2), |r| Value::Str(r.kind.to_string()))
+        .opt("userstat", SqlType::SmallInt, zero_small)
+        .opt("sysstat", SqlType::SmallInt, zero_small)
+        .opt("indexdel", SqlType::SmallInt, zero_small)
+        .col("refdate", SqlType::DateTime, |r| datetime(r.created_us))
+        .opt("version", SqlType::Int, zero)
+        .opt("deltrig", SqlType::Int, zero)
+        .opt("instrig", SqlType::Int, zero)
+        .opt("updtrig", SqlType::Int, zero)
+        .opt("seltrig", SqlType::Int, zero)
+        .opt("category", SqlType::Int, zero)
+        .opt("cache", SqlType::SmallInt, zero_small)
+        .rows(&sysobject_rows(ctx))
+}
+
+/// `syscolumns.type`: the type in the TDS 4.2 type codes SQL Server 2000 kept, where a
+/// nullable integer, float, money, datetime or decimal column has the type's nullable
+/// variant (INTN 38, FLTN 109, MONEYN 110, DATETIMN 111, DECIMALN 106). Types newer than
+/// those codes keep their `xtype`.
+fn legacy_type(c: &ColRow) -> u8 {
+    let n = c.def.nullable;
+    match c.def.ty {
+        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt if n => 38,
+        SqlType::Float | SqlType::Real if n => 109,
+        SqlType::Money if n => 110,
+        SqlType::DateTime if n => 111,
+        SqlType::Decimal { .. } if n => 106,
+        SqlType::Decimal { .. } => 55,
+        SqlType::Char(_) | SqlType::NChar(_) => 47,
+        SqlType::VarChar(_) | SqlType::NVarChar(_) => 39,
+        SqlType::Binary(_) => 45,
+        SqlType::VarBinary(_) => 37,
+        ty => ty.system_type_id(),
+    }
+}
+
+/// `syscolumns.usertype`: SQL Server 2000's user type id of the type, 0 for the types it
+/// gave none (nchar, nvarchar, bigint, uniqueidentifier and the newer ones).
+fn legacy_usertype(ty: SqlType) -> i64 {
+    match ty {
+        SqlType::Char(_) => 1,
+        SqlType::VarChar(_) => 2,
+        SqlType::Binary(_) => 3,
+        SqlType::VarBinary(_) => 4,
+        SqlType::TinyInt => 5,
+        SqlType::SmallInt => 6,
+        SqlType::Int => 7,
+        SqlType::Float => 8,
+        SqlType::Money => 11,
+        SqlType::DateTime => 12,
+        SqlType::Bit => 16,
+        SqlType::Real => 23,
+        SqlType::Decimal { .. } => 24,
+        _ => 0,
+    }
+}
+
+/// `syscolumns.prec`, ODBC's precision: characters (bytes for binary types) of a string
+/// type, -1 for a `(MAX)` type, 36 for uniqueidentifier, else `sys.columns.precision`.
+fn odbc_precision(ty: SqlType) -> i64 {
+    match ty {
+        _ if is_max(ty) => -1,
+        SqlType::Char(n) | SqlType::NChar(n) | SqlType::Binary(n) => i64::from(n),
+        SqlType::VarChar(Len::N(n))
+        | SqlType::NVarChar(Len::N(n))
+        | SqlType::VarBinary(Len::N(n)) => i64::from(n),
+        SqlType::UniqueIdentifier => 36,
+        _ => i64::from(precision(ty)),
+    }
+}
+
+/// `syscolumns.scale`, ODBC's scale: NULL for the types that have none (strings, binary,
+/// float, real, date, uniqueidentifier).
+fn odbc_scale(ty: SqlType) -> Value {
+    match ty {
+        SqlType::TinyInt
+        | SqlType::SmallInt
+        | SqlType::Int
+        | SqlType::BigInt
+        | SqlType::Bit
+        | SqlType::Money
+        | SqlType::DateTime
+        | SqlType::Decimal { .. }
+        | SqlType::Time(_)
+        | SqlType::DateTime2(_) => int(i64::from(scale(ty))),
+        _ => Value::Null,
+    }
+}
+
+/// `syscolumns.status`: 0x08 nullable, 0x10 ANSI padding, 0x80 identity.
+fn column_status(c: &ColRow) -> u8 {
+    let mut status = 0;
+    if c.def.nullable {
+        status |= 0x08;
+    }
+    if is_ansi_padded(c.def.ty) {
+        status |= 0x10;
+    }
+    if c.def.identity.is_some() {
+        status |= 0x80;
+    }
+    status
+}
+
+/// `sys.syscolumns`: the columns of `sys.columns` (Walden stores no procedure parameters, so
+/// there are no parameter rows).
+pub(super) fn syscolumns(ctx: &ViewContext<'_>) -> RowSet {
+    View::<ColRow>::new()
+        .opt("name", SYSNAME, |c| nstr(c.def.name.as_str()))
+        .col("id", SqlType::Int, |c| int(i64::from(c.object_id)))
+        .col("xtype", SqlType::TinyInt, |c| tiny(c.def.ty.system_type_id()))
+        .opt("typestat", SqlType::TinyInt, |_| tiny(0))
+        .opt("xusertype", SqlType::SmallInt, |c| small(i64::from(c.def.ty.system_type_id())))
+        .col("length", SqlType::SmallInt, |c| small(max_length(c.def.ty)))
+        .col("xprec", SqlType::TinyInt, |c| tiny(precision(c.def.ty)))
+        .col("xscale", SqlType::TinyInt, |c| tiny(scale(c.def.ty)))
+        .opt("colid", SqlType::SmallInt, |c| small(c.column_id as i64))
+        .opt("xoffset", SqlType::SmallInt, |_| small(0))
+        .opt("bitpos", SqlType::TinyInt, |_| tiny(0))
+        .opt("reserved", SqlType::TinyInt, |_| tiny(0))
+        .opt("colstat", SqlType::SmallInt, |_| small(0))
+        .col("cdefault", SqlType::Int, |c| int(i64::from(default_object_id(c))))
+        .col("domain", SqlType::Int, |_| int(0))
+        .opt("number", SqlType::SmallInt, |_| small(0))
+        .opt("colorder", SqlType::SmallInt, |c| small(c.column_id as i64))
+        .opt("autoval", SqlType::VarBinary(Len::N(8000)), |_| Value::Null)
+        .opt("offset", SqlType::SmallInt, |_| small(0))
+        .opt("collationid", SqlType::Int, |c| {
+            if c.def.ty.is_text() {
+                int(COLLATION_ID)
+            } else {
+                Value::Null
+            }
+        })
+        .opt("language", SqlType::Int, |_| int(0))
+        .opt("status", SqlType::TinyInt, |c| tiny(column_status(c)))
+        .col("type", SqlType::TinyInt, |c| tiny(legacy_type(c)))
+        .opt("usertype", SqlType::SmallInt, |c| small(legacy_usertype(c.def.ty)))
+        .opt("printfmt", SqlType::VarChar(Len::N(255)), |_| Value::Null)
+        .opt("prec", SqlType::SmallInt, |c| small(odbc_precision(c.def.ty)))
+        .opt("scale", SqlType::Int, |c| odbc_scale(c.def.ty))
+        .opt("iscomputed", SqlType::Int, |_| int(0))
+        .opt("isoutparam", SqlType::Int, |_| int(0))
+        .opt("isnullable", SqlType::Int, |c| int(i64::from(c.def.nullable)))
+        .opt(
+            "collation",
+            SYSNAME,
+            |c| if c.def.ty.is_text() { nstr(COLLATION) } else { Value::Null },
+        )
+        .opt("tdscollation", SqlType::Binary(5), |c| {
+            if c.def.ty.is_text() {
+                Value::Binary(TDS_COLLATION.to_vec())
+            } else {
+                Value::Null
+            }
+        })
+        .rows(&column_rows(ctx))
+}
+
+/// `sys.all_objects`: the user objects of `sys.objects` (see the module's comment).
+pub(super) fn all_objects(ctx: &ViewContext<'_>) -> RowSet {
+    objects(ctx)
+}
+
+/// `sys.system_objects`: `sys.objects`' columns, no rows.
+pub(super) fn system_objects(_ctx: &ViewContext<'_>) -> RowSet {
+    object_columns().rows(&[])
+}

@@ -1,0 +1,146 @@
+-- Server-level views and system procedures: sys.dm_os_sys_info, the principals,
+-- sys.configurations and sp_configure, sys.sysprocesses, DBCC USEROPTIONS, and the catalog
+-- procedures ODBC and JDBC drivers call (sp_databases, sp_tables, sp_columns).
+-- Volatile values (times, memory, CPUs, session ids) are checked as predicates.
+CREATE DATABASE srv
+GO
+USE srv
+CREATE TABLE dbo.item (id INT IDENTITY(1, 1) PRIMARY KEY, name NVARCHAR(40) NOT NULL,
+    price DECIMAL(9, 2) NULL DEFAULT 0, code CHAR(4), note VARCHAR(MAX), added DATETIME,
+    day DATE, at TIME(3), stamp DATETIME2, ok BIT NOT NULL, big BIGINT, ratio FLOAT,
+    guid UNIQUEIDENTIFIER, blob VARBINARY(16))
+CREATE TABLE dbo.item_tag (item_id INT NOT NULL, tag VARCHAR(20) NOT NULL)
+CREATE TABLE sales.orders (id INT NOT NULL)
+GO
+-- sys.dm_os_sys_info: one row; the machine's values are plausible, the instance started
+-- before now and after the machine, and the fixed descriptions are SQL Server's.
+SELECT COUNT(*) AS row_count FROM sys.dm_os_sys_info
+SELECT CASE WHEN cpu_count > 0 AND hyperthread_ratio > 0 AND scheduler_count = cpu_count
+            AND socket_count > 0 AND cores_per_socket > 0 AND numa_node_count > 0 THEN 'ok' END AS cpus,
+       CASE WHEN physical_memory_kb > 0 AND committed_target_kb > 0
+            AND committed_kb BETWEEN 0 AND committed_target_kb
+            AND visible_target_kb = committed_target_kb THEN 'ok' END AS memory,
+       CASE WHEN sqlserver_start_time <= GETDATE() AND sqlserver_start_time_ms_ticks <= ms_ticks
+            AND DATEDIFF(minute, sqlserver_start_time, GETDATE()) < 10 THEN 'ok' END AS started,
+       CASE WHEN max_workers_count >= 512 THEN 'ok' END AS workers,
+       affinity_type_desc, time_source_desc, softnuma_configuration_desc, sql_memory_model_desc,
+       CASE WHEN virtual_machine_type_desc IN ('NONE', 'HYPERVISOR') THEN 'ok' END AS vm
+FROM sys.dm_os_sys_info
+GO
+-- Principals: the sa login and the public and sysadmin roles; the fixed database principals.
+SELECT name, principal_id, sid, type, type_desc, is_disabled, default_database_name,
+       default_language_name, owning_principal_id, is_fixed_role
+FROM sys.server_principals ORDER BY principal_id
+SELECT name, principal_id, type, type_desc, default_schema_name, owning_principal_id, sid,
+       is_fixed_role, authentication_type_desc
+FROM sys.database_principals ORDER BY principal_id
+SELECT name, principal_id, type_desc, is_policy_checked, is_expiration_checked, password_hash
+FROM sys.sql_logins
+SELECT CASE WHEN create_date <= GETDATE() THEN 'ok' END AS created FROM sys.server_principals
+WHERE name = 'sa'
+GO
+-- sys.configurations: the fixed list, with SQL Server's ids and flags.
+SELECT configuration_id, name, value, minimum, maximum, value_in_use, is_dynamic, is_advanced
+FROM sys.configurations WHERE name <> 'max server memory (MB)' ORDER BY configuration_id
+SELECT description FROM sys.configurations WHERE configuration_id IN (1539, 1581) ORDER BY 1
+-- max server memory is the buffer pools' capacity: 128 MB a database by default.
+SELECT CASE WHEN value = value_in_use AND value >= 128 THEN 'ok' END AS max_memory
+FROM sys.configurations WHERE name = 'max server memory (MB)'
+GO
+-- sp_configure: the options that are not advanced; one by name, exact or partial.
+EXEC sp_configure
+EXEC sp_configure 'remote access'
+EXEC sp_configure @configname = 'show advanced'
+EXEC sp_configure 'o'
+GO
+-- An advanced option is hidden while 'show advanced options' is 0, as in SQL Server.
+EXEC sp_configure 'max server memory (MB)'
+GO
+EXEC sp_configure 'no such option'
+GO
+-- Walden's options are read-only.
+EXEC sp_configure 'show advanced options', 1
+GO
+EXEC sp_configure 'c', 1
+GO
+EXEC sp_configure @configvalue = 1, @configname = 'clr enabled'
+GO
+EXEC sp_configure @nosuch = 1
+GO
+-- RECONFIGURE installs nothing (nothing is pending) and succeeds, as scripts expect after
+-- sp_configure.
+RECONFIGURE
+RECONFIGURE WITH OVERRIDE
+SELECT 'after' AS reconfigure
+GO
+-- sys.sysprocesses, with and without the schema; this session is running, its own command
+-- is SELECT, and its columns are padded as SQL Server's NCHAR columns.
+SELECT spid, ecid, blocked, RTRIM(status) AS status, RTRIM(cmd) AS cmd, RTRIM(loginame) AS loginame,
+       DB_NAME(dbid) AS db, open_tran, RTRIM(lastwaittype) AS lastwaittype, waittime,
+       LEN(program_name) AS program_len, DATALENGTH(hostname) AS hostname_bytes,
+       DATALENGTH(sid) AS sid_bytes, RTRIM(net_library) AS net_library
+FROM sys.sysprocesses WHERE spid = @@SPID
+SELECT COUNT(*) AS bare FROM sysprocesses WHERE spid = @@SPID
+SELECT COUNT(*) AS dbo FROM master..sysprocesses WHERE spid = @@SPID
+SELECT CASE WHEN login_time <= last_batch AND last_batch <= GETDATE() THEN 'ok' END AS times
+FROM master.dbo.sysprocesses WHERE spid = @@SPID
+GO
+-- DBCC USEROPTIONS: SQL Server's defaults, then the session's own settings.
+DBCC USEROPTIONS
+GO
+SET NOCOUNT ON
+SET XACT_ABORT ON
+SET LOCK_TIMEOUT 1500
+SET TRANSACTION ISOLATION LEVEL SERIALIZABLE
+SET TEXTSIZE 64512
+DBCC USEROPTIONS WITH NO_INFOMSGS
+SET NOCOUNT OFF
+SET XACT_ABORT OFF
+SET LOCK_TIMEOUT -1
+SET TRANSACTION ISOLATION LEVEL READ COMMITTED
+SET TEXTSIZE 0
+GO
+DBCC USEROPTIONS (1)
+GO
+-- sp_databases: every database, with a size in KB.
+SELECT name FROM sys.databases ORDER BY name
+CREATE TABLE #dbs (DATABASE_NAME SYSNAME, DATABASE_SIZE INT, REMARKS VARCHAR(254))
+INSERT INTO #dbs EXEC sp_databases
+SELECT DATABASE_NAME, CASE WHEN DATABASE_SIZE > 0 THEN 'ok' END AS size, REMARKS FROM #dbs
+DROP TABLE #dbs
+GO
+-- sp_tables: all tables, by pattern, by owner, by type list, and without patterns.
+EXEC sp_tables
+EXEC sp_tables 'item%'
+EXEC sp_tables @table_name = 'item_tag'
+EXEC sp_tables @table_owner = 'sales'
+EXEC sp_tables 'item', 'dbo', 'srv', '''TABLE'',''VIEW'''
+EXEC sp_tables @table_type = '''VIEW'''
+EXEC sp_tables 'item_', @fUsePattern = 0
+GO
+-- ODBC's enumerations: databases, schemas, table types.
+EXEC sp_tables '', '', '%'
+EXEC sp_tables @table_name = '', @table_owner = '%', @table_qualifier = ''
+EXEC sp_tables '', '', '', '%'
+GO
+EXEC sp_tables 'item', 'dbo', 'master'
+GO
+EXEC sp_tables 'item', @table_owner = 'dbo', 'srv'
+GO
+EXEC sp_tables 'a', 'b', 'c', 'd', 1, 'too many'
+GO
+-- sp_columns: SQL Server's 19 columns; ODBC 2 codes by default, ODBC 3 on request.
+EXEC sp_columns 'item'
+GO
+EXEC sp_columns @table_name = 'item', @column_name = '%a%', @ODBCVer = 3
+EXEC sp_columns 'item_tag', 'dbo', 'srv', 'tag'
+EXEC sp_columns 'item%', @column_name = 'id'
+EXEC sp_columns 'orders'
+EXEC sp_columns 'nosuch'
+GO
+EXEC sp_columns
+GO
+EXEC sp_columns 'item', NULL, 'master'
+GO
+EXEC sp_columns @table = 'item'
+GO
