@@ -24,6 +24,8 @@ pub enum EngineError {
         key: String,
         /// 2627 for constraints, 2601 for unique indexes, 1505 when building a unique index.
         number: i32,
+        /// A UNIQUE constraint's (2627 names the kind of constraint).
+        unique_constraint: bool,
     },
     /// Error 911: no such database.
     NoSuchDatabase(String),
@@ -143,7 +145,7 @@ impl fmt::Display for EngineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EngineError::Lock(e) => write!(f, "{e}"),
-            EngineError::DuplicateKey { constraint, table, key, number } => {
+            EngineError::DuplicateKey { constraint, table, key, number, unique_constraint } => {
                 if *number == 1505 {
                     write!(
                         f,
@@ -158,10 +160,11 @@ impl fmt::Display for EngineError {
                          '{constraint}'. The duplicate key value is {key}."
                     )
                 } else {
+                    let kind = if *unique_constraint { "UNIQUE KEY" } else { "PRIMARY KEY" };
                     write!(
                         f,
-                        "Violation of PRIMARY KEY constraint '{constraint}'. Cannot insert \
-                         duplicate key in object '{table}'. The duplicate key value is {key}."
+                        "Violation of {kind} constraint '{constraint}'. Cannot insert duplicate \
+                         key in object '{table}'. The duplicate key value is {key}."
                     )
                 }
             }

@@ -6,11 +6,13 @@
 //! * [`txn`]: transactions, rollback with compensation records, savepoints, commit policy.
 //! * [`table`]: rows, indexes, locks on rows and tables; [`objects`]: DDL, identity,
 //!   sequences; [`catalog`]: object definitions.
+//! * [`alter`]: ALTER TABLE's table rebuilds, renames and catalog-only table changes.
 //! * [`lock`]: the lock manager; [`types`]: SQL types, values, rows and keys;
 //!   [`wal`]: the engine's log records; [`recovery`]: the recovery decision tables.
 //!
 //! The protocol is in `docs/recovery.md`; the formats in `docs/format/`.
 
+pub mod alter;
 pub mod catalog;
 pub mod database;
 pub mod error;

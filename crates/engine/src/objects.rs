@@ -306,7 +306,7 @@ impl Database {
 /// An integer as a value of `ty`, a sequence's or an identity column's type: an integer type
 /// or DECIMAL(p,s). `v` is not range-checked here: an integer type keeps its low bits.
 /// Whether an identity column of type `ty` can hold `v`.
-fn identity_fits(ty: SqlType, v: i64) -> bool {
+pub(crate) fn identity_fits(ty: SqlType, v: i64) -> bool {
     match ty {
         SqlType::TinyInt => u8::try_from(v).is_ok(),
         SqlType::SmallInt => i16::try_from(v).is_ok(),
@@ -350,7 +350,7 @@ pub struct IndexSpec {
 }
 
 impl Transaction {
-    fn lock_object(
+    pub(crate) fn lock_object(
         &mut self,
         db: &Database,
         object: u32,
@@ -359,7 +359,7 @@ impl Transaction {
         self.lock(&Resource::Object { db: db.id(), object }, mode).map(|_| ())
     }
 
-    fn put_catalog(
+    pub(crate) fn put_catalog(
         &mut self,
         db: &Arc<Database>,
         object: Object,
@@ -501,7 +501,7 @@ impl Transaction {
             name: spec.name.clone(),
             columns: spec.columns.clone(),
             unique: spec.unique,
-            primary_key: false,
+            primary_key: spec.primary_key,
             unique_constraint: spec.unique_constraint,
             root,
         };

@@ -187,6 +187,7 @@ pub(crate) fn duplicate_key(
         table: format!("{}.{}", table.schema, table.name),
         key: key_text(&shown),
         number,
+        unique_constraint: index.unique_constraint,
     }
 }
 
