@@ -20,6 +20,16 @@
 //! [`Display`](std::fmt::Display) (in `display.rs`) prints any node back as canonical T-SQL
 //! that parses to the same tree.
 
+mod alter;
+mod cursor;
+
+pub use alter::{AlterAdd, AlterDrop, AlterTable, AlterTableAction};
+
+pub use cursor::{
+    CursorOption, CursorRef, CursorStatement, CursorUpdatability, DeclareCursor, Fetch,
+    FetchDirection,
+};
+
 /// A region of the batch text: where a token, expression or statement starts (1-based line and
 /// column, the column counted in characters) and its byte range `start..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -120,8 +130,12 @@ pub enum StatementKind {
     Update(Box<Update>),
     /// `DELETE`.
     Delete(Box<Delete>),
+    /// `MERGE`.
+    Merge(Box<Merge>),
     /// `DECLARE @a INT = 1, @t TABLE (...)`.
     Declare(Vec<Declaration>),
+    /// `DECLARE name CURSOR`, `OPEN`, `FETCH`, `CLOSE`, `DEALLOCATE`.
+    Cursor(Box<CursorStatement>),
     /// The `SET` statements: variables and session options.
     Set(Box<SetStatement>),
     /// `IF condition statement [ELSE statement]`.
@@ -182,6 +196,8 @@ pub enum StatementKind {
     Drop(Box<DropObjects>),
     /// `DROP INDEX [IF EXISTS] index ON table, ...`.
     DropIndex(Box<DropIndex>),
+    /// `ALTER TABLE`.
+    AlterTable(Box<AlterTable>),
 }
 
 /// A `DBCC` statement as written: the command and its options are checked when it runs (a
@@ -991,6 +1007,70 @@ pub struct Delete {
     pub where_clause: Option<Expr>,
     /// `OPTION (...)`.
     pub hints: Vec<QueryHint>,
+}
+
+/// `[WITH ctes] MERGE [TOP (n)] [INTO] target [WITH (hints)] [[AS] alias] USING source ON
+/// condition WHEN ... [OUTPUT ...] [OPTION (...)];`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Merge {
+    /// Common table expressions.
+    pub ctes: Vec<Cte>,
+    /// `TOP (n) [PERCENT]`: how many rows the statement changes at most.
+    pub top: Option<Top>,
+    /// The table changed.
+    pub target: TableTarget,
+    /// `WITH (HOLDLOCK, ...)` on the target.
+    pub table_hints: Vec<TableHint>,
+    /// The target's alias.
+    pub alias: Option<Ident>,
+    /// `USING`: a table, derived table, `VALUES` table or CTE, with its alias.
+    pub source: TableSource,
+    /// `ON`: which source rows match which target rows.
+    pub on: Expr,
+    /// The `WHEN` clauses, in the order written.
+    pub clauses: Vec<MergeClause>,
+    /// `OUTPUT $action, INSERTED...., DELETED.... [INTO ...]`.
+    pub output: Option<Box<OutputClause>>,
+    /// `OPTION (...)`.
+    pub hints: Vec<QueryHint>,
+}
+
+/// `WHEN [NOT] MATCHED [BY TARGET | BY SOURCE] [AND condition] THEN action`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergeClause {
+    /// Which rows the clause is for.
+    pub when: MergeWhen,
+    /// `AND condition`.
+    pub condition: Option<Expr>,
+    /// What it does to them.
+    pub action: MergeAction,
+}
+
+/// The rows a `WHEN` clause of a MERGE acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeWhen {
+    /// `WHEN MATCHED`: a target row and the source row that matches it.
+    Matched,
+    /// `WHEN NOT MATCHED [BY TARGET]`: a source row no target row matches.
+    NotMatchedByTarget,
+    /// `WHEN NOT MATCHED BY SOURCE`: a target row no source row matches.
+    NotMatchedBySource,
+}
+
+/// The action of a `WHEN` clause of a MERGE.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MergeAction {
+    /// `UPDATE SET ...`.
+    Update(Vec<Assignment>),
+    /// `DELETE`.
+    Delete,
+    /// `INSERT [(columns)] VALUES (...)`, or `DEFAULT VALUES` when `values` is `None`.
+    Insert {
+        /// The column list; empty means all columns in order.
+        columns: Vec<Ident>,
+        /// The values; items may be [`ExprKind::Default`].
+        values: Option<Vec<Expr>>,
+    },
 }
 
 // ---------------------------------------------------------------------------------------------

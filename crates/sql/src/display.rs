@@ -6,6 +6,9 @@
 //! (`INSERT INTO`, `AS` before aliases, `TRANSACTION`, `EXECUTE`), identifiers are bracketed
 //! only when they must be, and statements end with `;`.
 
+mod alter;
+mod cursor;
+
 use std::fmt::{self, Display, Formatter, Write};
 
 use crate::ast::*;
@@ -145,7 +148,9 @@ impl Display for StatementKind {
             Insert(insert) => write!(f, "{insert}"),
             Update(update) => write!(f, "{update}"),
             Delete(delete) => write!(f, "{delete}"),
+            Merge(merge) => write!(f, "{merge}"),
             Declare(declarations) => write!(f, "DECLARE {}", commas(declarations)),
+            Cursor(statement) => write!(f, "{statement}"),
             Set(set) => write!(f, "{set}"),
             If(statement) => {
                 write!(f, "IF {} {}", statement.condition, statement.then_branch)?;
@@ -213,6 +218,7 @@ impl Display for StatementKind {
             DropIndex(drop) => {
                 write!(f, "DROP INDEX {}{}", IfExists(drop.if_exists), commas(&drop.indexes))
             }
+            AlterTable(alter) => write!(f, "{alter}"),
         }
     }
 }
@@ -847,6 +853,45 @@ impl Display for Delete {
             WhereClause(&self.where_clause),
             OptionClause(&self.hints)
         )
+    }
+}
+
+impl Display for Merge {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        write!(
+            f,
+            "{}MERGE {}INTO {}{}{} USING {} ON {}",
+            With(&self.ctes),
+            OptionalTop(&self.top),
+            self.target,
+            TableHints(&self.table_hints),
+            Alias(self.alias.as_ref()),
+            self.source,
+            self.on
+        )?;
+        for clause in &self.clauses {
+            f.write_str(match clause.when {
+                MergeWhen::Matched => " WHEN MATCHED",
+                MergeWhen::NotMatchedByTarget => " WHEN NOT MATCHED BY TARGET",
+                MergeWhen::NotMatchedBySource => " WHEN NOT MATCHED BY SOURCE",
+            })?;
+            if let Some(condition) = &clause.condition {
+                write!(f, " AND {condition}")?;
+            }
+            match &clause.action {
+                MergeAction::Update(assignments) => {
+                    write!(f, " THEN UPDATE SET {}", commas(assignments))?
+                }
+                MergeAction::Delete => f.write_str(" THEN DELETE")?,
+                MergeAction::Insert { columns, values: Some(values) } => {
+                    write!(f, " THEN INSERT{} VALUES {}", ColumnList(columns), Row(values))?
+                }
+                MergeAction::Insert { columns, values: None } => {
+                    write!(f, " THEN INSERT{} DEFAULT VALUES", ColumnList(columns))?
+                }
+            }
+        }
+        write!(f, "{}{}", OptionalOutput(&self.output), OptionClause(&self.hints))
     }
 }
 

@@ -223,6 +223,8 @@ impl<'a> Lexer<'a> {
             '@' => self.variable(start),
             '0'..='9' => Ok(self.number()),
             '.' if self.peek_second().is_some_and(|c| c.is_ascii_digit()) => Ok(self.number()),
+            // `$action` (MERGE's OUTPUT) and the other `$` pseudo-columns are words.
+            '$' if self.peek_second().is_some_and(char::is_alphabetic) => self.word(start),
             c if is_identifier_start(c) => self.word(start),
             _ => self.operator(first, start),
         }

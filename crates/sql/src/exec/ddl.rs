@@ -26,10 +26,10 @@ use crate::exec::session::Run;
 use crate::exec::SqlError;
 
 /// What a table definition declares.
-struct TableParts {
-    columns: Vec<ColumnDef>,
-    checks: Vec<CheckDef>,
-    indexes: Vec<IndexSpec>,
+pub(crate) struct TableParts {
+    pub(crate) columns: Vec<ColumnDef>,
+    pub(crate) checks: Vec<CheckDef>,
+    pub(crate) indexes: Vec<IndexSpec>,
 }
 
 /// A PRIMARY KEY or UNIQUE constraint as written: name, primary or not, clustering, columns.
@@ -41,7 +41,7 @@ fn in_transaction(what: &str) -> SqlError {
 
 /// A constraint name in SQL Server's shape, `PK__table__hex`. The hex part is a hash of the
 /// database, table and constraint number, so that names are unique and repeatable.
-fn generated_name(prefix: &str, db: &str, table: &str, seq: u64) -> String {
+pub(crate) fn generated_name(prefix: &str, db: &str, table: &str, seq: u64) -> String {
     let short: String = table.trim_start_matches('#').chars().take(8).collect();
     // FNV-1a.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -120,6 +120,7 @@ impl Run<'_> {
                 r.map_err(|e| self.s.engine_error(e))
             }
             StatementKind::CreateTable(c) => self.create_table(c),
+            StatementKind::AlterTable(a) => self.alter_table(a, st.span.line),
             StatementKind::TruncateTable(name) => {
                 let t = self.resolve_table(name, &name.name.value)?;
                 let db = Arc::clone(&t.db);
@@ -312,7 +313,7 @@ impl Run<'_> {
     }
 
     /// Columns, CHECK constraints and indexes of a table definition.
-    fn table_elements(
+    pub(crate) fn table_elements(
         &mut self,
         table: &str,
         elements: &[TableElement],

@@ -25,10 +25,10 @@ use crate::exec::{ColumnInfo, Counted, SqlError};
 use crate::parse_batch;
 
 /// The rows an UPDATE or DELETE qualifies, and where the target's row locator is in them.
-struct Qualified {
-    cols: Vec<Col>,
-    rows: Vec<Vec<Value>>,
-    rowid: usize,
+pub(crate) struct Qualified {
+    pub(crate) cols: Vec<Col>,
+    pub(crate) rows: Vec<Vec<Value>>,
+    pub(crate) rowid: usize,
 }
 
 /// The first SELECT of a query body: where `INTO` is written.
@@ -207,13 +207,10 @@ impl Run<'_> {
     /// checked before the source runs: an `INSERT ... EXEC` into a table that is not there
     /// runs nothing.
     pub(crate) fn insert(&mut self, i: &Insert) -> Step<u64> {
-        if !i.ctes.is_empty() {
-            return Err(SqlError::new(
-                50000,
-                "INSERT with a common table expression is not supported; select into a table first",
-            )
-            .into());
-        }
+        self.with_ctes(&i.ctes, |r| r.insert_in_scope(i))
+    }
+
+    fn insert_in_scope(&mut self, i: &Insert) -> Step<u64> {
         let t = self.target(&i.target, &[])?;
         let targets = insert_targets(&t.def, &i.columns)?;
         let mut output = match &i.output {
@@ -334,7 +331,7 @@ impl Run<'_> {
     }
 
     /// A value converted for column `c`, with SQL Server's truncation message.
-    fn store(&mut self, def: &TableDef, c: usize, v: Value) -> Result<Value, SqlError> {
+    pub(crate) fn store(&mut self, def: &TableDef, c: usize, v: Value) -> Result<Value, SqlError> {
         let col = &def.columns[c];
         match scalar::coerce(v.clone(), col.ty, false) {
             Ok(v) => Ok(v),
@@ -367,7 +364,7 @@ impl Run<'_> {
 
     /// A stored expression, parsed once per session (a WHILE loop of INSERTs would otherwise
     /// parse the table's defaults and checks at every row).
-    fn stored_expr(&mut self, text: &str) -> Result<Arc<Expr>, SqlError> {
+    pub(crate) fn stored_expr(&mut self, text: &str) -> Result<Arc<Expr>, SqlError> {
         if let Some(e) = self.s.stored_exprs.get(text) {
             return Ok(Arc::clone(e));
         }
@@ -376,12 +373,12 @@ impl Run<'_> {
         Ok(e)
     }
 
-    fn checks(&mut self, def: &TableDef) -> Result<Vec<(String, Arc<Expr>)>, SqlError> {
+    pub(crate) fn checks(&mut self, def: &TableDef) -> Result<Vec<(String, Arc<Expr>)>, SqlError> {
         def.checks.iter().map(|c| Ok((c.name.clone(), self.stored_expr(&c.text)?))).collect()
     }
 
     /// Error 547 when a CHECK constraint is false for the row (UNKNOWN passes).
-    fn check_row(
+    pub(crate) fn check_row(
         &mut self,
         def: &TableDef,
         cols: &[Col],
@@ -407,9 +404,19 @@ impl Run<'_> {
 
     /// UPDATE; returns the number of rows changed.
     pub(crate) fn update(&mut self, u: &Update) -> Result<u64, SqlError> {
-        let t = self.target(&u.target, &u.from)?;
-        let Qualified { cols, rows, rowid } =
-            self.qualifying_rows(&t, &u.from, u.where_clause.as_ref())?;
+        self.with_ctes(&u.ctes, |r| r.update_in_scope(u))
+    }
+
+    fn update_in_scope(&mut self, u: &Update) -> Result<u64, SqlError> {
+        let (t, Qualified { cols, rows, rowid }) =
+            match self.cte_target(&u.ctes, &u.target, &u.from)? {
+                Some((t, cte)) => (t, self.cte_rows(cte, u.where_clause.as_ref())?),
+                None => {
+                    let t = self.target(&u.target, &u.from)?;
+                    let q = self.qualifying_rows(&t, &u.from, u.where_clause.as_ref())?;
+                    (t, q)
+                }
+            };
         let start = rowid - t.def.columns.len();
         let limit = self.top_limit(u.top.as_ref())?;
         let checks = self.checks(&t.def)?;
@@ -427,7 +434,12 @@ impl Run<'_> {
             let col = match col {
                 Some(parts) => {
                     let name = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
-                    let c = t.def.column(name).ok_or_else(|| SqlError::invalid_column(name))?;
+                    // By the name the statement's rows give the target's column: a CTE
+                    // target may name the base table's columns otherwise.
+                    let c = cols[start..rowid]
+                        .iter()
+                        .position(|c| !c.hidden && c.name.eq_ignore_ascii_case(name))
+                        .ok_or_else(|| SqlError::invalid_column(name))?;
                     if t.def.columns[c].identity.is_some() {
                         return Err(SqlError::new(
                             8102,
@@ -491,7 +503,7 @@ impl Run<'_> {
     /// if another transaction changed them since the scan, `recheck` (see [`recheck_clause`])
     /// is checked again: the row may no longer qualify. `None`: the row is gone or no longer
     /// qualifies.
-    fn current_row(
+    pub(crate) fn current_row(
         &mut self,
         t: &TableRef,
         cols: &[Col],
@@ -524,9 +536,19 @@ impl Run<'_> {
 
     /// DELETE; returns the number of rows deleted.
     pub(crate) fn delete(&mut self, d: &Delete) -> Result<u64, SqlError> {
-        let t = self.target(&d.target, &d.from)?;
-        let Qualified { cols, rows, rowid } =
-            self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
+        self.with_ctes(&d.ctes, |r| r.delete_in_scope(d))
+    }
+
+    fn delete_in_scope(&mut self, d: &Delete) -> Result<u64, SqlError> {
+        let (t, Qualified { cols, rows, rowid }) =
+            match self.cte_target(&d.ctes, &d.target, &d.from)? {
+                Some((t, cte)) => (t, self.cte_rows(cte, d.where_clause.as_ref())?),
+                None => {
+                    let t = self.target(&d.target, &d.from)?;
+                    let q = self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
+                    (t, q)
+                }
+            };
         let limit = self.top_limit(d.top.as_ref())?;
         let recheck = recheck_clause(&d.from, d.where_clause.as_ref());
         let mut output = match &d.output {

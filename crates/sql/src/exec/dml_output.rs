@@ -36,9 +36,12 @@ enum Item<'c> {
 /// An OUTPUT clause resolved against its statement's table, and the rows produced so far.
 pub(crate) struct OutputRows<'c> {
     clause: &'c OutputClause,
-    /// `DELETED`'s columns, then `INSERTED`'s, for the pseudo-tables the statement has.
+    /// `DELETED`'s columns, then `INSERTED`'s, for the pseudo-tables the statement has, then
+    /// the statement's own extra columns (MERGE's `$action` and source columns).
     cols: Vec<Col>,
     changed: Changed,
+    /// The values of the extra columns for the next row (see [`OutputRows::set_extra`]).
+    extra: Vec<Value>,
     width: usize,
     items: Vec<Item<'c>>,
     names: Vec<String>,
@@ -54,6 +57,19 @@ impl Run<'_> {
         def: &TableDef,
         changed: Changed,
     ) -> Result<OutputRows<'c>, SqlError> {
+        self.output_plan_with(clause, def, changed, Vec::new())
+    }
+
+    /// [`Run::output_plan`] with `extra` columns the items may name besides the
+    /// pseudo-tables' (MERGE's `$action` and source columns); each row's values for them are
+    /// given by [`OutputRows::set_extra`] before the row is produced.
+    pub(crate) fn output_plan_with<'c>(
+        &mut self,
+        clause: &'c OutputClause,
+        def: &TableDef,
+        changed: Changed,
+        extra: Vec<Col>,
+    ) -> Result<OutputRows<'c>, SqlError> {
         let mut cols = Vec::new();
         if changed != Changed::Inserted {
             cols.extend(table_cols(def, "deleted"));
@@ -61,6 +77,7 @@ impl Run<'_> {
         if changed != Changed::Deleted {
             cols.extend(table_cols(def, "inserted"));
         }
+        cols.extend(extra);
         let mut items = Vec::new();
         let mut names = Vec::new();
         for item in &clause.items {
@@ -69,7 +86,7 @@ impl Run<'_> {
                     let wanted =
                         qualifier.as_ref().and_then(|q| q.last()).map(|q| q.value.as_str());
                     let mut any = false;
-                    for (i, c) in cols.iter().enumerate() {
+                    for (i, c) in cols.iter().enumerate().filter(|(_, c)| !c.hidden) {
                         let matches = wanted.is_none_or(|w| {
                             c.qual.as_deref().is_some_and(|q| q.eq_ignore_ascii_case(w))
                         });
@@ -108,6 +125,7 @@ impl Run<'_> {
             clause,
             cols,
             changed,
+            extra: Vec::new(),
             width: def.columns.len(),
             items,
             names,
@@ -137,6 +155,7 @@ impl Run<'_> {
                 None => row.extend(nulls()),
             }
         }
+        row.extend(out.extra.iter().cloned());
         let env = Env::new(&out.cols, &row, None);
         let mut values = Vec::with_capacity(out.items.len());
         for item in &out.items {
@@ -180,6 +199,14 @@ impl Run<'_> {
         }
         self.out.result_end(out.rows.len() as u64);
         Ok(())
+    }
+}
+
+impl OutputRows<'_> {
+    /// Sets the values of the extra columns (see [`Run::output_plan_with`]) for the rows
+    /// produced next.
+    pub(crate) fn set_extra(&mut self, values: Vec<Value>) {
+        self.extra = values;
     }
 }
 

@@ -416,6 +416,8 @@ impl Run<'_> {
             "@@ROWCOUNT" => Value::Int(i32::try_from(self.s.rowcount).unwrap_or(i32::MAX)),
             "@@TRANCOUNT" => Value::Int(self.s.trancount as i32),
             "@@ERROR" => Value::Int(self.s.last_error),
+            "@@FETCH_STATUS" => Value::Int(self.s.fetch_status()),
+            "@@CURSOR_ROWS" => Value::Int(self.s.cursor_rows()),
             "@@IDENTITY" => {
                 self.s.identity.map_or(Value::Null, |v| Value::Decimal(Decimal::from_i64(v)))
             }
@@ -608,6 +610,7 @@ impl Run<'_> {
                 Some(n) => self.s.instance.database(&n).map_or(Value::Null, |_| Value::Int(1)),
             },
             "HAS_PERMS_BY_NAME" => Value::Int(1),
+            "CURSOR_STATUS" => self.s.cursor_status(args)?,
             "SUSER_SNAME" | "SUSER_NAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" => {
                 Value::NStr("sa".to_string())
             }

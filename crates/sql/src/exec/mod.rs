@@ -8,12 +8,16 @@
 //! * [`scalar`]: types, conversions, operators and built-in functions;
 //! * [`sysviews`]: the system views and dynamic management views.
 
+mod alter;
+mod cursor;
 mod dbcc;
 mod ddl;
 mod dml;
+mod dml_cte;
 mod dml_output;
 mod error;
 mod eval;
+mod merge;
 mod output;
 mod query;
 mod recursive;

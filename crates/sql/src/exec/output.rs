@@ -83,6 +83,8 @@ pub enum Counted {
     Update,
     /// `DELETE`.
     Delete,
+    /// `MERGE`: the rows it inserted, updated and deleted.
+    Merge,
 }
 
 /// An [`Output`] that keeps everything, for tests and for `INSERT ... EXEC`.

@@ -340,33 +340,44 @@ impl Run<'_> {
     pub(crate) fn query(&mut self, q: &Query, outer: Option<&Env<'_>>) -> Result<Rows, SqlError> {
         let base = self.ctes.len();
         let result = (|| {
-            for cte in &q.ctes {
-                let mut rows = match self.recursive_cte(cte, outer)? {
-                    Some(rows) => rows,
-                    None => self.query(&cte.query, outer)?,
-                };
-                for (c, name) in rows.cols.iter_mut().zip(&cte.columns) {
-                    c.name = name.value.clone();
-                }
-                let set = RowSet {
-                    columns: rows
-                        .cols
-                        .iter()
-                        .filter(|c| !c.hidden)
-                        .map(|c| crate::exec::ColumnInfo {
-                            name: c.name.clone(),
-                            ty: c.ty,
-                            nullable: c.nullable,
-                        })
-                        .collect(),
-                    rows: rows.rows,
-                };
-                self.ctes.push((cte.name.value.to_ascii_lowercase(), Arc::new(set)));
-            }
+            self.push_ctes(&q.ctes, outer)?;
             self.body(&q.body, &q.order_by, q.offset.as_ref(), outer)
         })();
         self.ctes.truncate(base);
         result
+    }
+
+    /// Materializes `ctes` in order and puts each in scope (in [`Run::ctes`]) for the rest of
+    /// the statement; the caller truncates [`Run::ctes`] back when the statement is done.
+    pub(crate) fn push_ctes(
+        &mut self,
+        ctes: &[crate::ast::Cte],
+        outer: Option<&Env<'_>>,
+    ) -> Result<(), SqlError> {
+        for cte in ctes {
+            let mut rows = match self.recursive_cte(cte, outer)? {
+                Some(rows) => rows,
+                None => self.query(&cte.query, outer)?,
+            };
+            for (c, name) in rows.cols.iter_mut().zip(&cte.columns) {
+                c.name = name.value.clone();
+            }
+            let set = RowSet {
+                columns: rows
+                    .cols
+                    .iter()
+                    .filter(|c| !c.hidden)
+                    .map(|c| crate::exec::ColumnInfo {
+                        name: c.name.clone(),
+                        ty: c.ty,
+                        nullable: c.nullable,
+                    })
+                    .collect(),
+                rows: rows.rows,
+            };
+            self.ctes.push((cte.name.value.to_ascii_lowercase(), Arc::new(set)));
+        }
+        Ok(())
     }
 
     fn body(

@@ -55,6 +55,7 @@ use crate::ast::{
     SetStatement, Statement, StatementKind, TransactionName, TransactionStatement, Waitfor,
     WaitforKind,
 };
+use crate::exec::cursor::{Cursors, LocalCursors};
 use crate::exec::eval::{parse_object_name, Env};
 use crate::exec::query::ROWS_PER_INTERRUPTION_POINT;
 use crate::exec::scalar;
@@ -164,6 +165,8 @@ pub(crate) struct Frame {
     pub(crate) temp_created: Vec<String>,
     /// The errors being handled by the enclosing `CATCH` blocks, innermost last.
     pub(crate) caught: Vec<SqlError>,
+    /// The `LOCAL` cursors declared in this batch or procedure call.
+    pub(crate) cursors: LocalCursors,
 }
 
 /// What a statement tells the statements around it.
@@ -223,6 +226,8 @@ pub struct Session {
     /// `@@ERROR`.
     pub(crate) last_error: i32,
     pub(crate) frames: Vec<Frame>,
+    /// The `GLOBAL` cursors, `@@FETCH_STATUS` and `@@CURSOR_ROWS`.
+    pub(crate) cursors: Cursors,
     /// An `INSERT ... EXEC` is running its procedure: another one inside it is error 8164.
     in_insert_exec: bool,
     /// DEFAULT and CHECK expressions by their stored text, parsed once.
@@ -304,6 +309,7 @@ impl Session {
             rowcount: 0,
             last_error: 0,
             frames: Vec::new(),
+            cursors: Cursors::default(),
             in_insert_exec: false,
             batches: HashMap::new(),
             stored_exprs: HashMap::new(),
@@ -545,6 +551,7 @@ fn command_of(kind: &StatementKind) -> Command {
         | StatementKind::CreateIndex(_)
         | StatementKind::CreateSequence(_)
         | StatementKind::CreateProcedure(_)
+        | StatementKind::AlterTable(_)
         | StatementKind::TruncateTable(_) => Command::Create,
         StatementKind::Drop(_) | StatementKind::DropIndex(_) => Command::Drop,
         StatementKind::Dbcc(_) => Command::Dbcc,
@@ -597,6 +604,7 @@ fn starts_implicit_transaction(kind: &StatementKind) -> bool {
         StatementKind::Insert(_)
         | StatementKind::Update(_)
         | StatementKind::Delete(_)
+        | StatementKind::Merge(_)
         | StatementKind::AlterDatabase(_)
         | StatementKind::CreateTable(_)
         | StatementKind::TruncateTable(_)
@@ -604,7 +612,8 @@ fn starts_implicit_transaction(kind: &StatementKind) -> bool {
         | StatementKind::CreateSequence(_)
         | StatementKind::CreateProcedure(_)
         | StatementKind::Drop(_)
-        | StatementKind::DropIndex(_) => true,
+        | StatementKind::DropIndex(_)
+        | StatementKind::AlterTable(_) => true,
         StatementKind::Transaction(t) => matches!(t, TransactionStatement::Begin { .. }),
         _ => false,
     }
@@ -1013,6 +1022,11 @@ impl Run<'_> {
                 self.done(Counted::Delete, n);
                 Ok(Flow::Next)
             }
+            StatementKind::Merge(m) => {
+                let n = self.merge(m)?;
+                self.done(Counted::Merge, n);
+                Ok(Flow::Next)
+            }
             StatementKind::Checkpoint(_) => {
                 self.s.db.checkpoint().map_err(|e| self.s.engine_error(e))?;
                 Ok(Flow::Next)
@@ -1024,6 +1038,10 @@ impl Run<'_> {
             }
             StatementKind::Kill(e) => {
                 self.kill(e)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Cursor(c) => {
+                self.cursor_statement(c)?;
                 Ok(Flow::Next)
             }
             StatementKind::Waitfor(w) => {

@@ -13,6 +13,7 @@ use walden_engine::types::{Len, SqlType};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, Literal};
 use crate::exec::eval::{find_column, Col};
+use crate::exec::scalar::common_type;
 use crate::exec::session::Run;
 
 /// The length of `sysname`, which the metadata functions return.
@@ -52,7 +53,8 @@ impl Run<'_> {
                 .iter()
                 .map(|b| &b.result)
                 .chain(c.else_result.as_ref())
-                .find_map(|r| self.static_type(r, cols)),
+                .filter_map(|r| self.static_type(r, cols))
+                .reduce(common_type),
             ExprKind::Function(f) => {
                 let args = match &f.args {
                     FunctionArgs::List { args, .. } => args.as_slice(),
@@ -130,8 +132,9 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
     })
 }
 
-/// The type of `l op r` for arithmetic and string concatenation: SQL Server's data type
-/// precedence picks the operand type the other converts to; two strings concatenate.
+/// The type of `l op r` for arithmetic and string concatenation: two strings concatenate;
+/// otherwise the operand of lower precedence converts to the other's type, widened as
+/// [`common_type`] widens it.
 fn combined(l: SqlType, r: SqlType) -> SqlType {
     let text_len = |t: SqlType| match t {
         SqlType::Char(n) | SqlType::NChar(n) => Some(Len::N(n)),
@@ -147,35 +150,5 @@ fn combined(l: SqlType, r: SqlType) -> SqlType {
             || matches!(r, SqlType::NChar(_) | SqlType::NVarChar(_));
         return if national { SqlType::NVarChar(len) } else { SqlType::VarChar(len) };
     }
-    if precedence(l) >= precedence(r) {
-        l
-    } else {
-        r
-    }
-}
-
-/// SQL Server's data type precedence, highest first, as a rank (higher wins).
-fn precedence(t: SqlType) -> u8 {
-    match t {
-        SqlType::DateTime2(_) => 20,
-        SqlType::DateTime => 19,
-        SqlType::Date => 18,
-        SqlType::Time(_) => 17,
-        SqlType::Float => 16,
-        SqlType::Real => 15,
-        SqlType::Decimal { .. } => 14,
-        SqlType::Money => 13,
-        SqlType::BigInt => 12,
-        SqlType::Int => 11,
-        SqlType::SmallInt => 10,
-        SqlType::TinyInt => 9,
-        SqlType::Bit => 8,
-        SqlType::UniqueIdentifier => 7,
-        SqlType::NVarChar(_) => 6,
-        SqlType::NChar(_) => 5,
-        SqlType::VarChar(_) => 4,
-        SqlType::Char(_) => 3,
-        SqlType::VarBinary(_) => 2,
-        SqlType::Binary(_) => 1,
-    }
+    common_type(l, r)
 }

@@ -187,7 +187,7 @@ fn quoted(text: &str) -> String {
 
 impl Run<'_> {
     /// Runs the system procedure `name` (lower case: `sp_who`, `sp_who2`, `sp_lock`,
-    /// `sp_help`, `sp_helptext`, `sp_spaceused`, `sp_helpdb`, `sp_configure`, `sp_databases`,
+    /// `sp_help`, `sp_helptext`, `sp_rename`, `sp_spaceused`, `sp_helpdb`, `sp_configure`, `sp_databases`,
     /// `sp_tables`, `sp_columns`) if it is one; `None` otherwise.
     pub(crate) fn system_procedure(&mut self, name: &str, p: &ExecProcedure) -> Option<Step<()>> {
         let query = match name {
@@ -218,6 +218,7 @@ impl Run<'_> {
                     Err(e) => Err(e.into()),
                 });
             }
+            "sp_rename" => return Some(self.sp_rename(p).map_err(Into::into)),
             "sp_spaceused" => {
                 return Some(match self.first_argument(p) {
                     Ok(arg) => self.sp_spaceused(arg).map_err(Into::into),
@@ -419,7 +420,7 @@ impl Run<'_> {
     /// or DEFAULT), passed by position or as `@name = value`, with SQL Server's errors for a
     /// name the procedure does not have (8145), too many arguments (8144) and a positional
     /// argument after a named one (119).
-    fn procedure_arguments(
+    pub(crate) fn procedure_arguments(
         &mut self,
         procedure: &str,
         p: &ExecProcedure,

@@ -40,6 +40,7 @@ impl<'a> Parser<'a> {
         match (mode, word.as_str()) {
             (CreateMode::Create, "DATABASE") => self.parse_create_database(),
             (CreateMode::Alter, "DATABASE") => self.parse_alter_database(),
+            (CreateMode::Alter, "TABLE") => self.parse_alter_table(),
             (CreateMode::Create, "TABLE") => self.parse_create_table(),
             (CreateMode::Create, "SEQUENCE") => self.parse_create_sequence(),
             (CreateMode::Create, "UNIQUE" | "CLUSTERED" | "NONCLUSTERED" | "INDEX") => {
@@ -183,7 +184,7 @@ impl<'a> Parser<'a> {
         Ok(elements)
     }
 
-    fn parse_table_element(&mut self) -> PResult<TableElement> {
+    pub(super) fn parse_table_element(&mut self) -> PResult<TableElement> {
         let constraint = ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK"];
         if constraint.iter().any(|keyword| self.at_keyword(keyword)) {
             return Ok(TableElement::Constraint(self.parse_table_constraint()?));

@@ -12,8 +12,11 @@
 //! Nesting (parentheses, subqueries, blocks, joins) is bounded by [`MAX_DEPTH`]; deeper input
 //! is error 191 instead of a stack overflow.
 
+mod alter;
+mod cursor;
 mod ddl;
 mod expr;
+mod merge;
 mod query;
 mod stmt;
 

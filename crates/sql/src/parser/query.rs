@@ -171,7 +171,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `TOP (expr) | TOP number`, then `[PERCENT] [WITH TIES]`.
-    fn parse_top(&mut self) -> PResult<Option<Top>> {
+    pub(super) fn parse_top(&mut self) -> PResult<Option<Top>> {
         if !self.eat_keyword("TOP") {
             return Ok(None);
         }
@@ -527,7 +527,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `[WITH (hint, ...)]`. Hint names may be reserved words (`HOLDLOCK`, `INDEX`).
-    fn parse_table_hints(&mut self) -> PResult<Vec<TableHint>> {
+    pub(super) fn parse_table_hints(&mut self) -> PResult<Vec<TableHint>> {
         if !(self.at_keyword("WITH") && self.peek_nth(1).kind == TokenKind::LParen) {
             return Ok(Vec::new());
         }
@@ -637,7 +637,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `column op value`, `@v op value` or `@v = column = value`.
-    fn parse_assignment(&mut self) -> PResult<Assignment> {
+    pub(super) fn parse_assignment(&mut self) -> PResult<Assignment> {
         let target = if self.at(&TokenKind::Variable) {
             let variable = self.advance_text().to_owned();
             if self.at(&TokenKind::Eq) && self.column_assignment_follows() {
@@ -701,7 +701,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `[OUTPUT item, ... [INTO target [(column, ...)]]]`.
-    fn parse_output_clause(&mut self) -> PResult<Option<Box<OutputClause>>> {
+    pub(super) fn parse_output_clause(&mut self) -> PResult<Option<Box<OutputClause>>> {
         if !self.eat_keyword("OUTPUT") {
             return Ok(None);
         }
@@ -720,7 +720,7 @@ impl<'a> Parser<'a> {
         Ok(Some(Box::new(OutputClause { items, into })))
     }
 
-    fn parse_table_target(&mut self) -> PResult<TableTarget> {
+    pub(super) fn parse_table_target(&mut self) -> PResult<TableTarget> {
         if self.at(&TokenKind::Variable) {
             Ok(TableTarget::Variable(self.advance_text().to_owned()))
         } else {

@@ -85,7 +85,11 @@ impl<'a> Parser<'a> {
             "INSERT" => self.parse_insert(Vec::new()),
             "UPDATE" => self.parse_update(Vec::new()),
             "DELETE" => self.parse_delete(Vec::new()),
+            "MERGE" => self.parse_merge(Vec::new()),
+            "DECLARE" if self.at_declare_cursor() => self.parse_declare_cursor(),
             "DECLARE" => self.parse_declare(),
+            "OPEN" | "CLOSE" | "DEALLOCATE" => self.parse_cursor_command(),
+            "FETCH" => self.parse_fetch(),
             "SET" => self.parse_set(),
             "IF" => self.parse_if(),
             "WHILE" => self.parse_while(),
@@ -146,13 +150,14 @@ impl<'a> Parser<'a> {
         Ok(StatementKind::Select(Box::new(SelectStatement { query, hints })))
     }
 
-    /// `WITH ctes` followed by `SELECT`, `INSERT`, `UPDATE` or `DELETE`.
+    /// `WITH ctes` followed by `SELECT`, `INSERT`, `UPDATE`, `DELETE` or `MERGE`.
     fn parse_with_statement(&mut self) -> PResult<StatementKind> {
         let ctes = self.parse_ctes()?;
         match self.peek_word_upper().as_deref() {
             Some("INSERT") => self.parse_insert(ctes),
             Some("UPDATE") => self.parse_update(ctes),
             Some("DELETE") => self.parse_delete(ctes),
+            Some("MERGE") => self.parse_merge(ctes),
             _ => self.parse_select_statement(ctes),
         }
     }

@@ -71,11 +71,11 @@ GO
 -- sp_configure.
 RECONFIGURE
 RECONFIGURE WITH OVERRIDE
-SELECT 'after' AS reconfigure
+SELECT 'ok' AS after_reconfigure
 GO
 -- sys.sysprocesses, with and without the schema; this session is running, its own command
 -- is SELECT, and its columns are padded as SQL Server's NCHAR columns.
-SELECT spid, ecid, blocked, RTRIM(status) AS status, RTRIM(cmd) AS cmd, RTRIM(loginame) AS loginame,
+SELECT CASE WHEN spid = @@SPID THEN 'self' END AS spid, ecid, blocked, RTRIM(status) AS status, RTRIM(cmd) AS cmd, RTRIM(loginame) AS loginame,
        DB_NAME(dbid) AS db, open_tran, RTRIM(lastwaittype) AS lastwaittype, waittime,
        LEN(program_name) AS program_len, DATALENGTH(hostname) AS hostname_bytes,
        DATALENGTH(sid) AS sid_bytes, RTRIM(net_library) AS net_library

@@ -33,6 +33,8 @@ fn cur_cmd(kind: Counted) -> u16 {
         Counted::Insert => 0xC3,
         Counted::Delete => 0xC4,
         Counted::Update => 0xC5,
+        // SQL Server's command code for MERGE.
+        Counted::Merge => 0x117,
     }
 }
 

@@ -9,7 +9,7 @@
 //! `sys.columns.default_object_id` as SQL Server's are. Walden has no foreign keys, views or
 //! triggers: their views have SQL Server's columns and no rows.
 
-use walden_engine::catalog::{IndexDef, Object, FIRST_OBJECT_ID};
+use walden_engine::catalog::{IndexDef, Object, TableDef, FIRST_OBJECT_ID};
 use walden_engine::types::{Len, SqlType, Value};
 
 use super::catalog::{column_columns, column_rows, object_columns, object_rows, ColRow, ObjRow};
@@ -54,6 +54,13 @@ pub(super) fn default_name(table: &str, column: &str, id: u32) -> String {
     let table: String = table.trim_start_matches('#').chars().take(9).collect();
     let column: String = column.chars().take(5).collect();
     format!("DF__{table}__{column}__{id:08X}")
+}
+
+/// The name `sys.default_constraints` shows for the DEFAULT of column `column` (0-based) of
+/// `table`: what `ALTER TABLE ... DROP CONSTRAINT` finds a default by.
+pub(crate) fn default_constraint_name(table: &TableDef, column: usize) -> String {
+    let id = constraint_id(table.id, ConstraintKind::Default, column + 1);
+    default_name(&table.name, &table.columns[column].name, id)
 }
 
 /// Whether a constraint's name is one Walden generated (`PK__table__<16 hex digits>`, see

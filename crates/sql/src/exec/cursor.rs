@@ -1,0 +1,456 @@
+//! Transact-SQL cursors: `DECLARE name CURSOR`, `OPEN`, `FETCH`, `CLOSE`, `DEALLOCATE`,
+//! `@@FETCH_STATUS`, `@@CURSOR_ROWS` and `CURSOR_STATUS`.
+//!
+//! # Every cursor is STATIC
+//!
+//! `OPEN` runs the query and keeps its rows; `FETCH` walks that copy, so changes made to the
+//! tables after `OPEN` are not seen, as with SQL Server's STATIC and INSENSITIVE cursors.
+//! `KEYSET`, `DYNAMIC` and `FAST_FORWARD` are accepted and behave the same way (SQL Server,
+//! too, converts a cursor to another type when it cannot honour the one asked for). Which
+//! fetch directions are allowed still follows the declaration: `FETCH NEXT` only, unless the
+//! cursor is scrollable (`SCROLL`, or `STATIC`, `KEYSET` or `DYNAMIC` without
+//! `FORWARD_ONLY`), else error 16911. No cursor is updatable: `FOR UPDATE` is accepted but
+//! `WHERE CURRENT OF` is not supported.
+//!
+//! Variables in the query take the values they had at `DECLARE`, as SQL Server documents
+//! ("cursor variable values do not change after a cursor is declared"): the declaring scope's
+//! variables are copied then, and the query runs with that copy at `OPEN`, in the database
+//! that was current at `DECLARE`.
+//!
+//! # Scope
+//!
+//! A `GLOBAL` cursor (the default, SQL Server's `CURSOR_DEFAULT` being `GLOBAL`; the ISO form
+//! is always global) belongs to the session until `DEALLOCATE` or the end of the connection.
+//! A `LOCAL` one belongs to the batch, procedure or dynamic SQL that declared it, and goes
+//! with its [`Frame`](crate::exec::session::Frame). A name without `GLOBAL` finds the local
+//! cursor of that name first, then the global one.
+//!
+//! # Positions
+//!
+//! An open cursor's position is 0 (before the first row), `1..=n` (on a row) or `n + 1`
+//! (after the last row); [`moved`] gives a fetch's new position, and a fetch finds a row only
+//! on `1..=n`. `@@FETCH_STATUS` is the session's last fetch's: 0 when it found a row, -1
+//! when it did not (-2, a row deleted since `OPEN`, cannot happen to a static cursor).
+
+use std::sync::Arc;
+
+use walden_engine::types::{SqlType, Value};
+use walden_engine::Database;
+
+use crate::ast::{
+    AssignOp, CursorOption, CursorRef, CursorStatement, CursorUpdatability, DeclareCursor, Fetch,
+    FetchDirection, SelectStatement,
+};
+use crate::exec::scalar;
+use crate::exec::session::{Frame, Run, Session, Variable};
+use crate::exec::{ColumnInfo, Counted, SqlError};
+
+/// The session's global cursors and what its fetches and opens leave behind.
+#[derive(Debug)]
+pub(crate) struct Cursors {
+    global: Vec<Cursor>,
+    /// `@@FETCH_STATUS`.
+    fetch_status: i32,
+    /// The cursor opened last, for `@@CURSOR_ROWS`.
+    last_opened: Option<u64>,
+    /// The id the next declared cursor gets: ids tell apart cursors that share a name.
+    next_id: u64,
+}
+
+impl Default for Cursors {
+    /// No fetch yet: SQL Server calls `@@FETCH_STATUS` undefined then, and reports -1.
+    fn default() -> Cursors {
+        Cursors { global: Vec::new(), fetch_status: -1, last_opened: None, next_id: 1 }
+    }
+}
+
+/// The `LOCAL` cursors of one batch or procedure call: dropped with its frame.
+#[derive(Debug, Default)]
+pub(crate) struct LocalCursors(Vec<Cursor>);
+
+/// A declared cursor.
+#[derive(Debug)]
+struct Cursor {
+    id: u64,
+    name: String,
+    query: SelectStatement,
+    /// The database current at `DECLARE`, which the query's names are resolved in.
+    db: Arc<Database>,
+    /// The declaring scope's variables as they were at `DECLARE`.
+    vars: Vec<Variable>,
+    /// The procedure that declared the cursor, for the messages of errors in its query.
+    procedure: Option<String>,
+    /// Whether every fetch direction is allowed, not only `NEXT`.
+    scrollable: bool,
+    /// The rows, while the cursor is open.
+    open: Option<OpenCursor>,
+}
+
+/// An open cursor's copy of its query's result.
+#[derive(Debug)]
+struct OpenCursor {
+    columns: Vec<ColumnInfo>,
+    rows: Vec<Vec<Value>>,
+    /// 0 before the first row, `1..=rows.len()` on a row, `rows.len() + 1` after the last.
+    position: usize,
+    /// Whether a fetch has been made since `OPEN` (a first `RELATIVE` of 0 or less finds
+    /// nothing).
+    fetched: bool,
+}
+
+/// A fetch direction with its count evaluated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Move {
+    Next,
+    Prior,
+    First,
+    Last,
+    Absolute(i64),
+    Relative(i64),
+}
+
+/// Where a fetch moves a cursor at `position` over `rows` rows (see "Positions"): past
+/// either end it stops just outside the rows. `ABSOLUTE 0` finds no row, and neither does a
+/// `RELATIVE` of 0 or less as the first fetch after `OPEN`, as SQL Server documents.
+fn moved(position: usize, rows: usize, fetched: bool, direction: Move) -> usize {
+    let n = i64::try_from(rows).unwrap_or(i64::MAX - 1);
+    let p = i64::try_from(position).unwrap_or(n + 1);
+    let target = match direction {
+        Move::Next => p.saturating_add(1),
+        Move::Prior => p.saturating_sub(1),
+        Move::First => 1,
+        Move::Last => n,
+        Move::Absolute(k) if k >= 0 => k,
+        Move::Absolute(k) => n.saturating_add(1).saturating_add(k),
+        Move::Relative(k) if !fetched && k <= 0 => 0,
+        Move::Relative(k) => p.saturating_add(k),
+    };
+    usize::try_from(target.clamp(0, n + 1)).unwrap_or(0)
+}
+
+/// Where a cursor is: in the current frame's local cursors or the session's global ones.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Local(usize),
+    Global(usize),
+}
+
+fn position_of(cursors: &[Cursor], name: &str) -> Option<usize> {
+    cursors.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+}
+
+fn not_found(name: &str) -> SqlError {
+    SqlError::new(16916, format!("A cursor with the name '{name}' does not exist."))
+}
+
+fn not_open() -> SqlError {
+    SqlError::new(16917, "Cursor is not open.")
+}
+
+/// `FOR UPDATE` on a cursor that the declaration makes read-only (16957).
+fn read_only_for_update(d: &DeclareCursor) -> bool {
+    let read_only = d.insensitive
+        || d.options.iter().any(|o| {
+            matches!(o, CursorOption::Static | CursorOption::FastForward | CursorOption::ReadOnly)
+        });
+    read_only && matches!(d.updatability, Some(CursorUpdatability::Update(_)))
+}
+
+/// Whether a declaration allows every fetch direction: ISO `SCROLL`; or `SCROLL`, or `STATIC`,
+/// `KEYSET` or `DYNAMIC` without `FORWARD_ONLY` (SQL Server's defaults).
+fn scrollable(d: &DeclareCursor) -> bool {
+    let has = |o: CursorOption| d.options.contains(&o);
+    d.iso_scroll
+        || has(CursorOption::Scroll)
+        || (!has(CursorOption::ForwardOnly)
+            && !has(CursorOption::FastForward)
+            && (has(CursorOption::Static)
+                || has(CursorOption::Keyset)
+                || has(CursorOption::Dynamic)))
+}
+
+impl Session {
+    fn locate(&self, cursor: &CursorRef) -> Result<Slot, SqlError> {
+        let name = &cursor.name.value;
+        if !cursor.global {
+            let local = self.frames.last().and_then(|f| position_of(&f.cursors.0, name));
+            if let Some(i) = local {
+                return Ok(Slot::Local(i));
+            }
+        }
+        position_of(&self.cursors.global, name).map(Slot::Global).ok_or_else(|| not_found(name))
+    }
+
+    fn cursor_at(&mut self, slot: Slot) -> Option<&mut Cursor> {
+        match slot {
+            Slot::Local(i) => self.frames.last_mut().and_then(|f| f.cursors.0.get_mut(i)),
+            Slot::Global(i) => self.cursors.global.get_mut(i),
+        }
+    }
+
+    fn cursor(&mut self, cursor: &CursorRef) -> Result<&mut Cursor, SqlError> {
+        let slot = self.locate(cursor)?;
+        self.cursor_at(slot).ok_or_else(|| not_found(&cursor.name.value))
+    }
+
+    /// `@@FETCH_STATUS`.
+    pub(crate) fn fetch_status(&self) -> i32 {
+        self.cursors.fetch_status
+    }
+
+    /// `@@CURSOR_ROWS`: the rows of the cursor opened last, 0 once it is closed or gone.
+    pub(crate) fn cursor_rows(&self) -> i32 {
+        let Some(id) = self.cursors.last_opened else { return 0 };
+        let locals = self.frames.iter().flat_map(|f| f.cursors.0.iter());
+        let mut all = self.cursors.global.iter().chain(locals);
+        all.find(|c| c.id == id)
+            .and_then(|c| c.open.as_ref())
+            .map_or(0, |o| i32::try_from(o.rows.len()).unwrap_or(i32::MAX))
+    }
+
+    /// `CURSOR_STATUS('local' | 'global' | 'variable', name)`: 1 open with rows, 0 open and
+    /// empty, -1 closed, -3 no such cursor. Cursor variables are not supported, so none
+    /// exists (-3).
+    pub(crate) fn cursor_status(&self, args: &[Value]) -> Result<Value, SqlError> {
+        let [kind, name] = args else {
+            return Err(SqlError::with_severity(
+                174,
+                15,
+                "The cursor_status function requires 2 argument(s).",
+            ));
+        };
+        if kind.is_null() || name.is_null() {
+            return Ok(Value::Null);
+        }
+        let name = scalar::to_text(name);
+        let cursors = match scalar::to_text(kind).to_ascii_lowercase().as_str() {
+            "local" => self.frames.last().map_or(&[][..], |f| &f.cursors.0),
+            "global" => &self.cursors.global,
+            _ => &[][..],
+        };
+        let status = match cursors.iter().find(|c| c.name.eq_ignore_ascii_case(&name)) {
+            None => -3,
+            Some(Cursor { open: None, .. }) => -1,
+            Some(Cursor { open: Some(open), .. }) => i16::from(!open.rows.is_empty()),
+        };
+        Ok(Value::SmallInt(status))
+    }
+}
+
+impl Run<'_> {
+    pub(crate) fn cursor_statement(&mut self, statement: &CursorStatement) -> Result<(), SqlError> {
+        match statement {
+            CursorStatement::Declare(d) => self.declare_cursor(d),
+            CursorStatement::Open(cursor) => self.open_cursor(cursor),
+            CursorStatement::Fetch(fetch) => self.fetch(fetch),
+            CursorStatement::Close(cursor) => {
+                let c = self.s.cursor(cursor)?;
+                c.open.take().ok_or_else(not_open)?;
+                self.s.rowcount = 0;
+                Ok(())
+            }
+            CursorStatement::Deallocate(cursor) => {
+                match self.s.locate(cursor)? {
+                    Slot::Local(i) => {
+                        if let Some(frame) = self.s.frames.last_mut() {
+                            frame.cursors.0.remove(i);
+                        }
+                    }
+                    Slot::Global(i) => {
+                        self.s.cursors.global.remove(i);
+                    }
+                }
+                self.s.rowcount = 0;
+                Ok(())
+            }
+        }
+    }
+
+    fn declare_cursor(&mut self, d: &DeclareCursor) -> Result<(), SqlError> {
+        if read_only_for_update(d) {
+            return Err(SqlError::new(
+                16957,
+                "FOR UPDATE cannot be specified on a READ ONLY cursor.",
+            ));
+        }
+        let local = d.options.contains(&CursorOption::Local);
+        let name = &d.name.value;
+        let frame = self.s.frames.last();
+        let taken = if local {
+            frame.and_then(|f| position_of(&f.cursors.0, name)).is_some()
+        } else {
+            position_of(&self.s.cursors.global, name).is_some()
+        };
+        if taken {
+            return Err(SqlError::new(
+                16915,
+                format!("A cursor with the name '{name}' already exists."),
+            ));
+        }
+        let id = self.s.cursors.next_id;
+        self.s.cursors.next_id += 1;
+        let cursor = Cursor {
+            id,
+            name: name.clone(),
+            query: d.query.clone(),
+            db: Arc::clone(&self.s.db),
+            vars: frame.map(|f| f.vars.clone()).unwrap_or_default(),
+            procedure: frame.and_then(|f| f.procedure.clone()),
+            scrollable: scrollable(d),
+            open: None,
+        };
+        if local {
+            if self.s.frames.is_empty() {
+                self.s.frames.push(Frame::default());
+            }
+            if let Some(frame) = self.s.frames.last_mut() {
+                frame.cursors.0.push(cursor);
+            }
+        } else {
+            self.s.cursors.global.push(cursor);
+        }
+        // As SQL Server documents: DECLARE CURSOR sets @@ROWCOUNT to 1.
+        self.s.rowcount = 1;
+        Ok(())
+    }
+
+    /// `OPEN`: runs the query in the declaring scope's copy of its variables and database,
+    /// and keeps the rows.
+    fn open_cursor(&mut self, cursor: &CursorRef) -> Result<(), SqlError> {
+        let slot = self.s.locate(cursor)?;
+        let c = self.s.cursor_at(slot).ok_or_else(|| not_found(&cursor.name.value))?;
+        if c.open.is_some() {
+            return Err(SqlError::new(16905, "The cursor is already open."));
+        }
+        let query = c.query.clone();
+        let frame =
+            Frame { vars: c.vars.clone(), procedure: c.procedure.clone(), ..Frame::default() };
+        let db = Arc::clone(&c.db);
+        let saved_db = std::mem::replace(&mut self.s.db, db);
+        self.s.frames.push(frame);
+        let result = self.query(&query.query, None);
+        self.s.frames.pop();
+        self.s.db = saved_db;
+        let rows = result?;
+        let visible = rows.visible();
+        let columns = visible
+            .iter()
+            .map(|&i| &rows.cols[i])
+            .map(|c| ColumnInfo { name: c.name.clone(), ty: c.ty, nullable: c.nullable })
+            .collect();
+        let rows = rows
+            .rows
+            .into_iter()
+            .map(|r| visible.iter().map(|&i| r[i].clone()).collect())
+            .collect();
+        let c = self.s.cursor_at(slot).ok_or_else(|| not_found(&cursor.name.value))?;
+        c.open = Some(OpenCursor { columns, rows, position: 0, fetched: false });
+        self.s.cursors.last_opened = Some(c.id);
+        Ok(())
+    }
+
+    fn fetch(&mut self, fetch: &Fetch) -> Result<(), SqlError> {
+        let direction = match &fetch.direction {
+            FetchDirection::Next => Move::Next,
+            FetchDirection::Prior => Move::Prior,
+            FetchDirection::First => Move::First,
+            FetchDirection::Last => Move::Last,
+            FetchDirection::Absolute(n) => Move::Absolute(self.fetch_count(n)?),
+            FetchDirection::Relative(n) => Move::Relative(self.fetch_count(n)?),
+        };
+        let c = self.s.cursor(&fetch.cursor)?;
+        let scrollable = c.scrollable;
+        let open = c.open.as_mut().ok_or_else(not_open)?;
+        if !scrollable && direction != Move::Next {
+            return Err(SqlError::new(
+                16911,
+                format!(
+                    "fetch: The fetch type {} cannot be used with forward only cursors.",
+                    fetch.direction.keyword().to_ascii_lowercase()
+                ),
+            ));
+        }
+        if !fetch.into.is_empty() && fetch.into.len() != open.columns.len() {
+            return Err(SqlError::new(
+                16924,
+                "Cursorfetch: The number of variables declared in the INTO list must match that of selected columns.",
+            ));
+        }
+        open.position = moved(open.position, open.rows.len(), open.fetched, direction);
+        open.fetched = true;
+        let row = open.position.checked_sub(1).and_then(|i| open.rows.get(i)).cloned();
+        let columns = if fetch.into.is_empty() { open.columns.clone() } else { Vec::new() };
+        self.s.cursors.fetch_status = if row.is_some() { 0 } else { -1 };
+        let n = u64::from(row.is_some());
+        if fetch.into.is_empty() {
+            self.out.result_set(&columns);
+            if let Some(row) = &row {
+                self.out.row(row);
+            }
+            self.out.result_end(n);
+            self.done(Counted::Select, n);
+            return Ok(());
+        }
+        if let Some(row) = row {
+            for (name, value) in fetch.into.iter().zip(row) {
+                self.assign(name, AssignOp::Assign, value)?;
+            }
+        }
+        self.s.rowcount = n;
+        Ok(())
+    }
+
+    /// The `n` of `ABSOLUTE n` or `RELATIVE n`; NULL counts as 0.
+    fn fetch_count(&mut self, n: &crate::ast::Expr) -> Result<i64, SqlError> {
+        match scalar::convert(self.value(n)?, SqlType::BigInt, None)? {
+            Value::BigInt(n) => Ok(n),
+            _ => Ok(0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_and_prior_stop_just_outside_the_rows() {
+        assert_eq!(moved(0, 3, false, Move::Next), 1);
+        assert_eq!(moved(3, 3, true, Move::Next), 4);
+        assert_eq!(moved(4, 3, true, Move::Next), 4);
+        assert_eq!(moved(4, 3, true, Move::Prior), 3);
+        assert_eq!(moved(1, 3, true, Move::Prior), 0);
+        assert_eq!(moved(0, 3, false, Move::Prior), 0);
+        assert_eq!(moved(0, 0, false, Move::Next), 1);
+    }
+
+    #[test]
+    fn first_and_last_on_empty_and_full_sets() {
+        assert_eq!(moved(2, 3, true, Move::First), 1);
+        assert_eq!(moved(0, 3, false, Move::Last), 3);
+        assert_eq!(moved(0, 0, false, Move::First), 1);
+        assert_eq!(moved(0, 0, false, Move::Last), 0);
+    }
+
+    #[test]
+    fn absolute_counts_from_either_end_and_zero_finds_nothing() {
+        assert_eq!(moved(0, 5, false, Move::Absolute(2)), 2);
+        assert_eq!(moved(0, 5, false, Move::Absolute(-1)), 5);
+        assert_eq!(moved(0, 5, false, Move::Absolute(-5)), 1);
+        assert_eq!(moved(0, 5, false, Move::Absolute(-6)), 0);
+        assert_eq!(moved(0, 5, false, Move::Absolute(9)), 6);
+        assert_eq!(moved(3, 5, true, Move::Absolute(0)), 0);
+        assert_eq!(moved(0, 5, false, Move::Absolute(i64::MIN)), 0);
+    }
+
+    #[test]
+    fn relative_moves_from_the_current_row_but_not_backwards_first() {
+        assert_eq!(moved(2, 5, true, Move::Relative(2)), 4);
+        assert_eq!(moved(2, 5, true, Move::Relative(0)), 2);
+        assert_eq!(moved(2, 5, true, Move::Relative(-5)), 0);
+        assert_eq!(moved(0, 5, false, Move::Relative(2)), 2);
+        assert_eq!(moved(0, 5, false, Move::Relative(0)), 0);
+        assert_eq!(moved(0, 5, false, Move::Relative(-1)), 0);
+        assert_eq!(moved(4, 5, true, Move::Relative(i64::MAX)), 6);
+    }
+}

@@ -1,0 +1,311 @@
+//! MERGE: inserts, updates and deletes rows of a target table by how they match the rows of
+//! a source.
+//!
+//! The statement runs in two phases, as UPDATE and DELETE do (see `dml`): first the target
+//! and source are read and joined on the `ON` condition, and each joined row is given the
+//! action of the first `WHEN` clause of its kind whose condition holds; then the actions are
+//! applied one row at a time through the same engine calls INSERT, UPDATE and DELETE use (row
+//! locks, the log, index maintenance, CHECK constraints). So every condition sees the rows as
+//! they were before the statement, and a failure anywhere undoes the whole statement like any
+//! other statement failure. A target row that two source rows would both change is error
+//! 8672, found in the first phase, before anything changes.
+
+use walden_engine::types::{Len, SqlType, Value};
+
+use crate::ast::{
+    AssignOp, Assignment, AssignmentTarget, ExprKind, Merge, MergeAction, MergeWhen, TableTarget,
+};
+use crate::exec::dml::{column_count_mismatch, insert_targets};
+use crate::exec::dml_output::Changed;
+use crate::exec::eval::{Col, Env};
+use crate::exec::query::TableRef;
+use crate::exec::scalar;
+use crate::exec::session::{assign_binary, Run};
+use crate::exec::SqlError;
+
+/// One action the statement will take: clause `clause`'s, on the joined row `row` (the
+/// target's columns and row locator, then the source's; either side all NULL when it has
+/// no row).
+struct Planned {
+    clause: usize,
+    row: Vec<Value>,
+}
+
+/// An `UPDATE SET` item resolved against the target: the variable and the target column it
+/// assigns.
+struct SetItem<'a> {
+    variable: Option<&'a str>,
+    column: Option<usize>,
+    assignment: &'a Assignment,
+}
+
+impl Run<'_> {
+    /// MERGE; returns the number of rows inserted, updated and deleted.
+    pub(crate) fn merge(&mut self, m: &Merge) -> Result<u64, SqlError> {
+        self.with_ctes(&m.ctes, |r| r.merge_in_scope(m))
+    }
+
+    fn merge_in_scope(&mut self, m: &Merge) -> Result<u64, SqlError> {
+        let t = match &m.target {
+            TableTarget::Table(name) => {
+                let qual = m.alias.as_ref().unwrap_or(&name.name).value.clone();
+                self.resolve_table(name, &qual)?
+            }
+            TableTarget::Variable(v) => {
+                let qual = m.alias.as_ref().map_or_else(|| v.clone(), |a| a.value.clone());
+                self.resolve_table_variable(v, &qual)?
+            }
+        };
+        let target = self.table_rows(&t, None)?;
+        let source = self.from(std::slice::from_ref(&m.source), None, None)?;
+        let rowid = t.def.columns.len();
+        let mut cols: Vec<Col> = target.cols.clone();
+        cols.extend(source.cols.iter().cloned());
+        let target_nulls = vec![Value::Null; target.cols.len()];
+        let source_nulls = vec![Value::Null; source.cols.len()];
+        let joined = |t: &[Value], s: &[Value]| -> Vec<Value> {
+            let mut row = Vec::with_capacity(t.len() + s.len());
+            row.extend_from_slice(t);
+            row.extend_from_slice(s);
+            row
+        };
+
+        // Phase 1: the join and each joined row's action.
+        let mut plan = Vec::new();
+        let mut source_matched = vec![false; source.rows.len()];
+        for (n, trow) in target.rows.iter().enumerate() {
+            self.row_interruption_point(n)?;
+            let mut matched = false;
+            let mut acted = false;
+            for (s, srow) in source.rows.iter().enumerate() {
+                let row = joined(trow, srow);
+                if self.predicate(&m.on, &Env::new(&cols, &row, None))? != Some(true) {
+                    continue;
+                }
+                matched = true;
+                source_matched[s] = true;
+                if let Some(clause) = self.merge_clause(m, MergeWhen::Matched, &cols, &row)? {
+                    if acted {
+                        return Err(SqlError::new(
+                            8672,
+                            "The MERGE statement attempted to UPDATE or DELETE the same row more than once. This happens when a target row matches more than one source row. A MERGE statement cannot UPDATE/DELETE the same row of the target table multiple times. Refine the ON clause to ensure a target row matches at most one source row, or use the GROUP BY clause to group the source rows.",
+                        ));
+                    }
+                    acted = true;
+                    plan.push(Planned { clause, row });
+                }
+            }
+            if !matched {
+                let row = joined(trow, &source_nulls);
+                let by_source = MergeWhen::NotMatchedBySource;
+                if let Some(clause) = self.merge_clause(m, by_source, &cols, &row)? {
+                    plan.push(Planned { clause, row });
+                }
+            }
+        }
+        for (srow, _) in source.rows.iter().zip(&source_matched).filter(|(_, m)| !**m) {
+            let row = joined(&target_nulls, srow);
+            let by_target = MergeWhen::NotMatchedByTarget;
+            if let Some(clause) = self.merge_clause(m, by_target, &cols, &row)? {
+                plan.push(Planned { clause, row });
+            }
+        }
+        // TOP limits the rows acted on, after the join (SQL Server's rule).
+        if let Some(top) = &m.top {
+            let n = self.count_value(&top.quantity)?;
+            let limit = if top.percent {
+                (plan.len() as f64 * n.min(100) as f64 / 100.0).ceil() as usize
+            } else {
+                n
+            };
+            plan.truncate(limit);
+        }
+
+        // Phase 2: the changes.
+        let mut sets = Vec::with_capacity(m.clauses.len());
+        for clause in &m.clauses {
+            sets.push(match &clause.action {
+                MergeAction::Update(items) => self.merge_set_items(&t, items)?,
+                _ => Vec::new(),
+            });
+        }
+        let mut output = match &m.output {
+            Some(clause) => {
+                let mut extra = vec![Col {
+                    nullable: false,
+                    ..Col::new(None, "$action", SqlType::NVarChar(Len::N(10)))
+                }];
+                extra.extend(source.cols.iter().cloned());
+                Some(self.output_plan_with(clause, &t.def, Changed::Both, extra)?)
+            }
+            None => None,
+        };
+        let checks = self.checks(&t.def)?;
+        let start = target.cols.len();
+        let mut n = 0u64;
+        for Planned { clause, row } in plan {
+            let action = &m.clauses[clause].action;
+            if let Some(output) = output.as_mut() {
+                let verb = match action {
+                    MergeAction::Update(_) => "UPDATE",
+                    MergeAction::Delete => "DELETE",
+                    MergeAction::Insert { .. } => "INSERT",
+                };
+                let mut extra = vec![Value::NStr(verb.into())];
+                extra.extend_from_slice(&row[start..]);
+                output.set_extra(extra);
+            }
+            match action {
+                MergeAction::Update(_) => {
+                    // Re-read under the exclusive row lock; a row another session deleted
+                    // meanwhile is left alone, as UPDATE leaves it.
+                    let Some(row) = self.current_row(&t, &cols, row, rowid, None)? else {
+                        continue;
+                    };
+                    let env = Env::new(&cols, &row, None);
+                    let mut values = row[..rowid].to_vec();
+                    for item in &sets[clause] {
+                        let a = item.assignment;
+                        let v = self.eval(&a.value, &env)?;
+                        match item.column {
+                            Some(c) => {
+                                let v = if a.op == AssignOp::Assign {
+                                    v
+                                } else {
+                                    scalar::binary(assign_binary(a.op), row[c].clone(), v)?
+                                };
+                                values[c] = self.store(&t.def, c, v)?;
+                                if let Some(var) = item.variable {
+                                    self.assign(var, AssignOp::Assign, values[c].clone())?;
+                                }
+                            }
+                            None => {
+                                if let Some(var) = item.variable {
+                                    self.assign(var, a.op, v)?;
+                                }
+                            }
+                        }
+                    }
+                    let tcols = &cols[..rowid];
+                    self.check_row(&t.def, tcols, &checks, &values, "MERGE")?;
+                    let Value::Binary(id) = &row[rowid] else { continue };
+                    let db = std::sync::Arc::clone(&t.db);
+                    self.tx()
+                        .update_read_row(&db, &t.def, id, &row[..rowid], &values)
+                        .map_err(|e| self.s.engine_error(e))?;
+                    if let Some(output) = output.as_mut() {
+                        self.output_row(output, Some(&row[..rowid]), Some(&values))?;
+                    }
+                    n += 1;
+                }
+                MergeAction::Delete => {
+                    let row = match output {
+                        Some(_) => match self.current_row(&t, &cols, row, rowid, None)? {
+                            Some(row) => row,
+                            None => continue,
+                        },
+                        None => row,
+                    };
+                    let Value::Binary(id) = &row[rowid] else { continue };
+                    let db = std::sync::Arc::clone(&t.db);
+                    if self.tx().delete_row(&db, &t.def, id).map_err(|e| self.s.engine_error(e))? {
+                        if let Some(output) = output.as_mut() {
+                            self.output_row(output, Some(&row[..rowid]), None)?;
+                        }
+                        n += 1;
+                    }
+                }
+                MergeAction::Insert { columns, values } => {
+                    let targets = match values {
+                        Some(_) => insert_targets(&t.def, columns)?,
+                        None => Vec::new(),
+                    };
+                    let env = Env::new(&cols, &row, None);
+                    let mut given = Vec::with_capacity(targets.len());
+                    for e in values.iter().flatten() {
+                        given.push(match e.kind {
+                            ExprKind::Default => None,
+                            _ => Some(self.eval(e, &env)?),
+                        });
+                    }
+                    if given.len() != targets.len() {
+                        return Err(if columns.is_empty() {
+                            column_count_mismatch()
+                        } else if given.len() > targets.len() {
+                            SqlError::new(110, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
+                        } else {
+                            SqlError::new(109, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
+                        });
+                    }
+                    // SQL Server names the statement, MERGE, in a CHECK violation.
+                    n += self.insert_rows(&t, &targets, vec![given], 1, output.as_mut()).map_err(
+                        |mut e| {
+                            if e.number == 547 {
+                                e.message = e.message.replacen("The INSERT", "The MERGE", 1);
+                            }
+                            e
+                        },
+                    )?;
+                }
+            }
+        }
+        if let Some(output) = output {
+            self.output_finish(output)?;
+        }
+        Ok(n)
+    }
+
+    /// The first clause of kind `when` whose condition holds for the joined `row`.
+    fn merge_clause(
+        &mut self,
+        m: &Merge,
+        when: MergeWhen,
+        cols: &[Col],
+        row: &[Value],
+    ) -> Result<Option<usize>, SqlError> {
+        for (i, clause) in m.clauses.iter().enumerate().filter(|(_, c)| c.when == when) {
+            let holds = match &clause.condition {
+                Some(c) => self.predicate(c, &Env::new(cols, row, None))? == Some(true),
+                None => true,
+            };
+            if holds {
+                return Ok(Some(i));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The `UPDATE SET` items of a clause, each column resolved against the target.
+    fn merge_set_items<'a>(
+        &mut self,
+        t: &TableRef,
+        items: &'a [Assignment],
+    ) -> Result<Vec<SetItem<'a>>, SqlError> {
+        let mut out = Vec::with_capacity(items.len());
+        for a in items {
+            let (variable, parts) = match &a.target {
+                AssignmentTarget::Column(parts) => (None, Some(parts)),
+                AssignmentTarget::Variable(v) => (Some(v.as_str()), None),
+                AssignmentTarget::VariableAndColumn { .. } => {
+                    return Err(SqlError::with_severity(10724, 15, "In a MERGE statement, a variable cannot be set to a column and expression in the same assignment in the SET clause of an UPDATE action. Assignments of the form 'SET @variable = column = expression' are not valid in the SET clause of an UPDATE action in a MERGE statement. Modify the SET clause to only specify assignments of the form 'SET @variable = column' or 'SET @variable = expression'."));
+                }
+            };
+            let column = match parts {
+                Some(parts) => {
+                    let name = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
+                    let c = t.def.column(name).ok_or_else(|| SqlError::invalid_column(name))?;
+                    if t.def.columns[c].identity.is_some() {
+                        return Err(SqlError::new(
+                            8102,
+                            format!("Cannot update identity column '{}'.", t.def.columns[c].name),
+                        ));
+                    }
+                    Some(c)
+                }
+                None => None,
+            };
+            out.push(SetItem { variable, column, assignment: a });
+        }
+        Ok(out)
+    }
+}
