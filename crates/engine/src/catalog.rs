@@ -446,6 +446,11 @@ impl Catalog {
         self.by_id.get(&id).cloned()
     }
 
+    /// The object with id `id`, borrowed.
+    pub(crate) fn object(&self, id: u32) -> Option<&Object> {
+        self.by_id.get(&id).map(|o| &**o)
+    }
+
     /// Every object, by id.
     pub fn objects(&self) -> Vec<Arc<Object>> {
         let mut all: Vec<Arc<Object>> = self.by_id.values().cloned().collect();

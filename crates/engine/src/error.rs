@@ -33,6 +33,10 @@ pub enum EngineError {
     DatabaseExists(String),
     /// Error 208: no such object.
     NoSuchObject(String),
+    /// The table's definition was replaced (ALTER TABLE, TRUNCATE TABLE) while the statement
+    /// waited for the table's first lock: the statement's view of it is stale, so it stops
+    /// before touching trees that are no longer the table's.
+    DefinitionChanged(String),
     /// Error 2714: an object of that name exists.
     ObjectExists(String),
     /// Error 5170: a file to create exists.
@@ -85,6 +89,7 @@ impl EngineError {
             EngineError::NoSuchDatabase(_) => 911,
             EngineError::DatabaseExists(_) => 1801,
             EngineError::NoSuchObject(_) => 208,
+            EngineError::DefinitionChanged(_) => 50000,
             EngineError::ObjectExists(_) => 2714,
             EngineError::FileExists(_) => 5170,
             EngineError::DatabaseOffline { .. } => 9001,
@@ -113,6 +118,7 @@ impl EngineError {
             | EngineError::ObjectExists(_)
             | EngineError::NullNotAllowed { .. }
             | EngineError::NoSuchObject(_)
+            | EngineError::DefinitionChanged(_)
             | EngineError::NoSuchDatabase(_)
             | EngineError::DatabaseExists(_)
             | EngineError::SequenceExhausted(_)
@@ -176,6 +182,12 @@ impl fmt::Display for EngineError {
                 write!(f, "Database '{name}' already exists. Choose a different database name.")
             }
             EngineError::NoSuchObject(name) => write!(f, "Invalid object name '{name}'."),
+            EngineError::DefinitionChanged(name) => write!(
+                f,
+                "The definition of table '{name}' changed while this statement waited for its \
+                 lock (a concurrent ALTER TABLE or TRUNCATE TABLE committed). Run the statement \
+                 again."
+            ),
             EngineError::ObjectExists(name) => {
                 write!(f, "There is already an object named '{name}' in the database.")
             }

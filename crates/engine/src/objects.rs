@@ -79,6 +79,26 @@ impl Database {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
+    /// Whether `def` is still the catalog's definition of its table, and the table exists.
+    /// A statement resolves a table before it locks it; a DDL that held the table's X lock
+    /// meanwhile may have replaced the definition and its trees, or dropped the table.
+    pub(crate) fn check_current(&self, def: &TableDef) -> Result<(), EngineError> {
+        let catalog = self.catalog.read().unwrap_or_else(PoisonError::into_inner);
+        match catalog.object(def.id) {
+            // Not the identity high-water mark, which moves without DDL.
+            Some(Object::Table(t))
+                if std::ptr::eq(&**t, def)
+                    || (t.indexes == def.indexes
+                        && t.columns == def.columns
+                        && t.checks == def.checks) =>
+            {
+                Ok(())
+            }
+            Some(Object::Table(_)) => Err(EngineError::DefinitionChanged(def.name.clone())),
+            _ => Err(EngineError::NoSuchObject(def.name.clone())),
+        }
+    }
+
     /// The object named `schema.name`.
     pub fn find_object(&self, schema: &str, name: &str) -> Option<Arc<Object>> {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).find(schema, name)

@@ -200,15 +200,21 @@ fn duplicate(table: &TableDef, index: &IndexDef, values: &[Value]) -> EngineErro
 impl Transaction {
     /// Takes `mode` on the table, and returns whether row locks are still needed (not when
     /// the transaction holds a table lock that covers them).
+    ///
+    /// The first lock the transaction takes on the table checks that `table` is still its
+    /// definition: the caller resolved it before locking, and a DDL holding the X lock
+    /// meanwhile may have replaced it (and its trees) or dropped the table. Any lock held
+    /// afterwards keeps such a DDL out, so later calls need no check.
     fn lock_table(
         &mut self,
         db: &Database,
-        table: u32,
+        table: &TableDef,
         mode: LockMode,
     ) -> Result<bool, EngineError> {
-        let res = Resource::Object { db: db.id(), object: table };
+        let res = Resource::Object { db: db.id(), object: table.id };
         let row_mode = if mode == LockMode::IX { LockMode::X } else { LockMode::S };
-        if let Some(held) = self.table_lock(db.id(), table) {
+        let held = self.table_lock(db.id(), table.id);
+        if let Some(held) = held {
             if held.covers(row_mode) {
                 return Ok(false);
             }
@@ -217,8 +223,13 @@ impl Transaction {
             }
         }
         self.lock(&res, mode)?;
-        let now = self.table_lock(db.id(), table).map_or(mode, |h| h.join(mode));
-        self.set_table_lock(db.id(), table, now);
+        // Checked before the lock is noted, so that every later call with the stale
+        // definition fails the same way.
+        if held.is_none() {
+            db.check_current(table)?;
+        }
+        let now = held.map_or(mode, |h| h.join(mode));
+        self.set_table_lock(db.id(), table.id, now);
         Ok(!now.covers(row_mode))
     }
 
@@ -227,11 +238,11 @@ impl Transaction {
     fn lock_row_for_write(
         &mut self,
         db: &Database,
-        table: u32,
+        table: &TableDef,
         row_id: &[u8],
     ) -> Result<(), EngineError> {
         if self.lock_table(db, table, LockMode::IX)? {
-            self.lock_row(db, table, row_id, LockMode::X)?;
+            self.lock_row(db, table.id, row_id, LockMode::X)?;
         }
         Ok(())
     }
@@ -327,7 +338,7 @@ impl Transaction {
     ) -> Result<(), EngineError> {
         let primary = table.primary()?;
         self.encode_stored_row(db, table, values, row)?;
-        self.lock_row_for_write(db, table.id, row_id)?;
+        self.lock_row_for_write(db, table, row_id)?;
         // Only a failed nonclustered index insert rolls back to the mark: a table without
         // such indexes needs none (and an empty vector allocates nothing).
         let mark = if table.indexes.len() > 1 { self.undo_mark() } else { Vec::new() };
@@ -362,7 +373,7 @@ impl Transaction {
     ) -> Result<Option<RowId>, EngineError> {
         check_not_null(db, table, values)?;
         let primary = table.primary()?;
-        self.lock_row_for_write(db, table.id, row_id)?;
+        self.lock_row_for_write(db, table, row_id)?;
         let Some(old_bytes) = db.space().tree(primary.root).get(row_id)? else {
             return Ok(None);
         };
@@ -439,7 +450,7 @@ impl Transaction {
         if new_id == row_id {
             self.tree_update(db, primary.root, row_id, row)?;
         } else {
-            self.lock_row_for_write(db, table.id, new_id)?;
+            self.lock_row_for_write(db, table, new_id)?;
             self.tree_delete(db, primary.root, row_id)?;
             if !self.tree_insert(db, primary.root, new_id, row)? {
                 return Err(duplicate(table, primary, values));
@@ -468,7 +479,7 @@ impl Transaction {
         row_id: &[u8],
     ) -> Result<bool, EngineError> {
         let primary = table.primary()?;
-        self.lock_row_for_write(db, table.id, row_id)?;
+        self.lock_row_for_write(db, table, row_id)?;
         let mark = self.undo_mark();
         let Some(old_bytes) = self.tree_delete(db, primary.root, row_id)? else {
             return Ok(false);
@@ -499,7 +510,7 @@ impl Transaction {
     ) -> Result<Option<Vec<Value>>, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
-        let lock = if self.lock_table(db, table.id, LockMode::IS)? {
+        let lock = if self.lock_table(db, table, LockMode::IS)? {
             self.lock_row(db, table.id, row_id, LockMode::S)?
         } else {
             None
@@ -524,7 +535,7 @@ impl Transaction {
     ) -> Result<Option<Vec<Value>>, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
-        self.lock_row_for_write(db, table.id, row_id)?;
+        self.lock_row_for_write(db, table, row_id)?;
         db.space()
             .tree(primary.root)
             .get(row_id)?
@@ -571,7 +582,7 @@ impl Transaction {
         db.check_online()?;
         let mode =
             if self.isolation() == Isolation::Serializable { LockMode::S } else { LockMode::IS };
-        let row_locks = self.lock_table(db, table.id, mode)?;
+        let row_locks = self.lock_table(db, table, mode)?;
         Ok(RowCursor {
             db: Arc::clone(db),
             table_id: table.id,

@@ -394,3 +394,26 @@ fn a_rebuild_cut_by_a_power_failure_leaves_the_old_or_the_new_table() {
     }
     assert!(old > 0 && new_shape > 0, "old {old}, new {new_shape}");
 }
+
+#[test]
+fn a_statement_holding_a_definition_from_before_an_alter_stops_instead_of_writing_old_trees() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), config()).unwrap();
+    let db = instance.create_database("d", None).unwrap();
+    let stale = create(&instance, &db);
+    // Another transaction changes the table's columns and commits: its trees are new.
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    add_extra(&mut tx, &db, &stale);
+    tx.commit(CommitOption::Unspecified).unwrap();
+    // A statement that resolved the table before that, and locks it only now, must not
+    // insert into or read the replaced trees.
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    let mut row = vec![Value::Int(ROWS + 1), Value::Str("late".into()), Value::Null];
+    let err = tx.insert_row(&db, &stale, &mut row).unwrap_err();
+    assert!(matches!(err, walden_engine::EngineError::DefinitionChanged(_)), "{err}");
+    let err = tx.scan_table(&db, &stale, Bound::Unbounded, Bound::Unbounded).err();
+    assert!(matches!(err, Some(walden_engine::EngineError::DefinitionChanged(_))), "{err:?}");
+    tx.rollback().unwrap();
+    assert_eq!(rows(&instance, &db, "t").len(), ROWS as usize);
+    check_table(&instance, &db, "t");
+}
