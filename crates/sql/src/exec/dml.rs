@@ -222,13 +222,11 @@ impl Run<'_> {
                 let mut out = Vec::with_capacity(rows.len());
                 for r in rows {
                     if r.len() != targets.len() {
-                        return Err(if i.columns.is_empty() {
-                            column_count_mismatch()
-                        } else if r.len() > targets.len() {
-                            SqlError::new(110, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
-                        } else {
-                            SqlError::new(109, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
-                        }
+                        return Err(values_count_mismatch(
+                            i.columns.is_empty(),
+                            r.len(),
+                            targets.len(),
+                        )
                         .into());
                     }
                     let mut row = Vec::with_capacity(r.len());
@@ -692,4 +690,16 @@ fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a ObjectName
 /// Error 213: the values of an INSERT without a column list do not fit the table.
 pub(crate) fn column_count_mismatch() -> SqlError {
     SqlError::new(213, "Column name or number of supplied values does not match table definition.")
+}
+
+/// The error for a VALUES row of `values` values for `columns` target columns: 213 without a
+/// column list, else 109 (too few values) or 110 (too many).
+pub(crate) fn values_count_mismatch(no_list: bool, values: usize, columns: usize) -> SqlError {
+    if no_list {
+        column_count_mismatch()
+    } else if values > columns {
+        SqlError::new(110, "There are fewer columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
+    } else {
+        SqlError::new(109, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
+    }
 }

@@ -15,7 +15,7 @@ use walden_engine::types::{Len, SqlType, Value};
 use crate::ast::{
     AssignOp, Assignment, AssignmentTarget, ExprKind, Merge, MergeAction, MergeWhen, TableTarget,
 };
-use crate::exec::dml::{column_count_mismatch, insert_targets};
+use crate::exec::dml::{insert_targets, values_count_mismatch};
 use crate::exec::dml_output::Changed;
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::TableRef;
@@ -73,11 +73,15 @@ impl Run<'_> {
         // Phase 1: the join and each joined row's action.
         let mut plan = Vec::new();
         let mut source_matched = vec![false; source.rows.len()];
+        // The join compares every pair, so a cancel is looked for by pairs, not target rows.
+        let mut pairs = 0usize;
         for (n, trow) in target.rows.iter().enumerate() {
             self.row_interruption_point(n)?;
             let mut matched = false;
             let mut acted = false;
             for (s, srow) in source.rows.iter().enumerate() {
+                self.row_interruption_point(pairs)?;
+                pairs += 1;
                 let row = joined(trow, srow);
                 if self.predicate(&m.on, &Env::new(&cols, &row, None))? != Some(true) {
                     continue;
@@ -158,8 +162,9 @@ impl Run<'_> {
             match action {
                 MergeAction::Update(_) => {
                     // Re-read under the exclusive row lock; a row another session deleted
-                    // meanwhile is left alone, as UPDATE leaves it.
-                    let Some(row) = self.current_row(&t, &cols, row, rowid, None)? else {
+                    // meanwhile, or changed so that it no longer matches, is left alone, as
+                    // UPDATE leaves a row that no longer qualifies.
+                    let Some(row) = self.current_row(&t, &cols, row, rowid, Some(&m.on))? else {
                         continue;
                     };
                     let env = Env::new(&cols, &row, None);
@@ -199,12 +204,8 @@ impl Run<'_> {
                     n += 1;
                 }
                 MergeAction::Delete => {
-                    let row = match output {
-                        Some(_) => match self.current_row(&t, &cols, row, rowid, None)? {
-                            Some(row) => row,
-                            None => continue,
-                        },
-                        None => row,
+                    let Some(row) = self.current_row(&t, &cols, row, rowid, Some(&m.on))? else {
+                        continue;
                     };
                     let Value::Binary(id) = &row[rowid] else { continue };
                     let db = std::sync::Arc::clone(&t.db);
@@ -229,13 +230,11 @@ impl Run<'_> {
                         });
                     }
                     if given.len() != targets.len() {
-                        return Err(if columns.is_empty() {
-                            column_count_mismatch()
-                        } else if given.len() > targets.len() {
-                            SqlError::new(110, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
-                        } else {
-                            SqlError::new(109, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
-                        });
+                        return Err(values_count_mismatch(
+                            columns.is_empty(),
+                            given.len(),
+                            targets.len(),
+                        ));
                     }
                     // SQL Server names the statement, MERGE, in a CHECK violation.
                     n += self.insert_rows(&t, &targets, vec![given], 1, output.as_mut()).map_err(

@@ -117,7 +117,7 @@ SELECT COUNT(*) AS rows_now FROM dbo.q
 GO
 -- An updatable CTE: DELETE and UPDATE through a single-table CTE change its base rows.
 WITH firsttwo AS (SELECT TOP (2) * FROM dbo.q WHERE id >= 10 ORDER BY id)
-DELETE FROM firsttwo
+DELETE FROM firsttwo;
 WITH lastone AS (SELECT TOP (1) id AS k, v AS val FROM dbo.q ORDER BY id DESC)
 UPDATE lastone SET val = -1 WHERE k > 0
 SELECT id, v FROM dbo.q ORDER BY id
@@ -128,4 +128,11 @@ DELETE FROM j
 GO
 WITH g AS (SELECT v FROM dbo.q GROUP BY v)
 DELETE FROM g
+GO
+-- Too many values for the column list is 110, too few 109 (as in INSERT).
+MERGE dbo.q AS t USING (VALUES (500)) AS s(id) ON t.id = s.id
+WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id, 1);
+GO
+MERGE dbo.q AS t USING (VALUES (500)) AS s(id) ON t.id = s.id
+WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id);
 GO
