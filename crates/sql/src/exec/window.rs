@@ -337,7 +337,8 @@ impl Run<'_> {
                 }
             }
             let partition = Partition { rows: &order[start..end], peers };
-            let out = partition_values(kind, &frame, &partition, &args)?;
+            let out =
+                partition_values(kind, &frame, &partition, &args, &|| self.interruption_point())?;
             for (k, v) in out.into_iter().enumerate() {
                 values[partition.rows[k]] = v;
             }
@@ -349,11 +350,13 @@ impl Run<'_> {
 }
 
 /// The values of one call for the rows of one partition, in window order.
+/// `cancelled` is asked now and then while a wide frame is added up, which can be long work.
 fn partition_values(
     kind: Kind,
     frame: &WindowFrame,
     p: &Partition<'_>,
     args: &Args,
+    cancelled: &dyn Fn() -> Result<(), SqlError>,
 ) -> Result<Vec<Value>, SqlError> {
     let n = p.len();
     let value = |k: usize| args.value[p.rows[k]].clone();
@@ -430,7 +433,7 @@ fn partition_values(
                 }
             })
             .collect(),
-        Kind::Aggregate(agg) => frame_aggregates(agg, frame, p, args)?,
+        Kind::Aggregate(agg) => frame_aggregates(agg, frame, p, args, cancelled)?,
     })
 }
 
@@ -456,6 +459,7 @@ fn frame_aggregates(
     frame: &WindowFrame,
     p: &Partition<'_>,
     args: &Args,
+    cancelled: &dyn Fn() -> Result<(), SqlError>,
 ) -> Result<Vec<Value>, SqlError> {
     let n = p.len();
     let value = |k: usize| &args.value[p.rows[k]];
@@ -484,6 +488,9 @@ fn frame_aggregates(
         }
     } else {
         let mut last: Option<((usize, usize), Value)> = None;
+        // Values added since `cancelled` was last asked: a frame of n rows each way costs
+        // about 2n additions per row.
+        let mut added = 0usize;
         for (k, slot) in out.iter_mut().enumerate() {
             let bounds = p.frame(frame, k);
             if let Some((b, v)) = &last {
@@ -495,6 +502,11 @@ fn frame_aggregates(
             let mut acc = Accumulator::new(agg);
             for j in bounds.0..bounds.1.max(bounds.0) {
                 acc.add(value(j))?;
+            }
+            added += bounds.1.saturating_sub(bounds.0);
+            if added >= 1 << 16 {
+                cancelled()?;
+                added = 0;
             }
             let v = acc.result()?;
             *slot = v.clone();
@@ -653,13 +665,28 @@ mod tests {
         let frame = |start, end| WindowFrame { units: FrameUnits::Rows, start, end };
         let running = frame(FrameBound::UnboundedPreceding, FrameBound::CurrentRow);
         let ints = |v: Vec<i32>| v.into_iter().map(Value::Int).collect::<Vec<_>>();
-        assert_eq!(frame_aggregates(Agg::Sum, &running, &p, &args)?, ints(vec![1, 3, 3, 7]));
-        assert_eq!(frame_aggregates(Agg::Count, &running, &p, &args)?, ints(vec![1, 2, 2, 3]));
+        assert_eq!(
+            frame_aggregates(Agg::Sum, &running, &p, &args, &|| Ok(()))?,
+            ints(vec![1, 3, 3, 7])
+        );
+        assert_eq!(
+            frame_aggregates(Agg::Count, &running, &p, &args, &|| Ok(()))?,
+            ints(vec![1, 2, 2, 3])
+        );
         let rest = frame(FrameBound::CurrentRow, FrameBound::UnboundedFollowing);
-        assert_eq!(frame_aggregates(Agg::Max, &rest, &p, &args)?, ints(vec![4, 4, 4, 4]));
-        assert_eq!(frame_aggregates(Agg::Min, &rest, &p, &args)?, ints(vec![1, 2, 4, 4]));
+        assert_eq!(
+            frame_aggregates(Agg::Max, &rest, &p, &args, &|| Ok(()))?,
+            ints(vec![4, 4, 4, 4])
+        );
+        assert_eq!(
+            frame_aggregates(Agg::Min, &rest, &p, &args, &|| Ok(()))?,
+            ints(vec![1, 2, 4, 4])
+        );
         let pair = frame(FrameBound::Preceding(1), FrameBound::CurrentRow);
-        assert_eq!(frame_aggregates(Agg::Avg, &pair, &p, &args)?, ints(vec![1, 1, 2, 4]));
+        assert_eq!(
+            frame_aggregates(Agg::Avg, &pair, &p, &args, &|| Ok(()))?,
+            ints(vec![1, 1, 2, 4])
+        );
         Ok(())
     }
 }
