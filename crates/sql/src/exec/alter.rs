@@ -35,7 +35,7 @@ use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::sysviews::default_constraint_name;
 use crate::exec::SqlError;
-use crate::lexer::{tokenize, TokenKind};
+use crate::lexer::{tokenize, Token, TokenKind};
 
 /// A PRIMARY KEY or UNIQUE constraint of `ALTER TABLE ... ADD`, as written.
 struct KeyConstraint {
@@ -82,15 +82,21 @@ fn unsupported(what: &str) -> SqlError {
     SqlError::new(50000, format!("ALTER TABLE {what} is not supported by Walden."))
 }
 
+/// Whether token `at` of `tokens` names column `column`: a word or delimited identifier
+/// of that name that is not a function's (followed by `(`: `YEAR(d)` does not name a
+/// column `year`).
+fn is_column(tokens: &[Token<'_>], at: usize, column: &str) -> bool {
+    let named = match &tokens[at].kind {
+        TokenKind::Word => tokens[at].text.eq_ignore_ascii_case(column),
+        TokenKind::QuotedIdent(name) => name.eq_ignore_ascii_case(column),
+        _ => false,
+    };
+    named && tokens.get(at + 1).is_none_or(|next| next.kind != TokenKind::LParen)
+}
+
 /// Whether the SQL text `text` (a CHECK constraint) names column `column`.
 fn names_column(text: &str, column: &str) -> bool {
-    tokenize(text).is_ok_and(|tokens| {
-        tokens.iter().any(|t| match &t.kind {
-            TokenKind::Word => t.text.eq_ignore_ascii_case(column),
-            TokenKind::QuotedIdent(name) => name.eq_ignore_ascii_case(column),
-            _ => false,
-        })
-    })
+    tokenize(text).is_ok_and(|tokens| (0..tokens.len()).any(|at| is_column(&tokens, at, column)))
 }
 
 /// `text` with every mention of column `old` renamed to `new` (bracketed), so that a CHECK
@@ -100,13 +106,8 @@ fn rename_in_text(text: &str, old: &str, new: &str) -> String {
     let Ok(tokens) = tokenize(text) else { return text.to_string() };
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for t in &tokens {
-        let hit = match &t.kind {
-            TokenKind::Word => t.text.eq_ignore_ascii_case(old),
-            TokenKind::QuotedIdent(name) => name.eq_ignore_ascii_case(old),
-            _ => false,
-        };
-        if hit {
+    for (i, t) in tokens.iter().enumerate() {
+        if is_column(&tokens, i, old) {
             out.push_str(&text[at..t.span.start]);
             out.push_str(&format!("[{}]", new.replace(']', "]]")));
             at = t.span.end;

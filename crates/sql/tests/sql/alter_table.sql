@@ -196,3 +196,15 @@ GO
 USE master
 DROP DATABASE alt
 GO
+-- A CHECK that calls YEAR() does not depend on a column named year: the column drops, and a
+-- rename of another column named like a function leaves the call alone.
+CREATE TABLE dbo.yr (id INT PRIMARY KEY, d DATE, [year] INT, CHECK (YEAR(d) > 2000))
+INSERT dbo.yr VALUES (1, '2020-01-01', 5)
+ALTER TABLE dbo.yr DROP COLUMN [year]
+ALTER TABLE dbo.yr ADD [month] INT NULL
+EXEC sp_rename 'dbo.yr.month', 'mon', 'COLUMN'
+INSERT dbo.yr (id, d) VALUES (2, '2021-06-01')
+SELECT id, d FROM dbo.yr ORDER BY id
+GO
+INSERT dbo.yr (id, d) VALUES (3, '1999-06-01')
+GO
