@@ -1745,14 +1745,6 @@ pub(crate) fn assign_binary(op: AssignOp) -> BinaryOp {
     }
 }
 
-/// How long `WAITFOR` waits for `value`; `None` for NULL, which does not wait.
-///
-/// A string is read as a DATETIME and must not name a date other than 1900-01-01: for
-/// `DELAY` its time of day is the duration, for `TIME` the moment of the day (in the clock
-/// `GETDATE()` reads) to wait for, tomorrow's if it has passed. A DATETIME, DATETIME2 or
-/// TIME variable works the same, except that `TIME` ignores its date. An integer variable is
-/// a `DELAY` in seconds, as in SQL Server. Anything else, or a delay of 24 hours or more, is
-/// error 148.
 /// A valid `SET` value that would change behaviour Walden does not have.
 fn unsupported_setting(name: &str, value: &str) -> SqlError {
     SqlError::new(
@@ -1761,6 +1753,14 @@ fn unsupported_setting(name: &str, value: &str) -> SqlError {
     )
 }
 
+/// How long `WAITFOR` waits for `value`; `None` for NULL, which does not wait.
+///
+/// A string is read as a DATETIME and must not name a date other than 1900-01-01: for
+/// `DELAY` its time of day is the duration, for `TIME` the moment of the day (in the clock
+/// `GETDATE()` reads) to wait for, tomorrow's if it has passed. A DATETIME, DATETIME2 or
+/// TIME variable works the same, except that `TIME` ignores its date. An integer variable is
+/// a `DELAY` in seconds, as in SQL Server. Anything else, or a delay of 24 hours or more, is
+/// error 148.
 fn waitfor_duration(kind: WaitforKind, value: Value) -> Result<Option<Duration>, SqlError> {
     let bad = |v: &Value| {
         SqlError::with_severity(

@@ -9,7 +9,7 @@ SELECT @@FETCH_STATUS AS fetch_status, @@CURSOR_ROWS AS cursor_rows
 GO
 -- The usual loop: FETCH NEXT ... INTO until @@FETCH_STATUS is not 0.
 DECLARE @id INT, @name VARCHAR(20), @total DECIMAL(7, 2) = 0
-DECLARE fruit_cursor CURSOR FOR SELECT id, name FROM dbo.fruit ORDER BY id
+DECLARE fruit_cursor CURSOR STATIC FOR SELECT id, name FROM dbo.fruit ORDER BY id
 OPEN fruit_cursor
 SELECT @@CURSOR_ROWS AS rows_after_open, CURSOR_STATUS('global', 'fruit_cursor') AS status_open
 FETCH NEXT FROM fruit_cursor INTO @id, @name
@@ -26,7 +26,7 @@ DEALLOCATE fruit_cursor
 SELECT CURSOR_STATUS('global', 'fruit_cursor') AS status_gone
 GO
 -- A GLOBAL cursor (the default) outlives its batch; a LOCAL one does not.
-DECLARE g CURSOR GLOBAL FOR SELECT name FROM dbo.fruit WHERE id <= 2 ORDER BY id
+DECLARE g CURSOR GLOBAL STATIC FOR SELECT name FROM dbo.fruit WHERE id <= 2 ORDER BY id
 DECLARE l CURSOR LOCAL FOR SELECT name FROM dbo.fruit
 SELECT CURSOR_STATUS('global', 'g') AS g_status, CURSOR_STATUS('local', 'l') AS l_status,
        CURSOR_STATUS('local', 'g') AS g_as_local
@@ -39,7 +39,7 @@ FETCH NEXT FROM g
 SELECT @@FETCH_STATUS AS fetch_status
 OPEN l
 GO
--- Rows are read at OPEN (every cursor is STATIC): later changes are not seen until reopened.
+-- A STATIC cursor's rows are read at OPEN: later changes are not seen until it is reopened.
 DECLARE @name VARCHAR(20)
 CLOSE g
 OPEN g
@@ -178,8 +178,8 @@ GO
 -- FAST_FORWARD cannot SCROLL: 1048, a compile error.
 DECLARE ff CURSOR SCROLL FAST_FORWARD FOR SELECT 1
 GO
--- An error in the query surfaces at OPEN, and the cursor stays closed.
-DECLARE bad CURSOR FOR SELECT 1 / (id - 1) FROM dbo.fruit
+-- An error in a STATIC cursor's query surfaces at OPEN, and the cursor stays closed.
+DECLARE bad CURSOR STATIC FOR SELECT 1 / (id - 1) FROM dbo.fruit
 OPEN bad
 SELECT CURSOR_STATUS('global', 'bad') AS bad_status
 DEALLOCATE bad
