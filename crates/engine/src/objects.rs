@@ -58,10 +58,23 @@ impl Database {
         }
         let catalog = Catalog::from_objects(objects);
         // Caches of objects that no longer exist (a rolled-back CREATE) go with them.
-        self.identity
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|id, _| catalog.get(*id).is_some());
+        let mut identity = self.identity.lock().unwrap_or_else(PoisonError::into_inner);
+        identity.retain(|id, _| catalog.get(*id).is_some());
+        // A rolled-back DDL puts back its table's catalog row from before it, and with it an
+        // older high-water mark than one a system transaction may have committed meanwhile
+        // (the mark and the definition share the row). The cache must not go on handing out
+        // values above the mark on disk without persisting a new one.
+        for (id, (_, persisted)) in identity.iter_mut() {
+            if let Some(Object::Table(t)) = catalog.get(*id).as_deref() {
+                let ascending = t.identity_column().is_none_or(|(_, _, inc)| inc > 0);
+                *persisted = if ascending {
+                    (*persisted).min(t.identity_high)
+                } else {
+                    (*persisted).max(t.identity_high)
+                };
+            }
+        }
+        drop(identity);
         self.sequences
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
