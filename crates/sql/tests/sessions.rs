@@ -286,13 +286,13 @@ fn dm_tran_locks_shows_who_holds_and_who_waits() {
     let Value::SmallInt(a_spid) = a_spid else { panic!("@@SPID is {a_spid:?}") };
     let a_id = Value::Int(a_spid.into());
     let d_id = scalar(&mut watcher, "SELECT DB_ID('d')");
-    let Value::SmallInt(d_id) = d_id else { panic!("DB_ID is {d_id:?}") };
+    let Value::Int(d_id) = d_id else { panic!("DB_ID is {d_id:?}") };
     let text = |s: &str| Value::NStr(s.into());
     let mine: Vec<&Vec<Value>> = rows.iter().filter(|r| r[0] == a_id).collect();
     assert_eq!(mine.len(), 2, "{rows:?}");
     assert_eq!(mine[0][1..4], [text("OBJECT"), text("IX"), text("GRANT")], "{rows:?}");
     assert_eq!(mine[1][1..4], [text("KEY"), text("X"), text("GRANT")], "{rows:?}");
-    assert!(mine.iter().all(|r| r[4] == Value::Int(d_id.into()) && r[5] == text("TRANSACTION")));
+    assert!(mine.iter().all(|r| r[4] == Value::Int(d_id) && r[5] == text("TRANSACTION")));
     let waiting: Vec<&Vec<Value>> = rows.iter().filter(|r| r[3] == text("WAIT")).collect();
     assert_eq!(waiting.len(), 1, "{rows:?}");
     assert_eq!(waiting[0][1..3], [text("KEY"), text("S")], "{rows:?}");

@@ -521,14 +521,13 @@ impl Run<'_> {
         let text_arg = |i: usize| args.get(i).filter(|v| !v.is_null()).map(scalar::to_text);
         let caught = |r: &Run<'_>| r.caught_error().cloned();
         Ok(Some(match name {
+            // int, as SQL Server's DB_ID returns (the DMVs' database_id columns are smallint).
             "DB_ID" => match text_arg(0) {
-                None if args.is_empty() => Value::SmallInt(self.s.db.id() as i16),
+                None if args.is_empty() => Value::Int(self.s.db.id() as i32),
                 None => Value::Null,
-                Some(n) => self
-                    .s
-                    .instance
-                    .database(&n)
-                    .map_or(Value::Null, |d| Value::SmallInt(d.id() as i16)),
+                Some(n) => {
+                    self.s.instance.database(&n).map_or(Value::Null, |d| Value::Int(d.id() as i32))
+                }
             },
             "DB_NAME" => match args.first() {
                 None => Value::NStr(self.s.db.name().to_string()),

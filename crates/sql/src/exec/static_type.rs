@@ -9,11 +9,11 @@
 //! arithmetic, CASE) rather than every rule of SQL Server's type derivation. What it cannot
 //! tell stays `int`, SQL Server's type for an untyped NULL.
 
-use walden_engine::types::{Len, SqlType};
+use walden_engine::types::{Len, SqlType, MAX_BYTE_LEN, MAX_NCHAR_LEN};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, Literal};
 use crate::exec::eval::{find_column, Col};
-use crate::exec::scalar::common_type;
+use crate::exec::scalar::{common_type, declared_len};
 use crate::exec::session::Run;
 
 /// The length of `sysname`, which the metadata functions return.
@@ -69,12 +69,13 @@ impl Run<'_> {
 }
 
 fn literal_type(l: &Literal) -> Option<SqlType> {
-    let chars = |n: usize| Len::N(u16::try_from(n.clamp(1, 8000)).unwrap_or(8000));
     Some(match l {
         Literal::Null => return None,
-        Literal::String { value, national: false } => SqlType::VarChar(chars(value.len())),
+        Literal::String { value, national: false } => {
+            SqlType::VarChar(declared_len(value.len(), MAX_BYTE_LEN))
+        }
         Literal::String { value, national: true } => {
-            SqlType::NVarChar(chars(value.encode_utf16().count()))
+            SqlType::NVarChar(declared_len(value.encode_utf16().count(), MAX_NCHAR_LEN))
         }
         Literal::Integer(digits) if digits.parse::<i32>().is_ok() => SqlType::Int,
         Literal::Integer(digits) => decimal(digits.len(), 0),
@@ -83,7 +84,7 @@ fn literal_type(l: &Literal) -> Option<SqlType> {
             decimal(int.len() + frac.len(), frac.len())
         }
         Literal::Float(_) => SqlType::Float,
-        Literal::Binary(bytes) => SqlType::VarBinary(chars(bytes.len())),
+        Literal::Binary(bytes) => SqlType::VarBinary(declared_len(bytes.len(), MAX_BYTE_LEN)),
     })
 }
 
@@ -113,11 +114,10 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         "EOMONTH" | "DATEFROMPARTS" => SqlType::Date,
         "DATEDIFF" | "DATEPART" | "YEAR" | "MONTH" | "DAY" | "LEN" | "DATALENGTH" | "CHARINDEX"
         | "PATINDEX" | "ASCII" | "UNICODE" | "OBJECT_ID" | "COUNT" | "TYPE_ID" | "SCHEMA_ID"
-        | "ISNUMERIC" => SqlType::Int,
+        | "ISNUMERIC" | "DB_ID" => SqlType::Int,
         "DATEDIFF_BIG" | "COUNT_BIG" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" => {
             SqlType::BigInt
         }
-        "DB_ID" => SqlType::SmallInt,
         "DB_NAME" | "OBJECT_NAME" | "SCHEMA_NAME" | "TYPE_NAME" | "SUSER_SNAME" | "SUSER_NAME"
         | "ORIGINAL_LOGIN" | "SYSTEM_USER" | "USER_NAME" | "CURRENT_USER" | "SESSION_USER"
         | "USER" | "HOST_NAME" | "APP_NAME" | "DATENAME" => SYSNAME,
@@ -142,12 +142,13 @@ fn combined(l: SqlType, r: SqlType) -> SqlType {
         _ => None,
     };
     if let (Some(a), Some(b)) = (text_len(l), text_len(r)) {
-        let len = match (a, b) {
-            (Len::N(a), Len::N(b)) if u32::from(a) + u32::from(b) <= 8000 => Len::N(a + b),
-            _ => Len::Max,
-        };
         let national = matches!(l, SqlType::NChar(_) | SqlType::NVarChar(_))
             || matches!(r, SqlType::NChar(_) | SqlType::NVarChar(_));
+        let max = if national { MAX_NCHAR_LEN } else { MAX_BYTE_LEN };
+        let len = match (a, b) {
+            (Len::N(a), Len::N(b)) => declared_len(usize::from(a) + usize::from(b), max),
+            _ => Len::Max,
+        };
         return if national { SqlType::NVarChar(len) } else { SqlType::VarChar(len) };
     }
     common_type(l, r)

@@ -500,11 +500,9 @@ impl Run<'_> {
             return Err(if ids.len() > 1 {
                 SqlError::new(15124, format!("The configuration option '{name}' is not unique."))
             } else {
-                SqlError::new(
-                    15247,
-                    "User does not have permission to perform this action. Walden's server \
-                     options are read-only: they are set in walden.toml or on the command line.",
-                )
+                // SQL Server's text: Walden's options are read-only for everyone (they come
+                // from walden.toml and the command line; docs/serve.md).
+                SqlError::new(15247, "User does not have permission to perform this action.")
             });
         }
         let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
@@ -568,13 +566,12 @@ impl Run<'_> {
             Some(v) => integer(v).is_none_or(|n| n != 0),
         };
         let op = if use_pattern { "LIKE" } else { "=" };
-        let pattern = |v: &Option<String>| quoted(v.as_deref().unwrap_or("%"));
         let mut filter = String::new();
         if let Some(name) = &text[0] {
             filter.push_str(&format!(" AND TABLE_NAME {op} {}", quoted(name)));
         }
-        if text[1].is_some() {
-            filter.push_str(&format!(" AND TABLE_SCHEMA {op} {}", pattern(&text[1])));
+        if let Some(owner) = &text[1] {
+            filter.push_str(&format!(" AND TABLE_SCHEMA {op} {}", quoted(owner)));
         }
         // A list of quoted types, as ODBC sends it: "'TABLE','VIEW'". Walden has only tables.
         if let Some(types) = &text[3] {

@@ -44,4 +44,5 @@ pub use convert::{coerce, convert, try_convert};
 pub use functions::call;
 pub(crate) use temporal::to_local;
 pub use text::to_text;
+pub(crate) use types::declared_len;
 pub use types::{common_type, data_type, data_type_in_cast, literal, precedence, type_of};

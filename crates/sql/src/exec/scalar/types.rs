@@ -248,7 +248,7 @@ pub fn type_of(v: &Value) -> SqlType {
     }
 }
 
-fn declared_len(len: usize, max: u16) -> Len {
+pub(crate) fn declared_len(len: usize, max: u16) -> Len {
     match u16::try_from(len.max(1)) {
         Ok(n) if n <= max => Len::N(n),
         _ => Len::Max,

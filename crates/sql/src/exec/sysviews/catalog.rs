@@ -859,7 +859,7 @@ pub(crate) fn type_id(name: &str) -> Option<i64> {
 
 /// `master.dbo.spt_values`, the table SQL Server keeps for its own procedures and that
 /// scripts use as a numbers table: Walden has its type `P` rows, the numbers 0 to 2047.
-pub(super) fn spt_values() -> RowSet {
+pub(crate) fn spt_values() -> RowSet {
     let numbers: Vec<i64> = (0..=2047).collect();
     View::<i64>::new()
         .opt("name", SqlType::NVarChar(Len::N(35)), |_| Value::Null)

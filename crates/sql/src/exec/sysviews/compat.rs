@@ -124,6 +124,8 @@ fn legacy_type(c: &ColRow) -> u8 {
     let n = c.def.nullable;
     match c.def.ty {
         SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt if n => 38,
+        // SYBBIT: bit has no nullable variant among these codes.
+        SqlType::Bit => 50,
         SqlType::Float | SqlType::Real if n => 109,
         SqlType::Money if n => 110,
         SqlType::DateTime if n => 111,

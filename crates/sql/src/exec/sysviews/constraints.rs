@@ -49,7 +49,7 @@ pub(super) fn constraint_id(table_id: u32, kind: ConstraintKind, slot: usize) ->
 
 /// The name SQL Server would generate for an unnamed DEFAULT: `DF__`, the first 9 characters
 /// of the table's name, the first 5 of the column's, and the constraint's object id in 8 hex
-/// digits (`DF__orders__statu__40000C01`).
+/// digits (`DF__orders__statu__40000404`).
 pub(super) fn default_name(table: &str, column: &str, id: u32) -> String {
     let table: String = table.trim_start_matches('#').chars().take(9).collect();
     let column: String = column.chars().take(5).collect();

@@ -44,7 +44,7 @@ use walden_engine::{Database, Instance};
 
 use crate::exec::{ColumnInfo, RowSet, SqlError};
 
-pub(crate) use catalog::{type_id, type_name};
+pub(crate) use catalog::{spt_values, type_id, type_name};
 pub(crate) use constraints::default_constraint_name;
 pub use information_schema::information_schema_view;
 pub(crate) use server::CONFIGURATIONS;
@@ -198,11 +198,6 @@ pub fn system_view(
         _ => Ok(()),
     };
     Some(checked.and_then(|()| eval(ctx, args)))
-}
-
-/// `master.dbo.spt_values` (see [`catalog::spt_values`]).
-pub fn spt_values() -> RowSet {
-    catalog::spt_values()
 }
 
 /// `sysname`.
