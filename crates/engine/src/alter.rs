@@ -58,8 +58,6 @@ pub struct TableRebuild {
     fill_identity: Option<(usize, i64, i64)>,
     /// The last identity value given to a row of a new identity column.
     identity_last: Option<i64>,
-    /// Rows inserted.
-    rows: u64,
 }
 
 /// The identity high-water mark in the committed catalog, which may be ahead of a caller's
@@ -68,30 +66,6 @@ fn current_identity_high(db: &Database, table: &TableDef) -> i64 {
     match db.catalog.read().unwrap_or_else(PoisonError::into_inner).get(table.id).as_deref() {
         Some(Object::Table(t)) => t.identity_high,
         _ => table.identity_high,
-    }
-}
-
-/// Error unless `table` is still the definition in the catalog (called under the table's X
-/// lock): a caller that read the definition before locking the table may have missed
-/// another transaction's change, and rebuilding from it would copy rows from trees no
-/// longer in use.
-fn check_current(db: &Database, table: &TableDef) -> Result<(), EngineError> {
-    let current = db.catalog.read().unwrap_or_else(PoisonError::into_inner).get(table.id);
-    match current.as_deref() {
-        Some(Object::Table(t))
-            if t.name == table.name
-                && t.schema == table.schema
-                && t.columns == table.columns
-                && t.indexes == table.indexes
-                && t.checks == table.checks =>
-        {
-            Ok(())
-        }
-        _ => Err(EngineError::Invalid(format!(
-            "Table '{}' was changed by another statement while this one read it; run the \
-             statement again.",
-            table.name
-        ))),
     }
 }
 
@@ -136,7 +110,7 @@ impl Transaction {
         }
         validate(&new)?;
         self.lock_object(db, table.id, LockMode::X)?;
-        check_current(db, table)?;
+        db.check_current_named(table)?;
         let old_identity = table.identity_column().map(|(c, _, _)| &table.columns[c].name);
         let fill_identity = match new.identity_column() {
             Some((c, _, _))
@@ -159,27 +133,7 @@ impl Transaction {
             counter: 0,
             fill_identity,
             identity_last: None,
-            rows: 0,
         })
-    }
-
-    /// Rebuilds `table` as `new`, each row converted by `convert` (which gets the old row and
-    /// returns it in the new shape): [`Transaction::begin_rebuild`] for callers whose
-    /// conversion needs nothing but the row.
-    pub fn rebuild_table(
-        &mut self,
-        db: &Arc<Database>,
-        table: &TableDef,
-        new: TableDef,
-        mut convert: impl FnMut(Vec<Value>) -> Result<Vec<Value>, EngineError>,
-    ) -> Result<TableDef, EngineError> {
-        let mut cursor =
-            self.scan_table(db, table, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)?;
-        let mut rebuild = self.begin_rebuild(db, table, new)?;
-        while let Some((row_id, values)) = cursor.next_row(self)? {
-            rebuild.insert(self, &row_id, convert(values)?)?;
-        }
-        rebuild.finish(self)
     }
 
     /// Replaces `table`'s catalog entry by `new`, which may differ only in names, defaults
@@ -212,7 +166,7 @@ impl Transaction {
             )));
         }
         self.lock_object(db, table.id, LockMode::X)?;
-        check_current(db, table)?;
+        db.check_current_named(table)?;
         new.identity_high = current_identity_high(db, table);
         self.put_catalog(db, Object::Table(Arc::new(new.clone())), false)?;
         Ok(new)
@@ -260,11 +214,6 @@ impl TableRebuild {
     /// The new definition (its roots are the new trees).
     pub fn def(&self) -> &TableDef {
         &self.def
-    }
-
-    /// Rows inserted so far.
-    pub fn rows(&self) -> u64 {
-        self.rows
     }
 
     /// Stores one row of the old table, in the new shape. `old_row_id` is its id in the old
@@ -333,7 +282,6 @@ impl TableRebuild {
                 return Err(duplicate_key(def, index, &values, 1505));
             }
         }
-        self.rows += 1;
         Ok(())
     }
 

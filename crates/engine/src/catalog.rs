@@ -55,6 +55,19 @@ pub struct IndexDef {
 }
 
 impl IndexDef {
+    /// A heap's index 1: the tree at `root` of its rows by locator, with no key columns.
+    pub fn heap(root: PageId) -> IndexDef {
+        IndexDef {
+            id: 1,
+            name: String::new(),
+            columns: Vec::new(),
+            unique: true,
+            primary_key: false,
+            unique_constraint: false,
+            root,
+        }
+    }
+
     /// Whether this is the heap's locator tree (no key columns).
     pub fn is_heap(&self) -> bool {
         self.id == 1 && self.columns.is_empty()

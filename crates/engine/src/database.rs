@@ -240,6 +240,11 @@ pub struct Database {
     recovery: RecoveryReport,
     /// The decoded catalog (see [`crate::catalog`]).
     pub(crate) catalog: RwLock<Catalog>,
+    /// How many times an existing object's catalog entry was replaced or removed (ALTER,
+    /// CREATE/DROP INDEX, TRUNCATE, DROP, a rollback reloading the catalog) since the
+    /// database opened. While it is 0 every table definition read from the catalog is still
+    /// current, so the first lock on a table need not look the definition up again.
+    pub(crate) replaced_objects: AtomicU64,
     /// Table id -> (last identity value handed out, persisted high-water mark).
     pub(crate) identity: Mutex<HashMap<u32, (i64, i64)>>,
     /// Heap table id -> the next row locator.
@@ -369,6 +374,7 @@ impl Database {
             catalog: RwLock::new(Catalog::default()),
             identity: Mutex::new(HashMap::new()),
             locators: Mutex::new(HashMap::new()),
+            replaced_objects: AtomicU64::new(0),
             sequences: Mutex::new(HashMap::new()),
         })
     }

@@ -19,6 +19,7 @@
 //! persists every value. After a crash a sequence continues after its persisted mark (a gap of
 //! at most the cache size); after a clean shutdown, right after the last value handed out.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use walden_log::policy::{resolve, CommitOption, Override};
@@ -83,6 +84,7 @@ impl Database {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .retain(|id, _| catalog.get(*id).is_some());
+        self.replaced_objects.fetch_add(1, Ordering::Relaxed);
         *self.catalog.write().unwrap_or_else(PoisonError::into_inner) = catalog;
         Ok(())
     }
@@ -92,16 +94,33 @@ impl Database {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
-    /// Whether `def` is still the catalog's definition of its table, and the table exists.
-    /// A statement resolves a table before it locks it; a DDL that held the table's X lock
-    /// meanwhile may have replaced the definition and its trees, or dropped the table.
+    /// Whether `def` is still the catalog's definition of its table (its columns, indexes and
+    /// CHECKs; not its name or identity high-water mark), and the table exists. A statement
+    /// resolves a table before it locks it; a DDL that held the table's X lock meanwhile may
+    /// have replaced the definition and its trees, or dropped the table.
     pub(crate) fn check_current(&self, def: &TableDef) -> Result<(), EngineError> {
+        self.check_definition(def, false)
+    }
+
+    /// [`Database::check_current`], the name and schema included: what ALTER TABLE checks
+    /// under its X lock, so that it never rebuilds from a stale definition nor puts back an
+    /// old name.
+    pub(crate) fn check_current_named(&self, def: &TableDef) -> Result<(), EngineError> {
+        self.check_definition(def, true)
+    }
+
+    fn check_definition(&self, def: &TableDef, named: bool) -> Result<(), EngineError> {
+        // A DDL that replaced the definition counted itself before it released the table's
+        // X lock, which the caller has since acquired: a relaxed read sees it.
+        if self.replaced_objects.load(Ordering::Relaxed) == 0 {
+            return Ok(());
+        }
         let catalog = self.catalog.read().unwrap_or_else(PoisonError::into_inner);
         match catalog.object(def.id) {
-            // Not the identity high-water mark, which moves without DDL.
             Some(Object::Table(t))
                 if std::ptr::eq(&**t, def)
-                    || (t.indexes == def.indexes
+                    || ((!named || (t.name == def.name && t.schema == def.schema))
+                        && t.indexes == def.indexes
                         && t.columns == def.columns
                         && t.checks == def.checks) =>
             {
@@ -407,6 +426,9 @@ impl Transaction {
         } else {
             self.tree_update(db, CATALOG_ROOT, &key, &object.encode())?;
         }
+        if !new {
+            db.replaced_objects.fetch_add(1, Ordering::Relaxed);
+        }
         db.catalog.write().unwrap_or_else(PoisonError::into_inner).put(object);
         Ok(())
     }
@@ -455,15 +477,7 @@ impl Transaction {
                 unique_constraint: spec.unique_constraint,
                 root,
             },
-            None => IndexDef {
-                id: 1,
-                name: String::new(),
-                columns: Vec::new(),
-                unique: true,
-                primary_key: false,
-                unique_constraint: false,
-                root,
-            },
+            None => IndexDef::heap(root),
         });
         for spec in indexes.iter().filter(|i| !i.clustered) {
             let id = table.indexes.len() as u16 + 1;
@@ -489,6 +503,7 @@ impl Transaction {
         self.lock_object(db, object, LockMode::X)?;
         self.mark_ddl(db)?;
         self.tree_delete(db, CATALOG_ROOT, &object_key(object))?;
+        db.replaced_objects.fetch_add(1, Ordering::Relaxed);
         db.catalog.write().unwrap_or_else(PoisonError::into_inner).remove(object);
         Ok(())
     }

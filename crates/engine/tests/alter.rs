@@ -13,11 +13,11 @@ use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{col, pk, table};
+use common::{col, pk, rows, table};
 use walden_engine::catalog::{CheckDef, ColumnDef, TableDef};
 use walden_engine::objects::IndexSpec;
 use walden_engine::types::{encode_key, Len, SqlType, Value};
-use walden_engine::{Database, Instance, InstanceConfig, Isolation};
+use walden_engine::{Database, EngineError, Instance, InstanceConfig, Isolation, Transaction};
 use walden_io::{SimFs, Vfs};
 use walden_log::policy::CommitOption;
 
@@ -63,18 +63,6 @@ fn create(instance: &Instance, db: &Arc<Database>) -> TableDef {
     table(db, "t")
 }
 
-fn rows(instance: &Instance, db: &Arc<Database>, name: &str) -> Vec<Vec<Value>> {
-    let t = table(db, name);
-    let mut tx = instance.begin(Isolation::ReadCommitted, None);
-    let mut cursor = tx.scan_table(db, &t, Bound::Unbounded, Bound::Unbounded).unwrap();
-    let mut out = Vec::new();
-    while let Some((_, values)) = cursor.next_row(&mut tx).unwrap() {
-        out.push(values);
-    }
-    tx.commit(CommitOption::Unspecified).unwrap();
-    out
-}
-
 /// DBCC CHECKTABLE's checks: every tree is sound and has one entry per row, and each
 /// nonclustered index holds each row's entry.
 fn check_table(instance: &Instance, db: &Arc<Database>, name: &str) {
@@ -111,11 +99,28 @@ fn check_table(instance: &Instance, db: &Arc<Database>, name: &str) {
     assert_eq!(n, counts[0], "the table has {n} rows and index 1 {} entries", counts[0]);
 }
 
+/// Rebuilds `t` as `new`, each row converted by `convert`: what ALTER TABLE does through
+/// [`Transaction::begin_rebuild`], for conversions that need nothing but the row.
+fn rebuild(
+    tx: &mut Transaction,
+    db: &Arc<Database>,
+    t: &TableDef,
+    new: TableDef,
+    mut convert: impl FnMut(Vec<Value>) -> Result<Vec<Value>, EngineError>,
+) -> Result<TableDef, EngineError> {
+    let mut cursor = tx.scan_table(db, t, Bound::Unbounded, Bound::Unbounded)?;
+    let mut rebuild = tx.begin_rebuild(db, t, new)?;
+    while let Some((row_id, values)) = cursor.next_row(tx)? {
+        rebuild.insert(tx, &row_id, convert(values)?)?;
+    }
+    rebuild.finish(tx)
+}
+
 /// `t` with a nullable INT column `extra` added at the end: existing rows get NULL.
 fn add_extra(tx: &mut walden_engine::Transaction, db: &Arc<Database>, t: &TableDef) -> TableDef {
     let mut new = t.clone();
     new.columns.push(col("extra", SqlType::Int, true));
-    tx.rebuild_table(db, t, new, |mut row| {
+    rebuild(tx, db, t, new, |mut row| {
         row.push(Value::Null);
         Ok(row)
     })
@@ -135,7 +140,7 @@ fn drop_v(tx: &mut walden_engine::Transaction, db: &Arc<Database>, t: &TableDef)
             }
         }
     }
-    tx.rebuild_table(db, t, new, |mut row| {
+    rebuild(tx, db, t, new, |mut row| {
         row.remove(at);
         Ok(row)
     })
@@ -171,14 +176,13 @@ fn columns_are_added_dropped_and_changed_with_rollback_and_restart() {
         let mut tx = instance.begin(Isolation::ReadCommitted, None);
         let mut new = t.clone();
         new.columns[2] = col("n", SqlType::BigInt, false);
-        let err = tx
-            .rebuild_table(&db, &t, new, |mut row| {
-                if let Value::Int(n) = row[2] {
-                    row[2] = Value::BigInt(n.into());
-                }
-                Ok(row)
-            })
-            .unwrap_err();
+        let err = rebuild(&mut tx, &db, &t, new, |mut row| {
+            if let Value::Int(n) = row[2] {
+                row[2] = Value::BigInt(n.into());
+            }
+            Ok(row)
+        })
+        .unwrap_err();
         assert_eq!(err.number(), 515, "{err}");
         tx.rollback().unwrap();
         assert_eq!(table(&db, "t"), t);
@@ -188,7 +192,7 @@ fn columns_are_added_dropped_and_changed_with_rollback_and_restart() {
         let mut tx = instance.begin(Isolation::ReadCommitted, None);
         let mut new = t.clone();
         new.columns[2].ty = SqlType::BigInt;
-        tx.rebuild_table(&db, &t, new, |mut row| {
+        rebuild(&mut tx, &db, &t, new, |mut row| {
             if let Value::Int(n) = row[2] {
                 row[2] = Value::BigInt(n.into());
             }
@@ -294,12 +298,11 @@ fn a_new_identity_column_numbers_the_rows_and_continues() {
     }
     let mut new = heap.clone();
     new.columns.push(ColumnDef { identity: Some((10, 5)), ..col("id", SqlType::Int, false) });
-    let t = tx
-        .rebuild_table(&db, &heap, new, |mut row| {
-            row.push(Value::Null);
-            Ok(row)
-        })
-        .unwrap();
+    let t = rebuild(&mut tx, &db, &heap, new, |mut row| {
+        row.push(Value::Null);
+        Ok(row)
+    })
+    .unwrap();
     assert_eq!(t.identity_high, 20);
     let mut row = vec![Value::Str("w".into()), Value::Null];
     tx.insert_row(&db, &t, &mut row).unwrap();
@@ -365,7 +368,7 @@ fn a_rebuild_cut_by_a_power_failure_leaves_the_old_or_the_new_table() {
             let mut tx = instance.begin(Isolation::ReadCommitted, None);
             let mut new = t.clone();
             new.columns.push(col("extra", SqlType::Int, true));
-            let rebuilt = tx.rebuild_table(&db, &t, new, |mut row| {
+            let rebuilt = rebuild(&mut tx, &db, &t, new, |mut row| {
                 row.push(Value::Int(1));
                 Ok(row)
             });

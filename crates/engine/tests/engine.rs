@@ -6,10 +6,9 @@
 
 mod common;
 
-use std::ops::Bound;
 use std::sync::Arc;
 
-use common::{col, pk, sequence, table};
+use common::{col, pk, rows, sequence, table};
 use walden_engine::catalog::{ColumnDef, TableDef};
 use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::{Database, EngineError, Instance, InstanceConfig, Isolation, Transaction};
@@ -34,18 +33,6 @@ fn config() -> InstanceConfig {
     c.database.log.initial_segments = 2;
     c.checkpoint_poll_ms = 0;
     c
-}
-
-fn rows(instance: &Instance, db: &Arc<Database>, name: &str) -> Vec<Vec<Value>> {
-    let t = table(db, name);
-    let mut tx = instance.begin(Isolation::ReadCommitted, None);
-    let mut cursor = tx.scan_table(db, &t, Bound::Unbounded, Bound::Unbounded).unwrap();
-    let mut out = Vec::new();
-    while let Some((_, values)) = cursor.next_row(&mut tx).unwrap() {
-        out.push(values);
-    }
-    tx.commit(CommitOption::Unspecified).unwrap();
-    out
 }
 
 fn insert(tx: &mut Transaction, db: &Arc<Database>, t: &TableDef, name: &str) -> i32 {

@@ -4,10 +4,14 @@
 // Each test binary uses a subset of these; they unwrap, as a failure is a test failure.
 #![allow(dead_code, clippy::unwrap_used)]
 
+use std::ops::Bound;
+use std::sync::Arc;
+
 use walden_engine::catalog::{ColumnDef, Object, SequenceDef, TableDef};
 use walden_engine::objects::IndexSpec;
-use walden_engine::types::SqlType;
-use walden_engine::Database;
+use walden_engine::types::{SqlType, Value};
+use walden_engine::{Database, Instance, Isolation};
+use walden_log::policy::CommitOption;
 
 /// A column without identity or default.
 pub fn col(name: &str, ty: SqlType, nullable: bool) -> ColumnDef {
@@ -63,4 +67,17 @@ pub fn table(db: &Database, name: &str) -> TableDef {
         Object::Table(t) => TableDef::clone(t),
         other => panic!("{name} is {other:?}"),
     }
+}
+
+/// Every row of table `name`, in index 1 order, read in a transaction of its own.
+pub fn rows(instance: &Instance, db: &Arc<Database>, name: &str) -> Vec<Vec<Value>> {
+    let t = table(db, name);
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    let mut cursor = tx.scan_table(db, &t, Bound::Unbounded, Bound::Unbounded).unwrap();
+    let mut out = Vec::new();
+    while let Some((_, values)) = cursor.next_row(&mut tx).unwrap() {
+        out.push(values);
+    }
+    tx.commit(CommitOption::Unspecified).unwrap();
+    out
 }

@@ -29,7 +29,7 @@ use crate::ast::{
     AlterAdd, AlterDrop, AlterTable, AlterTableAction, Clustering, ColumnConstraintKind,
     ColumnOption, DataType, ExecProcedure, Expr, Ident, TableConstraintKind, TableElement,
 };
-use crate::exec::ddl::{generated_name, TableParts};
+use crate::exec::ddl::{check_identity_type, generated_name, TableParts};
 use crate::exec::query::{display_name, table_cols, TableRef};
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -606,24 +606,8 @@ impl Run<'_> {
         let ty = scalar::data_type(data_type)?;
         let old = &t.def.columns[c];
         let identity = old.identity.is_some();
-        if identity
-            && !matches!(
-                ty,
-                SqlType::TinyInt
-                    | SqlType::SmallInt
-                    | SqlType::Int
-                    | SqlType::BigInt
-                    | SqlType::Decimal { scale: 0, .. }
-            )
-        {
-            return Err(SqlError::new(
-                2749,
-                format!(
-                    "Identity column '{}' must be of data type int, bigint, smallint, tinyint, \
-                     or decimal or numeric with a scale of 0, and constrained to be nonnullable.",
-                    old.name
-                ),
-            ));
+        if identity {
+            check_identity_type(ty, &old.name)?;
         }
         // Without NULL or NOT NULL the column becomes nullable (ANSI_NULL_DFLT_ON), as in
         // SQL Server; an identity column stays NOT NULL.
@@ -694,15 +678,7 @@ impl Run<'_> {
                 // The index goes with its constraint; without its clustered index the table
                 // becomes a heap (the rebuild below gives the rows locators).
                 if new.indexes[k].id == 1 {
-                    new.indexes[k] = IndexDef {
-                        id: 1,
-                        name: String::new(),
-                        columns: Vec::new(),
-                        unique: true,
-                        primary_key: false,
-                        unique_constraint: false,
-                        root: new.indexes[k].root,
-                    };
+                    new.indexes[k] = IndexDef::heap(new.indexes[k].root);
                 } else {
                     new.indexes.remove(k);
                 }

@@ -43,7 +43,7 @@ use crate::ast::{
 };
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Session, Variable};
-use crate::exec::{ColumnInfo, Counted, SqlError};
+use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
 
 /// The session's global cursors and what its fetches and opens leave behind.
 #[derive(Debug)]
@@ -300,9 +300,7 @@ impl Run<'_> {
             open: None,
         };
         if local {
-            if self.s.frames.is_empty() {
-                self.s.frames.push(Frame::default());
-            }
+            // A batch always runs in a frame of its own, so there is one to hold the cursor.
             if let Some(frame) = self.s.frames.last_mut() {
                 frame.cursors.0.push(cursor);
             }
@@ -331,18 +329,7 @@ impl Run<'_> {
         let result = self.query(&query.query, None);
         self.s.frames.pop();
         self.s.db = saved_db;
-        let rows = result?;
-        let visible = rows.visible();
-        let columns = visible
-            .iter()
-            .map(|&i| &rows.cols[i])
-            .map(|c| ColumnInfo { name: c.name.clone(), ty: c.ty, nullable: c.nullable })
-            .collect();
-        let rows = rows
-            .rows
-            .into_iter()
-            .map(|r| visible.iter().map(|&i| r[i].clone()).collect())
-            .collect();
+        let RowSet { columns, rows } = result?.into_row_set();
         let c = self.s.cursor_at(slot).ok_or_else(|| not_found(&cursor.name.value))?;
         c.open = Some(OpenCursor { columns, rows, position: 0, fetched: false });
         self.s.cursors.last_opened = Some(c.id);

@@ -35,6 +35,27 @@ pub(crate) struct TableParts {
 /// A PRIMARY KEY or UNIQUE constraint as written: name, primary or not, clustering, columns.
 type KeySpec = (Option<Ident>, bool, Option<Clustering>, Vec<String>);
 
+/// Error 2749 unless `ty` can be an identity column's type (integers, decimal with scale 0).
+pub(crate) fn check_identity_type(ty: SqlType, column: &str) -> Result<(), SqlError> {
+    if matches!(
+        ty,
+        SqlType::TinyInt
+            | SqlType::SmallInt
+            | SqlType::Int
+            | SqlType::BigInt
+            | SqlType::Decimal { scale: 0, .. }
+    ) {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        2749,
+        format!(
+            "Identity column '{column}' must be of data type int, bigint, smallint, tinyint, or \
+             decimal or numeric with a scale of 0, and constrained to be nonnullable."
+        ),
+    ))
+}
+
 fn in_transaction(what: &str) -> SqlError {
     SqlError::new(226, format!("{what} statement not allowed within multi-statement transaction."))
 }
@@ -351,16 +372,7 @@ impl Run<'_> {
                                     ),
                                     None => (1, 1),
                                 };
-                                if !matches!(
-                                    ty,
-                                    SqlType::TinyInt
-                                        | SqlType::SmallInt
-                                        | SqlType::Int
-                                        | SqlType::BigInt
-                                        | SqlType::Decimal { scale: 0, .. }
-                                ) {
-                                    return Err(SqlError::new(2749, format!("Identity column '{}' must be of data type int, bigint, smallint, tinyint, or decimal or numeric with a scale of 0, and constrained to be nonnullable.", col.name.value)));
-                                }
+                                check_identity_type(ty, &col.name.value)?;
                                 def.identity = Some((seed, inc));
                                 def.nullable = false;
                             }

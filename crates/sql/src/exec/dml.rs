@@ -438,12 +438,7 @@ impl Run<'_> {
                         .iter()
                         .position(|c| !c.hidden && c.name.eq_ignore_ascii_case(name))
                         .ok_or_else(|| SqlError::invalid_column(name))?;
-                    if t.def.columns[c].identity.is_some() {
-                        return Err(SqlError::new(
-                            8102,
-                            format!("Cannot update identity column '{}'.", t.def.columns[c].name),
-                        ));
-                    }
+                    not_identity(&t.def, c)?;
                     Some(c)
                 }
                 None => None,
@@ -690,6 +685,17 @@ fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a ObjectName
 /// Error 213: the values of an INSERT without a column list do not fit the table.
 pub(crate) fn column_count_mismatch() -> SqlError {
     SqlError::new(213, "Column name or number of supplied values does not match table definition.")
+}
+
+/// Error 8102 if column `c` of `def` is an identity column, which SET may not change.
+pub(crate) fn not_identity(def: &TableDef, c: usize) -> Result<(), SqlError> {
+    match def.columns[c].identity {
+        Some(_) => Err(SqlError::new(
+            8102,
+            format!("Cannot update identity column '{}'.", def.columns[c].name),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The error for a VALUES row of `values` values for `columns` target columns: 213 without a

@@ -15,7 +15,7 @@ use walden_engine::types::{Len, SqlType, Value};
 use crate::ast::{
     AssignOp, Assignment, AssignmentTarget, ExprKind, Merge, MergeAction, MergeWhen, TableTarget,
 };
-use crate::exec::dml::{insert_targets, values_count_mismatch};
+use crate::exec::dml::{insert_targets, not_identity, values_count_mismatch};
 use crate::exec::dml_output::Changed;
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::TableRef;
@@ -293,12 +293,7 @@ impl Run<'_> {
                 Some(parts) => {
                     let name = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
                     let c = t.def.column(name).ok_or_else(|| SqlError::invalid_column(name))?;
-                    if t.def.columns[c].identity.is_some() {
-                        return Err(SqlError::new(
-                            8102,
-                            format!("Cannot update identity column '{}'.", t.def.columns[c].name),
-                        ));
-                    }
+                    not_identity(&t.def, c)?;
                     Some(c)
                 }
                 None => None,

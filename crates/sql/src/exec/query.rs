@@ -46,6 +46,31 @@ impl Rows {
     pub(crate) fn visible(&self) -> Vec<usize> {
         self.cols.iter().enumerate().filter(|(_, c)| !c.hidden).map(|(i, _)| i).collect()
     }
+
+    /// The visible columns and their values as a result set, the values moved, not copied.
+    pub(crate) fn into_row_set(self) -> RowSet {
+        let visible = self.visible();
+        let columns = visible
+            .iter()
+            .map(|&i| &self.cols[i])
+            .map(|c| crate::exec::ColumnInfo {
+                name: c.name.clone(),
+                ty: c.ty,
+                nullable: c.nullable,
+            })
+            .collect();
+        let rows = if visible.len() == self.cols.len() {
+            self.rows
+        } else {
+            self.rows
+                .into_iter()
+                .map(|mut r| {
+                    visible.iter().map(|&i| std::mem::replace(&mut r[i], Value::Null)).collect()
+                })
+                .collect()
+        };
+        RowSet { columns, rows }
+    }
 }
 
 /// The columns of a table's rows, qualified by `qual`.
@@ -362,20 +387,7 @@ impl Run<'_> {
             for (c, name) in rows.cols.iter_mut().zip(&cte.columns) {
                 c.name = name.value.clone();
             }
-            let set = RowSet {
-                columns: rows
-                    .cols
-                    .iter()
-                    .filter(|c| !c.hidden)
-                    .map(|c| crate::exec::ColumnInfo {
-                        name: c.name.clone(),
-                        ty: c.ty,
-                        nullable: c.nullable,
-                    })
-                    .collect(),
-                rows: rows.rows,
-            };
-            self.ctes.push((cte.name.value.to_ascii_lowercase(), Arc::new(set)));
+            self.ctes.push((cte.name.value.to_ascii_lowercase(), Arc::new(rows.into_row_set())));
         }
         Ok(())
     }
