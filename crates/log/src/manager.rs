@@ -48,6 +48,9 @@
 //!    records the waits of the threads it releases, so they need not retake the lock. A thread
 //!    that flushed for itself flushes a few more times for the threads behind it, then hands
 //!    them to the writer thread: no waiter is ever left without a flusher.
+//! 10. The writer thread is woken only when it has work: a flush nobody else does, or a
+//!     deadline to arm because a delayed commit is unhardened while it sleeps without one
+//!     (`State::writer_idle`). Waking it after every flush cost a context switch per flush.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -258,6 +261,8 @@ struct State {
     /// A flush the writer thread should do.
     flush_wanted: Option<(Lsn, FlushReason)>,
     grow_wanted: bool,
+    /// The writer sleeps with no time-bound deadline: a commit left unhardened must wake it.
+    writer_idle: bool,
     failed: Option<LogError>,
     closed: bool,
     /// Threads waiting for a flush, by the LSN they wait for (and an id, for uniqueness).
@@ -467,6 +472,7 @@ impl LogManager {
                 flushing: false,
                 flush_wanted: None,
                 grow_wanted,
+                writer_idle: false,
                 failed: None,
                 closed: false,
                 waiters: BTreeMap::new(),
@@ -614,28 +620,14 @@ impl LogManager {
         txn: u64,
         durability: Durability,
     ) -> Result<CommitReceipt, LogError> {
-        // One clock read, before the lock (a clock read costs as much as the rest of the
-        // append on a virtual machine, and every committer queues behind the lock): the
-        // commit's age for the time bound and the wait statistics starts here, so a
-        // LOGBUFFER wait counts towards it (the bound errs early), and the record's
-        // wall-clock time is derived from the same instant.
-        let (appended, commit_time_us) = self.shared.clock.now();
-        let body = CommitBody { durability, commit_time_us }.encode();
-        let st = self.shared.state.lock();
-        let (mut st, lsn) = self.append_record(st, RecordKind::Commit, txn, &body)?;
-        // Closed only once its record is in the buffer: the append may wait for buffer space
-        // (LOGBUFFER), which releases the lock, and a checkpoint meanwhile must still see the
-        // transaction open (rule 8).
-        st.note_closed(txn);
-        st.stats.last_commit_lsn = lsn;
-        st.last_commit_time_us = commit_time_us;
-        let was_empty = st.unhardened.is_empty();
-        st.unhardened.push_back((lsn, appended));
+        let (mut st, lsn, appended, commit_time_us) = self.append_commit_record(txn, durability)?;
         match durability {
             Durability::Delayed => {
                 st.stats.commits_delayed += 1;
-                if was_empty && self.shared.config.max_delay_ms > 0 {
-                    // The writer computes the time-bound deadline from the oldest commit.
+                if st.writer_idle && self.shared.config.max_delay_ms > 0 {
+                    // The writer sleeps without a deadline; it computes one from the oldest
+                    // unhardened commit.
+                    st.writer_idle = false;
                     self.shared.wake_writer.notify_one();
                 }
                 Ok(CommitReceipt { lsn, hardened: lsn <= st.hardened, commit_time_us })
@@ -651,6 +643,61 @@ impl LogManager {
                 Ok(CommitReceipt { lsn, hardened: true, commit_time_us })
             }
         }
+    }
+
+    /// Appends a fully durable commit record and has the writer thread flush it at once, but
+    /// returns without waiting: for a caller that needs the commit forced to disk promptly
+    /// and hardened only before it relies on it, which it waits for with
+    /// [`LogManager::harden_commit`]. A sequence's next cache range is persisted this way
+    /// while values of the current one are still being handed out.
+    pub fn append_commit_unwaited(&self, txn: u64) -> Result<CommitReceipt, LogError> {
+        let (mut st, lsn, _, commit_time_us) = self.append_commit_record(txn, Durability::Full)?;
+        st.stats.commits_full += 1;
+        // A flush already running or about to start for a committer (which seals the open
+        // block) may take the record along; the writer flushes only if none has by then.
+        if st.flush_wanted.is_none_or(|(wanted, _)| wanted < lsn) {
+            st.flush_wanted = Some((lsn, FlushReason::Commit));
+        }
+        st.writer_idle = false;
+        self.shared.wake_writer.notify_one();
+        Ok(CommitReceipt { lsn, hardened: lsn <= st.hardened, commit_time_us })
+    }
+
+    /// Returns once the commit at `lsn` is hardened, flushing for it if no flush has yet:
+    /// the wait for a commit appended with [`LogManager::append_commit_unwaited`]. It counts
+    /// as a commit's flush wait.
+    pub fn harden_commit(&self, lsn: Lsn) -> Result<(), LogError> {
+        let st = self.shared.state.lock();
+        st.check_usable()?;
+        let target = lsn.min(st.end_lsn());
+        self.harden(st, target, FlushReason::Commit)
+    }
+
+    /// Appends a commit record with its bookkeeping; the caller counts it and decides whether
+    /// to wait. Returns the locked state, the record's LSN, when it was appended and its
+    /// commit time.
+    fn append_commit_record(
+        &self,
+        txn: u64,
+        durability: Durability,
+    ) -> Result<(MutexGuard<'_, State>, Lsn, Instant, u64), LogError> {
+        // One clock read, before the lock (a clock read costs as much as the rest of the
+        // append on a virtual machine, and every committer queues behind the lock): the
+        // commit's age for the time bound and the wait statistics starts here, so a
+        // LOGBUFFER wait counts towards it (the bound errs early), and the record's
+        // wall-clock time is derived from the same instant.
+        let (appended, commit_time_us) = self.shared.clock.now();
+        let body = CommitBody { durability, commit_time_us }.encode();
+        let st = self.shared.state.lock();
+        let (mut st, lsn) = self.append_record(st, RecordKind::Commit, txn, &body)?;
+        // Closed only once its record is in the buffer: the append may wait for buffer space
+        // (LOGBUFFER), which releases the lock, and a checkpoint meanwhile must still see the
+        // transaction open (rule 8).
+        st.note_closed(txn);
+        st.stats.last_commit_lsn = lsn;
+        st.last_commit_time_us = commit_time_us;
+        st.unhardened.push_back((lsn, appended));
+        Ok((st, lsn, appended, commit_time_us))
     }
 
     /// The write-ahead rule: returns once every byte before `lsn` is hardened, flushing now if
@@ -1150,7 +1197,13 @@ fn flush<'a>(
     for waiter in released.values() {
         st.stats.record_hardening_wait(waiter.commit, now - waiter.since);
     }
-    if st.flush_wanted.is_some_and(|(lsn, _)| lsn > st.hardened) || !st.unhardened.is_empty() {
+    // The writer needs waking only for a flush nobody else does, or to arm the time bound
+    // for the commits this flush left unhardened: a writer asleep with a deadline wakes by
+    // it, and the deadline of an older commit is never later than theirs. Waking it after
+    // every flush of a busy group would cost a context switch per flush.
+    let arm_time_bound = !st.unhardened.is_empty() && st.writer_idle;
+    if st.flush_wanted.is_some_and(|(lsn, _)| lsn > st.hardened) || arm_time_bound {
+        st.writer_idle = false;
         shared.wake_writer.notify_one();
     }
     // Wake the released threads outside the lock: appenders should not queue behind the
@@ -1291,14 +1344,18 @@ fn writer_loop(shared: &Shared) {
                 continue;
             }
         }
-        let timeout = match st.unhardened.front() {
-            Some(&(_, at)) if shared.config.max_delay_ms > 0 && st.failed.is_none() => (at
-                + half_delay)
-                .saturating_duration_since(Instant::now())
-                .max(Duration::from_micros(100)),
-            _ => Duration::from_secs(1),
+        let deadline = match st.unhardened.front() {
+            Some(&(_, at)) if shared.config.max_delay_ms > 0 && st.failed.is_none() => {
+                Some(at + half_delay)
+            }
+            _ => None,
         };
+        st.writer_idle = deadline.is_none();
+        let timeout = deadline.map_or(Duration::from_secs(1), |d| {
+            d.saturating_duration_since(Instant::now()).max(Duration::from_micros(100))
+        });
         shared.wake_writer.wait_for(&mut st, timeout);
+        st.writer_idle = false;
     }
 }
 

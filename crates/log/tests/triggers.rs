@@ -116,6 +116,52 @@ fn the_time_bound_hardens_a_delayed_commit_within_max_delay() {
 }
 
 #[test]
+fn the_time_bound_holds_for_delayed_commits_among_full_ones() {
+    // Full commits flush for themselves and leave the writer thread asleep; a delayed commit
+    // appended during or after their flushes must still arm the writer's deadline.
+    let config = LogConfig { max_delay_ms: 40, ..small_config() };
+    let log = Arc::new(open(&mem(), config));
+    let threads: Vec<_> = (0..4u64)
+        .map(|t| {
+            let log = Arc::clone(&log);
+            std::thread::spawn(move || {
+                for i in 0..200u64 {
+                    let d = if i % 2 == 0 { Durability::Full } else { Durability::Delayed };
+                    txn(&log, t * 1000 + i + 1, d);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let start = Instant::now();
+    let r = txn(&log, 9999, Durability::Delayed);
+    log.wait_hardened(r.lsn).unwrap();
+    let took = start.elapsed();
+    assert!(took < Duration::from_millis(40), "hardened after {took:?}");
+    assert_eq!(log.stats().max_delay_exceeded, 0);
+}
+
+#[test]
+fn an_unwaited_full_commit_is_flushed_at_once_by_the_writer() {
+    // No time bound: only the flush the commit asked for can harden it.
+    let log = open(&mem(), small_config());
+    log.append_payload(1, &[1; 100]).unwrap();
+    let r = log.append_commit_unwaited(1).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while log.hardened_lsn() < r.lsn {
+        assert!(Instant::now() < deadline, "the writer did not flush the forced commit");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    log.harden_commit(r.lsn).unwrap();
+    let s = log.stats();
+    assert_eq!(s.commits_full, 1);
+    assert_eq!(s.flushes_for(FlushReason::Commit), 1);
+    assert_eq!(s.unhardened_commits, 0);
+}
+
+#[test]
 fn without_a_time_bound_a_delayed_commit_waits_for_another_trigger() {
     let log = open(&mem(), small_config());
     let r = txn(&log, 1, Durability::Delayed);
