@@ -546,6 +546,27 @@ impl Database {
         Ok(log.append_commit(txn, durability)?)
     }
 
+    /// Commits system transaction `txn` fully durably without waiting: the log starts its
+    /// flush at once; [`Database::harden_commit`] waits for it. In tempdb, which logs nothing,
+    /// there is nothing to harden.
+    pub(crate) fn commit_txn_unwaited(
+        &self,
+        txn: u64,
+    ) -> Result<walden_log::CommitReceipt, EngineError> {
+        let Some(log) = &self.log else {
+            return Ok(walden_log::CommitReceipt { lsn: 0, hardened: true, commit_time_us: 0 });
+        };
+        Ok(log.append_commit_unwaited(txn)?)
+    }
+
+    /// Returns once the commit at `lsn` is hardened, flushing for it if no flush has yet.
+    pub(crate) fn harden_commit(&self, lsn: Lsn) -> Result<(), EngineError> {
+        match &self.log {
+            Some(log) => Ok(log.harden_commit(lsn)?),
+            None => Ok(()),
+        }
+    }
+
     /// Forgets a transaction with no change left to commit: one that logged nothing, or
     /// whose changes were all undone within it.
     pub(crate) fn forget_txn(&self, txn: u64) {

@@ -18,12 +18,21 @@
 //! durable, even when the database is `FORCED` (rule W7); tempdb never waits. `NO CACHE`
 //! persists every value. After a crash a sequence continues after its persisted mark (a gap of
 //! at most the cache size); after a clean shutdown, right after the last value handed out.
+//!
+//! A cached sequence persists its next range ahead of need, so that no session waits for the
+//! forced flush under the sequence's lock: when less than a quarter of the range is left, the
+//! mark moves to the last value handed out plus the cache size (so a crash still skips at most
+//! the cache size) in a fully durable commit whose flush the log starts at once but nobody
+//! waits for ([`walden_log::LogManager::append_commit_unwaited`]). A value above the old mark
+//! is handed out only once that commit is hardened (usually long since, by then), so a value
+//! a client saw is never handed out again after a crash. Under fully durable commits the
+//! forced flush usually rides with a committer's.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use walden_log::policy::{resolve, CommitOption, Override};
-use walden_log::Durability;
+use walden_log::{Durability, Lsn};
 
 use crate::catalog::{object_key, Catalog, IndexDef, Object, SequenceDef, TableDef};
 use crate::database::{Database, LogMode, RowKind, UndoLog, CATALOG_ROOT};
@@ -33,6 +42,15 @@ use crate::table::{duplicate_key, index_key};
 use crate::txn::Transaction;
 use crate::types::{SqlType, Value};
 
+/// How a system transaction commits.
+#[derive(Debug, Clone, Copy)]
+enum SystemCommit {
+    /// With this durability, waiting as it says.
+    Wait(Durability),
+    /// Fully durable, its flush started but not waited for (a sequence's mark ahead of need).
+    Unwaited,
+}
+
 /// Identity values a table hands out per persisted high-water mark.
 pub const IDENTITY_CACHE: i64 = 1000;
 
@@ -41,11 +59,14 @@ pub const IDENTITY_CACHE: i64 = 1000;
 pub(crate) struct SequenceCache {
     /// The next value to hand out.
     next: i128,
-    /// The last value of the cached range (persisted as the high-water mark); the cache is
-    /// empty when `next` is past it.
+    /// The last value of the cached range (persisted as the high-water mark, and hardened);
+    /// the cache is empty when `next` is past it.
     last: i128,
     /// The last value handed out.
     current: Option<i128>,
+    /// The next range's mark, persisted ahead of need by a commit at this LSN that may not
+    /// be hardened yet (the module docs).
+    ahead: Option<(i128, Lsn)>,
 }
 
 impl Database {
@@ -147,6 +168,12 @@ impl Database {
     /// Rewrites one catalog entry in a system transaction of its own, committed with
     /// `durability`; the in-memory catalog follows.
     fn system_update(&self, object: Object, durability: Durability) -> Result<(), EngineError> {
+        self.system_update_with(object, SystemCommit::Wait(durability)).map(|_| ())
+    }
+
+    /// [`Database::system_update`], committed as `commit` says; returns the commit's LSN (0
+    /// in tempdb, which logs nothing).
+    fn system_update_with(&self, object: Object, commit: SystemCommit) -> Result<Lsn, EngineError> {
         self.check_online()?;
         let key = object_key(object.id());
         let txn = self.next_txn_id();
@@ -167,16 +194,23 @@ impl Database {
                 return Err(err);
             }
         }
-        if let Err(e) = self.commit_txn(txn, durability) {
-            let mut log = UndoLog::default();
-            if let Some(row) = undo {
-                log.push(row);
+        let committed = match commit {
+            SystemCommit::Wait(durability) => self.commit_txn(txn, durability),
+            SystemCommit::Unwaited => self.commit_txn_unwaited(txn),
+        };
+        let receipt = match committed {
+            Ok(receipt) => receipt,
+            Err(e) => {
+                let mut log = UndoLog::default();
+                if let Some(row) = undo {
+                    log.push(row);
+                }
+                let _ = crate::txn::undo_entries(self, txn, &log, 0);
+                return Err(e);
             }
-            let _ = crate::txn::undo_entries(self, txn, &log, 0);
-            return Err(e);
-        }
+        };
         self.catalog.write().unwrap_or_else(PoisonError::into_inner).put(object);
-        Ok(())
+        Ok(receipt.lsn)
     }
 
     /// The next identity value of `table`.
@@ -280,32 +314,62 @@ impl Database {
                 None => def.start,
                 Some(h) => h + def.increment,
             };
-            SequenceCache { next, last: next - def.increment, current: def.high_water }
+            SequenceCache { next, last: next - def.increment, current: def.high_water, ahead: None }
         });
         let mut value = cache.next;
         let up = def.increment > 0;
+        // Whether `a` lies beyond `b` in the sequence's direction.
+        let beyond = |a: i128, b: i128| if up { a > b } else { a < b };
+        let clamp = |v: i128| if up { v.min(def.max) } else { v.max(def.min) };
         if (up && value > def.max) || (!up && value < def.min) {
             if !def.cycle {
                 return Err(EngineError::SequenceExhausted(def.name.clone()));
             }
             value = if up { def.min } else { def.max };
             cache.last = value - def.increment;
+            // A mark persisted ahead belongs to the cycle that just ended.
+            cache.ahead = None;
         }
-        let empty = if up { value > cache.last } else { value < cache.last };
-        if empty {
-            let n = i128::from(def.cache.unwrap_or(1).max(1));
-            let mut last = value + def.increment * (n - 1);
-            last = if up { last.min(def.max) } else { last.max(def.min) };
-            let mut persisted = def.clone();
-            persisted.high_water = Some(last);
-            // W7: a high-water mark is always fully durable in a user database.
-            let durability = if self.is_temp() { Durability::Delayed } else { Durability::Full };
-            self.system_update(Object::Sequence(persisted), durability)?;
-            cache.last = last;
+        let n = i128::from(def.cache.unwrap_or(1).max(1));
+        if beyond(value, cache.last) {
+            match cache.ahead.take() {
+                Some((last, lsn)) if !beyond(value, last) => {
+                    self.harden_commit(lsn)?;
+                    cache.last = last;
+                }
+                _ => {
+                    let last = clamp(value + def.increment * (n - 1));
+                    // W7: a high-water mark is always fully durable in a user database.
+                    let durability =
+                        if self.is_temp() { Durability::Delayed } else { Durability::Full };
+                    self.persist_sequence_mark(&def, last, SystemCommit::Wait(durability))?;
+                    cache.last = last;
+                }
+            }
         }
         cache.next = value + def.increment;
         cache.current = Some(value);
+        let left = (cache.last - value) / def.increment;
+        if cache.ahead.is_none() && n > 1 && left < n / 4 {
+            let last = clamp(value + def.increment * n);
+            if beyond(last, cache.last) {
+                let lsn = self.persist_sequence_mark(&def, last, SystemCommit::Unwaited)?;
+                cache.ahead = Some((last, lsn));
+            }
+        }
         Ok(integer_value(def.ty, value))
+    }
+
+    /// Commits `last` as the high-water mark of sequence `def`; returns the commit's LSN.
+    fn persist_sequence_mark(
+        &self,
+        def: &SequenceDef,
+        last: i128,
+        commit: SystemCommit,
+    ) -> Result<Lsn, EngineError> {
+        let mut persisted = def.clone();
+        persisted.high_water = Some(last);
+        self.system_update_with(Object::Sequence(persisted), commit)
     }
 
     /// The last value a sequence handed out (`sys.sequences.current_value`).

@@ -127,6 +127,42 @@ fn sequences_cache_and_continue_after_restart() {
 }
 
 #[test]
+fn a_sequence_persists_its_next_range_before_the_current_one_runs_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), config()).unwrap();
+    let db = instance.create_database("d", None).unwrap();
+    instance.set_delayed_durability("d", DatabaseDurability::Forced).unwrap();
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    let def = tx.create_sequence(&db, sequence(Some(50))).unwrap();
+    tx.commit(CommitOption::Unspecified).unwrap();
+    let high_water = || match &*db.find_object("dbo", "s").unwrap() {
+        walden_engine::catalog::Object::Sequence(s) => s.high_water.unwrap(),
+        other => panic!("{other:?}"),
+    };
+    for i in 1..=45 {
+        assert_eq!(db.next_sequence_value(def.id).unwrap(), Value::BigInt(i));
+    }
+    // The mark moved past the first range while values of it were left, and by no more than
+    // the cache size beyond the last value handed out (the most a crash may skip).
+    let mark = high_water();
+    assert!(mark > 50 && mark <= 45 + 50, "high-water mark {mark}");
+    // Its commit is forced to disk although nobody waited for it, in a FORCED database.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let stats = db.log_stats();
+        if stats.hardened_lsn >= stats.last_commit_lsn {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the mark's commit was not flushed");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    for i in 46..=200 {
+        assert_eq!(db.next_sequence_value(def.id).unwrap(), Value::BigInt(i));
+    }
+    assert!(high_water() <= 200 + 50);
+}
+
+#[test]
 fn two_databases_commit_together() {
     let dir = tempfile::tempdir().unwrap();
     let instance = Instance::open(dir.path(), config()).unwrap();
