@@ -1201,7 +1201,8 @@ fn flush<'a>(
     // for the commits this flush left unhardened: a writer asleep with a deadline wakes by
     // it, and the deadline of an older commit is never later than theirs. Waking it after
     // every flush of a busy group would cost a context switch per flush.
-    let arm_time_bound = !st.unhardened.is_empty() && st.writer_idle;
+    let arm_time_bound =
+        shared.config.max_delay_ms > 0 && !st.unhardened.is_empty() && st.writer_idle;
     if st.flush_wanted.is_some_and(|(lsn, _)| lsn > st.hardened) || arm_time_bound {
         st.writer_idle = false;
         shared.wake_writer.notify_one();
