@@ -105,9 +105,16 @@ impl Database {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .retain(|id, _| catalog.get(*id).is_some());
-        self.replaced_objects.fetch_add(1, Ordering::Relaxed);
         *self.catalog.write().unwrap_or_else(PoisonError::into_inner) = catalog;
         Ok(())
+    }
+
+    /// [`Database::reload_catalog`] after a rollback undid DDL: definitions read before it
+    /// may be stale, so it counts as replacing objects. (Loading the catalog when the
+    /// database is created or opened replaces nothing: no definition was read before.)
+    pub(crate) fn reload_catalog_after_rollback(&self) -> Result<(), EngineError> {
+        self.replaced_objects.fetch_add(1, Ordering::Relaxed);
+        self.reload_catalog()
     }
 
     /// A copy of the catalog.

@@ -188,7 +188,7 @@ impl Transaction {
                 undo_entries(&part.db, part.txn, &part.undo, keep)?;
                 part.undo.truncate(keep);
                 if part.ddl {
-                    part.db.reload_catalog()?;
+                    part.db.reload_catalog_after_rollback()?;
                 }
             }
         }
@@ -456,7 +456,7 @@ impl Transaction {
             let mut result = undo_entries(&part.db, part.txn, &part.undo, 0)
                 .and_then(|()| part.db.abort_txn(part.txn));
             if result.is_ok() && part.ddl {
-                result = part.db.reload_catalog();
+                result = part.db.reload_catalog_after_rollback();
             }
             part.undo.clear();
             if let Err(e) = result {
