@@ -6,6 +6,8 @@ mod seed001;
 mod seed003;
 mod storage;
 
+use std::io::IsTerminal;
+
 use clap::Subcommand;
 
 /// The benchmarks.
@@ -33,6 +35,20 @@ pub fn run(command: BenchCommand) -> Result<(), String> {
         BenchCommand::Storage(args) => storage::run(&args),
         BenchCommand::Seed001(args) => seed001::run(&args),
         BenchCommand::Seed003(args) => seed003::run(&args),
+    }
+}
+
+/// Shows a progress line on stderr. On a terminal it is redrawn in place; into a file or a
+/// pipe only a run's `last` line is written, so that a log of a benchmark is not thousands of
+/// redrawn lines.
+fn show_progress(line: &str, last: bool) {
+    if std::io::stderr().is_terminal() {
+        eprint!("\r{line}");
+        if last {
+            eprintln!();
+        }
+    } else if last {
+        eprintln!("{line}");
     }
 }
 

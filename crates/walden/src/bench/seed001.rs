@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use walden_tds::TdsValue;
 
-use super::progress_bar;
+use super::{progress_bar, show_progress};
 use crate::client::{BatchResult, Client, ConnectOptions, Event};
 
 /// Options of `walden bench seed001`.
@@ -188,14 +188,15 @@ impl Run {
     }
 }
 
-/// The progress line, redrawn in place: `secs` into the run, `done` of `total` transactions.
-fn progress(what: &str, done: u64, total: u64, secs: f64) {
-    eprint!(
-        "\r{what:<22} {} {:>7.1} s {:>9.0} tx/s",
+/// The progress line: `secs` into the run, `done` of `total` transactions; `last` at its end.
+fn progress(what: &str, done: u64, total: u64, secs: f64, last: bool) {
+    let line = format!(
+        "{what:<22} {} {:>7.1} s {:>9.0} tx/s",
         progress_bar(done, total),
         secs,
         done as f64 / secs.max(1e-9)
     );
+    show_progress(&line, last);
 }
 
 /// One client's loop: `count` transactions, unless another client failed.
@@ -261,7 +262,7 @@ fn run_workload(
     start.wait();
     let began = Instant::now();
     while !threads.iter().all(|t| t.is_finished()) {
-        progress(&what, done.load(Ordering::Relaxed), total, began.elapsed().as_secs_f64());
+        progress(&what, done.load(Ordering::Relaxed), total, began.elapsed().as_secs_f64(), false);
         std::thread::sleep(Duration::from_millis(100));
     }
     let mut ended = began;
@@ -274,8 +275,7 @@ fn run_workload(
         }
     }
     let elapsed = ended - began;
-    progress(&what, done.load(Ordering::Relaxed), total, elapsed.as_secs_f64());
-    eprintln!();
+    progress(&what, done.load(Ordering::Relaxed), total, elapsed.as_secs_f64(), true);
     if let Some(e) = failure {
         return Err(format!("{what}: {e}"));
     }

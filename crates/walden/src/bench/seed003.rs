@@ -29,7 +29,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
 use super::log::RawDisk;
-use super::progress_bar;
+use super::{progress_bar, show_progress};
 
 /// Options of `walden bench seed003`.
 #[derive(Debug, Args)]
@@ -92,10 +92,12 @@ fn flushes(session: &mut Session, db: &str) -> Result<i64, String> {
 }
 
 fn progress(what: &str, done: u64, total: u64, start: Instant) {
-    eprint!("\r{what:<34} {} {:>6.1} s", progress_bar(done, total), start.elapsed().as_secs_f64());
-    if done == total {
-        eprintln!();
-    }
+    let line = format!(
+        "{what:<34} {} {:>6.1} s",
+        progress_bar(done, total),
+        start.elapsed().as_secs_f64()
+    );
+    show_progress(&line, done == total);
 }
 
 /// Runs `rows` iterations of the article's loop in slices. `per_txn` wraps each insert in
