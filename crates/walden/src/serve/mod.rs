@@ -33,6 +33,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use walden_engine::types::Date;
 use walden_engine::{Instance, InstanceConfig};
+use walden_sql::exec::sysviews::format_lsn;
 use walden_sql::exec::sysviews::ServerCounters;
 
 /// The data directory when neither `--data`, `WALDEN_DATA` nor `walden.toml` names one.
@@ -112,22 +113,32 @@ pub(crate) fn write_log(level: &str, message: std::fmt::Arguments<'_>) {
     use std::io::Write as _;
     let since_epoch =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let secs = since_epoch.as_secs();
+    let now = utc_datetime(since_epoch.as_micros() as u64);
+    // Milliseconds are enough for a log line: the last three of the six digits go.
+    let now = &now[..now.len().saturating_sub(3)];
+    let _ = writeln!(std::io::stderr(), "{now} {:<5} {message}", level.to_ascii_uppercase());
+}
+
+/// A moment, in microseconds since the Unix epoch, as `YYYY-MM-DD hh:mm:ss.ffffff` in UTC.
+fn utc_datetime(micros: u64) -> String {
+    let secs = micros / 1_000_000;
     let epoch = Date::from_ymd(1970, 1, 1).map_or(0, Date::days);
     let date = u32::try_from(secs / 86_400)
         .ok()
         .and_then(|d| Date::from_days(epoch + d))
         .map_or_else(String::new, |d| d.to_string());
     let t = secs % 86_400;
-    let _ = writeln!(
-        std::io::stderr(),
-        "{date} {:02}:{:02}:{:02}.{:03} {:<5} {message}",
-        t / 3600,
-        t / 60 % 60,
-        t % 60,
-        since_epoch.subsec_millis(),
-        level.to_ascii_uppercase(),
-    );
+    format!("{date} {:02}:{:02}:{:02}.{:06}", t / 3600, t / 60 % 60, t % 60, micros % 1_000_000)
+}
+
+/// What the start-up summary says of a database's last recovered commit: its LSN as SQL
+/// Server writes one (as `sys.dm_db_log_stats` shows it) and its commit time, so that an
+/// application can tell which of its delayed commits survived.
+fn last_commit_text(lsn: u64, commit_micros: u64) -> String {
+    if lsn == 0 {
+        return "no commit in the log".to_string();
+    }
+    format!("last recovered commit LSN {} at {} UTC", format_lsn(lsn), utc_datetime(commit_micros))
 }
 
 fn env(name: &str) -> Option<String> {
@@ -193,12 +204,11 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         let (lsn, micros) = db.last_commit();
         log_line!(
             info,
-            "database {}: recovered {} log records, {} transactions rolled back, last \
-             recovered commit LSN {} (last commit LSN {lsn} at {micros} us since the epoch)",
+            "database {}: recovered {} log records, {} transactions rolled back, {}",
             db.name(),
             report.records_scanned,
             report.transactions_undone,
-            report.last_commit_lsn,
+            last_commit_text(lsn, micros),
         );
     }
     let tls = tls_setup(tls_mode, tls_cert, tls_key)?;
@@ -346,4 +356,26 @@ fn stored_password(data: &Path) -> Result<String, String> {
         .map_err(|e| format!("cannot store the sa password in {}: {e}", path.display()))?;
     log_line!(info, "generated the sa password; it is in {}", path.display());
     Ok(password)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_datetime_counts_days_and_microseconds_from_the_epoch() {
+        assert_eq!(utc_datetime(0), "1970-01-01 00:00:00.000000");
+        // 2026-11-26 17:14:50.751963 UTC: 20,783 days after the epoch.
+        let micros = (20_783 * 86_400 + 17 * 3600 + 14 * 60 + 50) * 1_000_000 + 751_963;
+        assert_eq!(utc_datetime(micros), "2026-11-26 17:14:50.751963");
+    }
+
+    #[test]
+    fn last_commit_text_names_the_lsn_as_sql_server_writes_it() {
+        assert_eq!(last_commit_text(0, 0), "no commit in the log");
+        assert_eq!(
+            last_commit_text(0x1517, 0),
+            "last recovered commit LSN 00000000:00001517:0001 at 1970-01-01 00:00:00.000000 UTC"
+        );
+    }
 }

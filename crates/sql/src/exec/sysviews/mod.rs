@@ -318,7 +318,7 @@ pub(crate) fn datetime(us: u64) -> Value {
 /// An LSN as SQL Server shows one (`00000020:00000010:0001`). Walden's LSNs are byte offsets
 /// in the log stream: the first two parts are its high and low 32 bits in hex, and the third,
 /// SQL Server's slot number, is always 0001 (0000 for LSN 0, "none").
-fn format_lsn(lsn: u64) -> String {
+pub fn format_lsn(lsn: u64) -> String {
     let (high, low, slot) = lsn_parts(lsn);
     format!("{high:08x}:{low:08x}:{slot:04x}")
 }
