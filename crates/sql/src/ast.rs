@@ -146,6 +146,8 @@ pub enum StatementKind {
     Block(Vec<Statement>),
     /// `BEGIN TRY ... END TRY BEGIN CATCH ... END CATCH`.
     TryCatch(Box<TryCatch>),
+    /// `BEGIN ATOMIC WITH (...) ... END`: the body of a natively compiled procedure.
+    Atomic(Box<AtomicBlock>),
     /// `BREAK`.
     Break,
     /// `CONTINUE`.
@@ -619,6 +621,17 @@ pub struct CreateTable {
     pub name: ObjectName,
     /// Columns and table constraints in order.
     pub elements: Vec<TableElement>,
+    /// `WITH (MEMORY_OPTIMIZED = ON | OFF, DURABILITY = ...)`.
+    pub options: Vec<TableOption>,
+}
+
+/// An option of `CREATE TABLE ... WITH (...)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableOption {
+    /// `MEMORY_OPTIMIZED = ON | OFF`.
+    MemoryOptimized(bool),
+    /// `DURABILITY = SCHEMA_AND_DATA` (`true`) or `SCHEMA_ONLY` (`false`).
+    SchemaAndData(bool),
 }
 
 /// One element of a table definition.
@@ -806,8 +819,11 @@ pub struct CreateProcedure {
     pub name: ObjectName,
     /// Parameters in order.
     pub parameters: Vec<ProcedureParameter>,
-    /// `WITH` options (`RECOMPILE`, `ENCRYPTION`, ...), as written.
+    /// `WITH` options (`RECOMPILE`, `ENCRYPTION`, `NATIVE_COMPILATION`, ...), as written.
     pub options: Vec<Ident>,
+    /// `WITH ... EXECUTE AS OWNER | CALLER | SELF | 'user'`, as written (Walden runs every
+    /// procedure as `sa`, its one login).
+    pub execute_as: Option<String>,
     /// The body: every statement from `AS` to the end of the batch.
     pub body: Vec<Statement>,
     /// The definition SQL Server stores in `sys.sql_modules`: the whole batch text, including
@@ -816,13 +832,59 @@ pub struct CreateProcedure {
     pub definition: String,
 }
 
-/// `@name [AS] type [= default] [OUT | OUTPUT]`.
+/// `BEGIN ATOMIC WITH (option, ...) statements END`, the one statement of a natively compiled
+/// procedure: its statements succeed or fail as one, in a transaction of their own (whose
+/// commit takes the block's `DELAYED_DURABILITY`) or under a savepoint of the caller's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AtomicBlock {
+    /// The options, as written; `TRANSACTION ISOLATION LEVEL` and `LANGUAGE` among them.
+    pub options: Vec<AtomicOption>,
+    /// The statements, at least one.
+    pub body: Vec<Statement>,
+}
+
+impl AtomicBlock {
+    /// `DELAYED_DURABILITY = ON | OFF`, if given.
+    pub fn delayed_durability(&self) -> Option<bool> {
+        self.options.iter().find_map(|o| match o {
+            AtomicOption::DelayedDurability(on) => Some(*on),
+            _ => None,
+        })
+    }
+
+    /// `TRANSACTION ISOLATION LEVEL = ...` (the parser requires it).
+    pub fn isolation(&self) -> Option<IsolationLevel> {
+        self.options.iter().find_map(|o| match o {
+            AtomicOption::IsolationLevel(level) => Some(*level),
+            _ => None,
+        })
+    }
+}
+
+/// One option of `BEGIN ATOMIC WITH (...)`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AtomicOption {
+    /// `TRANSACTION ISOLATION LEVEL = SNAPSHOT | REPEATABLE READ | SERIALIZABLE`.
+    IsolationLevel(IsolationLevel),
+    /// `LANGUAGE = 'name'`.
+    Language(String),
+    /// `DATEFIRST = n`, as written.
+    DateFirst(String),
+    /// `DATEFORMAT = order`, as written.
+    DateFormat(String),
+    /// `DELAYED_DURABILITY = ON | OFF`.
+    DelayedDurability(bool),
+}
+
+/// `@name [AS] type [NOT NULL] [= default] [OUT | OUTPUT]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProcedureParameter {
     /// The parameter, with its `@`.
     pub name: String,
     /// Its type.
     pub data_type: DataType,
+    /// `NOT NULL` (natively compiled procedures): calling with NULL is an error.
+    pub not_null: bool,
     /// The default value, making the parameter optional.
     pub default: Option<Expr>,
     /// `OUTPUT` / `OUT`.

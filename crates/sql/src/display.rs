@@ -167,6 +167,7 @@ impl Display for StatementKind {
                 StatementList(&block.try_block),
                 StatementList(&block.catch_block)
             ),
+            Atomic(block) => write!(f, "{block}"),
             Break => f.write_str("BREAK"),
             Continue => f.write_str("CONTINUE"),
             Return(None) => f.write_str("RETURN"),
@@ -205,7 +206,11 @@ impl Display for StatementKind {
             CreateDatabase(database) => write!(f, "{database}"),
             AlterDatabase(alter) => write!(f, "{alter}"),
             CreateTable(table) => {
-                write!(f, "CREATE TABLE {} ({})", table.name, commas(&table.elements))
+                write!(f, "CREATE TABLE {} ({})", table.name, commas(&table.elements))?;
+                if !table.options.is_empty() {
+                    write!(f, " WITH ({})", commas(&table.options))?;
+                }
+                Ok(())
             }
             TruncateTable(name) => write!(f, "TRUNCATE TABLE {name}"),
             CreateIndex(index) => write!(f, "{index}"),
@@ -629,16 +634,57 @@ impl Display for CreateProcedure {
         if !self.parameters.is_empty() {
             write!(f, " {}", commas(&self.parameters))?;
         }
-        if !self.options.is_empty() {
-            write!(f, " WITH {}", commas(&self.options))?;
+        let mut options: Vec<String> = self.options.iter().map(ToString::to_string).collect();
+        if let Some(who) = &self.execute_as {
+            options.push(format!("EXECUTE AS {who}"));
+        }
+        if !options.is_empty() {
+            write!(f, " WITH {}", options.join(", "))?;
         }
         write!(f, " AS {}", Separated(&self.body, "; "))
+    }
+}
+
+impl Display for TableOption {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        match self {
+            TableOption::MemoryOptimized(on) => {
+                write!(f, "MEMORY_OPTIMIZED = {}", if *on { "ON" } else { "OFF" })
+            }
+            TableOption::SchemaAndData(true) => f.write_str("DURABILITY = SCHEMA_AND_DATA"),
+            TableOption::SchemaAndData(false) => f.write_str("DURABILITY = SCHEMA_ONLY"),
+        }
+    }
+}
+
+impl Display for AtomicBlock {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        write!(f, "BEGIN ATOMIC WITH ({}) {}END", commas(&self.options), StatementList(&self.body))
+    }
+}
+
+impl Display for AtomicOption {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        match self {
+            AtomicOption::IsolationLevel(level) => {
+                write!(f, "TRANSACTION ISOLATION LEVEL = {level}")
+            }
+            AtomicOption::Language(name) => write!(f, "LANGUAGE = N'{}'", name.replace('\'', "''")),
+            AtomicOption::DateFirst(value) => write!(f, "DATEFIRST = {value}"),
+            AtomicOption::DateFormat(value) => write!(f, "DATEFORMAT = {value}"),
+            AtomicOption::DelayedDurability(on) => {
+                write!(f, "DELAYED_DURABILITY = {}", if *on { "ON" } else { "OFF" })
+            }
+        }
     }
 }
 
 impl Display for ProcedureParameter {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         write!(f, "{} {}", self.name, self.data_type)?;
+        if self.not_null {
+            f.write_str(" NOT NULL")?;
+        }
         if let Some(default) = &self.default {
             write!(f, " = {default}")?;
         }

@@ -14,6 +14,9 @@
 //! | 191 | `Some part of your SQL statement is nested too deeply. Rewrite the query or break it up into smaller queries.` | nesting exceeds the parser's limit |
 //! | 195 | `'%.*ls' is not a recognized SET option.` | `SET unknown_option ON` |
 //! | 1038 | `An object or column name is missing or empty. ...` | `[]` or `""` |
+//! | 10783 | `The body of a natively compiled module must be an ATOMIC block.` | a `NATIVE_COMPILATION` procedure whose body is not one `BEGIN ATOMIC` block |
+//! | 10784 | `The WITH clause of BEGIN ATOMIC statement must specify a value for the option '%ls'.` | `TRANSACTION ISOLATION LEVEL` or `LANGUAGE` missing |
+//! | 10794 | `The statement '%ls' is not supported with natively compiled modules.` | a transaction statement in an atomic block |
 //!
 //! All are severity 15 (a syntax error in the batch, reported before anything runs) and
 //! state 1. When the input ends too early, SQL Server names the last token of the batch, and
@@ -61,6 +64,12 @@ impl ParseError {
     pub const UNKNOWN_SET_OPTION: i32 = 195;
     /// `An object or column name is missing or empty.`
     pub const EMPTY_NAME: i32 = 1038;
+    /// `The body of a natively compiled module must be an ATOMIC block.`
+    pub const NATIVE_BODY_NOT_ATOMIC: i32 = 10783;
+    /// `The WITH clause of BEGIN ATOMIC statement must specify a value for the option '...'.`
+    pub const ATOMIC_OPTION_MISSING: i32 = 10784;
+    /// `The statement '...' is not supported with natively compiled modules.`
+    pub const NOT_IN_NATIVE_MODULE: i32 = 10794;
 
     /// The severity of every compile error.
     const SEVERITY: u8 = 15;
@@ -124,6 +133,25 @@ impl ParseError {
     pub(crate) fn unknown_set_option(option: &str, line: u32) -> Self {
         let message = format!("'{option}' is not a recognized SET option.");
         Self::new(Self::UNKNOWN_SET_OPTION, line, message)
+    }
+
+    pub(crate) fn native_body_not_atomic(line: u32) -> Self {
+        let message = "The body of a natively compiled module must be an ATOMIC block.";
+        Self::new(Self::NATIVE_BODY_NOT_ATOMIC, line, message.to_owned())
+    }
+
+    pub(crate) fn atomic_option_missing(option: &str, line: u32) -> Self {
+        let message = format!(
+            "The WITH clause of BEGIN ATOMIC statement must specify a value for the option \
+             '{option}'."
+        );
+        Self::new(Self::ATOMIC_OPTION_MISSING, line, message)
+    }
+
+    pub(crate) fn not_in_native_module(statement: &str, line: u32) -> Self {
+        let message =
+            format!("The statement '{statement}' is not supported with natively compiled modules.");
+        Self::new(Self::NOT_IN_NATIVE_MODULE, line, message)
     }
 
     pub(crate) fn empty_name(line: u32) -> Self {

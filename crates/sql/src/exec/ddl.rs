@@ -18,7 +18,7 @@ use crate::ast::{
     Clustering, ColumnConstraintKind, ColumnOption, CreateMode, CreateTable, DatabaseOption,
     DatabaseRef, DelayedDurability, DropKind, Ident, IndexRef, ObjectName,
     RecoveryModel as AstRecovery, SequenceOption, Statement, StatementKind, TableConstraintKind,
-    TableElement,
+    TableElement, TableOption,
 };
 use crate::exec::query::display_name;
 use crate::exec::scalar;
@@ -326,7 +326,22 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// `CREATE TABLE`. `MEMORY_OPTIMIZED = ON` makes an ordinary table (Walden has no
+    /// In-Memory OLTP engine; its B+trees, locks and log serve instead), which keeps its rows
+    /// as `DURABILITY = SCHEMA_AND_DATA` does; `SCHEMA_ONLY`, whose rows would be gone after a
+    /// restart, is refused rather than silently made durable.
     fn create_table(&mut self, c: &CreateTable) -> Result<(), SqlError> {
+        if c.options.contains(&TableOption::SchemaAndData(false)) {
+            return Err(SqlError::new(
+                50000,
+                format!(
+                    "Cannot create table '{}': DURABILITY = SCHEMA_ONLY is not supported by \
+                     Walden, whose tables all keep their rows (use SCHEMA_AND_DATA, or a \
+                     #temporary table).",
+                    c.name.name.value
+                ),
+            ));
+        }
         let TableParts { columns, checks, indexes } =
             self.table_elements(&c.name.name.value, &c.elements)?;
         self.create_table_def(&c.name, columns, checks, &indexes)?;

@@ -50,10 +50,10 @@ use walden_engine::{Database, EngineError, Instance, Isolation, Transaction};
 use walden_log::policy::CommitOption;
 
 use crate::ast::{
-    AssignOp, Batch, BinaryOp, CreateProcedure, DeclarationKind, ExecArgument, ExecProcedure,
-    Execute, Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror, RaiserrorOption,
-    SetStatement, Statement, StatementKind, TransactionName, TransactionStatement, Waitfor,
-    WaitforKind,
+    AssignOp, AtomicBlock, AtomicOption, Batch, BinaryOp, CreateProcedure, DeclarationKind,
+    ExecArgument, ExecProcedure, Execute, Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror,
+    RaiserrorOption, SetStatement, Statement, StatementKind, TransactionName, TransactionStatement,
+    Waitfor, WaitforKind,
 };
 use crate::exec::cursor::{Cursors, LocalCursors};
 use crate::exec::eval::{parse_object_name, Env};
@@ -719,6 +719,7 @@ impl Run<'_> {
                 | StatementKind::If(_)
                 | StatementKind::While(_)
                 | StatementKind::TryCatch(_)
+                | StatementKind::Atomic(_)
                 | StatementKind::Execute(_)
         );
         self.s.activity.statement(command_of(&st.kind));
@@ -873,6 +874,7 @@ impl Run<'_> {
     fn statement_kind(&mut self, st: &Statement) -> Step<Flow> {
         match &st.kind {
             StatementKind::Block(list) => self.block(list),
+            StatementKind::Atomic(block) => self.atomic_block(block),
             StatementKind::If(i) => {
                 let cond = self.condition(&i.condition)?;
                 if cond {
@@ -1214,16 +1216,7 @@ impl Run<'_> {
             // Messages and date names are English: us_english (alias English) is the one
             // language, as on a default SQL Server install.
             "LANGUAGE" => {
-                let language = self.set_text(value)?;
-                if !["us_english", "english"].iter().any(|l| l.eq_ignore_ascii_case(&language)) {
-                    return Err(SqlError::new(
-                        2740,
-                        format!(
-                            "SET LANGUAGE failed because '{language}' is not an official \
-                             language name or a language alias on this SQL Server."
-                        ),
-                    ));
-                }
+                check_language(&self.set_text(value)?)?;
                 let msg =
                     SqlError::with_severity(5703, 0, "Changed language setting to us_english.");
                 self.out.message(&msg);
@@ -1382,19 +1375,7 @@ impl Run<'_> {
                 if self.s.trancount > 0 {
                     return Ok(());
                 }
-                let option = match delayed_durability {
-                    None => CommitOption::Unspecified,
-                    Some(true) => CommitOption::On,
-                    Some(false) => CommitOption::Off,
-                };
-                self.s.activity.transaction_ended();
-                let Some(tx) = self.s.tx.take() else { return Ok(()) };
-                // A failed commit has rolled the transaction back.
-                self.s.last_outcome = Some(false);
-                tx.commit(option).map_err(|e| self.s.engine_error(e))?;
-                self.s.last_outcome = Some(true);
-                self.s.db.count_transaction();
-                Ok(())
+                self.commit_user_transaction(commit_option(*delayed_durability))
             }
             TransactionStatement::Rollback { name } => {
                 if self.s.trancount == 0 {
@@ -1426,6 +1407,80 @@ impl Run<'_> {
                     tx.save(&name);
                 }
                 Ok(())
+            }
+        }
+    }
+
+    /// Commits the user transaction once `@@TRANCOUNT` has come down to 0, with the COMMIT's
+    /// (or the atomic block's) `DELAYED_DURABILITY` option.
+    fn commit_user_transaction(&mut self, option: CommitOption) -> Result<(), SqlError> {
+        self.s.activity.transaction_ended();
+        let Some(tx) = self.s.tx.take() else { return Ok(()) };
+        // A failed commit has rolled the transaction back.
+        self.s.last_outcome = Some(false);
+        tx.commit(option).map_err(|e| self.s.engine_error(e))?;
+        self.s.last_outcome = Some(true);
+        self.s.db.count_transaction();
+        Ok(())
+    }
+
+    /// `BEGIN ATOMIC`: the block's statements succeed or fail as one. Without a transaction
+    /// the block begins one, with its isolation level, and commits it at its end with its
+    /// `DELAYED_DURABILITY` as the commit's option (the database's setting still decides, as
+    /// for `COMMIT WITH`); an error the block does not catch rolls it back. Inside a
+    /// transaction, the block undoes only its own work when it fails and leaves the commit to
+    /// the caller. The settings SQL Server fixes for atomic blocks hold within it: `NOCOUNT`
+    /// on, `XACT_ABORT` off; its language and date options are checked as `SET` checks them.
+    fn atomic_block(&mut self, block: &AtomicBlock) -> Step<Flow> {
+        for option in &block.options {
+            match option {
+                AtomicOption::Language(language) => check_language(language)?,
+                AtomicOption::DateFirst(value) => self.set_valued("DATEFIRST", value)?,
+                AtomicOption::DateFormat(value) => self.set_valued("DATEFORMAT", value)?,
+                AtomicOption::IsolationLevel(_) | AtomicOption::DelayedDurability(_) => {}
+            }
+        }
+        let begins = self.s.trancount == 0;
+        let mark = if begins {
+            let session_isolation = self.s.opts.isolation;
+            if matches!(
+                block.isolation(),
+                Some(IsolationLevel::Serializable | IsolationLevel::RepeatableRead)
+            ) {
+                self.s.opts.isolation = Isolation::Serializable;
+            }
+            self.begin_user_transaction("atomic_block".into());
+            self.s.opts.isolation = session_isolation;
+            None
+        } else {
+            self.s.tx.as_ref().map(Transaction::undo_mark)
+        };
+        let (nocount, xact_abort) = (self.s.opts.nocount, self.s.opts.xact_abort);
+        self.s.opts.nocount = true;
+        self.s.opts.xact_abort = false;
+        // As in a TRY block, an error stops the block instead of being reported and passed.
+        self.try_depth += 1;
+        let result = self.block(&block.body);
+        self.try_depth -= 1;
+        self.s.opts.nocount = nocount;
+        self.s.opts.xact_abort = xact_abort;
+        match result {
+            Ok(flow) => {
+                if begins && self.s.trancount > 0 {
+                    self.s.trancount = 0;
+                    self.commit_user_transaction(commit_option(block.delayed_durability()))?;
+                }
+                Ok(flow)
+            }
+            Err(halt) => {
+                if begins {
+                    if self.s.trancount > 0 {
+                        self.rollback_all();
+                    }
+                } else if let Err(undo) = self.undo_statement(mark) {
+                    self.report(undo);
+                }
+                Err(halt)
             }
         }
     }
@@ -1606,6 +1661,17 @@ impl Run<'_> {
                 },
             };
             let v = scalar::coerce(v, ty, true)?;
+            if param.not_null && v.is_null() {
+                return Err(SqlError::new(
+                    50000,
+                    format!(
+                        "Parameter '{}' of '{proc_name}' is declared NOT NULL and cannot be \
+                         passed a NULL value.",
+                        param.name
+                    ),
+                )
+                .into());
+            }
             frame.vars.push(Variable { name: param.name.clone(), ty, value: v });
         }
         let saved_db = Arc::clone(&self.s.db);
@@ -1746,6 +1812,30 @@ pub(crate) fn assign_binary(op: AssignOp) -> BinaryOp {
 }
 
 /// A valid `SET` value that would change behaviour Walden does not have.
+/// Messages and date names are English: us_english (alias English) is the one language, as on
+/// a default SQL Server install; another is error 2740.
+fn check_language(language: &str) -> Result<(), SqlError> {
+    if ["us_english", "english"].iter().any(|l| l.eq_ignore_ascii_case(language)) {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        2740,
+        format!(
+            "SET LANGUAGE failed because '{language}' is not an official language name or a \
+             language alias on this SQL Server."
+        ),
+    ))
+}
+
+/// The commit option of `COMMIT WITH (DELAYED_DURABILITY = ...)` or of an atomic block.
+fn commit_option(delayed_durability: Option<bool>) -> CommitOption {
+    match delayed_durability {
+        None => CommitOption::Unspecified,
+        Some(true) => CommitOption::On,
+        Some(false) => CommitOption::Off,
+    }
+}
+
 fn unsupported_setting(name: &str, value: &str) -> SqlError {
     SqlError::new(
         50000,

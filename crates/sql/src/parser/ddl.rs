@@ -6,12 +6,13 @@
 
 use super::{PResult, Parser};
 use crate::ast::{
-    AlterDatabase, Clustering, ColumnConstraint, ColumnConstraintKind, ColumnDef, ColumnOption,
-    CreateDatabase, CreateIndex, CreateMode, CreateProcedure, CreateSequence, CreateTable,
-    DatabaseOption, DatabaseRef, DelayedDurability, DropIndex, DropKind, DropObjects, Expr,
-    FileGrowth, FileSize, FileSpec, Ident, IdentitySpec, IndexColumn, IndexRef, MaxSize,
-    ObjectName, ProcedureParameter, RecoveryModel, SequenceOption, SizeUnit, StatementKind,
-    TableConstraint, TableConstraintKind, TableElement,
+    AlterDatabase, AtomicBlock, AtomicOption, Clustering, ColumnConstraint, ColumnConstraintKind,
+    ColumnDef, ColumnOption, CreateDatabase, CreateIndex, CreateMode, CreateProcedure,
+    CreateSequence, CreateTable, DatabaseOption, DatabaseRef, DelayedDurability, DropIndex,
+    DropKind, DropObjects, Expr, FileGrowth, FileSize, FileSpec, Ident, IdentitySpec, IndexColumn,
+    IndexRef, IsolationLevel, MaxSize, ObjectName, ProcedureParameter, RecoveryModel,
+    SequenceOption, SizeUnit, Statement, StatementKind, TableConstraint, TableConstraintKind,
+    TableElement, TableOption, TransactionStatement,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -173,7 +174,45 @@ impl<'a> Parser<'a> {
         self.advance();
         let name = self.parse_object_name()?;
         let elements = self.parse_table_elements()?;
-        Ok(StatementKind::CreateTable(Box::new(CreateTable { name, elements })))
+        let mut options = Vec::new();
+        if self.at_keyword("WITH") && self.peek_nth(1).kind == TokenKind::LParen {
+            self.advance();
+            self.advance();
+            options = self.parse_comma_separated(Self::parse_table_option)?;
+            self.expect(&TokenKind::RParen)?;
+        }
+        Ok(StatementKind::CreateTable(Box::new(CreateTable { name, elements, options })))
+    }
+
+    /// `MEMORY_OPTIMIZED = ON | OFF` or `DURABILITY = SCHEMA_AND_DATA | SCHEMA_ONLY`.
+    fn parse_table_option(&mut self) -> PResult<TableOption> {
+        if self.eat_keyword("MEMORY_OPTIMIZED") {
+            self.expect(&TokenKind::Eq)?;
+            return Ok(TableOption::MemoryOptimized(self.parse_on_off()?));
+        }
+        self.expect_keyword("DURABILITY")?;
+        self.expect(&TokenKind::Eq)?;
+        match self.eat_one_of(&["SCHEMA_AND_DATA", "SCHEMA_ONLY"]) {
+            Some("SCHEMA_AND_DATA") => Ok(TableOption::SchemaAndData(true)),
+            Some(_) => Ok(TableOption::SchemaAndData(false)),
+            None => Err(self.error()),
+        }
+    }
+
+    /// `HASH` after `NONCLUSTERED`, and `WITH (BUCKET_COUNT = n)` after the index's columns:
+    /// a memory-optimized table's hash index, which Walden builds as a B+tree (the bucket count
+    /// sizes a hash table it does not have), so both are read and dropped.
+    fn skip_hash_index_options(&mut self) -> PResult<()> {
+        self.eat_keyword("HASH");
+        if self.at_keyword("WITH") && self.nth_is_keyword(2, "BUCKET_COUNT") {
+            self.advance();
+            self.expect(&TokenKind::LParen)?;
+            self.expect_keyword("BUCKET_COUNT")?;
+            self.expect(&TokenKind::Eq)?;
+            self.parse_signed_number()?;
+            self.expect(&TokenKind::RParen)?;
+        }
+        Ok(())
     }
 
     /// `(column or constraint, ...)`, shared by `CREATE TABLE` and `DECLARE @t TABLE`.
@@ -204,10 +243,16 @@ impl<'a> Parser<'a> {
         let kind = if self.eat_keyword("PRIMARY") {
             self.expect_keyword("KEY")?;
             let clustering = self.parse_clustering();
-            TableConstraintKind::PrimaryKey { clustering, columns: self.parse_index_columns()? }
+            self.eat_keyword("HASH");
+            let columns = self.parse_index_columns()?;
+            self.skip_hash_index_options()?;
+            TableConstraintKind::PrimaryKey { clustering, columns }
         } else if self.eat_keyword("UNIQUE") {
             let clustering = self.parse_clustering();
-            TableConstraintKind::Unique { clustering, columns: self.parse_index_columns()? }
+            self.eat_keyword("HASH");
+            let columns = self.parse_index_columns()?;
+            self.skip_hash_index_options()?;
+            TableConstraintKind::Unique { clustering, columns }
         } else if self.eat_keyword("CHECK") {
             TableConstraintKind::Check(self.parse_check_condition()?)
         } else {
@@ -235,9 +280,13 @@ impl<'a> Parser<'a> {
         let name = self.parse_constraint_name()?;
         let kind = if self.eat_keyword("PRIMARY") {
             self.expect_keyword("KEY")?;
-            ColumnConstraintKind::PrimaryKey(self.parse_clustering())
+            let clustering = self.parse_clustering();
+            self.skip_hash_index_options()?;
+            ColumnConstraintKind::PrimaryKey(clustering)
         } else if self.eat_keyword("UNIQUE") {
-            ColumnConstraintKind::Unique(self.parse_clustering())
+            let clustering = self.parse_clustering();
+            self.skip_hash_index_options()?;
+            ColumnConstraintKind::Unique(clustering)
         } else if self.eat_keyword("DEFAULT") {
             ColumnConstraintKind::Default(self.parse_expr()?)
         } else if self.eat_keyword("CHECK") {
@@ -368,34 +417,135 @@ impl<'a> Parser<'a> {
     // -----------------------------------------------------------------------------------------
 
     /// `PROC[EDURE] name [parameters] [WITH options] AS body`, the body being the rest of the
-    /// batch.
+    /// batch; for `NATIVE_COMPILATION`, one `BEGIN ATOMIC` block (error 10783 otherwise).
     fn parse_procedure(&mut self, mode: CreateMode) -> PResult<StatementKind> {
         self.advance();
         let name = self.parse_object_name()?;
         let parameters = self.parse_procedure_parameters()?;
-        let options = if self.eat_keyword("WITH") {
-            self.parse_comma_separated(Self::parse_identifier)?
-        } else {
-            Vec::new()
-        };
-        self.expect_keyword("AS")?;
-        let mut body = Vec::new();
-        loop {
-            self.skip_semicolons();
-            if self.at_eof() {
-                break;
+        let mut options = Vec::new();
+        let mut execute_as = None;
+        if self.eat_keyword("WITH") {
+            loop {
+                if self.at_keyword("EXECUTE") || self.at_keyword("EXEC") {
+                    self.advance();
+                    self.expect_keyword("AS")?;
+                    let who = match self.peek_kind() {
+                        TokenKind::String { value, .. } => {
+                            format!("'{}'", value.replace('\'', "''"))
+                        }
+                        TokenKind::Word => self.peek().text.to_ascii_uppercase(),
+                        _ => return Err(self.error()),
+                    };
+                    self.advance();
+                    execute_as = Some(who);
+                } else {
+                    options.push(self.parse_identifier()?);
+                }
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
             }
-            body.push(self.parse_statement(false)?);
+        }
+        self.expect_keyword("AS")?;
+        let native = options.iter().any(|o| o.value.eq_ignore_ascii_case("NATIVE_COMPILATION"));
+        let mut body = Vec::new();
+        if native {
+            self.skip_semicolons();
+            let line = self.peek().span.line;
+            if !(self.at_keyword("BEGIN") && self.nth_is_keyword(1, "ATOMIC")) {
+                return Err(ParseError::native_body_not_atomic(line));
+            }
+            body.push(self.parse_atomic_block()?);
+            self.skip_semicolons();
+            if !self.at_eof() {
+                return Err(ParseError::native_body_not_atomic(self.peek().span.line));
+            }
+        } else {
+            loop {
+                self.skip_semicolons();
+                if self.at_eof() {
+                    break;
+                }
+                body.push(self.parse_statement(false)?);
+            }
         }
         if body.is_empty() {
             return Err(self.error());
         }
         let definition = self.source.to_owned();
-        let procedure = CreateProcedure { mode, name, parameters, options, body, definition };
+        let procedure =
+            CreateProcedure { mode, name, parameters, options, execute_as, body, definition };
         Ok(StatementKind::CreateProcedure(Box::new(procedure)))
     }
 
-    /// Parameters, with or without parentheses.
+    /// `BEGIN ATOMIC WITH (option, ...) statements END`; `TRANSACTION ISOLATION LEVEL` and
+    /// `LANGUAGE` are required (error 10784), and the statements may not begin, commit, roll
+    /// back or save a transaction (error 10794): the block is the transaction, or a savepoint.
+    fn parse_atomic_block(&mut self) -> PResult<Statement> {
+        let start = self.peek().span;
+        self.advance();
+        self.advance();
+        let with_line = self.peek().span.line;
+        self.expect_keyword("WITH")?;
+        self.expect(&TokenKind::LParen)?;
+        let options = self.parse_comma_separated(Self::parse_atomic_option)?;
+        self.expect(&TokenKind::RParen)?;
+        let has = |f: fn(&AtomicOption) -> bool| options.iter().any(f);
+        if !has(|o| matches!(o, AtomicOption::IsolationLevel(_))) {
+            return Err(ParseError::atomic_option_missing(
+                "TRANSACTION ISOLATION LEVEL",
+                with_line,
+            ));
+        }
+        if !has(|o| matches!(o, AtomicOption::Language(_))) {
+            return Err(ParseError::atomic_option_missing("LANGUAGE", with_line));
+        }
+        let body = self.parse_statements_until_end()?;
+        if body.is_empty() {
+            return Err(self.error());
+        }
+        if let Some((statement, line)) = first_transaction_statement(&body) {
+            return Err(ParseError::not_in_native_module(statement, line));
+        }
+        self.expect_keyword("END")?;
+        let kind = StatementKind::Atomic(Box::new(AtomicBlock { options, body }));
+        Ok(Statement { kind, span: self.span_from(start) })
+    }
+
+    fn parse_atomic_option(&mut self) -> PResult<AtomicOption> {
+        if self.eat_keyword("TRANSACTION") {
+            self.expect_keyword("ISOLATION")?;
+            self.expect_keyword("LEVEL")?;
+            self.expect(&TokenKind::Eq)?;
+            let level = if self.eat_keyword("REPEATABLEREAD") {
+                IsolationLevel::RepeatableRead
+            } else {
+                self.parse_isolation_level()?
+            };
+            return match level {
+                IsolationLevel::ReadUncommitted | IsolationLevel::ReadCommitted => {
+                    Err(self.error())
+                }
+                level => Ok(AtomicOption::IsolationLevel(level)),
+            };
+        }
+        if self.eat_keyword("DELAYED_DURABILITY") {
+            self.expect(&TokenKind::Eq)?;
+            return Ok(AtomicOption::DelayedDurability(self.parse_on_off()?));
+        }
+        let option = match self.eat_one_of(&["LANGUAGE", "DATEFIRST", "DATEFORMAT"]) {
+            Some(option) => option,
+            None => return Err(self.error()),
+        };
+        self.expect(&TokenKind::Eq)?;
+        let value = self.parse_set_value()?;
+        Ok(match option {
+            "LANGUAGE" => AtomicOption::Language(value),
+            "DATEFIRST" => AtomicOption::DateFirst(value),
+            _ => AtomicOption::DateFormat(value),
+        })
+    }
+
     fn parse_procedure_parameters(&mut self) -> PResult<Vec<ProcedureParameter>> {
         let parenthesized = self.eat(&TokenKind::LParen);
         if parenthesized && self.eat(&TokenKind::RParen) {
@@ -411,14 +561,19 @@ impl<'a> Parser<'a> {
         Ok(parameters)
     }
 
-    /// `@name [AS] type [= default] [OUT | OUTPUT]`.
+    /// `@name [AS] type [NOT NULL] [= default] [OUT | OUTPUT]`.
     fn parse_procedure_parameter(&mut self) -> PResult<ProcedureParameter> {
         let name = self.parse_variable_name()?;
         self.eat_keyword("AS");
         let data_type = self.parse_data_type()?;
+        let not_null = self.at_keyword("NOT") && self.nth_is_keyword(1, "NULL");
+        if not_null {
+            self.advance();
+            self.advance();
+        }
         let default = if self.eat(&TokenKind::Eq) { Some(self.parse_expr()?) } else { None };
         let output = self.eat_one_of(&["OUTPUT", "OUT"]).is_some();
-        Ok(ProcedureParameter { name, data_type, default, output })
+        Ok(ProcedureParameter { name, data_type, not_null, default, output })
     }
 
     // -----------------------------------------------------------------------------------------
@@ -475,4 +630,31 @@ impl<'a> Parser<'a> {
         self.expect_keyword("TABLE")?;
         Ok(StatementKind::TruncateTable(self.parse_object_name()?))
     }
+}
+
+/// The first statement among `statements` (and the blocks they contain) that begins, commits,
+/// rolls back or saves a transaction, as SQL Server names it, with its line.
+fn first_transaction_statement(statements: &[Statement]) -> Option<(&'static str, u32)> {
+    statements.iter().find_map(|st| match &st.kind {
+        StatementKind::Transaction(t) => {
+            let name = match t {
+                TransactionStatement::Begin { .. } => "BEGIN TRANSACTION",
+                TransactionStatement::Commit { .. } => "COMMIT TRANSACTION",
+                TransactionStatement::Rollback { .. } => "ROLLBACK TRANSACTION",
+                TransactionStatement::Save { .. } => "SAVE TRANSACTION",
+            };
+            Some((name, st.span.line))
+        }
+        StatementKind::Block(list) => first_transaction_statement(list),
+        StatementKind::If(i) => first_transaction_statement(std::slice::from_ref(&i.then_branch))
+            .or_else(|| {
+                i.else_branch
+                    .as_ref()
+                    .and_then(|e| first_transaction_statement(std::slice::from_ref(e)))
+            }),
+        StatementKind::While(w) => first_transaction_statement(std::slice::from_ref(&w.body)),
+        StatementKind::TryCatch(tc) => first_transaction_statement(&tc.try_block)
+            .or_else(|| first_transaction_statement(&tc.catch_block)),
+        _ => None,
+    })
 }

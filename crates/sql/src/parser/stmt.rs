@@ -208,23 +208,7 @@ impl<'a> Parser<'a> {
             SetStatement::LockTimeout(self.parse_signed_number()?)
         } else if let Some(name) = self.eat_one_of(&VALUED_SET_OPTIONS) {
             let name = name.to_string();
-            let minus = self.at(&TokenKind::Minus);
-            if minus {
-                self.advance();
-            }
-            // `SET LANGUAGE 'us_english'` and `[us_english]` name the value as well as a word.
-            let value = match self.peek_kind() {
-                TokenKind::Word | TokenKind::Integer | TokenKind::Variable => {
-                    self.advance_text().to_string()
-                }
-                TokenKind::String { value, .. } | TokenKind::QuotedIdent(value) if !minus => {
-                    let value = value.clone();
-                    self.advance();
-                    value
-                }
-                _ => return Err(self.error()),
-            };
-            let value = if minus { format!("-{value}") } else { value };
+            let value = self.parse_set_value()?;
             SetStatement::Valued { name, value }
         } else {
             let names = self.parse_comma_separated(Self::parse_set_option_name)?;
@@ -234,7 +218,29 @@ impl<'a> Parser<'a> {
         Ok(StatementKind::Set(Box::new(set)))
     }
 
-    fn parse_isolation_level(&mut self) -> PResult<IsolationLevel> {
+    /// The value of a valued `SET` option (and of `BEGIN ATOMIC`'s `LANGUAGE`, `DATEFIRST` and
+    /// `DATEFORMAT`): a word, a number (negative too), a variable, or a string or bracketed
+    /// name, as `SET LANGUAGE 'us_english'` and `[us_english]` name it as well as a word.
+    pub(super) fn parse_set_value(&mut self) -> PResult<String> {
+        let minus = self.at(&TokenKind::Minus);
+        if minus {
+            self.advance();
+        }
+        let value = match self.peek_kind() {
+            TokenKind::Word | TokenKind::Integer | TokenKind::Variable => {
+                self.advance_text().to_string()
+            }
+            TokenKind::String { value, .. } | TokenKind::QuotedIdent(value) if !minus => {
+                let value = value.clone();
+                self.advance();
+                value
+            }
+            _ => return Err(self.error()),
+        };
+        Ok(if minus { format!("-{value}") } else { value })
+    }
+
+    pub(super) fn parse_isolation_level(&mut self) -> PResult<IsolationLevel> {
         let level = if self.eat_keyword("READ") {
             match self.eat_one_of(&["UNCOMMITTED", "COMMITTED"]) {
                 Some("UNCOMMITTED") => IsolationLevel::ReadUncommitted,
@@ -350,7 +356,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Statements up to (not including) `END` or the end of the batch.
-    fn parse_statements_until_end(&mut self) -> PResult<Vec<Statement>> {
+    pub(super) fn parse_statements_until_end(&mut self) -> PResult<Vec<Statement>> {
         let mut statements = Vec::new();
         loop {
             self.skip_semicolons();
