@@ -72,6 +72,8 @@ struct Participant {
 pub struct CommitOutcome {
     /// The commit record's LSN in the last database committed (0 if nothing was logged).
     pub lsn: Lsn,
+    /// The id of that database (0 if nothing was logged): where `lsn` is a position.
+    pub database: u32,
     /// Whether the commit was hardened when it returned.
     pub hardened: bool,
     /// Whether the commit was delayed (in at least one database).
@@ -437,6 +439,7 @@ impl Transaction {
                 outcome.delayed = true;
             }
             outcome.lsn = receipt.lsn;
+            outcome.database = part.db.id();
             outcome.hardened &= receipt.hardened;
         }
         Ok(outcome)

@@ -46,7 +46,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use walden_engine::catalog::Object;
 use walden_engine::lock::{Interrupt, LockError};
 use walden_engine::types::{SqlType, Value};
-use walden_engine::{Database, EngineError, Instance, Isolation, Transaction};
+use walden_engine::{CommitOutcome, Database, EngineError, Instance, Isolation, Transaction};
 use walden_log::policy::CommitOption;
 
 use crate::ast::{
@@ -216,6 +216,9 @@ pub struct Session {
     pub(crate) trancount: u32,
     /// How the last user transaction ended: committed (true) or rolled back (false).
     last_outcome: Option<bool>,
+    /// The session's last commit that logged anything: its receipt, which
+    /// `sys.sp_last_commit` shows and `sys.sp_wait_for_hardened` waits for.
+    pub(crate) last_commit: Option<CommitOutcome>,
     /// Temporary tables: the name the session uses (lower-cased, `#t`) -> the name in tempdb.
     pub(crate) temp_tables: HashMap<String, String>,
     temp_seq: u32,
@@ -246,6 +249,13 @@ pub struct Session {
 }
 
 impl Session {
+    /// Keeps a commit's receipt if it logged anything (a read-only transaction has none).
+    fn note_commit(&mut self, outcome: CommitOutcome) {
+        if outcome.lsn != 0 {
+            self.last_commit = Some(outcome);
+        }
+    }
+
     /// A session on `master` with its own counters (tests; the server shares one set).
     pub fn new(instance: Arc<Instance>) -> Session {
         Session::with_counters(instance, Arc::new(ServerCounters::default()))
@@ -303,6 +313,7 @@ impl Session {
             tx: None,
             trancount: 0,
             last_outcome: None,
+            last_commit: None,
             temp_tables: HashMap::new(),
             temp_seq: 0,
             identity: None,
@@ -842,7 +853,10 @@ impl Run<'_> {
         if ok {
             match tx.commit(CommitOption::Unspecified) {
                 // Read-only transactions included, as SQL Server counts `Transactions/sec`.
-                Ok(_) => self.s.db.count_transaction(),
+                Ok(outcome) => {
+                    self.s.note_commit(outcome);
+                    self.s.db.count_transaction();
+                }
                 Err(e) => {
                     let e = self.s.engine_error(e);
                     self.report(e);
@@ -1418,7 +1432,8 @@ impl Run<'_> {
         let Some(tx) = self.s.tx.take() else { return Ok(()) };
         // A failed commit has rolled the transaction back.
         self.s.last_outcome = Some(false);
-        tx.commit(option).map_err(|e| self.s.engine_error(e))?;
+        let outcome = tx.commit(option).map_err(|e| self.s.engine_error(e))?;
+        self.s.note_commit(outcome);
         self.s.last_outcome = Some(true);
         self.s.db.count_transaction();
         Ok(())
@@ -1563,6 +1578,16 @@ impl Run<'_> {
             self.set_return_status(p, 0)?;
             return Ok(());
         }
+        if lower == "sp_last_commit" {
+            self.sp_last_commit()?;
+            self.set_return_status(p, 0)?;
+            return Ok(());
+        }
+        if lower == "sp_wait_for_hardened" {
+            self.sp_wait_for_hardened(p, name.database.as_ref())?;
+            self.set_return_status(p, 0)?;
+            return Ok(());
+        }
         let db = self.database_of(name.database.as_ref())?;
         let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
         let object = db.find_object(schema, &name.name.value);
@@ -1578,6 +1603,97 @@ impl Run<'_> {
             SqlError::new(50000, "a stored procedure's text is not CREATE PROCEDURE")
         })?;
         self.invoke(p, &p.arguments, procedure, Some(def.name.clone()), db)
+    }
+
+    /// `sys.sp_last_commit` (Walden's): the receipt of the session's last commit that logged
+    /// anything, as one row (none before the first): its database, its commit record's LSN,
+    /// whether it was delayed, and whether the log is hardened past it now. An application
+    /// that keeps the LSN can tell after a crash whether the commit survived: it did if the
+    /// database's last recovered commit (the start-up log, `sys.dm_db_log_stats`) is at or
+    /// after it.
+    fn sp_last_commit(&mut self) -> Result<(), SqlError> {
+        use walden_engine::types::Len;
+        let columns = [
+            ColumnInfo::new("database_id", SqlType::Int),
+            ColumnInfo::new("database_name", SqlType::NVarChar(Len::N(128))),
+            ColumnInfo::new("commit_lsn", SqlType::BigInt),
+            ColumnInfo::new("is_delayed", SqlType::Bit),
+            ColumnInfo::new("is_hardened", SqlType::Bit),
+        ];
+        self.out.result_set(&columns);
+        let mut rows = 0;
+        if let Some(commit) = self.s.last_commit {
+            let db = self.s.instance.database_by_id(i64::from(commit.database));
+            let hardened = db
+                .as_ref()
+                .and_then(|db| db.log())
+                .map_or(commit.hardened, |log| log.hardened_lsn() >= commit.lsn);
+            self.out.row(&[
+                Value::Int(commit.database as i32),
+                db.map_or(Value::Null, |db| Value::NStr(db.name().to_string())),
+                Value::BigInt(commit.lsn as i64),
+                Value::Bit(commit.delayed),
+                Value::Bit(hardened),
+            ]);
+            rows = 1;
+        }
+        self.out.result_end(rows);
+        Ok(())
+    }
+
+    /// `sys.sp_wait_for_hardened [[@lsn =] lsn]` (Walden's): returns once the database's log
+    /// is hardened at or past `lsn`, without forcing a flush (`sys.sp_flush_log` forces one):
+    /// the flushes other commits cause, a full log block or the time bound (`max_delay_ms`)
+    /// harden it. Without an LSN it waits for the session's last commit, in its database;
+    /// with one, in the database named (`db.sys.sp_wait_for_hardened`) or the current one.
+    /// A client's cancel or KILL ends the wait; a failed log is its error.
+    fn sp_wait_for_hardened(
+        &mut self,
+        p: &ExecProcedure,
+        database: Option<&crate::ast::Ident>,
+    ) -> Step<()> {
+        let lsn = match p.arguments.first() {
+            Some(arg) => match self.argument_value(arg)? {
+                Some(Value::Null) | None => None,
+                Some(v) => match scalar::convert(v, SqlType::BigInt, None)? {
+                    Value::BigInt(n) if n >= 0 => Some(n as u64),
+                    _ => {
+                        return Err(SqlError::new(
+                            50000,
+                            "sp_wait_for_hardened: @lsn must be a log position of 0 or more.",
+                        )
+                        .into())
+                    }
+                },
+            },
+            None => None,
+        };
+        let (db, lsn) = match lsn {
+            Some(lsn) => (self.database_of(database)?, lsn),
+            None => match self.s.last_commit {
+                Some(commit) => match self.s.instance.database_by_id(i64::from(commit.database)) {
+                    Some(db) => (db, commit.lsn),
+                    None => return Ok(()),
+                },
+                None => return Ok(()),
+            },
+        };
+        let Some(log) = db.log().cloned() else { return Ok(()) };
+        let start = std::time::Instant::now();
+        while log.hardened_lsn() < lsn.min(log.end_lsn()) {
+            if let Some(e) = log.failure() {
+                return Err(self.s.engine_error(EngineError::from(e)).into());
+            }
+            if self.cancelled() {
+                return Err(Halt::Cancelled);
+            }
+            // Polled: a wait is rare and bounded by the time bound, and polling lets a cancel
+            // end it without a wake-up path from the log to every session.
+            std::thread::sleep(
+                Duration::from_millis(1).min(start.elapsed() / 4 + Duration::from_micros(50)),
+            );
+        }
+        Ok(())
     }
 
     /// Runs a procedure body with `arguments` bound to its parameters, then copies OUTPUT
