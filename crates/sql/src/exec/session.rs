@@ -1679,7 +1679,6 @@ impl Run<'_> {
             },
         };
         let Some(log) = db.log().cloned() else { return Ok(()) };
-        let start = std::time::Instant::now();
         while log.hardened_lsn() < lsn.min(log.end_lsn()) {
             if let Some(e) = log.failure() {
                 return Err(self.s.engine_error(EngineError::from(e)).into());
@@ -1689,9 +1688,7 @@ impl Run<'_> {
             }
             // Polled: a wait is rare and bounded by the time bound, and polling lets a cancel
             // end it without a wake-up path from the log to every session.
-            std::thread::sleep(
-                Duration::from_millis(1).min(start.elapsed() / 4 + Duration::from_micros(50)),
-            );
+            std::thread::sleep(Duration::from_millis(1));
         }
         Ok(())
     }
