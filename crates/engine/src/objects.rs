@@ -9,7 +9,10 @@
 //! precedes, in the log, every row that uses a value of the new range, so after a crash any
 //! surviving row's value is at or below a surviving mark, and the table continues above the
 //! mark: a gap of at most the cache, never a duplicate. A clean shutdown persists the exact
-//! last value, so it continues without a gap.
+//! last value, so it continues without a gap. An explicit value (`SET IDENTITY_INSERT ON`)
+//! past the last one handed out becomes the last one, as in SQL Server; past the mark, it is
+//! persisted as the mark first, by the same kind of system commit and so with the same
+//! argument.
 //!
 //! # Sequences (CACHE n / NO CACHE)
 //!
@@ -241,24 +244,66 @@ impl Database {
             .ok_or_else(|| EngineError::IdentityOverflow(ty.name()))?;
         let beyond = if inc > 0 { next > persisted } else { next < persisted };
         if beyond {
-            let Some(Object::Table(mut def)) = current.as_deref().cloned() else {
-                return Err(EngineError::NoSuchObject(table.name.clone()));
-            };
-            Arc::make_mut(&mut def).identity_high =
-                next.saturating_add(inc.saturating_mul(IDENTITY_CACHE - 1));
-            let high = def.identity_high;
-            // The mark's commit needs no flush: the log order protects it (module docs).
-            let durability = if self.is_temp() {
-                Durability::Delayed
-            } else {
-                resolve(self.delayed_durability(), CommitOption::Unspecified, Override::None)
-            };
-            self.system_update(Object::Table(def), durability)?;
+            let high = next.saturating_add(inc.saturating_mul(IDENTITY_CACHE - 1));
+            self.persist_identity_high(current.as_deref(), table, high)?;
             map.insert(table.id, (next, high));
         } else {
             map.insert(table.id, (next, persisted));
         }
         Ok(next)
+    }
+
+    /// An explicit value `v` inserted into `table`'s identity column (`SET IDENTITY_INSERT`
+    /// ON): past the last value handed out, it becomes the last one, as in SQL Server, so
+    /// that generated values continue above it; past the persisted mark, it is persisted as
+    /// the mark first, before the row's own log records, so that a crash that keeps the row
+    /// keeps the mark (the log order, as for a new cache range).
+    pub(crate) fn note_explicit_identity(
+        &self,
+        table: &TableDef,
+        v: i64,
+    ) -> Result<(), EngineError> {
+        let Some((_, _, inc)) = table.identity_column() else {
+            return Ok(());
+        };
+        let mut map = self.identity.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = self.catalog.read().unwrap_or_else(PoisonError::into_inner).get(table.id);
+        let high = match current.as_deref() {
+            Some(Object::Table(t)) => t.identity_high,
+            _ => table.identity_high,
+        };
+        let (last, persisted) = *map.entry(table.id).or_insert((high, high));
+        let past = |mark: i64| if inc > 0 { v > mark } else { v < mark };
+        if !past(last) {
+            return Ok(());
+        }
+        if past(persisted) {
+            self.persist_identity_high(current.as_deref(), table, v)?;
+            map.insert(table.id, (v, v));
+        } else {
+            map.insert(table.id, (v, persisted));
+        }
+        Ok(())
+    }
+
+    /// Commits `high` as `table`'s identity high-water mark (the catalog row `current`).
+    fn persist_identity_high(
+        &self,
+        current: Option<&Object>,
+        table: &TableDef,
+        high: i64,
+    ) -> Result<(), EngineError> {
+        let Some(Object::Table(mut def)) = current.cloned() else {
+            return Err(EngineError::NoSuchObject(table.name.clone()));
+        };
+        Arc::make_mut(&mut def).identity_high = high;
+        // The mark's commit needs no flush: the log order protects it (module docs).
+        let durability = if self.is_temp() {
+            Durability::Delayed
+        } else {
+            resolve(self.delayed_durability(), CommitOption::Unspecified, Override::None)
+        };
+        self.system_update(Object::Table(def), durability)
     }
 
     /// The last identity value handed out for a table (IDENT_CURRENT).
@@ -439,6 +484,18 @@ pub(crate) fn identity_fits(ty: SqlType, v: i64) -> bool {
             10i128.checked_pow(digits).is_none_or(|limit| i128::from(v).abs() < limit)
         }
         _ => true,
+    }
+}
+
+/// The integer an identity column holds (an integer type or a DECIMAL of scale 0).
+pub(crate) fn identity_integer(v: &Value) -> Option<i64> {
+    match v {
+        Value::TinyInt(x) => Some(i64::from(*x)),
+        Value::SmallInt(x) => Some(i64::from(*x)),
+        Value::Int(x) => Some(i64::from(*x)),
+        Value::BigInt(x) => Some(*x),
+        Value::Decimal(d) if d.scale() == 0 => i64::try_from(d.mantissa()).ok(),
+        _ => None,
     }
 }
 

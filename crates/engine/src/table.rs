@@ -29,7 +29,7 @@ use crate::catalog::{IndexDef, TableDef};
 use crate::database::Database;
 use crate::error::EngineError;
 use crate::lock::{LockMode, Resource};
-use crate::objects::integer_value;
+use crate::objects::{identity_integer, integer_value};
 use crate::txn::{Isolation, Transaction};
 use crate::types::{
     decode_row_with, encode_key, encode_key_columns, encode_row_with, RowError, SqlType, Value,
@@ -288,7 +288,8 @@ impl Transaction {
 
     /// Inserts a row. `values` holds one value per column, already converted to the column
     /// types; a NULL in an identity column is replaced by the next identity value (the value
-    /// used is written back into `values`). Returns the row id.
+    /// used is written back into `values`), and an explicit value there (`SET IDENTITY_INSERT`)
+    /// moves the identity past it. Returns the row id.
     pub fn insert_row(
         &mut self,
         db: &Arc<Database>,
@@ -308,6 +309,8 @@ impl Transaction {
                 let v = db.next_identity(table)?;
                 values[col] = integer_value(table.columns[col].ty, i128::from(v));
                 self.set_last_identity(v);
+            } else if let Some(v) = identity_integer(&values[col]) {
+                db.note_explicit_identity(table, v)?;
             }
         }
         check_not_null(db, table, values)?;

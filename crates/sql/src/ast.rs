@@ -311,6 +311,13 @@ pub enum SetStatement {
     LockTimeout(Expr),
     /// `SET TRANSACTION ISOLATION LEVEL ...`.
     IsolationLevel(IsolationLevel),
+    /// `SET IDENTITY_INSERT table ON | OFF`.
+    IdentityInsert {
+        /// The table.
+        table: ObjectName,
+        /// `ON` or `OFF`.
+        on: bool,
+    },
     /// `SET TEXTSIZE`, `DATEFIRST`, `DATEFORMAT` or `DEADLOCK_PRIORITY` with its value, as
     /// written (a number, a word such as `mdy` or `LOW`, or a variable).
     Valued {

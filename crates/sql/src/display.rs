@@ -300,6 +300,9 @@ impl Display for SetStatement {
                 write!(f, "SET {} {}", commas(names), if *on { "ON" } else { "OFF" })
             }
             SetStatement::LockTimeout(timeout) => write!(f, "SET LOCK_TIMEOUT {timeout}"),
+            SetStatement::IdentityInsert { table, on } => {
+                write!(f, "SET IDENTITY_INSERT {table} {}", if *on { "ON" } else { "OFF" })
+            }
             SetStatement::IsolationLevel(level) => {
                 write!(f, "SET TRANSACTION ISOLATION LEVEL {level}")
             }

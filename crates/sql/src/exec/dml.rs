@@ -212,7 +212,7 @@ impl Run<'_> {
 
     fn insert_in_scope(&mut self, i: &Insert) -> Step<u64> {
         let t = self.target(&i.target, &[])?;
-        let targets = insert_targets(&t.def, &i.columns)?;
+        let targets = insert_targets(&t, &i.columns, self.identity_insert_on(&t))?;
         let mut output = match &i.output {
             Some(clause) => Some(self.output_plan(clause, &t.def, Changed::Inserted)?),
             None => None,
@@ -290,6 +290,8 @@ impl Run<'_> {
     ) -> Result<u64, SqlError> {
         let def = &t.def;
         let identity = def.identity_column().map(|(c, _, _)| c);
+        // With IDENTITY_INSERT ON the insert list names the identity column (`insert_targets`).
+        let explicit_identity = identity.is_some_and(|c| targets.contains(&c));
         let checks = self.checks(def)?;
         let cols = if checks.is_empty() { Vec::new() } else { table_cols(def, &def.name) };
         let mut n = 0u64;
@@ -311,6 +313,12 @@ impl Run<'_> {
                     let v = self.value(&e)?;
                     values[c] = self.store(def, c, v)?;
                 }
+            }
+            if explicit_identity && identity.is_some_and(|c| values[c].is_null()) {
+                return Err(SqlError::new(
+                    339,
+                    "DEFAULT or NULL are not allowed as explicit identity values.",
+                ));
             }
             self.check_row(def, &cols, &checks, &values, "INSERT")?;
             let db = Arc::clone(&t.db);
@@ -618,25 +626,41 @@ impl Run<'_> {
 }
 
 /// The columns an INSERT's column list names (all but the identity column when it is
-/// empty), as indexes into the table's columns.
+/// empty), as indexes into the table's columns. `identity_insert`: the session has
+/// `SET IDENTITY_INSERT` ON for the table, so the list must name the identity column
+/// (errors 8101 and 545) rather than must not (544).
 pub(crate) fn insert_targets(
-    def: &TableDef,
+    t: &TableRef,
     columns: &[crate::ast::Ident],
+    identity_insert: bool,
 ) -> Result<Vec<usize>, SqlError> {
+    let def = &t.def;
     let identity = def.identity_column().map(|(c, _, _)| c);
     if columns.is_empty() {
+        if identity_insert {
+            return Err(SqlError::new(
+                8101,
+                format!("An explicit value for the identity column in table '{}' can only be specified when a column list is used and IDENTITY_INSERT is ON.", t.qual),
+            ));
+        }
         return Ok((0..def.columns.len()).filter(|c| Some(*c) != identity).collect());
     }
     let mut v = Vec::with_capacity(columns.len());
     for c in columns {
         let at = def.column(&c.value).ok_or_else(|| SqlError::invalid_column(&c.value))?;
-        if Some(at) == identity {
+        if Some(at) == identity && !identity_insert {
             return Err(SqlError::new(
                 544,
-                format!("Cannot insert explicit value for identity column in table '{}' when IDENTITY_INSERT is set to OFF.", def.name),
+                format!("Cannot insert explicit value for identity column in table '{}' when IDENTITY_INSERT is set to OFF.", t.qual),
             ));
         }
         v.push(at);
+    }
+    if identity_insert && identity.is_some_and(|c| !v.contains(&c)) {
+        return Err(SqlError::new(
+            545,
+            format!("Explicit value must be specified for identity column in table '{}' either when IDENTITY_INSERT is set to ON or when a replication user is inserting into a NOT FOR REPLICATION identity column.", t.qual),
+        ));
     }
     Ok(v)
 }

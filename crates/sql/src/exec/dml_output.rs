@@ -172,7 +172,7 @@ impl Run<'_> {
     pub(crate) fn output_finish(&mut self, mut out: OutputRows<'_>) -> Result<(), SqlError> {
         if let Some(into) = &out.clause.into {
             let t = self.target(&into.target, &[])?;
-            let targets = insert_targets(&t.def, &into.columns)?;
+            let targets = insert_targets(&t, &into.columns, self.identity_insert_on(&t))?;
             if targets.len() != out.items.len() {
                 return Err(column_count_mismatch());
             }

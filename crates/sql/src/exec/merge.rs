@@ -218,7 +218,7 @@ impl Run<'_> {
                 }
                 MergeAction::Insert { columns, values } => {
                     let targets = match values {
-                        Some(_) => insert_targets(&t.def, columns)?,
+                        Some(_) => insert_targets(&t, columns, self.identity_insert_on(&t))?,
                         None => Vec::new(),
                     };
                     let env = Env::new(&cols, &row, None);

@@ -51,13 +51,13 @@ use walden_log::policy::CommitOption;
 
 use crate::ast::{
     AssignOp, AtomicBlock, AtomicOption, Batch, BinaryOp, CreateProcedure, DeclarationKind,
-    ExecArgument, ExecProcedure, Execute, Expr, ExprKind, IsolationLevel, ProcedureRef, Raiserror,
-    RaiserrorOption, SetStatement, Statement, StatementKind, TransactionName, TransactionStatement,
-    Waitfor, WaitforKind,
+    ExecArgument, ExecProcedure, Execute, Expr, ExprKind, IsolationLevel, ObjectName, ProcedureRef,
+    Raiserror, RaiserrorOption, SetStatement, Statement, StatementKind, TransactionName,
+    TransactionStatement, Waitfor, WaitforKind,
 };
 use crate::exec::cursor::{Cursors, LocalCursors};
 use crate::exec::eval::{parse_object_name, Env};
-use crate::exec::query::ROWS_PER_INTERRUPTION_POINT;
+use crate::exec::query::{TableRef, ROWS_PER_INTERRUPTION_POINT};
 use crate::exec::scalar;
 use crate::exec::sysviews::{
     now_micros, ClientInfo, Command, EndState, ServerCounters, SessionActivity, UserTransaction,
@@ -145,6 +145,15 @@ pub(crate) struct Options {
     pub(crate) isolation: Isolation,
 }
 
+/// The table whose identity column takes explicit values (`SET IDENTITY_INSERT ... ON`).
+#[derive(Debug, Clone)]
+pub(crate) struct IdentityInsert {
+    db: u32,
+    table: u32,
+    /// `database.schema.table`, as error 8107 names it.
+    name: String,
+}
+
 /// A declared variable.
 #[derive(Debug, Clone)]
 pub(crate) struct Variable {
@@ -224,6 +233,8 @@ pub struct Session {
     temp_seq: u32,
     /// `@@IDENTITY`.
     pub(crate) identity: Option<i64>,
+    /// The table `SET IDENTITY_INSERT ... ON` names, if any: at most one per session.
+    pub(crate) identity_insert: Option<IdentityInsert>,
     /// `@@ROWCOUNT`.
     pub(crate) rowcount: u64,
     /// `@@ERROR`.
@@ -317,6 +328,7 @@ impl Session {
             temp_tables: HashMap::new(),
             temp_seq: 0,
             identity: None,
+            identity_insert: None,
             rowcount: 0,
             last_error: 0,
             frames: Vec::new(),
@@ -1201,7 +1213,48 @@ impl Run<'_> {
                 Ok(())
             }
             SetStatement::Valued { name, value } => self.set_valued(name, value),
+            SetStatement::IdentityInsert { table, on } => self.set_identity_insert(table, *on),
         }
+    }
+
+    /// `SET IDENTITY_INSERT table ON | OFF`: explicit values for the identity column of one
+    /// table per session, as in SQL Server (errors 1088, 8106 and 8107).
+    fn set_identity_insert(&mut self, name: &ObjectName, on: bool) -> Result<(), SqlError> {
+        let t = self.resolve_table(name, &name.name.value).map_err(|e| {
+            if e.number == 208 {
+                SqlError::new(1088, format!("Cannot find the object \"{name}\" because it does not exist or you do not have permissions."))
+            } else {
+                e
+            }
+        })?;
+        if t.def.identity_column().is_none() {
+            return Err(SqlError::new(
+                8106,
+                format!("Table '{name}' does not have the identity property. Cannot perform SET operation."),
+            ));
+        }
+        let this = IdentityInsert {
+            db: t.db.id(),
+            table: t.def.id,
+            name: format!("{}.{}.{}", t.db.name(), t.def.schema, t.qual),
+        };
+        match &self.s.identity_insert {
+            Some(held) if (held.db, held.table) != (this.db, this.table) => {
+                if on {
+                    return Err(SqlError::new(
+                        8107,
+                        format!("IDENTITY_INSERT is already ON for table '{}'. Cannot perform SET operation for table '{name}'.", held.name),
+                    ));
+                }
+            }
+            _ => self.s.identity_insert = on.then_some(this),
+        }
+        Ok(())
+    }
+
+    /// Whether `SET IDENTITY_INSERT` is ON for `t` in this session.
+    pub(crate) fn identity_insert_on(&self, t: &TableRef) -> bool {
+        self.s.identity_insert.as_ref().is_some_and(|h| (h.db, h.table) == (t.db.id(), t.def.id))
     }
 
     /// `SET TEXTSIZE | DATEFIRST | DATEFORMAT | DEADLOCK_PRIORITY`: what drivers send at login

@@ -204,6 +204,9 @@ impl<'a> Parser<'a> {
             self.expect_keyword("ISOLATION")?;
             self.expect_keyword("LEVEL")?;
             SetStatement::IsolationLevel(self.parse_isolation_level()?)
+        } else if self.eat_keyword("IDENTITY_INSERT") {
+            let table = self.parse_object_name()?;
+            SetStatement::IdentityInsert { table, on: self.parse_on_off()? }
         } else if self.eat_keyword("LOCK_TIMEOUT") {
             SetStatement::LockTimeout(self.parse_signed_number()?)
         } else if let Some(name) = self.eat_one_of(&VALUED_SET_OPTIONS) {
