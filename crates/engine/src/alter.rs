@@ -205,6 +205,11 @@ impl Transaction {
                 p.name = new_name.to_string();
                 Object::Procedure(p)
             }
+            Object::View(v) => {
+                let mut v = v.clone();
+                v.name = new_name.to_string();
+                Object::View(v)
+            }
         };
         self.put_catalog(db, renamed, false)
     }

@@ -178,6 +178,19 @@ pub struct ProcedureDef {
     pub text: String,
 }
 
+/// A view: its text, parsed again by the SQL layer wherever a query names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewDef {
+    /// The object id.
+    pub id: u32,
+    /// The schema.
+    pub schema: String,
+    /// The name.
+    pub name: String,
+    /// The CREATE VIEW statement's text.
+    pub text: String,
+}
+
 /// A catalog object.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
@@ -187,6 +200,8 @@ pub enum Object {
     Sequence(SequenceDef),
     /// A procedure.
     Procedure(ProcedureDef),
+    /// A view.
+    View(ViewDef),
 }
 
 impl Object {
@@ -196,6 +211,7 @@ impl Object {
             Object::Table(t) => t.id,
             Object::Sequence(s) => s.id,
             Object::Procedure(p) => p.id,
+            Object::View(v) => v.id,
         }
     }
 
@@ -205,15 +221,17 @@ impl Object {
             Object::Table(t) => (&t.schema, &t.name),
             Object::Sequence(s) => (&s.schema, &s.name),
             Object::Procedure(p) => (&p.schema, &p.name),
+            Object::View(v) => (&v.schema, &v.name),
         }
     }
 
-    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`.
+    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`.
     pub fn type_code(&self) -> &'static str {
         match self {
             Object::Table(_) => "U",
             Object::Sequence(_) => "SO",
             Object::Procedure(_) => "P",
+            Object::View(_) => "V",
         }
     }
 
@@ -287,6 +305,13 @@ impl Object {
                 w.str(&p.schema);
                 w.str(&p.name);
                 w.str(&p.text);
+            }
+            Object::View(v) => {
+                w.u8(4);
+                w.u32(v.id);
+                w.str(&v.schema);
+                w.str(&v.name);
+                w.str(&v.text);
             }
         }
         w.0
@@ -377,6 +402,12 @@ impl Object {
                 })
             }
             3 => Object::Procedure(ProcedureDef {
+                id: r.u32()?,
+                schema: r.str()?,
+                name: r.str()?,
+                text: r.str()?,
+            }),
+            4 => Object::View(ViewDef {
                 id: r.u32()?,
                 schema: r.str()?,
                 name: r.str()?,
@@ -619,5 +650,13 @@ mod tests {
         for n in 0..bytes.len() {
             assert!(Object::decode(&bytes[..n]).is_err());
         }
+        let view = Object::View(ViewDef {
+            id: 1002,
+            schema: "dbo".into(),
+            name: "v".into(),
+            text: "CREATE VIEW v AS SELECT 1 AS x".into(),
+        });
+        assert_eq!(Object::decode(&view.encode()).unwrap(), view);
+        assert_eq!(view.encode()[0], 4);
     }
 }

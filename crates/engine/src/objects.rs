@@ -811,19 +811,56 @@ impl Transaction {
         text: &str,
         or_alter: bool,
     ) -> Result<(), EngineError> {
+        let replaces = |o: &Object| matches!(o, Object::Procedure(_));
+        self.put_module(db, schema, name, or_alter, replaces, |id| {
+            Object::Procedure(crate::catalog::ProcedureDef {
+                id,
+                schema: schema.to_string(),
+                name: name.to_string(),
+                text: text.to_string(),
+            })
+        })
+    }
+
+    /// CREATE [OR ALTER] VIEW and ALTER VIEW: stores its text.
+    pub fn put_view(
+        &mut self,
+        db: &Arc<Database>,
+        schema: &str,
+        name: &str,
+        text: &str,
+        or_alter: bool,
+    ) -> Result<(), EngineError> {
+        let replaces = |o: &Object| matches!(o, Object::View(_));
+        self.put_module(db, schema, name, or_alter, replaces, |id| {
+            Object::View(crate::catalog::ViewDef {
+                id,
+                schema: schema.to_string(),
+                name: name.to_string(),
+                text: text.to_string(),
+            })
+        })
+    }
+
+    /// Stores a module (a procedure or view) that `make` builds from its object id. With
+    /// `or_alter`, an existing object of that name that `replaces` accepts is replaced, its id
+    /// kept; any other object of that name is error 2714.
+    fn put_module(
+        &mut self,
+        db: &Arc<Database>,
+        schema: &str,
+        name: &str,
+        or_alter: bool,
+        replaces: impl Fn(&Object) -> bool,
+        make: impl FnOnce(u32) -> Object,
+    ) -> Result<(), EngineError> {
         let existing = db.find_object(schema, name);
         let (id, new) = match existing.as_deref() {
-            Some(Object::Procedure(p)) if or_alter => (p.id, false),
+            Some(o) if or_alter && replaces(o) => (o.id(), false),
             Some(_) => return Err(EngineError::ObjectExists(name.to_string())),
             None => (self.allocate_object_id(db), true),
         };
         self.lock_object(db, id, LockMode::X)?;
-        let object = Object::Procedure(crate::catalog::ProcedureDef {
-            id,
-            schema: schema.to_string(),
-            name: name.to_string(),
-            text: text.to_string(),
-        });
-        self.put_catalog(db, object, new)
+        self.put_catalog(db, make(id), new)
     }
 }

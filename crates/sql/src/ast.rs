@@ -194,6 +194,8 @@ pub enum StatementKind {
     CreateSequence(Box<CreateSequence>),
     /// `CREATE [OR ALTER] PROCEDURE` or `ALTER PROCEDURE`.
     CreateProcedure(Box<CreateProcedure>),
+    /// `CREATE [OR ALTER] VIEW` / `ALTER VIEW`.
+    CreateView(Box<CreateView>),
     /// `DROP DATABASE | TABLE | SEQUENCE | PROCEDURE [IF EXISTS] name, ...`.
     Drop(Box<DropObjects>),
     /// `DROP INDEX [IF EXISTS] index ON table, ...`.
@@ -839,6 +841,26 @@ pub struct CreateProcedure {
     pub definition: String,
 }
 
+/// `CREATE [OR ALTER] VIEW name [(columns)] [WITH options] AS query [WITH CHECK OPTION]`, the
+/// only statement of its batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateView {
+    /// `CREATE`, `ALTER` or `CREATE OR ALTER`.
+    pub mode: CreateMode,
+    /// The view name.
+    pub name: ObjectName,
+    /// Column names, if given.
+    pub columns: Vec<Ident>,
+    /// `WITH` options (`SCHEMABINDING`, `VIEW_METADATA`, ...), as written.
+    pub options: Vec<Ident>,
+    /// The query.
+    pub query: Query,
+    /// `WITH CHECK OPTION`.
+    pub check_option: bool,
+    /// The definition SQL Server stores in `sys.sql_modules`: the whole batch text.
+    pub definition: String,
+}
+
 /// `BEGIN ATOMIC WITH (option, ...) statements END`, the one statement of a natively compiled
 /// procedure: its statements succeed or fail as one, in a transaction of their own (whose
 /// commit takes the block's `DELAYED_DURABILITY`) or under a savepoint of the caller's.
@@ -909,6 +931,8 @@ pub enum DropKind {
     Sequence,
     /// `DROP PROC[EDURE]`
     Procedure,
+    /// `DROP VIEW`
+    View,
 }
 
 /// `DROP kind [IF EXISTS] name, ...`.

@@ -219,6 +219,7 @@ impl Display for StatementKind {
                 sequence.options.iter().try_for_each(|option| write!(f, " {option}"))
             }
             CreateProcedure(procedure) => write!(f, "{procedure}"),
+            CreateView(view) => write!(f, "{view}"),
             Drop(drop) => write!(f, "{drop}"),
             DropIndex(drop) => {
                 write!(f, "DROP INDEX {}{}", IfExists(drop.if_exists), commas(&drop.indexes))
@@ -648,6 +649,28 @@ impl Display for CreateProcedure {
     }
 }
 
+impl Display for CreateView {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        let mode = match self.mode {
+            CreateMode::Create => "CREATE",
+            CreateMode::Alter => "ALTER",
+            CreateMode::CreateOrAlter => "CREATE OR ALTER",
+        };
+        write!(f, "{mode} VIEW {}", self.name)?;
+        if !self.columns.is_empty() {
+            write!(f, " ({})", commas(&self.columns))?;
+        }
+        if !self.options.is_empty() {
+            write!(f, " WITH {}", commas(&self.options))?;
+        }
+        write!(f, " AS {}", self.query)?;
+        if self.check_option {
+            f.write_str(" WITH CHECK OPTION")?;
+        }
+        Ok(())
+    }
+}
+
 impl Display for TableOption {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         match self {
@@ -706,6 +729,7 @@ impl Display for DropObjects {
             DropKind::Table => "TABLE",
             DropKind::Sequence => "SEQUENCE",
             DropKind::Procedure => "PROCEDURE",
+            DropKind::View => "VIEW",
         };
         write!(f, "DROP {kind} {}{}", IfExists(self.if_exists), commas(&self.names))
     }

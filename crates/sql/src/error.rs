@@ -106,6 +106,11 @@ impl ParseError {
         Self::new(Self::PROCEDURE_NOT_FIRST, line, message.to_owned())
     }
 
+    pub(crate) fn view_not_first(line: u32) -> Self {
+        let message = "'CREATE VIEW' must be the first statement in a query batch.";
+        Self::new(Self::PROCEDURE_NOT_FIRST, line, message.to_owned())
+    }
+
     pub(crate) fn missing_end_comment(line: u32) -> Self {
         Self::new(Self::MISSING_END_COMMENT, line, "Missing end comment mark '*/'.".to_owned())
     }

@@ -205,6 +205,7 @@ impl Run<'_> {
                     .map_err(|e| self.s.engine_error(e))?;
                 Ok(())
             }
+            StatementKind::CreateView(v) => self.create_view(v),
             StatementKind::Drop(d) => {
                 for name in &d.names {
                     self.drop(d.kind, name, d.if_exists)?;
@@ -261,18 +262,23 @@ impl Run<'_> {
                 }
                 Ok(())
             }
-            DropKind::Sequence | DropKind::Procedure => {
+            DropKind::Sequence | DropKind::Procedure | DropKind::View => {
                 let db = self.database_of(name.database.as_ref())?;
                 let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
                 let found = db.find_object(schema, &name.name.value).filter(|o| match kind {
                     DropKind::Sequence => matches!(**o, Object::Sequence(_)),
+                    DropKind::View => matches!(**o, Object::View(_)),
                     _ => matches!(**o, Object::Procedure(_)),
                 });
                 let Some(o) = found else {
                     if if_exists {
                         return Ok(());
                     }
-                    let what = if kind == DropKind::Sequence { "sequence" } else { "procedure" };
+                    let what = match kind {
+                        DropKind::Sequence => "sequence",
+                        DropKind::View => "view",
+                        _ => "procedure",
+                    };
                     return Err(SqlError::new(3701, format!("Cannot drop the {what} '{}', because it does not exist or you do not have permission.", display_name(name))));
                 };
                 self.tx().drop_object(&db, o.id()).map_err(|e| self.s.engine_error(e))

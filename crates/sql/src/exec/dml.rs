@@ -151,6 +151,12 @@ impl Run<'_> {
                         return self.resolve_table(&real, &name.name.value);
                     }
                 }
+                if let Some((_, view)) = self.find_view(name)? {
+                    return Err(SqlError::new(
+                        50000,
+                        format!("Walden does not change rows through views: '{}' is a view; change the table it reads instead.", view.name),
+                    ));
+                }
                 self.resolve_table(name, &name.name.value)
             }
             TableTarget::Variable(v) => self.resolve_table_variable(v, v),

@@ -630,11 +630,12 @@ impl Run<'_> {
                         .map_or(Value::Null, |o| Value::NStr(o.name().1.to_string()))
                 }
             },
-            // A procedure's text as it was created; tables and sequences have none (NULL).
+            // A procedure's or view's text as it was created; tables and sequences have none.
             "OBJECT_DEFINITION" => match args.first() {
                 None | Some(Value::Null) => Value::Null,
                 Some(id) => match self.s.db.catalog().get(int_value(id)?).as_deref() {
                     Some(Object::Procedure(p)) => Value::NStr(p.text.clone()),
+                    Some(Object::View(v)) => Value::NStr(v.text.clone()),
                     _ => Value::Null,
                 },
             },

@@ -26,6 +26,7 @@ mod session;
 mod static_type;
 mod sysprocs;
 pub mod sysviews;
+pub(crate) mod view;
 mod window;
 
 pub use error::SqlError;

@@ -985,6 +985,9 @@ impl Run<'_> {
                 if let Some(set) = self.system_rowset(name, &[])? {
                     return Ok(rowset_rows(&set, &qual));
                 }
+                if let Some((db, view)) = self.find_view(name)? {
+                    return self.view_rows(db, &view, &qual);
+                }
                 let t = self.resolve_table(name, &qual)?;
                 self.table_rows(&t, filter)
             }

@@ -235,6 +235,8 @@ pub struct Session {
     pub(crate) identity: Option<i64>,
     /// The table `SET IDENTITY_INSERT ... ON` names, if any: at most one per session.
     pub(crate) identity_insert: Option<IdentityInsert>,
+    /// How many views the running query is inside (`exec::view`).
+    pub(crate) view_depth: usize,
     /// `@@ROWCOUNT`.
     pub(crate) rowcount: u64,
     /// `@@ERROR`.
@@ -329,6 +331,7 @@ impl Session {
             temp_seq: 0,
             identity: None,
             identity_insert: None,
+            view_depth: 0,
             rowcount: 0,
             last_error: 0,
             frames: Vec::new(),
@@ -574,6 +577,7 @@ fn command_of(kind: &StatementKind) -> Command {
         | StatementKind::CreateIndex(_)
         | StatementKind::CreateSequence(_)
         | StatementKind::CreateProcedure(_)
+        | StatementKind::CreateView(_)
         | StatementKind::AlterTable(_)
         | StatementKind::TruncateTable(_) => Command::Create,
         StatementKind::Drop(_) | StatementKind::DropIndex(_) => Command::Drop,
@@ -634,6 +638,7 @@ fn starts_implicit_transaction(kind: &StatementKind) -> bool {
         | StatementKind::CreateIndex(_)
         | StatementKind::CreateSequence(_)
         | StatementKind::CreateProcedure(_)
+        | StatementKind::CreateView(_)
         | StatementKind::Drop(_)
         | StatementKind::DropIndex(_)
         | StatementKind::AlterTable(_) => true,

@@ -301,15 +301,17 @@ impl Run<'_> {
         Ok(query)
     }
 
-    /// `sp_helptext procedure`: the procedure's text, one row per line (each with its line
+    /// `sp_helptext procedure | view`: the module's text, one row per line (each with its line
     /// end), in column `Text`, as SQL Server returns it.
     fn sp_helptext(&mut self, name: &str) -> Result<(), SqlError> {
         let db_name = self.s.db.name().to_string();
         let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
-        let Some(walden_engine::catalog::Object::Procedure(p)) =
-            self.s.db.catalog().get(id).as_deref().cloned()
-        else {
-            return Err(SqlError::new(15197, format!("There is no text for object '{name}'.")));
+        let text = match self.s.db.catalog().get(id).as_deref() {
+            Some(walden_engine::catalog::Object::Procedure(p)) => p.text.clone(),
+            Some(walden_engine::catalog::Object::View(v)) => v.text.clone(),
+            _ => {
+                return Err(SqlError::new(15197, format!("There is no text for object '{name}'.")))
+            }
         };
         let columns = [crate::exec::ColumnInfo::new(
             "Text",
@@ -317,7 +319,7 @@ impl Run<'_> {
         )];
         self.out.result_set(&columns);
         let mut n = 0;
-        for line in p.text.split_inclusive('\n') {
+        for line in text.split_inclusive('\n') {
             self.out.row(&[Value::NStr(line.to_string())]);
             n += 1;
         }

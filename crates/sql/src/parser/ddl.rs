@@ -8,9 +8,9 @@ use super::{PResult, Parser};
 use crate::ast::{
     AlterDatabase, AtomicBlock, AtomicOption, Clustering, ColumnConstraint, ColumnConstraintKind,
     ColumnDef, ColumnOption, CreateDatabase, CreateIndex, CreateMode, CreateProcedure,
-    CreateSequence, CreateTable, DatabaseOption, DatabaseRef, DelayedDurability, DropIndex,
-    DropKind, DropObjects, Expr, FileGrowth, FileSize, FileSpec, Ident, IdentitySpec, IndexColumn,
-    IndexRef, IsolationLevel, MaxSize, ObjectName, ProcedureParameter, RecoveryModel,
+    CreateSequence, CreateTable, CreateView, DatabaseOption, DatabaseRef, DelayedDurability,
+    DropIndex, DropKind, DropObjects, Expr, FileGrowth, FileSize, FileSpec, Ident, IdentitySpec,
+    IndexColumn, IndexRef, IsolationLevel, MaxSize, ObjectName, ProcedureParameter, RecoveryModel,
     SequenceOption, SizeUnit, Statement, StatementKind, TableConstraint, TableConstraintKind,
     TableElement, TableOption, TransactionStatement,
 };
@@ -36,6 +36,12 @@ impl<'a> Parser<'a> {
                 return Err(ParseError::procedure_not_first(line));
             }
             return self.parse_procedure(mode);
+        }
+        if self.at_keyword("VIEW") {
+            if !first_in_batch {
+                return Err(ParseError::view_not_first(line));
+            }
+            return self.parse_view(mode);
         }
         let word = self.peek_word_upper().unwrap_or_default();
         match (mode, word.as_str()) {
@@ -413,6 +419,43 @@ impl<'a> Parser<'a> {
     }
 
     // -----------------------------------------------------------------------------------------
+    // Views
+    // -----------------------------------------------------------------------------------------
+
+    /// `VIEW name [(columns)] [WITH options] AS query [WITH CHECK OPTION]`, which must end the
+    /// batch, as in SQL Server.
+    fn parse_view(&mut self, mode: CreateMode) -> PResult<StatementKind> {
+        self.advance();
+        let name = self.parse_object_name()?;
+        let columns = if self.eat(&TokenKind::LParen) {
+            let columns = self.parse_comma_separated(Self::parse_identifier)?;
+            self.expect(&TokenKind::RParen)?;
+            columns
+        } else {
+            Vec::new()
+        };
+        let mut options = Vec::new();
+        if self.eat_keyword("WITH") {
+            options = self.parse_comma_separated(Self::parse_identifier)?;
+        }
+        self.expect_keyword("AS")?;
+        let query = self.parse_query()?;
+        let check_option = self.at_keyword("WITH") && self.nth_is_keyword(1, "CHECK");
+        if check_option {
+            self.advance();
+            self.advance();
+            self.expect_keyword("OPTION")?;
+        }
+        self.skip_semicolons();
+        if !self.at_eof() {
+            return Err(self.error());
+        }
+        let definition = self.source.to_owned();
+        let view = CreateView { mode, name, columns, options, query, check_option, definition };
+        Ok(StatementKind::CreateView(Box::new(view)))
+    }
+
+    // -----------------------------------------------------------------------------------------
     // Procedures
     // -----------------------------------------------------------------------------------------
 
@@ -583,7 +626,8 @@ impl<'a> Parser<'a> {
     /// `DROP DATABASE | TABLE | SEQUENCE | PROC[EDURE] | INDEX [IF EXISTS] ...`.
     pub(super) fn parse_drop(&mut self) -> PResult<StatementKind> {
         self.advance();
-        const KINDS: [&str; 6] = ["DATABASE", "TABLE", "SEQUENCE", "PROC", "PROCEDURE", "INDEX"];
+        const KINDS: [&str; 7] =
+            ["DATABASE", "TABLE", "SEQUENCE", "PROC", "PROCEDURE", "INDEX", "VIEW"];
         let kind = self.eat_one_of(&KINDS).ok_or_else(|| self.error())?;
         let if_exists = self.at_keyword("IF") && self.nth_is_keyword(1, "EXISTS");
         if if_exists {
@@ -594,6 +638,7 @@ impl<'a> Parser<'a> {
             "DATABASE" => DropKind::Database,
             "TABLE" => DropKind::Table,
             "SEQUENCE" => DropKind::Sequence,
+            "VIEW" => DropKind::View,
             "INDEX" => {
                 let indexes = self.parse_comma_separated(Self::parse_index_ref)?;
                 return Ok(StatementKind::DropIndex(Box::new(DropIndex { if_exists, indexes })));

@@ -318,7 +318,7 @@ pub(super) fn schemas(ctx: &ViewContext<'_>) -> RowSet {
 pub(super) struct ObjRow {
     pub(super) object: Arc<Object>,
     pub(super) schema_id: i64,
-    /// Creation time: the table's own; the database's for sequences and procedures, whose
+    /// Creation time: the table's own; the database's for sequences, procedures and views, whose
     /// creation time Walden does not record.
     pub(super) created_us: u64,
     /// For a sequence: the last value handed out.
@@ -357,7 +357,7 @@ pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> V
             let (created_us, seq_current) = match &*object {
                 Object::Table(t) => (t.created_micros, None),
                 Object::Sequence(s) => (db_created, db.sequence_current(s)),
-                Object::Procedure(_) => (db_created, None),
+                Object::Procedure(_) | Object::View(_) => (db_created, None),
             };
             ObjRow { object, schema_id, created_us, seq_current }
         })
@@ -370,6 +370,7 @@ fn type_desc(object: &Object) -> &'static str {
         Object::Table(_) => "USER_TABLE",
         Object::Sequence(_) => "SEQUENCE_OBJECT",
         Object::Procedure(_) => "SQL_STORED_PROCEDURE",
+        Object::View(_) => "VIEW",
     }
 }
 

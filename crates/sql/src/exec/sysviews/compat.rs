@@ -48,6 +48,7 @@ fn sysobject_rows(ctx: &ViewContext<'_>) -> Vec<SysObjectRow> {
             let xtype = match &*o.object {
                 Object::Table(_) => "U ",
                 Object::Procedure(_) => "P ",
+                Object::View(_) => "V ",
                 Object::Sequence(_) => "SO",
             };
             SysObjectRow {

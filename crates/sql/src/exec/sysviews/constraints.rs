@@ -314,7 +314,7 @@ pub(super) fn identity_columns(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&rows)
 }
 
-/// `sys.sql_modules`: the procedures, with the text they were created with. Walden runs every
+/// `sys.sql_modules`: the procedures and views, with the text they were created with. Walden runs every
 /// module with ANSI_NULLS and QUOTED_IDENTIFIER on, and has no SCHEMABINDING, EXECUTE AS or
 /// native compilation.
 pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
@@ -324,6 +324,7 @@ pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
         .col("object_id", SqlType::Int, |o| int(i64::from(o.object.id())))
         .opt("definition", SqlType::NVarChar(Len::Max), |o| match &*o.object {
             Object::Procedure(p) => nstr(p.text.as_str()),
+            Object::View(v) => nstr(v.text.as_str()),
             _ => Value::Null,
         })
         .opt("uses_ansi_nulls", SqlType::Bit, on)
@@ -336,23 +337,27 @@ pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
         .opt("uses_native_compilation", SqlType::Bit, off)
         .opt("is_inlineable", SqlType::Bit, off)
         .opt("inline_type", SqlType::Bit, off)
-        .rows(&object_rows(ctx, |o| matches!(o, Object::Procedure(_))))
+        .rows(&object_rows(ctx, |o| matches!(o, Object::Procedure(_) | Object::View(_))))
 }
 
-/// `sys.views`: no rows (Walden has no views).
-pub(super) fn views(_ctx: &ViewContext<'_>) -> RowSet {
+/// `sys.views`.
+pub(super) fn views(ctx: &ViewContext<'_>) -> RowSet {
     let none = |_: &ObjRow| Value::Null;
+    let check_option = |o: &ObjRow| match &*o.object {
+        Object::View(v) => bit(crate::exec::view::parse(&v.text).is_some_and(|v| v.check_option)),
+        _ => Value::Null,
+    };
     object_columns()
         .opt("is_replicated", SqlType::Bit, none)
         .opt("has_replication_filter", SqlType::Bit, none)
         .col("has_opaque_metadata", SqlType::Bit, none)
         .col("has_unchecked_assembly_data", SqlType::Bit, none)
-        .col("with_check_option", SqlType::Bit, none)
+        .col("with_check_option", SqlType::Bit, check_option)
         .col("is_date_correlation_view", SqlType::Bit, none)
         .col("ledger_view_type", SqlType::TinyInt, none)
         .col("ledger_view_type_desc", DESC, none)
         .col("is_dropped_ledger_view", SqlType::Bit, none)
-        .rows(&[])
+        .rows(&object_rows(ctx, |o| matches!(o, Object::View(_))))
 }
 
 /// `sys.triggers`: no rows (Walden has no triggers).

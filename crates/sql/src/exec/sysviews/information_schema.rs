@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use walden_engine::catalog::{ColumnDef, Object, TableDef};
+use walden_engine::catalog::{ColumnDef, Object, TableDef, ViewDef};
 use walden_engine::types::{Len, SqlType, Value};
 
 use super::catalog::{max_length, precision, scale, schema_list};
@@ -67,30 +67,28 @@ fn table_defs(ctx: &ViewContext<'_>) -> Vec<Arc<TableDef>> {
         .collect()
 }
 
-/// A row of a view about one table: the database it is in and the table.
-struct TableRow {
-    catalog: String,
-    table: Arc<TableDef>,
-}
-
-impl TableRow {
-    fn def(&self) -> &TableDef {
-        &self.table
-    }
-}
-
-/// `INFORMATION_SCHEMA.TABLES`.
+/// `INFORMATION_SCHEMA.TABLES`: tables and views.
 fn tables(ctx: &ViewContext<'_>) -> RowSet {
     let catalog = ctx.database.name().to_string();
-    let rows: Vec<TableRow> = table_defs(ctx)
-        .into_iter()
-        .map(|table| TableRow { catalog: catalog.clone(), table })
+    // (catalog, schema, name, TABLE_TYPE)
+    let rows: Vec<(String, String, String, &'static str)> = ctx
+        .database
+        .catalog()
+        .objects()
+        .iter()
+        .filter_map(|o| match &**o {
+            Object::Table(t) => {
+                Some((catalog.clone(), t.schema.clone(), t.name.clone(), "BASE TABLE"))
+            }
+            Object::View(v) => Some((catalog.clone(), v.schema.clone(), v.name.clone(), "VIEW")),
+            _ => None,
+        })
         .collect();
-    View::<TableRow>::new()
-        .opt("TABLE_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
-        .opt("TABLE_SCHEMA", NAME, |r| nstr(r.def().schema.as_str()))
-        .col("TABLE_NAME", SYSNAME, |r| nstr(r.def().name.as_str()))
-        .opt("TABLE_TYPE", varchar(10), |_| vstr("BASE TABLE"))
+    View::<(String, String, String, &'static str)>::new()
+        .opt("TABLE_CATALOG", NAME, |r| nstr(r.0.as_str()))
+        .opt("TABLE_SCHEMA", NAME, |r| nstr(r.1.as_str()))
+        .col("TABLE_NAME", SYSNAME, |r| nstr(r.2.as_str()))
+        .opt("TABLE_TYPE", varchar(10), |r| vstr(r.3))
         .rows(&rows)
 }
 
@@ -393,14 +391,31 @@ fn key_column_usage(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&rows)
 }
 
-/// `INFORMATION_SCHEMA.VIEWS`: SQL Server's columns, and no rows, since Walden has no views.
-fn views(_ctx: &ViewContext<'_>) -> RowSet {
-    View::<()>::new()
-        .opt("TABLE_CATALOG", NAME, |_| Value::Null)
-        .opt("TABLE_SCHEMA", NAME, |_| Value::Null)
-        .col("TABLE_NAME", SYSNAME, |_| Value::Null)
-        .opt("VIEW_DEFINITION", SqlType::NVarChar(Len::N(4000)), |_| Value::Null)
-        .opt("CHECK_OPTION", varchar(7), |_| Value::Null)
-        .opt("IS_UPDATABLE", varchar(2), |_| Value::Null)
-        .rows(&[])
+/// `INFORMATION_SCHEMA.VIEWS`: the first 4,000 characters of each definition, as in SQL
+/// Server; `IS_UPDATABLE` is `NO`, since Walden changes no rows through a view.
+fn views(ctx: &ViewContext<'_>) -> RowSet {
+    let catalog = ctx.database.name().to_string();
+    let rows: Vec<(String, ViewDef)> = ctx
+        .database
+        .catalog()
+        .objects()
+        .iter()
+        .filter_map(|o| match &**o {
+            Object::View(v) => Some((catalog.clone(), v.clone())),
+            _ => None,
+        })
+        .collect();
+    View::<(String, ViewDef)>::new()
+        .opt("TABLE_CATALOG", NAME, |(c, _)| nstr(c.as_str()))
+        .opt("TABLE_SCHEMA", NAME, |(_, v)| nstr(v.schema.as_str()))
+        .col("TABLE_NAME", SYSNAME, |(_, v)| nstr(v.name.as_str()))
+        .opt("VIEW_DEFINITION", SqlType::NVarChar(Len::N(4000)), |(_, v)| {
+            nstr(v.text.chars().take(4000).collect::<String>().as_str())
+        })
+        .opt("CHECK_OPTION", varchar(7), |(_, v)| {
+            let check = crate::exec::view::parse(&v.text).is_some_and(|v| v.check_option);
+            vstr(if check { "CASCADE" } else { "NONE" })
+        })
+        .opt("IS_UPDATABLE", varchar(2), |_| vstr("NO"))
+        .rows(&rows)
 }

@@ -1,0 +1,177 @@
+//! Views: `CREATE [OR ALTER] VIEW`, `ALTER VIEW`, and a view named in a query's FROM clause.
+//!
+//! A view is its text in the catalog ([`walden_engine::catalog::ViewDef`]). Wherever a query
+//! names it, the text is parsed again and its query runs as a derived table would, in the
+//! view's own database (so that its unqualified names mean what they meant at CREATE), without
+//! the referring statement's common table expressions in scope. CREATE runs the query once to
+//! check it and to name its columns, with SQL Server's errors for a bad column list. Views
+//! nest up to 32 levels (error 217), which also stops a cycle made by ALTER VIEW. Rows are
+//! not changed through a view.
+
+use std::sync::Arc;
+
+use walden_engine::catalog::{Object, ViewDef};
+use walden_engine::Database;
+
+use crate::ast::{CreateMode, CreateView, ObjectName, Query, QueryBody, StatementKind};
+use crate::exec::eval::Col;
+use crate::exec::query::Rows;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+use crate::parse_batch;
+
+/// SQL Server's limit on nested modules, views included.
+const MAX_NESTING: usize = 32;
+
+/// The CREATE VIEW statement a view's stored text holds.
+pub(crate) fn parse(text: &str) -> Option<CreateView> {
+    let batch = parse_batch(text).ok()?;
+    batch.statements.into_iter().find_map(|s| match s.kind {
+        StatementKind::CreateView(v) => Some(*v),
+        _ => None,
+    })
+}
+
+/// Whether a query's ORDER BY is allowed in a view: only with TOP or OFFSET, which make it
+/// choose rows rather than order them.
+fn order_by_allowed(q: &Query) -> bool {
+    q.order_by.is_empty()
+        || q.offset.is_some()
+        || matches!(&q.body, QueryBody::Select(s) if s.top.is_some())
+}
+
+impl Run<'_> {
+    /// The view `name` names, if it names one (with its database).
+    pub(crate) fn find_view(
+        &mut self,
+        name: &ObjectName,
+    ) -> Result<Option<(Arc<Database>, ViewDef)>, SqlError> {
+        if name.name.value.starts_with('#') {
+            return Ok(None);
+        }
+        let db = self.database_of(name.database.as_ref())?;
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let found = db.find_object(schema, &name.name.value);
+        Ok(match found.as_deref() {
+            Some(Object::View(v)) => Some((Arc::clone(&db), v.clone())),
+            _ => None,
+        })
+    }
+
+    /// A view's rows, its columns qualified by `qual` and named as the view names them.
+    pub(crate) fn view_rows(
+        &mut self,
+        db: Arc<Database>,
+        view: &ViewDef,
+        qual: &str,
+    ) -> Result<Rows, SqlError> {
+        let def = parse(&view.text).ok_or_else(|| {
+            SqlError::new(
+                50000,
+                format!("The stored definition of view '{}' no longer parses.", view.name),
+            )
+        })?;
+        let mut rows = self.view_query(db, &def.query)?;
+        if !def.columns.is_empty() {
+            if def.columns.len() != rows.cols.len() {
+                return Err(SqlError::new(
+                    4502,
+                    format!(
+                        "View or function '{}' has {} column names specified than columns defined.",
+                        view.name,
+                        if def.columns.len() > rows.cols.len() { "more" } else { "fewer" }
+                    ),
+                ));
+            }
+            for (c, n) in rows.cols.iter_mut().zip(&def.columns) {
+                c.name = n.value.clone();
+            }
+        }
+        for c in &mut rows.cols {
+            c.qual = Some(qual.to_string());
+        }
+        Ok(rows)
+    }
+
+    /// Runs a view's query in the view's database, outside the caller's CTEs, keeping the
+    /// columns a client would see.
+    fn view_query(&mut self, db: Arc<Database>, query: &Query) -> Result<Rows, SqlError> {
+        if self.s.view_depth >= MAX_NESTING {
+            return Err(SqlError::new(
+                217,
+                "Maximum stored procedure, function, trigger, or view nesting level exceeded (limit 32).",
+            ));
+        }
+        let caller_db = std::mem::replace(&mut self.s.db, db);
+        let caller_ctes = std::mem::take(&mut self.ctes);
+        self.s.view_depth += 1;
+        let result = self.query(query, None);
+        self.s.view_depth -= 1;
+        self.ctes = caller_ctes;
+        self.s.db = caller_db;
+        let rows = result?;
+        let visible = rows.visible();
+        let cols: Vec<Col> = visible.iter().map(|&i| rows.cols[i].clone()).collect();
+        let rows = rows.rows.into_iter().map(|r| visible.iter().map(|&i| r[i].clone()).collect());
+        Ok(Rows { cols, rows: rows.collect() })
+    }
+
+    /// `CREATE [OR ALTER] VIEW` / `ALTER VIEW`: checks the query by running it and stores the
+    /// text.
+    pub(crate) fn create_view(&mut self, v: &CreateView) -> Result<(), SqlError> {
+        if v.name.database.is_some() {
+            let verb = if v.mode == CreateMode::Alter { "ALTER" } else { "CREATE" };
+            return Err(SqlError::new(
+                166,
+                format!("'{verb} VIEW' does not allow specifying the database name as a prefix to the object name."),
+            ));
+        }
+        let db = Arc::clone(&self.s.db);
+        let schema = v.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let name = &v.name.name.value;
+        let existing = db.find_object(schema, name);
+        if v.mode == CreateMode::Alter && !matches!(existing.as_deref(), Some(Object::View(_))) {
+            return Err(SqlError::invalid_object(name));
+        }
+        if !order_by_allowed(&v.query) {
+            return Err(SqlError::new(
+                1033,
+                "The ORDER BY clause is invalid in views, inline functions, derived tables, subqueries, and common table expressions, unless TOP, OFFSET or FOR XML is also specified.",
+            ));
+        }
+        let rows = self.view_query(Arc::clone(&db), &v.query)?;
+        let names: Vec<String> = if v.columns.is_empty() {
+            rows.cols.iter().map(|c| c.name.clone()).collect()
+        } else if v.columns.len() > rows.cols.len() {
+            return Err(SqlError::new(
+                8159,
+                format!("'{name}' has fewer columns than were specified in the column list."),
+            ));
+        } else if v.columns.len() < rows.cols.len() {
+            return Err(SqlError::new(
+                8158,
+                format!("'{name}' has more columns than were specified in the column list."),
+            ));
+        } else {
+            v.columns.iter().map(|c| c.value.clone()).collect()
+        };
+        for (i, n) in names.iter().enumerate() {
+            if n.is_empty() {
+                return Err(SqlError::new(
+                    4511,
+                    format!("Create View or Function failed because no column name was specified for column {}.", i + 1),
+                ));
+            }
+            if names[..i].iter().any(|m| m.eq_ignore_ascii_case(n)) {
+                return Err(SqlError::new(
+                    4506,
+                    format!("Column names in each view or function must be unique. Column name '{n}' in view or function '{name}' is specified more than once."),
+                ));
+            }
+        }
+        let or_alter = v.mode != CreateMode::Create;
+        self.tx()
+            .put_view(&db, schema, name, &v.definition, or_alter)
+            .map_err(|e| self.s.engine_error(e))
+    }
+}

@@ -1,0 +1,106 @@
+-- Views: CREATE / ALTER / CREATE OR ALTER / DROP VIEW, a view in FROM (joined, nested, with
+-- a column list, over GROUP BY), the catalog views that list them, and SQL Server's errors.
+CREATE DATABASE viewdb
+GO
+USE viewdb
+CREATE TABLE dbo.t (id INT PRIMARY KEY, v VARCHAR(10), n INT)
+INSERT dbo.t VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)
+GO
+CREATE VIEW dbo.v1 AS SELECT id, v FROM dbo.t WHERE id > 1
+GO
+SELECT * FROM v1 ORDER BY id
+SELECT x.v, t.n FROM dbo.v1 AS x JOIN dbo.t ON t.id = x.id WHERE t.n = 30
+GO
+CREATE VIEW v2 (a, total) AS SELECT v, SUM(n) FROM t GROUP BY v
+GO
+SELECT a, total FROM v2 WHERE total > 10 ORDER BY a
+GO
+-- A view of a view; rows inserted later show through.
+CREATE VIEW v3 AS SELECT a FROM v2 WHERE total >= 20
+GO
+INSERT dbo.t VALUES (4, 'd', 40)
+SELECT a FROM v3 ORDER BY a
+GO
+-- Errors at CREATE: an unnamed column (4511), a repeated name (4506), ORDER BY without TOP
+-- (1033), a column list of the wrong length (8158, 8159), a name in use (2714), a missing
+-- table (208), a database prefix (166), not first in its batch (111), not last (156).
+CREATE VIEW bad AS SELECT v, SUM(n) FROM t GROUP BY v
+GO
+CREATE VIEW bad AS SELECT id, id FROM t
+GO
+CREATE VIEW bad AS SELECT id FROM t ORDER BY id
+GO
+CREATE VIEW bad (a) AS SELECT id, v FROM t
+GO
+CREATE VIEW bad (a, b, c) AS SELECT id, v FROM t
+GO
+CREATE VIEW v1 AS SELECT 1 AS x
+GO
+CREATE VIEW bad AS SELECT * FROM nothing_here
+GO
+CREATE VIEW viewdb.dbo.bad AS SELECT 1 AS x
+GO
+SELECT 1 AS first
+CREATE VIEW bad AS SELECT 1 AS x
+GO
+CREATE VIEW bad AS SELECT 1 AS x
+SELECT 2
+GO
+-- ORDER BY with TOP is allowed.
+CREATE VIEW top2 AS SELECT TOP (2) id FROM t ORDER BY n DESC
+GO
+SELECT id FROM top2 ORDER BY id
+GO
+-- ALTER of a missing view (208); CREATE OR ALTER replaces one, keeping its id.
+ALTER VIEW nope AS SELECT 1 AS x
+GO
+DECLARE @before INT = OBJECT_ID('v1')
+EXEC ('CREATE OR ALTER VIEW v1 AS SELECT id, v, n FROM t')
+SELECT CASE WHEN OBJECT_ID('v1', 'V') = @before THEN 1 ELSE 0 END AS same_id
+SELECT id, n FROM v1 WHERE n >= 20 ORDER BY id
+GO
+-- Catalog views.
+CREATE VIEW checked WITH SCHEMABINDING AS SELECT id FROM dbo.t WHERE id < 3 WITH CHECK OPTION
+GO
+SELECT name, type, type_desc FROM sys.objects WHERE type = 'V' ORDER BY name
+SELECT name, with_check_option FROM sys.views ORDER BY name
+SELECT TABLE_NAME, TABLE_TYPE FROM INFORMATION_SCHEMA.TABLES ORDER BY TABLE_NAME
+SELECT TABLE_NAME, CHECK_OPTION, IS_UPDATABLE FROM INFORMATION_SCHEMA.VIEWS ORDER BY TABLE_NAME
+SELECT OBJECT_DEFINITION(OBJECT_ID('v3')) AS definition
+SELECT COUNT(*) AS modules FROM sys.sql_modules WHERE object_id = OBJECT_ID('checked')
+GO
+-- Rows are not changed through a view.
+INSERT v1 VALUES (9, 'z', 1)
+GO
+UPDATE v1 SET n = 0
+GO
+-- A view inside a transaction that rolls back goes with it.
+BEGIN TRAN
+EXEC ('CREATE VIEW vt AS SELECT 1 AS x')
+SELECT x FROM vt
+ROLLBACK
+SELECT OBJECT_ID('vt') AS gone
+GO
+-- The view's names are its database's, wherever it is used from.
+USE master
+SELECT COUNT(*) AS rows_seen FROM viewdb.dbo.v1
+GO
+USE viewdb
+GO
+-- A cycle made by ALTER VIEW stops at the nesting limit (217).
+CREATE VIEW va AS SELECT id FROM t
+GO
+CREATE VIEW vb AS SELECT id FROM va
+GO
+ALTER VIEW va AS SELECT id FROM vb
+GO
+SELECT * FROM vb
+GO
+DROP VIEW va, vb, v3
+DROP VIEW IF EXISTS v3
+GO
+DROP VIEW v3
+GO
+USE master
+DROP DATABASE viewdb
+GO
