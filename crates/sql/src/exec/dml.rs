@@ -154,7 +154,7 @@ impl Run<'_> {
                 if let Some((_, view)) = self.find_view(name)? {
                     return Err(SqlError::new(
                         50000,
-                        format!("Walden does not change rows through views: '{}' is a view; change the table it reads instead.", view.name),
+                        format!("Walden changes rows through a view with INSERT, UPDATE and DELETE only: '{}' is a view; change the table it reads instead.", view.name),
                     ));
                 }
                 self.resolve_table(name, &name.name.value)
@@ -217,8 +217,17 @@ impl Run<'_> {
     }
 
     fn insert_in_scope(&mut self, i: &Insert) -> Step<u64> {
-        let t = self.target(&i.target, &[])?;
-        let targets = insert_targets(&t, &i.columns, self.identity_insert_on(&t))?;
+        let (t, targets) = match self.view_insert_target(&i.target, &i.columns)? {
+            Some((t, columns)) => {
+                let targets = insert_targets(&t, &columns, self.identity_insert_on(&t))?;
+                (t, targets)
+            }
+            None => {
+                let t = self.target(&i.target, &[])?;
+                let targets = insert_targets(&t, &i.columns, self.identity_insert_on(&t))?;
+                (t, targets)
+            }
+        };
         let mut output = match &i.output {
             Some(clause) => Some(self.output_plan(clause, &t.def, Changed::Inserted)?),
             None => None,
@@ -327,6 +336,7 @@ impl Run<'_> {
                 ));
             }
             self.check_row(def, &cols, &checks, &values, "INSERT")?;
+            self.check_view_option(t, &values)?;
             let db = Arc::clone(&t.db);
             self.tx().insert_row(&db, def, &mut values).map_err(|e| self.s.engine_error(e))?;
             if let Some(c) = identity {
@@ -414,6 +424,20 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// Error 550 unless a row changed through a view `WITH CHECK OPTION` is still one of
+    /// the view's rows.
+    fn check_view_option(&mut self, t: &TableRef, values: &[Value]) -> Result<(), SqlError> {
+        let Some(w) = &t.view_check else { return Ok(()) };
+        let cols = table_cols(&t.def, &t.qual);
+        if self.predicate(w, &Env::new(&cols, values, None))? == Some(true) {
+            return Ok(());
+        }
+        Err(SqlError::new(
+            550,
+            "The attempted insert or update failed because the target view either specifies WITH CHECK OPTION or spans a view that specifies WITH CHECK OPTION and one or more rows resulting from the operation did not qualify under the CHECK OPTION constraint.",
+        ))
+    }
+
     /// UPDATE; returns the number of rows changed.
     pub(crate) fn update(&mut self, u: &Update) -> Result<u64, SqlError> {
         self.with_ctes(&u.ctes, |r| r.update_in_scope(u))
@@ -488,6 +512,7 @@ impl Run<'_> {
                 }
             }
             self.check_row(&t.def, &tcols, &checks, &values, "UPDATE")?;
+            self.check_view_option(&t, &values)?;
             let Value::Binary(id) = &row[rowid] else { continue };
             let db = Arc::clone(&t.db);
             // current_row read the row under its X lock: it is still as read.
@@ -627,7 +652,7 @@ impl Run<'_> {
             self.s.temp_tables.insert(user.to_ascii_lowercase(), stored_name);
             self.note_temp_created(&user);
         }
-        Ok(TableRef { db, def: Arc::new(def), qual: user })
+        Ok(TableRef { db, def: Arc::new(def), qual: user, view_check: None })
     }
 }
 

@@ -7,12 +7,17 @@
 //! t ORDER BY id) DELETE FROM c`), as a view may in SQL Server, when it is a single-table
 //! SELECT of plain columns: the statement then changes the rows of the base table the CTE
 //! selects. Its rows are computed here with their row locators, so the change goes through
-//! the same engine calls (locks, log, indexes) as any UPDATE or DELETE.
+//! the same engine calls (locks, log, indexes) as any UPDATE or DELETE. A view is changed
+//! under the same rules (INSERT too, through its column names), in its own database.
 
-use crate::ast::{Cte, Expr, ExprKind, QueryBody, SelectItem, TableSource, TableTarget};
+use walden_engine::catalog::ViewDef;
+
+use crate::ast::{
+    Cte, Expr, ExprKind, Ident, ObjectName, QueryBody, Select, SelectItem, TableSource, TableTarget,
+};
 use crate::exec::dml::Qualified;
 use crate::exec::eval::{Col, Env};
-use crate::exec::query::{sort_by_keys, Rows, TableRef};
+use crate::exec::query::{sort_by_keys, table_cols, Rows, TableRef};
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -35,10 +40,10 @@ impl Run<'_> {
         result
     }
 
-    /// When `target` names one of the statement's `ctes`, the base table it stands for and
-    /// the rows of it the CTE selects, shaped as an UPDATE or DELETE over the CTE needs them:
-    /// the base table's columns under the CTE's names (those the CTE does not select are
-    /// hidden), then the row locator. `None` when `target` is not a CTE.
+    /// When `target` names one of the statement's `ctes`, or a view, the base table it
+    /// stands for and the rows of it the CTE or view selects, shaped as an UPDATE or DELETE
+    /// over it needs them: the base table's columns under the CTE's names (those the CTE does
+    /// not select are hidden), then the row locator. `None` when `target` is neither.
     pub(crate) fn cte_target(
         &mut self,
         ctes: &[Cte],
@@ -46,14 +51,28 @@ impl Run<'_> {
         from: &[TableSource],
     ) -> Result<Option<(TableRef, Qualified)>, SqlError> {
         let TableTarget::Table(name) = target else { return Ok(None) };
-        if name.schema.is_some() || name.database.is_some() {
-            return Ok(None);
+        if name.schema.is_none() && name.database.is_none() {
+            let cte =
+                ctes.iter().rev().find(|c| c.name.value.eq_ignore_ascii_case(&name.name.value));
+            if let Some(cte) = cte {
+                return self.updatable_rows(cte, ctes, from).map(Some);
+            }
         }
-        let Some(cte) =
-            ctes.iter().rev().find(|c| c.name.value.eq_ignore_ascii_case(&name.name.value))
-        else {
-            return Ok(None);
-        };
+        let Some((db, view)) = self.find_view(name)? else { return Ok(None) };
+        let (cte, check) = view_cte(&view)?;
+        let (mut t, rows) = self.in_view_scope(db, |r| r.updatable_rows(&cte, &[], from))?;
+        t.view_check = check;
+        Ok(Some((t, rows)))
+    }
+
+    /// The rows of `cte` (a CTE of the statement, or a view as one) an UPDATE or DELETE
+    /// changes, under SQL Server's rules for updatable views.
+    fn updatable_rows(
+        &mut self,
+        cte: &Cte,
+        ctes: &[Cte],
+        from: &[TableSource],
+    ) -> Result<(TableRef, Qualified), SqlError> {
         let cte_name = cte.name.value.as_str();
         let multiple = || {
             SqlError::new(
@@ -66,24 +85,7 @@ impl Run<'_> {
         if !from.is_empty() {
             return Err(multiple());
         }
-        let QueryBody::Select(sel) = &cte.query.body else { return Err(multiple()) };
-        let [TableSource::Table { name: base, alias, .. }] = sel.from.as_slice() else {
-            return Err(multiple());
-        };
-        let names_a_cte = base.schema.is_none()
-            && base.database.is_none()
-            && (ctes.iter().any(|c| c.name.value.eq_ignore_ascii_case(&base.name.value))
-                || self.ctes.iter().any(|(n, _)| n.eq_ignore_ascii_case(&base.name.value)));
-        if names_a_cte {
-            return Err(multiple());
-        }
-        if sel.distinct || !sel.group_by.is_empty() || sel.having.is_some() {
-            return Err(SqlError::new(
-                4403,
-                format!("Cannot update the view or function '{cte_name}' because it contains aggregates, or a DISTINCT or GROUP BY clause, or PIVOT or UNPIVOT operator."),
-            ));
-        }
-        let qual = alias.as_ref().unwrap_or(&base.name).value.clone();
+        let (sel, base, qual) = self.updatable_select(cte, ctes)?;
         let t = self.resolve_table(base, &qual)?;
         let Rows { cols, rows } = self.table_rows(&t, sel.where_clause.as_ref())?;
         let rowid = t.def.columns.len();
@@ -135,32 +137,8 @@ impl Run<'_> {
 
         // The CTE's columns: each a base column, under the CTE's name for it.
         let mut exposed: Vec<Option<String>> = vec![None; rowid];
-        let mut order = 0usize;
-        for item in &sel.items {
-            let picked: Vec<(usize, String)> = match item {
-                SelectItem::Wildcard(_) => (0..rowid).map(|i| (i, cols[i].name.clone())).collect(),
-                SelectItem::Expr { expr, alias } => {
-                    let ExprKind::Column(parts) = &expr.kind else {
-                        return Err(derived_field(cte_name));
-                    };
-                    let Some(i) = crate::exec::eval::find_column(&cols[..rowid], parts)? else {
-                        let last = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
-                        return Err(SqlError::invalid_column(last));
-                    };
-                    let name =
-                        alias.as_ref().map_or_else(|| cols[i].name.clone(), |a| a.value.clone());
-                    vec![(i, name)]
-                }
-                SelectItem::Assign { .. } => return Err(derived_field(cte_name)),
-            };
-            for (i, name) in picked {
-                let name = cte.columns.get(order).map_or(name, |c| c.value.clone());
-                order += 1;
-                // One base column under two names cannot be one column of the rows here.
-                if exposed[i].replace(name).is_some() {
-                    return Err(derived_field(cte_name));
-                }
-            }
+        for (i, name) in exposed_columns(cte, sel, &cols[..rowid])? {
+            exposed[i] = Some(name);
         }
         let mut shaped: Vec<Col> = Vec::with_capacity(cols.len());
         for (c, name) in cols.into_iter().zip(exposed.into_iter().chain(std::iter::once(None))) {
@@ -169,7 +147,88 @@ impl Run<'_> {
                 None => Col { hidden: true, ..c },
             });
         }
-        Ok(Some((t, Qualified { cols: shaped, rows, rowid })))
+        Ok((t, Qualified { cols: shaped, rows, rowid }))
+    }
+
+    /// The SELECT of an updatable CTE or view, its one base table and that table's name in
+    /// it: errors 4405 (not one base table) and 4403 (aggregates, DISTINCT, GROUP BY).
+    fn updatable_select<'q>(
+        &mut self,
+        cte: &'q Cte,
+        ctes: &[Cte],
+    ) -> Result<(&'q Select, &'q ObjectName, String), SqlError> {
+        let cte_name = cte.name.value.as_str();
+        let multiple = || {
+            SqlError::new(
+                4405,
+                format!("View or function '{cte_name}' is not updatable because the modification affects multiple base tables."),
+            )
+        };
+        let QueryBody::Select(sel) = &cte.query.body else { return Err(multiple()) };
+        let [TableSource::Table { name: base, alias, .. }] = sel.from.as_slice() else {
+            return Err(multiple());
+        };
+        let names_a_cte = base.schema.is_none()
+            && base.database.is_none()
+            && (ctes.iter().any(|c| c.name.value.eq_ignore_ascii_case(&base.name.value))
+                || self.ctes.iter().any(|(n, _)| n.eq_ignore_ascii_case(&base.name.value)));
+        if names_a_cte || self.names_view(base) {
+            return Err(multiple());
+        }
+        if sel.distinct || !sel.group_by.is_empty() || sel.having.is_some() {
+            return Err(SqlError::new(
+                4403,
+                format!("Cannot update the view or function '{cte_name}' because it contains aggregates, or a DISTINCT or GROUP BY clause, or PIVOT or UNPIVOT operator."),
+            ));
+        }
+        let qual = alias.as_ref().unwrap_or(&base.name).value.clone();
+        Ok((sel, base, qual))
+    }
+
+    /// Whether `name` names a view (of a database that exists).
+    fn names_view(&mut self, name: &ObjectName) -> bool {
+        matches!(self.find_view(name), Ok(Some(_)))
+    }
+
+    /// INSERT into a view: its base table and the base columns the insert list (or, without
+    /// one, every view column but an identity) stands for; `None` when `target` is no view.
+    /// The mapped list then goes through the table's own rules (`insert_targets`).
+    pub(crate) fn view_insert_target(
+        &mut self,
+        target: &TableTarget,
+        columns: &[Ident],
+    ) -> Result<Option<(TableRef, Vec<Ident>)>, SqlError> {
+        let TableTarget::Table(name) = target else { return Ok(None) };
+        let Some((db, view)) = self.find_view(name)? else { return Ok(None) };
+        let (cte, check) = view_cte(&view)?;
+        self.in_view_scope(db, |r| {
+            let (sel, base, qual) = r.updatable_select(&cte, &[])?;
+            let mut t = r.resolve_table(base, &qual)?;
+            t.view_check = check;
+            let cols = table_cols(&t.def, &qual);
+            let exposed = exposed_columns(&cte, sel, &cols)?;
+            let identity = t.def.identity_column().map(|(c, _, _)| c);
+            let base_name = |i: usize| Ident::new(t.def.columns[i].name.clone());
+            let mapped = if columns.is_empty() {
+                exposed
+                    .iter()
+                    .filter(|(i, _)| Some(*i) != identity)
+                    .map(|&(i, _)| base_name(i))
+                    .collect()
+            } else {
+                let mut mapped = Vec::with_capacity(columns.len());
+                for c in columns {
+                    let Some(&(i, _)) =
+                        exposed.iter().find(|(_, n)| n.eq_ignore_ascii_case(&c.value))
+                    else {
+                        return Err(SqlError::invalid_column(&c.value));
+                    };
+                    mapped.push(base_name(i));
+                }
+                mapped
+            };
+            Ok(Some((t, mapped)))
+        })
     }
 
     /// The rows of a CTE target (see [`Run::cte_target`]) the statement's WHERE keeps.
@@ -188,6 +247,64 @@ impl Run<'_> {
         }
         Ok(Qualified { cols, rows: kept, rowid })
     }
+}
+
+/// The columns an updatable CTE or view exposes, in order: each a column of its base table
+/// (`cols`, without the row locator), under the CTE's name for it. Error 4406 for a column
+/// that is not a plain base column, or one base column exposed twice.
+fn exposed_columns(
+    cte: &Cte,
+    sel: &Select,
+    cols: &[Col],
+) -> Result<Vec<(usize, String)>, SqlError> {
+    let cte_name = cte.name.value.as_str();
+    let mut exposed: Vec<(usize, String)> = Vec::new();
+    for item in &sel.items {
+        let picked: Vec<(usize, String)> = match item {
+            SelectItem::Wildcard(_) => {
+                cols.iter().enumerate().map(|(i, c)| (i, c.name.clone())).collect()
+            }
+            SelectItem::Expr { expr, alias } => {
+                let ExprKind::Column(parts) = &expr.kind else {
+                    return Err(derived_field(cte_name));
+                };
+                let Some(i) = crate::exec::eval::find_column(cols, parts)? else {
+                    let last = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
+                    return Err(SqlError::invalid_column(last));
+                };
+                let name = alias.as_ref().map_or_else(|| cols[i].name.clone(), |a| a.value.clone());
+                vec![(i, name)]
+            }
+            SelectItem::Assign { .. } => return Err(derived_field(cte_name)),
+        };
+        for (i, name) in picked {
+            let name = cte.columns.get(exposed.len()).map_or(name, |c| c.value.clone());
+            // One base column under two names cannot be one column of the rows here.
+            if exposed.iter().any(|(j, _)| *j == i) {
+                return Err(derived_field(cte_name));
+            }
+            exposed.push((i, name));
+        }
+    }
+    Ok(exposed)
+}
+
+/// A view as the CTE it behaves as when it is the target of a change, with its WHERE when it
+/// is `WITH CHECK OPTION` (a view without WHERE lets every row through).
+fn view_cte(view: &ViewDef) -> Result<(Cte, Option<Expr>), SqlError> {
+    let def =
+        crate::exec::view::parse(&view.text).ok_or_else(|| crate::exec::view::unparsable(view))?;
+    let check = match &def.query.body {
+        QueryBody::Select(sel) if def.check_option => sel.where_clause.clone(),
+        _ => None,
+    };
+    let cte = Cte {
+        name: Ident::new(view.name.clone()),
+        columns: def.columns,
+        query: def.query,
+        max_recursion: None,
+    };
+    Ok((cte, check))
 }
 
 /// Error 4406: the CTE has a column that is no base table column.

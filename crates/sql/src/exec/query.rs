@@ -88,6 +88,9 @@ pub(crate) struct TableRef {
     pub(crate) def: Arc<TableDef>,
     /// The name to qualify its columns with.
     pub(crate) qual: String,
+    /// When a change goes through a view `WITH CHECK OPTION`: the view's WHERE, in this
+    /// table's columns, which every inserted or updated row must satisfy (error 550).
+    pub(crate) view_check: Option<Expr>,
 }
 
 /// Collects the aggregate calls of an expression (not inside subqueries).
@@ -1237,7 +1240,9 @@ impl Run<'_> {
     ) -> Result<TableRef, SqlError> {
         let (db, o) = self.resolve_table_object(name)?;
         match &*o {
-            Object::Table(def) => Ok(TableRef { db, def: Arc::clone(def), qual: qual.to_string() }),
+            Object::Table(def) => {
+                Ok(TableRef { db, def: Arc::clone(def), qual: qual.to_string(), view_check: None })
+            }
             _ => Err(SqlError::invalid_object(&name.name.value)),
         }
     }
@@ -1257,9 +1262,12 @@ impl Run<'_> {
             })?;
         let tempdb = Arc::clone(self.s.instance.tempdb());
         match tempdb.find_object("dbo", &internal).as_deref() {
-            Some(Object::Table(def)) => {
-                Ok(TableRef { db: tempdb, def: Arc::clone(def), qual: qual.to_string() })
-            }
+            Some(Object::Table(def)) => Ok(TableRef {
+                db: tempdb,
+                def: Arc::clone(def),
+                qual: qual.to_string(),
+                view_check: None,
+            }),
             _ => Err(SqlError::with_severity(
                 1087,
                 15,

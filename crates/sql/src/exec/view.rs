@@ -6,7 +6,7 @@
 //! the referring statement's common table expressions in scope. CREATE runs the query once to
 //! check it and to name its columns, with SQL Server's errors for a bad column list. Views
 //! nest up to 32 levels (error 217), which also stops a cycle made by ALTER VIEW. Rows are
-//! not changed through a view.
+//! changed through a view under the rules of updatable views (`dml_cte`).
 
 use std::sync::Arc;
 
@@ -30,6 +30,11 @@ pub(crate) fn parse(text: &str) -> Option<CreateView> {
         StatementKind::CreateView(v) => Some(*v),
         _ => None,
     })
+}
+
+/// The error for a view whose stored text does not parse (a text from an older version).
+pub(crate) fn unparsable(view: &ViewDef) -> SqlError {
+    SqlError::new(50000, format!("The stored definition of view '{}' no longer parses.", view.name))
 }
 
 /// Whether a query's ORDER BY is allowed in a view: only with TOP or OFFSET, which make it
@@ -65,12 +70,7 @@ impl Run<'_> {
         view: &ViewDef,
         qual: &str,
     ) -> Result<Rows, SqlError> {
-        let def = parse(&view.text).ok_or_else(|| {
-            SqlError::new(
-                50000,
-                format!("The stored definition of view '{}' no longer parses.", view.name),
-            )
-        })?;
+        let def = parse(&view.text).ok_or_else(|| unparsable(view))?;
         let mut rows = self.view_query(db, &def.query)?;
         if !def.columns.is_empty() {
             if def.columns.len() != rows.cols.len() {
@@ -93,9 +93,13 @@ impl Run<'_> {
         Ok(rows)
     }
 
-    /// Runs a view's query in the view's database, outside the caller's CTEs, keeping the
-    /// columns a client would see.
-    fn view_query(&mut self, db: Arc<Database>, query: &Query) -> Result<Rows, SqlError> {
+    /// Runs `body` as a view's text runs: in the view's database `db`, outside the caller's
+    /// CTEs, one nesting level deeper (error 217 past 32).
+    pub(crate) fn in_view_scope<T>(
+        &mut self,
+        db: Arc<Database>,
+        body: impl FnOnce(&mut Self) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
         if self.s.view_depth >= MAX_NESTING {
             return Err(SqlError::new(
                 217,
@@ -105,11 +109,16 @@ impl Run<'_> {
         let caller_db = std::mem::replace(&mut self.s.db, db);
         let caller_ctes = std::mem::take(&mut self.ctes);
         self.s.view_depth += 1;
-        let result = self.query(query, None);
+        let result = body(self);
         self.s.view_depth -= 1;
         self.ctes = caller_ctes;
         self.s.db = caller_db;
-        let rows = result?;
+        result
+    }
+
+    /// Runs a view's query in its scope, keeping the columns a client would see.
+    fn view_query(&mut self, db: Arc<Database>, query: &Query) -> Result<Rows, SqlError> {
+        let rows = self.in_view_scope(db, |r| r.query(query, None))?;
         let visible = rows.visible();
         let cols: Vec<Col> = visible.iter().map(|&i| rows.cols[i].clone()).collect();
         let rows = rows.rows.into_iter().map(|r| visible.iter().map(|&i| r[i].clone()).collect());

@@ -69,10 +69,49 @@ SELECT TABLE_NAME, CHECK_OPTION, IS_UPDATABLE FROM INFORMATION_SCHEMA.VIEWS ORDE
 SELECT OBJECT_DEFINITION(OBJECT_ID('v3')) AS definition
 SELECT COUNT(*) AS modules FROM sys.sql_modules WHERE object_id = OBJECT_ID('checked')
 GO
--- Rows are not changed through a view.
-INSERT v1 VALUES (9, 'z', 1)
+-- Changing rows through a view: one base table, plain columns, under the view's names.
+CREATE TABLE dbo.items (id INT IDENTITY PRIMARY KEY, label VARCHAR(10), qty INT DEFAULT 5)
+INSERT dbo.items (label, qty) VALUES ('a', 10), ('b', 20), ('c', 30)
 GO
-UPDATE v1 SET n = 0
+CREATE VIEW big_items (item, name) AS SELECT id, label FROM dbo.items WHERE qty >= 20
+GO
+UPDATE big_items SET name = 'B' WHERE item = 2
+DELETE FROM big_items WHERE name = 'c'
+INSERT big_items (name) VALUES ('new')
+INSERT big_items VALUES ('new2')
+SELECT id, label, qty FROM dbo.items ORDER BY id
+GO
+-- An explicit identity value through the view still needs IDENTITY_INSERT (544), and a
+-- name the view does not have is error 207.
+INSERT big_items (item, name) VALUES (100, 'z')
+GO
+INSERT big_items (qty) VALUES (1)
+GO
+-- Not updatable: aggregates (4403), a computed column (4406), a join (4405).
+UPDATE v2 SET total = 0
+GO
+CREATE VIEW doubled AS SELECT id, qty * 2 AS twice FROM dbo.items
+GO
+UPDATE doubled SET twice = 4
+GO
+CREATE VIEW joined AS SELECT i.id, t.v FROM dbo.items AS i JOIN dbo.t AS t ON t.id = i.id
+GO
+DELETE FROM joined
+GO
+-- WITH CHECK OPTION: a row changed through the view must stay in it (550).
+CREATE VIEW positive AS SELECT id, label, qty FROM dbo.items WHERE qty > 0 WITH CHECK OPTION
+GO
+INSERT positive (label, qty) VALUES ('ok', 3)
+GO
+INSERT positive (label, qty) VALUES ('neg', -3)
+GO
+UPDATE positive SET qty = -1 WHERE label = 'ok'
+GO
+UPDATE positive SET qty = 99 WHERE label = 'ok'
+SELECT label, qty FROM dbo.items WHERE label IN ('ok', 'neg')
+GO
+DROP VIEW big_items, doubled, joined, positive
+DROP TABLE dbo.items
 GO
 -- A view inside a transaction that rolls back goes with it.
 BEGIN TRAN

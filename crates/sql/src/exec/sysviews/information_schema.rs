@@ -392,7 +392,7 @@ fn key_column_usage(ctx: &ViewContext<'_>) -> RowSet {
 }
 
 /// `INFORMATION_SCHEMA.VIEWS`: the first 4,000 characters of each definition, as in SQL
-/// Server; `IS_UPDATABLE` is `NO`, since Walden changes no rows through a view.
+/// Server, and `IS_UPDATABLE` always `NO`, as SQL Server documents it.
 fn views(ctx: &ViewContext<'_>) -> RowSet {
     let catalog = ctx.database.name().to_string();
     let rows: Vec<(String, ViewDef)> = ctx
