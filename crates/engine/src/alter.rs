@@ -210,6 +210,11 @@ impl Transaction {
                 v.name = new_name.to_string();
                 Object::View(v)
             }
+            Object::Function(f) => {
+                let mut f = f.clone();
+                f.name = new_name.to_string();
+                Object::Function(f)
+            }
         };
         self.put_catalog(db, renamed, false)
     }

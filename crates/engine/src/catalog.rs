@@ -191,6 +191,19 @@ pub struct ViewDef {
     pub text: String,
 }
 
+/// A scalar user-defined function: its text, parsed again by the SQL layer when it is called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionDef {
+    /// The object id.
+    pub id: u32,
+    /// The schema.
+    pub schema: String,
+    /// The name.
+    pub name: String,
+    /// The CREATE FUNCTION statement's text.
+    pub text: String,
+}
+
 /// A catalog object.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
@@ -202,6 +215,8 @@ pub enum Object {
     Procedure(ProcedureDef),
     /// A view.
     View(ViewDef),
+    /// A scalar function.
+    Function(FunctionDef),
 }
 
 impl Object {
@@ -212,6 +227,7 @@ impl Object {
             Object::Sequence(s) => s.id,
             Object::Procedure(p) => p.id,
             Object::View(v) => v.id,
+            Object::Function(f) => f.id,
         }
     }
 
@@ -222,16 +238,18 @@ impl Object {
             Object::Sequence(s) => (&s.schema, &s.name),
             Object::Procedure(p) => (&p.schema, &p.name),
             Object::View(v) => (&v.schema, &v.name),
+            Object::Function(f) => (&f.schema, &f.name),
         }
     }
 
-    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`.
+    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`, `FN`.
     pub fn type_code(&self) -> &'static str {
         match self {
             Object::Table(_) => "U",
             Object::Sequence(_) => "SO",
             Object::Procedure(_) => "P",
             Object::View(_) => "V",
+            Object::Function(_) => "FN",
         }
     }
 
@@ -312,6 +330,13 @@ impl Object {
                 w.str(&v.schema);
                 w.str(&v.name);
                 w.str(&v.text);
+            }
+            Object::Function(f) => {
+                w.u8(5);
+                w.u32(f.id);
+                w.str(&f.schema);
+                w.str(&f.name);
+                w.str(&f.text);
             }
         }
         w.0
@@ -408,6 +433,12 @@ impl Object {
                 text: r.str()?,
             }),
             4 => Object::View(ViewDef {
+                id: r.u32()?,
+                schema: r.str()?,
+                name: r.str()?,
+                text: r.str()?,
+            }),
+            5 => Object::Function(FunctionDef {
                 id: r.u32()?,
                 schema: r.str()?,
                 name: r.str()?,
@@ -658,5 +689,13 @@ mod tests {
         });
         assert_eq!(Object::decode(&view.encode()).unwrap(), view);
         assert_eq!(view.encode()[0], 4);
+        let function = Object::Function(FunctionDef {
+            id: 1003,
+            schema: "dbo".into(),
+            name: "f".into(),
+            text: "CREATE FUNCTION dbo.f() RETURNS INT AS BEGIN RETURN 1 END".into(),
+        });
+        assert_eq!(Object::decode(&function.encode()).unwrap(), function);
+        assert_eq!(function.encode()[0], 5);
     }
 }

@@ -802,65 +802,51 @@ impl Transaction {
         Ok(def)
     }
 
-    /// CREATE [OR ALTER] PROCEDURE: stores its text.
-    pub fn put_procedure(
+    /// CREATE [OR ALTER] PROCEDURE | VIEW | FUNCTION (and ALTER): stores the module's text.
+    /// With `or_alter`, an existing module of that kind and name is replaced, its id kept;
+    /// any other object of that name is error 2714.
+    pub fn put_module(
         &mut self,
         db: &Arc<Database>,
+        kind: ModuleKind,
         schema: &str,
         name: &str,
         text: &str,
         or_alter: bool,
-    ) -> Result<(), EngineError> {
-        let replaces = |o: &Object| matches!(o, Object::Procedure(_));
-        self.put_module(db, schema, name, or_alter, replaces, |id| {
-            Object::Procedure(crate::catalog::ProcedureDef {
-                id,
-                schema: schema.to_string(),
-                name: name.to_string(),
-                text: text.to_string(),
-            })
-        })
-    }
-
-    /// CREATE [OR ALTER] VIEW and ALTER VIEW: stores its text.
-    pub fn put_view(
-        &mut self,
-        db: &Arc<Database>,
-        schema: &str,
-        name: &str,
-        text: &str,
-        or_alter: bool,
-    ) -> Result<(), EngineError> {
-        let replaces = |o: &Object| matches!(o, Object::View(_));
-        self.put_module(db, schema, name, or_alter, replaces, |id| {
-            Object::View(crate::catalog::ViewDef {
-                id,
-                schema: schema.to_string(),
-                name: name.to_string(),
-                text: text.to_string(),
-            })
-        })
-    }
-
-    /// Stores a module (a procedure or view) that `make` builds from its object id. With
-    /// `or_alter`, an existing object of that name that `replaces` accepts is replaced, its id
-    /// kept; any other object of that name is error 2714.
-    fn put_module(
-        &mut self,
-        db: &Arc<Database>,
-        schema: &str,
-        name: &str,
-        or_alter: bool,
-        replaces: impl Fn(&Object) -> bool,
-        make: impl FnOnce(u32) -> Object,
     ) -> Result<(), EngineError> {
         let existing = db.find_object(schema, name);
+        let same_kind = |o: &Object| match kind {
+            ModuleKind::Procedure => matches!(o, Object::Procedure(_)),
+            ModuleKind::View => matches!(o, Object::View(_)),
+            ModuleKind::Function => matches!(o, Object::Function(_)),
+        };
         let (id, new) = match existing.as_deref() {
-            Some(o) if or_alter && replaces(o) => (o.id(), false),
+            Some(o) if or_alter && same_kind(o) => (o.id(), false),
             Some(_) => return Err(EngineError::ObjectExists(name.to_string())),
             None => (self.allocate_object_id(db), true),
         };
         self.lock_object(db, id, LockMode::X)?;
-        self.put_catalog(db, make(id), new)
+        let (schema, name, text) = (schema.to_string(), name.to_string(), text.to_string());
+        let object = match kind {
+            ModuleKind::Procedure => {
+                Object::Procedure(crate::catalog::ProcedureDef { id, schema, name, text })
+            }
+            ModuleKind::View => Object::View(crate::catalog::ViewDef { id, schema, name, text }),
+            ModuleKind::Function => {
+                Object::Function(crate::catalog::FunctionDef { id, schema, name, text })
+            }
+        };
+        self.put_catalog(db, object, new)
     }
+}
+
+/// The kinds of module [`Transaction::put_module`] stores: objects that are their SQL text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleKind {
+    /// A stored procedure.
+    Procedure,
+    /// A view.
+    View,
+    /// A scalar function.
+    Function,
 }

@@ -196,6 +196,8 @@ pub enum StatementKind {
     CreateProcedure(Box<CreateProcedure>),
     /// `CREATE [OR ALTER] VIEW` / `ALTER VIEW`.
     CreateView(Box<CreateView>),
+    /// `CREATE [OR ALTER] FUNCTION` / `ALTER FUNCTION` (scalar).
+    CreateFunction(Box<CreateFunction>),
     /// `DROP DATABASE | TABLE | SEQUENCE | PROCEDURE [IF EXISTS] name, ...`.
     Drop(Box<DropObjects>),
     /// `DROP INDEX [IF EXISTS] index ON table, ...`.
@@ -861,6 +863,26 @@ pub struct CreateView {
     pub definition: String,
 }
 
+/// `CREATE [OR ALTER] FUNCTION name ([parameters]) RETURNS type [WITH options] [AS] BEGIN
+/// statements END`: a scalar function, the only statement of its batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateFunction {
+    /// `CREATE`, `ALTER` or `CREATE OR ALTER`.
+    pub mode: CreateMode,
+    /// The function name.
+    pub name: ObjectName,
+    /// Parameters in order.
+    pub parameters: Vec<ProcedureParameter>,
+    /// The type it returns.
+    pub returns: DataType,
+    /// `WITH` options (`SCHEMABINDING`, `RETURNS NULL ON NULL INPUT` as its words, ...).
+    pub options: Vec<Ident>,
+    /// The statements of its `BEGIN ... END` body.
+    pub body: Vec<Statement>,
+    /// The definition SQL Server stores in `sys.sql_modules`: the whole batch text.
+    pub definition: String,
+}
+
 /// `BEGIN ATOMIC WITH (option, ...) statements END`, the one statement of a natively compiled
 /// procedure: its statements succeed or fail as one, in a transaction of their own (whose
 /// commit takes the block's `DELAYED_DURABILITY`) or under a savepoint of the caller's.
@@ -933,6 +955,8 @@ pub enum DropKind {
     Procedure,
     /// `DROP VIEW`
     View,
+    /// `DROP FUNCTION`
+    Function,
 }
 
 /// `DROP kind [IF EXISTS] name, ...`.

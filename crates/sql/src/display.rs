@@ -220,6 +220,7 @@ impl Display for StatementKind {
             }
             CreateProcedure(procedure) => write!(f, "{procedure}"),
             CreateView(view) => write!(f, "{view}"),
+            CreateFunction(function) => write!(f, "{function}"),
             Drop(drop) => write!(f, "{drop}"),
             DropIndex(drop) => {
                 write!(f, "DROP INDEX {}{}", IfExists(drop.if_exists), commas(&drop.indexes))
@@ -671,6 +672,27 @@ impl Display for CreateView {
     }
 }
 
+impl Display for CreateFunction {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        let mode = match self.mode {
+            CreateMode::Create => "CREATE",
+            CreateMode::Alter => "ALTER",
+            CreateMode::CreateOrAlter => "CREATE OR ALTER",
+        };
+        write!(
+            f,
+            "{mode} FUNCTION {}({}) RETURNS {}",
+            self.name,
+            commas(&self.parameters),
+            self.returns
+        )?;
+        if !self.options.is_empty() {
+            write!(f, " WITH {}", commas(&self.options))?;
+        }
+        write!(f, " AS BEGIN {} END", Separated(&self.body, "; "))
+    }
+}
+
 impl Display for TableOption {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         match self {
@@ -730,6 +752,7 @@ impl Display for DropObjects {
             DropKind::Sequence => "SEQUENCE",
             DropKind::Procedure => "PROCEDURE",
             DropKind::View => "VIEW",
+            DropKind::Function => "FUNCTION",
         };
         write!(f, "DROP {kind} {}{}", IfExists(self.if_exists), commas(&self.names))
     }

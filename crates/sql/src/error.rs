@@ -106,9 +106,10 @@ impl ParseError {
         Self::new(Self::PROCEDURE_NOT_FIRST, line, message.to_owned())
     }
 
-    pub(crate) fn view_not_first(line: u32) -> Self {
-        let message = "'CREATE VIEW' must be the first statement in a query batch.";
-        Self::new(Self::PROCEDURE_NOT_FIRST, line, message.to_owned())
+    /// Error 111 for `CREATE VIEW` or `CREATE FUNCTION` (`what`) after another statement.
+    pub(crate) fn module_not_first(what: &str, line: u32) -> Self {
+        let message = format!("'CREATE {what}' must be the first statement in a query batch.");
+        Self::new(Self::PROCEDURE_NOT_FIRST, line, message)
     }
 
     pub(crate) fn missing_end_comment(line: u32) -> Self {

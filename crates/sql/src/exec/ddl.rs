@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use walden_engine::catalog::{CheckDef, ColumnDef, Object, SequenceDef};
-use walden_engine::objects::IndexSpec;
+use walden_engine::objects::{IndexSpec, ModuleKind};
 use walden_engine::types::{SqlType, Value};
 use walden_engine::{DatabaseFiles, RecoveryModel};
 use walden_log::policy::DatabaseDurability;
@@ -201,11 +201,19 @@ impl Run<'_> {
                 }
                 let or_alter = p.mode != CreateMode::Create;
                 self.tx()
-                    .put_procedure(&db, schema, &p.name.name.value, &p.definition, or_alter)
+                    .put_module(
+                        &db,
+                        ModuleKind::Procedure,
+                        schema,
+                        &p.name.name.value,
+                        &p.definition,
+                        or_alter,
+                    )
                     .map_err(|e| self.s.engine_error(e))?;
                 Ok(())
             }
             StatementKind::CreateView(v) => self.create_view(v),
+            StatementKind::CreateFunction(f) => self.create_function(f),
             StatementKind::Drop(d) => {
                 for name in &d.names {
                     self.drop(d.kind, name, d.if_exists)?;
@@ -262,12 +270,13 @@ impl Run<'_> {
                 }
                 Ok(())
             }
-            DropKind::Sequence | DropKind::Procedure | DropKind::View => {
+            DropKind::Sequence | DropKind::Procedure | DropKind::View | DropKind::Function => {
                 let db = self.database_of(name.database.as_ref())?;
                 let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
                 let found = db.find_object(schema, &name.name.value).filter(|o| match kind {
                     DropKind::Sequence => matches!(**o, Object::Sequence(_)),
                     DropKind::View => matches!(**o, Object::View(_)),
+                    DropKind::Function => matches!(**o, Object::Function(_)),
                     _ => matches!(**o, Object::Procedure(_)),
                 });
                 let Some(o) = found else {
@@ -277,6 +286,7 @@ impl Run<'_> {
                     let what = match kind {
                         DropKind::Sequence => "sequence",
                         DropKind::View => "view",
+                        DropKind::Function => "function",
                         _ => "procedure",
                     };
                     return Err(SqlError::new(3701, format!("Cannot drop the {what} '{}', because it does not exist or you do not have permission.", display_name(name))));

@@ -502,6 +502,9 @@ impl Run<'_> {
                 "The iif function requires 3 argument(s).",
             ));
         }
+        if let Some(v) = self.user_function(f, env)? {
+            return Ok(v);
+        }
         let args = self.args(f, env)?;
         if let Some(v) = self.session_function(&upper, &args)? {
             return Ok(v);
@@ -636,6 +639,7 @@ impl Run<'_> {
                 Some(id) => match self.s.db.catalog().get(int_value(id)?).as_deref() {
                     Some(Object::Procedure(p)) => Value::NStr(p.text.clone()),
                     Some(Object::View(v)) => Value::NStr(v.text.clone()),
+                    Some(Object::Function(f)) => Value::NStr(f.text.clone()),
                     _ => Value::Null,
                 },
             },

@@ -757,12 +757,14 @@ impl Run<'_> {
     }
 
     /// The type an expression declares by itself: a CAST's or CONVERT's target, a
-    /// variable's declared type. Other expressions take the type of their values.
+    /// variable's or a user-defined function's declared type. Other expressions take the
+    /// type of their values.
     pub(crate) fn declared_type(&self, e: &Expr) -> Option<SqlType> {
         match &e.kind {
             ExprKind::Cast(c) => scalar::data_type_in_cast(&c.data_type).ok(),
             ExprKind::Convert(c) => scalar::data_type_in_cast(&c.data_type).ok(),
             ExprKind::Variable(v) => self.variable(v).ok().map(|v| v.ty),
+            ExprKind::Function(f) if f.name.schema.is_some() => self.user_function_type(f),
             _ => None,
         }
     }

@@ -69,7 +69,7 @@ use crate::parse_batch;
 static NEXT_SPID: AtomicU16 = AtomicU16::new(51);
 
 /// How deep procedures may call each other (SQL Server's limit, error 217).
-const MAX_NESTING: usize = 32;
+pub(crate) const MAX_NESTING: usize = 32;
 
 /// The longest `WAITFOR` waits on its [`CancelSignal`] before looking again.
 const WAIT_SLICE: Duration = Duration::from_millis(20);
@@ -176,6 +176,10 @@ pub(crate) struct Frame {
     pub(crate) caught: Vec<SqlError>,
     /// The `LOCAL` cursors declared in this batch or procedure call.
     pub(crate) cursors: LocalCursors,
+    /// In a user-defined function's frame: the type it returns.
+    pub(crate) returns: Option<SqlType>,
+    /// In a user-defined function's frame: the value its `RETURN` gave.
+    pub(crate) returned: Option<Value>,
 }
 
 /// What a statement tells the statements around it.
@@ -237,6 +241,9 @@ pub struct Session {
     pub(crate) identity_insert: Option<IdentityInsert>,
     /// How many views the running query is inside (`exec::view`).
     pub(crate) view_depth: usize,
+    /// How many user-defined functions are running (`exec::function`): their statements run
+    /// inside the calling statement's transaction, which they neither commit nor begin.
+    pub(crate) function_depth: usize,
     /// `@@ROWCOUNT`.
     pub(crate) rowcount: u64,
     /// `@@ERROR`.
@@ -332,6 +339,7 @@ impl Session {
             identity: None,
             identity_insert: None,
             view_depth: 0,
+            function_depth: 0,
             rowcount: 0,
             last_error: 0,
             frames: Vec::new(),
@@ -578,6 +586,7 @@ fn command_of(kind: &StatementKind) -> Command {
         | StatementKind::CreateSequence(_)
         | StatementKind::CreateProcedure(_)
         | StatementKind::CreateView(_)
+        | StatementKind::CreateFunction(_)
         | StatementKind::AlterTable(_)
         | StatementKind::TruncateTable(_) => Command::Create,
         StatementKind::Drop(_) | StatementKind::DropIndex(_) => Command::Drop,
@@ -639,6 +648,7 @@ fn starts_implicit_transaction(kind: &StatementKind) -> bool {
         | StatementKind::CreateSequence(_)
         | StatementKind::CreateProcedure(_)
         | StatementKind::CreateView(_)
+        | StatementKind::CreateFunction(_)
         | StatementKind::Drop(_)
         | StatementKind::DropIndex(_)
         | StatementKind::AlterTable(_) => true,
@@ -717,6 +727,14 @@ impl Run<'_> {
         self.s.activity.killed() || self.s.cancel.as_ref().is_some_and(|signal| signal.cancelled())
     }
 
+    /// Runs `body` as inside a TRY block: an error stops it and is returned, not reported.
+    pub(crate) fn as_in_try<T>(&mut self, body: impl FnOnce(&mut Self) -> Step<T>) -> Step<T> {
+        self.try_depth += 1;
+        let result = body(self);
+        self.try_depth -= 1;
+        result
+    }
+
     /// A cancellation point inside a statement (a scan, a join): fails with [`CANCELLED`]
     /// once the client has cancelled the batch.
     pub(crate) fn interruption_point(&self) -> Result<(), SqlError> {
@@ -752,6 +770,7 @@ impl Run<'_> {
         );
         self.s.activity.statement(command_of(&st.kind));
         if self.s.opts.implicit_transactions
+            && self.s.function_depth == 0
             && self.s.trancount == 0
             && starts_implicit_transaction(&st.kind)
         {
@@ -863,7 +882,7 @@ impl Run<'_> {
 
     /// Commits (or rolls back) the running statement's autocommit transaction, if any.
     pub(crate) fn finish_autocommit(&mut self, ok: bool) {
-        if self.s.trancount > 0 {
+        if self.s.trancount > 0 || self.s.function_depth > 0 {
             return;
         }
         let Some(tx) = self.s.tx.take() else { return };
@@ -935,6 +954,16 @@ impl Run<'_> {
             StatementKind::Break => Ok(Flow::Break),
             StatementKind::Continue => Ok(Flow::Continue),
             StatementKind::Return(v) => {
+                if let Some(ty) = self.s.frames.last().and_then(|f| f.returns) {
+                    let value = match v {
+                        Some(e) => scalar::coerce(self.value(e)?, ty, true)?,
+                        None => Value::Null,
+                    };
+                    if let Some(frame) = self.s.frames.last_mut() {
+                        frame.returned = Some(value);
+                    }
+                    return Ok(Flow::Return(0));
+                }
                 let status = match v {
                     Some(e) => match self.value(e)? {
                         Value::Null => 0,

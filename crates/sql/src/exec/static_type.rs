@@ -55,6 +55,7 @@ impl Run<'_> {
                 .chain(c.else_result.as_ref())
                 .filter_map(|r| self.static_type(r, cols))
                 .reduce(common_type),
+            ExprKind::Function(f) if f.name.schema.is_some() => self.user_function_type(f),
             ExprKind::Function(f) => {
                 let args = match &f.args {
                     FunctionArgs::List { args, .. } => args.as_slice(),

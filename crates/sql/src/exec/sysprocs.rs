@@ -309,6 +309,7 @@ impl Run<'_> {
         let text = match self.s.db.catalog().get(id).as_deref() {
             Some(walden_engine::catalog::Object::Procedure(p)) => p.text.clone(),
             Some(walden_engine::catalog::Object::View(v)) => v.text.clone(),
+            Some(walden_engine::catalog::Object::Function(f)) => f.text.clone(),
             _ => {
                 return Err(SqlError::new(15197, format!("There is no text for object '{name}'.")))
             }

@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use walden_engine::catalog::{Object, ViewDef};
+use walden_engine::objects::ModuleKind;
 use walden_engine::Database;
 
 use crate::ast::{CreateMode, CreateView, ObjectName, Query, QueryBody, StatementKind};
@@ -180,7 +181,7 @@ impl Run<'_> {
         }
         let or_alter = v.mode != CreateMode::Create;
         self.tx()
-            .put_view(&db, schema, name, &v.definition, or_alter)
+            .put_module(&db, ModuleKind::View, schema, name, &v.definition, or_alter)
             .map_err(|e| self.s.engine_error(e))
     }
 }

@@ -7,12 +7,12 @@
 use super::{PResult, Parser};
 use crate::ast::{
     AlterDatabase, AtomicBlock, AtomicOption, Clustering, ColumnConstraint, ColumnConstraintKind,
-    ColumnDef, ColumnOption, CreateDatabase, CreateIndex, CreateMode, CreateProcedure,
-    CreateSequence, CreateTable, CreateView, DatabaseOption, DatabaseRef, DelayedDurability,
-    DropIndex, DropKind, DropObjects, Expr, FileGrowth, FileSize, FileSpec, Ident, IdentitySpec,
-    IndexColumn, IndexRef, IsolationLevel, MaxSize, ObjectName, ProcedureParameter, RecoveryModel,
-    SequenceOption, SizeUnit, Statement, StatementKind, TableConstraint, TableConstraintKind,
-    TableElement, TableOption, TransactionStatement,
+    ColumnDef, ColumnOption, CreateDatabase, CreateFunction, CreateIndex, CreateMode,
+    CreateProcedure, CreateSequence, CreateTable, CreateView, DatabaseOption, DatabaseRef,
+    DelayedDurability, DropIndex, DropKind, DropObjects, Expr, FileGrowth, FileSize, FileSpec,
+    Ident, IdentitySpec, IndexColumn, IndexRef, IsolationLevel, MaxSize, ObjectName,
+    ProcedureParameter, RecoveryModel, SequenceOption, SizeUnit, Statement, StatementKind,
+    TableConstraint, TableConstraintKind, TableElement, TableOption, TransactionStatement,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -37,9 +37,15 @@ impl<'a> Parser<'a> {
             }
             return self.parse_procedure(mode);
         }
+        if self.at_keyword("FUNCTION") {
+            if !first_in_batch {
+                return Err(ParseError::module_not_first("FUNCTION", line));
+            }
+            return self.parse_function(mode);
+        }
         if self.at_keyword("VIEW") {
             if !first_in_batch {
-                return Err(ParseError::view_not_first(line));
+                return Err(ParseError::module_not_first("VIEW", line));
             }
             return self.parse_view(mode);
         }
@@ -456,6 +462,51 @@ impl<'a> Parser<'a> {
     }
 
     // -----------------------------------------------------------------------------------------
+    // Functions
+    // -----------------------------------------------------------------------------------------
+
+    /// `FUNCTION name ([parameters]) RETURNS type [WITH options] [AS] BEGIN ... END`, a scalar
+    /// function, which must end the batch. Table-valued functions (`RETURNS TABLE`) are not
+    /// parsed.
+    fn parse_function(&mut self, mode: CreateMode) -> PResult<StatementKind> {
+        self.advance();
+        let name = self.parse_object_name()?;
+        self.expect(&TokenKind::LParen)?;
+        let parameters = if self.eat(&TokenKind::RParen) {
+            Vec::new()
+        } else {
+            let parameters = self.parse_comma_separated(Self::parse_procedure_parameter)?;
+            self.expect(&TokenKind::RParen)?;
+            parameters
+        };
+        self.expect_keyword("RETURNS")?;
+        if self.at_keyword("TABLE") || self.at(&TokenKind::Variable) {
+            return Err(self.error());
+        }
+        let returns = self.parse_data_type()?;
+        let mut options = Vec::new();
+        if self.eat_keyword("WITH") {
+            options = self.parse_comma_separated(Self::parse_identifier)?;
+        }
+        self.eat_keyword("AS");
+        if !self.at_keyword("BEGIN") {
+            return Err(self.error());
+        }
+        let body = match self.parse_statement(false)?.kind {
+            StatementKind::Block(body) => body,
+            _ => return Err(self.error()),
+        };
+        self.skip_semicolons();
+        if !self.at_eof() {
+            return Err(self.error());
+        }
+        let definition = self.source.to_owned();
+        let function =
+            CreateFunction { mode, name, parameters, returns, options, body, definition };
+        Ok(StatementKind::CreateFunction(Box::new(function)))
+    }
+
+    // -----------------------------------------------------------------------------------------
     // Procedures
     // -----------------------------------------------------------------------------------------
 
@@ -626,8 +677,8 @@ impl<'a> Parser<'a> {
     /// `DROP DATABASE | TABLE | SEQUENCE | PROC[EDURE] | INDEX [IF EXISTS] ...`.
     pub(super) fn parse_drop(&mut self) -> PResult<StatementKind> {
         self.advance();
-        const KINDS: [&str; 7] =
-            ["DATABASE", "TABLE", "SEQUENCE", "PROC", "PROCEDURE", "INDEX", "VIEW"];
+        const KINDS: [&str; 8] =
+            ["DATABASE", "TABLE", "SEQUENCE", "PROC", "PROCEDURE", "INDEX", "VIEW", "FUNCTION"];
         let kind = self.eat_one_of(&KINDS).ok_or_else(|| self.error())?;
         let if_exists = self.at_keyword("IF") && self.nth_is_keyword(1, "EXISTS");
         if if_exists {
@@ -639,6 +690,7 @@ impl<'a> Parser<'a> {
             "TABLE" => DropKind::Table,
             "SEQUENCE" => DropKind::Sequence,
             "VIEW" => DropKind::View,
+            "FUNCTION" => DropKind::Function,
             "INDEX" => {
                 let indexes = self.parse_comma_separated(Self::parse_index_ref)?;
                 return Ok(StatementKind::DropIndex(Box::new(DropIndex { if_exists, indexes })));

@@ -357,7 +357,7 @@ pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> V
             let (created_us, seq_current) = match &*object {
                 Object::Table(t) => (t.created_micros, None),
                 Object::Sequence(s) => (db_created, db.sequence_current(s)),
-                Object::Procedure(_) | Object::View(_) => (db_created, None),
+                Object::Procedure(_) | Object::View(_) | Object::Function(_) => (db_created, None),
             };
             ObjRow { object, schema_id, created_us, seq_current }
         })
@@ -371,6 +371,7 @@ fn type_desc(object: &Object) -> &'static str {
         Object::Sequence(_) => "SEQUENCE_OBJECT",
         Object::Procedure(_) => "SQL_STORED_PROCEDURE",
         Object::View(_) => "VIEW",
+        Object::Function(_) => "SQL_SCALAR_FUNCTION",
     }
 }
 

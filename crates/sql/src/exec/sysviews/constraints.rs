@@ -325,6 +325,7 @@ pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
         .opt("definition", SqlType::NVarChar(Len::Max), |o| match &*o.object {
             Object::Procedure(p) => nstr(p.text.as_str()),
             Object::View(v) => nstr(v.text.as_str()),
+            Object::Function(f) => nstr(f.text.as_str()),
             _ => Value::Null,
         })
         .opt("uses_ansi_nulls", SqlType::Bit, on)
@@ -337,7 +338,9 @@ pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
         .opt("uses_native_compilation", SqlType::Bit, off)
         .opt("is_inlineable", SqlType::Bit, off)
         .opt("inline_type", SqlType::Bit, off)
-        .rows(&object_rows(ctx, |o| matches!(o, Object::Procedure(_) | Object::View(_))))
+        .rows(&object_rows(ctx, |o| {
+            matches!(o, Object::Procedure(_) | Object::View(_) | Object::Function(_))
+        }))
 }
 
 /// `sys.views`.

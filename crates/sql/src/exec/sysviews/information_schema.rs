@@ -254,11 +254,12 @@ struct RoutineRow {
     name: String,
     text: String,
     created_us: u64,
+    /// `PROCEDURE` or `FUNCTION`.
+    kind: &'static str,
 }
 
-/// `INFORMATION_SCHEMA.ROUTINES`: the view's database's procedures (Walden has no
-/// user-defined functions). SQL Server's columns about function results and external
-/// routines are left out.
+/// `INFORMATION_SCHEMA.ROUTINES`: the view's database's procedures and scalar functions.
+/// SQL Server's columns about function results and external routines are left out.
 fn routines(ctx: &ViewContext<'_>) -> RowSet {
     let db = ctx.database;
     let catalog = db.name().to_string();
@@ -274,6 +275,15 @@ fn routines(ctx: &ViewContext<'_>) -> RowSet {
                 name: p.name.clone(),
                 text: p.text.clone(),
                 created_us,
+                kind: "PROCEDURE",
+            }),
+            Object::Function(f) => Some(RoutineRow {
+                catalog: catalog.clone(),
+                schema: f.schema.clone(),
+                name: f.name.clone(),
+                text: f.text.clone(),
+                created_us,
+                kind: "FUNCTION",
             }),
             _ => None,
         })
@@ -285,7 +295,7 @@ fn routines(ctx: &ViewContext<'_>) -> RowSet {
         .opt("ROUTINE_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
         .opt("ROUTINE_SCHEMA", NAME, |r| nstr(r.schema.as_str()))
         .col("ROUTINE_NAME", SYSNAME, |r| nstr(r.name.as_str()))
-        .opt("ROUTINE_TYPE", SqlType::NVarChar(Len::N(20)), |_| nstr("PROCEDURE"))
+        .opt("ROUTINE_TYPE", SqlType::NVarChar(Len::N(20)), |r| nstr(r.kind))
         .opt("DATA_TYPE", SYSNAME, |_| Value::Null)
         .opt("ROUTINE_BODY", SqlType::NVarChar(Len::N(30)), |_| nstr("SQL"))
         // The first 4,000 characters, as SQL Server shows them.

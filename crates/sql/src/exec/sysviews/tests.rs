@@ -10,7 +10,7 @@ use std::time::Duration;
 use tempfile::TempDir;
 use walden_engine::catalog::{ColumnDef, Object, SequenceDef, TableDef};
 use walden_engine::lock::{LockMode, LockOwner, Resource};
-use walden_engine::objects::IndexSpec;
+use walden_engine::objects::{IndexSpec, ModuleKind};
 use walden_engine::types::{Decimal, Len, SqlType, Value};
 use walden_engine::{Database, Instance, InstanceConfig, Isolation};
 use walden_log::policy::{CommitOption, DatabaseDurability};
@@ -349,7 +349,8 @@ fn catalog_views_list_the_databases_objects() {
         high_water: None,
     };
     let seq = tx.create_sequence(&f.db, seq).unwrap();
-    tx.put_procedure(&f.db, "dbo", "p", "CREATE PROCEDURE p AS SELECT 1", false).unwrap();
+    let p = "CREATE PROCEDURE p AS SELECT 1";
+    tx.put_module(&f.db, ModuleKind::Procedure, "dbo", "p", p, false).unwrap();
     tx.commit(CommitOption::Unspecified).unwrap();
 
     let objects = f.view("objects", &[]);

@@ -1,0 +1,292 @@
+//! Scalar user-defined functions: `CREATE [OR ALTER] FUNCTION`, `ALTER FUNCTION`, and a call
+//! `schema.name(arguments)` in an expression.
+//!
+//! A function is its text in the catalog ([`walden_engine::catalog::FunctionDef`]). A call
+//! parses it (through the session's cache of parsed texts), binds the arguments to the
+//! parameters (`DEFAULT` takes a parameter's default), and runs the body in a frame of its
+//! own, in the function's database, until `RETURN value`, whose value is converted to the
+//! declared type; a body that ends without one returns NULL. The body runs inside the calling
+//! statement: its statements do not commit that statement's transaction, and an error ends
+//! the function and fails the caller's statement, as in SQL Server (`function_depth`).
+//!
+//! CREATE refuses what SQL Server refuses in a function body: a change to a table, PRINT,
+//! RAISERROR, EXEC, transaction statements, DDL, TRY...CATCH (error 443), a SELECT that
+//! returns rows (444), and a body whose last statement is not RETURN (455). A call must be
+//! schema-qualified; nesting stops at 32 levels (217).
+
+use std::sync::Arc;
+
+use walden_engine::catalog::{FunctionDef, Object};
+use walden_engine::objects::ModuleKind;
+use walden_engine::types::{SqlType, Value};
+
+use crate::ast::{
+    CreateFunction, CreateMode, ExprKind, FunctionArgs, FunctionCall, SelectItem, Statement,
+    StatementKind, TableTarget,
+};
+use crate::exec::eval::Env;
+use crate::exec::scalar;
+use crate::exec::session::{Frame, Halt, Run, Variable, CANCELLED, MAX_NESTING};
+use crate::exec::SqlError;
+
+impl Run<'_> {
+    /// `CREATE [OR ALTER] FUNCTION` / `ALTER FUNCTION`: checks the body and stores the text.
+    pub(crate) fn create_function(&mut self, f: &CreateFunction) -> Result<(), SqlError> {
+        if f.name.database.is_some() {
+            let verb = if f.mode == CreateMode::Alter { "ALTER" } else { "CREATE" };
+            return Err(SqlError::new(
+                166,
+                format!("'{verb} FUNCTION' does not allow specifying the database name as a prefix to the object name."),
+            ));
+        }
+        scalar::data_type(&f.returns)?;
+        for p in &f.parameters {
+            scalar::data_type(&p.data_type)?;
+        }
+        check_body(&f.body)?;
+        if !matches!(f.body.last().map(|s| &s.kind), Some(StatementKind::Return(Some(_)))) {
+            return Err(SqlError::new(
+                455,
+                "The last statement included within a function must be a return statement.",
+            ));
+        }
+        let db = Arc::clone(&self.s.db);
+        let schema = f.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let name = &f.name.name.value;
+        let existing = db.find_object(schema, name);
+        if f.mode == CreateMode::Alter && !matches!(existing.as_deref(), Some(Object::Function(_)))
+        {
+            return Err(SqlError::invalid_object(name));
+        }
+        let or_alter = f.mode != CreateMode::Create;
+        self.tx()
+            .put_module(&db, ModuleKind::Function, schema, name, &f.definition, or_alter)
+            .map_err(|e| self.s.engine_error(e))
+    }
+
+    /// The value of `call` if it names a user-defined function (a schema-qualified name
+    /// outside `sys`); `None` for every other call, which the built-ins then take.
+    pub(crate) fn user_function(
+        &mut self,
+        call: &FunctionCall,
+        env: &Env<'_>,
+    ) -> Result<Option<Value>, SqlError> {
+        let name = &call.name;
+        let Some(schema) = &name.schema else { return Ok(None) };
+        if schema.value.eq_ignore_ascii_case("sys") || call.over.is_some() {
+            return Ok(None);
+        }
+        let db = self.database_of(name.database.as_ref())?;
+        let found = db.find_object(&schema.value, &name.name.value);
+        let Some(Object::Function(def)) = found.as_deref() else {
+            return Err(SqlError::new(
+                4121,
+                format!("Cannot find either column \"{}\" or the user-defined function or aggregate \"{}.{}\", or the name is ambiguous.", schema.value, schema.value, name.name.value),
+            ));
+        };
+        let mut args = Vec::new();
+        if let FunctionArgs::List { args: list, .. } = &call.args {
+            for a in list {
+                args.push(match a.kind {
+                    ExprKind::Default => None,
+                    _ => Some(self.eval(a, env)?),
+                });
+            }
+        }
+        self.invoke_function(def, args, db).map(Some)
+    }
+
+    /// The type a call of a user-defined function returns, as its CREATE declares it.
+    pub(crate) fn user_function_type(&self, call: &FunctionCall) -> Option<SqlType> {
+        let name = &call.name;
+        let schema = name.schema.as_ref()?;
+        let db = self.database_of(name.database.as_ref()).ok()?;
+        let found = db.find_object(&schema.value, &name.name.value);
+        let Some(Object::Function(def)) = found.as_deref() else { return None };
+        let batch = crate::parse_batch(&def.text).ok()?;
+        batch.statements.iter().find_map(|s| match &s.kind {
+            StatementKind::CreateFunction(f) => scalar::data_type(&f.returns).ok(),
+            _ => None,
+        })
+    }
+
+    /// Runs function `def` with `args` (`None`: DEFAULT) in database `db`.
+    fn invoke_function(
+        &mut self,
+        def: &FunctionDef,
+        args: Vec<Option<Value>>,
+        db: Arc<walden_engine::Database>,
+    ) -> Result<Value, SqlError> {
+        let qualified = format!("{}.{}", def.schema, def.name);
+        if self.s.frames.len() > MAX_NESTING {
+            return Err(SqlError::new(
+                217,
+                "Maximum stored procedure, function, trigger, or view nesting level exceeded (limit 32).",
+            ));
+        }
+        let batch = self.s.parsed(&def.text)?;
+        let Some(function) = batch.statements.iter().find_map(|s| match &s.kind {
+            StatementKind::CreateFunction(f) => Some(&**f),
+            _ => None,
+        }) else {
+            return Err(SqlError::new(
+                50000,
+                format!("The stored text of '{qualified}' is not CREATE FUNCTION."),
+            ));
+        };
+        let params = &function.parameters;
+        if args.len() > params.len() {
+            return Err(SqlError::new(
+                8144,
+                format!("Procedure or function {qualified} has too many arguments specified."),
+            ));
+        }
+        if args.len() < params.len() {
+            return Err(SqlError::new(
+                313,
+                format!("An insufficient number of arguments were supplied for the procedure or function {qualified}."),
+            ));
+        }
+        let returns = scalar::data_type(&function.returns)?;
+        let mut frame = Frame { procedure: Some(def.name.clone()), ..Frame::default() };
+        for (param, arg) in params.iter().zip(args) {
+            let ty = scalar::data_type(&param.data_type)?;
+            let v = match arg {
+                Some(v) => v,
+                None => match &param.default {
+                    Some(d) => self.value(d)?,
+                    None => {
+                        return Err(SqlError::new(
+                            313,
+                            format!("An insufficient number of arguments were supplied for the procedure or function {qualified}."),
+                        ))
+                    }
+                },
+            };
+            let value = scalar::coerce(v, ty, true)?;
+            frame.vars.push(Variable { name: param.name.clone(), ty, value });
+        }
+        frame.returns = Some(returns);
+        let caller_db = std::mem::replace(&mut self.s.db, db);
+        self.s.frames.push(frame);
+        self.s.function_depth += 1;
+        let result = self.function_body(&function.body);
+        self.s.function_depth -= 1;
+        let returned = self.s.frames.last_mut().and_then(|f| f.returned.take());
+        self.pop_frame();
+        self.s.db = caller_db;
+        result?;
+        Ok(returned.unwrap_or(Value::Null))
+    }
+
+    /// Runs a function's body as one TRY block would: an error is not reported here but
+    /// ends the function and goes to the calling statement. Its statements report no row
+    /// counts.
+    fn function_body(&mut self, body: &[Statement]) -> Result<(), SqlError> {
+        let nocount = std::mem::replace(&mut self.s.opts.nocount, true);
+        let result = self.as_in_try(|r| r.block(body));
+        self.s.opts.nocount = nocount;
+        match result {
+            Ok(_) => Ok(()),
+            Err(Halt::Error(e)) => Err(e),
+            Err(Halt::Cancelled) => Err(SqlError::with_severity(CANCELLED, 16, "The request was cancelled.")),
+            // Already reported, which for a function body cannot happen: nothing in it
+            // aborts the batch outside the error path above.
+            Err(Halt::Aborted) => Err(SqlError::new(
+                3616,
+                "An error was raised during trigger or function execution. The batch has been aborted.",
+            )),
+        }
+    }
+}
+
+/// Error 443 (or 444) for the first statement of `body` a function may not contain.
+fn check_body(body: &[Statement]) -> Result<(), SqlError> {
+    for st in body {
+        check_statement(st)?;
+    }
+    Ok(())
+}
+
+fn check_statement(st: &Statement) -> Result<(), SqlError> {
+    let side_effect = |what: &str| {
+        Err(SqlError::new(
+            443,
+            format!("Invalid use of a side-effecting operator '{what}' within a function."),
+        ))
+    };
+    let table = |t: &TableTarget| matches!(t, TableTarget::Table(_));
+    match &st.kind {
+        StatementKind::Block(list) => check_body(list),
+        StatementKind::If(i) => {
+            check_statement(&i.then_branch)?;
+            i.else_branch.as_ref().map_or(Ok(()), check_statement)
+        }
+        StatementKind::While(w) => check_statement(&w.body),
+        StatementKind::Select(s) => {
+            let assigns = match &s.query.body {
+                crate::ast::QueryBody::Select(sel) => {
+                    sel.into.is_none()
+                        && sel.items.iter().all(|i| matches!(i, SelectItem::Assign { .. }))
+                }
+                _ => false,
+            };
+            if assigns {
+                Ok(())
+            } else {
+                Err(SqlError::new(
+                    444,
+                    "Select statements included within a function cannot return data to a client.",
+                ))
+            }
+        }
+        StatementKind::Insert(i) if table(&i.target) => side_effect("INSERT"),
+        StatementKind::Update(u) if table(&u.target) => side_effect("UPDATE"),
+        StatementKind::Delete(d) if table(&d.target) => side_effect("DELETE"),
+        StatementKind::Merge(_) => side_effect("MERGE"),
+        StatementKind::Print(_) => side_effect("PRINT"),
+        StatementKind::Raiserror(_) => side_effect("RAISERROR"),
+        StatementKind::Throw(_) => side_effect("THROW"),
+        StatementKind::Execute(_) => side_effect("EXECUTE"),
+        StatementKind::TryCatch(_) => side_effect("BEGIN TRY"),
+        StatementKind::Transaction(_) => side_effect("TRANSACTION"),
+        StatementKind::Use(_) => side_effect("USE"),
+        StatementKind::Set(s) if !matches!(**s, crate::ast::SetStatement::Variable { .. }) => {
+            side_effect("SET OPTION ON")
+        }
+        StatementKind::Checkpoint(_)
+        | StatementKind::Reconfigure { .. }
+        | StatementKind::Dbcc(_)
+        | StatementKind::Kill(_)
+        | StatementKind::Waitfor(_)
+        | StatementKind::Atomic(_)
+        | StatementKind::CreateDatabase(_)
+        | StatementKind::AlterDatabase(_)
+        | StatementKind::CreateTable(_)
+        | StatementKind::TruncateTable(_)
+        | StatementKind::CreateIndex(_)
+        | StatementKind::CreateSequence(_)
+        | StatementKind::CreateProcedure(_)
+        | StatementKind::CreateView(_)
+        | StatementKind::CreateFunction(_)
+        | StatementKind::Drop(_)
+        | StatementKind::DropIndex(_)
+        | StatementKind::AlterTable(_) => side_effect(statement_word(st)),
+        _ => Ok(()),
+    }
+}
+
+/// The statement's first keyword, for error 443.
+fn statement_word(st: &Statement) -> &'static str {
+    match &st.kind {
+        StatementKind::Drop(_) | StatementKind::DropIndex(_) => "DROP",
+        StatementKind::TruncateTable(_) => "TRUNCATE TABLE",
+        StatementKind::Checkpoint(_) => "CHECKPOINT",
+        StatementKind::Dbcc(_) => "DBCC",
+        StatementKind::Kill(_) => "KILL",
+        StatementKind::Waitfor(_) => "WAITFOR",
+        StatementKind::Reconfigure { .. } => "RECONFIGURE",
+        StatementKind::AlterDatabase(_) | StatementKind::AlterTable(_) => "ALTER",
+        _ => "CREATE",
+    }
+}
