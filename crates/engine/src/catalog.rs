@@ -191,7 +191,7 @@ pub struct ViewDef {
     pub text: String,
 }
 
-/// A scalar user-defined function: its text, parsed again by the SQL layer when it is called.
+/// A user-defined function: its text, parsed again by the SQL layer when it is called.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FunctionDef {
     /// The object id.
@@ -200,6 +200,8 @@ pub struct FunctionDef {
     pub schema: String,
     /// The name.
     pub name: String,
+    /// An inline table-valued function (`RETURNS TABLE`), rather than a scalar one.
+    pub returns_table: bool,
     /// The CREATE FUNCTION statement's text.
     pub text: String,
 }
@@ -215,7 +217,7 @@ pub enum Object {
     Procedure(ProcedureDef),
     /// A view.
     View(ViewDef),
-    /// A scalar function.
+    /// A function.
     Function(FunctionDef),
 }
 
@@ -242,13 +244,14 @@ impl Object {
         }
     }
 
-    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`, `FN`.
+    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`, `FN`, `IF`.
     pub fn type_code(&self) -> &'static str {
         match self {
             Object::Table(_) => "U",
             Object::Sequence(_) => "SO",
             Object::Procedure(_) => "P",
             Object::View(_) => "V",
+            Object::Function(f) if f.returns_table => "IF",
             Object::Function(_) => "FN",
         }
     }
@@ -336,6 +339,7 @@ impl Object {
                 w.u32(f.id);
                 w.str(&f.schema);
                 w.str(&f.name);
+                w.u8(u8::from(f.returns_table));
                 w.str(&f.text);
             }
         }
@@ -442,6 +446,7 @@ impl Object {
                 id: r.u32()?,
                 schema: r.str()?,
                 name: r.str()?,
+                returns_table: r.u8()? != 0,
                 text: r.str()?,
             }),
             t => return Err(EngineError::Corrupt(format!("unknown catalog object kind {t}"))),
@@ -693,6 +698,7 @@ mod tests {
             id: 1003,
             schema: "dbo".into(),
             name: "f".into(),
+            returns_table: false,
             text: "CREATE FUNCTION dbo.f() RETURNS INT AS BEGIN RETURN 1 END".into(),
         });
         assert_eq!(Object::decode(&function.encode()).unwrap(), function);

@@ -818,7 +818,7 @@ impl Transaction {
         let same_kind = |o: &Object| match kind {
             ModuleKind::Procedure => matches!(o, Object::Procedure(_)),
             ModuleKind::View => matches!(o, Object::View(_)),
-            ModuleKind::Function => matches!(o, Object::Function(_)),
+            ModuleKind::Function | ModuleKind::TableFunction => matches!(o, Object::Function(_)),
         };
         let (id, new) = match existing.as_deref() {
             Some(o) if or_alter && same_kind(o) => (o.id(), false),
@@ -832,8 +832,15 @@ impl Transaction {
                 Object::Procedure(crate::catalog::ProcedureDef { id, schema, name, text })
             }
             ModuleKind::View => Object::View(crate::catalog::ViewDef { id, schema, name, text }),
-            ModuleKind::Function => {
-                Object::Function(crate::catalog::FunctionDef { id, schema, name, text })
+            ModuleKind::Function | ModuleKind::TableFunction => {
+                let returns_table = kind == ModuleKind::TableFunction;
+                Object::Function(crate::catalog::FunctionDef {
+                    id,
+                    schema,
+                    name,
+                    returns_table,
+                    text,
+                })
             }
         };
         self.put_catalog(db, object, new)
@@ -849,4 +856,6 @@ pub enum ModuleKind {
     View,
     /// A scalar function.
     Function,
+    /// An inline table-valued function.
+    TableFunction,
 }

@@ -863,8 +863,8 @@ pub struct CreateView {
     pub definition: String,
 }
 
-/// `CREATE [OR ALTER] FUNCTION name ([parameters]) RETURNS type [WITH options] [AS] BEGIN
-/// statements END`: a scalar function, the only statement of its batch.
+/// `CREATE [OR ALTER] FUNCTION name ([parameters]) RETURNS ...`: a scalar function or an
+/// inline table-valued one, the only statement of its batch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateFunction {
     /// `CREATE`, `ALTER` or `CREATE OR ALTER`.
@@ -873,14 +873,26 @@ pub struct CreateFunction {
     pub name: ObjectName,
     /// Parameters in order.
     pub parameters: Vec<ProcedureParameter>,
-    /// The type it returns.
-    pub returns: DataType,
-    /// `WITH` options (`SCHEMABINDING`, `RETURNS NULL ON NULL INPUT` as its words, ...).
+    /// `WITH` options (`SCHEMABINDING`, ...), as written.
     pub options: Vec<Ident>,
-    /// The statements of its `BEGIN ... END` body.
-    pub body: Vec<Statement>,
+    /// What it returns and how.
+    pub body: FunctionBody,
     /// The definition SQL Server stores in `sys.sql_modules`: the whole batch text.
     pub definition: String,
+}
+
+/// A function's result and body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FunctionBody {
+    /// `RETURNS type [AS] BEGIN statements END`.
+    Scalar {
+        /// The type it returns.
+        returns: DataType,
+        /// The statements of its `BEGIN ... END`.
+        statements: Vec<Statement>,
+    },
+    /// `RETURNS TABLE [AS] RETURN [(] query [)]`.
+    InlineTable(Query),
 }
 
 /// `BEGIN ATOMIC WITH (option, ...) statements END`, the one statement of a natively compiled

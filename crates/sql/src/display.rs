@@ -679,17 +679,20 @@ impl Display for CreateFunction {
             CreateMode::Alter => "ALTER",
             CreateMode::CreateOrAlter => "CREATE OR ALTER",
         };
-        write!(
-            f,
-            "{mode} FUNCTION {}({}) RETURNS {}",
-            self.name,
-            commas(&self.parameters),
-            self.returns
-        )?;
+        write!(f, "{mode} FUNCTION {}({}) RETURNS ", self.name, commas(&self.parameters))?;
+        match &self.body {
+            FunctionBody::Scalar { returns, .. } => write!(f, "{returns}")?,
+            FunctionBody::InlineTable(_) => f.write_str("TABLE")?,
+        }
         if !self.options.is_empty() {
             write!(f, " WITH {}", commas(&self.options))?;
         }
-        write!(f, " AS BEGIN {} END", Separated(&self.body, "; "))
+        match &self.body {
+            FunctionBody::Scalar { statements, .. } => {
+                write!(f, " AS BEGIN {} END", Separated(statements, "; "))
+            }
+            FunctionBody::InlineTable(query) => write!(f, " AS RETURN ({query})"),
+        }
     }
 }
 

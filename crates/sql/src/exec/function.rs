@@ -1,5 +1,7 @@
-//! Scalar user-defined functions: `CREATE [OR ALTER] FUNCTION`, `ALTER FUNCTION`, and a call
-//! `schema.name(arguments)` in an expression.
+//! User-defined functions: `CREATE [OR ALTER] FUNCTION`, `ALTER FUNCTION`, a scalar one called
+//! as `schema.name(arguments)` in an expression, and an inline table-valued one
+//! (`RETURNS TABLE AS RETURN query`) named in a FROM clause, whose query runs as a view's
+//! (`exec::view`) with the parameters as variables of a frame of its own.
 //!
 //! A function is its text in the catalog ([`walden_engine::catalog::FunctionDef`]). A call
 //! parses it (through the session's cache of parsed texts), binds the arguments to the
@@ -19,12 +21,15 @@ use std::sync::Arc;
 use walden_engine::catalog::{FunctionDef, Object};
 use walden_engine::objects::ModuleKind;
 use walden_engine::types::{SqlType, Value};
+use walden_engine::Database;
 
 use crate::ast::{
-    CreateFunction, CreateMode, ExprKind, FunctionArgs, FunctionCall, SelectItem, Statement,
-    StatementKind, TableTarget,
+    Batch, CreateFunction, CreateMode, ExprKind, FunctionArgs, FunctionBody, FunctionCall,
+    ObjectName, Query, SelectItem, Statement, StatementKind, TableTarget,
 };
+use crate::exec::eval::Col;
 use crate::exec::eval::Env;
+use crate::exec::query::Rows;
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Halt, Run, Variable, CANCELLED, MAX_NESTING};
 use crate::exec::SqlError;
@@ -39,17 +44,29 @@ impl Run<'_> {
                 format!("'{verb} FUNCTION' does not allow specifying the database name as a prefix to the object name."),
             ));
         }
-        scalar::data_type(&f.returns)?;
         for p in &f.parameters {
             scalar::data_type(&p.data_type)?;
         }
-        check_body(&f.body)?;
-        if !matches!(f.body.last().map(|s| &s.kind), Some(StatementKind::Return(Some(_)))) {
-            return Err(SqlError::new(
-                455,
-                "The last statement included within a function must be a return statement.",
-            ));
-        }
+        let kind = match &f.body {
+            FunctionBody::Scalar { returns, statements } => {
+                scalar::data_type(returns)?;
+                check_body(statements)?;
+                let last = statements.last().map(|s| &s.kind);
+                if !matches!(last, Some(StatementKind::Return(Some(_)))) {
+                    return Err(SqlError::new(
+                        455,
+                        "The last statement included within a function must be a return statement.",
+                    ));
+                }
+                ModuleKind::Function
+            }
+            FunctionBody::InlineTable(query) => {
+                // Checked as a view's query is: it must name its columns, once each. Its
+                // parameters are NULL here, which any query accepts.
+                self.check_table_function(f, query)?;
+                ModuleKind::TableFunction
+            }
+        };
         let db = Arc::clone(&self.s.db);
         let schema = f.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
         let name = &f.name.name.value;
@@ -60,7 +77,7 @@ impl Run<'_> {
         }
         let or_alter = f.mode != CreateMode::Create;
         self.tx()
-            .put_module(&db, ModuleKind::Function, schema, name, &f.definition, or_alter)
+            .put_module(&db, kind, schema, name, &f.definition, or_alter)
             .map_err(|e| self.s.engine_error(e))
     }
 
@@ -78,7 +95,7 @@ impl Run<'_> {
         }
         let db = self.database_of(name.database.as_ref())?;
         let found = db.find_object(&schema.value, &name.name.value);
-        let Some(Object::Function(def)) = found.as_deref() else {
+        let Some(Object::Function(def)) = found.as_deref().filter(|o| o.type_code() == "FN") else {
             return Err(SqlError::new(
                 4121,
                 format!("Cannot find either column \"{}\" or the user-defined function or aggregate \"{}.{}\", or the name is ambiguous.", schema.value, schema.value, name.name.value),
@@ -105,18 +122,85 @@ impl Run<'_> {
         let Some(Object::Function(def)) = found.as_deref() else { return None };
         let batch = crate::parse_batch(&def.text).ok()?;
         batch.statements.iter().find_map(|s| match &s.kind {
-            StatementKind::CreateFunction(f) => scalar::data_type(&f.returns).ok(),
+            StatementKind::CreateFunction(f) => match &f.body {
+                FunctionBody::Scalar { returns, .. } => scalar::data_type(returns).ok(),
+                FunctionBody::InlineTable(_) => None,
+            },
             _ => None,
         })
     }
 
-    /// Runs function `def` with `args` (`None`: DEFAULT) in database `db`.
-    fn invoke_function(
+    /// The table function `name` names in a FROM clause, if it names one (with its
+    /// database); a name without a schema is looked for in `dbo`.
+    pub(crate) fn find_table_function(
+        &mut self,
+        name: &ObjectName,
+    ) -> Result<Option<(Arc<Database>, FunctionDef)>, SqlError> {
+        let db = self.database_of(name.database.as_ref())?;
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let found = db.find_object(schema, &name.name.value);
+        Ok(match found.as_deref() {
+            Some(Object::Function(f)) if f.returns_table => Some((Arc::clone(&db), f.clone())),
+            _ => None,
+        })
+    }
+
+    /// The rows of inline table-valued function `def` called with `args` (`None`: DEFAULT),
+    /// its columns qualified by `qual`: its query, run as a view's in its database, with its
+    /// parameters as variables.
+    pub(crate) fn table_function_rows(
         &mut self,
         def: &FunctionDef,
         args: Vec<Option<Value>>,
-        db: Arc<walden_engine::Database>,
-    ) -> Result<Value, SqlError> {
+        db: Arc<Database>,
+        qual: &str,
+    ) -> Result<Rows, SqlError> {
+        let (batch, frame) = self.bind_function(def, args)?;
+        let Some(FunctionBody::InlineTable(query)) = function_of(&batch).map(|f| &f.body) else {
+            return Err(not_create_function(def));
+        };
+        self.s.frames.push(frame);
+        self.s.function_depth += 1;
+        let result = self.in_view_scope(db, |r| r.query(query, None));
+        self.s.function_depth -= 1;
+        self.pop_frame();
+        let rows = result?;
+        let visible = rows.visible();
+        let mut cols: Vec<Col> = visible.iter().map(|&i| rows.cols[i].clone()).collect();
+        for c in &mut cols {
+            c.qual = Some(qual.to_string());
+        }
+        let rows = rows.rows.into_iter().map(|r| visible.iter().map(|&i| r[i].clone()).collect());
+        Ok(Rows { cols, rows: rows.collect() })
+    }
+
+    /// An inline table-valued function's query at CREATE: run once with NULL parameters to
+    /// check it, and its columns named once each (4511, 4506), as a view's are.
+    fn check_table_function(&mut self, f: &CreateFunction, query: &Query) -> Result<(), SqlError> {
+        let mut frame = Frame::default();
+        for p in &f.parameters {
+            let ty = scalar::data_type(&p.data_type)?;
+            frame.vars.push(Variable { name: p.name.clone(), ty, value: Value::Null });
+        }
+        self.s.frames.push(frame);
+        self.s.function_depth += 1;
+        let db = Arc::clone(&self.s.db);
+        let result = self.in_view_scope(db, |r| r.query(query, None));
+        self.s.function_depth -= 1;
+        self.pop_frame();
+        let rows = result?;
+        let names: Vec<&str> =
+            rows.visible().into_iter().map(|i| rows.cols[i].name.as_str()).collect();
+        crate::exec::view::check_column_names(&names, &f.name.name.value)
+    }
+
+    /// Parses function `def` and binds `args` (`None`: DEFAULT) to its parameters in a new
+    /// frame: errors 8144, 313 and 217.
+    fn bind_function(
+        &mut self,
+        def: &FunctionDef,
+        args: Vec<Option<Value>>,
+    ) -> Result<(Arc<Batch>, Frame), SqlError> {
         let qualified = format!("{}.{}", def.schema, def.name);
         if self.s.frames.len() > MAX_NESTING {
             return Err(SqlError::new(
@@ -125,16 +209,14 @@ impl Run<'_> {
             ));
         }
         let batch = self.s.parsed(&def.text)?;
-        let Some(function) = batch.statements.iter().find_map(|s| match &s.kind {
-            StatementKind::CreateFunction(f) => Some(&**f),
-            _ => None,
-        }) else {
-            return Err(SqlError::new(
-                50000,
-                format!("The stored text of '{qualified}' is not CREATE FUNCTION."),
-            ));
-        };
+        let function = function_of(&batch).ok_or_else(|| not_create_function(def))?;
         let params = &function.parameters;
+        let too_few = || {
+            SqlError::new(
+                313,
+                format!("An insufficient number of arguments were supplied for the procedure or function {qualified}."),
+            )
+        };
         if args.len() > params.len() {
             return Err(SqlError::new(
                 8144,
@@ -142,35 +224,40 @@ impl Run<'_> {
             ));
         }
         if args.len() < params.len() {
-            return Err(SqlError::new(
-                313,
-                format!("An insufficient number of arguments were supplied for the procedure or function {qualified}."),
-            ));
+            return Err(too_few());
         }
-        let returns = scalar::data_type(&function.returns)?;
         let mut frame = Frame { procedure: Some(def.name.clone()), ..Frame::default() };
         for (param, arg) in params.iter().zip(args) {
             let ty = scalar::data_type(&param.data_type)?;
-            let v = match arg {
-                Some(v) => v,
-                None => match &param.default {
-                    Some(d) => self.value(d)?,
-                    None => {
-                        return Err(SqlError::new(
-                            313,
-                            format!("An insufficient number of arguments were supplied for the procedure or function {qualified}."),
-                        ))
-                    }
-                },
+            let v = match (arg, &param.default) {
+                (Some(v), _) => v,
+                (None, Some(d)) => self.value(d)?,
+                (None, None) => return Err(too_few()),
             };
             let value = scalar::coerce(v, ty, true)?;
             frame.vars.push(Variable { name: param.name.clone(), ty, value });
         }
-        frame.returns = Some(returns);
+        Ok((Arc::clone(&batch), frame))
+    }
+
+    /// Runs scalar function `def` with `args` (`None`: DEFAULT) in database `db`.
+    fn invoke_function(
+        &mut self,
+        def: &FunctionDef,
+        args: Vec<Option<Value>>,
+        db: Arc<Database>,
+    ) -> Result<Value, SqlError> {
+        let (batch, mut frame) = self.bind_function(def, args)?;
+        let Some(FunctionBody::Scalar { returns, statements }) =
+            function_of(&batch).map(|f| &f.body)
+        else {
+            return Err(not_create_function(def));
+        };
+        frame.returns = Some(scalar::data_type(returns)?);
         let caller_db = std::mem::replace(&mut self.s.db, db);
         self.s.frames.push(frame);
         self.s.function_depth += 1;
-        let result = self.function_body(&function.body);
+        let result = self.function_body(statements);
         self.s.function_depth -= 1;
         let returned = self.s.frames.last_mut().and_then(|f| f.returned.take());
         self.pop_frame();
@@ -198,6 +285,21 @@ impl Run<'_> {
             )),
         }
     }
+}
+
+/// The CREATE FUNCTION a function's stored text holds.
+fn function_of(batch: &Batch) -> Option<&CreateFunction> {
+    batch.statements.iter().find_map(|s| match &s.kind {
+        StatementKind::CreateFunction(f) => Some(&**f),
+        _ => None,
+    })
+}
+
+fn not_create_function(def: &FunctionDef) -> SqlError {
+    SqlError::new(
+        50000,
+        format!("The stored text of '{}.{}' is not CREATE FUNCTION.", def.schema, def.name),
+    )
 }
 
 /// Error 443 (or 444) for the first statement of `body` a function may not contain.

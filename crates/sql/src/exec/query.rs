@@ -1003,6 +1003,21 @@ impl Run<'_> {
             }
             TableSource::Function { name, args, alias, columns } => {
                 let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
+                if let Some((db, def)) = self.find_table_function(name)? {
+                    let mut values = Vec::with_capacity(args.len());
+                    for a in args {
+                        values.push(match (&a.kind, outer) {
+                            (ExprKind::Default, _) => None,
+                            (_, Some(env)) => Some(self.eval(a, env)?),
+                            (_, None) => Some(self.eval(a, &Env::empty())?),
+                        });
+                    }
+                    let mut rows = self.table_function_rows(&def, values, db, &qual)?;
+                    for (c, n) in rows.cols.iter_mut().zip(columns) {
+                        c.name = n.value.clone();
+                    }
+                    return Ok(rows);
+                }
                 let mut values = Vec::with_capacity(args.len());
                 for a in args {
                     let env = match outer {

@@ -38,6 +38,26 @@ pub(crate) fn unparsable(view: &ViewDef) -> SqlError {
     SqlError::new(50000, format!("The stored definition of view '{}' no longer parses.", view.name))
 }
 
+/// Errors 4511 (a column without a name) and 4506 (a name twice) for the columns of view or
+/// function `name`.
+pub(crate) fn check_column_names(names: &[&str], name: &str) -> Result<(), SqlError> {
+    for (i, n) in names.iter().enumerate() {
+        if n.is_empty() {
+            return Err(SqlError::new(
+                4511,
+                format!("Create View or Function failed because no column name was specified for column {}.", i + 1),
+            ));
+        }
+        if names[..i].iter().any(|m| m.eq_ignore_ascii_case(n)) {
+            return Err(SqlError::new(
+                4506,
+                format!("Column names in each view or function must be unique. Column name '{n}' in view or function '{name}' is specified more than once."),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Whether a query's ORDER BY is allowed in a view: only with TOP or OFFSET, which make it
 /// choose rows rather than order them.
 fn order_by_allowed(q: &Query) -> bool {
@@ -165,20 +185,8 @@ impl Run<'_> {
         } else {
             v.columns.iter().map(|c| c.value.clone()).collect()
         };
-        for (i, n) in names.iter().enumerate() {
-            if n.is_empty() {
-                return Err(SqlError::new(
-                    4511,
-                    format!("Create View or Function failed because no column name was specified for column {}.", i + 1),
-                ));
-            }
-            if names[..i].iter().any(|m| m.eq_ignore_ascii_case(n)) {
-                return Err(SqlError::new(
-                    4506,
-                    format!("Column names in each view or function must be unique. Column name '{n}' in view or function '{name}' is specified more than once."),
-                ));
-            }
-        }
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        check_column_names(&names, name)?;
         let or_alter = v.mode != CreateMode::Create;
         self.tx()
             .put_module(&db, ModuleKind::View, schema, name, &v.definition, or_alter)

@@ -10,7 +10,7 @@ use crate::ast::{
     ColumnDef, ColumnOption, CreateDatabase, CreateFunction, CreateIndex, CreateMode,
     CreateProcedure, CreateSequence, CreateTable, CreateView, DatabaseOption, DatabaseRef,
     DelayedDurability, DropIndex, DropKind, DropObjects, Expr, FileGrowth, FileSize, FileSpec,
-    Ident, IdentitySpec, IndexColumn, IndexRef, IsolationLevel, MaxSize, ObjectName,
+    FunctionBody, Ident, IdentitySpec, IndexColumn, IndexRef, IsolationLevel, MaxSize, ObjectName,
     ProcedureParameter, RecoveryModel, SequenceOption, SizeUnit, Statement, StatementKind,
     TableConstraint, TableConstraintKind, TableElement, TableOption, TransactionStatement,
 };
@@ -466,8 +466,9 @@ impl<'a> Parser<'a> {
     // -----------------------------------------------------------------------------------------
 
     /// `FUNCTION name ([parameters]) RETURNS type [WITH options] [AS] BEGIN ... END`, a scalar
-    /// function, which must end the batch. Table-valued functions (`RETURNS TABLE`) are not
-    /// parsed.
+    /// function, or `... RETURNS TABLE [WITH options] [AS] RETURN query`, an inline
+    /// table-valued one; either must end the batch. Multi-statement table-valued functions
+    /// (`RETURNS @t TABLE (...)`) are a syntax error.
     fn parse_function(&mut self, mode: CreateMode) -> PResult<StatementKind> {
         self.advance();
         let name = self.parse_object_name()?;
@@ -480,29 +481,39 @@ impl<'a> Parser<'a> {
             parameters
         };
         self.expect_keyword("RETURNS")?;
-        if self.at_keyword("TABLE") || self.at(&TokenKind::Variable) {
+        if self.at(&TokenKind::Variable) {
             return Err(self.error());
         }
-        let returns = self.parse_data_type()?;
+        let table = self.eat_keyword("TABLE");
+        let returns = if table { None } else { Some(self.parse_data_type()?) };
         let mut options = Vec::new();
         if self.eat_keyword("WITH") {
             options = self.parse_comma_separated(Self::parse_identifier)?;
         }
         self.eat_keyword("AS");
-        if !self.at_keyword("BEGIN") {
-            return Err(self.error());
-        }
-        let body = match self.parse_statement(false)?.kind {
-            StatementKind::Block(body) => body,
-            _ => return Err(self.error()),
+        let body = match returns {
+            None => {
+                self.expect_keyword("RETURN")?;
+                FunctionBody::InlineTable(self.parse_query()?)
+            }
+            Some(returns) => {
+                if !self.at_keyword("BEGIN") {
+                    return Err(self.error());
+                }
+                match self.parse_statement(false)?.kind {
+                    StatementKind::Block(statements) => {
+                        FunctionBody::Scalar { returns, statements }
+                    }
+                    _ => return Err(self.error()),
+                }
+            }
         };
         self.skip_semicolons();
         if !self.at_eof() {
             return Err(self.error());
         }
         let definition = self.source.to_owned();
-        let function =
-            CreateFunction { mode, name, parameters, returns, options, body, definition };
+        let function = CreateFunction { mode, name, parameters, options, body, definition };
         Ok(StatementKind::CreateFunction(Box::new(function)))
     }
 

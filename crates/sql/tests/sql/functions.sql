@@ -90,6 +90,25 @@ DROP FUNCTION IF EXISTS dbo.div
 GO
 DROP FUNCTION dbo.div
 GO
-DROP FUNCTION dbo.total, dbo.row_count, dbo.sum_to
+-- Inline table-valued functions: a parameterized view, in FROM and CROSS APPLY.
+CREATE FUNCTION dbo.cheaper_than(@limit DECIMAL(10,2))
+RETURNS TABLE
+AS
+RETURN (SELECT id, price FROM dbo.t WHERE price < @limit)
+GO
+SELECT id, price FROM dbo.cheaper_than(5) ORDER BY id
+SELECT c.id FROM cheaper_than(2) AS c
+SELECT t.id, c.price FROM dbo.t CROSS APPLY dbo.cheaper_than(t.price + 0.01) AS c WHERE c.id = t.id ORDER BY t.id
+GO
+CREATE FUNCTION dbo.bad_table() RETURNS TABLE AS RETURN SELECT id, id FROM dbo.t
+GO
+SELECT dbo.cheaper_than(5)
+GO
+SELECT * FROM dbo.cheaper_than()
+GO
+SELECT name, type, type_desc FROM sys.objects WHERE type IN ('IF', 'FN') ORDER BY name
+SELECT ROUTINE_NAME, ROUTINE_TYPE FROM INFORMATION_SCHEMA.ROUTINES ORDER BY ROUTINE_NAME
+GO
+DROP FUNCTION dbo.total, dbo.row_count, dbo.sum_to, dbo.cheaper_than
 DROP TABLE dbo.t
 GO
