@@ -185,7 +185,9 @@ impl Run<'_> {
         self.s.frames.push(frame);
         self.s.function_depth += 1;
         let db = Arc::clone(&self.s.db);
+        self.s.checking_module = true;
         let result = self.in_view_scope(db, |r| r.query(query, None));
+        self.s.checking_module = false;
         self.s.function_depth -= 1;
         self.pop_frame();
         let rows = result?;

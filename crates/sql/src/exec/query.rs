@@ -1230,6 +1230,12 @@ impl Run<'_> {
     ) -> Result<(Arc<Database>, Arc<Object>), SqlError> {
         let user = &name.name.value;
         if user.starts_with('#') {
+            if self.s.checking_module {
+                return Err(SqlError::new(
+                    4508,
+                    "Views or functions are not allowed on temporary tables. Table names that begin with '#' denote temporary tables.",
+                ));
+            }
             let internal = self
                 .s
                 .temp_tables

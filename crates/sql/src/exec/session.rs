@@ -244,6 +244,9 @@ pub struct Session {
     /// How many user-defined functions are running (`exec::function`): their statements run
     /// inside the calling statement's transaction, which they neither commit nor begin.
     pub(crate) function_depth: usize,
+    /// While CREATE VIEW or CREATE FUNCTION runs its query to check it: a temporary table
+    /// named there is error 4508.
+    pub(crate) checking_module: bool,
     /// `@@ROWCOUNT`.
     pub(crate) rowcount: u64,
     /// `@@ERROR`.
@@ -340,6 +343,7 @@ impl Session {
             identity_insert: None,
             view_depth: 0,
             function_depth: 0,
+            checking_module: false,
             rowcount: 0,
             last_error: 0,
             frames: Vec::new(),

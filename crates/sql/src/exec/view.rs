@@ -169,7 +169,10 @@ impl Run<'_> {
                 "The ORDER BY clause is invalid in views, inline functions, derived tables, subqueries, and common table expressions, unless TOP, OFFSET or FOR XML is also specified.",
             ));
         }
-        let rows = self.view_query(Arc::clone(&db), &v.query)?;
+        self.s.checking_module = true;
+        let rows = self.view_query(Arc::clone(&db), &v.query);
+        self.s.checking_module = false;
+        let rows = rows?;
         let names: Vec<String> = if v.columns.is_empty() {
             rows.cols.iter().map(|c| c.name.clone()).collect()
         } else if v.columns.len() > rows.cols.len() {

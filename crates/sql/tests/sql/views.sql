@@ -46,6 +46,13 @@ GO
 CREATE VIEW bad AS SELECT 1 AS x
 SELECT 2
 GO
+-- A temporary table is no base for a view (4508).
+CREATE TABLE #scratch (x INT)
+GO
+CREATE VIEW bad AS SELECT x FROM #scratch
+GO
+DROP TABLE #scratch
+GO
 -- ORDER BY with TOP is allowed.
 CREATE VIEW top2 AS SELECT TOP (2) id FROM t ORDER BY n DESC
 GO
