@@ -1230,7 +1230,7 @@ impl Run<'_> {
     ) -> Result<(Arc<Database>, Arc<Object>), SqlError> {
         let user = &name.name.value;
         if user.starts_with('#') {
-            if self.s.checking_module {
+            if self.s.checking_module || self.s.function_depth > 0 {
                 return Err(SqlError::new(
                     4508,
                     "Views or functions are not allowed on temporary tables. Table names that begin with '#' denote temporary tables.",

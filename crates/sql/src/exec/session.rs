@@ -245,7 +245,7 @@ pub struct Session {
     /// inside the calling statement's transaction, which they neither commit nor begin.
     pub(crate) function_depth: usize,
     /// While CREATE VIEW or CREATE FUNCTION runs its query to check it: a temporary table
-    /// named there is error 4508.
+    /// named there is error 4508, as it is in a running function (`function_depth`).
     pub(crate) checking_module: bool,
     /// `@@ROWCOUNT`.
     pub(crate) rowcount: u64,

@@ -48,6 +48,16 @@ END
 GO
 SELECT dbo.sum_to(10) AS fifty_five
 GO
+-- A temporary table is not for functions (4508).
+CREATE TABLE #scratch (x INT)
+GO
+CREATE FUNCTION dbo.scratch_rows() RETURNS INT AS BEGIN RETURN (SELECT COUNT(*) FROM #scratch) END
+GO
+SELECT dbo.scratch_rows()
+GO
+DROP FUNCTION dbo.scratch_rows
+DROP TABLE #scratch
+GO
 -- Calls: every argument is needed (313, DEFAULT for a default), no more (8144), and the
 -- function must exist (4121).
 SELECT dbo.total(1)
