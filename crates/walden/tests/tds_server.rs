@@ -226,3 +226,74 @@ fn walden_toml_configures_the_server_and_flags_and_variables_win_over_it() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("walden.toml") && stderr.contains("prot"), "{stderr}");
 }
+
+#[test]
+fn tiberius_views_functions_and_identity_insert() {
+    let server = Server::start(&[]);
+    runtime().block_on(async {
+        let mut client = connect(server.port, PASSWORD).await.unwrap();
+        client
+            .simple_query(
+                "CREATE TABLE items (id int IDENTITY PRIMARY KEY, label nvarchar(20), qty int); \
+                 INSERT items (label, qty) VALUES (N'a', 1), (N'b', 5)",
+            )
+            .await
+            .unwrap();
+        // Each CREATE is a batch of its own, as SQL Server requires.
+        client
+            .simple_query("CREATE VIEW big_items AS SELECT id, label FROM items WHERE qty > 2")
+            .await
+            .unwrap();
+        client
+            .simple_query(
+                "CREATE FUNCTION dbo.twice(@x int) RETURNS decimal(10,1) AS BEGIN RETURN @x * 2 END",
+            )
+            .await
+            .unwrap();
+        // A parameterized query over the view and the function, as sp_executesql.
+        let rows = client
+            .query("SELECT label, dbo.twice(id) AS t FROM big_items WHERE id >= @P1", &[&1i32])
+            .await
+            .unwrap()
+            .into_first_result()
+            .await
+            .unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].get::<&str, _>("label"), Some("b"));
+        // The result column has the function's declared type.
+        let t = rows[0].get::<tiberius::numeric::Numeric, _>("t").unwrap();
+        assert_eq!((t.value(), t.scale()), (40, 1));
+
+        // Rows change through the view; explicit identity values need IDENTITY_INSERT.
+        let result = client.execute("UPDATE big_items SET label = @P1", &[&"B"]).await.unwrap();
+        assert_eq!(result.rows_affected(), &[1]);
+        let refused = client
+            .simple_query("INSERT items (id, label) VALUES (10, N'x')")
+            .await
+            .map(|_| ())
+            .map_err(|e| match e {
+                tiberius::error::Error::Server(e) => e.code(),
+                other => panic!("{other}"),
+            });
+        assert_eq!(refused, Err(544), "an explicit identity value without IDENTITY_INSERT");
+        client
+            .simple_query(
+                "SET IDENTITY_INSERT items ON; INSERT items (id, label, qty) VALUES (10, N'x', 9); \
+                 SET IDENTITY_INSERT items OFF; INSERT items (label, qty) VALUES (N'y', 9)",
+            )
+            .await
+            .unwrap();
+        let rows = client
+            .simple_query("SELECT id, label FROM big_items ORDER BY id")
+            .await
+            .unwrap()
+            .into_first_result()
+            .await
+            .unwrap();
+        let got: Vec<(i32, String)> = rows
+            .iter()
+            .map(|r| (r.get::<i32, _>(0).unwrap(), r.get::<&str, _>(1).unwrap().to_string()))
+            .collect();
+        assert_eq!(got, vec![(2, "B".into()), (10, "x".into()), (11, "y".into())]);
+    });
+}
