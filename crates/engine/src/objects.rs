@@ -31,6 +31,7 @@
 //! a client saw is never handed out again after a crash. Under fully durable commits the
 //! forced flush usually rides with a committer's.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
@@ -229,12 +230,7 @@ impl Database {
             return Err(EngineError::Internal(format!("'{}' has no identity", table.name)));
         };
         let mut map = self.identity.lock().unwrap_or_else(PoisonError::into_inner);
-        let current = self.catalog.read().unwrap_or_else(PoisonError::into_inner).get(table.id);
-        let high = match current.as_deref() {
-            Some(Object::Table(t)) => t.identity_high,
-            _ => table.identity_high,
-        };
-        let (last, persisted) = *map.entry(table.id).or_insert((high, high));
+        let (current, last, persisted) = self.identity_entry(&mut map, table);
         // A value the column cannot hold is error 8115 and is not handed out: the next insert
         // fails the same way, as in SQL Server (until DBCC CHECKIDENT, which Walden lacks).
         let ty = table.columns[col].ty;
@@ -267,12 +263,7 @@ impl Database {
             return Ok(());
         };
         let mut map = self.identity.lock().unwrap_or_else(PoisonError::into_inner);
-        let current = self.catalog.read().unwrap_or_else(PoisonError::into_inner).get(table.id);
-        let high = match current.as_deref() {
-            Some(Object::Table(t)) => t.identity_high,
-            _ => table.identity_high,
-        };
-        let (last, persisted) = *map.entry(table.id).or_insert((high, high));
+        let (current, last, persisted) = self.identity_entry(&mut map, table);
         let past = |mark: i64| if inc > 0 { v > mark } else { v < mark };
         if !past(last) {
             return Ok(());
@@ -284,6 +275,22 @@ impl Database {
             map.insert(table.id, (v, persisted));
         }
         Ok(())
+    }
+
+    /// `table`'s catalog row and its identity cache entry (last value handed out, persisted
+    /// mark), the entry made from the row's mark the first time.
+    fn identity_entry(
+        &self,
+        map: &mut HashMap<u32, (i64, i64)>,
+        table: &TableDef,
+    ) -> (Option<Arc<Object>>, i64, i64) {
+        let current = self.catalog.read().unwrap_or_else(PoisonError::into_inner).get(table.id);
+        let high = match current.as_deref() {
+            Some(Object::Table(t)) => t.identity_high,
+            _ => table.identity_high,
+        };
+        let (last, persisted) = *map.entry(table.id).or_insert((high, high));
+        (current, last, persisted)
     }
 
     /// Commits `high` as `table`'s identity high-water mark (the catalog row `current`).
@@ -488,7 +495,7 @@ pub(crate) fn identity_fits(ty: SqlType, v: i64) -> bool {
 }
 
 /// The integer an identity column holds (an integer type or a DECIMAL of scale 0).
-pub(crate) fn identity_integer(v: &Value) -> Option<i64> {
+pub fn identity_integer(v: &Value) -> Option<i64> {
     match v {
         Value::TinyInt(x) => Some(i64::from(*x)),
         Value::SmallInt(x) => Some(i64::from(*x)),

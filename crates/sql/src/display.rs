@@ -630,11 +630,7 @@ impl Display for SequenceOption {
 
 impl Display for CreateProcedure {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
-        let mode = match self.mode {
-            CreateMode::Create => "CREATE",
-            CreateMode::Alter => "ALTER",
-            CreateMode::CreateOrAlter => "CREATE OR ALTER",
-        };
+        let mode = self.mode;
         write!(f, "{mode} PROCEDURE {}", self.name)?;
         if !self.parameters.is_empty() {
             write!(f, " {}", commas(&self.parameters))?;
@@ -652,11 +648,7 @@ impl Display for CreateProcedure {
 
 impl Display for CreateView {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
-        let mode = match self.mode {
-            CreateMode::Create => "CREATE",
-            CreateMode::Alter => "ALTER",
-            CreateMode::CreateOrAlter => "CREATE OR ALTER",
-        };
+        let mode = self.mode;
         write!(f, "{mode} VIEW {}", self.name)?;
         if !self.columns.is_empty() {
             write!(f, " ({})", commas(&self.columns))?;
@@ -672,13 +664,19 @@ impl Display for CreateView {
     }
 }
 
-impl Display for CreateFunction {
+impl Display for CreateMode {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
-        let mode = match self.mode {
+        f.write_str(match self {
             CreateMode::Create => "CREATE",
             CreateMode::Alter => "ALTER",
             CreateMode::CreateOrAlter => "CREATE OR ALTER",
-        };
+        })
+    }
+}
+
+impl Display for CreateFunction {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        let mode = self.mode;
         write!(f, "{mode} FUNCTION {}({}) RETURNS ", self.name, commas(&self.parameters))?;
         match &self.body {
             FunctionBody::Scalar { returns, .. } => write!(f, "{returns}")?,

@@ -340,7 +340,7 @@ impl Run<'_> {
             let db = Arc::clone(&t.db);
             self.tx().insert_row(&db, def, &mut values).map_err(|e| self.s.engine_error(e))?;
             if let Some(c) = identity {
-                if let Some(v) = identity_value(&values[c]) {
+                if let Some(v) = walden_engine::objects::identity_integer(&values[c]) {
                     self.note_identity(v);
                 }
             }
@@ -701,17 +701,6 @@ pub(crate) fn insert_targets(
 /// not re-read, so the clause is not checked again.
 fn recheck_clause<'e>(from: &[TableSource], where_clause: Option<&'e Expr>) -> Option<&'e Expr> {
     where_clause.filter(|_| from.is_empty())
-}
-
-fn identity_value(v: &Value) -> Option<i64> {
-    match v {
-        Value::TinyInt(x) => Some(i64::from(*x)),
-        Value::SmallInt(x) => Some(i64::from(*x)),
-        Value::Int(x) => Some(i64::from(*x)),
-        Value::BigInt(x) => Some(*x),
-        Value::Decimal(d) if d.scale() == 0 => i64::try_from(d.mantissa()).ok(),
-        _ => None,
-    }
 }
 
 /// The table an alias in a FROM clause stands for.
