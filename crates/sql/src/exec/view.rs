@@ -91,7 +91,17 @@ impl Run<'_> {
         view: &ViewDef,
         qual: &str,
     ) -> Result<Rows, SqlError> {
-        let def = parse(&view.text).ok_or_else(|| unparsable(view))?;
+        // Through the session's cache of parsed texts: a view in a correlated subquery is
+        // read once per outer row.
+        let batch = self.s.parsed(&view.text)?;
+        let def = batch
+            .statements
+            .iter()
+            .find_map(|s| match &s.kind {
+                StatementKind::CreateView(v) => Some(&**v),
+                _ => None,
+            })
+            .ok_or_else(|| unparsable(view))?;
         let mut rows = self.view_query(db, &def.query)?;
         if !def.columns.is_empty() {
             if def.columns.len() != rows.cols.len() {
