@@ -16,9 +16,10 @@ use crate::ast::{
     AssignmentTarget, Delete, Expr, ExprKind, Insert, InsertSource, ObjectName, QueryBody, Select,
     SelectItem, SelectStatement, StatementKind, TableSource, TableTarget, Update,
 };
+use crate::exec::dml_cte::DmlTarget;
 use crate::exec::dml_output::{Changed, OutputRows};
 use crate::exec::eval::{Col, Env};
-use crate::exec::query::{table_cols, Rows, TableRef, ROWID};
+use crate::exec::query::{table_cols, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::{assign_binary, Run, Step};
 use crate::exec::{ColumnInfo, Counted, SqlError};
@@ -136,30 +137,39 @@ impl Run<'_> {
         Ok(n)
     }
 
-    /// The table a DML statement changes.
+    /// The table a DML statement changes (MERGE and OUTPUT INTO: no view).
     pub(crate) fn target(
         &mut self,
         target: &TableTarget,
         from: &[TableSource],
     ) -> Result<TableRef, SqlError> {
+        match self.target_relation(target, from)? {
+            Relation::Table(t) => Ok(t),
+            Relation::View(_, view) => Err(SqlError::new(
+                50000,
+                format!("Walden changes rows through a view with INSERT, UPDATE and DELETE only: '{}' is a view; change the table it reads instead.", view.name),
+            )),
+        }
+    }
+
+    /// The table or view a DML statement changes.
+    pub(crate) fn target_relation(
+        &mut self,
+        target: &TableTarget,
+        from: &[TableSource],
+    ) -> Result<Relation, SqlError> {
         match target {
             TableTarget::Table(name) => {
                 // UPDATE t ... FROM dbo.T AS t: the target may be an alias in FROM.
                 if name.schema.is_none() && name.database.is_none() {
                     if let Some(real) = find_alias(from, &name.name.value) {
                         let real = real.clone();
-                        return self.resolve_table(&real, &name.name.value);
+                        return self.resolve_table(&real, &name.name.value).map(Relation::Table);
                     }
                 }
-                if let Some((_, view)) = self.find_view(name)? {
-                    return Err(SqlError::new(
-                        50000,
-                        format!("Walden changes rows through a view with INSERT, UPDATE and DELETE only: '{}' is a view; change the table it reads instead.", view.name),
-                    ));
-                }
-                self.resolve_table(name, &name.name.value)
+                self.resolve_relation(name, &name.name.value)
             }
-            TableTarget::Variable(v) => self.resolve_table_variable(v, v),
+            TableTarget::Variable(v) => self.resolve_table_variable(v, v).map(Relation::Table),
         }
     }
 
@@ -217,13 +227,13 @@ impl Run<'_> {
     }
 
     fn insert_in_scope(&mut self, i: &Insert) -> Step<u64> {
-        let (t, targets) = match self.view_insert_target(&i.target, &i.columns)? {
-            Some((t, columns)) => {
+        let (t, targets) = match self.target_relation(&i.target, &[])? {
+            Relation::View(db, view) => {
+                let (t, columns) = self.view_insert_target(db, &view, &i.columns)?;
                 let targets = insert_targets(&t, &columns, self.identity_insert_on(&t))?;
                 (t, targets)
             }
-            None => {
-                let t = self.target(&i.target, &[])?;
+            Relation::Table(t) => {
                 let targets = insert_targets(&t, &i.columns, self.identity_insert_on(&t))?;
                 (t, targets)
             }
@@ -445,10 +455,9 @@ impl Run<'_> {
 
     fn update_in_scope(&mut self, u: &Update) -> Result<u64, SqlError> {
         let (t, Qualified { cols, rows, rowid }) =
-            match self.cte_target(&u.ctes, &u.target, &u.from)? {
-                Some((t, cte)) => (t, self.cte_rows(cte, u.where_clause.as_ref())?),
-                None => {
-                    let t = self.target(&u.target, &u.from)?;
+            match self.dml_target(&u.ctes, &u.target, &u.from)? {
+                DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, u.where_clause.as_ref())?),
+                DmlTarget::Table(t) => {
                     let q = self.qualifying_rows(&t, &u.from, u.where_clause.as_ref())?;
                     (t, q)
                 }
@@ -573,10 +582,9 @@ impl Run<'_> {
 
     fn delete_in_scope(&mut self, d: &Delete) -> Result<u64, SqlError> {
         let (t, Qualified { cols, rows, rowid }) =
-            match self.cte_target(&d.ctes, &d.target, &d.from)? {
-                Some((t, cte)) => (t, self.cte_rows(cte, d.where_clause.as_ref())?),
-                None => {
-                    let t = self.target(&d.target, &d.from)?;
+            match self.dml_target(&d.ctes, &d.target, &d.from)? {
+                DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, d.where_clause.as_ref())?),
+                DmlTarget::Table(t) => {
                     let q = self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
                     (t, q)
                 }

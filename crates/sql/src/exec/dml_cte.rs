@@ -10,18 +10,31 @@
 //! the same engine calls (locks, log, indexes) as any UPDATE or DELETE. A view is changed
 //! under the same rules (INSERT too, through its column names), in its own database.
 
+use std::sync::Arc;
+
 use walden_engine::catalog::ViewDef;
+use walden_engine::Database;
 
 use crate::ast::{
     Cte, Expr, ExprKind, Ident, ObjectName, QueryBody, Select, SelectItem, TableSource, TableTarget,
 };
 use crate::exec::dml::Qualified;
 use crate::exec::eval::{Col, Env};
-use crate::exec::query::{sort_by_keys, table_cols, Rows, TableRef};
+use crate::exec::query::{sort_by_keys, table_cols, Relation, Rows, TableRef};
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 use walden_engine::types::{SqlType, Value};
+
+/// What an UPDATE or DELETE changes.
+pub(crate) enum DmlTarget {
+    /// A table, whose rows the statement's own WHERE (and FROM) qualify.
+    Table(TableRef),
+    /// A CTE or view over one base table: the base table and the rows of it the CTE or view
+    /// selects, shaped as the statement needs them: the base table's columns under the
+    /// CTE's names (those it does not select are hidden), then the row locator.
+    Through(TableRef, Qualified),
+}
 
 impl Run<'_> {
     /// Runs `body` with `ctes` materialized and in scope; they go out of scope after it,
@@ -40,29 +53,35 @@ impl Run<'_> {
         result
     }
 
-    /// When `target` names one of the statement's `ctes`, or a view, the base table it
-    /// stands for and the rows of it the CTE or view selects, shaped as an UPDATE or DELETE
-    /// over it needs them: the base table's columns under the CTE's names (those the CTE does
-    /// not select are hidden), then the row locator. `None` when `target` is neither.
-    pub(crate) fn cte_target(
+    /// What an UPDATE or DELETE changes: a table, or, when `target` names one of the
+    /// statement's `ctes` or a view, the base table it stands for and the rows of it the CTE
+    /// or view selects (see [`DmlTarget::Through`]).
+    pub(crate) fn dml_target(
         &mut self,
         ctes: &[Cte],
         target: &TableTarget,
         from: &[TableSource],
-    ) -> Result<Option<(TableRef, Qualified)>, SqlError> {
-        let TableTarget::Table(name) = target else { return Ok(None) };
-        if name.schema.is_none() && name.database.is_none() {
-            let cte =
-                ctes.iter().rev().find(|c| c.name.value.eq_ignore_ascii_case(&name.name.value));
-            if let Some(cte) = cte {
-                return self.updatable_rows(cte, ctes, from).map(Some);
+    ) -> Result<DmlTarget, SqlError> {
+        if let TableTarget::Table(name) = target {
+            if name.schema.is_none() && name.database.is_none() {
+                let lower = &name.name.value;
+                let cte = ctes.iter().rev().find(|c| c.name.value.eq_ignore_ascii_case(lower));
+                if let Some(cte) = cte {
+                    let (t, rows) = self.updatable_rows(cte, ctes, from)?;
+                    return Ok(DmlTarget::Through(t, rows));
+                }
             }
         }
-        let Some((db, view)) = self.find_view(name)? else { return Ok(None) };
-        let (cte, check) = view_cte(&view)?;
-        let (mut t, rows) = self.in_view_scope(db, |r| r.updatable_rows(&cte, &[], from))?;
-        t.view_check = check;
-        Ok(Some((t, rows)))
+        match self.target_relation(target, from)? {
+            Relation::Table(t) => Ok(DmlTarget::Table(t)),
+            Relation::View(db, view) => {
+                let (cte, check) = view_cte(&view)?;
+                let (mut t, rows) =
+                    self.in_view_scope(db, |r| r.updatable_rows(&cte, &[], from))?;
+                t.view_check = check;
+                Ok(DmlTarget::Through(t, rows))
+            }
+        }
     }
 
     /// The rows of `cte` (a CTE of the statement, or a view as one) an UPDATE or DELETE
@@ -187,20 +206,19 @@ impl Run<'_> {
 
     /// Whether `name` names a view (of a database that exists).
     fn names_view(&mut self, name: &ObjectName) -> bool {
-        matches!(self.find_view(name), Ok(Some(_)))
+        matches!(self.resolve_relation(name, ""), Ok(Relation::View(..)))
     }
 
-    /// INSERT into a view: its base table and the base columns the insert list (or, without
-    /// one, every view column but an identity) stands for; `None` when `target` is no view.
-    /// The mapped list then goes through the table's own rules (`insert_targets`).
+    /// INSERT into view `view` of database `db`: its base table and the base columns the
+    /// insert list (or, without one, every view column but an identity) stands for. The
+    /// mapped list then goes through the table's own rules (`insert_targets`).
     pub(crate) fn view_insert_target(
         &mut self,
-        target: &TableTarget,
+        db: Arc<Database>,
+        view: &ViewDef,
         columns: &[Ident],
-    ) -> Result<Option<(TableRef, Vec<Ident>)>, SqlError> {
-        let TableTarget::Table(name) = target else { return Ok(None) };
-        let Some((db, view)) = self.find_view(name)? else { return Ok(None) };
-        let (cte, check) = view_cte(&view)?;
+    ) -> Result<(TableRef, Vec<Ident>), SqlError> {
+        let (cte, check) = view_cte(view)?;
         self.in_view_scope(db, |r| {
             let (sel, base, qual) = r.updatable_select(&cte, &[])?;
             let mut t = r.resolve_table(base, &qual)?;
@@ -227,11 +245,11 @@ impl Run<'_> {
                 }
                 mapped
             };
-            Ok(Some((t, mapped)))
+            Ok((t, mapped))
         })
     }
 
-    /// The rows of a CTE target (see [`Run::cte_target`]) the statement's WHERE keeps.
+    /// The rows of a CTE or view target (see [`Run::dml_target`]) the statement's WHERE keeps.
     pub(crate) fn cte_rows(
         &mut self,
         q: Qualified,

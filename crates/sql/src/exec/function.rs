@@ -37,13 +37,7 @@ use crate::exec::SqlError;
 impl Run<'_> {
     /// `CREATE [OR ALTER] FUNCTION` / `ALTER FUNCTION`: checks the body and stores the text.
     pub(crate) fn create_function(&mut self, f: &CreateFunction) -> Result<(), SqlError> {
-        if f.name.database.is_some() {
-            let verb = if f.mode == CreateMode::Alter { "ALTER" } else { "CREATE" };
-            return Err(SqlError::new(
-                166,
-                format!("'{verb} FUNCTION' does not allow specifying the database name as a prefix to the object name."),
-            ));
-        }
+        crate::exec::view::no_database_prefix(&f.name, f.mode, "FUNCTION")?;
         for p in &f.parameters {
             scalar::data_type(&p.data_type)?;
         }

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use walden_engine::catalog::{Object, TableDef};
+use walden_engine::catalog::{Object, TableDef, ViewDef};
 use walden_engine::types::{SqlType, Value};
 use walden_engine::Database;
 
@@ -79,6 +79,14 @@ pub(crate) fn table_cols(def: &TableDef, qual: &str) -> Vec<Col> {
         .iter()
         .map(|c| Col { nullable: c.nullable, ..Col::new(Some(qual), &c.name, c.ty) })
         .collect()
+}
+
+/// What a table name in a query or a change resolves to.
+pub(crate) enum Relation {
+    /// A table.
+    Table(TableRef),
+    /// A view, and its database.
+    View(Arc<Database>, ViewDef),
 }
 
 /// A resolved table: its database and definition.
@@ -990,11 +998,10 @@ impl Run<'_> {
                 if let Some(set) = self.system_rowset(name, &[])? {
                     return Ok(rowset_rows(&set, &qual));
                 }
-                if let Some((db, view)) = self.find_view(name)? {
-                    return self.view_rows(db, &view, &qual);
+                match self.resolve_relation(name, &qual)? {
+                    Relation::Table(t) => self.table_rows(&t, filter),
+                    Relation::View(db, view) => self.view_rows(db, &view, &qual),
                 }
-                let t = self.resolve_table(name, &qual)?;
-                self.table_rows(&t, filter)
             }
             TableSource::Variable { name, alias } => {
                 let qual = alias.as_ref().map_or(name.clone(), |a| a.value.clone());
@@ -1228,6 +1235,18 @@ impl Run<'_> {
         &mut self,
         name: &ObjectName,
     ) -> Result<(Arc<Database>, Arc<Object>), SqlError> {
+        match self.resolve_relation_object(name)? {
+            (db, o) if matches!(*o, Object::Table(_)) => Ok((db, o)),
+            _ => Err(SqlError::invalid_object(&display_name(name))),
+        }
+    }
+
+    /// Resolves a table or view name (temporary tables included) to its database and
+    /// definition, in one catalog lookup.
+    fn resolve_relation_object(
+        &mut self,
+        name: &ObjectName,
+    ) -> Result<(Arc<Database>, Arc<Object>), SqlError> {
         let user = &name.name.value;
         if user.starts_with('#') {
             if self.s.checking_module || self.s.function_depth > 0 {
@@ -1251,7 +1270,26 @@ impl Run<'_> {
         let db = self.database_of(name.database.as_ref())?;
         let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
         match db.find_object(schema, user) {
-            Some(o) if matches!(*o, Object::Table(_)) => Ok((db, o)),
+            Some(o) if matches!(*o, Object::Table(_) | Object::View(_)) => Ok((db, o)),
+            _ => Err(SqlError::invalid_object(&display_name(name))),
+        }
+    }
+
+    /// The table or view `name` names, its columns qualified by `qual`.
+    pub(crate) fn resolve_relation(
+        &mut self,
+        name: &ObjectName,
+        qual: &str,
+    ) -> Result<Relation, SqlError> {
+        let (db, o) = self.resolve_relation_object(name)?;
+        match &*o {
+            Object::Table(def) => Ok(Relation::Table(TableRef {
+                db,
+                def: Arc::clone(def),
+                qual: qual.to_string(),
+                view_check: None,
+            })),
+            Object::View(v) => Ok(Relation::View(db, v.clone())),
             _ => Err(SqlError::invalid_object(&display_name(name))),
         }
     }
@@ -1261,12 +1299,9 @@ impl Run<'_> {
         name: &ObjectName,
         qual: &str,
     ) -> Result<TableRef, SqlError> {
-        let (db, o) = self.resolve_table_object(name)?;
-        match &*o {
-            Object::Table(def) => {
-                Ok(TableRef { db, def: Arc::clone(def), qual: qual.to_string(), view_check: None })
-            }
-            _ => Err(SqlError::invalid_object(&name.name.value)),
+        match self.resolve_relation(name, qual)? {
+            Relation::Table(t) => Ok(t),
+            Relation::View(..) => Err(SqlError::invalid_object(&display_name(name))),
         }
     }
 

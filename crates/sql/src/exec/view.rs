@@ -38,6 +38,23 @@ pub(crate) fn unparsable(view: &ViewDef) -> SqlError {
     SqlError::new(50000, format!("The stored definition of view '{}' no longer parses.", view.name))
 }
 
+/// Error 166: CREATE or ALTER of a `what` (VIEW, FUNCTION) names its database, which SQL
+/// Server leaves to USE.
+pub(crate) fn no_database_prefix(
+    name: &ObjectName,
+    mode: CreateMode,
+    what: &str,
+) -> Result<(), SqlError> {
+    if name.database.is_none() {
+        return Ok(());
+    }
+    let verb = if mode == CreateMode::Alter { "ALTER" } else { "CREATE" };
+    Err(SqlError::new(
+        166,
+        format!("'{verb} {what}' does not allow specifying the database name as a prefix to the object name."),
+    ))
+}
+
 /// Errors 4511 (a column without a name) and 4506 (a name twice) for the columns of view or
 /// function `name`.
 pub(crate) fn check_column_names(names: &[&str], name: &str) -> Result<(), SqlError> {
@@ -67,23 +84,6 @@ fn order_by_allowed(q: &Query) -> bool {
 }
 
 impl Run<'_> {
-    /// The view `name` names, if it names one (with its database).
-    pub(crate) fn find_view(
-        &mut self,
-        name: &ObjectName,
-    ) -> Result<Option<(Arc<Database>, ViewDef)>, SqlError> {
-        if name.name.value.starts_with('#') {
-            return Ok(None);
-        }
-        let db = self.database_of(name.database.as_ref())?;
-        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-        let found = db.find_object(schema, &name.name.value);
-        Ok(match found.as_deref() {
-            Some(Object::View(v)) => Some((Arc::clone(&db), v.clone())),
-            _ => None,
-        })
-    }
-
     /// A view's rows, its columns qualified by `qual` and named as the view names them.
     pub(crate) fn view_rows(
         &mut self,
@@ -159,13 +159,7 @@ impl Run<'_> {
     /// `CREATE [OR ALTER] VIEW` / `ALTER VIEW`: checks the query by running it and stores the
     /// text.
     pub(crate) fn create_view(&mut self, v: &CreateView) -> Result<(), SqlError> {
-        if v.name.database.is_some() {
-            let verb = if v.mode == CreateMode::Alter { "ALTER" } else { "CREATE" };
-            return Err(SqlError::new(
-                166,
-                format!("'{verb} VIEW' does not allow specifying the database name as a prefix to the object name."),
-            ));
-        }
+        no_database_prefix(&v.name, v.mode, "VIEW")?;
         let db = Arc::clone(&self.s.db);
         let schema = v.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
         let name = &v.name.name.value;
