@@ -210,6 +210,11 @@ impl Transaction {
                 v.name = new_name.to_string();
                 Object::View(v)
             }
+            Object::Trigger(t) => {
+                let mut t = t.clone();
+                t.name = new_name.to_string();
+                Object::Trigger(t)
+            }
             Object::Function(f) => {
                 let mut f = f.clone();
                 f.name = new_name.to_string();

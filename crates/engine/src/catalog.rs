@@ -206,6 +206,24 @@ pub struct FunctionDef {
     pub text: String,
 }
 
+/// An AFTER trigger on a table: its text, parsed again by the SQL layer when a statement
+/// changes the table, and what the catalog must know without parsing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriggerDef {
+    /// The object id.
+    pub id: u32,
+    /// The schema (the table's).
+    pub schema: String,
+    /// The name.
+    pub name: String,
+    /// The object id of the table it is on: `sys.triggers.parent_id`.
+    pub table: u32,
+    /// `DISABLE TRIGGER`: kept but not fired.
+    pub disabled: bool,
+    /// The CREATE TRIGGER statement's text.
+    pub text: String,
+}
+
 /// A catalog object.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
@@ -219,6 +237,8 @@ pub enum Object {
     View(ViewDef),
     /// A function.
     Function(FunctionDef),
+    /// A trigger.
+    Trigger(TriggerDef),
 }
 
 impl Object {
@@ -230,6 +250,7 @@ impl Object {
             Object::Procedure(p) => p.id,
             Object::View(v) => v.id,
             Object::Function(f) => f.id,
+            Object::Trigger(t) => t.id,
         }
     }
 
@@ -241,10 +262,11 @@ impl Object {
             Object::Procedure(p) => (&p.schema, &p.name),
             Object::View(v) => (&v.schema, &v.name),
             Object::Function(f) => (&f.schema, &f.name),
+            Object::Trigger(t) => (&t.schema, &t.name),
         }
     }
 
-    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`, `FN`, `IF`.
+    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`, `FN`, `IF`, `TR`.
     pub fn type_code(&self) -> &'static str {
         match self {
             Object::Table(_) => "U",
@@ -253,6 +275,19 @@ impl Object {
             Object::View(_) => "V",
             Object::Function(f) if f.returns_table => "IF",
             Object::Function(_) => "FN",
+            Object::Trigger(_) => "TR",
+        }
+    }
+
+    /// The SQL text a module (procedure, view, function, trigger) was created with; `None`
+    /// for tables and sequences, which have none.
+    pub fn module_text(&self) -> Option<&str> {
+        match self {
+            Object::Procedure(p) => Some(&p.text),
+            Object::View(v) => Some(&v.text),
+            Object::Function(f) => Some(&f.text),
+            Object::Trigger(t) => Some(&t.text),
+            Object::Table(_) | Object::Sequence(_) => None,
         }
     }
 
@@ -341,6 +376,15 @@ impl Object {
                 w.str(&f.name);
                 w.u8(u8::from(f.returns_table));
                 w.str(&f.text);
+            }
+            Object::Trigger(t) => {
+                w.u8(6);
+                w.u32(t.id);
+                w.str(&t.schema);
+                w.str(&t.name);
+                w.u32(t.table);
+                w.u8(u8::from(t.disabled));
+                w.str(&t.text);
             }
         }
         w.0
@@ -449,6 +493,14 @@ impl Object {
                 returns_table: r.u8()? != 0,
                 text: r.str()?,
             }),
+            6 => Object::Trigger(TriggerDef {
+                id: r.u32()?,
+                schema: r.str()?,
+                name: r.str()?,
+                table: r.u32()?,
+                disabled: r.u8()? != 0,
+                text: r.str()?,
+            }),
             t => return Err(EngineError::Corrupt(format!("unknown catalog object kind {t}"))),
         };
         if !r.0.is_empty() {
@@ -468,6 +520,9 @@ pub fn object_key(id: u32) -> [u8; 4] {
 pub struct Catalog {
     by_id: HashMap<u32, Arc<Object>>,
     by_name: HashMap<(String, String), u32>,
+    /// The triggers on each table that has any, by table id, in id order: what every
+    /// INSERT, UPDATE and DELETE asks, so it is one lookup, not a walk of the catalog.
+    triggers: HashMap<u32, Vec<u32>>,
     next_id: u32,
 }
 
@@ -491,12 +546,14 @@ impl Catalog {
     /// Adds or replaces an object.
     pub fn put(&mut self, object: Object) {
         let id = object.id();
-        if let Some(old) = self.by_id.get(&id) {
-            let (s, n) = old.name();
-            self.by_name.remove(&name_key(s, n));
-        }
+        self.remove(id);
         let (s, n) = object.name();
         self.by_name.insert(name_key(s, n), id);
+        if let Object::Trigger(t) = &object {
+            let on = self.triggers.entry(t.table).or_default();
+            let at = on.partition_point(|&other| other < id);
+            on.insert(at, id);
+        }
         self.next_id = self.next_id.max(id + 1);
         self.by_id.insert(id, Arc::new(object));
     }
@@ -506,7 +563,26 @@ impl Catalog {
         if let Some(old) = self.by_id.remove(&id) {
             let (s, n) = old.name();
             self.by_name.remove(&name_key(s, n));
+            if let Object::Trigger(t) = &*old {
+                if let Some(on) = self.triggers.get_mut(&t.table) {
+                    on.retain(|&other| other != id);
+                    if on.is_empty() {
+                        self.triggers.remove(&t.table);
+                    }
+                }
+            }
         }
+    }
+
+    /// The triggers on table `table`, in id order (the order they fire in).
+    pub fn triggers_on(&self, table: u32) -> Vec<TriggerDef> {
+        let Some(ids) = self.triggers.get(&table) else { return Vec::new() };
+        ids.iter()
+            .filter_map(|id| match self.by_id.get(id).map(|o| &**o) {
+                Some(Object::Trigger(t)) => Some(t.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// A new object id.
@@ -703,5 +779,41 @@ mod tests {
         });
         assert_eq!(Object::decode(&function.encode()).unwrap(), function);
         assert_eq!(function.encode()[0], 5);
+        let trigger = Object::Trigger(TriggerDef {
+            id: 1004,
+            schema: "dbo".into(),
+            name: "t".into(),
+            table: 1000,
+            disabled: true,
+            text: "CREATE TRIGGER t ON Orders AFTER INSERT AS SELECT 1".into(),
+        });
+        assert_eq!(Object::decode(&trigger.encode()).unwrap(), trigger);
+        assert_eq!(trigger.encode()[0], 6);
+    }
+
+    #[test]
+    fn triggers_are_found_by_table_in_id_order_and_forgotten_when_dropped() {
+        let trigger = |id, table| {
+            Object::Trigger(TriggerDef {
+                id,
+                schema: "dbo".into(),
+                name: format!("t{id}"),
+                table,
+                disabled: false,
+                text: String::new(),
+            })
+        };
+        let mut c = Catalog::from_objects([trigger(1012, 7), trigger(1010, 7), trigger(1011, 8)]);
+        let ids =
+            |c: &Catalog, table| c.triggers_on(table).iter().map(|t| t.id).collect::<Vec<_>>();
+        assert_eq!(ids(&c, 7), [1010, 1012]);
+        assert_eq!(ids(&c, 8), [1011]);
+        c.put(trigger(1010, 7));
+        assert_eq!(ids(&c, 7), [1010, 1012], "replacing a trigger keeps one entry");
+        c.remove(1012);
+        c.remove(1011);
+        assert_eq!(ids(&c, 7), [1010]);
+        assert!(c.triggers_on(8).is_empty());
+        assert!(!c.triggers.contains_key(&8));
     }
 }

@@ -168,6 +168,11 @@ impl Database {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).find(schema, name)
     }
 
+    /// The triggers on table `table`, in the order they fire.
+    pub fn triggers_on(&self, table: u32) -> Vec<crate::catalog::TriggerDef> {
+        self.catalog.read().unwrap_or_else(PoisonError::into_inner).triggers_on(table)
+    }
+
     /// The table named `schema.name`, or error 208.
     pub fn table(&self, schema: &str, name: &str) -> Result<Arc<Object>, EngineError> {
         match self.find_object(schema, name) {
@@ -637,6 +642,11 @@ impl Transaction {
     pub fn drop_object(&mut self, db: &Arc<Database>, object: u32) -> Result<(), EngineError> {
         self.lock_object(db, object, LockMode::X)?;
         self.mark_ddl(db)?;
+        // A table's triggers go with it, as in SQL Server (none on other objects).
+        for trigger in db.triggers_on(object) {
+            self.tree_delete(db, CATALOG_ROOT, &object_key(trigger.id))?;
+            db.catalog.write().unwrap_or_else(PoisonError::into_inner).remove(trigger.id);
+        }
         self.tree_delete(db, CATALOG_ROOT, &object_key(object))?;
         db.replaced_objects.fetch_add(1, Ordering::Relaxed);
         db.catalog.write().unwrap_or_else(PoisonError::into_inner).remove(object);
@@ -851,6 +861,44 @@ impl Transaction {
             }
         };
         self.put_catalog(db, object, new)
+    }
+}
+
+impl Transaction {
+    /// CREATE [OR ALTER] TRIGGER (and ALTER): stores `def` (its id filled in). With
+    /// `or_alter`, an existing trigger of that name is replaced, its id kept (and it must be on
+    /// the same table); any other object of that name is error 2714. The table is locked
+    /// exclusively, as SQL Server's schema modification lock would: no statement changes it
+    /// while its triggers change.
+    pub fn put_trigger(
+        &mut self,
+        db: &Arc<Database>,
+        mut def: crate::catalog::TriggerDef,
+        or_alter: bool,
+    ) -> Result<(), EngineError> {
+        let existing = db.find_object(&def.schema, &def.name);
+        let (id, new) = match existing.as_deref() {
+            Some(Object::Trigger(old)) if or_alter && old.table == def.table => (old.id, false),
+            Some(_) => return Err(EngineError::ObjectExists(def.name)),
+            None => (self.allocate_object_id(db), true),
+        };
+        self.lock_object(db, def.table, LockMode::X)?;
+        self.lock_object(db, id, LockMode::X)?;
+        def.id = id;
+        self.put_catalog(db, Object::Trigger(def), new)
+    }
+
+    /// ENABLE / DISABLE TRIGGER.
+    pub fn set_trigger_disabled(
+        &mut self,
+        db: &Arc<Database>,
+        trigger: &crate::catalog::TriggerDef,
+        disabled: bool,
+    ) -> Result<(), EngineError> {
+        self.lock_object(db, trigger.table, LockMode::X)?;
+        self.lock_object(db, trigger.id, LockMode::X)?;
+        let def = crate::catalog::TriggerDef { disabled, ..trigger.clone() };
+        self.put_catalog(db, Object::Trigger(def), false)
     }
 }
 

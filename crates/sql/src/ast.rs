@@ -198,6 +198,10 @@ pub enum StatementKind {
     CreateView(Box<CreateView>),
     /// `CREATE [OR ALTER] FUNCTION` / `ALTER FUNCTION` (scalar).
     CreateFunction(Box<CreateFunction>),
+    /// `CREATE [OR ALTER] TRIGGER` / `ALTER TRIGGER`.
+    CreateTrigger(Box<CreateTrigger>),
+    /// `ENABLE | DISABLE TRIGGER {name, ... | ALL} ON table`.
+    EnableTrigger(Box<EnableTrigger>),
     /// `DROP DATABASE | TABLE | SEQUENCE | PROCEDURE [IF EXISTS] name, ...`.
     Drop(Box<DropObjects>),
     /// `DROP INDEX [IF EXISTS] index ON table, ...`.
@@ -881,6 +885,49 @@ pub struct CreateFunction {
     pub definition: String,
 }
 
+/// `CREATE [OR ALTER] TRIGGER name ON table {AFTER | FOR | INSTEAD OF} events AS statements`,
+/// the only statement of its batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateTrigger {
+    /// `CREATE`, `ALTER` or `CREATE OR ALTER`.
+    pub mode: CreateMode,
+    /// The trigger name.
+    pub name: ObjectName,
+    /// The table it is on.
+    pub table: ObjectName,
+    /// `INSTEAD OF` rather than `AFTER` (or its older spelling `FOR`).
+    pub instead_of: bool,
+    /// The statements that fire it, at least one, each once.
+    pub events: Vec<TriggerEvent>,
+    /// The statements of its body: the rest of the batch.
+    pub body: Vec<Statement>,
+    /// The definition SQL Server stores in `sys.sql_modules`: the whole batch text.
+    pub definition: String,
+}
+
+/// What fires a trigger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriggerEvent {
+    /// `INSERT`.
+    Insert,
+    /// `UPDATE`.
+    Update,
+    /// `DELETE`.
+    Delete,
+}
+
+/// `ENABLE | DISABLE TRIGGER {name, ... | ALL} ON table`, and `ALTER TABLE table
+/// {ENABLE | DISABLE} TRIGGER {name, ... | ALL}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnableTrigger {
+    /// `ENABLE` rather than `DISABLE`.
+    pub enable: bool,
+    /// The triggers; empty for `ALL`.
+    pub names: Vec<ObjectName>,
+    /// The table.
+    pub table: ObjectName,
+}
+
 /// A function's result and body.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FunctionBody {
@@ -969,6 +1016,8 @@ pub enum DropKind {
     View,
     /// `DROP FUNCTION`
     Function,
+    /// `DROP TRIGGER`
+    Trigger,
 }
 
 /// `DROP kind [IF EXISTS] name, ...`.

@@ -221,6 +221,8 @@ impl Display for StatementKind {
             CreateProcedure(procedure) => write!(f, "{procedure}"),
             CreateView(view) => write!(f, "{view}"),
             CreateFunction(function) => write!(f, "{function}"),
+            CreateTrigger(trigger) => write!(f, "{trigger}"),
+            EnableTrigger(e) => write!(f, "{e}"),
             Drop(drop) => write!(f, "{drop}"),
             DropIndex(drop) => {
                 write!(f, "DROP INDEX {}{}", IfExists(drop.if_exists), commas(&drop.indexes))
@@ -694,6 +696,42 @@ impl Display for CreateFunction {
     }
 }
 
+impl Display for CreateTrigger {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        let mode = self.mode;
+        let timing = if self.instead_of { "INSTEAD OF" } else { "AFTER" };
+        write!(
+            f,
+            "{mode} TRIGGER {} ON {} {timing} {}",
+            self.name,
+            self.table,
+            commas(&self.events)
+        )?;
+        write!(f, " AS {}", Separated(&self.body, "; "))
+    }
+}
+
+impl Display for TriggerEvent {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        f.write_str(match self {
+            TriggerEvent::Insert => "INSERT",
+            TriggerEvent::Update => "UPDATE",
+            TriggerEvent::Delete => "DELETE",
+        })
+    }
+}
+
+impl Display for EnableTrigger {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        let verb = if self.enable { "ENABLE" } else { "DISABLE" };
+        if self.names.is_empty() {
+            write!(f, "{verb} TRIGGER ALL ON {}", self.table)
+        } else {
+            write!(f, "{verb} TRIGGER {} ON {}", commas(&self.names), self.table)
+        }
+    }
+}
+
 impl Display for TableOption {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         match self {
@@ -754,6 +792,7 @@ impl Display for DropObjects {
             DropKind::Procedure => "PROCEDURE",
             DropKind::View => "VIEW",
             DropKind::Function => "FUNCTION",
+            DropKind::Trigger => "TRIGGER",
         };
         write!(f, "DROP {kind} {}{}", IfExists(self.if_exists), commas(&self.names))
     }

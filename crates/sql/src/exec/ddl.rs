@@ -214,6 +214,8 @@ impl Run<'_> {
             }
             StatementKind::CreateView(v) => self.create_view(v),
             StatementKind::CreateFunction(f) => self.create_function(f),
+            StatementKind::CreateTrigger(t) => self.create_trigger(t),
+            StatementKind::EnableTrigger(e) => self.enable_trigger(e),
             StatementKind::Drop(d) => {
                 for name in &d.names {
                     self.drop(d.kind, name, d.if_exists)?;
@@ -270,6 +272,7 @@ impl Run<'_> {
                 }
                 Ok(())
             }
+            DropKind::Trigger => self.drop_trigger(name, if_exists),
             DropKind::Sequence | DropKind::Procedure | DropKind::View | DropKind::Function => {
                 let db = self.database_of(name.database.as_ref())?;
                 let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());

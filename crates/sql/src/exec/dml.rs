@@ -14,7 +14,7 @@ use walden_engine::EngineError;
 
 use crate::ast::{
     AssignmentTarget, Delete, Expr, ExprKind, Insert, InsertSource, ObjectName, QueryBody, Select,
-    SelectItem, SelectStatement, StatementKind, TableSource, TableTarget, Update,
+    SelectItem, SelectStatement, StatementKind, TableSource, TableTarget, TriggerEvent, Update,
 };
 use crate::exec::dml_cte::DmlTarget;
 use crate::exec::dml_output::{Changed, OutputRows};
@@ -22,6 +22,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::query::{table_cols, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::{assign_binary, Run, Step};
+use crate::exec::trigger::TriggerChanges;
 use crate::exec::{ColumnInfo, Counted, SqlError};
 use crate::parse_batch;
 
@@ -160,10 +161,12 @@ impl Run<'_> {
     ) -> Result<Relation, SqlError> {
         match target {
             TableTarget::Table(name) => {
+                self.refuse_pseudo_table_target(name)?;
                 // UPDATE t ... FROM dbo.T AS t: the target may be an alias in FROM.
                 if name.schema.is_none() && name.database.is_none() {
                     if let Some(real) = find_alias(from, &name.name.value) {
                         let real = real.clone();
+                        self.refuse_pseudo_table_target(&real)?;
                         return self.resolve_table(&real, &name.name.value).map(Relation::Table);
                     }
                 }
@@ -242,6 +245,10 @@ impl Run<'_> {
             Some(clause) => Some(self.output_plan(clause, &t.def, Changed::Inserted)?),
             None => None,
         };
+        if i.output.as_ref().is_some_and(|o| o.into.is_none()) {
+            self.output_allowed(&t, false)?;
+        }
+        let mut changes = self.trigger_changes(&t, TriggerEvent::Insert)?;
         let source: Vec<Vec<Option<Value>>> = match &i.source {
             InsertSource::Values(rows) => {
                 let mut out = Vec::with_capacity(rows.len());
@@ -295,10 +302,11 @@ impl Run<'_> {
             }
         };
         let limit = self.top_limit(i.top.as_ref())?;
-        let n = self.insert_rows(&t, &targets, source, limit, output.as_mut())?;
+        let n = self.insert_rows(&t, &targets, source, limit, output.as_mut(), changes.as_mut())?;
         if let Some(output) = output {
             self.output_finish(output)?;
         }
+        self.s.trigger_changes.extend(changes);
         Ok(n)
     }
 
@@ -312,6 +320,7 @@ impl Run<'_> {
         source: Vec<Vec<Option<Value>>>,
         limit: usize,
         mut output: Option<&mut OutputRows<'_>>,
+        mut changes: Option<&mut TriggerChanges>,
     ) -> Result<u64, SqlError> {
         let def = &t.def;
         let identity = def.identity_column().map(|(c, _, _)| c);
@@ -356,6 +365,9 @@ impl Run<'_> {
             }
             if let Some(output) = output.as_deref_mut() {
                 self.output_row(output, None, Some(&values))?;
+            }
+            if let Some(changes) = changes.as_deref_mut() {
+                changes.row(None, Some(&values));
             }
             n += 1;
         }
@@ -497,6 +509,15 @@ impl Run<'_> {
             Some(clause) => Some(self.output_plan(clause, &t.def, Changed::Both)?),
             None => None,
         };
+        if u.output.as_ref().is_some_and(|o| o.into.is_none()) {
+            self.output_allowed(&t, false)?;
+        }
+        let mut changes = self.trigger_changes(&t, TriggerEvent::Update)?;
+        if let Some(changes) = changes.as_mut() {
+            for c in plan.iter().filter_map(|(_, col, _)| *col) {
+                changes.set_column(c);
+            }
+        }
         let mut n = 0u64;
         for row in rows.into_iter().take(limit) {
             let Some(row) = self.current_row(&t, &cols, row, rowid, recheck)? else { continue };
@@ -531,11 +552,15 @@ impl Run<'_> {
             if let Some(output) = output.as_mut() {
                 self.output_row(output, Some(&row[start..rowid]), Some(&values))?;
             }
+            if let Some(changes) = changes.as_mut() {
+                changes.row(Some(&row[start..rowid]), Some(&values));
+            }
             n += 1;
         }
         if let Some(output) = output {
             self.output_finish(output)?;
         }
+        self.s.trigger_changes.extend(changes);
         Ok(n)
     }
 
@@ -595,11 +620,15 @@ impl Run<'_> {
             Some(clause) => Some(self.output_plan(clause, &t.def, Changed::Deleted)?),
             None => None,
         };
+        if d.output.as_ref().is_some_and(|o| o.into.is_none()) {
+            self.output_allowed(&t, false)?;
+        }
+        let mut changes = self.trigger_changes(&t, TriggerEvent::Delete)?;
         let mut n = 0u64;
         for row in rows.into_iter().take(limit) {
             // Without a WHERE to check again (or an OUTPUT to show them), DELETE needs no fresh
             // values: `delete_row` takes the same exclusive lock and tells a row that is gone.
-            let row = if recheck.is_some() || output.is_some() {
+            let row = if recheck.is_some() || output.is_some() || changes.is_some() {
                 match self.current_row(&t, &cols, row, rowid, recheck)? {
                     Some(row) => row,
                     None => continue,
@@ -610,9 +639,12 @@ impl Run<'_> {
             let Value::Binary(id) = &row[rowid] else { continue };
             let db = Arc::clone(&t.db);
             if self.tx().delete_row(&db, &t.def, id).map_err(|e| self.s.engine_error(e))? {
+                let start = rowid - t.def.columns.len();
                 if let Some(output) = output.as_mut() {
-                    let start = rowid - t.def.columns.len();
                     self.output_row(output, Some(&row[start..rowid]), None)?;
+                }
+                if let Some(changes) = changes.as_mut() {
+                    changes.row(Some(&row[start..rowid]), None);
                 }
                 n += 1;
             }
@@ -620,6 +652,7 @@ impl Run<'_> {
         if let Some(output) = output {
             self.output_finish(output)?;
         }
+        self.s.trigger_changes.extend(changes);
         Ok(n)
     }
 

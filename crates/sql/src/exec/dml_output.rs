@@ -172,12 +172,13 @@ impl Run<'_> {
     pub(crate) fn output_finish(&mut self, mut out: OutputRows<'_>) -> Result<(), SqlError> {
         if let Some(into) = &out.clause.into {
             let t = self.target(&into.target, &[])?;
+            self.output_allowed(&t, true)?;
             let targets = insert_targets(&t, &into.columns, self.identity_insert_on(&t))?;
             if targets.len() != out.items.len() {
                 return Err(column_count_mismatch());
             }
             let rows = out.rows.into_iter().map(|r| r.into_iter().map(Some).collect()).collect();
-            self.insert_rows(&t, &targets, rows, usize::MAX, None)?;
+            self.insert_rows(&t, &targets, rows, usize::MAX, None, None)?;
             return Ok(());
         }
         let mut columns = Vec::with_capacity(out.items.len());

@@ -406,6 +406,15 @@ impl Run<'_> {
                 }
                 Ok(if unknown { None } else { Some(*quantifier == Quantifier::All) })
             }
+            // A trigger's UPDATE(column) is a condition, as in `IF UPDATE(balance)`.
+            ExprKind::Function(f)
+                if f.name.schema.is_none() && f.name.name.value.eq_ignore_ascii_case("UPDATE") =>
+            {
+                Ok(match self.eval(e, env)? {
+                    Value::Bit(b) => Some(b),
+                    _ => None,
+                })
+            }
             _ => Err(non_boolean(e)),
         }
     }
@@ -501,6 +510,13 @@ impl Run<'_> {
                 15,
                 "The iif function requires 3 argument(s).",
             ));
+        }
+        if f.name.schema.is_none() {
+            if let FunctionArgs::List { args, .. } = &f.args {
+                if let Some(v) = self.trigger_function(&f.name.name.value, args) {
+                    return v;
+                }
+            }
         }
         if let Some(v) = self.user_function(f, env)? {
             return Ok(v);
@@ -633,15 +649,16 @@ impl Run<'_> {
                         .map_or(Value::Null, |o| Value::NStr(o.name().1.to_string()))
                 }
             },
-            // A procedure's or view's text as it was created; tables and sequences have none.
+            // A module's text as it was created; tables and sequences have none.
             "OBJECT_DEFINITION" => match args.first() {
                 None | Some(Value::Null) => Value::Null,
-                Some(id) => match self.s.db.catalog().get(int_value(id)?).as_deref() {
-                    Some(Object::Procedure(p)) => Value::NStr(p.text.clone()),
-                    Some(Object::View(v)) => Value::NStr(v.text.clone()),
-                    Some(Object::Function(f)) => Value::NStr(f.text.clone()),
-                    _ => Value::Null,
-                },
+                Some(id) => {
+                    let object = self.s.db.catalog().get(int_value(id)?);
+                    object
+                        .as_deref()
+                        .and_then(Object::module_text)
+                        .map_or(Value::Null, |text| Value::NStr(text.to_string()))
+                }
             },
             "COL_NAME" => match (args.first(), args.get(1)) {
                 (Some(table), Some(column)) if !table.is_null() && !column.is_null() => {

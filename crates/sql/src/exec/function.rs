@@ -367,6 +367,8 @@ fn check_statement(st: &Statement) -> Result<(), SqlError> {
         | StatementKind::CreateProcedure(_)
         | StatementKind::CreateView(_)
         | StatementKind::CreateFunction(_)
+        | StatementKind::CreateTrigger(_)
+        | StatementKind::EnableTrigger(_)
         | StatementKind::Drop(_)
         | StatementKind::DropIndex(_)
         | StatementKind::AlterTable(_) => side_effect(statement_word(st)),

@@ -14,6 +14,7 @@ use walden_engine::types::{Len, SqlType, Value};
 
 use crate::ast::{
     AssignOp, Assignment, AssignmentTarget, ExprKind, Merge, MergeAction, MergeWhen, TableTarget,
+    TriggerEvent,
 };
 use crate::exec::dml::{insert_targets, not_identity, values_count_mismatch};
 use crate::exec::dml_output::Changed;
@@ -144,6 +145,17 @@ impl Run<'_> {
             }
             None => None,
         };
+        if m.output.as_ref().is_some_and(|o| o.into.is_none()) {
+            self.output_allowed(&t, false)?;
+        }
+        let mut inserts = self.trigger_changes(&t, TriggerEvent::Insert)?;
+        let mut updates = self.trigger_changes(&t, TriggerEvent::Update)?;
+        let mut deletes = self.trigger_changes(&t, TriggerEvent::Delete)?;
+        if let Some(updates) = updates.as_mut() {
+            for c in sets.iter().flatten().filter_map(|item| item.column) {
+                updates.set_column(c);
+            }
+        }
         let checks = self.checks(&t.def)?;
         let start = target.cols.len();
         let mut n = 0u64;
@@ -201,6 +213,9 @@ impl Run<'_> {
                     if let Some(output) = output.as_mut() {
                         self.output_row(output, Some(&row[..rowid]), Some(&values))?;
                     }
+                    if let Some(updates) = updates.as_mut() {
+                        updates.row(Some(&row[..rowid]), Some(&values));
+                    }
                     n += 1;
                 }
                 MergeAction::Delete => {
@@ -212,6 +227,9 @@ impl Run<'_> {
                     if self.tx().delete_row(&db, &t.def, id).map_err(|e| self.s.engine_error(e))? {
                         if let Some(output) = output.as_mut() {
                             self.output_row(output, Some(&row[..rowid]), None)?;
+                        }
+                        if let Some(deletes) = deletes.as_mut() {
+                            deletes.row(Some(&row[..rowid]), None);
                         }
                         n += 1;
                     }
@@ -237,20 +255,29 @@ impl Run<'_> {
                         ));
                     }
                     // SQL Server names the statement, MERGE, in a CHECK violation.
-                    n += self.insert_rows(&t, &targets, vec![given], 1, output.as_mut()).map_err(
-                        |mut e| {
-                            if e.number == 547 {
-                                e.message = e.message.replacen("The INSERT", "The MERGE", 1);
-                            }
-                            e
-                        },
-                    )?;
+                    let inserted = self.insert_rows(
+                        &t,
+                        &targets,
+                        vec![given],
+                        1,
+                        output.as_mut(),
+                        inserts.as_mut(),
+                    );
+                    n += inserted.map_err(|mut e| {
+                        if e.number == 547 {
+                            e.message = e.message.replacen("The INSERT", "The MERGE", 1);
+                        }
+                        e
+                    })?;
                 }
             }
         }
         if let Some(output) = output {
             self.output_finish(output)?;
         }
+        // As in SQL Server, each action's triggers fire once for the statement: here the
+        // insert triggers first, then the update and the delete ones.
+        self.s.trigger_changes.extend([inserts, updates, deletes].into_iter().flatten());
         Ok(n)
     }
 

@@ -1248,6 +1248,13 @@ impl Run<'_> {
         name: &ObjectName,
     ) -> Result<(Arc<Database>, Arc<Object>), SqlError> {
         let user = &name.name.value;
+        if let Some(internal) = self.pseudo_table(name) {
+            let tempdb = Arc::clone(self.s.instance.tempdb());
+            let o = tempdb
+                .find_object("dbo", &internal)
+                .ok_or_else(|| SqlError::invalid_object(user))?;
+            return Ok((tempdb, o));
+        }
         if user.starts_with('#') {
             if self.s.checking_module || self.s.function_depth > 0 {
                 return Err(SqlError::new(

@@ -247,6 +247,11 @@ pub struct Session {
     /// While CREATE VIEW or CREATE FUNCTION runs its query to check it: a temporary table
     /// named there is error 4508, as it is in a running function (`function_depth`).
     pub(crate) checking_module: bool,
+    /// The triggers running, innermost last (`exec::trigger`).
+    pub(crate) running_triggers: Vec<crate::exec::trigger::RunningTrigger>,
+    /// The rows the running INSERT, UPDATE, DELETE or MERGE changed in tables whose triggers
+    /// it fires, collected while it runs and taken when it ends.
+    pub(crate) trigger_changes: Vec<crate::exec::trigger::TriggerChanges>,
     /// `@@ROWCOUNT`.
     pub(crate) rowcount: u64,
     /// `@@ERROR`.
@@ -344,6 +349,8 @@ impl Session {
             view_depth: 0,
             function_depth: 0,
             checking_module: false,
+            running_triggers: Vec::new(),
+            trigger_changes: Vec::new(),
             rowcount: 0,
             last_error: 0,
             frames: Vec::new(),
@@ -591,6 +598,8 @@ fn command_of(kind: &StatementKind) -> Command {
         | StatementKind::CreateProcedure(_)
         | StatementKind::CreateView(_)
         | StatementKind::CreateFunction(_)
+        | StatementKind::CreateTrigger(_)
+        | StatementKind::EnableTrigger(_)
         | StatementKind::AlterTable(_)
         | StatementKind::TruncateTable(_) => Command::Create,
         StatementKind::Drop(_) | StatementKind::DropIndex(_) => Command::Drop,
@@ -653,6 +662,8 @@ fn starts_implicit_transaction(kind: &StatementKind) -> bool {
         | StatementKind::CreateProcedure(_)
         | StatementKind::CreateView(_)
         | StatementKind::CreateFunction(_)
+        | StatementKind::CreateTrigger(_)
+        | StatementKind::EnableTrigger(_)
         | StatementKind::Drop(_)
         | StatementKind::DropIndex(_)
         | StatementKind::AlterTable(_) => true,
@@ -689,7 +700,7 @@ fn defined_procedure(batch: &Batch) -> Option<&CreateProcedure> {
 fn aborts_batch(e: &SqlError) -> bool {
     matches!(
         e.number,
-        245 | 8114 | 241 | 242 | 257 | 529 | 208 | 207 | 209 | 1205 | 137 | 2715 | 148
+        245 | 8114 | 241 | 242 | 257 | 529 | 208 | 207 | 209 | 1205 | 137 | 2715 | 148 | 3609
     ) || e.severity >= 20
 }
 
@@ -833,7 +844,10 @@ impl Run<'_> {
                     self.report(undo);
                     return Err(Halt::Aborted);
                 }
-                let dooms = e.number == 1205 || self.s.opts.xact_abort;
+                // RAISERROR ignores XACT_ABORT (THROW honours it), as in SQL Server.
+                let raised = matches!(st.kind, StatementKind::Raiserror(_));
+                let xact_abort = self.s.opts.xact_abort && !raised;
+                let dooms = e.number == 1205 || xact_abort;
                 if dooms && self.s.trancount > 0 {
                     self.rollback_all();
                 }
@@ -842,7 +856,7 @@ impl Run<'_> {
                 }
                 // THROW ends the batch when no CATCH takes it (unlike RAISERROR).
                 let thrown = matches!(st.kind, StatementKind::Throw(_));
-                let abort = self.s.opts.xact_abort || thrown || aborts_batch(&e);
+                let abort = xact_abort || thrown || aborts_batch(&e);
                 self.report(e);
                 if abort {
                     Err(Halt::Aborted)
@@ -851,6 +865,17 @@ impl Run<'_> {
                 }
             }
         }
+    }
+
+    /// Ends a data-changing statement that returned `result`: if it succeeded, runs the
+    /// triggers its changes fire (`exec::trigger`); either way the collected changes go.
+    fn after_triggers(&mut self, result: Step<u64>) -> Step<u64> {
+        let changes = std::mem::take(&mut self.s.trigger_changes);
+        let n = result?;
+        for c in changes {
+            self.fire_triggers(c)?;
+        }
+        Ok(n)
     }
 
     /// Undoes a failed or cancelled statement's own changes, back to the `mark` taken when it
@@ -1074,22 +1099,26 @@ impl Run<'_> {
                 Ok(Flow::Next)
             }
             StatementKind::Insert(i) => {
-                let n = self.insert(i)?;
+                let n = self.insert(i);
+                let n = self.after_triggers(n)?;
                 self.done(Counted::Insert, n);
                 Ok(Flow::Next)
             }
             StatementKind::Update(u) => {
-                let n = self.update(u)?;
+                let n = self.update(u).map_err(Halt::from);
+                let n = self.after_triggers(n)?;
                 self.done(Counted::Update, n);
                 Ok(Flow::Next)
             }
             StatementKind::Delete(d) => {
-                let n = self.delete(d)?;
+                let n = self.delete(d).map_err(Halt::from);
+                let n = self.after_triggers(n)?;
                 self.done(Counted::Delete, n);
                 Ok(Flow::Next)
             }
             StatementKind::Merge(m) => {
-                let n = self.merge(m)?;
+                let n = self.merge(m).map_err(Halt::from);
+                let n = self.after_triggers(n)?;
                 self.done(Counted::Merge, n);
                 Ok(Flow::Next)
             }

@@ -306,13 +306,9 @@ impl Run<'_> {
     fn sp_helptext(&mut self, name: &str) -> Result<(), SqlError> {
         let db_name = self.s.db.name().to_string();
         let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
-        let text = match self.s.db.catalog().get(id).as_deref() {
-            Some(walden_engine::catalog::Object::Procedure(p)) => p.text.clone(),
-            Some(walden_engine::catalog::Object::View(v)) => v.text.clone(),
-            Some(walden_engine::catalog::Object::Function(f)) => f.text.clone(),
-            _ => {
-                return Err(SqlError::new(15197, format!("There is no text for object '{name}'.")))
-            }
+        let object = self.s.db.catalog().get(id);
+        let Some(text) = object.as_deref().and_then(|o| o.module_text()).map(str::to_string) else {
+            return Err(SqlError::new(15197, format!("There is no text for object '{name}'.")));
         };
         let columns = [crate::exec::ColumnInfo::new(
             "Text",

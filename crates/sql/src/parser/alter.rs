@@ -9,6 +9,9 @@ impl Parser<'_> {
     pub(super) fn parse_alter_table(&mut self) -> PResult<StatementKind> {
         self.advance();
         let table = self.parse_object_name()?;
+        if let Some(verb) = self.eat_one_of(&["ENABLE", "DISABLE"]) {
+            return self.parse_enable_trigger(verb == "ENABLE", Some(table));
+        }
         let action = if self.eat_keyword("ALTER") {
             self.parse_alter_column()?
         } else if self.eat_keyword("DROP") {

@@ -8,11 +8,12 @@ use super::{PResult, Parser};
 use crate::ast::{
     AlterDatabase, AtomicBlock, AtomicOption, Clustering, ColumnConstraint, ColumnConstraintKind,
     ColumnDef, ColumnOption, CreateDatabase, CreateFunction, CreateIndex, CreateMode,
-    CreateProcedure, CreateSequence, CreateTable, CreateView, DatabaseOption, DatabaseRef,
-    DelayedDurability, DropIndex, DropKind, DropObjects, Expr, FileGrowth, FileSize, FileSpec,
-    FunctionBody, Ident, IdentitySpec, IndexColumn, IndexRef, IsolationLevel, MaxSize, ObjectName,
-    ProcedureParameter, RecoveryModel, SequenceOption, SizeUnit, Statement, StatementKind,
-    TableConstraint, TableConstraintKind, TableElement, TableOption, TransactionStatement,
+    CreateProcedure, CreateSequence, CreateTable, CreateTrigger, CreateView, DatabaseOption,
+    DatabaseRef, DelayedDurability, DropIndex, DropKind, DropObjects, EnableTrigger, Expr,
+    FileGrowth, FileSize, FileSpec, FunctionBody, Ident, IdentitySpec, IndexColumn, IndexRef,
+    IsolationLevel, MaxSize, ObjectName, ProcedureParameter, RecoveryModel, SequenceOption,
+    SizeUnit, Statement, StatementKind, TableConstraint, TableConstraintKind, TableElement,
+    TableOption, TransactionStatement, TriggerEvent,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -48,6 +49,12 @@ impl<'a> Parser<'a> {
                 return Err(ParseError::module_not_first("VIEW", line));
             }
             return self.parse_view(mode);
+        }
+        if self.at_keyword("TRIGGER") {
+            if !first_in_batch {
+                return Err(ParseError::module_not_first("TRIGGER", line));
+            }
+            return self.parse_trigger(mode);
         }
         let word = self.peek_word_upper().unwrap_or_default();
         match (mode, word.as_str()) {
@@ -518,6 +525,111 @@ impl<'a> Parser<'a> {
     }
 
     // -----------------------------------------------------------------------------------------
+    // Triggers
+    // -----------------------------------------------------------------------------------------
+
+    /// `TRIGGER name ON table [WITH options] {FOR | AFTER | INSTEAD OF} event, ... [WITH
+    /// APPEND] [NOT FOR REPLICATION] AS body`, the body being the rest of the batch.
+    fn parse_trigger(&mut self, mode: CreateMode) -> PResult<StatementKind> {
+        self.advance();
+        let name = self.parse_object_name()?;
+        self.expect_keyword("ON")?;
+        let table = self.parse_object_name()?;
+        if self.eat_keyword("WITH") {
+            // ENCRYPTION, EXECUTE AS ...: accepted; a trigger runs as its caller here.
+            loop {
+                if self.eat_one_of(&["EXECUTE", "EXEC"]).is_some() {
+                    self.expect_keyword("AS")?;
+                }
+                self.advance();
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
+            }
+        }
+        let instead_of = match self.eat_one_of(&["FOR", "AFTER", "INSTEAD"]) {
+            Some("INSTEAD") => {
+                self.expect_keyword("OF")?;
+                true
+            }
+            Some(_) => false,
+            None => return Err(self.error()),
+        };
+        let mut events = Vec::new();
+        loop {
+            let event = match self.eat_one_of(&["INSERT", "UPDATE", "DELETE"]) {
+                Some("INSERT") => TriggerEvent::Insert,
+                Some("UPDATE") => TriggerEvent::Update,
+                Some(_) => TriggerEvent::Delete,
+                None => return Err(self.error()),
+            };
+            if events.contains(&event) {
+                return Err(self.error());
+            }
+            events.push(event);
+            if !self.eat(&TokenKind::Comma) {
+                break;
+            }
+        }
+        if self.at_keyword("WITH") && self.nth_is_keyword(1, "APPEND") {
+            self.advance();
+            self.advance();
+        }
+        if self.at_keyword("NOT") && self.nth_is_keyword(1, "FOR") {
+            self.advance();
+            self.advance();
+            self.expect_keyword("REPLICATION")?;
+        }
+        self.expect_keyword("AS")?;
+        let body = self.parse_module_body()?;
+        let definition = self.source.to_owned();
+        let trigger = CreateTrigger { mode, name, table, instead_of, events, body, definition };
+        Ok(StatementKind::CreateTrigger(Box::new(trigger)))
+    }
+
+    /// A procedure's or trigger's body: the statements to the end of the batch, at least one.
+    fn parse_module_body(&mut self) -> PResult<Vec<Statement>> {
+        let mut body = Vec::new();
+        loop {
+            self.skip_semicolons();
+            if self.at_eof() {
+                break;
+            }
+            body.push(self.parse_statement(false)?);
+        }
+        if body.is_empty() {
+            return Err(self.error());
+        }
+        Ok(body)
+    }
+
+    /// The rest of `ENABLE | DISABLE TRIGGER {name, ... | ALL} ON table` (the verb read), or
+    /// of `ALTER TABLE table ENABLE | DISABLE TRIGGER {name, ... | ALL}` (`table` given).
+    pub(super) fn parse_enable_trigger(
+        &mut self,
+        enable: bool,
+        table: Option<ObjectName>,
+    ) -> PResult<StatementKind> {
+        self.expect_keyword("TRIGGER")?;
+        let names = if self.eat_keyword("ALL") {
+            Vec::new()
+        } else {
+            self.parse_comma_separated(Self::parse_object_name)?
+        };
+        let table = match table {
+            Some(table) => table,
+            None => {
+                self.expect_keyword("ON")?;
+                if self.at_keyword("DATABASE") || self.at_keyword("ALL") {
+                    return Err(self.error());
+                }
+                self.parse_object_name()?
+            }
+        };
+        Ok(StatementKind::EnableTrigger(Box::new(EnableTrigger { enable, names, table })))
+    }
+
+    // -----------------------------------------------------------------------------------------
     // Procedures
     // -----------------------------------------------------------------------------------------
 
@@ -553,30 +665,21 @@ impl<'a> Parser<'a> {
         }
         self.expect_keyword("AS")?;
         let native = options.iter().any(|o| o.value.eq_ignore_ascii_case("NATIVE_COMPILATION"));
-        let mut body = Vec::new();
-        if native {
+        let body = if native {
             self.skip_semicolons();
             let line = self.peek().span.line;
             if !(self.at_keyword("BEGIN") && self.nth_is_keyword(1, "ATOMIC")) {
                 return Err(ParseError::native_body_not_atomic(line));
             }
-            body.push(self.parse_atomic_block()?);
+            let block = self.parse_atomic_block()?;
             self.skip_semicolons();
             if !self.at_eof() {
                 return Err(ParseError::native_body_not_atomic(self.peek().span.line));
             }
+            vec![block]
         } else {
-            loop {
-                self.skip_semicolons();
-                if self.at_eof() {
-                    break;
-                }
-                body.push(self.parse_statement(false)?);
-            }
-        }
-        if body.is_empty() {
-            return Err(self.error());
-        }
+            self.parse_module_body()?
+        };
         let definition = self.source.to_owned();
         let procedure =
             CreateProcedure { mode, name, parameters, options, execute_as, body, definition };
@@ -688,8 +791,17 @@ impl<'a> Parser<'a> {
     /// `DROP DATABASE | TABLE | SEQUENCE | PROC[EDURE] | INDEX [IF EXISTS] ...`.
     pub(super) fn parse_drop(&mut self) -> PResult<StatementKind> {
         self.advance();
-        const KINDS: [&str; 8] =
-            ["DATABASE", "TABLE", "SEQUENCE", "PROC", "PROCEDURE", "INDEX", "VIEW", "FUNCTION"];
+        const KINDS: [&str; 9] = [
+            "DATABASE",
+            "TABLE",
+            "SEQUENCE",
+            "PROC",
+            "PROCEDURE",
+            "INDEX",
+            "VIEW",
+            "FUNCTION",
+            "TRIGGER",
+        ];
         let kind = self.eat_one_of(&KINDS).ok_or_else(|| self.error())?;
         let if_exists = self.at_keyword("IF") && self.nth_is_keyword(1, "EXISTS");
         if if_exists {
@@ -702,6 +814,7 @@ impl<'a> Parser<'a> {
             "SEQUENCE" => DropKind::Sequence,
             "VIEW" => DropKind::View,
             "FUNCTION" => DropKind::Function,
+            "TRIGGER" => DropKind::Trigger,
             "INDEX" => {
                 let indexes = self.parse_comma_separated(Self::parse_index_ref)?;
                 return Ok(StatementKind::DropIndex(Box::new(DropIndex { if_exists, indexes })));

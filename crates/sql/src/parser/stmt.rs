@@ -123,6 +123,10 @@ impl<'a> Parser<'a> {
             "CREATE" | "ALTER" => self.parse_create_or_alter(first_in_batch),
             "DROP" => self.parse_drop(),
             "TRUNCATE" => self.parse_truncate(),
+            "ENABLE" | "DISABLE" if self.nth_is_keyword(1, "TRIGGER") => {
+                let enable = self.advance_text().eq_ignore_ascii_case("ENABLE");
+                self.parse_enable_trigger(enable, None)
+            }
             _ => self.parse_implicit_execute(first_in_batch),
         }
     }

@@ -357,7 +357,10 @@ pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> V
             let (created_us, seq_current) = match &*object {
                 Object::Table(t) => (t.created_micros, None),
                 Object::Sequence(s) => (db_created, db.sequence_current(s)),
-                Object::Procedure(_) | Object::View(_) | Object::Function(_) => (db_created, None),
+                Object::Procedure(_)
+                | Object::View(_)
+                | Object::Function(_)
+                | Object::Trigger(_) => (db_created, None),
             };
             ObjRow { object, schema_id, created_us, seq_current }
         })
@@ -373,6 +376,7 @@ fn type_desc(object: &Object) -> &'static str {
         Object::View(_) => "VIEW",
         Object::Function(f) if f.returns_table => "SQL_INLINE_TABLE_VALUED_FUNCTION",
         Object::Function(_) => "SQL_SCALAR_FUNCTION",
+        Object::Trigger(_) => "SQL_TRIGGER",
     }
 }
 
@@ -384,7 +388,10 @@ pub(super) fn object_columns() -> View<ObjRow> {
         .col("object_id", SqlType::Int, |o| int(i64::from(o.object.id())))
         .opt("principal_id", SqlType::Int, |_| Value::Null)
         .col("schema_id", SqlType::Int, |o| int(o.schema_id))
-        .col("parent_object_id", SqlType::Int, |_| int(0))
+        .col("parent_object_id", SqlType::Int, |o| match &*o.object {
+            Object::Trigger(t) => int(i64::from(t.table)),
+            _ => int(0),
+        })
         // CHAR(2), blank-padded as SQL Server's `type` is ('U ', 'SO', 'P ').
         .opt("type", SqlType::Char(2), |o| Value::Str(format!("{:<2}", o.object.type_code())))
         .opt("type_desc", DESC, |o| nstr(type_desc(&o.object)))

@@ -52,6 +52,11 @@ fn sysobject_rows(ctx: &ViewContext<'_>) -> Vec<SysObjectRow> {
                 Object::Function(f) if f.returns_table => "IF",
                 Object::Function(_) => "FN",
                 Object::Sequence(_) => "SO",
+                Object::Trigger(_) => "TR",
+            };
+            let parent = match &*o.object {
+                Object::Trigger(t) => t.table,
+                _ => 0,
             };
             SysObjectRow {
                 name: o.object.name().1.to_string(),
@@ -59,7 +64,7 @@ fn sysobject_rows(ctx: &ViewContext<'_>) -> Vec<SysObjectRow> {
                 xtype,
                 kind: xtype,
                 schema_id: o.schema_id,
-                parent: 0,
+                parent,
                 created_us: o.created_us,
             }
         })

@@ -314,7 +314,8 @@ pub(super) fn identity_columns(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&rows)
 }
 
-/// `sys.sql_modules`: the procedures and views, with the text they were created with. Walden runs every
+/// `sys.sql_modules`: the procedures, views, functions and triggers, with the text they were
+/// created with. Walden runs every
 /// module with ANSI_NULLS and QUOTED_IDENTIFIER on, and has no SCHEMABINDING, EXECUTE AS or
 /// native compilation.
 pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
@@ -322,11 +323,8 @@ pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
     let on = |_: &ObjRow| bit(true);
     View::<ObjRow>::new()
         .col("object_id", SqlType::Int, |o| int(i64::from(o.object.id())))
-        .opt("definition", SqlType::NVarChar(Len::Max), |o| match &*o.object {
-            Object::Procedure(p) => nstr(p.text.as_str()),
-            Object::View(v) => nstr(v.text.as_str()),
-            Object::Function(f) => nstr(f.text.as_str()),
-            _ => Value::Null,
+        .opt("definition", SqlType::NVarChar(Len::Max), |o| {
+            o.object.module_text().map_or(Value::Null, nstr)
         })
         .opt("uses_ansi_nulls", SqlType::Bit, on)
         .opt("uses_quoted_identifier", SqlType::Bit, on)
@@ -338,9 +336,7 @@ pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
         .opt("uses_native_compilation", SqlType::Bit, off)
         .opt("is_inlineable", SqlType::Bit, off)
         .opt("inline_type", SqlType::Bit, off)
-        .rows(&object_rows(ctx, |o| {
-            matches!(o, Object::Procedure(_) | Object::View(_) | Object::Function(_))
-        }))
+        .rows(&object_rows(ctx, |o| o.module_text().is_some()))
 }
 
 /// `sys.views`.
@@ -363,24 +359,32 @@ pub(super) fn views(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&object_rows(ctx, |o| matches!(o, Object::View(_))))
 }
 
-/// `sys.triggers`: no rows (Walden has no triggers).
-pub(super) fn triggers(_ctx: &ViewContext<'_>) -> RowSet {
-    let none = |_: &()| Value::Null;
-    View::<()>::new()
-        .col("name", SYSNAME, none)
-        .col("object_id", SqlType::Int, none)
-        .col("parent_class", SqlType::TinyInt, none)
-        .opt("parent_class_desc", DESC, none)
-        .col("parent_id", SqlType::Int, none)
-        .col("type", SqlType::Char(2), none)
-        .opt("type_desc", DESC, none)
-        .col("create_date", SqlType::DateTime, none)
-        .col("modify_date", SqlType::DateTime, none)
-        .col("is_ms_shipped", SqlType::Bit, none)
-        .col("is_disabled", SqlType::Bit, none)
-        .col("is_not_for_replication", SqlType::Bit, none)
-        .col("is_instead_of_trigger", SqlType::Bit, none)
-        .rows(&[])
+/// `sys.triggers`: the database's triggers, each on a table (`parent_class` 1). Walden's
+/// triggers are all AFTER triggers.
+pub(super) fn triggers(ctx: &ViewContext<'_>) -> RowSet {
+    fn trigger(o: &ObjRow) -> Option<&walden_engine::catalog::TriggerDef> {
+        match &*o.object {
+            Object::Trigger(t) => Some(t),
+            _ => None,
+        }
+    }
+    View::<ObjRow>::new()
+        .col("name", SYSNAME, |o| nstr(o.object.name().1))
+        .col("object_id", SqlType::Int, |o| int(i64::from(o.object.id())))
+        .col("parent_class", SqlType::TinyInt, |_| Value::TinyInt(1))
+        .opt("parent_class_desc", DESC, |_| nstr("OBJECT_OR_COLUMN"))
+        .col("parent_id", SqlType::Int, |o| {
+            trigger(o).map_or(Value::Null, |t| int(i64::from(t.table)))
+        })
+        .col("type", SqlType::Char(2), |_| Value::Str("TR".into()))
+        .opt("type_desc", DESC, |_| nstr("SQL_TRIGGER"))
+        .col("create_date", SqlType::DateTime, |o| datetime(o.created_us))
+        .col("modify_date", SqlType::DateTime, |o| datetime(o.created_us))
+        .col("is_ms_shipped", SqlType::Bit, |_| bit(false))
+        .col("is_disabled", SqlType::Bit, |o| bit(trigger(o).is_some_and(|t| t.disabled)))
+        .col("is_not_for_replication", SqlType::Bit, |_| bit(false))
+        .col("is_instead_of_trigger", SqlType::Bit, |_| bit(false))
+        .rows(&object_rows(ctx, |o| matches!(o, Object::Trigger(_))))
 }
 
 #[cfg(test)]

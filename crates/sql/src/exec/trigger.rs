@@ -1,0 +1,465 @@
+//! DML triggers: `CREATE [OR ALTER] TRIGGER name ON table {AFTER | FOR} {INSERT, UPDATE,
+//! DELETE} AS statements`, `ALTER TRIGGER`, `DROP TRIGGER`, `ENABLE | DISABLE TRIGGER` (and
+//! `ALTER TABLE ... ENABLE | DISABLE TRIGGER`).
+//!
+//! A trigger is its text in the catalog ([`walden_engine::catalog::TriggerDef`], which also
+//! records its table and whether it is disabled). An INSERT, UPDATE, DELETE or MERGE that
+//! changes a table with enabled triggers for what it did collects the rows it changed
+//! ([`TriggerChanges`]); once the statement has changed every row, and before its row count is
+//! sent, each such trigger runs once, in id order, whether or not any row changed, as SQL
+//! Server's statement-level triggers do. The body sees the rows as the tables `inserted` (the
+//! rows after the change) and `deleted` (before), which are real tables in tempdb for as long
+//! as the triggers run, so every query form reads them; `UPDATE(column)` and
+//! `COLUMNS_UPDATED()` tell which columns the statement set.
+//!
+//! The body runs as SQL Server runs it:
+//!
+//! * inside the statement's transaction, in the table's database, in a frame of its own, with
+//!   `@@ROWCOUNT` the statement's row count and `@@TRANCOUNT` at least 1 (an autocommit
+//!   statement's transaction counts);
+//! * with `XACT_ABORT` on: an error rolls the whole transaction back and ends the batch (a
+//!   `CATCH` around the statement still takes it);
+//! * a `ROLLBACK` in the body rolls the transaction back; the body goes on, and when it ends,
+//!   error 3609 ends the batch;
+//! * a trigger does not fire itself again directly (`RECURSIVE_TRIGGERS` is off); triggers that
+//!   fire other triggers nest up to 32 levels (error 217);
+//! * `inserted` and `deleted` cannot be changed (error 286).
+//!
+//! `INSTEAD OF` triggers are refused at CREATE.
+
+use std::sync::Arc;
+
+use walden_engine::catalog::{ColumnDef, Object, TableDef, TriggerDef};
+use walden_engine::types::Value;
+use walden_engine::Database;
+
+use crate::ast::TriggerEvent;
+use crate::ast::{
+    CreateMode, CreateTrigger, EnableTrigger, Expr, ExprKind, ObjectName, StatementKind,
+};
+use crate::exec::query::TableRef;
+use crate::exec::session::{Frame, Run, Step, MAX_NESTING};
+use crate::exec::SqlError;
+
+/// The rows one statement changed in a table, for the triggers that event fires.
+#[derive(Debug)]
+pub(crate) struct TriggerChanges {
+    event: TriggerEvent,
+    db: Arc<Database>,
+    table: Arc<TableDef>,
+    /// Rows after the change (INSERT, UPDATE).
+    pub(crate) inserted: Vec<Vec<Value>>,
+    /// Rows before it (UPDATE, DELETE).
+    pub(crate) deleted: Vec<Vec<Value>>,
+    /// The columns the statement set: every column for INSERT, the SET list's for UPDATE, none
+    /// for DELETE.
+    updated: Vec<bool>,
+    /// How many rows the statement changed: `@@ROWCOUNT` as the triggers start.
+    rows: u64,
+}
+
+impl TriggerChanges {
+    /// Records one changed row: its values before (`deleted`) and after (`inserted`).
+    pub(crate) fn row(&mut self, deleted: Option<&[Value]>, inserted: Option<&[Value]>) {
+        if let Some(values) = deleted {
+            self.deleted.push(values.to_vec());
+        }
+        if let Some(values) = inserted {
+            self.inserted.push(values.to_vec());
+        }
+        self.rows += 1;
+    }
+
+    /// Marks column `c` as set by the statement (UPDATE's SET list).
+    pub(crate) fn set_column(&mut self, c: usize) {
+        if let Some(flag) = self.updated.get_mut(c) {
+            *flag = true;
+        }
+    }
+}
+
+/// A trigger running: what `UPDATE()` and `COLUMNS_UPDATED()` ask, and what stops it firing
+/// itself.
+#[derive(Debug)]
+pub(crate) struct RunningTrigger {
+    id: u32,
+    columns: Vec<String>,
+    updated: Vec<bool>,
+}
+
+/// The names `inserted` and `deleted` have in a trigger body (lower-case): their keys in the
+/// session's map of temporary tables, which no `#temp` or `@table` name can be.
+const PSEUDO_TABLES: [&str; 2] = ["inserted", "deleted"];
+
+/// A trigger's text, parsed: its events and its body.
+fn parsed_trigger(batch: &crate::ast::Batch) -> Option<&CreateTrigger> {
+    batch.statements.iter().find_map(|s| match &s.kind {
+        StatementKind::CreateTrigger(t) => Some(&**t),
+        _ => None,
+    })
+}
+
+impl Run<'_> {
+    /// `CREATE [OR ALTER] TRIGGER` / `ALTER TRIGGER`: checks the table and stores the text.
+    pub(crate) fn create_trigger(&mut self, t: &CreateTrigger) -> Result<(), SqlError> {
+        crate::exec::view::no_database_prefix(&t.name, t.mode, "TRIGGER")?;
+        if t.instead_of {
+            return Err(SqlError::new(
+                50000,
+                "Walden runs AFTER triggers only: INSTEAD OF triggers are not supported.",
+            ));
+        }
+        let table_name = crate::exec::query::display_name(&t.table);
+        let invalid = || {
+            SqlError::new(
+                8197,
+                format!(
+                    "The object '{table_name}' does not exist or is invalid for this operation."
+                ),
+            )
+        };
+        if t.table.name.value.starts_with('#') || t.table.database.is_some() {
+            return Err(invalid());
+        }
+        let db = Arc::clone(&self.s.db);
+        let table_schema = t.table.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let table = match db.find_object(table_schema, &t.table.name.value).as_deref() {
+            Some(Object::Table(def)) => Arc::clone(def),
+            _ => return Err(invalid()),
+        };
+        let schema = t.name.schema.as_ref().map_or(table.schema.as_str(), |s| s.value.as_str());
+        if !schema.eq_ignore_ascii_case(&table.schema) {
+            return Err(SqlError::new(
+                2108,
+                format!(
+                    "Cannot create trigger on '{table_name}' as the target is not in the same schema."
+                ),
+            ));
+        }
+        let name = &t.name.name.value;
+        let existing = db.find_object(&table.schema, name);
+        if t.mode == CreateMode::Alter && !matches!(existing.as_deref(), Some(Object::Trigger(_))) {
+            return Err(SqlError::invalid_object(name));
+        }
+        let def = TriggerDef {
+            id: 0,
+            schema: table.schema.clone(),
+            name: name.clone(),
+            table: table.id,
+            disabled: false,
+            text: t.definition.clone(),
+        };
+        let or_alter = t.mode != CreateMode::Create;
+        self.tx().put_trigger(&db, def, or_alter).map_err(|e| self.s.engine_error(e))
+    }
+
+    /// `DROP TRIGGER [IF EXISTS] name`.
+    pub(crate) fn drop_trigger(
+        &mut self,
+        name: &ObjectName,
+        if_exists: bool,
+    ) -> Result<(), SqlError> {
+        let db = self.database_of(name.database.as_ref())?;
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        match db.find_object(schema, &name.name.value).as_deref() {
+            Some(Object::Trigger(t)) => {
+                self.tx().drop_object(&db, t.id).map_err(|e| self.s.engine_error(e))
+            }
+            _ if if_exists => Ok(()),
+            _ => Err(SqlError::new(
+                3701,
+                format!(
+                    "Cannot drop the trigger '{}', because it does not exist or you do not have permission.",
+                    crate::exec::query::display_name(name)
+                ),
+            )),
+        }
+    }
+
+    /// `ENABLE | DISABLE TRIGGER {name, ... | ALL} ON table`.
+    pub(crate) fn enable_trigger(&mut self, e: &EnableTrigger) -> Result<(), SqlError> {
+        let table = self.resolve_table(&e.table, &e.table.name.value)?;
+        let on_table = table.db.triggers_on(table.def.id);
+        let chosen: Vec<TriggerDef> = if e.names.is_empty() {
+            on_table
+        } else {
+            let mut chosen = Vec::new();
+            for name in &e.names {
+                let found = on_table.iter().find(|t| t.name.eq_ignore_ascii_case(&name.name.value));
+                let Some(found) = found else {
+                    return Err(SqlError::new(
+                        1088,
+                        format!(
+                            "Cannot find the object \"{}\" because it does not exist or you do not have permissions.",
+                            name.name.value
+                        ),
+                    ));
+                };
+                chosen.push(found.clone());
+            }
+            chosen
+        };
+        for trigger in chosen {
+            self.tx()
+                .set_trigger_disabled(&table.db, &trigger, !e.enable)
+                .map_err(|e| self.s.engine_error(e))?;
+        }
+        Ok(())
+    }
+
+    /// The collector for a statement about to change `t` by `event`, if the table has enabled
+    /// triggers for it; `None` (and nothing to collect) otherwise. Tables in tempdb have none.
+    pub(crate) fn trigger_changes(
+        &mut self,
+        t: &TableRef,
+        event: TriggerEvent,
+    ) -> Result<Option<TriggerChanges>, SqlError> {
+        if !self.fires(t, event)? {
+            return Ok(None);
+        }
+        let width = t.def.columns.len();
+        Ok(Some(TriggerChanges {
+            event,
+            db: Arc::clone(&t.db),
+            table: Arc::clone(&t.def),
+            inserted: Vec::new(),
+            deleted: Vec::new(),
+            updated: vec![event == TriggerEvent::Insert; width],
+            rows: 0,
+        }))
+    }
+
+    /// Whether `event` on `t` fires an enabled trigger.
+    pub(crate) fn fires(&mut self, t: &TableRef, event: TriggerEvent) -> Result<bool, SqlError> {
+        if t.db.is_temp() {
+            return Ok(false);
+        }
+        for def in t.db.triggers_on(t.def.id).iter().filter(|d| !d.disabled) {
+            let batch = self.s.parsed(&def.text)?;
+            if parsed_trigger(&batch).is_some_and(|p| p.events.contains(&event)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Error 334 or 331: a statement whose OUTPUT goes to the client (`into` false), or whose
+    /// OUTPUT INTO goes to `t` (`into` true), may not change a table with enabled triggers.
+    pub(crate) fn output_allowed(&mut self, t: &TableRef, into: bool) -> Result<(), SqlError> {
+        let any = [TriggerEvent::Insert, TriggerEvent::Update, TriggerEvent::Delete];
+        for event in any {
+            if self.fires(t, event)? {
+                let name = &t.def.name;
+                return Err(if into {
+                    SqlError::new(331, format!("The target table '{name}' of the OUTPUT INTO clause cannot have any enabled triggers."))
+                } else {
+                    SqlError::new(334, format!("The target table '{name}' of the DML statement cannot have any enabled triggers if the statement contains an OUTPUT clause without INTO clause."))
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the triggers the statement's changes fire (see the module doc).
+    pub(crate) fn fire_triggers(&mut self, changes: TriggerChanges) -> Step<()> {
+        let running = self.s.running_triggers.last().map(|r| r.id);
+        let mut fired = Vec::new();
+        for def in changes.db.triggers_on(changes.table.id) {
+            // Not itself directly: RECURSIVE_TRIGGERS is off, as it is by default.
+            if def.disabled || Some(def.id) == running {
+                continue;
+            }
+            let batch = self.s.parsed(&def.text)?;
+            if parsed_trigger(&batch).is_some_and(|p| p.events.contains(&changes.event)) {
+                fired.push((def, batch));
+            }
+        }
+        if fired.is_empty() {
+            return Ok(());
+        }
+        if self.s.running_triggers.len() >= MAX_NESTING {
+            return Err(SqlError::new(
+                217,
+                "Maximum stored procedure, function, trigger, or view nesting level exceeded (limit 32).",
+            )
+            .into());
+        }
+        let outer = self.pseudo_tables(&changes)?;
+        let mut result = Ok(());
+        for (def, batch) in &fired {
+            let Some(trigger) = parsed_trigger(batch) else { continue };
+            result = self.run_trigger(def, trigger, &changes);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.drop_pseudo_tables(outer);
+        result
+    }
+
+    /// Creates `inserted` and `deleted` in tempdb with the changed rows, in the statement's
+    /// transaction, and returns what the names meant before (an outer trigger's tables).
+    fn pseudo_tables(&mut self, changes: &TriggerChanges) -> Result<Vec<Option<String>>, SqlError> {
+        let tempdb = Arc::clone(self.s.instance.tempdb());
+        let columns: Vec<ColumnDef> = changes
+            .table
+            .columns
+            .iter()
+            .map(|c| ColumnDef { identity: None, default: None, ..c.clone() })
+            .collect();
+        let mut outer = Vec::with_capacity(2);
+        for (name, rows) in PSEUDO_TABLES.iter().zip([&changes.inserted, &changes.deleted]) {
+            let internal = self.s.temp_internal_name(&format!("#{name}"));
+            let def = TableDef {
+                id: 0,
+                schema: "dbo".to_string(),
+                name: internal.clone(),
+                columns: columns.clone(),
+                indexes: Vec::new(),
+                checks: Vec::new(),
+                identity_high: 0,
+                created_micros: 0,
+            };
+            let def =
+                self.tx().create_table(&tempdb, def, &[]).map_err(|e| self.s.engine_error(e))?;
+            outer.push(self.s.temp_tables.insert((*name).to_string(), internal));
+            for row in rows {
+                let mut values = row.clone();
+                self.tx()
+                    .insert_row(&tempdb, &def, &mut values)
+                    .map_err(|e| self.s.engine_error(e))?;
+            }
+        }
+        Ok(outer)
+    }
+
+    /// Drops this firing's `inserted` and `deleted` (unless a rollback in a trigger took them
+    /// already) and gives the names back their `outer` meaning.
+    fn drop_pseudo_tables(&mut self, outer: Vec<Option<String>>) {
+        let tempdb = Arc::clone(self.s.instance.tempdb());
+        for (name, before) in PSEUDO_TABLES.iter().zip(outer) {
+            let internal = match before {
+                Some(before) => self.s.temp_tables.insert((*name).to_string(), before),
+                None => self.s.temp_tables.remove(*name),
+            };
+            let Some(internal) = internal else { continue };
+            if self.s.tx.is_none() {
+                continue;
+            }
+            if let Some(o) = tempdb.find_object("dbo", &internal) {
+                let id = o.id();
+                if let Err(e) = self.tx().drop_object(&tempdb, id) {
+                    let e = self.s.engine_error(e);
+                    self.report(e);
+                }
+            }
+        }
+    }
+
+    /// Runs one trigger's body for `changes` (see the module doc for the rules).
+    fn run_trigger(
+        &mut self,
+        def: &TriggerDef,
+        trigger: &CreateTrigger,
+        changes: &TriggerChanges,
+    ) -> Step<()> {
+        // An autocommit statement's transaction counts in the body, as in SQL Server: a
+        // ROLLBACK there rolls it back, and no statement of the body commits it.
+        let autocommit = self.s.trancount == 0;
+        if autocommit {
+            self.s.trancount = 1;
+        }
+        let trancount = self.s.trancount;
+        let saved_db = std::mem::replace(&mut self.s.db, Arc::clone(&changes.db));
+        let xact_abort = std::mem::replace(&mut self.s.opts.xact_abort, true);
+        self.s.rowcount = changes.rows;
+        self.s.running_triggers.push(RunningTrigger {
+            id: def.id,
+            columns: changes.table.columns.iter().map(|c| c.name.clone()).collect(),
+            updated: changes.updated.clone(),
+        });
+        self.s.frames.push(Frame { procedure: Some(def.name.clone()), ..Frame::default() });
+        let result = self.block(&trigger.body);
+        self.pop_frame();
+        self.s.running_triggers.pop();
+        self.s.opts.xact_abort = xact_abort;
+        self.s.db = saved_db;
+        let ended = self.s.trancount < trancount;
+        if autocommit && self.s.trancount > 0 {
+            self.s.trancount -= 1;
+        }
+        result?;
+        if ended {
+            return Err(SqlError::new(
+                3609,
+                "The transaction ended in the trigger. The batch has been aborted.",
+            )
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Error 286 if `name` is `inserted` or `deleted` in a running trigger: a statement may
+    /// read them but not change them.
+    pub(crate) fn refuse_pseudo_table_target(&self, name: &ObjectName) -> Result<(), SqlError> {
+        if self.pseudo_table(name).is_some() {
+            return Err(SqlError::new(
+                286,
+                "The logical tables INSERTED and DELETED cannot be updated.",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The tempdb name of `inserted` or `deleted` if `name` is one of them in a running
+    /// trigger.
+    pub(crate) fn pseudo_table(&self, name: &ObjectName) -> Option<String> {
+        if self.s.running_triggers.is_empty() || name.schema.is_some() || name.database.is_some() {
+            return None;
+        }
+        let lower = name.name.value.to_ascii_lowercase();
+        if !PSEUDO_TABLES.contains(&lower.as_str()) {
+            return None;
+        }
+        self.s.temp_tables.get(&lower).cloned()
+    }
+
+    /// `UPDATE(column)` and `COLUMNS_UPDATED()`, if `name` is one of them: only in a trigger
+    /// (SQL Server refuses them elsewhere when the trigger is created; here, when they run).
+    pub(crate) fn trigger_function(
+        &self,
+        name: &str,
+        args: &[Expr],
+    ) -> Option<Result<Value, SqlError>> {
+        let upper = name.to_ascii_uppercase();
+        if upper != "UPDATE" && upper != "COLUMNS_UPDATED" {
+            return None;
+        }
+        let Some(running) = self.s.running_triggers.last() else {
+            return Some(Err(SqlError::with_severity(
+                156,
+                15,
+                format!("Incorrect syntax near the keyword '{upper}'."),
+            )));
+        };
+        if upper == "COLUMNS_UPDATED" {
+            // Bit (n - 1) % 8 of byte (n - 1) / 8 stands for the n-th column.
+            let mut bytes = vec![0u8; running.updated.len().div_ceil(8)];
+            for (i, _) in running.updated.iter().enumerate().filter(|(_, &set)| set) {
+                bytes[i / 8] |= 1 << (i % 8);
+            }
+            return Some(Ok(Value::Binary(bytes)));
+        }
+        let column = match args {
+            [Expr { kind: ExprKind::Column(parts), .. }] => parts.last().map(|p| p.value.as_str()),
+            _ => None,
+        };
+        let Some(column) = column else {
+            return Some(Err(SqlError::with_severity(102, 15, "Incorrect syntax near 'UPDATE'.")));
+        };
+        Some(match running.columns.iter().position(|c| c.eq_ignore_ascii_case(column)) {
+            Some(i) => Ok(Value::Bit(running.updated[i])),
+            None => Err(SqlError::invalid_column(column)),
+        })
+    }
+}

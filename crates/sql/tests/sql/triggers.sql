@@ -1,0 +1,188 @@
+-- Triggers: AFTER INSERT / UPDATE / DELETE with `inserted` and `deleted`, UPDATE(column),
+-- COLUMNS_UPDATED(), @@ROWCOUNT and @@TRANCOUNT inside, ROLLBACK in a trigger (3609), an
+-- error in a trigger, nesting, ENABLE / DISABLE, MERGE, the catalog views and the errors.
+CREATE DATABASE trigdb
+GO
+USE trigdb
+CREATE TABLE dbo.account (id INT PRIMARY KEY, owner VARCHAR(20), balance DECIMAL(10,2))
+CREATE TABLE dbo.audit (seq INT IDENTITY PRIMARY KEY, action VARCHAR(10), id INT,
+    old_balance DECIMAL(10,2), new_balance DECIMAL(10,2), rows_seen INT, trancount INT)
+GO
+CREATE TRIGGER dbo.account_audit ON dbo.account AFTER INSERT, UPDATE, DELETE
+AS
+SET NOCOUNT ON
+DECLARE @rows INT = @@ROWCOUNT, @tc INT = @@TRANCOUNT
+INSERT audit (action, id, old_balance, new_balance, rows_seen, trancount)
+SELECT CASE WHEN d.id IS NULL THEN 'insert' WHEN i.id IS NULL THEN 'delete' ELSE 'update' END,
+       COALESCE(i.id, d.id), d.balance, i.balance, @rows, @tc
+FROM inserted AS i FULL JOIN deleted AS d ON d.id = i.id
+GO
+-- An autocommit statement: the trigger sees @@TRANCOUNT 1 and the statement's row count.
+INSERT account VALUES (1, 'ann', 100), (2, 'bob', 50)
+UPDATE account SET balance = balance + 10 WHERE id = 2
+DELETE account WHERE id = 1
+-- A statement that changes no row still fires its triggers once.
+UPDATE account SET balance = 0 WHERE id = 99
+SELECT seq, action, id, old_balance, new_balance, rows_seen, trancount FROM audit ORDER BY seq
+GO
+-- Inside a user transaction, a rollback undoes the trigger's work with the statement's.
+BEGIN TRAN
+INSERT account VALUES (3, 'cy', 7)
+SELECT COUNT(*) AS audit_rows_in_tran FROM audit
+ROLLBACK
+SELECT COUNT(*) AS audit_rows_after FROM audit
+SELECT COUNT(*) AS accounts FROM account
+GO
+-- UPDATE(column) and COLUMNS_UPDATED().
+CREATE TRIGGER owner_guard ON account AFTER UPDATE
+AS
+IF UPDATE(owner)
+    PRINT 'owner changed, columns mask ' + CONVERT(VARCHAR(10), CONVERT(INT, COLUMNS_UPDATED()))
+ELSE
+    PRINT 'owner untouched'
+GO
+UPDATE account SET owner = 'bo' WHERE id = 2
+UPDATE account SET balance = 1 WHERE id = 2
+GO
+-- ROLLBACK in a trigger ends the transaction and the batch (3609); the statement is undone.
+CREATE TRIGGER no_negative ON account AFTER INSERT, UPDATE
+AS
+IF EXISTS (SELECT * FROM inserted WHERE balance < 0)
+BEGIN
+    RAISERROR('A balance cannot be negative.', 16, 1)
+    ROLLBACK TRANSACTION
+    RETURN
+END
+GO
+INSERT account VALUES (4, 'dee', -5)
+PRINT 'not reached'
+GO
+SELECT COUNT(*) AS negative_rows FROM account WHERE balance < 0
+SELECT @@TRANCOUNT AS trancount
+GO
+BEGIN TRAN
+UPDATE account SET balance = -1 WHERE id = 2
+PRINT 'not reached either'
+GO
+SELECT @@TRANCOUNT AS trancount_after, balance FROM account WHERE id = 2
+GO
+-- A CATCH takes the 3609.
+BEGIN TRY
+    INSERT account VALUES (5, 'eve', -1)
+END TRY
+BEGIN CATCH
+    SELECT ERROR_NUMBER() AS number, XACT_STATE() AS xact_state, @@TRANCOUNT AS trancount
+END CATCH
+GO
+-- An error in a trigger rolls the statement's transaction back and ends the batch.
+CREATE TRIGGER divide ON account AFTER DELETE
+AS
+SELECT 1 / 0 AS never
+GO
+BEGIN TRAN
+INSERT account VALUES (6, 'fay', 60)
+DELETE account WHERE id = 6
+PRINT 'not reached'
+GO
+SELECT @@TRANCOUNT AS trancount, COUNT(*) AS fay FROM account WHERE id = 6
+GO
+-- DISABLE / ENABLE TRIGGER, and ALTER TABLE's spelling.
+DISABLE TRIGGER divide ON account
+DELETE account WHERE id = 2
+SELECT COUNT(*) AS accounts FROM account
+GO
+ALTER TABLE account ENABLE TRIGGER divide
+SELECT name, is_disabled FROM sys.triggers ORDER BY name
+ALTER TABLE account DISABLE TRIGGER ALL
+SELECT name, is_disabled FROM sys.triggers ORDER BY name
+ENABLE TRIGGER ALL ON account
+DROP TRIGGER divide, no_negative, owner_guard
+GO
+-- MERGE fires each action's triggers once.
+INSERT account VALUES (7, 'gus', 70), (8, 'hal', 80)
+DELETE audit
+MERGE account AS t
+USING (VALUES (7, 75.00), (9, 90.00)) AS s (id, balance) ON t.id = s.id
+WHEN MATCHED THEN UPDATE SET balance = s.balance
+WHEN NOT MATCHED BY TARGET THEN INSERT VALUES (s.id, 'new', s.balance)
+WHEN NOT MATCHED BY SOURCE THEN DELETE;
+SELECT action, id, old_balance, new_balance, rows_seen FROM audit ORDER BY action, id
+GO
+-- A trigger that changes another table fires that table's triggers (nesting), and a trigger
+-- does not fire itself again.
+CREATE TABLE dbo.counter (name VARCHAR(10) PRIMARY KEY, n INT)
+INSERT counter VALUES ('audit', 0)
+GO
+CREATE TRIGGER count_audit ON audit AFTER INSERT
+AS
+UPDATE counter SET n = n + (SELECT COUNT(*) FROM inserted) WHERE name = 'audit'
+GO
+CREATE TRIGGER counter_self ON counter AFTER UPDATE
+AS
+SET NOCOUNT ON
+UPDATE counter SET n = n + 1000 WHERE name = 'audit'
+GO
+UPDATE account SET balance = balance WHERE id IN (7, 8)
+SELECT n FROM counter
+GO
+-- inserted and deleted can be read, not changed (286); they exist only in triggers.
+CREATE TRIGGER touch ON account AFTER INSERT
+AS
+UPDATE inserted SET balance = 0
+GO
+INSERT account VALUES (10, 'ivy', 1)
+GO
+DROP TRIGGER touch
+SELECT * FROM inserted
+GO
+-- The catalog: sys.triggers, sys.objects (type TR, parent), sys.sql_modules,
+-- OBJECT_DEFINITION.
+SELECT t.name, OBJECT_NAME(t.parent_id) AS parent, t.type, t.type_desc, t.is_instead_of_trigger
+FROM sys.triggers AS t ORDER BY t.name
+SELECT name, type, OBJECT_NAME(parent_object_id) AS parent FROM sys.objects WHERE type = 'TR'
+ORDER BY name
+SELECT COUNT(*) AS modules FROM sys.sql_modules AS m JOIN sys.triggers AS t ON t.object_id = m.object_id
+SELECT LEFT(OBJECT_DEFINITION(OBJECT_ID('count_audit')), 45) AS definition
+GO
+-- CREATE OR ALTER and ALTER replace the body; DROP TABLE drops the table's triggers.
+CREATE OR ALTER TRIGGER count_audit ON audit AFTER INSERT AS PRINT 'count_audit v2'
+GO
+ALTER TRIGGER count_audit ON audit FOR INSERT AS PRINT 'count_audit v3'
+GO
+INSERT audit (action) VALUES ('x')
+DROP TABLE audit
+SELECT name FROM sys.triggers ORDER BY name
+GO
+-- RAISERROR does not honour XACT_ABORT (THROW does), in a trigger or anywhere.
+SET XACT_ABORT ON
+BEGIN TRAN
+RAISERROR('raised', 16, 1)
+SELECT @@TRANCOUNT AS still_open
+ROLLBACK
+SET XACT_ABORT OFF
+GO
+-- Errors: OUTPUT without INTO on a table with triggers (334), a missing or temporary table
+-- (8197), INSTEAD OF, a trigger in another schema than its table (2108), not first in the
+-- batch (111), DROP of a missing trigger (3701), UPDATE() outside a trigger.
+UPDATE counter SET n = 0 OUTPUT inserted.n
+GO
+CREATE TRIGGER t_missing ON nothing AFTER INSERT AS PRINT 1
+GO
+CREATE TABLE #tmp (a INT)
+GO
+CREATE TRIGGER t_temp ON #tmp AFTER INSERT AS PRINT 1
+GO
+CREATE TRIGGER t_instead ON counter INSTEAD OF INSERT AS PRINT 1
+GO
+CREATE TRIGGER other.t_schema ON dbo.counter AFTER INSERT AS PRINT 1
+GO
+PRINT 'first'
+CREATE TRIGGER t_second ON counter AFTER INSERT AS PRINT 1
+GO
+DROP TRIGGER t_none
+DROP TRIGGER IF EXISTS t_none
+GO
+IF UPDATE(n) PRINT 'no'
+GO
+USE master
+DROP DATABASE trigdb
