@@ -1908,9 +1908,13 @@ impl Run<'_> {
             frame.vars.push(Variable { name: param.name.clone(), ty, value: v });
         }
         let saved_db = Arc::clone(&self.s.db);
+        // SET options the body changes (NOCOUNT, XACT_ABORT...) last until it returns, as in
+        // SQL Server.
+        let saved_opts = self.s.opts.clone();
         self.s.db = Arc::clone(&db);
         self.s.frames.push(frame);
         let result = self.block(&procedure.body);
+        self.s.opts = saved_opts;
         let out_values: Vec<(String, Value)> = match self.s.frames.last() {
             Some(f) => outputs
                 .iter()

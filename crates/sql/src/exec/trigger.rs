@@ -371,7 +371,9 @@ impl Run<'_> {
         }
         let trancount = self.s.trancount;
         let saved_db = std::mem::replace(&mut self.s.db, Arc::clone(&changes.db));
-        let xact_abort = std::mem::replace(&mut self.s.opts.xact_abort, true);
+        // SET options the body changes last until it ends, as in SQL Server.
+        let opts = self.s.opts.clone();
+        self.s.opts.xact_abort = true;
         self.s.rowcount = changes.rows;
         self.s.running_triggers.push(RunningTrigger {
             id: def.id,
@@ -382,7 +384,7 @@ impl Run<'_> {
         let result = self.block(&trigger.body);
         self.pop_frame();
         self.s.running_triggers.pop();
-        self.s.opts.xact_abort = xact_abort;
+        self.s.opts = opts;
         self.s.db = saved_db;
         let ended = self.s.trancount < trancount;
         if autocommit && self.s.trancount > 0 {
