@@ -10,7 +10,7 @@ use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
 mod common;
 
-use common::server::Server;
+use common::server::{serve_command, Server};
 use common::PASSWORD;
 
 async fn connect(port: u16, password: &str) -> tiberius::Result<Client<Compat<TcpStream>>> {
@@ -295,5 +295,80 @@ fn tiberius_views_functions_and_identity_insert() {
             .map(|r| (r.get::<i32, _>(0).unwrap(), r.get::<&str, _>(1).unwrap().to_string()))
             .collect();
         assert_eq!(got, vec![(2, "B".into()), (10, "x".into()), (11, "y".into())]);
+    });
+}
+
+#[test]
+fn tiberius_triggers_fire_refuse_and_survive_a_kill() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let count = |rows: Vec<tiberius::Row>| rows[0].get::<i32, _>(0).unwrap();
+    let server = Server::spawn(serve_command(&data), None);
+    runtime().block_on(async {
+        let mut client = connect(server.port, PASSWORD).await.unwrap();
+        client
+            .simple_query(
+                "CREATE TABLE acct (id int PRIMARY KEY, balance int); \
+                 CREATE TABLE audit (id int, old_balance int, new_balance int)",
+            )
+            .await
+            .unwrap();
+        client
+            .simple_query(
+                "CREATE TRIGGER acct_audit ON acct AFTER INSERT, UPDATE AS \
+                 SET NOCOUNT ON; \
+                 IF EXISTS (SELECT * FROM inserted WHERE balance < 0) \
+                 BEGIN RAISERROR('A balance cannot be negative.', 16, 1); ROLLBACK; RETURN END; \
+                 INSERT audit SELECT i.id, d.balance, i.balance \
+                 FROM inserted AS i LEFT JOIN deleted AS d ON d.id = i.id",
+            )
+            .await
+            .unwrap();
+        // The trigger's own statements send no counts (NOCOUNT): the driver sees the
+        // statement's.
+        let result =
+            client.execute("INSERT acct VALUES (@P1, @P2)", &[&1i32, &10i32]).await.unwrap();
+        assert_eq!(result.rows_affected(), &[1]);
+        let refused = client
+            .execute("UPDATE acct SET balance = @P1 WHERE id = 1", &[&-5i32])
+            .await
+            .map(|_| ())
+            .map_err(|e| match e {
+                tiberius::error::Error::Server(e) => (e.code(), e.message().to_string()),
+                other => panic!("{other}"),
+            });
+        let (code, message) = refused.unwrap_err();
+        assert!(code == 50000 && message.contains("negative") || code == 3609, "{code} {message}");
+        let rows = client
+            .simple_query("SELECT balance FROM acct WHERE id = 1")
+            .await
+            .unwrap()
+            .into_first_result()
+            .await
+            .unwrap();
+        assert_eq!(count(rows), 10, "the refused update was rolled back");
+    });
+    // SIGKILL, then a restart on the same data: the trigger is still there and fires.
+    drop(server);
+    let server = Server::spawn(serve_command(&data), None);
+    runtime().block_on(async {
+        let mut client = connect(server.port, PASSWORD).await.unwrap();
+        client.execute("UPDATE acct SET balance = @P1 WHERE id = 1", &[&20i32]).await.unwrap();
+        let rows = client
+            .simple_query("SELECT COUNT(*) FROM audit WHERE new_balance IN (10, 20)")
+            .await
+            .unwrap()
+            .into_first_result()
+            .await
+            .unwrap();
+        assert_eq!(count(rows), 2, "one audit row per change, none for the refused one");
+        let rows = client
+            .simple_query("SELECT COUNT(*) FROM sys.triggers WHERE name = 'acct_audit'")
+            .await
+            .unwrap()
+            .into_first_result()
+            .await
+            .unwrap();
+        assert_eq!(count(rows), 1);
     });
 }
