@@ -315,6 +315,7 @@ impl Run<'_> {
             database: &db,
             counters: &self.s.counters,
             session_id: self.s.spid,
+            view_columns: &[],
         };
         let oldest = open_transactions(&ctx)
             .into_iter()

@@ -1209,11 +1209,17 @@ impl Run<'_> {
             _ => return Ok(None),
         };
         let db = self.database_of(name.database.as_ref())?;
+        let view_columns = if sysviews::lists_columns(&name.name.value, information_schema) {
+            self.view_columns(&db)
+        } else {
+            Vec::new()
+        };
         let ctx = ViewContext {
             instance: &self.s.instance,
             database: &db,
             counters: &self.s.counters,
             session_id: self.s.spid,
+            view_columns: &view_columns,
         };
         if information_schema {
             return match sysviews::information_schema_view(&ctx, &name.name.value, args) {

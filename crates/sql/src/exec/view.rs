@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use walden_engine::catalog::{Object, ViewDef};
+use walden_engine::catalog::{ColumnDef, Object, ViewDef};
 use walden_engine::objects::ModuleKind;
 use walden_engine::Database;
 
@@ -122,6 +122,39 @@ impl Run<'_> {
             c.qual = Some(qual.to_string());
         }
         Ok(rows)
+    }
+
+    /// The columns of `db`'s views, by view id, as their queries return them now (a view
+    /// whose query fails, say over a dropped table, has none): what `sys.columns` and
+    /// `INFORMATION_SCHEMA.COLUMNS` list for views.
+    pub(crate) fn view_columns(&mut self, db: &Arc<Database>) -> Vec<(u32, Vec<ColumnDef>)> {
+        let views: Vec<ViewDef> = db
+            .catalog()
+            .objects()
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::View(v) => Some(v.clone()),
+                _ => None,
+            })
+            .collect();
+        views
+            .into_iter()
+            .filter_map(|v| {
+                let rows = self.view_rows(Arc::clone(db), &v, &v.name).ok()?;
+                let columns = rows
+                    .cols
+                    .into_iter()
+                    .map(|c| ColumnDef {
+                        name: c.name,
+                        ty: c.ty,
+                        nullable: c.nullable,
+                        identity: None,
+                        default: None,
+                    })
+                    .collect();
+                Some((v.id, columns))
+            })
+            .collect()
     }
 
     /// Runs `body` as a view's text runs: in the view's database `db`, outside the caller's

@@ -75,6 +75,12 @@ SELECT TABLE_NAME, TABLE_TYPE FROM INFORMATION_SCHEMA.TABLES ORDER BY TABLE_NAME
 SELECT TABLE_NAME, CHECK_OPTION, IS_UPDATABLE FROM INFORMATION_SCHEMA.VIEWS ORDER BY TABLE_NAME
 SELECT OBJECT_DEFINITION(OBJECT_ID('v3')) AS definition
 SELECT COUNT(*) AS modules FROM sys.sql_modules WHERE object_id = OBJECT_ID('checked')
+-- A view's columns are listed as a table's are: what its query returns, with its names.
+SELECT c.name, c.column_id, TYPE_NAME(c.system_type_id) AS type, c.max_length, c.is_nullable
+FROM sys.columns AS c WHERE c.object_id = OBJECT_ID('v2') ORDER BY c.column_id
+SELECT TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION, DATA_TYPE FROM INFORMATION_SCHEMA.COLUMNS
+WHERE TABLE_NAME IN ('v1', 'v3') ORDER BY TABLE_NAME, ORDINAL_POSITION
+SELECT name FROM syscolumns WHERE id = OBJECT_ID('checked')
 GO
 -- Changing rows through a view: one base table, plain columns, under the view's names.
 CREATE TABLE dbo.items (id INT IDENTITY PRIMARY KEY, label VARCHAR(10), qty INT DEFAULT 5)

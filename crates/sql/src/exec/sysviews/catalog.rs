@@ -586,10 +586,11 @@ pub(super) struct ColRow {
     pub(super) identity_last: Option<i64>,
 }
 
-/// The columns of the view's database's tables, by object and column id.
+/// The columns of the view's database's tables and views, by object and column id.
 pub(super) fn column_rows(ctx: &ViewContext<'_>) -> Vec<ColRow> {
     let db = ctx.database;
-    db.catalog()
+    let mut rows: Vec<ColRow> = db
+        .catalog()
         .objects()
         .iter()
         .filter_map(|o| match &**o {
@@ -605,7 +606,17 @@ pub(super) fn column_rows(ctx: &ViewContext<'_>) -> Vec<ColRow> {
                 identity_last: c.identity.and(identity_last),
             })
         })
-        .collect()
+        .collect();
+    for (view, columns) in ctx.view_columns {
+        rows.extend(columns.iter().enumerate().map(|(i, c)| ColRow {
+            object_id: *view,
+            column_id: i + 1,
+            def: c.clone(),
+            identity_last: None,
+        }));
+    }
+    rows.sort_by_key(|r| (r.object_id, r.column_id));
+    rows
 }
 
 /// The columns of `sys.columns`, which `sys.identity_columns` starts with.

@@ -160,7 +160,7 @@ fn character_set(ty: SqlType) -> Value {
 /// `INFORMATION_SCHEMA.COLUMNS`.
 fn columns(ctx: &ViewContext<'_>) -> RowSet {
     let catalog = ctx.database.name().to_string();
-    let rows: Vec<ColumnRow> = table_defs(ctx)
+    let mut rows: Vec<ColumnRow> = table_defs(ctx)
         .iter()
         .flat_map(|t| {
             t.columns.iter().enumerate().map(|(i, c)| ColumnRow {
@@ -172,6 +172,18 @@ fn columns(ctx: &ViewContext<'_>) -> RowSet {
             })
         })
         .collect();
+    let db_catalog = ctx.database.catalog();
+    for (view, columns) in ctx.view_columns {
+        let Some(object) = db_catalog.get(*view) else { continue };
+        let (schema, name) = object.name();
+        rows.extend(columns.iter().enumerate().map(|(i, c)| ColumnRow {
+            catalog: catalog.clone(),
+            schema: schema.to_string(),
+            table: name.to_string(),
+            position: i + 1,
+            column: c.clone(),
+        }));
+    }
     View::<ColumnRow>::new()
         .opt("TABLE_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
         .opt("TABLE_SCHEMA", NAME, |r| nstr(r.schema.as_str()))

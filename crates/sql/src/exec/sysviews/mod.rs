@@ -39,6 +39,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use walden_engine::catalog::ColumnDef;
 use walden_engine::types::{Date, DateTime, DateTime2, Len, SqlType, Time, Value};
 use walden_engine::{Database, Instance};
 
@@ -104,6 +105,20 @@ pub struct ViewContext<'a> {
     pub counters: &'a ServerCounters,
     /// The session's id (@@SPID).
     pub session_id: u16,
+    /// The columns of the database's views, by view id, for the views that list columns
+    /// (`sys.columns`, `syscolumns`, `INFORMATION_SCHEMA.COLUMNS`): a view's columns are
+    /// what its query returns, which only the SQL layer can run. Empty for other views.
+    pub view_columns: &'a [(u32, Vec<ColumnDef>)],
+}
+
+/// Whether system view `name` (`information_schema`: of that schema) lists columns, and so
+/// needs [`ViewContext::view_columns`].
+pub fn lists_columns(name: &str, information_schema: bool) -> bool {
+    if information_schema {
+        name.eq_ignore_ascii_case("COLUMNS")
+    } else {
+        name.eq_ignore_ascii_case("columns") || name.eq_ignore_ascii_case("syscolumns")
+    }
 }
 
 /// Computes a view's rows from its (already checked) arguments.

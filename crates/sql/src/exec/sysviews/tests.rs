@@ -82,6 +82,7 @@ impl Fixture {
             database: &self.db,
             counters: &self.counters,
             session_id: 51,
+            view_columns: &[],
         }
     }
 
