@@ -426,14 +426,18 @@ impl Run<'_> {
         self.s.temp_tables.get(&lower).cloned()
     }
 
-    /// `UPDATE(column)` and `COLUMNS_UPDATED()`, if `name` is one of them: only in a trigger
-    /// (SQL Server refuses them elsewhere when the trigger is created; here, when they run).
+    /// `UPDATE(column)`, `COLUMNS_UPDATED()` and `TRIGGER_NESTLEVEL()`, if `name` is one of
+    /// them. The first two only in a trigger (SQL Server refuses them elsewhere when the
+    /// trigger is created; here, when they run); the last is 0 outside one.
     pub(crate) fn trigger_function(
         &self,
         name: &str,
         args: &[Expr],
     ) -> Option<Result<Value, SqlError>> {
         let upper = name.to_ascii_uppercase();
+        if upper == "TRIGGER_NESTLEVEL" && args.is_empty() {
+            return Some(Ok(Value::Int(self.s.running_triggers.len() as i32)));
+        }
         if upper != "UPDATE" && upper != "COLUMNS_UPDATED" {
             return None;
         }

@@ -120,10 +120,12 @@ GO
 CREATE TRIGGER counter_self ON counter AFTER UPDATE
 AS
 SET NOCOUNT ON
+PRINT 'counter_self at trigger level ' + CONVERT(VARCHAR(5), TRIGGER_NESTLEVEL())
+    + ', @@NESTLEVEL ' + CONVERT(VARCHAR(5), @@NESTLEVEL)
 UPDATE counter SET n = n + 1000 WHERE name = 'audit'
 GO
 UPDATE account SET balance = balance WHERE id IN (7, 8)
-SELECT n FROM counter
+SELECT n, TRIGGER_NESTLEVEL() AS outside FROM counter
 GO
 -- inserted and deleted can be read, not changed (286); they exist only in triggers.
 CREATE TRIGGER touch ON account AFTER INSERT
