@@ -200,8 +200,12 @@ pub struct FunctionDef {
     pub schema: String,
     /// The name.
     pub name: String,
-    /// An inline table-valued function (`RETURNS TABLE`), rather than a scalar one.
+    /// A table-valued function (`RETURNS TABLE` or `RETURNS @t TABLE`), rather than a
+    /// scalar one.
     pub returns_table: bool,
+    /// A multi-statement table-valued function (`RETURNS @t TABLE (...)`), rather than an
+    /// inline one; only with `returns_table`.
+    pub multi_statement: bool,
     /// The CREATE FUNCTION statement's text.
     pub text: String,
 }
@@ -266,13 +270,14 @@ impl Object {
         }
     }
 
-    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`, `FN`, `IF`, `TR`.
+    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`, `FN`, `IF`, `TF`, `TR`.
     pub fn type_code(&self) -> &'static str {
         match self {
             Object::Table(_) => "U",
             Object::Sequence(_) => "SO",
             Object::Procedure(_) => "P",
             Object::View(_) => "V",
+            Object::Function(f) if f.multi_statement => "TF",
             Object::Function(f) if f.returns_table => "IF",
             Object::Function(_) => "FN",
             Object::Trigger(_) => "TR",
@@ -374,7 +379,7 @@ impl Object {
                 w.u32(f.id);
                 w.str(&f.schema);
                 w.str(&f.name);
-                w.u8(u8::from(f.returns_table));
+                w.u8(u8::from(f.returns_table) + u8::from(f.multi_statement));
                 w.str(&f.text);
             }
             Object::Trigger(t) => {
@@ -486,13 +491,19 @@ impl Object {
                 name: r.str()?,
                 text: r.str()?,
             }),
-            5 => Object::Function(FunctionDef {
-                id: r.u32()?,
-                schema: r.str()?,
-                name: r.str()?,
-                returns_table: r.u8()? != 0,
-                text: r.str()?,
-            }),
+            5 => {
+                let (id, schema, name) = (r.u32()?, r.str()?, r.str()?);
+                let kind = r.u8()?;
+                let text = r.str()?;
+                Object::Function(FunctionDef {
+                    id,
+                    schema,
+                    name,
+                    returns_table: kind != 0,
+                    multi_statement: kind == 2,
+                    text,
+                })
+            }
             6 => Object::Trigger(TriggerDef {
                 id: r.u32()?,
                 schema: r.str()?,
@@ -775,10 +786,21 @@ mod tests {
             schema: "dbo".into(),
             name: "f".into(),
             returns_table: false,
+            multi_statement: false,
             text: "CREATE FUNCTION dbo.f() RETURNS INT AS BEGIN RETURN 1 END".into(),
         });
         assert_eq!(Object::decode(&function.encode()).unwrap(), function);
         assert_eq!(function.encode()[0], 5);
+        let multi = Object::Function(FunctionDef {
+            id: 1005,
+            schema: "dbo".into(),
+            name: "tf".into(),
+            returns_table: true,
+            multi_statement: true,
+            text: "CREATE FUNCTION dbo.tf() RETURNS @t TABLE (a INT) AS BEGIN RETURN END".into(),
+        });
+        assert_eq!(Object::decode(&multi.encode()).unwrap(), multi);
+        assert_eq!(multi.type_code(), "TF");
         let trigger = Object::Trigger(TriggerDef {
             id: 1004,
             schema: "dbo".into(),

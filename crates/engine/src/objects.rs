@@ -835,7 +835,9 @@ impl Transaction {
         let same_kind = |o: &Object| match kind {
             ModuleKind::Procedure => matches!(o, Object::Procedure(_)),
             ModuleKind::View => matches!(o, Object::View(_)),
-            ModuleKind::Function | ModuleKind::TableFunction => matches!(o, Object::Function(_)),
+            ModuleKind::Function | ModuleKind::TableFunction | ModuleKind::MultiTableFunction => {
+                matches!(o, Object::Function(_))
+            }
         };
         let (id, new) = match existing.as_deref() {
             Some(o) if or_alter && same_kind(o) => (o.id(), false),
@@ -849,13 +851,13 @@ impl Transaction {
                 Object::Procedure(crate::catalog::ProcedureDef { id, schema, name, text })
             }
             ModuleKind::View => Object::View(crate::catalog::ViewDef { id, schema, name, text }),
-            ModuleKind::Function | ModuleKind::TableFunction => {
-                let returns_table = kind == ModuleKind::TableFunction;
+            ModuleKind::Function | ModuleKind::TableFunction | ModuleKind::MultiTableFunction => {
                 Object::Function(crate::catalog::FunctionDef {
                     id,
                     schema,
                     name,
-                    returns_table,
+                    returns_table: kind != ModuleKind::Function,
+                    multi_statement: kind == ModuleKind::MultiTableFunction,
                     text,
                 })
             }
@@ -913,4 +915,6 @@ pub enum ModuleKind {
     Function,
     /// An inline table-valued function.
     TableFunction,
+    /// A multi-statement table-valued function.
+    MultiTableFunction,
 }

@@ -940,6 +940,16 @@ pub enum FunctionBody {
     },
     /// `RETURNS TABLE [AS] RETURN [(] query [)]`.
     InlineTable(Query),
+    /// `RETURNS @variable TABLE (...) [AS] BEGIN statements END`: a multi-statement
+    /// table-valued function, whose body fills the table variable and ends with `RETURN`.
+    MultiTable {
+        /// The table variable the body fills (`@t`).
+        variable: String,
+        /// Its columns and constraints, as `DECLARE @t TABLE` takes them.
+        elements: Vec<TableElement>,
+        /// The statements of its `BEGIN ... END`.
+        statements: Vec<Statement>,
+    },
 }
 
 /// `BEGIN ATOMIC WITH (option, ...) statements END`, the one statement of a natively compiled

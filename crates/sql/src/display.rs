@@ -683,12 +683,16 @@ impl Display for CreateFunction {
         match &self.body {
             FunctionBody::Scalar { returns, .. } => write!(f, "{returns}")?,
             FunctionBody::InlineTable(_) => f.write_str("TABLE")?,
+            FunctionBody::MultiTable { variable, elements, .. } => {
+                write!(f, "{variable} TABLE ({})", commas(elements))?
+            }
         }
         if !self.options.is_empty() {
             write!(f, " WITH {}", commas(&self.options))?;
         }
         match &self.body {
-            FunctionBody::Scalar { statements, .. } => {
+            FunctionBody::Scalar { statements, .. }
+            | FunctionBody::MultiTable { statements, .. } => {
                 write!(f, " AS BEGIN {} END", Separated(statements, "; "))
             }
             FunctionBody::InlineTable(query) => write!(f, " AS RETURN ({query})"),

@@ -25,7 +25,7 @@ use walden_engine::Database;
 
 use crate::ast::{
     Batch, CreateFunction, CreateMode, ExprKind, FunctionArgs, FunctionBody, FunctionCall,
-    ObjectName, Query, SelectItem, Statement, StatementKind, TableTarget,
+    ObjectName, Query, SelectItem, Statement, StatementKind, TableElement, TableTarget,
 };
 use crate::exec::eval::Col;
 use crate::exec::eval::Env;
@@ -59,6 +59,24 @@ impl Run<'_> {
                 // parameters are NULL here, which any query accepts.
                 self.check_table_function(f, query)?;
                 ModuleKind::TableFunction
+            }
+            FunctionBody::MultiTable { variable, elements, statements } => {
+                // The returned table's definition is checked as DECLARE checks it.
+                self.table_elements(variable, elements)?;
+                check_body(statements)?;
+                match statements.last().map(|s| &s.kind) {
+                    Some(StatementKind::Return(None)) => {}
+                    Some(StatementKind::Return(Some(_))) => return Err(SqlError::with_severity(
+                        178,
+                        15,
+                        "A RETURN statement with a return value cannot be used in this context.",
+                    )),
+                    _ => return Err(SqlError::new(
+                        455,
+                        "The last statement included within a function must be a return statement.",
+                    )),
+                }
+                ModuleKind::MultiTableFunction
             }
         };
         let db = Arc::clone(&self.s.db);
@@ -118,7 +136,7 @@ impl Run<'_> {
         batch.statements.iter().find_map(|s| match &s.kind {
             StatementKind::CreateFunction(f) => match &f.body {
                 FunctionBody::Scalar { returns, .. } => scalar::data_type(returns).ok(),
-                FunctionBody::InlineTable(_) => None,
+                FunctionBody::InlineTable(_) | FunctionBody::MultiTable { .. } => None,
             },
             _ => None,
         })
@@ -150,8 +168,12 @@ impl Run<'_> {
         qual: &str,
     ) -> Result<Rows, SqlError> {
         let (batch, frame) = self.bind_function(def, args)?;
-        let Some(FunctionBody::InlineTable(query)) = function_of(&batch).map(|f| &f.body) else {
-            return Err(not_create_function(def));
+        let query = match function_of(&batch).map(|f| &f.body) {
+            Some(FunctionBody::InlineTable(query)) => query,
+            Some(FunctionBody::MultiTable { variable, elements, statements }) => {
+                return self.multi_table_rows(frame, db, variable, elements, statements, qual);
+            }
+            _ => return Err(not_create_function(def)),
         };
         self.s.frames.push(frame);
         self.s.function_depth += 1;
@@ -164,6 +186,46 @@ impl Run<'_> {
         for c in &mut cols {
             c.qual = Some(qual.to_string());
         }
+        let rows = rows.rows.into_iter().map(|r| visible.iter().map(|&i| r[i].clone()).collect());
+        Ok(Rows { cols, rows: rows.collect() })
+    }
+
+    /// A multi-statement table-valued function's rows: in its database, in `frame` (its
+    /// parameters bound), the table variable `variable` is declared, the body fills it, and
+    /// its rows, columns qualified by `qual`, are the result. The variable goes with the
+    /// frame; a caller's table variable of the same name is set aside meanwhile.
+    fn multi_table_rows(
+        &mut self,
+        frame: Frame,
+        db: Arc<Database>,
+        variable: &str,
+        elements: &[TableElement],
+        statements: &[Statement],
+        qual: &str,
+    ) -> Result<Rows, SqlError> {
+        let key = variable.to_ascii_lowercase();
+        let callers = self.s.temp_tables.remove(&key);
+        let caller_db = std::mem::replace(&mut self.s.db, db);
+        self.s.frames.push(frame);
+        self.s.function_depth += 1;
+        let result = self
+            .declare_table_variable(variable, elements)
+            .and_then(|()| self.function_body(statements))
+            .and_then(|()| {
+                let t = self.resolve_table_variable(variable, qual)?;
+                self.table_rows(&t, None)
+            });
+        // The frame goes first: dropping its table variable must not end the calling
+        // statement's transaction, which it would outside a function.
+        self.pop_frame();
+        self.s.function_depth -= 1;
+        self.s.db = caller_db;
+        if let Some(callers) = callers {
+            self.s.temp_tables.insert(key, callers);
+        }
+        let rows = result?;
+        let visible = rows.visible();
+        let cols: Vec<Col> = visible.iter().map(|&i| rows.cols[i].clone()).collect();
         let rows = rows.rows.into_iter().map(|r| visible.iter().map(|&i| r[i].clone()).collect());
         Ok(Rows { cols, rows: rows.collect() })
     }

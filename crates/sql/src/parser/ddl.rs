@@ -473,9 +473,9 @@ impl<'a> Parser<'a> {
     // -----------------------------------------------------------------------------------------
 
     /// `FUNCTION name ([parameters]) RETURNS type [WITH options] [AS] BEGIN ... END`, a scalar
-    /// function, or `... RETURNS TABLE [WITH options] [AS] RETURN query`, an inline
-    /// table-valued one; either must end the batch. Multi-statement table-valued functions
-    /// (`RETURNS @t TABLE (...)`) are a syntax error.
+    /// function, `... RETURNS TABLE [WITH options] [AS] RETURN query`, an inline
+    /// table-valued one, or `... RETURNS @t TABLE (...) [WITH options] [AS] BEGIN ... END`, a
+    /// multi-statement table-valued one; each must end the batch.
     fn parse_function(&mut self, mode: CreateMode) -> PResult<StatementKind> {
         self.advance();
         let name = self.parse_object_name()?;
@@ -488,30 +488,38 @@ impl<'a> Parser<'a> {
             parameters
         };
         self.expect_keyword("RETURNS")?;
-        if self.at(&TokenKind::Variable) {
-            return Err(self.error());
-        }
-        let table = self.eat_keyword("TABLE");
+        let variable = if self.at(&TokenKind::Variable) {
+            let variable = self.advance_text().to_owned();
+            self.expect_keyword("TABLE")?;
+            Some((variable, self.parse_table_elements()?))
+        } else {
+            None
+        };
+        let table = variable.is_some() || self.eat_keyword("TABLE");
         let returns = if table { None } else { Some(self.parse_data_type()?) };
         let mut options = Vec::new();
         if self.eat_keyword("WITH") {
             options = self.parse_comma_separated(Self::parse_identifier)?;
         }
         self.eat_keyword("AS");
-        let body = match returns {
-            None => {
+        let body = match (returns, variable) {
+            (None, None) => {
                 self.expect_keyword("RETURN")?;
                 FunctionBody::InlineTable(self.parse_query()?)
             }
-            Some(returns) => {
+            (returns, variable) => {
                 if !self.at_keyword("BEGIN") {
                     return Err(self.error());
                 }
-                match self.parse_statement(false)?.kind {
-                    StatementKind::Block(statements) => {
-                        FunctionBody::Scalar { returns, statements }
+                let StatementKind::Block(statements) = self.parse_statement(false)?.kind else {
+                    return Err(self.error());
+                };
+                match (returns, variable) {
+                    (Some(returns), _) => FunctionBody::Scalar { returns, statements },
+                    (None, Some((variable, elements))) => {
+                        FunctionBody::MultiTable { variable, elements, statements }
                     }
-                    _ => return Err(self.error()),
+                    (None, None) => return Err(self.error()),
                 }
             }
         };

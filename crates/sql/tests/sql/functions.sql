@@ -116,9 +116,41 @@ SELECT dbo.cheaper_than(5)
 GO
 SELECT * FROM dbo.cheaper_than()
 GO
-SELECT name, type, type_desc FROM sys.objects WHERE type IN ('IF', 'FN') ORDER BY name
+-- Multi-statement table-valued functions: the body fills the returned table variable, in a
+-- scope of its own (a caller's @t is another table), and may loop, branch and update it.
+CREATE FUNCTION dbo.price_bands(@step DECIMAL(10,2))
+RETURNS @t TABLE (band INT PRIMARY KEY, items INT NOT NULL, label VARCHAR(20))
+AS
+BEGIN
+    DECLARE @band INT = 0
+    WHILE @band < 3
+    BEGIN
+        INSERT @t (band, items)
+        SELECT @band, COUNT(*) FROM dbo.t
+        WHERE price >= @band * @step AND price < (@band + 1) * @step
+        SET @band += 1
+    END
+    UPDATE @t SET label = CASE WHEN items = 0 THEN 'empty' ELSE 'band ' + CONVERT(VARCHAR(5), band) END
+    DELETE @t WHERE band = 2 AND items = 0
+    RETURN
+END
+GO
+DECLARE @t TABLE (band INT)
+INSERT @t VALUES (99)
+SELECT b.band, b.items, b.label FROM dbo.price_bands(2) AS b ORDER BY b.band
+SELECT t.id, b.label FROM dbo.t CROSS APPLY dbo.price_bands(t.price) AS b WHERE b.band = 1 ORDER BY t.id
+SELECT band AS callers_band FROM @t
+GO
+-- Its body must end with a bare RETURN (455, 178), and may change only table variables (443).
+CREATE FUNCTION dbo.bad_multi() RETURNS @t TABLE (a INT) AS BEGIN INSERT @t VALUES (1) END
+GO
+CREATE FUNCTION dbo.bad_multi() RETURNS @t TABLE (a INT) AS BEGIN RETURN 1 END
+GO
+CREATE FUNCTION dbo.bad_multi() RETURNS @t TABLE (a INT) AS BEGIN DELETE dbo.t RETURN END
+GO
+SELECT name, type, type_desc FROM sys.objects WHERE type IN ('IF', 'FN', 'TF') ORDER BY name
 SELECT ROUTINE_NAME, ROUTINE_TYPE FROM INFORMATION_SCHEMA.ROUTINES ORDER BY ROUTINE_NAME
 GO
-DROP FUNCTION dbo.total, dbo.row_count, dbo.sum_to, dbo.cheaper_than
+DROP FUNCTION dbo.total, dbo.row_count, dbo.sum_to, dbo.cheaper_than, dbo.price_bands
 DROP TABLE dbo.t
 GO

@@ -374,6 +374,7 @@ fn type_desc(object: &Object) -> &'static str {
         Object::Sequence(_) => "SEQUENCE_OBJECT",
         Object::Procedure(_) => "SQL_STORED_PROCEDURE",
         Object::View(_) => "VIEW",
+        Object::Function(f) if f.multi_statement => "SQL_TABLE_VALUED_FUNCTION",
         Object::Function(f) if f.returns_table => "SQL_INLINE_TABLE_VALUED_FUNCTION",
         Object::Function(_) => "SQL_SCALAR_FUNCTION",
         Object::Trigger(_) => "SQL_TRIGGER",

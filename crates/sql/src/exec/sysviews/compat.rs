@@ -49,6 +49,7 @@ fn sysobject_rows(ctx: &ViewContext<'_>) -> Vec<SysObjectRow> {
                 Object::Table(_) => "U ",
                 Object::Procedure(_) => "P ",
                 Object::View(_) => "V ",
+                Object::Function(f) if f.multi_statement => "TF",
                 Object::Function(f) if f.returns_table => "IF",
                 Object::Function(_) => "FN",
                 Object::Sequence(_) => "SO",
