@@ -218,7 +218,7 @@ impl Run<'_> {
         Ok(Qualified { cols, rows: kept, rowid })
     }
 
-    fn top_limit(&mut self, top: Option<&crate::ast::Top>) -> Result<usize, SqlError> {
+    pub(crate) fn top_limit(&mut self, top: Option<&crate::ast::Top>) -> Result<usize, SqlError> {
         top.map_or(Ok(usize::MAX), |t| self.count_value(&t.quantity))
     }
 
@@ -230,6 +230,10 @@ impl Run<'_> {
     }
 
     fn insert_in_scope(&mut self, i: &Insert) -> Step<u64> {
+        if let Some(target) = self.instead_of(&i.ctes, &i.target, &[], TriggerEvent::Insert)? {
+            no_output_with_instead_of(i.output.is_some())?;
+            return self.insert_instead(i, target);
+        }
         let (t, targets) = match self.target_relation(&i.target, &[])? {
             Relation::View(db, view) => {
                 let (t, columns) = self.view_insert_target(db, &view, &i.columns)?;
@@ -249,17 +253,31 @@ impl Run<'_> {
             self.output_allowed(&t, false)?;
         }
         let mut changes = self.trigger_changes(&t, TriggerEvent::Insert)?;
-        let source: Vec<Vec<Option<Value>>> = match &i.source {
+        let source = self.insert_source(i, targets.len())?;
+        let limit = self.top_limit(i.top.as_ref())?;
+        let n = self.insert_rows(&t, &targets, source, limit, output.as_mut(), changes.as_mut())?;
+        if let Some(output) = output {
+            self.output_finish(output)?;
+        }
+        self.s.trigger_changes.extend(changes);
+        Ok(n)
+    }
+
+    /// An INSERT's source rows, each with one value per insert-list position (`None`:
+    /// DEFAULT), checked against the list's `width`.
+    pub(crate) fn insert_source(
+        &mut self,
+        i: &Insert,
+        width: usize,
+    ) -> Step<Vec<Vec<Option<Value>>>> {
+        Ok(match &i.source {
             InsertSource::Values(rows) => {
                 let mut out = Vec::with_capacity(rows.len());
                 for r in rows {
-                    if r.len() != targets.len() {
-                        return Err(values_count_mismatch(
-                            i.columns.is_empty(),
-                            r.len(),
-                            targets.len(),
-                        )
-                        .into());
+                    if r.len() != width {
+                        return Err(
+                            values_count_mismatch(i.columns.is_empty(), r.len(), width).into()
+                        );
                     }
                     let mut row = Vec::with_capacity(r.len());
                     for e in r {
@@ -275,7 +293,7 @@ impl Run<'_> {
             InsertSource::Query(q) => {
                 let rows = self.query(q, None)?;
                 let visible = rows.visible();
-                if visible.len() != targets.len() {
+                if visible.len() != width {
                     return Err(if i.columns.is_empty() {
                         column_count_mismatch()
                     } else {
@@ -293,21 +311,14 @@ impl Run<'_> {
                 // Every result set's rows, each of which must fit the insert list (213).
                 let mut out = Vec::new();
                 for set in self.execute_captured(e)? {
-                    if set.columns.len() != targets.len() {
+                    if set.columns.len() != width {
                         return Err(column_count_mismatch().into());
                     }
                     out.extend(set.rows.into_iter().map(|r| r.into_iter().map(Some).collect()));
                 }
                 out
             }
-        };
-        let limit = self.top_limit(i.top.as_ref())?;
-        let n = self.insert_rows(&t, &targets, source, limit, output.as_mut(), changes.as_mut())?;
-        if let Some(output) = output {
-            self.output_finish(output)?;
-        }
-        self.s.trigger_changes.extend(changes);
-        Ok(n)
+        })
     }
 
     /// Inserts up to `limit` rows of `source` into `t`, each value going to the column
@@ -330,24 +341,7 @@ impl Run<'_> {
         let cols = if checks.is_empty() { Vec::new() } else { table_cols(def, &def.name) };
         let mut n = 0u64;
         for row in source.into_iter().take(limit) {
-            let mut values = vec![Value::Null; def.columns.len()];
-            let mut given = vec![false; def.columns.len()];
-            for (&c, v) in targets.iter().zip(row) {
-                if let Some(v) = v {
-                    values[c] = self.store(def, c, v)?;
-                    given[c] = true;
-                }
-            }
-            for c in 0..def.columns.len() {
-                if given[c] || Some(c) == identity {
-                    continue;
-                }
-                if let Some(text) = &def.columns[c].default {
-                    let e = self.stored_expr(text)?;
-                    let v = self.value(&e)?;
-                    values[c] = self.store(def, c, v)?;
-                }
-            }
+            let mut values = self.insert_values(def, targets, row, identity)?;
             if explicit_identity && identity.is_some_and(|c| values[c].is_null()) {
                 return Err(SqlError::new(
                     339,
@@ -372,6 +366,37 @@ impl Run<'_> {
             n += 1;
         }
         Ok(n)
+    }
+
+    /// The values of one inserted row: each of `row`'s values converted for the column
+    /// `targets` names at its place, every other column its DEFAULT or NULL (`identity`,
+    /// the identity column, NULL).
+    pub(crate) fn insert_values(
+        &mut self,
+        def: &TableDef,
+        targets: &[usize],
+        row: Vec<Option<Value>>,
+        identity: Option<usize>,
+    ) -> Result<Vec<Value>, SqlError> {
+        let mut values = vec![Value::Null; def.columns.len()];
+        let mut given = vec![false; def.columns.len()];
+        for (&c, v) in targets.iter().zip(row) {
+            if let Some(v) = v {
+                values[c] = self.store(def, c, v)?;
+                given[c] = true;
+            }
+        }
+        for c in 0..def.columns.len() {
+            if given[c] || Some(c) == identity {
+                continue;
+            }
+            if let Some(text) = &def.columns[c].default {
+                let e = self.stored_expr(text)?;
+                let v = self.value(&e)?;
+                values[c] = self.store(def, c, v)?;
+            }
+        }
+        Ok(values)
     }
 
     /// A value converted for column `c`, with SQL Server's truncation message.
@@ -466,6 +491,11 @@ impl Run<'_> {
     }
 
     fn update_in_scope(&mut self, u: &Update) -> Result<u64, SqlError> {
+        if let Some(target) = self.instead_of(&u.ctes, &u.target, &u.from, TriggerEvent::Update)? {
+            no_output_with_instead_of(u.output.is_some())?;
+            let set = Some(u.assignments.as_slice());
+            return self.change_instead(target, &u.from, u.where_clause.as_ref(), set);
+        }
         let (t, Qualified { cols, rows, rowid }) =
             match self.dml_target(&u.ctes, &u.target, &u.from)? {
                 DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, u.where_clause.as_ref())?),
@@ -606,6 +636,10 @@ impl Run<'_> {
     }
 
     fn delete_in_scope(&mut self, d: &Delete) -> Result<u64, SqlError> {
+        if let Some(target) = self.instead_of(&d.ctes, &d.target, &d.from, TriggerEvent::Delete)? {
+            no_output_with_instead_of(d.output.is_some())?;
+            return self.change_instead(target, &d.from, d.where_clause.as_ref(), None);
+        }
         let (t, Qualified { cols, rows, rowid }) =
             match self.dml_target(&d.ctes, &d.target, &d.from)? {
                 DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, d.where_clause.as_ref())?),
@@ -745,7 +779,7 @@ fn recheck_clause<'e>(from: &[TableSource], where_clause: Option<&'e Expr>) -> O
 }
 
 /// The table an alias in a FROM clause stands for.
-fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a ObjectName> {
+pub(crate) fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a ObjectName> {
     for s in from {
         match s {
             TableSource::Table { name, alias: Some(a), .. }
@@ -768,6 +802,18 @@ fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a ObjectName
 }
 
 /// Error 213: the values of an INSERT without a column list do not fit the table.
+/// Walden hands an INSTEAD OF trigger the rows a statement would change, and has no OUTPUT
+/// for them.
+fn no_output_with_instead_of(output: bool) -> Result<(), SqlError> {
+    if output {
+        return Err(SqlError::new(
+            50000,
+            "Walden does not support OUTPUT on a statement that an INSTEAD OF trigger replaces.",
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn column_count_mismatch() -> SqlError {
     SqlError::new(213, "Column name or number of supplied values does not match table definition.")
 }

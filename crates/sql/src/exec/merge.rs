@@ -57,6 +57,14 @@ impl Run<'_> {
                 self.resolve_table_variable(v, &qual)?
             }
         };
+        for event in [TriggerEvent::Insert, TriggerEvent::Update, TriggerEvent::Delete] {
+            if self.instead_of(&[], &m.target, &[], event)?.is_some() {
+                return Err(SqlError::new(
+                    50000,
+                    format!("Walden does not run MERGE on '{}', which has an INSTEAD OF trigger: use INSERT, UPDATE and DELETE.", t.def.name),
+                ));
+            }
+        }
         let target = self.table_rows(&t, None)?;
         let source = self.from(std::slice::from_ref(&m.source), None, None)?;
         let rowid = t.def.columns.len();

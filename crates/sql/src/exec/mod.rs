@@ -27,7 +27,7 @@ mod session;
 mod static_type;
 mod sysprocs;
 pub mod sysviews;
-mod trigger;
+pub(crate) mod trigger;
 pub(crate) mod view;
 mod window;
 

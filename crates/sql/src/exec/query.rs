@@ -1249,7 +1249,7 @@ impl Run<'_> {
 
     /// Resolves a table or view name (temporary tables included) to its database and
     /// definition, in one catalog lookup.
-    fn resolve_relation_object(
+    pub(crate) fn resolve_relation_object(
         &mut self,
         name: &ObjectName,
     ) -> Result<(Arc<Database>, Arc<Object>), SqlError> {

@@ -1,6 +1,6 @@
-//! DML triggers: `CREATE [OR ALTER] TRIGGER name ON table {AFTER | FOR} {INSERT, UPDATE,
-//! DELETE} AS statements`, `ALTER TRIGGER`, `DROP TRIGGER`, `ENABLE | DISABLE TRIGGER` (and
-//! `ALTER TABLE ... ENABLE | DISABLE TRIGGER`).
+//! DML triggers: `CREATE [OR ALTER] TRIGGER name ON table {AFTER | FOR | INSTEAD OF}
+//! {INSERT, UPDATE, DELETE} AS statements`, `ALTER TRIGGER`, `DROP TRIGGER`, `ENABLE | DISABLE
+//! TRIGGER` (and `ALTER TABLE ... ENABLE | DISABLE TRIGGER`).
 //!
 //! A trigger is its text in the catalog ([`walden_engine::catalog::TriggerDef`], which also
 //! records its table and whether it is disabled). An INSERT, UPDATE, DELETE or MERGE that
@@ -25,7 +25,12 @@
 //!   fire other triggers nest up to 32 levels (error 217);
 //! * `inserted` and `deleted` cannot be changed (error 286).
 //!
-//! `INSTEAD OF` triggers are refused at CREATE.
+//! An INSTEAD OF trigger (one per event on a table or view, error 2111; the only kind a view
+//! may have) replaces the statement: the statement changes nothing, and the trigger runs, as
+//! above, with the rows it would have changed ([`Instead`]): for INSERT the values given
+//! (each other column its DEFAULT or NULL), for UPDATE and DELETE the rows its FROM and WHERE
+//! qualify (and for UPDATE those rows with the SET list applied). A statement inside the
+//! trigger that changes the same object does so directly, firing its AFTER triggers.
 
 use std::sync::Arc;
 
@@ -38,6 +43,7 @@ use crate::ast::{
     CreateMode, CreateTrigger, EnableTrigger, Expr, ExprKind, ObjectName, StatementKind,
 };
 use crate::exec::query::TableRef;
+use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Step, MAX_NESTING};
 use crate::exec::SqlError;
 
@@ -56,6 +62,9 @@ pub(crate) struct TriggerChanges {
     updated: Vec<bool>,
     /// How many rows the statement changed: `@@ROWCOUNT` as the triggers start.
     rows: u64,
+    /// The rows the statement would have changed, for the INSTEAD OF trigger that runs in
+    /// its place; AFTER triggers otherwise.
+    instead_of: bool,
 }
 
 impl TriggerChanges {
@@ -91,6 +100,11 @@ pub(crate) struct RunningTrigger {
 /// session's map of temporary tables, which no `#temp` or `@table` name can be.
 const PSEUDO_TABLES: [&str; 2] = ["inserted", "deleted"];
 
+/// Whether the trigger whose text is `text` is an INSTEAD OF trigger (`sys.triggers`).
+pub(crate) fn is_instead_of(text: &str) -> bool {
+    crate::parse_batch(text).ok().as_ref().and_then(parsed_trigger).is_some_and(|t| t.instead_of)
+}
+
 /// A trigger's text, parsed: its events and its body.
 fn parsed_trigger(batch: &crate::ast::Batch) -> Option<&CreateTrigger> {
     batch.statements.iter().find_map(|s| match &s.kind {
@@ -103,12 +117,6 @@ impl Run<'_> {
     /// `CREATE [OR ALTER] TRIGGER` / `ALTER TRIGGER`: checks the table and stores the text.
     pub(crate) fn create_trigger(&mut self, t: &CreateTrigger) -> Result<(), SqlError> {
         crate::exec::view::no_database_prefix(&t.name, t.mode, "TRIGGER")?;
-        if t.instead_of {
-            return Err(SqlError::new(
-                50000,
-                "Walden runs AFTER triggers only: INSTEAD OF triggers are not supported.",
-            ));
-        }
         let table_name = crate::exec::query::display_name(&t.table);
         let invalid = || {
             SqlError::new(
@@ -123,12 +131,14 @@ impl Run<'_> {
         }
         let db = Arc::clone(&self.s.db);
         let table_schema = t.table.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        // (object id, schema): a table, or for an INSTEAD OF trigger a view too.
         let table = match db.find_object(table_schema, &t.table.name.value).as_deref() {
-            Some(Object::Table(def)) => Arc::clone(def),
+            Some(Object::Table(def)) => (def.id, def.schema.clone()),
+            Some(Object::View(v)) if t.instead_of => (v.id, v.schema.clone()),
             _ => return Err(invalid()),
         };
-        let schema = t.name.schema.as_ref().map_or(table.schema.as_str(), |s| s.value.as_str());
-        if !schema.eq_ignore_ascii_case(&table.schema) {
+        let schema = t.name.schema.as_ref().map_or(table.1.as_str(), |s| s.value.as_str());
+        if !schema.eq_ignore_ascii_case(&table.1) {
             return Err(SqlError::new(
                 2108,
                 format!(
@@ -137,20 +147,50 @@ impl Run<'_> {
             ));
         }
         let name = &t.name.name.value;
-        let existing = db.find_object(&table.schema, name);
+        if t.instead_of {
+            self.one_instead_of_per_event(&db, table.0, t)?;
+        }
+        let existing = db.find_object(&table.1, name);
         if t.mode == CreateMode::Alter && !matches!(existing.as_deref(), Some(Object::Trigger(_))) {
             return Err(SqlError::invalid_object(name));
         }
         let def = TriggerDef {
             id: 0,
-            schema: table.schema.clone(),
+            schema: table.1.clone(),
             name: name.clone(),
-            table: table.id,
+            table: table.0,
             disabled: false,
             text: t.definition.clone(),
         };
         let or_alter = t.mode != CreateMode::Create;
         self.tx().put_trigger(&db, def, or_alter).map_err(|e| self.s.engine_error(e))
+    }
+
+    /// Error 2111 if another trigger on object `object` is INSTEAD OF an event `t` is for:
+    /// SQL Server allows one INSTEAD OF trigger per event and object.
+    fn one_instead_of_per_event(
+        &mut self,
+        db: &Database,
+        object: u32,
+        t: &CreateTrigger,
+    ) -> Result<(), SqlError> {
+        for other in db.triggers_on(object) {
+            if other.name.eq_ignore_ascii_case(&t.name.name.value) {
+                continue;
+            }
+            let batch = self.s.parsed(&other.text)?;
+            let Some(other) = parsed_trigger(&batch).filter(|o| o.instead_of) else { continue };
+            if let Some(event) = t.events.iter().find(|e| other.events.contains(e)) {
+                return Err(SqlError::new(
+                    2111,
+                    format!(
+                        "Cannot CREATE TRIGGER on '{}' because an INSTEAD OF {event} trigger already exists on this object.",
+                        crate::exec::query::display_name(&t.table)
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `DROP TRIGGER [IF EXISTS] name`.
@@ -226,6 +266,7 @@ impl Run<'_> {
             deleted: Vec::new(),
             updated: vec![event == TriggerEvent::Insert; width],
             rows: 0,
+            instead_of: false,
         }))
     }
 
@@ -236,7 +277,7 @@ impl Run<'_> {
         }
         for def in t.db.triggers_on(t.def.id).iter().filter(|d| !d.disabled) {
             let batch = self.s.parsed(&def.text)?;
-            if parsed_trigger(&batch).is_some_and(|p| p.events.contains(&event)) {
+            if parsed_trigger(&batch).is_some_and(|p| !p.instead_of && p.events.contains(&event)) {
                 return Ok(true);
             }
         }
@@ -270,7 +311,10 @@ impl Run<'_> {
                 continue;
             }
             let batch = self.s.parsed(&def.text)?;
-            if parsed_trigger(&batch).is_some_and(|p| p.events.contains(&changes.event)) {
+            let fires = parsed_trigger(&batch).is_some_and(|p| {
+                p.instead_of == changes.instead_of && p.events.contains(&changes.event)
+            });
+            if fires {
                 fired.push((def, batch));
             }
         }
@@ -467,5 +511,220 @@ impl Run<'_> {
             Some(i) => Ok(Value::Bit(running.updated[i])),
             None => Err(SqlError::invalid_column(column)),
         })
+    }
+}
+
+/// A DML statement's target that has an INSTEAD OF trigger for what the statement does: the
+/// statement changes nothing, and the trigger runs with the rows it would have changed.
+pub(crate) struct Instead {
+    db: Arc<Database>,
+    /// The table's definition, or for a view one made of the view's columns (id the view's).
+    shape: Arc<TableDef>,
+    /// The object's name, for reading its rows as a FROM source.
+    name: ObjectName,
+    /// What the statement calls it: its alias in FROM, or its name.
+    qual: String,
+}
+
+impl Run<'_> {
+    /// The INSTEAD OF trigger target of a statement doing `event` to `target`, if the table or
+    /// view it names has one enabled for it that is not running already (inside its own
+    /// INSTEAD OF trigger, a statement does what it says to the object, as in SQL Server).
+    pub(crate) fn instead_of(
+        &mut self,
+        ctes: &[crate::ast::Cte],
+        target: &crate::ast::TableTarget,
+        from: &[crate::ast::TableSource],
+        event: TriggerEvent,
+    ) -> Result<Option<Instead>, SqlError> {
+        let crate::ast::TableTarget::Table(written) = target else { return Ok(None) };
+        let bare = written.schema.is_none() && written.database.is_none();
+        if bare && ctes.iter().any(|c| c.name.value.eq_ignore_ascii_case(&written.name.value)) {
+            return Ok(None);
+        }
+        let name = match crate::exec::dml::find_alias(from, &written.name.value) {
+            Some(real) if bare => real.clone(),
+            _ => written.clone(),
+        };
+        if name.name.value.starts_with('#') || self.pseudo_table(&name).is_some() {
+            return Ok(None);
+        }
+        let Ok((db, object)) = self.resolve_relation_object(&name) else { return Ok(None) };
+        let candidates = db.triggers_on(object.id());
+        if candidates.is_empty() {
+            return Ok(None);
+        }
+        let mut found = false;
+        for def in candidates.iter().filter(|d| !d.disabled) {
+            if self.s.running_triggers.iter().any(|r| r.id == def.id) {
+                continue;
+            }
+            let batch = self.s.parsed(&def.text)?;
+            if parsed_trigger(&batch).is_some_and(|p| p.instead_of && p.events.contains(&event)) {
+                found = true;
+            }
+        }
+        if !found {
+            return Ok(None);
+        }
+        let shape = match object.as_ref() {
+            Object::Table(def) => Arc::clone(def),
+            Object::View(view) => {
+                let columns = self.view_column_defs(Arc::clone(&db), view)?;
+                Arc::new(TableDef {
+                    id: view.id,
+                    schema: view.schema.clone(),
+                    name: view.name.clone(),
+                    columns,
+                    indexes: Vec::new(),
+                    checks: Vec::new(),
+                    identity_high: 0,
+                    created_micros: 0,
+                })
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(Instead { db, shape, name, qual: written.name.value.clone() }))
+    }
+
+    /// INSERT into an INSTEAD OF target: the rows it would insert (the values given, each
+    /// other column its DEFAULT or NULL; an identity column NULL) go to the trigger.
+    pub(crate) fn insert_instead(&mut self, i: &crate::ast::Insert, target: Instead) -> Step<u64> {
+        let t = TableRef {
+            db: Arc::clone(&target.db),
+            def: Arc::clone(&target.shape),
+            qual: target.qual.clone(),
+            view_check: None,
+        };
+        let targets =
+            crate::exec::dml::insert_targets(&t, &i.columns, self.identity_insert_on(&t))?;
+        let source = self.insert_source(i, targets.len())?;
+        let limit = self.top_limit(i.top.as_ref())?;
+        let def = &target.shape;
+        let identity = def.identity_column().map(|(c, _, _)| c);
+        let mut rows = Vec::new();
+        for given in source.into_iter().take(limit) {
+            rows.push(self.insert_values(def, &targets, given, identity)?);
+        }
+        let n = rows.len() as u64;
+        self.instead_changes(target, TriggerEvent::Insert, rows, Vec::new(), None);
+        Ok(n)
+    }
+
+    /// UPDATE or DELETE of an INSTEAD OF target: the rows its FROM and WHERE qualify go to
+    /// the trigger as `deleted` and, for UPDATE, with the SET list applied, as `inserted`.
+    pub(crate) fn change_instead(
+        &mut self,
+        target: Instead,
+        from: &[crate::ast::TableSource],
+        where_clause: Option<&Expr>,
+        assignments: Option<&[crate::ast::Assignment]>,
+    ) -> Result<u64, SqlError> {
+        let sources = if from.is_empty() {
+            vec![crate::ast::TableSource::Table {
+                name: target.name.clone(),
+                alias: Some(crate::ast::Ident::new(target.qual.clone())),
+                hints: Vec::new(),
+            }]
+        } else {
+            from.to_vec()
+        };
+        let rows = self.from(&sources, where_clause, None)?;
+        let def = Arc::clone(&target.shape);
+        let positions: Vec<usize> = def
+            .columns
+            .iter()
+            .map(|column| {
+                rows.cols
+                    .iter()
+                    .position(|c| {
+                        !c.hidden
+                            && c.name.eq_ignore_ascii_case(&column.name)
+                            && c.qual
+                                .as_deref()
+                                .is_some_and(|q| q.eq_ignore_ascii_case(&target.qual))
+                    })
+                    .ok_or_else(|| SqlError::invalid_object(&target.qual))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut set = Vec::new();
+        for a in assignments.unwrap_or_default() {
+            let crate::ast::AssignmentTarget::Column(parts) = &a.target else {
+                return Err(SqlError::new(
+                    50000,
+                    "Walden passes only column assignments to an INSTEAD OF UPDATE trigger.",
+                ));
+            };
+            let name = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
+            let c = def
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name))
+                .ok_or_else(|| SqlError::invalid_column(name))?;
+            set.push((c, a));
+        }
+        let (mut inserted, mut deleted) = (Vec::new(), Vec::new());
+        for row in &rows.rows {
+            let env = crate::exec::eval::Env::new(&rows.cols, row, None);
+            if let Some(w) = where_clause {
+                if self.predicate(w, &env)? != Some(true) {
+                    continue;
+                }
+            }
+            let old: Vec<Value> = positions.iter().map(|&p| row[p].clone()).collect();
+            if assignments.is_some() {
+                let mut new = old.clone();
+                for (c, a) in &set {
+                    let v = self.eval(&a.value, &env)?;
+                    let v = match a.op {
+                        crate::ast::AssignOp::Assign => v,
+                        op => scalar::binary(
+                            crate::exec::session::assign_binary(op),
+                            old[*c].clone(),
+                            v,
+                        )?,
+                    };
+                    new[*c] = self.store(&def, *c, v)?;
+                }
+                inserted.push(new);
+            }
+            deleted.push(old);
+        }
+        let n = deleted.len() as u64;
+        let (event, updated) = match assignments {
+            Some(_) => {
+                (TriggerEvent::Update, Some(set.iter().map(|(c, _)| *c).collect::<Vec<_>>()))
+            }
+            None => (TriggerEvent::Delete, None),
+        };
+        self.instead_changes(target, event, inserted, deleted, updated);
+        Ok(n)
+    }
+
+    /// Queues the INSTEAD OF trigger's firing for the rows a statement would have changed.
+    fn instead_changes(
+        &mut self,
+        target: Instead,
+        event: TriggerEvent,
+        inserted: Vec<Vec<Value>>,
+        deleted: Vec<Vec<Value>>,
+        updated_columns: Option<Vec<usize>>,
+    ) {
+        let width = target.shape.columns.len();
+        let mut updated = vec![event == TriggerEvent::Insert; width];
+        for c in updated_columns.into_iter().flatten() {
+            updated[c] = true;
+        }
+        let rows = inserted.len().max(deleted.len()) as u64;
+        self.s.trigger_changes.push(TriggerChanges {
+            event,
+            db: target.db,
+            table: target.shape,
+            inserted,
+            deleted,
+            updated,
+            rows,
+            instead_of: true,
+        });
     }
 }

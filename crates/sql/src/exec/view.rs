@@ -139,22 +139,29 @@ impl Run<'_> {
             .collect();
         views
             .into_iter()
-            .filter_map(|v| {
-                let rows = self.view_rows(Arc::clone(db), &v, &v.name).ok()?;
-                let columns = rows
-                    .cols
-                    .into_iter()
-                    .map(|c| ColumnDef {
-                        name: c.name,
-                        ty: c.ty,
-                        nullable: c.nullable,
-                        identity: None,
-                        default: None,
-                    })
-                    .collect();
-                Some((v.id, columns))
-            })
+            .filter_map(|v| Some((v.id, self.view_column_defs(Arc::clone(db), &v).ok()?)))
             .collect()
+    }
+
+    /// The columns view `view` of `db` returns now, as column definitions (names, types,
+    /// nullability; no identity or default).
+    pub(crate) fn view_column_defs(
+        &mut self,
+        db: Arc<Database>,
+        view: &ViewDef,
+    ) -> Result<Vec<ColumnDef>, SqlError> {
+        let rows = self.view_rows(db, view, &view.name)?;
+        Ok(rows
+            .cols
+            .into_iter()
+            .map(|c| ColumnDef {
+                name: c.name,
+                ty: c.ty,
+                nullable: c.nullable,
+                identity: None,
+                default: None,
+            })
+            .collect())
     }
 
     /// Runs `body` as a view's text runs: in the view's database `db`, outside the caller's

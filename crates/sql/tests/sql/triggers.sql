@@ -163,8 +163,62 @@ SELECT @@TRANCOUNT AS still_open
 ROLLBACK
 SET XACT_ABORT OFF
 GO
+-- INSTEAD OF triggers: the statement changes nothing itself; the trigger gets the rows it
+-- would have changed. On a view over a join (not updatable otherwise), and on a table, whose
+-- own INSTEAD OF trigger's statements change it directly (firing its AFTER triggers).
+CREATE TABLE dbo.dept (id INT PRIMARY KEY, name VARCHAR(20))
+CREATE TABLE dbo.emp (id INT PRIMARY KEY, name VARCHAR(20), dept INT, salary INT DEFAULT 100)
+INSERT dept VALUES (1, 'ops'), (2, 'dev')
+INSERT emp (id, name, dept) VALUES (10, 'ann', 1), (11, 'bob', 2)
+GO
+CREATE VIEW dbo.staff AS
+SELECT e.id, e.name, d.name AS dept_name, e.salary FROM emp AS e JOIN dept AS d ON d.id = e.dept
+GO
+CREATE TRIGGER staff_insert ON staff INSTEAD OF INSERT
+AS
+SET NOCOUNT ON
+INSERT dept (id, name)
+SELECT COALESCE((SELECT MAX(id) FROM dept), 0) + ROW_NUMBER() OVER (ORDER BY i.dept_name), i.dept_name
+FROM (SELECT DISTINCT dept_name FROM inserted) AS i
+WHERE NOT EXISTS (SELECT * FROM dept WHERE name = i.dept_name)
+INSERT emp (id, name, dept, salary)
+SELECT i.id, i.name, d.id, COALESCE(i.salary, 100) FROM inserted AS i JOIN dept AS d ON d.name = i.dept_name
+GO
+CREATE TRIGGER staff_change ON staff INSTEAD OF UPDATE, DELETE
+AS
+SET NOCOUNT ON
+PRINT CONVERT(VARCHAR(5), @@ROWCOUNT) + ' row(s), salary set: '
+    + CASE WHEN UPDATE(salary) THEN 'yes' ELSE 'no' END
+UPDATE e SET salary = i.salary FROM emp AS e JOIN inserted AS i ON i.id = e.id
+DELETE e FROM emp AS e JOIN deleted AS d ON d.id = e.id
+    WHERE NOT EXISTS (SELECT * FROM inserted)
+GO
+INSERT staff (id, name, dept_name) VALUES (12, 'cy', 'dev'), (13, 'dee', 'sales')
+UPDATE staff SET salary = salary + 5 WHERE dept_name = 'dev'
+DELETE staff WHERE name = 'ann'
+SELECT id, name, dept_name, salary FROM staff ORDER BY id
+GO
+CREATE TRIGGER emp_no_delete ON emp INSTEAD OF DELETE
+AS
+SET NOCOUNT ON
+UPDATE e SET salary = 0 FROM emp AS e JOIN deleted AS d ON d.id = e.id
+GO
+DELETE emp WHERE id = 11
+SELECT id, salary FROM emp ORDER BY id
+MERGE emp USING (VALUES (12)) AS s (id) ON emp.id = s.id WHEN MATCHED THEN DELETE;
+SELECT name, is_instead_of_trigger FROM sys.triggers WHERE name LIKE 'staff%' OR name LIKE 'emp%'
+ORDER BY name
+GO
+-- One INSTEAD OF trigger per event and object (2111); AFTER triggers are for tables (8197).
+CREATE TRIGGER staff_insert2 ON staff INSTEAD OF INSERT AS PRINT 1
+GO
+CREATE TRIGGER staff_after ON staff AFTER INSERT AS PRINT 1
+GO
+DROP VIEW staff
+SELECT COUNT(*) AS staff_triggers FROM sys.triggers WHERE name LIKE 'staff%'
+GO
 -- Errors: OUTPUT without INTO on a table with triggers (334), a missing or temporary table
--- (8197), INSTEAD OF, a trigger in another schema than its table (2108), not first in the
+-- (8197), a trigger in another schema than its table (2108), not first in the
 -- batch (111), DROP of a missing trigger (3701), UPDATE() outside a trigger.
 UPDATE counter SET n = 0 OUTPUT inserted.n
 GO
@@ -173,8 +227,6 @@ GO
 CREATE TABLE #tmp (a INT)
 GO
 CREATE TRIGGER t_temp ON #tmp AFTER INSERT AS PRINT 1
-GO
-CREATE TRIGGER t_instead ON counter INSTEAD OF INSERT AS PRINT 1
 GO
 CREATE TRIGGER other.t_schema ON dbo.counter AFTER INSERT AS PRINT 1
 GO

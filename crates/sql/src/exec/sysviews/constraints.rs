@@ -359,8 +359,7 @@ pub(super) fn views(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&object_rows(ctx, |o| matches!(o, Object::View(_))))
 }
 
-/// `sys.triggers`: the database's triggers, each on a table (`parent_class` 1). Walden's
-/// triggers are all AFTER triggers.
+/// `sys.triggers`: the database's triggers, each on a table or view (`parent_class` 1).
 pub(super) fn triggers(ctx: &ViewContext<'_>) -> RowSet {
     fn trigger(o: &ObjRow) -> Option<&walden_engine::catalog::TriggerDef> {
         match &*o.object {
@@ -383,7 +382,9 @@ pub(super) fn triggers(ctx: &ViewContext<'_>) -> RowSet {
         .col("is_ms_shipped", SqlType::Bit, |_| bit(false))
         .col("is_disabled", SqlType::Bit, |o| bit(trigger(o).is_some_and(|t| t.disabled)))
         .col("is_not_for_replication", SqlType::Bit, |_| bit(false))
-        .col("is_instead_of_trigger", SqlType::Bit, |_| bit(false))
+        .col("is_instead_of_trigger", SqlType::Bit, |o| {
+            bit(trigger(o).is_some_and(|t| crate::exec::trigger::is_instead_of(&t.text)))
+        })
         .rows(&object_rows(ctx, |o| matches!(o, Object::Trigger(_))))
 }
 
