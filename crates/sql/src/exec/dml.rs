@@ -65,7 +65,8 @@ impl Run<'_> {
         let into = first.and_then(|sel| sel.into.clone());
         let assigns = first
             .is_some_and(|sel| sel.items.iter().any(|i| matches!(i, SelectItem::Assign { .. })));
-        let rows = self.query(&s.query, None)?;
+        let mut rows = self.query(&s.query, None)?;
+        rows.rows.truncate(self.rowcount_limit());
         if assigns {
             self.s.rowcount = rows.rows.len() as u64;
             return Ok(());
@@ -218,8 +219,18 @@ impl Run<'_> {
         Ok(Qualified { cols, rows: kept, rowid })
     }
 
+    /// How many rows a statement may change: its TOP, and `SET ROWCOUNT`'s limit.
     pub(crate) fn top_limit(&mut self, top: Option<&crate::ast::Top>) -> Result<usize, SqlError> {
-        top.map_or(Ok(usize::MAX), |t| self.count_value(&t.quantity))
+        let top = top.map_or(Ok(usize::MAX), |t| self.count_value(&t.quantity))?;
+        Ok(self.rowcount_limit().min(top))
+    }
+
+    /// `SET ROWCOUNT`'s limit, `usize::MAX` when it is off.
+    fn rowcount_limit(&self) -> usize {
+        match self.s.opts.rowcount {
+            0 => usize::MAX,
+            n => n,
+        }
     }
 
     /// INSERT; returns the number of rows inserted. The target and the insert list are

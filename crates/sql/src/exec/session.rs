@@ -140,6 +140,9 @@ pub(crate) struct Options {
     pub(crate) implicit_transactions: bool,
     /// `SET TEXTSIZE`: accepted and kept; values are never truncated.
     pub(crate) textsize: i64,
+    /// `SET ROWCOUNT`: a SELECT returns, and an INSERT, UPDATE or DELETE changes, at most
+    /// this many rows; 0 (the default) for no limit.
+    pub(crate) rowcount: usize,
     /// `SET LOCK_TIMEOUT`: None waits for ever (-1, the default).
     pub(crate) lock_timeout: Option<Duration>,
     pub(crate) isolation: Isolation,
@@ -334,6 +337,7 @@ impl Session {
                 nocount: false,
                 implicit_transactions: false,
                 textsize: i64::from(i32::MAX),
+                rowcount: 0,
                 xact_abort: false,
                 lock_timeout: None,
                 isolation: Isolation::ReadCommitted,
@@ -1332,6 +1336,18 @@ impl Run<'_> {
             "TEXTSIZE" => {
                 let n = self.set_number(value)?;
                 self.s.opts.textsize = if n <= 0 { i64::from(i32::MAX) } else { n };
+                Ok(())
+            }
+            // 0 turns the limit off, as in SQL Server.
+            "ROWCOUNT" => {
+                let n = self.set_number(value)?;
+                if n < 0 {
+                    return Err(SqlError::new(
+                        50000,
+                        format!("SET ROWCOUNT takes a count of 0 or more, not {n}."),
+                    ));
+                }
+                self.s.opts.rowcount = usize::try_from(n).unwrap_or(usize::MAX);
                 Ok(())
             }
             "DATEFIRST" => match self.set_number(value)? {

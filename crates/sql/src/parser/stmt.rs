@@ -28,8 +28,8 @@ use crate::lexer::TokenKind;
 
 /// The `SET` options that take a value other than `ON` or `OFF` (besides `LOCK_TIMEOUT` and
 /// `TRANSACTION ISOLATION LEVEL`): drivers send them at login.
-const VALUED_SET_OPTIONS: [&str; 5] =
-    ["TEXTSIZE", "DATEFIRST", "DATEFORMAT", "DEADLOCK_PRIORITY", "LANGUAGE"];
+const VALUED_SET_OPTIONS: [&str; 6] =
+    ["TEXTSIZE", "DATEFIRST", "DATEFORMAT", "DEADLOCK_PRIORITY", "LANGUAGE", "ROWCOUNT"];
 
 /// The `SET` options that take `ON` or `OFF`.
 const BOOLEAN_SET_OPTIONS: [&str; 27] = [
