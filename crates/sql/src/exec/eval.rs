@@ -143,7 +143,7 @@ pub(crate) fn find_column(cols: &[Col], parts: &[Ident]) -> Result<Option<usize>
 pub(crate) fn is_aggregate(name: &str) -> bool {
     matches!(
         name.to_ascii_uppercase().as_str(),
-        "COUNT" | "COUNT_BIG" | "SUM" | "MIN" | "MAX" | "AVG" | "STRING_AGG"
+        "COUNT" | "COUNT_BIG" | "SUM" | "MIN" | "MAX" | "AVG" | "STRING_AGG" | "GROUPING"
     )
 }
 

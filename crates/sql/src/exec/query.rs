@@ -112,6 +112,99 @@ fn collect_aggregates<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     visit_children(e, &mut |c| collect_aggregates(c, out));
 }
 
+/// The grouping sets of a GROUP BY: every grouping expression, and the sets of them to
+/// group by in turn. A plain GROUP BY is one set of all its items; `ROLLUP(a, b)` stands for
+/// the sets (a, b), (a) and (), `CUBE(a, b)` for (a, b), (a), (b) and (), each with the
+/// plain items beside them. One ROLLUP or CUBE per GROUP BY.
+fn grouping_sets(group_by: &[Expr]) -> Result<(Vec<&Expr>, Vec<Vec<&Expr>>), SqlError> {
+    let mut plain = Vec::new();
+    let mut rolled: Option<(bool, Vec<&Expr>)> = None;
+    for g in group_by {
+        let spread = match &g.kind {
+            ExprKind::Function(f) if f.name.schema.is_none() && f.over.is_none() => {
+                let name = f.name.name.value.to_ascii_uppercase();
+                match (name.as_str(), &f.args) {
+                    ("ROLLUP" | "CUBE", FunctionArgs::List { args, .. }) => {
+                        Some((name == "CUBE", args.iter().collect::<Vec<_>>()))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match spread {
+            Some(_) if rolled.is_some() => {
+                return Err(SqlError::new(50000, "Walden takes one ROLLUP or CUBE per GROUP BY."))
+            }
+            Some(r) => rolled = Some(r),
+            None => plain.push(g),
+        }
+    }
+    let Some((cube, items)) = rolled else {
+        return Ok((plain.clone(), vec![plain]));
+    };
+    let mut all = plain.clone();
+    all.extend(items.iter().copied());
+    let mut sets = Vec::new();
+    if cube {
+        // Every subset, larger ones first, each keeping the items' order.
+        let n = items.len();
+        let mut masks: Vec<u32> = (0..1u32 << n).collect();
+        masks.sort_by_key(|m| std::cmp::Reverse(m.count_ones()));
+        for m in masks {
+            let mut set = plain.clone();
+            set.extend(items.iter().enumerate().filter(|(i, _)| m >> i & 1 == 1).map(|(_, e)| *e));
+            sets.push(set);
+        }
+    } else {
+        for keep in (0..=items.len()).rev() {
+            let mut set = plain.clone();
+            set.extend(items.iter().take(keep).copied());
+            sets.push(set);
+        }
+    }
+    Ok((all, sets))
+}
+
+/// `GROUPING(column)` in the rows of grouping set `set`: 1 if the set leaves the column out
+/// (its NULL stands for all values), 0 if it groups by it.
+fn grouping(f: &FunctionCall, set: &[&Expr]) -> Result<Value, SqlError> {
+    let FunctionArgs::List { args, .. } = &f.args else {
+        return Err(SqlError::with_severity(
+            174,
+            15,
+            "The grouping function requires 1 argument(s).",
+        ));
+    };
+    let [arg] = args.as_slice() else {
+        return Err(SqlError::with_severity(
+            174,
+            15,
+            "The grouping function requires 1 argument(s).",
+        ));
+    };
+    Ok(Value::TinyInt(u8::from(!set.iter().any(|s| same_grouping_item(s, arg)))))
+}
+
+/// Whether two expressions name the same grouping item: the same column (case-insensitive,
+/// by its last name and, when both give one, its qualifier), or the same expression.
+fn same_grouping_item(a: &Expr, b: &Expr) -> bool {
+    match (&a.kind, &b.kind) {
+        (ExprKind::Column(x), ExprKind::Column(y)) => {
+            let last = |p: &[crate::ast::Ident]| p.last().map(|i| i.value.to_ascii_lowercase());
+            let qual = |p: &[crate::ast::Ident]| {
+                (p.len() >= 2).then(|| p[p.len() - 2].value.to_ascii_lowercase())
+            };
+            last(x) == last(y)
+                && match (qual(x), qual(y)) {
+                    (Some(q), Some(r)) => q == r,
+                    _ => true,
+                }
+        }
+        (x, y) => x == y,
+    }
+}
+
 /// Collects window function calls (`... OVER (...)`).
 fn collect_windows<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     if let ExprKind::Function(f) = &e.kind {
@@ -804,7 +897,10 @@ impl Run<'_> {
     }
 
     /// Groups rows and computes the aggregates of each group. The grouped rows are a
-    /// representative source row followed by one column per aggregate.
+    /// representative source row followed by one column per aggregate. `GROUP BY
+    /// ROLLUP(...)` or `CUBE(...)` groups the rows once per grouping set they stand for (see
+    /// [`grouping_sets`]), the rows of each set after the previous set's, and a column of
+    /// the GROUP BY that a set leaves out is NULL in its rows.
     #[allow(clippy::type_complexity)]
     fn group(
         &mut self,
@@ -814,6 +910,49 @@ impl Run<'_> {
         aggs: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<(Vec<Col>, Vec<Vec<Value>>, Vec<(usize, usize)>), SqlError> {
+        let (all, sets) = grouping_sets(group_by)?;
+        let mut out = Vec::new();
+        for set in &sets {
+            let mut grouped = self.group_set(cols, &rows, set, aggs, outer)?;
+            let left_out: Vec<&Expr> =
+                all.iter().copied().filter(|g| !set.iter().any(|s| std::ptr::eq(*s, *g))).collect();
+            for g in left_out {
+                let ExprKind::Column(parts) = &g.kind else {
+                    return Err(SqlError::new(
+                        50000,
+                        "Walden groups ROLLUP and CUBE by columns only: name a column, or group a derived table by the expression.",
+                    ));
+                };
+                let at = crate::exec::eval::find_column(cols, parts)?
+                    .ok_or_else(|| crate::exec::eval::unbound(parts))?;
+                for row in &mut grouped {
+                    row[at] = Value::Null;
+                }
+            }
+            out.extend(grouped);
+        }
+        let mut out_cols = cols.to_vec();
+        let base = out_cols.len();
+        let mut computed = Vec::with_capacity(aggs.len());
+        for (i, a) in aggs.iter().enumerate() {
+            out_cols.push(Col::hidden("aggregate", SqlType::Int));
+            computed.push((*a as *const Expr as usize, base + i));
+        }
+        Ok((out_cols, out, computed))
+    }
+
+    /// The rows of one grouping set: a representative row of each group of `rows` by the
+    /// values of `set`, followed by the aggregates over the group (`GROUPING(column)` being 1
+    /// for a column `set` leaves out).
+    fn group_set(
+        &mut self,
+        cols: &[Col],
+        rows: &[Vec<Value>],
+        set: &[&Expr],
+        aggs: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let group_by = set;
         let mut groups: Vec<Vec<usize>> = Vec::new();
         if group_by.is_empty() {
             groups.push((0..rows.len()).collect());
@@ -834,27 +973,24 @@ impl Run<'_> {
                 groups[at].push(i);
             }
         }
-        let mut out_cols = cols.to_vec();
-        let base = out_cols.len();
-        let mut computed = Vec::with_capacity(aggs.len());
-        for (i, a) in aggs.iter().enumerate() {
-            out_cols.push(Col::hidden("aggregate", SqlType::Int));
-            computed.push((*a as *const Expr as usize, base + i));
-        }
         let mut out = Vec::with_capacity(groups.len());
         for g in groups {
             let mut row = match g.first() {
                 Some(&i) => rows[i].clone(),
-                None => vec![Value::Null; base],
+                None => vec![Value::Null; cols.len()],
             };
             for a in aggs {
                 let ExprKind::Function(f) = &a.kind else { continue };
-                let v = self.aggregate(f, cols, g.iter().map(|&i| rows[i].as_slice()), outer)?;
+                let v = if f.name.name.value.eq_ignore_ascii_case("GROUPING") {
+                    grouping(f, set)?
+                } else {
+                    self.aggregate(f, cols, g.iter().map(|&i| rows[i].as_slice()), outer)?
+                };
                 row.push(v);
             }
             out.push(row);
         }
-        Ok((out_cols, out, computed))
+        Ok(out)
     }
 
     /// One aggregate over some rows.

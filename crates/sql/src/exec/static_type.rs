@@ -116,6 +116,7 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         "DATEDIFF" | "DATEPART" | "YEAR" | "MONTH" | "DAY" | "LEN" | "DATALENGTH" | "CHARINDEX"
         | "PATINDEX" | "ASCII" | "UNICODE" | "OBJECT_ID" | "COUNT" | "TYPE_ID" | "SCHEMA_ID"
         | "ISNUMERIC" | "DB_ID" => SqlType::Int,
+        "GROUPING" => SqlType::TinyInt,
         "DATEDIFF_BIG" | "COUNT_BIG" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" => {
             SqlType::BigInt
         }
