@@ -496,3 +496,67 @@ fn kill_ends_a_lock_wait_of_a_session_without_a_client_cancel_signal() {
     assert!(out.results.iter().all(|r| r.rows.is_empty()), "the SELECT never ran: {out:?}");
     run(&mut holder, "ROLLBACK");
 }
+
+#[test]
+fn concurrent_sessions_firing_an_audit_trigger_lose_no_audit_row() {
+    let (_dir, instance) = setup();
+    let mut s = Session::new(Arc::clone(&instance));
+    for batch in [
+        "USE d; CREATE TABLE dbo.audit (id INT, old_v INT, new_v INT, spid INT)",
+        "CREATE TRIGGER t_audit ON dbo.t AFTER INSERT, UPDATE AS SET NOCOUNT ON; \
+         INSERT dbo.audit SELECT i.id, d.v, i.v, @@SPID FROM inserted AS i \
+         LEFT JOIN deleted AS d ON d.id = i.id",
+    ] {
+        let out = run(&mut s, batch);
+        assert!(out.errors().next().is_none(), "{batch}: {:?}", out.messages);
+    }
+    const THREADS: usize = 4;
+    const EACH: i32 = 40;
+    let start = Arc::new(Barrier::new(THREADS));
+    let workers: Vec<_> = (0..THREADS)
+        .map(|n| {
+            let (instance, start) = (Arc::clone(&instance), Arc::clone(&start));
+            thread::spawn(move || {
+                let mut s = Session::new(instance);
+                run(&mut s, "USE d");
+                start.wait();
+                for k in 0..EACH {
+                    // Each session inserts rows of its own and bumps the shared row, every
+                    // statement firing the trigger, whose inserted/deleted live in tempdb.
+                    let id = 1000 + n as i32 * EACH + k;
+                    let sql = format!(
+                        "INSERT dbo.t VALUES ({id}, 0); UPDATE dbo.t SET v = v + 1 WHERE id = 1"
+                    );
+                    let out = run(&mut s, &sql);
+                    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+                }
+                s.close();
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let total = THREADS as i32 * EACH;
+    assert_eq!(
+        scalar(&mut s, "SELECT COUNT(*) FROM dbo.audit WHERE id >= 1000"),
+        Value::Int(total)
+    );
+    assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM dbo.audit WHERE id = 1"), Value::Int(total));
+    // Every increment saw the value the previous one left: the audit rows of row 1 chain.
+    assert_eq!(
+        scalar(
+            &mut s,
+            "SELECT COUNT(*) FROM dbo.audit AS a JOIN dbo.audit AS b \
+             ON b.id = 1 AND b.old_v = a.new_v WHERE a.id = 1"
+        ),
+        Value::Int(total - 1)
+    );
+    assert_eq!(scalar(&mut s, "SELECT v FROM dbo.t WHERE id = 1"), Value::Int(10 + total));
+    // No pseudo-table was left behind in tempdb.
+    assert_eq!(
+        scalar(&mut s, "SELECT COUNT(*) FROM tempdb.sys.objects WHERE name LIKE '#inserted%' OR name LIKE '#deleted%'"),
+        Value::Int(0)
+    );
+    s.close();
+}

@@ -127,6 +127,17 @@ GO
 UPDATE account SET balance = balance WHERE id IN (7, 8)
 SELECT n, TRIGGER_NESTLEVEL() AS outside FROM counter
 GO
+-- inserted and deleted are tempdb tables while the trigger runs, gone after.
+CREATE TRIGGER peek ON counter AFTER UPDATE
+AS
+SELECT COUNT(*) AS pseudo_tables_in_tempdb FROM tempdb.sys.objects
+WHERE name LIKE '#inserted%' OR name LIKE '#deleted%'
+GO
+UPDATE counter SET n = n WHERE name = 'none'
+DROP TRIGGER peek
+SELECT COUNT(*) AS pseudo_tables_after FROM tempdb.sys.objects
+WHERE name LIKE '#inserted%' OR name LIKE '#deleted%'
+GO
 -- inserted and deleted can be read, not changed (286); they exist only in triggers.
 CREATE TRIGGER touch ON account AFTER INSERT
 AS
