@@ -147,8 +147,15 @@ fn grouping_sets(group_by: &[Expr]) -> Result<(Vec<&Expr>, Vec<Vec<&Expr>>), Sql
     all.extend(items.iter().copied());
     let mut sets = Vec::new();
     if cube {
-        // Every subset, larger ones first, each keeping the items' order.
+        // Every subset, larger ones first, each keeping the items' order: 2^n of them, so n
+        // is bounded as SQL Server bounds its grouping sets (4,096).
         let n = items.len();
+        if n > 12 {
+            return Err(SqlError::new(
+                50000,
+                "Walden takes at most 12 columns in a CUBE (4,096 grouping sets).",
+            ));
+        }
         let mut masks: Vec<u32> = (0..1u32 << n).collect();
         masks.sort_by_key(|m| std::cmp::Reverse(m.count_ones()));
         for m in masks {
