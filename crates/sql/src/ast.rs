@@ -1340,8 +1340,11 @@ pub struct Select {
     pub from: Vec<TableSource>,
     /// `WHERE`.
     pub where_clause: Option<Expr>,
-    /// `GROUP BY`.
+    /// `GROUP BY`: its items; for `GROUP BY GROUPING SETS (...)`, every item of every set.
     pub group_by: Vec<Expr>,
+    /// `GROUP BY GROUPING SETS ((a, b), (a), ())`: the sets, each a list of items of
+    /// `group_by`.
+    pub grouping_sets: Option<Vec<Vec<Expr>>>,
     /// `HAVING`.
     pub having: Option<Expr>,
 }

@@ -1089,8 +1089,16 @@ impl Display for Select {
             write!(f, " INTO {into}")?;
         }
         write!(f, "{}{}", FromClause(&self.from), WhereClause(&self.where_clause))?;
-        if !self.group_by.is_empty() {
-            write!(f, " GROUP BY {}", commas(&self.group_by))?;
+        match &self.grouping_sets {
+            Some(sets) => {
+                let sets: Vec<String> =
+                    sets.iter().map(|set| format!("({})", commas(set))).collect();
+                write!(f, " GROUP BY GROUPING SETS ({})", sets.join(", "))?;
+            }
+            None if !self.group_by.is_empty() => {
+                write!(f, " GROUP BY {}", commas(&self.group_by))?;
+            }
+            None => {}
         }
         match &self.having {
             Some(having) => write!(f, " HAVING {having}"),

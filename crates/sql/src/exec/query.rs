@@ -115,8 +115,25 @@ fn collect_aggregates<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 /// The grouping sets of a GROUP BY: every grouping expression, and the sets of them to
 /// group by in turn. A plain GROUP BY is one set of all its items; `ROLLUP(a, b)` stands for
 /// the sets (a, b), (a) and (), `CUBE(a, b)` for (a, b), (a), (b) and (), each with the
-/// plain items beside them. One ROLLUP or CUBE per GROUP BY.
-fn grouping_sets(group_by: &[Expr]) -> Result<(Vec<&Expr>, Vec<Vec<&Expr>>), SqlError> {
+/// plain items beside them. One ROLLUP or CUBE per GROUP BY. `GROUPING SETS (...)` lists its
+/// sets (`sets`), each of items of `group_by`.
+fn grouping_sets<'e>(
+    group_by: &'e [Expr],
+    sets: Option<&'e [Vec<Expr>]>,
+) -> Result<(Vec<&'e Expr>, Vec<Vec<&'e Expr>>), SqlError> {
+    if let Some(sets) = sets {
+        // The distinct items, and each set's items as those, so that a left-out item is
+        // recognised by identity, as for ROLLUP.
+        let mut all: Vec<&Expr> = Vec::new();
+        for e in group_by {
+            if !all.iter().any(|a| same_grouping_item(a, e)) {
+                all.push(e);
+            }
+        }
+        let find = |e: &Expr| all.iter().copied().find(|a| same_grouping_item(a, e));
+        let sets = sets.iter().map(|set| set.iter().filter_map(find).collect()).collect();
+        return Ok((all, sets));
+    }
     let mut plain = Vec::new();
     let mut rolled: Option<(bool, Vec<&Expr>)> = None;
     for g in group_by {
@@ -666,7 +683,9 @@ impl Run<'_> {
         }
         let mut computed: Vec<(usize, usize)> = Vec::new();
         if !aggs.is_empty() || !sel.group_by.is_empty() {
-            let (gcols, grows, gcomputed) = self.group(&cols, rows, &sel.group_by, &aggs, outer)?;
+            let sets = sel.grouping_sets.as_deref();
+            let (gcols, grows, gcomputed) =
+                self.group(&cols, rows, &sel.group_by, sets, &aggs, outer)?;
             cols = gcols;
             rows = grows;
             computed = gcomputed;
@@ -914,10 +933,11 @@ impl Run<'_> {
         cols: &[Col],
         rows: Vec<Vec<Value>>,
         group_by: &[Expr],
+        sets: Option<&[Vec<Expr>]>,
         aggs: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<(Vec<Col>, Vec<Vec<Value>>, Vec<(usize, usize)>), SqlError> {
-        let (all, sets) = grouping_sets(group_by)?;
+        let (all, sets) = grouping_sets(group_by, sets)?;
         let mut out = Vec::new();
         for set in &sets {
             let mut grouped = self.group_set(cols, &rows, set, aggs, outer)?;

@@ -129,6 +129,7 @@ impl<'a> Parser<'a> {
             from: Vec::new(),
             where_clause: None,
             group_by: Vec::new(),
+            grouping_sets: None,
             having: None,
         });
         self.parse_select_list(&mut select)?;
@@ -162,12 +163,44 @@ impl<'a> Parser<'a> {
         select.where_clause = self.parse_where()?;
         if self.eat_keyword("GROUP") {
             self.expect_keyword("BY")?;
-            select.group_by = self.parse_comma_separated(Self::parse_expr)?;
+            if self.at_keyword("GROUPING") && self.nth_is_keyword(1, "SETS") {
+                self.advance();
+                self.advance();
+                self.expect(&TokenKind::LParen)?;
+                let sets = self.parse_comma_separated(Self::parse_grouping_set)?;
+                self.expect(&TokenKind::RParen)?;
+                select.group_by = sets.iter().flatten().cloned().collect();
+                select.grouping_sets = Some(sets);
+            } else {
+                select.group_by = self.parse_comma_separated(Self::parse_expr)?;
+            }
         }
         if self.eat_keyword("HAVING") {
             select.having = Some(self.parse_expr()?);
         }
         Ok(())
+    }
+
+    /// One set of `GROUPING SETS (...)`: `(item, ...)`, `()` or a single item.
+    fn parse_grouping_set(&mut self) -> PResult<Vec<Expr>> {
+        if self.at(&TokenKind::LParen) && self.peek_nth(1).kind == TokenKind::RParen {
+            self.advance();
+            self.advance();
+            return Ok(Vec::new());
+        }
+        if self.at(&TokenKind::LParen) {
+            // `(a, b)` is a set; `(a)` one item, whichever way it is read.
+            let start = self.pos;
+            self.advance();
+            let items = self.parse_comma_separated(Self::parse_expr)?;
+            if self.eat(&TokenKind::RParen)
+                && (self.at(&TokenKind::Comma) || self.at(&TokenKind::RParen))
+            {
+                return Ok(items);
+            }
+            self.pos = start;
+        }
+        Ok(vec![self.parse_expr()?])
     }
 
     /// `TOP (expr) | TOP number`, then `[PERCENT] [WITH TIES]`.

@@ -29,3 +29,11 @@ SELECT region FROM #sales GROUP BY ROLLUP(region), CUBE(product)
 GO
 SELECT LEN(region) FROM #sales GROUP BY ROLLUP(LEN(region))
 GO
+-- GROUPING SETS: the sets as listed, () the grand total.
+SELECT region, product, SUM(qty) AS qty, GROUPING(region) AS gr, GROUPING(product) AS gp
+FROM #sales WHERE region IS NOT NULL
+GROUP BY GROUPING SETS ((region, product), (product), ())
+ORDER BY GROUPING(product), product, GROUPING(region), region
+GO
+SELECT region, COUNT(*) AS n FROM #sales GROUP BY GROUPING SETS (region, ()) ORDER BY GROUPING(region), region
+GO
