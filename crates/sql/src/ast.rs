@@ -150,6 +150,10 @@ pub enum StatementKind {
     Atomic(Box<AtomicBlock>),
     /// `BREAK`.
     Break,
+    /// `label:` a place `GOTO` jumps to.
+    Label(Ident),
+    /// `GOTO label`.
+    Goto(Ident),
     /// `CONTINUE`.
     Continue,
     /// `RETURN [integer_expression]`.

@@ -169,6 +169,8 @@ impl Display for StatementKind {
             ),
             Atomic(block) => write!(f, "{block}"),
             Break => f.write_str("BREAK"),
+            Label(label) => write!(f, "{label}:"),
+            Goto(label) => write!(f, "GOTO {label}"),
             Continue => f.write_str("CONTINUE"),
             Return(None) => f.write_str("RETURN"),
             Return(Some(value)) => write!(f, "RETURN {value}"),

@@ -106,6 +106,20 @@ impl ParseError {
         Self::new(Self::PROCEDURE_NOT_FIRST, line, message.to_owned())
     }
 
+    /// Error 132: a `GOTO` label declared twice.
+    pub(crate) fn label_declared_twice(label: &str, line: u32) -> Self {
+        let message = format!("The label '{label}' has already been declared. Label names must be unique within a query batch or stored procedure.");
+        Self::new(132, line, message)
+    }
+
+    /// Error 133: a `GOTO` to a label that is not declared.
+    pub(crate) fn label_not_declared(label: &str, line: u32) -> Self {
+        let message = format!(
+            "A GOTO statement references the label '{label}' but the label has not been declared."
+        );
+        Self::new(133, line, message)
+    }
+
     /// Error 111 for `CREATE VIEW` or `CREATE FUNCTION` (`what`) after another statement.
     pub(crate) fn module_not_first(what: &str, line: u32) -> Self {
         let message = format!("'CREATE {what}' must be the first statement in a query batch.");

@@ -329,7 +329,7 @@ impl Run<'_> {
     /// counts.
     fn function_body(&mut self, body: &[Statement]) -> Result<(), SqlError> {
         let nocount = std::mem::replace(&mut self.s.opts.nocount, true);
-        let result = self.as_in_try(|r| r.block(body));
+        let result = self.as_in_try(|r| r.module_body(body));
         self.s.opts.nocount = nocount;
         match result {
             Ok(_) => Ok(()),

@@ -186,12 +186,15 @@ pub(crate) struct Frame {
 }
 
 /// What a statement tells the statements around it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Flow {
     Next,
     Break,
     Continue,
     Return(i32),
+    /// `GOTO label` (lower-cased), and the GOTO's line: each enclosing statement list looks
+    /// for the label among its own statements and goes on from there, or passes the jump out.
+    Goto(String, u32),
 }
 
 /// Why execution stops unwinding.
@@ -440,7 +443,7 @@ impl Session {
         };
         let mut run = Run { s: self, out, try_depth: 0, ctes: Vec::new(), row_sequences: None };
         run.s.frames.push(Frame::default());
-        let result = run.block(&batch.statements);
+        let result = run.module_body(&batch.statements);
         match result {
             Err(Halt::Error(e)) => run.report(e),
             // An attention ends the batch; only XACT_ABORT takes the transaction with it.
@@ -730,11 +733,38 @@ impl Run<'_> {
         self.s.frames.last().and_then(|f| f.procedure.clone())
     }
 
-    /// Runs statements in order until one changes the flow.
+    /// Runs a batch's, procedure's, trigger's or function's statements: [`Run::block`], where
+    /// a `GOTO` still unresolved at the end is to a label inside a block it is not in (the
+    /// parser has checked that the label exists), which Walden does not jump into.
+    pub(crate) fn module_body(&mut self, statements: &[Statement]) -> Step<Flow> {
+        match self.block(statements)? {
+            Flow::Goto(label, line) => Err(SqlError::new(
+                50000,
+                format!("Walden's GOTO goes to a label in its own block or an enclosing one; '{label}' is inside another block."),
+            )
+            .at_line(line)
+            .into()),
+            flow => Ok(flow),
+        }
+    }
+
+    /// Runs statements in order until one changes the flow. A `GOTO` to a label of this list
+    /// goes on after the label; one to a label elsewhere leaves the list.
     pub(crate) fn block(&mut self, statements: &[Statement]) -> Step<Flow> {
-        for st in statements {
+        let mut at = 0;
+        while let Some(st) = statements.get(at) {
+            at += 1;
             match self.statement(st)? {
                 Flow::Next => {}
+                Flow::Goto(label, line) => {
+                    let here = statements.iter().position(|s| {
+                        matches!(&s.kind, StatementKind::Label(l) if l.value.eq_ignore_ascii_case(&label))
+                    });
+                    match here {
+                        Some(i) => at = i + 1,
+                        None => return Ok(Flow::Goto(label, line)),
+                    }
+                }
                 other => return Ok(other),
             }
         }
@@ -978,13 +1008,17 @@ impl Run<'_> {
                     }
                     match self.statement(&w.body)? {
                         Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        flow @ (Flow::Return(_) | Flow::Goto(..)) => return Ok(flow),
                         Flow::Next | Flow::Continue => {}
                     }
                 }
                 Ok(Flow::Next)
             }
             StatementKind::Break => Ok(Flow::Break),
+            StatementKind::Label(_) => Ok(Flow::Next),
+            StatementKind::Goto(label) => {
+                Ok(Flow::Goto(label.value.to_ascii_lowercase(), st.span.line))
+            }
             StatementKind::Continue => Ok(Flow::Continue),
             StatementKind::Return(v) => {
                 if let Some(ty) = self.s.frames.last().and_then(|f| f.returns) {
@@ -1675,7 +1709,7 @@ impl Run<'_> {
                 let batch = self.s.parsed(&text)?;
                 // Dynamic SQL runs in a scope of its own: it sees no variables of the caller.
                 self.s.frames.push(Frame::default());
-                let r = self.block(&batch.statements);
+                let r = self.module_body(&batch.statements);
                 self.pop_frame();
                 r.map(|_| ())
             }
@@ -1929,7 +1963,7 @@ impl Run<'_> {
         let saved_opts = self.s.opts.clone();
         self.s.db = Arc::clone(&db);
         self.s.frames.push(frame);
-        let result = self.block(&procedure.body);
+        let result = self.module_body(&procedure.body);
         self.s.opts = saved_opts;
         let out_values: Vec<(String, Value)> = match self.s.frames.last() {
             Some(f) => outputs

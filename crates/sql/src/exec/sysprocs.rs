@@ -654,7 +654,7 @@ impl Run<'_> {
     fn run_system_query(&mut self, query: &str) -> Step<()> {
         let batch = self.s.parsed(query)?;
         self.s.frames.push(Frame::default());
-        let r = self.block(&batch.statements);
+        let r = self.module_body(&batch.statements);
         self.pop_frame();
         r.map(|_| ())
     }

@@ -425,7 +425,7 @@ impl Run<'_> {
             updated: changes.updated.clone(),
         });
         self.s.frames.push(Frame { procedure: Some(def.name.clone()), ..Frame::default() });
-        let result = self.block(&trigger.body);
+        let result = self.module_body(&trigger.body);
         self.pop_frame();
         self.s.running_triggers.pop();
         self.s.opts = opts;

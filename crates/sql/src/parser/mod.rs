@@ -22,7 +22,7 @@ mod stmt;
 
 pub(crate) use expr::{FUNCTION_KEYWORDS, NILADIC_FUNCTIONS};
 
-use crate::ast::{Batch, DataType, Ident, ObjectName, Span, TypeParam};
+use crate::ast::{Batch, DataType, Ident, ObjectName, Span, Statement, StatementKind, TypeParam};
 use crate::error::ParseError;
 use crate::keywords::is_reserved;
 use crate::lexer::{Lexer, Token, TokenKind};
@@ -46,6 +46,62 @@ pub fn parse_batch(sql: &str) -> Result<Batch, ParseError> {
 }
 
 type PResult<T> = Result<T, ParseError>;
+
+/// SQL Server's compile-time checks of `GOTO`: a label declared twice in the batch (or in the
+/// module it defines) is error 132, a `GOTO` to a label that is not declared error 133.
+fn check_labels(statements: &[Statement]) -> PResult<()> {
+    fn walk<'s>(
+        st: &'s Statement,
+        labels: &mut Vec<&'s Statement>,
+        gotos: &mut Vec<&'s Statement>,
+    ) {
+        let all = |list: &'s [Statement], labels: &mut Vec<_>, gotos: &mut Vec<_>| {
+            for s in list {
+                walk(s, labels, gotos);
+            }
+        };
+        match &st.kind {
+            StatementKind::Label(_) => labels.push(st),
+            StatementKind::Goto(_) => gotos.push(st),
+            StatementKind::Block(list) => all(list, labels, gotos),
+            StatementKind::If(i) => {
+                walk(&i.then_branch, labels, gotos);
+                if let Some(e) = &i.else_branch {
+                    walk(e, labels, gotos);
+                }
+            }
+            StatementKind::While(w) => walk(&w.body, labels, gotos),
+            StatementKind::TryCatch(t) => {
+                all(&t.try_block, labels, gotos);
+                all(&t.catch_block, labels, gotos);
+            }
+            StatementKind::CreateProcedure(p) => all(&p.body, labels, gotos),
+            StatementKind::CreateTrigger(t) => all(&t.body, labels, gotos),
+            _ => {}
+        }
+    }
+    let (mut labels, mut gotos) = (Vec::new(), Vec::new());
+    for st in statements {
+        walk(st, &mut labels, &mut gotos);
+    }
+    let name = |st: &Statement| match &st.kind {
+        StatementKind::Label(l) | StatementKind::Goto(l) => l.value.to_ascii_lowercase(),
+        _ => String::new(),
+    };
+    for (i, label) in labels.iter().enumerate() {
+        if labels[..i].iter().any(|l| name(l) == name(label)) {
+            let StatementKind::Label(l) = &label.kind else { continue };
+            return Err(ParseError::label_declared_twice(&l.value, label.span.line));
+        }
+    }
+    for goto in gotos {
+        if !labels.iter().any(|l| name(l) == name(goto)) {
+            let StatementKind::Goto(l) = &goto.kind else { continue };
+            return Err(ParseError::label_not_declared(&l.value, goto.span.line));
+        }
+    }
+    Ok(())
+}
 
 /// A cursor over the batch's tokens. The token list always ends with [`TokenKind::Eof`].
 struct Parser<'a> {
@@ -88,7 +144,10 @@ impl<'a> Parser<'a> {
         }
         match self.lex_error {
             Some(error) => Err(error),
-            None => Ok(Batch { statements }),
+            None => {
+                check_labels(&statements)?;
+                Ok(Batch { statements })
+            }
         }
     }
 

@@ -76,6 +76,13 @@ impl<'a> Parser<'a> {
         if self.at(&TokenKind::LParen) {
             return self.parse_select_statement(Vec::new());
         }
+        if self.peek_nth(1).kind == TokenKind::Colon
+            && matches!(self.peek_kind(), TokenKind::Word | TokenKind::QuotedIdent(_))
+        {
+            let label = self.parse_identifier()?;
+            self.advance();
+            return Ok(StatementKind::Label(label));
+        }
         let Some(word) = self.peek_word_upper() else {
             return self.parse_implicit_execute(first_in_batch);
         };
@@ -95,6 +102,10 @@ impl<'a> Parser<'a> {
             "WHILE" => self.parse_while(),
             "BEGIN" => self.parse_begin(),
             "BREAK" => self.parse_keyword_statement(StatementKind::Break),
+            "GOTO" => {
+                self.advance();
+                Ok(StatementKind::Goto(self.parse_identifier()?))
+            }
             "CONTINUE" => self.parse_keyword_statement(StatementKind::Continue),
             "RETURN" => self.parse_return(),
             "PRINT" => self.parse_print(),
