@@ -1280,6 +1280,22 @@ pub struct Query {
     pub order_by: Vec<OrderByItem>,
     /// `OFFSET n ROWS [FETCH NEXT m ROWS ONLY]`.
     pub offset: Option<OffsetFetch>,
+    /// `FOR JSON PATH | AUTO [, ...]`: the rows become one JSON text.
+    pub for_json: Option<ForJson>,
+}
+
+/// `FOR JSON {PATH | AUTO} [, ROOT [('name')]] [, INCLUDE_NULL_VALUES]
+/// [, WITHOUT_ARRAY_WRAPPER]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForJson {
+    /// `PATH` (dotted column names nest objects) rather than `AUTO`.
+    pub path: bool,
+    /// `ROOT [('name')]`: the array goes in an object under this name (`root` by default).
+    pub root: Option<String>,
+    /// `INCLUDE_NULL_VALUES`: NULLs are written as `null` rather than left out.
+    pub include_null_values: bool,
+    /// `WITHOUT_ARRAY_WRAPPER`: the objects without the enclosing `[...]`.
+    pub without_array_wrapper: bool,
 }
 
 /// `name [(columns)] AS (query)`.

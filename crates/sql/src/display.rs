@@ -1047,12 +1047,24 @@ impl Display for Query {
         if !self.order_by.is_empty() {
             write!(f, " ORDER BY {}", commas(&self.order_by))?;
         }
-        let Some(offset) = &self.offset else { return Ok(()) };
-        write!(f, " OFFSET {} ROWS", offset.offset)?;
-        match &offset.fetch {
-            Some(fetch) => write!(f, " FETCH NEXT {fetch} ROWS ONLY"),
-            None => Ok(()),
+        if let Some(offset) = &self.offset {
+            write!(f, " OFFSET {} ROWS", offset.offset)?;
+            if let Some(fetch) = &offset.fetch {
+                write!(f, " FETCH NEXT {fetch} ROWS ONLY")?;
+            }
         }
+        let Some(json) = &self.for_json else { return Ok(()) };
+        write!(f, " FOR JSON {}", if json.path { "PATH" } else { "AUTO" })?;
+        if let Some(root) = &json.root {
+            write!(f, ", ROOT('{}')", root.replace('\'', "''"))?;
+        }
+        if json.include_null_values {
+            f.write_str(", INCLUDE_NULL_VALUES")?;
+        }
+        if json.without_array_wrapper {
+            f.write_str(", WITHOUT_ARRAY_WRAPPER")?;
+        }
+        Ok(())
     }
 }
 

@@ -497,7 +497,10 @@ impl Run<'_> {
             self.body(&q.body, &q.order_by, q.offset.as_ref(), outer)
         })();
         self.ctes.truncate(base);
-        result
+        match &q.for_json {
+            Some(json) => for_json(result?, json),
+            None => result,
+        }
     }
 
     /// Materializes `ctes` in order and puts each in scope (in [`Run::ctes`]) for the rest of
@@ -1202,6 +1205,8 @@ impl Run<'_> {
                     self.generate_series(&values)?
                 } else if builtin("STRING_SPLIT") {
                     string_split(&values)?
+                } else if builtin("OPENJSON") {
+                    openjson(&values)?
                 } else {
                     match self.system_rowset(name, &values)? {
                         Some(s) => s,
@@ -1666,6 +1671,71 @@ pub(crate) fn display_name(name: &ObjectName) -> String {
     }
     parts.push(name.name.value.as_str());
     parts.join(".")
+}
+
+/// The name of the one column `FOR JSON` returns, as SQL Server names it (clients and tools
+/// recognise it).
+const FOR_JSON_COLUMN: &str = "JSON_F52E2B61-18A1-11d1-B105-00805F49916B";
+
+/// `FOR JSON`: the query's rows as one JSON text, in a one-row, one-column result (NULL when
+/// there are no rows). Every column needs a name (13605).
+fn for_json(rows: Rows, json: &crate::ast::ForJson) -> Result<Rows, SqlError> {
+    let visible = rows.visible();
+    let names: Vec<String> = visible.iter().map(|&i| rows.cols[i].name.clone()).collect();
+    if names.iter().any(String::is_empty) {
+        return Err(SqlError::new(
+            13605,
+            "Column expressions and data sources without names or aliases cannot be formatted as JSON text using FOR JSON clause. Add alias to the unnamed column or table.",
+        ));
+    }
+    let objects: Vec<String> = rows
+        .rows
+        .iter()
+        .map(|row| {
+            let values: Vec<Value> = visible.iter().map(|&i| row[i].clone()).collect();
+            let object =
+                scalar::for_json_object(&names, &values, json.path, json.include_null_values);
+            serde_json::Value::Object(object).to_string()
+        })
+        .collect();
+    let text = if objects.is_empty() {
+        None
+    } else if json.without_array_wrapper {
+        Some(objects.join(","))
+    } else {
+        Some(format!("[{}]", objects.join(",")))
+    };
+    let text = match (&json.root, text) {
+        (Some(root), text) => {
+            let key = serde_json::Value::String(root.clone()).to_string();
+            Some(format!("{{{key}:{}}}", text.unwrap_or_else(|| "[]".into())))
+        }
+        (None, text) => text,
+    };
+    let col = Col::new(None, FOR_JSON_COLUMN, SqlType::NVarChar(walden_engine::types::Len::Max));
+    Ok(Rows { cols: vec![col], rows: vec![vec![text.map_or(Value::Null, Value::NStr)]] })
+}
+
+/// `OPENJSON(text [, path])` (without a `WITH` schema): `key`, `value` and `type` of each
+/// member of the object or element of the array at `path`.
+fn openjson(args: &[Value]) -> Result<RowSet, SqlError> {
+    if args.is_empty() || args.len() > 2 {
+        return Err(SqlError::new(
+            313,
+            "An insufficient number of arguments were supplied for the procedure or function OPENJSON.",
+        ));
+    }
+    let rows = scalar::openjson_rows(&args[0], args.get(1))?;
+    let columns = vec![
+        crate::exec::ColumnInfo {
+            name: "key".into(),
+            ty: SqlType::NVarChar(walden_engine::types::Len::N(4000)),
+            nullable: true,
+        },
+        crate::exec::ColumnInfo::new("value", SqlType::NVarChar(walden_engine::types::Len::Max)),
+        crate::exec::ColumnInfo { name: "type".into(), ty: SqlType::TinyInt, nullable: true },
+    ];
+    Ok(RowSet { columns, rows })
 }
 
 /// `STRING_SPLIT(string, separator [, enable_ordinal])`: the pieces of `string` between

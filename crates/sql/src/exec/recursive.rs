@@ -251,8 +251,13 @@ impl Run<'_> {
             }
             selects.push(recursive_member(member, name)?);
         }
-        let anchor_query =
-            Query { ctes: Vec::new(), body: anchor.clone(), order_by: Vec::new(), offset: None };
+        let anchor_query = Query {
+            ctes: Vec::new(),
+            body: anchor.clone(),
+            order_by: Vec::new(),
+            offset: None,
+            for_json: None,
+        };
         let first = self.query(&anchor_query, outer)?;
         let visible = first.visible();
         let mut cols: Vec<Col> = visible

@@ -117,6 +117,9 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         | "PATINDEX" | "ASCII" | "UNICODE" | "OBJECT_ID" | "COUNT" | "TYPE_ID" | "SCHEMA_ID"
         | "ISNUMERIC" | "DB_ID" => SqlType::Int,
         "GROUPING" => SqlType::TinyInt,
+        "ISJSON" => SqlType::Int,
+        "JSON_VALUE" => SqlType::NVarChar(Len::N(4000)),
+        "JSON_QUERY" | "JSON_MODIFY" => SqlType::NVarChar(Len::Max),
         "DATEDIFF_BIG" | "COUNT_BIG" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" => {
             SqlType::BigInt
         }

@@ -17,10 +17,10 @@
 
 use super::{PResult, Parser};
 use crate::ast::{
-    AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, Ident, Insert, InsertSource, Join,
-    JoinKind, OffsetFetch, OrderByItem, OutputClause, OutputInto, Query, QueryBody, QueryHint,
-    Select, SelectItem, SetOperator, StatementKind, TableHint, TableSource, TableTarget, Top,
-    Update,
+    AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, ForJson, Ident, Insert,
+    InsertSource, Join, JoinKind, OffsetFetch, OrderByItem, OutputClause, OutputInto, Query,
+    QueryBody, QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint, TableSource,
+    TableTarget, Top, Update,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -53,7 +53,44 @@ impl<'a> Parser<'a> {
         let body = self.parse_query_body(1)?;
         let order_by = self.parse_order_by()?;
         let offset = if order_by.is_empty() { None } else { self.parse_offset_fetch()? };
-        Ok(Query { ctes, body, order_by, offset })
+        let for_json = if self.at_keyword("FOR") && self.nth_is_keyword(1, "JSON") {
+            self.advance();
+            self.advance();
+            Some(self.parse_for_json()?)
+        } else {
+            None
+        };
+        Ok(Query { ctes, body, order_by, offset, for_json })
+    }
+
+    /// The rest of `FOR JSON`: `PATH | AUTO`, then its options.
+    fn parse_for_json(&mut self) -> PResult<ForJson> {
+        let path = match self.eat_one_of(&["PATH", "AUTO"]) {
+            Some(mode) => mode == "PATH",
+            None => return Err(self.error()),
+        };
+        let mut json =
+            ForJson { path, root: None, include_null_values: false, without_array_wrapper: false };
+        while self.eat(&TokenKind::Comma) {
+            match self.eat_one_of(&["ROOT", "INCLUDE_NULL_VALUES", "WITHOUT_ARRAY_WRAPPER"]) {
+                Some("ROOT") => {
+                    let mut name = "root".to_string();
+                    if self.eat(&TokenKind::LParen) {
+                        match self.peek_kind() {
+                            TokenKind::String { value, .. } => name = value.clone(),
+                            _ => return Err(self.error()),
+                        }
+                        self.advance();
+                        self.expect(&TokenKind::RParen)?;
+                    }
+                    json.root = Some(name);
+                }
+                Some("INCLUDE_NULL_VALUES") => json.include_null_values = true,
+                Some(_) => json.without_array_wrapper = true,
+                None => return Err(self.error()),
+            }
+        }
+        Ok(json)
     }
 
     /// `WITH name [(columns)] AS (query) [, ...]`.

@@ -36,7 +36,8 @@ type Eval = fn(Vec<Value>) -> Result<Value, SqlError>;
 /// CHARINDEX, CONCAT, CONCAT_WS, REPLICATE, REVERSE, SPACE, STR, STUFF, ASCII, CHAR, NCHAR,
 /// UNICODE, QUOTENAME. Math: ABS, ROUND, FLOOR, CEILING, POWER, SQRT, SQUARE, EXP, LOG, LOG10,
 /// SIN, COS, TAN, ASIN, ACOS, ATAN, ATN2, SIGN, PI, RAND. Others: NEWID, ISNULL, COALESCE,
-/// NULLIF, ISNUMERIC, CHOOSE, TRANSLATE, FORMAT.
+/// NULLIF, ISNUMERIC, CHOOSE, TRANSLATE, FORMAT. JSON: ISJSON, JSON_VALUE, JSON_QUERY,
+/// JSON_MODIFY.
 pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
     let upper: Cow<'_, str> = if name.bytes().any(|b| b.is_ascii_lowercase()) {
         Cow::Owned(name.to_ascii_uppercase())
@@ -112,6 +113,10 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "TRANSLATE" => (3, 3, translate),
         "FORMAT" => (2, 3, super::format::format),
         "HASHBYTES" => (2, 2, hashbytes),
+        "ISJSON" => (1, 1, super::json::isjson),
+        "JSON_VALUE" => (2, 2, super::json::json_value),
+        "JSON_QUERY" => (1, 2, super::json::json_query),
+        "JSON_MODIFY" => (3, 3, super::json::json_modify),
         _ => return None,
     };
     let n = args.len();

@@ -1,0 +1,38 @@
+-- JSON: ISJSON, JSON_VALUE and JSON_QUERY (lax and strict paths), JSON_MODIFY, OPENJSON and
+-- FOR JSON PATH / AUTO with their options, and the errors for bad text and bad paths.
+DECLARE @doc NVARCHAR(MAX) = N'{"id": 7, "name": "ann", "tags": ["a", "b"],
+  "address": {"city": "Oslo", "zip": null}, "active": true, "score": 1.50}'
+SELECT ISJSON(@doc) AS is_json, ISJSON(N'{"a":') AS broken, ISJSON(NULL) AS null_text
+SELECT JSON_VALUE(@doc, '$.name') AS name, JSON_VALUE(@doc, '$.tags[1]') AS tag,
+       JSON_VALUE(@doc, '$.address.city') AS city, JSON_VALUE(@doc, '$.active') AS active,
+       JSON_VALUE(@doc, '$.score') AS score, JSON_VALUE(@doc, '$.address') AS not_scalar,
+       JSON_VALUE(@doc, '$.missing') AS missing
+SELECT JSON_QUERY(@doc, '$.tags') AS tags, JSON_QUERY(@doc, '$.address') AS address,
+       JSON_QUERY(@doc, '$.name') AS not_object
+SELECT JSON_MODIFY(@doc, '$.name', 'bob') AS renamed
+SELECT JSON_MODIFY(JSON_MODIFY(N'{"tags":["a"]}', 'append $.tags', 'c'), '$.n', 3) AS modified
+SELECT [key], [value], [type] FROM OPENJSON(@doc)
+SELECT CONVERT(INT, [key]) AS i, [value] FROM OPENJSON(@doc, '$.tags') ORDER BY i
+GO
+SELECT JSON_VALUE(N'{"a":{}}', 'strict $.a')
+GO
+SELECT JSON_VALUE(N'{"a":1}', 'strict $.b')
+GO
+SELECT JSON_VALUE(N'{"a":1}', '$.a[x]')
+GO
+SELECT JSON_VALUE(N'{"a":', '$.a')
+GO
+CREATE TABLE #people (id INT, name VARCHAR(10), city VARCHAR(10), note VARCHAR(10))
+INSERT #people VALUES (1, 'ann', 'Oslo', NULL), (2, 'bob', 'Rome', 'x')
+GO
+SELECT id, name AS [who.name], city AS [who.city], note FROM #people ORDER BY id FOR JSON PATH
+SELECT id, note FROM #people ORDER BY id FOR JSON AUTO, INCLUDE_NULL_VALUES
+SELECT id, name FROM #people WHERE id = 1 FOR JSON PATH, WITHOUT_ARRAY_WRAPPER
+SELECT id FROM #people ORDER BY id FOR JSON PATH, ROOT('people')
+SELECT id FROM #people WHERE id = 99 FOR JSON PATH
+-- As a scalar subquery, and read back with OPENJSON.
+DECLARE @j NVARCHAR(MAX) = (SELECT id, name FROM #people ORDER BY id FOR JSON PATH)
+SELECT JSON_VALUE(@j, '$[1].name') AS second_name, (SELECT COUNT(*) FROM OPENJSON(@j)) AS items
+GO
+SELECT id + 1 FROM #people FOR JSON PATH
+GO
