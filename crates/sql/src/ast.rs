@@ -1470,8 +1470,30 @@ pub enum TableSource {
         /// Column names.
         columns: Vec<Ident>,
     },
+    /// `OPENJSON(text [, path]) WITH (column type ['path'] [AS JSON], ...) [[AS] alias]`.
+    OpenJson {
+        /// The JSON text and the optional path.
+        args: Vec<Expr>,
+        /// The columns of the `WITH` schema.
+        schema: Vec<JsonColumn>,
+        /// `[AS] alias`.
+        alias: Option<Ident>,
+    },
     /// Two sources joined.
     Join(Box<Join>),
+}
+
+/// One column of `OPENJSON`'s `WITH` schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonColumn {
+    /// The column's name.
+    pub name: Ident,
+    /// Its type.
+    pub data_type: DataType,
+    /// Where its value is in each element (`$.name` when not given).
+    pub path: Option<String>,
+    /// `AS JSON`: the object or array there, as JSON text (the type is NVARCHAR(MAX)).
+    pub as_json: bool,
 }
 
 /// `left kind JOIN right [ON condition]`.

@@ -1138,6 +1138,19 @@ impl Display for OrderByItem {
     }
 }
 
+impl Display for JsonColumn {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        write!(f, "{} {}", self.name, self.data_type)?;
+        if let Some(path) = &self.path {
+            write!(f, " '{}'", path.replace('\'', "''"))?;
+        }
+        if self.as_json {
+            f.write_str(" AS JSON")?;
+        }
+        Ok(())
+    }
+}
+
 impl Display for TableSource {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         match self {
@@ -1154,6 +1167,15 @@ impl Display for TableSource {
             ),
             TableSource::Derived { query, alias, columns } => {
                 write!(f, "({query}) AS {alias}{}", ColumnList(columns))
+            }
+            TableSource::OpenJson { args, schema, alias } => {
+                write!(
+                    f,
+                    "OPENJSON({}) WITH ({}){}",
+                    commas(args),
+                    commas(schema),
+                    Alias(alias.as_ref())
+                )
             }
             TableSource::Values { rows, alias, columns } => {
                 write!(f, "(VALUES {}) AS {alias}{}", commas(&rows_of(rows)), ColumnList(columns))

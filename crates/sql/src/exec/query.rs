@@ -1219,6 +1219,17 @@ impl Run<'_> {
                 }
                 Ok(rows)
             }
+            TableSource::OpenJson { args, schema, alias } => {
+                let mut values = Vec::with_capacity(args.len());
+                for a in args {
+                    values.push(match outer {
+                        Some(env) => self.eval(a, env)?,
+                        None => self.eval(a, &Env::empty())?,
+                    });
+                }
+                let qual = alias.as_ref().map_or("OPENJSON", |a| a.value.as_str());
+                openjson_with(&values, schema, qual)
+            }
             TableSource::Derived { query, alias, columns } => {
                 let mut rows = self.query(query, outer)?;
                 for c in rows.cols.iter_mut() {
@@ -1714,6 +1725,49 @@ fn for_json(rows: Rows, json: &crate::ast::ForJson) -> Result<Rows, SqlError> {
     };
     let col = Col::new(None, FOR_JSON_COLUMN, SqlType::NVarChar(walden_engine::types::Len::Max));
     Ok(Rows { cols: vec![col], rows: vec![vec![text.map_or(Value::Null, Value::NStr)]] })
+}
+
+/// `OPENJSON(text [, path]) WITH (...)`: one row per element of the array at `path` (or for
+/// the object there), each column the value at its own path in the element, converted to its
+/// type (`AS JSON`: the object or array there, as text).
+fn openjson_with(
+    args: &[Value],
+    schema: &[crate::ast::JsonColumn],
+    qual: &str,
+) -> Result<Rows, SqlError> {
+    if args.is_empty() || args.len() > 2 {
+        return Err(SqlError::new(
+            313,
+            "An insufficient number of arguments were supplied for the procedure or function OPENJSON.",
+        ));
+    }
+    let mut cols = Vec::with_capacity(schema.len());
+    let mut paths = Vec::with_capacity(schema.len());
+    for c in schema {
+        let ty = scalar::data_type(&c.data_type)?;
+        if c.as_json && ty != SqlType::NVarChar(walden_engine::types::Len::Max) {
+            return Err(SqlError::new(
+                13618,
+                format!("AS JSON option can be specified only for column of nvarchar(max) type in WITH clause. ('{}')", c.name.value),
+            ));
+        }
+        cols.push(Col::new(Some(qual), &c.name.value, ty));
+        paths
+            .push((c.path.clone().unwrap_or_else(|| format!("$.\"{}\"", c.name.value)), c.as_json));
+    }
+    let texts = scalar::openjson_with_rows(&args[0], args.get(1), &paths)?;
+    let mut rows = Vec::with_capacity(texts.len());
+    for t in texts {
+        let mut row = Vec::with_capacity(cols.len());
+        for (value, col) in t.into_iter().zip(&cols) {
+            row.push(match value {
+                None => Value::Null,
+                Some(text) => scalar::convert(Value::NStr(text), col.ty, None)?,
+            });
+        }
+        rows.push(row);
+    }
+    Ok(Rows { cols, rows })
 }
 
 /// `OPENJSON(text [, path])` (without a `WITH` schema): `key`, `value` and `type` of each

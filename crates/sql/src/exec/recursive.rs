@@ -114,7 +114,9 @@ fn source_uses(src: &TableSource, name: &str, in_subquery: bool, outer: bool, us
                 expr_uses(on, name, uses);
             }
         }
-        TableSource::Function { args, .. } => args.iter().for_each(|a| expr_uses(a, name, uses)),
+        TableSource::Function { args, .. } | TableSource::OpenJson { args, .. } => {
+            args.iter().for_each(|a| expr_uses(a, name, uses))
+        }
         TableSource::Values { rows, .. } => {
             rows.iter().flatten().for_each(|e| expr_uses(e, name, uses))
         }

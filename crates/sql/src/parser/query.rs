@@ -18,9 +18,9 @@
 use super::{PResult, Parser};
 use crate::ast::{
     AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, ForJson, Ident, Insert,
-    InsertSource, Join, JoinKind, OffsetFetch, OrderByItem, OutputClause, OutputInto, Query,
-    QueryBody, QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint, TableSource,
-    TableTarget, Top, Update,
+    InsertSource, Join, JoinKind, JsonColumn, OffsetFetch, OrderByItem, OutputClause, OutputInto,
+    Query, QueryBody, QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint,
+    TableSource, TableTarget, Top, Update,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -562,6 +562,16 @@ impl<'a> Parser<'a> {
                 self.parse_comma_separated(Self::parse_expr_or_default)?
             };
             self.expect(&TokenKind::RParen)?;
+            let openjson =
+                name.schema.is_none() && name.name.value.eq_ignore_ascii_case("OPENJSON");
+            if openjson && self.at_keyword("WITH") && self.peek_nth(1).kind == TokenKind::LParen {
+                self.advance();
+                self.advance();
+                let schema = self.parse_comma_separated(Self::parse_json_column)?;
+                self.expect(&TokenKind::RParen)?;
+                let alias = self.parse_table_alias()?;
+                return Ok(TableSource::OpenJson { args, schema, alias });
+            }
             let alias = self.parse_table_alias()?;
             let columns = if alias.is_some() && self.at(&TokenKind::LParen) {
                 self.parse_identifier_list()?
@@ -573,6 +583,26 @@ impl<'a> Parser<'a> {
         let alias = self.parse_table_alias()?;
         let hints = self.parse_table_hints()?;
         Ok(TableSource::Table { name, alias, hints })
+    }
+
+    /// `name type ['path'] [AS JSON]`, a column of `OPENJSON ... WITH (...)`.
+    fn parse_json_column(&mut self) -> PResult<JsonColumn> {
+        let name = self.parse_identifier()?;
+        let data_type = self.parse_data_type()?;
+        let path = match self.peek_kind() {
+            TokenKind::String { value, .. } => {
+                let path = value.clone();
+                self.advance();
+                Some(path)
+            }
+            _ => None,
+        };
+        let as_json = self.at_keyword("AS") && self.nth_is_keyword(1, "JSON");
+        if as_json {
+            self.advance();
+            self.advance();
+        }
+        Ok(JsonColumn { name, data_type, path, as_json })
     }
 
     /// `[AS] alias [(columns)]`, required after a derived table.

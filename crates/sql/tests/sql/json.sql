@@ -36,3 +36,21 @@ SELECT JSON_VALUE(@j, '$[1].name') AS second_name, (SELECT COUNT(*) FROM OPENJSO
 GO
 SELECT id + 1 FROM #people FOR JSON PATH
 GO
+-- OPENJSON with a WITH schema: typed columns at their paths, AS JSON for nested parts, and
+-- CROSS APPLY over a table's JSON column.
+DECLARE @orders NVARCHAR(MAX) = N'[
+  {"id": 1, "customer": {"name": "ann"}, "total": 12.50, "items": [{"sku": "a"}, {"sku": "b"}]},
+  {"id": 2, "customer": {"name": "bob"}, "total": 3, "placed": "2026-11-27"}]'
+SELECT o.id, o.customer, o.total, o.placed, o.items
+FROM OPENJSON(@orders) WITH (id INT, customer NVARCHAR(20) '$.customer.name',
+    total DECIMAL(10,2), placed DATE, items NVARCHAR(MAX) AS JSON) AS o
+ORDER BY o.id
+SELECT o.id, i.sku
+FROM OPENJSON(@orders) WITH (id INT, items NVARCHAR(MAX) AS JSON) AS o
+CROSS APPLY OPENJSON(o.items) WITH (sku CHAR(1)) AS i
+ORDER BY o.id, i.sku
+GO
+SELECT * FROM OPENJSON(N'[{"a":1}]') WITH (a INT 'strict $.b')
+GO
+SELECT * FROM OPENJSON(N'[{"a":1}]') WITH (a INT AS JSON)
+GO

@@ -362,6 +362,68 @@ pub(crate) fn openjson_rows(
     })
 }
 
+/// `OPENJSON(text [, path]) WITH (...)`'s values, as text: one row per element of the array
+/// at `path` (one row for an object there), and in each the value at each column's path
+/// (`(path, as_json)`): a scalar's text (`JSON_VALUE`'s, lax or strict as the path says),
+/// or with `as_json` the object or array there as JSON.
+pub(crate) fn openjson_with_rows(
+    text: &Value,
+    path: Option<&Value>,
+    columns: &[(String, bool)],
+) -> Result<Vec<Vec<Option<String>>>, SqlError> {
+    if text.is_null() {
+        return Ok(Vec::new());
+    }
+    let json = parse_json(&to_text(text))?;
+    let path = match path {
+        Some(p) if !p.is_null() => parse_path(&to_text(p))?,
+        _ => Path { strict: false, steps: Vec::new() },
+    };
+    let columns: Vec<(Path, bool)> = columns
+        .iter()
+        .map(|(p, as_json)| parse_path(p).map(|p| (p, *as_json)))
+        .collect::<Result<_, _>>()?;
+    let elements: Vec<&Json> = match find(&json, &path) {
+        Some(Json::Array(items)) => items.iter().collect(),
+        Some(object @ Json::Object(_)) => vec![object],
+        None if path.strict => {
+            return Err(SqlError::new(
+                13608,
+                "Property cannot be found on the specified JSON path.",
+            ))
+        }
+        _ => Vec::new(),
+    };
+    let mut rows = Vec::with_capacity(elements.len());
+    for element in elements {
+        let mut row = Vec::with_capacity(columns.len());
+        for (column, as_json) in &columns {
+            let found = find(element, column);
+            row.push(match (found, as_json) {
+                (Some(v @ (Json::Object(_) | Json::Array(_))), true) => Some(v.to_string()),
+                (Some(Json::Object(_) | Json::Array(_)), false) | (Some(_), true)
+                    if column.strict =>
+                {
+                    return Err(SqlError::new(
+                        13623,
+                        "Scalar value cannot be found in the specified JSON path.",
+                    ))
+                }
+                (None, _) if column.strict => {
+                    return Err(SqlError::new(
+                        13608,
+                        "Property cannot be found on the specified JSON path.",
+                    ))
+                }
+                (Some(v), false) => scalar_text(v).filter(|_| !v.is_object() && !v.is_array()),
+                _ => None,
+            });
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
 /// One output row of `FOR JSON`: each column's value under its name; with `PATH`, a name with
 /// dots (`a.b`) nests objects. NULLs are left out unless `include_nulls`.
 pub(crate) fn for_json_object(

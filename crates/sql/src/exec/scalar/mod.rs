@@ -43,7 +43,7 @@ pub use arith::{binary, unary};
 pub use compare::{compare, like};
 pub use convert::{coerce, convert, try_convert};
 pub use functions::call;
-pub(crate) use json::{for_json_object, openjson_rows};
+pub(crate) use json::{for_json_object, openjson_rows, openjson_with_rows};
 pub(crate) use temporal::to_local;
 pub use text::to_text;
 pub(crate) use types::declared_len;
