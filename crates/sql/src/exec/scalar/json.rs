@@ -309,6 +309,20 @@ pub(super) fn json_modify(args: Vec<Value>) -> Result<Value, SqlError> {
     Ok(Value::NStr(json.to_string()))
 }
 
+/// OPENJSON's arguments parsed: the JSON text and the path (`$` when absent); `None` for a
+/// NULL text, which opens to no rows.
+fn open_args(text: &Value, path: Option<&Value>) -> Result<Option<(Json, Path)>, SqlError> {
+    if text.is_null() {
+        return Ok(None);
+    }
+    let json = parse_json(&to_text(text))?;
+    let path = match path {
+        Some(p) if !p.is_null() => parse_path(&to_text(p))?,
+        _ => Path { strict: false, steps: Vec::new() },
+    };
+    Ok(Some((json, path)))
+}
+
 /// `OPENJSON(text [, path])` without a `WITH` schema: one row per member of the object (or
 /// element of the array) at `path`: `key`, `value` (a scalar's text, or an object's or
 /// array's JSON) and `type` (0 null, 1 string, 2 number, 3 true/false, 4 array, 5 object).
@@ -316,14 +330,7 @@ pub(crate) fn openjson_rows(
     text: &Value,
     path: Option<&Value>,
 ) -> Result<Vec<Vec<Value>>, SqlError> {
-    if text.is_null() {
-        return Ok(Vec::new());
-    }
-    let json = parse_json(&to_text(text))?;
-    let path = match path {
-        Some(p) if !p.is_null() => parse_path(&to_text(p))?,
-        _ => Path { strict: false, steps: Vec::new() },
-    };
+    let Some((json, path)) = open_args(text, path)? else { return Ok(Vec::new()) };
     let Some(node) = find(&json, &path) else {
         if path.strict {
             return Err(SqlError::new(
@@ -371,14 +378,7 @@ pub(crate) fn openjson_with_rows(
     path: Option<&Value>,
     columns: &[(String, bool)],
 ) -> Result<Vec<Vec<Option<String>>>, SqlError> {
-    if text.is_null() {
-        return Ok(Vec::new());
-    }
-    let json = parse_json(&to_text(text))?;
-    let path = match path {
-        Some(p) if !p.is_null() => parse_path(&to_text(p))?,
-        _ => Path { strict: false, steps: Vec::new() },
-    };
+    let Some((json, path)) = open_args(text, path)? else { return Ok(Vec::new()) };
     let columns: Vec<(Path, bool)> = columns
         .iter()
         .map(|(p, as_json)| parse_path(p).map(|p| (p, *as_json)))
