@@ -1282,6 +1282,19 @@ pub struct Query {
     pub offset: Option<OffsetFetch>,
     /// `FOR JSON PATH | AUTO [, ...]`: the rows become one JSON text.
     pub for_json: Option<ForJson>,
+    /// `FOR XML PATH [('row')] [, ...]`: the rows become one XML text.
+    pub for_xml: Option<ForXml>,
+}
+
+/// `FOR XML PATH [('element')] [, ROOT [('name')]] [, TYPE]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForXml {
+    /// The element each row is wrapped in (`row` by default; empty for none).
+    pub element: String,
+    /// `ROOT [('name')]`: the element the whole text is wrapped in.
+    pub root: Option<String>,
+    /// `TYPE`: SQL Server returns the `xml` type; Walden returns the text either way.
+    pub typed: bool,
 }
 
 /// `FOR JSON {PATH | AUTO} [, ROOT [('name')]] [, INCLUDE_NULL_VALUES]

@@ -1053,6 +1053,15 @@ impl Display for Query {
                 write!(f, " FETCH NEXT {fetch} ROWS ONLY")?;
             }
         }
+        if let Some(xml) = &self.for_xml {
+            write!(f, " FOR XML PATH('{}')", xml.element.replace('\'', "''"))?;
+            if let Some(root) = &xml.root {
+                write!(f, ", ROOT('{}')", root.replace('\'', "''"))?;
+            }
+            if xml.typed {
+                f.write_str(", TYPE")?;
+            }
+        }
         let Some(json) = &self.for_json else { return Ok(()) };
         write!(f, " FOR JSON {}", if json.path { "PATH" } else { "AUTO" })?;
         if let Some(root) = &json.root {

@@ -497,9 +497,10 @@ impl Run<'_> {
             self.body(&q.body, &q.order_by, q.offset.as_ref(), outer)
         })();
         self.ctes.truncate(base);
-        match &q.for_json {
-            Some(json) => for_json(result?, json),
-            None => result,
+        match (&q.for_json, &q.for_xml) {
+            (Some(json), _) => for_json(result?, json),
+            (None, Some(xml)) => Ok(for_xml(result?, xml)),
+            (None, None) => result,
         }
     }
 
@@ -1725,6 +1726,64 @@ fn for_json(rows: Rows, json: &crate::ast::ForJson) -> Result<Rows, SqlError> {
     };
     let col = Col::new(None, FOR_JSON_COLUMN, SqlType::NVarChar(walden_engine::types::Len::Max));
     Ok(Rows { cols: vec![col], rows: vec![vec![text.map_or(Value::Null, Value::NStr)]] })
+}
+
+/// The name of the one column `FOR XML` returns, as SQL Server names it.
+const FOR_XML_COLUMN: &str = "XML_F52E2B61-18A1-11d1-B105-00805F49916B";
+
+/// `FOR XML PATH`: the query's rows as one XML text (NULL when there are no rows). Each row is
+/// an element named by `PATH` (none for `PATH('')`); a column is a child element of its name
+/// (`a/b` nests), an attribute of the row for `@name`, and bare text without a name (or for
+/// `text()` and `*`), which is how `FOR XML PATH('')` concatenates strings. NULLs are left
+/// out; text is escaped.
+fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Rows {
+    let visible = rows.visible();
+    let mut out = String::new();
+    for row in &rows.rows {
+        let (mut attributes, mut content) = (String::new(), String::new());
+        for &i in &visible {
+            let value = &row[i];
+            if value.is_null() {
+                continue;
+            }
+            let text = xml_escape(&scalar::to_text(value));
+            let name = rows.cols[i].name.as_str();
+            if let Some(attribute) = name.strip_prefix('@') {
+                let quoted = text.replace('"', "&quot;");
+                attributes.push_str(&format!(" {attribute}=\"{quoted}\""));
+            } else if name.is_empty() || name == "*" || name == "text()" {
+                content.push_str(&text);
+            } else {
+                let steps: Vec<&str> = name.split('/').collect();
+                for s in &steps {
+                    content.push_str(&format!("<{s}>"));
+                }
+                content.push_str(&text);
+                for s in steps.iter().rev() {
+                    content.push_str(&format!("</{s}>"));
+                }
+            }
+        }
+        if xml.element.is_empty() {
+            out.push_str(&content);
+        } else if content.is_empty() {
+            out.push_str(&format!("<{}{attributes}/>", xml.element));
+        } else {
+            out.push_str(&format!("<{0}{attributes}>{content}</{0}>", xml.element));
+        }
+    }
+    let text = match (&xml.root, rows.rows.is_empty()) {
+        (_, true) => None,
+        (Some(root), false) => Some(format!("<{root}>{out}</{root}>")),
+        (None, false) => Some(out),
+    };
+    let col = Col::new(None, FOR_XML_COLUMN, SqlType::NVarChar(walden_engine::types::Len::Max));
+    Rows { cols: vec![col], rows: vec![vec![text.map_or(Value::Null, Value::NStr)]] }
+}
+
+/// Text as XML content: `&`, `<` and `>` escaped.
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 /// `OPENJSON(text [, path]) WITH (...)`: one row per element of the array at `path` (or for

@@ -259,6 +259,7 @@ impl Run<'_> {
             order_by: Vec::new(),
             offset: None,
             for_json: None,
+            for_xml: None,
         };
         let first = self.query(&anchor_query, outer)?;
         let visible = first.visible();

@@ -17,7 +17,7 @@
 
 use super::{PResult, Parser};
 use crate::ast::{
-    AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, ForJson, Ident, Insert,
+    AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, ForJson, ForXml, Ident, Insert,
     InsertSource, Join, JoinKind, JsonColumn, OffsetFetch, OrderByItem, OutputClause, OutputInto,
     Query, QueryBody, QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint,
     TableSource, TableTarget, Top, Update,
@@ -60,7 +60,45 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        Ok(Query { ctes, body, order_by, offset, for_json })
+        let for_xml = if self.at_keyword("FOR") && self.nth_is_keyword(1, "XML") {
+            self.advance();
+            self.advance();
+            Some(self.parse_for_xml()?)
+        } else {
+            None
+        };
+        Ok(Query { ctes, body, order_by, offset, for_json, for_xml })
+    }
+
+    /// An optional `('name')`, as `PATH` and `ROOT` take.
+    fn parse_optional_name(&mut self) -> PResult<Option<String>> {
+        if !self.eat(&TokenKind::LParen) {
+            return Ok(None);
+        }
+        let name = match self.peek_kind() {
+            TokenKind::String { value, .. } => value.clone(),
+            _ => return Err(self.error()),
+        };
+        self.advance();
+        self.expect(&TokenKind::RParen)?;
+        Ok(Some(name))
+    }
+
+    /// The rest of `FOR XML`: `PATH [('element')]`, then `ROOT [('name')]` and `TYPE`.
+    fn parse_for_xml(&mut self) -> PResult<ForXml> {
+        self.expect_keyword("PATH")?;
+        let element = self.parse_optional_name()?.unwrap_or_else(|| "row".to_string());
+        let mut xml = ForXml { element, root: None, typed: false };
+        while self.eat(&TokenKind::Comma) {
+            match self.eat_one_of(&["ROOT", "TYPE"]) {
+                Some("ROOT") => {
+                    xml.root = Some(self.parse_optional_name()?.unwrap_or_else(|| "root".into()));
+                }
+                Some(_) => xml.typed = true,
+                None => return Err(self.error()),
+            }
+        }
+        Ok(xml)
     }
 
     /// The rest of `FOR JSON`: `PATH | AUTO`, then its options.
@@ -74,16 +112,7 @@ impl<'a> Parser<'a> {
         while self.eat(&TokenKind::Comma) {
             match self.eat_one_of(&["ROOT", "INCLUDE_NULL_VALUES", "WITHOUT_ARRAY_WRAPPER"]) {
                 Some("ROOT") => {
-                    let mut name = "root".to_string();
-                    if self.eat(&TokenKind::LParen) {
-                        match self.peek_kind() {
-                            TokenKind::String { value, .. } => name = value.clone(),
-                            _ => return Err(self.error()),
-                        }
-                        self.advance();
-                        self.expect(&TokenKind::RParen)?;
-                    }
-                    json.root = Some(name);
+                    json.root = Some(self.parse_optional_name()?.unwrap_or_else(|| "root".into()));
                 }
                 Some("INCLUDE_NULL_VALUES") => json.include_null_values = true,
                 Some(_) => json.without_array_wrapper = true,

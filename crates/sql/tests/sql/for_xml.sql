@@ -1,0 +1,14 @@
+-- FOR XML PATH: the string-concatenation idiom of older scripts, rows as elements with child
+-- elements, attributes and ROOT, escaping, and NULL over no rows.
+CREATE TABLE #t (id INT, name VARCHAR(10), note VARCHAR(10))
+INSERT #t VALUES (1, 'ann', NULL), (2, 'b&b', 'x<y'), (3, 'cy', 'z')
+GO
+SELECT STUFF((SELECT ',' + name FROM #t ORDER BY id FOR XML PATH('')), 1, 1, '') AS names
+SELECT id AS [@id], name, note AS [detail/note] FROM #t ORDER BY id FOR XML PATH('person'), ROOT('people')
+SELECT name FROM #t WHERE id = 1 FOR XML PATH
+SELECT id AS [@id] FROM #t WHERE id = 1 FOR XML PATH('empty')
+SELECT name FROM #t WHERE id = 99 FOR XML PATH('')
+SELECT g.k, STUFF((SELECT ';' + t.name FROM #t AS t WHERE t.id % 2 = g.k ORDER BY t.id
+                   FOR XML PATH(''), TYPE), 1, 1, '') AS names
+FROM (VALUES (0), (1)) AS g (k) ORDER BY g.k
+GO
