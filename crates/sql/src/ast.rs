@@ -1492,8 +1492,44 @@ pub enum TableSource {
         /// `[AS] alias`.
         alias: Option<Ident>,
     },
+    /// `source PIVOT (aggregate(column) FOR pivot_column IN ([v1], ...)) [AS] alias`.
+    Pivot(Box<Pivot>),
+    /// `source UNPIVOT (value FOR name IN (c1, ...)) [AS] alias`.
+    Unpivot(Box<Unpivot>),
     /// Two sources joined.
     Join(Box<Join>),
+}
+
+/// `PIVOT`: one row per combination of the source's other columns, and one column per listed
+/// value of `pivot_column`, holding `aggregate` over the rows with that value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pivot {
+    /// The source.
+    pub source: TableSource,
+    /// The aggregate call over the value column (`SUM(qty)`).
+    pub aggregate: Expr,
+    /// The column whose values become columns.
+    pub pivot_column: Ident,
+    /// Those values, as column names.
+    pub values: Vec<Ident>,
+    /// The alias (required).
+    pub alias: Ident,
+}
+
+/// `UNPIVOT`: one row per source row and listed column whose value is not NULL, with the
+/// column's name in `name` and its value in `value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unpivot {
+    /// The source.
+    pub source: TableSource,
+    /// The new column that holds the values.
+    pub value: Ident,
+    /// The new column that holds the column names.
+    pub name: Ident,
+    /// The columns turned into rows.
+    pub columns: Vec<Ident>,
+    /// The alias (required).
+    pub alias: Ident,
 }
 
 /// One column of `OPENJSON`'s `WITH` schema.

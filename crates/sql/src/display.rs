@@ -1177,6 +1177,24 @@ impl Display for TableSource {
             TableSource::Derived { query, alias, columns } => {
                 write!(f, "({query}) AS {alias}{}", ColumnList(columns))
             }
+            TableSource::Pivot(p) => write!(
+                f,
+                "{} PIVOT ({} FOR {} IN ({})) AS {}",
+                p.source,
+                p.aggregate,
+                p.pivot_column,
+                commas(&p.values),
+                p.alias
+            ),
+            TableSource::Unpivot(u) => write!(
+                f,
+                "{} UNPIVOT ({} FOR {} IN ({})) AS {}",
+                u.source,
+                u.value,
+                u.name,
+                commas(&u.columns),
+                u.alias
+            ),
             TableSource::OpenJson { args, schema, alias } => {
                 write!(
                     f,

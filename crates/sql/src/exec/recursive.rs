@@ -120,6 +120,8 @@ fn source_uses(src: &TableSource, name: &str, in_subquery: bool, outer: bool, us
         TableSource::Values { rows, .. } => {
             rows.iter().flatten().for_each(|e| expr_uses(e, name, uses))
         }
+        TableSource::Pivot(p) => source_uses(&p.source, name, in_subquery, outer, uses),
+        TableSource::Unpivot(u) => source_uses(&u.source, name, in_subquery, outer, uses),
         TableSource::Variable { .. } => {}
     }
 }

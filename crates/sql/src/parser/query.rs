@@ -19,8 +19,8 @@ use super::{PResult, Parser};
 use crate::ast::{
     AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, ForJson, ForXml, Ident, Insert,
     InsertSource, Join, JoinKind, JsonColumn, OffsetFetch, OrderByItem, OutputClause, OutputInto,
-    Query, QueryBody, QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint,
-    TableSource, TableTarget, Top, Update,
+    Pivot, Query, QueryBody, QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint,
+    TableSource, TableTarget, Top, Unpivot, Update,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -486,10 +486,52 @@ impl<'a> Parser<'a> {
     pub(super) fn parse_table_source(&mut self) -> PResult<TableSource> {
         self.nested(|p| {
             let mut left = p.parse_table_factor()?;
+            while p.at_keyword("PIVOT") || p.at_keyword("UNPIVOT") {
+                left = p.parse_pivot(left)?;
+            }
             while let Some(kind) = p.parse_join_kind()? {
                 left = p.parse_join(left, kind)?;
             }
             Ok(left)
+        })
+    }
+
+    /// `PIVOT (aggregate FOR column IN (values)) [AS] alias` or `UNPIVOT (value FOR name IN
+    /// (columns)) [AS] alias` after `source`.
+    fn parse_pivot(&mut self, source: TableSource) -> PResult<TableSource> {
+        let pivot = self.eat_keyword("PIVOT");
+        if !pivot {
+            self.expect_keyword("UNPIVOT")?;
+        }
+        self.expect(&TokenKind::LParen)?;
+        let (aggregate, value) = if pivot {
+            (Some(self.parse_expr()?), None)
+        } else {
+            (None, Some(self.parse_identifier()?))
+        };
+        self.expect_keyword("FOR")?;
+        let column = self.parse_identifier()?;
+        self.expect_keyword("IN")?;
+        let list = self.parse_identifier_list()?;
+        self.expect(&TokenKind::RParen)?;
+        self.eat_keyword("AS");
+        let alias = self.parse_identifier()?;
+        Ok(match (aggregate, value) {
+            (Some(aggregate), _) => TableSource::Pivot(Box::new(Pivot {
+                source,
+                aggregate,
+                pivot_column: column,
+                values: list,
+                alias,
+            })),
+            (None, Some(value)) => TableSource::Unpivot(Box::new(Unpivot {
+                source,
+                value,
+                name: column,
+                columns: list,
+                alias,
+            })),
+            (None, None) => return Err(self.error()),
         })
     }
 
