@@ -649,6 +649,26 @@ impl Run<'_> {
                         .map_or(Value::Null, |o| Value::NStr(o.name().1.to_string()))
                 }
             },
+            "OBJECTPROPERTY" | "OBJECTPROPERTYEX" => match (args.first(), text_arg(1)) {
+                (Some(id), Some(property)) if !id.is_null() => {
+                    let object = self.s.db.catalog().get(int_value(id)?);
+                    object.as_deref().map_or(Value::Null, |o| object_property(o, &property))
+                }
+                _ => Value::Null,
+            },
+            "COLUMNPROPERTY" => match (args.first(), text_arg(1), text_arg(2)) {
+                (Some(id), Some(column), Some(property)) if !id.is_null() => {
+                    match self.s.db.catalog().get(int_value(id)?).as_deref() {
+                        Some(Object::Table(t)) => t
+                            .columns
+                            .iter()
+                            .position(|c| c.name.eq_ignore_ascii_case(&column))
+                            .map_or(Value::Null, |c| column_property(t, c, &property)),
+                        _ => Value::Null,
+                    }
+                }
+                _ => Value::Null,
+            },
             // A module's text as it was created; tables and sequences have none.
             "OBJECT_DEFINITION" => match args.first() {
                 None | Some(Value::Null) => Value::Null,
@@ -764,6 +784,76 @@ pub(crate) fn parse_object_name(text: &str) -> Option<crate::ast::ObjectName> {
 }
 
 /// An object, column or database id argument (-1, which no object has, if it is out of range).
+/// `OBJECTPROPERTY(id, property)` for the properties scripts test objects with; NULL for any
+/// other property, as SQL Server gives for one that does not apply.
+fn object_property(o: &Object, property: &str) -> Value {
+    let yes = |b: bool| Value::Int(i32::from(b));
+    let table = match o {
+        Object::Table(t) => Some(t),
+        _ => None,
+    };
+    let trigger = match o {
+        Object::Trigger(t) => Some(t),
+        _ => None,
+    };
+    let trigger_events = || {
+        trigger.and_then(|t| crate::parse_batch(&t.text).ok()).and_then(|b| {
+            b.statements.iter().find_map(|s| match &s.kind {
+                crate::ast::StatementKind::CreateTrigger(c) => {
+                    Some((c.instead_of, c.events.clone()))
+                }
+                _ => None,
+            })
+        })
+    };
+    let fires_on = |event: crate::ast::TriggerEvent| {
+        yes(trigger_events().is_some_and(|(_, events)| events.contains(&event)))
+    };
+    match property.to_ascii_lowercase().as_str() {
+        "isusertable" | "istable" => yes(table.is_some()),
+        "isview" => yes(matches!(o, Object::View(_))),
+        "isprocedure" => yes(matches!(o, Object::Procedure(_))),
+        "istrigger" => yes(trigger.is_some()),
+        "isscalarfunction" => yes(matches!(o, Object::Function(f) if !f.returns_table)),
+        "istablefunction" => yes(matches!(o, Object::Function(f) if f.returns_table)),
+        "isinlinefunction" => {
+            yes(matches!(o, Object::Function(f) if f.returns_table && !f.multi_statement))
+        }
+        "issystemtable" | "ismsshipped" => yes(false),
+        "ownerid" | "schemaid" => Value::Int(1),
+        "tablehasidentity" => yes(table.is_some_and(|t| t.identity_column().is_some())),
+        "tablehasprimarykey" => yes(table.is_some_and(|t| t.indexes.iter().any(|i| i.primary_key))),
+        "tablehasclustindex" => yes(table.is_some_and(|t| t.primary().is_ok_and(|p| !p.is_heap()))),
+        "tablehasindex" => {
+            yes(table
+                .is_some_and(|t| t.primary().is_ok_and(|p| !p.is_heap()) || t.indexes.len() > 1))
+        }
+        "execistriggerdisabled" => yes(trigger.is_some_and(|t| t.disabled)),
+        "execisaftertrigger" => yes(trigger_events().is_some_and(|(instead, _)| !instead)),
+        "execisinsteadoftrigger" => yes(trigger_events().is_some_and(|(instead, _)| instead)),
+        "execisinserttrigger" => fires_on(crate::ast::TriggerEvent::Insert),
+        "execisupdatetrigger" => fires_on(crate::ast::TriggerEvent::Update),
+        "execisdeletetrigger" => fires_on(crate::ast::TriggerEvent::Delete),
+        _ => Value::Null,
+    }
+}
+
+/// `COLUMNPROPERTY(id, column, property)` for column `c` of table `t`: AllowsNull,
+/// IsIdentity, ColumnId, Precision (a string's length), Scale, IsComputed; NULL otherwise.
+fn column_property(t: &walden_engine::catalog::TableDef, c: usize, property: &str) -> Value {
+    let column = &t.columns[c];
+    let yes = |b: bool| Value::Int(i32::from(b));
+    match property.to_ascii_lowercase().as_str() {
+        "allowsnull" => yes(column.nullable),
+        "isidentity" => yes(column.identity.is_some()),
+        "columnid" => Value::Int(c as i32 + 1),
+        "iscomputed" | "isrowguidcol" => yes(false),
+        "precision" => crate::exec::sysviews::column_precision_scale(column.ty).0,
+        "scale" => crate::exec::sysviews::column_precision_scale(column.ty).1,
+        _ => Value::Null,
+    }
+}
+
 fn int_value(v: &Value) -> Result<u32, SqlError> {
     Ok(match scalar::convert(v.clone(), SqlType::BigInt, None)? {
         Value::BigInt(n) => u32::try_from(n).unwrap_or(u32::MAX),

@@ -37,7 +37,8 @@ type Eval = fn(Vec<Value>) -> Result<Value, SqlError>;
 /// UNICODE, QUOTENAME. Math: ABS, ROUND, FLOOR, CEILING, POWER, SQRT, SQUARE, EXP, LOG, LOG10,
 /// SIN, COS, TAN, ASIN, ACOS, ATAN, ATN2, SIGN, PI, RAND. Others: NEWID, ISNULL, COALESCE,
 /// NULLIF, ISNUMERIC, CHOOSE, TRANSLATE, FORMAT. JSON: ISJSON, JSON_VALUE, JSON_QUERY,
-/// JSON_MODIFY.
+/// JSON_MODIFY. More: GREATEST, LEAST, DATETIMEFROMPARTS, DATETIME2FROMPARTS, TIMEFROMPARTS,
+/// DATETRUNC, STRING_ESCAPE, FORMATMESSAGE, SOUNDEX, DIFFERENCE.
 pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
     let upper: Cow<'_, str> = if name.bytes().any(|b| b.is_ascii_lowercase()) {
         Cow::Owned(name.to_ascii_uppercase())
@@ -114,6 +115,16 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "FORMAT" => (2, 3, super::format::format),
         "HASHBYTES" => (2, 2, hashbytes),
         "ISJSON" => (1, 1, super::json::isjson),
+        "GREATEST" => (1, 254, |a| super::more::extreme(a, true)),
+        "LEAST" => (1, 254, |a| super::more::extreme(a, false)),
+        "DATETIMEFROMPARTS" => (7, 7, super::more::datetimefromparts),
+        "DATETIME2FROMPARTS" => (8, 8, super::more::datetime2fromparts),
+        "TIMEFROMPARTS" => (5, 5, super::more::timefromparts),
+        "DATETRUNC" => (2, 2, super::more::datetrunc),
+        "STRING_ESCAPE" => (2, 2, super::more::string_escape),
+        "FORMATMESSAGE" => (1, 21, super::more::formatmessage),
+        "SOUNDEX" => (1, 1, super::more::soundex),
+        "DIFFERENCE" => (2, 2, super::more::difference),
         "JSON_VALUE" => (2, 2, super::json::json_value),
         "JSON_QUERY" => (1, 2, super::json::json_query),
         "JSON_MODIFY" => (3, 3, super::json::json_modify),

@@ -31,6 +31,7 @@ mod dates;
 mod format;
 mod functions;
 mod json;
+mod more;
 mod num;
 mod temporal;
 mod text;

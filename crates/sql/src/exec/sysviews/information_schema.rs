@@ -117,7 +117,7 @@ fn base_type_name(ty: SqlType) -> String {
 }
 
 /// Characters for the character types, bytes for the binary ones, -1 for `(MAX)`.
-fn character_length(ty: SqlType) -> Value {
+pub(super) fn character_length(ty: SqlType) -> Value {
     match ty {
         SqlType::NChar(_) | SqlType::NVarChar(Len::N(_)) => int(max_length(ty) / 2),
         SqlType::Char(_)

@@ -111,6 +111,17 @@ pub struct ViewContext<'a> {
     pub view_columns: &'a [(u32, Vec<ColumnDef>)],
 }
 
+/// `COLUMNPROPERTY(..., 'Precision')` and `(..., 'Scale')` of a column of type `ty`: the
+/// length of a character or binary type (-1 for MAX) or the digits of a numeric or temporal
+/// one, and the scale as `sys.columns` gives it.
+pub(crate) fn column_precision_scale(ty: SqlType) -> (Value, Value) {
+    let precision = match information_schema::character_length(ty) {
+        Value::Null => Value::Int(i32::from(catalog::precision(ty))),
+        length => length,
+    };
+    (precision, Value::Int(i32::from(catalog::scale(ty))))
+}
+
 /// Whether system view `name` (`information_schema`: of that schema) lists columns, and so
 /// needs [`ViewContext::view_columns`].
 pub fn lists_columns(name: &str, information_schema: bool) -> bool {

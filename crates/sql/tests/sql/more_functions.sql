@@ -1,0 +1,39 @@
+-- GREATEST / LEAST, the FROMPARTS constructors, DATETRUNC, STRING_ESCAPE, FORMATMESSAGE,
+-- SOUNDEX / DIFFERENCE, OBJECTPROPERTY and COLUMNPROPERTY.
+SELECT GREATEST(3, NULL, 4.5, -1) AS greatest, LEAST('pear', 'apple', NULL) AS least,
+       GREATEST(NULL, NULL) AS none
+SELECT DATETIMEFROMPARTS(2026, 11, 27, 3, 45, 10, 123) AS dt,
+       DATETIME2FROMPARTS(2026, 11, 27, 3, 45, 10, 5, 2) AS dt2,
+       TIMEFROMPARTS(23, 59, 59, 1234567, 7) AS t, DATETIMEFROMPARTS(2026, 1, NULL, 0, 0, 0, 0) AS n
+SELECT DATETRUNC(month, CONVERT(DATETIME2(3), '2026-11-27 03:45:10.123')) AS month_start,
+       DATETRUNC(hour, CONVERT(DATETIME, '2026-11-27 03:45:10.123')) AS hour_start,
+       DATETRUNC(week, CONVERT(DATE, '2026-11-27')) AS week_start,
+       DATETRUNC(quarter, CONVERT(DATE, '2026-11-27')) AS quarter_start
+SELECT STRING_ESCAPE(N'say "hi"' + CHAR(10) + N'\ok', 'json') AS escaped,
+       FORMATMESSAGE('%s has %d rows', 'orders', 42) AS message
+SELECT SOUNDEX('Robert') AS r, SOUNDEX('Rupert') AS r2, DIFFERENCE('Smith', 'Smythe') AS d
+GO
+SELECT DATETIMEFROMPARTS(2026, 2, 30, 0, 0, 0, 0)
+GO
+SELECT DATETRUNC(nanosecond, CONVERT(DATE, '2026-11-27'))
+GO
+CREATE TABLE dbo.props (id INT IDENTITY PRIMARY KEY, name VARCHAR(20) NULL, amount DECIMAL(9,2) NOT NULL)
+GO
+CREATE VIEW dbo.props_v AS SELECT id FROM dbo.props
+GO
+SELECT OBJECTPROPERTY(OBJECT_ID('dbo.props'), 'IsUserTable') AS is_table,
+       OBJECTPROPERTY(OBJECT_ID('dbo.props'), 'TableHasIdentity') AS has_identity,
+       OBJECTPROPERTY(OBJECT_ID('dbo.props'), 'TableHasPrimaryKey') AS has_pk,
+       OBJECTPROPERTY(OBJECT_ID('dbo.props_v'), 'IsView') AS is_view,
+       OBJECTPROPERTY(OBJECT_ID('dbo.props_v'), 'IsProcedure') AS is_proc,
+       OBJECTPROPERTY(OBJECT_ID('dbo.props'), 'NoSuchProperty') AS unknown,
+       OBJECTPROPERTY(NULL, 'IsView') AS no_object
+SELECT COLUMNPROPERTY(OBJECT_ID('dbo.props'), 'name', 'AllowsNull') AS name_nulls,
+       COLUMNPROPERTY(OBJECT_ID('dbo.props'), 'name', 'Precision') AS name_length,
+       COLUMNPROPERTY(OBJECT_ID('dbo.props'), 'amount', 'Precision') AS amount_precision,
+       COLUMNPROPERTY(OBJECT_ID('dbo.props'), 'amount', 'Scale') AS amount_scale,
+       COLUMNPROPERTY(OBJECT_ID('dbo.props'), 'id', 'IsIdentity') AS id_identity,
+       COLUMNPROPERTY(OBJECT_ID('dbo.props'), 'amount', 'ColumnId') AS amount_id
+DROP VIEW dbo.props_v
+DROP TABLE dbo.props
+GO
