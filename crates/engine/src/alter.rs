@@ -215,6 +215,9 @@ impl Transaction {
                 t.name = new_name.to_string();
                 Object::Trigger(t)
             }
+            Object::Schema(s) => {
+                Object::Schema(crate::catalog::SchemaDef { id: s.id, name: new_name.to_string() })
+            }
             Object::Function(f) => {
                 let mut f = f.clone();
                 f.name = new_name.to_string();

@@ -228,6 +228,16 @@ pub struct TriggerDef {
     pub text: String,
 }
 
+/// A schema made with CREATE SCHEMA. Objects name their schema by name, and any name works
+/// as one; this records a schema that exists without (or before) objects in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaDef {
+    /// The object id.
+    pub id: u32,
+    /// The schema's name.
+    pub name: String,
+}
+
 /// A catalog object.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
@@ -243,6 +253,8 @@ pub enum Object {
     Function(FunctionDef),
     /// A trigger.
     Trigger(TriggerDef),
+    /// A schema (found under the empty schema name, by its own name).
+    Schema(SchemaDef),
 }
 
 impl Object {
@@ -255,6 +267,7 @@ impl Object {
             Object::View(v) => v.id,
             Object::Function(f) => f.id,
             Object::Trigger(t) => t.id,
+            Object::Schema(s) => s.id,
         }
     }
 
@@ -267,10 +280,12 @@ impl Object {
             Object::View(v) => (&v.schema, &v.name),
             Object::Function(f) => (&f.schema, &f.name),
             Object::Trigger(t) => (&t.schema, &t.name),
+            Object::Schema(s) => ("", &s.name),
         }
     }
 
-    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`, `FN`, `IF`, `TF`, `TR`.
+    /// SQL Server's `sys.objects.type`: `U`, `SO`, `P`, `V`, `FN`, `IF`, `TF`, `TR` (and an
+    /// empty code for a schema, which `sys.objects` does not list).
     pub fn type_code(&self) -> &'static str {
         match self {
             Object::Table(_) => "U",
@@ -281,6 +296,7 @@ impl Object {
             Object::Function(f) if f.returns_table => "IF",
             Object::Function(_) => "FN",
             Object::Trigger(_) => "TR",
+            Object::Schema(_) => "",
         }
     }
 
@@ -292,7 +308,7 @@ impl Object {
             Object::View(v) => Some(&v.text),
             Object::Function(f) => Some(&f.text),
             Object::Trigger(t) => Some(&t.text),
-            Object::Table(_) | Object::Sequence(_) => None,
+            Object::Table(_) | Object::Sequence(_) | Object::Schema(_) => None,
         }
     }
 
@@ -390,6 +406,11 @@ impl Object {
                 w.u32(t.table);
                 w.u8(u8::from(t.disabled));
                 w.str(&t.text);
+            }
+            Object::Schema(s) => {
+                w.u8(7);
+                w.u32(s.id);
+                w.str(&s.name);
             }
         }
         w.0
@@ -512,6 +533,7 @@ impl Object {
                 disabled: r.u8()? != 0,
                 text: r.str()?,
             }),
+            7 => Object::Schema(SchemaDef { id: r.u32()?, name: r.str()? }),
             t => return Err(EngineError::Corrupt(format!("unknown catalog object kind {t}"))),
         };
         if !r.0.is_empty() {
@@ -811,6 +833,9 @@ mod tests {
         });
         assert_eq!(Object::decode(&trigger.encode()).unwrap(), trigger);
         assert_eq!(trigger.encode()[0], 6);
+        let schema = Object::Schema(SchemaDef { id: 1006, name: "sales".into() });
+        assert_eq!(Object::decode(&schema.encode()).unwrap(), schema);
+        assert_eq!(schema.encode()[0], 7);
     }
 
     #[test]

@@ -890,6 +890,20 @@ impl Transaction {
         self.put_catalog(db, Object::Trigger(def), new)
     }
 
+    /// CREATE SCHEMA: records schema `name` (error 2714 if a schema of that name exists,
+    /// made by CREATE SCHEMA or named by an object).
+    pub fn create_schema(&mut self, db: &Arc<Database>, name: &str) -> Result<(), EngineError> {
+        let taken = db.find_object("", name).is_some()
+            || db.catalog().objects().iter().any(|o| o.name().0.eq_ignore_ascii_case(name));
+        if taken {
+            return Err(EngineError::ObjectExists(name.to_string()));
+        }
+        let id = self.allocate_object_id(db);
+        self.lock_object(db, id, LockMode::X)?;
+        let def = crate::catalog::SchemaDef { id, name: name.to_string() };
+        self.put_catalog(db, Object::Schema(def), true)
+    }
+
     /// ENABLE / DISABLE TRIGGER.
     pub fn set_trigger_disabled(
         &mut self,

@@ -202,6 +202,13 @@ pub enum StatementKind {
     CreateView(Box<CreateView>),
     /// `CREATE [OR ALTER] FUNCTION` / `ALTER FUNCTION` (scalar).
     CreateFunction(Box<CreateFunction>),
+    /// `CREATE SCHEMA name [AUTHORIZATION owner]`.
+    CreateSchema {
+        /// The schema.
+        name: Ident,
+        /// `AUTHORIZATION owner`, as written (every session is `sa`; it is not checked).
+        authorization: Option<Ident>,
+    },
     /// `CREATE [OR ALTER] TRIGGER` / `ALTER TRIGGER`.
     CreateTrigger(Box<CreateTrigger>),
     /// `ENABLE | DISABLE TRIGGER {name, ... | ALL} ON table`.
@@ -1032,6 +1039,8 @@ pub enum DropKind {
     Function,
     /// `DROP TRIGGER`
     Trigger,
+    /// `DROP SCHEMA`
+    Schema,
 }
 
 /// `DROP kind [IF EXISTS] name, ...`.

@@ -224,6 +224,13 @@ impl Display for StatementKind {
             CreateView(view) => write!(f, "{view}"),
             CreateFunction(function) => write!(f, "{function}"),
             CreateTrigger(trigger) => write!(f, "{trigger}"),
+            CreateSchema { name, authorization } => {
+                write!(f, "CREATE SCHEMA {name}")?;
+                match authorization {
+                    Some(owner) => write!(f, " AUTHORIZATION {owner}"),
+                    None => Ok(()),
+                }
+            }
             EnableTrigger(e) => write!(f, "{e}"),
             Drop(drop) => write!(f, "{drop}"),
             DropIndex(drop) => {
@@ -799,6 +806,7 @@ impl Display for DropObjects {
             DropKind::View => "VIEW",
             DropKind::Function => "FUNCTION",
             DropKind::Trigger => "TRIGGER",
+            DropKind::Schema => "SCHEMA",
         };
         write!(f, "DROP {kind} {}{}", IfExists(self.if_exists), commas(&self.names))
     }

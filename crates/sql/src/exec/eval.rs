@@ -566,23 +566,24 @@ impl Run<'_> {
                 None => Value::Null,
                 Some(n) => self.object_id(&n).map_or(Value::Null, |id| Value::Int(id as i32)),
             },
+            // By the ids `sys.schemas` gives, CREATE SCHEMA's schemas included.
             "SCHEMA_NAME" => match args.first() {
                 None => Value::NStr("dbo".to_string()),
-                Some(v) => match scalar::convert(v.clone(), SqlType::Int, None)? {
-                    Value::Int(1) => Value::NStr("dbo".to_string()),
-                    Value::Int(2) => Value::NStr("guest".to_string()),
-                    Value::Int(3) => Value::NStr("INFORMATION_SCHEMA".to_string()),
-                    Value::Int(4) => Value::NStr("sys".to_string()),
+                Some(v) => match scalar::convert(v.clone(), SqlType::BigInt, None)? {
+                    Value::BigInt(id) => crate::exec::sysviews::schema_ids(&self.s.db)
+                        .into_iter()
+                        .find(|(_, i)| *i == id)
+                        .map_or(Value::Null, |(n, _)| Value::NStr(n)),
                     _ => Value::Null,
                 },
             },
-            "SCHEMA_ID" => match text_arg(0).map(|s| s.to_ascii_lowercase()).as_deref() {
+            "SCHEMA_ID" => match text_arg(0) {
                 None if args.is_empty() => Value::Int(1),
-                Some("dbo") => Value::Int(1),
-                Some("guest") => Value::Int(2),
-                Some("information_schema") => Value::Int(3),
-                Some("sys") => Value::Int(4),
-                _ => Value::Null,
+                None => Value::Null,
+                Some(name) => crate::exec::sysviews::schema_ids(&self.s.db)
+                    .into_iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(&name))
+                    .map_or(Value::Null, |(_, id)| Value::Int(id as i32)),
             },
             "TYPE_NAME" | "TYPE_ID" if args.len() != 1 => {
                 return Err(SqlError::with_severity(

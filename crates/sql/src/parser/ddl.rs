@@ -56,6 +56,19 @@ impl<'a> Parser<'a> {
             }
             return self.parse_trigger(mode);
         }
+        if mode == CreateMode::Create && self.at_keyword("SCHEMA") {
+            if !first_in_batch {
+                return Err(ParseError::module_not_first("SCHEMA", line));
+            }
+            self.advance();
+            let name = self.parse_identifier()?;
+            let authorization = if self.eat_keyword("AUTHORIZATION") {
+                Some(self.parse_identifier()?)
+            } else {
+                None
+            };
+            return Ok(StatementKind::CreateSchema { name, authorization });
+        }
         let word = self.peek_word_upper().unwrap_or_default();
         match (mode, word.as_str()) {
             (CreateMode::Create, "DATABASE") => self.parse_create_database(),
@@ -799,7 +812,8 @@ impl<'a> Parser<'a> {
     /// `DROP DATABASE | TABLE | SEQUENCE | PROC[EDURE] | INDEX [IF EXISTS] ...`.
     pub(super) fn parse_drop(&mut self) -> PResult<StatementKind> {
         self.advance();
-        const KINDS: [&str; 9] = [
+        const KINDS: [&str; 10] = [
+            "SCHEMA",
             "DATABASE",
             "TABLE",
             "SEQUENCE",
@@ -823,6 +837,7 @@ impl<'a> Parser<'a> {
             "VIEW" => DropKind::View,
             "FUNCTION" => DropKind::Function,
             "TRIGGER" => DropKind::Trigger,
+            "SCHEMA" => DropKind::Schema,
             "INDEX" => {
                 let indexes = self.parse_comma_separated(Self::parse_index_ref)?;
                 return Ok(StatementKind::DropIndex(Box::new(DropIndex { if_exists, indexes })));
@@ -830,7 +845,7 @@ impl<'a> Parser<'a> {
             _ => DropKind::Procedure,
         };
         let names = self.parse_comma_separated(|p| match kind {
-            DropKind::Database => p.parse_identifier().map(ObjectName::simple),
+            DropKind::Database | DropKind::Schema => p.parse_identifier().map(ObjectName::simple),
             _ => p.parse_object_name(),
         })?;
         Ok(StatementKind::Drop(Box::new(DropObjects { kind, if_exists, names })))

@@ -291,9 +291,13 @@ const FIXED_SCHEMAS: [(&str, i64, i64); 13] = [
 pub(super) fn schema_list(objects: &[Arc<Object>]) -> Vec<(String, i64, i64)> {
     let mut list: Vec<(String, i64, i64)> =
         FIXED_SCHEMAS.iter().map(|&(n, id, p)| (n.to_string(), id, p)).collect();
+    // A schema object (CREATE SCHEMA) names itself; every other object names its schema.
     let mut extra: Vec<String> = objects
         .iter()
-        .map(|o| o.name().0.to_string())
+        .map(|o| match &**o {
+            Object::Schema(s) => s.name.clone(),
+            other => other.name().0.to_string(),
+        })
         .filter(|s| !list.iter().any(|(n, _, _)| n.eq_ignore_ascii_case(s)))
         .collect();
     extra.sort_by_key(|s| s.to_lowercase());
@@ -349,7 +353,7 @@ pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> V
     let db_created = created_micros(db);
     objects
         .into_iter()
-        .filter(|o| keep(o))
+        .filter(|o| !matches!(**o, Object::Schema(_)) && keep(o))
         .map(|object| {
             let schema = object.name().0;
             let schema_id =
@@ -360,7 +364,8 @@ pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> V
                 Object::Procedure(_)
                 | Object::View(_)
                 | Object::Function(_)
-                | Object::Trigger(_) => (db_created, None),
+                | Object::Trigger(_)
+                | Object::Schema(_) => (db_created, None),
             };
             ObjRow { object, schema_id, created_us, seq_current }
         })
@@ -378,6 +383,7 @@ fn type_desc(object: &Object) -> &'static str {
         Object::Function(f) if f.returns_table => "SQL_INLINE_TABLE_VALUED_FUNCTION",
         Object::Function(_) => "SQL_SCALAR_FUNCTION",
         Object::Trigger(_) => "SQL_TRIGGER",
+        Object::Schema(_) => "SCHEMA",
     }
 }
 

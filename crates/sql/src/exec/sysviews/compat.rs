@@ -54,6 +54,7 @@ fn sysobject_rows(ctx: &ViewContext<'_>) -> Vec<SysObjectRow> {
                 Object::Function(_) => "FN",
                 Object::Sequence(_) => "SO",
                 Object::Trigger(_) => "TR",
+                Object::Schema(_) => "  ",
             };
             let parent = match &*o.object {
                 Object::Trigger(t) => t.table,

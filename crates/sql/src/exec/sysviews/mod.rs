@@ -111,6 +111,12 @@ pub struct ViewContext<'a> {
     pub view_columns: &'a [(u32, Vec<ColumnDef>)],
 }
 
+/// The schemas of database `db` as `sys.schemas` lists them: (name, schema_id), for
+/// `SCHEMA_ID` and `SCHEMA_NAME`.
+pub(crate) fn schema_ids(db: &Database) -> Vec<(String, i64)> {
+    catalog::schema_list(&db.catalog().objects()).into_iter().map(|(n, id, _)| (n, id)).collect()
+}
+
 /// `COLUMNPROPERTY(..., 'Precision')` and `(..., 'Scale')` of a column of type `ty`: the
 /// length of a character or binary type (-1 for MAX) or the digits of a numeric or temporal
 /// one, and the scale as `sys.columns` gives it.
