@@ -372,3 +372,71 @@ fn tiberius_triggers_fire_refuse_and_survive_a_kill() {
         assert_eq!(count(rows), 1);
     });
 }
+
+#[test]
+fn tiberius_reads_for_json_for_xml_and_rollup_results() {
+    let server = Server::start(&[]);
+    runtime().block_on(async {
+        let mut client = connect(server.port, PASSWORD).await.unwrap();
+        client
+            .simple_query(
+                "CREATE TABLE sales (region nvarchar(10), qty int); \
+                 INSERT sales VALUES (N'east', 5), (N'east', 2), (N'west', 7)",
+            )
+            .await
+            .unwrap();
+        // FOR JSON's one NVARCHAR(MAX) column, under SQL Server's name for it.
+        let rows = client
+            .query(
+                "SELECT region, SUM(qty) AS qty FROM sales WHERE qty > @P1 GROUP BY region \
+                 ORDER BY region FOR JSON PATH",
+                &[&0i32],
+            )
+            .await
+            .unwrap()
+            .into_first_result()
+            .await
+            .unwrap();
+        let column = rows[0].columns()[0].name().to_string();
+        assert_eq!(column, "JSON_F52E2B61-18A1-11d1-B105-00805F49916B");
+        assert_eq!(
+            rows[0].get::<&str, _>(0),
+            Some(r#"[{"region":"east","qty":7},{"region":"west","qty":7}]"#)
+        );
+        let rows = client
+            .simple_query(
+                "SELECT STUFF((SELECT N',' + region FROM sales ORDER BY qty FOR XML PATH('')), 1, 1, N'')",
+            )
+            .await
+            .unwrap()
+            .into_first_result()
+            .await
+            .unwrap();
+        assert_eq!(rows[0].get::<&str, _>(0), Some("east,east,west"));
+        // ROLLUP's total row has NULL for the region, and GROUPING says so.
+        let rows = client
+            .simple_query(
+                "SELECT region, SUM(qty), GROUPING(region) FROM sales GROUP BY ROLLUP(region) \
+                 ORDER BY GROUPING(region), region",
+            )
+            .await
+            .unwrap()
+            .into_first_result()
+            .await
+            .unwrap();
+        let got: Vec<(Option<String>, i32, u8)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.get::<&str, _>(0).map(str::to_string),
+                    r.get::<i32, _>(1).unwrap(),
+                    r.get::<u8, _>(2).unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![(Some("east".into()), 7, 0), (Some("west".into()), 7, 0), (None, 14, 1)]
+        );
+    });
+}
