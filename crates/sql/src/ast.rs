@@ -1857,6 +1857,9 @@ pub struct FunctionCall {
     pub args: FunctionArgs,
     /// `OVER (...)` for window functions.
     pub over: Option<WindowSpec>,
+    /// `WITHIN GROUP (ORDER BY ...)`: the order `STRING_AGG` joins its values in (empty when
+    /// not given).
+    pub within_group: Vec<OrderByItem>,
 }
 
 /// A call's arguments.

@@ -1416,6 +1416,9 @@ impl Display for FunctionCall {
                 write!(f, "({}{})", if *distinct { "DISTINCT " } else { "" }, commas(args))?
             }
         }
+        if !self.within_group.is_empty() {
+            write!(f, " WITHIN GROUP (ORDER BY {})", commas(&self.within_group))?;
+        }
         match &self.over {
             Some(window) => write!(f, " OVER ({window})"),
             None => Ok(()),

@@ -1130,17 +1130,53 @@ impl Run<'_> {
             ));
         };
         let mut values = Vec::new();
+        // WITHIN GROUP's sort keys, beside each value.
+        let mut keys: Vec<Vec<Value>> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for (i, row) in rows.enumerate() {
             self.row_interruption_point(i)?;
-            let v = self.eval(arg, &Env::new(cols, row, outer))?;
+            let env = Env::new(cols, row, outer);
+            let v = self.eval(arg, &env)?;
             if v.is_null() {
                 continue;
             }
             if distinct && !seen.insert(group_key(std::slice::from_ref(&v))) {
                 continue;
             }
+            if !f.within_group.is_empty() {
+                let mut key = Vec::with_capacity(f.within_group.len());
+                for o in &f.within_group {
+                    key.push(self.eval(&o.expr, &env)?);
+                }
+                keys.push(key);
+            }
             values.push(v);
+        }
+        if !f.within_group.is_empty() {
+            let mut order: Vec<usize> = (0..values.len()).collect();
+            let mut failed = None;
+            order.sort_by(|&a, &b| {
+                for (o, (x, y)) in f.within_group.iter().zip(keys[a].iter().zip(&keys[b])) {
+                    let ord = match scalar::compare(x, y) {
+                        Ok(Some(ord)) => ord,
+                        // NULLs first, as ORDER BY sorts them.
+                        Ok(None) => x.is_null().cmp(&y.is_null()).reverse(),
+                        Err(e) => {
+                            failed.get_or_insert(e);
+                            std::cmp::Ordering::Equal
+                        }
+                    };
+                    let ord = if o.descending { ord.reverse() } else { ord };
+                    if ord != std::cmp::Ordering::Equal {
+                        return ord;
+                    }
+                }
+                std::cmp::Ordering::Equal
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            values = order.into_iter().map(|i| values[i].clone()).collect();
         }
         match name.as_str() {
             "COUNT" => {

@@ -409,7 +409,12 @@ impl<'a> Parser<'a> {
     /// `CURRENT_TIMESTAMP`, `USER`, ...: a call without parentheses.
     fn parse_niladic_function(&mut self) -> ExprKind {
         let name = ObjectName::simple(Ident::new(self.advance_text()));
-        ExprKind::Function(Box::new(FunctionCall { name, args: FunctionArgs::None, over: None }))
+        ExprKind::Function(Box::new(FunctionCall {
+            name,
+            args: FunctionArgs::None,
+            over: None,
+            within_group: Vec::new(),
+        }))
     }
 
     /// `name(...) [OVER (...)]`, the name already read.
@@ -428,8 +433,19 @@ impl<'a> Parser<'a> {
             FunctionArgs::List { distinct, args }
         };
         self.expect(&TokenKind::RParen)?;
+        let mut within_group = Vec::new();
+        if self.at_keyword("WITHIN") && self.nth_is_keyword(1, "GROUP") {
+            self.advance();
+            self.advance();
+            self.expect(&TokenKind::LParen)?;
+            if !self.at_keyword("ORDER") {
+                return Err(self.error());
+            }
+            within_group = self.parse_order_by()?;
+            self.expect(&TokenKind::RParen)?;
+        }
         let over = if self.eat_keyword("OVER") { Some(self.parse_window_spec()?) } else { None };
-        Ok(ExprKind::Function(Box::new(FunctionCall { name, args, over })))
+        Ok(ExprKind::Function(Box::new(FunctionCall { name, args, over, within_group })))
     }
 
     /// `([PARTITION BY ...] [ORDER BY ...])`, after `OVER`.
