@@ -1676,6 +1676,24 @@ pub enum ExprKind {
         /// The escape character.
         escape: Option<Box<Expr>>,
     },
+    /// `x IS [NOT] DISTINCT FROM y`: inequality that treats NULLs as equal to each other.
+    IsDistinctFrom {
+        /// The left value.
+        left: Box<Expr>,
+        /// The right value.
+        right: Box<Expr>,
+        /// `IS NOT DISTINCT FROM`.
+        negated: bool,
+    },
+    /// `x COLLATE name`: Walden compares text one way (case-insensitively and
+    /// accent-sensitively, as SQL Server's default collation does), so such a collation
+    /// changes nothing; another is refused when the expression is evaluated.
+    Collate {
+        /// The value.
+        expr: Box<Expr>,
+        /// The collation named.
+        collation: Ident,
+    },
     /// `x IS [NOT] NULL`.
     IsNull {
         /// The tested value.

@@ -1309,6 +1309,10 @@ impl Display for ExprKind {
                 f.write_char(')')
             }
             ExprKind::IsNull { expr, negated } => write!(f, "({expr} IS{} NULL)", not(*negated)),
+            ExprKind::IsDistinctFrom { left, right, negated } => {
+                write!(f, "({left} IS{} DISTINCT FROM {right})", not(*negated))
+            }
+            ExprKind::Collate { expr, collation } => write!(f, "{expr} COLLATE {collation}"),
             ExprKind::Quantified { left, op, quantifier, subquery } => {
                 let quantifier = match quantifier {
                     Quantifier::All => "ALL",

@@ -176,6 +176,20 @@ pub(crate) fn is_comparison(op: BinaryOp) -> bool {
     )
 }
 
+/// A `COLLATE` Walden can honour: one that compares as its only collation does,
+/// case-insensitively and accent-sensitively (`..._CI_AS`, `DATABASE_DEFAULT`). Any other
+/// would silently compare differently from what the script asks, so it is refused.
+fn check_collation(collation: &Ident) -> Result<(), SqlError> {
+    let name = collation.value.to_ascii_uppercase();
+    if name == "DATABASE_DEFAULT" || name.contains("_CI_AS") {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        50000,
+        format!("Walden compares text case-insensitively only (as SQL_Latin1_General_CP1_CI_AS does): collation '{}' is not supported.", collation.value),
+    ))
+}
+
 fn non_boolean(e: &Expr) -> SqlError {
     SqlError::with_severity(
         4145,
@@ -300,11 +314,16 @@ impl Run<'_> {
                 15,
                 "Incorrect syntax near the keyword 'DEFAULT'.",
             )),
+            ExprKind::Collate { expr, collation } => {
+                check_collation(collation)?;
+                self.eval(expr, env)
+            }
             ExprKind::Between { .. }
             | ExprKind::InList { .. }
             | ExprKind::InSubquery { .. }
             | ExprKind::Like { .. }
             | ExprKind::IsNull { .. }
+            | ExprKind::IsDistinctFrom { .. }
             | ExprKind::Quantified { .. }
             | ExprKind::Exists(_) => Err(non_boolean(e)),
         }
@@ -386,6 +405,16 @@ impl Run<'_> {
             ExprKind::IsNull { expr, negated } => {
                 let v = self.eval(expr, env)?;
                 Ok(Some(v.is_null() != *negated))
+            }
+            // Never unknown: two NULLs are not distinct, a NULL and a value are.
+            ExprKind::IsDistinctFrom { left, right, negated } => {
+                let (a, b) = (self.eval(left, env)?, self.eval(right, env)?);
+                let distinct = match (a.is_null(), b.is_null()) {
+                    (true, true) => false,
+                    (true, false) | (false, true) => true,
+                    (false, false) => scalar::compare(&a, &b)? != Some(Ordering::Equal),
+                };
+                Ok(Some(distinct != *negated))
             }
             ExprKind::Exists(q) => {
                 let rows = self.query(q, Some(env))?;

@@ -265,7 +265,11 @@ pub(crate) fn visit_children<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
                 f(x);
             }
         }
-        ExprKind::IsNull { expr, .. } => f(expr),
+        ExprKind::IsNull { expr, .. } | ExprKind::Collate { expr, .. } => f(expr),
+        ExprKind::IsDistinctFrom { left, right, .. } => {
+            f(left);
+            f(right);
+        }
         ExprKind::Quantified { left, .. } => f(left),
         ExprKind::Case(c) => {
             if let Some(o) = &c.operand {

@@ -190,7 +190,15 @@ impl<'a> Parser<'a> {
             TokenKind::Plus => UnaryOp::Plus,
             TokenKind::Tilde => UnaryOp::BitNot,
             TokenKind::Word if min_bp <= NOT && self.at_keyword("NOT") => UnaryOp::Not,
-            _ => return Ok((self.parse_primary()?, PRIMARY)),
+            _ => {
+                let primary = self.parse_primary()?;
+                if !self.eat_keyword("COLLATE") {
+                    return Ok((primary, PRIMARY));
+                }
+                let collation = self.parse_identifier()?;
+                let kind = ExprKind::Collate { expr: Box::new(primary), collation };
+                return Ok((Expr { kind, span: self.span_from(start) }, PRIMARY));
+            }
         };
         self.advance();
         let bp = if op == UnaryOp::Not { NOT } else { PREFIX };
@@ -260,8 +268,14 @@ impl<'a> Parser<'a> {
             Infix::Like { negated } => self.parse_like(expr, negated)?,
             Infix::Is => {
                 let negated = self.eat_keyword("NOT");
-                self.expect_keyword("NULL")?;
-                ExprKind::IsNull { expr, negated }
+                if self.eat_keyword("DISTINCT") {
+                    self.expect_keyword("FROM")?;
+                    let right = Box::new(self.parse_expr_bp(PREDICATE + 1)?);
+                    ExprKind::IsDistinctFrom { left: expr, right, negated }
+                } else {
+                    self.expect_keyword("NULL")?;
+                    ExprKind::IsNull { expr, negated }
+                }
             }
         };
         Ok(Expr { kind, span: self.span_from(start) })

@@ -400,6 +400,13 @@ impl<'a> Parser<'a> {
 
     /// `name [(n [, m]) | (MAX)]`.
     fn parse_data_type(&mut self) -> PResult<DataType> {
+        // The ISO two-word name, SQL Server's synonym for FLOAT(53).
+        if self.at_keyword("DOUBLE") && self.nth_is_keyword(1, "PRECISION") {
+            self.advance();
+            self.advance();
+            let name = ObjectName::simple(Ident::new("float"));
+            return Ok(DataType { name, params: Vec::new() });
+        }
         let name = self.parse_object_name()?;
         let mut params = Vec::new();
         if self.eat(&TokenKind::LParen) {

@@ -1,0 +1,17 @@
+-- IS [NOT] DISTINCT FROM (never unknown), and COLLATE: the default collation's family is
+-- accepted as what Walden does anyway; a case-sensitive one is refused rather than ignored.
+SELECT CASE WHEN NULL IS DISTINCT FROM NULL THEN 1 ELSE 0 END AS null_null,
+       CASE WHEN 1 IS DISTINCT FROM NULL THEN 1 ELSE 0 END AS one_null,
+       CASE WHEN 'a' IS NOT DISTINCT FROM 'A' THEN 1 ELSE 0 END AS a_a,
+       CASE WHEN 2 IS DISTINCT FROM 3 THEN 1 ELSE 0 END AS two_three
+DECLARE @t TABLE (v INT)
+INSERT @t VALUES (1), (NULL), (2)
+SELECT COUNT(*) AS not_distinct_from_null FROM @t WHERE v IS NOT DISTINCT FROM NULL
+SELECT name FROM (VALUES ('b'), ('A'), ('c')) AS x (name)
+ORDER BY name COLLATE SQL_Latin1_General_CP1_CI_AS
+SELECT CASE WHEN 'abc' = 'ABC' COLLATE Latin1_General_CI_AS THEN 'equal' END AS ci
+DECLARE @d DOUBLE PRECISION = 1.5
+SELECT @d * 2 AS doubled, CAST(2 AS DOUBLE PRECISION) AS cast_double
+GO
+SELECT CASE WHEN 'abc' = 'ABC' COLLATE Latin1_General_CS_AS THEN 'equal' END AS cs
+GO
