@@ -540,6 +540,12 @@ impl Run<'_> {
                 "The iif function requires 3 argument(s).",
             ));
         }
+        if f.name.schema.is_none() && upper == "IDENTITY" {
+            return Err(SqlError::new(
+                177,
+                "The IDENTITY function can only be used when the SELECT statement has an INTO clause.",
+            ));
+        }
         if f.name.schema.is_none() {
             if let FunctionArgs::List { args, .. } = &f.args {
                 if let Some(v) = self.trigger_function(&f.name.name.value, args) {

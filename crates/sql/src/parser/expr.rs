@@ -58,7 +58,8 @@ const EXPRESSION_KEYWORDS: [&str; 15] = [
 ];
 
 /// Reserved keywords that are ordinary functions when a `(` follows.
-pub(crate) const FUNCTION_KEYWORDS: [&str; 5] = ["COALESCE", "LEFT", "NULLIF", "RIGHT", "UPDATE"];
+pub(crate) const FUNCTION_KEYWORDS: [&str; 6] =
+    ["COALESCE", "IDENTITY", "LEFT", "NULLIF", "RIGHT", "UPDATE"];
 
 /// Reserved keywords that are functions called without parentheses.
 pub(crate) const NILADIC_FUNCTIONS: [&str; 5] =
