@@ -626,7 +626,7 @@ impl<'a> Parser<'a> {
     /// A table, or a table-valued function call.
     fn parse_named_table_source(&mut self) -> PResult<TableSource> {
         let name = self.parse_object_name()?;
-        if self.eat(&TokenKind::LParen) {
+        if !self.at_old_style_hints() && self.eat(&TokenKind::LParen) {
             let args = if self.at(&TokenKind::RParen) {
                 Vec::new()
             } else {
@@ -699,10 +699,13 @@ impl<'a> Parser<'a> {
 
     /// `[WITH (hint, ...)]`. Hint names may be reserved words (`HOLDLOCK`, `INDEX`).
     pub(super) fn parse_table_hints(&mut self) -> PResult<Vec<TableHint>> {
-        if !(self.at_keyword("WITH") && self.peek_nth(1).kind == TokenKind::LParen) {
+        let with = self.at_keyword("WITH") && self.peek_nth(1).kind == TokenKind::LParen;
+        if !with && !self.at_old_style_hints() {
             return Ok(Vec::new());
         }
-        self.advance();
+        if with {
+            self.advance();
+        }
         self.advance();
         let hints = self.parse_comma_separated(|p| {
             if p.peek().kind != TokenKind::Word {
@@ -722,6 +725,35 @@ impl<'a> Parser<'a> {
         })?;
         self.expect(&TokenKind::RParen)?;
         Ok(hints)
+    }
+
+    /// Whether `(NOLOCK)`-style table hints, without `WITH`, are next: SQL Server still takes
+    /// them after a table name, and older scripts write them so. Only hint names are read so,
+    /// so that `name(arguments)` stays a function call.
+    fn at_old_style_hints(&self) -> bool {
+        const HINTS: [&str; 18] = [
+            "NOLOCK",
+            "READUNCOMMITTED",
+            "READCOMMITTED",
+            "READCOMMITTEDLOCK",
+            "REPEATABLEREAD",
+            "SERIALIZABLE",
+            "HOLDLOCK",
+            "UPDLOCK",
+            "XLOCK",
+            "ROWLOCK",
+            "PAGLOCK",
+            "TABLOCK",
+            "TABLOCKX",
+            "READPAST",
+            "NOWAIT",
+            "NOEXPAND",
+            "FORCESEEK",
+            "FORCESCAN",
+        ];
+        self.at(&TokenKind::LParen)
+            && HINTS.iter().any(|h| self.peek_nth(1).is_keyword(h))
+            && matches!(self.peek_nth(2).kind, TokenKind::RParen | TokenKind::Comma)
     }
 
     /// `(value, ...), (value, ...)` after `VALUES`.
