@@ -143,7 +143,15 @@ pub(crate) fn find_column(cols: &[Col], parts: &[Ident]) -> Result<Option<usize>
 pub(crate) fn is_aggregate(name: &str) -> bool {
     matches!(
         name.to_ascii_uppercase().as_str(),
-        "COUNT" | "COUNT_BIG" | "SUM" | "MIN" | "MAX" | "AVG" | "STRING_AGG" | "GROUPING"
+        "COUNT"
+            | "COUNT_BIG"
+            | "SUM"
+            | "MIN"
+            | "MAX"
+            | "AVG"
+            | "STRING_AGG"
+            | "GROUPING"
+            | "APPROX_COUNT_DISTINCT"
     )
 }
 
@@ -685,6 +693,10 @@ impl Run<'_> {
                         .map_or(Value::Null, |o| Value::NStr(o.name().1.to_string()))
                 }
             },
+            // The running transaction's id, as the `sys.dm_tran_*` views show it.
+            "CURRENT_TRANSACTION_ID" if args.is_empty() => {
+                Value::BigInt(i64::try_from(self.tx().id()).unwrap_or(i64::MAX))
+            }
             "OBJECTPROPERTY" | "OBJECTPROPERTYEX" => match (args.first(), text_arg(1)) {
                 (Some(id), Some(property)) if !id.is_null() => {
                     let object = self.s.db.catalog().get(int_value(id)?);

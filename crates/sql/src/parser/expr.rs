@@ -403,6 +403,7 @@ impl<'a> Parser<'a> {
             "CAST" | "TRY_CAST" if call => self.parse_cast()?,
             "CONVERT" | "TRY_CONVERT" if call => self.parse_convert()?,
             "EXISTS" => self.parse_exists()?,
+            "TRIM" if call && self.trim_has_from() => self.parse_trim_from()?,
             "NEXT" if self.nth_is_keyword(1, "VALUE") && self.nth_is_keyword(2, "FOR") => {
                 self.parse_next_value_for()?
             }
@@ -414,6 +415,58 @@ impl<'a> Parser<'a> {
             _ => return Ok(None),
         };
         Ok(Some(kind))
+    }
+
+    /// Whether a `TRIM(` call at the cursor is the `[LEADING | TRAILING | BOTH] [chars] FROM
+    /// string` form: a `FROM` inside its parentheses, at their own depth.
+    fn trim_has_from(&self) -> bool {
+        let mut depth = 0usize;
+        for n in 1.. {
+            let token = self.peek_nth(n);
+            match token.kind {
+                TokenKind::LParen => depth += 1,
+                TokenKind::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return false;
+                    }
+                }
+                TokenKind::Eof => return false,
+                _ if depth == 1 && token.is_keyword("FROM") => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// `TRIM([LEADING | TRAILING | BOTH] [chars] FROM string)`: the call `TRIM(string, chars)`,
+    /// `LTRIM(string, chars)` or `RTRIM(string, chars)` (blanks when no characters are given).
+    fn parse_trim_from(&mut self) -> PResult<ExprKind> {
+        let start = self.peek().span;
+        self.advance();
+        self.expect(&TokenKind::LParen)?;
+        let function = match self.eat_one_of(&["LEADING", "TRAILING", "BOTH"]) {
+            Some("LEADING") => "LTRIM",
+            Some("TRAILING") => "RTRIM",
+            _ => "TRIM",
+        };
+        let chars = if self.at_keyword("FROM") {
+            Expr {
+                kind: ExprKind::Literal(Literal::String { value: " ".into(), national: false }),
+                span: self.span_from(start),
+            }
+        } else {
+            self.parse_expr()?
+        };
+        self.expect_keyword("FROM")?;
+        let string = self.parse_expr()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(ExprKind::Function(Box::new(FunctionCall {
+            name: ObjectName::simple(Ident::new(function)),
+            args: FunctionArgs::List { distinct: false, args: vec![string, chars] },
+            over: None,
+            within_group: Vec::new(),
+        })))
     }
 
     fn parse_exists(&mut self) -> PResult<ExprKind> {

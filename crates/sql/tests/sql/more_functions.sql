@@ -37,3 +37,13 @@ SELECT COLUMNPROPERTY(OBJECT_ID('dbo.props'), 'name', 'AllowsNull') AS name_null
 DROP VIEW dbo.props_v
 DROP TABLE dbo.props
 GO
+-- TRIM's FROM forms, APPROX_COUNT_DISTINCT (an exact count), CURRENT_TRANSACTION_ID.
+SELECT '[' + TRIM('x' FROM 'xxhixx') + ']' AS both_x, '[' + TRIM(FROM '  hi  ') + ']' AS blanks,
+       '[' + TRIM(LEADING '.' FROM '..a..') + ']' AS leading,
+       '[' + TRIM(TRAILING '.' FROM '..a..') + ']' AS trailing, '[' + TRIM('  t  ') + ']' AS plain
+SELECT APPROX_COUNT_DISTINCT(v) AS approx FROM (VALUES (1), (2), (2), (NULL)) AS x (v)
+BEGIN TRAN
+SELECT CASE WHEN CURRENT_TRANSACTION_ID() = (SELECT transaction_id FROM sys.dm_tran_session_transactions WHERE session_id = @@SPID)
+            THEN 'same' ELSE 'different' END AS current_id
+ROLLBACK
+GO

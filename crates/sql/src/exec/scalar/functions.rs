@@ -68,7 +68,8 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "SUBSTRING" => (3, 3, substring),
         "LTRIM" => (1, 2, |a| trim(a, true, false)),
         "RTRIM" => (1, 2, |a| trim(a, false, true)),
-        "TRIM" => (1, 1, |a| trim(a, true, true)),
+        // TRIM(string, chars) is what `TRIM(chars FROM string)` parses to.
+        "TRIM" => (1, 2, |a| trim(a, true, true)),
         "UPPER" => (1, 1, |a| map_text(a, str::to_uppercase)),
         "LOWER" => (1, 1, |a| map_text(a, str::to_lowercase)),
         "REVERSE" => (1, 1, |a| map_text(a, |s| s.chars().rev().collect())),
