@@ -316,6 +316,7 @@ impl Run<'_> {
             counters: &self.s.counters,
             session_id: self.s.spid,
             view_columns: &[],
+            current_transaction: None,
         };
         let oldest = open_transactions(&ctx)
             .into_iter()

@@ -1522,12 +1522,16 @@ impl Run<'_> {
         } else {
             Vec::new()
         };
+        let current_transaction = (!information_schema
+            && name.name.value.eq_ignore_ascii_case("dm_tran_current_transaction"))
+        .then(|| self.tx().id());
         let ctx = ViewContext {
             instance: &self.s.instance,
             database: &db,
             counters: &self.s.counters,
             session_id: self.s.spid,
             view_columns: &view_columns,
+            current_transaction,
         };
         if information_schema {
             return match sysviews::information_schema_view(&ctx, &name.name.value, args) {

@@ -43,7 +43,7 @@ SELECT '[' + TRIM('x' FROM 'xxhixx') + ']' AS both_x, '[' + TRIM(FROM '  hi  ') 
        '[' + TRIM(TRAILING '.' FROM '..a..') + ']' AS trailing, '[' + TRIM('  t  ') + ']' AS plain
 SELECT APPROX_COUNT_DISTINCT(v) AS approx FROM (VALUES (1), (2), (2), (NULL)) AS x (v)
 BEGIN TRAN
-SELECT CASE WHEN CURRENT_TRANSACTION_ID() = (SELECT transaction_id FROM sys.dm_tran_session_transactions WHERE session_id = @@SPID)
+SELECT CASE WHEN CURRENT_TRANSACTION_ID() = (SELECT transaction_id FROM sys.dm_tran_current_transaction)
             THEN 'same' ELSE 'different' END AS current_id
 ROLLBACK
 GO

@@ -109,6 +109,9 @@ pub struct ViewContext<'a> {
     /// (`sys.columns`, `syscolumns`, `INFORMATION_SCHEMA.COLUMNS`): a view's columns are
     /// what its query returns, which only the SQL layer can run. Empty for other views.
     pub view_columns: &'a [(u32, Vec<ColumnDef>)],
+    /// The id of the transaction the reading statement runs in, for
+    /// `sys.dm_tran_current_transaction` (`None` for other views).
+    pub current_transaction: Option<u64>,
 }
 
 /// The schemas of database `db` as `sys.schemas` lists them: (name, schema_id), for
@@ -184,6 +187,7 @@ pub fn system_view(
         "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
         "dm_tran_active_transactions" => (None, |c, _| Ok(transactions::active_transactions(c))),
         "dm_tran_session_transactions" => (None, |c, _| Ok(transactions::session_transactions(c))),
+        "dm_tran_current_transaction" => (None, |c, _| Ok(transactions::current_transaction(c))),
         "dm_tran_database_transactions" => {
             (None, |c, _| Ok(transactions::database_transactions(c)))
         }

@@ -83,6 +83,7 @@ impl Fixture {
             counters: &self.counters,
             session_id: 51,
             view_columns: &[],
+            current_transaction: None,
         }
     }
 

@@ -142,6 +142,22 @@ pub(super) fn session_transactions(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&rows)
 }
 
+/// `sys.dm_tran_current_transaction`: the transaction the reading statement runs in (its own
+/// autocommit one outside a user transaction). Walden has no snapshot isolation, so the
+/// snapshot columns are 0 or NULL.
+pub(super) fn current_transaction(ctx: &ViewContext<'_>) -> RowSet {
+    let rows: Vec<u64> = ctx.current_transaction.into_iter().collect();
+    let none = |_: &u64| Value::Null;
+    View::<u64>::new()
+        .col("transaction_id", SqlType::BigInt, |id| big(*id))
+        .col("transaction_sequence_num", SqlType::BigInt, |_| big(0))
+        .col("transaction_is_snapshot", SqlType::Bit, |_| Value::Bit(false))
+        .opt("first_snapshot_sequence_num", SqlType::BigInt, none)
+        .opt("last_transaction_sequence_num_at_begin", SqlType::BigInt, none)
+        .opt("first_useful_sequence_num", SqlType::BigInt, none)
+        .rows(&rows)
+}
+
 /// One transaction in one database it has logged in.
 struct DatabaseTran {
     id: u64,
