@@ -152,6 +152,10 @@ pub(crate) fn is_aggregate(name: &str) -> bool {
             | "STRING_AGG"
             | "GROUPING"
             | "APPROX_COUNT_DISTINCT"
+            | "STDEV"
+            | "STDEVP"
+            | "VAR"
+            | "VARP"
     )
 }
 

@@ -1203,6 +1203,25 @@ impl Run<'_> {
                 }
                 Ok(acc)
             }
+            // Sample (n - 1) or population (n) variance and standard deviation, as FLOAT; a
+            // sample statistic of fewer than two values is NULL.
+            "STDEV" | "STDEVP" | "VAR" | "VARP" => {
+                let mut xs = Vec::with_capacity(values.len());
+                for v in values {
+                    if let Value::Float(x) = scalar::convert(v, SqlType::Float, None)? {
+                        xs.push(x);
+                    }
+                }
+                let sample = !name.ends_with('P');
+                let n = xs.len() as f64;
+                if xs.is_empty() || (sample && xs.len() < 2) {
+                    return Ok(Value::Null);
+                }
+                let mean = xs.iter().sum::<f64>() / n;
+                let squares = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>();
+                let variance = squares / if sample { n - 1.0 } else { n };
+                Ok(Value::Float(if name.starts_with("STDEV") { variance.sqrt() } else { variance }))
+            }
             "MIN" | "MAX" => {
                 let mut best: Option<Value> = None;
                 for v in values {

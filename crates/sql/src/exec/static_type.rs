@@ -117,6 +117,7 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         | "PATINDEX" | "ASCII" | "UNICODE" | "OBJECT_ID" | "COUNT" | "TYPE_ID" | "SCHEMA_ID"
         | "ISNUMERIC" | "DB_ID" => SqlType::Int,
         "GROUPING" => SqlType::TinyInt,
+        "STDEV" | "STDEVP" | "VAR" | "VARP" => SqlType::Float,
         "APPROX_COUNT_DISTINCT" | "CURRENT_TRANSACTION_ID" => SqlType::BigInt,
         "ISJSON" => SqlType::Int,
         "JSON_VALUE" => SqlType::NVarChar(Len::N(4000)),
