@@ -607,6 +607,11 @@ impl Catalog {
         }
     }
 
+    /// Whether any object of the database has a trigger.
+    pub fn has_triggers(&self) -> bool {
+        !self.triggers.is_empty()
+    }
+
     /// The triggers on table `table`, in id order (the order they fire in).
     pub fn triggers_on(&self, table: u32) -> Vec<TriggerDef> {
         let Some(ids) = self.triggers.get(&table) else { return Vec::new() };

@@ -168,6 +168,12 @@ impl Database {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).find(schema, name)
     }
 
+    /// Whether any object of the database has a trigger: what every INSERT, UPDATE and
+    /// DELETE asks first, so that a database without triggers pays one flag test for them.
+    pub fn has_triggers(&self) -> bool {
+        self.catalog.read().unwrap_or_else(PoisonError::into_inner).has_triggers()
+    }
+
     /// The triggers on table `table`, in the order they fire.
     pub fn triggers_on(&self, table: u32) -> Vec<crate::catalog::TriggerDef> {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).triggers_on(table)

@@ -23,6 +23,11 @@ async fn connect(port: u16, password: &str) -> tiberius::Result<Client<Compat<Tc
     Client::connect(config, tcp.compat_write()).await
 }
 
+/// The rows of the first result set of `sql`, a batch without parameters.
+async fn first_rows(client: &mut Client<Compat<TcpStream>>, sql: &str) -> Vec<tiberius::Row> {
+    client.simple_query(sql).await.unwrap().into_first_result().await.unwrap()
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
 }
@@ -339,13 +344,7 @@ fn tiberius_triggers_fire_refuse_and_survive_a_kill() {
             });
         let (code, message) = refused.unwrap_err();
         assert!(code == 50000 && message.contains("negative") || code == 3609, "{code} {message}");
-        let rows = client
-            .simple_query("SELECT balance FROM acct WHERE id = 1")
-            .await
-            .unwrap()
-            .into_first_result()
-            .await
-            .unwrap();
+        let rows = first_rows(&mut client, "SELECT balance FROM acct WHERE id = 1").await;
         assert_eq!(count(rows), 10, "the refused update was rolled back");
     });
     // SIGKILL, then a restart on the same data: the trigger is still there and fires.
@@ -354,21 +353,13 @@ fn tiberius_triggers_fire_refuse_and_survive_a_kill() {
     runtime().block_on(async {
         let mut client = connect(server.port, PASSWORD).await.unwrap();
         client.execute("UPDATE acct SET balance = @P1 WHERE id = 1", &[&20i32]).await.unwrap();
-        let rows = client
-            .simple_query("SELECT COUNT(*) FROM audit WHERE new_balance IN (10, 20)")
-            .await
-            .unwrap()
-            .into_first_result()
-            .await
-            .unwrap();
+        let rows =
+            first_rows(&mut client, "SELECT COUNT(*) FROM audit WHERE new_balance IN (10, 20)")
+                .await;
         assert_eq!(count(rows), 2, "one audit row per change, none for the refused one");
-        let rows = client
-            .simple_query("SELECT COUNT(*) FROM sys.triggers WHERE name = 'acct_audit'")
-            .await
-            .unwrap()
-            .into_first_result()
-            .await
-            .unwrap();
+        let rows =
+            first_rows(&mut client, "SELECT COUNT(*) FROM sys.triggers WHERE name = 'acct_audit'")
+                .await;
         assert_eq!(count(rows), 1);
     });
 }
@@ -403,27 +394,14 @@ fn tiberius_reads_for_json_for_xml_and_rollup_results() {
             rows[0].get::<&str, _>(0),
             Some(r#"[{"region":"east","qty":7},{"region":"west","qty":7}]"#)
         );
-        let rows = client
-            .simple_query(
-                "SELECT STUFF((SELECT N',' + region FROM sales ORDER BY qty FOR XML PATH('')), 1, 1, N'')",
-            )
-            .await
-            .unwrap()
-            .into_first_result()
-            .await
-            .unwrap();
+        let concatenated = "SELECT STUFF((SELECT N',' + region FROM sales ORDER BY qty \
+                            FOR XML PATH('')), 1, 1, N'')";
+        let rows = first_rows(&mut client, concatenated).await;
         assert_eq!(rows[0].get::<&str, _>(0), Some("east,east,west"));
         // ROLLUP's total row has NULL for the region, and GROUPING says so.
-        let rows = client
-            .simple_query(
-                "SELECT region, SUM(qty), GROUPING(region) FROM sales GROUP BY ROLLUP(region) \
-                 ORDER BY GROUPING(region), region",
-            )
-            .await
-            .unwrap()
-            .into_first_result()
-            .await
-            .unwrap();
+        let rollup = "SELECT region, SUM(qty), GROUPING(region) FROM sales \
+                      GROUP BY ROLLUP(region) ORDER BY GROUPING(region), region";
+        let rows = first_rows(&mut client, rollup).await;
         let got: Vec<(Option<String>, i32, u8)> = rows
             .iter()
             .map(|r| {

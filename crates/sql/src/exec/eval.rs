@@ -848,16 +848,7 @@ fn object_property(o: &Object, property: &str) -> Value {
         Object::Trigger(t) => Some(t),
         _ => None,
     };
-    let trigger_events = || {
-        trigger.and_then(|t| crate::parse_batch(&t.text).ok()).and_then(|b| {
-            b.statements.iter().find_map(|s| match &s.kind {
-                crate::ast::StatementKind::CreateTrigger(c) => {
-                    Some((c.instead_of, c.events.clone()))
-                }
-                _ => None,
-            })
-        })
-    };
+    let trigger_events = || trigger.and_then(|t| crate::exec::trigger::trigger_kind(&t.text));
     let fires_on = |event: crate::ast::TriggerEvent| {
         yes(trigger_events().is_some_and(|(_, events)| events.contains(&event)))
     };

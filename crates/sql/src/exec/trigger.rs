@@ -38,9 +38,9 @@ use walden_engine::catalog::{ColumnDef, Object, TableDef, TriggerDef};
 use walden_engine::types::Value;
 use walden_engine::Database;
 
-use crate::ast::TriggerEvent;
 use crate::ast::{
     CreateMode, CreateTrigger, EnableTrigger, Expr, ExprKind, ObjectName, StatementKind,
+    TriggerEvent,
 };
 use crate::exec::query::TableRef;
 use crate::exec::scalar;
@@ -100,9 +100,12 @@ pub(crate) struct RunningTrigger {
 /// session's map of temporary tables, which no `#temp` or `@table` name can be.
 const PSEUDO_TABLES: [&str; 2] = ["inserted", "deleted"];
 
-/// Whether the trigger whose text is `text` is an INSTEAD OF trigger (`sys.triggers`).
-pub(crate) fn is_instead_of(text: &str) -> bool {
-    crate::parse_batch(text).ok().as_ref().and_then(parsed_trigger).is_some_and(|t| t.instead_of)
+/// What the trigger whose stored text is `text` is: INSTEAD OF (rather than AFTER), and the
+/// statements that fire it; `None` if the text is not a CREATE TRIGGER. For the catalog
+/// views and OBJECTPROPERTY, which read triggers outside a session.
+pub(crate) fn trigger_kind(text: &str) -> Option<(bool, Vec<TriggerEvent>)> {
+    let batch = crate::parse_batch(text).ok()?;
+    parsed_trigger(&batch).map(|t| (t.instead_of, t.events.clone()))
 }
 
 /// A trigger's text, parsed: its events and its body.
@@ -272,7 +275,7 @@ impl Run<'_> {
 
     /// Whether `event` on `t` fires an enabled trigger.
     pub(crate) fn fires(&mut self, t: &TableRef, event: TriggerEvent) -> Result<bool, SqlError> {
-        if t.db.is_temp() {
+        if t.db.is_temp() || !t.db.has_triggers() {
             return Ok(false);
         }
         for def in t.db.triggers_on(t.def.id).iter().filter(|d| !d.disabled) {
@@ -547,6 +550,10 @@ impl Run<'_> {
             _ => written.clone(),
         };
         if name.name.value.starts_with('#') || self.pseudo_table(&name).is_some() {
+            return Ok(None);
+        }
+        // Before resolving the name again: most databases have no trigger at all.
+        if !self.database_of(name.database.as_ref()).is_ok_and(|db| db.has_triggers()) {
             return Ok(None);
         }
         let Ok((db, object)) = self.resolve_relation_object(&name) else { return Ok(None) };

@@ -383,7 +383,8 @@ pub(super) fn triggers(ctx: &ViewContext<'_>) -> RowSet {
         .col("is_disabled", SqlType::Bit, |o| bit(trigger(o).is_some_and(|t| t.disabled)))
         .col("is_not_for_replication", SqlType::Bit, |_| bit(false))
         .col("is_instead_of_trigger", SqlType::Bit, |o| {
-            bit(trigger(o).is_some_and(|t| crate::exec::trigger::is_instead_of(&t.text)))
+            let kind = trigger(o).and_then(|t| crate::exec::trigger::trigger_kind(&t.text));
+            bit(kind.is_some_and(|(instead_of, _)| instead_of))
         })
         .rows(&object_rows(ctx, |o| matches!(o, Object::Trigger(_))))
 }
