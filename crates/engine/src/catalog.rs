@@ -83,6 +83,68 @@ pub struct CheckDef {
     pub text: String,
 }
 
+/// What a FOREIGN KEY does to the referencing rows when the key they reference is deleted or
+/// changed (`ON DELETE` / `ON UPDATE`). The byte is the one stored in the catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReferentialAction {
+    /// Refuse the change while a row references the key (error 547): the default.
+    #[default]
+    NoAction = 0,
+    /// Delete the referencing rows, or change their columns to the new key.
+    Cascade = 1,
+    /// Set the referencing columns to NULL.
+    SetNull = 2,
+    /// Set the referencing columns to their defaults (NULL without one).
+    SetDefault = 3,
+}
+
+impl ReferentialAction {
+    fn from_byte(b: u8) -> Result<ReferentialAction, EngineError> {
+        Ok(match b {
+            0 => ReferentialAction::NoAction,
+            1 => ReferentialAction::Cascade,
+            2 => ReferentialAction::SetNull,
+            3 => ReferentialAction::SetDefault,
+            _ => return Err(EngineError::Corrupt(format!("referential action {b}"))),
+        })
+    }
+
+    /// The name `sys.foreign_keys` and `INFORMATION_SCHEMA` show: `NO_ACTION`, `CASCADE`, ...
+    pub fn desc(self) -> &'static str {
+        match self {
+            ReferentialAction::NoAction => "NO_ACTION",
+            ReferentialAction::Cascade => "CASCADE",
+            ReferentialAction::SetNull => "SET_NULL",
+            ReferentialAction::SetDefault => "SET_DEFAULT",
+        }
+    }
+}
+
+/// A FOREIGN KEY constraint of the table that holds it (the referencing table).
+///
+/// It references a unique index of `ref_table` (its primary key or a unique constraint or
+/// index) by the index's id rather than by column positions: an index keeps its id when
+/// the table is rebuilt, and the columns it names cannot be dropped while it is referenced,
+/// so the reference never goes stale. `columns[i]` of this table matches the index's i-th
+/// key column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignKeyDef {
+    /// The constraint name.
+    pub name: String,
+    /// The referencing columns, positions in this table, in the referenced index's order.
+    pub columns: Vec<usize>,
+    /// The referenced table's object id (in the same database; maybe this table).
+    pub ref_table: u32,
+    /// The referenced unique index's id.
+    pub ref_index: u16,
+    /// `ON DELETE`.
+    pub on_delete: ReferentialAction,
+    /// `ON UPDATE`.
+    pub on_update: ReferentialAction,
+    /// `NOCHECK CONSTRAINT`: not enforced (and not trusted).
+    pub disabled: bool,
+}
+
 /// A table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableDef {
@@ -98,6 +160,8 @@ pub struct TableDef {
     pub indexes: Vec<IndexDef>,
     /// CHECK constraints.
     pub checks: Vec<CheckDef>,
+    /// FOREIGN KEY constraints this table's rows must satisfy.
+    pub foreign_keys: Vec<ForeignKeyDef>,
     /// The identity high-water mark: no identity value above it was handed out.
     pub identity_high: i64,
     /// Creation time, microseconds since the Unix epoch; `create_table` sets it when given 0.
@@ -356,6 +420,19 @@ impl Object {
                     w.str(&c.name);
                     w.str(&c.text);
                 }
+                w.u16(t.foreign_keys.len() as u16);
+                for fk in &t.foreign_keys {
+                    w.str(&fk.name);
+                    w.u32(fk.ref_table);
+                    w.u16(fk.ref_index);
+                    w.u16(fk.columns.len() as u16);
+                    for &c in &fk.columns {
+                        w.u16(c as u16);
+                    }
+                    w.u8(fk.on_delete as u8);
+                    w.u8(fk.on_update as u8);
+                    w.u8(u8::from(fk.disabled));
+                }
             }
             Object::Sequence(s) => {
                 w.u8(2);
@@ -463,6 +540,28 @@ impl Object {
                 for _ in 0..n {
                     checks.push(CheckDef { name: r.str()?, text: r.str()? });
                 }
+                // Tables written before foreign keys existed end here: they have none.
+                let n = if r.0.is_empty() { 0 } else { usize::from(r.u16()?) };
+                let mut foreign_keys = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    let name = r.str()?;
+                    let ref_table = r.u32()?;
+                    let ref_index = r.u16()?;
+                    let k = usize::from(r.u16()?);
+                    let mut columns = Vec::with_capacity(k.min(32));
+                    for _ in 0..k {
+                        columns.push(usize::from(r.u16()?));
+                    }
+                    foreign_keys.push(ForeignKeyDef {
+                        name,
+                        columns,
+                        ref_table,
+                        ref_index,
+                        on_delete: ReferentialAction::from_byte(r.u8()?)?,
+                        on_update: ReferentialAction::from_byte(r.u8()?)?,
+                        disabled: r.u8()? != 0,
+                    });
+                }
                 Object::Table(Arc::new(TableDef {
                     id,
                     schema,
@@ -470,6 +569,7 @@ impl Object {
                     columns,
                     indexes,
                     checks,
+                    foreign_keys,
                     identity_high,
                     created_micros,
                 }))
@@ -556,6 +656,9 @@ pub struct Catalog {
     /// The triggers on each table that has any, by table id, in id order: what every
     /// INSERT, UPDATE and DELETE asks, so it is one lookup, not a walk of the catalog.
     triggers: HashMap<u32, Vec<u32>>,
+    /// The tables whose FOREIGN KEYs reference each referenced table, by its id: what every
+    /// DELETE and UPDATE asks, so a table nobody references costs one lookup.
+    referenced_by: HashMap<u32, Vec<u32>>,
     next_id: u32,
 }
 
@@ -587,6 +690,14 @@ impl Catalog {
             let at = on.partition_point(|&other| other < id);
             on.insert(at, id);
         }
+        if let Object::Table(t) = &object {
+            for fk in &t.foreign_keys {
+                let by = self.referenced_by.entry(fk.ref_table).or_default();
+                if !by.contains(&id) {
+                    by.push(id);
+                }
+            }
+        }
         self.next_id = self.next_id.max(id + 1);
         self.by_id.insert(id, Arc::new(object));
     }
@@ -601,6 +712,16 @@ impl Catalog {
                     on.retain(|&other| other != id);
                     if on.is_empty() {
                         self.triggers.remove(&t.table);
+                    }
+                }
+            }
+            if let Object::Table(t) = &*old {
+                for fk in &t.foreign_keys {
+                    if let Some(by) = self.referenced_by.get_mut(&fk.ref_table) {
+                        by.retain(|&other| other != id);
+                        if by.is_empty() {
+                            self.referenced_by.remove(&fk.ref_table);
+                        }
                     }
                 }
             }
@@ -621,6 +742,21 @@ impl Catalog {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The tables with a FOREIGN KEY that references table `table` (itself included when it
+    /// references itself), in id order.
+    pub fn referencing(&self, table: u32) -> Vec<Arc<TableDef>> {
+        let Some(ids) = self.referenced_by.get(&table) else { return Vec::new() };
+        let mut tables: Vec<Arc<TableDef>> = ids
+            .iter()
+            .filter_map(|id| match self.by_id.get(id).map(|o| &**o) {
+                Some(Object::Table(t)) => Some(Arc::clone(t)),
+                _ => None,
+            })
+            .collect();
+        tables.sort_by_key(|t| t.id);
+        tables
     }
 
     /// A new object id.
@@ -778,6 +914,15 @@ mod tests {
                 root: 9,
             }],
             checks: vec![CheckDef { name: "CK".into(), text: "id > 0".into() }],
+            foreign_keys: vec![ForeignKeyDef {
+                name: "FK_Orders_Orders".into(),
+                columns: vec![2],
+                ref_table: 1000,
+                ref_index: 1,
+                on_delete: ReferentialAction::Cascade,
+                on_update: ReferentialAction::SetNull,
+                disabled: true,
+            }],
             identity_high: 1000,
             created_micros: 5,
         }));

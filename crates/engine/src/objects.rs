@@ -126,8 +126,8 @@ impl Database {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
-    /// Whether `def` is still the catalog's definition of its table (its columns, indexes and
-    /// CHECKs; not its name or identity high-water mark), and the table exists. A statement
+    /// Whether `def` is still the catalog's definition of its table (its columns, indexes,
+    /// CHECKs and FOREIGN KEYs; not its name or identity high-water mark), and the table exists. A statement
     /// resolves a table before it locks it; a DDL that held the table's X lock meanwhile may
     /// have replaced the definition and its trees, or dropped the table.
     pub(crate) fn check_current(&self, def: &TableDef) -> Result<(), EngineError> {
@@ -154,7 +154,8 @@ impl Database {
                     || ((!named || (t.name == def.name && t.schema == def.schema))
                         && t.indexes == def.indexes
                         && t.columns == def.columns
-                        && t.checks == def.checks) =>
+                        && t.checks == def.checks
+                        && t.foreign_keys == def.foreign_keys) =>
             {
                 Ok(())
             }
@@ -172,6 +173,16 @@ impl Database {
     /// DELETE asks first, so that a database without triggers pays one flag test for them.
     pub fn has_triggers(&self) -> bool {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).has_triggers()
+    }
+
+    /// The object with id `id`.
+    pub fn object_by_id(&self, id: u32) -> Option<Arc<Object>> {
+        self.catalog.read().unwrap_or_else(PoisonError::into_inner).get(id)
+    }
+
+    /// The tables whose FOREIGN KEYs reference table `table`, in id order.
+    pub fn referencing(&self, table: u32) -> Vec<Arc<crate::catalog::TableDef>> {
+        self.catalog.read().unwrap_or_else(PoisonError::into_inner).referencing(table)
     }
 
     /// The triggers on table `table`, in the order they fire.

@@ -725,6 +725,8 @@ pub enum ColumnConstraintKind {
     Default(Expr),
     /// `CHECK (condition)`
     Check(Expr),
+    /// `[FOREIGN KEY] REFERENCES table [(column)] ...`
+    References(ForeignKeyReference),
 }
 
 /// A table-level constraint and its optional name.
@@ -755,6 +757,41 @@ pub enum TableConstraintKind {
     },
     /// `CHECK (condition)`
     Check(Expr),
+    /// `FOREIGN KEY (column, ...) REFERENCES table [(column, ...)] [ON DELETE ...] [ON UPDATE ...]`
+    ForeignKey {
+        /// The referencing columns.
+        columns: Vec<Ident>,
+        /// What they reference.
+        reference: ForeignKeyReference,
+    },
+}
+
+/// `REFERENCES table [(column, ...)] [ON DELETE action] [ON UPDATE action]`, the referenced
+/// side of a FOREIGN KEY.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForeignKeyReference {
+    /// The referenced table.
+    pub table: ObjectName,
+    /// The referenced columns; empty: the table's primary key.
+    pub columns: Vec<Ident>,
+    /// `ON DELETE`.
+    pub on_delete: ReferentialAction,
+    /// `ON UPDATE`.
+    pub on_update: ReferentialAction,
+}
+
+/// `NO ACTION | CASCADE | SET NULL | SET DEFAULT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReferentialAction {
+    /// `NO ACTION` (the default).
+    #[default]
+    NoAction,
+    /// `CASCADE`
+    Cascade,
+    /// `SET NULL`
+    SetNull,
+    /// `SET DEFAULT`
+    SetDefault,
 }
 
 /// `CLUSTERED` or `NONCLUSTERED`.

@@ -538,9 +538,31 @@ impl Display for TableElement {
                         write!(f, "UNIQUE{} ({})", OptionalClustering(*clustering), commas(columns))
                     }
                     TableConstraintKind::Check(condition) => write!(f, "CHECK ({condition})"),
+                    TableConstraintKind::ForeignKey { columns, reference } => {
+                        write!(f, "FOREIGN KEY ({}) {reference}", commas(columns))
+                    }
                 }
             }
         }
+    }
+}
+
+impl Display for ForeignKeyReference {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        write!(f, "REFERENCES {}", self.table)?;
+        if !self.columns.is_empty() {
+            write!(f, " ({})", commas(&self.columns))?;
+        }
+        for (clause, action) in [("DELETE", self.on_delete), ("UPDATE", self.on_update)] {
+            let action = match action {
+                ReferentialAction::NoAction => continue,
+                ReferentialAction::Cascade => "CASCADE",
+                ReferentialAction::SetNull => "SET NULL",
+                ReferentialAction::SetDefault => "SET DEFAULT",
+            };
+            write!(f, " ON {clause} {action}")?;
+        }
+        Ok(())
     }
 }
 
@@ -590,6 +612,7 @@ impl Display for ColumnOption {
                     }
                     ColumnConstraintKind::Default(value) => write!(f, "DEFAULT {value}"),
                     ColumnConstraintKind::Check(condition) => write!(f, "CHECK ({condition})"),
+                    ColumnConstraintKind::References(reference) => write!(f, "{reference}"),
                 }
             }
         }

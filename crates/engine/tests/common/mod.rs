@@ -27,6 +27,7 @@ pub fn table_def(name: &str, columns: Vec<ColumnDef>) -> TableDef {
         columns,
         indexes: Vec::new(),
         checks: Vec::new(),
+        foreign_keys: Vec::new(),
         identity_high: 0,
         created_micros: 0,
     }

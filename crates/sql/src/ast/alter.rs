@@ -35,6 +35,15 @@ pub enum AlterTableAction {
     },
     /// `DROP [COLUMN | CONSTRAINT] [IF EXISTS] name, ...`.
     Drop(Vec<AlterDrop>),
+    /// `[WITH CHECK | WITH NOCHECK] {CHECK | NOCHECK} CONSTRAINT {ALL | name, ...}`.
+    CheckConstraints {
+        /// `WITH CHECK`: enabled constraints are checked against the existing rows.
+        with_check: bool,
+        /// `CHECK` (enable) or `NOCHECK` (disable).
+        enable: bool,
+        /// The constraints; `None`: `ALL`.
+        names: Option<Vec<Ident>>,
+    },
 }
 
 /// One item of `ALTER TABLE ... ADD`.

@@ -27,6 +27,16 @@ impl Display for AlterTable {
                 }
             }
             AlterTableAction::Drop(items) => write!(f, "DROP {}", commas(items)),
+            AlterTableAction::CheckConstraints { with_check, enable, names } => {
+                if *with_check {
+                    f.write_str("WITH CHECK ")?;
+                }
+                f.write_str(if *enable { "CHECK" } else { "NOCHECK" })?;
+                match names {
+                    Some(names) => write!(f, " CONSTRAINT {}", commas(names)),
+                    None => f.write_str(" CONSTRAINT ALL"),
+                }
+            }
         }
     }
 }

@@ -30,6 +30,7 @@ use crate::ast::{
     ColumnOption, DataType, ExecProcedure, Expr, Ident, TableConstraintKind, TableElement,
 };
 use crate::exec::ddl::{check_identity_type, generated_name, TableParts};
+use crate::exec::foreign_key::ForeignKeySpec;
 use crate::exec::query::{display_name, table_cols, TableRef};
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -160,6 +161,12 @@ fn dependents(def: &TableDef, c: usize) -> Vec<SqlError> {
             format!("The object '{}' is dependent on column '{column}'.", check.name),
         ));
     }
+    for fk in def.foreign_keys.iter().filter(|fk| fk.columns.contains(&c)) {
+        found.push(SqlError::new(
+            5074,
+            format!("The object '{}' is dependent on column '{column}'.", fk.name),
+        ));
+    }
     found
 }
 
@@ -185,7 +192,58 @@ impl Run<'_> {
                 self.alter_column(&t, &shown, column, data_type, *nullable, line)
             }
             AlterTableAction::Drop(items) => self.alter_drop(&t, &shown, items, line),
+            AlterTableAction::CheckConstraints { with_check, enable, names } => {
+                self.toggle_constraints(&t, *with_check, *enable, names.as_deref())
+            }
         }
+    }
+
+    /// `{CHECK | NOCHECK} CONSTRAINT {ALL | name, ...}`: enables or disables FOREIGN KEY
+    /// constraints; `WITH CHECK` checks the existing rows against those it enables. CHECK
+    /// constraints are always enforced: naming one is refused rather than ignored, and ALL
+    /// leaves them on.
+    fn toggle_constraints(
+        &mut self,
+        t: &TableRef,
+        with_check: bool,
+        enable: bool,
+        names: Option<&[Ident]>,
+    ) -> Result<(), SqlError> {
+        let mut new = TableDef::clone(&t.def);
+        let mut chosen = Vec::new();
+        match names {
+            None => chosen.extend(0..new.foreign_keys.len()),
+            Some(names) => {
+                for name in names {
+                    let name = &name.value;
+                    if let Some(k) =
+                        new.foreign_keys.iter().position(|f| f.name.eq_ignore_ascii_case(name))
+                    {
+                        chosen.push(k);
+                    } else if new.checks.iter().any(|c| c.name.eq_ignore_ascii_case(name)) {
+                        return Err(unsupported("NOCHECK of a CHECK constraint"));
+                    } else {
+                        return Err(SqlError::new(
+                            4917,
+                            format!("Constraint '{name}' does not exist."),
+                        ));
+                    }
+                }
+            }
+        }
+        for &k in &chosen {
+            new.foreign_keys[k].disabled = !enable;
+        }
+        let db = Arc::clone(&t.db);
+        self.tx()
+            .alter_table_metadata(&db, &t.def, new.clone())
+            .map_err(|e| self.s.engine_error(e))?;
+        if enable && with_check {
+            let fks: Vec<_> = chosen.iter().map(|&k| new.foreign_keys[k].clone()).collect();
+            let now = TableRef { db, def: Arc::new(new), qual: t.qual.clone(), view_check: None };
+            self.check_table_keys(&now, &fks)?;
+        }
+        Ok(())
     }
 
     /// Sends errors that precede the one a statement at `line` fails with (5074 before
@@ -294,6 +352,7 @@ impl Run<'_> {
         let mut fills: Vec<Fill> = Vec::new();
         let mut added_checks: Vec<CheckDef> = Vec::new();
         let mut keys: Vec<KeyConstraint> = Vec::new();
+        let mut fks: Vec<ForeignKeySpec> = Vec::new();
         for item in items {
             match item {
                 AlterAdd::Element { element: TableElement::Column(c), with_values } => {
@@ -307,8 +366,9 @@ impl Run<'_> {
                             ),
                         ));
                     }
-                    let TableParts { mut columns, checks, indexes } =
+                    let TableParts { mut columns, checks, indexes, foreign_keys } =
                         self.table_elements(shown, &[TableElement::Column(c.clone())])?;
+                    fks.extend(foreign_keys);
                     if !indexes.is_empty() {
                         return Err(unsupported(
                             "ADD of a column with a PRIMARY KEY or UNIQUE constraint",
@@ -370,6 +430,14 @@ impl Run<'_> {
                             });
                             continue;
                         }
+                        TableConstraintKind::ForeignKey { columns, reference } => {
+                            fks.push(ForeignKeySpec {
+                                name: tc.name.as_ref().map(|n| n.value.clone()),
+                                columns: columns.iter().map(|c| c.value.clone()).collect(),
+                                reference: reference.clone(),
+                            });
+                            continue;
+                        }
                     };
                     let db = self.s.db.name().to_string();
                     let generated =
@@ -425,7 +493,8 @@ impl Run<'_> {
             self.check_existing_rows(t, &checks)?;
             let db = Arc::clone(&t.db);
             self.tx().alter_table_metadata(&db, &t.def, new).map_err(|e| self.s.engine_error(e))?;
-            return self.add_keys(t, shown, keys, line);
+            self.add_keys(t, shown, keys, line)?;
+            return self.add_altered_foreign_keys(t, &fks, nocheck, line);
         }
         let first_added = t.def.columns.len();
         let table_name = shown.to_string();
@@ -459,7 +528,32 @@ impl Run<'_> {
             }
             Ok(row)
         })?;
-        self.add_keys(t, shown, keys, line)
+        self.add_keys(t, shown, keys, line)?;
+        self.add_altered_foreign_keys(t, &fks, nocheck, line)
+    }
+
+    /// The FOREIGN KEYs of an `ALTER TABLE ... ADD`, added to the table as the statement's
+    /// other changes left it. A refused definition is its error then 1750; rows that break
+    /// the new key are error 547 alone, as in SQL Server.
+    fn add_altered_foreign_keys(
+        &mut self,
+        t: &TableRef,
+        fks: &[ForeignKeySpec],
+        nocheck: bool,
+        line: u32,
+    ) -> Result<(), SqlError> {
+        if fks.is_empty() {
+            return Ok(());
+        }
+        let def = match t.db.object_by_id(t.def.id).as_deref() {
+            Some(Object::Table(def)) => Arc::clone(def),
+            _ => return Err(cannot_find(&t.def.name)),
+        };
+        let now = TableRef { db: Arc::clone(&t.db), def, qual: t.qual.clone(), view_check: None };
+        match self.add_foreign_keys(&now, fks, nocheck) {
+            Err(e) if e.number != 547 => Err(self.constraint_failed(e, line)),
+            other => other,
+        }
     }
 
     /// Adds PRIMARY KEY and UNIQUE constraints to `t` (as it is after the statement's other
@@ -497,7 +591,7 @@ impl Run<'_> {
     }
 
     /// Error 1750 after `cause`.
-    fn constraint_failed(&mut self, cause: SqlError, line: u32) -> SqlError {
+    pub(crate) fn constraint_failed(&mut self, cause: SqlError, line: u32) -> SqlError {
         self.report_all(vec![cause], line);
         SqlError::new(1750, "Could not create constraint or index. See previous errors.")
     }
@@ -667,6 +761,10 @@ impl Run<'_> {
             let name = &item.name.value;
             if let Some(k) = new.checks.iter().position(|c| c.name.eq_ignore_ascii_case(name)) {
                 new.checks.remove(k);
+            } else if let Some(k) =
+                new.foreign_keys.iter().position(|f| f.name.eq_ignore_ascii_case(name))
+            {
+                new.foreign_keys.remove(k);
             } else if let Some(c) = (0..new.columns.len()).find(|&c| {
                 new.columns[c].default.is_some()
                     && default_constraint_name(&t.def, c).eq_ignore_ascii_case(name)
@@ -675,6 +773,24 @@ impl Run<'_> {
             } else if let Some(k) = new.indexes.iter().position(|i| {
                 (i.primary_key || i.unique_constraint) && i.name.eq_ignore_ascii_case(name)
             }) {
+                let index_id = new.indexes[k].id;
+                let referencing = t.db.referencing(t.def.id).into_iter().find_map(|other| {
+                    let fk = other.foreign_keys.iter().find(|fk| {
+                        fk.ref_table == t.def.id && fk.ref_index == index_id && other.id != t.def.id
+                    })?;
+                    Some((other.name.clone(), fk.name.clone()))
+                });
+                if let Some((table, fk)) = referencing {
+                    let cause = SqlError::new(
+                        3725,
+                        format!("The constraint '{}' is being referenced by table '{table}', foreign key constraint '{fk}'.", new.indexes[k].name),
+                    );
+                    self.report_all(vec![cause], line);
+                    return Err(SqlError::new(
+                        3727,
+                        "Could not drop constraint. See previous errors.",
+                    ));
+                }
                 // The index goes with its constraint; without its clustered index the table
                 // becomes a heap (the rebuild below gives the rows locators).
                 if new.indexes[k].id == 1 {
@@ -721,8 +837,9 @@ impl Run<'_> {
             }
             dropped.push(new.columns[c].name.clone());
             new.columns.remove(c);
-            for index in &mut new.indexes {
-                for k in &mut index.columns {
+            let key_columns = new.indexes.iter_mut().map(|i| &mut i.columns);
+            for columns in key_columns.chain(new.foreign_keys.iter_mut().map(|f| &mut f.columns)) {
+                for k in columns {
                     if *k > c {
                         *k -= 1;
                     }

@@ -20,6 +20,7 @@ use crate::ast::{
     RecoveryModel as AstRecovery, SequenceOption, Statement, StatementKind, TableConstraintKind,
     TableElement, TableOption,
 };
+use crate::exec::foreign_key::ForeignKeySpec;
 use crate::exec::query::display_name;
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -30,6 +31,8 @@ pub(crate) struct TableParts {
     pub(crate) columns: Vec<ColumnDef>,
     pub(crate) checks: Vec<CheckDef>,
     pub(crate) indexes: Vec<IndexSpec>,
+    /// Resolved once the table exists: a table may reference itself.
+    pub(crate) foreign_keys: Vec<ForeignKeySpec>,
 }
 
 /// A PRIMARY KEY or UNIQUE constraint as written: name, primary or not, clustering, columns.
@@ -140,10 +143,11 @@ impl Run<'_> {
                 };
                 r.map_err(|e| self.s.engine_error(e))
             }
-            StatementKind::CreateTable(c) => self.create_table(c),
+            StatementKind::CreateTable(c) => self.create_table(c, st.span.line),
             StatementKind::AlterTable(a) => self.alter_table(a, st.span.line),
             StatementKind::TruncateTable(name) => {
                 let t = self.resolve_table(name, &name.name.value)?;
+                self.refuse_if_referenced(&t.db, &t.def, true)?;
                 let db = Arc::clone(&t.db);
                 self.tx().truncate_table(&db, &t.def).map_err(|e| self.s.engine_error(e))?;
                 Ok(())
@@ -270,6 +274,9 @@ impl Run<'_> {
                         return Err(SqlError::new(3701, format!("Cannot drop the table '{}', because it does not exist or you do not have permission.", display_name(name))))
                     }
                 };
+                if let Object::Table(def) = &*o {
+                    self.refuse_if_referenced(&db, def, false)?;
+                }
                 self.tx().drop_object(&db, o.id()).map_err(|e| self.s.engine_error(e))?;
                 if temp {
                     self.s.temp_tables.remove(&name.name.value.to_ascii_lowercase());
@@ -380,7 +387,7 @@ impl Run<'_> {
     /// In-Memory OLTP engine; its B+trees, locks and log serve instead), which keeps its rows
     /// as `DURABILITY = SCHEMA_AND_DATA` does; `SCHEMA_ONLY`, whose rows would be gone after a
     /// restart, is refused rather than silently made durable.
-    fn create_table(&mut self, c: &CreateTable) -> Result<(), SqlError> {
+    fn create_table(&mut self, c: &CreateTable, line: u32) -> Result<(), SqlError> {
         if c.options.contains(&TableOption::SchemaAndData(false)) {
             return Err(SqlError::new(
                 50000,
@@ -392,10 +399,13 @@ impl Run<'_> {
                 ),
             ));
         }
-        let TableParts { columns, checks, indexes } =
+        let TableParts { columns, checks, indexes, foreign_keys } =
             self.table_elements(&c.name.name.value, &c.elements)?;
-        self.create_table_def(&c.name, columns, checks, &indexes)?;
-        Ok(())
+        let t = self.create_table_def(&c.name, columns, checks, &indexes)?;
+        self.add_foreign_keys(&t, &foreign_keys, true).map_err(|e| {
+            let cause = e.at_line(line);
+            self.constraint_failed(cause, line)
+        })
     }
 
     /// Columns, CHECK constraints and indexes of a table definition.
@@ -406,6 +416,7 @@ impl Run<'_> {
     ) -> Result<TableParts, SqlError> {
         let mut columns: Vec<ColumnDef> = Vec::new();
         let mut checks = Vec::new();
+        let mut foreign_keys = Vec::new();
         let mut keys: Vec<KeySpec> = Vec::new();
         let mut seq = 0u64;
         let db = self.s.db.name().to_string();
@@ -470,6 +481,13 @@ impl Run<'_> {
                                     );
                                     checks.push(CheckDef { name, text: e.to_string() });
                                 }
+                                ColumnConstraintKind::References(reference) => {
+                                    foreign_keys.push(ForeignKeySpec {
+                                        name: cc.name.as_ref().map(|n| n.value.clone()),
+                                        columns: vec![col.name.value.clone()],
+                                        reference: reference.clone(),
+                                    });
+                                }
                             },
                         }
                     }
@@ -502,6 +520,13 @@ impl Run<'_> {
                             |n| n.value.clone(),
                         );
                         checks.push(CheckDef { name, text: e.to_string() });
+                    }
+                    TableConstraintKind::ForeignKey { columns: cols, reference } => {
+                        foreign_keys.push(ForeignKeySpec {
+                            name: tc.name.as_ref().map(|n| n.value.clone()),
+                            columns: cols.iter().map(|c| c.value.clone()).collect(),
+                            reference: reference.clone(),
+                        });
                     }
                 },
             }
@@ -555,7 +580,7 @@ impl Run<'_> {
                 unique_constraint: !pk,
             });
         }
-        Ok(TableParts { columns, checks, indexes })
+        Ok(TableParts { columns, checks, indexes, foreign_keys })
     }
 
     fn int_constant(&mut self, e: &crate::ast::Expr) -> Result<i64, SqlError> {
@@ -663,7 +688,7 @@ impl Run<'_> {
         name: &str,
         elements: &[TableElement],
     ) -> Result<(), SqlError> {
-        let TableParts { columns, checks, indexes } = self.table_elements(name, elements)?;
+        let TableParts { columns, checks, indexes, .. } = self.table_elements(name, elements)?;
         let key = name.to_ascii_lowercase();
         if self.s.temp_tables.contains_key(&key) {
             return Err(SqlError::with_severity(134, 15, format!("The variable name '{name}' has already been declared. Variable names must be unique within a query batch or stored procedure.")));
@@ -677,6 +702,7 @@ impl Run<'_> {
             columns,
             indexes: Vec::new(),
             checks,
+            foreign_keys: Vec::new(),
             identity_high: 0,
             created_micros: 0,
         };

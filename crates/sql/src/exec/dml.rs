@@ -470,6 +470,9 @@ impl Run<'_> {
         let explicit_identity = identity.is_some_and(|c| targets.contains(&c));
         let checks = self.checks(def)?;
         let cols = if checks.is_empty() { Vec::new() } else { table_cols(def, &def.name) };
+        // Foreign keys are checked once the statement's rows are in (see `foreign_key`).
+        let referencing = def.foreign_keys.iter().any(|fk| !fk.disabled);
+        let mut inserted = Vec::new();
         let mut n = 0u64;
         for row in source.into_iter().take(limit) {
             let mut values = self.insert_values(def, targets, row, identity)?;
@@ -494,8 +497,12 @@ impl Run<'_> {
             if let Some(changes) = changes.as_deref_mut() {
                 changes.row(None, Some(&values));
             }
+            if referencing {
+                inserted.push(values);
+            }
             n += 1;
         }
+        self.check_references(t, &inserted, "INSERT")?;
         Ok(n)
     }
 
@@ -679,6 +686,9 @@ impl Run<'_> {
                 changes.set_column(c);
             }
         }
+        // Foreign keys are checked once the statement's rows are changed (see `foreign_key`).
+        let keyed = !t.def.foreign_keys.is_empty() || self.is_referenced(&t);
+        let mut keyed_changes = Vec::new();
         let mut n = 0u64;
         for row in rows.into_iter().take(limit) {
             let Some(row) = self.current_row(&t, &cols, row, rowid, recheck)? else { continue };
@@ -716,13 +726,41 @@ impl Run<'_> {
             if let Some(changes) = changes.as_mut() {
                 changes.row(Some(&row[start..rowid]), Some(&values));
             }
+            if keyed {
+                keyed_changes.push((row[start..rowid].to_vec(), Some(values)));
+            }
             n += 1;
+        }
+        if keyed {
+            self.enforce_update_keys(&t, &keyed_changes, "UPDATE")?;
         }
         if let Some(output) = output {
             self.output_finish(output)?;
         }
         self.s.trigger_changes.extend(changes);
         Ok(n)
+    }
+
+    /// The foreign keys an UPDATE (or MERGE) of `t` must satisfy: the rows whose
+    /// referencing columns changed must find their keys, and the rows referencing keys it
+    /// changed or deleted are looked after (see `foreign_key`).
+    pub(crate) fn enforce_update_keys(
+        &mut self,
+        t: &TableRef,
+        changes: &[(Vec<Value>, Option<Vec<Value>>)],
+        statement: &str,
+    ) -> Result<(), SqlError> {
+        let fk_columns: Vec<usize> =
+            t.def.foreign_keys.iter().flat_map(|fk| fk.columns.iter().copied()).collect();
+        let moved: Vec<Vec<Value>> = changes
+            .iter()
+            .filter_map(|(old, new)| {
+                let new = new.as_ref()?;
+                fk_columns.iter().any(|&c| old[c] != new[c]).then(|| new.clone())
+            })
+            .collect();
+        self.check_references(t, &moved, statement)?;
+        self.enforce_referenced(t, changes, statement)
     }
 
     /// A row the scan qualified for UPDATE or DELETE, brought up to date under the exclusive
@@ -789,11 +827,15 @@ impl Run<'_> {
             self.output_allowed(&t, false)?;
         }
         let mut changes = self.trigger_changes(&t, TriggerEvent::Delete)?;
+        // The rows that reference the deleted keys are looked after once the statement's rows
+        // are gone (see `foreign_key`).
+        let referenced = self.is_referenced(&t);
+        let mut deleted = Vec::new();
         let mut n = 0u64;
         for row in rows.into_iter().take(limit) {
             // Without a WHERE to check again (or an OUTPUT to show them), DELETE needs no fresh
             // values: `delete_row` takes the same exclusive lock and tells a row that is gone.
-            let row = if recheck.is_some() || output.is_some() || changes.is_some() {
+            let row = if recheck.is_some() || output.is_some() || changes.is_some() || referenced {
                 match self.current_row(&t, &cols, row, rowid, recheck)? {
                     Some(row) => row,
                     None => continue,
@@ -811,9 +853,13 @@ impl Run<'_> {
                 if let Some(changes) = changes.as_mut() {
                     changes.row(Some(&row[start..rowid]), None);
                 }
+                if referenced {
+                    deleted.push((row[start..rowid].to_vec(), None));
+                }
                 n += 1;
             }
         }
+        self.enforce_referenced(&t, &deleted, "DELETE")?;
         if let Some(output) = output {
             self.output_finish(output)?;
         }
@@ -850,6 +896,7 @@ impl Run<'_> {
             columns,
             indexes: Vec::new(),
             checks,
+            foreign_keys: Vec::new(),
             identity_high: 0,
             created_micros: 0,
         };

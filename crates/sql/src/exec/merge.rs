@@ -166,6 +166,10 @@ impl Run<'_> {
         }
         let checks = self.checks(&t.def)?;
         let start = target.cols.len();
+        // Foreign keys of updated and deleted rows are enforced once the statement's rows are
+        // changed (see `foreign_key`); inserted rows are checked as they go in.
+        let keyed = !t.def.foreign_keys.is_empty() || self.is_referenced(&t);
+        let mut keyed_changes = Vec::new();
         let mut n = 0u64;
         for Planned { clause, row } in plan {
             let action = &m.clauses[clause].action;
@@ -224,6 +228,9 @@ impl Run<'_> {
                     if let Some(updates) = updates.as_mut() {
                         updates.row(Some(&row[..rowid]), Some(&values));
                     }
+                    if keyed {
+                        keyed_changes.push((row[..rowid].to_vec(), Some(values)));
+                    }
                     n += 1;
                 }
                 MergeAction::Delete => {
@@ -238,6 +245,9 @@ impl Run<'_> {
                         }
                         if let Some(deletes) = deletes.as_mut() {
                             deletes.row(Some(&row[..rowid]), None);
+                        }
+                        if keyed {
+                            keyed_changes.push((row[..rowid].to_vec(), None));
                         }
                         n += 1;
                     }
@@ -279,6 +289,9 @@ impl Run<'_> {
                     })?;
                 }
             }
+        }
+        if keyed {
+            self.enforce_update_keys(&t, &keyed_changes, "MERGE")?;
         }
         if let Some(output) = output {
             self.output_finish(output)?;

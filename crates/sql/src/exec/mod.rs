@@ -17,6 +17,7 @@ mod dml_cte;
 mod dml_output;
 mod error;
 mod eval;
+mod foreign_key;
 mod function;
 mod merge;
 mod output;

@@ -364,6 +364,7 @@ impl Run<'_> {
                 columns: columns.clone(),
                 indexes: Vec::new(),
                 checks: Vec::new(),
+                foreign_keys: Vec::new(),
                 identity_high: 0,
                 created_micros: 0,
             };
@@ -585,6 +586,7 @@ impl Run<'_> {
                     columns,
                     indexes: Vec::new(),
                     checks: Vec::new(),
+                    foreign_keys: Vec::new(),
                     identity_high: 0,
                     created_micros: 0,
                 })

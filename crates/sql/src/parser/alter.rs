@@ -31,7 +31,8 @@ impl Parser<'_> {
                 Ok(AlterDrop { column, if_exists, name: p.parse_identifier()? })
             })?)
         } else {
-            let nocheck = if self.eat_keyword("WITH") {
+            let with = self.eat_keyword("WITH");
+            let nocheck = if with {
                 match self.eat_one_of(&["CHECK", "NOCHECK"]) {
                     Some(check) => check == "NOCHECK",
                     None => return Err(self.error()),
@@ -39,6 +40,23 @@ impl Parser<'_> {
             } else {
                 false
             };
+            let toggles = (self.at_keyword("CHECK") || self.at_keyword("NOCHECK"))
+                && self.nth_is_keyword(1, "CONSTRAINT");
+            if toggles {
+                let enable = self.eat_keyword("CHECK");
+                if !enable {
+                    self.expect_keyword("NOCHECK")?;
+                }
+                self.expect_keyword("CONSTRAINT")?;
+                let names = if self.eat_keyword("ALL") {
+                    None
+                } else {
+                    Some(self.parse_comma_separated(Self::parse_identifier)?)
+                };
+                let with_check = with && !nocheck;
+                let action = AlterTableAction::CheckConstraints { with_check, enable, names };
+                return Ok(StatementKind::AlterTable(Box::new(AlterTable { table, action })));
+            }
             self.expect_keyword("ADD")?;
             let items = self.parse_comma_separated(Self::parse_alter_add)?;
             AlterTableAction::Add { nocheck, items }

@@ -10,10 +10,10 @@ use crate::ast::{
     ColumnDef, ColumnOption, CreateDatabase, CreateFunction, CreateIndex, CreateMode,
     CreateProcedure, CreateSequence, CreateTable, CreateTrigger, CreateView, DatabaseOption,
     DatabaseRef, DelayedDurability, DropIndex, DropKind, DropObjects, EnableTrigger, Expr,
-    FileGrowth, FileSize, FileSpec, FunctionBody, Ident, IdentitySpec, IndexColumn, IndexRef,
-    IsolationLevel, MaxSize, ObjectName, ProcedureParameter, RecoveryModel, SequenceOption,
-    SizeUnit, Statement, StatementKind, TableConstraint, TableConstraintKind, TableElement,
-    TableOption, TransactionStatement, TriggerEvent,
+    FileGrowth, FileSize, FileSpec, ForeignKeyReference, FunctionBody, Ident, IdentitySpec,
+    IndexColumn, IndexRef, IsolationLevel, MaxSize, ObjectName, ProcedureParameter, RecoveryModel,
+    ReferentialAction, SequenceOption, SizeUnit, Statement, StatementKind, TableConstraint,
+    TableConstraintKind, TableElement, TableOption, TransactionStatement, TriggerEvent,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -287,10 +287,66 @@ impl<'a> Parser<'a> {
             TableConstraintKind::Unique { clustering, columns }
         } else if self.eat_keyword("CHECK") {
             TableConstraintKind::Check(self.parse_check_condition()?)
+        } else if self.eat_keyword("FOREIGN") {
+            self.expect_keyword("KEY")?;
+            let columns = self.parse_identifier_list()?;
+            self.expect_keyword("REFERENCES")?;
+            TableConstraintKind::ForeignKey { columns, reference: self.parse_references()? }
         } else {
             return Err(self.error());
         };
         Ok(TableConstraint { name, kind })
+    }
+
+    /// What follows `REFERENCES`: `table [(column, ...)] [ON DELETE action] [ON UPDATE
+    /// action] [NOT FOR REPLICATION]`, the two ON clauses in either order.
+    fn parse_references(&mut self) -> PResult<ForeignKeyReference> {
+        let table = self.parse_object_name()?;
+        let columns = if self.peek().kind == TokenKind::LParen {
+            self.parse_identifier_list()?
+        } else {
+            Vec::new()
+        };
+        let mut reference = ForeignKeyReference {
+            table,
+            columns,
+            on_delete: ReferentialAction::NoAction,
+            on_update: ReferentialAction::NoAction,
+        };
+        while self.at_keyword("ON")
+            && (self.nth_is_keyword(1, "DELETE") || self.nth_is_keyword(1, "UPDATE"))
+        {
+            self.advance();
+            let delete = self.eat_keyword("DELETE");
+            if !delete {
+                self.expect_keyword("UPDATE")?;
+            }
+            let action = if self.eat_keyword("CASCADE") {
+                ReferentialAction::Cascade
+            } else if self.eat_keyword("NO") {
+                self.expect_keyword("ACTION")?;
+                ReferentialAction::NoAction
+            } else {
+                self.expect_keyword("SET")?;
+                if self.eat_keyword("NULL") {
+                    ReferentialAction::SetNull
+                } else {
+                    self.expect_keyword("DEFAULT")?;
+                    ReferentialAction::SetDefault
+                }
+            };
+            if delete {
+                reference.on_delete = action;
+            } else {
+                reference.on_update = action;
+            }
+        }
+        if self.at_keyword("NOT") && self.nth_is_keyword(1, "FOR") {
+            self.advance();
+            self.advance();
+            self.expect_keyword("REPLICATION")?;
+        }
+        Ok(reference)
     }
 
     /// One column option, or `None` when the column definition is complete.
@@ -323,6 +379,14 @@ impl<'a> Parser<'a> {
             ColumnConstraintKind::Default(self.parse_expr()?)
         } else if self.eat_keyword("CHECK") {
             ColumnConstraintKind::Check(self.parse_check_condition()?)
+        } else if self.at_keyword("REFERENCES")
+            || (self.at_keyword("FOREIGN") && self.nth_is_keyword(1, "KEY"))
+        {
+            if self.eat_keyword("FOREIGN") {
+                self.expect_keyword("KEY")?;
+            }
+            self.expect_keyword("REFERENCES")?;
+            ColumnConstraintKind::References(self.parse_references()?)
         } else if name.is_some() {
             return Err(self.error());
         } else {

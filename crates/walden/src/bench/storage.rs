@@ -282,6 +282,7 @@ fn new_table(instance: &Instance, name: &str) -> Result<(Arc<Database>, TableDef
         columns: vec![column("id", SqlType::BigInt), column("payload", SqlType::Char(20))],
         indexes: Vec::new(),
         checks: Vec::new(),
+        foreign_keys: Vec::new(),
         identity_high: 0,
         created_micros: 0,
     };

@@ -6,10 +6,9 @@
 //! table's PRIMARY KEY and UNIQUE constraints as its indexes, its CHECK constraints as a list
 //! and its defaults as column properties: [`constraint_id`] gives each one a synthetic object
 //! id, the same at every query, so that the views can be joined with each other and with
-//! `sys.columns.default_object_id` as SQL Server's are. Walden has no foreign keys, views or
-//! triggers: their views have SQL Server's columns and no rows.
+//! `sys.columns.default_object_id` as SQL Server's are; its FOREIGN KEYs get one the same way.
 
-use walden_engine::catalog::{IndexDef, Object, TableDef, FIRST_OBJECT_ID};
+use walden_engine::catalog::{ForeignKeyDef, IndexDef, Object, TableDef, FIRST_OBJECT_ID};
 use walden_engine::types::{Len, SqlType, Value};
 
 use super::catalog::{column_columns, column_rows, object_columns, object_rows, ColRow, ObjRow};
@@ -33,6 +32,8 @@ pub(super) enum ConstraintKind {
     Default = 1,
     /// A CHECK constraint; its slot is its place in the table's list, from 1.
     Check = 2,
+    /// A FOREIGN KEY; its slot is its place in the table's list, from 1.
+    ForeignKey = 3,
 }
 
 /// The synthetic object id of a constraint of table `table_id`: [`SYNTHETIC_BASE`], then the
@@ -81,6 +82,7 @@ pub(super) enum Constraint {
     Unique { index_id: u16 },
     Default { column_id: usize, definition: String },
     Check { definition: String },
+    ForeignKey(ForeignKeyDef),
 }
 
 impl Constraint {
@@ -91,6 +93,7 @@ impl Constraint {
             Constraint::Unique { .. } => "UQ",
             Constraint::Default { .. } => "D ",
             Constraint::Check { .. } => "C ",
+            Constraint::ForeignKey(_) => "F ",
         }
     }
 
@@ -100,6 +103,7 @@ impl Constraint {
             Constraint::Unique { .. } => "UNIQUE_CONSTRAINT",
             Constraint::Default { .. } => "DEFAULT_CONSTRAINT",
             Constraint::Check { .. } => "CHECK_CONSTRAINT",
+            Constraint::ForeignKey(_) => "FOREIGN_KEY_CONSTRAINT",
         }
     }
 
@@ -190,8 +194,32 @@ pub(super) fn constraint_rows(ctx: &ViewContext<'_>) -> Vec<ConstraintRow> {
                 kind: Constraint::Check { definition: check.text.clone() },
             });
         }
+        for (i, fk) in table.foreign_keys.iter().enumerate() {
+            rows.push(ConstraintRow {
+                name: fk.name.clone(),
+                id: constraint_id(table.id, ConstraintKind::ForeignKey, i + 1),
+                schema_id: t.schema_id,
+                table_id: table.id,
+                created_us: t.created_us,
+                system_named: fk.name.starts_with("FK__"),
+                kind: Constraint::ForeignKey(fk.clone()),
+            });
+        }
     }
     rows
+}
+
+/// A constraint row's FOREIGN KEY, if it is one.
+fn foreign_key(c: &ConstraintRow) -> Option<&ForeignKeyDef> {
+    match &c.kind {
+        Constraint::ForeignKey(fk) => Some(fk),
+        _ => None,
+    }
+}
+
+/// `delete_referential_action` / `update_referential_action`: SQL Server's numbers.
+fn action_code(a: walden_engine::catalog::ReferentialAction) -> Value {
+    Value::TinyInt(a as u8)
 }
 
 /// The columns of `sys.objects` for constraints, which the constraint views start with.
@@ -263,34 +291,85 @@ pub(super) fn check_constraints(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&rows)
 }
 
-/// `sys.foreign_keys`: Walden has no foreign keys, so no rows.
-pub(super) fn foreign_keys(_ctx: &ViewContext<'_>) -> RowSet {
-    let none = |_: &ConstraintRow| Value::Null;
+/// `sys.foreign_keys`: every FOREIGN KEY constraint.
+pub(super) fn foreign_keys(ctx: &ViewContext<'_>) -> RowSet {
+    let rows: Vec<ConstraintRow> =
+        constraint_rows(ctx).into_iter().filter(|c| foreign_key(c).is_some()).collect();
+    let off = |_: &ConstraintRow| bit(false);
     constraint_columns()
-        .opt("referenced_object_id", SqlType::Int, none)
-        .opt("key_index_id", SqlType::Int, none)
-        .col("is_disabled", SqlType::Bit, none)
-        .col("is_not_for_replication", SqlType::Bit, none)
-        .col("is_not_trusted", SqlType::Bit, none)
-        .opt("delete_referential_action", SqlType::TinyInt, none)
-        .opt("delete_referential_action_desc", DESC, none)
-        .opt("update_referential_action", SqlType::TinyInt, none)
-        .opt("update_referential_action_desc", DESC, none)
-        .col("is_system_named", SqlType::Bit, none)
-        .rows(&[])
+        .opt("referenced_object_id", SqlType::Int, |c| {
+            foreign_key(c).map_or(Value::Null, |f| int(i64::from(f.ref_table)))
+        })
+        .opt("key_index_id", SqlType::Int, |c| {
+            foreign_key(c).map_or(Value::Null, |f| int(i64::from(f.ref_index)))
+        })
+        .col("is_disabled", SqlType::Bit, |c| bit(foreign_key(c).is_some_and(|f| f.disabled)))
+        .col("is_not_for_replication", SqlType::Bit, off)
+        .col("is_not_trusted", SqlType::Bit, |c| bit(foreign_key(c).is_some_and(|f| f.disabled)))
+        .opt("delete_referential_action", SqlType::TinyInt, |c| {
+            foreign_key(c).map_or(Value::Null, |f| action_code(f.on_delete))
+        })
+        .opt("delete_referential_action_desc", DESC, |c| {
+            foreign_key(c).map_or(Value::Null, |f| nstr(f.on_delete.desc()))
+        })
+        .opt("update_referential_action", SqlType::TinyInt, |c| {
+            foreign_key(c).map_or(Value::Null, |f| action_code(f.on_update))
+        })
+        .opt("update_referential_action_desc", DESC, |c| {
+            foreign_key(c).map_or(Value::Null, |f| nstr(f.on_update.desc()))
+        })
+        .col("is_system_named", SqlType::Bit, |c| bit(c.system_named))
+        .rows(&rows)
 }
 
-/// `sys.foreign_key_columns`: no rows (no foreign keys).
-pub(super) fn foreign_key_columns(_ctx: &ViewContext<'_>) -> RowSet {
-    let none = |_: &()| Value::Null;
-    View::<()>::new()
-        .col("constraint_object_id", SqlType::Int, none)
-        .col("constraint_column_id", SqlType::Int, none)
-        .col("parent_object_id", SqlType::Int, none)
-        .col("parent_column_id", SqlType::Int, none)
-        .col("referenced_object_id", SqlType::Int, none)
-        .col("referenced_column_id", SqlType::Int, none)
-        .rows(&[])
+/// One column pair of a FOREIGN KEY, for `sys.foreign_key_columns`.
+struct FkColumn {
+    constraint_id: u32,
+    /// 1-based.
+    ordinal: usize,
+    table_id: u32,
+    /// 1-based.
+    column_id: usize,
+    referenced_table_id: u32,
+    /// 1-based.
+    referenced_column_id: usize,
+}
+
+/// `sys.foreign_key_columns`: each FOREIGN KEY's column pairs, in key order.
+pub(super) fn foreign_key_columns(ctx: &ViewContext<'_>) -> RowSet {
+    let mut rows = Vec::new();
+    let tables: Vec<(u32, std::sync::Arc<TableDef>)> =
+        object_rows(ctx, |o| matches!(o, Object::Table(_)))
+            .into_iter()
+            .filter_map(|t| match &*t.object {
+                Object::Table(def) => Some((def.id, std::sync::Arc::clone(def))),
+                _ => None,
+            })
+            .collect();
+    for c in constraint_rows(ctx) {
+        let Some(fk) = foreign_key(&c) else { continue };
+        let referenced = tables.iter().find(|(id, _)| *id == fk.ref_table).map(|(_, d)| d);
+        let key = referenced.and_then(|d| d.index(fk.ref_index)).map(|i| i.columns.clone());
+        for (i, &column) in fk.columns.iter().enumerate() {
+            let referenced_column = key.as_ref().and_then(|k| k.get(i)).map_or(0, |&k| k + 1);
+            rows.push(FkColumn {
+                constraint_id: c.id,
+                ordinal: i + 1,
+                table_id: c.table_id,
+                column_id: column + 1,
+                referenced_table_id: fk.ref_table,
+                referenced_column_id: referenced_column,
+            });
+        }
+    }
+    View::<FkColumn>::new()
+        .col("constraint_object_id", SqlType::Int, |r| int(i64::from(r.constraint_id)))
+        .col("constraint_column_id", SqlType::Int, |r| int(r.ordinal as i64))
+        .col("parent_object_id", SqlType::Int, |r| int(i64::from(r.table_id)))
+        .col("parent_column_id", SqlType::Int, |r| int(r.column_id as i64))
+        .col("referenced_object_id", SqlType::Int, |r| int(i64::from(r.referenced_table_id)))
+        .col("referenced_column_id", SqlType::Int, |r| int(r.referenced_column_id as i64))
+        .rows(&rows)
 }
 
 /// `seed_value`, `increment_value` and `last_value`: SQL Server's are `sql_variant` of the

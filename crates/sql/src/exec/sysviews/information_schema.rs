@@ -1,8 +1,7 @@
 //! The ISO views SQL Server keeps in schema `INFORMATION_SCHEMA`, which tools and
 //! object-relational mappers read to discover tables, columns, keys and procedures:
-//! `TABLES`, `COLUMNS`, `SCHEMATA`, `ROUTINES`, `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE`, and
-//! `VIEWS`, which is empty: Walden has no views, and tools that list them should find none
-//! rather than fail.
+//! `TABLES`, `COLUMNS`, `SCHEMATA`, `ROUTINES`, `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE`,
+//! `REFERENTIAL_CONSTRAINTS` and `VIEWS`.
 //! Columns, types and values are SQL Server's (`docs/system-views.md`); each row is computed
 //! from the same catalog as the `sys.` views.
 
@@ -39,6 +38,7 @@ pub fn information_schema_view(
         "ROUTINES" => routines,
         "TABLE_CONSTRAINTS" => table_constraints,
         "KEY_COLUMN_USAGE" => key_column_usage,
+        "REFERENTIAL_CONSTRAINTS" => referential_constraints,
         "VIEWS" => views,
         _ => return None,
     };
@@ -336,7 +336,8 @@ struct ConstraintRow {
     columns: Vec<String>,
 }
 
-/// Every PRIMARY KEY, UNIQUE and CHECK constraint of the view's database's tables.
+/// Every PRIMARY KEY, UNIQUE, CHECK and FOREIGN KEY constraint of the view's database's
+/// tables.
 fn constraints(ctx: &ViewContext<'_>) -> Vec<ConstraintRow> {
     let catalog = ctx.database.name().to_string();
     let mut rows = Vec::new();
@@ -361,8 +362,68 @@ fn constraints(ctx: &ViewContext<'_>) -> Vec<ConstraintRow> {
         for check in &t.checks {
             rows.push(row(&check.name, "CHECK", Vec::new()));
         }
+        for fk in &t.foreign_keys {
+            let columns = fk.columns.iter().map(|&c| t.columns[c].name.clone()).collect();
+            rows.push(row(&fk.name, "FOREIGN KEY", columns));
+        }
     }
     rows
+}
+
+/// A FOREIGN KEY with the constraint it references, for `REFERENTIAL_CONSTRAINTS`.
+struct ReferentialRow {
+    catalog: String,
+    schema: String,
+    name: String,
+    unique_schema: String,
+    unique_name: String,
+    update_rule: &'static str,
+    delete_rule: &'static str,
+}
+
+/// The rule's name as `INFORMATION_SCHEMA` spells it.
+fn rule(a: walden_engine::catalog::ReferentialAction) -> &'static str {
+    use walden_engine::catalog::ReferentialAction as A;
+    match a {
+        A::NoAction => "NO ACTION",
+        A::Cascade => "CASCADE",
+        A::SetNull => "SET NULL",
+        A::SetDefault => "SET DEFAULT",
+    }
+}
+
+/// `INFORMATION_SCHEMA.REFERENTIAL_CONSTRAINTS`: each FOREIGN KEY, with the PRIMARY KEY or
+/// UNIQUE constraint (or unique index) it references.
+fn referential_constraints(ctx: &ViewContext<'_>) -> RowSet {
+    let catalog = ctx.database.name().to_string();
+    let tables = table_defs(ctx);
+    let mut rows = Vec::new();
+    for t in &tables {
+        for fk in &t.foreign_keys {
+            let referenced = tables.iter().find(|p| p.id == fk.ref_table);
+            let index = referenced.and_then(|p| p.index(fk.ref_index));
+            rows.push(ReferentialRow {
+                catalog: catalog.clone(),
+                schema: t.schema.clone(),
+                name: fk.name.clone(),
+                unique_schema: referenced.map_or_else(String::new, |p| p.schema.clone()),
+                unique_name: index.map_or_else(String::new, |i| i.name.clone()),
+                update_rule: rule(fk.on_update),
+                delete_rule: rule(fk.on_delete),
+            });
+        }
+    }
+    View::<ReferentialRow>::new()
+        .opt("CONSTRAINT_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
+        .opt("CONSTRAINT_SCHEMA", NAME, |r| nstr(r.schema.as_str()))
+        .col("CONSTRAINT_NAME", SYSNAME, |r| nstr(r.name.as_str()))
+        .opt("UNIQUE_CONSTRAINT_CATALOG", NAME, |r| nstr(r.catalog.as_str()))
+        .opt("UNIQUE_CONSTRAINT_SCHEMA", NAME, |r| nstr(r.unique_schema.as_str()))
+        .opt("UNIQUE_CONSTRAINT_NAME", SYSNAME, |r| nstr(r.unique_name.as_str()))
+        .opt("MATCH_OPTION", varchar(7), |_| vstr("SIMPLE"))
+        .opt("UPDATE_RULE", varchar(11), |r| vstr(r.update_rule))
+        .opt("DELETE_RULE", varchar(11), |r| vstr(r.delete_rule))
+        .rows(&rows)
 }
 
 /// `INFORMATION_SCHEMA.TABLE_CONSTRAINTS`.
@@ -387,7 +448,8 @@ struct KeyColumnRow {
     position: usize,
 }
 
-/// `INFORMATION_SCHEMA.KEY_COLUMN_USAGE`: the columns of PRIMARY KEY and UNIQUE constraints.
+/// `INFORMATION_SCHEMA.KEY_COLUMN_USAGE`: the columns of PRIMARY KEY, UNIQUE and FOREIGN KEY
+/// constraints.
 fn key_column_usage(ctx: &ViewContext<'_>) -> RowSet {
     let mut rows = Vec::new();
     for c in constraints(ctx) {

@@ -59,6 +59,7 @@ impl Fixture {
             ],
             indexes: Vec::new(),
             checks: Vec::new(),
+            foreign_keys: Vec::new(),
             identity_high: 0,
             created_micros: 1_700_000_000_000_000,
         };
