@@ -1786,6 +1786,8 @@ pub enum Literal {
     Decimal(String),
     /// A number with an exponent, as written: `float`.
     Float(String),
+    /// `$` and digits with an optional decimal point, the `$` dropped: `money`.
+    Money(String),
     /// `0x...`: `varbinary`. An odd number of hex digits gets a leading zero.
     Binary(Vec<u8>),
 }

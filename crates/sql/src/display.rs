@@ -1409,6 +1409,7 @@ impl Display for Literal {
             Literal::Integer(text) | Literal::Decimal(text) | Literal::Float(text) => {
                 f.write_str(text)
             }
+            Literal::Money(text) => write!(f, "${text}"),
             Literal::Binary(bytes) => {
                 f.write_str("0x")?;
                 bytes.iter().try_for_each(|byte| write!(f, "{byte:02X}"))

@@ -12,7 +12,7 @@
 //!   is a variable, `@@NAME` a system variable.
 //! * `'text'` is a string (`''` is a quote), `N'text'` a Unicode string. An unclosed string or
 //!   delimited identifier is error 105.
-//! * Numbers: `123` integer, `1.5` / `.5` / `1.` decimal, `1e10` / `1.5E-3` float, `0x1F`
+//! * Numbers: `123` integer, `1.5` / `.5` / `1.` decimal, `1e10` / `1.5E-3` float, `$1.50` money, `0x1F`
 //!   binary. A letter right after a number starts a new token (`1024MB` is `1024` `MB`), as in
 //!   SQL Server.
 //! * Operators: `+ - * / % & | ^ ~ = < > <= >= <> != !< !> += -= *= /= %= &= |= ^= ( ) , . ;
@@ -66,6 +66,8 @@ pub enum TokenKind {
     Decimal,
     /// `1.5e3`
     Float,
+    /// `$1.50`: a money constant.
+    Money,
     /// `0x1F`
     Binary,
     /// `(`
@@ -225,6 +227,15 @@ impl<'a> Lexer<'a> {
             '.' if self.peek_second().is_some_and(|c| c.is_ascii_digit()) => Ok(self.number()),
             // `$action` (MERGE's OUTPUT) and the other `$` pseudo-columns are words.
             '$' if self.peek_second().is_some_and(char::is_alphabetic) => self.word(start),
+            '$' if self.peek_second().is_some_and(|c| c.is_ascii_digit() || c == '.') => {
+                self.bump();
+                self.bump_while(|c| c.is_ascii_digit());
+                if self.peek() == Some('.') {
+                    self.bump();
+                    self.bump_while(|c| c.is_ascii_digit());
+                }
+                Ok(TokenKind::Money)
+            }
             c if is_identifier_start(c) => self.word(start),
             _ => self.operator(first, start),
         }
@@ -512,6 +523,7 @@ mod tests {
         assert_eq!(texts("1024MB"), ["1024", "MB", ""]);
         assert_eq!(texts("1e"), ["1", "e", ""]);
         assert_eq!(texts("1x"), ["1", "x", ""]);
+        assert_eq!(kinds("$1.50 $2 $.5"), [Money, Money, Money, Eof]);
     }
 
     #[test]

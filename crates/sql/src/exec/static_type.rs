@@ -85,6 +85,7 @@ fn literal_type(l: &Literal) -> Option<SqlType> {
             decimal(int.len() + frac.len(), frac.len())
         }
         Literal::Float(_) => SqlType::Float,
+        Literal::Money(_) => SqlType::Money,
         Literal::Binary(bytes) => SqlType::VarBinary(declared_len(bytes.len(), MAX_BYTE_LEN)),
     })
 }
@@ -115,7 +116,7 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         "EOMONTH" | "DATEFROMPARTS" => SqlType::Date,
         "DATEDIFF" | "DATEPART" | "YEAR" | "MONTH" | "DAY" | "LEN" | "DATALENGTH" | "CHARINDEX"
         | "PATINDEX" | "ASCII" | "UNICODE" | "OBJECT_ID" | "COUNT" | "TYPE_ID" | "SCHEMA_ID"
-        | "ISNUMERIC" | "DB_ID" => SqlType::Int,
+        | "ISNUMERIC" | "DB_ID" | "CHECKSUM" | "BINARY_CHECKSUM" => SqlType::Int,
         "GROUPING" => SqlType::TinyInt,
         "STDEV" | "STDEVP" | "VAR" | "VARP" => SqlType::Float,
         "APPROX_COUNT_DISTINCT" | "CURRENT_TRANSACTION_ID" => SqlType::BigInt,

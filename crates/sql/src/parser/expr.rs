@@ -152,6 +152,7 @@ impl<'a> Parser<'a> {
             | TokenKind::Integer
             | TokenKind::Decimal
             | TokenKind::Float
+            | TokenKind::Money
             | TokenKind::Binary
             | TokenKind::LParen
             | TokenKind::Plus
@@ -401,6 +402,7 @@ impl<'a> Parser<'a> {
             }
             "CASE" => self.parse_case()?,
             "CAST" | "TRY_CAST" if call => self.parse_cast()?,
+            "PARSE" | "TRY_PARSE" if call => self.parse_parse()?,
             "CONVERT" | "TRY_CONVERT" if call => self.parse_convert()?,
             "EXISTS" => self.parse_exists()?,
             "TRIM" if call && self.trim_has_from() => self.parse_trim_from()?,
@@ -620,6 +622,23 @@ impl<'a> Parser<'a> {
         Ok(ExprKind::Cast(Box::new(Cast { expr, data_type, is_try })))
     }
 
+    /// `PARSE(string AS type [USING culture])` / `TRY_PARSE(...)`: a conversion from text,
+    /// which Walden makes as CAST does (its conversions follow `en-US`, the culture SQL
+    /// Server's PARSE uses by default; a USING culture is read and not used).
+    fn parse_parse(&mut self) -> PResult<ExprKind> {
+        let is_try = self.at_keyword("TRY_PARSE");
+        self.advance();
+        self.expect(&TokenKind::LParen)?;
+        let expr = self.parse_expr()?;
+        self.expect_keyword("AS")?;
+        let data_type = self.parse_data_type()?;
+        if self.eat_keyword("USING") {
+            self.parse_expr()?;
+        }
+        self.expect(&TokenKind::RParen)?;
+        Ok(ExprKind::Cast(Box::new(Cast { expr, data_type, is_try })))
+    }
+
     /// `CONVERT(type, expr [, style])` / `TRY_CONVERT(...)`.
     fn parse_convert(&mut self) -> PResult<ExprKind> {
         let is_try = self.at_keyword("TRY_CONVERT");
@@ -661,6 +680,7 @@ fn numeric_literal(token: &Token<'_>) -> Option<Literal> {
         TokenKind::Integer => Some(Literal::Integer(text)),
         TokenKind::Decimal => Some(Literal::Decimal(text)),
         TokenKind::Float => Some(Literal::Float(text)),
+        TokenKind::Money => Some(Literal::Money(text[1..].to_owned())),
         _ => None,
     }
 }

@@ -600,6 +600,7 @@ impl<'a> Parser<'a> {
             | TokenKind::Integer
             | TokenKind::Decimal
             | TokenKind::Float
+            | TokenKind::Money
             | TokenKind::Plus
             | TokenKind::Minus => true,
             _ => {
@@ -623,6 +624,7 @@ impl<'a> Parser<'a> {
             TokenKind::Integer
                 | TokenKind::Decimal
                 | TokenKind::Float
+                | TokenKind::Money
                 | TokenKind::Plus
                 | TokenKind::Minus
         );

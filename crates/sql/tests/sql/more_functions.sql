@@ -47,3 +47,17 @@ SELECT CASE WHEN CURRENT_TRANSACTION_ID() = (SELECT transaction_id FROM sys.dm_t
             THEN 'same' ELSE 'different' END AS current_id
 ROLLBACK
 GO
+-- PATINDEX: a LIKE pattern's first match; money constants; PARSE and TRY_PARSE.
+SELECT PATINDEX('%b%', 'abc') AS a, PATINDEX('%ing', 'interesting') AS b, PATINDEX('ab%', 'abc') AS c,
+       PATINDEX('%z%', 'abc') AS d, PATINDEX('%[0-9]%', 'ab12') AS e, PATINDEX('%B%', 'abc') AS f,
+       PATINDEX(NULL, 'a') AS g
+SELECT $1.50 AS m, $2 + 1 AS m2, -$3.25 AS neg, $.5 AS half, $12 * 2 AS doubled
+SELECT PARSE('12' AS int) AS p, TRY_PARSE('a' AS int) AS tp, PARSE('2024-01-02' AS date USING 'en-US') AS d
+GO
+SELECT PARSE('x' AS int)
+GO
+-- CHECKSUM folds case and trailing spaces as the collation compares; BINARY_CHECKSUM does not.
+SELECT IIF(CHECKSUM('abc') = CHECKSUM('ABC '), 'same', 'different') AS ci,
+       IIF(BINARY_CHECKSUM('abc') = BINARY_CHECKSUM('ABC'), 'same', 'different') AS bi,
+       IIF(CHECKSUM(1, 'x') = CHECKSUM(1, 'x'), 'stable', 'unstable') AS st,
+       IIF(CHECKSUM(1, NULL) = CHECKSUM(NULL, 1), 'same', 'different') AS ordered

@@ -191,6 +191,25 @@ fn text_of(v: &Value) -> Cow<'_, str> {
     }
 }
 
+/// `PATINDEX(pattern, value)`: the 1-based position of the first place in `value` where
+/// `pattern` (a LIKE pattern; a leading `%` lets the match start anywhere, a trailing one
+/// lets it end anywhere) matches, 0 if none; NULL if either is NULL.
+pub fn patindex(pattern: &Value, value: &Value) -> Option<i64> {
+    if value.is_null() || pattern.is_null() {
+        return None;
+    }
+    let text = text_of(pattern);
+    let (anywhere, rest) = match text.strip_prefix('%') {
+        Some(rest) => (true, rest),
+        None => (false, &*text),
+    };
+    let compiled = compile(rest, None);
+    let chars: Vec<char> = text_of(value).chars().map(fold).collect();
+    let last = if anywhere { chars.len().saturating_sub(1) } else { 0 };
+    let found = (0..=last).find(|&i| matches(&compiled, &chars[i.min(chars.len())..]));
+    Some(found.map_or(0, |i| i as i64 + 1))
+}
+
 /// `value LIKE pattern [ESCAPE escape]`: `%`, `_`, `[abc]`, `[a-f]`, `[^x]`, and an optional
 /// one-character escape; case-insensitive. Trailing spaces of the value do not prevent a match
 /// (`'abc  ' LIKE 'abc'`), those of the pattern must be matched. Other types are compared as

@@ -75,6 +75,11 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "REVERSE" => (1, 1, |a| map_text(a, |s| s.chars().rev().collect())),
         "REPLACE" => (3, 3, replace),
         "CHARINDEX" => (2, 3, charindex),
+        "PATINDEX" => (2, 2, |a| {
+            Ok(super::compare::patindex(&a[0], &a[1]).map_or(Value::Null, |i| Value::Int(i as i32)))
+        }),
+        "CHECKSUM" => (1, 254, |a| Ok(super::more::checksum(&a, false))),
+        "BINARY_CHECKSUM" => (1, 254, |a| Ok(super::more::checksum(&a, true))),
         "CONCAT" => (2, 254, concat),
         "CONCAT_WS" => (3, 254, concat_ws),
         "REPLICATE" => (2, 2, replicate),

@@ -212,6 +212,11 @@ pub fn literal(lit: &Literal) -> Result<Value, SqlError> {
             Ok(v) if v.is_finite() => Ok(Value::Float(v)),
             _ => Err(out_of_range(text)),
         },
+        Literal::Money(text) => {
+            let digits = if text.starts_with('.') { format!("0{text}") } else { text.clone() };
+            let d = Decimal::parse(&digits).map_err(|_| out_of_range(text))?;
+            crate::exec::scalar::convert(Value::Decimal(d), SqlType::Money, None)
+        }
     }
 }
 
