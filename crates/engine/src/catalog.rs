@@ -32,6 +32,19 @@ pub struct ColumnDef {
     pub identity: Option<(i64, i64)>,
     /// The DEFAULT expression's SQL text, evaluated by the SQL layer.
     pub default: Option<String>,
+    /// A computed column's expression: the SQL layer computes the value from the row's
+    /// other columns whenever the row is inserted or updated, and the row stores it.
+    pub computed: Option<Computed>,
+}
+
+/// A computed column's definition (`name AS (expression) [PERSISTED]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Computed {
+    /// The expression's SQL text.
+    pub text: String,
+    /// Declared `PERSISTED` (`sys.computed_columns.is_persisted`). Walden stores every
+    /// computed value, so it changes nothing else.
+    pub persisted: bool,
 }
 
 /// An index of a table. Index 1 is the clustered index, or the heap's row-locator tree when
@@ -391,7 +404,11 @@ impl Object {
                 for c in &t.columns {
                     w.str(&c.name);
                     w.0.extend_from_slice(&c.ty.encode());
-                    w.u8(u8::from(c.nullable));
+                    // Bit 0: nullable; bit 1: a computed column, its text after the default;
+                    // bit 2: PERSISTED.
+                    w.u8(u8::from(c.nullable)
+                        | u8::from(c.computed.is_some()) << 1
+                        | u8::from(c.computed.as_ref().is_some_and(|k| k.persisted)) << 2);
                     match c.identity {
                         Some((seed, inc)) => {
                             w.u8(1);
@@ -401,6 +418,9 @@ impl Object {
                         None => w.u8(0),
                     }
                     w.opt_str(c.default.as_deref());
+                    if let Some(computed) = &c.computed {
+                        w.str(&computed.text);
+                    }
                 }
                 w.u16(t.indexes.len() as u16);
                 for i in &t.indexes {
@@ -508,10 +528,22 @@ impl Object {
                 for _ in 0..n {
                     let name = r.str()?;
                     let ty = r.ty()?;
-                    let nullable = r.u8()? != 0;
+                    let flags = r.u8()?;
                     let identity = if r.u8()? != 0 { Some((r.i64()?, r.i64()?)) } else { None };
                     let default = r.opt_str()?;
-                    columns.push(ColumnDef { name, ty, nullable, identity, default });
+                    let computed = if flags & 2 != 0 {
+                        Some(Computed { text: r.str()?, persisted: flags & 4 != 0 })
+                    } else {
+                        None
+                    };
+                    columns.push(ColumnDef {
+                        name,
+                        ty,
+                        nullable: flags & 1 != 0,
+                        identity,
+                        default,
+                        computed,
+                    });
                 }
                 let n = usize::from(r.u16()?);
                 let mut indexes = Vec::with_capacity(n.min(1024));
@@ -895,6 +927,7 @@ mod tests {
                     nullable: false,
                     identity: Some((1, 1)),
                     default: None,
+                    computed: None,
                 },
                 ColumnDef {
                     name: "note".into(),
@@ -902,6 +935,15 @@ mod tests {
                     nullable: true,
                     identity: None,
                     default: Some("'x'".into()),
+                    computed: None,
+                },
+                ColumnDef {
+                    name: "twice".into(),
+                    ty: SqlType::Int,
+                    nullable: true,
+                    identity: None,
+                    default: None,
+                    computed: Some(Computed { text: "[id] * 2".into(), persisted: true }),
                 },
             ],
             indexes: vec![IndexDef {

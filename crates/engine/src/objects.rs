@@ -247,7 +247,7 @@ impl Database {
     }
 
     /// The next identity value of `table`.
-    pub(crate) fn next_identity(&self, table: &TableDef) -> Result<i64, EngineError> {
+    pub fn next_identity(&self, table: &TableDef) -> Result<i64, EngineError> {
         let Some((col, _, inc)) = table.identity_column() else {
             return Err(EngineError::Internal(format!("'{}' has no identity", table.name)));
         };

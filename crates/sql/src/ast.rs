@@ -694,6 +694,14 @@ pub enum ColumnOption {
     Identity(Option<IdentitySpec>),
     /// `[CONSTRAINT name] PRIMARY KEY | UNIQUE | DEFAULT | CHECK`.
     Constraint(ColumnConstraint),
+    /// `AS expression [PERSISTED]`: a computed column, which has no declared type (its
+    /// `data_type` is left as `sql_variant`; the binder takes the expression's).
+    Computed {
+        /// The expression.
+        expr: Expr,
+        /// `PERSISTED`.
+        persisted: bool,
+    },
 }
 
 /// `IDENTITY(seed, increment)`: signed numeric constants.

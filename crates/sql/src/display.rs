@@ -522,7 +522,13 @@ impl Display for TableElement {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         match self {
             TableElement::Column(column) => {
-                write!(f, "{} {}", column.name, column.data_type)?;
+                let computed =
+                    column.options.iter().any(|o| matches!(o, ColumnOption::Computed { .. }));
+                if computed {
+                    write!(f, "{}", column.name)?;
+                } else {
+                    write!(f, "{} {}", column.name, column.data_type)?;
+                }
                 column.options.iter().try_for_each(|option| write!(f, " {option}"))
             }
             TableElement::Constraint(constraint) => {
@@ -598,6 +604,9 @@ impl Display for ColumnOption {
             ColumnOption::NotNull => f.write_str("NOT NULL"),
             ColumnOption::Collate(collation) => write!(f, "COLLATE {collation}"),
             ColumnOption::Identity(None) => f.write_str("IDENTITY"),
+            ColumnOption::Computed { expr, persisted } => {
+                write!(f, "AS ({expr}){}", if *persisted { " PERSISTED" } else { "" })
+            }
             ColumnOption::Identity(Some(spec)) => {
                 write!(f, "IDENTITY({}, {})", spec.seed, spec.increment)
             }

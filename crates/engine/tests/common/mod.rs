@@ -15,7 +15,7 @@ use walden_log::policy::CommitOption;
 
 /// A column without identity or default.
 pub fn col(name: &str, ty: SqlType, nullable: bool) -> ColumnDef {
-    ColumnDef { name: name.into(), ty, nullable, identity: None, default: None }
+    ColumnDef { name: name.into(), ty, nullable, identity: None, default: None, computed: None }
 }
 
 /// `dbo.<name>` with these columns; `create_table` fills in the id and indexes.

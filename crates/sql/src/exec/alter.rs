@@ -27,7 +27,8 @@ use walden_engine::types::{Len, SqlType, Value};
 
 use crate::ast::{
     AlterAdd, AlterDrop, AlterTable, AlterTableAction, Clustering, ColumnConstraintKind,
-    ColumnOption, DataType, ExecProcedure, Expr, Ident, TableConstraintKind, TableElement,
+    ColumnOption, DataType, ExecProcedure, Expr, Ident, ObjectName, TableConstraintKind,
+    TableElement,
 };
 use crate::exec::ddl::{check_identity_type, generated_name, TableParts};
 use crate::exec::foreign_key::ForeignKeySpec;
@@ -54,6 +55,8 @@ enum Fill {
     Default(Arc<Expr>),
     /// None: the column is NOT NULL without a default, so the table must be empty (4901).
     EmptyTableOnly,
+    /// A computed column: computed from the row once every new column has its value.
+    Computed,
 }
 
 /// Error 4902 for an `ALTER TABLE` of a table that does not exist.
@@ -96,7 +99,7 @@ fn is_column(tokens: &[Token<'_>], at: usize, column: &str) -> bool {
 }
 
 /// Whether the SQL text `text` (a CHECK constraint) names column `column`.
-fn names_column(text: &str, column: &str) -> bool {
+pub(crate) fn names_column(text: &str, column: &str) -> bool {
     tokenize(text).is_ok_and(|tokens| (0..tokens.len()).any(|at| is_column(&tokens, at, column)))
 }
 
@@ -159,6 +162,14 @@ fn dependents(def: &TableDef, c: usize) -> Vec<SqlError> {
         found.push(SqlError::new(
             5074,
             format!("The object '{}' is dependent on column '{column}'.", check.name),
+        ));
+    }
+    for other in def.columns.iter().filter(|o| {
+        o.computed.as_ref().is_some_and(|k| o.name != *column && names_column(&k.text, column))
+    }) {
+        found.push(SqlError::new(
+            5074,
+            format!("The column '{}' is dependent on column '{column}'.", other.name),
         ));
     }
     for fk in def.foreign_keys.iter().filter(|fk| fk.columns.contains(&c)) {
@@ -366,8 +377,28 @@ impl Run<'_> {
                             ),
                         ));
                     }
+                    // A computed column is typed over the table's columns, not alone.
+                    let computed = c.options.iter().find_map(|o| match o {
+                        ColumnOption::Computed { expr, persisted } => Some((expr, *persisted)),
+                        _ => None,
+                    });
+                    let mut plain = c.clone();
+                    if computed.is_some() {
+                        plain.options.retain(|o| !matches!(o, ColumnOption::Computed { .. }));
+                        plain.data_type = DataType {
+                            name: ObjectName::simple(Ident::new("int".to_string())),
+                            params: Vec::new(),
+                        };
+                    }
                     let TableParts { mut columns, checks, indexes, foreign_keys } =
-                        self.table_elements(shown, &[TableElement::Column(c.clone())])?;
+                        self.table_elements(shown, &[TableElement::Column(plain)])?;
+                    if let (Some((expr, persisted)), Some(col)) = (computed, columns.pop()) {
+                        let mut all = new.columns.clone();
+                        all.push(col);
+                        let at = all.len() - 1;
+                        self.type_computed_columns(&mut all, &[(at, expr, persisted)])?;
+                        columns.extend(all.pop());
+                    }
                     fks.extend(foreign_keys);
                     if !indexes.is_empty() {
                         return Err(unsupported(
@@ -385,6 +416,7 @@ impl Run<'_> {
                         ));
                     }
                     let fill = match &col.default {
+                        _ if col.computed.is_some() => Fill::Computed,
                         _ if col.identity.is_some() => Fill::Null,
                         Some(text) if !col.nullable || *with_values => {
                             Fill::Default(self.stored_expr(text)?)
@@ -523,8 +555,12 @@ impl Run<'_> {
                             ),
                         ))
                     }
+                    Fill::Computed => Value::Null,
                 };
                 row.push(v);
+            }
+            if fills.iter().any(|f| matches!(f, Fill::Computed)) {
+                run.compute_columns(&def, &mut row)?;
             }
             Ok(row)
         })?;
@@ -699,6 +735,12 @@ impl Run<'_> {
         };
         let ty = scalar::data_type(data_type)?;
         let old = &t.def.columns[c];
+        if old.computed.is_some() {
+            return Err(SqlError::new(
+                4928,
+                format!("Cannot alter column '{}' because it is 'COMPUTED'.", old.name),
+            ));
+        }
         let identity = old.identity.is_some();
         if identity {
             check_identity_type(ty, &old.name)?;

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use walden_engine::catalog::{CheckDef, ColumnDef, Object, SequenceDef};
+use walden_engine::catalog::{CheckDef, ColumnDef, Computed, Object, SequenceDef};
 use walden_engine::objects::{IndexSpec, ModuleKind};
 use walden_engine::types::{SqlType, Value};
 use walden_engine::{DatabaseFiles, RecoveryModel};
@@ -20,6 +20,7 @@ use crate::ast::{
     RecoveryModel as AstRecovery, SequenceOption, Statement, StatementKind, TableConstraintKind,
     TableElement, TableOption,
 };
+use crate::exec::eval::{Col, Env};
 use crate::exec::foreign_key::ForeignKeySpec;
 use crate::exec::query::display_name;
 use crate::exec::scalar;
@@ -417,6 +418,8 @@ impl Run<'_> {
         let mut columns: Vec<ColumnDef> = Vec::new();
         let mut checks = Vec::new();
         let mut foreign_keys = Vec::new();
+        // Computed columns: their position and expression, typed once every column is known.
+        let mut computed: Vec<(usize, &crate::ast::Expr, bool)> = Vec::new();
         let mut keys: Vec<KeySpec> = Vec::new();
         let mut seq = 0u64;
         let db = self.s.db.name().to_string();
@@ -426,13 +429,18 @@ impl Run<'_> {
                     if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&col.name.value)) {
                         return Err(SqlError::new(2705, format!("Column names in each table must be unique. Column name '{}' in table '{table}' is specified more than once.", col.name.value)));
                     }
-                    let ty = scalar::data_type(&col.data_type)?;
+                    // A computed column's type is its expression's (`type_computed_columns`).
+                    let is_computed =
+                        col.options.iter().any(|o| matches!(o, ColumnOption::Computed { .. }));
+                    let ty =
+                        if is_computed { SqlType::Int } else { scalar::data_type(&col.data_type)? };
                     let mut def = ColumnDef {
                         name: col.name.value.clone(),
                         ty,
                         nullable: true,
                         identity: None,
                         default: None,
+                        computed: None,
                     };
                     let mut explicit_null = false;
                     for o in &col.options {
@@ -440,6 +448,9 @@ impl Run<'_> {
                             ColumnOption::Null => explicit_null = true,
                             ColumnOption::NotNull => def.nullable = false,
                             ColumnOption::Collate(_) => {}
+                            ColumnOption::Computed { expr, persisted } => {
+                                computed.push((columns.len(), expr, *persisted));
+                            }
                             ColumnOption::Identity(spec) => {
                                 let (seed, inc) = match spec {
                                     Some(s) => (
@@ -531,6 +542,7 @@ impl Run<'_> {
                 },
             }
         }
+        self.type_computed_columns(&mut columns, &computed)?;
         if keys.iter().filter(|k| k.1).count() > 1 {
             return Err(SqlError::new(
                 8110,
@@ -581,6 +593,49 @@ impl Run<'_> {
             });
         }
         Ok(TableParts { columns, checks, indexes, foreign_keys })
+    }
+
+    /// Gives each computed column of `columns` its expression and type: the type the
+    /// expression has over the table's columns, else the type of its value over a row of
+    /// NULLs (which also refuses a column name the table does not have, 207). A computed
+    /// column may not use another (1759), nor have a DEFAULT or IDENTITY.
+    pub(crate) fn type_computed_columns(
+        &mut self,
+        columns: &mut [ColumnDef],
+        computed: &[(usize, &crate::ast::Expr, bool)],
+    ) -> Result<(), SqlError> {
+        if computed.is_empty() {
+            return Ok(());
+        }
+        let cols: Vec<Col> = columns.iter().map(|c| Col::new(None, &c.name, c.ty)).collect();
+        for &(at, expr, persisted) in computed {
+            let text = expr.to_string();
+            for &(other, _, _) in computed {
+                let name = &columns[other].name;
+                if other != at && crate::exec::alter::names_column(&text, name) {
+                    return Err(SqlError::new(
+                        1759,
+                        format!("Computed column '{}' in table cannot be used in another computed-column definition.", name),
+                    ));
+                }
+            }
+            let nulls = vec![Value::Null; cols.len()];
+            let value = self.eval(expr, &Env::new(&cols, &nulls, None))?;
+            let ty = self.static_type(expr, &cols).unwrap_or_else(|| scalar::type_of(&value));
+            let column = &mut columns[at];
+            if column.default.is_some() || column.identity.is_some() {
+                return Err(SqlError::new(
+                    1752,
+                    format!(
+                        "Column '{}' is a computed column: it cannot have a DEFAULT or IDENTITY.",
+                        column.name
+                    ),
+                ));
+            }
+            column.ty = ty;
+            column.computed = Some(Computed { text, persisted });
+        }
+        Ok(())
     }
 
     fn int_constant(&mut self, e: &crate::ast::Expr) -> Result<i64, SqlError> {

@@ -218,6 +218,7 @@ impl Run<'_> {
                 nullable: c.nullable,
                 identity: None,
                 default: None,
+                computed: None,
             });
         }
         if let Some(item) = &identity {
@@ -236,6 +237,7 @@ impl Run<'_> {
                     nullable: false,
                     identity: Some((item.seed, item.increment)),
                     default: None,
+                    computed: None,
                 },
             );
         }
@@ -472,10 +474,18 @@ impl Run<'_> {
         let cols = if checks.is_empty() { Vec::new() } else { table_cols(def, &def.name) };
         // Foreign keys are checked once the statement's rows are in (see `foreign_key`).
         let referencing = def.foreign_keys.iter().any(|fk| !fk.disabled);
+        let computed = def.columns.iter().any(|c| c.computed.is_some());
         let mut inserted = Vec::new();
         let mut n = 0u64;
         for row in source.into_iter().take(limit) {
             let mut values = self.insert_values(def, targets, row, identity)?;
+            if let Some(c) = identity.filter(|&c| computed && values[c].is_null()) {
+                // A computed column may use the identity: take the value now rather than
+                // leave it to the engine, which would take it after the row was computed.
+                let v = t.db.next_identity(def).map_err(|e| self.s.engine_error(e))?;
+                values[c] = scalar::coerce(Value::BigInt(v), def.columns[c].ty, false)?;
+                self.compute_columns(def, &mut values)?;
+            }
             if explicit_identity && identity.is_some_and(|c| values[c].is_null()) {
                 return Err(SqlError::new(
                     339,
@@ -534,7 +544,28 @@ impl Run<'_> {
                 values[c] = self.store(def, c, v)?;
             }
         }
+        self.compute_columns(def, &mut values)?;
         Ok(values)
+    }
+
+    /// Sets the computed columns of `values` (one per column of `def`) from the others, as
+    /// every insert and update does before it stores the row.
+    pub(crate) fn compute_columns(
+        &mut self,
+        def: &TableDef,
+        values: &mut [Value],
+    ) -> Result<(), SqlError> {
+        if def.columns.iter().all(|c| c.computed.is_none()) {
+            return Ok(());
+        }
+        let cols = table_cols(def, &def.name);
+        for c in 0..def.columns.len() {
+            let Some(computed) = &def.columns[c].computed else { continue };
+            let e = self.stored_expr(&computed.text)?;
+            let v = self.eval(&e, &Env::new(&cols, values, None))?;
+            values[c] = self.store(def, c, v)?;
+        }
+        Ok(())
     }
 
     /// A value converted for column `c`, with SQL Server's truncation message.
@@ -665,7 +696,7 @@ impl Run<'_> {
                         .iter()
                         .position(|c| !c.hidden && c.name.eq_ignore_ascii_case(name))
                         .ok_or_else(|| SqlError::invalid_column(name))?;
-                    not_identity(&t.def, c)?;
+                    assignable(&t.def, c)?;
                     Some(c)
                 }
                 None => None,
@@ -712,6 +743,7 @@ impl Run<'_> {
                     self.assign(var, a.op, v)?;
                 }
             }
+            self.compute_columns(&t.def, &mut values)?;
             self.check_row(&t.def, &tcols, &checks, &values, "UPDATE")?;
             self.check_view_option(&t, &values)?;
             let Value::Binary(id) = &row[rowid] else { continue };
@@ -927,11 +959,16 @@ pub(crate) fn insert_targets(
                 format!("An explicit value for the identity column in table '{}' can only be specified when a column list is used and IDENTITY_INSERT is ON.", t.qual),
             ));
         }
-        return Ok((0..def.columns.len()).filter(|c| Some(*c) != identity).collect());
+        return Ok((0..def.columns.len())
+            .filter(|&c| Some(c) != identity && def.columns[c].computed.is_none())
+            .collect());
     }
     let mut v = Vec::with_capacity(columns.len());
     for c in columns {
         let at = def.column(&c.value).ok_or_else(|| SqlError::invalid_column(&c.value))?;
+        if def.columns[at].computed.is_some() {
+            return Err(not_modifiable(&def.columns[at].name));
+        }
         if Some(at) == identity && !identity_insert {
             return Err(SqlError::new(
                 544,
@@ -996,8 +1033,12 @@ pub(crate) fn column_count_mismatch() -> SqlError {
     SqlError::new(213, "Column name or number of supplied values does not match table definition.")
 }
 
-/// Error 8102 if column `c` of `def` is an identity column, which SET may not change.
-pub(crate) fn not_identity(def: &TableDef, c: usize) -> Result<(), SqlError> {
+/// Error 271 if column `c` of `def` is computed, 8102 if it is an identity column: SET may
+/// change neither.
+pub(crate) fn assignable(def: &TableDef, c: usize) -> Result<(), SqlError> {
+    if def.columns[c].computed.is_some() {
+        return Err(not_modifiable(&def.columns[c].name));
+    }
     match def.columns[c].identity {
         Some(_) => Err(SqlError::new(
             8102,
@@ -1005,6 +1046,14 @@ pub(crate) fn not_identity(def: &TableDef, c: usize) -> Result<(), SqlError> {
         )),
         None => Ok(()),
     }
+}
+
+/// Error 271: a statement gave a computed column a value.
+fn not_modifiable(column: &str) -> SqlError {
+    SqlError::new(
+        271,
+        format!("The column \"{column}\" cannot be modified because it is either a computed column or is the result of a UNION operator."),
+    )
 }
 
 /// The error for a VALUES row of `values` values for `columns` target columns: 213 without a

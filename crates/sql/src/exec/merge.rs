@@ -16,7 +16,7 @@ use crate::ast::{
     AssignOp, Assignment, AssignmentTarget, ExprKind, Merge, MergeAction, MergeWhen, TableTarget,
     TriggerEvent,
 };
-use crate::exec::dml::{insert_targets, not_identity, values_count_mismatch};
+use crate::exec::dml::{assignable, insert_targets, values_count_mismatch};
 use crate::exec::dml_output::Changed;
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::TableRef;
@@ -216,6 +216,7 @@ impl Run<'_> {
                         }
                     }
                     let tcols = &cols[..rowid];
+                    self.compute_columns(&t.def, &mut values)?;
                     self.check_row(&t.def, tcols, &checks, &values, "MERGE")?;
                     let Value::Binary(id) = &row[rowid] else { continue };
                     let db = std::sync::Arc::clone(&t.db);
@@ -341,7 +342,7 @@ impl Run<'_> {
                 Some(parts) => {
                     let name = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
                     let c = t.def.column(name).ok_or_else(|| SqlError::invalid_column(name))?;
-                    not_identity(&t.def, c)?;
+                    assignable(&t.def, c)?;
                     Some(c)
                 }
                 None => None,

@@ -160,6 +160,7 @@ impl Run<'_> {
                 nullable: c.nullable,
                 identity: None,
                 default: None,
+                computed: None,
             })
             .collect())
     }

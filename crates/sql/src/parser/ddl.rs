@@ -261,8 +261,18 @@ impl<'a> Parser<'a> {
             return Ok(TableElement::Constraint(self.parse_table_constraint()?));
         }
         let name = self.parse_identifier()?;
-        let data_type = self.parse_data_type()?;
         let mut options = Vec::new();
+        let data_type = if self.eat_keyword("AS") {
+            let expr = self.parse_expr()?;
+            let persisted = self.eat_keyword("PERSISTED");
+            options.push(ColumnOption::Computed { expr, persisted });
+            crate::ast::DataType {
+                name: ObjectName::simple(Ident::new("sql_variant".to_string())),
+                params: Vec::new(),
+            }
+        } else {
+            self.parse_data_type()?
+        };
         while let Some(option) = self.parse_column_option()? {
             options.push(option);
         }

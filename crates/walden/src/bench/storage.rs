@@ -274,6 +274,7 @@ fn new_table(instance: &Instance, name: &str) -> Result<(Arc<Database>, TableDef
         nullable: false,
         identity: None,
         default: None,
+        computed: None,
     };
     let def = TableDef {
         id: 0,

@@ -649,7 +649,7 @@ pub(super) fn column_columns() -> View<ColRow> {
         .col("is_ansi_padded", SqlType::Bit, |c| bit(is_ansi_padded(c.def.ty)))
         .col("is_rowguidcol", SqlType::Bit, off)
         .col("is_identity", SqlType::Bit, |c| bit(c.def.identity.is_some()))
-        .col("is_computed", SqlType::Bit, off)
+        .col("is_computed", SqlType::Bit, |c| bit(c.def.computed.is_some()))
         .col("is_filestream", SqlType::Bit, off)
         .opt("is_replicated", SqlType::Bit, off)
         .opt("is_non_sql_subscribed", SqlType::Bit, off)

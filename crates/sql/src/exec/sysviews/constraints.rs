@@ -1,6 +1,7 @@
 //! Constraint and module catalog views: `sys.key_constraints`, `sys.default_constraints`,
 //! `sys.check_constraints`, `sys.foreign_keys`, `sys.foreign_key_columns`,
-//! `sys.identity_columns`, `sys.sql_modules`, `sys.views` and `sys.triggers`.
+//! `sys.identity_columns`, `sys.computed_columns`, `sys.sql_modules`, `sys.views` and
+//! `sys.triggers`.
 //!
 //! In SQL Server every constraint is an object of its own, with an object id. Walden keeps a
 //! table's PRIMARY KEY and UNIQUE constraints as its indexes, its CHECK constraints as a list
@@ -391,6 +392,41 @@ pub(super) fn identity_columns(ctx: &ViewContext<'_>) -> RowSet {
         .opt("last_value", IDENTITY_VALUE, |c| c.identity_last.map_or(Value::Null, Value::BigInt))
         .opt("is_not_for_replication", SqlType::Bit, |_| bit(false))
         .rows(&rows)
+}
+
+/// `sys.computed_columns`: the computed columns, with `sys.columns`' columns, then their
+/// `definition` (the expression in parentheses, as SQL Server shows it) and `is_persisted`.
+pub(super) fn computed_columns(ctx: &ViewContext<'_>) -> RowSet {
+    let rows: Vec<ColRow> =
+        column_rows(ctx).into_iter().filter(|c| c.def.computed.is_some()).collect();
+    column_columns()
+        .opt("definition", SqlType::NVarChar(Len::Max), |c| {
+            c.def.computed.as_ref().map_or(Value::Null, |k| nstr(parenthesized(&k.text)))
+        })
+        .col("uses_database_collation", SqlType::Bit, |_| bit(true))
+        .col("is_persisted", SqlType::Bit, |c| {
+            bit(c.def.computed.as_ref().is_some_and(|k| k.persisted))
+        })
+        .rows(&rows)
+}
+
+/// `text` in parentheses, unless one pair already encloses all of it.
+fn parenthesized(text: &str) -> String {
+    let mut depth = 0usize;
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 && i + 1 < text.len() {
+                    return format!("({text})");
+                }
+            }
+            _ if depth == 0 => return format!("({text})"),
+            _ => {}
+        }
+    }
+    text.to_string()
 }
 
 /// `sys.sql_modules`: the procedures, views, functions and triggers, with the text they were

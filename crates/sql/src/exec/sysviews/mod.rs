@@ -15,8 +15,8 @@
 //! * `server`: `sys.dm_os_sys_info`, `sys.server_principals`, `sys.database_principals`,
 //!   `sys.sql_logins`, `sys.configurations`, `sys.sysprocesses`.
 //! * `constraints`: `sys.key_constraints`, `sys.default_constraints`, `sys.check_constraints`,
-//!   `sys.foreign_keys`, `sys.foreign_key_columns`, `sys.identity_columns`, `sys.sql_modules`,
-//!   `sys.views`, `sys.triggers`.
+//!   `sys.foreign_keys`, `sys.foreign_key_columns`, `sys.identity_columns`,
+//!   `sys.computed_columns`, `sys.sql_modules`, `sys.views`, `sys.triggers`.
 //! * `compat`: `sys.sysobjects`, `sys.syscolumns`, `sys.all_objects`, `sys.system_objects`.
 //!
 //! The counters SQL Server keeps above the storage engine are kept by the SQL layer: batches
@@ -175,6 +175,7 @@ pub fn system_view(
         "foreign_keys" => (None, |c, _| Ok(constraints::foreign_keys(c))),
         "foreign_key_columns" => (None, |c, _| Ok(constraints::foreign_key_columns(c))),
         "identity_columns" => (None, |c, _| Ok(constraints::identity_columns(c))),
+        "computed_columns" => (None, |c, _| Ok(constraints::computed_columns(c))),
         "sql_modules" => (None, |c, _| Ok(constraints::sql_modules(c))),
         "views" => (None, |c, _| Ok(constraints::views(c))),
         "triggers" => (None, |c, _| Ok(constraints::triggers(c))),

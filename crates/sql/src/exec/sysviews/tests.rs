@@ -46,6 +46,7 @@ impl Fixture {
             nullable,
             identity: None,
             default: None,
+            computed: None,
         };
         let table = TableDef {
             id: 0,
