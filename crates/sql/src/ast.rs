@@ -838,6 +838,8 @@ pub struct CreateIndex {
     pub include: Vec<Ident>,
     /// `WHERE` filter of a filtered index.
     pub filter: Option<Expr>,
+    /// `WITH (DROP_EXISTING = ON)`: the index of this name is dropped and built again.
+    pub drop_existing: bool,
 }
 
 /// `CREATE SEQUENCE name [option ...]`.

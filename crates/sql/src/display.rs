@@ -645,10 +645,13 @@ impl Display for CreateIndex {
         if !self.include.is_empty() {
             write!(f, " INCLUDE ({})", commas(&self.include))?;
         }
-        match &self.filter {
-            Some(filter) => write!(f, " WHERE {filter}"),
-            None => Ok(()),
+        if let Some(filter) = &self.filter {
+            write!(f, " WHERE {filter}")?;
         }
+        if self.drop_existing {
+            f.write_str(" WITH (DROP_EXISTING = ON)")?;
+        }
+        Ok(())
     }
 }
 

@@ -22,7 +22,7 @@ use crate::ast::{
 };
 use crate::exec::eval::{Col, Env};
 use crate::exec::foreign_key::ForeignKeySpec;
-use crate::exec::query::display_name;
+use crate::exec::query::{display_name, TableRef};
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -154,7 +154,10 @@ impl Run<'_> {
                 Ok(())
             }
             StatementKind::CreateIndex(ci) => {
-                let t = self.resolve_table(&ci.table, &ci.table.name.value)?;
+                let mut t = self.resolve_table(&ci.table, &ci.table.name.value)?;
+                if ci.drop_existing {
+                    t = self.drop_existing_index(t, ci)?;
+                }
                 let mut columns = Vec::with_capacity(ci.columns.len());
                 for c in &ci.columns {
                     columns.push(
@@ -370,6 +373,18 @@ impl Run<'_> {
                 ),
             ));
         }
+        let referenced = t.db.referencing(t.def.id).iter().any(|other| {
+            other.foreign_keys.iter().any(|fk| fk.ref_table == t.def.id && fk.ref_index == def.id)
+        });
+        if referenced {
+            return Err(SqlError::new(
+                3723,
+                format!(
+                    "An explicit DROP INDEX is not allowed on index '{qualified}'. It is being \
+                     used for FOREIGN KEY constraint enforcement."
+                ),
+            ));
+        }
         if def.id == 1 {
             return Err(SqlError::new(
                 50000,
@@ -382,6 +397,29 @@ impl Run<'_> {
         let (db, id) = (Arc::clone(&t.db), def.id);
         self.tx().drop_index(&db, &t.def, id).map_err(|e| self.s.engine_error(e))?;
         Ok(())
+    }
+
+    /// `CREATE INDEX ... WITH (DROP_EXISTING = ON)`: drops the index of that name on `t`
+    /// (7999 if there is none) so that the statement builds it again, and returns the table
+    /// as it is without it. Only a nonclustered index that no constraint owns can be rebuilt
+    /// so, as only those can be dropped.
+    fn drop_existing_index(
+        &mut self,
+        t: TableRef,
+        ci: &crate::ast::CreateIndex,
+    ) -> Result<TableRef, SqlError> {
+        if !t.def.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&ci.name.value)) {
+            return Err(SqlError::new(
+                7999,
+                format!(
+                    "Could not find any index named '{}' for table '{}'.",
+                    ci.name.value, ci.table.name.value
+                ),
+            ));
+        }
+        let index = IndexRef { table: ci.table.clone(), name: ci.name.clone() };
+        self.drop_index(&index, false)?;
+        self.resolve_table(&ci.table, &ci.table.name.value)
     }
 
     /// `CREATE TABLE`. `MEMORY_OPTIMIZED = ON` makes an ordinary table (Walden has no

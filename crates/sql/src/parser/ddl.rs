@@ -207,42 +207,131 @@ impl<'a> Parser<'a> {
         let name = self.parse_object_name()?;
         let elements = self.parse_table_elements()?;
         let mut options = Vec::new();
+        self.skip_storage_placement()?;
         if self.at_keyword("WITH") && self.peek_nth(1).kind == TokenKind::LParen {
             self.advance();
             self.advance();
             options = self.parse_comma_separated(Self::parse_table_option)?;
             self.expect(&TokenKind::RParen)?;
         }
+        self.skip_storage_placement()?;
+        let options = options.into_iter().flatten().collect();
         Ok(StatementKind::CreateTable(Box::new(CreateTable { name, elements, options })))
     }
 
-    /// `MEMORY_OPTIMIZED = ON | OFF` or `DURABILITY = SCHEMA_AND_DATA | SCHEMA_ONLY`.
-    fn parse_table_option(&mut self) -> PResult<TableOption> {
+    /// `ON filegroup`, `TEXTIMAGE_ON filegroup` and `FILESTREAM_ON filegroup` after a table's
+    /// or an index's definition, as SSMS scripts write them. A Walden database keeps every
+    /// table and index in its one data file, its only filegroup: `PRIMARY` (or `"default"`)
+    /// is read and changes nothing; another name is error 1921.
+    fn skip_storage_placement(&mut self) -> PResult<()> {
+        loop {
+            let on = self.at_keyword("ON")
+                && !self.nth_is_keyword(1, "DELETE")
+                && !self.nth_is_keyword(1, "UPDATE");
+            if !(on || self.at_keyword("TEXTIMAGE_ON") || self.at_keyword("FILESTREAM_ON")) {
+                return Ok(());
+            }
+            self.advance();
+            let line = self.peek().span.line;
+            let name = self.parse_identifier()?;
+            if !name.value.eq_ignore_ascii_case("PRIMARY")
+                && !name.value.eq_ignore_ascii_case("default")
+            {
+                return Err(ParseError {
+                    number: 1921,
+                    severity: 16,
+                    state: 1,
+                    line,
+                    message: format!("Invalid filegroup '{}' specified.", name.value),
+                });
+            }
+        }
+    }
+
+    /// `WITH (option = value, ...)` (or the old `WITH FILLFACTOR = n`) after an index's or a key
+    /// constraint's columns, then its `ON filegroup`. The options tune how SQL Server stores
+    /// and builds the index (fill factor, page locks, compression, online builds...), which a
+    /// Walden B+tree does not use, so they are read and dropped; `BUCKET_COUNT` sizes the
+    /// hash table of a memory-optimized hash index, which Walden builds as a B+tree. Two
+    /// change what statements do: `IGNORE_DUP_KEY = ON` (duplicates silently skipped) is
+    /// refused, and `DROP_EXISTING = ON` is returned (`true`) for CREATE INDEX to act on.
+    fn parse_index_options(&mut self) -> PResult<bool> {
+        let mut drop_existing = false;
+        if self.at_keyword("WITH") && self.peek_nth(1).kind == TokenKind::LParen {
+            self.advance();
+            self.advance();
+            loop {
+                let option_line = self.peek().span.line;
+                let option = self.parse_identifier()?.value.to_ascii_uppercase();
+                self.expect(&TokenKind::Eq)?;
+                let on = self.at_keyword("ON");
+                // One token: ON, OFF, a number or a word (`DATA_COMPRESSION = PAGE`), and
+                // `MINUTES` after `MAX_DURATION = n`. Partition lists are not read.
+                if matches!(
+                    self.peek().kind,
+                    TokenKind::LParen | TokenKind::RParen | TokenKind::Eof
+                ) {
+                    return Err(self.error());
+                }
+                self.advance();
+                self.eat_keyword("MINUTES");
+                match option.as_str() {
+                    "IGNORE_DUP_KEY" if on => {
+                        return Err(ParseError {
+                            number: 50000,
+                            severity: 16,
+                            state: 1,
+                            line: option_line,
+                            message: "IGNORE_DUP_KEY = ON is not supported by Walden: a duplicate key is always an error (2601, 2627).".into(),
+                        });
+                    }
+                    "DROP_EXISTING" => drop_existing = on,
+                    _ => {}
+                }
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(&TokenKind::RParen)?;
+        } else if self.at_keyword("WITH") && self.nth_is_keyword(1, "FILLFACTOR") {
+            self.advance();
+            self.advance();
+            self.expect(&TokenKind::Eq)?;
+            self.parse_signed_number()?;
+        }
+        self.skip_storage_placement()?;
+        Ok(drop_existing)
+    }
+
+    /// `MEMORY_OPTIMIZED = ON | OFF`, `DURABILITY = SCHEMA_AND_DATA | SCHEMA_ONLY`, or
+    /// `DATA_COMPRESSION = NONE | ROW | PAGE` (`None`: a storage setting Walden's pages do not
+    /// have, read and dropped).
+    fn parse_table_option(&mut self) -> PResult<Option<TableOption>> {
         if self.eat_keyword("MEMORY_OPTIMIZED") {
             self.expect(&TokenKind::Eq)?;
-            return Ok(TableOption::MemoryOptimized(self.parse_on_off()?));
+            return Ok(Some(TableOption::MemoryOptimized(self.parse_on_off()?)));
+        }
+        if self.eat_keyword("DATA_COMPRESSION") {
+            self.expect(&TokenKind::Eq)?;
+            self.eat_one_of(&["NONE", "ROW", "PAGE"]).ok_or_else(|| self.error())?;
+            return Ok(None);
         }
         self.expect_keyword("DURABILITY")?;
         self.expect(&TokenKind::Eq)?;
         match self.eat_one_of(&["SCHEMA_AND_DATA", "SCHEMA_ONLY"]) {
-            Some("SCHEMA_AND_DATA") => Ok(TableOption::SchemaAndData(true)),
-            Some(_) => Ok(TableOption::SchemaAndData(false)),
+            Some("SCHEMA_AND_DATA") => Ok(Some(TableOption::SchemaAndData(true))),
+            Some(_) => Ok(Some(TableOption::SchemaAndData(false))),
             None => Err(self.error()),
         }
     }
 
-    /// `HASH` after `NONCLUSTERED`, and `WITH (BUCKET_COUNT = n)` after the index's columns:
-    /// a memory-optimized table's hash index, which Walden builds as a B+tree (the bucket count
-    /// sizes a hash table it does not have), so both are read and dropped.
+    /// `HASH` after `NONCLUSTERED` (a memory-optimized table's hash index, which Walden
+    /// builds as a B+tree), then the index options and placement of a key constraint
+    /// ([`Parser::parse_index_options`]).
     fn skip_hash_index_options(&mut self) -> PResult<()> {
         self.eat_keyword("HASH");
-        if self.at_keyword("WITH") && self.nth_is_keyword(2, "BUCKET_COUNT") {
-            self.advance();
-            self.expect(&TokenKind::LParen)?;
-            self.expect_keyword("BUCKET_COUNT")?;
-            self.expect(&TokenKind::Eq)?;
-            self.parse_signed_number()?;
-            self.expect(&TokenKind::RParen)?;
+        if self.parse_index_options()? {
+            return Err(self.error());
         }
         Ok(())
     }
@@ -465,7 +554,17 @@ impl<'a> Parser<'a> {
         let include =
             if self.eat_keyword("INCLUDE") { self.parse_identifier_list()? } else { Vec::new() };
         let filter = if self.eat_keyword("WHERE") { Some(self.parse_expr()?) } else { None };
-        let index = CreateIndex { unique, clustering, name, table, columns, include, filter };
+        let drop_existing = self.parse_index_options()?;
+        let index = CreateIndex {
+            unique,
+            clustering,
+            name,
+            table,
+            columns,
+            include,
+            filter,
+            drop_existing,
+        };
         Ok(StatementKind::CreateIndex(Box::new(index)))
     }
 
