@@ -399,6 +399,14 @@ impl Instance {
         Transaction::new(owner, Arc::clone(&self.services), isolation, lock_timeout)
     }
 
+    /// A lock owner of session `session`'s own, apart from its transactions: what holds the
+    /// application locks a session takes with `@LockOwner = 'Session'` until it releases
+    /// them or ends. Its id comes from the transactions' sequence, so no transaction has it.
+    pub fn session_lock_owner(&self, session: u16) -> crate::lock::LockOwner {
+        let sequence = self.next_owner.fetch_add(1, Ordering::Relaxed);
+        crate::lock::LockOwner::new(crate::lock::owner_id(sequence, session))
+    }
+
     fn master_put(&self, entry: &DatabaseEntry, new: bool) -> Result<(), EngineError> {
         let mut tx = self.begin(Isolation::ReadCommitted, None);
         tx.mark_ddl(&self.master)?;

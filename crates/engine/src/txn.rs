@@ -244,6 +244,22 @@ impl Transaction {
         self.owner.key_lock_count(db, object)
     }
 
+    /// Whether this transaction holds a lock on `res`.
+    pub fn holds_lock(&self, res: &Resource) -> bool {
+        self.owner.holds(res)
+    }
+
+    /// Acquires a lock, waiting at most `timeout` (`None`: as long as it takes) whatever the
+    /// transaction's lock timeout: what `sp_getapplock @LockTimeout` asks for.
+    pub fn lock_within(
+        &mut self,
+        res: &Resource,
+        mode: LockMode,
+        timeout: Option<Duration>,
+    ) -> Result<bool, crate::lock::LockError> {
+        self.services.locks.lock(&mut self.owner, res, mode, timeout)
+    }
+
     /// Releases one lock early (READ COMMITTED row reads).
     pub fn unlock(&mut self, res: &Resource) {
         self.services.locks.unlock(&mut self.owner, res);

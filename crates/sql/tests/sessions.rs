@@ -560,3 +560,96 @@ fn concurrent_sessions_firing_an_audit_trigger_lose_no_audit_row() {
     );
     s.close();
 }
+
+#[test]
+fn application_locks_exclude_other_sessions_until_released_or_the_session_ends() {
+    let (_dir, instance) = setup();
+    let mut a = Session::new(Arc::clone(&instance));
+    let mut b = Session::new(Arc::clone(&instance));
+    let take = |s: &mut Session, mode: &str, owner: &str, timeout: i32| {
+        scalar(
+            s,
+            &format!(
+                "USE d; DECLARE @r INT; EXEC @r = sp_getapplock @Resource = N'nightly job', \
+                 @LockMode = '{mode}', @LockOwner = '{owner}', @LockTimeout = {timeout}; SELECT @r"
+            ),
+        )
+    };
+    assert_eq!(take(&mut a, "Exclusive", "Session", 0), Value::Int(0));
+    // Another session times out (-1) rather than fails; the name is case-sensitive.
+    assert_eq!(take(&mut b, "Shared", "Session", 50), Value::Int(-1));
+    assert_eq!(
+        scalar(&mut b, "SELECT APPLOCK_TEST('public', N'nightly job', 'Shared', 'Session')"),
+        Value::Int(0)
+    );
+    assert_eq!(
+        scalar(
+            &mut b,
+            "DECLARE @r INT; EXEC @r = sp_getapplock N'Nightly Job', 'Exclusive', 'Session', 0; \
+             SELECT @r"
+        ),
+        Value::Int(0)
+    );
+    // A waiting session is granted (1) once the holder releases.
+    let waiter = {
+        let instance = Arc::clone(&instance);
+        thread::spawn(move || {
+            let mut c = Session::new(instance);
+            let r = scalar(
+                &mut c,
+                "USE d; BEGIN TRAN; DECLARE @r INT; EXEC @r = sp_getapplock N'nightly job', \
+                 'Exclusive', 'Transaction', 10000; SELECT @r",
+            );
+            let mode =
+                scalar(&mut c, "SELECT APPLOCK_MODE('public', N'nightly job', 'Transaction')");
+            run(&mut c, "COMMIT");
+            (r, mode)
+        })
+    };
+    thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(
+        scalar(
+            &mut a,
+            "DECLARE @r INT; EXEC @r = sp_releaseapplock N'nightly job', 'Session'; SELECT @r"
+        ),
+        Value::Int(0)
+    );
+    let (r, mode) = waiter.join().unwrap();
+    assert_eq!((r, mode), (Value::Int(1), Value::NStr("Exclusive".into())));
+    // The transaction's lock went with its commit; a session's goes when the session ends.
+    assert_eq!(take(&mut a, "Exclusive", "Session", 0), Value::Int(0));
+    drop(a);
+    assert_eq!(take(&mut b, "Exclusive", "Session", 0), Value::Int(0));
+}
+
+#[test]
+fn a_foreign_key_check_waits_for_the_referenced_row_another_session_deletes() {
+    let (_dir, instance) = setup();
+    let mut a = Session::new(Arc::clone(&instance));
+    let mut b = Session::new(Arc::clone(&instance));
+    let out = run(
+        &mut a,
+        "USE d; CREATE TABLE dbo.child (id INT PRIMARY KEY, t_id INT REFERENCES dbo.t (id));",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    // Session a deletes the parent row but has not committed: b's insert must wait for it,
+    // then fail, rather than trust a row that is going away.
+    run(&mut a, "BEGIN TRAN; DELETE dbo.t WHERE id = 2;");
+    let out = run(&mut b, "USE d; SET LOCK_TIMEOUT 100; INSERT dbo.child VALUES (1, 2);");
+    let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
+    assert_eq!(numbers, vec![1222], "{:?}", out.messages);
+    run(&mut a, "COMMIT");
+    let out = run(&mut b, "INSERT dbo.child VALUES (1, 2);");
+    let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
+    assert_eq!(numbers, vec![547], "{:?}", out.messages);
+    // And a delete of a parent waits for a child another session inserted, then fails.
+    run(&mut b, "BEGIN TRAN; INSERT dbo.child VALUES (2, 1);");
+    let out = run(&mut a, "SET LOCK_TIMEOUT 100; DELETE dbo.t WHERE id = 1;");
+    let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
+    assert_eq!(numbers, vec![1222], "{:?}", out.messages);
+    run(&mut b, "COMMIT");
+    let out = run(&mut a, "DELETE dbo.t WHERE id = 1;");
+    let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
+    assert_eq!(numbers, vec![547], "{:?}", out.messages);
+    assert_eq!(scalar(&mut a, "SELECT COUNT(*) FROM dbo.child"), Value::Int(1));
+}

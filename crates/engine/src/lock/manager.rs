@@ -74,6 +74,8 @@ fn table_hash(res: &Resource) -> u64 {
             (2, (u64::from(db) << 32) | u64::from(object), hash ^ (u64::from(index) << 56))
         }
         Resource::Other { db, name } => (3, u64::from(db), name),
+        // Kind 3 as well, told apart by the top bit of the hash's word.
+        Resource::Application { db, hash } => (3, u64::from(db) | 1 << 63, hash),
     };
     fmix64((ids ^ (kind << 62)).wrapping_mul(K) ^ extra)
 }

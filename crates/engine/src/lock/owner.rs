@@ -84,6 +84,11 @@ impl LockOwner {
         self.keys.iter().find(|(t, _)| *t == (db, object)).map_or(0, |&(_, n)| n)
     }
 
+    /// Whether the owner holds a lock on `res`.
+    pub fn holds(&self, res: &Resource) -> bool {
+        self.held.iter().any(|r| r == res)
+    }
+
     /// Every lock held, newest first: the order `release_all` gives them back in, rows before
     /// their tables.
     pub(super) fn held_newest_first(&self) -> impl Iterator<Item = &Resource> {

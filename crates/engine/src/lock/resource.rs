@@ -33,6 +33,14 @@ pub enum Resource {
         /// The stable hash of the key bytes ([`Resource::key`]).
         hash: u64,
     },
+    /// An application lock (`sp_getapplock`): SQL Server's APPLICATION resource, named by a
+    /// stable hash of the application's resource name, compared as bytes.
+    Application {
+        /// The database id.
+        db: u32,
+        /// The stable hash of the name ([`Resource::application`]).
+        hash: u64,
+    },
     /// An internal resource (sequence allocation and the like); `name` is chosen by its user.
     Other {
         /// The database id.
@@ -52,6 +60,12 @@ impl Resource {
         Resource::Key { db, object, index, hash: fnv1a(key_bytes) }
     }
 
+    /// The APPLICATION resource `sp_getapplock` locks for `name` in database `db`. Like SQL
+    /// Server's, the name is case-sensitive: its bytes are hashed as they are.
+    pub fn application(db: u32, name: &str) -> Resource {
+        Resource::Application { db, hash: fnv1a(name.as_bytes()) }
+    }
+
     /// The `sys.dm_tran_locks.resource_type` name. Internal resources show as METADATA, the
     /// type SQL Server uses for locks on catalog entities.
     pub fn type_name(&self) -> &'static str {
@@ -59,6 +73,7 @@ impl Resource {
             Resource::Database(_) => "DATABASE",
             Resource::Object { .. } => "OBJECT",
             Resource::Key { .. } => "KEY",
+            Resource::Application { .. } => "APPLICATION",
             Resource::Other { .. } => "METADATA",
         }
     }
@@ -69,6 +84,7 @@ impl Resource {
             Resource::Database(db)
             | Resource::Object { db, .. }
             | Resource::Key { db, .. }
+            | Resource::Application { db, .. }
             | Resource::Other { db, .. } => db,
         }
     }
@@ -83,6 +99,7 @@ impl fmt::Display for Resource {
             Resource::Key { db, object, index, hash } => {
                 write!(f, "KEY: {db}:{object}:{index} ({hash:016x})")
             }
+            Resource::Application { db, hash } => write!(f, "APPLICATION: {db}:({hash:016x})"),
             Resource::Other { db, name } => write!(f, "METADATA: {db}:{name}"),
         }
     }

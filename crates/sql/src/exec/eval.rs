@@ -685,7 +685,11 @@ impl Run<'_> {
             }
             "HOST_NAME" => Value::NStr(self.s.client().host),
             "APP_NAME" => Value::NStr(self.s.client().program),
-            "OBJECT_NAME" => match args.first() {
+            "SESSION_CONTEXT" if args.len() == 1 => self.session_context(&args[0]),
+            "APPLOCK_MODE" if args.len() == 3 => self.applock_mode(args)?,
+            "APPLOCK_TEST" if args.len() == 4 => self.applock_test(args)?,
+            // OBJECT_SCHEMA_NAME gives the schema of what OBJECT_NAME names.
+            "OBJECT_NAME" | "OBJECT_SCHEMA_NAME" => match args.first() {
                 None | Some(Value::Null) => Value::Null,
                 Some(id) => {
                     let db = match args.get(1) {
@@ -693,8 +697,11 @@ impl Run<'_> {
                         Some(db_id) => self.s.instance.database_by_id(int_value(db_id)?.into()),
                     };
                     let id = int_value(id)?;
-                    db.and_then(|db| db.catalog().get(id))
-                        .map_or(Value::Null, |o| Value::NStr(o.name().1.to_string()))
+                    let schema = name == "OBJECT_SCHEMA_NAME";
+                    db.and_then(|db| db.object_by_id(id)).map_or(Value::Null, |o| {
+                        let (s, n) = o.name();
+                        Value::NStr(if schema { s } else { n }.to_string())
+                    })
                 }
             },
             // The running transaction's id, as the `sys.dm_tran_*` views show it.

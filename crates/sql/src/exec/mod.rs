@@ -9,6 +9,7 @@
 //! * [`sysviews`]: the system views and dynamic management views.
 
 mod alter;
+mod app_state;
 mod cursor;
 mod dbcc;
 mod ddl;

@@ -280,6 +280,11 @@ pub struct Session {
     /// Set by `RAISERROR ... WITH LOG` of severity 20 or more: as in SQL Server, the session
     /// is over (its transaction rolled back) and whoever owns it must close the connection.
     terminated: bool,
+    /// Holds the application locks taken with `@LockOwner = 'Session'` (see `app_state`),
+    /// made at the first one; released when the session closes.
+    pub(crate) app_lock_owner: Option<walden_engine::lock::LockOwner>,
+    /// `sp_set_session_context`'s keys: each value and whether it is read-only.
+    pub(crate) session_context: HashMap<String, (Value, bool)>,
 }
 
 impl Session {
@@ -366,6 +371,8 @@ impl Session {
             batches: HashMap::new(),
             stored_exprs: HashMap::new(),
             cancel: None,
+            app_lock_owner: None,
+            session_context: HashMap::new(),
             lock_interrupt,
             terminated: false,
         }
@@ -441,7 +448,8 @@ impl Session {
                 return;
             }
         };
-        let mut run = Run { s: self, out, try_depth: 0, ctes: Vec::new(), row_sequences: None };
+        let mut run =
+            Run { s: self, out, try_depth: 0, ctes: Vec::new(), row_sequences: None, line: 0 };
         run.s.frames.push(Frame::default());
         let result = run.module_body(&batch.statements);
         match result {
@@ -506,6 +514,9 @@ impl Session {
     pub fn close(&mut self) {
         if let Some(tx) = self.tx.take() {
             let _ = tx.rollback();
+        }
+        if let Some(mut owner) = self.app_lock_owner.take() {
+            self.instance.locks().release_all(&mut owner);
         }
         self.trancount = 0;
         self.activity.transaction_ended();
@@ -627,6 +638,8 @@ pub(crate) struct Run<'a> {
     /// While a select list's row is evaluated: the sequence values it has drawn, as
     /// (database id, sequence id, value).
     pub(crate) row_sequences: Option<Vec<(u32, u32, Value)>>,
+    /// The line of the statement running, which a message reported without one is given.
+    line: u32,
 }
 
 /// Whether a simple statement may change rows or objects (and so needs an undo mark). The
@@ -714,6 +727,7 @@ fn aborts_batch(e: &SqlError) -> bool {
 impl Run<'_> {
     /// Reports an error or message to the client.
     pub(crate) fn report(&mut self, e: SqlError) {
+        let e = if e.line == 0 && self.line > 0 { e.at_line(self.line) } else { e };
         if !e.is_info() {
             self.s.last_error = e.number;
         }
@@ -832,7 +846,9 @@ impl Run<'_> {
         } else {
             self.s.tx.as_ref().filter(|_| self.s.trancount > 0).map(Transaction::undo_mark)
         };
+        let outer_line = std::mem::replace(&mut self.line, st.span.line);
         let result = self.statement_kind(st);
+        self.line = outer_line;
         let result = match result {
             // Interrupted by the client's cancel while it ran (a lock wait, a long scan or
             // join): the batch stops as it does at any cancellation point, without an error,
@@ -1694,6 +1710,7 @@ impl Run<'_> {
             try_depth: self.try_depth,
             ctes: Vec::new(),
             row_sequences: None,
+            line: self.line,
         };
         inner.s.in_insert_exec = true;
         let result = inner.execute(e);
@@ -1739,6 +1756,20 @@ impl Run<'_> {
         }
         if let Some(result) = self.system_procedure(&lower, p) {
             result?;
+            self.set_return_status(p, 0)?;
+            return Ok(());
+        }
+        if lower == "sp_getapplock" || lower == "sp_releaseapplock" {
+            let status = if lower == "sp_getapplock" {
+                self.sp_getapplock(p)?
+            } else {
+                self.sp_releaseapplock(p)?
+            };
+            self.set_return_status(p, status)?;
+            return Ok(());
+        }
+        if lower == "sp_set_session_context" {
+            self.sp_set_session_context(p)?;
             self.set_return_status(p, 0)?;
             return Ok(());
         }

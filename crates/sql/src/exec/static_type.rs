@@ -126,9 +126,11 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         "DATEDIFF_BIG" | "COUNT_BIG" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" => {
             SqlType::BigInt
         }
-        "DB_NAME" | "OBJECT_NAME" | "SCHEMA_NAME" | "TYPE_NAME" | "SUSER_SNAME" | "SUSER_NAME"
-        | "ORIGINAL_LOGIN" | "SYSTEM_USER" | "USER_NAME" | "CURRENT_USER" | "SESSION_USER"
-        | "USER" | "HOST_NAME" | "APP_NAME" | "DATENAME" => SYSNAME,
+        "DB_NAME" | "OBJECT_NAME" | "OBJECT_SCHEMA_NAME" | "SCHEMA_NAME" | "TYPE_NAME"
+        | "SUSER_SNAME" | "SUSER_NAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" | "USER_NAME"
+        | "CURRENT_USER" | "SESSION_USER" | "USER" | "HOST_NAME" | "APP_NAME" | "DATENAME" => {
+            SYSNAME
+        }
         "FORMAT" => SqlType::NVarChar(Len::N(4000)),
         "HASHBYTES" => SqlType::VarBinary(Len::N(8000)),
         "OBJECT_DEFINITION" => SqlType::NVarChar(Len::Max),

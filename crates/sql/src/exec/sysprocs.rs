@@ -187,7 +187,7 @@ fn quoted(text: &str) -> String {
 
 impl Run<'_> {
     /// Runs the system procedure `name` (lower case: `sp_who`, `sp_who2`, `sp_lock`,
-    /// `sp_help`, `sp_helptext`, `sp_rename`, `sp_spaceused`, `sp_helpdb`, `sp_configure`, `sp_databases`,
+    /// `sp_help`, `sp_helpindex`, `sp_helptext`, `sp_rename`, `sp_spaceused`, `sp_helpdb`, `sp_configure`, `sp_databases`,
     /// `sp_tables`, `sp_columns`) if it is one; `None` otherwise.
     pub(crate) fn system_procedure(&mut self, name: &str, p: &ExecProcedure) -> Option<Step<()>> {
         let query = match name {
@@ -219,6 +219,22 @@ impl Run<'_> {
                 });
             }
             "sp_rename" => return Some(self.sp_rename(p).map_err(Into::into)),
+            "sp_helpindex" => match self.first_argument(p) {
+                Ok(Some(v)) => match self.sp_helpindex(&scalar::to_text(&v)) {
+                    Ok(Some(query)) => query,
+                    Ok(None) => return Some(Ok(())),
+                    Err(e) => return Some(Err(e.into())),
+                },
+                Ok(None) => {
+                    return Some(Err(SqlError::new(
+                        201,
+                        "Procedure or function 'sp_helpindex' expects parameter '@objname', \
+                         which was not supplied.",
+                    )
+                    .into()))
+                }
+                Err(e) => return Some(Err(e.into())),
+            },
             "sp_spaceused" => {
                 return Some(match self.first_argument(p) {
                     Ok(arg) => self.sp_spaceused(arg).map_err(Into::into),
@@ -276,6 +292,36 @@ impl Run<'_> {
             _ => return None,
         };
         Some(self.run_system_query(&query))
+    }
+
+    /// The query of `sp_helpindex table`: its indexes as `sp_help` lists them (15009 for an
+    /// object the database does not have). A table without indexes gets SQL Server's message
+    /// and no result (`None`).
+    fn sp_helpindex(&mut self, name: &str) -> Result<Option<String>, SqlError> {
+        let db_name = self.s.db.name().to_string();
+        let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
+        let indexed = match self.s.db.catalog().get(id).as_deref() {
+            Some(walden_engine::catalog::Object::Table(t)) => {
+                t.indexes.iter().any(|i| !i.is_heap())
+            }
+            _ => return Err(no_such_object(name, &db_name)),
+        };
+        if !indexed {
+            self.report(SqlError::with_severity(
+                0,
+                10,
+                format!(
+                    "The object '{name}' does not have any indexes, or you do not have \
+                     permissions."
+                ),
+            ));
+            return Ok(None);
+        }
+        Ok(Some(format!(
+            "{SP_HELP_INDEXES} WHERE i.object_id = {id} AND i.name IS NOT NULL \
+             GROUP BY i.name, i.index_id, i.type_desc, i.is_unique, i.is_primary_key \
+             ORDER BY i.name;"
+        )))
     }
 
     /// The queries of `sp_help object`: the object, and for a table its columns and indexes.

@@ -233,6 +233,7 @@ pub(super) fn tran_locks(ctx: &ViewContext<'_>) -> RowSet {
         .col("resource_description", SqlType::NVarChar(Len::N(256)), |r| match r.resource {
             Resource::Key { hash, .. } => nstr(format!("({hash:012x})")),
             Resource::Other { name, .. } => nstr(name.to_string()),
+            Resource::Application { hash, .. } => nstr(format!("0:({hash:016x})")),
             _ => nstr(""),
         })
         // The table for OBJECT and KEY (SQL Server gives a KEY's hobt_id; Walden's index

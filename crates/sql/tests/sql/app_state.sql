@@ -1,0 +1,44 @@
+-- Application locks in one session (two sessions: tests/sessions.rs), the session context,
+-- sp_helpindex, OBJECT_SCHEMA_NAME and RADIANS / DEGREES / COT.
+DECLARE @r INT
+EXEC @r = sp_getapplock @Resource = 'job', @LockMode = 'Exclusive', @LockOwner = 'Session'
+SELECT @r AS got, APPLOCK_MODE('public', 'job', 'Session') AS mode,
+       APPLOCK_MODE('public', 'JOB', 'Session') AS other_case
+SELECT resource_type, request_mode, request_status FROM sys.dm_tran_locks WHERE resource_type = 'APPLICATION'
+EXEC @r = sp_releaseapplock @Resource = 'job', @LockOwner = 'Session'
+SELECT @r AS released, APPLOCK_MODE('public', 'job', 'Session') AS mode
+EXEC @r = sp_releaseapplock @Resource = 'job', @LockOwner = 'Session'
+SELECT @r AS not_held
+GO
+-- A transaction's application lock needs a transaction and goes with it.
+DECLARE @r INT
+EXEC @r = sp_getapplock 'x', 'Shared'
+SELECT @r AS outside_a_transaction
+BEGIN TRAN
+EXEC @r = sp_getapplock 'x', 'Update'
+SELECT @r AS inside, APPLOCK_MODE('public', 'x', 'Transaction') AS mode
+COMMIT
+SELECT APPLOCK_MODE('public', 'x', 'Session') AS after_commit
+EXEC @r = sp_getapplock 'x', 'Bogus', 'Session'
+SELECT @r AS bad_mode
+GO
+EXEC sp_set_session_context @key = N'user_id', @value = 42
+EXEC sp_set_session_context N'tenant', N'acme', 1
+SELECT SESSION_CONTEXT(N'user_id') AS user_id, SESSION_CONTEXT(N'tenant') AS tenant,
+       SESSION_CONTEXT(N'none') AS none
+EXEC sp_set_session_context N'tenant', N'other'
+GO
+SELECT SESSION_CONTEXT(N'tenant') AS still
+GO
+CREATE TABLE dbo.indexed (id INT PRIMARY KEY, code VARCHAR(10) UNIQUE, note VARCHAR(10))
+CREATE INDEX ix_note ON dbo.indexed (note, id)
+CREATE TABLE dbo.bare (x INT)
+GO
+EXEC sp_helpindex 'dbo.indexed'
+EXEC sp_helpindex 'bare'
+GO
+EXEC sp_helpindex 'nothing_here'
+GO
+SELECT OBJECT_SCHEMA_NAME(OBJECT_ID('dbo.indexed')) AS s, OBJECT_NAME(OBJECT_ID('dbo.indexed')) AS n,
+       RADIANS(180.0) AS r, DEGREES(PI()) AS d, ROUND(COT(1.0), 6) AS c
+DROP TABLE dbo.indexed, dbo.bare
