@@ -121,6 +121,16 @@ impl Database {
         self.reload_catalog()
     }
 
+    /// Puts back `table`'s identity cache entry as it was before a TRUNCATE TABLE that is
+    /// being rolled back (`None`: it had none, so the catalog's restored mark is read again).
+    pub(crate) fn restore_identity(&self, table: u32, saved: Option<(i64, i64)>) {
+        let mut map = self.identity.lock().unwrap_or_else(PoisonError::into_inner);
+        match saved {
+            Some(entry) => map.insert(table, entry),
+            None => map.remove(&table),
+        };
+    }
+
     /// A copy of the catalog.
     pub fn catalog(&self) -> Catalog {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).clone()
@@ -269,6 +279,30 @@ impl Database {
             map.insert(table.id, (next, persisted));
         }
         Ok(next)
+    }
+
+    /// `DBCC CHECKIDENT (table, RESEED, value)`: the last value handed out becomes `value`,
+    /// so the next insert gets `value + increment`; if none was handed out since the table
+    /// was created or truncated, the next insert gets `value` itself, as in SQL Server. The
+    /// new mark is committed fully durably before the cache follows it. A value below rows
+    /// already in the table lets later inserts collide with them, as SQL Server warns.
+    pub fn reseed_identity(&self, table: &TableDef, value: i64) -> Result<(), EngineError> {
+        let Some((col, seed, inc)) = table.identity_column() else {
+            return Err(EngineError::Internal(format!("'{}' has no identity", table.name)));
+        };
+        if !identity_fits(table.columns[col].ty, value) {
+            return Err(EngineError::IdentityOverflow(table.columns[col].ty.name()));
+        }
+        let mut map = self.identity.lock().unwrap_or_else(PoisonError::into_inner);
+        let (current, last, _) = self.identity_entry(&mut map, table);
+        let last = if last == seed - inc { value - inc } else { value };
+        let Some(Object::Table(mut def)) = current.as_deref().cloned() else {
+            return Err(EngineError::NoSuchObject(table.name.clone()));
+        };
+        Arc::make_mut(&mut def).identity_high = last;
+        self.system_update(Object::Table(def), Durability::Full)?;
+        map.insert(table.id, (last, last));
+        Ok(())
     }
 
     /// An explicit value `v` inserted into `table`'s identity column (`SET IDENTITY_INSERT`
@@ -682,7 +716,14 @@ impl Transaction {
             index.root = self.create_tree(db, def.id, index.id)?;
         }
         db.locators.lock().unwrap_or_else(PoisonError::into_inner).remove(&def.id);
+        // TRUNCATE restarts the identity at its seed, as in SQL Server.
+        if let Some((_, seed, inc)) = def.identity_column() {
+            def.identity_high = seed - inc;
+        }
         self.put_catalog(db, Object::Table(Arc::new(def.clone())), false)?;
+        // The cache entry goes too, so the next value is the seed; a rollback puts it back.
+        let saved = db.identity.lock().unwrap_or_else(PoisonError::into_inner).remove(&def.id);
+        self.note_identity_reset(db, def.id, saved)?;
         Ok(def)
     }
 

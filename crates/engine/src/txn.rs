@@ -65,7 +65,14 @@ struct Participant {
     /// Whether the transaction changed the catalog or a sequence's high-water mark here:
     /// such commits are always fully durable.
     ddl: bool,
+    /// The identity cache entries TRUNCATE TABLE reset here, oldest first: the undo position
+    /// when it did, the table, and the entry as it was, which a rollback past that position
+    /// puts back (the catalog's mark comes back with the catalog's own undo).
+    identity_resets: Vec<IdentityReset>,
 }
+
+/// See [`Participant::identity_resets`]: (undo position, table id, cache entry as it was).
+type IdentityReset = (usize, u32, Option<(i64, i64)>);
 
 /// What a commit did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -192,6 +199,7 @@ impl Transaction {
                 if part.ddl {
                     part.db.reload_catalog_after_rollback()?;
                 }
+                restore_identities(part, keep);
             }
         }
         Ok(())
@@ -289,8 +297,23 @@ impl Transaction {
             txn,
             undo: UndoLog::reused(),
             ddl: false,
+            identity_resets: Vec::new(),
         });
         self.parts.last_mut().ok_or_else(|| EngineError::Internal("no participant".into()))
+    }
+
+    /// Records that TRUNCATE TABLE reset `table`'s identity cache entry in `db`, which was
+    /// `saved`: a rollback of the truncate puts it back.
+    pub(crate) fn note_identity_reset(
+        &mut self,
+        db: &Arc<Database>,
+        table: u32,
+        saved: Option<(i64, i64)>,
+    ) -> Result<(), EngineError> {
+        let part = self.part(db)?;
+        let at = part.undo.len();
+        part.identity_resets.push((at, table, saved));
+        Ok(())
     }
 
     /// Marks the transaction as changing `db`'s catalog: its commit will be fully durable.
@@ -477,6 +500,7 @@ impl Transaction {
             if result.is_ok() && part.ddl {
                 result = part.db.reload_catalog_after_rollback();
             }
+            restore_identities(part, 0);
             part.undo.clear();
             if let Err(e) = result {
                 part.db.take_offline(format!("rollback failed: {e}"));
@@ -513,6 +537,19 @@ impl Transaction {
         }
         // The thread may be exiting, its spare gone already: then the memory just goes.
         let _ = SPARE_PART_LIST.try_with(|spare| spare.set(parts));
+    }
+}
+
+/// Puts back the identity cache entries of the TRUNCATEs a rollback to undo position `keep`
+/// undid, newest first: those recorded past `keep` (a truncate records the position after
+/// its own catalog change).
+fn restore_identities(part: &mut Participant, keep: usize) {
+    while let Some(&(at, table, saved)) = part.identity_resets.last() {
+        if at <= keep {
+            break;
+        }
+        part.db.restore_identity(table, saved);
+        part.identity_resets.pop();
     }
 }
 

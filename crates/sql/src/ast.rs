@@ -172,6 +172,10 @@ pub enum StatementKind {
     Execute(Box<Execute>),
     /// `CHECKPOINT [duration_seconds]`.
     Checkpoint(Option<Expr>),
+    /// `UPDATE STATISTICS table [index | (index, ...)] [WITH options]`: Walden keeps no
+    /// distribution statistics (its plans do not use them), so there is nothing to update;
+    /// the table must exist.
+    UpdateStatistics(ObjectName),
     /// `RECONFIGURE [WITH OVERRIDE]`: installs what `sp_configure` set, which in Walden is
     /// nothing (its options are read-only), so it does nothing, successfully.
     Reconfigure {

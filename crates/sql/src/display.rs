@@ -184,6 +184,7 @@ impl Display for StatementKind {
             Transaction(statement) => write!(f, "{statement}"),
             Execute(execute) => write!(f, "{execute}"),
             Checkpoint(None) => f.write_str("CHECKPOINT"),
+            UpdateStatistics(table) => write!(f, "UPDATE STATISTICS {table}"),
             Reconfigure { with_override: false } => f.write_str("RECONFIGURE"),
             Reconfigure { with_override: true } => f.write_str("RECONFIGURE WITH OVERRIDE"),
             Checkpoint(Some(duration)) => write!(f, "CHECKPOINT {duration}"),

@@ -15,7 +15,7 @@ use walden_engine::lock::{LockMode, Resource};
 use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::Database;
 
-use crate::ast::{Dbcc, DbccArgument, ExprKind, Literal};
+use crate::ast::{Dbcc, DbccArgument, ExprKind, Literal, ObjectName};
 use crate::exec::eval::parse_object_name;
 use crate::exec::query::display_name;
 use crate::exec::scalar::convert;
@@ -73,6 +73,7 @@ impl Run<'_> {
             "OPENTRAN" => self.dbcc_opentran(&d.arguments, tableresults, infomsgs)?,
             "LOGINFO" => self.dbcc_loginfo(&d.arguments)?,
             "USEROPTIONS" if d.arguments.is_empty() => self.dbcc_useroptions(),
+            "CHECKIDENT" => self.dbcc_checkident(&d.arguments, infomsgs)?,
             _ => return Err(incorrect()),
         }
         if infomsgs {
@@ -125,18 +126,122 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// `DBCC CHECKTABLE (table)`.
-    fn dbcc_checktable(&mut self, args: &[DbccArgument], infomsgs: bool) -> Result<(), SqlError> {
-        let name = match args.first() {
-            Some(DbccArgument::Name(name)) => name.clone(),
+    /// The table a DBCC command's first argument names (a name or a string).
+    fn dbcc_table_name(args: &[DbccArgument]) -> Result<ObjectName, SqlError> {
+        match args.first() {
+            Some(DbccArgument::Name(name)) => Ok(name.clone()),
             Some(DbccArgument::Value(e)) => match &e.kind {
                 ExprKind::Literal(Literal::String { value, .. }) => {
-                    parse_object_name(value).ok_or_else(|| no_such_table(value))?
+                    parse_object_name(value).ok_or_else(|| no_such_table(value))
                 }
-                _ => return Err(incorrect()),
+                _ => Err(incorrect()),
             },
-            None => return Err(incorrect()),
+            None => Err(incorrect()),
+        }
+    }
+
+    /// `DBCC CHECKIDENT (table [, NORESEED | RESEED [, value]])`: reports the current identity
+    /// value and the largest in the column; `RESEED` with a value sets the current value,
+    /// without one raises it to the column's largest when it is below (error 7997 for a
+    /// table without an identity column).
+    fn dbcc_checkident(&mut self, args: &[DbccArgument], infomsgs: bool) -> Result<(), SqlError> {
+        let name = Self::dbcc_table_name(args)?;
+        let shown = display_name(&name);
+        let (db, object) = self.resolve_table_object(&name).map_err(|_| no_such_table(&shown))?;
+        let Object::Table(def) = &*object else { return Err(no_such_table(&shown)) };
+        let Some((col, _, inc)) = def.identity_column() else {
+            return Err(SqlError::new(
+                7997,
+                format!("'{}' does not contain an identity column.", name.name.value),
+            ));
         };
+        let action = match args.get(1) {
+            None => None,
+            Some(DbccArgument::Name(n)) if n.name.value.eq_ignore_ascii_case("NORESEED") => None,
+            Some(DbccArgument::Name(n)) if n.name.value.eq_ignore_ascii_case("RESEED") => {
+                match args.get(2) {
+                    None => Some(None),
+                    Some(DbccArgument::Value(e)) => {
+                        match convert(self.value(e)?, SqlType::BigInt, None)? {
+                            Value::BigInt(v) => Some(Some(v)),
+                            _ => return Err(incorrect()),
+                        }
+                    }
+                    Some(DbccArgument::Name(_)) => return Err(incorrect()),
+                }
+            }
+            Some(_) => return Err(incorrect()),
+        };
+        if args.len() > 3 {
+            return Err(incorrect());
+        }
+        let current = db.identity_current(def);
+        let shown_value = |v: Option<i64>| v.map_or_else(|| "NULL".to_string(), |v| v.to_string());
+        let reseed = match action {
+            Some(Some(value)) => Some(value),
+            None | Some(None) => {
+                let largest = self.largest_identity(&db, def, col, inc)?;
+                if infomsgs {
+                    self.out.message(&info(
+                        7998,
+                        format!(
+                            "Checking identity information: current identity value '{}', current column value '{}'.",
+                            shown_value(current),
+                            shown_value(largest)
+                        ),
+                    ));
+                }
+                let behind = |c: i64, l: i64| if inc > 0 { c < l } else { c > l };
+                match (action, current, largest) {
+                    (Some(None), Some(c), Some(l)) if behind(c, l) => Some(l),
+                    (Some(None), None, Some(l)) => Some(l),
+                    _ => None,
+                }
+            }
+        };
+        if let Some(value) = reseed {
+            if infomsgs && matches!(action, Some(Some(_))) {
+                self.out.message(&info(
+                    7998,
+                    format!(
+                        "Checking identity information: current identity value '{}'.",
+                        shown_value(current)
+                    ),
+                ));
+            }
+            db.reseed_identity(def, value).map_err(|e| self.s.engine_error(e))?;
+        }
+        Ok(())
+    }
+
+    /// The identity column's largest value (smallest for a negative increment), read under
+    /// the session's isolation; `None` for an empty table.
+    fn largest_identity(
+        &mut self,
+        db: &Arc<Database>,
+        def: &TableDef,
+        col: usize,
+        inc: i64,
+    ) -> Result<Option<i64>, SqlError> {
+        let mut cursor = self
+            .tx()
+            .scan_table(db, def, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
+            .map_err(|e| self.s.engine_error(e))?;
+        let mut best: Option<i64> = None;
+        loop {
+            let next = cursor.next_row(self.tx()).map_err(|e| self.s.engine_error(e))?;
+            let Some((_, row)) = next else { return Ok(best) };
+            let Some(v) = walden_engine::objects::identity_integer(&row[col]) else { continue };
+            best = Some(match best {
+                Some(b) if (inc > 0 && b >= v) || (inc < 0 && b <= v) => b,
+                _ => v,
+            });
+        }
+    }
+
+    /// `DBCC CHECKTABLE (table)`.
+    fn dbcc_checktable(&mut self, args: &[DbccArgument], infomsgs: bool) -> Result<(), SqlError> {
+        let name = Self::dbcc_table_name(args)?;
         let shown = display_name(&name);
         let (db, object) = self.resolve_table_object(&name).map_err(|_| no_such_table(&shown))?;
         let Object::Table(def) = &*object else { return Err(no_such_table(&shown)) };

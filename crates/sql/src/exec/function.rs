@@ -415,6 +415,7 @@ fn check_statement(st: &Statement) -> Result<(), SqlError> {
             side_effect("SET OPTION ON")
         }
         StatementKind::Checkpoint(_)
+        | StatementKind::UpdateStatistics(_)
         | StatementKind::Reconfigure { .. }
         | StatementKind::Dbcc(_)
         | StatementKind::Kill(_)
@@ -444,6 +445,7 @@ fn statement_word(st: &Statement) -> &'static str {
         StatementKind::Drop(_) | StatementKind::DropIndex(_) => "DROP",
         StatementKind::TruncateTable(_) => "TRUNCATE TABLE",
         StatementKind::Checkpoint(_) => "CHECKPOINT",
+        StatementKind::UpdateStatistics(_) => "UPDATE STATISTICS",
         StatementKind::Dbcc(_) => "DBCC",
         StatementKind::Kill(_) => "KILL",
         StatementKind::Waitfor(_) => "WAITFOR",

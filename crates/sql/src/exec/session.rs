@@ -657,6 +657,7 @@ fn may_change_data(kind: &StatementKind) -> bool {
             | StatementKind::Continue
             | StatementKind::Return(_)
             | StatementKind::Checkpoint(_)
+            | StatementKind::UpdateStatistics(_)
             | StatementKind::Reconfigure { .. }
             | StatementKind::Dbcc(_)
             | StatementKind::Kill(_)
@@ -1178,6 +1179,10 @@ impl Run<'_> {
             }
             StatementKind::Checkpoint(_) => {
                 self.s.db.checkpoint().map_err(|e| self.s.engine_error(e))?;
+                Ok(Flow::Next)
+            }
+            StatementKind::UpdateStatistics(table) => {
+                self.resolve_table(table, &table.name.value)?;
                 Ok(Flow::Next)
             }
             StatementKind::Reconfigure { .. } => Ok(Flow::Next),

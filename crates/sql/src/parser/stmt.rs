@@ -90,6 +90,9 @@ impl<'a> Parser<'a> {
             "SELECT" => self.parse_select_statement(Vec::new()),
             "WITH" => self.parse_with_statement(),
             "INSERT" => self.parse_insert(Vec::new()),
+            "UPDATE" if self.nth_is_keyword(1, "STATISTICS") && !self.nth_is_keyword(2, "SET") => {
+                self.parse_update_statistics()
+            }
             "UPDATE" => self.parse_update(Vec::new()),
             "DELETE" => self.parse_delete(Vec::new()),
             "MERGE" => self.parse_merge(Vec::new()),
@@ -442,6 +445,34 @@ impl<'a> Parser<'a> {
     fn parse_use(&mut self) -> PResult<StatementKind> {
         self.advance();
         Ok(StatementKind::Use(self.parse_identifier()?))
+    }
+
+    /// `UPDATE STATISTICS table [index | (index, ...)] [WITH option [= value], ...]`; the
+    /// statistics names and options are read and dropped.
+    fn parse_update_statistics(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        self.advance();
+        let table = self.parse_object_name()?;
+        if self.peek().kind == TokenKind::LParen {
+            self.parse_identifier_list()?;
+        } else if self.at_identifier() && !self.at_keyword("WITH") && !self.at_clause_boundary() {
+            self.parse_identifier()?;
+        }
+        if self.eat_keyword("WITH") {
+            loop {
+                self.parse_identifier()?;
+                // `SAMPLE 50 PERCENT`, `STATS_STREAM = 0x...`, `MAXDOP = 1`: one value.
+                if self.eat(&TokenKind::Eq) || self.at(&TokenKind::Integer) {
+                    self.advance();
+                    self.eat_keyword("PERCENT");
+                    self.eat_keyword("ROWS");
+                }
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
+            }
+        }
+        Ok(StatementKind::UpdateStatistics(table))
     }
 
     fn parse_checkpoint(&mut self) -> PResult<StatementKind> {
