@@ -392,7 +392,8 @@ impl Run<'_> {
                     }
                     let TableParts { mut columns, checks, indexes, foreign_keys } =
                         self.table_elements(shown, &[TableElement::Column(plain)])?;
-                    if let (Some((expr, persisted)), Some(col)) = (computed, columns.pop()) {
+                    if let Some((expr, persisted)) = computed {
+                        let Some(col) = columns.pop() else { continue };
                         let mut all = new.columns.clone();
                         all.push(col);
                         let at = all.len() - 1;
