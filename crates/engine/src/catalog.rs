@@ -35,6 +35,9 @@ pub struct ColumnDef {
     /// A computed column's expression: the SQL layer computes the value from the row's
     /// other columns whenever the row is inserted or updated, and the row stores it.
     pub computed: Option<Computed>,
+    /// A `rowversion` (`timestamp`) column: BINARY(8) that every insert and update of the
+    /// row sets to the database's next row version (`Database::next_rowversion`).
+    pub rowversion: bool,
 }
 
 /// A computed column's definition (`name AS (expression) [PERSISTED]`).
@@ -405,10 +408,11 @@ impl Object {
                     w.str(&c.name);
                     w.0.extend_from_slice(&c.ty.encode());
                     // Bit 0: nullable; bit 1: a computed column, its text after the default;
-                    // bit 2: PERSISTED.
+                    // bit 2: PERSISTED; bit 3: rowversion.
                     w.u8(u8::from(c.nullable)
                         | u8::from(c.computed.is_some()) << 1
-                        | u8::from(c.computed.as_ref().is_some_and(|k| k.persisted)) << 2);
+                        | u8::from(c.computed.as_ref().is_some_and(|k| k.persisted)) << 2
+                        | u8::from(c.rowversion) << 3);
                     match c.identity {
                         Some((seed, inc)) => {
                             w.u8(1);
@@ -543,6 +547,7 @@ impl Object {
                         identity,
                         default,
                         computed,
+                        rowversion: flags & 8 != 0,
                     });
                 }
                 let n = usize::from(r.u16()?);
@@ -928,6 +933,7 @@ mod tests {
                     identity: Some((1, 1)),
                     default: None,
                     computed: None,
+                    rowversion: false,
                 },
                 ColumnDef {
                     name: "note".into(),
@@ -936,6 +942,7 @@ mod tests {
                     identity: None,
                     default: Some("'x'".into()),
                     computed: None,
+                    rowversion: false,
                 },
                 ColumnDef {
                     name: "twice".into(),
@@ -944,6 +951,16 @@ mod tests {
                     identity: None,
                     default: None,
                     computed: Some(Computed { text: "[id] * 2".into(), persisted: true }),
+                    rowversion: false,
+                },
+                ColumnDef {
+                    name: "rv".into(),
+                    ty: SqlType::Binary(8),
+                    nullable: false,
+                    identity: None,
+                    default: None,
+                    computed: None,
+                    rowversion: true,
                 },
             ],
             indexes: vec![IndexDef {

@@ -493,6 +493,28 @@ impl Database {
         map.get(&def.id).map_or(def.high_water, |c| c.current)
     }
 
+    /// The next row version of the database (`@@DBTS` + 1), for a `rowversion` column. The
+    /// values come from the database's internal sequence [`ROWVERSION_SEQUENCE`], so they are
+    /// cached, and a crash never hands one out twice (the sequence's high-water rule).
+    pub fn next_rowversion(&self) -> Result<i64, EngineError> {
+        match self.next_sequence_value(ROWVERSION_SEQUENCE)? {
+            Value::BigInt(v) => Ok(v),
+            other => Err(EngineError::Internal(format!("row version {other:?}"))),
+        }
+    }
+
+    /// `@@DBTS`: the last row version handed out in the database (before the first, the
+    /// sequence's start less one).
+    pub fn rowversion_current(&self) -> i64 {
+        let def = match self.object_by_id(ROWVERSION_SEQUENCE).as_deref() {
+            Some(Object::Sequence(def)) => def.clone(),
+            _ => return ROWVERSION_START - 1,
+        };
+        self.sequence_current(&def)
+            .and_then(|v| i64::try_from(v).ok())
+            .unwrap_or(ROWVERSION_START - 1)
+    }
+
     /// At a clean shutdown: persists the exact last identity and sequence values, so that
     /// they continue without a gap.
     pub(crate) fn persist_caches(&self) -> Result<(), EngineError> {
@@ -592,7 +614,41 @@ pub struct IndexSpec {
     pub unique_constraint: bool,
 }
 
+/// The object id of a database's row-version sequence: below the ids user objects get
+/// (`FIRST_OBJECT_ID`), so no user object has it and the catalog views leave it out.
+pub const ROWVERSION_SEQUENCE: u32 = 999;
+
+/// The first row version a database hands out (SQL Server's `@@DBTS` starts near it too).
+const ROWVERSION_START: i64 = 2001;
+
 impl Transaction {
+    /// Makes the row-version sequence of `db` if it has none yet: what a CREATE TABLE or
+    /// ALTER TABLE that adds a `rowversion` column does first, in its own transaction.
+    pub fn ensure_rowversion_sequence(&mut self, db: &Arc<Database>) -> Result<(), EngineError> {
+        if db.object_by_id(ROWVERSION_SEQUENCE).is_some() {
+            return Ok(());
+        }
+        let def = SequenceDef {
+            id: ROWVERSION_SEQUENCE,
+            schema: "sys".into(),
+            name: "@@DBTS".into(),
+            ty: crate::types::SqlType::BigInt,
+            start: ROWVERSION_START.into(),
+            increment: 1,
+            min: 1,
+            max: i64::MAX.into(),
+            cycle: false,
+            cache: Some(1000),
+            high_water: None,
+        };
+        self.lock_object(db, ROWVERSION_SEQUENCE, LockMode::X)?;
+        // Another transaction may have made it while this one waited for the lock.
+        if db.object_by_id(ROWVERSION_SEQUENCE).is_some() {
+            return Ok(());
+        }
+        self.put_catalog(db, Object::Sequence(def), true)
+    }
+
     pub(crate) fn lock_object(
         &mut self,
         db: &Database,

@@ -15,7 +15,15 @@ use walden_log::policy::CommitOption;
 
 /// A column without identity or default.
 pub fn col(name: &str, ty: SqlType, nullable: bool) -> ColumnDef {
-    ColumnDef { name: name.into(), ty, nullable, identity: None, default: None, computed: None }
+    ColumnDef {
+        name: name.into(),
+        ty,
+        nullable,
+        identity: None,
+        default: None,
+        computed: None,
+        rowversion: false,
+    }
 }
 
 /// `dbo.<name>` with these columns; `create_table` fills in the id and indexes.

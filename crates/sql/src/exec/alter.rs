@@ -57,6 +57,8 @@ enum Fill {
     EmptyTableOnly,
     /// A computed column: computed from the row once every new column has its value.
     Computed,
+    /// A `rowversion` column: the database's next row version for each row.
+    RowVersion,
 }
 
 /// Error 4902 for an `ALTER TABLE` of a table that does not exist.
@@ -416,7 +418,20 @@ impl Run<'_> {
                             ),
                         ));
                     }
+                    if col.rowversion && new.columns.iter().any(|c| c.rowversion) {
+                        return Err(SqlError::new(
+                            2738,
+                            format!("A table can only have one timestamp column. Because table '{shown}' already has one, the column '{}' cannot be added.", col.name),
+                        ));
+                    }
+                    if col.rowversion {
+                        let db = Arc::clone(&t.db);
+                        self.tx()
+                            .ensure_rowversion_sequence(&db)
+                            .map_err(|e| self.s.engine_error(e))?;
+                    }
                     let fill = match &col.default {
+                        _ if col.rowversion => Fill::RowVersion,
                         _ if col.computed.is_some() => Fill::Computed,
                         _ if col.identity.is_some() => Fill::Null,
                         Some(text) if !col.nullable || *with_values => {
@@ -557,6 +572,7 @@ impl Run<'_> {
                         ))
                     }
                     Fill::Computed => Value::Null,
+                    Fill::RowVersion => run.next_rowversion(&t.db)?,
                 };
                 row.push(v);
             }

@@ -440,6 +440,14 @@ impl Run<'_> {
         }
         let TableParts { columns, checks, indexes, foreign_keys } =
             self.table_elements(&c.name.name.value, &c.elements)?;
+        if columns.iter().any(|c| c.rowversion) {
+            let db = if c.name.name.value.starts_with('#') {
+                Arc::clone(self.s.instance.tempdb())
+            } else {
+                self.database_of(c.name.database.as_ref())?
+            };
+            self.tx().ensure_rowversion_sequence(&db).map_err(|e| self.s.engine_error(e))?;
+        }
         let t = self.create_table_def(&c.name, columns, checks, &indexes)?;
         self.add_foreign_keys(&t, &foreign_keys, true).map_err(|e| {
             let cause = e.at_line(line);
@@ -479,7 +487,21 @@ impl Run<'_> {
                         identity: None,
                         default: None,
                         computed: None,
+                        rowversion: false,
                     };
+                    let type_name = col.data_type.name.name.value.to_ascii_lowercase();
+                    if col.data_type.name.schema.is_none()
+                        && (type_name == "rowversion" || type_name == "timestamp")
+                    {
+                        if columns.iter().any(|c| c.rowversion) {
+                            return Err(SqlError::new(
+                                2738,
+                                format!("A table can only have one timestamp column. Because table '{table}' already has one, the column '{}' cannot be added.", col.name.value),
+                            ));
+                        }
+                        def.rowversion = true;
+                        def.nullable = false;
+                    }
                     let mut explicit_null = false;
                     for o in &col.options {
                         match o {

@@ -219,6 +219,7 @@ impl Run<'_> {
                 identity: None,
                 default: None,
                 computed: None,
+                rowversion: false,
             });
         }
         if let Some(item) = &identity {
@@ -238,6 +239,7 @@ impl Run<'_> {
                     identity: Some((item.seed, item.increment)),
                     default: None,
                     computed: None,
+                    rowversion: false,
                 },
             );
         }
@@ -475,10 +477,17 @@ impl Run<'_> {
         // Foreign keys are checked once the statement's rows are in (see `foreign_key`).
         let referencing = def.foreign_keys.iter().any(|fk| !fk.disabled);
         let computed = def.columns.iter().any(|c| c.computed.is_some());
+        let rowversion = def.columns.iter().position(|c| c.rowversion);
         let mut inserted = Vec::new();
         let mut n = 0u64;
         for row in source.into_iter().take(limit) {
             let mut values = self.insert_values(def, targets, row, identity)?;
+            if let Some(c) = rowversion {
+                if !values[c].is_null() {
+                    return Err(SqlError::new(273, "Cannot insert an explicit value into a timestamp column. Use INSERT with a column list to exclude the timestamp column, or insert a DEFAULT into the timestamp column."));
+                }
+                values[c] = self.next_rowversion(&t.db)?;
+            }
             if let Some(c) = identity.filter(|&c| computed && values[c].is_null()) {
                 // A computed column may use the identity: take the value now rather than
                 // leave it to the engine, which would take it after the row was computed.
@@ -546,6 +555,28 @@ impl Run<'_> {
         }
         self.compute_columns(def, &mut values)?;
         Ok(values)
+    }
+
+    /// The next row version of `db`, as a `rowversion` column stores it.
+    pub(crate) fn next_rowversion(
+        &mut self,
+        db: &walden_engine::Database,
+    ) -> Result<Value, SqlError> {
+        let v = db.next_rowversion().map_err(|e| self.s.engine_error(e))?;
+        Ok(crate::exec::eval::rowversion_bytes(v))
+    }
+
+    /// Gives an updated row of `t` its new row version, if the table has a `rowversion`
+    /// column.
+    pub(crate) fn bump_rowversion(
+        &mut self,
+        t: &TableRef,
+        values: &mut [Value],
+    ) -> Result<(), SqlError> {
+        if let Some(c) = t.def.columns.iter().position(|c| c.rowversion) {
+            values[c] = self.next_rowversion(&t.db)?;
+        }
+        Ok(())
     }
 
     /// Sets the computed columns of `values` (one per column of `def`) from the others, as
@@ -744,6 +775,7 @@ impl Run<'_> {
                 }
             }
             self.compute_columns(&t.def, &mut values)?;
+            self.bump_rowversion(&t, &mut values)?;
             self.check_row(&t.def, &tcols, &checks, &values, "UPDATE")?;
             self.check_view_option(&t, &values)?;
             let Value::Binary(id) = &row[rowid] else { continue };
@@ -1038,6 +1070,9 @@ pub(crate) fn column_count_mismatch() -> SqlError {
 pub(crate) fn assignable(def: &TableDef, c: usize) -> Result<(), SqlError> {
     if def.columns[c].computed.is_some() {
         return Err(not_modifiable(&def.columns[c].name));
+    }
+    if def.columns[c].rowversion {
+        return Err(SqlError::new(272, "Cannot update a timestamp column."));
     }
     match def.columns[c].identity {
         Some(_) => Err(SqlError::new(

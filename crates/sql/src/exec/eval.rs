@@ -472,6 +472,7 @@ impl Run<'_> {
                 self.s.identity.map_or(Value::Null, |v| Value::Decimal(Decimal::from_i64(v)))
             }
             "@@SPID" => Value::SmallInt(self.s.spid as i16),
+            "@@DBTS" => rowversion_bytes(self.s.db.rowversion_current()),
             "@@VERSION" => Value::NStr(VERSION.to_string()),
             "@@SERVERNAME" | "@@SERVICENAME" => Value::NStr("walden".to_string()),
             "@@LANGUAGE" => Value::NStr("us_english".to_string()),
@@ -686,6 +687,10 @@ impl Run<'_> {
             "HOST_NAME" => Value::NStr(self.s.client().host),
             "APP_NAME" => Value::NStr(self.s.client().program),
             "SESSION_CONTEXT" if args.len() == 1 => self.session_context(&args[0]),
+            // No transaction's row versions are tracked apart: the next one to be handed out.
+            "MIN_ACTIVE_ROWVERSION" if args.is_empty() => {
+                rowversion_bytes(self.s.db.rowversion_current().saturating_add(1))
+            }
             "APPLOCK_MODE" if args.len() == 3 => self.applock_mode(args)?,
             "APPLOCK_TEST" if args.len() == 4 => self.applock_test(args)?,
             // OBJECT_SCHEMA_NAME gives the schema of what OBJECT_NAME names.
@@ -956,4 +961,10 @@ fn server_property(name: &str) -> Value {
         | "ispolybaseinstalled" => Value::Int(0),
         _ => Value::Null,
     }
+}
+
+/// A row version as SQL Server shows it: eight bytes, big-endian, so that byte order is
+/// version order.
+pub(crate) fn rowversion_bytes(v: i64) -> Value {
+    Value::Binary(v.to_be_bytes().to_vec())
 }

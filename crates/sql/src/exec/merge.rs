@@ -217,6 +217,7 @@ impl Run<'_> {
                     }
                     let tcols = &cols[..rowid];
                     self.compute_columns(&t.def, &mut values)?;
+                    self.bump_rowversion(&t, &mut values)?;
                     self.check_row(&t.def, tcols, &checks, &values, "MERGE")?;
                     let Value::Binary(id) = &row[rowid] else { continue };
                     let db = std::sync::Arc::clone(&t.db);

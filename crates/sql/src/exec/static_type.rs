@@ -102,6 +102,7 @@ fn system_variable_type(name: &str) -> Option<SqlType> {
         "@@ROWCOUNT" | "@@TRANCOUNT" | "@@ERROR" | "@@FETCH_STATUS" | "@@NESTLEVEL" => SqlType::Int,
         "@@SERVERNAME" | "@@SERVICENAME" => SYSNAME,
         "@@VERSION" => SqlType::NVarChar(Len::N(300)),
+        "@@DBTS" => SqlType::VarBinary(Len::N(8)),
         _ => return None,
     })
 }

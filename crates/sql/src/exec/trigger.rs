@@ -352,7 +352,13 @@ impl Run<'_> {
             .table
             .columns
             .iter()
-            .map(|c| ColumnDef { identity: None, default: None, computed: None, ..c.clone() })
+            .map(|c| ColumnDef {
+                identity: None,
+                default: None,
+                computed: None,
+                rowversion: false,
+                ..c.clone()
+            })
             .collect();
         let mut outer = Vec::with_capacity(2);
         for (name, rows) in PSEUDO_TABLES.iter().zip([&changes.inserted, &changes.deleted]) {

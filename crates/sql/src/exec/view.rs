@@ -161,6 +161,7 @@ impl Run<'_> {
                 identity: None,
                 default: None,
                 computed: None,
+                rowversion: false,
             })
             .collect())
     }

@@ -275,6 +275,7 @@ fn new_table(instance: &Instance, name: &str) -> Result<(Arc<Database>, TableDef
         identity: None,
         default: None,
         computed: None,
+        rowversion: false,
     };
     let def = TableDef {
         id: 0,

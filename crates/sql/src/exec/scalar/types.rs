@@ -59,6 +59,9 @@ fn resolve(dt: &DataType, default_len: u16) -> Result<SqlType, SqlError> {
         "date" => bare(SqlType::Date),
         "datetime" | "smalldatetime" => bare(SqlType::DateTime),
         "uniqueidentifier" => bare(SqlType::UniqueIdentifier),
+        // A column of these is a row version (the binder marks it); elsewhere it is just
+        // its storage, BINARY(8), as in SQL Server.
+        "rowversion" | "timestamp" => bare(SqlType::Binary(8)),
         "sysname" => bare(SqlType::NVarChar(Len::N(128))),
         "text" => bare(SqlType::VarChar(Len::Max)),
         "ntext" => bare(SqlType::NVarChar(Len::Max)),

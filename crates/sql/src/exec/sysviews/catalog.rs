@@ -353,7 +353,12 @@ pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> V
     let db_created = created_micros(db);
     objects
         .into_iter()
-        .filter(|o| !matches!(**o, Object::Schema(_)) && keep(o))
+        // Objects below FIRST_OBJECT_ID are the engine's own (the row-version sequence).
+        .filter(|o| {
+            !matches!(**o, Object::Schema(_))
+                && o.id() >= walden_engine::catalog::FIRST_OBJECT_ID
+                && keep(o)
+        })
         .map(|object| {
             let schema = object.name().0;
             let schema_id =
@@ -633,8 +638,8 @@ pub(super) fn column_columns() -> View<ColRow> {
         .col("object_id", SqlType::Int, |c| int(i64::from(c.object_id)))
         .opt("name", SYSNAME, |c| nstr(c.def.name.as_str()))
         .col("column_id", SqlType::Int, |c| int(c.column_id as i64))
-        .col("system_type_id", SqlType::TinyInt, |c| tiny(c.def.ty.system_type_id()))
-        .col("user_type_id", SqlType::Int, |c| int(i64::from(c.def.ty.system_type_id())))
+        .col("system_type_id", SqlType::TinyInt, |c| tiny(column_type_id(&c.def)))
+        .col("user_type_id", SqlType::Int, |c| int(i64::from(column_type_id(&c.def))))
         .col("max_length", SqlType::SmallInt, |c| small(max_length(c.def.ty)))
         .col("precision", SqlType::TinyInt, |c| tiny(precision(c.def.ty)))
         .col("scale", SqlType::TinyInt, |c| tiny(scale(c.def.ty)))
@@ -850,7 +855,7 @@ type TypeRow = (&'static str, u8, i64, i64, u8, u8, bool);
 
 /// The built-in types Walden has, with SQL Server's ids and sizes (`sysname` is the alias of
 /// `nvarchar(128)` it is in SQL Server).
-const TYPES: [TypeRow; 22] = [
+const TYPES: [TypeRow; 23] = [
     ("uniqueidentifier", 36, 36, 16, 0, 0, false),
     ("date", 40, 40, 3, 10, 0, false),
     ("time", 41, 41, 5, 16, 7, false),
@@ -870,10 +875,21 @@ const TYPES: [TypeRow; 22] = [
     ("varchar", 167, 167, 8000, 0, 0, true),
     ("binary", 173, 173, 8000, 0, 0, false),
     ("char", 175, 175, 8000, 0, 0, true),
+    ("timestamp", 189, 189, 8, 0, 0, false),
     ("nvarchar", 231, 231, 8000, 0, 0, true),
     ("nchar", 239, 239, 8000, 0, 0, true),
     ("sysname", 231, 256, 256, 0, 0, true),
 ];
+
+/// A column's `system_type_id`: its type's, or `timestamp`'s (189) for a row version,
+/// which is stored as BINARY(8).
+pub(super) fn column_type_id(c: &ColumnDef) -> u8 {
+    if c.rowversion {
+        189
+    } else {
+        c.ty.system_type_id()
+    }
+}
 
 /// `TYPE_NAME(id)`: the name of the type with user_type_id `id`.
 pub(crate) fn type_name(id: i64) -> Option<&'static str> {

@@ -194,7 +194,13 @@ fn columns(ctx: &ViewContext<'_>) -> RowSet {
             r.column.default.as_ref().map_or(Value::Null, |d| nstr(format!("({d})")))
         })
         .opt("IS_NULLABLE", varchar(3), |r| vstr(if r.column.nullable { "YES" } else { "NO" }))
-        .opt("DATA_TYPE", NAME, |r| nstr(base_type_name(r.ty())))
+        .opt("DATA_TYPE", NAME, |r| {
+            if r.column.rowversion {
+                nstr("timestamp")
+            } else {
+                nstr(base_type_name(r.ty()))
+            }
+        })
         .opt("CHARACTER_MAXIMUM_LENGTH", SqlType::Int, |r| character_length(r.ty()))
         .opt("CHARACTER_OCTET_LENGTH", SqlType::Int, |r| octet_length(r.ty()))
         .opt("NUMERIC_PRECISION", SqlType::TinyInt, |r| {

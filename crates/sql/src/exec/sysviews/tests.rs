@@ -47,6 +47,7 @@ impl Fixture {
             identity: None,
             default: None,
             computed: None,
+            rowversion: false,
         };
         let table = TableDef {
             id: 0,
