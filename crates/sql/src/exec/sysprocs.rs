@@ -188,7 +188,7 @@ fn quoted(text: &str) -> String {
 impl Run<'_> {
     /// Runs the system procedure `name` (lower case: `sp_who`, `sp_who2`, `sp_lock`,
     /// `sp_help`, `sp_helpindex`, `sp_helptext`, `sp_rename`, `sp_spaceused`, `sp_helpdb`, `sp_configure`, `sp_databases`,
-    /// `sp_tables`, `sp_columns`) if it is one; `None` otherwise.
+    /// `sp_tables`, `sp_columns`, `sp_pkeys`, `sp_fkeys`) if it is one; `None` otherwise.
     pub(crate) fn system_procedure(&mut self, name: &str, p: &ExecProcedure) -> Option<Step<()>> {
         let query = match name {
             "sp_who" | "sp_who2" => {
@@ -276,6 +276,14 @@ impl Run<'_> {
                 Err(e) => return Some(Err(e.into())),
             },
             "sp_columns" => match self.sp_columns(p) {
+                Ok(query) => query,
+                Err(e) => return Some(Err(e.into())),
+            },
+            "sp_pkeys" => match self.sp_pkeys(p) {
+                Ok(query) => query,
+                Err(e) => return Some(Err(e.into())),
+            },
+            "sp_fkeys" => match self.sp_fkeys(p) {
                 Ok(query) => query,
                 Err(e) => return Some(Err(e.into())),
             },
@@ -666,6 +674,104 @@ impl Run<'_> {
         Ok(format!(
             "{} WHERE {filter} ORDER BY ic.TABLE_SCHEMA, ic.TABLE_NAME, ic.ORDINAL_POSITION",
             sp_columns_select(odbc3)
+        ))
+    }
+
+    /// `sp_pkeys @table_name [, @table_owner] [, @table_qualifier]`: the table's primary key
+    /// columns in key order, as ODBC's SQLPrimaryKeys (JDBC's getPrimaryKeys) reads them.
+    fn sp_pkeys(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        let args = self.procedure_arguments(
+            "sp_pkeys",
+            p,
+            &["@table_name", "@table_owner", "@table_qualifier"],
+        )?;
+        let text: Vec<Option<String>> =
+            args.iter().map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let Some(table) = &text[0] else {
+            return Err(SqlError::new(
+                201,
+                "Procedure or function 'sp_pkeys' expects parameter '@table_name', which was not \
+                 supplied.",
+            ));
+        };
+        self.check_qualifier(text[2].as_deref())?;
+        let mut filter = format!("t.name = {}", quoted(table));
+        if let Some(owner) = &text[1] {
+            filter.push_str(&format!(" AND SCHEMA_NAME(t.schema_id) = {}", quoted(owner)));
+        }
+        Ok(format!(
+            "SELECT CAST(DB_NAME() AS sysname) AS TABLE_QUALIFIER, \
+             CAST(SCHEMA_NAME(t.schema_id) AS sysname) AS TABLE_OWNER, t.name AS TABLE_NAME, \
+             c.name AS COLUMN_NAME, CAST(ic.key_ordinal AS SMALLINT) AS KEY_SEQ, i.name AS PK_NAME \
+             FROM sys.tables t JOIN sys.indexes i ON i.object_id = t.object_id AND i.is_primary_key = 1 \
+             JOIN sys.index_columns ic ON ic.object_id = i.object_id AND ic.index_id = i.index_id \
+             JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id \
+             WHERE {filter} ORDER BY TABLE_QUALIFIER, TABLE_OWNER, TABLE_NAME, KEY_SEQ"
+        ))
+    }
+
+    /// `sp_fkeys [@pktable_name] [, @pktable_owner] [, @pktable_qualifier] [, @fktable_name]
+    /// [, @fktable_owner] [, @fktable_qualifier]`: the foreign keys referencing the first
+    /// table, or those of the second, one row per column pair, as ODBC's SQLForeignKeys
+    /// (JDBC's getImportedKeys / getExportedKeys) reads them. Rules: 0 CASCADE, 1 NO ACTION,
+    /// 2 SET NULL, 3 SET DEFAULT.
+    fn sp_fkeys(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        let args = self.procedure_arguments(
+            "sp_fkeys",
+            p,
+            &[
+                "@pktable_name",
+                "@pktable_owner",
+                "@pktable_qualifier",
+                "@fktable_name",
+                "@fktable_owner",
+                "@fktable_qualifier",
+            ],
+        )?;
+        let text: Vec<Option<String>> =
+            args.iter().map(|a| a.as_ref().map(scalar::to_text)).collect();
+        if text[0].is_none() && text[3].is_none() {
+            return Err(SqlError::new(
+                15252,
+                "The primary key or foreign key table name must be given.",
+            ));
+        }
+        self.check_qualifier(text[2].as_deref())?;
+        self.check_qualifier(text[5].as_deref())?;
+        let mut filter = String::from("1 = 1");
+        for (column, value) in [
+            ("pt.name", &text[0]),
+            ("SCHEMA_NAME(pt.schema_id)", &text[1]),
+            ("ft.name", &text[3]),
+            ("SCHEMA_NAME(ft.schema_id)", &text[4]),
+        ] {
+            if let Some(v) = value {
+                filter.push_str(&format!(" AND {column} = {}", quoted(v)));
+            }
+        }
+        let rule = |column: &str| {
+            format!(
+                "CAST(CASE f.{column} WHEN 1 THEN 0 WHEN 2 THEN 2 WHEN 3 THEN 3 ELSE 1 END AS SMALLINT)"
+            )
+        };
+        Ok(format!(
+            "SELECT CAST(DB_NAME() AS sysname) AS PKTABLE_QUALIFIER, \
+             CAST(SCHEMA_NAME(pt.schema_id) AS sysname) AS PKTABLE_OWNER, pt.name AS PKTABLE_NAME, \
+             pc.name AS PKCOLUMN_NAME, CAST(DB_NAME() AS sysname) AS FKTABLE_QUALIFIER, \
+             CAST(SCHEMA_NAME(ft.schema_id) AS sysname) AS FKTABLE_OWNER, ft.name AS FKTABLE_NAME, \
+             fc.name AS FKCOLUMN_NAME, CAST(k.constraint_column_id AS SMALLINT) AS KEY_SEQ, \
+             {} AS UPDATE_RULE, {} AS DELETE_RULE, f.name AS FK_NAME, i.name AS PK_NAME, \
+             CAST(7 AS SMALLINT) AS DEFERRABILITY \
+             FROM sys.foreign_keys f \
+             JOIN sys.foreign_key_columns k ON k.constraint_object_id = f.object_id \
+             JOIN sys.tables pt ON pt.object_id = f.referenced_object_id \
+             JOIN sys.tables ft ON ft.object_id = f.parent_object_id \
+             JOIN sys.columns pc ON pc.object_id = k.referenced_object_id AND pc.column_id = k.referenced_column_id \
+             JOIN sys.columns fc ON fc.object_id = k.parent_object_id AND fc.column_id = k.parent_column_id \
+             LEFT JOIN sys.indexes i ON i.object_id = f.referenced_object_id AND i.index_id = f.key_index_id \
+             WHERE {filter} ORDER BY FKTABLE_QUALIFIER, FKTABLE_OWNER, FKTABLE_NAME, KEY_SEQ",
+            rule("update_referential_action"),
+            rule("delete_referential_action")
         ))
     }
 

@@ -173,3 +173,20 @@ SELECT x FROM #t
 GO
 USE master
 DROP DATABASE fkdb
+GO
+-- What ODBC's SQLPrimaryKeys and SQLForeignKeys (JDBC's getPrimaryKeys, getImportedKeys)
+-- call.
+CREATE DATABASE fkmeta
+GO
+USE fkmeta
+CREATE TABLE dbo.parent (a INT NOT NULL, b INT NOT NULL, CONSTRAINT pk_parent PRIMARY KEY (a, b))
+CREATE TABLE dbo.child (id INT PRIMARY KEY, pa INT, pb INT,
+    CONSTRAINT fk_child_parent FOREIGN KEY (pa, pb) REFERENCES parent (a, b) ON DELETE CASCADE)
+EXEC sp_pkeys @table_name = 'parent'
+EXEC sp_fkeys @pktable_name = 'parent'
+EXEC sp_fkeys @fktable_name = 'child', @fktable_owner = 'dbo'
+GO
+EXEC sp_fkeys
+GO
+USE master
+DROP DATABASE fkmeta
