@@ -14,6 +14,7 @@
 import java.math.BigDecimal;
 import java.sql.CallableStatement;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -373,6 +374,48 @@ public class DriverTest {
         return def;
     }
 
+    // Keys as DatabaseMetaData reads them (sp_pkeys, sp_fkeys), a foreign key refusing a
+    // missing key (547), and a rowversion column read as bytes.
+    static void keys() throws SQLException {
+        try (Connection c = connect(database)) {
+            exec(c, "CREATE TABLE parent_t (id INT NOT NULL PRIMARY KEY, rv ROWVERSION)");
+            exec(c, "CREATE TABLE child_t (id INT NOT NULL PRIMARY KEY, parent_id INT NOT NULL "
+                    + "CONSTRAINT fk_child_parent REFERENCES parent_t (id) ON DELETE CASCADE)");
+            exec(c, "INSERT INTO parent_t (id) VALUES (1)");
+            DatabaseMetaData meta = c.getMetaData();
+            try (ResultSet rs = meta.getPrimaryKeys(null, "dbo", "parent_t")) {
+                eq("getPrimaryKeys finds the key", rs.next(), true);
+                eq("getPrimaryKeys column", rs.getString("COLUMN_NAME"), "id");
+            }
+            try (ResultSet rs = meta.getImportedKeys(null, "dbo", "child_t")) {
+                eq("getImportedKeys finds the foreign key", rs.next(), true);
+                eq("getImportedKeys referenced table", rs.getString("PKTABLE_NAME"), "parent_t");
+                eq("getImportedKeys column", rs.getString("FKCOLUMN_NAME"), "parent_id");
+                eq("getImportedKeys name", rs.getString("FK_NAME"), "fk_child_parent");
+                eq("getImportedKeys delete rule", rs.getInt("DELETE_RULE"), DatabaseMetaData.importedKeyCascade);
+            }
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO child_t (id, parent_id) VALUES (?, ?)")) {
+                s.setInt(1, 1);
+                s.setInt(2, 1);
+                eq("an insert referencing an existing key", s.executeUpdate(), 1);
+                s.setInt(1, 2);
+                s.setInt(2, 99);
+                try {
+                    s.executeUpdate();
+                    fail("an insert referencing a missing key succeeded");
+                } catch (SQLException e) {
+                    eq("the foreign key violation's number", e.getErrorCode(), 547);
+                }
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT rv FROM parent_t")) {
+                rs.next();
+                eq("a rowversion is eight bytes", rs.getBytes(1).length, 8);
+            }
+            exec(c, "DELETE FROM parent_t WHERE id = 1");
+            eq("the cascade deleted the child", scalar(c, "SELECT COUNT(*) FROM child_t"), 0);
+        }
+    }
+
     public static void main(String[] args) {
         host = arg(args, 0, "WALDEN_HOST", "127.0.0.1");
         port = arg(args, 1, "WALDEN_PORT", "1433");
@@ -385,6 +428,7 @@ public class DriverTest {
         section("procedure (CallableStatement)", DriverTest::procedure);
         section("transactions", DriverTest::transactions);
         section("bad input", DriverTest::badInput);
+        section("keys (DatabaseMetaData)", DriverTest::keys);
         System.out.println("mssql-jdbc (" + mode + "): " + checked + " checks, " + failures + " failures");
         System.exit(failures > 0 ? 1 : 0);
     }
