@@ -266,6 +266,12 @@ public class DriverTest {
                 call.execute();
                 eq("CallableStatement without the return status", call.getInt(2), 10);
             }
+            try (CallableStatement call = c.prepareCall("{call dbo.add_one(?, ?)}")) {
+                call.setInt("a", 20);
+                call.registerOutParameter("b", Types.INTEGER);
+                call.execute();
+                eq("CallableStatement by parameter name", call.getInt("b"), 21);
+            }
         }
     }
 

@@ -279,6 +279,9 @@ impl Run<'_> {
                 Ok(query) => query,
                 Err(e) => return Some(Err(e.into())),
             },
+            "sp_sproc_columns" | "sp_sproc_columns_100" => {
+                return Some(self.sp_sproc_columns(p).map_err(Into::into));
+            }
             "sp_pkeys" => match self.sp_pkeys(p) {
                 Ok(query) => query,
                 Err(e) => return Some(Err(e.into())),
@@ -677,6 +680,124 @@ impl Run<'_> {
         ))
     }
 
+    /// `sp_sproc_columns @procedure_name [, @procedure_owner] [, @procedure_qualifier]
+    /// [, @column_name] [, @ODBCVer] [, @fUsePattern]`: a procedure's return value
+    /// (`@RETURN_VALUE`, first) and parameters in order, as ODBC's SQLProcedureColumns reads
+    /// them; JDBC finds a CallableStatement's parameters by name through it. COLUMN_TYPE is
+    /// 5 for the return value, 1 for an input parameter and 2 for an OUTPUT one. A
+    /// procedure that does not exist gives no rows, as in SQL Server.
+    fn sp_sproc_columns(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
+        use walden_engine::catalog::Object;
+        use walden_engine::types::{Len, SqlType};
+        let args = self.procedure_arguments(
+            "sp_sproc_columns",
+            p,
+            &[
+                "@procedure_name",
+                "@procedure_owner",
+                "@procedure_qualifier",
+                "@column_name",
+                "@ODBCVer",
+                "@fUsePattern",
+            ],
+        )?;
+        let text: Vec<Option<String>> =
+            args.iter().take(4).map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let Some(name) = &text[0] else {
+            return Err(SqlError::new(
+                201,
+                "Procedure or function 'sp_sproc_columns' expects parameter '@procedure_name', \
+                 which was not supplied.",
+            ));
+        };
+        self.check_qualifier(text[2].as_deref())?;
+        let odbc3 = args[4].as_ref().and_then(integer).is_some_and(|v| v >= 3);
+        // A name may carry its group number (`add_one;1`), as ODBC writes it.
+        let name = name.split(';').next().unwrap_or_default().to_string();
+        let schema = text[1].clone().unwrap_or_else(|| "dbo".to_string());
+        let db = std::sync::Arc::clone(&self.s.db);
+        let found = match db.find_object(&schema, &name).as_deref() {
+            Some(Object::Procedure(def)) => Some(def.text.clone()),
+            _ => None,
+        };
+        let mut params: Vec<(String, i16, SqlType)> = Vec::new();
+        if let Some(text) = found {
+            let batch = self.s.parsed(&text)?;
+            if let Some(def) = crate::exec::session::defined_procedure(&batch) {
+                params.push(("@RETURN_VALUE".into(), 5, SqlType::Int));
+                for param in &def.parameters {
+                    let ty = scalar::data_type(&param.data_type)?;
+                    params.push((param.name.clone(), if param.output { 2 } else { 1 }, ty));
+                }
+            }
+        }
+        if let Some(column) = &text[3] {
+            params.retain(|(n, _, _)| n.eq_ignore_ascii_case(column));
+        }
+        let sysname = SqlType::NVarChar(Len::N(128));
+        let small = SqlType::SmallInt;
+        let columns: Vec<crate::exec::ColumnInfo> = [
+            ("PROCEDURE_QUALIFIER", sysname),
+            ("PROCEDURE_OWNER", sysname),
+            ("PROCEDURE_NAME", SqlType::NVarChar(Len::N(134))),
+            ("COLUMN_NAME", sysname),
+            ("COLUMN_TYPE", small),
+            ("DATA_TYPE", small),
+            ("TYPE_NAME", sysname),
+            ("PRECISION", SqlType::Int),
+            ("LENGTH", SqlType::Int),
+            ("SCALE", small),
+            ("RADIX", small),
+            ("NULLABLE", small),
+            ("REMARKS", SqlType::VarChar(Len::N(254))),
+            ("COLUMN_DEF", SqlType::NVarChar(Len::N(4000))),
+            ("SQL_DATA_TYPE", small),
+            ("SQL_DATETIME_SUB", small),
+            ("CHAR_OCTET_LENGTH", SqlType::Int),
+            ("ORDINAL_POSITION", SqlType::Int),
+            ("IS_NULLABLE", SqlType::VarChar(Len::N(254))),
+            ("SS_DATA_TYPE", SqlType::TinyInt),
+        ]
+        .into_iter()
+        .map(|(n, ty)| crate::exec::ColumnInfo::new(n, ty))
+        .collect();
+        self.out.result_set(&columns);
+        let n = params.len() as u64;
+        for (ordinal, (param, kind, ty)) in params.into_iter().enumerate() {
+            let type_name = ty.name().split('(').next().unwrap_or_default().to_string();
+            let odbc = ODBC_TYPES
+                .iter()
+                .find(|(t, _, _)| t.eq_ignore_ascii_case(&type_name))
+                .map_or(-9, |&(_, v2, v3)| if odbc3 { v3 } else { v2 });
+            let (precision, length, scale) = odbc_sizes(ty);
+            let int_or_null = |v: Option<i32>| v.map_or(Value::Null, Value::Int);
+            self.out.row(&[
+                Value::NStr(db.name().to_string()),
+                Value::NStr(schema.clone()),
+                Value::NStr(format!("{name};1")),
+                Value::NStr(param),
+                Value::SmallInt(kind),
+                Value::SmallInt(odbc as i16),
+                Value::NStr(type_name),
+                int_or_null(precision),
+                int_or_null(length),
+                scale.map_or(Value::Null, Value::SmallInt),
+                if scale.is_some() { Value::SmallInt(10) } else { Value::Null },
+                Value::SmallInt(1),
+                Value::Null,
+                Value::Null,
+                Value::SmallInt(odbc as i16),
+                Value::Null,
+                if ty.is_text() { int_or_null(length) } else { Value::Null },
+                Value::Int(ordinal as i32),
+                Value::Str("YES".into()),
+                Value::TinyInt(0),
+            ]);
+        }
+        self.out.result_end(n);
+        Ok(())
+    }
+
     /// `sp_pkeys @table_name [, @table_owner] [, @table_qualifier]`: the table's primary key
     /// columns in key order, as ODBC's SQLPrimaryKeys (JDBC's getPrimaryKeys) reads them.
     fn sp_pkeys(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
@@ -922,4 +1043,38 @@ fn bad_argument(procedure: &str, v: &Value) -> SqlError {
         8114,
         format!("Error converting data type {} to int in {procedure}.", v.kind_name()),
     )
+}
+
+/// ODBC's PRECISION (digits, or characters), LENGTH (bytes) and SCALE (exact numbers only) of
+/// a parameter of type `ty`, as `sp_sproc_columns` reports them; `None` for MAX lengths.
+fn odbc_sizes(ty: walden_engine::types::SqlType) -> (Option<i32>, Option<i32>, Option<i16>) {
+    use walden_engine::types::{Len, SqlType as T};
+    let n = |len: Len| match len {
+        Len::N(n) => Some(i32::from(n)),
+        Len::Max => None,
+    };
+    match ty {
+        T::Bit => (Some(1), Some(1), Some(0)),
+        T::TinyInt => (Some(3), Some(1), Some(0)),
+        T::SmallInt => (Some(5), Some(2), Some(0)),
+        T::Int => (Some(10), Some(4), Some(0)),
+        T::BigInt => (Some(19), Some(8), Some(0)),
+        T::Money => (Some(19), Some(21), Some(4)),
+        T::Decimal { precision, scale } => {
+            (Some(i32::from(precision)), Some(i32::from(precision) + 2), Some(i16::from(scale)))
+        }
+        T::Real => (Some(24), Some(4), None),
+        T::Float => (Some(53), Some(8), None),
+        T::Char(l) | T::Binary(l) => (Some(i32::from(l)), Some(i32::from(l)), None),
+        T::NChar(l) => (Some(i32::from(l)), Some(i32::from(l) * 2), None),
+        T::VarChar(l) | T::VarBinary(l) => (n(l), n(l), None),
+        T::NVarChar(l) => (n(l), n(l).map(|c| c * 2), None),
+        T::Date => (Some(10), Some(20), None),
+        T::Time(s) => (Some(8 + i32::from(s) + i32::from(s > 0)), Some(16), Some(i16::from(s))),
+        T::DateTime => (Some(23), Some(16), Some(3)),
+        T::DateTime2(s) => {
+            (Some(19 + i32::from(s) + i32::from(s > 0)), Some(16), Some(i16::from(s)))
+        }
+        T::UniqueIdentifier => (Some(36), Some(16), None),
+    }
 }

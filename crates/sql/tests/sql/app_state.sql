@@ -42,3 +42,11 @@ GO
 SELECT OBJECT_SCHEMA_NAME(OBJECT_ID('dbo.indexed')) AS s, OBJECT_NAME(OBJECT_ID('dbo.indexed')) AS n,
        RADIANS(180.0) AS r, DEGREES(PI()) AS d, ROUND(COT(1.0), 6) AS c
 DROP TABLE dbo.indexed, dbo.bare
+GO
+-- What JDBC asks to call a procedure's parameters by name (sp_sproc_columns).
+CREATE PROCEDURE dbo.add_one @a INT, @b NVARCHAR(20) = N'x', @c DECIMAL(9,2) OUTPUT AS SET @c = @a
+GO
+EXEC sp_sproc_columns @procedure_name = 'add_one', @ODBCVer = 3
+EXEC sp_sproc_columns 'add_one', 'dbo', NULL, '@c'
+EXEC sp_sproc_columns 'nothing'
+DROP PROCEDURE dbo.add_one
