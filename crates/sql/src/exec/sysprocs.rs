@@ -731,8 +731,11 @@ impl Run<'_> {
                 }
             }
         }
+        // Each keeps its ordinal when a column name picks it out.
+        let mut params: Vec<(usize, (String, i16, SqlType))> =
+            params.into_iter().enumerate().collect();
         if let Some(column) = &text[3] {
-            params.retain(|(n, _, _)| n.eq_ignore_ascii_case(column));
+            params.retain(|(_, (n, _, _))| n.eq_ignore_ascii_case(column));
         }
         let sysname = SqlType::NVarChar(Len::N(128));
         let small = SqlType::SmallInt;
@@ -763,7 +766,7 @@ impl Run<'_> {
         .collect();
         self.out.result_set(&columns);
         let n = params.len() as u64;
-        for (ordinal, (param, kind, ty)) in params.into_iter().enumerate() {
+        for (ordinal, (param, kind, ty)) in params {
             let type_name = ty.name().split('(').next().unwrap_or_default().to_string();
             let odbc = ODBC_TYPES
                 .iter()
