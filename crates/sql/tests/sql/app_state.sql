@@ -50,3 +50,16 @@ EXEC sp_sproc_columns @procedure_name = 'add_one', @ODBCVer = 3
 EXEC sp_sproc_columns 'add_one', 'dbo', NULL, '@c'
 EXEC sp_sproc_columns 'nothing'
 DROP PROCEDURE dbo.add_one
+GO
+-- sys.parameters: procedures' and functions' parameters (a scalar function's return value
+-- as parameter 0).
+CREATE PROCEDURE dbo.p_params @a INT, @b NVARCHAR(20) = N'x', @c DECIMAL(9,2) OUTPUT AS SET @c = @a
+GO
+CREATE FUNCTION dbo.f_params(@x INT) RETURNS BIGINT AS BEGIN RETURN @x END
+GO
+SELECT OBJECT_NAME(p.object_id) AS module, p.name, p.parameter_id, TYPE_NAME(p.user_type_id) AS type,
+       p.max_length, p.precision, p.scale, p.is_output, p.has_default_value
+FROM sys.parameters AS p WHERE OBJECT_NAME(p.object_id) IN ('p_params', 'f_params')
+ORDER BY module, p.parameter_id
+DROP PROCEDURE dbo.p_params
+DROP FUNCTION dbo.f_params

@@ -14,6 +14,7 @@ use super::{
     big, bit, datetime, int, nstr, small, tiny, LogSpace, View, ViewContext, COLLATION, DESC,
     PAGE_BYTES, SYSNAME,
 };
+use crate::ast::{FunctionBody, StatementKind};
 use crate::exec::RowSet;
 
 /// A database, as `sys.databases` shows it.
@@ -469,6 +470,85 @@ pub(super) fn procedures(ctx: &ViewContext<'_>) -> RowSet {
         .opt("is_repl_serializable_ddl", SqlType::Bit, |_| bit(false))
         .opt("skips_repl_constraints", SqlType::Bit, |_| bit(false))
         .rows(&object_rows(ctx, |o| matches!(o, Object::Procedure(_))))
+}
+
+/// One parameter of a procedure or function, for `sys.parameters`.
+pub(super) struct ParamRow {
+    object_id: u32,
+    name: String,
+    /// 0 for a scalar function's return value, else the position from 1.
+    parameter_id: usize,
+    ty: SqlType,
+    output: bool,
+    has_default: bool,
+}
+
+/// The parameters of the procedures and functions of the view's database, read from their
+/// stored text: by object, then position.
+fn param_rows(ctx: &ViewContext<'_>) -> Vec<ParamRow> {
+    let mut rows = Vec::new();
+    for o in object_rows(ctx, |o| matches!(o, Object::Procedure(_) | Object::Function(_))) {
+        let Some(text) = o.object.module_text() else { continue };
+        let Ok(batch) = crate::parse_batch(text) else { continue };
+        let id = o.object.id();
+        for st in &batch.statements {
+            let (params, returns) = match &st.kind {
+                StatementKind::CreateProcedure(p) => (&p.parameters, None),
+                StatementKind::CreateFunction(f) => match &f.body {
+                    FunctionBody::Scalar { returns, .. } => (&f.parameters, Some(returns)),
+                    _ => (&f.parameters, None),
+                },
+                _ => continue,
+            };
+            if let Some(ty) = returns.and_then(|r| crate::exec::scalar::data_type(r).ok()) {
+                rows.push(ParamRow {
+                    object_id: id,
+                    name: String::new(),
+                    parameter_id: 0,
+                    ty,
+                    output: true,
+                    has_default: false,
+                });
+            }
+            for (i, p) in params.iter().enumerate() {
+                let Ok(ty) = crate::exec::scalar::data_type(&p.data_type) else { continue };
+                rows.push(ParamRow {
+                    object_id: id,
+                    name: p.name.clone(),
+                    parameter_id: i + 1,
+                    ty,
+                    output: p.output,
+                    has_default: p.default.is_some(),
+                });
+            }
+        }
+    }
+    rows
+}
+
+/// `sys.parameters`: the parameters of procedures and functions (a scalar function's return
+/// value as parameter 0, unnamed), as tools that list or call them read them. SQL Server
+/// leaves `default_value` NULL for T-SQL modules, as here.
+pub(super) fn parameters(ctx: &ViewContext<'_>) -> RowSet {
+    let off = |_: &ParamRow| bit(false);
+    View::<ParamRow>::new()
+        .col("object_id", SqlType::Int, |p| int(i64::from(p.object_id)))
+        .opt("name", SYSNAME, |p| nstr(p.name.as_str()))
+        .col("parameter_id", SqlType::Int, |p| int(p.parameter_id as i64))
+        .col("system_type_id", SqlType::TinyInt, |p| tiny(p.ty.system_type_id()))
+        .col("user_type_id", SqlType::Int, |p| int(i64::from(p.ty.system_type_id())))
+        .col("max_length", SqlType::SmallInt, |p| small(max_length(p.ty)))
+        .col("precision", SqlType::TinyInt, |p| tiny(precision(p.ty)))
+        .col("scale", SqlType::TinyInt, |p| tiny(scale(p.ty)))
+        .col("is_output", SqlType::Bit, |p| bit(p.output))
+        .col("is_cursor_ref", SqlType::Bit, off)
+        .col("has_default_value", SqlType::Bit, |p| bit(p.has_default))
+        .col("is_xml_document", SqlType::Bit, off)
+        .opt("default_value", SqlType::NVarChar(Len::N(4000)), |_| Value::Null)
+        .col("xml_collection_id", SqlType::Int, |_| int(0))
+        .col("is_readonly", SqlType::Bit, off)
+        .opt("is_nullable", SqlType::Bit, |_| bit(true))
+        .rows(&param_rows(ctx))
 }
 
 /// SQL Server's `sql_variant` sequence values, as DECIMAL(38,0): wide enough for every

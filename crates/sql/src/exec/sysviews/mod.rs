@@ -162,6 +162,7 @@ pub fn system_view(
         "objects" => (None, |c, _| Ok(catalog::objects(c))),
         "tables" => (None, |c, _| Ok(catalog::tables(c))),
         "procedures" => (None, |c, _| Ok(catalog::procedures(c))),
+        "parameters" | "all_parameters" => (None, |c, _| Ok(catalog::parameters(c))),
         "sequences" => (None, |c, _| Ok(catalog::sequences(c))),
         "columns" => (None, |c, _| Ok(catalog::columns(c))),
         "types" => (None, |c, _| Ok(catalog::types(c))),
