@@ -653,3 +653,42 @@ fn a_foreign_key_check_waits_for_the_referenced_row_another_session_deletes() {
     assert_eq!(numbers, vec![547], "{:?}", out.messages);
     assert_eq!(scalar(&mut a, "SELECT COUNT(*) FROM dbo.child"), Value::Int(1));
 }
+
+#[test]
+fn foreign_keys_computed_and_rowversion_columns_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = {
+        let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+        let mut s = Session::new(Arc::clone(&instance));
+        let out = run(
+            &mut s,
+            "CREATE DATABASE r; USE r;
+             CREATE TABLE dbo.p (id INT PRIMARY KEY);
+             CREATE TABLE dbo.c (id INT PRIMARY KEY, p_id INT REFERENCES dbo.p (id) ON DELETE CASCADE,
+                 qty INT NOT NULL, twice AS (qty * 2) PERSISTED, rv ROWVERSION);
+             INSERT p VALUES (1), (2); INSERT c (id, p_id, qty) VALUES (10, 1, 5), (20, 2, 6);",
+        );
+        assert!(out.errors().next().is_none(), "{:?}", out.messages);
+        let dbts = scalar(&mut s, "SELECT @@DBTS");
+        s.close();
+        instance.close().unwrap();
+        dbts
+    };
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    run(&mut s, "USE r");
+    let out = run(&mut s, "INSERT c (id, p_id, qty) VALUES (30, 9, 1)");
+    let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
+    assert_eq!(numbers, vec![547], "{:?}", out.messages);
+    run(&mut s, "UPDATE c SET qty = 50 WHERE id = 10");
+    assert_eq!(scalar(&mut s, "SELECT twice FROM c WHERE id = 10"), Value::Int(100));
+    let (Value::Binary(old), Value::Binary(new)) =
+        (before, scalar(&mut s, "SELECT rv FROM c WHERE id = 10"))
+    else {
+        panic!("row versions are binary")
+    };
+    assert!(new > old, "a version after the restart, {new:?}, is not above {old:?}");
+    run(&mut s, "DELETE p WHERE id = 2");
+    assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM c"), Value::Int(1));
+    assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM sys.foreign_keys"), Value::Int(1));
+}
