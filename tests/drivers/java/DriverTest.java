@@ -417,6 +417,16 @@ public class DriverTest {
                 rs.next();
                 eq("a rowversion is eight bytes", rs.getBytes(1).length, 8);
             }
+            try (ResultSet rs = meta.getIndexInfo(null, "dbo", "parent_t", false, false)) {
+                boolean found = false;
+                while (rs.next()) {
+                    found |= "id".equals(rs.getString("COLUMN_NAME"));
+                }
+                eq("getIndexInfo lists the key's column", found, true);
+            }
+            try (ResultSet rs = meta.getProcedures(null, "dbo", "add_one")) {
+                eq("getProcedures finds the procedure", rs.next(), true);
+            }
             exec(c, "DELETE FROM parent_t WHERE id = 1");
             eq("the cascade deleted the child", scalar(c, "SELECT COUNT(*) FROM child_t"), 0);
         }

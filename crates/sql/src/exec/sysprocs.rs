@@ -282,6 +282,14 @@ impl Run<'_> {
             "sp_sproc_columns" | "sp_sproc_columns_100" => {
                 return Some(self.sp_sproc_columns(p).map_err(Into::into));
             }
+            "sp_statistics" | "sp_statistics_100" => match self.sp_statistics(p) {
+                Ok(query) => query,
+                Err(e) => return Some(Err(e.into())),
+            },
+            "sp_stored_procedures" => match self.sp_stored_procedures(p) {
+                Ok(query) => query,
+                Err(e) => return Some(Err(e.into())),
+            },
             "sp_pkeys" => match self.sp_pkeys(p) {
                 Ok(query) => query,
                 Err(e) => return Some(Err(e.into())),
@@ -799,6 +807,122 @@ impl Run<'_> {
         }
         self.out.result_end(n);
         Ok(())
+    }
+
+    /// `sp_statistics @table_name [, @table_owner] [, @table_qualifier] [, @index_name]
+    /// [, @is_unique] [, @accuracy]` (also `sp_statistics_100`): ODBC's SQLStatistics, JDBC's
+    /// getIndexInfo. The table's row (TYPE 0, its row count as CARDINALITY, counted exactly)
+    /// comes first, then each index's key columns in order: TYPE 1 for the clustered index,
+    /// 3 for the others, NON_UNIQUE 0 or 1. `@is_unique = 'Y'` keeps the unique indexes.
+    fn sp_statistics(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        let args = self.procedure_arguments(
+            "sp_statistics",
+            p,
+            &[
+                "@table_name",
+                "@table_owner",
+                "@table_qualifier",
+                "@index_name",
+                "@is_unique",
+                "@accuracy",
+            ],
+        )?;
+        let text: Vec<Option<String>> =
+            args.iter().map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let Some(table) = &text[0] else {
+            return Err(SqlError::new(
+                201,
+                "Procedure or function 'sp_statistics' expects parameter '@table_name', which \
+                 was not supplied.",
+            ));
+        };
+        self.check_qualifier(text[2].as_deref())?;
+        let owner = text[1].clone().unwrap_or_else(|| "dbo".to_string());
+        let mut filter =
+            format!("t.name = {} AND SCHEMA_NAME(t.schema_id) = {}", quoted(table), quoted(&owner));
+        let rows = self.table_row_count(&owner, table)?;
+        let mut index_filter = String::new();
+        if let Some(index) = &text[3] {
+            index_filter.push_str(&format!(" AND i.name LIKE {}", quoted(index)));
+        }
+        if text[4].as_deref().is_some_and(|u| u.eq_ignore_ascii_case("Y")) {
+            index_filter.push_str(" AND i.is_unique = 1");
+        }
+        if rows.is_none() {
+            filter.push_str(" AND 1 = 0");
+        }
+        let cardinality = rows.map_or_else(|| "NULL".to_string(), |n| n.to_string());
+        Ok(format!(
+            "SELECT CAST(DB_NAME() AS sysname) AS TABLE_QUALIFIER, \
+             CAST(SCHEMA_NAME(t.schema_id) AS sysname) AS TABLE_OWNER, t.name AS TABLE_NAME, \
+             CAST(NULL AS SMALLINT) AS NON_UNIQUE, CAST(NULL AS sysname) AS INDEX_QUALIFIER, \
+             CAST(NULL AS sysname) AS INDEX_NAME, CAST(0 AS SMALLINT) AS TYPE, \
+             CAST(NULL AS SMALLINT) AS SEQ_IN_INDEX, CAST(NULL AS sysname) AS COLUMN_NAME, \
+             CAST(NULL AS CHAR(1)) AS COLLATION, CAST({cardinality} AS INT) AS CARDINALITY, \
+             CAST(NULL AS INT) AS PAGES, CAST(NULL AS VARCHAR(128)) AS FILTER_CONDITION \
+             FROM sys.tables t WHERE {filter} \
+             UNION ALL \
+             SELECT CAST(DB_NAME() AS sysname), CAST(SCHEMA_NAME(t.schema_id) AS sysname), t.name, \
+             CAST(1 - i.is_unique AS SMALLINT), t.name, i.name, \
+             CAST(CASE WHEN i.index_id = 1 THEN 1 ELSE 3 END AS SMALLINT), \
+             CAST(ic.key_ordinal AS SMALLINT), c.name, CAST('A' AS CHAR(1)), CAST(NULL AS INT), \
+             CAST(NULL AS INT), CAST(NULL AS VARCHAR(128)) \
+             FROM sys.tables t JOIN sys.indexes i ON i.object_id = t.object_id AND i.index_id > 0 \
+             JOIN sys.index_columns ic ON ic.object_id = i.object_id AND ic.index_id = i.index_id \
+             AND ic.key_ordinal > 0 \
+             JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id \
+             WHERE {filter}{index_filter} \
+             ORDER BY NON_UNIQUE, TYPE, INDEX_NAME, SEQ_IN_INDEX"
+        ))
+    }
+
+    /// The rows of table `schema.name` of the current database, counted by a scan under the
+    /// session's isolation; `None` if there is no such table.
+    fn table_row_count(&mut self, schema: &str, name: &str) -> Result<Option<u64>, SqlError> {
+        use walden_engine::catalog::Object;
+        let db = std::sync::Arc::clone(&self.s.db);
+        let Some(object) = db.find_object(schema, name) else { return Ok(None) };
+        let Object::Table(def) = &*object else { return Ok(None) };
+        let mut cursor = self
+            .tx()
+            .scan_table(&db, def, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
+            .map_err(|e| self.s.engine_error(e))?;
+        let mut n = 0u64;
+        while cursor.next_row(self.tx()).map_err(|e| self.s.engine_error(e))?.is_some() {
+            n += 1;
+        }
+        Ok(Some(n))
+    }
+
+    /// `sp_stored_procedures [@sp_name] [, @sp_owner] [, @sp_qualifier] [, @fUsePattern]`:
+    /// ODBC's SQLProcedures, JDBC's getProcedures: the procedures and functions, named
+    /// `name;1`, their parameter and result-set counts unknown (-1), as SQL Server reports.
+    fn sp_stored_procedures(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        let args = self.procedure_arguments(
+            "sp_stored_procedures",
+            p,
+            &["@sp_name", "@sp_owner", "@sp_qualifier", "@fUsePattern"],
+        )?;
+        let text: Vec<Option<String>> =
+            args.iter().take(3).map(|a| a.as_ref().map(scalar::to_text)).collect();
+        self.check_qualifier(text[2].as_deref())?;
+        let mut filter = String::from("o.type IN ('P', 'FN', 'IF', 'TF')");
+        if let Some(name) = &text[0] {
+            let name = name.split(';').next().unwrap_or_default();
+            filter.push_str(&format!(" AND o.name LIKE {}", quoted(name)));
+        }
+        if let Some(owner) = &text[1] {
+            filter.push_str(&format!(" AND SCHEMA_NAME(o.schema_id) LIKE {}", quoted(owner)));
+        }
+        Ok(format!(
+            "SELECT CAST(DB_NAME() AS sysname) AS PROCEDURE_QUALIFIER, \
+             CAST(SCHEMA_NAME(o.schema_id) AS sysname) AS PROCEDURE_OWNER, \
+             CAST(o.name + N';1' AS NVARCHAR(134)) AS PROCEDURE_NAME, \
+             -1 AS NUM_INPUT_PARAMS, -1 AS NUM_OUTPUT_PARAMS, -1 AS NUM_RESULT_SETS, \
+             CAST(NULL AS VARCHAR(254)) AS REMARKS, CAST(2 AS SMALLINT) AS PROCEDURE_TYPE \
+             FROM sys.objects o WHERE {filter} \
+             ORDER BY PROCEDURE_QUALIFIER, PROCEDURE_OWNER, PROCEDURE_NAME"
+        ))
     }
 
     /// `sp_pkeys @table_name [, @table_owner] [, @table_qualifier]`: the table's primary key

@@ -63,3 +63,17 @@ FROM sys.parameters AS p WHERE OBJECT_NAME(p.object_id) IN ('p_params', 'f_param
 ORDER BY module, p.parameter_id
 DROP PROCEDURE dbo.p_params
 DROP FUNCTION dbo.f_params
+GO
+-- What ODBC's SQLStatistics and SQLProcedures (JDBC's getIndexInfo and getProcedures) call.
+CREATE TABLE dbo.stat_t (id INT PRIMARY KEY, code VARCHAR(10) UNIQUE, a INT, b INT)
+CREATE INDEX ix_ab ON dbo.stat_t (a, b)
+INSERT stat_t VALUES (1, 'x', 1, 1), (2, 'y', 2, 2)
+GO
+CREATE PROCEDURE dbo.listed_proc AS SELECT 1
+GO
+EXEC sp_statistics @table_name = 'stat_t'
+EXEC sp_statistics_100 'stat_t', 'dbo', NULL, '%', 'Y'
+EXEC sp_statistics 'no_such_table'
+EXEC sp_stored_procedures 'listed%'
+DROP PROCEDURE dbo.listed_proc
+DROP TABLE dbo.stat_t
