@@ -1761,6 +1761,10 @@ impl Run<'_> {
         }
         if let Some(result) = self.system_procedure(&lower, p) {
             result?;
+            // An EXEC is compound, so nothing commits its autocommit transaction after it:
+            // what a system procedure changed (sp_rename) commits here, or a later failing
+            // statement of the batch would roll it back with its own.
+            self.finish_autocommit(true);
             self.set_return_status(p, 0)?;
             return Ok(());
         }

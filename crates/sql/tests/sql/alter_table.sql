@@ -208,3 +208,13 @@ SELECT id, d FROM dbo.yr ORDER BY id
 GO
 INSERT dbo.yr (id, d) VALUES (3, '1999-06-01')
 GO
+-- A rename stays when a later statement of its batch fails.
+CREATE TABLE dbo.rn (id INT PRIMARY KEY)
+INSERT rn VALUES (1)
+GO
+EXEC sp_rename 'rn', 'rn2'
+INSERT rn2 VALUES (1)
+GO
+SELECT name FROM sys.tables WHERE name LIKE 'rn%'
+DROP TABLE rn2
+GO
