@@ -305,16 +305,9 @@ impl Run<'_> {
     ) -> Result<(), SqlError> {
         let db = Arc::clone(&t.db);
         let cols = table_cols(&t.def, &t.def.name);
-        let mut cursor = self
-            .tx()
-            .scan_table(&db, &t.def, Bound::Unbounded, Bound::Unbounded)
-            .map_err(|e| self.s.engine_error(e))?;
-        while let Some((_, values)) =
-            cursor.next_row(self.tx()).map_err(|e| self.s.engine_error(e))?
-        {
-            self.check_row(&t.def, &cols, checks, &values, "ALTER TABLE")?;
-        }
-        Ok(())
+        self.for_each_row(&db, &t.def, |run, _, values| {
+            run.check_row(&t.def, &cols, checks, &values, "ALTER TABLE")
+        })
     }
 
     /// A constraint name not yet taken in `def`: `name` as written (error 2714 and 1750 when

@@ -223,20 +223,17 @@ impl Run<'_> {
         col: usize,
         inc: i64,
     ) -> Result<Option<i64>, SqlError> {
-        let mut cursor = self
-            .tx()
-            .scan_table(db, def, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
-            .map_err(|e| self.s.engine_error(e))?;
         let mut best: Option<i64> = None;
-        loop {
-            let next = cursor.next_row(self.tx()).map_err(|e| self.s.engine_error(e))?;
-            let Some((_, row)) = next else { return Ok(best) };
-            let Some(v) = walden_engine::objects::identity_integer(&row[col]) else { continue };
-            best = Some(match best {
-                Some(b) if (inc > 0 && b >= v) || (inc < 0 && b <= v) => b,
-                _ => v,
-            });
-        }
+        self.for_each_row(db, def, |_, _, row| {
+            if let Some(v) = walden_engine::objects::identity_integer(&row[col]) {
+                best = Some(match best {
+                    Some(b) if (inc > 0 && b >= v) || (inc < 0 && b <= v) => b,
+                    _ => v,
+                });
+            }
+            Ok(())
+        })?;
+        Ok(best)
     }
 
     /// `DBCC CHECKTABLE (table)`.

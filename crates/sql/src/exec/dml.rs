@@ -557,6 +557,30 @@ impl Run<'_> {
         Ok(values)
     }
 
+    /// Calls `visit` with every row of `def` (its row id and values), read under the
+    /// session's isolation, in clustered-key order, with the client's cancel honoured as a
+    /// long scan honours it.
+    pub(crate) fn for_each_row(
+        &mut self,
+        db: &Arc<walden_engine::Database>,
+        def: &TableDef,
+        mut visit: impl FnMut(&mut Self, Vec<u8>, Vec<Value>) -> Result<(), SqlError>,
+    ) -> Result<(), SqlError> {
+        let mut cursor = self
+            .tx()
+            .scan_table(db, def, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
+            .map_err(|e| self.s.engine_error(e))?;
+        let mut n = 0;
+        while let Some((id, values)) =
+            cursor.next_row(self.tx()).map_err(|e| self.s.engine_error(e))?
+        {
+            self.row_interruption_point(n)?;
+            n += 1;
+            visit(self, id, values)?;
+        }
+        Ok(())
+    }
+
     /// The next row version of `db`, as a `rowversion` column stores it.
     pub(crate) fn next_rowversion(
         &mut self,

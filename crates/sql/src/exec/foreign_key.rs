@@ -19,7 +19,6 @@
 //! statement's OUTPUT.
 
 use std::collections::{HashMap, HashSet};
-use std::ops::Bound;
 use std::sync::Arc;
 
 use walden_engine::catalog::{ForeignKeyDef, IndexDef, Object, ReferentialAction, TableDef};
@@ -335,18 +334,12 @@ impl Run<'_> {
 
     /// Every row of `def`: its row id and values, read under the session's isolation.
     fn all_rows(&mut self, db: &Arc<Database>, def: &TableDef) -> Result<Vec<StoredRow>, SqlError> {
-        let mut cursor = self
-            .tx()
-            .scan_table(db, def, Bound::Unbounded, Bound::Unbounded)
-            .map_err(|e| self.s.engine_error(e))?;
         let mut out = Vec::new();
-        loop {
-            let next = cursor.next_row(self.tx()).map_err(|e| self.s.engine_error(e))?;
-            match next {
-                Some(row) => out.push(row),
-                None => return Ok(out),
-            }
-        }
+        self.for_each_row(db, def, |_, id, values| {
+            out.push((id, values));
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Error 547 unless every row of `rows` (values of `t`'s columns, after the statement)

@@ -710,7 +710,7 @@ fn leading_argument<'a>(arg: Option<&'a ExecArgument>, name: &str) -> Option<&'a
 
 /// The procedure a `CREATE PROCEDURE` batch (a stored procedure's text, the one
 /// `sp_executesql` builds) defines.
-pub(crate) fn defined_procedure(batch: &Batch) -> Option<&CreateProcedure> {
+fn defined_procedure(batch: &Batch) -> Option<&CreateProcedure> {
     batch.statements.iter().find_map(|s| match &s.kind {
         StatementKind::CreateProcedure(p) => Some(&**p),
         _ => None,

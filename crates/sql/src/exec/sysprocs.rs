@@ -180,6 +180,22 @@ const SS_TYPES: [(&str, i32, i32); 16] = [
     ("binary", 45, 45),
 ];
 
+/// Error 201: a system procedure called without a parameter it needs.
+fn missing_parameter(procedure: &str, parameter: &str) -> SqlError {
+    SqlError::new(
+        201,
+        format!(
+            "Procedure or function '{procedure}' expects parameter '{parameter}', which was not \
+             supplied."
+        ),
+    )
+}
+
+/// Each argument's text (`None`: not given, NULL or DEFAULT).
+fn texts(args: &[Option<Value>]) -> Vec<Option<String>> {
+    args.iter().map(|a| a.as_ref().map(scalar::to_text)).collect()
+}
+
 /// A string literal for `text`.
 fn quoted(text: &str) -> String {
     format!("N'{}'", text.replace('\'', "''"))
@@ -209,12 +225,7 @@ impl Run<'_> {
             "sp_helptext" => {
                 return Some(match self.first_argument(p) {
                     Ok(Some(v)) => self.sp_helptext(&scalar::to_text(&v)).map_err(Into::into),
-                    Ok(None) => Err(SqlError::new(
-                        201,
-                        "Procedure or function 'sp_helptext' expects parameter '@objname', \
-                         which was not supplied.",
-                    )
-                    .into()),
+                    Ok(None) => Err(missing_parameter("sp_helptext", "@objname").into()),
                     Err(e) => Err(e.into()),
                 });
             }
@@ -225,14 +236,7 @@ impl Run<'_> {
                     Ok(None) => return Some(Ok(())),
                     Err(e) => return Some(Err(e.into())),
                 },
-                Ok(None) => {
-                    return Some(Err(SqlError::new(
-                        201,
-                        "Procedure or function 'sp_helpindex' expects parameter '@objname', \
-                         which was not supplied.",
-                    )
-                    .into()))
-                }
+                Ok(None) => return Some(Err(missing_parameter("sp_helpindex", "@objname").into())),
                 Err(e) => return Some(Err(e.into())),
             },
             "sp_spaceused" => {
@@ -319,7 +323,7 @@ impl Run<'_> {
     fn sp_helpindex(&mut self, name: &str) -> Result<Option<String>, SqlError> {
         let db_name = self.s.db.name().to_string();
         let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
-        let indexed = match self.s.db.catalog().get(id).as_deref() {
+        let indexed = match self.s.db.object_by_id(id).as_deref() {
             Some(walden_engine::catalog::Object::Table(t)) => {
                 t.indexes.iter().any(|i| !i.is_heap())
             }
@@ -350,7 +354,7 @@ impl Run<'_> {
         let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
         let mut query = format!("{SP_HELP_OBJECT} WHERE o.object_id = {id};");
         let is_table = matches!(
-            self.s.db.catalog().get(id).as_deref(),
+            self.s.db.object_by_id(id).as_deref(),
             Some(walden_engine::catalog::Object::Table(_))
         );
         if is_table {
@@ -371,7 +375,7 @@ impl Run<'_> {
     fn sp_helptext(&mut self, name: &str) -> Result<(), SqlError> {
         let db_name = self.s.db.name().to_string();
         let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
-        let object = self.s.db.catalog().get(id);
+        let object = self.s.db.object_by_id(id);
         let Some(text) = object.as_deref().and_then(|o| o.module_text()).map(str::to_string) else {
             return Err(SqlError::new(15197, format!("There is no text for object '{name}'.")));
         };
@@ -596,8 +600,7 @@ impl Run<'_> {
             p,
             &["@table_name", "@table_owner", "@table_qualifier", "@table_type", "@fUsePattern"],
         )?;
-        let text: Vec<Option<String>> =
-            args.iter().take(4).map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let text = texts(&args);
         let is = |i: usize, v: &str| text[i].as_deref() == Some(v);
         let null = |ty: &str| format!("CAST(NULL AS {ty})");
         let (name, owner, qualifier) =
@@ -662,14 +665,9 @@ impl Run<'_> {
             p,
             &["@table_name", "@table_owner", "@table_qualifier", "@column_name", "@ODBCVer"],
         )?;
-        let text: Vec<Option<String>> =
-            args.iter().take(4).map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let text = texts(&args);
         let Some(table) = &text[0] else {
-            return Err(SqlError::new(
-                201,
-                "Procedure or function 'sp_columns' expects parameter '@table_name', which was \
-                 not supplied.",
-            ));
+            return Err(missing_parameter("sp_columns", "@table_name"));
         };
         self.check_qualifier(text[2].as_deref())?;
         let odbc3 = match &args[4] {
@@ -709,14 +707,9 @@ impl Run<'_> {
                 "@fUsePattern",
             ],
         )?;
-        let text: Vec<Option<String>> =
-            args.iter().take(4).map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let text = texts(&args);
         let Some(name) = &text[0] else {
-            return Err(SqlError::new(
-                201,
-                "Procedure or function 'sp_sproc_columns' expects parameter '@procedure_name', \
-                 which was not supplied.",
-            ));
+            return Err(missing_parameter("sp_sproc_columns", "@procedure_name"));
         };
         self.check_qualifier(text[2].as_deref())?;
         let odbc3 = args[4].as_ref().and_then(integer).is_some_and(|v| v >= 3);
@@ -728,20 +721,21 @@ impl Run<'_> {
             Some(Object::Procedure(def)) => Some(def.text.clone()),
             _ => None,
         };
-        let mut params: Vec<(String, i16, SqlType)> = Vec::new();
+        // (ordinal, (name, COLUMN_TYPE, type)): each keeps its ordinal when a column name
+        // picks it out.
+        let mut params: Vec<(usize, (String, i16, SqlType))> = Vec::new();
         if let Some(text) = found {
             let batch = self.s.parsed(&text)?;
-            if let Some(def) = crate::exec::session::defined_procedure(&batch) {
-                params.push(("@RETURN_VALUE".into(), 5, SqlType::Int));
-                for param in &def.parameters {
-                    let ty = scalar::data_type(&param.data_type)?;
-                    params.push((param.name.clone(), if param.output { 2 } else { 1 }, ty));
-                }
+            if let Some(module) = crate::exec::sysviews::declared_parameters(&batch) {
+                params.push((0, ("@RETURN_VALUE".into(), 5, SqlType::Int)));
+                params.extend(
+                    module
+                        .parameters
+                        .into_iter()
+                        .map(|p| (p.position, (p.name, if p.output { 2 } else { 1 }, p.ty))),
+                );
             }
         }
-        // Each keeps its ordinal when a column name picks it out.
-        let mut params: Vec<(usize, (String, i16, SqlType))> =
-            params.into_iter().enumerate().collect();
         if let Some(column) = &text[3] {
             params.retain(|(_, (n, _, _))| n.eq_ignore_ascii_case(column));
         }
@@ -827,14 +821,9 @@ impl Run<'_> {
                 "@accuracy",
             ],
         )?;
-        let text: Vec<Option<String>> =
-            args.iter().map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let text = texts(&args);
         let Some(table) = &text[0] else {
-            return Err(SqlError::new(
-                201,
-                "Procedure or function 'sp_statistics' expects parameter '@table_name', which \
-                 was not supplied.",
-            ));
+            return Err(missing_parameter("sp_statistics", "@table_name"));
         };
         self.check_qualifier(text[2].as_deref())?;
         let owner = text[1].clone().unwrap_or_else(|| "dbo".to_string());
@@ -883,14 +872,11 @@ impl Run<'_> {
         let db = std::sync::Arc::clone(&self.s.db);
         let Some(object) = db.find_object(schema, name) else { return Ok(None) };
         let Object::Table(def) = &*object else { return Ok(None) };
-        let mut cursor = self
-            .tx()
-            .scan_table(&db, def, std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
-            .map_err(|e| self.s.engine_error(e))?;
         let mut n = 0u64;
-        while cursor.next_row(self.tx()).map_err(|e| self.s.engine_error(e))?.is_some() {
+        self.for_each_row(&db, def, |_, _, _| {
             n += 1;
-        }
+            Ok(())
+        })?;
         Ok(Some(n))
     }
 
@@ -903,8 +889,7 @@ impl Run<'_> {
             p,
             &["@sp_name", "@sp_owner", "@sp_qualifier", "@fUsePattern"],
         )?;
-        let text: Vec<Option<String>> =
-            args.iter().take(3).map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let text = texts(&args);
         self.check_qualifier(text[2].as_deref())?;
         let mut filter = String::from("o.type IN ('P', 'FN', 'IF', 'TF')");
         if let Some(name) = &text[0] {
@@ -933,14 +918,9 @@ impl Run<'_> {
             p,
             &["@table_name", "@table_owner", "@table_qualifier"],
         )?;
-        let text: Vec<Option<String>> =
-            args.iter().map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let text = texts(&args);
         let Some(table) = &text[0] else {
-            return Err(SqlError::new(
-                201,
-                "Procedure or function 'sp_pkeys' expects parameter '@table_name', which was not \
-                 supplied.",
-            ));
+            return Err(missing_parameter("sp_pkeys", "@table_name"));
         };
         self.check_qualifier(text[2].as_deref())?;
         let mut filter = format!("t.name = {}", quoted(table));
@@ -976,8 +956,7 @@ impl Run<'_> {
                 "@fktable_qualifier",
             ],
         )?;
-        let text: Vec<Option<String>> =
-            args.iter().map(|a| a.as_ref().map(scalar::to_text)).collect();
+        let text = texts(&args);
         if text[0].is_none() && text[3].is_none() {
             return Err(SqlError::new(
                 15252,

@@ -490,40 +490,76 @@ fn param_rows(ctx: &ViewContext<'_>) -> Vec<ParamRow> {
     for o in object_rows(ctx, |o| matches!(o, Object::Procedure(_) | Object::Function(_))) {
         let Some(text) = o.object.module_text() else { continue };
         let Ok(batch) = crate::parse_batch(text) else { continue };
+        let Some(module) = declared_parameters(&batch) else { continue };
         let id = o.object.id();
-        for st in &batch.statements {
-            let (params, returns) = match &st.kind {
-                StatementKind::CreateProcedure(p) => (&p.parameters, None),
-                StatementKind::CreateFunction(f) => match &f.body {
-                    FunctionBody::Scalar { returns, .. } => (&f.parameters, Some(returns)),
-                    _ => (&f.parameters, None),
-                },
-                _ => continue,
-            };
-            if let Some(ty) = returns.and_then(|r| crate::exec::scalar::data_type(r).ok()) {
-                rows.push(ParamRow {
-                    object_id: id,
-                    name: String::new(),
-                    parameter_id: 0,
-                    ty,
-                    output: true,
-                    has_default: false,
-                });
-            }
-            for (i, p) in params.iter().enumerate() {
-                let Ok(ty) = crate::exec::scalar::data_type(&p.data_type) else { continue };
-                rows.push(ParamRow {
-                    object_id: id,
-                    name: p.name.clone(),
-                    parameter_id: i + 1,
-                    ty,
-                    output: p.output,
-                    has_default: p.default.is_some(),
-                });
-            }
+        if let Some(ty) = module.returns {
+            rows.push(ParamRow {
+                object_id: id,
+                name: String::new(),
+                parameter_id: 0,
+                ty,
+                output: true,
+                has_default: false,
+            });
+        }
+        for p in module.parameters {
+            rows.push(ParamRow {
+                object_id: id,
+                name: p.name,
+                parameter_id: p.position,
+                ty: p.ty,
+                output: p.output,
+                has_default: p.has_default,
+            });
         }
     }
     rows
+}
+
+/// A parameter as a procedure's or function's CREATE text declares it.
+pub(crate) struct DeclaredParameter {
+    pub(crate) name: String,
+    /// From 1.
+    pub(crate) position: usize,
+    pub(crate) ty: SqlType,
+    pub(crate) output: bool,
+    pub(crate) has_default: bool,
+}
+
+/// What a module's CREATE text declares: its parameters in order and a scalar function's
+/// return type.
+pub(crate) struct DeclaredModule {
+    pub(crate) parameters: Vec<DeclaredParameter>,
+    pub(crate) returns: Option<SqlType>,
+}
+
+/// The parameters of the CREATE PROCEDURE or CREATE FUNCTION in `batch` (a module's stored
+/// text), for `sys.parameters` and `sp_sproc_columns`; `None` if it has neither. A
+/// parameter of a type Walden does not know is left out, keeping the others' positions.
+pub(crate) fn declared_parameters(batch: &crate::ast::Batch) -> Option<DeclaredModule> {
+    let (params, returns) = batch.statements.iter().find_map(|st| match &st.kind {
+        StatementKind::CreateProcedure(p) => Some((&p.parameters, None)),
+        StatementKind::CreateFunction(f) => Some(match &f.body {
+            FunctionBody::Scalar { returns, .. } => (&f.parameters, Some(returns)),
+            _ => (&f.parameters, None),
+        }),
+        _ => None,
+    })?;
+    let parameters = params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            Some(DeclaredParameter {
+                name: p.name.clone(),
+                position: i + 1,
+                ty: crate::exec::scalar::data_type(&p.data_type).ok()?,
+                output: p.output,
+                has_default: p.default.is_some(),
+            })
+        })
+        .collect();
+    let returns = returns.and_then(|r| crate::exec::scalar::data_type(r).ok());
+    Some(DeclaredModule { parameters, returns })
 }
 
 /// `sys.parameters`: the parameters of procedures and functions (a scalar function's return
