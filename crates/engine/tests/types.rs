@@ -103,6 +103,8 @@ fn all_types() -> Vec<SqlType> {
         SqlType::DateTime,
         SqlType::DateTime2(2),
         SqlType::DateTime2(7),
+        SqlType::DateTimeOffset(0),
+        SqlType::DateTimeOffset(7),
         SqlType::UniqueIdentifier,
     ]
 }
@@ -210,6 +212,13 @@ fn stored_value(rng: &mut SplitMix64, ty: SqlType) -> Value {
         }
         SqlType::DateTime2(scale) => {
             Value::DateTime2(DateTime2::new(random_date(rng), random_time(rng, scale)))
+        }
+        SqlType::DateTimeOffset(scale) => {
+            // A day away from either end, so that any offset keeps the local time in range.
+            let days = int_in(rng, 1, i128::from(MAX_DATE_DAYS) - 1) as u32;
+            let utc = DateTime2::new(Date::from_days(days).unwrap(), random_time(rng, scale));
+            let offset = int_in(rng, -840, 840) as i16;
+            Value::DateTimeOffset(DateTimeOffset::from_utc(utc, offset).unwrap())
         }
         SqlType::UniqueIdentifier => {
             Value::Guid(Guid(std::array::from_fn(|_| pick(rng, &[0u8, 1, 0xff]))))
@@ -341,6 +350,8 @@ fn type_sizes() {
         (SqlType::Time(7), 5),
         (SqlType::DateTime, 8),
         (SqlType::DateTime2(0), 6),
+        (SqlType::DateTimeOffset(0), 8),
+        (SqlType::DateTimeOffset(7), 10),
         (SqlType::DateTime2(7), 8),
         (SqlType::UniqueIdentifier, 16),
     ];
@@ -391,6 +402,7 @@ fn type_descriptors_round_trip_and_reject_garbage() {
     assert_eq!(SqlType::VarChar(Len::Max).encode(), [167, 0xff, 0xff, 0]);
     assert_eq!(SqlType::NVarChar(Len::N(300)).encode(), [231, 0x2c, 0x01, 0]);
     assert_eq!(SqlType::DateTime2(3).encode(), [42, 3, 0, 0]);
+    assert_eq!(SqlType::DateTimeOffset(7).encode(), [43, 7, 0, 0]);
     for bad in [
         [0, 0, 0, 0],
         [56, 1, 0, 0],
@@ -631,6 +643,37 @@ fn temporal_parse_and_display() {
     assert_eq!(dt2("2024-01-31").time, Time::MIDNIGHT);
     assert_eq!(dt2("12:00").date, Date::DEFAULT);
     assert_eq!(DateTime2::parse("2024-01-31X12:00"), Err(ParseError::Invalid));
+}
+
+#[test]
+fn datetimeoffset_parses_displays_and_compares_in_utc() {
+    let dto = |text: &str| DateTimeOffset::parse(text).unwrap();
+    let v = dto("2024-01-31 12:34:56.1234567 +02:00");
+    assert_eq!(v.to_string(), "2024-01-31 12:34:56.1234567 +02:00");
+    assert_eq!(v.utc(), dt2("2024-01-31 10:34:56.1234567"));
+    assert_eq!(v.local(), dt2("2024-01-31 12:34:56.1234567"));
+    assert_eq!(v.offset_minutes(), 120);
+    assert_eq!(v.display(0).to_string(), "2024-01-31 12:34:56 +02:00");
+    assert_eq!(dto("2024-01-31T12:34:56Z").to_string(), "2024-01-31 12:34:56.0000000 +00:00");
+    assert_eq!(dto("2024-01-31 01:00-05:30").utc(), dt2("2024-01-31 06:30"));
+    assert_eq!(dto("2024-01-31 01:00 -5:30").offset_minutes(), -330);
+    assert_eq!(dto("2024-01-31").to_string(), "2024-01-31 00:00:00.0000000 +00:00");
+    assert_eq!(dto("2024-01-01 00:30 +01:00").utc(), dt2("2023-12-31 23:30"));
+    assert_eq!(DateTimeOffset::parse("2024-01-31 12:00 +14:01"), Err(ParseError::OutOfRange));
+    assert_eq!(DateTimeOffset::parse("2024-01-31 12:00 +15:00"), Err(ParseError::OutOfRange));
+    assert_eq!(DateTimeOffset::parse("0001-01-01 00:00 +01:00"), Err(ParseError::OutOfRange));
+    assert!(DateTimeOffset::from_utc(dt2("9999-12-31 23:00"), 120).is_none());
+    // One moment at two offsets: equal as SQL Server compares, and in a key.
+    let (a, b) = (dto("2024-01-31 12:00 +02:00"), dto("2024-01-31 10:00 +00:00"));
+    assert_eq!(
+        compare(&Value::DateTimeOffset(a), &Value::DateTimeOffset(b)),
+        Some(Ordering::Equal)
+    );
+    let ty = [SqlType::DateTimeOffset(7)];
+    assert_eq!(key(&ty, &[Value::DateTimeOffset(a)]), key(&ty, &[Value::DateTimeOffset(b)]));
+    // Against a DATETIME2, the DATETIME2 is taken as UTC.
+    let later = Value::DateTime2(dt2("2024-01-31 11:00"));
+    assert_eq!(compare(&Value::DateTimeOffset(a), &later), Some(Ordering::Less));
 }
 
 #[test]
@@ -1392,4 +1435,14 @@ fn row_encode_and_decode_column_are_fast() {
          decode_column(VARCHAR) {var_ns:.1} ns, encode_key(INT, VARCHAR) {key_ns:.1} ns ({sum})"
     );
     assert!(encode_ns < 100.0 && fixed_ns < 100.0, "too slow");
+}
+
+#[test]
+fn datetimeoffset_row_bytes_match_the_document() {
+    let v = Value::DateTimeOffset(DateTimeOffset::parse("2024-03-01 08:30 +02:00").unwrap());
+    let row = encode(&[SqlType::DateTimeOffset(0)], &[v]);
+    let doc = include_str!("../../../docs/format/row.md");
+    assert!(doc.contains("`68 5B 00` (06:30 UTC = 23,400 s) `81 46 0B` (day 738,945) `78 00`"));
+    let field = [0x68, 0x5B, 0x00, 0x81, 0x46, 0x0B, 0x78, 0x00];
+    assert!(row.windows(field.len()).any(|w| w == field), "{row:02X?}");
 }

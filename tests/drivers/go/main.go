@@ -280,6 +280,17 @@ func parameters() {
 		eq("a DATETIMEOFFSET parameter stored as DATETIME2", stored.Format("2006-01-02 15:04:05"),
 			"2024-03-01 08:30:00")
 	}
+	// A DATETIMEOFFSET keeps its moment and its offset both ways.
+	var back time.Time
+	if ok("select a DATETIMEOFFSET", db.QueryRowContext(ctx,
+		"SELECT CAST('2024-03-01 08:30:00 +02:00' AS DATETIMEOFFSET)").Scan(&back)) {
+		eq("a DATETIMEOFFSET keeps its moment", back.UTC().Format(time.RFC3339), "2024-03-01T06:30:00Z")
+		_, offset := back.Zone()
+		eq("a DATETIMEOFFSET keeps its offset", offset, 2*3600)
+	}
+	eq("a time.Time parameter compares as its moment", scalar(db,
+		"SELECT CASE WHEN @p1 = CAST('2024-03-01 06:30 +00:00' AS DATETIMEOFFSET) THEN 1 ELSE 0 END", at),
+		int64(1))
 	r = mustExec(db, "UPDATE types_t SET x = x * @p1 WHERE i = @p2", 2.0, 100)
 	n, _ = r.RowsAffected()
 	eq("UPDATE rows affected", n, int64(1))

@@ -23,6 +23,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -163,6 +165,40 @@ public class DriverTest {
         eq(what + " NULL INT", rs.getObject("ni"), null);
         eq(what + " NULL NVARCHAR", rs.getString("nn"), null);
         eq(what + " NULL DATE", rs.getDate("nd"), null);
+    }
+
+    // DATETIMEOFFSET both ways: a parameter set with the driver's own type keeps its moment
+    // and offset, sorts by its UTC moment, and reads back as microsoft.sql.DateTimeOffset,
+    // OffsetDateTime and text at the column's scale.
+    static void dateTimeOffset() throws SQLException {
+        try (Connection c = connect(database)) {
+            exec(c, "CREATE TABLE dto_t (id INT NOT NULL PRIMARY KEY, at DATETIMEOFFSET(3))");
+            Timestamp utc = new Timestamp(Instant.parse("2024-03-01T06:30:00.123Z").toEpochMilli());
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO dto_t VALUES (?, ?)")) {
+                p.setInt(1, 1);
+                p.unwrap(com.microsoft.sqlserver.jdbc.SQLServerPreparedStatement.class)
+                        .setDateTimeOffset(2, microsoft.sql.DateTimeOffset.valueOf(utc, 120));
+                eq("insert a DATETIMEOFFSET parameter", p.executeUpdate(), 1);
+            }
+            exec(c, "INSERT INTO dto_t VALUES (2, '2024-03-01 07:00:00 +00:00')");
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT id, at FROM dto_t ORDER BY at")) {
+                eq("DATETIMEOFFSET column type", rs.getMetaData().getColumnTypeName(2), "datetimeoffset");
+                eq("DATETIMEOFFSET scale", rs.getMetaData().getScale(2), 3);
+                eq("first row", rs.next(), true);
+                eq("ordered by the UTC moment", rs.getInt(1), 1);
+                eq("DATETIMEOFFSET as text", rs.getString(2), "2024-03-01 08:30:00.123 +02:00");
+                eq("DATETIMEOFFSET as OffsetDateTime", rs.getObject(2, OffsetDateTime.class),
+                        OffsetDateTime.parse("2024-03-01T08:30:00.123+02:00"));
+                Object dto = rs.getObject(2);
+                eq("DATETIMEOFFSET as the driver's type", dto instanceof microsoft.sql.DateTimeOffset
+                        ? ((microsoft.sql.DateTimeOffset) dto).getMinutesOffset() : dto, 120);
+                eq("second row", rs.next(), true);
+                eq("the later moment", rs.getInt(1), 2);
+            }
+            eq("a DATETIMEOFFSET parameter compares by its moment", scalar(c,
+                    "SELECT COUNT(*) FROM dto_t WHERE at = CAST('2024-03-01 01:30:00.123 -05:00' AS DATETIMEOFFSET)"), 1);
+        }
     }
 
     static void typesQuery() throws SQLException {
@@ -445,6 +481,7 @@ public class DriverTest {
         section("transactions", DriverTest::transactions);
         section("bad input", DriverTest::badInput);
         section("keys (DatabaseMetaData)", DriverTest::keys);
+        section("datetimeoffset", DriverTest::dateTimeOffset);
         System.out.println("mssql-jdbc (" + mode + "): " + checked + " checks, " + failures + " failures");
         System.exit(failures > 0 ? 1 : 0);
     }

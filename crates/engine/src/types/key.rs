@@ -132,6 +132,14 @@ fn put_key_column(
             out.extend_from_slice(&d.date.days().to_be_bytes()[1..]);
             out.extend_from_slice(&d.time.ticks().to_be_bytes()[3..]);
         }
+        // The UTC moment alone: values at different offsets naming one moment are equal, in
+        // a unique index too, as SQL Server compares them.
+        (SqlType::DateTimeOffset(scale), Value::DateTimeOffset(d)) => {
+            let utc = d.utc();
+            time_units(column, scale, utc.time)?;
+            out.extend_from_slice(&utc.date.days().to_be_bytes()[1..]);
+            out.extend_from_slice(&utc.time.ticks().to_be_bytes()[3..]);
+        }
         (SqlType::UniqueIdentifier, Value::Guid(g)) => out.extend_from_slice(&g.sql_order_bytes()),
         _ => {
             return Err(RowError::TypeMismatch { column, expected: ty, found: v.kind_name() });

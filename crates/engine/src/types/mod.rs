@@ -63,8 +63,9 @@ pub use sql_type::{
     Len, SqlType, MAX_BYTE_LEN, MAX_LOB_LEN, MAX_NCHAR_LEN, MAX_PRECISION, MAX_TIME_SCALE,
 };
 pub use temporal::{
-    Date, DateTime, DateTime2, DateTime2Display, Time, TimeDisplay, DATETIME_EPOCH_DAYS,
-    DATETIME_MAX_DAYS, DATETIME_MIN_DAYS, DATETIME_TICKS_PER_DAY, MAX_DATE_DAYS, TICKS_PER_DAY,
+    offset_text, Date, DateTime, DateTime2, DateTime2Display, DateTimeOffset,
+    DateTimeOffsetDisplay, Time, TimeDisplay, DATETIME_EPOCH_DAYS, DATETIME_MAX_DAYS,
+    DATETIME_MIN_DAYS, DATETIME_TICKS_PER_DAY, MAX_DATE_DAYS, MAX_OFFSET_MINUTES, TICKS_PER_DAY,
     TICKS_PER_SECOND,
 };
 pub use value::{compare, ParseError, Value};

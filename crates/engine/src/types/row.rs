@@ -48,7 +48,7 @@ use std::fmt;
 use super::decimal::Decimal;
 use super::guid::Guid;
 use super::sql_type::{decimal_len, time_len, SqlType};
-use super::temporal::{ticks_per_unit, Date, DateTime, DateTime2, Time};
+use super::temporal::{ticks_per_unit, Date, DateTime, DateTime2, DateTimeOffset, Time};
 use super::value::Value;
 
 /// The largest encoded row. The B+tree accepts records up to this size so that at least two
@@ -497,6 +497,12 @@ fn put_fixed(column: usize, ty: SqlType, v: &Value, out: &mut Vec<u8>) -> Result
             put_time(column, scale, d.time, out)?;
             out.extend_from_slice(&d.date.days().to_le_bytes()[..3]);
         }
+        (SqlType::DateTimeOffset(scale), Value::DateTimeOffset(d)) => {
+            let utc = d.utc();
+            put_time(column, scale, utc.time, out)?;
+            out.extend_from_slice(&utc.date.days().to_le_bytes()[..3]);
+            out.extend_from_slice(&d.offset_minutes().to_le_bytes());
+        }
         (SqlType::UniqueIdentifier, Value::Guid(g)) => out.extend_from_slice(&g.0),
         _ => return Err(mismatch(column, ty, v)),
     }
@@ -880,6 +886,16 @@ fn decode_fixed(column: usize, ty: SqlType, field: &[u8]) -> Result<Value, RowEr
         SqlType::DateTime2(scale) => {
             let (t, d) = field.split_at(time_len(scale));
             Value::DateTime2(DateTime2::new(date(d)?, time(scale, t)?))
+        }
+        SqlType::DateTimeOffset(scale) => {
+            let (t, rest) = field.split_at(time_len(scale));
+            let (d, offset) = rest.split_at(3);
+            let utc = DateTime2::new(date(d)?, time(scale, t)?);
+            let offset = i16::from_le_bytes(array(offset));
+            Value::DateTimeOffset(
+                DateTimeOffset::from_utc(utc, offset)
+                    .ok_or_else(|| bad("datetimeoffset out of range"))?,
+            )
         }
         SqlType::UniqueIdentifier => Value::Guid(Guid(array(field))),
         SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_) | SqlType::VarBinary(_) => {

@@ -96,6 +96,8 @@ pub enum SqlType {
     DateTime,
     /// DATETIME2(s), s in 0..=7.
     DateTime2(u8),
+    /// DATETIMEOFFSET(s), s in 0..=7: a DATETIME2(s) in UTC and an offset in minutes.
+    DateTimeOffset(u8),
     /// UNIQUEIDENTIFIER.
     UniqueIdentifier,
 }
@@ -106,6 +108,7 @@ const ID_UNIQUEIDENTIFIER: u8 = 36;
 const ID_DATE: u8 = 40;
 const ID_TIME: u8 = 41;
 const ID_DATETIME2: u8 = 42;
+const ID_DATETIMEOFFSET: u8 = 43;
 const ID_TINYINT: u8 = 48;
 const ID_SMALLINT: u8 = 52;
 const ID_INT: u8 = 56;
@@ -158,7 +161,9 @@ impl SqlType {
             SqlType::NChar(n) => (1..=MAX_NCHAR_LEN).contains(&n),
             SqlType::VarChar(len) | SqlType::VarBinary(len) => var_ok(len, MAX_BYTE_LEN),
             SqlType::NVarChar(len) => var_ok(len, MAX_NCHAR_LEN),
-            SqlType::Time(s) | SqlType::DateTime2(s) => s <= MAX_TIME_SCALE,
+            SqlType::Time(s) | SqlType::DateTime2(s) | SqlType::DateTimeOffset(s) => {
+                s <= MAX_TIME_SCALE
+            }
             _ => true,
         }
     }
@@ -190,6 +195,7 @@ impl SqlType {
             SqlType::Time(s) => format!("time({s})"),
             SqlType::DateTime => "datetime".to_string(),
             SqlType::DateTime2(s) => format!("datetime2({s})"),
+            SqlType::DateTimeOffset(s) => format!("datetimeoffset({s})"),
             SqlType::UniqueIdentifier => "uniqueidentifier".to_string(),
         }
     }
@@ -261,6 +267,7 @@ impl SqlType {
             "time" => small(MAX_TIME_SCALE).map(SqlType::Time),
             "datetime" => bare(SqlType::DateTime),
             "datetime2" => small(MAX_TIME_SCALE).map(SqlType::DateTime2),
+            "datetimeoffset" => small(MAX_TIME_SCALE).map(SqlType::DateTimeOffset),
             "uniqueidentifier" => bare(SqlType::UniqueIdentifier),
             _ => None,
         };
@@ -286,6 +293,7 @@ impl SqlType {
             SqlType::Date => 3,
             SqlType::Time(s) => time_len(s),
             SqlType::DateTime2(s) => time_len(s) + 3,
+            SqlType::DateTimeOffset(s) => time_len(s) + 5,
             SqlType::UniqueIdentifier => 16,
             SqlType::VarChar(_)
             | SqlType::NChar(_)
@@ -359,6 +367,7 @@ impl SqlType {
             SqlType::Time(_) => ID_TIME,
             SqlType::DateTime => ID_DATETIME,
             SqlType::DateTime2(_) => ID_DATETIME2,
+            SqlType::DateTimeOffset(_) => ID_DATETIMEOFFSET,
             SqlType::UniqueIdentifier => ID_UNIQUEIDENTIFIER,
         }
     }
@@ -377,7 +386,7 @@ impl SqlType {
         };
         match *self {
             SqlType::Decimal { precision, scale } => [id, precision, scale, 0],
-            SqlType::Time(s) | SqlType::DateTime2(s) => [id, s, 0, 0],
+            SqlType::Time(s) | SqlType::DateTime2(s) | SqlType::DateTimeOffset(s) => [id, s, 0, 0],
             SqlType::Char(n) | SqlType::NChar(n) | SqlType::Binary(n) => with_len(n),
             SqlType::VarChar(l) | SqlType::NVarChar(l) | SqlType::VarBinary(l) => with_len(len(l)),
             _ => [id, 0, 0, 0],
@@ -414,6 +423,7 @@ impl SqlType {
             ID_TIME => (b == 0).then_some(SqlType::Time(a)),
             ID_DATETIME => bare(SqlType::DateTime),
             ID_DATETIME2 => (b == 0).then_some(SqlType::DateTime2(a)),
+            ID_DATETIMEOFFSET => (b == 0).then_some(SqlType::DateTimeOffset(a)),
             ID_UNIQUEIDENTIFIER => bare(SqlType::UniqueIdentifier),
             _ => None,
         };

@@ -1,4 +1,4 @@
-//! DATE, TIME, DATETIME2 and DATETIME values, their calendar arithmetic, parsing and display.
+//! DATE, TIME, DATETIME2, DATETIMEOFFSET and DATETIME values, their calendar arithmetic, parsing and display.
 //!
 //! Each value is a count in SQL Server's own unit, so that it is stored, compared and sent on
 //! the wire without conversion:
@@ -8,6 +8,7 @@
 //! * [`Time`]: 100 ns ticks since midnight, below 864,000,000,000. A TIME(s) column holds
 //!   multiples of 10^(7-s) ticks; the value does not carry the scale, the column type does.
 //! * [`DateTime2`]: a `Date` and a `Time`.
+//! * [`DateTimeOffset`]: a `DateTime2` in UTC and the offset, in minutes, it was written at.
 //! * [`DateTime`]: SQL Server's legacy DATETIME, days since 1900-01-01 (negative back to
 //!   1753-01-01) and 1/300 s ticks since midnight. Converting to it rounds to the nearest tick,
 //!   which is why DATETIME shows milliseconds ending in 0, 3 or 7.
@@ -299,6 +300,162 @@ impl fmt::Display for DateTime2Display {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.value.date, self.value.time.display(self.scale))
     }
+}
+
+/// The largest time zone offset of a DATETIMEOFFSET, in minutes: ±14:00.
+pub const MAX_OFFSET_MINUTES: i16 = 14 * 60;
+
+/// A DATETIMEOFFSET: a moment, kept in UTC, and the offset from UTC in minutes of the zone it
+/// was written in (−840..=840). As in SQL Server, values compare, sort and index by their UTC
+/// moment alone, so `12:00 +02:00` equals `10:00 +00:00`; the offset only changes how the
+/// value displays and what its local parts (DATEPART, a conversion to DATETIME2) are.
+///
+/// Invariant: both the UTC moment and the local one (UTC + offset) are within
+/// 0001-01-01..=9999-12-31.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DateTimeOffset {
+    utc: DateTime2,
+    offset: i16,
+}
+
+/// `moment` moved by `minutes`; `None` if that leaves 0001-01-01..=9999-12-31.
+fn shift_minutes(moment: DateTime2, minutes: i64) -> Option<DateTime2> {
+    let per_day = TICKS_PER_DAY as i128;
+    let total = i128::from(moment.date.days) * per_day
+        + i128::from(moment.time.ticks)
+        + i128::from(minutes) * 60 * i128::from(TICKS_PER_SECOND);
+    if total < 0 {
+        return None;
+    }
+    let date = Date::from_days(u32::try_from(total / per_day).ok()?)?;
+    // The remainder is below a day's ticks, which fit a u64.
+    Some(DateTime2 { date, time: Time { ticks: (total % per_day) as u64 } })
+}
+
+impl DateTimeOffset {
+    /// The moment `utc` shown at `offset` minutes from UTC; `None` if the offset is beyond
+    /// ±14:00 or the local time falls outside the date range.
+    pub fn from_utc(utc: DateTime2, offset: i16) -> Option<DateTimeOffset> {
+        (offset.abs() <= MAX_OFFSET_MINUTES && shift_minutes(utc, i64::from(offset)).is_some())
+            .then_some(DateTimeOffset { utc, offset })
+    }
+
+    /// The local time `local` at `offset` minutes from UTC; `None` if the offset is beyond
+    /// ±14:00 or the UTC moment falls outside the date range.
+    pub fn from_local(local: DateTime2, offset: i16) -> Option<DateTimeOffset> {
+        if offset.abs() > MAX_OFFSET_MINUTES {
+            return None;
+        }
+        Some(DateTimeOffset { utc: shift_minutes(local, -i64::from(offset))?, offset })
+    }
+
+    /// The moment in UTC.
+    pub fn utc(self) -> DateTime2 {
+        self.utc
+    }
+
+    /// The offset from UTC, in minutes (east positive).
+    pub fn offset_minutes(self) -> i16 {
+        self.offset
+    }
+
+    /// The local date and time: the UTC moment plus the offset.
+    pub fn local(self) -> DateTime2 {
+        // In range by the invariant.
+        shift_minutes(self.utc, i64::from(self.offset)).unwrap_or(self.utc)
+    }
+
+    /// Rounded (half up) to `scale` fractional digits; `None` if that passes the range.
+    /// Offsets are whole minutes, so rounding the UTC moment rounds the local one alike.
+    pub fn round_to_scale(self, scale: u8) -> Option<DateTimeOffset> {
+        DateTimeOffset::from_utc(self.utc.round_to_scale(scale)?, self.offset)
+    }
+
+    /// Parses a date and time followed by an optional offset: ` +hh:mm`, `-hh:mm` or `Z`
+    /// (ISO 8601's UTC). Without one the offset is +00:00; a missing date is 1900-01-01.
+    pub fn parse(text: &str) -> Result<DateTimeOffset, ParseError> {
+        let text = text.trim();
+        let (moment, offset) = match DateTimeOffset::split_offset(text)? {
+            Some((rest, offset)) => (rest.trim_end(), offset),
+            None => (text, 0),
+        };
+        let local = DateTime2::parse(moment)?;
+        DateTimeOffset::from_local(local, offset).ok_or(ParseError::OutOfRange)
+    }
+
+    /// Displays as `YYYY-MM-DD hh:mm:ss[.f…] ±hh:mm`, local time, with `scale` fractional
+    /// digits.
+    pub fn display(self, scale: u8) -> DateTimeOffsetDisplay {
+        DateTimeOffsetDisplay { value: self, scale: scale.min(MAX_TIME_SCALE) }
+    }
+}
+
+impl DateTimeOffset {
+    /// Splits a trailing time zone offset (`Z`, `+hh:mm`, `-hh:mm`, hours of one or two
+    /// digits) off `text`: the rest and the offset in minutes, `None` if there is none, an
+    /// error if it is beyond ±14:00.
+    pub fn split_offset(text: &str) -> Result<Option<(&str, i16)>, ParseError> {
+        if let Some(rest) = text.strip_suffix(['Z', 'z']) {
+            return Ok(Some((rest, 0)));
+        }
+        let bytes = text.as_bytes();
+        let n = bytes.len();
+        let digit =
+            |i: usize| bytes.get(i).filter(|b| b.is_ascii_digit()).map(|b| i16::from(b - b'0'));
+        if n < 5 || bytes[n - 3] != b':' {
+            return Ok(None);
+        }
+        let (Some(m1), Some(m2)) = (digit(n - 2), digit(n - 1)) else {
+            return Ok(None);
+        };
+        let Some(h2) = digit(n - 4) else {
+            return Ok(None);
+        };
+        let (hours, sign_at) = match digit(n - 5) {
+            Some(h1) => (h1 * 10 + h2, n.checked_sub(6)),
+            None => (h2, Some(n - 5)),
+        };
+        let Some(sign_at) = sign_at else {
+            return Ok(None);
+        };
+        let sign = match bytes[sign_at] {
+            b'+' => 1,
+            b'-' => -1,
+            _ => return Ok(None),
+        };
+        let minutes = m1 * 10 + m2;
+        if minutes >= 60 || hours * 60 + minutes > MAX_OFFSET_MINUTES {
+            return Err(ParseError::OutOfRange);
+        }
+        Ok(Some((&text[..sign_at], sign * (hours * 60 + minutes))))
+    }
+}
+
+impl fmt::Display for DateTimeOffset {
+    /// `YYYY-MM-DD hh:mm:ss.fffffff ±hh:mm`, SQL Server's form for DATETIMEOFFSET(7).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.display(MAX_TIME_SCALE).fmt(f)
+    }
+}
+
+/// A [`DateTimeOffset`] displayed at a scale: see [`DateTimeOffset::display`].
+#[derive(Debug, Clone, Copy)]
+pub struct DateTimeOffsetDisplay {
+    value: DateTimeOffset,
+    scale: u8,
+}
+
+impl fmt::Display for DateTimeOffsetDisplay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let zone = offset_text(self.value.offset);
+        write!(f, "{} {zone}", self.value.local().display(self.scale))
+    }
+}
+
+/// An offset from UTC in minutes as SQL Server writes it: `+hh:mm` or `-hh:mm`.
+pub fn offset_text(minutes: i16) -> String {
+    let sign = if minutes < 0 { '-' } else { '+' };
+    format!("{sign}{:02}:{:02}", minutes.unsigned_abs() / 60, minutes.unsigned_abs() % 60)
 }
 
 /// A DATETIME: days since 1900-01-01 and 1/300 s ticks since midnight.

@@ -29,7 +29,7 @@ use std::fmt;
 
 use super::decimal::{cmp_scaled, pow10, Decimal};
 use super::guid::Guid;
-use super::temporal::{Date, DateTime, DateTime2, Time, DATETIME_EPOCH_DAYS};
+use super::temporal::{Date, DateTime, DateTime2, DateTimeOffset, Time, DATETIME_EPOCH_DAYS};
 
 /// Why text did not convert to a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +89,8 @@ pub enum Value {
     DateTime(DateTime),
     /// DATETIME2.
     DateTime2(DateTime2),
+    /// DATETIMEOFFSET.
+    DateTimeOffset(DateTimeOffset),
     /// UNIQUEIDENTIFIER.
     Guid(Guid),
 }
@@ -138,6 +140,7 @@ impl Value {
             Value::Time(_) => "time",
             Value::DateTime(_) => "datetime",
             Value::DateTime2(_) => "datetime2",
+            Value::DateTimeOffset(_) => "datetimeoffset",
             Value::Guid(_) => "uniqueidentifier",
         }
     }
@@ -172,6 +175,7 @@ impl fmt::Display for Value {
             Value::Time(v) => write!(f, "{v}"),
             Value::DateTime(v) => write!(f, "{v}"),
             Value::DateTime2(v) => write!(f, "{v}"),
+            Value::DateTimeOffset(v) => write!(f, "{v}"),
             Value::Guid(v) => write!(f, "{v}"),
         }
     }
@@ -211,6 +215,9 @@ fn moment(v: &Value) -> Option<(u32, u64)> {
     match v {
         Value::Date(d) => Some((d.days(), 0)),
         Value::DateTime2(dt) => Some((dt.date.days(), dt.time.ticks() * 3)),
+        // Compared as its UTC moment, which a DATETIME2 or DATETIME is taken to be (SQL Server
+        // converts them to DATETIMEOFFSET at +00:00).
+        Value::DateTimeOffset(d) => Some((d.utc().date.days(), d.utc().time.ticks() * 3)),
         Value::DateTime(dt) => {
             // Within 0..=MAX_DATE_DAYS by DateTime's invariant.
             let days = (i64::from(dt.days()) + i64::from(DATETIME_EPOCH_DAYS)) as u32;

@@ -433,6 +433,7 @@ fn has_type(v: &Value, ty: SqlType) -> bool {
             | (Value::Time(_), SqlType::Time(_))
             | (Value::DateTime(_), SqlType::DateTime)
             | (Value::DateTime2(_), SqlType::DateTime2(_))
+            | (Value::DateTimeOffset(_), SqlType::DateTimeOffset(_))
             | (Value::Guid(_), SqlType::UniqueIdentifier)
     )
 }

@@ -2204,6 +2204,7 @@ fn waitfor_duration(kind: WaitforKind, value: Value) -> Result<Option<Duration>,
         | Value::NStr(_)
         | Value::DateTime(_)
         | Value::DateTime2(_)
+        | Value::DateTimeOffset(_)
         | Value::Time(_) => {
             let text = matches!(value, Value::Str(_) | Value::NStr(_));
             match scalar::convert(value.clone(), SqlType::DateTime, None) {

@@ -113,6 +113,11 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
     Some(match name {
         "GETDATE" | "GETUTCDATE" | "CURRENT_TIMESTAMP" => SqlType::DateTime,
         "SYSDATETIME" | "SYSUTCDATETIME" => SqlType::DateTime2(7),
+        "SYSDATETIMEOFFSET" | "TODATETIMEOFFSET" => SqlType::DateTimeOffset(7),
+        "SWITCHOFFSET" => match arg(0) {
+            Some(SqlType::DateTimeOffset(s) | SqlType::DateTime2(s)) => SqlType::DateTimeOffset(s),
+            _ => SqlType::DateTimeOffset(7),
+        },
         "NEWID" | "NEWSEQUENTIALID" => SqlType::UniqueIdentifier,
         "EOMONTH" | "DATEFROMPARTS" => SqlType::Date,
         "DATEDIFF" | "DATEPART" | "YEAR" | "MONTH" | "DAY" | "LEN" | "DATALENGTH" | "CHARINDEX"

@@ -135,7 +135,7 @@ const SP_TABLES: &str = "SELECT CAST(TABLE_CATALOG AS NVARCHAR(128)) AS TABLE_QU
 
 /// ODBC's codes for each type (`DATA_TYPE`): (type, ODBC 2, ODBC 3). ODBC 2 has no date,
 /// time or datetime2: SQL Server describes them to it as NVARCHAR (-9), as here.
-const ODBC_TYPES: [(&str, i32, i32); 21] = [
+const ODBC_TYPES: [(&str, i32, i32); 22] = [
     ("bit", -7, -7),
     ("tinyint", -6, -6),
     ("smallint", 5, 5),
@@ -157,6 +157,7 @@ const ODBC_TYPES: [(&str, i32, i32); 21] = [
     ("date", -9, 91),
     ("time", -9, -154),
     ("datetime2", -9, 93),
+    ("datetimeoffset", -9, -155),
 ];
 
 /// SQL Server's legacy type codes (`SS_DATA_TYPE`): (type, NOT NULL column, nullable
@@ -1180,6 +1181,9 @@ fn odbc_sizes(ty: walden_engine::types::SqlType) -> (Option<i32>, Option<i32>, O
         T::DateTime => (Some(23), Some(16), Some(3)),
         T::DateTime2(s) => {
             (Some(19 + i32::from(s) + i32::from(s > 0)), Some(16), Some(i16::from(s)))
+        }
+        T::DateTimeOffset(s) => {
+            (Some(26 + i32::from(s) + i32::from(s > 0)), Some(20), Some(i16::from(s)))
         }
         T::UniqueIdentifier => (Some(36), Some(16), None),
     }

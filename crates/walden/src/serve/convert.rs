@@ -3,8 +3,8 @@
 //! sql -S` client reads the values of result sets with the same conversions.
 
 use walden_engine::types::{
-    Date, DateTime, DateTime2, Decimal, Guid, Len, SqlType, Time, Value, MAX_TIME_SCALE,
-    TICKS_PER_DAY, TICKS_PER_SECOND,
+    Date, DateTime, DateTime2, DateTimeOffset, Decimal, Guid, Len, SqlType, Time, Value,
+    MAX_TIME_SCALE,
 };
 use walden_sql::exec::scalar::{coerce, to_text};
 use walden_tds::{Collation, TdsValue, TypeInfo};
@@ -37,14 +37,12 @@ pub fn type_info(ty: SqlType) -> TypeInfo {
         SqlType::Time(scale) => TypeInfo::Time { scale },
         SqlType::DateTime => TypeInfo::DateTimeN(8),
         SqlType::DateTime2(scale) => TypeInfo::DateTime2 { scale },
+        SqlType::DateTimeOffset(scale) => TypeInfo::DateTimeOffset { scale },
         SqlType::UniqueIdentifier => TypeInfo::Guid,
     }
 }
 
-/// The engine type for a parameter sent as `ty`, or `None` for NULLTYPE. Walden has no
-/// DATETIMEOFFSET: such a parameter is the DATETIME2 of its local time, the value SQL Server's
-/// conversion from DATETIMEOFFSET to DATETIME2 gives (drivers send their time values so,
-/// go-mssqldb's `time.Time` among them).
+/// The engine type for a parameter sent as `ty`, or `None` for NULLTYPE.
 pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
     let len = |max_len: u16, unit: u16| {
         if max_len == u16::MAX {
@@ -70,9 +68,8 @@ pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
         }
         TypeInfo::Date => SqlType::Date,
         TypeInfo::Time { scale } => SqlType::Time(scale),
-        TypeInfo::DateTime2 { scale } | TypeInfo::DateTimeOffset { scale } => {
-            SqlType::DateTime2(scale)
-        }
+        TypeInfo::DateTime2 { scale } => SqlType::DateTime2(scale),
+        TypeInfo::DateTimeOffset { scale } => SqlType::DateTimeOffset(scale),
         TypeInfo::BigVarChar { max_len, .. } => SqlType::VarChar(len(max_len, 1)),
         TypeInfo::BigChar { len, .. } => SqlType::Char(len.max(1)),
         TypeInfo::NVarChar { max_len, .. } => SqlType::NVarChar(len(max_len, 2)),
@@ -84,23 +81,6 @@ pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
         TypeInfo::Image { .. } => SqlType::VarBinary(Len::Max),
         TypeInfo::Null => return None,
     })
-}
-
-/// A parameter type as declared in sp_executesql's `@params`, in the types Walden has:
-/// `datetimeoffset[(n)]` becomes `datetime2[(n)]`, as [`sql_type`] maps the wire type
-/// (drivers declare their time parameters so).
-pub fn declared_type(ty: &str) -> String {
-    const OFFSET: &str = "datetimeoffset";
-    match ty.get(..OFFSET.len()) {
-        Some(head) if head.eq_ignore_ascii_case(OFFSET) => {
-            let rest = &ty[OFFSET.len()..];
-            if rest.is_empty() || rest.trim_start().starts_with('(') {
-                return format!("datetime2{rest}");
-            }
-            ty.to_string()
-        }
-        _ => ty.to_string(),
-    }
 }
 
 /// `value` (of type `sql`) as a value of the wire type `ty`, converting with SQL Server's
@@ -154,11 +134,10 @@ fn direct(ty: &TypeInfo, value: Value) -> Result<TdsValue, Value> {
         (T::DateTime2 { scale }, Value::DateTime2(v)) => {
             TdsValue::DateTime2 { date: v.date.days(), time: wire_time(v.time, *scale) }
         }
-        // An OUTPUT parameter the client sent as DATETIMEOFFSET: the local time, at offset 0.
-        (T::DateTimeOffset { scale }, Value::DateTime2(v)) => TdsValue::DateTimeOffset {
-            date: v.date.days(),
-            time: wire_time(v.time, *scale),
-            offset_minutes: 0,
+        (T::DateTimeOffset { scale }, Value::DateTimeOffset(v)) => TdsValue::DateTimeOffset {
+            date: v.utc().date.days(),
+            time: wire_time(v.utc().time, *scale),
+            offset_minutes: v.offset_minutes(),
         },
         (T::DateTimeN(_), Value::DateTime(v)) => {
             TdsValue::DateTime { days: v.days(), ticks: v.ticks() }
@@ -184,24 +163,6 @@ fn engine_time(t: walden_tds::Time) -> Result<Time, String> {
         .ok_or_else(|| "time out of range".to_string())
 }
 
-/// The local date and time of a DATETIMEOFFSET: its UTC date and time plus the offset.
-pub fn local_time(
-    date: u32,
-    time: walden_tds::Time,
-    offset_minutes: i16,
-) -> Result<DateTime2, String> {
-    let bad = || "datetimeoffset out of range".to_string();
-    let per_day = i128::from(TICKS_PER_DAY);
-    let ticks = i128::from(date) * per_day
-        + i128::from(engine_time(time)?.ticks())
-        + i128::from(offset_minutes) * 60 * i128::from(TICKS_PER_SECOND);
-    let day =
-        u32::try_from(ticks.div_euclid(per_day)).ok().and_then(Date::from_days).ok_or_else(bad)?;
-    let time =
-        u64::try_from(ticks.rem_euclid(per_day)).ok().and_then(Time::from_ticks).ok_or_else(bad)?;
-    Ok(DateTime2::new(day, time))
-}
-
 /// VARCHAR text in the default collation's code page. Walden's collations are all Latin-1
 /// based: characters outside U+0000..U+00FF become `?`, as SQL Server does for characters a
 /// code page lacks. (Windows-1252's extra characters in 0x80..0x9F are not mapped.)
@@ -215,7 +176,7 @@ pub fn decode_latin1(bytes: &[u8]) -> String {
 }
 
 /// A value received over TDS (an RPC parameter; a result set's value for `walden sql -S`) as
-/// an engine value. Walden has no DATETIMEOFFSET: one is the DATETIME2 of its local time.
+/// an engine value.
 pub fn from_wire(value: TdsValue) -> Result<Value, String> {
     let bad = |what: &str| format!("{what} out of range");
     Ok(match value {
@@ -249,7 +210,14 @@ pub fn from_wire(value: TdsValue) -> Result<Value, String> {
                 .ok_or_else(|| bad("smalldatetime"))?,
         ),
         TdsValue::DateTimeOffset { date, time, offset_minutes } => {
-            Value::DateTime2(local_time(date, time, offset_minutes)?)
+            let utc = DateTime2::new(
+                Date::from_days(date).ok_or_else(|| bad("datetimeoffset"))?,
+                engine_time(time)?,
+            );
+            Value::DateTimeOffset(
+                DateTimeOffset::from_utc(utc, offset_minutes)
+                    .ok_or_else(|| bad("datetimeoffset"))?,
+            )
         }
     })
 }
@@ -300,6 +268,7 @@ mod tests {
             SqlType::Time(3),
             SqlType::DateTime,
             SqlType::DateTime2(7),
+            SqlType::DateTimeOffset(3),
             SqlType::UniqueIdentifier,
         ] {
             assert_eq!(sql_type(&type_info(ty)), Some(ty), "{ty}");
@@ -321,32 +290,30 @@ mod tests {
     }
 
     #[test]
-    fn a_datetimeoffset_parameter_is_its_local_time() {
+    fn a_datetimeoffset_parameter_keeps_its_moment_and_offset() {
         let date = |y, m, d| Date::from_ymd(y, m, d).map(Date::days).unwrap_or_default();
         let time = |h: u8, m: u8| walden_tds::Time {
             increments: (u64::from(h) * 60 + u64::from(m)) * 60 * 10_000_000,
             scale: 7,
         };
-        let local = |d, t: Option<Time>| t.map(|t| Value::DateTime2(DateTime2::new(d, t)));
         // 06:30 UTC at +02:00 is 08:30; 23:30 UTC on Feb 29 at +01:00 is 00:30 on Mar 1;
         // 00:15 UTC at -05:00 is 19:15 the day before.
-        for (utc_day, utc_time, offset, day, hm) in [
-            (date(2024, 3, 1), time(6, 30), 120, (2024, 3, 1), (8, 30)),
-            (date(2024, 2, 29), time(23, 30), 60, (2024, 3, 1), (0, 30)),
-            (date(2024, 3, 1), time(0, 15), -300, (2024, 2, 29), (19, 15)),
+        for (utc_day, utc_time, offset, shown) in [
+            (date(2024, 3, 1), time(6, 30), 120, "2024-03-01 08:30:00.0000000 +02:00"),
+            (date(2024, 2, 29), time(23, 30), 60, "2024-03-01 00:30:00.0000000 +01:00"),
+            (date(2024, 3, 1), time(0, 15), -300, "2024-02-29 19:15:00.0000000 -05:00"),
         ] {
             let wire =
                 TdsValue::DateTimeOffset { date: utc_day, time: utc_time, offset_minutes: offset };
-            let expected = Date::from_ymd(day.0, day.1, day.2)
-                .and_then(|d| local(d, Time::from_hms(hm.0, hm.1, 0, 0)));
-            assert_eq!(from_wire(wire.clone()).ok(), expected, "{wire:?}");
+            let value = from_wire(wire.clone()).map(|v| v.to_string());
+            assert_eq!(value.as_deref(), Ok(shown), "{wire:?}");
+            let ty = TypeInfo::DateTimeOffset { scale: 7 };
+            let back =
+                from_wire(wire.clone()).and_then(|v| to_wire(SqlType::DateTimeOffset(7), &ty, v));
+            assert_eq!(back, Ok(wire));
         }
         let ty = TypeInfo::DateTimeOffset { scale: 7 };
-        assert_eq!(sql_type(&ty), Some(SqlType::DateTime2(7)));
-        assert_eq!(declared_type("DateTimeOffset(7)"), "datetime2(7)");
-        assert_eq!(declared_type("datetimeoffset"), "datetime2");
-        assert_eq!(declared_type("datetimeoffsetx"), "datetimeoffsetx");
-        assert_eq!(declared_type("nvarchar(10)"), "nvarchar(10)");
+        assert_eq!(sql_type(&ty), Some(SqlType::DateTimeOffset(7)));
         let max = TdsValue::DateTimeOffset {
             date: Date::MAX.days(),
             time: time(23, 30),

@@ -322,10 +322,7 @@ fn parse_declarations(text: &str) -> Result<Vec<Decl>, RpcError> {
     if parts.is_empty() {
         return Ok(Vec::new());
     }
-    let list: Vec<String> = parts
-        .iter()
-        .map(|(name, ty, _)| format!("{name} {}", super::convert::declared_type(ty)))
-        .collect();
+    let list: Vec<String> = parts.iter().map(|(name, ty, _)| format!("{name} {ty}")).collect();
     let source = format!("DECLARE {}", list.join(", "));
     let batch = parse_batch(&source)?;
     let declared = match batch.statements.as_slice() {

@@ -402,6 +402,8 @@ pub fn type_width(ty: &SqlType) -> usize {
         SqlType::Time(s) => 8 + fraction(*s),
         SqlType::DateTime => 23,
         SqlType::DateTime2(s) => 19 + fraction(*s),
+        // The local date and time, a space and `+hh:mm`.
+        SqlType::DateTimeOffset(s) => 26 + fraction(*s),
         SqlType::UniqueIdentifier => 36,
     }
 }
@@ -413,12 +415,14 @@ pub fn column_width(c: &ColumnInfo) -> usize {
     type_width(&c.ty).max(c.name.chars().count()).max(null)
 }
 
-/// A value's text in a column of type `ty`: TIME and DATETIME2 with the column's scale, the
+/// A value's text in a column of type `ty`: TIME, DATETIME2 and DATETIMEOFFSET with the
+/// column's scale, the
 /// rest as the value displays itself.
 fn render(value: &Value, ty: &SqlType) -> String {
     match (value, ty) {
         (Value::Time(t), SqlType::Time(s)) => t.display(*s).to_string(),
         (Value::DateTime2(t), SqlType::DateTime2(s)) => t.display(*s).to_string(),
+        (Value::DateTimeOffset(t), SqlType::DateTimeOffset(s)) => t.display(*s).to_string(),
         _ => value.to_string(),
     }
 }

@@ -5,15 +5,14 @@
 //! The wire types and values map back to the engine's with the server's own conversions for
 //! RPC parameters (`serve/convert.rs`): the nullable N-types to their base types, SMALLMONEY
 //! to MONEY and SMALLDATETIME to DATETIME (Walden has neither), VARCHAR bytes read as Latin-1,
-//! the code page of every Walden collation. DATETIMEOFFSET, which only a SQL Server sends,
-//! is shown as its text in an NVARCHAR column (Walden has no such type).
+//! the code page of every Walden collation.
 
-use walden_engine::types::{Len, SqlType, Value};
+use walden_engine::types::{SqlType, Value};
 use walden_sql::exec::{ColumnInfo, Message, Output};
-use walden_tds::{Column, ColumnFlags, ServerMessage, TdsValue, TypeInfo};
+use walden_tds::{Column, ColumnFlags, ServerMessage, TypeInfo};
 
 use crate::client::{Client, ClientError, ConnectOptions, Event};
-use crate::serve::convert::{self, from_wire, local_time};
+use crate::serve::convert::{self, from_wire};
 use crate::shell::backend::Backend;
 
 /// A session on a server.
@@ -54,7 +53,6 @@ impl Backend for Remote {
 
 /// The result set being relayed.
 struct Open {
-    types: Vec<TypeInfo>,
     rows: u64,
 }
 
@@ -73,13 +71,13 @@ impl Relay<'_> {
                 self.end_result();
                 let infos: Vec<ColumnInfo> = columns.iter().map(column_info).collect();
                 self.out.result_set(&infos);
-                self.result = Some(Open { types: columns.iter().map(|c| c.ty).collect(), rows: 0 });
+                self.result = Some(Open { rows: 0 });
             }
             Event::Row(values) => {
                 let Some(open) = self.result.as_mut() else { return };
                 let mut row = Vec::with_capacity(values.len());
-                for (value, ty) in values.into_iter().zip(&open.types) {
-                    match to_value(value, ty) {
+                for value in values {
+                    match from_wire(value) {
                         Ok(v) => row.push(v),
                         Err(e) => {
                             self.failure.get_or_insert(e);
@@ -128,52 +126,19 @@ fn column_info(column: &Column) -> ColumnInfo {
     }
 }
 
-/// The engine type that shows a wire type's values as SQL Server shows them.
+/// The engine type of a wire type's values.
 pub fn sql_type(ty: &TypeInfo) -> SqlType {
-    match *ty {
-        // `YYYY-MM-DD hh:mm:ss[.f...] +hh:mm`.
-        TypeInfo::DateTimeOffset { scale } => {
-            SqlType::NVarChar(Len::N(26 + if scale > 0 { u16::from(scale) + 1 } else { 0 }))
-        }
-        // The codec refuses NULLTYPE result columns; a bare NULL's type is INT in SQL Server.
-        _ => convert::sql_type(ty).unwrap_or(SqlType::Int),
-    }
-}
-
-/// A value received in a column of wire type `ty`, as the engine value the printer shows.
-pub fn to_value(value: TdsValue, ty: &TypeInfo) -> Result<Value, String> {
-    match value {
-        TdsValue::DateTimeOffset { date, time, offset_minutes } => {
-            let scale = match ty {
-                TypeInfo::DateTimeOffset { scale } => *scale,
-                _ => time.scale,
-            };
-            Ok(Value::NStr(datetimeoffset_text(date, time, offset_minutes, scale)?))
-        }
-        other => from_wire(other),
-    }
-}
-
-/// DATETIMEOFFSET as SQL Server prints it: the local date and time (UTC plus the offset) at
-/// the column's scale, then the offset.
-fn datetimeoffset_text(
-    days: u32,
-    t: walden_tds::Time,
-    offset_minutes: i16,
-    scale: u8,
-) -> Result<String, String> {
-    let moment = local_time(days, t, offset_minutes)?;
-    let sign = if offset_minutes < 0 { '-' } else { '+' };
-    let offset = offset_minutes.unsigned_abs();
-    Ok(format!("{} {sign}{:02}:{:02}", moment.display(scale), offset / 60, offset % 60))
+    // The codec refuses NULLTYPE result columns; a bare NULL's type is INT in SQL Server.
+    convert::sql_type(ty).unwrap_or(SqlType::Int)
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    use walden_engine::types::Len;
     use walden_sql::exec::Collected;
-    use walden_tds::{Collation, ServerMessage};
+    use walden_tds::{Collation, ServerMessage, TdsValue};
 
     use super::*;
 
@@ -199,7 +164,7 @@ mod tests {
             (TypeInfo::DateTimeN(8), SqlType::DateTime),
             (TypeInfo::DateTime2 { scale: 7 }, SqlType::DateTime2(7)),
             (TypeInfo::Guid, SqlType::UniqueIdentifier),
-            (TypeInfo::DateTimeOffset { scale: 0 }, SqlType::NVarChar(Len::N(26))),
+            (TypeInfo::DateTimeOffset { scale: 0 }, SqlType::DateTimeOffset(0)),
         ];
         for (wire, sql) in cases {
             assert_eq!(sql_type(&wire), sql, "{wire:?}");
@@ -210,16 +175,12 @@ mod tests {
     fn values_convert_back() {
         let t = |increments, scale| walden_tds::Time { increments, scale };
         assert_eq!(
-            to_value(TdsValue::VarChar(vec![b'a', 0xE9]), &TypeInfo::varchar(Some(2))).unwrap(),
+            from_wire(TdsValue::VarChar(vec![b'a', 0xE9])).unwrap(),
             Value::Str("aé".into())
         );
-        let v = to_value(
-            TdsValue::DateTime2 { date: 738_000, time: t(1234, 3) },
-            &TypeInfo::DateTime2 { scale: 3 },
-        )
-        .unwrap();
+        let v = from_wire(TdsValue::DateTime2 { date: 738_000, time: t(1234, 3) }).unwrap();
         assert_eq!(v.to_string(), "2021-07-30 00:00:01.2340000");
-        let v = to_value(TdsValue::SmallDateTime { days: 1, minutes: 61 }, &TypeInfo::DateTimeN(4));
+        let v = from_wire(TdsValue::SmallDateTime { days: 1, minutes: 61 });
         assert_eq!(v.unwrap().to_string(), "1900-01-02 01:01:00.000");
         // 23:30 UTC at +01:00 is 00:30 the next day, local time.
         let dto = TdsValue::DateTimeOffset {
@@ -227,9 +188,9 @@ mod tests {
             time: t(23 * 3600 + 1800, 0),
             offset_minutes: 60,
         };
-        let v = to_value(dto, &TypeInfo::DateTimeOffset { scale: 0 }).unwrap();
-        assert_eq!(v, Value::NStr("2021-07-31 00:30:00 +01:00".into()));
-        assert!(to_value(TdsValue::Date(u32::MAX), &TypeInfo::Date).is_err());
+        let v = from_wire(dto).unwrap();
+        assert_eq!(v.to_string(), "2021-07-31 00:30:00.0000000 +01:00");
+        assert!(from_wire(TdsValue::Date(u32::MAX)).is_err());
     }
 
     #[test]

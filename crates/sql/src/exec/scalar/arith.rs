@@ -84,6 +84,7 @@ pub fn unary(op: UnaryOp, v: Value) -> Result<Value, SqlError> {
             | Value::Time(_)
             | Value::DateTime(_)
             | Value::DateTime2(_)
+            | Value::DateTimeOffset(_)
             | Value::Guid(_)
             | Value::Binary(_) => Err(invalid_operand(value_label(&v), name)),
             other => Ok(other),
@@ -247,7 +248,7 @@ fn arithmetic(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
     let a_top = value_precedence(&a) >= value_precedence(&b);
     let (top, other) = if a_top { (&a, &b) } else { (&b, &a) };
     match top {
-        Value::Date(_) | Value::Time(_) | Value::DateTime2(_) => {
+        Value::Date(_) | Value::Time(_) | Value::DateTime2(_) | Value::DateTimeOffset(_) => {
             if other.is_numeric() {
                 Err(SqlError::new(
                     206,
@@ -384,7 +385,7 @@ fn datetime_arith(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, SqlError>
     let ticks = |v: &Value| -> Result<i64, SqlError> {
         let dt = match v {
             Value::DateTime(dt) => *dt,
-            Value::Date(_) | Value::Time(_) | Value::DateTime2(_) => {
+            Value::Date(_) | Value::Time(_) | Value::DateTime2(_) | Value::DateTimeOffset(_) => {
                 return Err(incompatible(a, b, op))
             }
             other => match coerce(other.clone(), SqlType::DateTime, true)? {

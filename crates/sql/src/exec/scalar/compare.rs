@@ -25,7 +25,9 @@ fn family(v: &Value) -> Family {
     match v {
         Value::Str(_) | Value::NStr(_) => Family::Text,
         Value::Binary(_) => Family::Binary,
-        Value::Date(_) | Value::DateTime(_) | Value::DateTime2(_) => Family::Moment,
+        Value::Date(_) | Value::DateTime(_) | Value::DateTime2(_) | Value::DateTimeOffset(_) => {
+            Family::Moment
+        }
         Value::Time(_) => Family::Time,
         Value::Guid(_) => Family::Guid,
         _ => Family::Number,

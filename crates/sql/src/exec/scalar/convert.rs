@@ -22,8 +22,8 @@
 //! and dates are cut to the target length.
 
 use walden_engine::types::{
-    Date, DateTime, DateTime2, Decimal, Guid, Len, ParseError, SqlType, Time, Value,
-    DATETIME_TICKS_PER_DAY,
+    Date, DateTime, DateTime2, DateTimeOffset, Decimal, Guid, Len, ParseError, SqlType, Time,
+    Value, DATETIME_TICKS_PER_DAY, MAX_TIME_SCALE,
 };
 
 use super::temporal::{self, DateOrder, Parsed};
@@ -45,6 +45,7 @@ enum Family {
     Time,
     DateTime,
     DateTime2,
+    DateTimeOffset,
     Guid,
 }
 
@@ -70,6 +71,7 @@ fn value_family(v: &Value) -> Option<Family> {
         Value::Time(_) => Family::Time,
         Value::DateTime(_) => Family::DateTime,
         Value::DateTime2(_) => Family::DateTime2,
+        Value::DateTimeOffset(_) => Family::DateTimeOffset,
         Value::Guid(_) => Family::Guid,
     })
 }
@@ -89,6 +91,7 @@ fn type_family(t: &SqlType) -> Family {
         SqlType::Time(_) => Family::Time,
         SqlType::DateTime => Family::DateTime,
         SqlType::DateTime2(_) => Family::DateTime2,
+        SqlType::DateTimeOffset(_) => Family::DateTimeOffset,
         SqlType::UniqueIdentifier => Family::Guid,
     }
 }
@@ -103,8 +106,14 @@ fn allowed(from: Family, to: Family) -> Allowed {
             Allowed::Implicit
         }
         (Int | Bit, Binary) | (Binary, Int | Bit | Guid) | (Guid, Binary) => Allowed::Implicit,
-        (Date | DateTime | DateTime2, Date | DateTime | DateTime2) => Allowed::Implicit,
-        (Time | DateTime | DateTime2, Time | DateTime | DateTime2) => Allowed::Implicit,
+        (
+            Date | DateTime | DateTime2 | DateTimeOffset,
+            Date | DateTime | DateTime2 | DateTimeOffset,
+        ) => Allowed::Implicit,
+        (
+            Time | DateTime | DateTime2 | DateTimeOffset,
+            Time | DateTime | DateTime2 | DateTimeOffset,
+        ) => Allowed::Implicit,
         (DateTime, Int | Bit | Decimal | Float | Money) => Allowed::Explicit,
         _ => Allowed::No,
     }
@@ -268,6 +277,10 @@ fn cast(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlError> {
                 .map(Value::DateTime2)
                 .ok_or_else(|| out_of_range(value_label(&v), "datetime2"))
         }
+        SqlType::DateTimeOffset(scale) => to_datetimeoffset(&v, style)?
+            .round_to_scale(scale)
+            .map(Value::DateTimeOffset)
+            .ok_or_else(|| out_of_range(value_label(&v), "datetimeoffset")),
         SqlType::DateTime => to_datetime(&v, style).map(Value::DateTime),
     }
 }
@@ -683,9 +696,11 @@ fn to_string(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlErro
             }
             g.to_string()
         }
-        Value::Date(_) | Value::Time(_) | Value::DateTime(_) | Value::DateTime2(_) => {
-            temporal_text(&v, style)?
-        }
+        Value::Date(_)
+        | Value::Time(_)
+        | Value::DateTime(_)
+        | Value::DateTime2(_)
+        | Value::DateTimeOffset(_) => temporal_text(&v, style)?,
         Value::Null => return Ok(Value::Null),
     };
     let text = fit_text(text, limit, pad, national);
@@ -800,9 +815,32 @@ fn to_moment(v: &Value, to: &SqlType, style: Option<i32>) -> Result<DateTime2, S
         Value::Time(t) => Ok(DateTime2::new(Date::DEFAULT, *t)),
         Value::DateTime(dt) => Ok(dt.to_datetime2()),
         Value::DateTime2(dt) => Ok(*dt),
+        // Its local date and time: the offset is dropped, not applied.
+        Value::DateTimeOffset(dto) => Ok(dto.local()),
         Value::Str(s) | Value::NStr(s) => parse_temporal_text(s, style).map(Parsed::moment),
         other => Err(type_clash(other, to)),
     }
+}
+
+/// A value as a DATETIMEOFFSET: text with an optional trailing offset (`+02:00`, `Z`; none is
+/// +00:00), or another date/time kind's moment at +00:00.
+fn to_datetimeoffset(v: &Value, style: Option<i32>) -> Result<DateTimeOffset, SqlError> {
+    let to = SqlType::DateTimeOffset(MAX_TIME_SCALE);
+    let (local, offset) = match v {
+        Value::DateTimeOffset(dto) => return Ok(*dto),
+        Value::Str(s) | Value::NStr(s) => {
+            let s = s.trim();
+            let (rest, offset) = match DateTimeOffset::split_offset(s) {
+                Ok(Some((rest, offset))) => (rest.trim_end(), offset),
+                Ok(None) => (s, 0),
+                Err(_) => return Err(date_syntax_error()),
+            };
+            (parse_temporal_text(rest, style)?.moment(), offset)
+        }
+        other => (to_moment(other, &to, style)?, 0),
+    };
+    DateTimeOffset::from_local(local, offset)
+        .ok_or_else(|| out_of_range(value_label(v), "datetimeoffset"))
 }
 
 /// A number as a DATETIME: whole days since 1900-01-01 plus the fraction of a day.
@@ -853,7 +891,7 @@ fn to_datetime(v: &Value, style: Option<i32>) -> Result<DateTime, SqlError> {
             }
             DateTime::from_datetime2(parsed.moment()).ok_or_else(|| out_of_range(from, "datetime"))
         }
-        Value::Date(_) | Value::Time(_) | Value::DateTime2(_) => {
+        Value::Date(_) | Value::Time(_) | Value::DateTime2(_) | Value::DateTimeOffset(_) => {
             let moment = to_moment(v, &SqlType::DateTime, style)?;
             DateTime::from_datetime2(moment).ok_or_else(|| out_of_range(from, "datetime"))
         }

@@ -1,5 +1,9 @@
 //! Date and time functions: the clock (GETDATE, SYSDATETIME...), DATEADD, DATEDIFF,
-//! DATEDIFF_BIG, DATEPART, DATENAME, YEAR, MONTH, DAY, EOMONTH and DATEFROMPARTS.
+//! DATEDIFF_BIG, DATEPART, DATENAME, YEAR, MONTH, DAY, EOMONTH and DATEFROMPARTS, and the
+//! DATETIMEOFFSET ones: SYSDATETIMEOFFSET, TODATETIMEOFFSET, SWITCHOFFSET.
+//!
+//! A DATETIMEOFFSET's dateparts and DATEADD work on its local date and time, keeping its
+//! offset; DATEDIFF measures between UTC moments, so that it counts real time across zones.
 //!
 //! As in SQL Server, GETDATE, CURRENT_TIMESTAMP and SYSDATETIME read the machine's local time
 //! (its system time zone: `TZ`, else `/etc/localtime`), GETUTCDATE and SYSUTCDATETIME read UTC;
@@ -9,7 +13,8 @@
 //! WEEKDAY.
 
 use walden_engine::types::{
-    Date, DateTime, DateTime2, SqlType, Time, Value, DATETIME_EPOCH_DAYS, TICKS_PER_DAY,
+    offset_text, Date, DateTime, DateTime2, DateTimeOffset, SqlType, Time, Value,
+    DATETIME_EPOCH_DAYS, MAX_OFFSET_MINUTES, TICKS_PER_DAY,
 };
 
 use super::convert::{convert, parse_temporal_text};
@@ -47,6 +52,8 @@ enum Part {
     Microsecond,
     Nanosecond,
     IsoWeek,
+    /// The offset from UTC in minutes (DATEPART and DATENAME only).
+    TzOffset,
 }
 
 impl Part {
@@ -74,6 +81,7 @@ impl Part {
             "iso_week" | "isowk" | "isoww" if matches!(func, "datepart" | "datename") => {
                 Part::IsoWeek
             }
+            "tzoffset" | "tz" if matches!(func, "datepart" | "datename") => Part::TzOffset,
             _ => {
                 return Err(SqlError::with_severity(
                     155,
@@ -101,6 +109,7 @@ impl Part {
             Part::Microsecond => "microsecond",
             Part::Nanosecond => "nanosecond",
             Part::IsoWeek => "iso_week",
+            Part::TzOffset => "tzoffset",
         }
     }
 
@@ -124,6 +133,8 @@ enum Kind {
     Time,
     DateTime,
     DateTime2,
+    /// A DATETIMEOFFSET at this offset (minutes); its moment is the local date and time.
+    DateTimeOffset(i16),
 }
 
 impl Kind {
@@ -133,14 +144,17 @@ impl Kind {
             Kind::Time => "time",
             Kind::DateTime => "datetime",
             Kind::DateTime2 => "datetime2",
+            Kind::DateTimeOffset(_) => "datetimeoffset",
         }
     }
 
     /// Msg 9810 for a datepart the type does not have (an hour of a DATE, a year of a TIME).
     fn check(self, part: Part, func: &str) -> Result<(), SqlError> {
         let unsupported = match self {
-            Kind::Date => part.is_time(),
+            Kind::Date => part.is_time() || part == Part::TzOffset,
             Kind::Time => !part.is_time(),
+            // DATETIME2 has an offset of 0 as far as DATEPART is concerned.
+            Kind::DateTime => part == Part::TzOffset,
             _ => false,
         };
         if unsupported {
@@ -169,8 +183,8 @@ pub(crate) fn datetime_moment(dt: DateTime) -> DateTime2 {
 }
 
 /// A date argument as its kind and moment. Text reads as DATETIME (SQL Server's type for a
-/// string in DATEADD) but keeps all seven fractional digits; numbers are days since 1900-01-01.
-/// `None` for NULL.
+/// string in DATEADD) but keeps all seven fractional digits, or as DATETIMEOFFSET when it ends
+/// in an offset; numbers are days since 1900-01-01. `None` for NULL.
 fn moment_arg(
     v: &Value,
     func: &str,
@@ -182,6 +196,17 @@ fn moment_arg(
         Value::Time(t) => (Kind::Time, DateTime2::new(Date::DEFAULT, *t)),
         Value::DateTime(dt) => (Kind::DateTime, datetime_moment(*dt)),
         Value::DateTime2(dt) => (Kind::DateTime2, *dt),
+        Value::DateTimeOffset(dto) => (Kind::DateTimeOffset(dto.offset_minutes()), dto.local()),
+        Value::Str(s) | Value::NStr(s)
+            if matches!(DateTimeOffset::split_offset(s.trim()), Ok(Some(_))) =>
+        {
+            match convert(v.clone(), SqlType::DateTimeOffset(7), None)? {
+                Value::DateTimeOffset(dto) => {
+                    (Kind::DateTimeOffset(dto.offset_minutes()), dto.local())
+                }
+                _ => return Ok(None),
+            }
+        }
         Value::Str(s) | Value::NStr(s) => (Kind::DateTime, parse_temporal_text(s, None)?.moment()),
         n if n.is_numeric() => match convert(v.clone(), SqlType::DateTime, None)? {
             Value::DateTime(dt) => (Kind::DateTime, datetime_moment(dt)),
@@ -237,6 +262,89 @@ pub(crate) fn sysutcdatetime(_: Vec<Value>) -> Result<Value, SqlError> {
     Ok(Value::DateTime2(now_utc()))
 }
 
+/// SYSDATETIMEOFFSET(): now, as DATETIMEOFFSET(7) at the machine's offset from UTC.
+pub(crate) fn sysdatetimeoffset(_: Vec<Value>) -> Result<Value, SqlError> {
+    let (utc, local) = (now_utc(), now_local());
+    let minutes = (total_ticks(local) - total_ticks(utc)) / MINUTE;
+    // A real zone's offset is within ±14:00; anything else (a clock read across a change)
+    // falls back to UTC rather than fail the query.
+    let offset = i16::try_from(minutes).unwrap_or(0);
+    Ok(Value::DateTimeOffset(
+        DateTimeOffset::from_utc(utc, offset)
+            .or_else(|| DateTimeOffset::from_utc(utc, 0))
+            .ok_or_else(|| SqlError::overflow("datetimeoffset"))?,
+    ))
+}
+
+/// A time zone argument of TODATETIMEOFFSET or SWITCHOFFSET: a string `[+|-]hh:mm` or an
+/// integer of minutes; Msg 9812 outside ±14:00 or in another form. `None` for NULL.
+fn offset_arg(v: &Value, func: &str) -> Result<Option<i16>, SqlError> {
+    let invalid = || {
+        SqlError::new(9812, format!("The timezone provided to builtin function {func} is invalid."))
+    };
+    let minutes = match v {
+        Value::Null => return Ok(None),
+        Value::Str(s) | Value::NStr(s) => {
+            let s = s.trim();
+            // A bare offset is the suffix of a date and time with an empty date part.
+            match DateTimeOffset::split_offset(s) {
+                Ok(Some(("", offset))) if !s.ends_with(['Z', 'z']) => i64::from(offset),
+                _ => return Err(invalid()),
+            }
+        }
+        n if n.is_exact_numeric() => int_arg(n.clone())?.unwrap_or(0),
+        _ => return Err(invalid()),
+    };
+    match i16::try_from(minutes) {
+        Ok(m) if m.abs() <= MAX_OFFSET_MINUTES => Ok(Some(m)),
+        _ => Err(invalid()),
+    }
+}
+
+/// TODATETIMEOFFSET(expression, time_zone): the expression's local date and time (a
+/// DATETIMEOFFSET's offset is dropped) at the given offset, as DATETIMEOFFSET(7).
+pub(crate) fn todatetimeoffset(args: Vec<Value>) -> Result<Value, SqlError> {
+    let (date, zone, _) = three(args);
+    let Some((kind, moment)) = moment_arg(&date, "todatetimeoffset", 1)? else {
+        return Ok(Value::Null);
+    };
+    if kind == Kind::Time {
+        return Err(SqlError::new(
+            8116,
+            "Argument data type time is invalid for argument 1 of todatetimeoffset function.",
+        ));
+    }
+    let Some(offset) = offset_arg(&zone, "todatetimeoffset")? else {
+        return Ok(Value::Null);
+    };
+    DateTimeOffset::from_local(moment, offset)
+        .map(Value::DateTimeOffset)
+        .ok_or_else(|| SqlError::overflow("datetimeoffset"))
+}
+
+/// SWITCHOFFSET(datetimeoffset, time_zone): the same moment shown at another offset.
+pub(crate) fn switchoffset(args: Vec<Value>) -> Result<Value, SqlError> {
+    let (date, zone, _) = three(args);
+    let Some(arg) = moment_arg(&date, "switchoffset", 1)? else {
+        return Ok(Value::Null);
+    };
+    if matches!(arg.0, Kind::Time | Kind::Date) {
+        return Err(SqlError::new(
+            8116,
+            format!(
+                "Argument data type {} is invalid for argument 1 of switchoffset function.",
+                arg.0.name()
+            ),
+        ));
+    }
+    let Some(offset) = offset_arg(&zone, "switchoffset")? else {
+        return Ok(Value::Null);
+    };
+    DateTimeOffset::from_utc(utc_of(arg), offset)
+        .map(Value::DateTimeOffset)
+        .ok_or_else(|| SqlError::overflow("datetimeoffset"))
+}
+
 fn three(args: Vec<Value>) -> (Value, Value, Value) {
     let mut it = args.into_iter();
     let mut next = || it.next().unwrap_or(Value::Null);
@@ -274,7 +382,8 @@ pub(crate) fn dateadd(args: Vec<Value>) -> Result<Value, SqlError> {
         Part::Microsecond => ticks(MICROSECOND),
         // 100 ns is the finest unit: nanoseconds round to it, half away from zero.
         Part::Nanosecond => (i128::from(n) + 50 * i128::from(n.signum())) / 100,
-        Part::IsoWeek => 0,
+        // Neither parses for DATEADD.
+        Part::IsoWeek | Part::TzOffset => 0,
     };
     if kind == Kind::Time {
         let per_day = i128::from(TICKS_PER_DAY);
@@ -291,6 +400,9 @@ fn finish_add(kind: Kind, moment: Option<DateTime2>) -> Result<Value, SqlError> 
         Kind::Date => Value::Date(moment.date),
         Kind::Time => Value::Time(moment.time),
         Kind::DateTime2 => Value::DateTime2(moment),
+        Kind::DateTimeOffset(offset) => Value::DateTimeOffset(
+            DateTimeOffset::from_local(moment, offset).ok_or_else(|| overflow_adding(kind))?,
+        ),
         Kind::DateTime => {
             Value::DateTime(DateTime::from_datetime2(moment).ok_or_else(|| overflow_adding(kind))?)
         }
@@ -309,10 +421,10 @@ pub(crate) fn datediff(args: Vec<Value>, big: bool) -> Result<Value, SqlError> {
     let func = if big { "datediff_big" } else { "datediff" };
     let (part, start, end) = three(args);
     let part = Part::parse(&part, func)?;
-    let (Some((_, a)), Some((_, b))) = (moment_arg(&start, func, 2)?, moment_arg(&end, func, 3)?)
-    else {
+    let (Some(a), Some(b)) = (moment_arg(&start, func, 2)?, moment_arg(&end, func, 3)?) else {
         return Ok(Value::Null);
     };
+    let (a, b) = (utc_of(a), utc_of(b));
     let (ya, ma, _) = a.date.ymd();
     let (yb, mb, _) = b.date.ymd();
     let (ya, yb) = (i128::from(ya), i128::from(yb));
@@ -331,7 +443,9 @@ pub(crate) fn datediff(args: Vec<Value>, big: bool) -> Result<Value, SqlError> {
         Part::Second => floor_diff(SECOND),
         Part::Millisecond => floor_diff(MILLISECOND),
         Part::Microsecond => floor_diff(MICROSECOND),
-        Part::Nanosecond | Part::IsoWeek => (total_ticks(b) - total_ticks(a)) * 100,
+        Part::Nanosecond | Part::IsoWeek | Part::TzOffset => {
+            (total_ticks(b) - total_ticks(a)) * 100
+        }
     };
     let overflow = || {
         SqlError::new(
@@ -362,7 +476,26 @@ fn iso_week(date: Date) -> i64 {
     (i64::from(thursday.days()) - jan1) / 7 + 1
 }
 
-/// The value of a datepart of a moment.
+/// A date argument's moment in UTC: a DATETIMEOFFSET's local time moved back by its offset,
+/// any other kind's moment as it is.
+fn utc_of((kind, moment): (Kind, DateTime2)) -> DateTime2 {
+    match kind {
+        Kind::DateTimeOffset(offset) => {
+            DateTimeOffset::from_local(moment, offset).map_or(moment, DateTimeOffset::utc)
+        }
+        _ => moment,
+    }
+}
+
+/// The offset of a date argument of this kind, in minutes: 0 unless it is a DATETIMEOFFSET.
+fn offset_of(kind: Kind) -> i16 {
+    match kind {
+        Kind::DateTimeOffset(offset) => offset,
+        _ => 0,
+    }
+}
+
+/// The value of a datepart of a moment (TZOFFSET is the caller's).
 fn part_value(part: Part, m: DateTime2) -> i64 {
     let (y, mo, d) = m.date.ymd();
     let jan1 = Date::from_ymd(y, 1, 1).map_or(0, |j| i64::from(j.days()));
@@ -386,6 +519,7 @@ fn part_value(part: Part, m: DateTime2) -> i64 {
         Part::Microsecond => i64::from(fraction / 10),
         Part::Nanosecond => i64::from(fraction) * 100,
         Part::IsoWeek => iso_week(m.date),
+        Part::TzOffset => 0,
     }
 }
 
@@ -397,6 +531,9 @@ pub(crate) fn datepart(args: Vec<Value>) -> Result<Value, SqlError> {
         return Ok(Value::Null);
     };
     kind.check(part, "datepart")?;
+    if part == Part::TzOffset {
+        return Ok(Value::Int(i32::from(offset_of(kind))));
+    }
     // Every datepart value is below 10^9.
     Ok(Value::Int(part_value(part, m) as i32))
 }
@@ -412,6 +549,7 @@ pub(crate) fn datename(args: Vec<Value>) -> Result<Value, SqlError> {
     let text = match part {
         Part::Month => MONTHS[usize::from(m.date.ymd().1) - 1].to_string(),
         Part::Weekday => DAYS[weekday(m.date) as usize].to_string(),
+        Part::TzOffset => offset_text(offset_of(kind)),
         other => part_value(other, m).to_string(),
     };
     Ok(Value::NStr(text))

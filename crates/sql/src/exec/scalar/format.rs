@@ -47,6 +47,7 @@ pub(crate) fn format(args: Vec<Value>) -> Result<Value, SqlError> {
         // With the milliseconds a DATETIME displays (`.007`), as DATEPART reads them.
         Value::DateTime(dt) => format_moment(datetime_moment(*dt), &pattern),
         Value::DateTime2(m) => format_moment(*m, &pattern),
+        Value::DateTimeOffset(m) => format_moment(m.local(), &pattern),
         Value::Time(t) => format_time_span(t.ticks(), &pattern),
         // BIT is not among FORMAT's types, though it is numeric elsewhere.
         v if v.is_numeric() && !matches!(v, Value::Bit(_)) => {

@@ -30,14 +30,16 @@ type Eval = fn(Vec<Value>) -> Result<Value, SqlError>;
 /// arguments; `None` if the name is not one of these functions. A wrong number of arguments is
 /// Msg 174 (or 189 for functions taking a range).
 ///
-/// Dates: GETDATE, CURRENT_TIMESTAMP, GETUTCDATE, SYSDATETIME, SYSUTCDATETIME, DATEADD,
+/// Dates: GETDATE, CURRENT_TIMESTAMP, GETUTCDATE, SYSDATETIME, SYSUTCDATETIME,
+/// SYSDATETIMEOFFSET, TODATETIMEOFFSET, SWITCHOFFSET, DATEADD,
 /// DATEDIFF, DATEDIFF_BIG, DATEPART, DATENAME, YEAR, MONTH, DAY, EOMONTH, DATEFROMPARTS, ISDATE.
 /// Strings: LEN, DATALENGTH, LEFT, RIGHT, SUBSTRING, LTRIM, RTRIM, TRIM, UPPER, LOWER, REPLACE,
 /// CHARINDEX, CONCAT, CONCAT_WS, REPLICATE, REVERSE, SPACE, STR, STUFF, ASCII, CHAR, NCHAR,
 /// UNICODE, QUOTENAME. Math: ABS, ROUND, FLOOR, CEILING, POWER, SQRT, SQUARE, EXP, LOG, LOG10,
 /// SIN, COS, TAN, ASIN, ACOS, ATAN, ATN2, SIGN, PI, RAND. Others: NEWID, ISNULL, COALESCE,
 /// NULLIF, ISNUMERIC, CHOOSE, TRANSLATE, FORMAT. JSON: ISJSON, JSON_VALUE, JSON_QUERY,
-/// JSON_MODIFY. More: GREATEST, LEAST, DATETIMEFROMPARTS, DATETIME2FROMPARTS, TIMEFROMPARTS,
+/// JSON_MODIFY. More: GREATEST, LEAST, DATETIMEFROMPARTS, DATETIME2FROMPARTS,
+/// DATETIMEOFFSETFROMPARTS, TIMEFROMPARTS,
 /// DATETRUNC, STRING_ESCAPE, FORMATMESSAGE, SOUNDEX, DIFFERENCE.
 pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
     let upper: Cow<'_, str> = if name.bytes().any(|b| b.is_ascii_lowercase()) {
@@ -50,6 +52,9 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "GETUTCDATE" => (0, 0, dates::getutcdate),
         "SYSDATETIME" => (0, 0, dates::sysdatetime),
         "SYSUTCDATETIME" => (0, 0, dates::sysutcdatetime),
+        "SYSDATETIMEOFFSET" => (0, 0, dates::sysdatetimeoffset),
+        "TODATETIMEOFFSET" => (2, 2, dates::todatetimeoffset),
+        "SWITCHOFFSET" => (2, 2, dates::switchoffset),
         "DATEADD" => (3, 3, dates::dateadd),
         "DATEDIFF" => (3, 3, |a| dates::datediff(a, false)),
         "DATEDIFF_BIG" => (3, 3, |a| dates::datediff(a, true)),
@@ -128,6 +133,7 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "LEAST" => (1, 254, |a| super::more::extreme(a, false)),
         "DATETIMEFROMPARTS" => (7, 7, super::more::datetimefromparts),
         "DATETIME2FROMPARTS" => (8, 8, super::more::datetime2fromparts),
+        "DATETIMEOFFSETFROMPARTS" => (10, 10, super::more::datetimeoffsetfromparts),
         "TIMEFROMPARTS" => (5, 5, super::more::timefromparts),
         "DATETRUNC" => (2, 2, super::more::datetrunc),
         "STRING_ESCAPE" => (2, 2, super::more::string_escape),
@@ -227,6 +233,7 @@ fn datalength(args: Vec<Value>) -> Result<Value, SqlError> {
         Value::Int(_) | Value::Real(_) => 4,
         Value::BigInt(_) | Value::Float(_) | Value::Money(_) | Value::DateTime(_) => 8,
         Value::DateTime2(_) => 8,
+        Value::DateTimeOffset(_) => 10,
         Value::Date(_) => 3,
         Value::Time(_) => 5,
         Value::Guid(_) => 16,
@@ -955,7 +962,9 @@ fn isdate(args: Vec<Value>) -> Result<Value, SqlError> {
                 && walden_engine::types::DateTime::from_datetime2(p.moment()).is_some()
                 && !s.trim().is_empty()
         }),
-        Value::Date(_) | Value::DateTime(_) | Value::DateTime2(_) => true,
+        Value::Date(_) | Value::DateTime(_) | Value::DateTime2(_) | Value::DateTimeOffset(_) => {
+            true
+        }
         _ => false,
     };
     Ok(Value::Int(i32::from(valid)))

@@ -1,5 +1,5 @@
 //! Further built-in scalar functions: GREATEST and LEAST, the date and time constructors
-//! DATETIMEFROMPARTS, DATETIME2FROMPARTS and TIMEFROMPARTS, DATETRUNC, STRING_ESCAPE,
+//! DATETIMEFROMPARTS, DATETIME2FROMPARTS, DATETIMEOFFSETFROMPARTS and TIMEFROMPARTS, DATETRUNC, STRING_ESCAPE,
 //! FORMATMESSAGE, SOUNDEX and DIFFERENCE.
 
 use std::cmp::Ordering;
@@ -84,6 +84,23 @@ pub(super) fn datetime2fromparts(args: Vec<Value>) -> Result<Value, SqlError> {
     let (time, precision) = time_text(&p[3..], "datetime2")?;
     let text = format!("{:04}-{:02}-{:02}T{time}", p[0], p[1], p[2]);
     from_text(text, SqlType::DateTime2(precision), "datetime2")
+}
+
+/// `DATETIMEOFFSETFROMPARTS(year, month, day, hour, minute, seconds, fractions, hour_offset,
+/// minute_offset, precision)`: the offset's minutes take the hours' sign.
+pub(super) fn datetimeoffsetfromparts(args: Vec<Value>) -> Result<Value, SqlError> {
+    let Some(p) = parts(&args)? else { return Ok(Value::Null) };
+    let label = "datetimeoffset";
+    let time_parts = [p[3], p[4], p[5], p[6], p[9]];
+    let (time, precision) = time_text(&time_parts, label)?;
+    let (hours, minutes) = (p[7], p[8]);
+    if !(-14..=14).contains(&hours) || !(-59..=59).contains(&minutes) || hours * minutes < 0 {
+        return Err(cannot_construct(label));
+    }
+    let sign = if hours < 0 || minutes < 0 { '-' } else { '+' };
+    let zone = format!("{sign}{:02}:{:02}", hours.abs(), minutes.abs());
+    let text = format!("{:04}-{:02}-{:02}T{time} {zone}", p[0], p[1], p[2]);
+    from_text(text, SqlType::DateTimeOffset(precision), label)
 }
 
 /// `TIMEFROMPARTS(hour, minute, seconds, fractions, precision)`.

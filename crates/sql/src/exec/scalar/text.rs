@@ -49,7 +49,11 @@ pub fn to_text(v: &Value) -> String {
         Value::Str(s) | Value::NStr(s) => s.clone(),
         Value::Binary(bytes) => String::from_utf8_lossy(bytes).into_owned(),
         Value::Guid(g) => g.to_string(),
-        Value::Date(_) | Value::Time(_) | Value::DateTime(_) | Value::DateTime2(_) => {
+        Value::Date(_)
+        | Value::Time(_)
+        | Value::DateTime(_)
+        | Value::DateTime2(_)
+        | Value::DateTimeOffset(_) => {
             // The default style exists for every temporal kind.
             temporal_text(v, None).unwrap_or_default()
         }
@@ -187,6 +191,11 @@ fn stamp(v: &Value) -> Option<Stamp> {
             let (h, m, s, f) = dt.time.hms();
             (dt.date, h, m, s, f, 7)
         }
+        Value::DateTimeOffset(dto) => {
+            let local = dto.local();
+            let (h, m, s, f) = local.time.hms();
+            (local.date, h, m, s, f, 7)
+        }
         Value::DateTime(dt) => {
             // DATETIME shows milliseconds rounded from its 1/300 s ticks (ending in 0, 3, 7).
             let ms = (u64::from(dt.ticks()) * 10 + 1) / 3;
@@ -206,6 +215,24 @@ fn stamp(v: &Value) -> Option<Stamp> {
 /// Date/time text with a `CONVERT` style; `None` is the kind's default (style 0 for DATETIME,
 /// ISO forms for the others). An unknown style is error 281.
 pub(crate) fn temporal_text(v: &Value, style: Option<i32>) -> Result<String, SqlError> {
+    let text = moment_text(v, style)?;
+    let Value::DateTimeOffset(dto) = v else {
+        return Ok(text);
+    };
+    // The styles that show a time of day show the offset after it, as SQL Server does: ISO
+    // 8601's own way (`+02:00`, and `Z` for UTC in style 127) for 126 and 127.
+    let offset = dto.offset_minutes();
+    let zone = walden_engine::types::offset_text(offset);
+    Ok(match style.unwrap_or(0) {
+        127 if offset == 0 => format!("{text}Z"),
+        126 | 127 => format!("{text}{zone}"),
+        0 | 100 | 9 | 109 | 13 | 113 | 20 | 120 | 21 | 25 | 121 => format!("{text} {zone}"),
+        _ => text,
+    })
+}
+
+/// [`temporal_text`] without a DATETIMEOFFSET's offset: its local date and time.
+fn moment_text(v: &Value, style: Option<i32>) -> Result<String, SqlError> {
     let Some(st) = stamp(v) else {
         return Ok(String::new());
     };

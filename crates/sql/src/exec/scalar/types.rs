@@ -78,6 +78,7 @@ fn resolve(dt: &DataType, default_len: u16) -> Result<SqlType, SqlError> {
         },
         "time" => time_scale(&lower, params).map(SqlType::Time),
         "datetime2" => time_scale(&lower, params).map(SqlType::DateTime2),
+        "datetimeoffset" => time_scale(&lower, params).map(SqlType::DateTimeOffset),
         "char" | "character" => {
             fixed_len(&lower, params, default_len, MAX_BYTE_LEN).map(SqlType::Char)
         }
@@ -252,6 +253,7 @@ pub fn type_of(v: &Value) -> SqlType {
         Value::Time(_) => SqlType::Time(MAX_TIME_SCALE),
         Value::DateTime(_) => SqlType::DateTime,
         Value::DateTime2(_) => SqlType::DateTime2(MAX_TIME_SCALE),
+        Value::DateTimeOffset(_) => SqlType::DateTimeOffset(MAX_TIME_SCALE),
         Value::Guid(_) => SqlType::UniqueIdentifier,
     }
 }
@@ -265,11 +267,12 @@ pub(crate) fn declared_len(len: usize, max: u16) -> Len {
 
 /// SQL Server's data type precedence: when an operator combines two types, the one with the
 /// lower precedence is converted to the other. Higher is stronger. The order is SQL Server's
-/// (datetime2 > datetime > date > time > float > real > decimal > money > bigint > int >
+/// (datetimeoffset > datetime2 > datetime > date > time > float > real > decimal > money > bigint > int >
 /// smallint > tinyint > bit > uniqueidentifier > nvarchar > nchar > varchar > char > varbinary >
 /// binary).
 pub fn precedence(t: &SqlType) -> u8 {
     match t {
+        SqlType::DateTimeOffset(_) => 21,
         SqlType::DateTime2(_) => 20,
         SqlType::DateTime => 19,
         SqlType::Date => 18,
@@ -297,6 +300,7 @@ pub fn precedence(t: &SqlType) -> u8 {
 pub(crate) fn value_precedence(v: &Value) -> u8 {
     match v {
         Value::Null => 0,
+        Value::DateTimeOffset(_) => 21,
         Value::DateTime2(_) => 20,
         Value::DateTime(_) => 19,
         Value::Date(_) => 18,
@@ -376,6 +380,12 @@ pub fn common_type(a: SqlType, b: SqlType) -> SqlType {
             SqlType::DateTime2(t) | SqlType::Time(t) => SqlType::DateTime2(s.max(t)),
             _ => hi,
         },
+        SqlType::DateTimeOffset(s) => match lo {
+            SqlType::DateTimeOffset(t) | SqlType::DateTime2(t) | SqlType::Time(t) => {
+                SqlType::DateTimeOffset(s.max(t))
+            }
+            _ => hi,
+        },
         _ => hi,
     }
 }
@@ -403,6 +413,7 @@ pub(crate) fn type_label(t: &SqlType) -> &'static str {
         SqlType::Time(_) => "time",
         SqlType::DateTime => "datetime",
         SqlType::DateTime2(_) => "datetime2",
+        SqlType::DateTimeOffset(_) => "datetimeoffset",
         SqlType::UniqueIdentifier => "uniqueidentifier",
     }
 }

@@ -661,6 +661,7 @@ pub(super) fn max_length(ty: SqlType) -> i64 {
         SqlType::Date => 3,
         SqlType::Time(s) => time_bytes(s),
         SqlType::DateTime2(s) => time_bytes(s) + 3,
+        SqlType::DateTimeOffset(s) => time_bytes(s) + 5,
         SqlType::UniqueIdentifier => 16,
     }
 }
@@ -690,6 +691,7 @@ pub(super) fn precision(ty: SqlType) -> u8 {
         SqlType::Time(s) => 8 + fraction(s),
         SqlType::DateTime => 23,
         SqlType::DateTime2(s) => 19 + fraction(s),
+        SqlType::DateTimeOffset(s) => 26 + fraction(s),
         _ => 0,
     }
 }
@@ -698,7 +700,7 @@ pub(super) fn precision(ty: SqlType) -> u8 {
 pub(super) fn scale(ty: SqlType) -> u8 {
     match ty {
         SqlType::Decimal { scale, .. } => scale,
-        SqlType::Time(s) | SqlType::DateTime2(s) => s,
+        SqlType::Time(s) | SqlType::DateTime2(s) | SqlType::DateTimeOffset(s) => s,
         SqlType::DateTime => 3,
         _ => 0,
     }
@@ -971,11 +973,12 @@ type TypeRow = (&'static str, u8, i64, i64, u8, u8, bool);
 
 /// The built-in types Walden has, with SQL Server's ids and sizes (`sysname` is the alias of
 /// `nvarchar(128)` it is in SQL Server).
-const TYPES: [TypeRow; 23] = [
+const TYPES: [TypeRow; 24] = [
     ("uniqueidentifier", 36, 36, 16, 0, 0, false),
     ("date", 40, 40, 3, 10, 0, false),
     ("time", 41, 41, 5, 16, 7, false),
     ("datetime2", 42, 42, 8, 27, 7, false),
+    ("datetimeoffset", 43, 43, 10, 34, 7, false),
     ("tinyint", 48, 48, 1, 3, 0, false),
     ("smallint", 52, 52, 2, 5, 0, false),
     ("int", 56, 56, 4, 10, 0, false),

@@ -197,7 +197,8 @@ fn odbc_scale(ty: SqlType) -> Value {
         | SqlType::DateTime
         | SqlType::Decimal { .. }
         | SqlType::Time(_)
-        | SqlType::DateTime2(_) => int(i64::from(scale(ty))),
+        | SqlType::DateTime2(_)
+        | SqlType::DateTimeOffset(_) => int(i64::from(scale(ty))),
         _ => Value::Null,
     }
 }

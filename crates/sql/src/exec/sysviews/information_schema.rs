@@ -144,7 +144,9 @@ fn datetime_precision(ty: SqlType) -> Value {
     match ty {
         SqlType::Date => small(0),
         SqlType::DateTime => small(3),
-        SqlType::Time(s) | SqlType::DateTime2(s) => small(i64::from(s)),
+        SqlType::Time(s) | SqlType::DateTime2(s) | SqlType::DateTimeOffset(s) => {
+            small(i64::from(s))
+        }
         _ => Value::Null,
     }
 }
