@@ -463,6 +463,23 @@ public class DriverTest {
             try (ResultSet rs = meta.getProcedures(null, "dbo", "add_one")) {
                 eq("getProcedures finds the procedure", rs.next(), true);
             }
+            try (ResultSet rs = meta.getBestRowIdentifier(null, "dbo", "parent_t",
+                    DatabaseMetaData.bestRowSession, false)) {
+                eq("getBestRowIdentifier finds a column", rs.next(), true);
+                eq("getBestRowIdentifier is the key", rs.getString("COLUMN_NAME"), "id");
+            }
+            try (ResultSet rs = meta.getVersionColumns(null, "dbo", "parent_t")) {
+                eq("getVersionColumns finds a column", rs.next(), true);
+                eq("getVersionColumns is the rowversion", rs.getString("COLUMN_NAME"), "rv");
+            }
+            try (ResultSet rs = meta.getTypeInfo()) {
+                List<String> names = new ArrayList<>();
+                while (rs.next()) {
+                    names.add(rs.getString("TYPE_NAME"));
+                }
+                eq("getTypeInfo lists the types", names.containsAll(List.of("int", "int identity",
+                        "nvarchar", "datetime2", "datetimeoffset", "uniqueidentifier")), true);
+            }
             exec(c, "DELETE FROM parent_t WHERE id = 1");
             eq("the cascade deleted the child", scalar(c, "SELECT COUNT(*) FROM child_t"), 0);
         }

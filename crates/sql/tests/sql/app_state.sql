@@ -75,5 +75,9 @@ EXEC sp_statistics @table_name = 'stat_t'
 EXEC sp_statistics_100 'stat_t', 'dbo', NULL, '%', 'Y'
 EXEC sp_statistics 'no_such_table'
 EXEC sp_stored_procedures 'listed%'
+EXEC sp_special_columns 'stat_t'
+EXEC sp_special_columns_100 @table_name = 'stat_t', @col_type = 'V', @ODBCVer = 3
+EXEC sp_datatype_info 93, @ODBCVer = 3
+EXEC sp_datatype_info -155
 DROP PROCEDURE dbo.listed_proc
 DROP TABLE dbo.stat_t
