@@ -223,6 +223,10 @@ fn stored_value(rng: &mut SplitMix64, ty: SqlType) -> Value {
         SqlType::UniqueIdentifier => {
             Value::Guid(Guid(std::array::from_fn(|_| pick(rng, &[0u8, 1, 0xff]))))
         }
+        SqlType::Variant => {
+            let base = pick(rng, &[SqlType::Int, SqlType::NVarChar(Len::N(10)), SqlType::Date]);
+            stored_value(rng, base)
+        }
     }
 }
 
@@ -1445,4 +1449,33 @@ fn datetimeoffset_row_bytes_match_the_document() {
     assert!(doc.contains("`68 5B 00` (06:30 UTC = 23,400 s) `81 46 0B` (day 738,945) `78 00`"));
     let field = [0x68, 0x5B, 0x00, 0x81, 0x46, 0x0B, 0x78, 0x00];
     assert!(row.windows(field.len()).any(|w| w == field), "{row:02X?}");
+}
+
+#[test]
+fn sql_variant_rows_keep_the_base_type_and_match_the_document() {
+    let columns = [SqlType::Int, SqlType::Variant];
+    let doc = include_str!("../../../docs/format/row.md");
+    assert!(doc.contains("An INT 42 is `38 00 00 00 2A 00 00 00`; N'ab' is `E7 02 00 00 61 62`"));
+    for (value, stored) in [
+        (Value::Int(42), vec![0x38, 0, 0, 0, 0x2A, 0, 0, 0]),
+        (Value::NStr("ab".into()), vec![0xE7, 0x02, 0x00, 0x00, 0x61, 0x62]),
+    ] {
+        let row = encode(&columns, &[Value::Int(1), value.clone()]);
+        assert!(row.windows(stored.len()).any(|w| w == stored), "{row:02X?}");
+        assert_eq!(decode_row(&columns, &row).unwrap(), vec![Value::Int(1), value]);
+    }
+    for value in [
+        Value::Decimal(dec("-12.50")),
+        Value::DateTimeOffset(DateTimeOffset::parse("2024-03-01 08:30 +02:00").unwrap()),
+        Value::Binary(vec![1, 2, 3]),
+        Value::Str(String::new()),
+        Value::Guid(guid("6F9619FF-8B86-D011-B42D-00C04FC964FF")),
+        Value::Null,
+    ] {
+        let row = encode(&columns, &[Value::Int(1), value.clone()]);
+        assert_eq!(decode_row(&columns, &row).unwrap(), vec![Value::Int(1), value]);
+    }
+    let too_long = Value::Str("x".repeat(8001));
+    let mut out = Vec::new();
+    assert!(encode_row(&columns, &[Value::Int(1), too_long], &mut out).is_err());
 }

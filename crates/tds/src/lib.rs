@@ -118,4 +118,4 @@ pub use token::{
     TokenReader,
 };
 pub use types::{Collation, TypeInfo};
-pub use value::{Decimal, TdsValue, Time};
+pub use value::{Decimal, TdsValue, Time, VARIANT_MAX_LEN};

@@ -12,7 +12,7 @@
 //! [`TypeInfo`] is one variant per supported wire type, carrying exactly the fields that type
 //! has, so that an invalid combination (an INTN of length 3, a TIME with scale 9, a precision
 //! of 40) cannot be represented: decoding rejects it with [`TdsError::Malformed`]. Types this
-//! codec does not implement (XML, UDT, SQL_VARIANT, TVP, the pre-7.0 1-byte-length string
+//! codec does not implement (XML, UDT, TVP, the pre-7.0 1-byte-length string
 //! types) decode to [`TdsError::UnsupportedType`].
 //!
 //! The legacy LOB types are accepted only as RPC parameters, where their values are a plain
@@ -225,6 +225,11 @@ pub enum TypeInfo {
         /// Maximum length in bytes.
         max_len: u32,
     },
+    /// SSVARIANTTYPE (0x62): SQL_VARIANT, each value carrying its own base type (2.2.5.5.4).
+    Variant {
+        /// Maximum length in bytes of a value with its base type's header (8009 or 8016).
+        max_len: u32,
+    },
 }
 
 impl TypeInfo {
@@ -281,6 +286,7 @@ impl TypeInfo {
             Self::Text { .. } => 0x23,
             Self::NText { .. } => 0x63,
             Self::Image { .. } => 0x22,
+            Self::Variant { .. } => 0x62,
         }
     }
 
@@ -315,6 +321,7 @@ impl TypeInfo {
             Self::Text { .. } => "TEXT",
             Self::NText { .. } => "NTEXT",
             Self::Image { .. } => "IMAGE",
+            Self::Variant { .. } => "SQL_VARIANT",
         }
     }
 
@@ -431,6 +438,7 @@ impl TypeInfo {
             0x23 => Self::Text { max_len: lob_len(r)?, collation: collation(r)? },
             0x63 => Self::NText { max_len: lob_len(r)?, collation: collation(r)? },
             0x22 => Self::Image { max_len: lob_len(r)? },
+            0x62 => Self::Variant { max_len: lob_len(r)? },
             other => return Err(TdsError::UnsupportedType(other)),
         })
     }
@@ -461,7 +469,9 @@ impl TypeInfo {
                 out.extend_from_slice(&max_len.to_le_bytes());
                 out.extend_from_slice(&collation.to_bytes());
             }
-            Self::Image { max_len } => out.extend_from_slice(&max_len.to_le_bytes()),
+            Self::Image { max_len } | Self::Variant { max_len } => {
+                out.extend_from_slice(&max_len.to_le_bytes())
+            }
             Self::Null
             | Self::Int1
             | Self::Bit
@@ -548,7 +558,7 @@ mod tests {
                 "{bad:02X?}"
             );
         }
-        for unsupported in [0xF1u8, 0xF0, 0x62, 0xF3, 0x27, 0x2F] {
+        for unsupported in [0xF1u8, 0xF0, 0xF3, 0x27, 0x2F] {
             assert_eq!(
                 TypeInfo::decode(&mut Reader::new(&[unsupported, 0, 0])),
                 Err(TdsError::UnsupportedType(unsupported))

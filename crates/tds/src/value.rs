@@ -25,7 +25,8 @@
 //! allocated for them.
 
 use crate::types::{
-    decimal_len, time_len, TypeInfo, MAX_LEN_PLP, MAX_NON_PLP_LEN, MAX_PRECISION, MAX_TIME_SCALE,
+    decimal_len, time_len, Collation, TypeInfo, MAX_LEN_PLP, MAX_NON_PLP_LEN, MAX_PRECISION,
+    MAX_TIME_SCALE,
 };
 use crate::wire::{decode_utf16, utf16_len, Reader};
 use crate::TdsError;
@@ -40,6 +41,10 @@ pub const DATETIME_MAX_DAYS: i32 = 2_958_463;
 pub const DATETIME_TICKS_PER_DAY: u32 = 300 * 86_400;
 /// The largest time-zone offset of DATETIMEOFFSET, in minutes (14:00).
 pub const MAX_OFFSET_MINUTES: i16 = 14 * 60;
+
+/// SQL_VARIANT's maximum length as SQL Server declares it: 8,000 bytes of value and up to
+/// 16 of base type and properties.
+pub const VARIANT_MAX_LEN: u32 = 8016;
 
 /// PLP_NULL: the total length of a NULL PLP value.
 const PLP_NULL: u64 = u64::MAX;
@@ -157,6 +162,15 @@ pub enum TdsValue {
         /// Minutes since midnight.
         minutes: u16,
     },
+    /// A SQL_VARIANT's value: a non-NULL value and the type it has (a fixed-length type for
+    /// the integers, BIT, floats, MONEY and DATETIME; the nullable or USHORTLEN type, with
+    /// its parameters, for the others).
+    Variant {
+        /// The base type.
+        base: TypeInfo,
+        /// The value, of the base type.
+        value: Box<TdsValue>,
+    },
 }
 
 impl TdsValue {
@@ -183,6 +197,7 @@ impl TdsValue {
             Self::DateTimeOffset { .. } => "datetimeoffset",
             Self::DateTime { .. } => "datetime",
             Self::SmallDateTime { .. } => "smalldatetime",
+            Self::Variant { .. } => "sql_variant",
         }
     }
 
@@ -212,6 +227,7 @@ impl TdsValue {
             Self::DateTimeOffset { time, .. } => TypeInfo::DateTimeOffset { scale: time.scale },
             Self::DateTime { .. } => TypeInfo::DateTimeN(8),
             Self::SmallDateTime { .. } => TypeInfo::DateTimeN(4),
+            Self::Variant { .. } => TypeInfo::Variant { max_len: VARIANT_MAX_LEN },
         })
     }
 }
@@ -272,6 +288,10 @@ pub(crate) fn encode_value(
     match (*ty, value) {
         (T::Null, V::Null) => {}
         (_, V::Null) if ty.is_fixed_len() => return Err(mismatch()),
+        (T::Variant { .. }, V::Null) => out.extend_from_slice(&0u32.to_le_bytes()),
+        (T::Variant { max_len }, V::Variant { base, value }) => {
+            put_variant(base, value, max_len, out)?
+        }
         (_, V::Null) => encode_null(ty, out),
         (T::Int1 | T::Int2 | T::Int4 | T::Int8, v) => {
             let width = fixed_int_width(ty);
@@ -538,6 +558,180 @@ fn put_lob(
     Ok(())
 }
 
+/// The length prefix a base type's value has outside a SQL_VARIANT, which inside one is left
+/// out (the variant's own length covers it): 0, 1 (BYTELEN types) or 2 (USHORTLEN) bytes.
+/// `None` for a type a variant cannot hold.
+fn variant_prefix(base: &TypeInfo) -> Option<usize> {
+    use TypeInfo as T;
+    match base {
+        T::Int1
+        | T::Bit
+        | T::Int2
+        | T::Int4
+        | T::Int8
+        | T::Flt4
+        | T::Flt8
+        | T::Money
+        | T::Money4
+        | T::DateTime
+        | T::DateTime4 => Some(0),
+        T::Guid
+        | T::Date
+        | T::Decimal { .. }
+        | T::Numeric { .. }
+        | T::Time { .. }
+        | T::DateTime2 { .. }
+        | T::DateTimeOffset { .. } => Some(1),
+        _ if base.is_plp() => None,
+        T::BigVarChar { .. }
+        | T::BigChar { .. }
+        | T::NVarChar { .. }
+        | T::NChar { .. }
+        | T::BigVarBinary { .. }
+        | T::BigBinary { .. } => Some(2),
+        _ => None,
+    }
+}
+
+/// A base type's property bytes in a SQL_VARIANT: precision and scale, a scale, a maximum
+/// length, or a collation and a maximum length.
+fn variant_props(base: &TypeInfo) -> Vec<u8> {
+    use TypeInfo as T;
+    match *base {
+        T::Decimal { precision, scale } | T::Numeric { precision, scale } => vec![precision, scale],
+        T::Time { scale } | T::DateTime2 { scale } | T::DateTimeOffset { scale } => vec![scale],
+        T::BigVarBinary { max_len: len } | T::BigBinary { len } => len.to_le_bytes().to_vec(),
+        T::BigVarChar { max_len: len, collation }
+        | T::BigChar { len, collation }
+        | T::NVarChar { max_len: len, collation }
+        | T::NChar { len, collation } => {
+            let mut props = collation.to_bytes().to_vec();
+            props.extend_from_slice(&len.to_le_bytes());
+            props
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A SQL_VARIANT value: its length, the base type, its properties, then the value as the
+/// base type encodes it without its length prefix (2.2.5.5.4).
+fn put_variant(
+    base: &TypeInfo,
+    value: &TdsValue,
+    max_len: u32,
+    out: &mut Vec<u8>,
+) -> Result<(), TdsError> {
+    let mismatch = || TdsError::TypeMismatch { ty: "SQL_VARIANT", value: value.kind() };
+    let prefix = variant_prefix(base).ok_or_else(mismatch)?;
+    if matches!(value, TdsValue::Null | TdsValue::Variant { .. }) {
+        return Err(mismatch());
+    }
+    let mut data = Vec::new();
+    encode_value(base, value, &mut data)?;
+    let props = variant_props(base);
+    let body = &data[prefix.min(data.len())..];
+    let len = 2 + props.len() + body.len();
+    if len > max_len as usize {
+        return Err(TdsError::TooLong { what: "SQL_VARIANT", len, max: max_len as usize });
+    }
+    // At most max_len, a u32.
+    out.extend_from_slice(&(len as u32).to_le_bytes());
+    // Properties are at most 7 bytes.
+    out.extend_from_slice(&[base.type_id(), props.len() as u8]);
+    out.extend_from_slice(&props);
+    out.extend_from_slice(body);
+    Ok(())
+}
+
+/// The base type a SQL_VARIANT names by its type byte and property bytes (the inverse of
+/// [`variant_props`]).
+fn variant_base(id: u8, props: &[u8]) -> Result<TypeInfo, TdsError> {
+    use TypeInfo as T;
+    let bad = || TdsError::Malformed { what: "SQL_VARIANT base type or properties" };
+    let len = |at: usize| props.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+    let base = match (id, props) {
+        (0x30, []) => T::Int1,
+        (0x32, []) => T::Bit,
+        (0x34, []) => T::Int2,
+        (0x38, []) => T::Int4,
+        (0x7F, []) => T::Int8,
+        (0x3B, []) => T::Flt4,
+        (0x3E, []) => T::Flt8,
+        (0x3C, []) => T::Money,
+        (0x7A, []) => T::Money4,
+        (0x3D, []) => T::DateTime,
+        (0x3A, []) => T::DateTime4,
+        (0x24, []) => T::Guid,
+        (0x28, []) => T::Date,
+        (0x29, &[scale]) if scale <= MAX_TIME_SCALE => T::Time { scale },
+        (0x2A, &[scale]) if scale <= MAX_TIME_SCALE => T::DateTime2 { scale },
+        (0x2B, &[scale]) if scale <= MAX_TIME_SCALE => T::DateTimeOffset { scale },
+        (0x6A | 0x6C, &[precision, scale])
+            if (1..=MAX_PRECISION).contains(&precision) && scale <= precision =>
+        {
+            if id == 0x6A {
+                T::Decimal { precision, scale }
+            } else {
+                T::Numeric { precision, scale }
+            }
+        }
+        (0xA5, [_, _]) => T::BigVarBinary { max_len: len(0).ok_or_else(bad)? },
+        (0xAD, [_, _]) => T::BigBinary { len: len(0).ok_or_else(bad)? },
+        (0xA7 | 0xAF | 0xE7 | 0xEF, [c0, c1, c2, c3, c4, _, _]) => {
+            let collation = Collation::from_bytes([*c0, *c1, *c2, *c3, *c4]);
+            let n = len(5).ok_or_else(bad)?;
+            match id {
+                0xA7 => T::BigVarChar { max_len: n, collation },
+                0xAF => T::BigChar { len: n, collation },
+                0xE7 => T::NVarChar { max_len: n, collation },
+                _ => T::NChar { len: n, collation },
+            }
+        }
+        _ => return Err(bad()),
+    };
+    if base.is_plp() {
+        return Err(bad());
+    }
+    Ok(base)
+}
+
+/// Reads a SQL_VARIANT value (after its type's TYPE_INFO): NULL for length 0.
+fn decode_variant(max_len: u32, r: &mut Reader<'_>) -> Result<TdsValue, TdsError> {
+    let bad = |what| TdsError::Malformed { what };
+    let len = r.u32_le("SQL_VARIANT length")?;
+    if len == 0 {
+        return Ok(TdsValue::Null);
+    }
+    if len > max_len {
+        return Err(bad("SQL_VARIANT longer than its declared type"));
+    }
+    let len = usize::try_from(len).map_err(|_| TdsError::Truncated { what: "SQL_VARIANT" })?;
+    let mut d = r.sub(len, "SQL_VARIANT")?;
+    let id = d.u8("SQL_VARIANT base type")?;
+    let prop_count = usize::from(d.u8("SQL_VARIANT property length")?);
+    let props = d.take(prop_count, "SQL_VARIANT properties")?;
+    let base = variant_base(id, props)?;
+    let prefix = variant_prefix(&base).ok_or(bad("SQL_VARIANT base type"))?;
+    let body = d.rest();
+    // Put the length prefix back, and decode as the base type does.
+    let mut framed = Vec::with_capacity(prefix + body.len());
+    match prefix {
+        1 => framed.push(u8::try_from(body.len()).map_err(|_| bad("SQL_VARIANT value length"))?),
+        2 => framed.extend_from_slice(
+            &u16::try_from(body.len()).map_err(|_| bad("SQL_VARIANT value length"))?.to_le_bytes(),
+        ),
+        _ => {}
+    }
+    framed.extend_from_slice(body);
+    let mut value_reader = Reader::new(&framed);
+    let value = decode_value(&base, &mut value_reader)?;
+    value_reader.finish("SQL_VARIANT value")?;
+    if value == TdsValue::Null {
+        return Err(bad("SQL_VARIANT value"));
+    }
+    Ok(TdsValue::Variant { base, value: Box::new(value) })
+}
+
 /// Decodes a TYPE_VARBYTE of type `ty`.
 pub(crate) fn decode_value(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue, TdsError> {
     use TdsValue as V;
@@ -546,6 +740,9 @@ pub(crate) fn decode_value(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue
     let bad = |what| TdsError::Malformed { what };
     if ty.is_fixed_len() {
         return decode_fixed(ty, r);
+    }
+    if let T::Variant { max_len } = *ty {
+        return decode_variant(max_len, r);
     }
     if ty.is_plp() {
         return Ok(match decode_plp(r)? {

@@ -291,6 +291,9 @@ func parameters() {
 	eq("a time.Time parameter compares as its moment", scalar(db,
 		"SELECT CASE WHEN @p1 = CAST('2024-03-01 06:30 +00:00' AS DATETIMEOFFSET) THEN 1 ELSE 0 END", at),
 		int64(1))
+	// A SQL_VARIANT arrives as its base type's value.
+	eq("a SQL_VARIANT holding an INT", scalar(db, "SELECT CAST(42 AS SQL_VARIANT)"), int64(42))
+	eq("a SQL_VARIANT holding an NVARCHAR", scalar(db, "SELECT CAST(N'text' AS SQL_VARIANT)"), "text")
 	r = mustExec(db, "UPDATE types_t SET x = x * @p1 WHERE i = @p2", 2.0, 100)
 	n, _ = r.RowsAffected()
 	eq("UPDATE rows affected", n, int64(1))

@@ -196,6 +196,18 @@ public class DriverTest {
                 eq("second row", rs.next(), true);
                 eq("the later moment", rs.getInt(1), 2);
             }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                    "SELECT CAST(42 AS SQL_VARIANT) AS i, CAST(N'text' AS SQL_VARIANT) AS n, "
+                            + "CAST(CAST(1.25 AS DECIMAL(5,2)) AS SQL_VARIANT) AS d, CAST(NULL AS SQL_VARIANT) AS z, "
+                            + "SQL_VARIANT_PROPERTY(CAST(N'text' AS SQL_VARIANT), 'BaseType') AS t")) {
+                eq("SQL_VARIANT column type", rs.getMetaData().getColumnTypeName(1), "sql_variant");
+                rs.next();
+                eq("SQL_VARIANT holding an INT", rs.getObject("i"), 42);
+                eq("SQL_VARIANT holding an NVARCHAR", rs.getObject("n"), "text");
+                eq("SQL_VARIANT holding a DECIMAL", rs.getBigDecimal("d"), new BigDecimal("1.25"));
+                eq("SQL_VARIANT NULL", rs.getObject("z"), null);
+                eq("SQL_VARIANT_PROPERTY BaseType", rs.getString("t"), "nvarchar");
+            }
             eq("a DATETIMEOFFSET parameter compares by its moment", scalar(c,
                     "SELECT COUNT(*) FROM dto_t WHERE at = CAST('2024-03-01 01:30:00.123 -05:00' AS DATETIMEOFFSET)"), 1);
         }

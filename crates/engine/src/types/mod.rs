@@ -56,11 +56,12 @@ pub use guid::Guid;
 pub use key::{encode_key, encode_key_columns};
 pub use row::{
     decode_column, decode_column_with, decode_row, decode_row_with, encode_row, encode_row_with,
-    min_row_len, off_row_pointers, OffRowHook, RowError, MAX_COLUMNS, MAX_INLINE_ROW,
-    MAX_OFF_ROW_POINTER, ROW_HEADER_LEN,
+    min_row_len, off_row_pointers, variant_base_type, OffRowHook, RowError, MAX_COLUMNS,
+    MAX_INLINE_ROW, MAX_OFF_ROW_POINTER, ROW_HEADER_LEN,
 };
 pub use sql_type::{
     Len, SqlType, MAX_BYTE_LEN, MAX_LOB_LEN, MAX_NCHAR_LEN, MAX_PRECISION, MAX_TIME_SCALE,
+    MAX_VARIANT_LEN,
 };
 pub use temporal::{
     offset_text, Date, DateTime, DateTime2, DateTime2Display, DateTimeOffset,

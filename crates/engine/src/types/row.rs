@@ -43,11 +43,12 @@
 //!   and the buffer, and returns [`RowError::Corrupt`] for any inconsistency: it never panics
 //!   and never allocates more than the input's size (plus what the fetch hook returns).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::decimal::Decimal;
 use super::guid::Guid;
-use super::sql_type::{decimal_len, time_len, SqlType};
+use super::sql_type::{decimal_len, time_len, Len, SqlType, MAX_PRECISION};
 use super::temporal::{ticks_per_unit, Date, DateTime, DateTime2, DateTimeOffset, Time};
 use super::value::Value;
 
@@ -342,7 +343,7 @@ fn encode_into(
             flag = OFF_ROW_FLAG;
         } else if !v.is_null() {
             let part = var_parts(i, *ty, v)?;
-            out.extend_from_slice(part.bytes);
+            out.extend_from_slice(&part.bytes);
             out.resize(out.len() + part.pad, b' ');
         }
         // Below 0x8000: the row was sized to fit MAX_INLINE_ROW above.
@@ -390,7 +391,7 @@ fn spill_largest(
     let mut pointers = Vec::with_capacity(chosen);
     for &(_, column) in &candidates[..chosen] {
         let part = var_parts(column, columns[column], &values[column])?;
-        let pointer = if part.pad == 0 { spill(part.bytes)? } else { spill(&part.to_vec())? };
+        let pointer = if part.pad == 0 { spill(&part.bytes)? } else { spill(&part.to_vec())? };
         if pointer.is_empty() || pointer.len() > MAX_OFF_ROW_POINTER {
             return Err(RowError::PointerLength { column, len: pointer.len() });
         }
@@ -511,7 +512,7 @@ fn put_fixed(column: usize, ty: SqlType, v: &Value, out: &mut Vec<u8>) -> Result
 
 /// The stored form of a variable-length value: its bytes, then `pad` spaces (NCHAR).
 struct VarBytes<'a> {
-    bytes: &'a [u8],
+    bytes: Cow<'a, [u8]>,
     pad: usize,
 }
 
@@ -522,7 +523,7 @@ impl VarBytes<'_> {
 
     fn to_vec(&self) -> Vec<u8> {
         let mut v = Vec::with_capacity(self.len());
-        v.extend_from_slice(self.bytes);
+        v.extend_from_slice(&self.bytes);
         v.resize(self.len(), b' ');
         v
     }
@@ -532,16 +533,17 @@ impl VarBytes<'_> {
 fn var_parts<'a>(column: usize, ty: SqlType, v: &'a Value) -> Result<VarBytes<'a>, RowError> {
     let (bytes, pad) = match (ty, v) {
         (SqlType::VarChar(_), Value::Str(s)) | (SqlType::NVarChar(_), Value::NStr(s)) => {
-            (s.as_bytes(), 0)
+            (Cow::Borrowed(s.as_bytes()), 0)
         }
-        (SqlType::VarBinary(_), Value::Binary(b)) => (b.as_slice(), 0),
+        (SqlType::VarBinary(_), Value::Binary(b)) => (Cow::Borrowed(b.as_slice()), 0),
         (SqlType::NChar(n), Value::NStr(s)) => {
             let (units, n) = (s.encode_utf16().count(), usize::from(n));
             if units > n {
                 return Err(RowError::ValueTooLong { column, len: units, max: n });
             }
-            (s.as_bytes(), n - units)
+            (Cow::Borrowed(s.as_bytes()), n - units)
         }
+        (SqlType::Variant, v) => (Cow::Owned(variant_bytes(column, v)?), 0),
         _ => return Err(mismatch(column, ty, v)),
     };
     let max = ty.max_len_bytes();
@@ -898,9 +900,11 @@ fn decode_fixed(column: usize, ty: SqlType, field: &[u8]) -> Result<Value, RowEr
             )
         }
         SqlType::UniqueIdentifier => Value::Guid(Guid(array(field))),
-        SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_) | SqlType::VarBinary(_) => {
-            return Err(bad("variable-length type in the fixed part"))
-        }
+        SqlType::VarChar(_)
+        | SqlType::NChar(_)
+        | SqlType::NVarChar(_)
+        | SqlType::VarBinary(_)
+        | SqlType::Variant => return Err(bad("variable-length type in the fixed part")),
     })
 }
 
@@ -922,6 +926,82 @@ fn decode_var(column: usize, ty: SqlType, data: Vec<u8>) -> Result<Value, RowErr
             Value::NStr(s)
         }
         SqlType::VarBinary(_) => Value::Binary(data),
+        SqlType::Variant => {
+            let (descriptor, value) = data
+                .split_first_chunk::<4>()
+                .ok_or_else(|| bad("sql_variant shorter than its type descriptor"))?;
+            let base = SqlType::decode(*descriptor)
+                .filter(|t| variant_can_hold(*t))
+                .ok_or_else(|| bad("sql_variant of an unknown base type"))?;
+            match base.fixed_len() {
+                Some(n) if n == value.len() => decode_fixed(column, base, value)?,
+                Some(_) => return Err(bad("sql_variant value of the wrong length")),
+                None => decode_var(column, base, value.to_vec())?,
+            }
+        }
         _ => return Err(bad("fixed-length type in the variable part")),
     })
+}
+
+/// Whether a SQL_VARIANT can hold values of `ty`: any type but the MAX ones and itself.
+fn variant_can_hold(ty: SqlType) -> bool {
+    !matches!(
+        ty,
+        SqlType::Variant
+            | SqlType::VarChar(Len::Max)
+            | SqlType::NVarChar(Len::Max)
+            | SqlType::VarBinary(Len::Max)
+    )
+}
+
+/// The type a SQL_VARIANT stores a value as: its own, variable lengths at the value's length
+/// (at least 1), DECIMAL at the fewest digits that hold it, fractional seconds at scale 7.
+/// `None` for NULL, and for a string or binary value longer than 8,000 bytes, which no
+/// SQL_VARIANT holds.
+pub fn variant_base_type(v: &Value) -> Option<SqlType> {
+    let len =
+        |n: usize, max: usize| u16::try_from(n.max(1)).ok().filter(|&n| usize::from(n) <= max);
+    Some(match v {
+        Value::Null => return None,
+        Value::TinyInt(_) => SqlType::TinyInt,
+        Value::SmallInt(_) => SqlType::SmallInt,
+        Value::Int(_) => SqlType::Int,
+        Value::BigInt(_) => SqlType::BigInt,
+        Value::Bit(_) => SqlType::Bit,
+        Value::Decimal(d) => {
+            let scale = d.scale();
+            let precision = (scale.max(1)..=MAX_PRECISION)
+                .find(|&p| d.fits_precision(p))
+                .unwrap_or(MAX_PRECISION);
+            SqlType::Decimal { precision, scale }
+        }
+        Value::Float(_) => SqlType::Float,
+        Value::Real(_) => SqlType::Real,
+        Value::Money(_) => SqlType::Money,
+        Value::Str(s) => SqlType::VarChar(Len::N(len(s.len(), 8000)?)),
+        Value::NStr(s) => SqlType::NVarChar(Len::N(len(s.encode_utf16().count(), 4000)?)),
+        Value::Binary(b) => SqlType::VarBinary(Len::N(len(b.len(), 8000)?)),
+        Value::Date(_) => SqlType::Date,
+        Value::Time(_) => SqlType::Time(7),
+        Value::DateTime(_) => SqlType::DateTime,
+        Value::DateTime2(_) => SqlType::DateTime2(7),
+        Value::DateTimeOffset(_) => SqlType::DateTimeOffset(7),
+        Value::Guid(_) => SqlType::UniqueIdentifier,
+    })
+}
+
+/// A SQL_VARIANT's stored form: its base type's descriptor, then the value as a column of
+/// that type stores it (`docs/format/row.md`).
+fn variant_bytes(column: usize, v: &Value) -> Result<Vec<u8>, RowError> {
+    let base = variant_base_type(v).ok_or(RowError::InvalidValue {
+        column,
+        reason: "sql_variant holds at most 8,000 bytes",
+    })?;
+    let mut out = base.encode().to_vec();
+    if base.is_fixed_len() {
+        put_fixed(column, base, v, &mut out)?;
+    } else {
+        out.extend_from_slice(&var_parts(column, base, v)?.bytes);
+    }
+    Ok(out)
 }

@@ -100,6 +100,8 @@ pub enum SqlType {
     DateTimeOffset(u8),
     /// UNIQUEIDENTIFIER.
     UniqueIdentifier,
+    /// SQL_VARIANT: a value of any other type but the MAX ones, which keeps its own type.
+    Variant,
 }
 
 // SQL Server's `system_type_id`s (sys.types), used as the first byte of a type descriptor so
@@ -125,6 +127,11 @@ const ID_BINARY: u8 = 173;
 const ID_CHAR: u8 = 175;
 const ID_NVARCHAR: u8 = 231;
 const ID_NCHAR: u8 = 239;
+const ID_VARIANT: u8 = 98;
+
+/// The most bytes a SQL_VARIANT column stores: its base type's descriptor and a value of at
+/// most 8,000 bytes, as SQL Server's 8,016 holds its own header and 8,000 bytes.
+pub const MAX_VARIANT_LEN: usize = 4 + 8000;
 
 /// The length field of a descriptor that means `(MAX)` (SQL Server's `max_length` of -1).
 const DESCRIPTOR_MAX: u16 = 0xFFFF;
@@ -197,6 +204,7 @@ impl SqlType {
             SqlType::DateTime2(s) => format!("datetime2({s})"),
             SqlType::DateTimeOffset(s) => format!("datetimeoffset({s})"),
             SqlType::UniqueIdentifier => "uniqueidentifier".to_string(),
+            SqlType::Variant => "sql_variant".to_string(),
         }
     }
 
@@ -269,6 +277,7 @@ impl SqlType {
             "datetime2" => small(MAX_TIME_SCALE).map(SqlType::DateTime2),
             "datetimeoffset" => small(MAX_TIME_SCALE).map(SqlType::DateTimeOffset),
             "uniqueidentifier" => bare(SqlType::UniqueIdentifier),
+            "sql_variant" => bare(SqlType::Variant),
             _ => None,
         };
         ty.filter(SqlType::is_valid)
@@ -298,7 +307,8 @@ impl SqlType {
             SqlType::VarChar(_)
             | SqlType::NChar(_)
             | SqlType::NVarChar(_)
-            | SqlType::VarBinary(_) => return None,
+            | SqlType::VarBinary(_)
+            | SqlType::Variant => return None,
         })
     }
 
@@ -313,6 +323,7 @@ impl SqlType {
             SqlType::VarChar(Len::Max)
             | SqlType::NVarChar(Len::Max)
             | SqlType::VarBinary(Len::Max) => MAX_LOB_LEN,
+            SqlType::Variant => MAX_VARIANT_LEN,
             fixed => fixed.fixed_len().unwrap_or(0),
         }
     }
@@ -369,6 +380,7 @@ impl SqlType {
             SqlType::DateTime2(_) => ID_DATETIME2,
             SqlType::DateTimeOffset(_) => ID_DATETIMEOFFSET,
             SqlType::UniqueIdentifier => ID_UNIQUEIDENTIFIER,
+            SqlType::Variant => ID_VARIANT,
         }
     }
 
@@ -425,6 +437,7 @@ impl SqlType {
             ID_DATETIME2 => (b == 0).then_some(SqlType::DateTime2(a)),
             ID_DATETIMEOFFSET => (b == 0).then_some(SqlType::DateTimeOffset(a)),
             ID_UNIQUEIDENTIFIER => bare(SqlType::UniqueIdentifier),
+            ID_VARIANT => bare(SqlType::Variant),
             _ => None,
         };
         ty.filter(SqlType::is_valid)

@@ -719,6 +719,7 @@ impl Run<'_> {
                 name
             }
         };
+        super::ddl::check_key_types(&def.name, &def.columns, &columns)?;
         Ok(IndexSpec {
             name,
             columns,

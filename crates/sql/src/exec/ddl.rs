@@ -166,6 +166,7 @@ impl Run<'_> {
                             .ok_or_else(|| SqlError::invalid_column(&c.name.value))?,
                     );
                 }
+                check_key_types(&t.def.name, &t.def.columns, &columns)?;
                 let clustered = ci.clustering == Some(Clustering::Clustered);
                 let spec = IndexSpec {
                     name: ci.name.value.clone(),
@@ -643,6 +644,7 @@ impl Run<'_> {
                 || generated_name(if pk { "PK" } else { "UQ" }, &db, table, seq),
                 |n| n.value,
             );
+            check_key_types(table, &columns, &idx)?;
             indexes.push(IndexSpec {
                 name,
                 columns: idx,
@@ -825,5 +827,25 @@ impl Run<'_> {
         self.s.temp_tables.insert(key.clone(), internal);
         self.note_table_variable(&key);
         Ok(())
+    }
+}
+
+/// Error 1919 for a key column of a type Walden cannot order in an index: SQL_VARIANT. (SQL
+/// Server orders variants by type family first; Walden's key encoding does not.)
+pub(crate) fn check_key_types(
+    table: &str,
+    columns: &[ColumnDef],
+    keys: &[usize],
+) -> Result<(), SqlError> {
+    match keys.iter().filter_map(|&k| columns.get(k)).find(|c| c.ty == SqlType::Variant) {
+        Some(c) => Err(SqlError::new(
+            1919,
+            format!(
+                "Column '{}' in table '{table}' is of a type that is invalid for use as a key \
+                 column in an index.",
+                c.name
+            ),
+        )),
+        None => Ok(()),
     }
 }

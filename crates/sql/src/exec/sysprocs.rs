@@ -135,7 +135,7 @@ const SP_TABLES: &str = "SELECT CAST(TABLE_CATALOG AS NVARCHAR(128)) AS TABLE_QU
 
 /// ODBC's codes for each type (`DATA_TYPE`): (type, ODBC 2, ODBC 3). ODBC 2 has no date,
 /// time or datetime2: SQL Server describes them to it as NVARCHAR (-9), as here.
-const ODBC_TYPES: [(&str, i32, i32); 22] = [
+const ODBC_TYPES: [(&str, i32, i32); 23] = [
     ("bit", -7, -7),
     ("tinyint", -6, -6),
     ("smallint", 5, 5),
@@ -158,6 +158,7 @@ const ODBC_TYPES: [(&str, i32, i32); 22] = [
     ("time", -9, -154),
     ("datetime2", -9, 93),
     ("datetimeoffset", -9, -155),
+    ("sql_variant", -150, -150),
 ];
 
 /// A type as `sp_datatype_info` describes it (ODBC's SQLGetTypeInfo columns).
@@ -247,7 +248,7 @@ const fn temporal(t: TypeInfoRow, sub: i32, scale: (i32, i32)) -> TypeInfoRow {
 }
 
 /// The types `sp_datatype_info` lists: those of `sys.types`, with SQL Server's ODBC codes.
-const DATATYPE_INFO: [TypeInfoRow; 23] = [
+const DATATYPE_INFO: [TypeInfoRow; 24] = [
     type_row("bit", -7, -7, 1),
     {
         let mut t = numeric(type_row("tinyint", -6, -6, 3), (0, 0), true);
@@ -303,6 +304,7 @@ const DATATYPE_INFO: [TypeInfoRow; 23] = [
     quoted_type(type_row("uniqueidentifier", -11, -11, 36), "'", ""),
     temporal(type_row("time", -154, -9, 16), 0, (0, 7)),
     temporal(type_row("datetimeoffset", -155, -9, 34), 0, (0, 7)),
+    type_row("sql_variant", -150, -150, 8000),
 ];
 
 /// One `VALUES` row of `sp_datatype_info` for type `t`, named `name`.
@@ -1484,5 +1486,6 @@ fn odbc_sizes(ty: walden_engine::types::SqlType) -> (Option<i32>, Option<i32>, O
             (Some(26 + i32::from(s) + i32::from(s > 0)), Some(20), Some(i16::from(s)))
         }
         T::UniqueIdentifier => (Some(36), Some(16), None),
+        T::Variant => (Some(8000), Some(8000), None),
     }
 }

@@ -124,6 +124,49 @@ pub fn value_cases() -> Vec<(TypeInfo, TdsValue)> {
         (T::nvarchar(None), V::Null),
         (T::BigVarBinary { max_len: MAX_LEN_PLP }, V::Binary(vec![0xAB; 16_001])),
         (T::varbinary(None), V::Null),
+        // SQL_VARIANT: fixed, BYTELEN and USHORTLEN base types, and NULL.
+        (T::Variant { max_len: 8016 }, V::Variant { base: T::Int4, value: Box::new(V::Int(-7)) }),
+        (
+            T::Variant { max_len: 8016 },
+            V::Variant { base: T::Flt8, value: Box::new(V::Float(2.5)) },
+        ),
+        (
+            T::Variant { max_len: 8016 },
+            V::Variant { base: T::Guid, value: Box::new(V::Guid([7; 16])) },
+        ),
+        (
+            T::Variant { max_len: 8016 },
+            V::Variant {
+                base: T::Decimal { precision: 10, scale: 2 },
+                value: Box::new(dec(-12345, 10, 2)),
+            },
+        ),
+        (
+            T::Variant { max_len: 8016 },
+            V::Variant {
+                base: T::DateTimeOffset { scale: 7 },
+                value: Box::new(V::DateTimeOffset {
+                    date: 9,
+                    time: time(5, 7),
+                    offset_minutes: 60,
+                }),
+            },
+        ),
+        (
+            T::Variant { max_len: 8016 },
+            V::Variant {
+                base: T::NVarChar { max_len: 6, collation: c },
+                value: Box::new(V::NVarChar("abc".into())),
+            },
+        ),
+        (
+            T::Variant { max_len: 8016 },
+            V::Variant {
+                base: T::BigVarBinary { max_len: 8000 },
+                value: Box::new(V::Binary(vec![0xCD; 8000])),
+            },
+        ),
+        (T::Variant { max_len: 8016 }, V::Null),
     ]
 }
 

@@ -169,3 +169,15 @@ fn loginack_bytes() {
     assert_eq!(out, expected);
     assert_eq!(decode_tokens(&out).unwrap(), vec![ack]);
 }
+
+/// `CAST(42 AS SQL_VARIANT)` in a ROW (docs/format/tds.md, "SQL_VARIANT").
+#[test]
+fn sql_variant_row_bytes() {
+    let columns = vec![Column::new("v", TypeInfo::Variant { max_len: VARIANT_MAX_LEN }, true)];
+    let value = TdsValue::Variant { base: TypeInfo::Int4, value: Box::new(TdsValue::Int(42)) };
+    let mut bytes = Vec::new();
+    encode_row(&columns, std::slice::from_ref(&value), &mut bytes).unwrap();
+    assert_eq!(bytes, hex("D1 06 00 00 00 38 00 2A 00 00 00"));
+    let doc = include_str!("../../../../docs/format/tds.md");
+    assert!(doc.contains("`06 00 00 00 38 00 2A 00 00 00`"));
+}

@@ -39,6 +39,7 @@ pub fn type_info(ty: SqlType) -> TypeInfo {
         SqlType::DateTime2(scale) => TypeInfo::DateTime2 { scale },
         SqlType::DateTimeOffset(scale) => TypeInfo::DateTimeOffset { scale },
         SqlType::UniqueIdentifier => TypeInfo::Guid,
+        SqlType::Variant => TypeInfo::Variant { max_len: walden_tds::VARIANT_MAX_LEN },
     }
 }
 
@@ -79,6 +80,7 @@ pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
         TypeInfo::Text { .. } => SqlType::VarChar(Len::Max),
         TypeInfo::NText { .. } => SqlType::NVarChar(Len::Max),
         TypeInfo::Image { .. } => SqlType::VarBinary(Len::Max),
+        TypeInfo::Variant { .. } => SqlType::Variant,
         TypeInfo::Null => return None,
     })
 }
@@ -97,11 +99,39 @@ pub fn to_wire(sql: SqlType, ty: &TypeInfo, value: Value) -> Result<TdsValue, St
     }
 }
 
+/// The wire type a SQL_VARIANT sends a value of base type `base` as: its own, with the
+/// fixed-length types for the integers, BIT, floats, MONEY and DATETIME (a variant's value
+/// is never NULL, so it needs no nullable type).
+fn variant_base(base: SqlType) -> TypeInfo {
+    match type_info(base) {
+        TypeInfo::IntN(1) => TypeInfo::Int1,
+        TypeInfo::IntN(2) => TypeInfo::Int2,
+        TypeInfo::IntN(4) => TypeInfo::Int4,
+        TypeInfo::IntN(_) => TypeInfo::Int8,
+        TypeInfo::BitN => TypeInfo::Bit,
+        TypeInfo::FltN(4) => TypeInfo::Flt4,
+        TypeInfo::FltN(_) => TypeInfo::Flt8,
+        TypeInfo::MoneyN(_) => TypeInfo::Money,
+        TypeInfo::DateTimeN(_) => TypeInfo::DateTime,
+        other => other,
+    }
+}
+
 /// The value if its variant matches `ty` exactly (up to scale), else the value back.
 fn direct(ty: &TypeInfo, value: Value) -> Result<TdsValue, Value> {
     use TypeInfo as T;
     Ok(match (ty, value) {
         (_, Value::Null) => TdsValue::Null,
+        (T::Variant { .. }, value) => {
+            let Some(base) = walden_engine::types::variant_base_type(&value) else {
+                return Err(value);
+            };
+            // The wire value is the same under the nullable type and the fixed one.
+            match to_wire(base, &type_info(base), value.clone()) {
+                Ok(v) => TdsValue::Variant { base: variant_base(base), value: Box::new(v) },
+                Err(_) => return Err(value),
+            }
+        }
         (T::IntN(1), Value::TinyInt(x)) => TdsValue::TinyInt(x),
         (T::IntN(2), Value::SmallInt(x)) => TdsValue::SmallInt(x),
         (T::IntN(4), Value::Int(x)) => TdsValue::Int(x),
@@ -209,6 +239,7 @@ pub fn from_wire(value: TdsValue) -> Result<Value, String> {
             DateTime::from_parts(i32::from(days), u32::from(minutes) * 60 * 300)
                 .ok_or_else(|| bad("smalldatetime"))?,
         ),
+        TdsValue::Variant { value, .. } => from_wire(*value)?,
         TdsValue::DateTimeOffset { date, time, offset_minutes } => {
             let utc = DateTime2::new(
                 Date::from_days(date).ok_or_else(|| bad("datetimeoffset"))?,
@@ -270,6 +301,7 @@ mod tests {
             SqlType::DateTime2(7),
             SqlType::DateTimeOffset(3),
             SqlType::UniqueIdentifier,
+            SqlType::Variant,
         ] {
             assert_eq!(sql_type(&type_info(ty)), Some(ty), "{ty}");
         }

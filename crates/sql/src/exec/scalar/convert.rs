@@ -47,6 +47,8 @@ enum Family {
     DateTime2,
     DateTimeOffset,
     Guid,
+    /// SQL_VARIANT, as a target only: a value always has its own base type.
+    Variant,
 }
 
 /// How SQL Server allows a conversion.
@@ -93,6 +95,7 @@ fn type_family(t: &SqlType) -> Family {
         SqlType::DateTime2(_) => Family::DateTime2,
         SqlType::DateTimeOffset(_) => Family::DateTimeOffset,
         SqlType::UniqueIdentifier => Family::Guid,
+        SqlType::Variant => Family::Variant,
     }
 }
 
@@ -100,6 +103,7 @@ fn allowed(from: Family, to: Family) -> Allowed {
     use Family::*;
     match (from, to) {
         (a, b) if a == b => Allowed::Implicit,
+        (_, Variant) => Allowed::Implicit,
         (Text, Binary) => Allowed::Explicit,
         (Text, _) | (_, Text) => Allowed::Implicit,
         (Int | Bit | Decimal | Float | Money, Int | Bit | Decimal | Float | Money | DateTime) => {
@@ -281,6 +285,11 @@ fn cast(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlError> {
             .round_to_scale(scale)
             .map(Value::DateTimeOffset)
             .ok_or_else(|| out_of_range(value_label(&v), "datetimeoffset")),
+        // The value keeps its type; one no SQL_VARIANT holds (over 8,000 bytes) is refused.
+        SqlType::Variant => match walden_engine::types::variant_base_type(&v) {
+            Some(_) => Ok(v),
+            None => Err(type_clash(&v, &to)),
+        },
         SqlType::DateTime => to_datetime(&v, style).map(Value::DateTime),
     }
 }

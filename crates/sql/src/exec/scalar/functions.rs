@@ -66,6 +66,7 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "EOMONTH" => (1, 2, dates::eomonth),
         "DATEFROMPARTS" => (3, 3, dates::datefromparts),
         "ISDATE" => (1, 1, isdate),
+        "SQL_VARIANT_PROPERTY" => (2, 2, sql_variant_property),
         "LEN" => (1, 1, len),
         "DATALENGTH" => (1, 1, datalength),
         "LEFT" => (2, 2, |a| left_right(a, false)),
@@ -951,6 +952,29 @@ fn isnumeric(args: Vec<Value>) -> Result<Value, SqlError> {
         other => other.is_numeric(),
     };
     Ok(Value::Int(i32::from(numeric)))
+}
+
+/// SQL_VARIANT_PROPERTY(expression, property): BaseType, Precision, Scale, TotalBytes,
+/// Collation or MaxLength of the value's base type (a string's and a binary's length is the
+/// value's own); NULL for NULL and for any other property.
+fn sql_variant_property(args: Vec<Value>) -> Result<Value, SqlError> {
+    use crate::exec::sysviews::catalog::{max_length, precision, scale};
+    let [v, property] = take(args);
+    let Some(base) = walden_engine::types::variant_base_type(&v) else {
+        return Ok(Value::Null);
+    };
+    let property = super::text::to_text(&property);
+    let bytes = max_length(base);
+    Ok(match property.trim().to_ascii_lowercase().as_str() {
+        "basetype" => Value::NStr(super::types::type_label(&base).replace("numeric", "decimal")),
+        "precision" => Value::Int(i32::from(precision(base))),
+        "scale" => Value::Int(i32::from(scale(base))),
+        // The value, its type byte and its property bytes, as SQL Server counts them.
+        "totalbytes" => Value::Int(i32::try_from(bytes + 2).unwrap_or(i32::MAX)),
+        "maxlength" => Value::Int(i32::try_from(bytes).unwrap_or(i32::MAX)),
+        "collation" if base.is_text() => Value::NStr("SQL_Latin1_General_CP1_CI_AS".into()),
+        _ => Value::Null,
+    })
 }
 
 /// ISDATE(x): 1 if the value is a date/time value or text that converts to DATETIME.

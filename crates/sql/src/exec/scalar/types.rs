@@ -59,6 +59,7 @@ fn resolve(dt: &DataType, default_len: u16) -> Result<SqlType, SqlError> {
         "date" => bare(SqlType::Date),
         "datetime" | "smalldatetime" => bare(SqlType::DateTime),
         "uniqueidentifier" => bare(SqlType::UniqueIdentifier),
+        "sql_variant" => bare(SqlType::Variant),
         // A column of these is a row version (the binder marks it); elsewhere it is just
         // its storage, BINARY(8), as in SQL Server.
         "rowversion" | "timestamp" => bare(SqlType::Binary(8)),
@@ -272,6 +273,7 @@ pub(crate) fn declared_len(len: usize, max: u16) -> Len {
 /// binary).
 pub fn precedence(t: &SqlType) -> u8 {
     match t {
+        SqlType::Variant => 22,
         SqlType::DateTimeOffset(_) => 21,
         SqlType::DateTime2(_) => 20,
         SqlType::DateTime => 19,
@@ -415,6 +417,7 @@ pub(crate) fn type_label(t: &SqlType) -> &'static str {
         SqlType::DateTime2(_) => "datetime2",
         SqlType::DateTimeOffset(_) => "datetimeoffset",
         SqlType::UniqueIdentifier => "uniqueidentifier",
+        SqlType::Variant => "sql_variant",
     }
 }
 

@@ -639,7 +639,7 @@ fn seq_field(o: &ObjRow, f: fn(&SequenceDef) -> i128) -> Value {
 }
 
 /// `sys.columns.max_length`: bytes, -1 for `(MAX)`, two per character of NCHAR/NVARCHAR.
-pub(super) fn max_length(ty: SqlType) -> i64 {
+pub(crate) fn max_length(ty: SqlType) -> i64 {
     match ty {
         SqlType::TinyInt | SqlType::Bit => 1,
         SqlType::SmallInt => 2,
@@ -663,6 +663,7 @@ pub(super) fn max_length(ty: SqlType) -> i64 {
         SqlType::DateTime2(s) => time_bytes(s) + 3,
         SqlType::DateTimeOffset(s) => time_bytes(s) + 5,
         SqlType::UniqueIdentifier => 16,
+        SqlType::Variant => 8016,
     }
 }
 
@@ -676,7 +677,7 @@ fn time_bytes(scale: u8) -> i64 {
 }
 
 /// `sys.columns.precision`: digits of numeric types, the display width of temporal ones.
-pub(super) fn precision(ty: SqlType) -> u8 {
+pub(crate) fn precision(ty: SqlType) -> u8 {
     let fraction = |s: u8| if s == 0 { 0 } else { s + 1 };
     match ty {
         SqlType::TinyInt => 3,
@@ -697,7 +698,7 @@ pub(super) fn precision(ty: SqlType) -> u8 {
 }
 
 /// `sys.columns.scale`.
-pub(super) fn scale(ty: SqlType) -> u8 {
+pub(crate) fn scale(ty: SqlType) -> u8 {
     match ty {
         SqlType::Decimal { scale, .. } => scale,
         SqlType::Time(s) | SqlType::DateTime2(s) | SqlType::DateTimeOffset(s) => s,
@@ -973,7 +974,7 @@ type TypeRow = (&'static str, u8, i64, i64, u8, u8, bool);
 
 /// The built-in types Walden has, with SQL Server's ids and sizes (`sysname` is the alias of
 /// `nvarchar(128)` it is in SQL Server).
-const TYPES: [TypeRow; 24] = [
+const TYPES: [TypeRow; 25] = [
     ("uniqueidentifier", 36, 36, 16, 0, 0, false),
     ("date", 40, 40, 3, 10, 0, false),
     ("time", 41, 41, 5, 16, 7, false),
@@ -982,6 +983,7 @@ const TYPES: [TypeRow; 24] = [
     ("tinyint", 48, 48, 1, 3, 0, false),
     ("smallint", 52, 52, 2, 5, 0, false),
     ("int", 56, 56, 4, 10, 0, false),
+    ("sql_variant", 98, 98, 8016, 0, 0, false),
     ("real", 59, 59, 4, 24, 0, false),
     ("money", 60, 60, 8, 19, 4, false),
     ("datetime", 61, 61, 8, 23, 3, false),

@@ -23,7 +23,7 @@
 //! in a [`ServerCounters`] shared by every session, transactions on each database
 //! (`Database::count_transaction`), which every transaction reaches without a shared lock.
 
-mod catalog;
+pub(crate) mod catalog;
 mod compat;
 mod constraints;
 mod dblog;
