@@ -223,6 +223,9 @@ impl Transaction {
                 f.name = new_name.to_string();
                 Object::Function(f)
             }
+            Object::Properties(_) => {
+                return Err(EngineError::Invalid("extended properties have no name".into()))
+            }
         };
         self.put_catalog(db, renamed, false)
     }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use walden_storage::PageId;
 
 use crate::error::EngineError;
-use crate::types::SqlType;
+use crate::types::{decode_row, encode_row, SqlType, Value};
 
 /// A column.
 #[derive(Debug, Clone, PartialEq)]
@@ -318,6 +318,34 @@ pub struct SchemaDef {
     pub name: String,
 }
 
+/// The object id of a database's extended properties (below 1000, so no catalog view lists it
+/// as an object).
+pub const PROPERTIES_ID: u32 = 998;
+
+/// An extended property (`sp_addextendedproperty`): a name and a value attached to the
+/// database, a schema, an object, a column or an index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtendedProperty {
+    /// `sys.extended_properties.class`: 0 database, 1 object or column, 3 schema, 7 index.
+    pub class: u8,
+    /// The object's or schema's id (0 for the database).
+    pub major_id: u32,
+    /// The column id (from 1) or index id, else 0.
+    pub minor_id: u32,
+    /// The property's name.
+    pub name: String,
+    /// Its value, of any type a SQL_VARIANT holds (or NULL).
+    pub value: Value,
+}
+
+/// Every extended property of a database, kept as one catalog entry ([`PROPERTIES_ID`]):
+/// they are few, and each change rewrites the list in the DDL's transaction.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PropertiesDef {
+    /// In the order they were added.
+    pub entries: Vec<ExtendedProperty>,
+}
+
 /// A catalog object.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
@@ -335,6 +363,8 @@ pub enum Object {
     Trigger(TriggerDef),
     /// A schema (found under the empty schema name, by its own name).
     Schema(SchemaDef),
+    /// The database's extended properties (id [`PROPERTIES_ID`]).
+    Properties(PropertiesDef),
 }
 
 impl Object {
@@ -348,6 +378,7 @@ impl Object {
             Object::Function(f) => f.id,
             Object::Trigger(t) => t.id,
             Object::Schema(s) => s.id,
+            Object::Properties(_) => PROPERTIES_ID,
         }
     }
 
@@ -361,6 +392,7 @@ impl Object {
             Object::Function(f) => (&f.schema, &f.name),
             Object::Trigger(t) => (&t.schema, &t.name),
             Object::Schema(s) => ("", &s.name),
+            Object::Properties(_) => ("sys", "extended_properties"),
         }
     }
 
@@ -376,7 +408,7 @@ impl Object {
             Object::Function(f) if f.returns_table => "IF",
             Object::Function(_) => "FN",
             Object::Trigger(_) => "TR",
-            Object::Schema(_) => "",
+            Object::Schema(_) | Object::Properties(_) => "",
         }
     }
 
@@ -388,7 +420,9 @@ impl Object {
             Object::View(v) => Some(&v.text),
             Object::Function(f) => Some(&f.text),
             Object::Trigger(t) => Some(&t.text),
-            Object::Table(_) | Object::Sequence(_) | Object::Schema(_) => None,
+            Object::Table(_) | Object::Sequence(_) | Object::Schema(_) | Object::Properties(_) => {
+                None
+            }
         }
     }
 
@@ -512,6 +546,17 @@ impl Object {
                 w.u8(7);
                 w.u32(s.id);
                 w.str(&s.name);
+            }
+            Object::Properties(p) => {
+                w.u8(8);
+                w.u32(p.entries.len() as u32);
+                for e in &p.entries {
+                    w.u8(e.class);
+                    w.u32(e.major_id);
+                    w.u32(e.minor_id);
+                    w.str(&e.name);
+                    w.value(&e.value);
+                }
             }
         }
         w.0
@@ -671,6 +716,20 @@ impl Object {
                 text: r.str()?,
             }),
             7 => Object::Schema(SchemaDef { id: r.u32()?, name: r.str()? }),
+            8 => {
+                let n = r.u32()? as usize;
+                let mut entries = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    entries.push(ExtendedProperty {
+                        class: r.u8()?,
+                        major_id: r.u32()?,
+                        minor_id: r.u32()?,
+                        name: r.str()?,
+                        value: r.value()?,
+                    });
+                }
+                Object::Properties(PropertiesDef { entries })
+            }
             t => return Err(EngineError::Corrupt(format!("unknown catalog object kind {t}"))),
         };
         if !r.0.is_empty() {
@@ -851,6 +910,18 @@ impl Writer {
         self.u32(s.len() as u32);
         self.0.extend_from_slice(s.as_bytes());
     }
+    /// A value as a one-column SQL_VARIANT row (`docs/format/row.md`), length first. Values
+    /// reach here through the SQL layer's conversion to SQL_VARIANT, so they fit one.
+    fn value(&mut self, v: &Value) {
+        let mut row = Vec::new();
+        if encode_row(&[SqlType::Variant], std::slice::from_ref(v), &mut row).is_err() {
+            row.clear();
+            // A value no variant holds is stored as NULL rather than lose the catalog entry.
+            let _ = encode_row(&[SqlType::Variant], &[Value::Null], &mut row);
+        }
+        self.u32(row.len() as u32);
+        self.0.extend_from_slice(&row);
+    }
     fn opt_str(&mut self, s: Option<&str>) {
         match s {
             Some(s) => {
@@ -900,6 +971,13 @@ impl<'a> Reader<'a> {
         let n = self.u32()? as usize;
         String::from_utf8(self.take(n)?.to_vec())
             .map_err(|_| EngineError::Corrupt("catalog name is not UTF-8".into()))
+    }
+    fn value(&mut self) -> Result<Value, EngineError> {
+        let n = self.u32()? as usize;
+        let row = self.take(n)?;
+        let mut values = decode_row(&[SqlType::Variant], row)
+            .map_err(|e| EngineError::Corrupt(format!("extended property value: {e}")))?;
+        values.pop().ok_or_else(|| EngineError::Corrupt("extended property value".into()))
     }
     fn opt_str(&mut self) -> Result<Option<String>, EngineError> {
         if self.u8()? != 0 {
@@ -1012,6 +1090,38 @@ mod tests {
         });
         assert_eq!(Object::decode(&view.encode()).unwrap(), view);
         assert_eq!(view.encode()[0], 4);
+        let property = |class, major_id, minor_id, name: &str, value| ExtendedProperty {
+            class,
+            major_id,
+            minor_id,
+            name: name.into(),
+            value,
+        };
+        let properties = Object::Properties(PropertiesDef {
+            entries: vec![
+                property(1, 1001, 0, "MS_Description", Value::NStr("a table".into())),
+                property(1, 1001, 2, "Caption", Value::Int(7)),
+                property(0, 0, 0, "Owner", Value::Null),
+            ],
+        });
+        assert_eq!(Object::decode(&properties.encode()).unwrap(), properties);
+        assert_eq!(properties.encode()[0], 8);
+        assert_eq!(properties.id(), PROPERTIES_ID);
+        let documented = Object::Properties(PropertiesDef {
+            entries: vec![property(1, 1000, 2, "P", Value::Int(42))],
+        });
+        let hex: Vec<String> = documented.encode().iter().map(|b| format!("{b:02X}")).collect();
+        assert_eq!(
+            hex.join(" "),
+            "08 01 00 00 00 01 E8 03 00 00 02 00 00 00 01 00 00 00 50 \
+             10 00 00 00 00 01 00 06 00 00 10 00 38 00 00 00 2A 00 00 00"
+        );
+        let doc = include_str!("../../../docs/format/catalog.md");
+        assert!(doc.contains("10 00 00 00 | 00 01 00 06 00 00 10 00 38 00 00 00 2A 00 00 00"));
+        let bytes = properties.encode();
+        for n in 0..bytes.len() {
+            assert!(Object::decode(&bytes[..n]).is_err());
+        }
         let function = Object::Function(FunctionDef {
             id: 1003,
             schema: "dbo".into(),

@@ -38,7 +38,10 @@ use std::sync::{Arc, PoisonError};
 use walden_log::policy::{resolve, CommitOption, Override};
 use walden_log::{Durability, Lsn};
 
-use crate::catalog::{object_key, Catalog, IndexDef, Object, SequenceDef, TableDef};
+use crate::catalog::{
+    object_key, Catalog, ExtendedProperty, IndexDef, Object, PropertiesDef, SequenceDef, TableDef,
+    PROPERTIES_ID,
+};
 use crate::database::{Database, LogMode, RowKind, UndoLog, CATALOG_ROOT};
 use crate::error::EngineError;
 use crate::lock::{LockMode, Resource};
@@ -188,6 +191,14 @@ impl Database {
     /// The object with id `id`.
     pub fn object_by_id(&self, id: u32) -> Option<Arc<Object>> {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).get(id)
+    }
+
+    /// The database's extended properties, in the order they were added.
+    pub fn extended_properties(&self) -> Vec<ExtendedProperty> {
+        match self.object_by_id(PROPERTIES_ID).as_deref() {
+            Some(Object::Properties(p)) => p.entries.clone(),
+            _ => Vec::new(),
+        }
     }
 
     /// The tables whose FOREIGN KEYs reference table `table`, in id order.
@@ -649,6 +660,30 @@ impl Transaction {
         self.put_catalog(db, Object::Sequence(def), true)
     }
 
+    /// Replaces the database's extended properties with `entries` (`sp_addextendedproperty`
+    /// and friends), under an X lock on their catalog entry: a DDL change, fully durable.
+    pub fn set_extended_properties(
+        &mut self,
+        db: &Arc<Database>,
+        entries: Vec<ExtendedProperty>,
+    ) -> Result<(), EngineError> {
+        self.lock_object(db, PROPERTIES_ID, LockMode::X)?;
+        let new = db.object_by_id(PROPERTIES_ID).is_none();
+        self.put_catalog(db, Object::Properties(PropertiesDef { entries }), new)
+    }
+
+    /// Drops the extended properties of object `object` (on it, its columns and its indexes),
+    /// which go with it, as in SQL Server.
+    fn drop_properties_of(&mut self, db: &Arc<Database>, object: u32) -> Result<(), EngineError> {
+        let mut entries = db.extended_properties();
+        let before = entries.len();
+        entries.retain(|e| !(matches!(e.class, 1 | 7) && e.major_id == object));
+        if entries.len() == before {
+            return Ok(());
+        }
+        self.set_extended_properties(db, entries)
+    }
+
     pub(crate) fn lock_object(
         &mut self,
         db: &Database,
@@ -757,7 +792,7 @@ impl Transaction {
         self.tree_delete(db, CATALOG_ROOT, &object_key(object))?;
         db.replaced_objects.fetch_add(1, Ordering::Relaxed);
         db.catalog.write().unwrap_or_else(PoisonError::into_inner).remove(object);
-        Ok(())
+        self.drop_properties_of(db, object)
     }
 
     /// TRUNCATE TABLE: every index gets a new, empty tree.
@@ -851,6 +886,16 @@ impl Transaction {
             )));
         }
         self.put_catalog(db, Object::Table(Arc::new(def.clone())), false)?;
+        // The index's extended properties go with it, so a later index given its id starts
+        // without them.
+        let mut entries = db.extended_properties();
+        let count = entries.len();
+        entries.retain(|e| {
+            !(e.class == 7 && e.major_id == table.id && e.minor_id == u32::from(index_id))
+        });
+        if entries.len() != count {
+            self.set_extended_properties(db, entries)?;
+        }
         Ok(def)
     }
 

@@ -655,7 +655,7 @@ fn a_foreign_key_check_waits_for_the_referenced_row_another_session_deletes() {
 }
 
 #[test]
-fn foreign_keys_computed_and_rowversion_columns_survive_a_restart() {
+fn foreign_keys_computed_rowversion_columns_and_properties_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let before = {
         let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
@@ -666,7 +666,10 @@ fn foreign_keys_computed_and_rowversion_columns_survive_a_restart() {
              CREATE TABLE dbo.p (id INT PRIMARY KEY);
              CREATE TABLE dbo.c (id INT PRIMARY KEY, p_id INT REFERENCES dbo.p (id) ON DELETE CASCADE,
                  qty INT NOT NULL, twice AS (qty * 2) PERSISTED, rv ROWVERSION);
-             INSERT p VALUES (1), (2); INSERT c (id, p_id, qty) VALUES (10, 1, 5), (20, 2, 6);",
+             INSERT p VALUES (1), (2); INSERT c (id, p_id, qty) VALUES (10, 1, 5), (20, 2, 6);
+             EXEC sp_addextendedproperty 'MS_Description', N'children', 'SCHEMA', 'dbo', 'TABLE', 'c', 'COLUMN', 'qty';
+             CREATE TABLE dbo.d (dt DATETIMEOFFSET(3) PRIMARY KEY, v SQL_VARIANT);
+             INSERT d VALUES ('2024-03-01 08:30:00.125 +02:00', CAST(2.5 AS DECIMAL(4,2)));",
         );
         assert!(out.errors().next().is_none(), "{:?}", out.messages);
         let dbts = scalar(&mut s, "SELECT @@DBTS");
@@ -691,4 +694,19 @@ fn foreign_keys_computed_and_rowversion_columns_survive_a_restart() {
     run(&mut s, "DELETE p WHERE id = 2");
     assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM c"), Value::Int(1));
     assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM sys.foreign_keys"), Value::Int(1));
+    assert_eq!(
+        scalar(
+            &mut s,
+            "SELECT CAST(value AS NVARCHAR(20)) FROM sys.extended_properties WHERE minor_id = 3"
+        ),
+        Value::NStr("children".into())
+    );
+    assert_eq!(
+        scalar(&mut s, "SELECT DATEPART(hour, dt) * 100000 + DATEPART(ms, dt) * 1000 + DATEPART(tz, dt) FROM d"),
+        Value::Int(8 * 100000 + 125 * 1000 + 120)
+    );
+    assert_eq!(
+        scalar(&mut s, "SELECT SQL_VARIANT_PROPERTY(v, 'BaseType') FROM d WHERE dt = '2024-03-01T06:30:00.125Z'"),
+        Value::NStr("decimal".into())
+    );
 }

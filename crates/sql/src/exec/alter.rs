@@ -913,7 +913,9 @@ impl Run<'_> {
             .collect();
         self.rebuild(t, new, &[], |_, row| {
             Ok(row.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(v, _)| v).collect())
-        })
+        })?;
+        let gone: Vec<u32> = (1..).zip(&keep).filter(|(_, k)| !**k).map(|(c, _)| c).collect();
+        self.columns_dropped(&db, t.def.id, &gone)
     }
 
     /// `sp_rename 'object', 'new name' [, 'OBJECT' | 'COLUMN' | 'INDEX']`.

@@ -22,6 +22,7 @@ mod foreign_key;
 mod function;
 mod merge;
 mod output;
+mod properties;
 mod query;
 mod recursive;
 pub mod scalar;

@@ -1338,22 +1338,31 @@ impl Run<'_> {
                         Some(e) => *e,
                         None => Env::empty(),
                     };
-                    values.push(self.eval(a, &env)?);
+                    // DEFAULT: what a system function takes for an argument left out.
+                    values.push(match a.kind {
+                        ExprKind::Default => Value::Null,
+                        _ => self.eval(a, &env)?,
+                    });
                 }
                 let builtin =
                     |f: &str| name.schema.is_none() && name.name.value.eq_ignore_ascii_case(f);
-                let set = if builtin("GENERATE_SERIES") {
-                    self.generate_series(&values)?
-                } else if builtin("STRING_SPLIT") {
-                    string_split(&values)?
-                } else if builtin("OPENJSON") {
-                    openjson(&values)?
-                } else {
-                    match self.system_rowset(name, &values)? {
-                        Some(s) => s,
-                        None => return Err(SqlError::invalid_object(&name.name.value)),
-                    }
-                };
+                let in_sys =
+                    name.schema.as_ref().is_none_or(|s| s.value.eq_ignore_ascii_case("sys"));
+                let set =
+                    if in_sys && name.name.value.eq_ignore_ascii_case("fn_listextendedproperty") {
+                        self.list_extended_properties(&values)?
+                    } else if builtin("GENERATE_SERIES") {
+                        self.generate_series(&values)?
+                    } else if builtin("STRING_SPLIT") {
+                        string_split(&values)?
+                    } else if builtin("OPENJSON") {
+                        openjson(&values)?
+                    } else {
+                        match self.system_rowset(name, &values)? {
+                            Some(s) => s,
+                            None => return Err(SqlError::invalid_object(&name.name.value)),
+                        }
+                    };
                 let mut rows = rowset_rows(&set, &qual);
                 for (c, n) in rows.cols.iter_mut().zip(columns) {
                     c.name = n.value.clone();

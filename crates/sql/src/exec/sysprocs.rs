@@ -11,6 +11,7 @@
 use walden_engine::types::Value;
 
 use crate::ast::{ExecProcedure, ExprKind};
+use crate::exec::properties::PropertyChange;
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Step};
 use crate::exec::sysviews::{CONFIGURATIONS, PAGE_BYTES};
@@ -409,6 +410,14 @@ impl Run<'_> {
                 });
             }
             "sp_rename" => return Some(self.sp_rename(p).map_err(Into::into)),
+            "sp_addextendedproperty" | "sp_updateextendedproperty" | "sp_dropextendedproperty" => {
+                let change = match name {
+                    "sp_addextendedproperty" => PropertyChange::Add,
+                    "sp_updateextendedproperty" => PropertyChange::Update,
+                    _ => PropertyChange::Drop,
+                };
+                return Some(self.change_extended_property(change, p).map_err(Into::into));
+            }
             "sp_helpindex" => match self.first_argument(p) {
                 Ok(Some(v)) => match self.sp_helpindex(&scalar::to_text(&v)) {
                     Ok(Some(query)) => query,

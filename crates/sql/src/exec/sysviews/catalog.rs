@@ -371,7 +371,8 @@ pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> V
                 | Object::View(_)
                 | Object::Function(_)
                 | Object::Trigger(_)
-                | Object::Schema(_) => (db_created, None),
+                | Object::Schema(_)
+                | Object::Properties(_) => (db_created, None),
             };
             ObjRow { object, schema_id, created_us, seq_current }
         })
@@ -390,6 +391,7 @@ fn type_desc(object: &Object) -> &'static str {
         Object::Function(_) => "SQL_SCALAR_FUNCTION",
         Object::Trigger(_) => "SQL_TRIGGER",
         Object::Schema(_) => "SCHEMA",
+        Object::Properties(_) => "",
     }
 }
 

@@ -177,6 +177,9 @@ pub fn system_view(
         "foreign_key_columns" => (None, |c, _| Ok(constraints::foreign_key_columns(c))),
         "identity_columns" => (None, |c, _| Ok(constraints::identity_columns(c))),
         "computed_columns" => (None, |c, _| Ok(constraints::computed_columns(c))),
+        "extended_properties" => {
+            (None, |c, _| Ok(crate::exec::properties::extended_properties(c.database)))
+        }
         "sql_modules" => (None, |c, _| Ok(constraints::sql_modules(c))),
         "views" => (None, |c, _| Ok(constraints::views(c))),
         "triggers" => (None, |c, _| Ok(constraints::triggers(c))),

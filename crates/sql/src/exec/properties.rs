@@ -1,0 +1,418 @@
+//! Extended properties: `sp_addextendedproperty`, `sp_updateextendedproperty`,
+//! `sp_dropextendedproperty`, `sys.extended_properties` and `fn_listextendedproperty`.
+//!
+//! A property names its target with up to three (type, name) levels, as in SQL Server:
+//! nothing for the database; `SCHEMA` (or the older `USER`) and a schema; then `TABLE`,
+//! `VIEW`, `PROCEDURE`, `FUNCTION` or `SEQUENCE` and an object of that schema; then `COLUMN`,
+//! `INDEX` or `TRIGGER` of that object. The engine keeps every property of a database in one
+//! catalog entry ([`walden_engine::catalog::PropertiesDef`]), changed in the session's
+//! transaction like any DDL; the properties of a dropped object, column or index go with it.
+//!
+//! Schema-level properties are limited to the fixed schemas (`dbo`, `guest`,
+//! `INFORMATION_SCHEMA`, `sys`): Walden numbers other schemas by name order, so their ids are
+//! not stable enough to key a property by.
+
+use std::sync::Arc;
+
+use walden_engine::catalog::{ExtendedProperty, Object};
+use walden_engine::database::Database;
+use walden_engine::types::{SqlType, Value};
+
+use crate::ast::ExecProcedure;
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::{ColumnInfo, RowSet, SqlError};
+
+/// The parameters the three procedures take, in order (`sp_dropextendedproperty` has no
+/// `@value`).
+const LEVELS: [&str; 6] =
+    ["@level0type", "@level0name", "@level1type", "@level1name", "@level2type", "@level2name"];
+
+/// The schemas whose ids do not depend on what else the database holds.
+const FIXED_SCHEMAS: [(&str, u32); 4] =
+    [("dbo", 1), ("guest", 2), ("INFORMATION_SCHEMA", 3), ("sys", 4)];
+
+/// What the three procedures do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PropertyChange {
+    Add,
+    Update,
+    Drop,
+}
+
+impl PropertyChange {
+    fn procedure(self) -> &'static str {
+        match self {
+            PropertyChange::Add => "sp_addextendedproperty",
+            PropertyChange::Update => "sp_updateextendedproperty",
+            PropertyChange::Drop => "sp_dropextendedproperty",
+        }
+    }
+}
+
+/// A property's target: its class, ids, and the name messages show (`dbo.t.c`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Target {
+    class: u8,
+    major: u32,
+    minor: u32,
+    shown: String,
+}
+
+/// Msg 15600.
+fn invalid_parameter(procedure: &str) -> SqlError {
+    SqlError::new(
+        15600,
+        format!("An invalid parameter or option was specified for procedure '{procedure}'."),
+    )
+}
+
+/// Msg 15135.
+fn not_permitted(shown: &str) -> SqlError {
+    SqlError::new(
+        15135,
+        format!(
+            "Object is invalid. Extended properties are not permitted on '{shown}', or the \
+             object does not exist."
+        ),
+    )
+}
+
+/// The id of a fixed schema named `name`.
+fn fixed_schema(name: &str) -> Option<u32> {
+    FIXED_SCHEMAS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|&(_, id)| id)
+}
+
+/// `class_desc` of a class.
+fn class_desc(class: u8) -> &'static str {
+    match class {
+        0 => "DATABASE",
+        1 => "OBJECT_OR_COLUMN",
+        3 => "SCHEMA",
+        _ => "INDEX",
+    }
+}
+
+/// Whether `object` is of the level-1 type `ty` (upper case).
+fn is_kind(object: &Object, ty: &str) -> bool {
+    matches!(
+        (ty, object),
+        ("TABLE", Object::Table(_))
+            | ("VIEW", Object::View(_))
+            | ("PROCEDURE", Object::Procedure(_))
+            | ("FUNCTION", Object::Function(_))
+            | ("SEQUENCE", Object::Sequence(_))
+    )
+}
+
+/// The (type, name) pairs of the levels, types in upper case; a missing type or name is
+/// `None`.
+type Levels = [(Option<String>, Option<String>); 3];
+
+/// Resolves a target from its levels, every name given (the procedures' rule); `procedure`
+/// names the caller in 15600.
+fn resolve(db: &Database, levels: &Levels, procedure: &str) -> Result<Target, SqlError> {
+    let given = levels.iter().take_while(|(ty, _)| ty.is_some()).count();
+    if levels[given..].iter().any(|(ty, name)| ty.is_some() || name.is_some())
+        || levels[..given].iter().any(|(_, name)| name.is_none())
+    {
+        return Err(invalid_parameter(procedure));
+    }
+    let name = |i: usize| levels[i].1.clone().unwrap_or_default();
+    let ty = |i: usize| levels[i].0.clone().unwrap_or_default();
+    if given == 0 {
+        return Ok(Target { class: 0, major: 0, minor: 0, shown: db.name().to_string() });
+    }
+    if !matches!(ty(0).as_str(), "SCHEMA" | "USER") {
+        return Err(invalid_parameter(procedure));
+    }
+    let schema = name(0);
+    if given == 1 {
+        let id = fixed_schema(&schema).ok_or_else(|| {
+            SqlError::new(
+                50000,
+                format!(
+                    "Extended properties of schema '{schema}' are not supported by Walden: only \
+                     those of dbo, guest, INFORMATION_SCHEMA and sys."
+                ),
+            )
+        })?;
+        return Ok(Target { class: 3, major: id, minor: 0, shown: schema });
+    }
+    if !matches!(ty(1).as_str(), "TABLE" | "VIEW" | "PROCEDURE" | "FUNCTION" | "SEQUENCE") {
+        return Err(invalid_parameter(procedure));
+    }
+    let object_shown = format!("{schema}.{}", name(1));
+    let object = db
+        .find_object(&schema, &name(1))
+        .filter(|o| is_kind(o, &ty(1)))
+        .ok_or_else(|| not_permitted(&object_shown))?;
+    if given == 2 {
+        return Ok(Target { class: 1, major: object.id(), minor: 0, shown: object_shown });
+    }
+    let shown = format!("{object_shown}.{}", name(2));
+    let child = name(2);
+    match (ty(2).as_str(), &*object) {
+        ("COLUMN", Object::Table(t)) => t
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(&child))
+            .map(|c| Target { class: 1, major: t.id, minor: c as u32 + 1, shown: shown.clone() }),
+        ("INDEX", Object::Table(t)) => {
+            t.indexes.iter().find(|i| !i.is_heap() && i.name.eq_ignore_ascii_case(&child)).map(
+                |i| Target { class: 7, major: t.id, minor: u32::from(i.id), shown: shown.clone() },
+            )
+        }
+        ("TRIGGER", Object::Table(t)) => db
+            .triggers_on(t.id)
+            .into_iter()
+            .find(|tr| tr.name.eq_ignore_ascii_case(&child))
+            .map(|tr| Target { class: 1, major: tr.id, minor: 0, shown: shown.clone() }),
+        ("COLUMN" | "INDEX" | "TRIGGER", _) => None,
+        _ => return Err(invalid_parameter(procedure)),
+    }
+    .ok_or_else(|| not_permitted(&shown))
+}
+
+impl Run<'_> {
+    /// `sp_addextendedproperty`, `sp_updateextendedproperty`, `sp_dropextendedproperty`:
+    /// `@name`, `@value` (not for a drop), then the levels. 15233 for adding a property the
+    /// target has, 15217 for changing one it has not.
+    pub(crate) fn change_extended_property(
+        &mut self,
+        change: PropertyChange,
+        p: &ExecProcedure,
+    ) -> Result<(), SqlError> {
+        let procedure = change.procedure();
+        let mut params = vec!["@name"];
+        if change != PropertyChange::Drop {
+            params.push("@value");
+        }
+        params.extend(LEVELS);
+        let args = self.procedure_arguments(procedure, p, &params)?;
+        let text = |v: &Option<Value>| v.as_ref().map(|v| scalar::to_text(v).trim().to_string());
+        let Some(name) = text(&args[0]) else {
+            return Err(invalid_parameter(procedure));
+        };
+        let value = match change {
+            PropertyChange::Drop => Value::Null,
+            _ => match args[1].clone() {
+                Some(v) => scalar::convert(v, SqlType::Variant, None)?,
+                None => Value::Null,
+            },
+        };
+        let first_level = params.len() - LEVELS.len();
+        let level = |i: usize| {
+            let ty = text(&args[first_level + 2 * i]).map(|t| t.to_ascii_uppercase());
+            (ty, text(&args[first_level + 2 * i + 1]))
+        };
+        let levels = [level(0), level(1), level(2)];
+        let db = Arc::clone(&self.s.db);
+        let target = resolve(&db, &levels, procedure)?;
+        let mut entries = db.extended_properties();
+        let at = entries.iter().position(|e| {
+            e.class == target.class
+                && e.major_id == target.major
+                && e.minor_id == target.minor
+                && e.name.eq_ignore_ascii_case(&name)
+        });
+        match (change, at) {
+            (PropertyChange::Add, Some(_)) => {
+                return Err(SqlError::new(
+                    15233,
+                    format!(
+                        "Property cannot be added. Property '{name}' already exists for '{}'.",
+                        target.shown
+                    ),
+                ))
+            }
+            (PropertyChange::Update | PropertyChange::Drop, None) => {
+                return Err(SqlError::new(
+                    15217,
+                    format!(
+                        "Property cannot be updated or deleted. Property '{name}' does not \
+                         exist for '{}'.",
+                        target.shown
+                    ),
+                ))
+            }
+            (PropertyChange::Add, None) => entries.push(ExtendedProperty {
+                class: target.class,
+                major_id: target.major,
+                minor_id: target.minor,
+                name,
+                value,
+            }),
+            (PropertyChange::Update, Some(at)) => entries[at].value = value,
+            (PropertyChange::Drop, Some(at)) => {
+                entries.remove(at);
+            }
+        }
+        self.tx().set_extended_properties(&db, entries).map_err(|e| self.s.engine_error(e))
+    }
+
+    /// After ALTER TABLE dropped columns of `table` at 1-based positions `dropped` (of the
+    /// old definition): their properties go, and later columns' properties follow their
+    /// columns' new positions.
+    pub(crate) fn columns_dropped(
+        &mut self,
+        db: &Arc<Database>,
+        table: u32,
+        dropped: &[u32],
+    ) -> Result<(), SqlError> {
+        let mut entries = db.extended_properties();
+        let before = entries.clone();
+        let on_column =
+            |e: &ExtendedProperty| e.class == 1 && e.major_id == table && e.minor_id > 0;
+        entries.retain(|e| !(on_column(e) && dropped.contains(&e.minor_id)));
+        for e in entries.iter_mut().filter(|e| on_column(e)) {
+            e.minor_id -= dropped.iter().filter(|&&d| d < e.minor_id).count() as u32;
+        }
+        if entries == before {
+            return Ok(());
+        }
+        self.tx().set_extended_properties(db, entries).map_err(|e| self.s.engine_error(e))
+    }
+
+    /// `fn_listextendedproperty(name, level0type, level0name, level1type, level1name,
+    /// level2type, level2name)`: the properties (all, for a NULL name) of the targets at the
+    /// deepest level given a type, where a NULL name at that level means all of its kind.
+    pub(crate) fn list_extended_properties(&self, args: &[Value]) -> Result<RowSet, SqlError> {
+        const FUNCTION: &str = "fn_listextendedproperty";
+        if args.len() != 7 {
+            return Err(SqlError::new(
+                216,
+                format!("Parameters were not supplied for the function '{FUNCTION}'."),
+            ));
+        }
+        let text = |v: &Value| (!v.is_null()).then(|| scalar::to_text(v).trim().to_string());
+        let wanted = text(&args[0]);
+        let level = |i: usize| {
+            (text(&args[1 + 2 * i]).map(|t| t.to_ascii_uppercase()), text(&args[2 + 2 * i]))
+        };
+        let levels = [level(0), level(1), level(2)];
+        let depth = levels.iter().take_while(|(ty, _)| ty.is_some()).count();
+        let db = &self.s.db;
+        // The candidate targets: every one at the listed level when its name is NULL.
+        let mut targets: Vec<(Target, Option<String>, Option<String>)> = Vec::new();
+        let objtype = depth.checked_sub(1).and_then(|d| levels[d].0.clone());
+        match levels.get(depth.wrapping_sub(1)) {
+            _ if depth == 0 => {
+                if let Ok(t) = resolve(db, &levels, FUNCTION) {
+                    targets.push((t, None, None));
+                }
+            }
+            Some((_, Some(name))) => {
+                if let Ok(t) = resolve(db, &levels, FUNCTION) {
+                    targets.push((t, objtype.clone(), Some(name.clone())));
+                }
+            }
+            Some((_, None)) => {
+                for name in self.level_names(&levels, depth - 1) {
+                    let mut named = levels.clone();
+                    named[depth - 1].1 = Some(name.clone());
+                    if let Ok(t) = resolve(db, &named, FUNCTION) {
+                        targets.push((t, objtype.clone(), Some(name)));
+                    }
+                }
+            }
+            None => {}
+        }
+        let mut rows = Vec::new();
+        let entries = db.extended_properties();
+        for (target, objtype, objname) in targets {
+            for e in entries.iter().filter(|e| {
+                e.class == target.class
+                    && e.major_id == target.major
+                    && e.minor_id == target.minor
+                    && wanted.as_ref().is_none_or(|w| e.name.eq_ignore_ascii_case(w))
+            }) {
+                let text = |s: &Option<String>| s.clone().map_or(Value::Null, Value::NStr);
+                rows.push(vec![
+                    text(&objtype),
+                    text(&objname),
+                    Value::NStr(e.name.clone()),
+                    e.value.clone(),
+                ]);
+            }
+        }
+        let sysname = SqlType::NVarChar(walden_engine::types::Len::N(128));
+        let columns = vec![
+            ColumnInfo::new("objtype", sysname),
+            ColumnInfo::new("objname", sysname),
+            ColumnInfo::new("name", sysname),
+            ColumnInfo::new("value", SqlType::Variant),
+        ];
+        Ok(RowSet { columns, rows })
+    }
+
+    /// The names of every target of the type at level `at`, within the levels above it.
+    fn level_names(&self, levels: &Levels, at: usize) -> Vec<String> {
+        let db = &self.s.db;
+        let ty = levels[at].0.clone().unwrap_or_default();
+        let objects = db.catalog().objects();
+        match at {
+            0 => FIXED_SCHEMAS.iter().map(|(n, _)| n.to_string()).collect(),
+            1 => {
+                let schema = levels[0].1.clone().unwrap_or_default();
+                objects
+                    .iter()
+                    .filter(|o| o.name().0.eq_ignore_ascii_case(&schema) && is_kind(o, &ty))
+                    .map(|o| o.name().1.to_string())
+                    .collect()
+            }
+            _ => {
+                let schema = levels[0].1.clone().unwrap_or_default();
+                let object = levels[1].1.clone().unwrap_or_default();
+                match db.find_object(&schema, &object).as_deref() {
+                    Some(Object::Table(t)) => match ty.as_str() {
+                        "COLUMN" => t.columns.iter().map(|c| c.name.clone()).collect(),
+                        "INDEX" => t
+                            .indexes
+                            .iter()
+                            .filter(|i| !i.is_heap())
+                            .map(|i| i.name.clone())
+                            .collect(),
+                        "TRIGGER" => {
+                            db.triggers_on(t.id).into_iter().map(|tr| tr.name.clone()).collect()
+                        }
+                        _ => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                }
+            }
+        }
+    }
+}
+
+/// `sys.extended_properties`: every property of the database.
+pub(crate) fn extended_properties(db: &Database) -> RowSet {
+    let sysname = SqlType::NVarChar(walden_engine::types::Len::N(128));
+    let columns = vec![
+        ColumnInfo { name: "class".into(), ty: SqlType::TinyInt, nullable: false },
+        ColumnInfo {
+            name: "class_desc".into(),
+            ty: SqlType::NVarChar(walden_engine::types::Len::N(60)),
+            nullable: true,
+        },
+        ColumnInfo { name: "major_id".into(), ty: SqlType::Int, nullable: false },
+        ColumnInfo { name: "minor_id".into(), ty: SqlType::Int, nullable: false },
+        ColumnInfo { name: "name".into(), ty: sysname, nullable: false },
+        ColumnInfo::new("value", SqlType::Variant),
+    ];
+    let rows = db
+        .extended_properties()
+        .into_iter()
+        .map(|e| {
+            vec![
+                Value::TinyInt(e.class),
+                Value::NStr(class_desc(e.class).into()),
+                Value::Int(e.major_id as i32),
+                Value::Int(e.minor_id as i32),
+                Value::NStr(e.name),
+                e.value,
+            ]
+        })
+        .collect();
+    RowSet { columns, rows }
+}
