@@ -223,6 +223,11 @@ impl Transaction {
                 f.name = new_name.to_string();
                 Object::Function(f)
             }
+            Object::Type(t) => {
+                let mut t = t.clone();
+                t.name = new_name.to_string();
+                Object::Type(t)
+            }
             Object::Properties(_) => {
                 return Err(EngineError::Invalid("extended properties have no name".into()))
             }

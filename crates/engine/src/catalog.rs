@@ -318,6 +318,23 @@ pub struct SchemaDef {
     pub name: String,
 }
 
+/// A user-defined type (`CREATE TYPE`): an alias of a system type, or a table type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeDef {
+    /// The object id, which is also its `user_type_id`.
+    pub id: u32,
+    /// The schema.
+    pub schema: String,
+    /// The name.
+    pub name: String,
+    /// An alias's base type (a table type's is unused: INT).
+    pub base: SqlType,
+    /// Whether an alias's columns allow NULL unless they say otherwise.
+    pub nullable: bool,
+    /// A table type's columns and constraints, as the SQL text inside `AS TABLE (...)`.
+    pub table: Option<String>,
+}
+
 /// The object id of a database's extended properties (below 1000, so no catalog view lists it
 /// as an object).
 pub const PROPERTIES_ID: u32 = 998;
@@ -365,6 +382,8 @@ pub enum Object {
     Schema(SchemaDef),
     /// The database's extended properties (id [`PROPERTIES_ID`]).
     Properties(PropertiesDef),
+    /// A user-defined type.
+    Type(TypeDef),
 }
 
 impl Object {
@@ -379,6 +398,7 @@ impl Object {
             Object::Trigger(t) => t.id,
             Object::Schema(s) => s.id,
             Object::Properties(_) => PROPERTIES_ID,
+            Object::Type(t) => t.id,
         }
     }
 
@@ -393,6 +413,7 @@ impl Object {
             Object::Trigger(t) => (&t.schema, &t.name),
             Object::Schema(s) => ("", &s.name),
             Object::Properties(_) => ("sys", "extended_properties"),
+            Object::Type(t) => (&t.schema, &t.name),
         }
     }
 
@@ -408,7 +429,7 @@ impl Object {
             Object::Function(f) if f.returns_table => "IF",
             Object::Function(_) => "FN",
             Object::Trigger(_) => "TR",
-            Object::Schema(_) | Object::Properties(_) => "",
+            Object::Schema(_) | Object::Properties(_) | Object::Type(_) => "",
         }
     }
 
@@ -420,9 +441,11 @@ impl Object {
             Object::View(v) => Some(&v.text),
             Object::Function(f) => Some(&f.text),
             Object::Trigger(t) => Some(&t.text),
-            Object::Table(_) | Object::Sequence(_) | Object::Schema(_) | Object::Properties(_) => {
-                None
-            }
+            Object::Table(_)
+            | Object::Sequence(_)
+            | Object::Schema(_)
+            | Object::Properties(_)
+            | Object::Type(_) => None,
         }
     }
 
@@ -546,6 +569,15 @@ impl Object {
                 w.u8(7);
                 w.u32(s.id);
                 w.str(&s.name);
+            }
+            Object::Type(t) => {
+                w.u8(9);
+                w.u32(t.id);
+                w.str(&t.schema);
+                w.str(&t.name);
+                w.0.extend_from_slice(&t.base.encode());
+                w.u8(u8::from(t.nullable));
+                w.opt_str(t.table.as_deref());
             }
             Object::Properties(p) => {
                 w.u8(8);
@@ -730,6 +762,14 @@ impl Object {
                 }
                 Object::Properties(PropertiesDef { entries })
             }
+            9 => Object::Type(TypeDef {
+                id: r.u32()?,
+                schema: r.str()?,
+                name: r.str()?,
+                base: r.ty()?,
+                nullable: r.u8()? != 0,
+                table: r.opt_str()?,
+            }),
             t => return Err(EngineError::Corrupt(format!("unknown catalog object kind {t}"))),
         };
         if !r.0.is_empty() {
@@ -1107,6 +1147,28 @@ mod tests {
         assert_eq!(Object::decode(&properties.encode()).unwrap(), properties);
         assert_eq!(properties.encode()[0], 8);
         assert_eq!(properties.id(), PROPERTIES_ID);
+        let phone = Object::Type(TypeDef {
+            id: 1012,
+            schema: "dbo".into(),
+            name: "Phone".into(),
+            base: SqlType::VarChar(crate::types::Len::N(20)),
+            nullable: false,
+            table: None,
+        });
+        let hex: Vec<String> = phone.encode().iter().map(|b| format!("{b:02X}")).collect();
+        assert_eq!(
+            hex.join(" "),
+            "09 F4 03 00 00 03 00 00 00 64 62 6F 05 00 00 00 50 68 6F 6E 65 A7 14 00 00 00 00"
+        );
+        let table_type = Object::Type(TypeDef {
+            id: 1013,
+            schema: "dbo".into(),
+            name: "IdList".into(),
+            base: SqlType::Int,
+            nullable: true,
+            table: Some("Id INT PRIMARY KEY".into()),
+        });
+        assert_eq!(Object::decode(&table_type.encode()).unwrap(), table_type);
         let documented = Object::Properties(PropertiesDef {
             entries: vec![property(1, 1000, 2, "P", Value::Int(42))],
         });

@@ -660,6 +660,20 @@ impl Transaction {
         self.put_catalog(db, Object::Sequence(def), true)
     }
 
+    /// CREATE TYPE: records `def` under a new object id (its `user_type_id`), which it returns.
+    pub fn create_type(
+        &mut self,
+        db: &Arc<Database>,
+        mut def: crate::catalog::TypeDef,
+    ) -> Result<u32, EngineError> {
+        self.check_new_name(db, &def.schema, &def.name)?;
+        def.id = self.allocate_object_id(db);
+        self.lock_object(db, def.id, LockMode::X)?;
+        let id = def.id;
+        self.put_catalog(db, Object::Type(def), true)?;
+        Ok(id)
+    }
+
     /// Replaces the database's extended properties with `entries` (`sp_addextendedproperty`
     /// and friends), under an X lock on their catalog entry: a DDL change, fully durable.
     pub fn set_extended_properties(

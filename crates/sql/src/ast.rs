@@ -206,6 +206,8 @@ pub enum StatementKind {
     CreateView(Box<CreateView>),
     /// `CREATE [OR ALTER] FUNCTION` / `ALTER FUNCTION` (scalar).
     CreateFunction(Box<CreateFunction>),
+    /// `CREATE TYPE`.
+    CreateType(Box<CreateType>),
     /// `CREATE SCHEMA name [AUTHORIZATION owner]`.
     CreateSchema {
         /// The schema.
@@ -846,6 +848,29 @@ pub struct CreateIndex {
     pub drop_existing: bool,
 }
 
+/// `CREATE TYPE name FROM base_type [NULL | NOT NULL]` or `CREATE TYPE name AS TABLE (...)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateType {
+    /// The type's name.
+    pub name: ObjectName,
+    /// What it is.
+    pub definition: TypeDefinition,
+}
+
+/// The two kinds of user-defined type Walden has.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeDefinition {
+    /// An alias of a system type, with the nullability its columns default to (`None`: NULL).
+    Alias {
+        /// The base type.
+        data_type: DataType,
+        /// `NULL` / `NOT NULL`.
+        nullable: Option<bool>,
+    },
+    /// A table type: the columns and constraints of the table variables declared with it.
+    Table(Vec<TableElement>),
+}
+
 /// `CREATE SEQUENCE name [option ...]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateSequence {
@@ -1092,6 +1117,8 @@ pub enum DropKind {
     Trigger,
     /// `DROP SCHEMA`
     Schema,
+    /// `DROP TYPE`
+    Type,
 }
 
 /// `DROP kind [IF EXISTS] name, ...`.

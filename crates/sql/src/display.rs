@@ -225,6 +225,19 @@ impl Display for StatementKind {
             CreateView(view) => write!(f, "{view}"),
             CreateFunction(function) => write!(f, "{function}"),
             CreateTrigger(trigger) => write!(f, "{trigger}"),
+            CreateType(t) => match &t.definition {
+                TypeDefinition::Alias { data_type, nullable } => {
+                    write!(f, "CREATE TYPE {} FROM {data_type}", t.name)?;
+                    match nullable {
+                        Some(true) => write!(f, " NULL"),
+                        Some(false) => write!(f, " NOT NULL"),
+                        None => Ok(()),
+                    }
+                }
+                TypeDefinition::Table(elements) => {
+                    write!(f, "CREATE TYPE {} AS TABLE ({})", t.name, commas(elements))
+                }
+            },
             CreateSchema { name, authorization } => {
                 write!(f, "CREATE SCHEMA {name}")?;
                 match authorization {
@@ -843,6 +856,7 @@ impl Display for DropObjects {
             DropKind::Function => "FUNCTION",
             DropKind::Trigger => "TRIGGER",
             DropKind::Schema => "SCHEMA",
+            DropKind::Type => "TYPE",
         };
         write!(f, "DROP {kind} {}{}", IfExists(self.if_exists), commas(&self.names))
     }

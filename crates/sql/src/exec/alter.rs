@@ -744,7 +744,7 @@ impl Run<'_> {
         let Some(c) = t.def.column(&column.value) else {
             return Err(no_such_column("ALTER COLUMN", &column.value, shown));
         };
-        let ty = scalar::data_type(data_type)?;
+        let ty = self.resolve_type(data_type)?;
         let old = &t.def.columns[c];
         if old.computed.is_some() {
             return Err(SqlError::new(

@@ -198,6 +198,7 @@ impl Run<'_> {
                 Ok(())
             }
             StatementKind::CreateSequence(cs) => self.create_sequence(&cs.name, &cs.options),
+            StatementKind::CreateType(ct) => self.create_type(ct),
             StatementKind::CreateProcedure(p) => {
                 let db = self.database_of(p.name.database.as_ref())?;
                 let schema = p.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
@@ -290,6 +291,27 @@ impl Run<'_> {
             }
             DropKind::Trigger => self.drop_trigger(name, if_exists),
             DropKind::Schema => self.drop_schema(&name.name.value, if_exists),
+            DropKind::Type => {
+                let db = self.database_of(name.database.as_ref())?;
+                let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+                let found = db
+                    .find_object(schema, &name.name.value)
+                    .filter(|o| matches!(**o, Object::Type(_)));
+                match found {
+                    Some(o) => {
+                        self.tx().drop_object(&db, o.id()).map_err(|e| self.s.engine_error(e))
+                    }
+                    None if if_exists => Ok(()),
+                    None => Err(SqlError::new(
+                        218,
+                        format!(
+                            "Could not find the type '{}'. Either it does not exist or you do \
+                             not have the necessary permission.",
+                            display_name(name)
+                        ),
+                    )),
+                }
+            }
             DropKind::Sequence | DropKind::Procedure | DropKind::View | DropKind::Function => {
                 let db = self.database_of(name.database.as_ref())?;
                 let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
@@ -480,11 +502,13 @@ impl Run<'_> {
                     let is_computed =
                         col.options.iter().any(|o| matches!(o, ColumnOption::Computed { .. }));
                     let ty =
-                        if is_computed { SqlType::Int } else { scalar::data_type(&col.data_type)? };
+                        if is_computed { SqlType::Int } else { self.resolve_type(&col.data_type)? };
+                    // An alias type's NOT NULL is the column's default nullability.
+                    let type_nullable = self.user_type(&col.data_type).is_none_or(|t| t.nullable);
                     let mut def = ColumnDef {
                         name: col.name.value.clone(),
                         ty,
-                        nullable: true,
+                        nullable: type_nullable,
                         identity: None,
                         default: None,
                         computed: None,
@@ -506,7 +530,10 @@ impl Run<'_> {
                     let mut explicit_null = false;
                     for o in &col.options {
                         match o {
-                            ColumnOption::Null => explicit_null = true,
+                            ColumnOption::Null => {
+                                explicit_null = true;
+                                def.nullable = true;
+                            }
                             ColumnOption::NotNull => def.nullable = false,
                             ColumnOption::Collate(_) => {}
                             ColumnOption::Computed { expr, persisted } => {

@@ -642,13 +642,35 @@ impl Run<'_> {
             }
             "TYPE_NAME" => match args.first() {
                 Some(Value::Null) | None => Value::Null,
-                Some(id) => crate::exec::sysviews::type_name(int_value(id)?.into())
-                    .map_or(Value::Null, |n| Value::NStr(n.to_string())),
+                Some(id) => {
+                    let id = int_value(id)?;
+                    match crate::exec::sysviews::type_name(id.into()) {
+                        Some(n) => Value::NStr(n.to_string()),
+                        None => match self.s.db.object_by_id(id).as_deref() {
+                            Some(walden_engine::catalog::Object::Type(t)) => {
+                                Value::NStr(t.name.clone())
+                            }
+                            _ => Value::Null,
+                        },
+                    }
+                }
             },
             "TYPE_ID" => match text_arg(0) {
                 None => Value::Null,
-                Some(n) => crate::exec::sysviews::type_id(&n)
-                    .map_or(Value::Null, |id| Value::Int(id as i32)),
+                Some(n) => match crate::exec::sysviews::type_id(&n) {
+                    Some(id) => Value::Int(id as i32),
+                    None => {
+                        let (schema, name) = n.split_once('.').unwrap_or(("dbo", n.as_str()));
+                        let unquote =
+                            |s: &str| s.trim_matches(|c| c == '[' || c == ']').to_string();
+                        match self.s.db.find_object(&unquote(schema), &unquote(name)).as_deref() {
+                            Some(walden_engine::catalog::Object::Type(t)) => {
+                                Value::Int(t.id as i32)
+                            }
+                            _ => Value::Null,
+                        }
+                    }
+                },
             },
             // Every session is `sa`: a member of sysadmin (and public), mapped to dbo in
             // every database, so it holds every permission. A role SQL Server does not have

@@ -39,11 +39,11 @@ impl Run<'_> {
     pub(crate) fn create_function(&mut self, f: &CreateFunction) -> Result<(), SqlError> {
         crate::exec::view::no_database_prefix(&f.name, f.mode, "FUNCTION")?;
         for p in &f.parameters {
-            scalar::data_type(&p.data_type)?;
+            self.resolve_type(&p.data_type)?;
         }
         let kind = match &f.body {
             FunctionBody::Scalar { returns, statements } => {
-                scalar::data_type(returns)?;
+                self.resolve_type(returns)?;
                 check_body(statements)?;
                 let last = statements.last().map(|s| &s.kind);
                 if !matches!(last, Some(StatementKind::Return(Some(_)))) {
@@ -135,7 +135,7 @@ impl Run<'_> {
         let batch = crate::parse_batch(&def.text).ok()?;
         batch.statements.iter().find_map(|s| match &s.kind {
             StatementKind::CreateFunction(f) => match &f.body {
-                FunctionBody::Scalar { returns, .. } => scalar::data_type(returns).ok(),
+                FunctionBody::Scalar { returns, .. } => self.resolve_type(returns).ok(),
                 FunctionBody::InlineTable(_) | FunctionBody::MultiTable { .. } => None,
             },
             _ => None,
@@ -235,7 +235,7 @@ impl Run<'_> {
     fn check_table_function(&mut self, f: &CreateFunction, query: &Query) -> Result<(), SqlError> {
         let mut frame = Frame::default();
         for p in &f.parameters {
-            let ty = scalar::data_type(&p.data_type)?;
+            let ty = self.resolve_type(&p.data_type)?;
             frame.vars.push(Variable { name: p.name.clone(), ty, value: Value::Null });
         }
         self.s.frames.push(frame);
@@ -286,7 +286,7 @@ impl Run<'_> {
         }
         let mut frame = Frame { procedure: Some(def.name.clone()), ..Frame::default() };
         for (param, arg) in params.iter().zip(args) {
-            let ty = scalar::data_type(&param.data_type)?;
+            let ty = self.resolve_type(&param.data_type)?;
             let v = match (arg, &param.default) {
                 (Some(v), _) => v,
                 (None, Some(d)) => self.value(d)?,
@@ -311,7 +311,7 @@ impl Run<'_> {
         else {
             return Err(not_create_function(def));
         };
-        frame.returns = Some(scalar::data_type(returns)?);
+        frame.returns = Some(self.resolve_type(returns)?);
         let caller_db = std::mem::replace(&mut self.s.db, db);
         self.s.frames.push(frame);
         self.s.function_depth += 1;
@@ -427,6 +427,7 @@ fn check_statement(st: &Statement) -> Result<(), SqlError> {
         | StatementKind::TruncateTable(_)
         | StatementKind::CreateIndex(_)
         | StatementKind::CreateSequence(_)
+        | StatementKind::CreateType(_)
         | StatementKind::CreateProcedure(_)
         | StatementKind::CreateView(_)
         | StatementKind::CreateFunction(_)

@@ -31,6 +31,7 @@ mod static_type;
 mod sysprocs;
 pub mod sysviews;
 pub(crate) mod trigger;
+mod user_types;
 pub(crate) mod view;
 mod window;
 

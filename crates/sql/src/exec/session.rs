@@ -613,6 +613,7 @@ fn command_of(kind: &StatementKind) -> Command {
         | StatementKind::CreateTable(_)
         | StatementKind::CreateIndex(_)
         | StatementKind::CreateSequence(_)
+        | StatementKind::CreateType(_)
         | StatementKind::CreateProcedure(_)
         | StatementKind::CreateView(_)
         | StatementKind::CreateFunction(_)
@@ -680,6 +681,7 @@ fn starts_implicit_transaction(kind: &StatementKind) -> bool {
         | StatementKind::TruncateTable(_)
         | StatementKind::CreateIndex(_)
         | StatementKind::CreateSequence(_)
+        | StatementKind::CreateType(_)
         | StatementKind::CreateProcedure(_)
         | StatementKind::CreateView(_)
         | StatementKind::CreateFunction(_)
@@ -1079,8 +1081,13 @@ impl Run<'_> {
             StatementKind::Declare(decls) => {
                 for d in decls {
                     match &d.kind {
+                        DeclarationKind::Scalar { data_type, value: None }
+                            if self.user_type(data_type).is_some_and(|t| t.table.is_some()) =>
+                        {
+                            self.declare_of_table_type(&d.name, data_type)?;
+                        }
                         DeclarationKind::Scalar { data_type, value } => {
-                            let ty = scalar::data_type(data_type)?;
+                            let ty = self.resolve_type(data_type)?;
                             let v = match value {
                                 Some(e) => {
                                     let v = self.value(e)?;
@@ -1966,7 +1973,7 @@ impl Run<'_> {
         }
         let mut frame = Frame { procedure: frame_name, ..Frame::default() };
         for (param, v) in params.iter().zip(values) {
-            let ty = scalar::data_type(&param.data_type)?;
+            let ty = self.resolve_type(&param.data_type)?;
             let v = match v {
                 Some(v) => v,
                 None => match &param.default {

@@ -8,12 +8,13 @@ use super::{PResult, Parser};
 use crate::ast::{
     AlterDatabase, AtomicBlock, AtomicOption, Clustering, ColumnConstraint, ColumnConstraintKind,
     ColumnDef, ColumnOption, CreateDatabase, CreateFunction, CreateIndex, CreateMode,
-    CreateProcedure, CreateSequence, CreateTable, CreateTrigger, CreateView, DatabaseOption,
-    DatabaseRef, DelayedDurability, DropIndex, DropKind, DropObjects, EnableTrigger, Expr,
-    FileGrowth, FileSize, FileSpec, ForeignKeyReference, FunctionBody, Ident, IdentitySpec,
-    IndexColumn, IndexRef, IsolationLevel, MaxSize, ObjectName, ProcedureParameter, RecoveryModel,
-    ReferentialAction, SequenceOption, SizeUnit, Statement, StatementKind, TableConstraint,
-    TableConstraintKind, TableElement, TableOption, TransactionStatement, TriggerEvent,
+    CreateProcedure, CreateSequence, CreateTable, CreateTrigger, CreateType, CreateView,
+    DatabaseOption, DatabaseRef, DelayedDurability, DropIndex, DropKind, DropObjects,
+    EnableTrigger, Expr, FileGrowth, FileSize, FileSpec, ForeignKeyReference, FunctionBody, Ident,
+    IdentitySpec, IndexColumn, IndexRef, IsolationLevel, MaxSize, ObjectName, ProcedureParameter,
+    RecoveryModel, ReferentialAction, SequenceOption, SizeUnit, Statement, StatementKind,
+    TableConstraint, TableConstraintKind, TableElement, TableOption, TransactionStatement,
+    TriggerEvent, TypeDefinition,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -76,6 +77,7 @@ impl<'a> Parser<'a> {
             (CreateMode::Alter, "TABLE") => self.parse_alter_table(),
             (CreateMode::Create, "TABLE") => self.parse_create_table(),
             (CreateMode::Create, "SEQUENCE") => self.parse_create_sequence(),
+            (CreateMode::Create, "TYPE") => self.parse_create_type(),
             (CreateMode::Create, "UNIQUE" | "CLUSTERED" | "NONCLUSTERED" | "INDEX") => {
                 self.parse_create_index()
             }
@@ -572,6 +574,30 @@ impl<'a> Parser<'a> {
     // Sequences
     // -----------------------------------------------------------------------------------------
 
+    /// `CREATE TYPE name FROM base_type [NULL | NOT NULL]`, `CREATE TYPE name AS TABLE (...)`.
+    fn parse_create_type(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        let name = self.parse_object_name()?;
+        let definition = if self.eat_keyword("FROM") {
+            let data_type = self.parse_data_type()?;
+            let nullable = if self.eat_keyword("NULL") {
+                Some(true)
+            } else if self.at_keyword("NOT") && self.nth_is_keyword(1, "NULL") {
+                self.advance();
+                self.advance();
+                Some(false)
+            } else {
+                None
+            };
+            TypeDefinition::Alias { data_type, nullable }
+        } else {
+            self.expect_keyword("AS")?;
+            self.expect_keyword("TABLE")?;
+            TypeDefinition::Table(self.parse_table_elements()?)
+        };
+        Ok(StatementKind::CreateType(Box::new(CreateType { name, definition })))
+    }
+
     fn parse_create_sequence(&mut self) -> PResult<StatementKind> {
         self.advance();
         let name = self.parse_object_name()?;
@@ -985,8 +1011,9 @@ impl<'a> Parser<'a> {
     /// `DROP DATABASE | TABLE | SEQUENCE | PROC[EDURE] | INDEX [IF EXISTS] ...`.
     pub(super) fn parse_drop(&mut self) -> PResult<StatementKind> {
         self.advance();
-        const KINDS: [&str; 10] = [
+        const KINDS: [&str; 11] = [
             "SCHEMA",
+            "TYPE",
             "DATABASE",
             "TABLE",
             "SEQUENCE",
@@ -1011,6 +1038,7 @@ impl<'a> Parser<'a> {
             "FUNCTION" => DropKind::Function,
             "TRIGGER" => DropKind::Trigger,
             "SCHEMA" => DropKind::Schema,
+            "TYPE" => DropKind::Type,
             "INDEX" => {
                 let indexes = self.parse_comma_separated(Self::parse_index_ref)?;
                 return Ok(StatementKind::DropIndex(Box::new(DropIndex { if_exists, indexes })));

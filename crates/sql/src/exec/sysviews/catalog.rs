@@ -356,7 +356,8 @@ pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> V
         .into_iter()
         // Objects below FIRST_OBJECT_ID are the engine's own (the row-version sequence).
         .filter(|o| {
-            !matches!(**o, Object::Schema(_))
+            // Schemas and types have views of their own (sys.schemas, sys.types).
+            !matches!(**o, Object::Schema(_) | Object::Type(_))
                 && o.id() >= walden_engine::catalog::FIRST_OBJECT_ID
                 && keep(o)
         })
@@ -372,7 +373,8 @@ pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> V
                 | Object::Function(_)
                 | Object::Trigger(_)
                 | Object::Schema(_)
-                | Object::Properties(_) => (db_created, None),
+                | Object::Properties(_)
+                | Object::Type(_) => (db_created, None),
             };
             ObjRow { object, schema_id, created_us, seq_current }
         })
@@ -392,6 +394,7 @@ fn type_desc(object: &Object) -> &'static str {
         Object::Trigger(_) => "SQL_TRIGGER",
         Object::Schema(_) => "SCHEMA",
         Object::Properties(_) => "",
+        Object::Type(_) => "TYPE",
     }
 }
 
@@ -1039,22 +1042,46 @@ pub(crate) fn spt_values() -> RowSet {
 }
 
 /// `sys.types`: the built-in types, in SQL Server's columns (Walden has no user-defined types).
-pub(super) fn types(_ctx: &ViewContext<'_>) -> RowSet {
-    View::<TypeRow>::new()
-        .col("name", SYSNAME, |t| nstr(t.0))
-        .col("system_type_id", SqlType::TinyInt, |t| tiny(t.1))
-        .col("user_type_id", SqlType::Int, |t| int(t.2))
-        .col("schema_id", SqlType::Int, |_| int(4))
+pub(super) fn types(ctx: &ViewContext<'_>) -> RowSet {
+    // (row, schema_id, user-defined alias nullability, table type): the built-in types, then
+    // the database's user-defined ones (CREATE TYPE), whose user_type_id is their object id.
+    let objects = ctx.database.catalog().objects();
+    let schemas = schema_list(&objects);
+    let mut rows: Vec<(TypeRow, i64, Option<bool>, bool, String)> =
+        TYPES.iter().map(|t| (*t, 4, None, false, t.0.to_string())).collect();
+    for o in &objects {
+        if let Object::Type(t) = &**o {
+            let system = t.base.system_type_id();
+            let schema_id = schemas
+                .iter()
+                .find(|(n, _, _)| n.eq_ignore_ascii_case(&t.schema))
+                .map_or(1, |s| s.1);
+            let table = t.table.is_some();
+            let (system, length, precision, scale) = if table {
+                (243, -1, 0, 0)
+            } else {
+                (system, max_length(t.base), self::precision(t.base), self::scale(t.base))
+            };
+            let row: TypeRow =
+                ("", system, i64::from(t.id), length, precision, scale, t.base.is_text() && !table);
+            rows.push((row, schema_id, Some(t.nullable), table, t.name.clone()));
+        }
+    }
+    View::<(TypeRow, i64, Option<bool>, bool, String)>::new()
+        .col("name", SYSNAME, |t| nstr(t.4.as_str()))
+        .col("system_type_id", SqlType::TinyInt, |t| tiny(t.0 .1))
+        .col("user_type_id", SqlType::Int, |t| int(t.0 .2))
+        .col("schema_id", SqlType::Int, |t| int(t.1))
         .opt("principal_id", SqlType::Int, |_| Value::Null)
-        .col("max_length", SqlType::SmallInt, |t| small(t.3))
-        .col("precision", SqlType::TinyInt, |t| tiny(t.4))
-        .col("scale", SqlType::TinyInt, |t| tiny(t.5))
-        .opt("collation_name", SYSNAME, |t| if t.6 { nstr(COLLATION) } else { Value::Null })
-        .opt("is_nullable", SqlType::Bit, |t| bit(t.0 != "sysname"))
-        .col("is_user_defined", SqlType::Bit, |_| bit(false))
+        .col("max_length", SqlType::SmallInt, |t| small(t.0 .3))
+        .col("precision", SqlType::TinyInt, |t| tiny(t.0 .4))
+        .col("scale", SqlType::TinyInt, |t| tiny(t.0 .5))
+        .opt("collation_name", SYSNAME, |t| if t.0 .6 { nstr(COLLATION) } else { Value::Null })
+        .opt("is_nullable", SqlType::Bit, |t| bit(t.2.unwrap_or(t.4 != "sysname")))
+        .col("is_user_defined", SqlType::Bit, |t| bit(t.2.is_some()))
         .col("is_assembly_type", SqlType::Bit, |_| bit(false))
         .col("default_object_id", SqlType::Int, |_| int(0))
         .col("rule_object_id", SqlType::Int, |_| int(0))
-        .col("is_table_type", SqlType::Bit, |_| bit(false))
-        .rows(&TYPES)
+        .col("is_table_type", SqlType::Bit, |t| bit(t.3))
+        .rows(&rows)
 }

@@ -54,7 +54,7 @@ fn sysobject_rows(ctx: &ViewContext<'_>) -> Vec<SysObjectRow> {
                 Object::Function(_) => "FN",
                 Object::Sequence(_) => "SO",
                 Object::Trigger(_) => "TR",
-                Object::Schema(_) | Object::Properties(_) => "  ",
+                Object::Schema(_) | Object::Properties(_) | Object::Type(_) => "  ",
             };
             let parent = match &*o.object {
                 Object::Trigger(t) => t.table,

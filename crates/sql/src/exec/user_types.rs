@@ -1,0 +1,117 @@
+//! User-defined types: `CREATE TYPE name FROM base_type [NULL | NOT NULL]` (alias types),
+//! `CREATE TYPE name AS TABLE (...)` (table types, for table variables), `DROP TYPE`, and the
+//! resolution of a written type name to them.
+//!
+//! An alias type resolves to its base type wherever a type is written (columns, variables,
+//! parameters, CAST); a column of it takes the alias's nullability unless it says otherwise.
+//! A column keeps only the base type, so `sys.columns` shows the system type and DROP TYPE is
+//! not refused while columns were declared with it (SQL Server refuses it, 3732). A table type
+//! keeps the text of its column list; `DECLARE @t name` declares a table variable from it.
+
+use walden_engine::catalog::{Object, TypeDef};
+use walden_engine::types::SqlType;
+
+use crate::ast::{CreateType, DataType, TypeDefinition};
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+impl Run<'_> {
+    /// `CREATE TYPE`: 219 if the schema has a type of that name.
+    pub(crate) fn create_type(&mut self, ct: &CreateType) -> Result<(), SqlError> {
+        let db = self.database_of(ct.name.database.as_ref())?;
+        let schema = ct.name.schema.as_ref().map_or("dbo", |s| s.value.as_str()).to_string();
+        let name = ct.name.name.value.clone();
+        if db.find_object(&schema, &name).is_some_and(|o| matches!(*o, Object::Type(_))) {
+            return Err(SqlError::new(
+                219,
+                format!("The type '{schema}.{name}' already exists, or you do not have permission to create it."),
+            ));
+        }
+        let def = match &ct.definition {
+            TypeDefinition::Alias { data_type, nullable } => TypeDef {
+                id: 0,
+                schema,
+                name,
+                // An alias of an alias is not allowed, as in SQL Server: only system types.
+                base: scalar::data_type(data_type)?,
+                nullable: nullable.unwrap_or(true),
+                table: None,
+            },
+            TypeDefinition::Table(elements) => {
+                // Checked now as a table variable's definition would be, so that a DECLARE
+                // of the type cannot fail on it later.
+                self.table_elements(&name, elements)?;
+                let text = elements.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+                TypeDef {
+                    id: 0,
+                    schema,
+                    name,
+                    base: SqlType::Int,
+                    nullable: true,
+                    table: Some(text),
+                }
+            }
+        };
+        self.tx().create_type(&db, def).map_err(|e| self.s.engine_error(e))?;
+        Ok(())
+    }
+
+    /// The user-defined type a written type names in the current database, if any: `dbo`'s
+    /// unless the name has a schema.
+    pub(crate) fn user_type(&self, dt: &DataType) -> Option<TypeDef> {
+        if dt.name.database.is_some() || dt.name.server.is_some() {
+            return None;
+        }
+        let schema = dt.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        match self.s.db.find_object(schema, &dt.name.name.value).as_deref() {
+            Some(Object::Type(t)) => Some(t.clone()),
+            _ => None,
+        }
+    }
+
+    /// `DECLARE @name type` of a table type: the table variable its column list declares.
+    pub(crate) fn declare_of_table_type(
+        &mut self,
+        name: &str,
+        dt: &DataType,
+    ) -> Result<(), SqlError> {
+        let Some(TypeDef { table: Some(text), .. }) = self.user_type(dt) else {
+            return Err(SqlError::new(
+                2715,
+                format!("Cannot find data type {}.", dt.name.name.value),
+            ));
+        };
+        let batch = crate::parse_batch(&format!("DECLARE {name} TABLE ({text})")).map_err(|e| {
+            SqlError::new(50000, format!("table type '{}': {}", dt.name.name.value, e.message))
+        })?;
+        match batch.statements.first().map(|s| &s.kind) {
+            Some(crate::ast::StatementKind::Declare(decls)) => match decls.first().map(|d| &d.kind)
+            {
+                Some(crate::ast::DeclarationKind::Table(elements)) => {
+                    self.declare_table_variable(name, elements)
+                }
+                _ => Err(SqlError::new(50000, "a table type's definition is not a table")),
+            },
+            _ => Err(SqlError::new(50000, "a table type's definition is not a table")),
+        }
+    }
+
+    /// A written type: a system type, else an alias type of the current database (2715 for
+    /// neither, or for a table type where a scalar type is needed; 2716 for an alias written
+    /// with a length).
+    pub(crate) fn resolve_type(&self, dt: &DataType) -> Result<SqlType, SqlError> {
+        let unknown = match scalar::data_type(dt) {
+            Err(e) if e.number == 2715 => e,
+            other => return other,
+        };
+        match self.user_type(dt) {
+            Some(TypeDef { table: None, base, .. }) if dt.params.is_empty() => Ok(base),
+            Some(TypeDef { table: None, name, .. }) => Err(SqlError::new(
+                2716,
+                format!("Cannot specify a column width on data type {name}."),
+            )),
+            _ => Err(unknown),
+        }
+    }
+}

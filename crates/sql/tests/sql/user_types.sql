@@ -1,0 +1,48 @@
+-- User-defined types: alias types (CREATE TYPE ... FROM, with the nullability their columns
+-- default to), table types for table variables, sys.types, TYPE_ID / TYPE_NAME, DROP TYPE, and
+-- the errors 219, 218, 2715.
+CREATE DATABASE typedb
+GO
+USE typedb
+GO
+CREATE TYPE dbo.Phone FROM varchar(20) NOT NULL
+CREATE TYPE Money2 FROM decimal(12, 2) NULL
+CREATE TYPE dbo.IdList AS TABLE (Id INT PRIMARY KEY, Note NVARCHAR(20) NULL)
+GO
+CREATE TABLE contact (id INT PRIMARY KEY, phone Phone, fax dbo.Phone NULL, balance Money2)
+INSERT contact (id, phone, balance) VALUES (1, '555-0100', 12.345)
+SELECT c.name, TYPE_NAME(c.system_type_id) AS type, c.max_length, c.is_nullable FROM sys.columns c WHERE c.object_id = OBJECT_ID('contact') ORDER BY c.column_id
+SELECT * FROM contact
+GO
+INSERT contact (id, balance) VALUES (2, 1)
+GO
+DECLARE @p Phone = '555-0199', @ids dbo.IdList
+INSERT @ids VALUES (1, N'one'), (3, N'three')
+SELECT @p AS p, (SELECT COUNT(*) FROM @ids) AS n
+SELECT c.id FROM contact c JOIN @ids i ON i.Id = c.id
+GO
+CREATE PROCEDURE dbo.set_phone @id INT, @phone dbo.Phone AS UPDATE contact SET phone = @phone WHERE id = @id
+GO
+EXEC dbo.set_phone 1, '555-0111'
+SELECT phone FROM contact
+SELECT name, system_type_id, user_type_id, max_length, [precision], scale, is_nullable, is_user_defined, is_table_type FROM sys.types WHERE is_user_defined = 1 ORDER BY name
+SELECT TYPE_ID('Phone') - TYPE_ID('dbo.Phone') AS same, TYPE_NAME(TYPE_ID('Money2')) AS name
+GO
+CREATE TYPE dbo.Phone FROM int
+GO
+CREATE TYPE dbo.Bad FROM dbo.Phone
+GO
+DECLARE @x NoSuchType
+GO
+DROP TYPE dbo.NoSuch
+GO
+DROP TYPE IF EXISTS dbo.NoSuch
+DROP PROCEDURE dbo.set_phone
+DROP TABLE contact
+DROP TYPE dbo.Phone
+DROP TYPE Money2, dbo.IdList
+SELECT COUNT(*) AS user_types FROM sys.types WHERE is_user_defined = 1
+GO
+USE master
+DROP DATABASE typedb
+GO
