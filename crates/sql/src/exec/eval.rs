@@ -703,6 +703,23 @@ impl Run<'_> {
             "SUSER_SNAME" | "SUSER_NAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" => {
                 Value::NStr("sa".to_string())
             }
+            // USER_NAME(id) names a database principal (those of sys.database_principals);
+            // without an id, or for the others, the session's user, dbo.
+            "USER_NAME" if args.first().is_some_and(|a| !a.is_null()) => {
+                let principals = [
+                    (0, "public"),
+                    (1, "dbo"),
+                    (2, "guest"),
+                    (3, "INFORMATION_SCHEMA"),
+                    (4, "sys"),
+                    (16384, "db_owner"),
+                ];
+                let id = int_value(&args[0])?;
+                principals
+                    .iter()
+                    .find(|(p, _)| i64::from(*p) == i64::from(id))
+                    .map_or(Value::Null, |(_, n)| Value::NStr((*n).to_string()))
+            }
             "USER_NAME" | "CURRENT_USER" | "SESSION_USER" | "USER" => {
                 Value::NStr("dbo".to_string())
             }

@@ -111,7 +111,7 @@ fn system_variable_type(name: &str) -> Option<SqlType> {
 /// `arg(i)` is the static type of argument `i`.
 fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<SqlType> {
     Some(match name {
-        "GETDATE" | "GETUTCDATE" | "CURRENT_TIMESTAMP" => SqlType::DateTime,
+        "GETDATE" | "GETUTCDATE" | "CURRENT_TIMESTAMP" | "STATS_DATE" => SqlType::DateTime,
         "SYSDATETIME" | "SYSUTCDATETIME" => SqlType::DateTime2(7),
         "SYSDATETIMEOFFSET" | "TODATETIMEOFFSET" => SqlType::DateTimeOffset(7),
         "SQL_VARIANT_PROPERTY" => SqlType::Variant,

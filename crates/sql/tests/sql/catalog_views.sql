@@ -106,3 +106,19 @@ SELECT COUNT(*) AS here FROM sys.key_constraints
 GO
 SELECT * FROM sys.key_constraints(1)
 GO
+-- The views tools read beside the ones above: statistics (one per index), partition stats,
+-- the one filegroup, role membership, and the empty ones with their columns.
+USE cv
+SELECT OBJECT_NAME(s.object_id) AS tbl, s.name, s.stats_id, sc.stats_column_id, COL_NAME(sc.object_id, sc.column_id) AS col, STATS_DATE(s.object_id, s.stats_id) AS updated
+FROM sys.stats s JOIN sys.stats_columns sc ON sc.object_id = s.object_id AND sc.stats_id = s.stats_id
+WHERE s.object_id = OBJECT_ID('dbo.orders') ORDER BY s.stats_id, sc.stats_column_id
+SELECT OBJECT_NAME(object_id) AS tbl, index_id, row_count, used_page_count FROM sys.dm_db_partition_stats WHERE object_id = OBJECT_ID('dbo.orders') ORDER BY index_id
+SELECT name, data_space_id, type, is_default FROM sys.filegroups
+SELECT d.name FROM sys.data_spaces d
+SELECT USER_NAME(role_principal_id) AS role, USER_NAME(member_principal_id) AS member FROM sys.database_role_members
+SELECT COUNT(*) AS all_columns_match FROM sys.all_columns a JOIN sys.columns c ON c.object_id = a.object_id AND c.column_id = a.column_id
+SELECT (SELECT COUNT(*) FROM sys.synonyms) + (SELECT COUNT(*) FROM sys.system_views) + (SELECT COUNT(*) FROM sys.system_sql_modules)
+     + (SELECT COUNT(*) FROM sys.database_permissions) + (SELECT COUNT(*) FROM sys.dm_db_index_usage_stats) + (SELECT COUNT(*) FROM sys.table_types) AS empty_views
+SELECT host_platform FROM sys.dm_os_host_info
+SELECT mirroring_guid FROM sys.database_mirroring WHERE database_id = DB_ID()
+GO

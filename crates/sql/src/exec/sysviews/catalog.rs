@@ -1085,3 +1085,131 @@ pub(super) fn types(ctx: &ViewContext<'_>) -> RowSet {
         .col("is_table_type", SqlType::Bit, |t| bit(t.3))
         .rows(&rows)
 }
+
+/// `sys.stats`: the statistics SQL Server keeps with every index (same name, `stats_id` the
+/// index id). Walden keeps none; the rows are there for tools that list them beside indexes.
+pub(super) fn stats(ctx: &ViewContext<'_>) -> RowSet {
+    let off = |_: &IndexRow| bit(false);
+    let rows: Vec<IndexRow> = index_rows(ctx).into_iter().filter(|r| !r.index.is_heap()).collect();
+    View::<IndexRow>::new()
+        .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
+        .opt("name", SYSNAME, |r| nstr(r.index.name.as_str()))
+        .col("stats_id", SqlType::Int, |r| int(i64::from(r.index.id)))
+        .opt("auto_created", SqlType::Bit, off)
+        .opt("user_created", SqlType::Bit, off)
+        .opt("no_recompute", SqlType::Bit, off)
+        .opt("has_filter", SqlType::Bit, off)
+        .opt("filter_definition", SqlType::NVarChar(Len::Max), |_| Value::Null)
+        .opt("is_temporary", SqlType::Bit, off)
+        .opt("is_incremental", SqlType::Bit, off)
+        .rows(&rows)
+}
+
+/// `sys.stats_columns`: the key columns of each index's statistics.
+pub(super) fn stats_columns(ctx: &ViewContext<'_>) -> RowSet {
+    let rows: Vec<IndexColumnRow> = index_rows(ctx)
+        .into_iter()
+        .filter(|r| !r.index.is_heap())
+        .flat_map(|r| {
+            r.index.columns.clone().into_iter().enumerate().map(move |(i, c)| IndexColumnRow {
+                object_id: r.object_id,
+                index_id: r.index.id,
+                ordinal: i + 1,
+                column: c,
+            })
+        })
+        .collect();
+    View::<IndexColumnRow>::new()
+        .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
+        .col("stats_id", SqlType::Int, |r| int(i64::from(r.index_id)))
+        .col("stats_column_id", SqlType::Int, |r| int(r.ordinal as i64))
+        .col("column_id", SqlType::Int, |r| int(r.column as i64 + 1))
+        .rows(&rows)
+}
+
+/// `sys.dm_db_partition_stats`: each partition's rows and pages, as `sys.partitions` and
+/// `sys.allocation_units` count them (every page is in-row data, used and reserved alike).
+pub(super) fn partition_stats(ctx: &ViewContext<'_>) -> RowSet {
+    let pages = |r: &PartitionRow| r.counts.map_or(Value::Null, |(_, pages)| big(pages));
+    let zero = |_: &PartitionRow| big(0);
+    View::<PartitionRow>::new()
+        .col("partition_id", SqlType::BigInt, |r| big(r.id()))
+        .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
+        .col("index_id", SqlType::Int, |r| int(i64::from(r.index_id)))
+        .col("partition_number", SqlType::Int, |_| int(1))
+        .opt("in_row_data_page_count", SqlType::BigInt, pages)
+        .opt("in_row_used_page_count", SqlType::BigInt, pages)
+        .opt("in_row_reserved_page_count", SqlType::BigInt, pages)
+        .opt("lob_used_page_count", SqlType::BigInt, zero)
+        .opt("lob_reserved_page_count", SqlType::BigInt, zero)
+        .opt("row_overflow_used_page_count", SqlType::BigInt, zero)
+        .opt("row_overflow_reserved_page_count", SqlType::BigInt, zero)
+        .opt("used_page_count", SqlType::BigInt, pages)
+        .opt("reserved_page_count", SqlType::BigInt, pages)
+        .opt("row_count", SqlType::BigInt, |r| r.counts.map_or(Value::Null, |(rows, _)| big(rows)))
+        .rows(&partition_rows(ctx))
+}
+
+/// `sys.filegroups` and `sys.data_spaces`: the one filegroup, PRIMARY, that every table and
+/// index of a Walden database is in.
+pub(super) fn filegroups(_ctx: &ViewContext<'_>) -> RowSet {
+    let off = |_: &()| bit(false);
+    View::<()>::new()
+        .col("name", SYSNAME, |_| nstr("PRIMARY"))
+        .col("data_space_id", SqlType::Int, |_| int(1))
+        .col("type", SqlType::NVarChar(Len::N(2)), |_| nstr("FG"))
+        .opt("type_desc", DESC, |_| nstr("ROWS_FILEGROUP"))
+        .col("is_default", SqlType::Bit, |_| bit(true))
+        .col("is_system", SqlType::Bit, off)
+        .opt("filegroup_guid", SqlType::UniqueIdentifier, |_| Value::Null)
+        .opt("log_filegroup_id", SqlType::Int, |_| Value::Null)
+        .col("is_read_only", SqlType::Bit, off)
+        .col("is_autogrow_all_files", SqlType::Bit, off)
+        .rows(&[()])
+}
+
+/// `sys.table_types`: the table types (CREATE TYPE ... AS TABLE), with `sys.types`' columns.
+pub(super) fn table_types(ctx: &ViewContext<'_>) -> RowSet {
+    let objects = ctx.database.catalog().objects();
+    let schemas = schema_list(&objects);
+    let rows: Vec<(String, i64, i64)> = objects
+        .iter()
+        .filter_map(|o| match &**o {
+            Object::Type(t) if t.table.is_some() => {
+                let schema = schemas
+                    .iter()
+                    .find(|(n, _, _)| n.eq_ignore_ascii_case(&t.schema))
+                    .map_or(1, |s| s.1);
+                Some((t.name.clone(), i64::from(t.id), schema))
+            }
+            _ => None,
+        })
+        .collect();
+    let off = |_: &(String, i64, i64)| bit(false);
+    View::<(String, i64, i64)>::new()
+        .col("name", SYSNAME, |t| nstr(t.0.as_str()))
+        .col("system_type_id", SqlType::TinyInt, |_| tiny(243))
+        .col("user_type_id", SqlType::Int, |t| int(t.1))
+        .col("schema_id", SqlType::Int, |t| int(t.2))
+        .opt("principal_id", SqlType::Int, |_| Value::Null)
+        .col("max_length", SqlType::SmallInt, |_| small(-1))
+        .col("precision", SqlType::TinyInt, |_| tiny(0))
+        .col("scale", SqlType::TinyInt, |_| tiny(0))
+        .opt("collation_name", SYSNAME, |_| Value::Null)
+        .opt("is_nullable", SqlType::Bit, off)
+        .col("is_user_defined", SqlType::Bit, |_| bit(true))
+        .col("is_assembly_type", SqlType::Bit, off)
+        .col("default_object_id", SqlType::Int, |_| int(0))
+        .col("rule_object_id", SqlType::Int, |_| int(0))
+        .col("is_table_type", SqlType::Bit, |_| bit(true))
+        .col("type_table_object_id", SqlType::Int, |t| int(t.1))
+        .col("is_memory_optimized", SqlType::Bit, off)
+        .rows(&rows)
+}
+
+/// `sys.synonyms`: `sys.objects`' columns and `base_object_name`; Walden has no synonyms.
+pub(super) fn synonyms(_ctx: &ViewContext<'_>) -> RowSet {
+    object_columns()
+        .opt("base_object_name", SqlType::NVarChar(Len::N(1035)), |_| Value::Null)
+        .rows(&[])
+}

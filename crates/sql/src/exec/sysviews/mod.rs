@@ -114,6 +114,11 @@ pub struct ViewContext<'a> {
     pub current_transaction: Option<u64>,
 }
 
+/// A view's columns without its rows.
+fn no_rows(set: RowSet) -> RowSet {
+    RowSet { columns: set.columns, rows: Vec::new() }
+}
+
 /// The schemas of database `db` as `sys.schemas` lists them: (name, schema_id), for
 /// `SCHEMA_ID` and `SCHEMA_NAME`.
 pub(crate) fn schema_ids(db: &Database) -> Vec<(String, i64)> {
@@ -177,6 +182,23 @@ pub fn system_view(
         "foreign_key_columns" => (None, |c, _| Ok(constraints::foreign_key_columns(c))),
         "identity_columns" => (None, |c, _| Ok(constraints::identity_columns(c))),
         "computed_columns" => (None, |c, _| Ok(constraints::computed_columns(c))),
+        "all_columns" => (None, |c, _| Ok(catalog::columns(c))),
+        "all_views" => (None, |c, _| Ok(constraints::views(c))),
+        "all_sql_modules" => (None, |c, _| Ok(constraints::sql_modules(c))),
+        // Walden lists no system objects: these have their user counterparts' columns.
+        "system_views" => (None, |c, _| Ok(no_rows(constraints::views(c)))),
+        "system_sql_modules" => (None, |c, _| Ok(no_rows(constraints::sql_modules(c)))),
+        "synonyms" => (None, |c, _| Ok(catalog::synonyms(c))),
+        "stats" => (None, |c, _| Ok(catalog::stats(c))),
+        "stats_columns" => (None, |c, _| Ok(catalog::stats_columns(c))),
+        "filegroups" | "data_spaces" => (None, |c, _| Ok(catalog::filegroups(c))),
+        "table_types" => (None, |c, _| Ok(catalog::table_types(c))),
+        "dm_db_partition_stats" => (None, |c, _| Ok(catalog::partition_stats(c))),
+        "dm_db_index_usage_stats" => (None, |c, _| Ok(server::index_usage_stats(c))),
+        "database_role_members" => (None, |c, _| Ok(server::database_role_members(c))),
+        "database_permissions" => (None, |c, _| Ok(server::database_permissions(c))),
+        "database_mirroring" => (None, |c, _| Ok(server::database_mirroring(c))),
+        "dm_os_host_info" => (None, |c, _| Ok(server::host_info(c))),
         "extended_properties" => {
             (None, |c, _| Ok(crate::exec::properties::extended_properties(c.database)))
         }

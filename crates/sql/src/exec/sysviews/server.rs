@@ -622,3 +622,86 @@ pub(super) fn sysprocesses(ctx: &ViewContext<'_>) -> RowSet {
         .col("request_id", SqlType::Int, |_| int(0))
         .rows(&rows)
 }
+
+/// `sys.database_role_members`: dbo, the database's owner, in `db_owner` (16384), as in every
+/// SQL Server database; every session is `sa`, mapped to dbo.
+pub(super) fn database_role_members(_ctx: &ViewContext<'_>) -> RowSet {
+    View::<(i64, i64)>::new()
+        .col("role_principal_id", SqlType::Int, |r| int(r.0))
+        .col("member_principal_id", SqlType::Int, |r| int(r.1))
+        .rows(&[(16384, 1)])
+}
+
+/// `sys.database_permissions`: none granted or denied (Walden has no permissions to grant:
+/// every session is `sa`).
+pub(super) fn database_permissions(_ctx: &ViewContext<'_>) -> RowSet {
+    View::<()>::new()
+        .col("class", SqlType::TinyInt, |_| Value::Null)
+        .opt("class_desc", DESC, |_| Value::Null)
+        .col("major_id", SqlType::Int, |_| Value::Null)
+        .col("minor_id", SqlType::Int, |_| Value::Null)
+        .col("grantee_principal_id", SqlType::Int, |_| Value::Null)
+        .col("grantor_principal_id", SqlType::Int, |_| Value::Null)
+        .col("type", SqlType::Char(4), |_| Value::Null)
+        .opt("permission_name", SqlType::NVarChar(Len::N(128)), |_| Value::Null)
+        .col("state", SqlType::Char(1), |_| Value::Null)
+        .opt("state_desc", DESC, |_| Value::Null)
+        .rows(&[])
+}
+
+/// `sys.database_mirroring`: a row per database, none of them mirrored (the columns a client
+/// reads to learn that; the other mirroring columns are NULL too in SQL Server).
+pub(super) fn database_mirroring(ctx: &ViewContext<'_>) -> RowSet {
+    let ids: Vec<i64> = ctx.instance.databases().iter().map(|d| i64::from(d.id())).collect();
+    let null = |_: &i64| Value::Null;
+    View::<i64>::new()
+        .col("database_id", SqlType::Int, |id| int(*id))
+        .opt("mirroring_guid", SqlType::UniqueIdentifier, null)
+        .opt("mirroring_state", SqlType::TinyInt, null)
+        .opt("mirroring_state_desc", DESC, null)
+        .opt("mirroring_role", SqlType::TinyInt, null)
+        .opt("mirroring_role_desc", DESC, null)
+        .opt("mirroring_partner_name", SqlType::NVarChar(Len::N(128)), null)
+        .opt("mirroring_partner_instance", SqlType::NVarChar(Len::N(128)), null)
+        .opt("mirroring_witness_name", SqlType::NVarChar(Len::N(128)), null)
+        .rows(&ids)
+}
+
+/// `sys.dm_os_host_info`: the operating system the server runs on, as SQL Server on Linux
+/// reports it (tools read `host_platform` when they connect).
+pub(super) fn host_info(_ctx: &ViewContext<'_>) -> RowSet {
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    let distribution = read("/etc/os-release")
+        .lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|v| v.trim_matches('"').to_string())
+        .unwrap_or_else(|| "Linux".to_string());
+    let release = read("/proc/sys/kernel/osrelease").trim().to_string();
+    let row = (distribution, release);
+    View::<(String, String)>::new()
+        .col("host_platform", SqlType::NVarChar(Len::N(256)), |_| nstr("Linux"))
+        .col("host_distribution", SqlType::NVarChar(Len::N(256)), |r| nstr(r.0.as_str()))
+        .col("host_release", SqlType::NVarChar(Len::N(256)), |r| nstr(r.1.as_str()))
+        .col("host_service_pack_level", SqlType::NVarChar(Len::N(256)), |_| nstr(""))
+        .opt("host_sku", SqlType::Int, |_| Value::Null)
+        .col("os_language_version", SqlType::Int, |_| int(1033))
+        .col("host_architecture", SqlType::NVarChar(Len::N(256)), |_| {
+            nstr(if cfg!(target_arch = "aarch64") { "ARM64" } else { "X64" })
+        })
+        .rows(&[row])
+}
+
+/// `sys.dm_db_index_usage_stats`: no rows (Walden does not count index use).
+pub(super) fn index_usage_stats(_ctx: &ViewContext<'_>) -> RowSet {
+    let mut view = View::<()>::new()
+        .col("database_id", SqlType::SmallInt, |_| Value::Null)
+        .col("object_id", SqlType::Int, |_| Value::Null)
+        .col("index_id", SqlType::Int, |_| Value::Null);
+    for counter in ["user_seeks", "user_scans", "user_lookups", "user_updates"] {
+        view = view.col(counter, SqlType::BigInt, |_| Value::Null);
+    }
+    for when in ["last_user_seek", "last_user_scan", "last_user_lookup", "last_user_update"] {
+        view = view.opt(when, SqlType::DateTime, |_| Value::Null);
+    }
+    view.rows(&[])
+}
