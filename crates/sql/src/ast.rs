@@ -1772,6 +1772,13 @@ pub enum ExprKind {
         /// The collation named.
         collation: Ident,
     },
+    /// `x AT TIME ZONE zone`: a date and time at a Windows-named time zone.
+    AtTimeZone {
+        /// The date and time.
+        expr: Box<Expr>,
+        /// The zone's name.
+        zone: Box<Expr>,
+    },
     /// `x IS [NOT] NULL`.
     IsNull {
         /// The tested value.

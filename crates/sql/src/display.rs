@@ -1363,6 +1363,7 @@ impl Display for ExprKind {
                 write!(f, "({left} IS{} DISTINCT FROM {right})", not(*negated))
             }
             ExprKind::Collate { expr, collation } => write!(f, "{expr} COLLATE {collation}"),
+            ExprKind::AtTimeZone { expr, zone } => write!(f, "{expr} AT TIME ZONE {zone}"),
             ExprKind::Quantified { left, op, quantifier, subquery } => {
                 let quantifier = match quantifier {
                     Quantifier::All => "ALL",

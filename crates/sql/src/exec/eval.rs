@@ -330,6 +330,11 @@ impl Run<'_> {
                 check_collation(collation)?;
                 self.eval(expr, env)
             }
+            ExprKind::AtTimeZone { expr, zone } => {
+                let value = self.eval(expr, env)?;
+                let zone = self.eval(zone, env)?;
+                scalar::zones::at_time_zone(value, &zone)
+            }
             ExprKind::Between { .. }
             | ExprKind::InList { .. }
             | ExprKind::InSubquery { .. }

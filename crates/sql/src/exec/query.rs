@@ -266,6 +266,10 @@ pub(crate) fn visit_children<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
             }
         }
         ExprKind::IsNull { expr, .. } | ExprKind::Collate { expr, .. } => f(expr),
+        ExprKind::AtTimeZone { expr, zone } => {
+            f(expr);
+            f(zone);
+        }
         ExprKind::IsDistinctFrom { left, right, .. } => {
             f(left);
             f(right);

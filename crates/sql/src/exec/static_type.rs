@@ -30,6 +30,16 @@ impl Run<'_> {
                 self.declared_type(e)
             }
             ExprKind::SystemVariable(name) => system_variable_type(name),
+            // The input's fractional digits: a DATETIME's three, else its own scale.
+            ExprKind::AtTimeZone { expr, .. } => {
+                Some(SqlType::DateTimeOffset(match self.static_type(expr, cols) {
+                    Some(SqlType::DateTime) => 3,
+                    Some(SqlType::DateTime2(s) | SqlType::DateTimeOffset(s) | SqlType::Time(s)) => {
+                        s
+                    }
+                    _ => 7,
+                }))
+            }
             ExprKind::Unary { operand, .. } => self.static_type(operand, cols),
             ExprKind::Binary { op, left, right } => {
                 let arithmetic = matches!(

@@ -193,7 +193,19 @@ impl<'a> Parser<'a> {
             TokenKind::Tilde => UnaryOp::BitNot,
             TokenKind::Word if min_bp <= NOT && self.at_keyword("NOT") => UnaryOp::Not,
             _ => {
-                let primary = self.parse_primary()?;
+                let mut primary = self.parse_primary()?;
+                // `AT TIME ZONE zone`, as often as it is written.
+                while self.at_keyword("AT")
+                    && self.nth_is_keyword(1, "TIME")
+                    && self.nth_is_keyword(2, "ZONE")
+                {
+                    for _ in 0..3 {
+                        self.advance();
+                    }
+                    let zone = Box::new(self.parse_primary()?);
+                    let kind = ExprKind::AtTimeZone { expr: Box::new(primary), zone };
+                    primary = Expr { kind, span: self.span_from(start) };
+                }
                 if !self.eat_keyword("COLLATE") {
                     return Ok((primary, PRIMARY));
                 }

@@ -38,6 +38,20 @@ SELECT DATETIMEOFFSETFROMPARTS(2024, 2, 29, 13, 14, 15, 5, -3, -30, 1) AS from_p
 SELECT CASE WHEN SYSDATETIMEOFFSET() > DATEADD(second, -5, CAST(SYSUTCDATETIME() AS DATETIMEOFFSET)) THEN 'now' END AS clock
 SELECT ISDATE('2024-01-01') AS isdate_text
 GO
+-- AT TIME ZONE, with Windows zone names: local times take the zone's offset then (a skipped
+-- hour moves forward, a repeated one takes the earlier offset); offset values keep their moment.
+SELECT CAST('2024-07-01 10:00' AS DATETIME2) AT TIME ZONE 'Pacific Standard Time' AS la_summer
+SELECT CAST('2024-01-15 10:00' AS DATETIME2) AT TIME ZONE 'Pacific Standard Time' AS la_winter
+SELECT CAST('2024-03-10 02:30' AS DATETIME2) AT TIME ZONE 'Pacific Standard Time' AS skipped
+SELECT CAST('2024-11-03 01:30' AS DATETIME2) AT TIME ZONE 'Pacific Standard Time' AS repeated
+SELECT CAST('2024-07-01 10:00 +00:00' AS DATETIMEOFFSET) AT TIME ZONE 'Tokyo Standard Time' AS tokyo
+SELECT CAST('2024-07-01 10:00' AS DATETIME) AT TIME ZONE 'UTC' AT TIME ZONE 'Central European Standard Time' AS warsaw
+DECLARE @zone SYSNAME = 'Nepal Standard Time'
+SELECT CAST('2024-07-01 00:00 +00:00' AS DATETIMEOFFSET) AT TIME ZONE @zone AS kathmandu, CAST(NULL AS DATETIME2) AT TIME ZONE 'UTC' AS null_moment
+SELECT name, current_utc_offset FROM sys.time_zone_info WHERE name IN ('UTC', 'India Standard Time', 'Nepal Standard Time') ORDER BY name
+GO
+SELECT SYSDATETIME() AT TIME ZONE 'Mars Standard Time'
+GO
 -- Errors.
 SELECT TODATETIMEOFFSET(SYSDATETIME(), '+15:00')
 GO

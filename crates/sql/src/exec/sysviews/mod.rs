@@ -114,6 +114,16 @@ pub struct ViewContext<'a> {
     pub current_transaction: Option<u64>,
 }
 
+/// `sys.time_zone_info`: the time zones `AT TIME ZONE` knows, by their Windows names, with
+/// their offset now and whether daylight saving time is in force.
+fn time_zone_info() -> RowSet {
+    View::<(String, String, bool)>::new()
+        .col("name", SYSNAME, |z| nstr(z.0.as_str()))
+        .opt("current_utc_offset", SqlType::NVarChar(Len::N(12)), |z| nstr(z.1.as_str()))
+        .col("is_currently_dst", SqlType::Bit, |z| bit(z.2))
+        .rows(&crate::exec::scalar::zones::time_zone_info())
+}
+
 /// A view's columns without its rows.
 fn no_rows(set: RowSet) -> RowSet {
     RowSet { columns: set.columns, rows: Vec::new() }
@@ -199,6 +209,7 @@ pub fn system_view(
         "database_permissions" => (None, |c, _| Ok(server::database_permissions(c))),
         "database_mirroring" => (None, |c, _| Ok(server::database_mirroring(c))),
         "dm_os_host_info" => (None, |c, _| Ok(server::host_info(c))),
+        "time_zone_info" => (None, |_, _| Ok(time_zone_info())),
         "extended_properties" => {
             (None, |c, _| Ok(crate::exec::properties::extended_properties(c.database)))
         }
