@@ -191,6 +191,27 @@ async function typesQuery() {
   await close(db);
 }
 
+// DATETIMEOFFSET arrives as the moment it names (a Date), and each SQL_VARIANT as its base
+// type's value; a DATETIMEOFFSET parameter keeps its moment.
+async function newerTypes() {
+  const db = await connect(DATABASE);
+  const { rows } = await run(
+    db,
+    "SELECT CAST('2024-03-01 08:30:00.125 +02:00' AS DATETIMEOFFSET(3)), CAST(42 AS SQL_VARIANT), " +
+      "CAST(N'text' AS SQL_VARIANT), CAST(NULL AS SQL_VARIANT)",
+  );
+  const [dto, vi, vn, vz] = rows[0];
+  eq('DATETIMEOFFSET', dto instanceof Date ? dto.toISOString() : dto, '2024-03-01T06:30:00.125Z');
+  eq('SQL_VARIANT values', [vi, vn, vz], [42, 'text', null]);
+  const same = await scalar(
+    db,
+    "SELECT CASE WHEN @p = CAST('2024-03-01 06:30:00 +00:00' AS DATETIMEOFFSET) THEN 1 ELSE 0 END",
+    [['p', TYPES.DateTimeOffset, new Date('2024-03-01T06:30:00Z')]],
+  );
+  eq('a DATETIMEOFFSET parameter', same, 1);
+  await close(db);
+}
+
 async function parameters() {
   const db = await connect(DATABASE);
   const params = [
@@ -329,6 +350,7 @@ async function badInput() {
   await section('procedure', procedure);
   await section('transactions', transactions);
   await section('bad input', badInput);
+  await section('newer types', newerTypes);
   console.log(`tedious: ${checked} checks, ${failures} failures`);
   process.exit(failures ? 1 : 0);
 })();

@@ -110,3 +110,14 @@ class Checks:
     def finish(self):
         print(f"{self.driver}: {self.checked} checks, {self.failures} failures", flush=True)
         sys.exit(1 if self.failures else 0)
+
+# DATETIMEOFFSET and SQL_VARIANT values, and what they read back as (a DATETIMEOFFSET as an
+# aware datetime at its own offset).
+NEWER_TYPES_SELECT = (
+    "SELECT CAST('2024-03-01 08:30:00.125 +02:00' AS DATETIMEOFFSET(3)) AS dto, "
+    "CAST(42 AS SQL_VARIANT) AS vi, CAST(N'text' AS SQL_VARIANT) AS vn, "
+    "CAST(CAST(1.25 AS DECIMAL(5,2)) AS SQL_VARIANT) AS vd, CAST(NULL AS SQL_VARIANT) AS vz"
+)
+DTO_EXPECTED = datetime.datetime(
+    2024, 3, 1, 8, 30, 0, 125000, tzinfo=datetime.timezone(datetime.timedelta(hours=2))
+)

@@ -12,6 +12,8 @@ import pymssql
 
 from checks import (
     BAD_INPUT,
+    DTO_EXPECTED,
+    NEWER_TYPES_SELECT,
     PROCEDURE,
     TYPES_EXPECTED,
     TYPES_SELECT,
@@ -159,10 +161,21 @@ def bad_input():
                 conn.rollback()
 
 
+def newer_types():
+    # FreeTDS hands SQL_VARIANT values over as their bytes, for SQL Server too: only the
+    # DATETIMEOFFSET is checked by value.
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.execute(NEWER_TYPES_SELECT)
+        row = cur.fetchone()
+        checks.eq("DATETIMEOFFSET", row[0], DTO_EXPECTED)
+        checks.eq("a NULL SQL_VARIANT", row[4], None)
+
+
 checks.section("setup", setup)
 checks.section("types", types_query)
 checks.section("parameters", parameters)
 checks.section("procedure", procedure)
 checks.section("transactions", transactions)
 checks.section("bad input", bad_input)
+checks.section("newer types", newer_types)
 checks.finish()

@@ -8,10 +8,14 @@ and commit()/rollback() are Transaction Manager requests that begin the next tra
 `transactions` section runs on such a connection.
 """
 
+import decimal
+
 import pytds
 
 from checks import (
     BAD_INPUT,
+    DTO_EXPECTED,
+    NEWER_TYPES_SELECT,
     PROCEDURE,
     TYPES_EXPECTED,
     TYPES_SELECT,
@@ -160,10 +164,20 @@ def bad_input():
                 conn.rollback()
 
 
+def newer_types():
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.execute(NEWER_TYPES_SELECT)
+        dto, vi, vn, vd, vz = cur.fetchone()
+        checks.eq("DATETIMEOFFSET", dto, DTO_EXPECTED)
+        checks.eq("DATETIMEOFFSET's offset", dto.utcoffset().total_seconds(), 7200.0)
+        checks.eq("SQL_VARIANT values", [vi, vn, vd, vz], [42, "text", decimal.Decimal("1.25"), None])
+
+
 checks.section("setup", setup)
 checks.section("types", types_query)
 checks.section("parameters", parameters)
 checks.section("procedure", procedure)
 checks.section("transactions", transactions)
 checks.section("bad input", bad_input)
+checks.section("newer types", newer_types)
 checks.finish()
