@@ -1772,6 +1772,9 @@ pub enum ExprKind {
         /// The collation named.
         collation: Ident,
     },
+    /// `CURRENT OF cursor`, the whole WHERE clause of a positioned UPDATE or DELETE: the row
+    /// the cursor is on.
+    CurrentOf(crate::ast::cursor::CursorRef),
     /// `x AT TIME ZONE zone`: a date and time at a Windows-named time zone.
     AtTimeZone {
         /// The date and time.

@@ -1364,6 +1364,7 @@ impl Display for ExprKind {
             }
             ExprKind::Collate { expr, collation } => write!(f, "{expr} COLLATE {collation}"),
             ExprKind::AtTimeZone { expr, zone } => write!(f, "{expr} AT TIME ZONE {zone}"),
+            ExprKind::CurrentOf(cursor) => write!(f, "CURRENT OF {cursor}"),
             ExprKind::Quantified { left, op, quantifier, subquery } => {
                 let quantifier = match quantifier {
                     Quantifier::All => "ALL",

@@ -9,8 +9,17 @@
 //! too, converts a cursor to another type when it cannot honour the one asked for). Which
 //! fetch directions are allowed still follows the declaration: `FETCH NEXT` only, unless the
 //! cursor is scrollable (`SCROLL`, or `STATIC`, `KEYSET` or `DYNAMIC` without
-//! `FORWARD_ONLY`), else error 16911. No cursor is updatable: `FOR UPDATE` is accepted but
-//! `WHERE CURRENT OF` is not supported.
+//! `FORWARD_ONLY`), else error 16911.
+//!
+//! # Positioned changes
+//!
+//! `UPDATE t SET ... WHERE CURRENT OF c` and `DELETE t WHERE CURRENT OF c` change the row the
+//! cursor is on. A cursor over one table with a clustered index or a unique index, without
+//! DISTINCT, GROUP BY or set operators, and not `READ_ONLY`, keeps each row's key beside it
+//! at `OPEN`; the positioned change becomes a change of the row with that key (so a row
+//! changed since `OPEN` is changed as it is now, and one deleted since is not found). Other
+//! cursors are read-only (16929); a change of another table is 16933, and one while the
+//! cursor is not on a row 16930.
 //!
 //! Variables in the query take the values they had at `DECLARE`, as SQL Server documents
 //! ("cursor variable values do not change after a cursor is declared"): the declaring scope's
@@ -37,9 +46,12 @@ use std::sync::Arc;
 use walden_engine::types::{SqlType, Value};
 use walden_engine::Database;
 
+use walden_engine::catalog::Object;
+
 use crate::ast::{
-    AssignOp, CursorOption, CursorRef, CursorStatement, CursorUpdatability, DeclareCursor, Fetch,
-    FetchDirection, SelectStatement,
+    AssignOp, BinaryOp, CursorOption, CursorRef, CursorStatement, CursorUpdatability,
+    DeclareCursor, Expr, ExprKind, Fetch, FetchDirection, Ident, ObjectName, QueryBody, SelectItem,
+    SelectStatement, Span, TableSource,
 };
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Session, Variable};
@@ -82,6 +94,8 @@ struct Cursor {
     procedure: Option<String>,
     /// Whether every fetch direction is allowed, not only `NEXT`.
     scrollable: bool,
+    /// Whether positioned changes may go through it (its declaration allows them).
+    updatable: bool,
     /// The rows, while the cursor is open.
     open: Option<OpenCursor>,
 }
@@ -91,11 +105,71 @@ struct Cursor {
 struct OpenCursor {
     columns: Vec<ColumnInfo>,
     rows: Vec<Vec<Value>>,
+    /// The base table's key of each row, when the cursor is updatable.
+    keys: Option<RowKeys>,
     /// 0 before the first row, `1..=rows.len()` on a row, `rows.len() + 1` after the last.
     position: usize,
     /// Whether a fetch has been made since `OPEN` (a first `RELATIVE` of 0 or less finds
     /// nothing).
     fetched: bool,
+}
+
+/// The key of each row of an updatable cursor: the table (in the cursor's database), its key
+/// columns, and each row's values of them.
+#[derive(Debug)]
+struct RowKeys {
+    db: Arc<Database>,
+    table: u32,
+    columns: Vec<String>,
+    rows: Vec<Vec<Value>>,
+}
+
+/// Prefix of the hidden select items that carry an updatable cursor's keys, and of the
+/// variables a positioned change binds them to.
+const KEY_PREFIX: &str = "__walden_current_of_";
+
+/// For an updatable cursor's query (see "Positioned changes"): the query with the base
+/// table's key columns added to its select list, the table's id and the key columns.
+fn keyed_query(
+    query: &SelectStatement,
+    db: &Database,
+) -> Option<(SelectStatement, u32, Vec<String>)> {
+    let QueryBody::Select(select) = &query.query.body else { return None };
+    if select.distinct
+        || !select.group_by.is_empty()
+        || select.having.is_some()
+        || select.into.is_some()
+        || query.query.for_json.is_some()
+        || query.query.for_xml.is_some()
+        || select.items.iter().any(|i| matches!(i, SelectItem::Assign { .. }))
+    {
+        return None;
+    }
+    let [TableSource::Table { name, alias, .. }] = select.from.as_slice() else { return None };
+    let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+    let object = db.find_object(schema, &name.name.value)?;
+    let Object::Table(table) = &*object else { return None };
+    let index = table
+        .indexes
+        .iter()
+        .find(|i| i.id == 1 && !i.is_heap())
+        .or_else(|| table.indexes.iter().find(|i| i.unique && !i.is_heap()))?;
+    let columns: Vec<String> =
+        index.columns.iter().map(|&c| table.columns[c].name.clone()).collect();
+    let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
+    let mut keyed = query.clone();
+    if let QueryBody::Select(select) = &mut keyed.query.body {
+        for (i, column) in columns.iter().enumerate() {
+            select.items.push(SelectItem::Expr {
+                expr: Expr {
+                    kind: ExprKind::Column(vec![qualifier.clone(), Ident::new(column.clone())]),
+                    span: Span::default(),
+                },
+                alias: Some(Ident::new(format!("{KEY_PREFIX}{i}"))),
+            });
+        }
+    }
+    Some((keyed, table.id, columns))
 }
 
 /// A fetch direction with its count evaluated.
@@ -158,6 +232,17 @@ fn read_only_for_update(d: &DeclareCursor) -> bool {
 
 /// Whether a declaration allows every fetch direction: ISO `SCROLL`; or `SCROLL`, or `STATIC`,
 /// `KEYSET` or `DYNAMIC` without `FORWARD_ONLY` (SQL Server's defaults).
+/// Whether a cursor's declaration lets positioned changes through it: not `READ_ONLY`,
+/// `FOR READ ONLY`, `STATIC`, `INSENSITIVE` or `FAST_FORWARD`, which SQL Server makes
+/// read-only.
+fn updatable(d: &DeclareCursor) -> bool {
+    !(d.insensitive
+        || matches!(d.updatability, Some(CursorUpdatability::ReadOnly))
+        || d.options.iter().any(|o| {
+            matches!(o, CursorOption::ReadOnly | CursorOption::Static | CursorOption::FastForward)
+        }))
+}
+
 fn scrollable(d: &DeclareCursor) -> bool {
     let has = |o: CursorOption| d.options.contains(&o);
     d.iso_scroll
@@ -297,6 +382,7 @@ impl Run<'_> {
             vars: frame.map(|f| f.vars.clone()).unwrap_or_default(),
             procedure: frame.and_then(|f| f.procedure.clone()),
             scrollable: scrollable(d),
+            updatable: updatable(d),
             open: None,
         };
         if local {
@@ -321,17 +407,35 @@ impl Run<'_> {
             return Err(SqlError::new(16905, "The cursor is already open."));
         }
         let query = c.query.clone();
+        let keyed = if c.updatable { keyed_query(&c.query, &c.db) } else { None };
         let frame =
             Frame { vars: c.vars.clone(), procedure: c.procedure.clone(), ..Frame::default() };
         let db = Arc::clone(&c.db);
-        let saved_db = std::mem::replace(&mut self.s.db, db);
+        let saved_db = std::mem::replace(&mut self.s.db, Arc::clone(&db));
         self.s.frames.push(frame);
-        let result = self.query(&query.query, None);
+        // An updatable cursor's query runs with its keys; should that query fail where the
+        // declared one would not, the cursor is read-only rather than unopenable.
+        let mut keys = None;
+        let mut result = None;
+        if let Some((keyed_query, table, key_columns)) = keyed {
+            if let Ok(rows) = self.query(&keyed_query.query, None) {
+                let RowSet { mut columns, mut rows } = rows.into_row_set();
+                let width = columns.len() - key_columns.len();
+                columns.truncate(width);
+                let key_rows = rows.iter_mut().map(|r| r.split_off(width)).collect();
+                keys = Some(RowKeys { db, table, columns: key_columns, rows: key_rows });
+                result = Some(Ok(RowSet { columns, rows }));
+            }
+        }
+        let result = match result {
+            Some(r) => r,
+            None => self.query(&query.query, None).map(|r| r.into_row_set()),
+        };
         self.s.frames.pop();
         self.s.db = saved_db;
-        let RowSet { columns, rows } = result?.into_row_set();
+        let RowSet { columns, rows } = result?;
         let c = self.s.cursor_at(slot).ok_or_else(|| not_found(&cursor.name.value))?;
-        c.open = Some(OpenCursor { columns, rows, position: 0, fetched: false });
+        c.open = Some(OpenCursor { columns, rows, keys, position: 0, fetched: false });
         self.s.cursors.last_opened = Some(c.id);
         Ok(())
     }
@@ -393,6 +497,86 @@ impl Run<'_> {
             Value::BigInt(n) => Ok(n),
             _ => Ok(0),
         }
+    }
+}
+
+impl Run<'_> {
+    /// The predicate a positioned change of `target` through `cursor` stands for (see
+    /// "Positioned changes"): its key columns equal to variables, returned with their values.
+    pub(crate) fn current_of(
+        &mut self,
+        cursor: &CursorRef,
+        target: &ObjectName,
+    ) -> Result<(Expr, Vec<Variable>), SqlError> {
+        let read_only = || SqlError::new(16929, "The cursor is READ ONLY.");
+        let c = self.s.cursor(cursor)?;
+        let open = c.open.as_ref().ok_or_else(not_open)?;
+        let keys = open.keys.as_ref().ok_or_else(read_only)?;
+        let row = open
+            .position
+            .checked_sub(1)
+            .and_then(|i| keys.rows.get(i))
+            .ok_or_else(|| SqlError::new(16930, "The requested row is not in the fetch buffer."))?
+            .clone();
+        let (db, table, columns) = (Arc::clone(&keys.db), keys.table, keys.columns.clone());
+        let schema = target.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let same_table = Arc::ptr_eq(&db, &self.s.db)
+            && self.s.db.find_object(schema, &target.name.value).is_some_and(|o| o.id() == table);
+        if !same_table {
+            return Err(SqlError::new(
+                16933,
+                "The cursor does not include the table being modified or the table is not \
+                 updatable through the cursor.",
+            ));
+        }
+        let ty = match self.s.db.object_by_id(table).as_deref() {
+            Some(Object::Table(t)) => t.columns.clone(),
+            _ => return Err(read_only()),
+        };
+        let mut predicate: Option<Expr> = None;
+        let mut vars = Vec::with_capacity(columns.len());
+        for (i, (column, value)) in columns.iter().zip(row).enumerate() {
+            let name = format!("@{KEY_PREFIX}{i}");
+            let column_ty = ty.iter().find(|c| &c.name == column).map_or(SqlType::Int, |c| c.ty);
+            vars.push(Variable { name: name.clone(), ty: column_ty, value });
+            let span = Span::default();
+            let equal = Expr {
+                kind: ExprKind::Binary {
+                    op: BinaryOp::Eq,
+                    left: Box::new(Expr {
+                        kind: ExprKind::Column(vec![Ident::new(column.clone())]),
+                        span,
+                    }),
+                    right: Box::new(Expr { kind: ExprKind::Variable(name), span }),
+                },
+                span,
+            };
+            predicate = Some(match predicate {
+                None => equal,
+                Some(left) => Expr {
+                    kind: ExprKind::Binary {
+                        op: BinaryOp::And,
+                        left: Box::new(left),
+                        right: Box::new(equal),
+                    },
+                    span,
+                },
+            });
+        }
+        predicate.map(|p| (p, vars)).ok_or_else(read_only)
+    }
+
+    /// Runs `change` with the key variables of a positioned change bound in the current
+    /// scope, and unbinds them however it ends.
+    pub(crate) fn with_current_of<T>(
+        &mut self,
+        vars: Vec<Variable>,
+        change: impl FnOnce(&mut Self) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
+        self.frame().vars.extend(vars);
+        let result = change(self);
+        self.frame().vars.retain(|v| !v.name.starts_with(&format!("@{KEY_PREFIX}")));
+        result
     }
 }
 

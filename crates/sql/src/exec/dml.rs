@@ -715,6 +715,14 @@ impl Run<'_> {
     }
 
     fn update_in_scope(&mut self, u: &Update) -> Result<u64, SqlError> {
+        if let (Some(Expr { kind: ExprKind::CurrentOf(cursor), .. }), TableTarget::Table(name)) =
+            (&u.where_clause, &u.target)
+        {
+            let (predicate, vars) = self.current_of(cursor, name)?;
+            let mut positioned = u.clone();
+            positioned.where_clause = Some(predicate);
+            return self.with_current_of(vars, |r| r.update_in_scope(&positioned));
+        }
         if let Some(target) = self.instead_of(&u.ctes, &u.target, &u.from, TriggerEvent::Update)? {
             no_output_with_instead_of(u.output.is_some())?;
             let set = Some(u.assignments.as_slice());
@@ -893,6 +901,14 @@ impl Run<'_> {
     }
 
     fn delete_in_scope(&mut self, d: &Delete) -> Result<u64, SqlError> {
+        if let (Some(Expr { kind: ExprKind::CurrentOf(cursor), .. }), TableTarget::Table(name)) =
+            (&d.where_clause, &d.target)
+        {
+            let (predicate, vars) = self.current_of(cursor, name)?;
+            let mut positioned = d.clone();
+            positioned.where_clause = Some(predicate);
+            return self.with_current_of(vars, |r| r.delete_in_scope(&positioned));
+        }
         if let Some(target) = self.instead_of(&d.ctes, &d.target, &d.from, TriggerEvent::Delete)? {
             no_output_with_instead_of(d.output.is_some())?;
             return self.change_instead(target, &d.from, d.where_clause.as_ref(), None);

@@ -330,6 +330,13 @@ impl Run<'_> {
                 check_collation(collation)?;
                 self.eval(expr, env)
             }
+            // Rewritten into a key predicate before the UPDATE or DELETE runs (`cursor.rs`);
+            // anywhere else it is the cursor's position it cannot stand for.
+            ExprKind::CurrentOf(_) => Err(SqlError::with_severity(
+                156,
+                15,
+                "Incorrect syntax near the keyword 'CURRENT'.",
+            )),
             ExprKind::AtTimeZone { expr, zone } => {
                 let value = self.eval(expr, env)?;
                 let zone = self.eval(zone, env)?;

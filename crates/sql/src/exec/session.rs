@@ -737,7 +737,7 @@ impl Run<'_> {
         self.out.message(&e);
     }
 
-    fn frame(&mut self) -> &mut Frame {
+    pub(crate) fn frame(&mut self) -> &mut Frame {
         if self.s.frames.is_empty() {
             self.s.frames.push(Frame::default());
         }

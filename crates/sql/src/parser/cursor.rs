@@ -130,7 +130,7 @@ impl Parser<'_> {
     }
 
     /// `[GLOBAL] name`. `GLOBAL` is not reserved: alone, it is a cursor's name.
-    fn parse_cursor_ref(&mut self) -> PResult<CursorRef> {
+    pub(super) fn parse_cursor_ref(&mut self) -> PResult<CursorRef> {
         let global = self.at_keyword("GLOBAL") && super::is_identifier_token(self.peek_nth(1));
         if global {
             self.advance();

@@ -376,6 +376,23 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The WHERE of an UPDATE or DELETE, which may also be `WHERE CURRENT OF [GLOBAL] cursor`.
+    fn parse_change_where(&mut self) -> PResult<Option<Expr>> {
+        if self.at_keyword("WHERE")
+            && self.nth_is_keyword(1, "CURRENT")
+            && self.nth_is_keyword(2, "OF")
+        {
+            let start = self.peek().span;
+            for _ in 0..3 {
+                self.advance();
+            }
+            let cursor = self.parse_cursor_ref()?;
+            let kind = crate::ast::ExprKind::CurrentOf(cursor);
+            return Ok(Some(Expr { kind, span: self.span_from(start) }));
+        }
+        self.parse_where()
+    }
+
     /// `[ORDER BY expr [ASC | DESC], ...]`.
     pub(super) fn parse_order_by(&mut self) -> PResult<Vec<OrderByItem>> {
         if !self.eat_keyword("ORDER") {
@@ -820,7 +837,7 @@ impl<'a> Parser<'a> {
         let assignments = self.parse_comma_separated(Self::parse_assignment)?;
         let output = self.parse_output_clause()?;
         let from = self.parse_from()?;
-        let where_clause = self.parse_where()?;
+        let where_clause = self.parse_change_where()?;
         let line = self.peek().span.line;
         let hints = self.parse_option_clause()?;
         let mut ctes = ctes;
@@ -894,7 +911,7 @@ impl<'a> Parser<'a> {
         let table_hints = self.parse_table_hints()?;
         let output = self.parse_output_clause()?;
         let from = self.parse_from()?;
-        let where_clause = self.parse_where()?;
+        let where_clause = self.parse_change_where()?;
         let line = self.peek().span.line;
         let hints = self.parse_option_clause()?;
         let mut ctes = ctes;

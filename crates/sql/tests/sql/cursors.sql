@@ -192,3 +192,42 @@ GO
 DROP PROCEDURE dbo.price_list
 DROP TABLE dbo.fruit
 GO
+-- Positioned changes: UPDATE and DELETE WHERE CURRENT OF through an updatable cursor, and
+-- the errors for a read-only cursor (16929), another table (16933) and no current row (16930).
+CREATE TABLE dbo.stock (sku INT PRIMARY KEY, qty INT NOT NULL, note VARCHAR(20) NULL)
+INSERT stock VALUES (1, 10, NULL), (2, 0, NULL), (3, 5, NULL), (4, 0, NULL)
+GO
+DECLARE @sku INT, @qty INT
+DECLARE c CURSOR FOR SELECT sku, qty FROM dbo.stock s ORDER BY sku FOR UPDATE OF note
+OPEN c
+FETCH NEXT FROM c INTO @sku, @qty
+WHILE @@FETCH_STATUS = 0
+BEGIN
+    IF @qty = 0
+        DELETE FROM dbo.stock WHERE CURRENT OF c
+    ELSE
+        UPDATE dbo.stock SET note = 'in stock: ' + CAST(@qty AS VARCHAR(10)) WHERE CURRENT OF c
+    FETCH NEXT FROM c INTO @sku, @qty
+END
+UPDATE dbo.stock SET note = 'after' WHERE CURRENT OF c
+CLOSE c
+DEALLOCATE c
+SELECT * FROM stock
+GO
+DECLARE r CURSOR STATIC FOR SELECT sku FROM stock
+OPEN r
+FETCH NEXT FROM r
+UPDATE stock SET qty = 1 WHERE CURRENT OF r
+CLOSE r
+DEALLOCATE r
+GO
+CREATE TABLE other (id INT PRIMARY KEY)
+DECLARE o CURSOR FOR SELECT sku FROM stock
+OPEN o
+FETCH NEXT FROM o
+DELETE other WHERE CURRENT OF o
+CLOSE o
+DEALLOCATE o
+DROP TABLE other
+DROP TABLE stock
+GO
