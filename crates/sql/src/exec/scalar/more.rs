@@ -140,6 +140,13 @@ pub(super) fn datetrunc(args: Vec<Value>) -> Result<Value, SqlError> {
         return Ok(Value::Null);
     }
     let ty = type_of(&date);
+    // A DATETIMEOFFSET is cut in its local time and keeps its offset.
+    let zone = match &date {
+        Value::DateTimeOffset(d) => {
+            format!(" {}", walden_engine::types::offset_text(d.offset_minutes()))
+        }
+        _ => String::new(),
+    };
     let part = to_text(&part).to_ascii_lowercase();
     let stamp = convert(date, SqlType::DateTime2(7), None)?;
     let text = to_text(&stamp);
@@ -172,7 +179,7 @@ pub(super) fn datetrunc(args: Vec<Value>) -> Result<Value, SqlError> {
             ))
         }
     };
-    convert(Value::Str(truncated), ty, None)
+    convert(Value::Str(truncated + &zone), ty, None)
 }
 
 /// `STRING_ESCAPE(text, 'json')`: the text with JSON's special characters escaped.
