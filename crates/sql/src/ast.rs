@@ -1376,6 +1376,11 @@ pub struct Query {
 /// `FOR XML PATH [('element')] [, ROOT [('name')]] [, TYPE]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForXml {
+    /// `RAW` rather than `PATH`: a row's columns are attributes of its element (unless
+    /// `ELEMENTS`), and no column name is a path.
+    pub raw: bool,
+    /// `ELEMENTS` (RAW): columns are child elements, as PATH makes them.
+    pub elements: bool,
     /// The element each row is wrapped in (`row` by default; empty for none).
     pub element: String,
     /// `ROOT [('name')]`: the element the whole text is wrapped in.

@@ -1112,7 +1112,11 @@ impl Display for Query {
             }
         }
         if let Some(xml) = &self.for_xml {
-            write!(f, " FOR XML PATH('{}')", xml.element.replace('\'', "''"))?;
+            let mode = if xml.raw { "RAW" } else { "PATH" };
+            write!(f, " FOR XML {mode}('{}')", xml.element.replace('\'', "''"))?;
+            if xml.elements {
+                f.write_str(", ELEMENTS")?;
+            }
             if let Some(root) = &xml.root {
                 write!(f, ", ROOT('{}')", root.replace('\'', "''"))?;
             }

@@ -1936,11 +1936,12 @@ fn unpivot(rows: Rows, u: &crate::ast::Unpivot) -> Result<Rows, SqlError> {
 /// The name of the one column `FOR XML` returns, as SQL Server names it.
 const FOR_XML_COLUMN: &str = "XML_F52E2B61-18A1-11d1-B105-00805F49916B";
 
-/// `FOR XML PATH`: the query's rows as one XML text (NULL when there are no rows). Each row is
-/// an element named by `PATH` (none for `PATH('')`); a column is a child element of its name
-/// (`a/b` nests), an attribute of the row for `@name`, and bare text without a name (or for
-/// `text()` and `*`), which is how `FOR XML PATH('')` concatenates strings. NULLs are left
-/// out; text is escaped.
+/// `FOR XML PATH | RAW`: the query's rows as one XML text (NULL when there are no rows). Each
+/// row is an element named by `PATH` or `RAW` (none for `PATH('')`). With PATH a column is a
+/// child element of its name (`a/b` nests), an attribute of the row for `@name`, and bare text
+/// without a name (or for `text()` and `*`), which is how `FOR XML PATH('')` concatenates
+/// strings; with RAW a named column is an attribute of the row (a child element with
+/// `ELEMENTS`), its name taken as it is. NULLs are left out; text is escaped.
 fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Rows {
     let visible = rows.visible();
     let mut out = String::new();
@@ -1953,7 +1954,13 @@ fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Rows {
             }
             let text = xml_escape(&scalar::to_text(value));
             let name = rows.cols[i].name.as_str();
-            if let Some(attribute) = name.strip_prefix('@') {
+            let raw_attribute = xml.raw && !xml.elements && !name.is_empty();
+            if raw_attribute {
+                let quoted = text.replace('"', "&quot;");
+                attributes.push_str(&format!(" {name}=\"{quoted}\""));
+            } else if xml.raw && !name.is_empty() {
+                content.push_str(&format!("<{name}>{text}</{name}>"));
+            } else if let Some(attribute) = name.strip_prefix('@') {
                 let quoted = text.replace('"', "&quot;");
                 attributes.push_str(&format!(" {attribute}=\"{quoted}\""));
             } else if name.is_empty() || name == "*" || name == "text()" {

@@ -84,18 +84,23 @@ impl<'a> Parser<'a> {
         Ok(Some(name))
     }
 
-    /// The rest of `FOR XML`: `PATH [('element')]`, then `ROOT [('name')]` and `TYPE`.
+    /// The rest of `FOR XML`: `PATH | RAW [('element')]`, then `ROOT [('name')]`, `TYPE` and
+    /// (RAW) `ELEMENTS`.
     fn parse_for_xml(&mut self) -> PResult<ForXml> {
-        self.expect_keyword("PATH")?;
+        let raw = match self.eat_one_of(&["PATH", "RAW"]) {
+            Some(mode) => mode == "RAW",
+            None => return Err(self.error()),
+        };
         let element = self.parse_optional_name()?.unwrap_or_else(|| "row".to_string());
-        let mut xml = ForXml { element, root: None, typed: false };
+        let mut xml = ForXml { raw, elements: false, element, root: None, typed: false };
         while self.eat(&TokenKind::Comma) {
-            match self.eat_one_of(&["ROOT", "TYPE"]) {
+            match self.eat_one_of(&["ROOT", "TYPE", "ELEMENTS"]) {
                 Some("ROOT") => {
                     xml.root = Some(self.parse_optional_name()?.unwrap_or_else(|| "root".into()));
                 }
-                Some(_) => xml.typed = true,
-                None => return Err(self.error()),
+                Some("ELEMENTS") if raw => xml.elements = true,
+                Some("TYPE") => xml.typed = true,
+                _ => return Err(self.error()),
             }
         }
         Ok(xml)

@@ -12,3 +12,8 @@ SELECT g.k, STUFF((SELECT ';' + t.name FROM #t AS t WHERE t.id % 2 = g.k ORDER B
                    FOR XML PATH(''), TYPE), 1, 1, '') AS names
 FROM (VALUES (0), (1)) AS g (k) ORDER BY g.k
 GO
+-- FOR XML RAW: each row an element, its columns attributes (child elements with ELEMENTS).
+SELECT name, database_id AS id FROM sys.databases WHERE database_id <= 2 ORDER BY database_id FOR XML RAW
+SELECT name, database_id AS id FROM sys.databases WHERE database_id <= 2 ORDER BY database_id FOR XML RAW('db'), ROOT('dbs'), ELEMENTS
+SELECT 1 AS a, NULL AS b, 'x<y"z' AS c FOR XML RAW
+GO
