@@ -1379,7 +1379,9 @@ pub struct ForXml {
     /// `RAW` rather than `PATH`: a row's columns are attributes of its element (unless
     /// `ELEMENTS`), and no column name is a path.
     pub raw: bool,
-    /// `ELEMENTS` (RAW): columns are child elements, as PATH makes them.
+    /// `AUTO`: as RAW, each row's element named after the table it comes from.
+    pub auto: bool,
+    /// `ELEMENTS` (RAW, AUTO): columns are child elements, as PATH makes them.
     pub elements: bool,
     /// The element each row is wrapped in (`row` by default; empty for none).
     pub element: String,

@@ -1112,8 +1112,12 @@ impl Display for Query {
             }
         }
         if let Some(xml) = &self.for_xml {
-            let mode = if xml.raw { "RAW" } else { "PATH" };
-            write!(f, " FOR XML {mode}('{}')", xml.element.replace('\'', "''"))?;
+            if xml.auto {
+                f.write_str(" FOR XML AUTO")?;
+            } else {
+                let mode = if xml.raw { "RAW" } else { "PATH" };
+                write!(f, " FOR XML {mode}('{}')", xml.element.replace('\'', "''"))?;
+            }
             if xml.elements {
                 f.write_str(", ELEMENTS")?;
             }

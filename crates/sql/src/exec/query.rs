@@ -508,6 +508,11 @@ impl Run<'_> {
         self.ctes.truncate(base);
         match (&q.for_json, &q.for_xml) {
             (Some(json), _) => for_json(result?, json),
+            (None, Some(xml)) if xml.auto => {
+                let mut xml = xml.clone();
+                xml.element = auto_element(&q.body)?;
+                Ok(for_xml(result?, &xml))
+            }
             (None, Some(xml)) => Ok(for_xml(result?, xml)),
             (None, None) => result,
         }
@@ -1991,6 +1996,31 @@ fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Rows {
     };
     let col = Col::new(None, FOR_XML_COLUMN, SqlType::NVarChar(walden_engine::types::Len::Max));
     Rows { cols: vec![col], rows: vec![vec![text.map_or(Value::Null, Value::NStr)]] }
+}
+
+/// The element `FOR XML AUTO` names each row after: the alias or name of the query's one
+/// table. Walden does not nest the rows of joined tables as SQL Server does.
+fn auto_element(body: &QueryBody) -> Result<String, SqlError> {
+    let one = match body {
+        QueryBody::Select(select) => match select.from.as_slice() {
+            // Without an alias, the name as written: `sys.databases`.
+            [TableSource::Table { name, alias, .. }] => Some(alias.as_ref().map_or_else(
+                || match &name.schema {
+                    Some(schema) => format!("{}.{}", schema.value, name.name.value),
+                    None => name.name.value.clone(),
+                },
+                |a| a.value.clone(),
+            )),
+            [TableSource::Variable { name, alias, .. }] => {
+                Some(alias.as_ref().map_or_else(|| name.clone(), |a| a.value.clone()))
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    one.ok_or_else(|| {
+        SqlError::new(50000, "FOR XML AUTO is supported by Walden for a query over one table only.")
+    })
 }
 
 /// Text as XML content: `&`, `<` and `>` escaped.

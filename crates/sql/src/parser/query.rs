@@ -87,12 +87,16 @@ impl<'a> Parser<'a> {
     /// The rest of `FOR XML`: `PATH | RAW [('element')]`, then `ROOT [('name')]`, `TYPE` and
     /// (RAW) `ELEMENTS`.
     fn parse_for_xml(&mut self) -> PResult<ForXml> {
-        let raw = match self.eat_one_of(&["PATH", "RAW"]) {
-            Some(mode) => mode == "RAW",
+        let (raw, auto) = match self.eat_one_of(&["PATH", "RAW", "AUTO"]) {
+            Some(mode) => (mode != "PATH", mode == "AUTO"),
             None => return Err(self.error()),
         };
-        let element = self.parse_optional_name()?.unwrap_or_else(|| "row".to_string());
-        let mut xml = ForXml { raw, elements: false, element, root: None, typed: false };
+        let element = if auto {
+            String::new()
+        } else {
+            self.parse_optional_name()?.unwrap_or_else(|| "row".to_string())
+        };
+        let mut xml = ForXml { raw, auto, elements: false, element, root: None, typed: false };
         while self.eat(&TokenKind::Comma) {
             match self.eat_one_of(&["ROOT", "TYPE", "ELEMENTS"]) {
                 Some("ROOT") => {

@@ -17,3 +17,9 @@ SELECT name, database_id AS id FROM sys.databases WHERE database_id <= 2 ORDER B
 SELECT name, database_id AS id FROM sys.databases WHERE database_id <= 2 ORDER BY database_id FOR XML RAW('db'), ROOT('dbs'), ELEMENTS
 SELECT 1 AS a, NULL AS b, 'x<y"z' AS c FOR XML RAW
 GO
+-- FOR XML AUTO over one table: each row's element is the table's alias or name as written.
+SELECT d.name, d.database_id FROM sys.databases AS d WHERE database_id = 1 FOR XML AUTO
+SELECT name FROM sys.databases WHERE database_id = 2 FOR XML AUTO, ELEMENTS, ROOT('x')
+GO
+SELECT a.name FROM sys.databases a JOIN sys.databases b ON a.database_id = b.database_id FOR XML AUTO
+GO
