@@ -43,11 +43,11 @@ pub(crate) fn format(args: Vec<Value>) -> Result<Value, SqlError> {
     };
     let text = match &value {
         Value::Null => return Ok(Value::Null),
-        Value::Date(d) => format_moment(DateTime2::new(*d, Time::MIDNIGHT), &pattern),
+        Value::Date(d) => format_moment(DateTime2::new(*d, Time::MIDNIGHT), None, &pattern),
         // With the milliseconds a DATETIME displays (`.007`), as DATEPART reads them.
-        Value::DateTime(dt) => format_moment(datetime_moment(*dt), &pattern),
-        Value::DateTime2(m) => format_moment(*m, &pattern),
-        Value::DateTimeOffset(m) => format_moment(m.local(), &pattern),
+        Value::DateTime(dt) => format_moment(datetime_moment(*dt), None, &pattern),
+        Value::DateTime2(m) => format_moment(*m, None, &pattern),
+        Value::DateTimeOffset(m) => format_moment(m.local(), Some(m.offset_minutes()), &pattern),
         Value::Time(t) => format_time_span(t.ticks(), &pattern),
         // BIT is not among FORMAT's types, though it is numeric elsewhere.
         v if v.is_numeric() && !matches!(v, Value::Bit(_)) => {
@@ -416,7 +416,7 @@ fn custom_section(n: &Number, section: &[Piece]) -> Option<(String, bool)> {
 }
 
 /// A date/time with a standard or custom .NET format.
-fn format_moment(m: DateTime2, pattern: &str) -> Option<String> {
+fn format_moment(m: DateTime2, offset: Option<i16>, pattern: &str) -> Option<String> {
     let custom = match pattern {
         "d" => "M/d/yyyy",
         "D" => "dddd, MMMM d, yyyy",
@@ -430,6 +430,8 @@ fn format_moment(m: DateTime2, pattern: &str) -> Option<String> {
         "Y" | "y" => "MMMM yyyy",
         "s" => "yyyy-MM-dd'T'HH:mm:ss",
         "u" => "yyyy-MM-dd HH:mm:ss'Z'",
+        // A DATETIMEOFFSET's round-trip form ends in its offset, as .NET's does.
+        "O" | "o" if offset.is_some() => "yyyy-MM-dd'T'HH:mm:ss.fffffffzzz",
         "O" | "o" => "yyyy-MM-dd'T'HH:mm:ss.fffffff",
         p if p.chars().count() == 1 => return None,
         p => p.strip_prefix('%').unwrap_or(p),
@@ -472,6 +474,22 @@ fn format_moment(m: DateTime2, pattern: &str) -> Option<String> {
                 used = clock_field(&mut out, v.into(), run);
             }
             'f' | 'F' => fraction(&mut out, c, ticks.into(), run)?,
+            // The offset (a DATETIMEOFFSET's; +00:00 for the other types): `z` hours, `zz`
+            // two-digit hours, `zzz` (and `K`) hours and minutes.
+            'z' | 'K' => {
+                let minutes = offset.unwrap_or(0);
+                let sign = if minutes < 0 { '-' } else { '+' };
+                let (h, mm) = (minutes.unsigned_abs() / 60, minutes.unsigned_abs() % 60);
+                match (c, run) {
+                    ('z', 1) => out.push_str(&format!("{sign}{h}")),
+                    ('z', 2) => out.push_str(&format!("{sign}{h:02}")),
+                    ('K', _) if offset.is_none() => used = 1,
+                    _ => {
+                        out.push_str(&format!("{sign}{h:02}:{mm:02}"));
+                        used = if c == 'K' { 1 } else { run.min(3) };
+                    }
+                }
+            }
             't' => {
                 used = run.min(2);
                 let ampm = if hour < 12 { "AM" } else { "PM" };
