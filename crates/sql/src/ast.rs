@@ -1096,6 +1096,8 @@ pub struct ProcedureParameter {
     pub default: Option<Expr>,
     /// `OUTPUT` / `OUT`.
     pub output: bool,
+    /// `READONLY`: a table-valued parameter (of a table type), which the body cannot change.
+    pub readonly: bool,
 }
 
 /// The kinds of object `DROP` removes by name.

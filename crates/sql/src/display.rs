@@ -447,10 +447,9 @@ impl Display for ExecArgument {
         }
         write!(f, "{}", self.value)?;
         if self.output {
-            f.write_str(" OUTPUT")
-        } else {
-            Ok(())
+            f.write_str(" OUTPUT")?;
         }
+        Ok(())
     }
 }
 
@@ -838,10 +837,12 @@ impl Display for ProcedureParameter {
             write!(f, " = {default}")?;
         }
         if self.output {
-            f.write_str(" OUTPUT")
-        } else {
-            Ok(())
+            f.write_str(" OUTPUT")?;
         }
+        if self.readonly {
+            f.write_str(" READONLY")?;
+        }
+        Ok(())
     }
 }
 

@@ -25,6 +25,7 @@ use crate::exec::foreign_key::ForeignKeySpec;
 use crate::exec::query::{display_name, TableRef};
 use crate::exec::scalar;
 use crate::exec::session::Run;
+use crate::exec::user_types::readonly_needed;
 use crate::exec::SqlError;
 
 /// What a table definition declares.
@@ -208,6 +209,13 @@ impl Run<'_> {
                     && db.find_object(schema, &p.name.name.value).is_none()
                 {
                     return Err(SqlError::invalid_object(&p.name.name.value));
+                }
+                if let Some(param) = p
+                    .parameters
+                    .iter()
+                    .find(|q| !q.readonly && self.is_table_type(&db, &q.data_type))
+                {
+                    return Err(readonly_needed(&param.name));
                 }
                 let or_alter = p.mode != CreateMode::Create;
                 self.tx()

@@ -297,7 +297,10 @@ impl Run<'_> {
                 }
                 self.resolve_relation(name, &name.name.value)
             }
-            TableTarget::Variable(v) => self.resolve_table_variable(v, v).map(Relation::Table),
+            TableTarget::Variable(v) => {
+                self.refuse_readonly_table(v)?;
+                self.resolve_table_variable(v, v).map(Relation::Table)
+            }
         }
     }
 

@@ -183,6 +183,9 @@ pub(crate) struct Frame {
     pub(crate) returns: Option<SqlType>,
     /// In a user-defined function's frame: the value its `RETURN` gave.
     pub(crate) returned: Option<Value>,
+    /// Table-valued parameters: each one's (lower-cased) name and the table variable its name
+    /// hid in the caller, if any, which the frame's end puts back. They are READONLY.
+    pub(crate) table_parameters: Vec<(String, Option<String>)>,
 }
 
 /// What a statement tells the statements around it.
@@ -1751,6 +1754,13 @@ impl Run<'_> {
             for name in frame.temp_created {
                 self.drop_temp_table(&name);
             }
+            // A table-valued parameter names the caller's table: the name goes, not the table.
+            for (name, hidden) in frame.table_parameters.into_iter().rev() {
+                match hidden {
+                    Some(internal) => self.s.temp_tables.insert(name, internal),
+                    None => self.s.temp_tables.remove(&name),
+                };
+            }
         }
     }
 
@@ -1932,6 +1942,7 @@ impl Run<'_> {
         // Bind arguments to parameters: positional first, then by name.
         let params = &procedure.parameters;
         let mut values: Vec<Option<Value>> = vec![None; params.len()];
+        let mut table_arguments: Vec<Option<String>> = vec![None; params.len()];
         let mut outputs: Vec<(usize, String)> = Vec::new();
         let mut named = false;
         for (i, arg) in arguments.iter().enumerate() {
@@ -1963,6 +1974,10 @@ impl Run<'_> {
                     i
                 }
             };
+            if self.is_table_type(&db, &params[index].data_type) {
+                table_arguments[index] = Some(self.table_argument(arg, &params[index])?);
+                continue;
+            }
             let v = self.argument_value(arg)?;
             if arg.output && params[index].output {
                 if let ExprKind::Variable(var) = &arg.value.kind {
@@ -1972,7 +1987,27 @@ impl Run<'_> {
             values[index] = v;
         }
         let mut frame = Frame { procedure: frame_name, ..Frame::default() };
-        for (param, v) in params.iter().zip(values) {
+        let mut omitted_tables = Vec::new();
+        for ((param, v), table) in params.iter().zip(values).zip(table_arguments) {
+            if self.is_table_type(&db, &param.data_type) {
+                // The parameter names the caller's table variable for the call; left out,
+                // it is an empty table of its type, as in SQL Server.
+                let key = param.name.to_ascii_lowercase();
+                match table {
+                    Some(internal) => {
+                        let hidden = self.s.temp_tables.insert(key.clone(), internal);
+                        frame.table_parameters.push((key, hidden));
+                    }
+                    None => omitted_tables.push(param.clone()),
+                }
+                // A placeholder keeps parameters and variables at the same positions.
+                frame.vars.push(Variable {
+                    name: param.name.clone(),
+                    ty: SqlType::Int,
+                    value: Value::Null,
+                });
+                continue;
+            }
             let ty = self.resolve_type(&param.data_type)?;
             let v = match v {
                 Some(v) => v,
@@ -2010,7 +2045,19 @@ impl Run<'_> {
         let saved_opts = self.s.opts.clone();
         self.s.db = Arc::clone(&db);
         self.s.frames.push(frame);
-        let result = self.module_body(&procedure.body);
+        let mut result = Ok(Flow::Next);
+        for param in &omitted_tables {
+            if let Err(e) = self.declare_of_table_type(&param.name, &param.data_type) {
+                result = Err(e.into());
+                break;
+            }
+            let key = param.name.to_ascii_lowercase();
+            self.frame().table_parameters.push((key, None));
+        }
+        let result = match result {
+            Ok(_) => self.module_body(&procedure.body),
+            Err(e) => Err(e),
+        };
         self.s.opts = saved_opts;
         let out_values: Vec<(String, Value)> = match self.s.frames.last() {
             Some(f) => outputs

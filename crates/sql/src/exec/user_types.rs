@@ -16,6 +16,14 @@ use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
+/// Msg 352: a table-valued parameter declared without READONLY.
+pub(crate) fn readonly_needed(name: &str) -> SqlError {
+    SqlError::new(
+        352,
+        format!("The table-valued parameter \"{name}\" must be declared with the READONLY option."),
+    )
+}
+
 impl Run<'_> {
     /// `CREATE TYPE`: 219 if the schema has a type of that name.
     pub(crate) fn create_type(&mut self, ct: &CreateType) -> Result<(), SqlError> {
@@ -68,6 +76,56 @@ impl Run<'_> {
             Some(Object::Type(t)) => Some(t.clone()),
             _ => None,
         }
+    }
+
+    /// Whether a written type names a table type of `db` (a table-valued parameter's).
+    pub(crate) fn is_table_type(&self, db: &walden_engine::Database, dt: &DataType) -> bool {
+        let schema = dt.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        matches!(
+            db.find_object(schema, &dt.name.name.value).as_deref(),
+            Some(Object::Type(TypeDef { table: Some(_), .. }))
+        )
+    }
+
+    /// The table variable an argument passes to table-valued parameter `param`: its internal
+    /// table. 352 for a parameter not declared READONLY, 206 for anything but a table variable.
+    pub(crate) fn table_argument(
+        &self,
+        arg: &crate::ast::ExecArgument,
+        param: &crate::ast::ProcedureParameter,
+    ) -> Result<String, SqlError> {
+        if !param.readonly {
+            return Err(readonly_needed(&param.name));
+        }
+        let internal = match &arg.value.kind {
+            crate::ast::ExprKind::Variable(name) => {
+                self.s.temp_tables.get(&name.to_ascii_lowercase()).cloned()
+            }
+            _ => None,
+        };
+        internal.ok_or_else(|| {
+            SqlError::new(
+                206,
+                format!(
+                    "Operand type clash: the argument is incompatible with {}",
+                    param.data_type.name.name.value
+                ),
+            )
+        })
+    }
+
+    /// 10700 for a change of a table-valued parameter of the running procedure.
+    pub(crate) fn refuse_readonly_table(&mut self, name: &str) -> Result<(), SqlError> {
+        let key = name.to_ascii_lowercase();
+        if self.frame().table_parameters.iter().any(|(n, _)| *n == key) {
+            return Err(SqlError::new(
+                10700,
+                format!(
+                    "The table-valued parameter \"{name}\" is READONLY and cannot be modified."
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// `DECLARE @name type` of a table type: the table variable its column list declares.

@@ -989,7 +989,7 @@ impl<'a> Parser<'a> {
         Ok(parameters)
     }
 
-    /// `@name [AS] type [NOT NULL] [= default] [OUT | OUTPUT]`.
+    /// `@name [AS] type [NOT NULL] [= default] [OUT | OUTPUT] [READONLY]`.
     fn parse_procedure_parameter(&mut self) -> PResult<ProcedureParameter> {
         let name = self.parse_variable_name()?;
         self.eat_keyword("AS");
@@ -1001,7 +1001,8 @@ impl<'a> Parser<'a> {
         }
         let default = if self.eat(&TokenKind::Eq) { Some(self.parse_expr()?) } else { None };
         let output = self.eat_one_of(&["OUTPUT", "OUT"]).is_some();
-        Ok(ProcedureParameter { name, data_type, not_null, default, output })
+        let readonly = self.eat_keyword("READONLY");
+        Ok(ProcedureParameter { name, data_type, not_null, default, output, readonly })
     }
 
     // -----------------------------------------------------------------------------------------

@@ -36,6 +36,38 @@ DECLARE @x NoSuchType
 GO
 DROP TYPE dbo.NoSuch
 GO
+-- Table-valued parameters: a READONLY parameter of a table type names the caller's table
+-- variable (an empty table when left out); 10700 for a change of it, 352 without READONLY.
+GO
+CREATE TYPE dbo.IdList2 AS TABLE (Id INT PRIMARY KEY)
+GO
+CREATE TABLE dbo.item (id INT PRIMARY KEY, name VARCHAR(10))
+INSERT item VALUES (1, 'a'), (2, 'b'), (3, 'c')
+GO
+CREATE PROCEDURE dbo.get_items @ids dbo.IdList2 READONLY, @prefix VARCHAR(5) = '' AS
+    SELECT @prefix + i.name AS name FROM dbo.item i JOIN @ids x ON x.Id = i.id ORDER BY i.id
+    SELECT COUNT(*) AS passed FROM @ids
+GO
+DECLARE @wanted dbo.IdList2
+INSERT @wanted VALUES (1), (3)
+EXEC dbo.get_items @wanted, 'item '
+EXEC dbo.get_items @ids = @wanted
+SELECT COUNT(*) AS still_mine FROM @wanted
+GO
+EXEC dbo.get_items
+GO
+CREATE PROCEDURE dbo.change_ids @ids dbo.IdList2 READONLY AS DELETE FROM @ids
+GO
+DECLARE @w dbo.IdList2
+INSERT @w VALUES (1)
+EXEC dbo.change_ids @w
+GO
+CREATE PROCEDURE dbo.bad_tvp @ids dbo.IdList2 AS SELECT 1
+GO
+DROP PROCEDURE dbo.get_items, dbo.change_ids
+DROP TABLE dbo.item
+DROP TYPE dbo.IdList2
+GO
 DROP TYPE IF EXISTS dbo.NoSuch
 DROP PROCEDURE dbo.set_phone
 DROP TABLE contact
