@@ -842,8 +842,15 @@ impl Run<'_> {
     ) -> Result<(), SqlError> {
         let TableParts { columns, checks, indexes, .. } = self.table_elements(name, elements)?;
         let key = name.to_ascii_lowercase();
-        if self.s.temp_tables.contains_key(&key) {
-            return Err(SqlError::with_severity(134, 15, format!("The variable name '{name}' has already been declared. Variable names must be unique within a query batch or stored procedure.")));
+        if let Some(outer) = self.s.temp_tables.get(&key).cloned() {
+            let frame = self.frame();
+            let here = frame.temp_created.contains(&key)
+                || frame.hidden_tables.iter().any(|(n, _, _)| *n == key);
+            if here {
+                return Err(SqlError::with_severity(134, 15, format!("The variable name '{name}' has already been declared. Variable names must be unique within a query batch or stored procedure.")));
+            }
+            // A caller's table variable of that name: hidden until this frame ends.
+            frame.hidden_tables.push((key.clone(), Some(outer), false));
         }
         let internal = self.s.temp_internal_name(&format!("#{}", name.trim_start_matches('@')));
         let tempdb = Arc::clone(self.s.instance.tempdb());

@@ -183,9 +183,10 @@ pub(crate) struct Frame {
     pub(crate) returns: Option<SqlType>,
     /// In a user-defined function's frame: the value its `RETURN` gave.
     pub(crate) returned: Option<Value>,
-    /// Table-valued parameters: each one's (lower-cased) name and the table variable its name
-    /// hid in the caller, if any, which the frame's end puts back. They are READONLY.
-    pub(crate) table_parameters: Vec<(String, Option<String>)>,
+    /// Table variable names this frame took over from its callers: (lower-cased name, the
+    /// caller's table the name meant, whether it is a READONLY table-valued parameter). The
+    /// frame's end puts the callers' tables back under their names.
+    pub(crate) hidden_tables: Vec<(String, Option<String>, bool)>,
 }
 
 /// What a statement tells the statements around it.
@@ -1754,8 +1755,9 @@ impl Run<'_> {
             for name in frame.temp_created {
                 self.drop_temp_table(&name);
             }
-            // A table-valued parameter names the caller's table: the name goes, not the table.
-            for (name, hidden) in frame.table_parameters.into_iter().rev() {
+            // A table-valued parameter names the caller's table: the name goes, not the table;
+            // a table variable declared under a caller's name gives the name back.
+            for (name, hidden, _) in frame.hidden_tables.into_iter().rev() {
                 match hidden {
                     Some(internal) => self.s.temp_tables.insert(name, internal),
                     None => self.s.temp_tables.remove(&name),
@@ -1996,7 +1998,7 @@ impl Run<'_> {
                 match table {
                     Some(internal) => {
                         let hidden = self.s.temp_tables.insert(key.clone(), internal);
-                        frame.table_parameters.push((key, hidden));
+                        frame.hidden_tables.push((key, hidden, true));
                     }
                     None => omitted_tables.push(param.clone()),
                 }
@@ -2052,7 +2054,7 @@ impl Run<'_> {
                 break;
             }
             let key = param.name.to_ascii_lowercase();
-            self.frame().table_parameters.push((key, None));
+            self.frame().hidden_tables.push((key, None, true));
         }
         let result = match result {
             Ok(_) => self.module_body(&procedure.body),

@@ -117,7 +117,7 @@ impl Run<'_> {
     /// 10700 for a change of a table-valued parameter of the running procedure.
     pub(crate) fn refuse_readonly_table(&mut self, name: &str) -> Result<(), SqlError> {
         let key = name.to_ascii_lowercase();
-        if self.frame().table_parameters.iter().any(|(n, _)| *n == key) {
+        if self.frame().hidden_tables.iter().any(|(n, _, readonly)| *readonly && *n == key) {
             return Err(SqlError::new(
                 10700,
                 format!(

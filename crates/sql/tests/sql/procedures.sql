@@ -94,3 +94,14 @@ INSERT nosuch EXEC ('INSERT dbo.side VALUES (1); SELECT 1')
 GO
 SELECT COUNT(*) AS side_rows FROM dbo.side
 GO
+-- A procedure's table variable of the name its caller's has is its own: the caller's table is
+-- hidden for the call, not changed.
+CREATE PROCEDURE dbo.inner_t AS BEGIN DECLARE @t TABLE (x INT); INSERT @t VALUES (5); SELECT x FROM @t END
+GO
+DECLARE @t TABLE (x INT)
+INSERT @t VALUES (1)
+EXEC dbo.inner_t
+SELECT x AS outer_x FROM @t
+GO
+DROP PROCEDURE dbo.inner_t
+GO
