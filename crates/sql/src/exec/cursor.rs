@@ -18,8 +18,8 @@
 //! DISTINCT, GROUP BY or set operators, and not `READ_ONLY`, keeps each row's key beside it
 //! at `OPEN`; the positioned change becomes a change of the row with that key (so a row
 //! changed since `OPEN` is changed as it is now, and one deleted since is not found). Other
-//! cursors are read-only (16929); a change of another table is 16933, and one while the
-//! cursor is not on a row 16930.
+//! cursors are read-only (16929); a change of another table is 16933, one while the cursor
+//! is not on a row 16930, and an UPDATE of a column a `FOR UPDATE OF` list leaves out 16932.
 //!
 //! Variables in the query take the values they had at `DECLARE`, as SQL Server documents
 //! ("cursor variable values do not change after a cursor is declared"): the declaring scope's
@@ -96,6 +96,8 @@ struct Cursor {
     scrollable: bool,
     /// Whether positioned changes may go through it (its declaration allows them).
     updatable: bool,
+    /// `FOR UPDATE OF columns`: the only columns a positioned UPDATE may set (lower-cased).
+    update_of: Vec<String>,
     /// The rows, while the cursor is open.
     open: Option<OpenCursor>,
 }
@@ -383,6 +385,12 @@ impl Run<'_> {
             procedure: frame.and_then(|f| f.procedure.clone()),
             scrollable: scrollable(d),
             updatable: updatable(d),
+            update_of: match &d.updatability {
+                Some(CursorUpdatability::Update(columns)) => {
+                    columns.iter().map(|c| c.value.to_ascii_lowercase()).collect()
+                }
+                _ => Vec::new(),
+            },
             open: None,
         };
         if local {
@@ -503,13 +511,25 @@ impl Run<'_> {
 impl Run<'_> {
     /// The predicate a positioned change of `target` through `cursor` stands for (see
     /// "Positioned changes"): its key columns equal to variables, returned with their values.
+    /// `set` are the columns a positioned UPDATE sets, which a `FOR UPDATE OF` list must
+    /// name (16932).
     pub(crate) fn current_of(
         &mut self,
         cursor: &CursorRef,
         target: &ObjectName,
+        set: &[String],
     ) -> Result<(Expr, Vec<Variable>), SqlError> {
         let read_only = || SqlError::new(16929, "The cursor is READ ONLY.");
         let c = self.s.cursor(cursor)?;
+        if !c.update_of.is_empty()
+            && set.iter().any(|s| !c.update_of.contains(&s.to_ascii_lowercase()))
+        {
+            return Err(SqlError::new(
+                16932,
+                "The cursor has a FOR UPDATE list and the requested column to be updated is not \
+                 in this list.",
+            ));
+        }
         let open = c.open.as_ref().ok_or_else(not_open)?;
         let keys = open.keys.as_ref().ok_or_else(read_only)?;
         let row = open

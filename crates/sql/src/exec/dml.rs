@@ -721,7 +721,18 @@ impl Run<'_> {
         if let (Some(Expr { kind: ExprKind::CurrentOf(cursor), .. }), TableTarget::Table(name)) =
             (&u.where_clause, &u.target)
         {
-            let (predicate, vars) = self.current_of(cursor, name)?;
+            let set: Vec<String> = u
+                .assignments
+                .iter()
+                .filter_map(|a| match &a.target {
+                    AssignmentTarget::Column(parts)
+                    | AssignmentTarget::VariableAndColumn { column: parts, .. } => {
+                        parts.last().map(|p| p.value.clone())
+                    }
+                    AssignmentTarget::Variable(_) => None,
+                })
+                .collect();
+            let (predicate, vars) = self.current_of(cursor, name, &set)?;
             let mut positioned = u.clone();
             positioned.where_clause = Some(predicate);
             return self.with_current_of(vars, |r| r.update_in_scope(&positioned));
@@ -907,7 +918,7 @@ impl Run<'_> {
         if let (Some(Expr { kind: ExprKind::CurrentOf(cursor), .. }), TableTarget::Table(name)) =
             (&d.where_clause, &d.target)
         {
-            let (predicate, vars) = self.current_of(cursor, name)?;
+            let (predicate, vars) = self.current_of(cursor, name, &[])?;
             let mut positioned = d.clone();
             positioned.where_clause = Some(predicate);
             return self.with_current_of(vars, |r| r.delete_in_scope(&positioned));

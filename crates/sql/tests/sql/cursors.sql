@@ -231,3 +231,16 @@ DEALLOCATE o
 DROP TABLE other
 DROP TABLE stock
 GO
+-- A FOR UPDATE OF list names the only columns a positioned UPDATE may set (16932).
+CREATE TABLE dbo.lim (id INT PRIMARY KEY, a INT, b INT)
+INSERT lim VALUES (1, 0, 0)
+DECLARE l CURSOR FOR SELECT id FROM dbo.lim FOR UPDATE OF a
+OPEN l
+FETCH NEXT FROM l
+UPDATE dbo.lim SET a = 1 WHERE CURRENT OF l
+UPDATE dbo.lim SET b = 1 WHERE CURRENT OF l
+SELECT a, b FROM lim
+CLOSE l
+DEALLOCATE l
+DROP TABLE dbo.lim
+GO
