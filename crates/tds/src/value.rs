@@ -25,8 +25,7 @@
 //! allocated for them.
 
 use crate::types::{
-    decimal_len, time_len, Collation, TypeInfo, MAX_LEN_PLP, MAX_NON_PLP_LEN, MAX_PRECISION,
-    MAX_TIME_SCALE,
+    decimal_len, time_len, TypeInfo, MAX_LEN_PLP, MAX_NON_PLP_LEN, MAX_PRECISION, MAX_TIME_SCALE,
 };
 use crate::wire::{decode_utf16, utf16_len, Reader};
 use crate::TdsError;
@@ -593,23 +592,26 @@ fn variant_prefix(base: &TypeInfo) -> Option<usize> {
     }
 }
 
-/// A base type's property bytes in a SQL_VARIANT: precision and scale, a scale, a maximum
-/// length, or a collation and a maximum length.
+/// Whether a type is one of the character types, whose SQL_VARIANT properties put the
+/// collation before the length (their TYPE_INFO has it after).
+fn is_character(id: u8) -> bool {
+    matches!(id, 0xA7 | 0xAF | 0xE7 | 0xEF)
+}
+
+/// Collation (5 bytes) then maximum length (2): the character types' properties.
+const CHARACTER_PROPS: usize = 7;
+
+/// A base type's property bytes in a SQL_VARIANT: its TYPE_INFO after the type byte, less the
+/// length byte GUID and DECIMALN/NUMERICN have there, and with a character type's collation
+/// moved before its length.
 fn variant_props(base: &TypeInfo) -> Vec<u8> {
-    use TypeInfo as T;
-    match *base {
-        T::Decimal { precision, scale } | T::Numeric { precision, scale } => vec![precision, scale],
-        T::Time { scale } | T::DateTime2 { scale } | T::DateTimeOffset { scale } => vec![scale],
-        T::BigVarBinary { max_len: len } | T::BigBinary { len } => len.to_le_bytes().to_vec(),
-        T::BigVarChar { max_len: len, collation }
-        | T::BigChar { len, collation }
-        | T::NVarChar { max_len: len, collation }
-        | T::NChar { len, collation } => {
-            let mut props = collation.to_bytes().to_vec();
-            props.extend_from_slice(&len.to_le_bytes());
-            props
-        }
-        _ => Vec::new(),
+    let mut info = Vec::new();
+    base.encode(&mut info);
+    let info = &info[1..];
+    match base {
+        TypeInfo::Guid | TypeInfo::Decimal { .. } | TypeInfo::Numeric { .. } => info[1..].to_vec(),
+        _ if is_character(base.type_id()) => [&info[2..], &info[..2]].concat(),
+        _ => info.to_vec(),
     }
 }
 
@@ -643,56 +645,27 @@ fn put_variant(
     Ok(())
 }
 
-/// The base type a SQL_VARIANT names by its type byte and property bytes (the inverse of
-/// [`variant_props`]).
+/// The base type a SQL_VARIANT names by its type byte and property bytes: the TYPE_INFO
+/// [`variant_props`] came from, decoded and checked as any TYPE_INFO is, and one a variant
+/// can hold.
 fn variant_base(id: u8, props: &[u8]) -> Result<TypeInfo, TdsError> {
-    use TypeInfo as T;
-    let bad = || TdsError::Malformed { what: "SQL_VARIANT base type or properties" };
-    let len = |at: usize| props.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
-    let base = match (id, props) {
-        (0x30, []) => T::Int1,
-        (0x32, []) => T::Bit,
-        (0x34, []) => T::Int2,
-        (0x38, []) => T::Int4,
-        (0x7F, []) => T::Int8,
-        (0x3B, []) => T::Flt4,
-        (0x3E, []) => T::Flt8,
-        (0x3C, []) => T::Money,
-        (0x7A, []) => T::Money4,
-        (0x3D, []) => T::DateTime,
-        (0x3A, []) => T::DateTime4,
-        (0x24, []) => T::Guid,
-        (0x28, []) => T::Date,
-        (0x29, &[scale]) if scale <= MAX_TIME_SCALE => T::Time { scale },
-        (0x2A, &[scale]) if scale <= MAX_TIME_SCALE => T::DateTime2 { scale },
-        (0x2B, &[scale]) if scale <= MAX_TIME_SCALE => T::DateTimeOffset { scale },
-        (0x6A | 0x6C, &[precision, scale])
-            if (1..=MAX_PRECISION).contains(&precision) && scale <= precision =>
-        {
-            if id == 0x6A {
-                T::Decimal { precision, scale }
-            } else {
-                T::Numeric { precision, scale }
-            }
-        }
-        (0xA5, [_, _]) => T::BigVarBinary { max_len: len(0).ok_or_else(bad)? },
-        (0xAD, [_, _]) => T::BigBinary { len: len(0).ok_or_else(bad)? },
-        (0xA7 | 0xAF | 0xE7 | 0xEF, [c0, c1, c2, c3, c4, _, _]) => {
-            let collation = Collation::from_bytes([*c0, *c1, *c2, *c3, *c4]);
-            let n = len(5).ok_or_else(bad)?;
-            match id {
-                0xA7 => T::BigVarChar { max_len: n, collation },
-                0xAF => T::BigChar { len: n, collation },
-                0xE7 => T::NVarChar { max_len: n, collation },
-                _ => T::NChar { len: n, collation },
-            }
-        }
-        _ => return Err(bad()),
-    };
-    if base.is_plp() {
-        return Err(bad());
+    let bad = TdsError::Malformed { what: "SQL_VARIANT base type or properties" };
+    let mut info = vec![id];
+    match id {
+        0x24 => info.push(16),
+        0x6A | 0x6C => info.push(0),
+        _ => {}
     }
-    Ok(base)
+    if is_character(id) && props.len() == CHARACTER_PROPS {
+        info.extend_from_slice(&props[5..]);
+        info.extend_from_slice(&props[..5]);
+    } else {
+        info.extend_from_slice(props);
+    }
+    let mut r = Reader::new(&info);
+    let base = TypeInfo::decode(&mut r).map_err(|_| bad.clone())?;
+    r.finish("SQL_VARIANT properties").map_err(|_| bad.clone())?;
+    variant_prefix(&base).map(|_| base).ok_or(bad)
 }
 
 /// Reads a SQL_VARIANT value (after its type's TYPE_INFO): NULL for length 0.

@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use walden_engine::lock::{LockError, LockMode, LockOwner, LockStatus, Resource};
+use walden_engine::lock::{LockError, LockInfo, LockMode, LockOwner, LockStatus, Resource};
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::ExecProcedure;
@@ -204,6 +204,13 @@ impl Run<'_> {
         }
     }
 
+    /// The locks granted or asked for on `res`, as the lock manager lists them.
+    fn locks_on(&self, res: &Resource) -> Vec<LockInfo> {
+        let mut locks = self.s.instance.locks().snapshot();
+        locks.retain(|l| l.resource == *res);
+        locks
+    }
+
     /// `APPLOCK_MODE(principal, resource, owner)`: the mode the session's transaction or
     /// session holds on the application resource, `NoLock` if none.
     pub(crate) fn applock_mode(&mut self, args: &[Value]) -> Result<Value, SqlError> {
@@ -213,14 +220,9 @@ impl Run<'_> {
         let res = self.application_resource(&scalar::to_text(resource));
         let owner = self.app_lock_owner_id(holder);
         let held = self
-            .s
-            .instance
-            .locks()
-            .snapshot()
+            .locks_on(&res)
             .into_iter()
-            .find(|l| {
-                Some(l.owner) == owner && l.resource == res && l.status == LockStatus::Granted
-            })
+            .find(|l| Some(l.owner) == owner && l.status == LockStatus::Granted)
             .map(|l| l.mode);
         Ok(Value::NStr(held.map_or("NoLock", mode_name).to_string()))
     }
@@ -237,12 +239,9 @@ impl Run<'_> {
         let res = self.application_resource(&scalar::to_text(resource));
         let owner = self.app_lock_owner_id(holder);
         let free = self
-            .s
-            .instance
-            .locks()
-            .snapshot()
+            .locks_on(&res)
             .into_iter()
-            .all(|l| l.resource != res || Some(l.owner) == owner || mode.compatible(l.mode));
+            .all(|l| Some(l.owner) == owner || mode.compatible(l.mode));
         Ok(Value::Int(i32::from(free)))
     }
 

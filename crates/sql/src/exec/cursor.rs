@@ -423,21 +423,18 @@ impl Run<'_> {
         self.s.frames.push(frame);
         // An updatable cursor's query runs with its keys; should that query fail where the
         // declared one would not, the cursor is read-only rather than unopenable.
-        let mut keys = None;
-        let mut result = None;
-        if let Some((keyed_query, table, key_columns)) = keyed {
-            if let Ok(rows) = self.query(&keyed_query.query, None) {
-                let RowSet { mut columns, mut rows } = rows.into_row_set();
-                let width = columns.len() - key_columns.len();
-                columns.truncate(width);
-                let key_rows = rows.iter_mut().map(|r| r.split_off(width)).collect();
-                keys = Some(RowKeys { db, table, columns: key_columns, rows: key_rows });
-                result = Some(Ok(RowSet { columns, rows }));
-            }
-        }
-        let result = match result {
-            Some(r) => r,
-            None => self.query(&query.query, None).map(|r| r.into_row_set()),
+        let keyed_rows = keyed.and_then(|(keyed_query, table, key_columns)| {
+            let RowSet { mut columns, mut rows } =
+                self.query(&keyed_query.query, None).ok()?.into_row_set();
+            let width = columns.len() - key_columns.len();
+            columns.truncate(width);
+            let key_rows = rows.iter_mut().map(|r| r.split_off(width)).collect();
+            let keys = RowKeys { db, table, columns: key_columns, rows: key_rows };
+            Some((RowSet { columns, rows }, keys))
+        });
+        let (result, keys) = match keyed_rows {
+            Some((rows, keys)) => (Ok(rows), Some(keys)),
+            None => (self.query(&query.query, None).map(|r| r.into_row_set()), None),
         };
         self.s.frames.pop();
         self.s.db = saved_db;

@@ -261,14 +261,17 @@ impl Run<'_> {
         dropped: &[u32],
     ) -> Result<(), SqlError> {
         let mut entries = db.extended_properties();
-        let before = entries.clone();
+        let count = entries.len();
         let on_column =
             |e: &ExtendedProperty| e.class == 1 && e.major_id == table && e.minor_id > 0;
         entries.retain(|e| !(on_column(e) && dropped.contains(&e.minor_id)));
+        let mut changed = entries.len() != count;
         for e in entries.iter_mut().filter(|e| on_column(e)) {
-            e.minor_id -= dropped.iter().filter(|&&d| d < e.minor_id).count() as u32;
+            let shift = dropped.iter().filter(|&&d| d < e.minor_id).count() as u32;
+            e.minor_id -= shift;
+            changed |= shift > 0;
         }
-        if entries == before {
+        if !changed {
             return Ok(());
         }
         self.tx().set_extended_properties(db, entries).map_err(|e| self.s.engine_error(e))
@@ -294,33 +297,29 @@ impl Run<'_> {
         let depth = levels.iter().take_while(|(ty, _)| ty.is_some()).count();
         let db = &self.s.db;
         // The candidate targets: every one at the listed level when its name is NULL.
-        let mut targets: Vec<(Target, Option<String>, Option<String>)> = Vec::new();
+        // The targets and their names: the one the levels name, or every one of the listed
+        // level's type when its name is NULL.
         let objtype = depth.checked_sub(1).and_then(|d| levels[d].0.clone());
-        match levels.get(depth.wrapping_sub(1)) {
-            _ if depth == 0 => {
-                if let Ok(t) = resolve(db, &levels, FUNCTION) {
-                    targets.push((t, None, None));
-                }
+        let targets: Vec<(Target, Option<String>)> = match depth.checked_sub(1) {
+            None => resolve(db, &levels, FUNCTION).ok().map(|t| (t, None)).into_iter().collect(),
+            Some(at) => {
+                let names = match &levels[at].1 {
+                    Some(name) => vec![name.clone()],
+                    None => self.level_names(&levels, at),
+                };
+                names
+                    .into_iter()
+                    .filter_map(|name| {
+                        let mut named = levels.clone();
+                        named[at].1 = Some(name.clone());
+                        resolve(db, &named, FUNCTION).ok().map(|t| (t, Some(name)))
+                    })
+                    .collect()
             }
-            Some((_, Some(name))) => {
-                if let Ok(t) = resolve(db, &levels, FUNCTION) {
-                    targets.push((t, objtype.clone(), Some(name.clone())));
-                }
-            }
-            Some((_, None)) => {
-                for name in self.level_names(&levels, depth - 1) {
-                    let mut named = levels.clone();
-                    named[depth - 1].1 = Some(name.clone());
-                    if let Ok(t) = resolve(db, &named, FUNCTION) {
-                        targets.push((t, objtype.clone(), Some(name)));
-                    }
-                }
-            }
-            None => {}
-        }
+        };
         let mut rows = Vec::new();
         let entries = db.extended_properties();
-        for (target, objtype, objname) in targets {
+        for (target, objname) in targets {
             for e in entries.iter().filter(|e| {
                 e.class == target.class
                     && e.major_id == target.major

@@ -1945,6 +1945,8 @@ impl Run<'_> {
         let params = &procedure.parameters;
         let mut values: Vec<Option<Value>> = vec![None; params.len()];
         let mut table_arguments: Vec<Option<String>> = vec![None; params.len()];
+        let table_params: Vec<bool> =
+            params.iter().map(|p| self.is_table_type(&db, &p.data_type)).collect();
         let mut outputs: Vec<(usize, String)> = Vec::new();
         let mut named = false;
         for (i, arg) in arguments.iter().enumerate() {
@@ -1976,7 +1978,7 @@ impl Run<'_> {
                     i
                 }
             };
-            if self.is_table_type(&db, &params[index].data_type) {
+            if table_params[index] {
                 table_arguments[index] = Some(self.table_argument(arg, &params[index])?);
                 continue;
             }
@@ -1990,8 +1992,10 @@ impl Run<'_> {
         }
         let mut frame = Frame { procedure: frame_name, ..Frame::default() };
         let mut omitted_tables = Vec::new();
-        for ((param, v), table) in params.iter().zip(values).zip(table_arguments) {
-            if self.is_table_type(&db, &param.data_type) {
+        for (((param, v), table), is_table) in
+            params.iter().zip(values).zip(table_arguments).zip(table_params)
+        {
+            if is_table {
                 // The parameter names the caller's table variable for the call; left out,
                 // it is an empty table of its type, as in SQL Server.
                 let key = param.name.to_ascii_lowercase();

@@ -16,6 +16,21 @@ use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
+/// The user-defined type a written type names in `db`: `dbo`'s unless the name has a schema.
+/// A name that is a system type's is not looked up, so that DECLAREs, parameters and
+/// columns of system types (nearly all) cost no catalog lookup.
+fn user_type_in(db: &walden_engine::Database, dt: &DataType) -> Option<TypeDef> {
+    let unknown = matches!(scalar::data_type(dt), Err(e) if e.number == 2715);
+    if !unknown || dt.name.database.is_some() || dt.name.server.is_some() {
+        return None;
+    }
+    let schema = dt.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+    match db.find_object(schema, &dt.name.name.value).as_deref() {
+        Some(Object::Type(t)) => Some(t.clone()),
+        _ => None,
+    }
+}
+
 /// Msg 352: a table-valued parameter declared without READONLY.
 pub(crate) fn readonly_needed(name: &str) -> SqlError {
     SqlError::new(
@@ -65,26 +80,14 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The user-defined type a written type names in the current database, if any: `dbo`'s
-    /// unless the name has a schema.
+    /// The user-defined type a written type names in the current database, if any.
     pub(crate) fn user_type(&self, dt: &DataType) -> Option<TypeDef> {
-        if dt.name.database.is_some() || dt.name.server.is_some() {
-            return None;
-        }
-        let schema = dt.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-        match self.s.db.find_object(schema, &dt.name.name.value).as_deref() {
-            Some(Object::Type(t)) => Some(t.clone()),
-            _ => None,
-        }
+        user_type_in(&self.s.db, dt)
     }
 
     /// Whether a written type names a table type of `db` (a table-valued parameter's).
     pub(crate) fn is_table_type(&self, db: &walden_engine::Database, dt: &DataType) -> bool {
-        let schema = dt.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-        matches!(
-            db.find_object(schema, &dt.name.name.value).as_deref(),
-            Some(Object::Type(TypeDef { table: Some(_), .. }))
-        )
+        user_type_in(db, dt).is_some_and(|t| t.table.is_some())
     }
 
     /// The table variable an argument passes to table-valued parameter `param`: its internal

@@ -212,16 +212,18 @@ fn moment_arg(
             Value::DateTime(dt) => (Kind::DateTime, datetime_moment(dt)),
             _ => return Ok(None),
         },
-        other => {
-            return Err(SqlError::new(
-                8116,
-                format!(
-                    "Argument data type {} is invalid for argument {position} of {func} function.",
-                    value_label(other)
-                ),
-            ))
-        }
+        other => return Err(invalid_argument(value_label(other), position, func)),
     }))
+}
+
+/// Msg 8116: an argument of a type the function does not take.
+fn invalid_argument(type_name: &str, position: usize, func: &str) -> SqlError {
+    SqlError::new(
+        8116,
+        format!(
+            "Argument data type {type_name} is invalid for argument {position} of {func} function."
+        ),
+    )
 }
 
 /// An integer argument (decimals truncate, text converts); `None` for NULL.
@@ -309,10 +311,7 @@ pub(crate) fn todatetimeoffset(args: Vec<Value>) -> Result<Value, SqlError> {
         return Ok(Value::Null);
     };
     if kind == Kind::Time {
-        return Err(SqlError::new(
-            8116,
-            "Argument data type time is invalid for argument 1 of todatetimeoffset function.",
-        ));
+        return Err(invalid_argument(kind.name(), 1, "todatetimeoffset"));
     }
     let Some(offset) = offset_arg(&zone, "todatetimeoffset")? else {
         return Ok(Value::Null);
@@ -329,13 +328,7 @@ pub(crate) fn switchoffset(args: Vec<Value>) -> Result<Value, SqlError> {
         return Ok(Value::Null);
     };
     if matches!(arg.0, Kind::Time | Kind::Date) {
-        return Err(SqlError::new(
-            8116,
-            format!(
-                "Argument data type {} is invalid for argument 1 of switchoffset function.",
-                arg.0.name()
-            ),
-        ));
+        return Err(invalid_argument(arg.0.name(), 1, "switchoffset"));
     }
     let Some(offset) = offset_arg(&zone, "switchoffset")? else {
         return Ok(Value::Null);
@@ -577,10 +570,7 @@ pub(crate) fn eomonth(args: Vec<Value>) -> Result<Value, SqlError> {
         return Ok(Value::Null);
     };
     if kind == Kind::Time {
-        return Err(SqlError::new(
-            8116,
-            "Argument data type time is invalid for argument 1 of eomonth function.",
-        ));
+        return Err(invalid_argument(kind.name(), 1, "eomonth"));
     }
     let months = if months.is_null() { 0 } else { int_arg(months)?.unwrap_or(0) };
     let (y, mo, _) = m.date.ymd();

@@ -968,7 +968,8 @@ fn sql_variant_property(args: Vec<Value>) -> Result<Value, SqlError> {
     let property = super::text::to_text(&property);
     let bytes = max_length(base);
     Ok(match property.trim().to_ascii_lowercase().as_str() {
-        "basetype" => Value::NStr(super::types::type_label(&base).replace("numeric", "decimal")),
+        // The type's name without its parameters: `decimal`, `nvarchar`.
+        "basetype" => Value::NStr(base.name().split('(').next().unwrap_or_default().to_string()),
         "precision" => Value::Int(i32::from(precision(base))),
         "scale" => Value::Int(i32::from(scale(base))),
         // The value, its type byte and its property bytes, as SQL Server counts them.

@@ -948,9 +948,9 @@ struct IndexColumnRow {
     column: usize,
 }
 
-/// `sys.index_columns`: the key columns of every index, in key order (all ascending).
-pub(super) fn index_columns(ctx: &ViewContext<'_>) -> RowSet {
-    let rows: Vec<IndexColumnRow> = index_rows(ctx)
+/// The key columns of the indexes `index_rows` gives, in key order.
+fn index_column_rows(indexes: Vec<IndexRow>) -> Vec<IndexColumnRow> {
+    indexes
         .into_iter()
         .flat_map(|r| {
             r.index.columns.clone().into_iter().enumerate().map(move |(i, c)| IndexColumnRow {
@@ -960,7 +960,12 @@ pub(super) fn index_columns(ctx: &ViewContext<'_>) -> RowSet {
                 column: c,
             })
         })
-        .collect();
+        .collect()
+}
+
+/// `sys.index_columns`: the key columns of every index, in key order (all ascending).
+pub(super) fn index_columns(ctx: &ViewContext<'_>) -> RowSet {
+    let rows = index_column_rows(index_rows(ctx));
     View::<IndexColumnRow>::new()
         .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
         .col("index_id", SqlType::Int, |r| int(i64::from(r.index_id)))
@@ -1107,18 +1112,8 @@ pub(super) fn stats(ctx: &ViewContext<'_>) -> RowSet {
 
 /// `sys.stats_columns`: the key columns of each index's statistics.
 pub(super) fn stats_columns(ctx: &ViewContext<'_>) -> RowSet {
-    let rows: Vec<IndexColumnRow> = index_rows(ctx)
-        .into_iter()
-        .filter(|r| !r.index.is_heap())
-        .flat_map(|r| {
-            r.index.columns.clone().into_iter().enumerate().map(move |(i, c)| IndexColumnRow {
-                object_id: r.object_id,
-                index_id: r.index.id,
-                ordinal: i + 1,
-                column: c,
-            })
-        })
-        .collect();
+    // A heap's index 1 has no key columns, so it adds no rows.
+    let rows = index_column_rows(index_rows(ctx));
     View::<IndexColumnRow>::new()
         .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
         .col("stats_id", SqlType::Int, |r| int(i64::from(r.index_id)))
