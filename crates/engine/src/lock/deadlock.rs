@@ -8,8 +8,8 @@
 //! when one of its own members began to wait, and that member's search (or its periodic
 //! re-check) finds it.
 
+use parking_lot::MutexGuard;
 use std::collections::HashSet;
-use std::sync::MutexGuard;
 
 use super::manager::{lock_mutex, LockManager, ShardState, TableKey, Waits};
 use super::{OwnerId, Resource};

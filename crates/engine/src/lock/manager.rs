@@ -4,9 +4,12 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::fast::{self, FastLock, FastPath};
 use super::owner::LockOwner;
 use super::small::SmallList;
 use super::{
@@ -25,11 +28,12 @@ const MIN_TABLE: usize = 16;
 /// How often a waiting request searches for a deadlock again after its first search.
 const DEADLOCK_CHECK_INTERVAL: Duration = Duration::from_millis(100);
 
-/// Takes a mutex, recovering it if a thread panicked while holding it: every update in this
-/// module leaves the tables consistent at each step that could panic (an allocation), so the
-/// data is still good.
+/// Takes a mutex. The lock manager's mutexes are `parking_lot`'s: one atomic operation to
+/// take and one to give back, and no poisoning, which `std`'s checks on both (every update in
+/// this module leaves the tables consistent at each step that could panic, an allocation, so
+/// a panicking holder would leave nothing to recover from anyway).
 pub(super) fn lock_mutex<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+    mutex.lock()
 }
 
 /// A resource as the lock table keys it, with its table hash: computed once per request, the
@@ -204,6 +208,16 @@ impl LockEntry {
         LockEntry { granted: SmallList::one((owner, mode)), queue: Vec::new() }
     }
 
+    /// Adds `owner`'s fast-path grant of `mode`, moved here by a strong request: a grant
+    /// already, so no rule is checked (see `fast.rs` for why it is compatible).
+    fn add_moved(&mut self, owner: OwnerId, mode: LockMode) {
+        let at = self.granted.iter().position(|g| g.0 == owner);
+        match at.and_then(|at| self.granted.get_mut(at)) {
+            Some(held) => held.1 = held.1.join(mode),
+            None => self.granted.push((owner, mode)),
+        }
+    }
+
     fn mode_of(&self, owner: OwnerId) -> Option<LockMode> {
         self.granted.iter().find(|g| g.0 == owner).map(|g| g.1)
     }
@@ -228,24 +242,18 @@ impl LockEntry {
     }
 
     /// Grants `mode` to `owner` (joined with what it holds) if that is compatible with every
-    /// other owner's mode. `Some(true)` if the owner is a new holder, `Some(false)` if it
-    /// converted, `None` if it must wait.
-    fn try_grant(&mut self, owner: OwnerId, mode: LockMode) -> Option<bool> {
+    /// other owner's mode; `false` if it must wait.
+    fn try_grant(&mut self, owner: OwnerId, mode: LockMode) -> bool {
         let target = self.target(owner, mode);
         if !self.compatible_with_others(owner, target) {
-            return None;
+            return false;
         }
         let at = self.granted.iter().position(|g| g.0 == owner);
         match at.and_then(|at| self.granted.get_mut(at)) {
-            Some(held) => {
-                held.1 = target;
-                Some(false)
-            }
-            None => {
-                self.granted.push((owner, target));
-                Some(true)
-            }
+            Some(held) => held.1 = target,
+            None => self.granted.push((owner, target)),
         }
+        true
     }
 
     /// Queues a request in its place (invariant 4).
@@ -292,8 +300,8 @@ pub(super) type Waits = HashMap<OwnerId, Vec<Resource>, FastBuild>;
 enum Grant {
     /// The owner already held a mode covering the one asked for: nothing changed.
     Covered,
-    /// The owner held a weaker mode, and now holds the join.
-    Converted,
+    /// The owner held a weaker mode (this one), and now holds the join.
+    Converted(LockMode),
     /// The owner held nothing, and now holds the mode asked for.
     New,
 }
@@ -305,6 +313,8 @@ pub struct LockManager {
     /// The waits map, under this mutex, which the deadlock detector holds for a whole search so
     /// that of two requests closing one cycle at once, the later search sees both.
     pub(super) waits: Mutex<Waits>,
+    /// The fast path for intent locks on tables.
+    fast: FastPath,
 }
 
 impl Default for LockManager {
@@ -325,6 +335,7 @@ impl LockManager {
         LockManager {
             shards: (0..SHARDS).map(|_| Shard(Mutex::default())).collect(),
             waits: Mutex::default(),
+            fast: FastPath::default(),
         }
     }
 
@@ -346,14 +357,68 @@ impl LockManager {
         mode: LockMode,
         timeout: Option<Duration>,
     ) -> Result<bool, LockError> {
+        if let Resource::Object { db, object } = *res {
+            if !fast::is_intent(mode) {
+                return self.lock_strong(owner, res, mode, timeout, (db, object));
+            }
+            if !owner.in_table(res) {
+                if let Some(granted) = self.fast.lock(owner, db, object, mode) {
+                    return Ok(granted);
+                }
+            }
+        }
+        self.lock_in_table(owner, res, mode, timeout).map(|grant| !matches!(grant, Grant::Covered))
+    }
+
+    /// A request through the lock table; records a new lock in `owner`.
+    fn lock_in_table(
+        &self,
+        owner: &mut LockOwner,
+        res: &Resource,
+        mode: LockMode,
+        timeout: Option<Duration>,
+    ) -> Result<Grant, LockError> {
         let wait = WaitLimits { timeout, interrupt: owner.interrupt() };
-        match self.acquire(owner.id(), owner.priority(), res, mode, wait)? {
-            Grant::Covered => Ok(false),
-            Grant::Converted => Ok(true),
-            Grant::New => {
-                // Outside the shard's mutex: the list is the owner's own (invariant 2).
-                owner.record(res);
-                Ok(true)
+        let grant = self.acquire(owner.id(), owner.priority(), res, mode, wait)?;
+        if let Grant::New = grant {
+            // Outside the shard's mutex: the list is the owner's own (invariant 2).
+            owner.record(res);
+        }
+        Ok(grant)
+    }
+
+    /// A strong mode on table `table` (`res`): announced to the fast path, which moves the
+    /// table's intent locks into the lock table first, then requested there. The
+    /// announcement lasts while the owner holds a strong mode on the table (see `fast.rs`).
+    fn lock_strong(
+        &self,
+        owner: &mut LockOwner,
+        res: &Resource,
+        mode: LockMode,
+        timeout: Option<Duration>,
+        (db, object): (u32, u32),
+    ) -> Result<bool, LockError> {
+        self.fast.strong_begun(db, object, |moved| self.add_moved(moved));
+        let outcome = self.lock_in_table(owner, res, mode, timeout);
+        let new_strong_holder = match outcome {
+            Ok(Grant::New) => true,
+            Ok(Grant::Converted(from)) => fast::is_intent(from),
+            Ok(Grant::Covered) | Err(_) => false,
+        };
+        if !new_strong_holder {
+            self.fast.strong_ended(db, object);
+        }
+        outcome.map(|grant| !matches!(grant, Grant::Covered))
+    }
+
+    /// Grants a fast-path lock, moved by a strong request, in the lock table.
+    fn add_moved(&self, moved: &FastLock) {
+        let key = TableKey::of(&Resource::Object { db: moved.db, object: moved.object });
+        let mut guard = lock_mutex(self.shard(&key));
+        match guard.table.entry(key) {
+            Entry::Occupied(entry) => entry.into_mut().add_moved(moved.owner, moved.mode),
+            Entry::Vacant(slot) => {
+                slot.insert(LockEntry::granted_to(moved.owner, moved.mode));
             }
         }
     }
@@ -386,10 +451,8 @@ impl LockManager {
         }
         let conversion = held.is_some();
         // Conversions skip the queue (invariant 4); a new request may not pass a waiter.
-        if conversion || !entry.has_live_waiters() {
-            if let Some(new_holder) = entry.try_grant(owner, mode) {
-                return Ok(if new_holder { Grant::New } else { Grant::Converted });
-            }
+        if (conversion || !entry.has_live_waiters()) && entry.try_grant(owner, mode) {
+            return Ok(held.map_or(Grant::New, Grant::Converted));
         }
         if wait.timeout == Some(Duration::ZERO) {
             state.counters.timeouts += 1;
@@ -412,7 +475,7 @@ impl LockManager {
         state.counters.waits += 1;
         drop(guard);
         self.wait(owner, res, mode, id, &cv, wait)?;
-        Ok(if conversion { Grant::Converted } else { Grant::New })
+        Ok(held.map_or(Grant::New, Grant::Converted))
     }
 
     /// Waits for the queued request `id` to be granted, to time out, to be chosen as a
@@ -484,9 +547,7 @@ impl LockManager {
             if limits.interrupt.is_some() {
                 wake = wake.min(now + INTERRUPT_POLL);
             }
-            guard = cv
-                .wait_timeout(guard, wake.saturating_duration_since(now))
-                .map_or_else(|poisoned| poisoned.into_inner().0, |(g, _)| g);
+            cv.wait_for(&mut guard, wake.saturating_duration_since(now));
         };
         drop(guard);
         let mut waits = lock_mutex(&self.waits);
@@ -516,14 +577,14 @@ impl LockManager {
                 break;
             }
             let (owner, mode, conversion) = (w.owner, w.mode, w.conversion);
-            match entry.try_grant(owner, mode) {
+            if entry.try_grant(owner, mode) {
                 // The waiting thread records a new lock in its owner as it wakes (invariant 2).
-                Some(_) => entry.queue.remove(at).cv.notify_one(),
-                None if conversion => {
-                    conversion_waits = true;
-                    at += 1;
-                }
-                None => break,
+                entry.queue.remove(at).cv.notify_one();
+            } else if conversion {
+                conversion_waits = true;
+                at += 1;
+            } else {
+                break;
             }
         }
     }
@@ -541,17 +602,33 @@ impl LockManager {
         let Some(at) = entry.granted.iter().position(|g| g.0 == owner) else {
             return;
         };
-        entry.granted.swap_remove(at);
-        self.grant_waiters(entry);
+        let released = entry.granted.swap_remove(at);
+        if !entry.queue.is_empty() {
+            self.grant_waiters(entry);
+        }
         if entry.is_unused() {
             slot.remove();
             state.shrink_if_sparse();
+        }
+        drop(guard);
+        if let (Resource::Object { db, object }, Some((_, mode))) = (res, released) {
+            if !fast::is_intent(mode) {
+                self.fast.strong_ended(*db, *object);
+            }
         }
     }
 
     /// Releases `owner`'s lock on `res` entirely, whatever its mode (READ COMMITTED releases a
     /// row's S lock once the row is read). Nothing happens if the owner holds none.
     pub fn unlock(&self, owner: &mut LockOwner, res: &Resource) {
+        if let Resource::Object { db, object } = *res {
+            if owner.forget_fast(db, object) {
+                if !self.fast.unlock(owner, db, object) {
+                    self.release_grant(owner.id(), res);
+                }
+                return;
+            }
+        }
         if owner.forget(res) {
             self.release_grant(owner.id(), res);
         }
@@ -564,6 +641,11 @@ impl LockManager {
         // Newest first: rows before their tables, the order they were taken in reversed.
         for res in owner.held_newest_first() {
             self.release_grant(owner.id(), res);
+        }
+        for &(db, object) in owner.fast_tables() {
+            if !self.fast.unlock(owner, db, object) {
+                self.release_grant(owner.id(), &Resource::Object { db, object });
+            }
         }
         owner.clear();
     }
@@ -581,6 +663,7 @@ impl LockManager {
     /// slightly different moments. Requests of deadlock victims, already failing, are left out.
     pub fn snapshot(&self) -> Vec<LockInfo> {
         let mut rows = Vec::new();
+        self.fast.snapshot(&mut rows);
         for shard in self.shards.iter() {
             let guard = lock_mutex(&shard.0);
             for (TableKey { res, .. }, entry) in &guard.table {
@@ -626,7 +709,7 @@ impl LockManager {
             sum.wait_nanos = sum.wait_nanos.saturating_add(c.wait_nanos);
         }
         LockStats {
-            requests,
+            requests: requests + self.fast.requests(),
             waits: sum.waits,
             timeouts: sum.timeouts,
             deadlocks: sum.deadlocks,

@@ -14,6 +14,10 @@
 //! shard and nothing else shared. A request that must wait parks on a condition variable of
 //! its own and is woken by whoever grants it, so a grant wakes one thread, not a herd.
 //!
+//! Intent locks on tables (IS, IX), which nearly every transaction takes and which conflict
+//! only with the strong table modes, usually bypass the lock table: they are kept in small
+//! per-session slots until a strong request on the table moves them into it (`fast.rs`).
+//!
 //! Waiting is where deadlocks come from. A waiting request registers in the waits map, then
 //! searches the waits-for graph for a cycle through its owner. An owner that is not waiting
 //! has no edges out, so every cycle is closed by some request starting to wait, and that
@@ -49,7 +53,8 @@
 //!    graph: it is already leaving.
 //! 7. Locks are taken in one order: the waits map, then shards in ascending index. Only the
 //!    detector holds more than one shard, and nothing takes the waits map while holding
-//!    another lock of this module.
+//!    another lock of this module. A fast-path slot may be held while taking one shard (a
+//!    transfer), never the other way round.
 //! 8. A deadlock is declared only for a cycle whose every edge the detector has checked
 //!    while holding all of the cycle's shards, and it chooses exactly one victim per cycle.
 //!
@@ -57,6 +62,7 @@
 //! escalation) are in `docs/locking.md`.
 
 mod deadlock;
+mod fast;
 mod manager;
 mod mode;
 mod owner;

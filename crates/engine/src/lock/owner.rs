@@ -22,7 +22,10 @@ const HELD_INLINE: usize = 4;
 ///
 /// Invariant: `held` lists exactly the resources on which the lock table grants this owner a
 /// mode, except for a request granted by another thread while the owner waits, which the
-/// owner's thread adds as its wait ends. `keys` counts the KEY resources of `held` per table.
+/// owner's thread adds as its wait ends, and except for the tables in `fast`. `keys` counts
+/// the KEY resources of `held` per table. `fast` lists the tables whose intent lock the owner
+/// took through the fast path (`fast.rs`): each is in the owner's slot or, once a strong
+/// request has transferred it, in the lock table; never in `held` as well.
 #[derive(Debug)]
 pub struct LockOwner {
     id: OwnerId,
@@ -33,6 +36,10 @@ pub struct LockOwner {
     /// after every key lock. A list, not a map: a transaction touches few tables, and most
     /// touch one.
     keys: SmallList<((u32, u32), usize), 2>,
+    /// The tables (db, object) locked through the fast path, oldest first.
+    fast: SmallList<(u32, u32), 2>,
+    /// The fast-path slot of this owner, from its id.
+    slot: usize,
     /// Ends the owner's lock waits when its client cancels its request.
     interrupt: Option<Arc<dyn Interrupt>>,
 }
@@ -46,6 +53,8 @@ impl LockOwner {
             priority: 0,
             held: SmallList::default(),
             keys: SmallList::default(),
+            fast: SmallList::default(),
+            slot: super::fast::slot_of(id),
             interrupt: None,
         }
     }
@@ -86,7 +95,41 @@ impl LockOwner {
 
     /// Whether the owner holds a lock on `res`.
     pub fn holds(&self, res: &Resource) -> bool {
+        match *res {
+            Resource::Object { db, object } if self.has_fast(db, object) => true,
+            _ => self.in_table(res),
+        }
+    }
+
+    /// Whether the owner holds a lock on `res` that it took in the lock table.
+    pub(super) fn in_table(&self, res: &Resource) -> bool {
         self.held.iter().any(|r| r == res)
+    }
+
+    /// The owner's fast-path slot.
+    pub(super) fn slot(&self) -> usize {
+        self.slot
+    }
+
+    /// Whether the owner took its lock on table (db, object) through the fast path.
+    pub(super) fn has_fast(&self, db: u32, object: u32) -> bool {
+        self.fast.iter().any(|&t| t == (db, object))
+    }
+
+    /// Records an intent lock on table (db, object) taken through the fast path.
+    pub(super) fn record_fast(&mut self, db: u32, object: u32) {
+        self.fast.push((db, object));
+    }
+
+    /// Forgets the fast-path lock on table (db, object); `false` if there is none.
+    pub(super) fn forget_fast(&mut self, db: u32, object: u32) -> bool {
+        let at = self.fast.rposition(|&t| t == (db, object));
+        at.and_then(|at| self.fast.remove(at)).is_some()
+    }
+
+    /// The tables locked through the fast path.
+    pub(super) fn fast_tables(&self) -> impl Iterator<Item = &(u32, u32)> {
+        self.fast.iter()
     }
 
     /// Every lock held, newest first: the order `release_all` gives them back in, rows before
@@ -148,6 +191,7 @@ impl LockOwner {
     pub(super) fn clear(&mut self) {
         self.held.clear();
         self.keys.clear();
+        self.fast.clear();
         self.priority = 0;
     }
 }

@@ -43,7 +43,9 @@ impl<T, const N: usize> SmallList<T, N> {
 
     /// The items in order.
     pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = &T> {
-        self.inline.iter().flatten().chain(&self.spill)
+        // Only the live prefix of `inline`: a flatten over every slot costs each lookup of
+        // these short lists more than the lookup itself.
+        self.inline[..self.len.min(N)].iter().filter_map(Option::as_ref).chain(&self.spill)
     }
 
     pub(crate) fn get_mut(&mut self, at: usize) -> Option<&mut T> {
