@@ -187,6 +187,11 @@ pub(crate) struct Frame {
     /// caller's table the name meant, whether it is a READONLY table-valued parameter). The
     /// frame's end puts the callers' tables back under their names.
     pub(crate) hidden_tables: Vec<(String, Option<String>, bool)>,
+    /// The variables the frame's DECLAREs made: (lower-cased name, the byte offset of the
+    /// DECLARE statement). A DECLARE met again (in a loop) finds its own entry and keeps the
+    /// variable, as SQL Server's does: a declaration is not an executable statement there,
+    /// only its `= value` is.
+    pub(crate) declared: Vec<(String, usize)>,
 }
 
 /// What a statement tells the statements around it.
@@ -1083,7 +1088,16 @@ impl Run<'_> {
                 }
             }
             StatementKind::Declare(decls) => {
+                let site = st.span.start;
                 for d in decls {
+                    let key = d.name.to_ascii_lowercase();
+                    if self.frame().declared.iter().any(|(n, at)| *n == key && *at == site) {
+                        if let DeclarationKind::Scalar { value: Some(e), .. } = &d.kind {
+                            let v = self.value(e)?;
+                            self.assign(&d.name, AssignOp::Assign, v)?;
+                        }
+                        continue;
+                    }
                     match &d.kind {
                         DeclarationKind::Scalar { data_type, value: None }
                             if self.user_type(data_type).is_some_and(|t| t.table.is_some()) =>
@@ -1117,6 +1131,7 @@ impl Run<'_> {
                             self.declare_table_variable(&d.name, elements)?;
                         }
                     }
+                    self.frame().declared.push((key, site));
                 }
                 Ok(Flow::Next)
             }

@@ -1,0 +1,56 @@
+-- A DECLARE inside a loop declares its variable once: met again, it keeps the variable (a
+-- table variable keeps its rows), and only its "= value" runs again, as in SQL Server.
+DECLARE @i int = 0;
+WHILE @i < 3
+BEGIN
+  DECLARE @kept int;
+  DECLARE @reset int = 100;
+  DECLARE @t TABLE (n int);
+  SET @kept = ISNULL(@kept, 0) + 10;
+  SET @reset += @i;
+  INSERT @t VALUES (@i);
+  SET @i += 1;
+END
+SELECT @kept AS kept, @reset AS reset, (SELECT COUNT(*) FROM @t) AS rows_in_t;
+GO
+-- The usual cursor loop, with its working variables declared inside it.
+CREATE TABLE dbo.names (id int PRIMARY KEY, name varchar(20));
+INSERT dbo.names VALUES (1, 'ada'), (2, 'grace'), (3, 'edsger');
+DECLARE @id int;
+DECLARE c CURSOR LOCAL FAST_FORWARD FOR SELECT id FROM dbo.names ORDER BY id;
+OPEN c;
+FETCH NEXT FROM c INTO @id;
+WHILE @@FETCH_STATUS = 0
+BEGIN
+  DECLARE @name varchar(20) = (SELECT name FROM dbo.names WHERE id = @id);
+  DECLARE @line varchar(40);
+  SET @line = CONCAT(@id, ': ', UPPER(@name));
+  PRINT @line;
+  FETCH NEXT FROM c INTO @id;
+END
+CLOSE c;
+DEALLOCATE c;
+GO
+-- In a procedure, each call has its own variables.
+CREATE PROCEDURE dbo.count_up @n int AS
+BEGIN
+  DECLARE @k int = 0;
+  WHILE @k < @n
+  BEGIN
+    DECLARE @sum int;
+    SET @sum = ISNULL(@sum, 0) + @k;
+    SET @k += 1;
+  END
+  SELECT @sum AS total;
+END
+GO
+EXEC dbo.count_up 4;
+EXEC dbo.count_up 3;
+GO
+-- Two DECLAREs of one name are still an error.
+DECLARE @a int;
+DECLARE @a int;
+GO
+DROP PROCEDURE dbo.count_up;
+DROP TABLE dbo.names;
+GO
