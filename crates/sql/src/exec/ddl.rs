@@ -217,6 +217,8 @@ impl Run<'_> {
                 {
                     return Err(readonly_needed(&param.name));
                 }
+                let names: Vec<&str> = p.parameters.iter().map(|q| q.name.as_str()).collect();
+                crate::exec::session::check_declarations(&names, &p.body)?;
                 let or_alter = p.mode != CreateMode::Create;
                 self.tx()
                     .put_module(

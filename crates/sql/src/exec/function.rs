@@ -41,10 +41,12 @@ impl Run<'_> {
         for p in &f.parameters {
             self.resolve_type(&p.data_type)?;
         }
+        let mut names: Vec<&str> = f.parameters.iter().map(|p| p.name.as_str()).collect();
         let kind = match &f.body {
             FunctionBody::Scalar { returns, statements } => {
                 self.resolve_type(returns)?;
                 check_body(statements)?;
+                crate::exec::session::check_declarations(&names, statements)?;
                 let last = statements.last().map(|s| &s.kind);
                 if !matches!(last, Some(StatementKind::Return(Some(_)))) {
                     return Err(SqlError::new(
@@ -64,6 +66,8 @@ impl Run<'_> {
                 // The returned table's definition is checked as DECLARE checks it.
                 self.table_elements(variable, elements)?;
                 check_body(statements)?;
+                names.push(variable);
+                crate::exec::session::check_declarations(&names, statements)?;
                 match statements.last().map(|s| &s.kind) {
                     Some(StatementKind::Return(None)) => {}
                     Some(StatementKind::Return(Some(_))) => return Err(SqlError::with_severity(

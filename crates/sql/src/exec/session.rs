@@ -50,10 +50,10 @@ use walden_engine::{CommitOutcome, Database, EngineError, Instance, Isolation, T
 use walden_log::policy::CommitOption;
 
 use crate::ast::{
-    AssignOp, AtomicBlock, AtomicOption, Batch, BinaryOp, CreateProcedure, DeclarationKind,
-    ExecArgument, ExecProcedure, Execute, Expr, ExprKind, IsolationLevel, ObjectName, ProcedureRef,
-    Raiserror, RaiserrorOption, SetStatement, Statement, StatementKind, TransactionName,
-    TransactionStatement, Waitfor, WaitforKind,
+    AssignOp, AtomicBlock, AtomicOption, Batch, BinaryOp, CreateProcedure, Declaration,
+    DeclarationKind, ExecArgument, ExecProcedure, Execute, Expr, ExprKind, IsolationLevel,
+    ObjectName, ProcedureRef, Raiserror, RaiserrorOption, SetStatement, Statement, StatementKind,
+    TransactionName, TransactionStatement, Waitfor, WaitforKind,
 };
 use crate::exec::cursor::{Cursors, LocalCursors};
 use crate::exec::eval::{parse_object_name, Env};
@@ -763,6 +763,7 @@ impl Run<'_> {
     /// a `GOTO` still unresolved at the end is to a label inside a block it is not in (the
     /// parser has checked that the label exists), which Walden does not jump into.
     pub(crate) fn module_body(&mut self, statements: &[Statement]) -> Step<Flow> {
+        self.hoist_declarations(statements)?;
         match self.block(statements)? {
             Flow::Goto(label, line) => Err(SqlError::new(
                 50000,
@@ -772,6 +773,34 @@ impl Run<'_> {
             .into()),
             flow => Ok(flow),
         }
+    }
+
+    /// Declares a module's scalar variables before it runs, as SQL Server does when it
+    /// compiles the batch or procedure: a variable declared in a branch that is not taken is
+    /// still declared (NULL) after it, and two DECLAREs of one name (or of a parameter's
+    /// name) fail with 134 before anything runs. Each DECLARE, when reached, then only runs
+    /// its `= value` (see `StatementKind::Declare`). Table variables are made when their
+    /// DECLARE runs.
+    fn hoist_declarations(&mut self, statements: &[Statement]) -> Result<(), SqlError> {
+        let mut found = Vec::new();
+        declarations(statements, &mut found);
+        let taken: Vec<&str> = self.frame().vars.iter().map(|v| v.name.as_str()).collect();
+        if let Some(e) = redeclaration(&taken, &found) {
+            return Err(e);
+        }
+        for (d, site, line) in found {
+            let DeclarationKind::Scalar { data_type, .. } = &d.kind else {
+                continue;
+            };
+            if self.user_type(data_type).is_some_and(|t| t.table.is_some()) {
+                continue;
+            }
+            let ty = self.resolve_type(data_type).map_err(|e| e.at_line(line))?;
+            let frame = self.frame();
+            frame.vars.push(Variable { name: d.name.clone(), ty, value: Value::Null });
+            frame.declared.push((d.name.to_ascii_lowercase(), site));
+        }
+        Ok(())
     }
 
     /// Runs statements in order until one changes the flow. A `GOTO` to a label of this list
@@ -2445,6 +2474,64 @@ impl Output for Capture<'_> {
 
     fn flush(&mut self) {
         self.forward.flush();
+    }
+}
+
+/// Error 134 for the first DECLARE in `found` of a name in `taken` (the module's parameters)
+/// or of a name an earlier one declared: SQL Server's compile-time check.
+fn redeclaration(taken: &[&str], found: &[(&Declaration, usize, u32)]) -> Option<SqlError> {
+    let (d, _, line) = found.iter().enumerate().find_map(|(i, entry)| {
+        let name = &entry.0.name;
+        let clash = taken.iter().any(|t| t.eq_ignore_ascii_case(name))
+            || found[..i].iter().any(|(e, _, _)| e.name.eq_ignore_ascii_case(name));
+        clash.then_some(entry)
+    })?;
+    Some(
+        SqlError::with_severity(
+            134,
+            15,
+            format!(
+                "The variable name '{}' has already been declared. Variable names must be unique within a query batch or stored procedure.",
+                d.name
+            ),
+        )
+        .at_line(*line),
+    )
+}
+
+/// Error 134 if the body of a procedure or function declares one of the names in `taken`
+/// (its parameters, a table-valued function's table variable), or one name twice: checked
+/// when it is created, as SQL Server does.
+pub(crate) fn check_declarations(taken: &[&str], body: &[Statement]) -> Result<(), SqlError> {
+    let mut found = Vec::new();
+    declarations(body, &mut found);
+    redeclaration(taken, &found).map_or(Ok(()), Err)
+}
+
+/// The DECLAREs of a module's statements, nested blocks included, in textual order, each
+/// with its statement's byte offset and line. The bodies of the procedures, functions and
+/// triggers a batch creates are modules of their own and are not searched.
+fn declarations<'a>(statements: &'a [Statement], out: &mut Vec<(&'a Declaration, usize, u32)>) {
+    for st in statements {
+        match &st.kind {
+            StatementKind::Declare(decls) => {
+                out.extend(decls.iter().map(|d| (d, st.span.start, st.span.line)));
+            }
+            StatementKind::Block(body) => declarations(body, out),
+            StatementKind::If(i) => {
+                declarations(std::slice::from_ref(&i.then_branch), out);
+                if let Some(e) = &i.else_branch {
+                    declarations(std::slice::from_ref(e), out);
+                }
+            }
+            StatementKind::While(w) => declarations(std::slice::from_ref(&w.body), out),
+            StatementKind::TryCatch(t) => {
+                declarations(&t.try_block, out);
+                declarations(&t.catch_block, out);
+            }
+            StatementKind::Atomic(a) => declarations(&a.body, out),
+            _ => {}
+        }
     }
 }
 

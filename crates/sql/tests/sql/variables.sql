@@ -47,9 +47,28 @@ GO
 EXEC dbo.count_up 4;
 EXEC dbo.count_up 3;
 GO
--- Two DECLAREs of one name are still an error.
+-- Variables are declared when the batch is compiled: one whose DECLARE is in a branch not
+-- taken exists (NULL, without its "= value") after it.
+IF 1 = 0
+BEGIN
+  DECLARE @late int = 7;
+END
+SET @late = ISNULL(@late, 0) + 5;
+SELECT @late AS late;
+GO
+-- Two DECLAREs of one name are a compile error: nothing of the batch runs.
+SELECT 'not run' AS never;
 DECLARE @a int;
 DECLARE @a int;
+GO
+-- So is a DECLARE of a parameter's name, found when the procedure is created.
+CREATE PROCEDURE dbo.shadow @x int AS
+BEGIN
+  DECLARE @x int;
+  SELECT @x;
+END
+GO
+SELECT OBJECT_ID('dbo.shadow') AS not_created;
 GO
 DROP PROCEDURE dbo.count_up;
 DROP TABLE dbo.names;
