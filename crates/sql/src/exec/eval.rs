@@ -500,8 +500,20 @@ impl Run<'_> {
                     .map_or(-1, |d| i32::try_from(d.as_millis()).unwrap_or(i32::MAX)),
             ),
             "@@OPTIONS" => {
-                // Bit 2 is IMPLICIT_TRANSACTIONS; drivers read it to learn the session's mode.
-                Value::Int(if self.s.opts.implicit_transactions { 2 } else { 0 })
+                // SQL Server's bits. Walden always behaves as ANSI_WARNINGS (8), ANSI_PADDING
+                // (16), ANSI_NULLS (32), ARITHABORT (64), QUOTED_IDENTIFIER (256),
+                // ANSI_NULL_DFLT_ON (1024) and CONCAT_NULL_YIELDS_NULL (4096) ON, what drivers
+                // set at login; IMPLICIT_TRANSACTIONS (2), NOCOUNT (512) and XACT_ABORT (16384)
+                // follow the session. Drivers read bit 2 to learn the transaction mode.
+                const ALWAYS_ON: i32 = 8 | 16 | 32 | 64 | 256 | 1024 | 4096;
+                let opts = &self.s.opts;
+                let bit = |on: bool, value: i32| if on { value } else { 0 };
+                Value::Int(
+                    ALWAYS_ON
+                        | bit(opts.implicit_transactions, 2)
+                        | bit(opts.nocount, 512)
+                        | bit(opts.xact_abort, 16384),
+                )
             }
             "@@TEXTSIZE" => Value::Int(i32::try_from(self.s.opts.textsize).unwrap_or(i32::MAX)),
             "@@DATEFIRST" => Value::TinyInt(7),

@@ -84,3 +84,13 @@ SET TEXTSIZE 0
 SELECT @@TEXTSIZE AS text_size_default
 SET DATEFORMAT dmy
 GO
+-- @@OPTIONS: SQL Server's bits for the options Walden always has on (5496), and NOCOUNT (512)
+-- and XACT_ABORT (16384) as the session sets them.
+SELECT @@OPTIONS AS defaults
+SET NOCOUNT ON
+SET XACT_ABORT ON
+SELECT @@OPTIONS & 512 AS nocount_bit, @@OPTIONS & 16384 AS xact_abort_bit
+SET NOCOUNT OFF
+SET XACT_ABORT OFF
+SELECT @@OPTIONS AS defaults_again
+GO
