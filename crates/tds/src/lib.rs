@@ -100,6 +100,7 @@ pub mod packet;
 pub mod prelogin;
 pub mod request;
 pub mod token;
+pub mod tvp;
 pub mod types;
 pub mod value;
 mod wire;
@@ -117,5 +118,6 @@ pub use token::{
     DoneStatus, EnvChange, LoginAck, ReturnValue, ReturnValueStatus, ServerMessage, Token,
     TokenReader,
 };
+pub use tvp::{TableValue, TvpColumn};
 pub use types::{Collation, TypeInfo};
 pub use value::{Decimal, TdsValue, Time, VARIANT_MAX_LEN};

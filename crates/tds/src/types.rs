@@ -230,6 +230,9 @@ pub enum TypeInfo {
         /// Maximum length in bytes of a value with its base type's header (8009 or 8016).
         max_len: u32,
     },
+    /// TVPTYPE (0xF3): a table-valued RPC parameter (2.2.5.5.5). The type's name, which the
+    /// wire puts in TYPE_INFO, is read with the value ([`crate::tvp`]).
+    Tvp,
 }
 
 impl TypeInfo {
@@ -287,6 +290,7 @@ impl TypeInfo {
             Self::NText { .. } => 0x63,
             Self::Image { .. } => 0x22,
             Self::Variant { .. } => 0x62,
+            Self::Tvp => 0xF3,
         }
     }
 
@@ -322,6 +326,7 @@ impl TypeInfo {
             Self::NText { .. } => "NTEXT",
             Self::Image { .. } => "IMAGE",
             Self::Variant { .. } => "SQL_VARIANT",
+            Self::Tvp => "TABLE",
         }
     }
 
@@ -439,6 +444,7 @@ impl TypeInfo {
             0x63 => Self::NText { max_len: lob_len(r)?, collation: collation(r)? },
             0x22 => Self::Image { max_len: lob_len(r)? },
             0x62 => Self::Variant { max_len: lob_len(r)? },
+            0xF3 => Self::Tvp,
             other => return Err(TdsError::UnsupportedType(other)),
         })
     }
@@ -484,7 +490,8 @@ impl TypeInfo {
             | Self::Money4
             | Self::DateTime
             | Self::DateTime4
-            | Self::Date => {}
+            | Self::Date
+            | Self::Tvp => {}
         }
     }
 }
@@ -558,7 +565,7 @@ mod tests {
                 "{bad:02X?}"
             );
         }
-        for unsupported in [0xF1u8, 0xF0, 0xF3, 0x27, 0x2F] {
+        for unsupported in [0xF1u8, 0xF0, 0x27, 0x2F] {
             assert_eq!(
                 TypeInfo::decode(&mut Reader::new(&[unsupported, 0, 0])),
                 Err(TdsError::UnsupportedType(unsupported))

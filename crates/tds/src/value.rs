@@ -24,6 +24,7 @@
 //! re-encodes. Values longer than the input are reported as truncated before anything is
 //! allocated for them.
 
+use crate::tvp::{decode_table, encode_table, TableValue};
 use crate::types::{
     decimal_len, time_len, TypeInfo, MAX_LEN_PLP, MAX_NON_PLP_LEN, MAX_PRECISION, MAX_TIME_SCALE,
 };
@@ -170,6 +171,8 @@ pub enum TdsValue {
         /// The value, of the base type.
         value: Box<TdsValue>,
     },
+    /// A table-valued parameter's table (RPC parameters only).
+    Table(Box<TableValue>),
 }
 
 impl TdsValue {
@@ -197,6 +200,7 @@ impl TdsValue {
             Self::DateTime { .. } => "datetime",
             Self::SmallDateTime { .. } => "smalldatetime",
             Self::Variant { .. } => "sql_variant",
+            Self::Table(_) => "table",
         }
     }
 
@@ -227,6 +231,7 @@ impl TdsValue {
             Self::DateTime { .. } => TypeInfo::DateTimeN(8),
             Self::SmallDateTime { .. } => TypeInfo::DateTimeN(4),
             Self::Variant { .. } => TypeInfo::Variant { max_len: VARIANT_MAX_LEN },
+            Self::Table(_) => TypeInfo::Tvp,
         })
     }
 }
@@ -291,6 +296,7 @@ pub(crate) fn encode_value(
         (T::Variant { max_len }, V::Variant { base, value }) => {
             put_variant(base, value, max_len, out)?
         }
+        (T::Tvp, V::Table(table)) => encode_table(table, out)?,
         (_, V::Null) => encode_null(ty, out),
         (T::Int1 | T::Int2 | T::Int4 | T::Int8, v) => {
             let width = fixed_int_width(ty);
@@ -716,6 +722,9 @@ pub(crate) fn decode_value(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue
     }
     if let T::Variant { max_len } = *ty {
         return decode_variant(max_len, r);
+    }
+    if let T::Tvp = *ty {
+        return Ok(V::Table(Box::new(decode_table(r)?)));
     }
     if ty.is_plp() {
         return Ok(match decode_plp(r)? {

@@ -323,6 +323,64 @@ public class DriverTest {
         }
     }
 
+    /** A SQLServerDataTable of dbo.order_lines rows: sku, qty (NULL when null), price. */
+    static com.microsoft.sqlserver.jdbc.SQLServerDataTable orderLines(Object[][] rows)
+            throws SQLException {
+        com.microsoft.sqlserver.jdbc.SQLServerDataTable t =
+                new com.microsoft.sqlserver.jdbc.SQLServerDataTable();
+        t.addColumnMetadata("sku", Types.NVARCHAR);
+        t.addColumnMetadata("qty", Types.INTEGER);
+        t.addColumnMetadata("price", Types.DECIMAL);
+        for (Object[] row : rows) {
+            t.addRow(row);
+        }
+        return t;
+    }
+
+    static void tableValuedParameters() throws SQLException {
+        try (Connection c = connect(database)) {
+            exec(c, "CREATE TYPE dbo.order_lines AS TABLE "
+                    + "(sku NVARCHAR(20) NOT NULL, qty INT, price DECIMAL(10,2))");
+            exec(c, "CREATE PROCEDURE dbo.order_total @lines dbo.order_lines READONLY AS "
+                    + "SELECT COUNT(*) AS n, SUM(qty * price) AS total, MIN(sku) AS first FROM @lines");
+            Object[][] rows = {
+                {"b-2", 2, new BigDecimal("1.25")},
+                {"a-1", 3, new BigDecimal("10.00")},
+                {"c-3", null, new BigDecimal("99.50")},
+            };
+            try (com.microsoft.sqlserver.jdbc.SQLServerCallableStatement call =
+                    (com.microsoft.sqlserver.jdbc.SQLServerCallableStatement)
+                            c.prepareCall("{call dbo.order_total(?)}")) {
+                call.setStructured(1, "dbo.order_lines", orderLines(rows));
+                try (ResultSet rs = call.executeQuery()) {
+                    rs.next();
+                    eq("TVP to a procedure: rows", rs.getInt("n"), 3);
+                    eq("TVP to a procedure: SUM, NULL qty left out", rs.getBigDecimal("total"),
+                            new BigDecimal("32.50"));
+                    eq("TVP to a procedure: MIN(sku)", rs.getString("first"), "a-1");
+                }
+            }
+            try (com.microsoft.sqlserver.jdbc.SQLServerPreparedStatement ps =
+                    (com.microsoft.sqlserver.jdbc.SQLServerPreparedStatement) c.prepareStatement(
+                            "SELECT COUNT(*) FROM ? WHERE qty IS NOT NULL")) {
+                ps.setStructured(1, "dbo.order_lines", orderLines(rows));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    eq("TVP in a PreparedStatement", rs.getInt(1), 2);
+                }
+            }
+            try (com.microsoft.sqlserver.jdbc.SQLServerCallableStatement call =
+                    (com.microsoft.sqlserver.jdbc.SQLServerCallableStatement)
+                            c.prepareCall("{call dbo.order_total(?)}")) {
+                call.setStructured(1, "dbo.order_lines", orderLines(new Object[0][]));
+                try (ResultSet rs = call.executeQuery()) {
+                    rs.next();
+                    eq("an empty TVP", rs.getInt("n"), 0);
+                }
+            }
+        }
+    }
+
     static void transactions() throws SQLException {
         try (Connection watcher = connect(database); Connection c = connect(database)) {
             String count = "SELECT COUNT(*) FROM k WHERE id = ?";
@@ -507,6 +565,7 @@ public class DriverTest {
         section("types (Statement)", DriverTest::typesQuery);
         section("parameters (PreparedStatement)", DriverTest::parameters);
         section("procedure (CallableStatement)", DriverTest::procedure);
+        section("table-valued parameters", DriverTest::tableValuedParameters);
         section("transactions", DriverTest::transactions);
         section("bad input", DriverTest::badInput);
         section("keys (DatabaseMetaData)", DriverTest::keys);

@@ -273,6 +273,39 @@ async function procedure() {
   await close(db);
 }
 
+// A dbo.order_lines table-valued parameter: tedious sends its columns as described here.
+function orderLines(rows) {
+  return {
+    schema: 'dbo',
+    name: 'order_lines',
+    columns: [
+      { name: 'sku', type: TYPES.NVarChar, length: 20 },
+      { name: 'qty', type: TYPES.Int },
+      { name: 'price', type: TYPES.Decimal, precision: 10, scale: 2 },
+    ],
+    rows,
+  };
+}
+
+async function tableValuedParameters() {
+  const db = await connect(DATABASE);
+  await run(db, 'CREATE TYPE dbo.order_lines AS TABLE ' +
+    '(sku NVARCHAR(20) NOT NULL, qty INT, price DECIMAL(10,2))');
+  await run(db, 'CREATE PROCEDURE dbo.order_total @lines dbo.order_lines READONLY AS ' +
+    'SELECT COUNT(*) AS n, SUM(qty * price) AS total, MIN(sku) AS first FROM @lines');
+  const rows = [['b-2', 2, 1.25], ['a-1', 3, 10], ['c-3', null, 99.5]];
+  const result = await run(db, 'dbo.order_total',
+    [['lines', TYPES.TVP, orderLines(rows)]], 'callProcedure');
+  eq('TVP to a procedure', result.rows, [[3, 32.5, 'a-1']]);
+  const viaSql = await run(db, 'SELECT COUNT(*) FROM @lines WHERE qty IS NOT NULL',
+    [['lines', TYPES.TVP, orderLines(rows)]]);
+  eq('TVP in sp_executesql', viaSql.rows, [[2]]);
+  const empty = await run(db, 'dbo.order_total',
+    [['lines', TYPES.TVP, orderLines([])]], 'callProcedure');
+  eq('an empty TVP', empty.rows, [[0, null, null]]);
+  await close(db);
+}
+
 async function transactions() {
   const watcher = await connect(DATABASE);
   const count = (id) => scalar(watcher, 'SELECT COUNT(*) FROM k WHERE id = @id', [['id', TYPES.Int, id]]);
@@ -348,6 +381,7 @@ async function badInput() {
   await section('types', typesQuery);
   await section('parameters', parameters);
   await section('procedure', procedure);
+  await section('table-valued parameters', tableValuedParameters);
   await section('transactions', transactions);
   await section('bad input', badInput);
   await section('newer types', newerTypes);

@@ -107,6 +107,33 @@ def procedure():
         checks.eq("EXEC through sp_executesql", cur.fetchone()[0], 10)
 
 
+def table_valued_parameters():
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.execute(
+            "CREATE TYPE dbo.order_lines AS TABLE "
+            "(sku NVARCHAR(20) NOT NULL, qty INT, price DECIMAL(10,2))"
+        )
+        cur.execute(
+            "CREATE PROCEDURE dbo.order_total @lines dbo.order_lines READONLY AS "
+            "SELECT COUNT(*) AS n, SUM(qty * price) AS total, MIN(sku) AS first FROM @lines"
+        )
+        rows = [
+            ("b-2", 2, decimal.Decimal("1.25")),
+            ("a-1", 3, decimal.Decimal("10.00")),
+            ("c-3", None, decimal.Decimal("99.50")),
+        ]
+        tvp = pytds.TableValuedParam(type_name="dbo.order_lines", rows=rows)
+        cur.callproc("dbo.order_total", (tvp,))
+        n, total, first = cur.fetchone()
+        checks.eq("TVP to a procedure: rows", n, 3)
+        checks.eq("TVP to a procedure: SUM, NULL qty left out", total, decimal.Decimal("32.50"))
+        checks.eq("TVP to a procedure: MIN(sku)", first, "a-1")
+        # A TableValuedParam's rows are an iterator, used up by the call that sends them.
+        tvp = pytds.TableValuedParam(type_name="dbo.order_lines", rows=rows)
+        cur.execute("SELECT COUNT(*) FROM %s WHERE qty IS NOT NULL", (tvp,))
+        checks.eq("TVP in a parameterized query", cur.fetchone()[0], 2)
+
+
 def transactions():
     with connect(DATABASE) as watcher, watcher.cursor() as look:
         count = "SELECT COUNT(*) FROM k WHERE id = %s"
@@ -177,6 +204,7 @@ checks.section("setup", setup)
 checks.section("types", types_query)
 checks.section("parameters", parameters)
 checks.section("procedure", procedure)
+checks.section("table-valued parameters", table_valued_parameters)
 checks.section("transactions", transactions)
 checks.section("bad input", bad_input)
 checks.section("newer types", newer_types)

@@ -43,7 +43,8 @@ pub fn type_info(ty: SqlType) -> TypeInfo {
     }
 }
 
-/// The engine type for a parameter sent as `ty`, or `None` for NULLTYPE.
+/// The engine type for a parameter sent as `ty`, or `None` for NULLTYPE and for TVPTYPE (a
+/// table, which no scalar type holds).
 pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
     let len = |max_len: u16, unit: u16| {
         if max_len == u16::MAX {
@@ -81,7 +82,7 @@ pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
         TypeInfo::NText { .. } => SqlType::NVarChar(Len::Max),
         TypeInfo::Image { .. } => SqlType::VarBinary(Len::Max),
         TypeInfo::Variant { .. } => SqlType::Variant,
-        TypeInfo::Null => return None,
+        TypeInfo::Null | TypeInfo::Tvp => return None,
     })
 }
 
@@ -240,6 +241,7 @@ pub fn from_wire(value: TdsValue) -> Result<Value, String> {
                 .ok_or_else(|| bad("smalldatetime"))?,
         ),
         TdsValue::Variant { value, .. } => from_wire(*value)?,
+        TdsValue::Table(_) => return Err("a table-valued parameter is not a single value".into()),
         TdsValue::DateTimeOffset { date, time, offset_minutes } => {
             let utc = DateTime2::new(
                 Date::from_days(date).ok_or_else(|| bad("datetimeoffset"))?,

@@ -18,7 +18,9 @@ use walden_sql::ast::DeclarationKind;
 use walden_sql::exec::scalar::data_type;
 use walden_sql::exec::SqlError;
 use walden_sql::{parse_batch, ParseError, StatementKind};
-use walden_tds::{ProcId, RpcCall, RpcParam, RpcProc, ServerMessage, TdsValue, TypeInfo};
+use walden_tds::{
+    ProcId, RpcCall, RpcParam, RpcProc, ServerMessage, TableValue, TdsValue, TvpColumn, TypeInfo,
+};
 
 use super::convert::{decode_latin1, from_wire, literal, sql_type};
 use super::output::{CAPTURE_PREFIX, SERVER_NAME};
@@ -139,7 +141,10 @@ impl From<SqlError> for RpcError {
 struct Decl {
     /// With its `@`.
     name: String,
-    sql: SqlType,
+    /// The type; `None` for a `READONLY` parameter of a table type, whose name is `written`.
+    sql: Option<SqlType>,
+    /// The type as written.
+    written: String,
     output: bool,
 }
 
@@ -164,7 +169,7 @@ impl Statement {
     fn validate(&self) -> Result<(), RpcError> {
         let mut batch = String::new();
         for d in &self.decls {
-            batch.push_str(&format!("DECLARE {} {}; ", d.name, d.sql));
+            batch.push_str(&format!("DECLARE {} {}; ", d.name, d.written));
         }
         batch.push_str(&self.text);
         parse_batch(&batch)?;
@@ -207,6 +212,8 @@ impl Prepared {
 
 /// The variable holding a procedure's return status.
 const STATUS_VAR: &str = "@__walden_rpc_status";
+/// The variable holding the session's NOCOUNT while table-valued parameters are filled.
+const NOCOUNT_VAR: &str = "@__walden_rpc_nocount";
 
 pub fn plan(call: &RpcCall, prepared: &mut Prepared) -> Result<Plan, RpcError> {
     let params = call.params.as_slice();
@@ -270,8 +277,8 @@ fn handle_value(p: &RpcParam, procedure: &str) -> Result<Option<i32>, RpcError> 
     i32::try_from(wide).map(Some).map_err(|_| RpcError::no_handle(wide))
 }
 
-/// One declaration of the `@params` text: name, type text, OUTPUT.
-fn declarations(text: &str) -> Result<Vec<(String, String, bool)>, RpcError> {
+/// One declaration of the `@params` text: name, type text, OUTPUT, READONLY.
+fn declarations(text: &str) -> Result<Vec<(String, String, bool, bool)>, RpcError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
@@ -301,16 +308,17 @@ fn declarations(text: &str) -> Result<Vec<(String, String, bool)>, RpcError> {
                 });
             };
             let mut ty = rest.trim();
-            let mut output = false;
+            let (mut output, mut readonly) = (false, false);
             for suffix in [" output", " out", " readonly"] {
                 let lower = ty.to_ascii_lowercase();
                 if lower.ends_with(suffix) {
                     output |= suffix != " readonly";
+                    readonly |= suffix == " readonly";
                     ty = ty[..ty.len() - suffix.len()].trim_end();
                 }
             }
             let ty = ty.strip_prefix_ci("as ").unwrap_or(ty);
-            Ok((name.to_string(), ty.to_string(), output))
+            Ok((name.to_string(), ty.to_string(), output, readonly))
         })
         .collect()
 }
@@ -322,7 +330,7 @@ fn parse_declarations(text: &str) -> Result<Vec<Decl>, RpcError> {
     if parts.is_empty() {
         return Ok(Vec::new());
     }
-    let list: Vec<String> = parts.iter().map(|(name, ty, _)| format!("{name} {ty}")).collect();
+    let list: Vec<String> = parts.iter().map(|(name, ty, ..)| format!("{name} {ty}")).collect();
     let source = format!("DECLARE {}", list.join(", "));
     let batch = parse_batch(&source)?;
     let declared = match batch.statements.as_slice() {
@@ -335,9 +343,13 @@ fn parse_declarations(text: &str) -> Result<Vec<Decl>, RpcError> {
     parts
         .into_iter()
         .zip(declared)
-        .map(|((name, _, output), d)| match &d.kind {
+        .map(|((name, written, output, readonly), d)| match &d.kind {
+            // A table type's name is resolved when the batch declares the variable.
+            DeclarationKind::Scalar { value: None, .. } if readonly => {
+                Ok(Decl { name, sql: None, written, output })
+            }
             DeclarationKind::Scalar { data_type: dt, value: None } => {
-                Ok(Decl { name, sql: data_type(dt)?, output })
+                Ok(Decl { name, sql: Some(data_type(dt)?), written, output })
             }
             _ => Err(syntax_error(&name)),
         })
@@ -359,8 +371,20 @@ impl StripPrefixCi for str {
     }
 }
 
-/// A parameter value bound to a declaration: (ordinal, name, type, OUTPUT, the parameter).
-type Bound<'a> = (u16, String, SqlType, bool, &'a RpcParam);
+/// A parameter value bound to the variable the batch declares for it.
+struct Bound<'a> {
+    /// The position in the RPC.
+    ordinal: u16,
+    /// The variable.
+    name: String,
+    /// Its type; `None` for a table-valued parameter.
+    sql: Option<SqlType>,
+    /// The table type a statement's `@params` declared, for a table-valued parameter whose
+    /// client named none.
+    table_type: Option<String>,
+    output: bool,
+    param: &'a RpcParam,
+}
 
 /// Binds `params` (the call's parameters from index `first` on) to the statement's
 /// declarations: positionally, then by name once a name is used, as SQL Server does. Every
@@ -416,9 +440,14 @@ fn bind<'a>(
         .iter()
         .zip(slots)
         .map(|(d, slot)| match slot {
-            Some((index, p)) => {
-                Ok((ordinal(index)?, d.name.clone(), d.sql, d.output || p.is_output(), p))
-            }
+            Some((index, p)) => Ok(Bound {
+                ordinal: ordinal(index)?,
+                name: d.name.clone(),
+                sql: d.sql,
+                table_type: d.sql.is_none().then(|| d.written.clone()),
+                output: d.output || p.is_output(),
+                param: p,
+            }),
             None => Err(RpcError::new(
                 8178,
                 format!(
@@ -544,9 +573,16 @@ fn exec_procedure(name: &str, params: &[RpcParam]) -> Result<Plan, RpcError> {
     let mut values = Vec::new();
     let mut args = Vec::new();
     for (index, p) in params.iter().enumerate() {
-        let sql = sql_type(&p.ty).ok_or_else(|| {
-            RpcError::unsupported(format!("parameter {}: unsupported type {}", p.name, p.ty.name()))
-        })?;
+        let sql = match p.ty {
+            TypeInfo::Tvp => None,
+            _ => Some(sql_type(&p.ty).ok_or_else(|| {
+                RpcError::unsupported(format!(
+                    "parameter {}: unsupported type {}",
+                    p.name,
+                    p.ty.name()
+                ))
+            })?),
+        };
         let var = format!("@__walden_rpc_p{index}");
         let out = if p.is_output() { " OUTPUT" } else { "" };
         args.push(if p.name.is_empty() {
@@ -554,7 +590,14 @@ fn exec_procedure(name: &str, params: &[RpcParam]) -> Result<Plan, RpcError> {
         } else {
             format!("{} = {var}{out}", p.name)
         });
-        values.push((ordinal(index)?, var, sql, p.is_output(), p));
+        values.push(Bound {
+            ordinal: ordinal(index)?,
+            name: var,
+            sql,
+            table_type: None,
+            output: p.is_output(),
+            param: p,
+        });
     }
     let statement = format!("EXEC {STATUS_VAR} = {name} {}", args.join(", "));
     let mut plan = build(&statement, values, true)?;
@@ -575,13 +618,39 @@ fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Resul
         text.push_str(&format!("DECLARE {STATUS_VAR} int; "));
     }
     let mut outputs = Vec::new();
-    for (ordinal, name, sql, output, p) in values {
+    let mut tables = String::new();
+    for Bound { ordinal, name, sql, table_type, output, param: p } in values {
+        if let TdsValue::Table(table) = &p.value {
+            if output {
+                return Err(RpcError::new(
+                    352,
+                    format!("The table-valued parameter \"{name}\" must be declared with the READONLY option."),
+                ));
+            }
+            tables.push_str(&declare_table(&name, table, table_type.as_deref())?);
+            continue;
+        }
+        let Some(sql) = sql else {
+            let declared = table_type.unwrap_or_else(|| "a table type".into());
+            return Err(RpcError::new(
+                206,
+                format!("Operand type clash: {} is incompatible with {declared}", p.ty.name()),
+            ));
+        };
         let value = from_wire(p.value.clone())
             .map_err(|e| RpcError::unsupported(format!("parameter {name}: {e}")))?;
         text.push_str(&format!("DECLARE {name} {sql}; SET {name} = {}; ", literal(&value, sql)));
         if output {
             outputs.push(Param { ordinal, name, sql, wire: p.ty });
         }
+    }
+    if !tables.is_empty() {
+        // The tables' INSERTs count rows the client must not see as a result of its call:
+        // NOCOUNT is on for them, then as the session had it.
+        text.push_str(&format!(
+            "DECLARE {NOCOUNT_VAR} bit = @@OPTIONS & 512; SET NOCOUNT ON; {tables}\
+             IF {NOCOUNT_VAR} = 0 SET NOCOUNT OFF; "
+        ));
     }
     text.push_str(statement);
     let mut captured: Vec<String> = Vec::new();
@@ -598,6 +667,72 @@ fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Resul
         text.push_str(&format!("\n;SELECT {}", columns.join(", ")));
     }
     Ok(Plan { text: Some(text), outputs, returns_status, handle: None })
+}
+
+/// Rows a table-valued parameter's INSERT lists at most, as `VALUES` allows (10738).
+const ROWS_PER_INSERT: usize = 1000;
+
+/// `DECLARE name type; INSERT name VALUES (...), ...;` for a table-valued parameter: a table
+/// variable of the parameter's table type (or of `declared`, the type a statement's `@params`
+/// gave it, when the client named none) holding its rows. All on one line, as the rest of the
+/// prologue.
+fn declare_table(
+    name: &str,
+    table: &TableValue,
+    declared: Option<&str>,
+) -> Result<String, RpcError> {
+    let stream_error = |what: &str| {
+        RpcError::unsupported(format!(
+            "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream \
+             is incorrect. Table-valued parameter {name}: {what}"
+        ))
+    };
+    if !table.database.is_empty() {
+        return Err(stream_error(
+            "a database name is not allowed with a table-valued parameter, only schema name and \
+             type name are valid.",
+        ));
+    }
+    let bracket = |part: &str| format!("[{}]", part.replace(']', "]]"));
+    let ty = match (table.schema.as_str(), table.type_name.as_str(), declared) {
+        ("", "", Some(declared)) => declared.to_string(),
+        (_, "", _) => return Err(stream_error("the table type's name is missing.")),
+        ("", type_name, _) => bracket(type_name),
+        (schema, type_name, _) => format!("{}.{}", bracket(schema), bracket(type_name)),
+    };
+    if table.columns.iter().any(TvpColumn::is_default) {
+        return Err(RpcError::unsupported(format!(
+            "table-valued parameter {name}: columns sent as defaults (fDefault) are not \
+             supported by Walden yet"
+        )));
+    }
+    // Each value is written as the type the client sent it as, except that a DECIMAL keeps
+    // its scale at the largest precision: python-tds types a column by its first row, and the
+    // table type's column, not the TVP's, decides what fits.
+    let types = table
+        .columns
+        .iter()
+        .map(|c| match sql_type(&c.ty) {
+            Some(SqlType::Decimal { scale, .. }) => Ok(SqlType::Decimal { precision: 38, scale }),
+            Some(sql) => Ok(sql),
+            None => Err(stream_error(&format!("column type {}", c.ty.name()))),
+        })
+        .collect::<Result<Vec<SqlType>, RpcError>>()?;
+    let mut text = format!("DECLARE {name} {ty}; ");
+    for rows in table.rows.chunks(ROWS_PER_INSERT) {
+        let mut tuples = Vec::with_capacity(rows.len());
+        for row in rows {
+            let mut values = Vec::with_capacity(row.len());
+            for (value, &sql) in row.iter().zip(&types) {
+                let value = value.clone().unwrap_or(TdsValue::Null);
+                let value = from_wire(value).map_err(|e| stream_error(&e))?;
+                values.push(literal(&value, sql));
+            }
+            tuples.push(format!("({})", values.join(", ")));
+        }
+        text.push_str(&format!("INSERT {name} VALUES {}; ", tuples.join(", ")));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -626,13 +761,16 @@ mod tests {
 
     #[test]
     fn declarations_split_at_top_level_commas() {
-        let d = declarations("@P1 int, @P2 decimal(10, 2) OUTPUT,@P3 nvarchar(max)");
+        let d = declarations(
+            "@P1 int, @P2 decimal(10, 2) OUTPUT,@P3 nvarchar(max), @P4 dbo.IdList READONLY",
+        );
         assert_eq!(
             d,
             Ok(vec![
-                ("@P1".to_string(), "int".to_string(), false),
-                ("@P2".to_string(), "decimal(10, 2)".to_string(), true),
-                ("@P3".to_string(), "nvarchar(max)".to_string(), false),
+                ("@P1".to_string(), "int".to_string(), false, false),
+                ("@P2".to_string(), "decimal(10, 2)".to_string(), true, false),
+                ("@P3".to_string(), "nvarchar(max)".to_string(), false, false),
+                ("@P4".to_string(), "dbo.IdList".to_string(), false, true),
             ])
         );
         assert_eq!(declarations("  "), Ok(Vec::new()));
@@ -646,9 +784,9 @@ mod tests {
         assert_eq!(
             decls,
             Ok(vec![
-                (SqlType::NVarChar(walden_engine::types::Len::N(128)), false),
-                (SqlType::Decimal { precision: 10, scale: 2 }, true),
-                (SqlType::VarChar(walden_engine::types::Len::N(1)), false),
+                (Some(SqlType::NVarChar(walden_engine::types::Len::N(128))), false),
+                (Some(SqlType::Decimal { precision: 10, scale: 2 }), true),
+                (Some(SqlType::VarChar(walden_engine::types::Len::N(1))), false),
             ])
         );
         let unknown = parse_declarations("@a nosuchtype").map_err(|e| (e.number, e.message));
@@ -689,13 +827,104 @@ mod tests {
         );
     }
 
+    /// A `dbo.IdList (id INT, name NVARCHAR(10))` parameter with the given rows.
+    fn id_list(name: &str, rows: Vec<Vec<Option<TdsValue>>>) -> RpcParam {
+        let column = |ty| TvpColumn { user_type: 0, flags: 1, ty };
+        let table = TableValue {
+            database: String::new(),
+            schema: "dbo".into(),
+            type_name: "IdList".into(),
+            columns: vec![column(TypeInfo::IntN(4)), column(TypeInfo::nvarchar(Some(10)))],
+            rows,
+        };
+        let mut p = RpcParam::input(name, TdsValue::Table(Box::new(table)));
+        p.ty = TypeInfo::Tvp;
+        p
+    }
+
+    #[test]
+    fn a_table_valued_parameter_becomes_a_filled_table_variable() {
+        let row = |id, name: Option<&str>| {
+            let name = name.map_or(TdsValue::Null, |n| TdsValue::NVarChar(n.into()));
+            vec![Some(TdsValue::Int(id)), Some(name)]
+        };
+        let rows = vec![row(1, Some("a")), row(2, None)];
+        let call = RpcCall {
+            proc: RpcProc::Name("dbo.take".into()),
+            options: RpcOptions::NONE,
+            params: vec![id_list("@ids", rows)],
+        };
+        let planned = plan(&call, &mut Prepared::default());
+        assert_eq!(
+            planned.map(|p| p.text),
+            Ok(Some(
+                "DECLARE @__walden_rpc_status int; DECLARE @__walden_rpc_nocount bit = \
+                 @@OPTIONS & 512; SET NOCOUNT ON; DECLARE @__walden_rpc_p0 [dbo].[IdList]; \
+                 INSERT @__walden_rpc_p0 VALUES (CAST(1 AS int), CAST(N'a' AS nvarchar(10))), \
+                 (CAST(2 AS int), CAST(NULL AS nvarchar(10))); IF @__walden_rpc_nocount = 0 \
+                 SET NOCOUNT OFF; EXEC @__walden_rpc_status = dbo.take @ids = \
+                 @__walden_rpc_p0\n;SELECT @__walden_rpc_status AS __walden_rpc_0"
+                    .into()
+            ))
+        );
+
+        // 2,500 rows take three INSERTs; an empty table none.
+        let many = (0..2500).map(|i| row(i, Some("x"))).collect();
+        let call =
+            call_sql("SELECT COUNT(*) FROM @t", "@t dbo.IdList READONLY", id_list("@t", many));
+        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
+        assert_eq!(text.map(|t| t.matches("INSERT @t VALUES").count()), Ok(3));
+        let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", id_list("@t", Vec::new()));
+        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
+        assert_eq!(
+            text,
+            Ok("DECLARE @__walden_rpc_nocount bit = @@OPTIONS & 512; SET NOCOUNT ON; DECLARE @t \
+                [dbo].[IdList]; IF @__walden_rpc_nocount = 0 SET NOCOUNT OFF; SELECT 1"
+                .into())
+        );
+    }
+
+    fn call_sql(statement: &str, params: &str, value: RpcParam) -> RpcCall {
+        call(ProcId::ExecuteSql, vec![text(statement), text(params), value])
+    }
+
+    #[test]
+    fn table_valued_parameter_errors() {
+        let mut output = id_list("@t", Vec::new());
+        output.status = ParamStatus::BY_REF;
+        let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", output);
+        assert_eq!(number(plan(&call, &mut Prepared::default())), Some(352));
+        let scalar = RpcParam::input("@t", TdsValue::Int(1));
+        let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", scalar);
+        assert_eq!(number(plan(&call, &mut Prepared::default())), Some(206));
+        let mut unnamed = id_list("@t", Vec::new());
+        if let TdsValue::Table(t) = &mut unnamed.value {
+            t.schema.clear();
+            t.type_name.clear();
+        }
+        // Unnamed, it takes the type its declaration gives; a database name is refused.
+        let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", unnamed.clone());
+        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
+        assert_eq!(
+            text,
+            Ok("DECLARE @__walden_rpc_nocount bit = @@OPTIONS & 512; SET NOCOUNT ON; DECLARE @t \
+                dbo.IdList; IF @__walden_rpc_nocount = 0 SET NOCOUNT OFF; SELECT 1"
+                .into())
+        );
+        if let TdsValue::Table(t) = &mut unnamed.value {
+            t.database = "elsewhere".into();
+        }
+        let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", unnamed);
+        assert_eq!(number(plan(&call, &mut Prepared::default())), Some(8009));
+    }
+
     #[test]
     fn parameters_bind_by_position_then_by_name() {
         let statement = Statement::new("@a int, @b int".into(), "SELECT @a, @b".into());
         let Ok(statement) = statement else { panic!("{statement:?}") };
         let names = |params: &[RpcParam]| {
             bind("sp_execute", &statement, params, 0)
-                .map(|b| b.into_iter().map(|(o, n, ..)| (o, n)).collect::<Vec<_>>())
+                .map(|b| b.into_iter().map(|b| (b.ordinal, b.name)).collect::<Vec<_>>())
                 .map_err(|e| e.number)
         };
         let both = [RpcParam::input("", TdsValue::Int(1)), RpcParam::input("@B", TdsValue::Int(2))];
