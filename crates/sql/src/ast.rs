@@ -1784,6 +1784,21 @@ pub enum ExprKind {
     /// `CURRENT OF cursor`, the whole WHERE clause of a positioned UPDATE or DELETE: the row
     /// the cursor is on.
     CurrentOf(crate::ast::cursor::CursorRef),
+    /// `JSON_OBJECT(key : value, ... [NULL | ABSENT ON NULL])` (SQL Server 2022).
+    JsonObject {
+        /// The members, in order.
+        pairs: Vec<(Expr, Expr)>,
+        /// `ABSENT ON NULL`: a member whose value is NULL is left out (the default is
+        /// `NULL ON NULL`).
+        absent_on_null: bool,
+    },
+    /// `JSON_ARRAY(value, ... [NULL | ABSENT ON NULL])` (SQL Server 2022).
+    JsonArray {
+        /// The elements, in order.
+        values: Vec<Expr>,
+        /// `ABSENT ON NULL` (the default): NULL elements are left out.
+        absent_on_null: bool,
+    },
     /// `x AT TIME ZONE zone`: a date and time at a Windows-named time zone.
     AtTimeZone {
         /// The date and time.

@@ -1372,6 +1372,16 @@ impl Display for ExprKind {
                 write!(f, "({left} IS{} DISTINCT FROM {right})", not(*negated))
             }
             ExprKind::Collate { expr, collation } => write!(f, "{expr} COLLATE {collation}"),
+            ExprKind::JsonObject { pairs, absent_on_null } => {
+                let members: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                let clause = if *absent_on_null { " ABSENT ON NULL" } else { "" };
+                write!(f, "JSON_OBJECT({}{clause})", members.join(", "))
+            }
+            ExprKind::JsonArray { values, absent_on_null } => {
+                let values: Vec<String> = values.iter().map(ToString::to_string).collect();
+                let clause = if *absent_on_null { "" } else { " NULL ON NULL" };
+                write!(f, "JSON_ARRAY({}{clause})", values.join(", "))
+            }
             ExprKind::AtTimeZone { expr, zone } => write!(f, "{expr} AT TIME ZONE {zone}"),
             ExprKind::CurrentOf(cursor) => write!(f, "CURRENT OF {cursor}"),
             ExprKind::Quantified { left, op, quantifier, subquery } => {

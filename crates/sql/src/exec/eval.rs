@@ -342,6 +342,32 @@ impl Run<'_> {
                 let zone = self.eval(zone, env)?;
                 scalar::zones::at_time_zone(value, &zone)
             }
+            ExprKind::JsonObject { pairs, absent_on_null } => {
+                let mut members = Vec::with_capacity(pairs.len());
+                for (key, value) in pairs {
+                    let key = match self.eval(key, env)? {
+                        Value::Null => {
+                            return Err(SqlError::new(50000, "JSON_OBJECT: a key cannot be NULL."))
+                        }
+                        k => scalar::to_text(&k),
+                    };
+                    let v = self.eval(value, env)?;
+                    if !(v.is_null() && *absent_on_null) {
+                        members.push((key, scalar::json::json_member(&v, is_json_text(value))?));
+                    }
+                }
+                Ok(scalar::json::json_object_text(&members))
+            }
+            ExprKind::JsonArray { values, absent_on_null } => {
+                let mut elements = Vec::with_capacity(values.len());
+                for value in values {
+                    let v = self.eval(value, env)?;
+                    if !(v.is_null() && *absent_on_null) {
+                        elements.push(scalar::json::json_member(&v, is_json_text(value))?);
+                    }
+                }
+                Ok(scalar::json::json_array_text(&elements))
+            }
             ExprKind::Between { .. }
             | ExprKind::InList { .. }
             | ExprKind::InSubquery { .. }
@@ -897,7 +923,13 @@ fn in_values<'v>(
 fn takes_datepart(name: &str) -> bool {
     matches!(
         name.to_ascii_uppercase().as_str(),
-        "DATEADD" | "DATEDIFF" | "DATEDIFF_BIG" | "DATEPART" | "DATENAME" | "DATETRUNC"
+        "DATEADD"
+            | "DATEDIFF"
+            | "DATEDIFF_BIG"
+            | "DATEPART"
+            | "DATENAME"
+            | "DATETRUNC"
+            | "DATE_BUCKET"
     )
 }
 
@@ -1030,4 +1062,14 @@ fn server_property(name: &str) -> Value {
 /// version order.
 pub(crate) fn rowversion_bytes(v: i64) -> Value {
     Value::Binary(v.to_be_bytes().to_vec())
+}
+
+/// Whether `e` gives JSON text that `JSON_OBJECT` and `JSON_ARRAY` take as JSON rather than as
+/// a string: a nested JSON constructor or `JSON_QUERY`, as SQL Server treats them.
+fn is_json_text(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::JsonObject { .. } | ExprKind::JsonArray { .. } => true,
+        ExprKind::Function(call) => call.name.name.value.eq_ignore_ascii_case("JSON_QUERY"),
+        _ => false,
+    }
 }

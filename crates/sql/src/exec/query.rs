@@ -270,6 +270,13 @@ pub(crate) fn visit_children<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
             f(expr);
             f(zone);
         }
+        ExprKind::JsonObject { pairs, .. } => {
+            for (key, value) in pairs {
+                f(key);
+                f(value);
+            }
+        }
+        ExprKind::JsonArray { values, .. } => values.iter().for_each(f),
         ExprKind::IsDistinctFrom { left, right, .. } => {
             f(left);
             f(right);

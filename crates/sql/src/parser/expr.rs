@@ -394,6 +394,12 @@ impl<'a> Parser<'a> {
         let parts = self.parse_name_parts()?;
         if self.at(&TokenKind::LParen) {
             let name = self.object_name_from_parts(parts, first)?;
+            if name.schema.is_none() && name.database.is_none() {
+                let word = name.name.value.to_ascii_uppercase();
+                if word == "JSON_OBJECT" || word == "JSON_ARRAY" {
+                    return self.parse_json_constructor(word == "JSON_OBJECT");
+                }
+            }
             return self.parse_function_call(name);
         }
         self.check_part_count(parts.len(), first)?;
@@ -528,6 +534,53 @@ impl<'a> Parser<'a> {
         }
         let over = if self.eat_keyword("OVER") { Some(self.parse_window_spec()?) } else { None };
         Ok(ExprKind::Function(Box::new(FunctionCall { name, args, over, within_group })))
+    }
+
+    /// The arguments of `JSON_OBJECT` (`key : value` pairs) or `JSON_ARRAY` (values), with
+    /// their optional `NULL ON NULL` / `ABSENT ON NULL`, after the name.
+    fn parse_json_constructor(&mut self, object: bool) -> PResult<ExprKind> {
+        self.expect(&TokenKind::LParen)?;
+        let mut pairs = Vec::new();
+        let mut values = Vec::new();
+        let mut null_clause = None;
+        while !self.at(&TokenKind::RParen) {
+            if let Some(absent) = self.json_null_clause() {
+                null_clause = Some(absent);
+                break;
+            }
+            if !(pairs.is_empty() && values.is_empty()) {
+                self.expect(&TokenKind::Comma)?;
+            }
+            let value = self.parse_expr()?;
+            if object {
+                self.expect(&TokenKind::Colon)?;
+                pairs.push((value, self.parse_expr()?));
+            } else {
+                values.push(value);
+            }
+        }
+        self.expect(&TokenKind::RParen)?;
+        Ok(if object {
+            ExprKind::JsonObject { pairs, absent_on_null: null_clause.unwrap_or(false) }
+        } else {
+            ExprKind::JsonArray { values, absent_on_null: null_clause.unwrap_or(true) }
+        })
+    }
+
+    /// `NULL ON NULL` (`Some(false)`) or `ABSENT ON NULL` (`Some(true)`) at the cursor, read.
+    fn json_null_clause(&mut self) -> Option<bool> {
+        let absent = match self.peek_word_upper()?.as_str() {
+            "NULL" => false,
+            "ABSENT" => true,
+            _ => return None,
+        };
+        if !(self.nth_is_keyword(1, "ON") && self.nth_is_keyword(2, "NULL")) {
+            return None;
+        }
+        self.advance();
+        self.advance();
+        self.advance();
+        Some(absent)
     }
 
     /// `([PARTITION BY ...] [ORDER BY ...])`, after `OVER`.

@@ -54,3 +54,20 @@ SELECT * FROM OPENJSON(N'[{"a":1}]') WITH (a INT 'strict $.b')
 GO
 SELECT * FROM OPENJSON(N'[{"a":1}]') WITH (a INT AS JSON)
 GO
+-- SQL Server 2022's constructors: JSON_OBJECT keeps NULL members unless ABSENT ON NULL,
+-- JSON_ARRAY leaves NULL elements out unless NULL ON NULL; a nested constructor or JSON_QUERY
+-- is JSON, other text a string.
+SELECT JSON_OBJECT() AS empty_object, JSON_ARRAY() AS empty_array
+SELECT JSON_OBJECT('name':'value', 'type':1) AS o1,
+       JSON_OBJECT('name':'value', 'type':NULL ABSENT ON NULL) AS o2,
+       JSON_OBJECT('a':NULL) AS o3
+SELECT JSON_OBJECT('name':'value', 'type':JSON_ARRAY(1, 2)) AS nested,
+       JSON_ARRAY('a', 1, NULL, 2.5, CAST(1 AS BIT)) AS a1,
+       JSON_ARRAY(1, NULL NULL ON NULL) AS a2
+SELECT JSON_OBJECT('q':'he said "hi"', 'o':JSON_OBJECT('x':1), 'j':JSON_QUERY('{"k":[1]}'),
+                   's':'{"not":"json"}') AS escaped
+SELECT JSON_OBJECT('id':id, 'name':name) AS row_json
+FROM (VALUES (1, N'a'), (2, NULL)) v(id, name) ORDER BY id
+GO
+SELECT JSON_OBJECT(NULL:1)
+GO

@@ -461,6 +461,29 @@ fn insert_at(object: &mut Map<String, Json>, parents: &[&str], leaf: &str, json:
     }
 }
 
+/// One member of `JSON_OBJECT` or element of `JSON_ARRAY`: the text of a nested JSON
+/// constructor or `JSON_QUERY` (`json_text`) as the JSON it is, any other value as `FOR JSON`
+/// converts it.
+pub(crate) fn json_member(value: &Value, json_text: bool) -> Result<Json, SqlError> {
+    match value {
+        Value::NStr(s) | Value::Str(s) if json_text => parse_json(s),
+        v => Ok(to_json(v)),
+    }
+}
+
+/// `JSON_OBJECT`'s text: `{"key":value,...}` in the order given, duplicates kept.
+pub(crate) fn json_object_text(members: &[(String, Json)]) -> Value {
+    let parts: Vec<String> =
+        members.iter().map(|(k, v)| format!("{}:{v}", Json::String(k.clone()))).collect();
+    Value::NStr(format!("{{{}}}", parts.join(",")))
+}
+
+/// `JSON_ARRAY`'s text: `[value,...]`.
+pub(crate) fn json_array_text(values: &[Json]) -> Value {
+    let parts: Vec<String> = values.iter().map(ToString::to_string).collect();
+    Value::NStr(format!("[{}]", parts.join(",")))
+}
+
 /// A SQL value as JSON: numbers and bits as JSON numbers and booleans, NULL as null, text
 /// that is the output of a nested `FOR JSON` or `JSON_QUERY` as a string, as SQL Server does
 /// unless it comes from them directly (Walden cannot tell, so text stays text).

@@ -30,7 +30,7 @@ mod convert;
 mod dates;
 mod format;
 mod functions;
-mod json;
+pub(crate) mod json;
 mod more;
 mod num;
 mod temporal;
