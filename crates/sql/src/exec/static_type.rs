@@ -30,6 +30,9 @@ impl Run<'_> {
                 self.declared_type(e)
             }
             ExprKind::SystemVariable(name) => system_variable_type(name),
+            ExprKind::JsonObject { .. } | ExprKind::JsonArray { .. } => {
+                Some(SqlType::NVarChar(walden_engine::types::Len::Max))
+            }
             // The input's fractional digits: a DATETIME's three, else its own scale.
             ExprKind::AtTimeZone { expr, .. } => {
                 Some(SqlType::DateTimeOffset(match self.static_type(expr, cols) {
@@ -151,7 +154,8 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         "FORMAT" => SqlType::NVarChar(Len::N(4000)),
         "HASHBYTES" => SqlType::VarBinary(Len::N(8000)),
         "OBJECT_DEFINITION" => SqlType::NVarChar(Len::Max),
-        "DATEADD" => return arg(2),
+        "DATEADD" | "DATE_BUCKET" => return arg(2),
+        "DATETRUNC" => return arg(1),
         "ISNULL" | "COALESCE" | "ABS" | "UPPER" | "LOWER" | "LTRIM" | "RTRIM" | "TRIM" | "LEFT"
         | "RIGHT" | "SUBSTRING" | "REVERSE" | "MIN" | "MAX" | "SUM" | "AVG" | "ROUND" | "FLOOR"
         | "CEILING" => return arg(0),

@@ -61,3 +61,20 @@ SELECT IIF(CHECKSUM('abc') = CHECKSUM('ABC '), 'same', 'different') AS ci,
        IIF(BINARY_CHECKSUM('abc') = BINARY_CHECKSUM('ABC'), 'same', 'different') AS bi,
        IIF(CHECKSUM(1, 'x') = CHECKSUM(1, 'x'), 'stable', 'unstable') AS st,
        IIF(CHECKSUM(1, NULL) = CHECKSUM(NULL, 1), 'same', 'different') AS ordered
+GO
+-- DATE_BUCKET (SQL Server 2022): the start of the bucket of n dateparts, counted from the origin
+-- (1900-01-01, a Monday, by default), that holds the date, in the date's type.
+DECLARE @d DATETIME2 = '2020-04-30 21:21:21'
+SELECT DATE_BUCKET(WEEK, 1, @d) AS w1, DATE_BUCKET(DAY, 1, @d) AS d1,
+       DATE_BUCKET(MONTH, 1, @d) AS m1, DATE_BUCKET(YEAR, 1, @d) AS y1,
+       DATE_BUCKET(HOUR, 1, @d) AS h1, DATE_BUCKET(MINUTE, 15, @d) AS mi15
+SELECT DATE_BUCKET(WEEK, 5, CAST('2020-06-15' AS DATE)) AS w5,
+       DATE_BUCKET(DAY, 3, CAST('2020-06-15' AS DATE), CAST('2020-06-01' AS DATE)) AS d3,
+       DATE_BUCKET(QUARTER, 1, CAST('2020-05-15' AS DATE)) AS q1,
+       DATE_BUCKET(MONTH, 2, CAST('1899-12-15' AS DATE)) AS before_origin,
+       DATE_BUCKET(DAY, 1, CAST(NULL AS DATE)) AS null_date
+GO
+SELECT DATE_BUCKET(HOUR, 1, CAST('2020-06-15' AS DATE))
+GO
+SELECT DATE_BUCKET(DAY, 0, CAST('2020-06-15' AS DATE))
+GO

@@ -139,6 +139,7 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "DATETIMEOFFSETFROMPARTS" => (10, 10, super::more::datetimeoffsetfromparts),
         "TIMEFROMPARTS" => (5, 5, super::more::timefromparts),
         "DATETRUNC" => (2, 2, super::more::datetrunc),
+        "DATE_BUCKET" => (3, 4, super::more::date_bucket),
         "STRING_ESCAPE" => (2, 2, super::more::string_escape),
         "FORMATMESSAGE" => (1, 21, super::more::formatmessage),
         "SOUNDEX" => (1, 1, super::more::soundex),

@@ -182,6 +182,80 @@ pub(super) fn datetrunc(args: Vec<Value>) -> Result<Value, SqlError> {
     convert(Value::Str(truncated + &zone), ty, None)
 }
 
+/// `DATE_BUCKET(datepart, number, date [, origin])` (SQL Server 2022): the start of the
+/// `number`-`datepart` bucket, counted from `origin` (1900-01-01 00:00, a Monday, by default),
+/// that holds `date`, in `date`'s type. Weeks are seven-day buckets from the origin.
+pub(super) fn date_bucket(args: Vec<Value>) -> Result<Value, SqlError> {
+    let mut args = args.into_iter();
+    let (part, number, date) = (
+        args.next().unwrap_or(Value::Null),
+        args.next().unwrap_or(Value::Null),
+        args.next().unwrap_or(Value::Null),
+    );
+    let origin = args.next();
+    if date.is_null() || number.is_null() || origin.as_ref().is_some_and(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    let ty = type_of(&date);
+    let label = super::types::type_label(&ty);
+    let number = match convert(number, SqlType::BigInt, None)? {
+        Value::BigInt(n) if n > 0 => n,
+        _ => {
+            return Err(SqlError::new(
+                9834,
+                "Invalid bucket width value passed to date_bucket function. Only positive values are allowed.",
+            ))
+        }
+    };
+    let part = to_text(&part).to_ascii_lowercase();
+    let (unit, width) = match part.as_str() {
+        "year" | "yy" | "yyyy" => ("year", number),
+        "quarter" | "qq" | "q" => ("month", number.saturating_mul(3)),
+        "month" | "mm" | "m" => ("month", number),
+        "week" | "wk" | "ww" => ("day", number.saturating_mul(7)),
+        "day" | "dd" | "d" => ("day", number),
+        "hour" | "hh" => ("hour", number),
+        "minute" | "mi" | "n" => ("minute", number),
+        "second" | "ss" | "s" => ("second", number),
+        "millisecond" | "ms" => ("millisecond", number),
+        other => {
+            return Err(SqlError::new(
+                9810,
+                format!("The datepart {other} is not supported by date function date_bucket for data type {label}."),
+            ))
+        }
+    };
+    let time_unit = !matches!(unit, "year" | "month" | "day");
+    if time_unit && ty == SqlType::Date {
+        return Err(SqlError::new(
+            9810,
+            format!("The datepart {part} is not supported by date function date_bucket for data type {label}."),
+        ));
+    }
+    let origin = match origin {
+        Some(o) => convert(o, ty, None)?,
+        None => convert(Value::Str("1900-01-01".into()), ty, None)?,
+    };
+    let unit_text = || Value::Str(unit.into());
+    let add = |n: i64, from: &Value| {
+        let n = i32::try_from(n).map_err(|_| {
+            SqlError::new(517, format!("Adding a value to a '{label}' column caused an overflow."))
+        })?;
+        super::dates::dateadd(vec![unit_text(), Value::Int(n), from.clone()])
+    };
+    // Whole units from the origin: DATEDIFF counts boundaries, one too many when the date's
+    // place in its unit is before the origin's.
+    let mut whole =
+        match super::dates::datediff(vec![unit_text(), origin.clone(), date.clone()], true)? {
+            Value::BigInt(n) => n,
+            _ => return Ok(Value::Null),
+        };
+    if compare(&add(whole, &origin)?, &date)? == Some(Ordering::Greater) {
+        whole -= 1;
+    }
+    add(whole.div_euclid(width) * width, &origin)
+}
+
 /// `STRING_ESCAPE(text, 'json')`: the text with JSON's special characters escaped.
 pub(super) fn string_escape(args: Vec<Value>) -> Result<Value, SqlError> {
     if args[0].is_null() {
