@@ -69,6 +69,13 @@ impl Run<'_> {
                 .filter_map(|r| self.static_type(r, cols))
                 .reduce(common_type),
             ExprKind::Function(f) if f.name.schema.is_some() => self.user_function_type(f),
+            // The value PERCENTILE_DISC picks is its WITHIN GROUP expression's.
+            ExprKind::Function(f)
+                if f.name.name.value.eq_ignore_ascii_case("PERCENTILE_DISC")
+                    && f.within_group.len() == 1 =>
+            {
+                f.within_group.first().and_then(|o| self.static_type(&o.expr, cols))
+            }
             ExprKind::Function(f) => {
                 let args = match &f.args {
                     FunctionArgs::List { args, .. } => args.as_slice(),
@@ -138,7 +145,7 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         | "PATINDEX" | "ASCII" | "UNICODE" | "OBJECT_ID" | "COUNT" | "TYPE_ID" | "SCHEMA_ID"
         | "ISNUMERIC" | "DB_ID" | "CHECKSUM" | "BINARY_CHECKSUM" => SqlType::Int,
         "GROUPING" => SqlType::TinyInt,
-        "STDEV" | "STDEVP" | "VAR" | "VARP" => SqlType::Float,
+        "STDEV" | "STDEVP" | "VAR" | "VARP" | "PERCENTILE_CONT" => SqlType::Float,
         "APPROX_COUNT_DISTINCT" | "CURRENT_TRANSACTION_ID" => SqlType::BigInt,
         "ISJSON" => SqlType::Int,
         "JSON_VALUE" => SqlType::NVarChar(Len::N(4000)),

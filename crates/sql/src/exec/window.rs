@@ -38,6 +38,10 @@ enum Kind {
     Lead,
     FirstValue,
     LastValue,
+    /// `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x) OVER ([PARTITION BY ...])`.
+    PercentileCont,
+    /// `PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x) OVER ([PARTITION BY ...])`.
+    PercentileDisc,
     Aggregate(Agg),
 }
 
@@ -74,6 +78,8 @@ fn classify(f: &FunctionCall, spec: &WindowSpec) -> Result<Kind, SqlError> {
         "LEAD" if builtin => Kind::Lead,
         "FIRST_VALUE" if builtin => Kind::FirstValue,
         "LAST_VALUE" if builtin => Kind::LastValue,
+        "PERCENTILE_CONT" if builtin => Kind::PercentileCont,
+        "PERCENTILE_DISC" if builtin => Kind::PercentileDisc,
         "COUNT" if builtin => Kind::Aggregate(Agg::Count),
         "COUNT_BIG" if builtin => Kind::Aggregate(Agg::CountBig),
         "SUM" if builtin => Kind::Aggregate(Agg::Sum),
@@ -121,6 +127,24 @@ fn classify(f: &FunctionCall, spec: &WindowSpec) -> Result<Kind, SqlError> {
             15,
             format!("The {} function requires {count} argument(s).", name.to_lowercase()),
         ));
+    }
+    if matches!(kind, Kind::PercentileCont | Kind::PercentileDisc) {
+        // Their order is the WITHIN GROUP's; OVER may only partition.
+        if f.within_group.len() != 1 {
+            return Err(SqlError::with_severity(
+                10751,
+                15,
+                format!("The function '{name}' must have a WITHIN GROUP clause with one ORDER BY expression."),
+            ));
+        }
+        if !spec.order_by.is_empty() || spec.frame.is_some() {
+            return Err(SqlError::with_severity(
+                10754,
+                15,
+                format!("The function '{name}' may not have ORDER BY in OVER clause."),
+            ));
+        }
+        return Ok(kind);
     }
     if spec.order_by.is_empty() && !matches!(kind, Kind::Aggregate(_)) {
         return Err(SqlError::with_severity(
@@ -267,6 +291,16 @@ impl Run<'_> {
             _ => &[],
         };
         let star = matches!(f.args, FunctionArgs::Star);
+        // A percentile's rows are ordered by its WITHIN GROUP expression, which is also the
+        // value it picks from; its argument (the fraction) waits in `offset`.
+        let percentile = matches!(kind, Kind::PercentileCont | Kind::PercentileDisc);
+        let ordered_spec;
+        let spec = if percentile {
+            ordered_spec = WindowSpec { order_by: f.within_group.clone(), ..spec.clone() };
+            &ordered_spec
+        } else {
+            spec
+        };
         // LAG's and LEAD's default takes the type of the value it stands in for.
         let value_type = arg_exprs.first().and_then(|e| self.static_type(e, cols));
         let mut args = Args { value: Vec::new(), offset: Vec::new(), default: Vec::new() };
@@ -284,7 +318,17 @@ impl Run<'_> {
                 key.push(self.eval(&o.expr, &env)?);
             }
             keyed.push((key, i));
-            if star {
+            if percentile {
+                let by = spec.order_by.first().map(|o| &o.expr);
+                args.value.push(match by {
+                    Some(e) => self.eval(e, &env)?,
+                    None => Value::Null,
+                });
+                args.offset.push(match arg_exprs.first() {
+                    Some(e) => self.eval(e, &env)?,
+                    None => Value::Null,
+                });
+            } else if star {
                 args.value.push(Value::Int(1));
             } else if let Some(e) = arg_exprs.first() {
                 args.value.push(self.eval(e, &env)?);
@@ -433,8 +477,58 @@ fn partition_values(
                 }
             })
             .collect(),
+        Kind::PercentileCont | Kind::PercentileDisc => {
+            let fraction = match p.rows.first() {
+                Some(&row) => percentile_fraction(&args.offset[row], kind)?,
+                None => 0.0,
+            };
+            // NULLs take no part; the rest are in the WITHIN GROUP order.
+            let present: Vec<Value> = (0..n).map(value).filter(|v| !v.is_null()).collect();
+            let picked = percentile(&present, fraction, kind == Kind::PercentileCont)?;
+            vec![picked; n]
+        }
         Kind::Aggregate(agg) => frame_aggregates(agg, frame, p, args, cancelled)?,
     })
+}
+
+/// A percentile's fraction, which must be a number from 0 to 1 (error 4124).
+fn percentile_fraction(v: &Value, kind: Kind) -> Result<f64, SqlError> {
+    let name = if kind == Kind::PercentileCont { "PERCENTILE_CONT" } else { "PERCENTILE_DISC" };
+    match scalar::convert(v.clone(), SqlType::Float, None) {
+        Ok(Value::Float(x)) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(SqlError::new(
+            4124,
+            format!("The {name} function's first argument must be between 0.0 and 1.0 inclusive."),
+        )),
+    }
+}
+
+/// The `fraction` percentile of `sorted` (no NULLs): PERCENTILE_CONT interpolates between the
+/// two rows around position 1 + fraction * (n - 1), as a FLOAT; PERCENTILE_DISC takes the
+/// first value whose cumulative distribution reaches the fraction, in its own type.
+fn percentile(sorted: &[Value], fraction: f64, continuous: bool) -> Result<Value, SqlError> {
+    let n = sorted.len();
+    if n == 0 {
+        return Ok(Value::Null);
+    }
+    if !continuous {
+        let at = (0..n).find(|&k| (k + 1) as f64 / n as f64 >= fraction).unwrap_or(n - 1);
+        return Ok(sorted[at].clone());
+    }
+    let float = |k: usize| -> Result<f64, SqlError> {
+        match scalar::convert(sorted[k].clone(), SqlType::Float, None)? {
+            Value::Float(x) => Ok(x),
+            _ => Ok(0.0),
+        }
+    };
+    let position = fraction * (n - 1) as f64;
+    let (below, above) = (position.floor() as usize, position.ceil() as usize);
+    let low = float(below)?;
+    Ok(Value::Float(if below == above {
+        low
+    } else {
+        low + (position - below as f64) * (float(above)? - low)
+    }))
 }
 
 /// The 1-based tile of position `k` of `n` rows cut into `tiles` tiles whose sizes differ by

@@ -56,6 +56,20 @@ SELECT id, day,
   CUME_DIST() OVER (ORDER BY day) AS cume
 FROM dbo.sales ORDER BY id
 GO
+-- PERCENTILE_CONT interpolates (a FLOAT), PERCENTILE_DISC picks a row's value (its type); both
+-- ignore NULLs, order by their WITHIN GROUP, and partition by their OVER.
+SELECT DISTINCT g,
+  PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY v) OVER (PARTITION BY g) AS median_cont,
+  PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY v) OVER (PARTITION BY g) AS median_disc,
+  PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY v DESC) OVER (PARTITION BY g) AS p25_desc,
+  PERCENTILE_DISC(1) WITHIN GROUP (ORDER BY v) OVER (PARTITION BY g) AS highest
+FROM (VALUES ('a', 1), ('a', 2), ('a', 3), ('a', 4), ('b', 10), ('b', NULL), ('b', 30)) t(g, v)
+ORDER BY g
+GO
+SELECT PERCENTILE_CONT(1.5) WITHIN GROUP (ORDER BY v) OVER () FROM (VALUES (1)) t(v)
+GO
+SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY v) OVER (ORDER BY v) FROM (VALUES (1)) t(v)
+GO
 -- A running total over 100,000 rows (linear: a quadratic one would not finish).
 SELECT COUNT(*) AS n, MAX(rt) AS last_total, MAX(rows_rt) AS last_rows FROM (
   SELECT SUM(CAST(value AS BIGINT)) OVER (ORDER BY value) AS rt,
