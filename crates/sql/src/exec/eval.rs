@@ -563,9 +563,11 @@ impl Run<'_> {
             FunctionArgs::None | FunctionArgs::Star => Ok(Vec::new()),
             FunctionArgs::List { args, .. } => {
                 let mut out = Vec::with_capacity(args.len());
+                let bare = bare_word_argument(&f.name.name.value);
                 for (i, a) in args.iter().enumerate() {
-                    // A datepart is written as a bare word: DATEDIFF(ms, a, b).
-                    if i == 0 && takes_datepart(&f.name.name.value) {
+                    // A datepart is written as a bare word, DATEDIFF(ms, a, b), as is
+                    // ISJSON's type, ISJSON(x, ARRAY).
+                    if bare == Some(i) {
                         if let ExprKind::Column(parts) = &a.kind {
                             if parts.len() == 1 {
                                 out.push(Value::Str(parts[0].value.clone()));
@@ -920,17 +922,15 @@ fn in_values<'v>(
     Ok(if unknown { None } else { Some(false) })
 }
 
-fn takes_datepart(name: &str) -> bool {
-    matches!(
-        name.to_ascii_uppercase().as_str(),
-        "DATEADD"
-            | "DATEDIFF"
-            | "DATEDIFF_BIG"
-            | "DATEPART"
-            | "DATENAME"
-            | "DATETRUNC"
-            | "DATE_BUCKET"
-    )
+/// The argument of built-in function `name` that is written as a bare word and passed as its
+/// text: the datepart of the date functions, ISJSON's type.
+fn bare_word_argument(name: &str) -> Option<usize> {
+    match name.to_ascii_uppercase().as_str() {
+        "DATEADD" | "DATEDIFF" | "DATEDIFF_BIG" | "DATEPART" | "DATENAME" | "DATETRUNC"
+        | "DATE_BUCKET" => Some(0),
+        "ISJSON" => Some(1),
+        _ => None,
+    }
 }
 
 /// Parses `[db.][schema.]name` as written in a string argument (OBJECT_ID('dbo.t')).

@@ -147,7 +147,7 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         "GROUPING" => SqlType::TinyInt,
         "STDEV" | "STDEVP" | "VAR" | "VARP" | "PERCENTILE_CONT" => SqlType::Float,
         "APPROX_COUNT_DISTINCT" | "CURRENT_TRANSACTION_ID" => SqlType::BigInt,
-        "ISJSON" => SqlType::Int,
+        "ISJSON" | "JSON_PATH_EXISTS" => SqlType::Int,
         "JSON_VALUE" => SqlType::NVarChar(Len::N(4000)),
         "JSON_QUERY" | "JSON_MODIFY" => SqlType::NVarChar(Len::Max),
         "DATEDIFF_BIG" | "COUNT_BIG" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" => {

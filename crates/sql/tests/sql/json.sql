@@ -71,3 +71,13 @@ FROM (VALUES (1, N'a'), (2, NULL)) v(id, name) ORDER BY id
 GO
 SELECT JSON_OBJECT(NULL:1)
 GO
+-- JSON_PATH_EXISTS and ISJSON's type constraint (SQL Server 2022).
+SELECT JSON_PATH_EXISTS('{"a":{"b":null}}', '$.a.b') AS null_member,
+       JSON_PATH_EXISTS('{"a":1}', '$.c') AS missing,
+       JSON_PATH_EXISTS(NULL, '$.a') AS null_text,
+       ISJSON('[1]', ARRAY) AS is_array, ISJSON('[1]', OBJECT) AS is_object,
+       ISJSON('5', SCALAR) AS is_scalar, ISJSON('"x"', VALUE) AS is_value,
+       ISJSON('nope', VALUE) AS not_json
+GO
+SELECT JSON_PATH_EXISTS('{"a":1}', 'a')
+GO

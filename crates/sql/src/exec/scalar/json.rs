@@ -159,11 +159,36 @@ fn text_args(args: &[Value]) -> Option<Vec<String>> {
     args.iter().map(|a| (!a.is_null()).then(|| to_text(a))).collect()
 }
 
-/// `ISJSON(text)`: 1 if the text is a JSON object or array (or, as SQL Server 2022 accepts, any
-/// JSON value), 0 otherwise; NULL for NULL.
+/// `ISJSON(text [, VALUE | ARRAY | OBJECT | SCALAR])`: 1 if the text is JSON (of that kind;
+/// any JSON value without one, as SQL Server 2022 accepts), 0 otherwise; NULL for NULL.
 pub(super) fn isjson(args: Vec<Value>) -> Result<Value, SqlError> {
     let Some(text) = text_args(&args[..1]) else { return Ok(Value::Null) };
-    Ok(Value::Int(i32::from(serde_json::from_str::<Json>(&text[0]).is_ok())))
+    let kind = args.get(1).map(|k| to_text(k).to_ascii_uppercase());
+    let Ok(json) = serde_json::from_str::<Json>(&text[0]) else { return Ok(Value::Int(0)) };
+    let matches = match kind.as_deref() {
+        None | Some("VALUE") => true,
+        Some("ARRAY") => json.is_array(),
+        Some("OBJECT") => json.is_object(),
+        Some("SCALAR") => !json.is_array() && !json.is_object(),
+        // SQL Server's grammar takes only those four words there.
+        Some(other) => {
+            return Err(SqlError::with_severity(
+                102,
+                15,
+                format!("Incorrect syntax near '{other}'."),
+            ))
+        }
+    };
+    Ok(Value::Int(i32::from(matches)))
+}
+
+/// `JSON_PATH_EXISTS(text, path)` (SQL Server 2022): 1 if the path leads to a value in the
+/// JSON text (a JSON null counts), 0 if not; NULL for NULL arguments.
+pub(super) fn json_path_exists(args: Vec<Value>) -> Result<Value, SqlError> {
+    let Some(text) = text_args(&args) else { return Ok(Value::Null) };
+    let path = parse_path(&text[1])?;
+    let json = parse_json(&text[0])?;
+    Ok(Value::Int(i32::from(find(&json, &path).is_some())))
 }
 
 /// `JSON_VALUE(text, path)`: the scalar at `path`, as NVARCHAR(4000).
