@@ -74,6 +74,7 @@ impl Run<'_> {
             "LOGINFO" => self.dbcc_loginfo(&d.arguments)?,
             "USEROPTIONS" if d.arguments.is_empty() => self.dbcc_useroptions(),
             "CHECKIDENT" => self.dbcc_checkident(&d.arguments, infomsgs)?,
+            "INPUTBUFFER" => self.dbcc_inputbuffer(&d.arguments)?,
             _ => return Err(incorrect()),
         }
         if infomsgs {
@@ -486,6 +487,34 @@ impl Run<'_> {
     /// what Walden always behaves as (SQL Server's defaults for a client connection: the
     /// ANSI options ON, us_english, mdy, DATEFIRST 7). Options that are OFF are not listed,
     /// as in SQL Server.
+    /// `DBCC INPUTBUFFER (session_id)`: the last batch the session sent (7940 for a session
+    /// that does not exist).
+    fn dbcc_inputbuffer(&mut self, args: &[DbccArgument]) -> Result<(), SqlError> {
+        let [DbccArgument::Value(e)] = args else {
+            return Err(incorrect());
+        };
+        let spid = match convert(self.value(e)?, SqlType::Int, None)? {
+            Value::Int(n) => n,
+            _ => -1,
+        };
+        let activity = u16::try_from(spid).ok().and_then(|id| self.s.counters.sessions.get(id));
+        let Some(activity) = activity else {
+            return Err(SqlError::new(7940, format!("Invalid SPID {spid} specified.")));
+        };
+        let set = crate::exec::sysviews::input_buffer_rows(
+            Some(activity.batch().1),
+            "EventType",
+            "Parameters",
+            "EventInfo",
+        );
+        self.out.result_set(&set.columns);
+        for row in &set.rows {
+            self.out.row(row);
+        }
+        self.out.result_end(set.rows.len() as u64);
+        Ok(())
+    }
+
     fn dbcc_useroptions(&mut self) {
         use crate::exec::session::Options;
         use walden_engine::Isolation;

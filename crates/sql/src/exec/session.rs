@@ -411,7 +411,7 @@ impl Session {
             ));
             return;
         }
-        self.activity.batch_started(self.db.id());
+        self.activity.batch_started(self.db.id(), text);
         self.run_batch(text, out);
         self.activity.batch_ended(&EndState {
             database_id: self.db.id(),

@@ -144,3 +144,14 @@ EXEC sp_columns 'item', NULL, 'master'
 GO
 EXEC sp_columns @table = 'item'
 GO
+-- The running batch's text through its sql_handle, and the last one through the input buffer.
+SELECT r.session_id - @@SPID AS this_session, t.text, t.encrypted
+FROM sys.dm_exec_requests r CROSS APPLY sys.dm_exec_sql_text(r.sql_handle) t
+WHERE r.session_id = @@SPID
+GO
+SELECT event_type, parameters, event_info FROM sys.dm_exec_input_buffer(@@SPID, NULL)
+DBCC INPUTBUFFER(@@SPID) WITH NO_INFOMSGS
+SELECT COUNT(*) AS no_text FROM sys.dm_exec_sql_text(NULL)
+GO
+DBCC INPUTBUFFER(999)
+GO

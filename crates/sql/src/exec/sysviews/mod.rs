@@ -49,7 +49,9 @@ pub(crate) use catalog::{declared_parameters, spt_values, type_id, type_name};
 pub(crate) use constraints::default_constraint_name;
 pub use information_schema::information_schema_view;
 pub(crate) use server::CONFIGURATIONS;
-pub(crate) use sessions::{now_micros, EndState, SessionRegistry, UserTransaction};
+pub(crate) use sessions::{
+    input_buffer_rows, now_micros, EndState, SessionRegistry, UserTransaction,
+};
 pub use sessions::{ClientInfo, Command, ConnectionInfo, SessionActivity};
 pub(crate) use transactions::open_transactions;
 
@@ -232,6 +234,8 @@ pub fn system_view(
         "dm_exec_sessions" => (None, |c, _| Ok(sessions::exec_sessions(c))),
         "dm_exec_requests" => (None, |c, _| Ok(sessions::exec_requests(c))),
         "dm_exec_connections" => (None, |c, _| Ok(sessions::exec_connections(c))),
+        "dm_exec_sql_text" => (Some(1), sessions::exec_sql_text),
+        "dm_exec_input_buffer" => (Some(2), sessions::exec_input_buffer),
         "dm_os_sys_info" => (None, |c, _| Ok(server::sys_info(c))),
         "server_principals" => (None, |c, _| Ok(server::server_principals(c))),
         "database_principals" => (None, |c, _| Ok(server::database_principals(c))),

@@ -16,6 +16,7 @@ use walden_engine::lock::{owner_session, LockInfo, LockStatus};
 use walden_engine::types::{Len, SqlType, Value};
 
 use super::{big, datetime, int, nstr, small, RowSet, View, ViewContext, DESC};
+use crate::exec::SqlError;
 
 /// What a session is running, as `sys.dm_exec_requests.command` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +123,29 @@ pub struct SessionActivity {
     /// are not recorded here: the views find those that logged anything in the databases'
     /// logs, which name their lock owner.
     user_transaction: Mutex<Option<UserTransaction>>,
+    /// The running (or last) batch: its number in the session (0: none yet) and its text, for
+    /// `sql_handle`, `sys.dm_exec_sql_text` and `sys.dm_exec_input_buffer`.
+    batch: Mutex<(u64, Arc<str>)>,
+}
+
+/// A batch's `sql_handle`: 0x02 (SQL Server's first byte for a batch's handle), three zero
+/// bytes, the session id (2 bytes, big-endian), two zero bytes and the batch's number in the
+/// session (8 bytes, big-endian). It names one batch of one session, which
+/// `sys.dm_exec_sql_text` finds while it is the session's running or last one.
+pub(crate) fn sql_handle(spid: u16, batch: u64) -> Vec<u8> {
+    let mut handle = vec![0x02, 0, 0, 0];
+    handle.extend_from_slice(&spid.to_be_bytes());
+    handle.extend_from_slice(&[0, 0]);
+    handle.extend_from_slice(&batch.to_be_bytes());
+    handle
+}
+
+/// The (session id, batch number) a [`sql_handle`] names.
+fn parse_sql_handle(handle: &[u8]) -> Option<(u16, u64)> {
+    let (head, batch) = handle.split_at_checked(8)?;
+    let spid = u16::from_be_bytes([head[4], head[5]]);
+    (head[0] == 0x02 && batch.len() == 8)
+        .then(|| (spid, u64::from_be_bytes(batch.try_into().unwrap_or_default())))
 }
 
 /// A user transaction as the session recorded it when it began.
@@ -169,6 +193,7 @@ impl SessionActivity {
             killed: AtomicBool::new(false),
             on_kill: Mutex::new(None),
             user_transaction: Mutex::new(None),
+            batch: Mutex::new((0, Arc::from(""))),
         }
     }
 
@@ -226,14 +251,32 @@ impl SessionActivity {
         self.request_start_micros.load(Ordering::Relaxed)
     }
 
+    /// The running (or last) batch's number in the session and its text; (0, "") before the
+    /// first.
+    pub(crate) fn batch(&self) -> (u64, Arc<str>) {
+        self.batch.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The running (or last) batch's `sql_handle`, NULL before the first.
+    fn handle_value(&self) -> Value {
+        match self.batch().0 {
+            0 => Value::Null,
+            n => Value::Binary(sql_handle(self.spid, n)),
+        }
+    }
+
     /// The running statement's command, as `sys.dm_exec_requests` names it.
     pub(crate) fn command_name(&self) -> &'static str {
         let code = usize::from(self.command.load(Ordering::Relaxed));
         COMMANDS.get(code).copied().unwrap_or(COMMANDS[0])
     }
 
-    /// A batch starts in database `database_id`.
-    pub(crate) fn batch_started(&self, database_id: u32) {
+    /// A batch of text `text` starts in database `database_id`.
+    pub(crate) fn batch_started(&self, database_id: u32, text: &str) {
+        {
+            let mut batch = self.batch.lock().unwrap_or_else(PoisonError::into_inner);
+            *batch = (batch.0 + 1, Arc::from(text));
+        }
         self.request_start_micros.store(now_micros(), Ordering::Relaxed);
         self.database_id.store(database_id, Ordering::Relaxed);
         self.running.store(true, Ordering::Relaxed);
@@ -418,7 +461,7 @@ pub(super) fn exec_connections(ctx: &ViewContext<'_>) -> RowSet {
         .opt("local_tcp_port", SqlType::Int, |r| port_of(conn_of(r).and_then(|c| c.local)))
         .opt("connection_id", SqlType::UniqueIdentifier, |_| Value::Null)
         .opt("parent_connection_id", SqlType::UniqueIdentifier, |_| Value::Null)
-        .opt("most_recent_sql_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
+        .opt("most_recent_sql_handle", SqlType::VarBinary(Len::N(64)), |r| r.a.handle_value())
         .rows(&rows_of(ctx))
 }
 
@@ -499,7 +542,7 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
             nstr(if r.wait.is_some() { "suspended" } else { "running" })
         })
         .col("command", SqlType::NVarChar(Len::N(32)), |r| nstr(r.session.a.command_name()))
-        .opt("sql_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
+        .opt("sql_handle", SqlType::VarBinary(Len::N(64)), |r| r.session.a.handle_value())
         .opt("statement_start_offset", SqlType::Int, |_| Value::Null)
         .opt("statement_end_offset", SqlType::Int, |_| Value::Null)
         .opt("plan_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
@@ -545,4 +588,57 @@ fn resource_detail(w: &LockInfo) -> String {
         Resource::Key { object, hash, .. } => format!("{object} ({hash:012x})"),
         _ => String::new(),
     }
+}
+
+/// `sys.dm_exec_sql_text(handle)`: the text of the batch a `sql_handle` names, while it is its
+/// session's running or last batch (SQL Server keeps texts as long as their plans are cached;
+/// Walden caches no plans). No row for NULL or a handle of anything else.
+pub(super) fn exec_sql_text(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
+    let text = match args.first() {
+        Some(Value::Binary(handle)) => parse_sql_handle(handle).and_then(|(spid, batch)| {
+            let session = rows_of(ctx).into_iter().find(|r| r.a.spid == spid)?;
+            let (current, text) = session.a.batch();
+            (current == batch).then_some(text)
+        }),
+        _ => None,
+    };
+    Ok(View::<Arc<str>>::new()
+        .col("dbid", SqlType::SmallInt, |_| Value::Null)
+        .col("objectid", SqlType::Int, |_| Value::Null)
+        .col("number", SqlType::SmallInt, |_| Value::Null)
+        .col("encrypted", SqlType::Bit, |_| Value::Bit(false))
+        .col("text", SqlType::NVarChar(Len::Max), |t| nstr(&**t))
+        .rows(&text.into_iter().collect::<Vec<_>>()))
+}
+
+/// `sys.dm_exec_input_buffer(session_id, request_id)`: the last batch a session sent, as
+/// `DBCC INPUTBUFFER` shows it. No row for a session that does not exist.
+pub(super) fn exec_input_buffer(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
+    let spid = match args.first() {
+        Some(Value::Int(n)) => u16::try_from(*n).ok(),
+        Some(Value::SmallInt(n)) => u16::try_from(*n).ok(),
+        Some(Value::TinyInt(n)) => Some(u16::from(*n)),
+        Some(Value::BigInt(n)) => u16::try_from(*n).ok(),
+        _ => None,
+    };
+    let text = spid
+        .and_then(|spid| rows_of(ctx).into_iter().find(|r| r.a.spid == spid))
+        .map(|r| r.a.batch().1);
+    Ok(input_buffer_rows(text, "event_type", "parameters", "event_info"))
+}
+
+/// The input-buffer row of a session's last batch under the given column names (those of
+/// `sys.dm_exec_input_buffer`, or `DBCC INPUTBUFFER`'s `EventType`, `Parameters`,
+/// `EventInfo`).
+pub(crate) fn input_buffer_rows(
+    text: Option<Arc<str>>,
+    event_type: &'static str,
+    parameters: &'static str,
+    event_info: &'static str,
+) -> RowSet {
+    View::<Arc<str>>::new()
+        .col(event_type, SqlType::NVarChar(Len::N(30)), |_| nstr("Language Event"))
+        .col(parameters, SqlType::SmallInt, |_| small(0))
+        .col(event_info, SqlType::NVarChar(Len::Max), |t| nstr(&**t))
+        .rows(&text.into_iter().collect::<Vec<_>>())
 }
