@@ -176,6 +176,16 @@ pub enum StatementKind {
     /// distribution statistics (its plans do not use them), so there is nothing to update;
     /// the table must exist.
     UpdateStatistics(ObjectName),
+    /// `ALTER INDEX {name | ALL} ON table {REBUILD | REORGANIZE | DISABLE | SET (...)} ...`.
+    AlterIndex {
+        /// The index; `None` for `ALL`.
+        index: Option<Ident>,
+        /// Its table.
+        table: ObjectName,
+        /// `REBUILD`, `REORGANIZE`, `DISABLE` or `SET`, upper-cased; its options are read and
+        /// dropped.
+        action: String,
+    },
     /// `RECONFIGURE [WITH OVERRIDE]`: installs what `sp_configure` set, which in Walden is
     /// nothing (its options are read-only), so it does nothing, successfully.
     Reconfigure {
@@ -673,6 +683,22 @@ pub enum TableElement {
     Column(ColumnDef),
     /// A table-level constraint.
     Constraint(TableConstraint),
+    /// `INDEX name [UNIQUE] [CLUSTERED | NONCLUSTERED] (columns)`: an index made with the
+    /// table (SQL Server 2014's inline index syntax).
+    Index(InlineIndex),
+}
+
+/// An index declared in a table's definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InlineIndex {
+    /// The index name.
+    pub name: Ident,
+    /// `UNIQUE`.
+    pub unique: bool,
+    /// Index kind, if given (the default is nonclustered).
+    pub clustering: Option<Clustering>,
+    /// Key columns; for `INDEX` after a column's type, that column.
+    pub columns: Vec<IndexColumn>,
 }
 
 /// `name type [option ...]`.
@@ -698,6 +724,13 @@ pub enum ColumnOption {
     Collate(Ident),
     /// `IDENTITY [(seed, increment)]`; `None` means `(1, 1)`.
     Identity(Option<IdentitySpec>),
+    /// `INDEX name [CLUSTERED | NONCLUSTERED]`: an index on this column alone.
+    Index {
+        /// The index name.
+        name: Ident,
+        /// Index kind, if given.
+        clustering: Option<Clustering>,
+    },
     /// `[CONSTRAINT name] PRIMARY KEY | UNIQUE | DEFAULT | CHECK`.
     Constraint(ColumnConstraint),
     /// `AS expression [PERSISTED]`: a computed column, which has no declared type (its

@@ -185,6 +185,10 @@ impl Display for StatementKind {
             Execute(execute) => write!(f, "{execute}"),
             Checkpoint(None) => f.write_str("CHECKPOINT"),
             UpdateStatistics(table) => write!(f, "UPDATE STATISTICS {table}"),
+            AlterIndex { index, table, action } => match index {
+                Some(index) => write!(f, "ALTER INDEX {index} ON {table} {action}"),
+                None => write!(f, "ALTER INDEX ALL ON {table} {action}"),
+            },
             Reconfigure { with_override: false } => f.write_str("RECONFIGURE"),
             Reconfigure { with_override: true } => f.write_str("RECONFIGURE WITH OVERRIDE"),
             Checkpoint(Some(duration)) => write!(f, "CHECKPOINT {duration}"),
@@ -534,6 +538,14 @@ impl Display for AlterDatabase {
 impl Display for TableElement {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         match self {
+            TableElement::Index(index) => write!(
+                f,
+                "INDEX {}{}{} ({})",
+                index.name,
+                if index.unique { " UNIQUE" } else { "" },
+                OptionalClustering(index.clustering),
+                commas(&index.columns)
+            ),
             TableElement::Column(column) => {
                 let computed =
                     column.options.iter().any(|o| matches!(o, ColumnOption::Computed { .. }));
@@ -617,6 +629,9 @@ impl Display for ColumnOption {
             ColumnOption::NotNull => f.write_str("NOT NULL"),
             ColumnOption::Collate(collation) => write!(f, "COLLATE {collation}"),
             ColumnOption::Identity(None) => f.write_str("IDENTITY"),
+            ColumnOption::Index { name, clustering } => {
+                write!(f, "INDEX {name}{}", OptionalClustering(*clustering))
+            }
             ColumnOption::Computed { expr, persisted } => {
                 write!(f, "AS ({expr}){}", if *persisted { " PERSISTED" } else { "" })
             }

@@ -456,6 +456,14 @@ impl Run<'_> {
                         added_checks.push(check);
                     }
                 }
+                // T-SQL adds indexes with CREATE INDEX, not ALTER TABLE ADD.
+                AlterAdd::Element { element: TableElement::Index(_), .. } => {
+                    return Err(SqlError::with_severity(
+                        156,
+                        15,
+                        "Incorrect syntax near the keyword 'INDEX'.",
+                    ));
+                }
                 AlterAdd::Element { element: TableElement::Constraint(tc), .. } => {
                     let e = match &tc.kind {
                         TableConstraintKind::Check(e) => e,

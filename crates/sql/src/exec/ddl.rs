@@ -28,6 +28,18 @@ use crate::exec::session::Run;
 use crate::exec::user_types::readonly_needed;
 use crate::exec::SqlError;
 
+/// What made one of a table definition's indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    PrimaryKey,
+    /// A UNIQUE constraint.
+    Unique,
+    /// An inline `INDEX`, unique or not.
+    Index {
+        unique: bool,
+    },
+}
+
 /// What a table definition declares.
 pub(crate) struct TableParts {
     pub(crate) columns: Vec<ColumnDef>,
@@ -37,8 +49,8 @@ pub(crate) struct TableParts {
     pub(crate) foreign_keys: Vec<ForeignKeySpec>,
 }
 
-/// A PRIMARY KEY or UNIQUE constraint as written: name, primary or not, clustering, columns.
-type KeySpec = (Option<Ident>, bool, Option<Clustering>, Vec<String>);
+/// An index a table definition asks for, as written: name, what made it, clustering, columns.
+type KeySpec = (Option<Ident>, Origin, Option<Clustering>, Vec<String>);
 
 /// Error 2749 unless `ty` can be an identity column's type (integers, decimal with scale 0).
 pub(crate) fn check_identity_type(ty: SqlType, column: &str) -> Result<(), SqlError> {
@@ -546,6 +558,12 @@ impl Run<'_> {
                             }
                             ColumnOption::NotNull => def.nullable = false,
                             ColumnOption::Collate(_) => {}
+                            ColumnOption::Index { name, clustering } => keys.push((
+                                Some(name.clone()),
+                                Origin::Index { unique: false },
+                                *clustering,
+                                vec![col.name.value.clone()],
+                            )),
                             ColumnOption::Computed { expr, persisted } => {
                                 computed.push((columns.len(), expr, *persisted));
                             }
@@ -566,7 +584,7 @@ impl Run<'_> {
                                     def.nullable = false;
                                     keys.push((
                                         cc.name.clone(),
-                                        true,
+                                        Origin::PrimaryKey,
                                         *cl,
                                         vec![col.name.value.clone()],
                                     ));
@@ -574,7 +592,7 @@ impl Run<'_> {
                                 ColumnConstraintKind::Unique(cl) => {
                                     keys.push((
                                         cc.name.clone(),
-                                        false,
+                                        Origin::Unique,
                                         *cl,
                                         vec![col.name.value.clone()],
                                     ));
@@ -605,11 +623,17 @@ impl Run<'_> {
                     }
                     columns.push(def);
                 }
+                TableElement::Index(index) => keys.push((
+                    Some(index.name.clone()),
+                    Origin::Index { unique: index.unique },
+                    index.clustering,
+                    index.columns.iter().map(|c| c.name.value.clone()).collect(),
+                )),
                 TableElement::Constraint(tc) => match &tc.kind {
                     TableConstraintKind::PrimaryKey { clustering, columns: cols } => {
                         keys.push((
                             tc.name.clone(),
-                            true,
+                            Origin::PrimaryKey,
                             *clustering,
                             cols.iter().map(|c| c.name.value.clone()).collect(),
                         ));
@@ -617,7 +641,7 @@ impl Run<'_> {
                     TableConstraintKind::Unique { clustering, columns: cols } => {
                         keys.push((
                             tc.name.clone(),
-                            false,
+                            Origin::Unique,
                             *clustering,
                             cols.iter().map(|c| c.name.value.clone()).collect(),
                         ));
@@ -641,15 +665,24 @@ impl Run<'_> {
             }
         }
         self.type_computed_columns(&mut columns, &computed)?;
-        if keys.iter().filter(|k| k.1).count() > 1 {
+        if keys.iter().filter(|k| k.1 == Origin::PrimaryKey).count() > 1 {
             return Err(SqlError::new(
                 8110,
                 format!("Cannot add multiple PRIMARY KEY constraints to table '{table}'."),
             ));
         }
         let mut indexes = Vec::new();
+        if keys.iter().filter(|k| k.2 == Some(Clustering::Clustered)).count() > 1 {
+            return Err(SqlError::new(
+                8112,
+                format!(
+                    "Cannot add more than one clustered index for constraints on table '{table}'."
+                ),
+            ));
+        }
         let mut clustered_taken = keys.iter().any(|k| k.2 == Some(Clustering::Clustered));
-        for (name, pk, clustering, cols) in keys {
+        for (name, key, clustering, cols) in keys {
+            let pk = key == Origin::PrimaryKey;
             let mut idx = Vec::with_capacity(cols.len());
             for c in &cols {
                 let at = columns.iter().position(|x| x.name.eq_ignore_ascii_case(c)).ok_or_else(
@@ -685,10 +718,10 @@ impl Run<'_> {
             indexes.push(IndexSpec {
                 name,
                 columns: idx,
-                unique: true,
+                unique: !matches!(key, Origin::Index { unique: false }),
                 clustered,
                 primary_key: pk,
-                unique_constraint: !pk,
+                unique_constraint: key == Origin::Unique,
             });
         }
         Ok(TableParts { columns, checks, indexes, foreign_keys })

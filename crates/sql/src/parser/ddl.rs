@@ -11,16 +11,54 @@ use crate::ast::{
     CreateProcedure, CreateSequence, CreateTable, CreateTrigger, CreateType, CreateView,
     DatabaseOption, DatabaseRef, DelayedDurability, DropIndex, DropKind, DropObjects,
     EnableTrigger, Expr, FileGrowth, FileSize, FileSpec, ForeignKeyReference, FunctionBody, Ident,
-    IdentitySpec, IndexColumn, IndexRef, IsolationLevel, MaxSize, ObjectName, ProcedureParameter,
-    RecoveryModel, ReferentialAction, SequenceOption, SizeUnit, Statement, StatementKind,
-    TableConstraint, TableConstraintKind, TableElement, TableOption, TransactionStatement,
-    TriggerEvent, TypeDefinition,
+    IdentitySpec, IndexColumn, IndexRef, InlineIndex, IsolationLevel, MaxSize, ObjectName,
+    ProcedureParameter, RecoveryModel, ReferentialAction, SequenceOption, SizeUnit, Statement,
+    StatementKind, TableConstraint, TableConstraintKind, TableElement, TableOption,
+    TransactionStatement, TriggerEvent, TypeDefinition,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
 
 impl<'a> Parser<'a> {
     /// `CREATE ...` or `ALTER ...`.
+    /// `ALTER INDEX {name | ALL} ON table action`, the `ALTER` read: `REBUILD [PARTITION = ...]
+    /// [WITH (...)]`, `REORGANIZE [PARTITION = n] [WITH (...)]`, `DISABLE`, `SET (...)`; the
+    /// options are read and dropped.
+    fn parse_alter_index(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        let index = if self.eat_keyword("ALL") { None } else { Some(self.parse_identifier()?) };
+        self.expect_keyword("ON")?;
+        let table = self.parse_object_name()?;
+        let action = match self.eat_one_of(&["REBUILD", "REORGANIZE", "DISABLE", "SET"]) {
+            Some(action) => action.to_string(),
+            None => return Err(self.error()),
+        };
+        if self.eat_keyword("PARTITION") {
+            self.expect(&TokenKind::Eq)?;
+            self.advance();
+        }
+        if action == "SET" || self.eat_keyword("WITH") {
+            self.skip_parenthesized()?;
+        }
+        Ok(StatementKind::AlterIndex { index, table, action })
+    }
+
+    /// A parenthesized group of any tokens, nested groups included, read and dropped.
+    fn skip_parenthesized(&mut self) -> PResult<()> {
+        self.expect(&TokenKind::LParen)?;
+        let mut depth = 1usize;
+        while depth > 0 {
+            match self.peek().kind {
+                TokenKind::LParen => depth += 1,
+                TokenKind::RParen => depth -= 1,
+                TokenKind::Eof => return Err(self.error()),
+                _ => {}
+            }
+            self.advance();
+        }
+        Ok(())
+    }
+
     pub(super) fn parse_create_or_alter(&mut self, first_in_batch: bool) -> PResult<StatementKind> {
         let is_create = self.at_keyword("CREATE");
         let line = self.advance().line;
@@ -75,6 +113,7 @@ impl<'a> Parser<'a> {
             (CreateMode::Create, "DATABASE") => self.parse_create_database(),
             (CreateMode::Alter, "DATABASE") => self.parse_alter_database(),
             (CreateMode::Alter, "TABLE") => self.parse_alter_table(),
+            (CreateMode::Alter, "INDEX") => self.parse_alter_index(),
             (CreateMode::Create, "TABLE") => self.parse_create_table(),
             (CreateMode::Create, "SEQUENCE") => self.parse_create_sequence(),
             (CreateMode::Create, "TYPE") => self.parse_create_type(),
@@ -351,6 +390,9 @@ impl<'a> Parser<'a> {
         if constraint.iter().any(|keyword| self.at_keyword(keyword)) {
             return Ok(TableElement::Constraint(self.parse_table_constraint()?));
         }
+        if self.eat_keyword("INDEX") {
+            return Ok(TableElement::Index(self.parse_inline_index()?));
+        }
         let name = self.parse_identifier()?;
         let mut options = Vec::new();
         let data_type = if self.eat_keyword("AS") {
@@ -368,6 +410,25 @@ impl<'a> Parser<'a> {
             options.push(option);
         }
         Ok(TableElement::Column(ColumnDef { name, data_type, options }))
+    }
+
+    /// A table-level `INDEX name [UNIQUE] [CLUSTERED | NONCLUSTERED] (columns) [INCLUDE (...)]
+    /// [WHERE filter] [WITH (...)]`, after `INDEX`. As for CREATE INDEX, the included columns
+    /// and the filter are read and dropped: every index holds whole rows' keys.
+    fn parse_inline_index(&mut self) -> PResult<InlineIndex> {
+        let name = self.parse_identifier()?;
+        let unique = self.eat_keyword("UNIQUE");
+        let clustering = self.parse_clustering();
+        self.eat_keyword("HASH");
+        let columns = self.parse_index_columns()?;
+        if self.eat_keyword("INCLUDE") {
+            self.parse_identifier_list()?;
+        }
+        if self.eat_keyword("WHERE") {
+            self.parse_expr()?;
+        }
+        self.skip_hash_index_options()?;
+        Ok(InlineIndex { name, unique, clustering, columns })
     }
 
     /// `[CONSTRAINT name] PRIMARY KEY ... | UNIQUE ... | CHECK (...)` at table level.
@@ -465,6 +526,12 @@ impl<'a> Parser<'a> {
         }
         if self.eat_keyword("IDENTITY") {
             return Ok(Some(ColumnOption::Identity(self.parse_identity_spec()?)));
+        }
+        if self.eat_keyword("INDEX") {
+            let name = self.parse_identifier()?;
+            let clustering = self.parse_clustering();
+            self.skip_hash_index_options()?;
+            return Ok(Some(ColumnOption::Index { name, clustering }));
         }
         let name = self.parse_constraint_name()?;
         let kind = if self.eat_keyword("PRIMARY") {

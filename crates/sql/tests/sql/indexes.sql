@@ -75,3 +75,36 @@ GO
 USE master
 DROP DATABASE ix
 GO
+-- Inline indexes (SQL Server 2014+): after a column's type, and at table level with UNIQUE and
+-- CLUSTERED / NONCLUSTERED; INCLUDE and WHERE are read and dropped, as CREATE INDEX's are.
+CREATE TABLE dbo.inline_ix (id INT PRIMARY KEY, v INT INDEX ix_v, w INT, x INT,
+  INDEX ix_wx UNIQUE NONCLUSTERED (w, x DESC) INCLUDE (v) WHERE w > 0)
+SELECT name, type_desc, is_unique, is_primary_key, is_unique_constraint
+FROM sys.indexes WHERE object_id = OBJECT_ID('dbo.inline_ix') ORDER BY index_id
+INSERT dbo.inline_ix VALUES (1, 5, 1, 1)
+INSERT dbo.inline_ix VALUES (2, 5, 1, 1)
+GO
+DECLARE @t TABLE (id INT, name NVARCHAR(20) INDEX ix_name, INDEX ix_id CLUSTERED (id))
+INSERT @t VALUES (2, N'b'), (1, N'a')
+SELECT * FROM @t
+GO
+CREATE TABLE dbo.two_clustered (a INT INDEX c1 CLUSTERED, b INT INDEX c2 CLUSTERED)
+GO
+ALTER TABLE dbo.inline_ix ADD INDEX ix_bad (x)
+GO
+-- ALTER INDEX: REBUILD, REORGANIZE and SET have nothing to do (the B-trees merge pages as rows
+-- go); the index must exist (1088); DISABLE is refused.
+ALTER INDEX ix_v ON dbo.inline_ix REBUILD
+ALTER INDEX ALL ON dbo.inline_ix REBUILD WITH (FILLFACTOR = 80, ONLINE = ON
+  (WAIT_AT_LOW_PRIORITY (MAX_DURATION = 1 MINUTES, ABORT_AFTER_WAIT = SELF)))
+ALTER INDEX ix_v ON dbo.inline_ix REORGANIZE WITH (LOB_COMPACTION = ON)
+ALTER INDEX ALL ON dbo.inline_ix REBUILD PARTITION = ALL
+ALTER INDEX ix_v ON dbo.inline_ix SET (ALLOW_PAGE_LOCKS = ON)
+SELECT 'altered' AS result
+GO
+ALTER INDEX nope ON dbo.inline_ix REBUILD
+GO
+ALTER INDEX ix_v ON dbo.inline_ix DISABLE
+GO
+DROP TABLE dbo.inline_ix
+GO
