@@ -135,6 +135,9 @@ impl CancelSignal for AtomicBool {
 pub(crate) struct Options {
     pub(crate) nocount: bool,
     pub(crate) xact_abort: bool,
+    /// `SET NOEXEC ON` or `SET PARSEONLY ON`: batches are parsed (so their syntax errors are
+    /// reported) but no statement runs but the SET that turns this off again.
+    pub(crate) noexec: bool,
     /// `SET IMPLICIT_TRANSACTIONS ON`: the statements `starts_implicit_transaction` lists
     /// open a transaction that stays open until COMMIT or ROLLBACK.
     pub(crate) implicit_transactions: bool,
@@ -352,6 +355,7 @@ impl Session {
             db,
             opts: Options {
                 nocount: false,
+                noexec: false,
                 implicit_transactions: false,
                 textsize: i64::from(i32::MAX),
                 rowcount: 0,
@@ -652,6 +656,13 @@ pub(crate) struct Run<'a> {
     line: u32,
 }
 
+/// Whether `kind` is a `SET` of NOEXEC or PARSEONLY: the one statement that runs while they
+/// are on.
+fn sets_noexec(kind: &StatementKind) -> bool {
+    matches!(kind, StatementKind::Set(s) if matches!(&**s, SetStatement::Options { names, .. }
+        if names.iter().any(|n| n.eq_ignore_ascii_case("NOEXEC") || n.eq_ignore_ascii_case("PARSEONLY"))))
+}
+
 /// Whether a simple statement may change rows or objects (and so needs an undo mark). The
 /// ones that cannot are listed, so that a new statement kind gets a mark by default.
 fn may_change_data(kind: &StatementKind) -> bool {
@@ -863,6 +874,9 @@ impl Run<'_> {
     fn statement(&mut self, st: &Statement) -> Step<Flow> {
         if self.cancelled() {
             return Err(Halt::Cancelled);
+        }
+        if self.s.opts.noexec && !sets_noexec(&st.kind) {
+            return Ok(Flow::Next);
         }
         let compound = matches!(
             st.kind,
@@ -1397,6 +1411,18 @@ impl Run<'_> {
                         "NOCOUNT" => self.s.opts.nocount = *on,
                         "XACT_ABORT" => self.s.opts.xact_abort = *on,
                         "IMPLICIT_TRANSACTIONS" => self.s.opts.implicit_transactions = *on,
+                        "NOEXEC" | "PARSEONLY" => self.s.opts.noexec = *on,
+                        // These would have the statements that follow not run but describe
+                        // themselves; running them instead could change data.
+                        "FMTONLY" | "SHOWPLAN_ALL" | "SHOWPLAN_TEXT" | "SHOWPLAN_XML" if *on => {
+                            return Err(SqlError::new(
+                                50000,
+                                format!(
+                                    "SET {} ON is not supported by Walden.",
+                                    n.to_ascii_uppercase()
+                                ),
+                            ))
+                        }
                         // The other options (ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_WARNINGS...)
                         // are accepted; Walden always behaves as SQL Server's defaults.
                         _ => {}

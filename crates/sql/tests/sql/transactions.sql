@@ -94,3 +94,29 @@ SET NOCOUNT OFF
 SET XACT_ABORT OFF
 SELECT @@OPTIONS AS defaults_again
 GO
+-- SET NOEXEC ON (and PARSEONLY): later batches are parsed, syntax errors reported, but nothing
+-- runs until SET NOEXEC OFF, as deployment scripts rely on after a failed step.
+CREATE TABLE noexec_guard (k INT)
+SET NOEXEC ON
+GO
+INSERT INTO noexec_guard VALUES (1)
+DROP TABLE noexec_guard
+PRINT 'not printed'
+GO
+SELECT 1 +
+GO
+SET NOEXEC OFF
+GO
+SELECT COUNT(*) AS rows_in_guard FROM noexec_guard
+SET PARSEONLY ON
+SELECT 'not run' AS x
+SET PARSEONLY OFF
+DROP TABLE noexec_guard
+GO
+-- Options that would describe statements instead of running them are refused.
+SET SHOWPLAN_XML ON
+GO
+SET FMTONLY ON
+GO
+SET SHOWPLAN_TEXT OFF
+GO
