@@ -380,6 +380,22 @@ func tableValuedParameters() {
 		eq("rows of the large TVP", n, int64(2500))
 		eq("SUM over the large TVP", total, "2500.00")
 	}
+	// An identity column of the table type is sent as a default (the "@identity" tag): it
+	// takes its next value.
+	mustExec(db, "CREATE TYPE dbo.tagged AS TABLE (id INT IDENTITY(1,1), tag NVARCHAR(20))")
+	type tagged struct {
+		ID  int32 `tvp:"@identity"`
+		Tag string
+	}
+	var ids, tags string
+	row = db.QueryRowContext(ctx,
+		"SELECT STRING_AGG(CAST(id AS VARCHAR(5)), ',') WITHIN GROUP (ORDER BY id), "+
+			"STRING_AGG(tag, ',') WITHIN GROUP (ORDER BY id) FROM @p1",
+		mssql.TVP{TypeName: "dbo.tagged", Value: []tagged{{Tag: "x"}, {Tag: "y"}}})
+	if ok("a TVP with an identity column sent as a default", row.Scan(&ids, &tags)) {
+		eq("identity values of the TVP's rows", ids, "1,2")
+		eq("the other column of the TVP's rows", tags, "x,y")
+	}
 	_, err := db.ExecContext(ctx, "dbo.order_total",
 		sql.Named("lines", mssql.TVP{TypeName: "dbo.no_such_type", Value: lines}))
 	eq("a TVP of an unknown type fails", err != nil && strings.Contains(err.Error(), "no_such_type"), true)

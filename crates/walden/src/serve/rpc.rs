@@ -19,7 +19,7 @@ use walden_sql::exec::scalar::data_type;
 use walden_sql::exec::SqlError;
 use walden_sql::{parse_batch, ParseError, StatementKind};
 use walden_tds::{
-    ProcId, RpcCall, RpcParam, RpcProc, ServerMessage, TableValue, TdsValue, TvpColumn, TypeInfo,
+    ProcId, RpcCall, RpcParam, RpcProc, ServerMessage, TableValue, TdsValue, TypeInfo,
 };
 
 use super::convert::{decode_latin1, from_wire, literal, sql_type};
@@ -700,12 +700,6 @@ fn declare_table(
         ("", type_name, _) => bracket(type_name),
         (schema, type_name, _) => format!("{}.{}", bracket(schema), bracket(type_name)),
     };
-    if table.columns.iter().any(TvpColumn::is_default) {
-        return Err(RpcError::unsupported(format!(
-            "table-valued parameter {name}: columns sent as defaults (fDefault) are not \
-             supported by Walden yet"
-        )));
-    }
     // Each value is written as the type the client sent it as, except that a DECIMAL keeps
     // its scale at the largest precision: python-tds types a column by its first row, and the
     // table type's column, not the TVP's, decides what fits.
@@ -719,11 +713,21 @@ fn declare_table(
         })
         .collect::<Result<Vec<SqlType>, RpcError>>()?;
     let mut text = format!("DECLARE {name} {ty}; ");
+    // Columns sent as defaults (fDefault) are left out of the VALUES, which a column list does
+    // not follow: as in SQL Server, that list skips the table type's identity column, the one
+    // drivers send that way (go-mssqldb's `tvp:"@identity"`), which then takes its next value.
+    let sent: Vec<bool> = table.columns.iter().map(|c| !c.is_default()).collect();
+    if !sent.contains(&true) {
+        for _ in &table.rows {
+            text.push_str(&format!("INSERT {name} DEFAULT VALUES; "));
+        }
+        return Ok(text);
+    }
     for rows in table.rows.chunks(ROWS_PER_INSERT) {
         let mut tuples = Vec::with_capacity(rows.len());
         for row in rows {
             let mut values = Vec::with_capacity(row.len());
-            for (value, &sql) in row.iter().zip(&types) {
+            for ((value, &sql), _) in row.iter().zip(&types).zip(&sent).filter(|(_, &s)| s) {
                 let value = value.clone().unwrap_or(TdsValue::Null);
                 let value = from_wire(value).map_err(|e| stream_error(&e))?;
                 values.push(literal(&value, sql));
@@ -738,7 +742,7 @@ fn declare_table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use walden_tds::{ParamStatus, RpcOptions};
+    use walden_tds::{ParamStatus, RpcOptions, TvpColumn};
 
     fn call(proc: ProcId, params: Vec<RpcParam>) -> RpcCall {
         RpcCall { proc: RpcProc::Id(proc), options: RpcOptions::NONE, params }
@@ -886,6 +890,29 @@ mod tests {
 
     fn call_sql(statement: &str, params: &str, value: RpcParam) -> RpcCall {
         call(ProcId::ExecuteSql, vec![text(statement), text(params), value])
+    }
+
+    #[test]
+    fn a_column_sent_as_default_is_left_out_of_the_values() {
+        let mut p = id_list("@t", vec![vec![None, Some(TdsValue::NVarChar("x".into()))]]);
+        if let TdsValue::Table(t) = &mut p.value {
+            t.columns[0].flags |= walden_tds::tvp::COLUMN_DEFAULT;
+        }
+        let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", p.clone());
+        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
+        assert!(
+            text.as_ref()
+                .is_ok_and(|t| t.contains("INSERT @t VALUES (CAST(N'x' AS nvarchar(10)))")),
+            "{text:?}"
+        );
+        // Every column a default: a row is DEFAULT VALUES.
+        if let TdsValue::Table(t) = &mut p.value {
+            t.columns[1].flags |= walden_tds::tvp::COLUMN_DEFAULT;
+            t.rows[0][1] = None;
+        }
+        let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", p);
+        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
+        assert!(text.as_ref().is_ok_and(|t| t.contains("INSERT @t DEFAULT VALUES;")), "{text:?}");
     }
 
     #[test]
