@@ -294,6 +294,18 @@ public class DriverTest {
         }
     }
 
+    /** A PreparedStatement's columns before it runs: the driver asks with SET FMTONLY ON. */
+    static void metadataBeforeExecution() throws SQLException {
+        try (Connection c = connect(database);
+                PreparedStatement ps = c.prepareStatement("SELECT id, note FROM k WHERE id = ?")) {
+            ResultSetMetaData md = ps.getMetaData();
+            eq("columns described before execution", md.getColumnCount(), 2);
+            eq("first column's name", md.getColumnName(1), "id");
+            eq("second column's type", md.getColumnTypeName(2), "nvarchar");
+            eq("FMTONLY is off again", scalar(c, "SELECT COUNT(*) FROM k WHERE id = 1"), 1);
+        }
+    }
+
     static void procedure() throws SQLException {
         try (Connection c = connect(database)) {
             try (CallableStatement call = c.prepareCall("{? = call add_one(?, ?)}")) {
@@ -564,6 +576,7 @@ public class DriverTest {
         section("setup", DriverTest::setup);
         section("types (Statement)", DriverTest::typesQuery);
         section("parameters (PreparedStatement)", DriverTest::parameters);
+        section("metadata before execution", DriverTest::metadataBeforeExecution);
         section("procedure (CallableStatement)", DriverTest::procedure);
         section("table-valued parameters", DriverTest::tableValuedParameters);
         section("transactions", DriverTest::transactions);

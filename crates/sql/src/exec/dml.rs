@@ -141,6 +141,10 @@ impl Run<'_> {
         let into = first.and_then(|sel| sel.into.clone());
         let assigns = first
             .is_some_and(|sel| sel.items.iter().any(|i| matches!(i, SelectItem::Assign { .. })));
+        // FMTONLY describes a result set without making one: no assignment, no new table.
+        if self.s.opts.fmtonly && (assigns || into.is_some()) {
+            return Ok(());
+        }
         // SELECT IDENTITY(type, seed, increment) AS c, ... INTO: the column is left out of the
         // query and numbers the new table's rows instead.
         let identity = match (&into, first) {
@@ -158,6 +162,9 @@ impl Run<'_> {
             None => self.query(&s.query, None)?,
         };
         rows.rows.truncate(self.rowcount_limit());
+        if self.s.opts.fmtonly {
+            rows.rows.clear();
+        }
         if assigns {
             self.s.rowcount = rows.rows.len() as u64;
             return Ok(());

@@ -138,6 +138,9 @@ pub(crate) struct Options {
     /// `SET NOEXEC ON` or `SET PARSEONLY ON`: batches are parsed (so their syntax errors are
     /// reported) but no statement runs but the SET that turns this off again.
     pub(crate) noexec: bool,
+    /// `SET FMTONLY ON`: a SELECT sends its result set's metadata without rows (mssql-jdbc
+    /// asks for a prepared statement's columns so); no other statement runs.
+    pub(crate) fmtonly: bool,
     /// `SET IMPLICIT_TRANSACTIONS ON`: the statements `starts_implicit_transaction` lists
     /// open a transaction that stays open until COMMIT or ROLLBACK.
     pub(crate) implicit_transactions: bool,
@@ -356,6 +359,7 @@ impl Session {
             opts: Options {
                 nocount: false,
                 noexec: false,
+                fmtonly: false,
                 implicit_transactions: false,
                 textsize: i64::from(i32::MAX),
                 rowcount: 0,
@@ -659,8 +663,13 @@ pub(crate) struct Run<'a> {
 /// Whether `kind` is a `SET` of NOEXEC or PARSEONLY: the one statement that runs while they
 /// are on.
 fn sets_noexec(kind: &StatementKind) -> bool {
+    sets_option(kind, &["NOEXEC", "PARSEONLY"])
+}
+
+/// Whether `kind` is a `SET` of one of the ON/OFF `options`.
+fn sets_option(kind: &StatementKind, options: &[&str]) -> bool {
     matches!(kind, StatementKind::Set(s) if matches!(&**s, SetStatement::Options { names, .. }
-        if names.iter().any(|n| n.eq_ignore_ascii_case("NOEXEC") || n.eq_ignore_ascii_case("PARSEONLY"))))
+        if names.iter().any(|n| options.iter().any(|o| n.eq_ignore_ascii_case(o)))))
 }
 
 /// Whether a simple statement may change rows or objects (and so needs an undo mark). The
@@ -876,6 +885,12 @@ impl Run<'_> {
             return Err(Halt::Cancelled);
         }
         if self.s.opts.noexec && !sets_noexec(&st.kind) {
+            return Ok(Flow::Next);
+        }
+        if self.s.opts.fmtonly
+            && !matches!(st.kind, StatementKind::Select(_))
+            && !sets_option(&st.kind, &["FMTONLY"])
+        {
             return Ok(Flow::Next);
         }
         let compound = matches!(
@@ -1412,9 +1427,10 @@ impl Run<'_> {
                         "XACT_ABORT" => self.s.opts.xact_abort = *on,
                         "IMPLICIT_TRANSACTIONS" => self.s.opts.implicit_transactions = *on,
                         "NOEXEC" | "PARSEONLY" => self.s.opts.noexec = *on,
+                        "FMTONLY" => self.s.opts.fmtonly = *on,
                         // These would have the statements that follow not run but describe
-                        // themselves; running them instead could change data.
-                        "FMTONLY" | "SHOWPLAN_ALL" | "SHOWPLAN_TEXT" | "SHOWPLAN_XML" if *on => {
+                        // their plans; running them instead could change data.
+                        "SHOWPLAN_ALL" | "SHOWPLAN_TEXT" | "SHOWPLAN_XML" if *on => {
                             return Err(SqlError::new(
                                 50000,
                                 format!(

@@ -113,10 +113,21 @@ SELECT 'not run' AS x
 SET PARSEONLY OFF
 DROP TABLE noexec_guard
 GO
--- Options that would describe statements instead of running them are refused.
-SET SHOWPLAN_XML ON
-GO
+-- SET FMTONLY ON (how mssql-jdbc asks for a prepared statement's columns): a SELECT sends its
+-- columns without rows, and nothing else runs.
+CREATE TABLE fmt_t (k INT, note NVARCHAR(10))
+INSERT INTO fmt_t VALUES (1, N'one')
 SET FMTONLY ON
+SELECT k, note FROM fmt_t WHERE k = 1
+INSERT INTO fmt_t VALUES (2, N'two')
+DECLARE @n INT = 5
+SELECT @n = COUNT(*) FROM fmt_t
+SET FMTONLY OFF
+SELECT COUNT(*) AS still_one, @n AS n_unchanged FROM fmt_t
+DROP TABLE fmt_t
+GO
+-- SHOWPLAN would have statements describe their plans instead of running: refused.
+SET SHOWPLAN_XML ON
 GO
 SET SHOWPLAN_TEXT OFF
 GO
