@@ -16,6 +16,7 @@ import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
+import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -294,7 +295,10 @@ public class DriverTest {
         }
     }
 
-    /** A PreparedStatement's columns before it runs: the driver asks with SET FMTONLY ON. */
+    /**
+     * A PreparedStatement's columns before it runs (the driver asks with SET FMTONLY ON) and its
+     * parameters' types.
+     */
     static void metadataBeforeExecution() throws SQLException {
         try (Connection c = connect(database);
                 PreparedStatement ps = c.prepareStatement("SELECT id, note FROM k WHERE id = ?")) {
@@ -303,6 +307,18 @@ public class DriverTest {
             eq("first column's name", md.getColumnName(1), "id");
             eq("second column's type", md.getColumnTypeName(2), "nvarchar");
             eq("FMTONLY is off again", scalar(c, "SELECT COUNT(*) FROM k WHERE id = 1"), 1);
+        }
+        // Parameters' types: the driver asks sp_describe_undeclared_parameters.
+        try (Connection c = connect(database);
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO types_t (i, d, n) VALUES (?, ?, ?)")) {
+            ParameterMetaData md = ps.getParameterMetaData();
+            eq("parameters described", md.getParameterCount(), 3);
+            eq("an INT column's parameter", md.getParameterType(1), Types.INTEGER);
+            eq("a DECIMAL(10,2) column's parameter",
+                    md.getParameterTypeName(2) + "(" + md.getPrecision(2) + "," + md.getScale(2) + ")",
+                    "decimal(10,2)");
+            eq("an NVARCHAR column's parameter", md.getParameterType(3), Types.NVARCHAR);
         }
     }
 

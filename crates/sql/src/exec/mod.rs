@@ -13,6 +13,7 @@ mod app_state;
 mod cursor;
 mod dbcc;
 mod ddl;
+mod describe;
 mod dml;
 mod dml_cte;
 mod dml_output;

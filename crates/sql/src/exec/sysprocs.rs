@@ -474,6 +474,9 @@ impl Run<'_> {
             "sp_sproc_columns" | "sp_sproc_columns_100" => {
                 return Some(self.sp_sproc_columns(p).map_err(Into::into));
             }
+            "sp_describe_undeclared_parameters" => {
+                return Some(self.sp_describe_undeclared_parameters(p).map_err(Into::into));
+            }
             "sp_statistics" | "sp_statistics_100" => match self.sp_statistics(p) {
                 Ok(query) => query,
                 Err(e) => return Some(Err(e.into())),
@@ -888,6 +891,23 @@ impl Run<'_> {
     /// them; JDBC finds a CallableStatement's parameters by name through it. COLUMN_TYPE is
     /// 5 for the return value, 1 for an input parameter and 2 for an OUTPUT one. A
     /// procedure that does not exist gives no rows, as in SQL Server.
+    /// `sp_describe_undeclared_parameters @tsql [, @params]` (see `describe.rs`).
+    fn sp_describe_undeclared_parameters(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
+        const PROC: &str = "sp_describe_undeclared_parameters";
+        let args = self.procedure_arguments(PROC, p, &["@tsql", "@params"])?;
+        let text = texts(&args);
+        let Some(tsql) = &text[0] else {
+            return Err(missing_parameter(PROC, "@tsql"));
+        };
+        let set = self.describe_undeclared_parameters(tsql, text[1].as_deref().unwrap_or(""))?;
+        self.out.result_set(&set.columns);
+        for row in &set.rows {
+            self.out.row(row);
+        }
+        self.out.result_end(set.rows.len() as u64);
+        Ok(())
+    }
+
     fn sp_sproc_columns(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
         use walden_engine::catalog::Object;
         use walden_engine::types::{Len, SqlType};

@@ -138,3 +138,16 @@ GO
 USE master
 DROP DATABASE nativedb
 GO
+-- sp_describe_undeclared_parameters: each undeclared parameter's type, from the column it is
+-- inserted into, assigned to or compared with (NVARCHAR(4000) when nothing says).
+CREATE TABLE dbo.dup_t (id INT PRIMARY KEY, name NVARCHAR(30), amount DECIMAL(10,2), at DATE)
+GO
+EXEC sp_describe_undeclared_parameters N'INSERT INTO dbo.dup_t (id, name, amount) VALUES (@P0, @P1, @P2)'
+EXEC sp_describe_undeclared_parameters
+  @tsql = N'UPDATE dbo.dup_t SET amount = @a WHERE id = @id AND at BETWEEN @from AND @to',
+  @params = N'@id INT'
+EXEC sp_describe_undeclared_parameters N'SELECT t.name, @x AS x FROM dbo.dup_t t WHERE t.name LIKE @pattern OR t.id IN (@one, @two)'
+EXEC sp_describe_undeclared_parameters N'SELECT 1'
+GO
+DROP TABLE dbo.dup_t
+GO
