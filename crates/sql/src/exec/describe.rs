@@ -18,6 +18,7 @@ use crate::ast::{
     AssignmentTarget, BinaryOp, Expr, ExprKind, InsertSource, QueryBody, SelectItem, Statement,
     StatementKind, TableSource, TableTarget,
 };
+use crate::exec::eval::is_comparison;
 use crate::exec::query::visit_children;
 use crate::exec::session::Run;
 use crate::exec::sysviews::{max_length, precision, scale};
@@ -261,19 +262,9 @@ fn deduce(e: &Expr, scopes: &[&Scope], found: &mut Vec<Found>) {
     visit_children(e, &mut |child| deduce(child, scopes, found));
 }
 
-/// The operators whose operands take each other's type for a parameter.
+/// The operators whose operands take each other's type for a parameter: comparisons, `+`, `-`.
 fn typing_op(op: BinaryOp) -> bool {
-    matches!(
-        op,
-        BinaryOp::Eq
-            | BinaryOp::NotEq
-            | BinaryOp::Lt
-            | BinaryOp::Gt
-            | BinaryOp::LtEq
-            | BinaryOp::GtEq
-            | BinaryOp::Add
-            | BinaryOp::Subtract
-    )
+    is_comparison(op) || matches!(op, BinaryOp::Add | BinaryOp::Subtract)
 }
 
 /// The type of the column `parts` names among `scopes` (`t.c` by table name or alias, `c` in
