@@ -43,10 +43,9 @@
 
 use std::sync::Arc;
 
+use walden_engine::catalog::Object;
 use walden_engine::types::{SqlType, Value};
 use walden_engine::Database;
-
-use walden_engine::catalog::Object;
 
 use crate::ast::{
     AssignOp, BinaryOp, CursorOption, CursorRef, CursorStatement, CursorUpdatability,
@@ -223,28 +222,28 @@ fn not_open() -> SqlError {
     SqlError::new(16917, "Cursor is not open.")
 }
 
-/// `FOR UPDATE` on a cursor that the declaration makes read-only (16957).
-fn read_only_for_update(d: &DeclareCursor) -> bool {
-    let read_only = d.insensitive
+/// Whether the cursor's type makes it read-only: `INSENSITIVE`, `STATIC`, `FAST_FORWARD` or
+/// `READ_ONLY`, as SQL Server makes them.
+fn read_only_type(d: &DeclareCursor) -> bool {
+    d.insensitive
         || d.options.iter().any(|o| {
             matches!(o, CursorOption::Static | CursorOption::FastForward | CursorOption::ReadOnly)
-        });
-    read_only && matches!(d.updatability, Some(CursorUpdatability::Update(_)))
+        })
+}
+
+/// `FOR UPDATE` on a cursor that the declaration makes read-only (16957).
+fn read_only_for_update(d: &DeclareCursor) -> bool {
+    read_only_type(d) && matches!(d.updatability, Some(CursorUpdatability::Update(_)))
+}
+
+/// Whether a cursor's declaration lets positioned changes through it: neither a read-only
+/// type nor `FOR READ ONLY`.
+fn updatable(d: &DeclareCursor) -> bool {
+    !(read_only_type(d) || matches!(d.updatability, Some(CursorUpdatability::ReadOnly)))
 }
 
 /// Whether a declaration allows every fetch direction: ISO `SCROLL`; or `SCROLL`, or `STATIC`,
 /// `KEYSET` or `DYNAMIC` without `FORWARD_ONLY` (SQL Server's defaults).
-/// Whether a cursor's declaration lets positioned changes through it: not `READ_ONLY`,
-/// `FOR READ ONLY`, `STATIC`, `INSENSITIVE` or `FAST_FORWARD`, which SQL Server makes
-/// read-only.
-fn updatable(d: &DeclareCursor) -> bool {
-    !(d.insensitive
-        || matches!(d.updatability, Some(CursorUpdatability::ReadOnly))
-        || d.options.iter().any(|o| {
-            matches!(o, CursorOption::ReadOnly | CursorOption::Static | CursorOption::FastForward)
-        }))
-}
-
 fn scrollable(d: &DeclareCursor) -> bool {
     let has = |o: CursorOption| d.options.contains(&o);
     d.iso_scroll
@@ -592,7 +591,8 @@ impl Run<'_> {
     ) -> Result<T, SqlError> {
         self.frame().vars.extend(vars);
         let result = change(self);
-        self.frame().vars.retain(|v| !v.name.starts_with(&format!("@{KEY_PREFIX}")));
+        let prefix = format!("@{KEY_PREFIX}");
+        self.frame().vars.retain(|v| !v.name.starts_with(&prefix));
         result
     }
 }

@@ -507,11 +507,7 @@ impl Run<'_> {
             "Parameters",
             "EventInfo",
         );
-        self.out.result_set(&set.columns);
-        for row in &set.rows {
-            self.out.row(row);
-        }
-        self.out.result_end(set.rows.len() as u64);
+        self.out.row_set(&set);
         Ok(())
     }
 

@@ -18,6 +18,7 @@ use crate::ast::{
     AssignmentTarget, BinaryOp, Expr, ExprKind, InsertSource, QueryBody, SelectItem, Statement,
     StatementKind, TableSource, TableTarget,
 };
+use crate::exec::dml::insert_targets;
 use crate::exec::eval::is_comparison;
 use crate::exec::query::visit_children;
 use crate::exec::session::Run;
@@ -83,24 +84,14 @@ impl Run<'_> {
     ) -> Result<(), SqlError> {
         match &st.kind {
             StatementKind::Insert(insert) => {
-                let scope = self.scope_of_target(&insert.target)?;
-                let Some(scope) = scope else { return Ok(()) };
-                let columns: Vec<&ColumnDef> = if insert.columns.is_empty() {
-                    scope
-                        .def
-                        .columns
-                        .iter()
-                        .filter(|c| c.identity.is_none() && c.computed.is_none() && !c.rowversion)
-                        .collect()
-                } else {
-                    insert
-                        .columns
-                        .iter()
-                        .filter_map(|c| {
-                            scope.def.columns.iter().find(|d| d.name.eq_ignore_ascii_case(&c.value))
-                        })
-                        .collect()
-                };
+                let TableTarget::Table(name) = &insert.target else { return Ok(()) };
+                let t = self.resolve_table(name, &name.name.value)?;
+                // The columns the statement itself would fill, so that describing it fails
+                // as running it would (207, 544, 8101).
+                let targets = insert_targets(&t, &insert.columns, self.identity_insert_on(&t))?;
+                let scope = Scope { names: vec![name.name.value.to_ascii_lowercase()], def: t.def };
+                let columns: Vec<&ColumnDef> =
+                    targets.iter().map(|&c| &scope.def.columns[c]).collect();
                 match &insert.source {
                     InsertSource::Values(rows) => {
                         for row in rows {
@@ -126,10 +117,7 @@ impl Run<'_> {
                 }
             }
             StatementKind::Update(update) => {
-                let mut scopes = self.scopes_of(&update.from)?;
-                if let Some(target) = self.scope_of_target(&update.target)? {
-                    scopes.push(target);
-                }
+                let scopes = self.scopes_with_target(&update.from, &update.target)?;
                 let refs: Vec<&Scope> = scopes.iter().collect();
                 for a in &update.assignments {
                     let column = match &a.target {
@@ -153,10 +141,7 @@ impl Run<'_> {
                 }
             }
             StatementKind::Delete(delete) => {
-                let mut scopes = self.scopes_of(&delete.from)?;
-                if let Some(target) = self.scope_of_target(&delete.target)? {
-                    scopes.push(target);
-                }
+                let scopes = self.scopes_with_target(&delete.from, &delete.target)?;
                 let refs: Vec<&Scope> = scopes.iter().collect();
                 if let Some(w) = &delete.where_clause {
                     deduce(w, &refs, found);
@@ -178,11 +163,19 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The table an INSERT, UPDATE or DELETE names, if it is a table of the database.
-    fn scope_of_target(&mut self, target: &TableTarget) -> Result<Option<Scope>, SqlError> {
-        let TableTarget::Table(name) = target else { return Ok(None) };
-        let t = self.resolve_table(name, &name.name.value)?;
-        Ok(Some(Scope { names: vec![name.name.value.to_ascii_lowercase()], def: t.def }))
+    /// The tables of an UPDATE's or DELETE's FROM clause and the table it changes, when that
+    /// is a table of the database.
+    fn scopes_with_target(
+        &mut self,
+        from: &[TableSource],
+        target: &TableTarget,
+    ) -> Result<Vec<Scope>, SqlError> {
+        let mut scopes = self.scopes_of(from)?;
+        if let TableTarget::Table(name) = target {
+            let t = self.resolve_table(name, &name.name.value)?;
+            scopes.push(Scope { names: vec![name.name.value.to_ascii_lowercase()], def: t.def });
+        }
+        Ok(scopes)
     }
 
     /// The named tables of a FROM clause (joins included), by name and alias.
@@ -235,30 +228,26 @@ fn select_parameters(sel: &crate::ast::Select, scopes: &[Scope], found: &mut Vec
 fn deduce(e: &Expr, scopes: &[&Scope], found: &mut Vec<Found>) {
     let partner = |a: &Expr, b: &Expr| match (&a.kind, &b.kind) {
         (ExprKind::Variable(v), ExprKind::Column(parts)) => {
-            Some((v.clone(), a.span.start, column_type(parts, scopes)))
+            Some(Found { name: v.clone(), at: a.span.start, ty: column_type(parts, scopes) })
         }
         _ => None,
     };
-    let mut typed: Vec<(String, usize, Option<SqlType>)> = Vec::new();
     match &e.kind {
         ExprKind::Binary { op, left, right } if typing_op(*op) => {
-            typed.extend(partner(left, right));
-            typed.extend(partner(right, left));
+            found.extend(partner(left, right));
+            found.extend(partner(right, left));
         }
         ExprKind::InList { expr, list, .. } => {
-            for item in list {
-                typed.extend(partner(item, expr));
-            }
+            found.extend(list.iter().filter_map(|item| partner(item, expr)));
         }
         ExprKind::Between { expr, low, high, .. } => {
-            typed.extend(partner(low, expr));
-            typed.extend(partner(high, expr));
+            found.extend(partner(low, expr));
+            found.extend(partner(high, expr));
         }
-        ExprKind::Like { expr, pattern, .. } => typed.extend(partner(pattern, expr)),
+        ExprKind::Like { expr, pattern, .. } => found.extend(partner(pattern, expr)),
         ExprKind::Variable(v) => found.push(Found { name: v.clone(), at: e.span.start, ty: None }),
         _ => {}
     }
-    found.extend(typed.into_iter().map(|(name, at, ty)| Found { name, at, ty }));
     visit_children(e, &mut |child| deduce(child, scopes, found));
 }
 

@@ -54,6 +54,14 @@ pub trait Output {
     fn row(&mut self, values: &[Value]);
     /// The current result set ends after `rows` rows.
     fn result_end(&mut self, rows: u64);
+    /// A whole result set built beforehand (a procedure's or DBCC's answer).
+    fn row_set(&mut self, set: &RowSet) {
+        self.result_set(&set.columns);
+        for row in &set.rows {
+            self.row(row);
+        }
+        self.result_end(set.rows.len() as u64);
+    }
     /// A message or error, at once.
     fn message(&mut self, message: &Message);
     /// A statement finished; `rows` is its row count when the client should see one.

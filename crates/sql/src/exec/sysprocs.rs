@@ -900,11 +900,7 @@ impl Run<'_> {
             return Err(missing_parameter(PROC, "@tsql"));
         };
         let set = self.describe_undeclared_parameters(tsql, text[1].as_deref().unwrap_or(""))?;
-        self.out.result_set(&set.columns);
-        for row in &set.rows {
-            self.out.row(row);
-        }
-        self.out.result_end(set.rows.len() as u64);
+        self.out.row_set(&set);
         Ok(())
     }
 

@@ -716,8 +716,15 @@ fn declare_table(
     // Columns sent as defaults (fDefault) are left out of the VALUES, which a column list does
     // not follow: as in SQL Server, that list skips the table type's identity column, the one
     // drivers send that way (go-mssqldb's `tvp:"@identity"`), which then takes its next value.
-    let sent: Vec<bool> = table.columns.iter().map(|c| !c.is_default()).collect();
-    if !sent.contains(&true) {
+    let sent: Vec<(usize, SqlType)> = table
+        .columns
+        .iter()
+        .zip(types)
+        .enumerate()
+        .filter(|(_, (c, _))| !c.is_default())
+        .map(|(i, (_, sql))| (i, sql))
+        .collect();
+    if sent.is_empty() {
         for _ in &table.rows {
             text.push_str(&format!("INSERT {name} DEFAULT VALUES; "));
         }
@@ -726,9 +733,9 @@ fn declare_table(
     for rows in table.rows.chunks(ROWS_PER_INSERT) {
         let mut tuples = Vec::with_capacity(rows.len());
         for row in rows {
-            let mut values = Vec::with_capacity(row.len());
-            for ((value, &sql), _) in row.iter().zip(&types).zip(&sent).filter(|(_, &s)| s) {
-                let value = value.clone().unwrap_or(TdsValue::Null);
+            let mut values = Vec::with_capacity(sent.len());
+            for &(i, sql) in &sent {
+                let value = row.get(i).cloned().flatten().unwrap_or(TdsValue::Null);
                 let value = from_wire(value).map_err(|e| stream_error(&e))?;
                 values.push(literal(&value, sql));
             }

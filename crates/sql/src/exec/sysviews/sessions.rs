@@ -15,7 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use walden_engine::lock::{owner_session, LockInfo, LockStatus};
 use walden_engine::types::{Len, SqlType, Value};
 
-use super::{big, datetime, int, nstr, small, RowSet, View, ViewContext, DESC};
+use super::{big, datetime, int, int_arg, nstr, small, RowSet, View, ViewContext, DESC};
 use crate::exec::SqlError;
 
 /// What a session is running, as `sys.dm_exec_requests.command` names it.
@@ -614,13 +614,7 @@ pub(super) fn exec_sql_text(ctx: &ViewContext<'_>, args: &[Value]) -> Result<Row
 /// `sys.dm_exec_input_buffer(session_id, request_id)`: the last batch a session sent, as
 /// `DBCC INPUTBUFFER` shows it. No row for a session that does not exist.
 pub(super) fn exec_input_buffer(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
-    let spid = match args.first() {
-        Some(Value::Int(n)) => u16::try_from(*n).ok(),
-        Some(Value::SmallInt(n)) => u16::try_from(*n).ok(),
-        Some(Value::TinyInt(n)) => Some(u16::from(*n)),
-        Some(Value::BigInt(n)) => u16::try_from(*n).ok(),
-        _ => None,
-    };
+    let spid = int_arg(&args[0])?.and_then(|n| u16::try_from(n).ok());
     let text = spid
         .and_then(|spid| rows_of(ctx).into_iter().find(|r| r.a.spid == spid))
         .map(|r| r.a.batch().1);
