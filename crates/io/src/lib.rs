@@ -23,9 +23,10 @@
 //!    `sync_dir` of its directory.
 //!
 //! `unsafe` is allowed in this crate only, for the system calls `std` does not wrap
-//! (`pwritev`, `posix_fallocate`, and `poll` on a socket in [`net`]); each use has a SAFETY
-//! note.
+//! (`pwritev`, `posix_fallocate`, `poll` on a socket in [`net`], and the coarse clock in
+//! [`clock`]); each use has a SAFETY note.
 
+pub mod clock;
 mod mem;
 pub mod net;
 mod os;

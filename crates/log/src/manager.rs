@@ -277,12 +277,8 @@ struct State {
     /// The segment the flusher wrote last: (sequence, file offset of its data, salt), so a
     /// flush inside it needs no lock on the segment map.
     segment_cache: Option<(u64, u64, u64)>,
-    /// Open transactions (rule 8): id -> the end of the log when its first record came, and
-    /// the tag its first record carried.
-    open_txns: HashMap<u64, (Lsn, u64), BuildHasherDefault<TxnIdHasher>>,
-    /// The transaction registered or found open last: a transaction's later records skip the
-    /// table probe (0: none).
-    newest_open: u64,
+    /// Open transactions (rule 8).
+    open_txns: OpenTxns,
     /// The commit time of the commit at `stats.last_commit_lsn`.
     last_commit_time_us: u64,
     stats: LogStats,
@@ -296,18 +292,14 @@ impl State {
     /// Registers transaction `txn` as open from `start`, the end of the log before its record
     /// was appended, unless it is open already (rule 8). Transaction 0 is the system's.
     fn note_open(&mut self, txn: u64, start: Lsn, tag: u64) {
-        if txn != 0 && txn != self.newest_open {
-            self.open_txns.entry(txn).or_insert((start, tag));
-            self.newest_open = txn;
+        if txn != 0 {
+            self.open_txns.open(txn, (start, tag));
         }
     }
 
     /// Transaction `txn` ended (or never logged anything): it is no longer open.
     fn note_closed(&mut self, txn: u64) {
-        self.open_txns.remove(&txn);
-        if self.newest_open == txn {
-            self.newest_open = 0;
-        }
+        self.open_txns.close(txn);
     }
 
     fn check_usable(&self) -> Result<(), LogError> {
@@ -358,7 +350,57 @@ pub struct LogManager {
     writer: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// Hashes a transaction id for [`State::open_txns`]: ids are consecutive numbers, which one
+/// The open transactions of a log (rule 8): id -> (the end of the log when its first record
+/// came, the tag its first record carried).
+///
+/// The newest is kept apart from the map: a transaction alone in its database, as a short
+/// one usually is, opens and closes without a map operation, and a transaction's later records
+/// find it without a probe. The map holds the others. A transaction found in the map while
+/// the newest place is free moves there, so that a long transaction's records skip the probe
+/// again once the short ones beside it have ended.
+#[derive(Debug, Default)]
+struct OpenTxns {
+    newest: Option<(u64, (Lsn, u64))>,
+    older: HashMap<u64, (Lsn, u64), BuildHasherDefault<TxnIdHasher>>,
+}
+
+impl OpenTxns {
+    /// Registers `txn` as open with `entry`, unless it is open already.
+    fn open(&mut self, txn: u64, entry: (Lsn, u64)) {
+        if matches!(self.newest, Some((t, _)) if t == txn) {
+            return;
+        }
+        if !self.older.is_empty() {
+            if self.newest.is_some() {
+                if self.older.contains_key(&txn) {
+                    return;
+                }
+            } else if let Some(found) = self.older.remove(&txn) {
+                self.newest = Some((txn, found));
+                return;
+            }
+        }
+        if let Some((t, e)) = self.newest.replace((txn, entry)) {
+            self.older.insert(t, e);
+        }
+    }
+
+    /// Forgets `txn`, if it is open.
+    fn close(&mut self, txn: u64) {
+        if matches!(self.newest, Some((t, _)) if t == txn) {
+            self.newest = None;
+        } else if !self.older.is_empty() {
+            self.older.remove(&txn);
+        }
+    }
+
+    /// Every open transaction, in no order.
+    fn iter(&self) -> impl Iterator<Item = (u64, (Lsn, u64))> + '_ {
+        self.newest.into_iter().chain(self.older.iter().map(|(&t, &e)| (t, e)))
+    }
+}
+
+/// Hashes a transaction id for [`OpenTxns`]: ids are consecutive numbers, which one
 /// multiply by an odd constant spreads over every bit the table's buckets and tags use.
 #[derive(Default)]
 struct TxnIdHasher(u64);
@@ -384,26 +426,52 @@ fn now_us() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
 }
 
-/// Commit timestamps: the wall clock read once, when the log opens, advanced by the
-/// monotonic clock. A commit then needs one clock read for both its record's time and its
-/// age, and commit times never go backwards within a run, even when the system clock is
-/// stepped (they follow the wall clock again at the next open).
+/// Commit timestamps: the wall clock read once, when the log opens, advanced by the monotonic
+/// clock. A commit then needs one clock read for both its record's time and its age, and
+/// commit times never go backwards within a run, even when the system clock is stepped (they
+/// follow the wall clock again at the next open).
+///
+/// Delayed commits read the coarse clock, which lags the fine one by less than a tick (a few
+/// milliseconds): their commit time is their moment truncated to the tick, as a clock of that
+/// resolution reads, and their age is taken one tick further back, so that it is never younger
+/// than it is: the time bound, computed from it, errs early (flushes sooner), never late.
+/// Fully durable commits, which wait for a flush anyway, read the fine clock.
 #[derive(Debug)]
 struct CommitClock {
     anchor: Instant,
+    anchor_coarse: Duration,
     anchor_us: u64,
+    tick: Duration,
 }
 
 impl CommitClock {
     fn new() -> CommitClock {
-        CommitClock { anchor: Instant::now(), anchor_us: now_us() }
+        CommitClock {
+            anchor: Instant::now(),
+            anchor_coarse: walden_io::clock::coarse_monotonic(),
+            anchor_us: now_us(),
+            tick: walden_io::clock::coarse_resolution(),
+        }
     }
 
-    /// Now, as an instant and as microseconds since the Unix epoch.
-    fn now(&self) -> (Instant, u64) {
+    /// Now, for a delayed commit: an instant no later than the true one (for its age), and
+    /// microseconds since the Unix epoch (the commit time).
+    fn coarse_now(&self) -> (Instant, u64) {
+        let since = walden_io::clock::coarse_monotonic().saturating_sub(self.anchor_coarse);
+        let at = self.anchor + since;
+        (at.checked_sub(self.tick).unwrap_or(at), self.epoch_us(since))
+    }
+
+    /// Now, read from the fine clock, for a fully durable commit, which waits for its flush
+    /// anyway and whose wait is timed from this instant (`WRITELOG`).
+    fn fine_now(&self) -> (Instant, u64) {
         let now = Instant::now();
-        let since = u64::try_from(now.duration_since(self.anchor).as_micros()).unwrap_or(u64::MAX);
-        (now, self.anchor_us.saturating_add(since))
+        (now, self.epoch_us(now.saturating_duration_since(self.anchor)))
+    }
+
+    fn epoch_us(&self, since_anchor: Duration) -> u64 {
+        let since_us = u64::try_from(since_anchor.as_micros()).unwrap_or(u64::MAX);
+        self.anchor_us.saturating_add(since_us)
     }
 }
 
@@ -481,8 +549,7 @@ impl LogManager {
                 flushing_to: scan.end,
                 unhardened: VecDeque::new(),
                 segment_cache: None,
-                open_txns: HashMap::default(),
-                newest_open: 0,
+                open_txns: OpenTxns::default(),
                 last_commit_time_us: 0,
                 stats,
             }),
@@ -573,13 +640,13 @@ impl LogManager {
     /// meanwhile keeps their log.
     pub fn reopen_txn(&self, txn: u64, first: Lsn) {
         let mut st = self.shared.state.lock();
-        st.open_txns.insert(txn, (first, 0));
-        st.newest_open = txn;
+        st.open_txns.close(txn);
+        st.open_txns.open(txn, (first, 0));
     }
 
     /// Where the oldest open transaction's log starts (rule 8), if any is open.
     pub fn oldest_open_txn(&self) -> Option<Lsn> {
-        self.shared.state.lock().open_txns.values().map(|&(start, _)| start).min()
+        self.shared.state.lock().open_txns.iter().map(|(_, (start, _))| start).min()
     }
 
     /// Every open transaction (rule 8), oldest start first: what `DBCC OPENTRAN` and
@@ -589,7 +656,7 @@ impl LogManager {
         let mut open: Vec<OpenTransaction> = st
             .open_txns
             .iter()
-            .map(|(&txn, &(start, tag))| OpenTransaction { txn, start, tag })
+            .map(|(txn, (start, tag))| OpenTransaction { txn, start, tag })
             .collect();
         drop(st);
         open.sort_by_key(|t| (t.start, t.txn));
@@ -681,21 +748,27 @@ impl LogManager {
         txn: u64,
         durability: Durability,
     ) -> Result<(MutexGuard<'_, State>, Lsn, Instant, u64), LogError> {
-        // One clock read, before the lock (a clock read costs as much as the rest of the
-        // append on a virtual machine, and every committer queues behind the lock): the
-        // commit's age for the time bound and the wait statistics starts here, so a
-        // LOGBUFFER wait counts towards it (the bound errs early), and the record's
-        // wall-clock time is derived from the same instant.
-        let (appended, commit_time_us) = self.shared.clock.now();
-        let body = CommitBody { durability, commit_time_us }.encode();
+        // One clock read, before the lock (every committer queues behind the lock), of the
+        // coarse clock (a fine one costs as much as the rest of the append on a virtual
+        // machine): the commit's age for the time bound and the wait statistics starts here,
+        // so a LOGBUFFER wait counts towards it (the bound errs early), and the record's
+        // wall-clock time is derived from the same reading.
+        let (appended, commit_time_us) = match durability {
+            Durability::Delayed => self.shared.clock.coarse_now(),
+            Durability::Full => self.shared.clock.fine_now(),
+        };
         let st = self.shared.state.lock();
+        // Delayed commits read a clock a tick behind the fully durable ones': the later of
+        // the two keeps commit times in commit order.
+        let commit_time_us = commit_time_us.max(st.last_commit_time_us);
+        let body = CommitBody { durability, commit_time_us }.encode();
         let (mut st, lsn) = self.append_record(st, RecordKind::Commit, txn, &body)?;
         // Closed only once its record is in the buffer: the append may wait for buffer space
         // (LOGBUFFER), which releases the lock, and a checkpoint meanwhile must still see the
         // transaction open (rule 8).
         st.note_closed(txn);
         st.stats.last_commit_lsn = lsn;
-        st.last_commit_time_us = commit_time_us;
+        st.last_commit_time_us = st.last_commit_time_us.max(commit_time_us);
         st.unhardened.push_back((lsn, appended));
         Ok((st, lsn, appended, commit_time_us))
     }

@@ -57,6 +57,46 @@ fn open_transactions_are_listed_oldest_first_with_the_tag_of_their_first_record(
 }
 
 #[test]
+fn a_long_transaction_stays_open_while_short_ones_come_and_go_beside_it() {
+    let log = open(&mem(), small_config());
+    // An append returns the end of the log after its record: where the next one starts.
+    let before_long = log.append_payload(0, b"system").unwrap();
+    let mut end = log.append_tagged_payload(10, 0x10, b"long").unwrap();
+    let mut last_time = 0;
+    for short in 11..20u64 {
+        let before_short = end;
+        log.append_tagged_payload(short, short, b"short").unwrap();
+        log.append_payload(10, b"long again").unwrap();
+        let open = log.open_transactions();
+        assert_eq!(
+            open,
+            vec![
+                OpenTransaction { txn: 10, start: before_long, tag: 0x10 },
+                OpenTransaction { txn: short, start: before_short, tag: short },
+            ]
+        );
+        let durability = if short % 2 == 0 { Durability::Full } else { Durability::Delayed };
+        let receipt = log.append_commit(short, durability).unwrap();
+        assert!(receipt.commit_time_us >= last_time, "commit times in commit order");
+        last_time = receipt.commit_time_us;
+        assert_eq!(log.oldest_open_txn(), Some(before_long));
+        assert_eq!(log.open_transactions().len(), 1);
+        // The long one's records keep it open, whether or not a short one is open beside it.
+        end = log.append_payload(10, b"alone").unwrap();
+    }
+    log.append_commit(10, Durability::Delayed).unwrap();
+    assert_eq!(log.oldest_open_txn(), None);
+    assert!(log.open_transactions().is_empty());
+    // Reopened (recovery) while another is open, then closed.
+    log.append_payload(21, b"x").unwrap();
+    log.reopen_txn(20, 5);
+    assert_eq!(log.oldest_open_txn(), Some(5));
+    log.append_abort(20).unwrap();
+    log.append_abort(21).unwrap();
+    assert_eq!(log.oldest_open_txn(), None);
+}
+
+#[test]
 fn recovery_reopens_a_loser_at_its_first_record_and_the_last_commit_survives() {
     let log = open(&mem(), small_config());
     assert_eq!(log.last_commit(), (0, 0));
