@@ -800,6 +800,177 @@ fn stress_intent_and_strong_table_locks() {
 }
 
 #[test]
+fn key_locks_on_the_fast_path_show_in_the_snapshot_and_stats() {
+    let m = LockManager::new();
+    let [mut o1, mut o2] = owners([1, 2]);
+    let before = m.stats().requests;
+    assert_eq!(m.lock(&mut o1, &key(1), S, None), Ok(true));
+    assert_eq!(m.lock(&mut o1, &key(1), S, None), Ok(false), "already held");
+    assert_eq!(m.lock(&mut o1, &key(1), X, None), Ok(true), "S converts to X in place");
+    assert_eq!(m.lock(&mut o1, &key(1), U, None), Ok(false), "X covers U");
+    assert_eq!(m.lock(&mut o2, &key(2), X, None), Ok(true));
+    assert_eq!(m.stats().requests - before, 5);
+    assert!(o1.holds(&key(1)) && o2.holds(&key(2)) && !o1.holds(&key(2)));
+    assert_eq!(granted(&m, 1, &key(1)), Some(X));
+    assert_eq!(granted(&m, 2, &key(2)), Some(X));
+    assert_eq!(o1.key_lock_count(5, 100), 1);
+    m.unlock(&mut o2, &key(2));
+    assert!(!o2.holds(&key(2)));
+    assert_eq!(granted(&m, 2, &key(2)), None);
+    assert_eq!(o2.key_lock_count(5, 100), 0);
+    // Escalation gives back fast key locks with the others.
+    for n in 10..20 {
+        m.lock(&mut o1, &key(n), X, None).unwrap();
+    }
+    assert_eq!(o1.key_lock_count(5, 100), 11);
+    m.release_keys(&mut o1, 5, 100);
+    assert_eq!(o1.key_lock_count(5, 100), 0);
+    assert!(m.snapshot().is_empty(), "{:?}", m.snapshot());
+    assert_eq!(m.lock(&mut o2, &key(1), X, Some(Duration::ZERO)), Ok(true));
+    m.release_all(&mut o1);
+    m.release_all(&mut o2);
+    assert!(m.snapshot().is_empty());
+}
+
+#[test]
+fn a_key_request_waits_for_a_fast_key_lock() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let [mut o1, mut o2, o3] = owners([1, 2, 3]);
+        let k = key(7);
+        m.lock(&mut o1, &k, X, None).unwrap();
+        let refused = m.lock(&mut o2, &k, S, Some(Duration::ZERO));
+        assert_eq!(refused.map_err(|e| e.number()), Err(1222), "S against a fast X");
+        assert!(!o2.holds(&k));
+        let waiter = spawn_lock(&m, o3, k.clone(), X);
+        wait_until("owner 3 waits", || is_waiting(&m, 3));
+        assert_eq!(granted(&m, 1, &k), Some(X), "published, still granted");
+        assert_eq!(m.lock(&mut o1, &k, X, None), Ok(false), "its owner still holds it");
+        m.release_all(&mut o1);
+        let (mut o3, result) = waiter.join().unwrap();
+        assert_eq!(result, Ok(true));
+        assert_eq!(granted(&m, 3, &k), Some(X));
+        m.release_all(&mut o3);
+        assert!(m.snapshot().is_empty());
+        // The bucket is free again: another owner takes the key at once.
+        assert_eq!(m.lock(&mut o2, &k, X, Some(Duration::ZERO)), Ok(true));
+        m.release_all(&mut o2);
+        assert!(m.snapshot().is_empty());
+    });
+}
+
+#[test]
+fn a_fast_key_lock_converts_in_place_and_in_the_table() {
+    let m = LockManager::new();
+    let [mut o1, mut o2] = owners([1, 2]);
+    let k = key(9);
+    m.lock(&mut o1, &k, S, None).unwrap();
+    // A second reader publishes the first one's S; both hold S in the lock table.
+    assert_eq!(m.lock(&mut o2, &k, S, Some(Duration::ZERO)), Ok(true));
+    assert_eq!(granted(&m, 1, &k), Some(S));
+    assert_eq!(granted(&m, 2, &k), Some(S));
+    let refused = m.lock(&mut o1, &k, X, Some(Duration::ZERO));
+    assert_eq!(refused.map_err(|e| e.number()), Err(1222), "X waits for the other S");
+    assert_eq!(granted(&m, 1, &k), Some(S), "the failed conversion keeps the S");
+    m.unlock(&mut o2, &k);
+    assert_eq!(m.lock(&mut o1, &k, X, Some(Duration::ZERO)), Ok(true), "converted in the table");
+    assert_eq!(rows_of(&m, 1).len(), 1);
+    assert_eq!(granted(&m, 1, &k), Some(X));
+    m.unlock(&mut o1, &k);
+    assert!(m.snapshot().is_empty());
+    assert_eq!(o1.key_lock_count(5, 100), 0);
+    // Table and key at once, as a first write takes them, and released together.
+    let t = Resource::Object { db: 5, object: 100 };
+    assert_eq!(m.lock_table_and_key(&mut o1, (5, 100), IX, &k, X, None), Ok((true, true)));
+    assert_eq!(
+        m.lock_table_and_key(&mut o2, (5, 100), IX, &k, X, Some(Duration::ZERO))
+            .map_err(|e| e.number()),
+        Err(1222)
+    );
+    assert_eq!(granted(&m, 2, &t), Some(IX), "the table lock stays, as two calls would leave it");
+    assert_eq!(granted(&m, 1, &t), Some(IX));
+    assert_eq!(granted(&m, 1, &k), Some(X));
+    m.release_all(&mut o1);
+    m.release_all(&mut o2);
+    assert!(m.snapshot().is_empty());
+}
+
+#[test]
+fn a_deadlock_through_fast_key_locks_is_found() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let [o1, mut o2] = owners([1, 2]);
+        let (k1, k2) = (key(1), key(2));
+        let mut o1 = o1;
+        m.lock(&mut o1, &k1, X, None).unwrap();
+        m.lock(&mut o2, &k2, X, None).unwrap();
+        let p1 = deadlock_party(&m, o1, k2.clone(), k1.clone());
+        wait_until("owner 1 waits", || is_waiting(&m, 1));
+        let second = m.lock(&mut o2, &k1, X, None);
+        if second.is_err() {
+            assert_eq!(granted(&m, 2, &k2), Some(X), "a victim keeps its granted locks");
+        }
+        m.release_all(&mut o2);
+        let (_, first) = p1.join().unwrap();
+        let victims = [&first, &second].iter().filter(|r| r.is_err()).count();
+        assert_eq!(victims, 1, "one victim: {first:?} {second:?}");
+        assert!(m.snapshot().is_empty());
+    });
+}
+
+/// Threads lock one to six of eight keys, in ascending order (so that nothing deadlocks), in
+/// S, U or X: the first keys of each owner on the fast path when their bucket is free, the
+/// rest, and every key another owner meets, in the lock table. No moment may see an X next to
+/// any other lock on its key, or a U next to another U. Exercises the race between a fast key
+/// request and a publication.
+#[test]
+fn stress_key_locks_on_shared_buckets() {
+    with_watchdog(Duration::from_secs(30), || {
+        let m = Arc::new(LockManager::new());
+        // Per key: shared, update and exclusive holders.
+        let counts: Arc<[[AtomicU32; 3]; 8]> = Arc::new(Default::default());
+        let handles: Vec<_> = (0..6u64)
+            .map(|t| {
+                let (m, counts) = (Arc::clone(&m), Arc::clone(&counts));
+                thread::spawn(move || {
+                    let mut rng = Rng(t * 131 + 7);
+                    for n in 0..1500 {
+                        let mut owner = LockOwner::new((n << 16) | (t + 1));
+                        let mut held = Vec::new();
+                        for k in 0..8u64 {
+                            if held.len() == 6 || rng.below(3) != 0 {
+                                continue;
+                            }
+                            let mode = [S, U, X][rng.below(3) as usize];
+                            m.lock(&mut owner, &key(k), mode, None).unwrap();
+                            let c = &counts[k as usize];
+                            let at = [S, U, X].iter().position(|&x| x == mode).unwrap();
+                            c[at].fetch_add(1, Ordering::SeqCst);
+                            let [s, u, x] = [0, 1, 2].map(|i| c[i].load(Ordering::SeqCst));
+                            match mode {
+                                X => assert!(s == 0 && u == 0 && x == 1, "X with {s} {u} {x}"),
+                                U => assert!(u == 1 && x == 0, "U with {s} {u} {x}"),
+                                _ => assert!(x == 0, "S with {s} {u} {x}"),
+                            }
+                            held.push((k as usize, at));
+                        }
+                        thread::yield_now();
+                        for (k, at) in held {
+                            counts[k][at].fetch_sub(1, Ordering::SeqCst);
+                        }
+                        m.release_all(&mut owner);
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert!(m.snapshot().is_empty(), "everything released");
+    });
+}
+
+#[test]
 fn misuse_never_panics() {
     let m = LockManager::new();
     let [mut o1, mut o2, mut o7, mut o42] = owners([1, 2, 7, 42]);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::fast::{self, FastLock, FastPath};
+use super::fast::{self, FastKey, FastLock, FastPath};
 use super::owner::LockOwner;
 use super::small::SmallList;
 use super::{
@@ -54,6 +54,12 @@ impl TableKey {
     /// a shard with the same bucket bits or the same tag.
     pub(super) fn shard(&self) -> usize {
         ((self.hash >> 32) as usize) & (SHARDS - 1)
+    }
+
+    /// The bucket of the key fast path (`fast.rs`): bits 16..32 of the hash, apart from the
+    /// shard's and the tag's bits.
+    pub(super) fn bucket(&self) -> usize {
+        ((self.hash >> 16) as usize) & (fast::KEY_BUCKETS - 1)
     }
 }
 
@@ -357,17 +363,89 @@ impl LockManager {
         mode: LockMode,
         timeout: Option<Duration>,
     ) -> Result<bool, LockError> {
-        if let Resource::Object { db, object } = *res {
-            if !fast::is_intent(mode) {
-                return self.lock_strong(owner, res, mode, timeout, (db, object));
-            }
-            if !owner.in_table(res) {
-                if let Some(granted) = self.fast.lock(owner, db, object, mode) {
-                    return Ok(granted);
+        match *res {
+            Resource::Object { db, object } => {
+                if !fast::is_intent(mode) {
+                    return self.lock_strong(owner, res, mode, timeout, (db, object));
+                }
+                if !owner.in_table(res) {
+                    if let Some(granted) = self.fast.lock(owner, db, object, mode) {
+                        return Ok(granted);
+                    }
                 }
             }
+            Resource::Key { .. } => return self.lock_key(owner, res, mode, timeout),
+            _ => {}
         }
         self.lock_in_table(owner, res, mode, timeout).map(|grant| !matches!(grant, Grant::Covered))
+    }
+
+    /// A key request: through the fast path if the owner can have the key's bucket to itself,
+    /// else in the lock table, announced to the fast path, which publishes any fast lock on
+    /// the key first (see `fast.rs`). The announcement lasts while the owner holds the grant
+    /// it brings.
+    fn lock_key(
+        &self,
+        owner: &mut LockOwner,
+        res: &Resource,
+        mode: LockMode,
+        timeout: Option<Duration>,
+    ) -> Result<bool, LockError> {
+        let bucket = TableKey::of(res).bucket();
+        if !owner.in_table(res) {
+            if let Some(granted) = self.fast.lock_key(owner, res, bucket, mode) {
+                return Ok(granted);
+            }
+        }
+        self.lock_key_in_table(owner, res, bucket, mode, timeout)
+    }
+
+    /// A key request in the lock table, `bucket` being the key's.
+    fn lock_key_in_table(
+        &self,
+        owner: &mut LockOwner,
+        res: &Resource,
+        bucket: usize,
+        mode: LockMode,
+        timeout: Option<Duration>,
+    ) -> Result<bool, LockError> {
+        self.fast.key_request_begun(res, bucket, |moved| self.add_moved_key(moved));
+        let outcome = self.lock_in_table(owner, res, mode, timeout);
+        if !matches!(outcome, Ok(Grant::New)) {
+            self.fast.key_request_ended(bucket);
+        }
+        outcome.map(|grant| !matches!(grant, Grant::Covered))
+    }
+
+    /// Takes intent mode `intent` on table (db, object), then `mode` on `key`, a key of that
+    /// table: what a transaction's first change of a row in a table asks for. The same as the
+    /// two [`LockManager::lock`] calls, and returns what they would, but when both locks can be
+    /// taken on the fast paths it takes them in one critical section of the owner's slot.
+    pub fn lock_table_and_key(
+        &self,
+        owner: &mut LockOwner,
+        (db, object): (u32, u32),
+        intent: LockMode,
+        key: &Resource,
+        mode: LockMode,
+        timeout: Option<Duration>,
+    ) -> Result<(bool, bool), LockError> {
+        let table = Resource::Object { db, object };
+        let fresh = fast::is_intent(intent)
+            && matches!(key, Resource::Key { .. })
+            && (owner.holds_nothing() || (!owner.holds(&table) && !owner.holds(key)));
+        if fresh {
+            let bucket = TableKey::of(key).bucket();
+            match self.fast.lock_table_and_key(owner, (db, object), intent, key, bucket, mode) {
+                Some(true) => return Ok((true, true)),
+                Some(false) => {
+                    return Ok((true, self.lock_key_in_table(owner, key, bucket, mode, timeout)?));
+                }
+                None => {}
+            }
+        }
+        let table_granted = self.lock(owner, &table, intent, timeout)?;
+        Ok((table_granted, self.lock(owner, key, mode, timeout)?))
     }
 
     /// A request through the lock table; records a new lock in `owner`.
@@ -413,12 +491,22 @@ impl LockManager {
 
     /// Grants a fast-path lock, moved by a strong request, in the lock table.
     fn add_moved(&self, moved: &FastLock) {
-        let key = TableKey::of(&Resource::Object { db: moved.db, object: moved.object });
+        let res = Resource::Object { db: moved.db, object: moved.object };
+        self.grant_moved(&res, moved.owner, moved.mode);
+    }
+
+    /// Grants a fast-path key lock, published by a key request, in the lock table.
+    fn add_moved_key(&self, moved: &FastKey) {
+        self.grant_moved(&moved.res, moved.owner, moved.mode);
+    }
+
+    fn grant_moved(&self, res: &Resource, owner: OwnerId, mode: LockMode) {
+        let key = TableKey::of(res);
         let mut guard = lock_mutex(self.shard(&key));
         match guard.table.entry(key) {
-            Entry::Occupied(entry) => entry.into_mut().add_moved(moved.owner, moved.mode),
+            Entry::Occupied(entry) => entry.into_mut().add_moved(owner, mode),
             Entry::Vacant(slot) => {
-                slot.insert(LockEntry::granted_to(moved.owner, moved.mode));
+                slot.insert(LockEntry::granted_to(owner, mode));
             }
         }
     }
@@ -592,6 +680,7 @@ impl LockManager {
     /// Drops `owner`'s grant on `res`, if any, and runs the grant pass.
     fn release_grant(&self, owner: OwnerId, res: &Resource) {
         let key = TableKey::of(res);
+        let bucket = key.bucket();
         let mut guard = lock_mutex(self.shard(&key));
         let state = &mut *guard;
         // One probe of the table to find the entry and, once unused, remove it.
@@ -611,23 +700,32 @@ impl LockManager {
             state.shrink_if_sparse();
         }
         drop(guard);
-        if let (Resource::Object { db, object }, Some((_, mode))) = (res, released) {
-            if !fast::is_intent(mode) {
+        match (res, released) {
+            (Resource::Object { db, object }, Some((_, mode))) if !fast::is_intent(mode) => {
                 self.fast.strong_ended(*db, *object);
             }
+            (Resource::Key { .. }, Some(_)) => self.fast.key_request_ended(bucket),
+            _ => {}
         }
     }
 
     /// Releases `owner`'s lock on `res` entirely, whatever its mode (READ COMMITTED releases a
     /// row's S lock once the row is read). Nothing happens if the owner holds none.
     pub fn unlock(&self, owner: &mut LockOwner, res: &Resource) {
-        if let Resource::Object { db, object } = *res {
-            if owner.forget_fast(db, object) {
-                if !self.fast.unlock(owner, db, object) {
-                    self.release_grant(owner.id(), res);
-                }
-                return;
+        let released_fast = match *res {
+            Resource::Object { db, object } if owner.forget_fast(db, object) => {
+                Some(self.fast.unlock(owner, db, object))
             }
+            Resource::Key { .. } if owner.forget_fast_key(res) => {
+                Some(self.fast.unlock_key(owner, res))
+            }
+            _ => None,
+        };
+        if let Some(in_slot) = released_fast {
+            if !in_slot {
+                self.release_grant(owner.id(), res);
+            }
+            return;
         }
         if owner.forget(res) {
             self.release_grant(owner.id(), res);
@@ -642,10 +740,8 @@ impl LockManager {
         for res in owner.held_newest_first() {
             self.release_grant(owner.id(), res);
         }
-        for &(db, object) in owner.fast_tables() {
-            if !self.fast.unlock(owner, db, object) {
-                self.release_grant(owner.id(), &Resource::Object { db, object });
-            }
+        if owner.fast_table_count() > 0 || owner.fast_key_count() > 0 {
+            self.fast.release_owner(owner, |res| self.release_grant(owner.id(), &res));
         }
         owner.clear();
     }
@@ -653,8 +749,14 @@ impl LockManager {
     /// Releases `owner`'s key locks on table `object` of database `db`: after lock escalation
     /// has given it a lock on the whole table.
     pub fn release_keys(&self, owner: &mut LockOwner, db: u32, object: u32) {
-        for res in owner.take_keys(db, object) {
+        let (in_table, fast) = owner.take_keys(db, object);
+        for res in in_table {
             self.release_grant(owner.id(), &res);
+        }
+        for res in fast {
+            if !self.fast.unlock_key(owner, &res) {
+                self.release_grant(owner.id(), &res);
+            }
         }
     }
 

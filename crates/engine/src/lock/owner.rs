@@ -5,9 +5,10 @@ use std::sync::Arc;
 use super::small::SmallList;
 use super::{Interrupt, OwnerId, Resource};
 
-/// Locks an owner keeps inline before its list spills to the heap: room for a small
-/// transaction's database, table and row locks.
-const HELD_INLINE: usize = 4;
+/// Lock-table locks an owner keeps inline before its list spills to the heap. A small
+/// transaction's table and row locks are usually on the fast paths, so this is room for the
+/// few that are not: two. A bigger transaction's keys spill anyway.
+const HELD_INLINE: usize = 2;
 
 /// A lock owner (a transaction), kept by the owner's own thread and passed to every call the
 /// [`LockManager`](super::LockManager) makes for it: its id, its deadlock priority and every
@@ -22,10 +23,12 @@ const HELD_INLINE: usize = 4;
 ///
 /// Invariant: `held` lists exactly the resources on which the lock table grants this owner a
 /// mode, except for a request granted by another thread while the owner waits, which the
-/// owner's thread adds as its wait ends, and except for the tables in `fast`. `keys` counts
-/// the KEY resources of `held` per table. `fast` lists the tables whose intent lock the owner
-/// took through the fast path (`fast.rs`): each is in the owner's slot or, once a strong
-/// request has transferred it, in the lock table; never in `held` as well.
+/// owner's thread adds as its wait ends, and except for the tables in `fast` and the keys in
+/// `fast_keys`. `keys` counts the KEY resources of `held` and `fast_keys` per table. `fast`
+/// lists the tables whose intent lock the owner took through the fast path (`fast.rs`), and
+/// `fast_keys` the keys it locked there: each is in the owner's slot or, once a strong request
+/// has transferred it or a key request has published it, in the lock table; never in `held`
+/// as well.
 #[derive(Debug)]
 pub struct LockOwner {
     id: OwnerId,
@@ -38,6 +41,8 @@ pub struct LockOwner {
     keys: SmallList<((u32, u32), usize), 2>,
     /// The tables (db, object) locked through the fast path, oldest first.
     fast: SmallList<(u32, u32), 2>,
+    /// The keys locked through the fast path, oldest first; at most `fast::FAST_KEYS`.
+    fast_keys: SmallList<Resource, 1>,
     /// The fast-path slot of this owner, from its id.
     slot: usize,
     /// Ends the owner's lock waits when its client cancels its request.
@@ -54,6 +59,7 @@ impl LockOwner {
             held: SmallList::default(),
             keys: SmallList::default(),
             fast: SmallList::default(),
+            fast_keys: SmallList::default(),
             slot: super::fast::slot_of(id),
             interrupt: None,
         }
@@ -97,6 +103,7 @@ impl LockOwner {
     pub fn holds(&self, res: &Resource) -> bool {
         match *res {
             Resource::Object { db, object } if self.has_fast(db, object) => true,
+            Resource::Key { .. } if self.has_fast_key(res) => true,
             _ => self.in_table(res),
         }
     }
@@ -132,6 +139,68 @@ impl LockOwner {
         self.fast.iter()
     }
 
+    /// How many tables the owner locked through the fast path.
+    pub(super) fn fast_table_count(&self) -> usize {
+        self.fast.len()
+    }
+
+    /// Whether the owner holds no lock at all.
+    pub(super) fn holds_nothing(&self) -> bool {
+        self.held.is_empty() && self.fast.is_empty() && self.fast_keys.is_empty()
+    }
+
+    /// Whether the owner took its lock on key `res` through the fast path.
+    pub(super) fn has_fast_key(&self, res: &Resource) -> bool {
+        self.fast_keys.iter().any(|r| r == res)
+    }
+
+    /// How many key locks the owner took through the fast path.
+    pub(super) fn fast_key_count(&self) -> usize {
+        self.fast_keys.len()
+    }
+
+    /// The keys locked through the fast path.
+    pub(super) fn fast_keys(&self) -> impl Iterator<Item = &Resource> {
+        self.fast_keys.iter()
+    }
+
+    /// Records a lock on key `res` taken through the fast path.
+    pub(super) fn record_fast_key(&mut self, res: &Resource) {
+        self.count_key(res, 1);
+        self.fast_keys.push(res.clone());
+    }
+
+    /// Forgets the fast-path lock on key `res`; `false` if there is none.
+    pub(super) fn forget_fast_key(&mut self, res: &Resource) -> bool {
+        let Some(at) = self.fast_keys.rposition(|r| r == res) else {
+            return false;
+        };
+        self.fast_keys.remove(at);
+        self.count_key(res, -1);
+        true
+    }
+
+    /// Adds `delta` (1 or -1) to the key count of `res`'s table, if `res` is a key.
+    fn count_key(&mut self, res: &Resource, delta: isize) {
+        let Resource::Key { db, object, .. } = *res else {
+            return;
+        };
+        let at = self.keys.iter().position(|(t, _)| *t == (db, object));
+        match at {
+            Some(at) => {
+                let emptied = self.keys.get_mut(at).is_some_and(|(_, n)| {
+                    *n = n.saturating_add_signed(delta);
+                    *n == 0
+                });
+                if emptied {
+                    self.keys.swap_remove(at);
+                }
+            }
+            None if delta > 0 => self.keys.push(((db, object), 1)),
+            None => {}
+        }
+    }
+
     /// Every lock held, newest first: the order `release_all` gives them back in, rows before
     /// their tables.
     pub(super) fn held_newest_first(&self) -> impl Iterator<Item = &Resource> {
@@ -140,13 +209,7 @@ impl LockOwner {
 
     /// Records a new grant of `res`, which the owner did not hold.
     pub(super) fn record(&mut self, res: &Resource) {
-        if let Resource::Key { db, object, .. } = *res {
-            let at = self.keys.iter().position(|(t, _)| *t == (db, object));
-            match at.and_then(|at| self.keys.get_mut(at)) {
-                Some((_, n)) => *n += 1,
-                None => self.keys.push(((db, object), 1)),
-            }
-        }
+        self.count_key(res, 1);
         self.held.push(res.clone());
     }
 
@@ -156,35 +219,35 @@ impl LockOwner {
             return false;
         };
         self.held.remove(at);
-        if let Resource::Key { db, object, .. } = *res {
-            let at = self.keys.iter().position(|(t, _)| *t == (db, object));
-            if let Some(at) = at {
-                let emptied = self.keys.get_mut(at).is_some_and(|(_, n)| {
-                    *n -= 1;
-                    *n == 0
-                });
-                if emptied {
-                    self.keys.swap_remove(at);
-                }
-            }
-        }
+        self.count_key(res, -1);
         true
     }
 
-    /// Takes out the key locks on table `object` of database `db`, oldest first.
-    pub(super) fn take_keys(&mut self, db: u32, object: u32) -> Vec<Resource> {
+    /// Takes out the key locks on table `object` of database `db`, oldest first: those in
+    /// the lock table, then those taken through the fast path.
+    pub(super) fn take_keys(&mut self, db: u32, object: u32) -> (Vec<Resource>, Vec<Resource>) {
         let Some(at) = self.keys.iter().position(|(t, _)| *t == (db, object)) else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         self.keys.swap_remove(at);
-        let mut taken = Vec::new();
+        let on = |res: &Resource| matches!(*res, Resource::Key { db: d, object: o, .. } if (d, o) == (db, object));
+        let mut in_table = Vec::new();
         for res in self.held.take_all() {
-            match res {
-                Resource::Key { db: d, object: o, .. } if (d, o) == (db, object) => taken.push(res),
-                _ => self.held.push(res),
+            if on(&res) {
+                in_table.push(res);
+            } else {
+                self.held.push(res);
             }
         }
-        taken
+        let mut fast = Vec::new();
+        for res in self.fast_keys.take_all() {
+            if on(&res) {
+                fast.push(res);
+            } else {
+                self.fast_keys.push(res);
+            }
+        }
+        (in_table, fast)
     }
 
     /// Forgets everything, released by `release_all`, and the deadlock priority.
@@ -192,6 +255,7 @@ impl LockOwner {
         self.held.clear();
         self.keys.clear();
         self.fast.clear();
+        self.fast_keys.clear();
         self.priority = 0;
     }
 }

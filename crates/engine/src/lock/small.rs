@@ -33,6 +33,10 @@ impl<T, const N: usize> SmallList<T, N> {
         self.len == 0
     }
 
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     pub(crate) fn push(&mut self, item: T) {
         match self.inline.get_mut(self.len) {
             Some(slot) => *slot = Some(item),
