@@ -382,12 +382,16 @@ impl Instance {
     }
 
     /// Begins a transaction for the engine's own work (session 0).
+    // Inline, here and down to `Transaction::new`: the transaction, a few hundred bytes, is
+    // then built in the caller's frame rather than copied out of each call.
+    #[inline]
     pub fn begin(&self, isolation: Isolation, lock_timeout: Option<Duration>) -> Transaction {
         self.begin_in_session(0, isolation, lock_timeout)
     }
 
     /// Begins a transaction for session `session`, which its locks name
     /// ([`owner_session`](crate::lock::owner_session)).
+    #[inline]
     pub fn begin_in_session(
         &self,
         session: u16,

@@ -241,6 +241,16 @@ impl Transaction {
         table: &TableDef,
         row_id: &[u8],
     ) -> Result<(), EngineError> {
+        if self.table_lock(db.id(), table.id).is_none() {
+            // The first lock on the table: both at once, as `lock_table` and `lock_row` would
+            // take them (no key count can be near escalation yet).
+            let key = Resource::key(db.id(), table.id, 1, row_id);
+            self.lock_table_and_key((db.id(), table.id), LockMode::IX, &key, LockMode::X)?;
+            // As in `lock_table`: checked before the lock is noted.
+            db.check_current(table)?;
+            self.set_table_lock(db.id(), table.id, LockMode::IX);
+            return Ok(());
+        }
         if self.lock_table(db, table, LockMode::IX)? {
             self.lock_row(db, table.id, row_id, LockMode::X)?;
         }

@@ -142,6 +142,7 @@ pub trait Coordinator: Send + Sync + std::fmt::Debug {
 impl Transaction {
     /// A new transaction with lock-owner id `id` (unique among the transactions of
     /// `services`).
+    #[inline]
     pub fn new(
         id: u64,
         services: Arc<TxnServices>,
@@ -239,6 +240,20 @@ impl Transaction {
     /// Acquires a lock for this transaction (see [`LockManager::lock`]).
     pub fn lock(&mut self, res: &Resource, mode: LockMode) -> Result<bool, EngineError> {
         Ok(self.services.locks.lock(&mut self.owner, res, mode, self.lock_timeout)?)
+    }
+
+    /// Acquires intent mode `intent` on table (db, object) and then `mode` on `key`, one of its
+    /// keys (see [`LockManager::lock_table_and_key`]).
+    pub(crate) fn lock_table_and_key(
+        &mut self,
+        table: (u32, u32),
+        intent: LockMode,
+        key: &Resource,
+        mode: LockMode,
+    ) -> Result<(), EngineError> {
+        let locks = &self.services.locks;
+        locks.lock_table_and_key(&mut self.owner, table, intent, key, mode, self.lock_timeout)?;
+        Ok(())
     }
 
     /// Acquires a lock only if it can be granted at once, whatever the lock timeout: what lock
@@ -442,6 +457,8 @@ impl Transaction {
     /// participant appends its commit record. Recovery of a participant whose commit record
     /// is missing consults the coordinator's record before undoing it. Without a coordinator
     /// (a bare engine in a test), the participants are committed fully durably one by one.
+    // Inline, so that the transaction is not copied into the call to be consumed.
+    #[inline]
     pub fn commit(mut self, option: CommitOption) -> Result<CommitOutcome, EngineError> {
         let result = self.commit_inner(option);
         self.finished = true;
