@@ -322,14 +322,14 @@ impl FastPath {
             let mine = k.owner == id;
             if mine {
                 self.keys[k.bucket].fetch_sub(1, Ordering::SeqCst);
-                keys_left -= 1;
+                keys_left = keys_left.saturating_sub(1);
             }
             !mine
         });
         let mut tables_left = owner.fast_table_count();
         slot.locks.retain(|l| {
             let mine = l.owner == id;
-            tables_left -= usize::from(mine);
+            tables_left = tables_left.saturating_sub(usize::from(mine));
             !mine
         });
         if keys_left > 0 {
