@@ -172,12 +172,11 @@ impl LockOwner {
 
     /// Forgets the fast-path lock on key `res`; `false` if there is none.
     pub(super) fn forget_fast_key(&mut self, res: &Resource) -> bool {
-        let Some(at) = self.fast_keys.rposition(|r| r == res) else {
-            return false;
-        };
-        self.fast_keys.remove(at);
-        self.count_key(res, -1);
-        true
+        let found = remove_last(&mut self.fast_keys, res);
+        if found {
+            self.count_key(res, -1);
+        }
+        found
     }
 
     /// Adds `delta` (1 or -1) to the key count of `res`'s table, if `res` is a key.
@@ -215,12 +214,11 @@ impl LockOwner {
 
     /// Forgets `res`, released; `false` if the owner did not hold it.
     pub(super) fn forget(&mut self, res: &Resource) -> bool {
-        let Some(at) = self.held.rposition(|r| r == res) else {
-            return false;
-        };
-        self.held.remove(at);
-        self.count_key(res, -1);
-        true
+        let found = remove_last(&mut self.held, res);
+        if found {
+            self.count_key(res, -1);
+        }
+        found
     }
 
     /// Takes out the key locks on table `object` of database `db`, oldest first: those in
@@ -230,24 +228,7 @@ impl LockOwner {
             return (Vec::new(), Vec::new());
         };
         self.keys.swap_remove(at);
-        let on = |res: &Resource| matches!(*res, Resource::Key { db: d, object: o, .. } if (d, o) == (db, object));
-        let mut in_table = Vec::new();
-        for res in self.held.take_all() {
-            if on(&res) {
-                in_table.push(res);
-            } else {
-                self.held.push(res);
-            }
-        }
-        let mut fast = Vec::new();
-        for res in self.fast_keys.take_all() {
-            if on(&res) {
-                fast.push(res);
-            } else {
-                self.fast_keys.push(res);
-            }
-        }
-        (in_table, fast)
+        (take_keys_of(&mut self.held, db, object), take_keys_of(&mut self.fast_keys, db, object))
     }
 
     /// Forgets everything, released by `release_all`, and the deadlock priority.
@@ -258,4 +239,26 @@ impl LockOwner {
         self.fast_keys.clear();
         self.priority = 0;
     }
+}
+
+/// Removes the last occurrence of `res` from `list`; `false` if there is none.
+fn remove_last<const N: usize>(list: &mut SmallList<Resource, N>, res: &Resource) -> bool {
+    let found = list.rposition(|r| r == res);
+    found.and_then(|at| list.remove(at)).is_some()
+}
+
+/// Takes the key locks on table `object` of database `db` out of `list`, in order.
+fn take_keys_of<const N: usize>(
+    list: &mut SmallList<Resource, N>,
+    db: u32,
+    object: u32,
+) -> Vec<Resource> {
+    let mut taken = Vec::new();
+    for res in list.take_all() {
+        match res {
+            Resource::Key { db: d, object: o, .. } if (d, o) == (db, object) => taken.push(res),
+            _ => list.push(res),
+        }
+    }
+    taken
 }
