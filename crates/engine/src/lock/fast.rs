@@ -251,7 +251,9 @@ impl FastPath {
     }
 
     /// Takes intent mode `intent` on table (db, object) and then `mode` on its key `key`, of
-    /// bucket `bucket`, for `owner`, which holds neither, in one critical section of its slot:
+    /// bucket `bucket`, for `owner`, which holds no lock on the table (a lock it holds on the
+    /// key in the lock table is counted in the key's bucket word, which sends the key there
+    /// again), in one critical section of its slot:
     /// `None` when the table lock must go to the lock table (then nothing is taken),
     /// `Some(true)` when both were taken, `Some(false)` when only the table lock was and the
     /// key must go to the lock table. Each under the rules of [`FastPath::lock`] and
