@@ -16,7 +16,9 @@
 //!
 //! Intent locks on tables (IS, IX), which nearly every transaction takes and which conflict
 //! only with the strong table modes, usually bypass the lock table: they are kept in small
-//! per-session slots until a strong request on the table moves them into it (`fast.rs`).
+//! per-session slots until a strong request on the table moves them into it (`fast.rs`). So
+//! do a transaction's first few key locks while nothing else is locked or wanted in their
+//! bucket of keys, until another request on the same key publishes them to the lock table.
 //!
 //! Waiting is where deadlocks come from. A waiting request registers in the waits map, then
 //! searches the waits-for graph for a cycle through its owner. An owner that is not waiting
