@@ -382,8 +382,10 @@ impl Instance {
     }
 
     /// Begins a transaction for the engine's own work (session 0).
-    // Inline, here and down to `Transaction::new`: the transaction, a few hundred bytes, is
-    // then built in the caller's frame rather than copied out of each call.
+    // Inline, as are `begin_in_session`, `Transaction::new` and `Transaction::commit`: in a
+    // small transaction the calls and the copies of the few-hundred-byte transaction they add
+    // are a measurable part of beginning and ending it (an empty transaction's begin and
+    // commit, in a release build: 45 to 59 ns inline, 51 to 68 ns called).
     #[inline]
     pub fn begin(&self, isolation: Isolation, lock_timeout: Option<Duration>) -> Transaction {
         self.begin_in_session(0, isolation, lock_timeout)

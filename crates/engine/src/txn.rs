@@ -457,7 +457,7 @@ impl Transaction {
     /// participant appends its commit record. Recovery of a participant whose commit record
     /// is missing consults the coordinator's record before undoing it. Without a coordinator
     /// (a bare engine in a test), the participants are committed fully durably one by one.
-    // Inline, so that the transaction is not copied into the call to be consumed.
+    // Inline: see `Instance::begin`.
     #[inline]
     pub fn commit(mut self, option: CommitOption) -> Result<CommitOutcome, EngineError> {
         let result = self.commit_inner(option);
