@@ -192,16 +192,50 @@ impl FastPath {
             slot.requests += 1;
             return Some(granted);
         }
-        if owner.has_fast(db, object)
-            || self.strong[partition(db, object)].load(Ordering::SeqCst) != 0
-        {
+        if owner.has_fast(db, object) || !self.add_table(&mut slot, id, (db, object), mode) {
             return None;
         }
-        slot.locks.push(FastLock { owner: id, db, object, mode });
-        slot.requests += 1;
         drop(slot);
         owner.record_fast(db, object);
         Some(true)
+    }
+
+    /// Adds `owner`'s intent entry for table (db, object) to its slot, held locked, unless a
+    /// strong lock on the table's partition is held or wanted: the intent request's critical
+    /// section of the protocol.
+    fn add_table(
+        &self,
+        slot: &mut SlotState,
+        owner: OwnerId,
+        (db, object): (u32, u32),
+        mode: LockMode,
+    ) -> bool {
+        if self.strong[partition(db, object)].load(Ordering::SeqCst) != 0 {
+            return false;
+        }
+        slot.locks.push(FastLock { owner, db, object, mode });
+        slot.requests += 1;
+        true
+    }
+
+    /// Adds `owner`'s entry for key `res` of bucket `bucket` to its slot, held locked, if the
+    /// bucket is the owner's alone: the key request's critical section of the protocol.
+    fn add_key(
+        &self,
+        slot: &mut SlotState,
+        owner: OwnerId,
+        res: &Resource,
+        bucket: usize,
+        mode: LockMode,
+    ) -> bool {
+        let word = &self.keys[bucket];
+        if word.fetch_add(1, Ordering::SeqCst) != 0 {
+            word.fetch_sub(1, Ordering::SeqCst);
+            return false;
+        }
+        slot.keys.push(FastKey { owner, res: res.clone(), bucket, mode });
+        slot.requests += 1;
+        true
     }
 
     /// Removes `owner`'s fast entry for table (db, object) from its slot: `false` if it is
@@ -238,13 +272,9 @@ impl FastPath {
             slot.requests += 1;
             return Some(granted);
         }
-        let word = &self.keys[bucket];
-        if word.fetch_add(1, Ordering::SeqCst) != 0 {
-            word.fetch_sub(1, Ordering::SeqCst);
+        if !self.add_key(&mut slot, id, res, bucket, mode) {
             return None;
         }
-        slot.keys.push(FastKey { owner: id, res: res.clone(), bucket, mode });
-        slot.requests += 1;
         drop(slot);
         owner.record_fast_key(res);
         Some(true)
@@ -269,23 +299,11 @@ impl FastPath {
     ) -> Option<bool> {
         let id = owner.id();
         let mut slot = lock_mutex(&self.slots[owner.slot()].0);
-        if self.strong[partition(db, object)].load(Ordering::SeqCst) != 0 {
+        if !self.add_table(&mut slot, id, (db, object), intent) {
             return None;
         }
-        slot.locks.push(FastLock { owner: id, db, object, mode: intent });
-        slot.requests += 1;
-        let word = &self.keys[bucket];
-        let key_taken = owner.fast_key_count() < FAST_KEYS && {
-            let alone = word.fetch_add(1, Ordering::SeqCst) == 0;
-            if !alone {
-                word.fetch_sub(1, Ordering::SeqCst);
-            }
-            alone
-        };
-        if key_taken {
-            slot.keys.push(FastKey { owner: id, res: key.clone(), bucket, mode });
-            slot.requests += 1;
-        }
+        let key_taken =
+            owner.fast_key_count() < FAST_KEYS && self.add_key(&mut slot, id, key, bucket, mode);
         drop(slot);
         owner.record_fast(db, object);
         if key_taken {
