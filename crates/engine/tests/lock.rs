@@ -57,6 +57,20 @@ fn spawn_lock(
     })
 }
 
+/// Runs `body(t)` on `threads` threads of its own, t = 0..threads, and waits for them all.
+fn on_threads(threads: u64, body: impl Fn(u64) + Send + Sync + 'static) {
+    let body = Arc::new(body);
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let body = Arc::clone(&body);
+            thread::spawn(move || body(t))
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
 /// Polls until `cond` holds (tests only: the manager itself never polls).
 fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
     let start = Instant::now();
@@ -751,45 +765,40 @@ fn stress_intent_and_strong_table_locks() {
         let m = Arc::new(LockManager::new());
         // Per table: intent-exclusive holders, shared holders, exclusive holders.
         let counts: Arc<[[AtomicU32; 3]; 2]> = Arc::new(Default::default());
-        let handles: Vec<_> = (0..6u64)
-            .map(|t| {
-                let (m, counts) = (Arc::clone(&m), Arc::clone(&counts));
-                thread::spawn(move || {
-                    let mut rng = Rng(t * 31 + 5);
-                    for n in 0..1500 {
-                        let table = rng.below(2) as usize;
-                        let res = Resource::Object { db: 5, object: 100 + table as u32 };
-                        let mut owner = LockOwner::new((n << 16) | (t + 1));
-                        let strong = t < 2 && rng.below(4) == 0;
-                        let mode = if strong { [S, X][rng.below(2) as usize] } else { IX };
-                        m.lock(&mut owner, &res, mode, None).unwrap();
-                        let c = &counts[table];
-                        let slot = match mode {
-                            IX => 0,
-                            S => 1,
-                            _ => 2,
-                        };
-                        c[slot].fetch_add(1, Ordering::SeqCst);
-                        let (ix, s, x) = (
-                            c[0].load(Ordering::SeqCst),
-                            c[1].load(Ordering::SeqCst),
-                            c[2].load(Ordering::SeqCst),
-                        );
-                        match mode {
-                            IX => assert!(s == 0 && x == 0, "IX with S {s} X {x}"),
-                            S => assert!(ix == 0 && x == 0, "S with IX {ix} X {x}"),
-                            _ => assert!(ix == 0 && s == 0 && x == 1, "X with {ix} {s} {x}"),
-                        }
-                        thread::yield_now();
-                        c[slot].fetch_sub(1, Ordering::SeqCst);
-                        m.release_all(&mut owner);
+        on_threads(6, {
+            let (m, counts) = (Arc::clone(&m), Arc::clone(&counts));
+            move |t| {
+                let mut rng = Rng(t * 31 + 5);
+                for n in 0..1500 {
+                    let table = rng.below(2) as usize;
+                    let res = Resource::Object { db: 5, object: 100 + table as u32 };
+                    let mut owner = LockOwner::new((n << 16) | (t + 1));
+                    let strong = t < 2 && rng.below(4) == 0;
+                    let mode = if strong { [S, X][rng.below(2) as usize] } else { IX };
+                    m.lock(&mut owner, &res, mode, None).unwrap();
+                    let c = &counts[table];
+                    let slot = match mode {
+                        IX => 0,
+                        S => 1,
+                        _ => 2,
+                    };
+                    c[slot].fetch_add(1, Ordering::SeqCst);
+                    let (ix, s, x) = (
+                        c[0].load(Ordering::SeqCst),
+                        c[1].load(Ordering::SeqCst),
+                        c[2].load(Ordering::SeqCst),
+                    );
+                    match mode {
+                        IX => assert!(s == 0 && x == 0, "IX with S {s} X {x}"),
+                        S => assert!(ix == 0 && x == 0, "S with IX {ix} X {x}"),
+                        _ => assert!(ix == 0 && s == 0 && x == 1, "X with {ix} {s} {x}"),
                     }
-                })
-            })
-            .collect();
-        for h in handles {
-            h.join().unwrap();
-        }
+                    thread::yield_now();
+                    c[slot].fetch_sub(1, Ordering::SeqCst);
+                    m.release_all(&mut owner);
+                }
+            }
+        });
         assert!(m.snapshot().is_empty(), "everything released");
         let before = m.stats().requests;
         let mut owner = LockOwner::new(1);
@@ -929,43 +938,38 @@ fn stress_key_locks_on_shared_buckets() {
         let m = Arc::new(LockManager::new());
         // Per key: shared, update and exclusive holders.
         let counts: Arc<[[AtomicU32; 3]; 8]> = Arc::new(Default::default());
-        let handles: Vec<_> = (0..6u64)
-            .map(|t| {
-                let (m, counts) = (Arc::clone(&m), Arc::clone(&counts));
-                thread::spawn(move || {
-                    let mut rng = Rng(t * 131 + 7);
-                    for n in 0..1500 {
-                        let mut owner = LockOwner::new((n << 16) | (t + 1));
-                        let mut held = Vec::new();
-                        for k in 0..8u64 {
-                            if held.len() == 6 || rng.below(3) != 0 {
-                                continue;
-                            }
-                            let mode = [S, U, X][rng.below(3) as usize];
-                            m.lock(&mut owner, &key(k), mode, None).unwrap();
-                            let c = &counts[k as usize];
-                            let at = [S, U, X].iter().position(|&x| x == mode).unwrap();
-                            c[at].fetch_add(1, Ordering::SeqCst);
-                            let [s, u, x] = [0, 1, 2].map(|i| c[i].load(Ordering::SeqCst));
-                            match mode {
-                                X => assert!(s == 0 && u == 0 && x == 1, "X with {s} {u} {x}"),
-                                U => assert!(u == 1 && x == 0, "U with {s} {u} {x}"),
-                                _ => assert!(x == 0, "S with {s} {u} {x}"),
-                            }
-                            held.push((k as usize, at));
+        on_threads(6, {
+            let (m, counts) = (Arc::clone(&m), Arc::clone(&counts));
+            move |t| {
+                let mut rng = Rng(t * 131 + 7);
+                for n in 0..1500 {
+                    let mut owner = LockOwner::new((n << 16) | (t + 1));
+                    let mut held = Vec::new();
+                    for k in 0..8u64 {
+                        if held.len() == 6 || rng.below(3) != 0 {
+                            continue;
                         }
-                        thread::yield_now();
-                        for (k, at) in held {
-                            counts[k][at].fetch_sub(1, Ordering::SeqCst);
+                        let mode = [S, U, X][rng.below(3) as usize];
+                        m.lock(&mut owner, &key(k), mode, None).unwrap();
+                        let c = &counts[k as usize];
+                        let at = [S, U, X].iter().position(|&x| x == mode).unwrap();
+                        c[at].fetch_add(1, Ordering::SeqCst);
+                        let [s, u, x] = [0, 1, 2].map(|i| c[i].load(Ordering::SeqCst));
+                        match mode {
+                            X => assert!(s == 0 && u == 0 && x == 1, "X with {s} {u} {x}"),
+                            U => assert!(u == 1 && x == 0, "U with {s} {u} {x}"),
+                            _ => assert!(x == 0, "S with {s} {u} {x}"),
                         }
-                        m.release_all(&mut owner);
+                        held.push((k as usize, at));
                     }
-                })
-            })
-            .collect();
-        for h in handles {
-            h.join().unwrap();
-        }
+                    thread::yield_now();
+                    for (k, at) in held {
+                        counts[k][at].fetch_sub(1, Ordering::SeqCst);
+                    }
+                    m.release_all(&mut owner);
+                }
+            }
+        });
         assert!(m.snapshot().is_empty(), "everything released");
     });
 }
@@ -1078,52 +1082,45 @@ fn stress(
     let held = Arc::new(Held::new(keys));
     let deadlocks = Arc::new(AtomicU64::new(0));
     let table = Resource::Object { db: 5, object: 100 };
-    let handles: Vec<_> = (0..threads)
-        .map(|t| {
-            let (m, held, deadlocks, table) =
-                (Arc::clone(&m), Arc::clone(&held), Arc::clone(&deadlocks), table.clone());
-            thread::spawn(move || {
-                let mut rng = Rng(t * 7919 + if ordered { 1 } else { 2 });
-                for txn in 0..transactions {
-                    let mut owner = LockOwner::new(t * 1_000_000 + txn + 1);
-                    let mut plan: Vec<(usize, LockMode)> = (0..per_txn)
-                        .map(|_| {
-                            (rng.below(keys as u64) as usize, [S, U, X][rng.below(3) as usize])
-                        })
-                        .collect();
-                    if ordered {
-                        plan.sort_by_key(|p| p.0);
-                        plan.dedup_by_key(|p| p.0);
-                    }
-                    let intent = if plan.iter().any(|p| p.1 != S) { IX } else { IS };
-                    assert_eq!(m.lock(&mut owner, &table, intent, None), Ok(true));
-                    let mut mine: HashMap<usize, LockMode> = HashMap::new();
-                    for (k, mode) in plan {
-                        match m.lock(&mut owner, &key(k as u64), mode, None) {
-                            Ok(_) => {
-                                let old = mine.get(&k).copied();
-                                let new = old.map_or(mode, |o| o.join(mode));
-                                held.acquire(k, old, new);
-                                mine.insert(k, new);
-                                thread::yield_now();
-                            }
-                            Err(e) => {
-                                assert!(!ordered, "ordered acquisition reported {e}");
-                                assert_eq!(e.number(), 1205, "{e}");
-                                deadlocks.fetch_add(1, Ordering::SeqCst);
-                                break;
-                            }
+    on_threads(threads, {
+        let (m, held, deadlocks, table) =
+            (Arc::clone(&m), Arc::clone(&held), Arc::clone(&deadlocks), table.clone());
+        move |t| {
+            let mut rng = Rng(t * 7919 + if ordered { 1 } else { 2 });
+            for txn in 0..transactions {
+                let mut owner = LockOwner::new(t * 1_000_000 + txn + 1);
+                let mut plan: Vec<(usize, LockMode)> = (0..per_txn)
+                    .map(|_| (rng.below(keys as u64) as usize, [S, U, X][rng.below(3) as usize]))
+                    .collect();
+                if ordered {
+                    plan.sort_by_key(|p| p.0);
+                    plan.dedup_by_key(|p| p.0);
+                }
+                let intent = if plan.iter().any(|p| p.1 != S) { IX } else { IS };
+                assert_eq!(m.lock(&mut owner, &table, intent, None), Ok(true));
+                let mut mine: HashMap<usize, LockMode> = HashMap::new();
+                for (k, mode) in plan {
+                    match m.lock(&mut owner, &key(k as u64), mode, None) {
+                        Ok(_) => {
+                            let old = mine.get(&k).copied();
+                            let new = old.map_or(mode, |o| o.join(mode));
+                            held.acquire(k, old, new);
+                            mine.insert(k, new);
+                            thread::yield_now();
+                        }
+                        Err(e) => {
+                            assert!(!ordered, "ordered acquisition reported {e}");
+                            assert_eq!(e.number(), 1205, "{e}");
+                            deadlocks.fetch_add(1, Ordering::SeqCst);
+                            break;
                         }
                     }
-                    held.release(&mine);
-                    m.release_all(&mut owner);
                 }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
+                held.release(&mine);
+                m.release_all(&mut owner);
+            }
+        }
+    });
     assert!(m.snapshot().is_empty(), "everything released");
     let stats = m.stats();
     let reported = deadlocks.load(Ordering::SeqCst);
