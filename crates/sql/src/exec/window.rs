@@ -317,13 +317,10 @@ impl Run<'_> {
             for o in &spec.order_by {
                 key.push(self.eval(&o.expr, &env)?);
             }
-            keyed.push((key, i));
             if percentile {
-                let by = spec.order_by.first().map(|o| &o.expr);
-                args.value.push(match by {
-                    Some(e) => self.eval(e, &env)?,
-                    None => Value::Null,
-                });
+                // The WITHIN GROUP expression, evaluated just above as the first sort key.
+                let by = key.get(spec.partition_by.len()).cloned();
+                args.value.push(by.unwrap_or(Value::Null));
                 args.offset.push(match arg_exprs.first() {
                     Some(e) => self.eval(e, &env)?,
                     None => Value::Null,
@@ -333,6 +330,7 @@ impl Run<'_> {
             } else if let Some(e) = arg_exprs.first() {
                 args.value.push(self.eval(e, &env)?);
             }
+            keyed.push((key, i));
             if matches!(kind, Kind::Lag | Kind::Lead) {
                 args.offset.push(match arg_exprs.get(1) {
                     Some(e) => self.eval(e, &env)?,
