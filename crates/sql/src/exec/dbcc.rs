@@ -481,12 +481,6 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// `DBCC USEROPTIONS`: the session's SET options as SQL Server lists them, one row each
-    /// ("Set Option", "Value"), in its order. TEXTSIZE, LOCK_TIMEOUT, the isolation level,
-    /// NOCOUNT, XACT_ABORT and IMPLICIT_TRANSACTIONS are the session's own; the others are
-    /// what Walden always behaves as (SQL Server's defaults for a client connection: the
-    /// ANSI options ON, us_english, mdy, DATEFIRST 7). Options that are OFF are not listed,
-    /// as in SQL Server.
     /// `DBCC INPUTBUFFER (session_id)`: the last batch the session sent (7940 for a session
     /// that does not exist).
     fn dbcc_inputbuffer(&mut self, args: &[DbccArgument]) -> Result<(), SqlError> {
@@ -511,6 +505,12 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// `DBCC USEROPTIONS`: the session's SET options as SQL Server lists them, one row each
+    /// ("Set Option", "Value"), in its order. TEXTSIZE, LOCK_TIMEOUT, the isolation level,
+    /// NOCOUNT, XACT_ABORT and IMPLICIT_TRANSACTIONS are the session's own; the others are
+    /// what Walden always behaves as (SQL Server's defaults for a client connection: the
+    /// ANSI options ON, us_english, mdy, DATEFIRST 7). Options that are OFF are not listed,
+    /// as in SQL Server.
     fn dbcc_useroptions(&mut self) {
         use crate::exec::session::Options;
         use walden_engine::Isolation;

@@ -885,12 +885,6 @@ impl Run<'_> {
         ))
     }
 
-    /// `sp_sproc_columns @procedure_name [, @procedure_owner] [, @procedure_qualifier]
-    /// [, @column_name] [, @ODBCVer] [, @fUsePattern]`: a procedure's return value
-    /// (`@RETURN_VALUE`, first) and parameters in order, as ODBC's SQLProcedureColumns reads
-    /// them; JDBC finds a CallableStatement's parameters by name through it. COLUMN_TYPE is
-    /// 5 for the return value, 1 for an input parameter and 2 for an OUTPUT one. A
-    /// procedure that does not exist gives no rows, as in SQL Server.
     /// `sp_describe_undeclared_parameters @tsql [, @params]` (see `describe.rs`).
     fn sp_describe_undeclared_parameters(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
         const PROC: &str = "sp_describe_undeclared_parameters";
@@ -904,6 +898,12 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// `sp_sproc_columns @procedure_name [, @procedure_owner] [, @procedure_qualifier]
+    /// [, @column_name] [, @ODBCVer] [, @fUsePattern]`: a procedure's return value
+    /// (`@RETURN_VALUE`, first) and parameters in order, as ODBC's SQLProcedureColumns reads
+    /// them; JDBC finds a CallableStatement's parameters by name through it. COLUMN_TYPE is
+    /// 5 for the return value, 1 for an input parameter and 2 for an OUTPUT one. A
+    /// procedure that does not exist gives no rows, as in SQL Server.
     fn sp_sproc_columns(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
         use walden_engine::catalog::Object;
         use walden_engine::types::{Len, SqlType};

@@ -20,7 +20,6 @@ use crate::error::ParseError;
 use crate::lexer::TokenKind;
 
 impl<'a> Parser<'a> {
-    /// `CREATE ...` or `ALTER ...`.
     /// `ALTER INDEX {name | ALL} ON table action`, the `ALTER` read: `REBUILD [PARTITION = ...]
     /// [WITH (...)]`, `REORGANIZE [PARTITION = n] [WITH (...)]`, `DISABLE`, `SET (...)`; the
     /// options are read and dropped.
@@ -59,6 +58,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// `CREATE ...` or `ALTER ...`.
     pub(super) fn parse_create_or_alter(&mut self, first_in_batch: bool) -> PResult<StatementKind> {
         let is_create = self.at_keyword("CREATE");
         let line = self.advance().line;
