@@ -610,6 +610,78 @@ impl Transaction {
     }
 }
 
+impl Transaction {
+    /// A cursor over the row ids a nonclustered index holds for keys in `lower..upper`
+    /// (bounds on the index key's memcomparable encoding), in key order. It takes the table
+    /// lock a scan takes (S under SERIALIZABLE, else IS) and no key locks: the caller reads
+    /// each row through [`Transaction::read_row`], which locks the row, and must check the
+    /// row against its predicate again, since the row may have changed after the index entry
+    /// was read.
+    pub fn scan_index(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        index_id: u16,
+        lower: Bound<Vec<u8>>,
+        upper: Bound<Vec<u8>>,
+    ) -> Result<IndexCursor, EngineError> {
+        db.check_online()?;
+        let index = table.index(index_id).filter(|i| i.id != 1).ok_or_else(|| {
+            EngineError::Invalid(format!("no nonclustered index {index_id} on '{}'", table.name))
+        })?;
+        let mode =
+            if self.isolation() == Isolation::Serializable { LockMode::S } else { LockMode::IS };
+        self.lock_table(db, table, mode)?;
+        Ok(IndexCursor {
+            db: Arc::clone(db),
+            root: index.root,
+            next: lower,
+            upper,
+            buffer: VecDeque::new(),
+            done: false,
+        })
+    }
+}
+
+/// A cursor over a nonclustered index's entries: the row ids, in index key order. Like
+/// [`RowCursor`] it copies a batch of entries at a time and holds no latch between calls.
+#[derive(Debug)]
+pub struct IndexCursor {
+    db: Arc<Database>,
+    root: PageId,
+    next: Bound<Vec<u8>>,
+    upper: Bound<Vec<u8>>,
+    buffer: VecDeque<(Vec<u8>, Vec<u8>)>,
+    done: bool,
+}
+
+impl IndexCursor {
+    /// The row id of the next entry.
+    pub fn next_row_id(&mut self) -> Result<Option<RowId>, EngineError> {
+        loop {
+            if let Some((key, row_id)) = self.buffer.pop_front() {
+                self.next = Bound::Excluded(key);
+                return Ok(Some(row_id));
+            }
+            if self.done {
+                return Ok(None);
+            }
+            self.db.check_online()?;
+            let tree = self.db.space().tree(self.root);
+            let mut cursor = tree.range(self.next.clone(), self.upper.clone());
+            while self.buffer.len() < CURSOR_BATCH {
+                match cursor.next_entry()? {
+                    Some(entry) => self.buffer.push_back(entry),
+                    None => {
+                        self.done = true;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A cursor over a table's rows. It holds no latch between calls; under READ COMMITTED each
 /// row is S-locked while it is read and released at once.
 #[derive(Debug)]

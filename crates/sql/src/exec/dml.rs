@@ -319,11 +319,12 @@ impl Run<'_> {
         from: &[TableSource],
         where_clause: Option<&Expr>,
     ) -> Result<Qualified, SqlError> {
-        let rows = if from.is_empty() {
-            self.table_rows(t, where_clause)?
+        let (rows, filtered) = if from.is_empty() {
+            (self.table_rows(t, where_clause)?, false)
         } else {
             self.from(from, where_clause, None)?
         };
+        let where_clause = where_clause.filter(|_| !filtered);
         let Rows { cols, rows } = rows;
         let rowid = cols
             .iter()

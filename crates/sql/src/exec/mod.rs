@@ -8,6 +8,7 @@
 //! * [`scalar`]: types, conversions, operators and built-in functions;
 //! * [`sysviews`]: the system views and dynamic management views.
 
+mod access;
 mod alter;
 mod app_state;
 mod cursor;
@@ -21,6 +22,7 @@ mod error;
 mod eval;
 mod foreign_key;
 mod function;
+mod join;
 mod merge;
 mod output;
 mod properties;

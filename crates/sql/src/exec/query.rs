@@ -9,7 +9,6 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::ops::Bound;
 use std::sync::Arc;
 
 use walden_engine::catalog::{Object, TableDef, ViewDef};
@@ -17,7 +16,7 @@ use walden_engine::types::{SqlType, Value};
 use walden_engine::Database;
 
 use crate::ast::{
-    BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, JoinKind, ObjectName, OffsetFetch,
+    BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, JoinKind, ObjectName, OffsetFetch,
     OrderByItem, Query, QueryBody, Select, SelectItem, SetOperator, TableSource,
 };
 use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
@@ -307,45 +306,6 @@ pub(crate) fn visit_children<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
             }
         }
         _ => {}
-    }
-}
-
-/// Whether an expression reads no column (so it has one value for the whole statement).
-fn is_row_independent(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Column(_)
-        | ExprKind::Subquery(_)
-        | ExprKind::Exists(_)
-        | ExprKind::InSubquery { .. }
-        | ExprKind::Quantified { .. }
-        | ExprKind::NextValueFor(_) => false,
-        ExprKind::Function(f) if f.over.is_some() || is_aggregate_call(f) => false,
-        ExprKind::Function(f) if f.name.name.value.eq_ignore_ascii_case("NEWID") => false,
-        _ => {
-            let mut ok = true;
-            visit_children(e, &mut |c| ok &= is_row_independent(c));
-            ok
-        }
-    }
-}
-
-/// The conjuncts of a condition (`a AND b AND c`).
-fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match &e.kind {
-        ExprKind::Binary { op: BinaryOp::And, left, right } => {
-            conjuncts(left, out);
-            conjuncts(right, out);
-        }
-        _ => out.push(e),
-    }
-}
-
-/// Whether `parts` names column `name` of the table qualified `qual`.
-fn names_column(parts: &[Ident], qual: &str, name: &str) -> bool {
-    match parts {
-        [c] => c.value.eq_ignore_ascii_case(name),
-        [.., q, c] => q.value.eq_ignore_ascii_case(qual) && c.value.eq_ignore_ascii_case(name),
-        [] => false,
     }
 }
 
@@ -671,14 +631,14 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
-        let source = if sel.from.is_empty() {
-            Rows { cols: Vec::new(), rows: vec![Vec::new()] }
+        let (source, filtered) = if sel.from.is_empty() {
+            (Rows { cols: Vec::new(), rows: vec![Vec::new()] }, false)
         } else {
             self.from(&sel.from, sel.where_clause.as_ref(), outer)?
         };
         let Rows { mut cols, rows } = source;
-        // WHERE.
-        let mut rows = match &sel.where_clause {
+        // WHERE, unless the plan applied it.
+        let mut rows = match sel.where_clause.as_ref().filter(|_| !filtered) {
             None => rows,
             Some(w) => {
                 let mut kept = Vec::with_capacity(rows.len());
@@ -1282,27 +1242,34 @@ impl Run<'_> {
     // FROM
     // -----------------------------------------------------------------------------------
 
-    /// The rows of a FROM clause (comma-separated sources are cross joined). `filter` is the
-    /// WHERE clause, used only to choose an access path; the caller still applies it.
+    /// The rows of a FROM clause, and whether they satisfy `filter` (the WHERE clause)
+    /// already; if not, the caller applies it. See [`Run::plan_from`].
     pub(crate) fn from(
         &mut self,
         sources: &[TableSource],
         filter: Option<&Expr>,
         outer: Option<&Env<'_>>,
-    ) -> Result<Rows, SqlError> {
-        let mut acc: Option<Rows> = None;
-        let single = sources.len() == 1;
-        for src in sources {
-            let rows = self.source(src, if single { filter } else { None }, outer)?;
-            acc = Some(match acc {
-                None => rows,
-                Some(left) => cross(left, rows),
-            });
-        }
-        Ok(acc.unwrap_or_default())
+    ) -> Result<(Rows, bool), SqlError> {
+        self.plan_from(sources, filter, outer)
     }
 
-    fn source(
+    /// A CTE in scope or a system view that `name` names, as rows qualified by `qual`.
+    pub(crate) fn named_rowset(
+        &mut self,
+        name: &ObjectName,
+        qual: &str,
+    ) -> Result<Option<Rows>, SqlError> {
+        if name.schema.is_none() && name.database.is_none() {
+            let lower = name.name.value.to_ascii_lowercase();
+            if let Some((_, set)) = self.ctes.iter().rev().find(|(n, _)| *n == lower) {
+                let set = Arc::clone(set);
+                return Ok(Some(rowset_rows(&set, qual)));
+            }
+        }
+        Ok(self.system_rowset(name, &[])?.map(|set| rowset_rows(&set, qual)))
+    }
+
+    pub(crate) fn source(
         &mut self,
         src: &TableSource,
         filter: Option<&Expr>,
@@ -1311,15 +1278,8 @@ impl Run<'_> {
         match src {
             TableSource::Table { name, alias, .. } => {
                 let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
-                if name.schema.is_none() && name.database.is_none() {
-                    let lower = name.name.value.to_ascii_lowercase();
-                    if let Some((_, set)) = self.ctes.iter().rev().find(|(n, _)| *n == lower) {
-                        let set = Arc::clone(set);
-                        return Ok(rowset_rows(&set, &qual));
-                    }
-                }
-                if let Some(set) = self.system_rowset(name, &[])? {
-                    return Ok(rowset_rows(&set, &qual));
+                if let Some(rows) = self.named_rowset(name, &qual)? {
+                    return Ok(rows);
                 }
                 match self.resolve_relation(name, &qual)? {
                     Relation::Table(t) => self.table_rows(&t, filter),
@@ -1450,89 +1410,39 @@ impl Run<'_> {
                 Ok(Rows { cols, rows: out })
             }
             TableSource::Join(j) => {
+                if !matches!(j.kind, JoinKind::CrossApply | JoinKind::OuterApply) {
+                    return Ok(self.plan_from(std::slice::from_ref(src), None, outer)?.0);
+                }
                 let left = self.source(&j.left, None, outer)?;
-                if matches!(j.kind, JoinKind::CrossApply | JoinKind::OuterApply) {
-                    let mut cols: Option<Vec<Col>> = None;
-                    let mut rows = Vec::new();
-                    for l in &left.rows {
-                        self.interruption_point()?;
-                        let env = Env::new(&left.cols, l, outer);
-                        let right = self.source(&j.right, None, Some(&env))?;
-                        if cols.is_none() {
-                            let mut c = left.cols.clone();
-                            c.extend(right.cols.iter().cloned());
-                            cols = Some(c);
-                        }
-                        if right.rows.is_empty() && j.kind == JoinKind::OuterApply {
-                            let mut row = l.clone();
-                            row.extend(std::iter::repeat_n(Value::Null, right.cols.len()));
-                            rows.push(row);
-                        }
-                        for r in right.rows {
-                            let mut row = l.clone();
-                            row.extend(r);
-                            rows.push(row);
-                        }
+                let mut cols: Option<Vec<Col>> = None;
+                let mut rows = Vec::new();
+                for l in &left.rows {
+                    self.interruption_point()?;
+                    let env = Env::new(&left.cols, l, outer);
+                    let right = self.source(&j.right, None, Some(&env))?;
+                    if cols.is_none() {
+                        let mut c = left.cols.clone();
+                        c.extend(right.cols.iter().cloned());
+                        cols = Some(c);
                     }
-                    return Ok(Rows { cols: cols.unwrap_or(left.cols), rows });
+                    if right.rows.is_empty() && j.kind == JoinKind::OuterApply {
+                        let mut row = l.clone();
+                        row.extend(std::iter::repeat_n(Value::Null, right.cols.len()));
+                        rows.push(row);
+                    }
+                    for r in right.rows {
+                        let mut row = l.clone();
+                        row.extend(r);
+                        rows.push(row);
+                    }
                 }
-                let right = self.source(&j.right, None, outer)?;
-                self.join(left, right, j.kind, j.on.as_ref(), outer)
+                Ok(Rows { cols: cols.unwrap_or(left.cols), rows })
             }
         }
-    }
-
-    fn join(
-        &mut self,
-        left: Rows,
-        right: Rows,
-        kind: JoinKind,
-        on: Option<&Expr>,
-        outer: Option<&Env<'_>>,
-    ) -> Result<Rows, SqlError> {
-        if kind == JoinKind::Cross || on.is_none() {
-            return Ok(cross(left, right));
-        }
-        let mut cols = left.cols.clone();
-        cols.extend(right.cols.iter().cloned());
-        let (lw, rw) = (left.cols.len(), right.cols.len());
-        let on = on.ok_or_else(|| SqlError::new(102, "Incorrect syntax near 'JOIN'."))?;
-        let mut right_matched = vec![false; right.rows.len()];
-        let mut rows = Vec::new();
-        let mut row = Vec::with_capacity(lw + rw);
-        for l in &left.rows {
-            self.interruption_point()?;
-            let mut matched = false;
-            for (ri, r) in right.rows.iter().enumerate() {
-                row.clear();
-                row.extend_from_slice(l);
-                row.extend_from_slice(r);
-                if self.predicate(on, &Env::new(&cols, &row, outer))? == Some(true) {
-                    matched = true;
-                    right_matched[ri] = true;
-                    rows.push(row.clone());
-                }
-            }
-            if !matched && matches!(kind, JoinKind::LeftOuter | JoinKind::FullOuter) {
-                let mut r = l.clone();
-                r.extend(std::iter::repeat_n(Value::Null, rw));
-                rows.push(r);
-            }
-        }
-        if matches!(kind, JoinKind::RightOuter | JoinKind::FullOuter) {
-            for (ri, r) in right.rows.iter().enumerate() {
-                if !right_matched[ri] {
-                    let mut row: Vec<Value> = vec![Value::Null; lw];
-                    row.extend_from_slice(r);
-                    rows.push(row);
-                }
-            }
-        }
-        Ok(Rows { cols, rows })
     }
 
     /// A system view or table-valued function named `name`, if it is one.
-    fn system_rowset(
+    pub(crate) fn system_rowset(
         &mut self,
         name: &ObjectName,
         args: &[Value],
@@ -1703,109 +1613,6 @@ impl Run<'_> {
             )),
         }
     }
-
-    /// A table's rows, each followed by its hidden row locator. With a `filter` that fixes
-    /// every column of the clustered key (or of a unique index) to one value, the row is
-    /// found by a seek instead of a scan.
-    pub(crate) fn table_rows(
-        &mut self,
-        t: &TableRef,
-        filter: Option<&Expr>,
-    ) -> Result<Rows, SqlError> {
-        let mut cols = table_cols(&t.def, &t.qual);
-        cols.push(Col {
-            qual: Some(t.qual.clone()),
-            ..Col::hidden(ROWID, SqlType::VarBinary(walden_engine::types::Len::N(900)))
-        });
-        if let Some(filter) = filter {
-            if let Some(rows) = self.seek(t, filter)? {
-                return Ok(Rows { cols, rows });
-            }
-        }
-        let engine_err = |r: &Run<'_>, e| r.s.engine_error(e);
-        let mut cursor = self
-            .tx()
-            .scan_table(&t.db, &t.def, Bound::Unbounded, Bound::Unbounded)
-            .map_err(|e| engine_err(self, e))?;
-        let mut rows = Vec::new();
-        loop {
-            let next = cursor.next_row(self.tx());
-            match next {
-                Ok(Some((id, mut values))) => {
-                    values.push(Value::Binary(id));
-                    self.row_interruption_point(rows.len())?;
-                    rows.push(values);
-                }
-                Ok(None) => break,
-                Err(e) => return Err(engine_err(self, e)),
-            }
-        }
-        Ok(Rows { cols, rows })
-    }
-
-    /// The rows a key lookup finds, or None when the filter does not fix a whole key.
-    fn seek(&mut self, t: &TableRef, filter: &Expr) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
-        let mut parts = Vec::new();
-        conjuncts(filter, &mut parts);
-        let mut fixed: Vec<(usize, &Expr)> = Vec::new();
-        for c in &parts {
-            if let ExprKind::Binary { op: BinaryOp::Eq, left, right } = &c.kind {
-                for (col_side, val_side) in [(left, right), (right, left)] {
-                    if let ExprKind::Column(p) = &col_side.kind {
-                        if is_row_independent(val_side) {
-                            if let Some(i) = t
-                                .def
-                                .columns
-                                .iter()
-                                .position(|col| names_column(p, &t.qual, &col.name))
-                            {
-                                fixed.push((i, val_side));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if fixed.is_empty() {
-            return Ok(None);
-        }
-        for index in &t.def.indexes {
-            if index.columns.is_empty() || !index.unique {
-                continue;
-            }
-            let mut key = Vec::with_capacity(index.columns.len());
-            for c in &index.columns {
-                let Some((_, e)) = fixed.iter().find(|(i, _)| i == c) else { break };
-                let v = self.value(e)?;
-                // A value that does not convert to the key's type falls back to a scan,
-                // which reports the conversion error as SQL Server would.
-                match scalar::coerce(v, t.def.columns[*c].ty, false) {
-                    Ok(v) => key.push(v),
-                    Err(_) => return Ok(None),
-                }
-            }
-            if key.len() != index.columns.len() {
-                continue;
-            }
-            if key.iter().any(Value::is_null) {
-                return Ok(Some(Vec::new()));
-            }
-            let id = self
-                .tx()
-                .seek_row(&t.db, &t.def, index.id, &key)
-                .map_err(|e| self.s.engine_error(e))?;
-            let Some(id) = id else { return Ok(Some(Vec::new())) };
-            let row = self.tx().read_row(&t.db, &t.def, &id).map_err(|e| self.s.engine_error(e))?;
-            return Ok(Some(match row {
-                Some(mut values) => {
-                    values.push(Value::Binary(id));
-                    vec![values]
-                }
-                None => Vec::new(),
-            }));
-        }
-        Ok(None)
-    }
 }
 
 /// `n` in `ORDER BY n`: a 1-based ordinal of the select list.
@@ -1822,20 +1629,6 @@ fn ordinal(e: &Expr, width: usize) -> Result<Option<usize>, SqlError> {
         return Ok(Some(n - 1));
     }
     Ok(None)
-}
-
-fn cross(left: Rows, right: Rows) -> Rows {
-    let mut cols = left.cols;
-    cols.extend(right.cols);
-    let mut rows = Vec::with_capacity(left.rows.len() * right.rows.len());
-    for l in &left.rows {
-        for r in &right.rows {
-            let mut row = l.clone();
-            row.extend_from_slice(r);
-            rows.push(row);
-        }
-    }
-    Rows { cols, rows }
 }
 
 fn rowset_rows(set: &RowSet, qual: &str) -> Rows {

@@ -644,7 +644,8 @@ impl Run<'_> {
         } else {
             from.to_vec()
         };
-        let rows = self.from(&sources, where_clause, None)?;
+        let (rows, filtered) = self.from(&sources, where_clause, None)?;
+        let where_clause = where_clause.filter(|_| !filtered);
         let def = Arc::clone(&target.shape);
         let positions: Vec<usize> = def
             .columns

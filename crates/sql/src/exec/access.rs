@@ -1,0 +1,603 @@
+//! Access paths: how one table's rows are read for the predicates that constrain it.
+//!
+//! A predicate the planner can give to an index (a *search argument*) compares one key
+//! column with a *probe*: an expression whose value is known before the table is read (a
+//! literal, a variable, a column of an enclosing query, or, in an index nested loops join, a
+//! column of the rows already joined). [`choose`] matches the search arguments to each index
+//! and picks the cheapest of:
+//!
+//! * a seek: equality (`=`, `IN (...)`, `IS NULL`) on a prefix of the index key, then at most
+//!   one range (`<`, `<=`, `>`, `>=`, `BETWEEN`, `LIKE 'prefix%'`) on the next key column;
+//! * a scan of the whole table.
+//!
+//! [`Run::read_path`] turns a seek into byte ranges of the index's memcomparable keys (a
+//! prefix of the key columns encodes to a prefix of the key, see `walden_engine::types::key`)
+//! and reads them: the clustered index directly, a nonclustered index by its entries' row
+//! ids (a key lookup per row).
+//!
+//! # Invariant: a seek returns a superset
+//!
+//! A seek returns every row the search arguments it used can accept, and may return more
+//! (a bound it could not encode exactly is dropped, widening the range). The caller always
+//! applies the predicates again to every row read, so a seek decides only how much is read,
+//! never what is returned. Where a probe's value cannot be represented in the key column's
+//! type at all (a conversion error), [`Run::read_path`] answers `None` and the caller scans
+//! instead, so that the scan's comparison reports what SQL Server would.
+//!
+//! Estimates are SQLite's kind of guesses without statistics: a table of [`TABLE_ROWS`] rows,
+//! each equality column keeping one row in [`EQ_SELECTIVITY`], a range keeping a tenth. They
+//! only rank the paths; none of them is a promise.
+
+use std::ops::Bound;
+
+use walden_engine::catalog::TableDef;
+use walden_engine::types::{encode_key, SqlType, Value};
+
+use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
+use crate::exec::eval::Env;
+use crate::exec::query::TableRef;
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// The row count assumed for a table whose size is unknown.
+pub(crate) const TABLE_ROWS: f64 = 1_000_000.0;
+
+/// The fraction of rows one equality on an index column keeps.
+const EQ_SELECTIVITY: f64 = 0.01;
+
+/// The fraction of rows a range on an index column keeps.
+const RANGE_SELECTIVITY: f64 = 0.1;
+
+/// The cost of reading a row through a nonclustered index (the entry, then the key
+/// lookup), relative to reading it from the clustered index.
+const LOOKUP_COST: f64 = 3.0;
+
+/// At most this many seeks for one read (the product of the `IN` lists' lengths); beyond it
+/// the path is not used.
+const MAX_SEEKS: usize = 1024;
+
+/// What fixes one key column of a seek.
+#[derive(Debug, Clone, Copy)]
+enum Fixed<'e> {
+    /// `column = probe`.
+    Eq(&'e Expr),
+    /// `column IN (probe, ...)`.
+    In(&'e [Expr]),
+    /// `column IS NULL`.
+    Null,
+}
+
+/// A range on the key column after the fixed ones.
+#[derive(Debug, Clone, Copy, Default)]
+struct Range<'e> {
+    /// The lower bound's probe and whether it is inclusive.
+    lower: Option<(&'e Expr, bool)>,
+    /// The upper bound's probe and whether it is inclusive.
+    upper: Option<(&'e Expr, bool)>,
+    /// `column LIKE probe`: the pattern's literal prefix bounds the range.
+    like: Option<&'e Expr>,
+}
+
+impl Range<'_> {
+    fn is_empty(&self) -> bool {
+        self.lower.is_none() && self.upper.is_none() && self.like.is_none()
+    }
+}
+
+/// How a table is read.
+#[derive(Debug, Clone)]
+pub(crate) struct AccessPath<'e> {
+    /// The index sought, or None for a scan of the whole table.
+    index: Option<u16>,
+    /// The values of the index's leading key columns.
+    fixed: Vec<Fixed<'e>>,
+    /// A range on the next key column.
+    range: Range<'e>,
+    /// Rows the path is expected to read.
+    pub(crate) rows: f64,
+    /// Its cost, in rows read from the clustered index.
+    pub(crate) cost: f64,
+}
+
+impl AccessPath<'_> {
+    /// A scan of the whole table.
+    pub(crate) fn scan() -> AccessPath<'static> {
+        AccessPath {
+            index: None,
+            fixed: Vec::new(),
+            range: Range::default(),
+            rows: TABLE_ROWS,
+            cost: TABLE_ROWS,
+        }
+    }
+
+    /// Whether the path reads the whole table.
+    pub(crate) fn is_scan(&self) -> bool {
+        self.index.is_none()
+    }
+
+    /// Whether any probe of the path satisfies `test`.
+    pub(crate) fn any_probe(&self, test: &mut dyn FnMut(&Expr) -> bool) -> bool {
+        let fixed = self.fixed.iter().any(|f| match f {
+            Fixed::Eq(e) => test(e),
+            Fixed::In(list) => list.iter().any(&mut *test),
+            Fixed::Null => false,
+        });
+        let r = &self.range;
+        fixed
+            || r.lower.is_some_and(|(e, _)| test(e))
+            || r.upper.is_some_and(|(e, _)| test(e))
+            || r.like.is_some_and(&mut *test)
+    }
+}
+
+/// What a search argument says about one column.
+#[derive(Debug, Default)]
+struct ColumnTerms<'e> {
+    fixed: Option<Fixed<'e>>,
+    range: Range<'e>,
+}
+
+/// Chooses how to read `def`'s rows for `conjuncts` (each a predicate all of whose rows
+/// must hold). `column` names the table column a reference is to, if it is one of this
+/// table's; `probe` says whether an expression's value is known before the table is read.
+pub(crate) fn choose<'e>(
+    def: &TableDef,
+    conjuncts: &[&'e Expr],
+    column: &dyn Fn(&[Ident]) -> Option<usize>,
+    probe: &dyn Fn(&Expr) -> bool,
+) -> AccessPath<'e> {
+    let mut terms: Vec<ColumnTerms<'e>> = Vec::new();
+    terms.resize_with(def.columns.len(), ColumnTerms::default);
+    for c in conjuncts {
+        collect_terms(c, column, probe, &mut terms);
+    }
+    let mut best = AccessPath::scan();
+    for index in &def.indexes {
+        if index.columns.is_empty() {
+            continue;
+        }
+        let mut fixed = Vec::new();
+        let mut range = Range::default();
+        let mut seeks = 1usize;
+        for &c in &index.columns {
+            if let Some(f) = terms[c].fixed {
+                seeks = seeks.saturating_mul(match f {
+                    Fixed::In(list) => list.len().max(1),
+                    _ => 1,
+                });
+                fixed.push(f);
+                continue;
+            }
+            range = terms[c].range;
+            break;
+        }
+        if (fixed.is_empty() && range.is_empty()) || seeks > MAX_SEEKS {
+            continue;
+        }
+        let whole_key = fixed.len() == index.columns.len();
+        let rows = if whole_key && index.unique {
+            seeks as f64
+        } else {
+            let mut rows = TABLE_ROWS * EQ_SELECTIVITY.powi(fixed.len() as i32);
+            if !range.is_empty() {
+                rows *= RANGE_SELECTIVITY;
+            }
+            (rows * seeks as f64).max(1.0)
+        };
+        let cost = if index.id == 1 { rows } else { rows * LOOKUP_COST } + seeks as f64;
+        if cost < best.cost {
+            best = AccessPath { index: Some(index.id), fixed, range, rows, cost };
+        }
+    }
+    best
+}
+
+/// Records what conjunct `c` says of a column of the table, if it is a search argument.
+fn collect_terms<'e>(
+    c: &'e Expr,
+    column: &dyn Fn(&[Ident]) -> Option<usize>,
+    probe: &dyn Fn(&Expr) -> bool,
+    terms: &mut [ColumnTerms<'e>],
+) {
+    let col = |e: &Expr| match &e.kind {
+        ExprKind::Column(parts) => column(parts),
+        _ => None,
+    };
+    match &c.kind {
+        ExprKind::Binary { op, left, right } => {
+            let (i, op, value) = match (col(left), col(right)) {
+                (Some(i), _) if probe(right) => (i, *op, &**right),
+                (_, Some(i)) if probe(left) => (i, flip(*op), &**left),
+                _ => return,
+            };
+            let t = &mut terms[i];
+            match op {
+                BinaryOp::Eq if !matches!(t.fixed, Some(Fixed::Eq(_))) => {
+                    t.fixed = Some(Fixed::Eq(value));
+                }
+                BinaryOp::Gt | BinaryOp::GtEq if t.range.lower.is_none() => {
+                    t.range.lower = Some((value, op == BinaryOp::GtEq));
+                }
+                BinaryOp::Lt | BinaryOp::LtEq if t.range.upper.is_none() => {
+                    t.range.upper = Some((value, op == BinaryOp::LtEq));
+                }
+                _ => {}
+            }
+        }
+        ExprKind::Between { expr, negated: false, low, high } => {
+            if let Some(i) = col(expr).filter(|_| probe(low) && probe(high)) {
+                let t = &mut terms[i];
+                t.range.lower.get_or_insert((low, true));
+                t.range.upper.get_or_insert((high, true));
+            }
+        }
+        ExprKind::InList { expr, negated: false, list } => {
+            if let Some(i) = col(expr).filter(|_| list.iter().all(probe)) {
+                if terms[i].fixed.is_none() {
+                    terms[i].fixed = Some(Fixed::In(list));
+                }
+            }
+        }
+        ExprKind::IsNull { expr, negated: false } => {
+            if let Some(i) = col(expr) {
+                terms[i].fixed.get_or_insert(Fixed::Null);
+            }
+        }
+        ExprKind::Like { expr, negated: false, pattern, escape: None } => {
+            if let Some(i) = col(expr).filter(|_| probe(pattern)) {
+                terms[i].range.like.get_or_insert(pattern);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `a op b` as `b op' a`.
+fn flip(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Lt => BinaryOp::Gt,
+        BinaryOp::Gt => BinaryOp::Lt,
+        BinaryOp::LtEq => BinaryOp::GtEq,
+        BinaryOp::GtEq => BinaryOp::LtEq,
+        other => other,
+    }
+}
+
+/// The smallest byte string above every string that starts with `prefix`, or None if there
+/// is none (an empty prefix, or one of 0xFF bytes only).
+fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
+}
+
+/// A probe's value converted to a key column's type, if it converts without changing: a
+/// value that cannot be the column's (2.5 for an INT) gives `Ok(None)`, one that cannot be
+/// converted at all an error.
+fn key_value(v: Value, ty: SqlType) -> Result<Option<Value>, SqlError> {
+    let k = scalar::coerce(v.clone(), ty, false)?;
+    Ok((scalar::compare(&k, &v)? == Some(std::cmp::Ordering::Equal)).then_some(k))
+}
+
+/// The literal prefix of a LIKE pattern: its characters up to the first wildcard.
+fn like_prefix(pattern: &str) -> &str {
+    let end = pattern.find(['%', '_', '[']).unwrap_or(pattern.len());
+    &pattern[..end]
+}
+
+impl Run<'_> {
+    /// Reads the rows of `t` that `path` can find, each followed by its row locator; the
+    /// probes are evaluated in `env`. `Ok(None)` when a probe's value cannot be converted to
+    /// its key column's type: the caller scans instead.
+    pub(crate) fn read_path(
+        &mut self,
+        t: &TableRef,
+        path: &AccessPath<'_>,
+        env: &Env<'_>,
+    ) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
+        let Some(index) = path.index.and_then(|id| t.def.index(id)) else {
+            return self.scan_rows(t, Bound::Unbounded, Bound::Unbounded).map(Some);
+        };
+        let types: Vec<SqlType> = index.columns.iter().map(|&c| t.def.columns[c].ty).collect();
+        // Every combination of the fixed columns' values, as encoded key prefixes.
+        let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
+        for (k, f) in path.fixed.iter().enumerate() {
+            let probes: Vec<Value> = match f {
+                Fixed::Null => vec![Value::Null],
+                Fixed::Eq(e) => vec![self.eval(e, env)?],
+                Fixed::In(list) => {
+                    let mut values = Vec::with_capacity(list.len());
+                    for e in *list {
+                        values.push(self.eval(e, env)?);
+                    }
+                    values
+                }
+            };
+            let mut next = Vec::with_capacity(prefixes.len() * probes.len());
+            for v in probes {
+                // `= NULL` holds for no row; only IS NULL seeks the NULL key.
+                let v = match (f, v.is_null()) {
+                    (Fixed::Null, _) => Value::Null,
+                    (_, true) => continue,
+                    (_, false) => match key_value(v, types[k]) {
+                        Ok(Some(v)) => v,
+                        Ok(None) => continue,
+                        Err(_) => return Ok(None),
+                    },
+                };
+                for p in &prefixes {
+                    let mut key = p.clone();
+                    if encode_key(&types[k..=k], std::slice::from_ref(&v), &mut key).is_err() {
+                        return Ok(None);
+                    }
+                    next.push(key);
+                }
+            }
+            prefixes = next;
+        }
+        // Key order, and each key once (`IN (1, 1)` seeks once).
+        prefixes.sort();
+        prefixes.dedup();
+        let ranged = path.fixed.len();
+        let mut rows = Vec::new();
+        for prefix in prefixes {
+            let Some((lower, upper)) = self.key_range(&prefix, path, types.get(ranged), env)?
+            else {
+                continue;
+            };
+            let unique_key = index.unique && ranged == index.columns.len();
+            if index.id == 1 {
+                if unique_key {
+                    // The key is the row id: a lookup, not a range.
+                    if let Some(mut values) = self.read_row_by_id(t, &prefix)? {
+                        values.push(Value::Binary(prefix));
+                        rows.push(values);
+                    }
+                } else {
+                    rows.extend(self.scan_rows(t, lower, upper)?);
+                }
+            } else {
+                self.index_rows(t, index.id, lower, upper, &mut rows)?;
+            }
+        }
+        Ok(Some(rows))
+    }
+
+    /// The key range one seek reads: the keys that start with `prefix` and whose next
+    /// column is within the path's range. None if no key can be in it (a NULL bound).
+    fn key_range(
+        &mut self,
+        prefix: &[u8],
+        path: &AccessPath<'_>,
+        ty: Option<&SqlType>,
+        env: &Env<'_>,
+    ) -> Result<Option<KeyRange>, SqlError> {
+        let whole = |p: &[u8]| match prefix_end(p) {
+            Some(end) => Bound::Excluded(end),
+            None => Bound::Unbounded,
+        };
+        let (mut lower, mut upper) = if prefix.is_empty() {
+            (Bound::Unbounded, Bound::Unbounded)
+        } else {
+            (Bound::Included(prefix.to_vec()), whole(prefix))
+        };
+        let (Some(&ty), false) = (ty, path.range.is_empty()) else {
+            return Ok(Some((lower, upper)));
+        };
+        // A comparison holds for no NULL: start after the NULL keys (marker 00; a value's
+        // marker is 01).
+        let mut non_null = prefix.to_vec();
+        non_null.push(1);
+        lower = Bound::Included(non_null);
+        let encoded = |v: &Value| {
+            let mut key = prefix.to_vec();
+            encode_key(&[ty], std::slice::from_ref(v), &mut key).ok().map(|()| key)
+        };
+        if let Some((e, inclusive)) = path.range.lower {
+            match self.bound_value(e, ty, env)? {
+                BoundValue::Never => return Ok(None),
+                BoundValue::Unknown => {}
+                BoundValue::Value(v) => {
+                    if let Some(key) = encoded(&v) {
+                        // `> v` skips every key that starts with v's encoding.
+                        lower = if inclusive {
+                            Bound::Included(key)
+                        } else {
+                            match prefix_end(&key) {
+                                Some(end) => Bound::Included(end),
+                                None => return Ok(None),
+                            }
+                        };
+                    }
+                }
+            }
+        }
+        if let Some((e, inclusive)) = path.range.upper {
+            match self.bound_value(e, ty, env)? {
+                BoundValue::Never => return Ok(None),
+                BoundValue::Unknown => {}
+                BoundValue::Value(v) => {
+                    if let Some(key) = encoded(&v) {
+                        upper = if inclusive { whole(&key) } else { Bound::Excluded(key) };
+                    }
+                }
+            }
+        }
+        if let Some(e) = path.range.like {
+            if let Some(p) = self.like_range(e, ty, prefix, env)? {
+                let end = whole(&p);
+                if lower_below(&lower, &p) {
+                    lower = Bound::Included(p);
+                }
+                if upper_above(&upper, &end) {
+                    upper = end;
+                }
+            }
+        }
+        Ok(Some((lower, upper)))
+    }
+
+    /// A range bound's value in the key column's type.
+    fn bound_value(
+        &mut self,
+        e: &Expr,
+        ty: SqlType,
+        env: &Env<'_>,
+    ) -> Result<BoundValue, SqlError> {
+        let v = self.eval(e, env)?;
+        if v.is_null() {
+            return Ok(BoundValue::Never);
+        }
+        // A bound that does not convert exactly is dropped: the range only widens.
+        Ok(match key_value(v, ty) {
+            Ok(Some(v)) => BoundValue::Value(v),
+            _ => BoundValue::Unknown,
+        })
+    }
+
+    /// The key prefix every row matching `column LIKE pattern` starts with: `prefix`, then
+    /// the encoding of the pattern's literal prefix without its terminator.
+    fn like_range(
+        &mut self,
+        pattern: &Expr,
+        ty: SqlType,
+        prefix: &[u8],
+        env: &Env<'_>,
+    ) -> Result<Option<Vec<u8>>, SqlError> {
+        if !ty.is_text() {
+            return Ok(None);
+        }
+        let (Value::Str(p) | Value::NStr(p)) = self.eval(pattern, env)? else {
+            return Ok(None);
+        };
+        let literal = like_prefix(&p).trim_end_matches(' ');
+        if literal.is_empty() {
+            return Ok(None);
+        }
+        let Ok(Some(v)) = key_value(Value::NStr(literal.to_string()), ty) else {
+            return Ok(None);
+        };
+        let mut key = prefix.to_vec();
+        if encode_key(&[ty], std::slice::from_ref(&v), &mut key).is_err() {
+            return Ok(None);
+        }
+        // A text key ends with the terminator 00 01; without it, the bytes are a prefix of
+        // the key of every string that starts with the literal.
+        key.truncate(key.len().saturating_sub(2));
+        Ok(Some(key))
+    }
+
+    /// Rows of the clustered index (or heap) with row ids in `lower..upper`.
+    fn scan_rows(
+        &mut self,
+        t: &TableRef,
+        lower: Bound<Vec<u8>>,
+        upper: Bound<Vec<u8>>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut cursor = self
+            .tx()
+            .scan_table(&t.db, &t.def, lower, upper)
+            .map_err(|e| self.s.engine_error(e))?;
+        let mut rows = Vec::new();
+        loop {
+            match cursor.next_row(self.tx()) {
+                Ok(Some((id, mut values))) => {
+                    values.push(Value::Binary(id));
+                    self.row_interruption_point(rows.len())?;
+                    rows.push(values);
+                }
+                Ok(None) => return Ok(rows),
+                Err(e) => return Err(self.s.engine_error(e)),
+            }
+        }
+    }
+
+    /// Appends the rows a nonclustered index holds for keys in `lower..upper`.
+    fn index_rows(
+        &mut self,
+        t: &TableRef,
+        index: u16,
+        lower: Bound<Vec<u8>>,
+        upper: Bound<Vec<u8>>,
+        rows: &mut Vec<Vec<Value>>,
+    ) -> Result<(), SqlError> {
+        let mut cursor = self
+            .tx()
+            .scan_index(&t.db, &t.def, index, lower, upper)
+            .map_err(|e| self.s.engine_error(e))?;
+        loop {
+            let next = cursor.next_row_id();
+            let id = match next {
+                Ok(Some(id)) => id,
+                Ok(None) => return Ok(()),
+                Err(e) => return Err(self.s.engine_error(e)),
+            };
+            self.row_interruption_point(rows.len())?;
+            if let Some(mut values) = self.read_row_by_id(t, &id)? {
+                values.push(Value::Binary(id));
+                rows.push(values);
+            }
+        }
+    }
+
+    fn read_row_by_id(&mut self, t: &TableRef, id: &[u8]) -> Result<Option<Vec<Value>>, SqlError> {
+        self.tx().read_row(&t.db, &t.def, id).map_err(|e| self.s.engine_error(e))
+    }
+}
+
+/// The lower and upper bounds of a range of keys.
+type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
+/// A range bound's value.
+enum BoundValue {
+    /// NULL: the comparison holds for no row.
+    Never,
+    /// Not exactly a value of the key column's type: no bound.
+    Unknown,
+    Value(Value),
+}
+
+/// Whether `bound` lets in keys below `key`.
+fn lower_below(bound: &Bound<Vec<u8>>, key: &[u8]) -> bool {
+    match bound {
+        Bound::Unbounded => true,
+        Bound::Included(b) | Bound::Excluded(b) => b.as_slice() < key,
+    }
+}
+
+/// Whether `bound` lets in keys above what `end` lets in.
+fn upper_above(bound: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
+    match (bound, end) {
+        (_, Bound::Unbounded) => false,
+        (Bound::Unbounded, _) => true,
+        (Bound::Included(b) | Bound::Excluded(b), Bound::Included(e) | Bound::Excluded(e)) => b > e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_end_is_the_first_string_past_the_prefix() {
+        assert_eq!(prefix_end(&[1, 2]), Some(vec![1, 3]));
+        assert_eq!(prefix_end(&[1, 0xFF]), Some(vec![2]));
+        assert_eq!(prefix_end(&[0xFF, 0xFF]), None);
+        assert_eq!(prefix_end(&[]), None);
+    }
+
+    #[test]
+    fn like_prefix_stops_at_the_first_wildcard() {
+        assert_eq!(like_prefix("abc%"), "abc");
+        assert_eq!(like_prefix("a_c%"), "a");
+        assert_eq!(like_prefix("[a]bc"), "");
+        assert_eq!(like_prefix("plain"), "plain");
+    }
+}

@@ -1,0 +1,845 @@
+//! The FROM clause: which sources are read how, in which order, joined by which algorithm.
+//!
+//! # The plan
+//!
+//! [`Run::plan_from`] flattens the comma list and every `[INNER] JOIN` and `CROSS JOIN` in
+//! it into *leaves* (tables, views, derived tables, functions, outer joins, APPLYs) and a
+//! pool of *conjuncts*: the `AND`ed parts of the WHERE clause and of the inner joins' ON
+//! conditions. Each conjunct is tagged with the leaves its columns belong to, so it is
+//! applied as soon as those leaves are joined, and never to a row it could not see. A
+//! conjunct the planner cannot place (it holds a subquery, or a name it cannot resolve) is
+//! left to the end.
+//!
+//! The leaves are then joined one at a time, greedily, as SQLite's and PostgreSQL's planners
+//! do for large joins: first the leaf that yields the fewest rows by itself, then, as long as
+//! leaves remain, the cheapest next step among
+//!
+//! * **index nested loops**: a table whose index a conjunct can seek with the values of the
+//!   rows joined so far (`o.customer_id = c.id`) is sought once per joined row;
+//! * **hash join**: a leaf joined by an equality between the two sides is read once, hashed
+//!   on its side of the equalities, and probed with each joined row;
+//! * **nested loops**: anything else, the conjuncts checked on each pair.
+//!
+//! A leaf connected to the joined ones by no conjunct comes last (a cross product). Costs are
+//! guesses (`access`), except that the rows joined so far are counted, not guessed: each
+//! step is chosen after the previous one ran. The joined row keeps the FROM clause's column
+//! order whatever the join order, since `SELECT *` shows them in that order.
+//!
+//! Outer joins stay where they are written; each is one leaf, computed by
+//! [`Run::outer_join`] with the same algorithms (the preserved side's unmatched rows are
+//! extended with NULLs).
+//!
+//! # The contract with the caller
+//!
+//! [`Run::plan_from`] returns every row of the FROM clause that satisfies the conjuncts it
+//! placed, and says whether it placed every conjunct of the WHERE clause; if not, the caller
+//! applies the WHERE clause to the rows (as it always did before there was a planner).
+
+use std::collections::HashMap;
+
+use walden_engine::types::{SqlType, Value};
+
+use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
+use crate::exec::access::{self, AccessPath};
+use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
+use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, TableRef, ROWID};
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// More leaves than this in one FROM clause are joined in the order written.
+const MAX_LEAVES: usize = 64;
+
+/// The fraction of rows a conjunct that is not a search argument is guessed to keep.
+const FILTER_SELECTIVITY: f64 = 0.3;
+
+/// One source of the flattened FROM clause.
+struct Leaf {
+    cols: Vec<Col>,
+    input: Input,
+}
+
+/// A leaf's rows: a table read by the path the plan chooses, or rows computed up front.
+enum Input {
+    Table(TableRef),
+    Rows(Vec<Vec<Value>>),
+}
+
+/// A conjunct of the WHERE clause or of an inner join's ON condition.
+struct Conjunct<'e> {
+    expr: &'e Expr,
+    /// The leaves its columns belong to, as bits; None if it cannot be placed.
+    leaves: Option<u64>,
+    /// From an ON condition: the caller does not apply it, so the plan must.
+    from_on: bool,
+    applied: bool,
+}
+
+/// The leaves and conjuncts of a FROM clause.
+struct Flat<'e> {
+    leaves: Vec<Leaf>,
+    conjuncts: Vec<Conjunct<'e>>,
+}
+
+/// How the next leaf is joined.
+enum Step<'e> {
+    IndexLoops(AccessPath<'e>),
+    Hash(Vec<(&'e Expr, &'e Expr)>),
+    Loops,
+}
+
+/// The type families within which T-SQL equality is equality of hash keys
+/// ([`group_key`]): numbers with numbers, text with text, otherwise the same type.
+fn family(ty: SqlType) -> u8 {
+    match ty {
+        SqlType::TinyInt
+        | SqlType::SmallInt
+        | SqlType::Int
+        | SqlType::BigInt
+        | SqlType::Bit
+        | SqlType::Decimal { .. }
+        | SqlType::Money => 1,
+        SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_) => 2,
+        SqlType::Binary(_) | SqlType::VarBinary(_) => 3,
+        SqlType::UniqueIdentifier => 4,
+        SqlType::Date => 5,
+        SqlType::DateTime | SqlType::DateTime2(_) => 6,
+        _ => 0,
+    }
+}
+
+/// Whether an expression may be evaluated once for many rows of the leaf it probes: no
+/// subquery, aggregate, window or value that changes from row to row by itself.
+fn stable(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Subquery(_)
+        | ExprKind::Exists(_)
+        | ExprKind::InSubquery { .. }
+        | ExprKind::Quantified { .. }
+        | ExprKind::NextValueFor(_) => false,
+        ExprKind::Function(f)
+            if f.over.is_some()
+                || is_aggregate_call(f)
+                || ["NEWID", "NEWSEQUENTIALID", "RAND"]
+                    .iter()
+                    .any(|n| f.name.name.value.eq_ignore_ascii_case(n)) =>
+        {
+            false
+        }
+        _ => {
+            let mut ok = true;
+            visit_children(e, &mut |c| ok &= stable(c));
+            ok
+        }
+    }
+}
+
+impl Flat<'_> {
+    /// The leaves an expression's columns belong to; None if it cannot be placed (a
+    /// subquery may read any leaf; an ambiguous name is for the caller to report). Names no
+    /// leaf has belong to an enclosing query.
+    fn leaves_of(&self, e: &Expr) -> Option<u64> {
+        match &e.kind {
+            ExprKind::Column(parts) => self.leaf_of(parts).map_or(Some(0), |l| l.map(|l| 1 << l)),
+            _ if !stable(e) => None,
+            _ => {
+                let mut mask = Some(0u64);
+                visit_children(e, &mut |c| {
+                    mask = match (mask, self.leaves_of(c)) {
+                        (Some(a), Some(b)) => Some(a | b),
+                        _ => None,
+                    }
+                });
+                mask
+            }
+        }
+    }
+
+    /// Which leaf a column reference names: None if no leaf has it, Some(None) if it is
+    /// ambiguous.
+    fn leaf_of(&self, parts: &[Ident]) -> Option<Option<usize>> {
+        let mut found = None;
+        for (i, leaf) in self.leaves.iter().enumerate() {
+            match find_column(&leaf.cols, parts) {
+                Ok(Some(_)) if found.is_some() => return Some(None),
+                Ok(Some(_)) => found = Some(i),
+                Ok(None) => {}
+                Err(_) => return Some(None),
+            }
+        }
+        found.map(Some)
+    }
+}
+
+impl Run<'_> {
+    /// The rows of a FROM clause that satisfy the conjuncts the plan placed, and whether
+    /// every conjunct of `filter` (the WHERE clause) was among them. See the module's
+    /// documentation.
+    pub(crate) fn plan_from(
+        &mut self,
+        sources: &[TableSource],
+        filter: Option<&Expr>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<(Rows, bool), SqlError> {
+        let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut on = Vec::new();
+        for src in sources {
+            self.flatten(src, &mut flat, &mut on, outer)?;
+        }
+        let mut parts = Vec::new();
+        if let Some(w) = filter {
+            conjuncts(w, &mut parts);
+        }
+        let where_count = parts.len();
+        parts.extend(on);
+        let mut all_placed = true;
+        for (i, expr) in parts.into_iter().enumerate() {
+            let from_on = i >= where_count;
+            let leaves = if flat.leaves.len() > MAX_LEAVES { None } else { flat.leaves_of(expr) };
+            all_placed &= from_on || leaves.is_some();
+            flat.conjuncts.push(Conjunct { expr, leaves, from_on, applied: false });
+        }
+        let rows = self.join_leaves(&mut flat, outer)?;
+        Ok((rows, all_placed))
+    }
+
+    /// Adds `src`'s leaves to `flat`, and the conjuncts of its inner joins' ON conditions to
+    /// `on`, each checked to name only the sources written before it.
+    fn flatten<'e>(
+        &mut self,
+        src: &'e TableSource,
+        flat: &mut Flat<'e>,
+        on: &mut Vec<&'e Expr>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<(), SqlError> {
+        if let TableSource::Join(j) = src {
+            if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) {
+                self.flatten(&j.left, flat, on, outer)?;
+                self.flatten(&j.right, flat, on, outer)?;
+                if let Some(cond) = &j.on {
+                    conjuncts(cond, on);
+                }
+                return Ok(());
+            }
+        }
+        let leaf = match src {
+            TableSource::Table { name, alias, .. } => {
+                let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
+                match self.named_rowset(name, &qual)? {
+                    Some(rows) => Leaf { cols: rows.cols, input: Input::Rows(rows.rows) },
+                    None => match self.resolve_relation(name, &qual)? {
+                        Relation::Table(t) => table_leaf(t),
+                        Relation::View(db, view) => {
+                            let rows = self.view_rows(db, &view, &qual)?;
+                            Leaf { cols: rows.cols, input: Input::Rows(rows.rows) }
+                        }
+                    },
+                }
+            }
+            TableSource::Variable { name, alias } => {
+                let qual = alias.as_ref().map_or(name.clone(), |a| a.value.clone());
+                table_leaf(self.resolve_table_variable(name, &qual)?)
+            }
+            TableSource::Join(j)
+                if j.kind != JoinKind::CrossApply && j.kind != JoinKind::OuterApply =>
+            {
+                let rows = self.outer_join(&j.left, &j.right, j.kind, j.on.as_ref(), outer)?;
+                Leaf { cols: rows.cols, input: Input::Rows(rows.rows) }
+            }
+            _ => {
+                let rows = self.source(src, None, outer)?;
+                Leaf { cols: rows.cols, input: Input::Rows(rows.rows) }
+            }
+        };
+        flat.leaves.push(leaf);
+        Ok(())
+    }
+
+    /// Joins every leaf of `flat`, applying the conjuncts as their leaves arrive.
+    fn join_leaves(
+        &mut self,
+        flat: &mut Flat<'_>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        let n = flat.leaves.len();
+        let mut joined = 0u64;
+        let mut order: Vec<usize> = Vec::with_capacity(n);
+        let mut acc = Rows { cols: Vec::new(), rows: vec![Vec::new()] };
+        let outer_env = Env { cols: &[], row: &[], outer, computed: &[] };
+        // Conjuncts of no leaf (constants, the enclosing query's columns) go first.
+        for c in flat.conjuncts.iter_mut().filter(|c| c.leaves == Some(0)) {
+            c.applied = true;
+            if self.predicate(c.expr, &outer_env)? != Some(true) {
+                acc.rows.clear();
+            }
+        }
+        while order.len() < n {
+            let (leaf, step) = self.next_step(flat, joined, &acc, n <= MAX_LEAVES)?;
+            let mask = joined | 1 << leaf.min(63);
+            acc = self.join_step(flat, acc, leaf, step, mask, outer)?;
+            joined = mask;
+            order.push(leaf);
+        }
+        // What could not be placed from the ON conditions is applied to the whole row.
+        let late: Vec<&Expr> =
+            flat.conjuncts.iter().filter(|c| c.from_on && !c.applied).map(|c| c.expr).collect();
+        if !late.is_empty() {
+            acc.rows = self.filter_rows(&acc.cols, std::mem::take(&mut acc.rows), &late, outer)?;
+        }
+        Ok(restore_order(acc, &order, &flat.leaves))
+    }
+
+    /// The next leaf to join and how: the cheapest step among the leaves left, those that a
+    /// conjunct connects to the joined ones first.
+    fn next_step<'e>(
+        &mut self,
+        flat: &Flat<'e>,
+        joined: u64,
+        acc: &Rows,
+        plan: bool,
+    ) -> Result<(usize, Step<'e>), SqlError> {
+        let left_rows = acc.rows.len() as f64;
+        let mut best: Option<(bool, f64, usize, Step<'e>)> = None;
+        for (i, leaf) in flat.leaves.iter().enumerate() {
+            if joined >> i.min(63) & 1 == 1 || (!plan && best.is_some()) {
+                continue;
+            }
+            let bit = 1u64 << i.min(63);
+            let placed = |c: &&Conjunct<'e>| {
+                c.leaves.is_some_and(|m| m & bit != 0 && m & !(joined | bit) == 0)
+            };
+            let joining: Vec<&Conjunct<'e>> = flat.conjuncts.iter().filter(placed).collect();
+            let connected =
+                joined != 0 && joining.iter().any(|c| c.leaves.is_some_and(|m| m & joined != 0));
+            let local: Vec<&Expr> =
+                joining.iter().filter(|c| c.leaves == Some(bit)).map(|c| c.expr).collect();
+            let own_rows = match &leaf.input {
+                Input::Rows(rows) => rows.len() as f64,
+                Input::Table(t) => self.path(flat, t, &local, bit, 0).rows,
+            } * FILTER_SELECTIVITY.powi(local.len() as i32);
+            let mut candidate = (own_rows * left_rows.max(1.0), Step::Loops);
+            let exprs: Vec<&'e Expr> = joining.iter().map(|c| c.expr).collect();
+            let keys = equi_keys(self, flat, &exprs, joined, bit, &acc.cols, &leaf.cols);
+            if joined != 0 && !keys.is_empty() {
+                candidate = (own_rows + left_rows, Step::Hash(keys));
+            }
+            if let (Input::Table(t), true) = (&leaf.input, joined != 0) {
+                let path = self.path(flat, t, &exprs, bit, joined);
+                let probes_joined =
+                    path.any_probe(&mut |e| flat.leaves_of(e).is_some_and(|m| m & joined != 0));
+                if probes_joined && path.cost * left_rows < candidate.0 {
+                    candidate = (path.cost * left_rows, Step::IndexLoops(path));
+                }
+            }
+            let better = match &best {
+                None => true,
+                Some((c, cost, ..)) => (connected, -candidate.0) > (*c, -*cost),
+            };
+            if better {
+                best = Some((connected, candidate.0, i, candidate.1));
+            }
+        }
+        best.map(|(_, _, i, s)| (i, s))
+            .ok_or_else(|| SqlError::new(50000, "Walden's planner found no source to join."))
+    }
+
+    /// The access path for table leaf `bit` under `conjuncts`, whose probes may read the
+    /// leaves `joined` and the enclosing query.
+    fn path<'e>(
+        &self,
+        flat: &Flat<'e>,
+        t: &TableRef,
+        conjuncts: &[&'e Expr],
+        bit: u64,
+        joined: u64,
+    ) -> AccessPath<'e> {
+        let leaf = bit.trailing_zeros() as usize;
+        let cols = &flat.leaves[leaf].cols;
+        let column = |parts: &[Ident]| match flat.leaf_of(parts) {
+            Some(Some(l)) if l == leaf => find_column(cols, parts).ok().flatten(),
+            _ => None,
+        };
+        let probe = |e: &Expr| flat.leaves_of(e).is_some_and(|m| m & !joined == 0);
+        access::choose(&t.def, conjuncts, &column, &probe)
+    }
+
+    /// Joins leaf `leaf` to the rows joined so far by `step`, applying every conjunct whose
+    /// leaves are then all joined (`mask`).
+    fn join_step(
+        &mut self,
+        flat: &mut Flat<'_>,
+        acc: Rows,
+        leaf: usize,
+        step: Step<'_>,
+        mask: u64,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        let bit = 1u64 << leaf.min(63);
+        let ready = |c: &Conjunct<'_>| !c.applied && c.leaves.is_some_and(|m| m & !mask == 0);
+        let checks: Vec<usize> =
+            (0..flat.conjuncts.len()).filter(|&i| ready(&flat.conjuncts[i])).collect();
+        let exprs: Vec<&Expr> = checks.iter().map(|&i| flat.conjuncts[i].expr).collect();
+        let local: Vec<&Expr> = checks
+            .iter()
+            .filter(|&&i| flat.conjuncts[i].leaves == Some(bit))
+            .map(|&i| flat.conjuncts[i].expr)
+            .collect();
+        let mut cols = acc.cols.clone();
+        cols.extend(flat.leaves[leaf].cols.iter().cloned());
+        let right_cols = flat.leaves[leaf].cols.clone();
+        let rows = match step {
+            Step::IndexLoops(path) => {
+                let Input::Table(t) = &flat.leaves[leaf].input else {
+                    return Err(SqlError::new(
+                        50000,
+                        "Walden's planner sought a source that is not a table.",
+                    ));
+                };
+                let t = clone_ref(t);
+                let mut out = Vec::new();
+                let mut scanned: Option<Vec<Vec<Value>>> = None;
+                for (n, l) in acc.rows.iter().enumerate() {
+                    self.row_interruption_point(n)?;
+                    let env = Env::new(&acc.cols, l, outer);
+                    let found = match self.read_path(&t, &path, &env)? {
+                        Some(rows) => rows,
+                        None => match &scanned {
+                            Some(rows) => rows.clone(),
+                            None => {
+                                let rows = self.read_leaf(&t, &AccessPath::scan(), outer)?;
+                                scanned = Some(rows.clone());
+                                rows
+                            }
+                        },
+                    };
+                    for r in found {
+                        let mut row = l.clone();
+                        row.extend(r);
+                        if self.all_hold(&exprs, &cols, &row, outer)? {
+                            out.push(row);
+                        }
+                    }
+                }
+                out
+            }
+            step => {
+                let right = self.leaf_rows(flat, leaf, &local, outer)?;
+                let rest: Vec<&Expr> = checks
+                    .iter()
+                    .filter(|&&i| flat.conjuncts[i].leaves != Some(bit))
+                    .map(|&i| flat.conjuncts[i].expr)
+                    .collect();
+                match step {
+                    Step::Hash(keys) => {
+                        let matcher = HashMatch::build(self, &keys, &right_cols, &right, outer)?;
+                        let mut out = Vec::new();
+                        for (n, l) in acc.rows.iter().enumerate() {
+                            self.row_interruption_point(n)?;
+                            for ri in matcher.candidates(self, &keys, &acc.cols, l, outer)? {
+                                let mut row = l.clone();
+                                row.extend(right[ri].iter().cloned());
+                                if self.all_hold(&rest, &cols, &row, outer)? {
+                                    out.push(row);
+                                }
+                            }
+                        }
+                        out
+                    }
+                    _ => {
+                        let mut out = Vec::new();
+                        for (n, l) in acc.rows.iter().enumerate() {
+                            self.row_interruption_point(n)?;
+                            for r in &right {
+                                let mut row = l.clone();
+                                row.extend(r.iter().cloned());
+                                if self.all_hold(&rest, &cols, &row, outer)? {
+                                    out.push(row);
+                                }
+                            }
+                        }
+                        out
+                    }
+                }
+            }
+        };
+        for i in checks {
+            flat.conjuncts[i].applied = true;
+        }
+        Ok(Rows { cols, rows })
+    }
+
+    /// A leaf's rows that satisfy its own conjuncts `local`.
+    fn leaf_rows(
+        &mut self,
+        flat: &mut Flat<'_>,
+        leaf: usize,
+        local: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let bit = 1u64 << leaf.min(63);
+        let rows = match &mut flat.leaves[leaf].input {
+            Input::Rows(rows) => std::mem::take(rows),
+            Input::Table(t) => {
+                let t = clone_ref(t);
+                let path = self.path(flat, &t, local, bit, 0);
+                self.read_leaf(&t, &path, outer)?
+            }
+        };
+        let cols = flat.leaves[leaf].cols.clone();
+        self.filter_rows(&cols, rows, local, outer)
+    }
+
+    /// A table's rows, each followed by its hidden row locator: those `filter` may accept,
+    /// read by the cheapest access path for it (the caller still applies `filter`).
+    pub(crate) fn table_rows(
+        &mut self,
+        t: &TableRef,
+        filter: Option<&Expr>,
+    ) -> Result<Rows, SqlError> {
+        let leaf = table_leaf(clone_ref(t));
+        let cols = leaf.cols.clone();
+        let flat = Flat { leaves: vec![leaf], conjuncts: Vec::new() };
+        let mut parts = Vec::new();
+        if let Some(f) = filter {
+            conjuncts(f, &mut parts);
+        }
+        let path = self.path(&flat, t, &parts, 1, 0);
+        let rows = self.read_leaf(t, &path, None)?;
+        Ok(Rows { cols, rows })
+    }
+
+    /// A table's rows read by `path`, its probes evaluated outside any row of this FROM.
+    fn read_leaf(
+        &mut self,
+        t: &TableRef,
+        path: &AccessPath<'_>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let env = Env { cols: &[], row: &[], outer, computed: &[] };
+        match self.read_path(t, path, &env)? {
+            Some(rows) => Ok(rows),
+            None => Ok(self.read_path(t, &AccessPath::scan(), &env)?.unwrap_or_default()),
+        }
+    }
+
+    /// The rows for which every predicate of `exprs` holds.
+    pub(crate) fn filter_rows(
+        &mut self,
+        cols: &[Col],
+        rows: Vec<Vec<Value>>,
+        exprs: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        if exprs.is_empty() {
+            return Ok(rows);
+        }
+        let mut kept = Vec::with_capacity(rows.len());
+        for (n, row) in rows.into_iter().enumerate() {
+            self.row_interruption_point(n)?;
+            if self.all_hold(exprs, cols, &row, outer)? {
+                kept.push(row);
+            }
+        }
+        Ok(kept)
+    }
+
+    fn all_hold(
+        &mut self,
+        exprs: &[&Expr],
+        cols: &[Col],
+        row: &[Value],
+        outer: Option<&Env<'_>>,
+    ) -> Result<bool, SqlError> {
+        let env = Env::new(cols, row, outer);
+        for e in exprs {
+            if self.predicate(e, &env)? != Some(true) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// A LEFT, RIGHT or FULL OUTER JOIN (or an inner one written inside it): the matched
+    /// pairs, and the preserved side's unmatched rows extended with NULLs. A table on the
+    /// inner side of a LEFT JOIN that the ON condition can seek is sought once per left row;
+    /// otherwise an equality in the ON condition makes it a hash join.
+    pub(crate) fn outer_join(
+        &mut self,
+        left: &TableSource,
+        right: &TableSource,
+        kind: JoinKind,
+        on: Option<&Expr>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        let (l, _) = self.plan_from(std::slice::from_ref(left), None, outer)?;
+        let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut ignored = Vec::new();
+        self.flatten(right, &mut flat, &mut ignored, outer)?;
+        let (r_cols, r_input) = if flat.leaves.len() == 1 && ignored.is_empty() {
+            let leaf = flat.leaves.remove(0);
+            (leaf.cols, leaf.input)
+        } else {
+            let (rows, _) = self.plan_from(std::slice::from_ref(right), None, outer)?;
+            (rows.cols, Input::Rows(rows.rows))
+        };
+        let Some(on) = on else {
+            return Err(SqlError::new(102, "Incorrect syntax near 'JOIN'."));
+        };
+        // One flattened view of both sides, leaf 0 the left rows and leaf 1 the right.
+        let mut parts = Vec::new();
+        conjuncts(on, &mut parts);
+        let both = Flat {
+            leaves: vec![
+                Leaf { cols: l.cols.clone(), input: Input::Rows(Vec::new()) },
+                Leaf { cols: r_cols.clone(), input: Input::Rows(Vec::new()) },
+            ],
+            conjuncts: Vec::new(),
+        };
+        let right_only: Vec<&Expr> =
+            parts.iter().copied().filter(|e| both.leaves_of(e) == Some(2)).collect();
+        let mut cols = l.cols.clone();
+        cols.extend(r_cols.iter().cloned());
+        let (lw, rw) = (l.cols.len(), r_cols.len());
+        let keep_left = matches!(kind, JoinKind::LeftOuter | JoinKind::FullOuter);
+        let keep_right = matches!(kind, JoinKind::RightOuter | JoinKind::FullOuter);
+        let mut rows = Vec::new();
+        if let (Input::Table(t), false) = (&r_input, keep_right) {
+            let path = self.path(&both, t, &parts, 2, 1);
+            let probes_left =
+                path.any_probe(&mut |e| both.leaves_of(e).is_some_and(|m| m & 1 != 0));
+            if probes_left && !path.is_scan() {
+                let t = clone_ref(t);
+                for (n, lrow) in l.rows.iter().enumerate() {
+                    self.row_interruption_point(n)?;
+                    let env = Env::new(&l.cols, lrow, outer);
+                    let found = match self.read_path(&t, &path, &env)? {
+                        Some(found) => found,
+                        None => self.read_leaf(&t, &AccessPath::scan(), outer)?,
+                    };
+                    let mut matched = false;
+                    for r in found {
+                        let mut row = lrow.clone();
+                        row.extend(r);
+                        if self.all_hold(&parts, &cols, &row, outer)? {
+                            matched = true;
+                            rows.push(row);
+                        }
+                    }
+                    if !matched && keep_left {
+                        let mut row = lrow.clone();
+                        row.extend(std::iter::repeat_n(Value::Null, rw));
+                        rows.push(row);
+                    }
+                }
+                return Ok(Rows { cols, rows });
+            }
+        }
+        // The inner side of a LEFT JOIN may be filtered by the ON condition's conjuncts on it
+        // alone before the join; a preserved side may not.
+        let pushed: &[&Expr] = if keep_right { &[] } else { &right_only };
+        let right = match r_input {
+            Input::Rows(rows) => self.filter_rows(&r_cols, rows, pushed, outer)?,
+            Input::Table(t) => {
+                let path = self.path(&both, &t, pushed, 2, 0);
+                let rows = self.read_leaf(&t, &path, outer)?;
+                self.filter_rows(&r_cols, rows, pushed, outer)?
+            }
+        };
+        let keys = equi_keys(self, &both, &parts, 1, 2, &l.cols, &r_cols);
+        let matcher = if keys.is_empty() {
+            None
+        } else {
+            Some(HashMatch::build(self, &keys, &r_cols, &right, outer)?)
+        };
+        let mut right_matched = vec![false; right.len()];
+        for (n, lrow) in l.rows.iter().enumerate() {
+            self.row_interruption_point(n)?;
+            let candidates: Vec<usize> = match &matcher {
+                Some(m) => m.candidates(self, &keys, &l.cols, lrow, outer)?,
+                None => (0..right.len()).collect(),
+            };
+            let mut matched = false;
+            for ri in candidates {
+                let mut row = lrow.clone();
+                row.extend(right[ri].iter().cloned());
+                if self.all_hold(&parts, &cols, &row, outer)? {
+                    matched = true;
+                    right_matched[ri] = true;
+                    rows.push(row);
+                }
+            }
+            if !matched && keep_left {
+                let mut row = lrow.clone();
+                row.extend(std::iter::repeat_n(Value::Null, rw));
+                rows.push(row);
+            }
+        }
+        if keep_right {
+            for (ri, r) in right.iter().enumerate() {
+                if !right_matched[ri] {
+                    let mut row: Vec<Value> = vec![Value::Null; lw];
+                    row.extend_from_slice(r);
+                    rows.push(row);
+                }
+            }
+        }
+        Ok(Rows { cols, rows })
+    }
+}
+
+/// A table leaf: its columns and the hidden row locator.
+fn table_leaf(t: TableRef) -> Leaf {
+    let mut cols = table_cols(&t.def, &t.qual);
+    cols.push(Col {
+        qual: Some(t.qual.clone()),
+        ..Col::hidden(ROWID, SqlType::VarBinary(walden_engine::types::Len::N(900)))
+    });
+    Leaf { cols, input: Input::Table(t) }
+}
+
+fn clone_ref(t: &TableRef) -> TableRef {
+    TableRef {
+        db: std::sync::Arc::clone(&t.db),
+        def: std::sync::Arc::clone(&t.def),
+        qual: t.qual.clone(),
+        view_check: None,
+    }
+}
+
+/// The conjuncts of a condition (`a AND b AND c`).
+pub(crate) fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Binary { op: BinaryOp::And, left, right } => {
+            conjuncts(left, out);
+            conjuncts(right, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+/// The equalities between the joined rows (`joined`) and leaf `bit` that a hash join can
+/// use: `joined-side expression = leaf-side expression`, both stable, of types in one
+/// [`family`].
+fn equi_keys<'e>(
+    run: &Run<'_>,
+    flat: &Flat<'e>,
+    exprs: &[&'e Expr],
+    joined: u64,
+    bit: u64,
+    left_cols: &[Col],
+    right_cols: &[Col],
+) -> Vec<(&'e Expr, &'e Expr)> {
+    let mut keys = Vec::new();
+    for e in exprs {
+        let ExprKind::Binary { op: BinaryOp::Eq, left, right } = &e.kind else { continue };
+        let (Some(a), Some(b)) = (flat.leaves_of(left), flat.leaves_of(right)) else { continue };
+        let sides = if a != 0 && a & !joined == 0 && b == bit {
+            (&**left, &**right)
+        } else if b != 0 && b & !joined == 0 && a == bit {
+            (&**right, &**left)
+        } else {
+            continue;
+        };
+        let (Some(lt), Some(rt)) =
+            (run.static_type(sides.0, left_cols), run.static_type(sides.1, right_cols))
+        else {
+            continue;
+        };
+        if family(lt) != 0 && family(lt) == family(rt) {
+            keys.push(sides);
+        }
+    }
+    keys
+}
+
+/// The hash key of join key values: equal under T-SQL's comparison within a [`family`]
+/// exactly when the keys are equal; None if a value is NULL (it matches nothing).
+fn hash_key(values: &[Value]) -> Option<String> {
+    if values.iter().any(Value::is_null) {
+        return None;
+    }
+    Some(group_key(values))
+}
+
+/// A hash table of one side's rows by their join key.
+struct HashMatch {
+    buckets: HashMap<String, Vec<usize>>,
+}
+
+impl HashMatch {
+    fn build(
+        run: &mut Run<'_>,
+        keys: &[(&Expr, &Expr)],
+        cols: &[Col],
+        rows: &[Vec<Value>],
+        outer: Option<&Env<'_>>,
+    ) -> Result<HashMatch, SqlError> {
+        let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut values = Vec::with_capacity(keys.len());
+        for (i, row) in rows.iter().enumerate() {
+            run.row_interruption_point(i)?;
+            let env = Env::new(cols, row, outer);
+            values.clear();
+            for (_, e) in keys {
+                values.push(run.eval(e, &env)?);
+            }
+            if let Some(k) = hash_key(&values) {
+                buckets.entry(k).or_default().push(i);
+            }
+        }
+        Ok(HashMatch { buckets })
+    }
+
+    /// The rows whose key equals the key of `row` (of the other side).
+    fn candidates(
+        &self,
+        run: &mut Run<'_>,
+        keys: &[(&Expr, &Expr)],
+        cols: &[Col],
+        row: &[Value],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Vec<usize>, SqlError> {
+        let env = Env::new(cols, row, outer);
+        let mut values = Vec::with_capacity(keys.len());
+        for (e, _) in keys {
+            values.push(run.eval(e, &env)?);
+        }
+        Ok(hash_key(&values).and_then(|k| self.buckets.get(&k)).cloned().unwrap_or_default())
+    }
+}
+
+/// The joined rows with their columns in the FROM clause's order.
+fn restore_order(acc: Rows, order: &[usize], leaves: &[Leaf]) -> Rows {
+    let widths: Vec<usize> = leaves.iter().map(|l| l.cols.len()).collect();
+    if order.iter().enumerate().all(|(i, &l)| i == l) {
+        return acc;
+    }
+    // Where each leaf's columns start in the joined row.
+    let mut start = vec![0; leaves.len()];
+    let mut at = 0;
+    for &l in order {
+        start[l] = at;
+        at += widths[l];
+    }
+    let positions: Vec<usize> =
+        (0..leaves.len()).flat_map(|l| start[l]..start[l] + widths[l]).collect();
+    let cols = positions.iter().map(|&p| acc.cols[p].clone()).collect();
+    let rows = acc
+        .rows
+        .into_iter()
+        .map(|mut r| positions.iter().map(|&p| std::mem::replace(&mut r[p], Value::Null)).collect())
+        .collect();
+    Rows { cols, rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_keys_of_equal_numbers_are_equal() {
+        let a = hash_key(&[Value::Int(3)]);
+        let b = hash_key(&[Value::BigInt(3)]);
+        assert_eq!(a, b);
+        assert_eq!(hash_key(&[Value::Null]), None);
+    }
+}
