@@ -293,17 +293,18 @@ fn like_prefix(pattern: &str) -> &str {
 }
 
 impl Run<'_> {
-    /// Reads the rows of `t` that `path` can find, each followed by its row locator; the
-    /// probes are evaluated in `env`. `Ok(None)` when a probe's value cannot be converted to
-    /// its key column's type: the caller scans instead.
+    /// Reads the rows of `t` that `path` can find (at most `limit`), each followed by its
+    /// row locator; the probes are evaluated in `env`. `Ok(None)` when a probe's value
+    /// cannot be converted to its key column's type: the caller scans instead.
     pub(crate) fn read_path(
         &mut self,
         t: &TableRef,
         path: &AccessPath<'_>,
         env: &Env<'_>,
+        limit: usize,
     ) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
         let Some(index) = path.index.and_then(|id| t.def.index(id)) else {
-            return self.scan_rows(t, Bound::Unbounded, Bound::Unbounded).map(Some);
+            return self.scan_rows(t, Bound::Unbounded, Bound::Unbounded, limit).map(Some);
         };
         let types: Vec<SqlType> = index.columns.iter().map(|&c| t.def.columns[c].ty).collect();
         // Every combination of the fixed columns' values, as encoded key prefixes.
@@ -348,6 +349,9 @@ impl Run<'_> {
         let ranged = path.fixed.len();
         let mut rows = Vec::new();
         for prefix in prefixes {
+            if rows.len() >= limit {
+                break;
+            }
             let Some((lower, upper)) = self.key_range(&prefix, path, types.get(ranged), env)?
             else {
                 continue;
@@ -361,10 +365,10 @@ impl Run<'_> {
                         rows.push(values);
                     }
                 } else {
-                    rows.extend(self.scan_rows(t, lower, upper)?);
+                    rows.extend(self.scan_rows(t, lower, upper, limit - rows.len())?);
                 }
             } else {
-                self.index_rows(t, index.id, lower, upper, &mut rows)?;
+                self.index_rows(t, index.id, lower, upper, &mut rows, limit)?;
             }
         }
         Ok(Some(rows))
@@ -494,32 +498,36 @@ impl Run<'_> {
         Ok(Some(key))
     }
 
-    /// Rows of the clustered index (or heap) with row ids in `lower..upper`.
+    /// Rows of the clustered index (or heap) with row ids in `lower..upper`, at most
+    /// `limit` of them.
     fn scan_rows(
         &mut self,
         t: &TableRef,
         lower: Bound<Vec<u8>>,
         upper: Bound<Vec<u8>>,
+        limit: usize,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let mut cursor = self
             .tx()
             .scan_table(&t.db, &t.def, lower, upper)
             .map_err(|e| self.s.engine_error(e))?;
         let mut rows = Vec::new();
-        loop {
+        while rows.len() < limit {
             match cursor.next_row(self.tx()) {
                 Ok(Some((id, mut values))) => {
                     values.push(Value::Binary(id));
                     self.row_interruption_point(rows.len())?;
                     rows.push(values);
                 }
-                Ok(None) => return Ok(rows),
+                Ok(None) => break,
                 Err(e) => return Err(self.s.engine_error(e)),
             }
         }
+        Ok(rows)
     }
 
-    /// Appends the rows a nonclustered index holds for keys in `lower..upper`.
+    /// Appends the rows a nonclustered index holds for keys in `lower..upper`, until `rows`
+    /// holds `limit`.
     fn index_rows(
         &mut self,
         t: &TableRef,
@@ -527,16 +535,17 @@ impl Run<'_> {
         lower: Bound<Vec<u8>>,
         upper: Bound<Vec<u8>>,
         rows: &mut Vec<Vec<Value>>,
+        limit: usize,
     ) -> Result<(), SqlError> {
         let mut cursor = self
             .tx()
             .scan_index(&t.db, &t.def, index, lower, upper)
             .map_err(|e| self.s.engine_error(e))?;
-        loop {
+        while rows.len() < limit {
             let next = cursor.next_row_id();
             let id = match next {
                 Ok(Some(id)) => id,
-                Ok(None) => return Ok(()),
+                Ok(None) => break,
                 Err(e) => return Err(self.s.engine_error(e)),
             };
             self.row_interruption_point(rows.len())?;
@@ -545,6 +554,7 @@ impl Run<'_> {
                 rows.push(values);
             }
         }
+        Ok(())
     }
 
     fn read_row_by_id(&mut self, t: &TableRef, id: &[u8]) -> Result<Option<Vec<Value>>, SqlError> {

@@ -235,19 +235,14 @@ impl Run<'_> {
                 scalar::binary(*op, a, b)
             }
             ExprKind::Subquery(q) => {
-                let rows = self.query(q, Some(env))?;
+                let rows = self.subquery_rows(q, env)?;
                 if rows.rows.len() > 1 {
                     return Err(SqlError::new(
                         512,
                         "Subquery returned more than 1 value. This is not permitted when the subquery follows =, !=, <, <= , >, >= or when the subquery is used as an expression.",
                     ));
                 }
-                Ok(rows
-                    .rows
-                    .into_iter()
-                    .next()
-                    .and_then(|r| r.into_iter().next())
-                    .unwrap_or(Value::Null))
+                Ok(rows.rows.first().and_then(|r| r.first()).cloned().unwrap_or(Value::Null))
             }
             ExprKind::Case(c) => {
                 let operand = match &c.operand {
@@ -438,8 +433,7 @@ impl Run<'_> {
             }
             ExprKind::InSubquery { expr, negated, subquery } => {
                 let v = self.eval(expr, env)?;
-                let rows = self.query(subquery, Some(env))?;
-                let r = in_values(&v, rows.rows.iter().filter_map(|r| r.first()))?;
+                let r = self.in_subquery(&v, subquery, env)?;
                 Ok(if *negated { r.map(|b| !b) } else { r })
             }
             ExprKind::Like { expr, negated, pattern, escape } => {
@@ -467,12 +461,12 @@ impl Run<'_> {
                 Ok(Some(distinct != *negated))
             }
             ExprKind::Exists(q) => {
-                let rows = self.query(q, Some(env))?;
+                let rows = self.subquery_rows(q, env)?;
                 Ok(Some(!rows.rows.is_empty()))
             }
             ExprKind::Quantified { left, op, quantifier, subquery } => {
                 let v = self.eval(left, env)?;
-                let rows = self.query(subquery, Some(env))?;
+                let rows = self.subquery_rows(subquery, env)?;
                 let mut unknown = false;
                 for r in &rows.rows {
                     let x = r.first().cloned().unwrap_or(Value::Null);
@@ -904,7 +898,7 @@ impl Run<'_> {
 }
 
 /// `x IN (...)` over values: true if one equals, UNKNOWN if none does but one is NULL.
-fn in_values<'v>(
+pub(crate) fn in_values<'v>(
     v: &Value,
     items: impl Iterator<Item = &'v Value>,
 ) -> Result<Option<bool>, SqlError> {

@@ -80,6 +80,42 @@ struct Flat<'e> {
     conjuncts: Vec<Conjunct<'e>>,
 }
 
+/// The estimated size of a join's output past which the query fails with error 701 rather
+/// than take the server's memory: a cross product the conjuncts do not narrow.
+const JOIN_OUTPUT_LIMIT_BYTES: usize = 4 << 30;
+
+/// The rows a join step has produced, and when it stops.
+struct Output {
+    rows: Vec<Vec<Value>>,
+    /// Stop at this many rows.
+    goal: usize,
+    /// Values per row.
+    width: usize,
+}
+
+impl Output {
+    fn full(&self) -> bool {
+        self.rows.len() >= self.goal
+    }
+
+    /// Error 701 once the rows' values (counted at their in-memory size, without what
+    /// strings hold elsewhere) pass [`JOIN_OUTPUT_LIMIT_BYTES`].
+    fn check_memory(&self) -> Result<(), SqlError> {
+        let n = self.rows.len();
+        if n.is_multiple_of(4096)
+            && n.saturating_mul(self.width + 3).saturating_mul(std::mem::size_of::<Value>())
+                > JOIN_OUTPUT_LIMIT_BYTES
+        {
+            return Err(SqlError::with_severity(
+                701,
+                17,
+                "There is insufficient system memory in resource pool 'default' to run this query.",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// How the next leaf is joined.
 enum Step<'e> {
     IndexLoops(AccessPath<'e>),
@@ -89,7 +125,7 @@ enum Step<'e> {
 
 /// The type families within which T-SQL equality is equality of hash keys
 /// ([`group_key`]): numbers with numbers, text with text, otherwise the same type.
-fn family(ty: SqlType) -> u8 {
+pub(crate) fn family(ty: SqlType) -> u8 {
     match ty {
         SqlType::TinyInt
         | SqlType::SmallInt
@@ -173,12 +209,14 @@ impl Flat<'_> {
 impl Run<'_> {
     /// The rows of a FROM clause that satisfy the conjuncts the plan placed, and whether
     /// every conjunct of `filter` (the WHERE clause) was among them. See the module's
-    /// documentation.
+    /// documentation. With a `goal` (a TOP that nothing after FROM can filter), the plan
+    /// stops once it has that many rows, if it placed every conjunct.
     pub(crate) fn plan_from(
         &mut self,
         sources: &[TableSource],
         filter: Option<&Expr>,
         outer: Option<&Env<'_>>,
+        goal: Option<usize>,
     ) -> Result<(Rows, bool), SqlError> {
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
@@ -198,7 +236,9 @@ impl Run<'_> {
             all_placed &= from_on || leaves.is_some();
             flat.conjuncts.push(Conjunct { expr, leaves, from_on, applied: false });
         }
-        let rows = self.join_leaves(&mut flat, outer)?;
+        let placed = all_placed && flat.conjuncts.iter().all(|c| c.leaves.is_some());
+        let goal = goal.filter(|_| placed).unwrap_or(usize::MAX);
+        let rows = self.join_leaves(&mut flat, outer, goal)?;
         Ok((rows, all_placed))
     }
 
@@ -254,11 +294,13 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Joins every leaf of `flat`, applying the conjuncts as their leaves arrive.
+    /// Joins every leaf of `flat`, applying the conjuncts as their leaves arrive; the last
+    /// step stops at `goal` rows.
     fn join_leaves(
         &mut self,
         flat: &mut Flat<'_>,
         outer: Option<&Env<'_>>,
+        goal: usize,
     ) -> Result<Rows, SqlError> {
         let n = flat.leaves.len();
         let mut joined = 0u64;
@@ -273,9 +315,18 @@ impl Run<'_> {
             }
         }
         while order.len() < n {
-            let (leaf, step) = self.next_step(flat, joined, &acc, n <= MAX_LEAVES)?;
-            let mask = joined | 1 << leaf.min(63);
-            acc = self.join_step(flat, acc, leaf, step, mask, outer)?;
+            let goal = if order.len() + 1 == n { goal } else { usize::MAX };
+            if n > MAX_LEAVES {
+                // Too many leaves for the masks: in the order written, every conjunct left
+                // to the end (none could be placed).
+                let leaf = order.len();
+                acc = self.join_step(flat, acc, leaf, Step::Loops, 0, outer, goal)?;
+                order.push(leaf);
+                continue;
+            }
+            let (leaf, step) = self.next_step(flat, joined, &acc)?;
+            let mask = joined | 1 << leaf;
+            acc = self.join_step(flat, acc, leaf, step, mask, outer, goal)?;
             joined = mask;
             order.push(leaf);
         }
@@ -295,15 +346,14 @@ impl Run<'_> {
         flat: &Flat<'e>,
         joined: u64,
         acc: &Rows,
-        plan: bool,
     ) -> Result<(usize, Step<'e>), SqlError> {
         let left_rows = acc.rows.len() as f64;
         let mut best: Option<(bool, f64, usize, Step<'e>)> = None;
         for (i, leaf) in flat.leaves.iter().enumerate() {
-            if joined >> i.min(63) & 1 == 1 || (!plan && best.is_some()) {
+            if joined >> i & 1 == 1 {
                 continue;
             }
-            let bit = 1u64 << i.min(63);
+            let bit = 1u64 << i;
             let placed = |c: &&Conjunct<'e>| {
                 c.leaves.is_some_and(|m| m & bit != 0 && m & !(joined | bit) == 0)
             };
@@ -314,7 +364,7 @@ impl Run<'_> {
                 joining.iter().filter(|c| c.leaves == Some(bit)).map(|c| c.expr).collect();
             let own_rows = match &leaf.input {
                 Input::Rows(rows) => rows.len() as f64,
-                Input::Table(t) => self.path(flat, t, &local, bit, 0).rows,
+                Input::Table(t) => self.path(flat, t, &local, i, 0).rows,
             } * FILTER_SELECTIVITY.powi(local.len() as i32);
             let mut candidate = (own_rows * left_rows.max(1.0), Step::Loops);
             let exprs: Vec<&'e Expr> = joining.iter().map(|c| c.expr).collect();
@@ -323,7 +373,7 @@ impl Run<'_> {
                 candidate = (own_rows + left_rows, Step::Hash(keys));
             }
             if let (Input::Table(t), true) = (&leaf.input, joined != 0) {
-                let path = self.path(flat, t, &exprs, bit, joined);
+                let path = self.path(flat, t, &exprs, i, joined);
                 let probes_joined =
                     path.any_probe(&mut |e| flat.leaves_of(e).is_some_and(|m| m & joined != 0));
                 if probes_joined && path.cost * left_rows < candidate.0 {
@@ -342,17 +392,16 @@ impl Run<'_> {
             .ok_or_else(|| SqlError::new(50000, "Walden's planner found no source to join."))
     }
 
-    /// The access path for table leaf `bit` under `conjuncts`, whose probes may read the
+    /// The access path for table leaf `leaf` under `conjuncts`, whose probes may read the
     /// leaves `joined` and the enclosing query.
     fn path<'e>(
         &self,
         flat: &Flat<'e>,
         t: &TableRef,
         conjuncts: &[&'e Expr],
-        bit: u64,
+        leaf: usize,
         joined: u64,
     ) -> AccessPath<'e> {
-        let leaf = bit.trailing_zeros() as usize;
         let cols = &flat.leaves[leaf].cols;
         let column = |parts: &[Ident]| match flat.leaf_of(parts) {
             Some(Some(l)) if l == leaf => find_column(cols, parts).ok().flatten(),
@@ -363,7 +412,9 @@ impl Run<'_> {
     }
 
     /// Joins leaf `leaf` to the rows joined so far by `step`, applying every conjunct whose
-    /// leaves are then all joined (`mask`).
+    /// leaves are then all joined (`mask`; 0 when there are too many leaves to place any),
+    /// and stopping at `goal` rows.
+    #[allow(clippy::too_many_arguments)]
     fn join_step(
         &mut self,
         flat: &mut Flat<'_>,
@@ -372,118 +423,138 @@ impl Run<'_> {
         step: Step<'_>,
         mask: u64,
         outer: Option<&Env<'_>>,
+        goal: usize,
     ) -> Result<Rows, SqlError> {
-        let bit = 1u64 << leaf.min(63);
+        let own = if mask == 0 { None } else { Some(1u64 << leaf) };
         let ready = |c: &Conjunct<'_>| !c.applied && c.leaves.is_some_and(|m| m & !mask == 0);
         let checks: Vec<usize> =
             (0..flat.conjuncts.len()).filter(|&i| ready(&flat.conjuncts[i])).collect();
-        let exprs: Vec<&Expr> = checks.iter().map(|&i| flat.conjuncts[i].expr).collect();
-        let local: Vec<&Expr> = checks
-            .iter()
-            .filter(|&&i| flat.conjuncts[i].leaves == Some(bit))
-            .map(|&i| flat.conjuncts[i].expr)
-            .collect();
+        let pick = |local: bool| -> Vec<&Expr> {
+            checks
+                .iter()
+                .filter(|&&i| (flat.conjuncts[i].leaves == own) == local)
+                .map(|&i| flat.conjuncts[i].expr)
+                .collect()
+        };
+        let (local, rest) = (pick(true), pick(false));
         let mut cols = acc.cols.clone();
         cols.extend(flat.leaves[leaf].cols.iter().cloned());
-        let right_cols = flat.leaves[leaf].cols.clone();
-        let rows = match step {
-            Step::IndexLoops(path) => {
-                let Input::Table(t) = &flat.leaves[leaf].input else {
-                    return Err(SqlError::new(
-                        50000,
-                        "Walden's planner sought a source that is not a table.",
-                    ));
-                };
-                let t = clone_ref(t);
-                let mut out = Vec::new();
-                let mut scanned: Option<Vec<Vec<Value>>> = None;
-                for (n, l) in acc.rows.iter().enumerate() {
-                    self.row_interruption_point(n)?;
-                    let env = Env::new(&acc.cols, l, outer);
-                    let found = match self.read_path(&t, &path, &env)? {
-                        Some(rows) => rows,
-                        None => match &scanned {
-                            Some(rows) => rows.clone(),
-                            None => {
-                                let rows = self.read_leaf(&t, &AccessPath::scan(), outer)?;
-                                scanned = Some(rows.clone());
-                                rows
-                            }
-                        },
-                    };
-                    for r in found {
-                        let mut row = l.clone();
-                        row.extend(r);
-                        if self.all_hold(&exprs, &cols, &row, outer)? {
-                            out.push(row);
+        let mut out = Output { rows: Vec::new(), goal, width: cols.len() };
+        if let Step::IndexLoops(path) = step {
+            let Input::Table(t) = &flat.leaves[leaf].input else {
+                return Err(SqlError::new(
+                    50000,
+                    "Walden's planner sought a source that is not a table.",
+                ));
+            };
+            let t = clone_ref(t);
+            let mut all = local;
+            all.extend(rest);
+            let mut scanned: Option<Vec<Vec<Value>>> = None;
+            for (n, l) in acc.rows.iter().enumerate() {
+                self.row_interruption_point(n)?;
+                let env = Env::new(&acc.cols, l, outer);
+                let found = match self.read_path(&t, &path, &env, usize::MAX)? {
+                    Some(rows) => rows,
+                    // A probe that does not convert: this row is checked against the whole
+                    // table, read once.
+                    None => match &scanned {
+                        Some(rows) => rows.clone(),
+                        None => {
+                            let rows =
+                                self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX)?;
+                            scanned.insert(rows).clone()
                         }
+                    },
+                };
+                for r in &found {
+                    if self.emit(&mut out, l, r, &all, &cols, outer)? {
+                        break;
                     }
                 }
-                out
+                if out.full() {
+                    break;
+                }
             }
-            step => {
-                let right = self.leaf_rows(flat, leaf, &local, outer)?;
-                let rest: Vec<&Expr> = checks
-                    .iter()
-                    .filter(|&&i| flat.conjuncts[i].leaves != Some(bit))
-                    .map(|&i| flat.conjuncts[i].expr)
-                    .collect();
-                match step {
-                    Step::Hash(keys) => {
-                        let matcher = HashMatch::build(self, &keys, &right_cols, &right, outer)?;
-                        let mut out = Vec::new();
-                        for (n, l) in acc.rows.iter().enumerate() {
-                            self.row_interruption_point(n)?;
-                            for ri in matcher.candidates(self, &keys, &acc.cols, l, outer)? {
-                                let mut row = l.clone();
-                                row.extend(right[ri].iter().cloned());
-                                if self.all_hold(&rest, &cols, &row, outer)? {
-                                    out.push(row);
-                                }
+        } else {
+            // A leaf alone (the first, or a cross product's) may stop at the goal itself.
+            let leaf_goal = if acc.rows.len() == 1 && rest.is_empty() { goal } else { usize::MAX };
+            let right = self.leaf_rows(flat, leaf, &local, outer, leaf_goal)?;
+            let right_cols = &flat.leaves[leaf].cols;
+            let matcher = match &step {
+                Step::Hash(keys) => Some(HashMatch::build(self, keys, right_cols, &right, outer)?),
+                _ => None,
+            };
+            for (n, l) in acc.rows.iter().enumerate() {
+                self.row_interruption_point(n)?;
+                match (&step, &matcher) {
+                    (Step::Hash(keys), Some(m)) => {
+                        for ri in m.candidates(self, keys, &acc.cols, l, outer)? {
+                            if self.emit(&mut out, l, &right[ri], &rest, &cols, outer)? {
+                                break;
                             }
                         }
-                        out
                     }
                     _ => {
-                        let mut out = Vec::new();
-                        for (n, l) in acc.rows.iter().enumerate() {
-                            self.row_interruption_point(n)?;
-                            for r in &right {
-                                let mut row = l.clone();
-                                row.extend(r.iter().cloned());
-                                if self.all_hold(&rest, &cols, &row, outer)? {
-                                    out.push(row);
-                                }
+                        for r in &right {
+                            if self.emit(&mut out, l, r, &rest, &cols, outer)? {
+                                break;
                             }
                         }
-                        out
                     }
                 }
+                if out.full() {
+                    break;
+                }
             }
-        };
+        }
         for i in checks {
             flat.conjuncts[i].applied = true;
         }
-        Ok(Rows { cols, rows })
+        Ok(Rows { cols, rows: out.rows })
     }
 
-    /// A leaf's rows that satisfy its own conjuncts `local`.
+    /// Adds the pair of `left` and `right` to `out` if every predicate of `checks` holds for
+    /// it; says whether `out` is then full.
+    fn emit(
+        &mut self,
+        out: &mut Output,
+        left: &[Value],
+        right: &[Value],
+        checks: &[&Expr],
+        cols: &[Col],
+        outer: Option<&Env<'_>>,
+    ) -> Result<bool, SqlError> {
+        let mut row = Vec::with_capacity(left.len() + right.len());
+        row.extend_from_slice(left);
+        row.extend_from_slice(right);
+        if self.all_hold(checks, cols, &row, outer)? {
+            out.rows.push(row);
+            out.check_memory()?;
+        }
+        Ok(out.full())
+    }
+
+    /// A leaf's rows that satisfy its own conjuncts `local`, at most `goal` of them.
     fn leaf_rows(
         &mut self,
         flat: &mut Flat<'_>,
         leaf: usize,
         local: &[&Expr],
         outer: Option<&Env<'_>>,
+        goal: usize,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
-        let bit = 1u64 << leaf.min(63);
-        let rows = match &mut flat.leaves[leaf].input {
+        // Reading stops at the goal only where no conjunct can drop a row read.
+        let read_goal = if local.is_empty() { goal } else { usize::MAX };
+        let mut rows = match &mut flat.leaves[leaf].input {
             Input::Rows(rows) => std::mem::take(rows),
             Input::Table(t) => {
                 let t = clone_ref(t);
-                let path = self.path(flat, &t, local, bit, 0);
-                self.read_leaf(&t, &path, outer)?
+                let path = self.path(flat, &t, local, leaf, 0);
+                self.read_leaf(&t, &path, outer, read_goal)?
             }
         };
+        rows.truncate(read_goal);
         let cols = flat.leaves[leaf].cols.clone();
         self.filter_rows(&cols, rows, local, outer)
     }
@@ -502,22 +573,24 @@ impl Run<'_> {
         if let Some(f) = filter {
             conjuncts(f, &mut parts);
         }
-        let path = self.path(&flat, t, &parts, 1, 0);
-        let rows = self.read_leaf(t, &path, None)?;
+        let path = self.path(&flat, t, &parts, 0, 0);
+        let rows = self.read_leaf(t, &path, None, usize::MAX)?;
         Ok(Rows { cols, rows })
     }
 
-    /// A table's rows read by `path`, its probes evaluated outside any row of this FROM.
+    /// A table's rows read by `path` (at most `limit`), its probes evaluated outside any
+    /// row of this FROM.
     fn read_leaf(
         &mut self,
         t: &TableRef,
         path: &AccessPath<'_>,
         outer: Option<&Env<'_>>,
+        limit: usize,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
-        match self.read_path(t, path, &env)? {
+        match self.read_path(t, path, &env, limit)? {
             Some(rows) => Ok(rows),
-            None => Ok(self.read_path(t, &AccessPath::scan(), &env)?.unwrap_or_default()),
+            None => Ok(self.read_path(t, &AccessPath::scan(), &env, limit)?.unwrap_or_default()),
         }
     }
 
@@ -570,7 +643,7 @@ impl Run<'_> {
         on: Option<&Expr>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
-        let (l, _) = self.plan_from(std::slice::from_ref(left), None, outer)?;
+        let (l, _) = self.plan_from(std::slice::from_ref(left), None, outer, None)?;
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut ignored = Vec::new();
         self.flatten(right, &mut flat, &mut ignored, outer)?;
@@ -578,7 +651,7 @@ impl Run<'_> {
             let leaf = flat.leaves.remove(0);
             (leaf.cols, leaf.input)
         } else {
-            let (rows, _) = self.plan_from(std::slice::from_ref(right), None, outer)?;
+            let (rows, _) = self.plan_from(std::slice::from_ref(right), None, outer, None)?;
             (rows.cols, Input::Rows(rows.rows))
         };
         let Some(on) = on else {
@@ -603,7 +676,7 @@ impl Run<'_> {
         let keep_right = matches!(kind, JoinKind::RightOuter | JoinKind::FullOuter);
         let mut rows = Vec::new();
         if let (Input::Table(t), false) = (&r_input, keep_right) {
-            let path = self.path(&both, t, &parts, 2, 1);
+            let path = self.path(&both, t, &parts, 1, 1);
             let probes_left =
                 path.any_probe(&mut |e| both.leaves_of(e).is_some_and(|m| m & 1 != 0));
             if probes_left && !path.is_scan() {
@@ -611,9 +684,9 @@ impl Run<'_> {
                 for (n, lrow) in l.rows.iter().enumerate() {
                     self.row_interruption_point(n)?;
                     let env = Env::new(&l.cols, lrow, outer);
-                    let found = match self.read_path(&t, &path, &env)? {
+                    let found = match self.read_path(&t, &path, &env, usize::MAX)? {
                         Some(found) => found,
-                        None => self.read_leaf(&t, &AccessPath::scan(), outer)?,
+                        None => self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX)?,
                     };
                     let mut matched = false;
                     for r in found {
@@ -639,8 +712,8 @@ impl Run<'_> {
         let right = match r_input {
             Input::Rows(rows) => self.filter_rows(&r_cols, rows, pushed, outer)?,
             Input::Table(t) => {
-                let path = self.path(&both, &t, pushed, 2, 0);
-                let rows = self.read_leaf(&t, &path, outer)?;
+                let path = self.path(&both, &t, pushed, 1, 0);
+                let rows = self.read_leaf(&t, &path, outer, usize::MAX)?;
                 self.filter_rows(&r_cols, rows, pushed, outer)?
             }
         };

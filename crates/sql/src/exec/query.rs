@@ -634,7 +634,8 @@ impl Run<'_> {
         let (source, filtered) = if sel.from.is_empty() {
             (Rows { cols: Vec::new(), rows: vec![Vec::new()] }, false)
         } else {
-            self.from(&sel.from, sel.where_clause.as_ref(), outer)?
+            let goal = self.row_goal(sel, order_by, offset)?;
+            self.plan_from(&sel.from, sel.where_clause.as_ref(), outer, goal)?
         };
         let Rows { mut cols, rows } = source;
         // WHERE, unless the plan applied it.
@@ -815,8 +816,14 @@ impl Run<'_> {
             }
             return Ok(Rows { cols: Vec::new(), rows: vec![Vec::new(); n] });
         }
-        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
-        for (i, row) in rows.iter().enumerate() {
+        // Without ORDER BY or DISTINCT, TOP keeps the first rows: project no others.
+        let projected_rows = if order_by.is_empty() && !sel.distinct && offset.is_none() {
+            top_limit(rows.len())
+        } else {
+            rows.len()
+        };
+        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(projected_rows);
+        for (i, row) in rows.iter().take(projected_rows).enumerate() {
             self.row_interruption_point(i)?;
             let env = Env { cols: &cols, row, outer, computed: &computed };
             // Every NEXT VALUE FOR of one sequence in one row gets the same value, as in
@@ -866,6 +873,47 @@ impl Run<'_> {
             }
         }
         Ok(Rows { cols: out_cols, rows: out_rows })
+    }
+
+    /// How many rows of the FROM clause a SELECT can use, when a plain `TOP (n)` is all that
+    /// limits them: no ORDER BY, DISTINCT, grouping, aggregate, window or assignment, which
+    /// would need every row.
+    fn row_goal(
+        &mut self,
+        sel: &Select,
+        order_by: &[OrderByItem],
+        offset: Option<&OffsetFetch>,
+    ) -> Result<Option<usize>, SqlError> {
+        let Some(top) = sel.top.as_ref().filter(|t| !t.percent && !t.with_ties) else {
+            return Ok(None);
+        };
+        if !order_by.is_empty()
+            || offset.is_some()
+            || sel.distinct
+            || !sel.group_by.is_empty()
+            || sel.having.is_some()
+        {
+            return Ok(None);
+        }
+        let mut special = Vec::new();
+        for item in &sel.items {
+            match item {
+                SelectItem::Expr { expr, .. } => {
+                    collect_aggregates(expr, &mut special);
+                    collect_windows(expr, &mut special);
+                }
+                SelectItem::Assign { .. } => return Ok(None),
+                SelectItem::Wildcard(_) => {}
+            }
+        }
+        if !special.is_empty() {
+            return Ok(None);
+        }
+        let n = self.value(&top.quantity)?;
+        Ok(match scalar::convert(n, SqlType::BigInt, None) {
+            Ok(Value::BigInt(n)) if n >= 0 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            _ => None,
+        })
     }
 
     /// The type an expression declares by itself: a CAST's or CONVERT's target, a
@@ -1250,7 +1298,7 @@ impl Run<'_> {
         filter: Option<&Expr>,
         outer: Option<&Env<'_>>,
     ) -> Result<(Rows, bool), SqlError> {
-        self.plan_from(sources, filter, outer)
+        self.plan_from(sources, filter, outer, None)
     }
 
     /// A CTE in scope or a system view that `name` names, as rows qualified by `qual`.
@@ -1411,7 +1459,7 @@ impl Run<'_> {
             }
             TableSource::Join(j) => {
                 if !matches!(j.kind, JoinKind::CrossApply | JoinKind::OuterApply) {
-                    return Ok(self.plan_from(std::slice::from_ref(src), None, outer)?.0);
+                    return Ok(self.plan_from(std::slice::from_ref(src), None, outer, None)?.0);
                 }
                 let left = self.source(&j.left, None, outer)?;
                 let mut cols: Option<Vec<Col>> = None;

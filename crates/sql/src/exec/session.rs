@@ -288,6 +288,9 @@ pub struct Session {
     /// prepared statement, a benchmark's transaction), as SQL Server's plan cache expects.
     /// Stored procedures, `sp_executesql` and `EXEC (string)` are parsed through it too.
     batches: HashMap<String, Arc<Batch>>,
+    /// How many times `batches` was emptied: a syntax tree parsed before may be gone, and
+    /// its address taken by another (see `subquery`).
+    pub(crate) batch_cache_clears: u64,
     /// Says whether the client has cancelled the running batch (see "Cancellation").
     cancel: Option<Arc<dyn CancelSignal>>,
     /// What ends the lock waits of the session's transactions: `KILL`, and that signal.
@@ -386,6 +389,7 @@ impl Session {
             cursors: Cursors::default(),
             in_insert_exec: false,
             batches: HashMap::new(),
+            batch_cache_clears: 0,
             stored_exprs: HashMap::new(),
             cancel: None,
             app_lock_owner: None,
@@ -465,8 +469,16 @@ impl Session {
                 return;
             }
         };
-        let mut run =
-            Run { s: self, out, try_depth: 0, ctes: Vec::new(), row_sequences: None, line: 0 };
+        let mut run = Run {
+            s: self,
+            out,
+            try_depth: 0,
+            ctes: Vec::new(),
+            row_sequences: None,
+            line: 0,
+            subqueries: HashMap::new(),
+            assignments: 0,
+        };
         run.s.frames.push(Frame::default());
         let result = run.module_body(&batch.statements);
         match result {
@@ -500,6 +512,7 @@ impl Session {
         let batch = Arc::new(parse_batch(text).map_err(SqlError::from)?);
         if self.batches.len() >= BATCH_CACHE_SIZE {
             self.batches.clear();
+            self.batch_cache_clears += 1;
         }
         self.batches.insert(text.to_string(), Arc::clone(&batch));
         Ok(batch)
@@ -658,6 +671,12 @@ pub(crate) struct Run<'a> {
     pub(crate) row_sequences: Option<Vec<(u32, u32, Value)>>,
     /// The line of the statement running, which a message reported without one is given.
     line: u32,
+    /// The uncorrelated subqueries' rows, for the running simple statement only (see
+    /// `subquery`).
+    pub(crate) subqueries: HashMap<usize, crate::exec::subquery::Cached>,
+    /// Variable assignments made so far: a cached subquery computed before the latest one
+    /// may have read an older value.
+    pub(crate) assignments: u64,
 }
 
 /// Whether `kind` is a `SET` of NOEXEC or PARSEONLY: the one statement that runs while they
@@ -918,7 +937,13 @@ impl Run<'_> {
             self.s.tx.as_ref().filter(|_| self.s.trancount > 0).map(Transaction::undo_mark)
         };
         let outer_line = std::mem::replace(&mut self.line, st.span.line);
+        if !compound {
+            self.subqueries.clear();
+        }
         let result = self.statement_kind(st);
+        if !compound {
+            self.subqueries.clear();
+        }
         self.line = outer_line;
         let result = match result {
             // Interrupted by the client's cancel while it ran (a lock wait, a long scan or
@@ -1410,6 +1435,7 @@ impl Run<'_> {
         if let Some(v) = frame.vars.iter_mut().find(|v| v.name.eq_ignore_ascii_case(name)) {
             v.value = value;
         }
+        self.assignments += 1;
         Ok(())
     }
 
@@ -1849,6 +1875,8 @@ impl Run<'_> {
             ctes: Vec::new(),
             row_sequences: None,
             line: self.line,
+            subqueries: HashMap::new(),
+            assignments: 0,
         };
         inner.s.in_insert_exec = true;
         let result = inner.execute(e);

@@ -1,0 +1,160 @@
+//! Subqueries in expressions: each uncorrelated one runs once per statement.
+//!
+//! A subquery that reads no column of an enclosing query has the same rows for every row
+//! the statement evaluates it for, so `WHERE x NOT IN (SELECT ...)` over a large table need
+//! not run the subquery per row. Whether it is correlated is found by running it once
+//! without the enclosing rows in scope: if that succeeds, no name in it resolved outwards,
+//! and its rows are kept for the rest of the statement (see [`Run::subquery_rows`]); if it
+//! fails (error 207 or 4104, or any other), it is run per row as before, with the rows in
+//! scope.
+//!
+//! # Invariants
+//!
+//! * The cache is keyed by the address of the subquery's node in the syntax tree, which does
+//!   not move or get freed while the statement that holds it runs. It is emptied when a
+//!   simple statement starts and when it ends (`Run::statement`), so an entry never outlives
+//!   the tree it points into: a function's or dynamic batch's statements empty it too.
+//! * An entry remembers how many variable assignments the batch had made when it was
+//!   computed, and is not used after another one (`SELECT @v = ... (SELECT ... @v)` reads
+//!   the new value on every row, as it must); nor after the session's cache of parsed
+//!   batches was emptied, which may free a view's tree while the statement runs.
+//!
+//! `IN (subquery)` looks its value up in a hash of the subquery's values (by [`group_key`],
+//! which equal values of one type family share), checked by the comparison itself.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use walden_engine::types::Value;
+
+use crate::ast::Query;
+use crate::exec::eval::{in_values, Env};
+use crate::exec::query::{group_key, Rows};
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// What is known of one subquery in the running statement.
+#[derive(Debug)]
+pub(crate) enum Cached {
+    /// It reads the enclosing rows: run it per row.
+    Correlated,
+    /// Its rows, valid while the [`Stamp`] is the one they were computed under.
+    Rows { rows: Arc<Rows>, members: Option<Arc<Members>>, stamp: Stamp },
+}
+
+/// What a cached subquery's rows depend on besides the data: the variable assignments made
+/// (`Run::assignments`) and the times the session's cache of parsed batches was emptied
+/// (after which a syntax tree's address may be another tree's).
+type Stamp = (u64, u64);
+
+/// The first column's values of a subquery's rows, for `IN`.
+#[derive(Debug)]
+pub(crate) struct Members {
+    values: Vec<Value>,
+    /// Positions in `values` by [`group_key`].
+    by_key: HashMap<String, Vec<usize>>,
+    /// The one type family of every non-NULL value, if they share one.
+    family: Option<u8>,
+    has_null: bool,
+}
+
+/// A value's type family for hashing (see `join::family`).
+fn value_family(v: &Value) -> u8 {
+    crate::exec::join::family(scalar::type_of(v))
+}
+
+impl Members {
+    fn new(rows: &Rows) -> Members {
+        let values: Vec<Value> = rows.rows.iter().filter_map(|r| r.first().cloned()).collect();
+        let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut family = None;
+        let mut mixed = false;
+        let mut has_null = false;
+        for (i, v) in values.iter().enumerate() {
+            if v.is_null() {
+                has_null = true;
+                continue;
+            }
+            let f = value_family(v);
+            mixed |= f == 0 || family.is_some_and(|g| g != f);
+            family = Some(f);
+            by_key.entry(group_key(std::slice::from_ref(v))).or_default().push(i);
+        }
+        Members { values, by_key, family: family.filter(|_| !mixed), has_null }
+    }
+
+    /// `v IN (values)`, three-valued.
+    fn contains(&self, v: &Value) -> Result<Option<bool>, SqlError> {
+        if v.is_null() || self.family.is_none_or(|f| f != value_family(v)) {
+            return in_values(v, self.values.iter());
+        }
+        let candidates = self.by_key.get(&group_key(std::slice::from_ref(v)));
+        for &i in candidates.into_iter().flatten() {
+            if scalar::compare(v, &self.values[i])? == Some(std::cmp::Ordering::Equal) {
+                return Ok(Some(true));
+            }
+        }
+        Ok(if self.has_null { None } else { Some(false) })
+    }
+}
+
+impl Run<'_> {
+    /// The rows of subquery `q` for the row in `env`: computed once per statement if it is
+    /// uncorrelated.
+    pub(crate) fn subquery_rows(
+        &mut self,
+        q: &Query,
+        env: &Env<'_>,
+    ) -> Result<Arc<Rows>, SqlError> {
+        Ok(self.cached_subquery(q, env, false)?.0)
+    }
+
+    /// `v IN (q)` for the row in `env`.
+    pub(crate) fn in_subquery(
+        &mut self,
+        v: &Value,
+        q: &Query,
+        env: &Env<'_>,
+    ) -> Result<Option<bool>, SqlError> {
+        match self.cached_subquery(q, env, true)? {
+            (_, Some(members)) => members.contains(v),
+            (rows, None) => in_values(v, rows.rows.iter().filter_map(|r| r.first())),
+        }
+    }
+
+    fn cached_subquery(
+        &mut self,
+        q: &Query,
+        env: &Env<'_>,
+        members: bool,
+    ) -> Result<(Arc<Rows>, Option<Arc<Members>>), SqlError> {
+        let key = q as *const Query as usize;
+        let stamp = (self.assignments, self.s.batch_cache_clears);
+        match self.subqueries.get_mut(&key) {
+            Some(Cached::Correlated) => return Ok((Arc::new(self.query(q, Some(env))?), None)),
+            Some(Cached::Rows { rows, members: m, stamp: s }) if *s == stamp => {
+                if members && m.is_none() {
+                    *m = Some(Arc::new(Members::new(rows)));
+                }
+                return Ok((Arc::clone(rows), m.clone()));
+            }
+            _ => {}
+        }
+        match self.query(q, None) {
+            Ok(rows) => {
+                let rows = Arc::new(rows);
+                let m = members.then(|| Arc::new(Members::new(&rows)));
+                self.subqueries.insert(
+                    key,
+                    Cached::Rows { rows: Arc::clone(&rows), members: m.clone(), stamp },
+                );
+                Ok((rows, m))
+            }
+            Err(_) => {
+                self.subqueries.insert(key, Cached::Correlated);
+                Ok((Arc::new(self.query(q, Some(env))?), None))
+            }
+        }
+    }
+}
