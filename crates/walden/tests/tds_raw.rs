@@ -365,3 +365,135 @@ fn raiserror_of_severity_20_with_log_ends_the_connection_and_rolls_back() {
     let mut fresh = Client::connect(server.port);
     assert_eq!(fresh.scalar("SELECT COUNT(*) FROM dbo.fatal"), TdsValue::Int(0));
 }
+
+/// The tokens as `KIND` or, for the DONE family, `KIND(status bits, CurCmd, count)`: what a
+/// client that walks the stream statement by statement relies on.
+fn stream(tokens: &[Token]) -> Vec<String> {
+    let done = |kind: &str, d: &Done| {
+        let mut bits = Vec::new();
+        for (bit, name) in [
+            (DoneStatus::MORE, "MORE"),
+            (DoneStatus::ERROR, "ERROR"),
+            (DoneStatus::COUNT, "COUNT"),
+            (DoneStatus::ATTN, "ATTN"),
+            (DoneStatus::SRVERROR, "SRVERROR"),
+        ] {
+            if d.status.contains(bit) {
+                bits.push(name);
+            }
+        }
+        format!("{kind}({} {:#x} {})", bits.join("|"), d.cur_cmd, d.row_count)
+    };
+    tokens
+        .iter()
+        .map(|t| match t {
+            Token::ColMetadata(_) => "COLMETADATA".to_string(),
+            Token::Row(_) => "ROW".to_string(),
+            Token::Info(_) => "INFO".to_string(),
+            Token::Error(m) => format!("ERROR {}", m.number),
+            Token::Done(d) => done("DONE", d),
+            Token::DoneInProc(d) => done("DONEINPROC", d),
+            Token::DoneProc(d) => done("DONEPROC", d),
+            Token::ReturnStatus(_) => "RETURNSTATUS".to_string(),
+            Token::ReturnValue(_) => "RETURNVALUE".to_string(),
+            _ => "other".to_string(),
+        })
+        .collect()
+}
+
+/// [MS-TDS] 2.2.7.6: a DONE for each statement of a batch but variable declarations, all but
+/// the last with DONE_MORE, DONE_COUNT only when the count is to be shown. go-sqlcmd and
+/// go-mssqldb's message queue tell result sets and messages apart by these DONEs.
+#[test]
+fn every_statement_ends_with_its_done() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    let got = stream(&c.batch("SET NOCOUNT ON; SELECT 1 a, 2 b; SELECT 'x' y"));
+    assert_eq!(
+        got,
+        [
+            "DONE(MORE 0x0 0)",
+            "COLMETADATA",
+            "ROW",
+            "DONE(MORE 0xc1 0)",
+            "COLMETADATA",
+            "ROW",
+            "DONE( 0xc1 0)",
+        ]
+    );
+    let got = stream(&c.batch("SET NOCOUNT OFF; SELECT 1 a UNION ALL SELECT 2; PRINT 'p'"));
+    assert_eq!(
+        got,
+        [
+            "DONE(MORE 0x0 0)",
+            "COLMETADATA",
+            "ROW",
+            "ROW",
+            "DONE(MORE|COUNT 0xc1 2)",
+            "INFO",
+            "DONE( 0x0 0)"
+        ]
+    );
+    let got = stream(&c.batch("DECLARE @v int; SELECT @v = 5; PRINT @v; PRINT 'again'"));
+    assert_eq!(got, ["DONE(MORE 0x0 0)", "INFO", "DONE(MORE 0x0 0)", "INFO", "DONE( 0x0 0)"]);
+    let got = stream(&c.batch(
+        "DECLARE c CURSOR FOR SELECT 1 AS x; OPEN c; FETCH NEXT FROM c; CLOSE c; DEALLOCATE c",
+    ));
+    assert_eq!(
+        got,
+        [
+            "DONE(MORE 0x0 0)",
+            "DONE(MORE 0x0 0)",
+            "COLMETADATA",
+            "ROW",
+            "DONE(MORE|COUNT 0xc1 1)",
+            "DONE(MORE 0x0 0)",
+            "DONE( 0x0 0)",
+        ]
+    );
+    // A failed statement ends with DONE_ERROR; the batch goes on.
+    let got = stream(&c.batch("SELECT 1/0; SELECT 2"));
+    assert_eq!(
+        got,
+        ["ERROR 8134", "DONE(MORE|ERROR 0x0 0)", "COLMETADATA", "ROW", "DONE(COUNT 0xc1 1)"]
+    );
+    // Under NOCOUNT, an INSERT still ends with its DONE, without DONE_COUNT.
+    let got = stream(&c.batch(
+        "CREATE TABLE t (i int); SET NOCOUNT ON; INSERT t VALUES (1); SET NOCOUNT OFF; \
+         INSERT t VALUES (2)",
+    ));
+    assert_eq!(
+        got,
+        [
+            "DONE(MORE 0x0 0)",
+            "DONE(MORE 0x0 0)",
+            "DONE(MORE 0xc3 0)",
+            "DONE(MORE 0x0 0)",
+            "DONE(COUNT 0xc3 1)",
+        ]
+    );
+    // Inside an RPC, every result set ends with a DONEINPROC, NOCOUNT or not.
+    let request = RpcRequest {
+        headers: AllHeaders::with_transaction(0),
+        calls: vec![RpcCall {
+            proc: RpcProc::Id(ProcId::ExecuteSql),
+            options: RpcOptions::NONE,
+            params: vec![text("SET NOCOUNT ON; SELECT 1 a; SELECT 2 b")],
+        }],
+    };
+    c.send(PacketType::Rpc, &request.encode().unwrap());
+    let got = stream(&c.tokens());
+    assert_eq!(
+        got,
+        [
+            "COLMETADATA",
+            "ROW",
+            "DONEINPROC(MORE 0xc1 0)",
+            "COLMETADATA",
+            "ROW",
+            "DONEINPROC(MORE 0xc1 0)",
+            "RETURNSTATUS",
+            "DONEPROC( 0x0 0)",
+        ]
+    );
+}

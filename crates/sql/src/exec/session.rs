@@ -934,6 +934,11 @@ impl Run<'_> {
             }
             other => other,
         };
+        // The client sees every statement but declarations, labels and compound ones (whose
+        // statements it sees) end, unless it runs inside a function.
+        let seen = !compound
+            && self.s.function_depth == 0
+            && !matches!(st.kind, StatementKind::Declare(_) | StatementKind::Label(_));
         match result {
             Ok(flow) => {
                 if !compound {
@@ -941,6 +946,9 @@ impl Run<'_> {
                     if !matches!(st.kind, StatementKind::Set(_) | StatementKind::Declare(_)) {
                         self.s.last_error = 0;
                     }
+                }
+                if seen {
+                    self.out.statement_end();
                 }
                 Ok(flow)
             }
@@ -982,6 +990,9 @@ impl Run<'_> {
                 if abort {
                     Err(Halt::Aborted)
                 } else {
+                    if seen {
+                        self.out.statement_end();
+                    }
                     Ok(Flow::Next)
                 }
             }
@@ -1301,9 +1312,9 @@ impl Run<'_> {
     /// A statement that counted `n` rows: `@@ROWCOUNT`, and the count for the client.
     pub(crate) fn done(&mut self, kind: Counted, n: u64) {
         self.s.rowcount = n;
-        if !self.s.opts.nocount {
-            self.out.done_counted(kind, Some(n));
-        }
+        // Under NOCOUNT the statement still ends as one of its kind, without its count.
+        let count = (!self.s.opts.nocount).then_some(n);
+        self.out.done_counted(kind, count);
     }
 
     /// Evaluates a condition outside any row (IF, WHILE).
