@@ -351,6 +351,24 @@ pub(crate) fn encode_value(
                 V::DateTime { days: i32::from(*days), ticks: u32::from(*minutes) * 60 * 300 };
             return encode_value(ty, &widened, out);
         }
+        (T::DateTime4 | T::DateTimeN(4), V::DateTime { days, ticks }) => {
+            // A DATETIME into a SMALLDATETIME: rounded to the nearest minute, half a minute
+            // (9,000 ticks of 1/300 s) up, as SQL Server converts, then range checked
+            // (1900-01-01 through 2079-06-06 23:59).
+            if !valid_datetime(*days, *ticks) {
+                return Err(range("DATETIME"));
+            }
+            let minutes = (ticks + 30 * 300) / (60 * 300);
+            let (days, minutes) = if minutes >= 24 * 60 {
+                (i64::from(*days) + 1, minutes - 24 * 60)
+            } else {
+                (i64::from(*days), minutes)
+            };
+            let days = u16::try_from(days).map_err(|_| range("SMALLDATETIME"))?;
+            // minutes < 1440 here.
+            let rounded = V::SmallDateTime { days, minutes: minutes as u16 };
+            return encode_value(ty, &rounded, out);
+        }
         (T::DateTime4 | T::DateTimeN(4), V::SmallDateTime { days, minutes }) => {
             if *minutes >= 24 * 60 {
                 return Err(range("SMALLDATETIME"));
@@ -966,6 +984,38 @@ mod tests {
         let ty = TypeInfo::Decimal { precision: 3, scale: 0 };
         assert!(encode_value(&ty, &d(15, 3, 1), &mut out).is_err());
         assert!(encode_value(&ty, &d(1000, 4, 0), &mut out).is_err());
+    }
+
+    #[test]
+    fn datetime_values_keep_their_ticks_and_round_into_smalldatetime() {
+        // 22:04:05 and 23:59:59.997 (tick 25,919,999) keep every tick.
+        for ticks in [(22 * 3600 + 4 * 60 + 5) * 300, 25_919_999] {
+            round_trip(TypeInfo::DateTimeN(8), TdsValue::DateTime { days: 45_000, ticks });
+            round_trip(TypeInfo::DateTime, TdsValue::DateTime { days: -53_690, ticks });
+        }
+        let small = |days, ticks| {
+            let mut out = Vec::new();
+            encode_value(&TypeInfo::DateTimeN(4), &TdsValue::DateTime { days, ticks }, &mut out)
+                .map(|()| decode_value(&TypeInfo::DateTimeN(4), &mut Reader::new(&out)))
+        };
+        // 10:00:29.997 rounds down, 10:00:30.000 up; 23:59:30 is the next day's midnight.
+        let at = |h: u32, m: u32, s: u32, t: u32| ((h * 60 + m) * 60 + s) * 300 + t;
+        assert_eq!(
+            small(1, at(10, 0, 29, 299)),
+            Ok(Ok(TdsValue::SmallDateTime { days: 1, minutes: 600 }))
+        );
+        assert_eq!(
+            small(1, at(10, 0, 30, 0)),
+            Ok(Ok(TdsValue::SmallDateTime { days: 1, minutes: 601 }))
+        );
+        assert_eq!(
+            small(1, at(23, 59, 30, 0)),
+            Ok(Ok(TdsValue::SmallDateTime { days: 2, minutes: 0 }))
+        );
+        // Before 1900 or after 2079-06-06: out of SMALLDATETIME's range.
+        assert!(small(-1, 0).is_err());
+        assert!(small(65_536, 0).is_err());
+        assert!(small(65_535, at(23, 59, 30, 0)).is_err());
     }
 
     #[test]

@@ -497,3 +497,106 @@ fn every_statement_ends_with_its_done() {
         ]
     );
 }
+
+/// An `sp_executesql` call of `statement` with `params` declared as `declared`.
+fn execute_sql(
+    c: &mut Client,
+    statement: &str,
+    declared: &str,
+    params: Vec<RpcParam>,
+) -> Vec<Token> {
+    let mut all = vec![text(statement), text(declared)];
+    all.extend(params);
+    c.rpc(ProcId::ExecuteSql, all)
+}
+
+fn output(name: &str, ty: TypeInfo, value: TdsValue) -> RpcParam {
+    RpcParam { name: name.into(), status: ParamStatus::BY_REF, ty, value }
+}
+
+fn returned(tokens: &[Token]) -> Vec<(String, TypeInfo, TdsValue)> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::ReturnValue(v) => Some((v.name.clone(), v.ty, v.value.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every date and time type keeps its value as an RPC parameter, in and out: DATETIME's
+/// seconds and 1/300 s ticks (go-mssqldb's DateTime1, tedious' TYPES.DateTime), SMALLDATETIME,
+/// DATETIME2 and TIME at their scale, DATETIMEOFFSET with its offset.
+#[test]
+fn temporal_parameters_keep_their_value() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    // 2024-01-02 (45,291 days after 1900-01-01) 22:04:05 and 23:59:59.997.
+    for (ticks, shown) in [
+        ((22 * 3600 + 4 * 60 + 5) * 300, "2024-01-02 22:04:05.000"),
+        (25_919_999, "2024-01-02 23:59:59.997"),
+        (1, "2024-01-02 00:00:00.003"),
+    ] {
+        let dt = TdsValue::DateTime { days: 45_291, ticks };
+        // DATEFORMAT dmy must not change how the parameter is read.
+        let tokens = execute_sql(
+            &mut c,
+            "SET DATEFORMAT mdy; SELECT @d, CONVERT(varchar(23), @d, 121)",
+            "@d datetime",
+            vec![RpcParam::input("@d", dt.clone())],
+        );
+        assert_eq!(
+            rows(&tokens),
+            [vec![dt.clone(), TdsValue::VarChar(shown.as_bytes().to_vec())]],
+            "{tokens:?}"
+        );
+        // Back as an OUTPUT parameter, unchanged.
+        let tokens = execute_sql(
+            &mut c,
+            "SET @d = DATEADD(day, 1, @d)",
+            "@d datetime OUTPUT",
+            vec![output("@d", TypeInfo::DateTimeN(8), dt)],
+        );
+        assert_eq!(
+            returned(&tokens),
+            [("@d".into(), TypeInfo::DateTimeN(8), TdsValue::DateTime { days: 45_292, ticks })],
+            "{tokens:?}"
+        );
+    }
+    // SMALLDATETIME in; a DATETIME value in a SMALLDATETIME OUTPUT parameter comes back
+    // rounded to the minute.
+    let small = TdsValue::SmallDateTime { days: 45_291, minutes: 22 * 60 + 4 };
+    let tokens = execute_sql(
+        &mut c,
+        "SELECT CONVERT(varchar(23), @s, 121); SET @o = CAST('2024-01-02 10:00:40' AS datetime)",
+        "@s smalldatetime, @o smalldatetime OUTPUT",
+        vec![RpcParam::input("@s", small), output("@o", TypeInfo::DateTimeN(4), TdsValue::Null)],
+    );
+    assert_eq!(rows(&tokens), [vec![TdsValue::VarChar(b"2024-01-02 22:04:00.000".to_vec())]]);
+    assert_eq!(
+        returned(&tokens),
+        [(
+            "@o".into(),
+            TypeInfo::DateTimeN(4),
+            TdsValue::SmallDateTime { days: 45_291, minutes: 10 * 60 + 1 }
+        )],
+        "{tokens:?}"
+    );
+    // DATETIME2(7), TIME(7), DATETIMEOFFSET(7), DATE: exact both ways.
+    let time = Time { increments: 863_999_999_999, scale: 7 };
+    let values = [
+        TdsValue::DateTime2 { date: 738_886, time },
+        TdsValue::Time(time),
+        TdsValue::DateTimeOffset { date: 738_886, time, offset_minutes: -330 },
+        TdsValue::Date(738_886),
+    ];
+    let params =
+        values.iter().enumerate().map(|(i, v)| RpcParam::input(&format!("@p{i}"), v.clone()));
+    let tokens = execute_sql(
+        &mut c,
+        "SELECT @p0, @p1, @p2, @p3",
+        "@p0 datetime2(7), @p1 time(7), @p2 datetimeoffset(7), @p3 date",
+        params.collect(),
+    );
+    assert_eq!(rows(&tokens), [values.to_vec()], "{tokens:?}");
+}

@@ -272,6 +272,10 @@ pub fn literal(value: &Value, ty: SqlType) -> String {
         Value::Float(x) => format!("N'{x:?}'"),
         Value::Real(x) => format!("N'{x:?}'"),
         exact if exact.is_exact_numeric() => to_text(value),
+        // DATETIME's text form (style 0, `Jan  2 2024 10:04PM`) drops the seconds; ISO 8601
+        // with its `T` keeps every 1/300 s tick (milliseconds round trip to the same tick)
+        // and reads the same under any DATEFORMAT or language.
+        Value::DateTime(v) => format!("N'{}'", v.to_string().replacen(' ', "T", 1)),
         // Dates, times and GUIDs: their text, which CAST parses back.
         _ => format!("N'{}'", to_text(value)),
     };
@@ -367,5 +371,10 @@ mod tests {
             "CAST(0x01AB AS varbinary(max))"
         );
         assert_eq!(literal(&Value::Null, SqlType::Int), "CAST(NULL AS int)");
+        let dt = DateTime::from_parts(45_000, 25_919_999).map(Value::DateTime);
+        assert_eq!(
+            dt.map(|v| literal(&v, SqlType::DateTime)),
+            Some("CAST(N'2023-03-17T23:59:59.997' AS datetime)".to_string())
+        );
     }
 }
