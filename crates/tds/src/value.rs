@@ -850,7 +850,10 @@ fn decode_bytelen(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue, TdsErro
         (T::DateTimeN(_), 4) => decode_value(&T::DateTime4, &mut d)?,
         (T::DateTimeN(_), 8) => decode_value(&T::DateTime, &mut d)?,
         (T::Guid, 16) => V::Guid(d.array(DATA)?),
-        (T::Decimal { precision, scale } | T::Numeric { precision, scale }, 5 | 9 | 13 | 17) => {
+        // Any length from a sign and one magnitude byte up to 17: [MS-TDS] 2.2.5.5.1.4 only
+        // bounds it by the precision, and mssql-jdbc sends the shortest that holds the value
+        // (the precision check below still refuses what the type cannot hold).
+        (T::Decimal { precision, scale } | T::Numeric { precision, scale }, 2..=17) => {
             let positive = match d.u8(DATA)? {
                 0 => false,
                 1 => true,
@@ -984,6 +987,31 @@ mod tests {
         let ty = TypeInfo::Decimal { precision: 3, scale: 0 };
         assert!(encode_value(&ty, &d(15, 3, 1), &mut out).is_err());
         assert!(encode_value(&ty, &d(1000, 4, 0), &mut out).is_err());
+    }
+
+    #[test]
+    fn decimals_of_any_length_decode() {
+        // 1234.56 as mssql-jdbc sends it: the shortest magnitude (3 bytes), length 4.
+        let ty = TypeInfo::Decimal { precision: 6, scale: 2 };
+        let mut r = Reader::new(&[4, 1, 0x40, 0xE2, 0x01]);
+        let got = decode_value(&ty, &mut r).unwrap();
+        assert_eq!(got, TdsValue::Decimal(Decimal { value: 123_456, precision: 6, scale: 2 }));
+        // Every length from 2 to 17, negative too.
+        for len in 2u8..=17 {
+            let mut bytes = vec![len, 0, 7];
+            bytes.resize(usize::from(len) + 1, 0);
+            let ty = TypeInfo::Numeric { precision: 38, scale: 1 };
+            let got = decode_value(&ty, &mut Reader::new(&bytes)).unwrap();
+            assert_eq!(got, TdsValue::Decimal(Decimal { value: -7, precision: 38, scale: 1 }));
+        }
+        // A value beyond the precision is still refused, as is a length of 1 or 18.
+        let ty = TypeInfo::Decimal { precision: 2, scale: 0 };
+        assert!(decode_value(&ty, &mut Reader::new(&[2, 1, 100])).is_err());
+        assert!(decode_value(&ty, &mut Reader::new(&[1, 1])).is_err());
+        let mut long = vec![18, 1];
+        long.resize(19, 0);
+        let ty = TypeInfo::Decimal { precision: 38, scale: 0 };
+        assert!(decode_value(&ty, &mut Reader::new(&long)).is_err());
     }
 
     #[test]

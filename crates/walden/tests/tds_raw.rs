@@ -600,3 +600,102 @@ fn temporal_parameters_keep_their_value() {
     );
     assert_eq!(rows(&tokens), [values.to_vec()], "{tokens:?}");
 }
+
+/// DECIMAL parameters of any length (mssql-jdbc's setBigDecimal sends the shortest), MONEY and
+/// SMALLMONEY with their four decimals in and out, and the legacy LOB types as parameters.
+#[test]
+fn decimal_money_and_lob_parameters() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    // 1234.56 as DECIMAL(6, 2) in 4 bytes: sign and a 3-byte magnitude.
+    let request = RpcRequest {
+        headers: AllHeaders::with_transaction(0),
+        calls: vec![RpcCall {
+            proc: RpcProc::Id(ProcId::ExecuteSql),
+            options: RpcOptions::NONE,
+            params: vec![
+                text("SELECT @p"),
+                text("@p decimal(6, 2)"),
+                RpcParam::input(
+                    "@p",
+                    TdsValue::Decimal(Decimal { value: 123_456, precision: 6, scale: 2 }),
+                ),
+            ],
+        }],
+    };
+    let mut payload = request.encode().unwrap();
+    let long = [0x6A, 5, 6, 2, 5, 1, 0x40, 0xE2, 0x01, 0x00];
+    let at = payload.windows(long.len()).position(|w| w == long).expect("the encoded DECIMAL");
+    payload.splice(at..at + long.len(), [0x6A, 5, 6, 2, 4, 1, 0x40, 0xE2, 0x01]);
+    c.send(PacketType::Rpc, &payload);
+    let tokens = c.tokens();
+    assert_eq!(
+        rows(&tokens),
+        [vec![TdsValue::Decimal(Decimal { value: 123_456, precision: 6, scale: 2 })]],
+        "{tokens:?}"
+    );
+
+    // MONEY and SMALLMONEY keep four decimals, as inputs and as OUTPUT parameters.
+    let tokens = execute_sql(
+        &mut c,
+        "SELECT @m, @s, CONVERT(varchar(30), @m, 2); SET @m = @m * 2; SET @s = @s + $0.0001",
+        "@m money OUTPUT, @s smallmoney OUTPUT",
+        vec![
+            output("@m", TypeInfo::MoneyN(8), TdsValue::Money(-123_456_789)),
+            output("@s", TypeInfo::MoneyN(4), TdsValue::Money(12_345)),
+        ],
+    );
+    assert_eq!(
+        rows(&tokens),
+        [vec![
+            TdsValue::Money(-123_456_789),
+            TdsValue::Money(12_345),
+            TdsValue::VarChar(b"-12345.6789".to_vec())
+        ]],
+        "{tokens:?}"
+    );
+    assert_eq!(
+        returned(&tokens),
+        [
+            ("@m".into(), TypeInfo::MoneyN(8), TdsValue::Money(-246_913_578)),
+            ("@s".into(), TypeInfo::MoneyN(4), TdsValue::Money(12_346)),
+        ],
+        "{tokens:?}"
+    );
+
+    // TEXT, NTEXT and IMAGE parameters.
+    let collation = Collation::SQL_LATIN1_GENERAL_CP1_CI_AS;
+    let lob = |name: &str, ty, value| RpcParam {
+        name: name.into(),
+        status: ParamStatus::NONE,
+        ty,
+        value,
+    };
+    let tokens = execute_sql(
+        &mut c,
+        "SELECT @t, @n, @i",
+        "@t text, @n ntext, @i image",
+        vec![
+            lob(
+                "@t",
+                TypeInfo::Text { max_len: 0x7FFF_FFFF, collation },
+                TdsValue::VarChar(b"abc".to_vec()),
+            ),
+            lob(
+                "@n",
+                TypeInfo::NText { max_len: 0x7FFF_FFFF, collation },
+                TdsValue::NVarChar("d\u{e9}f".into()),
+            ),
+            lob("@i", TypeInfo::Image { max_len: 0x7FFF_FFFF }, TdsValue::Binary(vec![1, 2])),
+        ],
+    );
+    assert_eq!(
+        rows(&tokens),
+        [vec![
+            TdsValue::VarChar(b"abc".to_vec()),
+            TdsValue::NVarChar("d\u{e9}f".into()),
+            TdsValue::Binary(vec![1, 2])
+        ]],
+        "{tokens:?}"
+    );
+}

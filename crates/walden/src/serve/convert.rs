@@ -271,6 +271,12 @@ pub fn literal(value: &Value, ty: SqlType) -> String {
         // Rust's shortest round-trip form keeps every bit of the double.
         Value::Float(x) => format!("N'{x:?}'"),
         Value::Real(x) => format!("N'{x:?}'"),
+        // All four decimals: MONEY's text form (style 0) would round to two.
+        Value::Money(m) => {
+            let sign = if *m < 0 { "-" } else { "" };
+            let magnitude = m.unsigned_abs();
+            format!("{sign}{}.{:04}", magnitude / 10_000, magnitude % 10_000)
+        }
         exact if exact.is_exact_numeric() => to_text(value),
         // DATETIME's text form (style 0, `Jan  2 2024 10:04PM`) drops the seconds; ISO 8601
         // with its `T` keeps every 1/300 s tick (milliseconds round trip to the same tick)
@@ -371,6 +377,11 @@ mod tests {
             "CAST(0x01AB AS varbinary(max))"
         );
         assert_eq!(literal(&Value::Null, SqlType::Int), "CAST(NULL AS int)");
+        assert_eq!(
+            literal(&Value::Money(-12_345_678), SqlType::Money),
+            "CAST(-1234.5678 AS money)"
+        );
+        assert_eq!(literal(&Value::Money(5), SqlType::Money), "CAST(0.0005 AS money)");
         let dt = DateTime::from_parts(45_000, 25_919_999).map(Value::DateTime);
         assert_eq!(
             dt.map(|v| literal(&v, SqlType::DateTime)),
