@@ -342,8 +342,11 @@ impl<W: Write> Output for TdsOutput<W> {
             return;
         }
         self.types = columns.iter().map(|c| c.ty).collect();
+        // fNullable as the engine knows it: clear only for a column it knows never holds
+        // NULL (a NOT NULL table column, a literal). The wire type is nullable either way,
+        // so a NULL the engine did not foresee still encodes.
         let cols: Vec<Column> =
-            columns.iter().map(|c| Column::new(&c.name, type_info(c.ty), true)).collect();
+            columns.iter().map(|c| Column::new(&c.name, type_info(c.ty), c.nullable)).collect();
         self.token(&Token::ColMetadata(cols.clone()));
         self.columns = cols;
         self.result_set_seen = true;
