@@ -6,6 +6,7 @@
 //! sp_prepexec, sp_unprepare), transaction-manager requests, the connection limit, and
 //! shutdown on SIGTERM.
 
+use std::io::Write;
 use std::process::Command;
 
 use walden_tds::*;
@@ -698,4 +699,41 @@ fn decimal_money_and_lob_parameters() {
         ]],
         "{tokens:?}"
     );
+}
+
+/// A message the client abandons with IGNORE (tedious' cancel of a request it is still
+/// sending) runs nothing and is answered as an attention, with DONE_ATTN, so that the client
+/// does not wait forever; the connection goes on.
+#[test]
+fn an_ignored_message_is_answered_with_done_attn() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    let batch = SqlBatch {
+        headers: AllHeaders::with_transaction(0),
+        text: "CREATE TABLE ignored (i int)".into(),
+    }
+    .encode()
+    .unwrap();
+    // Half the batch in a first packet, the rest in a last one with EOM and IGNORE.
+    let (first, last) = batch.split_at(batch.len() / 2);
+    let ignore = PacketStatus(PacketStatus::EOM.0 | PacketStatus::IGNORE.0);
+    for (id, (part, status)) in
+        [(first, PacketStatus::NONE), (last, ignore)].into_iter().enumerate()
+    {
+        let header = packet::PacketHeader {
+            ty: PacketType::SqlBatch,
+            status,
+            length: u16::try_from(part.len() + packet::HEADER_LEN).unwrap(),
+            spid: 0,
+            packet_id: u8::try_from(id + 1).unwrap(),
+            window: 0,
+        };
+        c.stream.write_all(&header.encode()).unwrap();
+        c.stream.write_all(part).unwrap();
+    }
+    let got = stream(&c.tokens());
+    assert_eq!(got, ["DONE(ATTN 0x0 0)"]);
+    // Nothing ran, and the connection serves the next request.
+    let tokens = c.batch("SELECT OBJECT_ID('ignored')");
+    assert_eq!(rows(&tokens), [vec![TdsValue::Null]], "{tokens:?}");
 }
