@@ -88,12 +88,15 @@ pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
 
 /// `value` (of type `sql`) as a value of the wire type `ty`, converting with SQL Server's
 /// rules when the engine handed over another variant (a DECIMAL of another scale, an INT in
-/// a BIGINT column...).
+/// a BIGINT column...). The conversion is to the wire type's own SQL type when it has one:
+/// an OUTPUT parameter goes back in the type the client sent, which need not be the one it
+/// declared (mssql-jdbc sends a MONEY parameter as DECIMAL(38, 4) declared `money`).
 pub fn to_wire(sql: SqlType, ty: &TypeInfo, value: Value) -> Result<TdsValue, String> {
     match direct(ty, value) {
         Ok(v) => Ok(v),
         Err(value) => {
-            let converted = coerce(value, sql, true).map_err(|e| e.message)?;
+            let target = sql_type(ty).unwrap_or(sql);
+            let converted = coerce(value, target, true).map_err(|e| e.message)?;
             direct(ty, converted)
                 .map_err(|v| format!("cannot send a {} value as {}", v.kind_name(), ty.name()))
         }
@@ -330,6 +333,13 @@ mod tests {
         );
         let wire = to_wire(SqlType::BigInt, &TypeInfo::IntN(8), Value::Int(7));
         assert_eq!(wire, Ok(TdsValue::BigInt(7)));
+        // A MONEY OUTPUT parameter the client sent as DECIMAL(38, 4).
+        let ty = TypeInfo::Decimal { precision: 38, scale: 4 };
+        let wire = to_wire(SqlType::Money, &ty, Value::Money(24_690));
+        assert_eq!(
+            wire,
+            Ok(TdsValue::Decimal(walden_tds::Decimal { value: 24_690, precision: 38, scale: 4 }))
+        );
         assert_eq!(encode_latin1("é€"), vec![0xE9, b'?']);
     }
 
