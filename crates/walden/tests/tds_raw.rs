@@ -452,6 +452,11 @@ fn every_statement_ends_with_its_done() {
             "DONE( 0x0 0)",
         ]
     );
+    // Control flow sends none of its own: a DONE per SET the loop runs, none for BREAK.
+    let got = stream(&c.batch(
+        "DECLARE @i int = 0; WHILE @i < 5 BEGIN SET @i += 1; IF @i = 2 BREAK END; PRINT 'x'",
+    ));
+    assert_eq!(got, ["DONE(MORE 0x0 0)", "DONE(MORE 0x0 0)", "INFO", "DONE( 0x0 0)"]);
     // A failed statement ends with DONE_ERROR; the batch goes on.
     let got = stream(&c.batch("SELECT 1/0; SELECT 2"));
     assert_eq!(

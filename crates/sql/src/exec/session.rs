@@ -934,11 +934,20 @@ impl Run<'_> {
             }
             other => other,
         };
-        // The client sees every statement but declarations, labels and compound ones (whose
-        // statements it sees) end, unless it runs inside a function.
+        // The client sees every statement end but variable declarations, control flow
+        // (labels, jumps, compound statements, whose statements it sees) and anything inside
+        // a function.
         let seen = !compound
             && self.s.function_depth == 0
-            && !matches!(st.kind, StatementKind::Declare(_) | StatementKind::Label(_));
+            && !matches!(
+                st.kind,
+                StatementKind::Declare(_)
+                    | StatementKind::Label(_)
+                    | StatementKind::Goto(_)
+                    | StatementKind::Break
+                    | StatementKind::Continue
+                    | StatementKind::Return(_)
+            );
         match result {
             Ok(flow) => {
                 if !compound {
