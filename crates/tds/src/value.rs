@@ -766,16 +766,14 @@ pub(crate) fn decode_value(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue
             }
             bytes_value(ty, r.take(usize::from(len), DATA)?.to_vec())
         }
-        T::Text { max_len: max, .. }
-        | T::NText { max_len: max, .. }
-        | T::Image { max_len: max } => {
+        T::Text { .. } | T::NText { .. } | T::Image { .. } => {
             let len = r.u32_le("value length")?;
             if len == u32::MAX {
                 return Ok(V::Null);
             }
-            if len > max {
-                return Err(bad("value longer than its declared type"));
-            }
+            // The declared maximum is not checked: these types have no length of their own
+            // (the maximum is 2^31 - 1), and tedious declares an NTEXT parameter's length in
+            // characters, half its bytes. The message size limit bounds the value.
             let len = usize::try_from(len).map_err(|_| TdsError::Truncated { what: DATA })?;
             bytes_value(ty, r.take(len, DATA)?.to_vec())
         }
@@ -1044,6 +1042,21 @@ mod tests {
         assert!(small(-1, 0).is_err());
         assert!(small(65_536, 0).is_err());
         assert!(small(65_535, at(23, 59, 30, 0)).is_err());
+    }
+
+    #[test]
+    fn legacy_lob_parameters_may_exceed_their_declared_length() {
+        // tedious declares NTEXT in characters: 3 declared, 6 bytes sent.
+        let collation = crate::Collation::SQL_LATIN1_GENERAL_CP1_CI_AS;
+        let ty = TypeInfo::NText { max_len: 3, collation };
+        let bytes = [6, 0, 0, 0, b'd', 0, 0xE9, 0, b'f', 0];
+        let got = decode_value(&ty, &mut Reader::new(&bytes)).unwrap();
+        assert_eq!(got, TdsValue::NVarChar("d\u{e9}f".into()));
+        let ty = TypeInfo::Image { max_len: 1 };
+        let got = decode_value(&ty, &mut Reader::new(&[2, 0, 0, 0, 1, 2])).unwrap();
+        assert_eq!(got, TdsValue::Binary(vec![1, 2]));
+        // A length beyond the bytes that follow is still an error.
+        assert!(decode_value(&ty, &mut Reader::new(&[9, 0, 0, 0, 1])).is_err());
     }
 
     #[test]
