@@ -361,6 +361,13 @@ fn raiserror_of_severity_20_with_log_ends_the_connection_and_rolls_back() {
         .collect();
     assert_eq!(numbers, vec![(2745, 16), (50000, 20)], "{tokens:?}");
     assert!(!tokens.iter().any(|t| matches!(t, Token::Info(_) | Token::Row(_))), "{tokens:?}");
+    // The batch's last DONE says the error was severe: DONE_ERROR and DONE_SRVERROR.
+    assert!(
+        matches!(tokens.last(), Some(Token::Done(d))
+            if d.status.contains(DoneStatus::ERROR | DoneStatus::SRVERROR)
+                && !d.status.contains(DoneStatus::MORE)),
+        "{tokens:?}"
+    );
     assert!(c.try_batch("SELECT 1").is_err(), "the server closed the connection");
 
     let mut fresh = Client::connect(server.port);
