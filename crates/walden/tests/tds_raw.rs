@@ -749,3 +749,27 @@ fn an_ignored_message_is_answered_with_done_attn() {
     let tokens = c.batch("SELECT OBJECT_ID('ignored')");
     assert_eq!(rows(&tokens), [vec![TdsValue::Null]], "{tokens:?}");
 }
+
+/// COLMETADATA's fNullable follows the column: clear for a NOT NULL table column, set for a
+/// nullable one (issue 28, item 4).
+#[test]
+fn column_metadata_carries_nullability() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    let tokens = c.batch(
+        "CREATE TABLE nn (a int NOT NULL, b int NULL, s nvarchar(5) NOT NULL); \
+         SELECT a, b, s FROM nn",
+    );
+    let columns = tokens
+        .iter()
+        .find_map(|t| match t {
+            Token::ColMetadata(cols) => Some(cols.clone()),
+            _ => None,
+        })
+        .expect("a result set");
+    let nullable: Vec<(&str, bool)> = columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.flags.contains(ColumnFlags::NULLABLE)))
+        .collect();
+    assert_eq!(nullable, [("a", false), ("b", true), ("s", false)]);
+}
