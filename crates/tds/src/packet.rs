@@ -16,8 +16,10 @@
 //! current partial message beyond what the caller pushed; after an error it is *poisoned* and
 //! returns the same error forever, because a framing error leaves no way to find the next
 //! packet boundary — the connection must be closed. A message whose last packet carries the
-//! IGNORE bit is dropped (the client abandoned it, 2.2.3.1.2). Packet ids are not checked: the
-//! spec says they are ignored.
+//! IGNORE bit (the client abandoned it, 2.2.3.1.2: tedious cancels a request it is still
+//! sending this way) comes out as an empty message with IGNORE in its status: its payload is
+//! dropped, but the client still waits for an answer, which the server must send. Packet ids
+//! are not checked: the spec says they are ignored.
 //!
 //! [`PacketWriter`] does the reverse: it cuts a payload into packets of the negotiated size,
 //! numbering them from 1 (modulo 256) and setting EOM on the last.
@@ -168,7 +170,8 @@ pub struct Message {
     /// The message type.
     pub ty: PacketType,
     /// The status of the message's first packet with EOM removed: RESET_CONNECTION and
-    /// RESET_CONNECTION_SKIP_TRAN are meaningful there.
+    /// RESET_CONNECTION_SKIP_TRAN are meaningful there. IGNORE when the client abandoned the
+    /// message (then the payload is empty).
     pub status: PacketStatus,
     /// The SPID of the first packet.
     pub spid: u16,
@@ -177,6 +180,12 @@ pub struct Message {
 }
 
 impl Message {
+    /// Whether the client abandoned this message (IGNORE): it must not run, but it gets an
+    /// answer.
+    pub fn ignored(&self) -> bool {
+        self.status.contains(PacketStatus::IGNORE)
+    }
+
     /// Whether the client asked for the session to be reset before this request.
     pub fn reset_connection(&self) -> bool {
         self.status.contains(PacketStatus::RESET_CONNECTION)
@@ -320,14 +329,12 @@ impl MessageReader {
                 continue;
             }
             if let Some(done) = self.partial.take() {
-                if !done.ignore {
-                    return Ok(Some(Message {
-                        ty: done.ty,
-                        status: done.status,
-                        spid: done.spid,
-                        payload: done.payload,
-                    }));
-                }
+                let (status, payload) = if done.ignore {
+                    (PacketStatus(done.status.0 | PacketStatus::IGNORE.0), Vec::new())
+                } else {
+                    (done.status, done.payload)
+                };
+                return Ok(Some(Message { ty: done.ty, status, spid: done.spid, payload }));
             }
         }
     }
@@ -510,12 +517,16 @@ mod tests {
     }
 
     #[test]
-    fn ignored_message_is_dropped() {
-        let mut wire = frame(1, 0, b"partial");
+    fn ignored_message_comes_out_empty_and_marked() {
+        let mut wire = frame(1, 0x08, b"partial");
         wire.extend(frame(1, 0x03, b""));
         wire.extend(frame(6, 1, b""));
         let mut reader = MessageReader::new();
         reader.push(&wire);
+        let ignored = reader.next_message().unwrap().unwrap();
+        assert!(ignored.ignored());
+        assert_eq!(ignored.ty, PacketType::SqlBatch);
+        assert!(ignored.payload.is_empty());
         assert_eq!(reader.next_message().unwrap().unwrap().ty, PacketType::Attention);
     }
 

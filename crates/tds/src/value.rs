@@ -351,6 +351,24 @@ pub(crate) fn encode_value(
                 V::DateTime { days: i32::from(*days), ticks: u32::from(*minutes) * 60 * 300 };
             return encode_value(ty, &widened, out);
         }
+        (T::DateTime4 | T::DateTimeN(4), V::DateTime { days, ticks }) => {
+            // A DATETIME into a SMALLDATETIME: rounded to the nearest minute, half a minute
+            // (9,000 ticks of 1/300 s) up, as SQL Server converts, then range checked
+            // (1900-01-01 through 2079-06-06 23:59).
+            if !valid_datetime(*days, *ticks) {
+                return Err(range("DATETIME"));
+            }
+            let minutes = (ticks + 30 * 300) / (60 * 300);
+            let (days, minutes) = if minutes >= 24 * 60 {
+                (i64::from(*days) + 1, minutes - 24 * 60)
+            } else {
+                (i64::from(*days), minutes)
+            };
+            let days = u16::try_from(days).map_err(|_| range("SMALLDATETIME"))?;
+            // minutes < 1440 here.
+            let rounded = V::SmallDateTime { days, minutes: minutes as u16 };
+            return encode_value(ty, &rounded, out);
+        }
         (T::DateTime4 | T::DateTimeN(4), V::SmallDateTime { days, minutes }) => {
             if *minutes >= 24 * 60 {
                 return Err(range("SMALLDATETIME"));
@@ -748,16 +766,14 @@ pub(crate) fn decode_value(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue
             }
             bytes_value(ty, r.take(usize::from(len), DATA)?.to_vec())
         }
-        T::Text { max_len: max, .. }
-        | T::NText { max_len: max, .. }
-        | T::Image { max_len: max } => {
+        T::Text { .. } | T::NText { .. } | T::Image { .. } => {
             let len = r.u32_le("value length")?;
             if len == u32::MAX {
                 return Ok(V::Null);
             }
-            if len > max {
-                return Err(bad("value longer than its declared type"));
-            }
+            // The declared maximum is not checked: these types have no length of their own
+            // (the maximum is 2^31 - 1), and tedious declares an NTEXT parameter's length in
+            // characters, half its bytes. The message size limit bounds the value.
             let len = usize::try_from(len).map_err(|_| TdsError::Truncated { what: DATA })?;
             bytes_value(ty, r.take(len, DATA)?.to_vec())
         }
@@ -832,7 +848,10 @@ fn decode_bytelen(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue, TdsErro
         (T::DateTimeN(_), 4) => decode_value(&T::DateTime4, &mut d)?,
         (T::DateTimeN(_), 8) => decode_value(&T::DateTime, &mut d)?,
         (T::Guid, 16) => V::Guid(d.array(DATA)?),
-        (T::Decimal { precision, scale } | T::Numeric { precision, scale }, 5 | 9 | 13 | 17) => {
+        // Any length from a sign and one magnitude byte up to 17: [MS-TDS] 2.2.5.5.1.4 only
+        // bounds it by the precision, and mssql-jdbc sends the shortest that holds the value
+        // (the precision check below still refuses what the type cannot hold).
+        (T::Decimal { precision, scale } | T::Numeric { precision, scale }, 2..=17) => {
             let positive = match d.u8(DATA)? {
                 0 => false,
                 1 => true,
@@ -966,6 +985,78 @@ mod tests {
         let ty = TypeInfo::Decimal { precision: 3, scale: 0 };
         assert!(encode_value(&ty, &d(15, 3, 1), &mut out).is_err());
         assert!(encode_value(&ty, &d(1000, 4, 0), &mut out).is_err());
+    }
+
+    #[test]
+    fn decimals_of_any_length_decode() {
+        // 1234.56 as mssql-jdbc sends it: the shortest magnitude (3 bytes), length 4.
+        let ty = TypeInfo::Decimal { precision: 6, scale: 2 };
+        let mut r = Reader::new(&[4, 1, 0x40, 0xE2, 0x01]);
+        let got = decode_value(&ty, &mut r).unwrap();
+        assert_eq!(got, TdsValue::Decimal(Decimal { value: 123_456, precision: 6, scale: 2 }));
+        // Every length from 2 to 17, negative too.
+        for len in 2u8..=17 {
+            let mut bytes = vec![len, 0, 7];
+            bytes.resize(usize::from(len) + 1, 0);
+            let ty = TypeInfo::Numeric { precision: 38, scale: 1 };
+            let got = decode_value(&ty, &mut Reader::new(&bytes)).unwrap();
+            assert_eq!(got, TdsValue::Decimal(Decimal { value: -7, precision: 38, scale: 1 }));
+        }
+        // A value beyond the precision is still refused, as is a length of 1 or 18.
+        let ty = TypeInfo::Decimal { precision: 2, scale: 0 };
+        assert!(decode_value(&ty, &mut Reader::new(&[2, 1, 100])).is_err());
+        assert!(decode_value(&ty, &mut Reader::new(&[1, 1])).is_err());
+        let mut long = vec![18, 1];
+        long.resize(19, 0);
+        let ty = TypeInfo::Decimal { precision: 38, scale: 0 };
+        assert!(decode_value(&ty, &mut Reader::new(&long)).is_err());
+    }
+
+    #[test]
+    fn datetime_values_keep_their_ticks_and_round_into_smalldatetime() {
+        // 22:04:05 and 23:59:59.997 (tick 25,919,999) keep every tick.
+        for ticks in [(22 * 3600 + 4 * 60 + 5) * 300, 25_919_999] {
+            round_trip(TypeInfo::DateTimeN(8), TdsValue::DateTime { days: 45_000, ticks });
+            round_trip(TypeInfo::DateTime, TdsValue::DateTime { days: -53_690, ticks });
+        }
+        let small = |days, ticks| {
+            let mut out = Vec::new();
+            encode_value(&TypeInfo::DateTimeN(4), &TdsValue::DateTime { days, ticks }, &mut out)
+                .map(|()| decode_value(&TypeInfo::DateTimeN(4), &mut Reader::new(&out)))
+        };
+        // 10:00:29.997 rounds down, 10:00:30.000 up; 23:59:30 is the next day's midnight.
+        let at = |h: u32, m: u32, s: u32, t: u32| ((h * 60 + m) * 60 + s) * 300 + t;
+        assert_eq!(
+            small(1, at(10, 0, 29, 299)),
+            Ok(Ok(TdsValue::SmallDateTime { days: 1, minutes: 600 }))
+        );
+        assert_eq!(
+            small(1, at(10, 0, 30, 0)),
+            Ok(Ok(TdsValue::SmallDateTime { days: 1, minutes: 601 }))
+        );
+        assert_eq!(
+            small(1, at(23, 59, 30, 0)),
+            Ok(Ok(TdsValue::SmallDateTime { days: 2, minutes: 0 }))
+        );
+        // Before 1900 or after 2079-06-06: out of SMALLDATETIME's range.
+        assert!(small(-1, 0).is_err());
+        assert!(small(65_536, 0).is_err());
+        assert!(small(65_535, at(23, 59, 30, 0)).is_err());
+    }
+
+    #[test]
+    fn legacy_lob_parameters_may_exceed_their_declared_length() {
+        // tedious declares NTEXT in characters: 3 declared, 6 bytes sent.
+        let collation = crate::Collation::SQL_LATIN1_GENERAL_CP1_CI_AS;
+        let ty = TypeInfo::NText { max_len: 3, collation };
+        let bytes = [6, 0, 0, 0, b'd', 0, 0xE9, 0, b'f', 0];
+        let got = decode_value(&ty, &mut Reader::new(&bytes)).unwrap();
+        assert_eq!(got, TdsValue::NVarChar("d\u{e9}f".into()));
+        let ty = TypeInfo::Image { max_len: 1 };
+        let got = decode_value(&ty, &mut Reader::new(&[2, 0, 0, 0, 1, 2])).unwrap();
+        assert_eq!(got, TdsValue::Binary(vec![1, 2]));
+        // A length beyond the bytes that follow is still an error.
+        assert!(decode_value(&ty, &mut Reader::new(&[9, 0, 0, 0, 1])).is_err());
     }
 
     #[test]

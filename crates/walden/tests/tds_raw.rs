@@ -6,6 +6,7 @@
 //! sp_prepexec, sp_unprepare), transaction-manager requests, the connection limit, and
 //! shutdown on SIGTERM.
 
+use std::io::Write;
 use std::process::Command;
 
 use walden_tds::*;
@@ -360,8 +361,415 @@ fn raiserror_of_severity_20_with_log_ends_the_connection_and_rolls_back() {
         .collect();
     assert_eq!(numbers, vec![(2745, 16), (50000, 20)], "{tokens:?}");
     assert!(!tokens.iter().any(|t| matches!(t, Token::Info(_) | Token::Row(_))), "{tokens:?}");
+    // The batch's last DONE says the error was severe: DONE_ERROR and DONE_SRVERROR.
+    assert!(
+        matches!(tokens.last(), Some(Token::Done(d))
+            if d.status.contains(DoneStatus::ERROR | DoneStatus::SRVERROR)
+                && !d.status.contains(DoneStatus::MORE)),
+        "{tokens:?}"
+    );
     assert!(c.try_batch("SELECT 1").is_err(), "the server closed the connection");
 
     let mut fresh = Client::connect(server.port);
     assert_eq!(fresh.scalar("SELECT COUNT(*) FROM dbo.fatal"), TdsValue::Int(0));
+}
+
+/// The tokens as `KIND` or, for the DONE family, `KIND(status bits, CurCmd, count)`: what a
+/// client that walks the stream statement by statement relies on.
+fn stream(tokens: &[Token]) -> Vec<String> {
+    let done = |kind: &str, d: &Done| {
+        let mut bits = Vec::new();
+        for (bit, name) in [
+            (DoneStatus::MORE, "MORE"),
+            (DoneStatus::ERROR, "ERROR"),
+            (DoneStatus::COUNT, "COUNT"),
+            (DoneStatus::ATTN, "ATTN"),
+            (DoneStatus::SRVERROR, "SRVERROR"),
+        ] {
+            if d.status.contains(bit) {
+                bits.push(name);
+            }
+        }
+        format!("{kind}({} {:#x} {})", bits.join("|"), d.cur_cmd, d.row_count)
+    };
+    tokens
+        .iter()
+        .map(|t| match t {
+            Token::ColMetadata(_) => "COLMETADATA".to_string(),
+            Token::Row(_) => "ROW".to_string(),
+            Token::Info(_) => "INFO".to_string(),
+            Token::Error(m) => format!("ERROR {}", m.number),
+            Token::Done(d) => done("DONE", d),
+            Token::DoneInProc(d) => done("DONEINPROC", d),
+            Token::DoneProc(d) => done("DONEPROC", d),
+            Token::ReturnStatus(_) => "RETURNSTATUS".to_string(),
+            Token::ReturnValue(_) => "RETURNVALUE".to_string(),
+            _ => "other".to_string(),
+        })
+        .collect()
+}
+
+/// [MS-TDS] 2.2.7.6: a DONE for each statement of a batch but variable declarations, all but
+/// the last with DONE_MORE, DONE_COUNT only when the count is to be shown. go-sqlcmd and
+/// go-mssqldb's message queue tell result sets and messages apart by these DONEs.
+#[test]
+fn every_statement_ends_with_its_done() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    let got = stream(&c.batch("SET NOCOUNT ON; SELECT 1 a, 2 b; SELECT 'x' y"));
+    assert_eq!(
+        got,
+        [
+            "DONE(MORE 0x0 0)",
+            "COLMETADATA",
+            "ROW",
+            "DONE(MORE 0xc1 0)",
+            "COLMETADATA",
+            "ROW",
+            "DONE( 0xc1 0)",
+        ]
+    );
+    let got = stream(&c.batch("SET NOCOUNT OFF; SELECT 1 a UNION ALL SELECT 2; PRINT 'p'"));
+    assert_eq!(
+        got,
+        [
+            "DONE(MORE 0x0 0)",
+            "COLMETADATA",
+            "ROW",
+            "ROW",
+            "DONE(MORE|COUNT 0xc1 2)",
+            "INFO",
+            "DONE( 0x0 0)"
+        ]
+    );
+    let got = stream(&c.batch("DECLARE @v int; SELECT @v = 5; PRINT @v; PRINT 'again'"));
+    assert_eq!(got, ["DONE(MORE 0x0 0)", "INFO", "DONE(MORE 0x0 0)", "INFO", "DONE( 0x0 0)"]);
+    let got = stream(&c.batch(
+        "DECLARE c CURSOR FOR SELECT 1 AS x; OPEN c; FETCH NEXT FROM c; CLOSE c; DEALLOCATE c",
+    ));
+    assert_eq!(
+        got,
+        [
+            "DONE(MORE 0x0 0)",
+            "DONE(MORE 0x0 0)",
+            "COLMETADATA",
+            "ROW",
+            "DONE(MORE|COUNT 0xc1 1)",
+            "DONE(MORE 0x0 0)",
+            "DONE( 0x0 0)",
+        ]
+    );
+    // Control flow sends none of its own: a DONE per SET the loop runs, none for BREAK.
+    let got = stream(&c.batch(
+        "DECLARE @i int = 0; WHILE @i < 5 BEGIN SET @i += 1; IF @i = 2 BREAK END; PRINT 'x'",
+    ));
+    assert_eq!(got, ["DONE(MORE 0x0 0)", "DONE(MORE 0x0 0)", "INFO", "DONE( 0x0 0)"]);
+    // A failed statement ends with DONE_ERROR; the batch goes on.
+    let got = stream(&c.batch("SELECT 1/0; SELECT 2"));
+    assert_eq!(
+        got,
+        ["ERROR 8134", "DONE(MORE|ERROR 0x0 0)", "COLMETADATA", "ROW", "DONE(COUNT 0xc1 1)"]
+    );
+    // Under NOCOUNT, an INSERT still ends with its DONE, without DONE_COUNT.
+    let got = stream(&c.batch(
+        "CREATE TABLE t (i int); SET NOCOUNT ON; INSERT t VALUES (1); SET NOCOUNT OFF; \
+         INSERT t VALUES (2)",
+    ));
+    assert_eq!(
+        got,
+        [
+            "DONE(MORE 0x0 0)",
+            "DONE(MORE 0x0 0)",
+            "DONE(MORE 0xc3 0)",
+            "DONE(MORE 0x0 0)",
+            "DONE(COUNT 0xc3 1)",
+        ]
+    );
+    // Inside an RPC, every result set ends with a DONEINPROC, NOCOUNT or not.
+    let request = RpcRequest {
+        headers: AllHeaders::with_transaction(0),
+        calls: vec![RpcCall {
+            proc: RpcProc::Id(ProcId::ExecuteSql),
+            options: RpcOptions::NONE,
+            params: vec![text("SET NOCOUNT ON; SELECT 1 a; SELECT 2 b")],
+        }],
+    };
+    c.send(PacketType::Rpc, &request.encode().unwrap());
+    let got = stream(&c.tokens());
+    assert_eq!(
+        got,
+        [
+            "COLMETADATA",
+            "ROW",
+            "DONEINPROC(MORE 0xc1 0)",
+            "COLMETADATA",
+            "ROW",
+            "DONEINPROC(MORE 0xc1 0)",
+            "RETURNSTATUS",
+            "DONEPROC( 0x0 0)",
+        ]
+    );
+}
+
+/// An `sp_executesql` call of `statement` with `params` declared as `declared`.
+fn execute_sql(
+    c: &mut Client,
+    statement: &str,
+    declared: &str,
+    params: Vec<RpcParam>,
+) -> Vec<Token> {
+    let mut all = vec![text(statement), text(declared)];
+    all.extend(params);
+    c.rpc(ProcId::ExecuteSql, all)
+}
+
+fn output(name: &str, ty: TypeInfo, value: TdsValue) -> RpcParam {
+    RpcParam { name: name.into(), status: ParamStatus::BY_REF, ty, value }
+}
+
+fn returned(tokens: &[Token]) -> Vec<(String, TypeInfo, TdsValue)> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::ReturnValue(v) => Some((v.name.clone(), v.ty, v.value.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every date and time type keeps its value as an RPC parameter, in and out: DATETIME's
+/// seconds and 1/300 s ticks (go-mssqldb's DateTime1, tedious' TYPES.DateTime), SMALLDATETIME,
+/// DATETIME2 and TIME at their scale, DATETIMEOFFSET with its offset.
+#[test]
+fn temporal_parameters_keep_their_value() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    // 2024-01-02 (45,291 days after 1900-01-01) 22:04:05 and 23:59:59.997.
+    for (ticks, shown) in [
+        ((22 * 3600 + 4 * 60 + 5) * 300, "2024-01-02 22:04:05.000"),
+        (25_919_999, "2024-01-02 23:59:59.997"),
+        (1, "2024-01-02 00:00:00.003"),
+    ] {
+        let dt = TdsValue::DateTime { days: 45_291, ticks };
+        // DATEFORMAT dmy must not change how the parameter is read.
+        let tokens = execute_sql(
+            &mut c,
+            "SET DATEFORMAT mdy; SELECT @d, CONVERT(varchar(23), @d, 121)",
+            "@d datetime",
+            vec![RpcParam::input("@d", dt.clone())],
+        );
+        assert_eq!(
+            rows(&tokens),
+            [vec![dt.clone(), TdsValue::VarChar(shown.as_bytes().to_vec())]],
+            "{tokens:?}"
+        );
+        // Back as an OUTPUT parameter, unchanged.
+        let tokens = execute_sql(
+            &mut c,
+            "SET @d = DATEADD(day, 1, @d)",
+            "@d datetime OUTPUT",
+            vec![output("@d", TypeInfo::DateTimeN(8), dt)],
+        );
+        assert_eq!(
+            returned(&tokens),
+            [("@d".into(), TypeInfo::DateTimeN(8), TdsValue::DateTime { days: 45_292, ticks })],
+            "{tokens:?}"
+        );
+    }
+    // SMALLDATETIME in; a DATETIME value in a SMALLDATETIME OUTPUT parameter comes back
+    // rounded to the minute.
+    let small = TdsValue::SmallDateTime { days: 45_291, minutes: 22 * 60 + 4 };
+    let tokens = execute_sql(
+        &mut c,
+        "SELECT CONVERT(varchar(23), @s, 121); SET @o = CAST('2024-01-02 10:00:40' AS datetime)",
+        "@s smalldatetime, @o smalldatetime OUTPUT",
+        vec![RpcParam::input("@s", small), output("@o", TypeInfo::DateTimeN(4), TdsValue::Null)],
+    );
+    assert_eq!(rows(&tokens), [vec![TdsValue::VarChar(b"2024-01-02 22:04:00.000".to_vec())]]);
+    assert_eq!(
+        returned(&tokens),
+        [(
+            "@o".into(),
+            TypeInfo::DateTimeN(4),
+            TdsValue::SmallDateTime { days: 45_291, minutes: 10 * 60 + 1 }
+        )],
+        "{tokens:?}"
+    );
+    // DATETIME2(7), TIME(7), DATETIMEOFFSET(7), DATE: exact both ways.
+    let time = Time { increments: 863_999_999_999, scale: 7 };
+    let values = [
+        TdsValue::DateTime2 { date: 738_886, time },
+        TdsValue::Time(time),
+        TdsValue::DateTimeOffset { date: 738_886, time, offset_minutes: -330 },
+        TdsValue::Date(738_886),
+    ];
+    let params =
+        values.iter().enumerate().map(|(i, v)| RpcParam::input(&format!("@p{i}"), v.clone()));
+    let tokens = execute_sql(
+        &mut c,
+        "SELECT @p0, @p1, @p2, @p3",
+        "@p0 datetime2(7), @p1 time(7), @p2 datetimeoffset(7), @p3 date",
+        params.collect(),
+    );
+    assert_eq!(rows(&tokens), [values.to_vec()], "{tokens:?}");
+}
+
+/// DECIMAL parameters of any length (mssql-jdbc's setBigDecimal sends the shortest), MONEY and
+/// SMALLMONEY with their four decimals in and out, and the legacy LOB types as parameters.
+#[test]
+fn decimal_money_and_lob_parameters() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    // 1234.56 as DECIMAL(6, 2) in 4 bytes: sign and a 3-byte magnitude.
+    let request = RpcRequest {
+        headers: AllHeaders::with_transaction(0),
+        calls: vec![RpcCall {
+            proc: RpcProc::Id(ProcId::ExecuteSql),
+            options: RpcOptions::NONE,
+            params: vec![
+                text("SELECT @p"),
+                text("@p decimal(6, 2)"),
+                RpcParam::input(
+                    "@p",
+                    TdsValue::Decimal(Decimal { value: 123_456, precision: 6, scale: 2 }),
+                ),
+            ],
+        }],
+    };
+    let mut payload = request.encode().unwrap();
+    let long = [0x6A, 5, 6, 2, 5, 1, 0x40, 0xE2, 0x01, 0x00];
+    let at = payload.windows(long.len()).position(|w| w == long).expect("the encoded DECIMAL");
+    payload.splice(at..at + long.len(), [0x6A, 5, 6, 2, 4, 1, 0x40, 0xE2, 0x01]);
+    c.send(PacketType::Rpc, &payload);
+    let tokens = c.tokens();
+    assert_eq!(
+        rows(&tokens),
+        [vec![TdsValue::Decimal(Decimal { value: 123_456, precision: 6, scale: 2 })]],
+        "{tokens:?}"
+    );
+
+    // MONEY and SMALLMONEY keep four decimals, as inputs and as OUTPUT parameters.
+    let tokens = execute_sql(
+        &mut c,
+        "SELECT @m, @s, CONVERT(varchar(30), @m, 2); SET @m = @m * 2; SET @s = @s + $0.0001",
+        "@m money OUTPUT, @s smallmoney OUTPUT",
+        vec![
+            output("@m", TypeInfo::MoneyN(8), TdsValue::Money(-123_456_789)),
+            output("@s", TypeInfo::MoneyN(4), TdsValue::Money(12_345)),
+        ],
+    );
+    assert_eq!(
+        rows(&tokens),
+        [vec![
+            TdsValue::Money(-123_456_789),
+            TdsValue::Money(12_345),
+            TdsValue::VarChar(b"-12345.6789".to_vec())
+        ]],
+        "{tokens:?}"
+    );
+    assert_eq!(
+        returned(&tokens),
+        [
+            ("@m".into(), TypeInfo::MoneyN(8), TdsValue::Money(-246_913_578)),
+            ("@s".into(), TypeInfo::MoneyN(4), TdsValue::Money(12_346)),
+        ],
+        "{tokens:?}"
+    );
+
+    // TEXT, NTEXT and IMAGE parameters.
+    let collation = Collation::SQL_LATIN1_GENERAL_CP1_CI_AS;
+    let lob = |name: &str, ty, value| RpcParam {
+        name: name.into(),
+        status: ParamStatus::NONE,
+        ty,
+        value,
+    };
+    let tokens = execute_sql(
+        &mut c,
+        "SELECT @t, @n, @i",
+        "@t text, @n ntext, @i image",
+        vec![
+            lob(
+                "@t",
+                TypeInfo::Text { max_len: 0x7FFF_FFFF, collation },
+                TdsValue::VarChar(b"abc".to_vec()),
+            ),
+            lob(
+                "@n",
+                TypeInfo::NText { max_len: 0x7FFF_FFFF, collation },
+                TdsValue::NVarChar("d\u{e9}f".into()),
+            ),
+            lob("@i", TypeInfo::Image { max_len: 0x7FFF_FFFF }, TdsValue::Binary(vec![1, 2])),
+        ],
+    );
+    assert_eq!(
+        rows(&tokens),
+        [vec![
+            TdsValue::VarChar(b"abc".to_vec()),
+            TdsValue::NVarChar("d\u{e9}f".into()),
+            TdsValue::Binary(vec![1, 2])
+        ]],
+        "{tokens:?}"
+    );
+}
+
+/// A message the client abandons with IGNORE (tedious' cancel of a request it is still
+/// sending) runs nothing and is answered as an attention, with DONE_ATTN, so that the client
+/// does not wait forever; the connection goes on.
+#[test]
+fn an_ignored_message_is_answered_with_done_attn() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    let batch = SqlBatch {
+        headers: AllHeaders::with_transaction(0),
+        text: "CREATE TABLE ignored (i int)".into(),
+    }
+    .encode()
+    .unwrap();
+    // Half the batch in a first packet, the rest in a last one with EOM and IGNORE.
+    let (first, last) = batch.split_at(batch.len() / 2);
+    let ignore = PacketStatus(PacketStatus::EOM.0 | PacketStatus::IGNORE.0);
+    for (id, (part, status)) in
+        [(first, PacketStatus::NONE), (last, ignore)].into_iter().enumerate()
+    {
+        let header = packet::PacketHeader {
+            ty: PacketType::SqlBatch,
+            status,
+            length: u16::try_from(part.len() + packet::HEADER_LEN).unwrap(),
+            spid: 0,
+            packet_id: u8::try_from(id + 1).unwrap(),
+            window: 0,
+        };
+        c.stream.write_all(&header.encode()).unwrap();
+        c.stream.write_all(part).unwrap();
+    }
+    let got = stream(&c.tokens());
+    assert_eq!(got, ["DONE(ATTN 0x0 0)"]);
+    // Nothing ran, and the connection serves the next request.
+    let tokens = c.batch("SELECT OBJECT_ID('ignored')");
+    assert_eq!(rows(&tokens), [vec![TdsValue::Null]], "{tokens:?}");
+}
+
+/// COLMETADATA's fNullable follows the column: clear for a NOT NULL table column, set for a
+/// nullable one (issue 28, item 4).
+#[test]
+fn column_metadata_carries_nullability() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    let tokens = c.batch(
+        "CREATE TABLE nn (a int NOT NULL, b int NULL, s nvarchar(5) NOT NULL); \
+         SELECT a, b, s FROM nn",
+    );
+    let columns = tokens
+        .iter()
+        .find_map(|t| match t {
+            Token::ColMetadata(cols) => Some(cols.clone()),
+            _ => None,
+        })
+        .expect("a result set");
+    let nullable: Vec<(&str, bool)> = columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.flags.contains(ColumnFlags::NULLABLE)))
+        .collect();
+    assert_eq!(nullable, [("a", false), ("b", true), ("s", false)]);
 }

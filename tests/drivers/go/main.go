@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/golang-sql/civil"
+	"github.com/golang-sql/sqlexp"
 	mssql "github.com/microsoft/go-mssqldb"
 	"github.com/shopspring/decimal"
 )
@@ -302,6 +303,62 @@ func parameters() {
 		"it's; DROP TABLE k --!")
 }
 
+// conformance checks what go-sqlcmd relies on (issue 28): the message-queue API, which walks
+// a batch statement by statement by its DONE tokens, also under SET NOCOUNT ON and around
+// PRINT; and DATETIME (DateTime1) parameters, which keep their seconds and 1/300 s ticks.
+func conformance() {
+	db := open(database)
+	defer db.Close()
+	retmsg := &sqlexp.ReturnMessage{}
+	rows, err := db.QueryContext(ctx,
+		"SET NOCOUNT ON; SELECT 1 AS a, 2 AS b; PRINT 'between'; DECLARE @v INT; "+
+			"SELECT @v = 3; SELECT 'x' AS y; PRINT 'end'", retmsg)
+	if ok("a NOCOUNT batch through the message queue", err) {
+		var events []string
+		for active := true; active; {
+			switch m := retmsg.Message(ctx).(type) {
+			case sqlexp.MsgNotice:
+				events = append(events, "notice "+m.Message.String())
+			case sqlexp.MsgNext:
+				cols, _ := rows.Columns()
+				for rows.Next() {
+					vals := make([]any, len(cols))
+					ptrs := make([]any, len(cols))
+					for i := range vals {
+						ptrs[i] = &vals[i]
+					}
+					if ok("scan a queued row", rows.Scan(ptrs...)) {
+						events = append(events, fmt.Sprintf("row %v", vals))
+					}
+				}
+			case sqlexp.MsgNextResultSet:
+				active = rows.NextResultSet()
+			case sqlexp.MsgError:
+				ok("a queued message", m.Error)
+			}
+		}
+		rows.Close()
+		eq("the queued events", events,
+			[]string{"row [1 2]", "notice between", "row [x]", "notice end"})
+	}
+	for _, c := range []struct {
+		at       time.Time
+		expected string
+	}{
+		{time.Date(2024, 1, 2, 22, 4, 5, 0, time.UTC), "2024-01-02 22:04:05.000"},
+		{time.Date(2024, 12, 31, 23, 59, 59, 997000000, time.UTC), "2024-12-31 23:59:59.997"},
+		{time.Date(1753, 1, 1, 0, 0, 1, 3000000, time.UTC), "1753-01-01 00:00:01.003"},
+	} {
+		var back time.Time
+		if ok("select a DATETIME parameter", db.QueryRowContext(ctx, "SELECT @p1",
+			mssql.DateTime1(c.at)).Scan(&back)) {
+			eq("a DATETIME parameter keeps its seconds", back.Format("2006-01-02 15:04:05.000"), c.expected)
+		}
+		eq("a DATETIME parameter as text",
+			scalar(db, "SELECT CONVERT(VARCHAR(23), @p1, 121)", mssql.DateTime1(c.at)), c.expected)
+	}
+}
+
 func procedureCall() {
 	db := open(database)
 	defer db.Close()
@@ -521,6 +578,7 @@ func main() {
 	section("setup", setup)
 	section("types", typesQuery)
 	section("parameters", parameters)
+	section("conformance", conformance)
 	section("procedure", procedureCall)
 	section("table-valued parameters", tableValuedParameters)
 	section("transactions", transactions)

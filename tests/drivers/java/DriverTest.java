@@ -351,6 +351,55 @@ public class DriverTest {
         }
     }
 
+    /**
+     * Issue 28's parameter types: setBigDecimal sends the shortest DECIMAL (2 to 17 bytes);
+     * MONEY and SMALLMONEY keep four decimals in and out (OUTPUT parameters too); DATETIME
+     * keeps its seconds and milliseconds.
+     */
+    static void parameterTypes() throws SQLException {
+        try (Connection c = connect(database)) {
+            for (String v : new String[] {"1234.56", "0.5", "-1", "99999999999999999999.123456",
+                    "-0.0001", "12345678901234567890123456789012345678"}) {
+                try (PreparedStatement p = c.prepareStatement("SELECT ?")) {
+                    p.setBigDecimal(1, new BigDecimal(v));
+                    try (ResultSet rs = p.executeQuery()) {
+                        rs.next();
+                        eq("setBigDecimal(" + v + ")", rs.getBigDecimal(1).compareTo(new BigDecimal(v)), 0);
+                    }
+                }
+            }
+            try (PreparedStatement p = c.prepareStatement("SELECT ?, ?")) {
+                p.setObject(1, new BigDecimal("12.3456"), microsoft.sql.Types.MONEY);
+                p.setObject(2, new BigDecimal("-7.0001"), microsoft.sql.Types.SMALLMONEY);
+                try (ResultSet rs = p.executeQuery()) {
+                    rs.next();
+                    eq("a MONEY parameter keeps 4 decimals", rs.getBigDecimal(1).toPlainString(), "12.3456");
+                    eq("a SMALLMONEY parameter keeps 4 decimals", rs.getBigDecimal(2).toPlainString(), "-7.0001");
+                }
+            }
+            try (PreparedStatement p = c.prepareStatement("SELECT CONVERT(VARCHAR(23), ?, 121)")) {
+                p.setObject(1, Timestamp.valueOf("2024-01-02 22:04:05.997"), microsoft.sql.Types.DATETIME);
+                try (ResultSet rs = p.executeQuery()) {
+                    rs.next();
+                    eq("a DATETIME parameter keeps its seconds", rs.getString(1), "2024-01-02 22:04:05.997");
+                }
+            }
+            // The driver sends MONEY and SMALLMONEY as DECIMAL(38, 4) declared `money`: the
+            // OUTPUT values come back as DECIMAL(38, 4), all four decimals kept.
+            exec(c, "CREATE PROCEDURE money_out @m MONEY OUTPUT, @s SMALLMONEY OUTPUT "
+                    + "AS BEGIN SET @m = @m * 2; SET @s = @s + 0.0001 END");
+            try (CallableStatement call = c.prepareCall("{call money_out(?, ?)}")) {
+                call.setObject(1, new BigDecimal("1.2345"), microsoft.sql.Types.MONEY);
+                call.registerOutParameter(1, microsoft.sql.Types.MONEY);
+                call.setObject(2, new BigDecimal("0.0001"), microsoft.sql.Types.SMALLMONEY);
+                call.registerOutParameter(2, microsoft.sql.Types.SMALLMONEY);
+                call.execute();
+                eq("a MONEY OUTPUT parameter", call.getBigDecimal(1).toPlainString(), "2.4690");
+                eq("a SMALLMONEY OUTPUT parameter", call.getBigDecimal(2).toPlainString(), "0.0002");
+            }
+        }
+    }
+
     /** A SQLServerDataTable of dbo.order_lines rows: sku, qty (NULL when null), price. */
     static com.microsoft.sqlserver.jdbc.SQLServerDataTable orderLines(Object[][] rows)
             throws SQLException {
@@ -594,6 +643,7 @@ public class DriverTest {
         section("parameters (PreparedStatement)", DriverTest::parameters);
         section("metadata before execution", DriverTest::metadataBeforeExecution);
         section("procedure (CallableStatement)", DriverTest::procedure);
+        section("parameter types", DriverTest::parameterTypes);
         section("table-valued parameters", DriverTest::tableValuedParameters);
         section("transactions", DriverTest::transactions);
         section("bad input", DriverTest::badInput);

@@ -212,6 +212,41 @@ async function newerTypes() {
   await close(db);
 }
 
+// Issue 28: DATETIME and SMALLDATETIME parameters keep their value (seconds, 1/300 s ticks),
+// MONEY and SMALLMONEY their four decimals, TEXT, NTEXT and IMAGE parameters are taken, and
+// a request cancelled while tedious is still sending it (the IGNORE bit) or just after (an
+// attention) ends with ECANCEL and leaves the connection usable.
+async function legacyTypesAndCancel() {
+  const db = await connect(DATABASE);
+  const at = new Date(Date.UTC(2024, 0, 2, 22, 4, 5, 997));
+  eq('a DATETIME parameter keeps its seconds',
+    await scalar(db, 'SELECT CONVERT(VARCHAR(23), @d, 121)', [['d', TYPES.DateTime, at]]),
+    '2024-01-02 22:04:05.997');
+  eq('a SMALLDATETIME parameter',
+    await scalar(db, 'SELECT CONVERT(VARCHAR(23), @d, 121)',
+      [['d', TYPES.SmallDateTime, new Date(Date.UTC(2024, 0, 2, 22, 4, 0))]]),
+    '2024-01-02 22:04:00.000');
+  const { rows } = await run(db, 'SELECT CONVERT(VARCHAR(30), @m, 2), CONVERT(VARCHAR(30), @s, 2)',
+    // 1234.0625 is exact as a double: tedious truncates value * 10000 to an integer.
+    [['m', TYPES.Money, 1234.0625], ['s', TYPES.SmallMoney, -7.0001]]);
+  eq('MONEY and SMALLMONEY parameters keep 4 decimals', rows[0], ['1234.0625', '-7.0001']);
+  const lobs = await run(db, 'SELECT @t, @n, @i', [
+    ['t', TYPES.Text, 'abc'],
+    ['n', TYPES.NText, 'd\u00e9f'],
+    ['i', TYPES.Image, Buffer.from([1, 2])],
+  ]);
+  eq('TEXT, NTEXT and IMAGE parameters', lobs.rows[0], ['abc', 'd\u00e9f', Buffer.from([1, 2])]);
+  const cancelled = await new Promise((resolve) => {
+    const request = new Request('SELECT LEN(@big)', (err) => resolve(err));
+    request.addParameter('big', TYPES.NVarChar, 'x'.repeat(8 << 20));
+    db.execSql(request);
+    setImmediate(() => request.cancel());
+  });
+  eq('a request cancelled while being sent', cancelled && cancelled.code, 'ECANCEL');
+  eq('the connection after the cancel', await scalar(db, 'SELECT 1'), 1);
+  await close(db);
+}
+
 async function parameters() {
   const db = await connect(DATABASE);
   const params = [
@@ -385,6 +420,7 @@ async function badInput() {
   await section('transactions', transactions);
   await section('bad input', badInput);
   await section('newer types', newerTypes);
+  await section('legacy types and cancel', legacyTypesAndCancel);
   console.log(`tedious: ${checked} checks, ${failures} failures`);
   process.exit(failures ? 1 : 0);
 })();

@@ -9,7 +9,11 @@
 //! * `message(msg)` for `PRINT`, informational `RAISERROR` and errors, at the moment they
 //!   happen (so `RAISERROR ... WITH NOWAIT` reaches the client at once);
 //! * `done(count)` when a statement that counts rows finishes (`None` under `SET NOCOUNT ON`
-//!   or for statements that count nothing).
+//!   or for statements that count nothing);
+//! * `statement_end()` after every statement the client sees as one (all but variable
+//!   declarations, labels, compound statements and statements inside functions), whether or
+//!   not it called `done`: the TDS server ends each with a DONE token, as [MS-TDS] 2.2.7.6
+//!   requires.
 
 use walden_engine::types::{SqlType, Value};
 
@@ -73,6 +77,10 @@ pub trait Output {
         let _ = kind;
         self.done(rows);
     }
+    /// A statement ended (see the module documentation for which): an output that must mark
+    /// every statement's end, such as the TDS server's DONE tokens, does it here when `done`
+    /// did not already.
+    fn statement_end(&mut self) {}
     /// Delivers what was produced so far at once (`RAISERROR ... WITH NOWAIT`): an output
     /// that buffers, such as the TDS server's packets, sends it now.
     fn flush(&mut self) {}

@@ -959,6 +959,20 @@ impl Run<'_> {
             }
             other => other,
         };
+        // The client sees every statement end but variable declarations, control flow
+        // (labels, jumps, compound statements, whose statements it sees) and anything inside
+        // a function.
+        let seen = !compound
+            && self.s.function_depth == 0
+            && !matches!(
+                st.kind,
+                StatementKind::Declare(_)
+                    | StatementKind::Label(_)
+                    | StatementKind::Goto(_)
+                    | StatementKind::Break
+                    | StatementKind::Continue
+                    | StatementKind::Return(_)
+            );
         match result {
             Ok(flow) => {
                 if !compound {
@@ -966,6 +980,9 @@ impl Run<'_> {
                     if !matches!(st.kind, StatementKind::Set(_) | StatementKind::Declare(_)) {
                         self.s.last_error = 0;
                     }
+                }
+                if seen {
+                    self.out.statement_end();
                 }
                 Ok(flow)
             }
@@ -1007,6 +1024,9 @@ impl Run<'_> {
                 if abort {
                     Err(Halt::Aborted)
                 } else {
+                    if seen {
+                        self.out.statement_end();
+                    }
                     Ok(Flow::Next)
                 }
             }
@@ -1326,9 +1346,9 @@ impl Run<'_> {
     /// A statement that counted `n` rows: `@@ROWCOUNT`, and the count for the client.
     pub(crate) fn done(&mut self, kind: Counted, n: u64) {
         self.s.rowcount = n;
-        if !self.s.opts.nocount {
-            self.out.done_counted(kind, Some(n));
-        }
+        // Under NOCOUNT the statement still ends as one of its kind, without its count.
+        let count = (!self.s.opts.nocount).then_some(n);
+        self.out.done_counted(kind, count);
     }
 
     /// Evaluates a condition outside any row (IF, WHILE).

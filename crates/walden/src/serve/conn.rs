@@ -343,6 +343,16 @@ impl Conn {
             attention.begin(self.reader.buffered() > 0 || self.stream.has_buffered_input());
             let sink = PacketSink::new(&mut transport, self.writer.packet_size(), session.id());
             let mut out = TdsOutput::new(sink, Mode::Batch);
+            if message.ignored() {
+                // The client abandoned the request while sending it (IGNORE, [MS-TDS]
+                // 2.2.3.1.2): nothing runs, not even its RESETCONNECTION, and the answer is
+                // the one an attention gets, a DONE with DONE_ATTN, which the client reads as
+                // the end of the cancelled request (tedious waits for it).
+                out.end_batch(DoneStatus::ATTN);
+                attention.end();
+                out.finish()?;
+                continue;
+            }
             if message.reset_connection() {
                 self.reset(session);
                 out.token(&Token::EnvChange(EnvChange::ResetConnectionAck));

@@ -88,12 +88,15 @@ pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
 
 /// `value` (of type `sql`) as a value of the wire type `ty`, converting with SQL Server's
 /// rules when the engine handed over another variant (a DECIMAL of another scale, an INT in
-/// a BIGINT column...).
+/// a BIGINT column...). The conversion is to the wire type's own SQL type when it has one:
+/// an OUTPUT parameter goes back in the type the client sent, which need not be the one it
+/// declared (mssql-jdbc sends a MONEY parameter as DECIMAL(38, 4) declared `money`).
 pub fn to_wire(sql: SqlType, ty: &TypeInfo, value: Value) -> Result<TdsValue, String> {
     match direct(ty, value) {
         Ok(v) => Ok(v),
         Err(value) => {
-            let converted = coerce(value, sql, true).map_err(|e| e.message)?;
+            let target = sql_type(ty).unwrap_or(sql);
+            let converted = coerce(value, target, true).map_err(|e| e.message)?;
             direct(ty, converted)
                 .map_err(|v| format!("cannot send a {} value as {}", v.kind_name(), ty.name()))
         }
@@ -271,7 +274,17 @@ pub fn literal(value: &Value, ty: SqlType) -> String {
         // Rust's shortest round-trip form keeps every bit of the double.
         Value::Float(x) => format!("N'{x:?}'"),
         Value::Real(x) => format!("N'{x:?}'"),
+        // All four decimals: MONEY's text form (style 0) would round to two.
+        Value::Money(m) => {
+            let sign = if *m < 0 { "-" } else { "" };
+            let magnitude = m.unsigned_abs();
+            format!("{sign}{}.{:04}", magnitude / 10_000, magnitude % 10_000)
+        }
         exact if exact.is_exact_numeric() => to_text(value),
+        // DATETIME's text form (style 0, `Jan  2 2024 10:04PM`) drops the seconds; ISO 8601
+        // with its `T` keeps every 1/300 s tick (milliseconds round trip to the same tick)
+        // and reads the same under any DATEFORMAT or language.
+        Value::DateTime(v) => format!("N'{}'", v.to_string().replacen(' ', "T", 1)),
         // Dates, times and GUIDs: their text, which CAST parses back.
         _ => format!("N'{}'", to_text(value)),
     };
@@ -320,6 +333,13 @@ mod tests {
         );
         let wire = to_wire(SqlType::BigInt, &TypeInfo::IntN(8), Value::Int(7));
         assert_eq!(wire, Ok(TdsValue::BigInt(7)));
+        // A MONEY OUTPUT parameter the client sent as DECIMAL(38, 4).
+        let ty = TypeInfo::Decimal { precision: 38, scale: 4 };
+        let wire = to_wire(SqlType::Money, &ty, Value::Money(24_690));
+        assert_eq!(
+            wire,
+            Ok(TdsValue::Decimal(walden_tds::Decimal { value: 24_690, precision: 38, scale: 4 }))
+        );
         assert_eq!(encode_latin1("é€"), vec![0xE9, b'?']);
     }
 
@@ -367,5 +387,15 @@ mod tests {
             "CAST(0x01AB AS varbinary(max))"
         );
         assert_eq!(literal(&Value::Null, SqlType::Int), "CAST(NULL AS int)");
+        assert_eq!(
+            literal(&Value::Money(-12_345_678), SqlType::Money),
+            "CAST(-1234.5678 AS money)"
+        );
+        assert_eq!(literal(&Value::Money(5), SqlType::Money), "CAST(0.0005 AS money)");
+        let dt = DateTime::from_parts(45_000, 25_919_999).map(Value::DateTime);
+        assert_eq!(
+            dt.map(|v| literal(&v, SqlType::DateTime)),
+            Some("CAST(N'2023-03-17T23:59:59.997' AS datetime)".to_string())
+        );
     }
 }

@@ -152,6 +152,11 @@ pub struct TdsOutput<W: Write> {
     pending_done: Option<Done>,
     /// An error was sent since the last DONE: the next one carries DONE_ERROR.
     error_since_done: bool,
+    /// A severity 20+ error was sent since the last DONE: the next one carries DONE_SRVERROR.
+    fatal_since_done: bool,
+    /// The current statement has had its DONE (or had it deliberately left out):
+    /// `statement_end` sends one only when it has not.
+    statement_ended: bool,
     /// Any error in this request.
     pub any_error: bool,
     /// Inside a captured result set (RPC output parameters).
@@ -173,6 +178,8 @@ impl<W: Write> TdsOutput<W> {
             wire_row: Vec::new(),
             pending_done: None,
             error_since_done: false,
+            fatal_since_done: false,
+            statement_ended: false,
             any_error: false,
             capturing: false,
             skip_next_done: false,
@@ -237,14 +244,12 @@ impl<W: Write> TdsOutput<W> {
             pending => {
                 self.pending_done = pending;
                 self.release_done(true);
-                let mut status = extra;
-                if self.error_since_done {
-                    status |= DoneStatus::ERROR;
-                }
+                let status = extra | self.error_status();
                 self.raw(&Token::Done(Done { status, cur_cmd: 0, row_count: 0 }));
             }
         }
         self.error_since_done = false;
+        self.fatal_since_done = false;
     }
 
     /// Sends the response's last packet.
@@ -267,25 +272,45 @@ impl<W: Write> TdsOutput<W> {
         self.any_error = true;
     }
 
+    /// DONE_ERROR, with DONE_SRVERROR after a severity 20+ error, for the errors sent since
+    /// the last DONE (which the caller is about to send).
+    fn error_status(&self) -> DoneStatus {
+        let mut status = DoneStatus::NONE;
+        if self.error_since_done {
+            status |= DoneStatus::ERROR;
+        }
+        if self.fatal_since_done {
+            status |= DoneStatus::SRVERROR;
+        }
+        status
+    }
+
     /// A statement ended: holds its DONE back (the next one decides DONE_MORE). `kind`:
-    /// its CurCmd when the statement says what it was.
+    /// its CurCmd when the statement says what it was. `rows` is `None` when the count is
+    /// not to be shown (NOCOUNT, or a statement that counts nothing): DONE_COUNT is clear.
     fn statement_done(&mut self, rows: Option<u64>, kind: Option<u16>) {
+        self.statement_ended = true;
         if std::mem::take(&mut self.skip_next_done) {
             return;
         }
-        // Inside an RPC, statements that count nothing (the parameter DECLAREs and SETs the
-        // server adds) would only be noise.
-        if self.mode == Mode::Rpc && rows.is_none() && !self.error_since_done {
+        // Inside an RPC, statements that neither count nor return rows (the parameter
+        // DECLAREs and SETs the server adds) would only be noise; a result set always ends
+        // with its DONEINPROC, NOCOUNT or not, so that the client can tell it from the next.
+        if self.mode == Mode::Rpc
+            && rows.is_none()
+            && kind.is_none_or(|k| k != CUR_CMD_SELECT)
+            && !self.result_set_seen
+            && !self.error_since_done
+        {
             return;
         }
         self.release_done(true);
-        let mut status = DoneStatus::NONE;
+        let mut status = self.error_status();
         if rows.is_some() {
             status |= DoneStatus::COUNT;
         }
-        if std::mem::take(&mut self.error_since_done) {
-            status |= DoneStatus::ERROR;
-        }
+        self.error_since_done = false;
+        self.fatal_since_done = false;
         let seen = std::mem::take(&mut self.result_set_seen);
         let cur_cmd = kind.unwrap_or(if seen { CUR_CMD_SELECT } else { 0 });
         self.pending_done = Some(Done { status, cur_cmd, row_count: rows.unwrap_or(0) });
@@ -317,8 +342,11 @@ impl<W: Write> Output for TdsOutput<W> {
             return;
         }
         self.types = columns.iter().map(|c| c.ty).collect();
+        // fNullable as the engine knows it: clear only for a column it knows never holds
+        // NULL (a NOT NULL table column, a literal). The wire type is nullable either way,
+        // so a NULL the engine did not foresee still encodes.
         let cols: Vec<Column> =
-            columns.iter().map(|c| Column::new(&c.name, type_info(c.ty), true)).collect();
+            columns.iter().map(|c| Column::new(&c.name, type_info(c.ty), c.nullable)).collect();
         self.token(&Token::ColMetadata(cols.clone()));
         self.columns = cols;
         self.result_set_seen = true;
@@ -367,6 +395,9 @@ impl<W: Write> Output for TdsOutput<W> {
             self.error_since_done = true;
             self.any_error = true;
         }
+        if message.severity >= 20 {
+            self.fatal_since_done = true;
+        }
         self.token(&server_message(message));
     }
 
@@ -380,6 +411,13 @@ impl<W: Write> Output for TdsOutput<W> {
 
     fn done_counted(&mut self, kind: Counted, rows: Option<u64>) {
         self.statement_done(rows, Some(cur_cmd(kind)));
+    }
+
+    fn statement_end(&mut self) {
+        if !std::mem::take(&mut self.statement_ended) {
+            self.statement_done(None, None);
+            self.statement_ended = false;
+        }
     }
 }
 
