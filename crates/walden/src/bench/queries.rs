@@ -246,7 +246,7 @@ pub fn run(args: &QueriesArgs) -> Result<(), String> {
         .tempdir_in(&parent)
         .map_err(|e| format!("temporary directory in {}: {e}", parent.display()))?;
 
-    let start = Instant::now();
+    let run_start = Instant::now();
     let data = data::generate(args.scale, args.seed);
     eprintln!(
         "generated {} customers, {} items, {} orders, {} order lines in {:.1} s",
@@ -254,7 +254,7 @@ pub fn run(args: &QueriesArgs) -> Result<(), String> {
         data.items,
         data.orders,
         data.lines,
-        start.elapsed().as_secs_f64()
+        run_start.elapsed().as_secs_f64()
     );
     let queries: Vec<Query> = data::queries(&data)
         .into_iter()
@@ -360,6 +360,7 @@ pub fn run(args: &QueriesArgs) -> Result<(), String> {
                 String::new()
             }
         );
+        println!("whole run: {:.0} s", run_start.elapsed().as_secs_f64());
         let mismatches = lines.iter().filter(|l| l.mismatch()).count();
         if mismatches > 0 {
             println!("{mismatches} MISMATCH(ES): the engines' answers differ");

@@ -13,7 +13,7 @@
 //!
 //! * `exec <len>`: runs a batch; answers `ok` or `err <message>`;
 //! * `query <len>`: runs a batch and answers `done <rows> <checksum> <micros> <peak kB>` for
-//!   its last result set, `cancelled`, or `err <message>`;
+//!   its last result set, `cancelled <peak kB>`, or `err <message>`;
 //! * `cancel`: cancels the running batch through the session's cancel signal;
 //! * `rss`: answers `rss <VmRSS kB> <VmHWM kB>`.
 //!
@@ -193,7 +193,7 @@ pub fn worker(dir: &Path, max_rss_mb: u64) -> Result<(), String> {
                 let took = start.elapsed();
                 let peak = status_kb("VmHWM");
                 if cancel.load(Ordering::Relaxed) {
-                    say(&out, "cancelled");
+                    say(&out, &format!("cancelled {peak}"));
                 } else if let Some(e) = summary.errors.first() {
                     say(&out, &format!("err {e}"));
                 } else {
@@ -357,7 +357,9 @@ impl Walden {
             None => {
                 self.send("cancel", None)?;
                 match self.answer(CANCEL_GRACE)? {
-                    Some(line) if line.starts_with("oom") => line,
+                    // The answer to the cancel, or the query's own if it ended just then:
+                    // either way the run took longer than the timeout.
+                    Some(line) if line.starts_with("oom") || line.starts_with("cancelled") => line,
                     Some(_) => return Ok(Outcome::Timeout),
                     None => {
                         // The query did not reach a cancellation point in time (today's
@@ -377,7 +379,11 @@ impl Walden {
                 self.peak_kb = self.peak_kb.max(num());
                 Ok(Outcome::Done(answer, Duration::from_micros(micros)))
             }
-            Some("cancelled") => Ok(Outcome::Timeout),
+            Some("cancelled") => {
+                let peak: u64 = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
+                self.peak_kb = self.peak_kb.max(peak);
+                Ok(Outcome::Timeout)
+            }
             Some("oom") => {
                 let rss: u64 = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
                 self.peak_kb = self.peak_kb.max(rss);
