@@ -56,3 +56,14 @@ fn json_has_each_selected_query_with_both_engines() {
     assert_eq!(json.matches("\"postgres\": \"-\"").count(), 3, "{json}");
     assert!(json.contains("\"walden_peak_rss_kb\": "), "{json}");
 }
+
+#[test]
+fn tpch_queries_that_walden_finishes_agree_with_sqlite() {
+    // Scale factor 0.01 is the smallest at which the generator's PARTSUPP keys are unique.
+    let out = run(&["--tpch", "--tpch-sf", "0.01", "--only", "tpch_q06", "--only", "tpch_q15"]);
+    assert!(out.contains("TPC-H at scale factor 0.01"), "{out}");
+    for name in ["tpch_q06", "tpch_q15"] {
+        let line = out.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{out}"));
+        assert!(line.ends_with(" ok"), "{line}\n{out}");
+    }
+}

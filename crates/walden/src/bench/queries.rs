@@ -14,6 +14,7 @@
 mod data;
 mod pg;
 mod sqlite;
+mod tpch;
 mod walden;
 
 use std::fmt::Write as _;
@@ -61,6 +62,12 @@ pub struct QueriesArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Also run the 22 TPC-H queries, on data from the `tpchgen` generator.
+    #[arg(long)]
+    tpch: bool,
+    /// TPC-H's scale factor (1 = 6 million lineitem rows; at least 0.01).
+    #[arg(long, default_value_t = 0.01)]
+    tpch_sf: f64,
     /// Internal: run as the Walden worker on this data directory (see the module docs).
     #[arg(long, hide = true)]
     walden_worker: Option<PathBuf>,
@@ -156,7 +163,7 @@ fn measure(runs: u32, mut run: impl FnMut() -> Outcome) -> Cell {
 /// One line of the table.
 #[derive(Debug)]
 struct Line {
-    name: &'static str,
+    name: String,
     walden: Cell,
     sqlite: Cell,
     postgres: Cell,
@@ -232,96 +239,86 @@ fn print_line(l: &Line) {
     }
 }
 
-/// Runs the benchmark (or, with `--walden-worker`, is the Walden worker).
-pub fn run(args: &QueriesArgs) -> Result<(), String> {
-    if let Some(dir) = &args.walden_worker {
-        return walden::worker(dir, args.walden_max_rss_mb);
-    }
-    if args.scale.is_nan() || args.scale <= 0.0 || args.runs == 0 || args.timeout_s == 0 {
-        return Err("--scale, --runs and --timeout-s must be positive".into());
-    }
-    let parent = args.dir.clone().unwrap_or_else(std::env::temp_dir);
-    let tmp = tempfile::Builder::new()
-        .prefix("walden-bench-queries-")
-        .tempdir_in(&parent)
-        .map_err(|e| format!("temporary directory in {}: {e}", parent.display()))?;
+/// The engines of a run.
+struct Engines {
+    walden: walden::Walden,
+    sqlite: Option<sqlite::Sqlite>,
+    postgres: Option<pg::Postgres>,
+}
 
-    let run_start = Instant::now();
-    let data = data::generate(args.scale, args.seed);
-    eprintln!(
-        "generated {} customers, {} items, {} orders, {} order lines in {:.1} s",
-        data.customers,
-        data.items,
-        data.orders,
-        data.lines,
-        run_start.elapsed().as_secs_f64()
-    );
-    let queries: Vec<Query> = data::queries(&data)
-        .into_iter()
-        .filter(|q| args.only.is_empty() || args.only.iter().any(|o| q.name.contains(o.as_str())))
-        .collect();
-    let timeout = Duration::from_secs(args.timeout_s);
+/// A set of tables and the queries over them: the everyday queries, or TPC-H. Each is loaded
+/// in a database (Walden), file (SQLite) or schema (PostgreSQL) of its own, since both have
+/// an `orders` table.
+struct Suite {
+    name: &'static str,
+    tables: Vec<data::Table>,
+    queries: Vec<Query>,
+    /// The lookup loop's key range (the everyday suite's orders).
+    orders: u32,
+}
 
-    let mut walden = walden::Walden::start(&tmp.path().join("walden"), args.walden_max_rss_mb)?;
-    let load_walden = timed(|| load_walden(&mut walden, &data))?;
-    walden.loaded_rss_kb = walden.rss_kb()?;
-    eprintln!(
-        "Walden: loaded in {:.1} s, RSS {} MB",
-        load_walden.as_secs_f64(),
-        walden.loaded_rss_kb / 1024
-    );
-    let mut sqlite = None;
+/// Seconds each engine took to load a suite (`None` for an engine left out).
+type Loads = [Option<Duration>; 3];
+
+/// Loads `suite` into every engine.
+fn load_suite(
+    engines: &mut Engines,
+    suite: &Suite,
+    dir: &std::path::Path,
+    first: bool,
+    with_sqlite: bool,
+) -> Result<Loads, String> {
+    let w = &mut engines.walden;
+    let load_walden = timed(|| load_walden(w, suite.name, &suite.tables))?;
+    if first {
+        w.loaded_rss_kb = w.rss_kb()?;
+    }
+    eprintln!("{}: Walden loaded in {:.1} s", suite.name, load_walden.as_secs_f64());
     let mut load_sqlite = None;
-    if !args.no_sqlite {
+    if with_sqlite {
         let start = Instant::now();
-        sqlite = Some(sqlite::Sqlite::load(&tmp.path().join("sqlite.db"), &data)?);
+        let path = dir.join(format!("{}.sqlite", suite.name));
+        engines.sqlite = Some(sqlite::Sqlite::load(&path, &suite.tables, suite.orders)?);
         load_sqlite = Some(start.elapsed());
-        eprintln!("SQLite: loaded in {:.1} s", start.elapsed().as_secs_f64());
+        eprintln!("{}: SQLite loaded in {:.1} s", suite.name, start.elapsed().as_secs_f64());
     }
-    let mut postgres = None;
     let mut load_postgres = None;
-    if !args.no_postgres {
-        let mut pg = pg::Postgres::start(&tmp.path().join("postgres"))?;
+    if let Some(pg) = engines.postgres.as_mut() {
         let start = Instant::now();
-        pg.load(&data)?;
+        pg.load(&suite.tables, if first { None } else { Some(suite.name) })?;
         load_postgres = Some(start.elapsed());
-        eprintln!("PostgreSQL {}: loaded in {:.1} s", pg.version, start.elapsed().as_secs_f64());
-        postgres = Some(pg);
-    }
-
-    if !args.json {
-        println!(
-            "walden bench queries: scale {} ({} customers, {} items, {} orders, {} order lines), \
-             median of {} runs after a warm-up, timeout {} s",
-            args.scale,
-            data.customers,
-            data.items,
-            data.orders,
-            data.lines,
-            args.runs,
-            args.timeout_s
+        eprintln!(
+            "{}: PostgreSQL {} loaded in {:.1} s",
+            suite.name,
+            pg.version,
+            start.elapsed().as_secs_f64()
         );
-        println!();
-        println!("{HEADER}");
     }
+    Ok([Some(load_walden), load_sqlite, load_postgres])
+}
+
+/// Runs every query of a suite in every engine, printing each line as it is measured.
+fn run_suite(engines: &mut Engines, queries: &[Query], args: &QueriesArgs) -> Vec<Line> {
+    let timeout = Duration::from_secs(args.timeout_s);
     let mut lines = Vec::new();
-    for q in &queries {
+    for q in queries {
         eprintln!("running {}", q.name);
+        let walden = &mut engines.walden;
         let before = walden.peak_kb;
         walden.peak_kb = 0;
         let walden_cell = measure(args.runs, || walden.query(&q.tsql, timeout));
         let walden_peak_kb = walden.peak_kb;
         walden.peak_kb = walden.peak_kb.max(before);
-        let sqlite_cell = match sqlite.as_mut() {
+        let sqlite_cell = match engines.sqlite.as_mut() {
             Some(s) => measure(args.runs, || s.query(q, timeout)),
             None => Cell::Skipped,
         };
-        let postgres_cell = match postgres.as_mut() {
+        let postgres_cell = match engines.postgres.as_mut() {
             Some(p) => measure(args.runs, || p.query(q, timeout)),
             None => Cell::Skipped,
         };
         let line = Line {
-            name: q.name,
+            name: q.name.clone(),
             walden: walden_cell,
             sqlite: sqlite_cell,
             postgres: postgres_cell,
@@ -332,6 +329,105 @@ pub fn run(args: &QueriesArgs) -> Result<(), String> {
         }
         lines.push(line);
     }
+    lines
+}
+
+/// Whether `--only` selects the query named `name`.
+fn selected(args: &QueriesArgs, name: &str) -> bool {
+    args.only.is_empty() || args.only.iter().any(|o| name.contains(o.as_str()))
+}
+
+/// Runs the benchmark (or, with `--walden-worker`, is the Walden worker).
+pub fn run(args: &QueriesArgs) -> Result<(), String> {
+    if let Some(dir) = &args.walden_worker {
+        return walden::worker(dir, args.walden_max_rss_mb);
+    }
+    let positive = |x: f64| !x.is_nan() && x > 0.0;
+    if !positive(args.scale) || !positive(args.tpch_sf) || args.runs == 0 || args.timeout_s == 0 {
+        return Err("--scale, --tpch-sf, --runs and --timeout-s must be positive".into());
+    }
+    if args.tpch && args.tpch_sf < 0.01 {
+        // Below it the generator's supplier count is so small that PARTSUPP repeats keys.
+        return Err("--tpch-sf must be at least 0.01".into());
+    }
+    let parent = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+    let tmp = tempfile::Builder::new()
+        .prefix("walden-bench-queries-")
+        .tempdir_in(&parent)
+        .map_err(|e| format!("temporary directory in {}: {e}", parent.display()))?;
+
+    let run_start = Instant::now();
+    let mut data = data::generate(args.scale, args.seed);
+    eprintln!(
+        "generated {} customers, {} items, {} orders, {} order lines in {:.1} s",
+        data.customers,
+        data.items,
+        data.orders,
+        data.lines,
+        run_start.elapsed().as_secs_f64()
+    );
+    let mut suites = vec![Suite {
+        name: "bench",
+        queries: data::queries(&data).into_iter().filter(|q| selected(args, &q.name)).collect(),
+        tables: std::mem::take(&mut data.tables),
+        orders: data.orders,
+    }];
+    if args.tpch {
+        let start = Instant::now();
+        let tables = tpch::generate(args.tpch_sf);
+        eprintln!(
+            "generated TPC-H at SF {} ({} lineitem rows) in {:.1} s",
+            args.tpch_sf,
+            tables.last().map_or(0, |t| t.rows.len()),
+            start.elapsed().as_secs_f64()
+        );
+        suites.push(Suite {
+            name: "tpch",
+            queries: tpch::queries(args.tpch_sf)
+                .into_iter()
+                .filter(|q| selected(args, &q.name))
+                .collect(),
+            tables,
+            orders: data.orders,
+        });
+    }
+
+    let mut engines = Engines {
+        walden: walden::Walden::start(&tmp.path().join("walden"), args.walden_max_rss_mb)?,
+        sqlite: None,
+        postgres: None,
+    };
+    if !args.no_postgres {
+        engines.postgres = Some(pg::Postgres::start(&tmp.path().join("postgres"))?);
+    }
+
+    let mut loads = Vec::new();
+    let mut lines = Vec::new();
+    for (i, suite) in suites.iter().enumerate() {
+        loads.push(load_suite(&mut engines, suite, tmp.path(), i == 0, !args.no_sqlite)?);
+        if !args.json {
+            if i == 0 {
+                println!(
+                    "walden bench queries: scale {} ({} customers, {} items, {} orders, {} \
+                     order lines), median of {} runs after a warm-up, timeout {} s",
+                    args.scale,
+                    data.customers,
+                    data.items,
+                    data.orders,
+                    data.lines,
+                    args.runs,
+                    args.timeout_s
+                );
+            } else {
+                println!();
+                println!("TPC-H at scale factor {} (tpchgen)", args.tpch_sf);
+            }
+            println!();
+            println!("{HEADER}");
+        }
+        lines.extend(run_suite(&mut engines, &suite.queries, args));
+    }
+    let Engines { mut walden, sqlite, postgres } = engines;
     let restarts = walden.restarts;
     let peak_kb = walden.peak_kb;
     let loaded_kb = walden.loaded_rss_kb;
@@ -339,17 +435,18 @@ pub fn run(args: &QueriesArgs) -> Result<(), String> {
     drop(postgres);
     drop(sqlite);
 
-    let loads = [Some(load_walden), load_sqlite, load_postgres];
     if args.json {
-        print_json(args, &data, &lines, loads, loaded_kb, peak_kb, restarts);
+        print_json(args, &data, &lines, &loads, loaded_kb, peak_kb, restarts);
     } else {
-        let load_text: Vec<String> = ["walden", "sqlite", "postgres"]
-            .iter()
-            .zip(loads)
-            .filter_map(|(name, d)| Some(format!("{name} {:.1} s", d?.as_secs_f64())))
-            .collect();
         println!();
-        println!("load: {}", load_text.join(", "));
+        for (suite, load) in suites.iter().zip(&loads) {
+            let load_text: Vec<String> = ["walden", "sqlite", "postgres"]
+                .iter()
+                .zip(load)
+                .filter_map(|(name, d)| Some(format!("{name} {:.1} s", d.as_ref()?.as_secs_f64())))
+                .collect();
+            println!("load {}: {}", suite.name, load_text.join(", "));
+        }
         println!(
             "Walden RSS after loading: {} MB; peak RSS over the queries: {} MB (VmHWM){}",
             loaded_kb / 1024,
@@ -375,13 +472,19 @@ fn timed(f: impl FnOnce() -> Result<(), String>) -> Result<Duration, String> {
     Ok(start.elapsed())
 }
 
-/// Creates Walden's database and tables and inserts the rows, a few thousand per batch and
-/// transaction.
-fn load_walden(walden: &mut walden::Walden, data: &Dataset) -> Result<(), String> {
-    walden.exec("CREATE DATABASE bench; ALTER DATABASE bench SET DELAYED_DURABILITY = Forced;")?;
-    walden.exec("USE bench;")?;
-    walden.on_restart = Some("USE bench;".into());
-    for table in &data.tables {
+/// Creates Walden's database `db` with `tables` and inserts the rows, a few thousand per
+/// batch and transaction; the session stays in `db` for the queries that follow.
+fn load_walden(
+    walden: &mut walden::Walden,
+    db: &str,
+    tables: &[data::Table],
+) -> Result<(), String> {
+    walden.exec(&format!(
+        "CREATE DATABASE {db}; ALTER DATABASE {db} SET DELAYED_DURABILITY = Forced;"
+    ))?;
+    walden.exec(&format!("USE {db};"))?;
+    walden.on_restart = Some(format!("USE {db};"));
+    for table in tables {
         walden.exec(&table.ddl.join(";\n"))?;
         let inserts = data::insert_statements(table);
         for chunk in inserts.chunks(5) {
@@ -390,7 +493,9 @@ fn load_walden(walden: &mut walden::Walden, data: &Dataset) -> Result<(), String
     }
     // Delayed durability only sped the load up: the queries read, and a worker started
     // again after an oom must find every row, so the log is hardened here.
-    walden.exec("EXEC sys.sp_flush_log; ALTER DATABASE bench SET DELAYED_DURABILITY = Disabled;")
+    walden.exec(&format!(
+        "EXEC sys.sp_flush_log; ALTER DATABASE {db} SET DELAYED_DURABILITY = Disabled;"
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -398,7 +503,7 @@ fn print_json(
     args: &QueriesArgs,
     data: &Dataset,
     lines: &[Line],
-    loads: [Option<Duration>; 3],
+    loads: &[Loads],
     loaded_kb: u64,
     peak_kb: u64,
     restarts: u32,
@@ -411,13 +516,20 @@ fn print_json(
         args.scale, args.runs, args.timeout_s, data.customers, data.items, data.orders, data.lines
     );
     let load = |d: Option<Duration>| d.map_or("null".into(), |d| format!("{:.3}", d.as_secs_f64()));
-    let _ = write!(
-        out,
-        "\"load_s\": {{\"walden\": {}, \"sqlite\": {}, \"postgres\": {}}}, ",
-        load(loads[0]),
-        load(loads[1]),
-        load(loads[2])
-    );
+    out.push_str("\"load_s\": [");
+    for (i, l) in loads.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(
+            out,
+            "{{\"walden\": {}, \"sqlite\": {}, \"postgres\": {}}}",
+            load(l[0]),
+            load(l[1]),
+            load(l[2])
+        );
+    }
+    out.push_str("], ");
     let _ = write!(
         out,
         "\"walden_rss_loaded_kb\": {loaded_kb}, \"walden_peak_rss_kb\": {peak_kb}, \

@@ -52,15 +52,28 @@ pub struct Table {
 #[derive(Debug, Clone)]
 pub enum Literal {
     Int(i64),
+    /// A decimal number as written (`21168.23`).
+    Num(String),
+    /// Text, or a date as `yyyy-mm-dd`.
     Text(String),
 }
 
 impl Literal {
-    /// The value as an SQL literal (`'...'` for text; the generator makes no quotes).
+    /// The value as an SQL literal.
     pub fn sql(&self) -> String {
         match self {
             Literal::Int(v) => v.to_string(),
-            Literal::Text(s) => format!("'{s}'"),
+            Literal::Num(n) => n.clone(),
+            Literal::Text(s) => format!("'{}'", s.replace('\'', "''")),
+        }
+    }
+
+    /// The value in PostgreSQL's COPY text format (no tabs, newlines or backslashes are
+    /// generated).
+    pub fn copy_text(&self) -> String {
+        match self {
+            Literal::Int(v) => v.to_string(),
+            Literal::Num(s) | Literal::Text(s) => s.clone(),
         }
     }
 }
@@ -231,12 +244,12 @@ pub enum Kind {
 /// One query in each dialect.
 #[derive(Debug)]
 pub struct Query {
-    pub name: &'static str,
+    pub name: String,
     pub kind: Kind,
     /// T-SQL, for Walden.
     pub tsql: String,
-    /// SQLite's and PostgreSQL's text (the same in both).
-    pub other: String,
+    pub sqlite: String,
+    pub postgres: String,
 }
 
 /// The order id the lookup loop reads at iteration `i` (0-based): keys spread over the
@@ -260,12 +273,21 @@ pub fn queries(d: &Dataset) -> Vec<Query> {
     let in_lo = d.orders / 4;
     let in_hi = in_lo + (d.orders / 1000).max(5);
     let n = d.orders;
-    let same = |name, kind, sql: String| Query { name, kind, tsql: sql.clone(), other: sql };
+    let same = |name: &str, kind, sql: String| Query {
+        name: name.into(),
+        kind,
+        tsql: sql.clone(),
+        sqlite: sql.clone(),
+        postgres: sql,
+    };
+    let limit = "SELECT order_id, customer_id FROM orders \
+                 ORDER BY order_date DESC, order_id DESC LIMIT 10"
+        .to_string();
     let joins3 = "customers c JOIN orders o ON o.customer_id = c.id \
                   JOIN order_lines l ON l.order_id = o.order_id";
     vec![
         Query {
-            name: "pk_lookup_loop",
+            name: "pk_lookup_loop".into(),
             kind: Kind::LookupLoop,
             tsql: format!(
                 "SET NOCOUNT ON; DECLARE @i INT = 0, @s BIGINT = 0, @a INT; \
@@ -273,7 +295,9 @@ pub fn queries(d: &Dataset) -> Vec<Query> {
                  SELECT @a = amount FROM orders WHERE order_id = (@i * 7919) % {n} + 1; \
                  SET @s += @a; SET @i += 1; END; SELECT @s;"
             ),
-            other: format!(
+            // SQLite runs the loop as prepared statement executions instead.
+            sqlite: String::new(),
+            postgres: format!(
                 "DO $$ DECLARE s BIGINT := 0; a INT; BEGIN \
                  FOR i IN 0..{} LOOP \
                  SELECT amount INTO a FROM orders WHERE order_id = (i * 7919) % {n} + 1; \
@@ -302,14 +326,13 @@ pub fn queries(d: &Dataset) -> Vec<Query> {
             format!("SELECT order_id, amount FROM orders WHERE customer_id = {customer}"),
         ),
         Query {
-            name: "top_n_order_by",
+            name: "top_n_order_by".into(),
             kind: Kind::Statement,
             tsql: "SELECT TOP 10 order_id, customer_id FROM orders \
                    ORDER BY order_date DESC, order_id DESC"
                 .into(),
-            other: "SELECT order_id, customer_id FROM orders \
-                    ORDER BY order_date DESC, order_id DESC LIMIT 10"
-                .into(),
+            sqlite: limit.clone(),
+            postgres: limit,
         },
         same(
             "scan_group_by",
@@ -452,7 +475,9 @@ pub fn queries(d: &Dataset) -> Vec<Query> {
 
 /// An order-independent checksum of result rows: the wrapping sum of each row's FNV-1a hash
 /// over its values' text (NULL spelled apart from any text), so engines that return the same
-/// rows in different orders agree.
+/// rows in different orders agree. Numbers are hashed as whole cents (see [`cents`]): the
+/// engines write the same DECIMAL with different scales (`0.050000`, `0.05`), and SQLite
+/// computes with floating point.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Answer {
     pub rows: u64,
@@ -473,7 +498,10 @@ impl Answer {
             match v {
                 Some(text) => {
                     feed(b"v");
-                    feed(text.as_bytes());
+                    match number(text) {
+                        Some(n) => feed(cents(n).to_string().as_bytes()),
+                        None => feed(text.as_bytes()),
+                    }
                 }
                 None => feed(b"n"),
             }
@@ -481,5 +509,65 @@ impl Answer {
         }
         self.rows += 1;
         self.checksum = self.checksum.wrapping_add(h);
+    }
+}
+
+/// `text` as a number, if it is written as one (digits, an optional sign and decimal point):
+/// not `inf` or `1e5`, which no engine writes for these queries' numbers but a string might
+/// hold.
+fn number(text: &str) -> Option<f64> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let plain = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && digits.bytes().filter(|&b| b == b'.').count() <= 1
+        && digits.bytes().any(|b| b.is_ascii_digit());
+    if plain {
+        text.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// `n` rounded to whole cents, with the halfway point moved a little off the decimal grid:
+/// an exact DECIMAL of 319564.2750 and SQLite's 319564.27499999997 for the same sum would
+/// round apart at .xx5, but both lie well below .xx5 + 0.0000037.
+fn cents(n: f64) -> i64 {
+    let cents = (n.abs() * 100.0 - 0.000_37).round().max(0.0);
+    (cents * n.signum()) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(rows: &[&[Option<&str>]]) -> Answer {
+        let mut a = Answer::default();
+        for row in rows {
+            a.add(row.iter().copied());
+        }
+        a
+    }
+
+    #[test]
+    fn answers_ignore_row_order_decimal_scale_and_float_noise() {
+        let a = answer(&[&[Some("1"), Some("0.050000")], &[Some("2"), None]]);
+        let b = answer(&[&[Some("2"), None], &[Some("1"), Some("0.05")]]);
+        assert_eq!(a, b);
+        assert_eq!(answer(&[&[Some("319564.2750")]]), answer(&[&[Some("319564.27499999997")]]));
+        assert_eq!(answer(&[&[Some("-0.001")]]), answer(&[&[Some("0")]]));
+        assert_ne!(answer(&[&[Some("1")]]), answer(&[&[Some("2")]]));
+        assert_ne!(answer(&[&[None]]), answer(&[&[Some("")]]));
+        // Text that only looks numeric in part stays text.
+        assert_ne!(answer(&[&[Some("12-34")]]), answer(&[&[Some("1234")]]));
+    }
+
+    #[test]
+    fn the_data_is_the_same_for_the_same_seed() {
+        let a = generate(0.001, 7);
+        let b = generate(0.001, 7);
+        let text =
+            |d: &Dataset| format!("{:?}", d.tables.iter().map(|t| &t.rows).collect::<Vec<_>>());
+        assert_eq!(text(&a), text(&b));
+        assert_eq!(a.lines as usize, a.tables[4].rows.len());
     }
 }

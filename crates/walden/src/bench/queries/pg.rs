@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use postgres::error::SqlState;
 use postgres::{Client, NoTls, SimpleQueryMessage};
 
-use super::data::{Answer, Dataset, Kind, Literal, Query};
+use super::data::{Answer, Kind, Query, Table};
 use super::Outcome;
 
 /// Whether this process runs as root (initdb refuses to, so the cluster then runs as the
@@ -185,10 +185,16 @@ impl Postgres {
         Ok(pg)
     }
 
-    /// Creates the tables and copies the rows in.
-    pub fn load(&mut self, data: &Dataset) -> Result<(), String> {
+    /// Creates the tables and copies the rows in, in `schema` when given (which then stays
+    /// first on the search path, for the queries that follow).
+    pub fn load(&mut self, tables: &[Table], schema: Option<&str>) -> Result<(), String> {
         let err = |e: postgres::Error| format!("PostgreSQL: {e}");
-        for table in &data.tables {
+        if let Some(schema) = schema {
+            self.client
+                .batch_execute(&format!("CREATE SCHEMA {schema}; SET search_path = {schema}"))
+                .map_err(err)?;
+        }
+        for table in tables {
             for ddl in &table.ddl {
                 self.client.batch_execute(ddl).map_err(err)?;
             }
@@ -200,10 +206,7 @@ impl Postgres {
                     if i > 0 {
                         text.push('\t');
                     }
-                    match v {
-                        Literal::Int(n) => text.push_str(&n.to_string()),
-                        Literal::Text(s) => text.push_str(s),
-                    }
+                    text.push_str(&v.copy_text());
                 }
                 text.push('\n');
             }
@@ -222,7 +225,7 @@ impl Postgres {
         }
         *self.notice.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let start = Instant::now();
-        let result = self.client.simple_query(&q.other);
+        let result = self.client.simple_query(&q.postgres);
         let took = start.elapsed();
         let messages = match result {
             Ok(m) => m,

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode};
 
-use super::data::{insert_statements, lookup_key, Answer, Dataset, Kind, Query, LOOKUPS};
+use super::data::{insert_statements, lookup_key, Answer, Kind, Query, Table, LOOKUPS};
 use super::Outcome;
 
 /// The SQLite database of a run.
@@ -22,14 +22,14 @@ fn err(e: rusqlite::Error) -> String {
 }
 
 impl Sqlite {
-    /// Creates `path` and loads the data into it.
-    pub fn load(path: &Path, data: &Dataset) -> Result<Sqlite, String> {
+    /// Creates `path` and loads `tables` into it; `orders` is the lookup loop's key range.
+    pub fn load(path: &Path, tables: &[Table], orders: u32) -> Result<Sqlite, String> {
         let conn = Connection::open(path).map_err(err)?;
         // A page cache that holds the whole database (its default is 2 MB), as Walden's and
         // PostgreSQL's buffers do, so reads are not measured through the file system.
         conn.execute_batch("PRAGMA cache_size = -262144;").map_err(err)?;
         conn.execute_batch("BEGIN").map_err(err)?;
-        for table in &data.tables {
+        for table in tables {
             for ddl in &table.ddl {
                 conn.execute_batch(ddl).map_err(err)?;
             }
@@ -38,7 +38,7 @@ impl Sqlite {
             }
         }
         conn.execute_batch("COMMIT; ANALYZE;").map_err(err)?;
-        Ok(Sqlite { conn, orders: data.orders })
+        Ok(Sqlite { conn, orders })
     }
 
     /// Runs `q`, interrupted after `timeout`.
@@ -55,7 +55,7 @@ impl Sqlite {
         let start = Instant::now();
         let result = match q.kind {
             Kind::LookupLoop => self.lookup_loop(),
-            Kind::Statement => self.statement(&q.other),
+            Kind::Statement => self.statement(&q.sqlite),
         };
         let took = start.elapsed();
         drop(done);
