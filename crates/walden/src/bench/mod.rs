@@ -2,6 +2,7 @@
 //! machines they run on are shared and noisy.
 
 mod log;
+mod queries;
 mod seed001;
 mod seed003;
 mod storage;
@@ -26,6 +27,10 @@ pub enum BenchCommand {
     /// Seed 003's experiments in T-SQL (small vs big, full vs delayed, tempdb, sequence
     /// caches), printed next to the article's figures.
     Seed003(seed003::Seed003Args),
+    /// The same queries (key lookups in a loop, seeks, two- to five-table joins, outer,
+    /// semi and anti joins, grouping, top-N, subqueries) over the same generated data in
+    /// Walden, SQLite and PostgreSQL: each one's median time, the ratios, Walden's memory.
+    Queries(queries::QueriesArgs),
 }
 
 /// Runs a benchmark.
@@ -35,6 +40,7 @@ pub fn run(command: BenchCommand) -> Result<(), String> {
         BenchCommand::Storage(args) => storage::run(&args),
         BenchCommand::Seed001(args) => seed001::run(&args),
         BenchCommand::Seed003(args) => seed003::run(&args),
+        BenchCommand::Queries(args) => queries::run(&args),
     }
 }
 
