@@ -1,0 +1,1 @@
+//! Oracles on Walden alone.
