@@ -26,6 +26,7 @@ use std::time::Instant;
 
 use differential::gen::{self, Gen, FEATURES};
 use differential::model::{Cell, Dialect, Schema, Select};
+use differential::oracle;
 use differential::rng::Rng;
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
@@ -72,6 +73,23 @@ impl Walden {
             .last()
             .map(|set| set.rows.iter().map(|row| row.iter().map(walden_cell).collect()).collect())
             .unwrap_or_default())
+    }
+
+    /// Creates a database for `seed` with the schema and data, and makes it current.
+    fn create(&mut self, seed: u64, schema: &Schema) -> String {
+        let database = format!("diff{seed}");
+        let mut script = format!("CREATE DATABASE {database}; USE {database};\n");
+        for statement in schema.setup() {
+            script.push_str(&statement);
+            script.push_str(";\n");
+        }
+        self.run(&script)
+            .unwrap_or_else(|e| panic!("seed {seed}: Walden setup failed: {e}\n{script}"));
+        database
+    }
+
+    fn drop(&mut self, database: &str) {
+        self.run(&format!("USE master; DROP DATABASE {database};")).unwrap();
     }
 
     fn close(mut self) {
@@ -171,16 +189,7 @@ struct Failure {
 fn run_seed(walden: &mut Walden, seed: u64, failures: &mut Vec<Failure>) -> usize {
     let mut rng = Rng::new(seed);
     let schema = gen::schema(&mut rng);
-    let setup = schema.setup();
-    let database = format!("diff{seed}");
-    let mut script = format!("CREATE DATABASE {database}; USE {database};\n");
-    for statement in &setup {
-        script.push_str(statement);
-        script.push_str(";\n");
-    }
-    walden
-        .run(&script)
-        .unwrap_or_else(|e| panic!("seed {seed}: Walden setup failed: {e}\n{script}"));
+    let database = walden.create(seed, &schema);
     let sqlite = sqlite_open(&schema);
     let mut ran = 0;
     for number in 0..QUERIES_PER_SEED {
@@ -211,7 +220,7 @@ fn run_seed(walden: &mut Walden, seed: u64, failures: &mut Vec<Failure>) -> usiz
             failures.push(Failure { seed, query: number, text });
         }
     }
-    walden.run(&format!("USE master; DROP DATABASE {database};")).unwrap();
+    walden.drop(&database);
     ran
 }
 
@@ -234,21 +243,78 @@ fn walden_agrees_with_sqlite_on_generated_queries() {
     );
     assert!(ran > 0, "no query ran");
     if !failures.is_empty() {
-        let mut report = String::new();
-        let mut shown_schemas = Vec::new();
-        for f in failures.iter().take(20) {
-            let _ = writeln!(
-                report,
-                "=== seed {} query {} (replay: WALDEN_DIFF_SEED={})",
-                f.seed, f.query, f.seed
-            );
-            if !shown_schemas.contains(&f.seed) {
-                shown_schemas.push(f.seed);
-                let schema = gen::schema(&mut Rng::new(f.seed));
-                let _ = writeln!(report, "schema and data:\n{};", schema.setup().join(";\n"));
-            }
-            report.push_str(&f.text);
-        }
-        panic!("{} of {ran} queries differ between Walden and SQLite:\n{report}", failures.len());
+        panic!(
+            "{} of {ran} queries differ between Walden and SQLite:\n{}",
+            failures.len(),
+            report(&failures)
+        );
     }
+}
+
+/// Partitioned queries per seed for the oracles on Walden alone; each runs two to four queries.
+const PARTITIONS_PER_SEED: usize = 12;
+
+/// The oracles that need no SQLite (TLP and NoREC, see `differential/oracle.rs`) on the same
+/// schemas, so that they keep working on constructs SQLite cannot check.
+#[test]
+fn walden_agrees_with_itself_on_partitioned_queries() {
+    let started = Instant::now();
+    let mut walden = Walden::open();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    let seeds = seeds();
+    for &seed in &seeds {
+        let mut rng = Rng::new(seed);
+        let schema = gen::schema(&mut rng);
+        let database = walden.create(seed, &schema);
+        // The oracles draw from their own stream, so that changing how many queries the
+        // differential test draws does not change these.
+        let mut rng = Rng::new(seed ^ 0x0a5c_1e00);
+        for number in 0..PARTITIONS_PER_SEED {
+            let case = Gen::new(&mut rng, &schema, FEATURES).partitioned(WORK_BUDGET);
+            let mut run = |sql: &str| walden.run(sql);
+            let outcome = match number % 4 {
+                0 => oracle::ternary_partition(&mut run, &case, false),
+                1 => oracle::ternary_partition(&mut run, &case, true),
+                2 => oracle::aggregate_partition(&mut run, &case),
+                _ => oracle::non_optimizing(&mut run, &case),
+            };
+            checked += 1;
+            if let Err(text) = outcome {
+                failures.push(Failure { seed, query: number, text });
+            }
+        }
+        walden.drop(&database);
+    }
+    walden.close();
+    eprintln!(
+        "oracles: {checked} partitioned queries over {} seeds in {:.1?}, {} failures",
+        seeds.len(),
+        started.elapsed(),
+        failures.len()
+    );
+    assert!(checked > 0, "no query ran");
+    if !failures.is_empty() {
+        panic!("{} of {checked} partitioned queries fail:\n{}", failures.len(), report(&failures));
+    }
+}
+
+/// The failures, each with its seed and, once per seed, the schema and data to reproduce it.
+fn report(failures: &[Failure]) -> String {
+    let mut report = String::new();
+    let mut shown_schemas = Vec::new();
+    for f in failures.iter().take(20) {
+        let _ = writeln!(
+            report,
+            "=== seed {} query {} (replay: WALDEN_DIFF_SEED={})",
+            f.seed, f.query, f.seed
+        );
+        if !shown_schemas.contains(&f.seed) {
+            shown_schemas.push(f.seed);
+            let schema = gen::schema(&mut Rng::new(f.seed));
+            let _ = writeln!(report, "schema and data:\n{};", schema.setup().join(";\n"));
+        }
+        report.push_str(&f.text);
+    }
+    report
 }

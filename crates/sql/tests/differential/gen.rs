@@ -161,6 +161,15 @@ fn fill(rng: &mut Rng, table: &mut Table, rows: usize) {
     }
 }
 
+/// A query and a predicate to split its rows by: see `Gen::partitioned`.
+#[derive(Debug, Clone)]
+pub struct Partitioned {
+    pub base: Select,
+    pub predicate: Pred,
+    /// COUNT(*), SUM, MIN and MAX, in that order, over the base query's tables.
+    pub aggregates: Vec<Expr>,
+}
+
 /// A table as a query names it.
 #[derive(Debug, Clone)]
 struct Bound {
@@ -578,6 +587,62 @@ impl<'a> Gen<'a> {
             filter.subqueries(&mut add);
         }
         product.saturating_mul(per_row)
+    }
+
+    /// A plain query (no grouping, DISTINCT, ORDER BY or TOP) and a predicate over its tables,
+    /// for the oracles that split a query's rows by a predicate; the base query with the
+    /// predicate added fits `budget`. Also aggregates over the same tables, for the aggregate
+    /// form of the partitioning.
+    pub fn partitioned(&mut self, budget: u64) -> Partitioned {
+        loop {
+            self.aliases = 0;
+            let count = self.rng.range(1, 3) as usize;
+            let (from, scope, mut filter) = self.from(count);
+            if self.rng.chance(40) {
+                let p = self.pred(&scope, 1, 1);
+                filter = Some(match filter {
+                    Some(f) => f.and(p),
+                    None => p,
+                });
+            }
+            let mut base = Select {
+                distinct: false,
+                top: None,
+                items: Vec::new(),
+                from,
+                filter,
+                group_by: Vec::new(),
+                having: None,
+                order_by: Vec::new(),
+            };
+            for _ in 0..self.rng.range(1, 3) {
+                let ty = self.any_ty();
+                let expr = self.scalar(ty, &scope, 1);
+                self.item(&mut base, expr);
+            }
+            let predicate = self.pred(&scope, 2, 1);
+            let sum_arg = self.scalar(Ty::Int, &scope, 1);
+            let ty = self.any_ty();
+            let extreme_arg = self.scalar(ty, &scope, 1);
+            let aggregates = vec![
+                Expr::Agg { func: AggFunc::Count, distinct: false, arg: None },
+                Expr::Agg { func: AggFunc::Sum, distinct: false, arg: Some(Box::new(sum_arg)) },
+                Expr::Agg {
+                    func: AggFunc::Min,
+                    distinct: false,
+                    arg: Some(Box::new(extreme_arg.clone())),
+                },
+                Expr::Agg { func: AggFunc::Max, distinct: false, arg: Some(Box::new(extreme_arg)) },
+            ];
+            let mut whole = base.clone();
+            whole.filter = Some(match whole.filter {
+                Some(f) => f.and(predicate.clone()),
+                None => predicate.clone(),
+            });
+            if self.cost(&whole) <= budget {
+                return Partitioned { base, predicate, aggregates };
+            }
+        }
     }
 
     /// A whole query: a plain select, a grouped one, or aggregates over the whole input.

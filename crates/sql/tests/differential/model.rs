@@ -254,7 +254,7 @@ impl Pred {
         Pred::Not(Box::new(self))
     }
 
-    pub fn is_unknown(self) -> Pred {
+    pub fn unknown(self) -> Pred {
         Pred::IsUnknown(Box::new(self))
     }
 }
@@ -426,17 +426,6 @@ impl Expr {
         }
     }
 
-    pub fn has_aggregate(&self) -> bool {
-        match self {
-            Expr::Agg { .. } => true,
-            Expr::Arith(_, a, b) | Expr::Concat(a, b) | Expr::Coalesce(a, b) => {
-                a.has_aggregate() || b.has_aggregate()
-            }
-            Expr::Case(_, a, b) => a.has_aggregate() || b.has_aggregate(),
-            Expr::Column { .. } | Expr::Literal(_) | Expr::Subquery(_) => false,
-        }
-    }
-
     fn write(&self, out: &mut String, d: Dialect) {
         match self {
             Expr::Column { alias, column } => {
@@ -535,12 +524,6 @@ impl Pred {
             }
             Pred::Exists { query, .. } => f(query),
         }
-    }
-
-    pub fn render(&self, dialect: Dialect) -> String {
-        let mut out = String::new();
-        self.write(&mut out, dialect);
-        out
     }
 
     fn write(&self, out: &mut String, d: Dialect) {
