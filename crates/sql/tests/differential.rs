@@ -34,7 +34,7 @@ use walden_sql::exec::{Collected, Session};
 
 /// Seeds run by default, and queries per seed: sized to keep the test well under a minute at the
 /// test profile's opt-level 1 on a small machine.
-const DEFAULT_SEEDS: u64 = 30;
+const DEFAULT_SEEDS: u64 = 50;
 const QUERIES_PER_SEED: usize = 40;
 
 /// The most rows a query may visit in a naive nested-loop execution (see `Gen::cost`).

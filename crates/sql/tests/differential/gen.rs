@@ -25,6 +25,7 @@ pub struct Features {
     /// A join inside a subquery's FROM.
     pub subquery_join: bool,
     pub null_in_list: bool,
+    pub like: bool,
     pub having: bool,
     pub distinct: bool,
     pub top: bool,
@@ -44,6 +45,7 @@ pub const FEATURES: Features = Features {
     scalar_subquery: true,
     subquery_join: true,
     null_in_list: true,
+    like: true,
     having: true,
     distinct: true,
     top: true,
@@ -332,8 +334,17 @@ impl<'a> Gen<'a> {
     /// A predicate over `scope`; `depth` bounds AND/OR/NOT nesting, `subqueries` bounds the
     /// nesting of subqueries.
     fn pred(&mut self, scope: &[Bound], depth: u32, subqueries: u32) -> Pred {
-        let kinds = if subqueries > 0 { 15 } else { 10 };
+        let kinds = if subqueries > 0 { 17 } else { 12 };
         match self.rng.below(kinds) {
+            10 => match self.key_pred(scope) {
+                Some(p) => p,
+                None => self.pred(scope, depth, subqueries),
+            },
+            11 if self.features.like => {
+                let (expr, column) = self.column_or_literal(Ty::Str, scope);
+                let pattern = self.pattern(column.as_ref());
+                Pred::Like { expr, pattern, negated: self.rng.chance(25) }
+            }
             8 | 9 if depth > 0 => {
                 let a = self.pred(scope, depth - 1, subqueries);
                 match self.rng.below(5) {
@@ -344,11 +355,11 @@ impl<'a> Gen<'a> {
                     _ => a.and(self.pred(scope, depth - 1, subqueries)),
                 }
             }
-            10 | 11 if self.features.exists_subquery => {
+            12 | 13 if self.features.exists_subquery => {
                 let query = self.subquery(scope, SubKind::Exists, subqueries - 1);
                 Pred::Exists { query: Box::new(query), negated: self.rng.chance(50) }
             }
-            12 | 13 if self.features.in_subquery => {
+            14 | 15 if self.features.in_subquery => {
                 let ty = self.any_ty();
                 let expr = if self.features.nullable_in_operand {
                     self.column_or_literal(ty, scope).0
@@ -359,7 +370,7 @@ impl<'a> Gen<'a> {
                 let negated = self.features.not_in_subquery && self.rng.chance(50);
                 Pred::InSubquery { expr, query: Box::new(query), negated }
             }
-            14 if self.features.scalar_subquery => {
+            16 if self.features.scalar_subquery => {
                 let ty = self.any_ty();
                 let (expr, _) = self.column_or_literal(ty, scope);
                 let query = self.subquery(scope, SubKind::Scalar(ty), subqueries - 1);
@@ -414,6 +425,11 @@ impl<'a> Gen<'a> {
     /// An equality between a column of `right` and a column of the same type in `left`, the
     /// usual join predicate; a comparison with a literal when the types never match.
     fn join_pred(&mut self, left: &[Bound], right: &Bound) -> Pred {
+        if self.rng.chance(40) {
+            if let Some(p) = self.key_join_pred(left, right) {
+                return p;
+            }
+        }
         let right_scope = std::slice::from_ref(right);
         for _ in 0..4 {
             let Some((r, _)) = self.column(right_scope, None) else { break };
@@ -424,6 +440,99 @@ impl<'a> Gen<'a> {
             }
         }
         self.pred(right_scope, 0, 0)
+    }
+
+    /// The columns of the primary key or of one index of `table`, in key order.
+    fn some_key(&mut self, table: usize) -> Option<Vec<usize>> {
+        let table = &self.schema.tables[table];
+        let mut keys: Vec<&Vec<usize>> = table.indexes.iter().map(|i| &i.columns).collect();
+        if !table.primary_key.is_empty() {
+            keys.push(&table.primary_key);
+        }
+        if keys.is_empty() {
+            return None;
+        }
+        Some(self.rng.pick(&keys).to_vec())
+    }
+
+    /// Equalities between a prefix of a key of `right` and columns of `left`: the join an index
+    /// nested loops join or a merge join on the key serves.
+    fn key_join_pred(&mut self, left: &[Bound], right: &Bound) -> Option<Pred> {
+        let key = self.some_key(right.table)?;
+        let len = self.rng.range(1, key.len() as i64) as usize;
+        let mut p: Option<Pred> = None;
+        for &c in &key[..len] {
+            let column = &self.schema.tables[right.table].columns[c];
+            let r = Expr::column(&right.alias, &column.name);
+            let Some((l, _)) = self.column(left, Some(column.ty)) else { break };
+            let q = Pred::Cmp(CmpOp::Eq, l, r);
+            p = Some(match p {
+                Some(p) => p.and(q),
+                None => q,
+            });
+        }
+        p
+    }
+
+    /// A predicate an index seek serves: equalities on a prefix of a key of one table, then an
+    /// equality, a range or an IN list on the next key column.
+    fn key_pred(&mut self, scope: &[Bound]) -> Option<Pred> {
+        let b = self.rng.pick(scope).clone();
+        let key = self.some_key(b.table)?;
+        let len = self.rng.range(1, key.len() as i64) as usize;
+        let mut p: Option<Pred> = None;
+        for (i, &c) in key[..len].iter().enumerate() {
+            let column = self.schema.tables[b.table].columns[c].clone();
+            let e = Expr::column(&b.alias, &column.name);
+            let lit = |g: &mut Self| Expr::Literal(g.literal(column.ty, Some(&column)));
+            let q = if i + 1 < len {
+                Pred::Cmp(CmpOp::Eq, e, lit(self))
+            } else {
+                match self.rng.below(5) {
+                    0 => Pred::Cmp(CmpOp::Eq, e, lit(self)),
+                    1 => {
+                        let op = *self.rng.pick(&[CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge]);
+                        Pred::Cmp(op, e, lit(self))
+                    }
+                    2 => Pred::Between { expr: e, low: lit(self), high: lit(self), negated: false },
+                    3 => {
+                        let list = (0..self.rng.range(1, 4)).map(|_| lit(self)).collect();
+                        Pred::InList { expr: e, list, negated: false }
+                    }
+                    _ => {
+                        let low = if self.rng.chance(50) { CmpOp::Gt } else { CmpOp::Ge };
+                        let high = if self.rng.chance(50) { CmpOp::Lt } else { CmpOp::Le };
+                        Pred::Cmp(low, e.clone(), lit(self)).and(Pred::Cmp(high, e, lit(self)))
+                    }
+                }
+            };
+            p = Some(match p {
+                Some(p) => p.and(q),
+                None => q,
+            });
+        }
+        p
+    }
+
+    /// A LIKE pattern: mostly a prefix of a value followed by `%` (which an index seek can
+    /// serve), sometimes with `_` or a leading `%`. Only letters, `%` and `_`, which both engines
+    /// read alike (SQL Server's `[` is special, SQLite's is not).
+    fn pattern(&mut self, column: Option<&Column>) -> String {
+        let word = match self.literal(Ty::Str, column) {
+            Cell::Str(s) => s,
+            _ => String::new(),
+        };
+        let cut = self.rng.range(0, word.len() as i64) as usize;
+        match self.rng.below(6) {
+            0..=2 => format!("{}%", &word[..cut]),
+            3 => format!("%{}", &word[cut..]),
+            4 if !word.is_empty() => format!(
+                "{}_{}",
+                &word[..cut.min(word.len() - 1)],
+                &word[(cut + 1).min(word.len())..]
+            ),
+            _ => word,
+        }
     }
 
     fn type_of(&self, column: &Expr, scope: &[Bound]) -> Ty {

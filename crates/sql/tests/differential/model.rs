@@ -240,6 +240,12 @@ pub enum Pred {
         query: Box<Select>,
         negated: bool,
     },
+    /// `LIKE` with a pattern of lowercase letters, `%` and `_`.
+    Like {
+        expr: Expr,
+        pattern: String,
+        negated: bool,
+    },
     /// True where the predicate is unknown. T-SQL has no `IS UNKNOWN` and no boolean values, so
     /// this prints as a CASE that yields NULL only in the unknown case (for the TLP oracle).
     IsUnknown(Box<Pred>),
@@ -506,7 +512,7 @@ impl Pred {
                 b.subqueries(f);
             }
             Pred::Not(p) | Pred::IsUnknown(p) => p.subqueries(f),
-            Pred::IsNull { expr, .. } => expr.subqueries(f),
+            Pred::IsNull { expr, .. } | Pred::Like { expr, .. } => expr.subqueries(f),
             Pred::Between { expr, low, high, .. } => {
                 expr.subqueries(f);
                 low.subqueries(f);
@@ -577,6 +583,10 @@ impl Pred {
                 out.push_str(if *negated { "NOT EXISTS (" } else { "EXISTS (" });
                 query.write(out, d);
                 out.push(')');
+            }
+            Pred::Like { expr, pattern, negated } => {
+                expr.write(out, d);
+                let _ = write!(out, " {}LIKE '{pattern}'", if *negated { "NOT " } else { "" });
             }
             Pred::IsUnknown(p) => {
                 out.push_str("(CASE WHEN ");
