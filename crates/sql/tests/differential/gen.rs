@@ -26,6 +26,8 @@ pub struct Features {
     pub subquery_join: bool,
     pub null_in_list: bool,
     pub like: bool,
+    /// `(SELECT ...) AS a` in FROM.
+    pub derived_table: bool,
     pub having: bool,
     pub distinct: bool,
     pub top: bool,
@@ -46,6 +48,7 @@ pub const FEATURES: Features = Features {
     subquery_join: true,
     null_in_list: true,
     like: true,
+    derived_table: true,
     having: true,
     distinct: true,
     top: true,
@@ -194,11 +197,59 @@ pub struct Gen<'a> {
     schema: &'a Schema,
     features: Features,
     aliases: usize,
+    /// The derived tables of the query being drawn, as `tab` numbers them after the schema's.
+    derived: Vec<(Table, Select)>,
 }
 
 impl<'a> Gen<'a> {
     pub fn new(rng: &'a mut Rng, schema: &'a Schema, features: Features) -> Gen<'a> {
-        Gen { rng, schema, features, aliases: 0 }
+        Gen { rng, schema, features, aliases: 0, derived: Vec::new() }
+    }
+
+    /// A table of the schema, or past them one of the query's derived tables.
+    fn tab(&self, table: usize) -> &Table {
+        match table.checked_sub(self.schema.tables.len()) {
+            Some(d) => &self.derived[d].0,
+            None => &self.schema.tables[table],
+        }
+    }
+
+    /// A table to read: a table of the schema, or now and then a derived table over one,
+    /// `(SELECT [DISTINCT] ... FROM t WHERE ...)`, which the planner is to inline.
+    fn source(&mut self) -> usize {
+        let t = self.any_table();
+        if !self.features.derived_table || !self.rng.chance(12) {
+            return t;
+        }
+        let inner = self.bind(t);
+        let scope = vec![inner.clone()];
+        let columns = self.schema.tables[t].columns.clone();
+        let items = columns
+            .iter()
+            .map(|c| Item { expr: Expr::column(&inner.alias, &c.name), alias: c.name.clone() })
+            .collect();
+        let filter = if self.rng.chance(60) { Some(self.pred(&scope, 1, 0)) } else { None };
+        let select = Select {
+            distinct: self.rng.chance(25),
+            top: None,
+            items,
+            from: From::Joins { first: self.table_ref(&inner), joins: Vec::new() },
+            filter,
+            group_by: Vec::new(),
+            having: None,
+            order_by: Vec::new(),
+        };
+        // Its columns keep the base table's names, types and domains, but no keys: an index
+        // of the base table serves it only once the planner inlines it.
+        let table = Table {
+            name: String::new(),
+            columns,
+            primary_key: Vec::new(),
+            indexes: Vec::new(),
+            rows: Vec::new(),
+        };
+        self.derived.push((table, select));
+        self.schema.tables.len() + self.derived.len() - 1
     }
 
     fn bind(&mut self, table: usize) -> Bound {
@@ -214,14 +265,18 @@ impl<'a> Gen<'a> {
     }
 
     fn table_ref(&self, b: &Bound) -> TableRef {
-        TableRef { table: self.schema.tables[b.table].name.clone(), alias: b.alias.clone() }
+        let derived = b
+            .table
+            .checked_sub(self.schema.tables.len())
+            .map(|d| Box::new(self.derived[d].1.clone()));
+        TableRef { table: self.tab(b.table).name.clone(), alias: b.alias.clone(), derived }
     }
 
     /// The columns of `scope` of type `ty` (any type if None), as (scope position, ordinal).
     fn columns(&self, scope: &[Bound], ty: Option<Ty>, keys_only: bool) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         for (i, b) in scope.iter().enumerate() {
-            let table = &self.schema.tables[b.table];
+            let table = &self.tab(b.table);
             for (c, column) in table.columns.iter().enumerate() {
                 if ty.is_none_or(|t| t == column.ty) && (!keys_only || table.is_key_column(c)) {
                     out.push((i, c));
@@ -241,7 +296,7 @@ impl<'a> Gen<'a> {
             return None;
         }
         let (i, c) = *self.rng.pick(&pool);
-        let column = self.schema.tables[scope[i].table].columns[c].clone();
+        let column = self.tab(scope[i].table).columns[c].clone();
         Some((Expr::column(&scope[i].alias, &column.name), column))
     }
 
@@ -273,14 +328,14 @@ impl<'a> Gen<'a> {
             .columns(scope, Some(ty), false)
             .into_iter()
             .filter(|&(i, c)| {
-                !scope[i].null_extended && !self.schema.tables[scope[i].table].columns[c].nullable
+                !scope[i].null_extended && !self.tab(scope[i].table).columns[c].nullable
             })
             .collect();
         if pool.is_empty() || self.rng.chance(10) {
             return Expr::Literal(self.literal(ty, None));
         }
         let (i, c) = *self.rng.pick(&pool);
-        Expr::column(&scope[i].alias, &self.schema.tables[scope[i].table].columns[c].name)
+        Expr::column(&scope[i].alias, &self.tab(scope[i].table).columns[c].name)
     }
 
     fn any_ty(&mut self) -> Ty {
@@ -444,15 +499,15 @@ impl<'a> Gen<'a> {
 
     /// The columns of the primary key or of one index of `table`, in key order.
     fn some_key(&mut self, table: usize) -> Option<Vec<usize>> {
-        let table = &self.schema.tables[table];
-        let mut keys: Vec<&Vec<usize>> = table.indexes.iter().map(|i| &i.columns).collect();
+        let table = self.tab(table);
+        let mut keys: Vec<Vec<usize>> = table.indexes.iter().map(|i| i.columns.clone()).collect();
         if !table.primary_key.is_empty() {
-            keys.push(&table.primary_key);
+            keys.push(table.primary_key.clone());
         }
         if keys.is_empty() {
             return None;
         }
-        Some(self.rng.pick(&keys).to_vec())
+        Some(self.rng.pick(&keys).clone())
     }
 
     /// Equalities between a prefix of a key of `right` and columns of `left`: the join an index
@@ -462,7 +517,7 @@ impl<'a> Gen<'a> {
         let len = self.rng.range(1, key.len() as i64) as usize;
         let mut p: Option<Pred> = None;
         for &c in &key[..len] {
-            let column = &self.schema.tables[right.table].columns[c];
+            let column = &self.tab(right.table).columns[c];
             let r = Expr::column(&right.alias, &column.name);
             let Some((l, _)) = self.column(left, Some(column.ty)) else { break };
             let q = Pred::Cmp(CmpOp::Eq, l, r);
@@ -482,7 +537,7 @@ impl<'a> Gen<'a> {
         let len = self.rng.range(1, key.len() as i64) as usize;
         let mut p: Option<Pred> = None;
         for (i, &c) in key[..len].iter().enumerate() {
-            let column = self.schema.tables[b.table].columns[c].clone();
+            let column = self.tab(b.table).columns[c].clone();
             let e = Expr::column(&b.alias, &column.name);
             let lit = |g: &mut Self| Expr::Literal(g.literal(column.ty, Some(&column)));
             let q = if i + 1 < len {
@@ -538,20 +593,20 @@ impl<'a> Gen<'a> {
     fn type_of(&self, column: &Expr, scope: &[Bound]) -> Ty {
         let Expr::Column { alias, column } = column else { return Ty::Int };
         let b = scope.iter().find(|b| &b.alias == alias).expect("alias in scope");
-        let table = &self.schema.tables[b.table];
+        let table = &self.tab(b.table);
         table.columns.iter().find(|c| &c.name == column).expect("column in table").ty
     }
 
     /// The FROM clause, the tables it binds, and for a comma join the predicates that join them.
     fn from(&mut self, count: usize) -> (From, Vec<Bound>, Option<Pred>) {
-        let first = self.any_table();
+        let first = self.source();
         let first = self.bind(first);
         let mut scope = vec![first.clone()];
         let comma = self.features.comma_join && count > 1 && self.rng.chance(35);
         let mut joins = Vec::new();
         let mut join_filter: Option<Pred> = None;
         for _ in 1..count {
-            let t = self.any_table();
+            let t = self.source();
             let mut next = self.bind(t);
             if comma {
                 // Now and then no join predicate at all: a cross product, filtered or not.
@@ -675,17 +730,18 @@ impl<'a> Gen<'a> {
     /// The rows a naive executor visits: the product of the FROM clause's tables, each row paying
     /// for the subqueries it evaluates.
     fn cost(&self, select: &Select) -> u64 {
-        let rows = |name: &str| {
-            let table = self.schema.tables.iter().find(|t| t.name == name).expect("table");
-            table.rows.len().max(1) as u64
+        let rows = |t: &TableRef| match &t.derived {
+            Some(q) => self.cost(q),
+            None => {
+                let table = self.schema.tables.iter().find(|s| s.name == t.table).expect("table");
+                table.rows.len().max(1) as u64
+            }
         };
         let product = match &select.from {
             From::Joins { first, joins } => {
-                joins.iter().fold(rows(&first.table), |p, j| p.saturating_mul(rows(&j.table.table)))
+                joins.iter().fold(rows(first), |p, j| p.saturating_mul(rows(&j.table)))
             }
-            From::Comma(tables) => {
-                tables.iter().fold(1u64, |p, t| p.saturating_mul(rows(&t.table)))
-            }
+            From::Comma(tables) => tables.iter().fold(1u64, |p, t| p.saturating_mul(rows(t))),
         };
         let mut per_row = 1u64;
         let mut add = |q: &Select| per_row = per_row.saturating_add(self.cost(q));
@@ -705,6 +761,7 @@ impl<'a> Gen<'a> {
     pub fn partitioned(&mut self, budget: u64) -> Partitioned {
         loop {
             self.aliases = 0;
+            self.derived.clear();
             let count = self.rng.range(1, 3) as usize;
             let (from, scope, mut filter) = self.from(count);
             if self.rng.chance(40) {
@@ -757,6 +814,7 @@ impl<'a> Gen<'a> {
     /// A whole query: a plain select, a grouped one, or aggregates over the whole input.
     fn any_query(&mut self) -> Select {
         self.aliases = 0;
+        self.derived.clear();
         let count = match self.rng.below(20) {
             0..=5 => 1,
             6..=15 => 2,

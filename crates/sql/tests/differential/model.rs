@@ -277,6 +277,22 @@ pub enum JoinKind {
 pub struct TableRef {
     pub table: String,
     pub alias: String,
+    /// A derived table's query, printed in place of the table's name.
+    pub derived: Option<Box<Select>>,
+}
+
+impl TableRef {
+    fn write(&self, out: &mut String, d: Dialect) {
+        match &self.derived {
+            Some(q) => {
+                out.push('(');
+                q.write(out, d);
+                out.push(')');
+            }
+            None => out.push_str(&self.table),
+        }
+        let _ = write!(out, " AS {}", self.alias);
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -351,7 +367,7 @@ impl Select {
         out.push_str(" FROM ");
         match &self.from {
             From::Joins { first, joins } => {
-                let _ = write!(out, "{} AS {}", first.table, first.alias);
+                first.write(out, d);
                 for join in joins {
                     let kind = match join.kind {
                         JoinKind::Inner => "INNER JOIN",
@@ -359,7 +375,9 @@ impl Select {
                         JoinKind::Right => "RIGHT JOIN",
                         JoinKind::Full => "FULL JOIN",
                     };
-                    let _ = write!(out, " {kind} {} AS {} ON ", join.table.table, join.table.alias);
+                    let _ = write!(out, " {kind} ");
+                    join.table.write(out, d);
+                    out.push_str(" ON ");
                     join.on.write(out, d);
                 }
             }
@@ -368,7 +386,7 @@ impl Select {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    let _ = write!(out, "{} AS {}", t.table, t.alias);
+                    t.write(out, d);
                 }
             }
         }
