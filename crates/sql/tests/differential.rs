@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use differential::gen::{self, Gen, FEATURES};
-use differential::model::{Cell, Dialect, Schema, Select};
+use differential::model::{Cell, Dialect, Mutation, Schema, Select};
 use differential::oracle;
 use differential::rng::Rng;
 use walden_engine::types::Value;
@@ -93,6 +93,17 @@ impl Walden {
             .unwrap_or_else(|e| panic!("seed {seed}: Walden setup failed: {e}\n{script}"));
     }
 
+    /// Runs an INSERT, UPDATE or DELETE and returns the rows it changed, or its errors.
+    fn change(&mut self, sql: &str) -> Result<u64, String> {
+        let mut out = Collected::default();
+        self.session.execute_batch(sql, &mut out);
+        let errors: Vec<String> = out.errors().map(ToString::to_string).collect();
+        if !errors.is_empty() {
+            return Err(errors.join("; "));
+        }
+        Ok(out.counts.last().copied().unwrap_or(0))
+    }
+
     fn drop(&mut self, schema: &Schema) {
         for table in &schema.tables {
             self.run(&format!("DROP TABLE {}", table.name)).unwrap();
@@ -147,6 +158,19 @@ fn sqlite_run(conn: &rusqlite::Connection, sql: &str) -> Result<Rows, String> {
     Ok(out)
 }
 
+/// Changes per seed before the queries run.
+const MUTATIONS_PER_SEED: usize = 4;
+
+/// A seed's schema and data, the changes to make to the data, and the generator's state after
+/// drawing them, from which the queries are drawn.
+fn prepare(seed: u64) -> (Schema, Vec<Mutation>, Rng) {
+    let mut rng = Rng::new(seed);
+    let schema = gen::schema(&mut rng);
+    let mutations =
+        (0..MUTATIONS_PER_SEED).map(|_| Gen::new(&mut rng, &schema, FEATURES).mutation()).collect();
+    (schema, mutations, rng)
+}
+
 /// Which seeds to run, from the environment.
 fn seeds() -> Vec<u64> {
     let var = |name: &str| {
@@ -187,18 +211,60 @@ fn comparable(mut rows: Result<Rows, String>, ordered: bool) -> Result<Rows, Str
 
 struct Failure {
     seed: u64,
-    query: usize,
+    /// Which statement of the seed: "query 3", "change 1", ...
+    what: String,
     text: String,
 }
 
-/// Runs one seed's schema and queries in both engines; returns the mismatches and how many
-/// queries ran.
-fn run_seed(walden: &mut Walden, seed: u64, failures: &mut Vec<Failure>) -> usize {
-    let mut rng = Rng::new(seed);
-    let schema = gen::schema(&mut rng);
+/// What the differential test ran, for its summary line: a test that compares empty results
+/// proves little, so it says how many rows it compared.
+#[derive(Default)]
+struct Stats {
+    queries: usize,
+    rows: usize,
+    mutations: usize,
+    changed: u64,
+}
+
+/// Runs one seed's schema, changes and queries in both engines, adding the mismatches to
+/// `failures`.
+fn run_seed(walden: &mut Walden, seed: u64, failures: &mut Vec<Failure>, stats: &mut Stats) {
+    let (schema, mutations, mut rng) = prepare(seed);
     walden.create(seed, &schema);
     let sqlite = sqlite_open(&schema);
-    let mut ran = 0;
+    for (number, mutation) in mutations.iter().enumerate() {
+        let tsql = mutation.render(Dialect::TSql);
+        let lite = mutation.render(Dialect::Sqlite);
+        let expected = sqlite.execute(&lite, []).map(|n| n as u64).map_err(|e| e.to_string());
+        stats.mutations += 1;
+        stats.changed += expected.as_ref().copied().unwrap_or(0);
+        let actual = walden.change(&tsql);
+        // Both engines may refuse a change (a NOT NULL column set from a NULL), not only one.
+        if expected.is_ok() != actual.is_ok() || (expected.is_ok() && expected != actual) {
+            let text = format!(
+                "T-SQL:  {tsql}\nSQLite: {lite}\nWalden: {actual:?}\nSQLite: {expected:?}\n"
+            );
+            failures.push(Failure { seed, what: format!("change {number}"), text });
+        }
+    }
+    for table in &schema.tables {
+        // The data after the changes, compared whole before any query reads it.
+        let sql = format!("SELECT * FROM {}", table.name);
+        let (expected, actual) =
+            (comparable(sqlite_run(&sqlite, &sql), false), comparable(walden.run(&sql), false));
+        if expected != actual {
+            let text = format!(
+                "{sql}\nWalden: {}SQLite: {}",
+                format_rows(&actual),
+                format_rows(&expected)
+            );
+            failures.push(Failure {
+                seed,
+                what: format!("{} after the changes", table.name),
+                text,
+            });
+        }
+    }
     for number in 0..QUERIES_PER_SEED {
         let query: Select = Gen::new(&mut rng, &schema, FEATURES).query(WORK_BUDGET);
         let tsql = query.render(Dialect::TSql);
@@ -215,7 +281,8 @@ fn run_seed(walden: &mut Walden, seed: u64, failures: &mut Vec<Failure>) -> usiz
             // Not a failure: a hint for keeping the test fast, seen with --nocapture.
             eprintln!("differential: seed {seed} query {number} took {took:.1?} in Walden: {tsql}");
         }
-        ran += 1;
+        stats.queries += 1;
+        stats.rows += expected.as_ref().map_or(0, Vec::len);
         let ordered = query.fully_ordered();
         let (expected, actual) = (comparable(expected, ordered), comparable(actual, ordered));
         if expected != actual {
@@ -224,11 +291,10 @@ fn run_seed(walden: &mut Walden, seed: u64, failures: &mut Vec<Failure>) -> usiz
                 format_rows(&actual),
                 format_rows(&expected)
             );
-            failures.push(Failure { seed, query: number, text });
+            failures.push(Failure { seed, what: format!("query {number}"), text });
         }
     }
     walden.drop(&schema);
-    ran
 }
 
 #[test]
@@ -236,22 +302,27 @@ fn walden_agrees_with_sqlite_on_generated_queries() {
     let started = Instant::now();
     let mut walden = Walden::open();
     let mut failures = Vec::new();
-    let mut ran = 0;
+    let mut stats = Stats::default();
     let seeds = seeds();
     for &seed in &seeds {
-        ran += run_seed(&mut walden, seed, &mut failures);
+        run_seed(&mut walden, seed, &mut failures, &mut stats);
     }
     walden.close();
     eprintln!(
-        "differential: {ran} queries over {} seeds in {:.1?}, {} mismatches",
+        "differential: {} queries ({} rows) and {} changes ({} rows) over {} seeds in {:.1?}, {} mismatches",
+        stats.queries,
+        stats.rows,
+        stats.mutations,
+        stats.changed,
         seeds.len(),
         started.elapsed(),
         failures.len()
     );
-    assert!(ran > 0, "no query ran");
+    assert!(stats.queries > 0 && stats.rows > 0, "no query ran or none returned a row");
     if !failures.is_empty() {
         panic!(
-            "{} of {ran} queries differ between Walden and SQLite:\n{}",
+            "{} of {} statements differ between Walden and SQLite:\n{}",
+            stats.queries + stats.mutations,
             failures.len(),
             report(&failures)
         );
@@ -271,9 +342,12 @@ fn walden_agrees_with_itself_on_partitioned_queries() {
     let mut checked = 0;
     let seeds = seeds();
     for &seed in &seeds {
-        let mut rng = Rng::new(seed);
-        let schema = gen::schema(&mut rng);
+        let (schema, mutations, _) = prepare(seed);
         walden.create(seed, &schema);
+        for mutation in &mutations {
+            // The differential test compares the changes; here they only need to happen.
+            let _ = walden.change(&mutation.render(Dialect::TSql));
+        }
         // The oracles draw from their own stream, so that changing how many queries the
         // differential test draws does not change these.
         let mut rng = Rng::new(seed ^ 0x0a5c_1e00);
@@ -288,7 +362,7 @@ fn walden_agrees_with_itself_on_partitioned_queries() {
             };
             checked += 1;
             if let Err(text) = outcome {
-                failures.push(Failure { seed, query: number, text });
+                failures.push(Failure { seed, what: format!("partitioned query {number}"), text });
             }
         }
         walden.drop(&schema);
@@ -313,13 +387,16 @@ fn report(failures: &[Failure]) -> String {
     for f in failures.iter().take(20) {
         let _ = writeln!(
             report,
-            "=== seed {} query {} (replay: WALDEN_DIFF_SEED={})",
-            f.seed, f.query, f.seed
+            "=== seed {} {} (replay: WALDEN_DIFF_SEED={})",
+            f.seed, f.what, f.seed
         );
         if !shown_schemas.contains(&f.seed) {
             shown_schemas.push(f.seed);
-            let schema = gen::schema(&mut Rng::new(f.seed));
+            let (schema, mutations, _) = prepare(f.seed);
             let _ = writeln!(report, "schema and data:\n{};", schema.setup().join(";\n"));
+            for mutation in &mutations {
+                let _ = writeln!(report, "{};", mutation.render(Dialect::TSql));
+            }
         }
         report.push_str(&f.text);
     }

@@ -715,6 +715,34 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A DELETE or an UPDATE of one table, its WHERE clause drawn like a query's (subqueries
+    /// included). Columns are named by the table's name, as DML statements name them.
+    pub fn mutation(&mut self) -> Mutation {
+        self.aliases = 0;
+        self.derived.clear();
+        let t = self.any_table();
+        let table = self.schema.tables[t].name.clone();
+        let scope = [Bound { alias: table.clone(), table: t, null_extended: false }];
+        let filter = self.pred(&scope, 1, 1);
+        let settable: Vec<usize> = (0..self.schema.tables[t].columns.len())
+            .filter(|c| !self.schema.tables[t].primary_key.contains(c))
+            .collect();
+        if settable.is_empty() || self.rng.chance(30) {
+            return Mutation::Delete { table, filter };
+        }
+        let column = self.schema.tables[t].columns[*self.rng.pick(&settable)].clone();
+        let value = match self.rng.below(4) {
+            0 if column.nullable => Expr::Literal(Cell::Null),
+            1 if column.ty == Ty::Int => Expr::Arith(
+                ArithOp::Add,
+                Box::new(Expr::column(&table, &column.name)),
+                Box::new(Expr::Literal(Cell::Int(self.rng.range(-2, 2)))),
+            ),
+            _ => Expr::Literal(self.literal(column.ty, Some(&column))),
+        };
+        Mutation::Update { table, column: column.name, value, filter }
+    }
+
     /// A whole query whose estimated work fits `budget`. The executor today runs a correlated
     /// subquery again for each outer row, over nested loops, so a few nested subqueries over
     /// joins can take minutes; those are drawn again rather than run.

@@ -616,3 +616,40 @@ impl Pred {
         }
     }
 }
+
+/// A change to the data before the queries run, so that they read indexes maintained by
+/// UPDATE and DELETE, not only built by INSERT.
+#[derive(Debug, Clone)]
+pub enum Mutation {
+    Delete {
+        table: String,
+        filter: Pred,
+    },
+    /// Sets a column that is in no primary key (so no key can collide).
+    Update {
+        table: String,
+        column: String,
+        value: Expr,
+        filter: Pred,
+    },
+}
+
+impl Mutation {
+    pub fn render(&self, d: Dialect) -> String {
+        let mut out = String::new();
+        let filter = match self {
+            Mutation::Delete { table, filter } => {
+                let _ = write!(out, "DELETE FROM {table}");
+                filter
+            }
+            Mutation::Update { table, column, value, filter } => {
+                let _ = write!(out, "UPDATE {table} SET {column} = ");
+                value.write(&mut out, d);
+                filter
+            }
+        };
+        out.push_str(" WHERE ");
+        filter.write(&mut out, d);
+        out
+    }
+}
