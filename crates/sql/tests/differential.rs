@@ -7,7 +7,7 @@
 //! new plan returns what the old interpreter and an independent engine return.
 //!
 //! `WALDEN_DIFF_SEEDS=n` runs seeds `0..n` instead of the default; `WALDEN_DIFF_SEED=s` replays
-//! the one seed `s`. A mismatch prints the seed, the schema and data, the query in both dialects
+//! the one seed `s`; `WALDEN_DIFF_SHOW=1` prints every query (with `--nocapture`). A mismatch prints the seed, the schema and data, the query in both dialects
 //! and both results.
 
 // Test code: a panic is the failure report.
@@ -18,6 +18,7 @@ mod differential {
     pub mod model;
     pub mod oracle;
     pub mod rng;
+    pub mod shrink;
 }
 
 use std::fmt::Write as _;
@@ -26,8 +27,8 @@ use std::time::Instant;
 
 use differential::gen::{self, Gen, FEATURES};
 use differential::model::{Cell, Dialect, Mutation, Schema, Select};
-use differential::oracle;
 use differential::rng::Rng;
+use differential::{oracle, shrink};
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
@@ -158,6 +159,9 @@ fn sqlite_run(conn: &rusqlite::Connection, sql: &str) -> Result<Rows, String> {
     Ok(out)
 }
 
+/// How many simpler variants of a failing query to try in reducing it.
+const SHRINK_BUDGET: usize = 400;
+
 /// Changes per seed before the queries run.
 const MUTATIONS_PER_SEED: usize = 4;
 
@@ -169,6 +173,12 @@ fn prepare(seed: u64) -> (Schema, Vec<Mutation>, Rng) {
     let mutations =
         (0..MUTATIONS_PER_SEED).map(|_| Gen::new(&mut rng, &schema, FEATURES).mutation()).collect();
     (schema, mutations, rng)
+}
+
+/// Whether to print each query with its row count (`WALDEN_DIFF_SHOW=1`, with `--nocapture`), to
+/// see what the generator draws.
+fn show_queries() -> bool {
+    std::env::var_os("WALDEN_DIFF_SHOW").is_some()
 }
 
 /// Which seeds to run, from the environment.
@@ -281,15 +291,41 @@ fn run_seed(walden: &mut Walden, seed: u64, failures: &mut Vec<Failure>, stats: 
             // Not a failure: a hint for keeping the test fast, seen with --nocapture.
             eprintln!("differential: seed {seed} query {number} took {took:.1?} in Walden: {tsql}");
         }
+        if show_queries() {
+            eprintln!(
+                "seed {seed} query {number} ({}): {tsql}",
+                format_rows(&expected).lines().next().unwrap_or("")
+            );
+        }
         stats.queries += 1;
         stats.rows += expected.as_ref().map_or(0, Vec::len);
         let ordered = query.fully_ordered();
         let (expected, actual) = (comparable(expected, ordered), comparable(actual, ordered));
         if expected != actual {
-            let text = format!(
+            let mut text = format!(
                 "T-SQL:  {tsql}\nSQLite: {lite}\nWalden: {}SQLite: {}",
                 format_rows(&actual),
                 format_rows(&expected)
+            );
+            let mut still_differs = |q: &Select| {
+                if gen::cost(&schema, q) > WORK_BUDGET {
+                    return false;
+                }
+                let Ok(expected) = sqlite_run(&sqlite, &q.render(Dialect::Sqlite)) else {
+                    return false;
+                };
+                let actual = walden.run(&q.render(Dialect::TSql));
+                let ordered = q.fully_ordered();
+                comparable(Ok(expected), ordered) != comparable(actual, ordered)
+            };
+            let small = shrink::shrink(&query, SHRINK_BUDGET, &mut still_differs);
+            let (tsql, lite) = (small.render(Dialect::TSql), small.render(Dialect::Sqlite));
+            let ordered = small.fully_ordered();
+            let _ = write!(
+                text,
+                "reduced:\nT-SQL:  {tsql}\nSQLite: {lite}\nWalden: {}SQLite: {}",
+                format_rows(&comparable(walden.run(&tsql), ordered)),
+                format_rows(&comparable(sqlite_run(&sqlite, &lite), ordered))
             );
             failures.push(Failure { seed, what: format!("query {number}"), text });
         }

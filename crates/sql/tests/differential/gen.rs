@@ -166,6 +166,33 @@ fn fill(rng: &mut Rng, table: &mut Table, rows: usize) {
     }
 }
 
+/// The rows a naive executor visits for `select`: the product of the FROM clause's tables, each
+/// row paying for the subqueries it evaluates.
+pub fn cost(schema: &Schema, select: &Select) -> u64 {
+    let rows = |t: &TableRef| match &t.derived {
+        Some(q) => cost(schema, q),
+        None => {
+            let table = schema.tables.iter().find(|s| s.name == t.table).expect("table");
+            table.rows.len().max(1) as u64
+        }
+    };
+    let product = match &select.from {
+        From::Joins { first, joins } => {
+            joins.iter().fold(rows(first), |p, j| p.saturating_mul(rows(&j.table)))
+        }
+        From::Comma(tables) => tables.iter().fold(1u64, |p, t| p.saturating_mul(rows(t))),
+    };
+    let mut per_row = 1u64;
+    let mut add = |q: &Select| per_row = per_row.saturating_add(cost(schema, q));
+    for item in &select.items {
+        item.expr.subqueries(&mut add);
+    }
+    if let Some(filter) = &select.filter {
+        filter.subqueries(&mut add);
+    }
+    product.saturating_mul(per_row)
+}
+
 /// A query and a predicate to split its rows by: see `Gen::partitioned`.
 #[derive(Debug, Clone)]
 pub struct Partitioned {
@@ -317,7 +344,7 @@ impl<'a> Gen<'a> {
     /// A column of `ty` if `scope` has one, else a literal.
     fn column_or_literal(&mut self, ty: Ty, scope: &[Bound]) -> (Expr, Option<Column>) {
         match self.column(scope, Some(ty)) {
-            Some((e, c)) if self.rng.chance(90) => (e, Some(c)),
+            Some((e, c)) if self.rng.chance(95) => (e, Some(c)),
             _ => (Expr::Literal(self.literal(ty, None)), None),
         }
     }
@@ -755,31 +782,8 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// The rows a naive executor visits: the product of the FROM clause's tables, each row paying
-    /// for the subqueries it evaluates.
     fn cost(&self, select: &Select) -> u64 {
-        let rows = |t: &TableRef| match &t.derived {
-            Some(q) => self.cost(q),
-            None => {
-                let table = self.schema.tables.iter().find(|s| s.name == t.table).expect("table");
-                table.rows.len().max(1) as u64
-            }
-        };
-        let product = match &select.from {
-            From::Joins { first, joins } => {
-                joins.iter().fold(rows(first), |p, j| p.saturating_mul(rows(&j.table)))
-            }
-            From::Comma(tables) => tables.iter().fold(1u64, |p, t| p.saturating_mul(rows(t))),
-        };
-        let mut per_row = 1u64;
-        let mut add = |q: &Select| per_row = per_row.saturating_add(self.cost(q));
-        for item in &select.items {
-            item.expr.subqueries(&mut add);
-        }
-        if let Some(filter) = &select.filter {
-            filter.subqueries(&mut add);
-        }
-        product.saturating_mul(per_row)
+        cost(self.schema, select)
     }
 
     /// A plain query (no grouping, DISTINCT, ORDER BY or TOP) and a predicate over its tables,
