@@ -28,6 +28,8 @@ pub struct Features {
     pub like: bool,
     /// `(SELECT ...) AS a` in FROM.
     pub derived_table: bool,
+    /// `WITH q AS (...)` for some derived tables of the outermost query.
+    pub cte: bool,
     pub having: bool,
     pub distinct: bool,
     pub top: bool,
@@ -49,6 +51,7 @@ pub const FEATURES: Features = Features {
     null_in_list: true,
     like: true,
     derived_table: true,
+    cte: true,
     having: true,
     distinct: true,
     top: true,
@@ -250,6 +253,9 @@ impl<'a> Gen<'a> {
         }
         let inner = self.bind(t);
         let scope = vec![inner.clone()];
+        if self.rng.chance(35) {
+            return self.grouped_source(t, inner);
+        }
         let columns = self.schema.tables[t].columns.clone();
         let items = columns
             .iter()
@@ -279,6 +285,64 @@ impl<'a> Gen<'a> {
         self.schema.tables.len() + self.derived.len() - 1
     }
 
+    /// A derived table that groups: `(SELECT a.k AS c0, COUNT(*) AS c1, MAX(a.v) AS c2 FROM t AS
+    /// a [WHERE ...] GROUP BY a.k)`, an aggregate below a join, which the planner must not
+    /// merge into the join above it.
+    fn grouped_source(&mut self, t: usize, inner: Bound) -> usize {
+        let scope = vec![inner.clone()];
+        let base = self.schema.tables[t].columns.clone();
+        let key = self.rng.pick(&base).clone();
+        let value = self.rng.pick(&base).clone();
+        let func = *self.rng.pick(&[AggFunc::Min, AggFunc::Max, AggFunc::Count]);
+        let value_column = Column {
+            name: "c2".into(),
+            ty: if func == AggFunc::Count { Ty::Int } else { value.ty },
+            nullable: func != AggFunc::Count,
+            domain: if func == AggFunc::Count { int_domain(0, 5) } else { value.domain.clone() },
+        };
+        let columns = vec![
+            Column { name: "c0".into(), ..key.clone() },
+            Column { name: "c1".into(), ty: Ty::Int, nullable: false, domain: int_domain(1, 6) },
+            value_column,
+        ];
+        let key_expr = Expr::column(&inner.alias, &key.name);
+        let items = vec![
+            Item { expr: key_expr.clone(), alias: "c0".into() },
+            Item {
+                expr: Expr::Agg { func: AggFunc::Count, distinct: false, arg: None },
+                alias: "c1".into(),
+            },
+            Item {
+                expr: Expr::Agg {
+                    func,
+                    distinct: false,
+                    arg: Some(Box::new(Expr::column(&inner.alias, &value.name))),
+                },
+                alias: "c2".into(),
+            },
+        ];
+        let filter = if self.rng.chance(40) { Some(self.pred(&scope, 1, 0)) } else { None };
+        let select = Select {
+            distinct: false,
+            top: None,
+            items,
+            from: From::Joins { first: self.table_ref(&inner), joins: Vec::new() },
+            filter,
+            group_by: vec![key_expr],
+            having: None,
+            order_by: Vec::new(),
+        };
+        let table = Table {
+            name: String::new(),
+            columns,
+            primary_key: Vec::new(),
+            indexes: Vec::new(),
+            rows: Vec::new(),
+        };
+        self.derived.push((table, select));
+        self.schema.tables.len() + self.derived.len() - 1
+    }
+
     fn bind(&mut self, table: usize) -> Bound {
         // Aliases are unique over the whole query, so a subquery's names never shadow an outer
         // query's and correlation is always explicit.
@@ -296,7 +360,12 @@ impl<'a> Gen<'a> {
             .table
             .checked_sub(self.schema.tables.len())
             .map(|d| Box::new(self.derived[d].1.clone()));
-        TableRef { table: self.tab(b.table).name.clone(), alias: b.alias.clone(), derived }
+        TableRef {
+            table: self.tab(b.table).name.clone(),
+            alias: b.alias.clone(),
+            derived,
+            cte: false,
+        }
     }
 
     /// The columns of `scope` of type `ty` (any type if None), as (scope position, ordinal).
@@ -363,6 +432,20 @@ impl<'a> Gen<'a> {
         }
         let (i, c) = *self.rng.pick(&pool);
         Expr::column(&scope[i].alias, &self.tab(scope[i].table).columns[c].name)
+    }
+
+    /// A type that `scope` has a column of (a predicate on a literal alone filters nothing
+    /// interesting), else any.
+    fn scope_ty(&mut self, scope: &[Bound]) -> Ty {
+        let ty = self.any_ty();
+        let other = if ty == Ty::Int { Ty::Str } else { Ty::Int };
+        if self.columns(scope, Some(ty), false).is_empty()
+            && !self.columns(scope, Some(other), false).is_empty()
+        {
+            other
+        } else {
+            ty
+        }
     }
 
     fn any_ty(&mut self) -> Ty {
@@ -442,7 +525,7 @@ impl<'a> Gen<'a> {
                 Pred::Exists { query: Box::new(query), negated: self.rng.chance(50) }
             }
             14 | 15 if self.features.in_subquery => {
-                let ty = self.any_ty();
+                let ty = self.scope_ty(scope);
                 let expr = if self.features.nullable_in_operand {
                     self.column_or_literal(ty, scope).0
                 } else {
@@ -453,20 +536,20 @@ impl<'a> Gen<'a> {
                 Pred::InSubquery { expr, query: Box::new(query), negated }
             }
             16 if self.features.scalar_subquery => {
-                let ty = self.any_ty();
+                let ty = self.scope_ty(scope);
                 let (expr, _) = self.column_or_literal(ty, scope);
                 let query = self.subquery(scope, SubKind::Scalar(ty), subqueries - 1);
                 let op = *self.rng.pick(&CmpOp::ALL);
                 Pred::Cmp(op, expr, Expr::Subquery(Box::new(query)))
             }
             3 | 4 => {
-                let ty = self.any_ty();
+                let ty = self.scope_ty(scope);
                 let (a, _) = self.column_or_literal(ty, scope);
                 let b = self.scalar(ty, scope, 1);
                 Pred::Cmp(*self.rng.pick(&CmpOp::ALL), a, b)
             }
             5 => {
-                let ty = self.any_ty();
+                let ty = self.scope_ty(scope);
                 let (expr, column) = self.column_or_literal(ty, scope);
                 let mut low = self.literal(ty, column.as_ref());
                 let mut high = self.literal(ty, column.as_ref());
@@ -478,7 +561,7 @@ impl<'a> Gen<'a> {
                 Pred::Between { expr, low: Expr::Literal(low), high: Expr::Literal(high), negated }
             }
             6 => {
-                let ty = self.any_ty();
+                let ty = self.scope_ty(scope);
                 let (expr, column) = self.column_or_literal(ty, scope);
                 let mut list: Vec<Expr> = (0..self.rng.range(1, 4))
                     .map(|_| Expr::Literal(self.literal(ty, column.as_ref())))
@@ -489,13 +572,13 @@ impl<'a> Gen<'a> {
                 Pred::InList { expr, list, negated: self.rng.chance(35) }
             }
             7 => {
-                let ty = self.any_ty();
+                let ty = self.scope_ty(scope);
                 let expr = self.scalar(ty, scope, 1);
                 Pred::IsNull { expr, negated: self.rng.chance(50) }
             }
             _ => {
                 // The commonest shape: a column against a literal, as index seeks serve it.
-                let ty = self.any_ty();
+                let ty = self.scope_ty(scope);
                 let (a, column) = self.column_or_literal(ty, scope);
                 let b = Expr::Literal(self.literal(ty, column.as_ref()));
                 let op = if self.rng.chance(40) { CmpOp::Eq } else { *self.rng.pick(&CmpOp::ALL) };
@@ -852,7 +935,19 @@ impl<'a> Gen<'a> {
             6..=15 => 2,
             _ => 3,
         };
-        let (from, scope, join_filter) = self.from(count);
+        let (mut from, scope, join_filter) = self.from(count);
+        // Some of the query's own derived tables are written as common table expressions.
+        let tables: Vec<&mut TableRef> = match &mut from {
+            From::Joins { first, joins } => {
+                std::iter::once(first).chain(joins.iter_mut().map(|j| &mut j.table)).collect()
+            }
+            From::Comma(list) => list.iter_mut().collect(),
+        };
+        for t in tables {
+            if t.derived.is_some() && self.features.cte && self.rng.chance(50) {
+                t.cte = true;
+            }
+        }
         let mut filter = join_filter;
         if self.rng.chance(75) {
             let p = self.pred(&scope, 2, 2);

@@ -279,11 +279,17 @@ pub struct TableRef {
     pub alias: String,
     /// A derived table's query, printed in place of the table's name.
     pub derived: Option<Box<Select>>,
+    /// Whether the derived table is written as a common table expression (`WITH q<alias> AS
+    /// (...)` before the query), only in the outermost query's FROM.
+    pub cte: bool,
 }
 
 impl TableRef {
     fn write(&self, out: &mut String, d: Dialect) {
         match &self.derived {
+            Some(_) if self.cte => {
+                let _ = write!(out, "q{}", self.alias);
+            }
             Some(q) => {
                 out.push('(');
                 q.write(out, d);
@@ -343,6 +349,26 @@ impl Select {
 
     pub fn render(&self, dialect: Dialect) -> String {
         let mut out = String::new();
+        let tables: Vec<&TableRef> = match &self.from {
+            From::Joins { first, joins } => {
+                std::iter::once(first).chain(joins.iter().map(|j| &j.table)).collect()
+            }
+            From::Comma(list) => list.iter().collect(),
+        };
+        let mut ctes = tables.iter().filter(|t| t.cte).peekable();
+        if ctes.peek().is_some() {
+            out.push_str("WITH ");
+            for (i, t) in ctes.enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(out, "q{} AS (", t.alias);
+                if let Some(q) = &t.derived {
+                    q.write(&mut out, dialect);
+                }
+                out.push_str(") ");
+            }
+        }
         self.write(&mut out, dialect);
         out
     }

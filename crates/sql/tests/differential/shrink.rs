@@ -116,6 +116,7 @@ fn candidates(q: &Select) -> Vec<Select> {
         if let Some(target) = target {
             target.table = base;
             target.derived = None;
+            target.cte = false;
             out.push(c);
         }
         for smaller in candidates(derived) {
