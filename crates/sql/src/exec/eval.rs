@@ -902,6 +902,11 @@ pub(crate) fn in_values<'v>(
     v: &Value,
     items: impl Iterator<Item = &'v Value>,
 ) -> Result<Option<bool>, SqlError> {
+    let mut items = items.peekable();
+    // Nothing is in an empty list, NULL included: `NULL IN (empty subquery)` is false.
+    if items.peek().is_none() {
+        return Ok(Some(false));
+    }
     if v.is_null() {
         return Ok(None);
     }

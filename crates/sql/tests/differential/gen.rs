@@ -15,11 +15,8 @@ pub struct Features {
     pub exists_subquery: bool,
     pub in_subquery: bool,
     pub not_in_subquery: bool,
-    /// Whether the left operand of `IN (subquery)` may be NULL. Off for the Walden bug
-    /// "NULL IN (empty subquery) is UNKNOWN instead of FALSE" (so `NULL NOT IN (empty)` drops
-    /// the row where SQL Server and SQLite keep it). While off, that operand is a literal or a
-    /// NOT NULL column of a table no outer join null-extends; the subquery's own column may still
-    /// be NULL, which is the other half of NOT IN's NULL semantics.
+    /// Whether the left operand of `IN (subquery)` may be NULL (`NULL IN (empty subquery)`
+    /// is FALSE, so `NULL NOT IN (empty)` keeps the row).
     pub nullable_in_operand: bool,
     pub scalar_subquery: bool,
     /// A join inside a subquery's FROM.
@@ -45,7 +42,7 @@ pub const FEATURES: Features = Features {
     exists_subquery: true,
     in_subquery: true,
     not_in_subquery: true,
-    nullable_in_operand: false,
+    nullable_in_operand: true,
     scalar_subquery: true,
     subquery_join: true,
     null_in_list: true,
