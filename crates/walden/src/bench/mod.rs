@@ -28,8 +28,9 @@ pub enum BenchCommand {
     /// caches), printed next to the article's figures.
     Seed003(seed003::Seed003Args),
     /// The same queries (key lookups in a loop, seeks, two- to five-table joins, outer,
-    /// semi and anti joins, grouping, top-N, subqueries) over the same generated data in
-    /// Walden, SQLite and PostgreSQL: each one's median time, the ratios, Walden's memory.
+    /// semi and anti joins, grouping, top-N, subqueries; TPC-H's 22 with --tpch) over the
+    /// same generated data in Walden, SQLite and PostgreSQL: each one's median time, the
+    /// ratios, Walden's memory.
     Queries(queries::QueriesArgs),
 }
 

@@ -2,7 +2,8 @@
 //! (embedded), SQLite (in-process) and PostgreSQL (a throwaway cluster), in one run, with
 //! each query's median time in each engine, the ratios, and Walden's memory (issue 26, part
 //! 9). Each query's answer (row count and an order-independent checksum) must be the same in
-//! every engine that finished it; a line that differs is marked MISMATCH.
+//! every engine that finished it; a line that differs is marked MISMATCH. With `--tpch` the
+//! 22 TPC-H queries follow, on their own tables (see `tpch.rs`).
 //!
 //! Every query gets one warm-up run and then `--runs` timed runs; one that runs past
 //! `--timeout-s` is cancelled and shown as `timeout` (Walden's executor today joins by
@@ -10,6 +11,10 @@
 //! Walden worker outgrows `--walden-max-rss-mb` as `oom`. Times are the engine's own: the
 //! Walden worker times `execute_batch`, SQLite and PostgreSQL are timed around the client
 //! call (for PostgreSQL that includes a loopback round trip).
+//!
+//! "walden MB" is the Walden worker's peak RSS while the query ran (VmHWM, reset to the
+//! current RSS before each query), so it includes what the allocator kept from the queries
+//! before; a worker started again after an `oom` starts from its load-time size.
 
 mod data;
 mod pg;
