@@ -28,5 +28,5 @@ pub mod wal;
 pub use database::{Database, DatabaseConfig, DatabaseFiles, RecoveryModel, RecoveryReport};
 pub use error::EngineError;
 pub use instance::{Instance, InstanceConfig};
-pub use table::{IndexCursor, RowCursor, RowId};
+pub use table::{IndexCursor, IndexSample, RowCursor, RowId};
 pub use txn::{CommitOutcome, Isolation, Transaction};

@@ -643,6 +643,77 @@ impl Transaction {
     }
 }
 
+/// What a look at an index's first entries says of its keys: the statistics the planner
+/// costs seeks with.
+#[derive(Debug, Clone, Default)]
+pub struct IndexSample {
+    /// The index's entries (for index 1, the table's rows), estimated from one descent.
+    pub rows: f64,
+    /// Entry k: how many of the sampled entries share a value of the first k + 1 key
+    /// columns, on average (1 for a unique key).
+    pub rows_per_prefix: Vec<f64>,
+}
+
+impl Transaction {
+    /// Samples index `index_id` of `table`: its size, and how many entries share each key
+    /// prefix among its first `sample` entries. Takes no locks: statistics may be stale or
+    /// read uncommitted keys, and only decide how a query reads, never what it returns.
+    pub fn sample_index(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        index_id: u16,
+        sample: usize,
+    ) -> Result<IndexSample, EngineError> {
+        db.check_online()?;
+        let index = table.index(index_id).ok_or_else(|| {
+            EngineError::Invalid(format!("no index {index_id} on '{}'", table.name))
+        })?;
+        let tree = db.space().tree(index.root);
+        let types: Vec<SqlType> = index.columns.iter().map(|&c| table.columns[c].ty).collect();
+        let mut cursor = tree.scan();
+        let mut sampled = 0usize;
+        let mut distinct = vec![0usize; types.len()];
+        let mut previous: Option<(Vec<u8>, Vec<usize>)> = None;
+        while sampled < sample {
+            let Some((key, _)) = cursor.next_entry()? else { break };
+            sampled += 1;
+            let lens = crate::types::key_prefix_lengths(&types, &key);
+            for (k, count) in distinct.iter_mut().enumerate() {
+                let same = match (&previous, lens.get(k)) {
+                    (Some((p, plens)), Some(&end)) => {
+                        plens.get(k) == Some(&end) && p[..end] == key[..end]
+                    }
+                    _ => false,
+                };
+                if !same {
+                    *count += 1;
+                }
+            }
+            previous = Some((key, lens));
+        }
+        let rows = tree.estimate_entries()?.max(sampled as f64);
+        let truncated = sampled == sample;
+        let rows_per_prefix = distinct
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| {
+                let d = d.max(1) as f64;
+                if index.unique && k + 1 == types.len() {
+                    1.0
+                } else if truncated && d < 4.0 {
+                    // A sample of a few long runs says little of the rest: assume those few
+                    // values spread over the whole index, the pessimistic reading.
+                    rows / d
+                } else {
+                    sampled as f64 / d
+                }
+            })
+            .collect();
+        Ok(IndexSample { rows, rows_per_prefix })
+    }
+}
+
 /// A cursor over a nonclustered index's entries: the row ids, in index key order. Like
 /// [`RowCursor`] it copies a batch of entries at a time and holds no latch between calls.
 #[derive(Debug)]

@@ -148,6 +148,58 @@ fn put_key_column(
     Ok(())
 }
 
+/// The byte length of each leading column of an encoded key: entry k is where column k ends
+/// (so `key[..lens[k]]` is the encoding of the first k + 1 columns). Stops early at a key
+/// shorter than its types say; reads nothing but the markers, widths and terminators, so
+/// statistics can count distinct key prefixes without decoding values.
+pub fn key_prefix_lengths(types: &[SqlType], key: &[u8]) -> Vec<usize> {
+    let mut lens = Vec::with_capacity(types.len());
+    let mut at = 0;
+    for ty in types {
+        match key.get(at) {
+            None => break,
+            Some(0) => at += 1,
+            Some(_) => {
+                at += 1;
+                let width = match ty {
+                    SqlType::TinyInt | SqlType::Bit => Some(1),
+                    SqlType::SmallInt => Some(2),
+                    SqlType::Int | SqlType::Real => Some(4),
+                    SqlType::BigInt | SqlType::Money | SqlType::Float => Some(8),
+                    SqlType::Decimal { precision, .. } => Some(decimal_len(*precision)),
+                    SqlType::Binary(n) => Some(usize::from(*n)),
+                    SqlType::Date => Some(3),
+                    SqlType::Time(_) => Some(5),
+                    SqlType::DateTime => Some(8),
+                    SqlType::DateTime2(_) | SqlType::DateTimeOffset(_) => Some(8),
+                    SqlType::UniqueIdentifier => Some(16),
+                    _ => None,
+                };
+                match width {
+                    Some(w) => at += w,
+                    // Escaped bytes up to the terminator 00 01 (an escaped zero is 00 FF).
+                    None => loop {
+                        match (key.get(at), key.get(at + 1)) {
+                            (Some(0), Some(1)) => {
+                                at += 2;
+                                break;
+                            }
+                            (Some(0), Some(_)) => at += 2,
+                            (Some(_), _) => at += 1,
+                            (None, _) => return lens,
+                        }
+                    },
+                }
+            }
+        }
+        if at > key.len() {
+            break;
+        }
+        lens.push(at);
+    }
+    lens
+}
+
 /// Folded text, escaped and terminated, folded as [`compare`](super::compare) folds it.
 fn put_text(s: &str, out: &mut Vec<u8>) {
     let s = s.trim_end_matches(' ');
@@ -185,4 +237,28 @@ fn put_escaped(bytes: &[u8], out: &mut Vec<u8>) {
         }
     }
     out.extend_from_slice(&[0x00, 0x01]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Len;
+
+    #[test]
+    fn prefix_lengths_end_where_each_column_ends() {
+        let types = [SqlType::Int, SqlType::VarChar(Len::N(10)), SqlType::BigInt, SqlType::Int];
+        let values = [Value::Int(7), Value::Str("a\0b".into()), Value::Null, Value::Int(-1)];
+        let mut whole = Vec::new();
+        encode_key(&types, &values, &mut whole).expect("encodes");
+        let mut ends = Vec::new();
+        for k in 1..=types.len() {
+            let mut part = Vec::new();
+            encode_key(&types[..k], &values[..k], &mut part).expect("encodes");
+            ends.push(part.len());
+        }
+        assert_eq!(key_prefix_lengths(&types, &whole), ends);
+        // A row id after the columns (a non-unique index's entry) is not a column.
+        whole.extend_from_slice(&[9, 9, 9]);
+        assert_eq!(key_prefix_lengths(&types, &whole), ends);
+    }
 }

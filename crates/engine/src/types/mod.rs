@@ -53,7 +53,7 @@ mod value;
 
 pub use decimal::Decimal;
 pub use guid::Guid;
-pub use key::{encode_key, encode_key_columns};
+pub use key::{encode_key, encode_key_columns, key_prefix_lengths};
 pub use row::{
     decode_column, decode_column_with, decode_row, decode_row_with, encode_row, encode_row_with,
     min_row_len, off_row_pointers, variant_base_type, OffRowHook, RowError, MAX_COLUMNS,

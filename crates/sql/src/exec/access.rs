@@ -24,11 +24,15 @@
 //! type at all (a conversion error), [`Run::read_path`] answers `None` and the caller scans
 //! instead, so that the scan's comparison reports what SQL Server would.
 //!
-//! Estimates are SQLite's kind of guesses without statistics: a table of [`TABLE_ROWS`] rows,
-//! each equality column keeping one row in [`EQ_SELECTIVITY`], a range keeping a tenth. They
-//! only rank the paths; none of them is a promise.
+//! Estimates come from [`TableStats`] where the planner sampled the table's indexes (its
+//! rows, and how many rows share each key prefix); otherwise they are SQLite's kind of
+//! guesses: a table of [`TABLE_ROWS`] rows, each equality column keeping one row in
+//! [`EQ_SELECTIVITY`]. A range keeps a tenth either way. They only rank the paths; none of
+//! them is a promise.
 
 use std::ops::Bound;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use walden_engine::catalog::TableDef;
 use walden_engine::types::{encode_key, SqlType, Value};
@@ -56,6 +60,22 @@ const LOOKUP_COST: f64 = 3.0;
 /// At most this many seeks for one read (the product of the `IN` lists' lengths); beyond it
 /// the path is not used.
 const MAX_SEEKS: usize = 1024;
+
+/// What a sample of a table's indexes says (`Transaction::sample_index`): its rows, and for
+/// each index how many rows share a value of each prefix of its key.
+#[derive(Debug, Default)]
+pub(crate) struct TableStats {
+    pub(crate) rows: f64,
+    pub(crate) indexes: Vec<(u16, Vec<f64>)>,
+}
+
+impl TableStats {
+    /// Rows per value of the first `k` columns of index `id`, if sampled.
+    fn rows_per_prefix(&self, id: u16, k: usize) -> Option<f64> {
+        let (_, per) = self.indexes.iter().find(|(i, _)| *i == id)?;
+        per.get(k.checked_sub(1)?).copied()
+    }
+}
 
 /// What fixes one key column of a seek.
 #[derive(Debug, Clone, Copy)]
@@ -147,13 +167,15 @@ pub(crate) fn choose<'e>(
     conjuncts: &[&'e Expr],
     column: &dyn Fn(&[Ident]) -> Option<usize>,
     probe: &dyn Fn(&Expr) -> bool,
+    stats: Option<&TableStats>,
 ) -> AccessPath<'e> {
+    let table_rows = stats.map_or(TABLE_ROWS, |s| s.rows.max(1.0));
     let mut terms: Vec<ColumnTerms<'e>> = Vec::new();
     terms.resize_with(def.columns.len(), ColumnTerms::default);
     for c in conjuncts {
         collect_terms(c, column, probe, &mut terms);
     }
-    let mut best = AccessPath::scan();
+    let mut best = AccessPath { rows: table_rows, cost: table_rows, ..AccessPath::scan() };
     for index in &def.indexes {
         if index.columns.is_empty() {
             continue;
@@ -180,7 +202,10 @@ pub(crate) fn choose<'e>(
         let rows = if whole_key && index.unique {
             seeks as f64
         } else {
-            let mut rows = TABLE_ROWS * EQ_SELECTIVITY.powi(fixed.len() as i32);
+            let per_seek = stats
+                .and_then(|s| s.rows_per_prefix(index.id, fixed.len()))
+                .unwrap_or_else(|| table_rows * EQ_SELECTIVITY.powi(fixed.len() as i32));
+            let mut rows = if fixed.is_empty() { table_rows } else { per_seek };
             if !range.is_empty() {
                 rows *= RANGE_SELECTIVITY;
             }
@@ -564,6 +589,45 @@ impl Run<'_> {
 
 /// The lower and upper bounds of a range of keys.
 type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
+/// Entries sampled from each index for its statistics.
+const STATS_SAMPLE: usize = 512;
+
+/// How long a table's sampled statistics are used before they are sampled again: long
+/// enough that a join in a loop samples once, short enough to follow a table's growth.
+const STATS_MAX_AGE: Duration = Duration::from_secs(2);
+
+/// At most this many tables' statistics are kept per session.
+const STATS_CACHED_TABLES: usize = 1024;
+
+impl Run<'_> {
+    /// A table's statistics, sampled from its indexes (`Transaction::sample_index`) at most
+    /// every [`STATS_MAX_AGE`] per session; None if the sample failed (the planner then
+    /// guesses).
+    pub(crate) fn table_stats(&mut self, t: &TableRef) -> Option<Arc<TableStats>> {
+        let key = (t.db.id(), t.def.id);
+        let root = t.def.primary().ok()?.root;
+        if let Some((at, r, stats)) = self.s.table_stats.get(&key) {
+            if *r == root && at.elapsed() < STATS_MAX_AGE {
+                return Some(Arc::clone(stats));
+            }
+        }
+        let mut stats = TableStats::default();
+        for index in &t.def.indexes {
+            let sample = self.tx().sample_index(&t.db, &t.def, index.id, STATS_SAMPLE).ok()?;
+            if index.id == 1 {
+                stats.rows = sample.rows;
+            }
+            stats.indexes.push((index.id, sample.rows_per_prefix));
+        }
+        let stats = Arc::new(stats);
+        if self.s.table_stats.len() >= STATS_CACHED_TABLES {
+            self.s.table_stats.clear();
+        }
+        self.s.table_stats.insert(key, (Instant::now(), root, Arc::clone(&stats)));
+        Some(stats)
+    }
+}
 
 /// A range bound's value.
 enum BoundValue {

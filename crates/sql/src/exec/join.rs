@@ -36,11 +36,12 @@
 //! applies the WHERE clause to the rows (as it always did before there was a planner).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
-use crate::exec::access::{self, AccessPath};
+use crate::exec::access::{self, AccessPath, TableStats};
 use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
 use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::session::Run;
@@ -56,6 +57,8 @@ const FILTER_SELECTIVITY: f64 = 0.3;
 struct Leaf {
     cols: Vec<Col>,
     input: Input,
+    /// A table's sampled statistics, when the plan has a choice to make with them.
+    stats: Option<Arc<TableStats>>,
 }
 
 /// A leaf's rows: a table read by the path the plan chooses, or rows computed up front.
@@ -223,6 +226,15 @@ impl Run<'_> {
         for src in sources {
             self.flatten(src, &mut flat, &mut on, outer)?;
         }
+        // With one source there is no order to choose, and a seek beats a scan whatever
+        // the sizes: only joins pay for statistics.
+        if flat.leaves.len() > 1 {
+            for leaf in &mut flat.leaves {
+                if let Input::Table(t) = &leaf.input {
+                    leaf.stats = self.table_stats(t);
+                }
+            }
+        }
         let mut parts = Vec::new();
         if let Some(w) = filter {
             conjuncts(w, &mut parts);
@@ -265,12 +277,14 @@ impl Run<'_> {
             TableSource::Table { name, alias, .. } => {
                 let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
                 match self.named_rowset(name, &qual)? {
-                    Some(rows) => Leaf { cols: rows.cols, input: Input::Rows(rows.rows) },
+                    Some(rows) => {
+                        Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
+                    }
                     None => match self.resolve_relation(name, &qual)? {
                         Relation::Table(t) => table_leaf(t),
                         Relation::View(db, view) => {
                             let rows = self.view_rows(db, &view, &qual)?;
-                            Leaf { cols: rows.cols, input: Input::Rows(rows.rows) }
+                            Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
                         }
                     },
                 }
@@ -283,11 +297,11 @@ impl Run<'_> {
                 if j.kind != JoinKind::CrossApply && j.kind != JoinKind::OuterApply =>
             {
                 let rows = self.outer_join(&j.left, &j.right, j.kind, j.on.as_ref(), outer)?;
-                Leaf { cols: rows.cols, input: Input::Rows(rows.rows) }
+                Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
             }
             _ => {
                 let rows = self.source(src, None, outer)?;
-                Leaf { cols: rows.cols, input: Input::Rows(rows.rows) }
+                Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
             }
         };
         flat.leaves.push(leaf);
@@ -408,7 +422,7 @@ impl Run<'_> {
             _ => None,
         };
         let probe = |e: &Expr| flat.leaves_of(e).is_some_and(|m| m & !joined == 0);
-        access::choose(&t.def, conjuncts, &column, &probe)
+        access::choose(&t.def, conjuncts, &column, &probe, flat.leaves[leaf].stats.as_deref())
     }
 
     /// Joins leaf `leaf` to the rows joined so far by `step`, applying every conjunct whose
@@ -662,8 +676,8 @@ impl Run<'_> {
         conjuncts(on, &mut parts);
         let both = Flat {
             leaves: vec![
-                Leaf { cols: l.cols.clone(), input: Input::Rows(Vec::new()) },
-                Leaf { cols: r_cols.clone(), input: Input::Rows(Vec::new()) },
+                Leaf { cols: l.cols.clone(), input: Input::Rows(Vec::new()), stats: None },
+                Leaf { cols: r_cols.clone(), input: Input::Rows(Vec::new()), stats: None },
             ],
             conjuncts: Vec::new(),
         };
@@ -766,7 +780,7 @@ fn table_leaf(t: TableRef) -> Leaf {
         qual: Some(t.qual.clone()),
         ..Col::hidden(ROWID, SqlType::VarBinary(walden_engine::types::Len::N(900)))
     });
-    Leaf { cols, input: Input::Table(t) }
+    Leaf { cols, input: Input::Table(t), stats: None }
 }
 
 fn clone_ref(t: &TableRef) -> TableRef {

@@ -291,6 +291,10 @@ pub struct Session {
     /// How many times `batches` was emptied: a syntax tree parsed before may be gone, and
     /// its address taken by another (see `subquery`).
     pub(crate) batch_cache_clears: u64,
+    /// Tables' sampled statistics by (database id, table id): when sampled, from which root
+    /// page (a table dropped and created again has another), and what (see `access`).
+    pub(crate) table_stats:
+        HashMap<(u32, u32), (std::time::Instant, u32, Arc<crate::exec::access::TableStats>)>,
     /// Says whether the client has cancelled the running batch (see "Cancellation").
     cancel: Option<Arc<dyn CancelSignal>>,
     /// What ends the lock waits of the session's transactions: `KILL`, and that signal.
@@ -390,6 +394,7 @@ impl Session {
             in_insert_exec: false,
             batches: HashMap::new(),
             batch_cache_clears: 0,
+            table_stats: HashMap::new(),
             stored_exprs: HashMap::new(),
             cancel: None,
             app_lock_owner: None,
