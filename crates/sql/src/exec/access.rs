@@ -71,7 +71,7 @@ pub(crate) struct TableStats {
 
 impl TableStats {
     /// Rows per value of the first `k` columns of index `id`, if sampled.
-    fn rows_per_prefix(&self, id: u16, k: usize) -> Option<f64> {
+    pub(crate) fn rows_per_prefix(&self, id: u16, k: usize) -> Option<f64> {
         let (_, per) = self.indexes.iter().find(|(i, _)| *i == id)?;
         per.get(k.checked_sub(1)?).copied()
     }

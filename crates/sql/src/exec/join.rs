@@ -47,6 +47,8 @@ use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, 
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
+mod order;
+
 /// More leaves than this in one FROM clause are joined in the order written.
 const MAX_LEAVES: usize = 64;
 
@@ -193,6 +195,20 @@ impl Flat<'_> {
         }
     }
 
+    /// Whether every column `e` names is one of these leaves' (none an enclosing query's),
+    /// and `e` can be placed.
+    fn owns_all_columns(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Column(parts) => matches!(self.leaf_of(parts), Some(Some(_))),
+            _ if !stable(e) => false,
+            _ => {
+                let mut all = true;
+                visit_children(e, &mut |c| all &= self.owns_all_columns(c));
+                all
+            }
+        }
+    }
+
     /// Which leaf a column reference names: None if no leaf has it, Some(None) if it is
     /// ambiguous.
     fn leaf_of(&self, parts: &[Ident]) -> Option<Option<usize>> {
@@ -221,10 +237,31 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
         goal: Option<usize>,
     ) -> Result<(Rows, bool), SqlError> {
+        self.plan_pushed(sources, filter, &[], outer, goal)
+    }
+
+    /// [`Run::plan_from`], also applying those of the `pushed` conjuncts (from an enclosing
+    /// WHERE clause) whose every column is one of these sources': the rows then still
+    /// satisfy the enclosing clause, which its own plan applies again.
+    fn plan_pushed(
+        &mut self,
+        sources: &[TableSource],
+        filter: Option<&Expr>,
+        pushed: &[&Expr],
+        outer: Option<&Env<'_>>,
+        goal: Option<usize>,
+    ) -> Result<(Rows, bool), SqlError> {
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
+        let mut parts = Vec::new();
+        if let Some(w) = filter {
+            conjuncts(w, &mut parts);
+        }
+        // An outer join among the sources may apply these to its preserved side.
+        let mut passed: Vec<&Expr> = parts.clone();
+        passed.extend_from_slice(pushed);
         for src in sources {
-            self.flatten(src, &mut flat, &mut on, outer)?;
+            self.flatten(src, &mut flat, &mut on, &passed, outer)?;
         }
         // With one source there is no order to choose, and a seek beats a scan whatever
         // the sizes: only joins pay for statistics.
@@ -235,10 +272,6 @@ impl Run<'_> {
                 }
             }
         }
-        let mut parts = Vec::new();
-        if let Some(w) = filter {
-            conjuncts(w, &mut parts);
-        }
         let where_count = parts.len();
         parts.extend(on);
         let mut all_placed = true;
@@ -247,6 +280,14 @@ impl Run<'_> {
             let leaves = if flat.leaves.len() > MAX_LEAVES { None } else { flat.leaves_of(expr) };
             all_placed &= from_on || leaves.is_some();
             flat.conjuncts.push(Conjunct { expr, leaves, from_on, applied: false });
+        }
+        if flat.leaves.len() <= MAX_LEAVES {
+            for &expr in pushed {
+                if flat.owns_all_columns(expr) {
+                    let leaves = flat.leaves_of(expr);
+                    flat.conjuncts.push(Conjunct { expr, leaves, from_on: false, applied: false });
+                }
+            }
         }
         let placed = all_placed && flat.conjuncts.iter().all(|c| c.leaves.is_some());
         let goal = goal.filter(|_| placed).unwrap_or(usize::MAX);
@@ -261,12 +302,13 @@ impl Run<'_> {
         src: &'e TableSource,
         flat: &mut Flat<'e>,
         on: &mut Vec<&'e Expr>,
+        pushed: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<(), SqlError> {
         if let TableSource::Join(j) = src {
             if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) {
-                self.flatten(&j.left, flat, on, outer)?;
-                self.flatten(&j.right, flat, on, outer)?;
+                self.flatten(&j.left, flat, on, pushed, outer)?;
+                self.flatten(&j.right, flat, on, pushed, outer)?;
                 if let Some(cond) = &j.on {
                     conjuncts(cond, on);
                 }
@@ -296,7 +338,8 @@ impl Run<'_> {
             TableSource::Join(j)
                 if j.kind != JoinKind::CrossApply && j.kind != JoinKind::OuterApply =>
             {
-                let rows = self.outer_join(&j.left, &j.right, j.kind, j.on.as_ref(), outer)?;
+                let rows =
+                    self.outer_join(&j.left, &j.right, j.kind, j.on.as_ref(), pushed, outer)?;
                 Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
             }
             _ => {
@@ -328,6 +371,9 @@ impl Run<'_> {
                 acc.rows.clear();
             }
         }
+        // The order by estimate where the leaves are few enough to search; the greedy
+        // choice of each step (with the rows joined so far counted) otherwise.
+        let planned = (2..=order::MAX_SEARCHED).contains(&n).then(|| self.join_order(flat));
         while order.len() < n {
             let goal = if order.len() + 1 == n { goal } else { usize::MAX };
             if n > MAX_LEAVES {
@@ -338,7 +384,8 @@ impl Run<'_> {
                 order.push(leaf);
                 continue;
             }
-            let (leaf, step) = self.next_step(flat, joined, &acc)?;
+            let only = planned.as_ref().map(|p| p[order.len()]);
+            let (leaf, step) = self.next_step(flat, joined, &acc, only)?;
             let mask = joined | 1 << leaf;
             acc = self.join_step(flat, acc, leaf, step, mask, outer, goal)?;
             joined = mask;
@@ -353,18 +400,19 @@ impl Run<'_> {
         Ok(restore_order(acc, &order, &flat.leaves))
     }
 
-    /// The next leaf to join and how: the cheapest step among the leaves left, those that a
-    /// conjunct connects to the joined ones first.
+    /// The next leaf to join and how: the cheapest step among the leaves left (or leaf
+    /// `only`), those that a conjunct connects to the joined ones first.
     fn next_step<'e>(
         &mut self,
         flat: &Flat<'e>,
         joined: u64,
         acc: &Rows,
+        only: Option<usize>,
     ) -> Result<(usize, Step<'e>), SqlError> {
         let left_rows = acc.rows.len() as f64;
         let mut best: Option<(bool, f64, usize, Step<'e>)> = None;
         for (i, leaf) in flat.leaves.iter().enumerate() {
-            if joined >> i & 1 == 1 {
+            if joined >> i & 1 == 1 || only.is_some_and(|o| o != i) {
                 continue;
             }
             let bit = 1u64 << i;
@@ -374,12 +422,7 @@ impl Run<'_> {
             let joining: Vec<&Conjunct<'e>> = flat.conjuncts.iter().filter(placed).collect();
             let connected =
                 joined != 0 && joining.iter().any(|c| c.leaves.is_some_and(|m| m & joined != 0));
-            let local: Vec<&Expr> =
-                joining.iter().filter(|c| c.leaves == Some(bit)).map(|c| c.expr).collect();
-            let own_rows = match &leaf.input {
-                Input::Rows(rows) => rows.len() as f64,
-                Input::Table(t) => self.path(flat, t, &local, i, 0).rows,
-            } * FILTER_SELECTIVITY.powi(local.len() as i32);
+            let own_rows = self.own_rows(flat, i);
             let mut candidate = (own_rows * left_rows.max(1.0), Step::Loops);
             let exprs: Vec<&'e Expr> = joining.iter().map(|c| c.expr).collect();
             let keys = equi_keys(self, flat, &exprs, joined, bit, &acc.cols, &leaf.cols);
@@ -649,25 +692,30 @@ impl Run<'_> {
     /// pairs, and the preserved side's unmatched rows extended with NULLs. A table on the
     /// inner side of a LEFT JOIN that the ON condition can seek is sought once per left row;
     /// otherwise an equality in the ON condition makes it a hash join.
+    /// `pushed` are conjuncts of an enclosing WHERE clause: a LEFT JOIN applies those that
+    /// name only its left side's columns to that side before joining (a WHERE condition on
+    /// the preserved side keeps the same rows before the join as after it).
     pub(crate) fn outer_join(
         &mut self,
         left: &TableSource,
         right: &TableSource,
         kind: JoinKind,
         on: Option<&Expr>,
+        pushed: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
-        let (l, _) = self.plan_from(std::slice::from_ref(left), None, outer, None)?;
-        let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
-        let mut ignored = Vec::new();
-        self.flatten(right, &mut flat, &mut ignored, outer)?;
-        let (r_cols, r_input) = if flat.leaves.len() == 1 && ignored.is_empty() {
-            let leaf = flat.leaves.remove(0);
-            (leaf.cols, leaf.input)
-        } else {
-            let (rows, _) = self.plan_from(std::slice::from_ref(right), None, outer, None)?;
-            (rows.cols, Input::Rows(rows.rows))
-        };
+        let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
+        let (l, _) = self.plan_pushed(std::slice::from_ref(left), None, to_left, outer, None)?;
+        let (r_cols, r_input) =
+            if matches!(right, TableSource::Table { .. } | TableSource::Variable { .. }) {
+                let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+                self.flatten(right, &mut flat, &mut Vec::new(), &[], outer)?;
+                let leaf = flat.leaves.remove(0);
+                (leaf.cols, leaf.input)
+            } else {
+                let (rows, _) = self.plan_from(std::slice::from_ref(right), None, outer, None)?;
+                (rows.cols, Input::Rows(rows.rows))
+            };
         let Some(on) = on else {
             return Err(SqlError::new(102, "Incorrect syntax near 'JOIN'."));
         };
