@@ -48,6 +48,7 @@ use crate::exec::session::Run;
 use crate::exec::SqlError;
 
 mod order;
+mod semi;
 
 /// More leaves than this in one FROM clause are joined in the order written.
 const MAX_LEAVES: usize = 64;
@@ -76,6 +77,8 @@ struct Conjunct<'e> {
     leaves: Option<u64>,
     /// From an ON condition: the caller does not apply it, so the plan must.
     from_on: bool,
+    /// Run as a semi- or anti-join (`semi`), not evaluated row by row.
+    semi: bool,
     applied: bool,
 }
 
@@ -279,19 +282,41 @@ impl Run<'_> {
             let from_on = i >= where_count;
             let leaves = if flat.leaves.len() > MAX_LEAVES { None } else { flat.leaves_of(expr) };
             all_placed &= from_on || leaves.is_some();
-            flat.conjuncts.push(Conjunct { expr, leaves, from_on, applied: false });
+            flat.conjuncts.push(Conjunct { expr, leaves, from_on, semi: false, applied: false });
         }
         if flat.leaves.len() <= MAX_LEAVES {
             for &expr in pushed {
                 if flat.owns_all_columns(expr) {
                     let leaves = flat.leaves_of(expr);
-                    flat.conjuncts.push(Conjunct { expr, leaves, from_on: false, applied: false });
+                    flat.conjuncts.push(Conjunct {
+                        expr,
+                        leaves,
+                        from_on: false,
+                        semi: false,
+                        applied: false,
+                    });
                 }
             }
         }
+        // WHERE conjuncts with a subquery that can be decorrelated become semi-joins.
+        let mut semis = Vec::new();
+        if flat.leaves.len() <= MAX_LEAVES {
+            for i in 0..where_count {
+                if flat.conjuncts[i].leaves.is_some() {
+                    continue;
+                }
+                let expr = flat.conjuncts[i].expr;
+                if let Some((semi, mask)) = self.semi_join(&flat, expr, outer) {
+                    flat.conjuncts[i].leaves = Some(mask);
+                    flat.conjuncts[i].semi = true;
+                    semis.push((i, semi));
+                }
+            }
+            all_placed = flat.conjuncts[..where_count].iter().all(|c| c.leaves.is_some());
+        }
         let placed = all_placed && flat.conjuncts.iter().all(|c| c.leaves.is_some());
         let goal = goal.filter(|_| placed).unwrap_or(usize::MAX);
-        let rows = self.join_leaves(&mut flat, outer, goal)?;
+        let rows = self.join_leaves(&mut flat, &semis, outer, goal)?;
         Ok((rows, all_placed))
     }
 
@@ -356,6 +381,7 @@ impl Run<'_> {
     fn join_leaves(
         &mut self,
         flat: &mut Flat<'_>,
+        semis: &[(usize, semi::SemiJoin<'_>)],
         outer: Option<&Env<'_>>,
         goal: usize,
     ) -> Result<Rows, SqlError> {
@@ -375,7 +401,9 @@ impl Run<'_> {
         // choice of each step (with the rows joined so far counted) otherwise.
         let planned = (2..=order::MAX_SEARCHED).contains(&n).then(|| self.join_order(flat));
         while order.len() < n {
-            let goal = if order.len() + 1 == n { goal } else { usize::MAX };
+            // A semi-join applied after the last step filters it: that step cannot stop early.
+            let last = order.len() + 1 == n;
+            let goal = if last && semis.is_empty() { goal } else { usize::MAX };
             if n > MAX_LEAVES {
                 // Too many leaves for the masks: in the order written, every conjunct left
                 // to the end (none could be placed).
@@ -390,6 +418,18 @@ impl Run<'_> {
             acc = self.join_step(flat, acc, leaf, step, mask, outer, goal)?;
             joined = mask;
             order.push(leaf);
+            for (i, semi) in semis {
+                let c = &flat.conjuncts[*i];
+                if !c.applied && c.leaves.is_some_and(|m| m & !joined == 0) {
+                    acc.rows = self.apply_semi_join(
+                        semi,
+                        &acc.cols,
+                        std::mem::take(&mut acc.rows),
+                        outer,
+                    )?;
+                    flat.conjuncts[*i].applied = true;
+                }
+            }
         }
         // What could not be placed from the ON conditions is applied to the whole row.
         let late: Vec<&Expr> =
@@ -483,7 +523,8 @@ impl Run<'_> {
         goal: usize,
     ) -> Result<Rows, SqlError> {
         let own = if mask == 0 { None } else { Some(1u64 << leaf) };
-        let ready = |c: &Conjunct<'_>| !c.applied && c.leaves.is_some_and(|m| m & !mask == 0);
+        let ready =
+            |c: &Conjunct<'_>| !c.applied && !c.semi && c.leaves.is_some_and(|m| m & !mask == 0);
         let checks: Vec<usize> =
             (0..flat.conjuncts.len()).filter(|&i| ready(&flat.conjuncts[i])).collect();
         let pick = |local: bool| -> Vec<&Expr> {

@@ -1,0 +1,194 @@
+//! Semi- and anti-joins: `EXISTS`, `NOT EXISTS` and `IN` with a subquery in the WHERE
+//! clause, run once for the whole FROM clause instead of once per row.
+//!
+//! `WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id)` evaluated per
+//! customer runs the subquery 10,000 times. When the subquery is a plain SELECT whose WHERE
+//! clause is made of
+//!
+//! * conjuncts on its own columns only (they filter its rows once), and
+//! * equalities `inner expression = outer expression`, where the outer side names only
+//!   columns of this FROM clause's sources and none of the subquery's,
+//!
+//! it is *decorrelated*: its rows are computed once, hashed on the inner sides of the
+//! equalities, and each row of the FROM clause is kept if some row matches (EXISTS, IN) or
+//! if none does (NOT EXISTS). `x IN (SELECT y ...)` adds `y = x` to the equalities. A match
+//! is checked by comparing the values, so the hash only narrows the candidates; a NULL key
+//! matches nothing, which is what EXISTS's equality gives (NOT EXISTS keeps such a row).
+//! `NOT IN` is not rewritten: its NULL rules differ, and its uncorrelated form already
+//! runs once (`subquery`).
+//!
+//! A subquery with grouping, aggregates, TOP, OFFSET, CTEs or set operators, or with any
+//! other conjunct, is left to be evaluated per row as before.
+
+use walden_engine::types::Value;
+
+use super::{conjuncts, stable, Flat, HashMatch};
+use crate::ast::{BinaryOp, Expr, ExprKind, Query, QueryBody, SelectItem, TableSource, UnaryOp};
+use crate::exec::eval::{is_aggregate_call, Col, Env};
+use crate::exec::query::{visit_children, Rows};
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// A WHERE conjunct run as a hash semi- or anti-join.
+pub(super) struct SemiJoin<'e> {
+    /// NOT EXISTS: keep the rows with no match.
+    anti: bool,
+    /// The subquery's sources.
+    from: &'e [TableSource],
+    /// Its conjuncts on its own columns.
+    inner_filter: Vec<&'e Expr>,
+    /// (outer side, inner side) of each equality.
+    keys: Vec<(&'e Expr, &'e Expr)>,
+}
+
+/// Whether an expression holds an aggregate call outside subqueries.
+fn has_aggregate(e: &Expr) -> bool {
+    if let ExprKind::Function(f) = &e.kind {
+        if is_aggregate_call(f) {
+            return true;
+        }
+    }
+    let mut found = false;
+    visit_children(e, &mut |c| found |= has_aggregate(c));
+    found
+}
+
+impl Run<'_> {
+    /// `conjunct` of a WHERE clause over `flat` as a semi- or anti-join, if it is one that
+    /// can be decorrelated (see the module's documentation); the outer side's leaves too.
+    pub(super) fn semi_join<'e>(
+        &mut self,
+        flat: &Flat<'e>,
+        conjunct: &'e Expr,
+        outer: Option<&Env<'_>>,
+    ) -> Option<(SemiJoin<'e>, u64)> {
+        let (query, anti, member) = match &conjunct.kind {
+            ExprKind::Exists(q) => (q, false, None),
+            ExprKind::Unary { op: UnaryOp::Not, operand } => match &operand.kind {
+                ExprKind::Exists(q) => (q, true, None),
+                _ => return None,
+            },
+            ExprKind::InSubquery { expr, negated: false, subquery } => {
+                (subquery, false, Some(&**expr))
+            }
+            _ => return None,
+        };
+        let sel = plain_select(query)?;
+        if sel.from.is_empty() {
+            return None;
+        }
+        // The subquery's sources, to tell its names from the outer ones. Views and derived
+        // tables among them are computed here; a failure leaves the conjunct to be
+        // evaluated per row, which reports it.
+        let mut inner = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut on = Vec::new();
+        for src in &sel.from {
+            self.flatten(src, &mut inner, &mut on, &[], outer).ok()?;
+        }
+        let mut parts = on;
+        if let Some(w) = &sel.where_clause {
+            conjuncts(w, &mut parts);
+        }
+        let mut keys = Vec::new();
+        let mut inner_filter = Vec::new();
+        let outer_side =
+            |e: &Expr| inner.leaves_of(e) == Some(0) && flat.owns_all_columns(e) && stable(e);
+        for p in parts {
+            if inner.owns_all_columns(p) {
+                inner_filter.push(p);
+                continue;
+            }
+            let ExprKind::Binary { op: BinaryOp::Eq, left, right } = &p.kind else { return None };
+            if inner.owns_all_columns(left) && outer_side(right) {
+                keys.push((&**right, &**left));
+            } else if inner.owns_all_columns(right) && outer_side(left) {
+                keys.push((&**left, &**right));
+            } else {
+                return None;
+            }
+        }
+        if let Some(x) = member {
+            let [SelectItem::Expr { expr: item, .. }] = sel.items.as_slice() else { return None };
+            if !inner.owns_all_columns(item) || !flat.owns_all_columns(x) || !stable(x) {
+                return None;
+            }
+            keys.push((x, item));
+        }
+        if keys.is_empty() {
+            return None;
+        }
+        let mut mask = 0;
+        for (o, _) in &keys {
+            mask |= flat.leaves_of(o)?;
+        }
+        Some((SemiJoin { anti, from: &sel.from, inner_filter, keys }, mask))
+    }
+
+    /// The rows of `rows` (of columns `cols`) that `semi` keeps.
+    pub(super) fn apply_semi_join(
+        &mut self,
+        semi: &SemiJoin<'_>,
+        cols: &[Col],
+        rows: Vec<Vec<Value>>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let (Rows { cols: inner_cols, rows: inner_rows }, _) =
+            self.plan_pushed(semi.from, None, &semi.inner_filter, outer, None)?;
+        let matcher = HashMatch::build(self, &semi.keys, &inner_cols, &inner_rows, outer)?;
+        let mut kept = Vec::with_capacity(rows.len());
+        let mut probe = Vec::with_capacity(semi.keys.len());
+        for (n, row) in rows.into_iter().enumerate() {
+            self.row_interruption_point(n)?;
+            let env = Env::new(cols, &row, outer);
+            probe.clear();
+            for (o, _) in &semi.keys {
+                probe.push(self.eval(o, &env)?);
+            }
+            let mut matched = false;
+            for i in matcher.candidates(self, &semi.keys, cols, &row, outer)? {
+                let inner_env = Env::new(&inner_cols, &inner_rows[i], outer);
+                let mut all = true;
+                for ((_, e), v) in semi.keys.iter().zip(&probe) {
+                    let w = self.eval(e, &inner_env)?;
+                    if scalar::compare(v, &w)? != Some(std::cmp::Ordering::Equal) {
+                        all = false;
+                        break;
+                    }
+                }
+                if all {
+                    matched = true;
+                    break;
+                }
+            }
+            if matched != semi.anti {
+                kept.push(row);
+            }
+        }
+        Ok(kept)
+    }
+}
+
+/// The SELECT of a subquery that is one plain SELECT: no CTE, set operator, ORDER BY,
+/// OFFSET, FOR JSON/XML, TOP, grouping or aggregate (an aggregate makes EXISTS always true).
+fn plain_select(q: &Query) -> Option<&crate::ast::Select> {
+    if !q.ctes.is_empty()
+        || !q.order_by.is_empty()
+        || q.offset.is_some()
+        || q.for_json.is_some()
+        || q.for_xml.is_some()
+    {
+        return None;
+    }
+    let QueryBody::Select(sel) = &q.body else { return None };
+    let aggregates = sel.items.iter().any(|i| match i {
+        SelectItem::Expr { expr, .. } => has_aggregate(expr),
+        _ => false,
+    });
+    (sel.top.is_none()
+        && sel.group_by.is_empty()
+        && sel.having.is_none()
+        && sel.into.is_none()
+        && !aggregates)
+        .then_some(&**sel)
+}
