@@ -316,7 +316,7 @@ impl Run<'_> {
         }
         let placed = all_placed && flat.conjuncts.iter().all(|c| c.leaves.is_some());
         let goal = goal.filter(|_| placed).unwrap_or(usize::MAX);
-        let rows = self.join_leaves(&mut flat, &semis, outer, goal)?;
+        let rows = self.join_leaves(&mut flat, &mut semis, outer, goal)?;
         Ok((rows, all_placed))
     }
 
@@ -381,7 +381,7 @@ impl Run<'_> {
     fn join_leaves(
         &mut self,
         flat: &mut Flat<'_>,
-        semis: &[(usize, semi::SemiJoin<'_>)],
+        semis: &mut [(usize, semi::SemiJoin<'_>)],
         outer: Option<&Env<'_>>,
         goal: usize,
     ) -> Result<Rows, SqlError> {
@@ -418,7 +418,7 @@ impl Run<'_> {
             acc = self.join_step(flat, acc, leaf, step, mask, outer, goal)?;
             joined = mask;
             order.push(leaf);
-            for (i, semi) in semis {
+            for (i, semi) in semis.iter_mut() {
                 let c = &flat.conjuncts[*i];
                 if !c.applied && c.leaves.is_some_and(|m| m & !joined == 0) {
                     acc.rows = self.apply_semi_join(

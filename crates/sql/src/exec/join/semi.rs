@@ -22,8 +22,10 @@
 
 use walden_engine::types::Value;
 
-use super::{conjuncts, stable, Flat, HashMatch};
+use super::{clone_ref, conjuncts, stable, Flat, HashMatch, Input};
 use crate::ast::{BinaryOp, Expr, ExprKind, Query, QueryBody, SelectItem, TableSource, UnaryOp};
+use crate::exec::access;
+use crate::exec::eval::find_column;
 use crate::exec::eval::{is_aggregate_call, Col, Env};
 use crate::exec::query::{visit_children, Rows};
 use crate::exec::scalar;
@@ -36,10 +38,24 @@ pub(super) struct SemiJoin<'e> {
     anti: bool,
     /// The subquery's sources.
     from: &'e [TableSource],
+    /// Its sources, flattened (to resolve its names, and to seek a table source).
+    inner: Flat<'e>,
     /// Its conjuncts on its own columns.
     inner_filter: Vec<&'e Expr>,
     /// (outer side, inner side) of each equality.
     keys: Vec<(&'e Expr, &'e Expr)>,
+    /// The equalities as written (none for IN's member test), for a seek per outer row.
+    key_conjuncts: Vec<&'e Expr>,
+}
+
+/// Whether an expression names a column (for a probe: of the outer row, not a constant).
+fn has_column(e: &Expr) -> bool {
+    if let ExprKind::Column(_) = &e.kind {
+        return true;
+    }
+    let mut found = false;
+    visit_children(e, &mut |c| found |= has_column(c));
+    found
 }
 
 /// Whether an expression holds an aggregate call outside subqueries.
@@ -91,6 +107,7 @@ impl Run<'_> {
             conjuncts(w, &mut parts);
         }
         let mut keys = Vec::new();
+        let mut key_conjuncts = Vec::new();
         let mut inner_filter = Vec::new();
         let outer_side =
             |e: &Expr| inner.leaves_of(e) == Some(0) && flat.owns_all_columns(e) && stable(e);
@@ -107,6 +124,7 @@ impl Run<'_> {
             } else {
                 return None;
             }
+            key_conjuncts.push(p);
         }
         if let Some(x) = member {
             let [SelectItem::Expr { expr: item, .. }] = sel.items.as_slice() else { return None };
@@ -122,17 +140,22 @@ impl Run<'_> {
         for (o, _) in &keys {
             mask |= flat.leaves_of(o)?;
         }
-        Some((SemiJoin { anti, from: &sel.from, inner_filter, keys }, mask))
+        Some((SemiJoin { anti, from: &sel.from, inner, inner_filter, keys, key_conjuncts }, mask))
     }
 
-    /// The rows of `rows` (of columns `cols`) that `semi` keeps.
+    /// The rows of `rows` (of columns `cols`) that `semi` keeps: by a seek per row where
+    /// the subquery is one table that the equalities can seek and that costs less than
+    /// reading the table once, else by a hash of the subquery's rows.
     pub(super) fn apply_semi_join(
         &mut self,
-        semi: &SemiJoin<'_>,
+        semi: &mut SemiJoin<'_>,
         cols: &[Col],
         rows: Vec<Vec<Value>>,
         outer: Option<&Env<'_>>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
+        if let Some(kept) = self.seek_semi_join(semi, cols, &rows, outer)? {
+            return Ok(kept);
+        }
         let (Rows { cols: inner_cols, rows: inner_rows }, _) =
             self.plan_pushed(semi.from, None, &semi.inner_filter, outer, None)?;
         let matcher = HashMatch::build(self, &semi.keys, &inner_cols, &inner_rows, outer)?;
@@ -166,6 +189,75 @@ impl Run<'_> {
             }
         }
         Ok(kept)
+    }
+}
+
+impl Run<'_> {
+    /// [`Run::apply_semi_join`] by a seek per row, or None where that is not the cheaper way.
+    fn seek_semi_join(
+        &mut self,
+        semi: &mut SemiJoin<'_>,
+        cols: &[Col],
+        rows: &[Vec<Value>],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
+        // IN's member test is no conjunct to check a found row with: IN is hashed.
+        let member = semi.keys.len() != semi.key_conjuncts.len();
+        let (1, false, false) = (semi.inner.leaves.len(), semi.key_conjuncts.is_empty(), member)
+        else {
+            return Ok(None);
+        };
+        let Input::Table(t) = &semi.inner.leaves[0].input else { return Ok(None) };
+        let t = clone_ref(t);
+        if semi.inner.leaves[0].stats.is_none() {
+            semi.inner.leaves[0].stats = self.table_stats(&t);
+        }
+        let mut all = semi.inner_filter.clone();
+        all.extend(semi.key_conjuncts.iter().copied());
+        let inner = &semi.inner;
+        let path = {
+            let column = |parts: &[crate::ast::Ident]| match inner.leaf_of(parts) {
+                Some(Some(0)) => find_column(&inner.leaves[0].cols, parts).ok().flatten(),
+                _ => None,
+            };
+            let probe = |e: &Expr| inner.leaves_of(e) == Some(0);
+            access::choose(&t.def, &all, &column, &probe, inner.leaves[0].stats.as_deref())
+        };
+        let table_rows = inner.leaves[0].stats.as_ref().map_or(access::TABLE_ROWS, |s| s.rows);
+        let seeks_outer = path.any_probe(&mut has_column);
+        if path.is_scan() || !seeks_outer || path.cost * rows.len() as f64 > table_rows {
+            return Ok(None);
+        }
+        let inner_cols = inner.leaves[0].cols.clone();
+        let mut kept = Vec::new();
+        for (n, row) in rows.iter().enumerate() {
+            self.row_interruption_point(n)?;
+            let env = Env::new(cols, row, outer);
+            let found = match self.read_path(&t, &path, &env, usize::MAX)? {
+                Some(found) => found,
+                // A probe that does not convert: the per-row subquery says what it means.
+                None => return Ok(None),
+            };
+            let mut matched = false;
+            for r in &found {
+                let inner_env = Env::new(&inner_cols, r, Some(&env));
+                let mut holds = true;
+                for e in &all {
+                    if self.predicate(e, &inner_env)? != Some(true) {
+                        holds = false;
+                        break;
+                    }
+                }
+                if holds {
+                    matched = true;
+                    break;
+                }
+            }
+            if matched != semi.anti {
+                kept.push(row.clone());
+            }
+        }
+        Ok(Some(kept))
     }
 }
 
