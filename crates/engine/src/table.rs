@@ -606,6 +606,7 @@ impl Transaction {
             buffer: VecDeque::new(),
             done: false,
             row_locks,
+            batch_changes: 0,
         })
     }
 }
@@ -766,6 +767,8 @@ pub struct RowCursor {
     buffer: VecDeque<(RowId, Vec<u8>)>,
     done: bool,
     row_locks: bool,
+    /// The tree's change count read before the buffered batch was copied.
+    batch_changes: u64,
 }
 
 const CURSOR_BATCH: usize = 256;
@@ -782,9 +785,19 @@ impl RowCursor {
                 if self.row_locks {
                     let res = Resource::key(self.db.id(), self.table_id, 1, &id);
                     let newly_granted = tx.lock(&res, LockMode::S)?;
-                    // Under the lock, read the row again: it may have changed or gone since
-                    // the batch was copied.
-                    let current = self.db.space().tree(self.root).get(&id)?;
+                    // Under the lock, the row as it is now: it may have changed or gone since
+                    // the batch was copied, and the copy may hold a change that was not
+                    // committed then and has been undone since. If no entry of the tree
+                    // changed since before the copy, the copy is the row now, and it is
+                    // committed: an uncommitted change is made under an X lock its writer
+                    // holds until it commits or undoes it (an undo is a change), and the S
+                    // lock just granted says no one holds one.
+                    let tree = self.db.space().tree(self.root);
+                    let current = if tree.changes() == self.batch_changes {
+                        Some(bytes)
+                    } else {
+                        tree.get(&id)?
+                    };
                     // READ COMMITTED gives back only a lock this read took: one the
                     // transaction held already (it changed the row) stays to the end.
                     if newly_granted && tx.isolation() == Isolation::ReadCommitted {
@@ -813,6 +826,8 @@ impl RowCursor {
     fn refill(&mut self) -> Result<(), EngineError> {
         self.db.check_online()?;
         let tree = self.db.space().tree(self.root);
+        // Read before copying: a change during the copy makes it differ afterwards.
+        self.batch_changes = tree.changes();
         let mut cursor = tree.range(self.next.clone(), self.upper.clone());
         while self.buffer.len() < CURSOR_BATCH {
             match cursor.next_entry()? {

@@ -54,6 +54,35 @@ fn uncommitted_changes_are_invisible_and_block_readers_until_the_timeout() {
 }
 
 #[test]
+fn a_scan_blocked_by_a_change_that_is_rolled_back_returns_the_committed_rows() {
+    // The scan copies its batch of rows (the uncommitted 11 among them), waits for the row's
+    // lock, and must not return the copy once the change is undone.
+    let (_dir, instance) = setup();
+    let mut a = Session::new(Arc::clone(&instance));
+    run(&mut a, "USE d; BEGIN TRAN; UPDATE dbo.t SET v = 11 WHERE id = 1;");
+    let reader = {
+        let instance = Arc::clone(&instance);
+        thread::spawn(move || {
+            let mut b = Session::new(instance);
+            scalar(&mut b, "USE d; SELECT SUM(v) FROM dbo.t")
+        })
+    };
+    let mut watcher = Session::new(Arc::clone(&instance));
+    for _ in 0..500 {
+        let waiting = scalar(
+            &mut watcher,
+            "SELECT COUNT(*) FROM sys.dm_tran_locks WHERE request_status = 'WAIT'",
+        );
+        if waiting != Value::Int(0) {
+            break;
+        }
+        thread::sleep(std::time::Duration::from_millis(10));
+    }
+    run(&mut a, "ROLLBACK");
+    assert_eq!(reader.join().unwrap(), Value::Int(30));
+}
+
+#[test]
 fn a_deadlock_makes_one_session_the_victim_and_both_go_on() {
     let (_dir, instance) = setup();
     let barrier = Arc::new(Barrier::new(2));

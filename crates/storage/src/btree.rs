@@ -182,7 +182,7 @@ pub struct TreeSpace {
     /// Root page id -> the tree's latch. Entries are created on first use and never removed
     /// while the space lives (a dropped tree's root is not reused before a restart... it may
     /// be, and then it simply shares the latch, which is harmless).
-    latches: Mutex<PageMap<Arc<RwLock<AppendHint>>>>,
+    latches: Mutex<PageMap<Arc<RwLock<TreeState>>>>,
     /// Held by every structure change from its first read of the allocator page until its
     /// pages are installed, so that allocator changes are logged in the order they are made.
     alloc_lock: Mutex<()>,
@@ -509,7 +509,7 @@ impl TreeSpace {
 pub struct BTree<'s> {
     space: &'s TreeSpace,
     root: PageId,
-    latch: Arc<RwLock<AppendHint>>,
+    latch: Arc<RwLock<TreeState>>,
 }
 
 /// Where the last insert at the end of a tree went, so that ascending inserts skip the
@@ -518,9 +518,12 @@ pub struct BTree<'s> {
 /// release and reuse by another tree) gives it a new LSN, and then the insert descends as
 /// usual. Unlogged pages (LSN 0, tempdb) never get a hint.
 #[derive(Debug, Default)]
-struct AppendHint {
+struct TreeState {
     leaf: PageId,
     lsn: Lsn,
+    /// Changes of the tree's entries (inserts, updates, deletes, undo included) since the
+    /// process started: equal readings of it bracket a time in which no entry changed.
+    changes: u64,
 }
 
 /// A key and its value, copied out of a leaf.
@@ -655,6 +658,13 @@ impl BTree<'_> {
         }
     }
 
+    /// How many times the tree's entries have changed (see `TreeState::changes`): a reader
+    /// that copied entries after one reading and finds the same count later knows its copies
+    /// are still what the tree holds.
+    pub fn changes(&self) -> u64 {
+        self.latch.read().unwrap_or_else(PoisonError::into_inner).changes
+    }
+
     /// The value stored under `key`.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let _shared = self.latch.read().unwrap_or_else(PoisonError::into_inner);
@@ -716,6 +726,7 @@ impl BTree<'_> {
             return Err(TreeError::TooLarge { key: key.len(), value: value.len() });
         }
         let mut hint = self.latch.write().unwrap_or_else(PoisonError::into_inner);
+        hint.changes += 1;
         let mut row = RowRecord::new(key, value);
         if !replace && self.append_at_hint(&mut hint, log, key, &mut row)? {
             return Ok(None);
@@ -755,7 +766,7 @@ impl BTree<'_> {
                             let lsn = log_row(log, &page, ops, lsn_before, None)?;
                             page.mark_dirty(lsn);
                             if page.next_page().is_none() && slot + 1 == page.slot_count() {
-                                *hint = AppendHint { leaf: path.leaf.id(), lsn };
+                                (hint.leaf, hint.lsn) = (path.leaf.id(), lsn);
                             }
                             return Ok(None);
                         }
@@ -771,7 +782,7 @@ impl BTree<'_> {
     /// the key sorts after every key there; returns whether it did.
     fn append_at_hint(
         &self,
-        hint: &mut AppendHint,
+        hint: &mut TreeState,
         log: &mut dyn TreeLog,
         key: &[u8],
         row: &mut RowRecord,
@@ -806,7 +817,8 @@ impl BTree<'_> {
     /// released, and one left less than a quarter full merges with its right sibling when
     /// both fit in one page.
     pub fn delete(&self, log: &mut dyn TreeLog, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let _exclusive = self.latch.write().unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.latch.write().unwrap_or_else(PoisonError::into_inner);
+        state.changes += 1;
         let path = self.descend(key)?;
         let (old, underfull) = {
             let mut page = path.leaf.write();
