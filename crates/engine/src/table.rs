@@ -740,16 +740,7 @@ impl IndexCursor {
             }
             self.db.check_online()?;
             let tree = self.db.space().tree(self.root);
-            let mut cursor = tree.range(self.next.clone(), self.upper.clone());
-            while self.buffer.len() < CURSOR_BATCH {
-                match cursor.next_entry()? {
-                    Some(entry) => self.buffer.push_back(entry),
-                    None => {
-                        self.done = true;
-                        break;
-                    }
-                }
-            }
+            self.done = fill_batch(&tree, &self.next, &self.upper, &mut self.buffer)?;
         }
     }
 }
@@ -772,6 +763,24 @@ pub struct RowCursor {
 }
 
 const CURSOR_BATCH: usize = 256;
+
+/// Copies up to [`CURSOR_BATCH`] entries of `tree` in `next..upper` into `buffer`; says
+/// whether the range is exhausted.
+fn fill_batch(
+    tree: &walden_storage::btree::BTree<'_>,
+    next: &Bound<Vec<u8>>,
+    upper: &Bound<Vec<u8>>,
+    buffer: &mut VecDeque<(Vec<u8>, Vec<u8>)>,
+) -> Result<bool, EngineError> {
+    let mut cursor = tree.range(next.clone(), upper.clone());
+    while buffer.len() < CURSOR_BATCH {
+        match cursor.next_entry()? {
+            Some(entry) => buffer.push_back(entry),
+            None => return Ok(true),
+        }
+    }
+    Ok(false)
+}
 
 impl RowCursor {
     /// The next row: its id and values.
@@ -828,16 +837,7 @@ impl RowCursor {
         let tree = self.db.space().tree(self.root);
         // Read before copying: a change during the copy makes it differ afterwards.
         self.batch_changes = tree.changes();
-        let mut cursor = tree.range(self.next.clone(), self.upper.clone());
-        while self.buffer.len() < CURSOR_BATCH {
-            match cursor.next_entry()? {
-                Some(entry) => self.buffer.push_back(entry),
-                None => {
-                    self.done = true;
-                    break;
-                }
-            }
-        }
+        self.done = fill_batch(&tree, &self.next, &self.upper, &mut self.buffer)?;
         Ok(())
     }
 }

@@ -54,7 +54,7 @@ const PLP_UNKNOWN_LEN: u64 = u64::MAX - 1;
 /// of a SQL Server page's worth of data.
 pub const PLP_CHUNK_LEN: usize = 8000;
 // Even, so that a chunk never splits a UTF-16 code unit (see `put_var`).
-const _: () = assert!(PLP_CHUNK_LEN % 2 == 0);
+const _: () = assert!(PLP_CHUNK_LEN.is_multiple_of(2));
 
 /// An exact decimal: `value / 10^scale`, with at most `precision` digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -86,7 +86,7 @@ impl Time {
             self.increments.checked_mul(10u64.pow(u32::from(scale - self.scale)))?
         } else {
             let factor = 10u64.pow(u32::from(self.scale - scale));
-            (self.increments % factor == 0).then_some(self.increments / factor)?
+            self.increments.is_multiple_of(factor).then_some(self.increments / factor)?
         };
         (increments < units_per_day(scale)).then_some(increments)
     }

@@ -158,7 +158,7 @@ impl<'a> Reader<'a> {
 /// Decodes UTF-16LE bytes. Unpaired surrogates are an error rather than U+FFFD: silently
 /// replacing characters would corrupt user data on its way into the database.
 pub(crate) fn decode_utf16(bytes: &[u8]) -> Result<String, TdsError> {
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return Err(TdsError::InvalidUtf16);
     }
     let units = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));

@@ -93,7 +93,7 @@ struct Flat<'e> {
 const JOIN_OUTPUT_LIMIT_BYTES: usize = 4 << 30;
 
 /// The rows a join step has produced, and when it stops.
-struct Output {
+struct JoinOutput {
     rows: Vec<Vec<Value>>,
     /// Stop at this many rows.
     goal: usize,
@@ -101,7 +101,7 @@ struct Output {
     width: usize,
 }
 
-impl Output {
+impl JoinOutput {
     fn full(&self) -> bool {
         self.rows.len() >= self.goal
     }
@@ -537,7 +537,7 @@ impl Run<'_> {
         let (local, rest) = (pick(true), pick(false));
         let mut cols = acc.cols.clone();
         cols.extend(flat.leaves[leaf].cols.iter().cloned());
-        let mut out = Output { rows: Vec::new(), goal, width: cols.len() };
+        let mut out = JoinOutput { rows: Vec::new(), goal, width: cols.len() };
         if let Step::IndexLoops(path) = step {
             let Input::Table(t) = &flat.leaves[leaf].input else {
                 return Err(SqlError::new(
@@ -616,7 +616,7 @@ impl Run<'_> {
     /// it; says whether `out` is then full.
     fn emit(
         &mut self,
-        out: &mut Output,
+        out: &mut JoinOutput,
         left: &[Value],
         right: &[Value],
         checks: &[&Expr],

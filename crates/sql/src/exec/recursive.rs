@@ -138,7 +138,7 @@ fn expr_uses(e: &Expr, name: &str, uses: &mut Uses) {
 }
 
 /// Whether `e` calls an aggregate outside subqueries (window aggregates excluded).
-fn has_aggregate(e: &Expr) -> bool {
+pub(crate) fn has_aggregate(e: &Expr) -> bool {
     if let ExprKind::Function(f) = &e.kind {
         if is_aggregate_call(f) {
             return true;

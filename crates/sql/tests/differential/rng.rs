@@ -1,25 +1,24 @@
 //! A small seeded generator of pseudo-random numbers: the test must replay a seed exactly on any
-//! machine and any version of its dependencies, so it carries its own (SplitMix64).
+//! machine and any version of its dependencies, so it draws from the project's own SplitMix64
+//! (the crash simulator's), with the helpers the generator needs.
+
+use walden_io::SplitMix64;
 
 #[derive(Debug, Clone)]
 pub struct Rng {
-    state: u64,
+    inner: SplitMix64,
 }
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
         // Mixing the seed first keeps neighbouring seeds (0, 1, 2, ...) far apart.
-        let mut rng = Rng { state: seed ^ 0x5851_f42d_4c95_7f2d };
+        let mut rng = Rng { inner: SplitMix64::new(seed ^ 0x5851_f42d_4c95_7f2d) };
         rng.next_u64();
         rng
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.inner.next_u64()
     }
 
     /// A number in `0..n`; `n` must be positive.

@@ -26,8 +26,9 @@ use super::{clone_ref, conjuncts, stable, Flat, HashMatch, Input};
 use crate::ast::{BinaryOp, Expr, ExprKind, Query, QueryBody, SelectItem, TableSource, UnaryOp};
 use crate::exec::access;
 use crate::exec::eval::find_column;
-use crate::exec::eval::{is_aggregate_call, Col, Env};
+use crate::exec::eval::{Col, Env};
 use crate::exec::query::{visit_children, Rows};
+use crate::exec::recursive::has_aggregate;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -55,18 +56,6 @@ fn has_column(e: &Expr) -> bool {
     }
     let mut found = false;
     visit_children(e, &mut |c| found |= has_column(c));
-    found
-}
-
-/// Whether an expression holds an aggregate call outside subqueries.
-fn has_aggregate(e: &Expr) -> bool {
-    if let ExprKind::Function(f) = &e.kind {
-        if is_aggregate_call(f) {
-            return true;
-        }
-    }
-    let mut found = false;
-    visit_children(e, &mut |c| found |= has_aggregate(c));
     found
 }
 
