@@ -258,6 +258,8 @@ fn client_loop(
     shared: &Shared,
 ) -> Tally {
     let mut tally = Tally::default();
+    // Its own generator, so that retries do not change the transactions that follow.
+    let mut backoff = Rng(rng.0 ^ 0x5DEE_CE66_D1CE_4E5B);
     while Instant::now() < end && !shared.stop.load(Ordering::Relaxed) {
         let input = keys.next(&mut rng, home);
         let kind = input.kind();
@@ -282,7 +284,15 @@ fn client_loop(
                     ));
                     break false;
                 }
-                Outcome::Retry if attempts < MAX_ATTEMPTS => tally.retries += 1,
+                Outcome::Retry if attempts < MAX_ATTEMPTS => {
+                    tally.retries += 1;
+                    // A random pause growing with the attempts: retried at once, the same
+                    // transactions meet again and fail again (at SERIALIZABLE on a small
+                    // database, a hundred times in a row).
+                    let most = 200 * u64::from(attempts.min(25));
+                    let pause = backoff.next() % most;
+                    std::thread::sleep(Duration::from_micros(pause));
+                }
                 Outcome::Retry => {
                     tally.errors += 1;
                     shared.error(format!(
