@@ -7,7 +7,8 @@
 //! inlined as literals; every text literal goes through [`lit`]. Rows a row lock must guard
 //! are written before they are read (the district's next order id, a stock row, a
 //! customer), so the statements need no `UPDLOCK` or `FOR UPDATE` and are the same in both
-//! dialects. A New-Order that meets an unused item rolls back and raises an error the client
+//! dialects (Walden accepts `WITH (UPDLOCK)` but, today, a SELECT with it leaves no update
+//! lock held, so two New-Orders reading the district first would take the same order id). A New-Order that meets an unused item rolls back and raises an error the client
 //! recognizes: 50001 in T-SQL, P0001 (`RAISE EXCEPTION`) in PostgreSQL. Rows the
 //! specification has the terminal display are read into variables in both (PostgreSQL's
 //! `DO` cannot return rows), except Order-Status's order lines, which T-SQL returns and
