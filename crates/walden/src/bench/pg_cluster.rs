@@ -55,7 +55,7 @@ fn apt_install() -> bool {
 }
 
 /// Runs a PostgreSQL program, as `user` when given.
-pub fn run_as(user: Option<&str>, program: &Path, args: &[&str]) -> Result<(), String> {
+fn run_as(user: Option<&str>, program: &Path, args: &[&str]) -> Result<(), String> {
     let mut cmd = match user {
         Some(user) => {
             let mut c = Command::new("runuser");
