@@ -2,10 +2,13 @@
 //! machines they run on are shared and noisy.
 
 mod log;
+mod pg_cluster;
 mod queries;
 mod seed001;
 mod seed003;
+mod serve;
 mod storage;
+mod tpcc;
 
 use std::io::IsTerminal;
 
@@ -32,6 +35,10 @@ pub enum BenchCommand {
     /// same generated data in Walden, SQLite and PostgreSQL: each one's median time, the
     /// ratios, Walden's memory.
     Queries(queries::QueriesArgs),
+    /// TPC-C's transaction mix over TDS against a `walden serve` and over PostgreSQL's
+    /// protocol against a throwaway PostgreSQL, same clients and scale: tpmC, tx/s and
+    /// latencies, fully durable and relaxed, with 4 and 16 clients.
+    Tpcc(tpcc::TpccArgs),
 }
 
 /// Runs a benchmark.
@@ -42,6 +49,27 @@ pub fn run(command: BenchCommand) -> Result<(), String> {
         BenchCommand::Seed001(args) => seed001::run(&args),
         BenchCommand::Seed003(args) => seed003::run(&args),
         BenchCommand::Queries(args) => queries::run(&args),
+        BenchCommand::Tpcc(args) => tpcc::run(&args),
+    }
+}
+
+/// A small deterministic generator (SplitMix64): the same seed gives the same rows in every
+/// run and on every machine, which a benchmark that compares answers needs.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A value in `lo..=hi`.
+    pub fn range(&mut self, lo: u32, hi: u32) -> u32 {
+        lo + (self.next() % u64::from(hi - lo + 1)) as u32
     }
 }
 

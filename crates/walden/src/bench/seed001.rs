@@ -19,18 +19,15 @@
 //! per transaction at 5 clients (commits share flushes); fully durable at least half of
 //! delayed with many clients (group commit makes durability nearly free there).
 
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use clap::Args;
-use walden_tds::TdsValue;
-
+use super::serve::{random_password, run_sql, scalar, Server};
 use super::{progress_bar, show_progress};
-use crate::client::{BatchResult, Client, ConnectOptions, Event};
+use crate::client::{Client, ConnectOptions, Event};
+use clap::Args;
 
 /// Options of `walden bench seed001`.
 #[derive(Debug, Args)]
@@ -69,91 +66,6 @@ const INSERTS: &str = "begin tran;\n\
 fn script(delayed: bool) -> String {
     let commit = if delayed { "commit with (DELAYED_DURABILITY = ON);" } else { "commit;" };
     format!("{INSERTS}{commit}")
-}
-
-/// `walden serve` as a child process, killed when dropped (its data directory is scratch).
-#[derive(Debug)]
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(data: &Path, password: &str, max_connections: u32) -> Result<Server, String> {
-        let exe = std::env::current_exe().map_err(|e| format!("locating walden: {e}"))?;
-        let mut child = Command::new(exe)
-            .args(["serve", "--listen", "127.0.0.1", "--port", "0", "--data"])
-            .arg(data)
-            .args(["--max-connections", &max_connections.to_string()])
-            .env("WALDEN_SA_PASSWORD", password)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("starting walden serve: {e}"))?;
-        let Some(stderr) = child.stderr.take() else {
-            return Err("walden serve: no stderr".into());
-        };
-        let mut server = Server { child, port: 0 };
-        let mut lines = BufReader::new(stderr).lines();
-        let mut said = Vec::new();
-        server.port = loop {
-            match lines.next() {
-                Some(Ok(line)) => {
-                    if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
-                        let port = addr.rsplit(':').next().and_then(|p| p.parse().ok());
-                        break port
-                            .ok_or_else(|| format!("walden serve: cannot parse '{line}'"))?;
-                    }
-                    said.push(line);
-                }
-                _ => return Err(format!("walden serve exited:\n{}", said.join("\n"))),
-            }
-        };
-        // Shows what the server reports from now on (connection errors), and keeps its pipe
-        // from filling up.
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                eprintln!("\nserver: {line}");
-            }
-        });
-        Ok(server)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // SIGKILL: nothing in the scratch directory needs a clean shutdown.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A password for this run's `sa`.
-fn random_password() -> Result<String, String> {
-    let mut random = [0u8; 16];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut random))
-        .map_err(|e| format!("generating a password: {e}"))?;
-    Ok(random.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Runs `sql`, failing on any error it reports.
-fn run_sql(client: &mut Client, sql: &str) -> Result<BatchResult, String> {
-    let result = client.batch_collect(sql).map_err(|e| format!("{e}\nin:\n{sql}"))?;
-    if let Some(e) = result.errors().next() {
-        return Err(format!("Msg {}: {}\nin:\n{sql}", e.number, e.message));
-    }
-    Ok(result)
-}
-
-/// The first value of `sql`'s last result set, as an integer.
-fn scalar(client: &mut Client, sql: &str) -> Result<i64, String> {
-    match run_sql(client, sql)?.scalar() {
-        Some(TdsValue::BigInt(v)) => Ok(*v),
-        Some(TdsValue::Int(v)) => Ok(i64::from(*v)),
-        other => Err(format!("expected a number from {sql}, got {other:?}")),
-    }
 }
 
 fn log_flushes(admin: &mut Client) -> Result<i64, String> {

@@ -8,6 +8,8 @@
 
 use std::fmt::Write as _;
 
+use super::super::Rng;
+
 /// Rows of each table at scale 1.
 const CUSTOMERS: f64 = 10_000.0;
 const ITEMS: f64 = 10_000.0;
@@ -19,25 +21,6 @@ const CUSTOMERS_PER_CITY: u32 = 100;
 const CITIES: u32 = 100;
 /// Lookups of the point-lookup loop, whatever the scale (the figure).
 pub const LOOKUPS: u32 = 10_000;
-
-/// A small deterministic generator (SplitMix64): the same seed gives the same rows in every
-/// run and on every machine, which a benchmark that compares answers needs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A value in `lo..=hi`.
-    fn range(&mut self, lo: u32, hi: u32) -> u32 {
-        lo + (self.next() % u64::from(hi - lo + 1)) as u32
-    }
-}
 
 /// One table's rows, each a list of SQL literals in column order, with its DDL.
 #[derive(Debug)]

@@ -1,0 +1,109 @@
+//! What the benchmarks that talk TDS to a `walden serve` share: the server as a child
+//! process, a password for its `sa`, and running setup SQL through the project's client.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use walden_tds::TdsValue;
+
+use crate::client::{BatchResult, Client};
+
+/// `walden serve` as a child process, killed when dropped (its data directory is scratch).
+#[derive(Debug)]
+pub struct Server {
+    child: Child,
+    pub port: u16,
+}
+
+impl Server {
+    /// Starts `walden serve` on a free port of 127.0.0.1 with `data` as its data directory
+    /// and `password` as `sa`'s, and waits until it listens.
+    pub fn start(data: &Path, password: &str, max_connections: u32) -> Result<Server, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("locating walden: {e}"))?;
+        let mut child = Command::new(exe)
+            .args(["serve", "--listen", "127.0.0.1", "--port", "0", "--data"])
+            .arg(data)
+            .args(["--max-connections", &max_connections.to_string()])
+            .env("WALDEN_SA_PASSWORD", password)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("starting walden serve: {e}"))?;
+        let Some(stderr) = child.stderr.take() else {
+            return Err("walden serve: no stderr".into());
+        };
+        let mut server = Server { child, port: 0 };
+        let mut lines = BufReader::new(stderr).lines();
+        let mut said = Vec::new();
+        server.port = loop {
+            match lines.next() {
+                Some(Ok(line)) => {
+                    if let Some(addr) = line.split_once("listening on ").map(|(_, addr)| addr) {
+                        let port = addr.rsplit(':').next().and_then(|p| p.parse().ok());
+                        break port
+                            .ok_or_else(|| format!("walden serve: cannot parse '{line}'"))?;
+                    }
+                    said.push(line);
+                }
+                _ => return Err(format!("walden serve exited:\n{}", said.join("\n"))),
+            }
+        };
+        // Shows what the server reports from now on (connection errors), and keeps its pipe
+        // from filling up.
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                eprintln!("\nserver: {line}");
+            }
+        });
+        Ok(server)
+    }
+
+    /// The server's peak resident memory so far (VmHWM of its process), in kB; 0 when
+    /// `/proc` does not say.
+    pub fn peak_rss_kb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // SIGKILL: nothing in the scratch directory needs a clean shutdown.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A password for this run's `sa`.
+pub fn random_password() -> Result<String, String> {
+    let mut random = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut random))
+        .map_err(|e| format!("generating a password: {e}"))?;
+    Ok(random.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Runs `sql`, failing on any error it reports.
+pub fn run_sql(client: &mut Client, sql: &str) -> Result<BatchResult, String> {
+    let result = client.batch_collect(sql).map_err(|e| format!("{e}\nin:\n{sql}"))?;
+    if let Some(e) = result.errors().next() {
+        return Err(format!("Msg {}: {}\nin:\n{sql}", e.number, e.message));
+    }
+    Ok(result)
+}
+
+/// The first value of `sql`'s last result set, as an integer.
+pub fn scalar(client: &mut Client, sql: &str) -> Result<i64, String> {
+    match run_sql(client, sql)?.scalar() {
+        Some(TdsValue::BigInt(v)) => Ok(*v),
+        Some(TdsValue::Int(v)) => Ok(i64::from(*v)),
+        other => Err(format!("expected a number from {sql}, got {other:?}")),
+    }
+}
