@@ -257,6 +257,19 @@ impl From<FileError> for EngineError {
     fn from(e: FileError) -> Self {
         match e {
             FileError::Page(p) => p.into(),
+            // A growth that ran out of space changed nothing the database relies on (the file
+            // gives back what it added): the statement fails with 1105 and the database stays
+            // online, writable again once there is room.
+            FileError::Io { op: "grow", path, source }
+                if source.kind() == std::io::ErrorKind::StorageFull =>
+            {
+                EngineError::Resources(format!(
+                    "Could not allocate space because the data file '{}' cannot grow: {source}. \
+                     Create disk space by deleting unneeded files or dropping objects, and \
+                     retry.",
+                    path.display()
+                ))
+            }
             other => EngineError::Io(other.to_string()),
         }
     }

@@ -155,7 +155,14 @@ impl File for OsFile {
         let mut at = current;
         while at < len {
             let n = ZERO_FILL_CHUNK.min((len - at) as usize);
-            self.write_all_at(&zeros[..n], at)?;
+            if let Err(e) = self.write_all_at(&zeros[..n], at) {
+                // ENOSPC (or EIO) part way leaves the file at whatever length the writes that
+                // did land reached, and fallocate may have extended it too; give back what
+                // this call added, so that a failed growth leaves the length the caller knew.
+                // Best effort: the callers above cope with a partial tail after a crash anyway.
+                let _ = self.file.set_len(current);
+                return Err(e);
+            }
             at += n as u64;
         }
         Ok(())
