@@ -177,3 +177,28 @@ fn a_copied_data_directory_is_an_independent_instance() {
     copy.set_online("outside").unwrap();
     assert_eq!(keys(&copy, "outside"), vec![Value::Int(1)]);
 }
+
+#[test]
+fn a_data_file_failure_is_reported_as_one_and_does_not_fail_the_shutdown() {
+    let fs = walden_io::SimFs::new(3);
+    let vfs: Arc<dyn walden_io::Vfs> = Arc::new(fs.clone());
+    let events: Events = Arc::default();
+    let mut config = config(&events);
+    config.database.pool.writer_interval_ms = 0;
+    let instance = Instance::open_with(vfs, Path::new("/data"), config, None).unwrap();
+    let db = instance.create_database("d", None).unwrap();
+    table_with(&instance, &db, 1);
+    // The commit hardened the log; the page write-out and the data file's sync come next, and
+    // that sync fails.
+    insert(&instance, &db, 2);
+    fs.fail_nth_sync(1, walden_io::FaultKind::Eio);
+    assert!(db.space().pool().flush_all().is_err());
+    let err = db.check_online().unwrap_err();
+    assert_eq!(err.number(), 823, "{err}");
+    let text = err.to_string();
+    assert!(text.contains("d.mdf") && !text.contains("The log for database"), "{text}");
+    assert!(logged(&events, "database d is OFFLINE: its data file failed"));
+    // The other databases go on, and the shutdown is clean: exit 0 for `walden serve`.
+    instance.master().check_online().unwrap();
+    instance.close().unwrap();
+}

@@ -46,7 +46,7 @@ fn login_watchdog(
     let watch = move || {
         if wait.recv_timeout(timeout) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
             log_line!(
-                warn,
+                info,
                 "connection {peer}: login not completed within {} s; closing",
                 timeout.as_secs()
             );
@@ -128,13 +128,14 @@ pub fn serve(stream: TcpStream, shared: Arc<Shared>, over_limit: bool) {
             conn.reader.set_max_message_size(walden_tds::packet::DEFAULT_MAX_MESSAGE_SIZE);
             if let Err(e) = conn.requests(&mut session) {
                 if e.kind() != io::ErrorKind::UnexpectedEof {
-                    log_line!(warn, "connection {peer}: {e}");
+                    // A client that breaks the protocol or drops the connection: its problem.
+                    log_line!(info, "connection {peer}: {e}");
                 }
             }
             session.close();
         }
         Ok(None) => {}
-        Err(e) => log_line!(warn, "connection {peer}: login: {e}"),
+        Err(e) => log_line!(info, "connection {peer}: login: {e}"),
     }
 }
 
@@ -396,7 +397,9 @@ impl Conn {
         self.prepared.clear();
         let database = self.login_database.clone();
         if let Some(e) = use_database(session, &database) {
-            log_line!(error, "RESETCONNECTION: {e}");
+            // The client's mistake (its login database is gone, say), which the client is told
+            // about on its next request: information for the operator, not an error.
+            log_line!(info, "RESETCONNECTION: {e}");
         }
     }
 

@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use walden_engine::types::Date;
-use walden_engine::{Instance, InstanceConfig};
+use walden_engine::{EventLevel, EventLog, Instance, InstanceConfig};
 use walden_sql::exec::sysviews::format_lsn;
 use walden_sql::exec::sysviews::ServerCounters;
 
@@ -197,7 +197,18 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         log_line!(info, "configuration: {}", path.display());
     }
     log_line!(info, "data directory: {}", data.display());
-    let instance = Instance::open(&data, InstanceConfig::default())
+    let mut config = InstanceConfig::default();
+    // The engine's state changes (online, offline with the cause, recovery pending or suspect
+    // with the reason) go to this log, timestamped like every other line.
+    config.database.events = EventLog::new(|level, message| {
+        let level = match level {
+            EventLevel::Info => "info",
+            EventLevel::Warn => "warn",
+            EventLevel::Error => "error",
+        };
+        write_log(level, format_args!("{message}"));
+    });
+    let instance = Instance::open(&data, config)
         .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     for db in instance.databases() {
         let report = db.recovery_report();
@@ -288,7 +299,18 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     for thread in threads {
         let _ = thread.join();
     }
+    // Fails only if the shutdown itself failed (an online database could not be checkpointed
+    // and closed); a database that was already offline or never opened does not change the
+    // exit status (docs/serve.md).
     instance.close().map_err(|e| format!("closing the instance: {e}"))?;
+    for db in instance.databases() {
+        if let Err(e) = db.check_online() {
+            log_line!(warn, "database {} was offline at shutdown: {e}", db.name());
+        }
+    }
+    for db in instance.unavailable_databases() {
+        log_line!(warn, "database {} was {} at shutdown", db.entry.name, db.state_desc());
+    }
     log_line!(info, "shutdown complete");
     Ok(())
 }
