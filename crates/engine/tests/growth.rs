@@ -8,6 +8,8 @@
 //! space in the middle of a growth: the statement fails, the database stays usable, and once
 //! space is freed the same work succeeds, across a crash too.
 //!
+//! The crash test keeps the log small, so that the log file grows during the workload too.
+//!
 //! `WALDEN_GROWTH_CRASH_SEEDS=n` sets the number of crash points (default 150).
 
 // Helpers outside #[test] functions unwrap too: a failure there is a test failure.
@@ -27,6 +29,15 @@ use walden_storage::PAGE_SIZE;
 
 const DATA: &str = "/data/d.mdf";
 
+/// The crash test's configuration: a small log too, so that the log file grows during the
+/// workload as well as the data file.
+fn small_log_config() -> InstanceConfig {
+    let mut c = config();
+    c.database.log.segment_size = 64 << 10;
+    c.database.log.initial_segments = 2;
+    c
+}
+
 fn config() -> InstanceConfig {
     let mut c = InstanceConfig::default();
     c.database.pool.frames = 16;
@@ -43,9 +54,8 @@ fn config() -> InstanceConfig {
 }
 
 /// A database `d` with `dbo.t (k INT PRIMARY KEY, v VARCHAR(6000))`.
-fn setup(vfs: &Arc<dyn Vfs>) -> (Arc<Instance>, Arc<Database>) {
-    let instance =
-        Instance::open_with(Arc::clone(vfs), Path::new("/data"), config(), None).unwrap();
+fn setup(vfs: &Arc<dyn Vfs>, config: InstanceConfig) -> (Arc<Instance>, Arc<Database>) {
+    let instance = Instance::open_with(Arc::clone(vfs), Path::new("/data"), config, None).unwrap();
     let db = instance.create_database("d", None).unwrap();
     let def = common::table_def(
         "t",
@@ -96,7 +106,7 @@ fn crash_during_growth(seed: u64, budget: u64) -> (Vec<i32>, bool) {
     let vfs: Arc<dyn Vfs> = Arc::new(fs.clone());
     let mut acknowledged = Vec::new();
     {
-        let (instance, db) = setup(&vfs);
+        let (instance, db) = setup(&vfs, small_log_config());
         fs.power_off_after(budget);
         for i in 0..40 {
             if insert(&instance, &db, i * 3, 3).is_err() {
@@ -109,8 +119,11 @@ fn crash_during_growth(seed: u64, budget: u64) -> (Vec<i32>, bool) {
     fs.crash();
     let len = fs.durable_image(Path::new(DATA)).map_or(0, |i| i.len());
     let partial = !len.is_multiple_of(PAGE_SIZE);
-    let instance = Instance::open_with(Arc::clone(&vfs), Path::new("/data"), config(), None)
-        .unwrap_or_else(|e| panic!("seed {seed} budget {budget}: the instance did not open: {e}"));
+    let instance =
+        Instance::open_with(Arc::clone(&vfs), Path::new("/data"), small_log_config(), None)
+            .unwrap_or_else(|e| {
+                panic!("seed {seed} budget {budget}: the instance did not open: {e}")
+            });
     let db = instance.database("d").unwrap();
     let found = keys(&instance, &db);
     // Every acknowledged commit is there; at most the one cut mid-commit is there besides.
@@ -130,13 +143,15 @@ fn a_crash_during_growth_without_fallocate_leaves_an_instance_that_opens() {
         let fs = SimFs::new(0);
         fs.without_fallocate(4096);
         let vfs: Arc<dyn Vfs> = Arc::new(fs.clone());
-        let (instance, db) = setup(&vfs);
+        let (instance, db) = setup(&vfs, small_log_config());
         let before = fs.ops();
         for i in 0..40 {
             insert(&instance, &db, i * 3, 3).unwrap();
         }
         let grown = fs.durable_image(Path::new(DATA)).unwrap().len() / PAGE_SIZE;
         assert!(grown > 64 + 8, "the workload must grow the file: {grown} pages");
+        let log = fs.durable_image(Path::new("/data/d_log.ldf")).unwrap().len();
+        assert!(log > 2 * (64 << 10), "the workload must grow the log too: {log} bytes");
         fs.ops() - before
     };
     let seeds: u64 =
@@ -160,7 +175,7 @@ fn running_out_of_space_during_growth_fails_the_statement_and_not_the_database()
         let fs = SimFs::new(seed);
         fs.without_fallocate(4096);
         let vfs: Arc<dyn Vfs> = Arc::new(fs.clone());
-        let (instance, db) = setup(&vfs);
+        let (instance, db) = setup(&vfs, config());
         insert(&instance, &db, 0, 3).unwrap();
         // Room for a few more pages only; some growth runs out part way.
         let used: u64 = fs
