@@ -143,6 +143,10 @@ pub fn serve(stream: TcpStream, shared: Arc<Shared>, id: u64) {
             session.close();
         }
         Ok(None) => {}
+        // A connection closed before it logged in (the client left, or the pending cap closed
+        // it, which the accept loop logs once per 100) is not worth a line each: a flood of
+        // them would flood the log.
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {}
         Err(e) => log_line!(info, "connection {peer}: login: {e}"),
     }
 }
