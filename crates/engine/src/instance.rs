@@ -281,9 +281,17 @@ impl Instance {
         let mut databases = HashMap::new();
         let mut unavailable = HashMap::new();
         databases.insert("master".to_string(), Arc::clone(&master));
+        // Entries whose stored form is not what `encode` writes now (records from before the
+        // path flags that name files inside this directory by their full path): rewritten
+        // once the instance is up, so that copies of this directory made from now on are
+        // independent of it.
+        let mut outdated = Vec::new();
         for entry in master.space().tree(DATABASES_ROOT).scan() {
             let (_, value) = entry?;
             let e = DatabaseEntry::decode(&value, dir)?;
+            if e.encode(dir) != value {
+                outdated.push(e.clone());
+            }
             // One database that cannot be opened must not keep master, tempdb and the others
             // down: it is left RECOVERY_PENDING (or SUSPECT) with the reason, and ALTER
             // DATABASE ... SET ONLINE tries again.
@@ -326,6 +334,15 @@ impl Instance {
             closed: AtomicBool::new(false),
             _dir_lock: dir_lock,
         });
+        for e in outdated {
+            // Best effort: the old record reads as well as the new one.
+            if let Err(error) = instance.master_put(&e, false) {
+                events.emit(
+                    EventLevel::Warn,
+                    &format!("database {}: could not rewrite its master entry: {error}", e.name),
+                );
+            }
+        }
         instance.start_checkpointer();
         Ok(instance)
     }
@@ -879,5 +896,39 @@ mod tests {
             let back = DatabaseEntry::decode(&bytes, Path::new("walden-data")).unwrap();
             assert_eq!(back, e);
         }
+    }
+
+    #[test]
+    fn old_records_are_rewritten_with_relative_paths_at_open() {
+        let vfs: Arc<dyn Vfs> = Arc::new(walden_io::SimFs::new(1));
+        let dir = Path::new("/srv/data");
+        let mut config = InstanceConfig::default();
+        config.database.pool.frames = 32;
+        config.database.log.segment_size = 64 << 10;
+        config.database.log.initial_segments = 2;
+        config.checkpoint_poll_ms = 0;
+        let stored = |instance: &Instance| -> Vec<u8> {
+            let tree = instance.master.space().tree(DATABASES_ROOT);
+            tree.get(b"d").unwrap().unwrap()
+        };
+        {
+            let instance =
+                Instance::open_with(Arc::clone(&vfs), dir, config.clone(), None).unwrap();
+            let db = instance.create_database("d", None).unwrap();
+            // Write the entry as a version before the path flags did: full paths, no flags.
+            let mut old = instance.entry_of(&db).encode(Path::new("/unrelated"));
+            assert_eq!(old.pop(), Some(0));
+            let mut tx = instance.begin(Isolation::ReadCommitted, None);
+            tx.mark_ddl(&instance.master).unwrap();
+            tx.tree_update(&instance.master, DATABASES_ROOT, b"d", &old).unwrap();
+            tx.commit(walden_log::policy::CommitOption::Unspecified).unwrap();
+            assert_eq!(stored(&instance), old);
+            instance.close().unwrap();
+        }
+        let instance = Instance::open_with(Arc::clone(&vfs), dir, config, None).unwrap();
+        assert_eq!(instance.database("d").unwrap().files().data, dir.join("d.mdf"));
+        let now = stored(&instance);
+        assert_eq!(now.last(), Some(&(DATA_IN_DIR | LOG_IN_DIR)));
+        assert!(!String::from_utf8_lossy(&now).contains("/srv/data"));
     }
 }
