@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
-use walden_io::Vfs;
+use walden_io::{FileLock, Vfs};
 use walden_log::policy::DatabaseDurability;
 use walden_log::{
     Durability, LogConfig, LogError, LogManager, LogStats, RecordKind, MAX_RECORD_LEN,
@@ -39,7 +39,8 @@ use walden_storage::redo::PageOp;
 use walden_storage::{DataFile, FileError, Lsn, Page, PageError, PageId, PageType};
 
 use crate::catalog::Catalog;
-use crate::error::EngineError;
+use crate::error::{EngineError, OfflineCause};
+use crate::events::EventLevel;
 use crate::recovery::{redo_action, txn_action, PageOnDisk, RedoAction, TxnAction};
 use crate::wal::{self, CheckpointBody, EngineRecord, Undo};
 
@@ -78,6 +79,8 @@ pub struct DatabaseConfig {
     /// A checkpoint runs by itself once this much log was written since the last one's redo
     /// point (0: only on request).
     pub checkpoint_log_bytes: u64,
+    /// Where state changes are reported (the server's log).
+    pub events: crate::events::EventLog,
 }
 
 impl Default for DatabaseConfig {
@@ -86,6 +89,7 @@ impl Default for DatabaseConfig {
             pool: PoolConfig::default(),
             log: LogConfig::default(),
             checkpoint_log_bytes: 64 << 20,
+            events: crate::events::EventLog::default(),
         }
     }
 }
@@ -201,6 +205,15 @@ pub enum DatabaseState {
     Offline(String),
 }
 
+/// Takes the exclusive lock of each file; a file another process holds fails the open with
+/// its name and the holder's pid.
+fn lock_files(vfs: &dyn Vfs, paths: &[&PathBuf]) -> Result<Vec<FileLock>, EngineError> {
+    paths
+        .iter()
+        .map(|p| vfs.lock_exclusive(p).map_err(|e| EngineError::Io(e.to_string())))
+        .collect()
+}
+
 /// The write-ahead rule, for the buffer pool: harden the log up to a page's LSN.
 #[derive(Debug)]
 struct LogWal(Arc<LogManager>);
@@ -232,6 +245,10 @@ pub struct Database {
     state: Mutex<DatabaseState>,
     /// Set once `state` goes offline, so the common check takes no lock.
     offline: std::sync::atomic::AtomicBool,
+    /// What took it offline, once it is.
+    offline_cause: Mutex<OfflineCause>,
+    /// Exclusive locks on its files, held while it is open (released on drop).
+    file_locks: Vec<FileLock>,
     config: DatabaseConfig,
     recovery_model: Mutex<RecoveryModel>,
     /// The DELAYED_DURABILITY setting as its `code()`: every commit reads it, so it is an
@@ -271,7 +288,9 @@ impl Database {
         let data = DataFile::create(&*vfs, &files.data, id, INITIAL_PAGES)?;
         let (log, _) = LogManager::open(Arc::clone(&vfs), &files.log, config.log.clone())?;
         let log = Arc::new(log);
-        let db = Database::assemble(name, id, files, data, Some(log), config)?;
+        let locks = lock_files(&*vfs, &[&files.data, &files.log])?;
+        let mut db = Database::assemble(name, id, files, data, Some(log), config)?;
+        db.file_locks = locks;
         db.format()?;
         db.checkpoint()?;
         Ok(db)
@@ -292,7 +311,9 @@ impl Database {
         }
         create_parent_dir(&*vfs, &files.data)?;
         let data = DataFile::create(&*vfs, &files.data, id, INITIAL_PAGES)?;
-        let db = Database::assemble("tempdb", id, files, data, None, config)?;
+        let locks = lock_files(&*vfs, &[&files.data])?;
+        let mut db = Database::assemble("tempdb", id, files, data, None, config)?;
+        db.file_locks = locks;
         db.format()?;
         Ok(db)
     }
@@ -322,6 +343,9 @@ impl Database {
         resolver: &dyn Fn(u64) -> bool,
     ) -> Result<Database, EngineError> {
         let started = Instant::now();
+        // Before anything writes to them (R1 may cut the log's torn tail): the files are this
+        // instance's alone while it has them open.
+        let locks = lock_files(&*vfs, &[&files.data, &files.log])?;
         // R1: the log finds its end, truncating a torn tail.
         let (log, opened) = LogManager::open(Arc::clone(&vfs), &files.log, config.log.clone())
             .map_err(|e| EngineError::Log(format!("{}: {e}", files.log.display())))?;
@@ -331,7 +355,19 @@ impl Database {
         let data = DataFile::open(&*vfs, &files.data)?;
         // R2: the newest valid checkpoint pointer says where to start.
         let pointer = read_pointer(&data)?;
+        let partial_tail = data.partial_tail();
         let mut db = Database::assemble(name, id, files, data, Some(Arc::new(log)), config)?;
+        db.file_locks = locks;
+        if partial_tail > 0 {
+            db.config.events.emit(
+                EventLevel::Warn,
+                &format!(
+                    "database {name}: {} ended {partial_tail} bytes into a page, the remains of \
+                     a growth a crash or a full disk interrupted; cut back to whole pages",
+                    db.files.data.display()
+                ),
+            );
+        }
         *db.checkpoint_lock.lock().unwrap_or_else(PoisonError::into_inner) = pointer;
         *db.gate.write().unwrap_or_else(PoisonError::into_inner) = pointer.body.redo_point;
         let mut report = db.recover(&pointer, resolver)?;
@@ -367,6 +403,8 @@ impl Database {
             checkpoint_lock: Mutex::new(Pointer::default()),
             state: Mutex::new(DatabaseState::Online),
             offline: std::sync::atomic::AtomicBool::new(false),
+            offline_cause: Mutex::new(OfflineCause::Other),
+            file_locks: Vec::new(),
             config,
             recovery_model: Mutex::new(RecoveryModel::Simple),
             delayed_durability: AtomicU8::new(DatabaseDurability::Disabled.code()),
@@ -446,24 +484,44 @@ impl Database {
         self.delayed_durability.store(setting.code(), Ordering::Relaxed);
     }
 
-    /// Online, or offline with the reason.
+    /// Online, or offline with the reason. The first call that finds a failure of the log or
+    /// the data file records it, and reports it to the server log.
     pub fn state(&self) -> DatabaseState {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if *state == DatabaseState::Online {
             let failure = self
                 .log
                 .as_ref()
-                .and_then(|l| l.failure().map(|e| e.to_string()))
-                .or_else(|| self.space.pool().failure());
-            if let Some(reason) = failure {
-                *state = DatabaseState::Offline(reason);
-                self.offline.store(true, Ordering::Release);
+                .and_then(|l| l.failure().map(|e| (e.to_string(), OfflineCause::Log)))
+                .or_else(|| self.space.pool().failure().map(|r| (r, OfflineCause::DataFile)));
+            if let Some((reason, cause)) = failure {
+                self.go_offline(&mut state, reason, cause);
             }
         }
         state.clone()
     }
 
-    /// Fails with error 9001 if the database was taken offline.
+    /// Records the move to offline and says so in the server log, once.
+    fn go_offline(&self, state: &mut DatabaseState, reason: String, cause: OfflineCause) {
+        let what = match cause {
+            OfflineCause::Log => "its log failed",
+            OfflineCause::DataFile => "its data file failed",
+            OfflineCause::Other => "a change failed",
+        };
+        self.config.events.emit(
+            EventLevel::Error,
+            &format!(
+                "database {} is OFFLINE: {what}: {reason}; every request to it fails until the \
+                 instance restarts",
+                self.name
+            ),
+        );
+        *state = DatabaseState::Offline(reason);
+        *self.offline_cause.lock().unwrap_or_else(PoisonError::into_inner) = cause;
+        self.offline.store(true, Ordering::Release);
+    }
+
+    /// Fails with error 9001 (823 for a data file) if the database was taken offline.
     pub fn check_online(&self) -> Result<(), EngineError> {
         // Fast path: nothing has failed. A failure the flag has not seen yet is caught by the
         // next log append or page write, which fail on their own.
@@ -472,18 +530,23 @@ impl Database {
         }
         match self.state() {
             DatabaseState::Online => Ok(()),
-            DatabaseState::Offline(reason) => {
-                Err(EngineError::DatabaseOffline { database: self.name.clone(), reason })
-            }
+            DatabaseState::Offline(reason) => Err(EngineError::DatabaseOffline {
+                database: self.name.clone(),
+                reason,
+                cause: *self.offline_cause.lock().unwrap_or_else(PoisonError::into_inner),
+            }),
         }
     }
 
-    /// Takes the database offline after a failure the layers below did not see.
+    /// Takes the database offline after a failure the layers below did not see (if they did,
+    /// their failure is the cause recorded).
     pub fn take_offline(&self, reason: String) {
+        if self.state() != DatabaseState::Online {
+            return;
+        }
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if *state == DatabaseState::Online {
-            *state = DatabaseState::Offline(reason);
-            self.offline.store(true, Ordering::Release);
+            self.go_offline(&mut state, reason, OfflineCause::Other);
         }
     }
 

@@ -41,12 +41,25 @@ pub enum EngineError {
     ObjectExists(String),
     /// Error 5170: a file to create exists.
     FileExists(PathBuf),
-    /// Error 9001: the database was taken offline by an I/O failure.
+    /// Error 9001 (the log failed) or 823 (a data file failed): the database was taken
+    /// offline by an I/O failure.
     DatabaseOffline {
         /// The database.
         database: String,
         /// What failed.
         reason: String,
+        /// Which file failed, so the message names the right one.
+        cause: OfflineCause,
+    },
+    /// Error 945 (recovery pending) or 926 (suspect): the database could not be opened when
+    /// the instance started (or at its last `ALTER DATABASE ... SET ONLINE`).
+    DatabaseUnavailable {
+        /// The database.
+        database: String,
+        /// Why not.
+        reason: String,
+        /// Whether recovery ran and failed (SUSPECT) rather than could not start.
+        suspect: bool,
     },
     /// Error 515: NULL into a NOT NULL column.
     NullNotAllowed {
@@ -92,7 +105,10 @@ impl EngineError {
             EngineError::DefinitionChanged(_) => 50000,
             EngineError::ObjectExists(_) => 2714,
             EngineError::FileExists(_) => 5170,
+            EngineError::DatabaseOffline { cause: OfflineCause::DataFile, .. } => 823,
             EngineError::DatabaseOffline { .. } => 9001,
+            EngineError::DatabaseUnavailable { suspect: true, .. } => 926,
+            EngineError::DatabaseUnavailable { .. } => 945,
             EngineError::NullNotAllowed { .. } => 515,
             EngineError::SequenceExhausted(_) => 11728,
             EngineError::IdentityOverflow(_) => 8115,
@@ -114,6 +130,7 @@ impl EngineError {
             EngineError::Lock(_) => 13,
             EngineError::Io(_) | EngineError::Corrupt(_) | EngineError::Log(_) => 24,
             EngineError::DatabaseOffline { .. } => 21,
+            EngineError::DatabaseUnavailable { .. } => 14,
             EngineError::DuplicateKey { .. }
             | EngineError::ObjectExists(_)
             | EngineError::NullNotAllowed { .. }
@@ -197,11 +214,37 @@ impl fmt::Display for EngineError {
                  the file name, and retry the operation.",
                 path.display()
             ),
-            EngineError::DatabaseOffline { database, reason } => write!(
+            EngineError::DatabaseOffline { database, reason, cause: OfflineCause::Log } => write!(
                 f,
                 "The log for database '{database}' is not available: {reason}. Check the \
                  operating system error log for related error messages. Resolve any errors and \
                  restart the database."
+            ),
+            EngineError::DatabaseOffline { database, reason, cause: OfflineCause::DataFile } => {
+                write!(
+                    f,
+                    "Database '{database}' is offline after a data file failed: {reason}. Check \
+                     the operating system error log for related error messages. Resolve any \
+                     errors and restart the database."
+                )
+            }
+            EngineError::DatabaseOffline { database, reason, cause: OfflineCause::Other } => {
+                write!(
+                    f,
+                    "Database '{database}' is offline: {reason}. Resolve any errors and restart \
+                     the database."
+                )
+            }
+            EngineError::DatabaseUnavailable { database, reason, suspect: true } => write!(
+                f,
+                "Database '{database}' cannot be opened. It has been marked SUSPECT by \
+                 recovery: {reason}. See the server log for more information."
+            ),
+            EngineError::DatabaseUnavailable { database, reason, suspect: false } => write!(
+                f,
+                "Database '{database}' cannot be opened due to inaccessible files or \
+                 insufficient memory or disk space: {reason}. See the server log for details, \
+                 and run ALTER DATABASE [{database}] SET ONLINE once the cause is fixed."
             ),
             EngineError::NullNotAllowed { column, table } => write!(
                 f,
@@ -237,6 +280,17 @@ impl fmt::Display for EngineError {
 
 impl std::error::Error for EngineError {}
 
+/// What took a database offline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OfflineCause {
+    /// Its log failed (a write or sync of the `.ldf`).
+    Log,
+    /// Its data file failed (a write or sync of the `.mdf`).
+    DataFile,
+    /// Something else: a change failed half way in memory, a rollback failed.
+    Other,
+}
+
 impl From<LockError> for EngineError {
     fn from(e: LockError) -> Self {
         EngineError::Lock(e)
@@ -257,6 +311,19 @@ impl From<FileError> for EngineError {
     fn from(e: FileError) -> Self {
         match e {
             FileError::Page(p) => p.into(),
+            // A growth that ran out of space changed nothing the database relies on (the file
+            // gives back what it added): the statement fails with 1105 and the database stays
+            // online, writable again once there is room.
+            FileError::Io { op: "grow", path, source }
+                if source.kind() == std::io::ErrorKind::StorageFull =>
+            {
+                EngineError::Resources(format!(
+                    "Could not allocate space because the data file '{}' cannot grow: {source}. \
+                     Create disk space by deleting unneeded files or dropping objects, and \
+                     retry.",
+                    path.display()
+                ))
+            }
             other => EngineError::Io(other.to_string()),
         }
     }

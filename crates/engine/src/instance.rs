@@ -19,7 +19,7 @@
 //! directory for its lifetime, so a second process opening the same directory fails with a
 //! clear error instead of corrupting it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -35,6 +35,7 @@ use crate::database::{
     Database, DatabaseConfig, DatabaseFiles, LogMode, RecoveryModel, RowKind, CATALOG_ROOT,
 };
 use crate::error::EngineError;
+use crate::events::EventLevel;
 use crate::lock::LockManager;
 use crate::txn::{Coordinator, Isolation, Transaction, TxnServices};
 
@@ -80,15 +81,37 @@ pub struct DatabaseEntry {
     pub recovery_model: RecoveryModel,
 }
 
+/// Bit 0 of the flags byte: the data file's path is relative to the data directory.
+const DATA_IN_DIR: u8 = 1;
+/// Bit 1: the log file's path is relative to the data directory.
+const LOG_IN_DIR: u8 = 2;
+
 impl DatabaseEntry {
-    fn encode(&self) -> Vec<u8> {
+    /// The record (docs/format/catalog.md, "master only"). Files inside the data directory
+    /// `dir` are stored relative to it, so that a copy of a stopped instance's directory opens
+    /// its own copies of them, not the original's; others keep the path they were given.
+    fn encode(&self, dir: &Path) -> Vec<u8> {
+        let mut flags = 0;
+        let mut stored = |path: &Path, bit: u8| -> String {
+            match path.strip_prefix(dir) {
+                // Only a path that stays below `dir` (no `..`) moves with a copy of it.
+                Ok(inside)
+                    if !inside.as_os_str().is_empty()
+                        && inside
+                            .components()
+                            .all(|c| matches!(c, std::path::Component::Normal(_))) =>
+                {
+                    flags |= bit;
+                    inside.to_string_lossy().into_owned()
+                }
+                _ => path.to_string_lossy().into_owned(),
+            }
+        };
+        let data = stored(&self.files.data, DATA_IN_DIR);
+        let log = stored(&self.files.log, LOG_IN_DIR);
         let mut out = Vec::new();
         out.extend_from_slice(&self.id.to_le_bytes());
-        for s in [
-            self.name.as_str(),
-            &self.files.data.to_string_lossy(),
-            &self.files.log.to_string_lossy(),
-        ] {
+        for s in [self.name.as_str(), &data, &log] {
             out.extend_from_slice(&(s.len() as u32).to_le_bytes());
             out.extend_from_slice(s.as_bytes());
         }
@@ -97,10 +120,14 @@ impl DatabaseEntry {
             RecoveryModel::Simple => 3,
             RecoveryModel::Full => 1,
         });
+        out.push(flags);
         out
     }
 
-    fn decode(b: &[u8]) -> Result<DatabaseEntry, EngineError> {
+    /// Decodes a record written by `encode`, or by a version before the flags byte (whose
+    /// paths are all taken as stored: absolute, or relative to the server's working
+    /// directory, as that version used them).
+    fn decode(b: &[u8], dir: &Path) -> Result<DatabaseEntry, EngineError> {
         let bad = || EngineError::Corrupt("a malformed sys.databases entry".into());
         let mut at = 0;
         let mut take = |n: usize| -> Result<&[u8], EngineError> {
@@ -118,8 +145,16 @@ impl DatabaseEntry {
         let durability = DatabaseDurability::from_code(take(1)?[0]).ok_or_else(bad)?;
         let recovery_model =
             if take(1)?[0] == 1 { RecoveryModel::Full } else { RecoveryModel::Simple };
-        let log = PathBuf::from(strings.pop().ok_or_else(bad)?);
-        let data = PathBuf::from(strings.pop().ok_or_else(bad)?);
+        let flags = take(1).map_or(0, |f| f[0]);
+        let resolve = |stored: String, bit: u8| {
+            if flags & bit != 0 {
+                dir.join(stored)
+            } else {
+                PathBuf::from(stored)
+            }
+        };
+        let log = resolve(strings.pop().ok_or_else(bad)?, LOG_IN_DIR);
+        let data = resolve(strings.pop().ok_or_else(bad)?, DATA_IN_DIR);
         let name = strings.pop().ok_or_else(bad)?;
         Ok(DatabaseEntry {
             id,
@@ -168,6 +203,9 @@ pub struct Instance {
     tempdb: Arc<Database>,
     /// Folded name -> database (master and tempdb included).
     databases: RwLock<HashMap<String, Arc<Database>>>,
+    /// Folded name -> a database registered in master that could not be opened. A name is in
+    /// at most one of the two maps; both are changed under `ddl` only (and at open).
+    unavailable: RwLock<HashMap<String, UnavailableDatabase>>,
     /// Serializes CREATE / DROP / ALTER DATABASE.
     ddl: Mutex<()>,
     next_owner: AtomicU64,
@@ -237,34 +275,37 @@ impl Instance {
             db
         };
         let master = Arc::new(master);
-        let mut outcomes = std::collections::HashSet::new();
-        let mut max_gtid = 0;
-        for entry in master.space().tree(OUTCOMES_ROOT).scan() {
-            let (k, _) = entry?;
-            if k.len() == 8 {
-                let mut a = [0; 8];
-                a.copy_from_slice(&k);
-                let g = u64::from_be_bytes(a);
-                max_gtid = max_gtid.max(g);
-                outcomes.insert(g);
-            }
-        }
+        let events = config.database.events.clone();
+        announce_online(&master);
+        let (outcomes, max_gtid) = read_outcomes(&master)?;
         let mut databases = HashMap::new();
+        let mut unavailable = HashMap::new();
         databases.insert("master".to_string(), Arc::clone(&master));
+        // Entries whose stored form is not what `encode` writes now (records from before the
+        // path flags that name files inside this directory by their full path): rewritten
+        // once the instance is up, so that copies of this directory made from now on are
+        // independent of it.
+        let mut outdated = Vec::new();
         for entry in master.space().tree(DATABASES_ROOT).scan() {
             let (_, value) = entry?;
-            let e = DatabaseEntry::decode(&value)?;
-            let db = Database::open(
-                Arc::clone(&vfs),
-                &e.name,
-                e.id,
-                e.files.clone(),
-                config.database.clone(),
-                &|g| outcomes.contains(&g),
-            )?;
-            db.set_delayed_durability(e.delayed_durability);
-            db.set_recovery_model(e.recovery_model);
-            databases.insert(fold(&e.name), Arc::new(db));
+            let e = DatabaseEntry::decode(&value, dir)?;
+            if e.encode(dir) != value {
+                outdated.push(e.clone());
+            }
+            // One database that cannot be opened must not keep master, tempdb and the others
+            // down: it is left RECOVERY_PENDING (or SUSPECT) with the reason, and ALTER
+            // DATABASE ... SET ONLINE tries again.
+            match open_entry(&vfs, &e, &config, &outcomes) {
+                Ok(db) => {
+                    announce_online(&db);
+                    databases.insert(fold(&e.name), db);
+                }
+                Err(error) => {
+                    let u = UnavailableDatabase::new(e, &error);
+                    u.announce(&events);
+                    unavailable.insert(fold(&u.entry.name), u);
+                }
+            }
         }
         let tempdb = Arc::new(Database::create_temp(
             Arc::clone(&vfs),
@@ -284,6 +325,7 @@ impl Instance {
             master,
             tempdb,
             databases: RwLock::new(databases),
+            unavailable: RwLock::new(unavailable),
             ddl: Mutex::new(()),
             services: TxnServices::new(Some(coordinator)),
             next_owner: AtomicU64::new(1),
@@ -292,6 +334,15 @@ impl Instance {
             closed: AtomicBool::new(false),
             _dir_lock: dir_lock,
         });
+        for e in outdated {
+            // Best effort: the old record reads as well as the new one.
+            if let Err(error) = instance.master_put(&e, false) {
+                events.emit(
+                    EventLevel::Warn,
+                    &format!("database {}: could not rewrite its master entry: {error}", e.name),
+                );
+            }
+        }
         instance.start_checkpointer();
         Ok(instance)
     }
@@ -317,7 +368,10 @@ impl Instance {
                 }
                 let Some(instance) = weak.upgrade() else { return };
                 for db in instance.databases() {
-                    if db.checkpoint_due() && db.check_online().is_ok() {
+                    // Looking at the state also reports a database that went offline (a
+                    // background page write failed, say) to the server log within a poll.
+                    let online = db.state() == crate::database::DatabaseState::Online;
+                    if online && db.checkpoint_due() {
                         // A failure takes the database offline; the next user sees why.
                         let _ = db.checkpoint();
                     }
@@ -348,14 +402,72 @@ impl Instance {
         &self.tempdb
     }
 
-    /// The database named `name` (case-insensitive), or error 911.
+    /// The database named `name` (case-insensitive); error 945 or 926 if it could not be
+    /// opened, 911 if there is none.
     pub fn database(&self, name: &str) -> Result<Arc<Database>, EngineError> {
-        self.databases
+        let key = fold(name);
+        if let Some(db) = self.databases.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            return Ok(Arc::clone(db));
+        }
+        match self.unavailable.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            Some(u) => Err(u.error()),
+            None => Err(EngineError::NoSuchDatabase(name.to_string())),
+        }
+    }
+
+    /// The databases registered in master that could not be opened, by id.
+    pub fn unavailable_databases(&self) -> Vec<UnavailableDatabase> {
+        let mut all: Vec<UnavailableDatabase> = self
+            .unavailable
             .read()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&fold(name))
+            .values()
             .cloned()
-            .ok_or_else(|| EngineError::NoSuchDatabase(name.to_string()))
+            .collect();
+        all.sort_by_key(|u| u.entry.id);
+        all
+    }
+
+    /// ALTER DATABASE ... SET ONLINE: opens (and recovers) a database that could not be opened
+    /// before. Already online: nothing to do. Offline after an I/O failure: error 5011-like,
+    /// as its files are still held by the failed instance of it until a restart.
+    pub fn set_online(&self, name: &str) -> Result<(), EngineError> {
+        let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = fold(name);
+        let pending =
+            self.unavailable.read().unwrap_or_else(PoisonError::into_inner).get(&key).cloned();
+        let Some(pending) = pending else {
+            let db = self.database(name)?;
+            return match db.check_online() {
+                Ok(()) => Ok(()),
+                Err(e) => Err(EngineError::Invalid(format!(
+                    "Database '{}' went offline while open ({e}); restart the instance to \
+                     recover it.",
+                    db.name()
+                ))),
+            };
+        };
+        let events = &self.config.database.events;
+        events.emit(
+            EventLevel::Info,
+            &format!("database {}: SET ONLINE: opening it again", pending.entry.name),
+        );
+        let (outcomes, _) = read_outcomes(&self.master)?;
+        match open_entry(&self.vfs, &pending.entry, &self.config, &outcomes) {
+            Ok(db) => {
+                announce_online(&db);
+                self.unavailable.write().unwrap_or_else(PoisonError::into_inner).remove(&key);
+                self.databases.write().unwrap_or_else(PoisonError::into_inner).insert(key, db);
+                Ok(())
+            }
+            Err(error) => {
+                let u = UnavailableDatabase::new(pending.entry, &error);
+                u.announce(events);
+                let err = u.error();
+                self.unavailable.write().unwrap_or_else(PoisonError::into_inner).insert(key, u);
+                Err(err)
+            }
+        }
     }
 
     /// The database with id `id` (`DB_NAME`, `OBJECT_NAME`, the DMVs' database arguments).
@@ -418,11 +530,11 @@ impl Instance {
         tx.mark_ddl(&self.master)?;
         let key = fold(&entry.name).into_bytes();
         if new {
-            if !tx.tree_insert(&self.master, DATABASES_ROOT, &key, &entry.encode())? {
+            if !tx.tree_insert(&self.master, DATABASES_ROOT, &key, &entry.encode(&self.dir))? {
                 return Err(EngineError::DatabaseExists(entry.name.clone()));
             }
         } else {
-            tx.tree_update(&self.master, DATABASES_ROOT, &key, &entry.encode())?;
+            tx.tree_update(&self.master, DATABASES_ROOT, &key, &entry.encode(&self.dir))?;
         }
         tx.commit(walden_log::policy::CommitOption::Unspecified)?;
         Ok(())
@@ -445,16 +557,23 @@ impl Instance {
         files: Option<DatabaseFiles>,
     ) -> Result<Arc<Database>, EngineError> {
         let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
-        if self.database(name).is_ok() {
+        if !matches!(self.database(name), Err(EngineError::NoSuchDatabase(_))) {
             return Err(EngineError::DatabaseExists(name.to_string()));
         }
         let files = files.unwrap_or_else(|| DatabaseFiles {
             data: self.dir.join(format!("{name}.mdf")),
             log: self.dir.join(format!("{name}_log.ldf")),
         });
-        let id =
-            self.databases().iter().map(|d| d.id()).max().unwrap_or(0).max(FIRST_USER_DB_ID - 1)
-                + 1;
+        // Ids of databases that could not be opened stay taken: their files still carry them.
+        let id = self
+            .databases()
+            .iter()
+            .map(|d| d.id())
+            .chain(self.unavailable_databases().iter().map(|u| u.entry.id))
+            .max()
+            .unwrap_or(0)
+            .max(FIRST_USER_DB_ID - 1)
+            + 1;
         let db = Database::create(
             Arc::clone(&self.vfs),
             name,
@@ -488,6 +607,30 @@ impl Instance {
     /// DROP DATABASE: fails with 3702 while a transaction other than the caller's uses it.
     pub fn drop_database(&self, name: &str) -> Result<(), EngineError> {
         let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = fold(name);
+        if self.unavailable.read().unwrap_or_else(PoisonError::into_inner).contains_key(&key) {
+            // Its files are left alone: they could not be opened, may be another instance's,
+            // and are what an operator would want to look at.
+            let mut tx = self.begin(Isolation::ReadCommitted, None);
+            tx.mark_ddl(&self.master)?;
+            tx.tree_delete(&self.master, DATABASES_ROOT, key.as_bytes())?;
+            tx.commit(walden_log::policy::CommitOption::Unspecified)?;
+            if let Some(u) =
+                self.unavailable.write().unwrap_or_else(PoisonError::into_inner).remove(&key)
+            {
+                self.config.database.events.emit(
+                    EventLevel::Info,
+                    &format!(
+                        "database {} dropped while {}; its files {} and {} were left in place",
+                        u.entry.name,
+                        u.state_desc(),
+                        u.entry.files.data.display(),
+                        u.entry.files.log.display()
+                    ),
+                );
+            }
+            return Ok(());
+        }
         let db = self.database(name)?;
         if db.id() == MASTER_ID || db.id() == TEMPDB_ID {
             return Err(EngineError::Invalid(format!(
@@ -554,19 +697,238 @@ impl Instance {
                 let _ = h.join();
             }
         }
+        // A database that is offline was already given up on when it failed (and reported
+        // then): closing what is left of it may fail again, but that is not a failure of the
+        // shutdown, whose exit status must not depend on what state a database was in.
+        let events = &self.config.database.events;
         let mut first_err = None;
         for db in self.databases() {
-            let result = if db.check_online().is_ok() { db.persist_caches() } else { Ok(()) };
-            if let Err(e) = result.and_then(|()| db.close()) {
-                first_err.get_or_insert(e);
+            let online = db.check_online().is_ok();
+            let result = if online { db.persist_caches() } else { Ok(()) };
+            match result.and_then(|()| db.close()) {
+                Ok(()) => {}
+                Err(e) if !online => events.emit(
+                    EventLevel::Warn,
+                    &format!("database {} was offline at shutdown; closing it: {e}", db.name()),
+                ),
+                Err(e) => {
+                    events.emit(
+                        EventLevel::Error,
+                        &format!("database {}: clean shutdown failed: {e}", db.name()),
+                    );
+                    first_err.get_or_insert(e);
+                }
             }
         }
         first_err.map_or(Ok(()), Err)
     }
 }
 
+/// What master's outcome table holds: the committed global transaction ids, and the largest.
+fn read_outcomes(master: &Database) -> Result<(HashSet<u64>, u64), EngineError> {
+    let mut outcomes = HashSet::new();
+    let mut max_gtid = 0;
+    for entry in master.space().tree(OUTCOMES_ROOT).scan() {
+        let (k, _) = entry?;
+        if k.len() == 8 {
+            let mut a = [0; 8];
+            a.copy_from_slice(&k);
+            let g = u64::from_be_bytes(a);
+            max_gtid = max_gtid.max(g);
+            outcomes.insert(g);
+        }
+    }
+    Ok((outcomes, max_gtid))
+}
+
+/// Opens and recovers the user database `entry` describes.
+fn open_entry(
+    vfs: &Arc<dyn Vfs>,
+    entry: &DatabaseEntry,
+    config: &InstanceConfig,
+    outcomes: &HashSet<u64>,
+) -> Result<Arc<Database>, EngineError> {
+    let db = Database::open(
+        Arc::clone(vfs),
+        &entry.name,
+        entry.id,
+        entry.files.clone(),
+        config.database.clone(),
+        &|g| outcomes.contains(&g),
+    )?;
+    db.set_delayed_durability(entry.delayed_durability);
+    db.set_recovery_model(entry.recovery_model);
+    Ok(Arc::new(db))
+}
+
+/// Reports a database that came online, with its recovery's figures.
+fn announce_online(db: &Database) {
+    let r = db.recovery_report();
+    db.config().events.emit(
+        EventLevel::Info,
+        &format!(
+            "database {} is ONLINE: recovery scanned {} log records, redid {} pages, rolled back \
+             {} transactions in {} ms",
+            db.name(),
+            r.records_scanned,
+            r.pages_redone,
+            r.transactions_undone,
+            r.elapsed.as_millis()
+        ),
+    );
+}
+
+/// A database registered in master that could not be opened: SQL Server's RECOVERY_PENDING
+/// (its files could not be opened or read) or SUSPECT (recovery ran and found damage).
+#[derive(Debug, Clone)]
+pub struct UnavailableDatabase {
+    /// Its entry in master.
+    pub entry: DatabaseEntry,
+    /// Recovery found damage (SUSPECT), rather than could not start (RECOVERY_PENDING).
+    pub suspect: bool,
+    /// Why it could not be opened.
+    pub reason: String,
+}
+
+impl UnavailableDatabase {
+    fn new(entry: DatabaseEntry, error: &EngineError) -> Self {
+        UnavailableDatabase {
+            entry,
+            suspect: matches!(error, EngineError::Corrupt(_)),
+            reason: error.to_string(),
+        }
+    }
+
+    /// `sys.databases.state_desc`.
+    pub fn state_desc(&self) -> &'static str {
+        if self.suspect {
+            "SUSPECT"
+        } else {
+            "RECOVERY_PENDING"
+        }
+    }
+
+    /// `sys.databases.state`: 3 RECOVERY_PENDING, 4 SUSPECT.
+    pub fn state(&self) -> u8 {
+        if self.suspect {
+            4
+        } else {
+            3
+        }
+    }
+
+    /// The error a request for it gets.
+    pub fn error(&self) -> EngineError {
+        EngineError::DatabaseUnavailable {
+            database: self.entry.name.clone(),
+            reason: self.reason.clone(),
+            suspect: self.suspect,
+        }
+    }
+
+    fn announce(&self, events: &crate::events::EventLog) {
+        events.emit(
+            EventLevel::Error,
+            &format!(
+                "database {} is {}: {}; the other databases are not affected. Fix the cause and \
+                 run ALTER DATABASE [{}] SET ONLINE",
+                self.entry.name,
+                self.state_desc(),
+                self.reason,
+                self.entry.name
+            ),
+        );
+    }
+}
+
 impl Drop for Instance {
     fn drop(&mut self) {
         let _ = self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(data: &str, log: &str) -> DatabaseEntry {
+        DatabaseEntry {
+            id: 7,
+            name: "d".into(),
+            files: DatabaseFiles { data: data.into(), log: log.into() },
+            delayed_durability: DatabaseDurability::Allowed,
+            recovery_model: RecoveryModel::Full,
+        }
+    }
+
+    #[test]
+    fn files_inside_the_data_directory_are_stored_relative_to_it() {
+        let e = entry("/srv/data/d.mdf", "/other/disk/d_log.ldf");
+        let bytes = e.encode(Path::new("/srv/data"));
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(text.contains("d.mdf") && !text.contains("/srv/data"), "{text}");
+        assert!(text.contains("/other/disk/d_log.ldf"));
+        assert_eq!(bytes.last(), Some(&DATA_IN_DIR));
+        // Read back in the same directory, or in a copy of it.
+        assert_eq!(DatabaseEntry::decode(&bytes, Path::new("/srv/data")).unwrap(), e);
+        let copy = DatabaseEntry::decode(&bytes, Path::new("/backup/data")).unwrap();
+        assert_eq!(copy.files.data, Path::new("/backup/data/d.mdf"));
+        assert_eq!(copy.files.log, Path::new("/other/disk/d_log.ldf"));
+        // A path that only looks inside (`..`) stays as given.
+        let sneaky = entry("/srv/data/../elsewhere/d.mdf", "/srv/data/d_log.ldf");
+        let bytes = sneaky.encode(Path::new("/srv/data"));
+        assert_eq!(bytes.last(), Some(&LOG_IN_DIR));
+        let back = DatabaseEntry::decode(&bytes, Path::new("/copy")).unwrap();
+        assert_eq!(back.files.data, Path::new("/srv/data/../elsewhere/d.mdf"));
+        assert_eq!(back.files.log, Path::new("/copy/d_log.ldf"));
+    }
+
+    #[test]
+    fn records_from_before_the_flags_byte_keep_their_paths() {
+        // The old record: no flags byte, every path as stored (absolute, or relative to the
+        // server's working directory when the data directory was given relative).
+        for (data, log) in
+            [("/srv/data/d.mdf", "/srv/data/d_log.ldf"), ("walden-data/d.mdf", "walden-data/l.ldf")]
+        {
+            let e = entry(data, log);
+            let mut bytes = e.encode(Path::new("/unrelated"));
+            assert_eq!(bytes.pop(), Some(0));
+            let back = DatabaseEntry::decode(&bytes, Path::new("walden-data")).unwrap();
+            assert_eq!(back, e);
+        }
+    }
+
+    #[test]
+    fn old_records_are_rewritten_with_relative_paths_at_open() {
+        let vfs: Arc<dyn Vfs> = Arc::new(walden_io::SimFs::new(1));
+        let dir = Path::new("/srv/data");
+        let mut config = InstanceConfig::default();
+        config.database.pool.frames = 32;
+        config.database.log.segment_size = 64 << 10;
+        config.database.log.initial_segments = 2;
+        config.checkpoint_poll_ms = 0;
+        let stored = |instance: &Instance| -> Vec<u8> {
+            let tree = instance.master.space().tree(DATABASES_ROOT);
+            tree.get(b"d").unwrap().unwrap()
+        };
+        {
+            let instance =
+                Instance::open_with(Arc::clone(&vfs), dir, config.clone(), None).unwrap();
+            let db = instance.create_database("d", None).unwrap();
+            // Write the entry as a version before the path flags did: full paths, no flags.
+            let mut old = instance.entry_of(&db).encode(Path::new("/unrelated"));
+            assert_eq!(old.pop(), Some(0));
+            let mut tx = instance.begin(Isolation::ReadCommitted, None);
+            tx.mark_ddl(&instance.master).unwrap();
+            tx.tree_update(&instance.master, DATABASES_ROOT, b"d", &old).unwrap();
+            tx.commit(walden_log::policy::CommitOption::Unspecified).unwrap();
+            assert_eq!(stored(&instance), old);
+            instance.close().unwrap();
+        }
+        let instance = Instance::open_with(Arc::clone(&vfs), dir, config, None).unwrap();
+        assert_eq!(instance.database("d").unwrap().files().data, dir.join("d.mdf"));
+        let now = stored(&instance);
+        assert_eq!(now.last(), Some(&(DATA_IN_DIR | LOG_IN_DIR)));
+        assert!(!String::from_utf8_lossy(&now).contains("/srv/data"));
     }
 }

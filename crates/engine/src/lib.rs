@@ -16,6 +16,7 @@ pub mod alter;
 pub mod catalog;
 pub mod database;
 pub mod error;
+pub mod events;
 pub mod instance;
 pub mod lock;
 pub mod objects;
@@ -27,6 +28,7 @@ pub mod wal;
 
 pub use database::{Database, DatabaseConfig, DatabaseFiles, RecoveryModel, RecoveryReport};
 pub use error::EngineError;
+pub use events::{EventLevel, EventLog};
 pub use instance::{Instance, InstanceConfig};
 pub use table::{IndexCursor, IndexSample, RowCursor, RowId};
 pub use txn::{CommitOutcome, Isolation, Transaction};

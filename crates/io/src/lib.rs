@@ -74,6 +74,33 @@ pub trait Vfs: Send + Sync + fmt::Debug {
     fn sync_dir(&self, path: &Path) -> io::Result<()>;
     /// The files directly in a directory, sorted by name.
     fn list(&self, dir: &Path) -> io::Result<Vec<PathBuf>>;
+    /// Takes an exclusive lock on the existing file at `path`, held until the returned
+    /// [`FileLock`] is dropped, so that no other process (nor another lock in this one) uses
+    /// the file meanwhile. Fails at once with `WouldBlock`, naming the file and, where the
+    /// system tells, the holder's process id, if someone else holds it. File systems without
+    /// such locks (the in-memory ones) lock nothing.
+    fn lock_exclusive(&self, path: &Path) -> io::Result<FileLock> {
+        let _ = path;
+        Ok(FileLock::none())
+    }
+}
+
+/// An exclusive lock on a file, released when dropped (see [`Vfs::lock_exclusive`]).
+#[derive(Debug)]
+pub struct FileLock {
+    /// The descriptor the lock is on: closing it releases the lock.
+    _held: Option<std::fs::File>,
+}
+
+impl FileLock {
+    /// A lock that locks nothing, for file systems without locks.
+    pub fn none() -> Self {
+        FileLock { _held: None }
+    }
+
+    pub(crate) fn on(file: std::fs::File) -> Self {
+        FileLock { _held: Some(file) }
+    }
 }
 
 /// An open file. All I/O is positioned, so one handle is shared by many threads without a

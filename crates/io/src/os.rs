@@ -7,7 +7,7 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::{File, FileRef, OpenMode, Vfs};
+use crate::{File, FileLock, FileRef, OpenMode, Vfs};
 
 /// Zero-filling writes this many bytes per call.
 const ZERO_FILL_CHUNK: usize = 1 << 20;
@@ -54,6 +54,31 @@ impl Vfs for OsFs {
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
         fs::File::open(path).and_then(|dir| dir.sync_all()).map_err(|e| with_path(e, path))
+    }
+
+    fn lock_exclusive(&self, path: &Path) -> io::Result<FileLock> {
+        // flock, on a descriptor of its own: the lock belongs to that open file description,
+        // so the handles Walden reads and writes through are independent of it, a second
+        // flock in this process conflicts like one in another, and the kernel drops the lock
+        // when the process dies (no stale lock after a crash).
+        let file = fs::OpenOptions::new().read(true).open(path).map_err(|e| with_path(e, path))?;
+        match file.try_lock() {
+            Ok(()) => Ok(FileLock::on(file)),
+            Err(fs::TryLockError::WouldBlock) => {
+                let holder = match lock_holder(&file) {
+                    Some(pid) => format!("process {pid}"),
+                    None => "another process".to_string(),
+                };
+                Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    format!(
+                        "{} is in use by {holder} (another Walden instance holds its lock)",
+                        path.display()
+                    ),
+                ))
+            }
+            Err(fs::TryLockError::Error(e)) => Err(with_path(e, path)),
+        }
     }
 
     fn list(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
@@ -155,7 +180,14 @@ impl File for OsFile {
         let mut at = current;
         while at < len {
             let n = ZERO_FILL_CHUNK.min((len - at) as usize);
-            self.write_all_at(&zeros[..n], at)?;
+            if let Err(e) = self.write_all_at(&zeros[..n], at) {
+                // ENOSPC (or EIO) part way leaves the file at whatever length the writes that
+                // did land reached, and fallocate may have extended it too; give back what
+                // this call added, so that a failed growth leaves the length the caller knew.
+                // Best effort: the callers above cope with a partial tail after a crash anyway.
+                let _ = self.file.set_len(current);
+                return Err(e);
+            }
             at += n as u64;
         }
         Ok(())
@@ -168,6 +200,28 @@ impl File for OsFile {
     fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// The process holding a flock on `file`, from Linux's `/proc/locks` (whose lines read
+/// `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234567 0 EOF`: the pid, then the device as hex
+/// major:minor and the inode). `None` where there is no such file or no line matches.
+fn lock_holder(file: &fs::File) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file.metadata().ok()?;
+    let dev = meta.dev();
+    // The kernel's encoding of a dev_t's major and minor numbers.
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    let id = format!("{major:02x}:{minor:02x}:{}", meta.ino());
+    let locks = fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        // "->" marks a waiter, not a holder.
+        if fields.get(1) != Some(&"FLOCK") || fields.contains(&"->") {
+            return None;
+        }
+        (fields.get(5) == Some(&id.as_str())).then(|| fields.get(4)?.parse().ok()).flatten()
+    })
 }
 
 fn pwritev(file: &fs::File, bufs: &[&[u8]], offset: u64) -> io::Result<usize> {
@@ -234,6 +288,27 @@ mod tests {
         let mut buf = [0u8; 4];
         let e = f.read_exact_at(&mut buf, 0).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn a_locked_file_names_itself_and_its_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = OsFs::new();
+        let p = dir.path().join("x.mdf");
+        fs.open(&p, OpenMode::CreateNew).unwrap();
+        let held = fs.lock_exclusive(&p).unwrap();
+        let e = fs.lock_exclusive(&p).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
+        let text = e.to_string();
+        assert!(text.contains(&p.display().to_string()), "{text}");
+        if Path::new("/proc/locks").exists() {
+            assert!(text.contains(&format!("process {}", std::process::id())), "{text}");
+        }
+        // Other handles on the file are unaffected, and dropping the lock releases it.
+        fs.open(&p, OpenMode::Existing).unwrap().write_all_at(b"ok", 0).unwrap();
+        drop(held);
+        fs.lock_exclusive(&p).unwrap();
+        assert!(fs.lock_exclusive(&dir.path().join("missing")).is_err());
     }
 
     #[test]

@@ -46,6 +46,13 @@
 //! keeps them, and no later sync makes them durable. A crash then loses them for sure, and a
 //! retried sync "succeeds" without saving them, which is exactly the bug a crash test must catch.
 //!
+//! Growth without `fallocate`. [`SimFs::without_fallocate`] turns `preallocate` into glibc's
+//! fallback for file systems without `fallocate`: one write of a zero byte per block, each a
+//! write call of its own, so that a crash, a power cut or a fault in the middle of a growth
+//! leaves the file grown by only some blocks, at a length that need not be a whole number of
+//! the caller's pages. [`SimFs::set_space_limit`] makes a write or growth that would take the
+//! files past a total size fail with `ENOSPC`, so that growth runs out of space part way.
+//!
 //! Power cut. [`SimFs::power_off_after`] lets a number of writes and syncs complete and then
 //! turns the machine off: every later write, sync, `preallocate`, `set_len`, `sync_dir`, file
 //! creation and removal fails with `EIO` and no effect, while reads keep working on the current
@@ -144,6 +151,11 @@ struct State {
     power_budget: Option<u64>,
     writes: u64,
     syncs: u64,
+    /// `Some(block)`: the file system has no `fallocate`, and `preallocate` does what glibc's
+    /// `posix_fallocate` falls back to (see [`SimFs::without_fallocate`]).
+    fallback_block: Option<usize>,
+    /// The most bytes all files together may hold (see [`SimFs::set_space_limit`]).
+    space_limit: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -412,6 +424,8 @@ impl SimFs {
                 power_budget: None,
                 writes: 0,
                 syncs: 0,
+                fallback_block: None,
+                space_limit: None,
             })),
         }
     }
@@ -471,6 +485,23 @@ impl SimFs {
     /// [`SimFs::crash`]. Reads keep working. `power_off_after(0)` cuts the power at once.
     pub fn power_off_after(&self, ops: u64) {
         self.state().power_budget = Some(ops);
+    }
+
+    /// Makes the file system one without `fallocate` (FUSE, NFS, older ones): `preallocate`
+    /// from then on does what glibc's `posix_fallocate` falls back to, one write of a zero byte
+    /// per `block` bytes of new space, placed so that the last one lands on the new last byte.
+    /// Each of those writes is a write call of its own: faults, power cuts and crashes act on
+    /// them one at a time, so an interrupted growth leaves the file at a length that is a
+    /// whole number of blocks past the old one, as on a real system. `block` 0 counts as 1.
+    pub fn without_fallocate(&self, block: usize) {
+        self.state().fallback_block = Some(block.max(1));
+    }
+
+    /// Limits the bytes all files together may hold (their current lengths): a write, growth or
+    /// `set_len` that would take the total past `limit` fails with `ENOSPC` and no effect.
+    /// `None` lifts the limit, as when an operator frees space.
+    pub fn set_space_limit(&self, limit: Option<u64>) {
+        self.state().space_limit = limit;
     }
 
     /// Writes and syncs completed so far (`writes() + syncs()`).
@@ -592,10 +623,27 @@ impl SimFile {
     fn mutate(
         &self,
         op: Op,
+        new_len: Option<u64>,
         change: impl FnOnce(&mut Inode, &Path) -> io::Result<()>,
     ) -> io::Result<()> {
         let mut state = self.live()?;
         let mut inode = lock(&self.inode);
+        if let (Some(limit), Some(new_len)) = (state.space_limit, new_len) {
+            let own = inode.current.len() as u64;
+            if new_len > own && !state.powered_off() {
+                // Every other file's current length; this inode is locked already (and a
+                // removed file still open is not counted, as its space is freed on close).
+                let others: u64 = state
+                    .files
+                    .values()
+                    .filter(|cell| !Arc::ptr_eq(cell, &self.inode))
+                    .map(|cell| lock(cell).current.len() as u64)
+                    .sum();
+                if others.saturating_add(new_len) > limit {
+                    return Err(FaultKind::Enospc.error());
+                }
+            }
+        }
         match state.admit(op) {
             Ok(()) => {}
             Err(Refusal::PoweredOff) => return Err(eio()),
@@ -621,7 +669,8 @@ impl File for SimFile {
     }
 
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
-        self.mutate(Op::Write, |inode, path| inode.write(path, buf, offset))
+        let end = if buf.is_empty() { None } else { offset.checked_add(buf.len() as u64) };
+        self.mutate(Op::Write, end, |inode, path| inode.write(path, buf, offset))
     }
 
     fn write_vectored_all_at(&self, bufs: &[&[u8]], offset: u64) -> io::Result<()> {
@@ -630,7 +679,7 @@ impl File for SimFile {
     }
 
     fn sync_data(&self) -> io::Result<()> {
-        self.mutate(Op::Sync, |inode, _| {
+        self.mutate(Op::Sync, None, |inode, _| {
             inode.sync();
             Ok(())
         })
@@ -646,11 +695,27 @@ impl File for SimFile {
     }
 
     fn preallocate(&self, len: u64) -> io::Result<()> {
-        self.mutate(Op::Write, |inode, path| inode.preallocate(path, len))
+        let block = self.live()?.fallback_block;
+        let Some(block) = block.map(|b| b as u64) else {
+            return self.mutate(Op::Write, Some(len), |inode, path| inode.preallocate(path, len));
+        };
+        // glibc's fallback: a zero byte per block, the first at `old + (grow - 1) % block` so
+        // that the last lands at `len - 1`. It stops at the first failure, leaving the file
+        // grown by the writes made so far.
+        let old = self.len()?;
+        if len <= old {
+            return Ok(());
+        }
+        let mut at = old + (len - old - 1) % block;
+        while at < len {
+            self.write_all_at(&[0], at)?;
+            at += block;
+        }
+        Ok(())
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {
-        self.mutate(Op::Write, |inode, path| inode.set_len(path, len))
+        self.mutate(Op::Write, Some(len), |inode, path| inode.set_len(path, len))
     }
 
     fn path(&self) -> &Path {
@@ -1115,6 +1180,60 @@ mod tests {
         assert_eq!(fs.writes(), writes + 1);
         fs.crash();
         assert_eq!(fs.durable_image(Path::new("a")).unwrap(), b"ok");
+    }
+
+    #[test]
+    fn growth_without_fallocate_writes_a_byte_per_block_and_can_stop_part_way() {
+        let p = Path::new("a");
+        // Every write counts: growing 600 -> 8192 with 4096-byte blocks is two writes, the
+        // first at 600 + (7592 - 1) % 4096 = 4095, the last at 8191.
+        let fs = SimFs::new(20);
+        fs.without_fallocate(4096);
+        let f = synced_file(&fs, p, &[7u8; 600]);
+        let writes = fs.writes();
+        f.preallocate(8192).unwrap();
+        assert_eq!(fs.writes(), writes + 2);
+        assert_eq!(f.len().unwrap(), 8192);
+        assert!(read_all(&f)[600..].iter().all(|&b| b == 0));
+        // A fault on the second write leaves the file one block longer than it was.
+        fs.fail_nth_write(2, FaultKind::Enospc);
+        assert_eq!(raw(f.preallocate(3 * 8192)), Some(libc::ENOSPC));
+        assert_eq!(f.len().unwrap(), 8192 + 4096);
+        // A crash during an unsynced growth keeps any subset of the bytes.
+        let mut lengths = std::collections::BTreeSet::new();
+        for seed in 0..40 {
+            let fs = SimFs::new(seed);
+            fs.without_fallocate(4096);
+            let f = synced_file(&fs, p, &[1u8; 8192]);
+            f.preallocate(4 * 8192).unwrap();
+            fs.crash();
+            let len = reopen(&fs, p).len().unwrap();
+            assert_eq!(len % 4096, 0);
+            lengths.insert(len);
+        }
+        assert!(lengths.iter().any(|l| l % 8192 != 0), "{lengths:?}");
+    }
+
+    #[test]
+    fn a_space_limit_refuses_growth_past_it_with_enospc() {
+        let fs = SimFs::new(21);
+        let a = synced_file(&fs, Path::new("a"), &[1u8; 1000]);
+        let b = synced_file(&fs, Path::new("b"), &[2u8; 1000]);
+        fs.set_space_limit(Some(4000));
+        // Overwrites inside the file need no space.
+        a.write_all_at(&[3u8; 1000], 0).unwrap();
+        assert_eq!(raw(a.write_all_at(&[3u8; 10], 2995)), Some(libc::ENOSPC));
+        assert_eq!(raw(b.preallocate(3001)), Some(libc::ENOSPC));
+        assert_eq!(raw(b.set_len(3001)), Some(libc::ENOSPC));
+        b.preallocate(3000).unwrap();
+        // Without fallocate the growth goes as far as the space does.
+        fs.without_fallocate(512);
+        a.set_len(0).unwrap();
+        assert_eq!(raw(a.preallocate(2048)), Some(libc::ENOSPC));
+        assert_eq!(a.len().unwrap(), 512);
+        fs.set_space_limit(None);
+        a.preallocate(2048).unwrap();
+        assert_eq!(a.len().unwrap(), 2048);
     }
 
     #[test]

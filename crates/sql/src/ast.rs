@@ -632,6 +632,8 @@ pub enum DatabaseOption {
     DelayedDurability(DelayedDurability),
     /// `RECOVERY SIMPLE | FULL | BULK_LOGGED`.
     Recovery(RecoveryModel),
+    /// `ONLINE`: open a database that could not be opened (RECOVERY_PENDING, SUSPECT) again.
+    Online,
 }
 
 /// The database-level delayed durability setting.

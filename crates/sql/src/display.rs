@@ -530,6 +530,7 @@ impl Display for AlterDatabase {
             DatabaseOption::Recovery(RecoveryModel::Simple) => "RECOVERY SIMPLE",
             DatabaseOption::Recovery(RecoveryModel::Full) => "RECOVERY FULL",
             DatabaseOption::Recovery(RecoveryModel::BulkLogged) => "RECOVERY BULK_LOGGED",
+            DatabaseOption::Online => "ONLINE",
         };
         write!(f, " SET {option}")
     }

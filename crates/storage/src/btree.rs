@@ -330,6 +330,14 @@ impl<'p> Smo<'p> {
         if changes.is_empty() {
             return Ok(());
         }
+        // New pages get their room in the file before the record is logged: once it is, every
+        // page below must be installed, and a growth that runs out of space half way through
+        // would leave a parent pointing at a page the pool never got.
+        for (i, page) in self.pages.iter().enumerate() {
+            if self.fresh[i] && !self.ops[i].is_empty() {
+                self.pool.reserve(page.page_id())?;
+            }
+        }
         let lsn = log.log(ChangeKind::Structure, &changes)?;
         for (i, page) in self.pages.iter().enumerate() {
             if self.ops[i].is_empty() {

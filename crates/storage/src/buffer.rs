@@ -928,6 +928,15 @@ impl BufferPool {
         self.shared.pin(id, Some(page_type))
     }
 
+    /// Makes sure page `id` lies inside the file, growing it if not, without pinning anything.
+    /// A caller that logs a change to new pages first calls this for each of them, so that a
+    /// growth that fails (out of space) fails before the log says the change happened, and
+    /// the pages already in memory never disagree with the log.
+    pub fn reserve(&self, id: PageId) -> Result<(), BufferError> {
+        self.shared.check_failed()?;
+        self.shared.ensure_in_file(id)
+    }
+
     /// The checkpoint's write: writes every page that is dirty when the call starts (log first),
     /// then syncs the file. Pages may be changed meanwhile; those changed again stay dirty.
     /// The caller must not hold a latch on a dirty page (the write-out takes its read latch).

@@ -25,6 +25,18 @@
 //!   So every page write is an overwrite of allocated space: a later `sync` (`fdatasync`) makes
 //!   it durable without a metadata update, and a crash can never leave a page the file's size
 //!   does not cover.
+//! * **A partial last page is the remains of a growth, and is cut.** A crash or `ENOSPC` in the
+//!   middle of a growth (worst on file systems without `fallocate`, where `posix_fallocate`
+//!   writes a byte per block) can leave the file at a length that is not a whole number of
+//!   pages. [`DataFile::open`] cuts such a tail off (and, if it cannot, ignores it). That is
+//!   safe because nothing anyone relies on can be in it: the size is made durable before
+//!   `page_count` covers the new pages, so no page was ever written past the last whole page
+//!   the durable size held, and the bytes past it are the zeros of a growth that did not
+//!   finish. Whole pages a partial growth did add are zero, so they read as never written, as
+//!   any preallocated page does. Nor can the log need the cut bytes: the WAL rule only orders
+//!   the log before page writes, and a page the log describes that lies past the end after the
+//!   cut is rebuilt by redo, which grows the file again (`PageOutOfRange` in redo means
+//!   "rebuild from the log", like a never-written page).
 //! * **A data file is shared.** Reads and writes take `&self` and use positioned I/O, so one
 //!   `DataFile` serves many threads; growth is serialized by a lock. Keeping two writers off
 //!   the same page, and the WAL rule, are the buffer pool's job.
@@ -174,6 +186,8 @@ pub struct DataFile {
     page_count: AtomicU32,
     /// Serializes [`DataFile::grow`]; reads and writes do not take it.
     grow_lock: Mutex<()>,
+    /// Bytes past the last whole page that [`DataFile::open`] found (and cut if it could).
+    partial_tail: u64,
 }
 
 impl DataFile {
@@ -212,6 +226,7 @@ impl DataFile {
             header,
             page_count: AtomicU32::new(pages),
             grow_lock: Mutex::new(()),
+            partial_tail: 0,
         };
         data_file.write_page(&mut page)?;
         data_file.file.sync_all().map_err(io_err("sync"))?;
@@ -221,17 +236,26 @@ impl DataFile {
         Ok(data_file)
     }
 
-    /// Opens an existing data file and checks its header page.
+    /// Opens an existing data file and checks its header page. A partial page at the end (an
+    /// interrupted growth, see the module documentation) is cut off, or ignored if the cut
+    /// fails; [`DataFile::partial_tail`] says how many bytes it had.
     pub fn open(vfs: &dyn Vfs, path: &Path) -> Result<DataFile, FileError> {
         let io_err = |op| move |source| FileError::Io { op, path: path.to_path_buf(), source };
         let not_data =
             |detail: String| FileError::NotADataFile { path: path.to_path_buf(), detail };
         let file = vfs.open(path, OpenMode::Existing).map_err(io_err("open"))?;
         let len = file.len().map_err(io_err("open"))?;
-        if len == 0 || len % PAGE_SIZE as u64 != 0 {
-            return Err(not_data(format!(
-                "length {len} is not a positive multiple of {PAGE_SIZE}"
-            )));
+        if len < PAGE_SIZE as u64 {
+            // Not even the header page: no growth leaves this, as creation writes and syncs
+            // the header page before the database exists anywhere else.
+            return Err(not_data(format!("length {len} is less than one page ({PAGE_SIZE})")));
+        }
+        let partial_tail = len % PAGE_SIZE as u64;
+        if partial_tail != 0 {
+            // Best effort: a tail that stays is ignored (page_count stops before it), and the
+            // next growth starts from the last whole page and zero-fills over it.
+            let whole = len - partial_tail;
+            let _ = file.set_len(whole).and_then(|()| file.sync_all());
         }
         let pages = u32::try_from(len / PAGE_SIZE as u64).map_err(|_| FileError::TooLarge)?;
         let mut page = Page::zeroed();
@@ -247,7 +271,14 @@ impl DataFile {
             header,
             page_count: AtomicU32::new(pages),
             grow_lock: Mutex::new(()),
+            partial_tail,
         })
+    }
+
+    /// Bytes past the last whole page when the file was opened: the remains of a growth a
+    /// crash or a full disk interrupted, cut off (or ignored) by [`DataFile::open`]. 0 if none.
+    pub fn partial_tail(&self) -> u64 {
+        self.partial_tail
     }
 
     /// The header read or written when the file was opened.
@@ -293,7 +324,13 @@ impl DataFile {
         let _guard = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
         let first = self.page_count();
         let new_count = first.checked_add(n).ok_or(FileError::TooLarge)?;
-        self.file.preallocate(offset(new_count)).map_err(|source| self.io_err("grow", source))?;
+        if let Err(source) = self.file.preallocate(offset(new_count)) {
+            // Out of space part way (without fallocate the growth is a write per block): give
+            // back what landed, so the length is whole pages again while the database stays
+            // open. Best effort; `open` cuts a partial tail after a crash anyway.
+            let _ = self.file.set_len(offset(first));
+            return Err(self.io_err("grow", source));
+        }
         // The size must be durable before any page in the new range is trusted to be, since a
         // page write is then synced with `sync_data`, which need not carry the metadata.
         self.file.sync_all().map_err(|source| self.io_err("sync", source))?;
@@ -393,6 +430,41 @@ mod tests {
         assert!(matches!(g.read_page(2), Err(FileError::Page(PageError::NeverWritten { .. }))));
         assert_eq!(g.read_page(3).unwrap().get(0).unwrap(), b"x");
         assert!(matches!(g.grow(u32::MAX), Err(FileError::TooLarge)));
+    }
+
+    #[test]
+    fn a_partial_page_left_by_an_interrupted_growth_is_cut_at_open() {
+        let fs = MemFs::new();
+        let f = DataFile::create(&fs, &path(), 1, 3).unwrap();
+        f.write_page(&mut heap_page(2, &[b"kept"])).unwrap();
+        // Half a page of zeros past the end, as glibc's byte-per-block fallback leaves it.
+        let raw = fs.open(&path(), OpenMode::Existing).unwrap();
+        raw.write_all_at(&[0], offset(3) + 4095).unwrap();
+        let g = DataFile::open(&fs, &path()).unwrap();
+        assert_eq!(g.partial_tail(), 4096);
+        assert_eq!(g.page_count(), 3);
+        assert_eq!(raw.len().unwrap(), offset(3));
+        assert_eq!(g.read_page(2).unwrap().get(0).unwrap(), b"kept");
+        // It grows on from the last whole page.
+        assert_eq!(g.grow(2).unwrap(), 3);
+        assert_eq!(raw.len().unwrap(), offset(5));
+        assert_eq!(DataFile::open(&fs, &path()).unwrap().partial_tail(), 0);
+    }
+
+    #[test]
+    fn a_failed_growth_gives_back_what_it_added() {
+        let fs = walden_io::SimFs::new(1);
+        fs.without_fallocate(4096);
+        let f = DataFile::create(&fs, &path(), 1, 2).unwrap();
+        fs.set_space_limit(Some(offset(3) + 4096));
+        assert!(matches!(f.grow(4), Err(FileError::Io { op: "grow", .. })));
+        assert_eq!(f.page_count(), 2);
+        let raw = fs.open(&path(), OpenMode::Existing).unwrap();
+        assert_eq!(raw.len().unwrap(), offset(2));
+        // Once there is room, the same growth succeeds.
+        fs.set_space_limit(None);
+        assert_eq!(f.grow(4).unwrap(), 2);
+        assert_eq!(f.page_count(), 6);
     }
 
     #[test]

@@ -154,6 +154,7 @@ impl Run<'_> {
                         };
                         self.s.instance.set_recovery_model(&name, model)
                     }
+                    DatabaseOption::Online => self.s.instance.set_online(&name),
                 };
                 r.map_err(|e| self.s.engine_error(e))
             }

@@ -207,7 +207,7 @@ impl<'a> Parser<'a> {
         Ok(FileGrowth::Size(FileSize { amount, unit: self.parse_size_unit() }))
     }
 
-    /// `ALTER DATABASE name | CURRENT SET DELAYED_DURABILITY = ... | RECOVERY ...`.
+    /// `ALTER DATABASE name | CURRENT SET DELAYED_DURABILITY = ... | RECOVERY ... | ONLINE`.
     fn parse_alter_database(&mut self) -> PResult<StatementKind> {
         self.advance();
         let database = if self.eat_keyword("CURRENT") {
@@ -233,6 +233,8 @@ impl<'a> Parser<'a> {
                 None => return Err(self.error()),
             };
             DatabaseOption::Recovery(model)
+        } else if self.eat_keyword("ONLINE") {
+            DatabaseOption::Online
         } else {
             return Err(self.error());
         };

@@ -32,6 +32,10 @@ pub struct FileConfig {
     pub tls_key: Option<PathBuf>,
     /// Seconds a new connection may take to log in before it is closed.
     pub login_timeout_secs: Option<u64>,
+    /// Seconds a new connection may take to send its PRELOGIN before it is closed.
+    pub prelogin_timeout_secs: Option<u64>,
+    /// Connections that have not finished logging in kept at once.
+    pub max_pending_logins: Option<usize>,
 }
 
 impl FileConfig {
@@ -88,6 +92,8 @@ mod tests {
             tls_cert = "/etc/walden/cert.pem"
             tls_key = "key.pem"
             login_timeout_secs = 5
+            prelogin_timeout_secs = 2
+            max_pending_logins = 16
         "#;
         let mut config = FileConfig::parse(text).expect("valid");
         config.resolve_paths(Path::new("/srv/walden"));
@@ -100,6 +106,8 @@ mod tests {
         assert_eq!(config.tls_cert, Some(PathBuf::from("/etc/walden/cert.pem")));
         assert_eq!(config.tls_key, Some(PathBuf::from("/srv/walden/key.pem")));
         assert_eq!(config.login_timeout_secs, Some(5));
+        assert_eq!(config.prelogin_timeout_secs, Some(2));
+        assert_eq!(config.max_pending_logins, Some(16));
 
         let error = FileConfig::parse("prot = 1433").expect_err("misspelt key");
         assert!(error.contains("prot"), "{error}");

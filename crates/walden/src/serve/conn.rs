@@ -46,7 +46,7 @@ fn login_watchdog(
     let watch = move || {
         if wait.recv_timeout(timeout) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
             log_line!(
-                warn,
+                info,
                 "connection {peer}: login not completed within {} s; closing",
                 timeout.as_secs()
             );
@@ -92,13 +92,18 @@ struct Conn {
     /// The session's cancel signal: notices an attention sent during a request. Set up
     /// once the client has logged in.
     attention: Option<Arc<AttentionProbe>>,
+    /// The connection's slot under `max_connections`, from LOGIN7 until it ends.
+    slot: Option<super::SlotGuard>,
 }
 
-/// Serves one connection. `over_limit`: the connection limit is reached, so the login is
-/// answered with an error.
-pub fn serve(stream: TcpStream, shared: Arc<Shared>, over_limit: bool) {
+/// Serves connection `id`: its login (the connection limit is checked at LOGIN7), then its
+/// requests.
+pub fn serve(stream: TcpStream, shared: Arc<Shared>, id: u64) {
     let (peer_addr, local_addr) = (stream.peer_addr().ok(), stream.local_addr().ok());
     let peer = peer_addr.map(|a| a.to_string()).unwrap_or_default();
+    // The pre-login timeout: a socket that sends nothing gives its thread back in seconds,
+    // not at the end of the login timeout. Cleared once PRELOGIN is in (see `login`).
+    let _ = stream.set_read_timeout(Some(shared.prelogin_timeout));
     let watchdog = login_watchdog(&stream, &peer, shared.login_timeout);
     let mut conn = Conn {
         stream: SharedTransport::new(stream),
@@ -118,23 +123,31 @@ pub fn serve(stream: TcpStream, shared: Arc<Shared>, over_limit: bool) {
         next_descriptor: 0,
         prepared: rpc::Prepared::default(),
         attention: None,
+        slot: None,
     };
     conn.reader.set_max_message_size(LOGIN_MAX_MESSAGE);
-    let login = conn.login(over_limit);
-    // Logged in, refused or failed: either way the watchdog has nothing left to guard.
+    let login = conn.login();
+    // Logged in, refused or failed: either way the watchdog has nothing left to guard, and
+    // the connection no longer counts as pending.
     drop(watchdog);
+    conn.shared.login_done(id);
     match login {
         Ok(Some(mut session)) => {
             conn.reader.set_max_message_size(walden_tds::packet::DEFAULT_MAX_MESSAGE_SIZE);
             if let Err(e) = conn.requests(&mut session) {
                 if e.kind() != io::ErrorKind::UnexpectedEof {
-                    log_line!(warn, "connection {peer}: {e}");
+                    // A client that breaks the protocol or drops the connection: its problem.
+                    log_line!(info, "connection {peer}: {e}");
                 }
             }
             session.close();
         }
         Ok(None) => {}
-        Err(e) => log_line!(warn, "connection {peer}: login: {e}"),
+        // A connection closed before it logged in (the client left, or the pending cap closed
+        // it, which the accept loop logs once per 100) is not worth a line each: a flood of
+        // them would flood the log.
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {}
+        Err(e) => log_line!(info, "connection {peer}: login: {e}"),
     }
 }
 
@@ -174,8 +187,22 @@ impl Conn {
         Ok(None)
     }
 
-    fn login(&mut self, over_limit: bool) -> io::Result<Option<Session>> {
-        let first = self.read()?;
+    fn login(&mut self) -> io::Result<Option<Session>> {
+        let first = match self.read() {
+            Ok(first) => first,
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "no PRELOGIN within {} s; closing",
+                        self.shared.prelogin_timeout.as_secs()
+                    ),
+                ))
+            }
+            Err(e) => return Err(e),
+        };
+        // The rest of the login is bounded by the login watchdog.
+        self.stream.tcp_clone()?.set_read_timeout(None)?;
         if first.ty != PacketType::PreLogin {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "expected PRELOGIN"));
         }
@@ -231,7 +258,8 @@ impl Conn {
             self.stream.downgrade()?;
         }
         let login = Login7::decode(&message.payload).map_err(invalid)?;
-        if over_limit {
+        self.slot = self.shared.take_slot();
+        if self.slot.is_none() {
             let max = self.shared.max_connections;
             return self.refuse(vec![message_token(
                 17809,
@@ -396,7 +424,9 @@ impl Conn {
         self.prepared.clear();
         let database = self.login_database.clone();
         if let Some(e) = use_database(session, &database) {
-            log_line!(error, "RESETCONNECTION: {e}");
+            // The client's mistake (its login database is gone, say), which the client is told
+            // about on its next request: information for the operator, not an error.
+            log_line!(info, "RESETCONNECTION: {e}");
         }
     }
 

@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use walden_engine::types::Date;
-use walden_engine::{Instance, InstanceConfig};
+use walden_engine::{EventLevel, EventLog, Instance, InstanceConfig};
 use walden_sql::exec::sysviews::format_lsn;
 use walden_sql::exec::sysviews::ServerCounters;
 
@@ -44,6 +44,14 @@ const DEFAULT_MAX_CONNECTIONS: usize = 256;
 /// handshake, LOGIN7) by default, so that clients that connect and then send nothing, or
 /// trickle bytes, cannot hold a connection slot and a thread for ever.
 const DEFAULT_LOGIN_TIMEOUT_SECS: u64 = 60;
+/// How long a new connection has to send its PRELOGIN by default: a real client sends it at
+/// once, so a few seconds are plenty, and a socket that stays silent is closed long before
+/// the login timeout.
+const DEFAULT_PRELOGIN_TIMEOUT_SECS: u64 = 5;
+/// Connections that have not finished logging in, kept at once by default. Past it the oldest
+/// of them is closed to make room, so that a flood of half-open sockets can neither hold more
+/// threads than this nor keep a real client (which logs in within milliseconds) out.
+const DEFAULT_MAX_PENDING_LOGINS: usize = 128;
 /// How often the accept loop looks at the shutdown flag.
 const ACCEPT_POLL: Duration = Duration::from_millis(50);
 
@@ -67,14 +75,23 @@ pub struct ServeArgs {
     /// generated on first start].
     #[arg(long)]
     sa_password: Option<String>,
-    /// Connections served at once; more are refused at login with error 17809 [default:
-    /// $WALDEN_MAX_CONNECTIONS, else 256].
+    /// Logged-in connections served at once; more are refused at login with error 17809
+    /// (connections still logging in do not count) [default: $WALDEN_MAX_CONNECTIONS, else
+    /// 256].
     #[arg(long)]
     max_connections: Option<usize>,
     /// Seconds a new connection may take to log in before it is closed [default:
     /// $WALDEN_LOGIN_TIMEOUT, else 60].
     #[arg(long)]
     login_timeout: Option<u64>,
+    /// Seconds a new connection may take to send its PRELOGIN before it is closed [default:
+    /// $WALDEN_PRELOGIN_TIMEOUT, else 5].
+    #[arg(long)]
+    prelogin_timeout: Option<u64>,
+    /// Connections that have not finished logging in kept at once; past it the oldest is
+    /// closed [default: $WALDEN_MAX_PENDING_LOGINS, else 128].
+    #[arg(long)]
+    max_pending_logins: Option<usize>,
     /// TLS, negotiated in PRELOGIN: `off`, or `self-signed` (a certificate for localhost and
     /// 127.0.0.1 generated at start) [default: $WALDEN_TLS, else on with --tls-cert if
     /// given, else off].
@@ -106,6 +123,40 @@ pub struct Shared {
     tls: Option<tls::TlsSetup>,
     /// How long a connection may take to log in.
     login_timeout: Duration,
+    /// How long a connection may take to send its PRELOGIN.
+    prelogin_timeout: Duration,
+    /// Connections logged in (or being admitted at LOGIN7) now, against `max_connections`.
+    logged_in: AtomicUsize,
+    /// Connections that have not finished logging in, by connection id (oldest first), with
+    /// a handle to close them by.
+    pending: Mutex<std::collections::BTreeMap<u64, TcpStream>>,
+}
+
+impl Shared {
+    /// The connection is past its login (in, refused or failed): it no longer counts
+    /// against the pending cap, and can no longer be evicted.
+    fn login_done(&self, id: u64) {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+    }
+
+    /// Takes a slot under `max_connections` for a connection at LOGIN7; `None` if all are
+    /// taken. The slot is given back when the guard drops.
+    fn take_slot(self: &Arc<Self>) -> Option<SlotGuard> {
+        if self.logged_in.fetch_add(1, Ordering::SeqCst) >= self.max_connections {
+            self.logged_in.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        Some(SlotGuard(Arc::clone(self)))
+    }
+}
+
+/// A logged-in connection's slot under `max_connections`.
+struct SlotGuard(Arc<Shared>);
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        self.0.logged_in.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// See `log_line!`.
@@ -179,6 +230,21 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             t.parse().ok().filter(|&s: &u64| s > 0)
         })?
         .unwrap_or(DEFAULT_LOGIN_TIMEOUT_SECS);
+    let prelogin_timeout = setting(
+        args.prelogin_timeout,
+        "WALDEN_PRELOGIN_TIMEOUT",
+        file.prelogin_timeout_secs,
+        |t| t.parse().ok().filter(|&s: &u64| s > 0),
+    )?
+    .unwrap_or(DEFAULT_PRELOGIN_TIMEOUT_SECS);
+    let max_pending_logins = setting(
+        args.max_pending_logins,
+        "WALDEN_MAX_PENDING_LOGINS",
+        file.max_pending_logins,
+        |t| t.parse().ok().filter(|&n: &usize| n > 0),
+    )?
+    .unwrap_or(DEFAULT_MAX_PENDING_LOGINS)
+    .max(1);
     let tls_mode =
         match file.tls.as_deref() {
             Some(text) => Some(TlsMode::from_str(text, true).map_err(|_| {
@@ -197,7 +263,18 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         log_line!(info, "configuration: {}", path.display());
     }
     log_line!(info, "data directory: {}", data.display());
-    let instance = Instance::open(&data, InstanceConfig::default())
+    let mut config = InstanceConfig::default();
+    // The engine's state changes (online, offline with the cause, recovery pending or suspect
+    // with the reason) go to this log, timestamped like every other line.
+    config.database.events = EventLog::new(|level, message| {
+        let level = match level {
+            EventLevel::Info => "info",
+            EventLevel::Warn => "warn",
+            EventLevel::Error => "error",
+        };
+        write_log(level, format_args!("{message}"));
+    });
+    let instance = Instance::open(&data, config)
         .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     for db in instance.databases() {
         let report = db.recovery_report();
@@ -238,7 +315,11 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         max_connections,
         tls,
         login_timeout: Duration::from_secs(login_timeout),
+        prelogin_timeout: Duration::from_secs(prelogin_timeout),
+        logged_in: AtomicUsize::new(0),
+        pending: Mutex::default(),
     });
+    let mut evicted = 0u64;
     let active = Arc::new(AtomicUsize::new(0));
     let open: Arc<Mutex<HashMap<u64, TcpStream>>> = Arc::default();
     let mut threads: Vec<JoinHandle<()>> = Vec::new();
@@ -266,10 +347,34 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         if let Ok(clone) = stream.try_clone() {
             open.lock().unwrap_or_else(PoisonError::into_inner).insert(id, clone);
         }
-        let over_limit = active.fetch_add(1, Ordering::SeqCst) >= max_connections;
+        // The pending cap: make room by closing the connection that has been logging in the
+        // longest (its thread's read fails and it ends). Logged-in connections are never
+        // touched, and a real client is only at risk if `max_pending_logins` newer
+        // connections arrive during its few milliseconds of login.
+        {
+            let mut pending = shared.pending.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Ok(clone) = stream.try_clone() {
+                pending.insert(id, clone);
+            }
+            while pending.len() > max_pending_logins {
+                let Some((_, oldest)) = pending.pop_first() else { break };
+                let _ = oldest.shutdown(Shutdown::Both);
+                evicted += 1;
+                // One line per 100, not per socket: a flood must not flood the log too.
+                if evicted % 100 == 1 {
+                    log_line!(
+                        info,
+                        "{max_pending_logins} connections are logging in; closing the oldest \
+                         ({evicted} so far)"
+                    );
+                }
+            }
+        }
+        active.fetch_add(1, Ordering::SeqCst);
         let (shared, active, open) = (Arc::clone(&shared), Arc::clone(&active), Arc::clone(&open));
         let spawned = std::thread::Builder::new().name(format!("conn-{id}")).spawn(move || {
-            conn::serve(stream, shared, over_limit);
+            conn::serve(stream, Arc::clone(&shared), id);
+            shared.login_done(id);
             active.fetch_sub(1, Ordering::SeqCst);
             open.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
         });
@@ -288,7 +393,18 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     for thread in threads {
         let _ = thread.join();
     }
+    // Fails only if the shutdown itself failed (an online database could not be checkpointed
+    // and closed); a database that was already offline or never opened does not change the
+    // exit status (docs/serve.md).
     instance.close().map_err(|e| format!("closing the instance: {e}"))?;
+    for db in instance.databases() {
+        if let Err(e) = db.check_online() {
+            log_line!(warn, "database {} was offline at shutdown: {e}", db.name());
+        }
+    }
+    for db in instance.unavailable_databases() {
+        log_line!(warn, "database {} was {} at shutdown", db.entry.name, db.state_desc());
+    }
     log_line!(info, "shutdown complete");
     Ok(())
 }

@@ -17,10 +17,17 @@ use super::{
 use crate::ast::{FunctionBody, StatementKind};
 use crate::exec::RowSet;
 
-/// A database, as `sys.databases` shows it.
+/// A database, as `sys.databases` shows it: an open one, or one registered in master that
+/// could not be opened (RECOVERY_PENDING or SUSPECT, with no files open to ask).
 struct DbRow {
-    db: Arc<Database>,
-    online: bool,
+    name: String,
+    id: u32,
+    /// The data file's creation time; 0 if it could not be opened.
+    created: u64,
+    recovery_model: RecoveryModel,
+    delayed_durability: walden_log::policy::DatabaseDurability,
+    /// SQL Server's `state` and `state_desc`.
+    state: (u8, &'static str),
     log_reuse_wait: &'static str,
 }
 
@@ -52,23 +59,37 @@ fn recovery_code(model: RecoveryModel) -> u8 {
 
 /// `sys.databases`: every database of the instance, by id.
 pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
-    let rows: Vec<DbRow> = ctx
+    let mut rows: Vec<DbRow> = ctx
         .instance
         .databases()
         .into_iter()
         .map(|db| DbRow {
-            online: db.state() == DatabaseState::Online,
+            name: db.name().to_string(),
+            id: db.id(),
+            created: created_micros(&db),
+            recovery_model: db.recovery_model(),
+            delayed_durability: db.delayed_durability(),
+            state: if db.state() == DatabaseState::Online { (0, "ONLINE") } else { (6, "OFFLINE") },
             log_reuse_wait: db.log_reuse_wait(),
-            db,
         })
         .collect();
+    rows.extend(ctx.instance.unavailable_databases().into_iter().map(|u| DbRow {
+        state: (u.state(), u.state_desc()),
+        name: u.entry.name,
+        id: u.entry.id,
+        created: 0,
+        recovery_model: u.entry.recovery_model,
+        delayed_durability: u.entry.delayed_durability,
+        log_reuse_wait: "NOTHING",
+    }));
+    rows.sort_by_key(|r| r.id);
     let off = |_: &DbRow| bit(false);
     View::<DbRow>::new()
-        .col("name", SYSNAME, |r| nstr(r.db.name()))
-        .col("database_id", SqlType::Int, |r| int(i64::from(r.db.id())))
+        .col("name", SYSNAME, |r| nstr(&r.name))
+        .col("database_id", SqlType::Int, |r| int(i64::from(r.id)))
         .opt("source_database_id", SqlType::Int, |_| Value::Null)
         .opt("owner_sid", SqlType::VarBinary(Len::N(85)), |_| Value::Binary(vec![1]))
-        .col("create_date", SqlType::DateTime, |r| datetime(created_micros(&r.db)))
+        .col("create_date", SqlType::DateTime, |r| datetime(r.created))
         .opt("compatibility_level", SqlType::TinyInt, |_| tiny(160))
         .opt("collation_name", SYSNAME, |_| nstr(COLLATION))
         .opt("user_access", SqlType::TinyInt, |_| tiny(0))
@@ -76,16 +97,16 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
         .opt("is_read_only", SqlType::Bit, off)
         .col("is_auto_close_on", SqlType::Bit, off)
         .opt("is_auto_shrink_on", SqlType::Bit, off)
-        .opt("state", SqlType::TinyInt, |r| tiny(if r.online { 0 } else { 6 }))
-        .opt("state_desc", DESC, |r| nstr(if r.online { "ONLINE" } else { "OFFLINE" }))
+        .opt("state", SqlType::TinyInt, |r| tiny(r.state.0))
+        .opt("state_desc", DESC, |r| nstr(r.state.1))
         .opt("is_in_standby", SqlType::Bit, off)
         .opt("is_cleanly_shutdown", SqlType::Bit, off)
         .opt("is_supplemental_logging_enabled", SqlType::Bit, off)
         .opt("snapshot_isolation_state", SqlType::TinyInt, |_| tiny(0))
         .opt("snapshot_isolation_state_desc", DESC, |_| nstr("OFF"))
         .opt("is_read_committed_snapshot_on", SqlType::Bit, off)
-        .opt("recovery_model", SqlType::TinyInt, |r| tiny(recovery_code(r.db.recovery_model())))
-        .opt("recovery_model_desc", DESC, |r| nstr(r.db.recovery_model().name()))
+        .opt("recovery_model", SqlType::TinyInt, |r| tiny(recovery_code(r.recovery_model)))
+        .opt("recovery_model_desc", DESC, |r| nstr(r.recovery_model.name()))
         .opt("page_verify_option", SqlType::TinyInt, |_| tiny(2))
         .opt("page_verify_option_desc", DESC, |_| nstr("CHECKSUM"))
         .opt("is_auto_create_stats_on", SqlType::Bit, |_| bit(true))
@@ -105,9 +126,7 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
         .opt("is_local_cursor_default", SqlType::Bit, off)
         .opt("is_fulltext_enabled", SqlType::Bit, off)
         .opt("is_trustworthy_on", SqlType::Bit, off)
-        .opt("is_db_chaining_on", SqlType::Bit, |r| {
-            bit(r.db.id() == MASTER_ID || r.db.id() == TEMPDB_ID)
-        })
+        .opt("is_db_chaining_on", SqlType::Bit, |r| bit(r.id == MASTER_ID || r.id == TEMPDB_ID))
         .opt("is_parameterization_forced", SqlType::Bit, off)
         .col("is_master_key_encrypted_by_server", SqlType::Bit, off)
         .opt("is_query_store_on", SqlType::Bit, off)
@@ -137,10 +156,8 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
         .opt("containment", SqlType::TinyInt, |_| tiny(0))
         .opt("containment_desc", DESC, |_| nstr("NONE"))
         .opt("target_recovery_time_in_seconds", SqlType::Int, |_| int(0))
-        .opt("delayed_durability", SqlType::Int, |r| {
-            int(i64::from(r.db.delayed_durability().code()))
-        })
-        .opt("delayed_durability_desc", DESC, |r| nstr(r.db.delayed_durability().description()))
+        .opt("delayed_durability", SqlType::Int, |r| int(i64::from(r.delayed_durability.code())))
+        .opt("delayed_durability_desc", DESC, |r| nstr(r.delayed_durability.description()))
         .opt("is_memory_optimized_elevate_to_snapshot_on", SqlType::Bit, off)
         .opt("is_federation_member", SqlType::Bit, off)
         .opt("is_remote_data_archive_enabled", SqlType::Bit, off)
@@ -148,7 +165,7 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
         .opt("is_temporal_history_retention_enabled", SqlType::Bit, |_| bit(true))
         .col("catalog_collation_type", SqlType::Int, |_| int(0))
         .opt("catalog_collation_type_desc", DESC, |_| nstr("DATABASE_DEFAULT"))
-        .opt("physical_database_name", SYSNAME, |r| nstr(r.db.name()))
+        .opt("physical_database_name", SYSNAME, |r| nstr(&r.name))
         .opt("is_result_set_caching_on", SqlType::Bit, off)
         .opt("is_accelerated_database_recovery_on", SqlType::Bit, off)
         .opt("is_tempdb_spill_to_remote_store", SqlType::Bit, off)
