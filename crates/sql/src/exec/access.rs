@@ -137,6 +137,18 @@ impl AccessPath<'_> {
         self.index.is_none()
     }
 
+    /// Whether the path reads rows in the order of the table columns `order` (ascending):
+    /// a seek whose fixed columns are each one value reads its index in key order, so the
+    /// key columns after them; a scan reads the clustered key's order.
+    pub(crate) fn delivers_order(&self, def: &TableDef, order: &[usize]) -> bool {
+        let Some(index) = def.index(self.index.unwrap_or(1)) else { return false };
+        if self.fixed.iter().any(|f| matches!(f, Fixed::In(_))) {
+            return false;
+        }
+        let rest = index.columns.get(self.fixed.len()..).unwrap_or_default();
+        order.len() <= rest.len() && rest.iter().zip(order).all(|(k, o)| k == o)
+    }
+
     /// Whether any probe of the path satisfies `test`.
     pub(crate) fn any_probe(&self, test: &mut dyn FnMut(&Expr) -> bool) -> bool {
         let fixed = self.fixed.iter().any(|f| match f {

@@ -124,6 +124,14 @@ impl JoinOutput {
     }
 }
 
+/// What a plain `TOP (n)` asks of a FROM clause: its first `rows` rows, in `order` (the
+/// query's ORDER BY) if there is one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RowGoal<'o> {
+    pub(crate) rows: usize,
+    pub(crate) order: &'o [crate::ast::OrderByItem],
+}
+
 /// How the next leaf is joined.
 enum Step<'e> {
     IndexLoops(AccessPath<'e>),
@@ -238,7 +246,7 @@ impl Run<'_> {
         sources: &[TableSource],
         filter: Option<&Expr>,
         outer: Option<&Env<'_>>,
-        goal: Option<usize>,
+        goal: Option<RowGoal<'_>>,
     ) -> Result<(Rows, bool), SqlError> {
         self.plan_pushed(sources, filter, &[], outer, goal)
     }
@@ -252,7 +260,7 @@ impl Run<'_> {
         filter: Option<&Expr>,
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
-        goal: Option<usize>,
+        goal: Option<RowGoal<'_>>,
     ) -> Result<(Rows, bool), SqlError> {
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
@@ -315,7 +323,8 @@ impl Run<'_> {
             all_placed = flat.conjuncts[..where_count].iter().all(|c| c.leaves.is_some());
         }
         let placed = all_placed && flat.conjuncts.iter().all(|c| c.leaves.is_some());
-        let goal = goal.filter(|_| placed).unwrap_or(usize::MAX);
+        // An ordered goal holds only for one source read in that order (`leaf_rows`).
+        let goal = goal.filter(|g| placed && (g.order.is_empty() || flat.leaves.len() == 1));
         let rows = self.join_leaves(&mut flat, &mut semis, outer, goal)?;
         Ok((rows, all_placed))
     }
@@ -383,7 +392,7 @@ impl Run<'_> {
         flat: &mut Flat<'_>,
         semis: &mut [(usize, semi::SemiJoin<'_>)],
         outer: Option<&Env<'_>>,
-        goal: usize,
+        goal: Option<RowGoal<'_>>,
     ) -> Result<Rows, SqlError> {
         let n = flat.leaves.len();
         let mut joined = 0u64;
@@ -403,7 +412,7 @@ impl Run<'_> {
         while order.len() < n {
             // A semi-join applied after the last step filters it: that step cannot stop early.
             let last = order.len() + 1 == n;
-            let goal = if last && semis.is_empty() { goal } else { usize::MAX };
+            let goal = goal.filter(|_| last && semis.is_empty());
             if n > MAX_LEAVES {
                 // Too many leaves for the masks: in the order written, every conjunct left
                 // to the end (none could be placed).
@@ -520,7 +529,7 @@ impl Run<'_> {
         step: Step<'_>,
         mask: u64,
         outer: Option<&Env<'_>>,
-        goal: usize,
+        goal: Option<RowGoal<'_>>,
     ) -> Result<Rows, SqlError> {
         let own = if mask == 0 { None } else { Some(1u64 << leaf) };
         let ready =
@@ -537,7 +546,8 @@ impl Run<'_> {
         let (local, rest) = (pick(true), pick(false));
         let mut cols = acc.cols.clone();
         cols.extend(flat.leaves[leaf].cols.iter().cloned());
-        let mut out = JoinOutput { rows: Vec::new(), goal, width: cols.len() };
+        let rows_goal = goal.map_or(usize::MAX, |g| g.rows);
+        let mut out = JoinOutput { rows: Vec::new(), goal: rows_goal, width: cols.len() };
         if let Step::IndexLoops(path) = step {
             let Input::Table(t) = &flat.leaves[leaf].input else {
                 return Err(SqlError::new(
@@ -576,7 +586,7 @@ impl Run<'_> {
             }
         } else {
             // A leaf alone (the first, or a cross product's) may stop at the goal itself.
-            let leaf_goal = if acc.rows.len() == 1 && rest.is_empty() { goal } else { usize::MAX };
+            let leaf_goal = goal.filter(|_| acc.rows.len() == 1 && rest.is_empty());
             let right = self.leaf_rows(flat, leaf, &local, outer, leaf_goal)?;
             let right_cols = &flat.leaves[leaf].cols;
             let matcher = match &step {
@@ -633,27 +643,54 @@ impl Run<'_> {
         Ok(out.full())
     }
 
-    /// A leaf's rows that satisfy its own conjuncts `local`, at most `goal` of them.
+    /// A leaf's rows that satisfy its own conjuncts `local`: with a `goal`, the first of
+    /// them (in its order, when the leaf is read in that order), at least as many as it asks.
     fn leaf_rows(
         &mut self,
         flat: &mut Flat<'_>,
         leaf: usize,
         local: &[&Expr],
         outer: Option<&Env<'_>>,
-        goal: usize,
+        goal: Option<RowGoal<'_>>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
-        // Reading stops at the goal only where no conjunct can drop a row read.
-        let read_goal = if local.is_empty() { goal } else { usize::MAX };
-        let mut rows = match &mut flat.leaves[leaf].input {
-            Input::Rows(rows) => std::mem::take(rows),
-            Input::Table(t) => {
-                let t = clone_ref(t);
-                let path = self.path(flat, &t, local, leaf, 0);
-                self.read_leaf(&t, &path, outer, read_goal)?
+        let cols = flat.leaves[leaf].cols.clone();
+        let t = match &mut flat.leaves[leaf].input {
+            Input::Rows(rows) => {
+                let mut rows = std::mem::take(rows);
+                if let Some(g) = goal.filter(|g| g.order.is_empty() && local.is_empty()) {
+                    rows.truncate(g.rows);
+                }
+                return self.filter_rows(&cols, rows, local, outer);
+            }
+            Input::Table(t) => clone_ref(t),
+        };
+        let path = self.path(flat, &t, local, leaf, 0);
+        let ordered = |g: &RowGoal<'_>| {
+            g.order.is_empty() || {
+                let columns: Option<Vec<usize>> = g
+                    .order
+                    .iter()
+                    .map(|o| match &o.expr.kind {
+                        ExprKind::Column(parts) if !o.descending => (flat.leaf_of(parts)
+                            == Some(Some(leaf)))
+                        .then(|| find_column(&cols, parts).ok().flatten())
+                        .flatten(),
+                        _ => None,
+                    })
+                    .collect();
+                columns.is_some_and(|c| path.delivers_order(&t.def, &c))
             }
         };
-        rows.truncate(read_goal);
-        let cols = flat.leaves[leaf].cols.clone();
+        if let Some(g) = goal.filter(|g| ordered(g)) {
+            // The first rows read, filtered; all of them only if too few pass.
+            let first = self.read_leaf(&t, &path, outer, g.rows)?;
+            let exhausted = first.len() < g.rows;
+            let kept = self.filter_rows(&cols, first, local, outer)?;
+            if kept.len() >= g.rows || exhausted {
+                return Ok(kept);
+            }
+        }
+        let rows = self.read_leaf(&t, &path, outer, usize::MAX)?;
         self.filter_rows(&cols, rows, local, outer)
     }
 

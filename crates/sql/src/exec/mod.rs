@@ -22,7 +22,7 @@ mod error;
 mod eval;
 mod foreign_key;
 mod function;
-mod join;
+pub(crate) mod join;
 mod merge;
 mod output;
 mod properties;

@@ -634,7 +634,9 @@ impl Run<'_> {
         let (source, filtered) = if sel.from.is_empty() {
             (Rows { cols: Vec::new(), rows: vec![Vec::new()] }, false)
         } else {
-            let goal = self.row_goal(sel, order_by, offset)?;
+            let goal = self
+                .row_goal(sel, order_by, offset)?
+                .map(|rows| crate::exec::join::RowGoal { rows, order: order_by });
             self.plan_from(&sel.from, sel.where_clause.as_ref(), outer, goal)?
         };
         let Rows { mut cols, rows } = source;
@@ -876,8 +878,9 @@ impl Run<'_> {
     }
 
     /// How many rows of the FROM clause a SELECT can use, when a plain `TOP (n)` is all that
-    /// limits them: no ORDER BY, DISTINCT, grouping, aggregate, window or assignment, which
-    /// would need every row.
+    /// limits them: no DISTINCT, grouping, aggregate or window, which would need every row.
+    /// With an ORDER BY the plan keeps the goal only if it reads in that order; an ORDER BY
+    /// name that is also a select-list alias (which SQL Server sorts by first) gives none.
     fn row_goal(
         &mut self,
         sel: &Select,
@@ -887,7 +890,16 @@ impl Run<'_> {
         let Some(top) = sel.top.as_ref().filter(|t| !t.percent && !t.with_ties) else {
             return Ok(None);
         };
-        if !order_by.is_empty()
+        let alias_named = |o: &OrderByItem| match &o.expr.kind {
+            ExprKind::Column(parts) => sel.items.iter().any(|i| match i {
+                SelectItem::Expr { alias: Some(a), .. } => {
+                    parts.last().is_some_and(|p| p.value.eq_ignore_ascii_case(&a.value))
+                }
+                _ => false,
+            }),
+            _ => true,
+        };
+        if order_by.iter().any(alias_named)
             || offset.is_some()
             || sel.distinct
             || !sel.group_by.is_empty()
@@ -902,7 +914,10 @@ impl Run<'_> {
                     collect_aggregates(expr, &mut special);
                     collect_windows(expr, &mut special);
                 }
-                SelectItem::Assign { .. } => return Ok(None),
+                SelectItem::Assign { value, .. } => {
+                    collect_aggregates(value, &mut special);
+                    collect_windows(value, &mut special);
+                }
                 SelectItem::Wildcard(_) => {}
             }
         }
