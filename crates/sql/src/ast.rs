@@ -607,13 +607,16 @@ pub enum FileGrowth {
     Percent(u64),
 }
 
-/// `ALTER DATABASE name | CURRENT SET option`.
+/// `ALTER DATABASE name | CURRENT SET option, ... [WITH termination]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlterDatabase {
     /// Which database.
     pub database: DatabaseRef,
-    /// The option being set.
-    pub option: DatabaseOption,
+    /// The options being set, in order (at least one).
+    pub options: Vec<DatabaseOption>,
+    /// `WITH ROLLBACK IMMEDIATE`, `WITH ROLLBACK AFTER n SECONDS` or `WITH NO_WAIT`, as
+    /// written (upper case), for display.
+    pub termination: Option<String>,
 }
 
 /// A database named in `ALTER DATABASE`.
@@ -626,12 +629,16 @@ pub enum DatabaseRef {
 }
 
 /// Database options `ALTER DATABASE ... SET` understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DatabaseOption {
     /// `DELAYED_DURABILITY = DISABLED | ALLOWED | FORCED`.
     DelayedDurability(DelayedDurability),
     /// `RECOVERY SIMPLE | FULL | BULK_LOGGED`.
     Recovery(RecoveryModel),
+    /// An option Walden accepts and keeps nothing for (`SINGLE_USER`, `AUTO_CLOSE OFF`,
+    /// `COMPATIBILITY_LEVEL = 150`...): its text as written, normalized to upper case with
+    /// single spaces.
+    Accepted(String),
 }
 
 /// The database-level delayed durability setting.

@@ -517,21 +517,32 @@ impl Display for AlterDatabase {
             DatabaseRef::Name(name) => write!(f, "{name}")?,
             DatabaseRef::Current => f.write_str("CURRENT")?,
         }
-        let option = match self.option {
-            DatabaseOption::DelayedDurability(DelayedDurability::Disabled) => {
-                "DELAYED_DURABILITY = DISABLED"
+        f.write_str(" SET ")?;
+        for (i, option) in self.options.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
             }
-            DatabaseOption::DelayedDurability(DelayedDurability::Allowed) => {
-                "DELAYED_DURABILITY = ALLOWED"
-            }
-            DatabaseOption::DelayedDurability(DelayedDurability::Forced) => {
-                "DELAYED_DURABILITY = FORCED"
-            }
-            DatabaseOption::Recovery(RecoveryModel::Simple) => "RECOVERY SIMPLE",
-            DatabaseOption::Recovery(RecoveryModel::Full) => "RECOVERY FULL",
-            DatabaseOption::Recovery(RecoveryModel::BulkLogged) => "RECOVERY BULK_LOGGED",
-        };
-        write!(f, " SET {option}")
+            let text = match option {
+                DatabaseOption::DelayedDurability(DelayedDurability::Disabled) => {
+                    "DELAYED_DURABILITY = DISABLED"
+                }
+                DatabaseOption::DelayedDurability(DelayedDurability::Allowed) => {
+                    "DELAYED_DURABILITY = ALLOWED"
+                }
+                DatabaseOption::DelayedDurability(DelayedDurability::Forced) => {
+                    "DELAYED_DURABILITY = FORCED"
+                }
+                DatabaseOption::Recovery(RecoveryModel::Simple) => "RECOVERY SIMPLE",
+                DatabaseOption::Recovery(RecoveryModel::Full) => "RECOVERY FULL",
+                DatabaseOption::Recovery(RecoveryModel::BulkLogged) => "RECOVERY BULK_LOGGED",
+                DatabaseOption::Accepted(text) => text.as_str(),
+            };
+            f.write_str(text)?;
+        }
+        if let Some(termination) = &self.termination {
+            write!(f, " WITH {termination}")?;
+        }
+        Ok(())
     }
 }
 

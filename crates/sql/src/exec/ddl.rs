@@ -136,26 +136,33 @@ impl Run<'_> {
                     DatabaseRef::Name(n) => n.value.clone(),
                     DatabaseRef::Current => self.s.db.name().to_string(),
                 };
-                let r = match a.option {
-                    DatabaseOption::DelayedDurability(d) => {
-                        let setting = match d {
-                            DelayedDurability::Disabled => DatabaseDurability::Disabled,
-                            DelayedDurability::Allowed => DatabaseDurability::Allowed,
-                            DelayedDurability::Forced => DatabaseDurability::Forced,
-                        };
-                        self.s.instance.set_delayed_durability(&name, setting)
-                    }
-                    DatabaseOption::Recovery(m) => {
-                        let model = match m {
-                            AstRecovery::Simple => RecoveryModel::Simple,
-                            // BULK_LOGGED keeps the log as FULL does; Walden has no minimally
-                            // logged operations to treat differently.
-                            AstRecovery::Full | AstRecovery::BulkLogged => RecoveryModel::Full,
-                        };
-                        self.s.instance.set_recovery_model(&name, model)
-                    }
-                };
-                r.map_err(|e| self.s.engine_error(e))
+                // Every option is applied in order; the first that fails stops the rest, as
+                // SQL Server applies a list of options one by one.
+                for option in &a.options {
+                    let r = match option {
+                        DatabaseOption::DelayedDurability(d) => {
+                            let setting = match d {
+                                DelayedDurability::Disabled => DatabaseDurability::Disabled,
+                                DelayedDurability::Allowed => DatabaseDurability::Allowed,
+                                DelayedDurability::Forced => DatabaseDurability::Forced,
+                            };
+                            self.s.instance.set_delayed_durability(&name, setting)
+                        }
+                        DatabaseOption::Recovery(m) => {
+                            let model = match m {
+                                AstRecovery::Simple => RecoveryModel::Simple,
+                                // BULK_LOGGED keeps the log as FULL does; Walden has no
+                                // minimally logged operations to treat differently.
+                                AstRecovery::Full | AstRecovery::BulkLogged => RecoveryModel::Full,
+                            };
+                            self.s.instance.set_recovery_model(&name, model)
+                        }
+                        // Nothing to keep, but the database must exist.
+                        DatabaseOption::Accepted(_) => self.s.instance.database(&name).map(|_| ()),
+                    };
+                    r.map_err(|e| self.s.engine_error(e))?;
+                }
+                Ok(())
             }
             StatementKind::CreateTable(c) => self.create_table(c, st.span.line),
             StatementKind::AlterTable(a) => self.alter_table(a, st.span.line),

@@ -207,7 +207,8 @@ impl<'a> Parser<'a> {
         Ok(FileGrowth::Size(FileSize { amount, unit: self.parse_size_unit() }))
     }
 
-    /// `ALTER DATABASE name | CURRENT SET DELAYED_DURABILITY = ... | RECOVERY ...`.
+    /// `ALTER DATABASE name | CURRENT SET option [, option...] [WITH ROLLBACK IMMEDIATE |
+    /// ROLLBACK AFTER n [SECONDS] | NO_WAIT]`.
     fn parse_alter_database(&mut self) -> PResult<StatementKind> {
         self.advance();
         let database = if self.eat_keyword("CURRENT") {
@@ -216,7 +217,35 @@ impl<'a> Parser<'a> {
             DatabaseRef::Name(self.parse_identifier()?)
         };
         self.expect_keyword("SET")?;
-        let option = if self.eat_keyword("DELAYED_DURABILITY") {
+        let options = self.parse_comma_separated(Self::parse_database_option)?;
+        let termination = if self.eat_keyword("WITH") {
+            if self.eat_keyword("NO_WAIT") {
+                Some("NO_WAIT".to_string())
+            } else {
+                self.expect_keyword("ROLLBACK")?;
+                if self.eat_keyword("IMMEDIATE") {
+                    Some("ROLLBACK IMMEDIATE".to_string())
+                } else {
+                    self.expect_keyword("AFTER")?;
+                    let seconds = self.parse_unsigned::<u32>()?;
+                    self.eat_keyword("SECONDS");
+                    Some(format!("ROLLBACK AFTER {seconds} SECONDS"))
+                }
+            }
+        } else {
+            None
+        };
+        Ok(StatementKind::AlterDatabase(Box::new(AlterDatabase { database, options, termination })))
+    }
+
+    /// One option of `ALTER DATABASE ... SET`. Besides the two Walden acts on (the recovery
+    /// model and delayed durability), the options install scripts set are read and accepted
+    /// (see [`DatabaseOption::Accepted`]): the access modes, the `AUTO_*` and ANSI settings,
+    /// `PAGE_VERIFY`, `COMPATIBILITY_LEVEL` and the others below. Options that would change
+    /// what the database does and that Walden cannot honour (`OFFLINE`, `READ_ONLY`,
+    /// `EMERGENCY`, `QUERY_STORE = ON`...) stay syntax errors.
+    fn parse_database_option(&mut self) -> PResult<DatabaseOption> {
+        if self.eat_keyword("DELAYED_DURABILITY") {
             self.expect(&TokenKind::Eq)?;
             let setting = match self.eat_one_of(&["DISABLED", "ALLOWED", "FORCED"]) {
                 Some("DISABLED") => DelayedDurability::Disabled,
@@ -224,19 +253,129 @@ impl<'a> Parser<'a> {
                 Some(_) => DelayedDurability::Forced,
                 None => return Err(self.error()),
             };
-            DatabaseOption::DelayedDurability(setting)
-        } else if self.eat_keyword("RECOVERY") {
+            return Ok(DatabaseOption::DelayedDurability(setting));
+        }
+        if self.eat_keyword("RECOVERY") {
             let model = match self.eat_one_of(&["SIMPLE", "FULL", "BULK_LOGGED"]) {
                 Some("SIMPLE") => RecoveryModel::Simple,
                 Some("FULL") => RecoveryModel::Full,
                 Some(_) => RecoveryModel::BulkLogged,
                 None => return Err(self.error()),
             };
-            DatabaseOption::Recovery(model)
-        } else {
+            return Ok(DatabaseOption::Recovery(model));
+        }
+        let Some(word) = self.peek_word_upper() else {
             return Err(self.error());
         };
-        Ok(StatementKind::AlterDatabase(Box::new(AlterDatabase { database, option })))
+        // Options that are a single word: the user access modes (Walden does not limit
+        // connections, so SINGLE_USER only records nothing), the states a Walden database is
+        // always in, and Service Broker's switches (Walden has no broker).
+        const BARE: &[&str] = &[
+            "SINGLE_USER",
+            "RESTRICTED_USER",
+            "MULTI_USER",
+            "ONLINE",
+            "READ_WRITE",
+            "ENABLE_BROKER",
+            "DISABLE_BROKER",
+            "NEW_BROKER",
+            "ERROR_BROKER_CONVERSATIONS",
+        ];
+        // Options set with ON or OFF (`=` allowed): they tune SQL Server's optimizer,
+        // statistics, storage or session defaults, none of which changes a Walden result.
+        const ON_OFF: &[&str] = &[
+            "AUTO_CLOSE",
+            "AUTO_SHRINK",
+            "AUTO_CREATE_STATISTICS",
+            "AUTO_UPDATE_STATISTICS",
+            "AUTO_UPDATE_STATISTICS_ASYNC",
+            "ANSI_NULL_DEFAULT",
+            "ANSI_NULLS",
+            "ANSI_PADDING",
+            "ANSI_WARNINGS",
+            "ARITHABORT",
+            "CONCAT_NULL_YIELDS_NULL",
+            "NUMERIC_ROUNDABORT",
+            "QUOTED_IDENTIFIER",
+            "RECURSIVE_TRIGGERS",
+            "CURSOR_CLOSE_ON_COMMIT",
+            "TRUSTWORTHY",
+            "DB_CHAINING",
+            "DATE_CORRELATION_OPTIMIZATION",
+            "ALLOW_SNAPSHOT_ISOLATION",
+            "READ_COMMITTED_SNAPSHOT",
+            "HONOR_BROKER_PRIORITY",
+            "ACCELERATED_DATABASE_RECOVERY",
+            "TORN_PAGE_DETECTION",
+            "MEMORY_OPTIMIZED_ELEVATE_TO_SNAPSHOT",
+        ];
+        let text = if BARE.contains(&word.as_str()) {
+            self.advance();
+            word
+        } else if ON_OFF.contains(&word.as_str()) {
+            self.advance();
+            self.eat(&TokenKind::Eq);
+            let Some(value) = self.eat_one_of(&["ON", "OFF"]) else {
+                return Err(self.error());
+            };
+            format!("{word} {value}")
+        } else {
+            let value = match word.as_str() {
+                "PAGE_VERIFY" => {
+                    self.advance();
+                    self.eat_one_of(&["CHECKSUM", "TORN_PAGE_DETECTION", "NONE"])
+                        .map(|v| format!("PAGE_VERIFY {v}"))
+                }
+                "CURSOR_DEFAULT" => {
+                    self.advance();
+                    self.eat_one_of(&["LOCAL", "GLOBAL"]).map(|v| format!("CURSOR_DEFAULT {v}"))
+                }
+                "PARAMETERIZATION" => {
+                    self.advance();
+                    self.eat_one_of(&["SIMPLE", "FORCED"]).map(|v| format!("PARAMETERIZATION {v}"))
+                }
+                "COMPATIBILITY_LEVEL" => {
+                    self.advance();
+                    self.expect(&TokenKind::Eq)?;
+                    let line = self.peek().span.line;
+                    let level = self.parse_unsigned::<u32>()?;
+                    if ![100, 110, 120, 130, 140, 150, 160].contains(&level) {
+                        return Err(ParseError {
+                            number: 15048,
+                            severity: 16,
+                            state: 1,
+                            line,
+                            message: "Valid values of the database compatibility level are 100, \
+                                      110, 120, 130, 140, 150, or 160."
+                                .to_string(),
+                        });
+                    }
+                    Some(format!("COMPATIBILITY_LEVEL = {level}"))
+                }
+                "TARGET_RECOVERY_TIME" => {
+                    self.advance();
+                    self.expect(&TokenKind::Eq)?;
+                    let amount = self.parse_unsigned::<u32>()?;
+                    self.eat_one_of(&["SECONDS", "MINUTES"])
+                        .map(|unit| format!("TARGET_RECOVERY_TIME = {amount} {unit}"))
+                }
+                // Walden has no Query Store: turning it off (or clearing it) is accepted.
+                "QUERY_STORE" => {
+                    self.advance();
+                    if self.eat(&TokenKind::Eq) {
+                        self.eat_keyword("OFF").then(|| "QUERY_STORE = OFF".to_string())
+                    } else {
+                        self.eat_keyword("CLEAR").then(|| {
+                            self.eat_keyword("ALL");
+                            "QUERY_STORE CLEAR".to_string()
+                        })
+                    }
+                }
+                _ => None,
+            };
+            value.ok_or_else(|| self.error())?
+        };
+        Ok(DatabaseOption::Accepted(text))
     }
 
     // -----------------------------------------------------------------------------------------
