@@ -740,6 +740,9 @@ pub enum ColumnOption {
     },
     /// `[CONSTRAINT name] PRIMARY KEY | UNIQUE | DEFAULT | CHECK`.
     Constraint(ColumnConstraint),
+    /// `ROWGUIDCOL`: marks a uniqueidentifier column as the table's row GUID (`$ROWGUID`),
+    /// which only replication and FILESTREAM use; Walden checks the type and keeps nothing.
+    RowGuidCol,
     /// `AS expression [PERSISTED]`: a computed column, which has no declared type (its
     /// `data_type` is left as `sql_variant`; the binder takes the expression's).
     Computed {

@@ -638,6 +638,7 @@ impl Display for ColumnOption {
         match self {
             ColumnOption::Null => f.write_str("NULL"),
             ColumnOption::NotNull => f.write_str("NOT NULL"),
+            ColumnOption::RowGuidCol => f.write_str("ROWGUIDCOL"),
             ColumnOption::Collate(collation) => write!(f, "COLLATE {collation}"),
             ColumnOption::Identity(None) => f.write_str("IDENTITY"),
             ColumnOption::Index { name, clustering } => {

@@ -565,6 +565,14 @@ impl Run<'_> {
                             }
                             ColumnOption::NotNull => def.nullable = false,
                             ColumnOption::Collate(_) => {}
+                            ColumnOption::RowGuidCol if ty != SqlType::UniqueIdentifier => {
+                                return Err(SqlError::new(
+                                    2761,
+                                    "The ROWGUIDCOL property can only be specified on the \
+                                     uniqueidentifier data type.",
+                                ));
+                            }
+                            ColumnOption::RowGuidCol => {}
                             ColumnOption::Index { name, clustering } => keys.push((
                                 Some(name.clone()),
                                 Origin::Index { unique: false },

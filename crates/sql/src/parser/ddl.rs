@@ -517,16 +517,25 @@ impl<'a> Parser<'a> {
     }
 
     /// `(column or constraint, ...)`, shared by `CREATE TABLE` and `DECLARE @t TABLE`.
+    /// SQL Server takes a comma after the last element (`(a int, b int,)`), which generated
+    /// scripts leave when they drop the last column of a list: so does Walden.
     pub(super) fn parse_table_elements(&mut self) -> PResult<Vec<TableElement>> {
         self.expect(&TokenKind::LParen)?;
-        let elements = self.parse_comma_separated(Self::parse_table_element)?;
+        let mut elements = vec![self.parse_table_element()?];
+        while self.eat(&TokenKind::Comma) {
+            if self.at(&TokenKind::RParen) {
+                break;
+            }
+            elements.push(self.parse_table_element()?);
+        }
         self.expect(&TokenKind::RParen)?;
         Ok(elements)
     }
 
     pub(super) fn parse_table_element(&mut self) -> PResult<TableElement> {
         let constraint = ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK"];
-        if constraint.iter().any(|keyword| self.at_keyword(keyword)) {
+        let foreign_key = self.at_keyword("FOREIGN") && self.nth_is_keyword(1, "KEY");
+        if foreign_key || constraint.iter().any(|keyword| self.at_keyword(keyword)) {
             return Ok(TableElement::Constraint(self.parse_table_constraint()?));
         }
         if self.eat_keyword("INDEX") {
@@ -587,6 +596,7 @@ impl<'a> Parser<'a> {
             self.skip_hash_index_options()?;
             TableConstraintKind::Unique { clustering, columns }
         } else if self.eat_keyword("CHECK") {
+            self.skip_not_for_replication()?;
             TableConstraintKind::Check(self.parse_check_condition()?)
         } else if self.eat_keyword("FOREIGN") {
             self.expect_keyword("KEY")?;
@@ -642,12 +652,20 @@ impl<'a> Parser<'a> {
                 reference.on_update = action;
             }
         }
+        self.skip_not_for_replication()?;
+        Ok(reference)
+    }
+
+    /// `NOT FOR REPLICATION` after IDENTITY, CHECK, a foreign key or a trigger's events: it
+    /// exempts replication agents' changes, and Walden has no replication, so it is read and
+    /// changes nothing.
+    fn skip_not_for_replication(&mut self) -> PResult<()> {
         if self.at_keyword("NOT") && self.nth_is_keyword(1, "FOR") {
             self.advance();
             self.advance();
             self.expect_keyword("REPLICATION")?;
         }
-        Ok(reference)
+        Ok(())
     }
 
     /// One column option, or `None` when the column definition is complete.
@@ -664,7 +682,12 @@ impl<'a> Parser<'a> {
             return Ok(Some(ColumnOption::Collate(self.parse_identifier()?)));
         }
         if self.eat_keyword("IDENTITY") {
-            return Ok(Some(ColumnOption::Identity(self.parse_identity_spec()?)));
+            let spec = self.parse_identity_spec()?;
+            self.skip_not_for_replication()?;
+            return Ok(Some(ColumnOption::Identity(spec)));
+        }
+        if self.eat_keyword("ROWGUIDCOL") {
+            return Ok(Some(ColumnOption::RowGuidCol));
         }
         if self.eat_keyword("INDEX") {
             let name = self.parse_identifier()?;
@@ -685,6 +708,7 @@ impl<'a> Parser<'a> {
         } else if self.eat_keyword("DEFAULT") {
             ColumnConstraintKind::Default(self.parse_expr()?)
         } else if self.eat_keyword("CHECK") {
+            self.skip_not_for_replication()?;
             ColumnConstraintKind::Check(self.parse_check_condition()?)
         } else if self.at_keyword("REFERENCES")
             || (self.at_keyword("FOREIGN") && self.nth_is_keyword(1, "KEY"))
