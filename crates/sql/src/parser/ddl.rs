@@ -1128,7 +1128,15 @@ impl<'a> Parser<'a> {
             }
             vec![block]
         } else {
-            self.parse_module_body()?
+            // SQL Server takes a procedure with no statement at all (`CREATE PROCEDURE p AS`
+            // then GO, or as the whole of `sp_executesql`'s text): scripts create such a stub
+            // and then ALTER it, so that the procedure keeps its id and permissions.
+            self.skip_semicolons();
+            if self.at_eof() {
+                Vec::new()
+            } else {
+                self.parse_module_body()?
+            }
         };
         let definition = self.source.to_owned();
         let procedure =

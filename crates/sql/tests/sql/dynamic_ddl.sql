@@ -27,6 +27,22 @@ EXEC sp_executesql N'SELECT 1; CREATE VIEW dbo.w AS SELECT 1 AS one'
 GO
 EXEC sp_executesql @params = N'@x int'
 GO
--- An empty body is a syntax error in SQL Server too; the stub idiom needs one statement.
+-- A procedure may have no statement: the stub scripts create, then ALTER.
 CREATE PROCEDURE empty_body AS
+GO
+DECLARE @r int = -1
+EXEC @r = empty_body
+SELECT @r AS status
+GO
+IF NOT EXISTS (SELECT * FROM sys.objects WHERE object_id = OBJECT_ID(N'[dbo].[CommandExecute]') AND type in (N'P', N'PC'))
+BEGIN
+EXEC dbo.sp_executesql @statement = N'CREATE PROCEDURE [dbo].[CommandExecute] AS'
+END
+GO
+ALTER PROCEDURE [dbo].[CommandExecute] @Command nvarchar(max) AS
+BEGIN
+  SELECT @Command AS command
+END
+GO
+EXEC dbo.CommandExecute @Command = N'DBCC CHECKDB'
 GO
