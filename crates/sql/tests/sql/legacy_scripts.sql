@@ -35,6 +35,13 @@ GO
 execute sp_addtype id ,'varchar(11)' ,'NOT NULL'
 execute sp_addtype @typename = 'flag', @phystype = 'bit'
 GO
+-- systypes lists the built-in types and the database's own: old scripts test it first.
+if not exists (select * from systypes where name = 'id')
+    raiserror('id is missing', 16, 1)
+SELECT name, xtype, CASE WHEN xusertype = xtype THEN 'built-in' ELSE 'user' END AS kind,
+       length, variable, allownulls, prec
+FROM systypes WHERE name IN ('id', 'flag', 'varchar', 'int', 'nvarchar') ORDER BY name
+GO
 CREATE TABLE authors (au_id id, ok flag)
 INSERT authors (ok) VALUES (1)
 GO

@@ -355,3 +355,70 @@ pub(super) fn sysdatabases(ctx: &ViewContext<'_>) -> RowSet {
         .opt("version", SqlType::SmallInt, |_| small(957))
         .rows(&rows)
 }
+
+/// A TINYINT of `v`, clamped to its range.
+fn tiny8(v: i64) -> Value {
+    tiny(u8::try_from(v.clamp(0, 255)).unwrap_or(u8::MAX))
+}
+
+/// A value of a `sys.types` row read as an integer (0 for NULL or a non-integer).
+fn type_int(v: &Value) -> i64 {
+    match v {
+        Value::TinyInt(x) => i64::from(*x),
+        Value::SmallInt(x) => i64::from(*x),
+        Value::Int(x) => i64::from(*x),
+        Value::BigInt(x) => *x,
+        Value::Bit(b) => i64::from(*b),
+        _ => 0,
+    }
+}
+
+/// `sys.systypes` (also `systypes`, `dbo.systypes`): SQL Server 2000's list of types, built
+/// from the rows of `sys.types` (the built-in types, then the database's own). Old scripts
+/// test `IF NOT EXISTS (SELECT * FROM systypes WHERE name = 'x')` before `sp_addtype`.
+///
+/// Invariant: `sys.types`' columns are, in order, name, system_type_id, user_type_id,
+/// schema_id, principal_id, max_length, precision, scale, collation_name, is_nullable,
+/// is_user_defined (see `catalog::types`).
+pub(super) fn systypes(ctx: &ViewContext<'_>) -> RowSet {
+    let types = super::catalog::types(ctx);
+    View::<Vec<Value>>::new()
+        .col("name", SYSNAME, |r| r[0].clone())
+        .col("xtype", SqlType::TinyInt, |r| tiny8(type_int(&r[1])))
+        .col("status", SqlType::TinyInt, |_| tiny(0))
+        .col("xusertype", SqlType::SmallInt, |r| small(type_int(&r[2])))
+        .col("length", SqlType::SmallInt, |r| small(type_int(&r[5])))
+        .col("xprec", SqlType::TinyInt, |r| tiny8(type_int(&r[6])))
+        .col("xscale", SqlType::TinyInt, |r| tiny8(type_int(&r[7])))
+        .col("tdefault", SqlType::Int, |_| int(0))
+        .col("domain", SqlType::Int, |_| int(0))
+        .col("uid", SqlType::SmallInt, |r| small(type_int(&r[3])))
+        .col("reserved", SqlType::SmallInt, |_| small(0))
+        .opt("collationid", SqlType::Int, |r| {
+            if !r[8].is_null() {
+                int(COLLATION_ID)
+            } else {
+                Value::Null
+            }
+        })
+        .opt("usertype", SqlType::SmallInt, |r| small(type_int(&r[2])))
+        // varbinary, varchar, nvarchar, sql_variant: the types whose values vary in length.
+        .col("variable", SqlType::Bit, |r| {
+            Value::Bit(matches!(type_int(&r[1]), 165 | 167 | 231 | 98))
+        })
+        .opt("allownulls", SqlType::Bit, |r| Value::Bit(type_int(&r[9]) != 0))
+        .col("type", SqlType::TinyInt, |r| tiny8(type_int(&r[1])))
+        .opt("printfmt", SqlType::VarChar(Len::N(255)), |_| Value::Null)
+        .opt("prec", SqlType::SmallInt, |r| {
+            // Characters for the character types (two bytes each for the national ones),
+            // digits for the others.
+            match type_int(&r[1]) {
+                231 | 239 => small(type_int(&r[5]) / 2),
+                _ if !r[8].is_null() => small(type_int(&r[5])),
+                _ => small(type_int(&r[6])),
+            }
+        })
+        .opt("scale", SqlType::TinyInt, |r| tiny8(type_int(&r[7])))
+        .opt("collation", SYSNAME, |r| r[8].clone())
+        .rows(&types.rows)
+}
