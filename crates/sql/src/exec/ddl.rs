@@ -519,6 +519,9 @@ impl Run<'_> {
         // Computed columns: their position and expression, typed once every column is known.
         let mut computed: Vec<(usize, &crate::ast::Expr, bool)> = Vec::new();
         let mut keys: Vec<KeySpec> = Vec::new();
+        // Columns declared NULL in so many words: a PRIMARY KEY on one is 8111, where a column
+        // that says nothing becomes NOT NULL.
+        let mut declared_null: Vec<String> = Vec::new();
         let mut seq = 0u64;
         let db = self.s.db.name().to_string();
         for e in elements {
@@ -635,6 +638,8 @@ impl Run<'_> {
                     }
                     if explicit_null && def.identity.is_some() {
                         def.nullable = false;
+                    } else if explicit_null {
+                        declared_null.push(def.name.clone());
                     }
                     columns.push(def);
                 }
@@ -710,6 +715,17 @@ impl Run<'_> {
                         )
                     },
                 )?;
+                if pk && declared_null.iter().any(|n| n.eq_ignore_ascii_case(c)) {
+                    let cause = SqlError::new(
+                        8111,
+                        format!(
+                            "Cannot define PRIMARY KEY constraint on nullable column in table \
+                             '{table}'."
+                        ),
+                    );
+                    // Line 0: the report takes the running statement's line.
+                    return Err(self.constraint_failed(cause, 0));
+                }
                 if pk {
                     columns[at].nullable = false;
                 }

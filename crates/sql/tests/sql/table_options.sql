@@ -46,3 +46,11 @@ GO
 -- IGNORE_DUP_KEY = ON stays refused: Walden would raise the duplicate instead of skipping it.
 CREATE UNIQUE INDEX ix ON numbers (scale) WITH (IGNORE_DUP_KEY = ON)
 GO
+-- A PRIMARY KEY on a column declared NULL: 8111 then 1750; saying nothing makes it NOT NULL.
+CREATE TABLE null_pk (a int NULL PRIMARY KEY)
+GO
+CREATE TABLE null_pk (a int NULL, b int, CONSTRAINT pk_null PRIMARY KEY (a, b))
+GO
+CREATE TABLE null_pk (a int PRIMARY KEY, b int NULL UNIQUE)
+SELECT name, is_nullable FROM sys.columns WHERE object_id = OBJECT_ID('null_pk') ORDER BY column_id
+GO
