@@ -176,6 +176,16 @@ pub enum StatementKind {
     /// distribution statistics (its plans do not use them), so there is nothing to update;
     /// the table must exist.
     UpdateStatistics(ObjectName),
+    /// `CREATE STATISTICS name ON table (column, ...) [WHERE filter] [WITH options]`: as for
+    /// UPDATE STATISTICS, Walden keeps none; the table and its columns must exist.
+    CreateStatistics {
+        /// The statistics' name.
+        name: Ident,
+        /// The table.
+        table: ObjectName,
+        /// Its columns.
+        columns: Vec<Ident>,
+    },
     /// `ALTER INDEX {name | ALL} ON table {REBUILD | REORGANIZE | DISABLE | SET (...)} ...`.
     AlterIndex {
         /// The index; `None` for `ALL`.

@@ -185,6 +185,16 @@ impl Display for StatementKind {
             Execute(execute) => write!(f, "{execute}"),
             Checkpoint(None) => f.write_str("CHECKPOINT"),
             UpdateStatistics(table) => write!(f, "UPDATE STATISTICS {table}"),
+            CreateStatistics { name, table, columns } => {
+                write!(f, "CREATE STATISTICS {name} ON {table} (")?;
+                for (i, c) in columns.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{c}")?;
+                }
+                f.write_str(")")
+            }
             AlterIndex { index, table, action } => match index {
                 Some(index) => write!(f, "ALTER INDEX {index} ON {table} {action}"),
                 None => write!(f, "ALTER INDEX ALL ON {table} {action}"),

@@ -707,6 +707,7 @@ fn may_change_data(kind: &StatementKind) -> bool {
             | StatementKind::Return(_)
             | StatementKind::Checkpoint(_)
             | StatementKind::UpdateStatistics(_)
+            | StatementKind::CreateStatistics { .. }
             | StatementKind::AlterIndex { .. }
             | StatementKind::Reconfigure { .. }
             | StatementKind::Dbcc(_)
@@ -1313,6 +1314,15 @@ impl Run<'_> {
             }
             StatementKind::UpdateStatistics(table) => {
                 self.resolve_table(table, &table.name.value)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::CreateStatistics { table, columns, .. } => {
+                let t = self.resolve_table(table, &table.name.value)?;
+                for c in columns {
+                    if t.def.column(&c.value).is_none() {
+                        return Err(SqlError::invalid_column(&c.value).into());
+                    }
+                }
                 Ok(Flow::Next)
             }
             StatementKind::AlterIndex { index, table, action } => {

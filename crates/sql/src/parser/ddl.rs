@@ -117,6 +117,7 @@ impl<'a> Parser<'a> {
             (CreateMode::Create, "TABLE") => self.parse_create_table(),
             (CreateMode::Create, "SEQUENCE") => self.parse_create_sequence(),
             (CreateMode::Create, "TYPE") => self.parse_create_type(),
+            (CreateMode::Create, "STATISTICS") => self.parse_create_statistics(),
             (CreateMode::Create, "UNIQUE" | "CLUSTERED" | "NONCLUSTERED" | "INDEX") => {
                 self.parse_create_index()
             }
@@ -803,6 +804,34 @@ impl<'a> Parser<'a> {
     // -----------------------------------------------------------------------------------------
     // Sequences
     // -----------------------------------------------------------------------------------------
+
+    /// `STATISTICS name ON table (column, ...) [WHERE filter] [WITH option [= value], ...]`,
+    /// after `CREATE`. The filter and options (`FULLSCAN`, `SAMPLE n PERCENT`, `NORECOMPUTE`,
+    /// `INCREMENTAL = ON`...) tune statistics Walden does not keep: read and dropped.
+    fn parse_create_statistics(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        let name = self.parse_identifier()?;
+        self.expect_keyword("ON")?;
+        let table = self.parse_object_name()?;
+        let columns = self.parse_identifier_list()?;
+        if self.eat_keyword("WHERE") {
+            self.parse_expr()?;
+        }
+        if self.eat_keyword("WITH") {
+            loop {
+                self.parse_identifier()?;
+                if self.eat(&TokenKind::Eq) || self.at(&TokenKind::Integer) {
+                    self.advance();
+                    self.eat_keyword("PERCENT");
+                    self.eat_keyword("ROWS");
+                }
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
+            }
+        }
+        Ok(StatementKind::CreateStatistics { name, table, columns })
+    }
 
     /// `CREATE TYPE name FROM base_type [NULL | NOT NULL]`, `CREATE TYPE name AS TABLE (...)`.
     fn parse_create_type(&mut self) -> PResult<StatementKind> {

@@ -54,3 +54,10 @@ GO
 CREATE TABLE null_pk (a int PRIMARY KEY, b int NULL UNIQUE)
 SELECT name, is_nullable FROM sys.columns WHERE object_id = OBJECT_ID('null_pk') ORDER BY column_id
 GO
+-- CREATE STATISTICS: Walden keeps no statistics; the table and columns must exist.
+CREATE STATISTICS st_qty ON parent (qty, id) WITH FULLSCAN, NORECOMPUTE
+GO
+CREATE STATISTICS st_pos ON dbo.parent (qty) WHERE qty > 0 WITH SAMPLE 50 PERCENT
+GO
+CREATE STATISTICS st_bad ON parent (no_such_column)
+GO
