@@ -176,6 +176,16 @@ pub enum StatementKind {
     /// distribution statistics (its plans do not use them), so there is nothing to update;
     /// the table must exist.
     UpdateStatistics(ObjectName),
+    /// `CREATE STATISTICS name ON table (column, ...) [WHERE filter] [WITH options]`: as for
+    /// UPDATE STATISTICS, Walden keeps none; the table and its columns must exist.
+    CreateStatistics {
+        /// The statistics' name.
+        name: Ident,
+        /// The table.
+        table: ObjectName,
+        /// Its columns.
+        columns: Vec<Ident>,
+    },
     /// `ALTER INDEX {name | ALL} ON table {REBUILD | REORGANIZE | DISABLE | SET (...)} ...`.
     AlterIndex {
         /// The index; `None` for `ALL`.
@@ -607,13 +617,16 @@ pub enum FileGrowth {
     Percent(u64),
 }
 
-/// `ALTER DATABASE name | CURRENT SET option`.
+/// `ALTER DATABASE name | CURRENT SET option, ... [WITH termination]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlterDatabase {
     /// Which database.
     pub database: DatabaseRef,
-    /// The option being set.
-    pub option: DatabaseOption,
+    /// The options being set, in order (at least one).
+    pub options: Vec<DatabaseOption>,
+    /// `WITH ROLLBACK IMMEDIATE`, `WITH ROLLBACK AFTER n SECONDS` or `WITH NO_WAIT`, as
+    /// written (upper case), for display.
+    pub termination: Option<String>,
 }
 
 /// A database named in `ALTER DATABASE`.
@@ -626,12 +639,16 @@ pub enum DatabaseRef {
 }
 
 /// Database options `ALTER DATABASE ... SET` understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DatabaseOption {
     /// `DELAYED_DURABILITY = DISABLED | ALLOWED | FORCED`.
     DelayedDurability(DelayedDurability),
     /// `RECOVERY SIMPLE | FULL | BULK_LOGGED`.
     Recovery(RecoveryModel),
+    /// An option Walden accepts and keeps nothing for (`SINGLE_USER`, `AUTO_CLOSE OFF`,
+    /// `COMPATIBILITY_LEVEL = 150`...): its text as written, normalized to upper case with
+    /// single spaces.
+    Accepted(String),
     /// `ONLINE`: open a database that could not be opened (RECOVERY_PENDING, SUSPECT) again.
     Online,
 }
@@ -735,6 +752,9 @@ pub enum ColumnOption {
     },
     /// `[CONSTRAINT name] PRIMARY KEY | UNIQUE | DEFAULT | CHECK`.
     Constraint(ColumnConstraint),
+    /// `ROWGUIDCOL`: marks a uniqueidentifier column as the table's row GUID (`$ROWGUID`),
+    /// which only replication and FILESTREAM use; Walden checks the type and keeps nothing.
+    RowGuidCol,
     /// `AS expression [PERSISTED]`: a computed column, which has no declared type (its
     /// `data_type` is left as `sql_variant`; the binder takes the expression's).
     Computed {

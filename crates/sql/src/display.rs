@@ -185,6 +185,16 @@ impl Display for StatementKind {
             Execute(execute) => write!(f, "{execute}"),
             Checkpoint(None) => f.write_str("CHECKPOINT"),
             UpdateStatistics(table) => write!(f, "UPDATE STATISTICS {table}"),
+            CreateStatistics { name, table, columns } => {
+                write!(f, "CREATE STATISTICS {name} ON {table} (")?;
+                for (i, c) in columns.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{c}")?;
+                }
+                f.write_str(")")
+            }
             AlterIndex { index, table, action } => match index {
                 Some(index) => write!(f, "ALTER INDEX {index} ON {table} {action}"),
                 None => write!(f, "ALTER INDEX ALL ON {table} {action}"),
@@ -517,22 +527,33 @@ impl Display for AlterDatabase {
             DatabaseRef::Name(name) => write!(f, "{name}")?,
             DatabaseRef::Current => f.write_str("CURRENT")?,
         }
-        let option = match self.option {
-            DatabaseOption::DelayedDurability(DelayedDurability::Disabled) => {
-                "DELAYED_DURABILITY = DISABLED"
+        f.write_str(" SET ")?;
+        for (i, option) in self.options.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
             }
-            DatabaseOption::DelayedDurability(DelayedDurability::Allowed) => {
-                "DELAYED_DURABILITY = ALLOWED"
-            }
-            DatabaseOption::DelayedDurability(DelayedDurability::Forced) => {
-                "DELAYED_DURABILITY = FORCED"
-            }
-            DatabaseOption::Recovery(RecoveryModel::Simple) => "RECOVERY SIMPLE",
-            DatabaseOption::Recovery(RecoveryModel::Full) => "RECOVERY FULL",
-            DatabaseOption::Recovery(RecoveryModel::BulkLogged) => "RECOVERY BULK_LOGGED",
-            DatabaseOption::Online => "ONLINE",
-        };
-        write!(f, " SET {option}")
+            let text = match option {
+                DatabaseOption::DelayedDurability(DelayedDurability::Disabled) => {
+                    "DELAYED_DURABILITY = DISABLED"
+                }
+                DatabaseOption::DelayedDurability(DelayedDurability::Allowed) => {
+                    "DELAYED_DURABILITY = ALLOWED"
+                }
+                DatabaseOption::DelayedDurability(DelayedDurability::Forced) => {
+                    "DELAYED_DURABILITY = FORCED"
+                }
+                DatabaseOption::Recovery(RecoveryModel::Simple) => "RECOVERY SIMPLE",
+                DatabaseOption::Recovery(RecoveryModel::Full) => "RECOVERY FULL",
+                DatabaseOption::Recovery(RecoveryModel::BulkLogged) => "RECOVERY BULK_LOGGED",
+                DatabaseOption::Accepted(text) => text.as_str(),
+                DatabaseOption::Online => "ONLINE",
+            };
+            f.write_str(text)?;
+        }
+        if let Some(termination) = &self.termination {
+            write!(f, " WITH {termination}")?;
+        }
+        Ok(())
     }
 }
 
@@ -628,6 +649,7 @@ impl Display for ColumnOption {
         match self {
             ColumnOption::Null => f.write_str("NULL"),
             ColumnOption::NotNull => f.write_str("NOT NULL"),
+            ColumnOption::RowGuidCol => f.write_str("ROWGUIDCOL"),
             ColumnOption::Collate(collation) => write!(f, "COLLATE {collation}"),
             ColumnOption::Identity(None) => f.write_str("IDENTITY"),
             ColumnOption::Index { name, clustering } => {

@@ -136,27 +136,34 @@ impl Run<'_> {
                     DatabaseRef::Name(n) => n.value.clone(),
                     DatabaseRef::Current => self.s.db.name().to_string(),
                 };
-                let r = match a.option {
-                    DatabaseOption::DelayedDurability(d) => {
-                        let setting = match d {
-                            DelayedDurability::Disabled => DatabaseDurability::Disabled,
-                            DelayedDurability::Allowed => DatabaseDurability::Allowed,
-                            DelayedDurability::Forced => DatabaseDurability::Forced,
-                        };
-                        self.s.instance.set_delayed_durability(&name, setting)
-                    }
-                    DatabaseOption::Recovery(m) => {
-                        let model = match m {
-                            AstRecovery::Simple => RecoveryModel::Simple,
-                            // BULK_LOGGED keeps the log as FULL does; Walden has no minimally
-                            // logged operations to treat differently.
-                            AstRecovery::Full | AstRecovery::BulkLogged => RecoveryModel::Full,
-                        };
-                        self.s.instance.set_recovery_model(&name, model)
-                    }
-                    DatabaseOption::Online => self.s.instance.set_online(&name),
-                };
-                r.map_err(|e| self.s.engine_error(e))
+                // Every option is applied in order; the first that fails stops the rest, as
+                // SQL Server applies a list of options one by one.
+                for option in &a.options {
+                    let r = match option {
+                        DatabaseOption::DelayedDurability(d) => {
+                            let setting = match d {
+                                DelayedDurability::Disabled => DatabaseDurability::Disabled,
+                                DelayedDurability::Allowed => DatabaseDurability::Allowed,
+                                DelayedDurability::Forced => DatabaseDurability::Forced,
+                            };
+                            self.s.instance.set_delayed_durability(&name, setting)
+                        }
+                        DatabaseOption::Recovery(m) => {
+                            let model = match m {
+                                AstRecovery::Simple => RecoveryModel::Simple,
+                                // BULK_LOGGED keeps the log as FULL does; Walden has no
+                                // minimally logged operations to treat differently.
+                                AstRecovery::Full | AstRecovery::BulkLogged => RecoveryModel::Full,
+                            };
+                            self.s.instance.set_recovery_model(&name, model)
+                        }
+                        // Nothing to keep, but the database must exist.
+                        DatabaseOption::Accepted(_) => self.s.instance.database(&name).map(|_| ()),
+                        DatabaseOption::Online => self.s.instance.set_online(&name),
+                    };
+                    r.map_err(|e| self.s.engine_error(e))?;
+                }
+                Ok(())
             }
             StatementKind::CreateTable(c) => self.create_table(c, st.span.line),
             StatementKind::AlterTable(a) => self.alter_table(a, st.span.line),
@@ -513,6 +520,9 @@ impl Run<'_> {
         // Computed columns: their position and expression, typed once every column is known.
         let mut computed: Vec<(usize, &crate::ast::Expr, bool)> = Vec::new();
         let mut keys: Vec<KeySpec> = Vec::new();
+        // Columns declared NULL in so many words: a PRIMARY KEY on one is 8111, where a column
+        // that says nothing becomes NOT NULL.
+        let mut declared_null: Vec<String> = Vec::new();
         let mut seq = 0u64;
         let db = self.s.db.name().to_string();
         for e in elements {
@@ -559,6 +569,14 @@ impl Run<'_> {
                             }
                             ColumnOption::NotNull => def.nullable = false,
                             ColumnOption::Collate(_) => {}
+                            ColumnOption::RowGuidCol if ty != SqlType::UniqueIdentifier => {
+                                return Err(SqlError::new(
+                                    2761,
+                                    "The ROWGUIDCOL property can only be specified on the \
+                                     uniqueidentifier data type.",
+                                ));
+                            }
+                            ColumnOption::RowGuidCol => {}
                             ColumnOption::Index { name, clustering } => keys.push((
                                 Some(name.clone()),
                                 Origin::Index { unique: false },
@@ -621,6 +639,8 @@ impl Run<'_> {
                     }
                     if explicit_null && def.identity.is_some() {
                         def.nullable = false;
+                    } else if explicit_null {
+                        declared_null.push(def.name.clone());
                     }
                     columns.push(def);
                 }
@@ -696,6 +716,17 @@ impl Run<'_> {
                         )
                     },
                 )?;
+                if pk && declared_null.iter().any(|n| n.eq_ignore_ascii_case(c)) {
+                    let cause = SqlError::new(
+                        8111,
+                        format!(
+                            "Cannot define PRIMARY KEY constraint on nullable column in table \
+                             '{table}'."
+                        ),
+                    );
+                    // Line 0: the report takes the running statement's line.
+                    return Err(self.constraint_failed(cause, 0));
+                }
                 if pk {
                     columns[at].nullable = false;
                 }

@@ -933,12 +933,72 @@ fn bare_word_argument(name: &str) -> Option<usize> {
 }
 
 /// Parses `[db.][schema.]name` as written in a string argument (OBJECT_ID('dbo.t')).
+/// A name the parser does not take whole is split as SQL Server splits such a string: on the
+/// dots outside brackets and double quotes, each undelimited part taken as written, spaces
+/// included (`OBJECT_ID('dbo.Order Details')` finds `[Order Details]`).
 pub(crate) fn parse_object_name(text: &str) -> Option<crate::ast::ObjectName> {
-    let batch = crate::parse_batch(&format!("TRUNCATE TABLE {text}")).ok()?;
-    match batch.statements.into_iter().next()?.kind {
-        crate::ast::StatementKind::TruncateTable(n) => Some(n),
-        _ => None,
+    let parsed = crate::parse_batch(&format!("TRUNCATE TABLE {text}")).ok().and_then(|batch| {
+        match batch.statements.into_iter().next()?.kind {
+            crate::ast::StatementKind::TruncateTable(n) => Some(n),
+            _ => None,
+        }
+    });
+    parsed.or_else(|| split_object_name(text))
+}
+
+/// `text` split into up to four dot-separated parts (see [`parse_object_name`]); `None` for
+/// an empty last part, more than four parts, or an unterminated or trailing-garbage delimited
+/// part.
+fn split_object_name(text: &str) -> Option<crate::ast::ObjectName> {
+    use crate::ast::{Ident, ObjectName};
+    let mut parts: Vec<String> = Vec::new();
+    let mut chars = text.trim().chars().peekable();
+    loop {
+        let mut part = String::new();
+        match chars.peek() {
+            Some(&open @ ('[' | '"')) => {
+                let close = if open == '[' { ']' } else { '"' };
+                chars.next();
+                loop {
+                    match chars.next()? {
+                        c if c == close && chars.peek() == Some(&close) => {
+                            chars.next();
+                            part.push(c);
+                        }
+                        c if c == close => break,
+                        c => part.push(c),
+                    }
+                }
+                if !matches!(chars.peek(), None | Some('.')) {
+                    return None;
+                }
+            }
+            _ => {
+                while let Some(&c) = chars.peek() {
+                    if c == '.' {
+                        break;
+                    }
+                    part.push(c);
+                    chars.next();
+                }
+                part = part.trim().to_string();
+            }
+        }
+        parts.push(part);
+        if chars.next().is_none() {
+            break;
+        }
     }
+    if parts.len() > 4 || parts.last().is_none_or(String::is_empty) {
+        return None;
+    }
+    let mut parts = parts.into_iter().rev();
+    let name = Ident::new(parts.next()?);
+    let mut prefix = || parts.next().filter(|p| !p.is_empty()).map(Ident::new);
+    let schema = prefix();
+    let database = prefix();
+    let server = prefix();
+    Some(ObjectName { server, database, schema, name })
 }
 
 /// An object, column or database id argument (-1, which no object has, if it is out of range).

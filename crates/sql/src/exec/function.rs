@@ -420,6 +420,7 @@ fn check_statement(st: &Statement) -> Result<(), SqlError> {
         }
         StatementKind::Checkpoint(_)
         | StatementKind::UpdateStatistics(_)
+        | StatementKind::CreateStatistics { .. }
         | StatementKind::AlterIndex { .. }
         | StatementKind::Reconfigure { .. }
         | StatementKind::Dbcc(_)
@@ -452,6 +453,7 @@ fn statement_word(st: &Statement) -> &'static str {
         StatementKind::TruncateTable(_) => "TRUNCATE TABLE",
         StatementKind::Checkpoint(_) => "CHECKPOINT",
         StatementKind::UpdateStatistics(_) => "UPDATE STATISTICS",
+        StatementKind::CreateStatistics { .. } => "CREATE STATISTICS",
         StatementKind::AlterIndex { .. } => "ALTER INDEX",
         StatementKind::Dbcc(_) => "DBCC",
         StatementKind::Kill(_) => "KILL",

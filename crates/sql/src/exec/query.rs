@@ -1522,7 +1522,7 @@ impl Run<'_> {
         // `master..sysprocesses`.
         let compat_table = args.is_empty()
             && name.schema.as_ref().is_none_or(|s| s.value.eq_ignore_ascii_case("dbo"))
-            && ["sysobjects", "syscolumns", "sysprocesses"]
+            && ["sysobjects", "syscolumns", "sysprocesses", "sysdatabases", "systypes"]
                 .iter()
                 .any(|t| name.name.value.eq_ignore_ascii_case(t));
         let information_schema = match &name.schema {

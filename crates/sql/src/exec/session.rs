@@ -712,6 +712,7 @@ fn may_change_data(kind: &StatementKind) -> bool {
             | StatementKind::Return(_)
             | StatementKind::Checkpoint(_)
             | StatementKind::UpdateStatistics(_)
+            | StatementKind::CreateStatistics { .. }
             | StatementKind::AlterIndex { .. }
             | StatementKind::Reconfigure { .. }
             | StatementKind::Dbcc(_)
@@ -1318,6 +1319,15 @@ impl Run<'_> {
             }
             StatementKind::UpdateStatistics(table) => {
                 self.resolve_table(table, &table.name.value)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::CreateStatistics { table, columns, .. } => {
+                let t = self.resolve_table(table, &table.name.value)?;
+                for c in columns {
+                    if t.def.column(&c.value).is_none() {
+                        return Err(SqlError::invalid_column(&c.value).into());
+                    }
+                }
                 Ok(Flow::Next)
             }
             StatementKind::AlterIndex { index, table, action } => {
@@ -2263,8 +2273,15 @@ impl Run<'_> {
     /// `EXEC sp_executesql @stmt [, @params [, arguments...]]`: the statement runs as the body
     /// of a procedure whose parameters `@params` declares, so arguments bind (by position or
     /// name, with OUTPUT) exactly as they do for a stored procedure.
+    ///
+    /// The statement may be named `@stmt` or `@statement` (SQL Server's own name for it, which
+    /// its messages use). A statement that must begin its batch (`CREATE PROCEDURE`, `VIEW`,
+    /// `FUNCTION`, `TRIGGER`) runs as a batch of its own, as `EXEC (string)` runs it: that is
+    /// how scripts create such objects conditionally, and it cannot use parameters anyway.
     fn execute_sql_with_parameters(&mut self, p: &ExecProcedure) -> Step<()> {
-        let Some(stmt_arg) = leading_argument(p.arguments.first(), "@stmt") else {
+        let first = p.arguments.first();
+        let stmt_arg = leading_argument(first, "@stmt").or(leading_argument(first, "@statement"));
+        let Some(stmt_arg) = stmt_arg else {
             return Err(SqlError::new(
                 201,
                 "Procedure or function 'sp_executesql' expects parameter '@statement', which was \
@@ -2277,6 +2294,26 @@ impl Run<'_> {
             Some(a) => (scalar::to_text(&self.value(&a.value)?), &p.arguments[2..]),
             None => (String::new(), &p.arguments[1..]),
         };
+        // A statement that does not parse alone is left to the procedure form, whose error
+        // is the one to report.
+        let alone = self.s.parsed(&stmt).ok().filter(|batch| {
+            batch.statements.first().is_some_and(|s| {
+                matches!(
+                    s.kind,
+                    StatementKind::CreateProcedure(_)
+                        | StatementKind::CreateView(_)
+                        | StatementKind::CreateFunction(_)
+                        | StatementKind::CreateTrigger(_)
+                )
+            })
+        });
+        if let Some(alone) = alone {
+            self.s.frames.push(Frame::default());
+            let r = self.module_body(&alone.statements);
+            self.pop_frame();
+            r?;
+            return self.set_return_status(p, 0).map_err(Into::into);
+        }
         // The statement follows `AS` on the same line, so that its line numbers are the
         // client's.
         let text = format!("CREATE PROCEDURE sp_executesql {params} AS {stmt}");

@@ -687,10 +687,12 @@ pub(crate) fn sum_seed(name: &str, first: Value) -> Result<Value, SqlError> {
     })
 }
 
-/// AVG from the sum of `n` values, in the sum's type (integer division for integers).
+/// AVG from the sum of `n` values, in the sum's type (integer division for integers; MONEY
+/// stays MONEY, as SQL Server types AVG of the money category, rounded to its four places).
 pub(crate) fn average(sum: Value, n: i64) -> Result<Value, SqlError> {
     let divisor = match &sum {
-        Value::Decimal(_) | Value::Money(_) => Value::Decimal(Decimal::from_i64(n)),
+        Value::Money(_) => Value::BigInt(n),
+        Value::Decimal(_) => Value::Decimal(Decimal::from_i64(n)),
         Value::Float(_) => Value::Float(n as f64),
         Value::BigInt(_) => Value::BigInt(n),
         _ => Value::Int(i32::try_from(n).unwrap_or(i32::MAX)),

@@ -117,6 +117,7 @@ impl<'a> Parser<'a> {
             (CreateMode::Create, "TABLE") => self.parse_create_table(),
             (CreateMode::Create, "SEQUENCE") => self.parse_create_sequence(),
             (CreateMode::Create, "TYPE") => self.parse_create_type(),
+            (CreateMode::Create, "STATISTICS") => self.parse_create_statistics(),
             (CreateMode::Create, "UNIQUE" | "CLUSTERED" | "NONCLUSTERED" | "INDEX") => {
                 self.parse_create_index()
             }
@@ -207,7 +208,8 @@ impl<'a> Parser<'a> {
         Ok(FileGrowth::Size(FileSize { amount, unit: self.parse_size_unit() }))
     }
 
-    /// `ALTER DATABASE name | CURRENT SET DELAYED_DURABILITY = ... | RECOVERY ... | ONLINE`.
+    /// `ALTER DATABASE name | CURRENT SET option [, option...] [WITH ROLLBACK IMMEDIATE |
+    /// ROLLBACK AFTER n [SECONDS] | NO_WAIT]`.
     fn parse_alter_database(&mut self) -> PResult<StatementKind> {
         self.advance();
         let database = if self.eat_keyword("CURRENT") {
@@ -216,7 +218,35 @@ impl<'a> Parser<'a> {
             DatabaseRef::Name(self.parse_identifier()?)
         };
         self.expect_keyword("SET")?;
-        let option = if self.eat_keyword("DELAYED_DURABILITY") {
+        let options = self.parse_comma_separated(Self::parse_database_option)?;
+        let termination = if self.eat_keyword("WITH") {
+            if self.eat_keyword("NO_WAIT") {
+                Some("NO_WAIT".to_string())
+            } else {
+                self.expect_keyword("ROLLBACK")?;
+                if self.eat_keyword("IMMEDIATE") {
+                    Some("ROLLBACK IMMEDIATE".to_string())
+                } else {
+                    self.expect_keyword("AFTER")?;
+                    let seconds = self.parse_unsigned::<u32>()?;
+                    self.eat_keyword("SECONDS");
+                    Some(format!("ROLLBACK AFTER {seconds} SECONDS"))
+                }
+            }
+        } else {
+            None
+        };
+        Ok(StatementKind::AlterDatabase(Box::new(AlterDatabase { database, options, termination })))
+    }
+
+    /// One option of `ALTER DATABASE ... SET`. Besides the two Walden acts on (the recovery
+    /// model and delayed durability), the options install scripts set are read and accepted
+    /// (see [`DatabaseOption::Accepted`]): the access modes, the `AUTO_*` and ANSI settings,
+    /// `PAGE_VERIFY`, `COMPATIBILITY_LEVEL` and the others below. Options that would change
+    /// what the database does and that Walden cannot honour (`OFFLINE`, `READ_ONLY`,
+    /// `EMERGENCY`, `QUERY_STORE = ON`...) stay syntax errors.
+    fn parse_database_option(&mut self) -> PResult<DatabaseOption> {
+        if self.eat_keyword("DELAYED_DURABILITY") {
             self.expect(&TokenKind::Eq)?;
             let setting = match self.eat_one_of(&["DISABLED", "ALLOWED", "FORCED"]) {
                 Some("DISABLED") => DelayedDurability::Disabled,
@@ -224,21 +254,134 @@ impl<'a> Parser<'a> {
                 Some(_) => DelayedDurability::Forced,
                 None => return Err(self.error()),
             };
-            DatabaseOption::DelayedDurability(setting)
-        } else if self.eat_keyword("RECOVERY") {
+            return Ok(DatabaseOption::DelayedDurability(setting));
+        }
+        if self.eat_keyword("RECOVERY") {
             let model = match self.eat_one_of(&["SIMPLE", "FULL", "BULK_LOGGED"]) {
                 Some("SIMPLE") => RecoveryModel::Simple,
                 Some("FULL") => RecoveryModel::Full,
                 Some(_) => RecoveryModel::BulkLogged,
                 None => return Err(self.error()),
             };
-            DatabaseOption::Recovery(model)
-        } else if self.eat_keyword("ONLINE") {
-            DatabaseOption::Online
-        } else {
+            return Ok(DatabaseOption::Recovery(model));
+        }
+        let Some(word) = self.peek_word_upper() else {
             return Err(self.error());
         };
-        Ok(StatementKind::AlterDatabase(Box::new(AlterDatabase { database, option })))
+        // Options that are a single word: the user access modes (Walden does not limit
+        // connections, so SINGLE_USER only records nothing), the states a Walden database is
+        // always in, and Service Broker's switches (Walden has no broker).
+        const BARE: &[&str] = &[
+            "SINGLE_USER",
+            "RESTRICTED_USER",
+            "MULTI_USER",
+            "READ_WRITE",
+            "ENABLE_BROKER",
+            "DISABLE_BROKER",
+            "NEW_BROKER",
+            "ERROR_BROKER_CONVERSATIONS",
+        ];
+        // Options set with ON or OFF (`=` allowed): they tune SQL Server's optimizer,
+        // statistics, storage or session defaults, none of which changes a Walden result.
+        const ON_OFF: &[&str] = &[
+            "AUTO_CLOSE",
+            "AUTO_SHRINK",
+            "AUTO_CREATE_STATISTICS",
+            "AUTO_UPDATE_STATISTICS",
+            "AUTO_UPDATE_STATISTICS_ASYNC",
+            "ANSI_NULL_DEFAULT",
+            "ANSI_NULLS",
+            "ANSI_PADDING",
+            "ANSI_WARNINGS",
+            "ARITHABORT",
+            "CONCAT_NULL_YIELDS_NULL",
+            "NUMERIC_ROUNDABORT",
+            "QUOTED_IDENTIFIER",
+            "RECURSIVE_TRIGGERS",
+            "CURSOR_CLOSE_ON_COMMIT",
+            "TRUSTWORTHY",
+            "DB_CHAINING",
+            "DATE_CORRELATION_OPTIMIZATION",
+            "ALLOW_SNAPSHOT_ISOLATION",
+            "READ_COMMITTED_SNAPSHOT",
+            "HONOR_BROKER_PRIORITY",
+            "ACCELERATED_DATABASE_RECOVERY",
+            "TORN_PAGE_DETECTION",
+            "MEMORY_OPTIMIZED_ELEVATE_TO_SNAPSHOT",
+        ];
+        // ONLINE is the one bare option that does something: it opens again a database that
+        // could not be opened (RECOVERY_PENDING, SUSPECT).
+        if word == "ONLINE" {
+            self.advance();
+            return Ok(DatabaseOption::Online);
+        }
+        let text = if BARE.contains(&word.as_str()) {
+            self.advance();
+            word
+        } else if ON_OFF.contains(&word.as_str()) {
+            self.advance();
+            self.eat(&TokenKind::Eq);
+            let Some(value) = self.eat_one_of(&["ON", "OFF"]) else {
+                return Err(self.error());
+            };
+            format!("{word} {value}")
+        } else {
+            let value = match word.as_str() {
+                "PAGE_VERIFY" => {
+                    self.advance();
+                    self.eat_one_of(&["CHECKSUM", "TORN_PAGE_DETECTION", "NONE"])
+                        .map(|v| format!("PAGE_VERIFY {v}"))
+                }
+                "CURSOR_DEFAULT" => {
+                    self.advance();
+                    self.eat_one_of(&["LOCAL", "GLOBAL"]).map(|v| format!("CURSOR_DEFAULT {v}"))
+                }
+                "PARAMETERIZATION" => {
+                    self.advance();
+                    self.eat_one_of(&["SIMPLE", "FORCED"]).map(|v| format!("PARAMETERIZATION {v}"))
+                }
+                "COMPATIBILITY_LEVEL" => {
+                    self.advance();
+                    self.expect(&TokenKind::Eq)?;
+                    let line = self.peek().span.line;
+                    let level = self.parse_unsigned::<u32>()?;
+                    if ![100, 110, 120, 130, 140, 150, 160].contains(&level) {
+                        return Err(ParseError {
+                            number: 15048,
+                            severity: 16,
+                            state: 1,
+                            line,
+                            message: "Valid values of the database compatibility level are 100, \
+                                      110, 120, 130, 140, 150, or 160."
+                                .to_string(),
+                        });
+                    }
+                    Some(format!("COMPATIBILITY_LEVEL = {level}"))
+                }
+                "TARGET_RECOVERY_TIME" => {
+                    self.advance();
+                    self.expect(&TokenKind::Eq)?;
+                    let amount = self.parse_unsigned::<u32>()?;
+                    self.eat_one_of(&["SECONDS", "MINUTES"])
+                        .map(|unit| format!("TARGET_RECOVERY_TIME = {amount} {unit}"))
+                }
+                // Walden has no Query Store: turning it off (or clearing it) is accepted.
+                "QUERY_STORE" => {
+                    self.advance();
+                    if self.eat(&TokenKind::Eq) {
+                        self.eat_keyword("OFF").then(|| "QUERY_STORE = OFF".to_string())
+                    } else {
+                        self.eat_keyword("CLEAR").then(|| {
+                            self.eat_keyword("ALL");
+                            "QUERY_STORE CLEAR".to_string()
+                        })
+                    }
+                }
+                _ => None,
+            };
+            value.ok_or_else(|| self.error())?
+        };
+        Ok(DatabaseOption::Accepted(text))
     }
 
     // -----------------------------------------------------------------------------------------
@@ -380,16 +523,25 @@ impl<'a> Parser<'a> {
     }
 
     /// `(column or constraint, ...)`, shared by `CREATE TABLE` and `DECLARE @t TABLE`.
+    /// SQL Server takes a comma after the last element (`(a int, b int,)`), which generated
+    /// scripts leave when they drop the last column of a list: so does Walden.
     pub(super) fn parse_table_elements(&mut self) -> PResult<Vec<TableElement>> {
         self.expect(&TokenKind::LParen)?;
-        let elements = self.parse_comma_separated(Self::parse_table_element)?;
+        let mut elements = vec![self.parse_table_element()?];
+        while self.eat(&TokenKind::Comma) {
+            if self.at(&TokenKind::RParen) {
+                break;
+            }
+            elements.push(self.parse_table_element()?);
+        }
         self.expect(&TokenKind::RParen)?;
         Ok(elements)
     }
 
     pub(super) fn parse_table_element(&mut self) -> PResult<TableElement> {
         let constraint = ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK"];
-        if constraint.iter().any(|keyword| self.at_keyword(keyword)) {
+        let foreign_key = self.at_keyword("FOREIGN") && self.nth_is_keyword(1, "KEY");
+        if foreign_key || constraint.iter().any(|keyword| self.at_keyword(keyword)) {
             return Ok(TableElement::Constraint(self.parse_table_constraint()?));
         }
         if self.eat_keyword("INDEX") {
@@ -450,6 +602,7 @@ impl<'a> Parser<'a> {
             self.skip_hash_index_options()?;
             TableConstraintKind::Unique { clustering, columns }
         } else if self.eat_keyword("CHECK") {
+            self.skip_not_for_replication()?;
             TableConstraintKind::Check(self.parse_check_condition()?)
         } else if self.eat_keyword("FOREIGN") {
             self.expect_keyword("KEY")?;
@@ -505,12 +658,20 @@ impl<'a> Parser<'a> {
                 reference.on_update = action;
             }
         }
+        self.skip_not_for_replication()?;
+        Ok(reference)
+    }
+
+    /// `NOT FOR REPLICATION` after IDENTITY, CHECK, a foreign key or a trigger's events: it
+    /// exempts replication agents' changes, and Walden has no replication, so it is read and
+    /// changes nothing.
+    fn skip_not_for_replication(&mut self) -> PResult<()> {
         if self.at_keyword("NOT") && self.nth_is_keyword(1, "FOR") {
             self.advance();
             self.advance();
             self.expect_keyword("REPLICATION")?;
         }
-        Ok(reference)
+        Ok(())
     }
 
     /// One column option, or `None` when the column definition is complete.
@@ -527,7 +688,12 @@ impl<'a> Parser<'a> {
             return Ok(Some(ColumnOption::Collate(self.parse_identifier()?)));
         }
         if self.eat_keyword("IDENTITY") {
-            return Ok(Some(ColumnOption::Identity(self.parse_identity_spec()?)));
+            let spec = self.parse_identity_spec()?;
+            self.skip_not_for_replication()?;
+            return Ok(Some(ColumnOption::Identity(spec)));
+        }
+        if self.eat_keyword("ROWGUIDCOL") {
+            return Ok(Some(ColumnOption::RowGuidCol));
         }
         if self.eat_keyword("INDEX") {
             let name = self.parse_identifier()?;
@@ -548,6 +714,7 @@ impl<'a> Parser<'a> {
         } else if self.eat_keyword("DEFAULT") {
             ColumnConstraintKind::Default(self.parse_expr()?)
         } else if self.eat_keyword("CHECK") {
+            self.skip_not_for_replication()?;
             ColumnConstraintKind::Check(self.parse_check_condition()?)
         } else if self.at_keyword("REFERENCES")
             || (self.at_keyword("FOREIGN") && self.nth_is_keyword(1, "KEY"))
@@ -642,6 +809,34 @@ impl<'a> Parser<'a> {
     // -----------------------------------------------------------------------------------------
     // Sequences
     // -----------------------------------------------------------------------------------------
+
+    /// `STATISTICS name ON table (column, ...) [WHERE filter] [WITH option [= value], ...]`,
+    /// after `CREATE`. The filter and options (`FULLSCAN`, `SAMPLE n PERCENT`, `NORECOMPUTE`,
+    /// `INCREMENTAL = ON`...) tune statistics Walden does not keep: read and dropped.
+    fn parse_create_statistics(&mut self) -> PResult<StatementKind> {
+        self.advance();
+        let name = self.parse_identifier()?;
+        self.expect_keyword("ON")?;
+        let table = self.parse_object_name()?;
+        let columns = self.parse_identifier_list()?;
+        if self.eat_keyword("WHERE") {
+            self.parse_expr()?;
+        }
+        if self.eat_keyword("WITH") {
+            loop {
+                self.parse_identifier()?;
+                if self.eat(&TokenKind::Eq) || self.at(&TokenKind::Integer) {
+                    self.advance();
+                    self.eat_keyword("PERCENT");
+                    self.eat_keyword("ROWS");
+                }
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
+            }
+        }
+        Ok(StatementKind::CreateStatistics { name, table, columns })
+    }
 
     /// `CREATE TYPE name FROM base_type [NULL | NOT NULL]`, `CREATE TYPE name AS TABLE (...)`.
     fn parse_create_type(&mut self) -> PResult<StatementKind> {
@@ -967,7 +1162,15 @@ impl<'a> Parser<'a> {
             }
             vec![block]
         } else {
-            self.parse_module_body()?
+            // SQL Server takes a procedure with no statement at all (`CREATE PROCEDURE p AS`
+            // then GO, or as the whole of `sp_executesql`'s text): scripts create such a stub
+            // and then ALTER it, so that the procedure keeps its id and permissions.
+            self.skip_semicolons();
+            if self.at_eof() {
+                Vec::new()
+            } else {
+                self.parse_module_body()?
+            }
         };
         let definition = self.source.to_owned();
         let procedure =

@@ -438,10 +438,13 @@ impl<'a> Parser<'a> {
 }
 
 /// Whether `token` can be an identifier: a delimited identifier or a non-reserved word.
+/// `PRECISION` is on SQL Server's reserved list (for `DOUBLE PRECISION`), yet SQL Server takes
+/// it undelimited as a name: `sys.columns` has a column `precision` that scripts select,
+/// declare and alias without brackets.
 fn is_identifier_token(token: &Token<'_>) -> bool {
     match token.kind {
         TokenKind::QuotedIdent(_) => true,
-        TokenKind::Word => !is_reserved(token.text),
+        TokenKind::Word => !is_reserved(token.text) || token.text.eq_ignore_ascii_case("PRECISION"),
         _ => false,
     }
 }

@@ -17,10 +17,11 @@
 
 use super::{PResult, Parser};
 use crate::ast::{
-    AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, ForJson, ForXml, Ident, Insert,
-    InsertSource, Join, JoinKind, JsonColumn, OffsetFetch, OrderByItem, OutputClause, OutputInto,
-    Pivot, Query, QueryBody, QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint,
-    TableSource, TableTarget, Top, Unpivot, Update,
+    AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, ExprKind, ForJson, ForXml,
+    FunctionArgs, FunctionCall, Ident, Insert, InsertSource, Join, JoinKind, JsonColumn,
+    ObjectName, OffsetFetch, OrderByItem, OutputClause, OutputInto, Pivot, Query, QueryBody,
+    QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint, TableSource, TableTarget,
+    Top, Unpivot, Update,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -247,7 +248,30 @@ impl<'a> Parser<'a> {
                 select.group_by = sets.iter().flatten().cloned().collect();
                 select.grouping_sets = Some(sets);
             } else {
+                let start = self.peek().span;
                 select.group_by = self.parse_comma_separated(Self::parse_expr)?;
+                // `GROUP BY a, b WITH ROLLUP | WITH CUBE`, the older form of `GROUP BY
+                // ROLLUP(a, b)`: read as that. `WITH rollup AS (...)` after the list would be
+                // the next statement's common table expression, so it is left alone.
+                let suffix = self.at_keyword("WITH")
+                    && (self.nth_is_keyword(1, "ROLLUP") || self.nth_is_keyword(1, "CUBE"))
+                    && !self.nth_is_keyword(2, "AS")
+                    && self.peek_nth(2).kind != TokenKind::LParen;
+                if suffix {
+                    self.advance();
+                    let function = self.advance_text().to_ascii_uppercase();
+                    let args = std::mem::take(&mut select.group_by);
+                    let span = self.span_from(start);
+                    select.group_by = vec![Expr {
+                        kind: ExprKind::Function(Box::new(FunctionCall {
+                            name: ObjectName::simple(Ident::new(function)),
+                            args: FunctionArgs::List { distinct: false, args },
+                            over: None,
+                            within_group: Vec::new(),
+                        })),
+                        span,
+                    }];
+                }
             }
         }
         if self.eat_keyword("HAVING") {

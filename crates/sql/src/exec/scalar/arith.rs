@@ -215,7 +215,25 @@ fn int_arith(op: BinaryOp, x: i64, y: i64, ty: SqlType) -> Result<Value, SqlErro
     })
 }
 
+/// `& | ^`. One operand (not both) may be BINARY or VARBINARY: it is read as a number of the
+/// other operand's integer type, as a conversion of binary to that type reads it (the rightmost
+/// bytes, big-endian, zero-extended on the left). This is what `sysstat & 0xf` on the old system
+/// tables relies on. BIT against binary works in TINYINT, the type SQL Server gives BIT here.
 fn bitwise(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
+    match (&a, &b) {
+        (Value::Binary(bytes), other) | (other, Value::Binary(bytes)) => {
+            let Some(y) = int_value(other) else {
+                return Err(incompatible(&a, &b, op));
+            };
+            let ty = match other {
+                Value::Bit(_) => SqlType::TinyInt,
+                v => int_type(v),
+            };
+            let x = binary_as_int(bytes, &ty);
+            return int_arith(op, x, y, ty);
+        }
+        _ => {}
+    }
     let (Some(x), Some(y)) = (int_value(&a), int_value(&b)) else {
         return Err(incompatible(&a, &b, op));
     };
@@ -230,6 +248,27 @@ fn bitwise(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
     }
     let top = if value_precedence(&a) >= value_precedence(&b) { &a } else { &b };
     int_arith(op, x, y, int_type(top))
+}
+
+/// Binary bytes read as an integer of type `ty` (TINYINT, SMALLINT, INT or BIGINT): its last
+/// 1, 2, 4 or 8 bytes, big-endian, signed in the type's width (TINYINT is unsigned).
+fn binary_as_int(bytes: &[u8], ty: &SqlType) -> i64 {
+    let width = match ty {
+        SqlType::TinyInt => 1,
+        SqlType::SmallInt => 2,
+        SqlType::BigInt => 8,
+        _ => 4,
+    };
+    let tail = &bytes[bytes.len().saturating_sub(width)..];
+    let mut buf = [0u8; 8];
+    buf[8 - tail.len()..].copy_from_slice(tail);
+    let raw = u64::from_be_bytes(buf);
+    match width {
+        1 => raw as i64,
+        2 => i64::from(raw as u16 as i16),
+        4 => i64::from(raw as u32 as i32),
+        _ => raw as i64,
+    }
 }
 
 /// The integer type of an integer value. BIT is the higher-precedence side only when both sides

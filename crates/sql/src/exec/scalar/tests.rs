@@ -644,6 +644,24 @@ fn integer_arithmetic() {
     );
     assert_eq!(binary(BinaryOp::BitOr, Value::Null, Value::Int(2)).unwrap(), Value::Null);
     assert_eq!(number(binary(BinaryOp::BitAnd, dec("1.5"), Value::Int(1))), 402);
+    // One binary operand is read as the other operand's integer type.
+    assert_eq!(
+        binary(BinaryOp::BitAnd, Value::SmallInt(0x24), Value::Binary(vec![0x0f])).unwrap(),
+        Value::SmallInt(4)
+    );
+    assert_eq!(
+        binary(BinaryOp::BitOr, Value::Binary(vec![1, 0, 0, 0, 2]), Value::Int(1)).unwrap(),
+        Value::Int(3)
+    );
+    assert_eq!(
+        binary(BinaryOp::BitXor, Value::TinyInt(1), Value::Binary(vec![0xff, 0x03])).unwrap(),
+        Value::TinyInt(2)
+    );
+    let e = binary(BinaryOp::BitAnd, Value::Binary(vec![1]), Value::Binary(vec![1])).unwrap_err();
+    assert_eq!(
+        e.message,
+        "The data types varbinary and varbinary are incompatible in the '&' operator."
+    );
 }
 
 #[test]

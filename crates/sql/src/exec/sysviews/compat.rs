@@ -14,8 +14,8 @@ use walden_engine::catalog::Object;
 use walden_engine::types::{Len, SqlType, Value};
 
 use super::catalog::{
-    column_rows, default_object_id, is_ansi_padded, is_max, max_length, object_columns,
-    object_rows, objects, precision, scale, ColRow,
+    column_rows, created_micros, default_object_id, files_of, is_ansi_padded, is_max, max_length,
+    object_columns, object_rows, objects, precision, scale, ColRow,
 };
 use super::constraints::{constraint_rows, Constraint};
 use super::{datetime, int, nstr, small, tiny, View, ViewContext, COLLATION, SYSNAME};
@@ -91,6 +91,22 @@ fn sysobject_rows(ctx: &ViewContext<'_>) -> Vec<SysObjectRow> {
     rows
 }
 
+/// `sysstat`: its low four bits are the object's kind in SQL Server 2000's numbering, which
+/// old scripts test with `sysstat & 0xf = 4` (a procedure), `= 2` (a view) or `= 3` (a user
+/// table). Kinds that numbering has no value for (functions, sequences, constraints) are 0.
+fn sysstat(xtype: &str) -> i64 {
+    match xtype {
+        "S " => 1,
+        "V " => 2,
+        "U " => 3,
+        "P " | "X " | "RF" => 4,
+        "D " => 6,
+        "R " => 7,
+        "TR" => 8,
+        _ => 0,
+    }
+}
+
 /// `sys.sysobjects`: the objects of `sys.objects` and the PRIMARY KEY, UNIQUE, DEFAULT and
 /// CHECK constraints of `sys.key_constraints`, `sys.default_constraints` and
 /// `sys.check_constraints`, with their ids.
@@ -113,7 +129,7 @@ pub(super) fn sysobjects(ctx: &ViewContext<'_>) -> RowSet {
         .opt("stats_schema_ver", SqlType::Int, zero)
         .opt("type", SqlType::Char(2), |r| Value::Str(r.kind.to_string()))
         .opt("userstat", SqlType::SmallInt, zero_small)
-        .opt("sysstat", SqlType::SmallInt, zero_small)
+        .opt("sysstat", SqlType::SmallInt, |r| small(sysstat(r.xtype)))
         .opt("indexdel", SqlType::SmallInt, zero_small)
         .col("refdate", SqlType::DateTime, |r| datetime(r.created_us))
         .opt("version", SqlType::Int, zero)
@@ -281,4 +297,128 @@ pub(super) fn all_objects(ctx: &ViewContext<'_>) -> RowSet {
 /// `sys.system_objects`: `sys.objects`' columns, no rows.
 pub(super) fn system_objects(_ctx: &ViewContext<'_>) -> RowSet {
     object_columns().rows(&[])
+}
+
+/// A database, as `sysdatabases` lists it.
+struct SysDatabaseRow {
+    name: String,
+    id: u32,
+    /// SQL Server 2000's `status` bits that Walden's state can say: 8 (`trunc. log on chkpt.`,
+    /// the SIMPLE recovery model), 512 (offline) and 65536 (CHECKSUM page verification, which
+    /// every Walden database has).
+    status: i64,
+    created_us: u64,
+    filename: String,
+}
+
+/// `sys.sysdatabases` (also `sysdatabases`, `master..sysdatabases`): every database of the
+/// instance, by id, with the columns SQL Server 2000's table had. Old install scripts test
+/// `IF EXISTS (SELECT * FROM sysdatabases WHERE name = 'pubs')` before dropping a database.
+pub(super) fn sysdatabases(ctx: &ViewContext<'_>) -> RowSet {
+    let rows: Vec<SysDatabaseRow> = ctx
+        .instance
+        .databases()
+        .into_iter()
+        .map(|db| {
+            let mut status = 65_536;
+            if db.recovery_model() == walden_engine::RecoveryModel::Simple {
+                status |= 8;
+            }
+            if db.state() != walden_engine::database::DatabaseState::Online {
+                status |= 512;
+            }
+            let [data, _log] = files_of(&db);
+            SysDatabaseRow {
+                name: db.name().to_string(),
+                id: db.id(),
+                status,
+                created_us: created_micros(&db),
+                filename: data.physical_name,
+            }
+        })
+        .collect();
+    View::<SysDatabaseRow>::new()
+        .col("name", SYSNAME, |r| nstr(r.name.as_str()))
+        .col("dbid", SqlType::SmallInt, |r| small(i64::from(r.id)))
+        .opt("sid", SqlType::VarBinary(Len::N(85)), |_| Value::Binary(vec![1]))
+        .opt("mode", SqlType::SmallInt, |_| small(0))
+        .opt("status", SqlType::Int, |r| int(r.status))
+        .opt("status2", SqlType::Int, |_| int(0))
+        .col("crdate", SqlType::DateTime, |r| datetime(r.created_us))
+        .col("reserved", SqlType::DateTime, |_| {
+            // SQL Server leaves it at the datetime zero, 1900-01-01.
+            walden_engine::types::DateTime::from_parts(0, 0).map_or(Value::Null, Value::DateTime)
+        })
+        .opt("category", SqlType::Int, |_| int(0))
+        .opt("cmptlevel", SqlType::TinyInt, |_| tiny(160))
+        .opt("filename", SqlType::NVarChar(Len::N(260)), |r| nstr(r.filename.as_str()))
+        .opt("version", SqlType::SmallInt, |_| small(957))
+        .rows(&rows)
+}
+
+/// A TINYINT of `v`, clamped to its range.
+fn tiny8(v: i64) -> Value {
+    tiny(u8::try_from(v.clamp(0, 255)).unwrap_or(u8::MAX))
+}
+
+/// A value of a `sys.types` row read as an integer (0 for NULL or a non-integer).
+fn type_int(v: &Value) -> i64 {
+    match v {
+        Value::TinyInt(x) => i64::from(*x),
+        Value::SmallInt(x) => i64::from(*x),
+        Value::Int(x) => i64::from(*x),
+        Value::BigInt(x) => *x,
+        Value::Bit(b) => i64::from(*b),
+        _ => 0,
+    }
+}
+
+/// `sys.systypes` (also `systypes`, `dbo.systypes`): SQL Server 2000's list of types, built
+/// from the rows of `sys.types` (the built-in types, then the database's own). Old scripts
+/// test `IF NOT EXISTS (SELECT * FROM systypes WHERE name = 'x')` before `sp_addtype`.
+///
+/// Invariant: `sys.types`' columns are, in order, name, system_type_id, user_type_id,
+/// schema_id, principal_id, max_length, precision, scale, collation_name, is_nullable,
+/// is_user_defined (see `catalog::types`).
+pub(super) fn systypes(ctx: &ViewContext<'_>) -> RowSet {
+    let types = super::catalog::types(ctx);
+    View::<Vec<Value>>::new()
+        .col("name", SYSNAME, |r| r[0].clone())
+        .col("xtype", SqlType::TinyInt, |r| tiny8(type_int(&r[1])))
+        .col("status", SqlType::TinyInt, |_| tiny(0))
+        .col("xusertype", SqlType::SmallInt, |r| small(type_int(&r[2])))
+        .col("length", SqlType::SmallInt, |r| small(type_int(&r[5])))
+        .col("xprec", SqlType::TinyInt, |r| tiny8(type_int(&r[6])))
+        .col("xscale", SqlType::TinyInt, |r| tiny8(type_int(&r[7])))
+        .col("tdefault", SqlType::Int, |_| int(0))
+        .col("domain", SqlType::Int, |_| int(0))
+        .col("uid", SqlType::SmallInt, |r| small(type_int(&r[3])))
+        .col("reserved", SqlType::SmallInt, |_| small(0))
+        .opt("collationid", SqlType::Int, |r| {
+            if !r[8].is_null() {
+                int(COLLATION_ID)
+            } else {
+                Value::Null
+            }
+        })
+        .opt("usertype", SqlType::SmallInt, |r| small(type_int(&r[2])))
+        // varbinary, varchar, nvarchar, sql_variant: the types whose values vary in length.
+        .col("variable", SqlType::Bit, |r| {
+            Value::Bit(matches!(type_int(&r[1]), 165 | 167 | 231 | 98))
+        })
+        .opt("allownulls", SqlType::Bit, |r| Value::Bit(type_int(&r[9]) != 0))
+        .col("type", SqlType::TinyInt, |r| tiny8(type_int(&r[1])))
+        .opt("printfmt", SqlType::VarChar(Len::N(255)), |_| Value::Null)
+        .opt("prec", SqlType::SmallInt, |r| {
+            // Characters for the character types (two bytes each for the national ones),
+            // digits for the others.
+            match type_int(&r[1]) {
+                231 | 239 => small(type_int(&r[5]) / 2),
+                _ if !r[8].is_null() => small(type_int(&r[5])),
+                _ => small(type_int(&r[6])),
+            }
+        })
+        .opt("scale", SqlType::TinyInt, |r| tiny8(type_int(&r[7])))
+        .opt("collation", SYSNAME, |r| r[8].clone())
+        .rows(&types.rows)
 }

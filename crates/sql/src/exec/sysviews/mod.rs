@@ -17,7 +17,7 @@
 //! * `constraints`: `sys.key_constraints`, `sys.default_constraints`, `sys.check_constraints`,
 //!   `sys.foreign_keys`, `sys.foreign_key_columns`, `sys.identity_columns`,
 //!   `sys.computed_columns`, `sys.sql_modules`, `sys.views`, `sys.triggers`.
-//! * `compat`: `sys.sysobjects`, `sys.syscolumns`, `sys.all_objects`, `sys.system_objects`.
+//! * `compat`: `sys.sysobjects`, `sys.syscolumns`, `sys.sysdatabases`, `sys.systypes`, `sys.all_objects`, `sys.system_objects`.
 //!
 //! The counters SQL Server keeps above the storage engine are kept by the SQL layer: batches
 //! in a [`ServerCounters`] shared by every session, transactions on each database
@@ -224,6 +224,8 @@ pub fn system_view(
         "system_objects" => (None, |c, _| Ok(compat::system_objects(c))),
         "sysobjects" => (None, |c, _| Ok(compat::sysobjects(c))),
         "syscolumns" => (None, |c, _| Ok(compat::syscolumns(c))),
+        "sysdatabases" => (None, |c, _| Ok(compat::sysdatabases(c))),
+        "systypes" => (None, |c, _| Ok(compat::systypes(c))),
         "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
         "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
