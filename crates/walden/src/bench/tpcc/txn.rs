@@ -340,11 +340,18 @@ pub fn text(dialect: Dialect, input: &Input) -> String {
             let mut body = String::new();
             for d in 1..=10 {
                 body += &set(dialect, "o_id", "NULL");
-                body += &select_into(
-                    dialect,
-                    &[("o_id", "MIN(no_o_id)")],
-                    &format!("FROM new_order WHERE no_w_id = {w} AND no_d_id = {d}"),
-                );
+                // The first key of the district's range, as the usual SQL Server kits write
+                // it (TOP 1 ... ORDER BY the key), which reads one row of the index.
+                body += &match dialect {
+                    Dialect::TSql => format!(
+                        "SELECT TOP 1 @o_id = no_o_id FROM new_order \
+                         WHERE no_w_id = {w} AND no_d_id = {d} ORDER BY no_o_id;\n"
+                    ),
+                    Dialect::Postgres => format!(
+                        "SELECT no_o_id INTO v_o_id FROM new_order \
+                         WHERE no_w_id = {w} AND no_d_id = {d} ORDER BY no_o_id LIMIT 1;\n"
+                    ),
+                };
                 let delete = format!(
                     "DELETE FROM new_order WHERE no_w_id = {w} AND no_d_id = {d} AND no_o_id = {o_id};"
                 );
