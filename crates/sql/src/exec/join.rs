@@ -546,7 +546,9 @@ impl Run<'_> {
         let (local, rest) = (pick(true), pick(false));
         let mut cols = acc.cols.clone();
         cols.extend(flat.leaves[leaf].cols.iter().cloned());
-        let rows_goal = goal.map_or(usize::MAX, |g| g.rows);
+        // Stopping the join's output keeps its first rows, which are the first in the
+        // ORDER BY only where a leaf delivered them in that order (`leaf_rows` decides).
+        let rows_goal = goal.filter(|g| g.order.is_empty()).map_or(usize::MAX, |g| g.rows);
         let mut out = JoinOutput { rows: Vec::new(), goal: rows_goal, width: cols.len() };
         if let Step::IndexLoops(path) = step {
             let Input::Table(t) = &flat.leaves[leaf].input else {

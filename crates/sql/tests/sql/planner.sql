@@ -52,6 +52,8 @@ GO
 SELECT TOP 2 ln, item FROM ol WHERE oid = 12 ORDER BY ln
 SELECT TOP 1 oid FROM ol WHERE oid > 10 ORDER BY oid, ln
 SELECT TOP 3 a.id AS x, b.id AS y FROM c a CROSS JOIN c b
+SELECT TOP 2 oid, amt FROM o ORDER BY amt DESC, oid DESC
+SELECT TOP 2 oid, ln FROM ol ORDER BY item, oid
 GO
 -- UPDATE and DELETE qualify their rows through the same plan.
 UPDATE o SET amt = amt + 1 FROM o JOIN c ON c.id = o.cid WHERE c.city = 'Lyon'
