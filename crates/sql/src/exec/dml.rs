@@ -322,7 +322,7 @@ impl Run<'_> {
         let (rows, filtered) = if from.is_empty() {
             (self.table_rows(t, where_clause)?, false)
         } else {
-            self.from(from, where_clause, None)?
+            self.plan_from(from, where_clause, None, None)?
         };
         let where_clause = where_clause.filter(|_| !filtered);
         let Rows { cols, rows } = rows;

@@ -1024,10 +1024,10 @@ impl HashMatch {
 
 /// The joined rows with their columns in the FROM clause's order.
 fn restore_order(acc: Rows, order: &[usize], leaves: &[Leaf]) -> Rows {
-    let widths: Vec<usize> = leaves.iter().map(|l| l.cols.len()).collect();
     if order.iter().enumerate().all(|(i, &l)| i == l) {
         return acc;
     }
+    let widths: Vec<usize> = leaves.iter().map(|l| l.cols.len()).collect();
     // Where each leaf's columns start in the joined row.
     let mut start = vec![0; leaves.len()];
     let mut at = 0;

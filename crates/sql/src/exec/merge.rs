@@ -66,7 +66,7 @@ impl Run<'_> {
             }
         }
         let target = self.table_rows(&t, None)?;
-        let (source, _) = self.from(std::slice::from_ref(&m.source), None, None)?;
+        let (source, _) = self.plan_from(std::slice::from_ref(&m.source), None, None, None)?;
         let rowid = t.def.columns.len();
         let mut cols: Vec<Col> = target.cols.clone();
         cols.extend(source.cols.iter().cloned());

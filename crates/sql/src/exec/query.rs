@@ -1305,17 +1305,6 @@ impl Run<'_> {
     // FROM
     // -----------------------------------------------------------------------------------
 
-    /// The rows of a FROM clause, and whether they satisfy `filter` (the WHERE clause)
-    /// already; if not, the caller applies it. See [`Run::plan_from`].
-    pub(crate) fn from(
-        &mut self,
-        sources: &[TableSource],
-        filter: Option<&Expr>,
-        outer: Option<&Env<'_>>,
-    ) -> Result<(Rows, bool), SqlError> {
-        self.plan_from(sources, filter, outer, None)
-    }
-
     /// A CTE in scope or a system view that `name` names, as rows qualified by `qual`.
     pub(crate) fn named_rowset(
         &mut self,

@@ -644,7 +644,7 @@ impl Run<'_> {
         } else {
             from.to_vec()
         };
-        let (rows, filtered) = self.from(&sources, where_clause, None)?;
+        let (rows, filtered) = self.plan_from(&sources, where_clause, None, None)?;
         let where_clause = where_clause.filter(|_| !filtered);
         let def = Arc::clone(&target.shape);
         let positions: Vec<usize> = def

@@ -822,19 +822,7 @@ impl<'a> Parser<'a> {
         if self.eat_keyword("WHERE") {
             self.parse_expr()?;
         }
-        if self.eat_keyword("WITH") {
-            loop {
-                self.parse_identifier()?;
-                if self.eat(&TokenKind::Eq) || self.at(&TokenKind::Integer) {
-                    self.advance();
-                    self.eat_keyword("PERCENT");
-                    self.eat_keyword("ROWS");
-                }
-                if !self.eat(&TokenKind::Comma) {
-                    break;
-                }
-            }
-        }
+        self.parse_statistics_options()?;
         Ok(StatementKind::CreateStatistics { name, table, columns })
     }
 

@@ -458,10 +458,18 @@ impl<'a> Parser<'a> {
         } else if self.at_identifier() && !self.at_keyword("WITH") && !self.at_clause_boundary() {
             self.parse_identifier()?;
         }
+        self.parse_statistics_options()?;
+        Ok(StatementKind::UpdateStatistics(table))
+    }
+
+    /// The `WITH` options of CREATE and UPDATE STATISTICS (`FULLSCAN`, `SAMPLE 50 PERCENT`,
+    /// `STATS_STREAM = 0x...`, `MAXDOP = 1`, ...): read and kept nowhere, since Walden keeps
+    /// no statistics objects.
+    pub(super) fn parse_statistics_options(&mut self) -> PResult<()> {
         if self.eat_keyword("WITH") {
             loop {
                 self.parse_identifier()?;
-                // `SAMPLE 50 PERCENT`, `STATS_STREAM = 0x...`, `MAXDOP = 1`: one value.
+                // An option takes at most one value.
                 if self.eat(&TokenKind::Eq) || self.at(&TokenKind::Integer) {
                     self.advance();
                     self.eat_keyword("PERCENT");
@@ -472,7 +480,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok(StatementKind::UpdateStatistics(table))
+        Ok(())
     }
 
     fn parse_checkpoint(&mut self) -> PResult<StatementKind> {

@@ -10,6 +10,7 @@ mod serve;
 mod storage;
 mod tpcc;
 
+use std::fmt::Write as _;
 use std::io::IsTerminal;
 
 use clap::Subcommand;
@@ -114,4 +115,20 @@ fn rounds_text(rounds: &[(f64, f64)]) -> String {
         })
         .collect();
     each.join("; ")
+}
+
+/// `s` as the inside of a JSON string: quotes, backslashes and control characters escaped.
+pub(crate) fn json_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }

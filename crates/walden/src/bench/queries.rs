@@ -30,6 +30,8 @@ use clap::Args;
 
 use data::{Answer, Dataset, Query};
 
+use super::json_escape;
+
 /// Options of `walden bench queries`.
 #[derive(Debug, Args)]
 pub struct QueriesArgs {
@@ -127,21 +129,6 @@ impl Cell {
             other => format!("\"{}\"", other.text()),
         }
     }
-}
-
-fn json_escape(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Runs a query once for warm-up and then `runs` times; the median time, or why not.

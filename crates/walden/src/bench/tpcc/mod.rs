@@ -31,7 +31,7 @@ use clap::{Args, ValueEnum};
 
 use super::pg_cluster::Cluster;
 use super::serve::{random_password, run_sql, Server};
-use super::{show_progress, Rng};
+use super::{json_escape, show_progress, Rng};
 use crate::client::{Client, ConnectOptions};
 use engine::{Conn, Outcome};
 use keys::{Keys, KINDS};
@@ -185,30 +185,22 @@ struct Run {
     mode: Mode,
     clients: u32,
     elapsed: Duration,
-    /// Per transaction kind: committed (for New-Order with the rolled back ones).
-    done: [u64; 5],
-    /// New-Orders rolled back on their unused item, as 1% should.
-    rolled_back: u64,
-    retries: u64,
-    /// Transactions still being retried when the run ended.
-    abandoned: u64,
-    errors: u64,
-    /// Per transaction kind: each one's latency in microseconds, sorted.
-    latencies: [Vec<u32>; 5],
+    /// Every client's counts added up, latencies sorted.
+    counts: Tally,
 }
 
 impl Run {
     fn tpmc(&self) -> f64 {
-        self.done[0] as f64 * 60.0 / self.elapsed.as_secs_f64().max(1e-9)
+        self.counts.done[0] as f64 * 60.0 / self.elapsed.as_secs_f64().max(1e-9)
     }
 
     fn tx_per_s(&self) -> f64 {
-        self.done.iter().sum::<u64>() as f64 / self.elapsed.as_secs_f64().max(1e-9)
+        self.counts.done.iter().sum::<u64>() as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
 
     /// The `p`th percentile latency of a kind, in milliseconds.
     fn percentile_ms(&self, kind: usize, p: f64) -> Option<f64> {
-        let l = &self.latencies[kind];
+        let l = &self.counts.latencies[kind];
         if l.is_empty() {
             return None;
         }
@@ -217,15 +209,33 @@ impl Run {
     }
 }
 
-/// One client's counts.
+/// One client's counts, or a run's.
 #[derive(Debug, Default)]
 struct Tally {
+    /// Per transaction kind: committed (for New-Order with the rolled back ones).
     done: [u64; 5],
+    /// New-Orders rolled back on their unused item, as 1% should.
     rolled_back: u64,
     retries: u64,
+    /// Transactions still being retried when the run ended.
     abandoned: u64,
     errors: u64,
+    /// Per transaction kind: each one's latency in microseconds.
     latencies: [Vec<u32>; 5],
+}
+
+impl Tally {
+    /// Adds another client's counts to these.
+    fn add(&mut self, other: &Tally) {
+        for k in 0..5 {
+            self.done[k] += other.done[k];
+            self.latencies[k].extend(&other.latencies[k]);
+        }
+        self.rolled_back += other.rolled_back;
+        self.retries += other.retries;
+        self.abandoned += other.abandoned;
+        self.errors += other.errors;
+    }
 }
 
 /// Shared between a run's clients.
@@ -365,30 +375,13 @@ fn run_mix(
         std::thread::sleep(Duration::from_millis(200));
     }
     let elapsed = began.elapsed();
-    let mut run = Run {
-        engine: dialect.engine(),
-        mode,
-        clients,
-        elapsed,
-        done: [0; 5],
-        rolled_back: 0,
-        retries: 0,
-        abandoned: 0,
-        errors: 0,
-        latencies: Default::default(),
-    };
+    let mut run =
+        Run { engine: dialect.engine(), mode, clients, elapsed, counts: Tally::default() };
     for thread in threads {
         let tally = thread.join().map_err(|_| format!("{what}: a client thread panicked"))?;
-        for k in 0..5 {
-            run.done[k] += tally.done[k];
-            run.latencies[k].extend(&tally.latencies[k]);
-        }
-        run.rolled_back += tally.rolled_back;
-        run.retries += tally.retries;
-        run.abandoned += tally.abandoned;
-        run.errors += tally.errors;
+        run.counts.add(&tally);
     }
-    for l in &mut run.latencies {
+    for l in &mut run.counts.latencies {
         l.sort_unstable();
     }
     let line = format!(
@@ -450,8 +443,8 @@ fn check_consistency(conn: &mut Conn, keys: &Keys, runs: &[&Run]) -> Result<Vec<
         return Err(format!("expected five figures, got {figures:?}"));
     };
     let initial = i64::from(keys.warehouses) * 10 * i64::from(keys.customers);
-    let sum = |k: usize| runs.iter().map(|r| r.done[k]).sum::<u64>() as i64;
-    let rolled_back = runs.iter().map(|r| r.rolled_back).sum::<u64>() as i64;
+    let sum = |k: usize| runs.iter().map(|r| r.counts.done[k]).sum::<u64>() as i64;
+    let rolled_back = runs.iter().map(|r| r.counts.rolled_back).sum::<u64>() as i64;
     let mut problems = Vec::new();
     if bad_ytd != 0 {
         problems.push(format!("{bad_ytd} warehouse(s) whose w_ytd is not the sum of d_ytd"));
@@ -630,21 +623,25 @@ fn print_report(
             };
             let _ = write!(line, " {cell:>13}");
         }
-        let _ = write!(line, " {:>7} {:>7} {:>6}", r.retries, r.errors, r.rolled_back);
+        let _ = write!(
+            line,
+            " {:>7} {:>7} {:>6}",
+            r.counts.retries, r.counts.errors, r.counts.rolled_back
+        );
         println!("{line}");
     }
     println!(
         "(latencies in ms, retries included; NO New-Order, P Payment, OS Order-Status, \
          D Delivery, SL Stock-Level; rbk: New-Orders rolled back on their unused item)"
     );
-    for r in runs.iter().filter(|r| r.abandoned > 0) {
+    for r in runs.iter().filter(|r| r.counts.abandoned > 0) {
         println!(
             "{} {} {} clients: {} transaction(s) still being retried when the run ended, \
              not counted",
             r.engine,
             r.mode.name(),
             r.clients,
-            r.abandoned
+            r.counts.abandoned
         );
     }
     let pairs = pairs(runs);
@@ -684,20 +681,6 @@ fn json(
     peak_kb: u64,
     errors: &[String],
 ) -> String {
-    let esc = |s: &str| {
-        let mut out = String::new();
-        for c in s.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                c if (c as u32) < 0x20 => {
-                    let _ = write!(out, "\\u{:04x}", c as u32);
-                }
-                c => out.push(c),
-            }
-        }
-        out
-    };
     let mut out = format!(
         "{{\"warehouses\": {}, \"items\": {}, \"customers\": {}, \"duration_s\": {}, \
          \"isolation\": \"{}\", \"walden_peak_rss_kb\": {peak_kb}, \"load_s\": {{",
@@ -723,10 +706,10 @@ fn json(
             r.elapsed.as_secs_f64(),
             r.tpmc(),
             r.tx_per_s(),
-            r.retries,
-            r.abandoned,
-            r.errors,
-            r.rolled_back
+            r.counts.retries,
+            r.counts.abandoned,
+            r.counts.errors,
+            r.counts.rolled_back
         );
         let kinds: Vec<String> = (0..5)
             .map(|k| {
@@ -734,7 +717,7 @@ fn json(
                 format!(
                     "\"{}\": {{\"count\": {}, \"p50_ms\": {}, \"p95_ms\": {}}}",
                     KINDS[k],
-                    r.done[k],
+                    r.counts.done[k],
                     ms(0.5),
                     ms(0.95)
                 )
@@ -760,7 +743,7 @@ fn json(
         .collect();
     out += &ratios.join(", ");
     out += "], \"errors\": [";
-    let errs: Vec<String> = errors.iter().map(|e| format!("\"{}\"", esc(e))).collect();
+    let errs: Vec<String> = errors.iter().map(|e| format!("\"{}\"", json_escape(e))).collect();
     out += &errs.join(", ");
     out += "]}";
     out
