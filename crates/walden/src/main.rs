@@ -1,6 +1,7 @@
 //! The `walden` command: the benchmarks and the SQL shell today; the server and the log dump
 //! as the layers above the log land.
 
+mod allocator;
 mod bench;
 mod client;
 mod serve;
@@ -9,12 +10,6 @@ mod shell;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-/// Every request allocates and frees many small buffers (tokens, rows, keys) on one of many
-/// connection threads; glibc's malloc spent a tenth of the server's CPU on them under
-/// `walden bench seed001`, mimalloc's per-thread free lists far less.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Walden: a transactional database engine with SQL Server's write-ahead log and delayed
 /// durability.
@@ -37,6 +32,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    allocator::keep_freed_memory();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bench(command) => bench::run(command),
