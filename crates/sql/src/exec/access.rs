@@ -38,11 +38,21 @@ use walden_engine::catalog::TableDef;
 use walden_engine::types::{encode_key, SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
-use crate::exec::eval::Env;
+use crate::exec::eval::{Col, Env};
 use crate::exec::query::TableRef;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
+
+/// The predicates a read applies to each row before it keeps it, so that a scan never
+/// collects the rows they reject. `cols` describe the rows read (the table's columns and
+/// its row locator); `outer` is the enclosing query's row, if any.
+#[derive(Clone, Copy)]
+pub(crate) struct RowFilter<'a> {
+    pub(crate) cols: &'a [Col],
+    pub(crate) exprs: &'a [&'a Expr],
+    pub(crate) outer: Option<&'a Env<'a>>,
+}
 
 /// The row count assumed for a table whose size is unknown.
 pub(crate) const TABLE_ROWS: f64 = 1_000_000.0;
@@ -339,9 +349,12 @@ impl Run<'_> {
         path: &AccessPath<'_>,
         env: &Env<'_>,
         limit: usize,
+        keep: Option<RowFilter<'_>>,
     ) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
+        let mut rows = Vec::new();
         let Some(index) = path.index.and_then(|id| t.def.index(id)) else {
-            return self.scan_rows(t, Bound::Unbounded, Bound::Unbounded, limit).map(Some);
+            self.scan_rows(t, Bound::Unbounded, Bound::Unbounded, &mut rows, limit, keep)?;
+            return Ok(Some(rows));
         };
         let types: Vec<SqlType> = index.columns.iter().map(|&c| t.def.columns[c].ty).collect();
         // Every combination of the fixed columns' values, as encoded key prefixes.
@@ -384,7 +397,6 @@ impl Run<'_> {
         prefixes.sort();
         prefixes.dedup();
         let ranged = path.fixed.len();
-        let mut rows = Vec::new();
         for prefix in prefixes {
             if rows.len() >= limit {
                 break;
@@ -399,13 +411,13 @@ impl Run<'_> {
                     // The key is the row id: a lookup, not a range.
                     if let Some(mut values) = self.read_row_by_id(t, &prefix)? {
                         values.push(Value::Binary(prefix));
-                        rows.push(values);
+                        self.keep_row(&mut rows, values, keep)?;
                     }
                 } else {
-                    rows.extend(self.scan_rows(t, lower, upper, limit - rows.len())?);
+                    self.scan_rows(t, lower, upper, &mut rows, limit, keep)?;
                 }
             } else {
-                self.index_rows(t, index.id, lower, upper, &mut rows, limit)?;
+                self.index_rows(t, index.id, lower, upper, &mut rows, limit, keep)?;
             }
         }
         Ok(Some(rows))
@@ -537,34 +549,40 @@ impl Run<'_> {
 
     /// Rows of the clustered index (or heap) with row ids in `lower..upper`, at most
     /// `limit` of them.
+    /// Appends the rows of the clustered key range `lower..upper` that `keep` accepts, until
+    /// `rows` holds `limit`.
     fn scan_rows(
         &mut self,
         t: &TableRef,
         lower: Bound<Vec<u8>>,
         upper: Bound<Vec<u8>>,
+        rows: &mut Vec<Vec<Value>>,
         limit: usize,
-    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        keep: Option<RowFilter<'_>>,
+    ) -> Result<(), SqlError> {
         let mut cursor = self
             .tx()
             .scan_table(&t.db, &t.def, lower, upper)
             .map_err(|e| self.s.engine_error(e))?;
-        let mut rows = Vec::new();
+        let mut read = 0;
         while rows.len() < limit {
             match cursor.next_row(self.tx()) {
                 Ok(Some((id, mut values))) => {
                     values.push(Value::Binary(id));
-                    self.row_interruption_point(rows.len())?;
-                    rows.push(values);
+                    self.row_interruption_point(read)?;
+                    read += 1;
+                    self.keep_row(rows, values, keep)?;
                 }
                 Ok(None) => break,
                 Err(e) => return Err(self.s.engine_error(e)),
             }
         }
-        Ok(rows)
+        Ok(())
     }
 
-    /// Appends the rows a nonclustered index holds for keys in `lower..upper`, until `rows`
-    /// holds `limit`.
+    /// Appends the rows a nonclustered index holds for keys in `lower..upper` that `keep`
+    /// accepts, until `rows` holds `limit`.
+    #[allow(clippy::too_many_arguments)]
     fn index_rows(
         &mut self,
         t: &TableRef,
@@ -573,11 +591,13 @@ impl Run<'_> {
         upper: Bound<Vec<u8>>,
         rows: &mut Vec<Vec<Value>>,
         limit: usize,
+        keep: Option<RowFilter<'_>>,
     ) -> Result<(), SqlError> {
         let mut cursor = self
             .tx()
             .scan_index(&t.db, &t.def, index, lower, upper)
             .map_err(|e| self.s.engine_error(e))?;
+        let mut read = 0;
         while rows.len() < limit {
             let next = cursor.next_row_id();
             let id = match next {
@@ -585,12 +605,32 @@ impl Run<'_> {
                 Ok(None) => break,
                 Err(e) => return Err(self.s.engine_error(e)),
             };
-            self.row_interruption_point(rows.len())?;
+            self.row_interruption_point(read)?;
+            read += 1;
             if let Some(mut values) = self.read_row_by_id(t, &id)? {
                 values.push(Value::Binary(id));
-                rows.push(values);
+                self.keep_row(rows, values, keep)?;
             }
         }
+        Ok(())
+    }
+
+    /// Appends `row` to `rows` if `keep` accepts it.
+    fn keep_row(
+        &mut self,
+        rows: &mut Vec<Vec<Value>>,
+        row: Vec<Value>,
+        keep: Option<RowFilter<'_>>,
+    ) -> Result<(), SqlError> {
+        if let Some(f) = keep {
+            let env = Env::new(f.cols, &row, f.outer);
+            for e in f.exprs {
+                if self.predicate(e, &env)? != Some(true) {
+                    return Ok(());
+                }
+            }
+        }
+        rows.push(row);
         Ok(())
     }
 

@@ -41,7 +41,7 @@ use std::sync::Arc;
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
-use crate::exec::access::{self, AccessPath, TableStats};
+use crate::exec::access::{self, AccessPath, RowFilter, TableStats};
 use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
 use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::session::Run;
@@ -564,7 +564,7 @@ impl Run<'_> {
             for (n, l) in acc.rows.iter().enumerate() {
                 self.row_interruption_point(n)?;
                 let env = Env::new(&acc.cols, l, outer);
-                let found = match self.read_path(&t, &path, &env, usize::MAX)? {
+                let found = match self.read_path(&t, &path, &env, usize::MAX, None)? {
                     Some(rows) => rows,
                     // A probe that does not convert: this row is checked against the whole
                     // table, read once.
@@ -572,7 +572,7 @@ impl Run<'_> {
                         Some(rows) => rows.clone(),
                         None => {
                             let rows =
-                                self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX)?;
+                                self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?;
                             scanned.insert(rows).clone()
                         }
                     },
@@ -591,6 +591,15 @@ impl Run<'_> {
             let leaf_goal = goal.filter(|_| acc.rows.len() == 1 && rest.is_empty());
             let right = self.leaf_rows(flat, leaf, &local, outer, leaf_goal)?;
             let right_cols = &flat.leaves[leaf].cols;
+            if matches!(step, Step::Loops) && acc.cols.is_empty() && acc.rows.len() == 1 {
+                // The first leaf: its rows are the join's, moved rather than copied.
+                let mut rows = self.filter_rows(&cols, right, &rest, outer)?;
+                rows.truncate(rows_goal);
+                for i in checks {
+                    flat.conjuncts[i].applied = true;
+                }
+                return Ok(Rows { cols, rows });
+            }
             let matcher = match &step {
                 Step::Hash(keys) => Some(HashMatch::build(self, keys, right_cols, &right, outer)?),
                 _ => None,
@@ -683,17 +692,10 @@ impl Run<'_> {
                 columns.is_some_and(|c| path.delivers_order(&t.def, &c))
             }
         };
-        if let Some(g) = goal.filter(|g| ordered(g)) {
-            // The first rows read, filtered; all of them only if too few pass.
-            let first = self.read_leaf(&t, &path, outer, g.rows)?;
-            let exhausted = first.len() < g.rows;
-            let kept = self.filter_rows(&cols, first, local, outer)?;
-            if kept.len() >= g.rows || exhausted {
-                return Ok(kept);
-            }
-        }
-        let rows = self.read_leaf(&t, &path, outer, usize::MAX)?;
-        self.filter_rows(&cols, rows, local, outer)
+        // With an ordered goal the read stops at the goal's count of rows that pass.
+        let limit = goal.filter(|g| ordered(g)).map_or(usize::MAX, |g| g.rows);
+        let keep = RowFilter { cols: &cols, exprs: local, outer };
+        self.read_leaf(&t, &path, outer, limit, Some(keep))
     }
 
     /// A table's rows, each followed by its hidden row locator: those `filter` may accept,
@@ -711,23 +713,26 @@ impl Run<'_> {
             conjuncts(f, &mut parts);
         }
         let path = self.path(&flat, t, &parts, 0, 0);
-        let rows = self.read_leaf(t, &path, None, usize::MAX)?;
+        let rows = self.read_leaf(t, &path, None, usize::MAX, None)?;
         Ok(Rows { cols, rows })
     }
 
-    /// A table's rows read by `path` (at most `limit`), its probes evaluated outside any
-    /// row of this FROM.
+    /// A table's rows read by `path` that `keep` accepts (at most `limit`), its probes
+    /// evaluated outside any row of this FROM.
     fn read_leaf(
         &mut self,
         t: &TableRef,
         path: &AccessPath<'_>,
         outer: Option<&Env<'_>>,
         limit: usize,
+        keep: Option<RowFilter<'_>>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
-        match self.read_path(t, path, &env, limit)? {
+        match self.read_path(t, path, &env, limit, keep)? {
             Some(rows) => Ok(rows),
-            None => Ok(self.read_path(t, &AccessPath::scan(), &env, limit)?.unwrap_or_default()),
+            None => {
+                Ok(self.read_path(t, &AccessPath::scan(), &env, limit, keep)?.unwrap_or_default())
+            }
         }
     }
 
@@ -826,9 +831,9 @@ impl Run<'_> {
                 for (n, lrow) in l.rows.iter().enumerate() {
                     self.row_interruption_point(n)?;
                     let env = Env::new(&l.cols, lrow, outer);
-                    let found = match self.read_path(&t, &path, &env, usize::MAX)? {
+                    let found = match self.read_path(&t, &path, &env, usize::MAX, None)? {
                         Some(found) => found,
-                        None => self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX)?,
+                        None => self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?,
                     };
                     let mut matched = false;
                     for r in found {
@@ -855,8 +860,8 @@ impl Run<'_> {
             Input::Rows(rows) => self.filter_rows(&r_cols, rows, pushed, outer)?,
             Input::Table(t) => {
                 let path = self.path(&both, &t, pushed, 1, 0);
-                let rows = self.read_leaf(&t, &path, outer, usize::MAX)?;
-                self.filter_rows(&r_cols, rows, pushed, outer)?
+                let keep = RowFilter { cols: &r_cols, exprs: pushed, outer };
+                self.read_leaf(&t, &path, outer, usize::MAX, Some(keep))?
             }
         };
         let keys = equi_keys(self, &both, &parts, 1, 2, &l.cols, &r_cols);

@@ -222,7 +222,7 @@ impl Run<'_> {
         for (n, row) in rows.iter().enumerate() {
             self.row_interruption_point(n)?;
             let env = Env::new(cols, row, outer);
-            let found = match self.read_path(&t, &path, &env, usize::MAX)? {
+            let found = match self.read_path(&t, &path, &env, usize::MAX, None)? {
                 Some(found) => found,
                 // A probe that does not convert: the per-row subquery says what it means.
                 None => return Ok(None),
