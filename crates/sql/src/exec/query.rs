@@ -9,6 +9,7 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use walden_engine::catalog::{Object, TableDef, ViewDef};
@@ -32,6 +33,9 @@ pub(crate) const ROWID: &str = "\u{1}rowid";
 /// How many rows a table scan reads, or a filter, grouping, aggregate, projection or sort
 /// computes, between two questions to the client's cancel signal.
 pub(crate) const ROWS_PER_INTERRUPTION_POINT: usize = 1024;
+
+/// The fewest rows a top-N sort gathers before it sorts and cuts them to N.
+const TOP_N_ROUND: usize = 512;
 
 /// Intermediate rows with their columns.
 #[derive(Debug, Default, Clone)]
@@ -319,6 +323,12 @@ pub(crate) fn group_key(values: &[Value]) -> String {
             Value::Str(s) | Value::NStr(s) => {
                 key.push('s');
                 key.extend(s.trim_end_matches(' ').chars().flat_map(char::to_lowercase));
+            }
+            Value::TinyInt(_) | Value::SmallInt(_) | Value::Int(_) | Value::BigInt(_) => {
+                // What the decimal(38, 10) form below spells for an integer, without the
+                // conversion: integers are most keys, and this runs once per row.
+                key.push('n');
+                let _ = write!(key, "{v}.0000000000");
             }
             n if n.is_exact_numeric() => {
                 key.push('n');
@@ -824,7 +834,18 @@ impl Run<'_> {
         } else {
             rows.len()
         };
-        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(projected_rows);
+        // `TOP (n) ... ORDER BY` needs only the first n rows in that order: sorting each time
+        // n more rows have come and keeping n holds 2n rows at most, whatever the input. The
+        // sort is stable, so equal rows keep the order of a single sort of all of them.
+        let with_ties = sel.top.as_ref().is_some_and(|t| t.with_ties);
+        let bounded = match top {
+            Some((n, false)) if !order_by.is_empty() && !sel.distinct && offset.is_none() => {
+                Some(n as usize).filter(|_| !with_ties)
+            }
+            _ => None,
+        };
+        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> =
+            Vec::with_capacity(bounded.map_or(projected_rows, |k| projected_rows.min(2 * k)));
         for (i, row) in rows.iter().take(projected_rows).enumerate() {
             self.row_interruption_point(i)?;
             let env = Env { cols: &cols, row, outer, computed: &computed };
@@ -849,6 +870,10 @@ impl Run<'_> {
                 keys.push(self.order_key(o, &out_cols, &out, &env)?);
             }
             keyed.push((keys, out));
+            if let Some(k) = bounded.filter(|&k| keyed.len() >= 2 * k.max(TOP_N_ROUND)) {
+                sort_by_keys(&mut keyed, &desc)?;
+                keyed.truncate(k);
+            }
         }
         if sel.distinct {
             let mut seen = std::collections::HashSet::new();
@@ -2065,5 +2090,27 @@ impl Run<'_> {
             }],
             rows,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An integer's key is the key of the same number as any other exact numeric, so that
+    /// `1` and `1.0` fall into one group.
+    #[test]
+    fn an_integer_keys_as_the_decimal_of_the_same_value() {
+        for i in [0i64, 1, -1, 7, 255, -32768, i64::from(i32::MIN), i64::MAX, i64::MIN] {
+            let decimal = scalar::convert(
+                Value::BigInt(i),
+                SqlType::Decimal { precision: 38, scale: 2 },
+                None,
+            )
+            .unwrap();
+            assert_eq!(group_key(&[Value::BigInt(i)]), group_key(&[decimal]), "{i}");
+        }
+        assert_eq!(group_key(&[Value::TinyInt(3)]), group_key(&[Value::Int(3)]));
+        assert_ne!(group_key(&[Value::Int(3)]), group_key(&[Value::Int(30)]));
     }
 }
