@@ -512,6 +512,9 @@ impl Shared {
                 Victim::Ready(f) => {
                     self.install(&mut table, f, id);
                     drop(table);
+                    if new.is_none() {
+                        crate::io_stats::count_physical_read();
+                    }
                     return self.load(f, id, new);
                 }
                 Victim::Dirty(f, old) => {
@@ -915,6 +918,7 @@ impl BufferPool {
     /// cached. A page that was never written is an error
     /// ([`PageError::NeverWritten`] inside [`BufferError::File`]).
     pub fn fetch(&self, id: PageId) -> Result<PinnedPage, BufferError> {
+        crate::io_stats::count_logical_read();
         self.shared.pin(id, None)
     }
 

@@ -22,6 +22,7 @@ pub mod btree;
 pub mod buffer;
 pub mod file;
 pub mod hash;
+pub mod io_stats;
 pub mod page;
 pub mod redo;
 pub mod slotted;
@@ -31,5 +32,6 @@ pub use buffer::{
     PoolConfig, PoolStats, WalFlush,
 };
 pub use file::{DataFile, FileError, FileHeader};
+pub use io_stats::{page_reads, PageReads};
 pub use page::{Corruption, Lsn, Page, PageError, PageId, PageType, HEADER_SIZE, PAGE_SIZE};
 pub use slotted::{MAX_RECORD_LEN, SLOT_SIZE};

@@ -409,7 +409,10 @@ impl Run<'_> {
             if index.id == 1 {
                 if unique_key {
                     // The key is the row id: a lookup, not a range.
-                    if let Some(mut values) = self.read_row_by_id(t, &prefix)? {
+                    let mark = self.io_mark();
+                    let found = self.read_row_by_id(t, &prefix)?;
+                    self.io_note(t, mark);
+                    if let Some(mut values) = found {
                         values.push(Value::Binary(prefix));
                         self.keep_row(&mut rows, values, keep)?;
                     }
@@ -560,6 +563,7 @@ impl Run<'_> {
         limit: usize,
         keep: Option<RowFilter<'_>>,
     ) -> Result<(), SqlError> {
+        let mark = self.io_mark();
         let mut cursor = self
             .tx()
             .scan_table(&t.db, &t.def, lower, upper)
@@ -577,6 +581,7 @@ impl Run<'_> {
                 Err(e) => return Err(self.s.engine_error(e)),
             }
         }
+        self.io_note(t, mark);
         Ok(())
     }
 
@@ -593,6 +598,7 @@ impl Run<'_> {
         limit: usize,
         keep: Option<RowFilter<'_>>,
     ) -> Result<(), SqlError> {
+        let mark = self.io_mark();
         let mut cursor = self
             .tx()
             .scan_index(&t.db, &t.def, index, lower, upper)
@@ -612,6 +618,7 @@ impl Run<'_> {
                 self.keep_row(rows, values, keep)?;
             }
         }
+        self.io_note(t, mark);
         Ok(())
     }
 

@@ -31,6 +31,7 @@ mod recursive;
 pub mod scalar;
 mod session;
 mod static_type;
+mod statistics;
 mod subquery;
 mod sysprocs;
 pub mod sysviews;

@@ -152,6 +152,10 @@ pub(crate) struct Options {
     /// `SET LOCK_TIMEOUT`: None waits for ever (-1, the default).
     pub(crate) lock_timeout: Option<Duration>,
     pub(crate) isolation: Isolation,
+    /// `SET STATISTICS IO ON`: each statement reports the pages it read per table.
+    pub(crate) statistics_io: bool,
+    /// `SET STATISTICS TIME ON`: each statement reports its CPU and elapsed time.
+    pub(crate) statistics_time: bool,
 }
 
 /// The table whose identity column takes explicit values (`SET IDENTITY_INSERT ... ON`).
@@ -295,6 +299,8 @@ pub struct Session {
     /// page (a table dropped and created again has another), and what (see `access`).
     pub(crate) table_stats:
         HashMap<(u32, u32), (std::time::Instant, u32, Arc<crate::exec::access::TableStats>)>,
+    /// The running statement's reads per table, for `SET STATISTICS IO ON`.
+    pub(crate) statement_io: Vec<crate::exec::statistics::TableIo>,
     /// Says whether the client has cancelled the running batch (see "Cancellation").
     cancel: Option<Arc<dyn CancelSignal>>,
     /// What ends the lock waits of the session's transactions: `KILL`, and that signal.
@@ -373,6 +379,8 @@ impl Session {
                 xact_abort: false,
                 lock_timeout: None,
                 isolation: Isolation::ReadCommitted,
+                statistics_io: false,
+                statistics_time: false,
             },
             tx: None,
             trancount: 0,
@@ -395,6 +403,7 @@ impl Session {
             batches: HashMap::new(),
             batch_cache_clears: 0,
             table_stats: HashMap::new(),
+            statement_io: Vec::new(),
             stored_exprs: HashMap::new(),
             cancel: None,
             app_lock_owner: None,
@@ -467,6 +476,7 @@ impl Session {
     }
 
     fn run_batch(&mut self, text: &str, out: &mut dyn Output) {
+        let parse_started = (Instant::now(), crate::exec::statistics::thread_cpu_time());
         let batch = match self.parsed(text) {
             Ok(b) => b,
             Err(e) => {
@@ -474,6 +484,15 @@ impl Session {
                 return;
             }
         };
+        if self.opts.statistics_time {
+            let cpu = crate::exec::statistics::thread_cpu_time()
+                .zip(parse_started.1)
+                .map_or(Duration::ZERO, |(now, then)| now.saturating_sub(then));
+            out.message(&crate::exec::statistics::parse_and_compile_time(
+                cpu,
+                parse_started.0.elapsed(),
+            ));
+        }
         let mut run = Run {
             s: self,
             out,
@@ -946,7 +965,12 @@ impl Run<'_> {
         if !compound {
             self.subqueries.clear();
         }
+        let statistics = (!compound && self.s.function_depth == 0 && self.statistics_on())
+            .then(|| self.statistics_start());
         let result = self.statement_kind(st);
+        if let Some(start) = statistics {
+            self.statistics_end(start);
+        }
         if !compound {
             self.subqueries.clear();
         }
@@ -1489,6 +1513,8 @@ impl Run<'_> {
                         "IMPLICIT_TRANSACTIONS" => self.s.opts.implicit_transactions = *on,
                         "NOEXEC" | "PARSEONLY" => self.s.opts.noexec = *on,
                         "FMTONLY" => self.s.opts.fmtonly = *on,
+                        "STATISTICS IO" => self.s.opts.statistics_io = *on,
+                        "STATISTICS TIME" => self.s.opts.statistics_time = *on,
                         // These would have the statements that follow not run but describe
                         // their plans; running them instead could change data.
                         "SHOWPLAN_ALL" | "SHOWPLAN_TEXT" | "SHOWPLAN_XML" if *on => {
