@@ -42,6 +42,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::query::TableRef;
 use crate::exec::scalar;
 use crate::exec::session::Run;
+use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
 
 /// The predicates a read applies to each row before it keeps it, so that a scan never
@@ -711,6 +712,77 @@ fn upper_above(bound: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
         (_, Bound::Unbounded) => false,
         (Bound::Unbounded, _) => true,
         (Bound::Included(b) | Bound::Excluded(b), Bound::Included(e) | Bound::Excluded(e)) => b > e,
+    }
+}
+
+impl AccessPath<'_> {
+    /// The plan operators that read `t` by this path, as SQL Server names them: a table or
+    /// clustered index scan, a clustered index seek, or an index seek joined to a key lookup
+    /// of each row it finds. `residual` are the predicates checked on each row read.
+    pub(crate) fn plan(&self, t: &TableRef, residual: &[&Expr]) -> PlanNode {
+        let table = format!("[{}].[{}].[{}]", t.db.name(), t.def.schema, t.def.name);
+        let object = |index: Option<&walden_engine::catalog::IndexDef>| match index {
+            Some(ix) => format!("OBJECT:({table}.[{}] AS [{}])", ix.name, t.qual),
+            None => format!("OBJECT:({table} AS [{}])", t.qual),
+        };
+        let clustered = t.def.index(1).filter(|ix| !ix.columns.is_empty());
+        let mut args = Vec::new();
+        let sought = self.index.and_then(|id| t.def.index(id));
+        let (physical, index) = match sought {
+            None if clustered.is_some() => ("Clustered Index Scan", clustered),
+            None => ("Table Scan", None),
+            Some(ix) if ix.id == 1 => ("Clustered Index Seek", Some(ix)),
+            Some(ix) => ("Index Seek", Some(ix)),
+        };
+        args.push(object(index));
+        if let Some(ix) = sought {
+            args.push(format!("SEEK:({}) ORDERED FORWARD", self.seek_text(t, ix)));
+        }
+        let filter: Vec<String> = residual.iter().map(|e| e.to_string()).collect();
+        let filter = (!filter.is_empty()).then(|| format!("WHERE:({})", filter.join(" AND ")));
+        match sought {
+            Some(ix) if ix.id != 1 => {
+                // The nonclustered index gives row locators; each row is then looked up in
+                // the clustered index (or heap) and checked there.
+                let seek = PlanNode::new(physical, physical, args.join(", "), self.rows);
+                let mut lookup_args = vec![object(clustered)];
+                lookup_args.push("LOOKUP ORDERED FORWARD".into());
+                lookup_args.extend(filter);
+                let lookup = PlanNode::new("Key Lookup", "Key Lookup", lookup_args.join(", "), 1.0);
+                PlanNode::join("Nested Loops", "Inner Join", String::new(), self.rows, seek, lookup)
+            }
+            _ => {
+                args.extend(filter);
+                PlanNode::new(physical, physical, args.join(", "), self.rows)
+            }
+        }
+    }
+
+    /// The seek predicate: each fixed key column's value(s), then the range.
+    fn seek_text(&self, t: &TableRef, ix: &walden_engine::catalog::IndexDef) -> String {
+        let column = |k: usize| format!("[{}].[{}]", t.qual, t.def.columns[ix.columns[k]].name);
+        let mut parts = Vec::new();
+        for (k, f) in self.fixed.iter().enumerate() {
+            parts.push(match f {
+                Fixed::Eq(e) => format!("{}={e}", column(k)),
+                Fixed::In(list) => {
+                    let values: Vec<String> = list.iter().map(ToString::to_string).collect();
+                    format!("{} IN ({})", column(k), values.join(", "))
+                }
+                Fixed::Null => format!("{} IS NULL", column(k)),
+            });
+        }
+        let k = self.fixed.len();
+        if let Some((e, inclusive)) = self.range.lower {
+            parts.push(format!("{} {} {e}", column(k), if inclusive { ">=" } else { ">" }));
+        }
+        if let Some((e, inclusive)) = self.range.upper {
+            parts.push(format!("{} {} {e}", column(k), if inclusive { "<=" } else { "<" }));
+        }
+        if let Some(e) = self.range.like {
+            parts.push(format!("{} LIKE prefix of {e}", column(k)));
+        }
+        parts.join(" AND ")
     }
 }
 

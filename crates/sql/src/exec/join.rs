@@ -47,6 +47,7 @@ use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, 
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
+mod explain;
 mod order;
 mod semi;
 
@@ -68,6 +69,8 @@ struct Leaf {
 enum Input {
     Table(TableRef),
     Rows(Vec<Vec<Value>>),
+    /// Rows a plan that is only being explained would compute up front: their estimate.
+    Estimated(f64),
 }
 
 /// A conjunct of the WHERE clause or of an inner join's ON condition.
@@ -422,7 +425,8 @@ impl Run<'_> {
                 continue;
             }
             let only = planned.as_ref().map(|p| p[order.len()]);
-            let (leaf, step) = self.next_step(flat, joined, &acc, only)?;
+            let (leaf, step) =
+                self.next_step(flat, joined, acc.rows.len() as f64, &acc.cols, only)?;
             let mask = joined | 1 << leaf;
             acc = self.join_step(flat, acc, leaf, step, mask, outer, goal)?;
             joined = mask;
@@ -455,10 +459,10 @@ impl Run<'_> {
         &mut self,
         flat: &Flat<'e>,
         joined: u64,
-        acc: &Rows,
+        left_rows: f64,
+        left_cols: &[Col],
         only: Option<usize>,
     ) -> Result<(usize, Step<'e>), SqlError> {
-        let left_rows = acc.rows.len() as f64;
         let mut best: Option<(bool, f64, usize, Step<'e>)> = None;
         for (i, leaf) in flat.leaves.iter().enumerate() {
             if joined >> i & 1 == 1 || only.is_some_and(|o| o != i) {
@@ -474,7 +478,7 @@ impl Run<'_> {
             let own_rows = self.own_rows(flat, i);
             let mut candidate = (own_rows * left_rows.max(1.0), Step::Loops);
             let exprs: Vec<&'e Expr> = joining.iter().map(|c| c.expr).collect();
-            let keys = equi_keys(self, flat, &exprs, joined, bit, &acc.cols, &leaf.cols);
+            let keys = equi_keys(self, flat, &exprs, joined, bit, left_cols, &leaf.cols);
             if joined != 0 && !keys.is_empty() {
                 candidate = (own_rows + left_rows, Step::Hash(keys));
             }
@@ -674,6 +678,7 @@ impl Run<'_> {
                 return self.filter_rows(&cols, rows, local, outer);
             }
             Input::Table(t) => clone_ref(t),
+            Input::Estimated(_) => return Err(explained_only()),
         };
         let path = self.path(flat, &t, local, leaf, 0);
         let ordered = |g: &RowGoal<'_>| {
@@ -858,6 +863,7 @@ impl Run<'_> {
         let pushed: &[&Expr] = if keep_right { &[] } else { &right_only };
         let right = match r_input {
             Input::Rows(rows) => self.filter_rows(&r_cols, rows, pushed, outer)?,
+            Input::Estimated(_) => return Err(explained_only()),
             Input::Table(t) => {
                 let path = self.path(&both, &t, pushed, 1, 0);
                 let keep = RowFilter { cols: &r_cols, exprs: pushed, outer };
@@ -904,6 +910,11 @@ impl Run<'_> {
         }
         Ok(Rows { cols, rows })
     }
+}
+
+/// The error for a leaf of an explained plan reaching the executor, which never runs one.
+fn explained_only() -> SqlError {
+    SqlError::new(50000, "Walden's executor was given a plan that is only explained.")
 }
 
 /// A table leaf: its columns and the hidden row locator.

@@ -30,6 +30,7 @@ mod query;
 mod recursive;
 pub mod scalar;
 mod session;
+mod showplan;
 mod static_type;
 mod statistics;
 mod subquery;

@@ -105,7 +105,7 @@ pub(crate) struct TableRef {
 }
 
 /// Collects the aggregate calls of an expression (not inside subqueries).
-fn collect_aggregates<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+pub(crate) fn collect_aggregates<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     if let ExprKind::Function(f) = &e.kind {
         if is_aggregate_call(f) {
             out.push(e);
@@ -233,7 +233,7 @@ fn same_grouping_item(a: &Expr, b: &Expr) -> bool {
 }
 
 /// Collects window function calls (`... OVER (...)`).
-fn collect_windows<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+pub(crate) fn collect_windows<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     if let ExprKind::Function(f) = &e.kind {
         if f.over.is_some() {
             out.push(e);

@@ -59,6 +59,7 @@ use crate::exec::cursor::{Cursors, LocalCursors};
 use crate::exec::eval::{parse_object_name, Env};
 use crate::exec::query::{TableRef, ROWS_PER_INTERRUPTION_POINT};
 use crate::exec::scalar;
+use crate::exec::showplan::Showplan;
 use crate::exec::sysviews::{
     now_micros, ClientInfo, Command, EndState, ServerCounters, SessionActivity, UserTransaction,
 };
@@ -156,6 +157,9 @@ pub(crate) struct Options {
     pub(crate) statistics_io: bool,
     /// `SET STATISTICS TIME ON`: each statement reports its CPU and elapsed time.
     pub(crate) statistics_time: bool,
+    /// `SET SHOWPLAN_TEXT | SHOWPLAN_ALL ON`: statements return their plans instead of
+    /// running.
+    pub(crate) showplan: Option<crate::exec::showplan::Showplan>,
 }
 
 /// The table whose identity column takes explicit values (`SET IDENTITY_INSERT ... ON`).
@@ -381,6 +385,7 @@ impl Session {
                 isolation: Isolation::ReadCommitted,
                 statistics_io: false,
                 statistics_time: false,
+                showplan: None,
             },
             tx: None,
             trancount: 0,
@@ -929,6 +934,12 @@ impl Run<'_> {
             return Err(Halt::Cancelled);
         }
         if self.s.opts.noexec && !sets_noexec(&st.kind) {
+            return Ok(Flow::Next);
+        }
+        if let Some(kind) =
+            self.s.opts.showplan.filter(|_| !matches!(st.kind, StatementKind::Set(_)))
+        {
+            self.showplan(st, kind)?;
             return Ok(Flow::Next);
         }
         if self.s.opts.fmtonly
@@ -1515,9 +1526,13 @@ impl Run<'_> {
                         "FMTONLY" => self.s.opts.fmtonly = *on,
                         "STATISTICS IO" => self.s.opts.statistics_io = *on,
                         "STATISTICS TIME" => self.s.opts.statistics_time = *on,
-                        // These would have the statements that follow not run but describe
-                        // their plans; running them instead could change data.
-                        "SHOWPLAN_ALL" | "SHOWPLAN_TEXT" | "SHOWPLAN_XML" if *on => {
+                        "SHOWPLAN_TEXT" => {
+                            self.s.opts.showplan = on.then_some(Showplan::Text);
+                        }
+                        "SHOWPLAN_ALL" => self.s.opts.showplan = on.then_some(Showplan::All),
+                        // The XML form would describe the statements in ShowPlanXML; running
+                        // them instead could change data.
+                        "SHOWPLAN_XML" if *on => {
                             return Err(SqlError::new(
                                 50000,
                                 format!(

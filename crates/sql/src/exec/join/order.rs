@@ -72,6 +72,7 @@ impl Run<'_> {
             flat.conjuncts.iter().filter(|c| c.leaves == Some(bit)).map(|c| c.expr).collect();
         let rows = match &flat.leaves[i].input {
             Input::Rows(rows) => rows.len() as f64,
+            Input::Estimated(rows) => *rows,
             Input::Table(t) => self.path(flat, t, &local, i, 0).rows,
         };
         (rows * FILTER_SELECTIVITY.powi(local.len() as i32)).max(1.0)
@@ -87,7 +88,7 @@ impl Run<'_> {
 
     /// The estimated cost of joining leaf `r` to the leaves `mask` (of `rows_s` rows), and
     /// the rows that come out.
-    fn estimate_step(
+    pub(super) fn estimate_step(
         &self,
         flat: &Flat<'_>,
         mask: u64,

@@ -31,6 +31,7 @@ use crate::exec::query::{visit_children, Rows};
 use crate::exec::recursive::has_aggregate;
 use crate::exec::scalar;
 use crate::exec::session::Run;
+use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
 
 /// A WHERE conjunct run as a hash semi- or anti-join.
@@ -272,4 +273,56 @@ fn plain_select(q: &Query) -> Option<&crate::ast::Select> {
         && sel.into.is_none()
         && !aggregates)
         .then_some(&**sel)
+}
+
+impl Run<'_> {
+    /// `apply_semi_join`, explained: a seek per row where the executor would seek with
+    /// `rows` estimated rows to keep, a hash of the subquery's rows otherwise.
+    pub(super) fn explain_semi_join(
+        &mut self,
+        semi: &mut SemiJoin<'_>,
+        (left, rows): (PlanNode, f64),
+        outer: Option<&Env<'_>>,
+    ) -> Result<(PlanNode, f64), SqlError> {
+        let logical = if semi.anti { "Left Anti Semi Join" } else { "Left Semi Join" };
+        // Each outer row is kept or not: a guess of half of them either way.
+        let kept = (rows / 2.0).max(1.0);
+        let member = semi.keys.len() != semi.key_conjuncts.len();
+        if let (1, false, false, Input::Table(t)) = (
+            semi.inner.leaves.len(),
+            semi.key_conjuncts.is_empty(),
+            member,
+            &semi.inner.leaves[0].input,
+        ) {
+            let t = clone_ref(t);
+            if semi.inner.leaves[0].stats.is_none() {
+                semi.inner.leaves[0].stats = self.table_stats(&t);
+            }
+            let mut all = semi.inner_filter.clone();
+            all.extend(semi.key_conjuncts.iter().copied());
+            let inner = &semi.inner;
+            let path = {
+                let column = |parts: &[crate::ast::Ident]| match inner.leaf_of(parts) {
+                    Some(Some(0)) => find_column(&inner.leaves[0].cols, parts).ok().flatten(),
+                    _ => None,
+                };
+                let probe = |e: &Expr| inner.leaves_of(e) == Some(0);
+                access::choose(&t.def, &all, &column, &probe, inner.leaves[0].stats.as_deref())
+            };
+            let table_rows = inner.leaves[0].stats.as_ref().map_or(access::TABLE_ROWS, |s| s.rows);
+            if !path.is_scan() && path.any_probe(&mut has_column) && path.cost * rows <= table_rows
+            {
+                let right = path.plan(&t, &all);
+                let node =
+                    PlanNode::join("Nested Loops", logical, String::new(), kept, left, right);
+                return Ok((node, kept));
+            }
+        }
+        let inner = self.explain_pushed(semi.from, None, &semi.inner_filter, outer)?;
+        let probe: Vec<String> = semi.keys.iter().map(|(o, _)| o.to_string()).collect();
+        let build: Vec<String> = semi.keys.iter().map(|(_, i)| i.to_string()).collect();
+        let args = format!("HASH:({})=({})", build.join(", "), probe.join(", "));
+        let node = PlanNode::join("Hash Match", logical, args, kept, inner.node, left);
+        Ok((node, kept))
+    }
 }
