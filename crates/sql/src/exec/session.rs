@@ -345,6 +345,40 @@ impl Session {
         old.registered = false;
     }
 
+    /// RESETCONNECTIONSKIPTRAN: [`reset`](Self::reset), except that an open user transaction
+    /// stays open, with what is bound to it: the temporary tables (which its locks may cover)
+    /// and the session's application locks.
+    pub fn reset_keeping_transaction(&mut self) {
+        if self.trancount == 0 {
+            self.reset();
+            return;
+        }
+        let tx = self.tx.take();
+        let temp_tables = std::mem::take(&mut self.temp_tables);
+        let app_lock_owner = self.app_lock_owner.take();
+        let fresh = Session::fresh(
+            Arc::clone(&self.instance),
+            Arc::clone(&self.counters),
+            self.spid,
+            Arc::clone(&self.activity),
+        );
+        let mut old = std::mem::replace(self, fresh);
+        old.registered = false;
+        self.trancount = old.trancount;
+        self.temp_seq = old.temp_seq;
+        // Nothing is left in `old` for its close to roll back, release or drop, but the close
+        // tells the activity that the transaction ended: the kept one has not, so it is
+        // recorded again after.
+        let user_transaction = self.activity.user_transaction();
+        drop(old);
+        if let Some(t) = user_transaction {
+            self.activity.transaction_began(t);
+        }
+        self.tx = tx;
+        self.temp_tables = temp_tables;
+        self.app_lock_owner = app_lock_owner;
+    }
+
     /// A new session's state, with id `spid` registered as `activity`.
     fn fresh(
         instance: Arc<Instance>,
@@ -912,8 +946,9 @@ impl Run<'_> {
         if self.s.opts.noexec && !sets_noexec(&st.kind) {
             return Ok(Flow::Next);
         }
+        // Variables are still declared: the SELECTs described may read them.
         if self.s.opts.fmtonly
-            && !matches!(st.kind, StatementKind::Select(_))
+            && !matches!(st.kind, StatementKind::Select(_) | StatementKind::Declare(_))
             && !sets_option(&st.kind, &["FMTONLY"])
         {
             return Ok(Flow::Next);
@@ -1931,7 +1966,12 @@ impl Run<'_> {
                 self.pop_frame();
                 r.map(|_| ())
             }
-            Execute::Procedure(p) => self.call_procedure(p),
+            Execute::Procedure(p) => {
+                self.out.procedure_start();
+                let result = self.call_procedure(p);
+                self.out.procedure_end(result.is_ok());
+                result
+            }
         }
     }
 
@@ -2326,6 +2366,7 @@ impl Run<'_> {
     }
 
     fn set_return_status(&mut self, p: &ExecProcedure, status: i32) -> Result<(), SqlError> {
+        self.out.procedure_return(status);
         if let Some(var) = &p.return_status {
             self.assign(var, AssignOp::Assign, Value::Int(status))?;
         }
