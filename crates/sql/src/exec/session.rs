@@ -946,12 +946,28 @@ impl Run<'_> {
         if self.s.opts.noexec && !sets_noexec(&st.kind) {
             return Ok(Flow::Next);
         }
-        // Variables are still declared: the SELECTs described may read them.
-        if self.s.opts.fmtonly
-            && !matches!(st.kind, StatementKind::Select(_) | StatementKind::Declare(_))
-            && !sets_option(&st.kind, &["FMTONLY"])
-        {
-            return Ok(Flow::Next);
+        // Variables are still declared, as SQL Server compiles them, for the SELECTs
+        // described to read; their initial values are assignments, which do not run.
+        if self.s.opts.fmtonly {
+            if let StatementKind::Declare(declared) = &st.kind {
+                if declared.iter().any(|d| {
+                    matches!(d.kind, crate::ast::DeclarationKind::Scalar { value: Some(_), .. })
+                }) {
+                    let mut bare = st.clone();
+                    if let StatementKind::Declare(declared) = &mut bare.kind {
+                        for d in declared {
+                            if let crate::ast::DeclarationKind::Scalar { value, .. } = &mut d.kind {
+                                *value = None;
+                            }
+                        }
+                    }
+                    return self.statement(&bare);
+                }
+            } else if !matches!(st.kind, StatementKind::Select(_))
+                && !sets_option(&st.kind, &["FMTONLY"])
+            {
+                return Ok(Flow::Next);
+            }
         }
         let compound = matches!(
             st.kind,
