@@ -824,7 +824,7 @@ fn a_reset_returns_the_session_to_its_login_state() {
         "{tokens:?}"
     );
     assert_eq!(stream(&tokens)[tokens.len() - 2..], ["RETURNSTATUS", "DONEPROC( 0x0 0)"]);
-    assert_eq!(rows(&c.batch(RESET_STATE)), [login_state.clone()]);
+    assert_eq!(rows(&c.batch(RESET_STATE)), std::slice::from_ref(&login_state));
     // Without a transaction to end, no rollback ENVCHANGE; arguments are refused.
     let tokens =
         c.rpc_with(PacketStatus::NONE, RpcProc::Name("sys.sp_reset_connection".into()), Vec::new());
