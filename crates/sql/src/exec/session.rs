@@ -476,6 +476,7 @@ impl Session {
                 .opts
                 .lock_timeout
                 .map_or(-1, |t| i64::try_from(t.as_millis()).unwrap_or(i64::MAX)),
+            text_size: self.opts.textsize,
         });
     }
 

@@ -102,6 +102,16 @@ SET TEXTSIZE 0
 GO
 DBCC USEROPTIONS (1)
 GO
+-- The SET options in sys.dm_exec_sessions: TEXTSIZE as set (published when the batch ends),
+-- the others as Walden runs.
+SET TEXTSIZE 65536
+GO
+SELECT text_size, language, date_format, date_first, quoted_identifier, arithabort,
+    ansi_null_dflt_on, ansi_defaults, ansi_warnings, ansi_padding, ansi_nulls,
+    concat_null_yields_null, transaction_isolation_level, lock_timeout, deadlock_priority
+FROM sys.dm_exec_sessions WHERE session_id = @@SPID
+SET TEXTSIZE 0
+GO
 -- sp_databases: every database, with a size in KB.
 SELECT name FROM sys.databases ORDER BY name
 CREATE TABLE #dbs (DATABASE_NAME SYSNAME, DATABASE_SIZE INT, REMARKS VARCHAR(254))
