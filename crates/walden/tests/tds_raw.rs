@@ -925,6 +925,14 @@ fn transaction_manager_begin_applies_its_isolation_level() {
     assert!(begun(&tokens).is_some(), "{tokens:?}");
     assert_eq!(rows(&c.batch(level)), [vec![TdsValue::SmallInt(4)]]);
     assert_eq!(rows(&c.batch("SELECT @@TRANCOUNT")), [vec![TdsValue::Int(1)]]);
+    // TM_PROMOTE_XACT (a distributed transaction) is refused; the transaction goes on.
+    let promote = TransMgrRequest {
+        headers: AllHeaders::with_transaction(0),
+        kind: TransMgrKind::Unsupported { request_type: 6, payload: Vec::new() },
+    };
+    c.send(PacketType::TransMgr, &promote.encode().unwrap());
+    assert_eq!(stream(&c.tokens()), ["ERROR 4002", "DONE(ERROR 0x0 0)"]);
+    assert_eq!(rows(&c.batch("SELECT @@TRANCOUNT")), [vec![TdsValue::Int(1)]]);
 }
 
 /// [MS-TDS] 2.2.7.7: a procedure a batch's EXEC runs ends like an RPC's, its statements with
