@@ -10,9 +10,9 @@ use walden_sql::exec::{Collected, Session};
 use walden_tds::packet::negotiate_packet_size;
 use walden_tds::{
     encode_tokens, Collation, Done, DoneStatus, Encryption, EnvChange, IsolationLevel, Login7,
-    LoginAck, Message, MessageReader, NewTransaction, PacketStatus, PacketType, PacketWriter,
-    Prelogin, PreloginVersion, ReturnValue, ReturnValueStatus, RpcRequest, ServerMessage, SqlBatch,
-    Token, TransMgrKind, TransMgrRequest, TDS_7_4,
+    LoginAck, Message, MessageReader, PacketStatus, PacketType, PacketWriter, Prelogin,
+    PreloginVersion, ReturnValue, ReturnValueStatus, RpcRequest, ServerMessage, SqlBatch, Token,
+    TransMgrKind, TransMgrRequest, TDS_7_4,
 };
 
 use super::convert::to_wire;
@@ -620,23 +620,11 @@ impl Conn {
                 format!("{verb} {}", quote(name))
             }
         };
-        // BEGIN applies the isolation level it carries to the session, as SET TRANSACTION
-        // ISOLATION LEVEL would ([MS-TDS] 2.2.6.9); 0 keeps the session's.
-        let begin = |t: &NewTransaction| {
-            let level = match t.isolation {
-                IsolationLevel::NoChange => None,
-                IsolationLevel::ReadUncommitted => Some("READ UNCOMMITTED"),
-                IsolationLevel::ReadCommitted => Some("READ COMMITTED"),
-                IsolationLevel::RepeatableRead => Some("REPEATABLE READ"),
-                IsolationLevel::Serializable => Some("SERIALIZABLE"),
-                IsolationLevel::Snapshot => Some("SNAPSHOT"),
-            };
-            let set =
-                level.map(|l| format!("SET TRANSACTION ISOLATION LEVEL {l}; ")).unwrap_or_default();
-            format!("{set}{}", named("BEGIN TRAN", &t.name))
-        };
         let (text, then_begin) = match kind {
-            TransMgrKind::Begin(t) => (begin(&t), None),
+            TransMgrKind::Begin(t) => {
+                set_isolation(session, t.isolation);
+                (named("BEGIN TRAN", &t.name), None)
+            }
             TransMgrKind::Commit { name, then_begin } => (named("COMMIT TRAN", &name), then_begin),
             TransMgrKind::Rollback { name, then_begin } => {
                 (named("ROLLBACK TRAN", &name), then_begin)
@@ -654,7 +642,8 @@ impl Conn {
         };
         self.run(session, &text, out);
         if let Some(t) = then_begin {
-            self.run(session, &begin(&t), out);
+            set_isolation(session, t.isolation);
+            self.run(session, &named("BEGIN TRAN", &t.name), out);
         }
         out.end_batch(DoneStatus::NONE);
     }
@@ -706,6 +695,25 @@ fn protocol_error<W: Write>(out: &mut TdsOutput<W>, what: &str) {
     )));
     out.any_error = true;
     out.end_batch(DoneStatus::ERROR);
+}
+
+/// Applies the isolation level a Transaction Manager BEGIN carries to the session, as SET
+/// TRANSACTION ISOLATION LEVEL does ([MS-TDS] 2.2.6.9: it stays the session's); 0 keeps the
+/// session's. The SET cannot fail and reports nothing, so the client sees only the BEGIN.
+fn set_isolation(session: &mut Session, isolation: IsolationLevel) {
+    let level = match isolation {
+        IsolationLevel::NoChange => return,
+        IsolationLevel::ReadUncommitted => "READ UNCOMMITTED",
+        IsolationLevel::ReadCommitted => "READ COMMITTED",
+        IsolationLevel::RepeatableRead => "REPEATABLE READ",
+        IsolationLevel::Serializable => "SERIALIZABLE",
+        IsolationLevel::Snapshot => "SNAPSHOT",
+    };
+    let mut collected = Collected::default();
+    session.execute_batch(&format!("SET TRANSACTION ISOLATION LEVEL {level}"), &mut collected);
+    for e in collected.errors() {
+        log_line!(info, "Transaction Manager isolation level {level}: {}", e.message);
+    }
 }
 
 /// Switches the session to `database` (nothing for an empty name); the error, if any.
