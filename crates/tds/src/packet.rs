@@ -191,6 +191,12 @@ impl Message {
         self.status.contains(PacketStatus::RESET_CONNECTION)
             || self.status.contains(PacketStatus::RESET_CONNECTION_SKIP_TRAN)
     }
+
+    /// Whether the reset is RESETCONNECTIONSKIPTRAN: everything but the open transaction.
+    pub fn reset_keeps_transaction(&self) -> bool {
+        self.status.contains(PacketStatus::RESET_CONNECTION_SKIP_TRAN)
+            && !self.status.contains(PacketStatus::RESET_CONNECTION)
+    }
 }
 
 /// Reassembles messages from a byte stream. See the module documentation for its limits.

@@ -773,3 +773,284 @@ fn column_metadata_carries_nullability() {
         .collect();
     assert_eq!(nullable, [("a", false), ("b", true), ("s", false)]);
 }
+
+fn begun(tokens: &[Token]) -> Option<u64> {
+    tokens.iter().find_map(|t| match t {
+        Token::EnvChange(EnvChange::BeginTransaction { descriptor }) => Some(*descriptor),
+        _ => None,
+    })
+}
+
+fn rolled_back(tokens: &[Token]) -> Option<u64> {
+    tokens.iter().find_map(|t| match t {
+        Token::EnvChange(EnvChange::RollbackTransaction { descriptor }) => Some(*descriptor),
+        _ => None,
+    })
+}
+
+/// What a reset must undo, then the state it leaves: (@@TRANCOUNT, whether #t exists,
+/// NOCOUNT, the database).
+const RESET_STATE: &str = "SELECT @@TRANCOUNT, CASE WHEN OBJECT_ID('tempdb..#t') IS NULL THEN 0 \
+     ELSE 1 END, @@OPTIONS & 512, DB_NAME()";
+
+/// A pool's reset, as an `sp_reset_connection` RPC (pytds) and as the RESETCONNECTION and
+/// RESETCONNECTIONSKIPTRAN bits: the session back to its login state, the transaction it rolls
+/// back announced with the rollback ENVCHANGE (type 10), the database change with its own.
+#[test]
+fn a_reset_returns_the_session_to_its_login_state() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    let tokens = c.batch("CREATE DATABASE reset_db");
+    assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    let dirty = "USE reset_db; SET NOCOUNT ON; CREATE TABLE #t (i int); BEGIN TRAN";
+    let login_state = vec![
+        TdsValue::Int(0),
+        TdsValue::Int(0),
+        TdsValue::Int(0),
+        TdsValue::NVarChar("master".into()),
+    ];
+
+    let descriptor = begun(&c.batch(dirty));
+    assert!(descriptor.is_some());
+    let tokens =
+        c.rpc_with(PacketStatus::NONE, RpcProc::Name("sp_reset_connection".into()), Vec::new());
+    assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    assert_eq!(rolled_back(&tokens), descriptor, "{tokens:?}");
+    assert!(
+        tokens.contains(&Token::EnvChange(EnvChange::Database {
+            new: "master".into(),
+            old: "reset_db".into()
+        })),
+        "{tokens:?}"
+    );
+    assert_eq!(stream(&tokens)[tokens.len() - 2..], ["RETURNSTATUS", "DONEPROC( 0x0 0)"]);
+    assert_eq!(rows(&c.batch(RESET_STATE)), std::slice::from_ref(&login_state));
+    // Without a transaction to end, no rollback ENVCHANGE; arguments are refused.
+    let tokens =
+        c.rpc_with(PacketStatus::NONE, RpcProc::Name("sys.sp_reset_connection".into()), Vec::new());
+    assert_eq!(rolled_back(&tokens), None, "{tokens:?}");
+    let tokens =
+        c.rpc_with(PacketStatus::NONE, RpcProc::Name("sp_reset_connection".into()), vec![int(1)]);
+    assert_eq!(error_numbers(&tokens), [8144], "{tokens:?}");
+
+    // The RESETCONNECTION bit on the next request.
+    let descriptor = begun(&c.batch(dirty));
+    c.send_with(
+        PacketType::SqlBatch,
+        PacketStatus::RESET_CONNECTION,
+        &common::client::sql_batch(RESET_STATE),
+    );
+    let tokens = c.tokens();
+    assert_eq!(rolled_back(&tokens), descriptor, "{tokens:?}");
+    assert!(tokens.contains(&Token::EnvChange(EnvChange::ResetConnectionAck)), "{tokens:?}");
+    assert_eq!(rows(&tokens), [login_state]);
+
+    // RESETCONNECTIONSKIPTRAN keeps the transaction (and its temporary table) open.
+    let descriptor = begun(&c.batch(dirty));
+    c.send_with(
+        PacketType::SqlBatch,
+        PacketStatus::RESET_CONNECTION_SKIP_TRAN,
+        &common::client::sql_batch(RESET_STATE),
+    );
+    let tokens = c.tokens();
+    assert_eq!(rolled_back(&tokens), None, "{tokens:?}");
+    assert_eq!(
+        rows(&tokens),
+        [vec![
+            TdsValue::Int(1),
+            TdsValue::Int(1),
+            TdsValue::Int(0),
+            TdsValue::NVarChar("master".into())
+        ]]
+    );
+    let tokens = c.batch("ROLLBACK");
+    assert_eq!(rolled_back(&tokens), descriptor, "{tokens:?}");
+}
+
+/// TM_BEGIN_XACT's isolation level applies to the session, as SET TRANSACTION ISOLATION LEVEL
+/// does; 0 keeps the session's. (Walden runs REPEATABLE READ as SERIALIZABLE and READ
+/// UNCOMMITTED as READ COMMITTED, which `sys.dm_exec_sessions` reports: docs/COMPAT.md.)
+#[test]
+fn transaction_manager_begin_applies_its_isolation_level() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    let level = "SELECT transaction_isolation_level FROM sys.dm_exec_sessions \
+                 WHERE session_id = @@SPID";
+    let mut descriptor = 0;
+    for (isolation, expected) in [
+        (IsolationLevel::Serializable, 4),
+        (IsolationLevel::NoChange, 4),
+        (IsolationLevel::ReadCommitted, 2),
+        (IsolationLevel::RepeatableRead, 4),
+        (IsolationLevel::ReadUncommitted, 2),
+    ] {
+        let begin = TransMgrRequest {
+            headers: AllHeaders::with_transaction(0),
+            kind: TransMgrKind::Begin(NewTransaction { isolation, name: String::new() }),
+        };
+        c.send(PacketType::TransMgr, &begin.encode().unwrap());
+        let tokens = c.tokens();
+        assert!(errors(&tokens).is_empty(), "{tokens:?}");
+        // As SQL Server answers a BEGIN: its ENVCHANGE and one DONE, the SET not shown.
+        assert_eq!(stream(&tokens), ["other", "DONE( 0x0 0)"], "{tokens:?}");
+        descriptor = begun(&tokens).unwrap();
+        assert_eq!(rows(&c.batch(level)), [vec![TdsValue::SmallInt(expected)]], "{isolation:?}");
+        let commit = TransMgrRequest {
+            headers: AllHeaders::with_transaction(descriptor),
+            kind: TransMgrKind::Commit { name: String::new(), then_begin: None },
+        };
+        c.send(PacketType::TransMgr, &commit.encode().unwrap());
+        assert!(errors(&c.tokens()).is_empty());
+    }
+    // COMMIT with fBeginXact begins the next transaction at the level it carries.
+    let begin = TransMgrRequest {
+        headers: AllHeaders::with_transaction(0),
+        kind: TransMgrKind::Begin(NewTransaction {
+            isolation: IsolationLevel::NoChange,
+            name: String::new(),
+        }),
+    };
+    c.send(PacketType::TransMgr, &begin.encode().unwrap());
+    descriptor = begun(&c.tokens()).unwrap_or(descriptor);
+    let commit = TransMgrRequest {
+        headers: AllHeaders::with_transaction(descriptor),
+        kind: TransMgrKind::Commit {
+            name: String::new(),
+            then_begin: Some(NewTransaction {
+                isolation: IsolationLevel::Serializable,
+                name: String::new(),
+            }),
+        },
+    };
+    c.send(PacketType::TransMgr, &commit.encode().unwrap());
+    let tokens = c.tokens();
+    assert!(begun(&tokens).is_some(), "{tokens:?}");
+    assert_eq!(rows(&c.batch(level)), [vec![TdsValue::SmallInt(4)]]);
+    assert_eq!(rows(&c.batch("SELECT @@TRANCOUNT")), [vec![TdsValue::Int(1)]]);
+    // TM_PROMOTE_XACT (a distributed transaction) is refused; the transaction goes on.
+    let promote = TransMgrRequest {
+        headers: AllHeaders::with_transaction(0),
+        kind: TransMgrKind::Unsupported { request_type: 6, payload: Vec::new() },
+    };
+    c.send(PacketType::TransMgr, &promote.encode().unwrap());
+    assert_eq!(stream(&c.tokens()), ["ERROR 4002", "DONE(ERROR 0x0 0)"]);
+    assert_eq!(rows(&c.batch("SELECT @@TRANCOUNT")), [vec![TdsValue::Int(1)]]);
+}
+
+/// [MS-TDS] 2.2.7.7: a procedure a batch's EXEC runs ends like an RPC's, its statements with
+/// DONEINPROC, then RETURNSTATUS and DONEPROC.
+#[test]
+fn a_batch_exec_ends_with_return_status_and_doneproc() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    for create in [
+        "CREATE PROCEDURE three AS BEGIN SELECT 1 AS a; RETURN 3 END",
+        "CREATE PROCEDURE outer_p AS BEGIN EXEC three; PRINT 'x' END",
+    ] {
+        let tokens = c.batch(create);
+        assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    }
+    let tokens = c.batch("EXEC three");
+    assert!(tokens.contains(&Token::ReturnStatus(3)), "{tokens:?}");
+    assert_eq!(
+        stream(&tokens),
+        ["COLMETADATA", "ROW", "DONEINPROC(MORE|COUNT 0xc1 1)", "RETURNSTATUS", "DONEPROC( 0x0 0)"]
+    );
+    assert_eq!(
+        stream(&c.batch("EXEC three; SELECT 2 AS b")),
+        [
+            "COLMETADATA",
+            "ROW",
+            "DONEINPROC(MORE|COUNT 0xc1 1)",
+            "RETURNSTATUS",
+            "DONEPROC(MORE 0x0 0)",
+            "COLMETADATA",
+            "ROW",
+            "DONE(COUNT 0xc1 1)",
+        ]
+    );
+    // A nested call is part of the outer procedure: one RETURNSTATUS, the outer one's.
+    let tokens = c.batch("EXEC outer_p");
+    assert!(tokens.contains(&Token::ReturnStatus(0)), "{tokens:?}");
+    assert_eq!(
+        stream(&tokens),
+        [
+            "COLMETADATA",
+            "ROW",
+            "DONEINPROC(MORE|COUNT 0xc1 1)",
+            "INFO",
+            "DONEINPROC(MORE 0x0 0)",
+            "RETURNSTATUS",
+            "DONEPROC( 0x0 0)",
+        ]
+    );
+    // A procedure that does not exist: the error and the batch's DONE.
+    assert_eq!(stream(&c.batch("EXEC nosuch")), ["ERROR 2812", "DONE(ERROR 0x0 0)"]);
+}
+
+/// fDefaultValue ([MS-TDS] 2.2.6.6): the procedure's declared default, not NULL.
+#[test]
+fn a_parameter_sent_as_default_takes_the_declared_default() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    let tokens =
+        c.batch("CREATE PROCEDURE d @a int, @b int = 5, @c int = 7 AS SELECT @a + @b + @c");
+    assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    let default = |name: &str| {
+        let mut p = RpcParam::input(name, TdsValue::Null);
+        p.ty = TypeInfo::IntN(4);
+        p.status = ParamStatus::DEFAULT;
+        p
+    };
+    let tokens = c.rpc_with(
+        PacketStatus::NONE,
+        RpcProc::Name("d".into()),
+        vec![int(1), default(""), RpcParam::input("@c", TdsValue::Int(100))],
+    );
+    assert_eq!(rows(&tokens), [vec![TdsValue::Int(106)]], "{tokens:?}");
+    let tokens = c.rpc_with(
+        PacketStatus::NONE,
+        RpcProc::Name("d".into()),
+        vec![RpcParam::input("@a", TdsValue::Int(1)), default("@c")],
+    );
+    assert_eq!(rows(&tokens), [vec![TdsValue::Int(13)]], "{tokens:?}");
+    // A parameter without a default still needs a value.
+    let tokens = c.rpc_with(PacketStatus::NONE, RpcProc::Name("d".into()), vec![default("@a")]);
+    assert_eq!(error_numbers(&tokens), [201], "{tokens:?}");
+}
+
+/// sp_prepare describes the prepared statement's result set (COLMETADATA, no rows), and
+/// leaves the session as it was.
+#[test]
+fn sp_prepare_returns_the_column_metadata() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    let tokens = c.batch("CREATE TABLE described (id int NOT NULL, name nvarchar(20))");
+    assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    let tokens = c.rpc(
+        ProcId::Prepare,
+        vec![
+            handle_out(),
+            text("@x int"),
+            text("DECLARE @y int = @x; SELECT id, name, @y AS y FROM described WHERE id = @x"),
+        ],
+    );
+    assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    assert_eq!(
+        shape(&tokens),
+        ["COLMETADATA", "DONEINPROC", "RETURNSTATUS", "RETURNVALUE", "DONEPROC"]
+    );
+    let names = tokens.iter().find_map(|t| match t {
+        Token::ColMetadata(cols) => Some(cols.iter().map(|c| c.name.clone()).collect::<Vec<_>>()),
+        _ => None,
+    });
+    assert_eq!(names, Some(vec!["id".into(), "name".into(), "y".into()]));
+    let handle = returned_handle(&tokens).unwrap();
+    let tokens = c.batch("INSERT described VALUES (1, N'one'); SELECT COUNT(*) FROM described");
+    assert_eq!(rows(&tokens), [vec![TdsValue::Int(1)]], "FMTONLY is off again");
+    let tokens = c.rpc(ProcId::Execute, vec![int(handle), int(1)]);
+    assert_eq!(
+        rows(&tokens),
+        [vec![TdsValue::Int(1), TdsValue::NVarChar("one".into()), TdsValue::Int(1)]]
+    );
+}

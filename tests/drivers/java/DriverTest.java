@@ -632,6 +632,55 @@ public class DriverTest {
         }
     }
 
+    // DatabaseMetaData's catalog calls, as ORMs and tools make them: getColumns runs
+    // sp_columns_100 into a table variable (which has a column named PRECISION), getTables
+    // sp_tables with a list of types.
+    static void catalog() throws SQLException {
+        try (Connection c = connect(database)) {
+            exec(c, "CREATE TABLE catalog_t (id INT IDENTITY(1,1) NOT NULL PRIMARY KEY, "
+                    + "label NVARCHAR(30) NULL, amount DECIMAL(12,3) NOT NULL, twice AS id * 2)");
+            DatabaseMetaData meta = c.getMetaData();
+            List<String> got = new ArrayList<>();
+            try (ResultSet rs = meta.getColumns(database, "dbo", "catalog_t", "%")) {
+                while (rs.next()) {
+                    got.add(rs.getString("TABLE_CAT") + "." + rs.getString("TABLE_SCHEM") + "."
+                            + rs.getString("TABLE_NAME") + "." + rs.getString("COLUMN_NAME") + " "
+                            + rs.getInt("DATA_TYPE") + " " + rs.getString("TYPE_NAME") + " "
+                            + rs.getInt("COLUMN_SIZE") + "," + rs.getInt("DECIMAL_DIGITS") + " "
+                            + rs.getInt("NULLABLE") + rs.getString("IS_NULLABLE") + " #"
+                            + rs.getInt("ORDINAL_POSITION") + " auto=" + rs.getString("IS_AUTOINCREMENT")
+                            + " generated=" + rs.getString("IS_GENERATEDCOLUMN"));
+                }
+            }
+            String prefix = database + ".dbo.catalog_t.";
+            eq("getColumns", got, List.of(
+                    prefix + "id 4 int identity 10,0 0NO #1 auto=YES generated=NO",
+                    prefix + "label -9 nvarchar 30,0 1YES #2 auto=NO generated=NO",
+                    prefix + "amount 3 decimal 12,3 0NO #3 auto=NO generated=NO",
+                    prefix + "twice 4 int 10,0 1YES #4 auto=NO generated=YES"));
+            got.clear();
+            try (ResultSet rs = meta.getColumns(null, null, "catalog_t", "am%")) {
+                while (rs.next()) {
+                    got.add(rs.getString("COLUMN_NAME"));
+                }
+            }
+            eq("getColumns with patterns", got, List.of("amount"));
+            got.clear();
+            try (ResultSet rs = meta.getTables(null, "dbo", "catalog%", new String[] {"TABLE"})) {
+                while (rs.next()) {
+                    got.add(rs.getString("TABLE_NAME") + " " + rs.getString("TABLE_TYPE"));
+                }
+            }
+            eq("getTables", got, List.of("catalog_t TABLE"));
+            try (ResultSet rs = meta.getTables(null, "dbo", "catalog%", new String[] {"VIEW"})) {
+                eq("getTables of views only", rs.next(), false);
+            }
+            try (ResultSet rs = meta.getPrimaryKeys(null, "dbo", "catalog_t")) {
+                eq("getPrimaryKeys of catalog_t", rs.next() ? rs.getString("COLUMN_NAME") : null, "id");
+            }
+        }
+    }
+
     public static void main(String[] args) {
         host = arg(args, 0, "WALDEN_HOST", "127.0.0.1");
         port = arg(args, 1, "WALDEN_PORT", "1433");
@@ -648,6 +697,7 @@ public class DriverTest {
         section("transactions", DriverTest::transactions);
         section("bad input", DriverTest::badInput);
         section("keys (DatabaseMetaData)", DriverTest::keys);
+        section("catalog (DatabaseMetaData)", DriverTest::catalog);
         section("datetimeoffset", DriverTest::dateTimeOffset);
         System.out.println("mssql-jdbc (" + mode + "): " + checked + " checks, " + failures + " failures");
         System.exit(failures > 0 ? 1 : 0);

@@ -170,6 +170,60 @@ def transactions():
             conn.commit()
 
 
+def pooled(autocommit=True):
+    return pytds.connect(
+        server=HOST,
+        port=PORT,
+        user="sa",
+        password=PASSWORD,
+        database=DATABASE,
+        autocommit=autocommit,
+        login_timeout=10,
+        timeout=30,
+        pooling=True,
+    )
+
+
+def pool():
+    """pytds' pool resets a connection it hands out again with an sp_reset_connection RPC: the
+    session as the login left it, and the transaction the last user left open rolled back
+    (which the driver learns from the rollback ENVCHANGE)."""
+    conn = pooled()
+    cur = conn.cursor()
+    spid = scalar(cur, "SELECT @@SPID")
+    cur.execute("SET NOCOUNT ON; CREATE TABLE #pooled (i INT); USE master")
+    conn.close()
+    with pooled() as conn, conn.cursor() as cur:
+        checks.eq("the pool hands out the same session", scalar(cur, "SELECT @@SPID"), spid)
+        checks.eq("the reset dropped the temporary table", scalar(cur, "SELECT OBJECT_ID('tempdb..#pooled')"), None)
+        checks.eq("the reset turned NOCOUNT off", scalar(cur, "SELECT @@OPTIONS & 512"), 0)
+        checks.eq("the reset went back to the login database", scalar(cur, "SELECT DB_NAME()"), DATABASE)
+
+    with connect(DATABASE) as watcher, watcher.cursor() as look:
+        conn = pooled(autocommit=False)
+        cur = conn.cursor()
+        spid = scalar(cur, "SELECT @@SPID")
+        cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (30, "left open"))
+        conn.close()
+        with pooled(autocommit=False) as conn, conn.cursor() as cur:
+            checks.eq("the pool hands out the same session (transaction)", scalar(cur, "SELECT @@SPID"), spid)
+            checks.eq("the reset rolled the open transaction back", scalar(look, "SELECT COUNT(*) FROM k WHERE id = 30"), 0)
+            checks.eq("the driver's next transaction", scalar(cur, "SELECT @@TRANCOUNT"), 1)
+            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (31, "committed"))
+            conn.commit()
+            checks.eq("a commit after the reset", scalar(look, "SELECT COUNT(*) FROM k WHERE id = 31"), 1)
+
+
+def procedure_defaults():
+    """A parameter passed as pytds.default takes the procedure's declared default."""
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.execute("CREATE PROCEDURE with_defaults @a INT, @b INT = 5, @c NVARCHAR(10) = N'dflt' AS SELECT @a + @b, @c")
+        cur.callproc("with_defaults", (1, pytds.default, pytds.default))
+        checks.eq("callproc with default parameters", list(cur.fetchone()), [6, "dflt"])
+        cur.callproc("with_defaults", {"@a": 2, "@c": pytds.default})
+        checks.eq("callproc with a named default parameter", list(cur.fetchone()), [7, "dflt"])
+
+
 def bad_input():
     for autocommit in (True, False):
         with connect(DATABASE, autocommit=autocommit) as conn, conn.cursor() as cur:
@@ -204,8 +258,10 @@ checks.section("setup", setup)
 checks.section("types", types_query)
 checks.section("parameters", parameters)
 checks.section("procedure", procedure)
+checks.section("procedure defaults", procedure_defaults)
 checks.section("table-valued parameters", table_valued_parameters)
 checks.section("transactions", transactions)
+checks.section("pool", pool)
 checks.section("bad input", bad_input)
 checks.section("newer types", newer_types)
 checks.finish()

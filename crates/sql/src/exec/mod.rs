@@ -11,6 +11,7 @@
 mod access;
 mod alter;
 mod app_state;
+mod catalog_procs;
 mod cursor;
 mod dbcc;
 mod ddl;

@@ -84,6 +84,15 @@ pub trait Output {
     /// Delivers what was produced so far at once (`RAISERROR ... WITH NOWAIT`): an output
     /// that buffers, such as the TDS server's packets, sends it now.
     fn flush(&mut self) {}
+    /// An `EXEC` of a procedure starts; `procedure_end` follows, with any number of nested
+    /// pairs between. The TDS server ends a procedure's statements with DONEINPROC.
+    fn procedure_start(&mut self) {}
+    /// The procedure running returned `status` (its `RETURN` value, 0 without one).
+    fn procedure_return(&mut self, _status: i32) {}
+    /// The procedure `procedure_start` announced ended: `completed` unless an error ended
+    /// it (and is about to be reported). The TDS server sends the outermost one's RETURNSTATUS
+    /// and DONEPROC, as [MS-TDS] 2.2.7.7 says for procedures a batch executes.
+    fn procedure_end(&mut self, _completed: bool) {}
 }
 
 /// The kind of statement whose row count [`Output::done_counted`] reports.

@@ -355,6 +355,40 @@ impl Session {
         old.registered = false;
     }
 
+    /// RESETCONNECTIONSKIPTRAN: [`reset`](Self::reset), except that an open user transaction
+    /// stays open, with what is bound to it: the temporary tables (which its locks may cover)
+    /// and the session's application locks.
+    pub fn reset_keeping_transaction(&mut self) {
+        if self.trancount == 0 {
+            self.reset();
+            return;
+        }
+        let tx = self.tx.take();
+        let temp_tables = std::mem::take(&mut self.temp_tables);
+        let app_lock_owner = self.app_lock_owner.take();
+        let fresh = Session::fresh(
+            Arc::clone(&self.instance),
+            Arc::clone(&self.counters),
+            self.spid,
+            Arc::clone(&self.activity),
+        );
+        let mut old = std::mem::replace(self, fresh);
+        old.registered = false;
+        self.trancount = old.trancount;
+        self.temp_seq = old.temp_seq;
+        // Nothing is left in `old` for its close to roll back, release or drop, but the close
+        // tells the activity that the transaction ended: the kept one has not, so it is
+        // recorded again after.
+        let user_transaction = self.activity.user_transaction();
+        drop(old);
+        if let Some(t) = user_transaction {
+            self.activity.transaction_began(t);
+        }
+        self.tx = tx;
+        self.temp_tables = temp_tables;
+        self.app_lock_owner = app_lock_owner;
+    }
+
     /// A new session's state, with id `spid` registered as `activity`.
     fn fresh(
         instance: Arc<Instance>,
@@ -456,6 +490,7 @@ impl Session {
                 .opts
                 .lock_timeout
                 .map_or(-1, |t| i64::try_from(t.as_millis()).unwrap_or(i64::MAX)),
+            text_size: self.opts.textsize,
         });
     }
 
@@ -936,17 +971,36 @@ impl Run<'_> {
         if self.s.opts.noexec && !sets_noexec(&st.kind) {
             return Ok(Flow::Next);
         }
-        if let Some(kind) =
-            self.s.opts.showplan.filter(|_| !matches!(st.kind, StatementKind::Set(_)))
-        {
+        // Under SHOWPLAN only SET options and declarations run (a plan may name a
+        // variable); every other statement describes its plan instead.
+        let runs_under_showplan = matches!(&st.kind, StatementKind::Declare(_))
+            || matches!(&st.kind, StatementKind::Set(s) if matches!(&**s, SetStatement::Options { .. }));
+        if let Some(kind) = self.s.opts.showplan.filter(|_| !runs_under_showplan) {
             self.showplan(st, kind)?;
             return Ok(Flow::Next);
         }
-        if self.s.opts.fmtonly
-            && !matches!(st.kind, StatementKind::Select(_))
-            && !sets_option(&st.kind, &["FMTONLY"])
-        {
-            return Ok(Flow::Next);
+        // Variables are still declared, as SQL Server compiles them, for the SELECTs
+        // described to read; their initial values are assignments, which do not run.
+        if self.s.opts.fmtonly {
+            if let StatementKind::Declare(declared) = &st.kind {
+                if declared.iter().any(|d| {
+                    matches!(d.kind, crate::ast::DeclarationKind::Scalar { value: Some(_), .. })
+                }) {
+                    let mut bare = st.clone();
+                    if let StatementKind::Declare(declared) = &mut bare.kind {
+                        for d in declared {
+                            if let crate::ast::DeclarationKind::Scalar { value, .. } = &mut d.kind {
+                                *value = None;
+                            }
+                        }
+                    }
+                    return self.statement(&bare);
+                }
+            } else if !matches!(st.kind, StatementKind::Select(_))
+                && !sets_option(&st.kind, &["FMTONLY"])
+            {
+                return Ok(Flow::Next);
+            }
         }
         let compound = matches!(
             st.kind,
@@ -1972,7 +2026,12 @@ impl Run<'_> {
                 self.pop_frame();
                 r.map(|_| ())
             }
-            Execute::Procedure(p) => self.call_procedure(p),
+            Execute::Procedure(p) => {
+                self.out.procedure_start();
+                let result = self.call_procedure(p);
+                self.out.procedure_end(result.is_ok());
+                result
+            }
         }
     }
 
@@ -2367,6 +2426,7 @@ impl Run<'_> {
     }
 
     fn set_return_status(&mut self, p: &ExecProcedure, status: i32) -> Result<(), SqlError> {
+        self.out.procedure_return(status);
         if let Some(var) = &p.return_status {
             self.assign(var, AssignOp::Assign, Value::Int(status))?;
         }

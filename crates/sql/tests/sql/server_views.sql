@@ -102,6 +102,16 @@ SET TEXTSIZE 0
 GO
 DBCC USEROPTIONS (1)
 GO
+-- The SET options in sys.dm_exec_sessions: TEXTSIZE as set (published when the batch ends),
+-- the others as Walden runs.
+SET TEXTSIZE 65536
+GO
+SELECT text_size, language, date_format, date_first, quoted_identifier, arithabort,
+    ansi_null_dflt_on, ansi_defaults, ansi_warnings, ansi_padding, ansi_nulls,
+    concat_null_yields_null, transaction_isolation_level, lock_timeout, deadlock_priority
+FROM sys.dm_exec_sessions WHERE session_id = @@SPID
+SET TEXTSIZE 0
+GO
 -- sp_databases: every database, with a size in KB.
 SELECT name FROM sys.databases ORDER BY name
 CREATE TABLE #dbs (DATABASE_NAME SYSNAME, DATABASE_SIZE INT, REMARKS VARCHAR(254))
@@ -141,6 +151,26 @@ GO
 EXEC sp_columns
 GO
 EXEC sp_columns 'item', NULL, 'master'
+GO
+-- sp_columns_100 (mssql-jdbc's getColumns): @NameScope before @ODBCVer, @fUsePattern after,
+-- and the ten columns of SQL Server 2008 before SS_DATA_TYPE; into the table variable the
+-- driver declares, whose column PRECISION is named as SQL Server allows.
+DECLARE @c TABLE (TABLE_QUALIFIER sysname, TABLE_OWNER sysname, TABLE_NAME sysname,
+    COLUMN_NAME sysname, DATA_TYPE smallint, TYPE_NAME sysname, PRECISION int, LENGTH int,
+    SCALE smallint, RADIX smallint, NULLABLE smallint, REMARKS varchar(254),
+    COLUMN_DEF nvarchar(4000), SQL_DATA_TYPE smallint, SQL_DATETIME_SUB smallint,
+    CHAR_OCTET_LENGTH int, ORDINAL_POSITION int, IS_NULLABLE varchar(254),
+    SS_IS_SPARSE smallint, SS_IS_COLUMN_SET smallint, SS_IS_COMPUTED smallint,
+    SS_IS_IDENTITY smallint, SS_UDT_CATALOG_NAME nvarchar(128), SS_UDT_SCHEMA_NAME nvarchar(128),
+    SS_UDT_ASSEMBLY_TYPE_NAME nvarchar(max), SS_XML_SCHEMACOLLECTION_CATALOG_NAME nvarchar(128),
+    SS_XML_SCHEMACOLLECTION_SCHEMA_NAME nvarchar(128), SS_XML_SCHEMACOLLECTION_NAME nvarchar(128),
+    SS_DATA_TYPE tinyint)
+INSERT INTO @c EXEC sp_columns_100 'item', 'dbo', NULL, '%', 2, 3
+SELECT COLUMN_NAME, DATA_TYPE, TYPE_NAME, PRECISION, SS_IS_COMPUTED, SS_IS_IDENTITY,
+    SS_DATA_TYPE FROM @c ORDER BY ORDINAL_POSITION
+GO
+EXEC sp_columns_100 @table_name = 'item%', @column_name = 'id', @fUsePattern = 0
+EXEC sp_columns_100 @table_name = 'item', @column_name = 'id', @fUsePattern = 0
 GO
 EXEC sp_columns @table = 'item'
 GO

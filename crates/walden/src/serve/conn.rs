@@ -9,10 +9,10 @@ use walden_sql::exec::sysviews::{ClientInfo, ConnectionInfo};
 use walden_sql::exec::{Collected, Session};
 use walden_tds::packet::negotiate_packet_size;
 use walden_tds::{
-    encode_tokens, Collation, Done, DoneStatus, Encryption, EnvChange, Login7, LoginAck, Message,
-    MessageReader, PacketStatus, PacketType, PacketWriter, Prelogin, PreloginVersion, ReturnValue,
-    ReturnValueStatus, RpcRequest, ServerMessage, SqlBatch, Token, TransMgrKind, TransMgrRequest,
-    TDS_7_4,
+    encode_tokens, Collation, Done, DoneStatus, Encryption, EnvChange, IsolationLevel, Login7,
+    LoginAck, Message, MessageReader, PacketStatus, PacketType, PacketWriter, Prelogin,
+    PreloginVersion, ReturnValue, ReturnValueStatus, RpcRequest, ServerMessage, SqlBatch, Token,
+    TransMgrKind, TransMgrRequest, TDS_7_4,
 };
 
 use super::convert::to_wire;
@@ -382,7 +382,7 @@ impl Conn {
                 continue;
             }
             if message.reset_connection() {
-                self.reset(session);
+                self.reset(session, message.reset_keeps_transaction(), &mut out);
                 out.token(&Token::EnvChange(EnvChange::ResetConnectionAck));
             }
             match message.ty {
@@ -414,19 +414,40 @@ impl Conn {
         }
     }
 
-    /// RESETCONNECTION: the session as new (same id), in the login's database.
-    fn reset(&mut self, session: &mut Session) {
-        session.reset();
+    /// RESETCONNECTION (or the `sp_reset_connection` RPC): the session as new (same id), in
+    /// the login's database. The transaction it rolls back is reported with the rollback
+    /// ENVCHANGE, and a change of database with its ENVCHANGE, as the client must forget
+    /// both. `keep_transaction` (RESETCONNECTIONSKIPTRAN) leaves an open transaction open.
+    fn reset<W: Write>(
+        &mut self,
+        session: &mut Session,
+        keep_transaction: bool,
+        out: &mut TdsOutput<W>,
+    ) {
+        let database = session.current_database().to_string();
+        if keep_transaction {
+            session.reset_keeping_transaction();
+        } else {
+            session.reset();
+            if self.descriptor != 0 {
+                self.end_descriptor(out, true);
+            }
+        }
         if let Some(attention) = &self.attention {
             session.set_cancel(attention.clone());
         }
-        self.descriptor = 0;
         self.prepared.clear();
-        let database = self.login_database.clone();
-        if let Some(e) = use_database(session, &database) {
+        let login_database = self.login_database.clone();
+        if let Some(e) = use_database(session, &login_database) {
             // The client's mistake (its login database is gone, say), which the client is told
             // about on its next request: information for the operator, not an error.
             log_line!(info, "RESETCONNECTION: {e}");
+        }
+        if session.current_database() != database {
+            out.token(&Token::EnvChange(EnvChange::Database {
+                new: session.current_database().to_string(),
+                old: database,
+            }));
         }
     }
 
@@ -484,6 +505,10 @@ impl Conn {
             out.set_mode(Mode::Rpc);
             out.captured = None;
             out.any_error = false;
+            if rpc::is_reset_connection(&call.proc) {
+                self.reset_rpc(session, call, more(index, count), out);
+                continue;
+            }
             let plan = match rpc::plan(call, &mut self.prepared) {
                 Ok(plan) => plan,
                 Err(e) => {
@@ -500,6 +525,9 @@ impl Conn {
             };
             if let Some(text) = &plan.text {
                 self.run(session, text, out);
+            }
+            if plan.describes {
+                session.execute_batch("SET FMTONLY OFF", &mut Collected::default());
             }
             let failed = out.end_statements();
             let mut captured = out.captured.take().unwrap_or_default().into_iter();
@@ -550,6 +578,34 @@ impl Conn {
         }
     }
 
+    /// `sp_reset_connection` called as an RPC, as pytds' pool and others do between uses of
+    /// a pooled connection: the reset RESETCONNECTION does, with a return status of 0.
+    fn reset_rpc<W: Write>(
+        &mut self,
+        session: &mut Session,
+        call: &walden_tds::RpcCall,
+        more: DoneStatus,
+        out: &mut TdsOutput<W>,
+    ) {
+        if !call.params.is_empty() {
+            out.token(&Token::Error(message_token(
+                8144,
+                16,
+                "Procedure or function sp_reset_connection has too many arguments specified."
+                    .into(),
+            )));
+            out.token(&Token::DoneProc(Done {
+                status: DoneStatus::ERROR | more,
+                cur_cmd: 0,
+                row_count: 0,
+            }));
+            return;
+        }
+        self.reset(session, false, out);
+        out.token(&Token::ReturnStatus(0));
+        out.token(&Token::DoneProc(Done { status: more, cur_cmd: 0, row_count: 0 }));
+    }
+
     fn trans_mgr<W: Write>(
         &mut self,
         session: &mut Session,
@@ -565,7 +621,10 @@ impl Conn {
             }
         };
         let (text, then_begin) = match kind {
-            TransMgrKind::Begin(t) => (named("BEGIN TRAN", &t.name), None),
+            TransMgrKind::Begin(t) => {
+                set_isolation(session, t.isolation);
+                (named("BEGIN TRAN", &t.name), None)
+            }
             TransMgrKind::Commit { name, then_begin } => (named("COMMIT TRAN", &name), then_begin),
             TransMgrKind::Rollback { name, then_begin } => {
                 (named("ROLLBACK TRAN", &name), then_begin)
@@ -583,6 +642,7 @@ impl Conn {
         };
         self.run(session, &text, out);
         if let Some(t) = then_begin {
+            set_isolation(session, t.isolation);
             self.run(session, &named("BEGIN TRAN", &t.name), out);
         }
         out.end_batch(DoneStatus::NONE);
@@ -635,6 +695,25 @@ fn protocol_error<W: Write>(out: &mut TdsOutput<W>, what: &str) {
     )));
     out.any_error = true;
     out.end_batch(DoneStatus::ERROR);
+}
+
+/// Applies the isolation level a Transaction Manager BEGIN carries to the session, as SET
+/// TRANSACTION ISOLATION LEVEL does ([MS-TDS] 2.2.6.9: it stays the session's); 0 keeps the
+/// session's. The SET cannot fail and reports nothing, so the client sees only the BEGIN.
+fn set_isolation(session: &mut Session, isolation: IsolationLevel) {
+    let level = match isolation {
+        IsolationLevel::NoChange => return,
+        IsolationLevel::ReadUncommitted => "READ UNCOMMITTED",
+        IsolationLevel::ReadCommitted => "READ COMMITTED",
+        IsolationLevel::RepeatableRead => "REPEATABLE READ",
+        IsolationLevel::Serializable => "SERIALIZABLE",
+        IsolationLevel::Snapshot => "SNAPSHOT",
+    };
+    let mut collected = Collected::default();
+    session.execute_batch(&format!("SET TRANSACTION ISOLATION LEVEL {level}"), &mut collected);
+    for e in collected.errors() {
+        log_line!(info, "Transaction Manager isolation level {level}: {}", e.message);
+    }
 }
 
 /// Switches the session to `database` (nothing for an empty name); the error, if any.

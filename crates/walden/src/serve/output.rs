@@ -139,6 +139,17 @@ pub enum Mode {
     Rpc,
 }
 
+/// Which token of the DONE family a held-back DONE goes out as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DoneKind {
+    /// A statement of a batch.
+    Done,
+    /// A statement inside a procedure or an RPC.
+    InProc,
+    /// The end of a procedure a batch's `EXEC` ran.
+    Proc,
+}
+
 /// The [`Output`] of one request.
 #[derive(Debug)]
 pub struct TdsOutput<W: Write> {
@@ -149,7 +160,12 @@ pub struct TdsOutput<W: Write> {
     /// Empty: the buffer a row's wire values are gathered in, kept to reuse its allocation.
     wire_row: Vec<TdsValue>,
     /// The last statement's DONE, held back until we know whether more follows (DONE_MORE).
-    pending_done: Option<Done>,
+    pending_done: Option<(DoneKind, Done)>,
+    /// How many procedures a batch's `EXEC`s are inside (nested calls count); 0 in an RPC,
+    /// whose procedure the connection ends itself.
+    procedure_depth: usize,
+    /// The return status of the outermost procedure a batch runs, once it returned.
+    procedure_status: Option<i32>,
     /// An error was sent since the last DONE: the next one carries DONE_ERROR.
     error_since_done: bool,
     /// A severity 20+ error was sent since the last DONE: the next one carries DONE_SRVERROR.
@@ -177,6 +193,8 @@ impl<W: Write> TdsOutput<W> {
             types: Vec::new(),
             wire_row: Vec::new(),
             pending_done: None,
+            procedure_depth: 0,
+            procedure_status: None,
             error_since_done: false,
             fatal_since_done: false,
             statement_ended: false,
@@ -211,18 +229,20 @@ impl<W: Write> TdsOutput<W> {
     }
 
     fn release_done(&mut self, more: bool) {
-        if let Some(mut done) = self.pending_done.take() {
+        if let Some((kind, mut done)) = self.pending_done.take() {
             if more {
                 done.status |= DoneStatus::MORE;
             }
-            self.raw(&self.done_token(done));
+            self.raw(&done_token(kind, done));
         }
     }
 
-    fn done_token(&self, done: Done) -> Token {
-        match self.mode {
-            Mode::Batch => Token::Done(done),
-            Mode::Rpc => Token::DoneInProc(done),
+    /// How the statement running now ends: DONEINPROC inside an RPC or a procedure.
+    fn statement_kind(&self) -> DoneKind {
+        if self.mode == Mode::Rpc || self.procedure_depth > 0 {
+            DoneKind::InProc
+        } else {
+            DoneKind::Done
         }
     }
 
@@ -237,9 +257,9 @@ impl<W: Write> TdsOutput<W> {
     /// batch ended on an error. `extra` is added to its status (DONE_ATTN).
     pub fn end_batch(&mut self, extra: DoneStatus) {
         match self.pending_done.take() {
-            Some(mut done) if !self.error_since_done => {
+            Some((kind, mut done)) if !self.error_since_done => {
                 done.status |= extra;
-                self.raw(&self.done_token(done));
+                self.raw(&done_token(kind, done));
             }
             pending => {
                 self.pending_done = pending;
@@ -313,7 +333,16 @@ impl<W: Write> TdsOutput<W> {
         self.fatal_since_done = false;
         let seen = std::mem::take(&mut self.result_set_seen);
         let cur_cmd = kind.unwrap_or(if seen { CUR_CMD_SELECT } else { 0 });
-        self.pending_done = Some(Done { status, cur_cmd, row_count: rows.unwrap_or(0) });
+        let done = Done { status, cur_cmd, row_count: rows.unwrap_or(0) };
+        self.pending_done = Some((self.statement_kind(), done));
+    }
+}
+
+fn done_token(kind: DoneKind, done: Done) -> Token {
+    match kind {
+        DoneKind::Done => Token::Done(done),
+        DoneKind::InProc => Token::DoneInProc(done),
+        DoneKind::Proc => Token::DoneProc(done),
     }
 }
 
@@ -411,6 +440,43 @@ impl<W: Write> Output for TdsOutput<W> {
 
     fn done_counted(&mut self, kind: Counted, rows: Option<u64>) {
         self.statement_done(rows, Some(cur_cmd(kind)));
+    }
+
+    fn procedure_start(&mut self) {
+        if self.mode == Mode::Rpc {
+            return;
+        }
+        if self.procedure_depth == 0 {
+            self.procedure_status = None;
+        }
+        self.procedure_depth += 1;
+    }
+
+    fn procedure_return(&mut self, status: i32) {
+        if self.procedure_depth == 1 {
+            self.procedure_status = Some(status);
+        }
+    }
+
+    /// The outermost procedure of a batch ends as an RPC's does: its statements' last
+    /// DONEINPROC, RETURNSTATUS, then a DONEPROC held back as a statement's DONE is (the
+    /// batch's last token when nothing follows). One that an error ended gets neither: the
+    /// error and the batch's DONE follow.
+    fn procedure_end(&mut self, completed: bool) {
+        if self.procedure_depth == 0 {
+            return;
+        }
+        self.procedure_depth -= 1;
+        if self.procedure_depth > 0 || !completed {
+            return;
+        }
+        self.release_done(true);
+        let returned = self.procedure_status.take().unwrap_or(0);
+        self.raw(&Token::ReturnStatus(returned));
+        let status = self.error_status();
+        self.error_since_done = false;
+        self.fatal_since_done = false;
+        self.pending_done = Some((DoneKind::Proc, Done { status, cur_cmd: 0, row_count: 0 }));
     }
 
     fn statement_end(&mut self) {

@@ -19,7 +19,7 @@ use walden_sql::exec::scalar::data_type;
 use walden_sql::exec::SqlError;
 use walden_sql::{parse_batch, ParseError, StatementKind};
 use walden_tds::{
-    ProcId, RpcCall, RpcParam, RpcProc, ServerMessage, TableValue, TdsValue, TypeInfo,
+    ParamStatus, ProcId, RpcCall, RpcParam, RpcProc, ServerMessage, TableValue, TdsValue, TypeInfo,
 };
 
 use super::convert::{decode_latin1, from_wire, literal, sql_type};
@@ -40,8 +40,11 @@ pub struct Param {
 /// A call turned into a batch.
 #[derive(Debug)]
 pub struct Plan {
-    /// The batch to run; `None` for calls that run nothing (`sp_prepare`, `sp_unprepare`).
+    /// The batch to run; `None` for calls that run nothing (`sp_unprepare`).
     pub text: Option<String>,
+    /// The batch runs under `SET FMTONLY ON` (`sp_prepare` describing its statement's result
+    /// sets), which the connection turns off after it, however the batch ended.
+    pub describes: bool,
     /// The OUTPUT parameters, in the order the capturing SELECT lists them, after the return
     /// status when there is one.
     pub outputs: Vec<Param>,
@@ -239,6 +242,11 @@ pub fn plan(call: &RpcCall, prepared: &mut Prepared) -> Result<Plan, RpcError> {
 /// The well-known procedure a call by name invokes (`sp_prepare`, `sys.sp_execute`...).
 fn system_procedure(name: &str) -> Option<ProcId> {
     (1..=15u16).filter_map(|id| ProcId::try_from(id).ok()).find(|p| is_proc(name, p.name()))
+}
+
+/// Whether the call is `sp_reset_connection`, which the connection carries out itself.
+pub fn is_reset_connection(proc: &RpcProc) -> bool {
+    matches!(proc, RpcProc::Name(name) if is_proc(name, "sp_reset_connection"))
 }
 
 fn is_proc(name: &str, wanted: &str) -> bool {
@@ -512,9 +520,18 @@ fn prepare(params: &[RpcParam], prepared: &mut Prepared) -> Result<Plan, RpcErro
     if params.len() > 4 {
         return Err(RpcError::too_many(PROC));
     }
-    let (_, param, handle) = prepare_statement(PROC, params, prepared)?;
+    let (statement, param, handle) = prepare_statement(PROC, params, prepared)?;
+    // The statement's result sets are described (COLMETADATA, no rows), as SQL Server's
+    // sp_prepare does, by running it under FMTONLY with its parameters declared.
+    let mut text = String::new();
+    for d in &statement.decls {
+        text.push_str(&format!("DECLARE {} {}; ", d.name, d.written));
+    }
+    text.push_str("SET FMTONLY ON; ");
+    text.push_str(&statement.text);
     Ok(Plan {
-        text: None,
+        text: Some(text),
+        describes: true,
         outputs: Vec::new(),
         returns_status: false,
         handle: params.first().and_then(|p| returned_handle(p, param, handle)),
@@ -562,7 +579,13 @@ fn unprepare(params: &[RpcParam], prepared: &mut Prepared) -> Result<Plan, RpcEr
         return Err(RpcError::too_many(PROC));
     }
     prepared.remove(handle_value(handle_param, PROC)?.unwrap_or(0))?;
-    Ok(Plan { text: None, outputs: Vec::new(), returns_status: false, handle: None })
+    Ok(Plan {
+        text: None,
+        describes: false,
+        outputs: Vec::new(),
+        returns_status: false,
+        handle: None,
+    })
 }
 
 fn ordinal(index: usize) -> Result<u16, RpcError> {
@@ -573,6 +596,17 @@ fn exec_procedure(name: &str, params: &[RpcParam]) -> Result<Plan, RpcError> {
     let mut values = Vec::new();
     let mut args = Vec::new();
     for (index, p) in params.iter().enumerate() {
+        // fDefaultValue ([MS-TDS] 2.2.6.6): the procedure's declared default, as `DEFAULT`
+        // passes it; the value sent is ignored. An OUTPUT parameter needs a variable to return
+        // through, so it keeps the value sent.
+        if p.status.contains(ParamStatus::DEFAULT) && !p.is_output() {
+            args.push(if p.name.is_empty() {
+                "DEFAULT".to_string()
+            } else {
+                format!("{} = DEFAULT", p.name)
+            });
+            continue;
+        }
         let sql = match p.ty {
             TypeInfo::Tvp => None,
             _ => Some(sql_type(&p.ty).ok_or_else(|| {
@@ -666,7 +700,7 @@ fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Resul
             .collect();
         text.push_str(&format!("\n;SELECT {}", columns.join(", ")));
     }
-    Ok(Plan { text: Some(text), outputs, returns_status, handle: None })
+    Ok(Plan { text: Some(text), describes: false, outputs, returns_status, handle: None })
 }
 
 /// Rows a table-valued parameter's INSERT lists at most, as `VALUES` allows (10738).
@@ -749,7 +783,7 @@ fn declare_table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use walden_tds::{ParamStatus, RpcOptions, TvpColumn};
+    use walden_tds::{RpcOptions, TvpColumn};
 
     fn call(proc: ProcId, params: Vec<RpcParam>) -> RpcCall {
         RpcCall { proc: RpcProc::Id(proc), options: RpcOptions::NONE, params }
@@ -986,7 +1020,8 @@ mod tests {
         );
         let first = plan(&prepare, &mut prepared);
         let first = first.map(|p| (p.text, p.handle.map(|(param, h)| (param.ordinal, h))));
-        assert_eq!(first, Ok((None, Some((0, 1)))));
+        let described = "DECLARE @x int; SET FMTONLY ON; SELECT @x + 1".to_string();
+        assert_eq!(first, Ok((Some(described), Some((0, 1)))));
         let second = plan(&prepare, &mut prepared).map(|p| p.handle.map(|(_, h)| h));
         assert_eq!(second, Ok(Some(2)));
 
@@ -1048,6 +1083,30 @@ mod tests {
         assert!(prepared.statements.is_empty());
         let short = call(ProcId::Prepare, vec![handle_out(TdsValue::Null), text("")]);
         assert_eq!(number(plan(&short, &mut prepared)), Some(201));
+    }
+
+    #[test]
+    fn a_parameter_sent_as_default_passes_default() {
+        let mut named = RpcParam::input("@b", TdsValue::Null);
+        named.status = ParamStatus::DEFAULT;
+        let mut positional = RpcParam::input("", TdsValue::Int(9));
+        positional.status = ParamStatus::DEFAULT;
+        let call = RpcCall {
+            proc: RpcProc::Name("dbo.p".into()),
+            options: RpcOptions::NONE,
+            params: vec![RpcParam::input("", TdsValue::Int(1)), positional, named],
+        };
+        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
+        assert_eq!(
+            text,
+            Ok("DECLARE @__walden_rpc_status int; DECLARE @__walden_rpc_p0 int; SET \
+                @__walden_rpc_p0 = CAST(1 AS int); EXEC @__walden_rpc_status = dbo.p \
+                @__walden_rpc_p0, DEFAULT, @b = DEFAULT\n;SELECT @__walden_rpc_status AS \
+                __walden_rpc_0"
+                .into())
+        );
+        assert!(is_reset_connection(&RpcProc::Name("sys.sp_reset_connection".into())));
+        assert!(!is_reset_connection(&RpcProc::Name("sp_reset".into())));
     }
 
     #[test]

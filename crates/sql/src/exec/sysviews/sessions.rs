@@ -113,6 +113,8 @@ pub struct SessionActivity {
     isolation: AtomicU8,
     /// Milliseconds; -1 waits for ever.
     lock_timeout_ms: AtomicI64,
+    /// `SET TEXTSIZE`'s value (`@@TEXTSIZE`).
+    text_size: AtomicI64,
     /// `KILL` ended the session: it runs nothing more.
     killed: AtomicBool,
     /// What `KILL` does besides setting `killed`: the server closes the connection, which
@@ -190,6 +192,7 @@ impl SessionActivity {
             row_count: AtomicU64::new(0),
             isolation: AtomicU8::new(2),
             lock_timeout_ms: AtomicI64::new(-1),
+            text_size: AtomicI64::new(i64::from(i32::MAX)),
             killed: AtomicBool::new(false),
             on_kill: Mutex::new(None),
             user_transaction: Mutex::new(None),
@@ -299,6 +302,7 @@ impl SessionActivity {
         self.row_count.store(state.row_count, Ordering::Relaxed);
         self.isolation.store(state.isolation, Ordering::Relaxed);
         self.lock_timeout_ms.store(state.lock_timeout_ms, Ordering::Relaxed);
+        self.text_size.store(state.text_size, Ordering::Relaxed);
         self.command.store(Command::Awaiting as u8, Ordering::Relaxed);
         self.last_request_end_micros.store(now_micros(), Ordering::Relaxed);
         self.running.store(false, Ordering::Relaxed);
@@ -312,6 +316,7 @@ pub(crate) struct EndState {
     pub(crate) row_count: u64,
     pub(crate) isolation: u8,
     pub(crate) lock_timeout_ms: i64,
+    pub(crate) text_size: i64,
 }
 
 /// The server's sessions, by id.
@@ -403,10 +408,28 @@ pub(super) fn exec_sessions(ctx: &ViewContext<'_>) -> RowSet {
         .opt("writes", SqlType::BigInt, unknown)
         .opt("logical_reads", SqlType::BigInt, unknown)
         .col("is_user_process", SqlType::Bit, |_| Value::Bit(true))
+        // The SET options, in SQL Server's columns: TEXTSIZE as the session set it; the
+        // others as Walden always runs (docs/COMPAT.md, "SET options"), which are the values
+        // SQL Server's drivers set at login.
+        .col("text_size", SqlType::Int, |r| {
+            int(r.a.text_size.load(Ordering::Relaxed).min(i64::from(i32::MAX)))
+        })
+        .col("language", name(128), |_| nstr("us_english"))
+        .col("date_format", SqlType::NVarChar(Len::N(3)), |_| nstr("mdy"))
+        .col("date_first", SqlType::SmallInt, |_| small(7))
+        .col("quoted_identifier", SqlType::Bit, |_| Value::Bit(true))
+        .col("arithabort", SqlType::Bit, |_| Value::Bit(true))
+        .col("ansi_null_dflt_on", SqlType::Bit, |_| Value::Bit(true))
+        .col("ansi_defaults", SqlType::Bit, |_| Value::Bit(false))
+        .col("ansi_warnings", SqlType::Bit, |_| Value::Bit(true))
+        .col("ansi_padding", SqlType::Bit, |_| Value::Bit(true))
+        .col("ansi_nulls", SqlType::Bit, |_| Value::Bit(true))
+        .col("concat_null_yields_null", SqlType::Bit, |_| Value::Bit(true))
         .col("transaction_isolation_level", SqlType::SmallInt, |r| {
             small(r.a.isolation.load(Ordering::Relaxed).into())
         })
         .col("lock_timeout", SqlType::Int, |r| int(r.a.lock_timeout_ms.load(Ordering::Relaxed)))
+        .col("deadlock_priority", SqlType::Int, |_| int(0))
         .col("row_count", SqlType::BigInt, |r| big(r.a.row_count.load(Ordering::Relaxed)))
         .opt("original_login_name", name(128), |r| nstr(r.client.login.as_str()))
         .col("database_id", SqlType::SmallInt, |r| {
