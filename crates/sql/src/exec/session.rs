@@ -305,6 +305,9 @@ pub struct Session {
         HashMap<(u32, u32), (std::time::Instant, u32, Arc<crate::exec::access::TableStats>)>,
     /// The running statement's reads per table, for `SET STATISTICS IO ON`.
     pub(crate) statement_io: Vec<crate::exec::statistics::TableIo>,
+    /// The common table expressions in scope of the statement SHOWPLAN is explaining, and
+    /// whether each is being explained (a recursive one names itself).
+    pub(crate) explain_ctes: Vec<(crate::ast::Cte, bool)>,
     /// Says whether the client has cancelled the running batch (see "Cancellation").
     cancel: Option<Arc<dyn CancelSignal>>,
     /// What ends the lock waits of the session's transactions: `KILL`, and that signal.
@@ -443,6 +446,7 @@ impl Session {
             batch_cache_clears: 0,
             table_stats: HashMap::new(),
             statement_io: Vec::new(),
+            explain_ctes: Vec::new(),
             stored_exprs: HashMap::new(),
             cancel: None,
             app_lock_owner: None,
@@ -976,7 +980,7 @@ impl Run<'_> {
         let runs_under_showplan = matches!(&st.kind, StatementKind::Declare(_))
             || matches!(&st.kind, StatementKind::Set(s) if matches!(&**s, SetStatement::Options { .. }));
         if let Some(kind) = self.s.opts.showplan.filter(|_| !runs_under_showplan) {
-            self.showplan(st, kind)?;
+            self.showplan(st, kind).map_err(|e| e.at_line(st.span.line))?;
             return Ok(Flow::Next);
         }
         // Variables are still declared, as SQL Server compiles them, for the SELECTs

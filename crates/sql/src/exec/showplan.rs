@@ -147,12 +147,34 @@ impl Run<'_> {
     /// Sends the plan of `st` instead of running it.
     pub(crate) fn showplan(&mut self, st: &Statement, kind: Showplan) -> Result<(), SqlError> {
         let text = st.kind.to_string();
-        let plan = match &st.kind {
+        let ctes: &[crate::ast::Cte] = match &st.kind {
+            StatementKind::Insert(i) => &i.ctes,
+            StatementKind::Update(u) => &u.ctes,
+            StatementKind::Delete(d) => &d.ctes,
+            _ => &[],
+        };
+        let scope = self.s.explain_ctes.len();
+        self.s.explain_ctes.extend(ctes.iter().map(|c| (c.clone(), false)));
+        let plan = self.statement_plan(st, kind);
+        self.s.explain_ctes.truncate(scope);
+        let Some(plan) = plan? else { return Ok(()) };
+        self.send_plan(&st.kind, text, plan, kind);
+        Ok(())
+    }
+
+    /// A statement's plan: None for a block, whose statements were sent one by one;
+    /// Some(None) for a statement without one.
+    fn statement_plan(
+        &mut self,
+        st: &Statement,
+        kind: Showplan,
+    ) -> Result<Option<Option<PlanNode>>, SqlError> {
+        Ok(Some(match &st.kind {
             StatementKind::Block(statements) => {
                 for inner in statements {
                     self.showplan(inner, kind)?;
                 }
-                return Ok(());
+                return Ok(None);
             }
             StatementKind::Select(s) => Some(self.explain_query(&s.query)?.0),
             StatementKind::Insert(i) => Some(self.explain_insert(i)?),
@@ -163,8 +185,18 @@ impl Run<'_> {
                 Some(self.explain_change("Delete", &d.target, &d.from, d.where_clause.as_ref())?)
             }
             _ => None,
-        };
-        let statement_type = statement_type(&st.kind);
+        }))
+    }
+
+    /// Sends a statement's text and plan as SHOWPLAN `kind` returns them.
+    fn send_plan(
+        &mut self,
+        statement: &StatementKind,
+        text: String,
+        plan: Option<PlanNode>,
+        kind: Showplan,
+    ) {
+        let statement_type = statement_type(statement);
         match kind {
             Showplan::Text => {
                 let column = [ColumnInfo::new("StmtText", nvarchar_max())];
@@ -222,12 +254,15 @@ impl Run<'_> {
                 self.out.result_end(n);
             }
         }
-        Ok(())
     }
 
     /// A query's plan and estimated rows.
     pub(crate) fn explain_query(&mut self, q: &Query) -> Result<(PlanNode, f64), SqlError> {
-        let (mut node, rows) = self.explain_body(&q.body, &q.order_by)?;
+        let scope = self.s.explain_ctes.len();
+        self.s.explain_ctes.extend(q.ctes.iter().map(|c| (c.clone(), false)));
+        let explained = self.explain_body(&q.body, &q.order_by);
+        self.s.explain_ctes.truncate(scope);
+        let (mut node, rows) = explained?;
         if !q.order_by.is_empty() && !matches!(q.body, QueryBody::Select(_)) {
             node = PlanNode::unary("Sort", "Sort", order_by_text(&q.order_by), rows, node);
         }
@@ -305,6 +340,42 @@ impl Run<'_> {
                 })
             }
         }
+    }
+
+    /// The plan of the common table expression `name` in scope, if there is one: its query's,
+    /// or, where a recursive one names itself, a spool of the rows it has made so far.
+    pub(crate) fn explain_cte(
+        &mut self,
+        name: &crate::ast::ObjectName,
+    ) -> Result<Option<(PlanNode, f64, crate::ast::Cte)>, SqlError> {
+        if name.schema.is_some() || name.database.is_some() {
+            return Ok(None);
+        }
+        let Some(at) = self
+            .s
+            .explain_ctes
+            .iter()
+            .rposition(|(c, _)| c.name.value.eq_ignore_ascii_case(&name.name.value))
+        else {
+            return Ok(None);
+        };
+        let (cte, busy) = self.s.explain_ctes[at].clone();
+        if busy {
+            let node = PlanNode::new(
+                "Table Spool",
+                "Lazy Spool",
+                format!("{} so far", cte.name.value),
+                1.0,
+            );
+            return Ok(Some((node, 1.0, cte)));
+        }
+        self.s.explain_ctes[at].1 = true;
+        let explained = self.explain_query(&cte.query);
+        if let Some(entry) = self.s.explain_ctes.get_mut(at) {
+            entry.1 = false;
+        }
+        let (node, rows) = explained?;
+        Ok(Some((node, rows, cte)))
     }
 
     /// `Run::select`'s operators, bottom up.

@@ -139,6 +139,15 @@ impl Run<'_> {
         let (leaf, plan) = match src {
             TableSource::Table { name, alias, .. } => {
                 let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
+                if let Some((node, rows, cte)) = self.explain_cte(name)? {
+                    let mut cols = query_cols(&cte.query, &qual);
+                    for (c, n) in cols.iter_mut().zip(&cte.columns) {
+                        c.name = n.value.clone();
+                    }
+                    flat.leaves.push(estimated_leaf(cols, rows));
+                    subplans.push(Some(node));
+                    return Ok(());
+                }
                 match self.named_rowset(name, &qual)? {
                     Some(rows) => {
                         let n = rows.rows.len() as f64;
