@@ -943,8 +943,57 @@ pub(crate) fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             conjuncts(left, out);
             conjuncts(right, out);
         }
+        ExprKind::Binary { op: BinaryOp::Or, .. } => {
+            out.extend(common_factors(e));
+            out.push(e);
+        }
         _ => out.push(e),
     }
+}
+
+/// The conjuncts every branch of an OR has (`a.k = b.k` in `(a.k = b.k AND x) OR (a.k = b.k
+/// AND y)`, TPC-H Q19's shape), as written in its first branch. The OR implies each of
+/// them, so applying them as well never drops a row it keeps, and lets the plan use them
+/// (as a join's hash key, or a seek) where the OR alone would be a filter on a cross
+/// product. Branches are compared by their text.
+fn common_factors(e: &Expr) -> Vec<&Expr> {
+    fn branches<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match &e.kind {
+            ExprKind::Binary { op: BinaryOp::Or, left, right } => {
+                branches(left, out);
+                branches(right, out);
+            }
+            _ => out.push(e),
+        }
+    }
+    fn and_parts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match &e.kind {
+            ExprKind::Binary { op: BinaryOp::And, left, right } => {
+                and_parts(left, out);
+                and_parts(right, out);
+            }
+            _ => out.push(e),
+        }
+    }
+    let mut ors = Vec::new();
+    branches(e, &mut ors);
+    let texts: Vec<Vec<String>> = ors[1..]
+        .iter()
+        .map(|b| {
+            let mut parts = Vec::new();
+            and_parts(b, &mut parts);
+            parts.iter().map(|p| p.to_string()).collect()
+        })
+        .collect();
+    let mut first = Vec::new();
+    and_parts(ors[0], &mut first);
+    first
+        .into_iter()
+        .filter(|c| {
+            let text = c.to_string();
+            texts.iter().all(|branch| branch.contains(&text))
+        })
+        .collect()
 }
 
 /// The equalities between the joined rows (`joined`) and leaf `bit` that a hash join can
