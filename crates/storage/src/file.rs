@@ -37,6 +37,11 @@
 //!   the log before page writes, and a page the log describes that lies past the end after the
 //!   cut is rebuilt by redo, which grows the file again (`PageOutOfRange` in redo means
 //!   "rebuild from the log", like a never-written page).
+//! * **Growth follows the file's policy** (`FILEGROWTH`, `MAXSIZE`: [`FileGrowth`]). A growth
+//!   asked for `n` pages takes one whole step (or `n`, if more), capped at the maximum; a need
+//!   past the maximum is [`FileError::Full`] and changes nothing. The policy is not in the
+//!   file: the engine records it in master and sets it at every open (the default, one page
+//!   per page asked for and no cap, is for callers without one).
 //! * **A data file is shared.** Reads and writes take `&self` and use positioned I/O, so one
 //!   `DataFile` serves many threads; growth is serialized by a lock. Keeping two writers off
 //!   the same page, and the WAL rule, are the buffer pool's job.
@@ -48,7 +53,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use walden_io::{FileRef, OpenMode, Vfs};
+use walden_io::{FileGrowth, FileRef, GrowthStep, OpenMode, Vfs};
 
 use crate::page::{Page, PageError, PageId, PageType, PAGE_SIZE};
 
@@ -57,6 +62,10 @@ pub const FILE_MAGIC: [u8; 8] = *b"WALDNMDF";
 
 /// The data file format this code writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
+
+/// The growth policy of a file nobody set one for: exactly the pages asked for, no cap.
+const EXACT_GROWTH: FileGrowth =
+    FileGrowth { step: GrowthStep::Bytes(PAGE_SIZE as u64), max_bytes: None };
 
 /// The length of the file header record.
 const HEADER_RECORD_LEN: usize = 28;
@@ -141,6 +150,11 @@ pub enum FileError {
     },
     /// Growing would take page ids past `u32::MAX`.
     TooLarge,
+    /// The file may not grow as far as needed: `MAXSIZE` reached, or growth is off.
+    Full {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 impl fmt::Display for FileError {
@@ -157,6 +171,9 @@ impl fmt::Display for FileError {
                 write!(f, "page {page_id} is past the end of the file ({page_count} pages)")
             }
             FileError::TooLarge => write!(f, "data file would exceed 2^32 pages"),
+            FileError::Full { path } => {
+                write!(f, "{} is at its maximum size and cannot grow", path.display())
+            }
         }
     }
 }
@@ -177,6 +194,21 @@ impl From<PageError> for FileError {
     }
 }
 
+thread_local! {
+    /// Set while this thread runs [`past_max_size`]'s closure.
+    static PAST_MAX: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with growth past `MAXSIZE` allowed on this thread: for rollbacks, which must not
+/// fail for want of the room the changes they undo had. Growth stays off with `FILEGROWTH =
+/// 0` but for what is needed, and a full disk still fails.
+pub fn past_max_size<T>(f: impl FnOnce() -> T) -> T {
+    let before = PAST_MAX.replace(true);
+    let out = f();
+    PAST_MAX.set(before);
+    out
+}
+
 /// An open data file.
 #[derive(Debug)]
 pub struct DataFile {
@@ -184,8 +216,9 @@ pub struct DataFile {
     path: PathBuf,
     header: FileHeader,
     page_count: AtomicU32,
-    /// Serializes [`DataFile::grow`]; reads and writes do not take it.
-    grow_lock: Mutex<()>,
+    /// Serializes [`DataFile::grow`] and [`DataFile::shrink`], and holds the growth policy;
+    /// reads and writes do not take it.
+    grow_lock: Mutex<FileGrowth>,
     /// Bytes past the last whole page that [`DataFile::open`] found (and cut if it could).
     partial_tail: u64,
 }
@@ -225,7 +258,7 @@ impl DataFile {
             path: path.to_path_buf(),
             header,
             page_count: AtomicU32::new(pages),
-            grow_lock: Mutex::new(()),
+            grow_lock: Mutex::new(EXACT_GROWTH),
             partial_tail: 0,
         };
         data_file.write_page(&mut page)?;
@@ -270,7 +303,7 @@ impl DataFile {
             path: path.to_path_buf(),
             header,
             page_count: AtomicU32::new(pages),
-            grow_lock: Mutex::new(()),
+            grow_lock: Mutex::new(EXACT_GROWTH),
             partial_tail,
         })
     }
@@ -318,12 +351,70 @@ impl DataFile {
             .map_err(|source| self.io_err("write", source))
     }
 
-    /// Adds `n` zero-filled pages at the end of the file and makes the new size durable;
-    /// returns the id of the first new page.
+    /// The growth policy.
+    pub fn growth(&self) -> FileGrowth {
+        *self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sets the growth policy (`FILEGROWTH`, `MAXSIZE`); it applies from the next growth.
+    pub fn set_growth(&self, growth: FileGrowth) {
+        *self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner) = growth;
+    }
+
+    /// Adds at least `n` zero-filled pages at the end of the file, as many more as the growth
+    /// policy's step says, and makes the new size durable; returns the id of the first new
+    /// page. [`FileError::Full`] if the policy does not allow `n` more pages.
     pub fn grow(&self, n: u32) -> Result<PageId, FileError> {
-        let _guard = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let policy = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
         let first = self.page_count();
-        let new_count = first.checked_add(n).ok_or(FileError::TooLarge)?;
+        let needed = first.checked_add(n).ok_or(FileError::TooLarge)?;
+        let target = match policy.target(offset(first), offset(needed), PAGE_SIZE as u64) {
+            Some(target) => target,
+            None if PAST_MAX.get() => offset(needed),
+            None => return Err(FileError::Full { path: self.path.clone() }),
+        };
+        let new_count = u32::try_from(target / PAGE_SIZE as u64).unwrap_or(u32::MAX).max(needed);
+        self.extend(first, new_count)?;
+        Ok(first)
+    }
+
+    /// Grows the file by one step of its policy if fewer than `spare` pages lie past
+    /// `in_use` (the first page never handed out), so that the allocations ahead find their
+    /// room made. Returns whether it grew; a file at its maximum simply does not.
+    pub fn grow_ahead(&self, in_use: u32, spare: u32) -> Result<bool, FileError> {
+        let policy = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = self.page_count();
+        if count.saturating_sub(in_use) >= spare {
+            return Ok(false);
+        }
+        let Some(target) = policy.target(offset(count), offset(count) + 1, PAGE_SIZE as u64)
+        else {
+            return Ok(false);
+        };
+        let new_count = u32::try_from(target / PAGE_SIZE as u64).unwrap_or(u32::MAX);
+        if new_count <= count {
+            return Ok(false);
+        }
+        self.extend(count, new_count)?;
+        Ok(true)
+    }
+
+    /// Cuts the file back to `pages` pages (at least 1), which the caller guarantees hold
+    /// nothing anyone will read: pages never handed out. Makes the new size durable.
+    pub fn shrink(&self, pages: u32) -> Result<(), FileError> {
+        let _policy = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let pages = pages.max(1);
+        if pages >= self.page_count() {
+            return Ok(());
+        }
+        // Lower the count first: no write may land past the new end once it is cut.
+        self.page_count.store(pages, Ordering::Release);
+        self.file.set_len(offset(pages)).map_err(|source| self.io_err("shrink", source))?;
+        self.file.sync_all().map_err(|source| self.io_err("sync", source))
+    }
+
+    /// Extends the file from `first` to `new_count` pages, durably. Called under `grow_lock`.
+    fn extend(&self, first: u32, new_count: u32) -> Result<(), FileError> {
         if let Err(source) = self.file.preallocate(offset(new_count)) {
             // Out of space part way (without fallocate the growth is a write per block): give
             // back what landed, so the length is whole pages again while the database stays
@@ -335,7 +426,7 @@ impl DataFile {
         // page write is then synced with `sync_data`, which need not carry the metadata.
         self.file.sync_all().map_err(|source| self.io_err("sync", source))?;
         self.page_count.store(new_count, Ordering::Release);
-        Ok(first)
+        Ok(())
     }
 
     /// Makes every page written so far durable.
