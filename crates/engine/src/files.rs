@@ -7,9 +7,10 @@
 //! growth policies are not in the files, so master keeps them with the database's entry
 //! (`docs/format/catalog.md`) and every open hands them back to the data file and the log.
 
-use walden_io::{FileGrowth, GrowthStep};
+pub use walden_io::{FileGrowth, GrowthStep};
 use walden_log::Lsn;
-use walden_storage::{PageId, PAGE_SIZE};
+pub use walden_storage::PAGE_SIZE;
+use walden_storage::PageId;
 
 use crate::catalog::Object;
 use crate::database::Database;
@@ -85,6 +86,16 @@ pub struct FileChange {
 }
 
 impl FileLayout {
+    /// Small files for tests and small embedded uses: a 512 KB data file, the log
+    /// configuration's segments, each growing by `step` bytes, no maximum.
+    pub fn small(step: u64) -> FileLayout {
+        let growth = FileGrowth { step: GrowthStep::Bytes(step), max_bytes: None };
+        FileLayout {
+            data: FileSpec { size_bytes: Some(512 << 10), growth, ..FileSpec::default() },
+            log: FileSpec { growth, ..FileSpec::default() },
+        }
+    }
+
     /// The logical names of the data file and the log of database `db` with id `id`, the
     /// defaults filled in (master's and tempdb's are SQL Server's).
     pub fn names(&self, db: &str, id: u32) -> (String, String) {
@@ -187,6 +198,20 @@ impl Database {
             (FileKind::Data, _) => {
                 u64::from(self.space().pool().file().page_count()) * PAGE_SIZE as u64
             }
+        }
+    }
+
+    /// Bytes of a file in use: the data file's pages handed out and not free, the log from
+    /// its truncation point (or its oldest segment) to its end.
+    pub fn file_used_bytes(&self, kind: FileKind) -> u64 {
+        match (kind, self.log()) {
+            (FileKind::Log, Some(log)) => {
+                log.end_lsn().saturating_sub(log.truncation_lsn().max(log.start_lsn()))
+            }
+            (FileKind::Log, None) => 0,
+            (FileKind::Data, _) => self.space().allocation().map_or(0, |(next, free)| {
+                u64::from(next.saturating_sub(free)) * PAGE_SIZE as u64
+            }),
         }
     }
 

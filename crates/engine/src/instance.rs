@@ -964,6 +964,7 @@ mod tests {
         let mut config = InstanceConfig::default();
         config.database.pool.frames = 32;
         config.database.log.segment_size = 64 << 10;
+        config.database.files = crate::files::FileLayout::small(64 << 10);
         config.database.log.initial_segments = 2;
         config.checkpoint_poll_ms = 0;
         let stored = |instance: &Instance| -> Vec<u8> {

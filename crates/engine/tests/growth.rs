@@ -35,6 +35,7 @@ fn small_log_config() -> InstanceConfig {
     let mut c = config();
     c.database.log.segment_size = 64 << 10;
     c.database.log.initial_segments = 2;
+    c.database.files.log.growth = FileGrowth { step: GrowthStep::Bytes(64 << 10), max_bytes: None };
     c
 }
 
