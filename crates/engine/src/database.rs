@@ -40,8 +40,8 @@ use walden_storage::{DataFile, FileError, Lsn, Page, PageError, PageId, PageType
 
 use crate::catalog::Catalog;
 use crate::error::{EngineError, OfflineCause};
-use crate::files::{FileLayout, MODEL_FILE_BYTES};
 use crate::events::EventLevel;
+use crate::files::{FileLayout, MODEL_FILE_BYTES};
 use crate::recovery::{redo_action, txn_action, PageOnDisk, RedoAction, TxnAction};
 use crate::wal::{self, CheckpointBody, EngineRecord, Undo};
 
@@ -1364,7 +1364,9 @@ impl From<LogError> for EngineError {
     fn from(e: LogError) -> Self {
         match e {
             // Filled in by `Database::check_log_room`, the one place that meets it.
-            LogError::Full => EngineError::LogFull { database: String::new(), reason: String::new() },
+            LogError::Full => {
+                EngineError::LogFull { database: String::new(), reason: String::new() }
+            }
             e => EngineError::Log(e.to_string()),
         }
     }

@@ -9,8 +9,8 @@
 
 pub use walden_io::{FileGrowth, GrowthStep};
 use walden_log::Lsn;
-pub use walden_storage::PAGE_SIZE;
 use walden_storage::PageId;
+pub use walden_storage::PAGE_SIZE;
 
 use crate::catalog::Object;
 use crate::database::Database;
@@ -136,7 +136,8 @@ impl FileLayout {
         if b.is_empty() {
             return Ok(FileLayout::default());
         }
-        let bad = || EngineError::Corrupt("a malformed file layout in a sys.databases entry".into());
+        let bad =
+            || EngineError::Corrupt("a malformed file layout in a sys.databases entry".into());
         let mut at = 0;
         let mut take = |n: usize| -> Result<&[u8], EngineError> {
             let s = b.get(at..at + n).ok_or_else(bad)?;
@@ -209,9 +210,10 @@ impl Database {
                 log.end_lsn().saturating_sub(log.truncation_lsn().max(log.start_lsn()))
             }
             (FileKind::Log, None) => 0,
-            (FileKind::Data, _) => self.space().allocation().map_or(0, |(next, free)| {
-                u64::from(next.saturating_sub(free)) * PAGE_SIZE as u64
-            }),
+            (FileKind::Data, _) => self
+                .space()
+                .allocation()
+                .map_or(0, |(next, free)| u64::from(next.saturating_sub(free)) * PAGE_SIZE as u64),
         }
     }
 
@@ -264,7 +266,8 @@ impl Database {
         let EngineError::FilegroupFull { .. } = e else { return e };
         let object = root
             .and_then(|root| {
-                let catalog = self.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let catalog =
+                    self.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner);
                 catalog.objects().iter().find_map(|o| match &**o {
                     Object::Table(t) => t.indexes.iter().find(|i| i.root == root).map(|i| {
                         if i.name.is_empty() {
@@ -321,9 +324,7 @@ impl Database {
                 });
             }
         }
-        let too_small = growth.max_bytes.is_some_and(|m| {
-            m < change.size_bytes.unwrap_or(current)
-        });
+        let too_small = growth.max_bytes.is_some_and(|m| m < change.size_bytes.unwrap_or(current));
         if too_small {
             return Err(EngineError::FileRefused {
                 number: 5040,
@@ -357,7 +358,11 @@ impl Database {
     /// `DBCC SHRINKFILE`: cuts a file's unused tail, down to `target_bytes` at most (`None`:
     /// as far as it goes). The log keeps everything after its truncation point; the data
     /// file keeps every page ever handed out. Returns the new size in bytes.
-    pub fn shrink_file(&self, kind: FileKind, target_bytes: Option<u64>) -> Result<u64, EngineError> {
+    pub fn shrink_file(
+        &self,
+        kind: FileKind,
+        target_bytes: Option<u64>,
+    ) -> Result<u64, EngineError> {
         let target = target_bytes.unwrap_or(0);
         match (kind, self.log()) {
             (FileKind::Log, Some(log)) => Ok(log.shrink(target)?),

@@ -45,7 +45,8 @@ fn config() -> InstanceConfig {
     c.database.pool.writer_interval_ms = 0;
     // Small growths, so that a short workload grows the file many times.
     c.database.pool.grow_pages = 4;
-    c.database.files.data.growth = FileGrowth { step: GrowthStep::Bytes(4 * 8192), max_bytes: None };
+    c.database.files.data.growth =
+        FileGrowth { step: GrowthStep::Bytes(4 * 8192), max_bytes: None };
     c.database.files.data.size_bytes = Some(64 * 8192);
     c.database.log.segment_size = 256 << 10;
     // Room for the whole workload's log, so that the space limit below hits the data file.

@@ -94,9 +94,7 @@ impl SegmentMap {
         if max == u64::MAX {
             return u64::MAX;
         }
-        self.sequence_of(self.truncation_lsn)
-            .saturating_add(max)
-            .saturating_mul(self.data_size)
+        self.sequence_of(self.truncation_lsn).saturating_add(max).saturating_mul(self.data_size)
     }
 
     /// How many slots one growth ahead adds: the policy's step in whole segments (at least

@@ -387,8 +387,7 @@ impl DataFile {
         if count.saturating_sub(in_use) >= spare {
             return Ok(false);
         }
-        let Some(target) = policy.target(offset(count), offset(count) + 1, PAGE_SIZE as u64)
-        else {
+        let Some(target) = policy.target(offset(count), offset(count) + 1, PAGE_SIZE as u64) else {
             return Ok(false);
         };
         let new_count = u32::try_from(target / PAGE_SIZE as u64).unwrap_or(u32::MAX);

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use walden_engine::files::{
-    FileChange, FileGrowth as Growth, FileKind, FileLayout, FileSpec as EngineFileSpec,
-    GrowthStep, PAGE_SIZE,
+    FileChange, FileGrowth as Growth, FileKind, FileLayout, FileSpec as EngineFileSpec, GrowthStep,
+    PAGE_SIZE,
 };
 use walden_engine::types::{SqlType, Value};
 use walden_engine::{Database, DatabaseFiles};
@@ -106,8 +106,8 @@ impl Run<'_> {
             (None, None) => None,
             (data, log) => {
                 let dir = self.s.instance.dir().to_path_buf();
-                let data = data
-                    .map_or_else(|| dir.join(format!("{}.mdf", c.name.value)), PathBuf::from);
+                let data =
+                    data.map_or_else(|| dir.join(format!("{}.mdf", c.name.value)), PathBuf::from);
                 let log = log
                     .map_or_else(|| dir.join(format!("{}_log.ldf", c.name.value)), PathBuf::from);
                 Some(DatabaseFiles { data, log })
@@ -125,9 +125,7 @@ impl Run<'_> {
         let spec = match change {
             DatabaseFileChange::Modify(spec) => spec,
             DatabaseFileChange::Add { log: false, .. } => return Err(not_supported("ADD FILE")),
-            DatabaseFileChange::Add { log: true, .. } => {
-                return Err(not_supported("ADD LOG FILE"))
-            }
+            DatabaseFileChange::Add { log: true, .. } => return Err(not_supported("ADD LOG FILE")),
             DatabaseFileChange::Remove(_) => return Err(not_supported("REMOVE FILE")),
         };
         if spec.filename.is_some() {
@@ -224,7 +222,9 @@ impl Run<'_> {
         ];
         self.out.result_set(&columns);
         for &kind in kinds {
-            let pages = |b: u64| Value::Int(i32::try_from(b / PAGE_SIZE as u64).unwrap_or(i32::MAX));
+            let pages = |b: u64| {
+                Value::Int(i32::try_from(b.div_ceil(PAGE_SIZE as u64)).unwrap_or(i32::MAX))
+            };
             let size = db.file_bytes(kind);
             let used = db.file_used_bytes(kind);
             self.out.row(&[

@@ -10,11 +10,10 @@ use crate::ast::{
     ColumnDef, ColumnOption, CreateDatabase, CreateFunction, CreateIndex, CreateMode,
     CreateProcedure, CreateSequence, CreateTable, CreateTrigger, CreateType, CreateView,
     DatabaseFileChange, DatabaseOption, DatabaseRef, DelayedDurability, DropIndex, DropKind,
-    DropObjects,
-    EnableTrigger, Expr, FileGrowth, FileSize, FileSpec, ForeignKeyReference, FunctionBody, Ident,
-    IdentitySpec, IndexColumn, IndexRef, InlineIndex, IsolationLevel, MaxSize, ObjectName,
-    ProcedureParameter, RecoveryModel, ReferentialAction, SequenceOption, SizeUnit, Statement,
-    StatementKind, TableConstraint, TableConstraintKind, TableElement, TableOption,
+    DropObjects, EnableTrigger, Expr, FileGrowth, FileSize, FileSpec, ForeignKeyReference,
+    FunctionBody, Ident, IdentitySpec, IndexColumn, IndexRef, InlineIndex, IsolationLevel, MaxSize,
+    ObjectName, ProcedureParameter, RecoveryModel, ReferentialAction, SequenceOption, SizeUnit,
+    Statement, StatementKind, TableConstraint, TableConstraintKind, TableElement, TableOption,
     TransactionStatement, TriggerEvent, TypeDefinition,
 };
 use crate::error::ParseError;
@@ -219,7 +218,12 @@ impl<'a> Parser<'a> {
             DatabaseRef::Name(self.parse_identifier()?)
         };
         if let Some(change) = self.parse_database_file_change()? {
-            let alter = AlterDatabase { database, options: Vec::new(), file: Some(change), termination: None };
+            let alter = AlterDatabase {
+                database,
+                options: Vec::new(),
+                file: Some(change),
+                termination: None,
+            };
             return Ok(StatementKind::AlterDatabase(Box::new(alter)));
         }
         self.expect_keyword("SET")?;
