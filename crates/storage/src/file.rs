@@ -49,7 +49,7 @@
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -221,6 +221,10 @@ pub struct DataFile {
     grow_lock: Mutex<FileGrowth>,
     /// Bytes past the last whole page that [`DataFile::open`] found (and cut if it could).
     partial_tail: u64,
+    /// Growths made because a page was needed past the end: someone waited for each.
+    growths_on_demand: AtomicU64,
+    /// Growths made ahead of need ([`DataFile::grow_ahead`]).
+    growths_ahead: AtomicU64,
 }
 
 impl DataFile {
@@ -260,6 +264,8 @@ impl DataFile {
             page_count: AtomicU32::new(pages),
             grow_lock: Mutex::new(EXACT_GROWTH),
             partial_tail: 0,
+            growths_on_demand: AtomicU64::new(0),
+            growths_ahead: AtomicU64::new(0),
         };
         data_file.write_page(&mut page)?;
         data_file.file.sync_all().map_err(io_err("sync"))?;
@@ -305,6 +311,8 @@ impl DataFile {
             page_count: AtomicU32::new(pages),
             grow_lock: Mutex::new(EXACT_GROWTH),
             partial_tail,
+            growths_on_demand: AtomicU64::new(0),
+            growths_ahead: AtomicU64::new(0),
         })
     }
 
@@ -375,27 +383,37 @@ impl DataFile {
         };
         let new_count = u32::try_from(target / PAGE_SIZE as u64).unwrap_or(u32::MAX).max(needed);
         self.extend(first, new_count)?;
+        self.growths_on_demand.fetch_add(1, Ordering::Relaxed);
         Ok(first)
     }
 
-    /// Grows the file by one step of its policy if fewer than `spare` pages lie past
+    /// Grows the file by steps of its policy while fewer than `spare` pages lie past
     /// `in_use` (the first page never handed out), so that the allocations ahead find their
     /// room made. Returns whether it grew; a file at its maximum simply does not.
     pub fn grow_ahead(&self, in_use: u32, spare: u32) -> Result<bool, FileError> {
         let policy = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = self.page_count();
-        if count.saturating_sub(in_use) >= spare {
-            return Ok(false);
+        let mut grew = false;
+        loop {
+            let count = self.page_count();
+            if count.saturating_sub(in_use) >= spare {
+                return Ok(grew);
+            }
+            let next = policy.target(offset(count), offset(count) + 1, PAGE_SIZE as u64);
+            let Some(target) = next else { return Ok(grew) };
+            let new_count = u32::try_from(target / PAGE_SIZE as u64).unwrap_or(u32::MAX);
+            if new_count <= count {
+                return Ok(grew);
+            }
+            self.extend(count, new_count)?;
+            self.growths_ahead.fetch_add(1, Ordering::Relaxed);
+            grew = true;
         }
-        let Some(target) = policy.target(offset(count), offset(count) + 1, PAGE_SIZE as u64) else {
-            return Ok(false);
-        };
-        let new_count = u32::try_from(target / PAGE_SIZE as u64).unwrap_or(u32::MAX);
-        if new_count <= count {
-            return Ok(false);
-        }
-        self.extend(count, new_count)?;
-        Ok(true)
+    }
+
+    /// Growths since the file was opened: (on demand, ahead of need). A growth on demand
+    /// made its caller wait for the zero-fill.
+    pub fn growth_counts(&self) -> (u64, u64) {
+        (self.growths_on_demand.load(Ordering::Relaxed), self.growths_ahead.load(Ordering::Relaxed))
     }
 
     /// Cuts the file back to `pages` pages (at least 1), which the caller guarantees hold
@@ -555,6 +573,54 @@ mod tests {
         fs.set_space_limit(None);
         assert_eq!(f.grow(4).unwrap(), 2);
         assert_eq!(f.page_count(), 6);
+    }
+
+    #[test]
+    fn growth_takes_whole_steps_up_to_maxsize_and_stops_there() {
+        let fs = MemFs::new();
+        let f = DataFile::create(&fs, &path(), 1, 8).unwrap();
+        let page = PAGE_SIZE as u64;
+        f.set_growth(FileGrowth { step: GrowthStep::Bytes(4 * page), max_bytes: Some(18 * page) });
+        // One page asked for, one step taken.
+        assert_eq!(f.grow(1).unwrap(), 8);
+        assert_eq!(f.page_count(), 12);
+        // More than a step asked for: all of it.
+        assert_eq!(f.grow(5).unwrap(), 12);
+        assert_eq!(f.page_count(), 17);
+        // The last step is cut at the maximum; past it, the file is full and unchanged.
+        assert_eq!(f.grow(1).unwrap(), 17);
+        assert_eq!(f.page_count(), 18);
+        assert!(matches!(f.grow(1), Err(FileError::Full { .. })));
+        assert_eq!(f.page_count(), 18);
+        // A rollback may go past it.
+        assert_eq!(past_max_size(|| f.grow(1)).unwrap(), 18);
+        assert_eq!(f.page_count(), 19);
+        assert!(matches!(f.grow(1), Err(FileError::Full { .. })));
+        assert_eq!(f.growth_counts(), (4, 0));
+    }
+
+    #[test]
+    fn grow_ahead_keeps_spare_pages_and_shrink_cuts_the_tail() {
+        let fs = MemFs::new();
+        let f = DataFile::create(&fs, &path(), 1, 8).unwrap();
+        let page = PAGE_SIZE as u64;
+        f.set_growth(FileGrowth { step: GrowthStep::Percent(50), max_bytes: None });
+        assert!(!f.grow_ahead(4, 4).unwrap(), "four spare pages are enough");
+        assert!(f.grow_ahead(5, 4).unwrap());
+        assert_eq!(f.page_count(), 12);
+        assert_eq!(f.growth_counts(), (0, 1));
+        // Steps until the spare pages are there: 12 -> 18 -> 27.
+        assert!(f.grow_ahead(12, 10).unwrap());
+        assert_eq!(f.page_count(), 27);
+        f.set_growth(FileGrowth { step: GrowthStep::Bytes(0), max_bytes: None });
+        assert!(!f.grow_ahead(27, 4).unwrap(), "FILEGROWTH = 0 never grows");
+        f.write_page(&mut heap_page(3, &[b"kept"])).unwrap();
+        f.shrink(4).unwrap();
+        assert_eq!(f.page_count(), 4);
+        let raw = fs.open(&path(), OpenMode::Existing).unwrap();
+        assert_eq!(raw.len().unwrap(), 4 * page);
+        assert_eq!(f.read_page(3).unwrap().get(0).unwrap(), b"kept");
+        assert!(matches!(f.read_page(4), Err(FileError::PageOutOfRange { .. })));
     }
 
     #[test]
