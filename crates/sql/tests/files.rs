@@ -201,9 +201,8 @@ fn a_data_file_at_maxsize_is_1105_and_writable_again_once_maxsize_is_raised() {
 #[test]
 fn a_log_at_maxsize_is_9002_and_writable_again_after_a_checkpoint_or_a_larger_maxsize() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = InstanceConfig::default();
     // The test checkpoints itself.
-    config.checkpoint_poll_ms = 0;
+    let config = InstanceConfig { checkpoint_poll_ms: 0, ..InstanceConfig::default() };
     let instance = Instance::open(dir.path(), config).unwrap();
     let mut s = Session::new(Arc::clone(&instance));
     ok(
