@@ -21,7 +21,8 @@ use crate::error::EngineError;
 const ROOM_PER_CHANGE: u64 = 256 << 10;
 
 /// The data file grows ahead of need once fewer free pages than this remain, or a quarter of
-/// its next growth if that is more.
+/// its next growth or of its size, whichever is less, if that is more. Relative to the size,
+/// so that a new, empty database is not grown by a whole step at once.
 const SPARE_DATA_PAGES: u32 = 128;
 
 /// SQL Server's `model` size of each file.
@@ -294,7 +295,8 @@ impl Database {
         let step_pages = growth
             .target(current, current + 1, PAGE_SIZE as u64)
             .map_or(0, |t| (t - current) / PAGE_SIZE as u64);
-        let spare = SPARE_DATA_PAGES.max(u32::try_from(step_pages / 4).unwrap_or(u32::MAX));
+        let quarter = (step_pages / 4).min(u64::from(count) / 4);
+        let spare = SPARE_DATA_PAGES.max(u32::try_from(quarter).unwrap_or(u32::MAX));
         // Out of disk is no failure here: the allocation that needs the room reports 1105.
         match file.grow_ahead(next_unused, spare) {
             Ok(grew) => Ok(grew),

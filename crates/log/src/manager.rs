@@ -1602,22 +1602,27 @@ fn writer_loop(shared: &Shared) {
 }
 
 /// Grows the file by the policy's step while fewer than the configured spare segments are
-/// ready and the policy allows (`retry`: also if the last growth ran out of disk). Holds the
-/// segment map's lock while it zero-fills; a flush waits for it only if it reaches the end of
-/// its segment meanwhile, and then it needs the new slot anyway.
+/// ready and the policy allows (`retry`: also if the last growth ran out of disk). A step is
+/// zero-filled a slot at a time, each under the segment map's lock: a flush that reaches the
+/// end of its segment meanwhile waits for one slot's zero-fill at most, not a whole step's
+/// (64 MB by default).
 fn grow_ahead(shared: &Shared, retry: bool) {
     let mut map = shared.segments.lock();
     if retry {
         map.out_of_disk = false;
     }
-    while map.spare_slots() < shared.config.spare_segments as usize {
+    'steps: while map.spare_slots() < shared.config.spare_segments as usize {
         let add = map.growth_slots();
         if add == 0 {
             break;
         }
-        if let Err(e) = map.grow(&shared.file, add) {
-            note_grow_error(shared, &mut map, e);
-            break;
+        for _ in 0..add {
+            if let Err(e) = map.grow(&shared.file, 1) {
+                note_grow_error(shared, &mut map, e);
+                break 'steps;
+            }
+            shared.room_limit.store(map.room_limit(), Ordering::Relaxed);
+            MutexGuard::unlocked_fair(&mut map, || {});
         }
     }
     shared.room_limit.store(map.room_limit(), Ordering::Relaxed);
