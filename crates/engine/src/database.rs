@@ -742,11 +742,12 @@ impl Database {
         let every = self.config.checkpoint_log_bytes;
         let redo_point = *self.gate.read().unwrap_or_else(PoisonError::into_inner);
         let end = log.end_lsn();
-        // A log that may not grow without bound is checkpointed once 70% of what it may hold
-        // is used, as SQL Server does under SIMPLE recovery, so that it truncates before new
-        // work meets error 9002.
+        // Under SIMPLE recovery a log that may not grow without bound is checkpointed once 70%
+        // of what it may hold is used, as SQL Server does, so that it truncates before new
+        // work meets error 9002 (under FULL only a log backup would truncate it).
         let (truncation, limit) = (log.truncation_lsn(), log.room_limit());
         let nearly_full = limit != u64::MAX
+            && self.recovery_model() == RecoveryModel::Simple
             && end.saturating_sub(truncation) >= limit.saturating_sub(truncation) / 10 * 7
             && end > redo_point;
         (every > 0 && end.saturating_sub(redo_point) >= every) || nearly_full

@@ -357,25 +357,20 @@ impl Database {
         Ok(())
     }
 
-    /// `DBCC SHRINKFILE`: cuts a file's unused tail, down to `target_bytes` at most (`None`:
-    /// as far as it goes). The log keeps everything after its truncation point; the data
-    /// file keeps every page ever handed out. Returns the new size in bytes.
+    /// `DBCC SHRINKFILE`: cuts the log's unused tail, down to `target_bytes` at most (`None`:
+    /// as far as it goes); the log keeps everything after its truncation point and the
+    /// segment holding its end. The data file is left as it is: the pages past its highest
+    /// one handed out could be cut, but an allocation between reading that mark and the cut
+    /// would lose its page, and nothing orders the two short of stopping every writer.
+    /// Returns the file's size in bytes.
     pub fn shrink_file(
         &self,
         kind: FileKind,
         target_bytes: Option<u64>,
     ) -> Result<u64, EngineError> {
-        let target = target_bytes.unwrap_or(0);
         match (kind, self.log()) {
-            (FileKind::Log, Some(log)) => Ok(log.shrink(target)?),
-            (FileKind::Log, None) => Ok(0),
-            (FileKind::Data, _) => {
-                let file = self.space().pool().file();
-                let (next_unused, _) = self.space().allocation()?;
-                let floor = u32::try_from(target.div_ceil(PAGE_SIZE as u64)).unwrap_or(u32::MAX);
-                file.shrink(next_unused.max(floor))?;
-                Ok(self.file_bytes(FileKind::Data))
-            }
+            (FileKind::Log, Some(log)) => Ok(log.shrink(target_bytes.unwrap_or(0))?),
+            _ => Ok(self.file_bytes(kind)),
         }
     }
 }

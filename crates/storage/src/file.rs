@@ -216,7 +216,7 @@ pub struct DataFile {
     path: PathBuf,
     header: FileHeader,
     page_count: AtomicU32,
-    /// Serializes [`DataFile::grow`] and [`DataFile::shrink`], and holds the growth policy;
+    /// Serializes [`DataFile::grow`] and [`DataFile::grow_ahead`], and holds the growth policy;
     /// reads and writes do not take it.
     grow_lock: Mutex<FileGrowth>,
     /// Bytes past the last whole page that [`DataFile::open`] found (and cut if it could).
@@ -416,20 +416,6 @@ impl DataFile {
         (self.growths_on_demand.load(Ordering::Relaxed), self.growths_ahead.load(Ordering::Relaxed))
     }
 
-    /// Cuts the file back to `pages` pages (at least 1), which the caller guarantees hold
-    /// nothing anyone will read: pages never handed out. Makes the new size durable.
-    pub fn shrink(&self, pages: u32) -> Result<(), FileError> {
-        let _policy = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let pages = pages.max(1);
-        if pages >= self.page_count() {
-            return Ok(());
-        }
-        // Lower the count first: no write may land past the new end once it is cut.
-        self.page_count.store(pages, Ordering::Release);
-        self.file.set_len(offset(pages)).map_err(|source| self.io_err("shrink", source))?;
-        self.file.sync_all().map_err(|source| self.io_err("sync", source))
-    }
-
     /// Extends the file from `first` to `new_count` pages, durably. Called under `grow_lock`.
     fn extend(&self, first: u32, new_count: u32) -> Result<(), FileError> {
         if let Err(source) = self.file.preallocate(offset(new_count)) {
@@ -600,7 +586,7 @@ mod tests {
     }
 
     #[test]
-    fn grow_ahead_keeps_spare_pages_and_shrink_cuts_the_tail() {
+    fn grow_ahead_takes_steps_until_the_spare_pages_are_there() {
         let fs = MemFs::new();
         let f = DataFile::create(&fs, &path(), 1, 8).unwrap();
         let page = PAGE_SIZE as u64;
@@ -614,13 +600,9 @@ mod tests {
         assert_eq!(f.page_count(), 27);
         f.set_growth(FileGrowth { step: GrowthStep::Bytes(0), max_bytes: None });
         assert!(!f.grow_ahead(27, 4).unwrap(), "FILEGROWTH = 0 never grows");
-        f.write_page(&mut heap_page(3, &[b"kept"])).unwrap();
-        f.shrink(4).unwrap();
-        assert_eq!(f.page_count(), 4);
+        assert_eq!(f.page_count(), 27);
         let raw = fs.open(&path(), OpenMode::Existing).unwrap();
-        assert_eq!(raw.len().unwrap(), 4 * page);
-        assert_eq!(f.read_page(3).unwrap().get(0).unwrap(), b"kept");
-        assert!(matches!(f.read_page(4), Err(FileError::PageOutOfRange { .. })));
+        assert_eq!(raw.len().unwrap(), 27 * page);
     }
 
     #[test]

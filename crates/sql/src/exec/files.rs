@@ -151,7 +151,7 @@ impl Run<'_> {
             .map_err(|e| self.s.engine_error(e))
     }
 
-    /// `DBCC SHRINKFILE (file_name | file_id [, target_size_mb])`: cuts the file's unused
+    /// `DBCC SHRINKFILE (file_name | file_id [, target_size_mb])`: cuts the log's unused
     /// tail, down to the target if given.
     pub(crate) fn dbcc_shrinkfile(&mut self, args: &[DbccArgument]) -> Result<(), SqlError> {
         let (file, target) = match args {
@@ -194,8 +194,9 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// `DBCC SHRINKDATABASE (database | id | 0 [, target_percent])`: shrinks both files as
-    /// far as they go (the percentage of free space to leave is accepted and not kept).
+    /// `DBCC SHRINKDATABASE (database | id | 0 [, target_percent])`: shrinks the log as far as
+    /// it goes (the percentage of free space to leave is accepted and not kept); reports both
+    /// files, as SQL Server does.
     pub(crate) fn dbcc_shrinkdatabase(&mut self, args: &[DbccArgument]) -> Result<(), SqlError> {
         let db = match args {
             [db] | [db, _] => self.dbcc_database(db)?,
