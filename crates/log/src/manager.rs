@@ -79,6 +79,10 @@ use crate::segment::SegmentMap;
 use crate::stats::{bucket, FlushReason, LogStats};
 use crate::{LogError, Lsn};
 
+/// How often new work refused because the disk was full may ask the writer to try growing
+/// the log again.
+const GROWTH_RETRY_INTERVAL: Duration = Duration::from_secs(1);
+
 /// The largest record body the log accepts. Larger values are split by the layers above (a
 /// page image is 8 KB; long values go to overflow pages, each logged on its own).
 pub const MAX_RECORD_LEN: usize = 1 << 20;
@@ -273,6 +277,8 @@ struct State {
     grow_wanted: bool,
     /// The growth asked for should be tried even if the last one ran out of disk.
     retry_growth: bool,
+    /// When a refused request may next ask for such a retry.
+    next_growth_retry: Option<Instant>,
     /// The writer sleeps with no time-bound deadline: a commit left unhardened must wake it.
     writer_idle: bool,
     failed: Option<LogError>,
@@ -526,7 +532,7 @@ impl LogManager {
             let header = FileHeader::decode(&sector)?;
             (file, header)
         };
-        let map = SegmentMap::recover(&file, header.segment_size, header.log_id)?;
+        let mut map = SegmentMap::recover(&file, header.segment_size, header.log_id)?;
         let scan = find_end(&file, &map)?;
         let mut torn_tail_zeroed = None;
         if let Some(remnants_end) = scan.remnants_end {
@@ -548,7 +554,6 @@ impl LogManager {
             segments_total: u64::from(map.slots),
             ..LogStats::default()
         };
-        let mut map = map;
         map.growth = config.growth;
         let grow_wanted = map.spare_slots() < config.spare_segments as usize;
         let room_limit = AtomicU64::new(map.room_limit());
@@ -564,6 +569,7 @@ impl LogManager {
                 flush_wanted: None,
                 grow_wanted,
                 retry_growth: false,
+                next_growth_retry: None,
                 writer_idle: false,
                 failed: None,
                 closed: false,
@@ -908,14 +914,18 @@ impl LogManager {
             return Ok(());
         }
         // A file that could not grow for want of disk may be able to now: ask the writer to
-        // try again (it is rate-limited by the failures' rarity: one per refused request).
+        // try again, at most once a second (each try zero-fills until the disk is full).
         let map = self.shared.segments.lock();
         if map.out_of_disk {
             drop(map);
+            let now = Instant::now();
             let mut st = self.shared.state.lock();
-            st.grow_wanted = true;
-            st.retry_growth = true;
-            self.shared.wake_writer.notify_one();
+            if st.next_growth_retry.is_none_or(|at| now >= at) {
+                st.next_growth_retry = Some(now + GROWTH_RETRY_INTERVAL);
+                st.grow_wanted = true;
+                st.retry_growth = true;
+                self.shared.wake_writer.notify_one();
+            }
         }
         Err(LogError::Full)
     }
