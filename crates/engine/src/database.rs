@@ -41,6 +41,7 @@ use walden_storage::{DataFile, FileError, Lsn, Page, PageError, PageId, PageType
 use crate::catalog::Catalog;
 use crate::error::{EngineError, OfflineCause};
 use crate::events::EventLevel;
+use crate::files::{FileLayout, MODEL_FILE_BYTES};
 use crate::recovery::{redo_action, txn_action, PageOnDisk, RedoAction, TxnAction};
 use crate::wal::{self, CheckpointBody, EngineRecord, Undo};
 
@@ -48,7 +49,6 @@ use crate::wal::{self, CheckpointBody, EngineRecord, Undo};
 pub const CATALOG_ROOT: PageId = walden_storage::btree::FIRST_ALLOCATABLE;
 
 const POINTER_PAGES: [PageId; 2] = [2, 3];
-const INITIAL_PAGES: u32 = 64;
 
 /// How a database keeps its log (SQL Server's recovery models).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,15 +81,42 @@ pub struct DatabaseConfig {
     pub checkpoint_log_bytes: u64,
     /// Where state changes are reported (the server's log).
     pub events: crate::events::EventLog,
+    /// The files' names, sizes and growth: the instance's defaults (SQL Server's `model`),
+    /// replaced per database by what CREATE DATABASE said and master keeps.
+    pub files: FileLayout,
+}
+
+impl DatabaseConfig {
+    /// The data file's size at creation, in pages.
+    fn initial_data_pages(&self) -> u32 {
+        let bytes = self.files.data.size_bytes.unwrap_or(MODEL_FILE_BYTES);
+        u32::try_from(bytes.div_ceil(walden_storage::PAGE_SIZE as u64)).unwrap_or(u32::MAX)
+    }
+
+    /// The log configuration with this database's growth policy and, for a log created with
+    /// a SIZE, segments cut to it ([`crate::files::log_segments`]); the segment settings
+    /// only matter to a new file.
+    fn new_log_config(&self) -> LogConfig {
+        let mut log = self.log.clone();
+        log.growth = self.files.log.growth;
+        if let Some(bytes) = self.files.log.size_bytes {
+            (log.segment_size, log.initial_segments) =
+                crate::files::log_segments(bytes, self.log.segment_size);
+        }
+        log
+    }
 }
 
 impl Default for DatabaseConfig {
     fn default() -> Self {
         DatabaseConfig {
-            pool: PoolConfig::default(),
+            // The pool asks the data file for the pages it needs and no more: the file's
+            // FILEGROWTH decides the step, so that MAXSIZE is reached exactly.
+            pool: PoolConfig { grow_pages: 1, ..PoolConfig::default() },
             log: LogConfig::default(),
             checkpoint_log_bytes: 64 << 20,
             events: crate::events::EventLog::default(),
+            files: FileLayout::default(),
         }
     }
 }
@@ -285,8 +312,9 @@ impl Database {
             }
             create_parent_dir(&*vfs, path)?;
         }
-        let data = DataFile::create(&*vfs, &files.data, id, INITIAL_PAGES)?;
-        let (log, _) = LogManager::open(Arc::clone(&vfs), &files.log, config.log.clone())?;
+        let data = DataFile::create(&*vfs, &files.data, id, config.initial_data_pages())?;
+        data.set_growth(config.files.data.growth);
+        let (log, _) = LogManager::open(Arc::clone(&vfs), &files.log, config.new_log_config())?;
         let log = Arc::new(log);
         let locks = lock_files(&*vfs, &[&files.data, &files.log])?;
         let mut db = Database::assemble(name, id, files, data, Some(log), config)?;
@@ -310,7 +338,8 @@ impl Database {
             }
         }
         create_parent_dir(&*vfs, &files.data)?;
-        let data = DataFile::create(&*vfs, &files.data, id, INITIAL_PAGES)?;
+        let data = DataFile::create(&*vfs, &files.data, id, config.initial_data_pages())?;
+        data.set_growth(config.files.data.growth);
         let locks = lock_files(&*vfs, &[&files.data])?;
         let mut db = Database::assemble("tempdb", id, files, data, None, config)?;
         db.file_locks = locks;
@@ -347,12 +376,13 @@ impl Database {
         // instance's alone while it has them open.
         let locks = lock_files(&*vfs, &[&files.data, &files.log])?;
         // R1: the log finds its end, truncating a torn tail.
-        let (log, opened) = LogManager::open(Arc::clone(&vfs), &files.log, config.log.clone())
+        let (log, opened) = LogManager::open(Arc::clone(&vfs), &files.log, config.new_log_config())
             .map_err(|e| EngineError::Log(format!("{}: {e}", files.log.display())))?;
         if opened.created {
             return Err(EngineError::Io(format!("log file {} is missing", files.log.display())));
         }
         let data = DataFile::open(&*vfs, &files.data)?;
+        data.set_growth(config.files.data.growth);
         // R2: the newest valid checkpoint pointer says where to start.
         let pointer = read_pointer(&data)?;
         let partial_tail = data.partial_tail();
@@ -711,7 +741,16 @@ impl Database {
         let Some(log) = &self.log else { return false };
         let every = self.config.checkpoint_log_bytes;
         let redo_point = *self.gate.read().unwrap_or_else(PoisonError::into_inner);
-        every > 0 && log.end_lsn().saturating_sub(redo_point) >= every
+        let end = log.end_lsn();
+        // Under SIMPLE recovery a log that may not grow without bound is checkpointed once 70%
+        // of what it may hold is used, as SQL Server does, so that it truncates before new
+        // work meets error 9002 (under FULL only a log backup would truncate it).
+        let (truncation, limit) = (log.truncation_lsn(), log.room_limit());
+        let nearly_full = limit != u64::MAX
+            && self.recovery_model() == RecoveryModel::Simple
+            && end.saturating_sub(truncation) >= limit.saturating_sub(truncation) / 10 * 7
+            && end > redo_point;
+        (every > 0 && end.saturating_sub(redo_point) >= every) || nearly_full
     }
 
     /// Why the log cannot be truncated further, as `sys.databases.log_reuse_wait_desc`.
@@ -1324,7 +1363,13 @@ impl DbLogger<'_> {
 
 impl From<LogError> for EngineError {
     fn from(e: LogError) -> Self {
-        EngineError::Log(e.to_string())
+        match e {
+            // Filled in by `Database::check_log_room`, the one place that meets it.
+            LogError::Full => {
+                EngineError::LogFull { database: String::new(), reason: String::new() }
+            }
+            e => EngineError::Log(e.to_string()),
+        }
     }
 }
 

@@ -87,6 +87,29 @@ pub enum EngineError {
     Corrupt(String),
     /// Error 1105-like: out of space, or the pool has no free frame.
     Resources(String),
+    /// Error 1105: the data file cannot grow (its MAXSIZE reached, or the disk full). The
+    /// statement fails; the database stays online and writable once there is room.
+    FilegroupFull {
+        /// The database (filled in by the layer that knows it; empty below).
+        database: String,
+        /// `'schema.table'.'index'`, or empty when not known.
+        object: String,
+    },
+    /// A file change SQL Server refuses with its own number (5039, 5040, 8985...).
+    FileRefused {
+        /// The error number.
+        number: i32,
+        /// SQL Server's message.
+        message: String,
+    },
+    /// Error 9002: the log cannot take new work (its MAXSIZE reached, or the disk full,
+    /// and nothing in it reusable yet). The statement fails; rollbacks still find room.
+    LogFull {
+        /// The database.
+        database: String,
+        /// Why the log cannot be reused: `sys.databases.log_reuse_wait_desc`.
+        reason: String,
+    },
     /// A broken invariant inside the engine.
     Internal(String),
     /// Error 3023-like: the data directory is in use by another process.
@@ -118,7 +141,9 @@ impl EngineError {
             EngineError::Io(_) => 823,
             EngineError::Log(_) => 9001,
             EngineError::Corrupt(_) => 824,
-            EngineError::Resources(_) => 1105,
+            EngineError::Resources(_) | EngineError::FilegroupFull { .. } => 1105,
+            EngineError::LogFull { .. } => 9002,
+            EngineError::FileRefused { number, .. } => *number,
             EngineError::Internal(_) => 50000,
             EngineError::Locked(_) => 5120,
         }
@@ -144,8 +169,11 @@ impl EngineError {
             | EngineError::InUse(_)
             | EngineError::Invalid(_)
             | EngineError::FileExists(_)
+            | EngineError::FileRefused { .. }
             | EngineError::Locked(_) => 16,
-            EngineError::Resources(_) => 17,
+            EngineError::Resources(_)
+            | EngineError::FilegroupFull { .. }
+            | EngineError::LogFull { .. } => 17,
             EngineError::Internal(_) => 20,
         }
     }
@@ -268,6 +296,20 @@ impl fmt::Display for EngineError {
                 write!(f, "A consistency check failed: {what}")
             }
             EngineError::Resources(what) => write!(f, "{what}"),
+            EngineError::FilegroupFull { database, object } => write!(
+                f,
+                "Could not allocate space for object '{object}' in database '{database}' because \
+                 the 'PRIMARY' filegroup is full. Create disk space by deleting unneeded files, \
+                 dropping objects in the filegroup, adding additional files to the filegroup, \
+                 or setting autogrowth on for existing files in the filegroup."
+            ),
+            EngineError::FileRefused { message, .. } => write!(f, "{message}"),
+            EngineError::LogFull { database, reason } => write!(
+                f,
+                "The transaction log for database '{database}' is full due to '{reason}'. To \
+                 find out why space in the log cannot be reused, see the log_reuse_wait_desc \
+                 column in sys.databases"
+            ),
             EngineError::Internal(what) => write!(f, "internal error: {what}"),
             EngineError::Locked(dir) => write!(
                 f,
@@ -314,15 +356,13 @@ impl From<FileError> for EngineError {
             // A growth that ran out of space changed nothing the database relies on (the file
             // gives back what it added): the statement fails with 1105 and the database stays
             // online, writable again once there is room.
-            FileError::Io { op: "grow", path, source }
+            FileError::Io { op: "grow", source, .. }
                 if source.kind() == std::io::ErrorKind::StorageFull =>
             {
-                EngineError::Resources(format!(
-                    "Could not allocate space because the data file '{}' cannot grow: {source}. \
-                     Create disk space by deleting unneeded files or dropping objects, and \
-                     retry.",
-                    path.display()
-                ))
+                EngineError::FilegroupFull { database: String::new(), object: String::new() }
+            }
+            FileError::Full { .. } => {
+                EngineError::FilegroupFull { database: String::new(), object: String::new() }
             }
             other => EngineError::Io(other.to_string()),
         }

@@ -36,6 +36,7 @@ use crate::database::{
 };
 use crate::error::EngineError;
 use crate::events::EventLevel;
+use crate::files::{FileChange, FileLayout};
 use crate::lock::LockManager;
 use crate::txn::{Coordinator, Isolation, Transaction, TxnServices};
 
@@ -79,6 +80,8 @@ pub struct DatabaseEntry {
     pub delayed_durability: DatabaseDurability,
     /// The recovery model.
     pub recovery_model: RecoveryModel,
+    /// The files' logical names and growth policies (their sizes are the files' own).
+    pub layout: FileLayout,
 }
 
 /// Bit 0 of the flags byte: the data file's path is relative to the data directory.
@@ -121,6 +124,7 @@ impl DatabaseEntry {
             RecoveryModel::Full => 1,
         });
         out.push(flags);
+        self.layout.encode(&mut out);
         out
     }
 
@@ -146,6 +150,7 @@ impl DatabaseEntry {
         let recovery_model =
             if take(1)?[0] == 1 { RecoveryModel::Full } else { RecoveryModel::Simple };
         let flags = take(1).map_or(0, |f| f[0]);
+        let layout = FileLayout::decode(b.get(at..).unwrap_or_default())?;
         let resolve = |stored: String, bit: u8| {
             if flags & bit != 0 {
                 dir.join(stored)
@@ -162,6 +167,7 @@ impl DatabaseEntry {
             files: DatabaseFiles { data, log },
             delayed_durability: durability,
             recovery_model,
+            layout,
         })
     }
 }
@@ -375,6 +381,11 @@ impl Instance {
                         // A failure takes the database offline; the next user sees why.
                         let _ = db.checkpoint();
                     }
+                    if online {
+                        // Growth ahead of need, so that no transaction waits for it. A
+                        // failure here is reported by the allocation that meets it.
+                        let _ = db.grow_data_ahead();
+                    }
                 }
             });
         if let Ok(h) = handle {
@@ -547,14 +558,27 @@ impl Instance {
             files: db.files().clone(),
             delayed_durability: db.delayed_durability(),
             recovery_model: db.recovery_model(),
+            layout: db.file_layout(),
         }
     }
 
-    /// CREATE DATABASE; `files` default to `<dir>/<name>.mdf` and `<dir>/<name>_log.ldf`.
+    /// CREATE DATABASE; `files` default to `<dir>/<name>.mdf` and `<dir>/<name>_log.ldf`,
+    /// their sizes and growth to the instance's (`model`'s).
     pub fn create_database(
         &self,
         name: &str,
         files: Option<DatabaseFiles>,
+    ) -> Result<Arc<Database>, EngineError> {
+        self.create_database_with(name, files, self.config.database.files.clone())
+    }
+
+    /// CREATE DATABASE ... ON (...) LOG ON (...): like [`Instance::create_database`], with
+    /// the files' names, sizes, growth and maximum sizes given.
+    pub fn create_database_with(
+        &self,
+        name: &str,
+        files: Option<DatabaseFiles>,
+        layout: FileLayout,
     ) -> Result<Arc<Database>, EngineError> {
         let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
         if !matches!(self.database(name), Err(EngineError::NoSuchDatabase(_))) {
@@ -579,7 +603,7 @@ impl Instance {
             name,
             id,
             files.clone(),
-            self.config.database.clone(),
+            DatabaseConfig { files: layout, ..self.config.database.clone() },
         );
         let db = match db {
             Ok(db) => Arc::new(db),
@@ -663,6 +687,27 @@ impl Instance {
         let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
         let db = self.database(name)?;
         db.set_delayed_durability(setting);
+        if db.is_temp() || db.id() == MASTER_ID {
+            return Ok(());
+        }
+        self.master_put(&self.entry_of(&db), false)
+    }
+
+    /// ALTER DATABASE ... MODIFY FILE (NAME = `file`, SIZE | MAXSIZE | FILEGROWTH = ...):
+    /// `file` is a logical name. Error 5041 if the database has no such file.
+    pub fn modify_file(
+        &self,
+        name: &str,
+        file: &str,
+        change: FileChange,
+    ) -> Result<(), EngineError> {
+        let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        let db = self.database(name)?;
+        let kind = db.file_by_name(file).ok_or_else(|| EngineError::FileRefused {
+            number: 5041,
+            message: format!("MODIFY FILE failed. File '{file}' does not exist."),
+        })?;
+        db.modify_file(kind, change)?;
         if db.is_temp() || db.id() == MASTER_ID {
             return Ok(());
         }
@@ -753,7 +798,7 @@ fn open_entry(
         &entry.name,
         entry.id,
         entry.files.clone(),
-        config.database.clone(),
+        DatabaseConfig { files: entry.layout.clone(), ..config.database.clone() },
         &|g| outcomes.contains(&g),
     )?;
     db.set_delayed_durability(entry.delayed_durability);
@@ -858,7 +903,20 @@ mod tests {
             files: DatabaseFiles { data: data.into(), log: log.into() },
             delayed_durability: DatabaseDurability::Allowed,
             recovery_model: RecoveryModel::Full,
+            layout: FileLayout::default(),
         }
+    }
+
+    /// The length of a default file layout, which ends a record.
+    fn layout_len() -> usize {
+        let mut layout = Vec::new();
+        FileLayout::default().encode(&mut layout);
+        layout.len()
+    }
+
+    /// The flags byte of a record: the one before the file layout.
+    fn flags_of(bytes: &[u8]) -> u8 {
+        bytes[bytes.len() - layout_len() - 1]
     }
 
     #[test]
@@ -868,7 +926,7 @@ mod tests {
         let text = String::from_utf8_lossy(&bytes);
         assert!(text.contains("d.mdf") && !text.contains("/srv/data"), "{text}");
         assert!(text.contains("/other/disk/d_log.ldf"));
-        assert_eq!(bytes.last(), Some(&DATA_IN_DIR));
+        assert_eq!(flags_of(&bytes), DATA_IN_DIR);
         // Read back in the same directory, or in a copy of it.
         assert_eq!(DatabaseEntry::decode(&bytes, Path::new("/srv/data")).unwrap(), e);
         let copy = DatabaseEntry::decode(&bytes, Path::new("/backup/data")).unwrap();
@@ -877,7 +935,7 @@ mod tests {
         // A path that only looks inside (`..`) stays as given.
         let sneaky = entry("/srv/data/../elsewhere/d.mdf", "/srv/data/d_log.ldf");
         let bytes = sneaky.encode(Path::new("/srv/data"));
-        assert_eq!(bytes.last(), Some(&LOG_IN_DIR));
+        assert_eq!(flags_of(&bytes), LOG_IN_DIR);
         let back = DatabaseEntry::decode(&bytes, Path::new("/copy")).unwrap();
         assert_eq!(back.files.data, Path::new("/srv/data/../elsewhere/d.mdf"));
         assert_eq!(back.files.log, Path::new("/copy/d_log.ldf"));
@@ -892,6 +950,7 @@ mod tests {
         {
             let e = entry(data, log);
             let mut bytes = e.encode(Path::new("/unrelated"));
+            bytes.truncate(bytes.len() - layout_len());
             assert_eq!(bytes.pop(), Some(0));
             let back = DatabaseEntry::decode(&bytes, Path::new("walden-data")).unwrap();
             assert_eq!(back, e);
@@ -905,6 +964,7 @@ mod tests {
         let mut config = InstanceConfig::default();
         config.database.pool.frames = 32;
         config.database.log.segment_size = 64 << 10;
+        config.database.files = crate::files::FileLayout::small(64 << 10);
         config.database.log.initial_segments = 2;
         config.checkpoint_poll_ms = 0;
         let stored = |instance: &Instance| -> Vec<u8> {
@@ -917,6 +977,7 @@ mod tests {
             let db = instance.create_database("d", None).unwrap();
             // Write the entry as a version before the path flags did: full paths, no flags.
             let mut old = instance.entry_of(&db).encode(Path::new("/unrelated"));
+            old.truncate(old.len() - layout_len());
             assert_eq!(old.pop(), Some(0));
             let mut tx = instance.begin(Isolation::ReadCommitted, None);
             tx.mark_ddl(&instance.master).unwrap();
@@ -928,7 +989,7 @@ mod tests {
         let instance = Instance::open_with(Arc::clone(&vfs), dir, config, None).unwrap();
         assert_eq!(instance.database("d").unwrap().files().data, dir.join("d.mdf"));
         let now = stored(&instance);
-        assert_eq!(now.last(), Some(&(DATA_IN_DIR | LOG_IN_DIR)));
+        assert_eq!(flags_of(&now), DATA_IN_DIR | LOG_IN_DIR);
         assert!(!String::from_utf8_lossy(&now).contains("/srv/data"));
     }
 }

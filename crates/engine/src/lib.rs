@@ -2,7 +2,8 @@
 //! the Rust API the T-SQL layer calls.
 //!
 //! * [`instance`]: the data directory, master, tempdb, user databases; the entry point.
-//! * [`database`]: one database's files, buffer pool, log, checkpoints and recovery.
+//! * [`database`]: one database's files, buffer pool, log, checkpoints and recovery;
+//!   [`files`]: the files' sizes, growth and maximum sizes.
 //! * [`txn`]: transactions, rollback with compensation records, savepoints, commit policy.
 //! * [`table`]: rows, indexes, locks on rows and tables; [`objects`]: DDL, identity,
 //!   sequences; [`catalog`]: object definitions.
@@ -17,6 +18,7 @@ pub mod catalog;
 pub mod database;
 pub mod error;
 pub mod events;
+pub mod files;
 pub mod instance;
 pub mod lock;
 pub mod objects;

@@ -69,6 +69,21 @@ struct Participant {
     /// when it did, the table, and the entry as it was, which a rollback past that position
     /// puts back (the catalog's mark comes back with the catalog's own undo).
     identity_resets: Vec<IdentityReset>,
+    /// The end of the log before its first change here (0 until it makes one): the log it
+    /// has written since, which its rollback may have to match, is kept free when new work
+    /// is checked against a full log.
+    first_lsn: Lsn,
+}
+
+impl Participant {
+    /// Error 9002 if the log cannot take a change of this transaction that may log `extra`
+    /// bytes besides one change's records (see [`Database::check_log_room`]).
+    fn check_log_room(&mut self, extra: u64) -> Result<(), EngineError> {
+        if self.first_lsn == 0 {
+            self.first_lsn = self.db.log_end_hint();
+        }
+        self.db.check_log_room(self.first_lsn, extra)
+    }
 }
 
 /// See [`Participant::identity_resets`]: (undo position, table id, cache entry as it was).
@@ -313,6 +328,7 @@ impl Transaction {
             undo: UndoLog::reused(),
             ddl: false,
             identity_resets: Vec::new(),
+            first_lsn: 0,
         });
         self.parts.last_mut().ok_or_else(|| EngineError::Internal("no participant".into()))
     }
@@ -348,10 +364,11 @@ impl Transaction {
     ) -> Result<T, EngineError> {
         let owner = self.owner.id();
         let part = self.part(db)?;
+        part.check_log_room(0)?;
         let mut logger = db.owned_logger(part.txn, owner, LogMode::Row { root, key, kind });
         let result = change(&db.space().tree(root), &mut logger);
         let undo = logger.finish();
-        let value = result.map_err(|e| fail(db, e))?;
+        let value = result.map_err(|e| db.name_full_error(fail(db, e), Some(root)))?;
         if let Some(row) = undo {
             part.undo.push(row);
         }
@@ -402,8 +419,13 @@ impl Transaction {
     pub fn write_blob(&mut self, db: &Arc<Database>, data: &[u8]) -> Result<Vec<u8>, EngineError> {
         let owner = self.owner.id();
         let part = self.part(db)?;
+        // Each overflow page is logged whole.
+        part.check_log_room(data.len() as u64 * 2)?;
         let mut logger = db.owned_logger(part.txn, owner, LogMode::Structure);
-        let pointer = db.space().write_blob(&mut logger, data).map_err(|e| fail(db, e))?;
+        let pointer = db
+            .space()
+            .write_blob(&mut logger, data)
+            .map_err(|e| db.name_full_error(fail(db, e), None))?;
         Ok(pointer)
     }
 
@@ -417,9 +439,12 @@ impl Transaction {
         let owner = self.owner.id();
         let part = self.part(db)?;
         part.ddl = true;
+        part.check_log_room(0)?;
         let mut logger = db.owned_logger(part.txn, owner, LogMode::Structure);
-        let root =
-            db.space().create_tree(&mut logger, object_id, index_id).map_err(|e| fail(db, e))?;
+        let root = db
+            .space()
+            .create_tree(&mut logger, object_id, index_id)
+            .map_err(|e| db.name_full_error(fail(db, e), None))?;
         Ok(root)
     }
 
@@ -594,11 +619,13 @@ pub(crate) fn undo_entries(
         let undo_next = if i == 0 { 0 } else { entries.lsn(i - 1) };
         let mut logger = db.logger(txn, LogMode::Compensation { undo_next });
         let tree = db.space().tree(root);
-        let result = match undo {
+        // A rollback must not fail for want of room its changes had: it may take the data
+        // file past MAXSIZE (a re-inserted row can split a page the others filled meanwhile).
+        let result = walden_storage::file::past_max_size(|| match undo {
             UndoRef::Delete => tree.delete(&mut logger, key).map(|_| ()),
             UndoRef::Insert(value) => tree.insert(&mut logger, key, value),
             UndoRef::Restore(value) => tree.update(&mut logger, key, value).map(|_| ()),
-        };
+        });
         logger.finish();
         result.map_err(|e| fail(db, e))?;
     }

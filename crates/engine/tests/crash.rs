@@ -41,6 +41,8 @@ fn config(rng: &mut SplitMix64) -> InstanceConfig {
     c.database.pool.writer_interval_ms = 0;
     c.database.log.segment_size = 64 << 10;
     c.database.log.initial_segments = 2;
+    // Small files growing a segment or a few pages at a time, as before files had sizes.
+    c.database.files = walden_engine::files::FileLayout::small(64 << 10);
     c.database.log.buffer_blocks = 4;
     c.database.log.max_delay_ms = [0, 5][rng.below(2) as usize];
     c.database.checkpoint_log_bytes = 0;

@@ -31,6 +31,8 @@ fn config() -> InstanceConfig {
     c.database.pool.writer_interval_ms = 0;
     c.database.log.segment_size = 1 << 20;
     c.database.log.initial_segments = 2;
+    // Small files growing a segment or a few pages at a time, as before files had sizes.
+    c.database.files = walden_engine::files::FileLayout::small(64 << 10);
     c.checkpoint_poll_ms = 0;
     c
 }

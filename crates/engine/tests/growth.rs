@@ -23,7 +23,7 @@ use std::sync::Arc;
 use common::{col, pk, rows};
 use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::{Database, Instance, InstanceConfig, Isolation};
-use walden_io::{SimFs, SplitMix64, Vfs};
+use walden_io::{FileGrowth, GrowthStep, SimFs, SplitMix64, Vfs};
 use walden_log::policy::CommitOption;
 use walden_storage::PAGE_SIZE;
 
@@ -35,6 +35,7 @@ fn small_log_config() -> InstanceConfig {
     let mut c = config();
     c.database.log.segment_size = 64 << 10;
     c.database.log.initial_segments = 2;
+    c.database.files.log.growth = FileGrowth { step: GrowthStep::Bytes(64 << 10), max_bytes: None };
     c
 }
 
@@ -44,6 +45,9 @@ fn config() -> InstanceConfig {
     c.database.pool.writer_interval_ms = 0;
     // Small growths, so that a short workload grows the file many times.
     c.database.pool.grow_pages = 4;
+    c.database.files.data.growth =
+        FileGrowth { step: GrowthStep::Bytes(4 * 8192), max_bytes: None };
+    c.database.files.data.size_bytes = Some(64 * 8192);
     c.database.log.segment_size = 256 << 10;
     // Room for the whole workload's log, so that the space limit below hits the data file.
     c.database.log.initial_segments = 12;
@@ -211,4 +215,44 @@ fn running_out_of_space_during_growth_fails_the_statement_and_not_the_database()
         let db = instance.database("d").unwrap();
         assert_eq!(keys(&instance, &db), acknowledged, "seed {seed}");
     }
+}
+
+/// Growth ahead of need: the instance's background thread grows the data file by its
+/// FILEGROWTH steps while free pages run low, so that the transactions that fill it find the
+/// room made and none waits for a zero-fill.
+#[test]
+fn the_background_thread_grows_the_data_file_ahead_of_the_transactions() {
+    let fs = SimFs::new(7);
+    let vfs: Arc<dyn Vfs> = Arc::new(fs);
+    let mut c = config();
+    c.checkpoint_poll_ms = 5;
+    c.database.pool.grow_pages = 1;
+    c.database.files.data.size_bytes = Some(64 * 8192);
+    c.database.files.data.growth =
+        FileGrowth { step: GrowthStep::Bytes(32 * 8192), max_bytes: None };
+    let (instance, db) = setup(&vfs, c);
+    let file = Arc::clone(db.space().pool().file());
+    let wait_for_spare = || {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let (next_unused, _) = db.space().allocation().unwrap();
+            if file.page_count() - next_unused >= 128 {
+                return;
+            }
+            assert!(std::time::Instant::now() < deadline, "the file never grew ahead");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    };
+    wait_for_spare();
+    let before = file.growth_counts();
+    // Each batch takes far fewer pages than the spare the thread keeps; between batches it
+    // catches up.
+    for batch in 0..20 {
+        insert(&instance, &db, batch * 10, 10).unwrap();
+        wait_for_spare();
+    }
+    let (on_demand, ahead) = file.growth_counts();
+    assert_eq!(on_demand, before.0, "no transaction waited for a growth");
+    assert!(ahead > before.1, "the thread grew the file as it filled");
+    assert_eq!(keys(&instance, &db).len(), 200);
 }

@@ -27,6 +27,7 @@
 //! [`clock`]); each use has a SAFETY note.
 
 pub mod clock;
+mod growth;
 mod mem;
 pub mod net;
 mod os;
@@ -38,6 +39,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use growth::{FileGrowth, GrowthStep};
 pub use mem::MemFs;
 pub use os::OsFs;
 pub use rng::SplitMix64;

@@ -63,6 +63,9 @@ pub enum LogError {
     },
     /// A bad configuration value.
     Config(String),
+    /// The log may not grow as far as new work needs (its maximum size reached, or the disk
+    /// full) and nothing in it can be reused yet: SQL Server's error 9002. Not sticky.
+    Full,
     /// The log was closed.
     Closed,
 }
@@ -88,6 +91,7 @@ impl fmt::Display for LogError {
                 write!(f, "log record of {len} bytes exceeds the limit of {max}")
             }
             LogError::Config(why) => write!(f, "bad log configuration: {why}"),
+            LogError::Full => write!(f, "the log is full"),
             LogError::Closed => write!(f, "the log is closed"),
         }
     }

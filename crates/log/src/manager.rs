@@ -23,7 +23,10 @@
 //! 5. A background writer thread does the flushes nobody waits for: a sealed full block, a
 //!    full buffer, and the time bound, which starts a flush when the oldest unhardened commit
 //!    is `max_delay_ms / 2` old, leaving the other half for the write. It also grows the file
-//!    ahead of need, so a flush rarely has to.
+//!    ahead of need, so a flush rarely has to: by the growth policy's step (`FILEGROWTH`) up to
+//!    its maximum (`MAXSIZE`), whenever fewer than `spare_segments` slots are ready. A growth
+//!    that runs out of disk is not a failure of the log: the file is taken as unable to grow
+//!    (new work gets error 9002) until a later growth succeeds.
 //! 6. A failed write or sync is sticky (`State::failed`): every waiter and every later call gets
 //!    the error, nothing is hardened or acknowledged afterwards, and the sync is never retried
 //!    (after a failed `fsync` the kernel may have dropped the dirty pages: retrying can report
@@ -64,7 +67,7 @@ use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use walden_io::{FileRef, OpenMode, SplitMix64, Vfs};
+use walden_io::{FileGrowth, FileRef, OpenMode, SplitMix64, Vfs};
 
 use crate::format::{
     encode_record_header, round_up_to_sector, BlockHeader, CommitBody, Durability, FileHeader,
@@ -75,6 +78,10 @@ use crate::reader::{find_end, LogScanner};
 use crate::segment::SegmentMap;
 use crate::stats::{bucket, FlushReason, LogStats};
 use crate::{LogError, Lsn};
+
+/// How often new work refused because the disk was full may ask the writer to try growing
+/// the log again.
+const GROWTH_RETRY_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The largest record body the log accepts. Larger values are split by the layers above (a
 /// page image is 8 KB; long values go to overflow pages, each logged on its own).
@@ -92,8 +99,11 @@ pub struct LogConfig {
     pub segment_size: u64,
     /// Segments a new log file is created with.
     pub initial_segments: u32,
-    /// Spare segments the writer keeps allocated ahead of the log's end.
+    /// Spare segments the writer keeps allocated ahead of the log's end: when fewer are
+    /// ready, it grows the file by one step of `growth`.
     pub spare_segments: u32,
+    /// How the file grows (`FILEGROWTH`, `MAXSIZE`); [`LogManager::set_growth`] changes it.
+    pub growth: FileGrowth,
 }
 
 impl Default for LogConfig {
@@ -101,9 +111,11 @@ impl Default for LogConfig {
         LogConfig {
             buffer_blocks: 128,
             max_delay_ms: 100,
-            segment_size: 16 << 20,
+            // SQL Server's model database: an 8 MB log, 4 virtual log files, 64 MB growths.
+            segment_size: 2 << 20,
             initial_segments: 4,
             spare_segments: 1,
+            growth: FileGrowth::MODEL,
         }
     }
 }
@@ -263,6 +275,10 @@ struct State {
     /// A flush the writer thread should do.
     flush_wanted: Option<(Lsn, FlushReason)>,
     grow_wanted: bool,
+    /// The growth asked for should be tried even if the last one ran out of disk.
+    retry_growth: bool,
+    /// When a refused request may next ask for such a retry.
+    next_growth_retry: Option<Instant>,
     /// The writer sleeps with no time-bound deadline: a commit left unhardened must wake it.
     writer_idle: bool,
     failed: Option<LogError>,
@@ -333,6 +349,11 @@ struct Shared {
     data_size: u64,
     config: LogConfig,
     clock: CommitClock,
+    /// [`SegmentMap::room_limit`], stored whenever the map changes it, so that the check of
+    /// new work ([`LogManager::check_room`]) takes no lock.
+    room_limit: AtomicU64,
+    /// The end of the log after the latest append, stored under the state lock.
+    end_hint: AtomicU64,
 }
 
 /// One slot of a log file and the segment it holds.
@@ -511,7 +532,7 @@ impl LogManager {
             let header = FileHeader::decode(&sector)?;
             (file, header)
         };
-        let map = SegmentMap::recover(&file, header.segment_size, header.log_id)?;
+        let mut map = SegmentMap::recover(&file, header.segment_size, header.log_id)?;
         let scan = find_end(&file, &map)?;
         let mut torn_tail_zeroed = None;
         if let Some(remnants_end) = scan.remnants_end {
@@ -533,7 +554,9 @@ impl LogManager {
             segments_total: u64::from(map.slots),
             ..LogStats::default()
         };
+        map.growth = config.growth;
         let grow_wanted = map.spare_slots() < config.spare_segments as usize;
+        let room_limit = AtomicU64::new(map.room_limit());
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 open: None,
@@ -545,6 +568,8 @@ impl LogManager {
                 flushing: false,
                 flush_wanted: None,
                 grow_wanted,
+                retry_growth: false,
+                next_growth_retry: None,
                 writer_idle: false,
                 failed: None,
                 closed: false,
@@ -572,6 +597,8 @@ impl LogManager {
             log_id: header.log_id,
             config,
             clock: CommitClock::new(),
+            room_limit,
+            end_hint: AtomicU64::new(scan.end),
         });
         let writer_shared = Arc::clone(&shared);
         let writer = std::thread::Builder::new()
@@ -868,6 +895,122 @@ impl LogManager {
         let hardened = self.hardened_lsn();
         let mut map = self.shared.segments.lock();
         map.truncation_lsn = map.truncation_lsn.max(lsn.min(hardened));
+        self.shared.room_limit.store(map.room_limit(), Ordering::Relaxed);
+    }
+
+    /// Turns away new work when the log is full: `Err(LogError::Full)` if appending `reserve`
+    /// more bytes would take the log past the most it may hold (the maximum size, or the
+    /// file as it is when it cannot grow) before a checkpoint or a log backup frees some.
+    /// The caller passes, besides what the work itself may log, room for rolling back what
+    /// its transaction logged so far: only new work is checked, so rollbacks always find
+    /// room. Takes no lock while the log has no limit.
+    pub fn check_room(&self, reserve: u64) -> Result<(), LogError> {
+        let limit = self.shared.room_limit.load(Ordering::Relaxed);
+        if limit == u64::MAX {
+            return Ok(());
+        }
+        let end = self.shared.end_hint.load(Ordering::Relaxed);
+        if end.saturating_add(reserve) <= limit {
+            return Ok(());
+        }
+        // A file that could not grow for want of disk may be able to now: ask the writer to
+        // try again, at most once a second (each try zero-fills until the disk is full).
+        let map = self.shared.segments.lock();
+        if map.out_of_disk {
+            drop(map);
+            let now = Instant::now();
+            let mut st = self.shared.state.lock();
+            if st.next_growth_retry.is_none_or(|at| now >= at) {
+                st.next_growth_retry = Some(now + GROWTH_RETRY_INTERVAL);
+                st.grow_wanted = true;
+                st.retry_growth = true;
+                self.shared.wake_writer.notify_one();
+            }
+        }
+        Err(LogError::Full)
+    }
+
+    /// How far the log may run before new work is refused ([`LogManager::check_room`]);
+    /// `u64::MAX` when nothing limits it.
+    pub fn room_limit(&self) -> Lsn {
+        self.shared.room_limit.load(Ordering::Relaxed)
+    }
+
+    /// The end of the appended log, read without the lock (it may be a moment old).
+    pub fn end_hint(&self) -> Lsn {
+        self.shared.end_hint.load(Ordering::Relaxed)
+    }
+
+    /// The growth policy in force.
+    pub fn growth(&self) -> FileGrowth {
+        self.shared.segments.lock().growth
+    }
+
+    /// Changes the growth policy (`ALTER DATABASE ... MODIFY FILE`): the maximum, the step,
+    /// and a file that could not grow for want of disk tries again.
+    pub fn set_growth(&self, growth: FileGrowth) {
+        let mut map = self.shared.segments.lock();
+        map.growth = growth;
+        map.out_of_disk = false;
+        self.shared.room_limit.store(map.room_limit(), Ordering::Relaxed);
+        let grow = map.spare_slots() < self.shared.config.spare_segments as usize;
+        drop(map);
+        if grow {
+            self.shared.state.lock().grow_wanted = true;
+            self.shared.wake_writer.notify_one();
+        }
+    }
+
+    /// Grows the file now until it is at least `bytes` long (`MODIFY FILE (SIZE = ...)`),
+    /// within the maximum; returns the new length.
+    pub fn grow_to(&self, bytes: u64) -> Result<u64, LogError> {
+        let mut map = self.shared.segments.lock();
+        let want = bytes.saturating_sub(FILE_HEADER_SIZE).div_ceil(map.segment_size);
+        let want = want.min(map.max_slots());
+        if want > u64::from(map.slots) {
+            let add = u32::try_from(want - u64::from(map.slots)).unwrap_or(u32::MAX);
+            let result = map.grow(&self.shared.file, add);
+            if let Err(e) = result {
+                self.note_grow_error(&mut map, e.clone());
+                return Err(e);
+            }
+            map.out_of_disk = false;
+        }
+        self.shared.room_limit.store(map.room_limit(), Ordering::Relaxed);
+        let total = u64::from(map.slots);
+        let len = map.slot_offset(map.slots);
+        drop(map);
+        self.shared.state.lock().stats.segments_total = total;
+        Ok(len)
+    }
+
+    /// `DBCC SHRINKFILE` of the log: frees the segments wholly below the truncation point and
+    /// cuts free slots off the file's end down to `target_bytes` (the segment holding the
+    /// log's end and everything after the truncation point stay). Returns the new length.
+    pub fn shrink(&self, target_bytes: u64) -> Result<u64, LogError> {
+        self.shared.state.lock().check_usable()?;
+        let mut map = self.shared.segments.lock();
+        let target = target_bytes.saturating_sub(FILE_HEADER_SIZE).div_ceil(map.segment_size);
+        let slots = map.shrink(&self.shared.file, u32::try_from(target).unwrap_or(u32::MAX))?;
+        self.shared.room_limit.store(map.room_limit(), Ordering::Relaxed);
+        let (active, len) = (map.active.len() as u64, map.slot_offset(slots));
+        drop(map);
+        let mut st = self.shared.state.lock();
+        st.stats.segments_active = active;
+        st.stats.segments_total = u64::from(slots);
+        Ok(len)
+    }
+
+    /// The file's length now.
+    pub fn file_bytes(&self) -> u64 {
+        let map = self.shared.segments.lock();
+        map.slot_offset(map.slots)
+    }
+
+    /// A growth failed: out of disk marks the file unable to grow (new work gets 9002 until a
+    /// growth succeeds); anything else fails the log (rule 6).
+    fn note_grow_error(&self, map: &mut SegmentMap, e: LogError) {
+        note_grow_error(&self.shared, map, e);
     }
 
     /// Bytes per segment, header sector included, as the file was created with (the
@@ -967,6 +1110,7 @@ impl LogManager {
             if block.is_full() {
                 self.seal_full(&mut st);
             }
+            self.shared.end_hint.store(lsn, Ordering::Relaxed);
             return Ok((st, lsn));
         }
         if body.len() > MAX_RECORD_LEN {
@@ -998,6 +1142,7 @@ impl LogManager {
             rest = tail;
             first = false;
             if last {
+                self.shared.end_hint.store(lsn, Ordering::Relaxed);
                 return Ok((st, lsn));
             }
         }
@@ -1353,6 +1498,7 @@ fn write_blocks(
                     io.file_bytes += outcome.header_bytes;
                     io.grown_on_path |= outcome.grown;
                     let grow = map.spare_slots() < shared.config.spare_segments as usize;
+                    shared.room_limit.store(map.room_limit(), Ordering::Relaxed);
                     let mut st = shared.state.lock();
                     st.stats.segments_active = map.active.len() as u64;
                     st.stats.segments_total = u64::from(map.slots);
@@ -1438,8 +1584,9 @@ fn writer_loop(shared: &Shared) {
             }
             if st.grow_wanted {
                 st.grow_wanted = false;
+                let retry = std::mem::take(&mut st.retry_growth);
                 drop(st);
-                grow_ahead(shared);
+                grow_ahead(shared, retry);
                 st = shared.state.lock();
                 continue;
             }
@@ -1464,21 +1611,48 @@ fn writer_loop(shared: &Shared) {
     }
 }
 
-/// Adds spare segments until the configured number is ready. Holds the segment map's lock
-/// while it zero-fills; a flush waits for it only if it reaches the end of its segment
-/// meanwhile, and then it needs the new slot anyway.
-fn grow_ahead(shared: &Shared) {
+/// Grows the file by the policy's step while fewer than the configured spare segments are
+/// ready and the policy allows (`retry`: also if the last growth ran out of disk). A step is
+/// zero-filled a slot at a time, each under the segment map's lock: a flush that reaches the
+/// end of its segment meanwhile waits for one slot's zero-fill at most, not a whole step's
+/// (64 MB by default).
+fn grow_ahead(shared: &Shared, retry: bool) {
     let mut map = shared.segments.lock();
-    while map.spare_slots() < shared.config.spare_segments as usize {
-        if let Err(e) = map.grow(&shared.file, 1) {
-            drop(map);
-            fail(shared, &mut shared.state.lock(), e);
-            return;
+    if retry {
+        map.out_of_disk = false;
+    }
+    'steps: while map.spare_slots() < shared.config.spare_segments as usize {
+        let add = map.growth_slots();
+        if add == 0 {
+            break;
+        }
+        for _ in 0..add {
+            if let Err(e) = map.grow(&shared.file, 1) {
+                note_grow_error(shared, &mut map, e);
+                break 'steps;
+            }
+            shared.room_limit.store(map.room_limit(), Ordering::Relaxed);
+            MutexGuard::unlocked_fair(&mut map, || {});
         }
     }
+    shared.room_limit.store(map.room_limit(), Ordering::Relaxed);
     let total = u64::from(map.slots);
     drop(map);
     shared.state.lock().stats.segments_total = total;
+}
+
+/// See [`LogManager::note_grow_error`].
+fn note_grow_error(shared: &Shared, map: &mut SegmentMap, e: LogError) {
+    match &e {
+        LogError::Io { op: "grow", os_code: Some(code), .. }
+            if std::io::Error::from_raw_os_error(*code).kind()
+                == std::io::ErrorKind::StorageFull =>
+        {
+            map.out_of_disk = true;
+            shared.room_limit.store(map.room_limit(), Ordering::Relaxed);
+        }
+        _ => fail(shared, &mut shared.state.lock(), e),
+    }
 }
 
 /// Creates a log file: header, zero-filled initial segments, all durable.

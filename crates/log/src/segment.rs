@@ -12,13 +12,21 @@
 //! past everything it holds: SIMPLE recovery after a checkpoint. Under FULL recovery the layers
 //! above keep the truncation point back and the file grows instead.
 //!
+//! The file grows by the policy's step (`FILEGROWTH`, in whole segments) up to its maximum
+//! (`MAXSIZE`, rounded down to whole segments), on the writer thread ahead of need. From the
+//! policy, the slots and the truncation point follows [`SegmentMap::room_limit`]: how far the
+//! log may run before it is full, which is what turns away new work with error 9002. Only a
+//! flush that finds no slot at all (the work admitted before the limit, and rollbacks, outran
+//! the reserve kept for them) grows the file past the maximum, by one segment: a log that
+//! cannot take the records it already accepted would have to go offline.
+//!
 //! Invariant: the active sequences are contiguous (`first..=last`); a new sequence is always
 //! `last + 1`, and reuse takes the slot of the lowest sequence, so the set stays contiguous.
 //! This is what lets the reader rebuild the map from the headers alone.
 
 use std::collections::BTreeMap;
 
-use walden_io::FileRef;
+use walden_io::{FileGrowth, FileRef};
 
 use crate::format::{SegmentHeader, FILE_HEADER_SIZE, SECTOR};
 use crate::LogError;
@@ -47,6 +55,11 @@ pub(crate) struct SegmentMap {
     pub free: Vec<u32>,
     /// Stream position below which the layers above need nothing.
     pub truncation_lsn: u64,
+    /// How the file grows.
+    pub growth: FileGrowth,
+    /// The last growth failed for want of disk space: the file is taken as unable to grow
+    /// until a growth succeeds.
+    pub out_of_disk: bool,
 }
 
 impl SegmentMap {
@@ -58,7 +71,77 @@ impl SegmentMap {
             active: BTreeMap::new(),
             free: (0..slots).rev().collect(),
             truncation_lsn: 0,
+            growth: FileGrowth::MODEL,
+            out_of_disk: false,
         }
+    }
+
+    /// The most slots the file may have: the maximum size's whole segments (at least the
+    /// slots it has), or the slots it has if it cannot grow.
+    pub fn max_slots(&self) -> u64 {
+        let now = u64::from(self.slots);
+        if self.out_of_disk || !self.growth.can_grow(now * self.segment_size, self.segment_size) {
+            return now;
+        }
+        self.growth.max_bytes.map_or(u64::MAX, |m| (m / self.segment_size).max(now))
+    }
+
+    /// The stream position the log may reach before it is full: with the most slots the file
+    /// may have, every segment from the one holding the truncation point on can hold new log
+    /// (the older ones are reused). `u64::MAX` when nothing limits it.
+    pub fn room_limit(&self) -> u64 {
+        let max = self.max_slots();
+        if max == u64::MAX {
+            return u64::MAX;
+        }
+        self.sequence_of(self.truncation_lsn).saturating_add(max).saturating_mul(self.data_size)
+    }
+
+    /// How many slots one growth ahead adds: the policy's step in whole segments (at least
+    /// one), capped at the maximum; 0 if the file may not grow.
+    pub fn growth_slots(&self) -> u32 {
+        let current = u64::from(self.slots) * self.segment_size;
+        match self.growth.target(current, current + self.segment_size, self.segment_size) {
+            Some(target) if !self.out_of_disk => {
+                u32::try_from(target.saturating_sub(current) / self.segment_size)
+                    .unwrap_or(u32::MAX)
+            }
+            _ => 0,
+        }
+    }
+
+    /// Frees every active segment wholly below the truncation point but the newest, then cuts
+    /// free slots off the end of the file while it holds more than `target_slots` (at least
+    /// one). Returns the slots left. The freed segments' headers stay on disk until their
+    /// slots are reused: at open they are either contiguous with the active ones (and are
+    /// read as old, unneeded log) or not (and are free).
+    pub fn shrink(&mut self, file: &FileRef, target_slots: u32) -> Result<u32, LogError> {
+        let newest = self.active.keys().next_back().copied();
+        let reusable: Vec<u64> = self
+            .active
+            .keys()
+            .copied()
+            .take_while(|&s| (s + 1) * self.data_size <= self.truncation_lsn && Some(s) != newest)
+            .collect();
+        for s in reusable {
+            if let Some(slot) = self.active.remove(&s) {
+                self.free.push(slot.index);
+            }
+        }
+        let target = target_slots.max(1);
+        let mut slots = self.slots;
+        while slots > target && self.free.contains(&(slots - 1)) {
+            slots -= 1;
+        }
+        if slots < self.slots {
+            file.set_len(self.slot_offset(slots)).map_err(|e| LogError::from_io("shrink", e))?;
+            file.sync_all().map_err(|e| LogError::from_io("sync", e))?;
+            self.free.retain(|&f| f < slots);
+            self.slots = slots;
+        }
+        // Lowest first, as `take_slot` pops from the end.
+        self.free.sort_unstable_by(|a, b| b.cmp(a));
+        Ok(self.slots)
     }
 
     /// File offset of a slot's header.
@@ -144,11 +227,16 @@ impl SegmentMap {
         Ok(ActivateOutcome { grown, header_bytes: header.len() as u64 })
     }
 
-    /// Adds `count` zero-filled slots at the end of the file and makes the growth durable.
+    /// Adds `count` zero-filled slots at the end of the file and makes the growth durable. A
+    /// growth that fails gives back what it added (best effort), so the file stays whole
+    /// slots.
     pub fn grow(&mut self, file: &FileRef, count: u32) -> Result<(), LogError> {
         let new_slots = self.slots + count;
         let len = self.slot_offset(new_slots);
-        file.preallocate(len).map_err(|e| LogError::from_io("grow", e))?;
+        if let Err(e) = file.preallocate(len) {
+            let _ = file.set_len(self.slot_offset(self.slots));
+            return Err(LogError::from_io("grow", e));
+        }
         file.sync_all().map_err(|e| LogError::from_io("sync", e))?;
         for slot in (self.slots..new_slots).rev() {
             self.free.insert(0, slot);

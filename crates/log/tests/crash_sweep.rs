@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use walden_io::{SimFs, SplitMix64, Vfs};
+use walden_io::{FileGrowth, GrowthStep, SimFs, SplitMix64, Vfs};
 use walden_log::{Durability, LogConfig, LogManager, RecordKind};
 
 /// What one thread saw acknowledged.
@@ -33,12 +33,24 @@ fn payload(txn: u64, len: usize) -> Vec<u8> {
 }
 
 fn config(rng: &mut SplitMix64) -> LogConfig {
+    let segment_size = [4096, 8192, 65536][rng.below(3) as usize];
     LogConfig {
         buffer_blocks: 2 + rng.below(6) as usize,
         max_delay_ms: [0, 1, 5][rng.below(3) as usize],
-        segment_size: [4096, 8192, 65536][rng.below(3) as usize],
+        segment_size,
         initial_segments: 1 + rng.below(2) as u32,
         spare_segments: rng.below(2) as u32,
+        // Growths of one to three segments, or by half the file.
+        growth: FileGrowth {
+            step: match rng.below(4) {
+                3 => GrowthStep::Percent(50),
+                n => GrowthStep::Bytes(segment_size * (n + 1)),
+            },
+            // Sometimes a maximum the workload passes: nothing here checks for room, so the
+            // flushes grow past it a segment at a time, as a rollback outrunning its reserve
+            // would.
+            max_bytes: (rng.below(3) == 0).then_some(segment_size * 3),
+        },
     }
 }
 

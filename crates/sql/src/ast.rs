@@ -617,16 +617,35 @@ pub enum FileGrowth {
     Percent(u64),
 }
 
-/// `ALTER DATABASE name | CURRENT SET option, ... [WITH termination]`.
+/// `ALTER DATABASE name | CURRENT SET option, ... [WITH termination]`, or `ALTER DATABASE
+/// name MODIFY FILE (...) | ADD [LOG] FILE (...) | REMOVE FILE name`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlterDatabase {
     /// Which database.
     pub database: DatabaseRef,
-    /// The options being set, in order (at least one).
+    /// The options being set, in order (at least one, unless `file` is given).
     pub options: Vec<DatabaseOption>,
+    /// A change to the database's files instead of options.
+    pub file: Option<DatabaseFileChange>,
     /// `WITH ROLLBACK IMMEDIATE`, `WITH ROLLBACK AFTER n SECONDS` or `WITH NO_WAIT`, as
     /// written (upper case), for display.
     pub termination: Option<String>,
+}
+
+/// A change to a database's files in `ALTER DATABASE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DatabaseFileChange {
+    /// `MODIFY FILE (NAME = ..., SIZE | MAXSIZE | FILEGROWTH = ...)`.
+    Modify(FileSpec),
+    /// `ADD FILE (...), ...` or `ADD LOG FILE (...), ...`.
+    Add {
+        /// `LOG`.
+        log: bool,
+        /// The files.
+        files: Vec<FileSpec>,
+    },
+    /// `REMOVE FILE name`.
+    Remove(Ident),
 }
 
 /// A database named in `ALTER DATABASE`.

@@ -527,6 +527,15 @@ impl Display for AlterDatabase {
             DatabaseRef::Name(name) => write!(f, "{name}")?,
             DatabaseRef::Current => f.write_str("CURRENT")?,
         }
+        match &self.file {
+            Some(DatabaseFileChange::Modify(spec)) => return write!(f, " MODIFY FILE {spec}"),
+            Some(DatabaseFileChange::Add { log, files }) => {
+                let log = if *log { "LOG " } else { "" };
+                return write!(f, " ADD {log}FILE {}", commas(files));
+            }
+            Some(DatabaseFileChange::Remove(name)) => return write!(f, " REMOVE FILE {name}"),
+            None => {}
+        }
         f.write_str(" SET ")?;
         for (i, option) in self.options.iter().enumerate() {
             if i > 0 {

@@ -37,6 +37,11 @@
 //!   the log before page writes, and a page the log describes that lies past the end after the
 //!   cut is rebuilt by redo, which grows the file again (`PageOutOfRange` in redo means
 //!   "rebuild from the log", like a never-written page).
+//! * **Growth follows the file's policy** (`FILEGROWTH`, `MAXSIZE`: [`FileGrowth`]). A growth
+//!   asked for `n` pages takes one whole step (or `n`, if more), capped at the maximum; a need
+//!   past the maximum is [`FileError::Full`] and changes nothing. The policy is not in the
+//!   file: the engine records it in master and sets it at every open (the default, one page
+//!   per page asked for and no cap, is for callers without one).
 //! * **A data file is shared.** Reads and writes take `&self` and use positioned I/O, so one
 //!   `DataFile` serves many threads; growth is serialized by a lock. Keeping two writers off
 //!   the same page, and the WAL rule, are the buffer pool's job.
@@ -44,11 +49,11 @@
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use walden_io::{FileRef, OpenMode, Vfs};
+use walden_io::{FileGrowth, FileRef, GrowthStep, OpenMode, Vfs};
 
 use crate::page::{Page, PageError, PageId, PageType, PAGE_SIZE};
 
@@ -57,6 +62,10 @@ pub const FILE_MAGIC: [u8; 8] = *b"WALDNMDF";
 
 /// The data file format this code writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
+
+/// The growth policy of a file nobody set one for: exactly the pages asked for, no cap.
+const EXACT_GROWTH: FileGrowth =
+    FileGrowth { step: GrowthStep::Bytes(PAGE_SIZE as u64), max_bytes: None };
 
 /// The length of the file header record.
 const HEADER_RECORD_LEN: usize = 28;
@@ -141,6 +150,11 @@ pub enum FileError {
     },
     /// Growing would take page ids past `u32::MAX`.
     TooLarge,
+    /// The file may not grow as far as needed: `MAXSIZE` reached, or growth is off.
+    Full {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 impl fmt::Display for FileError {
@@ -157,6 +171,9 @@ impl fmt::Display for FileError {
                 write!(f, "page {page_id} is past the end of the file ({page_count} pages)")
             }
             FileError::TooLarge => write!(f, "data file would exceed 2^32 pages"),
+            FileError::Full { path } => {
+                write!(f, "{} is at its maximum size and cannot grow", path.display())
+            }
         }
     }
 }
@@ -177,6 +194,21 @@ impl From<PageError> for FileError {
     }
 }
 
+thread_local! {
+    /// Set while this thread runs [`past_max_size`]'s closure.
+    static PAST_MAX: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with growth past `MAXSIZE` allowed on this thread: for rollbacks, which must not
+/// fail for want of the room the changes they undo had. Growth stays off with `FILEGROWTH =
+/// 0` but for what is needed, and a full disk still fails.
+pub fn past_max_size<T>(f: impl FnOnce() -> T) -> T {
+    let before = PAST_MAX.replace(true);
+    let out = f();
+    PAST_MAX.set(before);
+    out
+}
+
 /// An open data file.
 #[derive(Debug)]
 pub struct DataFile {
@@ -184,10 +216,15 @@ pub struct DataFile {
     path: PathBuf,
     header: FileHeader,
     page_count: AtomicU32,
-    /// Serializes [`DataFile::grow`]; reads and writes do not take it.
-    grow_lock: Mutex<()>,
+    /// Serializes [`DataFile::grow`] and [`DataFile::grow_ahead`], and holds the growth policy;
+    /// reads and writes do not take it.
+    grow_lock: Mutex<FileGrowth>,
     /// Bytes past the last whole page that [`DataFile::open`] found (and cut if it could).
     partial_tail: u64,
+    /// Growths made because a page was needed past the end: someone waited for each.
+    growths_on_demand: AtomicU64,
+    /// Growths made ahead of need ([`DataFile::grow_ahead`]).
+    growths_ahead: AtomicU64,
 }
 
 impl DataFile {
@@ -225,8 +262,10 @@ impl DataFile {
             path: path.to_path_buf(),
             header,
             page_count: AtomicU32::new(pages),
-            grow_lock: Mutex::new(()),
+            grow_lock: Mutex::new(EXACT_GROWTH),
             partial_tail: 0,
+            growths_on_demand: AtomicU64::new(0),
+            growths_ahead: AtomicU64::new(0),
         };
         data_file.write_page(&mut page)?;
         data_file.file.sync_all().map_err(io_err("sync"))?;
@@ -270,8 +309,10 @@ impl DataFile {
             path: path.to_path_buf(),
             header,
             page_count: AtomicU32::new(pages),
-            grow_lock: Mutex::new(()),
+            grow_lock: Mutex::new(EXACT_GROWTH),
             partial_tail,
+            growths_on_demand: AtomicU64::new(0),
+            growths_ahead: AtomicU64::new(0),
         })
     }
 
@@ -318,12 +359,65 @@ impl DataFile {
             .map_err(|source| self.io_err("write", source))
     }
 
-    /// Adds `n` zero-filled pages at the end of the file and makes the new size durable;
-    /// returns the id of the first new page.
+    /// The growth policy.
+    pub fn growth(&self) -> FileGrowth {
+        *self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sets the growth policy (`FILEGROWTH`, `MAXSIZE`); it applies from the next growth.
+    pub fn set_growth(&self, growth: FileGrowth) {
+        *self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner) = growth;
+    }
+
+    /// Adds at least `n` zero-filled pages at the end of the file, as many more as the growth
+    /// policy's step says, and makes the new size durable; returns the id of the first new
+    /// page. [`FileError::Full`] if the policy does not allow `n` more pages.
     pub fn grow(&self, n: u32) -> Result<PageId, FileError> {
-        let _guard = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let policy = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
         let first = self.page_count();
-        let new_count = first.checked_add(n).ok_or(FileError::TooLarge)?;
+        let needed = first.checked_add(n).ok_or(FileError::TooLarge)?;
+        let target = match policy.target(offset(first), offset(needed), PAGE_SIZE as u64) {
+            Some(target) => target,
+            None if PAST_MAX.get() => offset(needed),
+            None => return Err(FileError::Full { path: self.path.clone() }),
+        };
+        let new_count = u32::try_from(target / PAGE_SIZE as u64).unwrap_or(u32::MAX).max(needed);
+        self.extend(first, new_count)?;
+        self.growths_on_demand.fetch_add(1, Ordering::Relaxed);
+        Ok(first)
+    }
+
+    /// Grows the file by steps of its policy while fewer than `spare` pages lie past
+    /// `in_use` (the first page never handed out), so that the allocations ahead find their
+    /// room made. Returns whether it grew; a file at its maximum simply does not.
+    pub fn grow_ahead(&self, in_use: u32, spare: u32) -> Result<bool, FileError> {
+        let policy = self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut grew = false;
+        loop {
+            let count = self.page_count();
+            if count.saturating_sub(in_use) >= spare {
+                return Ok(grew);
+            }
+            let next = policy.target(offset(count), offset(count) + 1, PAGE_SIZE as u64);
+            let Some(target) = next else { return Ok(grew) };
+            let new_count = u32::try_from(target / PAGE_SIZE as u64).unwrap_or(u32::MAX);
+            if new_count <= count {
+                return Ok(grew);
+            }
+            self.extend(count, new_count)?;
+            self.growths_ahead.fetch_add(1, Ordering::Relaxed);
+            grew = true;
+        }
+    }
+
+    /// Growths since the file was opened: (on demand, ahead of need). A growth on demand
+    /// made its caller wait for the zero-fill.
+    pub fn growth_counts(&self) -> (u64, u64) {
+        (self.growths_on_demand.load(Ordering::Relaxed), self.growths_ahead.load(Ordering::Relaxed))
+    }
+
+    /// Extends the file from `first` to `new_count` pages, durably. Called under `grow_lock`.
+    fn extend(&self, first: u32, new_count: u32) -> Result<(), FileError> {
         if let Err(source) = self.file.preallocate(offset(new_count)) {
             // Out of space part way (without fallocate the growth is a write per block): give
             // back what landed, so the length is whole pages again while the database stays
@@ -335,7 +429,7 @@ impl DataFile {
         // page write is then synced with `sync_data`, which need not carry the metadata.
         self.file.sync_all().map_err(|source| self.io_err("sync", source))?;
         self.page_count.store(new_count, Ordering::Release);
-        Ok(first)
+        Ok(())
     }
 
     /// Makes every page written so far durable.
@@ -465,6 +559,50 @@ mod tests {
         fs.set_space_limit(None);
         assert_eq!(f.grow(4).unwrap(), 2);
         assert_eq!(f.page_count(), 6);
+    }
+
+    #[test]
+    fn growth_takes_whole_steps_up_to_maxsize_and_stops_there() {
+        let fs = MemFs::new();
+        let f = DataFile::create(&fs, &path(), 1, 8).unwrap();
+        let page = PAGE_SIZE as u64;
+        f.set_growth(FileGrowth { step: GrowthStep::Bytes(4 * page), max_bytes: Some(18 * page) });
+        // One page asked for, one step taken.
+        assert_eq!(f.grow(1).unwrap(), 8);
+        assert_eq!(f.page_count(), 12);
+        // More than a step asked for: all of it.
+        assert_eq!(f.grow(5).unwrap(), 12);
+        assert_eq!(f.page_count(), 17);
+        // The last step is cut at the maximum; past it, the file is full and unchanged.
+        assert_eq!(f.grow(1).unwrap(), 17);
+        assert_eq!(f.page_count(), 18);
+        assert!(matches!(f.grow(1), Err(FileError::Full { .. })));
+        assert_eq!(f.page_count(), 18);
+        // A rollback may go past it.
+        assert_eq!(past_max_size(|| f.grow(1)).unwrap(), 18);
+        assert_eq!(f.page_count(), 19);
+        assert!(matches!(f.grow(1), Err(FileError::Full { .. })));
+        assert_eq!(f.growth_counts(), (4, 0));
+    }
+
+    #[test]
+    fn grow_ahead_takes_steps_until_the_spare_pages_are_there() {
+        let fs = MemFs::new();
+        let f = DataFile::create(&fs, &path(), 1, 8).unwrap();
+        let page = PAGE_SIZE as u64;
+        f.set_growth(FileGrowth { step: GrowthStep::Percent(50), max_bytes: None });
+        assert!(!f.grow_ahead(4, 4).unwrap(), "four spare pages are enough");
+        assert!(f.grow_ahead(5, 4).unwrap());
+        assert_eq!(f.page_count(), 12);
+        assert_eq!(f.growth_counts(), (0, 1));
+        // Steps until the spare pages are there: 12 -> 18 -> 27.
+        assert!(f.grow_ahead(12, 10).unwrap());
+        assert_eq!(f.page_count(), 27);
+        f.set_growth(FileGrowth { step: GrowthStep::Bytes(0), max_bytes: None });
+        assert!(!f.grow_ahead(27, 4).unwrap(), "FILEGROWTH = 0 never grows");
+        assert_eq!(f.page_count(), 27);
+        let raw = fs.open(&path(), OpenMode::Existing).unwrap();
+        assert_eq!(raw.len().unwrap(), 27 * page);
     }
 
     #[test]

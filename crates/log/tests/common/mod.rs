@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use walden_io::{File, FileRef, MemFs, OpenMode, Vfs};
+use walden_io::{FileGrowth, GrowthStep};
 use walden_log::{LogConfig, LogManager, LogRecord, RecordKind};
 
 pub fn log_path() -> PathBuf {
@@ -21,6 +22,8 @@ pub fn small_config() -> LogConfig {
         segment_size: 64 * 1024,
         initial_segments: 2,
         spare_segments: 1,
+        // One segment per growth, so that tests meet growth often.
+        growth: FileGrowth { step: GrowthStep::Bytes(64 * 1024), max_bytes: None },
     }
 }
 

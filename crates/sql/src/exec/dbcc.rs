@@ -24,7 +24,7 @@ use crate::exec::sysviews::{datetime, lsn_parts, open_transactions, ViewContext,
 use crate::exec::{ColumnInfo, SqlError};
 
 /// Error 2526, which SQL Server gives for a DBCC command or option it does not know.
-fn incorrect() -> SqlError {
+pub(crate) fn incorrect() -> SqlError {
     SqlError::new(
         2526,
         "Incorrect DBCC statement. Check the documentation for the correct DBCC syntax and options.",
@@ -75,6 +75,8 @@ impl Run<'_> {
             "USEROPTIONS" if d.arguments.is_empty() => self.dbcc_useroptions(),
             "CHECKIDENT" => self.dbcc_checkident(&d.arguments, infomsgs)?,
             "INPUTBUFFER" => self.dbcc_inputbuffer(&d.arguments)?,
+            "SHRINKFILE" => self.dbcc_shrinkfile(&d.arguments)?,
+            "SHRINKDATABASE" => self.dbcc_shrinkdatabase(&d.arguments)?,
             _ => return Err(incorrect()),
         }
         if infomsgs {
@@ -338,7 +340,7 @@ impl Run<'_> {
     }
 
     /// A database named by a DBCC argument: a name, a string, an id, or 0 for the current one.
-    fn dbcc_database(&mut self, arg: &DbccArgument) -> Result<Arc<Database>, SqlError> {
+    pub(crate) fn dbcc_database(&mut self, arg: &DbccArgument) -> Result<Arc<Database>, SqlError> {
         let name = match arg {
             DbccArgument::Name(name) if name.schema.is_none() && name.database.is_none() => {
                 name.name.value.clone()

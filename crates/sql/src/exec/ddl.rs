@@ -5,13 +5,12 @@
 //! `docs/recovery.md`). Database DDL (`CREATE`/`DROP`/`ALTER DATABASE`) is not allowed inside a
 //! user transaction, as in SQL Server (error 226).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use walden_engine::catalog::{CheckDef, ColumnDef, Computed, Object, SequenceDef};
 use walden_engine::objects::{IndexSpec, ModuleKind};
 use walden_engine::types::{SqlType, Value};
-use walden_engine::{DatabaseFiles, RecoveryModel};
+use walden_engine::RecoveryModel;
 use walden_log::policy::DatabaseDurability;
 
 use crate::ast::{
@@ -104,27 +103,10 @@ impl Run<'_> {
                 if self.s.trancount > 0 {
                     return Err(in_transaction("CREATE DATABASE"));
                 }
-                let files = match (
-                    c.files.first().and_then(|f| f.filename.clone()),
-                    c.log_files.first().and_then(|f| f.filename.clone()),
-                ) {
-                    (None, None) => None,
-                    (data, log) => {
-                        let dir = self.s.instance.dir().to_path_buf();
-                        let data = data.map_or_else(
-                            || dir.join(format!("{}.mdf", c.name.value)),
-                            PathBuf::from,
-                        );
-                        let log = log.map_or_else(
-                            || dir.join(format!("{}_log.ldf", c.name.value)),
-                            PathBuf::from,
-                        );
-                        Some(DatabaseFiles { data, log })
-                    }
-                };
+                let (files, layout) = self.database_files(c)?;
                 self.s
                     .instance
-                    .create_database(&c.name.value, files)
+                    .create_database_with(&c.name.value, files, layout)
                     .map_err(|e| self.s.engine_error(e))?;
                 Ok(())
             }
@@ -136,6 +118,9 @@ impl Run<'_> {
                     DatabaseRef::Name(n) => n.value.clone(),
                     DatabaseRef::Current => self.s.db.name().to_string(),
                 };
+                if let Some(change) = &a.file {
+                    return self.alter_database_file(&name, change);
+                }
                 // Every option is applied in order; the first that fails stops the rest, as
                 // SQL Server applies a list of options one by one.
                 for option in &a.options {

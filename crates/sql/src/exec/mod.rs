@@ -21,6 +21,7 @@ mod dml_cte;
 mod dml_output;
 mod error;
 mod eval;
+mod files;
 mod foreign_key;
 mod function;
 pub(crate) mod join;

@@ -105,13 +105,18 @@ const SP_HELPDB: &str = "SELECT d.name, \
 const SP_HELPDB_GROUP: &str = "GROUP BY d.name, d.database_id, d.create_date, d.state_desc, \
      d.user_access_desc, d.recovery_model_desc, d.collation_name, d.compatibility_level";
 
-/// `sp_helpdb database`'s second result set: its files.
+/// `sp_helpdb database`'s second result set and `sp_helpfile`'s: the files, sizes in KB,
+/// growth in KB or percent.
 const SP_HELPDB_FILES: &str = "SELECT f.name, CAST(f.file_id AS SMALLINT) AS fileid, \
      CAST(f.physical_name AS NCHAR(260)) AS filename, \
      CAST(CASE WHEN f.type = 0 THEN N'PRIMARY' END AS NVARCHAR(128)) AS filegroup, \
      CAST(CONVERT(VARCHAR(15), CAST(f.size AS BIGINT) * 8) + ' KB' AS NVARCHAR(18)) AS size, \
-     CAST(N'Unlimited' AS NVARCHAR(18)) AS maxsize, \
-     CAST(CONVERT(VARCHAR(15), CAST(f.growth AS BIGINT) * 8) + ' KB' AS NVARCHAR(18)) AS growth, \
+     CAST(CASE WHEN f.max_size = -1 THEN 'Unlimited' \
+     ELSE CONVERT(VARCHAR(15), CAST(f.max_size AS BIGINT) * 8) + ' KB' END AS NVARCHAR(18)) \
+     AS maxsize, \
+     CAST(CASE WHEN f.is_percent_growth = 1 THEN CONVERT(VARCHAR(15), f.growth) + '%' \
+     ELSE CONVERT(VARCHAR(15), CAST(f.growth AS BIGINT) * 8) + ' KB' END AS NVARCHAR(18)) \
+     AS growth, \
      CAST(CASE WHEN f.type = 0 THEN 'data only' ELSE 'log only' END AS VARCHAR(9)) AS usage \
      FROM sys.master_files f ";
 
@@ -236,6 +241,13 @@ impl Run<'_> {
                          {SP_HELPDB_FILES}WHERE f.database_id = {id} ORDER BY f.file_id"
                     )
                 }
+                Err(e) => return Some(Err(e.into())),
+            },
+            "sp_helpfile" => match self.procedure_arguments("sp_helpfile", p, &[]) {
+                Ok(_) => format!(
+                    "{SP_HELPDB_FILES}WHERE f.database_id = {} ORDER BY f.file_id",
+                    self.s.db.id()
+                ),
                 Err(e) => return Some(Err(e.into())),
             },
             "sp_configure" => match self.sp_configure(p) {

@@ -9,11 +9,11 @@ use crate::ast::{
     AlterDatabase, AtomicBlock, AtomicOption, Clustering, ColumnConstraint, ColumnConstraintKind,
     ColumnDef, ColumnOption, CreateDatabase, CreateFunction, CreateIndex, CreateMode,
     CreateProcedure, CreateSequence, CreateTable, CreateTrigger, CreateType, CreateView,
-    DatabaseOption, DatabaseRef, DelayedDurability, DropIndex, DropKind, DropObjects,
-    EnableTrigger, Expr, FileGrowth, FileSize, FileSpec, ForeignKeyReference, FunctionBody, Ident,
-    IdentitySpec, IndexColumn, IndexRef, InlineIndex, IsolationLevel, MaxSize, ObjectName,
-    ProcedureParameter, RecoveryModel, ReferentialAction, SequenceOption, SizeUnit, Statement,
-    StatementKind, TableConstraint, TableConstraintKind, TableElement, TableOption,
+    DatabaseFileChange, DatabaseOption, DatabaseRef, DelayedDurability, DropIndex, DropKind,
+    DropObjects, EnableTrigger, Expr, FileGrowth, FileSize, FileSpec, ForeignKeyReference,
+    FunctionBody, Ident, IdentitySpec, IndexColumn, IndexRef, InlineIndex, IsolationLevel, MaxSize,
+    ObjectName, ProcedureParameter, RecoveryModel, ReferentialAction, SequenceOption, SizeUnit,
+    Statement, StatementKind, TableConstraint, TableConstraintKind, TableElement, TableOption,
     TransactionStatement, TriggerEvent, TypeDefinition,
 };
 use crate::error::ParseError;
@@ -217,6 +217,15 @@ impl<'a> Parser<'a> {
         } else {
             DatabaseRef::Name(self.parse_identifier()?)
         };
+        if let Some(change) = self.parse_database_file_change()? {
+            let alter = AlterDatabase {
+                database,
+                options: Vec::new(),
+                file: Some(change),
+                termination: None,
+            };
+            return Ok(StatementKind::AlterDatabase(Box::new(alter)));
+        }
         self.expect_keyword("SET")?;
         let options = self.parse_comma_separated(Self::parse_database_option)?;
         let termination = if self.eat_keyword("WITH") {
@@ -236,7 +245,34 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        Ok(StatementKind::AlterDatabase(Box::new(AlterDatabase { database, options, termination })))
+        let alter = AlterDatabase { database, options, file: None, termination };
+        Ok(StatementKind::AlterDatabase(Box::new(alter)))
+    }
+
+    /// `MODIFY FILE (...)`, `ADD [LOG] FILE (...), ...` or `REMOVE FILE name` after `ALTER
+    /// DATABASE name`; `None` if none of them follows.
+    fn parse_database_file_change(&mut self) -> PResult<Option<DatabaseFileChange>> {
+        if self.at_keyword("MODIFY") && self.nth_is_keyword(1, "FILE") {
+            self.advance();
+            self.advance();
+            return Ok(Some(DatabaseFileChange::Modify(self.parse_file_spec()?)));
+        }
+        if self.at_keyword("ADD")
+            && (self.nth_is_keyword(1, "FILE")
+                || (self.nth_is_keyword(1, "LOG") && self.nth_is_keyword(2, "FILE")))
+        {
+            self.advance();
+            let log = self.eat_keyword("LOG");
+            self.advance();
+            let files = self.parse_comma_separated(Self::parse_file_spec)?;
+            return Ok(Some(DatabaseFileChange::Add { log, files }));
+        }
+        if self.at_keyword("REMOVE") && self.nth_is_keyword(1, "FILE") {
+            self.advance();
+            self.advance();
+            return Ok(Some(DatabaseFileChange::Remove(self.parse_alias_name()?)));
+        }
+        Ok(None)
     }
 
     /// One option of `ALTER DATABASE ... SET`. Besides the two Walden acts on (the recovery

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use walden_engine::catalog::{ColumnDef, IndexDef, Object, SequenceDef, TableDef};
 use walden_engine::database::DatabaseState;
+use walden_engine::files::{FileKind, GrowthStep};
 use walden_engine::instance::{MASTER_ID, TEMPDB_ID};
 use walden_engine::types::{Decimal, Len, SqlType, Value};
 use walden_engine::{Database, RecoveryModel};
@@ -188,8 +189,11 @@ pub(super) struct FileRow {
     pub online: bool,
     /// Size in 8-KB pages.
     pub size_pages: u64,
-    /// Growth increment in 8-KB pages.
-    pub growth_pages: u64,
+    /// `MAXSIZE` in 8-KB pages, -1 for `UNLIMITED`.
+    pub max_size_pages: i64,
+    /// Growth increment: 8-KB pages, or a percentage when `is_percent_growth`.
+    pub growth: u64,
+    pub is_percent_growth: bool,
     pub reads: u64,
     pub bytes_read: u64,
     pub writes: u64,
@@ -207,10 +211,14 @@ impl FileRow {
 /// The data file and the log file of `db`. tempdb has no log file (it logs nothing); its
 /// row is kept, with size and counters 0, so that every database has files 1 and 2.
 pub(super) fn files_of(db: &Database) -> [FileRow; 2] {
-    let (data_name, log_name) = match db.id() {
-        MASTER_ID => ("master".to_string(), "mastlog".to_string()),
-        TEMPDB_ID => ("tempdev".to_string(), "templog".to_string()),
-        _ => (db.name().to_string(), format!("{}_log", db.name())),
+    let (data_name, log_name) = db.file_names();
+    let growth_of = |kind: FileKind| {
+        let g = db.file_growth(kind);
+        let max = g.max_bytes.map_or(-1, |m| i64::try_from(m / PAGE_BYTES).unwrap_or(i64::MAX));
+        match g.step {
+            GrowthStep::Bytes(b) => (max, b / PAGE_BYTES, false),
+            GrowthStep::Percent(p) => (max, u64::from(p), true),
+        }
     };
     let online = db.state() == DatabaseState::Online;
     let pool = db.space().pool();
@@ -223,7 +231,9 @@ pub(super) fn files_of(db: &Database) -> [FileRow; 2] {
         physical_name: db.files().data.display().to_string(),
         online,
         size_pages: data_pages,
-        growth_pages: u64::from(db.config().pool.grow_pages),
+        max_size_pages: growth_of(FileKind::Data).0,
+        growth: growth_of(FileKind::Data).1,
+        is_percent_growth: growth_of(FileKind::Data).2,
         reads: pool_stats.reads,
         bytes_read: pool_stats.reads * PAGE_BYTES,
         writes: pool_stats.writes,
@@ -240,7 +250,9 @@ pub(super) fn files_of(db: &Database) -> [FileRow; 2] {
         physical_name: db.files().log.display().to_string(),
         online,
         size_pages: space.file_bytes.div_ceil(PAGE_BYTES),
-        growth_pages: space.segment_size / PAGE_BYTES,
+        max_size_pages: growth_of(FileKind::Log).0,
+        growth: growth_of(FileKind::Log).1,
+        is_percent_growth: growth_of(FileKind::Log).2,
         reads: 0,
         bytes_read: 0,
         writes: log_stats.file_writes,
@@ -263,12 +275,12 @@ fn file_columns(view: View<FileRow>) -> View<FileRow> {
         .opt("state", SqlType::TinyInt, |f| tiny(if f.online { 0 } else { 6 }))
         .opt("state_desc", DESC, |f| nstr(if f.online { "ONLINE" } else { "OFFLINE" }))
         .col("size", SqlType::Int, |f| int(i64::try_from(f.size_pages).unwrap_or(i64::MAX)))
-        .col("max_size", SqlType::Int, |_| int(-1))
-        .col("growth", SqlType::Int, |f| int(i64::try_from(f.growth_pages).unwrap_or(i64::MAX)))
+        .col("max_size", SqlType::Int, |f| int(f.max_size_pages.min(i64::from(i32::MAX))))
+        .col("growth", SqlType::Int, |f| int(i64::try_from(f.growth).unwrap_or(i64::MAX)))
         .col("is_media_read_only", SqlType::Bit, |_| bit(false))
         .col("is_read_only", SqlType::Bit, |_| bit(false))
         .col("is_sparse", SqlType::Bit, |_| bit(false))
-        .col("is_percent_growth", SqlType::Bit, |_| bit(false))
+        .col("is_percent_growth", SqlType::Bit, |f| bit(f.is_percent_growth))
         .col("is_name_reserved", SqlType::Bit, |_| bit(false))
         .col("is_persistent_log_buffer", SqlType::Bit, |_| bit(false))
 }
