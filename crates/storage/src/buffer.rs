@@ -809,6 +809,13 @@ pub struct PageDescriptor {
     pub page_id: PageId,
     /// Its type, from its header (`None` if the byte is not a known type).
     pub page_type: Option<PageType>,
+    /// The object and index whose tree or heap it belongs to (0 and 0 for none), and its
+    /// level in a B-tree (0 for leaves and other pages), from its header.
+    pub object_id: u32,
+    /// See `object_id`.
+    pub index_id: u16,
+    /// See `object_id`.
+    pub level: u16,
     /// Slots of a slotted page (records, ghosts included); 0 for other pages.
     pub row_count: usize,
     /// Free bytes of a slotted page; 0 for other pages, whose free space is not tracked.
@@ -988,6 +995,9 @@ impl BufferPool {
             out.push(PageDescriptor {
                 page_id: id,
                 page_type: image.page_type(),
+                object_id: image.object_id(),
+                index_id: image.index_id(),
+                level: image.level(),
                 row_count: if slotted { image.slot_count() } else { 0 },
                 free_space: if slotted { image.free_bytes() } else { 0 },
                 is_modified,
