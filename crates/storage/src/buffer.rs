@@ -8,11 +8,28 @@
 //! ([`BufferPool::flush_all`]). The pool is usually much smaller than the database, so it is
 //! built around eviction, as SQL Server's is.
 //!
+//! # One pool for the instance
+//!
+//! The frames belong to a [`FramePool`] (module `frames`), one per instance, sized by
+//! `max_server_memory_mb` and allocated as pages first need them. Each database has a
+//! [`BufferPool`]: its view of the frames, with what is its own (its data file, its
+//! [`WalFlush`], its failure, its counters, its background writer, its growth lock: the
+//! `Member`). The page table names a page by (member key, page id), and each frame's `Desc`
+//! points at the member whose page it holds, so any database's fetch can evict any
+//! database's page and write it out under *that* database's WAL rule. Such a write-out runs
+//! on the fetching thread holding the pin it took on the victim and nothing else of the
+//! pool: no table lock, and never a latch the victim's database could be waiting on (it
+//! only try-latches the victim; see "Pins and latches"), so the victim's log flush needs
+//! nothing the evicting thread holds. A [`BufferPool`] built without a shared [`FramePool`]
+//! ([`PoolConfig::frame_pool`] `None`) gets one of its own, as tests and tools use it.
+//!
 //! # Frames and their states
 //!
 //! A frame is, as seen under the page table lock:
 //!
-//! * **free**: it holds no page (at start, after a failed read, after [`BufferPool::discard`]);
+//! * **unallocated**: not yet created (the pool is below its capacity);
+//! * **free**: it holds no page (after a failed read, after [`BufferPool::discard`], after its
+//!   database failed), and is on the free list;
 //! * **loading**: it is mapped to a page whose image is being read from disk (or formatted, by
 //!   [`BufferPool::fetch_new`]) by the thread that mapped it; everyone else who wants the page
 //!   waits for the load to end, so a page is read once however many threads ask for it;
@@ -24,16 +41,20 @@
 //!
 //! # Locks, and what each protects
 //!
-//! * `Shared::table` (the page table lock, one mutex): the map from page id to frame and
-//!   every frame's `Desc`: page id, loading, pin count, reference bit, writing; the clock
-//!   hand. It is held only for bookkeeping, never across I/O (reads, writes, log flushes,
-//!   growth) and never while waiting for a latch.
+//! * `FramePool::table` (the page table lock, one mutex for the instance): the map from
+//!   (member, page id) to frame, every frame's `Desc` (owner, page id, loading, pin count,
+//!   reference bit, writing), the free list and the clock hand. It is held only for
+//!   bookkeeping (and to allocate a segment of 64 frames), never across I/O (reads, writes,
+//!   log flushes, growth) and never while waiting for a latch.
 //! * `Frame::latch` (a reader-writer lock per frame, SQL Server's page latch): the page image.
 //!   Readers share it; a writer ([`PageWriteGuard`]) has it alone. Only a pin holder takes it.
 //! * `Frame::dirty` (a small mutex per frame): the frame's `DirtyState`: dirty flag,
 //!   recovery LSN (`rec_lsn`) and modification counter. Held for a few instructions.
-//! * `Shared::grow_lock`: serializes growing the file, so that two threads allocating past
-//!   the end grow it once.
+//! * `Member::grow_lock` (one per database): serializes growing its file, so that two
+//!   threads allocating past the end grow it once.
+//! * `FramePool::dirty` and `Member::dirty` (atomics): how many frames are dirty, in the pool
+//!   and per database, changed with the dirty flag under the frame's dirty lock; the
+//!   background writers read them without a lock to decide whether to scan at all.
 //!
 //! Lock order: latch, then table, then dirty. A thread holding a latch may fetch another page
 //! (B-tree descent does), so the table lock is never held while a latch is awaited.
@@ -69,11 +90,14 @@
 //!
 //! # The background writer
 //!
-//! Eviction that has to write before it can read doubles the latency of a miss, so a thread
-//! (every `writer_interval_ms`) writes dirty unpinned pages, oldest `rec_lsn` first, when more
-//! than `dirty_high_percent` of the frames are dirty or fewer than an eighth are clean and
-//! unpinned. It holds only a weak reference to the pool and no lock or latch while it sleeps;
-//! it stops when the [`BufferPool`] is shut down or dropped.
+//! Eviction that has to write before it can read doubles the latency of a miss, so each
+//! database has a thread (every `writer_interval_ms`) that writes its dirty unpinned pages,
+//! oldest `rec_lsn` first, when more than `dirty_high_percent` of the shared pool's capacity
+//! is dirty or less than an eighth of it is clean or unallocated. The pressure is the pool's,
+//! read from the dirty counts without a lock; the pages are the writer's own database's, so
+//! its WAL rule and its checkpoints stay its own. It holds only a weak reference to the pool
+//! and no lock or latch while it sleeps; it stops when the [`BufferPool`] is shut down or
+//! dropped.
 //!
 //! # Invariants
 //!
@@ -83,7 +107,8 @@
 //!    change under a write guard is followed by [`PageWriteGuard::mark_dirty`] before the guard
 //!    drops, so a change and its modification count are seen together by any reader.
 //! 3. A frame is evicted or reused only when unpinned, not loading, not writing, and clean; so
-//!    a dirty image is never dropped, except by [`BufferPool::discard`], whose job that is.
+//!    a dirty image is never dropped, except by [`BufferPool::discard`] (also run when a
+//!    database's pool is dropped or fails), whose job that is.
 //! 4. At most one write-out of a frame is in flight (`Desc::writing`), so two copies of one page
 //!    can never reach the disk out of order.
 //! 5. A frame becomes clean only when a write of an image containing every change counted so
@@ -92,11 +117,14 @@
 //!    minimum over the dirty page table bounds where redo must start.
 //! 7. Pages are checked in pairs: a slotted page ([`Page::check`]) before every write and after
 //!    every read, besides the checksum that [`DataFile`] seals and verifies.
-//! 8. Fail-stop: the first failed log flush, check or write of a write-out (or failed sync of
-//!    the file) makes the pool failed for good. A failed write is never retried, nothing is
-//!    written afterwards, and every later fetch and flush returns [`BufferError::Failed`]: after
-//!    a failed `fsync` the kernel may have dropped the dirty pages, so a retry that "succeeds"
-//!    could let a checkpoint claim what the disk does not hold.
+//! 8. Fail-stop, per database: the first failed log flush, check or write of a write-out (or
+//!    failed sync of the file) makes that database's pool failed for good. A failed write is
+//!    never retried, nothing of it is written afterwards, and every later fetch and flush
+//!    returns [`BufferError::Failed`]: after a failed `fsync` the kernel may have dropped the
+//!    dirty pages, so a retry that "succeeds" could let a checkpoint claim what the disk does
+//!    not hold. Its pages are discarded (they can never be written) and their frames go back
+//!    to the other databases; a fetch of another database that met the failure while
+//!    evicting goes on with another frame.
 //! 9. Waiting is bounded where it can be: a fetch that finds every frame pinned waits, taking
 //!    frames as pins are released, for at most the free-frame wait (5 s) and then returns
 //!    [`BufferError::NoFreeFrame`]. Waits for a load or a write-out end when that I/O does.
@@ -265,17 +293,17 @@ pub struct FlushSummary {
 /// Counters and a snapshot of the frames.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PoolStats {
-    /// Frames in the pool.
+    /// The capacity of the frame pool, which other databases may share.
     pub frames: usize,
-    /// Frames holding a page (findable, loaded).
+    /// Frames holding a page of this database (findable, loaded).
     pub cached: usize,
-    /// Of those, the dirty ones.
+    /// This database's dirty frames.
     pub dirty: usize,
     /// Pages read from the file.
     pub reads: u64,
     /// Pages written to the file, by anyone.
     pub writes: u64,
-    /// Frames taken from one page for another.
+    /// Frames this database's fetches took from a cached page (of any database).
     pub evictions: u64,
     /// `flush_to` calls made for the WAL rule.
     pub wal_flushes: u64,

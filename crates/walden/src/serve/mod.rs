@@ -56,6 +56,7 @@ const DEFAULT_MAX_PENDING_LOGINS: usize = 128;
 
 /// The largest `max_server_memory_mb`: SQL Server's largest `max server memory (MB)`.
 const MAX_MEMORY_MB: u64 = 2_147_483_647;
+
 /// How often the accept loop looks at the shutdown flag.
 const ACCEPT_POLL: Duration = Duration::from_millis(50);
 
