@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use walden_io::{OsFs, Vfs};
 use walden_log::policy::DatabaseDurability;
-use walden_storage::PageId;
+use walden_storage::{FramePool, PageId};
 
 use crate::database::{
     Database, DatabaseConfig, DatabaseFiles, LogMode, RecoveryModel, RowKind, CATALOG_ROOT,
@@ -203,6 +203,8 @@ pub struct Instance {
     dir: PathBuf,
     vfs: Arc<dyn Vfs>,
     config: InstanceConfig,
+    /// The buffer pool's frames, shared by every database (`config.database.pool` names it).
+    frames: Arc<FramePool>,
     /// The lock manager and master's coordinator, which every transaction holds.
     services: Arc<TxnServices>,
     master: Arc<Database>,
@@ -240,7 +242,9 @@ impl Instance {
     }
 
     /// Opens the instance in `dir` on any file system (tests use the crash simulator). No
-    /// directory lock is taken unless `dir_lock` is given.
+    /// directory lock is taken unless `dir_lock` is given. Every database caches its pages in
+    /// `config.database.pool.frame_pool`, or if that is `None` in one frame pool of
+    /// `config.database.pool.frames` frames made for the instance.
     pub fn open_with(
         vfs: Arc<dyn Vfs>,
         dir: &Path,
@@ -248,6 +252,15 @@ impl Instance {
         dir_lock: Option<File>,
     ) -> Result<Arc<Instance>, EngineError> {
         vfs.create_dir_all(dir).map_err(|e| EngineError::Io(e.to_string()))?;
+        // One buffer pool for the instance: every database opened with this config caches
+        // its pages in these frames, so memory follows `max_server_memory_mb`, not the
+        // number of databases.
+        let mut config = config;
+        let frames = match &config.database.pool.frame_pool {
+            Some(frames) => Arc::clone(frames),
+            None => FramePool::new(config.database.pool.frames)?,
+        };
+        config.database.pool.frame_pool = Some(Arc::clone(&frames));
         let master_files =
             DatabaseFiles { data: dir.join("master.mdf"), log: dir.join("mastlog.ldf") };
         let master = if vfs.exists(&master_files.data) {
@@ -328,6 +341,7 @@ impl Instance {
             dir: dir.to_path_buf(),
             vfs,
             config,
+            frames,
             master,
             tempdb,
             databases: RwLock::new(databases),
@@ -396,6 +410,11 @@ impl Instance {
     /// The data directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The buffer pool's frames, which every database of the instance shares.
+    pub fn frame_pool(&self) -> &Arc<FramePool> {
+        &self.frames
     }
 
     /// The lock manager.

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
+use walden_sql::exec::sysviews::ServerCounters;
 use walden_sql::exec::{Collected, Session};
 
 fn run(s: &mut Session, sql: &str) -> Collected {
@@ -146,4 +147,57 @@ fn sp_helpdb_lists_databases_and_one_databases_files() {
     assert_eq!(out.errors().map(|e| e.number).collect::<Vec<_>>(), [15010]);
     s.close();
     instance.close().unwrap();
+}
+
+#[test]
+fn sp_configure_shows_max_server_memory_once_advanced_options_are_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = InstanceConfig::default();
+    // 300 MB: the one buffer pool every database shares.
+    config.database.pool.frames = 300 * 128;
+    let instance = Instance::open(dir.path(), config).unwrap();
+    let counters = Arc::new(ServerCounters::default());
+    let mut s = Session::with_counters(Arc::clone(&instance), Arc::clone(&counters));
+    // Hidden while 'show advanced options' is 0, as in SQL Server.
+    let out = run(&mut s, "EXEC sp_configure 'max server memory (MB)'");
+    assert_eq!(out.errors().map(|e| e.number).collect::<Vec<_>>(), [15123]);
+
+    let out = run(&mut s, "EXEC sp_configure 'show advanced options', 1; RECONFIGURE");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    assert!(
+        out.messages.iter().any(|m| m.message
+            == "Configuration option 'show advanced options' changed from 0 to 1. Run the \
+                RECONFIGURE statement to install."),
+        "{:?}",
+        out.messages
+    );
+    let out = run(&mut s, "EXEC sp_configure 'max server memory (MB)'");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    assert_eq!(names(&out, 0), ["name", "minimum", "maximum", "config_value", "run_value"]);
+    assert_eq!(
+        out.results[0].rows,
+        [vec![
+            Value::NStr("max server memory (MB)".into()),
+            Value::Int(128),
+            Value::Int(2_147_483_647),
+            Value::Int(300),
+            Value::Int(300),
+        ]]
+    );
+    // Every option is listed now, and the setting is the server's: another session sees it.
+    let mut other = Session::with_counters(Arc::clone(&instance), counters);
+    let out = run(&mut s, "EXEC sp_configure");
+    assert_eq!(out.results[0].rows.len(), 12);
+    let out = run(&mut other, "SELECT value FROM sys.configurations WHERE configuration_id = 518");
+    assert_eq!(out.results[0].rows, [vec![Value::Int(1)]]);
+
+    // Only 0 and 1; the other options stay read-only.
+    let out = run(&mut s, "EXEC sp_configure 'show advanced options', 2");
+    assert_eq!(out.errors().map(|e| e.number).collect::<Vec<_>>(), [15129]);
+    let out = run(&mut s, "EXEC sp_configure 'max server memory (MB)', 1024");
+    assert_eq!(out.errors().map(|e| e.number).collect::<Vec<_>>(), [15247]);
+    let out = run(&mut s, "EXEC sp_configure 'show advanced options', 0");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let out = run(&mut s, "EXEC sp_configure 'max server memory (MB)'");
+    assert_eq!(out.errors().map(|e| e.number).collect::<Vec<_>>(), [15123]);
 }

@@ -8,11 +8,28 @@
 //! ([`BufferPool::flush_all`]). The pool is usually much smaller than the database, so it is
 //! built around eviction, as SQL Server's is.
 //!
+//! # One pool for the instance
+//!
+//! The frames belong to a [`FramePool`] (module `frames`), one per instance, sized by
+//! `max_server_memory_mb` and allocated as pages first need them. Each database has a
+//! [`BufferPool`]: its view of the frames, with what is its own (its data file, its
+//! [`WalFlush`], its failure, its counters, its background writer, its growth lock: the
+//! `Member`). The page table names a page by (member key, page id), and each frame's `Desc`
+//! points at the member whose page it holds, so any database's fetch can evict any
+//! database's page and write it out under *that* database's WAL rule. Such a write-out runs
+//! on the fetching thread holding the pin it took on the victim and nothing else of the
+//! pool: no table lock, and never a latch the victim's database could be waiting on (it
+//! only try-latches the victim; see "Pins and latches"), so the victim's log flush needs
+//! nothing the evicting thread holds. A [`BufferPool`] built without a shared [`FramePool`]
+//! ([`PoolConfig::frame_pool`] `None`) gets one of its own, as tests and tools use it.
+//!
 //! # Frames and their states
 //!
 //! A frame is, as seen under the page table lock:
 //!
-//! * **free**: it holds no page (at start, after a failed read, after [`BufferPool::discard`]);
+//! * **unallocated**: not yet created (the pool is below its capacity);
+//! * **free**: it holds no page (after a failed read, after [`BufferPool::discard`], after its
+//!   database failed), and is on the free list;
 //! * **loading**: it is mapped to a page whose image is being read from disk (or formatted, by
 //!   [`BufferPool::fetch_new`]) by the thread that mapped it; everyone else who wants the page
 //!   waits for the load to end, so a page is read once however many threads ask for it;
@@ -24,16 +41,20 @@
 //!
 //! # Locks, and what each protects
 //!
-//! * `Shared::table` (the page table lock, one mutex): the map from page id to frame and
-//!   every frame's `Desc`: page id, loading, pin count, reference bit, writing; the clock
-//!   hand. It is held only for bookkeeping, never across I/O (reads, writes, log flushes,
-//!   growth) and never while waiting for a latch.
+//! * `FramePool::table` (the page table lock, one mutex for the instance): the map from
+//!   (member, page id) to frame, every frame's `Desc` (owner, page id, loading, pin count,
+//!   reference bit, writing), the free list and the clock hand. It is held only for
+//!   bookkeeping (and to allocate a segment of 64 frames), never across I/O (reads, writes,
+//!   log flushes, growth) and never while waiting for a latch.
 //! * `Frame::latch` (a reader-writer lock per frame, SQL Server's page latch): the page image.
 //!   Readers share it; a writer ([`PageWriteGuard`]) has it alone. Only a pin holder takes it.
 //! * `Frame::dirty` (a small mutex per frame): the frame's `DirtyState`: dirty flag,
 //!   recovery LSN (`rec_lsn`) and modification counter. Held for a few instructions.
-//! * `Shared::grow_lock`: serializes growing the file, so that two threads allocating past
-//!   the end grow it once.
+//! * `Member::grow_lock` (one per database): serializes growing its file, so that two
+//!   threads allocating past the end grow it once.
+//! * `FramePool::dirty` and `Member::dirty` (atomics): how many frames are dirty, in the pool
+//!   and per database, changed with the dirty flag under the frame's dirty lock; the
+//!   background writers read them without a lock to decide whether to scan at all.
 //!
 //! Lock order: latch, then table, then dirty. A thread holding a latch may fetch another page
 //! (B-tree descent does), so the table lock is never held while a latch is awaited.
@@ -69,11 +90,14 @@
 //!
 //! # The background writer
 //!
-//! Eviction that has to write before it can read doubles the latency of a miss, so a thread
-//! (every `writer_interval_ms`) writes dirty unpinned pages, oldest `rec_lsn` first, when more
-//! than `dirty_high_percent` of the frames are dirty or fewer than an eighth are clean and
-//! unpinned. It holds only a weak reference to the pool and no lock or latch while it sleeps;
-//! it stops when the [`BufferPool`] is shut down or dropped.
+//! Eviction that has to write before it can read doubles the latency of a miss, so each
+//! database has a thread (every `writer_interval_ms`) that writes its dirty unpinned pages,
+//! oldest `rec_lsn` first, when more than `dirty_high_percent` of the shared pool's capacity
+//! is dirty or less than an eighth of it is clean or unallocated. The pressure is the pool's,
+//! read from the dirty counts without a lock; the pages are the writer's own database's, so
+//! its WAL rule and its checkpoints stay its own. It holds only a weak reference to the pool
+//! and no lock or latch while it sleeps; it stops when the [`BufferPool`] is shut down or
+//! dropped.
 //!
 //! # Invariants
 //!
@@ -83,7 +107,8 @@
 //!    change under a write guard is followed by [`PageWriteGuard::mark_dirty`] before the guard
 //!    drops, so a change and its modification count are seen together by any reader.
 //! 3. A frame is evicted or reused only when unpinned, not loading, not writing, and clean; so
-//!    a dirty image is never dropped, except by [`BufferPool::discard`], whose job that is.
+//!    a dirty image is never dropped, except by [`BufferPool::discard`] (also run when a
+//!    database's pool is dropped or fails), whose job that is.
 //! 4. At most one write-out of a frame is in flight (`Desc::writing`), so two copies of one page
 //!    can never reach the disk out of order.
 //! 5. A frame becomes clean only when a write of an image containing every change counted so
@@ -92,18 +117,21 @@
 //!    minimum over the dirty page table bounds where redo must start.
 //! 7. Pages are checked in pairs: a slotted page ([`Page::check`]) before every write and after
 //!    every read, besides the checksum that [`DataFile`] seals and verifies.
-//! 8. Fail-stop: the first failed log flush, check or write of a write-out (or failed sync of
-//!    the file) makes the pool failed for good. A failed write is never retried, nothing is
-//!    written afterwards, and every later fetch and flush returns [`BufferError::Failed`]: after
-//!    a failed `fsync` the kernel may have dropped the dirty pages, so a retry that "succeeds"
-//!    could let a checkpoint claim what the disk does not hold.
+//! 8. Fail-stop, per database: the first failed log flush, check or write of a write-out (or
+//!    failed sync of the file) makes that database's pool failed for good. A failed write is
+//!    never retried, nothing of it is written afterwards, and every later fetch and flush
+//!    returns [`BufferError::Failed`]: after a failed `fsync` the kernel may have dropped the
+//!    dirty pages, so a retry that "succeeds" could let a checkpoint claim what the disk does
+//!    not hold. Its pages are discarded (they can never be written) and their frames go back
+//!    to the other databases; a fetch of another database that met the failure while
+//!    evicting goes on with another frame.
 //! 9. Waiting is bounded where it can be: a fetch that finds every frame pinned waits, taking
 //!    frames as pins are released, for at most the free-frame wait (5 s) and then returns
 //!    [`BufferError::NoFreeFrame`]. Waits for a load or a write-out end when that I/O does.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{
     Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, RwLock, RwLockReadGuard,
     RwLockWriteGuard, TryLockError, Weak,
@@ -111,8 +139,13 @@ use std::sync::{
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use frames::{Desc, Victim};
+
+mod frames;
+
+pub use frames::{default_max_memory_mb, FramePool, PoolMemory, MIN_MEMORY_MB};
+
 use crate::file::{DataFile, FileError};
-use crate::hash::PageMap;
 use crate::page::{Corruption, Lsn, Page, PageError, PageId, PageType, PAGE_SIZE};
 
 /// What the buffer pool calls to enforce the WAL rule: before a dirty page whose page LSN is L
@@ -132,14 +165,20 @@ impl WalFlush for NoWal {
     }
 }
 
-/// How a pool is set up.
+/// How a database's pool is set up.
 #[derive(Debug, Clone)]
 pub struct PoolConfig {
-    /// Frames of 8 KiB: at least 8. Default 16384 (128 MiB).
+    /// The instance's frames, shared by every database whose pool is made with this config;
+    /// `None` makes [`BufferPool::new`] give the pool frames of its own (`frames` of them).
+    /// Default `None`.
+    pub frame_pool: Option<Arc<FramePool>>,
+    /// Frames of 8 KiB in a frame pool made for this config: at least 8. Default a quarter of
+    /// the machine's memory ([`default_max_memory_mb`]); frames are allocated only as pages
+    /// need them, so a large default costs nothing until it is used.
     pub frames: usize,
     /// The background writer's period in milliseconds; 0 runs no background writer. Default 100.
     pub writer_interval_ms: u64,
-    /// The background writer writes when more than this percentage of the frames is dirty.
+    /// The background writer writes when more than this percentage of the frame pool is dirty.
     /// Default 50.
     pub dirty_high_percent: u8,
     /// Pages to grow the file by (at least) when a new page lies past its end. Default 128
@@ -149,8 +188,10 @@ pub struct PoolConfig {
 
 impl Default for PoolConfig {
     fn default() -> Self {
+        let frames = default_max_memory_mb().saturating_mul((1 << 20) / PAGE_SIZE as u64);
         PoolConfig {
-            frames: 16384,
+            frame_pool: None,
+            frames: usize::try_from(frames).unwrap_or(usize::MAX),
             writer_interval_ms: 100,
             dirty_high_percent: 50,
             grow_pages: 128,
@@ -252,17 +293,17 @@ pub struct FlushSummary {
 /// Counters and a snapshot of the frames.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PoolStats {
-    /// Frames in the pool.
+    /// The capacity of the frame pool, which other databases may share.
     pub frames: usize,
-    /// Frames holding a page (findable, loaded).
+    /// Frames holding a page of this database (findable, loaded).
     pub cached: usize,
-    /// Of those, the dirty ones.
+    /// This database's dirty frames.
     pub dirty: usize,
     /// Pages read from the file.
     pub reads: u64,
     /// Pages written to the file, by anyone.
     pub writes: u64,
-    /// Frames taken from one page for another.
+    /// Frames this database's fetches took from a cached page (of any database).
     pub evictions: u64,
     /// `flush_to` calls made for the WAL rule.
     pub wal_flushes: u64,
@@ -309,34 +350,6 @@ fn empty_page() -> Page {
     }
 }
 
-/// A frame's bookkeeping. Every field is protected by `Shared::table`.
-#[derive(Debug, Default)]
-struct Desc {
-    /// The page the frame holds; `None` when free (or discarded while pinned).
-    page: Option<PageId>,
-    /// The image is being read or formatted by the thread that mapped the page.
-    loading: bool,
-    /// Holders of a [`PinnedPage`] plus an in-flight write-out.
-    pins: u32,
-    /// The clock's second chance: set on every pin, cleared as the hand passes.
-    referenced: bool,
-    /// A write-out of this frame is in flight (invariant 4).
-    writing: bool,
-}
-
-/// The page table: the value inside `Shared::table`, so every field is protected by it.
-#[derive(Debug)]
-struct Table {
-    /// Page id to frame index (invariant 1).
-    map: PageMap<usize>,
-    /// One per frame, same index.
-    descs: Vec<Desc>,
-    /// The clock hand: the next frame the victim search looks at.
-    hand: usize,
-    /// Threads sleeping on `Shared::changed`, so that an unpin wakes nobody when nobody waits.
-    waiters: usize,
-}
-
 /// A frame's dirty bookkeeping. Every field is protected by `Frame::dirty`; `version` and
 /// the page image change together, under the write latch (invariant 2).
 #[derive(Debug, Default)]
@@ -364,6 +377,10 @@ struct Frame {
 }
 
 impl Frame {
+    fn new() -> Frame {
+        Frame { latch: RwLock::new(empty_page()), dirty: Mutex::default() }
+    }
+
     fn read_latch(&self) -> RwLockReadGuard<'_, Page> {
         self.latch.read().unwrap_or_else(PoisonError::into_inner)
     }
@@ -402,36 +419,21 @@ enum WriteBy {
     Single,
 }
 
-/// What the clock found.
-enum Victim {
-    /// A frame that can take a new page now.
-    Ready(usize),
-    /// No clean frame, but this dirty one (holding this page) can be written out.
-    Dirty(usize, PageId),
-    /// Every frame is pinned, loading or being written.
-    None,
-}
-
-/// The pool's state, shared by the [`BufferPool`] handle, every [`PinnedPage`] and (weakly)
-/// the background writer.
+/// One database's part of the shared frames: its file, its log, its failure and its
+/// counters. Every frame holding one of its pages points at it (`Desc::owner`), so that a
+/// fetch for any database can write such a page out under this database's WAL rule.
 #[derive(Debug)]
-struct Shared {
+struct Member {
+    /// Tells this database's pages apart from every other's in the page table.
+    key: u64,
     /// Immutable; the file does its own locking.
     file: Arc<DataFile>,
     /// Immutable.
     wal: Arc<dyn WalFlush>,
-    /// Immutable.
+    /// Immutable; its `frame_pool` is `None` (the member does not own the frames).
     config: PoolConfig,
-    /// The frames, a fixed array; each protects itself (see [`Frame`]), and which page each
-    /// holds is under `table`.
-    frames: Box<[Frame]>,
-    /// The page table lock.
-    table: Mutex<Table>,
-    /// Waited on with `table`; signalled when a load or write-out ends or a pin count drops
-    /// to zero (only if `Table::waiters` says someone waits).
-    changed: Condvar,
-    /// Serializes growing the file; held across the growth's I/O, and nothing else is taken
-    /// under it.
+    /// Serializes growing the file; held across the growth's I/O. Nothing is taken under it
+    /// but the table lock, by a failure's discard.
     grow_lock: Mutex<()>,
     /// The first failure of a write-out (invariant 8); set once, then read without a lock.
     failure: OnceLock<String>,
@@ -439,229 +441,56 @@ struct Shared {
     frame_wait_ms: AtomicU64,
     /// Statistics.
     counters: Counters,
+    /// This database's dirty frames; kept with `FramePool::dirty`.
+    dirty: AtomicUsize,
 }
 
-impl Shared {
-    fn table(&self) -> MutexGuard<'_, Table> {
-        lock(&self.table)
-    }
-
+impl Member {
     fn check_failed(&self) -> Result<(), BufferError> {
         match self.failure.get() {
             Some(why) => Err(BufferError::Failed(why.clone())),
             None => Ok(()),
         }
     }
+}
 
-    /// Makes the pool failed (if it was not already) and hands the error back.
-    fn fail(&self, e: BufferError) -> BufferError {
-        let _ = self.failure.set(e.to_string());
+impl Desc {
+    /// Whether the frame holds page `id` of `member` (loaded or not).
+    fn holds(&self, member: &Member, id: PageId) -> bool {
+        self.page == Some(id) && self.owner.as_ref().is_some_and(|o| o.key == member.key)
+    }
+}
+
+impl FramePool {
+    /// Makes `owner` failed (if it was not already) and hands the error back. Its pages are
+    /// discarded: nothing of a failed database is ever written again (invariant 8), so its
+    /// frames are better given to the databases that still work.
+    fn fail(&self, owner: &Member, e: BufferError) -> BufferError {
+        if owner.failure.set(e.to_string()).is_ok() {
+            self.discard(owner);
+        }
         e
     }
 
-    fn notify(&self, table: &Table) {
-        if table.waiters > 0 {
-            self.changed.notify_all();
-        }
-    }
-
-    /// Sleeps until something changes, `deadline`, or one wait slice, whichever comes first.
-    fn wait<'a>(
-        &'a self,
-        mut table: MutexGuard<'a, Table>,
-        deadline: Option<Instant>,
-    ) -> MutexGuard<'a, Table> {
-        let slice = match deadline {
-            Some(d) => WAIT_SLICE.min(d.saturating_duration_since(Instant::now())),
-            None => WAIT_SLICE,
-        };
-        table.waiters += 1;
-        let (mut table, _) =
-            self.changed.wait_timeout(table, slice).unwrap_or_else(PoisonError::into_inner);
-        table.waiters -= 1;
-        table
-    }
-
-    /// Pins page `id`, loading it if it is not cached: from the file, or for `new` as a freshly
-    /// formatted page of that type (which also replaces a cached image).
-    fn pin(self: &Arc<Self>, id: PageId, new: Option<PageType>) -> Result<PinnedPage, BufferError> {
-        // The deadline is read off the clock only when a wait begins: a cached page is the
-        // common case and should not pay for a clock read.
-        let mut deadline = None;
-        let mut table = self.table();
-        loop {
-            self.check_failed()?;
-            if let Some(&f) = table.map.get(&id) {
-                let desc = &mut table.descs[f];
-                if desc.loading {
-                    table = self.wait(table, None);
-                    continue;
-                }
-                desc.pins += 1;
-                desc.referenced = true;
-                drop(table);
-                let pinned = PinnedPage { shared: Arc::clone(self), frame: f, id };
-                if let Some(page_type) = new {
-                    let mut image = self.frames[f].write_latch();
-                    *image = Page::new(id, page_type);
-                    self.frames[f].dirty().version += 1;
-                }
-                return Ok(pinned);
-            }
-            match self.find_victim(&mut table) {
-                Victim::Ready(f) => {
-                    self.install(&mut table, f, id);
-                    drop(table);
-                    if new.is_none() {
-                        crate::io_stats::count_physical_read();
-                    }
-                    return self.load(f, id, new);
-                }
-                Victim::Dirty(f, old) => {
-                    let desc = &mut table.descs[f];
-                    desc.writing = true;
-                    desc.pins += 1;
-                    drop(table);
-                    self.write_out(f, old, WriteBy::Eviction)?;
-                    table = self.table();
-                }
-                Victim::None => {
-                    let wait = Duration::from_millis(self.frame_wait_ms.load(Ordering::Relaxed));
-                    let deadline = *deadline.get_or_insert_with(|| Instant::now() + wait);
-                    if Instant::now() >= deadline {
-                        return Err(BufferError::NoFreeFrame { frames: self.frames.len() });
-                    }
-                    table = self.wait(table, Some(deadline));
-                }
-            }
-        }
-    }
-
-    /// The clock: sweeps at most twice around the frames for an unpinned frame that is free,
-    /// or clean and not recently used; remembers the first dirty one it could write out
-    /// instead.
-    fn find_victim(&self, table: &mut Table) -> Victim {
-        let n = self.frames.len();
-        let mut dirty = None;
-        for _ in 0..2 * n {
-            let f = table.hand;
-            table.hand = (f + 1) % n;
-            let desc = &mut table.descs[f];
-            if desc.pins > 0 || desc.loading || desc.writing {
-                continue;
-            }
-            let Some(page) = desc.page else {
-                return Victim::Ready(f);
-            };
-            if desc.referenced {
-                desc.referenced = false;
-                continue;
-            }
-            // Nobody can dirty an unpinned frame while we hold the table lock (pins are only
-            // taken under it), so "clean" stays true until the frame is remapped.
-            if !self.frames[f].dirty().dirty {
-                return Victim::Ready(f);
-            }
-            if dirty.is_none() {
-                dirty = Some((f, page));
-            }
-        }
-        match dirty {
-            Some((f, page)) => Victim::Dirty(f, page),
-            None => Victim::None,
-        }
-    }
-
-    /// Maps page `id` to frame `f` (free or clean, unpinned), loading and pinned once.
-    fn install(&self, table: &mut Table, f: usize, id: PageId) {
-        let desc = &mut table.descs[f];
-        if let Some(old) = desc.page.take() {
-            table.map.remove(&old);
-            bump(&self.counters.evictions);
-        }
-        let desc = &mut table.descs[f];
-        *desc = Desc { page: Some(id), loading: true, pins: 1, referenced: true, writing: false };
-        table.map.insert(id, f);
-        let mut state = self.frames[f].dirty();
-        *state = DirtyState { version: state.version + 1, ..DirtyState::default() };
-    }
-
-    /// Fills frame `f`, just installed for `id`, and ends its loading state.
-    fn load(
-        self: &Arc<Self>,
+    /// Writes frame `f` (holding page `id` of `owner`) out, if dirty. The caller has set
+    /// `writing` and taken a pin under the table lock; this releases both. Returns whether
+    /// it wrote.
+    fn write_out(
+        &self,
+        owner: &Member,
         f: usize,
         id: PageId,
-        new: Option<PageType>,
-    ) -> Result<PinnedPage, BufferError> {
-        let image = match new {
-            Some(page_type) => Ok(Page::new(id, page_type)),
-            None => self.read(id),
-        };
-        let ok = image.is_ok();
-        if let Ok(page) = image.as_ref() {
-            // Nobody else can hold the latch: the frame was unpinned when installed, and the
-            // loading state keeps everyone who wants the page waiting.
-            self.frames[f].write_latch().clone_from(page);
-        }
-        let mut table = self.table();
-        let desc = &mut table.descs[f];
-        desc.loading = false;
-        if !ok {
-            desc.pins -= 1;
-            // A discard may already have unmapped it.
-            if desc.page == Some(id) {
-                desc.page = None;
-                table.map.remove(&id);
-            }
-        }
-        self.notify(&table);
-        drop(table);
-        image.map(|_| PinnedPage { shared: Arc::clone(self), frame: f, id })
-    }
-
-    /// Reads page `id` from the file: checksum (in [`DataFile::read_page`]), then the record
-    /// area of slotted pages.
-    fn read(&self, id: PageId) -> Result<Page, BufferError> {
-        let page = self.file.read_page(id)?;
-        check_page(&page)?;
-        bump(&self.counters.reads);
-        Ok(page)
-    }
-
-    /// Waits for any write-out of frame `f` to end, then writes it out if it still holds `id`
-    /// and is dirty. Returns whether it wrote.
-    fn flush_frame(&self, f: usize, id: PageId, by: WriteBy) -> Result<bool, BufferError> {
-        let mut table = self.table();
-        loop {
-            self.check_failed()?;
-            let desc = &mut table.descs[f];
-            // Gone (an eviction wrote it first) or discarded: nothing of it is left to write.
-            if desc.page != Some(id) || desc.loading {
-                return Ok(false);
-            }
-            if desc.writing {
-                // The write in flight may have copied the image before changes we must cover.
-                table = self.wait(table, None);
-                continue;
-            }
-            desc.writing = true;
-            desc.pins += 1;
-            break;
-        }
-        drop(table);
-        self.write_out(f, id, by)
-    }
-
-    /// Writes frame `f` (holding `id`) out, if dirty. The caller has set `writing` and taken a
-    /// pin under the table lock; this releases both. Returns whether it wrote.
-    fn write_out(&self, f: usize, id: PageId, by: WriteBy) -> Result<bool, BufferError> {
-        let result = self.write_copy(f, id, by);
-        let frame = &self.frames[f];
+        by: WriteBy,
+    ) -> Result<bool, BufferError> {
+        let result = self.write_copy(owner, f, id, by);
         {
-            let mut state = frame.dirty();
+            let mut state = self.frame(f).dirty();
             if let (Ok(true), Some(copied)) = (&result, state.copied) {
                 if state.version == copied {
-                    state.dirty = false;
+                    if state.dirty {
+                        state.dirty = false;
+                        self.count_dirty(owner, false);
+                    }
                 } else if let Some(lsn) = state.redirtied {
                     state.rec_lsn = lsn;
                 }
@@ -670,16 +499,21 @@ impl Shared {
             state.redirtied = None;
         }
         let mut table = self.table();
-        let desc = &mut table.descs[f];
-        desc.writing = false;
-        desc.pins -= 1;
+        table.descs[f].writing = false;
+        self.unpin(&mut table, f);
         self.notify(&table);
         result
     }
 
-    fn write_copy(&self, f: usize, id: PageId, by: WriteBy) -> Result<bool, BufferError> {
-        self.check_failed()?;
-        let frame = &self.frames[f];
+    fn write_copy(
+        &self,
+        owner: &Member,
+        f: usize,
+        id: PageId,
+        by: WriteBy,
+    ) -> Result<bool, BufferError> {
+        owner.check_failed()?;
+        let frame = self.frame(f);
         let mut copy = {
             let image = if matches!(by, WriteBy::Eviction | WriteBy::Writer) {
                 // The frame was unpinned when chosen; if someone has since pinned and latched
@@ -700,39 +534,188 @@ impl Shared {
             state.copied = Some(state.version);
             image.clone()
         };
+        let counters = &owner.counters;
         let lsn = copy.page_lsn();
         if lsn > 0 {
-            bump(&self.counters.wal_flushes);
-            self.wal.flush_to(lsn).map_err(|e| self.fail(BufferError::Wal(e)))?;
+            bump(&counters.wal_flushes);
+            owner.wal.flush_to(lsn).map_err(|e| self.fail(owner, BufferError::Wal(e)))?;
         }
         if copy.page_id() != id {
             // Written at its own id, the image would overwrite another page.
             let detail = Corruption::Misdirected { found: copy.page_id() };
-            return Err(self.fail(PageError::Corrupt { page_id: id, detail }.into()));
+            return Err(self.fail(owner, PageError::Corrupt { page_id: id, detail }.into()));
         }
-        check_page(&copy).map_err(|e| self.fail(e.into()))?;
-        self.file.write_page(&mut copy).map_err(|e| self.fail(e.into()))?;
-        bump(&self.counters.writes);
+        check_page(&copy).map_err(|e| self.fail(owner, e.into()))?;
+        owner.file.write_page(&mut copy).map_err(|e| self.fail(owner, e.into()))?;
+        bump(&counters.writes);
         match by {
-            WriteBy::Writer => bump(&self.counters.writer_writes),
-            WriteBy::Checkpoint => bump(&self.counters.checkpoint_writes),
+            WriteBy::Writer => bump(&counters.writer_writes),
+            WriteBy::Checkpoint => bump(&counters.checkpoint_writes),
             WriteBy::Eviction | WriteBy::Single => {}
         }
         Ok(true)
     }
+}
 
-    /// Every dirty cached frame as `(frame, page, rec_lsn)`, in frame order: a snapshot taken
-    /// under the table lock, for the checkpoint and the dirty page table.
+/// A database's view of the frames: what [`BufferPool`], every [`PinnedPage`] and (weakly)
+/// the database's background writer share.
+#[derive(Debug)]
+struct Shared {
+    frames: Arc<FramePool>,
+    member: Arc<Member>,
+}
+
+impl Shared {
+    fn fail(&self, e: BufferError) -> BufferError {
+        self.frames.fail(&self.member, e)
+    }
+
+    /// Pins page `id`, loading it if it is not cached: from the file, or for `new` as a freshly
+    /// formatted page of that type (which also replaces a cached image).
+    fn pin(self: &Arc<Self>, id: PageId, new: Option<PageType>) -> Result<PinnedPage, BufferError> {
+        let (frames, member) = (&*self.frames, &self.member);
+        let key = (member.key, id);
+        // The deadline is read off the clock only when a wait begins: a cached page is the
+        // common case and should not pay for a clock read.
+        let mut deadline = None;
+        let mut table = frames.table();
+        loop {
+            member.check_failed()?;
+            if let Some(&f) = table.map.get(&key) {
+                let desc = &mut table.descs[f];
+                if desc.loading {
+                    table = frames.wait(table, None);
+                    continue;
+                }
+                desc.pins += 1;
+                desc.referenced = true;
+                drop(table);
+                let pinned = PinnedPage { shared: Arc::clone(self), frame: f, id };
+                if let Some(page_type) = new {
+                    let frame = frames.frame(f);
+                    let mut image = frame.write_latch();
+                    *image = Page::new(id, page_type);
+                    frame.dirty().version += 1;
+                }
+                return Ok(pinned);
+            }
+            match frames.find_victim(&mut table) {
+                Victim::Ready(f) => {
+                    frames.install(&mut table, f, member, id);
+                    drop(table);
+                    if new.is_none() {
+                        crate::io_stats::count_physical_read();
+                    }
+                    return self.load(f, id, new);
+                }
+                Victim::Dirty(f, owner, old) => {
+                    let desc = &mut table.descs[f];
+                    desc.writing = true;
+                    desc.pins += 1;
+                    drop(table);
+                    let written = frames.write_out(&owner, f, old, WriteBy::Eviction);
+                    // Another database's failed write-out is that database's failure (its
+                    // frames went with it); this fetch goes on looking for a frame.
+                    if let Err(e) = written {
+                        if Arc::ptr_eq(&owner, member) {
+                            return Err(e);
+                        }
+                    }
+                    table = frames.table();
+                }
+                Victim::None => {
+                    let wait = Duration::from_millis(member.frame_wait_ms.load(Ordering::Relaxed));
+                    let deadline = *deadline.get_or_insert_with(|| Instant::now() + wait);
+                    if Instant::now() >= deadline {
+                        return Err(BufferError::NoFreeFrame { frames: frames.capacity() });
+                    }
+                    table = frames.wait(table, Some(deadline));
+                }
+            }
+        }
+    }
+
+    /// Fills frame `f`, just installed for `id`, and ends its loading state.
+    fn load(
+        self: &Arc<Self>,
+        f: usize,
+        id: PageId,
+        new: Option<PageType>,
+    ) -> Result<PinnedPage, BufferError> {
+        let image = match new {
+            Some(page_type) => Ok(Page::new(id, page_type)),
+            None => self.read(id),
+        };
+        let ok = image.is_ok();
+        if let Ok(page) = image.as_ref() {
+            // Nobody else can hold the latch: the frame was unpinned when installed, and the
+            // loading state keeps everyone who wants the page waiting.
+            self.frames.frame(f).write_latch().clone_from(page);
+        }
+        let mut table = self.frames.table();
+        table.descs[f].loading = false;
+        if !ok {
+            // A discard may already have unmapped it.
+            if table.descs[f].holds(&self.member, id) {
+                table.descs[f].page = None;
+                table.map.remove(&(self.member.key, id));
+            }
+            self.frames.unpin(&mut table, f);
+        }
+        self.frames.notify(&table);
+        drop(table);
+        image.map(|_| PinnedPage { shared: Arc::clone(self), frame: f, id })
+    }
+
+    /// Reads page `id` from the file: checksum (in [`DataFile::read_page`]), then the record
+    /// area of slotted pages.
+    fn read(&self, id: PageId) -> Result<Page, BufferError> {
+        let page = self.member.file.read_page(id)?;
+        check_page(&page)?;
+        bump(&self.member.counters.reads);
+        Ok(page)
+    }
+
+    /// Waits for any write-out of frame `f` to end, then writes it out if it still holds `id`
+    /// and is dirty. Returns whether it wrote.
+    fn flush_frame(&self, f: usize, id: PageId, by: WriteBy) -> Result<bool, BufferError> {
+        let mut table = self.frames.table();
+        loop {
+            self.member.check_failed()?;
+            let desc = &mut table.descs[f];
+            // Gone (an eviction wrote it first) or discarded: nothing of it is left to write.
+            if !desc.holds(&self.member, id) || desc.loading {
+                return Ok(false);
+            }
+            if desc.writing {
+                // The write in flight may have copied the image before changes we must cover.
+                table = self.frames.wait(table, None);
+                continue;
+            }
+            desc.writing = true;
+            desc.pins += 1;
+            break;
+        }
+        drop(table);
+        self.frames.write_out(&self.member, f, id, by)
+    }
+
+    /// Every dirty cached frame of this database as `(frame, page, rec_lsn)`, in frame order:
+    /// a snapshot taken under the table lock, for the checkpoint and the dirty page table.
     fn dirty_frames(&self) -> Vec<(usize, PageId, Lsn)> {
-        let table = self.table();
+        if self.member.dirty.load(Ordering::Relaxed) == 0 {
+            return Vec::new();
+        }
+        let table = self.frames.table();
         table
             .descs
             .iter()
             .enumerate()
             .filter(|(_, desc)| !desc.loading)
+            .filter(|(_, desc)| desc.owner.as_ref().is_some_and(|o| o.key == self.member.key))
             .filter_map(|(f, desc)| {
                 let id = desc.page?;
-                let state = self.frames[f].dirty();
+                let state = self.frames.frame(f).dirty();
                 state.dirty.then_some((f, id, state.rec_lsn))
             })
             .collect()
@@ -740,17 +723,18 @@ impl Shared {
 
     /// Makes sure page `id` lies inside the file, growing it by at least `grow_pages`.
     fn ensure_in_file(&self, id: PageId) -> Result<(), BufferError> {
-        if id < self.file.page_count() {
+        let file = &self.member.file;
+        if id < file.page_count() {
             return Ok(());
         }
-        let _grow = lock(&self.grow_lock);
-        let count = self.file.page_count();
+        let _grow = lock(&self.member.grow_lock);
+        let count = file.page_count();
         if id < count {
             return Ok(());
         }
         let needed = id - count + 1;
-        let chunk = self.config.grow_pages.min(u32::MAX - count);
-        match self.file.grow(needed.max(chunk)) {
+        let chunk = self.member.config.grow_pages.min(u32::MAX - count);
+        match file.grow(needed.max(chunk)) {
             Ok(_) => Ok(()),
             // A failed sync may have lost pages written earlier (invariant 8); running out of
             // space while preallocating has not, and is the caller's to report.
@@ -759,54 +743,52 @@ impl Shared {
         }
     }
 
-    /// One round of the background writer (see [`PoolConfig::dirty_high_percent`]).
+    /// One round of the background writer (see [`PoolConfig::dirty_high_percent`]). The
+    /// pressure is the whole pool's; the pages written are this database's, oldest first.
     fn writer_round(&self, control: &WriterControl) {
-        let n = self.frames.len();
+        let (frames, member) = (&*self.frames, &*self.member);
+        let capacity = frames.capacity();
+        let dirty = frames.dirty.load(Ordering::Relaxed);
+        let high = capacity * usize::from(member.config.dirty_high_percent) / 100;
+        // Keep an eighth of the pool clean (or unallocated), so that eviction seldom writes.
+        let keep_clean = (capacity / 8).max(1);
+        let need = dirty.saturating_sub(high).max(dirty.saturating_sub(capacity - keep_clean));
+        if need == 0 || member.dirty.load(Ordering::Relaxed) == 0 {
+            return;
+        }
         let mut candidates = Vec::new();
-        let (mut dirty, mut clean_unpinned) = (0usize, 0usize);
         {
-            let table = self.table();
+            let table = frames.table();
             for (f, desc) in table.descs.iter().enumerate() {
-                let Some(id) = desc.page.filter(|_| !desc.loading) else {
-                    if desc.page.is_none() && desc.pins == 0 {
-                        clean_unpinned += 1;
-                    }
+                if desc.loading || desc.pins > 0 || desc.writing {
+                    continue;
+                }
+                let Some(id) = desc.page.filter(|&id| desc.holds(member, id)) else {
                     continue;
                 };
-                let state = self.frames[f].dirty();
+                let state = frames.frame(f).dirty();
                 if state.dirty {
-                    dirty += 1;
-                    if desc.pins == 0 && !desc.writing {
-                        candidates.push((state.rec_lsn, f, id));
-                    }
-                } else if desc.pins == 0 {
-                    clean_unpinned += 1;
+                    candidates.push((state.rec_lsn, f, id));
                 }
             }
-        }
-        let high = n * usize::from(self.config.dirty_high_percent) / 100;
-        let low_clean = (n / 8).max(1);
-        let need = dirty.saturating_sub(high).max(low_clean.saturating_sub(clean_unpinned));
-        if need == 0 {
-            return;
         }
         // Oldest first: that also advances the minimum rec_lsn, so checkpoints free more log.
         candidates.sort_unstable();
         let mut written = 0;
         for (_, f, id) in candidates {
-            if written >= need || control.stopping() || self.failure.get().is_some() {
+            if written >= need || control.stopping() || member.failure.get().is_some() {
                 return;
             }
             {
-                let mut table = self.table();
+                let mut table = frames.table();
                 let desc = &mut table.descs[f];
-                if desc.page != Some(id) || desc.loading || desc.writing || desc.pins > 0 {
+                if !desc.holds(member, id) || desc.loading || desc.writing || desc.pins > 0 {
                     continue;
                 }
                 desc.writing = true;
                 desc.pins += 1;
             }
-            match self.write_out(f, id, WriteBy::Writer) {
+            match frames.write_out(member, f, id, WriteBy::Writer) {
                 Ok(true) => written += 1,
                 Ok(false) => {}
                 Err(_) => return,
@@ -844,14 +826,37 @@ fn writer_main(pool: Weak<Shared>, control: Arc<WriterControl>, period: Duration
         let Some(pool) = pool.upgrade() else {
             return;
         };
-        if pool.failure.get().is_some() {
+        if pool.member.failure.get().is_some() {
             return;
         }
         pool.writer_round(&control);
     }
 }
 
-/// The buffer pool of one data file. See the module documentation.
+/// What `sys.dm_os_buffer_descriptors` shows of one cached page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageDescriptor {
+    /// The page.
+    pub page_id: PageId,
+    /// Its type, from its header (`None` if the byte is not a known type).
+    pub page_type: Option<PageType>,
+    /// The object and index whose tree or heap it belongs to (0 and 0 for none), and its
+    /// level in a B-tree (0 for leaves and other pages), from its header.
+    pub object_id: u32,
+    /// See `object_id`.
+    pub index_id: u16,
+    /// See `object_id`.
+    pub level: u16,
+    /// Slots of a slotted page (records, ghosts included); 0 for other pages.
+    pub row_count: usize,
+    /// Free bytes of a slotted page; 0 for other pages, whose free space is not tracked.
+    pub free_space: usize,
+    /// The cached image differs from the file's.
+    pub is_modified: bool,
+}
+
+/// One database's buffer pool: its pages, cached in the instance's [`FramePool`]. See the
+/// module documentation.
 pub struct BufferPool {
     shared: Arc<Shared>,
     control: Arc<WriterControl>,
@@ -861,45 +866,43 @@ pub struct BufferPool {
 impl fmt::Debug for BufferPool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BufferPool")
-            .field("file", &self.shared.file.path())
-            .field("config", &self.shared.config)
+            .field("file", &self.shared.member.file.path())
+            .field("config", &self.shared.member.config)
             .field("stats", &self.stats())
-            .field("failure", &self.shared.failure.get())
+            .field("failure", &self.shared.member.failure.get())
             .finish_non_exhaustive()
     }
 }
 
 impl BufferPool {
-    /// A pool of `config.frames` empty frames over `file`, with its background writer started
-    /// (unless `writer_interval_ms` is 0).
+    /// A pool over `file`, caching its pages in `config.frame_pool` (shared with the other
+    /// databases attached to it) or, if that is `None`, in a frame pool of its own of
+    /// `config.frames` frames; with its background writer started (unless
+    /// `writer_interval_ms` is 0).
     pub fn new(
         file: Arc<DataFile>,
         wal: Arc<dyn WalFlush>,
         config: PoolConfig,
     ) -> Result<Arc<BufferPool>, BufferError> {
         config.validate()?;
-        let frames = (0..config.frames)
-            .map(|_| Frame { latch: RwLock::new(empty_page()), dirty: Mutex::default() })
-            .collect();
-        let table = Table {
-            map: PageMap::with_capacity_and_hasher(config.frames, Default::default()),
-            descs: (0..config.frames).map(|_| Desc::default()).collect(),
-            hand: 0,
-            waiters: 0,
+        let mut config = config;
+        let frames = match config.frame_pool.take() {
+            Some(frames) => frames,
+            None => FramePool::new(config.frames)?,
         };
         let period = Duration::from_millis(config.writer_interval_ms);
-        let shared = Arc::new(Shared {
+        let member = Arc::new(Member {
+            key: frames.member_key(),
             file,
             wal,
             config,
-            frames,
-            table: Mutex::new(table),
-            changed: Condvar::new(),
             grow_lock: Mutex::new(()),
             failure: OnceLock::new(),
             frame_wait_ms: AtomicU64::new(FREE_FRAME_WAIT.as_millis() as u64),
             counters: Counters::default(),
+            dirty: AtomicUsize::new(0),
         });
+        let shared = Arc::new(Shared { frames, member });
         let control = Arc::new(WriterControl::default());
         let writer = if period.is_zero() {
             None
@@ -927,7 +930,7 @@ impl BufferPool {
     /// the file if `id` lies past its end. The page is not dirty until the caller's write guard
     /// calls [`PageWriteGuard::mark_dirty`] (the allocation is logged, and so is the format).
     pub fn fetch_new(&self, id: PageId, page_type: PageType) -> Result<PinnedPage, BufferError> {
-        self.shared.check_failed()?;
+        self.shared.member.check_failed()?;
         self.shared.ensure_in_file(id)?;
         self.shared.pin(id, Some(page_type))
     }
@@ -937,7 +940,7 @@ impl BufferPool {
     /// growth that fails (out of space) fails before the log says the change happened, and
     /// the pages already in memory never disagree with the log.
     pub fn reserve(&self, id: PageId) -> Result<(), BufferError> {
-        self.shared.check_failed()?;
+        self.shared.member.check_failed()?;
         self.shared.ensure_in_file(id)
     }
 
@@ -946,24 +949,25 @@ impl BufferPool {
     /// The caller must not hold a latch on a dirty page (the write-out takes its read latch).
     pub fn flush_all(&self) -> Result<FlushSummary, BufferError> {
         let shared = &self.shared;
-        shared.check_failed()?;
+        shared.member.check_failed()?;
         let mut pages_written = 0;
         for (f, id, _) in shared.dirty_frames() {
             if shared.flush_frame(f, id, WriteBy::Checkpoint)? {
                 pages_written += 1;
             }
         }
-        shared.file.sync().map_err(|e| shared.fail(e.into()))?;
+        shared.member.file.sync().map_err(|e| shared.fail(e.into()))?;
         Ok(FlushSummary { pages_written })
     }
 
     /// Writes page `id` if it is cached and dirty (log first); does not sync the file. The
     /// caller must not hold the page's latch.
     pub fn flush_page(&self, id: PageId) -> Result<(), BufferError> {
-        self.shared.check_failed()?;
-        let frame = self.shared.table().map.get(&id).copied();
+        let shared = &self.shared;
+        shared.member.check_failed()?;
+        let frame = shared.frames.table().map.get(&(shared.member.key, id)).copied();
         match frame {
-            Some(f) => self.shared.flush_frame(f, id, WriteBy::Single).map(|_| ()),
+            Some(f) => shared.flush_frame(f, id, WriteBy::Single).map(|_| ()),
             None => Ok(()),
         }
     }
@@ -981,27 +985,17 @@ impl BufferPool {
         self.dirty_page_table().into_iter().map(|(_, lsn)| lsn).min()
     }
 
-    /// Counters, and how many frames are cached and dirty now.
+    /// Counters, and how many frames hold this database's pages and how many of those are
+    /// dirty now. `frames` is the shared pool's capacity.
     pub fn stats(&self) -> PoolStats {
-        let shared = &self.shared;
-        let (mut cached, mut dirty) = (0, 0);
-        {
-            let table = shared.table();
-            for (f, desc) in table.descs.iter().enumerate() {
-                if desc.page.is_some() && !desc.loading {
-                    cached += 1;
-                    if shared.frames[f].dirty().dirty {
-                        dirty += 1;
-                    }
-                }
-            }
-        }
-        let c = &shared.counters;
+        let Shared { frames, member } = &*self.shared;
+        let cached = frames.frames_of(member).len();
+        let c = &member.counters;
         let get = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         PoolStats {
-            frames: shared.frames.len(),
+            frames: frames.capacity(),
             cached,
-            dirty,
+            dirty: member.dirty.load(Ordering::Relaxed),
             reads: get(&c.reads),
             writes: get(&c.writes),
             evictions: get(&c.evictions),
@@ -1011,9 +1005,48 @@ impl BufferPool {
         }
     }
 
+    /// Every cached page of this database, by page id, as `sys.dm_os_buffer_descriptors`
+    /// shows it. Each page is pinned and read-latched in turn, so the caller must hold no
+    /// write latch of this database.
+    pub fn descriptors(&self) -> Vec<PageDescriptor> {
+        let Shared { frames, member } = &*self.shared;
+        let mut out = Vec::new();
+        for (f, id) in frames.frames_of(member) {
+            let pinned = {
+                let mut table = frames.table();
+                let desc = &mut table.descs[f];
+                if !desc.holds(member, id) || desc.loading {
+                    continue;
+                }
+                desc.pins += 1;
+                PinnedPage { shared: Arc::clone(&self.shared), frame: f, id }
+            };
+            let is_modified = frames.frame(f).dirty().dirty;
+            let image = pinned.read();
+            let slotted = is_slotted(image.page_type());
+            out.push(PageDescriptor {
+                page_id: id,
+                page_type: image.page_type(),
+                object_id: image.object_id(),
+                index_id: image.index_id(),
+                level: image.level(),
+                row_count: if slotted { image.slot_count() } else { 0 },
+                free_space: if slotted { image.free_bytes() } else { 0 },
+                is_modified,
+            });
+        }
+        out.sort_unstable_by_key(|d| d.page_id);
+        out
+    }
+
+    /// The instance's frames this pool caches its pages in.
+    pub fn frame_pool(&self) -> &Arc<FramePool> {
+        &self.shared.frames
+    }
+
     /// Why the pool failed, if it did.
     pub fn failure(&self) -> Option<String> {
-        self.shared.failure.get().cloned()
+        self.shared.member.failure.get().cloned()
     }
 
     /// Stops the background writer and waits for it to finish its round. Writes nothing:
@@ -1027,22 +1060,16 @@ impl BufferPool {
         }
     }
 
-    /// Forgets every cached page without writing it (the database is dropped or taken
-    /// offline). Pinned pages stay in their frames for their holders until unpinned, but can
-    /// no longer be found; a write-out in flight completes.
+    /// Forgets every cached page of this database without writing it (the database is
+    /// dropped or taken offline). Pinned pages stay in their frames for their holders until
+    /// unpinned, but can no longer be found; a write-out in flight completes.
     pub fn discard(&self) {
-        let mut table = self.shared.table();
-        table.map.clear();
-        for desc in &mut table.descs {
-            desc.page = None;
-            desc.referenced = false;
-        }
-        self.shared.notify(&table);
+        self.shared.frames.discard(&self.shared.member);
     }
 
     /// The data file.
     pub fn file(&self) -> &Arc<DataFile> {
-        &self.shared.file
+        &self.shared.member.file
     }
 
     /// Sets how long a fetch waits for a frame when all are pinned (default
@@ -1051,13 +1078,17 @@ impl BufferPool {
     #[doc(hidden)]
     pub fn set_free_frame_wait(&self, wait: Duration) {
         let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).min(3_600_000);
-        self.shared.frame_wait_ms.store(ms, Ordering::Relaxed);
+        self.shared.member.frame_wait_ms.store(ms, Ordering::Relaxed);
     }
 }
 
 impl Drop for BufferPool {
+    /// Stops the writer and gives the database's frames back to the shared pool: what is
+    /// still dirty is lost, as it was when each database had a pool of its own (callers
+    /// flush first), and the frames no longer keep the data file open.
     fn drop(&mut self) {
         self.shutdown();
+        self.discard();
     }
 }
 
@@ -1083,25 +1114,21 @@ impl PinnedPage {
 
     /// Takes the page latch shared.
     pub fn read(&self) -> PageReadGuard<'_> {
-        PageReadGuard { image: self.shared.frames[self.frame].read_latch() }
+        PageReadGuard { image: self.shared.frames.frame(self.frame).read_latch() }
     }
 
     /// Takes the page latch exclusively. Every change through the guard must be followed by
     /// [`PageWriteGuard::mark_dirty`] before the guard drops.
     pub fn write(&self) -> PageWriteGuard<'_> {
-        let frame = &self.shared.frames[self.frame];
-        PageWriteGuard { image: frame.write_latch(), frame }
+        let frame = self.shared.frames.frame(self.frame);
+        PageWriteGuard { image: frame.write_latch(), frame, shared: &self.shared }
     }
 }
 
 impl Drop for PinnedPage {
     fn drop(&mut self) {
-        let mut table = self.shared.table();
-        let desc = &mut table.descs[self.frame];
-        desc.pins = desc.pins.saturating_sub(1);
-        if desc.pins == 0 {
-            self.shared.notify(&table);
-        }
+        let mut table = self.shared.frames.table();
+        self.shared.frames.unpin(&mut table, self.frame);
     }
 }
 
@@ -1128,6 +1155,8 @@ impl Deref for PageReadGuard<'_> {
 pub struct PageWriteGuard<'a> {
     image: RwLockWriteGuard<'a, Page>,
     frame: &'a Frame,
+    /// The frame's database, whose dirty count the first change raises.
+    shared: &'a Shared,
 }
 
 impl fmt::Debug for PageWriteGuard<'_> {
@@ -1163,6 +1192,7 @@ impl PageWriteGuard<'_> {
         if !state.dirty {
             state.dirty = true;
             state.rec_lsn = lsn;
+            self.shared.frames.count_dirty(&self.shared.member, true);
         }
         if state.copied.is_some() && state.redirtied.is_none() {
             state.redirtied = Some(lsn);

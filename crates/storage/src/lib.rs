@@ -28,8 +28,8 @@ pub mod redo;
 pub mod slotted;
 
 pub use buffer::{
-    BufferError, BufferPool, FlushSummary, NoWal, PageReadGuard, PageWriteGuard, PinnedPage,
-    PoolConfig, PoolStats, WalFlush,
+    BufferError, BufferPool, FlushSummary, FramePool, NoWal, PageDescriptor, PageReadGuard,
+    PageWriteGuard, PinnedPage, PoolConfig, PoolMemory, PoolStats, WalFlush,
 };
 pub use file::{DataFile, FileError, FileHeader};
 pub use io_stats::{page_reads, PageReads};

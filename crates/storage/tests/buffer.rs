@@ -12,13 +12,20 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use walden_io::{FaultKind, File, FileRef, MemFs, OpenMode, OsFs, SimFs, SplitMix64, Vfs};
+use walden_storage::buffer::default_max_memory_mb;
 use walden_storage::{
-    BufferError, BufferPool, Corruption, DataFile, FileError, Lsn, NoWal, Page, PageError, PageId,
-    PageType, PoolConfig, WalFlush, PAGE_SIZE,
+    BufferError, BufferPool, Corruption, DataFile, FileError, FramePool, Lsn, NoWal, Page,
+    PageError, PageId, PageType, PoolConfig, WalFlush, PAGE_SIZE,
 };
 
 fn config(frames: usize) -> PoolConfig {
-    PoolConfig { frames, writer_interval_ms: 0, dirty_high_percent: 50, grow_pages: 64 }
+    PoolConfig {
+        frame_pool: None,
+        frames,
+        writer_interval_ms: 0,
+        dirty_high_percent: 50,
+        grow_pages: 64,
+    }
 }
 
 fn db_path() -> PathBuf {
@@ -550,7 +557,11 @@ fn a_failed_write_makes_the_pool_fail_stop() {
     assert!(matches!(pool.flush_all(), Err(BufferError::Failed(_))));
     // Never retried, nothing else written.
     assert_eq!(fs.writes(), writes);
-    assert_eq!(pool.stats().dirty, 8);
+    // What a failed pool can never write is forgotten, and its frames go back to the frame
+    // pool for the databases that still work.
+    let stats = pool.stats();
+    assert_eq!((stats.dirty, stats.cached), (0, 0), "{stats:?}");
+    assert_eq!(pool.frame_pool().memory().dirty_frames, 0);
 }
 
 #[test]
@@ -824,8 +835,9 @@ fn config_is_validated() {
     let d = PoolConfig::default();
     assert_eq!(
         (d.frames, d.writer_interval_ms, d.dirty_high_percent, d.grow_pages),
-        (16384, 100, 50, 128)
+        (default_max_memory_mb() as usize * 128, 100, 50, 128)
     );
+    assert!(d.frame_pool.is_none());
 }
 
 #[test]
@@ -834,4 +846,128 @@ fn handles_cross_threads() {
     fn send<T: Send>() {}
     send_sync::<BufferPool>();
     send::<walden_storage::PinnedPage>();
+}
+
+/// A pool attached to `frames`, the frame pool other databases share.
+fn attached(
+    frames: &Arc<FramePool>,
+    file: &Arc<DataFile>,
+    wal: Arc<dyn WalFlush>,
+) -> Arc<BufferPool> {
+    let cfg = PoolConfig { frame_pool: Some(Arc::clone(frames)), ..config(8) };
+    pool(file, wal, cfg)
+}
+
+#[test]
+fn databases_sharing_frames_evict_each_other_under_their_own_wal_rule() {
+    let frames = FramePool::new(16).unwrap();
+    let mut dbs = Vec::new();
+    for _ in 0..3 {
+        let wal = Arc::new(RecordingWal::default());
+        let log = Arc::new(Mutex::new(WriteLog::default()));
+        let fs = WalCheckFs { inner: MemFs::new(), wal: Arc::clone(&wal), log: Arc::clone(&log) };
+        let file = create(&fs, &db_path(), 1);
+        let pool = attached(&frames, &file, wal.clone());
+        dbs.push((pool, wal, log));
+    }
+    // Interleaved, so that each database's fetches evict the others' dirty pages; each
+    // database's LSNs run on its own (its log is its own), and all of them far past the others'.
+    let mut rng = SplitMix64::new(27);
+    let mut lsns = [0u64, 1 << 40, 2 << 40];
+    for id in 1..=100 {
+        for (d, (pool, _, _)) in dbs.iter().enumerate() {
+            lsns[d] += 1 + rng.below(20);
+            put(pool, id, d as u64, lsns[d]);
+        }
+    }
+    for (d, (pool, _, _)) in dbs.iter().enumerate() {
+        for id in 1..=100 {
+            assert_eq!(record(pool, id), payload(id, d as u64), "database {d} page {id}");
+        }
+    }
+    let memory = frames.memory();
+    assert_eq!((memory.capacity_frames, memory.allocated_frames), (16, 16), "{memory:?}");
+    let cached: usize = dbs.iter().map(|(pool, _, _)| pool.stats().cached).sum();
+    assert_eq!(cached, memory.cached_frames);
+    assert!(cached <= 16);
+    for (pool, wal, log) in &dbs {
+        let log = log.lock().unwrap();
+        assert!(log.violations.is_empty(), "written before their log: {:?}", log.violations);
+        let stats = pool.stats();
+        assert!(stats.writes >= 100 - 16 && stats.evictions > 0, "{stats:?}");
+        // Only this database's log was asked to flush for its pages, whoever evicted them.
+        assert_eq!(wal.calls.lock().unwrap().len() as u64, stats.wal_flushes);
+    }
+}
+
+#[test]
+fn frames_are_allocated_as_pages_need_them_and_given_back_when_a_database_goes() {
+    let frames = FramePool::new(10_000).unwrap();
+    assert_eq!(frames.memory().allocated_frames, 0);
+    let fs = MemFs::new();
+    let file = create(&fs, &db_path(), 1);
+    let first = attached(&frames, &file, Arc::new(NoWal));
+    for id in 1..=3 {
+        put(&first, id, 0, u64::from(id));
+    }
+    let memory = frames.memory();
+    assert_eq!((memory.allocated_frames, memory.cached_frames, memory.dirty_frames), (3, 3, 3));
+    assert_eq!(first.stats().frames, 10_000);
+    // A dropped pool's frames go back, dirty or not, and the next database reuses them.
+    drop(first);
+    let memory = frames.memory();
+    assert_eq!((memory.allocated_frames, memory.cached_frames, memory.dirty_frames), (3, 0, 0));
+    let other = create(&fs, Path::new("/db/other.mdf"), 1);
+    let second = attached(&frames, &other, Arc::new(NoWal));
+    for id in 1..=3 {
+        put(&second, id, 1, u64::from(id));
+    }
+    assert_eq!(frames.memory().allocated_frames, 3);
+    assert_eq!(second.dirty_page_table().len(), 3);
+}
+
+#[test]
+fn a_failed_database_gives_its_frames_back_and_the_others_go_on() {
+    let frames = FramePool::new(8).unwrap();
+    let sim = SimFs::new(3);
+    let failing = attached(&frames, &create(&sim, &db_path(), 64), Arc::new(NoWal));
+    for id in 1..=8 {
+        put(&failing, id, 0, u64::from(id));
+    }
+    let fs = MemFs::new();
+    let healthy = attached(&frames, &create(&fs, &db_path(), 1), Arc::new(NoWal));
+    sim.fail_nth_write(1, FaultKind::Eio);
+    // Every frame holds a dirty page of the failing database: the healthy one's fetch evicts
+    // one, the write fails, and the healthy fetch goes on with the frames given back.
+    for id in 1..=20 {
+        put(&healthy, id, 5, u64::from(id));
+    }
+    assert!(failing.failure().unwrap().contains("write"));
+    assert!(healthy.failure().is_none());
+    assert!(matches!(failing.fetch(1), Err(BufferError::Failed(_))));
+    for id in 1..=20 {
+        assert_eq!(record(&healthy, id), payload(id, 5));
+    }
+    assert_eq!(failing.stats().cached, 0);
+}
+
+#[test]
+fn descriptors_show_each_cached_page() {
+    let fs = MemFs::new();
+    let file = create(&fs, &db_path(), 1);
+    let pool = pool(&file, Arc::new(NoWal), config(8));
+    for id in 1..=3 {
+        put(&pool, id, 0, u64::from(id));
+    }
+    pool.flush_page(2).unwrap();
+    let found = pool.descriptors();
+    let ids: Vec<PageId> = found.iter().map(|d| d.page_id).collect();
+    assert_eq!(ids, [1, 2, 3]);
+    for d in &found {
+        assert_eq!(d.page_type, Some(PageType::Heap));
+        assert_eq!(d.row_count, 1);
+        let record = payload(d.page_id, 0).len() + walden_storage::SLOT_SIZE;
+        assert_eq!(d.free_space, PAGE_SIZE - walden_storage::HEADER_SIZE - record);
+        assert_eq!(d.is_modified, d.page_id != 2, "{d:?}");
+    }
 }

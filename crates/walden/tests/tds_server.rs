@@ -233,6 +233,64 @@ fn walden_toml_configures_the_server_and_flags_and_variables_win_over_it() {
 }
 
 #[test]
+fn max_server_memory_mb_sizes_the_one_buffer_pool_from_a_flag_or_a_variable() {
+    let server = Server::start(&["--max-server-memory-mb", "200"]);
+    let seen = server.startup();
+    assert!(seen.iter().any(|l| l.contains("max_server_memory_mb = 200")), "{seen:?}");
+    runtime().block_on(async {
+        let mut client = connect(server.port, PASSWORD).await.unwrap();
+        client.simple_query("CREATE DATABASE a; CREATE DATABASE b").await.unwrap();
+        let rows = first_rows(
+            &mut client,
+            "SELECT value FROM sys.configurations WHERE name = 'max server memory (MB)'",
+        )
+        .await;
+        assert_eq!(rows[0].get::<i32, _>(0), Some(200));
+        // One clerk for the pool all the databases share: 200 MB reserved, a little used.
+        let rows = first_rows(
+            &mut client,
+            "SELECT type, pages_kb, virtual_memory_reserved_kb FROM sys.dm_os_memory_clerks",
+        )
+        .await;
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].get::<&str, _>(0), Some("MEMORYCLERK_SQLBUFFERPOOL"));
+        let used = rows[0].get::<i64, _>(1).unwrap();
+        assert!(used > 0 && used < 20 * 1024, "{used} KB");
+        assert_eq!(rows[0].get::<i64, _>(2), Some(200 * 1024));
+        let rows = first_rows(
+            &mut client,
+            "SELECT COUNT(DISTINCT database_id) FROM sys.dm_os_buffer_descriptors",
+        )
+        .await;
+        assert!(rows[0].get::<i32, _>(0).unwrap() >= 4, "master, tempdb, a and b");
+    });
+    drop(server);
+
+    let server = Server::start_with(&[], &[("WALDEN_MAX_SERVER_MEMORY_MB", "300")]);
+    let seen = server.startup();
+    assert!(seen.iter().any(|l| l.contains("max_server_memory_mb = 300")), "{seen:?}");
+    drop(server);
+
+    // A size the pool cannot have stops the server at start, naming the setting.
+    let dir = tempfile::tempdir().unwrap();
+    for bad in [&["--max-server-memory-mb", "0"][..], &["--max-server-memory-mb", "lots"][..]] {
+        let out = serve_command(&dir.path().join("data")).args(bad).output().unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("max-server-memory-mb") || stderr.contains("max_server_memory_mb"),
+            "{stderr}"
+        );
+    }
+    let out = serve_command(&dir.path().join("data"))
+        .env("WALDEN_MAX_SERVER_MEMORY_MB", "-5")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("WALDEN_MAX_SERVER_MEMORY_MB"));
+}
+
+#[test]
 fn tiberius_views_functions_and_identity_insert() {
     let server = Server::start(&[]);
     runtime().block_on(async {

@@ -127,6 +127,9 @@ const SP_DATABASES: &str = "SELECT CAST(d.name AS NVARCHAR(128)) AS DATABASE_NAM
      FROM sys.databases d JOIN sys.master_files f ON f.database_id = d.database_id \
      GROUP BY d.name ORDER BY d.name";
 
+/// The configuration id of 'show advanced options'.
+const SHOW_ADVANCED_OPTIONS: i64 = 518;
+
 /// `sp_configure`'s columns over `sys.configurations`.
 const SP_CONFIGURE: &str = "SELECT name, CAST(minimum AS INT) AS minimum, \
      CAST(maximum AS INT) AS maximum, CAST(value AS INT) AS config_value, \
@@ -528,16 +531,22 @@ impl Run<'_> {
         Ok(format!("CREATE TYPE {owner}{} FROM {base} {null}", bracketed(&name)))
     }
 
-    /// `sp_configure [option [, value]]`: the options of `sys.configurations`, by name. As
+    /// `sp_configure [option [, value]]`: the options of `sys.configurations`, by name. While
     /// 'show advanced options' is 0, only the options that are not advanced are listed or
     /// found (SQL Server's error 15123 for the others); a name matches the options that
-    /// contain it unless one is named exactly. Walden's options are read-only (they come from
-    /// `walden.toml` and the command line): a new value is refused with error 15247.
+    /// contain it unless one is named exactly. 'show advanced options' is the one option that
+    /// can be set (0 or 1, for the whole server, at once: RECONFIGURE has nothing to install),
+    /// as scripts do before `sp_configure 'max server memory (MB)'`. The others are read-only
+    /// (they come from `walden.toml` and the command line): a new value is refused with error
+    /// 15247.
     fn sp_configure(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         let args = self.procedure_arguments("sp_configure", p, &["@configname", "@configvalue"])?;
-        let visible = || CONFIGURATIONS.iter().filter(|o| !o.is_advanced);
+        let counters = &self.s.counters;
+        let advanced = counters.show_advanced();
+        let visible = || CONFIGURATIONS.iter().filter(|o| advanced || !o.is_advanced);
         let Some(name) = args[0].as_ref().map(scalar::to_text) else {
-            return Ok(format!("{SP_CONFIGURE} WHERE is_advanced = 0 ORDER BY name"));
+            let filter = if advanced { "" } else { " WHERE is_advanced = 0" };
+            return Ok(format!("{SP_CONFIGURE}{filter} ORDER BY name"));
         };
         let wanted = name.trim().to_lowercase();
         let exact: Vec<i64> =
@@ -556,14 +565,44 @@ impl Run<'_> {
                 ),
             ));
         }
-        if args[1].is_some() {
-            return Err(if ids.len() > 1 {
-                SqlError::new(15124, format!("The configuration option '{name}' is not unique."))
-            } else {
-                // SQL Server's text: Walden's options are read-only for everyone (they come
-                // from walden.toml and the command line; docs/serve.md).
-                SqlError::new(15247, "User does not have permission to perform this action.")
-            });
+        if let Some(value) = &args[1] {
+            return match ids.as_slice() {
+                [SHOW_ADVANCED_OPTIONS] => {
+                    let new = match scalar::to_text(value).trim() {
+                        "0" => false,
+                        "1" => true,
+                        other => {
+                            return Err(SqlError::new(
+                                15129,
+                                format!(
+                                    "'{other}' is not a valid value for configuration option \
+                                     'show advanced options'."
+                                ),
+                            ))
+                        }
+                    };
+                    let old = counters.set_show_advanced(new);
+                    // SQL Server's message 15457, as an informational message.
+                    Ok(format!(
+                        "PRINT N'Configuration option ''show advanced options'' changed from {} \
+                         to {}. Run the RECONFIGURE statement to install.'",
+                        u8::from(old),
+                        u8::from(new)
+                    ))
+                }
+                [_] => {
+                    // SQL Server's text: Walden's options are read-only for everyone (they
+                    // come from walden.toml and the command line; docs/serve.md).
+                    Err(SqlError::new(
+                        15247,
+                        "User does not have permission to perform this action.",
+                    ))
+                }
+                _ => Err(SqlError::new(
+                    15124,
+                    format!("The configuration option '{name}' is not unique."),
+                )),
+            };
         }
         let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
         Ok(format!("{SP_CONFIGURE} WHERE configuration_id IN ({}) ORDER BY name", ids.join(", ")))

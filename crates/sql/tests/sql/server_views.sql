@@ -43,7 +43,8 @@ GO
 SELECT configuration_id, name, value, minimum, maximum, value_in_use, is_dynamic, is_advanced
 FROM sys.configurations WHERE name <> 'max server memory (MB)' ORDER BY configuration_id
 SELECT description FROM sys.configurations WHERE configuration_id IN (1539, 1581) ORDER BY 1
--- max server memory is the buffer pools' capacity: 128 MB a database by default.
+-- max server memory is max_server_memory_mb, the one buffer pool's size: a quarter of the
+-- machine's memory by default.
 SELECT CASE WHEN value = value_in_use AND value >= 128 THEN 'ok' END AS max_memory
 FROM sys.configurations WHERE name = 'max server memory (MB)'
 GO
@@ -58,8 +59,12 @@ EXEC sp_configure 'max server memory (MB)'
 GO
 EXEC sp_configure 'no such option'
 GO
--- Walden's options are read-only.
+-- 'show advanced options' is the one option a client sets (server-wide, at once): it shows
+-- the advanced options, as in SQL Server. The others are read-only.
 EXEC sp_configure 'show advanced options', 1
+RECONFIGURE
+EXEC sp_configure 'max degree of parallelism'
+EXEC sp_configure 'show advanced options', 0
 GO
 EXEC sp_configure 'c', 1
 GO

@@ -36,6 +36,8 @@ pub struct FileConfig {
     pub prelogin_timeout_secs: Option<u64>,
     /// Connections that have not finished logging in kept at once.
     pub max_pending_logins: Option<usize>,
+    /// The buffer pool's size in MB, shared by every database.
+    pub max_server_memory_mb: Option<u64>,
 }
 
 impl FileConfig {
@@ -94,6 +96,7 @@ mod tests {
             login_timeout_secs = 5
             prelogin_timeout_secs = 2
             max_pending_logins = 16
+            max_server_memory_mb = 512
         "#;
         let mut config = FileConfig::parse(text).expect("valid");
         config.resolve_paths(Path::new("/srv/walden"));
@@ -108,11 +111,16 @@ mod tests {
         assert_eq!(config.login_timeout_secs, Some(5));
         assert_eq!(config.prelogin_timeout_secs, Some(2));
         assert_eq!(config.max_pending_logins, Some(16));
+        assert_eq!(config.max_server_memory_mb, Some(512));
 
         let error = FileConfig::parse("prot = 1433").expect_err("misspelt key");
         assert!(error.contains("prot"), "{error}");
         let error = FileConfig::parse("port = \"x\"").expect_err("wrong type");
         assert!(error.contains("port"), "{error}");
+        let error = FileConfig::parse("max_server_memory_mb = -1").expect_err("negative");
+        assert!(error.contains("max_server_memory_mb"), "{error}");
+        let error = FileConfig::parse("max_server_memory_mb = \"1GB\"").expect_err("unit");
+        assert!(error.contains("max_server_memory_mb"), "{error}");
         assert_eq!(FileConfig::parse("").expect("empty"), FileConfig::default());
     }
 }

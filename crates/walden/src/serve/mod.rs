@@ -35,6 +35,7 @@ use walden_engine::types::Date;
 use walden_engine::{EventLevel, EventLog, Instance, InstanceConfig};
 use walden_sql::exec::sysviews::format_lsn;
 use walden_sql::exec::sysviews::ServerCounters;
+use walden_storage::buffer::{default_max_memory_mb, MIN_MEMORY_MB};
 
 /// The data directory when neither `--data`, `WALDEN_DATA` nor `walden.toml` names one.
 const DEFAULT_DATA_DIR: &str = "walden-data";
@@ -52,6 +53,10 @@ const DEFAULT_PRELOGIN_TIMEOUT_SECS: u64 = 5;
 /// of them is closed to make room, so that a flood of half-open sockets can neither hold more
 /// threads than this nor keep a real client (which logs in within milliseconds) out.
 const DEFAULT_MAX_PENDING_LOGINS: usize = 128;
+
+/// The largest `max_server_memory_mb`: SQL Server's largest `max server memory (MB)`.
+const MAX_MEMORY_MB: u64 = 2_147_483_647;
+
 /// How often the accept loop looks at the shutdown flag.
 const ACCEPT_POLL: Duration = Duration::from_millis(50);
 
@@ -92,6 +97,11 @@ pub struct ServeArgs {
     /// closed [default: $WALDEN_MAX_PENDING_LOGINS, else 128].
     #[arg(long)]
     max_pending_logins: Option<usize>,
+    /// The buffer pool's size in MB, shared by every database (SQL Server's `max server
+    /// memory`); frames are allocated as pages need them, up to this [default:
+    /// $WALDEN_MAX_SERVER_MEMORY_MB, else a quarter of the machine's memory].
+    #[arg(long)]
+    max_server_memory_mb: Option<u64>,
     /// TLS, negotiated in PRELOGIN: `off`, or `self-signed` (a certificate for localhost and
     /// 127.0.0.1 generated at start) [default: $WALDEN_TLS, else on with --tls-cert if
     /// given, else off].
@@ -212,6 +222,22 @@ fn setting<T>(
     Ok(file)
 }
 
+/// `max_server_memory_mb` if it is one the pool can be built with.
+fn checked_memory_mb(mb: u64) -> Result<u64, String> {
+    if (MIN_MEMORY_MB..=MAX_MEMORY_MB).contains(&mb) {
+        Ok(mb)
+    } else {
+        Err(format!(
+            "max_server_memory_mb must be from {MIN_MEMORY_MB} to {MAX_MEMORY_MB}, not {mb}"
+        ))
+    }
+}
+
+/// The frames of 8 KiB in `mb` MiB.
+fn memory_frames(mb: u64) -> usize {
+    usize::try_from(mb.saturating_mul(128)).unwrap_or(usize::MAX)
+}
+
 pub fn run(args: ServeArgs) -> Result<(), String> {
     let explicit = args.config.clone().or_else(|| env("WALDEN_CONFIG").map(PathBuf::from));
     let (file, file_path) = config::FileConfig::load(explicit.as_deref())?;
@@ -245,6 +271,15 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     )?
     .unwrap_or(DEFAULT_MAX_PENDING_LOGINS)
     .max(1);
+    let max_server_memory_mb = setting(
+        args.max_server_memory_mb,
+        "WALDEN_MAX_SERVER_MEMORY_MB",
+        file.max_server_memory_mb,
+        |t| t.parse().ok(),
+    )?
+    .map(checked_memory_mb)
+    .transpose()?
+    .unwrap_or_else(default_max_memory_mb);
     let tls_mode =
         match file.tls.as_deref() {
             Some(text) => Some(TlsMode::from_str(text, true).map_err(|_| {
@@ -263,7 +298,9 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         log_line!(info, "configuration: {}", path.display());
     }
     log_line!(info, "data directory: {}", data.display());
+    log_line!(info, "buffer pool: max_server_memory_mb = {max_server_memory_mb}");
     let mut config = InstanceConfig::default();
+    config.database.pool.frames = memory_frames(max_server_memory_mb);
     // The engine's state changes (online, offline with the cause, recovery pending or suspect
     // with the reason) go to this log, timestamped like every other line.
     config.database.events = EventLog::new(|level, message| {
@@ -493,5 +530,17 @@ mod tests {
             last_commit_text(0x1517, 0),
             "last recovered commit LSN 00000000:00001517:0001 at 1970-01-01 00:00:00.000000 UTC"
         );
+    }
+
+    #[test]
+    fn max_server_memory_mb_is_checked_and_counted_in_frames() {
+        assert_eq!(checked_memory_mb(1), Ok(1));
+        assert_eq!(checked_memory_mb(4096), Ok(4096));
+        let error = checked_memory_mb(0).expect_err("zero");
+        assert!(error.contains("max_server_memory_mb must be from 1"), "{error}");
+        assert!(checked_memory_mb(MAX_MEMORY_MB + 1).is_err());
+        assert_eq!(memory_frames(1), 128);
+        assert_eq!(memory_frames(1024), 131_072);
+        assert!(default_max_memory_mb() >= MIN_MEMORY_MB);
     }
 }

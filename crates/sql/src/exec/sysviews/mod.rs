@@ -12,6 +12,7 @@
 //! * `dmv`: `sys.dm_os_performance_counters`, `sys.dm_io_virtual_file_stats`,
 //!   `sys.dm_os_wait_stats`, `sys.dm_db_log_stats`.
 //! * `dblog`: `sys.fn_dblog`.
+//! * `memory`: `sys.dm_os_buffer_descriptors`, `sys.dm_os_memory_clerks`.
 //! * `server`: `sys.dm_os_sys_info`, `sys.server_principals`, `sys.database_principals`,
 //!   `sys.sql_logins`, `sys.configurations`, `sys.sysprocesses`.
 //! * `constraints`: `sys.key_constraints`, `sys.default_constraints`, `sys.check_constraints`,
@@ -29,13 +30,14 @@ mod constraints;
 mod dblog;
 mod dmv;
 mod information_schema;
+mod memory;
 mod server;
 mod sessions;
 #[cfg(test)]
 mod tests;
 mod transactions;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -66,6 +68,9 @@ pub struct ServerCounters {
     batches: AtomicU64,
     /// The connected sessions, for `sys.dm_exec_sessions` and `sys.dm_exec_requests`.
     pub(crate) sessions: SessionRegistry,
+    /// `sp_configure 'show advanced options'`: the one option a client may set, since it
+    /// changes only what `sp_configure` lists.
+    show_advanced: AtomicBool,
 }
 
 /// The moment the counters were created; its own type so that [`ServerCounters`] can derive
@@ -88,6 +93,16 @@ impl ServerCounters {
     /// Batches counted so far.
     pub fn batch_requests(&self) -> u64 {
         self.batches.load(Ordering::Relaxed)
+    }
+
+    /// Whether `sp_configure` lists and finds the advanced options.
+    pub(crate) fn show_advanced(&self) -> bool {
+        self.show_advanced.load(Ordering::Relaxed)
+    }
+
+    /// Sets 'show advanced options'; returns the value it had.
+    pub(crate) fn set_show_advanced(&self, show: bool) -> bool {
+        self.show_advanced.swap(show, Ordering::Relaxed)
     }
 
     /// Milliseconds since the counters were created.
@@ -228,6 +243,8 @@ pub fn system_view(
         "systypes" => (None, |c, _| Ok(compat::systypes(c))),
         "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
+        "dm_os_buffer_descriptors" => (None, |c, _| Ok(memory::buffer_descriptors(c))),
+        "dm_os_memory_clerks" => (None, |c, _| Ok(memory::memory_clerks(c))),
         "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
         "dm_tran_active_transactions" => (None, |c, _| Ok(transactions::active_transactions(c))),
         "dm_tran_session_transactions" => (None, |c, _| Ok(transactions::session_transactions(c))),

@@ -110,12 +110,11 @@ impl SysInfo {
     fn read(ctx: &ViewContext<'_>) -> SysInfo {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
         let (sockets, cores, hypervisor) = cpu_topology().unwrap_or((1, None, false));
-        let (mut committed, mut target) = (0u64, 0u64);
-        for db in ctx.instance.databases() {
-            let stats = db.space().pool().stats();
-            committed += stats.cached as u64 * super::PAGE_BYTES / 1024;
-            target += stats.frames as u64 * super::PAGE_BYTES / 1024;
-        }
+        // The buffer pool is the memory Walden commits to and targets: what it has
+        // allocated, and `max_server_memory_mb`.
+        let memory = ctx.instance.frame_pool().memory();
+        let committed = memory.allocated_bytes() / 1024;
+        let target = memory.capacity_frames as u64 * super::PAGE_BYTES / 1024;
         let uptime_ms = ctx.counters.uptime_ms();
         // Without /proc/uptime the machine's clock is taken to start with the instance.
         let ms_ticks = machine_uptime_ms().unwrap_or(uptime_ms).max(uptime_ms);
@@ -367,15 +366,9 @@ pub(crate) struct ConfigOption {
     pub(crate) is_advanced: bool,
 }
 
-/// The buffer pools' capacity in MB: what Walden's database pages may take (each database
-/// has a pool of `pool.frames` pages, set in `walden.toml`).
+/// `max_server_memory_mb`: the capacity of the buffer pool every database shares, in MB.
 fn buffer_pool_mb(ctx: &ViewContext<'_>) -> i64 {
-    let bytes: u64 = ctx
-        .instance
-        .databases()
-        .iter()
-        .map(|db| db.space().pool().stats().frames as u64 * super::PAGE_BYTES)
-        .sum();
+    let bytes = ctx.instance.frame_pool().capacity() as u64 * super::PAGE_BYTES;
     i64::try_from(bytes >> 20).unwrap_or(i64::MAX)
 }
 
@@ -419,7 +412,7 @@ pub(crate) const CONFIGURATIONS: [ConfigOption; 12] = [
         name: "show advanced options",
         minimum: 0,
         maximum: 1,
-        value: |_| 0,
+        value: |c| i64::from(c.counters.show_advanced()),
         description: "show advanced options",
         is_dynamic: true,
         is_advanced: false,

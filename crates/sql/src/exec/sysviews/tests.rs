@@ -696,3 +696,80 @@ fn log_space_usage_and_log_info_describe_the_log_file() {
     assert_eq!(get(&rs, &rs.rows[0], "current_vlf_sequence_number"), &Value::BigInt(1));
     assert!(f.view("dm_db_log_info", &[Value::Int(2)]).rows.is_empty(), "tempdb keeps no log");
 }
+
+#[test]
+fn buffer_descriptors_list_the_cached_pages_of_every_database() {
+    let f = Fixture::new();
+    f.insert(CommitOption::Unspecified);
+    let rs = f.view("dm_os_buffer_descriptors", &[]);
+    assert_eq!(
+        names(&rs),
+        [
+            "database_id",
+            "file_id",
+            "page_id",
+            "page_level",
+            "allocation_unit_id",
+            "page_type",
+            "row_count",
+            "free_space_in_bytes",
+            "is_modified",
+            "numa_node",
+            "is_in_bpool_extension",
+        ]
+    );
+    let of = |id: u32| -> Vec<&Vec<Value>> {
+        rs.rows.iter().filter(|r| get(&rs, r, "database_id") == &Value::Int(id as i32)).collect()
+    };
+    // Each database's cached pages, once each; master's are there too.
+    let mine = of(f.db.id());
+    assert_eq!(mine.len(), f.db.space().pool().stats().cached);
+    assert!(!of(1).is_empty());
+    assert!(rs.rows.len() <= 64, "more pages than frames: {}", rs.rows.len());
+    // The table's leaf holds the row just inserted, not yet written.
+    let table = match &*f.db.table("dbo", "t").unwrap() {
+        Object::Table(t) => t.id,
+        _ => unreachable!(),
+    };
+    let unit = Value::BigInt((i64::from(table) << 16) | 1);
+    let leaf = mine
+        .iter()
+        .find(|r| get(&rs, r, "allocation_unit_id") == &unit)
+        .unwrap_or_else(|| panic!("the table's leaf is not cached: {mine:?}"));
+    assert_eq!(get(&rs, leaf, "page_type"), &nstr("DATA_PAGE"));
+    assert_eq!(get(&rs, leaf, "page_level"), &Value::Int(0));
+    assert_eq!(get(&rs, leaf, "row_count"), &Value::Int(1));
+    assert!(
+        matches!(get(&rs, leaf, "free_space_in_bytes"), Value::Int(n) if *n > 7000 && *n < 8096)
+    );
+    assert_eq!(get(&rs, leaf, "is_modified"), &Value::Bit(true));
+    // A checkpoint writes every dirty page of the database.
+    f.db.checkpoint().unwrap();
+    let rs = f.view("dm_os_buffer_descriptors", &[]);
+    let dirty = rs.rows.iter().filter(|r| {
+        get(&rs, r, "database_id") == &Value::Int(f.db.id() as i32)
+            && get(&rs, r, "is_modified") == &Value::Bit(true)
+    });
+    assert_eq!(dirty.count(), 0);
+}
+
+#[test]
+fn memory_clerks_and_sys_info_show_the_one_buffer_pool() {
+    let f = Fixture::new();
+    let rs = f.view("dm_os_memory_clerks", &[]);
+    assert_eq!(rs.rows.len(), 1);
+    let clerk = &rs.rows[0];
+    assert_eq!(get(&rs, clerk, "type"), &nstr("MEMORYCLERK_SQLBUFFERPOOL"));
+    let memory = f.instance.frame_pool().memory();
+    assert!(memory.allocated_frames > 0);
+    assert_eq!(bigint(get(&rs, clerk, "pages_kb")), memory.allocated_frames as i64 * 8);
+    // 64 frames for the instance, whatever the number of databases.
+    assert_eq!(bigint(get(&rs, clerk, "virtual_memory_reserved_kb")), 64 * 8);
+    assert_eq!(bigint(get(&rs, clerk, "page_size_in_bytes")), 8192);
+    let info = f.view("dm_os_sys_info", &[]);
+    assert_eq!(bigint(get(&info, &info.rows[0], "committed_target_kb")), 64 * 8);
+    assert_eq!(
+        bigint(get(&info, &info.rows[0], "committed_kb")),
+        memory.allocated_frames as i64 * 8
+    );
+}

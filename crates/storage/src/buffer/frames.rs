@@ -1,0 +1,418 @@
+//! The instance's frames: the memory every database's [`BufferPool`](super::BufferPool) caches
+//! its pages in, the page table that says which page each frame holds, and the choice of a
+//! frame for a page that is not cached (a free frame, a new frame, or a victim of the clock).
+//!
+//! One [`FramePool`] serves every database of an instance, as SQL Server's buffer pool does:
+//! its size is the instance's memory budget (`max_server_memory_mb`), not a number per
+//! database. Frames are allocated as they are first needed, a segment of [`SEGMENT`] at a time,
+//! so an idle instance with many databases holds only the frames its pages have used.
+//!
+//! Which database a frame belongs to is part of its page table entry (a page is named by the
+//! database's member key and its page id), and the frame's `Desc::owner` is that database's
+//! state: its file, its log (for the WAL rule) and its failure. Eviction may therefore write a
+//! page of one database while fetching a page of another; it does so holding no lock of the
+//! pool, and only the pins it took itself (see `docs/architecture.md`, "Buffer pool").
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Instant;
+
+use std::collections::HashMap;
+
+use super::{bump, lock, BufferError, DirtyState, Frame, Member, MIN_FRAMES, WAIT_SLICE};
+use crate::hash::FastBuild;
+use crate::page::{PageId, PAGE_SIZE};
+
+/// Frames allocated together: 64 frames, 512 KiB of page images. Small enough that an idle
+/// database costs little, large enough that the segment table of a large pool stays small.
+pub(super) const SEGMENT: usize = 64;
+
+/// A page's name in the shared page table: the member key of its database, and its page id.
+pub(super) type PageKey = (u64, PageId);
+
+/// A frame's bookkeeping. Every field is protected by `FramePool::table`.
+#[derive(Debug, Default)]
+pub(super) struct Desc {
+    /// The database whose page the frame holds, or last held while it is pinned after a
+    /// discard; `None` once the frame is free.
+    pub(super) owner: Option<Arc<Member>>,
+    /// The page the frame holds (of `owner`); `None` when free or discarded.
+    pub(super) page: Option<PageId>,
+    /// The image is being read or formatted by the thread that mapped the page.
+    pub(super) loading: bool,
+    /// Holders of a [`PinnedPage`](super::PinnedPage) plus an in-flight write-out.
+    pub(super) pins: u32,
+    /// The clock's second chance: set on every pin, cleared as the hand passes.
+    pub(super) referenced: bool,
+    /// A write-out of this frame is in flight (invariant 4).
+    pub(super) writing: bool,
+}
+
+/// The page table: the value inside `FramePool::table`, so every field is protected by it.
+#[derive(Debug)]
+pub(super) struct Table {
+    /// Page to frame index (invariant 1).
+    pub(super) map: HashMap<PageKey, usize, FastBuild>,
+    /// One per allocated frame, same index; it only grows, up to the pool's capacity.
+    pub(super) descs: Vec<Desc>,
+    /// Allocated frames that hold no page and are not pinned: each such frame is here
+    /// exactly once, and the clock never hands one out.
+    pub(super) free: Vec<usize>,
+    /// The clock hand: the next frame the victim search looks at.
+    pub(super) hand: usize,
+    /// Threads sleeping on `FramePool::changed`, so that an unpin wakes nobody when nobody
+    /// waits.
+    pub(super) waiters: usize,
+}
+
+/// What the frame search found.
+pub(super) enum Victim {
+    /// A frame that can take a new page now.
+    Ready(usize),
+    /// No clean frame, but this dirty one (holding this page of this database) can be written
+    /// out.
+    Dirty(usize, Arc<Member>, PageId),
+    /// Every frame is pinned, loading or being written.
+    None,
+}
+
+/// The frames of an instance, shared by the buffer pool of every database. See the module
+/// documentation.
+pub struct FramePool {
+    /// The most frames the pool may allocate (at least [`MIN_FRAMES`]).
+    capacity: usize,
+    /// `capacity / SEGMENT` (rounded up) segments, each allocated on first use. A frame's
+    /// index is handed out only after its segment exists, so a handed-out index always finds
+    /// its frame.
+    segments: Box<[OnceLock<Box<[Frame]>>]>,
+    /// The page table lock.
+    pub(super) table: Mutex<Table>,
+    /// Waited on with `table`; signalled when a load or write-out ends or a pin count drops
+    /// to zero (only if `Table::waiters` says someone waits).
+    pub(super) changed: Condvar,
+    /// Dirty frames of every database. Changed with each frame's dirty flag, under that
+    /// frame's dirty lock; read without a lock by the background writers.
+    pub(super) dirty: AtomicUsize,
+    /// The next member key: databases attached to the pool are told apart by it, never by
+    /// anything a database can reuse (its id or its file).
+    next_member: AtomicU64,
+}
+
+impl fmt::Debug for FramePool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FramePool")
+            .field("capacity", &self.capacity)
+            .field("memory", &self.memory())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where the frame pool's memory is: what `sys.dm_os_memory_clerks` shows of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PoolMemory {
+    /// The most frames the pool may hold.
+    pub capacity_frames: usize,
+    /// Frames allocated so far (they are never given back to the system).
+    pub allocated_frames: usize,
+    /// Of those, frames holding a page.
+    pub cached_frames: usize,
+    /// Of those, dirty frames.
+    pub dirty_frames: usize,
+}
+
+impl PoolMemory {
+    /// Bytes of page images allocated.
+    pub fn allocated_bytes(&self) -> u64 {
+        self.allocated_frames as u64 * PAGE_SIZE as u64
+    }
+}
+
+impl FramePool {
+    /// A pool that may grow to `capacity` frames of 8 KiB; none is allocated yet.
+    pub fn new(capacity: usize) -> Result<Arc<FramePool>, BufferError> {
+        if capacity < MIN_FRAMES {
+            return Err(BufferError::Config(format!(
+                "frames must be at least {MIN_FRAMES}, not {capacity}"
+            )));
+        }
+        let segments = (0..capacity.div_ceil(SEGMENT)).map(|_| OnceLock::new()).collect();
+        Ok(Arc::new(FramePool {
+            capacity,
+            segments,
+            table: Mutex::new(Table {
+                map: HashMap::default(),
+                descs: Vec::new(),
+                free: Vec::new(),
+                hand: 0,
+                waiters: 0,
+            }),
+            changed: Condvar::new(),
+            dirty: AtomicUsize::new(0),
+            next_member: AtomicU64::new(1),
+        }))
+    }
+
+    /// A pool of `megabytes` MiB of frames (128 frames a MiB).
+    pub fn with_megabytes(megabytes: u64) -> Result<Arc<FramePool>, BufferError> {
+        let frames = megabytes.saturating_mul((1 << 20) / PAGE_SIZE as u64);
+        FramePool::new(usize::try_from(frames).unwrap_or(usize::MAX))
+    }
+
+    /// The most frames the pool may hold.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// How much of the pool is allocated, cached and dirty now.
+    pub fn memory(&self) -> PoolMemory {
+        let table = self.table();
+        let cached = table.descs.iter().filter(|d| d.page.is_some() && !d.loading).count();
+        PoolMemory {
+            capacity_frames: self.capacity,
+            allocated_frames: table.descs.len(),
+            cached_frames: cached,
+            dirty_frames: self.dirty.load(Ordering::Relaxed),
+        }
+    }
+
+    pub(super) fn member_key(&self) -> u64 {
+        self.next_member.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Frame `f`, which the page table handed out.
+    pub(super) fn frame(&self, f: usize) -> &Frame {
+        let segment = self.segments[f / SEGMENT]
+            .get()
+            .expect("a frame index is handed out only once its segment is allocated");
+        &segment[f % SEGMENT]
+    }
+
+    pub(super) fn table(&self) -> MutexGuard<'_, Table> {
+        lock(&self.table)
+    }
+
+    pub(super) fn notify(&self, table: &Table) {
+        if table.waiters > 0 {
+            self.changed.notify_all();
+        }
+    }
+
+    /// Sleeps until something changes, `deadline`, or one wait slice, whichever comes first.
+    pub(super) fn wait<'a>(
+        &'a self,
+        mut table: MutexGuard<'a, Table>,
+        deadline: Option<Instant>,
+    ) -> MutexGuard<'a, Table> {
+        let slice = match deadline {
+            Some(d) => WAIT_SLICE.min(d.saturating_duration_since(Instant::now())),
+            None => WAIT_SLICE,
+        };
+        table.waiters += 1;
+        let (mut table, _) =
+            self.changed.wait_timeout(table, slice).unwrap_or_else(PoisonError::into_inner);
+        table.waiters -= 1;
+        table
+    }
+
+    /// Records that frame `f`'s dirty flag changed to `now_dirty` (the caller holds its dirty
+    /// lock and changed the flag), in the pool's count and its database's.
+    pub(super) fn count_dirty(&self, owner: &Member, now_dirty: bool) {
+        if now_dirty {
+            self.dirty.fetch_add(1, Ordering::Relaxed);
+            owner.dirty.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.dirty.fetch_sub(1, Ordering::Relaxed);
+            owner.dirty.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A frame for a new page: a free one, else a newly allocated one while the pool is below
+    /// its capacity, else the clock's victim.
+    pub(super) fn find_victim(&self, table: &mut Table) -> Victim {
+        if let Some(f) = table.free.pop() {
+            return Victim::Ready(f);
+        }
+        if table.descs.len() < self.capacity {
+            let f = table.descs.len();
+            // Allocating a segment under the table lock stalls other fetches for the time of
+            // a 512 KiB zeroed allocation, once per 64 frames the pool ever grows by.
+            self.segments[f / SEGMENT].get_or_init(|| {
+                (0..SEGMENT).map(|_| Frame::new()).collect::<Vec<_>>().into_boxed_slice()
+            });
+            table.descs.push(Desc::default());
+            return Victim::Ready(f);
+        }
+        self.clock(table)
+    }
+
+    /// The clock: sweeps at most twice around the frames for an unpinned frame that is clean
+    /// and not recently used; remembers the first dirty one it could write out instead. A
+    /// dirty frame of a failed database is no candidate: it can never be written.
+    fn clock(&self, table: &mut Table) -> Victim {
+        let n = table.descs.len();
+        let mut dirty = None;
+        for _ in 0..2 * n {
+            let f = table.hand;
+            table.hand = (f + 1) % n;
+            let desc = &mut table.descs[f];
+            if desc.pins > 0 || desc.loading || desc.writing {
+                continue;
+            }
+            // Unpinned frames without a page are on the free list, which was empty.
+            let (Some(page), Some(owner)) = (desc.page, desc.owner.as_ref()) else {
+                continue;
+            };
+            if desc.referenced {
+                desc.referenced = false;
+                continue;
+            }
+            // Nobody can dirty an unpinned frame while we hold the table lock (pins are only
+            // taken under it), so "clean" stays true until the frame is remapped.
+            if !self.frame(f).dirty().dirty {
+                return Victim::Ready(f);
+            }
+            if dirty.is_none() && owner.failure.get().is_none() {
+                dirty = Some((f, Arc::clone(owner), page));
+            }
+        }
+        match dirty {
+            Some((f, owner, page)) => Victim::Dirty(f, owner, page),
+            None => Victim::None,
+        }
+    }
+
+    /// Maps page `id` of `owner` to frame `f` (free or clean, unpinned), loading and pinned
+    /// once.
+    pub(super) fn install(&self, table: &mut Table, f: usize, owner: &Arc<Member>, id: PageId) {
+        let desc = &mut table.descs[f];
+        if let (Some(old), Some(old_owner)) = (desc.page.take(), desc.owner.as_ref()) {
+            let key = (old_owner.key, old);
+            table.map.remove(&key);
+            bump(&owner.counters.evictions);
+        }
+        table.descs[f] = Desc {
+            owner: Some(Arc::clone(owner)),
+            page: Some(id),
+            loading: true,
+            pins: 1,
+            referenced: true,
+            writing: false,
+        };
+        table.map.insert((owner.key, id), f);
+        let mut state = self.frame(f).dirty();
+        *state = DirtyState { version: state.version + 1, ..DirtyState::default() };
+    }
+
+    /// Drops one pin of frame `f`; a frame left unpinned without a page becomes free.
+    pub(super) fn unpin(&self, table: &mut Table, f: usize) {
+        let desc = &mut table.descs[f];
+        desc.pins = desc.pins.saturating_sub(1);
+        if desc.pins == 0 {
+            if desc.page.is_none() {
+                self.release(table, f);
+            }
+            self.notify(table);
+        }
+    }
+
+    /// Puts frame `f` (unpinned, without a page) on the free list. A dirty image left by a
+    /// discard is forgotten here, and its database's dirty count with it.
+    fn release(&self, table: &mut Table, f: usize) {
+        let desc = &mut table.descs[f];
+        if let Some(owner) = desc.owner.take() {
+            let mut state = self.frame(f).dirty();
+            if state.dirty {
+                state.dirty = false;
+                self.count_dirty(&owner, false);
+            }
+        }
+        desc.referenced = false;
+        table.free.push(f);
+    }
+
+    /// Forgets every page of `member` without writing it. Pinned frames stay with their
+    /// holders until unpinned, but can no longer be found; a write-out in flight completes.
+    pub(super) fn discard(&self, member: &Member) {
+        let mut table = self.table();
+        for f in 0..table.descs.len() {
+            let desc = &mut table.descs[f];
+            let Some(page) = desc.page else { continue };
+            if desc.owner.as_ref().is_none_or(|o| o.key != member.key) {
+                continue;
+            }
+            desc.page = None;
+            desc.referenced = false;
+            let free = desc.pins == 0;
+            table.map.remove(&(member.key, page));
+            if free {
+                self.release(&mut table, f);
+            }
+        }
+        self.notify(&table);
+    }
+
+    /// The frames holding a loaded page of `member`, as `(frame, page)`.
+    pub(super) fn frames_of(&self, member: &Member) -> Vec<(usize, PageId)> {
+        let table = self.table();
+        table
+            .descs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| !d.loading && d.owner.as_ref().is_some_and(|o| o.key == member.key))
+            .filter_map(|(f, d)| Some((f, d.page?)))
+            .collect()
+    }
+}
+
+/// A quarter of the memory this process may use (the machine's, or its control group's limit
+/// if that is lower), in MiB: the default size of the instance's buffer pool, as the issue
+/// tracker and SQL Server's own guidance for a shared host suggest. 1 GiB when the memory
+/// cannot be read.
+pub fn default_max_memory_mb() -> u64 {
+    let machine = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
+        let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024)
+    });
+    // cgroup v2's limit is "max" or a number of bytes.
+    let limit = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok());
+    let bytes = match (machine, limit) {
+        (Some(m), Some(l)) => m.min(l),
+        (Some(m), None) => m,
+        (None, Some(l)) => l,
+        (None, None) => 4 << 30,
+    };
+    ((bytes / 4) >> 20).max(MIN_MEMORY_MB)
+}
+
+/// The smallest `max_server_memory_mb`: enough frames for a few databases' concurrent pins.
+pub const MIN_MEMORY_MB: u64 = 1;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_allocated_as_they_are_needed() {
+        let pool = FramePool::new(1000).expect("a pool");
+        assert_eq!(pool.memory().allocated_frames, 0);
+        assert_eq!(pool.segments.iter().filter(|s| s.get().is_some()).count(), 0);
+        let mut table = pool.table();
+        assert!(matches!(pool.find_victim(&mut table), Victim::Ready(0)));
+        assert!(matches!(pool.find_victim(&mut table), Victim::Ready(1)));
+        drop(table);
+        assert_eq!(pool.memory().allocated_frames, 2);
+        assert_eq!(pool.segments.iter().filter(|s| s.get().is_some()).count(), 1);
+    }
+
+    #[test]
+    fn the_default_is_a_quarter_of_memory_and_never_below_the_minimum() {
+        let mb = default_max_memory_mb();
+        assert!(mb >= MIN_MEMORY_MB, "{mb}");
+        assert!(FramePool::new(MIN_FRAMES - 1).is_err());
+        assert_eq!(FramePool::with_megabytes(3).expect("a pool").capacity(), 384);
+    }
+}
