@@ -254,6 +254,28 @@ def newer_types():
         checks.eq("SQL_VARIANT values", [vi, vn, vd, vz], [42, "text", decimal.Decimal("1.25"), None])
 
 
+def plans_and_statistics():
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.execute("SET SHOWPLAN_TEXT ON")
+        cur.execute("SELECT note FROM k WHERE id = 1")
+        checks.eq("SHOWPLAN_TEXT's first result", [d[0] for d in cur.description], ["StmtText"])
+        text = cur.fetchall()
+        checks.true(f"the statement's text first: {text}", "SELECT note FROM k" in text[0][0])
+        checks.true("then the plan", cur.nextset())
+        plan = [row[0] for row in cur.fetchall()]
+        checks.true(f"a seek on the key: {plan}", any("|--Clustered Index Seek(" in p for p in plan))
+        cur.execute("SET SHOWPLAN_TEXT OFF")
+        checks.eq("the statement runs again", scalar(cur, "SELECT note FROM k WHERE id = 1"), "first")
+        cur.execute("SET STATISTICS IO ON")
+        cur.execute("SELECT note FROM k WHERE id = 1")
+        cur.fetchall()
+        # The messages after the rows are read with the rest of the response.
+        cur.nextset()
+        texts = [str(m[1]) for m in cur.messages or []]
+        checks.true(f"STATISTICS IO's message: {texts}", any("Table 'k'. Scan count 1, logical reads" in t for t in texts))
+        cur.execute("SET STATISTICS IO OFF")
+
+
 checks.section("setup", setup)
 checks.section("types", types_query)
 checks.section("parameters", parameters)
@@ -264,4 +286,5 @@ checks.section("transactions", transactions)
 checks.section("pool", pool)
 checks.section("bad input", bad_input)
 checks.section("newer types", newer_types)
+checks.section("plans and statistics", plans_and_statistics)
 checks.finish()

@@ -204,6 +204,9 @@ impl Run<'_> {
                 self.out.row(&[Value::NStr(text)]);
                 self.out.result_end(1);
                 if let Some(plan) = plan {
+                    // The statement's text and its plan are two results, each ended by its
+                    // DONE, as SQL Server sends them.
+                    self.out.done(None);
                     let lines = plan.lines();
                     self.out.result_set(&column);
                     for (node, _, prefix) in &lines {
