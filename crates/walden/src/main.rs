@@ -1,6 +1,7 @@
 //! The `walden` command: the benchmarks and the SQL shell today; the server and the log dump
 //! as the layers above the log land.
 
+mod bcp;
 mod bench;
 mod client;
 mod serve;
@@ -27,6 +28,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Copy rows between a table and a text file, like SQL Server's bcp in character mode.
+    Bcp(Box<bcp::BcpArgs>),
     /// Run a benchmark and print its figures side by side.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -39,6 +42,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Bcp(args) => bcp::run(*args),
         Command::Bench(command) => bench::run(command),
         Command::Sql(args) => return shell::run(*args),
         Command::Serve(args) => serve::run(args),

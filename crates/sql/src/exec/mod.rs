@@ -11,6 +11,7 @@
 mod access;
 mod alter;
 mod app_state;
+pub mod bulk;
 mod cursor;
 mod dbcc;
 mod ddl;

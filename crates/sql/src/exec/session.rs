@@ -307,6 +307,9 @@ pub struct Session {
     pub(crate) app_lock_owner: Option<walden_engine::lock::LockOwner>,
     /// `sp_set_session_context`'s keys: each value and whether it is read-only.
     pub(crate) session_context: HashMap<String, (Value, bool)>,
+    /// The `INSERT BULK` the next request's Bulk Load rows are for (`exec::bulk`): set by
+    /// the statement, cleared when the next batch starts.
+    pub(crate) pending_bulk: Option<crate::exec::bulk::BulkPlan>,
 }
 
 impl Session {
@@ -399,6 +402,7 @@ impl Session {
             cancel: None,
             app_lock_owner: None,
             session_context: HashMap::new(),
+            pending_bulk: None,
             lock_interrupt,
             terminated: false,
         }
@@ -429,6 +433,7 @@ impl Session {
             return;
         }
         self.activity.batch_started(self.db.id(), text);
+        self.pending_bulk = None;
         self.run_batch(text, out);
         self.activity.batch_ended(&EndState {
             database_id: self.db.id(),
@@ -474,16 +479,7 @@ impl Session {
                 return;
             }
         };
-        let mut run = Run {
-            s: self,
-            out,
-            try_depth: 0,
-            ctes: Vec::new(),
-            row_sequences: None,
-            line: 0,
-            subqueries: HashMap::new(),
-            assignments: 0,
-        };
+        let mut run = Run::new(self, out);
         run.s.frames.push(Frame::default());
         let result = run.module_body(&batch.statements);
         match result {
@@ -782,6 +778,22 @@ fn aborts_batch(e: &SqlError) -> bool {
     ) || e.severity >= 20
 }
 
+impl<'a> Run<'a> {
+    /// A run of a batch (or of a bulk load's rows) on `s`, reporting to `out`.
+    pub(crate) fn new(s: &'a mut Session, out: &'a mut dyn Output) -> Run<'a> {
+        Run {
+            s,
+            out,
+            try_depth: 0,
+            ctes: Vec::new(),
+            row_sequences: None,
+            line: 0,
+            subqueries: HashMap::new(),
+            assignments: 0,
+        }
+    }
+}
+
 impl Run<'_> {
     /// Reports an error or message to the client.
     pub(crate) fn report(&mut self, e: SqlError) {
@@ -1053,7 +1065,7 @@ impl Run<'_> {
     /// Undoes a failed or cancelled statement's own changes, back to the `mark` taken when it
     /// started. If that fails, the whole transaction is rolled back and the undo's error is
     /// returned for reporting.
-    fn undo_statement(&mut self, mark: Option<Vec<usize>>) -> Result<(), SqlError> {
+    pub(crate) fn undo_statement(&mut self, mark: Option<Vec<usize>>) -> Result<(), SqlError> {
         if let (Some(mark), Some(tx)) = (mark, self.s.tx.as_mut()) {
             if let Err(undo) = tx.rollback_to_mark(&mark) {
                 let undo = self.s.engine_error(undo);
@@ -1111,7 +1123,7 @@ impl Run<'_> {
         tx.get_or_insert_with(|| begin_transaction(instance, *spid, opts, lock_interrupt))
     }
 
-    fn rollback_all(&mut self) {
+    pub(crate) fn rollback_all(&mut self) {
         if let Some(tx) = self.s.tx.take() {
             let _ = tx.rollback();
         }
@@ -1287,6 +1299,10 @@ impl Run<'_> {
             }
             StatementKind::Select(sel) => {
                 self.select_statement(sel)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::InsertBulk(b) => {
+                self.insert_bulk(b)?;
                 Ok(Flow::Next)
             }
             StatementKind::Insert(i) => {
