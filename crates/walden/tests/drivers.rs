@@ -180,7 +180,7 @@ fn pymssql() {
 #[test]
 fn go_mssqldb() {
     let src = sources().join("go");
-    let files = ["go.mod", "go.sum", "main.go"].map(|f| src.join(f));
+    let files = ["go.mod", "go.sum", "main.go", "bulk.go"].map(|f| src.join(f));
     let stamp = format!("{}\n{}\n", digest(&files), version("go", "version"));
     let dir = install("go", &stamp, &["go-driver-test"], |dir| {
         // Modules and build cache under the target directory; the toolchain as installed.
