@@ -132,12 +132,14 @@ impl BulkRows for MessageRows<'_> {
                 Ok(Some(BulkItem::Done)) => return Ok(None),
                 Ok(None) if self.decoder.finished() => return Ok(None),
                 Ok(None) => self.pull()?,
-                Err(e) => return Err(BulkStop::Error(SqlError::new(
-                    4002,
-                    format!(
+                Err(e) => {
+                    return Err(BulkStop::Error(SqlError::new(
+                        4002,
+                        format!(
                         "The incoming tabular data stream (TDS) protocol stream is incorrect: {e}."
                     ),
-                ))),
+                    )))
+                }
             }
         }
     }
