@@ -202,4 +202,18 @@ mod tests {
         d.push(&bytes[..3]);
         assert!(d.next_item(false).is_err());
     }
+
+    /// The worked example of `docs/format/bulk-load.md`.
+    #[test]
+    fn documented_example() {
+        let payload = [
+            0x81, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x38, 0x02, 0x69, 0x00, 0x64, 0x00, //
+            0xd1, 1, 0, 0, 0, 0xd1, 2, 0, 0, 0, //
+            0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        assert_eq!(payload.len() + 8, 46);
+        let items = decode(&payload, payload.len()).unwrap();
+        assert_eq!(items[0], BulkItem::Columns(vec![Column::new("id", TypeInfo::Int4, false)]));
+        assert_eq!(items[1..], [BulkItem::Row(vec![TdsValue::Int(1)]), BulkItem::Row(vec![TdsValue::Int(2)]), BulkItem::Done]);
+    }
 }
