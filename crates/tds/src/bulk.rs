@@ -214,6 +214,13 @@ mod tests {
         assert_eq!(payload.len() + 8, 46);
         let items = decode(&payload, payload.len()).unwrap();
         assert_eq!(items[0], BulkItem::Columns(vec![Column::new("id", TypeInfo::Int4, false)]));
-        assert_eq!(items[1..], [BulkItem::Row(vec![TdsValue::Int(1)]), BulkItem::Row(vec![TdsValue::Int(2)]), BulkItem::Done]);
+        assert_eq!(
+            items[1..],
+            [
+                BulkItem::Row(vec![TdsValue::Int(1)]),
+                BulkItem::Row(vec![TdsValue::Int(2)]),
+                BulkItem::Done
+            ]
+        );
     }
 }
