@@ -25,6 +25,7 @@ use walden_engine::types::Value;
 use crate::ast::{BulkOptions, InsertBulk, TableTarget, TriggerEvent};
 use crate::exec::eval::Col;
 use crate::exec::query::{compare_keys, table_cols, TableRef};
+use crate::exec::scalar::coerce;
 use crate::exec::session::{Frame, Halt, Run, Step, CANCELLED};
 use crate::exec::{Counted, Output, Session, SqlError};
 
@@ -179,6 +180,16 @@ impl Run<'_> {
             .collect();
         let descending: Vec<bool> = order.iter().map(|&(_, d)| d).collect();
         let mut previous_key: Option<Vec<Value>> = None;
+        // The columns' defaults, parsed once for the whole load.
+        let defaults = def
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(c, col)| match &col.default {
+                Some(text) if Some(c) != identity => self.stored_expr(text).map(Some),
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>, SqlError>>()?;
         let mut inserted = Vec::new();
         let mut n = 0u64;
         loop {
@@ -208,30 +219,41 @@ impl Run<'_> {
                 }
                 previous_key = Some(key);
             }
-            // `None`: the column takes its default (or the identity its next value).
-            let source: Vec<Option<Value>> = row
-                .into_iter()
-                .zip(&targets)
-                .map(|(v, &c)| {
-                    let ignored = Some(c) == identity && !options.keep_identity;
-                    (!ignored && (options.keep_nulls || !v.is_null())).then_some(v)
-                })
-                .collect();
-            let mut values = match self.insert_values(&def, &targets, source, identity) {
-                Ok(values) => values,
-                Err(e) if e.number == 2628 || e.number == 8152 => {
-                    return Err(truncated(&targets, &def, &e).into());
+            let mut values = vec![Value::Null; def.columns.len()];
+            let mut given = vec![false; def.columns.len()];
+            for (i, (v, &c)) in row.into_iter().zip(&targets).enumerate() {
+                let ignored = Some(c) == identity && !options.keep_identity;
+                if ignored || (v.is_null() && !options.keep_nulls) {
+                    continue;
                 }
-                Err(e) => return Err(e.into()),
-            };
+                given[c] = true;
+                values[c] = coerce(v, def.columns[c].ty, false).map_err(|e| match e.number {
+                    // SQL Server's bulk-load error names the column by its place in the load.
+                    2628 | 8152 => SqlError::new(
+                        4815,
+                        format!(
+                            "Received an invalid column length from the bcp client for colid {}.",
+                            i + 1
+                        ),
+                    ),
+                    _ => e,
+                })?;
+            }
+            // Every other column: its default, else NULL (the identity its next value).
+            for (c, default) in defaults.iter().enumerate() {
+                if let (false, Some(e)) = (given[c], default) {
+                    let v = self.value(e)?;
+                    values[c] = self.store(&def, c, v)?;
+                }
+            }
+            self.compute_columns(&def, &mut values)?;
             if let Some(c) = rowversion {
                 values[c] = self.next_rowversion(&t.db)?;
             }
             if let Some(c) = identity.filter(|&c| computed && values[c].is_null()) {
                 // As in INSERT: a computed column may use the identity, so take it now.
                 let v = t.db.next_identity(&def).map_err(|e| self.s.engine_error(e))?;
-                values[c] =
-                    crate::exec::scalar::coerce(Value::BigInt(v), def.columns[c].ty, false)?;
+                values[c] = coerce(Value::BigInt(v), def.columns[c].ty, false)?;
                 self.compute_columns(&def, &mut values)?;
             }
             self.check_row(&def, &cols, &checks, &values, "BULK INSERT")?;
@@ -265,19 +287,4 @@ impl Run<'_> {
 /// The position in the `INSERT BULK` list of the column named `name`.
 fn targets_position(statement: &InsertBulk, name: &str) -> Option<usize> {
     statement.columns.iter().position(|c| c.name.value.eq_ignore_ascii_case(name))
-}
-
-/// A value too long for its column: SQL Server's bulk-load error names the column by its
-/// position in the load (`colid`, from 1), not by name.
-fn truncated(targets: &[usize], def: &walden_engine::catalog::TableDef, e: &SqlError) -> SqlError {
-    let colid = def
-        .columns
-        .iter()
-        .position(|c| e.message.contains(&format!("column '{}'", c.name)))
-        .and_then(|c| targets.iter().position(|&t| t == c))
-        .map_or(1, |i| i + 1);
-    SqlError::new(
-        4815,
-        format!("Received an invalid column length from the bcp client for colid {colid}."),
-    )
 }
