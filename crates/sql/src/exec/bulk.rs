@@ -191,6 +191,8 @@ impl Run<'_> {
             })
             .collect::<Result<Vec<_>, SqlError>>()?;
         let mut inserted = Vec::new();
+        let mut values: Vec<Value> = Vec::new();
+        let mut given: Vec<bool> = Vec::new();
         let mut n = 0u64;
         loop {
             let row = match rows.next_row() {
@@ -219,8 +221,11 @@ impl Run<'_> {
                 }
                 previous_key = Some(key);
             }
-            let mut values = vec![Value::Null; def.columns.len()];
-            let mut given = vec![false; def.columns.len()];
+            // Reused from row to row: a load allocates per value, not per row.
+            values.clear();
+            values.resize(def.columns.len(), Value::Null);
+            given.clear();
+            given.resize(def.columns.len(), false);
             for (i, (v, &c)) in row.into_iter().zip(&targets).enumerate() {
                 let ignored = Some(c) == identity && !options.keep_identity;
                 if ignored || (v.is_null() && !options.keep_nulls) {
@@ -268,7 +273,7 @@ impl Run<'_> {
                 changes.row(None, Some(&values));
             }
             if referencing {
-                inserted.push(values);
+                inserted.push(values.clone());
                 if inserted.len() >= FOREIGN_KEY_GROUP {
                     self.check_references(&t, &inserted, "BULK INSERT")?;
                     inserted.clear();

@@ -16,9 +16,15 @@ pub struct BulkLoad<'c> {
     columns: Vec<Column>,
     /// The message's bytes not yet sent (less than a packet's worth).
     pending: Vec<u8>,
-    /// Packets sent so far, for the header's packet id.
+    /// Packets made so far, for the header's packet id.
     packets: usize,
+    /// Whole packets not yet written to the socket: they go out in writes of at least
+    /// [`WRITE_SIZE`] bytes, not one system call per packet.
+    wire: Vec<u8>,
 }
+
+/// How many bytes of packets are gathered before a write.
+const WRITE_SIZE: usize = 64 * 1024;
 
 impl Client {
     /// Runs `statement` (an `INSERT BULK` naming the same columns as `columns`) and, if the
@@ -35,7 +41,13 @@ impl Client {
         }
         let mut pending = Vec::with_capacity(self.packets.packet_size() * 2);
         Token::ColMetadata(columns.clone()).encode(&[], &mut pending).map_err(protocol)?;
-        Ok(Ok(BulkLoad { client: self, columns, pending, packets: 0 }))
+        Ok(Ok(BulkLoad {
+            client: self,
+            columns,
+            pending,
+            packets: 0,
+            wire: Vec::with_capacity(2 * WRITE_SIZE),
+        }))
     }
 }
 
@@ -52,8 +64,9 @@ impl BulkLoad<'_> {
         let done = Token::Done(Done { status: DoneStatus::NONE, cur_cmd: 0, row_count: 0 });
         done.encode(&[], &mut self.pending).map_err(protocol)?;
         self.send_full_packets()?;
-        let last = std::mem::take(&mut self.pending);
-        self.send_packet(&last, true)?;
+        self.packets += 1;
+        push_packet(&mut self.wire, self.packets, &self.pending, true);
+        self.write()?;
         let mut out = BatchResult::default();
         self.client.read_response(&mut |token| match token {
             Token::Done(d) if d.status.contains(DoneStatus::COUNT) => out.counts.push(d.row_count),
@@ -69,33 +82,41 @@ impl BulkLoad<'_> {
         // so at least one byte is always kept back for it.
         let mut sent = 0;
         while self.pending.len() - sent > chunk {
-            let packet = self.pending[sent..sent + chunk].to_vec();
-            self.send_packet(&packet, false)?;
+            self.packets += 1;
+            push_packet(&mut self.wire, self.packets, &self.pending[sent..sent + chunk], false);
             sent += chunk;
+            if self.wire.len() >= WRITE_SIZE {
+                self.write()?;
+            }
         }
         self.pending.drain(..sent);
         Ok(())
     }
 
-    fn send_packet(&mut self, body: &[u8], last: bool) -> Result<(), ClientError> {
-        self.packets += 1;
-        let header = PacketHeader {
-            ty: PacketType::BulkLoad,
-            status: if last { PacketStatus::EOM } else { PacketStatus::NONE },
-            // body.len() <= packet size - HEADER_LEN <= 32767 - 8.
-            length: (body.len() + HEADER_LEN) as u16,
-            spid: 0,
-            packet_id: (self.packets % 256) as u8,
-            window: 0,
-        };
-        let mut wire = Vec::with_capacity(body.len() + HEADER_LEN);
-        wire.extend_from_slice(&header.encode());
-        wire.extend_from_slice(body);
+    /// Writes the packets gathered so far.
+    fn write(&mut self) -> Result<(), ClientError> {
         use std::io::Write;
-        self.client.writer.write_all(&wire).map_err(|e| {
+        let written = self.client.writer.write_all(&self.wire);
+        self.wire.clear();
+        written.map_err(|e| {
             let e = self.client.io_error(&e);
             self.client.broken = Some(e.to_string());
             e
         })
     }
+}
+
+/// Appends packet number `number` of the message, holding `body`, to `wire`.
+fn push_packet(wire: &mut Vec<u8>, number: usize, body: &[u8], last: bool) {
+    let header = PacketHeader {
+        ty: PacketType::BulkLoad,
+        status: if last { PacketStatus::EOM } else { PacketStatus::NONE },
+        // body.len() <= packet size - HEADER_LEN <= 32767 - 8.
+        length: (body.len() + HEADER_LEN) as u16,
+        spid: 0,
+        packet_id: (number % 256) as u8,
+        window: 0,
+    };
+    wire.extend_from_slice(&header.encode());
+    wire.extend_from_slice(body);
 }
