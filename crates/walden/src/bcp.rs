@@ -169,6 +169,9 @@ fn unescape(text: &str) -> Result<Vec<u8>, String> {
     Ok(out.into_bytes())
 }
 
+/// Takes one row of a query (the result's column types, the row's values) and writes it.
+type RowWriter<'a> = dyn FnMut(&[SqlType], Vec<Value>) -> io::Result<()> + 'a;
+
 /// Where rows go and come from: a server, or an embedded instance.
 trait Target {
     /// The names and types of the columns of `table`.
@@ -182,11 +185,7 @@ trait Target {
         next: &mut dyn FnMut() -> Option<Vec<Value>>,
     ) -> Result<u64, String>;
     /// Runs `query`, handing each row to `row`; its column types come first.
-    fn query(
-        &mut self,
-        query: &str,
-        row: &mut dyn FnMut(&[SqlType], Vec<Value>) -> io::Result<()>,
-    ) -> Result<(), String>;
+    fn query(&mut self, query: &str, row: &mut RowWriter<'_>) -> Result<(), String>;
     fn close(&mut self) -> Result<(), String>;
 }
 
@@ -267,11 +266,7 @@ impl Target for Remote {
         Ok(answer.counts.iter().sum())
     }
 
-    fn query(
-        &mut self,
-        query: &str,
-        row: &mut dyn FnMut(&[SqlType], Vec<Value>) -> io::Result<()>,
-    ) -> Result<(), String> {
+    fn query(&mut self, query: &str, row: &mut RowWriter<'_>) -> Result<(), String> {
         let mut types = Vec::new();
         let mut failure: Option<String> = None;
         self.client
@@ -348,7 +343,7 @@ impl BulkRows for FnRows<'_> {
 /// An [`Output`] that hands rows over as they come, for the embedded session's `out`.
 struct RowSink<'a> {
     types: Vec<SqlType>,
-    row: &'a mut dyn FnMut(&[SqlType], Vec<Value>) -> io::Result<()>,
+    row: &'a mut RowWriter<'a>,
     failure: Option<String>,
 }
 
@@ -404,11 +399,7 @@ impl Target for Embedded {
         Ok(out.counts.iter().sum())
     }
 
-    fn query(
-        &mut self,
-        query: &str,
-        row: &mut dyn FnMut(&[SqlType], Vec<Value>) -> io::Result<()>,
-    ) -> Result<(), String> {
+    fn query(&mut self, query: &str, row: &mut RowWriter<'_>) -> Result<(), String> {
         let mut sink = RowSink { types: Vec::new(), row, failure: None };
         self.session.execute_batch(query, &mut sink);
         sink.failure.map_or(Ok(()), Err)
@@ -479,7 +470,7 @@ fn field_value(field: &[u8], ty: SqlType) -> Result<Value, String> {
 
 fn from_hex(text: &str) -> Result<Vec<u8>, String> {
     let digits = text.strip_prefix("0x").unwrap_or(text);
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("'{text}' is not hexadecimal binary data"));
     }
     (0..digits.len())
@@ -570,7 +561,9 @@ fn copy_in(
                 match record_values(&record, field, &types) {
                     Ok(values) => {
                         in_batch += 1;
-                        if args.batch_size.is_none() && (total + in_batch) % PROGRESS_EVERY == 0 {
+                        if args.batch_size.is_none()
+                            && (total + in_batch).is_multiple_of(PROGRESS_EVERY)
+                        {
                             println!(
                                 "{PROGRESS_EVERY} rows sent to SQL Server. Total sent: {}",
                                 total + in_batch
@@ -639,7 +632,7 @@ fn copy_out(
         }
         out.write_all(row)?;
         n += 1;
-        if n % PROGRESS_EVERY == 0 {
+        if n.is_multiple_of(PROGRESS_EVERY) {
             println!(
                 "{PROGRESS_EVERY} rows successfully bulk-copied to host-file. Total received: {n}"
             );

@@ -62,13 +62,7 @@ fn sql(server: &Server, database: &str, query: &str) -> String {
         "sql", "-S", &target, "-U", "sa", "-P", PASSWORD, "-d", database, "-b", "-h", "-1", "-W",
         "-Q", &query,
     ];
-    ok(walden(&args))
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .last()
-        .unwrap_or_default()
-        .trim()
-        .to_string()
+    ok(walden(&args)).lines().rfind(|l| !l.trim().is_empty()).unwrap_or_default().trim().to_string()
 }
 
 #[test]

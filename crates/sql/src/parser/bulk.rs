@@ -46,10 +46,7 @@ impl Parser<'_> {
             self.expect(&TokenKind::LParen)?;
             options.order = self.parse_comma_separated(|p| {
                 let column = p.parse_identifier()?;
-                let descending = match p.eat_one_of(&["ASC", "DESC"]) {
-                    Some("DESC") => true,
-                    _ => false,
-                };
+                let descending = matches!(p.eat_one_of(&["ASC", "DESC"]), Some("DESC"));
                 Ok((column, descending))
             })?;
             return self.expect(&TokenKind::RParen);

@@ -65,7 +65,7 @@ fn row(i: u64) -> Row {
         amount: (mixed % 10_000_000) as i64 - 5_000_000,
         seconds: i,
         millis: i % 1000,
-        note: (i % 10 != 0).then(|| format!("order {i} for customer {}", mixed % 50_000)),
+        note: (!i.is_multiple_of(10)).then(|| format!("order {i} for customer {}", mixed % 50_000)),
     }
 }
 
