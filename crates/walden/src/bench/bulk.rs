@@ -3,8 +3,11 @@
 //! the drivers' bulk APIs send it), the same rows as batched INSERTs against the same
 //! `walden serve` (`--batch-rows` rows per `INSERT ... VALUES` statement, each statement its
 //! own transaction), and PostgreSQL's `COPY FROM STDIN` of the same rows into the same table
-//! in a throwaway cluster. Rows/s of each, the ratios against the targets (bulk copy at least
-//! 5 times the batched INSERTs and at least PostgreSQL's COPY), and the server's peak RSS.
+//! in a throwaway cluster. Each way is measured `--rounds` times (3 by default), the rounds
+//! interleaved so that the machine's noise falls on all three alike; each round's seconds
+//! and ratios are shown, then the medians, the median ratios against the targets (bulk copy
+//! at least 5 times the batched INSERTs and at least PostgreSQL's COPY), and the server's
+//! peak RSS.
 //!
 //! The rows are generated, not read from a file, so that each way sends exactly the same
 //! values; each load is checked afterwards (its count and a checksum of the ids).
@@ -33,6 +36,10 @@ pub struct BulkBenchArgs {
     /// Skip PostgreSQL (it is installed with apt-get when missing and run as root).
     #[arg(long)]
     no_postgres: bool,
+    /// Times each way is measured; the median ratio is reported, each round shown (the
+    /// machines these run on are shared and noisy).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    rounds: u32,
 }
 
 /// The table every way loads into, in T-SQL and in PostgreSQL's dialect.
@@ -118,17 +125,104 @@ fn civil_from_days(days: i32) -> (i64, u32, u32) {
     (y, m, d)
 }
 
-/// One way's figures.
-struct Run {
-    name: &'static str,
-    seconds: f64,
-    rows: u64,
+/// The bulk copy of `n` rows into `by_bulk` (emptied first); its seconds.
+fn walden_bulk(client: &mut Client, n: u64) -> Result<f64, String> {
+    run_sql(client, "TRUNCATE TABLE by_bulk")?;
+    let columns = vec![
+        Column::new("id", TypeInfo::Int4, false),
+        Column::new("customer", TypeInfo::Int4, false),
+        Column::new("amount", TypeInfo::Decimal { precision: 12, scale: 2 }, false),
+        Column::new("created", TypeInfo::DateTime2 { scale: 3 }, false),
+        Column::new("note", TypeInfo::nvarchar(Some(40)), true),
+    ];
+    let statement = "INSERT BULK by_bulk (id INT NOT NULL, customer INT NOT NULL, \
+        amount DECIMAL(12,2) NOT NULL, created DATETIME2(3) NOT NULL, note NVARCHAR(40) NULL) \
+        WITH (TABLOCK)";
+    let started = Instant::now();
+    let mut load = client
+        .bulk_load(statement, columns)
+        .map_err(|e| e.to_string())?
+        .map_err(|refused| format!("INSERT BULK refused: {:?}", refused.messages))?;
+    for i in 0..n {
+        load.row(&row(i).wire()).map_err(|e| e.to_string())?;
+    }
+    let answer = load.finish().map_err(|e| e.to_string())?;
+    if let Some(e) = answer.errors().next() {
+        return Err(format!("the bulk load failed: Msg {}: {}", e.number, e.message));
+    }
+    Ok(started.elapsed().as_secs_f64())
 }
 
-impl Run {
-    fn rate(&self) -> f64 {
-        self.rows as f64 / self.seconds.max(1e-9)
+/// `n` rows into `by_insert` (emptied first) as INSERTs of `batch` rows, each statement its
+/// own transaction; the seconds.
+fn walden_inserts(client: &mut Client, n: u64, batch: u64) -> Result<f64, String> {
+    run_sql(client, "TRUNCATE TABLE by_insert")?;
+    let started = Instant::now();
+    let mut text = String::new();
+    let mut i = 0;
+    while i < n {
+        text.clear();
+        let _ = write!(text, "INSERT INTO by_insert ({COLUMNS}) VALUES ");
+        let end = (i + batch).min(n);
+        for j in i..end {
+            let r = row(j);
+            let note = r.note.as_ref().map_or("NULL".to_string(), |s| format!("N'{s}'"));
+            let sep = if j + 1 < end { "," } else { "" };
+            let _ = write!(
+                text,
+                "({}, {}, {}, '{}', {note}){sep}",
+                r.id,
+                r.customer,
+                r.amount_text(),
+                r.created_text()
+            );
+        }
+        run_sql(client, &text)?;
+        i = end;
     }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// `n` rows into PostgreSQL's `by_copy` (emptied first) with one `COPY FROM STDIN` in text
+/// format; the seconds. Checks the load.
+fn postgres_copy(pg: &mut postgres::Client, n: u64, sum: i64) -> Result<f64, String> {
+    pg.batch_execute("TRUNCATE by_copy").map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let mut writer = pg
+        .copy_in(&format!("COPY by_copy ({COLUMNS}) FROM STDIN"))
+        .map_err(|e| format!("COPY: {e}"))?;
+    let mut line = String::new();
+    for i in 0..n {
+        let r = row(i);
+        line.clear();
+        let _ = writeln!(
+            line,
+            "{}\t{}\t{}\t{}\t{}",
+            r.id,
+            r.customer,
+            r.amount_text(),
+            r.created_text(),
+            r.note.as_deref().unwrap_or("\\N")
+        );
+        writer.write_all(line.as_bytes()).map_err(|e| format!("COPY: {e}"))?;
+    }
+    writer.finish().map_err(|e| format!("COPY: {e}"))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let got = pg
+        .query_one("SELECT COUNT(*), SUM(id)::BIGINT FROM by_copy", &[])
+        .map_err(|e| e.to_string())?;
+    let (count, got_sum): (i64, i64) = (got.get(0), got.get(1));
+    if count as u64 != n || got_sum != sum {
+        return Err(format!("PostgreSQL loaded {count} rows (id sum {got_sum})"));
+    }
+    Ok(seconds)
+}
+
+/// The median of `values` (the upper one of an even count).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
 }
 
 pub fn run(args: &BulkBenchArgs) -> Result<(), String> {
@@ -145,140 +239,97 @@ pub fn run(args: &BulkBenchArgs) -> Result<(), String> {
     run_sql(&mut client, "USE bulk_bench")?;
     run_sql(&mut client, &format!("CREATE TABLE by_bulk {TABLE_TSQL}"))?;
     run_sql(&mut client, &format!("CREATE TABLE by_insert {TABLE_TSQL}"))?;
-    let n = args.rows;
-    let expected_sum: i64 = (0..n).map(|i| i as i64).sum();
-    println!("walden bench bulk: {n} rows of (INT, INT, DECIMAL(12,2), DATETIME2(3), NVARCHAR(40)), loaded three ways");
-
-    print!("  Walden, bulk copy over TDS ... ");
-    std::io::stdout().flush().ok();
-    let started = Instant::now();
-    let columns = vec![
-        Column::new("id", TypeInfo::Int4, false),
-        Column::new("customer", TypeInfo::Int4, false),
-        Column::new("amount", TypeInfo::Decimal { precision: 12, scale: 2 }, false),
-        Column::new("created", TypeInfo::DateTime2 { scale: 3 }, false),
-        Column::new("note", TypeInfo::nvarchar(Some(40)), true),
-    ];
-    let statement = "INSERT BULK by_bulk (id INT NOT NULL, customer INT NOT NULL, \
-        amount DECIMAL(12,2) NOT NULL, created DATETIME2(3) NOT NULL, note NVARCHAR(40) NULL) \
-        WITH (TABLOCK)";
-    let mut load = client
-        .bulk_load(statement, columns)
-        .map_err(|e| e.to_string())?
-        .map_err(|refused| format!("INSERT BULK refused: {:?}", refused.messages))?;
-    for i in 0..n {
-        load.row(&row(i).wire()).map_err(|e| e.to_string())?;
-    }
-    let answer = load.finish().map_err(|e| e.to_string())?;
-    if let Some(e) = answer.errors().next() {
-        return Err(format!("the bulk load failed: Msg {}: {}", e.number, e.message));
-    }
-    let bulk = Run {
-        name: "Walden bulk copy (INSERT BULK)",
-        seconds: started.elapsed().as_secs_f64(),
-        rows: n,
-    };
-    println!("{:.2} s", bulk.seconds);
-    // Before the check, whose query has a memory use of its own.
-    let bulk_peak_kb = server.peak_rss_kb();
-    check(&mut client, "by_bulk", n, expected_sum)?;
-
-    print!("  Walden, INSERTs of {} rows ... ", args.batch_rows);
-    std::io::stdout().flush().ok();
-    let started = Instant::now();
-    let mut text = String::new();
-    let mut i = 0;
-    while i < n {
-        text.clear();
-        let _ = write!(text, "INSERT INTO by_insert ({COLUMNS}) VALUES ");
-        let end = (i + args.batch_rows).min(n);
-        for j in i..end {
-            let r = row(j);
-            let note = r.note.as_ref().map_or("NULL".to_string(), |s| format!("N'{s}'"));
-            let sep = if j + 1 < end { "," } else { "" };
-            let _ = write!(
-                text,
-                "({}, {}, {}, '{}', {note}){sep}",
-                r.id,
-                r.customer,
-                r.amount_text(),
-                r.created_text()
-            );
-        }
-        run_sql(&mut client, &text)?;
-        i = end;
-    }
-    let inserts =
-        Run { name: "Walden batched INSERTs", seconds: started.elapsed().as_secs_f64(), rows: n };
-    println!("{:.2} s", inserts.seconds);
-    let peak_kb = server.peak_rss_kb();
-    check(&mut client, "by_insert", n, expected_sum)?;
-
-    let postgres = if args.no_postgres {
-        None
+    let (cluster, mut pg) = if args.no_postgres {
+        (None, None)
     } else {
-        print!("  PostgreSQL, COPY FROM STDIN ... ");
-        std::io::stdout().flush().ok();
         let cluster = Cluster::start(&dir.path().join("postgres"), &[])?;
         let mut pg =
             cluster.config().connect(postgres::NoTls).map_err(|e| format!("PostgreSQL: {e}"))?;
         pg.batch_execute(&format!("CREATE TABLE by_copy {TABLE_PG}")).map_err(|e| e.to_string())?;
-        let started = Instant::now();
-        let mut writer = pg
-            .copy_in(&format!("COPY by_copy ({COLUMNS}) FROM STDIN"))
-            .map_err(|e| format!("COPY: {e}"))?;
-        let mut line = String::new();
-        for i in 0..n {
-            let r = row(i);
-            line.clear();
-            let _ = writeln!(
-                line,
-                "{}\t{}\t{}\t{}\t{}",
-                r.id,
-                r.customer,
-                r.amount_text(),
-                r.created_text(),
-                r.note.as_deref().unwrap_or("\\N")
-            );
-            writer.write_all(line.as_bytes()).map_err(|e| format!("COPY: {e}"))?;
-        }
-        writer.finish().map_err(|e| format!("COPY: {e}"))?;
-        let run = Run {
-            name: "PostgreSQL COPY FROM STDIN",
-            seconds: started.elapsed().as_secs_f64(),
-            rows: n,
-        };
-        println!("{:.2} s", run.seconds);
-        let got = pg
-            .query_one("SELECT COUNT(*), SUM(id)::BIGINT FROM by_copy", &[])
-            .map_err(|e| e.to_string())?;
-        let (count, sum): (i64, i64) = (got.get(0), got.get(1));
-        if count as u64 != n || sum != expected_sum {
-            return Err(format!("PostgreSQL loaded {count} rows (id sum {sum})"));
-        }
-        Some(run)
+        (Some(cluster), Some(pg))
     };
-
+    let n = args.rows;
+    let sum: i64 = (0..n).map(|i| i as i64).sum();
+    println!(
+        "walden bench bulk: {n} rows of (INT, INT, DECIMAL(12,2), DATETIME2(3), NVARCHAR(40)) \
+         loaded three ways, {} rounds; seconds per round:",
+        args.rounds
+    );
+    println!(
+        "{:>6} {:>12} {:>12} {:>12} {:>10} {:>10}",
+        "round", "bulk copy", "INSERTs", "PG COPY", "vs INSERT", "vs COPY"
+    );
+    let (mut bulk, mut inserts, mut copy) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut vs_insert, mut vs_copy) = (Vec::new(), Vec::new());
+    let mut bulk_peak_kb = 0;
+    for round in 1..=args.rounds {
+        let b = walden_bulk(&mut client, n)?;
+        // Before the check, whose query has a memory use of its own.
+        bulk_peak_kb = server.peak_rss_kb();
+        check(&mut client, "by_bulk", n, sum)?;
+        let i = walden_inserts(&mut client, n, args.batch_rows)?;
+        check(&mut client, "by_insert", n, sum)?;
+        let c = match pg.as_mut() {
+            Some(pg) => Some(postgres_copy(pg, n, sum)?),
+            None => None,
+        };
+        bulk.push(b);
+        inserts.push(i);
+        vs_insert.push(i / b);
+        let show =
+            |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
+        if let Some(c) = c {
+            copy.push(c);
+            vs_copy.push(c / b);
+        }
+        println!(
+            "{round:>6} {b:>12.2} {i:>12.2} {:>12} {:>9.1}x {:>9}",
+            show(c, 2),
+            i / b,
+            show(c.map(|c| c / b), 2) + if c.is_some() { "x" } else { "" }
+        );
+    }
+    let peak_kb = server.peak_rss_kb();
+    drop(pg);
+    drop(cluster);
+    let rate = |seconds: f64| n as f64 / seconds.max(1e-9);
     println!();
-    println!("{:<34} {:>10} {:>12}", "", "seconds", "rows/s");
-    for r in [Some(&bulk), Some(&inserts), postgres.as_ref()].into_iter().flatten() {
-        println!("{:<34} {:>10.2} {:>12.0}", r.name, r.seconds, r.rate());
+    println!("{:<34} {:>10} {:>12}", "median of the rounds", "seconds", "rows/s");
+    println!(
+        "{:<34} {:>10.2} {:>12.0}",
+        "Walden bulk copy (INSERT BULK)",
+        median(&bulk),
+        rate(median(&bulk))
+    );
+    println!(
+        "{:<34} {:>10.2} {:>12.0}",
+        format!("Walden INSERTs of {} rows", args.batch_rows),
+        median(&inserts),
+        rate(median(&inserts))
+    );
+    if !copy.is_empty() {
+        println!(
+            "{:<34} {:>10.2} {:>12.0}",
+            "PostgreSQL COPY FROM STDIN",
+            median(&copy),
+            rate(median(&copy))
+        );
     }
     println!();
-    let ratio = bulk.rate() / inserts.rate();
+    let ratio = median(&vs_insert);
     println!(
-        "bulk copy / batched INSERTs: {ratio:.1}x (target >= 5x: {})",
+        "bulk copy / batched INSERTs, median of the rounds' ratios: {ratio:.1}x (target >= 5x: {})",
         if ratio >= 5.0 { "met" } else { "NOT met" }
     );
-    if let Some(pg) = &postgres {
-        let ratio = bulk.rate() / pg.rate();
+    if !vs_copy.is_empty() {
+        let ratio = median(&vs_copy);
         println!(
-            "bulk copy / PostgreSQL COPY: {ratio:.2}x (target >= 1x: {})",
+            "bulk copy / PostgreSQL COPY, median of the rounds' ratios: {ratio:.2}x (target >= 1x: {})",
             if ratio >= 1.0 { "met" } else { "NOT met" }
         );
     }
     println!(
-        "Walden server peak RSS (VmHWM): {} MB after the bulk copy, {} MB after the INSERTs",
+        "Walden server peak RSS (VmHWM): {} MB after the last bulk copy, {} MB at the end",
         bulk_peak_kb / 1024,
         peak_kb / 1024
     );
