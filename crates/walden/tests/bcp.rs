@@ -14,7 +14,8 @@ use common::client::Client;
 use common::server::Server;
 use common::PASSWORD;
 use walden_tds::{
-    encode_tokens, Column, Done, DoneStatus, PacketStatus, PacketType, TdsValue, Token, TypeInfo,
+    encode_tokens, Column, Done, DoneStatus, EnvChange, PacketStatus, PacketType, TdsValue, Token,
+    TypeInfo,
 };
 
 /// The rows every round trip copies: NULLs (empty fields), the empty string (a NUL), text
@@ -243,4 +244,15 @@ fn bulk_load_protocol_edges() {
     c.send(PacketType::BulkLoad, &bulk_message(&[Some(1)]));
     assert_eq!(error_numbers(&c.tokens()), vec![4002]);
     assert_eq!(c.scalar("SELECT COUNT(*) FROM b"), TdsValue::Int(3000));
+
+    // Under XACT_ABORT a failed load ends the transaction, and the client is told.
+    c.batch("CREATE TABLE u (id INT PRIMARY KEY)");
+    c.batch("SET XACT_ABORT ON; BEGIN TRAN; INSERT BULK u (id INT)");
+    c.send(PacketType::BulkLoad, &bulk_message(&[Some(1), Some(1)]));
+    let answer = c.tokens();
+    assert_eq!(error_numbers(&answer), vec![2627]);
+    let rolled_back =
+        |t: &Token| matches!(t, Token::EnvChange(EnvChange::RollbackTransaction { .. }));
+    assert!(answer.iter().any(rolled_back), "{answer:?}");
+    assert_eq!(c.scalar("SELECT @@TRANCOUNT"), TdsValue::Int(0));
 }

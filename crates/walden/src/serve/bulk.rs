@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use walden_engine::types::Value;
 use walden_sql::exec::bulk::{BulkRows, BulkStop};
 use walden_sql::exec::{Output, Session, SqlError};
-use walden_tds::{BulkItem, BulkLoadDecoder, DoneStatus, Message, PacketStatus, PacketType};
+use walden_tds::{BulkItem, BulkLoadDecoder, Message, PacketStatus, PacketType};
 
 use super::convert::from_wire;
 use super::output::TdsOutput;
@@ -20,13 +20,15 @@ use super::output::TdsOutput;
 const MAX_ROW_BYTES: usize = walden_tds::packet::DEFAULT_MAX_MESSAGE_SIZE;
 
 /// Runs the bulk load whose first packet is `first`, reading its other packets with `read`,
-/// and writes the answer to `out`. An error is returned only when the connection failed.
+/// and writes the answer to `out` but its last DONE, which the caller sends (with DONE_ATTN
+/// when this returns true: the client abandoned the load). An error is returned only when
+/// the connection failed.
 pub fn load<W: Write>(
     session: &mut Session,
     first: Message,
     read: &mut dyn FnMut() -> io::Result<Message>,
     out: &mut TdsOutput<W>,
-) -> io::Result<()> {
+) -> io::Result<bool> {
     let mut rows = MessageRows {
         decoder: BulkLoadDecoder::new(MAX_ROW_BYTES),
         read,
@@ -50,9 +52,7 @@ pub fn load<W: Write>(
     if let Some(e) = rows.failed {
         return Err(e);
     }
-    let status = if rows.cancelled { DoneStatus::ATTN } else { DoneStatus::NONE };
-    out.end_batch(status);
-    Ok(())
+    Ok(rows.cancelled)
 }
 
 /// The rows of a Bulk Load message, decoded from its packets as they are read.

@@ -405,7 +405,14 @@ impl Conn {
                     // The rest of the message is still arriving: input is no attention.
                     attention.begin(false);
                     attention.end();
-                    bulk::load(session, message, &mut || self.read(), &mut out)?;
+                    let trancount = session.transaction_count();
+                    let cancelled = bulk::load(session, message, &mut || self.read(), &mut out)?;
+                    // A failed load under XACT_ABORT (or a deadlock) ends the transaction.
+                    if trancount > 0 && session.transaction_count() == 0 {
+                        self.end_descriptor(&mut out, true);
+                    }
+                    let status = if cancelled { DoneStatus::ATTN } else { DoneStatus::NONE };
+                    out.end_batch(status);
                 }
                 // The attention that cancelled the previous request (whose response ended
                 // normally, with EOM), or one that came after it had finished anyway: this
