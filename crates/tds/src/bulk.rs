@@ -59,11 +59,6 @@ impl BulkLoadDecoder {
         self.buf.extend_from_slice(bytes);
     }
 
-    /// The COLMETADATA's columns, once read.
-    pub fn columns(&self) -> Option<&[Column]> {
-        self.columns.as_deref()
-    }
-
     /// Whether the DONE (or an error) ended the stream.
     pub fn finished(&self) -> bool {
         self.finished
