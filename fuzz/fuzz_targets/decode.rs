@@ -51,6 +51,23 @@ fn tokens(data: &[u8]) {
     fixpoint(decode_tokens(data), |t| encode_tokens(t), decode_tokens);
 }
 
+/// Feeds a Bulk Load message's payload to the incremental decoder in chunks whose size the
+/// first byte picks: every item it returns consumed input, so the loop ends.
+fn bulk_load(data: &[u8]) {
+    let Some((&split, data)) = data.split_first() else { return };
+    let mut decoder = BulkLoadDecoder::new(1 << 16);
+    let chunks: Vec<&[u8]> = data.chunks(usize::from(split) + 1).collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        decoder.push(chunk);
+        let last = i + 1 == chunks.len();
+        let mut items = 0;
+        while let Ok(Some(_)) = decoder.next_item(last) {
+            items += 1;
+            assert!(items <= chunk.len() + 1 + data.len(), "the decoder loops");
+        }
+    }
+}
+
 fn header(data: &[u8]) {
     if let Ok(h) = PacketHeader::decode(data) {
         assert_eq!(PacketHeader::decode(&h.encode()), Ok(h));
@@ -65,6 +82,7 @@ fn all(data: &[u8]) {
     rpc(data);
     trans_mgr(data);
     tokens(data);
+    bulk_load(data);
 }
 
 /// Feeds `data` to a packet reader in chunks whose size the next byte picks, decoding every
@@ -83,6 +101,7 @@ fn packets(data: &[u8]) {
                     PacketType::Rpc => rpc(&m.payload),
                     PacketType::TransMgr => trans_mgr(&m.payload),
                     PacketType::TabularResult => tokens(&m.payload),
+                    PacketType::BulkLoad => bulk_load(&m.payload),
                     _ => all(&m.payload),
                 },
                 Ok(None) => break,
@@ -98,7 +117,7 @@ fn packets(data: &[u8]) {
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else { return };
-    match selector % 9 {
+    match selector % 10 {
         0 => prelogin(rest),
         1 => login7(rest),
         2 => batch(rest),
@@ -107,6 +126,7 @@ fuzz_target!(|data: &[u8]| {
         5 => tokens(rest),
         6 => header(rest),
         7 => packets(rest),
+        8 => bulk_load(rest),
         _ => all(rest),
     }
 });

@@ -21,9 +21,11 @@
 //! that parses to the same tree.
 
 mod alter;
+mod bulk;
 mod cursor;
 
 pub use alter::{AlterAdd, AlterDrop, AlterTable, AlterTableAction};
+pub use bulk::{BulkColumn, BulkOptions, InsertBulk};
 
 pub use cursor::{
     CursorOption, CursorRef, CursorStatement, CursorUpdatability, DeclareCursor, Fetch,
@@ -126,6 +128,8 @@ pub enum StatementKind {
     Select(Box<SelectStatement>),
     /// `INSERT`.
     Insert(Box<Insert>),
+    /// `INSERT BULK`: announces the rows of a Bulk Load message.
+    InsertBulk(Box<InsertBulk>),
     /// `UPDATE`.
     Update(Box<Update>),
     /// `DELETE`.

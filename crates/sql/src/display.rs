@@ -7,6 +7,7 @@
 //! only when they must be, and statements end with `;`.
 
 mod alter;
+mod bulk;
 mod cursor;
 
 use std::fmt::{self, Display, Formatter, Write};
@@ -146,6 +147,7 @@ impl Display for StatementKind {
         match self {
             Select(select) => write!(f, "{}{}", select.query, OptionClause(&select.hints)),
             Insert(insert) => write!(f, "{insert}"),
+            InsertBulk(insert) => write!(f, "{insert}"),
             Update(update) => write!(f, "{update}"),
             Delete(delete) => write!(f, "{delete}"),
             Merge(merge) => write!(f, "{merge}"),

@@ -14,6 +14,7 @@
 //! * [`token`]: what the server answers — the token stream (LOGINACK, ENVCHANGE, ERROR/INFO,
 //!   COLMETADATA, ROW/NBCROW, DONE*, RETURNSTATUS/RETURNVALUE, ORDER).
 //! * [`types`] and [`value`]: TYPE_INFO and the values it describes.
+//! * [`bulk`]: the Bulk Load message's token stream, decoded as its packets arrive.
 //!
 //! Every structure decodes with a `decode` function and encodes with an `encode` one, and each
 //! pair round-trips. The robustness contract, relied on by the server and checked by the tests
@@ -94,6 +95,7 @@ macro_rules! bit_flags {
     };
 }
 
+pub mod bulk;
 mod error;
 pub mod login;
 pub mod packet;
@@ -105,6 +107,7 @@ pub mod types;
 pub mod value;
 mod wire;
 
+pub use bulk::{BulkItem, BulkLoadDecoder};
 pub use error::TdsError;
 pub use login::{FeatureExt, Login7, TDS_7_4};
 pub use packet::{Message, MessageReader, PacketStatus, PacketType, PacketWriter};

@@ -21,6 +21,11 @@
 //! dropped, but the client still waits for an answer, which the server must send. Packet ids
 //! are not checked: the spec says they are ignored.
 //!
+//! One message type may be *streamed* ([`MessageReader::set_streamed`]): its packets come out
+//! one by one as messages of their own, EOM kept in the status of the last, so that a message
+//! of any length (a bulk load's rows) is consumed as it arrives rather than held whole; the
+//! message-size limit does not apply to it, the packet-size limit does.
+//!
 //! [`PacketWriter`] does the reverse: it cuts a payload into packets of the negotiated size,
 //! numbering them from 1 (modulo 256) and setting EOM on the last.
 
@@ -171,7 +176,8 @@ pub struct Message {
     pub ty: PacketType,
     /// The status of the message's first packet with EOM removed: RESET_CONNECTION and
     /// RESET_CONNECTION_SKIP_TRAN are meaningful there. IGNORE when the client abandoned the
-    /// message (then the payload is empty).
+    /// message (then the payload is empty). For a streamed type, the packet's own status,
+    /// EOM included.
     pub status: PacketStatus,
     /// The SPID of the first packet.
     pub spid: u16,
@@ -209,6 +215,8 @@ pub struct MessageReader {
     packet_size: usize,
     max_message_size: usize,
     poisoned: Option<TdsError>,
+    /// The message type returned packet by packet, if any.
+    streamed: Option<PacketType>,
 }
 
 #[derive(Debug)]
@@ -237,6 +245,7 @@ impl MessageReader {
             packet_size: MAX_PACKET_SIZE,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             poisoned: None,
+            streamed: None,
         }
     }
 
@@ -265,6 +274,12 @@ impl MessageReader {
     /// already pushed are checked against the new limit as they are assembled.
     pub fn set_max_message_size(&mut self, max_message_size: usize) {
         self.max_message_size = max_message_size;
+    }
+
+    /// Returns the messages of type `ty` packet by packet from now on (see the module
+    /// documentation): the caller sees the end of such a message by EOM in the status.
+    pub fn set_streamed(&mut self, ty: Option<PacketType>) {
+        self.streamed = ty;
     }
 
     /// Bytes pushed but not yet returned as part of a message.
@@ -315,6 +330,16 @@ impl MessageReader {
                 return Ok(None);
             }
             let body = &avail[HEADER_LEN..len];
+            if self.partial.is_none() && Some(header.ty) == self.streamed {
+                let payload = body.to_vec();
+                self.start += len;
+                return Ok(Some(Message {
+                    ty: header.ty,
+                    status: header.status,
+                    spid: header.spid,
+                    payload,
+                }));
+            }
             let partial = self.partial.get_or_insert_with(|| Partial {
                 ty: header.ty,
                 status: PacketStatus(header.status.0 & !PacketStatus::EOM.0),
@@ -583,5 +608,27 @@ mod tests {
         assert_eq!(negotiate_packet_size(100), 512);
         assert_eq!(negotiate_packet_size(8000), 8000);
         assert_eq!(negotiate_packet_size(u32::MAX), 32767);
+    }
+
+    #[test]
+    fn streamed_messages_come_out_packet_by_packet_beyond_the_message_limit() {
+        let mut reader = MessageReader::with_limits(512, 100).unwrap();
+        reader.set_streamed(Some(PacketType::BulkLoad));
+        reader.push(&frame(7, 0, &[1; 80]));
+        reader.push(&frame(7, 0, &[2; 80]));
+        reader.push(&frame(7, 1, &[3; 80]));
+        // A batch after it is reassembled as usual.
+        reader.push(&frame(1, 0, &[4; 10]));
+        reader.push(&frame(1, 1, &[5; 10]));
+        for (byte, last) in [(1, false), (2, false), (3, true)] {
+            let m = reader.next_message().unwrap().unwrap();
+            assert_eq!(
+                (m.ty, m.payload, m.status.contains(PacketStatus::EOM)),
+                (PacketType::BulkLoad, vec![byte; 80], last)
+            );
+        }
+        let batch = reader.next_message().unwrap().unwrap();
+        assert_eq!((batch.ty, batch.payload.len()), (PacketType::SqlBatch, 20));
+        assert_eq!(reader.next_message(), Ok(None));
     }
 }

@@ -18,6 +18,8 @@
 //! unknown, so the client refuses every later request ([`ClientError::Broken`]). The login has
 //! a deadline (the connect timeout); batches have none, like sqlcmd's default `-t 0`.
 
+mod bulk;
+
 use std::fmt;
 use std::io::{self, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};

@@ -2,6 +2,7 @@
 //! as the layers above the log land.
 
 mod allocator;
+mod bcp;
 mod bench;
 mod client;
 mod serve;
@@ -22,6 +23,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Copy rows between a table and a text file, like SQL Server's bcp in character mode.
+    Bcp(Box<bcp::BcpArgs>),
     /// Run a benchmark and print its figures side by side.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
     allocator::keep_freed_memory();
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Bcp(args) => bcp::run(*args),
         Command::Bench(command) => bench::run(command),
         Command::Sql(args) => return shell::run(*args),
         Command::Serve(args) => serve::run(args),

@@ -180,7 +180,7 @@ fn pymssql() {
 #[test]
 fn go_mssqldb() {
     let src = sources().join("go");
-    let files = ["go.mod", "go.sum", "main.go"].map(|f| src.join(f));
+    let files = ["go.mod", "go.sum", "main.go", "bulk.go"].map(|f| src.join(f));
     let stamp = format!("{}\n{}\n", digest(&files), version("go", "version"));
     let dir = install("go", &stamp, &["go-driver-test"], |dir| {
         // Modules and build cache under the target directory; the toolchain as installed.
@@ -206,12 +206,14 @@ fn go_mssqldb() {
 fn jdbc_driver() -> (PathBuf, PathBuf) {
     let jar_name = format!("mssql-jdbc-{MSSQL_JDBC_VERSION}.jar");
     let source = sources().join("java/DriverTest.java");
+    let bulk_source = sources().join("java/BulkCopyTest.java");
     let stamp = format!(
         "{MSSQL_JDBC_VERSION} {MSSQL_JDBC_SHA256}\n{}\n{}\n",
-        digest(std::slice::from_ref(&source)),
+        digest(&[source.clone(), bulk_source.clone()]),
         version("javac", "-version"),
     );
-    let dir = install("java", &stamp, &[&jar_name, "classes/DriverTest.class"], |dir| {
+    let artifacts = [jar_name.as_str(), "classes/DriverTest.class", "classes/BulkCopyTest.class"];
+    let dir = install("java", &stamp, &artifacts, |dir| {
         let jar = dir.join(&jar_name);
         let sha = |path: &Path| -> Result<String, String> {
             let out = run(Command::new("sha256sum").arg(path), INSTALL_TIMEOUT)?;
@@ -236,7 +238,13 @@ fn jdbc_driver() -> (PathBuf, PathBuf) {
         let classes = dir.join("classes");
         let _ = fs::remove_dir_all(&classes);
         run(
-            Command::new("javac").arg("-d").arg(&classes).arg("-cp").arg(&jar).arg(&source),
+            Command::new("javac")
+                .arg("-d")
+                .arg(&classes)
+                .arg("-cp")
+                .arg(&jar)
+                .arg(&source)
+                .arg(&bulk_source),
             INSTALL_TIMEOUT,
         )?;
         Ok(())
@@ -246,9 +254,12 @@ fn jdbc_driver() -> (PathBuf, PathBuf) {
 
 fn jdbc(server: &Server, mode: &str) {
     let (jar, classes) = jdbc_driver();
-    let mut cmd = Command::new("java");
-    cmd.arg("-cp").arg(format!("{}:{}", jar.display(), classes.display())).arg("DriverTest");
-    check(&format!("mssql-jdbc ({mode})"), cmd, server, &[mode]);
+    // DriverTest creates the database the bulk copy test then uses.
+    for class in ["DriverTest", "BulkCopyTest"] {
+        let mut cmd = Command::new("java");
+        cmd.arg("-cp").arg(format!("{}:{}", jar.display(), classes.display())).arg(class);
+        check(&format!("mssql-jdbc {class} ({mode})"), cmd, server, &[mode]);
+    }
 }
 
 #[test]

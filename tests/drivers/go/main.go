@@ -583,6 +583,7 @@ func main() {
 	section("table-valued parameters", tableValuedParameters)
 	section("transactions", transactions)
 	section("bad input", badInput)
+	section("bulk copy", bulkCopy)
 	fmt.Printf("go-mssqldb: %d checks, %d failures\n", checked, failures)
 	if failures > 0 {
 		os.Exit(1)

@@ -12,6 +12,7 @@
 const assert = require('node:assert');
 const util = require('node:util');
 const { Connection, Request, TYPES } = require('tedious');
+const { bulkCopy } = require('./tedious_bulk.js');
 
 const arg = (i, env, def) => {
   const v = process.argv[i + 1] ?? process.env[env] ?? def;
@@ -421,6 +422,8 @@ async function badInput() {
   await section('bad input', badInput);
   await section('newer types', newerTypes);
   await section('legacy types and cancel', legacyTypesAndCancel);
+  await section('bulk copy', () =>
+    bulkCopy({ connect, close, run, scalar, eq, fail, DATABASE, UNICODE_TEXT }));
   console.log(`tedious: ${checked} checks, ${failures} failures`);
   process.exit(failures ? 1 : 0);
 })();

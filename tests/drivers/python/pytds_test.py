@@ -11,6 +11,7 @@ and commit()/rollback() are Transaction Manager requests that begin the next tra
 import decimal
 
 import pytds
+from pytds_bulk import bulk_copy
 
 from checks import (
     BAD_INPUT,
@@ -287,4 +288,5 @@ checks.section("pool", pool)
 checks.section("bad input", bad_input)
 checks.section("newer types", newer_types)
 checks.section("plans and statistics", plans_and_statistics)
+checks.section("bulk copy", lambda: bulk_copy(connect, checks, DATABASE))
 checks.finish()

@@ -11,6 +11,7 @@
 mod access;
 mod alter;
 mod app_state;
+pub mod bulk;
 mod catalog_procs;
 mod cursor;
 mod dbcc;

@@ -320,6 +320,9 @@ pub struct Session {
     pub(crate) app_lock_owner: Option<walden_engine::lock::LockOwner>,
     /// `sp_set_session_context`'s keys: each value and whether it is read-only.
     pub(crate) session_context: HashMap<String, (Value, bool)>,
+    /// The `INSERT BULK` the next request's Bulk Load rows are for (`exec::bulk`): set by
+    /// the statement, cleared when the next batch starts.
+    pub(crate) pending_bulk: Option<crate::exec::bulk::BulkPlan>,
 }
 
 impl Session {
@@ -451,6 +454,7 @@ impl Session {
             cancel: None,
             app_lock_owner: None,
             session_context: HashMap::new(),
+            pending_bulk: None,
             lock_interrupt,
             terminated: false,
         }
@@ -481,6 +485,7 @@ impl Session {
             return;
         }
         self.activity.batch_started(self.db.id(), text);
+        self.pending_bulk = None;
         self.run_batch(text, out);
         self.activity.batch_ended(&EndState {
             database_id: self.db.id(),
@@ -537,16 +542,7 @@ impl Session {
                 parse_started.0.elapsed(),
             ));
         }
-        let mut run = Run {
-            s: self,
-            out,
-            try_depth: 0,
-            ctes: Vec::new(),
-            row_sequences: None,
-            line: 0,
-            subqueries: HashMap::new(),
-            assignments: 0,
-        };
+        let mut run = Run::new(self, out);
         run.s.frames.push(Frame::default());
         let result = run.module_body(&batch.statements);
         match result {
@@ -843,6 +839,22 @@ fn aborts_batch(e: &SqlError) -> bool {
         e.number,
         245 | 8114 | 241 | 242 | 257 | 529 | 208 | 207 | 209 | 1205 | 137 | 2715 | 148 | 3609
     ) || e.severity >= 20
+}
+
+impl<'a> Run<'a> {
+    /// A run of a batch (or of a bulk load's rows) on `s`, reporting to `out`.
+    pub(crate) fn new(s: &'a mut Session, out: &'a mut dyn Output) -> Run<'a> {
+        Run {
+            s,
+            out,
+            try_depth: 0,
+            ctes: Vec::new(),
+            row_sequences: None,
+            line: 0,
+            subqueries: HashMap::new(),
+            assignments: 0,
+        }
+    }
 }
 
 impl Run<'_> {
@@ -1146,7 +1158,7 @@ impl Run<'_> {
     /// Undoes a failed or cancelled statement's own changes, back to the `mark` taken when it
     /// started. If that fails, the whole transaction is rolled back and the undo's error is
     /// returned for reporting.
-    fn undo_statement(&mut self, mark: Option<Vec<usize>>) -> Result<(), SqlError> {
+    pub(crate) fn undo_statement(&mut self, mark: Option<Vec<usize>>) -> Result<(), SqlError> {
         if let (Some(mark), Some(tx)) = (mark, self.s.tx.as_mut()) {
             if let Err(undo) = tx.rollback_to_mark(&mark) {
                 let undo = self.s.engine_error(undo);
@@ -1204,7 +1216,7 @@ impl Run<'_> {
         tx.get_or_insert_with(|| begin_transaction(instance, *spid, opts, lock_interrupt))
     }
 
-    fn rollback_all(&mut self) {
+    pub(crate) fn rollback_all(&mut self) {
         if let Some(tx) = self.s.tx.take() {
             let _ = tx.rollback();
         }
@@ -1380,6 +1392,10 @@ impl Run<'_> {
             }
             StatementKind::Select(sel) => {
                 self.select_statement(sel)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::InsertBulk(b) => {
+                self.insert_bulk(b)?;
                 Ok(Flow::Next)
             }
             StatementKind::Insert(i) => {

@@ -13,6 +13,7 @@
 //! is error 191 instead of a stack overflow.
 
 mod alter;
+mod bulk;
 mod cursor;
 mod ddl;
 mod expr;

@@ -822,6 +822,10 @@ impl<'a> Parser<'a> {
 
     pub(super) fn parse_insert(&mut self, ctes: Vec<Cte>) -> PResult<StatementKind> {
         self.expect_keyword("INSERT")?;
+        // Not after a WITH: `BULK` is then a reserved word where the table should be (156).
+        if self.at_keyword("BULK") && ctes.is_empty() {
+            return self.parse_insert_bulk();
+        }
         let top = self.parse_top()?;
         self.eat_keyword("INTO");
         let target = self.parse_table_target()?;

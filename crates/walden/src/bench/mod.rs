@@ -1,6 +1,7 @@
 //! `walden bench`: benchmarks that report ratios measured side by side in one run, because the
 //! machines they run on are shared and noisy.
 
+mod bulk;
 mod log;
 mod pg_cluster;
 mod queries;
@@ -18,6 +19,9 @@ use clap::Subcommand;
 /// The benchmarks.
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
+    /// Loading 1,000,000 rows three ways, side by side: Walden's bulk copy over TDS, the same
+    /// rows as batched INSERTs against the same server, and PostgreSQL's COPY FROM STDIN.
+    Bulk(bulk::BulkBenchArgs),
     /// The log manager alone: the disk's raw fdatasync rate, then commits/s with 1, 4, 16 and
     /// 64 threads, fully durable and delayed.
     Log(log::LogBenchArgs),
@@ -45,6 +49,7 @@ pub enum BenchCommand {
 /// Runs a benchmark.
 pub fn run(command: BenchCommand) -> Result<(), String> {
     match command {
+        BenchCommand::Bulk(args) => bulk::run(&args),
         BenchCommand::Log(args) => log::run(&args),
         BenchCommand::Storage(args) => storage::run(&args),
         BenchCommand::Seed001(args) => seed001::run(&args),

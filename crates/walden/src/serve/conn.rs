@@ -15,6 +15,7 @@ use walden_tds::{
     TransMgrKind, TransMgrRequest, TDS_7_4,
 };
 
+use super::bulk;
 use super::convert::to_wire;
 use super::output::{Mode, PacketSink, TdsOutput, SERVER_NAME};
 use super::rpc;
@@ -362,6 +363,8 @@ impl Conn {
             let _ = socket.shutdown(std::net::Shutdown::Both);
         }));
         self.attention = Some(Arc::clone(&attention));
+        // A bulk load's rows are read as they arrive, however many there are (`bulk`).
+        self.reader.set_streamed(Some(PacketType::BulkLoad));
         // One buffer for the connection's responses: each ends with a flush, so nothing is
         // left in it between requests.
         let mut transport = io::BufWriter::new(self.stream.clone());
@@ -398,6 +401,19 @@ impl Conn {
                     Ok(request) => self.trans_mgr(session, request.kind, &mut out),
                     Err(e) => protocol_error(&mut out, &e.to_string()),
                 },
+                PacketType::BulkLoad => {
+                    // The rest of the message is still arriving: input is no attention.
+                    attention.begin(false);
+                    attention.end();
+                    let trancount = session.transaction_count();
+                    let cancelled = bulk::load(session, message, &mut || self.read(), &mut out)?;
+                    // A failed load under XACT_ABORT (or a deadlock) ends the transaction.
+                    if trancount > 0 && session.transaction_count() == 0 {
+                        self.end_descriptor(&mut out, true);
+                    }
+                    let status = if cancelled { DoneStatus::ATTN } else { DoneStatus::NONE };
+                    out.end_batch(status);
+                }
                 // The attention that cancelled the previous request (whose response ended
                 // normally, with EOM), or one that came after it had finished anyway: this
                 // DONE_ATTN is the acknowledgement the client reads up to ([MS-TDS] 2.2.1.7).

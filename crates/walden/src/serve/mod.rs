@@ -12,6 +12,7 @@ macro_rules! log_line {
     };
 }
 
+mod bulk;
 mod config;
 mod conn;
 /// Shared with the `walden sql -S` client, which reads result sets with the same conversions.

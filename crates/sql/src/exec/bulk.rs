@@ -1,0 +1,295 @@
+//! The bulk load: `INSERT BULK` names the table, the columns and the options; the rows follow
+//! in the client's next message (a TDS Bulk Load message, decoded by the server), which
+//! [`Session::bulk_load`] inserts.
+//!
+//! The rows go through the insert path every INSERT takes (conversion to the column's type,
+//! defaults, identity, computed and `rowversion` columns, unique keys, indexes), in one
+//! statement: inside the session's transaction if one is open, else in an autocommit
+//! transaction of their own, so a bulk load is all or nothing. Each row is logged like any
+//! insert's (Walden has no minimally logged operations). The options change what SQL Server's
+//! change:
+//!
+//! * without `CHECK_CONSTRAINTS`, CHECK and FOREIGN KEY constraints are not checked;
+//! * without `FIRE_TRIGGERS`, the table's triggers do not fire;
+//! * without `KEEP_NULLS`, a NULL takes the column's default (NULL if it has none);
+//! * without `KEEP_IDENTITY`, values sent for the identity column are ignored and the column
+//!   numbers the rows itself;
+//! * `ORDER (...)` is a promise: a row out of that order is error 4819;
+//! * `TABLOCK`, `ROWS_PER_BATCH` and `KILOBYTES_PER_BATCH` are hints Walden accepts and needs
+//!   not: the row locks of a large load escalate to a table lock as any statement's do.
+
+use std::sync::Arc;
+
+use walden_engine::types::Value;
+
+use crate::ast::{BulkOptions, InsertBulk, TableTarget, TriggerEvent};
+use crate::exec::eval::Col;
+use crate::exec::query::{compare_keys, table_cols, TableRef};
+use crate::exec::scalar::coerce;
+use crate::exec::session::{Frame, Halt, Run, Step, CANCELLED};
+use crate::exec::{Counted, Output, Session, SqlError};
+
+/// An `INSERT BULK` waiting for its rows.
+#[derive(Debug, Clone)]
+pub struct BulkPlan {
+    statement: InsertBulk,
+}
+
+/// Why a bulk load's row source stopped before its end.
+#[derive(Debug)]
+pub enum BulkStop {
+    /// The client cancelled (an attention): the load is undone without an error message.
+    Cancelled,
+    /// The rows could not be read (a malformed message): the load is undone with this error.
+    Error(SqlError),
+}
+
+/// Where the rows of a bulk load come from: the server decodes them from the Bulk Load
+/// message as its packets arrive, so a load of any size holds one row at a time.
+pub trait BulkRows {
+    /// The next row, one value per `INSERT BULK` column in order; `None` after the last.
+    fn next_row(&mut self) -> Result<Option<Vec<Value>>, BulkStop>;
+}
+
+/// How many rows are inserted between two checks of their foreign keys: the check is per
+/// group rather than per row (one lookup of many keys), and the group bounds the memory.
+const FOREIGN_KEY_GROUP: usize = 1000;
+
+impl Session {
+    /// Whether an `INSERT BULK` is waiting for its rows (the last batch ended with one).
+    pub fn bulk_pending(&self) -> bool {
+        self.pending_bulk.is_some()
+    }
+
+    /// Inserts the rows of the Bulk Load message that follows an `INSERT BULK`, reporting
+    /// the outcome to `out`: a count of the rows inserted, or an error after which nothing
+    /// of the load is left. Error 4022 if no `INSERT BULK` came before.
+    pub fn bulk_load(&mut self, rows: &mut dyn BulkRows, out: &mut dyn Output) {
+        let Some(plan) = self.pending_bulk.take() else {
+            out.message(&SqlError::new(
+                4022,
+                "Bulk load data was expected but not sent. The batch will be terminated.",
+            ));
+            return;
+        };
+        let mut run = Run::new(self, out);
+        run.s.frames.push(Frame::default());
+        // Inside a user transaction a failed load is undone alone, as a failed statement is.
+        let mark = run
+            .s
+            .tx
+            .as_ref()
+            .filter(|_| run.s.trancount > 0)
+            .map(walden_engine::Transaction::undo_mark);
+        match run.bulk_rows(&plan.statement, rows) {
+            Ok(n) => {
+                run.finish_autocommit(true);
+                run.done(Counted::Insert, n);
+                run.out.statement_end();
+            }
+            Err(halt) => {
+                run.finish_autocommit(false);
+                if let Err(undo) = run.undo_statement(mark) {
+                    run.report(undo);
+                }
+                if run.s.opts.xact_abort && run.s.trancount > 0 {
+                    run.rollback_all();
+                }
+                match halt {
+                    Halt::Error(e) if e.number == CANCELLED => {}
+                    Halt::Error(e) => {
+                        if e.number == 1205 && run.s.trancount > 0 {
+                            run.rollback_all();
+                        }
+                        run.report(e);
+                    }
+                    Halt::Aborted | Halt::Cancelled => {}
+                }
+            }
+        }
+        while !run.s.frames.is_empty() {
+            run.pop_frame();
+        }
+        run.finish_autocommit(false);
+    }
+}
+
+impl Run<'_> {
+    /// `INSERT BULK`: checks the table, its columns and the declared types now (errors 208,
+    /// 207, 271, 2715), so that a client learns of them before it sends any row, and keeps
+    /// the statement for the Bulk Load message.
+    pub(crate) fn insert_bulk(&mut self, statement: &InsertBulk) -> Result<(), SqlError> {
+        let t = self.bulk_target(statement)?;
+        self.bulk_columns(&t, statement)?;
+        for c in &statement.columns {
+            self.resolve_type(&c.ty)?;
+        }
+        for (c, _) in &statement.options.order {
+            t.def.column(&c.value).ok_or_else(|| SqlError::invalid_column(&c.value))?;
+        }
+        self.s.pending_bulk = Some(BulkPlan { statement: statement.clone() });
+        Ok(())
+    }
+
+    fn bulk_target(&mut self, statement: &InsertBulk) -> Result<TableRef, SqlError> {
+        self.target(&TableTarget::Table(statement.table.clone()), &[])
+    }
+
+    /// The table column each `INSERT BULK` column goes to.
+    fn bulk_columns(&self, t: &TableRef, statement: &InsertBulk) -> Result<Vec<usize>, SqlError> {
+        statement
+            .columns
+            .iter()
+            .map(|c| {
+                let at = t.def.column(&c.name.value).ok_or_else(|| SqlError::invalid_column(&c.name.value))?;
+                if t.def.columns[at].computed.is_some() {
+                    return Err(SqlError::new(
+                        271,
+                        format!("The column \"{}\" cannot be modified because it is either a computed column or is the result of a UNION operator.", t.def.columns[at].name),
+                    ));
+                }
+                Ok(at)
+            })
+            .collect()
+    }
+
+    /// Inserts every row of `rows` into the table of `statement`; the number inserted.
+    fn bulk_rows(&mut self, statement: &InsertBulk, rows: &mut dyn BulkRows) -> Step<u64> {
+        // The table is looked up again: it may have changed since INSERT BULK.
+        let t = self.bulk_target(statement)?;
+        let targets = self.bulk_columns(&t, statement)?;
+        let options: &BulkOptions = &statement.options;
+        let def = Arc::clone(&t.def);
+        let identity = def.identity_column().map(|(c, _, _)| c);
+        let checks = if options.check_constraints { self.checks(&def)? } else { Vec::new() };
+        let cols: Vec<Col> =
+            if checks.is_empty() { Vec::new() } else { table_cols(&def, &def.name) };
+        let referencing =
+            options.check_constraints && def.foreign_keys.iter().any(|fk| !fk.disabled);
+        let rowversion = def.columns.iter().position(|c| c.rowversion);
+        let computed = def.columns.iter().any(|c| c.computed.is_some());
+        let mut changes = if options.fire_triggers {
+            self.trigger_changes(&t, TriggerEvent::Insert)?
+        } else {
+            None
+        };
+        let order: Vec<(usize, bool)> = options
+            .order
+            .iter()
+            .filter_map(|(c, desc)| Some((targets_position(statement, &c.value)?, *desc)))
+            .collect();
+        let descending: Vec<bool> = order.iter().map(|&(_, d)| d).collect();
+        let mut previous_key: Option<Vec<Value>> = None;
+        // The columns' defaults, parsed once for the whole load.
+        let defaults = def
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(c, col)| match &col.default {
+                Some(text) if Some(c) != identity => self.stored_expr(text).map(Some),
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>, SqlError>>()?;
+        let mut inserted = Vec::new();
+        let mut values: Vec<Value> = Vec::new();
+        let mut given: Vec<bool> = Vec::new();
+        let mut n = 0u64;
+        loop {
+            let row = match rows.next_row() {
+                Ok(Some(row)) => row,
+                Ok(None) => break,
+                Err(BulkStop::Cancelled) => return Err(Halt::Cancelled),
+                Err(BulkStop::Error(e)) => return Err(e.into()),
+            };
+            self.row_interruption_point(usize::try_from(n).unwrap_or(usize::MAX))?;
+            if row.len() != targets.len() {
+                return Err(SqlError::new(
+                    4816,
+                    format!(
+                        "Invalid column type from bcp client for colid {}.",
+                        row.len().min(targets.len()) + 1
+                    ),
+                )
+                .into());
+            }
+            if !order.is_empty() {
+                let key: Vec<Value> = order.iter().map(|&(i, _)| row[i].clone()).collect();
+                if let Some(previous) = &previous_key {
+                    if compare_keys(previous, &key, &descending)? == std::cmp::Ordering::Greater {
+                        return Err(SqlError::new(4819, "Cannot bulk load. The bulk data stream was incorrectly specified as sorted or the data violates a uniqueness constraint imposed by the target table. Sort order incorrect for the following two rows.").into());
+                    }
+                }
+                previous_key = Some(key);
+            }
+            // Reused from row to row: a load allocates per value, not per row.
+            values.clear();
+            values.resize(def.columns.len(), Value::Null);
+            given.clear();
+            given.resize(def.columns.len(), false);
+            for (i, (v, &c)) in row.into_iter().zip(&targets).enumerate() {
+                let ignored = Some(c) == identity && !options.keep_identity;
+                if ignored || (v.is_null() && !options.keep_nulls) {
+                    continue;
+                }
+                given[c] = true;
+                values[c] = coerce(v, def.columns[c].ty, false).map_err(|e| match e.number {
+                    // SQL Server's bulk-load error names the column by its place in the load.
+                    2628 | 8152 => SqlError::new(
+                        4815,
+                        format!(
+                            "Received an invalid column length from the bcp client for colid {}.",
+                            i + 1
+                        ),
+                    ),
+                    _ => e,
+                })?;
+            }
+            // Every other column: its default, else NULL (the identity its next value).
+            for (c, default) in defaults.iter().enumerate() {
+                if let (false, Some(e)) = (given[c], default) {
+                    let v = self.value(e)?;
+                    values[c] = self.store(&def, c, v)?;
+                }
+            }
+            self.compute_columns(&def, &mut values)?;
+            if let Some(c) = rowversion {
+                values[c] = self.next_rowversion(&t.db)?;
+            }
+            if let Some(c) = identity.filter(|&c| computed && values[c].is_null()) {
+                // As in INSERT: a computed column may use the identity, so take it now.
+                let v = t.db.next_identity(&def).map_err(|e| self.s.engine_error(e))?;
+                values[c] = coerce(Value::BigInt(v), def.columns[c].ty, false)?;
+                self.compute_columns(&def, &mut values)?;
+            }
+            self.check_row(&def, &cols, &checks, &values, "BULK INSERT")?;
+            let db = Arc::clone(&t.db);
+            self.tx().insert_row(&db, &def, &mut values).map_err(|e| self.s.engine_error(e))?;
+            if let Some(c) = identity {
+                if let Some(v) = walden_engine::objects::identity_integer(&values[c]) {
+                    self.note_identity(v);
+                }
+            }
+            if let Some(changes) = changes.as_mut() {
+                changes.row(None, Some(&values));
+            }
+            if referencing {
+                inserted.push(values.clone());
+                if inserted.len() >= FOREIGN_KEY_GROUP {
+                    self.check_references(&t, &inserted, "BULK INSERT")?;
+                    inserted.clear();
+                }
+            }
+            n += 1;
+        }
+        self.check_references(&t, &inserted, "BULK INSERT")?;
+        if let Some(changes) = changes {
+            self.fire_triggers(changes)?;
+        }
+        Ok(n)
+    }
+}
+
+/// The position in the `INSERT BULK` list of the column named `name`.
+fn targets_position(statement: &InsertBulk, name: &str) -> Option<usize> {
+    statement.columns.iter().position(|c| c.name.value.eq_ignore_ascii_case(name))
+}

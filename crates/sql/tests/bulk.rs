@@ -1,0 +1,231 @@
+//! The bulk load at the session's level: `INSERT BULK`, then `Session::bulk_load` with rows
+//! as the server hands them over, on a real instance in a temporary directory. The options'
+//! semantics (SQL Server's), the errors, and the transaction a load runs in.
+
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use walden_engine::types::Value;
+use walden_engine::{Instance, InstanceConfig};
+use walden_sql::exec::bulk::{BulkRows, BulkStop};
+use walden_sql::exec::{Collected, Session};
+
+fn run(s: &mut Session, sql: &str) -> Collected {
+    let mut out = Collected::default();
+    s.execute_batch(sql, &mut out);
+    out
+}
+
+fn ok(s: &mut Session, sql: &str) -> Collected {
+    let out = run(s, sql);
+    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
+    out
+}
+
+fn rows_of(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
+    ok(s, sql).results.pop().unwrap().rows
+}
+
+/// Rows from a vector, or a stop after them.
+struct Rows(std::vec::IntoIter<Vec<Value>>, Option<BulkStop>);
+
+impl BulkRows for Rows {
+    fn next_row(&mut self) -> Result<Option<Vec<Value>>, BulkStop> {
+        match self.0.next() {
+            Some(row) => Ok(Some(row)),
+            None => self.1.take().map_or(Ok(None), Err),
+        }
+    }
+}
+
+/// `INSERT BULK statement`, then the rows; the load's output.
+fn load(s: &mut Session, statement: &str, rows: Vec<Vec<Value>>) -> Collected {
+    ok(s, statement);
+    let mut out = Collected::default();
+    s.bulk_load(&mut Rows(rows.into_iter(), None), &mut out);
+    out
+}
+
+fn errors(out: &Collected) -> Vec<i32> {
+    out.errors().map(|e| e.number).collect()
+}
+
+fn session() -> (tempfile::TempDir, Arc<Instance>, Session) {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    ok(
+        &mut s,
+        "CREATE DATABASE d; USE d;
+         CREATE TABLE t (id INT IDENTITY(1,1) PRIMARY KEY, name NVARCHAR(5) NULL,
+             qty INT NULL DEFAULT 7 CHECK (qty > 0), twice AS qty * 2);
+         CREATE TABLE audit (n INT);",
+    );
+    ok(
+        &mut s,
+        "CREATE TRIGGER t_ins ON t AFTER INSERT AS
+             SET NOCOUNT ON; INSERT INTO audit SELECT COUNT(*) FROM inserted;",
+    );
+    (dir, instance, s)
+}
+
+fn nstr(s: &str) -> Value {
+    Value::NStr(s.into())
+}
+
+#[test]
+fn defaults_identity_constraints_and_triggers_follow_the_options() {
+    let (_dir, _instance, mut s) = session();
+    // No options: identity values ignored, NULL takes the default, CHECK unchecked, no trigger.
+    let out = load(
+        &mut s,
+        "INSERT BULK t (id INT, name NVARCHAR(5), qty INT)",
+        vec![
+            vec![Value::Int(100), nstr("a"), Value::Null],
+            vec![Value::Int(200), nstr("b"), Value::Int(-1)],
+        ],
+    );
+    assert_eq!((errors(&out), out.counts.clone()), (vec![], vec![2]));
+    assert_eq!(
+        rows_of(&mut s, "SELECT id, name, qty, twice FROM t ORDER BY id"),
+        vec![
+            vec![Value::Int(1), nstr("a"), Value::Int(7), Value::Int(14)],
+            vec![Value::Int(2), nstr("b"), Value::Int(-1), Value::Int(-2)],
+        ]
+    );
+    assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM audit"), vec![vec![Value::Int(0)]]);
+
+    // KEEP_IDENTITY, KEEP_NULLS, FIRE_TRIGGERS.
+    let out = load(
+        &mut s,
+        "INSERT BULK t (id INT, name NVARCHAR(5), qty INT) WITH (KEEP_IDENTITY, KEEP_NULLS, FIRE_TRIGGERS, TABLOCK)",
+        vec![vec![Value::Int(50), Value::Null, Value::Null], vec![Value::Int(51), nstr("c"), Value::Int(3)]],
+    );
+    assert_eq!((errors(&out), out.counts.clone()), (vec![], vec![2]));
+    assert_eq!(
+        rows_of(&mut s, "SELECT id, name, qty FROM t WHERE id >= 50 ORDER BY id"),
+        vec![
+            vec![Value::Int(50), Value::Null, Value::Null],
+            vec![Value::Int(51), nstr("c"), Value::Int(3)]
+        ]
+    );
+    assert_eq!(rows_of(&mut s, "SELECT SUM(n) FROM audit"), vec![vec![Value::Int(2)]]);
+
+    // CHECK_CONSTRAINTS: 547, and nothing of the load stays.
+    let out = load(
+        &mut s,
+        "INSERT BULK t (name NVARCHAR(5), qty INT) WITH (CHECK_CONSTRAINTS)",
+        vec![vec![nstr("d"), Value::Int(1)], vec![nstr("e"), Value::Int(0)]],
+    );
+    assert_eq!(errors(&out), vec![547]);
+    assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM t"), vec![vec![Value::Int(4)]]);
+}
+
+#[test]
+fn errors_undo_the_load_and_the_session_goes_on() {
+    let (_dir, _instance, mut s) = session();
+    let statement = "INSERT BULK t (name NVARCHAR(5), qty INT)";
+    // Too long for NVARCHAR(5): 4815 naming the column's place in the load.
+    let out = load(
+        &mut s,
+        statement,
+        vec![
+            vec![nstr("ok"), Value::Int(1)],
+            vec![Value::Null, Value::Int(2)],
+            vec![nstr("toolong"), Value::Int(1)],
+        ],
+    );
+    assert_eq!(errors(&out), vec![4815]);
+    assert!(out.messages[0].message.contains("colid 1"), "{:?}", out.messages);
+    // Not a number.
+    let out = load(&mut s, statement, vec![vec![nstr("x"), nstr("many")]]);
+    assert_eq!(errors(&out), vec![245]);
+    // Rows of the wrong width; and a stop from the row source (a malformed message).
+    let out = load(&mut s, statement, vec![vec![nstr("x")]]);
+    assert_eq!(errors(&out), vec![4816]);
+    ok(&mut s, statement);
+    let mut out = Collected::default();
+    let stop = walden_sql::exec::SqlError::new(4002, "malformed");
+    s.bulk_load(
+        &mut Rows(vec![vec![nstr("y"), Value::Int(1)]].into_iter(), Some(BulkStop::Error(stop))),
+        &mut out,
+    );
+    assert_eq!(errors(&out), vec![4002]);
+    // A cancelled load reports nothing and leaves nothing.
+    ok(&mut s, statement);
+    let mut out = Collected::default();
+    s.bulk_load(
+        &mut Rows(vec![vec![nstr("z"), Value::Int(1)]].into_iter(), Some(BulkStop::Cancelled)),
+        &mut out,
+    );
+    assert_eq!(errors(&out), Vec::<i32>::new());
+    assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM t"), vec![vec![Value::Int(0)]]);
+
+    // At INSERT BULK: unknown table, column, type; a computed column; a bad option.
+    assert_eq!(errors(&run(&mut s, "INSERT BULK nope (a INT)")), vec![208]);
+    assert_eq!(errors(&run(&mut s, "INSERT BULK t (nope INT)")), vec![207]);
+    assert_eq!(errors(&run(&mut s, "INSERT BULK t (qty NOTATYPE)")), vec![2715]);
+    assert_eq!(errors(&run(&mut s, "INSERT BULK t (twice INT)")), vec![271]);
+    assert_eq!(errors(&run(&mut s, "INSERT BULK t (qty INT) WITH (FAST)")), vec![102]);
+    // Rows with no INSERT BULK before them; a batch in between forgets the statement.
+    let mut out = Collected::default();
+    s.bulk_load(&mut Rows(vec![].into_iter(), None), &mut out);
+    assert_eq!(errors(&out), vec![4022]);
+    ok(&mut s, statement);
+    ok(&mut s, "SELECT 1");
+    let mut out = Collected::default();
+    s.bulk_load(&mut Rows(vec![].into_iter(), None), &mut out);
+    assert_eq!(errors(&out), vec![4022]);
+}
+
+#[test]
+fn a_load_in_a_user_transaction_goes_with_it_and_order_is_checked() {
+    let (_dir, _instance, mut s) = session();
+    ok(&mut s, "BEGIN TRAN");
+    let out =
+        load(&mut s, "INSERT BULK t (qty INT)", (1..=3).map(|i| vec![Value::Int(i)]).collect());
+    assert_eq!(out.counts, vec![3]);
+    // A failed load inside the transaction is undone alone.
+    let out = load(
+        &mut s,
+        "INSERT BULK t (id INT, qty INT) WITH (KEEP_IDENTITY)",
+        vec![vec![Value::Int(1), Value::Int(1)]],
+    );
+    assert_eq!(errors(&out), vec![2627]);
+    assert_eq!(
+        rows_of(&mut s, "SELECT COUNT(*), @@TRANCOUNT FROM t"),
+        vec![vec![Value::Int(3), Value::Int(1)]]
+    );
+    ok(&mut s, "ROLLBACK");
+    assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM t"), vec![vec![Value::Int(0)]]);
+
+    let ordered = "INSERT BULK t (id INT, qty INT) WITH (KEEP_IDENTITY, ORDER (id DESC))";
+    let out = load(
+        &mut s,
+        ordered,
+        vec![vec![Value::Int(9), Value::Int(1)], vec![Value::Int(8), Value::Int(1)]],
+    );
+    assert_eq!((errors(&out), out.counts), (vec![], vec![2]));
+    let out = load(
+        &mut s,
+        ordered,
+        vec![vec![Value::Int(5), Value::Int(1)], vec![Value::Int(6), Value::Int(1)]],
+    );
+    assert_eq!(errors(&out), vec![4819]);
+    assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM t"), vec![vec![Value::Int(2)]]);
+}
+
+#[test]
+fn insert_bulk_prints_back_as_it_parses() {
+    let text = "INSERT BULK [d].[dbo].[t] ([id] int NOT NULL, [name] nvarchar(5) COLLATE Latin1_General_CI_AS NULL) \
+                WITH (CHECK_CONSTRAINTS, KEEP_NULLS, ROWS_PER_BATCH = 10, ORDER ([id] ASC))";
+    let batch = walden_sql::parse_batch(text).unwrap();
+    let printed = batch.statements[0].to_string();
+    assert_eq!(
+        walden_sql::parse_batch(&printed).unwrap().statements[0].kind,
+        batch.statements[0].kind
+    );
+    assert!(printed.contains("ROWS_PER_BATCH = 10") && printed.contains("ORDER ("), "{printed}");
+}

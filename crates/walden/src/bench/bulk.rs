@@ -1,0 +1,363 @@
+//! `walden bench bulk`: loading N rows (1,000,000 by default) three ways in one run, side by
+//! side: Walden's bulk copy over TDS (`INSERT BULK` and one Bulk Load message, as bcp and
+//! the drivers' bulk APIs send it), the same rows as batched INSERTs against the same
+//! `walden serve` (`--batch-rows` rows per `INSERT ... VALUES` statement, each statement its
+//! own transaction), and PostgreSQL's `COPY FROM STDIN` of the same rows into the same table
+//! in a throwaway cluster. Each way is measured `--rounds` times (3 by default), the rounds
+//! interleaved so that the machine's noise falls on all three alike; each round's seconds
+//! and ratios are shown, then the medians, the median ratios against the targets (bulk copy
+//! at least 5 times the batched INSERTs and at least PostgreSQL's COPY), and the server's
+//! peak RSS.
+//!
+//! The rows are generated, not read from a file, so that each way sends exactly the same
+//! values; each load is checked afterwards (its count and a checksum of the ids).
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::time::Instant;
+
+use clap::Args;
+use walden_tds::{Column, Decimal, TdsValue, Time, TypeInfo};
+
+use super::pg_cluster::Cluster;
+use super::serve::{random_password, run_sql, scalar, Server};
+use crate::client::{Client, ConnectOptions};
+
+/// Options of `walden bench bulk`.
+#[derive(Debug, Args)]
+pub struct BulkBenchArgs {
+    /// Rows to load each way.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    rows: u64,
+    /// Rows per INSERT statement in the batched-INSERT run (SQL Server allows 1,000 rows in
+    /// one VALUES list).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    batch_rows: u64,
+    /// Skip PostgreSQL (it is installed with apt-get when missing and run as root).
+    #[arg(long)]
+    no_postgres: bool,
+    /// Times each way is measured; the median ratio is reported, each round shown (the
+    /// machines these run on are shared and noisy).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    rounds: u32,
+}
+
+/// The table every way loads into, in T-SQL and in PostgreSQL's dialect.
+const TABLE_TSQL: &str = "(id INT NOT NULL PRIMARY KEY, customer INT NOT NULL, \
+    amount DECIMAL(12,2) NOT NULL, created DATETIME2(3) NOT NULL, note NVARCHAR(40) NULL)";
+const TABLE_PG: &str = "(id INT NOT NULL PRIMARY KEY, customer INT NOT NULL, \
+    amount NUMERIC(12,2) NOT NULL, created TIMESTAMP(3) NOT NULL, note VARCHAR(40) NULL)";
+const COLUMNS: &str = "id, customer, amount, created, note";
+
+/// Days from 0001-01-01 to 2024-01-01, the first `created` date.
+const FIRST_DAY: i32 = 738_885;
+
+/// Row `i` of the load, as its parts.
+struct Row {
+    id: i32,
+    customer: i32,
+    /// Hundredths.
+    amount: i64,
+    /// Seconds after 2024-01-01 00:00:00, with `millis` more.
+    seconds: u64,
+    millis: u64,
+    note: Option<String>,
+}
+
+fn row(i: u64) -> Row {
+    let mixed = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 33;
+    Row {
+        id: i as i32,
+        customer: (mixed % 50_000) as i32,
+        amount: (mixed % 10_000_000) as i64 - 5_000_000,
+        seconds: i,
+        millis: i % 1000,
+        note: (!i.is_multiple_of(10)).then(|| format!("order {i} for customer {}", mixed % 50_000)),
+    }
+}
+
+impl Row {
+    fn amount_text(&self) -> String {
+        let sign = if self.amount < 0 { "-" } else { "" };
+        let a = self.amount.unsigned_abs();
+        format!("{sign}{}.{:02}", a / 100, a % 100)
+    }
+
+    fn created_text(&self) -> String {
+        let day = self.seconds / 86_400;
+        let s = self.seconds % 86_400;
+        let (y, m, d) = civil_from_days(FIRST_DAY + day as i32);
+        format!(
+            "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:03}",
+            s / 3600,
+            s / 60 % 60,
+            s % 60,
+            self.millis
+        )
+    }
+
+    fn wire(&self) -> Vec<TdsValue> {
+        vec![
+            TdsValue::Int(self.id),
+            TdsValue::Int(self.customer),
+            TdsValue::Decimal(Decimal { value: i128::from(self.amount), precision: 12, scale: 2 }),
+            TdsValue::DateTime2 {
+                date: (FIRST_DAY + (self.seconds / 86_400) as i32) as u32,
+                time: Time { increments: (self.seconds % 86_400) * 1000 + self.millis, scale: 3 },
+            },
+            self.note.clone().map_or(TdsValue::Null, TdsValue::NVarChar),
+        ]
+    }
+}
+
+/// The date `days` after 0001-01-01 (Howard Hinnant's civil-from-days, shifted to 0001).
+fn civil_from_days(days: i32) -> (i64, u32, u32) {
+    // Days since 1970-01-01.
+    let z = i64::from(days) - 719_162 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// The bulk copy of `n` rows into `by_bulk` (emptied first); its seconds.
+fn walden_bulk(client: &mut Client, n: u64) -> Result<f64, String> {
+    run_sql(client, "TRUNCATE TABLE by_bulk")?;
+    let columns = vec![
+        Column::new("id", TypeInfo::Int4, false),
+        Column::new("customer", TypeInfo::Int4, false),
+        Column::new("amount", TypeInfo::Decimal { precision: 12, scale: 2 }, false),
+        Column::new("created", TypeInfo::DateTime2 { scale: 3 }, false),
+        Column::new("note", TypeInfo::nvarchar(Some(40)), true),
+    ];
+    let statement = "INSERT BULK by_bulk (id INT NOT NULL, customer INT NOT NULL, \
+        amount DECIMAL(12,2) NOT NULL, created DATETIME2(3) NOT NULL, note NVARCHAR(40) NULL) \
+        WITH (TABLOCK)";
+    let started = Instant::now();
+    let mut load = client
+        .bulk_load(statement, columns)
+        .map_err(|e| e.to_string())?
+        .map_err(|refused| format!("INSERT BULK refused: {:?}", refused.messages))?;
+    for i in 0..n {
+        load.row(&row(i).wire()).map_err(|e| e.to_string())?;
+    }
+    let answer = load.finish().map_err(|e| e.to_string())?;
+    if let Some(e) = answer.errors().next() {
+        return Err(format!("the bulk load failed: Msg {}: {}", e.number, e.message));
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// `n` rows into `by_insert` (emptied first) as INSERTs of `batch` rows, each statement its
+/// own transaction; the seconds.
+fn walden_inserts(client: &mut Client, n: u64, batch: u64) -> Result<f64, String> {
+    run_sql(client, "TRUNCATE TABLE by_insert")?;
+    let started = Instant::now();
+    let mut text = String::new();
+    let mut i = 0;
+    while i < n {
+        text.clear();
+        let _ = write!(text, "INSERT INTO by_insert ({COLUMNS}) VALUES ");
+        let end = (i + batch).min(n);
+        for j in i..end {
+            let r = row(j);
+            let note = r.note.as_ref().map_or("NULL".to_string(), |s| format!("N'{s}'"));
+            let sep = if j + 1 < end { "," } else { "" };
+            let _ = write!(
+                text,
+                "({}, {}, {}, '{}', {note}){sep}",
+                r.id,
+                r.customer,
+                r.amount_text(),
+                r.created_text()
+            );
+        }
+        run_sql(client, &text)?;
+        i = end;
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// `n` rows into PostgreSQL's `by_copy` (emptied first) with one `COPY FROM STDIN` in text
+/// format; the seconds. Checks the load.
+fn postgres_copy(pg: &mut postgres::Client, n: u64, sum: i64) -> Result<f64, String> {
+    pg.batch_execute("TRUNCATE by_copy").map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let mut writer = pg
+        .copy_in(&format!("COPY by_copy ({COLUMNS}) FROM STDIN"))
+        .map_err(|e| format!("COPY: {e}"))?;
+    let mut line = String::new();
+    for i in 0..n {
+        let r = row(i);
+        line.clear();
+        let _ = writeln!(
+            line,
+            "{}\t{}\t{}\t{}\t{}",
+            r.id,
+            r.customer,
+            r.amount_text(),
+            r.created_text(),
+            r.note.as_deref().unwrap_or("\\N")
+        );
+        writer.write_all(line.as_bytes()).map_err(|e| format!("COPY: {e}"))?;
+    }
+    writer.finish().map_err(|e| format!("COPY: {e}"))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let got = pg
+        .query_one("SELECT COUNT(*), SUM(id)::BIGINT FROM by_copy", &[])
+        .map_err(|e| e.to_string())?;
+    let (count, got_sum): (i64, i64) = (got.get(0), got.get(1));
+    if count as u64 != n || got_sum != sum {
+        return Err(format!("PostgreSQL loaded {count} rows (id sum {got_sum})"));
+    }
+    Ok(seconds)
+}
+
+/// The median of `values` (the upper one of an even count).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
+}
+
+pub fn run(args: &BulkBenchArgs) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+    let password = random_password()?;
+    let server = Server::start(&dir.path().join("walden"), &password, 8)?;
+    let options = ConnectOptions {
+        database: String::new(),
+        app_name: "walden bench bulk".into(),
+        ..ConnectOptions::new(&format!("127.0.0.1,{}", server.port), "sa", &password)?
+    };
+    let mut client = Client::connect(&options).map_err(|e| format!("logging in: {e}"))?;
+    run_sql(&mut client, "CREATE DATABASE bulk_bench")?;
+    run_sql(&mut client, "USE bulk_bench")?;
+    run_sql(&mut client, &format!("CREATE TABLE by_bulk {TABLE_TSQL}"))?;
+    run_sql(&mut client, &format!("CREATE TABLE by_insert {TABLE_TSQL}"))?;
+    let (cluster, mut pg) = if args.no_postgres {
+        (None, None)
+    } else {
+        let cluster = Cluster::start(&dir.path().join("postgres"), &[])?;
+        let mut pg =
+            cluster.config().connect(postgres::NoTls).map_err(|e| format!("PostgreSQL: {e}"))?;
+        pg.batch_execute(&format!("CREATE TABLE by_copy {TABLE_PG}")).map_err(|e| e.to_string())?;
+        (Some(cluster), Some(pg))
+    };
+    let n = args.rows;
+    let sum: i64 = (0..n).map(|i| i as i64).sum();
+    println!(
+        "walden bench bulk: {n} rows of (INT, INT, DECIMAL(12,2), DATETIME2(3), NVARCHAR(40)) \
+         loaded three ways, {} rounds; seconds per round:",
+        args.rounds
+    );
+    println!(
+        "{:>6} {:>12} {:>12} {:>12} {:>10} {:>10}",
+        "round", "bulk copy", "INSERTs", "PG COPY", "vs INSERT", "vs COPY"
+    );
+    let (mut bulk, mut inserts, mut copy) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut vs_insert, mut vs_copy) = (Vec::new(), Vec::new());
+    let mut bulk_peak_kb = 0;
+    for round in 1..=args.rounds {
+        let b = walden_bulk(&mut client, n)?;
+        // The first load's, before any INSERT and before the check, whose query has a memory
+        // use of its own: what the bulk copy alone needed.
+        if round == 1 {
+            bulk_peak_kb = server.peak_rss_kb();
+        }
+        check(&mut client, "by_bulk", n, sum)?;
+        let i = walden_inserts(&mut client, n, args.batch_rows)?;
+        check(&mut client, "by_insert", n, sum)?;
+        let c = match pg.as_mut() {
+            Some(pg) => Some(postgres_copy(pg, n, sum)?),
+            None => None,
+        };
+        bulk.push(b);
+        inserts.push(i);
+        vs_insert.push(i / b);
+        let show =
+            |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
+        if let Some(c) = c {
+            copy.push(c);
+            vs_copy.push(c / b);
+        }
+        println!(
+            "{round:>6} {b:>12.2} {i:>12.2} {:>12} {:>9.1}x {:>9}",
+            show(c, 2),
+            i / b,
+            show(c.map(|c| c / b), 2) + if c.is_some() { "x" } else { "" }
+        );
+    }
+    let peak_kb = server.peak_rss_kb();
+    drop(pg);
+    drop(cluster);
+    let rate = |seconds: f64| n as f64 / seconds.max(1e-9);
+    println!();
+    println!("{:<34} {:>10} {:>12}", "median of the rounds", "seconds", "rows/s");
+    println!(
+        "{:<34} {:>10.2} {:>12.0}",
+        "Walden bulk copy (INSERT BULK)",
+        median(&bulk),
+        rate(median(&bulk))
+    );
+    println!(
+        "{:<34} {:>10.2} {:>12.0}",
+        format!("Walden INSERTs of {} rows", args.batch_rows),
+        median(&inserts),
+        rate(median(&inserts))
+    );
+    if !copy.is_empty() {
+        println!(
+            "{:<34} {:>10.2} {:>12.0}",
+            "PostgreSQL COPY FROM STDIN",
+            median(&copy),
+            rate(median(&copy))
+        );
+    }
+    println!();
+    let ratio = median(&vs_insert);
+    println!(
+        "bulk copy / batched INSERTs, median of the rounds' ratios: {ratio:.1}x (target >= 5x: {})",
+        if ratio >= 5.0 { "met" } else { "NOT met" }
+    );
+    if !vs_copy.is_empty() {
+        let ratio = median(&vs_copy);
+        println!(
+            "bulk copy / PostgreSQL COPY, median of the rounds' ratios: {ratio:.2}x (target >= 1x: {})",
+            if ratio >= 1.0 { "met" } else { "NOT met" }
+        );
+    }
+    println!(
+        "Walden server peak RSS (VmHWM): {} MB after the first bulk copy, {} MB at the end",
+        bulk_peak_kb / 1024,
+        peak_kb / 1024
+    );
+    Ok(())
+}
+
+/// Fails unless `table` holds `n` rows whose ids add up to `sum`.
+fn check(client: &mut Client, table: &str, n: u64, sum: i64) -> Result<(), String> {
+    let count = scalar(client, &format!("SELECT COUNT_BIG(*) FROM {table}"))?;
+    let got = scalar(client, &format!("SELECT SUM(CAST(id AS BIGINT)) FROM {table}"))?;
+    if count as u64 != n || got != sum {
+        return Err(format!("{table} holds {count} rows (id sum {got}), expected {n} ({sum})"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_count_from_2024() {
+        assert_eq!(civil_from_days(FIRST_DAY), (2024, 1, 1));
+        assert_eq!(civil_from_days(FIRST_DAY + 59), (2024, 2, 29));
+        assert_eq!(civil_from_days(FIRST_DAY + 366), (2025, 1, 1));
+        assert_eq!(row(86_400 + 61).created_text(), "2024-01-02 00:01:01.461");
+    }
+}
