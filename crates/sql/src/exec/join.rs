@@ -277,6 +277,28 @@ impl Run<'_> {
         for src in sources {
             self.flatten(src, &mut flat, &mut on, &passed, outer)?;
         }
+        let (mut semis, all_placed) = self.place(&mut flat, parts, on, pushed, outer);
+        let placed = all_placed && flat.conjuncts.iter().all(|c| c.leaves.is_some());
+        // An ordered goal holds only for one source read in that order (`leaf_rows`).
+        let goal = goal.filter(|g| placed && (g.order.is_empty() || flat.leaves.len() == 1));
+        let rows = self.join_leaves(&mut flat, &mut semis, outer, goal)?;
+        Ok((rows, all_placed))
+    }
+
+    /// Places the conjuncts of a flattened FROM clause: `parts` (the WHERE clause's), `on`
+    /// (the inner joins' ON conditions) and those of `pushed` (an enclosing WHERE clause's)
+    /// that name only these leaves, each tagged with the leaves it needs; WHERE conjuncts
+    /// with a subquery that can be decorrelated become semi-joins. Samples the tables'
+    /// statistics where there is a join order to choose. Returns the semi-joins and whether
+    /// every WHERE conjunct was placed.
+    fn place<'e>(
+        &mut self,
+        flat: &mut Flat<'e>,
+        mut parts: Vec<&'e Expr>,
+        on: Vec<&'e Expr>,
+        pushed: &[&'e Expr],
+        outer: Option<&Env<'_>>,
+    ) -> (Vec<(usize, semi::SemiJoin<'e>)>, bool) {
         // With one source there is no order to choose, and a seek beats a scan whatever
         // the sizes: only joins pay for statistics.
         if flat.leaves.len() > 1 {
@@ -309,7 +331,6 @@ impl Run<'_> {
                 }
             }
         }
-        // WHERE conjuncts with a subquery that can be decorrelated become semi-joins.
         let mut semis = Vec::new();
         if flat.leaves.len() <= MAX_LEAVES {
             for i in 0..where_count {
@@ -317,7 +338,7 @@ impl Run<'_> {
                     continue;
                 }
                 let expr = flat.conjuncts[i].expr;
-                if let Some((semi, mask)) = self.semi_join(&flat, expr, outer) {
+                if let Some((semi, mask)) = self.semi_join(flat, expr, outer) {
                     flat.conjuncts[i].leaves = Some(mask);
                     flat.conjuncts[i].semi = true;
                     semis.push((i, semi));
@@ -325,11 +346,7 @@ impl Run<'_> {
             }
             all_placed = flat.conjuncts[..where_count].iter().all(|c| c.leaves.is_some());
         }
-        let placed = all_placed && flat.conjuncts.iter().all(|c| c.leaves.is_some());
-        // An ordered goal holds only for one source read in that order (`leaf_rows`).
-        let goal = goal.filter(|g| placed && (g.order.is_empty() || flat.leaves.len() == 1));
-        let rows = self.join_leaves(&mut flat, &mut semis, outer, goal)?;
-        Ok((rows, all_placed))
+        (semis, all_placed)
     }
 
     /// Adds `src`'s leaves to `flat`, and the conjuncts of its inner joins' ON conditions to

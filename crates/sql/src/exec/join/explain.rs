@@ -65,51 +65,7 @@ impl Run<'_> {
         for src in sources {
             self.explain_flatten(src, &mut flat, &mut subplans, &mut on, &passed, outer)?;
         }
-        if flat.leaves.len() > 1 {
-            for leaf in &mut flat.leaves {
-                if let Input::Table(t) = &leaf.input {
-                    leaf.stats = self.table_stats(t);
-                }
-            }
-        }
-        let where_count = parts.len();
-        parts.extend(on);
-        let mut all_placed = true;
-        for (i, expr) in parts.into_iter().enumerate() {
-            let from_on = i >= where_count;
-            let leaves = if flat.leaves.len() > MAX_LEAVES { None } else { flat.leaves_of(expr) };
-            all_placed &= from_on || leaves.is_some();
-            flat.conjuncts.push(Conjunct { expr, leaves, from_on, semi: false, applied: false });
-        }
-        if flat.leaves.len() <= MAX_LEAVES {
-            for &expr in pushed {
-                if flat.owns_all_columns(expr) {
-                    let leaves = flat.leaves_of(expr);
-                    flat.conjuncts.push(Conjunct {
-                        expr,
-                        leaves,
-                        from_on: false,
-                        semi: false,
-                        applied: false,
-                    });
-                }
-            }
-        }
-        let mut semis = Vec::new();
-        if flat.leaves.len() <= MAX_LEAVES {
-            for i in 0..where_count {
-                if flat.conjuncts[i].leaves.is_some() {
-                    continue;
-                }
-                let expr = flat.conjuncts[i].expr;
-                if let Some((semi, mask)) = self.semi_join(&flat, expr, outer) {
-                    flat.conjuncts[i].leaves = Some(mask);
-                    flat.conjuncts[i].semi = true;
-                    semis.push((i, semi));
-                }
-            }
-            all_placed = flat.conjuncts[..where_count].iter().all(|c| c.leaves.is_some());
-        }
+        let (mut semis, all_placed) = self.place(&mut flat, parts, on, pushed, outer);
         let (node, rows) = self.explain_leaves(&mut flat, subplans, &mut semis, outer)?;
         Ok(FromPlan { node, rows, all_placed })
     }

@@ -27,7 +27,7 @@ use crate::ast::{BinaryOp, Expr, ExprKind, Query, QueryBody, SelectItem, TableSo
 use crate::exec::access;
 use crate::exec::eval::find_column;
 use crate::exec::eval::{Col, Env};
-use crate::exec::query::{visit_children, Rows};
+use crate::exec::query::{visit_children, Rows, TableRef};
 use crate::exec::recursive::has_aggregate;
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -183,21 +183,21 @@ impl Run<'_> {
 }
 
 impl Run<'_> {
-    /// [`Run::apply_semi_join`] by a seek per row, or None where that is not the cheaper way.
-    fn seek_semi_join(
+    /// The table, path and conjuncts of a seek per row for `semi` with `rows` rows to keep
+    /// or drop, where the subquery is one table whose index the equalities can seek and
+    /// seeking costs less than reading the table once; None otherwise.
+    fn semi_seek<'e>(
         &mut self,
-        semi: &mut SemiJoin<'_>,
-        cols: &[Col],
-        rows: &[Vec<Value>],
-        outer: Option<&Env<'_>>,
-    ) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
+        semi: &mut SemiJoin<'e>,
+        rows: f64,
+    ) -> Option<(TableRef, access::AccessPath<'e>, Vec<&'e Expr>)> {
         // IN's member test is no conjunct to check a found row with: IN is hashed.
         let member = semi.keys.len() != semi.key_conjuncts.len();
         let (1, false, false) = (semi.inner.leaves.len(), semi.key_conjuncts.is_empty(), member)
         else {
-            return Ok(None);
+            return None;
         };
-        let Input::Table(t) = &semi.inner.leaves[0].input else { return Ok(None) };
+        let Input::Table(t) = &semi.inner.leaves[0].input else { return None };
         let t = clone_ref(t);
         if semi.inner.leaves[0].stats.is_none() {
             semi.inner.leaves[0].stats = self.table_stats(&t);
@@ -215,9 +215,21 @@ impl Run<'_> {
         };
         let table_rows = inner.leaves[0].stats.as_ref().map_or(access::TABLE_ROWS, |s| s.rows);
         let seeks_outer = path.any_probe(&mut has_column);
-        if path.is_scan() || !seeks_outer || path.cost * rows.len() as f64 > table_rows {
+        (!path.is_scan() && seeks_outer && path.cost * rows <= table_rows).then_some((t, path, all))
+    }
+
+    /// [`Run::apply_semi_join`] by a seek per row, or None where that is not the cheaper way.
+    fn seek_semi_join(
+        &mut self,
+        semi: &mut SemiJoin<'_>,
+        cols: &[Col],
+        rows: &[Vec<Value>],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
+        let Some((t, path, all)) = self.semi_seek(semi, rows.len() as f64) else {
             return Ok(None);
-        }
+        };
+        let inner = &semi.inner;
         let inner_cols = inner.leaves[0].cols.clone();
         let mut kept = Vec::new();
         for (n, row) in rows.iter().enumerate() {
@@ -287,36 +299,10 @@ impl Run<'_> {
         let logical = if semi.anti { "Left Anti Semi Join" } else { "Left Semi Join" };
         // Each outer row is kept or not: a guess of half of them either way.
         let kept = (rows / 2.0).max(1.0);
-        let member = semi.keys.len() != semi.key_conjuncts.len();
-        if let (1, false, false, Input::Table(t)) = (
-            semi.inner.leaves.len(),
-            semi.key_conjuncts.is_empty(),
-            member,
-            &semi.inner.leaves[0].input,
-        ) {
-            let t = clone_ref(t);
-            if semi.inner.leaves[0].stats.is_none() {
-                semi.inner.leaves[0].stats = self.table_stats(&t);
-            }
-            let mut all = semi.inner_filter.clone();
-            all.extend(semi.key_conjuncts.iter().copied());
-            let inner = &semi.inner;
-            let path = {
-                let column = |parts: &[crate::ast::Ident]| match inner.leaf_of(parts) {
-                    Some(Some(0)) => find_column(&inner.leaves[0].cols, parts).ok().flatten(),
-                    _ => None,
-                };
-                let probe = |e: &Expr| inner.leaves_of(e) == Some(0);
-                access::choose(&t.def, &all, &column, &probe, inner.leaves[0].stats.as_deref())
-            };
-            let table_rows = inner.leaves[0].stats.as_ref().map_or(access::TABLE_ROWS, |s| s.rows);
-            if !path.is_scan() && path.any_probe(&mut has_column) && path.cost * rows <= table_rows
-            {
-                let right = path.plan(&t, &all);
-                let node =
-                    PlanNode::join("Nested Loops", logical, String::new(), kept, left, right);
-                return Ok((node, kept));
-            }
+        if let Some((t, path, all)) = self.semi_seek(semi, rows) {
+            let right = path.plan(&t, &all);
+            let node = PlanNode::join("Nested Loops", logical, String::new(), kept, left, right);
+            return Ok((node, kept));
         }
         let inner = self.explain_pushed(semi.from, None, &semi.inner_filter, outer)?;
         let probe: Vec<String> = semi.keys.iter().map(|(o, _)| o.to_string()).collect();
