@@ -83,6 +83,11 @@ pub(crate) const CANCELLED: i32 = 3617;
 /// How many distinct batch texts a session keeps parsed.
 const BATCH_CACHE_SIZE: usize = 128;
 
+/// The most batch text the parse cache holds, in bytes: a client that sends many large
+/// one-off batches (a load by 1,000-row INSERTs) must not keep their syntax trees, which
+/// are many times larger than their text.
+const BATCH_CACHE_BYTES: usize = 2 << 20;
+
 /// The longest `WAITFOR DELAY` (24 hours, exclusive) and the length of a day for `TIME`.
 const DAY: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -296,6 +301,8 @@ pub struct Session {
     /// prepared statement, a benchmark's transaction), as SQL Server's plan cache expects.
     /// Stored procedures, `sp_executesql` and `EXEC (string)` are parsed through it too.
     batches: HashMap<String, Arc<Batch>>,
+    /// The text bytes `batches` holds.
+    batch_bytes: usize,
     /// How many times `batches` was emptied: a syntax tree parsed before may be gone, and
     /// its address taken by another (see `subquery`).
     pub(crate) batch_cache_clears: u64,
@@ -446,6 +453,7 @@ impl Session {
             cursors: Cursors::default(),
             in_insert_exec: false,
             batches: HashMap::new(),
+            batch_bytes: 0,
             batch_cache_clears: 0,
             table_stats: HashMap::new(),
             statement_io: Vec::new(),
@@ -567,17 +575,22 @@ impl Session {
     }
 
     /// `text` parsed, from the cache when this session ran the same text before. Only
-    /// batches that parse are kept, and at most `BATCH_CACHE_SIZE` of them: when full, the
-    /// cache starts over, which keeps a session that never repeats a batch cheap.
+    /// batches that parse are kept, and at most `BATCH_CACHE_SIZE` of them holding at most
+    /// `BATCH_CACHE_BYTES` of text: when full, the cache starts over, which keeps a session
+    /// that never repeats a batch cheap.
     pub(crate) fn parsed(&mut self, text: &str) -> Result<Arc<Batch>, SqlError> {
         if let Some(batch) = self.batches.get(text) {
             return Ok(Arc::clone(batch));
         }
         let batch = Arc::new(parse_batch(text).map_err(SqlError::from)?);
-        if self.batches.len() >= BATCH_CACHE_SIZE {
+        if self.batches.len() >= BATCH_CACHE_SIZE
+            || self.batch_bytes + text.len() > BATCH_CACHE_BYTES
+        {
             self.batches.clear();
+            self.batch_bytes = 0;
             self.batch_cache_clears += 1;
         }
+        self.batch_bytes += text.len();
         self.batches.insert(text.to_string(), Arc::clone(&batch));
         Ok(batch)
     }
