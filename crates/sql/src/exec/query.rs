@@ -111,6 +111,17 @@ pub(crate) fn collect_aggregates<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             out.push(e);
             return;
         }
+        // A window function of a grouped query may order or partition by an aggregate
+        // (`RANK() OVER (ORDER BY SUM(v) DESC) ... GROUP BY k`): it is computed with the
+        // groups, before the windows read it.
+        if let Some(spec) = &f.over {
+            for p in &spec.partition_by {
+                collect_aggregates(p, out);
+            }
+            for o in &spec.order_by {
+                collect_aggregates(&o.expr, out);
+            }
+        }
     }
     visit_children(e, &mut |c| collect_aggregates(c, out));
 }

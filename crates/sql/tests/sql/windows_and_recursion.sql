@@ -191,3 +191,13 @@ GO
 DROP TABLE dbo.org
 DROP TABLE dbo.sales
 GO
+-- A window function of a grouped query ordered or partitioned by an aggregate: the aggregate
+-- is computed with the groups (was error 147).
+CREATE TABLE #grouped (k VARCHAR(5), v INT);
+INSERT INTO #grouped VALUES ('a', 1), ('a', 5), ('b', 2), ('c', 10), ('c', 1), ('b', 2);
+SELECT k, SUM(v) AS total, RANK() OVER (ORDER BY SUM(v) DESC) AS r,
+    ROW_NUMBER() OVER (PARTITION BY COUNT(*) ORDER BY k) AS rn
+FROM #grouped GROUP BY k ORDER BY r;
+SELECT k, SUM(v) * 100 / SUM(SUM(v)) OVER () AS pct FROM #grouped GROUP BY k ORDER BY k;
+SELECT ROW_NUMBER() OVER (ORDER BY SUM(v)) AS only_row FROM #grouped;
+GO
