@@ -549,6 +549,21 @@ impl Run<'_> {
                         "All queries combined using a UNION, INTERSECT or EXCEPT operator must have an equal number of expressions in their target lists.",
                     ));
                 }
+                // Each column's type combines both branches' by SQL Server's precedence and
+                // widening rules (`'a' UNION ALL 'bbb'` is varchar(3), `1 UNION 2.5` a
+                // decimal); a branch whose column holds only NULLs does not constrain it.
+                let types: Vec<SqlType> = (0..l.cols.len())
+                    .map(|i| {
+                        let only_nulls = |rows: &[Vec<Value>]| rows.iter().all(|r| r[i].is_null());
+                        let left = l.cols[i].ty;
+                        let right = r.cols.get(i).map_or(left, |c| c.ty);
+                        match (only_nulls(&l.rows), only_nulls(&r.rows)) {
+                            (true, false) => right,
+                            (false, true) => left,
+                            _ => scalar::common_type(left, right),
+                        }
+                    })
+                    .collect();
                 let mut rows = match op {
                     SetOperator::UnionAll => {
                         let mut rows = l.rows;
@@ -578,12 +593,9 @@ impl Run<'_> {
                     }
                 };
                 let mut cols = l.cols;
-                for i in 0..cols.len() {
-                    let ty = infer_type(&rows, i);
-                    if rows.iter().any(|r| !has_type(&r[i], cols[i].ty)) {
-                        cols[i].ty = ty;
-                    }
-                    unify_column(&mut rows, i, cols[i].ty)?;
+                for (i, ty) in types.into_iter().enumerate() {
+                    cols[i].ty = ty;
+                    unify_column(&mut rows, i, ty)?;
                     cols[i].nullable = true;
                 }
                 self.order_output(Rows { cols, rows }, order_by, offset, outer)

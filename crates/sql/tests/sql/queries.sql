@@ -59,3 +59,12 @@ GO
 TRUNCATE TABLE dbo.emp
 SELECT COUNT(*) AS n FROM dbo.emp
 GO
+-- A set operation's column type combines every branch's by precedence and widening: no
+-- value is cut to the first branch's length or type.
+SELECT 'a' AS x UNION ALL SELECT 'bbb';
+SELECT N'x' AS n UNION ALL SELECT 'yy';
+SELECT 1 AS n UNION ALL SELECT 2.5;
+SELECT CAST(1 AS TINYINT) AS n UNION SELECT 300;
+SELECT NULL AS n UNION SELECT 'x';
+SELECT 1 AS n UNION SELECT 'x';
+GO
