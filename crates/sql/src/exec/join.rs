@@ -972,40 +972,39 @@ pub(crate) fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 /// AND y)`, TPC-H Q19's shape), as written in its first branch. The OR implies each of
 /// them, so applying them as well never drops a row it keeps, and lets the plan use them
 /// (as a join's hash key, or a seek) where the OR alone would be a filter on a cross
-/// product. Branches are compared by their text.
+/// product. Branches are compared by their text; an OR with a branch that is a single
+/// predicate is left alone (its only factor would be that whole branch).
 fn common_factors(e: &Expr) -> Vec<&Expr> {
-    fn branches<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    /// The operands of a chain of `op` (`a AND b AND c`), left to right.
+    fn operands<'e>(e: &'e Expr, op: BinaryOp, out: &mut Vec<&'e Expr>) {
         match &e.kind {
-            ExprKind::Binary { op: BinaryOp::Or, left, right } => {
-                branches(left, out);
-                branches(right, out);
-            }
-            _ => out.push(e),
-        }
-    }
-    fn and_parts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-        match &e.kind {
-            ExprKind::Binary { op: BinaryOp::And, left, right } => {
-                and_parts(left, out);
-                and_parts(right, out);
+            ExprKind::Binary { op: o, left, right } if *o == op => {
+                operands(left, op, out);
+                operands(right, op, out);
             }
             _ => out.push(e),
         }
     }
     let mut ors = Vec::new();
-    branches(e, &mut ors);
-    let texts: Vec<Vec<String>> = ors[1..]
+    operands(e, BinaryOp::Or, &mut ors);
+    let split: Vec<Vec<&Expr>> = ors
         .iter()
         .map(|b| {
             let mut parts = Vec::new();
-            and_parts(b, &mut parts);
-            parts.iter().map(|p| p.to_string()).collect()
+            operands(b, BinaryOp::And, &mut parts);
+            parts
         })
         .collect();
-    let mut first = Vec::new();
-    and_parts(ors[0], &mut first);
-    first
-        .into_iter()
+    // A plain OR of single predicates (`a = 1 OR b = 2`), the common case, has no factor
+    // worth the texts: this runs every time the clause is planned.
+    if split.iter().any(|parts| parts.len() < 2) {
+        return Vec::new();
+    }
+    let texts: Vec<Vec<String>> =
+        split[1..].iter().map(|parts| parts.iter().map(|p| p.to_string()).collect()).collect();
+    split[0]
+        .iter()
+        .copied()
         .filter(|c| {
             let text = c.to_string();
             texts.iter().all(|branch| branch.contains(&text))

@@ -105,7 +105,7 @@ pub(crate) struct TableRef {
 }
 
 /// Collects the aggregate calls of an expression (not inside subqueries).
-pub(crate) fn collect_aggregates<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+fn collect_aggregates<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     if let ExprKind::Function(f) = &e.kind {
         if is_aggregate_call(f) {
             out.push(e);
@@ -244,7 +244,7 @@ fn same_grouping_item(a: &Expr, b: &Expr) -> bool {
 }
 
 /// Collects window function calls (`... OVER (...)`).
-pub(crate) fn collect_windows<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+fn collect_windows<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     if let ExprKind::Function(f) = &e.kind {
         if f.over.is_some() {
             out.push(e);
@@ -252,6 +252,41 @@ pub(crate) fn collect_windows<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
         }
     }
     visit_children(e, &mut |c| collect_windows(c, out));
+}
+
+/// The aggregate calls a SELECT computes with its groups: those of its select list, its
+/// HAVING clause and its ORDER BY.
+pub(crate) fn select_aggregates<'e>(sel: &'e Select, order_by: &'e [OrderByItem]) -> Vec<&'e Expr> {
+    let mut aggs = Vec::new();
+    for item in &sel.items {
+        match item {
+            SelectItem::Expr { expr, .. } => collect_aggregates(expr, &mut aggs),
+            SelectItem::Assign { value, .. } => collect_aggregates(value, &mut aggs),
+            SelectItem::Wildcard(_) => {}
+        }
+    }
+    if let Some(h) = &sel.having {
+        collect_aggregates(h, &mut aggs);
+    }
+    for o in order_by {
+        collect_aggregates(&o.expr, &mut aggs);
+    }
+    aggs
+}
+
+/// The window function calls a SELECT computes after grouping: those of its select list
+/// and its ORDER BY.
+pub(crate) fn select_windows<'e>(sel: &'e Select, order_by: &'e [OrderByItem]) -> Vec<&'e Expr> {
+    let mut windows = Vec::new();
+    for item in &sel.items {
+        if let SelectItem::Expr { expr, .. } = item {
+            collect_windows(expr, &mut windows);
+        }
+    }
+    for o in order_by {
+        collect_windows(&o.expr, &mut windows);
+    }
+    windows
 }
 
 /// Calls `f` on each direct child expression (subqueries excluded).
@@ -687,21 +722,7 @@ impl Run<'_> {
                 kept
             }
         };
-        // Aggregates.
-        let mut aggs = Vec::new();
-        for item in &sel.items {
-            match item {
-                SelectItem::Expr { expr, .. } => collect_aggregates(expr, &mut aggs),
-                SelectItem::Assign { value, .. } => collect_aggregates(value, &mut aggs),
-                SelectItem::Wildcard(_) => {}
-            }
-        }
-        if let Some(h) = &sel.having {
-            collect_aggregates(h, &mut aggs);
-        }
-        for o in order_by {
-            collect_aggregates(&o.expr, &mut aggs);
-        }
+        let aggs = select_aggregates(sel, order_by);
         let mut computed: Vec<(usize, usize)> = Vec::new();
         if !aggs.is_empty() || !sel.group_by.is_empty() {
             let sets = sel.grouping_sets.as_deref();
@@ -721,16 +742,7 @@ impl Run<'_> {
                 rows = kept;
             }
         }
-        // Window functions.
-        let mut windows = Vec::new();
-        for item in &sel.items {
-            if let SelectItem::Expr { expr, .. } = item {
-                collect_windows(expr, &mut windows);
-            }
-        }
-        for o in order_by {
-            collect_windows(&o.expr, &mut windows);
-        }
+        let windows = select_windows(sel, order_by);
         if !windows.is_empty() {
             self.windows(&mut cols, &mut rows, &mut computed, &windows, outer)?;
         }

@@ -20,7 +20,7 @@ use crate::ast::{
     StatementKind, TableSource, TableTarget,
 };
 use crate::exec::output::ColumnInfo;
-use crate::exec::query::{collect_aggregates, collect_windows};
+use crate::exec::query::{select_aggregates, select_windows};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -144,9 +144,14 @@ fn nvarchar_max() -> SqlType {
 }
 
 impl Run<'_> {
-    /// Sends the plan of `st` instead of running it.
+    /// Sends the plan of `st` instead of running it (of each of a block's statements).
     pub(crate) fn showplan(&mut self, st: &Statement, kind: Showplan) -> Result<(), SqlError> {
-        let text = st.kind.to_string();
+        if let StatementKind::Block(statements) = &st.kind {
+            for inner in statements {
+                self.showplan(inner, kind)?;
+            }
+            return Ok(());
+        }
         let ctes: &[crate::ast::Cte] = match &st.kind {
             StatementKind::Insert(i) => &i.ctes,
             StatementKind::Update(u) => &u.ctes,
@@ -155,27 +160,15 @@ impl Run<'_> {
         };
         let scope = self.s.explain_ctes.len();
         self.s.explain_ctes.extend(ctes.iter().map(|c| (c.clone(), false)));
-        let plan = self.statement_plan(st, kind);
+        let plan = self.statement_plan(&st.kind);
         self.s.explain_ctes.truncate(scope);
-        let Some(plan) = plan? else { return Ok(()) };
-        self.send_plan(&st.kind, text, plan, kind);
+        self.send_plan(&st.kind, st.kind.to_string(), plan?, kind);
         Ok(())
     }
 
-    /// A statement's plan: None for a block, whose statements were sent one by one;
-    /// Some(None) for a statement without one.
-    fn statement_plan(
-        &mut self,
-        st: &Statement,
-        kind: Showplan,
-    ) -> Result<Option<Option<PlanNode>>, SqlError> {
-        Ok(Some(match &st.kind {
-            StatementKind::Block(statements) => {
-                for inner in statements {
-                    self.showplan(inner, kind)?;
-                }
-                return Ok(None);
-            }
+    /// A statement's plan; None for a statement that has none (it is only listed).
+    fn statement_plan(&mut self, kind: &StatementKind) -> Result<Option<PlanNode>, SqlError> {
+        Ok(match kind {
             StatementKind::Select(s) => Some(self.explain_query(&s.query)?.0),
             StatementKind::Insert(i) => Some(self.explain_insert(i)?),
             StatementKind::Update(u) => {
@@ -185,7 +178,7 @@ impl Run<'_> {
                 Some(self.explain_change("Delete", &d.target, &d.from, d.where_clause.as_ref())?)
             }
             _ => None,
-        }))
+        })
     }
 
     /// Sends a statement's text and plan as SHOWPLAN `kind` returns them.
@@ -397,17 +390,7 @@ impl Run<'_> {
             }
             (node, plan.rows)
         };
-        let mut aggs = Vec::new();
-        for item in &sel.items {
-            match item {
-                SelectItem::Expr { expr, .. } => collect_aggregates(expr, &mut aggs),
-                SelectItem::Assign { value, .. } => collect_aggregates(value, &mut aggs),
-                SelectItem::Wildcard(_) => {}
-            }
-        }
-        if let Some(h) = &sel.having {
-            collect_aggregates(h, &mut aggs);
-        }
+        let aggs = select_aggregates(sel, order_by);
         let mut defines: Vec<String> = Vec::new();
         for a in &aggs {
             let text = a.to_string();
@@ -431,12 +414,7 @@ impl Run<'_> {
         if let Some(h) = &sel.having {
             node = PlanNode::unary("Filter", "Filter", format!("WHERE:({h})"), rows, node);
         }
-        let mut windows = Vec::new();
-        for item in &sel.items {
-            if let SelectItem::Expr { expr, .. } = item {
-                collect_windows(expr, &mut windows);
-            }
-        }
+        let windows = select_windows(sel, order_by);
         if !windows.is_empty() {
             let defines: Vec<String> = windows.iter().map(|w| w.to_string()).collect();
             let args = format!("DEFINE:({})", defines.join(", "));

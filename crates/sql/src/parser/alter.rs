@@ -73,12 +73,8 @@ impl Parser<'_> {
         loop {
             if self.eat_keyword("COLLATE") {
                 collation = Some(self.parse_identifier()?);
-            } else if self.eat_keyword("NULL") {
-                nullable = Some(true);
-            } else if self.at_keyword("NOT") && self.nth_is_keyword(1, "NULL") {
-                self.advance();
-                self.advance();
-                nullable = Some(false);
+            } else if let Some(n) = self.eat_nullability() {
+                nullable = Some(n);
             } else {
                 break;
             }

@@ -29,15 +29,7 @@ impl Parser<'_> {
         let ty = self.parse_data_type()?;
         let collation =
             if self.eat_keyword("COLLATE") { Some(self.parse_identifier()?) } else { None };
-        let nullable = if self.eat_keyword("NULL") {
-            Some(true)
-        } else if self.at_keyword("NOT") && self.nth_is_keyword(1, "NULL") {
-            self.advance();
-            self.advance();
-            Some(false)
-        } else {
-            None
-        };
+        let nullable = self.eat_nullability();
         Ok(BulkColumn { name, ty, collation, nullable })
     }
 

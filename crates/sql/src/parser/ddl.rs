@@ -868,15 +868,7 @@ impl<'a> Parser<'a> {
         let name = self.parse_object_name()?;
         let definition = if self.eat_keyword("FROM") {
             let data_type = self.parse_data_type()?;
-            let nullable = if self.eat_keyword("NULL") {
-                Some(true)
-            } else if self.at_keyword("NOT") && self.nth_is_keyword(1, "NULL") {
-                self.advance();
-                self.advance();
-                Some(false)
-            } else {
-                None
-            };
+            let nullable = self.eat_nullability();
             TypeDefinition::Alias { data_type, nullable }
         } else {
             self.expect_keyword("AS")?;

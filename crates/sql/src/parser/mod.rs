@@ -228,6 +228,19 @@ impl<'a> Parser<'a> {
         found
     }
 
+    /// An optional `NULL` (Some(true)) or `NOT NULL` (Some(false)).
+    fn eat_nullability(&mut self) -> Option<bool> {
+        if self.eat_keyword("NULL") {
+            Some(true)
+        } else if self.at_keyword("NOT") && self.nth_is_keyword(1, "NULL") {
+            self.advance();
+            self.advance();
+            Some(false)
+        } else {
+            None
+        }
+    }
+
     fn expect_keyword(&mut self, keyword: &str) -> PResult<()> {
         if self.eat_keyword(keyword) {
             Ok(())

@@ -3,7 +3,6 @@
 //! bulk load and batches).
 
 use std::io;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use walden_engine::types::{SqlType, Value};
@@ -14,9 +13,6 @@ use walden_tds::{Column, TdsValue};
 use super::BcpArgs;
 use crate::client::{Client, ConnectOptions, Event};
 use crate::serve::convert::{from_wire, to_wire, type_info};
-
-/// The data directory when neither `--data` nor `WALDEN_DATA` names one (as `walden sql`).
-const DEFAULT_DATA_DIR: &str = "walden-data";
 
 /// Takes one row of a query (the result's column types, the row's values) and writes it.
 pub(super) type RowWriter<'a> = dyn FnMut(&[SqlType], Vec<Value>) -> io::Result<()> + 'a;
@@ -55,10 +51,7 @@ pub(super) struct Remote {
 
 impl Remote {
     pub(super) fn connect(server: &str, args: &BcpArgs) -> Result<Remote, String> {
-        let password = match &args.password {
-            Some(p) => p.clone(),
-            None => std::env::var("SQLCMDPASSWORD").unwrap_or_default(),
-        };
+        let password = crate::shell::login_password(args.password.as_deref());
         let mut options =
             ConnectOptions::new(server, args.user.as_deref().unwrap_or("sa"), &password)?;
         options.app_name = "walden bcp".into();
@@ -153,13 +146,7 @@ pub(super) struct Embedded {
 
 impl Embedded {
     pub(super) fn open(args: &BcpArgs) -> Result<Embedded, String> {
-        let dir = args
-            .data
-            .clone()
-            .or_else(|| {
-                std::env::var_os("WALDEN_DATA").filter(|d| !d.is_empty()).map(PathBuf::from)
-            })
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+        let dir = crate::shell::embedded_data_dir(args.data.as_deref());
         let instance =
             walden_engine::Instance::open(&dir, walden_engine::InstanceConfig::default())
                 .map_err(|e| format!("cannot open the data directory {}: {e}", dir.display()))?;

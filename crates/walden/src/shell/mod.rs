@@ -160,13 +160,7 @@ pub fn run(args: SqlArgs) -> ExitCode {
             }
         },
         None => {
-            let dir = args
-                .data
-                .clone()
-                .or_else(|| {
-                    std::env::var_os("WALDEN_DATA").filter(|d| !d.is_empty()).map(PathBuf::from)
-                })
-                .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+            let dir = embedded_data_dir(args.data.as_deref());
             match Embedded::open(&dir) {
                 Ok(backend) => Box::new(backend),
                 Err(e) => {
@@ -188,15 +182,25 @@ pub fn run(args: SqlArgs) -> ExitCode {
     }
 }
 
+/// The embedded instance's data directory: the `--data` flag, else `$WALDEN_DATA`, else
+/// `./walden-data`.
+pub(crate) fn embedded_data_dir(flag: Option<&std::path::Path>) -> PathBuf {
+    flag.map(std::path::Path::to_path_buf)
+        .or_else(|| std::env::var_os("WALDEN_DATA").filter(|d| !d.is_empty()).map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR))
+}
+
+/// The password a login with -S uses: the -P flag, else `$SQLCMDPASSWORD`, as sqlcmd takes it.
+pub(crate) fn login_password(flag: Option<&str>) -> String {
+    flag.map_or_else(|| std::env::var("SQLCMDPASSWORD").unwrap_or_default(), str::to_string)
+}
+
 /// Logs in to `server` with -U (else `sa`), -P (else `$SQLCMDPASSWORD`) and -d; on failure,
 /// the lines to print after `Sqlcmd: Error: `: the server's own messages for a refused login
 /// (18456 `Login failed for user '...'.`).
 fn connect(server: &str, args: &SqlArgs) -> Result<Remote, Vec<String>> {
     let user = args.user.as_deref().unwrap_or("sa");
-    let password = match &args.password {
-        Some(p) => p.clone(),
-        None => std::env::var("SQLCMDPASSWORD").unwrap_or_default(),
-    };
+    let password = login_password(args.password.as_deref());
     let mut options = ConnectOptions::new(server, user, &password).map_err(|e| vec![e])?;
     options.database = args.database.clone().unwrap_or_default();
     options.login_timeout = Duration::from_secs(args.login_timeout);

@@ -1,4 +1,4 @@
-//! The FROM clause's plan without reading a row: what `SET SHOWPLAN_TEXT | ALL` shows.
+//! The FROM clause's plan without reading its tables: what `SET SHOWPLAN_TEXT | ALL` shows.
 //!
 //! It makes the executor's decisions (`plan_pushed`, `join_leaves`, `outer_join`,
 //! `apply_semi_join`) with the same functions, from estimates only: where the executor
@@ -7,8 +7,11 @@
 //! executor runs whenever the counts agree with the estimates; for up to
 //! [`order::MAX_SEARCHED`] leaves the join order is the same either way.
 //!
-//! Views and derived tables are explained where they are named, as subtrees; table-valued
-//! functions, VALUES lists and system views are leaves of unknown size.
+//! Views, derived tables and CTEs are explained where they are named, as subtrees. What
+//! the executor computes up front without a plan of its own is computed here too, to know
+//! its columns and size: table-valued functions, VALUES lists, APPLY, system views, and
+//! the sources of an EXISTS or IN subquery that `semi_join` flattens (a view there is
+//! read). A SELECT has no side effects, so this only costs time.
 
 use crate::ast::{Expr, JoinKind, Query, TableSource};
 use crate::exec::access::AccessPath;
@@ -33,6 +36,8 @@ pub(crate) struct FromPlan {
     pub(crate) node: PlanNode,
     pub(crate) rows: f64,
     pub(crate) all_placed: bool,
+    /// The joined row's columns (in join order: they only resolve names).
+    cols: Vec<Col>,
 }
 
 impl Run<'_> {
@@ -66,8 +71,8 @@ impl Run<'_> {
             self.explain_flatten(src, &mut flat, &mut subplans, &mut on, &passed, outer)?;
         }
         let (mut semis, all_placed) = self.place(&mut flat, parts, on, pushed, outer);
-        let (node, rows) = self.explain_leaves(&mut flat, subplans, &mut semis, outer)?;
-        Ok(FromPlan { node, rows, all_placed })
+        let (node, rows, cols) = self.explain_leaves(&mut flat, subplans, &mut semis, outer)?;
+        Ok(FromPlan { node, rows, all_placed, cols })
     }
 
     /// `flatten`, with each source that the executor computes up front (a view, a derived
@@ -188,7 +193,7 @@ impl Run<'_> {
         mut subplans: Vec<Option<PlanNode>>,
         semis: &mut [(usize, SemiJoin<'_>)],
         outer: Option<&Env<'_>>,
-    ) -> Result<(PlanNode, f64), SqlError> {
+    ) -> Result<(PlanNode, f64, Vec<Col>), SqlError> {
         let n = flat.leaves.len();
         let own: Vec<f64> = (0..n).map(|i| self.own_rows(flat, i)).collect();
         let mut joined = 0u64;
@@ -297,7 +302,7 @@ impl Run<'_> {
             let args = format!("WHERE:(STARTUP EXPR({}))", and(&constant));
             node = PlanNode::unary("Filter", "Filter", args, rows, node);
         }
-        Ok((node, rows))
+        Ok((node, rows, acc_cols))
     }
 
     /// One leaf read by itself under its own conjuncts `local`.
@@ -335,7 +340,7 @@ impl Run<'_> {
     ) -> Result<(PlanNode, f64, Vec<Col>), SqlError> {
         let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
         let l = self.explain_pushed(std::slice::from_ref(left), None, to_left, outer)?;
-        let l_cols = self.source_cols(left)?;
+        let l_cols = l.cols;
         let mut r_flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut r_plans = Vec::new();
         self.explain_flatten(right, &mut r_flat, &mut r_plans, &mut Vec::new(), &[], outer)?;
@@ -401,14 +406,6 @@ impl Run<'_> {
             PlanNode::join("Hash Match", logical, args, l.rows, r_node, l.node)
         };
         Ok((node, l.rows, cols))
-    }
-
-    /// The columns a source gives, without reading it.
-    fn source_cols(&mut self, src: &TableSource) -> Result<Vec<Col>, SqlError> {
-        let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
-        let mut plans = Vec::new();
-        self.explain_flatten(src, &mut flat, &mut plans, &mut Vec::new(), &[], None)?;
-        Ok(flat.leaves.into_iter().flat_map(|l| l.cols).collect())
     }
 }
 
