@@ -55,6 +55,25 @@ pub(crate) struct RowFilter<'a> {
     pub(crate) outer: Option<&'a Env<'a>>,
 }
 
+/// Where a read puts the rows it keeps: collected (`Vec`), or passed on at once (a
+/// streamed SELECT's projection and output). `push` answers whether the read goes on.
+pub(crate) trait RowSink {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError>;
+}
+
+/// Collects rows until it holds `limit`.
+struct Collect {
+    rows: Vec<Vec<Value>>,
+    limit: usize,
+}
+
+impl RowSink for Collect {
+    fn push(&mut self, _: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        self.rows.push(row);
+        Ok(self.rows.len() < self.limit)
+    }
+}
+
 /// The row count assumed for a table whose size is unknown.
 pub(crate) const TABLE_ROWS: f64 = 1_000_000.0;
 
@@ -352,10 +371,27 @@ impl Run<'_> {
         limit: usize,
         keep: Option<RowFilter<'_>>,
     ) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
-        let mut rows = Vec::new();
+        if limit == 0 {
+            return Ok(Some(Vec::new()));
+        }
+        let mut rows = Collect { rows: Vec::new(), limit };
+        Ok(self.read_path_into(t, path, env, keep, &mut rows)?.then_some(rows.rows))
+    }
+
+    /// [`Run::read_path`], giving each row `keep` accepts to `sink` until it says stop.
+    /// False (and no row given) when a probe's value cannot be converted to its key
+    /// column's type.
+    pub(crate) fn read_path_into(
+        &mut self,
+        t: &TableRef,
+        path: &AccessPath<'_>,
+        env: &Env<'_>,
+        keep: Option<RowFilter<'_>>,
+        sink: &mut dyn RowSink,
+    ) -> Result<bool, SqlError> {
         let Some(index) = path.index.and_then(|id| t.def.index(id)) else {
-            self.scan_rows(t, Bound::Unbounded, Bound::Unbounded, &mut rows, limit, keep)?;
-            return Ok(Some(rows));
+            self.scan_rows(t, Bound::Unbounded, Bound::Unbounded, keep, sink)?;
+            return Ok(true);
         };
         let types: Vec<SqlType> = index.columns.iter().map(|&c| t.def.columns[c].ty).collect();
         // Every combination of the fixed columns' values, as encoded key prefixes.
@@ -381,13 +417,13 @@ impl Run<'_> {
                     (_, false) => match key_value(v, types[k]) {
                         Ok(Some(v)) => v,
                         Ok(None) => continue,
-                        Err(_) => return Ok(None),
+                        Err(_) => return Ok(false),
                     },
                 };
                 for p in &prefixes {
                     let mut key = p.clone();
                     if encode_key(&types[k..=k], std::slice::from_ref(&v), &mut key).is_err() {
-                        return Ok(None);
+                        return Ok(false);
                     }
                     next.push(key);
                 }
@@ -399,32 +435,35 @@ impl Run<'_> {
         prefixes.dedup();
         let ranged = path.fixed.len();
         for prefix in prefixes {
-            if rows.len() >= limit {
-                break;
-            }
             let Some((lower, upper)) = self.key_range(&prefix, path, types.get(ranged), env)?
             else {
                 continue;
             };
             let unique_key = index.unique && ranged == index.columns.len();
-            if index.id == 1 {
+            let more = if index.id == 1 {
                 if unique_key {
                     // The key is the row id: a lookup, not a range.
                     let mark = self.io_mark();
                     let found = self.read_row_by_id(t, &prefix)?;
                     self.io_note(t, mark);
-                    if let Some(mut values) = found {
-                        values.push(Value::Binary(prefix));
-                        self.keep_row(&mut rows, values, keep)?;
+                    match found {
+                        Some(mut values) => {
+                            values.push(Value::Binary(prefix));
+                            self.keep_row(values, keep, sink)?
+                        }
+                        None => true,
                     }
                 } else {
-                    self.scan_rows(t, lower, upper, &mut rows, limit, keep)?;
+                    self.scan_rows(t, lower, upper, keep, sink)?
                 }
             } else {
-                self.index_rows(t, index.id, lower, upper, &mut rows, limit, keep)?;
+                self.index_rows(t, index.id, lower, upper, keep, sink)?
+            };
+            if !more {
+                break;
             }
         }
-        Ok(Some(rows))
+        Ok(true)
     }
 
     /// The key range one seek reads: the keys that start with `prefix` and whose next
@@ -553,59 +592,58 @@ impl Run<'_> {
 
     /// Rows of the clustered index (or heap) with row ids in `lower..upper`, at most
     /// `limit` of them.
-    /// Appends the rows of the clustered key range `lower..upper` that `keep` accepts, until
-    /// `rows` holds `limit`.
+    /// Gives `sink` the rows of the clustered key range `lower..upper` that `keep` accepts,
+    /// until it says stop; answers whether it would take more.
     fn scan_rows(
         &mut self,
         t: &TableRef,
         lower: Bound<Vec<u8>>,
         upper: Bound<Vec<u8>>,
-        rows: &mut Vec<Vec<Value>>,
-        limit: usize,
         keep: Option<RowFilter<'_>>,
-    ) -> Result<(), SqlError> {
+        sink: &mut dyn RowSink,
+    ) -> Result<bool, SqlError> {
         let mark = self.io_mark();
         let mut cursor = self
             .tx()
             .scan_table(&t.db, &t.def, lower, upper)
             .map_err(|e| self.s.engine_error(e))?;
         let mut read = 0;
-        while rows.len() < limit {
+        let mut more = true;
+        while more {
             match cursor.next_row(self.tx()) {
                 Ok(Some((id, mut values))) => {
                     values.push(Value::Binary(id));
                     self.row_interruption_point(read)?;
                     read += 1;
-                    self.keep_row(rows, values, keep)?;
+                    more = self.keep_row(values, keep, sink)?;
                 }
                 Ok(None) => break,
                 Err(e) => return Err(self.s.engine_error(e)),
             }
         }
         self.io_note(t, mark);
-        Ok(())
+        Ok(more)
     }
 
-    /// Appends the rows a nonclustered index holds for keys in `lower..upper` that `keep`
-    /// accepts, until `rows` holds `limit`.
-    #[allow(clippy::too_many_arguments)]
+    /// Gives `sink` the rows a nonclustered index holds for keys in `lower..upper` that
+    /// `keep` accepts, until it says stop; answers whether it would take more.
     fn index_rows(
         &mut self,
         t: &TableRef,
         index: u16,
         lower: Bound<Vec<u8>>,
         upper: Bound<Vec<u8>>,
-        rows: &mut Vec<Vec<Value>>,
-        limit: usize,
         keep: Option<RowFilter<'_>>,
-    ) -> Result<(), SqlError> {
+        sink: &mut dyn RowSink,
+    ) -> Result<bool, SqlError> {
         let mark = self.io_mark();
         let mut cursor = self
             .tx()
             .scan_index(&t.db, &t.def, index, lower, upper)
             .map_err(|e| self.s.engine_error(e))?;
         let mut read = 0;
-        while rows.len() < limit {
+        let mut more = true;
+        while more {
             let next = cursor.next_row_id();
             let id = match next {
                 Ok(Some(id)) => id,
@@ -616,30 +654,29 @@ impl Run<'_> {
             read += 1;
             if let Some(mut values) = self.read_row_by_id(t, &id)? {
                 values.push(Value::Binary(id));
-                self.keep_row(rows, values, keep)?;
+                more = self.keep_row(values, keep, sink)?;
             }
         }
         self.io_note(t, mark);
-        Ok(())
+        Ok(more)
     }
 
-    /// Appends `row` to `rows` if `keep` accepts it.
+    /// Gives `row` to `sink` if `keep` accepts it; answers whether the read goes on.
     fn keep_row(
         &mut self,
-        rows: &mut Vec<Vec<Value>>,
         row: Vec<Value>,
         keep: Option<RowFilter<'_>>,
-    ) -> Result<(), SqlError> {
+        sink: &mut dyn RowSink,
+    ) -> Result<bool, SqlError> {
         if let Some(f) = keep {
             let env = Env::new(f.cols, &row, f.outer);
             for e in f.exprs {
                 if self.predicate(e, &env)? != Some(true) {
-                    return Ok(());
+                    return Ok(true);
                 }
             }
         }
-        rows.push(row);
-        Ok(())
+        sink.push(self, row)
     }
 
     fn read_row_by_id(&mut self, t: &TableRef, id: &[u8]) -> Result<Option<Vec<Value>>, SqlError> {

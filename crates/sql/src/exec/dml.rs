@@ -151,6 +151,14 @@ impl Run<'_> {
             (Some(_), Some(sel)) => identity_item(sel)?,
             _ => None,
         };
+        // Rows for the client go to it as they are read where the query allows (see
+        // `join::stream`), so that a large result never sits in memory.
+        if into.is_none() && !assigns && !self.s.opts.fmtonly {
+            if let Some(n) = self.stream_select(&s.query, self.rowcount_limit())? {
+                self.done(Counted::Select, n);
+                return Ok(());
+            }
+        }
         let mut rows = match &identity {
             Some(item) => {
                 let mut query = s.query.clone();
@@ -319,12 +327,11 @@ impl Run<'_> {
         from: &[TableSource],
         where_clause: Option<&Expr>,
     ) -> Result<Qualified, SqlError> {
-        let (rows, filtered) = if from.is_empty() {
-            (self.table_rows(t, where_clause)?, false)
+        let (rows, residual) = if from.is_empty() {
+            (self.table_rows(t, where_clause)?, where_clause.into_iter().collect())
         } else {
             self.plan_from(from, where_clause, None, None)?
         };
-        let where_clause = where_clause.filter(|_| !filtered);
         let Rows { cols, rows } = rows;
         let rowid = cols
             .iter()
@@ -337,10 +344,8 @@ impl Run<'_> {
         let mut kept = Vec::with_capacity(rows.len());
         let mut seen = HashSet::new();
         for row in rows {
-            if let Some(w) = where_clause {
-                if self.predicate(w, &Env::new(&cols, &row, None))? != Some(true) {
-                    continue;
-                }
+            if !self.all_hold_in(&residual, &Env::new(&cols, &row, None))? {
+                continue;
             }
             // A row joined to several others is changed once, as in SQL Server. Without a
             // FROM clause each row comes once already.

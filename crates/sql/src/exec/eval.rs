@@ -234,16 +234,7 @@ impl Run<'_> {
                 let b = self.eval(right, env)?;
                 scalar::binary(*op, a, b)
             }
-            ExprKind::Subquery(q) => {
-                let rows = self.subquery_rows(q, env)?;
-                if rows.rows.len() > 1 {
-                    return Err(SqlError::new(
-                        512,
-                        "Subquery returned more than 1 value. This is not permitted when the subquery follows =, !=, <, <= , >, >= or when the subquery is used as an expression.",
-                    ));
-                }
-                Ok(rows.rows.first().and_then(|r| r.first()).cloned().unwrap_or(Value::Null))
-            }
+            ExprKind::Subquery(q) => self.scalar_subquery(q, env),
             ExprKind::Case(c) => {
                 let operand = match &c.operand {
                     Some(o) => Some(self.eval(o, env)?),

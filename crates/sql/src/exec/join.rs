@@ -47,9 +47,13 @@ use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, 
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
+pub(crate) use correlated::GroupedSubquery;
+
+mod correlated;
 mod explain;
 mod order;
 mod semi;
+mod stream;
 
 /// More leaves than this in one FROM clause are joined in the order written.
 const MAX_LEAVES: usize = 64;
@@ -240,31 +244,32 @@ impl Flat<'_> {
 }
 
 impl Run<'_> {
-    /// The rows of a FROM clause that satisfy the conjuncts the plan placed, and whether
-    /// every conjunct of `filter` (the WHERE clause) was among them. See the module's
-    /// documentation. With a `goal` (a TOP that nothing after FROM can filter), the plan
-    /// stops once it has that many rows, if it placed every conjunct.
-    pub(crate) fn plan_from(
+    /// The rows of a FROM clause that satisfy the conjuncts the plan placed, and the
+    /// conjuncts of `filter` (the WHERE clause) it could not place, which the caller applies
+    /// to them (only those: a placed one, such as an anti-join, is not run again per row).
+    /// See the module's documentation. With a `goal` (a TOP that nothing after FROM can
+    /// filter), the plan stops once it has that many rows, if it placed every conjunct.
+    pub(crate) fn plan_from<'e>(
         &mut self,
-        sources: &[TableSource],
-        filter: Option<&Expr>,
+        sources: &'e [TableSource],
+        filter: Option<&'e Expr>,
         outer: Option<&Env<'_>>,
         goal: Option<RowGoal<'_>>,
-    ) -> Result<(Rows, bool), SqlError> {
+    ) -> Result<(Rows, Vec<&'e Expr>), SqlError> {
         self.plan_pushed(sources, filter, &[], outer, goal)
     }
 
     /// [`Run::plan_from`], also applying those of the `pushed` conjuncts (from an enclosing
     /// WHERE clause) whose every column is one of these sources': the rows then still
     /// satisfy the enclosing clause, which its own plan applies again.
-    fn plan_pushed(
+    fn plan_pushed<'e>(
         &mut self,
-        sources: &[TableSource],
-        filter: Option<&Expr>,
-        pushed: &[&Expr],
+        sources: &'e [TableSource],
+        filter: Option<&'e Expr>,
+        pushed: &[&'e Expr],
         outer: Option<&Env<'_>>,
         goal: Option<RowGoal<'_>>,
-    ) -> Result<(Rows, bool), SqlError> {
+    ) -> Result<(Rows, Vec<&'e Expr>), SqlError> {
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
         let mut parts = Vec::new();
@@ -277,20 +282,21 @@ impl Run<'_> {
         for src in sources {
             self.flatten(src, &mut flat, &mut on, &passed, outer)?;
         }
-        let (mut semis, all_placed) = self.place(&mut flat, parts, on, pushed, outer);
-        let placed = all_placed && flat.conjuncts.iter().all(|c| c.leaves.is_some());
+        let (mut semis, residual) = self.place(&mut flat, parts, on, pushed, outer);
+        let placed = residual.is_empty() && flat.conjuncts.iter().all(|c| c.leaves.is_some());
         // An ordered goal holds only for one source read in that order (`leaf_rows`).
         let goal = goal.filter(|g| placed && (g.order.is_empty() || flat.leaves.len() == 1));
         let rows = self.join_leaves(&mut flat, &mut semis, outer, goal)?;
-        Ok((rows, all_placed))
+        Ok((rows, residual))
     }
 
     /// Places the conjuncts of a flattened FROM clause: `parts` (the WHERE clause's), `on`
     /// (the inner joins' ON conditions) and those of `pushed` (an enclosing WHERE clause's)
     /// that name only these leaves, each tagged with the leaves it needs; WHERE conjuncts
     /// with a subquery that can be decorrelated become semi-joins. Samples the tables'
-    /// statistics where there is a join order to choose. Returns the semi-joins and whether
-    /// every WHERE conjunct was placed.
+    /// statistics where there is a join order to choose. Returns the semi-joins and the
+    /// WHERE conjuncts it could not place (no leaf set: a subquery it cannot decorrelate,
+    /// or too many leaves), which the join does not apply.
     fn place<'e>(
         &mut self,
         flat: &mut Flat<'e>,
@@ -298,7 +304,7 @@ impl Run<'_> {
         on: Vec<&'e Expr>,
         pushed: &[&'e Expr],
         outer: Option<&Env<'_>>,
-    ) -> (Vec<(usize, semi::SemiJoin<'e>)>, bool) {
+    ) -> (Vec<(usize, semi::SemiJoin<'e>)>, Vec<&'e Expr>) {
         // With one source there is no order to choose, and a seek beats a scan whatever
         // the sizes: only joins pay for statistics.
         if flat.leaves.len() > 1 {
@@ -310,11 +316,9 @@ impl Run<'_> {
         }
         let where_count = parts.len();
         parts.extend(on);
-        let mut all_placed = true;
         for (i, expr) in parts.into_iter().enumerate() {
             let from_on = i >= where_count;
             let leaves = if flat.leaves.len() > MAX_LEAVES { None } else { flat.leaves_of(expr) };
-            all_placed &= from_on || leaves.is_some();
             flat.conjuncts.push(Conjunct { expr, leaves, from_on, semi: false, applied: false });
         }
         if flat.leaves.len() <= MAX_LEAVES {
@@ -344,9 +348,13 @@ impl Run<'_> {
                     semis.push((i, semi));
                 }
             }
-            all_placed = flat.conjuncts[..where_count].iter().all(|c| c.leaves.is_some());
         }
-        (semis, all_placed)
+        let residual = flat.conjuncts[..where_count]
+            .iter()
+            .filter(|c| c.leaves.is_none())
+            .map(|c| c.expr)
+            .collect();
+        (semis, residual)
     }
 
     /// Adds `src`'s leaves to `flat`, and the conjuncts of its inner joins' ON conditions to
@@ -567,6 +575,14 @@ impl Run<'_> {
         let (local, rest) = (pick(true), pick(false));
         let mut cols = acc.cols.clone();
         cols.extend(flat.leaves[leaf].cols.iter().cloned());
+        if acc.rows.is_empty() {
+            // Nothing joined so far: the inner join is empty whatever the leaf holds, so it
+            // is not read (as a hash join with an empty build side stops).
+            for i in checks {
+                flat.conjuncts[i].applied = true;
+            }
+            return Ok(Rows { cols, rows: Vec::new() });
+        }
         // Stopping the join's output keeps its first rows, which are the first in the
         // ORDER BY only where a leaf delivered them in that order (`leaf_rows` decides).
         let rows_goal = goal.filter(|g| g.order.is_empty()).map_or(usize::MAX, |g| g.rows);
@@ -786,9 +802,13 @@ impl Run<'_> {
         row: &[Value],
         outer: Option<&Env<'_>>,
     ) -> Result<bool, SqlError> {
-        let env = Env::new(cols, row, outer);
+        self.all_hold_in(exprs, &Env::new(cols, row, outer))
+    }
+
+    /// Whether every predicate of `exprs` holds (is TRUE, not UNKNOWN) in `env`.
+    pub(crate) fn all_hold_in(&mut self, exprs: &[&Expr], env: &Env<'_>) -> Result<bool, SqlError> {
         for e in exprs {
-            if self.predicate(e, &env)? != Some(true) {
+            if self.predicate(e, env)? != Some(true) {
                 return Ok(false);
             }
         }

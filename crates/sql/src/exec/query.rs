@@ -513,11 +513,36 @@ pub(crate) fn unify_column(rows: &mut [Vec<Value>], i: usize, ty: SqlType) -> Re
 }
 
 /// The name a select-list expression gets without an alias: a column's name, else none.
+/// Whether ORDER BY item `o` names a column of the FROM clause's rows: a column name that
+/// is no select-list alias (SQL Server sorts by an alias first).
+pub(crate) fn sorts_by_source_column(sel: &Select, o: &OrderByItem) -> bool {
+    match &o.expr.kind {
+        ExprKind::Column(parts) => !sel.items.iter().any(|i| match i {
+            SelectItem::Expr { alias: Some(a), .. } => {
+                parts.last().is_some_and(|p| p.value.eq_ignore_ascii_case(&a.value))
+            }
+            _ => false,
+        }),
+        _ => false,
+    }
+}
+
 pub(crate) fn expr_name(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Column(parts) => parts.last().map(|p| p.value.clone()).unwrap_or_default(),
         _ => String::new(),
     }
+}
+
+/// A SELECT's output columns (see [`Run::select_list`]).
+pub(crate) struct SelectList<'s> {
+    pub(crate) out_cols: Vec<Col>,
+    /// Each output column's expression; None for a column `*` copies.
+    pub(crate) exprs: Vec<Option<&'s Expr>>,
+    /// The source column each `*` column copies.
+    pub(crate) stars: Vec<Option<usize>>,
+    /// Whether the list assigns variables (`SELECT @v = ...`) rather than returning rows.
+    pub(crate) assigns: bool,
 }
 
 impl Run<'_> {
@@ -682,6 +707,15 @@ impl Run<'_> {
         Ok(rows.into_iter().skip(skip).take(take).collect())
     }
 
+    /// A SELECT's `TOP` quantity (rows, or a percentage): not negative, else error 1060.
+    pub(crate) fn top_quantity(&mut self, t: &crate::ast::Top) -> Result<f64, SqlError> {
+        let n = self.value(&t.quantity)?;
+        match scalar::convert(n, SqlType::Float, None)? {
+            Value::Float(f) if f >= 0.0 => Ok(f),
+            _ => Err(SqlError::new(1060, "The number of rows provided for a TOP or FETCH clauses row count parameter must be an integer.")),
+        }
+    }
+
     /// A row count (TOP of a change, OFFSET, FETCH): a non-negative integer, else error 1060.
     pub(crate) fn count_value(&mut self, e: &Expr) -> Result<usize, SqlError> {
         let v = self.value(e)?;
@@ -699,8 +733,9 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
-        let (source, filtered) = if sel.from.is_empty() {
-            (Rows { cols: Vec::new(), rows: vec![Vec::new()] }, false)
+        let (source, residual) = if sel.from.is_empty() {
+            let where_clause = sel.where_clause.as_ref();
+            (Rows { cols: Vec::new(), rows: vec![Vec::new()] }, where_clause.into_iter().collect())
         } else {
             let goal = self
                 .row_goal(sel, order_by, offset)?
@@ -708,20 +743,8 @@ impl Run<'_> {
             self.plan_from(&sel.from, sel.where_clause.as_ref(), outer, goal)?
         };
         let Rows { mut cols, rows } = source;
-        // WHERE, unless the plan applied it.
-        let mut rows = match sel.where_clause.as_ref().filter(|_| !filtered) {
-            None => rows,
-            Some(w) => {
-                let mut kept = Vec::with_capacity(rows.len());
-                for (i, row) in rows.into_iter().enumerate() {
-                    self.row_interruption_point(i)?;
-                    if self.predicate(w, &Env::new(&cols, &row, outer))? == Some(true) {
-                        kept.push(row);
-                    }
-                }
-                kept
-            }
-        };
+        // What of WHERE the plan did not apply.
+        let mut rows = self.filter_rows(&cols, rows, &residual, outer)?;
         let aggs = select_aggregates(sel, order_by);
         let mut computed: Vec<(usize, usize)> = Vec::new();
         if !aggs.is_empty() || !sel.group_by.is_empty() {
@@ -747,84 +770,11 @@ impl Run<'_> {
             self.windows(&mut cols, &mut rows, &mut computed, &windows, outer)?;
         }
         // The select list.
-        let mut out_cols: Vec<Col> = Vec::new();
-        let mut exprs: Vec<Option<&Expr>> = Vec::new();
-        let mut stars: Vec<Option<usize>> = Vec::new();
-        let mut assigns = false;
-        for item in &sel.items {
-            match item {
-                SelectItem::Wildcard(qual) => {
-                    let mut any = false;
-                    for (i, c) in cols.iter().enumerate() {
-                        if c.hidden {
-                            continue;
-                        }
-                        if let Some(q) = qual {
-                            let Some(last) = q.last() else { continue };
-                            if !c
-                                .qual
-                                .as_deref()
-                                .is_some_and(|cq| cq.eq_ignore_ascii_case(&last.value))
-                            {
-                                continue;
-                            }
-                        }
-                        any = true;
-                        out_cols.push(Col { qual: None, ..c.clone() });
-                        exprs.push(None);
-                        stars.push(Some(i));
-                    }
-                    if !any && qual.is_some() {
-                        let parts = qual.clone().unwrap_or_default();
-                        return Err(SqlError::new(
-                            4104,
-                            format!(
-                                "The multi-part identifier \"{}\" could not be bound.",
-                                parts
-                                    .iter()
-                                    .map(|p| p.value.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join(".")
-                            ),
-                        ));
-                    }
-                    if sel.from.is_empty() {
-                        return Err(SqlError::new(263, "Must specify table to select from."));
-                    }
-                }
-                SelectItem::Expr { expr, alias } => {
-                    let name = alias.as_ref().map_or_else(|| expr_name(expr), |a| a.value.clone());
-                    let (ty, nullable) = match &expr.kind {
-                        ExprKind::Column(parts) => match find_column(&cols, parts)? {
-                            Some(i) => (Some(cols[i].ty), cols[i].nullable),
-                            None => (None, true),
-                        },
-                        _ => (self.declared_type(expr), true),
-                    };
-                    out_cols.push(Col {
-                        qual: None,
-                        name,
-                        ty: ty.unwrap_or(SqlType::Int),
-                        nullable,
-                        hidden: ty.is_none(),
-                    });
-                    exprs.push(Some(expr));
-                    stars.push(None);
-                }
-                SelectItem::Assign { .. } => assigns = true,
-            }
-        }
+        let SelectList { mut out_cols, exprs, stars, assigns } = self.select_list(sel, &cols)?;
         // Sort keys come from the source row (or the output, for aliases and ordinals).
         let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
         let top = match &sel.top {
-            Some(t) => {
-                let n = self.value(&t.quantity)?;
-                let n = match scalar::convert(n, SqlType::Float, None)? {
-                    Value::Float(f) if f >= 0.0 => f,
-                    _ => return Err(SqlError::new(1060, "The number of rows provided for a TOP or FETCH clauses row count parameter must be an integer.")),
-                };
-                Some((n, t.percent))
-            }
+            Some(t) => Some((self.top_quantity(t)?, t.percent)),
             None => None,
         };
         // How many of `len` rows TOP keeps.
@@ -884,22 +834,7 @@ impl Run<'_> {
         for (i, row) in rows.iter().take(projected_rows).enumerate() {
             self.row_interruption_point(i)?;
             let env = Env { cols: &cols, row, outer, computed: &computed };
-            // Every NEXT VALUE FOR of one sequence in one row gets the same value, as in
-            // SQL Server; the row's values are forgotten when it is done, error or not.
-            let saved = self.row_sequences.replace(Vec::new());
-            let projected = (|| {
-                let mut out = Vec::with_capacity(out_cols.len());
-                for (e, star) in exprs.iter().zip(&stars) {
-                    out.push(match (e, star) {
-                        (Some(e), _) => self.eval(e, &env)?,
-                        (None, Some(i)) => row[*i].clone(),
-                        (None, None) => Value::Null,
-                    });
-                }
-                Ok::<_, SqlError>(out)
-            })();
-            self.row_sequences = saved;
-            let out = projected?;
+            let out = self.project(&exprs, &stars, &env)?;
             let mut keys = Vec::with_capacity(order_by.len());
             for o in order_by {
                 keys.push(self.order_key(o, &out_cols, &out, &env)?);
@@ -937,6 +872,110 @@ impl Run<'_> {
         Ok(Rows { cols: out_cols, rows: out_rows })
     }
 
+    /// A SELECT's output columns over the rows of `cols`: each with its expression, or the
+    /// source column a `*` copies. An expression with no type to declare (not a column,
+    /// CAST or variable) gets a hidden column, typed by its values once they are known.
+    pub(crate) fn select_list<'s>(
+        &self,
+        sel: &'s Select,
+        cols: &[Col],
+    ) -> Result<SelectList<'s>, SqlError> {
+        let mut out_cols: Vec<Col> = Vec::new();
+        let mut exprs: Vec<Option<&Expr>> = Vec::new();
+        let mut stars: Vec<Option<usize>> = Vec::new();
+        let mut assigns = false;
+        for item in &sel.items {
+            match item {
+                SelectItem::Wildcard(qual) => {
+                    let mut any = false;
+                    for (i, c) in cols.iter().enumerate() {
+                        if c.hidden {
+                            continue;
+                        }
+                        if let Some(q) = qual {
+                            let Some(last) = q.last() else { continue };
+                            if !c
+                                .qual
+                                .as_deref()
+                                .is_some_and(|cq| cq.eq_ignore_ascii_case(&last.value))
+                            {
+                                continue;
+                            }
+                        }
+                        any = true;
+                        out_cols.push(Col { qual: None, ..c.clone() });
+                        exprs.push(None);
+                        stars.push(Some(i));
+                    }
+                    if !any && qual.is_some() {
+                        let parts = qual.clone().unwrap_or_default();
+                        return Err(SqlError::new(
+                            4104,
+                            format!(
+                                "The multi-part identifier \"{}\" could not be bound.",
+                                parts
+                                    .iter()
+                                    .map(|p| p.value.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(".")
+                            ),
+                        ));
+                    }
+                    if sel.from.is_empty() {
+                        return Err(SqlError::new(263, "Must specify table to select from."));
+                    }
+                }
+                SelectItem::Expr { expr, alias } => {
+                    let name = alias.as_ref().map_or_else(|| expr_name(expr), |a| a.value.clone());
+                    let (ty, nullable) = match &expr.kind {
+                        ExprKind::Column(parts) => match find_column(cols, parts)? {
+                            Some(i) => (Some(cols[i].ty), cols[i].nullable),
+                            None => (None, true),
+                        },
+                        _ => (self.declared_type(expr), true),
+                    };
+                    out_cols.push(Col {
+                        qual: None,
+                        name,
+                        ty: ty.unwrap_or(SqlType::Int),
+                        nullable,
+                        hidden: ty.is_none(),
+                    });
+                    exprs.push(Some(expr));
+                    stars.push(None);
+                }
+                SelectItem::Assign { .. } => assigns = true,
+            }
+        }
+        Ok(SelectList { out_cols, exprs, stars, assigns })
+    }
+
+    /// The output row of a select list's `exprs` and `stars` (see [`SelectList`]) for the
+    /// row of `env`.
+    pub(crate) fn project(
+        &mut self,
+        exprs: &[Option<&Expr>],
+        stars: &[Option<usize>],
+        env: &Env<'_>,
+    ) -> Result<Vec<Value>, SqlError> {
+        // Every NEXT VALUE FOR of one sequence in one row gets the same value, as in SQL
+        // Server; the row's values are forgotten when it is done, error or not.
+        let saved = self.row_sequences.replace(Vec::new());
+        let projected = (|| {
+            let mut out = Vec::with_capacity(exprs.len());
+            for (e, star) in exprs.iter().zip(stars) {
+                out.push(match (e, star) {
+                    (Some(e), _) => self.eval(e, env)?,
+                    (None, Some(i)) => env.row[*i].clone(),
+                    (None, None) => Value::Null,
+                });
+            }
+            Ok::<_, SqlError>(out)
+        })();
+        self.row_sequences = saved;
+        projected
+    }
+
     /// How many rows of the FROM clause a SELECT can use, when a plain `TOP (n)` is all that
     /// limits them: no DISTINCT, grouping, aggregate or window, which would need every row.
     /// With an ORDER BY the plan keeps the goal only if it reads in that order; an ORDER BY
@@ -950,16 +989,7 @@ impl Run<'_> {
         let Some(top) = sel.top.as_ref().filter(|t| !t.percent && !t.with_ties) else {
             return Ok(None);
         };
-        let alias_named = |o: &OrderByItem| match &o.expr.kind {
-            ExprKind::Column(parts) => sel.items.iter().any(|i| match i {
-                SelectItem::Expr { alias: Some(a), .. } => {
-                    parts.last().is_some_and(|p| p.value.eq_ignore_ascii_case(&a.value))
-                }
-                _ => false,
-            }),
-            _ => true,
-        };
-        if order_by.iter().any(alias_named)
+        if order_by.iter().any(|o| !sorts_by_source_column(sel, o))
             || offset.is_some()
             || sel.distinct
             || !sel.group_by.is_empty()

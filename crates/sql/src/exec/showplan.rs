@@ -384,11 +384,8 @@ impl Run<'_> {
             (PlanNode::new("Constant Scan", "Constant Scan", String::new(), 1.0), 1.0)
         } else {
             let plan = self.explain_from(&sel.from, sel.where_clause.as_ref(), None)?;
-            let mut node = plan.node;
-            if let (Some(w), false) = (&sel.where_clause, plan.all_placed) {
-                node = PlanNode::unary("Filter", "Filter", format!("WHERE:({w})"), plan.rows, node);
-            }
-            (node, plan.rows)
+            let rows = plan.rows;
+            (plan.filtered(), rows)
         };
         let aggs = select_aggregates(sel, order_by);
         let mut defines: Vec<String> = Vec::new();
@@ -504,12 +501,10 @@ impl Run<'_> {
             from.to_vec()
         };
         let plan = self.explain_from(&sources, filter, None)?;
-        let mut node = plan.node;
-        if let (Some(w), false) = (filter, plan.all_placed) {
-            node = PlanNode::unary("Filter", "Filter", format!("WHERE:({w})"), plan.rows, node);
-        }
+        let rows = plan.rows;
+        let node = plan.filtered();
         let (physical, object) = self.change_target(target, verb)?;
-        Ok(PlanNode::unary(physical, physical, object, plan.rows, node))
+        Ok(PlanNode::unary(physical, physical, object, rows, node))
     }
 
     /// The operator that changes `target` (`Clustered Index Update`, `Table Insert`, ...)

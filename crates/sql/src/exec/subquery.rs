@@ -29,6 +29,7 @@ use walden_engine::types::Value;
 
 use crate::ast::Query;
 use crate::exec::eval::{in_values, Env};
+use crate::exec::join::GroupedSubquery;
 use crate::exec::query::{group_key, Rows};
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -37,8 +38,11 @@ use crate::exec::SqlError;
 /// What is known of one subquery in the running statement.
 #[derive(Debug)]
 pub(crate) enum Cached {
-    /// It reads the enclosing rows: run it per row.
-    Correlated,
+    /// It reads the enclosing rows: run it per row (it has run `runs` times).
+    Correlated { runs: u32 },
+    /// A correlated scalar aggregate computed for every correlation value at once
+    /// (`join::GroupedSubquery`), valid while the [`Stamp`] is the one it was computed under.
+    Grouped { grouped: Arc<GroupedSubquery>, stamp: Stamp },
     /// Its rows, valid while the [`Stamp`] is the one they were computed under.
     Rows { rows: Arc<Rows>, members: Option<Arc<Members>>, stamp: Stamp },
 }
@@ -110,6 +114,43 @@ impl Run<'_> {
         Ok(self.cached_subquery(q, env, false)?.0)
     }
 
+    /// The value of scalar subquery `q` for the row in `env` (error 512 if it has more than
+    /// one row): a correlated aggregate is computed for every correlation value at once
+    /// when it runs a second time and can be (`join::GroupedSubquery`).
+    pub(crate) fn scalar_subquery(&mut self, q: &Query, env: &Env<'_>) -> Result<Value, SqlError> {
+        let key = q as *const Query as usize;
+        let stamp = (self.assignments, self.s.batch_cache_clears);
+        let grouped = match self.subqueries.get(&key) {
+            Some(Cached::Grouped { grouped, stamp: s }) if *s == stamp => Some(Arc::clone(grouped)),
+            Some(Cached::Grouped { .. }) => {
+                self.subqueries.insert(key, Cached::Correlated { runs: 1 });
+                None
+            }
+            Some(Cached::Correlated { runs: 1 }) => {
+                let grouped = self.group_correlated(q).map(Arc::new);
+                let runs = if grouped.is_some() { 1 } else { 2 };
+                let entry = match &grouped {
+                    Some(g) => Cached::Grouped { grouped: Arc::clone(g), stamp },
+                    None => Cached::Correlated { runs },
+                };
+                self.subqueries.insert(key, entry);
+                grouped
+            }
+            _ => None,
+        };
+        if let Some(value) = grouped.map(|g| g.value(self, env)).transpose()?.flatten() {
+            return Ok(value);
+        }
+        let rows = self.subquery_rows(q, env)?;
+        if rows.rows.len() > 1 {
+            return Err(SqlError::new(
+                512,
+                "Subquery returned more than 1 value. This is not permitted when the subquery follows =, !=, <, <= , >, >= or when the subquery is used as an expression.",
+            ));
+        }
+        Ok(rows.rows.first().and_then(|r| r.first()).cloned().unwrap_or(Value::Null))
+    }
+
     /// `v IN (q)` for the row in `env`.
     pub(crate) fn in_subquery(
         &mut self,
@@ -132,7 +173,11 @@ impl Run<'_> {
         let key = q as *const Query as usize;
         let stamp = (self.assignments, self.s.batch_cache_clears);
         match self.subqueries.get_mut(&key) {
-            Some(Cached::Correlated) => return Ok((Arc::new(self.query(q, Some(env))?), None)),
+            Some(Cached::Correlated { runs }) => {
+                *runs = runs.saturating_add(1);
+                return Ok((Arc::new(self.query(q, Some(env))?), None));
+            }
+            Some(Cached::Grouped { .. }) => return Ok((Arc::new(self.query(q, Some(env))?), None)),
             Some(Cached::Rows { rows, members: m, stamp: s }) if *s == stamp => {
                 if members && m.is_none() {
                     *m = Some(Arc::new(Members::new(rows)));
@@ -152,7 +197,7 @@ impl Run<'_> {
                 Ok((rows, m))
             }
             Err(_) => {
-                self.subqueries.insert(key, Cached::Correlated);
+                self.subqueries.insert(key, Cached::Correlated { runs: 1 });
                 Ok((Arc::new(self.query(q, Some(env))?), None))
             }
         }

@@ -644,8 +644,7 @@ impl Run<'_> {
         } else {
             from.to_vec()
         };
-        let (rows, filtered) = self.plan_from(&sources, where_clause, None, None)?;
-        let where_clause = where_clause.filter(|_| !filtered);
+        let (rows, residual) = self.plan_from(&sources, where_clause, None, None)?;
         let def = Arc::clone(&target.shape);
         let positions: Vec<usize> = def
             .columns
@@ -682,10 +681,8 @@ impl Run<'_> {
         let (mut inserted, mut deleted) = (Vec::new(), Vec::new());
         for row in &rows.rows {
             let env = crate::exec::eval::Env::new(&rows.cols, row, None);
-            if let Some(w) = where_clause {
-                if self.predicate(w, &env)? != Some(true) {
-                    continue;
-                }
+            if !self.all_hold_in(&residual, &env)? {
+                continue;
             }
             let old: Vec<Value> = positions.iter().map(|&p| row[p].clone()).collect();
             if assignments.is_some() {

@@ -30,14 +30,26 @@ use super::{
 /// Rows assumed for a source whose size is unknown before it runs.
 const UNKNOWN_ROWS: f64 = 1_000.0;
 
-/// A FROM clause's plan: its root, estimated rows, and whether it applies every conjunct
-/// of the WHERE clause.
+/// A FROM clause's plan: its root, estimated rows, and the conjuncts of the WHERE clause
+/// it does not apply (a Filter above it does).
 pub(crate) struct FromPlan {
     pub(crate) node: PlanNode,
     pub(crate) rows: f64,
-    pub(crate) all_placed: bool,
+    pub(crate) residual: Vec<Expr>,
     /// The joined row's columns (in join order: they only resolve names).
     cols: Vec<Col>,
+}
+
+impl FromPlan {
+    /// The plan with a Filter of its residual conjuncts on top, if it has any.
+    pub(crate) fn filtered(self) -> PlanNode {
+        if self.residual.is_empty() {
+            return self.node;
+        }
+        let text: Vec<String> = self.residual.iter().map(ToString::to_string).collect();
+        let argument = format!("WHERE:({})", text.join(" AND "));
+        PlanNode::unary("Filter", "Filter", argument, self.rows, self.node)
+    }
 }
 
 impl Run<'_> {
@@ -70,9 +82,10 @@ impl Run<'_> {
         for src in sources {
             self.explain_flatten(src, &mut flat, &mut subplans, &mut on, &passed, outer)?;
         }
-        let (mut semis, all_placed) = self.place(&mut flat, parts, on, pushed, outer);
+        let (mut semis, residual) = self.place(&mut flat, parts, on, pushed, outer);
+        let residual = residual.into_iter().cloned().collect();
         let (node, rows, cols) = self.explain_leaves(&mut flat, subplans, &mut semis, outer)?;
-        Ok(FromPlan { node, rows, all_placed, cols })
+        Ok(FromPlan { node, rows, residual, cols })
     }
 
     /// `flatten`, with each source that the executor computes up front (a view, a derived

@@ -51,7 +51,7 @@ pub(super) struct SemiJoin<'e> {
 }
 
 /// Whether an expression names a column (for a probe: of the outer row, not a constant).
-fn has_column(e: &Expr) -> bool {
+pub(super) fn has_column(e: &Expr) -> bool {
     if let ExprKind::Column(_) = &e.kind {
         return true;
     }

@@ -1,0 +1,246 @@
+//! Correlated scalar aggregate subqueries, computed once per statement for every
+//! correlation value at once.
+//!
+//! `WHERE l_quantity < (SELECT 0.2 * AVG(l_quantity) FROM lineitem WHERE l_partkey =
+//! p_partkey)` run per outer row reads `lineitem` once per row when no index can seek
+//! `l_partkey`. When the subquery is
+//!
+//! * a plain SELECT of one item that aggregates (no GROUP BY, HAVING, TOP, DISTINCT, window,
+//!   or subquery in the item), naming only the subquery's own columns, and
+//! * filtered by conjuncts on its own columns and by equalities `inner expression = outer
+//!   expression` (the outer side naming no column of the subquery's sources),
+//!
+//! it is *decorrelated*: `SELECT inner keys, item FROM ... WHERE own conjuncts GROUP BY inner
+//! keys` runs once, and each outer row looks up its keys' group (by [`group_key`], which
+//! equal values of one type family share). A row whose keys find no group, or hold a NULL
+//! (which `=` matches with nothing), gets the item over no rows (`COUNT` 0, `AVG` NULL),
+//! computed once by the same SELECT over an empty filter. This is the rewrite PostgreSQL
+//! leaves to the user and SQL Server's optimizer makes (an aggregate below an apply pulled
+//! up into a grouped join).
+//!
+//! # When it is used
+//!
+//! The first evaluation always runs the subquery for its row. The rewrite is made at the
+//! second, and only where a per-row run reads its whole sources: a subquery with a table
+//! whose index the equalities can seek stays per row, as a few seeks cost less than reading
+//! the sources once. A probe whose type family differs from its key's (`int_column =
+//! varchar_column`, which converts before comparing) is run per row, as is everything when
+//! building the groups fails (a conversion error in a group no outer row asks for must not
+//! become the statement's error).
+
+use std::collections::HashMap;
+
+use walden_engine::types::Value;
+
+use super::semi::has_column;
+use super::{conjuncts, stable, Flat, Input};
+use crate::ast::{BinaryOp, Expr, ExprKind, Literal, Query, QueryBody, Select, SelectItem, Span};
+use crate::exec::access;
+use crate::exec::eval::{find_column, Env};
+use crate::exec::query::{group_key, visit_children};
+use crate::exec::recursive::has_aggregate;
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// A correlated scalar aggregate subquery's value for every correlation value.
+#[derive(Debug)]
+pub(crate) struct GroupedSubquery {
+    /// The outer side of each equality, evaluated in the enclosing row.
+    outer_keys: Vec<Expr>,
+    /// The type family of each inner key's values (None while no group has a value).
+    families: Vec<Option<u8>>,
+    /// The item's value per group, by the [`group_key`] of the inner keys' values.
+    values: HashMap<String, Value>,
+    /// The item over no rows.
+    empty: Value,
+}
+
+impl GroupedSubquery {
+    /// The subquery's value for the row in `env`; None where it must run for the row.
+    pub(crate) fn value(
+        &self,
+        run: &mut Run<'_>,
+        env: &Env<'_>,
+    ) -> Result<Option<Value>, SqlError> {
+        let mut probe = Vec::with_capacity(self.outer_keys.len());
+        for (e, family) in self.outer_keys.iter().zip(&self.families) {
+            let v = run.eval(e, env)?;
+            if v.is_null() {
+                return Ok(Some(self.empty.clone()));
+            }
+            if family.is_some_and(|f| f != value_family(&v)) {
+                return Ok(None);
+            }
+            probe.push(v);
+        }
+        Ok(Some(self.values.get(&group_key(&probe)).unwrap_or(&self.empty).clone()))
+    }
+}
+
+fn value_family(v: &Value) -> u8 {
+    super::family(scalar::type_of(v))
+}
+
+/// Whether every column `e` names, aggregates' arguments included, is one of `flat`'s,
+/// and it holds no subquery or window: an item the grouped SELECT can compute.
+fn names_only(flat: &Flat<'_>, e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Column(parts) => matches!(flat.leaf_of(parts), Some(Some(_))),
+        ExprKind::Subquery(_)
+        | ExprKind::Exists(_)
+        | ExprKind::InSubquery { .. }
+        | ExprKind::Quantified { .. }
+        | ExprKind::NextValueFor(_) => false,
+        ExprKind::Function(f) if f.over.is_some() => false,
+        _ => {
+            let mut all = true;
+            visit_children(e, &mut |c| all &= names_only(flat, c));
+            all
+        }
+    }
+}
+
+fn expr(kind: ExprKind) -> Expr {
+    Expr { kind, span: Span::default() }
+}
+
+/// The conjunction of `parts` (None for none).
+fn conjunction(parts: &[&Expr]) -> Option<Expr> {
+    parts.iter().map(|&p| p.clone()).reduce(|a, b| {
+        expr(ExprKind::Binary { op: BinaryOp::And, left: Box::new(a), right: Box::new(b) })
+    })
+}
+
+/// `1 = 0`.
+fn never() -> Expr {
+    let one = expr(ExprKind::Literal(Literal::Integer("1".into())));
+    let zero = expr(ExprKind::Literal(Literal::Integer("0".into())));
+    expr(ExprKind::Binary { op: BinaryOp::Eq, left: Box::new(one), right: Box::new(zero) })
+}
+
+/// `q` as a single SELECT with one aggregating item, or None.
+fn aggregate_select(q: &Query) -> Option<&Select> {
+    if !q.ctes.is_empty()
+        || !q.order_by.is_empty()
+        || q.offset.is_some()
+        || q.for_json.is_some()
+        || q.for_xml.is_some()
+    {
+        return None;
+    }
+    let QueryBody::Select(sel) = &q.body else { return None };
+    let [SelectItem::Expr { expr: item, .. }] = sel.items.as_slice() else { return None };
+    (has_aggregate(item)
+        && !sel.from.is_empty()
+        && sel.top.is_none()
+        && !sel.distinct
+        && sel.into.is_none()
+        && sel.group_by.is_empty()
+        && sel.grouping_sets.is_none()
+        && sel.having.is_none())
+    .then_some(&**sel)
+}
+
+impl Run<'_> {
+    /// Subquery `q`, evaluated per row in `env`'s scope so far, computed for every
+    /// correlation value at once, where the module's conditions hold; None otherwise.
+    pub(crate) fn group_correlated(&mut self, q: &Query) -> Option<GroupedSubquery> {
+        let sel = aggregate_select(q)?;
+        let SelectItem::Expr { expr: item, alias } = &sel.items[0] else { return None };
+        // The subquery's sources, to tell its names from the enclosing ones. One that needs
+        // the enclosing row (a correlated derived table) fails here and stays per row.
+        let mut inner = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut on = Vec::new();
+        for src in &sel.from {
+            self.flatten(src, &mut inner, &mut on, &[], None).ok()?;
+        }
+        if !on.iter().all(|&c| inner.owns_all_columns(c)) || !names_only(&inner, item) {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if let Some(w) = &sel.where_clause {
+            conjuncts(w, &mut parts);
+        }
+        let mut own: Vec<&Expr> = Vec::new();
+        let mut keys: Vec<(&Expr, &Expr)> = Vec::new();
+        let mut key_conjuncts: Vec<&Expr> = Vec::new();
+        let outer_side = |e: &Expr| inner.leaves_of(e) == Some(0) && stable(e) && has_column(e);
+        for p in parts {
+            if inner.owns_all_columns(p) {
+                own.push(p);
+                continue;
+            }
+            let ExprKind::Binary { op: BinaryOp::Eq, left, right } = &p.kind else { return None };
+            if inner.owns_all_columns(left) && outer_side(right) {
+                keys.push((right, left));
+            } else if inner.owns_all_columns(right) && outer_side(left) {
+                keys.push((left, right));
+            } else {
+                return None;
+            }
+            key_conjuncts.push(p);
+        }
+        if keys.is_empty() || self.seeks_per_row(&mut inner, &own, &key_conjuncts) {
+            return None;
+        }
+        let mut grouped = sel.clone();
+        grouped.items = keys
+            .iter()
+            .map(|(_, k)| SelectItem::Expr { expr: (*k).clone(), alias: None })
+            .chain(std::iter::once(SelectItem::Expr { expr: item.clone(), alias: alias.clone() }))
+            .collect();
+        grouped.where_clause = conjunction(&own);
+        grouped.group_by = keys.iter().map(|(_, k)| (*k).clone()).collect();
+        let mut empty = sel.clone();
+        empty.where_clause = Some(never());
+        let query = |body: Select| Query { body: QueryBody::Select(Box::new(body)), ..q.clone() };
+        let rows = self.query(&query(grouped), None).ok()?;
+        let empty = self.query(&query(empty), None).ok()?;
+        let empty = empty.rows.first().and_then(|r| r.first()).cloned().unwrap_or(Value::Null);
+        let n = keys.len();
+        let mut families = vec![None; n];
+        let mut values = HashMap::with_capacity(rows.rows.len());
+        for row in &rows.rows {
+            for (f, v) in families.iter_mut().zip(&row[..n]) {
+                if f.is_none() && !v.is_null() {
+                    *f = Some(value_family(v));
+                }
+            }
+            values.insert(group_key(&row[..n]), row[n].clone());
+        }
+        Some(GroupedSubquery {
+            outer_keys: keys.iter().map(|(o, _)| (*o).clone()).collect(),
+            families,
+            values,
+            empty,
+        })
+    }
+
+    /// Whether a per-row run can seek one of the subquery's tables by the key equalities
+    /// (with that table's own conjuncts): then few rows are read per outer row.
+    fn seeks_per_row(&mut self, inner: &mut Flat<'_>, own: &[&Expr], keys: &[&Expr]) -> bool {
+        for i in 0..inner.leaves.len() {
+            let Input::Table(t) = &inner.leaves[i].input else { continue };
+            let t = super::clone_ref(t);
+            if inner.leaves[i].stats.is_none() {
+                inner.leaves[i].stats = self.table_stats(&t);
+            }
+            let bit = 1u64 << i;
+            let inner = &*inner;
+            let on_leaf = |e: &&&Expr| inner.leaves_of(e).is_some_and(|m| m & bit != 0);
+            let all: Vec<&Expr> = own.iter().chain(keys).filter(on_leaf).copied().collect();
+            let column = |parts: &[crate::ast::Ident]| match inner.leaf_of(parts) {
+                Some(Some(l)) if l == i => find_column(&inner.leaves[i].cols, parts).ok().flatten(),
+                _ => None,
+            };
+            let probe = |e: &Expr| inner.leaves_of(e) == Some(0);
+            let stats = inner.leaves[i].stats.as_deref();
+            let path = access::choose(&t.def, &all, &column, &probe, stats);
+            if !path.is_scan() && path.any_probe(&mut has_column) {
+                return true;
+            }
+        }
+        false
+    }
+}
