@@ -973,6 +973,23 @@ fn clone_ref(t: &TableRef) -> TableRef {
     }
 }
 
+/// A subquery's one SELECT, when it is nothing more: no CTE, set operator, ORDER BY, OFFSET
+/// or FOR JSON/XML around it.
+fn lone_select(q: &crate::ast::Query) -> Option<&crate::ast::Select> {
+    if !q.ctes.is_empty()
+        || !q.order_by.is_empty()
+        || q.offset.is_some()
+        || q.for_json.is_some()
+        || q.for_xml.is_some()
+    {
+        return None;
+    }
+    match &q.body {
+        crate::ast::QueryBody::Select(sel) => Some(sel),
+        _ => None,
+    }
+}
+
 /// The conjuncts of a condition (`a AND b AND c`).
 pub(crate) fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match &e.kind {

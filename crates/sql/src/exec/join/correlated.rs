@@ -121,15 +121,7 @@ fn never() -> Expr {
 
 /// `q` as a single SELECT with one aggregating item, or None.
 fn aggregate_select(q: &Query) -> Option<&Select> {
-    if !q.ctes.is_empty()
-        || !q.order_by.is_empty()
-        || q.offset.is_some()
-        || q.for_json.is_some()
-        || q.for_xml.is_some()
-    {
-        return None;
-    }
-    let QueryBody::Select(sel) = &q.body else { return None };
+    let sel = super::lone_select(q)?;
     let [SelectItem::Expr { expr: item, .. }] = sel.items.as_slice() else { return None };
     (has_aggregate(item)
         && !sel.from.is_empty()
@@ -139,7 +131,7 @@ fn aggregate_select(q: &Query) -> Option<&Select> {
         && sel.group_by.is_empty()
         && sel.grouping_sets.is_none()
         && sel.having.is_none())
-    .then_some(&**sel)
+    .then_some(sel)
 }
 
 impl Run<'_> {

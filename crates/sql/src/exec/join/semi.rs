@@ -23,7 +23,7 @@
 use walden_engine::types::Value;
 
 use super::{clone_ref, conjuncts, stable, Flat, HashMatch, Input};
-use crate::ast::{BinaryOp, Expr, ExprKind, Query, QueryBody, SelectItem, TableSource, UnaryOp};
+use crate::ast::{BinaryOp, Expr, ExprKind, Query, SelectItem, TableSource, UnaryOp};
 use crate::exec::access;
 use crate::exec::eval::find_column;
 use crate::exec::eval::{Col, Env};
@@ -266,15 +266,7 @@ impl Run<'_> {
 /// The SELECT of a subquery that is one plain SELECT: no CTE, set operator, ORDER BY,
 /// OFFSET, FOR JSON/XML, TOP, grouping or aggregate (an aggregate makes EXISTS always true).
 fn plain_select(q: &Query) -> Option<&crate::ast::Select> {
-    if !q.ctes.is_empty()
-        || !q.order_by.is_empty()
-        || q.offset.is_some()
-        || q.for_json.is_some()
-        || q.for_xml.is_some()
-    {
-        return None;
-    }
-    let QueryBody::Select(sel) = &q.body else { return None };
+    let sel = super::lone_select(q)?;
     let aggregates = sel.items.iter().any(|i| match i {
         SelectItem::Expr { expr, .. } => has_aggregate(expr),
         _ => false,
@@ -284,7 +276,7 @@ fn plain_select(q: &Query) -> Option<&crate::ast::Select> {
         && sel.having.is_none()
         && sel.into.is_none()
         && !aggregates)
-        .then_some(&**sel)
+        .then_some(sel)
 }
 
 impl Run<'_> {
