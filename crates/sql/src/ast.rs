@@ -25,7 +25,7 @@ mod bulk;
 mod cursor;
 
 pub use alter::{AlterAdd, AlterDrop, AlterTable, AlterTableAction};
-pub use bulk::{BulkColumn, BulkOptions, InsertBulk};
+pub use bulk::{BulkColumn, BulkInsert, BulkInsertOptions, BulkOptions, InsertBulk, SingleKind};
 
 pub use cursor::{
     CursorOption, CursorRef, CursorStatement, CursorUpdatability, DeclareCursor, Fetch,
@@ -130,6 +130,8 @@ pub enum StatementKind {
     Insert(Box<Insert>),
     /// `INSERT BULK`: announces the rows of a Bulk Load message.
     InsertBulk(Box<InsertBulk>),
+    /// `BULK INSERT table FROM 'file'`: rows from a data file on the server's machine.
+    BulkInsert(Box<BulkInsert>),
     /// `UPDATE`.
     Update(Box<Update>),
     /// `DELETE`.
@@ -1665,6 +1667,18 @@ pub enum TableSource {
         schema: Vec<JsonColumn>,
         /// `[AS] alias`.
         alias: Option<Ident>,
+    },
+    /// `OPENROWSET(BULK 'file', SINGLE_BLOB | SINGLE_CLOB | SINGLE_NCLOB) [AS] alias
+    /// [(column)]`: the whole file as one row of one column, `BulkColumn`.
+    OpenRowsetBulk {
+        /// The file's path, relative to the server's working directory or absolute.
+        file: String,
+        /// What the file is read as.
+        kind: SingleKind,
+        /// `[AS] alias` (SQL Server requires one: error 491).
+        alias: Option<Ident>,
+        /// Column name.
+        columns: Vec<Ident>,
     },
     /// `source PIVOT (aggregate(column) FOR pivot_column IN ([v1], ...)) [AS] alias`.
     Pivot(Box<Pivot>),

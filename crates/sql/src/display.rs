@@ -148,6 +148,7 @@ impl Display for StatementKind {
             Select(select) => write!(f, "{}{}", select.query, OptionClause(&select.hints)),
             Insert(insert) => write!(f, "{insert}"),
             InsertBulk(insert) => write!(f, "{insert}"),
+            BulkInsert(insert) => write!(f, "{insert}"),
             Update(update) => write!(f, "{update}"),
             Delete(delete) => write!(f, "{delete}"),
             Merge(merge) => write!(f, "{merge}"),
@@ -1320,6 +1321,20 @@ impl Display for TableSource {
                     Alias(alias.as_ref())
                 )
             }
+            TableSource::OpenRowsetBulk { file, kind, alias, columns } => {
+                let kind = match kind {
+                    SingleKind::Blob => "SINGLE_BLOB",
+                    SingleKind::Clob => "SINGLE_CLOB",
+                    SingleKind::Nclob => "SINGLE_NCLOB",
+                };
+                write!(
+                    f,
+                    "OPENROWSET(BULK {}, {kind}){}{}",
+                    quote(file),
+                    Alias(alias.as_ref()),
+                    ColumnList(columns)
+                )
+            }
             TableSource::Values { rows, alias, columns } => {
                 write!(f, "(VALUES {}) AS {alias}{}", commas(&rows_of(rows)), ColumnList(columns))
             }
@@ -1492,7 +1507,7 @@ impl Display for BinaryOp {
 }
 
 /// `'text'` with quotes doubled.
-fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
 

@@ -704,6 +704,7 @@ fn command_of(kind: &StatementKind) -> Command {
     match kind {
         StatementKind::Select(_) => Command::Select,
         StatementKind::Insert(_) => Command::Insert,
+        StatementKind::BulkInsert(_) => Command::BulkInsert,
         StatementKind::Update(_) => Command::Update,
         StatementKind::Delete(_) => Command::Delete,
         StatementKind::Execute(_) => Command::Execute,
@@ -800,6 +801,7 @@ fn starts_implicit_transaction(kind: &StatementKind) -> bool {
     match kind {
         StatementKind::Select(s) => query_reads_table(&s.query.body),
         StatementKind::Insert(_)
+        | StatementKind::BulkInsert(_)
         | StatementKind::Update(_)
         | StatementKind::Delete(_)
         | StatementKind::Merge(_)
@@ -1409,6 +1411,11 @@ impl Run<'_> {
             }
             StatementKind::InsertBulk(b) => {
                 self.insert_bulk(b)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::BulkInsert(b) => {
+                let n = self.bulk_insert(b)?;
+                self.done(Counted::Insert, n);
                 Ok(Flow::Next)
             }
             StatementKind::Insert(i) => {

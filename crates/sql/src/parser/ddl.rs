@@ -177,7 +177,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn parse_string(&mut self) -> PResult<String> {
+    pub(super) fn parse_string(&mut self) -> PResult<String> {
         let TokenKind::String { value, .. } = self.peek_kind() else { return Err(self.error()) };
         let value = value.clone();
         self.advance();

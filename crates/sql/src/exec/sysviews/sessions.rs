@@ -39,10 +39,11 @@ pub enum Command {
     Drop,
     Dbcc,
     Checkpoint,
+    BulkInsert,
 }
 
 /// [`Command`]s' names, by discriminant.
-const COMMANDS: [&str; 16] = [
+const COMMANDS: [&str; 17] = [
     "AWAITING COMMAND",
     "SELECT",
     "INSERT",
@@ -59,6 +60,7 @@ const COMMANDS: [&str; 16] = [
     "DROP",
     "DBCC",
     "CHECKPOINT",
+    "BULK INSERT",
 ];
 
 /// Microseconds since the Unix epoch, now.
