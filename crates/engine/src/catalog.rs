@@ -66,6 +66,9 @@ pub struct IndexDef {
     pub primary_key: bool,
     /// Whether it is a unique constraint (as opposed to a unique index): error 2627 vs 2601.
     pub unique_constraint: bool,
+    /// `IGNORE_DUP_KEY = ON`: an INSERT skips a row whose key is already there (message
+    /// 3604) instead of failing; UPDATE still fails.
+    pub ignore_dup_key: bool,
     /// The root page of its tree.
     pub root: PageId,
 }
@@ -80,6 +83,7 @@ impl IndexDef {
             unique: true,
             primary_key: false,
             unique_constraint: false,
+            ignore_dup_key: false,
             root,
         }
     }
@@ -493,7 +497,8 @@ impl Object {
                     }
                     w.u8(u8::from(i.unique)
                         | u8::from(i.primary_key) << 1
-                        | u8::from(i.unique_constraint) << 2);
+                        | u8::from(i.unique_constraint) << 2
+                        | u8::from(i.ignore_dup_key) << 3);
                     w.u32(i.root);
                 }
                 w.u16(t.checks.len() as u16);
@@ -646,6 +651,7 @@ impl Object {
                         unique: flags & 1 != 0,
                         primary_key: flags & 2 != 0,
                         unique_constraint: flags & 4 != 0,
+                        ignore_dup_key: flags & 8 != 0,
                         root,
                     });
                 }
@@ -1088,6 +1094,7 @@ mod tests {
                 unique: true,
                 primary_key: true,
                 unique_constraint: false,
+                ignore_dup_key: true,
                 root: 9,
             }],
             checks: vec![CheckDef { name: "CK".into(), text: "id > 0".into() }],

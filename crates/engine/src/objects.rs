@@ -623,6 +623,8 @@ pub struct IndexSpec {
     pub primary_key: bool,
     /// A UNIQUE constraint (2627 rather than 2601 on duplicates).
     pub unique_constraint: bool,
+    /// `IGNORE_DUP_KEY = ON` (see [`IndexDef::ignore_dup_key`]).
+    pub ignore_dup_key: bool,
 }
 
 /// The object id of a database's row-version sequence: below the ids user objects get
@@ -771,6 +773,7 @@ impl Transaction {
                 unique: true,
                 primary_key: spec.primary_key,
                 unique_constraint: spec.unique_constraint,
+                ignore_dup_key: spec.ignore_dup_key,
                 root,
             },
             None => IndexDef::heap(root),
@@ -785,6 +788,7 @@ impl Transaction {
                 unique: spec.unique,
                 primary_key: spec.primary_key,
                 unique_constraint: spec.unique_constraint,
+                ignore_dup_key: spec.ignore_dup_key,
                 root,
             });
         }
@@ -859,6 +863,7 @@ impl Transaction {
             unique: spec.unique,
             primary_key: spec.primary_key,
             unique_constraint: spec.unique_constraint,
+            ignore_dup_key: spec.ignore_dup_key,
             root,
         };
         let mut cursor =
@@ -943,6 +948,7 @@ impl Transaction {
                 index.unique = spec.unique;
                 index.primary_key = spec.primary_key;
                 index.unique_constraint = spec.unique_constraint;
+                index.ignore_dup_key = spec.ignore_dup_key;
             }
         }
         let primary = def.primary()?.clone();

@@ -743,6 +743,8 @@ pub struct InlineIndex {
     pub clustering: Option<Clustering>,
     /// Key columns; for `INDEX` after a column's type, that column.
     pub columns: Vec<IndexColumn>,
+    /// `WITH (IGNORE_DUP_KEY = ON)`.
+    pub ignore_dup_key: bool,
 }
 
 /// `name type [option ...]`.
@@ -811,10 +813,20 @@ pub struct ColumnConstraint {
 /// Column constraints.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ColumnConstraintKind {
-    /// `PRIMARY KEY [CLUSTERED | NONCLUSTERED]`
-    PrimaryKey(Option<Clustering>),
-    /// `UNIQUE [CLUSTERED | NONCLUSTERED]`
-    Unique(Option<Clustering>),
+    /// `PRIMARY KEY [CLUSTERED | NONCLUSTERED] [WITH (...)]`
+    PrimaryKey {
+        /// Index kind, if given.
+        clustering: Option<Clustering>,
+        /// `WITH (IGNORE_DUP_KEY = ON)`.
+        ignore_dup_key: bool,
+    },
+    /// `UNIQUE [CLUSTERED | NONCLUSTERED] [WITH (...)]`
+    Unique {
+        /// Index kind, if given.
+        clustering: Option<Clustering>,
+        /// `WITH (IGNORE_DUP_KEY = ON)`.
+        ignore_dup_key: bool,
+    },
     /// `DEFAULT expression`
     Default(Expr),
     /// `CHECK (condition)`
@@ -841,6 +853,8 @@ pub enum TableConstraintKind {
         clustering: Option<Clustering>,
         /// Key columns.
         columns: Vec<IndexColumn>,
+        /// `WITH (IGNORE_DUP_KEY = ON)`.
+        ignore_dup_key: bool,
     },
     /// `UNIQUE [CLUSTERED | NONCLUSTERED] (column [ASC | DESC], ...)`
     Unique {
@@ -848,6 +862,8 @@ pub enum TableConstraintKind {
         clustering: Option<Clustering>,
         /// Key columns.
         columns: Vec<IndexColumn>,
+        /// `WITH (IGNORE_DUP_KEY = ON)`.
+        ignore_dup_key: bool,
     },
     /// `CHECK (condition)`
     Check(Expr),
@@ -926,6 +942,8 @@ pub struct CreateIndex {
     pub filter: Option<Expr>,
     /// `WITH (DROP_EXISTING = ON)`: the index of this name is dropped and built again.
     pub drop_existing: bool,
+    /// `WITH (IGNORE_DUP_KEY = ON)`: an INSERT skips a duplicate row of a unique index.
+    pub ignore_dup_key: bool,
 }
 
 /// `CREATE TYPE name FROM base_type [NULL | NOT NULL]` or `CREATE TYPE name AS TABLE (...)`.

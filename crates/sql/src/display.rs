@@ -59,6 +59,19 @@ impl Display for ColumnList<'_> {
     }
 }
 
+/// ` WITH (IGNORE_DUP_KEY = ON)` when it is on.
+struct IgnoreDupKey(bool);
+
+impl Display for IgnoreDupKey {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        if self.0 {
+            f.write_str(" WITH (IGNORE_DUP_KEY = ON)")
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// ` AS alias` when there is one.
 struct Alias<'a>(Option<&'a Ident>);
 
@@ -574,11 +587,12 @@ impl Display for TableElement {
         match self {
             TableElement::Index(index) => write!(
                 f,
-                "INDEX {}{}{} ({})",
+                "INDEX {}{}{} ({}){}",
                 index.name,
                 if index.unique { " UNIQUE" } else { "" },
                 OptionalClustering(index.clustering),
-                commas(&index.columns)
+                commas(&index.columns),
+                IgnoreDupKey(index.ignore_dup_key)
             ),
             TableElement::Column(column) => {
                 let computed =
@@ -593,14 +607,23 @@ impl Display for TableElement {
             TableElement::Constraint(constraint) => {
                 write!(f, "{}", ConstraintName(&constraint.name))?;
                 match &constraint.kind {
-                    TableConstraintKind::PrimaryKey { clustering, columns } => write!(
-                        f,
-                        "PRIMARY KEY{} ({})",
-                        OptionalClustering(*clustering),
-                        commas(columns)
-                    ),
-                    TableConstraintKind::Unique { clustering, columns } => {
-                        write!(f, "UNIQUE{} ({})", OptionalClustering(*clustering), commas(columns))
+                    TableConstraintKind::PrimaryKey { clustering, columns, ignore_dup_key } => {
+                        write!(
+                            f,
+                            "PRIMARY KEY{} ({}){}",
+                            OptionalClustering(*clustering),
+                            commas(columns),
+                            IgnoreDupKey(*ignore_dup_key)
+                        )
+                    }
+                    TableConstraintKind::Unique { clustering, columns, ignore_dup_key } => {
+                        write!(
+                            f,
+                            "UNIQUE{} ({}){}",
+                            OptionalClustering(*clustering),
+                            commas(columns),
+                            IgnoreDupKey(*ignore_dup_key)
+                        )
                     }
                     TableConstraintKind::Check(condition) => write!(f, "CHECK ({condition})"),
                     TableConstraintKind::ForeignKey { columns, reference } => {
@@ -676,12 +699,18 @@ impl Display for ColumnOption {
             ColumnOption::Constraint(constraint) => {
                 write!(f, "{}", ConstraintName(&constraint.name))?;
                 match &constraint.kind {
-                    ColumnConstraintKind::PrimaryKey(clustering) => {
-                        write!(f, "PRIMARY KEY{}", OptionalClustering(*clustering))
-                    }
-                    ColumnConstraintKind::Unique(clustering) => {
-                        write!(f, "UNIQUE{}", OptionalClustering(*clustering))
-                    }
+                    ColumnConstraintKind::PrimaryKey { clustering, ignore_dup_key } => write!(
+                        f,
+                        "PRIMARY KEY{}{}",
+                        OptionalClustering(*clustering),
+                        IgnoreDupKey(*ignore_dup_key)
+                    ),
+                    ColumnConstraintKind::Unique { clustering, ignore_dup_key } => write!(
+                        f,
+                        "UNIQUE{}{}",
+                        OptionalClustering(*clustering),
+                        IgnoreDupKey(*ignore_dup_key)
+                    ),
                     ColumnConstraintKind::Default(value) => write!(f, "DEFAULT {value}"),
                     ColumnConstraintKind::Check(condition) => write!(f, "CHECK ({condition})"),
                     ColumnConstraintKind::References(reference) => write!(f, "{reference}"),
@@ -711,8 +740,11 @@ impl Display for CreateIndex {
         if let Some(filter) = &self.filter {
             write!(f, " WHERE {filter}")?;
         }
-        if self.drop_existing {
-            f.write_str(" WITH (DROP_EXISTING = ON)")?;
+        match (self.drop_existing, self.ignore_dup_key) {
+            (true, true) => f.write_str(" WITH (DROP_EXISTING = ON, IGNORE_DUP_KEY = ON)")?,
+            (true, false) => f.write_str(" WITH (DROP_EXISTING = ON)")?,
+            (false, true) => f.write_str(" WITH (IGNORE_DUP_KEY = ON)")?,
+            (false, false) => {}
         }
         Ok(())
     }

@@ -214,6 +214,7 @@ impl Run<'_> {
         let mut values: Vec<Value> = Vec::new();
         let mut given: Vec<bool> = Vec::new();
         let mut n = 0u64;
+        let mut ignored = false;
         loop {
             let next = rows.next_row();
             for m in rows.take_messages() {
@@ -287,7 +288,9 @@ impl Run<'_> {
             }
             self.check_row(&def, &cols, &checks, &values, "BULK INSERT")?;
             let db = Arc::clone(&t.db);
-            self.tx().insert_row(&db, &def, &mut values).map_err(|e| self.s.engine_error(e))?;
+            if !self.insert_unless_ignored(&db, &def, &mut values, &mut ignored)? {
+                continue;
+            }
             if let Some(c) = identity {
                 if let Some(v) = walden_engine::objects::identity_integer(&values[c]) {
                     self.note_identity(v);
@@ -306,6 +309,9 @@ impl Run<'_> {
             n += 1;
         }
         self.check_references(t, &inserted, "BULK INSERT")?;
+        if ignored {
+            self.report(crate::exec::dml::duplicate_key_ignored());
+        }
         if let Some(changes) = changes {
             self.fire_triggers(changes)?;
         }

@@ -48,8 +48,9 @@ pub(crate) struct TableParts {
     pub(crate) foreign_keys: Vec<ForeignKeySpec>,
 }
 
-/// An index a table definition asks for, as written: name, what made it, clustering, columns.
-type KeySpec = (Option<Ident>, Origin, Option<Clustering>, Vec<String>);
+/// An index a table definition asks for, as written: name, what made it, clustering, columns,
+/// `IGNORE_DUP_KEY = ON`.
+type KeySpec = (Option<Ident>, Origin, Option<Clustering>, Vec<String>, bool);
 
 /// Error 2749 unless `ty` can be an identity column's type (integers, decimal with scale 0).
 pub(crate) fn check_identity_type(ty: SqlType, column: &str) -> Result<(), SqlError> {
@@ -181,6 +182,7 @@ impl Run<'_> {
                     clustered,
                     primary_key: false,
                     unique_constraint: false,
+                    ignore_dup_key: ignore_dup_key_of(ci.ignore_dup_key, ci.unique)?,
                 };
                 let db = Arc::clone(&t.db);
                 if clustered {
@@ -567,6 +569,7 @@ impl Run<'_> {
                                 Origin::Index { unique: false },
                                 *clustering,
                                 vec![col.name.value.clone()],
+                                false,
                             )),
                             ColumnOption::Computed { expr, persisted } => {
                                 computed.push((columns.len(), expr, *persisted));
@@ -584,21 +587,23 @@ impl Run<'_> {
                                 def.nullable = false;
                             }
                             ColumnOption::Constraint(cc) => match &cc.kind {
-                                ColumnConstraintKind::PrimaryKey(cl) => {
+                                ColumnConstraintKind::PrimaryKey { clustering, ignore_dup_key } => {
                                     def.nullable = false;
                                     keys.push((
                                         cc.name.clone(),
                                         Origin::PrimaryKey,
-                                        *cl,
+                                        *clustering,
                                         vec![col.name.value.clone()],
+                                        *ignore_dup_key,
                                     ));
                                 }
-                                ColumnConstraintKind::Unique(cl) => {
+                                ColumnConstraintKind::Unique { clustering, ignore_dup_key } => {
                                     keys.push((
                                         cc.name.clone(),
                                         Origin::Unique,
-                                        *cl,
+                                        *clustering,
                                         vec![col.name.value.clone()],
+                                        *ignore_dup_key,
                                     ));
                                 }
                                 ColumnConstraintKind::Default(e) => {
@@ -634,22 +639,29 @@ impl Run<'_> {
                     Origin::Index { unique: index.unique },
                     index.clustering,
                     index.columns.iter().map(|c| c.name.value.clone()).collect(),
+                    index.ignore_dup_key,
                 )),
                 TableElement::Constraint(tc) => match &tc.kind {
-                    TableConstraintKind::PrimaryKey { clustering, columns: cols } => {
+                    TableConstraintKind::PrimaryKey {
+                        clustering,
+                        columns: cols,
+                        ignore_dup_key,
+                    } => {
                         keys.push((
                             tc.name.clone(),
                             Origin::PrimaryKey,
                             *clustering,
                             cols.iter().map(|c| c.name.value.clone()).collect(),
+                            *ignore_dup_key,
                         ));
                     }
-                    TableConstraintKind::Unique { clustering, columns: cols } => {
+                    TableConstraintKind::Unique { clustering, columns: cols, ignore_dup_key } => {
                         keys.push((
                             tc.name.clone(),
                             Origin::Unique,
                             *clustering,
                             cols.iter().map(|c| c.name.value.clone()).collect(),
+                            *ignore_dup_key,
                         ));
                     }
                     TableConstraintKind::Check(e) => {
@@ -687,7 +699,7 @@ impl Run<'_> {
             ));
         }
         let mut clustered_taken = keys.iter().any(|k| k.2 == Some(Clustering::Clustered));
-        for (name, key, clustering, cols) in keys {
+        for (name, key, clustering, cols, ignore_dup_key) in keys {
             let pk = key == Origin::PrimaryKey;
             let mut idx = Vec::with_capacity(cols.len());
             for c in &cols {
@@ -739,6 +751,10 @@ impl Run<'_> {
                 clustered,
                 primary_key: pk,
                 unique_constraint: key == Origin::Unique,
+                ignore_dup_key: ignore_dup_key_of(
+                    ignore_dup_key,
+                    key != Origin::Index { unique: false },
+                )?,
             });
         }
         Ok(TableParts { columns, checks, indexes, foreign_keys })
@@ -926,6 +942,17 @@ impl Run<'_> {
 
 /// Error 1919 for a key column of a type Walden cannot order in an index: SQL_VARIANT. (SQL
 /// Server orders variants by type family first; Walden's key encoding does not.)
+/// `IGNORE_DUP_KEY = ON` as an index keeps it: only a unique index may have it (1916).
+fn ignore_dup_key_of(on: bool, unique: bool) -> Result<bool, SqlError> {
+    if on && !unique {
+        return Err(SqlError::new(
+            1916,
+            "CREATE INDEX options nonunique and ignore_dup_key are mutually exclusive.",
+        ));
+    }
+    Ok(on)
+}
+
 pub(crate) fn check_key_types(
     table: &str,
     columns: &[ColumnDef],

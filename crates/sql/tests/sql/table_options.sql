@@ -43,7 +43,7 @@ SELECT precision FROM @t
 GO
 SELECT name, precision FROM sys.columns WHERE object_id = OBJECT_ID('numbers') ORDER BY column_id
 GO
--- IGNORE_DUP_KEY = ON stays refused: Walden would raise the duplicate instead of skipping it.
+-- IGNORE_DUP_KEY = ON is kept (ignore_dup_key.sql shows what it does).
 CREATE UNIQUE INDEX ix ON numbers (scale) WITH (IGNORE_DUP_KEY = ON)
 GO
 -- A PRIMARY KEY on a column declared NULL: 8111 then 1750; saying nothing makes it NOT NULL.

@@ -885,7 +885,7 @@ pub(super) fn indexes(ctx: &ViewContext<'_>) -> RowSet {
         })
         .opt("is_unique", SqlType::Bit, |r| bit(!r.index.is_heap() && r.index.unique))
         .opt("data_space_id", SqlType::Int, |_| int(1))
-        .opt("ignore_dup_key", SqlType::Bit, off)
+        .opt("ignore_dup_key", SqlType::Bit, |r| bit(r.index.ignore_dup_key))
         .opt("is_primary_key", SqlType::Bit, |r| bit(r.index.primary_key))
         .opt("is_unique_constraint", SqlType::Bit, |r| bit(r.index.unique_constraint))
         .col("fill_factor", SqlType::TinyInt, |_| tiny(0))
