@@ -208,13 +208,19 @@ impl Run<'_> {
             StatementKind::CreateSequence(cs) => self.create_sequence(&cs.name, &cs.options),
             StatementKind::CreateType(ct) => self.create_type(ct),
             StatementKind::CreateProcedure(p) => {
-                let db = self.database_of(p.name.database.as_ref())?;
-                let schema = p.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+                let temp = p.name.name.value.starts_with('#');
+                let (db, stored) = if temp {
+                    self.temp_procedure_target(&p.name.name.value, p.mode)?
+                } else {
+                    (self.database_of(p.name.database.as_ref())?, p.name.name.value.clone())
+                };
+                let schema = match &p.name.schema {
+                    Some(s) if !temp => s.value.as_str(),
+                    _ => "dbo",
+                };
                 // The engine refuses a name another object has (2714); only ALTER of a
                 // procedure that does not exist is for the SQL layer to refuse.
-                if p.mode == CreateMode::Alter
-                    && db.find_object(schema, &p.name.name.value).is_none()
-                {
+                if p.mode == CreateMode::Alter && db.find_object(schema, &stored).is_none() {
                     return Err(SqlError::invalid_object(&p.name.name.value));
                 }
                 if let Some(param) = p
@@ -232,11 +238,14 @@ impl Run<'_> {
                         &db,
                         ModuleKind::Procedure,
                         schema,
-                        &p.name.name.value,
+                        &stored,
                         &p.definition,
                         or_alter,
                     )
                     .map_err(|e| self.s.engine_error(e))?;
+                if temp {
+                    self.temp_procedure_created(&p.name.name.value, stored);
+                }
                 Ok(())
             }
             StatementKind::CreateView(v) => self.create_view(v),
@@ -328,6 +337,9 @@ impl Run<'_> {
                         ),
                     )),
                 }
+            }
+            DropKind::Procedure if name.name.value.starts_with('#') => {
+                self.drop_temp_procedure(name, if_exists)
             }
             DropKind::Sequence | DropKind::Procedure | DropKind::View | DropKind::Function => {
                 let db = self.database_of(name.database.as_ref())?;

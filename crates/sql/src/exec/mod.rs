@@ -41,6 +41,7 @@ mod statistics;
 mod subquery;
 mod sysprocs;
 pub mod sysviews;
+mod temp_procedure;
 pub(crate) mod trigger;
 mod user_types;
 pub(crate) mod view;

@@ -266,8 +266,12 @@ pub struct Session {
     /// The session's last commit that logged anything: its receipt, which
     /// `sys.sp_last_commit` shows and `sys.sp_wait_for_hardened` waits for.
     pub(crate) last_commit: Option<CommitOutcome>,
-    /// Temporary tables: the name the session uses (lower-cased, `#t`) -> the name in tempdb.
+    /// Temporary tables and procedures: the name the session uses (lower-cased, `#t`) -> the
+    /// name in tempdb. Dropped when the session ends.
     pub(crate) temp_tables: HashMap<String, String>,
+    /// The global temporary procedures (`##p`) this session created, by their name in
+    /// tempdb (the same name): dropped when the session ends (`exec::temp_procedure`).
+    pub(crate) global_procedures: Vec<String>,
     temp_seq: u32,
     /// `@@IDENTITY`.
     pub(crate) identity: Option<i64>,
@@ -378,6 +382,7 @@ impl Session {
         }
         let tx = self.tx.take();
         let temp_tables = std::mem::take(&mut self.temp_tables);
+        let global_procedures = std::mem::take(&mut self.global_procedures);
         let app_lock_owner = self.app_lock_owner.take();
         let fresh = Session::fresh(
             Arc::clone(&self.instance),
@@ -399,6 +404,7 @@ impl Session {
         }
         self.tx = tx;
         self.temp_tables = temp_tables;
+        self.global_procedures = global_procedures;
         self.app_lock_owner = app_lock_owner;
     }
 
@@ -439,6 +445,7 @@ impl Session {
             last_outcome: None,
             last_commit: None,
             temp_tables: HashMap::new(),
+            global_procedures: Vec::new(),
             temp_seq: 0,
             identity: None,
             identity_insert: None,
@@ -627,7 +634,8 @@ impl Session {
         }
         self.trancount = 0;
         self.activity.transaction_ended();
-        let names: Vec<String> = self.temp_tables.drain().map(|(_, v)| v).collect();
+        let mut names: Vec<String> = self.temp_tables.drain().map(|(_, v)| v).collect();
+        names.append(&mut self.global_procedures);
         if names.is_empty() {
             return;
         }
@@ -2142,9 +2150,15 @@ impl Run<'_> {
             self.set_return_status(p, 0)?;
             return Ok(());
         }
-        let db = self.database_of(name.database.as_ref())?;
-        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-        let object = db.find_object(schema, &name.name.value);
+        let (db, object) = match self.temp_procedure(&name.name.value) {
+            Some(found) => found,
+            None => {
+                let db = self.database_of(name.database.as_ref())?;
+                let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+                let object = db.find_object(schema, &name.name.value);
+                (db, object)
+            }
+        };
         let Some(Object::Procedure(def)) = object.as_deref() else {
             return Err(SqlError::new(
                 2812,
