@@ -274,6 +274,8 @@ pub struct Database {
     offline: std::sync::atomic::AtomicBool,
     /// What took it offline, once it is.
     offline_cause: Mutex<OfflineCause>,
+    /// `ALTER DATABASE ... SET READ_ONLY`: every change is refused (3906).
+    read_only: std::sync::atomic::AtomicBool,
     /// Exclusive locks on its files, held while it is open (released on drop).
     file_locks: Vec<FileLock>,
     config: DatabaseConfig,
@@ -434,6 +436,7 @@ impl Database {
             state: Mutex::new(DatabaseState::Online),
             offline: std::sync::atomic::AtomicBool::new(false),
             offline_cause: Mutex::new(OfflineCause::Other),
+            read_only: std::sync::atomic::AtomicBool::new(false),
             file_locks: Vec::new(),
             config,
             recovery_model: Mutex::new(RecoveryModel::Simple),
@@ -500,6 +503,16 @@ impl Database {
     /// Sets its recovery model (the caller persists it in master).
     pub fn set_recovery_model(&self, model: RecoveryModel) {
         *self.recovery_model.lock().unwrap_or_else(PoisonError::into_inner) = model;
+    }
+
+    /// Whether it is `READ_ONLY`.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.load(Ordering::Acquire)
+    }
+
+    /// `SET READ_ONLY` (true) or `READ_WRITE`. The instance persists it in master.
+    pub fn set_read_only(&self, read_only: bool) {
+        self.read_only.store(read_only, Ordering::Release);
     }
 
     /// Its DELAYED_DURABILITY setting.

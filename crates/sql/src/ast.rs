@@ -674,8 +674,13 @@ pub enum DatabaseOption {
     /// `COMPATIBILITY_LEVEL = 150`...): its text as written, normalized to upper case with
     /// single spaces.
     Accepted(String),
-    /// `ONLINE`: open a database that could not be opened (RECOVERY_PENDING, SUSPECT) again.
+    /// `ONLINE`: open a database that was set OFFLINE, or could not be opened
+    /// (RECOVERY_PENDING, SUSPECT), again.
     Online,
+    /// `OFFLINE`: close the database; every use is refused (942) until `ONLINE`.
+    Offline,
+    /// `READ_ONLY` (true) or `READ_WRITE` (false).
+    ReadOnly(bool),
 }
 
 /// The database-level delayed durability setting.

@@ -572,6 +572,9 @@ impl Display for AlterDatabase {
                 DatabaseOption::Recovery(RecoveryModel::BulkLogged) => "RECOVERY BULK_LOGGED",
                 DatabaseOption::Accepted(text) => text.as_str(),
                 DatabaseOption::Online => "ONLINE",
+                DatabaseOption::Offline => "OFFLINE",
+                DatabaseOption::ReadOnly(true) => "READ_ONLY",
+                DatabaseOption::ReadOnly(false) => "READ_WRITE",
             };
             f.write_str(text)?;
         }

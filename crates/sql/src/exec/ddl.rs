@@ -10,7 +10,7 @@ use std::sync::Arc;
 use walden_engine::catalog::{CheckDef, ColumnDef, Computed, Object, SequenceDef};
 use walden_engine::objects::{IndexSpec, ModuleKind};
 use walden_engine::types::{SqlType, Value};
-use walden_engine::RecoveryModel;
+use walden_engine::{EngineError, RecoveryModel};
 use walden_log::policy::DatabaseDurability;
 
 use crate::ast::{
@@ -146,6 +146,12 @@ impl Run<'_> {
                         // Nothing to keep, but the database must exist.
                         DatabaseOption::Accepted(_) => self.s.instance.database(&name).map(|_| ()),
                         DatabaseOption::Online => self.s.instance.set_online(&name),
+                        DatabaseOption::Offline => {
+                            self.take_database_offline(&name, a.termination.as_deref())
+                        }
+                        DatabaseOption::ReadOnly(on) => {
+                            self.set_database_read_only(&name, *on, a.termination.as_deref())
+                        }
                     };
                     r.map_err(|e| self.s.engine_error(e))?;
                 }
@@ -282,7 +288,8 @@ impl Run<'_> {
                     return Err(in_transaction("DROP DATABASE"));
                 }
                 let n = &name.name.value;
-                if self.s.instance.database(n).is_err() {
+                // An offline database (or one that could not be opened) is still dropped.
+                if matches!(self.s.instance.database(n), Err(EngineError::NoSuchDatabase(_))) {
                     if if_exists {
                         return Ok(());
                     }

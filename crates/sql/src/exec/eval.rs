@@ -13,7 +13,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 use walden_engine::catalog::Object;
 use walden_engine::types::{Decimal, SqlType, Value};
-use walden_engine::Database;
+use walden_engine::{Database, EngineError};
 
 use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, UnaryOp,
@@ -845,6 +845,11 @@ impl Run<'_> {
             "DATABASEPROPERTYEX" => match (text_arg(0), text_arg(1)) {
                 (Some(db), Some(property)) => match self.s.instance.database(&db) {
                     Ok(db) => database_property(&db, &property),
+                    Err(EngineError::DatabaseSetOffline(_))
+                        if property.eq_ignore_ascii_case("status") =>
+                    {
+                        Value::NStr("OFFLINE".into())
+                    }
                     Err(_) => Value::Null,
                 },
                 _ => Value::Null,
@@ -1081,7 +1086,7 @@ fn database_property(db: &Database, property: &str) -> Value {
     match property.to_ascii_lowercase().as_str() {
         "recovery" => text(db.recovery_model().name()),
         "status" => text(if db.check_online().is_ok() { "ONLINE" } else { "OFFLINE" }),
-        "updateability" => text("READ_WRITE"),
+        "updateability" => text(if db.is_read_only() { "READ_ONLY" } else { "READ_WRITE" }),
         "useraccess" => text("MULTI_USER"),
         "collation" => text(crate::exec::sysviews::COLLATION),
         "isautoclose" | "isautoshrink" | "isinstandby" => Value::Int(0),

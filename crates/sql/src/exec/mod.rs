@@ -16,6 +16,7 @@ mod bulk_insert;
 mod catalog_procs;
 mod cursor;
 mod data_file;
+mod database_state;
 mod dbcc;
 mod ddl;
 mod describe;

@@ -250,7 +250,7 @@ pub struct Session {
     pub(crate) instance: Arc<Instance>,
     pub(crate) counters: Arc<ServerCounters>,
     /// What `sys.dm_exec_sessions` and `sys.dm_exec_requests` show of this session.
-    activity: Arc<SessionActivity>,
+    pub(crate) activity: Arc<SessionActivity>,
     /// This state owns the session's registration (and unregisters it when dropped); false
     /// for the state a RESETCONNECTION replaced.
     registered: bool,

@@ -288,8 +288,8 @@ impl<'a> Parser<'a> {
     /// model and delayed durability), the options install scripts set are read and accepted
     /// (see [`DatabaseOption::Accepted`]): the access modes, the `AUTO_*` and ANSI settings,
     /// `PAGE_VERIFY`, `COMPATIBILITY_LEVEL` and the others below. Options that would change
-    /// what the database does and that Walden cannot honour (`OFFLINE`, `READ_ONLY`,
-    /// `EMERGENCY`, `QUERY_STORE = ON`...) stay syntax errors.
+    /// what the database does and that Walden cannot honour (`EMERGENCY`, `QUERY_STORE =
+    /// ON`...) stay syntax errors.
     fn parse_database_option(&mut self) -> PResult<DatabaseOption> {
         if self.eat_keyword("DELAYED_DURABILITY") {
             self.expect(&TokenKind::Eq)?;
@@ -320,7 +320,6 @@ impl<'a> Parser<'a> {
             "SINGLE_USER",
             "RESTRICTED_USER",
             "MULTI_USER",
-            "READ_WRITE",
             "ENABLE_BROKER",
             "DISABLE_BROKER",
             "NEW_BROKER",
@@ -354,11 +353,18 @@ impl<'a> Parser<'a> {
             "TORN_PAGE_DETECTION",
             "MEMORY_OPTIMIZED_ELEVATE_TO_SNAPSHOT",
         ];
-        // ONLINE is the one bare option that does something: it opens again a database that
-        // could not be opened (RECOVERY_PENDING, SUSPECT).
-        if word == "ONLINE" {
+        // The states: ONLINE opens again a database set OFFLINE or that could not be opened
+        // (RECOVERY_PENDING, SUSPECT); OFFLINE closes one; READ_ONLY and READ_WRITE.
+        let state = match word.as_str() {
+            "ONLINE" => Some(DatabaseOption::Online),
+            "OFFLINE" => Some(DatabaseOption::Offline),
+            "READ_ONLY" => Some(DatabaseOption::ReadOnly(true)),
+            "READ_WRITE" => Some(DatabaseOption::ReadOnly(false)),
+            _ => None,
+        };
+        if let Some(state) = state {
             self.advance();
-            return Ok(DatabaseOption::Online);
+            return Ok(state);
         }
         let text = if BARE.contains(&word.as_str()) {
             self.advance();

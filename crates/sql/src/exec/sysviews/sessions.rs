@@ -287,6 +287,11 @@ impl SessionActivity {
         self.running.store(true, Ordering::Relaxed);
     }
 
+    /// The session's database.
+    pub(crate) fn database_id(&self) -> u32 {
+        self.database_id.load(Ordering::Relaxed)
+    }
+
     /// `USE` made `database_id` the session's database.
     pub(crate) fn database_changed(&self, database_id: u32) {
         self.database_id.store(database_id, Ordering::Relaxed);
