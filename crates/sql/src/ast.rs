@@ -1224,6 +1224,9 @@ pub enum DropKind {
     Schema,
     /// `DROP TYPE`
     Type,
+    /// `DROP STATISTICS table.name`: each name is the table's name with the statistics'
+    /// name as its last part.
+    Statistics,
 }
 
 /// `DROP kind [IF EXISTS] name, ...`.

@@ -943,6 +943,7 @@ impl Display for DropObjects {
             DropKind::Trigger => "TRIGGER",
             DropKind::Schema => "SCHEMA",
             DropKind::Type => "TYPE",
+            DropKind::Statistics => "STATISTICS",
         };
         write!(f, "DROP {kind} {}{}", IfExists(self.if_exists), commas(&self.names))
     }

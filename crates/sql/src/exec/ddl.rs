@@ -323,6 +323,7 @@ impl Run<'_> {
                 Ok(())
             }
             DropKind::Trigger => self.drop_trigger(name, if_exists),
+            DropKind::Statistics => self.drop_statistics(name),
             DropKind::Schema => self.drop_schema(&name.name.value, if_exists),
             DropKind::Type => {
                 let db = self.database_of(name.database.as_ref())?;

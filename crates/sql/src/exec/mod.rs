@@ -39,6 +39,7 @@ mod session;
 mod showplan;
 mod static_type;
 mod statistics;
+mod statistics_objects;
 mod subquery;
 mod sysprocs;
 pub mod sysviews;

@@ -1458,13 +1458,8 @@ impl Run<'_> {
                 self.resolve_table(table, &table.name.value)?;
                 Ok(Flow::Next)
             }
-            StatementKind::CreateStatistics { table, columns, .. } => {
-                let t = self.resolve_table(table, &table.name.value)?;
-                for c in columns {
-                    if t.def.column(&c.value).is_none() {
-                        return Err(SqlError::invalid_column(&c.value).into());
-                    }
-                }
+            StatementKind::CreateStatistics { name, table, columns } => {
+                self.create_statistics(name, table, columns)?;
                 Ok(Flow::Next)
             }
             StatementKind::AlterIndex { index, table, action } => {

@@ -1042,6 +1042,19 @@ impl<'a> Parser<'a> {
         self.advance();
         let name = self.parse_object_name()?;
         self.expect_keyword("ON")?;
+        // DDL triggers (`ON DATABASE`, `ON ALL SERVER`, with EVENTDATA()) are refused as an
+        // edition refuses a feature it lacks, rather than as a syntax error.
+        if self.at_keyword("DATABASE")
+            || (self.at_keyword("ALL") && self.nth_is_keyword(1, "SERVER"))
+        {
+            return Err(ParseError {
+                number: 40514,
+                severity: 16,
+                state: 1,
+                line: self.peek().span.line,
+                message: "'CREATE TRIGGER ... ON DATABASE | ALL SERVER' (DDL triggers) is not supported in this version of SQL Server.".into(),
+            });
+        }
         let table = self.parse_object_name()?;
         if self.eat_keyword("WITH") {
             // ENCRYPTION, EXECUTE AS ...: accepted; a trigger runs as its caller here.
@@ -1308,7 +1321,8 @@ impl<'a> Parser<'a> {
     /// `DROP DATABASE | TABLE | SEQUENCE | PROC[EDURE] | INDEX [IF EXISTS] ...`.
     pub(super) fn parse_drop(&mut self) -> PResult<StatementKind> {
         self.advance();
-        const KINDS: [&str; 11] = [
+        const KINDS: [&str; 12] = [
+            "STATISTICS",
             "SCHEMA",
             "TYPE",
             "DATABASE",
@@ -1336,6 +1350,7 @@ impl<'a> Parser<'a> {
             "TRIGGER" => DropKind::Trigger,
             "SCHEMA" => DropKind::Schema,
             "TYPE" => DropKind::Type,
+            "STATISTICS" => DropKind::Statistics,
             "INDEX" => {
                 let indexes = self.parse_comma_separated(Self::parse_index_ref)?;
                 return Ok(StatementKind::DropIndex(Box::new(DropIndex { if_exists, indexes })));

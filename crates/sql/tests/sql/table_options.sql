@@ -61,3 +61,23 @@ CREATE STATISTICS st_pos ON dbo.parent (qty) WHERE qty > 0 WITH SAMPLE 50 PERCEN
 GO
 CREATE STATISTICS st_bad ON parent (no_such_column)
 GO
+-- DROP STATISTICS: what CREATE STATISTICS named; a second drop, another name, an index's
+-- statistics and a missing table are errors; the name may be given again once dropped.
+CREATE STATISTICS st_qty ON parent (qty)
+GO
+DROP STATISTICS parent.st_qty, dbo.parent.st_pos
+GO
+DROP STATISTICS parent.st_qty
+GO
+DROP STATISTICS parent.never_created
+GO
+DROP STATISTICS no_table.st_qty
+GO
+DROP STATISTICS parent.pk_parent
+GO
+-- DDL triggers are refused.
+CREATE TRIGGER ddl_log ON DATABASE FOR CREATE_TABLE, DROP_TABLE AS PRINT 'ddl'
+GO
+CREATE STATISTICS st_qty ON parent (qty)
+DROP STATISTICS parent.st_qty
+GO
