@@ -141,7 +141,7 @@ impl Run<'_> {
                 (Value::Str(text), SqlType::VarChar(Len::Max))
             }
             SingleKind::Nclob => {
-                if bytes.len() % 2 == 1 {
+                if !bytes.len().is_multiple_of(2) {
                     return Err(SqlError::new(4809, "SINGLE_NCLOB requires a UNICODE (widechar) input file. The file specified is not Unicode."));
                 }
                 let mut units: Vec<u16> =
@@ -432,7 +432,7 @@ impl BulkRows for FileRows {
 /// binary value.
 fn from_hex(text: &str) -> Option<Vec<u8>> {
     let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(text);
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return None;
     }
     (0..digits.len())

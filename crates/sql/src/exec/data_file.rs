@@ -46,7 +46,7 @@ pub(crate) struct Format {
 /// hexadecimal byte `0x0a`. `None` for an escape SQL Server does not know.
 pub(crate) fn terminator(text: &str) -> Option<Vec<u8>> {
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        if !hex.is_empty() && hex.len() % 2 == 0 {
+        if !hex.is_empty() && hex.len().is_multiple_of(2) {
             return (0..hex.len())
                 .step_by(2)
                 .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
@@ -137,7 +137,7 @@ impl DataFile {
     /// even count means every quoted field is closed.
     fn quotes_balanced(&self) -> bool {
         match self.format.quote {
-            Some(q) => self.record.iter().filter(|&&b| b == q).count() % 2 == 0,
+            Some(q) => self.record.iter().filter(|&&b| b == q).count().is_multiple_of(2),
             None => true,
         }
     }
@@ -311,7 +311,7 @@ impl<R: Read> Utf16Reader<R> {
         bytes.extend_from_slice(&raw[..n]);
         let mut units: Vec<u16> =
             bytes.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect();
-        if bytes.len() % 2 == 1 {
+        if !bytes.len().is_multiple_of(2) {
             self.carry.push(bytes[bytes.len() - 1]);
         }
         if !self.started {

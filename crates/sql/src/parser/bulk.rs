@@ -168,3 +168,31 @@ impl Parser<'_> {
         Ok(TableSource::OpenRowsetBulk { file, kind, alias, columns })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::parse_batch;
+
+    #[test]
+    fn bulk_statements_and_index_options_print_back_as_they_parse() {
+        for sql in [
+            "BULK INSERT db.dbo.t FROM 'C:\\data\\t.csv' WITH (FORMAT = 'CSV', FIRSTROW = 2, \
+             FIELDQUOTE = '\"', FIELDTERMINATOR = ',', ROWTERMINATOR = '0x0a', TABLOCK)",
+            "BULK INSERT t FROM 'x.txt' WITH (KEEPNULLS KEEPIDENTITY BATCHSIZE = 10 MAXERRORS = 0 \
+             ERRORFILE = 'e.txt' CODEPAGE = 'ACP' DATAFILETYPE = 'widechar' ORDER (a DESC))",
+            "BULK INSERT t FROM 'it''s.txt'",
+            "SELECT BulkColumn FROM OPENROWSET(BULK 'f.json', SINGLE_CLOB) AS j",
+            "SELECT c FROM OPENROWSET(BULK N'f.bin', SINGLE_BLOB) b (c) JOIN t ON 1 = 1",
+            "CREATE TABLE t (a INT PRIMARY KEY WITH (IGNORE_DUP_KEY = ON), b INT, \
+             CONSTRAINT u UNIQUE (b) WITH (IGNORE_DUP_KEY = ON), INDEX ix UNIQUE (a, b) \
+             WITH (IGNORE_DUP_KEY = ON))",
+            "CREATE UNIQUE INDEX ix ON t (a) WITH (IGNORE_DUP_KEY = ON, DROP_EXISTING = ON)",
+            "DROP STATISTICS t.s, dbo.t.s2",
+            "ALTER DATABASE d SET OFFLINE, READ_ONLY WITH ROLLBACK IMMEDIATE",
+        ] {
+            let printed = parse_batch(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}")).to_string();
+            let again = parse_batch(&printed).unwrap_or_else(|e| panic!("{printed}: {e:?}"));
+            assert_eq!(printed, again.to_string(), "{sql}");
+        }
+    }
+}
