@@ -98,3 +98,6 @@ SELECT * FROM OPENROWSET(BULK 'tests/data/bulk/none.txt', SINGLE_BLOB) AS b
 GO
 SELECT * FROM OPENROWSET(BULK 'tests/data/bulk/blob.bin', SINGLE_NCLOB) AS b
 GO
+-- Not inside a function (443).
+CREATE FUNCTION loads() RETURNS INT AS BEGIN BULK INSERT words FROM 'tests/data/bulk/pipes.txt' RETURN 1 END
+GO
