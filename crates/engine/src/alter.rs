@@ -156,6 +156,7 @@ impl Transaction {
                     && a.unique == b.unique
                     && a.primary_key == b.primary_key
                     && a.unique_constraint == b.unique_constraint
+                    && a.ignore_dup_key == b.ignore_dup_key
                     && a.root == b.root
             });
         let same_name = new.name == table.name && new.schema == table.schema;

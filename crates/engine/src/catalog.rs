@@ -66,6 +66,9 @@ pub struct IndexDef {
     pub primary_key: bool,
     /// Whether it is a unique constraint (as opposed to a unique index): error 2627 vs 2601.
     pub unique_constraint: bool,
+    /// `IGNORE_DUP_KEY = ON`: an INSERT skips a row whose key is already there (message
+    /// 3604) instead of failing; UPDATE still fails.
+    pub ignore_dup_key: bool,
     /// The root page of its tree.
     pub root: PageId,
 }
@@ -80,6 +83,7 @@ impl IndexDef {
             unique: true,
             primary_key: false,
             unique_constraint: false,
+            ignore_dup_key: false,
             root,
         }
     }
@@ -355,12 +359,75 @@ pub struct ExtendedProperty {
     pub value: Value,
 }
 
-/// Every extended property of a database, kept as one catalog entry ([`PROPERTIES_ID`]):
-/// they are few, and each change rewrites the list in the DDL's transaction.
+/// Every extended property of a database, held in memory as one catalog object
+/// ([`PROPERTIES_ID`]). On disk each property has catalog entries of its own, under keys
+/// that no object has ([`property_key`]), so a change writes only the properties it changes
+/// and a property of any size fits (split into chunks of [`PROPERTY_CHUNK`] bytes).
+/// Databases written before that keep them all in one entry under [`PROPERTIES_ID`] (kind
+/// 8), which is still read, and replaced by the per-property entries at the first change.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PropertiesDef {
-    /// In the order they were added.
+    /// In key order: class, major id, minor id, name.
     pub entries: Vec<ExtendedProperty>,
+}
+
+/// The first four bytes of every extended property's catalog key: the object id `u32::MAX`
+/// (big-endian, as [`object_key`] writes ids), which no object has, so the properties sort
+/// after every object and no object key is a prefix of theirs.
+pub const PROPERTY_KEY_PREFIX: [u8; 4] = [0xFF; 4];
+
+/// The most bytes of an encoded property one catalog entry holds (a tree value is at most
+/// 4,096 bytes).
+pub const PROPERTY_CHUNK: usize = 4000;
+
+/// The catalog key of chunk `chunk` of the property `e`: [`PROPERTY_KEY_PREFIX`], `u8` class,
+/// `u32` major id and `u32` minor id (big-endian, so keys sort by them), the name's UTF-8
+/// bytes, a 0 byte, and the `u16` chunk number (big-endian).
+pub fn property_key(e: &ExtendedProperty, chunk: u16) -> Vec<u8> {
+    let mut key = Vec::with_capacity(16 + e.name.len());
+    key.extend_from_slice(&PROPERTY_KEY_PREFIX);
+    key.push(e.class);
+    key.extend_from_slice(&e.major_id.to_be_bytes());
+    key.extend_from_slice(&e.minor_id.to_be_bytes());
+    key.extend_from_slice(e.name.as_bytes());
+    key.push(0);
+    key.extend_from_slice(&chunk.to_be_bytes());
+    key
+}
+
+/// Whether a catalog key is an extended property's ([`property_key`]) rather than an object's.
+pub fn is_property_key(key: &[u8]) -> bool {
+    key.len() > PROPERTY_KEY_PREFIX.len() && key.starts_with(&PROPERTY_KEY_PREFIX)
+}
+
+/// One property as its chunks store it: class, ids, name and value as in kind 8's list.
+pub fn encode_property(e: &ExtendedProperty) -> Vec<u8> {
+    let mut w = Writer(Vec::new());
+    w.u8(e.class);
+    w.u32(e.major_id);
+    w.u32(e.minor_id);
+    w.str(&e.name);
+    w.value(&e.value);
+    w.0
+}
+
+/// A property from its chunks' bytes, joined.
+pub fn decode_property(b: &[u8]) -> Result<ExtendedProperty, EngineError> {
+    let mut r = Reader(b);
+    Ok(ExtendedProperty {
+        class: r.u8()?,
+        major_id: r.u32()?,
+        minor_id: r.u32()?,
+        name: r.str()?,
+        value: r.value()?,
+    })
+}
+
+impl ExtendedProperty {
+    /// The order of [`PropertiesDef::entries`], the order of their keys.
+    pub fn sort_key(&self) -> (u8, u32, u32, &[u8]) {
+        (self.class, self.major_id, self.minor_id, self.name.as_bytes())
+    }
 }
 
 /// A catalog object.
@@ -493,7 +560,8 @@ impl Object {
                     }
                     w.u8(u8::from(i.unique)
                         | u8::from(i.primary_key) << 1
-                        | u8::from(i.unique_constraint) << 2);
+                        | u8::from(i.unique_constraint) << 2
+                        | u8::from(i.ignore_dup_key) << 3);
                     w.u32(i.root);
                 }
                 w.u16(t.checks.len() as u16);
@@ -646,6 +714,7 @@ impl Object {
                         unique: flags & 1 != 0,
                         primary_key: flags & 2 != 0,
                         unique_constraint: flags & 4 != 0,
+                        ignore_dup_key: flags & 8 != 0,
                         root,
                     });
                 }
@@ -1088,6 +1157,7 @@ mod tests {
                 unique: true,
                 primary_key: true,
                 unique_constraint: false,
+                ignore_dup_key: true,
                 root: 9,
             }],
             checks: vec![CheckDef { name: "CK".into(), text: "id > 0".into() }],

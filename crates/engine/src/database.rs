@@ -274,6 +274,11 @@ pub struct Database {
     offline: std::sync::atomic::AtomicBool,
     /// What took it offline, once it is.
     offline_cause: Mutex<OfflineCause>,
+    /// `ALTER DATABASE ... SET READ_ONLY`: every change is refused (3906).
+    read_only: std::sync::atomic::AtomicBool,
+    /// The names `CREATE STATISTICS` gave, by table id (lower-cased), for `DROP STATISTICS`
+    /// to find: Walden builds no statistics object, and keeps these in memory only.
+    statistics: Mutex<std::collections::HashSet<(u32, String)>>,
     /// Exclusive locks on its files, held while it is open (released on drop).
     file_locks: Vec<FileLock>,
     config: DatabaseConfig,
@@ -434,6 +439,8 @@ impl Database {
             state: Mutex::new(DatabaseState::Online),
             offline: std::sync::atomic::AtomicBool::new(false),
             offline_cause: Mutex::new(OfflineCause::Other),
+            read_only: std::sync::atomic::AtomicBool::new(false),
+            statistics: Mutex::new(std::collections::HashSet::new()),
             file_locks: Vec::new(),
             config,
             recovery_model: Mutex::new(RecoveryModel::Simple),
@@ -500,6 +507,29 @@ impl Database {
     /// Sets its recovery model (the caller persists it in master).
     pub fn set_recovery_model(&self, model: RecoveryModel) {
         *self.recovery_model.lock().unwrap_or_else(PoisonError::into_inner) = model;
+    }
+
+    /// Records `CREATE STATISTICS name` on table `table`; false if that name was given
+    /// already.
+    pub fn note_statistics(&self, table: u32, name: &str) -> bool {
+        let mut names = self.statistics.lock().unwrap_or_else(PoisonError::into_inner);
+        names.insert((table, name.to_lowercase()))
+    }
+
+    /// Forgets `CREATE STATISTICS name` on table `table`; false if there was none.
+    pub fn forget_statistics(&self, table: u32, name: &str) -> bool {
+        let mut names = self.statistics.lock().unwrap_or_else(PoisonError::into_inner);
+        names.remove(&(table, name.to_lowercase()))
+    }
+
+    /// Whether it is `READ_ONLY`.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.load(Ordering::Acquire)
+    }
+
+    /// `SET READ_ONLY` (true) or `READ_WRITE`. The instance persists it in master.
+    pub fn set_read_only(&self, read_only: bool) {
+        self.read_only.store(read_only, Ordering::Release);
     }
 
     /// Its DELAYED_DURABILITY setting.

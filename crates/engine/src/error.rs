@@ -61,6 +61,10 @@ pub enum EngineError {
         /// Whether recovery ran and failed (SUSPECT) rather than could not start.
         suspect: bool,
     },
+    /// Error 942: the database was taken offline with `ALTER DATABASE ... SET OFFLINE`.
+    DatabaseSetOffline(String),
+    /// Error 3906: a change to a database set `READ_ONLY`.
+    ReadOnlyDatabase(String),
     /// Error 515: NULL into a NOT NULL column.
     NullNotAllowed {
         /// The column.
@@ -95,7 +99,8 @@ pub enum EngineError {
         /// `'schema.table'.'index'`, or empty when not known.
         object: String,
     },
-    /// A file change SQL Server refuses with its own number (5039, 5040, 8985...).
+    /// A file change or database option SQL Server refuses with its own number (5039, 5040,
+    /// 8985, 5058...).
     FileRefused {
         /// The error number.
         number: i32,
@@ -132,6 +137,8 @@ impl EngineError {
             EngineError::DatabaseOffline { .. } => 9001,
             EngineError::DatabaseUnavailable { suspect: true, .. } => 926,
             EngineError::DatabaseUnavailable { .. } => 945,
+            EngineError::DatabaseSetOffline(_) => 942,
+            EngineError::ReadOnlyDatabase(_) => 3906,
             EngineError::NullNotAllowed { .. } => 515,
             EngineError::SequenceExhausted(_) => 11728,
             EngineError::IdentityOverflow(_) => 8115,
@@ -155,7 +162,8 @@ impl EngineError {
             EngineError::Lock(_) => 13,
             EngineError::Io(_) | EngineError::Corrupt(_) | EngineError::Log(_) => 24,
             EngineError::DatabaseOffline { .. } => 21,
-            EngineError::DatabaseUnavailable { .. } => 14,
+            EngineError::DatabaseUnavailable { .. } | EngineError::DatabaseSetOffline(_) => 14,
+            EngineError::ReadOnlyDatabase(_) => 16,
             EngineError::DuplicateKey { .. }
             | EngineError::ObjectExists(_)
             | EngineError::NullNotAllowed { .. }
@@ -263,6 +271,13 @@ impl fmt::Display for EngineError {
                      the database."
                 )
             }
+            EngineError::DatabaseSetOffline(database) => {
+                write!(f, "Database '{database}' cannot be opened because it is offline.")
+            }
+            EngineError::ReadOnlyDatabase(database) => write!(
+                f,
+                "Failed to update database \"{database}\" because the database is read-only."
+            ),
             EngineError::DatabaseUnavailable { database, reason, suspect: true } => write!(
                 f,
                 "Database '{database}' cannot be opened. It has been marked SUSPECT by \

@@ -82,12 +82,20 @@ pub struct DatabaseEntry {
     pub recovery_model: RecoveryModel,
     /// The files' logical names and growth policies (their sizes are the files' own).
     pub layout: FileLayout,
+    /// `SET OFFLINE`: not opened until `SET ONLINE`, across restarts.
+    pub offline: bool,
+    /// `SET READ_ONLY`.
+    pub read_only: bool,
 }
 
 /// Bit 0 of the flags byte: the data file's path is relative to the data directory.
 const DATA_IN_DIR: u8 = 1;
 /// Bit 1: the log file's path is relative to the data directory.
 const LOG_IN_DIR: u8 = 2;
+/// Bit 2: the database was set OFFLINE.
+const OFFLINE: u8 = 4;
+/// Bit 3: the database is READ_ONLY.
+const READ_ONLY: u8 = 8;
 
 impl DatabaseEntry {
     /// The record (docs/format/catalog.md, "master only"). Files inside the data directory
@@ -95,6 +103,12 @@ impl DatabaseEntry {
     /// its own copies of them, not the original's; others keep the path they were given.
     fn encode(&self, dir: &Path) -> Vec<u8> {
         let mut flags = 0;
+        if self.offline {
+            flags |= OFFLINE;
+        }
+        if self.read_only {
+            flags |= READ_ONLY;
+        }
         let mut stored = |path: &Path, bit: u8| -> String {
             match path.strip_prefix(dir) {
                 // Only a path that stays below `dir` (no `..`) moves with a copy of it.
@@ -168,6 +182,8 @@ impl DatabaseEntry {
             delayed_durability: durability,
             recovery_model,
             layout,
+            offline: flags & OFFLINE != 0,
+            read_only: flags & READ_ONLY != 0,
         })
     }
 }
@@ -314,6 +330,11 @@ impl Instance {
             // One database that cannot be opened must not keep master, tempdb and the others
             // down: it is left RECOVERY_PENDING (or SUSPECT) with the reason, and ALTER
             // DATABASE ... SET ONLINE tries again.
+            if e.offline {
+                // SET OFFLINE holds across restarts: the files stay closed until SET ONLINE.
+                unavailable.insert(fold(&e.name), UnavailableDatabase::set_offline(e));
+                continue;
+            }
             match open_entry(&vfs, &e, &config, &outcomes) {
                 Ok(db) => {
                     announce_online(&db);
@@ -483,8 +504,13 @@ impl Instance {
             &format!("database {}: SET ONLINE: opening it again", pending.entry.name),
         );
         let (outcomes, _) = read_outcomes(&self.master)?;
-        match open_entry(&self.vfs, &pending.entry, &self.config, &outcomes) {
+        let entry = DatabaseEntry { offline: false, ..pending.entry.clone() };
+        match open_entry(&self.vfs, &entry, &self.config, &outcomes) {
             Ok(db) => {
+                if pending.offline {
+                    // Online again, across restarts too.
+                    self.master_put(&entry, false)?;
+                }
                 announce_online(&db);
                 self.unavailable.write().unwrap_or_else(PoisonError::into_inner).remove(&key);
                 self.databases.write().unwrap_or_else(PoisonError::into_inner).insert(key, db);
@@ -578,7 +604,57 @@ impl Instance {
             delayed_durability: db.delayed_durability(),
             recovery_model: db.recovery_model(),
             layout: db.file_layout(),
+            offline: false,
+            read_only: db.is_read_only(),
         }
+    }
+
+    /// ALTER DATABASE ... SET OFFLINE: checkpoints and closes the database, which then
+    /// refuses every use (942) and shows as OFFLINE, recorded in master so that it stays
+    /// offline across restarts until SET ONLINE. The caller has ended the sessions using it.
+    /// Already offline: nothing to do.
+    pub fn set_offline(&self, name: &str) -> Result<(), EngineError> {
+        let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = fold(name);
+        if let Some(u) = self.unavailable.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            return if u.offline { Ok(()) } else { Err(u.error()) };
+        }
+        let db = self.database(name)?;
+        if db.id() == MASTER_ID || db.id() == TEMPDB_ID {
+            return Err(EngineError::FileRefused {
+                number: 5058,
+                message: format!("Option 'OFFLINE' cannot be set in database '{}'.", db.name()),
+            });
+        }
+        let entry = DatabaseEntry { offline: true, ..self.entry_of(&db) };
+        self.master_put(&entry, false)?;
+        self.databases.write().unwrap_or_else(PoisonError::into_inner).remove(&key);
+        self.unavailable
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, UnavailableDatabase::set_offline(entry));
+        db.persist_caches()?;
+        db.close()?;
+        self.config
+            .database
+            .events
+            .emit(EventLevel::Info, &format!("database {}: SET OFFLINE", db.name()));
+        Ok(())
+    }
+
+    /// ALTER DATABASE ... SET READ_ONLY (true) or READ_WRITE, recorded in master.
+    pub fn set_read_only(&self, name: &str, read_only: bool) -> Result<(), EngineError> {
+        let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        let db = self.database(name)?;
+        if db.id() == MASTER_ID || db.id() == TEMPDB_ID {
+            let option = if read_only { "READ_ONLY" } else { "READ_WRITE" };
+            return Err(EngineError::FileRefused {
+                number: 5058,
+                message: format!("Option '{option}' cannot be set in database '{}'.", db.name()),
+            });
+        }
+        db.set_read_only(read_only);
+        self.master_put(&self.entry_of(&db), false)
     }
 
     /// CREATE DATABASE; `files` default to `<dir>/<name>.mdf` and `<dir>/<name>_log.ldf`,
@@ -822,6 +898,7 @@ fn open_entry(
     )?;
     db.set_delayed_durability(entry.delayed_durability);
     db.set_recovery_model(entry.recovery_model);
+    db.set_read_only(entry.read_only);
     Ok(Arc::new(db))
 }
 
@@ -850,6 +927,8 @@ pub struct UnavailableDatabase {
     pub entry: DatabaseEntry,
     /// Recovery found damage (SUSPECT), rather than could not start (RECOVERY_PENDING).
     pub suspect: bool,
+    /// Set OFFLINE (`ALTER DATABASE ... SET OFFLINE`): not a failure, nothing to announce.
+    pub offline: bool,
     /// Why it could not be opened.
     pub reason: String,
 }
@@ -859,22 +938,37 @@ impl UnavailableDatabase {
         UnavailableDatabase {
             entry,
             suspect: matches!(error, EngineError::Corrupt(_)),
+            offline: false,
             reason: error.to_string(),
+        }
+    }
+
+    /// A database set OFFLINE.
+    fn set_offline(entry: DatabaseEntry) -> Self {
+        UnavailableDatabase {
+            entry,
+            suspect: false,
+            offline: true,
+            reason: "set OFFLINE".to_string(),
         }
     }
 
     /// `sys.databases.state_desc`.
     pub fn state_desc(&self) -> &'static str {
-        if self.suspect {
+        if self.offline {
+            "OFFLINE"
+        } else if self.suspect {
             "SUSPECT"
         } else {
             "RECOVERY_PENDING"
         }
     }
 
-    /// `sys.databases.state`: 3 RECOVERY_PENDING, 4 SUSPECT.
+    /// `sys.databases.state`: 3 RECOVERY_PENDING, 4 SUSPECT, 6 OFFLINE.
     pub fn state(&self) -> u8 {
-        if self.suspect {
+        if self.offline {
+            6
+        } else if self.suspect {
             4
         } else {
             3
@@ -883,6 +977,9 @@ impl UnavailableDatabase {
 
     /// The error a request for it gets.
     pub fn error(&self) -> EngineError {
+        if self.offline {
+            return EngineError::DatabaseSetOffline(self.entry.name.clone());
+        }
         EngineError::DatabaseUnavailable {
             database: self.entry.name.clone(),
             reason: self.reason.clone(),
@@ -923,6 +1020,8 @@ mod tests {
             delayed_durability: DatabaseDurability::Allowed,
             recovery_model: RecoveryModel::Full,
             layout: FileLayout::default(),
+            offline: false,
+            read_only: false,
         }
     }
 

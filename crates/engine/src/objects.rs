@@ -81,9 +81,37 @@ impl Database {
     pub(crate) fn reload_catalog(&self) -> Result<(), EngineError> {
         let tree = self.space().tree(CATALOG_ROOT);
         let mut objects = Vec::new();
+        let mut properties = Vec::new();
+        // The chunks of the property being read: its key without the chunk number, and bytes.
+        let mut chunks: Option<(Vec<u8>, Vec<u8>)> = None;
         for entry in tree.scan() {
-            let (_, value) = entry?;
-            objects.push(Object::decode(&value)?);
+            let (key, value) = entry?;
+            if !crate::catalog::is_property_key(&key) {
+                objects.push(Object::decode(&value)?);
+                continue;
+            }
+            let property = &key[..key.len().saturating_sub(2)];
+            match chunks.as_mut() {
+                Some((k, bytes)) if k.as_slice() == property => bytes.extend_from_slice(&value),
+                _ => {
+                    if let Some((_, bytes)) = chunks.replace((property.to_vec(), value.to_vec())) {
+                        properties.push(crate::catalog::decode_property(&bytes)?);
+                    }
+                }
+            }
+        }
+        if let Some((_, bytes)) = chunks {
+            properties.push(crate::catalog::decode_property(&bytes)?);
+        }
+        if !properties.is_empty() {
+            // A database written before per-property entries may have its old list too.
+            match objects.iter_mut().find(|o| o.id() == PROPERTIES_ID) {
+                Some(Object::Properties(p)) => p.entries.extend(properties),
+                _ => objects.push(Object::Properties(PropertiesDef { entries: properties })),
+            }
+        }
+        if let Some(Object::Properties(p)) = objects.iter_mut().find(|o| o.id() == PROPERTIES_ID) {
+            p.entries.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         }
         let catalog = Catalog::from_objects(objects);
         // Caches of objects that no longer exist (a rolled-back CREATE) go with them.
@@ -623,6 +651,8 @@ pub struct IndexSpec {
     pub primary_key: bool,
     /// A UNIQUE constraint (2627 rather than 2601 on duplicates).
     pub unique_constraint: bool,
+    /// `IGNORE_DUP_KEY = ON` (see [`IndexDef::ignore_dup_key`]).
+    pub ignore_dup_key: bool,
 }
 
 /// The object id of a database's row-version sequence: below the ids user objects get
@@ -675,15 +705,61 @@ impl Transaction {
     }
 
     /// Replaces the database's extended properties with `entries` (`sp_addextendedproperty`
-    /// and friends), under an X lock on their catalog entry: a DDL change, fully durable.
+    /// and friends), under an X lock on [`PROPERTIES_ID`]: a DDL change, fully durable. Only
+    /// the properties that differ are written (each under its own keys, `PropertiesDef`); a
+    /// database's old single list entry is replaced by per-property entries here.
     pub fn set_extended_properties(
         &mut self,
         db: &Arc<Database>,
-        entries: Vec<ExtendedProperty>,
+        mut entries: Vec<ExtendedProperty>,
     ) -> Result<(), EngineError> {
         self.lock_object(db, PROPERTIES_ID, LockMode::X)?;
-        let new = db.object_by_id(PROPERTIES_ID).is_none();
-        self.put_catalog(db, Object::Properties(PropertiesDef { entries }), new)
+        self.mark_ddl(db)?;
+        entries.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let old = db.extended_properties();
+        let legacy = db.space().tree(CATALOG_ROOT).get(&object_key(PROPERTIES_ID))?.is_some();
+        if legacy {
+            self.tree_delete(db, CATALOG_ROOT, &object_key(PROPERTIES_ID))?;
+        }
+        for e in &old {
+            if legacy || !entries.iter().any(|n| n == e) {
+                self.delete_property_chunks(db, e)?;
+            }
+        }
+        for e in &entries {
+            // A changed property's old chunks were deleted above.
+            if legacy || !old.iter().any(|o| o == e) {
+                let bytes = crate::catalog::encode_property(e);
+                for (i, chunk) in bytes.chunks(crate::catalog::PROPERTY_CHUNK).enumerate() {
+                    let key = crate::catalog::property_key(e, i as u16);
+                    if !self.tree_insert(db, CATALOG_ROOT, &key, chunk)? {
+                        return Err(EngineError::Internal(format!(
+                            "extended property '{}' stored twice",
+                            e.name
+                        )));
+                    }
+                }
+            }
+        }
+        db.catalog
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .put(Object::Properties(PropertiesDef { entries }));
+        Ok(())
+    }
+
+    /// Deletes the catalog entries of property `e` (as many chunks as it has).
+    fn delete_property_chunks(
+        &mut self,
+        db: &Arc<Database>,
+        e: &ExtendedProperty,
+    ) -> Result<(), EngineError> {
+        let mut chunk = 0u16;
+        while self.tree_delete(db, CATALOG_ROOT, &crate::catalog::property_key(e, chunk))?.is_some()
+        {
+            chunk += 1;
+        }
+        Ok(())
     }
 
     /// Drops the extended properties of object `object` (on it, its columns and its indexes),
@@ -691,7 +767,8 @@ impl Transaction {
     fn drop_properties_of(&mut self, db: &Arc<Database>, object: u32) -> Result<(), EngineError> {
         let mut entries = db.extended_properties();
         let before = entries.len();
-        entries.retain(|e| !(matches!(e.class, 1 | 7) && e.major_id == object));
+        // Class 3 too: a schema made with CREATE SCHEMA keys its properties by its object id.
+        entries.retain(|e| !(matches!(e.class, 1 | 3 | 7) && e.major_id == object));
         if entries.len() == before {
             return Ok(());
         }
@@ -771,6 +848,7 @@ impl Transaction {
                 unique: true,
                 primary_key: spec.primary_key,
                 unique_constraint: spec.unique_constraint,
+                ignore_dup_key: spec.ignore_dup_key,
                 root,
             },
             None => IndexDef::heap(root),
@@ -785,6 +863,7 @@ impl Transaction {
                 unique: spec.unique,
                 primary_key: spec.primary_key,
                 unique_constraint: spec.unique_constraint,
+                ignore_dup_key: spec.ignore_dup_key,
                 root,
             });
         }
@@ -859,6 +938,7 @@ impl Transaction {
             unique: spec.unique,
             primary_key: spec.primary_key,
             unique_constraint: spec.unique_constraint,
+            ignore_dup_key: spec.ignore_dup_key,
             root,
         };
         let mut cursor =
@@ -943,6 +1023,7 @@ impl Transaction {
                 index.unique = spec.unique;
                 index.primary_key = spec.primary_key;
                 index.unique_constraint = spec.unique_constraint;
+                index.ignore_dup_key = spec.ignore_dup_key;
             }
         }
         let primary = def.primary()?.clone();

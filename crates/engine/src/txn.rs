@@ -311,6 +311,10 @@ impl Transaction {
 
     fn part(&mut self, db: &Arc<Database>) -> Result<&mut Participant, EngineError> {
         db.check_online()?;
+        // Every change joins its database here first, so this refuses all of them.
+        if db.is_read_only() {
+            return Err(EngineError::ReadOnlyDatabase(db.name().to_string()));
+        }
         if let Some(i) = self.parts.iter().position(|p| Arc::ptr_eq(&p.db, db)) {
             return Ok(&mut self.parts[i]);
         }

@@ -52,6 +52,7 @@ fn create(instance: &Instance, db: &Arc<Database>) -> TableDef {
         clustered: false,
         primary_key: false,
         unique_constraint: false,
+        ignore_dup_key: false,
     };
     let mut tx = instance.begin(Isolation::ReadCommitted, None);
     let t = tx.create_table(db, def, &[pk(), ix]).unwrap();

@@ -72,6 +72,7 @@ fn indexes() -> Vec<IndexSpec> {
             clustered: false,
             primary_key: false,
             unique_constraint: false,
+            ignore_dup_key: false,
         },
     ]
 }

@@ -25,7 +25,7 @@ mod bulk;
 mod cursor;
 
 pub use alter::{AlterAdd, AlterDrop, AlterTable, AlterTableAction};
-pub use bulk::{BulkColumn, BulkOptions, InsertBulk};
+pub use bulk::{BulkColumn, BulkInsert, BulkInsertOptions, BulkOptions, InsertBulk, SingleKind};
 
 pub use cursor::{
     CursorOption, CursorRef, CursorStatement, CursorUpdatability, DeclareCursor, Fetch,
@@ -130,6 +130,8 @@ pub enum StatementKind {
     Insert(Box<Insert>),
     /// `INSERT BULK`: announces the rows of a Bulk Load message.
     InsertBulk(Box<InsertBulk>),
+    /// `BULK INSERT table FROM 'file'`: rows from a data file on the server's machine.
+    BulkInsert(Box<BulkInsert>),
     /// `UPDATE`.
     Update(Box<Update>),
     /// `DELETE`.
@@ -672,8 +674,13 @@ pub enum DatabaseOption {
     /// `COMPATIBILITY_LEVEL = 150`...): its text as written, normalized to upper case with
     /// single spaces.
     Accepted(String),
-    /// `ONLINE`: open a database that could not be opened (RECOVERY_PENDING, SUSPECT) again.
+    /// `ONLINE`: open a database that was set OFFLINE, or could not be opened
+    /// (RECOVERY_PENDING, SUSPECT), again.
     Online,
+    /// `OFFLINE`: close the database; every use is refused (942) until `ONLINE`.
+    Offline,
+    /// `READ_ONLY` (true) or `READ_WRITE` (false).
+    ReadOnly(bool),
 }
 
 /// The database-level delayed durability setting.
@@ -741,6 +748,8 @@ pub struct InlineIndex {
     pub clustering: Option<Clustering>,
     /// Key columns; for `INDEX` after a column's type, that column.
     pub columns: Vec<IndexColumn>,
+    /// `WITH (IGNORE_DUP_KEY = ON)`.
+    pub ignore_dup_key: bool,
 }
 
 /// `name type [option ...]`.
@@ -809,10 +818,20 @@ pub struct ColumnConstraint {
 /// Column constraints.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ColumnConstraintKind {
-    /// `PRIMARY KEY [CLUSTERED | NONCLUSTERED]`
-    PrimaryKey(Option<Clustering>),
-    /// `UNIQUE [CLUSTERED | NONCLUSTERED]`
-    Unique(Option<Clustering>),
+    /// `PRIMARY KEY [CLUSTERED | NONCLUSTERED] [WITH (...)]`
+    PrimaryKey {
+        /// Index kind, if given.
+        clustering: Option<Clustering>,
+        /// `WITH (IGNORE_DUP_KEY = ON)`.
+        ignore_dup_key: bool,
+    },
+    /// `UNIQUE [CLUSTERED | NONCLUSTERED] [WITH (...)]`
+    Unique {
+        /// Index kind, if given.
+        clustering: Option<Clustering>,
+        /// `WITH (IGNORE_DUP_KEY = ON)`.
+        ignore_dup_key: bool,
+    },
     /// `DEFAULT expression`
     Default(Expr),
     /// `CHECK (condition)`
@@ -839,6 +858,8 @@ pub enum TableConstraintKind {
         clustering: Option<Clustering>,
         /// Key columns.
         columns: Vec<IndexColumn>,
+        /// `WITH (IGNORE_DUP_KEY = ON)`.
+        ignore_dup_key: bool,
     },
     /// `UNIQUE [CLUSTERED | NONCLUSTERED] (column [ASC | DESC], ...)`
     Unique {
@@ -846,6 +867,8 @@ pub enum TableConstraintKind {
         clustering: Option<Clustering>,
         /// Key columns.
         columns: Vec<IndexColumn>,
+        /// `WITH (IGNORE_DUP_KEY = ON)`.
+        ignore_dup_key: bool,
     },
     /// `CHECK (condition)`
     Check(Expr),
@@ -924,6 +947,8 @@ pub struct CreateIndex {
     pub filter: Option<Expr>,
     /// `WITH (DROP_EXISTING = ON)`: the index of this name is dropped and built again.
     pub drop_existing: bool,
+    /// `WITH (IGNORE_DUP_KEY = ON)`: an INSERT skips a duplicate row of a unique index.
+    pub ignore_dup_key: bool,
 }
 
 /// `CREATE TYPE name FROM base_type [NULL | NOT NULL]` or `CREATE TYPE name AS TABLE (...)`.
@@ -1199,6 +1224,9 @@ pub enum DropKind {
     Schema,
     /// `DROP TYPE`
     Type,
+    /// `DROP STATISTICS table.name`: each name is the table's name with the statistics'
+    /// name as its last part.
+    Statistics,
 }
 
 /// `DROP kind [IF EXISTS] name, ...`.
@@ -1665,6 +1693,18 @@ pub enum TableSource {
         schema: Vec<JsonColumn>,
         /// `[AS] alias`.
         alias: Option<Ident>,
+    },
+    /// `OPENROWSET(BULK 'file', SINGLE_BLOB | SINGLE_CLOB | SINGLE_NCLOB) [AS] alias
+    /// [(column)]`: the whole file as one row of one column, `BulkColumn`.
+    OpenRowsetBulk {
+        /// The file's path, relative to the server's working directory or absolute.
+        file: String,
+        /// What the file is read as.
+        kind: SingleKind,
+        /// `[AS] alias` (SQL Server requires one: error 491).
+        alias: Option<Ident>,
+        /// Column name.
+        columns: Vec<Ident>,
     },
     /// `source PIVOT (aggregate(column) FOR pivot_column IN ([v1], ...)) [AS] alias`.
     Pivot(Box<Pivot>),

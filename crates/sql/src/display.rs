@@ -59,6 +59,19 @@ impl Display for ColumnList<'_> {
     }
 }
 
+/// ` WITH (IGNORE_DUP_KEY = ON)` when it is on.
+struct IgnoreDupKey(bool);
+
+impl Display for IgnoreDupKey {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        if self.0 {
+            f.write_str(" WITH (IGNORE_DUP_KEY = ON)")
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// ` AS alias` when there is one.
 struct Alias<'a>(Option<&'a Ident>);
 
@@ -148,6 +161,7 @@ impl Display for StatementKind {
             Select(select) => write!(f, "{}{}", select.query, OptionClause(&select.hints)),
             Insert(insert) => write!(f, "{insert}"),
             InsertBulk(insert) => write!(f, "{insert}"),
+            BulkInsert(insert) => write!(f, "{insert}"),
             Update(update) => write!(f, "{update}"),
             Delete(delete) => write!(f, "{delete}"),
             Merge(merge) => write!(f, "{merge}"),
@@ -558,6 +572,9 @@ impl Display for AlterDatabase {
                 DatabaseOption::Recovery(RecoveryModel::BulkLogged) => "RECOVERY BULK_LOGGED",
                 DatabaseOption::Accepted(text) => text.as_str(),
                 DatabaseOption::Online => "ONLINE",
+                DatabaseOption::Offline => "OFFLINE",
+                DatabaseOption::ReadOnly(true) => "READ_ONLY",
+                DatabaseOption::ReadOnly(false) => "READ_WRITE",
             };
             f.write_str(text)?;
         }
@@ -573,11 +590,12 @@ impl Display for TableElement {
         match self {
             TableElement::Index(index) => write!(
                 f,
-                "INDEX {}{}{} ({})",
+                "INDEX {}{}{} ({}){}",
                 index.name,
                 if index.unique { " UNIQUE" } else { "" },
                 OptionalClustering(index.clustering),
-                commas(&index.columns)
+                commas(&index.columns),
+                IgnoreDupKey(index.ignore_dup_key)
             ),
             TableElement::Column(column) => {
                 let computed =
@@ -592,14 +610,23 @@ impl Display for TableElement {
             TableElement::Constraint(constraint) => {
                 write!(f, "{}", ConstraintName(&constraint.name))?;
                 match &constraint.kind {
-                    TableConstraintKind::PrimaryKey { clustering, columns } => write!(
-                        f,
-                        "PRIMARY KEY{} ({})",
-                        OptionalClustering(*clustering),
-                        commas(columns)
-                    ),
-                    TableConstraintKind::Unique { clustering, columns } => {
-                        write!(f, "UNIQUE{} ({})", OptionalClustering(*clustering), commas(columns))
+                    TableConstraintKind::PrimaryKey { clustering, columns, ignore_dup_key } => {
+                        write!(
+                            f,
+                            "PRIMARY KEY{} ({}){}",
+                            OptionalClustering(*clustering),
+                            commas(columns),
+                            IgnoreDupKey(*ignore_dup_key)
+                        )
+                    }
+                    TableConstraintKind::Unique { clustering, columns, ignore_dup_key } => {
+                        write!(
+                            f,
+                            "UNIQUE{} ({}){}",
+                            OptionalClustering(*clustering),
+                            commas(columns),
+                            IgnoreDupKey(*ignore_dup_key)
+                        )
                     }
                     TableConstraintKind::Check(condition) => write!(f, "CHECK ({condition})"),
                     TableConstraintKind::ForeignKey { columns, reference } => {
@@ -675,12 +702,18 @@ impl Display for ColumnOption {
             ColumnOption::Constraint(constraint) => {
                 write!(f, "{}", ConstraintName(&constraint.name))?;
                 match &constraint.kind {
-                    ColumnConstraintKind::PrimaryKey(clustering) => {
-                        write!(f, "PRIMARY KEY{}", OptionalClustering(*clustering))
-                    }
-                    ColumnConstraintKind::Unique(clustering) => {
-                        write!(f, "UNIQUE{}", OptionalClustering(*clustering))
-                    }
+                    ColumnConstraintKind::PrimaryKey { clustering, ignore_dup_key } => write!(
+                        f,
+                        "PRIMARY KEY{}{}",
+                        OptionalClustering(*clustering),
+                        IgnoreDupKey(*ignore_dup_key)
+                    ),
+                    ColumnConstraintKind::Unique { clustering, ignore_dup_key } => write!(
+                        f,
+                        "UNIQUE{}{}",
+                        OptionalClustering(*clustering),
+                        IgnoreDupKey(*ignore_dup_key)
+                    ),
                     ColumnConstraintKind::Default(value) => write!(f, "DEFAULT {value}"),
                     ColumnConstraintKind::Check(condition) => write!(f, "CHECK ({condition})"),
                     ColumnConstraintKind::References(reference) => write!(f, "{reference}"),
@@ -710,8 +743,11 @@ impl Display for CreateIndex {
         if let Some(filter) = &self.filter {
             write!(f, " WHERE {filter}")?;
         }
-        if self.drop_existing {
-            f.write_str(" WITH (DROP_EXISTING = ON)")?;
+        match (self.drop_existing, self.ignore_dup_key) {
+            (true, true) => f.write_str(" WITH (DROP_EXISTING = ON, IGNORE_DUP_KEY = ON)")?,
+            (true, false) => f.write_str(" WITH (DROP_EXISTING = ON)")?,
+            (false, true) => f.write_str(" WITH (IGNORE_DUP_KEY = ON)")?,
+            (false, false) => {}
         }
         Ok(())
     }
@@ -907,6 +943,7 @@ impl Display for DropObjects {
             DropKind::Trigger => "TRIGGER",
             DropKind::Schema => "SCHEMA",
             DropKind::Type => "TYPE",
+            DropKind::Statistics => "STATISTICS",
         };
         write!(f, "DROP {kind} {}{}", IfExists(self.if_exists), commas(&self.names))
     }
@@ -1320,6 +1357,20 @@ impl Display for TableSource {
                     Alias(alias.as_ref())
                 )
             }
+            TableSource::OpenRowsetBulk { file, kind, alias, columns } => {
+                let kind = match kind {
+                    SingleKind::Blob => "SINGLE_BLOB",
+                    SingleKind::Clob => "SINGLE_CLOB",
+                    SingleKind::Nclob => "SINGLE_NCLOB",
+                };
+                write!(
+                    f,
+                    "OPENROWSET(BULK {}, {kind}){}{}",
+                    quote(file),
+                    Alias(alias.as_ref()),
+                    ColumnList(columns)
+                )
+            }
             TableSource::Values { rows, alias, columns } => {
                 write!(f, "(VALUES {}) AS {alias}{}", commas(&rows_of(rows)), ColumnList(columns))
             }
@@ -1492,7 +1543,7 @@ impl Display for BinaryOp {
 }
 
 /// `'text'` with quotes doubled.
-fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
 

@@ -50,6 +50,7 @@ pub fn pk() -> IndexSpec {
         clustered: true,
         primary_key: true,
         unique_constraint: false,
+        ignore_dup_key: false,
     }
 }
 

@@ -45,6 +45,7 @@ struct KeyConstraint {
     primary_key: bool,
     clustering: Option<Clustering>,
     columns: Vec<Ident>,
+    ignore_dup_key: bool,
 }
 
 /// How an existing row gets a value for a column added by `ALTER TABLE ... ADD`.
@@ -467,8 +468,8 @@ impl Run<'_> {
                 AlterAdd::Element { element: TableElement::Constraint(tc), .. } => {
                     let e = match &tc.kind {
                         TableConstraintKind::Check(e) => e,
-                        TableConstraintKind::PrimaryKey { clustering, columns }
-                        | TableConstraintKind::Unique { clustering, columns } => {
+                        TableConstraintKind::PrimaryKey { clustering, columns, ignore_dup_key }
+                        | TableConstraintKind::Unique { clustering, columns, ignore_dup_key } => {
                             let pk = matches!(tc.kind, TableConstraintKind::PrimaryKey { .. });
                             let columns = columns.iter().map(|c| c.name.clone()).collect();
                             keys.push(KeyConstraint {
@@ -476,6 +477,7 @@ impl Run<'_> {
                                 primary_key: pk,
                                 clustering: *clustering,
                                 columns,
+                                ignore_dup_key: *ignore_dup_key,
                             });
                             continue;
                         }
@@ -735,6 +737,7 @@ impl Run<'_> {
             clustered,
             primary_key: key.primary_key,
             unique_constraint: !key.primary_key,
+            ignore_dup_key: key.ignore_dup_key,
         })
     }
 

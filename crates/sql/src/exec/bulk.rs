@@ -49,6 +49,12 @@ pub enum BulkStop {
 pub trait BulkRows {
     /// The next row, one value per `INSERT BULK` column in order; `None` after the last.
     fn next_row(&mut self) -> Result<Option<Vec<Value>>, BulkStop>;
+
+    /// The messages about rows the source rejected since the last call (`BULK INSERT`'s
+    /// bad rows, which `MAXERRORS` lets it skip), for the client, in order.
+    fn take_messages(&mut self) -> Vec<SqlError> {
+        Vec::new()
+    }
 }
 
 /// How many rows are inserted between two checks of their foreign keys: the check is per
@@ -158,7 +164,26 @@ impl Run<'_> {
         // The table is looked up again: it may have changed since INSERT BULK.
         let t = self.bulk_target(statement)?;
         let targets = self.bulk_columns(&t, statement)?;
-        let options: &BulkOptions = &statement.options;
+        let order: Vec<(usize, bool)> = statement
+            .options
+            .order
+            .iter()
+            .filter_map(|(c, desc)| Some((targets_position(statement, &c.value)?, *desc)))
+            .collect();
+        self.load_rows(&t, &targets, &statement.options, &order, rows)
+    }
+
+    /// Inserts every row of `rows` into `t`: each row has a value per column of `targets`
+    /// (positions in the table), `order` the positions in the row of the `ORDER` option's
+    /// columns. The number inserted. `BULK INSERT` loads each of its batches this way.
+    pub(crate) fn load_rows(
+        &mut self,
+        t: &TableRef,
+        targets: &[usize],
+        options: &BulkOptions,
+        order: &[(usize, bool)],
+        rows: &mut dyn BulkRows,
+    ) -> Step<u64> {
         let def = Arc::clone(&t.def);
         let identity = def.identity_column().map(|(c, _, _)| c);
         let checks = if options.check_constraints { self.checks(&def)? } else { Vec::new() };
@@ -169,15 +194,10 @@ impl Run<'_> {
         let rowversion = def.columns.iter().position(|c| c.rowversion);
         let computed = def.columns.iter().any(|c| c.computed.is_some());
         let mut changes = if options.fire_triggers {
-            self.trigger_changes(&t, TriggerEvent::Insert)?
+            self.trigger_changes(t, TriggerEvent::Insert)?
         } else {
             None
         };
-        let order: Vec<(usize, bool)> = options
-            .order
-            .iter()
-            .filter_map(|(c, desc)| Some((targets_position(statement, &c.value)?, *desc)))
-            .collect();
         let descending: Vec<bool> = order.iter().map(|&(_, d)| d).collect();
         let mut previous_key: Option<Vec<Value>> = None;
         // The columns' defaults, parsed once for the whole load.
@@ -194,8 +214,13 @@ impl Run<'_> {
         let mut values: Vec<Value> = Vec::new();
         let mut given: Vec<bool> = Vec::new();
         let mut n = 0u64;
+        let mut ignored = false;
         loop {
-            let row = match rows.next_row() {
+            let next = rows.next_row();
+            for m in rows.take_messages() {
+                self.report(m);
+            }
+            let row = match next {
                 Ok(Some(row)) => row,
                 Ok(None) => break,
                 Err(BulkStop::Cancelled) => return Err(Halt::Cancelled),
@@ -226,7 +251,7 @@ impl Run<'_> {
             values.resize(def.columns.len(), Value::Null);
             given.clear();
             given.resize(def.columns.len(), false);
-            for (i, (v, &c)) in row.into_iter().zip(&targets).enumerate() {
+            for (i, (v, &c)) in row.into_iter().zip(targets).enumerate() {
                 let ignored = Some(c) == identity && !options.keep_identity;
                 if ignored || (v.is_null() && !options.keep_nulls) {
                     continue;
@@ -263,7 +288,9 @@ impl Run<'_> {
             }
             self.check_row(&def, &cols, &checks, &values, "BULK INSERT")?;
             let db = Arc::clone(&t.db);
-            self.tx().insert_row(&db, &def, &mut values).map_err(|e| self.s.engine_error(e))?;
+            if !self.insert_unless_ignored(&db, &def, &mut values, &mut ignored)? {
+                continue;
+            }
             if let Some(c) = identity {
                 if let Some(v) = walden_engine::objects::identity_integer(&values[c]) {
                     self.note_identity(v);
@@ -275,13 +302,16 @@ impl Run<'_> {
             if referencing {
                 inserted.push(values.clone());
                 if inserted.len() >= FOREIGN_KEY_GROUP {
-                    self.check_references(&t, &inserted, "BULK INSERT")?;
+                    self.check_references(t, &inserted, "BULK INSERT")?;
                     inserted.clear();
                 }
             }
             n += 1;
         }
-        self.check_references(&t, &inserted, "BULK INSERT")?;
+        self.check_references(t, &inserted, "BULK INSERT")?;
+        if ignored {
+            self.report(crate::exec::dml::duplicate_key_ignored());
+        }
         if let Some(changes) = changes {
             self.fire_triggers(changes)?;
         }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use walden_engine::catalog::{CheckDef, ColumnDef, Computed, Object, SequenceDef};
 use walden_engine::objects::{IndexSpec, ModuleKind};
 use walden_engine::types::{SqlType, Value};
-use walden_engine::RecoveryModel;
+use walden_engine::{EngineError, RecoveryModel};
 use walden_log::policy::DatabaseDurability;
 
 use crate::ast::{
@@ -48,8 +48,9 @@ pub(crate) struct TableParts {
     pub(crate) foreign_keys: Vec<ForeignKeySpec>,
 }
 
-/// An index a table definition asks for, as written: name, what made it, clustering, columns.
-type KeySpec = (Option<Ident>, Origin, Option<Clustering>, Vec<String>);
+/// An index a table definition asks for, as written: name, what made it, clustering, columns,
+/// `IGNORE_DUP_KEY = ON`.
+type KeySpec = (Option<Ident>, Origin, Option<Clustering>, Vec<String>, bool);
 
 /// Error 2749 unless `ty` can be an identity column's type (integers, decimal with scale 0).
 pub(crate) fn check_identity_type(ty: SqlType, column: &str) -> Result<(), SqlError> {
@@ -145,6 +146,12 @@ impl Run<'_> {
                         // Nothing to keep, but the database must exist.
                         DatabaseOption::Accepted(_) => self.s.instance.database(&name).map(|_| ()),
                         DatabaseOption::Online => self.s.instance.set_online(&name),
+                        DatabaseOption::Offline => {
+                            self.take_database_offline(&name, a.termination.as_deref())
+                        }
+                        DatabaseOption::ReadOnly(on) => {
+                            self.set_database_read_only(&name, *on, a.termination.as_deref())
+                        }
                     };
                     r.map_err(|e| self.s.engine_error(e))?;
                 }
@@ -181,6 +188,7 @@ impl Run<'_> {
                     clustered,
                     primary_key: false,
                     unique_constraint: false,
+                    ignore_dup_key: ignore_dup_key_of(ci.ignore_dup_key, ci.unique)?,
                 };
                 let db = Arc::clone(&t.db);
                 if clustered {
@@ -206,13 +214,19 @@ impl Run<'_> {
             StatementKind::CreateSequence(cs) => self.create_sequence(&cs.name, &cs.options),
             StatementKind::CreateType(ct) => self.create_type(ct),
             StatementKind::CreateProcedure(p) => {
-                let db = self.database_of(p.name.database.as_ref())?;
-                let schema = p.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+                let temp = p.name.name.value.starts_with('#');
+                let (db, stored) = if temp {
+                    self.temp_procedure_target(&p.name.name.value, p.mode)?
+                } else {
+                    (self.database_of(p.name.database.as_ref())?, p.name.name.value.clone())
+                };
+                let schema = match &p.name.schema {
+                    Some(s) if !temp => s.value.as_str(),
+                    _ => "dbo",
+                };
                 // The engine refuses a name another object has (2714); only ALTER of a
                 // procedure that does not exist is for the SQL layer to refuse.
-                if p.mode == CreateMode::Alter
-                    && db.find_object(schema, &p.name.name.value).is_none()
-                {
+                if p.mode == CreateMode::Alter && db.find_object(schema, &stored).is_none() {
                     return Err(SqlError::invalid_object(&p.name.name.value));
                 }
                 if let Some(param) = p
@@ -230,11 +244,14 @@ impl Run<'_> {
                         &db,
                         ModuleKind::Procedure,
                         schema,
-                        &p.name.name.value,
+                        &stored,
                         &p.definition,
                         or_alter,
                     )
                     .map_err(|e| self.s.engine_error(e))?;
+                if temp {
+                    self.temp_procedure_created(&p.name.name.value, stored);
+                }
                 Ok(())
             }
             StatementKind::CreateView(v) => self.create_view(v),
@@ -271,7 +288,8 @@ impl Run<'_> {
                     return Err(in_transaction("DROP DATABASE"));
                 }
                 let n = &name.name.value;
-                if self.s.instance.database(n).is_err() {
+                // An offline database (or one that could not be opened) is still dropped.
+                if matches!(self.s.instance.database(n), Err(EngineError::NoSuchDatabase(_))) {
                     if if_exists {
                         return Ok(());
                     }
@@ -305,6 +323,7 @@ impl Run<'_> {
                 Ok(())
             }
             DropKind::Trigger => self.drop_trigger(name, if_exists),
+            DropKind::Statistics => self.drop_statistics(name),
             DropKind::Schema => self.drop_schema(&name.name.value, if_exists),
             DropKind::Type => {
                 let db = self.database_of(name.database.as_ref())?;
@@ -326,6 +345,9 @@ impl Run<'_> {
                         ),
                     )),
                 }
+            }
+            DropKind::Procedure if name.name.value.starts_with('#') => {
+                self.drop_temp_procedure(name, if_exists)
             }
             DropKind::Sequence | DropKind::Procedure | DropKind::View | DropKind::Function => {
                 let db = self.database_of(name.database.as_ref())?;
@@ -567,6 +589,7 @@ impl Run<'_> {
                                 Origin::Index { unique: false },
                                 *clustering,
                                 vec![col.name.value.clone()],
+                                false,
                             )),
                             ColumnOption::Computed { expr, persisted } => {
                                 computed.push((columns.len(), expr, *persisted));
@@ -584,21 +607,23 @@ impl Run<'_> {
                                 def.nullable = false;
                             }
                             ColumnOption::Constraint(cc) => match &cc.kind {
-                                ColumnConstraintKind::PrimaryKey(cl) => {
+                                ColumnConstraintKind::PrimaryKey { clustering, ignore_dup_key } => {
                                     def.nullable = false;
                                     keys.push((
                                         cc.name.clone(),
                                         Origin::PrimaryKey,
-                                        *cl,
+                                        *clustering,
                                         vec![col.name.value.clone()],
+                                        *ignore_dup_key,
                                     ));
                                 }
-                                ColumnConstraintKind::Unique(cl) => {
+                                ColumnConstraintKind::Unique { clustering, ignore_dup_key } => {
                                     keys.push((
                                         cc.name.clone(),
                                         Origin::Unique,
-                                        *cl,
+                                        *clustering,
                                         vec![col.name.value.clone()],
+                                        *ignore_dup_key,
                                     ));
                                 }
                                 ColumnConstraintKind::Default(e) => {
@@ -634,22 +659,29 @@ impl Run<'_> {
                     Origin::Index { unique: index.unique },
                     index.clustering,
                     index.columns.iter().map(|c| c.name.value.clone()).collect(),
+                    index.ignore_dup_key,
                 )),
                 TableElement::Constraint(tc) => match &tc.kind {
-                    TableConstraintKind::PrimaryKey { clustering, columns: cols } => {
+                    TableConstraintKind::PrimaryKey {
+                        clustering,
+                        columns: cols,
+                        ignore_dup_key,
+                    } => {
                         keys.push((
                             tc.name.clone(),
                             Origin::PrimaryKey,
                             *clustering,
                             cols.iter().map(|c| c.name.value.clone()).collect(),
+                            *ignore_dup_key,
                         ));
                     }
-                    TableConstraintKind::Unique { clustering, columns: cols } => {
+                    TableConstraintKind::Unique { clustering, columns: cols, ignore_dup_key } => {
                         keys.push((
                             tc.name.clone(),
                             Origin::Unique,
                             *clustering,
                             cols.iter().map(|c| c.name.value.clone()).collect(),
+                            *ignore_dup_key,
                         ));
                     }
                     TableConstraintKind::Check(e) => {
@@ -687,7 +719,7 @@ impl Run<'_> {
             ));
         }
         let mut clustered_taken = keys.iter().any(|k| k.2 == Some(Clustering::Clustered));
-        for (name, key, clustering, cols) in keys {
+        for (name, key, clustering, cols, ignore_dup_key) in keys {
             let pk = key == Origin::PrimaryKey;
             let mut idx = Vec::with_capacity(cols.len());
             for c in &cols {
@@ -739,6 +771,10 @@ impl Run<'_> {
                 clustered,
                 primary_key: pk,
                 unique_constraint: key == Origin::Unique,
+                ignore_dup_key: ignore_dup_key_of(
+                    ignore_dup_key,
+                    key != Origin::Index { unique: false },
+                )?,
             });
         }
         Ok(TableParts { columns, checks, indexes, foreign_keys })
@@ -926,6 +962,17 @@ impl Run<'_> {
 
 /// Error 1919 for a key column of a type Walden cannot order in an index: SQL_VARIANT. (SQL
 /// Server orders variants by type family first; Walden's key encoding does not.)
+/// `IGNORE_DUP_KEY = ON` as an index keeps it: only a unique index may have it (1916).
+fn ignore_dup_key_of(on: bool, unique: bool) -> Result<bool, SqlError> {
+    if on && !unique {
+        return Err(SqlError::new(
+            1916,
+            "CREATE INDEX options nonunique and ignore_dup_key are mutually exclusive.",
+        ));
+    }
+    Ok(on)
+}
+
 pub(crate) fn check_key_types(
     table: &str,
     columns: &[ColumnDef],

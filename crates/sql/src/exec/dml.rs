@@ -496,6 +496,7 @@ impl Run<'_> {
         let rowversion = def.columns.iter().position(|c| c.rowversion);
         let mut inserted = Vec::new();
         let mut n = 0u64;
+        let mut ignored = false;
         for row in source.into_iter().take(limit) {
             let mut values = self.insert_values(def, targets, row, identity)?;
             if let Some(c) = rowversion {
@@ -520,7 +521,9 @@ impl Run<'_> {
             self.check_row(def, &cols, &checks, &values, "INSERT")?;
             self.check_view_option(t, &values)?;
             let db = Arc::clone(&t.db);
-            self.tx().insert_row(&db, def, &mut values).map_err(|e| self.s.engine_error(e))?;
+            if !self.insert_unless_ignored(&db, def, &mut values, &mut ignored)? {
+                continue;
+            }
             if let Some(c) = identity {
                 if let Some(v) = walden_engine::objects::identity_integer(&values[c]) {
                     self.note_identity(v);
@@ -538,7 +541,34 @@ impl Run<'_> {
             n += 1;
         }
         self.check_references(t, &inserted, "INSERT")?;
+        if ignored {
+            self.report(duplicate_key_ignored());
+        }
         Ok(n)
+    }
+
+    /// Inserts a row, unless its key is already in a unique index with `IGNORE_DUP_KEY = ON`:
+    /// then the row is skipped (false) and `ignored` set, for the statement's one message
+    /// 3604. Any other duplicate is the error it always is. The engine undoes whatever part of
+    /// the row it had inserted before it met the duplicate.
+    pub(crate) fn insert_unless_ignored(
+        &mut self,
+        db: &Arc<walden_engine::Database>,
+        def: &TableDef,
+        values: &mut [Value],
+        ignored: &mut bool,
+    ) -> Result<bool, SqlError> {
+        match self.tx().insert_row(db, def, values) {
+            Ok(_) => Ok(true),
+            Err(walden_engine::EngineError::DuplicateKey { ref constraint, number, .. })
+                if number != 1505
+                    && def.indexes.iter().any(|i| i.ignore_dup_key && i.name == *constraint) =>
+            {
+                *ignored = true;
+                Ok(false)
+            }
+            Err(e) => Err(self.s.engine_error(e)),
+        }
     }
 
     /// The values of one inserted row: each of `row`'s values converted for the column
@@ -1168,4 +1198,9 @@ pub(crate) fn values_count_mismatch(no_list: bool, values: usize, columns: usize
     } else {
         SqlError::new(109, "There are more columns in the INSERT statement than values specified in the VALUES clause. The number of values in the VALUES clause must match the number of columns specified in the INSERT statement.")
     }
+}
+
+/// Message 3604 (severity 10): an INSERT skipped rows under `IGNORE_DUP_KEY = ON`.
+pub(crate) fn duplicate_key_ignored() -> SqlError {
+    SqlError::with_severity(3604, 10, "Duplicate key was ignored.")
 }

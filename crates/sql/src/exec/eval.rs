@@ -13,7 +13,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 use walden_engine::catalog::Object;
 use walden_engine::types::{Decimal, SqlType, Value};
-use walden_engine::Database;
+use walden_engine::{Database, EngineError};
 
 use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, UnaryOp,
@@ -836,6 +836,11 @@ impl Run<'_> {
             "DATABASEPROPERTYEX" => match (text_arg(0), text_arg(1)) {
                 (Some(db), Some(property)) => match self.s.instance.database(&db) {
                     Ok(db) => database_property(&db, &property),
+                    Err(EngineError::DatabaseSetOffline(_))
+                        if property.eq_ignore_ascii_case("status") =>
+                    {
+                        Value::NStr("OFFLINE".into())
+                    }
                     Err(_) => Value::Null,
                 },
                 _ => Value::Null,
@@ -870,6 +875,9 @@ impl Run<'_> {
     pub(crate) fn object_id(&mut self, text: &str) -> Option<u32> {
         let name = parse_object_name(text)?;
         if name.name.value.starts_with('#') {
+            if let Some((_, found)) = self.temp_procedure(&name.name.value) {
+                return found.map(|o| o.id());
+            }
             let internal = self.s.temp_tables.get(&name.name.value.to_ascii_lowercase())?.clone();
             return self.s.instance.tempdb().find_object("dbo", &internal).map(|o| o.id());
         }
@@ -1069,7 +1077,7 @@ fn database_property(db: &Database, property: &str) -> Value {
     match property.to_ascii_lowercase().as_str() {
         "recovery" => text(db.recovery_model().name()),
         "status" => text(if db.check_online().is_ok() { "ONLINE" } else { "OFFLINE" }),
-        "updateability" => text("READ_WRITE"),
+        "updateability" => text(if db.is_read_only() { "READ_ONLY" } else { "READ_WRITE" }),
         "useraccess" => text("MULTI_USER"),
         "collation" => text(crate::exec::sysviews::COLLATION),
         "isautoclose" | "isautoshrink" | "isinstandby" => Value::Int(0),

@@ -408,6 +408,7 @@ fn check_statement(st: &Statement) -> Result<(), SqlError> {
         StatementKind::Update(u) if table(&u.target) => side_effect("UPDATE"),
         StatementKind::Delete(d) if table(&d.target) => side_effect("DELETE"),
         StatementKind::Merge(_) => side_effect("MERGE"),
+        StatementKind::BulkInsert(_) => side_effect("BULK INSERT"),
         StatementKind::Print(_) => side_effect("PRINT"),
         StatementKind::Raiserror(_) => side_effect("RAISERROR"),
         StatementKind::Throw(_) => side_effect("THROW"),

@@ -4,13 +4,16 @@
 //! A property names its target with up to three (type, name) levels, as in SQL Server:
 //! nothing for the database; `SCHEMA` (or the older `USER`) and a schema; then `TABLE`,
 //! `VIEW`, `PROCEDURE`, `FUNCTION` or `SEQUENCE` and an object of that schema; then `COLUMN`,
-//! `INDEX` or `TRIGGER` of that object. The engine keeps every property of a database in one
-//! catalog entry ([`walden_engine::catalog::PropertiesDef`]), changed in the session's
-//! transaction like any DDL; the properties of a dropped object, column or index go with it.
+//! `INDEX` or `TRIGGER` of that object. The engine keeps each property of a database in
+//! catalog entries of its own ([`walden_engine::catalog::PropertiesDef`]), changed in the
+//! session's transaction like any DDL; the properties of a dropped object, column or index go
+//! with it. A value is at most 7,500 bytes (15097), as in SQL Server; their number is not
+//! limited.
 //!
-//! Schema-level properties are limited to the fixed schemas (`dbo`, `guest`,
-//! `INFORMATION_SCHEMA`, `sys`): Walden numbers other schemas by name order, so their ids are
-//! not stable enough to key a property by.
+//! A schema's properties are keyed by a stable id: the fixed schemas' own (`dbo` 1, `guest`
+//! 2, `INFORMATION_SCHEMA` 3, `sys` 4), or the object id of the schema's `CREATE SCHEMA`.
+//! Walden numbers the other schemas in `sys.schemas` by name order, which another schema may
+//! change, so `sys.extended_properties.major_id` shows that number as it is now.
 
 use std::sync::Arc;
 
@@ -21,6 +24,7 @@ use walden_engine::types::{SqlType, Value};
 use crate::ast::ExecProcedure;
 use crate::exec::scalar;
 use crate::exec::session::Run;
+use crate::exec::sysviews::schema_ids;
 use crate::exec::{ColumnInfo, RowSet, SqlError};
 
 /// The parameters the three procedures take, in order (`sp_dropextendedproperty` has no
@@ -78,6 +82,14 @@ fn not_permitted(shown: &str) -> SqlError {
     )
 }
 
+/// The name of the fixed schema with id `id`.
+fn fixed_schema_name(id: u32) -> Option<&'static str> {
+    FIXED_SCHEMAS.iter().find(|&&(_, i)| i == id).map(|&(n, _)| n)
+}
+
+/// The largest value of a property, in bytes (SQL Server's limit).
+const MAX_VALUE_BYTES: usize = 7500;
+
 /// The id of a fixed schema named `name`.
 fn fixed_schema(name: &str) -> Option<u32> {
     FIXED_SCHEMAS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|&(_, id)| id)
@@ -128,15 +140,13 @@ fn resolve(db: &Database, levels: &Levels, procedure: &str) -> Result<Target, Sq
     }
     let schema = name(0);
     if given == 1 {
-        let id = fixed_schema(&schema).ok_or_else(|| {
-            SqlError::new(
-                50000,
-                format!(
-                    "Extended properties of schema '{schema}' are not supported by Walden: only \
-                     those of dbo, guest, INFORMATION_SCHEMA and sys."
-                ),
-            )
-        })?;
+        let id = fixed_schema(&schema)
+            .or_else(|| {
+                db.find_object("", &schema)
+                    .filter(|o| matches!(**o, Object::Schema(_)))
+                    .map(|o| o.id())
+            })
+            .ok_or_else(|| not_permitted(&schema))?;
         return Ok(Target { class: 3, major: id, minor: 0, shown: schema });
     }
     if !matches!(ty(1).as_str(), "TABLE" | "VIEW" | "PROCEDURE" | "FUNCTION" | "SEQUENCE") {
@@ -201,6 +211,18 @@ impl Run<'_> {
                 None => Value::Null,
             },
         };
+        let size = match &value {
+            Value::Str(s) => s.len(),
+            Value::NStr(s) => 2 * s.encode_utf16().count(),
+            Value::Binary(b) => b.len(),
+            _ => 0,
+        };
+        if size > MAX_VALUE_BYTES {
+            return Err(SqlError::new(
+                15097,
+                "The size associated with an extended property cannot be more than 7,500 bytes.",
+            ));
+        }
         let first_level = params.len() - LEVELS.len();
         let level = |i: usize| {
             let ty = text(&args[first_level + 2 * i]).map(|t| t.to_ascii_uppercase());
@@ -351,7 +373,7 @@ impl Run<'_> {
         let ty = levels[at].0.clone().unwrap_or_default();
         let objects = db.catalog().objects();
         match at {
-            0 => FIXED_SCHEMAS.iter().map(|(n, _)| n.to_string()).collect(),
+            0 => schema_ids(db).into_iter().map(|(n, _)| n).collect(),
             1 => {
                 let schema = levels[0].1.clone().unwrap_or_default();
                 objects
@@ -399,14 +421,27 @@ pub(crate) fn extended_properties(db: &Database) -> RowSet {
         ColumnInfo { name: "name".into(), ty: sysname, nullable: false },
         ColumnInfo::new("value", SqlType::Variant),
     ];
+    let schemas = schema_ids(db);
     let rows = db
         .extended_properties()
         .into_iter()
         .map(|e| {
+            let mut major = i64::from(e.major_id);
+            if e.class == 3 && fixed_schema_name(e.major_id).is_none() {
+                // A CREATE SCHEMA's object id: shown as sys.schemas numbers the schema now.
+                let name = match db.object_by_id(e.major_id).as_deref() {
+                    Some(Object::Schema(s)) => s.name.clone(),
+                    _ => String::new(),
+                };
+                major = schemas
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(&name))
+                    .map_or(major, |&(_, id)| id);
+            }
             vec![
                 Value::TinyInt(e.class),
                 Value::NStr(class_desc(e.class).into()),
-                Value::Int(e.major_id as i32),
+                Value::Int(major as i32),
                 Value::Int(e.minor_id as i32),
                 Value::NStr(e.name),
                 e.value,

@@ -1528,6 +1528,9 @@ impl Run<'_> {
                 }
                 Ok(rows)
             }
+            TableSource::OpenRowsetBulk { file, kind, alias, columns } => {
+                self.openrowset_bulk(file, *kind, alias.as_ref(), columns)
+            }
             TableSource::Values { rows: values, alias, columns } => {
                 let mut out = Vec::with_capacity(values.len());
                 let env = match outer {

@@ -122,7 +122,7 @@ fn source_uses(src: &TableSource, name: &str, in_subquery: bool, outer: bool, us
         }
         TableSource::Pivot(p) => source_uses(&p.source, name, in_subquery, outer, uses),
         TableSource::Unpivot(u) => source_uses(&u.source, name, in_subquery, outer, uses),
-        TableSource::Variable { .. } => {}
+        TableSource::Variable { .. } | TableSource::OpenRowsetBulk { .. } => {}
     }
 }
 

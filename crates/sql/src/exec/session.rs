@@ -250,7 +250,7 @@ pub struct Session {
     pub(crate) instance: Arc<Instance>,
     pub(crate) counters: Arc<ServerCounters>,
     /// What `sys.dm_exec_sessions` and `sys.dm_exec_requests` show of this session.
-    activity: Arc<SessionActivity>,
+    pub(crate) activity: Arc<SessionActivity>,
     /// This state owns the session's registration (and unregisters it when dropped); false
     /// for the state a RESETCONNECTION replaced.
     registered: bool,
@@ -266,8 +266,12 @@ pub struct Session {
     /// The session's last commit that logged anything: its receipt, which
     /// `sys.sp_last_commit` shows and `sys.sp_wait_for_hardened` waits for.
     pub(crate) last_commit: Option<CommitOutcome>,
-    /// Temporary tables: the name the session uses (lower-cased, `#t`) -> the name in tempdb.
+    /// Temporary tables and procedures: the name the session uses (lower-cased, `#t`) -> the
+    /// name in tempdb. Dropped when the session ends.
     pub(crate) temp_tables: HashMap<String, String>,
+    /// The global temporary procedures (`##p`) this session created, by their name in
+    /// tempdb (the same name): dropped when the session ends (`exec::temp_procedure`).
+    pub(crate) global_procedures: Vec<String>,
     temp_seq: u32,
     /// `@@IDENTITY`.
     pub(crate) identity: Option<i64>,
@@ -378,6 +382,7 @@ impl Session {
         }
         let tx = self.tx.take();
         let temp_tables = std::mem::take(&mut self.temp_tables);
+        let global_procedures = std::mem::take(&mut self.global_procedures);
         let app_lock_owner = self.app_lock_owner.take();
         let fresh = Session::fresh(
             Arc::clone(&self.instance),
@@ -399,6 +404,7 @@ impl Session {
         }
         self.tx = tx;
         self.temp_tables = temp_tables;
+        self.global_procedures = global_procedures;
         self.app_lock_owner = app_lock_owner;
     }
 
@@ -439,6 +445,7 @@ impl Session {
             last_outcome: None,
             last_commit: None,
             temp_tables: HashMap::new(),
+            global_procedures: Vec::new(),
             temp_seq: 0,
             identity: None,
             identity_insert: None,
@@ -627,7 +634,8 @@ impl Session {
         }
         self.trancount = 0;
         self.activity.transaction_ended();
-        let names: Vec<String> = self.temp_tables.drain().map(|(_, v)| v).collect();
+        let mut names: Vec<String> = self.temp_tables.drain().map(|(_, v)| v).collect();
+        names.append(&mut self.global_procedures);
         if names.is_empty() {
             return;
         }
@@ -704,6 +712,7 @@ fn command_of(kind: &StatementKind) -> Command {
     match kind {
         StatementKind::Select(_) => Command::Select,
         StatementKind::Insert(_) => Command::Insert,
+        StatementKind::BulkInsert(_) => Command::BulkInsert,
         StatementKind::Update(_) => Command::Update,
         StatementKind::Delete(_) => Command::Delete,
         StatementKind::Execute(_) => Command::Execute,
@@ -800,6 +809,7 @@ fn starts_implicit_transaction(kind: &StatementKind) -> bool {
     match kind {
         StatementKind::Select(s) => query_reads_table(&s.query.body),
         StatementKind::Insert(_)
+        | StatementKind::BulkInsert(_)
         | StatementKind::Update(_)
         | StatementKind::Delete(_)
         | StatementKind::Merge(_)
@@ -1411,6 +1421,11 @@ impl Run<'_> {
                 self.insert_bulk(b)?;
                 Ok(Flow::Next)
             }
+            StatementKind::BulkInsert(b) => {
+                let n = self.bulk_insert(b)?;
+                self.done(Counted::Insert, n);
+                Ok(Flow::Next)
+            }
             StatementKind::Insert(i) => {
                 let n = self.insert(i);
                 let n = self.after_triggers(n)?;
@@ -1443,13 +1458,8 @@ impl Run<'_> {
                 self.resolve_table(table, &table.name.value)?;
                 Ok(Flow::Next)
             }
-            StatementKind::CreateStatistics { table, columns, .. } => {
-                let t = self.resolve_table(table, &table.name.value)?;
-                for c in columns {
-                    if t.def.column(&c.value).is_none() {
-                        return Err(SqlError::invalid_column(&c.value).into());
-                    }
-                }
+            StatementKind::CreateStatistics { name, table, columns } => {
+                self.create_statistics(name, table, columns)?;
                 Ok(Flow::Next)
             }
             StatementKind::AlterIndex { index, table, action } => {
@@ -2135,9 +2145,15 @@ impl Run<'_> {
             self.set_return_status(p, 0)?;
             return Ok(());
         }
-        let db = self.database_of(name.database.as_ref())?;
-        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-        let object = db.find_object(schema, &name.name.value);
+        let (db, object) = match self.temp_procedure(&name.name.value) {
+            Some(found) => found,
+            None => {
+                let db = self.database_of(name.database.as_ref())?;
+                let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+                let object = db.find_object(schema, &name.name.value);
+                (db, object)
+            }
+        };
         let Some(Object::Procedure(def)) = object.as_deref() else {
             return Err(SqlError::new(
                 2812,

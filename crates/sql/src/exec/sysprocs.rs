@@ -95,7 +95,8 @@ const SP_HELPDB: &str = "SELECT d.name, \
      AS DECIMAL(18, 2))) + ' MB', 13) AS NVARCHAR(13)) AS db_size, \
      CAST(N'sa' AS NVARCHAR(128)) AS owner, CAST(d.database_id AS SMALLINT) AS dbid, \
      CAST(CONVERT(VARCHAR(11), d.create_date, 100) AS NVARCHAR(11)) AS created, \
-     CAST(N'Status=' + d.state_desc + N', Updateability=READ_WRITE, UserAccess=' + \
+     CAST(N'Status=' + d.state_desc + N', Updateability=' + \
+     CASE d.is_read_only WHEN 1 THEN N'READ_ONLY' ELSE N'READ_WRITE' END + N', UserAccess=' + \
      d.user_access_desc + N', Recovery=' + d.recovery_model_desc + N', Version=957, Collation=' \
      + d.collation_name + N', SQLSortOrder=52, IsAutoCreateStatistics, IsAutoUpdateStatistics' \
      AS NVARCHAR(600)) AS status, d.compatibility_level \
@@ -103,7 +104,8 @@ const SP_HELPDB: &str = "SELECT d.name, \
 
 /// What `SP_HELPDB` sums its files' sizes by: one row per database.
 const SP_HELPDB_GROUP: &str = "GROUP BY d.name, d.database_id, d.create_date, d.state_desc, \
-     d.user_access_desc, d.recovery_model_desc, d.collation_name, d.compatibility_level";
+     d.user_access_desc, d.recovery_model_desc, d.collation_name, d.compatibility_level, \
+     d.is_read_only";
 
 /// `sp_helpdb database`'s second result set and `sp_helpfile`'s: the files, sizes in KB,
 /// growth in KB or percent.

@@ -19,6 +19,15 @@ use crate::ast::{
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
 
+/// The index options that change what statements do (the others are read and dropped).
+#[derive(Debug, Default)]
+struct IndexOptions {
+    /// `DROP_EXISTING = ON`.
+    drop_existing: bool,
+    /// `IGNORE_DUP_KEY = ON`.
+    ignore_dup_key: bool,
+}
+
 impl<'a> Parser<'a> {
     /// `ALTER INDEX {name | ALL} ON table action`, the `ALTER` read: `REBUILD [PARTITION = ...]
     /// [WITH (...)]`, `REORGANIZE [PARTITION = n] [WITH (...)]`, `DISABLE`, `SET (...)`; the
@@ -177,7 +186,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn parse_string(&mut self) -> PResult<String> {
+    pub(super) fn parse_string(&mut self) -> PResult<String> {
         let TokenKind::String { value, .. } = self.peek_kind() else { return Err(self.error()) };
         let value = value.clone();
         self.advance();
@@ -279,8 +288,8 @@ impl<'a> Parser<'a> {
     /// model and delayed durability), the options install scripts set are read and accepted
     /// (see [`DatabaseOption::Accepted`]): the access modes, the `AUTO_*` and ANSI settings,
     /// `PAGE_VERIFY`, `COMPATIBILITY_LEVEL` and the others below. Options that would change
-    /// what the database does and that Walden cannot honour (`OFFLINE`, `READ_ONLY`,
-    /// `EMERGENCY`, `QUERY_STORE = ON`...) stay syntax errors.
+    /// what the database does and that Walden cannot honour (`EMERGENCY`, `QUERY_STORE =
+    /// ON`...) stay syntax errors.
     fn parse_database_option(&mut self) -> PResult<DatabaseOption> {
         if self.eat_keyword("DELAYED_DURABILITY") {
             self.expect(&TokenKind::Eq)?;
@@ -311,7 +320,6 @@ impl<'a> Parser<'a> {
             "SINGLE_USER",
             "RESTRICTED_USER",
             "MULTI_USER",
-            "READ_WRITE",
             "ENABLE_BROKER",
             "DISABLE_BROKER",
             "NEW_BROKER",
@@ -345,11 +353,18 @@ impl<'a> Parser<'a> {
             "TORN_PAGE_DETECTION",
             "MEMORY_OPTIMIZED_ELEVATE_TO_SNAPSHOT",
         ];
-        // ONLINE is the one bare option that does something: it opens again a database that
-        // could not be opened (RECOVERY_PENDING, SUSPECT).
-        if word == "ONLINE" {
+        // The states: ONLINE opens again a database set OFFLINE or that could not be opened
+        // (RECOVERY_PENDING, SUSPECT); OFFLINE closes one; READ_ONLY and READ_WRITE.
+        let state = match word.as_str() {
+            "ONLINE" => Some(DatabaseOption::Online),
+            "OFFLINE" => Some(DatabaseOption::Offline),
+            "READ_ONLY" => Some(DatabaseOption::ReadOnly(true)),
+            "READ_WRITE" => Some(DatabaseOption::ReadOnly(false)),
+            _ => None,
+        };
+        if let Some(state) = state {
             self.advance();
-            return Ok(DatabaseOption::Online);
+            return Ok(state);
         }
         let text = if BARE.contains(&word.as_str()) {
             self.advance();
@@ -475,15 +490,14 @@ impl<'a> Parser<'a> {
     /// and builds the index (fill factor, page locks, compression, online builds...), which a
     /// Walden B+tree does not use, so they are read and dropped; `BUCKET_COUNT` sizes the
     /// hash table of a memory-optimized hash index, which Walden builds as a B+tree. Two
-    /// change what statements do: `IGNORE_DUP_KEY = ON` (duplicates silently skipped) is
-    /// refused, and `DROP_EXISTING = ON` is returned (`true`) for CREATE INDEX to act on.
-    fn parse_index_options(&mut self) -> PResult<bool> {
-        let mut drop_existing = false;
+    /// change what statements do, and are returned: `IGNORE_DUP_KEY = ON` (an INSERT skips
+    /// duplicate rows) and `DROP_EXISTING = ON` (for CREATE INDEX).
+    fn parse_index_options(&mut self) -> PResult<IndexOptions> {
+        let mut options = IndexOptions::default();
         if self.at_keyword("WITH") && self.peek_nth(1).kind == TokenKind::LParen {
             self.advance();
             self.advance();
             loop {
-                let option_line = self.peek().span.line;
                 let option = self.parse_identifier()?.value.to_ascii_uppercase();
                 self.expect(&TokenKind::Eq)?;
                 let on = self.at_keyword("ON");
@@ -498,16 +512,8 @@ impl<'a> Parser<'a> {
                 self.advance();
                 self.eat_keyword("MINUTES");
                 match option.as_str() {
-                    "IGNORE_DUP_KEY" if on => {
-                        return Err(ParseError {
-                            number: 50000,
-                            severity: 16,
-                            state: 1,
-                            line: option_line,
-                            message: "IGNORE_DUP_KEY = ON is not supported by Walden: a duplicate key is always an error (2601, 2627).".into(),
-                        });
-                    }
-                    "DROP_EXISTING" => drop_existing = on,
+                    "IGNORE_DUP_KEY" => options.ignore_dup_key = on,
+                    "DROP_EXISTING" => options.drop_existing = on,
                     _ => {}
                 }
                 if !self.eat(&TokenKind::Comma) {
@@ -522,7 +528,7 @@ impl<'a> Parser<'a> {
             self.parse_signed_number()?;
         }
         self.skip_storage_placement()?;
-        Ok(drop_existing)
+        Ok(options)
     }
 
     /// `MEMORY_OPTIMIZED = ON | OFF`, `DURABILITY = SCHEMA_AND_DATA | SCHEMA_ONLY`, or
@@ -549,13 +555,14 @@ impl<'a> Parser<'a> {
 
     /// `HASH` after `NONCLUSTERED` (a memory-optimized table's hash index, which Walden
     /// builds as a B+tree), then the index options and placement of a key constraint
-    /// ([`Parser::parse_index_options`]).
-    fn skip_hash_index_options(&mut self) -> PResult<()> {
+    /// ([`Parser::parse_index_options`]); whether they say `IGNORE_DUP_KEY = ON`.
+    fn parse_key_index_options(&mut self) -> PResult<bool> {
         self.eat_keyword("HASH");
-        if self.parse_index_options()? {
+        let options = self.parse_index_options()?;
+        if options.drop_existing {
             return Err(self.error());
         }
-        Ok(())
+        Ok(options.ignore_dup_key)
     }
 
     /// `(column or constraint, ...)`, shared by `CREATE TABLE` and `DECLARE @t TABLE`.
@@ -617,8 +624,8 @@ impl<'a> Parser<'a> {
         if self.eat_keyword("WHERE") {
             self.parse_expr()?;
         }
-        self.skip_hash_index_options()?;
-        Ok(InlineIndex { name, unique, clustering, columns })
+        let ignore_dup_key = self.parse_key_index_options()?;
+        Ok(InlineIndex { name, unique, clustering, columns, ignore_dup_key })
     }
 
     /// `[CONSTRAINT name] PRIMARY KEY ... | UNIQUE ... | CHECK (...)` at table level.
@@ -629,14 +636,14 @@ impl<'a> Parser<'a> {
             let clustering = self.parse_clustering();
             self.eat_keyword("HASH");
             let columns = self.parse_index_columns()?;
-            self.skip_hash_index_options()?;
-            TableConstraintKind::PrimaryKey { clustering, columns }
+            let ignore_dup_key = self.parse_key_index_options()?;
+            TableConstraintKind::PrimaryKey { clustering, columns, ignore_dup_key }
         } else if self.eat_keyword("UNIQUE") {
             let clustering = self.parse_clustering();
             self.eat_keyword("HASH");
             let columns = self.parse_index_columns()?;
-            self.skip_hash_index_options()?;
-            TableConstraintKind::Unique { clustering, columns }
+            let ignore_dup_key = self.parse_key_index_options()?;
+            TableConstraintKind::Unique { clustering, columns, ignore_dup_key }
         } else if self.eat_keyword("CHECK") {
             self.skip_not_for_replication()?;
             TableConstraintKind::Check(self.parse_check_condition()?)
@@ -734,19 +741,19 @@ impl<'a> Parser<'a> {
         if self.eat_keyword("INDEX") {
             let name = self.parse_identifier()?;
             let clustering = self.parse_clustering();
-            self.skip_hash_index_options()?;
+            self.parse_key_index_options()?;
             return Ok(Some(ColumnOption::Index { name, clustering }));
         }
         let name = self.parse_constraint_name()?;
         let kind = if self.eat_keyword("PRIMARY") {
             self.expect_keyword("KEY")?;
             let clustering = self.parse_clustering();
-            self.skip_hash_index_options()?;
-            ColumnConstraintKind::PrimaryKey(clustering)
+            let ignore_dup_key = self.parse_key_index_options()?;
+            ColumnConstraintKind::PrimaryKey { clustering, ignore_dup_key }
         } else if self.eat_keyword("UNIQUE") {
             let clustering = self.parse_clustering();
-            self.skip_hash_index_options()?;
-            ColumnConstraintKind::Unique(clustering)
+            let ignore_dup_key = self.parse_key_index_options()?;
+            ColumnConstraintKind::Unique { clustering, ignore_dup_key }
         } else if self.eat_keyword("DEFAULT") {
             ColumnConstraintKind::Default(self.parse_expr()?)
         } else if self.eat_keyword("CHECK") {
@@ -828,7 +835,7 @@ impl<'a> Parser<'a> {
         let include =
             if self.eat_keyword("INCLUDE") { self.parse_identifier_list()? } else { Vec::new() };
         let filter = if self.eat_keyword("WHERE") { Some(self.parse_expr()?) } else { None };
-        let drop_existing = self.parse_index_options()?;
+        let IndexOptions { drop_existing, ignore_dup_key } = self.parse_index_options()?;
         let index = CreateIndex {
             unique,
             clustering,
@@ -838,6 +845,7 @@ impl<'a> Parser<'a> {
             include,
             filter,
             drop_existing,
+            ignore_dup_key,
         };
         Ok(StatementKind::CreateIndex(Box::new(index)))
     }
@@ -1034,6 +1042,19 @@ impl<'a> Parser<'a> {
         self.advance();
         let name = self.parse_object_name()?;
         self.expect_keyword("ON")?;
+        // DDL triggers (`ON DATABASE`, `ON ALL SERVER`, with EVENTDATA()) are refused as an
+        // edition refuses a feature it lacks, rather than as a syntax error.
+        if self.at_keyword("DATABASE")
+            || (self.at_keyword("ALL") && self.nth_is_keyword(1, "SERVER"))
+        {
+            return Err(ParseError {
+                number: 40514,
+                severity: 16,
+                state: 1,
+                line: self.peek().span.line,
+                message: "'CREATE TRIGGER ... ON DATABASE | ALL SERVER' (DDL triggers) is not supported in this version of SQL Server.".into(),
+            });
+        }
         let table = self.parse_object_name()?;
         if self.eat_keyword("WITH") {
             // ENCRYPTION, EXECUTE AS ...: accepted; a trigger runs as its caller here.
@@ -1300,7 +1321,8 @@ impl<'a> Parser<'a> {
     /// `DROP DATABASE | TABLE | SEQUENCE | PROC[EDURE] | INDEX [IF EXISTS] ...`.
     pub(super) fn parse_drop(&mut self) -> PResult<StatementKind> {
         self.advance();
-        const KINDS: [&str; 11] = [
+        const KINDS: [&str; 12] = [
+            "STATISTICS",
             "SCHEMA",
             "TYPE",
             "DATABASE",
@@ -1328,6 +1350,7 @@ impl<'a> Parser<'a> {
             "TRIGGER" => DropKind::Trigger,
             "SCHEMA" => DropKind::Schema,
             "TYPE" => DropKind::Type,
+            "STATISTICS" => DropKind::Statistics,
             "INDEX" => {
                 let indexes = self.parse_comma_separated(Self::parse_index_ref)?;
                 return Ok(StatementKind::DropIndex(Box::new(DropIndex { if_exists, indexes })));

@@ -675,6 +675,15 @@ impl<'a> Parser<'a> {
 
     /// A table, or a table-valued function call.
     fn parse_named_table_source(&mut self) -> PResult<TableSource> {
+        // OPENROWSET is reserved: only its BULK form is a table source here.
+        if self.at_keyword("OPENROWSET")
+            && self.peek_nth(1).kind == TokenKind::LParen
+            && self.nth_is_keyword(2, "BULK")
+        {
+            self.advance();
+            self.advance();
+            return self.parse_openrowset_bulk();
+        }
         let name = self.parse_object_name()?;
         if !self.at_old_style_hints() && self.eat(&TokenKind::LParen) {
             let args = if self.at(&TokenKind::RParen) {
@@ -736,7 +745,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `[AS] alias` after a table.
-    fn parse_table_alias(&mut self) -> PResult<Option<Ident>> {
+    pub(super) fn parse_table_alias(&mut self) -> PResult<Option<Ident>> {
         if self.eat_keyword("AS") {
             return self.parse_identifier().map(Some);
         }

@@ -90,6 +90,7 @@ impl<'a> Parser<'a> {
             "SELECT" => self.parse_select_statement(Vec::new()),
             "WITH" => self.parse_with_statement(),
             "INSERT" => self.parse_insert(Vec::new()),
+            "BULK" if self.nth_is_keyword(1, "INSERT") => self.parse_bulk_insert(),
             "UPDATE" if self.nth_is_keyword(1, "STATISTICS") && !self.nth_is_keyword(2, "SET") => {
                 self.parse_update_statistics()
             }

@@ -56,8 +56,8 @@ WHERE i.name = 'IX_Orders_Customer' ORDER BY c.key_ordinal
 GO
 CREATE NONCLUSTERED INDEX [IX_none] ON [dbo].[Orders] ([Amount]) WITH (DROP_EXISTING = ON)
 GO
--- An index a foreign key uses cannot be dropped; IGNORE_DUP_KEY = ON and other filegroups
--- are refused.
+-- An index a foreign key uses cannot be dropped; IGNORE_DUP_KEY = ON is kept; other
+-- filegroups are refused.
 DROP INDEX UQ_Customers_Name ON Customers
 GO
 CREATE UNIQUE INDEX IX_dup ON Orders (Amount) WITH (IGNORE_DUP_KEY = ON)

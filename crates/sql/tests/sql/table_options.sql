@@ -43,7 +43,7 @@ SELECT precision FROM @t
 GO
 SELECT name, precision FROM sys.columns WHERE object_id = OBJECT_ID('numbers') ORDER BY column_id
 GO
--- IGNORE_DUP_KEY = ON stays refused: Walden would raise the duplicate instead of skipping it.
+-- IGNORE_DUP_KEY = ON is kept (ignore_dup_key.sql shows what it does).
 CREATE UNIQUE INDEX ix ON numbers (scale) WITH (IGNORE_DUP_KEY = ON)
 GO
 -- A PRIMARY KEY on a column declared NULL: 8111 then 1750; saying nothing makes it NOT NULL.
@@ -60,4 +60,24 @@ GO
 CREATE STATISTICS st_pos ON dbo.parent (qty) WHERE qty > 0 WITH SAMPLE 50 PERCENT
 GO
 CREATE STATISTICS st_bad ON parent (no_such_column)
+GO
+-- DROP STATISTICS: what CREATE STATISTICS named; a second drop, another name, an index's
+-- statistics and a missing table are errors; the name may be given again once dropped.
+CREATE STATISTICS st_qty ON parent (qty)
+GO
+DROP STATISTICS parent.st_qty, dbo.parent.st_pos
+GO
+DROP STATISTICS parent.st_qty
+GO
+DROP STATISTICS parent.never_created
+GO
+DROP STATISTICS no_table.st_qty
+GO
+DROP STATISTICS parent.pk_parent
+GO
+-- DDL triggers are refused.
+CREATE TRIGGER ddl_log ON DATABASE FOR CREATE_TABLE, DROP_TABLE AS PRINT 'ddl'
+GO
+CREATE STATISTICS st_qty ON parent (qty)
+DROP STATISTICS parent.st_qty
 GO

@@ -295,6 +295,7 @@ fn new_table(instance: &Instance, name: &str) -> Result<(Arc<Database>, TableDef
         clustered: true,
         primary_key: true,
         unique_constraint: false,
+        ignore_dup_key: false,
     };
     let mut tx = instance.begin(Isolation::ReadCommitted, None);
     let table = tx.create_table(&db, def, &[pk]).map_err(engine)?;

@@ -30,6 +30,8 @@ struct DbRow {
     /// SQL Server's `state` and `state_desc`.
     state: (u8, &'static str),
     log_reuse_wait: &'static str,
+    /// `SET READ_ONLY`.
+    read_only: bool,
 }
 
 /// SQL Server's `log_reuse_wait` code of a `log_reuse_wait_desc`.
@@ -72,6 +74,7 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
             delayed_durability: db.delayed_durability(),
             state: if db.state() == DatabaseState::Online { (0, "ONLINE") } else { (6, "OFFLINE") },
             log_reuse_wait: db.log_reuse_wait(),
+            read_only: db.is_read_only(),
         })
         .collect();
     rows.extend(ctx.instance.unavailable_databases().into_iter().map(|u| DbRow {
@@ -82,6 +85,7 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
         recovery_model: u.entry.recovery_model,
         delayed_durability: u.entry.delayed_durability,
         log_reuse_wait: "NOTHING",
+        read_only: u.entry.read_only,
     }));
     rows.sort_by_key(|r| r.id);
     let off = |_: &DbRow| bit(false);
@@ -95,7 +99,7 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
         .opt("collation_name", SYSNAME, |_| nstr(COLLATION))
         .opt("user_access", SqlType::TinyInt, |_| tiny(0))
         .opt("user_access_desc", DESC, |_| nstr("MULTI_USER"))
-        .opt("is_read_only", SqlType::Bit, off)
+        .opt("is_read_only", SqlType::Bit, |r| bit(r.read_only))
         .col("is_auto_close_on", SqlType::Bit, off)
         .opt("is_auto_shrink_on", SqlType::Bit, off)
         .opt("state", SqlType::TinyInt, |r| tiny(r.state.0))
@@ -885,7 +889,7 @@ pub(super) fn indexes(ctx: &ViewContext<'_>) -> RowSet {
         })
         .opt("is_unique", SqlType::Bit, |r| bit(!r.index.is_heap() && r.index.unique))
         .opt("data_space_id", SqlType::Int, |_| int(1))
-        .opt("ignore_dup_key", SqlType::Bit, off)
+        .opt("ignore_dup_key", SqlType::Bit, |r| bit(r.index.ignore_dup_key))
         .opt("is_primary_key", SqlType::Bit, |r| bit(r.index.primary_key))
         .opt("is_unique_constraint", SqlType::Bit, |r| bit(r.index.unique_constraint))
         .col("fill_factor", SqlType::TinyInt, |_| tiny(0))

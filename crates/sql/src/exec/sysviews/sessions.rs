@@ -39,10 +39,11 @@ pub enum Command {
     Drop,
     Dbcc,
     Checkpoint,
+    BulkInsert,
 }
 
 /// [`Command`]s' names, by discriminant.
-const COMMANDS: [&str; 16] = [
+const COMMANDS: [&str; 17] = [
     "AWAITING COMMAND",
     "SELECT",
     "INSERT",
@@ -59,6 +60,7 @@ const COMMANDS: [&str; 16] = [
     "DROP",
     "DBCC",
     "CHECKPOINT",
+    "BULK INSERT",
 ];
 
 /// Microseconds since the Unix epoch, now.
@@ -283,6 +285,11 @@ impl SessionActivity {
         self.request_start_micros.store(now_micros(), Ordering::Relaxed);
         self.database_id.store(database_id, Ordering::Relaxed);
         self.running.store(true, Ordering::Relaxed);
+    }
+
+    /// The session's database.
+    pub(crate) fn database_id(&self) -> u32 {
+        self.database_id.load(Ordering::Relaxed)
     }
 
     /// `USE` made `database_id` the session's database.

@@ -72,6 +72,7 @@ impl Fixture {
             clustered: true,
             primary_key: true,
             unique_constraint: false,
+            ignore_dup_key: false,
         };
         let mut tx = instance.begin(Isolation::ReadCommitted, None);
         tx.create_table(&db, table, &[pk]).unwrap();

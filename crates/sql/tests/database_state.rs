@@ -1,0 +1,97 @@
+//! `ALTER DATABASE ... SET OFFLINE | READ_ONLY` across restarts and other sessions: both are
+//! kept in master, as SQL Server keeps them; the other sessions in the database stop the
+//! change (5070) unless it rolls them back.
+
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use walden_engine::types::Value;
+use walden_engine::{Instance, InstanceConfig};
+use walden_sql::exec::sysviews::ServerCounters;
+use walden_sql::exec::{Collected, Session};
+
+fn run(s: &mut Session, sql: &str) -> Collected {
+    let mut out = Collected::default();
+    s.execute_batch(sql, &mut out);
+    out
+}
+
+fn errors(out: &Collected) -> Vec<i32> {
+    out.errors().map(|e| e.number).collect()
+}
+
+fn ok(s: &mut Session, sql: &str) -> Collected {
+    let out = run(s, sql);
+    assert!(errors(&out).is_empty(), "{sql}: {:?}", out.messages);
+    out
+}
+
+fn scalar(s: &mut Session, sql: &str) -> Value {
+    ok(s, sql).results.last().unwrap().rows[0][0].clone()
+}
+
+fn restart(dir: &std::path::Path, instance: Arc<Instance>) -> Arc<Instance> {
+    instance.close().unwrap();
+    drop(instance);
+    Instance::open(dir, InstanceConfig::default()).unwrap()
+}
+
+#[test]
+fn offline_and_read_only_survive_a_restart_until_changed_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    ok(&mut s, "CREATE DATABASE a; CREATE DATABASE b");
+    ok(&mut s, "CREATE TABLE a.dbo.t (x INT); INSERT a.dbo.t VALUES (1)");
+    ok(&mut s, "CREATE TABLE b.dbo.t (x INT); INSERT b.dbo.t VALUES (1)");
+    ok(&mut s, "ALTER DATABASE a SET OFFLINE; ALTER DATABASE b SET READ_ONLY");
+    drop(s);
+    let instance = restart(dir.path(), instance);
+
+    let mut s = Session::new(Arc::clone(&instance));
+    assert_eq!(
+        scalar(&mut s, "SELECT state_desc FROM sys.databases WHERE name = 'a'"),
+        Value::NStr("OFFLINE".into())
+    );
+    assert_eq!(errors(&run(&mut s, "USE a")), vec![942]);
+    assert_eq!(errors(&run(&mut s, "INSERT b.dbo.t VALUES (2)")), vec![3906]);
+    assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM b.dbo.t"), Value::Int(1));
+    ok(&mut s, "ALTER DATABASE a SET ONLINE; ALTER DATABASE b SET READ_WRITE");
+    drop(s);
+    let instance = restart(dir.path(), instance);
+
+    let mut s = Session::new(Arc::clone(&instance));
+    ok(&mut s, "INSERT a.dbo.t VALUES (2); INSERT b.dbo.t VALUES (2)");
+    assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM a.dbo.t"), Value::Int(2));
+    assert_eq!(
+        scalar(&mut s, "SELECT is_read_only FROM sys.databases WHERE name = 'b'"),
+        Value::Bit(false)
+    );
+    drop(s);
+    instance.close().unwrap();
+}
+
+#[test]
+fn other_sessions_in_the_database_stop_the_change_unless_rolled_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    // One server's sessions, which see each other.
+    let counters = Arc::new(ServerCounters::default());
+    let mut admin = Session::with_counters(Arc::clone(&instance), Arc::clone(&counters));
+    ok(&mut admin, "CREATE DATABASE d");
+    ok(&mut admin, "CREATE TABLE d.dbo.t (x INT)");
+    let mut user = Session::with_counters(Arc::clone(&instance), counters);
+    ok(&mut user, "USE d; BEGIN TRAN; INSERT t VALUES (1)");
+    assert_eq!(errors(&run(&mut admin, "ALTER DATABASE d SET OFFLINE")), vec![5070]);
+    assert_eq!(errors(&run(&mut admin, "ALTER DATABASE d SET READ_ONLY WITH NO_WAIT")), vec![5070]);
+    ok(&mut admin, "ALTER DATABASE d SET READ_ONLY WITH ROLLBACK IMMEDIATE");
+    // The user's session was ended, its transaction rolled back.
+    assert!(!errors(&run(&mut user, "SELECT 1")).is_empty());
+    drop(user);
+    assert_eq!(scalar(&mut admin, "SELECT COUNT(*) FROM d.dbo.t"), Value::Int(0));
+    ok(&mut admin, "ALTER DATABASE d SET READ_WRITE");
+    ok(&mut admin, "INSERT d.dbo.t VALUES (3)");
+    assert_eq!(scalar(&mut admin, "SELECT COUNT(*) FROM d.dbo.t"), Value::Int(1));
+}
