@@ -1283,6 +1283,9 @@ impl Display for TableSource {
                 write!(f, "{name}{}{}", Alias(alias.as_ref()), TableHints(hints))
             }
             TableSource::Variable { name, alias } => write!(f, "{name}{}", Alias(alias.as_ref())),
+            TableSource::XmlNodes { target, xquery, alias, column } => {
+                write!(f, "{target}.nodes({xquery}) AS {alias}({column})")
+            }
             TableSource::Function { name, args, alias, columns } => write!(
                 f,
                 "{name}({}){}{}",
@@ -1432,6 +1435,9 @@ impl Display for ExprKind {
                 write!(f, "JSON_ARRAY({}{clause})", values.join(", "))
             }
             ExprKind::AtTimeZone { expr, zone } => write!(f, "{expr} AT TIME ZONE {zone}"),
+            ExprKind::XmlMethod { target, method, args } => {
+                write!(f, "{target}.{method}({})", commas(args))
+            }
             ExprKind::CurrentOf(cursor) => write!(f, "CURRENT OF {cursor}"),
             ExprKind::Quantified { left, op, quantifier, subquery } => {
                 let quantifier = match quantifier {

@@ -123,6 +123,7 @@ fn source_uses(src: &TableSource, name: &str, in_subquery: bool, outer: bool, us
         TableSource::Pivot(p) => source_uses(&p.source, name, in_subquery, outer, uses),
         TableSource::Unpivot(u) => source_uses(&u.source, name, in_subquery, outer, uses),
         TableSource::Variable { .. } => {}
+        TableSource::XmlNodes { target, .. } => expr_uses(target, name, uses),
     }
 }
 

@@ -639,6 +639,17 @@ impl<'a> Parser<'a> {
             self.parse_values_table()
         } else if self.at(&TokenKind::LParen) {
             self.parse_parenthesized_table_source()
+        } else if self.at(&TokenKind::Variable)
+            && self.peek_nth(1).kind == TokenKind::Dot
+            && self.peek_nth(2).kind == TokenKind::Word
+            && self.peek_nth(2).text == "nodes"
+        {
+            let start = self.peek().span;
+            let name = self.advance_text().to_owned();
+            let target = Expr { kind: ExprKind::Variable(name), span: self.span_from(start) };
+            self.advance();
+            self.advance();
+            self.parse_xml_nodes(target)
         } else if self.at(&TokenKind::Variable) {
             let name = self.advance_text().to_owned();
             let alias = self.parse_table_alias()?;
@@ -673,9 +684,32 @@ impl<'a> Parser<'a> {
         Ok(source)
     }
 
+    /// `.nodes('xquery') [AS] alias(column)` after the xml value `target` (`nodes` read).
+    fn parse_xml_nodes(&mut self, target: Expr) -> PResult<TableSource> {
+        self.expect(&TokenKind::LParen)?;
+        let xquery = Box::new(self.parse_expr()?);
+        self.expect(&TokenKind::RParen)?;
+        let Some(alias) = self.parse_table_alias()? else { return Err(self.error()) };
+        self.expect(&TokenKind::LParen)?;
+        let column = self.parse_identifier()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(TableSource::XmlNodes { target: Box::new(target), xquery, alias, column })
+    }
+
     /// A table, or a table-valued function call.
     fn parse_named_table_source(&mut self) -> PResult<TableSource> {
+        let start = self.peek().span;
         let name = self.parse_object_name()?;
+        if name.name.value == "nodes"
+            && name.schema.is_some()
+            && self.at(&TokenKind::LParen)
+        {
+            // `t.c.nodes(...)`: the column `t.c` (or `c`) of an outer source.
+            let parts: Vec<Ident> =
+                [name.server, name.database, name.schema].into_iter().flatten().collect();
+            let target = Expr { kind: ExprKind::Column(parts), span: self.span_from(start) };
+            return self.parse_xml_nodes(target);
+        }
         if !self.at_old_style_hints() && self.eat(&TokenKind::LParen) {
             let args = if self.at(&TokenKind::RParen) {
                 Vec::new()

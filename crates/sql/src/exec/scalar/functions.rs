@@ -250,6 +250,9 @@ fn datalength(args: Vec<Value>) -> Result<Value, SqlError> {
         },
         Value::Str(s) => s.len(),
         Value::NStr(s) => 2 * s.encode_utf16().count(),
+        // SQL Server stores xml in a binary form of its own; its text as UTF-16 is the
+        // closest size Walden has.
+        Value::Xml(x) => 2 * x.text().encode_utf16().count(),
         Value::Binary(b) => b.len(),
     };
     Ok(count_value(n))

@@ -36,6 +36,7 @@ mod num;
 mod temporal;
 mod text;
 mod types;
+pub(crate) mod xml;
 pub(crate) mod zones;
 
 #[cfg(test)]

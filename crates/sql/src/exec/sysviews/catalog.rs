@@ -698,6 +698,7 @@ pub(crate) fn max_length(ty: SqlType) -> i64 {
         SqlType::DateTimeOffset(s) => time_bytes(s) + 5,
         SqlType::UniqueIdentifier => 16,
         SqlType::Variant => 8016,
+        SqlType::Xml => -1,
     }
 }
 
