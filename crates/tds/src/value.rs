@@ -422,6 +422,7 @@ pub(crate) fn encode_value(
         (T::Text { max_len, .. }, V::VarChar(b)) | (T::Image { max_len }, V::Binary(b)) => {
             put_lob(ty, b.len(), max_len, out, bytes(b))?
         }
+        (T::Xml, V::NVarChar(s)) => put_var(ty, utf16_len(s) * 2, MAX_LEN_PLP, out, utf16(s))?,
         (T::NText { max_len, .. }, V::NVarChar(s)) => {
             put_lob(ty, utf16_len(s) * 2, max_len, out, utf16(s))?
         }
@@ -911,6 +912,11 @@ fn bytes_value(ty: &TypeInfo, bytes: Vec<u8>) -> Result<TdsValue, TdsError> {
     Ok(match ty {
         TypeInfo::NVarChar { .. } | TypeInfo::NChar { .. } | TypeInfo::NText { .. } => {
             TdsValue::NVarChar(decode_utf16(&bytes)?)
+        }
+        // Clients may start an XML value with a byte-order mark.
+        TypeInfo::Xml => {
+            let bytes = bytes.strip_prefix(&[0xFF, 0xFE]).unwrap_or(&bytes);
+            TdsValue::NVarChar(decode_utf16(bytes)?)
         }
         TypeInfo::BigVarChar { .. } | TypeInfo::BigChar { .. } | TypeInfo::Text { .. } => {
             TdsValue::VarChar(bytes)

@@ -444,7 +444,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `(args)` of an xml method called on `target`.
-    fn parse_xml_method(&mut self, target: Expr, method: String) -> PResult<ExprKind> {
+    pub(super) fn parse_xml_method(&mut self, target: Expr, method: String) -> PResult<ExprKind> {
         self.expect(&TokenKind::LParen)?;
         let args = if self.at(&TokenKind::RParen) {
             Vec::new()

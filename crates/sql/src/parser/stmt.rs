@@ -18,7 +18,7 @@
 
 use super::{identifier_value, PResult, Parser};
 use crate::ast::{
-    Cte, Dbcc, DbccArgument, Declaration, DeclarationKind, ExecArgument, ExecProcedure, Execute,
+    AssignOp, Cte, Dbcc, DbccArgument, Declaration, DeclarationKind, ExecArgument, ExecProcedure, Execute,
     Expr, ExprKind, If, IsolationLevel, Literal, ProcedureRef, Raiserror, RaiserrorOption,
     SelectStatement, SetStatement, Statement, StatementKind, Throw, TransactionName,
     TransactionStatement, TryCatch, Waitfor, WaitforKind, While,
@@ -213,7 +213,20 @@ impl<'a> Parser<'a> {
 
     fn parse_set(&mut self) -> PResult<StatementKind> {
         self.advance();
-        let set = if self.at(&TokenKind::Variable) {
+        let set = if self.at(&TokenKind::Variable)
+            && self.peek_nth(1).kind == TokenKind::Dot
+            && self.peek_nth(2).text == "modify"
+        {
+            // `SET @x.modify('xml dml')`: the variable takes the modified value.
+            let start = self.peek().span;
+            let name = self.advance_text().to_owned();
+            let target = Expr { kind: ExprKind::Variable(name.clone()), span: self.span_from(start) };
+            self.advance();
+            self.advance();
+            let kind = self.parse_xml_method(target, "modify".to_string())?;
+            let value = Expr { kind, span: self.span_from(start) };
+            SetStatement::Variable { name, op: AssignOp::Assign, value }
+        } else if self.at(&TokenKind::Variable) {
             let name = self.advance_text().to_owned();
             let op = self.parse_assign_op()?;
             let value = self.parse_expr()?;

@@ -1023,10 +1023,14 @@ impl Eval<'_> {
                 Item::Num(items.iter().map(|i| self.number(i)).sum())
             }
             Func::String => Item::Str(self.one_string(args, focus)?.unwrap_or_default()),
-            Func::Data => match self.one_string(args, focus)? {
-                Some(s) => Item::Str(s),
-                None => return Ok(vec![]),
-            },
+            // The typed values of a whole sequence: for untyped xml, each item's text.
+            Func::Data => {
+                let items = match args.first() {
+                    Some(a) => self.eval(a, focus)?,
+                    None => vec![focus.item.clone()],
+                };
+                return Ok(items.iter().map(|i| Item::Str(self.atomize(i))).collect());
+            }
             Func::Number => match self.one_string(args, focus)? {
                 Some(s) => Item::Num(s.trim().parse().unwrap_or(f64::NAN)),
                 None => Item::Num(f64::NAN),
