@@ -1451,6 +1451,18 @@ pub struct Query {
     pub for_json: Option<ForJson>,
     /// `FOR XML PATH [('row')] [, ...]`: the rows become one XML text.
     pub for_xml: Option<ForXml>,
+    /// `WITH XMLNAMESPACES (...)` before the statement: prefixes its xml methods and FOR XML
+    /// names may use.
+    pub xml_namespaces: Vec<XmlNamespace>,
+}
+
+/// One declaration of `WITH XMLNAMESPACES ('uri' AS prefix, DEFAULT 'uri')`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XmlNamespace {
+    /// The prefix; `None` for `DEFAULT`.
+    pub prefix: Option<Ident>,
+    /// The namespace URI.
+    pub uri: String,
 }
 
 /// `FOR XML PATH [('element')] [, ROOT [('name')]] [, TYPE]`.

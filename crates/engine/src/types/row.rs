@@ -532,9 +532,9 @@ impl VarBytes<'_> {
 /// Checks a non-NULL value of a variable-length column and returns its stored form.
 fn var_parts<'a>(column: usize, ty: SqlType, v: &'a Value) -> Result<VarBytes<'a>, RowError> {
     let (bytes, pad) = match (ty, v) {
-        (SqlType::VarChar(_), Value::Str(s))
-        | (SqlType::NVarChar(_), Value::NStr(s))
-        => (Cow::Borrowed(s.as_bytes()), 0),
+        (SqlType::VarChar(_), Value::Str(s)) | (SqlType::NVarChar(_), Value::NStr(s)) => {
+            (Cow::Borrowed(s.as_bytes()), 0)
+        }
         (SqlType::Xml, Value::Xml(x)) => (Cow::Borrowed(x.text().as_bytes()), 0),
         (SqlType::VarBinary(_), Value::Binary(b)) => (Cow::Borrowed(b.as_slice()), 0),
         (SqlType::NChar(n), Value::NStr(s)) => {

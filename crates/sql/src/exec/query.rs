@@ -527,6 +527,8 @@ pub(crate) fn expr_name(e: &Expr) -> String {
 impl Run<'_> {
     /// Runs a query: its CTEs, body, ORDER BY and OFFSET.
     pub(crate) fn query(&mut self, q: &Query, outer: Option<&Env<'_>>) -> Result<Rows, SqlError> {
+        let _namespaces = (!q.xml_namespaces.is_empty())
+            .then(|| crate::exec::xml_methods::enter_namespaces(&q.xml_namespaces));
         let base = self.ctes.len();
         let result = (|| {
             self.push_ctes(&q.ctes, outer)?;
@@ -1102,7 +1104,10 @@ impl Run<'_> {
                 let env = Env::new(cols, row, outer);
                 let mut key = Vec::with_capacity(group_by.len());
                 for g in group_by {
-                    key.push(self.eval(g, &env)?);
+                    match self.eval(g, &env)? {
+                        Value::Xml(_) => return Err(scalar::xml::not_comparable()),
+                        v => key.push(v),
+                    }
                 }
                 let k = group_key(&key);
                 let at = *index.entry(k).or_insert_with(|| {
@@ -1870,6 +1875,12 @@ const FOR_XML_COLUMN: &str = "XML_F52E2B61-18A1-11d1-B105-00805F49916B";
 /// (a nested `FOR XML ..., TYPE`) is taken as markup. With `TYPE` the result is an xml value.
 fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Result<Rows, SqlError> {
     let visible = rows.visible();
+    // `WITH XMLNAMESPACES`: declared on the top-level elements (the root, else each row's).
+    let declarations = crate::exec::xml_methods::namespace_attributes();
+    let (row_declarations, root_declarations) = match &xml.root {
+        Some(_) => ("", declarations.as_str()),
+        None => (declarations.as_str(), ""),
+    };
     let mut out = String::new();
     for row in &rows.rows {
         let (mut attributes, mut content) = (String::new(), String::new());
@@ -1908,20 +1919,26 @@ fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Result<Rows, SqlError> {
         if xml.element.is_empty() {
             out.push_str(&content);
         } else if content.is_empty() {
-            out.push_str(&format!("<{}{attributes}/>", xml.element));
+            out.push_str(&format!("<{}{row_declarations}{attributes}/>", xml.element));
         } else {
-            out.push_str(&format!("<{0}{attributes}>{content}</{0}>", xml.element));
+            out.push_str(&format!(
+                "<{0}{row_declarations}{attributes}>{content}</{0}>",
+                xml.element
+            ));
         }
     }
     let text = match (&xml.root, rows.rows.is_empty()) {
         (_, true) => None,
-        (Some(root), false) => Some(format!("<{root}>{out}</{root}>")),
+        (Some(root), false) => Some(format!("<{root}{root_declarations}>{out}</{root}>")),
         (None, false) => Some(out),
     };
     let (ty, value) = match text {
         None if xml.typed => (SqlType::Xml, Value::Null),
         Some(text) if xml.typed => (SqlType::Xml, scalar::xml::typed(text)?),
-        text => (SqlType::NVarChar(walden_engine::types::Len::Max), text.map_or(Value::Null, Value::NStr)),
+        text => (
+            SqlType::NVarChar(walden_engine::types::Len::Max),
+            text.map_or(Value::Null, Value::NStr),
+        ),
     };
     let col = Col::new(None, FOR_XML_COLUMN, ty);
     Ok(Rows { cols: vec![col], rows: vec![vec![value]] })

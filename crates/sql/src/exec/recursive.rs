@@ -263,6 +263,7 @@ impl Run<'_> {
             offset: None,
             for_json: None,
             for_xml: None,
+            xml_namespaces: Vec::new(),
         };
         let first = self.query(&anchor_query, outer)?;
         let visible = first.visible();

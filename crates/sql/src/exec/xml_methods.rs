@@ -2,20 +2,75 @@
 //! (string literals), `sql:variable()` and `sql:column()` bound from the session and the row,
 //! then [`scalar::xml`](crate::exec::scalar::xml) does the work.
 
+use std::cell::RefCell;
+
 use walden_engine::types::{SqlType, Value};
 
-use crate::ast::{Expr, ExprKind, Ident, Literal};
+use crate::ast::{Expr, ExprKind, Ident, Literal, XmlNamespace};
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::Rows;
 use crate::exec::scalar::xml::{self, Method, Namespaces};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
+thread_local! {
+    /// The `WITH XMLNAMESPACES` declarations of the statement running on this thread. A
+    /// statement runs on one thread from start to end, and its subqueries see them too.
+    static NAMESPACES: RefCell<Namespaces> = RefCell::new(Namespaces::default());
+}
+
+/// Puts a statement's `WITH XMLNAMESPACES` in scope until it is dropped.
+#[derive(Debug)]
+pub(crate) struct NamespaceScope {
+    previous: Namespaces,
+}
+
+impl Drop for NamespaceScope {
+    fn drop(&mut self) {
+        let previous = std::mem::take(&mut self.previous);
+        NAMESPACES.with(|n| *n.borrow_mut() = previous);
+    }
+}
+
+/// Brings `declarations` into scope for the methods and FOR XML of the running statement.
+pub(crate) fn enter_namespaces(declarations: &[XmlNamespace]) -> NamespaceScope {
+    let mut ns = Namespaces::default();
+    for d in declarations {
+        match &d.prefix {
+            Some(p) => ns.prefixes.push((p.value.clone(), d.uri.clone())),
+            None => ns.default = Some(d.uri.clone()),
+        }
+    }
+    let previous = NAMESPACES.with(|n| std::mem::replace(&mut *n.borrow_mut(), ns));
+    NamespaceScope { previous }
+}
+
+/// The namespaces in scope.
+pub(crate) fn namespaces() -> Namespaces {
+    NAMESPACES.with(|n| n.borrow().clone())
+}
+
+/// The `xmlns` attributes FOR XML puts on its top-level elements for the namespaces in scope.
+pub(crate) fn namespace_attributes() -> String {
+    let ns = namespaces();
+    let quote = |u: &str| u.replace('&', "&amp;").replace('<', "&lt;").replace('"', "&quot;");
+    let mut out = String::new();
+    if let Some(d) = &ns.default {
+        out.push_str(&format!(" xmlns=\"{}\"", quote(d)));
+    }
+    for (p, u) in &ns.prefixes {
+        out.push_str(&format!(" xmlns:{p}=\"{}\"", quote(u)));
+    }
+    out
+}
+
 /// Msg 8172: an xml method's argument that is not a string literal.
 fn not_literal(method: &str, n: usize) -> SqlError {
     SqlError::new(
         8172,
-        format!("The argument {n} of the XML data type method \"{method}\" must be a string literal."),
+        format!(
+            "The argument {n} of the XML data type method \"{method}\" must be a string literal."
+        ),
     )
 }
 
@@ -62,7 +117,7 @@ impl Run<'_> {
         args: &[Expr],
         env: &Env<'_>,
     ) -> Result<Value, SqlError> {
-        let ns = Namespaces::default();
+        let ns = namespaces();
         match method {
             "value" => {
                 arity(method, 2, args.len())?;
@@ -105,7 +160,7 @@ impl Run<'_> {
             ExprKind::Literal(Literal::String { value, .. }) => value.as_str(),
             _ => return Err(not_literal("nodes", 1)),
         };
-        let m = Method::compile("nodes", text, &Namespaces::default())?;
+        let m = Method::compile("nodes", text, &namespaces())?;
         let externals = self.xml_externals(&m, env)?;
         let v = self.eval(target, env)?;
         let rows = m.nodes(&v, &externals)?.into_iter().map(|n| vec![n]).collect();

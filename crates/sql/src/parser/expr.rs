@@ -403,8 +403,7 @@ impl<'a> Parser<'a> {
         let first = self.pos;
         let parts = self.parse_name_parts()?;
         let method = match parts.as_slice() {
-            [.., Some(_), Some(m)] if self.at(&TokenKind::LParen) && is_xml_method(&m.value) =>
-            {
+            [.., Some(_), Some(m)] if self.at(&TokenKind::LParen) && is_xml_method(&m.value) => {
                 Some(m.value.clone())
             }
             _ => None,

@@ -21,7 +21,7 @@ use crate::ast::{
     FunctionArgs, FunctionCall, Ident, Insert, InsertSource, Join, JoinKind, JsonColumn,
     ObjectName, OffsetFetch, OrderByItem, OutputClause, OutputInto, Pivot, Query, QueryBody,
     QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint, TableSource, TableTarget,
-    Top, Unpivot, Update,
+    Top, Unpivot, Update, XmlNamespace,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -68,7 +68,7 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        Ok(Query { ctes, body, order_by, offset, for_json, for_xml })
+        Ok(Query { ctes, body, order_by, offset, for_json, for_xml, xml_namespaces: Vec::new() })
     }
 
     /// An optional `('name')`, as `PATH` and `ROOT` take.
@@ -132,9 +132,42 @@ impl<'a> Parser<'a> {
         Ok(json)
     }
 
+    /// `WITH XMLNAMESPACES ('uri' AS prefix | DEFAULT 'uri', ...)`, if the cursor is at it, and
+    /// the comma that may follow it before common table expressions (then `more` is true).
+    pub(super) fn parse_xml_namespaces(&mut self) -> PResult<(Vec<XmlNamespace>, bool)> {
+        if !(self.at_keyword("WITH") && self.nth_is_keyword(1, "XMLNAMESPACES")) {
+            return Ok((Vec::new(), false));
+        }
+        self.advance();
+        self.advance();
+        self.expect(&TokenKind::LParen)?;
+        let namespaces = self.parse_comma_separated(|p| {
+            let default = p.eat_keyword("DEFAULT");
+            let TokenKind::String { value, .. } = p.peek_kind().clone() else {
+                return Err(p.error());
+            };
+            p.advance();
+            let prefix = if default {
+                None
+            } else {
+                p.expect_keyword("AS")?;
+                Some(p.parse_identifier()?)
+            };
+            Ok(XmlNamespace { prefix, uri: value })
+        })?;
+        self.expect(&TokenKind::RParen)?;
+        let more = self.eat(&TokenKind::Comma);
+        Ok((namespaces, more))
+    }
+
     /// `WITH name [(columns)] AS (query) [, ...]`.
     pub(super) fn parse_ctes(&mut self) -> PResult<Vec<Cte>> {
         self.expect_keyword("WITH")?;
+        self.parse_cte_list()
+    }
+
+    /// `name [(columns)] AS (query) [, ...]`.
+    pub(super) fn parse_cte_list(&mut self) -> PResult<Vec<Cte>> {
         self.parse_comma_separated(|p| {
             let name = p.parse_identifier()?;
             let columns =
@@ -700,10 +733,7 @@ impl<'a> Parser<'a> {
     fn parse_named_table_source(&mut self) -> PResult<TableSource> {
         let start = self.peek().span;
         let name = self.parse_object_name()?;
-        if name.name.value == "nodes"
-            && name.schema.is_some()
-            && self.at(&TokenKind::LParen)
-        {
+        if name.name.value == "nodes" && name.schema.is_some() && self.at(&TokenKind::LParen) {
             // `t.c.nodes(...)`: the column `t.c` (or `c`) of an outer source.
             let parts: Vec<Ident> =
                 [name.server, name.database, name.schema].into_iter().flatten().collect();

@@ -131,3 +131,29 @@ SELECT d.id AS [@id],
 FROM docs AS d WHERE d.id <= 2 ORDER BY d.id FOR XML PATH('order'), ROOT('orders')
 SELECT (SELECT 1 AS a FOR XML RAW, TYPE).query('/row') AS raw_typed
 GO
+-- WITH XMLNAMESPACES: prefixes for the methods' paths and FOR XML's names.
+DECLARE @x xml = '<r xmlns="urn:x" xmlns:p="urn:p"><i>1</i><p:i>2</p:i></r>'
+;WITH XMLNAMESPACES ('urn:p' AS q, DEFAULT 'urn:x')
+SELECT @x.value('(/r/i)[1]', 'int') AS default_ns, @x.value('(/r/q:i)[1]', 'int') AS prefixed,
+       (SELECT COUNT(*) FROM @x.nodes('/r/*') AS t(c)) AS children
+;WITH XMLNAMESPACES ('urn:p' AS p)
+SELECT 1 AS [p:a], 2 AS [@p:b] FOR XML PATH('row')
+;WITH XMLNAMESPACES ('urn:p' AS p), n AS (SELECT 1 AS v)
+SELECT v AS [p:v] FROM n FOR XML PATH('x'), ROOT('p:all'), TYPE
+GO
+WITH XMLNAMESPACES ('urn:p' AS p)
+DELETE FROM names
+GO
+-- xml where SQL Server refuses it: string functions, operators, grouping, indexes, schemas.
+SELECT STUFF((SELECT ',' + name FROM names ORDER BY id FOR XML PATH(''), TYPE), 1, 1, '')
+GO
+SELECT CAST('<a/>' AS xml) + 'x'
+GO
+SELECT d.body, COUNT(*) FROM docs AS d GROUP BY d.body
+GO
+CREATE PRIMARY XML INDEX px ON docs (body)
+GO
+CREATE XML SCHEMA COLLECTION s AS '<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema"/>'
+GO
+SELECT ISNULL(CAST(NULL AS xml), CAST('<z/>' AS xml)) AS isnull_keeps_xml, DATALENGTH(CAST('<z/>' AS xml)) AS bytes
+GO

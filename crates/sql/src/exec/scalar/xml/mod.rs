@@ -46,7 +46,10 @@ pub(crate) fn to_xml(v: Value, style: Option<i32>) -> Result<Value, SqlError> {
         other => {
             return Err(SqlError::new(
                 529,
-                format!("Explicit conversion from data type {} to xml is not allowed.", other.kind_name()),
+                format!(
+                    "Explicit conversion from data type {} to xml is not allowed.",
+                    other.kind_name()
+                ),
             ))
         }
     };
@@ -67,7 +70,10 @@ fn binary_text(b: &[u8]) -> Result<(String, bool), SqlError> {
         Ok(s) => Ok((s.to_string(), false)),
         Err(e) => Err(SqlError::new(
             9420,
-            format!("XML parsing: line 1, character {}, illegal xml character", e.valid_up_to() + 1),
+            format!(
+                "XML parsing: line 1, character {}, illegal xml character",
+                e.valid_up_to() + 1
+            ),
         )),
     }
 }
@@ -86,7 +92,8 @@ fn parsed(x: &Xml) -> Result<Arc<Doc>, SqlError> {
     }) {
         return Ok(doc);
     }
-    let doc = Arc::new(doc::parse(x.text(), ParseOptions { preserve_space: true, national: false })?);
+    let doc =
+        Arc::new(doc::parse(x.text(), ParseOptions { preserve_space: true, national: false })?);
     LAST.with(|l| *l.borrow_mut() = Some((shared.clone(), doc.clone())));
     Ok(doc)
 }
@@ -161,7 +168,12 @@ impl Method {
     }
 
     /// `x.value(xquery, type)`: the one item atomized and converted to `ty`; NULL for none.
-    pub(crate) fn value(&self, v: &Value, ty: SqlType, externals: &[Value]) -> Result<Value, SqlError> {
+    pub(crate) fn value(
+        &self,
+        v: &Value,
+        ty: SqlType,
+        externals: &[Value],
+    ) -> Result<Value, SqlError> {
         let Some(x) = target(v)? else { return Ok(Value::Null) };
         let (doc, items) = self.items(x, externals)?;
         let eval = Eval { doc: &doc, externals: &[], method: self.name };

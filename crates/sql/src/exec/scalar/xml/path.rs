@@ -246,8 +246,12 @@ fn tokenize(src: &str, method: &str) -> Result<Vec<Tok>, SqlError> {
             c if c.is_alphabetic() || c == '_' => {
                 let start = i - 1;
                 while cs.get(i).is_some_and(|d| {
-                    d.is_alphanumeric() || matches!(d, '_' | '-' | '.')
-                        || (*d == ':' && cs.get(i + 1).is_some_and(|e| e.is_alphabetic() || *e == '_' || *e == '*'))
+                    d.is_alphanumeric()
+                        || matches!(d, '_' | '-' | '.')
+                        || (*d == ':'
+                            && cs
+                                .get(i + 1)
+                                .is_some_and(|e| e.is_alphabetic() || *e == '_' || *e == '*'))
                 }) {
                     if cs[i] == ':' && cs.get(i + 1) == Some(&'*') {
                         i += 2;
@@ -477,7 +481,8 @@ impl Compiler<'_> {
             }
             Some(Tok::SlashSlash) => {
                 self.pos += 1;
-                let any = Step { axis: Axis::DescendantOrSelf, test: Test::Node, predicates: vec![] };
+                let any =
+                    Step { axis: Axis::DescendantOrSelf, test: Test::Node, predicates: vec![] };
                 let root = Expr::Path(Box::new(Expr::Root), Box::new(any));
                 let step = self.step()?;
                 Expr::Path(Box::new(root), Box::new(step))
@@ -489,7 +494,8 @@ impl Compiler<'_> {
                 let step = self.step()?;
                 e = Expr::Path(Box::new(e), Box::new(step));
             } else if self.eat(&Tok::SlashSlash) {
-                let any = Step { axis: Axis::DescendantOrSelf, test: Test::Node, predicates: vec![] };
+                let any =
+                    Step { axis: Axis::DescendantOrSelf, test: Test::Node, predicates: vec![] };
                 e = Expr::Path(Box::new(e), Box::new(any));
                 let step = self.step()?;
                 e = Expr::Path(Box::new(e), Box::new(step));
@@ -527,11 +533,15 @@ impl Compiler<'_> {
                 self.expect(&Tok::RParen)?;
                 Some(inner)
             }
-            Some(Tok::Name(name)) if self.peek_at(1) == Some(&Tok::LParen) && !is_kind_test(&name) => {
+            Some(Tok::Name(name))
+                if self.peek_at(1) == Some(&Tok::LParen) && !is_kind_test(&name) =>
+            {
                 self.pos += 2;
                 Some(self.call(&name)?)
             }
-            Some(Tok::Other(o)) if o == "<" || o == "{" => return Err(unsupported(self.method, &o)),
+            Some(Tok::Other(o)) if o == "<" || o == "{" => {
+                return Err(unsupported(self.method, &o))
+            }
             _ => None,
         };
         match primary {
@@ -616,7 +626,11 @@ impl Compiler<'_> {
         };
         let arity_ok = match func {
             Func::True | Func::False | Func::Position | Func::Last => args.is_empty(),
-            Func::String | Func::Data | Func::Number | Func::LocalName | Func::Name
+            Func::String
+            | Func::Data
+            | Func::Number
+            | Func::LocalName
+            | Func::Name
             | Func::StringLength => args.len() <= 1,
             Func::Count | Func::Sum | Func::Not => args.len() == 1,
             Func::Contains => args.len() == 2,
@@ -716,7 +730,13 @@ impl Compiler<'_> {
             return Ok("http://www.w3.org/XML/1998/namespace".into());
         }
         self.ns.prefixes.iter().rev().find(|(p, _)| p == prefix).map(|(_, u)| u.clone()).ok_or_else(
-            || err(self.method, 2229, format!("The name \"{prefix}\" does not denote a namespace.")),
+            || {
+                err(
+                    self.method,
+                    2229,
+                    format!("The name \"{prefix}\" does not denote a namespace."),
+                )
+            },
         )
     }
 }
@@ -724,7 +744,12 @@ impl Compiler<'_> {
 fn is_kind_test(name: &str) -> bool {
     matches!(
         name,
-        "text" | "node" | "comment" | "processing-instruction" | "element" | "attribute"
+        "text"
+            | "node"
+            | "comment"
+            | "processing-instruction"
+            | "element"
+            | "attribute"
             | "document-node"
     )
 }
@@ -820,7 +845,13 @@ impl Eval<'_> {
             Expr::Context => vec![focus.item.clone()],
             Expr::Root => match focus.item {
                 Item::Node(_) => vec![Item::Node(0)],
-                _ => return Err(err(self.method, 2390, "Top-level attribute nodes are not supported")),
+                _ => {
+                    return Err(err(
+                        self.method,
+                        2390,
+                        "Top-level attribute nodes are not supported",
+                    ))
+                }
             },
             Expr::Str(s) => vec![Item::Str(s.clone())],
             Expr::Num(n) => vec![Item::Num(*n)],
@@ -950,7 +981,11 @@ impl Eval<'_> {
             // Only the attribute axis reaches attributes; `self::node()` of one keeps it.
             let is_attribute = matches!(self.doc.node(id).kind, Kind::Attribute { .. });
             (is_attribute == (kind_default == Axis::Attribute) || step.axis == Axis::SelfAxis)
-                && self.matches(id, &step.test, if is_attribute { Axis::Attribute } else { Axis::Child })
+                && self.matches(
+                    id,
+                    &step.test,
+                    if is_attribute { Axis::Attribute } else { Axis::Child },
+                )
         });
         out
     }
@@ -1035,9 +1070,9 @@ impl Eval<'_> {
                 Some(s) => Item::Num(s.trim().parse().unwrap_or(f64::NAN)),
                 None => Item::Num(f64::NAN),
             },
-            Func::StringLength => Item::Num(
-                self.one_string(args, focus)?.unwrap_or_default().chars().count() as f64,
-            ),
+            Func::StringLength => {
+                Item::Num(self.one_string(args, focus)?.unwrap_or_default().chars().count() as f64)
+            }
             Func::LocalName | Func::Name => {
                 let items = match args.first() {
                     Some(a) => self.eval(a, focus)?,
@@ -1053,7 +1088,9 @@ impl Eval<'_> {
             Func::Concat => {
                 let mut s = String::new();
                 for a in args {
-                    s.push_str(&self.one_string(std::slice::from_ref(a), focus)?.unwrap_or_default());
+                    s.push_str(
+                        &self.one_string(std::slice::from_ref(a), focus)?.unwrap_or_default(),
+                    );
                 }
                 Item::Str(s)
             }
@@ -1093,7 +1130,8 @@ mod tests {
 
     #[test]
     fn singleton_rule() {
-        let single = |q: &str| is_singleton(&compile(q, "value", &Namespaces::default()).unwrap().expr);
+        let single =
+            |q: &str| is_singleton(&compile(q, "value", &Namespaces::default()).unwrap().expr);
         assert!(single("(/a/b)[1]"));
         assert!(single("/a[1]/b[1]"));
         assert!(single("@id"));
