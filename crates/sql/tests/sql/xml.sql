@@ -157,3 +157,7 @@ CREATE XML SCHEMA COLLECTION s AS '<xsd:schema xmlns:xsd="http://www.w3.org/2001
 GO
 SELECT ISNULL(CAST(NULL AS xml), CAST('<z/>' AS xml)) AS isnull_keeps_xml, DATALENGTH(CAST('<z/>' AS xml)) AS bytes
 GO
+CREATE TABLE xkey (x xml PRIMARY KEY)
+GO
+CREATE INDEX ix_body ON docs (body)
+GO

@@ -213,6 +213,9 @@ fn is_name_char(c: char) -> bool {
     is_name_start(c) || c.is_ascii_digit() || c == '-' || c == '.' || c == '\u{B7}'
 }
 
+/// The deepest nesting of elements an xml value may have (SQL Server's 128, error 6335).
+const MAX_DEPTH: usize = 128;
+
 /// How a text is being turned into xml.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ParseOptions {
@@ -463,6 +466,14 @@ impl Parser<'_> {
                 None => return Err(self.end_of_input()),
                 Some('>') => {
                     self.pos += 1;
+                    // The document node and MAX_DEPTH elements: SQL Server's limit, which also
+                    // bounds the recursion of serializing and reading the tree.
+                    if self.open.len() > MAX_DEPTH {
+                        return Err(SqlError::new(
+                            6335,
+                            "XML datatype instance has too many levels of nested nodes. Maximum allowed depth is 128 levels.",
+                        ));
+                    }
                     self.open.push(element);
                     self.preserve.push(preserve);
                     break;

@@ -73,7 +73,8 @@ pub(crate) enum Func {
 pub(crate) enum Axis {
     Child,
     Attribute,
-    SelfAxis,
+    /// `self::` (and `.`).
+    Own,
     Parent,
     Descendant,
     DescendantOrSelf,
@@ -292,9 +293,14 @@ pub(crate) struct Namespaces {
     pub(crate) default: Option<String>,
 }
 
+/// How deeply parentheses, brackets and calls may nest in a query: far beyond what scripts
+/// write, and a bound on the compiler's and the evaluator's recursion.
+const MAX_NESTING: usize = 64;
+
 struct Compiler<'a> {
     toks: Vec<Tok>,
     pos: usize,
+    depth: usize,
     method: &'a str,
     ns: Namespaces,
     externals: Vec<External>,
@@ -303,7 +309,7 @@ struct Compiler<'a> {
 /// Compiles `src` for `method` (`value`, `query`, `exist`, `nodes`).
 pub(crate) fn compile(src: &str, method: &str, ns: &Namespaces) -> Result<Query, SqlError> {
     let toks = tokenize(src, method)?;
-    let mut c = Compiler { toks, pos: 0, method, ns: ns.clone(), externals: Vec::new() };
+    let mut c = Compiler { toks, pos: 0, depth: 0, method, ns: ns.clone(), externals: Vec::new() };
     c.prolog()?;
     if c.pos == c.toks.len() {
         return Err(err(method, 2209, "Syntax error near '<EOF>'"));
@@ -417,7 +423,17 @@ impl Compiler<'_> {
     }
 
     fn expr(&mut self) -> Result<Expr, SqlError> {
-        let first = self.or_expr()?;
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(err(
+                self.method,
+                2209,
+                "Syntax error: the expression is nested too deeply",
+            ));
+        }
+        let first = self.or_expr();
+        self.depth -= 1;
+        let first = first?;
         if self.peek() == Some(&Tok::Comma) {
             return Err(unsupported(self.method, ","));
         }
@@ -571,7 +587,17 @@ impl Compiler<'_> {
         let mut args = Vec::new();
         if !self.eat(&Tok::RParen) {
             loop {
-                args.push(self.or_expr()?);
+                self.depth += 1;
+                if self.depth > MAX_NESTING {
+                    return Err(err(
+                        self.method,
+                        2209,
+                        "Syntax error: the expression is nested too deeply",
+                    ));
+                }
+                let arg = self.or_expr();
+                self.depth -= 1;
+                args.push(arg?);
                 if self.eat(&Tok::RParen) {
                     break;
                 }
@@ -653,7 +679,7 @@ impl Compiler<'_> {
         let (axis, test) = match self.peek().cloned() {
             Some(Tok::Dot) => {
                 self.pos += 1;
-                (Axis::SelfAxis, Test::Node)
+                (Axis::Own, Test::Node)
             }
             Some(Tok::DotDot) => {
                 self.pos += 1;
@@ -668,7 +694,7 @@ impl Compiler<'_> {
                 let axis = match a.as_str() {
                     "child" => Axis::Child,
                     "attribute" => Axis::Attribute,
-                    "self" => Axis::SelfAxis,
+                    "self" => Axis::Own,
                     "parent" => Axis::Parent,
                     "descendant" => Axis::Descendant,
                     "descendant-or-self" => Axis::DescendantOrSelf,
@@ -763,7 +789,7 @@ pub(crate) fn is_singleton(e: &Expr) -> bool {
         Expr::Call(..) | Expr::External(_) => true,
         Expr::Filter(inner, p) => matches!(**p, Expr::Num(_)) || is_singleton(inner),
         Expr::Path(from, step) => {
-            let per_node = matches!(step.axis, Axis::SelfAxis | Axis::Parent)
+            let per_node = matches!(step.axis, Axis::Own | Axis::Parent)
                 || (step.axis == Axis::Attribute && matches!(step.test, Test::Name(_, Some(_))))
                 || step.predicates.iter().any(|p| matches!(p, Expr::Num(_)));
             per_node && is_singleton(from)
@@ -956,7 +982,7 @@ impl Eval<'_> {
         match step.axis {
             Axis::Child => out.extend(node.children.iter().copied()),
             Axis::Attribute => out.extend(node.attributes.iter().copied()),
-            Axis::SelfAxis => out.push(n),
+            Axis::Own => out.push(n),
             Axis::Parent => {
                 if n != 0 {
                     out.push(node.parent);
@@ -980,7 +1006,7 @@ impl Eval<'_> {
         out.retain(|&id| {
             // Only the attribute axis reaches attributes; `self::node()` of one keeps it.
             let is_attribute = matches!(self.doc.node(id).kind, Kind::Attribute { .. });
-            (is_attribute == (kind_default == Axis::Attribute) || step.axis == Axis::SelfAxis)
+            (is_attribute == (kind_default == Axis::Attribute) || step.axis == Axis::Own)
                 && self.matches(
                     id,
                     &step.test,
