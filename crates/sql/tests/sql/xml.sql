@@ -161,3 +161,9 @@ CREATE TABLE xkey (x xml PRIMARY KEY)
 GO
 CREATE INDEX ix_body ON docs (body)
 GO
+-- OPENXML and its procedures do not exist.
+DECLARE @h int
+EXEC sp_xml_preparedocument @h OUTPUT, '<a/>'
+GO
+SELECT * FROM OPENXML(1, '/a')
+GO
