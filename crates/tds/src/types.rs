@@ -587,7 +587,7 @@ mod tests {
                 "{bad:02X?}"
             );
         }
-        for unsupported in [0xF1u8, 0xF0, 0x27, 0x2F] {
+        for unsupported in [0xF0u8, 0x27, 0x2F] {
             assert_eq!(
                 TypeInfo::decode(&mut Reader::new(&[unsupported, 0, 0])),
                 Err(TdsError::UnsupportedType(unsupported))

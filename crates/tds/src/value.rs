@@ -966,6 +966,42 @@ mod tests {
     }
 
     #[test]
+    fn xml_is_a_plp_stream_of_utf16_and_a_leading_mark_is_dropped() {
+        let bytes = round_trip(TypeInfo::Xml, TdsValue::NVarChar("<a>é</a>".into()));
+        // Total length, one chunk of 16 bytes, the terminator.
+        assert_eq!(&bytes[..8], &16u64.to_le_bytes());
+        let mut marked = 18u64.to_le_bytes().to_vec();
+        marked.extend_from_slice(&18u32.to_le_bytes());
+        marked.extend_from_slice(&[0xFF, 0xFE]);
+        marked.extend("<a>é</a>".encode_utf16().flat_map(u16::to_le_bytes));
+        marked.extend_from_slice(&0u32.to_le_bytes());
+        let mut r = Reader::new(&marked);
+        assert_eq!(
+            decode_value(&TypeInfo::Xml, &mut r).unwrap(),
+            TdsValue::NVarChar("<a>é</a>".into())
+        );
+        let mut null = Vec::new();
+        encode_value(&TypeInfo::Xml, &TdsValue::Null, &mut null).unwrap();
+        assert_eq!(null, PLP_NULL.to_le_bytes());
+    }
+
+    #[test]
+    fn xml_type_info_with_a_schema_is_read_as_untyped() {
+        let mut info = vec![0xF1, 1, 2];
+        info.extend("db".encode_utf16().flat_map(u16::to_le_bytes));
+        info.push(3);
+        info.extend("dbo".encode_utf16().flat_map(u16::to_le_bytes));
+        info.extend_from_slice(&1u16.to_le_bytes());
+        info.extend("s".encode_utf16().flat_map(u16::to_le_bytes));
+        let mut r = Reader::new(&info);
+        assert_eq!(TypeInfo::decode(&mut r).unwrap(), TypeInfo::Xml);
+        assert!(r.is_empty());
+        let mut out = Vec::new();
+        TypeInfo::Xml.encode(&mut out);
+        assert_eq!(out, [0xF1, 0]);
+    }
+
+    #[test]
     fn money_is_high_word_first() {
         let bytes = round_trip(TypeInfo::Money, TdsValue::Money(-12_345_678_901_234));
         let high = i32::from_le_bytes(bytes[0..4].try_into().unwrap());

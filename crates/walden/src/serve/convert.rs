@@ -320,6 +320,7 @@ mod tests {
             SqlType::DateTimeOffset(3),
             SqlType::UniqueIdentifier,
             SqlType::Variant,
+            SqlType::Xml,
         ] {
             assert_eq!(sql_type(&type_info(ty)), Some(ty), "{ty}");
         }
