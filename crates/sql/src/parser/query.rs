@@ -969,7 +969,22 @@ impl<'a> Parser<'a> {
                 AssignmentTarget::Variable(variable)
             }
         } else {
-            AssignmentTarget::Column(self.parse_column_path()?)
+            let start = self.peek().span;
+            let mut column = self.parse_column_path()?;
+            // `col.modify('xml dml')`: the column takes the modified value.
+            if column.len() > 1
+                && column.last().is_some_and(|m| m.value == "modify")
+                && self.at(&TokenKind::LParen)
+            {
+                column.pop();
+                let target =
+                    Expr { kind: ExprKind::Column(column.clone()), span: self.span_from(start) };
+                let kind = self.parse_xml_method(target, "modify".to_string())?;
+                let value = Expr { kind, span: self.span_from(start) };
+                let target = AssignmentTarget::Column(column);
+                return Ok(Assignment { target, op: AssignOp::Assign, value });
+            }
+            AssignmentTarget::Column(column)
         };
         let op = self.parse_assign_op()?;
         let value = self.parse_expr_or_default()?;

@@ -167,3 +167,5 @@ EXEC sp_xml_preparedocument @h OUTPUT, '<a/>'
 GO
 SELECT * FROM OPENXML(1, '/a')
 GO
+UPDATE docs SET body.modify('delete /order/line[1]') WHERE id = 1
+GO
