@@ -169,3 +169,7 @@ SELECT * FROM OPENXML(1, '/a')
 GO
 UPDATE docs SET body.modify('delete /order/line[1]') WHERE id = 1
 GO
+-- sql:column() reads the row's column.
+SELECT d.id, d.body.value('(/order/line[@qty = sql:column("q.n")]/@sku)[1]', 'char(1)') AS sku
+FROM docs AS d CROSS JOIN (VALUES (2), (5)) AS q (n) WHERE d.id <= 2 ORDER BY d.id, q.n
+GO
