@@ -227,6 +227,10 @@ fn stored_value(rng: &mut SplitMix64, ty: SqlType) -> Value {
             let base = pick(rng, &[SqlType::Int, SqlType::NVarChar(Len::N(10)), SqlType::Date]);
             stored_value(rng, base)
         }
+        // The engine stores xml's text as it is; the SQL layer has made it well-formed.
+        SqlType::Xml => {
+            Value::Xml(walden_engine::types::Xml::new(format!("<a>{}</a>", text(rng, 20))))
+        }
     }
 }
 

@@ -1479,6 +1479,18 @@ pub struct Query {
     pub for_json: Option<ForJson>,
     /// `FOR XML PATH [('row')] [, ...]`: the rows become one XML text.
     pub for_xml: Option<ForXml>,
+    /// `WITH XMLNAMESPACES (...)` before the statement: prefixes its xml methods and FOR XML
+    /// names may use.
+    pub xml_namespaces: Vec<XmlNamespace>,
+}
+
+/// One declaration of `WITH XMLNAMESPACES ('uri' AS prefix, DEFAULT 'uri')`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XmlNamespace {
+    /// The prefix; `None` for `DEFAULT`.
+    pub prefix: Option<Ident>,
+    /// The namespace URI.
+    pub uri: String,
 }
 
 /// `FOR XML PATH [('element')] [, ROOT [('name')]] [, TYPE]`.
@@ -1710,6 +1722,18 @@ pub enum TableSource {
     Pivot(Box<Pivot>),
     /// `source UNPIVOT (value FOR name IN (c1, ...)) [AS] alias`.
     Unpivot(Box<Unpivot>),
+    /// `x.nodes('xquery') [AS] alias(column)`: one row per node the query selects, its one
+    /// column an xml value standing for the node.
+    XmlNodes {
+        /// The xml value.
+        target: Box<Expr>,
+        /// The XQuery, as written (a string literal).
+        xquery: Box<Expr>,
+        /// The alias (required).
+        alias: Ident,
+        /// The column's name (required).
+        column: Ident,
+    },
     /// Two sources joined.
     Join(Box<Join>),
 }
@@ -1916,6 +1940,16 @@ pub enum ExprKind {
         values: Vec<Expr>,
         /// `ABSENT ON NULL` (the default): NULL elements are left out.
         absent_on_null: bool,
+    },
+    /// `x.value('xquery', 'type')`, `x.query('xquery')`, `x.exist('xquery')`,
+    /// `x.modify('dml')`: an xml data type method (names are case-sensitive, as in SQL Server).
+    XmlMethod {
+        /// The xml value the method is called on.
+        target: Box<Expr>,
+        /// `value`, `query`, `exist` or `modify`.
+        method: String,
+        /// The arguments as written (SQL Server requires string literals).
+        args: Vec<Expr>,
     },
     /// `x AT TIME ZONE zone`: a date and time at a Windows-named time zone.
     AtTimeZone {

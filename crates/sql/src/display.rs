@@ -1188,7 +1188,33 @@ impl Display for Merge {
 
 impl Display for Query {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
-        write!(f, "{}{}", With(&self.ctes), self.body)?;
+        if !self.xml_namespaces.is_empty() {
+            let items: Vec<String> = self
+                .xml_namespaces
+                .iter()
+                .map(|n| match &n.prefix {
+                    Some(p) => format!("'{}' AS {p}", n.uri.replace('\'', "''")),
+                    None => format!("DEFAULT '{}'", n.uri.replace('\'', "''")),
+                })
+                .collect();
+            write!(f, "WITH XMLNAMESPACES ({})", items.join(", "))?;
+            // The CTEs follow the namespaces under the same WITH.
+            if self.ctes.is_empty() {
+                f.write_str(" ")?;
+            } else {
+                write!(f, ", {} ", commas(&self.ctes))?;
+            }
+            return self.fmt_rest(f);
+        }
+        write!(f, "{}", With(&self.ctes))?;
+        self.fmt_rest(f)
+    }
+}
+
+impl Query {
+    /// The query after its WITH clause.
+    fn fmt_rest(&self, f: &mut Formatter<'_>) -> Result {
+        write!(f, "{}", self.body)?;
         if !self.order_by.is_empty() {
             write!(f, " ORDER BY {}", commas(&self.order_by))?;
         }
@@ -1320,6 +1346,9 @@ impl Display for TableSource {
                 write!(f, "{name}{}{}", Alias(alias.as_ref()), TableHints(hints))
             }
             TableSource::Variable { name, alias } => write!(f, "{name}{}", Alias(alias.as_ref())),
+            TableSource::XmlNodes { target, xquery, alias, column } => {
+                write!(f, "{target}.nodes({xquery}) AS {alias}({column})")
+            }
             TableSource::Function { name, args, alias, columns } => write!(
                 f,
                 "{name}({}){}{}",
@@ -1483,6 +1512,9 @@ impl Display for ExprKind {
                 write!(f, "JSON_ARRAY({}{clause})", values.join(", "))
             }
             ExprKind::AtTimeZone { expr, zone } => write!(f, "{expr} AT TIME ZONE {zone}"),
+            ExprKind::XmlMethod { target, method, args } => {
+                write!(f, "{target}.{method}({})", commas(args))
+            }
             ExprKind::CurrentOf(cursor) => write!(f, "CURRENT OF {cursor}"),
             ExprKind::Quantified { left, op, quantifier, subquery } => {
                 let quantifier = match quantifier {

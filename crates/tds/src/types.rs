@@ -230,6 +230,10 @@ pub enum TypeInfo {
         /// Maximum length in bytes of a value with its base type's header (8009 or 8016).
         max_len: u32,
     },
+    /// XMLTYPE (0xF1): XML, its values PLP streams of UTF-16LE text (2.2.5.5.3). Walden sends
+    /// XML_INFO without a schema; a schema a client names for a parameter is read and ignored
+    /// (Walden's xml is untyped).
+    Xml,
     /// TVPTYPE (0xF3): a table-valued RPC parameter (2.2.5.5.5). The type's name, which the
     /// wire puts in TYPE_INFO, is read with the value ([`crate::tvp`]).
     Tvp,
@@ -290,6 +294,7 @@ impl TypeInfo {
             Self::NText { .. } => 0x63,
             Self::Image { .. } => 0x22,
             Self::Variant { .. } => 0x62,
+            Self::Xml => 0xF1,
             Self::Tvp => 0xF3,
         }
     }
@@ -326,6 +331,7 @@ impl TypeInfo {
             Self::NText { .. } => "NTEXT",
             Self::Image { .. } => "IMAGE",
             Self::Variant { .. } => "SQL_VARIANT",
+            Self::Xml => "XML",
             Self::Tvp => "TABLE",
         }
     }
@@ -337,6 +343,7 @@ impl TypeInfo {
             Self::BigVarChar { max_len: MAX_LEN_PLP, .. }
                 | Self::NVarChar { max_len: MAX_LEN_PLP, .. }
                 | Self::BigVarBinary { max_len: MAX_LEN_PLP }
+                | Self::Xml
         )
     }
 
@@ -444,6 +451,19 @@ impl TypeInfo {
             0x63 => Self::NText { max_len: lob_len(r)?, collation: collation(r)? },
             0x22 => Self::Image { max_len: lob_len(r)? },
             0x62 => Self::Variant { max_len: lob_len(r)? },
+            0xF1 => {
+                // XML_INFO: SCHEMA_PRESENT, then the schema collection's database and owning
+                // schema (B_VARCHAR) and name (US_VARCHAR) when present.
+                if r.u8("XML_INFO SCHEMA_PRESENT")? != 0 {
+                    for _ in 0..2 {
+                        let chars = r.u8("XML_INFO name length")?;
+                        r.take(2 * usize::from(chars), "XML_INFO name")?;
+                    }
+                    let chars = r.u16_le("XML_INFO collection length")?;
+                    r.take(2 * usize::from(chars), "XML_INFO collection")?;
+                }
+                Self::Xml
+            }
             0xF3 => Self::Tvp,
             other => return Err(TdsError::UnsupportedType(other)),
         })
@@ -478,6 +498,8 @@ impl TypeInfo {
             Self::Image { max_len } | Self::Variant { max_len } => {
                 out.extend_from_slice(&max_len.to_le_bytes())
             }
+            // SCHEMA_PRESENT = 0: untyped.
+            Self::Xml => out.push(0),
             Self::Null
             | Self::Int1
             | Self::Bit
@@ -565,7 +587,7 @@ mod tests {
                 "{bad:02X?}"
             );
         }
-        for unsupported in [0xF1u8, 0xF0, 0x27, 0x2F] {
+        for unsupported in [0xF0u8, 0x27, 0x2F] {
             assert_eq!(
                 TypeInfo::decode(&mut Reader::new(&[unsupported, 0, 0])),
                 Err(TdsError::UnsupportedType(unsupported))

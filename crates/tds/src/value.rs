@@ -422,6 +422,7 @@ pub(crate) fn encode_value(
         (T::Text { max_len, .. }, V::VarChar(b)) | (T::Image { max_len }, V::Binary(b)) => {
             put_lob(ty, b.len(), max_len, out, bytes(b))?
         }
+        (T::Xml, V::NVarChar(s)) => put_var(ty, utf16_len(s) * 2, MAX_LEN_PLP, out, utf16(s))?,
         (T::NText { max_len, .. }, V::NVarChar(s)) => {
             put_lob(ty, utf16_len(s) * 2, max_len, out, utf16(s))?
         }
@@ -912,6 +913,11 @@ fn bytes_value(ty: &TypeInfo, bytes: Vec<u8>) -> Result<TdsValue, TdsError> {
         TypeInfo::NVarChar { .. } | TypeInfo::NChar { .. } | TypeInfo::NText { .. } => {
             TdsValue::NVarChar(decode_utf16(&bytes)?)
         }
+        // Clients may start an XML value with a byte-order mark.
+        TypeInfo::Xml => {
+            let bytes = bytes.strip_prefix(&[0xFF, 0xFE]).unwrap_or(&bytes);
+            TdsValue::NVarChar(decode_utf16(bytes)?)
+        }
         TypeInfo::BigVarChar { .. } | TypeInfo::BigChar { .. } | TypeInfo::Text { .. } => {
             TdsValue::VarChar(bytes)
         }
@@ -957,6 +963,42 @@ mod tests {
         assert_eq!(decode_value(&ty, &mut r).unwrap(), v, "{ty:?}");
         assert!(r.is_empty());
         out
+    }
+
+    #[test]
+    fn xml_is_a_plp_stream_of_utf16_and_a_leading_mark_is_dropped() {
+        let bytes = round_trip(TypeInfo::Xml, TdsValue::NVarChar("<a>é</a>".into()));
+        // Total length, one chunk of 16 bytes, the terminator.
+        assert_eq!(&bytes[..8], &16u64.to_le_bytes());
+        let mut marked = 18u64.to_le_bytes().to_vec();
+        marked.extend_from_slice(&18u32.to_le_bytes());
+        marked.extend_from_slice(&[0xFF, 0xFE]);
+        marked.extend("<a>é</a>".encode_utf16().flat_map(u16::to_le_bytes));
+        marked.extend_from_slice(&0u32.to_le_bytes());
+        let mut r = Reader::new(&marked);
+        assert_eq!(
+            decode_value(&TypeInfo::Xml, &mut r).unwrap(),
+            TdsValue::NVarChar("<a>é</a>".into())
+        );
+        let mut null = Vec::new();
+        encode_value(&TypeInfo::Xml, &TdsValue::Null, &mut null).unwrap();
+        assert_eq!(null, PLP_NULL.to_le_bytes());
+    }
+
+    #[test]
+    fn xml_type_info_with_a_schema_is_read_as_untyped() {
+        let mut info = vec![0xF1, 1, 2];
+        info.extend("db".encode_utf16().flat_map(u16::to_le_bytes));
+        info.push(3);
+        info.extend("dbo".encode_utf16().flat_map(u16::to_le_bytes));
+        info.extend_from_slice(&1u16.to_le_bytes());
+        info.extend("s".encode_utf16().flat_map(u16::to_le_bytes));
+        let mut r = Reader::new(&info);
+        assert_eq!(TypeInfo::decode(&mut r).unwrap(), TypeInfo::Xml);
+        assert!(r.is_empty());
+        let mut out = Vec::new();
+        TypeInfo::Xml.encode(&mut out);
+        assert_eq!(out, [0xF1, 0]);
     }
 
     #[test]

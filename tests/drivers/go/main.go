@@ -570,6 +570,35 @@ func badInput() {
 	}
 }
 
+// An xml column read (XMLTYPE in COLMETADATA and ROW). go-mssqldb has no xml parameter type:
+// a string parameter is NVARCHAR, which the server converts to xml where xml is wanted.
+func xmlType() {
+	db := open(database)
+	defer db.Close()
+	mustExec(db, "CREATE TABLE xdocs_g (id INT PRIMARY KEY, body XML)")
+	mustExec(db, "INSERT INTO xdocs_g VALUES (1, @p1)", "<a  n='1'><b>x &amp; y</b></a>")
+	rows, err := db.QueryContext(ctx, "SELECT body, body.value('(/a/@n)[1]', 'int') FROM xdocs_g")
+	if !ok("xml query", err) {
+		return
+	}
+	defer rows.Close()
+	types, _ := rows.ColumnTypes()
+	eq("the column's type", types[0].DatabaseTypeName(), "XML")
+	var body string
+	var n int
+	if !rows.Next() {
+		ok("a row", fmt.Errorf("no row: %v", rows.Err()))
+		return
+	}
+	if ok("scan", rows.Scan(&body, &n)) {
+		eq("an xml column's canonical text", body, `<a n="1"><b>x &amp; y</b></a>`)
+		eq("value() over it", n, 1)
+	}
+	eq("nodes() of a converted parameter",
+		scalar(db, "DECLARE @x xml = @p1; SELECT SUM(t.c.value('.', 'int')) FROM @x.nodes('/r/i') AS t(c)",
+			"<r><i>3</i><i>4</i></r>"), int64(7))
+}
+
 func main() {
 	host = arg(1, "WALDEN_HOST", "127.0.0.1")
 	port = arg(2, "WALDEN_PORT", "1433")
@@ -584,6 +613,7 @@ func main() {
 	section("transactions", transactions)
 	section("bad input", badInput)
 	section("bulk copy", bulkCopy)
+	section("xml", xmlType)
 	fmt.Printf("go-mssqldb: %d checks, %d failures\n", checked, failures)
 	if failures > 0 {
 		os.Exit(1)

@@ -21,6 +21,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.SQLXML;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.sql.Types;
@@ -681,6 +682,42 @@ public class DriverTest {
         }
     }
 
+    // An xml column read (XMLTYPE in COLMETADATA and ROW) and a SQLXML parameter, which the
+    // driver sends as XMLTYPE.
+    static void xmlType() throws SQLException {
+        try (Connection c = connect(database)) {
+            exec(c, "CREATE TABLE xdocs_j (id INT PRIMARY KEY, body XML)");
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO xdocs_j VALUES (?, ?)")) {
+                SQLXML x = c.createSQLXML();
+                x.setString("<a  n='1'><b>x &amp; y</b></a>");
+                s.setInt(1, 1);
+                s.setSQLXML(2, x);
+                eq("xml INSERT rowcount", s.executeUpdate(), 1);
+            }
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT body, body.value('(/a/@n)[1]', 'int') FROM xdocs_j")) {
+                rs.next();
+                String expected = "<a n=\"1\"><b>x &amp; y</b></a>";
+                eq("an xml column's canonical text", rs.getString(1), expected);
+                // mssql-jdbc reports an XMLTYPE column as LONGNVARCHAR, as it does from SQL Server.
+                eq("its JDBC type", rs.getMetaData().getColumnType(1), Types.LONGNVARCHAR);
+                eq("its type name", rs.getMetaData().getColumnTypeName(1), "xml");
+                eq("getSQLXML", rs.getSQLXML(1).getString(), expected);
+                eq("value() over it", rs.getInt(2), 1);
+            }
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT SUM(t.c.value('.', 'int')) FROM ?.nodes('/r/i') AS t(c)")) {
+                SQLXML x = c.createSQLXML();
+                x.setString("<r><i>3</i><i>4</i></r>");
+                s.setSQLXML(1, x);
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    eq("nodes() of an xml parameter", rs.getInt(1), 7);
+                }
+            }
+        }
+    }
+
     public static void main(String[] args) {
         host = arg(args, 0, "WALDEN_HOST", "127.0.0.1");
         port = arg(args, 1, "WALDEN_PORT", "1433");
@@ -699,6 +736,7 @@ public class DriverTest {
         section("keys (DatabaseMetaData)", DriverTest::keys);
         section("catalog (DatabaseMetaData)", DriverTest::catalog);
         section("datetimeoffset", DriverTest::dateTimeOffset);
+        section("xml", DriverTest::xmlType);
         System.out.println("mssql-jdbc (" + mode + "): " + checked + " checks, " + failures + " failures");
         System.exit(failures > 0 ? 1 : 0);
     }

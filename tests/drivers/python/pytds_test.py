@@ -255,6 +255,26 @@ def newer_types():
         checks.eq("SQL_VARIANT values", [vi, vn, vd, vz], [42, "text", decimal.Decimal("1.25"), None])
 
 
+def xml_type():
+    """An xml column read (XMLTYPE in COLMETADATA and ROW) and an xml parameter sent as XMLTYPE."""
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE xdocs (id INT PRIMARY KEY, body XML)")
+        body = pytds.tds_base.Param(type=pytds.tds_types.XmlType(), value="<a  n='1'><b>x &amp; y</b></a>")
+        cur.execute("INSERT INTO xdocs VALUES (1, %s)", (body,))
+        cur.execute("SELECT body, body.value('(/a/@n)[1]', 'int') FROM xdocs WHERE id = 1")
+        got, n = cur.fetchone()
+        checks.eq("an xml column's canonical text", got, '<a n="1"><b>x &amp; y</b></a>')
+        checks.eq("the column's type code is XMLTYPE", cur.description[0][1], 0xF1)
+        checks.eq("value() over the stored xml", n, 1)
+        param = pytds.tds_base.Param(type=pytds.tds_types.XmlType(), value="<r><i>3</i><i>4</i></r>")
+        checks.eq(
+            "an xml parameter's nodes()",
+            scalar(cur, "SELECT SUM(t.c.value('.', 'int')) FROM %s.nodes('/r/i') AS t(c)", (param,)),
+            7,
+        )
+        checks.eq("a NULL xml value", scalar(cur, "SELECT CAST(NULL AS xml)"), None)
+
+
 def plans_and_statistics():
     with connect(DATABASE) as conn, conn.cursor() as cur:
         cur.execute("SET SHOWPLAN_TEXT ON")
@@ -287,6 +307,7 @@ checks.section("transactions", transactions)
 checks.section("pool", pool)
 checks.section("bad input", bad_input)
 checks.section("newer types", newer_types)
+checks.section("xml", xml_type)
 checks.section("plans and statistics", plans_and_statistics)
 checks.section("bulk copy", lambda: bulk_copy(connect, checks, DATABASE))
 checks.finish()

@@ -69,4 +69,4 @@ pub use temporal::{
     DATETIME_MIN_DAYS, DATETIME_TICKS_PER_DAY, MAX_DATE_DAYS, MAX_OFFSET_MINUTES, TICKS_PER_DAY,
     TICKS_PER_SECOND,
 };
-pub use value::{compare, ParseError, Value};
+pub use value::{compare, ParseError, Value, Xml};

@@ -535,6 +535,7 @@ fn var_parts<'a>(column: usize, ty: SqlType, v: &'a Value) -> Result<VarBytes<'a
         (SqlType::VarChar(_), Value::Str(s)) | (SqlType::NVarChar(_), Value::NStr(s)) => {
             (Cow::Borrowed(s.as_bytes()), 0)
         }
+        (SqlType::Xml, Value::Xml(x)) => (Cow::Borrowed(x.text().as_bytes()), 0),
         (SqlType::VarBinary(_), Value::Binary(b)) => (Cow::Borrowed(b.as_slice()), 0),
         (SqlType::NChar(n), Value::NStr(s)) => {
             let (units, n) = (s.encode_utf16().count(), usize::from(n));
@@ -904,7 +905,8 @@ fn decode_fixed(column: usize, ty: SqlType, field: &[u8]) -> Result<Value, RowEr
         | SqlType::NChar(_)
         | SqlType::NVarChar(_)
         | SqlType::VarBinary(_)
-        | SqlType::Variant => return Err(bad("variable-length type in the fixed part")),
+        | SqlType::Variant
+        | SqlType::Xml => return Err(bad("variable-length type in the fixed part")),
     })
 }
 
@@ -918,6 +920,7 @@ fn decode_var(column: usize, ty: SqlType, data: Vec<u8>) -> Result<Value, RowErr
     Ok(match ty {
         SqlType::VarChar(_) => Value::Str(text(data)?),
         SqlType::NVarChar(_) => Value::NStr(text(data)?),
+        SqlType::Xml => Value::Xml(super::Xml::new(text(data)?)),
         SqlType::NChar(n) => {
             let s = text(data)?;
             if s.encode_utf16().count() != usize::from(n) {
@@ -951,6 +954,7 @@ fn variant_can_hold(ty: SqlType) -> bool {
             | SqlType::VarChar(Len::Max)
             | SqlType::NVarChar(Len::Max)
             | SqlType::VarBinary(Len::Max)
+            | SqlType::Xml
     )
 }
 
@@ -987,6 +991,7 @@ pub fn variant_base_type(v: &Value) -> Option<SqlType> {
         Value::DateTime2(_) => SqlType::DateTime2(7),
         Value::DateTimeOffset(_) => SqlType::DateTimeOffset(7),
         Value::Guid(_) => SqlType::UniqueIdentifier,
+        Value::Xml(_) => return None,
     })
 }
 

@@ -102,6 +102,9 @@ pub enum SqlType {
     UniqueIdentifier,
     /// SQL_VARIANT: a value of any other type but the MAX ones, which keeps its own type.
     Variant,
+    /// XML (untyped: no schema collection): a well-formed document or fragment, stored as its
+    /// text like NVARCHAR(MAX). Not comparable, so never part of a key.
+    Xml,
 }
 
 // SQL Server's `system_type_id`s (sys.types), used as the first byte of a type descriptor so
@@ -128,6 +131,7 @@ const ID_CHAR: u8 = 175;
 const ID_NVARCHAR: u8 = 231;
 const ID_NCHAR: u8 = 239;
 const ID_VARIANT: u8 = 98;
+const ID_XML: u8 = 241;
 
 /// The most bytes a SQL_VARIANT column stores: its base type's descriptor and a value of at
 /// most 8,000 bytes, as SQL Server's 8,016 holds its own header and 8,000 bytes.
@@ -205,6 +209,7 @@ impl SqlType {
             SqlType::DateTimeOffset(s) => format!("datetimeoffset({s})"),
             SqlType::UniqueIdentifier => "uniqueidentifier".to_string(),
             SqlType::Variant => "sql_variant".to_string(),
+            SqlType::Xml => "xml".to_string(),
         }
     }
 
@@ -278,6 +283,7 @@ impl SqlType {
             "datetimeoffset" => small(MAX_TIME_SCALE).map(SqlType::DateTimeOffset),
             "uniqueidentifier" => bare(SqlType::UniqueIdentifier),
             "sql_variant" => bare(SqlType::Variant),
+            "xml" => bare(SqlType::Xml),
             _ => None,
         };
         ty.filter(SqlType::is_valid)
@@ -308,7 +314,8 @@ impl SqlType {
             | SqlType::NChar(_)
             | SqlType::NVarChar(_)
             | SqlType::VarBinary(_)
-            | SqlType::Variant => return None,
+            | SqlType::Variant
+            | SqlType::Xml => return None,
         })
     }
 
@@ -322,7 +329,8 @@ impl SqlType {
             SqlType::NChar(n) | SqlType::NVarChar(Len::N(n)) => 3 * usize::from(n),
             SqlType::VarChar(Len::Max)
             | SqlType::NVarChar(Len::Max)
-            | SqlType::VarBinary(Len::Max) => MAX_LOB_LEN,
+            | SqlType::VarBinary(Len::Max)
+            | SqlType::Xml => MAX_LOB_LEN,
             SqlType::Variant => MAX_VARIANT_LEN,
             fixed => fixed.fixed_len().unwrap_or(0),
         }
@@ -381,6 +389,7 @@ impl SqlType {
             SqlType::DateTimeOffset(_) => ID_DATETIMEOFFSET,
             SqlType::UniqueIdentifier => ID_UNIQUEIDENTIFIER,
             SqlType::Variant => ID_VARIANT,
+            SqlType::Xml => ID_XML,
         }
     }
 
@@ -438,6 +447,7 @@ impl SqlType {
             ID_DATETIMEOFFSET => (b == 0).then_some(SqlType::DateTimeOffset(a)),
             ID_UNIQUEIDENTIFIER => bare(SqlType::UniqueIdentifier),
             ID_VARIANT => bare(SqlType::Variant),
+            ID_XML => bare(SqlType::Xml),
             _ => None,
         };
         ty.filter(SqlType::is_valid)

@@ -26,6 +26,7 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::Arc;
 
 use super::decimal::{cmp_scaled, pow10, Decimal};
 use super::guid::Guid;
@@ -51,6 +52,44 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+/// An XML value: the text of a document or fragment, and which of its nodes the value stands
+/// for. A value made from text or stored in a column is the whole text (node 0, the document
+/// node); the rows `nodes()` returns each stand for one node of the same text, which they share
+/// (a shredded document is held once, however many rows point into it). Node numbers are the
+/// SQL layer's: the order in which its parser meets the nodes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Xml {
+    text: Arc<str>,
+    node: u32,
+}
+
+impl Xml {
+    /// A whole document or fragment.
+    pub fn new(text: impl Into<Arc<str>>) -> Xml {
+        Xml { text: text.into(), node: 0 }
+    }
+
+    /// Node `node` of the document `text`.
+    pub fn node_of(text: Arc<str>, node: u32) -> Xml {
+        Xml { text, node }
+    }
+
+    /// The document's text (the whole of it, also for a value that stands for one node).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The shared text, to point other values into it.
+    pub fn shared_text(&self) -> &Arc<str> {
+        &self.text
+    }
+
+    /// The node the value stands for: 0 for the document itself.
+    pub fn node(&self) -> u32 {
+        self.node
+    }
+}
 
 /// A typed SQL value.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,6 +132,10 @@ pub enum Value {
     DateTimeOffset(DateTimeOffset),
     /// UNIQUEIDENTIFIER.
     Guid(Guid),
+    /// XML: a well-formed document or fragment (checked where the value is made). It
+    /// compares with nothing: [`compare`] gives `None`, and the SQL layer refuses the
+    /// comparison first (SQL Server's Msg 305).
+    Xml(Xml),
 }
 
 impl Value {
@@ -142,6 +185,7 @@ impl Value {
             Value::DateTime2(_) => "datetime2",
             Value::DateTimeOffset(_) => "datetimeoffset",
             Value::Guid(_) => "uniqueidentifier",
+            Value::Xml(_) => "xml",
         }
     }
 }
@@ -167,6 +211,7 @@ impl fmt::Display for Value {
                 write!(f, "{sign}{}.{:04}", magnitude / 10_000, magnitude % 10_000)
             }
             Value::Str(s) | Value::NStr(s) => f.write_str(s),
+            Value::Xml(x) => f.write_str(x.text()),
             Value::Binary(bytes) => {
                 f.write_str("0x")?;
                 bytes.iter().try_for_each(|b| write!(f, "{b:02X}"))

@@ -960,5 +960,6 @@ fn odbc_sizes(ty: walden_engine::types::SqlType) -> (Option<i32>, Option<i32>, O
         }
         T::UniqueIdentifier => (Some(36), Some(16), None),
         T::Variant => (Some(8000), Some(8000), None),
+        T::Xml => (None, None, None),
     }
 }

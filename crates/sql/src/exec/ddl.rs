@@ -960,8 +960,6 @@ impl Run<'_> {
     }
 }
 
-/// Error 1919 for a key column of a type Walden cannot order in an index: SQL_VARIANT. (SQL
-/// Server orders variants by type family first; Walden's key encoding does not.)
 /// `IGNORE_DUP_KEY = ON` as an index keeps it: only a unique index may have it (1916).
 fn ignore_dup_key_of(on: bool, unique: bool) -> Result<bool, SqlError> {
     if on && !unique {
@@ -973,12 +971,19 @@ fn ignore_dup_key_of(on: bool, unique: bool) -> Result<bool, SqlError> {
     Ok(on)
 }
 
+/// Error 1919 for a key column of a type Walden cannot order in an index: SQL_VARIANT (SQL
+/// Server orders variants by type family first; Walden's key encoding does not) and XML, which
+/// is not comparable at all.
 pub(crate) fn check_key_types(
     table: &str,
     columns: &[ColumnDef],
     keys: &[usize],
 ) -> Result<(), SqlError> {
-    match keys.iter().filter_map(|&k| columns.get(k)).find(|c| c.ty == SqlType::Variant) {
+    match keys
+        .iter()
+        .filter_map(|&k| columns.get(k))
+        .find(|c| matches!(c.ty, SqlType::Variant | SqlType::Xml))
+    {
         Some(c) => Err(SqlError::new(
             1919,
             format!(

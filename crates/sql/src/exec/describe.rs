@@ -363,5 +363,6 @@ fn tds_type_id(ty: SqlType) -> u8 {
         SqlType::Binary(_) => 0xAD,
         SqlType::VarBinary(_) => 0xA5,
         SqlType::Variant => 0x62,
+        SqlType::Xml => 0xF1,
     }
 }

@@ -83,7 +83,7 @@ impl<'a> Env<'a> {
     }
 
     /// The value of a column reference, or the error SQL Server gives.
-    fn column(&self, parts: &[Ident]) -> Result<Value, SqlError> {
+    pub(crate) fn column(&self, parts: &[Ident]) -> Result<Value, SqlError> {
         let mut env = Some(self);
         while let Some(e) = env {
             if let Some(i) = find_column(e.cols, parts)? {
@@ -221,6 +221,9 @@ impl Run<'_> {
             ExprKind::Variable(name) => Ok(self.variable(name)?.value.clone()),
             ExprKind::SystemVariable(name) => self.system_variable(name),
             ExprKind::Column(parts) => env.column(parts),
+            ExprKind::XmlMethod { target, method, args } => {
+                self.xml_method(target, method, args, env)
+            }
             ExprKind::Unary { op: UnaryOp::Not, .. } => Err(non_boolean(e)),
             ExprKind::Unary { op, operand } => {
                 let v = self.eval(operand, env)?;

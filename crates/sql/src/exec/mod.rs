@@ -48,6 +48,7 @@ pub(crate) mod trigger;
 mod user_types;
 pub(crate) mod view;
 mod window;
+pub(crate) mod xml_methods;
 
 pub use error::SqlError;
 pub use eval::PRODUCT_VERSION;

@@ -319,6 +319,10 @@ pub(crate) fn visit_children<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
             f(expr);
             f(zone);
         }
+        ExprKind::XmlMethod { target, args, .. } => {
+            f(target);
+            args.iter().for_each(&mut *f);
+        }
         ExprKind::JsonObject { pairs, .. } => {
             for (key, value) in pairs {
                 f(key);
@@ -548,6 +552,8 @@ pub(crate) struct SelectList<'s> {
 impl Run<'_> {
     /// Runs a query: its CTEs, body, ORDER BY and OFFSET.
     pub(crate) fn query(&mut self, q: &Query, outer: Option<&Env<'_>>) -> Result<Rows, SqlError> {
+        let _namespaces = (!q.xml_namespaces.is_empty())
+            .then(|| crate::exec::xml_methods::enter_namespaces(&q.xml_namespaces));
         let base = self.ctes.len();
         let result = (|| {
             self.push_ctes(&q.ctes, outer)?;
@@ -559,9 +565,9 @@ impl Run<'_> {
             (None, Some(xml)) if xml.auto => {
                 let mut xml = xml.clone();
                 xml.element = auto_element(&q.body)?;
-                Ok(for_xml(result?, &xml))
+                for_xml(result?, &xml)
             }
-            (None, Some(xml)) => Ok(for_xml(result?, xml)),
+            (None, Some(xml)) => for_xml(result?, xml),
             (None, None) => result,
         }
     }
@@ -1128,7 +1134,10 @@ impl Run<'_> {
                 let env = Env::new(cols, row, outer);
                 let mut key = Vec::with_capacity(group_by.len());
                 for g in group_by {
-                    key.push(self.eval(g, &env)?);
+                    match self.eval(g, &env)? {
+                        Value::Xml(_) => return Err(scalar::xml::not_comparable()),
+                        v => key.push(v),
+                    }
                 }
                 let k = group_key(&key);
                 let at = *index.entry(k).or_insert_with(|| {
@@ -1433,6 +1442,10 @@ impl Run<'_> {
                 let t = self.resolve_table_variable(name, &qual)?;
                 self.table_rows(&t, filter)
             }
+            TableSource::XmlNodes { target, xquery, alias, column } => match outer {
+                Some(env) => self.xml_nodes(target, xquery, alias, column, env),
+                None => self.xml_nodes(target, xquery, alias, column, &Env::empty()),
+            },
             TableSource::Function { name, args, alias, columns } => {
                 let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
                 if let Some((db, def)) = self.find_table_function(name)? {
@@ -1891,9 +1904,16 @@ const FOR_XML_COLUMN: &str = "XML_F52E2B61-18A1-11d1-B105-00805F49916B";
 /// child element of its name (`a/b` nests), an attribute of the row for `@name`, and bare text
 /// without a name (or for `text()` and `*`), which is how `FOR XML PATH('')` concatenates
 /// strings; with RAW a named column is an attribute of the row (a child element with
-/// `ELEMENTS`), its name taken as it is. NULLs are left out; text is escaped.
-fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Rows {
+/// `ELEMENTS`), its name taken as it is. NULLs are left out; text is escaped, an xml value
+/// (a nested `FOR XML ..., TYPE`) is taken as markup. With `TYPE` the result is an xml value.
+fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Result<Rows, SqlError> {
     let visible = rows.visible();
+    // `WITH XMLNAMESPACES`: declared on the top-level elements (the root, else each row's).
+    let declarations = crate::exec::xml_methods::namespace_attributes();
+    let (row_declarations, root_declarations) = match &xml.root {
+        Some(_) => ("", declarations.as_str()),
+        None => (declarations.as_str(), ""),
+    };
     let mut out = String::new();
     for row in &rows.rows {
         let (mut attributes, mut content) = (String::new(), String::new());
@@ -1902,16 +1922,19 @@ fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Rows {
             if value.is_null() {
                 continue;
             }
-            let text = xml_escape(&scalar::to_text(value));
+            let text = match value {
+                Value::Xml(x) => scalar::xml::text_of(x),
+                other => xml_escape(&scalar::to_text(other)),
+            };
             let name = rows.cols[i].name.as_str();
             let raw_attribute = xml.raw && !xml.elements && !name.is_empty();
             if raw_attribute {
-                let quoted = text.replace('"', "&quot;");
+                let quoted = attribute_text(value, &text);
                 attributes.push_str(&format!(" {name}=\"{quoted}\""));
             } else if xml.raw && !name.is_empty() {
                 content.push_str(&format!("<{name}>{text}</{name}>"));
             } else if let Some(attribute) = name.strip_prefix('@') {
-                let quoted = text.replace('"', "&quot;");
+                let quoted = attribute_text(value, &text);
                 attributes.push_str(&format!(" {attribute}=\"{quoted}\""));
             } else if name.is_empty() || name == "*" || name == "text()" {
                 content.push_str(&text);
@@ -1929,18 +1952,29 @@ fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Rows {
         if xml.element.is_empty() {
             out.push_str(&content);
         } else if content.is_empty() {
-            out.push_str(&format!("<{}{attributes}/>", xml.element));
+            out.push_str(&format!("<{}{row_declarations}{attributes}/>", xml.element));
         } else {
-            out.push_str(&format!("<{0}{attributes}>{content}</{0}>", xml.element));
+            out.push_str(&format!(
+                "<{0}{row_declarations}{attributes}>{content}</{0}>",
+                xml.element
+            ));
         }
     }
     let text = match (&xml.root, rows.rows.is_empty()) {
         (_, true) => None,
-        (Some(root), false) => Some(format!("<{root}>{out}</{root}>")),
+        (Some(root), false) => Some(format!("<{root}{root_declarations}>{out}</{root}>")),
         (None, false) => Some(out),
     };
-    let col = Col::new(None, FOR_XML_COLUMN, SqlType::NVarChar(walden_engine::types::Len::Max));
-    Rows { cols: vec![col], rows: vec![vec![text.map_or(Value::Null, Value::NStr)]] }
+    let (ty, value) = match text {
+        None if xml.typed => (SqlType::Xml, Value::Null),
+        Some(text) if xml.typed => (SqlType::Xml, scalar::xml::typed(text)?),
+        text => (
+            SqlType::NVarChar(walden_engine::types::Len::Max),
+            text.map_or(Value::Null, Value::NStr),
+        ),
+    };
+    let col = Col::new(None, FOR_XML_COLUMN, ty);
+    Ok(Rows { cols: vec![col], rows: vec![vec![value]] })
 }
 
 /// The element `FOR XML AUTO` names each row after: the alias or name of the query's one
@@ -1966,6 +2000,14 @@ fn auto_element(body: &QueryBody) -> Result<String, SqlError> {
     one.ok_or_else(|| {
         SqlError::new(50000, "FOR XML AUTO is supported by Walden for a query over one table only.")
     })
+}
+
+/// A column's text as an attribute value: markup (an xml value) escaped like text, then `"`.
+fn attribute_text(value: &Value, text: &str) -> String {
+    match value {
+        Value::Xml(_) => xml_escape(text).replace('"', "&quot;"),
+        _ => text.replace('"', "&quot;"),
+    }
 }
 
 /// Text as XML content: `&`, `<` and `>` escaped.

@@ -123,6 +123,7 @@ fn source_uses(src: &TableSource, name: &str, in_subquery: bool, outer: bool, us
         TableSource::Pivot(p) => source_uses(&p.source, name, in_subquery, outer, uses),
         TableSource::Unpivot(u) => source_uses(&u.source, name, in_subquery, outer, uses),
         TableSource::Variable { .. } | TableSource::OpenRowsetBulk { .. } => {}
+        TableSource::XmlNodes { target, .. } => expr_uses(target, name, uses),
     }
 }
 
@@ -262,6 +263,7 @@ impl Run<'_> {
             offset: None,
             for_json: None,
             for_xml: None,
+            xml_namespaces: Vec::new(),
         };
         let first = self.query(&anchor_query, outer)?;
         let visible = first.visible();

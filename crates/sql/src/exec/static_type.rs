@@ -30,6 +30,17 @@ impl Run<'_> {
                 self.declared_type(e)
             }
             ExprKind::SystemVariable(name) => system_variable_type(name),
+            ExprKind::XmlMethod { method, args, .. } => match method.as_str() {
+                "exist" => Some(SqlType::Bit),
+                "query" => Some(SqlType::Xml),
+                "value" => match args.get(1).map(|a| &a.kind) {
+                    Some(ExprKind::Literal(Literal::String { value, .. })) => {
+                        crate::exec::scalar::xml::value_type(value).ok()
+                    }
+                    _ => None,
+                },
+                _ => None,
+            },
             ExprKind::JsonObject { .. } | ExprKind::JsonArray { .. } => {
                 Some(SqlType::NVarChar(walden_engine::types::Len::Max))
             }

@@ -194,6 +194,16 @@ impl<'a> Parser<'a> {
             TokenKind::Word if min_bp <= NOT && self.at_keyword("NOT") => UnaryOp::Not,
             _ => {
                 let mut primary = self.parse_primary()?;
+                // `(...).value(...)`, `@x.query(...)`, `CAST(... AS xml).exist(...)`.
+                while self.at(&TokenKind::Dot)
+                    && self.nth_is_xml_method(1)
+                    && self.peek_nth(2).kind == TokenKind::LParen
+                {
+                    self.advance();
+                    let method = self.advance_text().to_owned();
+                    let kind = self.parse_xml_method(primary, method)?;
+                    primary = Expr { kind, span: self.span_from(start) };
+                }
                 // `AT TIME ZONE zone`, as often as it is written.
                 while self.at_keyword("AT")
                     && self.nth_is_keyword(1, "TIME")
@@ -392,6 +402,23 @@ impl<'a> Parser<'a> {
         }
         let first = self.pos;
         let parts = self.parse_name_parts()?;
+        let method = match parts.as_slice() {
+            [.., Some(_), Some(m)] if self.at(&TokenKind::LParen) && is_xml_method(&m.value) => {
+                Some(m.value.clone())
+            }
+            _ => None,
+        };
+        if let Some(method) = method {
+            // `t.c.value(...)`: the column the parts before the method name.
+            let mut parts = parts;
+            parts.pop();
+            let target = match parts.into_iter().collect::<Option<Vec<_>>>() {
+                Some(parts) => ExprKind::Column(parts),
+                None => return Err(self.error_at(first)),
+            };
+            let target = Expr { kind: target, span: self.span_from(self.tokens[first].span) };
+            return self.parse_xml_method(target, method);
+        }
         if self.at(&TokenKind::LParen) {
             let name = self.object_name_from_parts(parts, first)?;
             if name.schema.is_none() && name.database.is_none() {
@@ -407,6 +434,24 @@ impl<'a> Parser<'a> {
             Some(parts) => Ok(ExprKind::Column(parts)),
             None => Err(self.error_at(first)),
         }
+    }
+
+    /// Whether token `n` ahead is the name of a scalar xml method.
+    fn nth_is_xml_method(&self, n: usize) -> bool {
+        let t = self.peek_nth(n);
+        t.kind == TokenKind::Word && is_xml_method(t.text)
+    }
+
+    /// `(args)` of an xml method called on `target`.
+    pub(super) fn parse_xml_method(&mut self, target: Expr, method: String) -> PResult<ExprKind> {
+        self.expect(&TokenKind::LParen)?;
+        let args = if self.at(&TokenKind::RParen) {
+            Vec::new()
+        } else {
+            self.parse_comma_separated(Self::parse_expr)?
+        };
+        self.expect(&TokenKind::RParen)?;
+        Ok(ExprKind::XmlMethod { target: Box::new(target), method, args })
     }
 
     /// Forms introduced by a keyword, or `None` when the word is an ordinary name.
@@ -729,6 +774,12 @@ impl<'a> Parser<'a> {
 }
 
 /// The literal a token stands for, if it is one (`NULL` is handled with the keywords).
+/// The xml methods an expression may call. They are case-sensitive in SQL Server: `x.VALUE()`
+/// is a call of a function `VALUE` in schema `x`.
+pub(super) fn is_xml_method(name: &str) -> bool {
+    matches!(name, "value" | "query" | "exist" | "modify")
+}
+
 fn literal(token: &Token<'_>) -> Option<Literal> {
     match &token.kind {
         TokenKind::String { value, national } => {

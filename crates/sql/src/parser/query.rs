@@ -21,7 +21,7 @@ use crate::ast::{
     FunctionArgs, FunctionCall, Ident, Insert, InsertSource, Join, JoinKind, JsonColumn,
     ObjectName, OffsetFetch, OrderByItem, OutputClause, OutputInto, Pivot, Query, QueryBody,
     QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint, TableSource, TableTarget,
-    Top, Unpivot, Update,
+    Top, Unpivot, Update, XmlNamespace,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -68,7 +68,7 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        Ok(Query { ctes, body, order_by, offset, for_json, for_xml })
+        Ok(Query { ctes, body, order_by, offset, for_json, for_xml, xml_namespaces: Vec::new() })
     }
 
     /// An optional `('name')`, as `PATH` and `ROOT` take.
@@ -132,9 +132,42 @@ impl<'a> Parser<'a> {
         Ok(json)
     }
 
+    /// `WITH XMLNAMESPACES ('uri' AS prefix | DEFAULT 'uri', ...)`, if the cursor is at it, and
+    /// the comma that may follow it before common table expressions (then `more` is true).
+    pub(super) fn parse_xml_namespaces(&mut self) -> PResult<(Vec<XmlNamespace>, bool)> {
+        if !(self.at_keyword("WITH") && self.nth_is_keyword(1, "XMLNAMESPACES")) {
+            return Ok((Vec::new(), false));
+        }
+        self.advance();
+        self.advance();
+        self.expect(&TokenKind::LParen)?;
+        let namespaces = self.parse_comma_separated(|p| {
+            let default = p.eat_keyword("DEFAULT");
+            let TokenKind::String { value, .. } = p.peek_kind().clone() else {
+                return Err(p.error());
+            };
+            p.advance();
+            let prefix = if default {
+                None
+            } else {
+                p.expect_keyword("AS")?;
+                Some(p.parse_identifier()?)
+            };
+            Ok(XmlNamespace { prefix, uri: value })
+        })?;
+        self.expect(&TokenKind::RParen)?;
+        let more = self.eat(&TokenKind::Comma);
+        Ok((namespaces, more))
+    }
+
     /// `WITH name [(columns)] AS (query) [, ...]`.
     pub(super) fn parse_ctes(&mut self) -> PResult<Vec<Cte>> {
         self.expect_keyword("WITH")?;
+        self.parse_cte_list()
+    }
+
+    /// `name [(columns)] AS (query) [, ...]`.
+    pub(super) fn parse_cte_list(&mut self) -> PResult<Vec<Cte>> {
         self.parse_comma_separated(|p| {
             let name = p.parse_identifier()?;
             let columns =
@@ -639,6 +672,17 @@ impl<'a> Parser<'a> {
             self.parse_values_table()
         } else if self.at(&TokenKind::LParen) {
             self.parse_parenthesized_table_source()
+        } else if self.at(&TokenKind::Variable)
+            && self.peek_nth(1).kind == TokenKind::Dot
+            && self.peek_nth(2).kind == TokenKind::Word
+            && self.peek_nth(2).text == "nodes"
+        {
+            let start = self.peek().span;
+            let name = self.advance_text().to_owned();
+            let target = Expr { kind: ExprKind::Variable(name), span: self.span_from(start) };
+            self.advance();
+            self.advance();
+            self.parse_xml_nodes(target)
         } else if self.at(&TokenKind::Variable) {
             let name = self.advance_text().to_owned();
             let alias = self.parse_table_alias()?;
@@ -673,6 +717,18 @@ impl<'a> Parser<'a> {
         Ok(source)
     }
 
+    /// `.nodes('xquery') [AS] alias(column)` after the xml value `target` (`nodes` read).
+    fn parse_xml_nodes(&mut self, target: Expr) -> PResult<TableSource> {
+        self.expect(&TokenKind::LParen)?;
+        let xquery = Box::new(self.parse_expr()?);
+        self.expect(&TokenKind::RParen)?;
+        let Some(alias) = self.parse_table_alias()? else { return Err(self.error()) };
+        self.expect(&TokenKind::LParen)?;
+        let column = self.parse_identifier()?;
+        self.expect(&TokenKind::RParen)?;
+        Ok(TableSource::XmlNodes { target: Box::new(target), xquery, alias, column })
+    }
+
     /// A table, or a table-valued function call.
     fn parse_named_table_source(&mut self) -> PResult<TableSource> {
         // OPENROWSET is reserved: only its BULK form is a table source here.
@@ -684,7 +740,15 @@ impl<'a> Parser<'a> {
             self.advance();
             return self.parse_openrowset_bulk();
         }
+        let start = self.peek().span;
         let name = self.parse_object_name()?;
+        if name.name.value == "nodes" && name.schema.is_some() && self.at(&TokenKind::LParen) {
+            // `t.c.nodes(...)`: the column `t.c` (or `c`) of an outer source.
+            let parts: Vec<Ident> =
+                [name.server, name.database, name.schema].into_iter().flatten().collect();
+            let target = Expr { kind: ExprKind::Column(parts), span: self.span_from(start) };
+            return self.parse_xml_nodes(target);
+        }
         if !self.at_old_style_hints() && self.eat(&TokenKind::LParen) {
             let args = if self.at(&TokenKind::RParen) {
                 Vec::new()
@@ -914,7 +978,22 @@ impl<'a> Parser<'a> {
                 AssignmentTarget::Variable(variable)
             }
         } else {
-            AssignmentTarget::Column(self.parse_column_path()?)
+            let start = self.peek().span;
+            let mut column = self.parse_column_path()?;
+            // `col.modify('xml dml')`: the column takes the modified value.
+            if column.len() > 1
+                && column.last().is_some_and(|m| m.value == "modify")
+                && self.at(&TokenKind::LParen)
+            {
+                column.pop();
+                let target =
+                    Expr { kind: ExprKind::Column(column.clone()), span: self.span_from(start) };
+                let kind = self.parse_xml_method(target, "modify".to_string())?;
+                let value = Expr { kind, span: self.span_from(start) };
+                let target = AssignmentTarget::Column(column);
+                return Ok(Assignment { target, op: AssignOp::Assign, value });
+            }
+            AssignmentTarget::Column(column)
         };
         let op = self.parse_assign_op()?;
         let value = self.parse_expr_or_default()?;

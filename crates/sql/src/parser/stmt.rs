@@ -18,8 +18,8 @@
 
 use super::{identifier_value, PResult, Parser};
 use crate::ast::{
-    Cte, Dbcc, DbccArgument, Declaration, DeclarationKind, ExecArgument, ExecProcedure, Execute,
-    Expr, ExprKind, If, IsolationLevel, Literal, ProcedureRef, Raiserror, RaiserrorOption,
+    AssignOp, Cte, Dbcc, DbccArgument, Declaration, DeclarationKind, ExecArgument, ExecProcedure,
+    Execute, Expr, ExprKind, If, IsolationLevel, Literal, ProcedureRef, Raiserror, RaiserrorOption,
     SelectStatement, SetStatement, Statement, StatementKind, Throw, TransactionName,
     TransactionStatement, TryCatch, Waitfor, WaitforKind, While,
 };
@@ -171,13 +171,37 @@ impl<'a> Parser<'a> {
 
     /// `WITH ctes` followed by `SELECT`, `INSERT`, `UPDATE`, `DELETE` or `MERGE`.
     fn parse_with_statement(&mut self) -> PResult<StatementKind> {
-        let ctes = self.parse_ctes()?;
-        match self.peek_word_upper().as_deref() {
+        let line = self.peek().span.line;
+        let (namespaces, more) = self.parse_xml_namespaces()?;
+        let ctes = if namespaces.is_empty() {
+            self.parse_ctes()?
+        } else if more {
+            self.parse_cte_list()?
+        } else {
+            Vec::new()
+        };
+        let statement = match self.peek_word_upper().as_deref() {
             Some("INSERT") => self.parse_insert(ctes),
             Some("UPDATE") => self.parse_update(ctes),
             Some("DELETE") => self.parse_delete(ctes),
             Some("MERGE") => self.parse_merge(ctes),
             _ => self.parse_select_statement(ctes),
+        }?;
+        if namespaces.is_empty() {
+            return Ok(statement);
+        }
+        match statement {
+            StatementKind::Select(mut s) => {
+                s.query.xml_namespaces = namespaces;
+                Ok(StatementKind::Select(s))
+            }
+            _ => Err(ParseError {
+                number: 50000,
+                severity: 16,
+                state: 1,
+                line,
+                message: "WITH XMLNAMESPACES is supported by Walden before a SELECT only.".into(),
+            }),
         }
     }
 
@@ -214,7 +238,21 @@ impl<'a> Parser<'a> {
 
     fn parse_set(&mut self) -> PResult<StatementKind> {
         self.advance();
-        let set = if self.at(&TokenKind::Variable) {
+        let set = if self.at(&TokenKind::Variable)
+            && self.peek_nth(1).kind == TokenKind::Dot
+            && self.peek_nth(2).text == "modify"
+        {
+            // `SET @x.modify('xml dml')`: the variable takes the modified value.
+            let start = self.peek().span;
+            let name = self.advance_text().to_owned();
+            let target =
+                Expr { kind: ExprKind::Variable(name.clone()), span: self.span_from(start) };
+            self.advance();
+            self.advance();
+            let kind = self.parse_xml_method(target, "modify".to_string())?;
+            let value = Expr { kind, span: self.span_from(start) };
+            SetStatement::Variable { name, op: AssignOp::Assign, value }
+        } else if self.at(&TokenKind::Variable) {
             let name = self.advance_text().to_owned();
             let op = self.parse_assign_op()?;
             let value = self.parse_expr()?;

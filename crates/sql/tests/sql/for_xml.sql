@@ -9,7 +9,7 @@ SELECT name FROM #t WHERE id = 1 FOR XML PATH
 SELECT id AS [@id] FROM #t WHERE id = 1 FOR XML PATH('empty')
 SELECT name FROM #t WHERE id = 99 FOR XML PATH('')
 SELECT g.k, STUFF((SELECT ';' + t.name FROM #t AS t WHERE t.id % 2 = g.k ORDER BY t.id
-                   FOR XML PATH(''), TYPE), 1, 1, '') AS names
+                   FOR XML PATH(''), TYPE).value('.', 'varchar(max)'), 1, 1, '') AS names
 FROM (VALUES (0), (1)) AS g (k) ORDER BY g.k
 GO
 -- FOR XML RAW: each row an element, its columns attributes (child elements with ELEMENTS).

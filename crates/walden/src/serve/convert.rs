@@ -40,6 +40,7 @@ pub fn type_info(ty: SqlType) -> TypeInfo {
         SqlType::DateTimeOffset(scale) => TypeInfo::DateTimeOffset { scale },
         SqlType::UniqueIdentifier => TypeInfo::Guid,
         SqlType::Variant => TypeInfo::Variant { max_len: walden_tds::VARIANT_MAX_LEN },
+        SqlType::Xml => TypeInfo::Xml,
     }
 }
 
@@ -82,6 +83,7 @@ pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
         TypeInfo::NText { .. } => SqlType::NVarChar(Len::Max),
         TypeInfo::Image { .. } => SqlType::VarBinary(Len::Max),
         TypeInfo::Variant { .. } => SqlType::Variant,
+        TypeInfo::Xml => SqlType::Xml,
         TypeInfo::Null | TypeInfo::Tvp => return None,
     })
 }
@@ -160,6 +162,7 @@ fn direct(ty: &TypeInfo, value: Value) -> Result<TdsValue, Value> {
         (T::NVarChar { .. } | T::NChar { .. } | T::NText { .. }, Value::NStr(s)) => {
             TdsValue::NVarChar(s)
         }
+        (T::Xml, Value::Xml(x)) => TdsValue::NVarChar(walden_sql::exec::scalar::xml_text(&x)),
         (T::BigVarBinary { .. } | T::BigBinary { .. } | T::Image { .. }, Value::Binary(b)) => {
             TdsValue::Binary(b)
         }
@@ -317,6 +320,7 @@ mod tests {
             SqlType::DateTimeOffset(3),
             SqlType::UniqueIdentifier,
             SqlType::Variant,
+            SqlType::Xml,
         ] {
             assert_eq!(sql_type(&type_info(ty)), Some(ty), "{ty}");
         }

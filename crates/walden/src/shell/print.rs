@@ -405,7 +405,7 @@ pub fn type_width(ty: &SqlType) -> usize {
         // The local date and time, a space and `+hh:mm`.
         SqlType::DateTimeOffset(s) => 26 + fraction(*s),
         SqlType::UniqueIdentifier => 36,
-        SqlType::Variant => MAX_TYPE_WIDTH,
+        SqlType::Variant | SqlType::Xml => MAX_TYPE_WIDTH,
     }
 }
 

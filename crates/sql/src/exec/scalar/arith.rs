@@ -143,6 +143,9 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
         (Value::BigInt(x), Value::BigInt(y)) => return int_arith(op, *x, *y, SqlType::BigInt),
         _ => {}
     }
+    if matches!(a, Value::Xml(_)) || matches!(b, Value::Xml(_)) {
+        return Err(incompatible(&a, &b, op));
+    }
     if a.is_null() || b.is_null() {
         return Ok(Value::Null);
     }

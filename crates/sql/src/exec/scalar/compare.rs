@@ -44,6 +44,7 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
         (Value::Int(x), Value::Int(y)) => return Ok(Some(x.cmp(y))),
         (Value::BigInt(x), Value::BigInt(y)) => return Ok(Some(x.cmp(y))),
         (Value::Str(_), Value::Str(_)) => return Ok(types::compare(a, b)),
+        (Value::Xml(_), _) | (_, Value::Xml(_)) => return Err(super::xml::not_comparable()),
         (Value::Null, _) | (_, Value::Null) => return Ok(None),
         _ => {}
     }

@@ -49,6 +49,7 @@ enum Family {
     Guid,
     /// SQL_VARIANT, as a target only: a value always has its own base type.
     Variant,
+    Xml,
 }
 
 /// How SQL Server allows a conversion.
@@ -75,6 +76,7 @@ fn value_family(v: &Value) -> Option<Family> {
         Value::DateTime2(_) => Family::DateTime2,
         Value::DateTimeOffset(_) => Family::DateTimeOffset,
         Value::Guid(_) => Family::Guid,
+        Value::Xml(_) => Family::Xml,
     })
 }
 
@@ -96,6 +98,7 @@ fn type_family(t: &SqlType) -> Family {
         SqlType::DateTimeOffset(_) => Family::DateTimeOffset,
         SqlType::UniqueIdentifier => Family::Guid,
         SqlType::Variant => Family::Variant,
+        SqlType::Xml => Family::Xml,
     }
 }
 
@@ -103,6 +106,11 @@ fn allowed(from: Family, to: Family) -> Allowed {
     use Family::*;
     match (from, to) {
         (a, b) if a == b => Allowed::Implicit,
+        // SQL Server's chart: text and binary strings become xml implicitly, xml becomes them
+        // only explicitly, and no other type converts either way (not even to SQL_VARIANT).
+        (Text | Binary, Xml) => Allowed::Implicit,
+        (Xml, Text | Binary) => Allowed::Explicit,
+        (Xml, _) | (_, Xml) => Allowed::No,
         (_, Variant) => Allowed::Implicit,
         (Text, Binary) => Allowed::Explicit,
         (Text, _) | (_, Text) => Allowed::Implicit,
@@ -291,6 +299,7 @@ fn cast(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlError> {
             None => Err(type_clash(&v, &to)),
         },
         SqlType::DateTime => to_datetime(&v, style).map(Value::DateTime),
+        SqlType::Xml => super::xml::to_xml(v, style),
     }
 }
 
@@ -668,6 +677,7 @@ fn to_string(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlErro
     let too_long = |s: &str| limit.is_some_and(|n| s.len() > usize::from(n));
     let text = match v {
         Value::Str(s) | Value::NStr(s) => s,
+        Value::Xml(x) => super::xml::text_of(&x),
         Value::TinyInt(_)
         | Value::SmallInt(_)
         | Value::Int(_)

@@ -173,6 +173,20 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
             )
         }));
     }
+    // Only the functions that pass a value through (and DATALENGTH) take xml; the others
+    // would read it as text, which SQL Server refuses (it has no implicit xml to string).
+    if !matches!(upper.as_ref(), "ISNULL" | "COALESCE" | "CHOOSE" | "DATALENGTH") {
+        if let Some(i) = args.iter().position(|a| matches!(a, Value::Xml(_))) {
+            return Some(Err(SqlError::new(
+                8116,
+                format!(
+                    "Argument data type xml is invalid for argument {} of {} function.",
+                    i + 1,
+                    upper.to_ascii_lowercase()
+                ),
+            )));
+        }
+    }
     Some(eval(args))
 }
 
@@ -250,6 +264,9 @@ fn datalength(args: Vec<Value>) -> Result<Value, SqlError> {
         },
         Value::Str(s) => s.len(),
         Value::NStr(s) => 2 * s.encode_utf16().count(),
+        // SQL Server stores xml in a binary form of its own; its text as UTF-16 is the
+        // closest size Walden has.
+        Value::Xml(x) => 2 * x.text().encode_utf16().count(),
         Value::Binary(b) => b.len(),
     };
     Ok(count_value(n))

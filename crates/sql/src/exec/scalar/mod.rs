@@ -36,6 +36,7 @@ mod num;
 mod temporal;
 mod text;
 mod types;
+pub(crate) mod xml;
 pub(crate) mod zones;
 
 #[cfg(test)]
@@ -48,5 +49,10 @@ pub use functions::call;
 pub(crate) use json::{for_json_object, openjson_rows, openjson_with_rows};
 pub(crate) use temporal::to_local;
 pub use text::to_text;
+
+/// The text of an xml value as a client receives it (the node a `nodes()` row stands for).
+pub fn xml_text(x: &walden_engine::types::Xml) -> String {
+    xml::text_of(x)
+}
 pub(crate) use types::declared_len;
 pub use types::{common_type, data_type, data_type_in_cast, literal, precedence, type_of};

@@ -47,6 +47,7 @@ pub fn to_text(v: &Value) -> String {
         Value::Real(x) => float_text(f64::from(*x), 0),
         Value::Money(m) => money_text(*m, 0),
         Value::Str(s) | Value::NStr(s) => s.clone(),
+        Value::Xml(x) => super::xml::text_of(x),
         Value::Binary(bytes) => String::from_utf8_lossy(bytes).into_owned(),
         Value::Guid(g) => g.to_string(),
         Value::Date(_)

@@ -60,6 +60,7 @@ fn resolve(dt: &DataType, default_len: u16) -> Result<SqlType, SqlError> {
         "datetime" | "smalldatetime" => bare(SqlType::DateTime),
         "uniqueidentifier" => bare(SqlType::UniqueIdentifier),
         "sql_variant" => bare(SqlType::Variant),
+        "xml" => bare(SqlType::Xml),
         // A column of these is a row version (the binder marks it); elsewhere it is just
         // its storage, BINARY(8), as in SQL Server.
         "rowversion" | "timestamp" => bare(SqlType::Binary(8)),
@@ -256,6 +257,7 @@ pub fn type_of(v: &Value) -> SqlType {
         Value::DateTime2(_) => SqlType::DateTime2(MAX_TIME_SCALE),
         Value::DateTimeOffset(_) => SqlType::DateTimeOffset(MAX_TIME_SCALE),
         Value::Guid(_) => SqlType::UniqueIdentifier,
+        Value::Xml(_) => SqlType::Xml,
     }
 }
 
@@ -273,7 +275,8 @@ pub(crate) fn declared_len(len: usize, max: u16) -> Len {
 /// binary).
 pub fn precedence(t: &SqlType) -> u8 {
     match t {
-        SqlType::Variant => 22,
+        SqlType::Variant => 23,
+        SqlType::Xml => 22,
         SqlType::DateTimeOffset(_) => 21,
         SqlType::DateTime2(_) => 20,
         SqlType::DateTime => 19,
@@ -302,6 +305,7 @@ pub fn precedence(t: &SqlType) -> u8 {
 pub(crate) fn value_precedence(v: &Value) -> u8 {
     match v {
         Value::Null => 0,
+        Value::Xml(_) => 22,
         Value::DateTimeOffset(_) => 21,
         Value::DateTime2(_) => 20,
         Value::DateTime(_) => 19,
@@ -418,6 +422,7 @@ pub(crate) fn type_label(t: &SqlType) -> &'static str {
         SqlType::DateTimeOffset(_) => "datetimeoffset",
         SqlType::UniqueIdentifier => "uniqueidentifier",
         SqlType::Variant => "sql_variant",
+        SqlType::Xml => "xml",
     }
 }
 

@@ -702,6 +702,7 @@ pub(crate) fn max_length(ty: SqlType) -> i64 {
         SqlType::DateTimeOffset(s) => time_bytes(s) + 5,
         SqlType::UniqueIdentifier => 16,
         SqlType::Variant => 8016,
+        SqlType::Xml => -1,
     }
 }
 
@@ -1017,7 +1018,7 @@ type TypeRow = (&'static str, u8, i64, i64, u8, u8, bool);
 
 /// The built-in types Walden has, with SQL Server's ids and sizes (`sysname` is the alias of
 /// `nvarchar(128)` it is in SQL Server).
-const TYPES: [TypeRow; 25] = [
+const TYPES: [TypeRow; 26] = [
     ("uniqueidentifier", 36, 36, 16, 0, 0, false),
     ("date", 40, 40, 3, 10, 0, false),
     ("time", 41, 41, 5, 16, 7, false),
@@ -1027,6 +1028,7 @@ const TYPES: [TypeRow; 25] = [
     ("smallint", 52, 52, 2, 5, 0, false),
     ("int", 56, 56, 4, 10, 0, false),
     ("sql_variant", 98, 98, 8016, 0, 0, false),
+    ("xml", 241, 241, -1, 0, 0, false),
     ("real", 59, 59, 4, 24, 0, false),
     ("money", 60, 60, 8, 19, 4, false),
     ("datetime", 61, 61, 8, 23, 3, false),
