@@ -202,6 +202,51 @@ fn check_collation(collation: &Ident) -> Result<(), SqlError> {
     ))
 }
 
+fn is_full_text_call(f: &FunctionCall) -> bool {
+    f.name.schema.is_none()
+        && ["CONTAINS", "FREETEXT"].iter().any(|n| f.name.name.value.eq_ignore_ascii_case(n))
+}
+
+/// Error 7601 if `e` holds a `CONTAINS` or `FREETEXT` predicate over the rows of `cols`:
+/// checked before a FROM clause is read, as SQL Server refuses the statement when it
+/// compiles it, whatever rows there are.
+pub(crate) fn full_text_refusal(e: &Expr, cols: &[Col]) -> Result<(), SqlError> {
+    if let ExprKind::Function(f) = &e.kind {
+        if is_full_text_call(f) {
+            return Err(not_full_text_indexed(f, &Env::new(cols, &[], None)));
+        }
+    }
+    let mut found = Ok(());
+    crate::exec::query::visit_children(e, &mut |c| {
+        if found.is_ok() {
+            found = full_text_refusal(c, cols);
+        }
+    });
+    found
+}
+
+/// Error 7601 for `CONTAINS` or `FREETEXT` over the table of its first column (the row's
+/// first table for `*`).
+fn not_full_text_indexed(f: &FunctionCall, env: &Env<'_>) -> SqlError {
+    let first = match &f.args {
+        FunctionArgs::List { args, .. } => args.first(),
+        _ => None,
+    };
+    let table = match first.map(|a| &a.kind) {
+        Some(ExprKind::Column(parts)) if parts.len() > 1 || parts[0].value != "*" => {
+            find_column(env.cols, parts).ok().flatten().and_then(|i| env.cols[i].qual.clone())
+        }
+        _ => env.cols.iter().find_map(|c| c.qual.clone()),
+    };
+    SqlError::new(
+        7601,
+        format!(
+            "Cannot use a CONTAINS or FREETEXT predicate on table or indexed view '{}' because it is not full-text indexed.",
+            table.unwrap_or_default()
+        ),
+    )
+}
+
 fn non_boolean(e: &Expr) -> SqlError {
     SqlError::with_severity(
         4145,
@@ -473,6 +518,8 @@ impl Run<'_> {
                 }
                 Ok(if unknown { None } else { Some(*quantifier == Quantifier::All) })
             }
+            // Walden has no full-text indexes, so every table is one without.
+            ExprKind::Function(f) if is_full_text_call(f) => Err(not_full_text_indexed(f, env)),
             // A trigger's UPDATE(column) is a condition, as in `IF UPDATE(balance)`.
             ExprKind::Function(f)
                 if f.name.schema.is_none() && f.name.name.value.eq_ignore_ascii_case("UPDATE") =>

@@ -42,7 +42,7 @@ use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
 use crate::exec::access::{self, AccessPath, RowFilter, TableStats};
-use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
+use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
 use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -281,6 +281,10 @@ impl Run<'_> {
         passed.extend_from_slice(pushed);
         for src in sources {
             self.flatten(src, &mut flat, &mut on, &passed, outer)?;
+        }
+        let all_cols: Vec<Col> = flat.leaves.iter().flat_map(|l| l.cols.iter().cloned()).collect();
+        for part in parts.iter().chain(&on) {
+            full_text_refusal(part, &all_cols)?;
         }
         let (mut semis, residual) = self.place(&mut flat, parts, on, pushed, outer);
         let placed = residual.is_empty() && flat.conjuncts.iter().all(|c| c.leaves.is_some());

@@ -468,6 +468,7 @@ impl<'a> Parser<'a> {
             "PARSE" | "TRY_PARSE" if call => self.parse_parse()?,
             "CONVERT" | "TRY_CONVERT" if call => self.parse_convert()?,
             "EXISTS" => self.parse_exists()?,
+            "CONTAINS" | "FREETEXT" if call => self.parse_full_text_predicate()?,
             "TRIM" if call && self.trim_has_from() => self.parse_trim_from()?,
             "NEXT" if self.nth_is_keyword(1, "VALUE") && self.nth_is_keyword(2, "FOR") => {
                 self.parse_next_value_for()?
@@ -537,6 +538,43 @@ impl<'a> Parser<'a> {
     fn parse_exists(&mut self) -> PResult<ExprKind> {
         self.advance();
         Ok(ExprKind::Exists(Box::new(self.parse_parenthesized_query()?)))
+    }
+
+    /// `CONTAINS | FREETEXT ({column | (column, ...) | *}, search [, LANGUAGE term])`, as a
+    /// call whose arguments are the columns (`*` as a column of that name) and the search;
+    /// the language is read and dropped.
+    fn parse_full_text_predicate(&mut self) -> PResult<ExprKind> {
+        let name = ObjectName::simple(Ident::new(self.advance_text()));
+        self.expect(&TokenKind::LParen)?;
+        let star = |p: &mut Self| {
+            let span = p.advance();
+            Expr { kind: ExprKind::Column(vec![Ident::new("*")]), span }
+        };
+        let mut args = if self.at(&TokenKind::Star) {
+            vec![star(self)]
+        } else if self.eat(&TokenKind::LParen) {
+            let columns = self.parse_comma_separated(Self::parse_expr)?;
+            self.expect(&TokenKind::RParen)?;
+            columns
+        } else {
+            vec![self.parse_expr()?]
+        };
+        self.expect(&TokenKind::Comma)?;
+        args.push(self.parse_expr()?);
+        if self.eat(&TokenKind::Comma) {
+            if !self.at_keyword("LANGUAGE") {
+                return Err(self.error());
+            }
+            self.advance();
+            self.parse_expr()?;
+        }
+        self.expect(&TokenKind::RParen)?;
+        Ok(ExprKind::Function(Box::new(FunctionCall {
+            name,
+            args: FunctionArgs::List { distinct: false, args },
+            over: None,
+            within_group: Vec::new(),
+        })))
     }
 
     /// `CURRENT_TIMESTAMP`, `USER`, ...: a call without parentheses.

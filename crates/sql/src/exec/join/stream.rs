@@ -29,7 +29,7 @@ use walden_engine::types::Value;
 use super::{conjuncts, Flat, Input};
 use crate::ast::{Expr, ExprKind, JoinKind, Query, QueryBody, SelectItem, TableSource};
 use crate::exec::access::{AccessPath, RowFilter, RowSink};
-use crate::exec::eval::{find_column, Col, Env};
+use crate::exec::eval::{find_column, full_text_refusal, Col, Env};
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{
     select_aggregates, select_windows, sorts_by_source_column, visit_children,
@@ -124,6 +124,9 @@ impl Run<'_> {
         let mut parts = on;
         if let Some(w) = &sel.where_clause {
             conjuncts(w, &mut parts);
+        }
+        for part in &parts {
+            full_text_refusal(part, &cols)?;
         }
         let path = match &leaf.input {
             Input::Table(t) => {
