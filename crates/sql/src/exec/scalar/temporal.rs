@@ -27,16 +27,49 @@ pub(crate) enum DateOrder {
     Dmy,
     /// Year, month, day.
     Ymd,
+    /// Year, day, month.
+    Ydm,
+    /// Month, year, day.
+    Myd,
+    /// Day, year, month.
+    Dym,
 }
 
 impl DateOrder {
     /// The order a `CONVERT` style implies for input: the British/French, German and Italian
-    /// styles are day-month-year, ANSI and Japan year-month-day, everything else month-day-year.
+    /// styles are day-month-year, ANSI and Japan year-month-day, the U.S. ones month-day-year;
+    /// no style (or 0 / 100, the default) reads as the session's `SET DATEFORMAT` says.
     pub(crate) fn of_style(style: Option<i32>) -> DateOrder {
         match style {
             Some(3 | 103 | 4 | 104 | 5 | 105 | 6 | 106 | 13 | 113) => DateOrder::Dmy,
             Some(2 | 102 | 11 | 111) => DateOrder::Ymd,
+            None | Some(0 | 100) => super::settings::current().date_order,
             _ => DateOrder::Mdy,
+        }
+    }
+
+    /// The order `SET DATEFORMAT` names (`mdy`, `dmy`, ...), case-insensitively.
+    pub(crate) fn named(name: &str) -> Option<DateOrder> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "mdy" => DateOrder::Mdy,
+            "dmy" => DateOrder::Dmy,
+            "ymd" => DateOrder::Ymd,
+            "ydm" => DateOrder::Ydm,
+            "myd" => DateOrder::Myd,
+            "dym" => DateOrder::Dym,
+            _ => return None,
+        })
+    }
+
+    /// The order's name, as `DBCC USEROPTIONS` and `sys.dm_exec_sessions` show it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            DateOrder::Mdy => "mdy",
+            DateOrder::Dmy => "dmy",
+            DateOrder::Ymd => "ymd",
+            DateOrder::Ydm => "ydm",
+            DateOrder::Myd => "myd",
+            DateOrder::Dym => "dym",
         }
     }
 }
@@ -189,14 +222,15 @@ fn parse_date(toks: &[Tok<'_>], order: DateOrder) -> Result<Date, ParseError> {
         [Tok::Num(a), Tok::Sep(x), Tok::Num(b), Tok::Sep(y), Tok::Num(c)]
             if x == y && matches!(x, b'/' | b'-' | b'.') =>
         {
-            let (y, m, d) = if a.len() == 4 {
-                (a, b, c)
-            } else {
-                match order {
-                    DateOrder::Mdy => (c, a, b),
-                    DateOrder::Dmy => (c, b, a),
-                    DateOrder::Ymd => (a, b, c),
-                }
+            // A four-digit first field is the year, then month and day, whatever the order.
+            let (y, m, d) = match order {
+                _ if a.len() == 4 => (a, b, c),
+                DateOrder::Ydm => (a, c, b),
+                DateOrder::Mdy => (c, a, b),
+                DateOrder::Dmy => (c, b, a),
+                DateOrder::Ymd => (a, b, c),
+                DateOrder::Myd => (b, a, c),
+                DateOrder::Dym => (b, c, a),
             };
             ymd(year(y)?, number(m, 2)?, number(d, 2)?)
         }

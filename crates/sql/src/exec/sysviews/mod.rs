@@ -54,7 +54,7 @@ pub(crate) use constraints::default_constraint_name;
 pub use information_schema::information_schema_view;
 pub(crate) use server::CONFIGURATIONS;
 pub(crate) use sessions::{
-    input_buffer_rows, now_micros, EndState, SessionRegistry, UserTransaction,
+    input_buffer_rows, now_micros, EndState, PublishedOptions, SessionRegistry, UserTransaction,
 };
 pub use sessions::{ClientInfo, Command, ConnectionInfo, SessionActivity};
 pub(crate) use transactions::open_transactions;
