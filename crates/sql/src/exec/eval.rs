@@ -19,6 +19,7 @@ use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, UnaryOp,
 };
 use crate::exec::scalar;
+use crate::exec::scalar::collation::{explicit_collation, Collation};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -188,18 +189,42 @@ pub(crate) fn is_comparison(op: BinaryOp) -> bool {
     )
 }
 
-/// A `COLLATE` Walden can honour: one that compares as its only collation does,
-/// case-insensitively and accent-sensitively (`..._CI_AS`, `DATABASE_DEFAULT`). Any other
-/// would silently compare differently from what the script asks, so it is refused.
-fn check_collation(collation: &Ident) -> Result<(), SqlError> {
-    let name = collation.value.to_ascii_uppercase();
-    if name == "DATABASE_DEFAULT" || name.contains("_CI_AS") {
-        return Ok(());
+/// The collation an expression names explicitly (`expr COLLATE name`), or None; error 448
+/// for an unknown name.
+fn explicit(e: &Expr) -> Result<Option<Collation>, SqlError> {
+    match &e.kind {
+        ExprKind::Collate { collation, .. } => {
+            scalar::collation::collation(&collation.value).map(Some)
+        }
+        _ => Ok(None),
     }
-    Err(SqlError::new(
-        50000,
-        format!("Walden compares text case-insensitively only (as SQL_Latin1_General_CP1_CI_AS does): collation '{}' is not supported.", collation.value),
-    ))
+}
+
+/// The collation a comparison or LIKE of `left` and `right` goes by, when either names one
+/// (see [`explicit_collation`]); None for Walden's default comparison.
+fn comparison_collation(
+    left: &Expr,
+    right: &Expr,
+    operation: &str,
+) -> Result<Option<Collation>, SqlError> {
+    let (a, b) = (explicit(left)?, explicit(right)?);
+    Ok(explicit_collation(a.as_ref(), b.as_ref(), operation)?.cloned())
+}
+
+/// SQL Server's name of a comparison operator in error 468.
+fn operation_name(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Eq => "equal to",
+        BinaryOp::NotEq => "not equal to",
+        BinaryOp::Lt => "less than",
+        BinaryOp::Gt => "greater than",
+        BinaryOp::LtEq => "less than or equal to",
+        _ => "greater than or equal to",
+    }
+}
+
+fn is_text(v: &Value) -> bool {
+    matches!(v, Value::Str(_) | Value::NStr(_))
 }
 
 /// Whether `e` is a literal or a variable (what `SET ANSI_NULLS OFF` compares as a value when
@@ -347,7 +372,7 @@ impl Run<'_> {
                 "Incorrect syntax near the keyword 'DEFAULT'.",
             )),
             ExprKind::Collate { expr, collation } => {
-                check_collation(collation)?;
+                scalar::collation::collation(&collation.value)?;
                 self.eval(expr, env)
             }
             // Rewritten into a key predicate before the UPDATE or DELETE runs (`cursor.rs`);
@@ -432,6 +457,17 @@ impl Run<'_> {
             ExprKind::Binary { op, left, right } if is_comparison(*op) => {
                 let a = self.eval(left, env)?;
                 let b = self.eval(right, env)?;
+                // Text compares by an explicit COLLATE when a side has one.
+                if is_text(&a) && is_text(&b) {
+                    if let Some(c) = comparison_collation(left, right, operation_name(*op))? {
+                        let (Value::Str(x) | Value::NStr(x), Value::Str(y) | Value::NStr(y)) =
+                            (&a, &b)
+                        else {
+                            unreachable!("both sides are text")
+                        };
+                        return Ok(Some(cmp_matches(*op, c.compare(x, y))));
+                    }
+                }
                 match scalar::compare(&a, &b)? {
                     Some(o) => Ok(Some(cmp_matches(*op, o))),
                     None => Ok(self.null_comparison(*op, (left, &a), (right, &b))),
@@ -471,7 +507,10 @@ impl Run<'_> {
                     Some(x) => Some(self.eval(x, env)?),
                     None => None,
                 };
-                let r = scalar::like(&v, &p, esc.as_ref())?;
+                let r = match comparison_collation(expr, pattern, "like")? {
+                    Some(c) => scalar::like_collated(&v, &p, esc.as_ref(), &c)?,
+                    None => scalar::like(&v, &p, esc.as_ref())?,
+                };
                 Ok(if *negated { r.map(|b| !b) } else { r })
             }
             ExprKind::IsNull { expr, negated } => {
@@ -880,6 +919,14 @@ impl Run<'_> {
                         _ => Value::Null,
                     }
                 }
+                _ => Value::Null,
+            },
+            // SQL Server's sql_variant holds an INT; NULL for an unknown collation or property.
+            "COLLATIONPROPERTY" => match (text_arg(0), text_arg(1)) {
+                (Some(name), Some(property)) => scalar::collation::collation(&name)
+                    .ok()
+                    .and_then(|c| c.property(&property))
+                    .map_or(Value::Null, Value::Int),
                 _ => Value::Null,
             },
             "DATABASEPROPERTYEX" => match (text_arg(0), text_arg(1)) {

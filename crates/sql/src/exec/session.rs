@@ -57,15 +57,16 @@ use crate::ast::{
 };
 use crate::exec::cursor::{Cursors, LocalCursors};
 use crate::exec::eval::{parse_object_name, Env};
+use crate::exec::options::Semantics;
 use crate::exec::query::{TableRef, ROWS_PER_INTERRUPTION_POINT};
 use crate::exec::scalar;
-use crate::exec::options::Semantics;
 use crate::exec::showplan::Showplan;
 use crate::exec::sysviews::{
-    now_micros, ClientInfo, Command, EndState, PublishedOptions, ServerCounters, SessionActivity, UserTransaction,
+    now_micros, ClientInfo, Command, EndState, PublishedOptions, ServerCounters, SessionActivity,
+    UserTransaction,
 };
 use crate::exec::{Collected, ColumnInfo, Counted, Message, Output, RowSet, SqlError};
-use crate::parse_batch;
+use crate::parse_batch_with;
 
 /// Session ids handed out so far; SQL Server's user sessions start at 51.
 static NEXT_SPID: AtomicU16 = AtomicU16::new(51);
@@ -497,6 +498,7 @@ impl Session {
             return;
         }
         self.activity.batch_started(self.db.id(), text);
+        out.text_size(self.opts.textsize);
         self.pending_bulk = None;
         self.run_batch(text, out);
         self.activity.batch_ended(&EndState {
@@ -609,7 +611,8 @@ impl Session {
         if let Some(batch) = self.batches.get(text) {
             return Ok(Arc::clone(batch));
         }
-        let batch = Arc::new(parse_batch(text).map_err(SqlError::from)?);
+        let quoted_identifier = self.opts.semantics.quoted_identifier;
+        let batch = Arc::new(parse_batch_with(text, quoted_identifier).map_err(SqlError::from)?);
         if self.batches.len() >= BATCH_CACHE_SIZE
             || self.batch_bytes + text.len() > BATCH_CACHE_BYTES
         {
@@ -1772,6 +1775,7 @@ impl Run<'_> {
             "TEXTSIZE" => {
                 let n = self.set_number(value)?;
                 self.s.opts.textsize = if n <= 0 { i64::from(i32::MAX) } else { n };
+                self.out.text_size(self.s.opts.textsize);
                 Ok(())
             }
             // 0 turns the limit off, as in SQL Server.
@@ -2203,11 +2207,21 @@ impl Run<'_> {
             )
             .into());
         };
-        let batch = self.s.parsed(&def.text)?;
+        // Parsed and run under the options it was created with.
+        let batch = if def.options.quoted_identifier == self.s.opts.semantics.quoted_identifier {
+            self.s.parsed(&def.text)?
+        } else {
+            let parsed = parse_batch_with(&def.text, def.options.quoted_identifier);
+            Arc::new(parsed.map_err(SqlError::from)?)
+        };
         let procedure = defined_procedure(&batch).ok_or_else(|| {
             SqlError::new(50000, "a stored procedure's text is not CREATE PROCEDURE")
         })?;
-        self.invoke(p, &p.arguments, procedure, Some(def.name.clone()), db)
+        let caller_ansi_nulls =
+            std::mem::replace(&mut self.s.opts.semantics.ansi_nulls, def.options.ansi_nulls);
+        let result = self.invoke(p, &p.arguments, procedure, Some(def.name.clone()), db);
+        self.s.opts.semantics.ansi_nulls = caller_ansi_nulls;
+        result
     }
 
     /// `sys.sp_last_commit` (Walden's): the receipt of the session's last commit that logged

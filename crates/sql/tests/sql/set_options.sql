@@ -84,7 +84,7 @@ SELECT @@LANGUAGE AS language, @@DATEFIRST AS datefirst
 GO
 SET LANGUAGE Klingon
 GO
-SELECT langid, name, alias, dateformat, datefirst FROM sys.syslanguages ORDER BY langid
+SELECT langid, name, alias, dateformat, datefirst, msglangid FROM sys.syslanguages ORDER BY langid
 GO
 -- QUOTED_IDENTIFIER: OFF makes "text" a string in the batches after it.
 SELECT "id" FROM t WHERE id = 1
@@ -112,4 +112,44 @@ SET TEXTSIZE 10
 SET ANSI_PADDING OFF
 SELECT text_size, language, date_format, date_first, quoted_identifier, arithabort, ansi_null_dflt_on, ansi_defaults, ansi_warnings, ansi_padding, ansi_nulls, concat_null_yields_null FROM sys.dm_exec_sessions WHERE session_id = @@SPID
 DBCC USEROPTIONS
+GO
+-- ANSI_WARNINGS OFF: a string too long for its column is cut silently.
+SET ANSI_PADDING ON
+SET TEXTSIZE 0
+SET DATEFORMAT mdy
+CREATE TABLE short_text (s VARCHAR(3))
+INSERT INTO short_text VALUES ('abcdef')
+SET ANSI_WARNINGS OFF
+INSERT INTO short_text VALUES ('abcdef')
+UPDATE short_text SET s = 'uvwxyz'
+SET ANSI_WARNINGS ON
+SELECT s FROM short_text
+GO
+-- ANSI_NULL_DFLT_ON / OFF: a column without NULL or NOT NULL.
+SET ANSI_NULL_DFLT_OFF ON
+CREATE TABLE dflt_off (a INT, b INT NULL)
+SET ANSI_NULL_DFLT_ON ON
+CREATE TABLE dflt_on (a INT, b INT NOT NULL)
+SELECT OBJECT_NAME(object_id) AS t, name, is_nullable FROM sys.columns WHERE object_id IN (OBJECT_ID('dflt_off'), OBJECT_ID('dflt_on')) ORDER BY t, name
+SELECT @@OPTIONS & (1024 | 2048) AS dflt_bits
+GO
+INSERT INTO dflt_off (b) VALUES (1)
+GO
+-- A procedure keeps the ANSI_NULLS and QUOTED_IDENTIFIER it was created under.
+SET ANSI_NULLS OFF
+SET QUOTED_IDENTIFIER OFF
+GO
+CREATE PROCEDURE legacy AS SELECT id, "legacy text" AS s FROM t WHERE c = NULL
+GO
+SET ANSI_NULLS ON
+SET QUOTED_IDENTIFIER ON
+GO
+CREATE PROCEDURE modern AS SELECT id FROM t WHERE c = NULL
+GO
+EXEC legacy
+EXEC modern
+SELECT OBJECT_NAME(object_id) AS name, uses_ansi_nulls, uses_quoted_identifier FROM sys.sql_modules WHERE object_id IN (OBJECT_ID('legacy'), OBJECT_ID('modern')) ORDER BY name
+GO
+SELECT name, alias, dateformat, datefirst, lcid, months FROM sys.syslanguages WHERE langid IN (0, 1)
+SELECT COUNT(*) AS languages FROM syslanguages
 GO

@@ -158,7 +158,8 @@ fn operate(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
     if a.is_null() || b.is_null() {
         if op == BinaryOp::Add && !settings::current().concat_null_yields_null {
             return Ok(match (a, b) {
-                (s @ (Value::Str(_) | Value::NStr(_)), _) | (_, s @ (Value::Str(_) | Value::NStr(_))) => s,
+                (s @ (Value::Str(_) | Value::NStr(_)), _)
+                | (_, s @ (Value::Str(_) | Value::NStr(_))) => s,
                 _ => Value::Null,
             });
         }

@@ -19,10 +19,10 @@ use walden_engine::types::{
 };
 
 use super::convert::{convert, parse_temporal_text};
+use super::settings;
 use super::temporal::{
     add_days, add_months, add_ticks, days_in_month, now_local, now_utc, total_ticks, weekday,
 };
-use super::settings;
 use super::types::value_label;
 use crate::exec::SqlError;
 

@@ -25,6 +25,7 @@
 //!   know the declared type convert with [`coerce`].
 
 mod arith;
+pub(crate) mod collation;
 mod compare;
 mod convert;
 mod dates;
@@ -43,6 +44,7 @@ pub(crate) mod zones;
 mod tests;
 
 pub use arith::{binary, unary};
+pub(crate) use compare::like_collated;
 pub use compare::{compare, like};
 pub use convert::{coerce, convert, try_convert};
 pub use functions::call;
