@@ -73,7 +73,7 @@ GO
 SET DATEFIRST 8
 GO
 SET LANGUAGE Deutsch
-SELECT @@LANGUAGE AS language, @@LANGID AS langid, @@DATEFIRST AS datefirst, DATENAME(month, '2024-03-01') AS month, DATENAME(weekday, '2024-03-01') AS weekday, CAST('01.03.2024' AS DATE) AS dmy
+SELECT @@LANGUAGE AS language, @@LANGID AS langid, @@DATEFIRST AS datefirst, DATENAME(month, '2024-03-01') AS month, DATENAME(weekday, '2024-03-01') AS weekday, CAST('01.03.2024' AS DATE) AS dmy, CAST('5 März 2024' AS DATE) AS named_month
 DBCC USEROPTIONS
 SET LANGUAGE British
 SELECT @@LANGUAGE AS language, CAST('13/02/2024' AS DATE) AS dmy, DATEPART(weekday, '2024-01-08') AS monday

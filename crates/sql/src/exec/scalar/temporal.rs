@@ -101,6 +101,12 @@ enum Tok<'a> {
     Sep(u8),
 }
 
+/// A byte of a word: an ASCII letter, or any byte of a non-ASCII character (month names such
+/// as `März`). A run of them starts and ends on character boundaries.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b >= 0x80
+}
+
 fn tokenize(text: &str) -> Result<Vec<Tok<'_>>, ParseError> {
     let bytes = text.as_bytes();
     let mut toks = Vec::new();
@@ -113,8 +119,8 @@ fn tokenize(text: &str) -> Result<Vec<Tok<'_>>, ParseError> {
                 i += 1;
             }
             toks.push(Tok::Num(&text[start..i]));
-        } else if b.is_ascii_alphabetic() {
-            while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+        } else if is_word_byte(b) {
+            while i < bytes.len() && is_word_byte(bytes[i]) {
                 i += 1;
             }
             toks.push(Tok::Word(&text[start..i]));
@@ -186,17 +192,22 @@ fn year(s: &str) -> Result<u16, ParseError> {
     Ok(year as u16)
 }
 
+/// The month a word names: an English month name or its first three letters, or a month
+/// name or abbreviation of the session's language (`SET LANGUAGE Deutsch` reads `März`).
 fn month_of(word: &str) -> Option<u8> {
-    MONTHS
-        .iter()
-        .position(|m| {
-            word.len() >= 3
-                && m.len() >= word.len()
-                && m[..word.len()].eq_ignore_ascii_case(word)
-                && (word.len() == 3 || word.len() == m.len())
-        })
-        // At most 12.
-        .map(|i| i as u8 + 1)
+    let english = MONTHS.iter().position(|m| {
+        word.len() >= 3
+            && m.len() >= word.len()
+            && m[..word.len()].eq_ignore_ascii_case(word)
+            && (word.len() == 3 || word.len() == m.len())
+    });
+    let language = super::settings::current().language;
+    let lower = word.to_lowercase();
+    let named = || {
+        language.months.iter().chain(&language.short_months).position(|m| m.to_lowercase() == lower)
+    };
+    // At most 24 positions, 12 months each.
+    english.or_else(|| named().map(|i| i % 12)).map(|i| i as u8 + 1)
 }
 
 fn ymd(y: u16, m: u32, d: u32) -> Result<Date, ParseError> {
