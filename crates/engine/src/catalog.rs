@@ -260,6 +260,36 @@ pub struct ProcedureDef {
     pub name: String,
     /// The CREATE PROCEDURE statement's text.
     pub text: String,
+    /// The SET options it was created under, which it runs with.
+    pub options: ModuleOptions,
+}
+
+/// The SET options SQL Server keeps with a module (`sys.sql_modules.uses_ansi_nulls`,
+/// `uses_quoted_identifier`): those in force when it was created, not when it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModuleOptions {
+    /// `SET ANSI_NULLS`.
+    pub ansi_nulls: bool,
+    /// `SET QUOTED_IDENTIFIER`: the text is parsed again under it.
+    pub quoted_identifier: bool,
+}
+
+impl Default for ModuleOptions {
+    /// Both ON, as drivers connect.
+    fn default() -> ModuleOptions {
+        ModuleOptions { ansi_nulls: true, quoted_identifier: true }
+    }
+}
+
+impl ModuleOptions {
+    /// The stored byte: bit 0 ANSI_NULLS, bit 1 QUOTED_IDENTIFIER, each set when ON.
+    fn byte(self) -> u8 {
+        u8::from(self.ansi_nulls) | u8::from(self.quoted_identifier) << 1
+    }
+
+    fn from_byte(b: u8) -> ModuleOptions {
+        ModuleOptions { ansi_nulls: b & 1 != 0, quoted_identifier: b & 2 != 0 }
+    }
 }
 
 /// A view: its text, parsed again by the SQL layer wherever a query names it.
@@ -608,6 +638,7 @@ impl Object {
                 w.str(&p.schema);
                 w.str(&p.name);
                 w.str(&p.text);
+                w.u8(p.options.byte());
             }
             Object::View(v) => {
                 w.u8(4);
@@ -788,6 +819,12 @@ impl Object {
                 schema: r.str()?,
                 name: r.str()?,
                 text: r.str()?,
+                // Procedures written before the options were kept end here: both ON.
+                options: if r.0.is_empty() {
+                    ModuleOptions::default()
+                } else {
+                    ModuleOptions::from_byte(r.u8()?)
+                },
             }),
             4 => Object::View(ViewDef {
                 id: r.u32()?,

@@ -1087,7 +1087,7 @@ impl Transaction {
     ) -> Result<(), EngineError> {
         let existing = db.find_object(schema, name);
         let same_kind = |o: &Object| match kind {
-            ModuleKind::Procedure => matches!(o, Object::Procedure(_)),
+            ModuleKind::Procedure(_) => matches!(o, Object::Procedure(_)),
             ModuleKind::View => matches!(o, Object::View(_)),
             ModuleKind::Function | ModuleKind::TableFunction | ModuleKind::MultiTableFunction => {
                 matches!(o, Object::Function(_))
@@ -1101,8 +1101,8 @@ impl Transaction {
         self.lock_object(db, id, LockMode::X)?;
         let (schema, name, text) = (schema.to_string(), name.to_string(), text.to_string());
         let object = match kind {
-            ModuleKind::Procedure => {
-                Object::Procedure(crate::catalog::ProcedureDef { id, schema, name, text })
+            ModuleKind::Procedure(options) => {
+                Object::Procedure(crate::catalog::ProcedureDef { id, schema, name, text, options })
             }
             ModuleKind::View => Object::View(crate::catalog::ViewDef { id, schema, name, text }),
             ModuleKind::Function | ModuleKind::TableFunction | ModuleKind::MultiTableFunction => {
@@ -1175,8 +1175,8 @@ impl Transaction {
 /// The kinds of module [`Transaction::put_module`] stores: objects that are their SQL text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModuleKind {
-    /// A stored procedure.
-    Procedure,
+    /// A stored procedure, with the options it was created under.
+    Procedure(crate::catalog::ModuleOptions),
     /// A view.
     View,
     /// A scalar function.

@@ -152,6 +152,8 @@ pub struct Lexer<'a> {
     line: u32,
     column: u32,
     finished: bool,
+    /// `SET QUOTED_IDENTIFIER`: when false, `"..."` is a string literal.
+    quoted_identifier: bool,
 }
 
 /// A position to come back to for spans and error lines.
@@ -165,7 +167,14 @@ struct Mark {
 impl<'a> Lexer<'a> {
     /// A lexer at the start of `src`.
     pub fn new(src: &'a str) -> Self {
-        Self { src, pos: 0, line: 1, column: 1, finished: false }
+        Self { src, pos: 0, line: 1, column: 1, finished: false, quoted_identifier: true }
+    }
+
+    /// The lexer under `SET QUOTED_IDENTIFIER ON` (the default) or OFF, where `"..."` is a
+    /// string literal as `'...'` is.
+    pub fn quoted_identifier(mut self, on: bool) -> Self {
+        self.quoted_identifier = on;
+        self
     }
 
     fn mark(&self) -> Mark {
@@ -221,6 +230,10 @@ impl<'a> Lexer<'a> {
                 self.string(true, start)
             }
             '[' => self.delimited_identifier(']', start),
+            '"' if !self.quoted_identifier => {
+                let value = self.quoted_body('"', start)?;
+                Ok(TokenKind::String { value, national: false })
+            }
             '"' => self.delimited_identifier('"', start),
             '@' => self.variable(start),
             '0'..='9' => Ok(self.number()),

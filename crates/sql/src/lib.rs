@@ -72,4 +72,4 @@ pub mod lexer;
 pub use ast::{Batch, Expr, ExprKind, Query, Statement, StatementKind};
 pub use error::ParseError;
 pub use keywords::is_reserved;
-pub use parser::{parse_batch, MAX_DEPTH};
+pub use parser::{parse_batch, parse_batch_with, MAX_DEPTH};

@@ -476,3 +476,27 @@ fn tiberius_reads_for_json_for_xml_and_rollup_results() {
         );
     });
 }
+
+#[test]
+fn tiberius_receives_max_values_cut_to_set_textsize() {
+    let server = Server::start(&[]);
+    runtime().block_on(async {
+        let mut client = connect(server.port, PASSWORD).await.unwrap();
+        let values = "SELECT CAST('abcdefghij' AS varchar(max)) AS v, \
+                      CAST(N'abcdefghij' AS nvarchar(max)) AS n, \
+                      CAST(0x0102030405 AS varbinary(max)) AS b, 'abcdefghij' AS short";
+        client.simple_query("SET TEXTSIZE 4").await.unwrap().into_results().await.unwrap();
+        let rows = first_rows(&mut client, values).await;
+        // Bytes: four characters of varchar, two of nvarchar; varchar(10) is not cut.
+        assert_eq!(rows[0].get::<&str, _>("v"), Some("abcd"));
+        assert_eq!(rows[0].get::<&str, _>("n"), Some("ab"));
+        assert_eq!(rows[0].get::<&[u8], _>("b"), Some(&[1u8, 2, 3, 4][..]));
+        assert_eq!(rows[0].get::<&str, _>("short"), Some("abcdefghij"));
+        // -1 and 0 restore the default, SQL Server's 2147483647.
+        client.simple_query("SET TEXTSIZE -1").await.unwrap().into_results().await.unwrap();
+        let rows = first_rows(&mut client, values).await;
+        assert_eq!(rows[0].get::<&str, _>("v"), Some("abcdefghij"));
+        let rows = first_rows(&mut client, "SET TEXTSIZE 0 SELECT @@TEXTSIZE").await;
+        assert_eq!(rows[0].get::<i32, _>(0), Some(2147483647));
+    });
+}

@@ -38,7 +38,7 @@ use walden_engine::catalog::TableDef;
 use walden_engine::types::{encode_key, SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
-use crate::exec::eval::{Col, Env};
+use crate::exec::eval::{is_literal_or_variable, Col, Env};
 use crate::exec::query::TableRef;
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -396,6 +396,7 @@ impl Run<'_> {
         let types: Vec<SqlType> = index.columns.iter().map(|&c| t.def.columns[c].ty).collect();
         // Every combination of the fixed columns' values, as encoded key prefixes.
         let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
+        let ansi_nulls = self.s.opts.semantics.ansi_nulls;
         for (k, f) in path.fixed.iter().enumerate() {
             let probes: Vec<Value> = match f {
                 Fixed::Null => vec![Value::Null],
@@ -410,9 +411,11 @@ impl Run<'_> {
             };
             let mut next = Vec::with_capacity(prefixes.len() * probes.len());
             for v in probes {
-                // `= NULL` holds for no row; only IS NULL seeks the NULL key.
+                // `= NULL` holds for no row; only IS NULL seeks the NULL key, and `= NULL`
+                // or `= @null` under ANSI_NULLS OFF (`eval.rs`, `null_comparison`).
                 let v = match (f, v.is_null()) {
                     (Fixed::Null, _) => Value::Null,
+                    (Fixed::Eq(e), true) if !ansi_nulls && is_literal_or_variable(e) => Value::Null,
                     (_, true) => continue,
                     (_, false) => match key_value(v, types[k]) {
                         Ok(Some(v)) => v,

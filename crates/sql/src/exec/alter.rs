@@ -202,7 +202,10 @@ impl Run<'_> {
             AlterTableAction::Add { nocheck, items } => {
                 self.alter_add(&t, &shown, *nocheck, items, line)
             }
-            AlterTableAction::AlterColumn { column, data_type, nullable, .. } => {
+            AlterTableAction::AlterColumn { column, data_type, nullable, collation } => {
+                if let Some(name) = collation {
+                    crate::exec::ddl::check_column_collation(&name.value)?;
+                }
                 self.alter_column(&t, &shown, column, data_type, *nullable, line)
             }
             AlterTableAction::Drop(items) => self.alter_drop(&t, &shown, items, line),
@@ -767,9 +770,9 @@ impl Run<'_> {
         if identity {
             check_identity_type(ty, &old.name)?;
         }
-        // Without NULL or NOT NULL the column becomes nullable (ANSI_NULL_DFLT_ON), as in
-        // SQL Server; an identity column stays NOT NULL.
-        let nullable = !identity && nullable.unwrap_or(true);
+        // Without NULL or NOT NULL the session's ANSI_NULL_DFLT_ON / _OFF decide, as in SQL
+        // Server; an identity column stays NOT NULL.
+        let nullable = !identity && nullable.unwrap_or(self.s.opts.semantics.new_column_nullable());
         let in_primary_key = t.def.indexes.iter().any(|i| i.primary_key && i.columns.contains(&c));
         let depended = dependents(&t.def, c);
         let default_only = depended.len() == 1 && old.default.is_some();

@@ -508,40 +508,26 @@ impl Run<'_> {
     }
 
     /// `DBCC USEROPTIONS`: the session's SET options as SQL Server lists them, one row each
-    /// ("Set Option", "Value"), in its order. TEXTSIZE, LOCK_TIMEOUT, the isolation level,
-    /// NOCOUNT, XACT_ABORT and IMPLICIT_TRANSACTIONS are the session's own; the others are
-    /// what Walden always behaves as (SQL Server's defaults for a client connection: the
-    /// ANSI options ON, us_english, mdy, DATEFIRST 7). Options that are OFF are not listed,
-    /// as in SQL Server.
+    /// ("Set Option", "Value"), in its order; options that are OFF are not listed, as in SQL
+    /// Server.
     fn dbcc_useroptions(&mut self) {
-        use crate::exec::session::Options;
+        use crate::exec::options::{user_options, SessionListed};
         use walden_engine::Isolation;
-        let opts: &Options = &self.s.opts;
-        let on = |set: bool| set.then(|| "SET".to_string());
-        let lock_timeout =
-            opts.lock_timeout.map_or(-1, |t| i64::try_from(t.as_millis()).unwrap_or(i64::MAX));
-        let isolation = match opts.isolation {
-            Isolation::ReadCommitted => "read committed",
-            Isolation::Serializable => "serializable",
+        let opts = &self.s.opts;
+        let session = SessionListed {
+            textsize: opts.textsize,
+            lock_timeout: opts
+                .lock_timeout
+                .map_or(-1, |t| i64::try_from(t.as_millis()).unwrap_or(i64::MAX)),
+            implicit_transactions: opts.implicit_transactions,
+            nocount: opts.nocount,
+            xact_abort: opts.xact_abort,
+            isolation: match opts.isolation {
+                Isolation::ReadCommitted => "read committed",
+                Isolation::Serializable => "serializable",
+            },
         };
-        let rows: [(&str, Option<String>); 16] = [
-            ("textsize", Some(opts.textsize.to_string())),
-            ("language", Some("us_english".into())),
-            ("dateformat", Some("mdy".into())),
-            ("datefirst", Some("7".into())),
-            ("lock_timeout", Some(lock_timeout.to_string())),
-            ("implicit_transactions", on(opts.implicit_transactions)),
-            ("quoted_identifier", on(true)),
-            ("arithabort", on(true)),
-            ("nocount", on(opts.nocount)),
-            ("ansi_null_dflt_on", on(true)),
-            ("xact_abort", on(opts.xact_abort)),
-            ("ansi_warnings", on(true)),
-            ("ansi_padding", on(true)),
-            ("ansi_nulls", on(true)),
-            ("concat_null_yields_null", on(true)),
-            ("isolation level", Some(isolation.into())),
-        ];
+        let rows = user_options(&opts.semantics, &session);
         let column = |name: &str| ColumnInfo {
             name: name.into(),
             ty: SqlType::NVarChar(Len::N(128)),

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use walden_engine::catalog::ModuleOptions;
 use walden_engine::catalog::{CheckDef, ColumnDef, Computed, Object, SequenceDef};
 use walden_engine::objects::{IndexSpec, ModuleKind};
 use walden_engine::types::{SqlType, Value};
@@ -239,10 +240,14 @@ impl Run<'_> {
                 let names: Vec<&str> = p.parameters.iter().map(|q| q.name.as_str()).collect();
                 crate::exec::session::check_declarations(&names, &p.body)?;
                 let or_alter = p.mode != CreateMode::Create;
+                let options = ModuleOptions {
+                    ansi_nulls: self.s.opts.semantics.ansi_nulls,
+                    quoted_identifier: self.s.opts.semantics.quoted_identifier,
+                };
                 self.tx()
                     .put_module(
                         &db,
-                        ModuleKind::Procedure,
+                        ModuleKind::Procedure(options),
                         schema,
                         &stored,
                         &p.definition,
@@ -543,8 +548,12 @@ impl Run<'_> {
                         col.options.iter().any(|o| matches!(o, ColumnOption::Computed { .. }));
                     let ty =
                         if is_computed { SqlType::Int } else { self.resolve_type(&col.data_type)? };
-                    // An alias type's NOT NULL is the column's default nullability.
-                    let type_nullable = self.user_type(&col.data_type).is_none_or(|t| t.nullable);
+                    // An alias type's NOT NULL is the column's default nullability; else the
+                    // session's ANSI_NULL_DFLT_ON / _OFF decide.
+                    let type_nullable = match self.user_type(&col.data_type) {
+                        Some(t) => t.nullable,
+                        None => self.s.opts.semantics.new_column_nullable(),
+                    };
                     let mut def = ColumnDef {
                         name: col.name.value.clone(),
                         ty,
@@ -575,7 +584,7 @@ impl Run<'_> {
                                 def.nullable = true;
                             }
                             ColumnOption::NotNull => def.nullable = false,
-                            ColumnOption::Collate(_) => {}
+                            ColumnOption::Collate(name) => check_column_collation(&name.value)?,
                             ColumnOption::RowGuidCol if ty != SqlType::UniqueIdentifier => {
                                 return Err(SqlError::new(
                                     2761,
@@ -994,4 +1003,21 @@ pub(crate) fn check_key_types(
         )),
         None => Ok(()),
     }
+}
+
+/// A column's `COLLATE`: error 448 for a name SQL Server does not have; a collation that
+/// compares otherwise than Walden's columns and indexes do (case-insensitively,
+/// accent-sensitively) is refused rather than ignored.
+pub(crate) fn check_column_collation(name: &str) -> Result<(), SqlError> {
+    let collation = crate::exec::scalar::collation::collation(name)?;
+    if collation.is_default_like() {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        50000,
+        format!(
+            "Column collation '{name}' is not supported by Walden: columns and their indexes \
+             compare as SQL_Latin1_General_CP1_CI_AS (use COLLATE on expressions instead)."
+        ),
+    ))
 }

@@ -669,11 +669,18 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// A value converted for column `c`, with SQL Server's truncation message.
+    /// A value converted for column `c`, with SQL Server's truncation message; under
+    /// `SET ANSI_WARNINGS OFF` a string too long is cut to the column silently, as there.
     pub(crate) fn store(&mut self, def: &TableDef, c: usize, v: Value) -> Result<Value, SqlError> {
         let col = &def.columns[c];
         match scalar::coerce(v.clone(), col.ty, false) {
             Ok(v) => Ok(v),
+            Err(e)
+                if (e.number == 8152 || e.number == 2628)
+                    && !self.s.opts.semantics.ansi_warnings =>
+            {
+                scalar::coerce(v, col.ty, true)
+            }
             Err(e) if e.number == 8152 || e.number == 2628 => {
                 // SQL Server shows the value as it would have been stored, cut to the column.
                 let text = scalar::to_text(&v);

@@ -19,6 +19,7 @@ use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, UnaryOp,
 };
 use crate::exec::scalar;
+use crate::exec::scalar::collation::{explicit_collation, Collation};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -188,18 +189,59 @@ pub(crate) fn is_comparison(op: BinaryOp) -> bool {
     )
 }
 
-/// A `COLLATE` Walden can honour: one that compares as its only collation does,
-/// case-insensitively and accent-sensitively (`..._CI_AS`, `DATABASE_DEFAULT`). Any other
-/// would silently compare differently from what the script asks, so it is refused.
-fn check_collation(collation: &Ident) -> Result<(), SqlError> {
-    let name = collation.value.to_ascii_uppercase();
-    if name == "DATABASE_DEFAULT" || name.contains("_CI_AS") {
-        return Ok(());
+/// The collation an expression names explicitly (`expr COLLATE name`), or None; error 448
+/// for an unknown name.
+fn explicit(e: &Expr) -> Result<Option<Collation>, SqlError> {
+    match &e.kind {
+        ExprKind::Collate { collation, .. } => {
+            scalar::collation::collation(&collation.value).map(Some)
+        }
+        _ => Ok(None),
     }
-    Err(SqlError::new(
-        50000,
-        format!("Walden compares text case-insensitively only (as SQL_Latin1_General_CP1_CI_AS does): collation '{}' is not supported.", collation.value),
-    ))
+}
+
+/// The collation a comparison or LIKE of `left` and `right` goes by, when either names one
+/// (see [`explicit_collation`]); None for Walden's default comparison.
+fn comparison_collation(
+    left: &Expr,
+    right: &Expr,
+    operation: &str,
+) -> Result<Option<Collation>, SqlError> {
+    let (a, b) = (explicit(left)?, explicit(right)?);
+    Ok(explicit_collation(a.as_ref(), b.as_ref(), operation)?.cloned())
+}
+
+/// SQL Server's name of a comparison operator in error 468.
+fn operation_name(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Eq => "equal to",
+        BinaryOp::NotEq => "not equal to",
+        BinaryOp::Lt => "less than",
+        BinaryOp::Gt => "greater than",
+        BinaryOp::LtEq => "less than or equal to",
+        _ => "greater than or equal to",
+    }
+}
+
+fn is_text(v: &Value) -> bool {
+    matches!(v, Value::Str(_) | Value::NStr(_))
+}
+
+/// Whether `e` is a literal or a variable (what `SET ANSI_NULLS OFF` compares as a value when
+/// it is NULL).
+pub(crate) fn is_literal_or_variable(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Literal(_) | ExprKind::Variable(_))
+}
+
+/// A CAST or CONVERT that failed: an overflow (8115, or 220 for a value past a small integer
+/// type) is NULL under `SET ARITHABORT OFF` and `ANSI_WARNINGS OFF`, as SQL Server's
+/// `CAST(256 AS tinyint)` is; other errors stand.
+fn conversion_overflow(e: SqlError) -> Result<Value, SqlError> {
+    if matches!(e.number, 8115 | 220) {
+        scalar::settings::arithmetic_error(e)
+    } else {
+        Err(e)
+    }
 }
 
 fn is_full_text_call(f: &FunctionCall) -> bool {
@@ -292,7 +334,15 @@ impl Run<'_> {
                     let hit = match &operand {
                         Some(v) => {
                             let x = self.eval(&w.condition, env)?;
-                            scalar::compare(v, &x)? == Some(Ordering::Equal)
+                            match scalar::compare(v, &x)? {
+                                Some(o) => o == Ordering::Equal,
+                                None => {
+                                    let operand = c.operand.as_ref().unwrap_or(&w.condition);
+                                    let sides = ((operand, v), (&w.condition, &x));
+                                    self.null_comparison(BinaryOp::Eq, sides.0, sides.1)
+                                        == Some(true)
+                                }
+                            }
                         }
                         None => self.predicate(&w.condition, env)? == Some(true),
                     };
@@ -311,7 +361,7 @@ impl Run<'_> {
                 if c.is_try {
                     scalar::try_convert(v, ty, None)
                 } else {
-                    scalar::convert(v, ty, None)
+                    scalar::convert(v, ty, None).or_else(conversion_overflow)
                 }
             }
             ExprKind::Convert(c) => {
@@ -327,7 +377,7 @@ impl Run<'_> {
                 if c.is_try {
                     scalar::try_convert(v, ty, style)
                 } else {
-                    scalar::convert(v, ty, style)
+                    scalar::convert(v, ty, style).or_else(conversion_overflow)
                 }
             }
             ExprKind::Function(f) => {
@@ -361,7 +411,7 @@ impl Run<'_> {
                 "Incorrect syntax near the keyword 'DEFAULT'.",
             )),
             ExprKind::Collate { expr, collation } => {
-                check_collation(collation)?;
+                scalar::collation::collation(&collation.value)?;
                 self.eval(expr, env)
             }
             // Rewritten into a key predicate before the UPDATE or DELETE runs (`cursor.rs`);
@@ -446,7 +496,21 @@ impl Run<'_> {
             ExprKind::Binary { op, left, right } if is_comparison(*op) => {
                 let a = self.eval(left, env)?;
                 let b = self.eval(right, env)?;
-                Ok(scalar::compare(&a, &b)?.map(|o| cmp_matches(*op, o)))
+                // Text compares by an explicit COLLATE when a side has one.
+                if is_text(&a) && is_text(&b) {
+                    if let Some(c) = comparison_collation(left, right, operation_name(*op))? {
+                        let (Value::Str(x) | Value::NStr(x), Value::Str(y) | Value::NStr(y)) =
+                            (&a, &b)
+                        else {
+                            unreachable!("both sides are text")
+                        };
+                        return Ok(Some(cmp_matches(*op, c.compare(x, y))));
+                    }
+                }
+                match scalar::compare(&a, &b)? {
+                    Some(o) => Ok(Some(cmp_matches(*op, o))),
+                    None => Ok(self.null_comparison(*op, (left, &a), (right, &b))),
+                }
             }
             ExprKind::Between { expr, negated, low, high } => {
                 let v = self.eval(expr, env)?;
@@ -482,7 +546,10 @@ impl Run<'_> {
                     Some(x) => Some(self.eval(x, env)?),
                     None => None,
                 };
-                let r = scalar::like(&v, &p, esc.as_ref())?;
+                let r = match comparison_collation(expr, pattern, "like")? {
+                    Some(c) => scalar::like_collated(&v, &p, esc.as_ref(), &c)?,
+                    None => scalar::like(&v, &p, esc.as_ref())?,
+                };
                 Ok(if *negated { r.map(|b| !b) } else { r })
             }
             ExprKind::IsNull { expr, negated } => {
@@ -533,6 +600,27 @@ impl Run<'_> {
         }
     }
 
+    /// A comparison with a NULL side: UNKNOWN, except under `SET ANSI_NULLS OFF`, where `=`
+    /// and `<>` compare a NULL that is written as a literal or held by a variable as a value
+    /// (`c = NULL` holds for the rows whose `c` is NULL), as SQL Server's does. Columns and
+    /// other expressions that are NULL still compare as UNKNOWN.
+    fn null_comparison(
+        &self,
+        op: BinaryOp,
+        (left, a): (&Expr, &Value),
+        (right, b): (&Expr, &Value),
+    ) -> Option<bool> {
+        if self.s.opts.semantics.ansi_nulls || !matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
+            return None;
+        }
+        let written_null = |e: &Expr, v: &Value| v.is_null() && is_literal_or_variable(e);
+        if !(written_null(left, a) || written_null(right, b)) {
+            return None;
+        }
+        let equal = a.is_null() == b.is_null();
+        Some(if op == BinaryOp::Eq { equal } else { !equal })
+    }
+
     fn system_variable(&mut self, name: &str) -> Result<Value, SqlError> {
         let upper = name.to_ascii_uppercase();
         Ok(match upper.as_str() {
@@ -548,7 +636,7 @@ impl Run<'_> {
             "@@DBTS" => rowversion_bytes(self.s.db.rowversion_current()),
             "@@VERSION" => Value::NStr(VERSION.to_string()),
             "@@SERVERNAME" | "@@SERVICENAME" => Value::NStr("walden".to_string()),
-            "@@LANGUAGE" => Value::NStr("us_english".to_string()),
+            "@@LANGUAGE" => Value::NStr(self.s.opts.semantics.language.name.to_string()),
             "@@MAX_PRECISION" => Value::TinyInt(38),
             // SQL Server's figure: the most connections its configuration can allow (the
             // server's own limit is `walden serve --max-connections`).
@@ -560,26 +648,12 @@ impl Run<'_> {
                     .lock_timeout
                     .map_or(-1, |d| i32::try_from(d.as_millis()).unwrap_or(i32::MAX)),
             ),
-            "@@OPTIONS" => {
-                // SQL Server's bits. Walden always behaves as ANSI_WARNINGS (8), ANSI_PADDING
-                // (16), ANSI_NULLS (32), ARITHABORT (64), QUOTED_IDENTIFIER (256),
-                // ANSI_NULL_DFLT_ON (1024) and CONCAT_NULL_YIELDS_NULL (4096) ON, what drivers
-                // set at login; IMPLICIT_TRANSACTIONS (2), NOCOUNT (512) and XACT_ABORT (16384)
-                // follow the session. Drivers read bit 2 to learn the transaction mode.
-                const ALWAYS_ON: i32 = 8 | 16 | 32 | 64 | 256 | 1024 | 4096;
-                let opts = &self.s.opts;
-                let bit = |on: bool, value: i32| if on { value } else { 0 };
-                Value::Int(
-                    ALWAYS_ON
-                        | bit(opts.implicit_transactions, 2)
-                        | bit(opts.nocount, 512)
-                        | bit(opts.xact_abort, 16384),
-                )
-            }
+            // SQL Server's bits (`options.rs`); drivers read bit 2 to learn the transaction
+            // mode.
+            "@@OPTIONS" => Value::Int(self.s.options_bits()),
             "@@TEXTSIZE" => Value::Int(i32::try_from(self.s.opts.textsize).unwrap_or(i32::MAX)),
-            "@@DATEFIRST" => Value::TinyInt(7),
-            // us_english's id in sys.syslanguages.
-            "@@LANGID" => Value::SmallInt(0),
+            "@@DATEFIRST" => Value::TinyInt(self.s.opts.semantics.date_first),
+            "@@LANGID" => Value::SmallInt(self.s.opts.semantics.language.langid),
             // The version LOGINACK announces (16.0.1000), as major << 24 | minor << 16 | build:
             // what tools compare instead of parsing @@VERSION.
             "@@MICROSOFTVERSION" => Value::Int(16 << 24 | 1000),
@@ -696,6 +770,11 @@ impl Run<'_> {
                         .database_by_id(id)
                         .map_or(Value::Null, |d| Value::NStr(d.name().to_string()))
                 }
+            },
+            // SQL Server's sql_variant holds an INT here.
+            "SESSIONPROPERTY" => match text_arg(0) {
+                None => Value::Null,
+                Some(option) => self.s.opts.semantics.session_property(&option),
             },
             "OBJECT_ID" => match text_arg(0) {
                 None => Value::Null,
@@ -881,6 +960,14 @@ impl Run<'_> {
                         _ => Value::Null,
                     }
                 }
+                _ => Value::Null,
+            },
+            // SQL Server's sql_variant holds an INT; NULL for an unknown collation or property.
+            "COLLATIONPROPERTY" => match (text_arg(0), text_arg(1)) {
+                (Some(name), Some(property)) => scalar::collation::collation(&name)
+                    .ok()
+                    .and_then(|c| c.property(&property))
+                    .map_or(Value::Null, Value::Int),
                 _ => Value::Null,
             },
             "DATABASEPROPERTYEX" => match (text_arg(0), text_arg(1)) {

@@ -30,6 +30,7 @@ mod foreign_key;
 mod function;
 pub(crate) mod join;
 mod merge;
+mod options;
 mod output;
 mod properties;
 mod query;

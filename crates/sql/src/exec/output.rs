@@ -93,6 +93,10 @@ pub trait Output {
     /// it (and is about to be reported). The TDS server sends the outermost one's RETURNSTATUS
     /// and DONEPROC, as [MS-TDS] 2.2.7.7 says for procedures a batch executes.
     fn procedure_end(&mut self, _completed: bool) {}
+    /// `SET TEXTSIZE`: the most bytes of a `varchar(max)`, `nvarchar(max)` or
+    /// `varbinary(max)` (text, ntext, image) value to send; the session says it before each
+    /// batch and when it changes. The TDS server cuts longer values, as SQL Server does.
+    fn text_size(&mut self, _bytes: i64) {}
 }
 
 /// The kind of statement whose row count [`Output::done_counted`] reports.

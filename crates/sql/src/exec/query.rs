@@ -1617,9 +1617,16 @@ impl Run<'_> {
         // `master..sysprocesses`.
         let compat_table = args.is_empty()
             && name.schema.as_ref().is_none_or(|s| s.value.eq_ignore_ascii_case("dbo"))
-            && ["sysobjects", "syscolumns", "sysprocesses", "sysdatabases", "systypes"]
-                .iter()
-                .any(|t| name.name.value.eq_ignore_ascii_case(t));
+            && [
+                "sysobjects",
+                "syscolumns",
+                "sysprocesses",
+                "sysdatabases",
+                "systypes",
+                "syslanguages",
+            ]
+            .iter()
+            .any(|t| name.name.value.eq_ignore_ascii_case(t));
         let information_schema = match &name.schema {
             Some(schema) if schema.value.eq_ignore_ascii_case("INFORMATION_SCHEMA") => true,
             Some(schema) if schema.value.eq_ignore_ascii_case("sys") => false,
@@ -1627,6 +1634,7 @@ impl Run<'_> {
             // SQL Server resolves its `fn_` table-valued functions without the schema too:
             // `SELECT * FROM fn_dblog(NULL, NULL)`.
             None if !args.is_empty() && name.name.value.eq_ignore_ascii_case("fn_dblog") => false,
+            None if name.name.value.eq_ignore_ascii_case("fn_helpcollations") => false,
             _ => return Ok(None),
         };
         let db = self.database_of(name.database.as_ref())?;

@@ -57,14 +57,16 @@ use crate::ast::{
 };
 use crate::exec::cursor::{Cursors, LocalCursors};
 use crate::exec::eval::{parse_object_name, Env};
+use crate::exec::options::Semantics;
 use crate::exec::query::{TableRef, ROWS_PER_INTERRUPTION_POINT};
 use crate::exec::scalar;
 use crate::exec::showplan::Showplan;
 use crate::exec::sysviews::{
-    now_micros, ClientInfo, Command, EndState, ServerCounters, SessionActivity, UserTransaction,
+    now_micros, ClientInfo, Command, EndState, PublishedOptions, ServerCounters, SessionActivity,
+    UserTransaction,
 };
 use crate::exec::{Collected, ColumnInfo, Counted, Message, Output, RowSet, SqlError};
-use crate::parse_batch;
+use crate::parse_batch_with;
 
 /// Session ids handed out so far; SQL Server's user sessions start at 51.
 static NEXT_SPID: AtomicU16 = AtomicU16::new(51);
@@ -150,7 +152,7 @@ pub(crate) struct Options {
     /// `SET IMPLICIT_TRANSACTIONS ON`: the statements `starts_implicit_transaction` lists
     /// open a transaction that stays open until COMMIT or ROLLBACK.
     pub(crate) implicit_transactions: bool,
-    /// `SET TEXTSIZE`: accepted and kept; values are never truncated.
+    /// `SET TEXTSIZE`: the most bytes of a text, ntext or `(max)` value the server sends.
     pub(crate) textsize: i64,
     /// `SET ROWCOUNT`: a SELECT returns, and an INSERT, UPDATE or DELETE changes, at most
     /// this many rows; 0 (the default) for no limit.
@@ -165,6 +167,8 @@ pub(crate) struct Options {
     /// `SET SHOWPLAN_TEXT | SHOWPLAN_ALL ON`: statements return their plans instead of
     /// running.
     pub(crate) showplan: Option<crate::exec::showplan::Showplan>,
+    /// The options that change what statements compute (`options.rs`).
+    pub(crate) semantics: Semantics,
 }
 
 /// The table whose identity column takes explicit values (`SET IDENTITY_INSERT ... ON`).
@@ -439,6 +443,7 @@ impl Session {
                 statistics_io: false,
                 statistics_time: false,
                 showplan: None,
+                semantics: Semantics::default(),
             },
             tx: None,
             trancount: 0,
@@ -500,6 +505,7 @@ impl Session {
             return;
         }
         self.activity.batch_started(self.db.id(), text);
+        out.text_size(self.opts.textsize);
         self.pending_bulk = None;
         self.run_batch(text, out);
         self.activity.batch_ended(&EndState {
@@ -515,6 +521,29 @@ impl Session {
                 .lock_timeout
                 .map_or(-1, |t| i64::try_from(t.as_millis()).unwrap_or(i64::MAX)),
             text_size: self.opts.textsize,
+        });
+        self.publish_options();
+    }
+
+    /// `@@OPTIONS`: SQL Server's bits of the session's SET options.
+    pub(crate) fn options_bits(&self) -> i32 {
+        let bit = |on: bool, value: i32| if on { value } else { 0 };
+        self.opts.semantics.bits()
+            | bit(self.opts.implicit_transactions, 2)
+            | bit(self.opts.nocount, 512)
+            | bit(self.opts.xact_abort, 16384)
+    }
+
+    /// Shows the session's options to other sessions (`sys.dm_exec_sessions`).
+    pub(crate) fn publish_options(&self) {
+        let o = &self.opts;
+        self.activity.options_changed(&PublishedOptions {
+            bits: self.options_bits(),
+            ansi_defaults: o.semantics.ansi_defaults(o.implicit_transactions),
+            date_format: o.semantics.date_order.name(),
+            date_first: o.semantics.date_first,
+            language: o.semantics.language.name,
+            text_size: o.textsize,
         });
     }
 
@@ -589,7 +618,8 @@ impl Session {
         if let Some(batch) = self.batches.get(text) {
             return Ok(Arc::clone(batch));
         }
-        let batch = Arc::new(parse_batch(text).map_err(SqlError::from)?);
+        let quoted_identifier = self.opts.semantics.quoted_identifier;
+        let batch = Arc::new(parse_batch_with(text, quoted_identifier).map_err(SqlError::from)?);
         if self.batches.len() >= BATCH_CACHE_SIZE
             || self.batch_bytes + text.len() > BATCH_CACHE_BYTES
         {
@@ -1071,7 +1101,13 @@ impl Run<'_> {
         }
         let statistics = (!compound && self.s.function_depth == 0 && self.statistics_on())
             .then(|| self.statistics_start());
+        scalar::settings::install(self.s.opts.semantics.scalar_settings());
         let result = self.statement_kind(st);
+        if !compound {
+            for warning in scalar::settings::take_warnings() {
+                self.out.message(&warning.at_line(st.span.line));
+            }
+        }
         if let Some(start) = statistics {
             self.statistics_end(start);
         }
@@ -1606,6 +1642,11 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// A SET statement changed the session's options.
+    fn options_changed(&mut self) {
+        self.s.publish_options();
+    }
+
     fn set(&mut self, set: &SetStatement) -> Result<(), SqlError> {
         match set {
             SetStatement::Variable { name, op, value } => {
@@ -1627,6 +1668,19 @@ impl Run<'_> {
                             self.s.opts.showplan = on.then_some(Showplan::Text);
                         }
                         "SHOWPLAN_ALL" => self.s.opts.showplan = on.then_some(Showplan::All),
+                        "QUOTED_IDENTIFIER" => {
+                            // Batches are parsed under the setting: those cached under the
+                            // other one would read `"text"` wrongly.
+                            if self.s.opts.semantics.quoted_identifier != *on {
+                                self.s.batches.clear();
+                                self.s.batch_bytes = 0;
+                            }
+                            self.s.opts.semantics.quoted_identifier = *on;
+                        }
+                        "ANSI_DEFAULTS" => {
+                            self.s.opts.semantics.set_flag("ANSI_DEFAULTS", *on);
+                            self.s.opts.implicit_transactions = *on;
+                        }
                         // The XML form would describe the statements in ShowPlanXML; running
                         // them instead could change data.
                         "SHOWPLAN_XML" if *on => {
@@ -1638,11 +1692,15 @@ impl Run<'_> {
                                 ),
                             ))
                         }
-                        // The other options (ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_WARNINGS...)
-                        // are accepted; Walden always behaves as SQL Server's defaults.
-                        _ => {}
+                        // ANSI_NULLS, ANSI_WARNINGS, ARITHABORT... (`options.rs`); the others
+                        // (FORCEPLAN, NO_BROWSETABLE, REMOTE_PROC_TRANSACTIONS...) change
+                        // nothing Walden has and are accepted.
+                        other => {
+                            self.s.opts.semantics.set_flag(other, *on);
+                        }
                     }
                 }
+                self.options_changed();
                 Ok(())
             }
             SetStatement::LockTimeout(e) => {
@@ -1670,7 +1728,11 @@ impl Run<'_> {
                 }
                 Ok(())
             }
-            SetStatement::Valued { name, value } => self.set_valued(name, value),
+            SetStatement::Valued { name, value } => {
+                self.set_valued(name, value)?;
+                self.options_changed();
+                Ok(())
+            }
             SetStatement::IdentityInsert { table, on } => self.set_identity_insert(table, *on),
         }
     }
@@ -1723,6 +1785,7 @@ impl Run<'_> {
             "TEXTSIZE" => {
                 let n = self.set_number(value)?;
                 self.s.opts.textsize = if n <= 0 { i64::from(i32::MAX) } else { n };
+                self.out.text_size(self.s.opts.textsize);
                 Ok(())
             }
             // 0 turns the limit off, as in SQL Server.
@@ -1737,25 +1800,22 @@ impl Run<'_> {
                 self.s.opts.rowcount = usize::try_from(n).unwrap_or(usize::MAX);
                 Ok(())
             }
-            "DATEFIRST" => match self.set_number(value)? {
-                7 => Ok(()),
-                1..=6 => Err(unsupported_setting(name, value)),
-                n => Err(SqlError::new(2742, format!("SET DATEFIRST {n} is out of range."))),
-            },
-            "DATEFORMAT" => match self.set_text(value)?.to_ascii_lowercase().as_str() {
-                "mdy" => Ok(()),
-                "dmy" | "ymd" | "ydm" | "myd" | "dym" => Err(unsupported_setting(name, value)),
-                other => Err(SqlError::new(
-                    2741,
-                    format!("SET DATEFORMAT date order '{other}' is invalid."),
-                )),
-            },
-            // Messages and date names are English: us_english (alias English) is the one
-            // language, as on a default SQL Server install.
+            "DATEFIRST" => {
+                let n = self.set_number(value)?;
+                self.s.opts.semantics.set_date_first(n)
+            }
+            "DATEFORMAT" => {
+                let text = self.set_text(value)?;
+                self.s.opts.semantics.set_date_format(&text)
+            }
+            // Date names follow the language; messages stay English.
             "LANGUAGE" => {
-                check_language(&self.set_text(value)?)?;
-                let msg =
-                    SqlError::with_severity(5703, 0, "Changed language setting to us_english.");
+                let language = self.s.opts.semantics.set_language(&self.set_text(value)?)?;
+                let msg = SqlError::with_severity(
+                    5703,
+                    0,
+                    format!("Changed language setting to {}.", language.name),
+                );
                 self.out.message(&msg);
                 Ok(())
             }
@@ -1972,7 +2032,9 @@ impl Run<'_> {
     fn atomic_block(&mut self, block: &AtomicBlock) -> Step<Flow> {
         for option in &block.options {
             match option {
-                AtomicOption::Language(language) => check_language(language)?,
+                AtomicOption::Language(language) => {
+                    self.s.opts.semantics.set_language(language)?;
+                }
                 AtomicOption::DateFirst(value) => self.set_valued("DATEFIRST", value)?,
                 AtomicOption::DateFormat(value) => self.set_valued("DATEFORMAT", value)?,
                 AtomicOption::IsolationLevel(_) | AtomicOption::DelayedDurability(_) => {}
@@ -2161,11 +2223,21 @@ impl Run<'_> {
             )
             .into());
         };
-        let batch = self.s.parsed(&def.text)?;
+        // Parsed and run under the options it was created with.
+        let batch = if def.options.quoted_identifier == self.s.opts.semantics.quoted_identifier {
+            self.s.parsed(&def.text)?
+        } else {
+            let parsed = parse_batch_with(&def.text, def.options.quoted_identifier);
+            Arc::new(parsed.map_err(SqlError::from)?)
+        };
         let procedure = defined_procedure(&batch).ok_or_else(|| {
             SqlError::new(50000, "a stored procedure's text is not CREATE PROCEDURE")
         })?;
-        self.invoke(p, &p.arguments, procedure, Some(def.name.clone()), db)
+        let caller_ansi_nulls =
+            std::mem::replace(&mut self.s.opts.semantics.ansi_nulls, def.options.ansi_nulls);
+        let result = self.invoke(p, &p.arguments, procedure, Some(def.name.clone()), db);
+        self.s.opts.semantics.ansi_nulls = caller_ansi_nulls;
+        result
     }
 
     /// `sys.sp_last_commit` (Walden's): the receipt of the session's last commit that logged
@@ -2560,22 +2632,6 @@ pub(crate) fn assign_binary(op: AssignOp) -> BinaryOp {
     }
 }
 
-/// A valid `SET` value that would change behaviour Walden does not have.
-/// Messages and date names are English: us_english (alias English) is the one language, as on
-/// a default SQL Server install; another is error 2740.
-fn check_language(language: &str) -> Result<(), SqlError> {
-    if ["us_english", "english"].iter().any(|l| l.eq_ignore_ascii_case(language)) {
-        return Ok(());
-    }
-    Err(SqlError::new(
-        2740,
-        format!(
-            "SET LANGUAGE failed because '{language}' is not an official language name or a \
-             language alias on this SQL Server."
-        ),
-    ))
-}
-
 /// The commit option of `COMMIT WITH (DELAYED_DURABILITY = ...)` or of an atomic block.
 fn commit_option(delayed_durability: Option<bool>) -> CommitOption {
     match delayed_durability {
@@ -2585,6 +2641,7 @@ fn commit_option(delayed_durability: Option<bool>) -> CommitOption {
     }
 }
 
+/// A `SET` option Walden does not know.
 fn unsupported_setting(name: &str, value: &str) -> SqlError {
     SqlError::new(
         50000,

@@ -43,7 +43,13 @@ pub const MAX_DEPTH: usize = 128;
 /// Statements need no semicolons. On error nothing of the batch is returned, as SQL Server
 /// runs no statement of a batch that does not compile.
 pub fn parse_batch(sql: &str) -> Result<Batch, ParseError> {
-    Parser::new(sql).parse_batch()
+    Parser::new(sql, true).parse_batch()
+}
+
+/// [`parse_batch`] under a session's `SET QUOTED_IDENTIFIER`: OFF makes `"text"` a string
+/// literal instead of a delimited identifier.
+pub fn parse_batch_with(sql: &str, quoted_identifier: bool) -> Result<Batch, ParseError> {
+    Parser::new(sql, quoted_identifier).parse_batch()
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -115,10 +121,10 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    fn new(source: &'a str) -> Self {
+    fn new(source: &'a str, quoted_identifier: bool) -> Self {
         let mut tokens = Vec::new();
         let mut lex_error = None;
-        for item in Lexer::new(source) {
+        for item in Lexer::new(source).quoted_identifier(quoted_identifier) {
             match item {
                 Ok(token) => tokens.push(token),
                 Err(error) => lex_error = Some(error),

@@ -1,5 +1,5 @@
--- IS [NOT] DISTINCT FROM (never unknown), and COLLATE: the default collation's family is
--- accepted as what Walden does anyway; a case-sensitive one is refused rather than ignored.
+-- IS [NOT] DISTINCT FROM (never unknown), and COLLATE: the default collation's family
+-- compares as Walden does anyway; a case-sensitive one compares case-sensitively.
 -- DOUBLE PRECISION, and table hints written without WITH.
 SELECT CASE WHEN NULL IS DISTINCT FROM NULL THEN 1 ELSE 0 END AS null_null,
        CASE WHEN 1 IS DISTINCT FROM NULL THEN 1 ELSE 0 END AS one_null,

@@ -182,6 +182,8 @@ pub struct TdsOutput<W: Write> {
     pub captured: Option<Vec<Value>>,
     /// The current result set returned rows (for DONE's CurCmd).
     result_set_seen: bool,
+    /// `SET TEXTSIZE`: `(max)` values are cut to this many bytes.
+    text_size: usize,
 }
 
 impl<W: Write> TdsOutput<W> {
@@ -203,6 +205,7 @@ impl<W: Write> TdsOutput<W> {
             skip_next_done: false,
             captured: None,
             result_set_seen: false,
+            text_size: i32::MAX as usize,
         }
     }
 
@@ -338,6 +341,33 @@ impl<W: Write> TdsOutput<W> {
     }
 }
 
+/// `value`, of a `(max)` type, cut to `limit` bytes as `SET TEXTSIZE` asks: a `varchar(max)`
+/// to `limit` characters (one byte each in SQL Server's code page), an `nvarchar(max)` to
+/// `limit / 2` UTF-16 code units, a `varbinary(max)` to `limit` bytes. Other values as they are.
+fn cut_to_text_size(value: &Value, ty: SqlType, limit: usize) -> Value {
+    use walden_engine::types::Len;
+    match (value, ty) {
+        (Value::Str(s), SqlType::VarChar(Len::Max)) if s.len() > limit => {
+            Value::Str(s.chars().take(limit).collect())
+        }
+        (Value::NStr(s), SqlType::NVarChar(Len::Max)) if s.len() > limit / 2 => {
+            let mut units = 0;
+            let cut: String = s
+                .chars()
+                .take_while(|c| {
+                    units += c.len_utf16();
+                    units <= limit / 2
+                })
+                .collect();
+            Value::NStr(cut)
+        }
+        (Value::Binary(b), SqlType::VarBinary(Len::Max)) if b.len() > limit => {
+            Value::Binary(b[..limit].to_vec())
+        }
+        _ => value.clone(),
+    }
+}
+
 fn done_token(kind: DoneKind, done: Done) -> Token {
     match kind {
         DoneKind::Done => Token::Done(done),
@@ -389,7 +419,7 @@ impl<W: Write> Output for TdsOutput<W> {
         let mut wire = std::mem::take(&mut self.wire_row);
         let mut failure = None;
         for ((value, ty), col) in values.iter().zip(&self.types).zip(&self.columns) {
-            match to_wire(*ty, &col.ty, value.clone()) {
+            match to_wire(*ty, &col.ty, cut_to_text_size(value, *ty, self.text_size)) {
                 Ok(v) => wire.push(v),
                 Err(e) => {
                     failure.get_or_insert(e);
@@ -410,6 +440,10 @@ impl<W: Write> Output for TdsOutput<W> {
             self.send_error(0, format!("a row could not be encoded: {e}"));
         }
         self.sink.flush_full();
+    }
+
+    fn text_size(&mut self, bytes: i64) {
+        self.text_size = usize::try_from(bytes).unwrap_or(i32::MAX as usize);
     }
 
     fn result_end(&mut self, _rows: u64) {

@@ -11,6 +11,7 @@ use walden_engine::types::{DateTime, Decimal, SqlType, Value, DATETIME_TICKS_PER
 
 use super::convert::{coerce, text_to_decimal, to_float, type_clash};
 use super::num::{decimal_op, Exact};
+use super::settings;
 use super::text::binary_text;
 use super::types::{value_label, value_precedence};
 use crate::ast::{BinaryOp, UnaryOp};
@@ -125,7 +126,18 @@ pub fn unary(op: UnaryOp, v: Value) -> Result<Value, SqlError> {
 /// SQL Server's conversions and result types (see the module documentation). NULL in gives
 /// NULL out. Division or modulo by zero is Msg 8134, integer overflow Msg 8115 naming the
 /// result type. Comparison and logical operators are not value operators: an error here.
+///
+/// Under `SET ARITHABORT OFF` and `ANSI_WARNINGS OFF` a division by zero or an overflow is
+/// NULL instead, and under `CONCAT_NULL_YIELDS_NULL OFF` a string `+` NULL is the string
+/// ([`super::settings`]).
 pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
+    match operate(op, a, b) {
+        Err(e) if matches!(e.number, 8134 | 8115) => settings::arithmetic_error(e),
+        r => r,
+    }
+}
+
+fn operate(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
     let bitwise_op = match op {
         BinaryOp::Multiply
         | BinaryOp::Divide
@@ -147,6 +159,13 @@ pub fn binary(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
         return Err(incompatible(&a, &b, op));
     }
     if a.is_null() || b.is_null() {
+        if op == BinaryOp::Add && !settings::current().concat_null_yields_null {
+            return Ok(match (a, b) {
+                (s @ (Value::Str(_) | Value::NStr(_)), _)
+                | (_, s @ (Value::Str(_) | Value::NStr(_))) => s,
+                _ => Value::Null,
+            });
+        }
         return Ok(Value::Null);
     }
     if bitwise_op {

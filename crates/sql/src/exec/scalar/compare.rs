@@ -97,7 +97,7 @@ pub(crate) fn fold(c: char) -> char {
     }
 }
 
-fn compile(pattern: &str, escape: Option<char>) -> Vec<Pat> {
+fn compile(pattern: &str, escape: Option<char>, fold: &dyn Fn(char) -> char) -> Vec<Pat> {
     let cs: Vec<char> = pattern.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -206,7 +206,7 @@ pub fn patindex(pattern: &Value, value: &Value) -> Option<i64> {
         Some(rest) => (true, rest),
         None => (false, &*text),
     };
-    let compiled = compile(rest, None);
+    let compiled = compile(rest, None, &fold);
     let chars: Vec<char> = text_of(value).chars().map(fold).collect();
     let last = if anywhere { chars.len().saturating_sub(1) } else { 0 };
     let found = (0..=last).find(|&i| matches(&compiled, &chars[i.min(chars.len())..]));
@@ -221,6 +221,25 @@ pub fn like(
     value: &Value,
     pattern: &Value,
     escape: Option<&Value>,
+) -> Result<Option<bool>, SqlError> {
+    like_folded(value, pattern, escape, &fold)
+}
+
+/// [`like`] under an explicit collation (`COLLATE`), whose `key` says which characters match.
+pub(crate) fn like_collated(
+    value: &Value,
+    pattern: &Value,
+    escape: Option<&Value>,
+    collation: &super::collation::Collation,
+) -> Result<Option<bool>, SqlError> {
+    like_folded(value, pattern, escape, &|c| collation.key(c))
+}
+
+fn like_folded(
+    value: &Value,
+    pattern: &Value,
+    escape: Option<&Value>,
+    fold: &dyn Fn(char) -> char,
 ) -> Result<Option<bool>, SqlError> {
     if value.is_null() || pattern.is_null() || escape.is_some_and(Value::is_null) {
         return Ok(None);
@@ -244,7 +263,7 @@ pub fn like(
             }
         }
     };
-    let compiled = compile(&text_of(pattern), escape);
+    let compiled = compile(&text_of(pattern), escape, fold);
     let chars: Vec<char> = text_of(value).chars().map(fold).collect();
     if matches(&compiled, &chars) {
         return Ok(Some(true));

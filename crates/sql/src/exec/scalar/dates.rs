@@ -9,8 +9,9 @@
 //! (its system time zone: `TZ`, else `/etc/localtime`), GETUTCDATE and SYSUTCDATETIME read UTC;
 //! on a machine set to UTC, as Linux containers usually are, they agree.
 //!
-//! `DATEFIRST` is SQL Server's default for us_english, 7: weeks start on Sunday for WEEK and
-//! WEEKDAY.
+//! DATEPART's WEEK and WEEKDAY count from the session's `SET DATEFIRST` (7, Sunday, by
+//! default); DATEDIFF counts Sunday-based weeks whatever it is, as SQL Server's does. DATENAME
+//! names months and days in the session's language.
 
 use walden_engine::types::{
     offset_text, Date, DateTime, DateTime2, DateTimeOffset, SqlType, Time, Value,
@@ -18,10 +19,10 @@ use walden_engine::types::{
 };
 
 use super::convert::{convert, parse_temporal_text};
+use super::settings;
 use super::temporal::{
     add_days, add_months, add_ticks, days_in_month, now_local, now_utc, total_ticks, weekday,
 };
-use super::text::MONTHS;
 use super::types::value_label;
 use crate::exec::SqlError;
 
@@ -501,10 +502,10 @@ fn part_value(part: Part, m: DateTime2) -> i64 {
         Part::DayOfYear => day_of_year,
         Part::Day => i64::from(d),
         Part::Week => {
-            let first = Date::from_ymd(y, 1, 1).map_or(0, weekday);
+            let first = Date::from_ymd(y, 1, 1).map_or(0, days_into_week);
             (day_of_year - 1 + i64::from(first)) / 7 + 1
         }
-        Part::Weekday => i64::from(weekday(m.date)) + 1,
+        Part::Weekday => i64::from(days_into_week(m.date)) + 1,
         Part::Hour => i64::from(h),
         Part::Minute => i64::from(mi),
         Part::Second => i64::from(s),
@@ -516,7 +517,13 @@ fn part_value(part: Part, m: DateTime2) -> i64 {
     }
 }
 
-/// DATEPART(part, date): an INT. Week and weekday count from Sunday.
+/// How many days `date` is past the first day of its week under `SET DATEFIRST`: 0 to 6.
+pub(crate) fn days_into_week(date: Date) -> u32 {
+    let first = u32::from(settings::current().date_first) % 7;
+    (weekday(date) + 7 - first) % 7
+}
+
+/// DATEPART(part, date): an INT. Week and weekday count from the DATEFIRST day.
 pub(crate) fn datepart(args: Vec<Value>) -> Result<Value, SqlError> {
     let (part, date, _) = three(args);
     let part = Part::parse(&part, "datepart")?;
@@ -540,8 +547,10 @@ pub(crate) fn datename(args: Vec<Value>) -> Result<Value, SqlError> {
     };
     kind.check(part, "datename")?;
     let text = match part {
-        Part::Month => MONTHS[usize::from(m.date.ymd().1) - 1].to_string(),
-        Part::Weekday => DAYS[weekday(m.date) as usize].to_string(),
+        Part::Month => {
+            settings::current().language.months[usize::from(m.date.ymd().1) - 1].to_string()
+        }
+        Part::Weekday => settings::current().language.day_name(weekday(m.date)).to_string(),
         Part::TzOffset => offset_text(offset_of(kind)),
         other => part_value(other, m).to_string(),
     };

@@ -1003,11 +1003,13 @@ fn sql_variant_property(args: Vec<Value>) -> Result<Value, SqlError> {
 fn isdate(args: Vec<Value>) -> Result<Value, SqlError> {
     let [x] = take(args);
     let valid = match &x {
-        Value::Str(s) | Value::NStr(s) => temporal::parse(s, DateOrder::Mdy).is_ok_and(|p| {
-            p.time.is_none_or(|(_, digits)| digits <= 3)
-                && walden_engine::types::DateTime::from_datetime2(p.moment()).is_some()
-                && !s.trim().is_empty()
-        }),
+        Value::Str(s) | Value::NStr(s) => {
+            temporal::parse(s, DateOrder::of_style(None)).is_ok_and(|p| {
+                p.time.is_none_or(|(_, digits)| digits <= 3)
+                    && walden_engine::types::DateTime::from_datetime2(p.moment()).is_some()
+                    && !s.trim().is_empty()
+            })
+        }
         Value::Date(_) | Value::DateTime(_) | Value::DateTime2(_) | Value::DateTimeOffset(_) => {
             true
         }

@@ -25,6 +25,7 @@
 //!   know the declared type convert with [`coerce`].
 
 mod arith;
+pub(crate) mod collation;
 mod compare;
 mod convert;
 mod dates;
@@ -33,7 +34,8 @@ mod functions;
 pub(crate) mod json;
 mod more;
 mod num;
-mod temporal;
+pub(crate) mod settings;
+pub(crate) mod temporal;
 mod text;
 mod types;
 pub(crate) mod xml;
@@ -43,6 +45,7 @@ pub(crate) mod zones;
 mod tests;
 
 pub use arith::{binary, unary};
+pub(crate) use compare::like_collated;
 pub use compare::{compare, like};
 pub use convert::{coerce, convert, try_convert};
 pub use functions::call;

@@ -133,7 +133,7 @@ fn time_text(p: &[i64], label: &str) -> Result<(String, u8), SqlError> {
 }
 
 /// `DATETRUNC(datepart, date)`: the date cut down to the start of its year, quarter, month,
-/// week (Sunday, as DATEFIRST 7), day, hour, minute or second, in the date's own type.
+/// week (from the session's DATEFIRST day), day, hour, minute or second, in the date's own type.
 pub(super) fn datetrunc(args: Vec<Value>) -> Result<Value, SqlError> {
     let [part, date] = <[Value; 2]>::try_from(args).map_err(|_| cannot_construct("date"))?;
     if date.is_null() {
@@ -161,7 +161,7 @@ pub(super) fn datetrunc(args: Vec<Value>) -> Result<Value, SqlError> {
         "dayofyear" | "dy" | "y" | "day" | "dd" | "d" => format!("{y:04}-{m:02}-{d:02}"),
         "week" | "wk" | "ww" => match convert(Value::Str(day.to_string()), SqlType::Date, None)? {
             Value::Date(date) => {
-                let back = i64::from(super::temporal::weekday(date));
+                let back = i64::from(super::dates::days_into_week(date));
                 let start = super::temporal::add_days(date, -back).unwrap_or(date);
                 to_text(&Value::Date(start))
             }

@@ -27,16 +27,49 @@ pub(crate) enum DateOrder {
     Dmy,
     /// Year, month, day.
     Ymd,
+    /// Year, day, month.
+    Ydm,
+    /// Month, year, day.
+    Myd,
+    /// Day, year, month.
+    Dym,
 }
 
 impl DateOrder {
     /// The order a `CONVERT` style implies for input: the British/French, German and Italian
-    /// styles are day-month-year, ANSI and Japan year-month-day, everything else month-day-year.
+    /// styles are day-month-year, ANSI and Japan year-month-day, the U.S. ones month-day-year;
+    /// no style (or 0 / 100, the default) reads as the session's `SET DATEFORMAT` says.
     pub(crate) fn of_style(style: Option<i32>) -> DateOrder {
         match style {
             Some(3 | 103 | 4 | 104 | 5 | 105 | 6 | 106 | 13 | 113) => DateOrder::Dmy,
             Some(2 | 102 | 11 | 111) => DateOrder::Ymd,
+            None | Some(0 | 100) => super::settings::current().date_order,
             _ => DateOrder::Mdy,
+        }
+    }
+
+    /// The order `SET DATEFORMAT` names (`mdy`, `dmy`, ...), case-insensitively.
+    pub(crate) fn named(name: &str) -> Option<DateOrder> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "mdy" => DateOrder::Mdy,
+            "dmy" => DateOrder::Dmy,
+            "ymd" => DateOrder::Ymd,
+            "ydm" => DateOrder::Ydm,
+            "myd" => DateOrder::Myd,
+            "dym" => DateOrder::Dym,
+            _ => return None,
+        })
+    }
+
+    /// The order's name, as `DBCC USEROPTIONS` and `sys.dm_exec_sessions` show it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            DateOrder::Mdy => "mdy",
+            DateOrder::Dmy => "dmy",
+            DateOrder::Ymd => "ymd",
+            DateOrder::Ydm => "ydm",
+            DateOrder::Myd => "myd",
+            DateOrder::Dym => "dym",
         }
     }
 }
@@ -68,6 +101,12 @@ enum Tok<'a> {
     Sep(u8),
 }
 
+/// A byte of a word: an ASCII letter, or any byte of a non-ASCII character (month names such
+/// as `März`). A run of them starts and ends on character boundaries.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b >= 0x80
+}
+
 fn tokenize(text: &str) -> Result<Vec<Tok<'_>>, ParseError> {
     let bytes = text.as_bytes();
     let mut toks = Vec::new();
@@ -80,8 +119,8 @@ fn tokenize(text: &str) -> Result<Vec<Tok<'_>>, ParseError> {
                 i += 1;
             }
             toks.push(Tok::Num(&text[start..i]));
-        } else if b.is_ascii_alphabetic() {
-            while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+        } else if is_word_byte(b) {
+            while i < bytes.len() && is_word_byte(bytes[i]) {
                 i += 1;
             }
             toks.push(Tok::Word(&text[start..i]));
@@ -153,17 +192,22 @@ fn year(s: &str) -> Result<u16, ParseError> {
     Ok(year as u16)
 }
 
+/// The month a word names: an English month name or its first three letters, or a month
+/// name or abbreviation of the session's language (`SET LANGUAGE Deutsch` reads `März`).
 fn month_of(word: &str) -> Option<u8> {
-    MONTHS
-        .iter()
-        .position(|m| {
-            word.len() >= 3
-                && m.len() >= word.len()
-                && m[..word.len()].eq_ignore_ascii_case(word)
-                && (word.len() == 3 || word.len() == m.len())
-        })
-        // At most 12.
-        .map(|i| i as u8 + 1)
+    let english = MONTHS.iter().position(|m| {
+        word.len() >= 3
+            && m.len() >= word.len()
+            && m[..word.len()].eq_ignore_ascii_case(word)
+            && (word.len() == 3 || word.len() == m.len())
+    });
+    let language = super::settings::current().language;
+    let lower = word.to_lowercase();
+    let named = || {
+        language.months.iter().chain(&language.short_months).position(|m| m.to_lowercase() == lower)
+    };
+    // At most 24 positions, 12 months each.
+    english.or_else(|| named().map(|i| i % 12)).map(|i| i as u8 + 1)
 }
 
 fn ymd(y: u16, m: u32, d: u32) -> Result<Date, ParseError> {
@@ -189,14 +233,15 @@ fn parse_date(toks: &[Tok<'_>], order: DateOrder) -> Result<Date, ParseError> {
         [Tok::Num(a), Tok::Sep(x), Tok::Num(b), Tok::Sep(y), Tok::Num(c)]
             if x == y && matches!(x, b'/' | b'-' | b'.') =>
         {
-            let (y, m, d) = if a.len() == 4 {
-                (a, b, c)
-            } else {
-                match order {
-                    DateOrder::Mdy => (c, a, b),
-                    DateOrder::Dmy => (c, b, a),
-                    DateOrder::Ymd => (a, b, c),
-                }
+            // A four-digit first field is the year, then month and day, whatever the order.
+            let (y, m, d) = match order {
+                _ if a.len() == 4 => (a, b, c),
+                DateOrder::Ydm => (a, c, b),
+                DateOrder::Mdy => (c, a, b),
+                DateOrder::Dmy => (c, b, a),
+                DateOrder::Ymd => (a, b, c),
+                DateOrder::Myd => (b, a, c),
+                DateOrder::Dym => (b, c, a),
             };
             ymd(year(y)?, number(m, 2)?, number(d, 2)?)
         }

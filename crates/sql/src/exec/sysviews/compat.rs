@@ -294,6 +294,12 @@ pub(super) fn all_objects(ctx: &ViewContext<'_>) -> RowSet {
     objects(ctx)
 }
 
+/// `sys.system_columns`: `sys.columns`' columns, no rows (as `sys.system_objects` lists no
+/// system object).
+pub(super) fn system_columns() -> RowSet {
+    super::catalog::column_columns().rows(&[])
+}
+
 /// `sys.system_objects`: `sys.objects`' columns, no rows.
 pub(super) fn system_objects(_ctx: &ViewContext<'_>) -> RowSet {
     object_columns().rows(&[])
@@ -421,4 +427,33 @@ pub(super) fn systypes(ctx: &ViewContext<'_>) -> RowSet {
         .opt("scale", SqlType::TinyInt, |r| tiny8(type_int(&r[7])))
         .opt("collation", SYSNAME, |r| r[8].clone())
         .rows(&types.rows)
+}
+
+/// `sys.syslanguages`: the languages `SET LANGUAGE` takes, with SQL Server's ids, date orders,
+/// first weekdays, month and day names (comma-separated, days from Monday) and locale ids.
+pub(super) fn syslanguages() -> RowSet {
+    use crate::exec::scalar::settings::{Language, LANGUAGES};
+    View::<Language>::new()
+        .col("langid", SqlType::SmallInt, |l| small(l.langid.into()))
+        .col("dateformat", SqlType::NChar(3), |l| nstr(l.date_order.name()))
+        .col("datefirst", SqlType::TinyInt, |l| tiny(l.date_first))
+        .col("upgrade", SqlType::Int, |_| int(0))
+        .col("name", SYSNAME, |l| nstr(l.name))
+        .col("alias", SYSNAME, |l| nstr(l.alias))
+        .opt("months", SqlType::NVarChar(Len::N(372)), |l| nstr(l.months.join(",")))
+        .opt("shortmonths", SqlType::NVarChar(Len::N(132)), |l| nstr(l.short_months.join(",")))
+        .opt("days", SqlType::NVarChar(Len::N(217)), |l| nstr(l.days.join(",")))
+        .col("lcid", SqlType::Int, |l| int(l.lcid.into()))
+        .col("msglangid", SqlType::SmallInt, |l| small(l.msglangid.into()))
+        .rows(LANGUAGES.iter())
+}
+
+/// `fn_helpcollations()` / `sys.fn_helpcollations()`: the collations `COLLATE` takes, by
+/// name, with SQL Server's descriptions.
+pub(super) fn help_collations() -> RowSet {
+    use crate::exec::scalar::collation::{all, Collation};
+    View::<Collation>::new()
+        .col("name", SYSNAME, |c| nstr(c.name.as_str()))
+        .col("description", SqlType::NVarChar(Len::N(1000)), |c| nstr(c.description()))
+        .rows(all().iter())
 }

@@ -429,20 +429,27 @@ fn parenthesized(text: &str) -> String {
     text.to_string()
 }
 
+/// The options a module runs with: a procedure's own, both ON for the others.
+fn module_options(o: &ObjRow) -> walden_engine::catalog::ModuleOptions {
+    match &*o.object {
+        walden_engine::catalog::Object::Procedure(p) => p.options,
+        _ => walden_engine::catalog::ModuleOptions::default(),
+    }
+}
+
 /// `sys.sql_modules`: the procedures, views, functions and triggers, with the text they were
-/// created with. Walden runs every
-/// module with ANSI_NULLS and QUOTED_IDENTIFIER on, and has no SCHEMABINDING, EXECUTE AS or
-/// native compilation.
+/// created with. A procedure keeps the ANSI_NULLS and QUOTED_IDENTIFIER it was created under;
+/// the other modules run with both on. Walden has no SCHEMABINDING, EXECUTE AS or native
+/// compilation.
 pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
     let off = |_: &ObjRow| bit(false);
-    let on = |_: &ObjRow| bit(true);
     View::<ObjRow>::new()
         .col("object_id", SqlType::Int, |o| int(i64::from(o.object.id())))
         .opt("definition", SqlType::NVarChar(Len::Max), |o| {
             o.object.module_text().map_or(Value::Null, nstr)
         })
-        .opt("uses_ansi_nulls", SqlType::Bit, on)
-        .opt("uses_quoted_identifier", SqlType::Bit, on)
+        .opt("uses_ansi_nulls", SqlType::Bit, |o| bit(module_options(o).ansi_nulls))
+        .opt("uses_quoted_identifier", SqlType::Bit, |o| bit(module_options(o).quoted_identifier))
         .opt("is_schema_bound", SqlType::Bit, off)
         .opt("uses_database_collation", SqlType::Bit, off)
         .opt("is_recompiled", SqlType::Bit, off)

@@ -18,7 +18,7 @@
 //! * `constraints`: `sys.key_constraints`, `sys.default_constraints`, `sys.check_constraints`,
 //!   `sys.foreign_keys`, `sys.foreign_key_columns`, `sys.identity_columns`,
 //!   `sys.computed_columns`, `sys.sql_modules`, `sys.views`, `sys.triggers`.
-//! * `compat`: `sys.sysobjects`, `sys.syscolumns`, `sys.sysdatabases`, `sys.systypes`, `sys.all_objects`, `sys.system_objects`.
+//! * `compat`: `sys.sysobjects`, `sys.syscolumns`, `sys.sysdatabases`, `sys.systypes`, `sys.syslanguages`, `sys.fn_helpcollations()`, `sys.all_objects`, `sys.system_objects`, `sys.system_columns`.
 //!
 //! The counters SQL Server keeps above the storage engine are kept by the SQL layer: batches
 //! in a [`ServerCounters`] shared by every session, transactions on each database
@@ -54,7 +54,7 @@ pub(crate) use constraints::default_constraint_name;
 pub use information_schema::information_schema_view;
 pub(crate) use server::CONFIGURATIONS;
 pub(crate) use sessions::{
-    input_buffer_rows, now_micros, EndState, SessionRegistry, UserTransaction,
+    input_buffer_rows, now_micros, EndState, PublishedOptions, SessionRegistry, UserTransaction,
 };
 pub use sessions::{ClientInfo, Command, ConnectionInfo, SessionActivity};
 pub(crate) use transactions::open_transactions;
@@ -241,6 +241,9 @@ pub fn system_view(
         "syscolumns" => (None, |c, _| Ok(compat::syscolumns(c))),
         "sysdatabases" => (None, |c, _| Ok(compat::sysdatabases(c))),
         "systypes" => (None, |c, _| Ok(compat::systypes(c))),
+        "syslanguages" => (None, |_, _| Ok(compat::syslanguages())),
+        "fn_helpcollations" => (None, |_, _| Ok(compat::help_collations())),
+        "system_columns" => (None, |_, _| Ok(compat::system_columns())),
         "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
         "dm_os_buffer_descriptors" => (None, |c, _| Ok(memory::buffer_descriptors(c))),

@@ -117,6 +117,8 @@ pub struct SessionActivity {
     lock_timeout_ms: AtomicI64,
     /// `SET TEXTSIZE`'s value (`@@TEXTSIZE`).
     text_size: AtomicI64,
+    /// The other SET options, as the session last published them.
+    options: Mutex<PublishedOptions>,
     /// `KILL` ended the session: it runs nothing more.
     killed: AtomicBool,
     /// What `KILL` does besides setting `killed`: the server closes the connection, which
@@ -195,6 +197,7 @@ impl SessionActivity {
             isolation: AtomicU8::new(2),
             lock_timeout_ms: AtomicI64::new(-1),
             text_size: AtomicI64::new(i64::from(i32::MAX)),
+            options: Mutex::new(PublishedOptions::default()),
             killed: AtomicBool::new(false),
             on_kill: Mutex::new(None),
             user_transaction: Mutex::new(None),
@@ -302,6 +305,16 @@ impl SessionActivity {
         self.command.store(command as u8, Ordering::Relaxed);
     }
 
+    /// The session's SET options changed (a SET statement, or a batch ended).
+    pub(crate) fn options_changed(&self, options: &PublishedOptions) {
+        self.text_size.store(options.text_size, Ordering::Relaxed);
+        *self.options.lock().unwrap_or_else(PoisonError::into_inner) = *options;
+    }
+
+    fn options(&self) -> PublishedOptions {
+        *self.options.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// The batch ended, leaving the session in this state.
     pub(crate) fn batch_ended(&self, state: &EndState) {
         self.database_id.store(state.database_id, Ordering::Relaxed);
@@ -313,6 +326,32 @@ impl SessionActivity {
         self.command.store(Command::Awaiting as u8, Ordering::Relaxed);
         self.last_request_end_micros.store(now_micros(), Ordering::Relaxed);
         self.running.store(false, Ordering::Relaxed);
+    }
+}
+
+/// A session's SET options, as `sys.dm_exec_sessions` shows them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PublishedOptions {
+    /// `@@OPTIONS`.
+    pub(crate) bits: i32,
+    pub(crate) ansi_defaults: bool,
+    pub(crate) date_format: &'static str,
+    pub(crate) date_first: u8,
+    pub(crate) language: &'static str,
+    pub(crate) text_size: i64,
+}
+
+impl Default for PublishedOptions {
+    /// A new session's: @@OPTIONS 5496 (what drivers set at login), us_english.
+    fn default() -> PublishedOptions {
+        PublishedOptions {
+            bits: 5496,
+            ansi_defaults: false,
+            date_format: "mdy",
+            date_first: 7,
+            language: "us_english",
+            text_size: i64::from(i32::MAX),
+        }
     }
 }
 
@@ -358,6 +397,11 @@ pub(super) struct SessionRow {
     pub(super) a: Arc<SessionActivity>,
     pub(super) client: ClientInfo,
     now: u64,
+}
+
+/// Bit `bit` of the session's `@@OPTIONS`.
+fn option_bit(r: &SessionRow, bit: i32) -> Value {
+    Value::Bit(r.a.options().bits & bit != 0)
 }
 
 impl SessionRow {
@@ -415,23 +459,22 @@ pub(super) fn exec_sessions(ctx: &ViewContext<'_>) -> RowSet {
         .opt("writes", SqlType::BigInt, unknown)
         .opt("logical_reads", SqlType::BigInt, unknown)
         .col("is_user_process", SqlType::Bit, |_| Value::Bit(true))
-        // The SET options, in SQL Server's columns: TEXTSIZE as the session set it; the
-        // others as Walden always runs (docs/COMPAT.md, "SET options"), which are the values
-        // SQL Server's drivers set at login.
+        // The SET options, in SQL Server's columns, as the session last published them (at
+        // each SET and at the end of each batch).
         .col("text_size", SqlType::Int, |r| {
             int(r.a.text_size.load(Ordering::Relaxed).min(i64::from(i32::MAX)))
         })
-        .col("language", name(128), |_| nstr("us_english"))
-        .col("date_format", SqlType::NVarChar(Len::N(3)), |_| nstr("mdy"))
-        .col("date_first", SqlType::SmallInt, |_| small(7))
-        .col("quoted_identifier", SqlType::Bit, |_| Value::Bit(true))
-        .col("arithabort", SqlType::Bit, |_| Value::Bit(true))
-        .col("ansi_null_dflt_on", SqlType::Bit, |_| Value::Bit(true))
-        .col("ansi_defaults", SqlType::Bit, |_| Value::Bit(false))
-        .col("ansi_warnings", SqlType::Bit, |_| Value::Bit(true))
-        .col("ansi_padding", SqlType::Bit, |_| Value::Bit(true))
-        .col("ansi_nulls", SqlType::Bit, |_| Value::Bit(true))
-        .col("concat_null_yields_null", SqlType::Bit, |_| Value::Bit(true))
+        .col("language", name(128), |r| nstr(r.a.options().language))
+        .col("date_format", SqlType::NVarChar(Len::N(3)), |r| nstr(r.a.options().date_format))
+        .col("date_first", SqlType::SmallInt, |r| small(r.a.options().date_first.into()))
+        .col("quoted_identifier", SqlType::Bit, |r| option_bit(r, 256))
+        .col("arithabort", SqlType::Bit, |r| option_bit(r, 64))
+        .col("ansi_null_dflt_on", SqlType::Bit, |r| option_bit(r, 1024))
+        .col("ansi_defaults", SqlType::Bit, |r| Value::Bit(r.a.options().ansi_defaults))
+        .col("ansi_warnings", SqlType::Bit, |r| option_bit(r, 8))
+        .col("ansi_padding", SqlType::Bit, |r| option_bit(r, 16))
+        .col("ansi_nulls", SqlType::Bit, |r| option_bit(r, 32))
+        .col("concat_null_yields_null", SqlType::Bit, |r| option_bit(r, 4096))
         .col("transaction_isolation_level", SqlType::SmallInt, |r| {
             small(r.a.isolation.load(Ordering::Relaxed).into())
         })

@@ -356,7 +356,7 @@ fn catalog_views_list_the_databases_objects() {
     };
     let seq = tx.create_sequence(&f.db, seq).unwrap();
     let p = "CREATE PROCEDURE p AS SELECT 1";
-    tx.put_module(&f.db, ModuleKind::Procedure, "dbo", "p", p, false).unwrap();
+    tx.put_module(&f.db, ModuleKind::Procedure(Default::default()), "dbo", "p", p, false).unwrap();
     tx.commit(CommitOption::Unspecified).unwrap();
 
     let objects = f.view("objects", &[]);
