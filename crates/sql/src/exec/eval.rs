@@ -200,6 +200,26 @@ fn explicit(e: &Expr) -> Result<Option<Collation>, SqlError> {
     }
 }
 
+/// Refuses `e COLLATE name` as a sort, grouping or DISTINCT key when the collation does not
+/// compare as Walden's default (`clause` names where it is): those keys are ordered and
+/// hashed by the default comparison, so honouring only the comparisons would sort
+/// `COLLATE Latin1_General_CS_AS` silently as case-insensitive.
+pub(crate) fn check_key_collation(e: &Expr, clause: &str) -> Result<(), SqlError> {
+    if let ExprKind::Collate { collation, .. } = &e.kind {
+        let c = scalar::collation::collation(&collation.value)?;
+        if !c.is_default_like() {
+            return Err(SqlError::new(
+                50000,
+                format!(
+                    "Walden orders, groups and removes duplicates of text only as SQL_Latin1_General_CP1_CI_AS compares it: COLLATE {} in {clause} is not supported.",
+                    collation.value
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The collation a comparison or LIKE of `left` and `right` goes by, when either names one
 /// (see [`explicit_collation`]); None for Walden's default comparison.
 fn comparison_collation(

@@ -20,7 +20,7 @@ use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, JoinKind, ObjectName, OffsetFetch,
     OrderByItem, Query, QueryBody, Select, SelectItem, SetOperator, TableSource,
 };
-use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
+use crate::exec::eval::{check_key_collation, find_column, is_aggregate_call, Col, Env};
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::sysviews::{self, ViewContext};
@@ -677,6 +677,9 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
+        for o in order_by {
+            check_key_collation(&o.expr, "ORDER BY")?;
+        }
         if !order_by.is_empty() {
             let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
             let mut keyed = Vec::with_capacity(rows.rows.len());
@@ -739,6 +742,19 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
+        for o in order_by {
+            check_key_collation(&o.expr, "ORDER BY")?;
+        }
+        for g in &sel.group_by {
+            check_key_collation(g, "GROUP BY")?;
+        }
+        if sel.distinct {
+            for item in &sel.items {
+                if let SelectItem::Expr { expr, .. } = item {
+                    check_key_collation(expr, "a DISTINCT select list")?;
+                }
+            }
+        }
         let (source, residual) = if sel.from.is_empty() {
             let where_clause = sel.where_clause.as_ref();
             (Rows { cols: Vec::new(), rows: vec![Vec::new()] }, where_clause.into_iter().collect())

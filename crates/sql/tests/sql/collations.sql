@@ -37,3 +37,13 @@ CREATE TABLE col_bad (c VARCHAR(10) COLLATE Nonsense_CI_AS)
 GO
 ALTER TABLE col_ci ALTER COLUMN c VARCHAR(10) COLLATE Latin1_General_BIN2
 GO
+-- A collation that compares otherwise than the default cannot order, group or de-duplicate:
+-- those keys go by the default comparison, so it is refused rather than ignored.
+SELECT v FROM (VALUES ('b'), ('A'), ('a')) AS t (v) ORDER BY v COLLATE Latin1_General_CS_AS;
+GO
+SELECT COUNT(*) FROM (VALUES ('a'), ('A')) AS t (v) GROUP BY v COLLATE Latin1_General_BIN2;
+GO
+SELECT DISTINCT v COLLATE Latin1_General_CS_AS FROM (VALUES ('a'), ('A')) AS t (v);
+GO
+SELECT v FROM (VALUES ('b'), ('A'), ('a')) AS t (v) ORDER BY v COLLATE Latin1_General_CI_AS, v;
+GO
