@@ -38,10 +38,10 @@ const LANGUAGE: &str = "us_english";
 const LOGIN_MAX_MESSAGE: usize = 1 << 20;
 
 /// How long a worker waits for a connection's next message before parking it (see
-/// `Connection::linger`): far longer than a client's turnaround between requests, far
-/// shorter than anything a person would notice, and what a worker is held for besides the
-/// request itself.
-const LINGER: std::time::Duration = std::time::Duration::from_millis(1);
+/// `Connection::linger`): longer than a client's turnaround between requests even on a busy
+/// machine (1 ms was not: seed 001 at 16 clients lost a sixth of its throughput on a loaded
+/// machine), short enough that a worker is not held long for a connection gone quiet.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// How much one read takes from the socket. The reader asks for the next message after each
 /// read, so a message larger than its limit is refused before more of it is buffered.
@@ -228,7 +228,12 @@ impl Connection {
     /// kernel wakes this thread directly, saves the hand-over through the poller (an epoll
     /// wake-up, a queue and a worker wake-up), which cost a third of seed 001's delayed
     /// throughput at 5 clients. A message that is not whole by then is left to the poller.
+    /// No lingering while other connections' messages wait for a worker.
     fn linger(&mut self) -> io::Result<Option<Message>> {
+        // Other connections' messages are waiting for a worker: this one is needed there.
+        if self.conn.shared.workers.queued() > 0 {
+            return Ok(None);
+        }
         if !walden_io::net::wait_readable(&*self.tcp, LINGER)? {
             return Ok(None);
         }

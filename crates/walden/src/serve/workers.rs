@@ -71,6 +71,11 @@ impl Pool {
         (state.threads, state.peak)
     }
 
+    /// Messages waiting for a worker.
+    pub fn queued(&self) -> usize {
+        self.lock().queue.len()
+    }
+
     /// Queues `message` of `connection` for a worker, starting one if none is idle and the
     /// bound allows.
     pub fn submit(&self, shared: &Arc<Shared>, connection: Box<Connection>, message: Message) {
