@@ -60,7 +60,7 @@ pub fn raise_open_files_limit() -> io::Result<u64> {
         }
         limit = raised;
     }
-    Ok(limit.rlim_cur as u64)
+    Ok(limit.rlim_cur)
 }
 
 #[cfg(test)]
@@ -105,7 +105,7 @@ mod tests {
         let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
         // SAFETY: as in `raise_open_files_limit`.
         assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
-        assert_eq!(soft, limit.rlim_cur as u64);
+        assert_eq!(soft, limit.rlim_cur);
         assert_eq!(limit.rlim_cur, limit.rlim_max);
     }
 }

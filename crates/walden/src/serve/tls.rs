@@ -140,7 +140,7 @@ impl Read for Socket {
             if !(self.waiting && would_block(&result)) {
                 return result;
             }
-            self.wait(|tcp, timeout| walden_io::net::wait_readable(tcp, timeout))?;
+            self.wait(walden_io::net::wait_readable)?;
         }
     }
 }
@@ -152,7 +152,7 @@ impl Write for Socket {
             if !(self.waiting && would_block(&result)) {
                 return result;
             }
-            self.wait(|tcp, timeout| walden_io::net::wait_writable(tcp, timeout))?;
+            self.wait(walden_io::net::wait_writable)?;
         }
     }
 
