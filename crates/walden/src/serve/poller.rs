@@ -44,6 +44,8 @@ struct Closed {
     evicted: u64,
     no_prelogin: u64,
     no_login: u64,
+    /// Accepts that failed (out of descriptors, most likely).
+    accept_failed: u64,
 }
 
 /// Accepts and watches connections until `stop` is set, then closes them all.
@@ -60,6 +62,9 @@ pub fn run(
     let mut next_id = 0u64;
     let mut result = Ok(());
     let mut last_expiry = Instant::now();
+    // The backlog is not known to be empty (an accept failed): the listener's edge-triggered
+    // registration will not report it again, so accepting is retried every tick.
+    let mut backlog = false;
     while !stop.load(Ordering::Relaxed) {
         if let Err(e) = poll.poll(&mut events, Some(TICK)) {
             if e.kind() != io::ErrorKind::Interrupted {
@@ -69,7 +74,7 @@ pub fn run(
         }
         for event in &events {
             if event.token() == LISTENER {
-                accept(shared, &listener, &mut next_id, &mut closed);
+                backlog = true;
                 continue;
             }
             let id = event.token().0 as u64;
@@ -77,6 +82,9 @@ pub fn run(
             if let Some(connection) = parked {
                 readable(shared, connection);
             }
+        }
+        if backlog {
+            backlog = !accept(shared, &listener, &mut next_id, &mut closed);
         }
         if last_expiry.elapsed() >= TICK {
             expire(shared, &mut closed);
@@ -101,18 +109,26 @@ fn readable(shared: &Arc<Shared>, mut connection: Box<Connection>) {
     }
 }
 
-/// Accepts every connection waiting on the listener.
-fn accept(shared: &Arc<Shared>, listener: &TcpListener, next_id: &mut u64, closed: &mut Closed) {
+/// Accepts every connection waiting on the listener; whether the backlog was emptied.
+fn accept(
+    shared: &Arc<Shared>,
+    listener: &TcpListener,
+    next_id: &mut u64,
+    closed: &mut Closed,
+) -> bool {
     loop {
         let stream = match listener.accept() {
             Ok((stream, _)) => stream,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 // Out of descriptors, most likely: the waiting connections stay in the
                 // backlog, and the next tick tries again.
-                log_line!(error, "accept: {e}");
-                return;
+                closed.accept_failed += 1;
+                if closed.accept_failed % 100 == 1 {
+                    log_line!(error, "accept: {e} ({} so far)", closed.accept_failed);
+                }
+                return false;
             }
         };
         if let Err(e) = stream.set_nonblocking(true).and_then(|()| stream.set_nodelay(true)) {
