@@ -462,7 +462,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         workers: workers::Pool::new(max_worker_threads),
     });
     let polled = poller::run(&shared, poll, listener, &stop);
-    let (_, peak) = shared.workers.threads();
+    let peak = shared.workers.peak();
     log_line!(info, "connections closed; at most {peak} worker thread(s) ran at once");
     polled.map_err(|e| format!("the poller failed: {e}"))?;
     // Fails only if the shutdown itself failed (an online database could not be checkpointed

@@ -26,11 +26,12 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// thread.
 pub const MIN_WORKERS: usize = 2;
 
-/// The default `max_worker_threads`: SQL Server's for a 64-bit machine, 512 up to 4 CPUs
-/// and 16 more per CPU beyond.
+/// The default `max_worker_threads`: SQL Server's for a 64-bit machine, 512 up to 4 CPUs,
+/// 16 more per CPU beyond, 32 more per CPU beyond 4 past 64 CPUs.
 pub fn default_max_workers() -> usize {
     let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    512 + cpus.saturating_sub(4) * 16
+    let per_cpu = if cpus > 64 { 32 } else { 16 };
+    512 + cpus.saturating_sub(4) * per_cpu
 }
 
 /// The pool: its queue and its threads.
@@ -65,10 +66,9 @@ impl Pool {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Workers alive now, and the most alive at once so far.
-    pub fn threads(&self) -> (usize, usize) {
-        let state = self.lock();
-        (state.threads, state.peak)
+    /// The most workers alive at once so far.
+    pub fn peak(&self) -> usize {
+        self.lock().peak
     }
 
     /// Messages waiting for a worker.
