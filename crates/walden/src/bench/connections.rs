@@ -39,7 +39,7 @@ pub struct ConnectionsArgs {
     /// Seconds the flood is held once every connection is open.
     #[arg(long, default_value_t = 10)]
     hold_s: u64,
-    /// Logged-in idle sessions, one phase per figure (comma-separated; empty for none).
+    /// Logged-in idle sessions, one phase per figure (comma-separated; 0 for none).
     #[arg(long, default_value = "1000,5000", value_delimiter = ',')]
     idle: Vec<usize>,
     /// Milliseconds between the prober's logins.
@@ -191,7 +191,7 @@ pub fn run(args: &ConnectionsArgs) -> Result<(), String> {
     if args.silent + args.half_open > 0 {
         met &= flood(args, &exe, &base.path().join("flood"), &password, probe)?;
     }
-    for (i, &count) in args.idle.iter().enumerate() {
+    for (i, &count) in args.idle.iter().enumerate().filter(|(_, &count)| count > 0) {
         idle(count, &exe, &base.path().join(format!("idle{i}")), &password, probe)?;
     }
     if args.silent + args.half_open > 0 {

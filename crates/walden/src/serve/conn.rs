@@ -184,6 +184,11 @@ impl Connection {
         let mut buf = [0u8; READ_CHUNK];
         loop {
             if let Some(m) = self.conn.reader.next_message().map_err(invalid)? {
+                if matches!(self.phase, Phase::Prelogin) {
+                    // Marked here, on the poller, not when a worker gets to it: the pending
+                    // cap spares such a connection from now on.
+                    self.conn.shared.prelogin_received(self.id);
+                }
                 return Ok(Some(m));
             }
             match self.conn.stream.read_now(&mut buf) {
@@ -275,7 +280,6 @@ impl Connection {
         let Connection { conn, phase, id, .. } = self;
         match phase {
             Phase::Prelogin => {
-                conn.shared.prelogin_received(*id);
                 let (tls, refused) = conn.prelogin(&message)?;
                 *phase = Phase::Login { tls, refused };
                 Ok(Next::Park)

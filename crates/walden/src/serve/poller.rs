@@ -37,6 +37,11 @@ const TICK: Duration = Duration::from_millis(50);
 /// Readiness events taken per wait.
 const EVENTS: usize = 1024;
 
+/// Connections accepted before the poller reads the sockets again. In a flood the backlog
+/// holds hundreds; accepting them all at once would let the pending cap close a real client
+/// accepted among them before its PRELOGIN, sent at once, was even read.
+const ACCEPT_BATCH: usize = 32;
+
 /// What the poller counts for its log lines, which come one per 100 events so that a flood
 /// does not flood the log.
 #[derive(Debug, Default)]
@@ -66,7 +71,9 @@ pub fn run(
     // registration will not report it again, so accepting is retried every tick.
     let mut backlog = false;
     while !stop.load(Ordering::Relaxed) {
-        if let Err(e) = poll.poll(&mut events, Some(TICK)) {
+        // With connections still in the backlog, look at the sockets and come straight back.
+        let wait = if backlog { Duration::ZERO } else { TICK };
+        if let Err(e) = poll.poll(&mut events, Some(wait)) {
             if e.kind() != io::ErrorKind::Interrupted {
                 result = Err(e);
                 break;
@@ -109,14 +116,15 @@ fn readable(shared: &Arc<Shared>, mut connection: Box<Connection>) {
     }
 }
 
-/// Accepts every connection waiting on the listener; whether the backlog was emptied.
+/// Accepts up to [`ACCEPT_BATCH`] connections waiting on the listener; whether the backlog
+/// was emptied.
 fn accept(
     shared: &Arc<Shared>,
     listener: &TcpListener,
     next_id: &mut u64,
     closed: &mut Closed,
 ) -> bool {
-    loop {
+    for _ in 0..ACCEPT_BATCH {
         let stream = match listener.accept() {
             Ok((stream, _)) => stream,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
@@ -138,6 +146,7 @@ fn accept(
         *next_id += 1;
         admit(shared, Arc::new(stream), *next_id, closed);
     }
+    false
 }
 
 /// Registers a new connection and parks it until its PRELOGIN arrives, making room under
@@ -147,8 +156,10 @@ fn admit(shared: &Arc<Shared>, tcp: Arc<TcpStream>, id: u64, closed: &mut Closed
     let peer = tcp.peer_addr().map(|a| a.to_string()).unwrap_or_default();
     shared.open().insert(id, Arc::clone(&tcp));
     // The pending cap: make room by closing the connection that has been logging in the
-    // longest. Logged-in connections are never touched, and a real client is only at risk if
-    // `max_pending_logins` newer connections arrive during its few milliseconds of login.
+    // longest, preferring one whose PRELOGIN is not in (a real client sends it at once, a
+    // silent or half-open socket never). Logged-in connections are never touched, and a real
+    // client is only at risk if `max_pending_logins` newer connections send a whole PRELOGIN
+    // during its few milliseconds of login.
     let mut evicted = Vec::new();
     {
         let mut pending = shared.pending();
@@ -157,7 +168,14 @@ fn admit(shared: &Arc<Shared>, tcp: Arc<TcpStream>, id: u64, closed: &mut Closed
             PendingLogin { tcp: Arc::clone(&tcp), peer, accepted, prelogin_received: false },
         );
         while pending.len() > shared.max_pending_logins {
-            let Some((oldest, login)) = pending.pop_first() else { break };
+            let victim = pending
+                .iter()
+                .find(|(_, p)| !p.prelogin_received)
+                .or_else(|| pending.iter().next())
+                .map(|(&id, _)| id);
+            let Some((oldest, login)) = victim.and_then(|id| pending.remove_entry(&id)) else {
+                break;
+            };
             let _ = login.tcp.shutdown(Shutdown::Both);
             evicted.push(oldest);
             closed.evicted += 1;
