@@ -43,6 +43,18 @@ fn wait_for(socket: &impl AsFd, events: libc::c_short, timeout: Duration) -> io:
     }
 }
 
+/// Sets the length of `listener`'s queue of connections not yet accepted (Linux caps it at
+/// `net.core.somaxconn`). `std` listens with 128, which a burst of connections overflows:
+/// the kernel then drops their SYNs, and each waits a second for its retransmission.
+pub fn set_listen_backlog(listener: &impl AsFd, backlog: i32) -> io::Result<()> {
+    // SAFETY: listen only reads its arguments; the descriptor is borrowed from `listener`,
+    // which outlives the call. Listening again on a listening socket changes its backlog.
+    if unsafe { libc::listen(listener.as_fd().as_raw_fd(), backlog) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Raises the soft limit on open files (RLIMIT_NOFILE) to the hard limit, so that a process
 /// holding a descriptor per connection is bounded by what the administrator allows rather
 /// than by the shell's usual soft default of 1,024. Returns the soft limit now in force.
@@ -97,6 +109,15 @@ mod tests {
         assert_eq!(std::io::Read::read(&mut second, &mut byte).unwrap(), 0);
         // An idle socket has room for output at once.
         assert!(wait_writable(&server, Duration::from_secs(5)).unwrap());
+    }
+
+    #[test]
+    fn a_listener_takes_a_longer_backlog() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        set_listen_backlog(&listener, 4096).unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (accepted, _) = listener.accept().unwrap();
+        assert_eq!(accepted.peer_addr().unwrap(), client.local_addr().unwrap());
     }
 
     #[test]

@@ -64,6 +64,11 @@ const DEFAULT_PRELOGIN_TIMEOUT_SECS: u64 = 5;
 /// logs in within milliseconds) out.
 const DEFAULT_MAX_PENDING_LOGINS: usize = 128;
 
+/// Connections the kernel queues for the poller to accept (capped by `net.core.somaxconn`):
+/// enough for a burst of thousands, so that a real client's SYN is not dropped in a flood
+/// and left to its one-second retransmission.
+const LISTEN_BACKLOG: i32 = 4096;
+
 /// The largest `max_server_memory_mb`: SQL Server's largest `max server memory (MB)`.
 const MAX_MEMORY_MB: u64 = 2_147_483_647;
 
@@ -432,6 +437,9 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     // Non-blocking: the poller accepts until the backlog is empty.
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    if let Err(e) = walden_io::net::set_listen_backlog(&listener, LISTEN_BACKLOG) {
+        log_line!(warn, "cannot lengthen the listen backlog: {e}");
+    }
     let poll = mio::Poll::new().map_err(|e| format!("cannot start the poller: {e}"))?;
     let registry = poll.registry().try_clone().map_err(|e| e.to_string())?;
     log_line!(
