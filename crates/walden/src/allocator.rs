@@ -1,7 +1,7 @@
 //! The process's allocator, mimalloc, and the one option Walden changes in it.
 //!
 //! Every request allocates and frees many small buffers (tokens, rows, keys) on one of many
-//! connection threads; glibc's malloc spent a tenth of the server's CPU on them under
+//! worker threads; glibc's malloc spent a tenth of the server's CPU on them under
 //! `walden bench seed001`, mimalloc's per-thread free lists far less.
 //!
 //! A query that materializes rows frees tens of megabytes when it ends. By default mimalloc

@@ -2,6 +2,7 @@
 //! machines they run on are shared and noisy.
 
 mod bulk;
+mod connections;
 mod log;
 mod pg_cluster;
 mod queries;
@@ -22,6 +23,10 @@ pub enum BenchCommand {
     /// Loading 1,000,000 rows three ways, side by side: Walden's bulk copy over TDS, the same
     /// rows as batched INSERTs against the same server, and PostgreSQL's COPY FROM STDIN.
     Bulk(bulk::BulkBenchArgs),
+    /// What connections cost the server: 10,000 silent plus 2,000 half-open ones, then
+    /// 1,000 and 5,000 idle logged-in sessions; its RSS and threads, and a prober's login
+    /// latency throughout.
+    Connections(connections::ConnectionsArgs),
     /// The log manager alone: the disk's raw fdatasync rate, then commits/s with 1, 4, 16 and
     /// 64 threads, fully durable and delayed.
     Log(log::LogBenchArgs),
@@ -50,6 +55,7 @@ pub enum BenchCommand {
 pub fn run(command: BenchCommand) -> Result<(), String> {
     match command {
         BenchCommand::Bulk(args) => bulk::run(&args),
+        BenchCommand::Connections(args) => connections::run(&args),
         BenchCommand::Log(args) => log::run(&args),
         BenchCommand::Storage(args) => storage::run(&args),
         BenchCommand::Seed001(args) => seed001::run(&args),

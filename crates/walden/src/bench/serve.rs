@@ -21,10 +21,25 @@ impl Server {
     /// and `password` as `sa`'s, and waits until it listens.
     pub fn start(data: &Path, password: &str, max_connections: u32) -> Result<Server, String> {
         let exe = std::env::current_exe().map_err(|e| format!("locating walden: {e}"))?;
+        Server::start_exe(
+            &exe,
+            data,
+            password,
+            &["--max-connections", &max_connections.to_string()],
+        )
+    }
+
+    /// Starts `exe serve` as [`Server::start`] does, with `extra` arguments.
+    pub fn start_exe(
+        exe: &Path,
+        data: &Path,
+        password: &str,
+        extra: &[&str],
+    ) -> Result<Server, String> {
         let mut child = Command::new(exe)
             .args(["serve", "--listen", "127.0.0.1", "--port", "0", "--data"])
             .arg(data)
-            .args(["--max-connections", &max_connections.to_string()])
+            .args(extra)
             .env("WALDEN_SA_PASSWORD", password)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -58,6 +73,11 @@ impl Server {
             }
         });
         Ok(server)
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// The server's peak resident memory so far (VmHWM of its process), in kB; 0 when

@@ -36,6 +36,8 @@ pub struct FileConfig {
     pub prelogin_timeout_secs: Option<u64>,
     /// Connections that have not finished logging in kept at once.
     pub max_pending_logins: Option<usize>,
+    /// Threads that run requests, at most.
+    pub max_worker_threads: Option<usize>,
     /// The buffer pool's size in MB, shared by every database.
     pub max_server_memory_mb: Option<u64>,
 }

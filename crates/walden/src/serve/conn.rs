@@ -1,9 +1,13 @@
-//! One client connection, on its own thread: PRELOGIN, LOGIN7, then requests until the
-//! client leaves. The session is closed (its transaction rolled back) however that happens.
+//! One client connection: PRELOGIN, LOGIN7, then requests until the client leaves. The
+//! connection is a state machine driven one complete message at a time: between messages it
+//! waits in the poller (`poller.rs`) with no thread of its own, and each message runs on a
+//! worker (`workers.rs`). The session is closed (its transaction rolled back) however the
+//! connection ends, when it is dropped.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
+use std::time::Instant;
 
 use walden_sql::exec::sysviews::{ClientInfo, ConnectionInfo};
 use walden_sql::exec::{Collected, Session};
@@ -33,30 +37,15 @@ const LANGUAGE: &str = "us_english";
 /// an unauthenticated client cannot make the server buffer the 64 MiB a request may have.
 const LOGIN_MAX_MESSAGE: usize = 1 << 20;
 
-/// Closes `stream` unless the returned sender is dropped within the login timeout: the
-/// connection thread's blocked read then fails and the thread ends. `None` if no watchdog
-/// could be started (the login then runs without a time limit).
-fn login_watchdog(
-    stream: &TcpStream,
-    peer: &str,
-    timeout: std::time::Duration,
-) -> Option<std::sync::mpsc::Sender<()>> {
-    let stream = stream.try_clone().ok()?;
-    let (done, wait) = std::sync::mpsc::channel::<()>();
-    let peer = peer.to_string();
-    let watch = move || {
-        if wait.recv_timeout(timeout) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
-            log_line!(
-                info,
-                "connection {peer}: login not completed within {} s; closing",
-                timeout.as_secs()
-            );
-            let _ = stream.shutdown(std::net::Shutdown::Both);
-        }
-    };
-    std::thread::Builder::new().name("login-watchdog".into()).spawn(watch).ok()?;
-    Some(done)
-}
+/// How long a worker waits for a connection's next message before parking it (see
+/// `Connection::linger`): longer than a client's turnaround between requests even on a busy
+/// machine (1 ms was not: seed 001 at 16 clients lost a sixth of its throughput on a loaded
+/// machine), short enough that a worker is not held long for a connection gone quiet.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// How much one read takes from the socket. The reader asks for the next message after each
+/// read, so a message larger than its limit is refused before more of it is buffered.
+const READ_CHUNK: usize = 16 * 1024;
 
 fn invalid(e: walden_tds::TdsError) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, e.to_string())
@@ -71,6 +60,53 @@ fn message_token(number: i32, class: u8, message: String) -> ServerMessage {
         server: SERVER_NAME.to_string(),
         procedure: String::new(),
         line: 1,
+    }
+}
+
+/// Where a connection is in its life.
+enum Phase {
+    /// Waiting for the client's PRELOGIN.
+    Prelogin,
+    /// PRELOGIN answered (and TLS set up if agreed); waiting for LOGIN7.
+    Login {
+        tls: Option<TlsScope>,
+        /// The client requires encryption and TLS is off: it will leave, or start a TLS
+        /// handshake anyway, and the log should say why.
+        refused: bool,
+    },
+    /// Logged in: every message is a request of the session.
+    Ready(Box<Session>),
+}
+
+/// What the poller does with a connection after a worker has run its messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Wait for the client's next message.
+    Park,
+    /// The connection is over (the client left, broke the protocol, or the session ended).
+    Close,
+}
+
+/// A client connection, wherever it waits or runs. Dropping it closes its session and
+/// forgets it everywhere the server keeps track of it.
+pub struct Connection {
+    id: u64,
+    peer: String,
+    /// The socket, as registered with the poller.
+    tcp: Arc<TcpStream>,
+    conn: Conn,
+    phase: Phase,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection").field("id", &self.id).field("peer", &self.peer).finish()
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.conn.shared.forget(self.id, &self.tcp);
     }
 }
 
@@ -97,65 +133,190 @@ struct Conn {
     slot: Option<super::SlotGuard>,
 }
 
-/// Serves connection `id`: its login (the connection limit is checked at LOGIN7), then its
-/// requests.
-pub fn serve(stream: TcpStream, shared: Arc<Shared>, id: u64) {
-    let (peer_addr, local_addr) = (stream.peer_addr().ok(), stream.local_addr().ok());
-    let peer = peer_addr.map(|a| a.to_string()).unwrap_or_default();
-    // The pre-login timeout: a socket that sends nothing gives its thread back in seconds,
-    // not at the end of the login timeout. Cleared once PRELOGIN is in (see `login`).
-    let _ = stream.set_read_timeout(Some(shared.prelogin_timeout));
-    let watchdog = login_watchdog(&stream, &peer, shared.login_timeout);
-    let mut conn = Conn {
-        stream: SharedTransport::new(stream),
-        reader: MessageReader::new(),
-        writer: PacketWriter::default(),
-        shared,
-        login_database: String::new(),
-        client: ClientInfo {
-            connection: Some(ConnectionInfo {
-                client: peer_addr,
-                local: local_addr,
-                ..ConnectionInfo::default()
-            }),
-            ..ClientInfo::default()
-        },
-        descriptor: 0,
-        next_descriptor: 0,
-        prepared: rpc::Prepared::default(),
-        attention: None,
-        slot: None,
-    };
-    conn.reader.set_max_message_size(LOGIN_MAX_MESSAGE);
-    let login = conn.login();
-    // Logged in, refused or failed: either way the watchdog has nothing left to guard, and
-    // the connection no longer counts as pending.
-    drop(watchdog);
-    conn.shared.login_done(id);
-    match login {
-        Ok(Some(mut session)) => {
-            conn.reader.set_max_message_size(walden_tds::packet::DEFAULT_MAX_MESSAGE_SIZE);
-            if let Err(e) = conn.requests(&mut session) {
-                if e.kind() != io::ErrorKind::UnexpectedEof {
-                    // A client that breaks the protocol or drops the connection: its problem.
-                    log_line!(info, "connection {peer}: {e}");
+impl Connection {
+    /// Connection `id` on `tcp` (non-blocking), accepted at `accepted`: its login must be over
+    /// by `accepted` + the login timeout.
+    pub fn new(tcp: Arc<TcpStream>, shared: Arc<Shared>, id: u64, accepted: Instant) -> Self {
+        let (peer_addr, local_addr) = (tcp.peer_addr().ok(), tcp.local_addr().ok());
+        let peer = peer_addr.map(|a| a.to_string()).unwrap_or_default();
+        let stream = SharedTransport::new(Arc::clone(&tcp));
+        // Whatever the login waits for on a worker (the TLS handshake, a slow write) gives
+        // up at the login's deadline; the poller closes a connection idle past it.
+        stream.set_deadline(Some(accepted + shared.login_timeout));
+        let mut reader = MessageReader::new();
+        reader.set_max_message_size(LOGIN_MAX_MESSAGE);
+        let conn = Conn {
+            stream,
+            reader,
+            writer: PacketWriter::default(),
+            shared,
+            login_database: String::new(),
+            client: ClientInfo {
+                connection: Some(ConnectionInfo {
+                    client: peer_addr,
+                    local: local_addr,
+                    ..ConnectionInfo::default()
+                }),
+                ..ClientInfo::default()
+            },
+            descriptor: 0,
+            next_descriptor: 0,
+            prepared: rpc::Prepared::default(),
+            attention: None,
+            slot: None,
+        };
+        Connection { id, peer, tcp, conn, phase: Phase::Prelogin }
+    }
+
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The socket, as registered with the poller.
+    pub fn tcp(&self) -> &Arc<TcpStream> {
+        &self.tcp
+    }
+
+    /// Reads whatever has arrived, without waiting; the next complete message if there is
+    /// one. `UnexpectedEof` when the client has gone. Called by the poller when the socket is
+    /// readable.
+    pub fn fill(&mut self) -> io::Result<Option<Message>> {
+        let mut buf = [0u8; READ_CHUNK];
+        loop {
+            if let Some(m) = self.conn.reader.next_message().map_err(invalid)? {
+                if matches!(self.phase, Phase::Prelogin) {
+                    // Marked here, on the poller, not when a worker gets to it: the pending
+                    // cap spares such a connection from now on.
+                    self.conn.shared.prelogin_received(self.id);
+                }
+                return Ok(Some(m));
+            }
+            match self.conn.stream.read_now(&mut buf) {
+                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => self.conn.reader.push(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Runs `message`, then every complete message already received behind it. On a
+    /// worker.
+    pub fn run(&mut self, message: Message) -> Next {
+        let mut message = message;
+        loop {
+            match self.handle(message) {
+                Ok(Next::Park) => {}
+                Ok(Next::Close) => return Next::Close,
+                Err(e) => {
+                    self.ended(&e);
+                    return Next::Close;
                 }
             }
-            session.close();
+            match self.received().and_then(|m| match m {
+                Some(m) => Ok(Some(m)),
+                None => self.linger(),
+            }) {
+                Ok(Some(next)) => message = next,
+                Ok(None) => return Next::Park,
+                Err(e) => {
+                    self.ended(&e);
+                    return Next::Close;
+                }
+            }
         }
-        Ok(None) => {}
-        // A connection closed before it logged in (the client left, or the pending cap closed
-        // it, which the accept loop logs once per 100) is not worth a line each: a flood of
-        // them would flood the log.
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {}
-        Err(e) => log_line!(info, "connection {peer}: login: {e}"),
+    }
+
+    /// Waits up to [`LINGER`] for the client's next message, on the worker. A client in a
+    /// loop sends it within microseconds of reading the response; taking it here, where the
+    /// kernel wakes this thread directly, saves the hand-over through the poller (an epoll
+    /// wake-up, a queue and a worker wake-up), which cost a third of seed 001's delayed
+    /// throughput at 5 clients. A message that is not whole by then is left to the poller.
+    /// No lingering while other connections' messages wait for a worker.
+    fn linger(&mut self) -> io::Result<Option<Message>> {
+        // Other connections' messages are waiting for a worker: this one is needed there.
+        if self.conn.shared.workers.queued() > 0 {
+            return Ok(None);
+        }
+        if !walden_io::net::wait_readable(&*self.tcp, LINGER)? {
+            return Ok(None);
+        }
+        self.fill()
+    }
+
+    /// A complete message already received behind the last one (pipelined, or decrypted by
+    /// TLS), which no readiness event would announce. Input still in the socket needs no
+    /// look: parking re-arms the poller's registration, which reports it.
+    fn received(&mut self) -> io::Result<Option<Message>> {
+        if let Some(m) = self.conn.reader.next_message().map_err(invalid)? {
+            return Ok(Some(m));
+        }
+        if self.conn.stream.has_buffered_input() {
+            return self.fill();
+        }
+        Ok(None)
+    }
+
+    /// Logs why the connection ended, when that is worth a line: a client that leaves
+    /// between requests, or before it logged in (it left, or the pending cap or a timeout
+    /// closed it, which the poller logs), is not, or a flood would flood the log.
+    pub fn ended(&self, e: &io::Error) {
+        let eof = e.kind() == io::ErrorKind::UnexpectedEof;
+        match &self.phase {
+            Phase::Login { refused: true, .. } => {
+                log_line!(info, "connection {}: login: {}", self.peer, refusal())
+            }
+            Phase::Prelogin | Phase::Login { .. } if !eof => {
+                log_line!(info, "connection {}: login: {e}", self.peer)
+            }
+            // A client that breaks the protocol or drops the connection: its problem.
+            Phase::Ready(_) if !eof => log_line!(info, "connection {}: {e}", self.peer),
+            _ => {}
+        }
+    }
+
+    fn handle(&mut self, message: Message) -> io::Result<Next> {
+        let Connection { conn, phase, id, .. } = self;
+        match phase {
+            Phase::Prelogin => {
+                let (tls, refused) = conn.prelogin(&message)?;
+                *phase = Phase::Login { tls, refused };
+                Ok(Next::Park)
+            }
+            Phase::Login { tls, refused } => {
+                if message.ty != PacketType::Login7 {
+                    if *refused {
+                        return Err(refusal());
+                    }
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, "expected LOGIN7"));
+                }
+                let login = conn.login7(&message, *tls);
+                // Logged in, refused or failed: the connection no longer counts as pending.
+                conn.shared.login_done(*id);
+                let Some(mut session) = login? else { return Ok(Next::Close) };
+                conn.start_requests(&mut session);
+                *phase = Phase::Ready(Box::new(session));
+                Ok(Next::Park)
+            }
+            Phase::Ready(session) => conn.request(session, message),
+        }
     }
 }
 
+fn refusal() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "the client requires encryption, but TLS is off (start walden serve with --tls \
+         self-signed or --tls-cert and --tls-key)",
+    )
+}
+
 impl Conn {
-    /// The next message; `UnexpectedEof` when the client has gone.
+    /// The next message, waiting for it (a bulk load's rows); `UnexpectedEof` when the client
+    /// has gone.
     fn read(&mut self) -> io::Result<Message> {
-        let mut buf = [0u8; 16 * 1024];
+        let mut buf = [0u8; READ_CHUNK];
         loop {
             if let Some(m) = self.reader.next_message().map_err(invalid)? {
                 return Ok(m);
@@ -188,22 +349,9 @@ impl Conn {
         Ok(None)
     }
 
-    fn login(&mut self) -> io::Result<Option<Session>> {
-        let first = match self.read() {
-            Ok(first) => first,
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!(
-                        "no PRELOGIN within {} s; closing",
-                        self.shared.prelogin_timeout.as_secs()
-                    ),
-                ))
-            }
-            Err(e) => return Err(e),
-        };
-        // The rest of the login is bounded by the login watchdog.
-        self.stream.tcp_clone()?.set_read_timeout(None)?;
+    /// Answers the client's PRELOGIN and runs the TLS handshake if one was agreed. Returns
+    /// what TLS covers and whether the client requires an encryption the server lacks.
+    fn prelogin(&mut self, first: &Message) -> io::Result<(Option<TlsScope>, bool)> {
         if first.ty != PacketType::PreLogin {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "expected PRELOGIN"));
         }
@@ -232,28 +380,14 @@ impl Conn {
             }
             self.stream.start_tls(Arc::clone(&setup.config))?;
         }
-
         // Such a client either closes the connection or starts a TLS handshake anyway.
         let refused = self.shared.tls.is_none()
             && matches!(client.encryption, Some(Encryption::On | Encryption::Required));
-        let refusal = || {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the client requires encryption, but TLS is off (start walden serve with \
-                 --tls self-signed or --tls-cert and --tls-key)",
-            )
-        };
-        let message = match self.read() {
-            Ok(message) => message,
-            Err(_) if refused => return Err(refusal()),
-            Err(e) => return Err(e),
-        };
-        if message.ty != PacketType::Login7 {
-            if refused {
-                return Err(refusal());
-            }
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "expected LOGIN7"));
-        }
+        Ok((tls, refused))
+    }
+
+    /// LOGIN7: the session, or `None` when the login was refused (and the client told why).
+    fn login7(&mut self, message: &Message, tls: Option<TlsScope>) -> io::Result<Option<Session>> {
         // ENCRYPT_OFF: only the LOGIN7 message was encrypted; the rest travels in the clear.
         if tls == Some(TlsScope::Login) {
             self.stream.downgrade()?;
@@ -353,81 +487,90 @@ impl Conn {
         Ok(Some(session))
     }
 
-    fn requests(&mut self, session: &mut Session) -> io::Result<()> {
-        let attention = Arc::new(AttentionProbe::new(&self.stream)?);
+    /// Sets the logged-in session up for requests: its cancel signal and KILL's action.
+    fn start_requests(&mut self, session: &mut Session) {
+        let attention = Arc::new(AttentionProbe::new(&self.stream));
         session.set_cancel(attention.clone());
         // KILL closes the connection: a session waiting for its client's next request wakes
-        // to a closed socket, ends, and rolls its transaction back.
-        let socket = self.stream.tcp_clone()?;
+        // to a closed socket (the poller sees it), ends, and rolls its transaction back.
+        let socket = self.stream.tcp();
         session.set_on_kill(Box::new(move || {
             let _ = socket.shutdown(std::net::Shutdown::Both);
         }));
-        self.attention = Some(Arc::clone(&attention));
+        self.attention = Some(attention);
         // A bulk load's rows are read as they arrive, however many there are (`bulk`).
         self.reader.set_streamed(Some(PacketType::BulkLoad));
-        // One buffer for the connection's responses: each ends with a flush, so nothing is
-        // left in it between requests.
+        self.reader.set_max_message_size(walden_tds::packet::DEFAULT_MAX_MESSAGE_SIZE);
+        // Requests have no deadline: a bulk load waits for its rows, a response for the
+        // client to read it, as long as the connection is up.
+        self.stream.set_deadline(None);
+    }
+
+    /// Runs one request and sends its response.
+    fn request(&mut self, session: &mut Session, message: Message) -> io::Result<Next> {
+        let Some(attention) = self.attention.clone() else {
+            return Err(io::Error::other("a request before the session was set up"));
+        };
+        // One buffer for the response: it ends with a flush, so nothing is left in it after.
         let mut transport = io::BufWriter::new(self.stream.clone());
-        loop {
-            let message = self.read()?;
-            // Input already buffered behind the request can only be an attention.
-            attention.begin(self.reader.buffered() > 0 || self.stream.has_buffered_input());
-            let sink = PacketSink::new(&mut transport, self.writer.packet_size(), session.id());
-            let mut out = TdsOutput::new(sink, Mode::Batch);
-            if message.ignored() {
-                // The client abandoned the request while sending it (IGNORE, [MS-TDS]
-                // 2.2.3.1.2): nothing runs, not even its RESETCONNECTION, and the answer is
-                // the one an attention gets, a DONE with DONE_ATTN, which the client reads as
-                // the end of the cancelled request (tedious waits for it).
-                out.end_batch(DoneStatus::ATTN);
-                attention.end();
-                out.finish()?;
-                continue;
-            }
-            if message.reset_connection() {
-                self.reset(session, message.reset_keeps_transaction(), &mut out);
-                out.token(&Token::EnvChange(EnvChange::ResetConnectionAck));
-            }
-            match message.ty {
-                PacketType::SqlBatch => match SqlBatch::decode(&message.payload) {
-                    Ok(batch) => self.batch(session, &batch.text, &mut out),
-                    Err(e) => protocol_error(&mut out, &e.to_string()),
-                },
-                PacketType::Rpc => match RpcRequest::decode(&message.payload) {
-                    Ok(request) => self.rpc(session, &request, &mut out),
-                    Err(e) => protocol_error(&mut out, &e.to_string()),
-                },
-                PacketType::TransMgr => match TransMgrRequest::decode(&message.payload) {
-                    Ok(request) => self.trans_mgr(session, request.kind, &mut out),
-                    Err(e) => protocol_error(&mut out, &e.to_string()),
-                },
-                PacketType::BulkLoad => {
-                    // The rest of the message is still arriving: input is no attention.
-                    attention.begin(false);
-                    attention.end();
-                    let trancount = session.transaction_count();
-                    let cancelled = bulk::load(session, message, &mut || self.read(), &mut out)?;
-                    // A failed load under XACT_ABORT (or a deadlock) ends the transaction.
-                    if trancount > 0 && session.transaction_count() == 0 {
-                        self.end_descriptor(&mut out, true);
-                    }
-                    let status = if cancelled { DoneStatus::ATTN } else { DoneStatus::NONE };
-                    out.end_batch(status);
-                }
-                // The attention that cancelled the previous request (whose response ended
-                // normally, with EOM), or one that came after it had finished anyway: this
-                // DONE_ATTN is the acknowledgement the client reads up to ([MS-TDS] 2.2.1.7).
-                PacketType::Attention => out.end_batch(DoneStatus::ATTN),
-                other => protocol_error(&mut out, &format!("unsupported request {other:?}")),
-            }
+        // Input already buffered behind the request can only be an attention.
+        attention.begin(self.reader.buffered() > 0 || self.stream.has_buffered_input());
+        let sink = PacketSink::new(&mut transport, self.writer.packet_size(), session.id());
+        let mut out = TdsOutput::new(sink, Mode::Batch);
+        if message.ignored() {
+            // The client abandoned the request while sending it (IGNORE, [MS-TDS]
+            // 2.2.3.1.2): nothing runs, not even its RESETCONNECTION, and the answer is
+            // the one an attention gets, a DONE with DONE_ATTN, which the client reads as
+            // the end of the cancelled request (tedious waits for it).
+            out.end_batch(DoneStatus::ATTN);
             attention.end();
             out.finish()?;
-            // A severity 20+ error or a KILL ended the session: close the connection, as SQL
-            // Server does.
-            if session.terminated() || session.killed() {
-                return Ok(());
-            }
+            return Ok(Next::Park);
         }
+        if message.reset_connection() {
+            self.reset(session, message.reset_keeps_transaction(), &mut out);
+            out.token(&Token::EnvChange(EnvChange::ResetConnectionAck));
+        }
+        match message.ty {
+            PacketType::SqlBatch => match SqlBatch::decode(&message.payload) {
+                Ok(batch) => self.batch(session, &batch.text, &mut out),
+                Err(e) => protocol_error(&mut out, &e.to_string()),
+            },
+            PacketType::Rpc => match RpcRequest::decode(&message.payload) {
+                Ok(request) => self.rpc(session, &request, &mut out),
+                Err(e) => protocol_error(&mut out, &e.to_string()),
+            },
+            PacketType::TransMgr => match TransMgrRequest::decode(&message.payload) {
+                Ok(request) => self.trans_mgr(session, request.kind, &mut out),
+                Err(e) => protocol_error(&mut out, &e.to_string()),
+            },
+            PacketType::BulkLoad => {
+                // The rest of the message is still arriving: input is no attention.
+                attention.begin(false);
+                attention.end();
+                let trancount = session.transaction_count();
+                let cancelled = bulk::load(session, message, &mut || self.read(), &mut out)?;
+                // A failed load under XACT_ABORT (or a deadlock) ends the transaction.
+                if trancount > 0 && session.transaction_count() == 0 {
+                    self.end_descriptor(&mut out, true);
+                }
+                let status = if cancelled { DoneStatus::ATTN } else { DoneStatus::NONE };
+                out.end_batch(status);
+            }
+            // The attention that cancelled the previous request (whose response ended
+            // normally, with EOM), or one that came after it had finished anyway: this
+            // DONE_ATTN is the acknowledgement the client reads up to ([MS-TDS] 2.2.1.7).
+            PacketType::Attention => out.end_batch(DoneStatus::ATTN),
+            other => protocol_error(&mut out, &format!("unsupported request {other:?}")),
+        }
+        attention.end();
+        out.finish()?;
+        // A severity 20+ error or a KILL ended the session: close the connection, as SQL
+        // Server does.
+        if session.terminated() || session.killed() {
+            return Ok(Next::Close);
+        }
+        Ok(Next::Park)
     }
 
     /// RESETCONNECTION (or the `sp_reset_connection` RPC): the session as new (same id), in

@@ -1,11 +1,12 @@
 //! `walden serve`: the embedded instance behind SQL Server's wire protocol (TDS 7.4), so that
-//! unmodified SQL Server drivers connect to it. One thread per connection; see
-//! `docs/serve.md` for what is implemented.
+//! unmodified SQL Server drivers connect to it. Connections wait for their clients in one
+//! readiness poller (`poller.rs`) and their requests run on a bounded pool of worker threads
+//! (`workers.rs`); see `docs/serve.md` for what is implemented.
 
 /// Writes one line to the server's log on stderr, as `<UTC date> <time> <LEVEL> <message>`
 /// (level `info`, `warn` or `error`), like SQL Server's errorlog. Unlike `eprintln!`, a write
 /// error (stderr closed by whoever started the server) is ignored: losing a log line must not
-/// panic a connection thread and leave its client waiting.
+/// panic a worker and leave its client waiting.
 macro_rules! log_line {
     ($level:ident, $($arg:tt)*) => {
         $crate::serve::write_log(stringify!($level), format_args!($($arg)*))
@@ -18,18 +19,23 @@ mod conn;
 /// Shared with the `walden sql -S` client, which reads result sets with the same conversions.
 pub(crate) mod convert;
 mod output;
+mod poller;
 mod rpc;
 mod tls;
+mod workers;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use mio::unix::SourceFd;
+use mio::{Interest, Token};
 
 use clap::{Args, ValueEnum};
 use walden_engine::types::Date;
@@ -40,11 +46,13 @@ use walden_storage::buffer::{default_max_memory_mb, MIN_MEMORY_MB};
 
 /// The data directory when neither `--data`, `WALDEN_DATA` nor `walden.toml` names one.
 const DEFAULT_DATA_DIR: &str = "walden-data";
-/// Connections served at once by default.
-const DEFAULT_MAX_CONNECTIONS: usize = 256;
+/// Logged-in connections served at once by default: SQL Server's most (`@@MAX_CONNECTIONS`).
+/// A connection between requests holds no thread, only its session and socket, so the
+/// machine's open-files limit is the practical bound.
+const DEFAULT_MAX_CONNECTIONS: usize = 32_767;
 /// How long a client has from connecting to the end of its login (PRELOGIN, the TLS
 /// handshake, LOGIN7) by default, so that clients that connect and then send nothing, or
-/// trickle bytes, cannot hold a connection slot and a thread for ever.
+/// trickle bytes, cannot hold a pending slot for ever.
 const DEFAULT_LOGIN_TIMEOUT_SECS: u64 = 60;
 /// How long a new connection has to send its PRELOGIN by default: a real client sends it at
 /// once, so a few seconds are plenty, and a socket that stays silent is closed long before
@@ -52,14 +60,17 @@ const DEFAULT_LOGIN_TIMEOUT_SECS: u64 = 60;
 const DEFAULT_PRELOGIN_TIMEOUT_SECS: u64 = 5;
 /// Connections that have not finished logging in, kept at once by default. Past it the oldest
 /// of them is closed to make room, so that a flood of half-open sockets can neither hold more
-/// threads than this nor keep a real client (which logs in within milliseconds) out.
+/// sockets (or workers, in a stalled TLS handshake) than this nor keep a real client (which
+/// logs in within milliseconds) out.
 const DEFAULT_MAX_PENDING_LOGINS: usize = 128;
+
+/// Connections the kernel queues for the poller to accept (capped by `net.core.somaxconn`):
+/// enough for a burst of thousands, so that a real client's SYN is not dropped in a flood
+/// and left to its one-second retransmission.
+const LISTEN_BACKLOG: i32 = 4096;
 
 /// The largest `max_server_memory_mb`: SQL Server's largest `max server memory (MB)`.
 const MAX_MEMORY_MB: u64 = 2_147_483_647;
-
-/// How often the accept loop looks at the shutdown flag.
-const ACCEPT_POLL: Duration = Duration::from_millis(50);
 
 /// Every setting comes from its flag, else its `WALDEN_*` variable, else `walden.toml`, else
 /// the default (docs/serve.md, "Configuration").
@@ -83,7 +94,7 @@ pub struct ServeArgs {
     sa_password: Option<String>,
     /// Logged-in connections served at once; more are refused at login with error 17809
     /// (connections still logging in do not count) [default: $WALDEN_MAX_CONNECTIONS, else
-    /// 256].
+    /// 32767].
     #[arg(long)]
     max_connections: Option<usize>,
     /// Seconds a new connection may take to log in before it is closed [default:
@@ -98,6 +109,11 @@ pub struct ServeArgs {
     /// closed [default: $WALDEN_MAX_PENDING_LOGINS, else 128].
     #[arg(long)]
     max_pending_logins: Option<usize>,
+    /// Threads that run requests, at most; started as requests need them and ended after a
+    /// minute idle. Connections between requests hold none [default:
+    /// $WALDEN_MAX_WORKER_THREADS, else 512, plus 16 per CPU beyond 4].
+    #[arg(long)]
+    max_worker_threads: Option<usize>,
     /// The buffer pool's size in MB, shared by every database (SQL Server's `max server
     /// memory`); frames are allocated as pages need them, up to this [default:
     /// $WALDEN_MAX_SERVER_MEMORY_MB, else a quarter of the machine's memory].
@@ -123,7 +139,17 @@ enum TlsMode {
     SelfSigned,
 }
 
-/// What every connection thread shares.
+/// A connection that has not finished logging in.
+#[derive(Debug)]
+struct PendingLogin {
+    tcp: Arc<TcpStream>,
+    peer: String,
+    accepted: Instant,
+    /// Its PRELOGIN is in: the login timeout applies, no longer the pre-login one.
+    prelogin_received: bool,
+}
+
+/// What the poller and the workers share.
 #[derive(Debug)]
 pub struct Shared {
     instance: Arc<Instance>,
@@ -138,16 +164,73 @@ pub struct Shared {
     prelogin_timeout: Duration,
     /// Connections logged in (or being admitted at LOGIN7) now, against `max_connections`.
     logged_in: AtomicUsize,
+    /// Connections that have not finished logging in kept at once.
+    max_pending_logins: usize,
     /// Connections that have not finished logging in, by connection id (oldest first), with
     /// a handle to close them by.
-    pending: Mutex<std::collections::BTreeMap<u64, TcpStream>>,
+    pending: Mutex<BTreeMap<u64, PendingLogin>>,
+    /// Every open connection's socket, by id, to close them all at shutdown.
+    open: Mutex<HashMap<u64, Arc<TcpStream>>>,
+    /// Connections waiting for their client, by id (the poller's token).
+    parked: Mutex<HashMap<u64, Box<conn::Connection>>>,
+    /// The poller's registrations.
+    registry: mio::Registry,
+    /// The server is shutting down: a connection a worker finishes with is closed, not
+    /// parked.
+    closing: AtomicBool,
+    workers: workers::Pool,
 }
 
 impl Shared {
+    fn pending(&self) -> MutexGuard<'_, BTreeMap<u64, PendingLogin>> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn open(&self) -> MutexGuard<'_, HashMap<u64, Arc<TcpStream>>> {
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn parked(&self) -> MutexGuard<'_, HashMap<u64, Box<conn::Connection>>> {
+        self.parked.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// The connection is past its login (in, refused or failed): it no longer counts
     /// against the pending cap, and can no longer be evicted.
     fn login_done(&self, id: u64) {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+        self.pending().remove(&id);
+    }
+
+    /// The connection's PRELOGIN is in: from now on the login timeout applies to it.
+    fn prelogin_received(&self, id: u64) {
+        if let Some(p) = self.pending().get_mut(&id) {
+            p.prelogin_received = true;
+        }
+    }
+
+    /// A connection is being dropped: it is forgotten everywhere, and no longer watched.
+    fn forget(&self, id: u64, tcp: &TcpStream) {
+        self.login_done(id);
+        self.open().remove(&id);
+        let _ = self.registry.deregister(&mut SourceFd(&tcp.as_raw_fd()));
+    }
+
+    /// A worker gives a connection back to wait for its client's next message.
+    fn park(&self, connection: Box<conn::Connection>) {
+        if self.closing.load(Ordering::SeqCst) {
+            return;
+        }
+        let (id, tcp) = (connection.id(), Arc::clone(connection.tcp()));
+        self.parked().insert(id, connection);
+        // Re-arms the edge-triggered registration: input that arrived while the connection
+        // was on the worker (whose event the poller ignored) is reported now.
+        let token = Token(id as usize);
+        if let Err(e) =
+            self.registry.reregister(&mut SourceFd(&tcp.as_raw_fd()), token, Interest::READABLE)
+        {
+            log_line!(error, "cannot watch connection {id}: {e}");
+            let lost = self.parked().remove(&id);
+            drop(lost);
+        }
     }
 
     /// Takes a slot under `max_connections` for a connection at LOGIN7; `None` if all are
@@ -272,6 +355,14 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     )?
     .unwrap_or(DEFAULT_MAX_PENDING_LOGINS)
     .max(1);
+    let max_worker_threads = setting(
+        args.max_worker_threads,
+        "WALDEN_MAX_WORKER_THREADS",
+        file.max_worker_threads,
+        |t| t.parse().ok().filter(|&n: &usize| n > 0),
+    )?
+    .unwrap_or_else(workers::default_max_workers)
+    .max(1);
     let max_server_memory_mb = setting(
         args.max_server_memory_mb,
         "WALDEN_MAX_SERVER_MEMORY_MB",
@@ -299,6 +390,12 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         log_line!(info, "configuration: {}", path.display());
     }
     log_line!(info, "data directory: {}", data.display());
+    // A descriptor per connection: the soft limit (often 1,024) would cap connections far
+    // below max_connections.
+    match walden_io::net::raise_open_files_limit() {
+        Ok(limit) => log_line!(info, "open files limit: {limit}"),
+        Err(e) => log_line!(warn, "cannot raise the open files limit: {e}"),
+    }
     log_line!(info, "buffer pool: max_server_memory_mb = {max_server_memory_mb}");
     let mut config = InstanceConfig::default();
     config.database.pool.frames = memory_frames(max_server_memory_mb);
@@ -338,8 +435,17 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     let listener = TcpListener::bind((listen.as_str(), port))
         .map_err(|e| format!("cannot listen on {listen}:{port}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    // Non-blocking, so that the loop notices a shutdown signal between connections.
+    // Non-blocking: the poller accepts until the backlog is empty.
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    if let Err(e) = walden_io::net::set_listen_backlog(&listener, LISTEN_BACKLOG) {
+        log_line!(warn, "cannot lengthen the listen backlog: {e}");
+    }
+    let poll = mio::Poll::new().map_err(|e| format!("cannot start the poller: {e}"))?;
+    let registry = poll.registry().try_clone().map_err(|e| e.to_string())?;
+    log_line!(
+        info,
+        "max_connections = {max_connections}, max_worker_threads = {max_worker_threads}"
+    );
     log_line!(info, "listening on {addr}");
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -355,82 +461,18 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         login_timeout: Duration::from_secs(login_timeout),
         prelogin_timeout: Duration::from_secs(prelogin_timeout),
         logged_in: AtomicUsize::new(0),
+        max_pending_logins,
         pending: Mutex::default(),
+        open: Mutex::default(),
+        parked: Mutex::default(),
+        registry,
+        closing: AtomicBool::new(false),
+        workers: workers::Pool::new(max_worker_threads),
     });
-    let mut evicted = 0u64;
-    let active = Arc::new(AtomicUsize::new(0));
-    let open: Arc<Mutex<HashMap<u64, TcpStream>>> = Arc::default();
-    let mut threads: Vec<JoinHandle<()>> = Vec::new();
-    let mut next_id = 0u64;
-    while !stop.load(Ordering::Relaxed) {
-        let stream = match listener.accept() {
-            Ok((stream, _)) => stream,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(ACCEPT_POLL);
-                continue;
-            }
-            Err(e) => {
-                log_line!(error, "accept: {e}");
-                std::thread::sleep(ACCEPT_POLL);
-                continue;
-            }
-        };
-        threads.retain(|t| !t.is_finished());
-        if let Err(e) = stream.set_nonblocking(false).and_then(|()| stream.set_nodelay(true)) {
-            log_line!(error, "{e}");
-            continue;
-        }
-        next_id += 1;
-        let id = next_id;
-        if let Ok(clone) = stream.try_clone() {
-            open.lock().unwrap_or_else(PoisonError::into_inner).insert(id, clone);
-        }
-        // The pending cap: make room by closing the connection that has been logging in the
-        // longest (its thread's read fails and it ends). Logged-in connections are never
-        // touched, and a real client is only at risk if `max_pending_logins` newer
-        // connections arrive during its few milliseconds of login.
-        {
-            let mut pending = shared.pending.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Ok(clone) = stream.try_clone() {
-                pending.insert(id, clone);
-            }
-            while pending.len() > max_pending_logins {
-                let Some((_, oldest)) = pending.pop_first() else { break };
-                let _ = oldest.shutdown(Shutdown::Both);
-                evicted += 1;
-                // One line per 100, not per socket: a flood must not flood the log too.
-                if evicted % 100 == 1 {
-                    log_line!(
-                        info,
-                        "{max_pending_logins} connections are logging in; closing the oldest \
-                         ({evicted} so far)"
-                    );
-                }
-            }
-        }
-        active.fetch_add(1, Ordering::SeqCst);
-        let (shared, active, open) = (Arc::clone(&shared), Arc::clone(&active), Arc::clone(&open));
-        let spawned = std::thread::Builder::new().name(format!("conn-{id}")).spawn(move || {
-            conn::serve(stream, Arc::clone(&shared), id);
-            shared.login_done(id);
-            active.fetch_sub(1, Ordering::SeqCst);
-            open.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
-        });
-        match spawned {
-            Ok(handle) => threads.push(handle),
-            Err(e) => log_line!(error, "cannot start a connection thread: {e}"),
-        }
-    }
-
-    log_line!(info, "shutting down: closing {} connection(s)", active.load(Ordering::SeqCst));
-    drop(listener);
-    for stream in open.lock().unwrap_or_else(PoisonError::into_inner).values() {
-        // Ends the thread's read: it closes its session (rolling back) and exits.
-        let _ = stream.shutdown(Shutdown::Both);
-    }
-    for thread in threads {
-        let _ = thread.join();
-    }
+    let polled = poller::run(&shared, poll, listener, &stop);
+    let peak = shared.workers.peak();
+    log_line!(info, "connections closed; at most {peak} worker thread(s) ran at once");
+    polled.map_err(|e| format!("the poller failed: {e}"))?;
     // Fails only if the shutdown itself failed (an online database could not be checkpointed
     // and closed); a database that was already offline or never opened does not change the
     // exit status (docs/serve.md).

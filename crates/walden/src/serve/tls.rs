@@ -13,13 +13,11 @@
 //! encryption, and drivers do not all wrap a TLS 1.3 handshake the same way (mssql-jdbc sends
 //! its TLS 1.3 Finished unwrapped, for one), so offering it would break them.
 
-use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rustls::pki_types::pem::PemObject;
@@ -91,18 +89,97 @@ fn tls_error(e: rustls::Error) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, format!("TLS: {e}"))
 }
 
+/// A connection's socket, which is always non-blocking, so that the poller can read whatever
+/// has arrived without waiting. On a worker the connection reads and writes as if it were
+/// blocking: in waiting mode a read or write that would block waits for the socket (up to
+/// the deadline, if any) and tries again.
+#[derive(Debug)]
+pub struct Socket {
+    /// Shared with the attention probe and the server's bookkeeping: one descriptor per
+    /// connection, which is also the one registered with the poller.
+    tcp: Arc<TcpStream>,
+    /// Wait when the socket is not ready, instead of failing with `WouldBlock`.
+    waiting: bool,
+    /// When waiting gives up with `TimedOut` (during the login, the login's deadline).
+    deadline: Option<Instant>,
+}
+
+/// How long one wait lasts when there is no deadline; it is simply repeated.
+const UNBOUNDED_WAIT: Duration = Duration::from_secs(3600);
+
+impl Socket {
+    fn new(tcp: Arc<TcpStream>) -> Socket {
+        Socket { tcp, waiting: true, deadline: None }
+    }
+
+    /// Waits until `ready` says the socket is ready, or the deadline passes.
+    fn wait(&self, ready: impl Fn(&TcpStream, Duration) -> io::Result<bool>) -> io::Result<()> {
+        loop {
+            let timeout = match self.deadline {
+                Some(deadline) => deadline.saturating_duration_since(Instant::now()),
+                None => UNBOUNDED_WAIT,
+            };
+            if self.deadline.is_some() && timeout.is_zero() {
+                return Err(io::Error::new(io::ErrorKind::TimedOut, "the login took too long"));
+            }
+            if ready(&self.tcp, timeout)? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn would_block(result: &io::Result<usize>) -> bool {
+    matches!(result, Err(e) if e.kind() == io::ErrorKind::WouldBlock)
+}
+
+impl Read for Socket {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let result = (&*self.tcp).read(buf);
+            if !(self.waiting && would_block(&result)) {
+                return result;
+            }
+            self.wait(walden_io::net::wait_readable)?;
+        }
+    }
+}
+
+impl Write for Socket {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        loop {
+            let result = (&*self.tcp).write(buf);
+            if !(self.waiting && would_block(&result)) {
+                return result;
+            }
+            self.wait(walden_io::net::wait_writable)?;
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (&*self.tcp).flush()
+    }
+}
+
 /// The byte stream under the TDS packets.
 #[derive(Debug)]
 pub enum Transport {
-    Plain(TcpStream),
-    Tls(Box<StreamOwned<ServerConnection, TcpStream>>),
+    Plain(Socket),
+    Tls(Box<StreamOwned<ServerConnection, Socket>>),
 }
 
 impl Transport {
-    fn tcp(&self) -> &TcpStream {
+    fn socket(&self) -> &Socket {
         match self {
-            Transport::Plain(tcp) => tcp,
+            Transport::Plain(socket) => socket,
             Transport::Tls(tls) => tls.get_ref(),
+        }
+    }
+
+    fn socket_mut(&mut self) -> &mut Socket {
+        match self {
+            Transport::Plain(socket) => socket,
+            Transport::Tls(tls) => tls.get_mut(),
         }
     }
 
@@ -121,7 +198,7 @@ impl Transport {
 impl Read for Transport {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
-            Transport::Plain(tcp) => tcp.read(buf),
+            Transport::Plain(socket) => socket.read(buf),
             Transport::Tls(tls) => tls.read(buf),
         }
     }
@@ -130,59 +207,82 @@ impl Read for Transport {
 impl Write for Transport {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
-            Transport::Plain(tcp) => tcp.write(buf),
+            Transport::Plain(socket) => socket.write(buf),
             Transport::Tls(tls) => tls.write(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
-            Transport::Plain(tcp) => tcp.flush(),
+            Transport::Plain(socket) => socket.flush(),
             Transport::Tls(tls) => tls.flush(),
         }
     }
 }
 
-/// The connection thread's handle on its transport. The request loop reads through it and
-/// each response's packet sink writes through a clone of it, while the request runs with
-/// `&mut` access to the rest of the connection; all on one thread, so a `RefCell` suffices
-/// (a borrow lasts one read or write call).
+/// The connection's handle on its transport. The request loop reads through it and each
+/// response's packet sink writes through a clone of it, while the request runs with `&mut`
+/// access to the rest of the connection. The connection moves between the poller and the
+/// workers, so the handle is `Send`; only one thread uses it at a time, so the lock is never
+/// contended (a lock lasts one read or write call).
 #[derive(Debug, Clone)]
-pub struct SharedTransport(Rc<RefCell<Transport>>);
+pub struct SharedTransport(Arc<Mutex<Transport>>);
 
 impl SharedTransport {
-    pub fn new(tcp: TcpStream) -> SharedTransport {
-        SharedTransport(Rc::new(RefCell::new(Transport::Plain(tcp))))
+    /// `tcp` must be non-blocking.
+    pub fn new(tcp: Arc<TcpStream>) -> SharedTransport {
+        SharedTransport(Arc::new(Mutex::new(Transport::Plain(Socket::new(tcp)))))
     }
 
-    /// Another handle on the TCP socket (for the attention probe).
-    pub fn tcp_clone(&self) -> io::Result<TcpStream> {
-        self.0.borrow().tcp().try_clone()
+    fn lock(&self) -> std::sync::MutexGuard<'_, Transport> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The TCP socket under the transport.
+    pub fn tcp(&self) -> Arc<TcpStream> {
+        Arc::clone(&self.lock().socket().tcp)
     }
 
     /// Whether input already sits decrypted in the transport, where a peek at the socket
     /// does not see it.
     pub fn has_buffered_input(&self) -> bool {
-        self.0.borrow_mut().has_buffered_input()
+        self.lock().has_buffered_input()
+    }
+
+    /// Reads and writes wait for the socket until `deadline` (`None`: for ever) from now on.
+    pub fn set_deadline(&self, deadline: Option<Instant>) {
+        self.lock().socket_mut().deadline = deadline;
+    }
+
+    /// Reads what has arrived (decrypted, with TLS) without waiting: `WouldBlock` when
+    /// nothing has. The poller's read.
+    pub fn read_now(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut transport = self.lock();
+        transport.socket_mut().waiting = false;
+        let result = transport.read(buf);
+        transport.socket_mut().waiting = true;
+        result
     }
 
     /// Runs the server side of the TLS handshake, its records wrapped in PRELOGIN packets;
     /// everything after it goes through TLS. The caller has read everything the client sent
-    /// so far (its PRELOGIN), so the socket holds nothing but the handshake.
+    /// so far (its PRELOGIN), so the socket holds nothing but the handshake. It waits for the
+    /// client up to the socket's deadline.
     pub fn start_tls(&self, config: Arc<ServerConfig>) -> io::Result<()> {
-        let mut tcp = self.tcp_clone()?;
+        let deadline = self.lock().socket().deadline;
+        let mut socket = Socket { deadline, ..Socket::new(self.tcp()) };
         let mut conn = ServerConnection::new(config).map_err(tls_error)?;
         while conn.is_handshaking() {
             if conn.wants_write() {
-                send_wrapped(&mut conn, &mut tcp)?;
+                send_wrapped(&mut conn, &mut socket)?;
                 continue;
             }
-            let mut record: &[u8] = &read_prelogin_packet(&mut tcp)?;
+            let mut record: &[u8] = &read_prelogin_packet(&mut socket)?;
             while !record.is_empty() {
                 conn.read_tls(&mut record)?;
                 if let Err(e) = conn.process_new_packets() {
                     // The alert that says why goes to the client, still wrapped.
-                    let _ = send_wrapped(&mut conn, &mut tcp);
+                    let _ = send_wrapped(&mut conn, &mut socket);
                     return Err(tls_error(e));
                 }
             }
@@ -190,39 +290,40 @@ impl SharedTransport {
         // The server's last flight (its ChangeCipherSpec and Finished) is still wrapped: the
         // client is handshaking until it has read it.
         if conn.wants_write() {
-            send_wrapped(&mut conn, &mut tcp)?;
+            send_wrapped(&mut conn, &mut socket)?;
         }
-        *self.0.borrow_mut() = Transport::Tls(Box::new(StreamOwned::new(conn, tcp)));
+        *self.lock() = Transport::Tls(Box::new(StreamOwned::new(conn, socket)));
         Ok(())
     }
 
     /// Leaves TLS for plain TCP (after a login-only encrypted LOGIN7). No close_notify is
     /// sent: the client drops its TLS layer the same way.
     pub fn downgrade(&self) -> io::Result<()> {
-        let tcp = self.tcp_clone()?;
-        *self.0.borrow_mut() = Transport::Plain(tcp);
+        let deadline = self.lock().socket().deadline;
+        let socket = Socket { deadline, ..Socket::new(self.tcp()) };
+        *self.lock() = Transport::Plain(socket);
         Ok(())
     }
 }
 
 impl Read for SharedTransport {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.borrow_mut().read(buf)
+        self.lock().read(buf)
     }
 }
 
 impl Write for SharedTransport {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.borrow_mut().write(buf)
+        self.lock().write(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.0.borrow_mut().flush()
+        self.lock().flush()
     }
 }
 
 /// Sends what the TLS layer has to say as one PRELOGIN message.
-fn send_wrapped(conn: &mut ServerConnection, tcp: &mut TcpStream) -> io::Result<()> {
+fn send_wrapped(conn: &mut ServerConnection, tcp: &mut Socket) -> io::Result<()> {
     let mut records = Vec::new();
     while conn.wants_write() {
         conn.write_tls(&mut records)?;
@@ -239,7 +340,7 @@ fn send_wrapped(conn: &mut ServerConnection, tcp: &mut TcpStream) -> io::Result<
 
 /// The payload of the next packet during the handshake: exactly one packet is read, so that
 /// nothing the client sends after its last handshake packet (raw TLS) is consumed here.
-fn read_prelogin_packet(tcp: &mut TcpStream) -> io::Result<Vec<u8>> {
+fn read_prelogin_packet(tcp: &mut Socket) -> io::Result<Vec<u8>> {
     let mut header = [0u8; HEADER_LEN];
     tcp.read_exact(&mut header)?;
     let header = PacketHeader::decode(&header)
@@ -262,8 +363,8 @@ const PROBE_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Notices a client's attention while a request runs. Without MARS the only thing a client
 /// may send while a request runs is an attention (with TLS, its encrypted records), so input
-/// arriving then means cancel; the connection thread reads the attention itself once the
-/// request has stopped, and acknowledges it. A client that disconnects cancels too: nobody is
+/// arriving then means cancel; the connection reads the attention itself once the request has
+/// stopped (as its next message), and acknowledges it. A client that disconnects cancels too: nobody is
 /// left to read the results.
 ///
 /// The batch asks at its cancellation points ([`CancelSignal`]); the probe answers from its
@@ -273,8 +374,8 @@ const PROBE_INTERVAL: Duration = Duration::from_millis(10);
 /// seed 001's load).
 #[derive(Debug)]
 pub struct AttentionProbe {
-    /// Another handle on the connection's socket, only looked at.
-    tcp: TcpStream,
+    /// The connection's socket, only looked at.
+    tcp: Arc<TcpStream>,
     /// The running request is cancelled. Set by this probe, cleared when a request begins.
     cancelled: AtomicBool,
     /// A request is running; between requests, input is the client's next request.
@@ -285,14 +386,14 @@ pub struct AttentionProbe {
 }
 
 impl AttentionProbe {
-    pub fn new(transport: &SharedTransport) -> io::Result<AttentionProbe> {
-        Ok(AttentionProbe {
-            tcp: transport.tcp_clone()?,
+    pub fn new(transport: &SharedTransport) -> AttentionProbe {
+        AttentionProbe {
+            tcp: transport.tcp(),
             cancelled: AtomicBool::new(false),
             running: AtomicBool::new(false),
             next_look: AtomicU64::new(0),
             epoch: Instant::now(),
-        })
+        }
     }
 
     fn now_micros(&self) -> u64 {
@@ -331,7 +432,7 @@ impl AttentionProbe {
         }
         self.put_off_next_look();
         // An error on the socket means the client is unreachable: as good as gone.
-        if walden_io::net::wait_readable(&self.tcp, timeout).unwrap_or(true) {
+        if walden_io::net::wait_readable(&*self.tcp, timeout).unwrap_or(true) {
             self.cancelled.store(true, Ordering::Relaxed);
         }
         self.cancelled.load(Ordering::Relaxed)
