@@ -38,6 +38,7 @@ mod recursive;
 pub mod scalar;
 mod session;
 mod showplan;
+mod showplan_xml;
 mod static_type;
 mod statistics;
 mod statistics_objects;

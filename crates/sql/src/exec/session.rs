@@ -323,6 +323,9 @@ pub struct Session {
     /// The common table expressions in scope of the statement SHOWPLAN is explaining, and
     /// whether each is being explained (a recursive one names itself).
     pub(crate) explain_ctes: Vec<(crate::ast::Cte, bool)>,
+    /// The statements of the running batch described under SHOWPLAN_XML, sent as one
+    /// document when it ends.
+    pub(crate) showplan_xml: Vec<crate::exec::showplan_xml::PlannedStatement>,
     /// Says whether the client has cancelled the running batch (see "Cancellation").
     cancel: Option<Arc<dyn CancelSignal>>,
     /// What ends the lock waits of the session's transactions: `KILL`, and that signal.
@@ -470,6 +473,7 @@ impl Session {
             table_stats: HashMap::new(),
             statement_io: Vec::new(),
             explain_ctes: Vec::new(),
+            showplan_xml: Vec::new(),
             stored_exprs: HashMap::new(),
             cancel: None,
             app_lock_owner: None,
@@ -599,6 +603,13 @@ impl Session {
         }
         while !run.s.frames.is_empty() {
             run.pop_frame();
+        }
+        let described = std::mem::take(&mut run.s.showplan_xml);
+        if !described.is_empty() {
+            run.out.result_set(&[crate::exec::showplan_xml::column()]);
+            run.out.row(&[crate::exec::showplan_xml::document(&described)]);
+            run.out.result_end(1);
+            run.out.done(None);
         }
         // An autocommit transaction never outlives its statement; a user one may span batches.
         run.finish_autocommit(false);
@@ -1668,6 +1679,7 @@ impl Run<'_> {
                             self.s.opts.showplan = on.then_some(Showplan::Text);
                         }
                         "SHOWPLAN_ALL" => self.s.opts.showplan = on.then_some(Showplan::All),
+                        "SHOWPLAN_XML" => self.s.opts.showplan = on.then_some(Showplan::Xml),
                         "QUOTED_IDENTIFIER" => {
                             // Batches are parsed under the setting: those cached under the
                             // other one would read `"text"` wrongly.
@@ -1680,17 +1692,6 @@ impl Run<'_> {
                         "ANSI_DEFAULTS" => {
                             self.s.opts.semantics.set_flag("ANSI_DEFAULTS", *on);
                             self.s.opts.implicit_transactions = *on;
-                        }
-                        // The XML form would describe the statements in ShowPlanXML; running
-                        // them instead could change data.
-                        "SHOWPLAN_XML" if *on => {
-                            return Err(SqlError::new(
-                                50000,
-                                format!(
-                                    "SET {} ON is not supported by Walden.",
-                                    n.to_ascii_uppercase()
-                                ),
-                            ))
                         }
                         // ANSI_NULLS, ANSI_WARNINGS, ARITHABORT... (`options.rs`); the others
                         // (FORCEPLAN, NO_BROWSETABLE, REMOTE_PROC_TRANSACTIONS...) change

@@ -22,6 +22,7 @@ use crate::ast::{
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{select_aggregates, select_windows};
 use crate::exec::session::Run;
+use crate::exec::showplan_xml::PlannedStatement;
 use crate::exec::SqlError;
 
 /// Which SHOWPLAN is on.
@@ -29,6 +30,8 @@ use crate::exec::SqlError;
 pub(crate) enum Showplan {
     Text,
     All,
+    /// One ShowPlanXML document per batch (`showplan_xml.rs`).
+    Xml,
 }
 
 /// One operator of a plan.
@@ -88,6 +91,26 @@ impl PlanNode {
     }
 
     /// The operator as SHOWPLAN_TEXT spells it: `Physical(Logical, argument)`.
+    pub(crate) fn physical(&self) -> &'static str {
+        self.physical
+    }
+
+    pub(crate) fn logical(&self) -> &'static str {
+        self.logical
+    }
+
+    pub(crate) fn argument(&self) -> &str {
+        &self.argument
+    }
+
+    pub(crate) fn estimated_rows(&self) -> f64 {
+        self.rows
+    }
+
+    pub(crate) fn children(&self) -> &[PlanNode] {
+        &self.children
+    }
+
     fn text(&self) -> String {
         let mut inside = Vec::new();
         if self.logical_in_text {
@@ -191,6 +214,9 @@ impl Run<'_> {
     ) {
         let statement_type = statement_type(statement);
         match kind {
+            Showplan::Xml => {
+                self.s.showplan_xml.push(PlannedStatement { text, statement_type, plan });
+            }
             Showplan::Text => {
                 let column = [ColumnInfo::new("StmtText", nvarchar_max())];
                 self.out.result_set(&column);

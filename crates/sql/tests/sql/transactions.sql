@@ -126,7 +126,8 @@ SET FMTONLY OFF
 SELECT COUNT(*) AS still_one, @n AS n_unchanged FROM fmt_t
 DROP TABLE fmt_t
 GO
--- SHOWPLAN would have statements describe their plans instead of running: refused.
+-- SHOWPLAN_XML describes the batches after it (showplan_xml.sql) until a SHOWPLAN option
+-- is set OFF; this one describes nothing.
 SET SHOWPLAN_XML ON
 GO
 SET SHOWPLAN_TEXT OFF
