@@ -821,8 +821,25 @@ pub(crate) fn date_syntax_error() -> SqlError {
     SqlError::new(241, "Conversion failed when converting date and/or time from character string.")
 }
 
+/// Style 131's `d/mm/yyyy [time]`, the date in the Hijri calendar (`hijri.rs`).
+fn parse_hijri_text(s: &str) -> Result<Parsed, SqlError> {
+    let s = s.trim();
+    let (date, time) = s.split_once(char::is_whitespace).unwrap_or((s, ""));
+    let fields: Vec<u32> = date.split('/').filter_map(|f| f.trim().parse().ok()).collect();
+    let [day, month, year] = fields.as_slice() else { return Err(date_syntax_error()) };
+    let date = super::hijri::to_date(*year, *month, *day).ok_or_else(date_syntax_error)?;
+    let time = match time.trim() {
+        "" => None,
+        t => temporal::parse(t, DateOrder::Mdy).map_err(|_| date_syntax_error())?.time,
+    };
+    Ok(Parsed { date: Some(date), time })
+}
+
 /// Parses date/time text for a conversion, with the field order of `style`.
 pub(crate) fn parse_temporal_text(s: &str, style: Option<i32>) -> Result<Parsed, SqlError> {
+    if style == Some(131) {
+        return parse_hijri_text(s);
+    }
     temporal::parse(s, DateOrder::of_style(style)).map_err(|_| date_syntax_error())
 }
 
@@ -901,10 +918,13 @@ fn to_datetime(v: &Value, style: Option<i32>) -> Result<DateTime, SqlError> {
     match v {
         Value::DateTime(dt) => Ok(*dt),
         Value::Str(s) | Value::NStr(s) => {
-            let parsed = temporal::parse(s, DateOrder::of_style(style)).map_err(|e| match e {
-                ParseError::OutOfRange => out_of_range(from, "datetime"),
-                ParseError::Invalid => date_syntax_error(),
-            })?;
+            let parsed = match style {
+                Some(131) => parse_hijri_text(s)?,
+                _ => temporal::parse(s, DateOrder::of_style(style)).map_err(|e| match e {
+                    ParseError::OutOfRange => out_of_range(from, "datetime"),
+                    ParseError::Invalid => date_syntax_error(),
+                })?,
+            };
             if parsed.time.is_some_and(|(_, digits)| digits > 3) {
                 return Err(date_syntax_error());
             }

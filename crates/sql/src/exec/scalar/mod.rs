@@ -31,6 +31,7 @@ mod convert;
 mod dates;
 mod format;
 mod functions;
+mod hijri;
 pub(crate) mod json;
 mod more;
 mod num;
