@@ -112,19 +112,21 @@ impl Run<'_> {
             Some(t) => limit.min(self.top_quantity(t)? as usize),
             None => limit,
         } as u64;
+        let mut parts = Vec::new();
+        if let Some(w) = &sel.where_clause {
+            conjuncts(w, &mut parts);
+        }
+        // As in `plan_pushed`: an outer join may apply these to its preserved side.
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
-        self.flatten(&sel.from[0], &mut flat, &mut on, &[], None)?;
+        self.flatten(&sel.from[0], &mut flat, &mut on, &parts, None)?;
         let [leaf] = flat.leaves.as_slice() else { return Ok(None) };
         let cols = leaf.cols.clone();
         let list = self.select_list(sel, &cols)?;
         if list.out_cols.iter().any(|c| c.hidden) {
             return Ok(None);
         }
-        let mut parts = on;
-        if let Some(w) = &sel.where_clause {
-            conjuncts(w, &mut parts);
-        }
+        parts.extend(on);
         for part in &parts {
             full_text_refusal(part, &cols)?;
         }
