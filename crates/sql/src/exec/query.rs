@@ -1621,6 +1621,15 @@ impl Run<'_> {
         name: &ObjectName,
         args: &[Value],
     ) -> Result<Option<RowSet>, SqlError> {
+        // msdb's history tables, while there is no msdb database (`sysviews::msdb`).
+        let msdb = name.database.as_ref().is_some_and(|d| d.value.eq_ignore_ascii_case("msdb"))
+            && name.schema.as_ref().is_none_or(|s| s.value.eq_ignore_ascii_case("dbo"))
+            && args.is_empty();
+        if msdb && self.s.instance.database("msdb").is_err() {
+            if let Some(set) = sysviews::msdb::history_table(&name.name.value) {
+                return Ok(Some(set));
+            }
+        }
         if name.name.value.eq_ignore_ascii_case("spt_values")
             && args.is_empty()
             && name.schema.as_ref().is_none_or(|s| s.value.eq_ignore_ascii_case("dbo"))

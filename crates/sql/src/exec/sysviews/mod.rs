@@ -31,6 +31,7 @@ mod dblog;
 mod dmv;
 mod information_schema;
 mod memory;
+pub(crate) mod msdb;
 mod server;
 mod sessions;
 #[cfg(test)]
