@@ -124,20 +124,6 @@ impl Language {
     }
 }
 
-const ENGLISH_MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 const ENGLISH_SHORT_MONTHS: [&str; 12] =
     ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const ENGLISH_DAYS: [&str; 7] =
@@ -154,7 +140,7 @@ pub(crate) static LANGUAGES: [Language; 7] = [
         date_first: 7,
         lcid: 1033,
         msglangid: 1033,
-        months: ENGLISH_MONTHS,
+        months: super::text::MONTHS,
         short_months: ENGLISH_SHORT_MONTHS,
         days: ENGLISH_DAYS,
     },
@@ -302,7 +288,7 @@ pub(crate) static LANGUAGES: [Language; 7] = [
         date_first: 1,
         lcid: 2057,
         msglangid: 1033,
-        months: ENGLISH_MONTHS,
+        months: super::text::MONTHS,
         short_months: ENGLISH_SHORT_MONTHS,
         days: ENGLISH_DAYS,
     },
