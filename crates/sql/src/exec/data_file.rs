@@ -42,9 +42,9 @@ pub(crate) struct Format {
     pub(crate) wide: bool,
 }
 
-/// A terminator as `BULK INSERT` takes it: the escapes `\t`, `\n`, `\r`, `\0`, `\\`, or a
-/// hexadecimal byte `0x0a`. `None` for an escape SQL Server does not know.
-pub(crate) fn terminator(text: &str) -> Option<Vec<u8>> {
+/// A terminator as `BULK INSERT` and bcp take it: the escapes `\t`, `\n`, `\r`, `\0`, `\\`,
+/// or hexadecimal bytes `0x0a`. `None` for an escape SQL Server does not know.
+pub fn terminator(text: &str) -> Option<Vec<u8>> {
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         if !hex.is_empty() && hex.len().is_multiple_of(2) {
             return (0..hex.len())

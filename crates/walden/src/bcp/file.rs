@@ -6,30 +6,10 @@ use std::io::{self, BufRead};
 use walden_engine::types::{SqlType, Value};
 use walden_sql::exec::scalar::coerce;
 
-/// A bcp terminator with its escapes undone.
+/// A bcp terminator with its escapes undone, as BULK INSERT reads its own.
 pub(super) fn unescape(text: &str) -> Result<Vec<u8>, String> {
-    let mut out = String::new();
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('0') => out.push('\0'),
-            Some('\\') => out.push('\\'),
-            other => {
-                return Err(format!(
-                    "unknown escape \\{} in terminator '{text}'",
-                    other.map(String::from).unwrap_or_default()
-                ))
-            }
-        }
-    }
-    Ok(out.into_bytes())
+    walden_sql::exec::bulk_terminator(text)
+        .ok_or_else(|| format!("unknown escape in terminator '{text}'"))
 }
 
 /// Reads records ended by a terminator from a file, without holding more than one.
