@@ -433,24 +433,13 @@ pub fn is_property_key(key: &[u8]) -> bool {
 /// One property as its chunks store it: class, ids, name and value as in kind 8's list.
 pub fn encode_property(e: &ExtendedProperty) -> Vec<u8> {
     let mut w = Writer(Vec::new());
-    w.u8(e.class);
-    w.u32(e.major_id);
-    w.u32(e.minor_id);
-    w.str(&e.name);
-    w.value(&e.value);
+    w.property(e);
     w.0
 }
 
 /// A property from its chunks' bytes, joined.
 pub fn decode_property(b: &[u8]) -> Result<ExtendedProperty, EngineError> {
-    let mut r = Reader(b);
-    Ok(ExtendedProperty {
-        class: r.u8()?,
-        major_id: r.u32()?,
-        minor_id: r.u32()?,
-        name: r.str()?,
-        value: r.value()?,
-    })
+    Reader(b).property()
 }
 
 impl ExtendedProperty {
@@ -682,11 +671,7 @@ impl Object {
                 w.u8(8);
                 w.u32(p.entries.len() as u32);
                 for e in &p.entries {
-                    w.u8(e.class);
-                    w.u32(e.major_id);
-                    w.u32(e.minor_id);
-                    w.str(&e.name);
-                    w.value(&e.value);
+                    w.property(e);
                 }
             }
         }
@@ -858,13 +843,7 @@ impl Object {
                 let n = r.u32()? as usize;
                 let mut entries = Vec::with_capacity(n.min(1024));
                 for _ in 0..n {
-                    entries.push(ExtendedProperty {
-                        class: r.u8()?,
-                        major_id: r.u32()?,
-                        minor_id: r.u32()?,
-                        name: r.str()?,
-                        value: r.value()?,
-                    });
+                    entries.push(r.property()?);
                 }
                 Object::Properties(PropertiesDef { entries })
             }
@@ -1034,6 +1013,16 @@ impl Catalog {
 struct Writer(Vec<u8>);
 
 impl Writer {
+    /// One extended property: class, ids, name and value (kind 8's entries and the
+    /// per-property chunks alike).
+    fn property(&mut self, e: &ExtendedProperty) {
+        self.u8(e.class);
+        self.u32(e.major_id);
+        self.u32(e.minor_id);
+        self.str(&e.name);
+        self.value(&e.value);
+    }
+
     fn u8(&mut self, v: u8) {
         self.0.push(v);
     }
@@ -1082,6 +1071,17 @@ impl Writer {
 struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
+    /// What [`Writer::property`] wrote.
+    fn property(&mut self) -> Result<ExtendedProperty, EngineError> {
+        Ok(ExtendedProperty {
+            class: self.u8()?,
+            major_id: self.u32()?,
+            minor_id: self.u32()?,
+            name: self.str()?,
+            value: self.value()?,
+        })
+    }
+
     fn take(&mut self, n: usize) -> Result<&'a [u8], EngineError> {
         if self.0.len() < n {
             return Err(EngineError::Corrupt("truncated catalog object".into()));

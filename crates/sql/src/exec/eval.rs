@@ -269,36 +269,38 @@ fn is_full_text_call(f: &FunctionCall) -> bool {
         && ["CONTAINS", "FREETEXT"].iter().any(|n| f.name.name.value.eq_ignore_ascii_case(n))
 }
 
-/// Error 7601 if `e` holds a `CONTAINS` or `FREETEXT` predicate over the rows of `cols`:
-/// checked before a FROM clause is read, as SQL Server refuses the statement when it
-/// compiles it, whatever rows there are.
-pub(crate) fn full_text_refusal(e: &Expr, cols: &[Col]) -> Result<(), SqlError> {
+/// Error 7601 if `e` holds a `CONTAINS` or `FREETEXT` predicate over the rows of
+/// `sources` (each one's columns): checked before a FROM clause is read, as SQL Server
+/// refuses the statement when it compiles it, whatever rows there are.
+pub(crate) fn full_text_refusal(e: &Expr, sources: &[&[Col]]) -> Result<(), SqlError> {
     if let ExprKind::Function(f) = &e.kind {
         if is_full_text_call(f) {
-            return Err(not_full_text_indexed(f, &Env::new(cols, &[], None)));
+            return Err(not_full_text_indexed(f, sources));
         }
     }
     let mut found = Ok(());
     crate::exec::query::visit_children(e, &mut |c| {
         if found.is_ok() {
-            found = full_text_refusal(c, cols);
+            found = full_text_refusal(c, sources);
         }
     });
     found
 }
 
-/// Error 7601 for `CONTAINS` or `FREETEXT` over the table of its first column (the row's
-/// first table for `*`).
-fn not_full_text_indexed(f: &FunctionCall, env: &Env<'_>) -> SqlError {
+/// Error 7601 for `CONTAINS` or `FREETEXT` over the table of its first column among
+/// `sources` (the first source's for `*`).
+fn not_full_text_indexed(f: &FunctionCall, sources: &[&[Col]]) -> SqlError {
     let first = match &f.args {
         FunctionArgs::List { args, .. } => args.first(),
         _ => None,
     };
     let table = match first.map(|a| &a.kind) {
         Some(ExprKind::Column(parts)) if parts.len() > 1 || parts[0].value != "*" => {
-            find_column(env.cols, parts).ok().flatten().and_then(|i| env.cols[i].qual.clone())
+            sources.iter().find_map(|cols| {
+                find_column(cols, parts).ok().flatten().and_then(|i| cols[i].qual.clone())
+            })
         }
-        _ => env.cols.iter().find_map(|c| c.qual.clone()),
+        _ => sources.iter().flat_map(|cols| cols.iter()).find_map(|c| c.qual.clone()),
     };
     SqlError::new(
         7601,
@@ -606,7 +608,9 @@ impl Run<'_> {
                 Ok(if unknown { None } else { Some(*quantifier == Quantifier::All) })
             }
             // Walden has no full-text indexes, so every table is one without.
-            ExprKind::Function(f) if is_full_text_call(f) => Err(not_full_text_indexed(f, env)),
+            ExprKind::Function(f) if is_full_text_call(f) => {
+                Err(not_full_text_indexed(f, &[env.cols]))
+            }
             // A trigger's UPDATE(column) is a condition, as in `IF UPDATE(balance)`.
             ExprKind::Function(f)
                 if f.name.schema.is_none() && f.name.name.value.eq_ignore_ascii_case("UPDATE") =>

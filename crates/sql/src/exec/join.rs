@@ -213,6 +213,12 @@ impl Flat<'_> {
         }
     }
 
+    /// Error 7601 if a WHERE conjunct (`parts`) or ON conjunct holds a full-text predicate.
+    fn refuse_full_text(&self, parts: &[&Expr], on: &[&Expr]) -> Result<(), SqlError> {
+        let sources: Vec<&[Col]> = self.leaves.iter().map(|l| l.cols.as_slice()).collect();
+        parts.iter().chain(on).try_for_each(|part| full_text_refusal(part, &sources))
+    }
+
     /// Whether every column `e` names is one of these leaves' (none an enclosing query's),
     /// and `e` can be placed.
     fn owns_all_columns(&self, e: &Expr) -> bool {
@@ -282,10 +288,7 @@ impl Run<'_> {
         for src in sources {
             self.flatten(src, &mut flat, &mut on, &passed, outer)?;
         }
-        let all_cols: Vec<Col> = flat.leaves.iter().flat_map(|l| l.cols.iter().cloned()).collect();
-        for part in parts.iter().chain(&on) {
-            full_text_refusal(part, &all_cols)?;
-        }
+        flat.refuse_full_text(&parts, &on)?;
         let (mut semis, residual) = self.place(&mut flat, parts, on, pushed, outer);
         let placed = residual.is_empty() && flat.conjuncts.iter().all(|c| c.leaves.is_some());
         // An ordered goal holds only for one source read in that order (`leaf_rows`).

@@ -38,8 +38,9 @@ use crate::exec::SqlError;
 /// What is known of one subquery in the running statement.
 #[derive(Debug)]
 pub(crate) enum Cached {
-    /// It reads the enclosing rows: run it per row (it has run `runs` times).
-    Correlated { runs: u32 },
+    /// It reads the enclosing rows: run it per row. `grouping_tried` once a scalar one was
+    /// checked for `join::GroupedSubquery` (at its second run) and could not be.
+    Correlated { grouping_tried: bool },
     /// A correlated scalar aggregate computed for every correlation value at once
     /// (`join::GroupedSubquery`), valid while the [`Stamp`] is the one it was computed under.
     Grouped { grouped: Arc<GroupedSubquery>, stamp: Stamp },
@@ -123,15 +124,14 @@ impl Run<'_> {
         let grouped = match self.subqueries.get(&key) {
             Some(Cached::Grouped { grouped, stamp: s }) if *s == stamp => Some(Arc::clone(grouped)),
             Some(Cached::Grouped { .. }) => {
-                self.subqueries.insert(key, Cached::Correlated { runs: 1 });
+                self.subqueries.insert(key, Cached::Correlated { grouping_tried: false });
                 None
             }
-            Some(Cached::Correlated { runs: 1 }) => {
+            Some(Cached::Correlated { grouping_tried: false }) => {
                 let grouped = self.group_correlated(q).map(Arc::new);
-                let runs = if grouped.is_some() { 1 } else { 2 };
                 let entry = match &grouped {
                     Some(g) => Cached::Grouped { grouped: Arc::clone(g), stamp },
-                    None => Cached::Correlated { runs },
+                    None => Cached::Correlated { grouping_tried: true },
                 };
                 self.subqueries.insert(key, entry);
                 grouped
@@ -173,11 +173,9 @@ impl Run<'_> {
         let key = q as *const Query as usize;
         let stamp = (self.assignments, self.s.batch_cache_clears);
         match self.subqueries.get_mut(&key) {
-            Some(Cached::Correlated { runs }) => {
-                *runs = runs.saturating_add(1);
+            Some(Cached::Correlated { .. } | Cached::Grouped { .. }) => {
                 return Ok((Arc::new(self.query(q, Some(env))?), None));
             }
-            Some(Cached::Grouped { .. }) => return Ok((Arc::new(self.query(q, Some(env))?), None)),
             Some(Cached::Rows { rows, members: m, stamp: s }) if *s == stamp => {
                 if members && m.is_none() {
                     *m = Some(Arc::new(Members::new(rows)));
@@ -197,7 +195,7 @@ impl Run<'_> {
                 Ok((rows, m))
             }
             Err(_) => {
-                self.subqueries.insert(key, Cached::Correlated { runs: 1 });
+                self.subqueries.insert(key, Cached::Correlated { grouping_tried: false });
                 Ok((Arc::new(self.query(q, Some(env))?), None))
             }
         }

@@ -128,7 +128,7 @@ impl Run<'_> {
         }
         parts.extend(on);
         for part in &parts {
-            full_text_refusal(part, &cols)?;
+            full_text_refusal(part, &[&cols])?;
         }
         let path = match &leaf.input {
             Input::Table(t) => {
