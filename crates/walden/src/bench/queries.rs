@@ -69,6 +69,10 @@ pub struct QueriesArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Keep the run's directory (each engine's data, Walden's in `walden/`) instead of
+    /// removing it, to rerun a query by hand; its path is printed at the end.
+    #[arg(long)]
+    keep: bool,
     /// Also run the 22 TPC-H queries, on data from the `tpchgen` generator.
     #[arg(long)]
     tpch: bool,
@@ -454,6 +458,9 @@ pub fn run(args: &QueriesArgs) -> Result<(), String> {
         if mismatches > 0 {
             println!("{mismatches} MISMATCH(ES): the engines' answers differ");
         }
+    }
+    if args.keep {
+        eprintln!("kept the run's directory: {}", tmp.keep().display());
     }
     Ok(())
 }
