@@ -32,7 +32,8 @@ use crate::lock::{LockMode, Resource};
 use crate::objects::{identity_integer, integer_value};
 use crate::txn::{Isolation, Transaction};
 use crate::types::{
-    decode_row_with, encode_key, encode_key_columns, encode_row_with, RowError, SqlType, Value,
+    decode_row_some_with, decode_row_with, encode_key, encode_key_columns, encode_row_with,
+    RowError, SqlType, Value,
 };
 
 /// The key of a row in its table's index 1 tree.
@@ -66,6 +67,20 @@ pub fn decode_stored_row(
     bytes: &[u8],
 ) -> Result<Vec<Value>, RowError> {
     decode_row_with(types, bytes, &mut |pointer| {
+        db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
+    })
+}
+
+/// [`decode_stored_row`] decoding only the `wanted` columns (all with None); the others are
+/// NULL, and their off-row values are not read.
+pub fn decode_stored_row_some(
+    db: &Database,
+    types: &[SqlType],
+    bytes: &[u8],
+    wanted: Option<&[bool]>,
+) -> Result<Vec<Value>, RowError> {
+    let Some(wanted) = wanted else { return decode_stored_row(db, types, bytes) };
+    decode_row_some_with(types, bytes, wanted, &mut |pointer| {
         db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
     })
 }
@@ -521,6 +536,18 @@ impl Transaction {
         table: &TableDef,
         row_id: &[u8],
     ) -> Result<Option<Vec<Value>>, EngineError> {
+        self.read_row_only(db, table, row_id, None)
+    }
+
+    /// [`Transaction::read_row`] decoding only the `wanted` columns (all with None): the
+    /// others are NULL. For a query that reads a few columns of a wide row.
+    pub fn read_row_only(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        row_id: &[u8],
+        wanted: Option<&[bool]>,
+    ) -> Result<Option<Vec<Value>>, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
         let lock = if self.lock_table(db, table, LockMode::IS)? {
@@ -532,7 +559,12 @@ impl Transaction {
         if let (Some(res), Isolation::ReadCommitted) = (&lock, self.isolation()) {
             self.unlock(res);
         }
-        bytes.map(|b| decode_table_row(db, table, &b)).transpose()
+        bytes
+            .map(|b| {
+                with_types(table, |types| decode_stored_row_some(db, types, &b, wanted))
+                    .map_err(|e| row_error(table, e))
+            })
+            .transpose()
     }
 
     /// Reads one row by id for a change: takes the exclusive row lock first (kept to the end
@@ -607,6 +639,7 @@ impl Transaction {
             done: false,
             row_locks,
             batch_changes: 0,
+            wanted: None,
         })
     }
 }
@@ -760,6 +793,8 @@ pub struct RowCursor {
     row_locks: bool,
     /// The tree's change count read before the buffered batch was copied.
     batch_changes: u64,
+    /// The columns to decode (None: all); the others are returned as NULL.
+    wanted: Option<Arc<[bool]>>,
 }
 
 const CURSOR_BATCH: usize = 256;
@@ -783,6 +818,12 @@ fn fill_batch(
 }
 
 impl RowCursor {
+    /// Decodes only the columns `wanted` marks (all with None) from here on; the others
+    /// are returned as NULL.
+    pub fn decode_only(&mut self, wanted: Option<Arc<[bool]>>) {
+        self.wanted = wanted;
+    }
+
     /// The next row: its id and values.
     pub fn next_row(
         &mut self,
@@ -827,8 +868,10 @@ impl RowCursor {
     }
 
     fn decode(&self, id: RowId, bytes: &[u8]) -> Result<(RowId, Vec<Value>), EngineError> {
-        let values = decode_stored_row(&self.db, &self.types, bytes)
-            .map_err(|e| EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id)))?;
+        let values = decode_stored_row_some(&self.db, &self.types, bytes, self.wanted.as_deref())
+            .map_err(|e| {
+            EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id))
+        })?;
         Ok((id, values))
     }
 

@@ -557,7 +557,7 @@ fn var_parts<'a>(column: usize, ty: SqlType, v: &'a Value) -> Result<VarBytes<'a
 /// Decodes every column of a row. Columns the row was written without are NULL; an off-row
 /// column is [`RowError::OffRow`] (use [`decode_row_with`]).
 pub fn decode_row(columns: &[SqlType], bytes: &[u8]) -> Result<Vec<Value>, RowError> {
-    decode_all(columns, bytes, None)
+    decode_all(columns, bytes, None, None)
 }
 
 /// [`decode_row`], reading off-row values by calling `fetch` with their pointer blobs.
@@ -566,7 +566,20 @@ pub fn decode_row_with(
     bytes: &[u8],
     fetch: &mut OffRowHook<'_>,
 ) -> Result<Vec<Value>, RowError> {
-    decode_all(columns, bytes, Some(fetch))
+    decode_all(columns, bytes, None, Some(fetch))
+}
+
+/// [`decode_row_with`] for a reader that needs only some columns: column `i` is decoded
+/// when `wanted[i]` is true (or `wanted` is shorter than `i`), and is NULL otherwise. The
+/// row's layout is checked as a whole decode checks it; an unwanted off-row value is not
+/// fetched.
+pub fn decode_row_some_with(
+    columns: &[SqlType],
+    bytes: &[u8],
+    wanted: &[bool],
+    fetch: &mut OffRowHook<'_>,
+) -> Result<Vec<Value>, RowError> {
+    decode_all(columns, bytes, Some(wanted), Some(fetch))
 }
 
 /// Decodes column `index` alone: the header and that column's bytes are checked, the other
@@ -726,6 +739,7 @@ fn check_pointer(column: usize, pointer: &[u8]) -> Result<&[u8], RowError> {
 fn decode_all(
     columns: &[SqlType],
     bytes: &[u8],
+    wanted: Option<&[bool]>,
     mut fetch: MaybeHook<'_, '_>,
 ) -> Result<Vec<Value>, RowError> {
     let row = RowView::new(columns, bytes)?;
@@ -736,19 +750,30 @@ fn decode_all(
     let mut any_off_row = false;
     for (i, ty) in columns[..row.shape.count].iter().enumerate() {
         let null = row.is_null(i);
+        let want = wanted.is_none_or(|w| w.get(i).copied().unwrap_or(true));
         let value = match ty.fixed_len() {
             Some(n) => {
                 // Within the row: the fixed part ends at var_offset, checked by RowView.
                 let field = &bytes[fixed_at..fixed_at + n];
                 fixed_at += n;
-                fixed_value(i, *ty, null, field)?
+                if want {
+                    fixed_value(i, *ty, null, field)?
+                } else {
+                    Value::Null
+                }
             }
             None => {
+                // Every slot is read, wanted or not: the next field starts where this one
+                // ends, and the off-row flags are checked against the row's status.
                 let (field, off_row) = row.var_field(i, slot_at, start)?;
                 slot_at += 2;
                 start += field.len();
                 any_off_row |= off_row;
-                var_value(i, *ty, null, field, off_row, &mut fetch)?
+                if want {
+                    var_value(i, *ty, null, field, off_row, &mut fetch)?
+                } else {
+                    Value::Null
+                }
             }
         };
         values.push(value);

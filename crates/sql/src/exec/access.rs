@@ -39,6 +39,7 @@ use walden_engine::types::{encode_key, SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
 use crate::exec::eval::{is_literal_or_variable, Col, Env};
+use crate::exec::filter::Filter;
 use crate::exec::query::TableRef;
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -389,6 +390,8 @@ impl Run<'_> {
         keep: Option<RowFilter<'_>>,
         sink: &mut dyn RowSink,
     ) -> Result<bool, SqlError> {
+        let mut filter = keep.map(Filter::new);
+        let keep = filter.as_mut();
         let Some(index) = path.index.and_then(|id| t.def.index(id)) else {
             self.scan_rows(t, Bound::Unbounded, Bound::Unbounded, keep, sink)?;
             return Ok(true);
@@ -437,6 +440,7 @@ impl Run<'_> {
         prefixes.sort();
         prefixes.dedup();
         let ranged = path.fixed.len();
+        let mut keep = keep;
         for prefix in prefixes {
             let Some((lower, upper)) = self.key_range(&prefix, path, types.get(ranged), env)?
             else {
@@ -452,15 +456,15 @@ impl Run<'_> {
                     match found {
                         Some(mut values) => {
                             values.push(Value::Binary(prefix));
-                            self.keep_row(values, keep, sink)?
+                            self.keep_row(values, keep.as_deref_mut(), sink)?
                         }
                         None => true,
                     }
                 } else {
-                    self.scan_rows(t, lower, upper, keep, sink)?
+                    self.scan_rows(t, lower, upper, keep.as_deref_mut(), sink)?
                 }
             } else {
-                self.index_rows(t, index.id, lower, upper, keep, sink)?
+                self.index_rows(t, index.id, lower, upper, keep.as_deref_mut(), sink)?
             };
             if !more {
                 break;
@@ -602,7 +606,7 @@ impl Run<'_> {
         t: &TableRef,
         lower: Bound<Vec<u8>>,
         upper: Bound<Vec<u8>>,
-        keep: Option<RowFilter<'_>>,
+        mut keep: Option<&mut Filter<'_>>,
         sink: &mut dyn RowSink,
     ) -> Result<bool, SqlError> {
         let mark = self.io_mark();
@@ -610,6 +614,7 @@ impl Run<'_> {
             .tx()
             .scan_table(&t.db, &t.def, lower, upper)
             .map_err(|e| self.s.engine_error(e))?;
+        cursor.decode_only(t.wanted.clone());
         let mut read = 0;
         let mut more = true;
         while more {
@@ -618,7 +623,7 @@ impl Run<'_> {
                     values.push(Value::Binary(id));
                     self.row_interruption_point(read)?;
                     read += 1;
-                    more = self.keep_row(values, keep, sink)?;
+                    more = self.keep_row(values, keep.as_deref_mut(), sink)?;
                 }
                 Ok(None) => break,
                 Err(e) => return Err(self.s.engine_error(e)),
@@ -636,7 +641,7 @@ impl Run<'_> {
         index: u16,
         lower: Bound<Vec<u8>>,
         upper: Bound<Vec<u8>>,
-        keep: Option<RowFilter<'_>>,
+        mut keep: Option<&mut Filter<'_>>,
         sink: &mut dyn RowSink,
     ) -> Result<bool, SqlError> {
         let mark = self.io_mark();
@@ -657,7 +662,7 @@ impl Run<'_> {
             read += 1;
             if let Some(mut values) = self.read_row_by_id(t, &id)? {
                 values.push(Value::Binary(id));
-                more = self.keep_row(values, keep, sink)?;
+                more = self.keep_row(values, keep.as_deref_mut(), sink)?;
             }
         }
         self.io_note(t, mark);
@@ -668,22 +673,20 @@ impl Run<'_> {
     fn keep_row(
         &mut self,
         row: Vec<Value>,
-        keep: Option<RowFilter<'_>>,
+        keep: Option<&mut Filter<'_>>,
         sink: &mut dyn RowSink,
     ) -> Result<bool, SqlError> {
         if let Some(f) = keep {
-            let env = Env::new(f.cols, &row, f.outer);
-            for e in f.exprs {
-                if self.predicate(e, &env)? != Some(true) {
-                    return Ok(true);
-                }
+            if !self.filter_holds(f, &row)? {
+                return Ok(true);
             }
         }
         sink.push(self, row)
     }
 
     fn read_row_by_id(&mut self, t: &TableRef, id: &[u8]) -> Result<Option<Vec<Value>>, SqlError> {
-        self.tx().read_row(&t.db, &t.def, id).map_err(|e| self.s.engine_error(e))
+        let wanted = t.wanted.as_deref();
+        self.tx().read_row_only(&t.db, &t.def, id, wanted).map_err(|e| self.s.engine_error(e))
     }
 }
 

@@ -257,7 +257,13 @@ impl Run<'_> {
             .map_err(|e| self.s.engine_error(e))?;
         if enable && with_check {
             let fks: Vec<_> = chosen.iter().map(|&k| new.foreign_keys[k].clone()).collect();
-            let now = TableRef { db, def: Arc::new(new), qual: t.qual.clone(), view_check: None };
+            let now = TableRef {
+                db,
+                def: Arc::new(new),
+                qual: t.qual.clone(),
+                view_check: None,
+                wanted: None,
+            };
             self.check_table_keys(&now, &fks)?;
         }
         Ok(())
@@ -608,7 +614,13 @@ impl Run<'_> {
             Some(Object::Table(def)) => Arc::clone(def),
             _ => return Err(cannot_find(&t.def.name)),
         };
-        let now = TableRef { db: Arc::clone(&t.db), def, qual: t.qual.clone(), view_check: None };
+        let now = TableRef {
+            db: Arc::clone(&t.db),
+            def,
+            qual: t.qual.clone(),
+            view_check: None,
+            wanted: None,
+        };
         match self.add_foreign_keys(&now, fks, nocheck) {
             Err(e) if e.number != 547 => Err(self.constraint_failed(e, line)),
             other => other,

@@ -1073,7 +1073,7 @@ impl Run<'_> {
             self.s.temp_tables.insert(user.to_ascii_lowercase(), stored_name);
             self.note_temp_created(&user);
         }
-        Ok(TableRef { db, def: Arc::new(def), qual: user, view_check: None })
+        Ok(TableRef { db, def: Arc::new(def), qual: user, view_check: None, wanted: None })
     }
 }
 

@@ -165,7 +165,7 @@ pub(crate) fn is_aggregate_call(f: &FunctionCall) -> bool {
     f.over.is_none() && f.name.schema.is_none() && is_aggregate(&f.name.name.value)
 }
 
-fn cmp_matches(op: BinaryOp, ord: Ordering) -> bool {
+pub(crate) fn cmp_matches(op: BinaryOp, ord: Ordering) -> bool {
     match op {
         BinaryOp::Eq => ord == Ordering::Equal,
         BinaryOp::NotEq => ord != Ordering::Equal,

@@ -317,6 +317,7 @@ impl Run<'_> {
             def: Arc::new(new),
             qual: t.qual.clone(),
             view_check: None,
+            wanted: None,
         };
         self.check_table_keys(&checked, &added)
     }
@@ -499,6 +500,7 @@ impl Run<'_> {
                     def: table_by_id(&t.db, child.id).unwrap_or_else(|| Arc::clone(&child)),
                     qual: child.name.clone(),
                     view_check: None,
+                    wanted: None,
                 };
                 let (mut deleted, mut updated) = (Vec::new(), Vec::new());
                 for (id, row) in self.all_rows(&child_ref.db, &child_ref.def)? {

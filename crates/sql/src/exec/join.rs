@@ -42,6 +42,7 @@ use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
 use crate::exec::access::{self, AccessPath, RowFilter, TableStats};
+use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
 use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::session::Run;
@@ -213,6 +214,61 @@ impl Flat<'_> {
         }
     }
 
+    /// What the ORs among `parts` imply of single leaves: for `(n1.name = 'FRANCE' AND
+    /// n2.name = 'GERMANY') OR (n1.name = 'GERMANY' AND n2.name = 'FRANCE')` (TPC-H Q7),
+    /// `n1.name = 'FRANCE' OR n1.name = 'GERMANY'` and the same of `n2`. An OR of several
+    /// leaves can only be checked once they are joined; what it implies of one leaf filters
+    /// that leaf before it is joined (and may seek it). Each branch of the OR must have a
+    /// conjunct of that leaf alone, or the OR implies nothing of it. The OR itself is still
+    /// applied: the implied conjuncts only ever drop rows it would drop.
+    fn implied_by_ors(&self, parts: &[&Expr]) -> Vec<Expr> {
+        let mut implied = Vec::new();
+        if self.leaves.len() < 2 || self.leaves.len() > MAX_LEAVES {
+            return implied;
+        }
+        for &p in parts {
+            if !matches!(p.kind, ExprKind::Binary { op: BinaryOp::Or, .. }) {
+                continue;
+            }
+            let Some(mask) = self.leaves_of(p) else { continue };
+            if mask.count_ones() < 2 {
+                continue;
+            }
+            let mut branches = Vec::new();
+            operands(p, BinaryOp::Or, &mut branches);
+            let branches: Vec<Vec<&Expr>> = branches
+                .into_iter()
+                .map(|b| {
+                    let mut parts = Vec::new();
+                    operands(b, BinaryOp::And, &mut parts);
+                    parts
+                })
+                .collect();
+            for leaf in 0..self.leaves.len() {
+                let bit = 1u64 << leaf;
+                if mask & bit == 0 {
+                    continue;
+                }
+                let own: Option<Vec<Expr>> = branches
+                    .iter()
+                    .map(|parts| {
+                        parts
+                            .iter()
+                            .filter(|e| self.leaves_of(e) == Some(bit))
+                            .map(|&e| e.clone())
+                            .reduce(|a, b| binary(BinaryOp::And, a, b))
+                    })
+                    .collect();
+                if let Some(e) =
+                    own.and_then(|o| o.into_iter().reduce(|a, b| binary(BinaryOp::Or, a, b)))
+                {
+                    implied.push(e);
+                }
+            }
+        }
+        implied
+    }
+
     /// Error 7601 if a WHERE conjunct (`parts`) or ON conjunct holds a full-text predicate.
     fn refuse_full_text(&self, parts: &[&Expr], on: &[&Expr]) -> Result<(), SqlError> {
         let sources: Vec<&[Col]> = self.leaves.iter().map(|l| l.cols.as_slice()).collect();
@@ -262,7 +318,20 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
         goal: Option<RowGoal<'_>>,
     ) -> Result<(Rows, Vec<&'e Expr>), SqlError> {
-        self.plan_pushed(sources, filter, &[], outer, goal)
+        self.plan_pushed(sources, filter, &[], outer, goal, None)
+    }
+
+    /// [`Run::plan_from`] for a SELECT block whose tables' columns it reads are `demand`'s
+    /// (`demand.rs`): its table leaves decode only those.
+    pub(crate) fn plan_from_reading<'e>(
+        &mut self,
+        sources: &'e [TableSource],
+        filter: Option<&'e Expr>,
+        outer: Option<&Env<'_>>,
+        goal: Option<RowGoal<'_>>,
+        demand: Option<&Demand>,
+    ) -> Result<(Rows, Vec<&'e Expr>), SqlError> {
+        self.plan_pushed(sources, filter, &[], outer, goal, demand)
     }
 
     /// [`Run::plan_from`], also applying those of the `pushed` conjuncts (from an enclosing
@@ -275,6 +344,7 @@ impl Run<'_> {
         pushed: &[&'e Expr],
         outer: Option<&Env<'_>>,
         goal: Option<RowGoal<'_>>,
+        demand: Option<&Demand>,
     ) -> Result<(Rows, Vec<&'e Expr>), SqlError> {
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
@@ -286,10 +356,13 @@ impl Run<'_> {
         let mut passed: Vec<&Expr> = parts.clone();
         passed.extend_from_slice(pushed);
         for src in sources {
-            self.flatten(src, &mut flat, &mut on, &passed, outer)?;
+            self.flatten(src, &mut flat, &mut on, &passed, outer, demand)?;
         }
         flat.refuse_full_text(&parts, &on)?;
-        let (mut semis, residual) = self.place(&mut flat, parts, on, pushed, outer);
+        let written = parts.clone();
+        let implied = flat.implied_by_ors(&parts);
+        let (mut semis, unplaced) = self.place(&mut flat, parts, &implied, on, pushed, outer);
+        let residual: Vec<&'e Expr> = unplaced.into_iter().map(|i| written[i]).collect();
         let placed = residual.is_empty() && flat.conjuncts.iter().all(|c| c.leaves.is_some());
         // An ordered goal holds only for one source read in that order (`leaf_rows`).
         let goal = goal.filter(|g| placed && (g.order.is_empty() || flat.leaves.len() == 1));
@@ -297,21 +370,23 @@ impl Run<'_> {
         Ok((rows, residual))
     }
 
-    /// Places the conjuncts of a flattened FROM clause: `parts` (the WHERE clause's), `on`
-    /// (the inner joins' ON conditions) and those of `pushed` (an enclosing WHERE clause's)
-    /// that name only these leaves, each tagged with the leaves it needs; WHERE conjuncts
-    /// with a subquery that can be decorrelated become semi-joins. Samples the tables'
-    /// statistics where there is a join order to choose. Returns the semi-joins and the
-    /// WHERE conjuncts it could not place (no leaf set: a subquery it cannot decorrelate,
-    /// or too many leaves), which the join does not apply.
+    /// Places the conjuncts of a flattened FROM clause: `parts` (the WHERE clause's),
+    /// `implied` (what its ORs imply of single leaves, `Flat::implied_by_ors`), `on` (the
+    /// inner joins' ON conditions) and those of `pushed` (an enclosing WHERE clause's) that
+    /// name only these leaves, each tagged with the leaves it needs; WHERE conjuncts with a
+    /// subquery that can be decorrelated become semi-joins. Samples the tables' statistics
+    /// where there is a join order to choose. Returns the semi-joins and the positions in
+    /// `parts` of the WHERE conjuncts it could not place (no leaf set: a subquery it cannot
+    /// decorrelate, or too many leaves), which the join does not apply.
     fn place<'e>(
         &mut self,
         flat: &mut Flat<'e>,
         mut parts: Vec<&'e Expr>,
+        implied: &'e [Expr],
         on: Vec<&'e Expr>,
         pushed: &[&'e Expr],
         outer: Option<&Env<'_>>,
-    ) -> (Vec<(usize, semi::SemiJoin<'e>)>, Vec<&'e Expr>) {
+    ) -> (Vec<(usize, semi::SemiJoin<'e>)>, Vec<usize>) {
         // With one source there is no order to choose, and a seek beats a scan whatever
         // the sizes: only joins pay for statistics.
         if flat.leaves.len() > 1 {
@@ -322,9 +397,13 @@ impl Run<'_> {
             }
         }
         let where_count = parts.len();
+        // Implied conjuncts are WHERE conjuncts that are always placed (they name one
+        // leaf): never residual, never a semi-join.
+        let not_on = where_count + implied.len();
+        parts.extend(implied);
         parts.extend(on);
         for (i, expr) in parts.into_iter().enumerate() {
-            let from_on = i >= where_count;
+            let from_on = i >= not_on;
             let leaves = if flat.leaves.len() > MAX_LEAVES { None } else { flat.leaves_of(expr) };
             flat.conjuncts.push(Conjunct { expr, leaves, from_on, semi: false, applied: false });
         }
@@ -356,16 +435,13 @@ impl Run<'_> {
                 }
             }
         }
-        let residual = flat.conjuncts[..where_count]
-            .iter()
-            .filter(|c| c.leaves.is_none())
-            .map(|c| c.expr)
-            .collect();
+        let residual = (0..where_count).filter(|&i| flat.conjuncts[i].leaves.is_none()).collect();
         (semis, residual)
     }
 
     /// Adds `src`'s leaves to `flat`, and the conjuncts of its inner joins' ON conditions to
-    /// `on`, each checked to name only the sources written before it.
+    /// `on`, each checked to name only the sources written before it. A table leaf decodes
+    /// only the columns of `demand`, the block's.
     fn flatten<'e>(
         &mut self,
         src: &'e TableSource,
@@ -373,11 +449,12 @@ impl Run<'_> {
         on: &mut Vec<&'e Expr>,
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
     ) -> Result<(), SqlError> {
         if let TableSource::Join(j) = src {
             if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) {
-                self.flatten(&j.left, flat, on, pushed, outer)?;
-                self.flatten(&j.right, flat, on, pushed, outer)?;
+                self.flatten(&j.left, flat, on, pushed, outer, demand)?;
+                self.flatten(&j.right, flat, on, pushed, outer, demand)?;
                 if let Some(cond) = &j.on {
                     conjuncts(cond, on);
                 }
@@ -392,7 +469,7 @@ impl Run<'_> {
                         Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
                     }
                     None => match self.resolve_relation(name, &qual)? {
-                        Relation::Table(t) => table_leaf(t),
+                        Relation::Table(t) => table_leaf(reading(t, demand)),
                         Relation::View(db, view) => {
                             let rows = self.view_rows(db, &view, &qual)?;
                             Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
@@ -402,13 +479,20 @@ impl Run<'_> {
             }
             TableSource::Variable { name, alias } => {
                 let qual = alias.as_ref().map_or(name.clone(), |a| a.value.clone());
-                table_leaf(self.resolve_table_variable(name, &qual)?)
+                table_leaf(reading(self.resolve_table_variable(name, &qual)?, demand))
             }
             TableSource::Join(j)
                 if j.kind != JoinKind::CrossApply && j.kind != JoinKind::OuterApply =>
             {
-                let rows =
-                    self.outer_join(&j.left, &j.right, j.kind, j.on.as_ref(), pushed, outer)?;
+                let rows = self.outer_join(
+                    &j.left,
+                    &j.right,
+                    j.kind,
+                    j.on.as_ref(),
+                    pushed,
+                    outer,
+                    demand,
+                )?;
                 Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
             }
             _ => {
@@ -829,6 +913,7 @@ impl Run<'_> {
     /// `pushed` are conjuncts of an enclosing WHERE clause: a LEFT JOIN applies those that
     /// name only its left side's columns to that side before joining (a WHERE condition on
     /// the preserved side keeps the same rows before the join as after it).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn outer_join(
         &mut self,
         left: &TableSource,
@@ -837,17 +922,20 @@ impl Run<'_> {
         on: Option<&Expr>,
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
     ) -> Result<Rows, SqlError> {
         let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
-        let (l, _) = self.plan_pushed(std::slice::from_ref(left), None, to_left, outer, None)?;
+        let left = std::slice::from_ref(left);
+        let (l, _) = self.plan_pushed(left, None, to_left, outer, None, demand)?;
         let (r_cols, r_input) =
             if matches!(right, TableSource::Table { .. } | TableSource::Variable { .. }) {
                 let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
-                self.flatten(right, &mut flat, &mut Vec::new(), &[], outer)?;
+                self.flatten(right, &mut flat, &mut Vec::new(), &[], outer, demand)?;
                 let leaf = flat.leaves.remove(0);
                 (leaf.cols, leaf.input)
             } else {
-                let (rows, _) = self.plan_from(std::slice::from_ref(right), None, outer, None)?;
+                let right = std::slice::from_ref(right);
+                let (rows, _) = self.plan_pushed(right, None, &[], outer, None, demand)?;
                 (rows.cols, Input::Rows(rows.rows))
             };
         let Some(on) = on else {
@@ -962,6 +1050,11 @@ fn explained_only() -> SqlError {
 }
 
 /// A table leaf: its columns and the hidden row locator.
+/// `t` read for a query block that reads `demand`'s columns.
+fn reading(t: TableRef, demand: Option<&Demand>) -> TableRef {
+    TableRef { wanted: demand.and_then(|d| d.wanted(&t.def)), ..t }
+}
+
 fn table_leaf(t: TableRef) -> Leaf {
     let mut cols = table_cols(&t.def, &t.qual);
     cols.push(Col {
@@ -977,6 +1070,7 @@ fn clone_ref(t: &TableRef) -> TableRef {
         def: std::sync::Arc::clone(&t.def),
         qual: t.qual.clone(),
         view_check: None,
+        wanted: t.wanted.clone(),
     }
 }
 
@@ -1012,6 +1106,23 @@ pub(crate) fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     }
 }
 
+/// The operands of a chain of `op` (`a AND b AND c`), left to right.
+fn operands<'e>(e: &'e Expr, op: BinaryOp, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Binary { op: o, left, right } if *o == op => {
+            operands(left, op, out);
+            operands(right, op, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+/// `left op right`, spanning both.
+fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
+    let span = left.span;
+    Expr { kind: ExprKind::Binary { op, left: Box::new(left), right: Box::new(right) }, span }
+}
+
 /// The conjuncts every branch of an OR has (`a.k = b.k` in `(a.k = b.k AND x) OR (a.k = b.k
 /// AND y)`, TPC-H Q19's shape), as written in its first branch. The OR implies each of
 /// them, so applying them as well never drops a row it keeps, and lets the plan use them
@@ -1019,16 +1130,6 @@ pub(crate) fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 /// product. Branches are compared by their text; an OR with a branch that is a single
 /// predicate is left alone (its only factor would be that whole branch).
 fn common_factors(e: &Expr) -> Vec<&Expr> {
-    /// The operands of a chain of `op` (`a AND b AND c`), left to right.
-    fn operands<'e>(e: &'e Expr, op: BinaryOp, out: &mut Vec<&'e Expr>) {
-        match &e.kind {
-            ExprKind::Binary { op: o, left, right } if *o == op => {
-                operands(left, op, out);
-                operands(right, op, out);
-            }
-            _ => out.push(e),
-        }
-    }
     let mut ors = Vec::new();
     operands(e, BinaryOp::Or, &mut ors);
     let split: Vec<Vec<&Expr>> = ors

@@ -20,6 +20,7 @@ use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, JoinKind, ObjectName, OffsetFetch,
     OrderByItem, Query, QueryBody, Select, SelectItem, SetOperator, TableSource,
 };
+use crate::exec::demand::Demand;
 use crate::exec::eval::{check_key_collation, find_column, is_aggregate_call, Col, Env};
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -102,6 +103,10 @@ pub(crate) struct TableRef {
     /// When a change goes through a view `WITH CHECK OPTION`: the view's WHERE, in this
     /// table's columns, which every inserted or updated row must satisfy (error 550).
     pub(crate) view_check: Option<Expr>,
+    /// The columns a query reads of it (None: all): a read decodes only those, and the
+    /// others are NULL in its rows. Set only on a query's table leaves
+    /// (`join.rs`, `Demand`), never on a table a change reads.
+    pub(crate) wanted: Option<Arc<[bool]>>,
 }
 
 /// Collects the aggregate calls of an expression (not inside subqueries).
@@ -762,7 +767,9 @@ impl Run<'_> {
             let goal = self
                 .row_goal(sel, order_by, offset)?
                 .map(|rows| crate::exec::join::RowGoal { rows, order: order_by });
-            self.plan_from(&sel.from, sel.where_clause.as_ref(), outer, goal)?
+            let demand = Demand::of_select(sel, order_by);
+            let filter = sel.where_clause.as_ref();
+            self.plan_from_reading(&sel.from, filter, outer, goal, demand.as_ref())?
         };
         let Rows { mut cols, rows } = source;
         // What of WHERE the plan did not apply.
@@ -1759,6 +1766,7 @@ impl Run<'_> {
                 def: Arc::clone(def),
                 qual: qual.to_string(),
                 view_check: None,
+                wanted: None,
             })),
             Object::View(v) => Ok(Relation::View(db, v.clone())),
             _ => Err(SqlError::invalid_object(&display_name(name))),
@@ -1796,6 +1804,7 @@ impl Run<'_> {
                 def: Arc::clone(def),
                 qual: qual.to_string(),
                 view_check: None,
+                wanted: None,
             }),
             _ => Err(SqlError::with_severity(
                 1087,

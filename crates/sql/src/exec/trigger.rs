@@ -610,6 +610,7 @@ impl Run<'_> {
             def: Arc::clone(&target.shape),
             qual: target.qual.clone(),
             view_check: None,
+            wanted: None,
         };
         let targets =
             crate::exec::dml::insert_targets(&t, &i.columns, self.identity_insert_on(&t))?;

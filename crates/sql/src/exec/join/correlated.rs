@@ -145,7 +145,7 @@ impl Run<'_> {
         let mut inner = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
         for src in &sel.from {
-            self.flatten(src, &mut inner, &mut on, &[], None).ok()?;
+            self.flatten(src, &mut inner, &mut on, &[], None, None).ok()?;
         }
         if !on.iter().all(|&c| inner.owns_all_columns(c)) || !names_only(&inner, item) {
             return None;

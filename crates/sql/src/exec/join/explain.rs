@@ -82,8 +82,10 @@ impl Run<'_> {
         for src in sources {
             self.explain_flatten(src, &mut flat, &mut subplans, &mut on, &passed, outer)?;
         }
-        let (mut semis, residual) = self.place(&mut flat, parts, on, pushed, outer);
-        let residual = residual.into_iter().cloned().collect();
+        let written = parts.clone();
+        let implied = flat.implied_by_ors(&parts);
+        let (mut semis, unplaced) = self.place(&mut flat, parts, &implied, on, pushed, outer);
+        let residual = unplaced.into_iter().map(|i| written[i].clone()).collect();
         let (node, rows, cols) = self.explain_leaves(&mut flat, subplans, &mut semis, outer)?;
         Ok(FromPlan { node, rows, residual, cols })
     }

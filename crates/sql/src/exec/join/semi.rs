@@ -90,7 +90,7 @@ impl Run<'_> {
         let mut inner = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
         for src in &sel.from {
-            self.flatten(src, &mut inner, &mut on, &[], outer).ok()?;
+            self.flatten(src, &mut inner, &mut on, &[], outer, None).ok()?;
         }
         let mut parts = on;
         if let Some(w) = &sel.where_clause {
@@ -147,7 +147,7 @@ impl Run<'_> {
             return Ok(kept);
         }
         let (Rows { cols: inner_cols, rows: inner_rows }, _) =
-            self.plan_pushed(semi.from, None, &semi.inner_filter, outer, None)?;
+            self.plan_pushed(semi.from, None, &semi.inner_filter, outer, None, None)?;
         let matcher = HashMatch::build(self, &semi.keys, &inner_cols, &inner_rows, outer)?;
         let mut kept = Vec::with_capacity(rows.len());
         let mut probe = Vec::with_capacity(semi.keys.len());

@@ -29,6 +29,7 @@ use walden_engine::types::Value;
 use super::{conjuncts, Flat, Input};
 use crate::ast::{Expr, ExprKind, JoinKind, Query, QueryBody, SelectItem, TableSource};
 use crate::exec::access::{AccessPath, RowFilter, RowSink};
+use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, Col, Env};
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{
@@ -119,7 +120,8 @@ impl Run<'_> {
         // As in `plan_pushed`: an outer join may apply these to its preserved side.
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
-        self.flatten(&sel.from[0], &mut flat, &mut on, &parts, None)?;
+        let demand = Demand::of_select(sel, &q.order_by);
+        self.flatten(&sel.from[0], &mut flat, &mut on, &parts, None, demand.as_ref())?;
         let [leaf] = flat.leaves.as_slice() else { return Ok(None) };
         let cols = leaf.cols.clone();
         let list = self.select_list(sel, &cols)?;

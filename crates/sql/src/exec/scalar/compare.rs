@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use walden_engine::types::{self, Value};
+use walden_engine::types::{self, SqlType, Value};
 
 use super::convert::{coerce, text_to_decimal};
 use super::text::{binary_text, to_text};
@@ -56,6 +56,36 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, SqlError> {
     let converted = convert_for_compare(low, top)?;
     let order = types::compare(top, &converted);
     Ok(if a_top { order } else { order.map(Ordering::reverse) })
+}
+
+/// [`compare`] of `a` with a constant `b`, for a scan that compares every row's value with
+/// the same constant: where `compare` would convert `b` to `a`'s type, the converted value is
+/// kept in `memo` and reused for the next `a` of that type. The conversion depends only on
+/// `b` and `a`'s type, so the answer (or error) is [`compare`]'s.
+pub(crate) fn compare_with_constant(
+    a: &Value,
+    b: &Value,
+    memo: &mut Option<(SqlType, Value)>,
+) -> Result<Option<Ordering>, SqlError> {
+    match (a, b) {
+        (Value::Int(_), Value::Int(_))
+        | (Value::BigInt(_), Value::BigInt(_))
+        | (Value::Str(_), Value::Str(_))
+        | (Value::Xml(_), _)
+        | (_, Value::Xml(_))
+        | (Value::Null, _)
+        | (_, Value::Null) => return compare(a, b),
+        _ => {}
+    }
+    if family(a) == family(b) || value_precedence(a) < value_precedence(b) {
+        return compare(a, b);
+    }
+    let ty = type_of(a);
+    let converted = match memo {
+        Some((t, v)) if *t == ty => v,
+        _ => &memo.insert((ty, convert_for_compare(b, a)?)).1,
+    };
+    Ok(types::compare(a, converted))
 }
 
 /// `low` converted to the type of `top` for a comparison. Text meeting a DECIMAL keeps the scale

@@ -46,8 +46,8 @@ pub(crate) mod zones;
 mod tests;
 
 pub use arith::{binary, unary};
-pub(crate) use compare::like_collated;
 pub use compare::{compare, like};
+pub(crate) use compare::{compare_with_constant, like_collated};
 pub use convert::{coerce, convert, try_convert};
 pub use functions::call;
 pub(crate) use json::{for_json_object, openjson_rows, openjson_with_rows};

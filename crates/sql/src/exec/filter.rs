@@ -1,0 +1,147 @@
+//! A read's own conjuncts, prepared once per read rather than interpreted per row.
+//!
+//! A scan checks the same few conjuncts on every row, and most are a column compared with a
+//! constant (`l_shipdate >= '1994-01-01'`, `l_discount BETWEEN 0.05 AND 0.07`, `status IN
+//! (1, 2)`). Interpreted, each row finds the column by name and rebuilds the constant from
+//! its text, then converts it to the column's type (a date parsed from text per row). A
+//! [`Filter`] resolves the column to its position and evaluates the constant once, and the
+//! conversion is kept for the next row of the same type (`compare_with_constant`). Any
+//! other conjunct is interpreted as before.
+//!
+//! The answer is the interpreter's for every row, errors included: conjuncts are checked
+//! in the same order and the first that does not hold ends the check; a constant that
+//! fails to evaluate, a NULL constant (whose meaning depends on `ANSI_NULLS`) and a name
+//! that is not one of the row's columns (an outer reference) stay interpreted; and a
+//! conversion that fails fails on each row, as it did.
+
+use walden_engine::types::{SqlType, Value};
+
+use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
+use crate::exec::access::RowFilter;
+use crate::exec::eval::{cmp_matches, find_column, in_values, is_comparison, Col, Env};
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// A conversion of a constant to a column value's type, kept between rows.
+type Memo = Option<(SqlType, Value)>;
+
+/// A read's conjuncts, prepared.
+pub(crate) struct Filter<'a> {
+    cols: &'a [Col],
+    outer: Option<&'a Env<'a>>,
+    parts: Vec<Part<'a>>,
+}
+
+enum Part<'a> {
+    /// `column op constant`.
+    Compare { col: usize, op: BinaryOp, constant: Value, memo: Memo },
+    /// `column [NOT] BETWEEN constant AND constant`.
+    Between { col: usize, low: Value, high: Value, negated: bool, memo: (Memo, Memo) },
+    /// `column [NOT] IN (constant, ...)`.
+    InList { col: usize, list: Vec<Value>, negated: bool },
+    /// Anything else, interpreted.
+    Expr(&'a Expr),
+}
+
+impl<'a> Filter<'a> {
+    pub(crate) fn new(f: RowFilter<'a>) -> Filter<'a> {
+        let parts = f.exprs.iter().map(|e| prepare(e, f.cols)).collect();
+        Filter { cols: f.cols, outer: f.outer, parts }
+    }
+}
+
+/// The position of the row's column `e` names, if it is a plain reference to one.
+fn column(e: &Expr, cols: &[Col]) -> Option<usize> {
+    let ExprKind::Column(parts) = &e.kind else { return None };
+    let parts: &[Ident] = parts;
+    find_column(cols, parts).ok().flatten()
+}
+
+/// The value of a literal that is not NULL.
+fn constant(e: &Expr) -> Option<Value> {
+    let ExprKind::Literal(l) = &e.kind else { return None };
+    scalar::literal(l).ok().filter(|v| !v.is_null())
+}
+
+fn prepare<'a>(e: &'a Expr, cols: &[Col]) -> Part<'a> {
+    let prepared = match &e.kind {
+        ExprKind::Binary { op, left, right } if is_comparison(*op) => {
+            match (column(left, cols), constant(right)) {
+                (Some(col), Some(constant)) => {
+                    Some(Part::Compare { col, op: *op, constant, memo: None })
+                }
+                _ => None,
+            }
+        }
+        ExprKind::Between { expr, negated, low, high } => {
+            match (column(expr, cols), constant(low), constant(high)) {
+                (Some(col), Some(low), Some(high)) => {
+                    Some(Part::Between { col, low, high, negated: *negated, memo: (None, None) })
+                }
+                _ => None,
+            }
+        }
+        ExprKind::InList { expr, negated, list } => {
+            let values: Option<Vec<Value>> = list.iter().map(constant).collect();
+            match (column(expr, cols), values) {
+                (Some(col), Some(list)) => Some(Part::InList { col, list, negated: *negated }),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    prepared.unwrap_or(Part::Expr(e))
+}
+
+impl Run<'_> {
+    /// Whether every conjunct of `f` holds for `row` (UNKNOWN does not).
+    pub(crate) fn filter_holds(
+        &mut self,
+        f: &mut Filter<'_>,
+        row: &[Value],
+    ) -> Result<bool, SqlError> {
+        let value = |col: usize| row.get(col).unwrap_or(&Value::Null);
+        for part in &mut f.parts {
+            let holds = match part {
+                Part::Compare { col, op, constant, memo } => {
+                    scalar::compare_with_constant(value(*col), constant, memo)?
+                        .map(|o| cmp_matches(*op, o))
+                }
+                Part::Between { col, low, high, negated, memo } => {
+                    let v = value(*col);
+                    let a = scalar::compare_with_constant(v, low, &mut memo.0)?
+                        .map(|o| o != std::cmp::Ordering::Less);
+                    let b = scalar::compare_with_constant(v, high, &mut memo.1)?
+                        .map(|o| o != std::cmp::Ordering::Greater);
+                    let r = match (a, b) {
+                        (Some(false), _) | (_, Some(false)) => Some(false),
+                        (Some(true), Some(true)) => Some(true),
+                        _ => None,
+                    };
+                    if *negated {
+                        r.map(|b| !b)
+                    } else {
+                        r
+                    }
+                }
+                Part::InList { col, list, negated } => {
+                    let r = in_values(value(*col), list.iter())?;
+                    if *negated {
+                        r.map(|b| !b)
+                    } else {
+                        r
+                    }
+                }
+                Part::Expr(e) => {
+                    let env = Env::new(f.cols, row, f.outer);
+                    self.predicate(e, &env)?
+                }
+            };
+            if holds != Some(true) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
