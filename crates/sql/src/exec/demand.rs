@@ -39,8 +39,19 @@ impl Demand {
     /// The demand of `sel` with its query's `order_by`; None if the block may read every
     /// column (a `*`, or something this does not know how to read).
     pub(crate) fn of_select(sel: &Select, order_by: &[OrderByItem]) -> Option<Demand> {
+        Demand::of_block(sel, order_by, true)
+    }
+
+    /// The demand of a subquery that a semi-join reads: its select list counts only when
+    /// `items` (an IN's member test reads it; EXISTS never does, `EXISTS (SELECT * ...)`
+    /// included).
+    pub(crate) fn of_semi_join(sel: &Select, items: bool) -> Option<Demand> {
+        Demand::of_block(sel, &[], items)
+    }
+
+    fn of_block(sel: &Select, order_by: &[OrderByItem], items: bool) -> Option<Demand> {
         let mut d = Demand { names: HashSet::new() };
-        for item in &sel.items {
+        for item in sel.items.iter().filter(|_| items) {
             match item {
                 SelectItem::Wildcard(_) => return None,
                 SelectItem::Expr { expr, .. } => d.expr(expr)?,

@@ -45,6 +45,7 @@ use crate::exec::access::{self, AccessPath, RowFilter, TableStats};
 use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
 use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, TableRef, ROWID};
+use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -1201,9 +1202,43 @@ fn hash_key(values: &[Value]) -> Option<String> {
     Some(group_key(values))
 }
 
-/// A hash table of one side's rows by their join key.
+/// A hash table of one side's rows by their join key. A candidate is only a candidate: the
+/// caller checks the equalities on it (they are conjuncts of the join, or compared by the
+/// semi-join), so the table may hold too many rows per key, never too few.
 struct HashMatch {
-    buckets: HashMap<String, Vec<usize>>,
+    buckets: Buckets,
+}
+
+enum Buckets {
+    /// One key whose every value is an integer (a key column of an integer type, the
+    /// common case): hashed as the integer, with no text to build per row.
+    Ints(HashMap<i64, Vec<usize>>),
+    /// Any other key: by [`hash_key`].
+    Keys(HashMap<String, Vec<usize>>),
+}
+
+/// The integer a key value is, when it is of an integer type.
+fn integer_key(v: &Value) -> Option<i64> {
+    match v {
+        Value::TinyInt(x) => Some(i64::from(*x)),
+        Value::SmallInt(x) => Some(i64::from(*x)),
+        Value::Int(x) => Some(i64::from(*x)),
+        Value::BigInt(x) => Some(*x),
+        _ => None,
+    }
+}
+
+/// The value of key expression `e` in `env`, reading a plain column by its position.
+fn key_value(
+    run: &mut Run<'_>,
+    e: &Expr,
+    at: Option<usize>,
+    env: &Env<'_>,
+) -> Result<Value, SqlError> {
+    match at {
+        Some(i) => Ok(env.row.get(i).cloned().unwrap_or(Value::Null)),
+        None => run.eval(e, env),
+    }
 }
 
 impl HashMatch {
@@ -1214,20 +1249,41 @@ impl HashMatch {
         rows: &[Vec<Value>],
         outer: Option<&Env<'_>>,
     ) -> Result<HashMatch, SqlError> {
-        let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
+        let at: Vec<Option<usize>> = keys.iter().map(|(_, e)| plain_column(e, cols)).collect();
         let mut values = Vec::with_capacity(keys.len());
+        if let [(_, e)] = keys {
+            let mut ints: HashMap<i64, Vec<usize>> = HashMap::new();
+            let mut all_ints = true;
+            for (i, row) in rows.iter().enumerate() {
+                run.row_interruption_point(i)?;
+                let env = Env::new(cols, row, outer);
+                let v = key_value(run, e, at[0], &env)?;
+                match integer_key(&v) {
+                    Some(k) => ints.entry(k).or_default().push(i),
+                    None if v.is_null() => {}
+                    None => {
+                        all_ints = false;
+                        break;
+                    }
+                }
+            }
+            if all_ints {
+                return Ok(HashMatch { buckets: Buckets::Ints(ints) });
+            }
+        }
+        let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, row) in rows.iter().enumerate() {
             run.row_interruption_point(i)?;
             let env = Env::new(cols, row, outer);
             values.clear();
-            for (_, e) in keys {
-                values.push(run.eval(e, &env)?);
+            for ((_, e), &at) in keys.iter().zip(&at) {
+                values.push(key_value(run, e, at, &env)?);
             }
             if let Some(k) = hash_key(&values) {
                 buckets.entry(k).or_default().push(i);
             }
         }
-        Ok(HashMatch { buckets })
+        Ok(HashMatch { buckets: Buckets::Keys(buckets) })
     }
 
     /// The rows whose key equals the key of `row` (of the other side).
@@ -1242,9 +1298,39 @@ impl HashMatch {
         let env = Env::new(cols, row, outer);
         let mut values = Vec::with_capacity(keys.len());
         for (e, _) in keys {
-            values.push(run.eval(e, &env)?);
+            values.push(key_value(run, e, plain_column(e, cols), &env)?);
         }
-        Ok(hash_key(&values).and_then(|k| self.buckets.get(&k)).cloned().unwrap_or_default())
+        let found = match (&self.buckets, values.as_slice()) {
+            (Buckets::Ints(ints), [v]) => {
+                let k = match integer_key(v) {
+                    Some(k) => Some(k),
+                    // A number of another type equals an integer only if it is one (1.0
+                    // = 1): the integer it converts to, if they compare equal.
+                    None if v.is_null() => None,
+                    None => match scalar::convert(v.clone(), SqlType::BigInt, None) {
+                        Ok(Value::BigInt(n))
+                            if scalar::compare(v, &Value::BigInt(n))?
+                                == Some(std::cmp::Ordering::Equal) =>
+                        {
+                            Some(n)
+                        }
+                        _ => None,
+                    },
+                };
+                k.and_then(|k| ints.get(&k))
+            }
+            (Buckets::Ints(_), _) => None,
+            (Buckets::Keys(buckets), _) => hash_key(&values).and_then(|k| buckets.get(&k)),
+        };
+        Ok(found.cloned().unwrap_or_default())
+    }
+}
+
+/// The position among `cols` of the column `e` is, if it is a plain column reference.
+fn plain_column(e: &Expr, cols: &[Col]) -> Option<usize> {
+    match &e.kind {
+        ExprKind::Column(parts) => find_column(cols, parts).ok().flatten(),
+        _ => None,
     }
 }
 

@@ -25,6 +25,7 @@ use walden_engine::types::Value;
 use super::{clone_ref, conjuncts, stable, Flat, HashMatch, Input};
 use crate::ast::{BinaryOp, Expr, ExprKind, Query, SelectItem, TableSource, UnaryOp};
 use crate::exec::access;
+use crate::exec::demand::Demand;
 use crate::exec::eval::find_column;
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::{visit_children, Rows, TableRef};
@@ -44,6 +45,8 @@ pub(super) struct SemiJoin<'e> {
     inner: Flat<'e>,
     /// Its conjuncts on its own columns.
     inner_filter: Vec<&'e Expr>,
+    /// The columns of its tables it reads.
+    demand: Option<Demand>,
     /// (outer side, inner side) of each equality.
     keys: Vec<(&'e Expr, &'e Expr)>,
     /// The equalities as written (none for IN's member test), for a seek per outer row.
@@ -89,8 +92,9 @@ impl Run<'_> {
         // evaluated per row, which reports it.
         let mut inner = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
+        let demand = Demand::of_semi_join(sel, member.is_some());
         for src in &sel.from {
-            self.flatten(src, &mut inner, &mut on, &[], outer, None).ok()?;
+            self.flatten(src, &mut inner, &mut on, &[], outer, demand.as_ref()).ok()?;
         }
         let mut parts = on;
         if let Some(w) = &sel.where_clause {
@@ -130,7 +134,9 @@ impl Run<'_> {
         for (o, _) in &keys {
             mask |= flat.leaves_of(o)?;
         }
-        Some((SemiJoin { anti, from: &sel.from, inner, inner_filter, keys, key_conjuncts }, mask))
+        let semi =
+            SemiJoin { anti, from: &sel.from, inner, inner_filter, demand, keys, key_conjuncts };
+        Some((semi, mask))
     }
 
     /// The rows of `rows` (of columns `cols`) that `semi` keeps: by a seek per row where
@@ -146,8 +152,14 @@ impl Run<'_> {
         if let Some(kept) = self.seek_semi_join(semi, cols, &rows, outer)? {
             return Ok(kept);
         }
-        let (Rows { cols: inner_cols, rows: inner_rows }, _) =
-            self.plan_pushed(semi.from, None, &semi.inner_filter, outer, None, None)?;
+        let (Rows { cols: inner_cols, rows: inner_rows }, _) = self.plan_pushed(
+            semi.from,
+            None,
+            &semi.inner_filter,
+            outer,
+            None,
+            semi.demand.as_ref(),
+        )?;
         let matcher = HashMatch::build(self, &semi.keys, &inner_cols, &inner_rows, outer)?;
         let mut kept = Vec::with_capacity(rows.len());
         let mut probe = Vec::with_capacity(semi.keys.len());
