@@ -198,8 +198,9 @@ pub enum StatementKind {
         index: Option<Ident>,
         /// Its table.
         table: ObjectName,
-        /// `REBUILD`, `REORGANIZE`, `DISABLE` or `SET`, upper-cased; its options are read and
-        /// dropped.
+        /// `REBUILD`, `REORGANIZE` or `DISABLE`, upper-cased (their options are read and
+        /// dropped), or `SET` followed by its option list, which the statement needs to print
+        /// back as valid T-SQL: `SET (ALLOW_PAGE_LOCKS = ON)`.
         action: String,
     },
     /// `RECONFIGURE [WITH OVERRIDE]`: installs what `sp_configure` set, which in Walden is

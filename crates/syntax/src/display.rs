@@ -837,7 +837,7 @@ impl Display for CreateFunction {
             | FunctionBody::MultiTable { statements, .. } => {
                 write!(f, " AS BEGIN {} END", Separated(statements, "; "))
             }
-            FunctionBody::InlineTable(query) => write!(f, " AS RETURN ({query})"),
+            FunctionBody::InlineTable(query) => write!(f, " AS RETURN {query}"),
         }
     }
 }
