@@ -3,8 +3,8 @@
 //! The bytes are read as UTF-8 (invalid sequences become U+FFFD) and parsed as one batch.
 //! Besides "never panics, never overflows the stack" (what libFuzzer detects), the target
 //! checks the printer: a batch that parses prints as T-SQL that parses again and prints the
-//! same, and a refused batch's error is a compile error (severity 15, state 1) on one of the
-//! batch's lines. Run with `cargo +nightly fuzz run parse` from the repository root;
+//! same, and a refused batch's error is a compile error (severity 15, or 16 for the refusals
+//! `walden_syntax::error` lists; state 1) on one of the batch's lines. Run with `cargo +nightly fuzz run parse` from the repository root;
 //! `crates/syntax/tests/round_trip.rs` checks the same property on a fixed corpus with stable
 //! Rust.
 
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
                 "line {} of a {lines}-line batch",
                 error.line
             );
-            assert_eq!((error.severity, error.state), (15, 1));
+            assert!(matches!((error.severity, error.state), (15 | 16, 1)), "{error:?}");
         }
     }
 });

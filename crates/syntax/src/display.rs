@@ -22,6 +22,7 @@ mod stmt;
 use std::fmt::{self, Display, Formatter};
 
 use crate::ast::*;
+use crate::lexer::{tokenize, TokenKind};
 use query::OptionClause;
 
 type Result = fmt::Result;
@@ -251,4 +252,28 @@ impl Display for IfExists {
 /// `'text'` with quotes doubled.
 pub(crate) fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
+}
+
+/// The value of a valued `SET` option (and of `BEGIN ATOMIC`'s `LANGUAGE`, `DATEFIRST` and
+/// `DATEFORMAT`). The parser keeps a word, number or variable (minus sign included) as written,
+/// and a string's or bracketed name's content: a value that is not one such token prints as a
+/// string, which parses back to the same value.
+struct SetValue<'a>(&'a str);
+
+impl Display for SetValue<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        let unsigned = self.0.strip_prefix('-').unwrap_or(self.0);
+        let bare = match tokenize(unsigned).as_deref() {
+            Ok([token, _eof]) => {
+                matches!(token.kind, TokenKind::Word | TokenKind::Integer | TokenKind::Variable)
+                    && token.text == unsigned
+            }
+            _ => false,
+        };
+        if bare {
+            f.write_str(self.0)
+        } else {
+            write!(f, "N{}", quote(self.0))
+        }
+    }
 }

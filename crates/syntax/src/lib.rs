@@ -31,8 +31,8 @@
 //!   crate is pure `std` with no dependencies and no `unsafe`, so it is fuzzed on its own (the
 //!   `parse` target in `fuzz/`) and `tests/round_trip.rs` checks the same on a corpus.
 //! * **SQL Server's errors.** A [`ParseError`] carries SQL Server's number (102, 156, 105,
-//!   ...; the [`error`] module lists them all), severity 15, state 1, the line within the
-//!   batch and SQL Server's wording, so a client sees the message it would see from SQL
+//!   ...; the [`error`] module lists them all), its severity (15 for syntax errors), state 1,
+//!   the line within the batch and SQL Server's wording, so a client sees the message it would see from SQL
 //!   Server.
 //! * **Round trip.** Every node's `Display` prints canonical T-SQL that parses back to a tree
 //!   that prints the same.

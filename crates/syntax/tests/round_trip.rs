@@ -247,6 +247,12 @@ fn prints_that_once_failed_to_round_trip() {
             "CREATE FUNCTION f() RETURNS TABLE AS RETURN SELECT 1 AS a",
             "CREATE FUNCTION f() RETURNS TABLE AS RETURN SELECT 1 AS a;\n",
         ),
+        // A valued SET option given as a string printed bare, which does not lex as one word.
+        (
+            "SET LANGUAGE N'Fran\u{e7}ais du Qu\u{e9}bec'",
+            "SET LANGUAGE N'Fran\u{e7}ais du Qu\u{e9}bec';\n",
+        ),
+        ("SET DATEFORMAT 'dmy' SET DATEFIRST -1", "SET DATEFORMAT dmy;\nSET DATEFIRST -1;\n"),
         // ALTER INDEX ... SET printed without its (required) option list.
         (
             "ALTER INDEX ix ON t SET (ALLOW_PAGE_LOCKS = ON, ALLOW_ROW_LOCKS=OFF)",

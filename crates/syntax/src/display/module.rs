@@ -2,7 +2,7 @@
 
 use std::fmt::{Display, Formatter, Result};
 
-use super::{commas, Separated, StatementList};
+use super::{commas, quote, Separated, SetValue, StatementList};
 use crate::ast::{
     AtomicBlock, AtomicOption, CreateFunction, CreateMode, CreateProcedure, CreateTrigger,
     CreateView, EnableTrigger, FunctionBody, ProcedureParameter, TriggerEvent,
@@ -126,9 +126,9 @@ impl Display for AtomicOption {
             AtomicOption::IsolationLevel(level) => {
                 write!(f, "TRANSACTION ISOLATION LEVEL = {level}")
             }
-            AtomicOption::Language(name) => write!(f, "LANGUAGE = N'{}'", name.replace('\'', "''")),
-            AtomicOption::DateFirst(value) => write!(f, "DATEFIRST = {value}"),
-            AtomicOption::DateFormat(value) => write!(f, "DATEFORMAT = {value}"),
+            AtomicOption::Language(name) => write!(f, "LANGUAGE = N{}", quote(name)),
+            AtomicOption::DateFirst(value) => write!(f, "DATEFIRST = {}", SetValue(value)),
+            AtomicOption::DateFormat(value) => write!(f, "DATEFORMAT = {}", SetValue(value)),
             AtomicOption::DelayedDurability(on) => {
                 write!(f, "DELAYED_DURABILITY = {}", if *on { "ON" } else { "OFF" })
             }

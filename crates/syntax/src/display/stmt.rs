@@ -2,7 +2,7 @@
 
 use std::fmt::{self, Display, Formatter, Result, Write};
 
-use super::commas;
+use super::{commas, SetValue};
 use crate::ast::{
     AssignOp, DbccArgument, Declaration, DeclarationKind, ExecArgument, Execute, IsolationLevel,
     ProcedureRef, Raiserror, RaiserrorOption, SetStatement, TransactionName, TransactionStatement,
@@ -54,7 +54,7 @@ impl Display for SetStatement {
             SetStatement::IsolationLevel(level) => {
                 write!(f, "SET TRANSACTION ISOLATION LEVEL {level}")
             }
-            SetStatement::Valued { name, value } => write!(f, "SET {name} {value}"),
+            SetStatement::Valued { name, value } => write!(f, "SET {name} {}", SetValue(value)),
         }
     }
 }
