@@ -1,9 +1,10 @@
-//! Walden's T-SQL executor: binds and runs the batches that `walden-syntax` parses, on the
-//! storage engine (`walden-engine`). [`exec::Session`] is the entry point.
+//! Walden's T-SQL executor: runs the batches that `walden-syntax` parses on the storage engine
+//! (`walden-engine`), planning each statement as it runs it. [`exec::Session`] is the entry
+//! point.
 //!
-//! The syntax crate's modules and entry points are re-exported here so that the executor (and
-//! the crates above it) name the tree as `walden_sql::ast` / `crate::ast`, as they did when the
-//! parser lived in this crate.
+//! The syntax crate's modules and entry points are re-exported here, so the executor names the
+//! tree `crate::ast` and the crates above it use `walden_sql::ast` and
+//! `walden_sql::parse_batch` without depending on `walden-syntax` themselves.
 
 pub mod exec;
 
