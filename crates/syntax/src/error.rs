@@ -19,7 +19,10 @@
 //! | 10794 | `The statement '%ls' is not supported with natively compiled modules.` | a transaction statement in an atomic block |
 //!
 //! All are severity 15 (a syntax error in the batch, reported before anything runs) and
-//! state 1. When the input ends too early, SQL Server names the last token of the batch, and
+//! state 1. A few statements that are well formed but name something SQL Server itself rejects
+//! at compile time, or that Walden refuses, fail with severity 16, as SQL Server's refusals do:
+//! 1921 (an unknown filegroup), 15048 (a compatibility level that does not exist), 40514 (DDL
+//! triggers) and 50000 (XML indexes, `WITH XMLNAMESPACES` before anything but `SELECT`). When the input ends too early, SQL Server names the last token of the batch, and
 //! so does this parser. The line is the 1-based line, within the batch, of the token the error
 //! is about (for unclosed strings and comments: where they start).
 
@@ -30,7 +33,7 @@ use std::fmt;
 pub struct ParseError {
     /// SQL Server's message number (see the module documentation).
     pub number: i32,
-    /// Severity (always 15 for compile errors).
+    /// Severity: 15 for syntax errors, 16 for the refusals the module documentation lists.
     pub severity: u8,
     /// State (always 1 here).
     pub state: u8,
@@ -71,7 +74,7 @@ impl ParseError {
     /// `The statement '...' is not supported with natively compiled modules.`
     pub const NOT_IN_NATIVE_MODULE: i32 = 10794;
 
-    /// The severity of every compile error.
+    /// The severity of every syntax error.
     const SEVERITY: u8 = 15;
 
     fn new(number: i32, line: u32, message: String) -> Self {

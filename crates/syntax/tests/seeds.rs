@@ -2,8 +2,8 @@
 //! print it (lowercase keywords, odd spacing, comments, no semicolons), parses into the
 //! expected statements.
 
-use walden_sql::ast::*;
-use walden_sql::parse_batch;
+use walden_syntax::ast::*;
+use walden_syntax::parse_batch;
 
 /// Parses `sql` and returns the statement kinds' names, checking the canonical print
 /// round-trips.

@@ -2,7 +2,8 @@
 
 use std::fmt::{Display, Formatter, Result};
 
-use super::{commas, OptionClause};
+use super::commas;
+use super::query::OptionClause;
 use crate::ast::{
     CursorRef, CursorStatement, CursorUpdatability, DeclareCursor, Fetch, FetchDirection,
 };

@@ -30,8 +30,9 @@ struct IndexOptions {
 
 impl<'a> Parser<'a> {
     /// `ALTER INDEX {name | ALL} ON table action`, the `ALTER` read: `REBUILD [PARTITION = ...]
-    /// [WITH (...)]`, `REORGANIZE [PARTITION = n] [WITH (...)]`, `DISABLE`, `SET (...)`; the
-    /// options are read and dropped.
+    /// [WITH (...)]`, `REORGANIZE [PARTITION = n] [WITH (...)]`, `DISABLE`, `SET (...)`. The
+    /// `WITH` options and the partition are read and dropped; `SET`'s option list is part of
+    /// the action, because the statement is not valid without it.
     fn parse_alter_index(&mut self) -> PResult<StatementKind> {
         self.advance();
         let index = if self.eat_keyword("ALL") { None } else { Some(self.parse_identifier()?) };
@@ -45,15 +46,22 @@ impl<'a> Parser<'a> {
             self.expect(&TokenKind::Eq)?;
             self.advance();
         }
-        if action == "SET" || self.eat_keyword("WITH") {
-            self.skip_parenthesized()?;
-        }
+        let action = if action == "SET" {
+            format!("SET {}", self.parenthesized_tokens()?)
+        } else {
+            if self.eat_keyword("WITH") {
+                self.parenthesized_tokens()?;
+            }
+            action.to_string()
+        };
         Ok(StatementKind::AlterIndex { index, table, action })
     }
 
-    /// A parenthesized group of any tokens, nested groups included, read and dropped.
-    fn skip_parenthesized(&mut self) -> PResult<()> {
+    /// A parenthesized group of any tokens, nested groups included, as its tokens' text
+    /// separated by spaces (which lexes back to the same tokens).
+    fn parenthesized_tokens(&mut self) -> PResult<String> {
         self.expect(&TokenKind::LParen)?;
+        let mut text = String::from("(");
         let mut depth = 1usize;
         while depth > 0 {
             match self.peek().kind {
@@ -62,9 +70,14 @@ impl<'a> Parser<'a> {
                 TokenKind::Eof => return Err(self.error()),
                 _ => {}
             }
+            let token = self.peek().text;
+            if !matches!(token, ")" | ",") && !text.ends_with('(') {
+                text.push(' ');
+            }
+            text.push_str(token);
             self.advance();
         }
-        Ok(())
+        Ok(text)
     }
 
     /// `CREATE ...` or `ALTER ...`.

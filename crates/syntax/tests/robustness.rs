@@ -6,7 +6,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::thread;
 
-use walden_sql::{parse_batch, ParseError, MAX_DEPTH};
+use walden_syntax::{parse_batch, ParseError, MAX_DEPTH};
 
 /// Marsaglia's xorshift64: deterministic, so a failure reproduces.
 struct XorShift(u64);

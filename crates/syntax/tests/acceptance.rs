@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use walden_sql::{parse_batch, StatementKind};
+use walden_syntax::{parse_batch, StatementKind};
 
 fn acceptance_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/acceptance")
