@@ -256,7 +256,7 @@ pub(crate) fn is_literal_or_variable(e: &Expr) -> bool {
 /// A CAST or CONVERT that failed: an overflow (8115, or 220 for a value past a small integer
 /// type) is NULL under `SET ARITHABORT OFF` and `ANSI_WARNINGS OFF`, as SQL Server's
 /// `CAST(256 AS tinyint)` is; other errors stand.
-fn conversion_overflow(e: SqlError) -> Result<Value, SqlError> {
+pub(crate) fn conversion_overflow(e: SqlError) -> Result<Value, SqlError> {
     if matches!(e.number, 8115 | 220) {
         scalar::settings::arithmetic_error(e)
     } else {

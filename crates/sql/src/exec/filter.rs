@@ -52,14 +52,14 @@ impl<'a> Filter<'a> {
 }
 
 /// The position of the row's column `e` names, if it is a plain reference to one.
-fn column(e: &Expr, cols: &[Col]) -> Option<usize> {
+pub(crate) fn column(e: &Expr, cols: &[Col]) -> Option<usize> {
     let ExprKind::Column(parts) = &e.kind else { return None };
     let parts: &[Ident] = parts;
     find_column(cols, parts).ok().flatten()
 }
 
 /// The value of a literal that is not NULL.
-fn constant(e: &Expr) -> Option<Value> {
+pub(crate) fn constant(e: &Expr) -> Option<Value> {
     let ExprKind::Literal(l) = &e.kind else { return None };
     scalar::literal(l).ok().filter(|v| !v.is_null())
 }

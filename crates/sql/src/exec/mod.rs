@@ -34,6 +34,7 @@ pub(crate) mod join;
 mod merge;
 mod options;
 mod output;
+mod prepared;
 mod properties;
 mod query;
 mod recursive;

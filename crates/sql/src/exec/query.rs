@@ -22,6 +22,7 @@ use crate::ast::{
 };
 use crate::exec::demand::Demand;
 use crate::exec::eval::{check_key_collation, find_column, is_aggregate_call, Col, Env};
+use crate::exec::prepared::Scalar;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::sysviews::{self, ViewContext};
@@ -1152,12 +1153,14 @@ impl Run<'_> {
             groups.push((0..rows.len()).collect());
         } else {
             let mut index: HashMap<String, usize> = HashMap::new();
+            let group_by: Vec<Scalar<'_>> =
+                group_by.iter().map(|g| Scalar::prepare(g, cols)).collect();
             for (i, row) in rows.iter().enumerate() {
                 self.row_interruption_point(i)?;
                 let env = Env::new(cols, row, outer);
                 let mut key = Vec::with_capacity(group_by.len());
-                for g in group_by {
-                    match self.eval(g, &env)? {
+                for g in &group_by {
+                    match self.eval_prepared(g, &env)? {
                         Value::Xml(_) => return Err(scalar::xml::not_comparable()),
                         v => key.push(v),
                     }
@@ -1301,10 +1304,11 @@ impl Run<'_> {
         // WITHIN GROUP's sort keys, beside each value.
         let mut keys: Vec<Vec<Value>> = Vec::new();
         let mut seen = std::collections::HashSet::new();
+        let arg = Scalar::prepare(arg, cols);
         for (i, row) in rows.enumerate() {
             self.row_interruption_point(i)?;
             let env = Env::new(cols, row, outer);
-            let v = self.eval(arg, &env)?;
+            let v = self.eval_prepared(&arg, &env)?;
             if v.is_null() {
                 continue;
             }

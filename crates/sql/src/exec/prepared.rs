@@ -1,0 +1,101 @@
+//! Scalar expressions prepared for a loop over many rows: an aggregate's argument, a
+//! grouping key.
+//!
+//! Interpreted, `l_extendedprice * (1 - l_discount)` finds two columns by name and rebuilds
+//! the constant 1 from its text on every row. [`Scalar::prepare`] resolves what it can once
+//! against the rows' columns: a column to its position, a literal to its value, CAST's type
+//! to a type; arithmetic of prepared parts stays prepared. Everything else (functions,
+//! variables, subqueries, CASE, outer references) is interpreted as before, so the value (or
+//! error) of every row is the interpreter's: the same operations run on the same values.
+
+use walden_engine::types::{SqlType, Value};
+
+use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
+use crate::exec::eval::{conversion_overflow, is_comparison, Col, Env};
+use crate::exec::filter::{column, constant};
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// An expression, prepared.
+pub(crate) enum Scalar<'a> {
+    /// The row's column at this position.
+    Column(usize),
+    /// A literal's value (not NULL).
+    Constant(Value),
+    /// Arithmetic (or string concatenation) of two prepared operands.
+    Binary { op: BinaryOp, left: Box<Scalar<'a>>, right: Box<Scalar<'a>> },
+    /// `-x`, `+x`, `~x`.
+    Unary { op: UnaryOp, operand: Box<Scalar<'a>> },
+    /// `CAST(x AS type)` or `TRY_CAST`.
+    Cast { expr: Box<Scalar<'a>>, ty: SqlType, is_try: bool },
+    /// Interpreted.
+    Expr(&'a Expr),
+}
+
+impl<'a> Scalar<'a> {
+    /// `e` prepared against rows of `cols`.
+    pub(crate) fn prepare(e: &'a Expr, cols: &[Col]) -> Scalar<'a> {
+        if let Some(i) = column(e, cols) {
+            return Scalar::Column(i);
+        }
+        if let Some(v) = constant(e) {
+            return Scalar::Constant(v);
+        }
+        match &e.kind {
+            ExprKind::Binary { op, left, right }
+                if !is_comparison(*op) && !matches!(op, BinaryOp::And | BinaryOp::Or) =>
+            {
+                let (left, right) = (Scalar::prepare(left, cols), Scalar::prepare(right, cols));
+                if matches!((&left, &right), (Scalar::Expr(_), Scalar::Expr(_))) {
+                    return Scalar::Expr(e);
+                }
+                Scalar::Binary { op: *op, left: Box::new(left), right: Box::new(right) }
+            }
+            ExprKind::Unary { op, operand } if *op != UnaryOp::Not => {
+                Scalar::Unary { op: *op, operand: Box::new(Scalar::prepare(operand, cols)) }
+            }
+            ExprKind::Cast(c) => match scalar::data_type_in_cast(&c.data_type) {
+                Ok(ty) => Scalar::Cast {
+                    expr: Box::new(Scalar::prepare(&c.expr, cols)),
+                    ty,
+                    is_try: c.is_try,
+                },
+                Err(_) => Scalar::Expr(e),
+            },
+            _ => Scalar::Expr(e),
+        }
+    }
+}
+
+impl Run<'_> {
+    /// The value of a prepared expression for `env`'s row.
+    pub(crate) fn eval_prepared(
+        &mut self,
+        s: &Scalar<'_>,
+        env: &Env<'_>,
+    ) -> Result<Value, SqlError> {
+        match s {
+            Scalar::Column(i) => Ok(env.row.get(*i).cloned().unwrap_or(Value::Null)),
+            Scalar::Constant(v) => Ok(v.clone()),
+            Scalar::Binary { op, left, right } => {
+                let a = self.eval_prepared(left, env)?;
+                let b = self.eval_prepared(right, env)?;
+                scalar::binary(*op, a, b)
+            }
+            Scalar::Unary { op, operand } => {
+                let v = self.eval_prepared(operand, env)?;
+                scalar::unary(*op, v)
+            }
+            Scalar::Cast { expr, ty, is_try } => {
+                let v = self.eval_prepared(expr, env)?;
+                if *is_try {
+                    scalar::try_convert(v, *ty, None)
+                } else {
+                    scalar::convert(v, *ty, None).or_else(conversion_overflow)
+                }
+            }
+            Scalar::Expr(e) => self.eval(e, env),
+        }
+    }
+}
