@@ -4,7 +4,9 @@
 //! # The shape
 //!
 //! Transactions (owners, by transaction id) lock resources (database, table, key) in modes
-//! (IS, IX, S, SIX, U, X) whose compatibility is SQL Server's matrix ([`LockMode`]). The lock
+//! (IS, IX, S, SIX, U, X, and on keys SQL Server's key-range modes RangeS-S, RangeS-U,
+//! RangeI-N, RangeX-X and the conversions between them) whose compatibility is SQL Server's
+//! matrix ([`LockMode`]). The lock
 //! table maps each locked resource to its *entry*: the granted owners with their modes and a
 //! queue of waiting requests. It is cut into 64 shards by resource hash, each a mutex over a
 //! `HashMap`, so sessions working on different rows rarely meet on a mutex. What each owner
@@ -78,7 +80,7 @@ use std::time::Duration;
 pub use manager::LockManager;
 pub use mode::LockMode;
 pub use owner::LockOwner;
-pub use resource::Resource;
+pub use resource::{Resource, END_OF_INDEX};
 pub(crate) use small::SmallList;
 
 /// Who owns a lock: a transaction id. One that [`owner_id`] made carries the session that
