@@ -445,9 +445,13 @@ impl Run<'_> {
             let unique_key = index.unique && ranged == index.columns.len();
             let more = if index.id == 1 {
                 if unique_key {
-                    // The key is the row id: a lookup, not a range.
+                    // The key is the row id: a lookup, not a range (which under
+                    // SERIALIZABLE locks the gap where the row would be if there is none).
                     let mark = self.io_mark();
-                    let found = self.read_row_by_id(t, &prefix)?;
+                    let found = self
+                        .tx()
+                        .seek_key(&t.db, &t.def, &prefix)
+                        .map_err(|e| self.s.engine_error(e))?;
                     self.io_note(t, mark);
                     match found {
                         Some(mut values) => {
@@ -647,7 +651,7 @@ impl Run<'_> {
         let mut read = 0;
         let mut more = true;
         while more {
-            let next = cursor.next_row_id();
+            let next = cursor.next_row_id(self.tx());
             let id = match next {
                 Ok(Some(id)) => id,
                 Ok(None) => break,
