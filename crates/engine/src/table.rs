@@ -28,6 +28,7 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use walden_storage::btree::Entry;
 use walden_storage::PageId;
 
 use crate::catalog::{IndexDef, TableDef};
@@ -941,7 +942,7 @@ struct Entries {
     /// Where the next batch starts: after the last entry given out.
     next: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
-    buffer: VecDeque<(Vec<u8>, Vec<u8>)>,
+    buffer: VecDeque<Entry>,
     /// Whether the tree holds nothing in the range past the buffer.
     done: bool,
     /// The tree's change count read before the buffered batch was copied; `None` when the
@@ -1005,7 +1006,7 @@ impl Entries {
     }
 
     /// The next entry, without key locks.
-    fn next_entry(&mut self) -> Result<Option<(Vec<u8>, Vec<u8>)>, EngineError> {
+    fn next_entry(&mut self) -> Result<Option<Entry>, EngineError> {
         loop {
             if let Some((key, value)) = self.buffer.pop_front() {
                 self.next = Bound::Excluded(key.clone());
@@ -1188,7 +1189,7 @@ fn fill_batch(
     tree: &walden_storage::btree::BTree<'_>,
     next: &Bound<Vec<u8>>,
     upper: &Bound<Vec<u8>>,
-    buffer: &mut VecDeque<(Vec<u8>, Vec<u8>)>,
+    buffer: &mut VecDeque<Entry>,
 ) -> Result<bool, EngineError> {
     let mut cursor = tree.range(next.clone(), upper.clone());
     while buffer.len() < CURSOR_BATCH {

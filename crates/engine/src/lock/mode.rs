@@ -233,9 +233,7 @@ const fn join_at(a: usize, b: usize) -> usize {
     // The join of the key parts, among the six resource modes (N is the identity).
     let key = if ka == NONE {
         kb
-    } else if kb == NONE {
-        ka
-    } else if BASE_COVERS[ka][kb] {
+    } else if kb == NONE || BASE_COVERS[ka][kb] {
         ka
     } else if BASE_COVERS[kb][ka] {
         kb
