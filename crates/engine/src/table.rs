@@ -14,16 +14,18 @@
 //! # Locks (see `docs/locking.md`)
 //!
 //! Reads take IS on the table and S on the row's key, released right after the read under
-//! READ COMMITTED and held under SERIALIZABLE, where scans take S on the whole table instead
-//! (so no phantom can appear). Writes take IX on the table and X on the row. After 5,000 key
-//! locks on one table a transaction escalates to a table lock (X if it writes, S if it only
-//! reads), as SQL Server does, and stops taking key locks there.
+//! READ COMMITTED and held under SERIALIZABLE. A SERIALIZABLE seek or range scan locks each
+//! key it reads with RangeS-S and then the key past its range (or the end of the index), and
+//! an equality seek that finds nothing locks the gap where its key would be, so no phantom
+//! can appear; only a scan of the whole table takes S on the table instead. Writes take IX on
+//! the table and X on the row (RangeX-X under SERIALIZABLE for a row changed or deleted), and
+//! an insert into an index holds RangeI-N on the key after its own while it inserts, so it
+//! waits for any range locked across it. After 5,000 key locks on one table (range locks
+//! included) a transaction escalates to a table lock (X if it writes, S if it only reads), as
+//! SQL Server does, and stops taking key locks there.
 
-use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
-
-use walden_storage::PageId;
 
 use crate::catalog::{IndexDef, TableDef};
 use crate::database::Database;
@@ -35,6 +37,11 @@ use crate::types::{
     decode_row_some_with, decode_row_with, encode_key, encode_key_columns, encode_row_with,
     RowError, SqlType, Value,
 };
+
+mod cursor;
+
+use cursor::{Entries, RangeLock, RowLocking};
+pub use cursor::{IndexCursor, RowCursor};
 
 /// The key of a row in its table's index 1 tree.
 pub type RowId = Vec<u8>;
@@ -212,6 +219,23 @@ fn duplicate(table: &TableDef, index: &IndexDef, values: &[Value]) -> EngineErro
     duplicate_key(table, index, values, number)
 }
 
+/// The first key of index `index` after `key`, if any: the key whose range (the keys
+/// between it and the one before it) `key` is in.
+fn key_after(db: &Database, index: &IndexDef, key: &[u8]) -> Result<Option<Vec<u8>>, EngineError> {
+    let tree = db.space().tree(index.root);
+    let mut cursor = tree.range(Bound::Excluded(key.to_vec()), Bound::Unbounded);
+    Ok(cursor.next_entry()?.map(|(k, _)| k))
+}
+
+/// The KEY resource of `key` in index `index` of table `table`, or for `None` the end of the
+/// index ([`Resource::key_end`]).
+fn key_or_end(db: u32, table: u32, index: u16, key: Option<&[u8]>) -> Resource {
+    match key {
+        Some(key) => Resource::key(db, table, index.into(), key),
+        None => Resource::key_end(db, table, index.into()),
+    }
+}
+
 impl Transaction {
     /// Takes `mode` on the table, and returns whether row locks are still needed (not when
     /// the transaction holds a table lock that covers them).
@@ -248,26 +272,38 @@ impl Transaction {
         Ok(!now.covers(row_mode))
     }
 
-    /// Takes IX on the table and X on the row (unless a table lock covers it), both kept to
-    /// the end of the transaction: what a change of the row needs first.
+    /// The mode a change of an existing row locks its key in: RangeX-X under SERIALIZABLE
+    /// (the key and the range below it, as SQL Server's DELETE and UPDATE take), X otherwise.
+    fn change_mode(&self) -> LockMode {
+        if self.isolation() == Isolation::Serializable {
+            LockMode::RangeXX
+        } else {
+            LockMode::X
+        }
+    }
+
+    /// Takes IX on the table and `mode` (X, or RangeX-X) on the row (unless a table lock
+    /// covers it), both kept to the end of the transaction: what a change of the row needs
+    /// first.
     fn lock_row_for_write(
         &mut self,
         db: &Database,
         table: &TableDef,
         row_id: &[u8],
+        mode: LockMode,
     ) -> Result<(), EngineError> {
         if self.table_lock(db.id(), table.id).is_none() {
             // The first lock on the table: both at once, as `lock_table` and `lock_row` would
             // take them (no key count can be near escalation yet).
             let key = Resource::key(db.id(), table.id, 1, row_id);
-            self.lock_table_and_key((db.id(), table.id), LockMode::IX, &key, LockMode::X)?;
+            self.lock_table_and_key((db.id(), table.id), LockMode::IX, &key, mode)?;
             // As in `lock_table`: checked before the lock is noted.
             db.check_current(table)?;
             self.set_table_lock(db.id(), table.id, LockMode::IX);
             return Ok(());
         }
         if self.lock_table(db, table, LockMode::IX)? {
-            self.lock_row(db, table.id, row_id, LockMode::X)?;
+            self.lock_row(db, table.id, row_id, mode)?;
         }
         Ok(())
     }
@@ -283,32 +319,120 @@ impl Transaction {
         row_id: &[u8],
         mode: LockMode,
     ) -> Result<Option<Resource>, EngineError> {
-        let res = Resource::key(db.id(), table, 1, row_id);
+        self.lock_key(db.id(), table, Resource::key(db.id(), table, 1, row_id), mode)
+    }
+
+    /// Locks `res`, a key of table `table` in any of its indexes, in `mode`, escalating as
+    /// [`Transaction::lock_row`] does (range locks count as key locks). Returns the resource
+    /// when this call acquired (or strengthened) the lock and still holds it, `None` when
+    /// the transaction already held a covering lock or now holds the table lock instead.
+    fn lock_key(
+        &mut self,
+        db: u32,
+        table: u32,
+        res: Resource,
+        mode: LockMode,
+    ) -> Result<Option<Resource>, EngineError> {
         // A lock the transaction already held (an UPDATE's X, say) is not this request's to
         // give back: a READ COMMITTED read releases only a lock it took itself. Releasing
         // it would let another transaction change the row before this one commits.
         let newly_granted = self.lock(&res, mode)?;
-        if self.key_lock_count(db.id(), table) >= ESCALATION_THRESHOLD {
-            // S only if every key lock is S: a transaction whose table lock covers IX has
-            // taken X key locks (it writes), and dropping them for a table S (SIX with its
-            // IX) would let other sessions read its uncommitted rows.
-            let writes = mode == LockMode::X
-                || self.table_lock(db.id(), table).is_some_and(|held| held.covers(LockMode::IX));
-            let table_mode = if writes { LockMode::X } else { LockMode::S };
-            let table_res = Resource::Object { db: db.id(), object: table };
-            // Escalation that cannot be granted at once is skipped, as in SQL Server, and
-            // retried at the next key lock: the row lock still protects the row.
-            if self.lock_at_once(&table_res, table_mode) {
-                let now =
-                    self.table_lock(db.id(), table).map_or(table_mode, |h| h.join(table_mode));
-                self.set_table_lock(db.id(), table, now);
-                // The table lock covers the row (X covers X; any join with S covers S), so
-                // the row lock just taken goes with the others.
-                self.release_keys(db.id(), table);
-                return Ok(None);
-            }
+        if self.key_lock_count(db, table) >= ESCALATION_THRESHOLD && self.escalate(db, table, mode)
+        {
+            return Ok(None);
         }
         Ok(newly_granted.then_some(res))
+    }
+
+    /// Tries to trade the transaction's key locks on table `table` for a lock on the table,
+    /// as SQL Server does past [`ESCALATION_THRESHOLD`]; `true` if it did. `mode` is the key
+    /// lock just taken.
+    fn escalate(&mut self, db: u32, table: u32, mode: LockMode) -> bool {
+        // S only if every key lock is a shared one: a transaction whose table lock covers IX
+        // has taken X key locks (it writes), and dropping them for a table S (SIX with its
+        // IX) would let other sessions read its uncommitted rows.
+        let writes = mode.covers(LockMode::X)
+            || self.table_lock(db, table).is_some_and(|held| held.covers(LockMode::IX));
+        let table_mode = if writes { LockMode::X } else { LockMode::S };
+        let table_res = Resource::Object { db, object: table };
+        // Escalation that cannot be granted at once is skipped, as in SQL Server, and retried
+        // at the next key lock: the key locks still protect the keys and ranges.
+        if !self.lock_at_once(&table_res, table_mode) {
+            return false;
+        }
+        let now = self.table_lock(db, table).map_or(table_mode, |h| h.join(table_mode));
+        self.set_table_lock(db, table, now);
+        // The table lock covers every key and range of the table (a table S keeps every
+        // insert out, since an insert needs IX), so the key lock just taken goes with the
+        // others.
+        self.release_keys(db, table);
+        true
+    }
+
+    /// Inserts `key` -> `value` into index `index` of `table`; `Ok(false)` if the key is
+    /// taken. Unless no range can be locked across the key, it first takes RangeI-N on the
+    /// key after it (or the end of the index), so that it waits for a SERIALIZABLE reader
+    /// whose range the key would fall into, and holds it while it inserts: a reader that
+    /// locks that key afterwards finds the new key in the tree (X-locked by this
+    /// transaction). RangeI-N is given back once the key is in, unless the transaction held
+    /// the next key already.
+    ///
+    /// Whether a range can be locked is [`Transaction::ranges_locked`], read before the
+    /// insert and again after it: a reader counts itself before it reads its range, so if
+    /// both readings are 0, every reader of the range counted itself after the key went in
+    /// and will find it. If only the second reading is not 0, the range is tested then.
+    fn insert_key(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        index: &IndexDef,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<bool, EngineError> {
+        // A heap's locators are no range anyone locks, and a table lock covering X keeps
+        // every other transaction's locks off the table.
+        let exempt = index.is_heap()
+            || self.table_lock(db.id(), table.id).is_some_and(|held| held.covers(LockMode::X));
+        if exempt || !self.ranges_locked() {
+            let inserted = self.tree_insert(db, index.root, key, value)?;
+            if inserted && !exempt && self.ranges_locked() {
+                self.test_range(db, table.id, index, key, None)?;
+            }
+            return Ok(inserted);
+        }
+        let tree = db.space().tree(index.root);
+        let before = tree.changes();
+        let next = key_after(db, index, key)?;
+        let res = key_or_end(db.id(), table.id, index.id, next.as_deref());
+        let fresh = self.lock_fresh(&res, LockMode::RangeIN)?;
+        let mut result = self.tree_insert(db, index.root, key, value);
+        // Another key may have come in between this one and `next` since `next` was read:
+        // then the range the key is in is another's, and is tested now.
+        if matches!(result, Ok(true)) && tree.changes() != before + 1 {
+            result = self.test_range(db, table.id, index, key, Some(&res)).map(|()| true);
+        }
+        if fresh {
+            self.unlock(&res);
+        }
+        result
+    }
+
+    /// Tests the range key `key`, already in index `index`, is in: waits until RangeI-N on
+    /// the key after it can be granted, unless that is `tested`, and gives it back.
+    fn test_range(
+        &mut self,
+        db: &Arc<Database>,
+        table: u32,
+        index: &IndexDef,
+        key: &[u8],
+        tested: Option<&Resource>,
+    ) -> Result<(), EngineError> {
+        let next = key_after(db, index, key)?;
+        let res = key_or_end(db.id(), table, index.id, next.as_deref());
+        if tested != Some(&res) && self.lock_fresh(&res, LockMode::RangeIN)? {
+            self.unlock(&res);
+        }
+        Ok(())
     }
 
     /// Inserts a row. `values` holds one value per column, already converted to the column
@@ -366,16 +490,16 @@ impl Transaction {
     ) -> Result<(), EngineError> {
         let primary = table.primary()?;
         self.encode_stored_row(db, table, values, row)?;
-        self.lock_row_for_write(db, table, row_id)?;
+        self.lock_row_for_write(db, table, row_id, LockMode::X)?;
         // Only a failed nonclustered index insert rolls back to the mark: a table without
         // such indexes needs none (and an empty vector allocates nothing).
         let mark = if table.indexes.len() > 1 { self.undo_mark() } else { Vec::new() };
-        if !self.tree_insert(db, primary.root, row_id, row)? {
+        if !self.insert_key(db, table, primary, row_id, row)? {
             return Err(duplicate(table, primary, values));
         }
         for index in table.indexes.iter().filter(|i| i.id != 1) {
             let key = index_key(table, index, values, row_id)?;
-            match self.tree_insert(db, index.root, &key, row_id) {
+            match self.insert_key(db, table, index, &key, row_id) {
                 Ok(true) => {}
                 Ok(false) => {
                     self.rollback_to_mark(&mark)?;
@@ -401,7 +525,7 @@ impl Transaction {
     ) -> Result<Option<RowId>, EngineError> {
         check_not_null(db, table, values)?;
         let primary = table.primary()?;
-        self.lock_row_for_write(db, table, row_id)?;
+        self.lock_row_for_write(db, table, row_id, self.change_mode())?;
         let Some(old_bytes) = db.space().tree(primary.root).get(row_id)? else {
             return Ok(None);
         };
@@ -478,9 +602,9 @@ impl Transaction {
         if new_id == row_id {
             self.tree_update(db, primary.root, row_id, row)?;
         } else {
-            self.lock_row_for_write(db, table, new_id)?;
+            self.lock_row_for_write(db, table, new_id, LockMode::X)?;
             self.tree_delete(db, primary.root, row_id)?;
-            if !self.tree_insert(db, primary.root, new_id, row)? {
+            if !self.insert_key(db, table, primary, new_id, row)? {
                 return Err(duplicate(table, primary, values));
             }
         }
@@ -491,8 +615,13 @@ impl Transaction {
             if old_key == new_key && row_id == new_id {
                 continue;
             }
+            if self.isolation() == Isolation::Serializable {
+                // The old key and the range below it, as SQL Server locks a key it changes.
+                let res = Resource::key(db.id(), table.id, index.id.into(), &old_key);
+                self.lock_key(db.id(), table.id, res, LockMode::RangeXX)?;
+            }
             self.tree_delete(db, index.root, &old_key)?;
-            if !self.tree_insert(db, index.root, &new_key, new_id)? {
+            if !self.insert_key(db, table, index, &new_key, new_id)? {
                 return Err(duplicate(table, index, values));
             }
         }
@@ -507,7 +636,7 @@ impl Transaction {
         row_id: &[u8],
     ) -> Result<bool, EngineError> {
         let primary = table.primary()?;
-        self.lock_row_for_write(db, table, row_id)?;
+        self.lock_row_for_write(db, table, row_id, self.change_mode())?;
         let mark = self.undo_mark();
         let Some(old_bytes) = self.tree_delete(db, primary.root, row_id)? else {
             return Ok(false);
@@ -517,6 +646,10 @@ impl Transaction {
                 let old = decode_table_row(db, table, &old_bytes)?;
                 for index in table.indexes.iter().filter(|i| i.id != 1) {
                     let key = index_key(table, index, &old, row_id)?;
+                    if self.isolation() == Isolation::Serializable {
+                        let res = Resource::key(db.id(), table.id, index.id.into(), &key);
+                        self.lock_key(db.id(), table.id, res, LockMode::RangeXX)?;
+                    }
                     self.tree_delete(db, index.root, &key)?;
                 }
             }
@@ -580,7 +713,7 @@ impl Transaction {
     ) -> Result<Option<Vec<Value>>, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
-        self.lock_row_for_write(db, table, row_id)?;
+        self.lock_row_for_write(db, table, row_id, self.change_mode())?;
         db.space()
             .tree(primary.root)
             .get(row_id)?
@@ -615,8 +748,66 @@ impl Transaction {
         Ok(db.space().tree(index.root).get(&key)?)
     }
 
+    /// Reads the row whose clustered key is `key` (a unique clustered index's key, which is
+    /// the row id), as an equality seek: like [`Transaction::read_row`], and under
+    /// SERIALIZABLE, when there is no such row, it also locks the gap where the row would be
+    /// (RangeS-S on the next key, or the end of the index), so that no transaction can insert
+    /// it before this one ends: the seek finds nothing again if it is repeated.
+    pub fn seek_key(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        key: &[u8],
+    ) -> Result<Option<Vec<Value>>, EngineError> {
+        if self.isolation() != Isolation::Serializable {
+            return self.read_row(db, table, key);
+        }
+        db.check_online()?;
+        let primary = table.primary()?;
+        let tree = db.space().tree(primary.root);
+        if !self.lock_table(db, table, LockMode::IS)? {
+            // A table lock covers the rows and every range.
+            return tree.get(key)?.map(|b| decode_table_row(db, table, &b)).transpose();
+        }
+        self.note_range_holder();
+        // S on the key itself, held: an insert of exactly this key needs X on it.
+        self.lock_row(db, table.id, key, LockMode::S)?;
+        let mut locked: Option<Resource> = None;
+        loop {
+            if let Some(bytes) = tree.get(key)? {
+                return decode_table_row(db, table, &bytes).map(Some);
+            }
+            // No row: lock the range it would be in, then check that nothing came into it
+            // before the lock was granted (an insert into it holds RangeI-N on that key while
+            // it inserts, so afterwards nothing can).
+            let next = key_after(db, primary, key)?;
+            let res = key_or_end(db.id(), table.id, 1, next.as_deref());
+            if locked.as_ref() != Some(&res) {
+                if self.lock_key(db.id(), table.id, res.clone(), LockMode::RangeSS)?.is_none()
+                    && self.table_covers_rows(db.id(), table.id)
+                {
+                    return tree.get(key)?.map(|b| decode_table_row(db, table, &b)).transpose();
+                }
+                locked = Some(res);
+                continue;
+            }
+            return Ok(None);
+        }
+    }
+
+    /// Whether the transaction's table lock on (db, object) covers reading every row, after
+    /// an escalation.
+    fn table_covers_rows(&self, db: u32, object: u32) -> bool {
+        self.table_lock(db, object).is_some_and(|held| held.covers(LockMode::S))
+    }
+
     /// A cursor over a table's rows in index 1 order (clustered key, or insertion order for a
     /// heap), optionally limited to a range of row ids.
+    ///
+    /// Locks: under SERIALIZABLE, a range of a clustered index (a seek) locks each key it
+    /// reads with RangeS-S and then the key past the range, and a scan of the whole table (or
+    /// of a heap) takes S on the table; otherwise IS on the table and S on each row while it
+    /// is read (READ COMMITTED).
     pub fn scan_table(
         &mut self,
         db: &Arc<Database>,
@@ -625,32 +816,64 @@ impl Transaction {
         upper: Bound<RowId>,
     ) -> Result<RowCursor, EngineError> {
         db.check_online()?;
-        let mode =
-            if self.isolation() == Isolation::Serializable { LockMode::S } else { LockMode::IS };
-        let row_locks = self.lock_table(db, table, mode)?;
+        let primary = table.primary()?;
+        let ranged = self.isolation() == Isolation::Serializable
+            && !primary.is_heap()
+            && !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded));
+        let locking = match self.scan_locks(db, table, ranged)? {
+            ScanLocks::Table => RowLocking::Table,
+            ScanLocks::Rows => RowLocking::Rows,
+            ScanLocks::Range => RowLocking::Range(RangeLock::new(table.id, 1)),
+        };
         Ok(RowCursor {
-            db: Arc::clone(db),
+            entries: Entries::new(db, primary.root, lower, upper),
             table_id: table.id,
-            root: table.primary()?.root,
             types: table.types(),
-            next: lower,
-            upper,
-            buffer: VecDeque::new(),
-            done: false,
-            row_locks,
-            batch_changes: 0,
+            locking,
             wanted: None,
         })
     }
+
+    /// Takes the table lock a scan takes and says which key locks it takes: a SERIALIZABLE
+    /// scan locks its range if `ranged`, and otherwise the whole table.
+    fn scan_locks(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        ranged: bool,
+    ) -> Result<ScanLocks, EngineError> {
+        let serializable = self.isolation() == Isolation::Serializable;
+        let mode = if serializable && !ranged { LockMode::S } else { LockMode::IS };
+        if !self.lock_table(db, table, mode)? {
+            return Ok(ScanLocks::Table);
+        }
+        if ranged {
+            // Counted before the range's first key is read: see `insert_key`.
+            self.note_range_holder();
+            return Ok(ScanLocks::Range);
+        }
+        Ok(ScanLocks::Rows)
+    }
+}
+
+/// Which locks a scan takes besides its table's.
+enum ScanLocks {
+    /// None: a table lock covers the rows.
+    Table,
+    /// S on each row (released at once under READ COMMITTED).
+    Rows,
+    /// RangeS-S on each key read and on the key past the range (SERIALIZABLE).
+    Range,
 }
 
 impl Transaction {
     /// A cursor over the row ids a nonclustered index holds for keys in `lower..upper`
-    /// (bounds on the index key's memcomparable encoding), in key order. It takes the table
-    /// lock a scan takes (S under SERIALIZABLE, else IS) and no key locks: the caller reads
-    /// each row through [`Transaction::read_row`], which locks the row, and must check the
-    /// row against its predicate again, since the row may have changed after the index entry
-    /// was read.
+    /// (bounds on the index key's memcomparable encoding), in key order. Under SERIALIZABLE
+    /// it locks each index key it reads with RangeS-S and then the key past the range (so no
+    /// key can come into the range), or S on the table if the range is the whole index;
+    /// otherwise it takes IS on the table and no key locks. The caller reads each row through
+    /// [`Transaction::read_row`], which locks the row, and must check the row against its
+    /// predicate again, since the row may have changed after the index entry was read.
     pub fn scan_index(
         &mut self,
         db: &Arc<Database>,
@@ -663,17 +886,13 @@ impl Transaction {
         let index = table.index(index_id).filter(|i| i.id != 1).ok_or_else(|| {
             EngineError::Invalid(format!("no nonclustered index {index_id} on '{}'", table.name))
         })?;
-        let mode =
-            if self.isolation() == Isolation::Serializable { LockMode::S } else { LockMode::IS };
-        self.lock_table(db, table, mode)?;
-        Ok(IndexCursor {
-            db: Arc::clone(db),
-            root: index.root,
-            next: lower,
-            upper,
-            buffer: VecDeque::new(),
-            done: false,
-        })
+        let ranged = self.isolation() == Isolation::Serializable
+            && !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded));
+        let range = match self.scan_locks(db, table, ranged)? {
+            ScanLocks::Range => Some(RangeLock::new(table.id, index.id)),
+            ScanLocks::Table | ScanLocks::Rows => None,
+        };
+        Ok(IndexCursor { entries: Entries::new(db, index.root, lower, upper), range })
     }
 }
 
@@ -745,142 +964,5 @@ impl Transaction {
             })
             .collect();
         Ok(IndexSample { rows, rows_per_prefix })
-    }
-}
-
-/// A cursor over a nonclustered index's entries: the row ids, in index key order. Like
-/// [`RowCursor`] it copies a batch of entries at a time and holds no latch between calls.
-#[derive(Debug)]
-pub struct IndexCursor {
-    db: Arc<Database>,
-    root: PageId,
-    next: Bound<Vec<u8>>,
-    upper: Bound<Vec<u8>>,
-    buffer: VecDeque<(Vec<u8>, Vec<u8>)>,
-    done: bool,
-}
-
-impl IndexCursor {
-    /// The row id of the next entry.
-    pub fn next_row_id(&mut self) -> Result<Option<RowId>, EngineError> {
-        loop {
-            if let Some((key, row_id)) = self.buffer.pop_front() {
-                self.next = Bound::Excluded(key);
-                return Ok(Some(row_id));
-            }
-            if self.done {
-                return Ok(None);
-            }
-            self.db.check_online()?;
-            let tree = self.db.space().tree(self.root);
-            self.done = fill_batch(&tree, &self.next, &self.upper, &mut self.buffer)?;
-        }
-    }
-}
-
-/// A cursor over a table's rows. It holds no latch between calls; under READ COMMITTED each
-/// row is S-locked while it is read and released at once.
-#[derive(Debug)]
-pub struct RowCursor {
-    db: Arc<Database>,
-    table_id: u32,
-    root: PageId,
-    types: Vec<SqlType>,
-    next: Bound<RowId>,
-    upper: Bound<RowId>,
-    buffer: VecDeque<(RowId, Vec<u8>)>,
-    done: bool,
-    row_locks: bool,
-    /// The tree's change count read before the buffered batch was copied.
-    batch_changes: u64,
-    /// The columns to decode (None: all); the others are returned as NULL.
-    wanted: Option<Arc<[bool]>>,
-}
-
-const CURSOR_BATCH: usize = 256;
-
-/// Copies up to [`CURSOR_BATCH`] entries of `tree` in `next..upper` into `buffer`; says
-/// whether the range is exhausted.
-fn fill_batch(
-    tree: &walden_storage::btree::BTree<'_>,
-    next: &Bound<Vec<u8>>,
-    upper: &Bound<Vec<u8>>,
-    buffer: &mut VecDeque<(Vec<u8>, Vec<u8>)>,
-) -> Result<bool, EngineError> {
-    let mut cursor = tree.range(next.clone(), upper.clone());
-    while buffer.len() < CURSOR_BATCH {
-        match cursor.next_entry()? {
-            Some(entry) => buffer.push_back(entry),
-            None => return Ok(true),
-        }
-    }
-    Ok(false)
-}
-
-impl RowCursor {
-    /// Decodes only the columns `wanted` marks (all with None) from here on; the others
-    /// are returned as NULL.
-    pub fn decode_only(&mut self, wanted: Option<Arc<[bool]>>) {
-        self.wanted = wanted;
-    }
-
-    /// The next row: its id and values.
-    pub fn next_row(
-        &mut self,
-        tx: &mut Transaction,
-    ) -> Result<Option<(RowId, Vec<Value>)>, EngineError> {
-        loop {
-            if let Some((id, bytes)) = self.buffer.pop_front() {
-                self.next = Bound::Excluded(id.clone());
-                if self.row_locks {
-                    let res = Resource::key(self.db.id(), self.table_id, 1, &id);
-                    let newly_granted = tx.lock(&res, LockMode::S)?;
-                    // Under the lock, the row as it is now: it may have changed or gone since
-                    // the batch was copied, and the copy may hold a change that was not
-                    // committed then and has been undone since. If no entry of the tree
-                    // changed since before the copy, the copy is the row now, and it is
-                    // committed: an uncommitted change is made under an X lock its writer
-                    // holds until it commits or undoes it (an undo is a change), and the S
-                    // lock just granted says no one holds one.
-                    let tree = self.db.space().tree(self.root);
-                    let current = if tree.changes() == self.batch_changes {
-                        Some(bytes)
-                    } else {
-                        tree.get(&id)?
-                    };
-                    // READ COMMITTED gives back only a lock this read took: one the
-                    // transaction held already (it changed the row) stays to the end.
-                    if newly_granted && tx.isolation() == Isolation::ReadCommitted {
-                        tx.unlock(&res);
-                    }
-                    match current {
-                        Some(b) => return self.decode(id, &b).map(Some),
-                        None => continue,
-                    }
-                }
-                return self.decode(id, &bytes).map(Some);
-            }
-            if self.done {
-                return Ok(None);
-            }
-            self.refill()?;
-        }
-    }
-
-    fn decode(&self, id: RowId, bytes: &[u8]) -> Result<(RowId, Vec<Value>), EngineError> {
-        let values = decode_stored_row_some(&self.db, &self.types, bytes, self.wanted.as_deref())
-            .map_err(|e| {
-            EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id))
-        })?;
-        Ok((id, values))
-    }
-
-    fn refill(&mut self) -> Result<(), EngineError> {
-        self.db.check_online()?;
-        let tree = self.db.space().tree(self.root);
-        // Read before copying: a change during the copy makes it differ afterwards.
-        self.batch_changes = tree.changes();
-        self.done = fill_batch(&tree, &self.next, &self.upper, &mut self.buffer)?;
-        Ok(())
     }
 }

@@ -277,6 +277,30 @@ impl Transaction {
         self.services.locks.lock(&mut self.owner, res, mode, Some(Duration::ZERO)).is_ok()
     }
 
+    /// Takes `mode` on key `res`, answering whether the grant is fresh (the transaction held
+    /// nothing on the key before, so [`Transaction::unlock`] may give it back): see
+    /// [`LockManager::lock_fresh`].
+    pub(crate) fn lock_fresh(
+        &mut self,
+        res: &Resource,
+        mode: LockMode,
+    ) -> Result<bool, EngineError> {
+        let locks = &self.services.locks;
+        Ok(locks.lock_fresh(&mut self.owner, res, mode, self.lock_timeout)?)
+    }
+
+    /// Notes that this transaction is about to take key-range locks (see
+    /// [`LockManager::note_range_holder`]): before a SERIALIZABLE seek reads its first key.
+    pub(crate) fn note_range_holder(&mut self) {
+        self.services.locks.note_range_holder(&mut self.owner);
+    }
+
+    /// Whether any transaction holds or is taking key-range locks that keep keys out of a
+    /// range: if not, an insert need not test its range.
+    pub(crate) fn ranges_locked(&self) -> bool {
+        self.services.locks.range_holders() != 0
+    }
+
     /// How many key locks this transaction holds on table `object` of database `db`.
     pub(crate) fn key_lock_count(&self, db: u32, object: u32) -> usize {
         self.owner.key_lock_count(db, object)

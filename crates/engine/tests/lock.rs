@@ -10,7 +10,10 @@ use std::sync::{mpsc, Arc};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use walden_engine::lock::LockMode::{IS, IX, S, SIX, U, X};
+use walden_engine::lock::LockMode::{
+    RangeIN, RangeIS, RangeIU, RangeIX, RangeSS, RangeSU, RangeXS, RangeXU, RangeXX, IS, IX, S,
+    SIX, U, X,
+};
 use walden_engine::lock::{
     LockError, LockInfo, LockManager, LockMode, LockOwner, LockStatus, OwnerId, Resource,
 };
@@ -156,13 +159,70 @@ fn compatibility_matrix_matches_sql_server() {
     }
     assert_eq!(pairs, 36);
     let names: Vec<&str> = LockMode::ALL.iter().map(|m| m.name()).collect();
-    assert_eq!(names, ["IS", "IX", "S", "SIX", "U", "X"]);
+    assert_eq!(
+        names,
+        [
+            "IS", "IX", "S", "SIX", "U", "X", "RangeS-S", "RangeS-U", "RangeI-N", "RangeI-S",
+            "RangeI-U", "RangeI-X", "RangeX-S", "RangeX-U", "RangeX-X"
+        ]
+    );
+}
+
+#[test]
+fn key_range_matrix_matches_sql_server() {
+    // SQL Server's documented matrix ("Key-Range Locking"): the requested mode by row, the
+    // granted mode by column in the documentation's order; docs/locking.md has the same table.
+    let columns = [S, U, X, RangeSS, RangeSU, RangeIN, RangeXX];
+    let rows = [
+        (S, "YYNYYYN"),
+        (U, "YNNYNYN"),
+        (X, "NNNNNYN"),
+        (RangeSS, "YYNYYNN"),
+        (RangeSU, "YNNYNNN"),
+        (RangeIN, "YYYNNYN"),
+        (RangeXX, "NNNNNNN"),
+    ];
+    let mut pairs = 0;
+    for (requested, line) in rows {
+        for (granted, cell) in columns.iter().zip(line.chars()) {
+            assert_eq!(
+                requested.compatible(*granted),
+                cell == 'Y',
+                "{requested} requested while {granted} is granted"
+            );
+            pairs += 1;
+        }
+    }
+    assert_eq!(pairs, 49);
+    // The conversion modes SQL Server makes of RangeI-N, and what they keep out.
+    assert_eq!(RangeIN.join(S), RangeIS);
+    assert_eq!(RangeIN.join(U), RangeIU);
+    assert_eq!(RangeIN.join(X), RangeIX);
+    assert_eq!(RangeIN.join(RangeSS), RangeXS);
+    assert_eq!(RangeIN.join(RangeSU), RangeXU);
+    assert_eq!(RangeSS.join(X), RangeXX, "no RangeS-X: the next mode up");
+    assert_eq!(RangeSS.join(U), RangeSU);
+    assert_eq!(S.join(RangeSS), RangeSS);
+    assert_eq!(RangeXS.join(RangeIX), RangeXX);
+    // RangeI-S: other inserts may go on (RangeI-N), readers of the key too, no range reader.
+    assert!(RangeIS.compatible(RangeIN) && RangeIS.compatible(S) && !RangeIS.compatible(X));
+    assert!(!RangeIS.compatible(RangeSS));
+    // RangeX-S: no insert, no range reader; a plain reader of the key may share it.
+    assert!(!RangeXS.compatible(RangeIN) && !RangeXS.compatible(RangeSS));
+    assert!(RangeXS.compatible(S) && !RangeXU.compatible(U));
+    for m in LockMode::ALL {
+        assert_eq!(m.is_range(), m.name().starts_with("Range"), "{m}");
+        assert!(RangeXX.covers(m), "RangeX-X is the strongest mode");
+    }
 }
 
 #[test]
 fn covers_and_join_form_the_lattice() {
     for a in LockMode::ALL {
-        assert!(a.covers(a) && a.covers(IS) && X.covers(a));
+        assert!(a.covers(a) && RangeXX.covers(a));
+        if !a.is_range() {
+            assert!(a.covers(IS) && X.covers(a));
+        }
         for b in LockMode::ALL {
             let j = a.join(b);
             assert_eq!(j, b.join(a));
@@ -1028,7 +1088,7 @@ impl Rng {
 /// uncounted before the release, so what is counted is always really granted and any
 /// incompatibility seen is a real one.
 struct Held {
-    counts: Vec<[AtomicU32; 6]>,
+    counts: Vec<[AtomicU32; LockMode::ALL.len()]>,
 }
 
 impl Held {
@@ -1037,7 +1097,7 @@ impl Held {
     }
 
     fn slot(mode: LockMode) -> usize {
-        LockMode::ALL.iter().position(|&m| m == mode).unwrap()
+        mode.index()
     }
 
     fn acquire(&self, k: usize, old: Option<LockMode>, new: LockMode) {
@@ -1067,8 +1127,11 @@ struct StressReport {
     deadlocks: u64,
 }
 
+/// The key modes the stress tests ask for: the plain ones and SQL Server's key-range ones.
+const KEY_MODES: [LockMode; 7] = [S, U, X, RangeSS, RangeSU, RangeIN, RangeXX];
+
 /// `threads` threads run `transactions` each over `keys` keys of one table: IX or IS on the
-/// table, then `per_txn` key locks in S, U or X, in ascending key order (`ordered`, one lock
+/// table, then `per_txn` key locks in one of [`KEY_MODES`], in ascending key order (`ordered`, one lock
 /// per key) or in any order with repeats (conversions). A deadlock victim releases everything
 /// and goes on with its next transaction.
 fn stress(
@@ -1090,13 +1153,14 @@ fn stress(
             for txn in 0..transactions {
                 let mut owner = LockOwner::new(t * 1_000_000 + txn + 1);
                 let mut plan: Vec<(usize, LockMode)> = (0..per_txn)
-                    .map(|_| (rng.below(keys as u64) as usize, [S, U, X][rng.below(3) as usize]))
+                    .map(|_| (rng.below(keys as u64) as usize, KEY_MODES[rng.below(7) as usize]))
                     .collect();
                 if ordered {
                     plan.sort_by_key(|p| p.0);
                     plan.dedup_by_key(|p| p.0);
                 }
-                let intent = if plan.iter().any(|p| p.1 != S) { IX } else { IS };
+                let reads = |m: LockMode| matches!(m, S | RangeSS);
+                let intent = if plan.iter().all(|p| reads(p.1)) { IS } else { IX };
                 assert_eq!(m.lock(&mut owner, &table, intent, None), Ok(true));
                 let mut mine: HashMap<usize, LockMode> = HashMap::new();
                 for (k, mode) in plan {
@@ -1229,4 +1293,99 @@ fn bench_uncontended_lock_and_release_all() {
             elapsed.as_nanos() as f64 / (N / 4) as f64
         );
     }
+}
+
+#[test]
+fn an_insert_test_waits_for_a_range_reader_and_leaves_nothing_behind() {
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let [mut reader, mut other_reader, mut inserter] = owners([1, 2, 3]);
+        let next = Resource::key(5, 2, 1, b"k25");
+        let end = Resource::key_end(5, 2, 1);
+        assert_eq!(end, Resource::Key { db: 5, object: 2, index: 1, hash: u64::MAX });
+        assert_eq!(m.range_holders(), 0);
+        m.lock(&mut reader, &next, RangeSS, None).unwrap();
+        assert_eq!(m.range_holders(), 1, "a range reader is counted");
+        // Range readers share; an insert into another range (the end of the index) goes on
+        // and leaves nothing behind.
+        assert_eq!(m.lock(&mut other_reader, &next, RangeSS, Some(Duration::ZERO)), Ok(true));
+        assert_eq!(m.range_holders(), 2);
+        assert_eq!(m.lock_fresh(&mut inserter, &end, RangeIN, None), Ok(true));
+        m.unlock(&mut inserter, &end);
+        assert!(rows_of(&m, 3).is_empty());
+        // An insert into the readers' range waits for both, shown as a RangeI-N WAIT.
+        let waiter = {
+            let m = Arc::clone(&m);
+            let next = next.clone();
+            thread::spawn(move || {
+                let fresh = m.lock_fresh(&mut inserter, &next, RangeIN, None);
+                (inserter, fresh)
+            })
+        };
+        wait_until("the insert waits", || is_waiting(&m, 3));
+        let waiting: Vec<LockInfo> = rows_of(&m, 3);
+        assert_eq!(waiting.len(), 1);
+        assert_eq!((waiting[0].mode, waiting[0].status), (RangeIN, LockStatus::Waiting));
+        assert_eq!(granted(&m, 1, &next), Some(RangeSS));
+        m.release_all(&mut reader);
+        assert!(is_waiting(&m, 3), "the other reader's range still holds it");
+        m.release_all(&mut other_reader);
+        assert_eq!(m.range_holders(), 0, "release_all uncounts the readers");
+        let (mut inserter, fresh) = waiter.join().unwrap();
+        assert_eq!(fresh, Ok(true));
+        m.unlock(&mut inserter, &next);
+        assert!(m.snapshot().is_empty());
+    });
+}
+
+#[test]
+fn an_insert_test_on_a_key_the_owner_holds_keeps_the_join() {
+    let m = LockManager::new();
+    let [mut o1, mut o2] = owners([1, 2]);
+    let k = Resource::key(5, 2, 1, b"mine");
+    // Its own inserted row: RangeI-N converts X to RangeI-X, kept (nothing fresh to give back).
+    m.lock(&mut o1, &k, X, None).unwrap();
+    assert_eq!(m.lock_fresh(&mut o1, &k, RangeIN, None), Ok(false));
+    assert_eq!(granted(&m, 1, &k), Some(RangeIX));
+    // Its own range: RangeS-S converts to RangeX-S, which keeps other inserts out.
+    let r = Resource::key(5, 2, 1, b"range");
+    m.lock(&mut o1, &r, RangeSS, None).unwrap();
+    assert_eq!(m.lock_fresh(&mut o1, &r, RangeIN, None), Ok(false));
+    assert_eq!(granted(&m, 1, &r), Some(RangeXS));
+    assert!(m.lock(&mut o2, &r, RangeIN, Some(Duration::ZERO)).is_err());
+    assert_eq!(m.lock(&mut o2, &r, S, Some(Duration::ZERO)), Ok(true), "S shares RangeX-S");
+    m.release_all(&mut o1);
+    m.release_all(&mut o2);
+    assert!(m.snapshot().is_empty());
+}
+
+#[test]
+fn a_deadlock_between_range_locks_is_found() {
+    with_watchdog(Duration::from_secs(10), || {
+        // Two SERIALIZABLE readers of two ranges, each inserting into the other's.
+        let m = Arc::new(LockManager::new());
+        let [mut o1, mut o2] = owners([1, 2]);
+        let (k1, k2) = (Resource::key(5, 2, 1, b"k1"), Resource::key(5, 2, 1, b"k2"));
+        m.lock(&mut o1, &k1, RangeSS, None).unwrap();
+        m.lock(&mut o2, &k2, RangeSS, None).unwrap();
+        let first = {
+            let m = Arc::clone(&m);
+            let k2 = k2.clone();
+            thread::spawn(move || {
+                let result = m.lock_fresh(&mut o1, &k2, RangeIN, None);
+                m.release_all(&mut o1);
+                result
+            })
+        };
+        wait_until("owner 1 waits", || is_waiting(&m, 1));
+        let second = m.lock_fresh(&mut o2, &k1, RangeIN, None);
+        m.release_all(&mut o2);
+        let first = first.join().unwrap();
+        let victims = [&first, &second].iter().filter(|r| r.is_err()).count();
+        assert_eq!(victims, 1, "{first:?} {second:?}");
+        let err = if let Err(e) = &second { e.clone() } else { first.clone().unwrap_err() };
+        assert_eq!(err.number(), 1205);
+        assert_eq!(m.stats().deadlocks, 1);
+        assert!(m.snapshot().is_empty());
+    });
 }

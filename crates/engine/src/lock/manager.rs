@@ -4,6 +4,7 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
@@ -161,15 +162,14 @@ struct Counters {
     wait_nanos: u64,
     /// Per requested mode, in [`LockMode::ALL`] order: (waits ended, total and longest
     /// nanoseconds), for the `LCK_M_*` wait types.
-    mode_waits: [(u64, u64, u64); 6],
+    mode_waits: [(u64, u64, u64); LockMode::ALL.len()],
 }
 
 impl Counters {
     /// Records a wait for `mode` that ended after `nanos`.
     fn wait_ended(&mut self, mode: LockMode, nanos: u64) {
         self.wait_nanos = self.wait_nanos.saturating_add(nanos);
-        let i = LockMode::ALL.iter().position(|&m| m == mode).unwrap_or(0);
-        let w = &mut self.mode_waits[i];
+        let w = &mut self.mode_waits[mode.index()];
         w.0 += 1;
         w.1 = w.1.saturating_add(nanos);
         w.2 = w.2.max(nanos);
@@ -321,6 +321,10 @@ pub struct LockManager {
     pub(super) waits: Mutex<Waits>,
     /// The fast path for intent locks on tables.
     fast: FastPath,
+    /// Owners that hold or are taking key-range locks that keep keys out of a range
+    /// (RangeS-*, RangeX-*): while it is 0, no insert needs to test its range (see
+    /// [`LockManager::range_holders`]).
+    range_holders: AtomicUsize,
 }
 
 impl Default for LockManager {
@@ -342,7 +346,27 @@ impl LockManager {
             shards: (0..SHARDS).map(|_| Shard(Mutex::default())).collect(),
             waits: Mutex::default(),
             fast: FastPath::default(),
+            range_holders: AtomicUsize::new(0),
         }
+    }
+
+    /// Notes that `owner` is about to take key-range locks that keep keys out of ranges (a
+    /// SERIALIZABLE seek or range scan): from now until its `release_all`,
+    /// [`LockManager::range_holders`] counts it. The reader calls this before it reads the
+    /// first key of its range, so that an insert that finds the count 0 after putting its
+    /// key in the tree knows that every such reader will find that key there.
+    pub fn note_range_holder(&self, owner: &mut LockOwner) {
+        if owner.mark_range_holder() {
+            self.range_holders.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// How many owners hold (or are taking) key-range locks that keep keys out of ranges.
+    /// An insert reads it before and after it puts its key in the tree; if both readings
+    /// are 0, no range can have been locked across the new key, and the insert need not test
+    /// its range with RangeI-N (see `docs/locking.md`).
+    pub fn range_holders(&self) -> usize {
+        self.range_holders.load(Ordering::SeqCst)
     }
 
     pub(super) fn shard(&self, key: &TableKey) -> &Mutex<ShardState> {
@@ -363,6 +387,9 @@ impl LockManager {
         mode: LockMode,
         timeout: Option<Duration>,
     ) -> Result<bool, LockError> {
+        if mode.is_range() && mode != LockMode::RangeIN {
+            self.note_range_holder(owner);
+        }
         match *res {
             Resource::Object { db, object } => {
                 if !fast::is_intent(mode) {
@@ -416,6 +443,35 @@ impl LockManager {
             self.fast.key_request_ended(bucket);
         }
         outcome.map(|grant| !matches!(grant, Grant::Covered))
+    }
+
+    /// Acquires `mode` on key `res` for `owner` as [`LockManager::lock`] does, and answers
+    /// whether the grant is *fresh*: the owner held no lock on the key before, so giving it
+    /// back with [`LockManager::unlock`] takes nothing else away. That is how the engine
+    /// holds RangeI-N only while it inserts a key, as SQL Server does: a lock the owner held
+    /// on the key (its own RangeS-S, or X on a row it inserted) is converted to the join
+    /// (RangeX-S, RangeI-X) and kept to the end of the transaction.
+    pub fn lock_fresh(
+        &self,
+        owner: &mut LockOwner,
+        res: &Resource,
+        mode: LockMode,
+        timeout: Option<Duration>,
+    ) -> Result<bool, LockError> {
+        let bucket = TableKey::of(res).bucket();
+        let held_fast = owner.has_fast_key(res);
+        if mode.is_range() && mode != LockMode::RangeIN {
+            self.note_range_holder(owner);
+        }
+        if self.fast.lock_key(owner, res, bucket, mode).is_some() {
+            return Ok(!held_fast);
+        }
+        self.fast.key_request_begun(res, bucket, |moved| self.add_moved_key(moved));
+        let outcome = self.lock_in_table(owner, res, mode, timeout);
+        if !matches!(outcome, Ok(Grant::New)) {
+            self.fast.key_request_ended(bucket);
+        }
+        Ok(matches!(outcome?, Grant::New))
     }
 
     /// Takes intent mode `intent` on table (db, object), then `mode` on `key`, a key of that
@@ -747,6 +803,9 @@ impl LockManager {
         if owner.fast_table_count() > 0 || owner.fast_key_count() > 0 {
             self.fast.release_owner(owner, |res| self.release_grant(owner.id(), &res));
         }
+        if owner.is_range_holder() {
+            self.range_holders.fetch_sub(1, Ordering::SeqCst);
+        }
         owner.clear();
     }
 
@@ -825,8 +884,8 @@ impl LockManager {
 
     /// The waits that ended, by requested mode (`sys.dm_os_wait_stats`'s `LCK_M_*` rows),
     /// summed over the shards, in [`LockMode::ALL`] order.
-    pub fn wait_stats(&self) -> [(LockMode, LockWaitStat); 6] {
-        let mut sum = [(0u64, 0u64, 0u64); 6];
+    pub fn wait_stats(&self) -> [(LockMode, LockWaitStat); LockMode::ALL.len()] {
+        let mut sum = [(0u64, 0u64, 0u64); LockMode::ALL.len()];
         for shard in self.shards.iter() {
             let c = *lock_mutex(&shard.0).counters;
             for (total, w) in sum.iter_mut().zip(c.mode_waits) {

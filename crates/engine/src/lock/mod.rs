@@ -4,7 +4,9 @@
 //! # The shape
 //!
 //! Transactions (owners, by transaction id) lock resources (database, table, key) in modes
-//! (IS, IX, S, SIX, U, X) whose compatibility is SQL Server's matrix ([`LockMode`]). The lock
+//! (IS, IX, S, SIX, U, X, and on keys SQL Server's key-range modes RangeS-S, RangeS-U,
+//! RangeI-N, RangeX-X and the conversions between them) whose compatibility is SQL Server's
+//! matrix ([`LockMode`]). The lock
 //! table maps each locked resource to its *entry*: the granted owners with their modes and a
 //! queue of waiting requests. It is cut into 64 shards by resource hash, each a mutex over a
 //! `HashMap`, so sessions working on different rows rarely meet on a mutex. What each owner
@@ -60,6 +62,19 @@
 //! 8. A deadlock is declared only for a cycle whose every edge the detector has checked
 //!    while holding all of the cycle's shards, and it chooses exactly one victim per cycle.
 //!
+//! Key-range modes need nothing of their own from these rules. Each mode is a (range, key)
+//! pair, and its compatibility, "covers" and join are the parts' (`mode.rs`); compatibility
+//! stays symmetric and anti-monotone in "covers", which is all that invariants 1 and 4 (a
+//! conversion checked owner by owner against the join) and the waits-for graph rely on. The
+//! fast path for keys takes a key lock in any mode, so a range lock on a key nobody else
+//! wants stays in the owner's slot like any other; the fast path for tables is for IS and IX
+//! only, which range modes never are. Two additions serve the engine's key-range protocol
+//! (`docs/locking.md`, "Key-range locking"): [`LockManager::range_holders`], a count of the
+//! owners that took or are taking RangeS-* or RangeX-* locks, kept by the owner's flag and
+//! uncounted by `release_all`, and [`LockManager::lock_fresh`], which says whether a grant
+//! is new to its owner so that RangeI-N can be given back after an insert without taking
+//! away a lock the owner held before.
+//!
 //! The algorithm, the victim rule and the intended use (the lock hierarchy, isolation levels,
 //! escalation) are in `docs/locking.md`.
 
@@ -78,7 +93,7 @@ use std::time::Duration;
 pub use manager::LockManager;
 pub use mode::LockMode;
 pub use owner::LockOwner;
-pub use resource::Resource;
+pub use resource::{Resource, END_OF_INDEX};
 pub(crate) use small::SmallList;
 
 /// Who owns a lock: a transaction id. One that [`owner_id`] made carries the session that

@@ -47,6 +47,9 @@ pub struct LockOwner {
     slot: usize,
     /// Ends the owner's lock waits when its client cancels its request.
     interrupt: Option<Arc<dyn Interrupt>>,
+    /// Whether the lock manager counts this owner among its range holders (it took or is
+    /// taking RangeS-* or RangeX-* locks), until `release_all`.
+    range_holder: bool,
 }
 
 impl LockOwner {
@@ -62,6 +65,7 @@ impl LockOwner {
             fast_keys: SmallList::default(),
             slot: super::fast::slot_of(id),
             interrupt: None,
+            range_holder: false,
         }
     }
 
@@ -231,8 +235,19 @@ impl LockOwner {
         (take_keys_of(&mut self.held, db, object), take_keys_of(&mut self.fast_keys, db, object))
     }
 
+    /// Marks the owner as a range holder; `true` if it was not one yet.
+    pub(super) fn mark_range_holder(&mut self) -> bool {
+        !std::mem::replace(&mut self.range_holder, true)
+    }
+
+    /// Whether the owner is counted among the lock manager's range holders.
+    pub(super) fn is_range_holder(&self) -> bool {
+        self.range_holder
+    }
+
     /// Forgets everything, released by `release_all`, and the deadlock priority.
     pub(super) fn clear(&mut self) {
+        self.range_holder = false;
         self.held.clear();
         self.keys.clear();
         self.fast.clear();

@@ -60,6 +60,15 @@ impl Resource {
         Resource::Key { db, object, index, hash: fnv1a(key_bytes) }
     }
 
+    /// The KEY resource past the last key of index `index` of table `object`: what a
+    /// SERIALIZABLE range that runs to the end of the index locks as its next key, and what
+    /// an insert after the last key tests, as SQL Server's end-of-index key
+    /// (`resource_description` `(ffffffffffff)`). Its hash is all ones; a real key hashing
+    /// there would share its lock, which costs concurrency, never correctness.
+    pub fn key_end(db: u32, object: u32, index: u32) -> Resource {
+        Resource::Key { db, object, index, hash: END_OF_INDEX }
+    }
+
     /// The APPLICATION resource `sp_getapplock` locks for `name` in database `db`. Like SQL
     /// Server's, the name is case-sensitive: its bytes are hashed as they are.
     pub fn application(db: u32, name: &str) -> Resource {
@@ -104,6 +113,9 @@ impl fmt::Display for Resource {
         }
     }
 }
+
+/// The hash of [`Resource::key_end`].
+pub const END_OF_INDEX: u64 = u64::MAX;
 
 /// 64-bit FNV-1a: stable across runs, platforms and Rust versions, which `std`'s hashers are
 /// not promised to be.

@@ -24,6 +24,15 @@
 //! type at all (a conversion error), [`Run::read_path`] answers `None` and the caller scans
 //! instead, so that the scan's comparison reports what SQL Server would.
 //!
+//! # Locks
+//!
+//! The engine's cursors lock what a path reads (`docs/locking.md`): each row while it is read
+//! under READ COMMITTED; under SERIALIZABLE a seek's key ranges lock each key read and the key
+//! past the range with RangeS-S, and a seek of a whole unique clustered key
+//! (`Transaction::seek_key`) locks its row, or the gap where it would be. Since a seek reads a
+//! superset of the rows its predicates accept, those locks cover every row the statement could
+//! see again. Only a path with no index (a scan of the whole table) takes S on the table.
+//!
 //! Estimates come from [`TableStats`] where the planner sampled the table's indexes (its
 //! rows, and how many rows share each key prefix); otherwise they are SQLite's kind of
 //! guesses: a table of [`TABLE_ROWS`] rows, each equality column keeping one row in
@@ -449,9 +458,13 @@ impl Run<'_> {
             let unique_key = index.unique && ranged == index.columns.len();
             let more = if index.id == 1 {
                 if unique_key {
-                    // The key is the row id: a lookup, not a range.
+                    // The key is the row id: a lookup, not a range (which under
+                    // SERIALIZABLE locks the gap where the row would be if there is none).
                     let mark = self.io_mark();
-                    let found = self.read_row_by_id(t, &prefix)?;
+                    let found = self
+                        .tx()
+                        .seek_key(&t.db, &t.def, &prefix)
+                        .map_err(|e| self.s.engine_error(e))?;
                     self.io_note(t, mark);
                     match found {
                         Some(mut values) => {
@@ -652,7 +665,7 @@ impl Run<'_> {
         let mut read = 0;
         let mut more = true;
         while more {
-            let next = cursor.next_row_id();
+            let next = cursor.next_row_id(self.tx());
             let id = match next {
                 Ok(Some(id)) => id,
                 Ok(None) => break,

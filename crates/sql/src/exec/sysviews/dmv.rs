@@ -228,10 +228,12 @@ pub(super) fn tran_locks(ctx: &ViewContext<'_>) -> RowSet {
         .col("resource_type", DESC, |r| nstr(r.resource.type_name()))
         .col("resource_subtype", DESC, |_| nstr(""))
         .col("resource_database_id", SqlType::Int, |r| int(r.resource.database().into()))
-        // SQL Server's KEY description is the key's hash; the others are empty for the
+        // SQL Server's KEY description is a 48-bit hash of the key, 12 hex digits in
+        // parentheses, `(ffffffffffff)` for the end of an index (which key-range locks lock);
+        // Walden shows the low 48 bits of its 64-bit hash. The others are empty for the
         // resources Walden locks.
         .col("resource_description", SqlType::NVarChar(Len::N(256)), |r| match r.resource {
-            Resource::Key { hash, .. } => nstr(format!("({hash:012x})")),
+            Resource::Key { hash, .. } => nstr(format!("({:012x})", hash & 0xffff_ffff_ffff)),
             Resource::Other { name, .. } => nstr(name.to_string()),
             Resource::Application { hash, .. } => nstr(format!("0:({hash:016x})")),
             _ => nstr(""),

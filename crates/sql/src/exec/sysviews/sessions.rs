@@ -571,6 +571,15 @@ pub(super) fn lock_wait_type(mode: &str) -> &'static str {
         "S" => "LCK_M_S",
         "SIX" => "LCK_M_SIX",
         "U" => "LCK_M_U",
+        "RangeS-S" => "LCK_M_RS_S",
+        "RangeS-U" => "LCK_M_RS_U",
+        "RangeI-N" => "LCK_M_RIn_NL",
+        "RangeI-S" => "LCK_M_RIn_S",
+        "RangeI-U" => "LCK_M_RIn_U",
+        "RangeI-X" => "LCK_M_RIn_X",
+        "RangeX-S" => "LCK_M_RX_S",
+        "RangeX-U" => "LCK_M_RX_U",
+        "RangeX-X" => "LCK_M_RX_X",
         _ => "LCK_M_X",
     }
 }
@@ -658,7 +667,9 @@ fn resource_detail(w: &LockInfo) -> String {
     use walden_engine::lock::Resource;
     match w.resource {
         Resource::Object { object, .. } => object.to_string(),
-        Resource::Key { object, hash, .. } => format!("{object} ({hash:012x})"),
+        Resource::Key { object, hash, .. } => {
+            format!("{object} ({:012x})", hash & 0xffff_ffff_ffff)
+        }
         _ => String::new(),
     }
 }

@@ -1,0 +1,353 @@
+//! Cursors over a range of one tree's entries: a table's rows ([`RowCursor`]) and a
+//! nonclustered index's row ids ([`IndexCursor`]), with the key locks their isolation level
+//! asks for, SERIALIZABLE's key-range locks among them (`docs/locking.md`, "Key-range
+//! locking").
+
+use std::collections::VecDeque;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use walden_storage::btree::Entry;
+use walden_storage::PageId;
+
+use super::{decode_stored_row_some, key_or_end, RowId};
+use crate::database::Database;
+use crate::error::EngineError;
+use crate::lock::{LockMode, Resource};
+use crate::txn::{Isolation, Transaction};
+use crate::types::{SqlType, Value};
+
+/// The entries of one tree in a range of keys, copied a batch at a time; no latch is held
+/// between calls.
+#[derive(Debug)]
+pub(super) struct Entries {
+    db: Arc<Database>,
+    root: PageId,
+    /// Where the next batch starts: after the last entry given out.
+    next: Bound<Vec<u8>>,
+    upper: Bound<Vec<u8>>,
+    buffer: VecDeque<Entry>,
+    /// Whether the tree holds nothing in the range past the buffer.
+    done: bool,
+    /// The tree's change count read before the buffered batch was copied; `None` when the
+    /// buffer holds entries that must be read again under their lock.
+    batch_changes: Option<u64>,
+}
+
+/// A SERIALIZABLE range's key locks: RangeS-S on each key of index `index` of table
+/// `table` as it is read, then on the key past the range.
+#[derive(Debug)]
+pub(super) struct RangeLock {
+    table: u32,
+    index: u16,
+    /// Whether the key past the range is locked (the range is read to its end).
+    end_locked: bool,
+}
+
+impl RangeLock {
+    pub(super) fn new(table: u32, index: u16) -> RangeLock {
+        RangeLock { table, index, end_locked: false }
+    }
+}
+
+/// What [`Entries::next_locked`] gives.
+enum Locked {
+    /// The next entry, locked.
+    Entry(Vec<u8>, Vec<u8>),
+    /// The range is read and locked to its end.
+    End,
+    /// The transaction escalated to a table lock, which covers the rest of the range: read
+    /// on without key locks.
+    Escalated,
+}
+
+impl Entries {
+    pub(super) fn new(
+        db: &Arc<Database>,
+        root: PageId,
+        lower: Bound<Vec<u8>>,
+        upper: Bound<Vec<u8>>,
+    ) -> Entries {
+        Entries {
+            db: Arc::clone(db),
+            root,
+            next: lower,
+            upper,
+            buffer: VecDeque::new(),
+            done: false,
+            batch_changes: None,
+        }
+    }
+
+    /// Copies the next batch into the (empty) buffer.
+    fn refill(&mut self) -> Result<(), EngineError> {
+        self.db.check_online()?;
+        let tree = self.db.space().tree(self.root);
+        // Read before copying: a change during the copy makes it differ afterwards.
+        self.batch_changes = Some(tree.changes());
+        self.done = fill_batch(&tree, &self.next, &self.upper, &mut self.buffer)?;
+        Ok(())
+    }
+
+    /// The next entry, without key locks.
+    fn next_entry(&mut self) -> Result<Option<Entry>, EngineError> {
+        loop {
+            if let Some((key, value)) = self.buffer.pop_front() {
+                self.next = Bound::Excluded(key.clone());
+                return Ok(Some((key, value)));
+            }
+            if self.done {
+                return Ok(None);
+            }
+            self.refill()?;
+        }
+    }
+
+    /// Whether `key` is below the range's upper bound.
+    fn in_range(&self, key: &[u8]) -> bool {
+        match &self.upper {
+            Bound::Unbounded => true,
+            Bound::Included(u) => key <= u.as_slice(),
+            Bound::Excluded(u) => key < u.as_slice(),
+        }
+    }
+
+    /// The next entry of a SERIALIZABLE range, its key locked with RangeS-S; at the end of
+    /// the range, the key past it is locked too.
+    ///
+    /// Why nothing can come into the range unseen: a key locked with RangeS-S keeps new keys
+    /// out of the stretch between it and the key before it, since an insert there holds
+    /// RangeI-N on it while it inserts. So once the lock is granted, what the tree holds
+    /// between the last entry given out and the key is final, and one look at it finds any
+    /// key that came in before the grant (then that key is locked and given out first). The
+    /// look is skipped while the tree's change count says nothing changed since the batch
+    /// was copied.
+    fn next_locked(
+        &mut self,
+        tx: &mut Transaction,
+        lock: &mut RangeLock,
+    ) -> Result<Locked, EngineError> {
+        let db = self.db.id();
+        loop {
+            if let Some((key, value)) = self.buffer.pop_front() {
+                let res = Resource::key(db, lock.table, lock.index.into(), &key);
+                if tx.lock_key(db, lock.table, res, LockMode::RangeSS)?.is_none()
+                    && tx.table_covers_rows(db, lock.table)
+                {
+                    return self.escalated();
+                }
+                let tree = self.db.space().tree(self.root);
+                if self.batch_changes == Some(tree.changes()) {
+                    self.next = Bound::Excluded(key.clone());
+                    return Ok(Locked::Entry(key, value));
+                }
+                let mut between = tree.range(self.next.clone(), Bound::Excluded(key.clone()));
+                if let Some(first) = between.next_entry()? {
+                    // A key came in below this one: lock and give out that one first.
+                    self.buffer.push_front((key, value));
+                    self.buffer.push_front(first);
+                    self.batch_changes = None;
+                    continue;
+                }
+                // The entry itself, as it is now (it may have changed or gone).
+                match tree.get(&key)? {
+                    Some(value) => {
+                        self.next = Bound::Excluded(key.clone());
+                        return Ok(Locked::Entry(key, value));
+                    }
+                    None => continue,
+                }
+            }
+            if !self.done {
+                self.refill()?;
+                continue;
+            }
+            if lock.end_locked {
+                return Ok(Locked::End);
+            }
+            // The range is read: lock the key past it, then look again at the stretch from
+            // the last entry given out to it.
+            let tree = self.db.space().tree(self.root);
+            let before = tree.changes();
+            let past = match past_range(&self.upper) {
+                Some(from) => tree.range(from, Bound::Unbounded).next_entry()?.map(|(k, _)| k),
+                None => None,
+            };
+            let res = key_or_end(db, lock.table, lock.index, past.as_deref());
+            if tx.lock_key(db, lock.table, res, LockMode::RangeSS)?.is_none()
+                && tx.table_covers_rows(db, lock.table)
+            {
+                return self.escalated();
+            }
+            if self.batch_changes == Some(before) && tree.changes() == before {
+                lock.end_locked = true;
+                return Ok(Locked::End);
+            }
+            let upto = past.map_or(Bound::Unbounded, Bound::Excluded);
+            match tree.range(self.next.clone(), upto).next_entry()? {
+                None => {
+                    lock.end_locked = true;
+                    return Ok(Locked::End);
+                }
+                Some(entry) if self.in_range(&entry.0) => {
+                    // A key came into the range: go on from it.
+                    self.buffer.push_back(entry);
+                    self.batch_changes = None;
+                    self.done = false;
+                }
+                // A key came in past the range, before the one locked: it is the key past
+                // the range now, and is locked in the next round.
+                Some(_) => self.batch_changes = None,
+            }
+        }
+    }
+
+    /// Ends key locking after an escalation: the buffered entries may be older than the
+    /// table lock, so they are read again under it.
+    fn escalated(&mut self) -> Result<Locked, EngineError> {
+        self.buffer.clear();
+        self.done = false;
+        Ok(Locked::Escalated)
+    }
+}
+
+/// The lower bound of what lies past a range whose upper bound is `upper`; `None` if the
+/// range runs to the end of the index.
+fn past_range(upper: &Bound<Vec<u8>>) -> Option<Bound<Vec<u8>>> {
+    match upper {
+        Bound::Included(u) => Some(Bound::Excluded(u.clone())),
+        Bound::Excluded(u) => Some(Bound::Included(u.clone())),
+        Bound::Unbounded => None,
+    }
+}
+
+/// A cursor over a nonclustered index's entries: the row ids, in index key order. Like
+/// [`RowCursor`] it copies a batch of entries at a time and holds no latch between calls.
+#[derive(Debug)]
+pub struct IndexCursor {
+    pub(super) entries: Entries,
+    /// The range's key locks (SERIALIZABLE), if it takes them.
+    pub(super) range: Option<RangeLock>,
+}
+
+impl IndexCursor {
+    /// The row id of the next entry, locking its index key in `tx` under SERIALIZABLE.
+    pub fn next_row_id(&mut self, tx: &mut Transaction) -> Result<Option<RowId>, EngineError> {
+        if let Some(lock) = &mut self.range {
+            match self.entries.next_locked(tx, lock)? {
+                Locked::Entry(_, row_id) => return Ok(Some(row_id)),
+                Locked::End => return Ok(None),
+                Locked::Escalated => self.range = None,
+            }
+        }
+        Ok(self.entries.next_entry()?.map(|(_, row_id)| row_id))
+    }
+}
+
+/// Which key locks a [`RowCursor`] takes.
+#[derive(Debug)]
+pub(super) enum RowLocking {
+    /// None: a table lock covers the rows.
+    Table,
+    /// S on each row while it is read, given back at once under READ COMMITTED.
+    Rows,
+    /// RangeS-S on each key and on the key past the range, held (SERIALIZABLE).
+    Range(RangeLock),
+}
+
+/// A cursor over a table's rows. It holds no latch between calls; under READ COMMITTED each
+/// row is S-locked while it is read and released at once.
+#[derive(Debug)]
+pub struct RowCursor {
+    pub(super) entries: Entries,
+    pub(super) table_id: u32,
+    pub(super) types: Vec<SqlType>,
+    pub(super) locking: RowLocking,
+    /// The columns to decode (None: all); the others are returned as NULL.
+    pub(super) wanted: Option<Arc<[bool]>>,
+}
+
+const CURSOR_BATCH: usize = 256;
+
+/// Copies up to [`CURSOR_BATCH`] entries of `tree` in `next..upper` into `buffer`; says
+/// whether the range is exhausted.
+fn fill_batch(
+    tree: &walden_storage::btree::BTree<'_>,
+    next: &Bound<Vec<u8>>,
+    upper: &Bound<Vec<u8>>,
+    buffer: &mut VecDeque<Entry>,
+) -> Result<bool, EngineError> {
+    let mut cursor = tree.range(next.clone(), upper.clone());
+    while buffer.len() < CURSOR_BATCH {
+        match cursor.next_entry()? {
+            Some(entry) => buffer.push_back(entry),
+            None => return Ok(true),
+        }
+    }
+    Ok(false)
+}
+
+impl RowCursor {
+    /// Decodes only the columns `wanted` marks (all with None) from here on; the others
+    /// are returned as NULL.
+    pub fn decode_only(&mut self, wanted: Option<Arc<[bool]>>) {
+        self.wanted = wanted;
+    }
+
+    /// The next row: its id and values.
+    pub fn next_row(
+        &mut self,
+        tx: &mut Transaction,
+    ) -> Result<Option<(RowId, Vec<Value>)>, EngineError> {
+        if let RowLocking::Range(lock) = &mut self.locking {
+            match self.entries.next_locked(tx, lock)? {
+                Locked::Entry(id, bytes) => return self.decode(id, &bytes).map(Some),
+                Locked::End => return Ok(None),
+                Locked::Escalated => self.locking = RowLocking::Table,
+            }
+        }
+        loop {
+            let Some((id, bytes)) = self.entries.next_entry()? else {
+                return Ok(None);
+            };
+            if !matches!(self.locking, RowLocking::Rows) {
+                return self.decode(id, &bytes).map(Some);
+            }
+            let db = self.entries.db.id();
+            let res = Resource::key(db, self.table_id, 1, &id);
+            let newly_granted = tx.lock_key(db, self.table_id, res.clone(), LockMode::S)?;
+            if newly_granted.is_none() && tx.table_covers_rows(db, self.table_id) {
+                // Escalated: the table lock covers the rest, read again under it.
+                self.locking = RowLocking::Table;
+            }
+            // Under the lock, the row as it is now: it may have changed or gone since the
+            // batch was copied, and the copy may hold a change that was not committed then
+            // and has been undone since. If no entry of the tree changed since before the
+            // copy, the copy is the row now, and it is committed: an uncommitted change is
+            // made under an X lock its writer holds until it commits or undoes it (an undo
+            // is a change), and the S lock just granted says no one holds one.
+            let tree = self.entries.db.space().tree(self.entries.root);
+            let current = if self.entries.batch_changes == Some(tree.changes()) {
+                Some(bytes)
+            } else {
+                tree.get(&id)?
+            };
+            // READ COMMITTED gives back only a lock this read took: one the transaction held
+            // already (it changed the row) stays to the end.
+            if newly_granted.is_some() && tx.isolation() == Isolation::ReadCommitted {
+                tx.unlock(&res);
+            }
+            match current {
+                Some(b) => return self.decode(id, &b).map(Some),
+                None => continue,
+            }
+        }
+    }
+
+    fn decode(&self, id: RowId, bytes: &[u8]) -> Result<(RowId, Vec<Value>), EngineError> {
+        let wanted = self.wanted.as_deref();
+        let values = decode_stored_row_some(&self.entries.db, &self.types, bytes, wanted)
+            .map_err(|e| EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id)))?;
+        Ok((id, values))
+    }
+}
