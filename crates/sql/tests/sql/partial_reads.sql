@@ -69,3 +69,13 @@ DECLARE @s DECIMAL(18,2) = 0, @n INT;
 SELECT @s = @s + d, @n = g FROM wide WHERE id <= 4;
 SELECT @s AS s, @n AS n;
 GO
+-- TOP n ... ORDER BY drops a row that cannot sort before the n-th kept one (query.rs); over
+-- a few thousand rows with ties the first n are those of a full sort, ties in input order.
+CREATE TABLE topn (id INT PRIMARY KEY, v INT, w VARCHAR(5));
+INSERT INTO topn SELECT value, value * 7919 % 1000, CHAR(65 + value % 26) FROM GENERATE_SERIES(1, 3000);
+GO
+SELECT TOP 6 id, v FROM topn ORDER BY v DESC;
+SELECT TOP 6 id, v, w FROM topn ORDER BY w, v;
+SELECT COUNT(*) AS differences FROM (SELECT TOP 40 id FROM topn ORDER BY v, id DESC) t
+WHERE id NOT IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY v, id DESC) AS rn FROM topn) r WHERE rn <= 40);
+GO
