@@ -372,6 +372,7 @@ impl Transaction {
                 }
             }
         }
+        db.count_modification(table.id, 1);
         Ok(())
     }
 
@@ -444,6 +445,8 @@ impl Transaction {
         let result = self.update_row_inner(db, table, primary, row_id, &new_id, old, values, &row);
         if result.is_err() {
             self.rollback_to_mark(&mark)?;
+        } else {
+            db.count_modification(table.id, 1);
         }
         result.map(|()| new_id)
     }
@@ -511,6 +514,7 @@ impl Transaction {
             self.rollback_to_mark(&mark)?;
             return Err(e);
         }
+        db.count_modification(table.id, 1);
         Ok(true)
     }
 

@@ -178,12 +178,10 @@ pub enum StatementKind {
     Execute(Box<Execute>),
     /// `CHECKPOINT [duration_seconds]`.
     Checkpoint(Option<Expr>),
-    /// `UPDATE STATISTICS table [index | (index, ...)] [WITH options]`: Walden keeps no
-    /// distribution statistics (its plans do not use them), so there is nothing to update;
-    /// the table must exist.
-    UpdateStatistics(ObjectName),
-    /// `CREATE STATISTICS name ON table (column, ...) [WHERE filter] [WITH options]`: as for
-    /// UPDATE STATISTICS, Walden keeps none; the table and its columns must exist.
+    /// `UPDATE STATISTICS table [name | (name, ...)] [WITH options]`.
+    UpdateStatistics(Box<UpdateStatistics>),
+    /// `CREATE STATISTICS name ON table (column, ...) [WHERE filter] [WITH options]` (the
+    /// filter is read and not kept).
     CreateStatistics {
         /// The statistics' name.
         name: Ident,
@@ -191,6 +189,8 @@ pub enum StatementKind {
         table: ObjectName,
         /// Its columns.
         columns: Vec<Ident>,
+        /// The WITH options.
+        options: StatisticsOptions,
     },
     /// `ALTER INDEX {name | ALL} ON table {REBUILD | REORGANIZE | DISABLE | SET (...)} ...`.
     AlterIndex {
@@ -263,6 +263,42 @@ pub struct Dbcc {
     pub arguments: Vec<DbccArgument>,
     /// The `WITH` options (`NO_INFOMSGS`, ...).
     pub options: Vec<Ident>,
+}
+
+/// `UPDATE STATISTICS table [name | (name, ...)] [WITH options]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateStatistics {
+    /// The table.
+    pub table: ObjectName,
+    /// The statistics (or indexes) named; empty for all of the table's.
+    pub names: Vec<Ident>,
+    /// The WITH options.
+    pub options: StatisticsOptions,
+}
+
+/// The WITH options of CREATE and UPDATE STATISTICS that Walden acts on; the others
+/// (`MAXDOP`, `INCREMENTAL`, `STATS_STREAM`, ...) are read and dropped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatisticsOptions {
+    /// `FULLSCAN`, `SAMPLE n PERCENT`, `SAMPLE n ROWS`; None without one.
+    pub sample: Option<StatisticsSample>,
+    /// `RESAMPLE`: as the last build sampled.
+    pub resample: bool,
+    /// `NORECOMPUTE`: no automatic updates.
+    pub no_recompute: bool,
+    /// `ALL`, `COLUMNS` or `INDEX` (UPDATE STATISTICS): which statistics; None is ALL.
+    pub only: Option<String>,
+}
+
+/// How much a statistics build reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StatisticsSample {
+    /// `FULLSCAN` (or `SAMPLE 100 PERCENT`).
+    FullScan,
+    /// `SAMPLE n PERCENT`.
+    Percent(f64),
+    /// `SAMPLE n ROWS`.
+    Rows(f64),
 }
 
 /// One argument of a `DBCC` command.

@@ -200,8 +200,8 @@ impl Display for StatementKind {
             Transaction(statement) => write!(f, "{statement}"),
             Execute(execute) => write!(f, "{execute}"),
             Checkpoint(None) => f.write_str("CHECKPOINT"),
-            UpdateStatistics(table) => write!(f, "UPDATE STATISTICS {table}"),
-            CreateStatistics { name, table, columns } => {
+            UpdateStatistics(u) => write!(f, "UPDATE STATISTICS {}", u.table),
+            CreateStatistics { name, table, columns, .. } => {
                 write!(f, "CREATE STATISTICS {name} ON {table} (")?;
                 for (i, c) in columns.iter().enumerate() {
                     if i > 0 {
