@@ -907,6 +907,11 @@ impl Transaction {
         for index in &mut def.indexes {
             index.root = self.create_tree(db, def.id, index.id)?;
         }
+        // Every row removed counts as a modification, as a DELETE's would (the statistics
+        // know how many there were).
+        let rows =
+            db.statistics_of(def.id).iter().filter_map(|s| Some(s.histogram.as_ref()?.rows)).max();
+        db.count_modification(def.id, rows.unwrap_or(0));
         db.locators.lock().unwrap_or_else(PoisonError::into_inner).remove(&def.id);
         // TRUNCATE restarts the identity at its seed, as in SQL Server.
         if let Some((_, seed, inc)) = def.identity_column() {

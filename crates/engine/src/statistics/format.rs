@@ -267,3 +267,80 @@ impl<'a> Reader<'a> {
         String::from_utf8(self.take(len)?.to_vec()).map_err(|_| corrupt())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn sample() -> StatisticsDef {
+        let step = |v: Value, range: f64, eq: f64, distinct: f64| Step {
+            key: step_key(SqlType::Int, &v),
+            value: v,
+            range_rows: range,
+            eq_rows: eq,
+            distinct_range_rows: distinct,
+        };
+        StatisticsDef {
+            table: 1000,
+            table_created: 5,
+            id: 3,
+            name: "s".into(),
+            columns: vec![0, 2],
+            auto_created: false,
+            user_created: true,
+            no_recompute: true,
+            sampling: Sampling::Percent(12.5),
+            histogram: Some(Arc::new(Histogram {
+                updated_micros: 77,
+                rows: 10,
+                rows_sampled: 10,
+                key_type: SqlType::Int,
+                density: vec![0.25, 0.1],
+                avg_length: vec![5.0, 9.0],
+                steps: vec![
+                    step(Value::Null, 0.0, 2.0, 0.0),
+                    step(Value::Int(1), 0.0, 3.0, 0.0),
+                    step(Value::Int(9), 4.0, 1.0, 2.0),
+                ],
+            })),
+        }
+    }
+
+    #[test]
+    fn a_record_reads_back_as_written() {
+        let s = sample();
+        let back = StatisticsDef::decode(&s.encode()).unwrap();
+        assert_eq!(back.encode(), s.encode());
+        let h = back.histogram.unwrap();
+        assert_eq!(h.steps.len(), 3);
+        assert_eq!(h.steps[2].value, Value::Int(9));
+        assert_eq!(h.steps[2].key, step_key(SqlType::Int, &Value::Int(9)));
+        assert!(h.steps[0].key < h.steps[1].key && h.steps[1].key < h.steps[2].key);
+        assert_eq!(
+            (back.sampling, back.no_recompute, back.columns),
+            (Sampling::Percent(12.5), true, vec![0, 2])
+        );
+    }
+
+    #[test]
+    fn a_truncated_record_is_corrupt_not_a_panic() {
+        let bytes = sample().encode();
+        for len in 0..bytes.len() {
+            assert!(StatisticsDef::decode(&bytes[..len]).is_err(), "{len}");
+        }
+    }
+
+    #[test]
+    fn keys_sort_after_objects_and_before_properties() {
+        let key = statistics_key(1000, 3, 1);
+        assert!(is_statistics_key(&key));
+        assert_eq!(statistics_key_ids(&key), Some((1000, 3)));
+        assert!(key.as_slice() > crate::catalog::object_key(0xFFFF_FFFD).as_slice());
+        assert!(key.as_slice() < crate::catalog::PROPERTY_KEY_PREFIX.as_slice());
+        assert!(!crate::catalog::is_property_key(&key));
+        assert!(statistics_key(1000, 3, 0) < statistics_key(1000, 3, 1));
+        assert!(statistics_key(1000, 3, 9) < statistics_key(1000, 4, 0));
+    }
+}

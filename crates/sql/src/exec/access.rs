@@ -786,6 +786,10 @@ const STATS_SAMPLE: usize = 512;
 /// of the table ends it sooner (a statistics object may have become stale).
 const STATS_MAX_AGE: Duration = Duration::from_secs(2);
 
+/// A session's cached statistics of one table: when gathered, its index 1's root page then,
+/// the table's modification count then, and what (see [`Run::table_stats`]).
+pub(crate) type CachedStats = (Instant, u32, u64, Arc<TableStats>);
+
 /// At most this many tables' statistics are kept per session.
 const STATS_CACHED_TABLES: usize = 1024;
 

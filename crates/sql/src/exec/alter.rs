@@ -918,6 +918,7 @@ impl Run<'_> {
             }
         }
         let db = Arc::clone(&t.db);
+        self.statistics_indexes_dropped(&db, &t.def, &new)?;
         if dropped.is_empty() && !indexes_changed {
             self.tx().alter_table_metadata(&db, &t.def, new).map_err(|e| self.s.engine_error(e))?;
             return Ok(());

@@ -317,8 +317,7 @@ pub struct Session {
     /// Tables' statistics by (database id, table id): when read, from which root page (a
     /// table dropped and created again has another), at which count of the table's
     /// modifications, and what (see `access`).
-    pub(crate) table_stats:
-        HashMap<(u32, u32), (std::time::Instant, u32, u64, Arc<crate::exec::access::TableStats>)>,
+    pub(crate) table_stats: HashMap<(u32, u32), crate::exec::access::CachedStats>,
     /// The running statement's reads per table, for `SET STATISTICS IO ON`.
     pub(crate) statement_io: Vec<crate::exec::statistics::TableIo>,
     /// The common table expressions in scope of the statement SHOWPLAN is explaining, and

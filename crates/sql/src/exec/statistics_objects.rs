@@ -290,8 +290,8 @@ impl Run<'_> {
             })
             .collect();
         tables.sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
-        let (mut updated, mut skipped) = (0, 0);
         for def in tables {
+            let (mut updated, mut skipped) = (0, 0);
             self.print(format!("Updating [{}].[{}]", def.schema, def.name));
             for target in targets(&db, &def) {
                 let due = match &target.object {
@@ -312,13 +312,66 @@ impl Run<'_> {
                 updated += 1;
                 self.print(format!("    [{}] has been updated...", target.name));
             }
+            self.print(format!(
+                "    {updated} index(es)/statistic(s) have been updated, {skipped} did not require update."
+            ));
             self.print(String::new());
         }
-        self.print(format!(
-            "{updated} index(es)/statistic(s) have been updated, {skipped} did not require update."
-        ));
-        self.print(String::new());
         self.print("Statistics for all tables have been updated.".into());
+        Ok(())
+    }
+
+    /// `sp_createstats`: single-column statistics, named after the column, on every column
+    /// of the current database's tables that no index or statistics object leads and whose
+    /// type can be a key, as SQL Server's does with its default arguments.
+    pub(crate) fn sp_createstats(&mut self) -> Result<(), SqlError> {
+        let db = Arc::clone(&self.s.db);
+        let mut tables: Vec<Arc<TableDef>> = db
+            .catalog()
+            .objects()
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::Table(t) if !t.name.starts_with('#') => Some(Arc::clone(t)),
+                _ => None,
+            })
+            .collect();
+        tables.sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
+        let mut created = 0;
+        for def in tables {
+            let t = TableRef {
+                db: Arc::clone(&db),
+                def: Arc::clone(&def),
+                qual: def.name.clone(),
+                view_check: None,
+            };
+            let mut header = false;
+            for (c, column) in def.columns.iter().enumerate() {
+                let existing = targets(&db, &def);
+                let led = existing.iter().any(|s| s.columns.first() == Some(&c));
+                let taken = existing.iter().any(|s| s.name.eq_ignore_ascii_case(&column.name));
+                if led || taken || !key_type(column.ty) || column.computed.is_some() {
+                    continue;
+                }
+                if !header {
+                    self.print(format!(
+                        "Table '{}.{}': Creating statistics for the following columns:",
+                        def.schema, def.name
+                    ));
+                    header = true;
+                }
+                self.print(format!("     {}", column.name));
+                let target = Target {
+                    id: db.next_statistics_id(&def),
+                    name: column.name.clone(),
+                    columns: vec![c],
+                    index: false,
+                    object: None,
+                };
+                self.build(&t, &target, Sampling::Default, false, true)?;
+                created += 1;
+            }
+        }
+        self.print(format!("Statistics have been created for the {created} indicated columns."));
         Ok(())
     }
 
@@ -460,6 +513,23 @@ impl Run<'_> {
                 )
             })
             .collect()
+    }
+
+    /// ALTER TABLE is dropping the indexes of `old` that `new` no longer has (with their
+    /// constraints): their statistics go with them, in the ALTER's transaction.
+    pub(crate) fn statistics_indexes_dropped(
+        &mut self,
+        db: &Arc<Database>,
+        old: &TableDef,
+        new: &TableDef,
+    ) -> Result<(), SqlError> {
+        let kept = |id: u16| new.index(id).is_some_and(|i| !i.is_heap());
+        for index in old.indexes.iter().filter(|i| !i.is_heap() && !kept(i.id)) {
+            self.tx()
+                .drop_statistics(db, old.id, u32::from(index.id))
+                .map_err(|e| self.s.engine_error(e))?;
+        }
+        Ok(())
     }
 
     /// After ALTER TABLE dropped the columns at positions `dropped` (of the old definition,

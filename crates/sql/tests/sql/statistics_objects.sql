@@ -89,3 +89,11 @@ CREATE INDEX ix_id ON dbo.h (id)
 SELECT name, stats_id FROM sys.stats WHERE object_id = OBJECT_ID('dbo.h') ORDER BY stats_id
 EXEC sp_updatestats
 GO
+-- sp_createstats: one statistics object per column nothing leads.
+CREATE TABLE dbo.c (a INT PRIMARY KEY, b INT, x XML)
+INSERT dbo.c VALUES (1, 10, NULL), (2, 20, NULL)
+EXEC sp_createstats
+SELECT s.name, s.stats_id, s.user_created, COL_NAME(c.object_id, c.column_id) AS col
+FROM sys.stats s JOIN sys.stats_columns c ON c.object_id = s.object_id AND c.stats_id = s.stats_id
+WHERE s.object_id = OBJECT_ID('dbo.c') ORDER BY s.stats_id
+GO
