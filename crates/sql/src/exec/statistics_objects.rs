@@ -136,7 +136,7 @@ impl Run<'_> {
             index: false,
             object: None,
         };
-        self.build(&t, &target, sampling(options, None), options.no_recompute, true)
+        self.build((&t.db, &t.def), &target, sampling(options, None), options.no_recompute, true)
     }
 
     /// `UPDATE STATISTICS table [name | (name, ...)] [WITH ...]`.
@@ -171,22 +171,28 @@ impl Run<'_> {
             let last = s.object.as_ref().map(|o| o.sampling);
             let user = s.object.as_ref().is_some_and(|o| o.user_created);
             // Without NORECOMPUTE an update turns automatic updates back on, as in SQL Server.
-            self.build(&t, s, sampling(&u.options, last), u.options.no_recompute, user)?;
+            self.build(
+                (&t.db, &t.def),
+                s,
+                sampling(&u.options, last),
+                u.options.no_recompute,
+                user,
+            )?;
         }
         Ok(())
     }
 
-    /// Builds `target` and writes it in the session's transaction.
+    /// Builds `target` of table `def` and writes it in the session's transaction.
     fn build(
         &mut self,
-        t: &TableRef,
+        (db, def): (&Arc<Database>, &TableDef),
         target: &Target,
         sampling: Sampling,
         no_recompute: bool,
         user_created: bool,
     ) -> Result<(), SqlError> {
-        let def = self.built(&t.db, &t.def, target, sampling, no_recompute, user_created)?;
-        self.tx().put_statistics(&t.db, def).map_err(|e| self.s.engine_error(e))
+        let stats = self.built(db, def, target, sampling, no_recompute, user_created)?;
+        self.tx().put_statistics(db, stats).map_err(|e| self.s.engine_error(e))
     }
 
     /// `target` built from the rows of `def` now.
@@ -338,12 +344,6 @@ impl Run<'_> {
         tables.sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
         let mut created = 0;
         for def in tables {
-            let t = TableRef {
-                db: Arc::clone(&db),
-                def: Arc::clone(&def),
-                qual: def.name.clone(),
-                view_check: None,
-            };
             let mut header = false;
             for (c, column) in def.columns.iter().enumerate() {
                 let existing = targets(&db, &def);
@@ -367,7 +367,7 @@ impl Run<'_> {
                     index: false,
                     object: None,
                 };
-                self.build(&t, &target, Sampling::Default, false, true)?;
+                self.build((&db, &def), &target, Sampling::Default, false, true)?;
                 created += 1;
             }
         }

@@ -97,3 +97,13 @@ SELECT s.name, s.stats_id, s.user_created, COL_NAME(c.object_id, c.column_id) AS
 FROM sys.stats s JOIN sys.stats_columns c ON c.object_id = s.object_id AND c.stats_id = s.stats_id
 WHERE s.object_id = OBJECT_ID('dbo.c') ORDER BY s.stats_id
 GO
+-- Dropping a column no statistics name moves the later columns' positions with it.
+CREATE TABLE dbo.m (a INT PRIMARY KEY, b INT, c INT)
+INSERT dbo.m VALUES (1, 1, 1), (2, 2, 2)
+CREATE STATISTICS st_c ON dbo.m (c)
+ALTER TABLE dbo.m DROP COLUMN b
+SELECT s.name, COL_NAME(c.object_id, c.column_id) AS col
+FROM sys.stats s JOIN sys.stats_columns c ON c.object_id = s.object_id AND c.stats_id = s.stats_id
+WHERE s.object_id = OBJECT_ID('dbo.m') ORDER BY s.stats_id
+DBCC SHOW_STATISTICS ('dbo.m', st_c) WITH HISTOGRAM, NO_INFOMSGS
+GO
