@@ -319,7 +319,7 @@ pub(crate) fn choose<'e>(
         let leading = index.columns[0];
         let from_histogram = match (stats, fixed.len()) {
             (Some(s), 0) => s.histogram_rows(leading, None, &range),
-            (Some(s), 1) if range.is_empty() || !whole_key => {
+            (Some(s), 1) => {
                 // The histogram counts the leading column's rows; a range on the next
                 // column keeps a part of them.
                 let narrow = if range.is_empty() { 1.0 } else { RANGE_SELECTIVITY };
