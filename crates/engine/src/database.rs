@@ -276,9 +276,8 @@ pub struct Database {
     offline_cause: Mutex<OfflineCause>,
     /// `ALTER DATABASE ... SET READ_ONLY`: every change is refused (3906).
     read_only: std::sync::atomic::AtomicBool,
-    /// The names `CREATE STATISTICS` gave, by table id (lower-cased), for `DROP STATISTICS`
-    /// to find: Walden builds no statistics object, and keeps these in memory only.
-    statistics: Mutex<std::collections::HashSet<(u32, String)>>,
+    /// Its statistics objects and modification counters (`crate::statistics`).
+    pub(crate) statistics: crate::statistics::StatisticsState,
     /// Exclusive locks on its files, held while it is open (released on drop).
     file_locks: Vec<FileLock>,
     config: DatabaseConfig,
@@ -440,7 +439,7 @@ impl Database {
             offline: std::sync::atomic::AtomicBool::new(false),
             offline_cause: Mutex::new(OfflineCause::Other),
             read_only: std::sync::atomic::AtomicBool::new(false),
-            statistics: Mutex::new(std::collections::HashSet::new()),
+            statistics: crate::statistics::StatisticsState::default(),
             file_locks: Vec::new(),
             config,
             recovery_model: Mutex::new(RecoveryModel::Simple),
@@ -507,19 +506,6 @@ impl Database {
     /// Sets its recovery model (the caller persists it in master).
     pub fn set_recovery_model(&self, model: RecoveryModel) {
         *self.recovery_model.lock().unwrap_or_else(PoisonError::into_inner) = model;
-    }
-
-    /// Records `CREATE STATISTICS name` on table `table`; false if that name was given
-    /// already.
-    pub fn note_statistics(&self, table: u32, name: &str) -> bool {
-        let mut names = self.statistics.lock().unwrap_or_else(PoisonError::into_inner);
-        names.insert((table, name.to_lowercase()))
-    }
-
-    /// Forgets `CREATE STATISTICS name` on table `table`; false if there was none.
-    pub fn forget_statistics(&self, table: u32, name: &str) -> bool {
-        let mut names = self.statistics.lock().unwrap_or_else(PoisonError::into_inner);
-        names.remove(&(table, name.to_lowercase()))
     }
 
     /// Whether it is `READ_ONLY`.

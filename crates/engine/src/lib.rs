@@ -6,7 +6,7 @@
 //!   [`files`]: the files' sizes, growth and maximum sizes.
 //! * [`txn`]: transactions, rollback with compensation records, savepoints, commit policy.
 //! * [`table`]: rows, indexes, locks on rows and tables; [`objects`]: DDL, identity,
-//!   sequences; [`catalog`]: object definitions.
+//!   sequences; [`catalog`]: object definitions; [`statistics`]: statistics objects.
 //! * [`alter`]: ALTER TABLE's table rebuilds, renames and catalog-only table changes.
 //! * [`lock`]: the lock manager; [`types`]: SQL types, values, rows and keys;
 //!   [`wal`]: the engine's log records; [`recovery`]: the recovery decision tables.
@@ -23,6 +23,7 @@ pub mod instance;
 pub mod lock;
 pub mod objects;
 pub mod recovery;
+pub mod statistics;
 pub mod table;
 pub mod txn;
 pub mod types;

@@ -84,8 +84,13 @@ impl Database {
         let mut properties = Vec::new();
         // The chunks of the property being read: its key without the chunk number, and bytes.
         let mut chunks: Option<(Vec<u8>, Vec<u8>)> = None;
+        let mut statistics = crate::statistics::StatisticsEntries::default();
         for entry in tree.scan() {
             let (key, value) = entry?;
+            if crate::statistics::is_statistics_key(&key) {
+                statistics.push(&key, &value)?;
+                continue;
+            }
             if !crate::catalog::is_property_key(&key) {
                 objects.push(Object::decode(&value)?);
                 continue;
@@ -140,6 +145,8 @@ impl Database {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .retain(|id, _| catalog.get(*id).is_some());
+        let (entries, options) = statistics.finish()?;
+        self.load_statistics(entries, options, &catalog);
         *self.catalog.write().unwrap_or_else(PoisonError::into_inner) = catalog;
         Ok(())
     }
@@ -885,6 +892,7 @@ impl Transaction {
         self.tree_delete(db, CATALOG_ROOT, &object_key(object))?;
         db.replaced_objects.fetch_add(1, Ordering::Relaxed);
         db.catalog.write().unwrap_or_else(PoisonError::into_inner).remove(object);
+        self.drop_table_statistics(db, object)?;
         self.drop_properties_of(db, object)
     }
 
@@ -899,6 +907,11 @@ impl Transaction {
         for index in &mut def.indexes {
             index.root = self.create_tree(db, def.id, index.id)?;
         }
+        // Every row removed counts as a modification, as a DELETE's would (the statistics
+        // know how many there were).
+        let rows =
+            db.statistics_of(def.id).iter().filter_map(|s| Some(s.histogram.as_ref()?.rows)).max();
+        db.count_modification(def.id, rows.unwrap_or(0));
         db.locators.lock().unwrap_or_else(PoisonError::into_inner).remove(&def.id);
         // TRUNCATE restarts the identity at its seed, as in SQL Server.
         if let Some((_, seed, inc)) = def.identity_column() {
@@ -929,7 +942,10 @@ impl Transaction {
         }
         self.lock_object(db, table.id, LockMode::X)?;
         let mut def = table.clone();
-        let id = def.indexes.iter().map(|i| i.id).max().unwrap_or(1) + 1;
+        // Statistics objects share the ids of the table's indexes.
+        let id = u16::try_from(db.next_statistics_id(&def)).map_err(|_| {
+            EngineError::Invalid(format!("table '{}' has too many indexes", def.name))
+        })?;
         let root = self.create_tree(db, def.id, id)?;
         let index = IndexDef {
             id,
@@ -980,6 +996,7 @@ impl Transaction {
             )));
         }
         self.put_catalog(db, Object::Table(Arc::new(def.clone())), false)?;
+        self.drop_statistics(db, table.id, u32::from(index_id))?;
         // The index's extended properties go with it, so a later index given its id starts
         // without them.
         let mut entries = db.extended_properties();

@@ -511,6 +511,7 @@ impl Transaction {
                 }
             }
         }
+        db.count_modification(table.id, 1);
         Ok(())
     }
 
@@ -583,6 +584,8 @@ impl Transaction {
         let result = self.update_row_inner(db, table, primary, row_id, &new_id, old, values, &row);
         if result.is_err() {
             self.rollback_to_mark(&mark)?;
+        } else {
+            db.count_modification(table.id, 1);
         }
         result.map(|()| new_id)
     }
@@ -659,6 +662,7 @@ impl Transaction {
             self.rollback_to_mark(&mark)?;
             return Err(e);
         }
+        db.count_modification(table.id, 1);
         Ok(true)
     }
 

@@ -70,8 +70,9 @@ pub use query::{
 };
 pub use stmt::{
     AssignOp, Dbcc, DbccArgument, Declaration, DeclarationKind, ExecArgument, ExecProcedure,
-    Execute, If, IsolationLevel, ProcedureRef, Raiserror, RaiserrorOption, SetStatement, Throw,
-    TransactionName, TransactionStatement, TryCatch, Waitfor, WaitforKind, While,
+    Execute, If, IsolationLevel, ProcedureRef, Raiserror, RaiserrorOption, SetStatement,
+    StatisticsOptions, StatisticsSample, Throw, TransactionName, TransactionStatement, TryCatch,
+    UpdateStatistics, Waitfor, WaitforKind, While,
 };
 
 /// A region of the batch text: where a token, expression or statement starts (1-based line and
@@ -162,12 +163,10 @@ pub enum StatementKind {
     Execute(Box<Execute>),
     /// `CHECKPOINT [duration_seconds]`.
     Checkpoint(Option<Expr>),
-    /// `UPDATE STATISTICS table [index | (index, ...)] [WITH options]`: Walden keeps no
-    /// distribution statistics (its plans do not use them), so there is nothing to update;
-    /// the table must exist.
-    UpdateStatistics(ObjectName),
-    /// `CREATE STATISTICS name ON table (column, ...) [WHERE filter] [WITH options]`: as for
-    /// UPDATE STATISTICS, Walden keeps none; the table and its columns must exist.
+    /// `UPDATE STATISTICS table [name | (name, ...)] [WITH options]`.
+    UpdateStatistics(Box<UpdateStatistics>),
+    /// `CREATE STATISTICS name ON table (column, ...) [WHERE filter] [WITH options]` (the
+    /// filter is read and not kept).
     CreateStatistics {
         /// The statistics' name.
         name: Ident,
@@ -175,6 +174,8 @@ pub enum StatementKind {
         table: ObjectName,
         /// Its columns.
         columns: Vec<Ident>,
+        /// The WITH options.
+        options: StatisticsOptions,
     },
     /// `ALTER INDEX {name | ALL} ON table {REBUILD | REORGANIZE | DISABLE | SET (...)} ...`.
     AlterIndex {

@@ -151,16 +151,19 @@ impl Display for StatementKind {
             Transaction(statement) => write!(f, "{statement}"),
             Execute(execute) => write!(f, "{execute}"),
             Checkpoint(None) => f.write_str("CHECKPOINT"),
-            UpdateStatistics(table) => write!(f, "UPDATE STATISTICS {table}"),
-            CreateStatistics { name, table, columns } => {
-                write!(f, "CREATE STATISTICS {name} ON {table} (")?;
-                for (i, c) in columns.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{c}")?;
+            UpdateStatistics(u) => {
+                write!(f, "UPDATE STATISTICS {}", u.table)?;
+                if !u.names.is_empty() {
+                    write!(f, " ({})", Separated(&u.names, ", "))?;
                 }
-                f.write_str(")")
+                write!(f, "{}", u.options)
+            }
+            CreateStatistics { name, table, columns, options } => {
+                write!(
+                    f,
+                    "CREATE STATISTICS {name} ON {table} ({}){options}",
+                    Separated(columns, ", ")
+                )
             }
             AlterIndex { index, table, action } => match index {
                 Some(index) => write!(f, "ALTER INDEX {index} ON {table} {action}"),
@@ -275,5 +278,31 @@ impl Display for SetValue<'_> {
         } else {
             write!(f, "N{}", quote(self.0))
         }
+    }
+}
+
+/// ` WITH ...` of CREATE and UPDATE STATISTICS (nothing without options).
+impl Display for StatisticsOptions {
+    fn fmt(&self, f: &mut Formatter<'_>) -> Result {
+        let mut parts: Vec<String> = Vec::new();
+        match self.sample {
+            Some(StatisticsSample::FullScan) => parts.push("FULLSCAN".into()),
+            Some(StatisticsSample::Percent(n)) => parts.push(format!("SAMPLE {n} PERCENT")),
+            Some(StatisticsSample::Rows(n)) => parts.push(format!("SAMPLE {n} ROWS")),
+            None => {}
+        }
+        if self.resample {
+            parts.push("RESAMPLE".into());
+        }
+        if self.no_recompute {
+            parts.push("NORECOMPUTE".into());
+        }
+        if let Some(only) = &self.only {
+            parts.push(only.clone());
+        }
+        if parts.is_empty() {
+            return Ok(());
+        }
+        write!(f, " WITH {}", parts.join(", "))
     }
 }

@@ -33,20 +33,29 @@
 //! superset of the rows its predicates accept, those locks cover every row the statement could
 //! see again. Only a path with no index (a scan of the whole table) takes S on the table.
 //!
-//! Estimates come from [`TableStats`] where the planner sampled the table's indexes (its
-//! rows, and how many rows share each key prefix); otherwise they are SQLite's kind of
-//! guesses: a table of [`TABLE_ROWS`] rows, each equality column keeping one row in
-//! [`EQ_SELECTIVITY`]. A range keeps a tenth either way. They only rank the paths; none of
-//! them is a promise.
+//! # Estimates
+//!
+//! Estimates come from [`TableStats`] where the planner has the table's statistics: its
+//! statistics objects (`statistics_objects.rs`) where they are built, otherwise a sample of
+//! its indexes. A statistics object gives the rows and, from its density vector, how many
+//! rows share each key prefix; its histogram estimates `=`, `IN` and ranges with constant
+//! probes on its leading column (a variable or a column of another table is estimated by
+//! the density, as SQL Server does for values it cannot see when it compiles). Without
+//! statistics the estimates are SQLite's kind of guesses: a table of [`TABLE_ROWS`] rows,
+//! each equality column keeping one row in [`EQ_SELECTIVITY`], and a range a tenth. They
+//! only rank the paths; none of them is a promise.
+
+mod histogram;
 
 use std::ops::Bound;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use walden_engine::catalog::TableDef;
+use walden_engine::statistics::Histogram;
 use walden_engine::types::{encode_key, SqlType, Value};
 
-use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
+use crate::ast::{BinaryOp, Expr, ExprKind, Ident, Literal, UnaryOp};
 use crate::exec::eval::{is_literal_or_variable, Col, Env};
 use crate::exec::filter::Filter;
 use crate::exec::query::TableRef;
@@ -101,20 +110,88 @@ const LOOKUP_COST: f64 = 3.0;
 /// the path is not used.
 const MAX_SEEKS: usize = 1024;
 
-/// What a sample of a table's indexes says (`Transaction::sample_index`): its rows, and for
-/// each index how many rows share a value of each prefix of its key.
+/// What the planner knows of a table's data: its rows, for each index how many rows share a
+/// value of each prefix of its key (from its statistics object's density vector, or a sample
+/// by `Transaction::sample_index`), and the histograms of its statistics objects by leading
+/// column.
 #[derive(Debug, Default)]
 pub(crate) struct TableStats {
     pub(crate) rows: f64,
     pub(crate) indexes: Vec<(u16, Vec<f64>)>,
+    pub(crate) histograms: Vec<(usize, Arc<Histogram>)>,
 }
 
 impl TableStats {
-    /// Rows per value of the first `k` columns of index `id`, if sampled.
+    /// Rows per value of the first `k` columns of index `id`, if known.
     pub(crate) fn rows_per_prefix(&self, id: u16, k: usize) -> Option<f64> {
         let (_, per) = self.indexes.iter().find(|(i, _)| *i == id)?;
         per.get(k.checked_sub(1)?).copied()
     }
+
+    /// The histogram whose leading column is table column `column`, if any.
+    fn histogram(&self, column: usize) -> Option<&Histogram> {
+        self.histograms.iter().find(|(c, _)| *c == column).map(|(_, h)| &**h)
+    }
+
+    /// Rows the histogram of `column` expects for what `fixed` (or, with no `fixed`, `range`)
+    /// says of the column, scaled to the table's rows now; None where a probe is not a
+    /// constant or there is no histogram.
+    fn histogram_rows(
+        &self,
+        column: usize,
+        fixed: Option<&Fixed<'_>>,
+        range: &Range<'_>,
+    ) -> Option<f64> {
+        let h = self.histogram(column)?;
+        let key = |e: &Expr| constant_key(e, h.key_type);
+        let fraction = match fixed {
+            Some(Fixed::Eq(e)) => histogram::equal(h, &key(e)?),
+            Some(Fixed::In(list)) => {
+                let mut sum = 0.0;
+                for e in *list {
+                    sum += histogram::equal(h, &key(e)?);
+                }
+                sum
+            }
+            Some(Fixed::Null) => histogram::equal(h, &[0]),
+            None => {
+                if range.like.is_some() {
+                    return None;
+                }
+                let lower = match range.lower {
+                    Some((e, inclusive)) => Some((key(e)?, inclusive)),
+                    None => None,
+                };
+                let upper = match range.upper {
+                    Some((e, inclusive)) => Some((key(e)?, inclusive)),
+                    None => None,
+                };
+                histogram::between(h, lower.as_ref(), upper.as_ref())
+            }
+        };
+        Some(fraction * self.rows)
+    }
+}
+
+/// The key (`types::key`) of a constant probe in type `ty`: a literal, or a negated number.
+fn constant_key(e: &Expr, ty: SqlType) -> Option<Vec<u8>> {
+    let value = match &e.kind {
+        ExprKind::Literal(lit) => scalar::literal(lit).ok()?,
+        ExprKind::Unary { op: UnaryOp::Minus, operand } => match &operand.kind {
+            ExprKind::Literal(Literal::Integer(s)) => {
+                scalar::literal(&Literal::Integer(format!("-{s}"))).ok()?
+            }
+            ExprKind::Literal(Literal::Decimal(s)) => {
+                scalar::literal(&Literal::Decimal(format!("-{s}"))).ok()?
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let value = key_value(value, ty).ok()??;
+    let mut key = Vec::new();
+    encode_key(&[ty], std::slice::from_ref(&value), &mut key).ok()?;
+    Some(key)
 }
 
 /// What fixes one key column of a seek.
@@ -251,8 +328,21 @@ pub(crate) fn choose<'e>(
             continue;
         }
         let whole_key = fixed.len() == index.columns.len();
+        let leading = index.columns[0];
+        let from_histogram = match (stats, fixed.len()) {
+            (Some(s), 0) => s.histogram_rows(leading, None, &range),
+            (Some(s), 1) => {
+                // The histogram counts the leading column's rows; a range on the next
+                // column keeps a part of them.
+                let narrow = if range.is_empty() { 1.0 } else { RANGE_SELECTIVITY };
+                s.histogram_rows(leading, fixed.first(), &Range::default()).map(|r| r * narrow)
+            }
+            _ => None,
+        };
         let rows = if whole_key && index.unique {
             seeks as f64
+        } else if let Some(rows) = from_histogram {
+            rows.max(1.0)
         } else {
             let per_seek = stats
                 .and_then(|s| s.rows_per_prefix(index.id, fixed.len()))
@@ -709,38 +799,84 @@ type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 /// Entries sampled from each index for its statistics.
 const STATS_SAMPLE: usize = 512;
 
-/// How long a table's sampled statistics are used before they are sampled again: long
-/// enough that a join in a loop samples once, short enough to follow a table's growth.
+/// How long a table's statistics are used before they are looked at again: long enough that
+/// a join in a loop samples once, short enough to follow a table's growth. A modification
+/// of the table ends it sooner (a statistics object may have become stale).
 const STATS_MAX_AGE: Duration = Duration::from_secs(2);
+
+/// A session's cached statistics of one table: when gathered, its index 1's root page then,
+/// the table's modification count then, and what (see [`Run::table_stats`]).
+pub(crate) type CachedStats = (Instant, u32, u64, Arc<TableStats>);
 
 /// At most this many tables' statistics are kept per session.
 const STATS_CACHED_TABLES: usize = 1024;
 
 impl Run<'_> {
-    /// A table's statistics, sampled from its indexes (`Transaction::sample_index`) at most
-    /// every [`STATS_MAX_AGE`] per session; None if the sample failed (the planner then
+    /// A table's statistics: from its statistics objects where they are built (stale ones
+    /// rebuilt first, `Run::current_statistics`), from a sample of each other index
+    /// (`Transaction::sample_index`); looked at again at most every [`STATS_MAX_AGE`] per
+    /// session, or when the table was modified. None if a sample failed (the planner then
     /// guesses).
     pub(crate) fn table_stats(&mut self, t: &TableRef) -> Option<Arc<TableStats>> {
         let key = (t.db.id(), t.def.id);
         let root = t.def.primary().ok()?.root;
-        if let Some((at, r, stats)) = self.s.table_stats.get(&key) {
-            if *r == root && at.elapsed() < STATS_MAX_AGE {
+        let modified = t.db.modifications(t.def.id);
+        if let Some((at, r, m, stats)) = self.s.table_stats.get(&key) {
+            if *r == root && *m == modified && at.elapsed() < STATS_MAX_AGE {
                 return Some(Arc::clone(stats));
             }
         }
+        let objects = self.current_statistics(t);
+        let built = |id: u32| {
+            objects
+                .iter()
+                .find(|s| s.index && s.id == id)
+                .and_then(|s| s.object.as_ref()?.histogram.clone())
+        };
         let mut stats = TableStats::default();
         for index in &t.def.indexes {
-            let sample = self.tx().sample_index(&t.db, &t.def, index.id, STATS_SAMPLE).ok()?;
-            if index.id == 1 {
-                stats.rows = sample.rows;
+            let per_prefix = match built(u32::from(index.id)) {
+                Some(h) => {
+                    let rows = h.rows as f64;
+                    if index.id == 1 {
+                        stats.rows = rows;
+                    }
+                    let last = index.columns.len();
+                    (1..=h.density.len())
+                        .map(|k| {
+                            if index.unique && k == last {
+                                1.0
+                            } else {
+                                (rows * h.density[k - 1]).max(1.0)
+                            }
+                        })
+                        .collect()
+                }
+                None => {
+                    let sample =
+                        self.tx().sample_index(&t.db, &t.def, index.id, STATS_SAMPLE).ok()?;
+                    if index.id == 1 {
+                        stats.rows = sample.rows;
+                    }
+                    sample.rows_per_prefix
+                }
+            };
+            stats.indexes.push((index.id, per_prefix));
+        }
+        for s in &objects {
+            if let (Some(&c), Some(h)) =
+                (s.columns.first(), s.object.as_ref().and_then(|o| o.histogram.clone()))
+            {
+                if stats.histogram(c).is_none() {
+                    stats.histograms.push((c, h));
+                }
             }
-            stats.indexes.push((index.id, sample.rows_per_prefix));
         }
         let stats = Arc::new(stats);
         if self.s.table_stats.len() >= STATS_CACHED_TABLES {
             self.s.table_stats.clear();
         }
-        self.s.table_stats.insert(key, (Instant::now(), root, Arc::clone(&stats)));
+        self.s.table_stats.insert(key, (Instant::now(), root, modified, Arc::clone(&stats)));
         Some(stats)
     }
 }

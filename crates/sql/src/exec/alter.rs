@@ -786,7 +786,8 @@ impl Run<'_> {
         // Server; an identity column stays NOT NULL.
         let nullable = !identity && nullable.unwrap_or(self.s.opts.semantics.new_column_nullable());
         let in_primary_key = t.def.indexes.iter().any(|i| i.primary_key && i.columns.contains(&c));
-        let depended = dependents(&t.def, c);
+        let mut depended = dependents(&t.def, c);
+        depended.extend(self.statistics_on_column(&t.db, &t.def, c));
         let default_only = depended.len() == 1 && old.default.is_some();
         let allowed = depended.is_empty()
             || default_only
@@ -892,7 +893,10 @@ impl Run<'_> {
                 }
                 return Err(no_such_column("DROP COLUMN", name, shown));
             };
-            let depended = dependents(&new, c);
+            let mut depended = dependents(&new, c);
+            // Statistics name the columns' positions before this statement.
+            let before = t.def.column(name).unwrap_or(c);
+            depended.extend(self.statistics_on_column(&t.db, &t.def, before));
             if !depended.is_empty() {
                 let column = new.columns[c].name.clone();
                 self.report_all(depended, line);
@@ -926,6 +930,7 @@ impl Run<'_> {
             }
         }
         let db = Arc::clone(&t.db);
+        self.statistics_indexes_dropped(&db, &t.def, &new)?;
         if dropped.is_empty() && !indexes_changed {
             self.tx().alter_table_metadata(&db, &t.def, new).map_err(|e| self.s.engine_error(e))?;
             return Ok(());
@@ -941,6 +946,8 @@ impl Run<'_> {
             Ok(row.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(v, _)| v).collect())
         })?;
         let gone: Vec<u32> = (1..).zip(&keep).filter(|(_, k)| !**k).map(|(c, _)| c).collect();
+        let positions: Vec<usize> = gone.iter().map(|&c| c as usize - 1).collect();
+        self.statistics_columns_dropped(&db, t.def.id, &positions)?;
         self.columns_dropped(&db, t.def.id, &gone)
     }
 

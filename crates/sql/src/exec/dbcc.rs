@@ -36,6 +36,29 @@ fn info(number: i32, text: String) -> SqlError {
     SqlError::with_severity(number, 0, text)
 }
 
+/// Message 2528, which ends a DBCC command's informational messages.
+fn completed() -> SqlError {
+    info(
+        2528,
+        "DBCC execution completed. If DBCC printed error messages, contact your system \
+         administrator."
+            .into(),
+    )
+}
+
+/// The table a DBCC command's argument names: an identifier or a string.
+pub(crate) fn table_argument(arg: &DbccArgument) -> Result<ObjectName, SqlError> {
+    match arg {
+        DbccArgument::Name(name) => Ok(name.clone()),
+        DbccArgument::Value(e) => match &e.kind {
+            ExprKind::Literal(Literal::String { value, .. }) => {
+                parse_object_name(value).ok_or_else(|| no_such_table(value))
+            }
+            _ => Err(incorrect()),
+        },
+    }
+}
+
 /// One tree's check: its (entries, pages), or the 8939 error it failed with.
 pub(crate) type TreeResult = Result<(u64, u64), SqlError>;
 
@@ -50,6 +73,13 @@ struct TableReport {
 impl Run<'_> {
     /// Runs a `DBCC` statement.
     pub(crate) fn dbcc(&mut self, d: &Dbcc) -> Result<(), SqlError> {
+        if d.command.value.eq_ignore_ascii_case("SHOW_STATISTICS") {
+            // Its options choose result sets (`statistics_show.rs`).
+            if self.dbcc_show_statistics(d)? {
+                self.out.message(&completed());
+            }
+            return Ok(());
+        }
         let mut infomsgs = true;
         let mut tableresults = false;
         for option in &d.options {
@@ -80,12 +110,7 @@ impl Run<'_> {
             _ => return Err(incorrect()),
         }
         if infomsgs {
-            self.out.message(&info(
-                2528,
-                "DBCC execution completed. If DBCC printed error messages, contact your system \
-                 administrator."
-                    .into(),
-            ));
+            self.out.message(&completed());
         }
         Ok(())
     }
@@ -131,16 +156,7 @@ impl Run<'_> {
 
     /// The table a DBCC command's first argument names (a name or a string).
     fn dbcc_table_name(args: &[DbccArgument]) -> Result<ObjectName, SqlError> {
-        match args.first() {
-            Some(DbccArgument::Name(name)) => Ok(name.clone()),
-            Some(DbccArgument::Value(e)) => match &e.kind {
-                ExprKind::Literal(Literal::String { value, .. }) => {
-                    parse_object_name(value).ok_or_else(|| no_such_table(value))
-                }
-                _ => Err(incorrect()),
-            },
-            None => Err(incorrect()),
-        }
+        args.first().map_or_else(|| Err(incorrect()), table_argument)
     }
 
     /// `DBCC CHECKIDENT (table [, NORESEED | RESEED [, value]])`: reports the current identity
@@ -582,7 +598,7 @@ impl Run<'_> {
 }
 
 /// Error 2501, for a table CHECKTABLE cannot find.
-fn no_such_table(name: &str) -> SqlError {
+pub(crate) fn no_such_table(name: &str) -> SqlError {
     SqlError::new(
         2501,
         format!("Cannot find a table or object with the name '{name}'. Check the system catalog."),

@@ -144,8 +144,12 @@ impl Run<'_> {
                             };
                             self.s.instance.set_recovery_model(&name, model)
                         }
-                        // Nothing to keep, but the database must exist.
-                        DatabaseOption::Accepted(_) => self.s.instance.database(&name).map(|_| ()),
+                        // Nothing to keep but the statistics options; the database must exist.
+                        DatabaseOption::Accepted(text) => match self.statistics_option(&name, text)
+                        {
+                            Some(r) => r,
+                            None => self.s.instance.database(&name).map(|_| ()),
+                        },
                         DatabaseOption::Online => self.s.instance.set_online(&name),
                         DatabaseOption::Offline => {
                             self.take_database_offline(&name, a.termination.as_deref())
@@ -204,12 +208,19 @@ impl Run<'_> {
                             ),
                         ));
                     }
-                    self.tx()
+                    let def = self
+                        .tx()
                         .create_clustered_index(&db, &t.def, &spec)
                         .map_err(|e| self.s.engine_error(e))?;
-                    return Ok(());
+                    return self.index_created(&db, &def, 1);
                 }
-                self.tx().create_index(&db, &t.def, &spec).map_err(|e| self.s.engine_error(e))?;
+                let def = self
+                    .tx()
+                    .create_index(&db, &t.def, &spec)
+                    .map_err(|e| self.s.engine_error(e))?;
+                if let Some(ix) = def.indexes.last() {
+                    self.index_created(&db, &def, ix.id)?;
+                }
                 Ok(())
             }
             StatementKind::CreateSequence(cs) => self.create_sequence(&cs.name, &cs.options),

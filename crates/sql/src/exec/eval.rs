@@ -781,6 +781,7 @@ impl Run<'_> {
                     self.s.instance.database(&n).map_or(Value::Null, |d| Value::Int(d.id() as i32))
                 }
             },
+            "STATS_DATE" => self.stats_date(args),
             "DB_NAME" => match args.first() {
                 None => Value::NStr(self.s.db.name().to_string()),
                 Some(Value::Null) => Value::Null,

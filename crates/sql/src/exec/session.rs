@@ -314,10 +314,10 @@ pub struct Session {
     /// How many times `batches` was emptied: a syntax tree parsed before may be gone, and
     /// its address taken by another (see `subquery`).
     pub(crate) batch_cache_clears: u64,
-    /// Tables' sampled statistics by (database id, table id): when sampled, from which root
-    /// page (a table dropped and created again has another), and what (see `access`).
-    pub(crate) table_stats:
-        HashMap<(u32, u32), (std::time::Instant, u32, Arc<crate::exec::access::TableStats>)>,
+    /// Tables' statistics by (database id, table id): when read, from which root page (a
+    /// table dropped and created again has another), at which count of the table's
+    /// modifications, and what (see `access`).
+    pub(crate) table_stats: HashMap<(u32, u32), crate::exec::access::CachedStats>,
     /// The running statement's reads per table, for `SET STATISTICS IO ON`.
     pub(crate) statement_io: Vec<crate::exec::statistics::TableIo>,
     /// The common table expressions in scope of the statement SHOWPLAN is explaining, and
@@ -1501,12 +1501,12 @@ impl Run<'_> {
                 self.s.db.checkpoint().map_err(|e| self.s.engine_error(e))?;
                 Ok(Flow::Next)
             }
-            StatementKind::UpdateStatistics(table) => {
-                self.resolve_table(table, &table.name.value)?;
+            StatementKind::UpdateStatistics(u) => {
+                self.update_statistics(u)?;
                 Ok(Flow::Next)
             }
-            StatementKind::CreateStatistics { name, table, columns } => {
-                self.create_statistics(name, table, columns)?;
+            StatementKind::CreateStatistics { name, table, columns, options } => {
+                self.create_statistics(name, table, columns, options)?;
                 Ok(Flow::Next)
             }
             StatementKind::AlterIndex { index, table, action } => {

@@ -192,6 +192,8 @@ impl Run<'_> {
                 });
             }
             "sp_rename" => return Some(self.sp_rename(p).map_err(Into::into)),
+            "sp_updatestats" => return Some(self.sp_updatestats().map_err(Into::into)),
+            "sp_createstats" => return Some(self.sp_createstats().map_err(Into::into)),
             "sp_addtype" => match self.sp_addtype(p) {
                 Ok(statement) => statement,
                 Err(e) => return Some(Err(e.into())),

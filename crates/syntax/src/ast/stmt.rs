@@ -16,6 +16,42 @@ pub struct Dbcc {
     pub options: Vec<Ident>,
 }
 
+/// `UPDATE STATISTICS table [name | (name, ...)] [WITH options]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateStatistics {
+    /// The table.
+    pub table: ObjectName,
+    /// The statistics (or indexes) named; empty for all of the table's.
+    pub names: Vec<Ident>,
+    /// The WITH options.
+    pub options: StatisticsOptions,
+}
+
+/// The WITH options of CREATE and UPDATE STATISTICS that Walden acts on; the others
+/// (`MAXDOP`, `INCREMENTAL`, `STATS_STREAM`, ...) are read and dropped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatisticsOptions {
+    /// `FULLSCAN`, `SAMPLE n PERCENT`, `SAMPLE n ROWS`; None without one.
+    pub sample: Option<StatisticsSample>,
+    /// `RESAMPLE`: as the last build sampled.
+    pub resample: bool,
+    /// `NORECOMPUTE`: no automatic updates.
+    pub no_recompute: bool,
+    /// `ALL`, `COLUMNS` or `INDEX` (UPDATE STATISTICS): which statistics; None is ALL.
+    pub only: Option<String>,
+}
+
+/// How much a statistics build reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StatisticsSample {
+    /// `FULLSCAN` (or `SAMPLE 100 PERCENT`).
+    FullScan,
+    /// `SAMPLE n PERCENT`.
+    Percent(f64),
+    /// `SAMPLE n ROWS`.
+    Rows(f64),
+}
+
 /// One argument of a `DBCC` command.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DbccArgument {

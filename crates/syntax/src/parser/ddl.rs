@@ -885,8 +885,7 @@ impl<'a> Parser<'a> {
     // -----------------------------------------------------------------------------------------
 
     /// `STATISTICS name ON table (column, ...) [WHERE filter] [WITH option [= value], ...]`,
-    /// after `CREATE`. The filter and options (`FULLSCAN`, `SAMPLE n PERCENT`, `NORECOMPUTE`,
-    /// `INCREMENTAL = ON`...) tune statistics Walden does not keep: read and dropped.
+    /// after `CREATE`. The filter is read and dropped (Walden's statistics are unfiltered).
     fn parse_create_statistics(&mut self) -> PResult<StatementKind> {
         self.advance();
         let name = self.parse_identifier()?;
@@ -896,8 +895,8 @@ impl<'a> Parser<'a> {
         if self.eat_keyword("WHERE") {
             self.parse_expr()?;
         }
-        self.parse_statistics_options()?;
-        Ok(StatementKind::CreateStatistics { name, table, columns })
+        let options = self.parse_statistics_options()?;
+        Ok(StatementKind::CreateStatistics { name, table, columns, options })
     }
 
     /// `CREATE TYPE name FROM base_type [NULL | NOT NULL]`, `CREATE TYPE name AS TABLE (...)`.

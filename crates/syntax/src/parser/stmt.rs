@@ -20,8 +20,9 @@ use super::{identifier_value, PResult, Parser};
 use crate::ast::{
     AssignOp, Cte, Dbcc, DbccArgument, Declaration, DeclarationKind, ExecArgument, ExecProcedure,
     Execute, Expr, ExprKind, If, IsolationLevel, Literal, ProcedureRef, Raiserror, RaiserrorOption,
-    SelectStatement, SetStatement, Statement, StatementKind, Throw, TransactionName,
-    TransactionStatement, TryCatch, Waitfor, WaitforKind, While,
+    SelectStatement, SetStatement, Statement, StatementKind, StatisticsOptions, StatisticsSample,
+    Throw, TransactionName, TransactionStatement, TryCatch, UpdateStatistics, Waitfor, WaitforKind,
+    While,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -486,40 +487,63 @@ impl<'a> Parser<'a> {
         Ok(StatementKind::Use(self.parse_identifier()?))
     }
 
-    /// `UPDATE STATISTICS table [index | (index, ...)] [WITH option [= value], ...]`; the
-    /// statistics names and options are read and dropped.
+    /// `UPDATE STATISTICS table [name | (name, ...)] [WITH option [= value], ...]`.
     fn parse_update_statistics(&mut self) -> PResult<StatementKind> {
         self.advance();
         self.advance();
         let table = self.parse_object_name()?;
-        if self.peek().kind == TokenKind::LParen {
-            self.parse_identifier_list()?;
+        let names = if self.peek().kind == TokenKind::LParen {
+            self.parse_identifier_list()?
         } else if self.at_identifier() && !self.at_keyword("WITH") && !self.at_clause_boundary() {
-            self.parse_identifier()?;
-        }
-        self.parse_statistics_options()?;
-        Ok(StatementKind::UpdateStatistics(table))
+            vec![self.parse_identifier()?]
+        } else {
+            Vec::new()
+        };
+        let options = self.parse_statistics_options()?;
+        Ok(StatementKind::UpdateStatistics(Box::new(UpdateStatistics { table, names, options })))
     }
 
-    /// The `WITH` options of CREATE and UPDATE STATISTICS (`FULLSCAN`, `SAMPLE 50 PERCENT`,
-    /// `STATS_STREAM = 0x...`, `MAXDOP = 1`, ...): read and kept nowhere, since Walden keeps
-    /// no statistics objects.
-    pub(super) fn parse_statistics_options(&mut self) -> PResult<()> {
+    /// The `WITH` options of CREATE and UPDATE STATISTICS: `FULLSCAN`, `SAMPLE n PERCENT |
+    /// ROWS`, `RESAMPLE`, `NORECOMPUTE`, `ALL | COLUMNS | INDEX` are kept; the others
+    /// (`STATS_STREAM = 0x...`, `MAXDOP = 1`, `INCREMENTAL = ON`, ...) are read and dropped.
+    pub(super) fn parse_statistics_options(&mut self) -> PResult<StatisticsOptions> {
+        let mut options = StatisticsOptions::default();
         if self.eat_keyword("WITH") {
             loop {
-                self.parse_identifier()?;
+                let name = self.parse_identifier()?.value.to_ascii_uppercase();
+                match name.as_str() {
+                    "FULLSCAN" => options.sample = Some(StatisticsSample::FullScan),
+                    "RESAMPLE" => options.resample = true,
+                    "NORECOMPUTE" => options.no_recompute = true,
+                    "ALL" | "COLUMNS" | "INDEX" => options.only = Some(name.clone()),
+                    _ => {}
+                }
                 // An option takes at most one value.
-                if self.eat(&TokenKind::Eq) || self.at(&TokenKind::Integer) {
+                let number = matches!(
+                    self.peek().kind,
+                    TokenKind::Integer | TokenKind::Decimal | TokenKind::Float
+                );
+                if self.eat(&TokenKind::Eq) || number {
+                    let value = self.peek().text.parse::<f64>().ok();
                     self.advance();
-                    self.eat_keyword("PERCENT");
-                    self.eat_keyword("ROWS");
+                    let percent = self.eat_keyword("PERCENT");
+                    let rows = self.eat_keyword("ROWS");
+                    if name == "SAMPLE" {
+                        let Some(n) = value.filter(|n| *n >= 0.0) else { return Err(self.error()) };
+                        options.sample = Some(match (percent, rows) {
+                            (true, _) if n >= 100.0 => StatisticsSample::FullScan,
+                            (true, _) => StatisticsSample::Percent(n),
+                            (_, true) => StatisticsSample::Rows(n),
+                            _ => return Err(self.error()),
+                        });
+                    }
                 }
                 if !self.eat(&TokenKind::Comma) {
                     break;
                 }
             }
         }
-        Ok(())
+        Ok(options)
     }
 
     fn parse_checkpoint(&mut self) -> PResult<StatementKind> {

@@ -67,7 +67,8 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
         "DATEFROMPARTS" => (3, 3, dates::datefromparts),
         "ISDATE" => (1, 1, isdate),
         "SQL_VARIANT_PROPERTY" => (2, 2, sql_variant_property),
-        // When statistics were last updated: Walden keeps none (see sys.stats).
+        // When statistics were last updated: the session answers it from the catalog
+        // (`Run::stats_date`); this entry gives its arity, and NULL where no session does.
         "STATS_DATE" => (2, 2, |_| Ok(Value::Null)),
         "LEN" => (1, 1, len),
         "DATALENGTH" => (1, 1, datalength),

@@ -32,6 +32,8 @@ struct DbRow {
     log_reuse_wait: &'static str,
     /// `SET READ_ONLY`.
     read_only: bool,
+    /// `AUTO_CREATE_STATISTICS` and `AUTO_UPDATE_STATISTICS`.
+    auto_statistics: (bool, bool),
 }
 
 /// SQL Server's `log_reuse_wait` code of a `log_reuse_wait_desc`.
@@ -75,6 +77,7 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
             state: if db.state() == DatabaseState::Online { (0, "ONLINE") } else { (6, "OFFLINE") },
             log_reuse_wait: db.log_reuse_wait(),
             read_only: db.is_read_only(),
+            auto_statistics: (db.auto_create_statistics(), db.auto_update_statistics()),
         })
         .collect();
     rows.extend(ctx.instance.unavailable_databases().into_iter().map(|u| DbRow {
@@ -86,6 +89,7 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
         delayed_durability: u.entry.delayed_durability,
         log_reuse_wait: "NOTHING",
         read_only: u.entry.read_only,
+        auto_statistics: (true, true),
     }));
     rows.sort_by_key(|r| r.id);
     let off = |_: &DbRow| bit(false);
@@ -114,9 +118,9 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
         .opt("recovery_model_desc", DESC, |r| nstr(r.recovery_model.name()))
         .opt("page_verify_option", SqlType::TinyInt, |_| tiny(2))
         .opt("page_verify_option_desc", DESC, |_| nstr("CHECKSUM"))
-        .opt("is_auto_create_stats_on", SqlType::Bit, |_| bit(true))
+        .opt("is_auto_create_stats_on", SqlType::Bit, |r| bit(r.auto_statistics.0))
         .opt("is_auto_create_stats_incremental_on", SqlType::Bit, off)
-        .opt("is_auto_update_stats_on", SqlType::Bit, |_| bit(true))
+        .opt("is_auto_update_stats_on", SqlType::Bit, |r| bit(r.auto_statistics.1))
         .opt("is_auto_update_stats_async_on", SqlType::Bit, off)
         .opt("is_ansi_null_default_on", SqlType::Bit, off)
         .opt("is_ansi_nulls_on", SqlType::Bit, off)
@@ -1123,37 +1127,6 @@ pub(super) fn types(ctx: &ViewContext<'_>) -> RowSet {
         .col("default_object_id", SqlType::Int, |_| int(0))
         .col("rule_object_id", SqlType::Int, |_| int(0))
         .col("is_table_type", SqlType::Bit, |t| bit(t.3))
-        .rows(&rows)
-}
-
-/// `sys.stats`: the statistics SQL Server keeps with every index (same name, `stats_id` the
-/// index id). Walden keeps none; the rows are there for tools that list them beside indexes.
-pub(super) fn stats(ctx: &ViewContext<'_>) -> RowSet {
-    let off = |_: &IndexRow| bit(false);
-    let rows: Vec<IndexRow> = index_rows(ctx).into_iter().filter(|r| !r.index.is_heap()).collect();
-    View::<IndexRow>::new()
-        .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
-        .opt("name", SYSNAME, |r| nstr(r.index.name.as_str()))
-        .col("stats_id", SqlType::Int, |r| int(i64::from(r.index.id)))
-        .opt("auto_created", SqlType::Bit, off)
-        .opt("user_created", SqlType::Bit, off)
-        .opt("no_recompute", SqlType::Bit, off)
-        .opt("has_filter", SqlType::Bit, off)
-        .opt("filter_definition", SqlType::NVarChar(Len::Max), |_| Value::Null)
-        .opt("is_temporary", SqlType::Bit, off)
-        .opt("is_incremental", SqlType::Bit, off)
-        .rows(&rows)
-}
-
-/// `sys.stats_columns`: the key columns of each index's statistics.
-pub(super) fn stats_columns(ctx: &ViewContext<'_>) -> RowSet {
-    // A heap's index 1 has no key columns, so it adds no rows.
-    let rows = index_column_rows(index_rows(ctx));
-    View::<IndexColumnRow>::new()
-        .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
-        .col("stats_id", SqlType::Int, |r| int(i64::from(r.index_id)))
-        .col("stats_column_id", SqlType::Int, |r| int(r.ordinal as i64))
-        .col("column_id", SqlType::Int, |r| int(r.column as i64 + 1))
         .rows(&rows)
 }
 

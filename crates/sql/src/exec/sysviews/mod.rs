@@ -12,6 +12,7 @@
 //! * `dmv`: `sys.dm_os_performance_counters`, `sys.dm_io_virtual_file_stats`,
 //!   `sys.dm_os_wait_stats`, `sys.dm_db_log_stats`.
 //! * `dblog`: `sys.fn_dblog`.
+//! * `stats`: `sys.stats`, `sys.stats_columns`, `sys.dm_db_stats_properties`.
 //! * `memory`: `sys.dm_os_buffer_descriptors`, `sys.dm_os_memory_clerks`.
 //! * `server`: `sys.dm_os_sys_info`, `sys.server_principals`, `sys.database_principals`,
 //!   `sys.sql_logins`, `sys.configurations`, `sys.sysprocesses`.
@@ -34,6 +35,7 @@ mod memory;
 pub(crate) mod msdb;
 mod server;
 mod sessions;
+mod stats;
 #[cfg(test)]
 mod tests;
 mod transactions;
@@ -219,8 +221,9 @@ pub fn system_view(
         "system_views" => (None, |c, _| Ok(no_rows(constraints::views(c)))),
         "system_sql_modules" => (None, |c, _| Ok(no_rows(constraints::sql_modules(c)))),
         "synonyms" => (None, |c, _| Ok(catalog::synonyms(c))),
-        "stats" => (None, |c, _| Ok(catalog::stats(c))),
-        "stats_columns" => (None, |c, _| Ok(catalog::stats_columns(c))),
+        "stats" => (None, |c, _| Ok(stats::stats(c))),
+        "stats_columns" => (None, |c, _| Ok(stats::stats_columns(c))),
+        "dm_db_stats_properties" => (Some(2), stats::stats_properties),
         "filegroups" | "data_spaces" => (None, |c, _| Ok(catalog::filegroups(c))),
         "table_types" => (None, |c, _| Ok(catalog::table_types(c))),
         "dm_db_partition_stats" => (None, |c, _| Ok(catalog::partition_stats(c))),
