@@ -21,6 +21,7 @@ use crate::ast::{
     OrderByItem, Query, QueryBody, Select, SelectItem, SetOperator, TableSource,
 };
 use crate::exec::eval::{check_key_collation, find_column, is_aggregate_call, Col, Env};
+use crate::exec::external_sort::ExternalSort;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::sysviews::{self, ViewContext};
@@ -682,7 +683,7 @@ impl Run<'_> {
         }
         if !order_by.is_empty() {
             let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
-            let mut keyed = Vec::with_capacity(rows.rows.len());
+            let mut sorter = ExternalSort::new(self.memory_grant(), &desc);
             for (i, row) in std::mem::take(&mut rows.rows).into_iter().enumerate() {
                 self.row_interruption_point(i)?;
                 let mut keys = Vec::with_capacity(order_by.len());
@@ -692,10 +693,9 @@ impl Run<'_> {
                         None => self.eval(&o.expr, &Env::new(&rows.cols, &row, outer))?,
                     });
                 }
-                keyed.push((keys, row));
+                sorter.push(self, keys, row)?;
             }
-            sort_by_keys(&mut keyed, &desc)?;
-            rows.rows = keyed.into_iter().map(|(_, r)| r).collect();
+            rows.rows = self.sorted_rows(sorter, false, &desc)?;
         }
         if let Some(off) = offset {
             rows.rows = self.apply_offset(std::mem::take(&mut rows.rows), off)?;
@@ -771,8 +771,10 @@ impl Run<'_> {
         let mut computed: Vec<(usize, usize)> = Vec::new();
         if !aggs.is_empty() || !sel.group_by.is_empty() {
             let sets = sel.grouping_sets.as_deref();
-            let (gcols, grows, gcomputed) =
-                self.group(&cols, rows, &sel.group_by, sets, &aggs, outer)?;
+            let (gcols, grows, gcomputed) = match sets {
+                None => self.group_within_grant(&cols, rows, &sel.group_by, &aggs, outer)?,
+                Some(_) => self.group(&cols, rows, &sel.group_by, sets, &aggs, outer)?,
+            };
             cols = gcols;
             rows = grows;
             computed = gcomputed;
@@ -851,15 +853,26 @@ impl Run<'_> {
             }
             _ => None,
         };
-        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> =
-            Vec::with_capacity(bounded.map_or(projected_rows, |k| projected_rows.min(2 * k)));
-        for (i, row) in rows.iter().take(projected_rows).enumerate() {
+        // A full ORDER BY sorts within the memory grant, spilling sorted runs beyond it.
+        let mut sorter = (bounded.is_none() && !order_by.is_empty())
+            .then(|| ExternalSort::new(self.memory_grant(), &desc));
+        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(match &sorter {
+            Some(_) => 0,
+            None => bounded.map_or(projected_rows, |k| projected_rows.min(2 * k)),
+        });
+        // Each source row is dropped once projected, so the source and the output are not
+        // both held whole.
+        for (i, row) in rows.into_iter().take(projected_rows).enumerate() {
             self.row_interruption_point(i)?;
-            let env = Env { cols: &cols, row, outer, computed: &computed };
+            let env = Env { cols: &cols, row: &row, outer, computed: &computed };
             let out = self.project(&exprs, &stars, &env)?;
             let mut keys = Vec::with_capacity(order_by.len());
             for o in order_by {
                 keys.push(self.order_key(o, &out_cols, &out, &env)?);
+            }
+            if let Some(sorter) = &mut sorter {
+                sorter.push(self, keys, out)?;
+                continue;
             }
             keyed.push((keys, out));
             if let Some(k) = bounded.filter(|&k| keyed.len() >= 2 * k.max(TOP_N_ROUND)) {
@@ -867,14 +880,18 @@ impl Run<'_> {
                 keyed.truncate(k);
             }
         }
-        if sel.distinct {
-            let mut seen = std::collections::HashSet::new();
-            keyed.retain(|(_, r)| seen.insert(group_key(r)));
-        }
-        if !order_by.is_empty() {
-            sort_by_keys(&mut keyed, &desc)?;
-        }
-        let mut out_rows: Vec<Vec<Value>> = keyed.into_iter().map(|(_, r)| r).collect();
+        let mut out_rows: Vec<Vec<Value>> = match sorter {
+            Some(sorter) => self.sorted_rows(sorter, sel.distinct, &desc)?,
+            None => {
+                if sel.distinct {
+                    keyed = self.distinct_within_grant(keyed)?;
+                }
+                if !order_by.is_empty() {
+                    sort_by_keys(&mut keyed, &desc)?;
+                }
+                keyed.into_iter().map(|(_, r)| r).collect()
+            }
+        };
         if let Some(off) = offset {
             out_rows = self.apply_offset(out_rows, off)?;
         }
@@ -1088,7 +1105,7 @@ impl Run<'_> {
     /// [`grouping_sets`]), the rows of each set after the previous set's, and a column of
     /// the GROUP BY that a set leaves out is NULL in its rows.
     #[allow(clippy::type_complexity)]
-    fn group(
+    pub(crate) fn group(
         &mut self,
         cols: &[Col],
         rows: Vec<Vec<Value>>,
