@@ -116,6 +116,11 @@ pub fn configure_query_memory(instance: &Arc<Instance>, config: QueryMemoryConfi
     all.push((Arc::downgrade(instance), memory));
 }
 
+/// Bytes the queries of `instance` have written to spill files since it opened.
+pub fn spilled_bytes(instance: &Arc<Instance>) -> u64 {
+    query_memory(instance).spilled_bytes.load(Ordering::Relaxed)
+}
+
 /// The query memory of `instance`, created with its defaults on first use.
 pub(crate) fn query_memory(instance: &Arc<Instance>) -> Arc<QueryMemory> {
     let mut all = registry();

@@ -59,6 +59,6 @@ pub(crate) mod xml_methods;
 pub use data_file::terminator as bulk_terminator;
 pub use error::SqlError;
 pub use eval::PRODUCT_VERSION;
-pub use grant::{configure_query_memory, QueryMemoryConfig};
+pub use grant::{configure_query_memory, spilled_bytes, QueryMemoryConfig};
 pub use output::{Collected, ColumnInfo, Counted, Message, Output, RowSet};
 pub use session::{CancelSignal, Session};

@@ -40,6 +40,8 @@ pub struct FileConfig {
     pub max_worker_threads: Option<usize>,
     /// The buffer pool's size in MB, shared by every database.
     pub max_server_memory_mb: Option<u64>,
+    /// The most one query's sort or hash holds in MB before it spills to disk.
+    pub max_query_memory_mb: Option<u64>,
 }
 
 impl FileConfig {
