@@ -12,6 +12,7 @@
 //! A sort that never passes its grant writes nothing and sorts in memory, as before.
 
 use std::cmp::Ordering;
+use std::collections::HashSet;
 
 use walden_engine::types::Value;
 
@@ -30,6 +31,8 @@ type Keyed = (Vec<Value>, Vec<Value>);
 /// A sort that spills sorted runs when its grant is used up.
 pub(crate) struct ExternalSort {
     desc: Vec<bool>,
+    /// Only the first of each set of equal rows (DISTINCT) is wanted.
+    distinct: bool,
     grant: MemoryGrant,
     held: Vec<Keyed>,
     /// Bytes `held` takes, as reserved from the grant.
@@ -38,10 +41,12 @@ pub(crate) struct ExternalSort {
 }
 
 impl ExternalSort {
-    /// A sort by keys compared with `desc` (descending for true), drawing on `grant`.
-    pub(crate) fn new(grant: MemoryGrant, desc: &[bool]) -> ExternalSort {
+    /// A sort by keys compared with `desc` (descending for true), drawing on `grant`; with
+    /// `distinct`, of the first of each set of equal rows only.
+    pub(crate) fn new(grant: MemoryGrant, desc: &[bool], distinct: bool) -> ExternalSort {
         ExternalSort {
             desc: desc.to_vec(),
+            distinct,
             grant,
             held: Vec::new(),
             held_bytes: 0,
@@ -87,12 +92,23 @@ impl ExternalSort {
     }
 
     /// Every row in order, through `each` (key and row); stops at the first error.
+    ///
+    /// DISTINCT in memory keeps the first of equal rows in input order and then sorts, as
+    /// it always did. Spilled, it keeps the first of equal rows within each stretch of equal
+    /// sort keys of the merged output: rows equal in their select list have equal keys
+    /// (ORDER BY of a DISTINCT query names its select list), so they meet within one
+    /// stretch, and the first of them there is the first in the input, as the stable sort
+    /// and the merge keep them.
     pub(crate) fn finish(
         mut self,
         run: &Run<'_>,
         mut each: impl FnMut(Vec<Value>, Vec<Value>) -> Result<(), SqlError>,
     ) -> Result<(), SqlError> {
         if self.runs.is_empty() {
+            if self.distinct {
+                let mut seen = HashSet::new();
+                self.held.retain(|(_, r)| seen.insert(group_key(r)));
+            }
             sort_by_keys(&mut self.held, &self.desc)?;
             for (i, (keys, row)) in std::mem::take(&mut self.held).into_iter().enumerate() {
                 run.row_interruption_point(i)?;
@@ -115,7 +131,26 @@ impl ExternalSort {
             self.runs = merged;
         }
         let runs = std::mem::take(&mut self.runs);
-        merge(run, runs, &self.desc, each)
+        if !self.distinct {
+            return merge(run, runs, &self.desc, each);
+        }
+        let mut stretch: Option<Vec<Value>> = None;
+        let mut seen = HashSet::new();
+        let desc = &self.desc;
+        merge(run, runs, desc, |keys, row| {
+            let same = match &stretch {
+                Some(s) => compare_keys(s, &keys, desc)? == Ordering::Equal,
+                None => false,
+            };
+            if !same {
+                seen.clear();
+                stretch = Some(keys.clone());
+            }
+            if seen.insert(group_key(&row)) {
+                each(keys, row)?;
+            }
+            Ok(())
+        })
     }
 }
 
@@ -186,33 +221,13 @@ fn sift_down<T>(
 }
 
 impl Run<'_> {
-    /// The rows of `sorter` in order; with `distinct`, only the first of each set of equal
-    /// rows. Rows that are equal have equal sort keys (ORDER BY of a DISTINCT query names
-    /// its select list), so they meet within one stretch of equal keys, and the first of
-    /// them there is the first in the input, as the stable sort keeps them.
+    /// The rows of `sorter`, in order.
     pub(crate) fn sorted_rows(
         &mut self,
         sorter: ExternalSort,
-        distinct: bool,
-        desc: &[bool],
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let mut out = Vec::new();
-        let mut stretch: Option<Vec<Value>> = None;
-        let mut seen = std::collections::HashSet::new();
-        sorter.finish(self, |keys, row| {
-            if distinct {
-                let same = match &stretch {
-                    Some(s) => compare_keys(s, &keys, desc)? == Ordering::Equal,
-                    None => false,
-                };
-                if !same {
-                    seen.clear();
-                    stretch = Some(keys);
-                }
-                if !seen.insert(group_key(&row)) {
-                    return Ok(());
-                }
-            }
+        sorter.finish(self, |_, row| {
             out.push(row);
             Ok(())
         })?;

@@ -66,6 +66,9 @@ pub(crate) struct QueryMemory {
     pub(crate) spill_dir: PathBuf,
     /// Bytes written to spill files since the instance opened.
     pub(crate) spilled_bytes: AtomicU64,
+    /// Set when [`configure_query_memory`] replaces this entry, so that no thread's cache
+    /// keeps it.
+    replaced: std::sync::atomic::AtomicBool,
 }
 
 /// One grant's figures, shared with the view that shows them.
@@ -112,7 +115,13 @@ pub fn configure_query_memory(instance: &Arc<Instance>, config: QueryMemoryConfi
     let memory = Arc::new(QueryMemory::new(instance, config));
     crate::exec::spill::clear_spill_dir(&memory.spill_dir);
     let mut all = registry();
-    all.retain(|(i, _)| i.strong_count() > 0 && !std::ptr::eq(i.as_ptr(), Arc::as_ptr(instance)));
+    all.retain(|(i, m)| {
+        let same = std::ptr::eq(i.as_ptr(), Arc::as_ptr(instance));
+        if same {
+            m.replaced.store(true, Ordering::Relaxed);
+        }
+        i.strong_count() > 0 && !same
+    });
     all.push((Arc::downgrade(instance), memory));
 }
 
@@ -121,8 +130,30 @@ pub fn spilled_bytes(instance: &Arc<Instance>) -> u64 {
     query_memory(instance).spilled_bytes.load(Ordering::Relaxed)
 }
 
+thread_local! {
+    /// The last instance this thread asked about and its query memory, so that an operator
+    /// does not take the process-wide registry's lock: a session runs on one thread at a
+    /// time, and a thread serves one instance in practice.
+    static LAST: std::cell::RefCell<Option<(Weak<Instance>, Arc<QueryMemory>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// The query memory of `instance`, created with its defaults on first use.
 pub(crate) fn query_memory(instance: &Arc<Instance>) -> Arc<QueryMemory> {
+    let same = |w: &Weak<Instance>| std::ptr::eq(w.as_ptr(), Arc::as_ptr(instance));
+    let cached = LAST.with_borrow(|last| {
+        last.as_ref().filter(|(w, m)| same(w) && !m.replaced()).map(|(_, m)| Arc::clone(m))
+    });
+    if let Some(m) = cached {
+        return m;
+    }
+    let m = registered(instance);
+    LAST.with_borrow_mut(|last| *last = Some((Arc::downgrade(instance), Arc::clone(&m))));
+    m
+}
+
+/// The registry's entry for `instance`, made with the defaults if there is none.
+fn registered(instance: &Arc<Instance>) -> Arc<QueryMemory> {
     let mut all = registry();
     if let Some((_, m)) = all.iter().find(|(i, _)| std::ptr::eq(i.as_ptr(), Arc::as_ptr(instance)))
     {
@@ -150,7 +181,12 @@ impl QueryMemory {
             next_grant: AtomicU64::new(1),
             spill_dir: instance.dir().join("spill"),
             spilled_bytes: AtomicU64::new(0),
+            replaced: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    fn replaced(&self) -> bool {
+        self.replaced.load(Ordering::Relaxed)
     }
 
     /// The most one grant reserves for what it can spill.
@@ -334,6 +370,7 @@ mod tests {
             next_grant: AtomicU64::new(1),
             spill_dir: std::env::temp_dir(),
             spilled_bytes: AtomicU64::new(0),
+            replaced: std::sync::atomic::AtomicBool::new(false),
         })
     }
 

@@ -683,7 +683,7 @@ impl Run<'_> {
         }
         if !order_by.is_empty() {
             let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
-            let mut sorter = ExternalSort::new(self.memory_grant(), &desc);
+            let mut sorter = ExternalSort::new(self.memory_grant(), &desc, false);
             for (i, row) in std::mem::take(&mut rows.rows).into_iter().enumerate() {
                 self.row_interruption_point(i)?;
                 let mut keys = Vec::with_capacity(order_by.len());
@@ -695,7 +695,7 @@ impl Run<'_> {
                 }
                 sorter.push(self, keys, row)?;
             }
-            rows.rows = self.sorted_rows(sorter, false, &desc)?;
+            rows.rows = self.sorted_rows(sorter)?;
         }
         if let Some(off) = offset {
             rows.rows = self.apply_offset(std::mem::take(&mut rows.rows), off)?;
@@ -855,7 +855,7 @@ impl Run<'_> {
         };
         // A full ORDER BY sorts within the memory grant, spilling sorted runs beyond it.
         let mut sorter = (bounded.is_none() && !order_by.is_empty())
-            .then(|| ExternalSort::new(self.memory_grant(), &desc));
+            .then(|| ExternalSort::new(self.memory_grant(), &desc, sel.distinct));
         let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(match &sorter {
             Some(_) => 0,
             None => bounded.map_or(projected_rows, |k| projected_rows.min(2 * k)),
@@ -881,7 +881,7 @@ impl Run<'_> {
             }
         }
         let mut out_rows: Vec<Vec<Value>> = match sorter {
-            Some(sorter) => self.sorted_rows(sorter, sel.distinct, &desc)?,
+            Some(sorter) => self.sorted_rows(sorter)?,
             None => {
                 if sel.distinct {
                     keyed = self.distinct_within_grant(keyed)?;
