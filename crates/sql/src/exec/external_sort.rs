@@ -19,14 +19,11 @@ use walden_engine::types::Value;
 use crate::exec::grant::{row_bytes, MemoryGrant};
 use crate::exec::query::{compare_keys, group_key, sort_by_keys};
 use crate::exec::session::Run;
-use crate::exec::spill::{SpillReader, SpillWriter};
+use crate::exec::spill::{Keyed, SpillReader, SpillWriter};
 use crate::exec::SqlError;
 
 /// The most runs merged at once.
 const MAX_FAN_IN: usize = 64;
-
-/// A sort key and its row.
-type Keyed = (Vec<Value>, Vec<Value>);
 
 /// A sort that spills sorted runs when its grant is used up.
 pub(crate) struct ExternalSort {

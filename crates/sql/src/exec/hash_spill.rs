@@ -22,7 +22,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::grant::{row_bytes, MemoryGrant, QueryMemory};
 use crate::exec::query::group_key;
 use crate::exec::session::Run;
-use crate::exec::spill::{SpillReader, SpillWriter};
+use crate::exec::spill::{Keyed, SpillReader, SpillWriter};
 use crate::exec::SqlError;
 
 /// Bytes a hash table spends per row beyond the row: the key text and the table's slot.
@@ -159,8 +159,8 @@ impl Run<'_> {
     /// covers them all, else partition by partition.
     pub(crate) fn distinct_within_grant(
         &mut self,
-        keyed: Vec<(Vec<Value>, Vec<Value>)>,
-    ) -> Result<Vec<(Vec<Value>, Vec<Value>)>, SqlError> {
+        keyed: Vec<Keyed>,
+    ) -> Result<Vec<Keyed>, SqlError> {
         let mut grant = self.memory_grant();
         let bytes: usize = keyed.iter().map(|(_, r)| KEY_BYTES + row_bytes(r)).sum();
         if grant.try_reserve(bytes) {

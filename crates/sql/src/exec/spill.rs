@@ -20,6 +20,9 @@ use walden_engine::types::{
 use crate::exec::grant::QueryMemory;
 use crate::exec::SqlError;
 
+/// A sort key and its row, as a sorted run stores them.
+pub(crate) type Keyed = (Vec<Value>, Vec<Value>);
+
 /// The buffer of a spill file's writer and of its reader.
 const BUFFER_BYTES: usize = 64 << 10;
 
@@ -141,7 +144,7 @@ impl SpillReader {
     }
 
     /// The next sort key and row written by [`SpillWriter::write_pair`].
-    pub(crate) fn next_pair(&mut self) -> Result<Option<(Vec<Value>, Vec<Value>)>, SqlError> {
+    pub(crate) fn next_pair(&mut self) -> Result<Option<Keyed>, SqlError> {
         if self.rows == 0 {
             return Ok(None);
         }
