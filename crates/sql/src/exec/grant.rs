@@ -226,8 +226,10 @@ impl QueryMemory {
 #[derive(Debug)]
 pub(crate) struct MemoryGrant {
     memory: Arc<QueryMemory>,
-    id: u64,
-    state: Arc<GrantState>,
+    session_id: u16,
+    /// Its entry in the view, made when it first holds anything: most grants of an OLTP
+    /// workload hold nothing (a join step of a key lookup), and then cost no lock.
+    shown: Option<(u64, Arc<GrantState>)>,
     /// The most it reserves for what it can spill.
     limit: usize,
     /// Bytes taken from the workspace (a multiple of [`CHUNK_BYTES`], beyond the minimum).
@@ -240,14 +242,7 @@ impl MemoryGrant {
     /// A new grant for session `session_id`'s operator.
     pub(crate) fn new(memory: Arc<QueryMemory>, session_id: u16) -> MemoryGrant {
         let limit = memory.per_query;
-        let id = memory.next_grant.fetch_add(1, Ordering::Relaxed);
-        let state = Arc::new(GrantState { session_id, granted: limit, ..GrantState::default() });
-        memory
-            .grants
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(id, Arc::clone(&state));
-        MemoryGrant { memory, id, state, limit, taken: 0, used: 0 }
+        MemoryGrant { memory, session_id, shown: None, limit, taken: 0, used: 0 }
     }
 
     /// The query memory the grant is drawn from (for its spill folder and counters).
@@ -310,19 +305,29 @@ impl MemoryGrant {
 
     fn set_used(&mut self, used: usize) {
         self.used = used;
-        self.state.used.store(used, Ordering::Relaxed);
-        self.state.max_used.fetch_max(used, Ordering::Relaxed);
+        let memory = &self.memory;
+        let (session_id, granted) = (self.session_id, self.limit);
+        let (_, state) = self.shown.get_or_insert_with(|| {
+            let id = memory.next_grant.fetch_add(1, Ordering::Relaxed);
+            let state = Arc::new(GrantState { session_id, granted, ..GrantState::default() });
+            memory
+                .grants
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(id, Arc::clone(&state));
+            (id, state)
+        });
+        state.used.store(used, Ordering::Relaxed);
+        state.max_used.fetch_max(used, Ordering::Relaxed);
     }
 }
 
 impl Drop for MemoryGrant {
     fn drop(&mut self) {
         self.memory.give_back(self.taken);
-        self.memory
-            .grants
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(&self.id);
+        if let Some((id, _)) = &self.shown {
+            self.memory.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(id);
+        }
     }
 }
 
@@ -381,6 +386,10 @@ mod tests {
         assert!(g.try_reserve(3 << 20));
         assert!(!g.try_reserve(2 << 20), "past the per-query limit");
         assert_eq!(m.grants().len(), 1);
+        assert!(
+            MemoryGrant::new(Arc::clone(&m), 52).memory().grants().len() == 1,
+            "unused: not shown"
+        );
         assert_eq!(m.grants()[0].max_used(), 3 << 20);
         g.release(3 << 20);
         assert!(g.try_reserve(4 << 20));

@@ -105,8 +105,8 @@ struct JoinOutput {
     width: usize,
     /// The memory the rows hold: they cannot be spilled, so past the workspace's room the
     /// statement fails with error 701 rather than take the server's memory (a cross product
-    /// the conjuncts do not narrow).
-    grant: MemoryGrant,
+    /// the conjuncts do not narrow). Made with the first rows to hold.
+    grant: Option<MemoryGrant>,
 }
 
 /// Output rows counted against the grant at a time.
@@ -119,10 +119,11 @@ impl JoinOutput {
 
     /// Holds the memory of each [`OUTPUT_ROWS_PER_CHECK`] more rows (their values at their
     /// in-memory size, without what strings hold elsewhere): error 701 past the workspace.
-    fn check_memory(&mut self) -> Result<(), SqlError> {
+    fn check_memory(&mut self, run: &Run<'_>) -> Result<(), SqlError> {
         if self.rows.len().is_multiple_of(OUTPUT_ROWS_PER_CHECK) {
             let row = (self.width + 3) * std::mem::size_of::<Value>();
-            self.grant.hold(OUTPUT_ROWS_PER_CHECK.saturating_mul(row))?;
+            let grant = self.grant.get_or_insert_with(|| run.memory_grant());
+            grant.hold(OUTPUT_ROWS_PER_CHECK.saturating_mul(row))?;
         }
         Ok(())
     }
@@ -590,8 +591,8 @@ impl Run<'_> {
         // Stopping the join's output keeps its first rows, which are the first in the
         // ORDER BY only where a leaf delivered them in that order (`leaf_rows` decides).
         let rows_goal = goal.filter(|g| g.order.is_empty()).map_or(usize::MAX, |g| g.rows);
-        let grant = self.memory_grant();
-        let mut out = JoinOutput { rows: Vec::new(), goal: rows_goal, width: cols.len(), grant };
+        let mut out =
+            JoinOutput { rows: Vec::new(), goal: rows_goal, width: cols.len(), grant: None };
         if let Step::IndexLoops(path) = step {
             let Input::Table(t) = &flat.leaves[leaf].input else {
                 return Err(SqlError::new(
@@ -713,7 +714,7 @@ impl Run<'_> {
         row.extend_from_slice(right);
         if self.all_hold(checks, cols, &row, outer)? {
             out.rows.push(row);
-            out.check_memory()?;
+            out.check_memory(self)?;
         }
         Ok(out.full())
     }
