@@ -227,8 +227,7 @@ impl QueryMemory {
 pub(crate) struct MemoryGrant {
     memory: Arc<QueryMemory>,
     session_id: u16,
-    /// Its entry in the view, made when it first holds anything: most grants of an OLTP
-    /// workload hold nothing (a join step of a key lookup), and then cost no lock.
+    /// Its entry in the view (made by `set_used`, so always there once made).
     shown: Option<(u64, Arc<GrantState>)>,
     /// The most it reserves for what it can spill.
     limit: usize,
@@ -242,7 +241,9 @@ impl MemoryGrant {
     /// A new grant for session `session_id`'s operator.
     pub(crate) fn new(memory: Arc<QueryMemory>, session_id: u16) -> MemoryGrant {
         let limit = memory.per_query;
-        MemoryGrant { memory, session_id, shown: None, limit, taken: 0, used: 0 }
+        let mut grant = MemoryGrant { memory, session_id, shown: None, limit, taken: 0, used: 0 };
+        grant.set_used(0);
+        grant
     }
 
     /// The query memory the grant is drawn from (for its spill folder and counters).
@@ -386,10 +387,6 @@ mod tests {
         assert!(g.try_reserve(3 << 20));
         assert!(!g.try_reserve(2 << 20), "past the per-query limit");
         assert_eq!(m.grants().len(), 1);
-        assert!(
-            MemoryGrant::new(Arc::clone(&m), 52).memory().grants().len() == 1,
-            "unused: not shown"
-        );
         assert_eq!(m.grants()[0].max_used(), 3 << 20);
         g.release(3 << 20);
         assert!(g.try_reserve(4 << 20));
