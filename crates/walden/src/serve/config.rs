@@ -101,6 +101,7 @@ mod tests {
             prelogin_timeout_secs = 2
             max_pending_logins = 16
             max_server_memory_mb = 512
+            max_query_memory_mb = 64
         "#;
         let mut config = FileConfig::parse(text).expect("valid");
         config.resolve_paths(Path::new("/srv/walden"));
@@ -116,6 +117,7 @@ mod tests {
         assert_eq!(config.prelogin_timeout_secs, Some(2));
         assert_eq!(config.max_pending_logins, Some(16));
         assert_eq!(config.max_server_memory_mb, Some(512));
+        assert_eq!(config.max_query_memory_mb, Some(64));
 
         let error = FileConfig::parse("prot = 1433").expect_err("misspelt key");
         assert!(error.contains("prot"), "{error}");

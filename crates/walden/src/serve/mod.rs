@@ -591,6 +591,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn max_query_memory_mb_is_at_least_1_and_at_most_max_server_memory_mb() {
+        assert_eq!(checked_query_memory_mb(64, 256), Ok(64));
+        assert_eq!(checked_query_memory_mb(256, 256), Ok(256));
+        let error = checked_query_memory_mb(0, 256).expect_err("zero");
+        assert!(error.contains("max_query_memory_mb must be from 1"), "{error}");
+        assert!(checked_query_memory_mb(257, 256).is_err());
+    }
+
+    #[test]
     fn utc_datetime_counts_days_and_microseconds_from_the_epoch() {
         assert_eq!(utc_datetime(0), "1970-01-01 00:00:00.000000");
         // 2026-11-26 17:14:50.751963 UTC: 20,783 days after the epoch.
