@@ -44,6 +44,7 @@ use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
 use crate::exec::access::{self, AccessPath, RowFilter, TableStats};
 use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
+use crate::exec::grant::MemoryGrant;
 use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -97,10 +98,6 @@ struct Flat<'e> {
     conjuncts: Vec<Conjunct<'e>>,
 }
 
-/// The estimated size of a join's output past which the query fails with error 701 rather
-/// than take the server's memory: a cross product the conjuncts do not narrow.
-const JOIN_OUTPUT_LIMIT_BYTES: usize = 4 << 30;
-
 /// The rows a join step has produced, and when it stops.
 struct JoinOutput {
     rows: Vec<Vec<Value>>,
@@ -108,26 +105,27 @@ struct JoinOutput {
     goal: usize,
     /// Values per row.
     width: usize,
+    /// The memory the rows hold: they cannot be spilled, so past the workspace's room the
+    /// statement fails with error 701 rather than take the server's memory (a cross product
+    /// the conjuncts do not narrow). Made with the first rows to hold.
+    grant: Option<MemoryGrant>,
 }
+
+/// Output rows counted against the grant at a time.
+const OUTPUT_ROWS_PER_CHECK: usize = 4096;
 
 impl JoinOutput {
     fn full(&self) -> bool {
         self.rows.len() >= self.goal
     }
 
-    /// Error 701 once the rows' values (counted at their in-memory size, without what
-    /// strings hold elsewhere) pass [`JOIN_OUTPUT_LIMIT_BYTES`].
-    fn check_memory(&self) -> Result<(), SqlError> {
-        let n = self.rows.len();
-        if n.is_multiple_of(4096)
-            && n.saturating_mul(self.width + 3).saturating_mul(std::mem::size_of::<Value>())
-                > JOIN_OUTPUT_LIMIT_BYTES
-        {
-            return Err(SqlError::with_severity(
-                701,
-                17,
-                "There is insufficient system memory in resource pool 'default' to run this query.",
-            ));
+    /// Holds the memory of each [`OUTPUT_ROWS_PER_CHECK`] more rows (their values at their
+    /// in-memory size, without what strings hold elsewhere): error 701 past the workspace.
+    fn check_memory(&mut self, run: &Run<'_>) -> Result<(), SqlError> {
+        if self.rows.len().is_multiple_of(OUTPUT_ROWS_PER_CHECK) {
+            let row = (self.width + 3) * std::mem::size_of::<Value>();
+            let grant = self.grant.get_or_insert_with(|| run.memory_grant());
+            grant.hold(OUTPUT_ROWS_PER_CHECK.saturating_mul(row))?;
         }
         Ok(())
     }
@@ -645,7 +643,7 @@ impl Run<'_> {
     fn join_step(
         &mut self,
         flat: &mut Flat<'_>,
-        acc: Rows,
+        mut acc: Rows,
         leaf: usize,
         step: Step<'_>,
         mask: u64,
@@ -678,7 +676,8 @@ impl Run<'_> {
         // Stopping the join's output keeps its first rows, which are the first in the
         // ORDER BY only where a leaf delivered them in that order (`leaf_rows` decides).
         let rows_goal = goal.filter(|g| g.order.is_empty()).map_or(usize::MAX, |g| g.rows);
-        let mut out = JoinOutput { rows: Vec::new(), goal: rows_goal, width: cols.len() };
+        let mut out =
+            JoinOutput { rows: Vec::new(), goal: rows_goal, width: cols.len(), grant: None };
         if let Step::IndexLoops(path) = step {
             let Input::Table(t) = &flat.leaves[leaf].input else {
                 return Err(SqlError::new(
@@ -718,7 +717,7 @@ impl Run<'_> {
         } else {
             // A leaf alone (the first, or a cross product's) may stop at the goal itself.
             let leaf_goal = goal.filter(|_| acc.rows.len() == 1 && rest.is_empty());
-            let right = self.leaf_rows(flat, leaf, &local, outer, leaf_goal)?;
+            let mut right = self.leaf_rows(flat, leaf, &local, outer, leaf_goal)?;
             let right_cols = &flat.leaves[leaf].cols;
             if matches!(step, Step::Loops) && acc.cols.is_empty() && acc.rows.len() == 1 {
                 // The first leaf: its rows are the join's, moved rather than copied.
@@ -729,6 +728,28 @@ impl Run<'_> {
                 }
                 return Ok(Rows { cols, rows });
             }
+            // The build side beyond the grant: joined by partitions on disk instead.
+            // Held while the hash table below is.
+            let _build_grant = match &step {
+                Step::Hash(keys) => {
+                    let mut left = std::mem::take(&mut acc.rows);
+                    let emit = |run: &mut Self, l: &[Value], r: &[Value]| {
+                        run.emit(&mut out, l, r, &rest, &cols, outer)
+                    };
+                    let grant = self.grace_hash_join(
+                        keys, &acc.cols, &mut left, right_cols, &mut right, outer, emit,
+                    )?;
+                    if grant.is_none() {
+                        for i in checks {
+                            flat.conjuncts[i].applied = true;
+                        }
+                        return Ok(Rows { cols, rows: out.rows });
+                    }
+                    acc.rows = left;
+                    grant
+                }
+                _ => None,
+            };
             let matcher = match &step {
                 Step::Hash(keys) => Some(HashMatch::build(self, keys, right_cols, &right, outer)?),
                 _ => None,
@@ -778,7 +799,7 @@ impl Run<'_> {
         row.extend_from_slice(right);
         if self.all_hold(checks, cols, &row, outer)? {
             out.rows.push(row);
-            out.check_memory()?;
+            out.check_memory(self)?;
         }
         Ok(out.full())
     }

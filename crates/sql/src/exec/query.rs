@@ -22,6 +22,7 @@ use crate::ast::{
 };
 use crate::exec::demand::Demand;
 use crate::exec::eval::{check_key_collation, find_column, is_aggregate_call, Col, Env};
+use crate::exec::external_sort::ExternalSort;
 use crate::exec::prepared::Scalar;
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -688,7 +689,7 @@ impl Run<'_> {
         }
         if !order_by.is_empty() {
             let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
-            let mut keyed = Vec::with_capacity(rows.rows.len());
+            let mut sorter = ExternalSort::new(self.memory_grant(), &desc, false);
             for (i, row) in std::mem::take(&mut rows.rows).into_iter().enumerate() {
                 self.row_interruption_point(i)?;
                 let mut keys = Vec::with_capacity(order_by.len());
@@ -698,10 +699,9 @@ impl Run<'_> {
                         None => self.eval(&o.expr, &Env::new(&rows.cols, &row, outer))?,
                     });
                 }
-                keyed.push((keys, row));
+                sorter.push(self, keys, row)?;
             }
-            sort_by_keys(&mut keyed, &desc)?;
-            rows.rows = keyed.into_iter().map(|(_, r)| r).collect();
+            rows.rows = self.sorted_rows(sorter)?;
         }
         if let Some(off) = offset {
             rows.rows = self.apply_offset(std::mem::take(&mut rows.rows), off)?;
@@ -779,8 +779,10 @@ impl Run<'_> {
         let mut computed: Vec<(usize, usize)> = Vec::new();
         if !aggs.is_empty() || !sel.group_by.is_empty() {
             let sets = sel.grouping_sets.as_deref();
-            let (gcols, grows, gcomputed) =
-                self.group(&cols, rows, &sel.group_by, sets, &aggs, outer)?;
+            let (gcols, grows, gcomputed) = match sets {
+                None => self.group_within_grant(&cols, rows, &sel.group_by, &aggs, outer)?,
+                Some(_) => self.group(&cols, rows, &sel.group_by, sets, &aggs, outer)?,
+            };
             cols = gcols;
             rows = grows;
             computed = gcomputed;
@@ -859,19 +861,30 @@ impl Run<'_> {
             }
             _ => None,
         };
-        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> =
-            Vec::with_capacity(bounded.map_or(projected_rows, |k| projected_rows.min(2 * k)));
+        // A full ORDER BY sorts within the memory grant, spilling sorted runs beyond it.
+        let mut sorter = (bounded.is_none() && !order_by.is_empty())
+            .then(|| ExternalSort::new(self.memory_grant(), &desc, sel.distinct));
+        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(match &sorter {
+            Some(_) => 0,
+            None => bounded.map_or(projected_rows, |k| projected_rows.min(2 * k)),
+        });
         // Once n rows are kept, the keys of the last: a later row that does not sort before
         // them cannot be among the first n (one that sorts equal comes after it in a stable
         // sort), so it is dropped with one comparison instead of joining the next sort.
         let mut cutoff: Option<Vec<Value>> = None;
-        for (i, row) in rows.iter().take(projected_rows).enumerate() {
+        // Each source row is dropped once projected, so the source and the output are not
+        // both held whole.
+        for (i, row) in rows.into_iter().take(projected_rows).enumerate() {
             self.row_interruption_point(i)?;
-            let env = Env { cols: &cols, row, outer, computed: &computed };
+            let env = Env { cols: &cols, row: &row, outer, computed: &computed };
             let out = self.project(&exprs, &stars, &env)?;
             let mut keys = Vec::with_capacity(order_by.len());
             for o in order_by {
                 keys.push(self.order_key(o, &out_cols, &out, &env)?);
+            }
+            if let Some(sorter) = &mut sorter {
+                sorter.push(self, keys, out)?;
+                continue;
             }
             if let Some(last) = &cutoff {
                 if compare_keys(&keys, last, &desc)? != Ordering::Less {
@@ -885,14 +898,18 @@ impl Run<'_> {
                 cutoff = keyed.last().filter(|_| keyed.len() == k).map(|(keys, _)| keys.clone());
             }
         }
-        if sel.distinct {
-            let mut seen = std::collections::HashSet::new();
-            keyed.retain(|(_, r)| seen.insert(group_key(r)));
-        }
-        if !order_by.is_empty() {
-            sort_by_keys(&mut keyed, &desc)?;
-        }
-        let mut out_rows: Vec<Vec<Value>> = keyed.into_iter().map(|(_, r)| r).collect();
+        let mut out_rows: Vec<Vec<Value>> = match sorter {
+            Some(sorter) => self.sorted_rows(sorter)?,
+            None => {
+                if sel.distinct {
+                    keyed = self.distinct_within_grant(keyed)?;
+                }
+                if !order_by.is_empty() {
+                    sort_by_keys(&mut keyed, &desc)?;
+                }
+                keyed.into_iter().map(|(_, r)| r).collect()
+            }
+        };
         if let Some(off) = offset {
             out_rows = self.apply_offset(out_rows, off)?;
         }
@@ -1106,7 +1123,7 @@ impl Run<'_> {
     /// [`grouping_sets`]), the rows of each set after the previous set's, and a column of
     /// the GROUP BY that a set leaves out is NULL in its rows.
     #[allow(clippy::type_complexity)]
-    fn group(
+    pub(crate) fn group(
         &mut self,
         cols: &[Col],
         rows: Vec<Vec<Value>>,

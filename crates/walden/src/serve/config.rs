@@ -40,6 +40,8 @@ pub struct FileConfig {
     pub max_worker_threads: Option<usize>,
     /// The buffer pool's size in MB, shared by every database.
     pub max_server_memory_mb: Option<u64>,
+    /// The most one query's sort or hash holds in MB before it spills to disk.
+    pub max_query_memory_mb: Option<u64>,
 }
 
 impl FileConfig {
@@ -99,6 +101,7 @@ mod tests {
             prelogin_timeout_secs = 2
             max_pending_logins = 16
             max_server_memory_mb = 512
+            max_query_memory_mb = 64
         "#;
         let mut config = FileConfig::parse(text).expect("valid");
         config.resolve_paths(Path::new("/srv/walden"));
@@ -114,6 +117,7 @@ mod tests {
         assert_eq!(config.prelogin_timeout_secs, Some(2));
         assert_eq!(config.max_pending_logins, Some(16));
         assert_eq!(config.max_server_memory_mb, Some(512));
+        assert_eq!(config.max_query_memory_mb, Some(64));
 
         let error = FileConfig::parse("prot = 1433").expect_err("misspelt key");
         assert!(error.contains("prot"), "{error}");

@@ -119,6 +119,12 @@ pub struct ServeArgs {
     /// $WALDEN_MAX_SERVER_MEMORY_MB, else a quarter of the machine's memory].
     #[arg(long)]
     max_server_memory_mb: Option<u64>,
+    /// The memory in MB one query's sort, hash aggregate or hash join may hold before it
+    /// spills to files in <data>/spill (SQL Server's memory grant) [default:
+    /// $WALDEN_MAX_QUERY_MEMORY_MB, else a quarter of the query workspace, which is 75% of
+    /// max_server_memory_mb].
+    #[arg(long)]
+    max_query_memory_mb: Option<u64>,
     /// TLS, negotiated in PRELOGIN: `off`, or `self-signed` (a certificate for localhost and
     /// 127.0.0.1 generated at start) [default: $WALDEN_TLS, else on with --tls-cert if
     /// given, else off].
@@ -317,6 +323,17 @@ fn checked_memory_mb(mb: u64) -> Result<u64, String> {
     }
 }
 
+/// `max_query_memory_mb` if it is at least 1 and at most `max_server_memory_mb`.
+fn checked_query_memory_mb(mb: u64, server_mb: u64) -> Result<u64, String> {
+    if (1..=server_mb).contains(&mb) {
+        Ok(mb)
+    } else {
+        Err(format!(
+            "max_query_memory_mb must be from 1 to max_server_memory_mb ({server_mb}), not {mb}"
+        ))
+    }
+}
+
 /// The frames of 8 KiB in `mb` MiB.
 fn memory_frames(mb: u64) -> usize {
     usize::try_from(mb.saturating_mul(128)).unwrap_or(usize::MAX)
@@ -372,6 +389,14 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     .map(checked_memory_mb)
     .transpose()?
     .unwrap_or_else(default_max_memory_mb);
+    let max_query_memory_mb = setting(
+        args.max_query_memory_mb,
+        "WALDEN_MAX_QUERY_MEMORY_MB",
+        file.max_query_memory_mb,
+        |t| t.parse().ok(),
+    )?
+    .map(|mb| checked_query_memory_mb(mb, max_server_memory_mb))
+    .transpose()?;
     let tls_mode =
         match file.tls.as_deref() {
             Some(text) => Some(TlsMode::from_str(text, true).map_err(|_| {
@@ -411,6 +436,13 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     });
     let instance = Instance::open(&data, config)
         .map_err(|e| format!("cannot open {}: {e}", data.display()))?;
+    let query_memory = walden_sql::exec::QueryMemoryConfig {
+        max_query_memory_bytes: max_query_memory_mb.map(|mb| (mb as usize) << 20),
+    };
+    walden_sql::exec::configure_query_memory(&instance, query_memory);
+    if let Some(mb) = max_query_memory_mb {
+        log_line!(info, "query memory: max_query_memory_mb = {mb}");
+    }
     for db in instance.databases() {
         let report = db.recovery_report();
         let (lsn, micros) = db.last_commit();
@@ -557,6 +589,15 @@ fn stored_password(data: &Path) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_query_memory_mb_is_at_least_1_and_at_most_max_server_memory_mb() {
+        assert_eq!(checked_query_memory_mb(64, 256), Ok(64));
+        assert_eq!(checked_query_memory_mb(256, 256), Ok(256));
+        let error = checked_query_memory_mb(0, 256).expect_err("zero");
+        assert!(error.contains("max_query_memory_mb must be from 1"), "{error}");
+        assert!(checked_query_memory_mb(257, 256).is_err());
+    }
 
     #[test]
     fn utc_datetime_counts_days_and_microseconds_from_the_epoch() {

@@ -101,3 +101,25 @@ pub(super) fn memory_clerks(ctx: &ViewContext<'_>) -> RowSet {
         .col("page_size_in_bytes", SqlType::BigInt, |_| big(PAGE_SIZE as u64))
         .rows(&rows)
 }
+
+/// `sys.dm_exec_query_memory_grants`: a row per operator holding a memory grant now (a sort,
+/// a hash aggregate, a hash join, a join step's output), with what it may take before it
+/// spills (`requested_memory_kb` = `granted_memory_kb`, the per-query limit) and what it
+/// holds now and at most (`crate::exec::grant`).
+pub(super) fn query_memory_grants(ctx: &ViewContext<'_>) -> RowSet {
+    let memory = crate::exec::grant::query_memory(ctx.instance);
+    let grants = memory.grants();
+    View::<std::sync::Arc<crate::exec::grant::GrantState>>::new()
+        .col("session_id", SqlType::SmallInt, |g| small(i64::from(g.session_id)))
+        .col("request_id", SqlType::Int, |_| int(0))
+        .col("requested_memory_kb", SqlType::BigInt, |g| big(kb(g.granted)))
+        .col("granted_memory_kb", SqlType::BigInt, |g| big(kb(g.granted)))
+        .col("used_memory_kb", SqlType::BigInt, |g| big(kb(g.used())))
+        .col("max_used_memory_kb", SqlType::BigInt, |g| big(kb(g.max_used())))
+        .rows(&grants)
+}
+
+/// Bytes in KB, rounded up.
+fn kb(bytes: usize) -> u64 {
+    (bytes as u64).div_ceil(1024)
+}

@@ -252,6 +252,7 @@ pub fn system_view(
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
         "dm_os_buffer_descriptors" => (None, |c, _| Ok(memory::buffer_descriptors(c))),
         "dm_os_memory_clerks" => (None, |c, _| Ok(memory::memory_clerks(c))),
+        "dm_exec_query_memory_grants" => (None, |c, _| Ok(memory::query_memory_grants(c))),
         "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
         "dm_tran_active_transactions" => (None, |c, _| Ok(transactions::active_transactions(c))),
         "dm_tran_session_transactions" => (None, |c, _| Ok(transactions::session_transactions(c))),
