@@ -1010,7 +1010,8 @@ impl Catalog {
     }
 }
 
-struct Writer(Vec<u8>);
+/// Little-endian fields of a catalog record (objects, properties, statistics).
+pub(crate) struct Writer(pub(crate) Vec<u8>);
 
 impl Writer {
     /// One extended property: class, ids, name and value (kind 8's entries and the
@@ -1023,16 +1024,19 @@ impl Writer {
         self.value(&e.value);
     }
 
-    fn u8(&mut self, v: u8) {
+    pub(crate) fn u8(&mut self, v: u8) {
         self.0.push(v);
     }
-    fn u16(&mut self, v: u16) {
+    pub(crate) fn u16(&mut self, v: u16) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn u32(&mut self, v: u32) {
+    pub(crate) fn u32(&mut self, v: u32) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn u64(&mut self, v: u64) {
+    pub(crate) fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    pub(crate) fn f64(&mut self, v: f64) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
     fn i64(&mut self, v: i64) {
@@ -1041,7 +1045,7 @@ impl Writer {
     fn i128(&mut self, v: i128) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn str(&mut self, s: &str) {
+    pub(crate) fn str(&mut self, s: &str) {
         self.u32(s.len() as u32);
         self.0.extend_from_slice(s.as_bytes());
     }
@@ -1068,7 +1072,8 @@ impl Writer {
     }
 }
 
-struct Reader<'a>(&'a [u8]);
+/// Reads what [`Writer`] wrote; a record cut short is corrupt.
+pub(crate) struct Reader<'a>(pub(crate) &'a [u8]);
 
 impl<'a> Reader<'a> {
     /// What [`Writer::property`] wrote.
@@ -1082,7 +1087,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], EngineError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], EngineError> {
         if self.0.len() < n {
             return Err(EngineError::Corrupt("truncated catalog object".into()));
         }
@@ -1090,22 +1095,25 @@ impl<'a> Reader<'a> {
         self.0 = b;
         Ok(a)
     }
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], EngineError> {
+    pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N], EngineError> {
         let mut a = [0; N];
         a.copy_from_slice(self.take(N)?);
         Ok(a)
     }
-    fn u8(&mut self) -> Result<u8, EngineError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, EngineError> {
         Ok(self.take(1)?[0])
     }
-    fn u16(&mut self) -> Result<u16, EngineError> {
+    pub(crate) fn u16(&mut self) -> Result<u16, EngineError> {
         Ok(u16::from_le_bytes(self.array()?))
     }
-    fn u32(&mut self) -> Result<u32, EngineError> {
+    pub(crate) fn u32(&mut self) -> Result<u32, EngineError> {
         Ok(u32::from_le_bytes(self.array()?))
     }
-    fn u64(&mut self) -> Result<u64, EngineError> {
+    pub(crate) fn u64(&mut self) -> Result<u64, EngineError> {
         Ok(u64::from_le_bytes(self.array()?))
+    }
+    pub(crate) fn f64(&mut self) -> Result<f64, EngineError> {
+        Ok(f64::from_le_bytes(self.array()?))
     }
     fn i64(&mut self) -> Result<i64, EngineError> {
         Ok(i64::from_le_bytes(self.array()?))
@@ -1113,7 +1121,7 @@ impl<'a> Reader<'a> {
     fn i128(&mut self) -> Result<i128, EngineError> {
         Ok(i128::from_le_bytes(self.array()?))
     }
-    fn str(&mut self) -> Result<String, EngineError> {
+    pub(crate) fn str(&mut self) -> Result<String, EngineError> {
         let n = self.u32()? as usize;
         String::from_utf8(self.take(n)?.to_vec())
             .map_err(|_| EngineError::Corrupt("catalog name is not UTF-8".into()))

@@ -1,6 +1,7 @@
 //! The on-disk form of a statistics object (`docs/format/statistics.md`): its catalog keys
 //! and the bytes of its record.
 
+use crate::catalog::{Reader, Writer};
 use crate::error::EngineError;
 use crate::types::{decode_row, encode_key, encode_row, SqlType, Value};
 
@@ -58,15 +59,15 @@ pub fn statistics_key_ids(key: &[u8]) -> Option<(u32, u32)> {
 impl StatisticsDef {
     /// The record: what [`StatisticsDef::decode`] reads back.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Vec::with_capacity(256);
-        w.push(VERSION);
-        put_u32(&mut w, self.table);
-        put_u64(&mut w, self.table_created);
-        put_u32(&mut w, self.id);
-        put_str(&mut w, &self.name);
-        put_u16(&mut w, self.columns.len() as u16);
+        let mut w = Writer(Vec::with_capacity(256));
+        w.u8(VERSION);
+        w.u32(self.table);
+        w.u64(self.table_created);
+        w.u32(self.id);
+        w.str(&self.name);
+        w.u16(self.columns.len() as u16);
         for &c in &self.columns {
-            put_u16(&mut w, c);
+            w.u16(c);
         }
         let mut flags = 0;
         if self.auto_created {
@@ -78,34 +79,34 @@ impl StatisticsDef {
         if self.no_recompute {
             flags |= NO_RECOMPUTE;
         }
-        w.push(flags);
+        w.u8(flags);
         match self.sampling {
-            Sampling::Default => w.push(0),
-            Sampling::FullScan => w.push(1),
+            Sampling::Default => w.u8(0),
+            Sampling::FullScan => w.u8(1),
             Sampling::Percent(p) => {
-                w.push(2);
-                put_f64(&mut w, p);
+                w.u8(2);
+                w.f64(p);
             }
             Sampling::Rows(n) => {
-                w.push(3);
-                put_u64(&mut w, n);
+                w.u8(3);
+                w.u64(n);
             }
         }
         let Some(h) = &self.histogram else {
-            w.push(0);
-            return w;
+            w.u8(0);
+            return w.0;
         };
-        w.push(1);
-        put_u64(&mut w, h.updated_micros);
-        put_u64(&mut w, h.rows);
-        put_u64(&mut w, h.rows_sampled);
-        w.extend_from_slice(&h.key_type.encode());
-        put_u16(&mut w, h.density.len() as u16);
+        w.u8(1);
+        w.u64(h.updated_micros);
+        w.u64(h.rows);
+        w.u64(h.rows_sampled);
+        w.0.extend_from_slice(&h.key_type.encode());
+        w.u16(h.density.len() as u16);
         for (d, len) in h.density.iter().zip(&h.avg_length) {
-            put_f64(&mut w, *d);
-            put_f64(&mut w, *len);
+            w.f64(*d);
+            w.f64(*len);
         }
-        put_u16(&mut w, h.steps.len() as u16);
+        w.u16(h.steps.len() as u16);
         for s in &h.steps {
             let mut row = Vec::new();
             // A step's value was read from a column of `key_type`, so it encodes; should it
@@ -114,13 +115,13 @@ impl StatisticsDef {
                 row.clear();
                 let _ = encode_row(&[h.key_type], &[Value::Null], &mut row);
             }
-            put_u32(&mut w, row.len() as u32);
-            w.extend_from_slice(&row);
-            put_f64(&mut w, s.range_rows);
-            put_f64(&mut w, s.eq_rows);
-            put_f64(&mut w, s.distinct_range_rows);
+            w.u32(row.len() as u32);
+            w.0.extend_from_slice(&row);
+            w.f64(s.range_rows);
+            w.f64(s.eq_rows);
+            w.f64(s.distinct_range_rows);
         }
-        w
+        w.0
     }
 
     /// A record written by [`StatisticsDef::encode`], its chunks joined.
@@ -212,60 +213,6 @@ pub(crate) fn step_key(ty: SqlType, value: &Value) -> Vec<u8> {
 
 fn corrupt() -> EngineError {
     EngineError::Corrupt("malformed statistics record in the catalog".into())
-}
-
-fn put_u16(w: &mut Vec<u8>, v: u16) {
-    w.extend_from_slice(&v.to_le_bytes());
-}
-fn put_u32(w: &mut Vec<u8>, v: u32) {
-    w.extend_from_slice(&v.to_le_bytes());
-}
-fn put_u64(w: &mut Vec<u8>, v: u64) {
-    w.extend_from_slice(&v.to_le_bytes());
-}
-fn put_f64(w: &mut Vec<u8>, v: f64) {
-    w.extend_from_slice(&v.to_le_bytes());
-}
-fn put_str(w: &mut Vec<u8>, s: &str) {
-    put_u32(w, s.len() as u32);
-    w.extend_from_slice(s.as_bytes());
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], EngineError> {
-        if self.0.len() < n {
-            return Err(corrupt());
-        }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Ok(a)
-    }
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], EngineError> {
-        let mut a = [0; N];
-        a.copy_from_slice(self.take(N)?);
-        Ok(a)
-    }
-    fn u8(&mut self) -> Result<u8, EngineError> {
-        Ok(self.take(1)?[0])
-    }
-    fn u16(&mut self) -> Result<u16, EngineError> {
-        Ok(u16::from_le_bytes(self.array()?))
-    }
-    fn u32(&mut self) -> Result<u32, EngineError> {
-        Ok(u32::from_le_bytes(self.array()?))
-    }
-    fn u64(&mut self) -> Result<u64, EngineError> {
-        Ok(u64::from_le_bytes(self.array()?))
-    }
-    fn f64(&mut self) -> Result<f64, EngineError> {
-        Ok(f64::from_le_bytes(self.array()?))
-    }
-    fn str(&mut self) -> Result<String, EngineError> {
-        let len = self.u32()? as usize;
-        String::from_utf8(self.take(len)?.to_vec()).map_err(|_| corrupt())
-    }
 }
 
 #[cfg(test)]
