@@ -286,16 +286,7 @@ impl Run<'_> {
     /// table as SQL Server does.
     pub(crate) fn sp_updatestats(&mut self) -> Result<(), SqlError> {
         let db = Arc::clone(&self.s.db);
-        let mut tables: Vec<Arc<TableDef>> = db
-            .catalog()
-            .objects()
-            .iter()
-            .filter_map(|o| match &**o {
-                Object::Table(t) if !t.name.starts_with('#') => Some(Arc::clone(t)),
-                _ => None,
-            })
-            .collect();
-        tables.sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
+        let tables = user_tables(&db);
         for def in tables {
             let (mut updated, mut skipped) = (0, 0);
             self.print(format!("Updating [{}].[{}]", def.schema, def.name));
@@ -332,16 +323,7 @@ impl Run<'_> {
     /// type can be a key, as SQL Server's does with its default arguments.
     pub(crate) fn sp_createstats(&mut self) -> Result<(), SqlError> {
         let db = Arc::clone(&self.s.db);
-        let mut tables: Vec<Arc<TableDef>> = db
-            .catalog()
-            .objects()
-            .iter()
-            .filter_map(|o| match &**o {
-                Object::Table(t) if !t.name.starts_with('#') => Some(Arc::clone(t)),
-                _ => None,
-            })
-            .collect();
-        tables.sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
+        let tables = user_tables(&db);
         let mut created = 0;
         for def in tables {
             let mut header = false;
@@ -569,4 +551,20 @@ fn key_type(ty: SqlType) -> bool {
             | SqlType::NVarChar(Len::Max)
             | SqlType::VarBinary(Len::Max)
     )
+}
+
+/// The database's tables other than temporary ones, by schema and name: what
+/// `sp_updatestats` and `sp_createstats` walk.
+fn user_tables(db: &Database) -> Vec<Arc<TableDef>> {
+    let mut tables: Vec<Arc<TableDef>> = db
+        .catalog()
+        .objects()
+        .iter()
+        .filter_map(|o| match &**o {
+            Object::Table(t) if !t.name.starts_with('#') => Some(Arc::clone(t)),
+            _ => None,
+        })
+        .collect();
+    tables.sort_by(|a, b| (&a.schema, &a.name).cmp(&(&b.schema, &b.name)));
+    tables
 }
