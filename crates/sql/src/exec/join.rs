@@ -45,6 +45,7 @@ use crate::exec::access::{self, AccessPath, RowFilter, TableStats};
 use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
 use crate::exec::grant::MemoryGrant;
+use crate::exec::prepared::Scalar;
 use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -233,16 +234,7 @@ impl Flat<'_> {
             if mask.count_ones() < 2 {
                 continue;
             }
-            let mut branches = Vec::new();
-            operands(p, BinaryOp::Or, &mut branches);
-            let branches: Vec<Vec<&Expr>> = branches
-                .into_iter()
-                .map(|b| {
-                    let mut parts = Vec::new();
-                    operands(b, BinaryOp::And, &mut parts);
-                    parts
-                })
-                .collect();
+            let branches = or_branches(p);
             for leaf in 0..self.leaves.len() {
                 let bit = 1u64 << leaf;
                 if mask & bit == 0 {
@@ -1139,6 +1131,19 @@ fn operands<'e>(e: &'e Expr, op: BinaryOp, out: &mut Vec<&'e Expr>) {
     }
 }
 
+/// The branches of an OR, each as its ANDed parts: `(a AND b) OR c` is `[[a, b], [c]]`.
+fn or_branches(e: &Expr) -> Vec<Vec<&Expr>> {
+    let mut ors = Vec::new();
+    operands(e, BinaryOp::Or, &mut ors);
+    ors.into_iter()
+        .map(|b| {
+            let mut parts = Vec::new();
+            operands(b, BinaryOp::And, &mut parts);
+            parts
+        })
+        .collect()
+}
+
 /// `left op right`, spanning both.
 fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
     let span = left.span;
@@ -1152,16 +1157,7 @@ fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
 /// product. Branches are compared by their text; an OR with a branch that is a single
 /// predicate is left alone (its only factor would be that whole branch).
 fn common_factors(e: &Expr) -> Vec<&Expr> {
-    let mut ors = Vec::new();
-    operands(e, BinaryOp::Or, &mut ors);
-    let split: Vec<Vec<&Expr>> = ors
-        .iter()
-        .map(|b| {
-            let mut parts = Vec::new();
-            operands(b, BinaryOp::And, &mut parts);
-            parts
-        })
-        .collect();
+    let split = or_branches(e);
     // A plain OR of single predicates (`a = 1 OR b = 2`), the common case, has no factor
     // worth the texts: this runs every time the clause is planned.
     if split.iter().any(|parts| parts.len() < 2) {
@@ -1249,19 +1245,6 @@ fn integer_key(v: &Value) -> Option<i64> {
     }
 }
 
-/// The value of key expression `e` in `env`, reading a plain column by its position.
-fn key_value(
-    run: &mut Run<'_>,
-    e: &Expr,
-    at: Option<usize>,
-    env: &Env<'_>,
-) -> Result<Value, SqlError> {
-    match at {
-        Some(i) => Ok(env.row.get(i).cloned().unwrap_or(Value::Null)),
-        None => run.eval(e, env),
-    }
-}
-
 impl HashMatch {
     fn build(
         run: &mut Run<'_>,
@@ -1270,15 +1253,16 @@ impl HashMatch {
         rows: &[Vec<Value>],
         outer: Option<&Env<'_>>,
     ) -> Result<HashMatch, SqlError> {
-        let at: Vec<Option<usize>> = keys.iter().map(|(_, e)| plain_column(e, cols)).collect();
+        let prepared: Vec<Scalar<'_>> =
+            keys.iter().map(|(_, e)| Scalar::prepare(e, cols)).collect();
         let mut values = Vec::with_capacity(keys.len());
-        if let [(_, e)] = keys {
+        if let [key] = prepared.as_slice() {
             let mut ints: HashMap<i64, Vec<usize>> = HashMap::new();
             let mut all_ints = true;
             for (i, row) in rows.iter().enumerate() {
                 run.row_interruption_point(i)?;
                 let env = Env::new(cols, row, outer);
-                let v = key_value(run, e, at[0], &env)?;
+                let v = run.eval_prepared(key, &env)?;
                 match integer_key(&v) {
                     Some(k) => ints.entry(k).or_default().push(i),
                     None if v.is_null() => {}
@@ -1297,8 +1281,8 @@ impl HashMatch {
             run.row_interruption_point(i)?;
             let env = Env::new(cols, row, outer);
             values.clear();
-            for ((_, e), &at) in keys.iter().zip(&at) {
-                values.push(key_value(run, e, at, &env)?);
+            for key in &prepared {
+                values.push(run.eval_prepared(key, &env)?);
             }
             if let Some(k) = hash_key(&values) {
                 buckets.entry(k).or_default().push(i);
@@ -1319,7 +1303,7 @@ impl HashMatch {
         let env = Env::new(cols, row, outer);
         let mut values = Vec::with_capacity(keys.len());
         for (e, _) in keys {
-            values.push(key_value(run, e, plain_column(e, cols), &env)?);
+            values.push(run.eval_prepared(&Scalar::prepare(e, cols), &env)?);
         }
         let found = match (&self.buckets, values.as_slice()) {
             (Buckets::Ints(ints), [v]) => {
@@ -1344,14 +1328,6 @@ impl HashMatch {
             (Buckets::Keys(buckets), _) => hash_key(&values).and_then(|k| buckets.get(&k)),
         };
         Ok(found.cloned().unwrap_or_default())
-    }
-}
-
-/// The position among `cols` of the column `e` is, if it is a plain column reference.
-fn plain_column(e: &Expr, cols: &[Col]) -> Option<usize> {
-    match &e.kind {
-        ExprKind::Column(parts) => find_column(cols, parts).ok().flatten(),
-        _ => None,
     }
 }
 
