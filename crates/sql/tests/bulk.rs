@@ -12,17 +12,8 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::bulk::{BulkRows, BulkStop};
 use walden_sql::exec::{Collected, Session};
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    out
-}
-
-fn ok(s: &mut Session, sql: &str) -> Collected {
-    let out = run(s, sql);
-    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
-    out
-}
+mod support;
+use support::{ok, run};
 
 fn rows_of(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
     ok(s, sql).results.pop().unwrap().rows

@@ -10,11 +10,8 @@ use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    out
-}
+mod support;
+use support::run;
 
 fn errors(out: &Collected) -> Vec<i32> {
     out.errors().map(|e| e.number).collect()

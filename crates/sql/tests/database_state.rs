@@ -12,11 +12,8 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::sysviews::ServerCounters;
 use walden_sql::exec::{Collected, Session};
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    out
-}
+mod support;
+use support::{run, scalar};
 
 fn errors(out: &Collected) -> Vec<i32> {
     out.errors().map(|e| e.number).collect()
@@ -26,10 +23,6 @@ fn ok(s: &mut Session, sql: &str) -> Collected {
     let out = run(s, sql);
     assert!(errors(&out).is_empty(), "{sql}: {:?}", out.messages);
     out
-}
-
-fn scalar(s: &mut Session, sql: &str) -> Value {
-    ok(s, sql).results.last().unwrap().rows[0][0].clone()
 }
 
 fn restart(dir: &std::path::Path, instance: Arc<Instance>) -> Arc<Instance> {

@@ -12,11 +12,8 @@ use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    out
-}
+mod support;
+use support::run;
 
 fn numbers(out: &Collected) -> Vec<i32> {
     out.messages.iter().map(|m| m.number).collect()

@@ -11,20 +11,10 @@ use std::sync::Arc;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
-use walden_sql::exec::{Collected, Session};
+use walden_sql::exec::Session;
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    out
-}
-
-/// Runs `sql`, which must not fail.
-fn ok(s: &mut Session, sql: &str) -> Collected {
-    let out = run(s, sql);
-    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
-    out
-}
+mod support;
+use support::{ok, run};
 
 fn int(v: &Value) -> i64 {
     match v {

@@ -15,21 +15,8 @@ use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    out
-}
-
-fn ok(s: &mut Session, sql: &str) -> Collected {
-    let out = run(s, sql);
-    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
-    out
-}
-
-fn scalar(s: &mut Session, sql: &str) -> Value {
-    ok(s, sql).results.last().unwrap().rows[0][0].clone()
-}
+mod support;
+use support::{ok, run, scalar};
 
 fn errors(out: &Collected) -> Vec<i32> {
     out.errors().map(|e| e.number).collect()

@@ -9,19 +9,10 @@ use std::thread;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
-use walden_sql::exec::{Collected, Session};
+use walden_sql::exec::Session;
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    out
-}
-
-fn scalar(s: &mut Session, sql: &str) -> Value {
-    let out = run(s, sql);
-    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
-    out.results.last().unwrap().rows[0][0].clone()
-}
+mod support;
+use support::{run, scalar};
 
 fn setup() -> (tempfile::TempDir, Arc<Instance>) {
     let dir = tempfile::tempdir().unwrap();

@@ -11,17 +11,14 @@ use std::sync::{Arc, Mutex};
 
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{
-    configure_query_memory, spilled_bytes, CancelSignal, Collected, QueryMemoryConfig, Session,
+    configure_query_memory, spilled_bytes, CancelSignal, QueryMemoryConfig, Session,
 };
+
+mod support;
+use support::run;
 
 /// The tests count the process's open spill files, so they run one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
-
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    out
-}
 
 fn ok(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
     let out = run(s, sql);

@@ -10,11 +10,8 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::sysviews::ServerCounters;
 use walden_sql::exec::{Collected, Session};
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    out
-}
+mod support;
+use support::run;
 
 fn names(out: &Collected, i: usize) -> Vec<&str> {
     out.results[i].columns.iter().map(|c| c.name.as_str()).collect()

@@ -10,20 +10,11 @@ use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    out
-}
+mod support;
+use support::{run, scalar};
 
 fn errors(out: &Collected) -> Vec<i32> {
     out.errors().map(|e| e.number).collect()
-}
-
-fn scalar(s: &mut Session, sql: &str) -> Value {
-    let out = run(s, sql);
-    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
-    out.results.last().unwrap().rows[0][0].clone()
 }
 
 fn instance() -> (tempfile::TempDir, Arc<Instance>) {
