@@ -87,9 +87,7 @@ impl Parser<'_> {
     /// The cursor's query: `[WITH ctes] select [OPTION (...)]`.
     fn parse_cursor_query(&mut self) -> PResult<SelectStatement> {
         let mut query = self.parse_query()?;
-        let line = self.peek().span.line;
-        let hints = self.parse_option_clause()?;
-        self.apply_max_recursion(&mut query.ctes, &hints, line)?;
+        let hints = self.parse_option_clause_for(&mut query.ctes)?;
         Ok(SelectStatement { query, hints })
     }
 

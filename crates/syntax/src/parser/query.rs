@@ -526,6 +526,14 @@ impl<'a> Parser<'a> {
         Ok(QueryHint { text: self.source[span.start..span.end].to_owned() })
     }
 
+    /// A statement's `OPTION (...)` clause, its MAXRECURSION copied to the statement's `ctes`.
+    pub(super) fn parse_option_clause_for(&mut self, ctes: &mut [Cte]) -> PResult<Vec<QueryHint>> {
+        let line = self.peek().span.line;
+        let hints = self.parse_option_clause()?;
+        self.apply_max_recursion(ctes, &hints, line)?;
+        Ok(hints)
+    }
+
     /// Copies an `OPTION (MAXRECURSION n)` hint to the statement's CTEs, which it limits.
     /// SQL Server takes 0 (no limit) to 32767 and rejects more with error 310, reported at
     /// `line`, the `OPTION` clause's.
@@ -910,10 +918,8 @@ impl<'a> Parser<'a> {
         };
         let output = self.parse_output_clause()?;
         let source = self.parse_insert_source()?;
-        let line = self.peek().span.line;
-        let hints = self.parse_option_clause()?;
         let mut ctes = ctes;
-        self.apply_max_recursion(&mut ctes, &hints, line)?;
+        let hints = self.parse_option_clause_for(&mut ctes)?;
         let insert = Insert { ctes, top, target, table_hints, columns, output, source, hints };
         Ok(StatementKind::Insert(Box::new(insert)))
     }
@@ -948,10 +954,8 @@ impl<'a> Parser<'a> {
         let output = self.parse_output_clause()?;
         let from = self.parse_from()?;
         let where_clause = self.parse_change_where()?;
-        let line = self.peek().span.line;
-        let hints = self.parse_option_clause()?;
         let mut ctes = ctes;
-        self.apply_max_recursion(&mut ctes, &hints, line)?;
+        let hints = self.parse_option_clause_for(&mut ctes)?;
         let update = Update {
             ctes,
             top,
@@ -1037,10 +1041,8 @@ impl<'a> Parser<'a> {
         let output = self.parse_output_clause()?;
         let from = self.parse_from()?;
         let where_clause = self.parse_change_where()?;
-        let line = self.peek().span.line;
-        let hints = self.parse_option_clause()?;
         let mut ctes = ctes;
-        self.apply_max_recursion(&mut ctes, &hints, line)?;
+        let hints = self.parse_option_clause_for(&mut ctes)?;
         let delete = Delete { ctes, top, target, table_hints, output, from, where_clause, hints };
         Ok(StatementKind::Delete(Box::new(delete)))
     }

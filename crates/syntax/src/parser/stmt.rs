@@ -164,9 +164,7 @@ impl<'a> Parser<'a> {
 
     fn parse_select_statement(&mut self, ctes: Vec<Cte>) -> PResult<StatementKind> {
         let mut query = self.parse_query_with(ctes)?;
-        let line = self.peek().span.line;
-        let hints = self.parse_option_clause()?;
-        self.apply_max_recursion(&mut query.ctes, &hints, line)?;
+        let hints = self.parse_option_clause_for(&mut query.ctes)?;
         Ok(StatementKind::Select(Box::new(SelectStatement { query, hints })))
     }
 
