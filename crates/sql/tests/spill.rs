@@ -77,8 +77,14 @@ const ORDERED: [&str; 6] = [
 ];
 
 /// Queries whose rows come in no defined order: compared sorted.
-const UNORDERED: [&str; 5] = [
+const UNORDERED: [&str; 7] = [
     "SELECT k, COUNT(*), SUM(f), MIN(s), MAX(id) FROM dbo.t GROUP BY k",
+    // The aggregates that keep their values rather than fold them.
+    "SELECT k, COUNT(DISTINCT s), STDEV(f), AVG(f),
+            STRING_AGG(CAST(id AS VARCHAR(10)), ',') WITHIN GROUP (ORDER BY id DESC)
+     FROM dbo.t GROUP BY k",
+    // Grouped as a join makes its rows (a FLOAT sum would depend on the order they come).
+    "SELECT a.k, COUNT(*), SUM(b.id), MAX(b.s) FROM dbo.t a JOIN dbo.t b ON a.id = b.id GROUP BY a.k",
     "SELECT s, COUNT(*) FROM dbo.t GROUP BY s HAVING COUNT(*) >= 1",
     "SELECT DISTINCT s, k % 10 FROM dbo.t",
     "SELECT a.id, b.id FROM dbo.t a JOIN dbo.t b ON a.k = b.k AND a.id < b.id",
@@ -165,7 +171,7 @@ fn spill_files_are_gone_after_success_error_and_cancel() {
 }
 
 #[test]
-fn a_join_output_beyond_the_workspace_fails_with_701_and_the_session_goes_on() {
+fn a_held_join_output_beyond_the_workspace_fails_with_701_and_the_session_goes_on() {
     let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let mut config = InstanceConfig::default();
@@ -175,8 +181,10 @@ fn a_join_output_beyond_the_workspace_fails_with_701_and_the_session_goes_on() {
     let mut s = Session::new(Arc::clone(&instance));
     let out = run(&mut s, DATA);
     assert!(out.errors().next().is_none(), "{:?}", out.messages);
-    // A cross product of 10,000 x 10,000 rows: a join step's output, which cannot spill.
-    let out = run(&mut s, "SELECT COUNT(*) FROM dbo.t a CROSS JOIN dbo.t b WHERE a.f <> b.f + 0.5");
+    // A cross product of 10,000 x 10,000 rows, selected: a join step's output, which cannot
+    // spill.
+    let out =
+        run(&mut s, "SELECT a.id, b.id FROM dbo.t a CROSS JOIN dbo.t b WHERE a.f <> b.f + 0.5");
     let errors: Vec<_> = out.errors().collect();
     assert_eq!(errors.len(), 1, "{:?}", out.messages);
     assert_eq!(errors[0].number, 701);
@@ -184,6 +192,13 @@ fn a_join_output_beyond_the_workspace_fails_with_701_and_the_session_goes_on() {
         errors[0].message,
         "There is insufficient system memory in resource pool 'default' to run this query."
     );
+    // Counted, 1,000,000 joined rows (hundreds of megabytes held) go to the aggregate as
+    // the last join step makes them, and are not held.
+    let counted = ok(
+        &mut s,
+        "SELECT COUNT(*), SUM(b.id) FROM dbo.t a CROSS JOIN dbo.t b WHERE b.id < 100 AND a.f <> b.f + 0.5",
+    );
+    assert_eq!(counted, vec![vec!["Int(1000000)".to_string(), "Int(49500000)".to_string()]]);
     // What fits still runs, spilling what it may (the sort of 10,000 rows).
     let rows = ok(&mut s, "SELECT TOP (3) id FROM dbo.t ORDER BY s DESC, id DESC");
     assert_eq!(rows.len(), 3);

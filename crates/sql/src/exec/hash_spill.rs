@@ -26,10 +26,14 @@ use crate::exec::spill::{Keyed, SpillReader, SpillWriter};
 use crate::exec::SqlError;
 
 /// Bytes a hash table spends per row beyond the row: the key text and the table's slot.
-const KEY_BYTES: usize = 64;
+pub(crate) const KEY_BYTES: usize = 64;
 
 /// The most partitions one operator writes at once.
 const MAX_PARTITIONS: usize = 128;
+
+/// The partitions of an operator that learns its input's size only as it reads it (the
+/// hash aggregate, `aggregate.rs`): enough for an input of 64 times its grant.
+pub(crate) const STREAMED_PARTITIONS: usize = 64;
 
 /// How many partitions `bytes` of input need for each to fit in half of `memory`'s grant.
 fn partition_count(memory: &QueryMemory, bytes: usize) -> usize {
@@ -46,22 +50,25 @@ fn partition_of(key: &str, n: usize) -> usize {
 }
 
 /// Spill files, one per partition.
-struct Partitions {
+pub(crate) struct Partitions {
     files: Vec<SpillWriter>,
 }
 
 impl Partitions {
-    fn new(memory: &std::sync::Arc<QueryMemory>, n: usize) -> Result<Partitions, SqlError> {
+    pub(crate) fn new(
+        memory: &std::sync::Arc<QueryMemory>,
+        n: usize,
+    ) -> Result<Partitions, SqlError> {
         let files = (0..n).map(|_| SpillWriter::create(memory)).collect::<Result<_, _>>()?;
         Ok(Partitions { files })
     }
 
-    fn write(&mut self, key: &str, row: &[Value]) -> Result<(), SqlError> {
+    pub(crate) fn write(&mut self, key: &str, row: &[Value]) -> Result<(), SqlError> {
         let n = self.files.len();
         self.files[partition_of(key, n)].write(row)
     }
 
-    fn finish(self) -> Result<Vec<SpillReader>, SqlError> {
+    pub(crate) fn finish(self) -> Result<Vec<SpillReader>, SqlError> {
         self.files.into_iter().map(SpillWriter::finish).collect()
     }
 }
@@ -103,55 +110,6 @@ impl Run<'_> {
             }
         }
         Ok(key)
-    }
-
-    /// GROUP BY (one grouping set of `group_by`) within the memory grant: `group` runs over
-    /// all of `rows` if the grant covers them, else over each hash partition of them.
-    #[allow(clippy::type_complexity)]
-    pub(crate) fn group_within_grant(
-        &mut self,
-        cols: &[Col],
-        rows: Vec<Vec<Value>>,
-        group_by: &[Expr],
-        aggs: &[&Expr],
-        outer: Option<&Env<'_>>,
-    ) -> Result<(Vec<Col>, Vec<Vec<Value>>, Vec<(usize, usize)>), SqlError> {
-        let mut grant = self.memory_grant();
-        let bytes = hashed_bytes(&rows);
-        if group_by.is_empty() || grant.try_reserve(bytes) {
-            return self.group(cols, rows, group_by, None, aggs, outer);
-        }
-        let exprs: Vec<&Expr> = group_by.iter().collect();
-        let n = partition_count(grant.memory(), bytes);
-        let mut parts = Partitions::new(grant.memory(), n)?;
-        for (i, row) in rows.into_iter().enumerate() {
-            self.row_interruption_point(i)?;
-            let key = self.key_values(&exprs, cols, &row, outer)?;
-            parts.write(&group_key(&key), &row)?;
-        }
-        let mut out = Vec::new();
-        let mut shape = None;
-        for file in parts.finish()? {
-            self.interruption_point()?;
-            let part = read_all(file)?;
-            let part_bytes = hashed_bytes(&part);
-            if !grant.try_reserve(part_bytes) {
-                grant.hold(part_bytes)?;
-            }
-            let (gcols, grows, computed) = self.group(cols, part, group_by, None, aggs, outer)?;
-            grant.release(part_bytes);
-            out.extend(grows);
-            shape = Some((gcols, computed));
-        }
-        let (gcols, computed) = match shape {
-            Some(s) => s,
-            None => {
-                let (gcols, _, computed) =
-                    self.group(cols, Vec::new(), group_by, None, aggs, outer)?;
-                (gcols, computed)
-            }
-        };
-        Ok((gcols, out, computed))
     }
 
     /// DISTINCT of whole rows (with a sort key beside each, which follows its row) within

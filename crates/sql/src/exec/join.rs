@@ -41,7 +41,7 @@ use std::sync::Arc;
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
-use crate::exec::access::{self, AccessPath, RowFilter, TableStats};
+use crate::exec::access::{self, AccessPath, RowFilter, RowSink, TableStats};
 use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
 use crate::exec::grant::MemoryGrant;
@@ -100,8 +100,10 @@ struct Flat<'e> {
 }
 
 /// The rows a join step has produced, and when it stops.
-struct JoinOutput {
+struct JoinOutput<'f> {
     rows: Vec<Vec<Value>>,
+    /// Where the rows go instead of `rows`, for the last step of a plan that allows it.
+    forward: Option<Forward<'f>>,
     /// Stop at this many rows.
     goal: usize,
     /// Values per row.
@@ -115,9 +117,9 @@ struct JoinOutput {
 /// Output rows counted against the grant at a time.
 const OUTPUT_ROWS_PER_CHECK: usize = 4096;
 
-impl JoinOutput {
+impl JoinOutput<'_> {
     fn full(&self) -> bool {
-        self.rows.len() >= self.goal
+        self.rows.len() >= self.goal || self.forward.as_ref().is_some_and(|f| f.stopped)
     }
 
     /// Holds the memory of each [`OUTPUT_ROWS_PER_CHECK`] more rows (their values at their
@@ -138,6 +140,45 @@ impl JoinOutput {
 pub(crate) struct RowGoal<'o> {
     pub(crate) rows: usize,
     pub(crate) order: &'o [crate::ast::OrderByItem],
+}
+
+/// A FROM clause flattened and its conjuncts placed, not yet read.
+struct FromPlan<'p> {
+    flat: Flat<'p>,
+    semis: Vec<(usize, semi::SemiJoin<'p>)>,
+}
+
+/// Where [`Run::plan_from_into`] puts a FROM clause's rows: told their columns first,
+/// then given them one at a time.
+pub(crate) trait FromSink: RowSink {
+    fn start(&mut self, run: &mut Run<'_>, cols: &[Col]) -> Result<(), SqlError>;
+}
+
+/// Passes on to `sink` the rows for which every predicate of `exprs` holds.
+struct Filtered<'f, 'o> {
+    cols: &'f [Col],
+    exprs: &'f [&'f Expr],
+    outer: Option<&'o Env<'o>>,
+    sink: &'f mut dyn FromSink,
+}
+
+impl RowSink for Filtered<'_, '_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        if self.exprs.is_empty() || run.all_hold(self.exprs, self.cols, &row, self.outer)? {
+            return self.sink.push(run, row);
+        }
+        Ok(true)
+    }
+}
+
+/// The last join step's rows going on at once rather than collected: each is put back in
+/// the FROM clause's column order (`positions`, see [`restore_positions`]) and given to
+/// `sink`.
+struct Forward<'f> {
+    positions: &'f [usize],
+    sink: &'f mut dyn RowSink,
+    /// The sink said stop.
+    stopped: bool,
 }
 
 /// How the next leaf is joined.
@@ -170,26 +211,29 @@ pub(crate) fn family(ty: SqlType) -> u8 {
 /// Whether an expression may be evaluated once for many rows of the leaf it probes: no
 /// subquery, aggregate, window or value that changes from row to row by itself.
 fn stable(e: &Expr) -> bool {
+    let mut ok = stable_node(e);
+    if ok {
+        visit_children(e, &mut |c| ok &= stable(c));
+    }
+    ok
+}
+
+/// Whether `e` itself, apart from its operands, is [`stable`].
+fn stable_node(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Subquery(_)
         | ExprKind::Exists(_)
         | ExprKind::InSubquery { .. }
         | ExprKind::Quantified { .. }
         | ExprKind::NextValueFor(_) => false,
-        ExprKind::Function(f)
-            if f.over.is_some()
-                || is_aggregate_call(f)
-                || ["NEWID", "NEWSEQUENTIALID", "RAND"]
+        ExprKind::Function(f) => {
+            f.over.is_none()
+                && !is_aggregate_call(f)
+                && !["NEWID", "NEWSEQUENTIALID", "RAND"]
                     .iter()
-                    .any(|n| f.name.name.value.eq_ignore_ascii_case(n)) =>
-        {
-            false
+                    .any(|n| f.name.name.value.eq_ignore_ascii_case(n))
         }
-        _ => {
-            let mut ok = true;
-            visit_children(e, &mut |c| ok &= stable(c));
-            ok
-        }
+        _ => true,
     }
 }
 
@@ -200,7 +244,9 @@ impl Flat<'_> {
     fn leaves_of(&self, e: &Expr) -> Option<u64> {
         match &e.kind {
             ExprKind::Column(parts) => self.leaf_of(parts).map_or(Some(0), |l| l.map(|l| 1 << l)),
-            _ if !stable(e) => None,
+            // Each operand is checked by the recursion below: `stable` of the whole would
+            // walk every subtree again at each level.
+            _ if !stable_node(e) => None,
             _ => {
                 let mut mask = Some(0u64);
                 visit_children(e, &mut |c| {
@@ -271,7 +317,7 @@ impl Flat<'_> {
     fn owns_all_columns(&self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Column(parts) => matches!(self.leaf_of(parts), Some(Some(_))),
-            _ if !stable(e) => false,
+            _ if !stable_node(e) => false,
             _ => {
                 let mut all = true;
                 visit_children(e, &mut |c| all &= self.owns_all_columns(c));
@@ -337,6 +383,57 @@ impl Run<'_> {
         goal: Option<RowGoal<'_>>,
         demand: Option<&Demand>,
     ) -> Result<(Rows, Vec<&'e Expr>), SqlError> {
+        let mut implied = Vec::new();
+        let (FromPlan { mut flat, mut semis }, residual) =
+            self.prepare_from(sources, filter, pushed, outer, demand, &mut implied)?;
+        let placed = residual.is_empty() && flat.conjuncts.iter().all(|c| c.leaves.is_some());
+        // An ordered goal holds only for one source read in that order (`leaf_rows`).
+        let goal = goal.filter(|g| placed && (g.order.is_empty() || flat.leaves.len() == 1));
+        let rows = self.join_leaves(&mut flat, &mut semis, outer, goal, None)?;
+        Ok((rows, residual))
+    }
+
+    /// The rows of a FROM clause and its WHERE clause `filter` (as [`Run::plan_from`]),
+    /// each given to `sink` as the last join step makes it where the plan allows (see
+    /// `join_leaves`), so that they are not all held; the columns of the rows are `cols`,
+    /// those of the sources in the FROM clause's order, as `sink` is told before any row.
+    pub(crate) fn plan_from_into(
+        &mut self,
+        sources: &[TableSource],
+        filter: Option<&Expr>,
+        outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
+        sink: &mut dyn FromSink,
+    ) -> Result<(), SqlError> {
+        let mut implied = Vec::new();
+        let (FromPlan { mut flat, mut semis }, residual) =
+            self.prepare_from(sources, filter, &[], outer, demand, &mut implied)?;
+        let cols: Vec<Col> = flat.leaves.iter().flat_map(|l| l.cols.iter().cloned()).collect();
+        sink.start(self, &cols)?;
+        let mut filtered = Filtered { cols: &cols, exprs: &residual, outer, sink };
+        let rest = self.join_leaves(&mut flat, &mut semis, outer, None, Some(&mut filtered))?;
+        for (n, row) in rest.rows.into_iter().enumerate() {
+            self.row_interruption_point(n)?;
+            if !filtered.push(self, row)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Flattens a FROM clause and places its conjuncts (and those of `filter`, its WHERE
+    /// clause, and of `pushed`): nothing is read but what must be computed up front. Also
+    /// the WHERE conjuncts it could not place, which the plan does not apply.
+    #[allow(clippy::type_complexity)]
+    fn prepare_from<'e: 'p, 'p>(
+        &mut self,
+        sources: &'e [TableSource],
+        filter: Option<&'e Expr>,
+        pushed: &[&'e Expr],
+        outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
+        implied: &'p mut Vec<Expr>,
+    ) -> Result<(FromPlan<'p>, Vec<&'e Expr>), SqlError> {
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
         let mut parts = Vec::new();
@@ -351,14 +448,12 @@ impl Run<'_> {
         }
         flat.refuse_full_text(&parts, &on)?;
         let written = parts.clone();
-        let implied = flat.implied_by_ors(&parts);
-        let (mut semis, unplaced) = self.place(&mut flat, parts, &implied, on, pushed, outer);
+        // Kept by the caller: the placed conjuncts borrow them for as long as the plan lives.
+        implied.extend(flat.implied_by_ors(&parts));
+        let implied: &'p Vec<Expr> = implied;
+        let (semis, unplaced) = self.place(&mut flat, parts, implied, on, pushed, outer);
         let residual: Vec<&'e Expr> = unplaced.into_iter().map(|i| written[i]).collect();
-        let placed = residual.is_empty() && flat.conjuncts.iter().all(|c| c.leaves.is_some());
-        // An ordered goal holds only for one source read in that order (`leaf_rows`).
-        let goal = goal.filter(|g| placed && (g.order.is_empty() || flat.leaves.len() == 1));
-        let rows = self.join_leaves(&mut flat, &mut semis, outer, goal)?;
-        Ok((rows, residual))
+        Ok((FromPlan { flat, semis }, residual))
     }
 
     /// Places the conjuncts of a flattened FROM clause: `parts` (the WHERE clause's),
@@ -503,6 +598,7 @@ impl Run<'_> {
         semis: &mut [(usize, semi::SemiJoin<'_>)],
         outer: Option<&Env<'_>>,
         goal: Option<RowGoal<'_>>,
+        mut sink: Option<&mut dyn RowSink>,
     ) -> Result<Rows, SqlError> {
         let n = flat.leaves.len();
         let mut joined = 0u64;
@@ -527,7 +623,7 @@ impl Run<'_> {
                 // Too many leaves for the masks: in the order written, every conjunct left
                 // to the end (none could be placed).
                 let leaf = order.len();
-                acc = self.join_step(flat, acc, leaf, Step::Loops, 0, outer, goal)?;
+                acc = self.join_step(flat, acc, leaf, Step::Loops, 0, outer, goal, None)?;
                 order.push(leaf);
                 continue;
             }
@@ -535,7 +631,24 @@ impl Run<'_> {
             let (leaf, step) =
                 self.next_step(flat, joined, acc.rows.len() as f64, &acc.cols, only)?;
             let mask = joined | 1 << leaf;
-            acc = self.join_step(flat, acc, leaf, step, mask, outer, goal)?;
+            // The last step of two or more gives its rows on at once when nothing is left
+            // to apply to them after it: no semi-join, no ON conjunct it cannot place.
+            let positions;
+            let forward = match sink.as_deref_mut() {
+                Some(sink)
+                    if last
+                        && n > 1
+                        && semis.iter().all(|(i, _)| flat.conjuncts[*i].applied)
+                        && flat.conjuncts.iter().all(|c| !c.from_on || c.leaves.is_some()) =>
+                {
+                    let mut full = order.clone();
+                    full.push(leaf);
+                    positions = restore_positions(&full, &flat.leaves);
+                    Some(Forward { positions: &positions, sink, stopped: false })
+                }
+                _ => None,
+            };
+            acc = self.join_step(flat, acc, leaf, step, mask, outer, goal, forward)?;
             joined = mask;
             order.push(leaf);
             for (i, semi) in semis.iter_mut() {
@@ -641,6 +754,7 @@ impl Run<'_> {
         mask: u64,
         outer: Option<&Env<'_>>,
         goal: Option<RowGoal<'_>>,
+        forward: Option<Forward<'_>>,
     ) -> Result<Rows, SqlError> {
         let own = if mask == 0 { None } else { Some(1u64 << leaf) };
         let ready =
@@ -668,8 +782,13 @@ impl Run<'_> {
         // Stopping the join's output keeps its first rows, which are the first in the
         // ORDER BY only where a leaf delivered them in that order (`leaf_rows` decides).
         let rows_goal = goal.filter(|g| g.order.is_empty()).map_or(usize::MAX, |g| g.rows);
-        let mut out =
-            JoinOutput { rows: Vec::new(), goal: rows_goal, width: cols.len(), grant: None };
+        let mut out = JoinOutput {
+            rows: Vec::new(),
+            forward,
+            goal: rows_goal,
+            width: cols.len(),
+            grant: None,
+        };
         if let Step::IndexLoops(path) = step {
             let Input::Table(t) = &flat.leaves[leaf].input else {
                 return Err(SqlError::new(
@@ -779,7 +898,7 @@ impl Run<'_> {
     /// it; says whether `out` is then full.
     fn emit(
         &mut self,
-        out: &mut JoinOutput,
+        out: &mut JoinOutput<'_>,
         left: &[Value],
         right: &[Value],
         checks: &[&Expr],
@@ -790,8 +909,19 @@ impl Run<'_> {
         row.extend_from_slice(left);
         row.extend_from_slice(right);
         if self.all_hold(checks, cols, &row, outer)? {
-            out.rows.push(row);
-            out.check_memory(self)?;
+            match &mut out.forward {
+                Some(f) => {
+                    let row = match f.positions {
+                        [] => row,
+                        positions => restore_row(row, positions),
+                    };
+                    f.stopped = !f.sink.push(self, row)?;
+                }
+                None => {
+                    out.rows.push(row);
+                    out.check_memory(self)?;
+                }
+            }
         }
         Ok(out.full())
     }
@@ -1333,8 +1463,20 @@ impl HashMatch {
 
 /// The joined rows with their columns in the FROM clause's order.
 fn restore_order(acc: Rows, order: &[usize], leaves: &[Leaf]) -> Rows {
-    if order.iter().enumerate().all(|(i, &l)| i == l) {
+    let positions = restore_positions(order, leaves);
+    if positions.is_empty() {
         return acc;
+    }
+    let cols = positions.iter().map(|&p| acc.cols[p].clone()).collect();
+    let rows = acc.rows.into_iter().map(|r| restore_row(r, &positions)).collect();
+    Rows { cols, rows }
+}
+
+/// Where each value of a row in the FROM clause's column order is in a row joined in
+/// `order`; empty when the orders are the same.
+fn restore_positions(order: &[usize], leaves: &[Leaf]) -> Vec<usize> {
+    if order.iter().enumerate().all(|(i, &l)| i == l) {
+        return Vec::new();
     }
     let widths: Vec<usize> = leaves.iter().map(|l| l.cols.len()).collect();
     // Where each leaf's columns start in the joined row.
@@ -1344,15 +1486,12 @@ fn restore_order(acc: Rows, order: &[usize], leaves: &[Leaf]) -> Rows {
         start[l] = at;
         at += widths[l];
     }
-    let positions: Vec<usize> =
-        (0..leaves.len()).flat_map(|l| start[l]..start[l] + widths[l]).collect();
-    let cols = positions.iter().map(|&p| acc.cols[p].clone()).collect();
-    let rows = acc
-        .rows
-        .into_iter()
-        .map(|mut r| positions.iter().map(|&p| std::mem::replace(&mut r[p], Value::Null)).collect())
-        .collect();
-    Rows { cols, rows }
+    (0..leaves.len()).flat_map(|l| start[l]..start[l] + widths[l]).collect()
+}
+
+/// A joined row put in the FROM clause's column order by `positions`.
+fn restore_row(mut row: Vec<Value>, positions: &[usize]) -> Vec<Value> {
+    positions.iter().map(|&p| std::mem::replace(&mut row[p], Value::Null)).collect()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! * [`sysviews`]: the system views and dynamic management views.
 
 mod access;
+mod aggregate;
 mod alter;
 mod app_state;
 pub mod bulk;

@@ -1,11 +1,10 @@
 //! Queries: `FROM` sources and joins, `WHERE`, grouping and aggregates, window functions,
 //! the select list, `DISTINCT`, set operations, `ORDER BY`, `TOP` and `OFFSET`.
 //!
-//! Execution is by materialization: each step produces all of its rows before the next step
-//! runs. That keeps the borrow of the session's transaction short (a scan ends before any
-//! expression runs) and is fast enough for the sizes Walden's scripts use; the one access
-//! path that matters for OLTP, a row found by its key, is a seek rather than a scan
-//! ([`Run::table_rows`]).
+//! Execution is mostly by materialization: each step produces all of its rows before the
+//! next step runs, except that a SELECT of one source may stream to the output and a
+//! grouping takes its FROM clause's rows as they come (`join/stream.rs`). A row found by
+//! its key is a seek rather than a scan ([`Run::table_rows`]).
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -17,13 +16,13 @@ use walden_engine::types::{SqlType, Value};
 use walden_engine::Database;
 
 use crate::ast::{
-    BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, JoinKind, ObjectName, OffsetFetch,
-    OrderByItem, Query, QueryBody, Select, SelectItem, SetOperator, TableSource,
+    Expr, ExprKind, FunctionArgs, FunctionCall, JoinKind, ObjectName, OffsetFetch, OrderByItem,
+    Query, QueryBody, Select, SelectItem, SetOperator, TableSource,
 };
+use crate::exec::aggregate::{aggregate_rows, Grouping};
 use crate::exec::demand::Demand;
 use crate::exec::eval::{check_key_collation, find_column, is_aggregate_call, Col, Env};
 use crate::exec::external_sort::ExternalSort;
-use crate::exec::prepared::Scalar;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::sysviews::{self, ViewContext};
@@ -211,9 +210,22 @@ fn grouping_sets<'e>(
     Ok((all, sets))
 }
 
+/// The columns of grouped rows (each group's first row, then its aggregates, hidden) and
+/// where each aggregate's value is, by the address of its expression.
+pub(crate) fn grouped_columns(cols: &[Col], aggs: &[&Expr]) -> (Vec<Col>, Vec<(usize, usize)>) {
+    let mut out_cols = cols.to_vec();
+    let base = out_cols.len();
+    let mut computed = Vec::with_capacity(aggs.len());
+    for (i, a) in aggs.iter().enumerate() {
+        out_cols.push(Col::hidden("aggregate", SqlType::Int));
+        computed.push((*a as *const Expr as usize, base + i));
+    }
+    (out_cols, computed)
+}
+
 /// `GROUPING(column)` in the rows of grouping set `set`: 1 if the set leaves the column out
 /// (its NULL stands for all values), 0 if it groups by it.
-fn grouping(f: &FunctionCall, set: &[&Expr]) -> Result<Value, SqlError> {
+pub(crate) fn grouping(f: &FunctionCall, set: &[&Expr]) -> Result<Value, SqlError> {
     let FunctionArgs::List { args, .. } = &f.args else {
         return Err(SqlError::with_severity(
             174,
@@ -761,31 +773,54 @@ impl Run<'_> {
                 }
             }
         }
-        let (source, residual) = if sel.from.is_empty() {
-            let where_clause = sel.where_clause.as_ref();
-            (Rows { cols: Vec::new(), rows: vec![Vec::new()] }, where_clause.into_iter().collect())
-        } else {
-            let goal = self
-                .row_goal(sel, order_by, offset)?
-                .map(|rows| crate::exec::join::RowGoal { rows, order: order_by });
-            let demand = Demand::of_select(sel, order_by);
-            let filter = sel.where_clause.as_ref();
-            self.plan_from_reading(&sel.from, filter, outer, goal, demand.as_ref())?
-        };
-        let Rows { mut cols, rows } = source;
-        // What of WHERE the plan did not apply.
-        let mut rows = self.filter_rows(&cols, rows, &residual, outer)?;
         let aggs = select_aggregates(sel, order_by);
-        let mut computed: Vec<(usize, usize)> = Vec::new();
-        if !aggs.is_empty() || !sel.group_by.is_empty() {
-            let sets = sel.grouping_sets.as_deref();
-            let (gcols, grows, gcomputed) = match sets {
-                None => self.group_within_grant(&cols, rows, &sel.group_by, &aggs, outer)?,
-                Some(_) => self.group(&cols, rows, &sel.group_by, sets, &aggs, outer)?,
-            };
-            cols = gcols;
-            rows = grows;
-            computed = gcomputed;
+        let grouped = !aggs.is_empty() || !sel.group_by.is_empty();
+        let (_, sets) = grouping_sets(&sel.group_by, sel.grouping_sets.as_deref())?;
+        // One grouping set: hashed as the FROM clause's rows come.
+        let streamed = match sets.as_slice() {
+            [keys] if grouped && !sel.from.is_empty() => {
+                Some(self.group_from(sel, order_by, keys, &aggs, outer)?)
+            }
+            _ => None,
+        };
+        let (mut cols, mut rows, mut computed) = match streamed {
+            Some(grouped) => grouped,
+            None => {
+                let (source, residual) = if sel.from.is_empty() {
+                    let where_clause = sel.where_clause.as_ref();
+                    let rows = Rows { cols: Vec::new(), rows: vec![Vec::new()] };
+                    (rows, where_clause.into_iter().collect())
+                } else {
+                    let goal = self
+                        .row_goal(sel, order_by, offset)?
+                        .map(|rows| crate::exec::join::RowGoal { rows, order: order_by });
+                    let demand = Demand::of_select(sel, order_by);
+                    let filter = sel.where_clause.as_ref();
+                    self.plan_from_reading(&sel.from, filter, outer, goal, demand.as_ref())?
+                };
+                let Rows { cols, rows } = source;
+                // What of WHERE the plan did not apply.
+                let rows = self.filter_rows(&cols, rows, &residual, outer)?;
+                match sets.as_slice() {
+                    _ if !grouped => (cols, rows, Vec::new()),
+                    [keys] => {
+                        let mut grouping = Grouping::new(self, &cols, keys, &aggs, true)?;
+                        for row in &rows {
+                            grouping.push(self, row, outer)?;
+                        }
+                        drop(rows);
+                        let grows = grouping.finish(self, keys, outer)?;
+                        let (gcols, computed) = grouped_columns(&cols, &aggs);
+                        (gcols, grows, computed)
+                    }
+                    _ => {
+                        let sets = sel.grouping_sets.as_deref();
+                        self.group(&cols, rows, &sel.group_by, sets, &aggs, outer)?
+                    }
+                }
+            }
+        };
+        if grouped {
             if let Some(h) = &sel.having {
                 let mut kept = Vec::with_capacity(rows.len());
                 for row in rows {
@@ -1153,13 +1188,7 @@ impl Run<'_> {
             }
             out.extend(grouped);
         }
-        let mut out_cols = cols.to_vec();
-        let base = out_cols.len();
-        let mut computed = Vec::with_capacity(aggs.len());
-        for (i, a) in aggs.iter().enumerate() {
-            out_cols.push(Col::hidden("aggregate", SqlType::Int));
-            computed.push((*a as *const Expr as usize, base + i));
-        }
+        let (out_cols, computed) = grouped_columns(cols, aggs);
         Ok((out_cols, out, computed))
     }
 
@@ -1174,50 +1203,11 @@ impl Run<'_> {
         aggs: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
-        let group_by = set;
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        if group_by.is_empty() {
-            groups.push((0..rows.len()).collect());
-        } else {
-            let mut index: HashMap<String, usize> = HashMap::new();
-            let group_by: Vec<Scalar<'_>> =
-                group_by.iter().map(|g| Scalar::prepare(g, cols)).collect();
-            for (i, row) in rows.iter().enumerate() {
-                self.row_interruption_point(i)?;
-                let env = Env::new(cols, row, outer);
-                let mut key = Vec::with_capacity(group_by.len());
-                for g in &group_by {
-                    match self.eval_prepared(g, &env)? {
-                        Value::Xml(_) => return Err(scalar::xml::not_comparable()),
-                        v => key.push(v),
-                    }
-                }
-                let k = group_key(&key);
-                let at = *index.entry(k).or_insert_with(|| {
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                });
-                groups[at].push(i);
-            }
+        let mut grouping = Grouping::new(self, cols, set, aggs, false)?;
+        for row in rows {
+            grouping.push(self, row, outer)?;
         }
-        let mut out = Vec::with_capacity(groups.len());
-        for g in groups {
-            let mut row = match g.first() {
-                Some(&i) => rows[i].clone(),
-                None => vec![Value::Null; cols.len()],
-            };
-            for a in aggs {
-                let ExprKind::Function(f) = &a.kind else { continue };
-                let v = if f.name.name.value.eq_ignore_ascii_case("GROUPING") {
-                    grouping(f, set)?
-                } else {
-                    self.aggregate(f, cols, g.iter().map(|&i| rows[i].as_slice()), outer)?
-                };
-                row.push(v);
-            }
-            out.push(row);
-        }
-        Ok(out)
+        grouping.finish(self, set, outer)
     }
 
     /// `PIVOT`: the source's rows grouped by every visible column but the pivot and value
@@ -1284,7 +1274,13 @@ impl Run<'_> {
                     })
                     .collect();
                 // Over no rows, as over an empty group: NULL, or 0 for COUNT.
-                row.push(self.aggregate(f, &rows.cols, matching.into_iter(), outer)?);
+                row.push(aggregate_rows(
+                    self,
+                    &p.aggregate,
+                    &rows.cols,
+                    matching.into_iter(),
+                    outer,
+                )?);
             }
             out_rows.push(row);
         }
@@ -1296,162 +1292,6 @@ impl Run<'_> {
             cols.push(Col { nullable: true, ..Col::new(Some(&p.alias.value), &v.value, ty) });
         }
         Ok(Rows { cols, rows: out_rows })
-    }
-
-    /// One aggregate over some rows.
-    fn aggregate<'r>(
-        &mut self,
-        f: &FunctionCall,
-        cols: &[Col],
-        rows: impl Iterator<Item = &'r [Value]>,
-        outer: Option<&Env<'_>>,
-    ) -> Result<Value, SqlError> {
-        let name = f.name.name.value.to_ascii_uppercase();
-        let (distinct, arg, sep) = match &f.args {
-            FunctionArgs::Star => (false, None, None),
-            FunctionArgs::List { distinct, args } => (*distinct, args.first(), args.get(1)),
-            FunctionArgs::None => (false, None, None),
-        };
-        // An exact count is a fine approximation.
-        let distinct = distinct || name == "APPROX_COUNT_DISTINCT";
-        let Some(arg) = arg else {
-            if name == "COUNT" {
-                return Ok(Value::Int(i32::try_from(rows.count()).unwrap_or(i32::MAX)));
-            }
-            if name == "COUNT_BIG" {
-                return Ok(Value::BigInt(rows.count() as i64));
-            }
-            return Err(SqlError::with_severity(
-                174,
-                15,
-                format!("The {} function requires 1 argument(s).", name.to_lowercase()),
-            ));
-        };
-        let mut values = Vec::new();
-        // WITHIN GROUP's sort keys, beside each value.
-        let mut keys: Vec<Vec<Value>> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let arg = Scalar::prepare(arg, cols);
-        for (i, row) in rows.enumerate() {
-            self.row_interruption_point(i)?;
-            let env = Env::new(cols, row, outer);
-            let v = self.eval_prepared(&arg, &env)?;
-            if v.is_null() {
-                continue;
-            }
-            if distinct && !seen.insert(group_key(std::slice::from_ref(&v))) {
-                continue;
-            }
-            if !f.within_group.is_empty() {
-                let mut key = Vec::with_capacity(f.within_group.len());
-                for o in &f.within_group {
-                    key.push(self.eval(&o.expr, &env)?);
-                }
-                keys.push(key);
-            }
-            values.push(v);
-        }
-        if !f.within_group.is_empty() {
-            let mut order: Vec<usize> = (0..values.len()).collect();
-            let mut failed = None;
-            order.sort_by(|&a, &b| {
-                for (o, (x, y)) in f.within_group.iter().zip(keys[a].iter().zip(&keys[b])) {
-                    let ord = match scalar::compare(x, y) {
-                        Ok(Some(ord)) => ord,
-                        // NULLs first, as ORDER BY sorts them.
-                        Ok(None) => x.is_null().cmp(&y.is_null()).reverse(),
-                        Err(e) => {
-                            failed.get_or_insert(e);
-                            std::cmp::Ordering::Equal
-                        }
-                    };
-                    let ord = if o.descending { ord.reverse() } else { ord };
-                    if ord != std::cmp::Ordering::Equal {
-                        return ord;
-                    }
-                }
-                std::cmp::Ordering::Equal
-            });
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            values = order.into_iter().map(|i| values[i].clone()).collect();
-        }
-        match name.as_str() {
-            "COUNT" => {
-                Ok(Value::Int(i32::try_from(values.len()).map_err(|_| SqlError::overflow("int"))?))
-            }
-            "COUNT_BIG" | "APPROX_COUNT_DISTINCT" => Ok(Value::BigInt(values.len() as i64)),
-            "SUM" | "AVG" => {
-                let mut it = values.into_iter();
-                let Some(first) = it.next() else { return Ok(Value::Null) };
-                let mut acc = crate::exec::window::sum_seed(&name, first)?;
-                let mut n: i64 = 1;
-                for v in it {
-                    acc = scalar::binary(BinaryOp::Add, acc, v)?;
-                    n += 1;
-                }
-                if name == "AVG" {
-                    acc = crate::exec::window::average(acc, n)?;
-                }
-                Ok(acc)
-            }
-            // Sample (n - 1) or population (n) variance and standard deviation, as FLOAT; a
-            // sample statistic of fewer than two values is NULL.
-            "STDEV" | "STDEVP" | "VAR" | "VARP" => {
-                let mut xs = Vec::with_capacity(values.len());
-                for v in values {
-                    if let Value::Float(x) = scalar::convert(v, SqlType::Float, None)? {
-                        xs.push(x);
-                    }
-                }
-                let sample = !name.ends_with('P');
-                let n = xs.len() as f64;
-                if xs.is_empty() || (sample && xs.len() < 2) {
-                    return Ok(Value::Null);
-                }
-                let mean = xs.iter().sum::<f64>() / n;
-                let squares = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>();
-                let variance = squares / if sample { n - 1.0 } else { n };
-                Ok(Value::Float(if name.starts_with("STDEV") { variance.sqrt() } else { variance }))
-            }
-            "MIN" | "MAX" => {
-                let mut best: Option<Value> = None;
-                for v in values {
-                    best = Some(match best {
-                        None => v,
-                        Some(b) => {
-                            let o = scalar::compare(&v, &b)?.unwrap_or(Ordering::Equal);
-                            if (name == "MIN" && o == Ordering::Less)
-                                || (name == "MAX" && o == Ordering::Greater)
-                            {
-                                v
-                            } else {
-                                b
-                            }
-                        }
-                    });
-                }
-                Ok(best.unwrap_or(Value::Null))
-            }
-            "STRING_AGG" => {
-                let sep = match sep {
-                    Some(s) => scalar::to_text(&self.value(s)?),
-                    None => String::new(),
-                };
-                if values.is_empty() {
-                    return Ok(Value::Null);
-                }
-                let national = values.iter().any(|v| matches!(v, Value::NStr(_)));
-                let text = values.iter().map(scalar::to_text).collect::<Vec<_>>().join(&sep);
-                Ok(if national { Value::NStr(text) } else { Value::Str(text) })
-            }
-            _ => Err(SqlError::with_severity(
-                195,
-                15,
-                format!("'{name}' is not a recognized built-in function name."),
-            )),
-        }
     }
 
     // -----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-//! A SELECT streamed: its rows go to the output as the read finds them.
+//! A SELECT streamed: its rows go to the output, or its grouping, as the read finds them.
 //!
 //! `Run::select` collects every row of its FROM clause before it projects them, which a
 //! SELECT of ten million rows cannot afford. When a SELECT needs nothing from its rows but
@@ -23,17 +23,23 @@
 //!
 //! An error after rows were sent ends the result set there, and the statement with the
 //! error: the client has the rows before it, as SQL Server's clients do.
+//!
+//! A grouped SELECT (one grouping set) streams its FROM clause into the hash aggregate
+//! (`aggregate.rs`) instead of collecting it: a block of one source under the first and
+//! fourth conditions above as its read finds the rows, any other block through the join's
+//! last step (`Run::plan_from_into`).
 
 use walden_engine::types::Value;
 
-use super::{conjuncts, Flat, Input};
+use super::{conjuncts, Flat, FromSink, Input};
 use crate::ast::{Expr, ExprKind, JoinKind, Query, QueryBody, SelectItem, TableSource};
 use crate::exec::access::{AccessPath, RowFilter, RowSink};
+use crate::exec::aggregate::Grouping;
 use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, Col, Env};
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{
-    select_aggregates, select_windows, sorts_by_source_column, visit_children,
+    grouped_columns, select_aggregates, select_windows, sorts_by_source_column, visit_children,
 };
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -71,7 +77,155 @@ fn has_subquery(e: &Expr) -> bool {
     }
 }
 
+/// The one source of a SELECT block, ready to give its rows one at a time.
+struct OneSource<'e> {
+    cols: Vec<Col>,
+    /// The WHERE clause's conjuncts, every one applied as the rows are read.
+    parts: Vec<&'e Expr>,
+    read: OneRead<'e>,
+}
+
+/// How a [`OneSource`]'s rows are had.
+enum OneRead<'e> {
+    /// A table, by the access path the planner chose.
+    Table(crate::exec::query::TableRef, AccessPath<'e>),
+    /// Rows computed up front (a view, a derived table, an outer join).
+    Rows(Vec<Vec<Value>>),
+    /// None: the plan is only being explained.
+    Nothing,
+}
+
+/// Gives each row to a hash aggregate, made when the rows' columns are known.
+struct Grouped<'a, 'o> {
+    keys: &'a [&'a Expr],
+    aggs: &'a [&'a Expr],
+    grouping: Option<Grouping<'a>>,
+    outer: Option<&'o Env<'o>>,
+}
+
+impl RowSink for Grouped<'_, '_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        match &mut self.grouping {
+            Some(grouping) => grouping.push(run, &row, self.outer)?,
+            None => return Err(SqlError::new(50000, "Walden grouped rows of unknown columns.")),
+        }
+        Ok(true)
+    }
+}
+
+impl FromSink for Grouped<'_, '_> {
+    fn start(&mut self, run: &mut Run<'_>, cols: &[Col]) -> Result<(), SqlError> {
+        self.grouping = Some(Grouping::new(run, cols, self.keys, self.aggs, true)?);
+        Ok(())
+    }
+}
+
 impl Run<'_> {
+    /// The one source of `sel`, if its FROM clause is one source that is not an inner join
+    /// and its WHERE clause has no subquery (which the planner may make a semi-join), with
+    /// the access path chosen for its conjuncts: nothing is read yet.
+    fn one_source<'e>(
+        &mut self,
+        sel: &'e crate::ast::Select,
+        order_by: &'e [crate::ast::OrderByItem],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<OneSource<'e>>, SqlError> {
+        let one_source = match sel.from.as_slice() {
+            [TableSource::Join(j)] => !matches!(j.kind, JoinKind::Inner | JoinKind::Cross),
+            [_] => true,
+            _ => false,
+        };
+        if !one_source || sel.where_clause.as_ref().is_some_and(has_subquery) {
+            return Ok(None);
+        }
+        let mut parts = Vec::new();
+        if let Some(w) = &sel.where_clause {
+            conjuncts(w, &mut parts);
+        }
+        // As in `plan_pushed`: an outer join may apply these to its preserved side.
+        let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut on = Vec::new();
+        let demand = Demand::of_select(sel, order_by);
+        self.flatten(&sel.from[0], &mut flat, &mut on, &parts, outer, demand.as_ref())?;
+        if flat.leaves.len() != 1 {
+            return Ok(None);
+        }
+        parts.extend(on);
+        let cols = flat.leaves[0].cols.clone();
+        for part in &parts {
+            full_text_refusal(part, &[&cols])?;
+        }
+        let read = match std::mem::replace(&mut flat.leaves[0].input, Input::Estimated(0.0)) {
+            Input::Table(t) => {
+                let path = self.path(&flat, &t, &parts, 0, 0);
+                OneRead::Table(t, path)
+            }
+            Input::Rows(rows) => OneRead::Rows(rows),
+            Input::Estimated(_) => OneRead::Nothing,
+        };
+        Ok(Some(OneSource { cols, parts, read }))
+    }
+
+    /// Gives `sink` the rows of `read` that satisfy `parts`, until it says stop.
+    fn read_one_source(
+        &mut self,
+        read: OneRead<'_>,
+        cols: &[Col],
+        parts: &[&Expr],
+        outer: Option<&Env<'_>>,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), SqlError> {
+        match read {
+            OneRead::Table(t, path) => {
+                let keep = Some(RowFilter { cols, exprs: parts, outer });
+                let env = Env { cols: &[], row: &[], outer, computed: &[] };
+                // A probe that does not convert to its key: the scan's comparisons say
+                // what it means.
+                if !self.read_path_into(&t, &path, &env, keep, sink)? {
+                    self.read_path_into(&t, &AccessPath::scan(), &env, keep, sink)?;
+                }
+                Ok(())
+            }
+            OneRead::Rows(rows) => self.push_rows(rows, cols, parts, outer, sink),
+            OneRead::Nothing => Ok(()),
+        }
+    }
+
+    /// GROUP BY (one grouping set, `keys`) and the aggregates `aggs` of a SELECT block,
+    /// hashed as the rows come (`aggregate.rs`): those of a block of one source as its read
+    /// finds them, those of a join as its last step makes them where the plan allows
+    /// (`Run::plan_from_into`), so that the block's rows are not held. The grouped rows,
+    /// their columns and where each aggregate is.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn group_from(
+        &mut self,
+        sel: &crate::ast::Select,
+        order_by: &[crate::ast::OrderByItem],
+        keys: &[&Expr],
+        aggs: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<(Vec<Col>, Vec<Vec<Value>>, Vec<(usize, usize)>), SqlError> {
+        let mut sink = Grouped { keys, aggs, grouping: None, outer };
+        match self.one_source(sel, order_by, outer)? {
+            Some(OneSource { cols, parts, read }) => {
+                sink.start(self, &cols)?;
+                self.read_one_source(read, &cols, &parts, outer, &mut sink)?;
+            }
+            None => {
+                let demand = Demand::of_select(sel, order_by);
+                let filter = sel.where_clause.as_ref();
+                self.plan_from_into(&sel.from, filter, outer, demand.as_ref(), &mut sink)?;
+            }
+        }
+        let Some(grouping) = sink.grouping else {
+            return Err(SqlError::new(50000, "Walden grouped rows of unknown columns."));
+        };
+        let cols = grouping.cols().to_vec();
+        let rows = grouping.finish(self, keys, outer)?;
+        let (gcols, computed) = grouped_columns(&cols, aggs);
+        Ok((gcols, rows, computed))
+    }
+
     /// Runs query `q` of a SELECT statement streamed, sending at most `limit` rows, where
     /// the module's conditions allow: its row count, or None when it did not run.
     pub(crate) fn stream_select(
@@ -80,11 +234,6 @@ impl Run<'_> {
         limit: usize,
     ) -> Result<Option<u64>, SqlError> {
         let QueryBody::Select(sel) = &q.body else { return Ok(None) };
-        let one_source = match sel.from.as_slice() {
-            [TableSource::Join(j)] => !matches!(j.kind, JoinKind::Inner | JoinKind::Cross),
-            [_] => true,
-            _ => false,
-        };
         let typed = sel.items.iter().all(|i| match i {
             SelectItem::Wildcard(_) => true,
             SelectItem::Expr { expr, .. } => {
@@ -102,40 +251,25 @@ impl Run<'_> {
             && sel.grouping_sets.is_none()
             && sel.having.is_none()
             && sel.top.as_ref().is_none_or(|t| !t.percent && !t.with_ties)
-            && !sel.where_clause.as_ref().is_some_and(has_subquery)
             && q.order_by.iter().all(|o| !o.descending && sorts_by_source_column(sel, o));
         let per_row = select_aggregates(sel, &q.order_by).is_empty()
             && select_windows(sel, &q.order_by).is_empty();
-        if !(one_source && typed && plain && per_row) {
+        if !(typed && plain && per_row) {
             return Ok(None);
         }
         let limit = match &sel.top {
             Some(t) => limit.min(self.top_quantity(t)? as usize),
             None => limit,
         } as u64;
-        let mut parts = Vec::new();
-        if let Some(w) = &sel.where_clause {
-            conjuncts(w, &mut parts);
-        }
-        // As in `plan_pushed`: an outer join may apply these to its preserved side.
-        let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
-        let mut on = Vec::new();
-        let demand = Demand::of_select(sel, &q.order_by);
-        self.flatten(&sel.from[0], &mut flat, &mut on, &parts, None, demand.as_ref())?;
-        let [leaf] = flat.leaves.as_slice() else { return Ok(None) };
-        let cols = leaf.cols.clone();
+        let Some(OneSource { cols, parts, read }) = self.one_source(sel, &q.order_by, None)? else {
+            return Ok(None);
+        };
         let list = self.select_list(sel, &cols)?;
         if list.out_cols.iter().any(|c| c.hidden) {
             return Ok(None);
         }
-        parts.extend(on);
-        for part in &parts {
-            full_text_refusal(part, &[&cols])?;
-        }
-        let path = match &leaf.input {
-            Input::Table(t) => {
-                let t = super::clone_ref(t);
-                let path = self.path(&flat, &t, &parts, 0, 0);
+        match &read {
+            OneRead::Table(t, path) => {
                 let order: Option<Vec<usize>> = q
                     .order_by
                     .iter()
@@ -149,11 +283,10 @@ impl Run<'_> {
                 {
                     return Ok(None);
                 }
-                Some((t, path))
             }
             _ if !q.order_by.is_empty() => return Ok(None),
-            _ => None,
-        };
+            _ => {}
+        }
         let columns: Vec<ColumnInfo> = list
             .out_cols
             .iter()
@@ -165,27 +298,7 @@ impl Run<'_> {
         let read = if limit == 0 {
             Ok(())
         } else {
-            match (path, &mut flat.leaves[0].input) {
-                (Some((t, path)), _) => {
-                    let keep = Some(RowFilter { cols: &cols, exprs: &parts, outer: None });
-                    let env = Env::empty();
-                    self.read_path_into(&t, &path, &env, keep, &mut sink).and_then(|sought| {
-                        // A probe that does not convert to its key: the scan's comparisons
-                        // say what it means.
-                        match sought {
-                            true => Ok(()),
-                            false => self
-                                .read_path_into(&t, &AccessPath::scan(), &env, keep, &mut sink)
-                                .map(drop),
-                        }
-                    })
-                }
-                (None, Input::Rows(rows)) => {
-                    let rows = std::mem::take(rows);
-                    self.push_rows(rows, &cols, &parts, &mut sink)
-                }
-                (None, _) => Ok(()),
-            }
+            self.read_one_source(read, &cols, &parts, None, &mut sink)
         };
         self.out.result_end(sink.sent);
         read.map(|()| Some(sink.sent))
@@ -197,11 +310,12 @@ impl Run<'_> {
         rows: Vec<Vec<Value>>,
         cols: &[Col],
         parts: &[&Expr],
+        outer: Option<&Env<'_>>,
         sink: &mut dyn RowSink,
     ) -> Result<(), SqlError> {
         for (n, row) in rows.into_iter().enumerate() {
             self.row_interruption_point(n)?;
-            if self.all_hold(parts, cols, &row, None)? && !sink.push(self, row)? {
+            if self.all_hold(parts, cols, &row, outer)? && !sink.push(self, row)? {
                 break;
             }
         }
