@@ -98,8 +98,8 @@ impl ExternalSort {
     /// and the merge keep them.
     pub(crate) fn finish(
         mut self,
-        run: &Run<'_>,
-        mut each: impl FnMut(Vec<Value>, Vec<Value>) -> Result<(), SqlError>,
+        run: &mut Run<'_>,
+        mut each: impl FnMut(&mut Run<'_>, Vec<Value>, Vec<Value>) -> Result<(), SqlError>,
     ) -> Result<(), SqlError> {
         if self.runs.is_empty() {
             if self.distinct {
@@ -109,7 +109,7 @@ impl ExternalSort {
             sort_by_keys(&mut self.held, &self.desc)?;
             for (i, (keys, row)) in std::mem::take(&mut self.held).into_iter().enumerate() {
                 run.row_interruption_point(i)?;
-                each(keys, row)?;
+                each(run, keys, row)?;
             }
             return Ok(());
         }
@@ -122,7 +122,7 @@ impl ExternalSort {
             while runs.peek().is_some() {
                 let group: Vec<SpillReader> = runs.by_ref().take(MAX_FAN_IN).collect();
                 let mut file = SpillWriter::create(self.grant.memory())?;
-                merge(run, group, &self.desc, |k, r| file.write_pair(&k, &r))?;
+                merge(run, group, &self.desc, |_, k, r| file.write_pair(&k, &r))?;
                 merged.push(file.finish()?);
             }
             self.runs = merged;
@@ -134,7 +134,7 @@ impl ExternalSort {
         let mut stretch: Option<Vec<Value>> = None;
         let mut seen = HashSet::new();
         let desc = &self.desc;
-        merge(run, runs, desc, |keys, row| {
+        merge(run, runs, desc, |run, keys, row| {
             let same = match &stretch {
                 Some(s) => compare_keys(s, &keys, desc)? == Ordering::Equal,
                 None => false,
@@ -144,7 +144,7 @@ impl ExternalSort {
                 stretch = Some(keys.clone());
             }
             if seen.insert(group_key(&row)) {
-                each(keys, row)?;
+                each(run, keys, row)?;
             }
             Ok(())
         })
@@ -153,10 +153,10 @@ impl ExternalSort {
 
 /// Merges sorted runs into `each`; of equal keys, the earlier run's row comes first.
 fn merge(
-    run: &Run<'_>,
+    run: &mut Run<'_>,
     mut runs: Vec<SpillReader>,
     desc: &[bool],
-    mut each: impl FnMut(Vec<Value>, Vec<Value>) -> Result<(), SqlError>,
+    mut each: impl FnMut(&mut Run<'_>, Vec<Value>, Vec<Value>) -> Result<(), SqlError>,
 ) -> Result<(), SqlError> {
     // A binary min-heap of (run index, its next row), by key then run index, kept by hand
     // because the comparison can fail (a conversion error), which `BinaryHeap` cannot say.
@@ -190,7 +190,7 @@ fn merge(
             }
         };
         sift_down(&mut heap, 0, &less)?;
-        each(keys, row)?;
+        each(run, keys, row)?;
     }
     Ok(())
 }
@@ -224,7 +224,7 @@ impl Run<'_> {
         sorter: ExternalSort,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         let mut out = Vec::new();
-        sorter.finish(self, |_, row| {
+        sorter.finish(self, |_, _, row| {
             out.push(row);
             Ok(())
         })?;

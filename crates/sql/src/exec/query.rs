@@ -1126,7 +1126,7 @@ impl Run<'_> {
         }
     }
 
-    fn order_key(
+    pub(crate) fn order_key(
         &mut self,
         o: &OrderByItem,
         out_cols: &[Col],

@@ -32,11 +32,14 @@
 use walden_engine::types::Value;
 
 use super::{conjuncts, Flat, FromSink, Input};
-use crate::ast::{Expr, ExprKind, JoinKind, Query, QueryBody, SelectItem, TableSource};
+use crate::ast::{
+    Expr, ExprKind, JoinKind, OrderByItem, Query, QueryBody, SelectItem, TableSource,
+};
 use crate::exec::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::aggregate::Grouping;
 use crate::exec::demand::Demand;
-use crate::exec::eval::{find_column, full_text_refusal, Col, Env};
+use crate::exec::eval::{check_key_collation, find_column, full_text_refusal, Col, Env};
+use crate::exec::external_sort::ExternalSort;
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{
     grouped_columns, select_aggregates, select_windows, sorts_by_source_column, visit_children,
@@ -44,18 +47,40 @@ use crate::exec::query::{
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
-/// Projects each row it is given and sends it, until `limit` are sent.
+/// Projects each row it is given and sends it, until `limit` are sent; or, with an ORDER
+/// BY its read does not deliver, gives it to an external sort with its sort keys.
 struct Streamed<'s> {
     cols: &'s [Col],
     exprs: &'s [Option<&'s Expr>],
     stars: &'s [Option<usize>],
     sent: u64,
     limit: u64,
+    sort: Option<Sorted<'s>>,
+}
+
+/// A streamed SELECT's rows on their way through a sort.
+struct Sorted<'s> {
+    sorter: ExternalSort,
+    order_by: &'s [OrderByItem],
+    out_cols: &'s [Col],
 }
 
 impl RowSink for Streamed<'_> {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
-        let out = run.project(self.exprs, self.stars, &Env::new(self.cols, &row, None))?;
+        let env = Env::new(self.cols, &row, None);
+        let out = run.project(self.exprs, self.stars, &env)?;
+        if let Some(sort) = &mut self.sort {
+            let mut keys = Vec::with_capacity(sort.order_by.len());
+            for o in sort.order_by {
+                // Refused before any row is announced (the merge would find it later).
+                match run.order_key(o, sort.out_cols, &out, &env)? {
+                    Value::Xml(_) => return Err(crate::exec::scalar::xml::not_comparable()),
+                    key => keys.push(key),
+                }
+            }
+            sort.sorter.push(run, keys, out)?;
+            return Ok(true);
+        }
         run.out.row(&out);
         self.sent += 1;
         Ok(self.sent < self.limit)
@@ -250,8 +275,7 @@ impl Run<'_> {
             && sel.group_by.is_empty()
             && sel.grouping_sets.is_none()
             && sel.having.is_none()
-            && sel.top.as_ref().is_none_or(|t| !t.percent && !t.with_ties)
-            && q.order_by.iter().all(|o| !o.descending && sorts_by_source_column(sel, o));
+            && sel.top.as_ref().is_none_or(|t| !t.percent && !t.with_ties);
         let per_row = select_aggregates(sel, &q.order_by).is_empty()
             && select_windows(sel, &q.order_by).is_empty();
         if !(typed && plain && per_row) {
@@ -268,40 +292,74 @@ impl Run<'_> {
         if list.out_cols.iter().any(|c| c.hidden) {
             return Ok(None);
         }
-        match &read {
-            OneRead::Table(t, path) => {
-                let order: Option<Vec<usize>> = q
-                    .order_by
-                    .iter()
-                    .map(|o| match &o.expr.kind {
-                        ExprKind::Column(parts) => find_column(&cols, parts).ok().flatten(),
-                        _ => None,
-                    })
-                    .collect();
-                if !order
-                    .is_some_and(|order| order.is_empty() || path.delivers_order(&t.def, &order))
-                {
-                    return Ok(None);
-                }
-            }
-            _ if !q.order_by.is_empty() => return Ok(None),
-            _ => {}
+        // The ORDER BY is the read's own order, or the rows go through a sort (but for a
+        // TOP, which the collected top-N sort keeps in 2n rows).
+        let path_ordered =
+            q.order_by.iter().all(|o| !o.descending && sorts_by_source_column(sel, o))
+                && match &read {
+                    OneRead::Table(t, path) => {
+                        let order: Option<Vec<usize>> = q
+                            .order_by
+                            .iter()
+                            .map(|o| match &o.expr.kind {
+                                ExprKind::Column(parts) => find_column(&cols, parts).ok().flatten(),
+                                _ => None,
+                            })
+                            .collect();
+                        order.is_some_and(|order| {
+                            order.is_empty() || path.delivers_order(&t.def, &order)
+                        })
+                    }
+                    _ => q.order_by.is_empty(),
+                };
+        // A COLLATE key is the collected sort's to check.
+        let collated = q.order_by.iter().any(|o| check_key_collation(&o.expr, "ORDER BY").is_err());
+        if !path_ordered && (sel.top.is_some() || collated) {
+            return Ok(None);
         }
         let columns: Vec<ColumnInfo> = list
             .out_cols
             .iter()
             .map(|c| ColumnInfo { name: c.name.clone(), ty: c.ty, nullable: c.nullable })
             .collect();
-        self.out.result_set(&columns);
+        let sort = (!path_ordered).then(|| {
+            let desc: Vec<bool> = q.order_by.iter().map(|o| o.descending).collect();
+            Sorted {
+                sorter: ExternalSort::new(self.memory_grant(), &desc, false),
+                order_by: &q.order_by,
+                out_cols: &list.out_cols,
+            }
+        });
+        let sorting = sort.is_some();
+        if !sorting {
+            self.out.result_set(&columns);
+        }
         let mut sink =
-            Streamed { cols: &cols, exprs: &list.exprs, stars: &list.stars, sent: 0, limit };
+            Streamed { cols: &cols, exprs: &list.exprs, stars: &list.stars, sent: 0, limit, sort };
         let read = if limit == 0 {
             Ok(())
         } else {
             self.read_one_source(read, &cols, &parts, None, &mut sink)
         };
-        self.out.result_end(sink.sent);
-        read.map(|()| Some(sink.sent))
+        let mut sent = sink.sent;
+        let read = match (sink.sort, read) {
+            // Sorted rows are announced once all were read: an error in the read leaves no
+            // result set, as when the SELECT is collected.
+            (Some(sort), Ok(())) => {
+                self.out.result_set(&columns);
+                sort.sorter.finish(self, |run, _, row| {
+                    if sent < limit {
+                        run.out.row(&row);
+                        sent += 1;
+                    }
+                    Ok(())
+                })
+            }
+            (Some(_), Err(e)) => return Err(e),
+            (None, read) => read,
+        };
+        self.out.result_end(sent);
+        read.map(|()| Some(sent))
     }
 
     /// Gives `sink` the rows for which every conjunct of `parts` holds, until it says stop.
