@@ -541,5 +541,15 @@ fn tiberius_runs_what_go_mssqldb_tests_send() {
         .await;
         assert_eq!(rows[0].get::<&str, _>(0), Some("2006-01-02"));
         assert_eq!(rows[0].get::<&str, _>(1), Some("22:04:05.0000000"));
+
+        // An empty element is serialized `<a/>`, as SQL Server sends it (TestSelect).
+        let rows = first_rows(
+            &mut client,
+            "SELECT CAST(CAST('<root></root>' AS xml) AS nvarchar(max)), \
+             CAST(CAST('<a x=\"1\"/>' AS xml) AS nvarchar(max))",
+        )
+        .await;
+        assert_eq!(rows[0].get::<&str, _>(0), Some("<root/>"));
+        assert_eq!(rows[0].get::<&str, _>(1), Some("<a x=\"1\"/>"));
     });
 }
