@@ -459,11 +459,26 @@ fn every_statement_ends_with_its_done() {
             "DONE( 0x0 0)",
         ]
     );
-    // Control flow sends none of its own: a DONE per SET the loop runs, none for BREAK.
+    // Each evaluation of a WHILE or IF condition ends with a DONE, as each statement the loop
+    // runs does; BREAK sends none. Here: WHILE, SET, IF (false), WHILE, SET, IF (true).
     let got = stream(&c.batch(
         "DECLARE @i int = 0; WHILE @i < 5 BEGIN SET @i += 1; IF @i = 2 BREAK END; PRINT 'x'",
     ));
-    assert_eq!(got, ["DONE(MORE 0x0 0)", "DONE(MORE 0x0 0)", "INFO", "DONE( 0x0 0)"]);
+    let mut expected = vec!["DONE(MORE 0x0 0)"; 6];
+    expected.extend(["INFO", "DONE( 0x0 0)"]);
+    assert_eq!(got, expected);
+    // go-mssqldb's TestSprocWithCursorNoResult: a procedure's cursor loop ends each statement
+    // and each evaluation of its WHILE with a DONEINPROC, 12 of them, then its DONEPROC.
+    c.batch(
+        "CREATE PROCEDURE loop_over_cursor AS BEGIN DECLARE @x int; \
+             DECLARE k CURSOR FOR SELECT 1 UNION SELECT 2; OPEN k; FETCH NEXT FROM k INTO @x; \
+             WHILE @@FETCH_STATUS = 0 BEGIN PRINT @x; FETCH NEXT FROM k INTO @x; END; \
+             CLOSE k; DEALLOCATE k; END",
+    );
+    let got = stream(&c.batch("EXEC loop_over_cursor"));
+    let in_proc = got.iter().filter(|t| t.starts_with("DONEINPROC")).count();
+    assert_eq!(in_proc, 12, "{got:?}");
+    assert_eq!(got.iter().filter(|t| *t == "INFO").count(), 2, "{got:?}");
     // A failed statement ends with DONE_ERROR; the batch goes on.
     let got = stream(&c.batch("SELECT 1/0; SELECT 2"));
     assert_eq!(

@@ -500,3 +500,56 @@ fn tiberius_receives_max_values_cut_to_set_textsize() {
         assert_eq!(rows[0].get::<i32, _>(0), Some(2147483647));
     });
 }
+
+/// What go-mssqldb's own tests (`go_mssqldb_suite.rs`) found, each checked here on its own.
+#[test]
+fn tiberius_runs_what_go_mssqldb_tests_send() {
+    let server = Server::start(&[]);
+    runtime().block_on(async {
+        let mut client = connect(server.port, PASSWORD).await.unwrap();
+        // 1,000 SELECTs joined by UNION ALL (TestProcessQueryNextErrors): a left-deep chain
+        // that once overflowed a worker's stack and aborted the server.
+        let union = vec!["SELECT 1 AS one"; 1000].join(" UNION ALL ");
+        assert_eq!(first_rows(&mut client, &union).await.len(), 1000);
+        let rows = first_rows(&mut client, "SELECT 2 AS two").await;
+        assert_eq!(rows[0].get::<i32, _>(0), Some(2));
+
+        // The bulk copy's `..table` (current database, default schema), and a table of a
+        // database that does not exist is error 208, not 911.
+        client
+            .simple_query("CREATE TABLE dotted (i int); INSERT dotted VALUES (7)")
+            .await
+            .unwrap()
+            .into_results()
+            .await
+            .unwrap();
+        let rows = first_rows(&mut client, "SELECT i FROM ..dotted").await;
+        assert_eq!(rows[0].get::<i32, _>(0), Some(7));
+        let code = match client.simple_query("SELECT * FROM nosuchdb.dbo.dotted").await {
+            Ok(stream) => stream.into_results().await.unwrap_err().code(),
+            Err(e) => e.code(),
+        };
+        assert_eq!(code, Some(208));
+
+        // CONVERT with a date-and-time style shows a DATE's date and a TIME's time of day
+        // alone (TestParameterValues).
+        let rows = first_rows(
+            &mut client,
+            "SELECT CONVERT(nvarchar(40), CAST('2006-01-02' AS date), 121), \
+             CONVERT(nvarchar(40), CAST('22:04:05' AS time), 121)",
+        )
+        .await;
+        assert_eq!(rows[0].get::<&str, _>(0), Some("2006-01-02"));
+        assert_eq!(rows[0].get::<&str, _>(1), Some("22:04:05.0000000"));
+
+        // An empty element is serialized `<a/>`, as SQL Server sends it (TestSelect).
+        let rows = first_rows(
+            &mut client,
+            "SELECT CAST(CAST('<root></root>' AS xml) AS nvarchar(max)), \
+             CAST(CAST('<a x=\"1\"/>' AS xml) AS nvarchar(max))",
+        )
+        .await;
+        assert_eq!(rows[0].get::<&str, _>(0), Some("<root/>"));
+        assert_eq!(rows[0].get::<&str, _>(1), Some("<a x=\"1\"/>"));
+    });
+}

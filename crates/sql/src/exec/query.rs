@@ -429,6 +429,63 @@ pub(crate) fn group_key(values: &[Value]) -> String {
     key
 }
 
+/// `l op r`: the rows of one set operation, each column typed by both operands.
+fn set_operation(op: SetOperator, l: Rows, r: Rows) -> Result<Rows, SqlError> {
+    let visible = l.cols.iter().filter(|c| !c.hidden).count();
+    if visible != r.cols.iter().filter(|c| !c.hidden).count() {
+        return Err(SqlError::new(
+                205,
+                "All queries combined using a UNION, INTERSECT or EXCEPT operator must have an equal number of expressions in their target lists.",
+            ));
+    }
+    // Each column's type combines both branches' by SQL Server's precedence and
+    // widening rules (`'a' UNION ALL 'bbb'` is varchar(3), `1 UNION 2.5` a
+    // decimal); a branch whose column holds only NULLs does not constrain it.
+    let types: Vec<SqlType> = (0..l.cols.len())
+        .map(|i| {
+            let only_nulls = |rows: &[Vec<Value>]| rows.iter().all(|r| r[i].is_null());
+            let left = l.cols[i].ty;
+            let right = r.cols.get(i).map_or(left, |c| c.ty);
+            match (only_nulls(&l.rows), only_nulls(&r.rows)) {
+                (true, false) => right,
+                (false, true) => left,
+                _ => scalar::common_type(left, right),
+            }
+        })
+        .collect();
+    let mut rows = match op {
+        SetOperator::UnionAll => {
+            let mut rows = l.rows;
+            rows.extend(r.rows);
+            rows
+        }
+        SetOperator::Union => {
+            let mut seen = std::collections::HashSet::new();
+            l.rows.into_iter().chain(r.rows).filter(|row| seen.insert(group_key(row))).collect()
+        }
+        SetOperator::Except | SetOperator::Intersect => {
+            let right: std::collections::HashSet<String> =
+                r.rows.iter().map(|x| group_key(x)).collect();
+            let mut seen = std::collections::HashSet::new();
+            let keep_in_right = op == SetOperator::Intersect;
+            l.rows
+                .into_iter()
+                .filter(|row| {
+                    let k = group_key(row);
+                    right.contains(&k) == keep_in_right && seen.insert(k)
+                })
+                .collect()
+        }
+    };
+    let mut cols = l.cols;
+    for (i, ty) in types.into_iter().enumerate() {
+        cols[i].ty = ty;
+        unify_column(&mut rows, i, ty)?;
+        cols[i].nullable = true;
+    }
+    Ok(Rows { cols, rows })
+}
+
 /// Compares sort keys: NULLs first, as SQL Server sorts them.
 pub(crate) fn compare_keys(a: &[Value], b: &[Value], desc: &[bool]) -> Result<Ordering, SqlError> {
     for ((x, y), d) in a.iter().zip(b).zip(desc) {
@@ -624,68 +681,34 @@ impl Run<'_> {
                 let rows = self.query(q, outer)?;
                 self.order_output(rows, order_by, offset, outer)
             }
-            QueryBody::SetOperation { op, left, right } => {
-                let l = self.body(left, &[], None, outer)?;
-                let r = self.body(right, &[], None, outer)?;
-                let visible = l.cols.iter().filter(|c| !c.hidden).count();
-                if visible != r.cols.iter().filter(|c| !c.hidden).count() {
-                    return Err(SqlError::new(
-                        205,
-                        "All queries combined using a UNION, INTERSECT or EXCEPT operator must have an equal number of expressions in their target lists.",
-                    ));
-                }
-                // Each column's type combines both branches' by SQL Server's precedence and
-                // widening rules (`'a' UNION ALL 'bbb'` is varchar(3), `1 UNION 2.5` a
-                // decimal); a branch whose column holds only NULLs does not constrain it.
-                let types: Vec<SqlType> = (0..l.cols.len())
-                    .map(|i| {
-                        let only_nulls = |rows: &[Vec<Value>]| rows.iter().all(|r| r[i].is_null());
-                        let left = l.cols[i].ty;
-                        let right = r.cols.get(i).map_or(left, |c| c.ty);
-                        match (only_nulls(&l.rows), only_nulls(&r.rows)) {
-                            (true, false) => right,
-                            (false, true) => left,
-                            _ => scalar::common_type(left, right),
-                        }
-                    })
-                    .collect();
-                let mut rows = match op {
-                    SetOperator::UnionAll => {
-                        let mut rows = l.rows;
-                        rows.extend(r.rows);
-                        rows
-                    }
-                    SetOperator::Union => {
-                        let mut seen = std::collections::HashSet::new();
-                        l.rows
-                            .into_iter()
-                            .chain(r.rows)
-                            .filter(|row| seen.insert(group_key(row)))
-                            .collect()
-                    }
-                    SetOperator::Except | SetOperator::Intersect => {
-                        let right: std::collections::HashSet<String> =
-                            r.rows.iter().map(|x| group_key(x)).collect();
-                        let mut seen = std::collections::HashSet::new();
-                        let keep_in_right = *op == SetOperator::Intersect;
-                        l.rows
-                            .into_iter()
-                            .filter(|row| {
-                                let k = group_key(row);
-                                right.contains(&k) == keep_in_right && seen.insert(k)
-                            })
-                            .collect()
-                    }
-                };
-                let mut cols = l.cols;
-                for (i, ty) in types.into_iter().enumerate() {
-                    cols[i].ty = ty;
-                    unify_column(&mut rows, i, ty)?;
-                    cols[i].nullable = true;
-                }
-                self.order_output(Rows { cols, rows }, order_by, offset, outer)
+            QueryBody::SetOperation { .. } => {
+                let rows = self.set_operations(body, outer)?;
+                self.order_output(rows, order_by, offset, outer)
             }
         }
+    }
+
+    /// A chain of set operations, which the parser builds left-deep (`a UNION b UNION c` is
+    /// `(a UNION b) UNION c`), evaluated left to right down its left spine in a loop: by
+    /// recursion, a long chain such as the 1,000 `SELECT 1 UNION ALL ...` go-mssqldb's tests
+    /// send would overflow a worker's stack and abort the server.
+    fn set_operations(
+        &mut self,
+        body: &QueryBody,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        let mut spine = Vec::new();
+        let mut first = body;
+        while let QueryBody::SetOperation { op, left, right } = first {
+            spine.push((*op, &**right));
+            first = left;
+        }
+        let mut rows = self.body(first, &[], None, outer)?;
+        for (op, right) in spine.into_iter().rev() {
+            let r = self.body(right, &[], None, outer)?;
+            rows = set_operation(op, rows, r)?;
+        }
+        Ok(rows)
     }
 
     /// ORDER BY and OFFSET over a query's output columns (set operations, parentheses).
@@ -1616,7 +1639,12 @@ impl Run<'_> {
                 .ok_or_else(|| SqlError::invalid_object(user))?;
             return Ok((tempdb, o));
         }
-        let db = self.database_of(name.database.as_ref())?;
+        // A table of a database that does not exist is a missing table, 208, as in SQL Server
+        // (not USE's 911).
+        let db = self.database_of(name.database.as_ref()).map_err(|e| match e.number {
+            911 => SqlError::invalid_object(&display_name(name)),
+            _ => e,
+        })?;
         let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
         match db.find_object(schema, user) {
             Some(o) if matches!(*o, Object::Table(_) | Object::View(_)) => Ok((db, o)),

@@ -1297,12 +1297,23 @@ impl Run<'_> {
         self.s.trancount = 0;
     }
 
+    /// An `IF` or `WHILE` condition, which the client sees end as a statement each time it is
+    /// evaluated (SQL Server ends each evaluation with a DONE or DONEINPROC; go-mssqldb's
+    /// message queue counts them), but inside a function.
+    fn control_condition(&mut self, condition: &Expr) -> Step<bool> {
+        let holds = self.condition(condition)?;
+        if self.s.function_depth == 0 {
+            self.out.statement_end();
+        }
+        Ok(holds)
+    }
+
     fn statement_kind(&mut self, st: &Statement) -> Step<Flow> {
         match &st.kind {
             StatementKind::Block(list) => self.block(list),
             StatementKind::Atomic(block) => self.atomic_block(block),
             StatementKind::If(i) => {
-                let cond = self.condition(&i.condition)?;
+                let cond = self.control_condition(&i.condition)?;
                 if cond {
                     self.statement(&i.then_branch)
                 } else if let Some(e) = &i.else_branch {
@@ -1316,7 +1327,7 @@ impl Run<'_> {
                     if self.cancelled() {
                         return Err(Halt::Cancelled);
                     }
-                    if !self.condition(&w.condition)? {
+                    if !self.control_condition(&w.condition)? {
                         break;
                     }
                     match self.statement(&w.body)? {

@@ -372,9 +372,11 @@ impl<'a> Parser<'a> {
         self.parse_identifier()
     }
 
-    /// Dotted name parts; a part may be empty in the middle (`master..spt_values`).
+    /// Dotted name parts; a part but the last may be empty (`master..spt_values`, `..t`: the
+    /// current database and the default schema, as go-mssqldb's bulk copy names its table).
     fn parse_name_parts(&mut self) -> PResult<Vec<Option<Ident>>> {
-        let mut parts = vec![Some(self.parse_identifier()?)];
+        let first = if self.at(&TokenKind::Dot) { None } else { Some(self.parse_identifier()?) };
+        let mut parts = vec![first];
         while self.eat(&TokenKind::Dot) {
             if self.at(&TokenKind::Dot) {
                 parts.push(None);

@@ -1,11 +1,13 @@
 //! What the end-to-end tests share: the `walden serve` guard ([`server`]), a raw TDS client on
-//! the codec ([`client`]), and running `walden sql` ([`sql`]).
+//! the codec ([`client`]), running `walden sql` ([`sql`]), and installing drivers
+//! ([`install`]).
 //!
 //! Every test binary compiles this module on its own and uses only part of it, so what one
 //! binary leaves unused is not dead code.
 #![allow(dead_code)]
 
 pub mod client;
+pub mod install;
 pub mod server;
 pub mod sql;
 

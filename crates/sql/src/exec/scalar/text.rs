@@ -253,7 +253,11 @@ fn moment_text(v: &Value, style: Option<i32>) -> Result<String, SqlError> {
         None => 0,
         Some(s) => s,
     };
-    format_style(&st, style).ok_or_else(|| {
+    let text = format_style(&st, style).map(|text| match v {
+        Value::Date(_) | Value::Time(_) => date_or_time_part(&text, matches!(v, Value::Date(_))),
+        _ => text,
+    });
+    text.ok_or_else(|| {
         SqlError::new(
             281,
             format!(
@@ -263,6 +267,24 @@ fn moment_text(v: &Value, style: Option<i32>) -> Result<String, SqlError> {
             ),
         )
     })
+}
+
+/// A DATE or TIME in a style that shows both a date and a time of day: SQL Server shows the
+/// date alone for a DATE (`2006-01-02` in style 121) and the time of day alone for a TIME
+/// (`22:04:05.0000000`, `10:04PM` in style 100). The time part starts after the space or `T`
+/// before the text's first `:`; a style without a time of day is left whole.
+fn date_or_time_part(text: &str, date: bool) -> String {
+    let Some(colon) = text.find(':') else {
+        return text.to_string();
+    };
+    let Some(split) = text[..colon].rfind([' ', 'T']) else {
+        return text.to_string();
+    };
+    if date {
+        text[..split].trim_end().to_string()
+    } else {
+        text[split + 1..].to_string()
+    }
 }
 
 fn format_style(st: &Stamp, style: i32) -> Option<String> {

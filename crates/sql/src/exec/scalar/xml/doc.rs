@@ -113,7 +113,7 @@ impl Doc {
                     }
                 }
                 if node.children.is_empty() {
-                    out.push_str(" />");
+                    out.push_str("/>");
                 } else {
                     out.push('>');
                     node.children.iter().for_each(|&c| self.write(c, out));
@@ -685,9 +685,9 @@ mod tests {
 
     #[test]
     fn canonical_text() {
-        assert_eq!(canon("<?xml version=\"1.0\"?><a  x = '1'></a>"), "<a x=\"1\" />");
+        assert_eq!(canon("<?xml version=\"1.0\"?><a  x = '1'></a>"), "<a x=\"1\"/>");
         assert_eq!(canon("<a>\n  <b>x &amp; y</b>\n</a>"), "<a><b>x &amp; y</b></a>");
-        assert_eq!(canon("t<a/><![CDATA[<z>]]>"), "t<a />&lt;z&gt;");
+        assert_eq!(canon("t<a/><![CDATA[<z>]]>"), "t<a/>&lt;z&gt;");
         assert_eq!(canon("<a xml:space=\"preserve\"> </a>"), "<a xml:space=\"preserve\"> </a>");
     }
 
