@@ -319,6 +319,8 @@ pub enum DropKind {
     Function,
     /// `DROP TRIGGER`
     Trigger,
+    /// `DROP TRIGGER name, ... ON DATABASE`: DDL triggers (names have no prefixes).
+    DatabaseTrigger,
     /// `DROP SCHEMA`
     Schema,
     /// `DROP TYPE`
