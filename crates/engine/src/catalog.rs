@@ -1364,6 +1364,26 @@ mod tests {
     }
 
     #[test]
+    fn ddl_triggers_have_no_name_entry_and_leave_a_schema_of_their_name_alone() {
+        let ddl = Object::Trigger(TriggerDef {
+            id: 1001,
+            schema: String::new(),
+            name: "audit".into(),
+            table: DATABASE_TRIGGER_PARENT,
+            disabled: false,
+            text: "CREATE TRIGGER audit ON DATABASE FOR CREATE_TABLE AS PRINT 1".into(),
+        });
+        let schema = Object::Schema(SchemaDef { id: 1000, name: "audit".into() });
+        let mut c = Catalog::from_objects([schema, ddl]);
+        assert!(c.has_database_triggers());
+        assert_eq!(c.find("", "audit").map(|o| o.id()), Some(1000));
+        assert_eq!(c.triggers_on(DATABASE_TRIGGER_PARENT)[0].id, 1001);
+        c.remove(1001);
+        assert!(!c.has_database_triggers());
+        assert_eq!(c.find("", "audit").map(|o| o.id()), Some(1000), "the schema is still found");
+    }
+
+    #[test]
     fn triggers_are_found_by_table_in_id_order_and_forgotten_when_dropped() {
         let trigger = |id, table| {
             Object::Trigger(TriggerDef {

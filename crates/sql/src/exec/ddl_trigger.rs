@@ -315,19 +315,25 @@ impl Run<'_> {
             // Server-level: no database trigger sees it.
             DropKind::Database => return,
         };
-        let target = match (kind, self.resolve_relation_object(name)) {
-            (DropKind::Trigger, Ok((db, o))) => match &*o {
-                Object::Trigger(t) => db.catalog().get(t.table).map(|parent| {
-                    let kind = if matches!(*parent, Object::View(_)) { "VIEW" } else { "TABLE" };
-                    (parent.name().1.to_string(), kind)
-                }),
-                _ => return,
-            },
-            (_, Ok(_)) => None,
-            (_, Err(_)) if self.object_exists(name) => None,
-            (_, Err(_)) => return,
-        };
+        if !self.object_exists(name) {
+            return;
+        }
+        // A DML trigger's event names its table (or view).
+        let target = if kind == DropKind::Trigger { self.trigger_parent(name) } else { None };
         self.push_event(events, st, event, object_type, name, target);
+    }
+
+    /// The name and kind (`TABLE` or `VIEW`) of the object the DML trigger `name` is on.
+    fn trigger_parent(&mut self, name: &ObjectName) -> Option<(String, &'static str)> {
+        let db = self.database_of(name.database.as_ref()).ok()?;
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let Some(Object::Trigger(t)) = db.find_object(schema, &name.name.value).as_deref().cloned()
+        else {
+            return None;
+        };
+        let parent = db.catalog().get(t.table)?;
+        let kind = if matches!(*parent, Object::View(_)) { "VIEW" } else { "TABLE" };
+        Some((parent.name().1.to_string(), kind))
     }
 
     /// Whether the schema-scoped object `name` exists now.

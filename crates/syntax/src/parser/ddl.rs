@@ -1098,8 +1098,12 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // A DDL trigger is never INSTEAD OF: the error is at INSTEAD.
+        if table.is_none() && self.at_keyword("INSTEAD") {
+            return Err(self.error());
+        }
         let instead_of = match self.eat_one_of(&["FOR", "AFTER", "INSTEAD"]) {
-            Some("INSTEAD") if table.is_some() => {
+            Some("INSTEAD") => {
                 self.expect_keyword("OF")?;
                 true
             }
