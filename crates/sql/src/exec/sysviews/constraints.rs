@@ -1,7 +1,7 @@
 //! Constraint and module catalog views: `sys.key_constraints`, `sys.default_constraints`,
 //! `sys.check_constraints`, `sys.foreign_keys`, `sys.foreign_key_columns`,
-//! `sys.identity_columns`, `sys.computed_columns`, `sys.sql_modules`, `sys.views` and
-//! `sys.triggers`.
+//! `sys.identity_columns`, `sys.computed_columns`, `sys.sql_modules`, `sys.views`,
+//! `sys.triggers`, `sys.trigger_events` and `sys.trigger_event_types`.
 //!
 //! In SQL Server every constraint is an object of its own, with an object id. Walden keeps a
 //! table's PRIMARY KEY and UNIQUE constraints as its indexes, its CHECK constraints as a list
