@@ -275,6 +275,9 @@ pub(crate) const EVENT_TYPES: &[(u16, u16, &str)] = &[
     (210, 10005, "DROP_SERVER_ROLE_MEMBER"),
 ];
 
+/// An event type or group: its number and its name.
+pub(crate) type EventType = (u16, &'static str);
+
 /// The entry named `name` (case-insensitive).
 pub(crate) fn find(name: &str) -> Option<(u16, u16, &'static str)> {
     EVENT_TYPES.iter().copied().find(|(_, _, n)| n.eq_ignore_ascii_case(name))
@@ -306,7 +309,7 @@ pub(crate) fn is_database_level(ty: u16) -> bool {
 
 /// The single events (not groups) that `named` covers, in table order: what
 /// `sys.trigger_events` lists for a trigger that names a group.
-pub(crate) fn events_under(named: u16) -> impl Iterator<Item = (u16, &'static str)> {
+pub(crate) fn events_under(named: u16) -> impl Iterator<Item = EventType> {
     EVENT_TYPES
         .iter()
         .filter(move |(t, _, _)| *t < 10000 && covers(named, *t))

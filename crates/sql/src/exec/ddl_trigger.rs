@@ -30,7 +30,7 @@ use walden_engine::Database;
 use crate::ast::{
     CreateMode, CreateTrigger, DropKind, EnableTrigger, Ident, ObjectName, Statement, StatementKind,
 };
-use crate::exec::ddl_event_types;
+use crate::exec::ddl_event_types::{self, EventType};
 use crate::exec::scalar;
 use crate::exec::session::{Run, Step, MAX_NESTING};
 use crate::exec::trigger::RunningTrigger;
@@ -525,18 +525,18 @@ fn database_trigger(batch: &crate::ast::Batch) -> Option<&CreateTrigger> {
     })
 }
 
-/// The events a DDL trigger's stored text names, as (type, name, the group it was named
-/// by): each single event its `FOR` list covers, for `sys.trigger_events`.
-pub(crate) fn trigger_events(text: &str) -> Vec<(u16, &'static str, Option<(u16, &'static str)>)> {
+/// The events a DDL trigger's stored text names, each with the group it was named by: each
+/// single event its `FOR` list covers, for `sys.trigger_events`.
+pub(crate) fn trigger_events(text: &str) -> Vec<(EventType, Option<EventType>)> {
     let Ok(batch) = crate::parse_batch(text) else { return Vec::new() };
     let Some(trigger) = database_trigger(&batch) else { return Vec::new() };
     let mut events = Vec::new();
     for named in &trigger.ddl_events {
         let Some((ty, _, name)) = ddl_event_types::find(&named.value) else { continue };
         let group = (ty >= 10000).then_some((ty, name));
-        for (event, event_name) in ddl_event_types::events_under(ty) {
-            if !events.iter().any(|(e, _, _)| *e == event) {
-                events.push((event, event_name, group));
+        for event in ddl_event_types::events_under(ty) {
+            if !events.iter().any(|(e, _): &(EventType, _)| e.0 == event.0) {
+                events.push((event, group));
             }
         }
     }

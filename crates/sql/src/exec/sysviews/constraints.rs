@@ -535,8 +535,8 @@ pub(super) fn trigger_events(ctx: &ViewContext<'_>) -> RowSet {
     for o in super::catalog::module_rows(ctx, |o| matches!(o, Object::Trigger(_))) {
         let Some(t) = trigger(&o) else { continue };
         if t.on_database() {
-            for (ty, name, group) in crate::exec::ddl_trigger::trigger_events(&t.text) {
-                rows.push(TriggerEventRow { object_id: t.id, event: (ty, name), group });
+            for (event, group) in crate::exec::ddl_trigger::trigger_events(&t.text) {
+                rows.push(TriggerEventRow { object_id: t.id, event, group });
             }
             continue;
         }
