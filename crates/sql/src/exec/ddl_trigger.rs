@@ -344,7 +344,8 @@ impl Run<'_> {
     }
 
     /// Adds the event `event` on `name` (of `object_type`) if its database has a DDL trigger.
-    /// Temporary objects (`#t`) raise none: they are tempdb's.
+    /// Temporary objects (`#t`, and an index or statistics on one) raise none: they are
+    /// tempdb's.
     fn push_event(
         &mut self,
         events: &mut Vec<DdlEvent>,
@@ -354,7 +355,8 @@ impl Run<'_> {
         name: &ObjectName,
         target: Option<(String, &'static str)>,
     ) {
-        if name.name.value.starts_with('#') {
+        let temporary = |n: &str| n.starts_with('#');
+        if temporary(&name.name.value) || target.as_ref().is_some_and(|(t, _)| temporary(t)) {
             return;
         }
         let Ok(db) = self.database_of(name.database.as_ref()) else { return };

@@ -74,6 +74,8 @@ GO
 -- DROP ... IF EXISTS of nothing raises no event; temporary tables raise none.
 DROP TABLE IF EXISTS no_such_table
 CREATE TABLE #scratch (a int)
+CREATE INDEX ix_scratch ON #scratch (a)
+ALTER TABLE #scratch ADD b int
 DROP TABLE #scratch
 GO
 DROP TRIGGER orders_ins
