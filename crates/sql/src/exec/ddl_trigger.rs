@@ -313,7 +313,7 @@ impl Run<'_> {
                 return;
             }
             // Server-level: no database trigger sees it.
-            DropKind::Database => return,
+            DropKind::Database | DropKind::ServerTrigger => return,
         };
         if !self.object_exists(name) {
             return;
@@ -512,6 +512,21 @@ impl Run<'_> {
         );
         scalar::xml::typed(text)
     }
+}
+
+/// `DROP TRIGGER [IF EXISTS] name ON ALL SERVER`: there are no server-level triggers
+/// (creating one is 40514), so the name is never found.
+pub(crate) fn drop_server_trigger(name: &ObjectName, if_exists: bool) -> Result<(), SqlError> {
+    if if_exists {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        3701,
+        format!(
+            "Cannot drop the trigger '{}', because it does not exist or you do not have permission.",
+            crate::exec::query::display_name(name)
+        ),
+    ))
 }
 
 /// The DDL trigger of the current database named `name`, if any.

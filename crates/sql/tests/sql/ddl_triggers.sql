@@ -213,6 +213,16 @@ CREATE TRIGGER instead ON DATABASE INSTEAD OF CREATE_TABLE AS PRINT 1
 GO
 CREATE TRIGGER server_wide ON ALL SERVER FOR CREATE_DATABASE AS PRINT 1
 GO
+-- Server-level triggers are refused, so none exists: the views scripts read to drop theirs
+-- are empty, and DROP ... IF EXISTS does nothing.
+SELECT COUNT(*) AS server_triggers FROM sys.server_triggers;
+SELECT COUNT(*) AS server_trigger_events FROM sys.server_trigger_events;
+IF EXISTS (SELECT * FROM sys.server_triggers WHERE name = 'server_wide')
+    DROP TRIGGER server_wide ON ALL SERVER
+DROP TRIGGER IF EXISTS server_wide ON ALL SERVER
+GO
+DROP TRIGGER server_wide ON ALL SERVER
+GO
 DROP TRIGGER views_only ON DATABASE
 DROP TRIGGER audit_ddl ON DATABASE
 GO

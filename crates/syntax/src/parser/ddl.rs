@@ -1407,14 +1407,15 @@ impl<'a> Parser<'a> {
             DropKind::Database | DropKind::Schema => p.parse_identifier().map(ObjectName::simple),
             _ => p.parse_object_name(),
         })?;
-        // `DROP TRIGGER name, ... ON DATABASE`: the database's DDL triggers.
-        let kind = if kind == DropKind::Trigger
-            && self.at_keyword("ON")
-            && self.nth_is_keyword(1, "DATABASE")
-        {
-            self.advance();
-            self.advance();
-            DropKind::DatabaseTrigger
+        // `DROP TRIGGER name, ... ON DATABASE | ALL SERVER`: DDL triggers.
+        let kind = if kind == DropKind::Trigger && self.eat_keyword("ON") {
+            if self.eat_keyword("DATABASE") {
+                DropKind::DatabaseTrigger
+            } else {
+                self.expect_keyword("ALL")?;
+                self.expect_keyword("SERVER")?;
+                DropKind::ServerTrigger
+            }
         } else {
             kind
         };

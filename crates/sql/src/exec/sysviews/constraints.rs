@@ -519,6 +519,25 @@ pub(super) fn triggers(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&super::catalog::module_rows(ctx, |o| matches!(o, Object::Trigger(_))))
 }
 
+/// `sys.server_triggers`: empty, with SQL Server's columns. Server-level DDL triggers (`ON ALL
+/// SERVER`) are refused (40514), so none exists; scripts that drop theirs when they exist
+/// read this first.
+pub(super) fn server_triggers() -> RowSet {
+    View::<ObjRow>::new()
+        .col("name", SYSNAME, |o| nstr(o.object.name().1))
+        .col("object_id", SqlType::Int, |o| int(i64::from(o.object.id())))
+        .col("parent_class", SqlType::TinyInt, |_| Value::TinyInt(100))
+        .col("parent_class_desc", DESC, |_| nstr("SERVER"))
+        .col("parent_id", SqlType::Int, |_| int(0))
+        .col("type", SqlType::Char(2), |_| Value::Str("TR".into()))
+        .col("type_desc", DESC, |_| nstr("SQL_TRIGGER"))
+        .col("create_date", SqlType::DateTime, |o| datetime(o.created_us))
+        .col("modify_date", SqlType::DateTime, |o| datetime(o.created_us))
+        .col("is_ms_shipped", SqlType::Bit, |_| bit(false))
+        .col("is_disabled", SqlType::Bit, |_| bit(false))
+        .rows(&[])
+}
+
 /// One row of `sys.trigger_events`: an event that fires a trigger.
 pub(super) struct TriggerEventRow {
     object_id: u32,
