@@ -228,13 +228,10 @@ impl Run<'_> {
                     }
                 };
                 let event = mode_event(t.mode, existed, "CREATE_TRIGGER", "ALTER_TRIGGER");
-                let before = events.len();
-                self.push_event(&mut events, st, event, "TRIGGER", &name, target);
-                if t.table.is_none() {
-                    for e in &mut events[before..] {
-                        e.schema = None;
-                        e.own_trigger = true;
-                    }
+                let pushed = self.push_event(&mut events, st, event, "TRIGGER", &name, target);
+                if let Some(e) = pushed.filter(|_| t.table.is_none()) {
+                    e.schema = None;
+                    e.own_trigger = true;
                 }
             }
             StatementKind::CreateType(c) => {
@@ -244,10 +241,10 @@ impl Run<'_> {
                 self.push_event(&mut events, st, "CREATE_SEQUENCE", "SEQUENCE", &c.name, None);
             }
             StatementKind::CreateSchema { name, .. } => {
-                let before = events.len();
                 let schema = ObjectName::simple(name.clone());
-                self.push_event(&mut events, st, "CREATE_SCHEMA", "SCHEMA", &schema, None);
-                for e in &mut events[before..] {
+                let pushed =
+                    self.push_event(&mut events, st, "CREATE_SCHEMA", "SCHEMA", &schema, None);
+                if let Some(e) = pushed {
                     e.schema = None;
                 }
             }
@@ -280,9 +277,8 @@ impl Run<'_> {
             DropKind::Trigger => ("DROP_TRIGGER", "TRIGGER"),
             DropKind::DatabaseTrigger => {
                 if find_database_trigger(&self.s.db, &name.name.value).is_some() {
-                    let before = events.len();
-                    self.push_event(events, st, "DROP_TRIGGER", "TRIGGER", name, None);
-                    for e in &mut events[before..] {
+                    let pushed = self.push_event(events, st, "DROP_TRIGGER", "TRIGGER", name, None);
+                    if let Some(e) = pushed {
                         e.schema = None;
                     }
                 }
@@ -290,9 +286,8 @@ impl Run<'_> {
             }
             DropKind::Schema => {
                 if self.s.db.find_object("", &name.name.value).is_some() {
-                    let before = events.len();
-                    self.push_event(events, st, "DROP_SCHEMA", "SCHEMA", name, None);
-                    for e in &mut events[before..] {
+                    let pushed = self.push_event(events, st, "DROP_SCHEMA", "SCHEMA", name, None);
+                    if let Some(e) = pushed {
                         e.schema = None;
                     }
                 }
@@ -343,27 +338,28 @@ impl Run<'_> {
         db.find_object(schema, &name.name.value).is_some()
     }
 
-    /// Adds the event `event` on `name` (of `object_type`) if its database has a DDL trigger.
-    /// Temporary objects (`#t`, and an index or statistics on one) raise none: they are
-    /// tempdb's.
-    fn push_event(
+    /// Adds the event `event` on `name` (of `object_type`) if its database has a DDL trigger,
+    /// and returns it for the caller to adjust (a schema's or DDL trigger's has no
+    /// `SchemaName`). Temporary objects (`#t`, and an index or statistics on one) raise none:
+    /// they are tempdb's.
+    fn push_event<'e>(
         &mut self,
-        events: &mut Vec<DdlEvent>,
+        events: &'e mut Vec<DdlEvent>,
         st: &Statement,
         event: &'static str,
         object_type: &'static str,
         name: &ObjectName,
         target: Option<(String, &'static str)>,
-    ) {
+    ) -> Option<&'e mut DdlEvent> {
         let temporary = |n: &str| n.starts_with('#');
         if temporary(&name.name.value) || target.as_ref().is_some_and(|(t, _)| temporary(t)) {
-            return;
+            return None;
         }
-        let Ok(db) = self.database_of(name.database.as_ref()) else { return };
+        let db = self.database_of(name.database.as_ref()).ok()?;
         if db.is_temp() || !db.has_database_triggers() {
-            return;
+            return None;
         }
-        let Some((ty, _, _)) = ddl_event_types::find(event) else { return };
+        let (ty, _, _) = ddl_event_types::find(event)?;
         let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str()).to_string();
         events.push(DdlEvent {
             db,
@@ -376,6 +372,7 @@ impl Run<'_> {
             command: self.statement_text(st),
             own_trigger: false,
         });
+        events.last_mut()
     }
 
     /// The statement as written, from the text its frame was parsed from; as Walden prints
