@@ -217,7 +217,9 @@ pub(crate) struct Frame {
     pub(crate) declared: Vec<(String, usize)>,
     /// The text the frame's statements were parsed from, which their spans index (the
     /// batch, the dynamic SQL, the module's definition): a DDL trigger's event shows its
-    /// statement's text from it. `None` where nothing needs it.
+    /// statement's text from it. `None` where nothing needs it (a procedure or trigger in a
+    /// database without DDL triggers); the event then shows the statement as Walden prints
+    /// it.
     pub(crate) source: Option<Arc<str>>,
 }
 
@@ -2407,9 +2409,11 @@ impl Run<'_> {
             }
             values[index] = v;
         }
+        // The text is copied only where a DDL trigger may want a statement of it (a procedure
+        // runs far more often than it does DDL).
         let mut frame = Frame {
             procedure: frame_name,
-            source: Some(Arc::from(procedure.definition.as_str())),
+            source: db.has_database_triggers().then(|| Arc::from(procedure.definition.as_str())),
             ..Frame::default()
         };
         let mut omitted_tables = Vec::new();

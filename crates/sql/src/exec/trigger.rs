@@ -459,7 +459,8 @@ impl Run<'_> {
         self.s.running_triggers.push(running);
         self.s.frames.push(Frame {
             procedure: Some(def.name.clone()),
-            source: Some(Arc::from(def.text.as_str())),
+            // Copied only where a DDL trigger may want a statement of it.
+            source: db.has_database_triggers().then(|| Arc::from(def.text.as_str())),
             ..Frame::default()
         });
         let result = self.module_body(body);
