@@ -324,8 +324,9 @@ pub struct FunctionDef {
     pub text: String,
 }
 
-/// An AFTER trigger on a table: its text, parsed again by the SQL layer when a statement
-/// changes the table, and what the catalog must know without parsing it.
+/// A trigger: a DML trigger on a table or view, or a DDL trigger `ON DATABASE` (`table`
+/// [`DATABASE_TRIGGER_PARENT`]); its text, parsed again by the SQL layer when a statement
+/// fires it, and what the catalog must know without parsing it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TriggerDef {
     /// The object id.
@@ -334,12 +335,26 @@ pub struct TriggerDef {
     pub schema: String,
     /// The name.
     pub name: String,
-    /// The object id of the table it is on: `sys.triggers.parent_id`.
+    /// The object id of the table it is on: `sys.triggers.parent_id`;
+    /// [`DATABASE_TRIGGER_PARENT`] for a DDL trigger.
     pub table: u32,
     /// `DISABLE TRIGGER`: kept but not fired.
     pub disabled: bool,
     /// The CREATE TRIGGER statement's text.
     pub text: String,
+}
+
+/// The `table` of a DDL trigger `ON DATABASE` (SQL Server's `parent_id` 0, which no object
+/// has). Such a trigger is not a schema-scoped object: its schema is empty and the catalog
+/// does not find it by name (a schema's entry is found under the empty schema name), only
+/// among [`Catalog::triggers_on`] this id.
+pub const DATABASE_TRIGGER_PARENT: u32 = 0;
+
+impl TriggerDef {
+    /// Whether this is a DDL trigger `ON DATABASE` rather than a DML trigger.
+    pub fn on_database(&self) -> bool {
+        self.table == DATABASE_TRIGGER_PARENT
+    }
 }
 
 /// A schema made with CREATE SCHEMA. Objects name their schema by name, and any name works
@@ -886,6 +901,11 @@ pub struct Catalog {
 /// The first object id handed out to user objects (SQL Server's are large numbers too).
 pub const FIRST_OBJECT_ID: u32 = 1000;
 
+/// Whether `object` is a DDL trigger, which has no entry in the catalog's names.
+fn is_database_trigger(object: &Object) -> bool {
+    matches!(object, Object::Trigger(t) if t.on_database())
+}
+
 fn name_key(schema: &str, name: &str) -> (String, String) {
     (schema.to_lowercase(), name.to_lowercase())
 }
@@ -904,8 +924,10 @@ impl Catalog {
     pub fn put(&mut self, object: Object) {
         let id = object.id();
         self.remove(id);
-        let (s, n) = object.name();
-        self.by_name.insert(name_key(s, n), id);
+        if !is_database_trigger(&object) {
+            let (s, n) = object.name();
+            self.by_name.insert(name_key(s, n), id);
+        }
         if let Object::Trigger(t) = &object {
             let on = self.triggers.entry(t.table).or_default();
             let at = on.partition_point(|&other| other < id);
@@ -926,8 +948,10 @@ impl Catalog {
     /// Removes an object.
     pub fn remove(&mut self, id: u32) {
         if let Some(old) = self.by_id.remove(&id) {
-            let (s, n) = old.name();
-            self.by_name.remove(&name_key(s, n));
+            if !is_database_trigger(&old) {
+                let (s, n) = old.name();
+                self.by_name.remove(&name_key(s, n));
+            }
             if let Object::Trigger(t) = &*old {
                 if let Some(on) = self.triggers.get_mut(&t.table) {
                     on.retain(|&other| other != id);
@@ -952,6 +976,11 @@ impl Catalog {
     /// Whether any object of the database has a trigger.
     pub fn has_triggers(&self) -> bool {
         !self.triggers.is_empty()
+    }
+
+    /// Whether the database has a DDL trigger: what every DDL statement asks first.
+    pub fn has_database_triggers(&self) -> bool {
+        self.triggers.contains_key(&DATABASE_TRIGGER_PARENT)
     }
 
     /// The triggers on table `table`, in id order (the order they fire in).
@@ -1332,6 +1361,26 @@ mod tests {
         let schema = Object::Schema(SchemaDef { id: 1006, name: "sales".into() });
         assert_eq!(Object::decode(&schema.encode()).unwrap(), schema);
         assert_eq!(schema.encode()[0], 7);
+    }
+
+    #[test]
+    fn ddl_triggers_have_no_name_entry_and_leave_a_schema_of_their_name_alone() {
+        let ddl = Object::Trigger(TriggerDef {
+            id: 1001,
+            schema: String::new(),
+            name: "audit".into(),
+            table: DATABASE_TRIGGER_PARENT,
+            disabled: false,
+            text: "CREATE TRIGGER audit ON DATABASE FOR CREATE_TABLE AS PRINT 1".into(),
+        });
+        let schema = Object::Schema(SchemaDef { id: 1000, name: "audit".into() });
+        let mut c = Catalog::from_objects([schema, ddl]);
+        assert!(c.has_database_triggers());
+        assert_eq!(c.find("", "audit").map(|o| o.id()), Some(1000));
+        assert_eq!(c.triggers_on(DATABASE_TRIGGER_PARENT)[0].id, 1001);
+        c.remove(1001);
+        assert!(!c.has_database_triggers());
+        assert_eq!(c.find("", "audit").map(|o| o.id()), Some(1000), "the schema is still found");
     }
 
     #[test]

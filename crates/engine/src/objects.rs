@@ -223,6 +223,12 @@ impl Database {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).has_triggers()
     }
 
+    /// Whether the database has a DDL trigger: what every DDL statement asks first, so that
+    /// a database without one pays one lookup for them.
+    pub fn has_database_triggers(&self) -> bool {
+        self.catalog.read().unwrap_or_else(PoisonError::into_inner).has_database_triggers()
+    }
+
     /// The object with id `id`.
     pub fn object_by_id(&self, id: u32) -> Option<Arc<Object>> {
         self.catalog.read().unwrap_or_else(PoisonError::into_inner).get(id)
@@ -1142,14 +1148,24 @@ impl Transaction {
     /// `or_alter`, an existing trigger of that name is replaced, its id kept (and it must be on
     /// the same table); any other object of that name is error 2714. The table is locked
     /// exclusively, as SQL Server's schema modification lock would: no statement changes it
-    /// while its triggers change.
+    /// while its triggers change. A DDL trigger's name is looked for among the database's
+    /// DDL triggers only (they are not schema-scoped), and "its table" is the lock resource
+    /// [`crate::catalog::DATABASE_TRIGGER_PARENT`], which the DDL statements that fire them
+    /// do not take: a DDL trigger's change is serialized with other trigger changes only.
     pub fn put_trigger(
         &mut self,
         db: &Arc<Database>,
         mut def: crate::catalog::TriggerDef,
         or_alter: bool,
     ) -> Result<(), EngineError> {
-        let existing = db.find_object(&def.schema, &def.name);
+        let existing = if def.on_database() {
+            db.triggers_on(def.table)
+                .into_iter()
+                .find(|t| t.name.eq_ignore_ascii_case(&def.name))
+                .map(|t| Arc::new(Object::Trigger(t)))
+        } else {
+            db.find_object(&def.schema, &def.name)
+        };
         let (id, new) = match existing.as_deref() {
             Some(Object::Trigger(old)) if or_alter && old.table == def.table => (old.id, false),
             Some(_) => return Err(EngineError::ObjectExists(def.name)),

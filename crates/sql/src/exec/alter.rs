@@ -951,8 +951,9 @@ impl Run<'_> {
         self.columns_dropped(&db, t.def.id, &gone)
     }
 
-    /// `sp_rename 'object', 'new name' [, 'OBJECT' | 'COLUMN' | 'INDEX']`.
-    pub(crate) fn sp_rename(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
+    /// `sp_rename 'object', 'new name' [, 'OBJECT' | 'COLUMN' | 'INDEX']`, which raises the
+    /// RENAME event for the database's DDL triggers.
+    pub(crate) fn sp_rename(&mut self, p: &ExecProcedure) -> crate::exec::session::Step<()> {
         let args =
             self.procedure_arguments("sp_rename", p, &["@objname", "@newname", "@objtype"])?;
         let text = |i: usize| args[i].as_ref().map(scalar::to_text);
@@ -1002,27 +1003,41 @@ impl Run<'_> {
                 _ => None,
             }
         };
+        // What RENAME's EVENTDATA() says: ObjectType, SchemaName, ObjectName and the table of
+        // a column or index.
+        let renamed: (&'static str, String, String, Option<(String, &'static str)>);
         match objtype.as_deref() {
             None | Some("OBJECT") => {
                 let (schema, name) = match parts.as_slice() {
                     [name] => ("dbo", name.as_str()),
                     [schema, name] => (schema.as_str(), name.as_str()),
-                    _ => return Err(ambiguous()),
+                    _ => return Err(ambiguous().into()),
                 };
                 let object = db.find_object(schema, name).ok_or_else(ambiguous)?;
                 if db.find_object(schema, &newname).is_some_and(|o| o.id() != object.id()) {
-                    return Err(in_use("object"));
+                    return Err(in_use("object").into());
                 }
                 self.tx()
                     .rename_object(&db, object.id(), &newname)
                     .map_err(|e| self.s.engine_error(e))?;
+                let object_type = match *object {
+                    Object::Table(_) => "TABLE",
+                    Object::View(_) => "VIEW",
+                    Object::Procedure(_) => "PROCEDURE",
+                    Object::Function(_) => "FUNCTION",
+                    Object::Trigger(_) => "TRIGGER",
+                    Object::Sequence(_) => "SEQUENCE",
+                    Object::Type(_) => "TYPE",
+                    Object::Schema(_) | Object::Properties(_) => "OBJECT",
+                };
+                renamed = (object_type, schema.to_string(), name.to_string(), None);
             }
             Some("COLUMN") => {
                 let (column, table) = parts.split_last().ok_or_else(ambiguous)?;
                 let t = table_of(table).ok_or_else(ambiguous)?;
                 let c = t.column(column).ok_or_else(ambiguous)?;
                 if t.column(&newname).is_some_and(|other| other != c) {
-                    return Err(in_use("COLUMN"));
+                    return Err(in_use("COLUMN").into());
                 }
                 let mut new = TableDef::clone(&t);
                 let old = std::mem::replace(&mut new.columns[c].name, newname.clone());
@@ -1030,6 +1045,7 @@ impl Run<'_> {
                     check.text = rename_in_text(&check.text, &old, &newname);
                 }
                 self.tx().alter_table_metadata(&db, &t, new).map_err(|e| self.s.engine_error(e))?;
+                renamed = ("COLUMN", t.schema.clone(), old, Some((t.name.clone(), "TABLE")));
             }
             Some("INDEX") => {
                 let (index, table) = parts.split_last().ok_or_else(ambiguous)?;
@@ -1044,18 +1060,20 @@ impl Run<'_> {
                     .enumerate()
                     .any(|(k, i)| k != at && i.name.eq_ignore_ascii_case(&newname))
                 {
-                    return Err(in_use("INDEX"));
+                    return Err(in_use("INDEX").into());
                 }
                 let mut new = TableDef::clone(&t);
-                new.indexes[at].name = newname.clone();
+                let old = std::mem::replace(&mut new.indexes[at].name, newname.clone());
                 self.tx().alter_table_metadata(&db, &t, new).map_err(|e| self.s.engine_error(e))?;
+                renamed = ("INDEX", t.schema.clone(), old, Some((t.name.clone(), "TABLE")));
             }
             Some(other) => {
                 return Err(SqlError::with_severity(
                     15249,
                     11,
                     format!("Error: Explicit @objtype '{other}' is unrecognized."),
-                ))
+                )
+                .into())
             }
         }
         self.report(SqlError::with_severity(
@@ -1064,7 +1082,9 @@ impl Run<'_> {
             "Caution: Changing any part of an object name could break scripts and stored \
              procedures.",
         ));
-        Ok(())
+        let (object_type, schema, object, target) = renamed;
+        let command = crate::ast::Execute::Procedure(p.clone()).to_string();
+        self.rename_event(&db, object_type, &schema, &object, target, &newname, command)
     }
 }
 

@@ -339,6 +339,10 @@ impl Run<'_> {
                 Ok(())
             }
             DropKind::Trigger => self.drop_trigger(name, if_exists),
+            DropKind::DatabaseTrigger => self.drop_database_trigger(name, if_exists),
+            DropKind::ServerTrigger => {
+                crate::exec::ddl_trigger::drop_server_trigger(name, if_exists)
+            }
             DropKind::Statistics => self.drop_statistics(name),
             DropKind::Schema => self.drop_schema(&name.name.value, if_exists),
             DropKind::Type => {

@@ -20,6 +20,8 @@ mod data_file;
 mod database_state;
 pub(crate) mod dbcc;
 mod ddl;
+pub(crate) mod ddl_event_types;
+pub(crate) mod ddl_trigger;
 mod demand;
 mod describe;
 mod dml;

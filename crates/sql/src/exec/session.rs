@@ -215,6 +215,12 @@ pub(crate) struct Frame {
     /// variable, as SQL Server's does: a declaration is not an executable statement there,
     /// only its `= value` is.
     pub(crate) declared: Vec<(String, usize)>,
+    /// The text the frame's statements were parsed from, which their spans index (the
+    /// batch, the dynamic SQL, the module's definition): a DDL trigger's event shows its
+    /// statement's text from it. `None` where nothing needs it (a procedure or trigger in a
+    /// database without DDL triggers); the event then shows the statement as Walden prints
+    /// it.
+    pub(crate) source: Option<Arc<str>>,
 }
 
 /// What a statement tells the statements around it.
@@ -591,7 +597,7 @@ impl Session {
             ));
         }
         let mut run = Run::new(self, out);
-        run.s.frames.push(Frame::default());
+        run.s.frames.push(Frame { source: Some(Arc::from(text)), ..Frame::default() });
         let result = run.module_body(&batch.statements);
         match result {
             Err(Halt::Error(e)) => run.report(e),
@@ -1113,7 +1119,13 @@ impl Run<'_> {
         let statistics = (!compound && self.s.function_depth == 0 && self.statistics_on())
             .then(|| self.statistics_start());
         scalar::settings::install(self.s.opts.semantics.scalar_settings());
-        let result = self.statement_kind(st);
+        // The DDL events the statement raises are worked out before it changes the catalog
+        // and fire its database's DDL triggers once it has succeeded (`exec::ddl_trigger`).
+        let ddl_events = if compound { Vec::new() } else { self.ddl_events(st) };
+        let result = match self.statement_kind(st) {
+            Ok(flow) if !ddl_events.is_empty() => self.fire_ddl_triggers(ddl_events).map(|()| flow),
+            other => other,
+        };
         if !compound {
             for warning in scalar::settings::take_warnings() {
                 self.out.message(&warning.at_line(st.span.line));
@@ -2138,7 +2150,7 @@ impl Run<'_> {
                 let text = scalar::to_text(&self.value(expr)?);
                 let batch = self.s.parsed(&text)?;
                 // Dynamic SQL runs in a scope of its own: it sees no variables of the caller.
-                self.s.frames.push(Frame::default());
+                self.s.frames.push(Frame { source: Some(Arc::from(text)), ..Frame::default() });
                 let r = self.module_body(&batch.statements);
                 self.pop_frame();
                 r.map(|_| ())
@@ -2408,7 +2420,13 @@ impl Run<'_> {
             }
             values[index] = v;
         }
-        let mut frame = Frame { procedure: frame_name, ..Frame::default() };
+        // The text is copied only where a DDL trigger may want a statement of it (a procedure
+        // runs far more often than it does DDL).
+        let mut frame = Frame {
+            procedure: frame_name,
+            source: db.has_database_triggers().then(|| Arc::from(procedure.definition.as_str())),
+            ..Frame::default()
+        };
         let mut omitted_tables = Vec::new();
         for (((param, v), table), is_table) in
             params.iter().zip(values).zip(table_arguments).zip(table_params)
@@ -2541,7 +2559,9 @@ impl Run<'_> {
             })
         });
         if let Some(alone) = alone {
-            self.s.frames.push(Frame::default());
+            self.s
+                .frames
+                .push(Frame { source: Some(Arc::from(stmt.as_str())), ..Frame::default() });
             let r = self.module_body(&alone.statements);
             self.pop_frame();
             r?;

@@ -146,6 +146,7 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         "SYSDATETIME" | "SYSUTCDATETIME" => SqlType::DateTime2(7),
         "SYSDATETIMEOFFSET" | "TODATETIMEOFFSET" => SqlType::DateTimeOffset(7),
         "SQL_VARIANT_PROPERTY" => SqlType::Variant,
+        "EVENTDATA" => SqlType::Xml,
         "SWITCHOFFSET" => match arg(0) {
             Some(SqlType::DateTimeOffset(s) | SqlType::DateTime2(s)) => SqlType::DateTimeOffset(s),
             _ => SqlType::DateTimeOffset(7),

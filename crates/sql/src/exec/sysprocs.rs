@@ -191,7 +191,7 @@ impl Run<'_> {
                     Err(e) => Err(e.into()),
                 });
             }
-            "sp_rename" => return Some(self.sp_rename(p).map_err(Into::into)),
+            "sp_rename" => return Some(self.sp_rename(p)),
             "sp_updatestats" => return Some(self.sp_updatestats().map_err(Into::into)),
             "sp_createstats" => return Some(self.sp_createstats().map_err(Into::into)),
             "sp_addtype" => match self.sp_addtype(p) {

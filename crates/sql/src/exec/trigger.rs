@@ -87,13 +87,17 @@ impl TriggerChanges {
     }
 }
 
-/// A trigger running: what `UPDATE()` and `COLUMNS_UPDATED()` ask, and what stops it firing
-/// itself.
+/// A trigger running: what `UPDATE()`, `COLUMNS_UPDATED()` and `EVENTDATA()` ask, and what
+/// stops it firing itself.
 #[derive(Debug)]
 pub(crate) struct RunningTrigger {
-    id: u32,
-    columns: Vec<String>,
-    updated: Vec<bool>,
+    pub(crate) id: u32,
+    /// A DML trigger's table's columns (none for a DDL trigger).
+    pub(crate) columns: Vec<String>,
+    /// Which of them the statement set.
+    pub(crate) updated: Vec<bool>,
+    /// A DDL trigger's event, as `EVENTDATA()` returns it; `None` in a DML trigger.
+    pub(crate) event_data: Option<Value>,
 }
 
 /// The names `inserted` and `deleted` have in a trigger body (lower-case): their keys in the
@@ -117,10 +121,12 @@ fn parsed_trigger(batch: &crate::ast::Batch) -> Option<&CreateTrigger> {
 }
 
 impl Run<'_> {
-    /// `CREATE [OR ALTER] TRIGGER` / `ALTER TRIGGER`: checks the table and stores the text.
+    /// `CREATE [OR ALTER] TRIGGER` / `ALTER TRIGGER`: checks the table and stores the text
+    /// (a DDL trigger's: `exec::ddl_trigger`).
     pub(crate) fn create_trigger(&mut self, t: &CreateTrigger) -> Result<(), SqlError> {
+        let Some(table) = &t.table else { return self.create_database_trigger(t) };
         crate::exec::view::no_database_prefix(&t.name, t.mode, "TRIGGER")?;
-        let table_name = crate::exec::query::display_name(&t.table);
+        let table_name = crate::exec::query::display_name(table);
         let invalid = || {
             SqlError::new(
                 8197,
@@ -129,13 +135,13 @@ impl Run<'_> {
                 ),
             )
         };
-        if t.table.name.value.starts_with('#') || t.table.database.is_some() {
+        if table.name.value.starts_with('#') || table.database.is_some() {
             return Err(invalid());
         }
         let db = Arc::clone(&self.s.db);
-        let table_schema = t.table.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let table_schema = table.schema.as_ref().map_or("dbo", |s| s.value.as_str());
         // (object id, schema): a table, or for an INSTEAD OF trigger a view too.
-        let table = match db.find_object(table_schema, &t.table.name.value).as_deref() {
+        let table = match db.find_object(table_schema, &table.name.value).as_deref() {
             Some(Object::Table(def)) => (def.id, def.schema.clone()),
             Some(Object::View(v)) if t.instead_of => (v.id, v.schema.clone()),
             _ => return Err(invalid()),
@@ -188,7 +194,7 @@ impl Run<'_> {
                     2111,
                     format!(
                         "Cannot CREATE TRIGGER on '{}' because an INSTEAD OF {event} trigger already exists on this object.",
-                        crate::exec::query::display_name(&t.table)
+                        t.table.as_ref().map(crate::exec::query::display_name).unwrap_or_default()
                     ),
                 ));
             }
@@ -219,9 +225,11 @@ impl Run<'_> {
         }
     }
 
-    /// `ENABLE | DISABLE TRIGGER {name, ... | ALL} ON table`.
+    /// `ENABLE | DISABLE TRIGGER {name, ... | ALL} ON table` (`ON DATABASE`:
+    /// `exec::ddl_trigger`).
     pub(crate) fn enable_trigger(&mut self, e: &EnableTrigger) -> Result<(), SqlError> {
-        let table = self.resolve_table(&e.table, &e.table.name.value)?;
+        let Some(table) = &e.table else { return self.enable_database_trigger(e) };
+        let table = self.resolve_table(table, &table.name.value)?;
         let on_table = table.db.triggers_on(table.def.id);
         let chosen: Vec<TriggerDef> = if e.names.is_empty() {
             on_table
@@ -417,6 +425,25 @@ impl Run<'_> {
         trigger: &CreateTrigger,
         changes: &TriggerChanges,
     ) -> Step<()> {
+        let running = RunningTrigger {
+            id: def.id,
+            columns: changes.table.columns.iter().map(|c| c.name.clone()).collect(),
+            updated: changes.updated.clone(),
+            event_data: None,
+        };
+        self.run_trigger_body(running, def, &trigger.body, &changes.db, changes.rows)
+    }
+
+    /// Runs trigger `def`'s `body` in database `db` as SQL Server runs a trigger (DML or
+    /// DDL; see the module doc for the rules), with `@@ROWCOUNT` starting at `rows`.
+    pub(crate) fn run_trigger_body(
+        &mut self,
+        running: RunningTrigger,
+        def: &TriggerDef,
+        body: &[crate::ast::Statement],
+        db: &Arc<Database>,
+        rows: u64,
+    ) -> Step<()> {
         // An autocommit statement's transaction counts in the body, as in SQL Server: a
         // ROLLBACK there rolls it back, and no statement of the body commits it.
         let autocommit = self.s.trancount == 0;
@@ -424,18 +451,19 @@ impl Run<'_> {
             self.s.trancount = 1;
         }
         let trancount = self.s.trancount;
-        let saved_db = std::mem::replace(&mut self.s.db, Arc::clone(&changes.db));
+        let saved_db = std::mem::replace(&mut self.s.db, Arc::clone(db));
         // SET options the body changes last until it ends, as in SQL Server.
         let opts = self.s.opts.clone();
         self.s.opts.xact_abort = true;
-        self.s.rowcount = changes.rows;
-        self.s.running_triggers.push(RunningTrigger {
-            id: def.id,
-            columns: changes.table.columns.iter().map(|c| c.name.clone()).collect(),
-            updated: changes.updated.clone(),
+        self.s.rowcount = rows;
+        self.s.running_triggers.push(running);
+        self.s.frames.push(Frame {
+            procedure: Some(def.name.clone()),
+            // Copied only where a DDL trigger may want a statement of it.
+            source: db.has_database_triggers().then(|| Arc::from(def.text.as_str())),
+            ..Frame::default()
         });
-        self.s.frames.push(Frame { procedure: Some(def.name.clone()), ..Frame::default() });
-        let result = self.module_body(&trigger.body);
+        let result = self.module_body(body);
         self.pop_frame();
         self.s.running_triggers.pop();
         self.s.opts = opts;
@@ -480,9 +508,10 @@ impl Run<'_> {
         self.s.temp_tables.get(&lower).cloned()
     }
 
-    /// `UPDATE(column)`, `COLUMNS_UPDATED()` and `TRIGGER_NESTLEVEL()`, if `name` is one of
-    /// them. The first two only in a trigger (SQL Server refuses them elsewhere when the
-    /// trigger is created; here, when they run); the last is 0 outside one.
+    /// `UPDATE(column)`, `COLUMNS_UPDATED()`, `TRIGGER_NESTLEVEL()` and `EVENTDATA()`, if
+    /// `name` is one of them. The first two only in a trigger (SQL Server refuses them
+    /// elsewhere when the trigger is created; here, when they run); the third is 0 outside
+    /// one; the last is the running DDL trigger's event, NULL elsewhere.
     pub(crate) fn trigger_function(
         &self,
         name: &str,
@@ -491,6 +520,10 @@ impl Run<'_> {
         let upper = name.to_ascii_uppercase();
         if upper == "TRIGGER_NESTLEVEL" && args.is_empty() {
             return Some(Ok(Value::Int(self.s.running_triggers.len() as i32)));
+        }
+        if upper == "EVENTDATA" && args.is_empty() {
+            let event = self.s.running_triggers.last().and_then(|r| r.event_data.clone());
+            return Some(Ok(event.unwrap_or(Value::Null)));
         }
         if upper != "UPDATE" && upper != "COLUMNS_UPDATED" {
             return None;

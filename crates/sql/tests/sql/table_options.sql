@@ -75,9 +75,6 @@ DROP STATISTICS no_table.st_qty
 GO
 DROP STATISTICS parent.pk_parent
 GO
--- DDL triggers are refused.
-CREATE TRIGGER ddl_log ON DATABASE FOR CREATE_TABLE, DROP_TABLE AS PRINT 'ddl'
-GO
 CREATE STATISTICS st_qty ON parent (qty)
 DROP STATISTICS parent.st_qty
 GO

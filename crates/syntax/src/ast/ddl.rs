@@ -319,6 +319,11 @@ pub enum DropKind {
     Function,
     /// `DROP TRIGGER`
     Trigger,
+    /// `DROP TRIGGER name, ... ON DATABASE`: DDL triggers (names have no prefixes).
+    DatabaseTrigger,
+    /// `DROP TRIGGER name, ... ON ALL SERVER`: server-level DDL triggers, which Walden does
+    /// not have.
+    ServerTrigger,
     /// `DROP SCHEMA`
     Schema,
     /// `DROP TYPE`

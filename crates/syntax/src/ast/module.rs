@@ -74,20 +74,26 @@ pub struct CreateFunction {
     pub definition: String,
 }
 
-/// `CREATE [OR ALTER] TRIGGER name ON table {AFTER | FOR | INSTEAD OF} events AS statements`,
-/// the only statement of its batch.
+/// `CREATE [OR ALTER] TRIGGER name ON table {AFTER | FOR | INSTEAD OF} events AS statements`
+/// (a DML trigger), or `CREATE [OR ALTER] TRIGGER name ON DATABASE {AFTER | FOR} event_type |
+/// event_group, ... AS statements` (a DDL trigger); the only statement of its batch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateTrigger {
     /// `CREATE`, `ALTER` or `CREATE OR ALTER`.
     pub mode: CreateMode,
     /// The trigger name.
     pub name: ObjectName,
-    /// The table it is on.
-    pub table: ObjectName,
-    /// `INSTEAD OF` rather than `AFTER` (or its older spelling `FOR`).
+    /// The table (or view) a DML trigger is on; `None` for a DDL trigger, `ON DATABASE`.
+    pub table: Option<ObjectName>,
+    /// `INSTEAD OF` rather than `AFTER` (or its older spelling `FOR`); never for a DDL trigger.
     pub instead_of: bool,
-    /// The statements that fire it, at least one, each once.
+    /// The statements that fire a DML trigger, at least one, each once; empty for a DDL
+    /// trigger.
     pub events: Vec<TriggerEvent>,
+    /// The DDL event types and event groups that fire a DDL trigger (`CREATE_TABLE`,
+    /// `DDL_TABLE_EVENTS`), as written, at least one; empty for a DML trigger. The parser
+    /// does not check the names: the executor knows SQL Server's event hierarchy.
+    pub ddl_events: Vec<Ident>,
     /// The statements of its body: the rest of the batch.
     pub body: Vec<Statement>,
     /// The definition SQL Server stores in `sys.sql_modules`: the whole batch text.
@@ -105,7 +111,7 @@ pub enum TriggerEvent {
     Delete,
 }
 
-/// `ENABLE | DISABLE TRIGGER {name, ... | ALL} ON table`, and `ALTER TABLE table
+/// `ENABLE | DISABLE TRIGGER {name, ... | ALL} ON {table | DATABASE}`, and `ALTER TABLE table
 /// {ENABLE | DISABLE} TRIGGER {name, ... | ALL}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnableTrigger {
@@ -113,8 +119,8 @@ pub struct EnableTrigger {
     pub enable: bool,
     /// The triggers; empty for `ALL`.
     pub names: Vec<ObjectName>,
-    /// The table.
-    pub table: ObjectName,
+    /// The table; `None` for `ON DATABASE` (the database's DDL triggers).
+    pub table: Option<ObjectName>,
 }
 
 /// A function's result and body.

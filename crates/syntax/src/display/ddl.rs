@@ -217,12 +217,18 @@ impl Display for DropObjects {
             DropKind::Procedure => "PROCEDURE",
             DropKind::View => "VIEW",
             DropKind::Function => "FUNCTION",
-            DropKind::Trigger => "TRIGGER",
+            DropKind::Trigger | DropKind::DatabaseTrigger | DropKind::ServerTrigger => "TRIGGER",
             DropKind::Schema => "SCHEMA",
             DropKind::Type => "TYPE",
             DropKind::Statistics => "STATISTICS",
         };
-        write!(f, "DROP {kind} {}{}", IfExists(self.if_exists), commas(&self.names))
+        write!(f, "DROP {kind} {}{}", IfExists(self.if_exists), commas(&self.names))?;
+        match self.kind {
+            DropKind::DatabaseTrigger => f.write_str(" ON DATABASE")?,
+            DropKind::ServerTrigger => f.write_str(" ON ALL SERVER")?,
+            _ => {}
+        }
+        Ok(())
     }
 }
 

@@ -82,13 +82,11 @@ impl Display for CreateTrigger {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         let mode = self.mode;
         let timing = if self.instead_of { "INSTEAD OF" } else { "AFTER" };
-        write!(
-            f,
-            "{mode} TRIGGER {} ON {} {timing} {}",
-            self.name,
-            self.table,
-            commas(&self.events)
-        )?;
+        write!(f, "{mode} TRIGGER {} ON ", self.name)?;
+        match &self.table {
+            Some(table) => write!(f, "{table} {timing} {}", commas(&self.events))?,
+            None => write!(f, "DATABASE {timing} {}", commas(&self.ddl_events))?,
+        }
         write!(f, " AS {}", Separated(&self.body, "; "))
     }
 }
@@ -107,9 +105,13 @@ impl Display for EnableTrigger {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         let verb = if self.enable { "ENABLE" } else { "DISABLE" };
         if self.names.is_empty() {
-            write!(f, "{verb} TRIGGER ALL ON {}", self.table)
+            write!(f, "{verb} TRIGGER ALL ON ")?;
         } else {
-            write!(f, "{verb} TRIGGER {} ON {}", commas(&self.names), self.table)
+            write!(f, "{verb} TRIGGER {} ON ", commas(&self.names))?;
+        }
+        match &self.table {
+            Some(table) => write!(f, "{table}"),
+            None => f.write_str("DATABASE"),
         }
     }
 }

@@ -1066,25 +1066,26 @@ impl<'a> Parser<'a> {
     // -----------------------------------------------------------------------------------------
 
     /// `TRIGGER name ON table [WITH options] {FOR | AFTER | INSTEAD OF} event, ... [WITH
-    /// APPEND] [NOT FOR REPLICATION] AS body`, the body being the rest of the batch.
+    /// APPEND] [NOT FOR REPLICATION] AS body`, or `TRIGGER name ON DATABASE [WITH options]
+    /// {FOR | AFTER} event_type | event_group, ... AS body`, the body being the rest of the
+    /// batch.
     fn parse_trigger(&mut self, mode: CreateMode) -> PResult<StatementKind> {
         self.advance();
         let name = self.parse_object_name()?;
         self.expect_keyword("ON")?;
-        // DDL triggers (`ON DATABASE`, `ON ALL SERVER`, with EVENTDATA()) are refused as an
-        // edition refuses a feature it lacks, rather than as a syntax error.
-        if self.at_keyword("DATABASE")
-            || (self.at_keyword("ALL") && self.nth_is_keyword(1, "SERVER"))
-        {
+        // Server-level DDL triggers (`ON ALL SERVER`) are refused as an edition refuses a
+        // feature it lacks, rather than as a syntax error.
+        if self.at_keyword("ALL") && self.nth_is_keyword(1, "SERVER") {
             return Err(ParseError {
                 number: 40514,
                 severity: 16,
                 state: 1,
                 line: self.peek().span.line,
-                message: "'CREATE TRIGGER ... ON DATABASE | ALL SERVER' (DDL triggers) is not supported in this version of SQL Server.".into(),
+                message: "'CREATE TRIGGER ... ON ALL SERVER' (server-level DDL triggers) is not supported in this version of SQL Server.".into(),
             });
         }
-        let table = self.parse_object_name()?;
+        let table =
+            if self.eat_keyword("DATABASE") { None } else { Some(self.parse_object_name()?) };
         if self.eat_keyword("WITH") {
             // ENCRYPTION, EXECUTE AS ...: accepted; a trigger runs as its caller here.
             loop {
@@ -1097,16 +1098,28 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // A DDL trigger is never INSTEAD OF: the error is at INSTEAD.
+        if table.is_none() && self.at_keyword("INSTEAD") {
+            return Err(self.error());
+        }
         let instead_of = match self.eat_one_of(&["FOR", "AFTER", "INSTEAD"]) {
             Some("INSTEAD") => {
                 self.expect_keyword("OF")?;
                 true
             }
-            Some(_) => false,
-            None => return Err(self.error()),
+            Some("FOR" | "AFTER") => false,
+            _ => return Err(self.error()),
         };
         let mut events = Vec::new();
+        let mut ddl_events = Vec::new();
         loop {
+            if table.is_none() {
+                ddl_events.push(self.parse_identifier()?);
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
+                continue;
+            }
             let event = match self.eat_one_of(&["INSERT", "UPDATE", "DELETE"]) {
                 Some("INSERT") => TriggerEvent::Insert,
                 Some("UPDATE") => TriggerEvent::Update,
@@ -1133,7 +1146,8 @@ impl<'a> Parser<'a> {
         self.expect_keyword("AS")?;
         let body = self.parse_module_body()?;
         let definition = self.source.to_owned();
-        let trigger = CreateTrigger { mode, name, table, instead_of, events, body, definition };
+        let trigger =
+            CreateTrigger { mode, name, table, instead_of, events, ddl_events, body, definition };
         Ok(StatementKind::CreateTrigger(Box::new(trigger)))
     }
 
@@ -1167,13 +1181,16 @@ impl<'a> Parser<'a> {
             self.parse_comma_separated(Self::parse_object_name)?
         };
         let table = match table {
-            Some(table) => table,
+            Some(table) => Some(table),
             None => {
                 self.expect_keyword("ON")?;
-                if self.at_keyword("DATABASE") || self.at_keyword("ALL") {
+                if self.eat_keyword("DATABASE") {
+                    None
+                } else if self.at_keyword("ALL") {
                     return Err(self.error());
+                } else {
+                    Some(self.parse_object_name()?)
                 }
-                self.parse_object_name()?
             }
         };
         Ok(StatementKind::EnableTrigger(Box::new(EnableTrigger { enable, names, table })))
@@ -1390,6 +1407,18 @@ impl<'a> Parser<'a> {
             DropKind::Database | DropKind::Schema => p.parse_identifier().map(ObjectName::simple),
             _ => p.parse_object_name(),
         })?;
+        // `DROP TRIGGER name, ... ON DATABASE | ALL SERVER`: DDL triggers.
+        let kind = if kind == DropKind::Trigger && self.eat_keyword("ON") {
+            if self.eat_keyword("DATABASE") {
+                DropKind::DatabaseTrigger
+            } else {
+                self.expect_keyword("ALL")?;
+                self.expect_keyword("SERVER")?;
+                DropKind::ServerTrigger
+            }
+        } else {
+            kind
+        };
         Ok(StatementKind::Drop(Box::new(DropObjects { kind, if_exists, names })))
     }
 

@@ -821,11 +821,22 @@ pub(crate) fn date_syntax_error() -> SqlError {
     SqlError::new(241, "Conversion failed when converting date and/or time from character string.")
 }
 
-/// Style 131's `d/mm/yyyy [time]`, the date in the Hijri calendar (`hijri.rs`).
-fn parse_hijri_text(s: &str) -> Result<Parsed, SqlError> {
+/// Style 131's `d/mm/yyyy [time]` or style 130's `d month yyyy [time]` (the month's Arabic
+/// name), the date in the Hijri calendar (`hijri.rs`).
+fn parse_hijri_text(s: &str, style: i32) -> Result<Parsed, SqlError> {
     let s = s.trim();
-    let (date, time) = s.split_once(char::is_whitespace).unwrap_or((s, ""));
-    let fields: Vec<u32> = date.split('/').filter_map(|f| f.trim().parse().ok()).collect();
+    let (fields, time) = if style == 130 {
+        let (day, rest) = s.split_once(char::is_whitespace).ok_or_else(date_syntax_error)?;
+        let (month, rest) =
+            super::hijri::month_prefix(rest.trim_start()).ok_or_else(date_syntax_error)?;
+        let rest = rest.trim_start();
+        let (year, time) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let number = |t: &str| t.parse::<u32>().map_err(|_| date_syntax_error());
+        (vec![number(day)?, month, number(year)?], time)
+    } else {
+        let (date, time) = s.split_once(char::is_whitespace).unwrap_or((s, ""));
+        (date.split('/').filter_map(|f| f.trim().parse().ok()).collect(), time)
+    };
     let [day, month, year] = fields.as_slice() else { return Err(date_syntax_error()) };
     let date = super::hijri::to_date(*year, *month, *day).ok_or_else(date_syntax_error)?;
     let time = match time.trim() {
@@ -837,8 +848,8 @@ fn parse_hijri_text(s: &str) -> Result<Parsed, SqlError> {
 
 /// Parses date/time text for a conversion, with the field order of `style`.
 pub(crate) fn parse_temporal_text(s: &str, style: Option<i32>) -> Result<Parsed, SqlError> {
-    if style == Some(131) {
-        return parse_hijri_text(s);
+    if let Some(style @ (130 | 131)) = style {
+        return parse_hijri_text(s, style);
     }
     temporal::parse(s, DateOrder::of_style(style)).map_err(|_| date_syntax_error())
 }
@@ -919,7 +930,7 @@ fn to_datetime(v: &Value, style: Option<i32>) -> Result<DateTime, SqlError> {
         Value::DateTime(dt) => Ok(*dt),
         Value::Str(s) | Value::NStr(s) => {
             let parsed = match style {
-                Some(131) => parse_hijri_text(s)?,
+                Some(style @ (130 | 131)) => parse_hijri_text(s, style)?,
                 _ => temporal::parse(s, DateOrder::of_style(style)).map_err(|e| match e {
                     ParseError::OutOfRange => out_of_range(from, "datetime"),
                     ParseError::Invalid => date_syntax_error(),

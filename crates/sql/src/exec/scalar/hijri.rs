@@ -1,10 +1,10 @@
-//! The Hijri calendar of CONVERT style 131: SQL Server's "Kuwaiti algorithm", which is the
+//! The Hijri calendar of CONVERT styles 130 and 131: SQL Server's "Kuwaiti algorithm", which is the
 //! tabular Islamic calendar: months of 30 and 29 days in turn (the twelfth 30 in a leap
 //! year), years of 354 or 355 days, leap years the 2nd, 5th, 7th, 10th, 13th, 16th, 18th,
 //! 21st, 24th, 26th and 29th of each 30-year cycle, counted from 1 Muharram 1 AH =
 //! 622-07-18 (proleptic Gregorian), the first date SQL Server converts. SQL Server's own
 //! example, `2000-08-07 12:14:35.727` as ` 7/05/1421 12:14:35:727PM`, is checked in the
-//! tests.
+//! tests. Style 130 writes the month's Arabic name ([`MONTH_NAMES`]).
 
 use walden_engine::types::Date;
 
@@ -13,6 +13,28 @@ const LEAP_YEARS: [u32; 11] = [2, 5, 7, 10, 13, 16, 18, 21, 24, 26, 29];
 
 /// Days in a 30-year cycle: 30 × 354 + 11.
 const CYCLE_DAYS: u32 = 10_631;
+
+/// The months' names style 130 writes (and reads back): Windows' Arabic (Saudi Arabia) names
+/// of the Hijri months, from Muharram to Dhu al-Hijjah. Two of them are two words.
+pub(crate) const MONTH_NAMES: [&str; 12] = [
+    "\u{645}\u{62d}\u{631}\u{645}", // Muharram
+    "\u{635}\u{641}\u{631}",        // Safar
+    "\u{631}\u{628}\u{64a}\u{639} \u{627}\u{644}\u{623}\u{648}\u{644}", // Rabi' al-Awwal
+    "\u{631}\u{628}\u{64a}\u{639} \u{627}\u{644}\u{62b}\u{627}\u{646}\u{64a}", // Rabi' ath-Thani
+    "\u{62c}\u{645}\u{627}\u{62f}\u{649} \u{627}\u{644}\u{623}\u{648}\u{644}\u{649}", // Jumada al-Ula
+    "\u{62c}\u{645}\u{627}\u{62f}\u{649} \u{627}\u{644}\u{62b}\u{627}\u{646}\u{64a}\u{629}", // Jumada ath-Thaniya
+    "\u{631}\u{62c}\u{628}",                                     // Rajab
+    "\u{634}\u{639}\u{628}\u{627}\u{646}",                       // Sha'ban
+    "\u{631}\u{645}\u{636}\u{627}\u{646}",                       // Ramadan
+    "\u{634}\u{648}\u{627}\u{644}",                              // Shawwal
+    "\u{630}\u{648} \u{627}\u{644}\u{642}\u{639}\u{62f}\u{629}", // Dhu al-Qa'da
+    "\u{630}\u{648} \u{627}\u{644}\u{62d}\u{62c}\u{629}",        // Dhu al-Hijja
+];
+
+/// The month (1-12) whose [`MONTH_NAMES`] entry `text` starts with, and the text after it.
+pub(crate) fn month_prefix(text: &str) -> Option<(u32, &str)> {
+    (1..=12u32).zip(MONTH_NAMES).find_map(|(m, name)| text.strip_prefix(name).map(|rest| (m, rest)))
+}
 
 fn epoch() -> u32 {
     Date::from_ymd(622, 7, 18).map_or(0, Date::days)
@@ -73,6 +95,22 @@ mod tests {
         let date = Date::from_ymd(2000, 8, 7).unwrap();
         assert_eq!(from_date(date), Some((1421, 5, 7)));
         assert_eq!(to_date(1421, 5, 7), Some(date));
+    }
+
+    #[test]
+    fn the_first_of_january_2000_is_the_25th_of_ramadan_1420() {
+        let date = Date::from_ymd(2000, 1, 1).unwrap();
+        assert_eq!(from_date(date), Some((1420, 9, 25)));
+        assert_eq!(MONTH_NAMES[8], "رمضان");
+    }
+
+    #[test]
+    fn month_names_are_read_back_whole() {
+        for (m, name) in (1..=12).zip(MONTH_NAMES) {
+            let text = format!("{name} 1445");
+            assert_eq!(month_prefix(&text), Some((m, " 1445")));
+        }
+        assert_eq!(month_prefix("Jan 1445"), None);
     }
 
     #[test]

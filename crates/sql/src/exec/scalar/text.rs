@@ -322,10 +322,16 @@ fn format_style(st: &Stamp, style: i32) -> Option<String> {
         21 | 25 | 121 => format!("{y4:04}-{m:02}-{d:02} {h:02}:{mi:02}:{s:02}{}", fraction('.')),
         22 => format!("{m:02}/{d:02}/{:02} {h12:>2}:{mi:02}:{s:02} {ampm}", y4 % 100),
         23 => format!("{y4:04}-{m:02}-{d:02}"),
-        131 => {
+        130 | 131 => {
             let date = walden_engine::types::Date::from_ymd(y4, m, d)?;
             let (hy, hm, hd) = super::hijri::from_date(date)?;
-            format!("{hd:>2}/{hm:02}/{hy:04} {h12:>2}:{mi:02}:{s:02}{}{ampm}", fraction(':'))
+            let time = format!("{h12:>2}:{mi:02}:{s:02}{}{ampm}", fraction(':'));
+            if style == 130 {
+                let month = super::hijri::MONTH_NAMES[hm as usize - 1];
+                format!("{hd:>2} {month} {hy:04} {time}")
+            } else {
+                format!("{hd:>2}/{hm:02}/{hy:04} {time}")
+            }
         }
         126 | 127 => {
             let fraction = if st.fraction == 0 { String::new() } else { fraction('.') };

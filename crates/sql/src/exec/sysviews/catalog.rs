@@ -383,8 +383,15 @@ impl ObjRow {
     }
 }
 
-/// The view's database's objects, by object id, keeping those `keep` accepts.
+/// The view's database's schema-scoped objects, by object id, keeping those `keep` accepts.
+/// DDL triggers are not schema-scoped (SQL Server's `sys.objects` does not list them).
 pub(super) fn object_rows(ctx: &ViewContext<'_>, keep: fn(&Object) -> bool) -> Vec<ObjRow> {
+    module_rows(ctx, |o| !matches!(o, Object::Trigger(t) if t.on_database()) && keep(o))
+}
+
+/// [`object_rows`] with the DDL triggers too, for the views that list them
+/// (`sys.triggers`, `sys.sql_modules`).
+pub(super) fn module_rows(ctx: &ViewContext<'_>, keep: impl Fn(&Object) -> bool) -> Vec<ObjRow> {
     let db = ctx.database;
     let objects = db.catalog().objects();
     let schemas = schema_list(&objects);

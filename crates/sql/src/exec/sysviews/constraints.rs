@@ -1,7 +1,7 @@
 //! Constraint and module catalog views: `sys.key_constraints`, `sys.default_constraints`,
 //! `sys.check_constraints`, `sys.foreign_keys`, `sys.foreign_key_columns`,
-//! `sys.identity_columns`, `sys.computed_columns`, `sys.sql_modules`, `sys.views` and
-//! `sys.triggers`.
+//! `sys.identity_columns`, `sys.computed_columns`, `sys.sql_modules`, `sys.views`,
+//! `sys.triggers`, `sys.trigger_events` and `sys.trigger_event_types`.
 //!
 //! In SQL Server every constraint is an object of its own, with an object id. Walden keeps a
 //! table's PRIMARY KEY and UNIQUE constraints as its indexes, its CHECK constraints as a list
@@ -458,7 +458,7 @@ pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
         .opt("uses_native_compilation", SqlType::Bit, off)
         .opt("is_inlineable", SqlType::Bit, off)
         .opt("inline_type", SqlType::Bit, off)
-        .rows(&object_rows(ctx, |o| o.module_text().is_some()))
+        .rows(&super::catalog::module_rows(ctx, |o| o.module_text().is_some()))
 }
 
 /// `sys.views`.
@@ -481,19 +481,27 @@ pub(super) fn views(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&object_rows(ctx, |o| matches!(o, Object::View(_))))
 }
 
-/// `sys.triggers`: the database's triggers, each on a table or view (`parent_class` 1).
-pub(super) fn triggers(ctx: &ViewContext<'_>) -> RowSet {
-    fn trigger(o: &ObjRow) -> Option<&walden_engine::catalog::TriggerDef> {
-        match &*o.object {
-            Object::Trigger(t) => Some(t),
-            _ => None,
-        }
+/// A trigger's definition, if `o` is one.
+fn trigger(o: &ObjRow) -> Option<&walden_engine::catalog::TriggerDef> {
+    match &*o.object {
+        Object::Trigger(t) => Some(t),
+        _ => None,
     }
+}
+
+/// `sys.triggers`: the database's triggers, on a table or view (`parent_class` 1) or, DDL
+/// triggers, on the database (`parent_class` 0, `parent_id` 0).
+pub(super) fn triggers(ctx: &ViewContext<'_>) -> RowSet {
     View::<ObjRow>::new()
         .col("name", SYSNAME, |o| nstr(o.object.name().1))
         .col("object_id", SqlType::Int, |o| int(i64::from(o.object.id())))
-        .col("parent_class", SqlType::TinyInt, |_| Value::TinyInt(1))
-        .opt("parent_class_desc", DESC, |_| nstr("OBJECT_OR_COLUMN"))
+        .col("parent_class", SqlType::TinyInt, |o| {
+            Value::TinyInt(if trigger(o).is_some_and(|t| t.on_database()) { 0 } else { 1 })
+        })
+        .opt("parent_class_desc", DESC, |o| {
+            let on_database = trigger(o).is_some_and(|t| t.on_database());
+            nstr(if on_database { "DATABASE" } else { "OBJECT_OR_COLUMN" })
+        })
         .col("parent_id", SqlType::Int, |o| {
             trigger(o).map_or(Value::Null, |t| int(i64::from(t.table)))
         })
@@ -508,7 +516,90 @@ pub(super) fn triggers(ctx: &ViewContext<'_>) -> RowSet {
             let kind = trigger(o).and_then(|t| crate::exec::trigger::trigger_kind(&t.text));
             bit(kind.is_some_and(|(instead_of, _)| instead_of))
         })
-        .rows(&object_rows(ctx, |o| matches!(o, Object::Trigger(_))))
+        .rows(&super::catalog::module_rows(ctx, |o| matches!(o, Object::Trigger(_))))
+}
+
+/// `sys.server_triggers`: empty, with SQL Server's columns. Server-level DDL triggers (`ON ALL
+/// SERVER`) are refused (40514), so none exists; scripts that drop theirs when they exist
+/// read this first.
+pub(super) fn server_triggers() -> RowSet {
+    View::<ObjRow>::new()
+        .col("name", SYSNAME, |o| nstr(o.object.name().1))
+        .col("object_id", SqlType::Int, |o| int(i64::from(o.object.id())))
+        .col("parent_class", SqlType::TinyInt, |_| Value::TinyInt(100))
+        .col("parent_class_desc", DESC, |_| nstr("SERVER"))
+        .col("parent_id", SqlType::Int, |_| int(0))
+        .col("type", SqlType::Char(2), |_| Value::Str("TR".into()))
+        .col("type_desc", DESC, |_| nstr("SQL_TRIGGER"))
+        .col("create_date", SqlType::DateTime, |o| datetime(o.created_us))
+        .col("modify_date", SqlType::DateTime, |o| datetime(o.created_us))
+        .col("is_ms_shipped", SqlType::Bit, |_| bit(false))
+        .col("is_disabled", SqlType::Bit, |_| bit(false))
+        .rows(&[])
+}
+
+/// One row of `sys.trigger_events`: an event that fires a trigger.
+pub(super) struct TriggerEventRow {
+    object_id: u32,
+    event: (u16, &'static str),
+    group: Option<(u16, &'static str)>,
+}
+
+/// `sys.trigger_events`: the events that fire each trigger: INSERT (1), UPDATE (2), DELETE
+/// (3) for a DML trigger; for a DDL trigger each event its `FOR` list covers, with the group
+/// it named (`event_group_type`) when it named one. `is_first` and `is_last` are 0:
+/// `sp_settriggerorder` is not supported.
+pub(super) fn trigger_events(ctx: &ViewContext<'_>) -> RowSet {
+    let mut rows = Vec::new();
+    for o in super::catalog::module_rows(ctx, |o| matches!(o, Object::Trigger(_))) {
+        let Some(t) = trigger(&o) else { continue };
+        if t.on_database() {
+            for (event, group) in crate::exec::ddl_trigger::trigger_events(&t.text) {
+                rows.push(TriggerEventRow { object_id: t.id, event, group });
+            }
+            continue;
+        }
+        let events = crate::exec::trigger::trigger_kind(&t.text).map(|(_, e)| e);
+        for event in events.unwrap_or_default() {
+            let event = match event {
+                crate::ast::TriggerEvent::Insert => (1, "INSERT"),
+                crate::ast::TriggerEvent::Update => (2, "UPDATE"),
+                crate::ast::TriggerEvent::Delete => (3, "DELETE"),
+            };
+            rows.push(TriggerEventRow { object_id: t.id, event, group: None });
+        }
+    }
+    View::<TriggerEventRow>::new()
+        .col("object_id", SqlType::Int, |r| int(i64::from(r.object_id)))
+        .col("type", SqlType::Int, |r| int(i64::from(r.event.0)))
+        .col("type_desc", DESC, |r| nstr(r.event.1))
+        .col("is_first", SqlType::Bit, |_| bit(false))
+        .col("is_last", SqlType::Bit, |_| bit(false))
+        .col("event_group_type", SqlType::Int, |r| {
+            r.group.map_or(Value::Null, |(ty, _)| int(i64::from(ty)))
+        })
+        .col("event_group_type_desc", DESC, |r| r.group.map_or(Value::Null, |(_, n)| nstr(n)))
+        .col("is_trigger_event", SqlType::Bit, |_| bit(true))
+        .rows(&rows)
+}
+
+/// `sys.trigger_event_types`: SQL Server's DDL event types and groups, and how they nest.
+pub(super) fn trigger_event_types() -> RowSet {
+    View::<(u16, u16, &'static str)>::new()
+        .col("type", SqlType::Int, |r| int(i64::from(r.0)))
+        .col("type_name", DESC, |r| nstr(r.2))
+        .col(
+            "parent_type",
+            SqlType::Int,
+            |r| {
+                if r.1 == 0 {
+                    Value::Null
+                } else {
+                    int(i64::from(r.1))
+                }
+            },
+        )
+        .rows(crate::exec::ddl_event_types::EVENT_TYPES)
 }
 
 #[cfg(test)]

@@ -18,7 +18,9 @@
 //!   `sys.sql_logins`, `sys.configurations`, `sys.sysprocesses`.
 //! * `constraints`: `sys.key_constraints`, `sys.default_constraints`, `sys.check_constraints`,
 //!   `sys.foreign_keys`, `sys.foreign_key_columns`, `sys.identity_columns`,
-//!   `sys.computed_columns`, `sys.sql_modules`, `sys.views`, `sys.triggers`.
+//!   `sys.computed_columns`, `sys.sql_modules`, `sys.views`, `sys.triggers`,
+//!   `sys.trigger_events`, `sys.trigger_event_types`, and the empty `sys.server_triggers` and
+//!   `sys.server_trigger_events`.
 //! * `compat`: `sys.sysobjects`, `sys.syscolumns`, `sys.sysdatabases`, `sys.systypes`, `sys.syslanguages`, `sys.fn_helpcollations()`, `sys.all_objects`, `sys.system_objects`, `sys.system_columns`.
 //!
 //! The counters SQL Server keeps above the storage engine are kept by the SQL layer: batches
@@ -239,6 +241,10 @@ pub fn system_view(
         "sql_modules" => (None, |c, _| Ok(constraints::sql_modules(c))),
         "views" => (None, |c, _| Ok(constraints::views(c))),
         "triggers" => (None, |c, _| Ok(constraints::triggers(c))),
+        "trigger_events" => (None, |c, _| Ok(constraints::trigger_events(c))),
+        "trigger_event_types" => (None, |_, _| Ok(constraints::trigger_event_types())),
+        "server_triggers" => (None, |_, _| Ok(constraints::server_triggers())),
+        "server_trigger_events" => (None, |c, _| Ok(no_rows(constraints::trigger_events(c)))),
         "all_objects" => (None, |c, _| Ok(compat::all_objects(c))),
         "system_objects" => (None, |c, _| Ok(compat::system_objects(c))),
         "sysobjects" => (None, |c, _| Ok(compat::sysobjects(c))),
