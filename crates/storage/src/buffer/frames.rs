@@ -405,30 +405,42 @@ impl FramePool {
     }
 
     /// A frame for a new page: a free one, else while the pool holds fewer frames than its
-    /// target a released one or a newly allocated one, else the clock's victim.
+    /// target a released one or a newly allocated one, else the clock's victim. When the
+    /// clock finds every frame pinned, loading or being written, a frame past the target (but
+    /// within the capacity) rather than a wait: the pins hold what the pool would have had to
+    /// give back, and a fetch must not fail for query memory's sake (`docs/memory.md`).
     pub(super) fn find_victim(&self, table: &mut Table) -> Victim {
         if let Some(f) = table.free.pop() {
             return Victim::Ready(f);
         }
-        if FramePool::resident(table) >= self.target() {
-            return self.clock(table);
+        if FramePool::resident(table) < self.target() {
+            if let Some(f) = self.grow(table) {
+                return Victim::Ready(f);
+            }
         }
+        match self.clock(table) {
+            Victim::None => self.grow(table).map_or(Victim::None, Victim::Ready),
+            victim => victim,
+        }
+    }
+
+    /// One more resident frame, if the capacity allows: a released one (its memory comes back
+    /// as zeros when a page is read or formatted into it), else a new one.
+    fn grow(&self, table: &mut Table) -> Option<usize> {
         if let Some(f) = table.released.pop() {
-            // Its memory comes back as zeros when the page is read or formatted into it.
-            return Victim::Ready(f);
+            return Some(f);
         }
-        // Below the target with nothing released: fewer frames exist than the capacity.
-        if table.descs.len() < self.capacity {
-            let f = table.descs.len();
-            // Allocating a segment under the table lock stalls other fetches for the time of
-            // a 512 KiB zeroed allocation, once per 64 frames the pool ever grows by.
-            self.segments[f / SEGMENT].get_or_init(|| {
-                (0..SEGMENT).map(|_| Frame::new()).collect::<Vec<_>>().into_boxed_slice()
-            });
-            table.descs.push(Desc::default());
-            return Victim::Ready(f);
+        if table.descs.len() >= self.capacity {
+            return None;
         }
-        self.clock(table)
+        let f = table.descs.len();
+        // Allocating a segment under the table lock stalls other fetches for the time of a
+        // 512 KiB zeroed allocation, once per 64 frames the pool ever grows by.
+        self.segments[f / SEGMENT].get_or_init(|| {
+            (0..SEGMENT).map(|_| Frame::new()).collect::<Vec<_>>().into_boxed_slice()
+        });
+        table.descs.push(Desc::default());
+        Some(f)
     }
 
     /// The clock: sweeps at most twice around the frames for an unpinned frame that is clean
