@@ -1,6 +1,7 @@
 //! Where the instance's memory is: `sys.dm_os_buffer_descriptors` (each cached page) and
-//! `sys.dm_os_memory_clerks` (the buffer pool's clerk). Both read the one frame pool every
-//! database shares (`walden_storage::FramePool`).
+//! `sys.dm_os_memory_clerks` (the buffer pool's clerk and the query memory it lent). Both read
+//! the one frame pool every database shares (`walden_storage::FramePool`), whose budget is
+//! the instance's (`docs/memory.md`).
 
 use walden_engine::types::{Len, SqlType};
 use walden_storage::{PageDescriptor, PageType, PAGE_SIZE};
@@ -76,18 +77,29 @@ struct ClerkRow {
 }
 
 /// `sys.dm_os_memory_clerks`: the buffer pool's clerk, `MEMORYCLERK_SQLBUFFERPOOL`, with the
-/// frames allocated so far (`pages_kb`) and the most it may take (`virtual_memory_reserved_kb`,
-/// `max_server_memory_mb`). Walden keeps no other clerks: the rest of its memory (sessions,
-/// query work areas, log buffers) is not accounted by clerk.
+/// frames it holds (`pages_kb`) and the whole budget (`virtual_memory_reserved_kb`,
+/// `max_server_memory_mb`); and `MEMORYCLERK_SQLQERESERVATIONS`, the memory the pool lent to
+/// query memory grants (`pages_kb`) and the most it may lend. The two `pages_kb` sum to at
+/// most the budget. Walden keeps no other clerks: the rest of its memory (sessions, log
+/// buffers, rows between operators) is not accounted by clerk.
 pub(super) fn memory_clerks(ctx: &ViewContext<'_>) -> RowSet {
-    let memory = ctx.instance.frame_pool().memory();
-    let kb = |frames: usize| frames as u64 * PAGE_SIZE as u64 / 1024;
-    let rows = [ClerkRow {
-        clerk_type: "MEMORYCLERK_SQLBUFFERPOOL",
-        name: "Default",
-        pages_kb: kb(memory.allocated_frames),
-        reserved_kb: kb(memory.capacity_frames),
-    }];
+    let pool = ctx.instance.frame_pool();
+    let memory = pool.memory();
+    let kb = |bytes: usize| (bytes as u64).div_ceil(1024);
+    let rows = [
+        ClerkRow {
+            clerk_type: "MEMORYCLERK_SQLBUFFERPOOL",
+            name: "Default",
+            pages_kb: kb(memory.allocated_frames * PAGE_SIZE),
+            reserved_kb: kb(memory.capacity_frames * PAGE_SIZE),
+        },
+        ClerkRow {
+            clerk_type: "MEMORYCLERK_SQLQERESERVATIONS",
+            name: "Default",
+            pages_kb: kb(memory.lent_bytes),
+            reserved_kb: kb(pool.lendable_bytes()),
+        },
+    ];
     View::<ClerkRow>::new()
         .col("type", DESC, |r| nstr(r.clerk_type))
         .col("name", SqlType::NVarChar(Len::N(256)), |r| nstr(r.name))
