@@ -755,6 +755,30 @@ fn buffer_descriptors_list_the_cached_pages_of_every_database() {
 }
 
 #[test]
+fn process_memory_shows_the_resident_memory_the_kernel_counts() {
+    let f = Fixture::new();
+    let rs = f.view("dm_os_process_memory", &[]);
+    assert_eq!(rs.rows.len(), 1);
+    let row = &rs.rows[0];
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let vm_hwm: i64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    let resident = bigint(get(&rs, row, "physical_memory_in_use_kb"));
+    assert!(resident > 1024 && resident <= vm_hwm, "{resident} KB resident, peak {vm_hwm} KB");
+    let reserved = bigint(get(&rs, row, "virtual_address_space_reserved_kb"));
+    assert!(reserved >= resident, "{reserved} KB mapped");
+    assert_eq!(
+        bigint(get(&rs, row, "virtual_address_space_available_kb")),
+        bigint(get(&rs, row, "total_virtual_address_space_kb")) - reserved
+    );
+    assert!(bigint(get(&rs, row, "page_fault_count")) > 0);
+    assert_eq!(get(&rs, row, "process_physical_memory_low"), &Value::Bit(false));
+}
+
+#[test]
 fn memory_clerks_and_sys_info_show_the_one_buffer_pool() {
     let f = Fixture::new();
     let rs = f.view("dm_os_memory_clerks", &[]);
