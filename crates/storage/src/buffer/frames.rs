@@ -9,8 +9,9 @@
 //!
 //! The budget is shared with query memory (`docs/memory.md`): what the pool lends to grants
 //! ([`FramePool::lend`]) lowers its *target*, and it shrinks to it by handing frames' memory
-//! back to the kernel (*released* frames); it never grows past the target, and takes released
-//! frames back first when it may grow again.
+//! back to the kernel (*released* frames). It grows past the target only when every frame it
+//! holds is pinned (a fetch must not fail for query memory's sake), and takes released frames
+//! back first when it may grow again.
 //!
 //! Which database a frame belongs to is part of its page table entry (a page is named by the
 //! database's member key and its page id), and the frame's `Desc::owner` is that database's
