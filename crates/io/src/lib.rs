@@ -23,12 +23,13 @@
 //!    `sync_dir` of its directory.
 //!
 //! `unsafe` is allowed in this crate only, for the system calls `std` does not wrap
-//! (`pwritev`, `posix_fallocate`, `poll` on a socket in [`net`], and the coarse clock in
-//! [`clock`]); each use has a SAFETY note.
+//! (`pwritev`, `posix_fallocate`, `poll` on a socket in [`net`], the coarse clock in
+//! [`clock`], and `madvise` in [`release_memory`]); each use has a SAFETY note.
 
 pub mod clock;
 mod growth;
 mod mem;
+mod memory;
 pub mod net;
 mod os;
 mod rng;
@@ -41,6 +42,7 @@ use std::sync::Arc;
 
 pub use growth::{FileGrowth, GrowthStep};
 pub use mem::MemFs;
+pub use memory::release_memory;
 pub use os::OsFs;
 pub use rng::SplitMix64;
 pub use sim::{CrashReport, FaultKind, SimFs};

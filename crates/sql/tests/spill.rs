@@ -238,3 +238,112 @@ fn the_grants_held_show_in_dm_exec_query_memory_grants() {
     let shown: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
     assert_eq!(shown, ["Str(\"1 64\")"; 3]);
 }
+
+/// 10,000 rows of about 420 bytes: more pages than a 4 MB buffer pool holds.
+const PADDING: &str = "
+    CREATE TABLE dbo.pad (id INT PRIMARY KEY, p CHAR(400) NOT NULL);
+    WITH n AS (SELECT 0 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 99)
+    INSERT INTO dbo.pad SELECT a.i * 100 + b.i, CONCAT('pad ', a.i * 100 + b.i)
+    FROM n a CROSS JOIN n b
+    OPTION (MAXRECURSION 200);";
+
+/// A scan that reads every page of the padding through the buffer pool.
+const FILL_POOL: &str = "SELECT COUNT(*) FROM dbo.pad WHERE p LIKE 'pad%'";
+
+/// An instance whose whole memory budget is 4 MB (512 frames, of which 3 MB may be lent to
+/// query memory), with `grant` bytes per query (None: 768 KB), and a session in `d` loaded
+/// with `DATA` and `PADDING`.
+fn small_budget(grant: Option<usize>) -> (tempfile::TempDir, Arc<Instance>, Session) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = InstanceConfig::default();
+    config.database.pool.frames = 512;
+    let instance = Instance::open(dir.path(), config).unwrap();
+    configure_query_memory(&instance, QueryMemoryConfig { max_query_memory_bytes: grant });
+    let mut s = Session::new(Arc::clone(&instance));
+    for batch in [DATA, PADDING] {
+        let out = run(&mut s, batch);
+        assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    }
+    (dir, instance, s)
+}
+
+/// A `BigInt(n)` as `ok` shows it.
+fn kb(shown: &str) -> i64 {
+    let digits = shown.strip_prefix("BigInt(").and_then(|s| s.strip_suffix(')'));
+    digits.unwrap_or_else(|| panic!("not a bigint: {shown}")).parse().unwrap()
+}
+
+/// What `sys.dm_os_memory_clerks` says the buffer pool holds and has lent to query memory,
+/// in KB. (Without ORDER BY: a sort would take a grant of its own.)
+fn clerks(s: &mut Session) -> (i64, i64) {
+    let mut clerk = |name: &str| {
+        let sql = format!("SELECT pages_kb FROM sys.dm_os_memory_clerks WHERE type = '{name}'");
+        kb(&ok(s, &sql)[0][0])
+    };
+    (clerk("MEMORYCLERK_SQLBUFFERPOOL"), clerk("MEMORYCLERK_SQLQERESERVATIONS"))
+}
+
+#[test]
+fn a_grant_held_shrinks_the_buffer_pool_within_one_budget_and_the_pool_grows_back() {
+    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (_dir, instance, mut s) = small_budget(None);
+    let expected = ok(&mut s, "SELECT id FROM dbo.t ORDER BY s, id");
+    // The scan fills the pool to the whole budget.
+    ok(&mut s, FILL_POOL);
+    assert_eq!(clerks(&mut s), (4096, 0));
+    // Each row's subqueries read the clerks while the ORDER BY holds its grant (correlated,
+    // so that they run as each row is projected into the sort).
+    let before = spilled_bytes(&instance);
+    let rows = ok(
+        &mut s,
+        "SELECT t.id,
+                (SELECT SUM(pages_kb) FROM sys.dm_os_memory_clerks
+                 WHERE memory_node_id = t.id - t.id),
+                (SELECT pages_kb FROM sys.dm_os_memory_clerks
+                 WHERE type = 'MEMORYCLERK_SQLQERESERVATIONS' AND memory_node_id = t.id - t.id)
+         FROM dbo.t AS t ORDER BY t.s, t.id",
+    );
+    assert!(spilled_bytes(&instance) > before, "the sort spilled past its grant");
+    let ids: Vec<Vec<String>> = rows.iter().map(|r| vec![r[0].clone()]).collect();
+    assert_eq!(ids, expected, "the rows of the same sort with the pool to itself");
+    // Pages and grants together stay within the budget at every row...
+    let most = rows.iter().map(|r| kb(&r[1])).max().unwrap();
+    assert!(most <= 4096, "pool and grants held {most} KB of a 4,096 KB budget");
+    // ...because the pool gave the grant's memory back: the grant held its 768 KB.
+    let lent = rows.iter().map(|r| kb(&r[2])).max().unwrap();
+    assert!(lent >= 512, "the grant was lent {lent} KB at most");
+    // Released with the statement; the pool takes its frames back as the scan needs them.
+    assert_eq!(clerks(&mut s).1, 0);
+    ok(&mut s, FILL_POOL);
+    assert_eq!(clerks(&mut s), (4096, 0));
+    let memory = instance.frame_pool().memory();
+    assert_eq!((memory.allocated_frames, memory.released_frames), (512, 0), "{memory:?}");
+}
+
+#[test]
+fn a_grant_the_pool_cannot_make_room_for_spills_and_gives_the_same_rows() {
+    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // A 3 MB grant: the first 1 MB of it is every grant's minimum, the rest is asked for.
+    let (_dir, instance, mut s) = small_budget(Some(3 << 20));
+    const SORT: &str = "SELECT id, k FROM dbo.t ORDER BY k, id";
+    let before = spilled_bytes(&instance);
+    let expected = ok(&mut s, SORT);
+    assert_eq!(spilled_bytes(&instance), before, "3 MB sorts these rows in memory");
+    // Pin nearly every frame, as queries using those pages would.
+    ok(&mut s, FILL_POOL);
+    let db = instance.database("d").unwrap();
+    let pool = db.space().pool();
+    let pins: Vec<_> =
+        (0..pool.file().page_count()).filter_map(|id| pool.fetch(id).ok()).take(480).collect();
+    assert_eq!(pins.len(), 480);
+    // The pool cannot give the grant more than its minimum: the sort spills, and neither it
+    // nor its page reads fail.
+    assert_eq!(ok(&mut s, SORT), expected);
+    assert!(spilled_bytes(&instance) > before, "refused room, the sort spilled");
+    let memory = instance.frame_pool().memory();
+    assert!(memory.allocated_frames <= 512, "{memory:?}");
+    drop(pins);
+    let spilled = spilled_bytes(&instance);
+    assert_eq!(ok(&mut s, SORT), expected);
+    assert_eq!(spilled_bytes(&instance), spilled, "with the pins gone it fits again");
+}

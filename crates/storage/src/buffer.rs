@@ -11,10 +11,11 @@
 //! # One pool for the instance
 //!
 //! The frames belong to a [`FramePool`] (module `frames`), one per instance, sized by
-//! `max_server_memory_mb` and allocated as pages first need them. Each database has a
-//! [`BufferPool`]: its view of the frames, with what is its own (its data file, its
-//! [`WalFlush`], its failure, its counters, its background writer, its growth lock: the
-//! `Member`). The page table names a page by (member key, page id), and each frame's `Desc`
+//! `max_server_memory_mb` and allocated as pages first need them; it lends part of that budget
+//! to query memory and shrinks to make room ([`FramePool::lend`], `docs/memory.md`). Each
+//! database has a [`BufferPool`]: its view of the frames, with what is its own (its data
+//! file, its [`WalFlush`], its failure, its counters, its background writer, its growth
+//! lock: the `Member`). The page table names a page by (member key, page id), and each frame's `Desc`
 //! points at the member whose page it holds, so any database's fetch can evict any
 //! database's page and write it out under *that* database's WAL rule. Such a write-out runs
 //! on the fetching thread holding the pin it took on the victim and nothing else of the
@@ -28,6 +29,9 @@
 //! A frame is, as seen under the page table lock:
 //!
 //! * **unallocated**: not yet created (the pool is below its capacity);
+//! * **released**: created once, its memory since handed back to the kernel because query
+//!   memory needed it (`docs/memory.md`); on the released list, taken back before new frames
+//!   are created;
 //! * **free**: it holds no page (after a failed read, after [`BufferPool::discard`], after its
 //!   database failed), and is on the free list;
 //! * **loading**: it is mapped to a page whose image is being read from disk (or formatted, by
@@ -341,15 +345,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A zero page allocated as zeroed memory, which the system can hand out lazily: a large pool
-/// does not touch all of its memory at start.
-fn empty_page() -> Page {
-    match Box::<[u8; PAGE_SIZE]>::try_from(vec![0u8; PAGE_SIZE].into_boxed_slice()) {
-        Ok(bytes) => Page::from_bytes(bytes),
-        Err(_) => Page::zeroed(),
-    }
-}
-
 /// A frame's dirty bookkeeping. Every field is protected by `Frame::dirty`; `version` and
 /// the page image change together, under the write latch (invariant 2).
 #[derive(Debug, Default)]
@@ -378,7 +373,9 @@ struct Frame {
 
 impl Frame {
     fn new() -> Frame {
-        Frame { latch: RwLock::new(empty_page()), dirty: Mutex::default() }
+        // A zeroed allocation, which the system hands out lazily: a segment's frames take
+        // memory only as pages are read into them.
+        Frame { latch: RwLock::new(Page::zeroed()), dirty: Mutex::default() }
     }
 
     fn read_latch(&self) -> RwLockReadGuard<'_, Page> {
@@ -747,7 +744,8 @@ impl Shared {
     /// pressure is the whole pool's; the pages written are this database's, oldest first.
     fn writer_round(&self, control: &WriterControl) {
         let (frames, member) = (&*self.frames, &*self.member);
-        let capacity = frames.capacity();
+        // The frames the pool may hold now: what it lent to query memory is not cache.
+        let capacity = frames.target();
         let dirty = frames.dirty.load(Ordering::Relaxed);
         let high = capacity * usize::from(member.config.dirty_high_percent) / 100;
         // Keep an eighth of the pool clean (or unallocated), so that eviction seldom writes.

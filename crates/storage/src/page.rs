@@ -222,15 +222,22 @@ impl std::error::Error for PageError {}
 /// The bytes are the on-disk image: there is no decoded copy of the header to keep in step.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Page {
-    bytes: Box<[u8; PAGE_SIZE]>,
+    bytes: Box<Image>,
 }
+
+/// A page's bytes, aligned to the system's 4 KiB pages so that a buffer frame's image covers
+/// exactly two of them and can be handed back to the kernel whole
+/// ([`walden_io::release_memory`], `docs/memory.md`).
+#[derive(Clone, PartialEq, Eq)]
+#[repr(C, align(4096))]
+struct Image([u8; PAGE_SIZE]);
 
 impl Page {
     /// A formatted, empty page: header version, id and type set, no records, all of the record
     /// area free, everything else zero.
     pub fn new(page_id: PageId, page_type: PageType) -> Page {
         let mut page = Page::zeroed();
-        page.bytes[OFF_VERSION] = HEADER_VERSION;
+        page.bytes.0[OFF_VERSION] = HEADER_VERSION;
         page.set_page_id(page_id);
         page.set_page_type(page_type);
         page.set_u16(OFF_FREE_OFFSET, HEADER_SIZE as u16);
@@ -240,33 +247,29 @@ impl Page {
 
     /// An all-zero buffer, to read a page into. It is not a valid page until written over.
     pub fn zeroed() -> Page {
-        Page { bytes: Box::new([0; PAGE_SIZE]) }
+        Page { bytes: Box::new(Image([0; PAGE_SIZE])) }
     }
 
-    /// Wraps bytes as they were read, unverified: call [`Page::verify`] before trusting them.
-    pub fn from_bytes(bytes: Box<[u8; PAGE_SIZE]>) -> Page {
-        Page { bytes }
+    /// A copy of bytes as they were read, unverified: call [`Page::verify`] before trusting
+    /// them.
+    pub fn from_bytes(bytes: &[u8; PAGE_SIZE]) -> Page {
+        Page { bytes: Box::new(Image(*bytes)) }
     }
 
     /// The page image.
     pub fn as_bytes(&self) -> &[u8; PAGE_SIZE] {
-        &self.bytes
+        &self.bytes.0
     }
 
     /// The page image, for reading into and for tests that damage pages. Changing it bypasses
     /// every invariant this crate keeps.
     pub fn as_bytes_mut(&mut self) -> &mut [u8; PAGE_SIZE] {
-        &mut self.bytes
-    }
-
-    /// Gives the buffer back.
-    pub fn into_bytes(self) -> Box<[u8; PAGE_SIZE]> {
-        self.bytes
+        &mut self.bytes.0
     }
 
     /// Whether every byte is zero (the page was never written).
     pub fn is_zeroed(&self) -> bool {
-        self.bytes.iter().all(|&b| b == 0)
+        self.bytes.0.iter().all(|&b| b == 0)
     }
 
     /// The page's own id: where it belongs in its file.
@@ -281,17 +284,17 @@ impl Page {
 
     /// The header layout version.
     pub fn header_version(&self) -> u8 {
-        self.bytes[OFF_VERSION]
+        self.bytes.0[OFF_VERSION]
     }
 
     /// The page type, or `None` if the type byte is unknown (only on an unverified page).
     pub fn page_type(&self) -> Option<PageType> {
-        PageType::from_u8(self.bytes[OFF_TYPE])
+        PageType::from_u8(self.bytes.0[OFF_TYPE])
     }
 
     /// Sets the page type.
     pub fn set_page_type(&mut self, page_type: PageType) {
-        self.bytes[OFF_TYPE] = page_type as u8;
+        self.bytes.0[OFF_TYPE] = page_type as u8;
     }
 
     /// Flag bits. The page layer defines none; they belong to the layer that owns the page type.
@@ -373,14 +376,14 @@ impl Page {
     /// The LSN of the last log record that changed the page.
     pub fn page_lsn(&self) -> Lsn {
         let mut b = [0; 8];
-        b.copy_from_slice(&self.bytes[OFF_LSN..OFF_LSN + 8]);
+        b.copy_from_slice(&self.bytes.0[OFF_LSN..OFF_LSN + 8]);
         Lsn::from_le_bytes(b)
     }
 
     /// Sets the page LSN. Whoever changes the page under a log record sets it to that record's
     /// LSN; it never goes backwards, except when a page is formatted anew.
     pub fn set_page_lsn(&mut self, lsn: Lsn) {
-        self.bytes[OFF_LSN..OFF_LSN + 8].copy_from_slice(&lsn.to_le_bytes());
+        self.bytes.0[OFF_LSN..OFF_LSN + 8].copy_from_slice(&lsn.to_le_bytes());
     }
 
     /// The checksum field as stored (meaningful only right after [`Page::seal`] or a read).
@@ -392,9 +395,9 @@ impl Page {
     /// little-endian) followed by the whole page with the checksum field read as zeros.
     pub fn compute_checksum(&self, page_id: PageId) -> u32 {
         let seed = crc32c::crc32c(&page_id.to_le_bytes());
-        let crc = crc32c::crc32c_append(seed, &self.bytes[..OFF_CHECKSUM]);
+        let crc = crc32c::crc32c_append(seed, &self.bytes.0[..OFF_CHECKSUM]);
         let crc = crc32c::crc32c_append(crc, &[0; 4]);
-        crc32c::crc32c_append(crc, &self.bytes[OFF_CHECKSUM + 4..])
+        crc32c::crc32c_append(crc, &self.bytes.0[OFF_CHECKSUM + 4..])
     }
 
     /// Writes the checksum, seeded with the page's own id. Call it last before writing the page:
@@ -431,26 +434,26 @@ impl Page {
             return Err(corrupt(Corruption::UnsupportedHeaderVersion(self.header_version())));
         }
         if self.page_type().is_none() {
-            return Err(corrupt(Corruption::UnknownPageType(self.bytes[OFF_TYPE])));
+            return Err(corrupt(Corruption::UnknownPageType(self.bytes.0[OFF_TYPE])));
         }
         self.check_header().map_err(corrupt)
     }
 
     pub(crate) fn u16_at(&self, off: usize) -> u16 {
-        u16::from_le_bytes([self.bytes[off], self.bytes[off + 1]])
+        u16::from_le_bytes([self.bytes.0[off], self.bytes.0[off + 1]])
     }
 
     pub(crate) fn set_u16(&mut self, off: usize, v: u16) {
-        self.bytes[off..off + 2].copy_from_slice(&v.to_le_bytes());
+        self.bytes.0[off..off + 2].copy_from_slice(&v.to_le_bytes());
     }
 
     fn u32_at(&self, off: usize) -> u32 {
-        let b = &self.bytes;
+        let b = &self.bytes.0;
         u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
     }
 
     fn set_u32(&mut self, off: usize, v: u32) {
-        self.bytes[off..off + 4].copy_from_slice(&v.to_le_bytes());
+        self.bytes.0[off..off + 4].copy_from_slice(&v.to_le_bytes());
     }
 }
 

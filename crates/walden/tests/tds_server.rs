@@ -246,13 +246,16 @@ fn max_server_memory_mb_sizes_the_one_buffer_pool_from_a_flag_or_a_variable() {
         )
         .await;
         assert_eq!(rows[0].get::<i32, _>(0), Some(200));
-        // One clerk for the pool all the databases share: 200 MB reserved, a little used.
+        // One clerk for the pool all the databases share: 200 MB reserved, a little used;
+        // and the query memory it lends from the same budget.
         let rows = first_rows(
             &mut client,
-            "SELECT type, pages_kb, virtual_memory_reserved_kb FROM sys.dm_os_memory_clerks",
+            "SELECT type, pages_kb, virtual_memory_reserved_kb FROM sys.dm_os_memory_clerks \
+             ORDER BY type",
         )
         .await;
-        assert_eq!(rows.len(), 1);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1].get::<&str, _>(0), Some("MEMORYCLERK_SQLQERESERVATIONS"));
         assert_eq!(rows[0].get::<&str, _>(0), Some("MEMORYCLERK_SQLBUFFERPOOL"));
         let used = rows[0].get::<i64, _>(1).unwrap();
         assert!(used > 0 && used < 20 * 1024, "{used} KB");

@@ -4,17 +4,21 @@
 //! *grant* from the *workspace*, a share of `max server memory`; an operator that needs more
 //! than its grant spills to tempdb instead of taking more. Walden does the same:
 //!
-//! * the **workspace** of an instance is [`WORKSPACE_PERCENT`] of its buffer pool's capacity
-//!   (`max_server_memory_mb`), as SQL Server's is at most 75% of its target memory;
+//! * the **workspace** of an instance is what its buffer pool may lend of the one memory
+//!   budget, `max_server_memory_mb` (75% of it, as SQL Server's is at most 75% of its target
+//!   memory): memory a grant takes is memory the pool gives up first, shrinking and handing
+//!   frames back to the kernel before the grant is given (`docs/memory.md`), so the pool's
+//!   pages and the grants together stay within the budget;
 //! * one **grant** may take at most [`QueryMemory::per_query`] of it (SQL Server's
 //!   `REQUEST_MAX_MEMORY_GRANT_PERCENT`, 25% of the workspace by default, or
 //!   `max_query_memory_mb` when the server sets it) and is always given at least
 //!   [`MIN_GRANT_BYTES`] (SQL Server's `min memory per query (KB)`, 1,024), so a query
 //!   starved by others still runs, spilling sooner;
 //! * an operator that can spill asks with [`MemoryGrant::try_reserve`] and spills when
-//!   refused; one that cannot (a join step's materialized output) takes what it needs with
-//!   [`MemoryGrant::hold`], and fails the statement with error 701 when the workspace has no
-//!   room left for it, rather than take the process down.
+//!   refused (the workspace is used up, or the pool cannot shrink because its frames are
+//!   pinned); one that cannot (a join step's materialized output) takes what it needs with
+//!   [`MemoryGrant::hold`], and fails the statement with error 701 when there is no room
+//!   left for it, rather than take the process down.
 //!
 //! Bytes are rows counted at their in-memory size ([`row_bytes`]), so the figure tracks what
 //! the allocator holds to within the allocator's own overhead. A grant gives its bytes back
@@ -32,11 +36,9 @@ use std::sync::{Arc, Mutex, Weak};
 
 use walden_engine::types::Value;
 use walden_engine::Instance;
+use walden_storage::FramePool;
 
 use crate::exec::SqlError;
-
-/// The workspace's share of the buffer pool's capacity, in percent.
-pub(crate) const WORKSPACE_PERCENT: usize = 75;
 
 /// One grant's default share of the workspace, in percent (SQL Server's
 /// `REQUEST_MAX_MEMORY_GRANT_PERCENT`).
@@ -53,12 +55,10 @@ const CHUNK_BYTES: usize = 256 << 10;
 /// An instance's query memory: the workspace, what is granted from it, and where spills go.
 #[derive(Debug)]
 pub(crate) struct QueryMemory {
-    /// The workspace's size in bytes.
-    workspace: usize,
+    /// The instance's frames, which lend the workspace's bytes (and count them).
+    frames: Arc<FramePool>,
     /// The most one grant may reserve for what it can spill.
     per_query: usize,
-    /// Bytes reserved by every grant now.
-    in_use: AtomicUsize,
     /// The live grants, for `sys.dm_exec_query_memory_grants`.
     grants: Mutex<BTreeMap<u64, Arc<GrantState>>>,
     next_grant: AtomicU64,
@@ -170,16 +170,22 @@ fn registered(instance: &Arc<Instance>) -> Arc<QueryMemory> {
 
 impl QueryMemory {
     fn new(instance: &Instance, config: QueryMemoryConfig) -> QueryMemory {
-        let pool = instance.frame_pool().capacity().saturating_mul(walden_storage::PAGE_SIZE);
-        let workspace = pool / 100 * WORKSPACE_PERCENT;
+        QueryMemory::with_frames(Arc::clone(instance.frame_pool()), config, instance.dir())
+    }
+
+    fn with_frames(
+        frames: Arc<FramePool>,
+        config: QueryMemoryConfig,
+        dir: &std::path::Path,
+    ) -> QueryMemory {
+        let workspace = frames.lendable_bytes();
         let per_query = config.max_query_memory_bytes.unwrap_or(workspace / 100 * GRANT_PERCENT);
         QueryMemory {
-            workspace,
+            frames,
             per_query,
-            in_use: AtomicUsize::new(0),
             grants: Mutex::new(BTreeMap::new()),
             next_grant: AtomicU64::new(1),
-            spill_dir: instance.dir().join("spill"),
+            spill_dir: dir.join("spill"),
             spilled_bytes: AtomicU64::new(0),
             replaced: std::sync::atomic::AtomicBool::new(false),
         }
@@ -200,24 +206,15 @@ impl QueryMemory {
         grants.values().cloned().collect()
     }
 
-    /// Takes `bytes` from the workspace if it has them (or `force`); says whether it did.
+    /// Takes `bytes` from the workspace if the buffer pool can lend them (or `force`); says
+    /// whether it did. The pool has made room for them in the budget when this returns true
+    /// (as far as it could, for a forced take).
     fn take(&self, bytes: usize, force: bool) -> bool {
-        let mut now = self.in_use.load(Ordering::Relaxed);
-        loop {
-            let next = now.saturating_add(bytes);
-            if next > self.workspace && !force {
-                return false;
-            }
-            match self.in_use.compare_exchange_weak(now, next, Ordering::Relaxed, Ordering::Relaxed)
-            {
-                Ok(_) => return true,
-                Err(seen) => now = seen,
-            }
-        }
+        self.frames.lend(bytes, force)
     }
 
     fn give_back(&self, bytes: usize) {
-        self.in_use.fetch_sub(bytes, Ordering::Relaxed);
+        self.frames.repay(bytes);
     }
 }
 
@@ -367,22 +364,18 @@ pub(crate) fn value_heap_bytes(v: &Value) -> usize {
 mod tests {
     use super::*;
 
-    fn memory(workspace: usize, per_query: usize) -> Arc<QueryMemory> {
-        Arc::new(QueryMemory {
-            workspace,
-            per_query,
-            in_use: AtomicUsize::new(0),
-            grants: Mutex::new(BTreeMap::new()),
-            next_grant: AtomicU64::new(1),
-            spill_dir: std::env::temp_dir(),
-            spilled_bytes: AtomicU64::new(0),
-            replaced: std::sync::atomic::AtomicBool::new(false),
-        })
+    /// Query memory lent by a pool of `frames` frames (its workspace is 75% of them), with
+    /// grants of at most `per_query` bytes.
+    fn memory(frames: usize, per_query: usize) -> Arc<QueryMemory> {
+        let frames = FramePool::new(frames).expect("a frame pool");
+        let config = QueryMemoryConfig { max_query_memory_bytes: Some(per_query) };
+        Arc::new(QueryMemory::with_frames(frames, config, &std::env::temp_dir()))
     }
 
     #[test]
     fn a_grant_reserves_up_to_its_limit_and_gives_back_on_drop() {
-        let m = memory(64 << 20, 4 << 20);
+        // 64 MB of frames: a 48 MB workspace.
+        let m = memory(8192, 4 << 20);
         let mut g = MemoryGrant::new(Arc::clone(&m), 51);
         assert!(g.try_reserve(3 << 20));
         assert!(!g.try_reserve(2 << 20), "past the per-query limit");
@@ -391,13 +384,15 @@ mod tests {
         g.release(3 << 20);
         assert!(g.try_reserve(4 << 20));
         drop(g);
-        assert_eq!(m.in_use.load(Ordering::Relaxed), 0);
+        assert_eq!(m.frames.memory().lent_bytes, 0);
         assert!(m.grants().is_empty());
     }
 
     #[test]
     fn held_memory_fails_with_701_when_the_workspace_is_full() {
-        let m = memory(8 << 20, 1 << 20);
+        // 1,365 frames keep a floor of 341 and lend 1,024: an 8 MB workspace.
+        let m = memory(1365, 1 << 20);
+        assert_eq!(m.frames.lendable_bytes(), 8 << 20);
         let mut a = MemoryGrant::new(Arc::clone(&m), 51);
         a.hold(6 << 20).expect("room for it");
         let mut b = MemoryGrant::new(Arc::clone(&m), 52);

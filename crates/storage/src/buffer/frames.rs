@@ -7,6 +7,12 @@
 //! database. Frames are allocated as they are first needed, a segment of [`SEGMENT`] at a time,
 //! so an idle instance with many databases holds only the frames its pages have used.
 //!
+//! The budget is shared with query memory (`docs/memory.md`): what the pool lends to grants
+//! ([`FramePool::lend`]) lowers its *target*, and it shrinks to it by handing frames' memory
+//! back to the kernel (*released* frames). It grows past the target only when every frame it
+//! holds is pinned (a fetch must not fail for query memory's sake), and takes released frames
+//! back first when it may grow again.
+//!
 //! Which database a frame belongs to is part of its page table entry (a page is named by the
 //! database's member key and its page id), and the frame's `Desc::owner` is that database's
 //! state: its file, its log (for the WAL rule) and its failure. Eviction may therefore write a
@@ -20,7 +26,7 @@ use std::time::Instant;
 
 use std::collections::HashMap;
 
-use super::{bump, lock, BufferError, DirtyState, Frame, Member, MIN_FRAMES, WAIT_SLICE};
+use super::{bump, lock, BufferError, DirtyState, Frame, Member, WriteBy, MIN_FRAMES, WAIT_SLICE};
 use crate::hash::FastBuild;
 use crate::page::{PageId, PAGE_SIZE};
 
@@ -56,9 +62,12 @@ pub(super) struct Table {
     pub(super) map: HashMap<PageKey, usize, FastBuild>,
     /// One per allocated frame, same index; it only grows, up to the pool's capacity.
     pub(super) descs: Vec<Desc>,
-    /// Allocated frames that hold no page and are not pinned: each such frame is here
-    /// exactly once, and the clock never hands one out.
+    /// Allocated frames that hold no page and are not pinned, their memory held: each such
+    /// frame is here or in `released` exactly once, and the clock never hands one out.
     pub(super) free: Vec<usize>,
+    /// Allocated frames whose memory was handed back to the kernel to make room for query
+    /// memory: no page, no pin. Taken back before new frames are allocated.
+    pub(super) released: Vec<usize>,
     /// The clock hand: the next frame the victim search looks at.
     pub(super) hand: usize,
     /// Threads sleeping on `FramePool::changed`, so that an unpin wakes nobody when nobody
@@ -80,8 +89,15 @@ pub(super) enum Victim {
 /// The frames of an instance, shared by the buffer pool of every database. See the module
 /// documentation.
 pub struct FramePool {
-    /// The most frames the pool may allocate (at least [`MIN_FRAMES`]).
+    /// The most frames the pool may allocate (at least [`MIN_FRAMES`]): the whole budget.
     capacity: usize,
+    /// The frames the pool keeps whatever it lends: a quarter of the capacity, at least
+    /// [`MIN_FRAMES`].
+    floor: usize,
+    /// Bytes of the budget lent to query memory now. Changed only under the table lock, so
+    /// that the target a frame search reads there is the one lenders shrank to; read without
+    /// it by the background writers.
+    lent: AtomicUsize,
     /// `capacity / SEGMENT` (rounded up) segments, each allocated on first use. A frame's
     /// index is handed out only after its segment exists, so a handed-out index always finds
     /// its frame.
@@ -111,10 +127,16 @@ impl fmt::Debug for FramePool {
 /// Where the frame pool's memory is: what `sys.dm_os_memory_clerks` shows of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PoolMemory {
-    /// The most frames the pool may hold.
+    /// The most frames the pool may hold: the whole budget.
     pub capacity_frames: usize,
-    /// Frames allocated so far (they are never given back to the system).
+    /// The most frames it may hold now: the budget less what it lent.
+    pub target_frames: usize,
+    /// Frames whose memory the pool holds.
     pub allocated_frames: usize,
+    /// Frames once allocated whose memory was handed back to the kernel for query memory.
+    pub released_frames: usize,
+    /// Bytes of the budget lent to query memory.
+    pub lent_bytes: usize,
     /// Of those, frames holding a page.
     pub cached_frames: usize,
     /// Of those, dirty frames.
@@ -139,11 +161,14 @@ impl FramePool {
         let segments = (0..capacity.div_ceil(SEGMENT)).map(|_| OnceLock::new()).collect();
         Ok(Arc::new(FramePool {
             capacity,
+            floor: (capacity / 4).max(MIN_FRAMES),
+            lent: AtomicUsize::new(0),
             segments,
             table: Mutex::new(Table {
                 map: HashMap::default(),
                 descs: Vec::new(),
                 free: Vec::new(),
+                released: Vec::new(),
                 hand: 0,
                 waiters: 0,
             }),
@@ -164,16 +189,169 @@ impl FramePool {
         self.capacity
     }
 
-    /// How much of the pool is allocated, cached and dirty now.
+    /// The frames the pool keeps whatever it lends.
+    pub fn floor(&self) -> usize {
+        self.floor
+    }
+
+    /// The most the pool lends to query memory, in bytes, beyond forced minimums: the budget
+    /// less the floor.
+    pub fn lendable_bytes(&self) -> usize {
+        (self.capacity - self.floor).saturating_mul(PAGE_SIZE)
+    }
+
+    /// The most frames the pool may hold now: the budget less what it lent, never below the
+    /// floor.
+    pub(super) fn target(&self) -> usize {
+        let lent = self.lent.load(Ordering::Relaxed).div_ceil(PAGE_SIZE);
+        self.capacity.saturating_sub(lent).max(self.floor)
+    }
+
+    /// Frames whose memory the pool holds.
+    fn resident(table: &Table) -> usize {
+        table.descs.len() - table.released.len()
+    }
+
+    /// How much of the pool is allocated, cached and dirty now, and what it lent.
     pub fn memory(&self) -> PoolMemory {
         let table = self.table();
         let cached = table.descs.iter().filter(|d| d.page.is_some() && !d.loading).count();
         PoolMemory {
             capacity_frames: self.capacity,
-            allocated_frames: table.descs.len(),
+            target_frames: self.target(),
+            allocated_frames: FramePool::resident(&table),
+            released_frames: table.released.len(),
+            lent_bytes: self.lent.load(Ordering::Relaxed),
             cached_frames: cached,
             dirty_frames: self.dirty.load(Ordering::Relaxed),
         }
+    }
+
+    /// Lends `bytes` of the budget to query memory: lowers the pool's target by as much and
+    /// shrinks the pool to it, writing dirty pages out as eviction does, before returning
+    /// (`docs/memory.md`). Refused (false, nothing lent) past [`FramePool::lendable_bytes`],
+    /// or when pinned, loading or written frames keep the pool above its target. A `force`d
+    /// loan (a grant's minimum) is never refused: the pool shrinks as far as it can and the
+    /// loan stands. Never waits for a frame.
+    pub fn lend(&self, bytes: usize, force: bool) -> bool {
+        {
+            let _table = self.table();
+            let lent = self.lent.load(Ordering::Relaxed).saturating_add(bytes);
+            if lent > self.lendable_bytes() && !force {
+                return false;
+            }
+            self.lent.store(lent, Ordering::Relaxed);
+        }
+        if self.shrink() || force {
+            return true;
+        }
+        self.repay(bytes);
+        false
+    }
+
+    /// Takes back `bytes` lent by [`FramePool::lend`]: the target rises, and the pool grows
+    /// again as pages need frames.
+    pub fn repay(&self, bytes: usize) {
+        let table = self.table();
+        let lent = self.lent.load(Ordering::Relaxed).saturating_sub(bytes);
+        self.lent.store(lent, Ordering::Relaxed);
+        // A fetch waiting for a frame may now take one.
+        self.notify(&table);
+    }
+
+    /// Hands frames' memory back until the pool holds no more than its target: free frames
+    /// first, then the clock's victims, a dirty one written out first (under its database's
+    /// WAL rule, by the write-out every path uses). False when frames that are pinned,
+    /// loading or being written keep it above, or when pages stay dirty through a bounded
+    /// number of write-outs; never waits for a frame or a latch.
+    fn shrink(&self) -> bool {
+        let mut write_outs: Option<usize> = None;
+        loop {
+            let mut table = self.table();
+            let excess = FramePool::resident(&table).saturating_sub(self.target());
+            if excess == 0 {
+                return true;
+            }
+            // Pages re-dirtied as fast as they are written must not keep a grant here.
+            let write_outs = write_outs.get_or_insert(2 * excess + SEGMENT);
+            let mut batch = Vec::new();
+            let mut dirty = None;
+            while batch.len() < excess {
+                let f = match table.free.pop() {
+                    Some(f) => f,
+                    None => match self.clock(&mut table) {
+                        Victim::Ready(f) => {
+                            FramePool::unmap(&mut table, f);
+                            f
+                        }
+                        Victim::Dirty(f, owner, page) => {
+                            dirty = Some((f, owner, page));
+                            break;
+                        }
+                        Victim::None => break,
+                    },
+                };
+                // Held until its memory is handed back, so that nothing maps a page into it
+                // meanwhile (docs/memory.md, invariant 3).
+                table.descs[f].pins = 1;
+                batch.push(f);
+            }
+            if batch.is_empty() {
+                let Some((f, owner, page)) = dirty else {
+                    return false;
+                };
+                if *write_outs == 0 {
+                    return false;
+                }
+                *write_outs -= 1;
+                let desc = &mut table.descs[f];
+                desc.writing = true;
+                desc.pins += 1;
+                drop(table);
+                // A failed write-out is its database's failure, not the loan's: that
+                // database's frames are discarded, and the next pass releases them.
+                let _ = self.write_out(&owner, f, page, WriteBy::Eviction);
+                continue;
+            }
+            drop(table);
+            self.release_batch(&batch);
+        }
+    }
+
+    /// Hands back the memory of `batch`, frames holding no page that the caller pinned, and
+    /// puts them on the released list (or, if one's latch is taken after all, the free list).
+    fn release_batch(&self, batch: &[usize]) {
+        // Outside the table lock: a system call per frame should not stall every fetch.
+        let released: Vec<bool> = batch
+            .iter()
+            .map(|&f| match self.frame(f).latch.try_write() {
+                Ok(mut image) => {
+                    walden_io::release_memory(image.as_bytes_mut());
+                    true
+                }
+                // Only pin holders latch, and the pin is ours: not expected, but never waited.
+                Err(_) => false,
+            })
+            .collect();
+        let mut table = self.table();
+        for (&f, released) in batch.iter().zip(released) {
+            table.descs[f].pins = 0;
+            if released {
+                table.released.push(f);
+            } else {
+                table.free.push(f);
+            }
+        }
+        self.notify(&table);
+    }
+
+    /// Drops frame `f`'s page (clean, unpinned) from the page table, leaving the frame empty.
+    fn unmap(table: &mut Table, f: usize) {
+        let desc = &mut table.descs[f];
+        if let (Some(page), Some(owner)) = (desc.page.take(), desc.owner.take()) {
+            table.map.remove(&(owner.key, page));
+        }
+        desc.referenced = false;
     }
 
     pub(super) fn member_key(&self) -> u64 {
@@ -227,23 +405,43 @@ impl FramePool {
         }
     }
 
-    /// A frame for a new page: a free one, else a newly allocated one while the pool is below
-    /// its capacity, else the clock's victim.
+    /// A frame for a new page: a free one, else while the pool holds fewer frames than its
+    /// target a released one or a newly allocated one, else the clock's victim. When the
+    /// clock finds every frame pinned, loading or being written, a frame past the target (but
+    /// within the capacity) rather than a wait: the pins hold what the pool would have had to
+    /// give back, and a fetch must not fail for query memory's sake (`docs/memory.md`).
     pub(super) fn find_victim(&self, table: &mut Table) -> Victim {
         if let Some(f) = table.free.pop() {
             return Victim::Ready(f);
         }
-        if table.descs.len() < self.capacity {
-            let f = table.descs.len();
-            // Allocating a segment under the table lock stalls other fetches for the time of
-            // a 512 KiB zeroed allocation, once per 64 frames the pool ever grows by.
-            self.segments[f / SEGMENT].get_or_init(|| {
-                (0..SEGMENT).map(|_| Frame::new()).collect::<Vec<_>>().into_boxed_slice()
-            });
-            table.descs.push(Desc::default());
-            return Victim::Ready(f);
+        if FramePool::resident(table) < self.target() {
+            if let Some(f) = self.grow(table) {
+                return Victim::Ready(f);
+            }
         }
-        self.clock(table)
+        match self.clock(table) {
+            Victim::None => self.grow(table).map_or(Victim::None, Victim::Ready),
+            victim => victim,
+        }
+    }
+
+    /// One more resident frame, if the capacity allows: a released one (its memory comes back
+    /// as zeros when a page is read or formatted into it), else a new one.
+    fn grow(&self, table: &mut Table) -> Option<usize> {
+        if let Some(f) = table.released.pop() {
+            return Some(f);
+        }
+        if table.descs.len() >= self.capacity {
+            return None;
+        }
+        let f = table.descs.len();
+        // Allocating a segment under the table lock stalls other fetches for the time of a
+        // 512 KiB zeroed allocation, once per 64 frames the pool ever grows by.
+        self.segments[f / SEGMENT].get_or_init(|| {
+            (0..SEGMENT).map(|_| Frame::new()).collect::<Vec<_>>().into_boxed_slice()
+        });
+        table.descs.push(Desc::default());
+        Some(f)
     }
 
     /// The clock: sweeps at most twice around the frames for an unpinned frame that is clean
@@ -259,7 +457,7 @@ impl FramePool {
             if desc.pins > 0 || desc.loading || desc.writing {
                 continue;
             }
-            // Unpinned frames without a page are on the free list, which was empty.
+            // Unpinned frames without a page are on the free or the released list.
             let (Some(page), Some(owner)) = (desc.page, desc.owner.as_ref()) else {
                 continue;
             };
@@ -310,7 +508,7 @@ impl FramePool {
         desc.pins = desc.pins.saturating_sub(1);
         if desc.pins == 0 {
             if desc.page.is_none() {
-                self.release(table, f);
+                self.make_free(table, f);
             }
             self.notify(table);
         }
@@ -318,7 +516,7 @@ impl FramePool {
 
     /// Puts frame `f` (unpinned, without a page) on the free list. A dirty image left by a
     /// discard is forgotten here, and its database's dirty count with it.
-    fn release(&self, table: &mut Table, f: usize) {
+    fn make_free(&self, table: &mut Table, f: usize) {
         let desc = &mut table.descs[f];
         if let Some(owner) = desc.owner.take() {
             let mut state = self.frame(f).dirty();
@@ -346,7 +544,7 @@ impl FramePool {
             let free = desc.pins == 0;
             table.map.remove(&(member.key, page));
             if free {
-                self.release(&mut table, f);
+                self.make_free(&mut table, f);
             }
         }
         self.notify(&table);

@@ -114,15 +114,16 @@ pub struct ServeArgs {
     /// $WALDEN_MAX_WORKER_THREADS, else 512, plus 16 per CPU beyond 4].
     #[arg(long)]
     max_worker_threads: Option<usize>,
-    /// The buffer pool's size in MB, shared by every database (SQL Server's `max server
-    /// memory`); frames are allocated as pages need them, up to this [default:
-    /// $WALDEN_MAX_SERVER_MEMORY_MB, else a quarter of the machine's memory].
+    /// The memory budget in MB of the buffer pool every database shares and of query memory
+    /// together (SQL Server's `max server memory`); frames are allocated as pages need them,
+    /// and given back when queries need the room [default: $WALDEN_MAX_SERVER_MEMORY_MB, else
+    /// a quarter of the machine's memory].
     #[arg(long)]
     max_server_memory_mb: Option<u64>,
     /// The memory in MB one query's sort, hash aggregate or hash join may hold before it
     /// spills to files in <data>/spill (SQL Server's memory grant) [default:
-    /// $WALDEN_MAX_QUERY_MEMORY_MB, else a quarter of the query workspace, which is 75% of
-    /// max_server_memory_mb].
+    /// $WALDEN_MAX_QUERY_MEMORY_MB, else a quarter of the query workspace, the 75% of
+    /// max_server_memory_mb the buffer pool may lend].
     #[arg(long)]
     max_query_memory_mb: Option<u64>,
     /// TLS, negotiated in PRELOGIN: `off`, or `self-signed` (a certificate for localhost and

@@ -1,6 +1,8 @@
 //! Where the instance's memory is: `sys.dm_os_buffer_descriptors` (each cached page) and
-//! `sys.dm_os_memory_clerks` (the buffer pool's clerk). Both read the one frame pool every
-//! database shares (`walden_storage::FramePool`).
+//! `sys.dm_os_memory_clerks` (the buffer pool's clerk and the query memory it lent), which
+//! read the one frame pool every database shares (`walden_storage::FramePool`), whose budget
+//! is the instance's (`docs/memory.md`); and `sys.dm_os_process_memory`, the whole process as
+//! the kernel counts it.
 
 use walden_engine::types::{Len, SqlType};
 use walden_storage::{PageDescriptor, PageType, PAGE_SIZE};
@@ -76,18 +78,29 @@ struct ClerkRow {
 }
 
 /// `sys.dm_os_memory_clerks`: the buffer pool's clerk, `MEMORYCLERK_SQLBUFFERPOOL`, with the
-/// frames allocated so far (`pages_kb`) and the most it may take (`virtual_memory_reserved_kb`,
-/// `max_server_memory_mb`). Walden keeps no other clerks: the rest of its memory (sessions,
-/// query work areas, log buffers) is not accounted by clerk.
+/// frames it holds (`pages_kb`) and the whole budget (`virtual_memory_reserved_kb`,
+/// `max_server_memory_mb`); and `MEMORYCLERK_SQLQERESERVATIONS`, the memory the pool lent to
+/// query memory grants (`pages_kb`) and the most it may lend. The two `pages_kb` sum to at
+/// most the budget. Walden keeps no other clerks: the rest of its memory (sessions, log
+/// buffers, rows between operators) is not accounted by clerk.
 pub(super) fn memory_clerks(ctx: &ViewContext<'_>) -> RowSet {
-    let memory = ctx.instance.frame_pool().memory();
-    let kb = |frames: usize| frames as u64 * PAGE_SIZE as u64 / 1024;
-    let rows = [ClerkRow {
-        clerk_type: "MEMORYCLERK_SQLBUFFERPOOL",
-        name: "Default",
-        pages_kb: kb(memory.allocated_frames),
-        reserved_kb: kb(memory.capacity_frames),
-    }];
+    let pool = ctx.instance.frame_pool();
+    let memory = pool.memory();
+    let kb = |bytes: usize| (bytes as u64).div_ceil(1024);
+    let rows = [
+        ClerkRow {
+            clerk_type: "MEMORYCLERK_SQLBUFFERPOOL",
+            name: "Default",
+            pages_kb: kb(memory.allocated_frames * PAGE_SIZE),
+            reserved_kb: kb(memory.capacity_frames * PAGE_SIZE),
+        },
+        ClerkRow {
+            clerk_type: "MEMORYCLERK_SQLQERESERVATIONS",
+            name: "Default",
+            pages_kb: kb(memory.lent_bytes),
+            reserved_kb: kb(pool.lendable_bytes()),
+        },
+    ];
     View::<ClerkRow>::new()
         .col("type", DESC, |r| nstr(r.clerk_type))
         .col("name", SqlType::NVarChar(Len::N(256)), |r| nstr(r.name))
@@ -100,6 +113,84 @@ pub(super) fn memory_clerks(ctx: &ViewContext<'_>) -> RowSet {
         .col("shared_memory_committed_kb", SqlType::BigInt, |_| big(0))
         .col("page_size_in_bytes", SqlType::BigInt, |_| big(PAGE_SIZE as u64))
         .rows(&rows)
+}
+
+/// The process's memory as the kernel counts it, in KB: what `sys.dm_os_process_memory` shows.
+#[derive(Debug, Default)]
+struct ProcessMemory {
+    /// `VmRSS`: resident.
+    resident_kb: u64,
+    /// `VmSwap`: swapped out.
+    swapped_kb: u64,
+    /// `VmLck`: locked in memory.
+    locked_kb: u64,
+    /// `VmSize`: the address space mapped.
+    mapped_kb: u64,
+    /// Minor and major page faults since the process started.
+    page_faults: u64,
+    /// The machine's `MemAvailable`.
+    available_kb: u64,
+}
+
+/// The user address space of a 64-bit Linux process (47 bits with 4-level page tables).
+const ADDRESS_SPACE_KB: u64 = 1 << 37;
+
+impl ProcessMemory {
+    /// Read from `/proc`; a figure that cannot be read is 0.
+    fn read() -> ProcessMemory {
+        let text = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+        let kb = |text: &str, name: &str| -> u64 {
+            let line = text.lines().find_map(|l| l.strip_prefix(name));
+            line.and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0)
+        };
+        let (status, meminfo, stat) =
+            (text("/proc/self/status"), text("/proc/meminfo"), text("/proc/self/stat"));
+        // minflt and majflt are fields 10 and 12, counted after the command name's closing
+        // parenthesis (the name may hold spaces), where field 3 starts.
+        let page_faults = stat.rfind(')').map_or(0, |end| {
+            let fields: Vec<&str> = stat[end + 1..].split_whitespace().collect();
+            [7, 9].iter().filter_map(|&i| fields.get(i)?.parse::<u64>().ok()).sum()
+        });
+        ProcessMemory {
+            resident_kb: kb(&status, "VmRSS:"),
+            swapped_kb: kb(&status, "VmSwap:"),
+            locked_kb: kb(&status, "VmLck:"),
+            mapped_kb: kb(&status, "VmSize:"),
+            page_faults,
+            available_kb: kb(&meminfo, "MemAvailable:"),
+        }
+    }
+
+    /// Resident plus swapped out.
+    fn committed_kb(&self) -> u64 {
+        self.resident_kb + self.swapped_kb
+    }
+}
+
+/// `sys.dm_os_process_memory`: the whole process's memory as the kernel counts it, budget or
+/// not (the buffer pool and query memory are within `max_server_memory_mb`, the rest is not:
+/// `docs/memory.md`). Walden asks for no large pages and does not watch for low-memory
+/// signals, so those columns are 0.
+pub(super) fn process_memory(_ctx: &ViewContext<'_>) -> RowSet {
+    let memory = ProcessMemory::read();
+    View::<ProcessMemory>::new()
+        .col("physical_memory_in_use_kb", SqlType::BigInt, |m| big(m.resident_kb))
+        .col("large_page_allocations_kb", SqlType::BigInt, |_| big(0))
+        .col("locked_page_allocations_kb", SqlType::BigInt, |m| big(m.locked_kb))
+        .col("total_virtual_address_space_kb", SqlType::BigInt, |_| big(ADDRESS_SPACE_KB))
+        .col("virtual_address_space_reserved_kb", SqlType::BigInt, |m| big(m.mapped_kb))
+        .col("virtual_address_space_committed_kb", SqlType::BigInt, |m| big(m.committed_kb()))
+        .col("virtual_address_space_available_kb", SqlType::BigInt, |m| {
+            big(ADDRESS_SPACE_KB.saturating_sub(m.mapped_kb))
+        })
+        .col("page_fault_count", SqlType::BigInt, |m| big(m.page_faults))
+        .col("memory_utilization_percentage", SqlType::Int, |m| {
+            int((m.resident_kb * 100).checked_div(m.committed_kb()).unwrap_or(100) as i64)
+        })
+        .col("available_commit_limit_kb", SqlType::BigInt, |m| big(m.available_kb))
+        .col("process_physical_memory_low", SqlType::Bit, |_| bit(false))
+        .col("process_virtual_memory_low", SqlType::Bit, |_| bit(false))
+        .rows(&[memory])
 }
 
 /// `sys.dm_exec_query_memory_grants`: a row per operator holding a memory grant now (a sort,

@@ -13,7 +13,8 @@
 //!   `sys.dm_os_wait_stats`, `sys.dm_db_log_stats`.
 //! * `dblog`: `sys.fn_dblog`.
 //! * `stats`: `sys.stats`, `sys.stats_columns`, `sys.dm_db_stats_properties`.
-//! * `memory`: `sys.dm_os_buffer_descriptors`, `sys.dm_os_memory_clerks`.
+//! * `memory`: `sys.dm_os_buffer_descriptors`, `sys.dm_os_memory_clerks`,
+//!   `sys.dm_os_process_memory`.
 //! * `server`: `sys.dm_os_sys_info`, `sys.server_principals`, `sys.database_principals`,
 //!   `sys.sql_logins`, `sys.configurations`, `sys.sysprocesses`.
 //! * `constraints`: `sys.key_constraints`, `sys.default_constraints`, `sys.check_constraints`,
@@ -258,6 +259,7 @@ pub fn system_view(
         "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
         "dm_os_buffer_descriptors" => (None, |c, _| Ok(memory::buffer_descriptors(c))),
         "dm_os_memory_clerks" => (None, |c, _| Ok(memory::memory_clerks(c))),
+        "dm_os_process_memory" => (None, |c, _| Ok(memory::process_memory(c))),
         "dm_exec_query_memory_grants" => (None, |c, _| Ok(memory::query_memory_grants(c))),
         "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
         "dm_tran_active_transactions" => (None, |c, _| Ok(transactions::active_transactions(c))),

@@ -110,10 +110,10 @@ impl SysInfo {
     fn read(ctx: &ViewContext<'_>) -> SysInfo {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
         let (sockets, cores, hypervisor) = cpu_topology().unwrap_or((1, None, false));
-        // The buffer pool is the memory Walden commits to and targets: what it has
-        // allocated, and `max_server_memory_mb`.
+        // The one budget is the memory Walden commits to and targets: the buffer pool's
+        // frames plus what it lent to query memory, and `max_server_memory_mb`.
         let memory = ctx.instance.frame_pool().memory();
-        let committed = memory.allocated_bytes() / 1024;
+        let committed = (memory.allocated_bytes() + memory.lent_bytes as u64) / 1024;
         let target = memory.capacity_frames as u64 * super::PAGE_BYTES / 1024;
         let uptime_ms = ctx.counters.uptime_ms();
         // Without /proc/uptime the machine's clock is taken to start with the instance.

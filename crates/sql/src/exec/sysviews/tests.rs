@@ -755,10 +755,34 @@ fn buffer_descriptors_list_the_cached_pages_of_every_database() {
 }
 
 #[test]
+fn process_memory_shows_the_resident_memory_the_kernel_counts() {
+    let f = Fixture::new();
+    let rs = f.view("dm_os_process_memory", &[]);
+    assert_eq!(rs.rows.len(), 1);
+    let row = &rs.rows[0];
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let vm_hwm: i64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    let resident = bigint(get(&rs, row, "physical_memory_in_use_kb"));
+    assert!(resident > 1024 && resident <= vm_hwm, "{resident} KB resident, peak {vm_hwm} KB");
+    let reserved = bigint(get(&rs, row, "virtual_address_space_reserved_kb"));
+    assert!(reserved >= resident, "{reserved} KB mapped");
+    assert_eq!(
+        bigint(get(&rs, row, "virtual_address_space_available_kb")),
+        bigint(get(&rs, row, "total_virtual_address_space_kb")) - reserved
+    );
+    assert!(bigint(get(&rs, row, "page_fault_count")) > 0);
+    assert_eq!(get(&rs, row, "process_physical_memory_low"), &Value::Bit(false));
+}
+
+#[test]
 fn memory_clerks_and_sys_info_show_the_one_buffer_pool() {
     let f = Fixture::new();
     let rs = f.view("dm_os_memory_clerks", &[]);
-    assert_eq!(rs.rows.len(), 1);
+    assert_eq!(rs.rows.len(), 2);
     let clerk = &rs.rows[0];
     assert_eq!(get(&rs, clerk, "type"), &nstr("MEMORYCLERK_SQLBUFFERPOOL"));
     let memory = f.instance.frame_pool().memory();
@@ -767,6 +791,11 @@ fn memory_clerks_and_sys_info_show_the_one_buffer_pool() {
     // 64 frames for the instance, whatever the number of databases.
     assert_eq!(bigint(get(&rs, clerk, "virtual_memory_reserved_kb")), 64 * 8);
     assert_eq!(bigint(get(&rs, clerk, "page_size_in_bytes")), 8192);
+    // Query memory is lent from the same budget: nothing now, at most 75% of it.
+    let grants = &rs.rows[1];
+    assert_eq!(get(&rs, grants, "type"), &nstr("MEMORYCLERK_SQLQERESERVATIONS"));
+    assert_eq!(bigint(get(&rs, grants, "pages_kb")), 0);
+    assert_eq!(bigint(get(&rs, grants, "virtual_memory_reserved_kb")), 48 * 8);
     let info = f.view("dm_os_sys_info", &[]);
     assert_eq!(bigint(get(&info, &info.rows[0], "committed_target_kb")), 64 * 8);
     assert_eq!(
