@@ -13,7 +13,8 @@
 //! * `DISTINCT` aggregates, `WITHIN GROUP`, `STRING_AGG` and the statistical ones keep
 //!   their group's non-NULL values (once each for DISTINCT) and compute at the end.
 //!
-//! Memory: each new group asks the operator's grant for its row, its key and its states.
+//! Memory: each new group asks the operator's grant for its row, its key and its states
+//! (but the one group of an aggregate without GROUP BY).
 //! Refused, the grouping goes on in memory for the groups it has, and every row of any
 //! other group is written to a spill partition by the hash of its key (`hash_spill.rs`):
 //! a group is then either wholly in memory or wholly in one partition, and each partition
@@ -30,7 +31,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::grant::{row_bytes, MemoryGrant};
 use crate::exec::hash_spill::{Partitions, KEY_BYTES, STREAMED_PARTITIONS};
 use crate::exec::prepared::Scalar;
-use crate::exec::query::{group_key, grouping};
+use crate::exec::query::{group_key, grouping, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::window::{average, sum_seed};
@@ -386,6 +387,9 @@ pub(crate) struct Grouping<'a> {
     spilled: Option<Partitions>,
     /// Rows given so far.
     seen: usize,
+    /// The positions of the rows' hidden row locators, which nothing after grouping reads:
+    /// a group's first row keeps NULL there instead of a copy of the locator.
+    locators: Vec<usize>,
 }
 
 /// Bytes a state takes beyond itself, guessed for the grant.
@@ -413,6 +417,7 @@ impl<'a> Grouping<'a> {
             may_spill,
             spilled: None,
             seen: 0,
+            locators: (0..cols.len()).filter(|&i| cols[i].name == ROWID).collect(),
         })
     }
 
@@ -446,7 +451,9 @@ impl<'a> Grouping<'a> {
                     return parts.write(&key, row);
                 }
                 let bytes = row_bytes(row) + KEY_BYTES + key.len() + STATE_BYTES * self.specs.len();
-                if !self.grant.try_reserve(bytes) {
+                // Without GROUP BY there is one group: it asks nothing of the grant, which
+                // would take frames from the buffer pool for it (`docs/memory.md`).
+                if !self.keys.is_empty() && !self.grant.try_reserve(bytes) {
                     if self.may_spill && !self.keys.is_empty() {
                         let mut parts = Partitions::new(self.grant.memory(), STREAMED_PARTITIONS)?;
                         parts.write(&key, row)?;
@@ -456,7 +463,11 @@ impl<'a> Grouping<'a> {
                     self.grant.hold(bytes)?;
                 }
                 let states = self.specs.iter().map(Spec::start).collect();
-                self.groups.push(Group { row: row.to_vec(), states });
+                let mut first = row.to_vec();
+                for &i in &self.locators {
+                    first[i] = Value::Null;
+                }
+                self.groups.push(Group { row: first, states });
                 self.index.insert(key, self.groups.len() - 1);
                 self.groups.len() - 1
             }
