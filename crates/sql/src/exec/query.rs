@@ -1391,6 +1391,10 @@ impl Run<'_> {
             let env = Env::new(cols, row, outer);
             let v = self.eval_prepared(&arg, &env)?;
             if v.is_null() {
+                // STRING_AGG skips NULLs without SQL Server's warning.
+                if name != "STRING_AGG" {
+                    scalar::settings::null_eliminated();
+                }
                 continue;
             }
             if distinct

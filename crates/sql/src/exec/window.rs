@@ -623,6 +623,7 @@ impl Accumulator {
 
     fn add(&mut self, v: &Value) -> Result<(), SqlError> {
         if v.is_null() {
+            scalar::settings::null_eliminated();
             return Ok(());
         }
         self.count += 1;
