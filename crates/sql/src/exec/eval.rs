@@ -618,7 +618,8 @@ impl Run<'_> {
             }
             ExprKind::InSubquery { expr, negated, subquery } => {
                 let v = self.eval(expr, env)?;
-                let r = self.in_subquery(&v, subquery, env)?;
+                let label = if is_text(&v) { label(expr, env)? } else { Label::Default };
+                let r = self.in_subquery(&v, label, subquery, env)?;
                 Ok(if *negated { r.map(|b| !b) } else { r })
             }
             ExprKind::Like { expr, negated, pattern, escape } => {
@@ -1127,7 +1128,7 @@ pub(crate) fn in_values<'v>(
 }
 
 /// [`in_values`] with text compared under `collation` (None: the default).
-fn in_values_collated<'v>(
+pub(crate) fn in_values_collated<'v>(
     v: &Value,
     items: impl Iterator<Item = &'v Value>,
     collation: Option<&Collation>,

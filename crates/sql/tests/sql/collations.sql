@@ -53,8 +53,13 @@ SELECT COUNT(DISTINCT c) AS cs, COUNT(DISTINCT d) AS ci, COUNT(DISTINCT a) AS ai
 SELECT MIN(c) AS min_cs, MAX(c) AS max_cs FROM col_cs
 SELECT c FROM col_cs WHERE id IN (1, 2) UNION SELECT c FROM col_cs WHERE id IN (1, 2) ORDER BY c
 SELECT x.id, y.id AS matched FROM col_cs AS x JOIN col_cs AS y ON x.a = y.a WHERE x.id = 1 ORDER BY y.id
+SELECT id AS in_subquery FROM col_cs WHERE c IN (SELECT c FROM col_cs WHERE id = 2)
+SELECT id AS semi_join FROM col_cs AS o WHERE EXISTS (SELECT 1 FROM col_cs AS i WHERE i.c = o.c AND i.id IN (1, 4)) ORDER BY id
+SELECT id, (SELECT COUNT(*) FROM col_cs AS i WHERE i.c = o.c) AS same_c FROM col_cs AS o ORDER BY id
 GO
 SELECT id FROM col_cs WHERE c = d
+GO
+SELECT id FROM col_cs WHERE c IN (SELECT d FROM col_cs)
 GO
 SELECT name, collation_name FROM sys.columns WHERE object_id = OBJECT_ID('col_cs') ORDER BY column_id
 SELECT COLUMN_NAME, COLLATION_NAME FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = 'col_cs' ORDER BY ORDINAL_POSITION
