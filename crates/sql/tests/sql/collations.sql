@@ -56,6 +56,7 @@ SELECT x.id, y.id AS matched FROM col_cs AS x JOIN col_cs AS y ON x.a = y.a WHER
 SELECT id AS in_subquery FROM col_cs WHERE c IN (SELECT c FROM col_cs WHERE id = 2)
 SELECT id AS semi_join FROM col_cs AS o WHERE EXISTS (SELECT 1 FROM col_cs AS i WHERE i.c = o.c AND i.id IN (1, 4)) ORDER BY id
 SELECT id, (SELECT COUNT(*) FROM col_cs AS i WHERE i.c = o.c) AS same_c FROM col_cs AS o ORDER BY id
+SELECT id, ROW_NUMBER() OVER (PARTITION BY c ORDER BY id) AS rn, RANK() OVER (ORDER BY c) AS rk FROM col_cs ORDER BY id
 GO
 SELECT id FROM col_cs WHERE c = d
 GO

@@ -2,14 +2,19 @@
 //! `SQL_Latin1_General_CP1` SQL collations, case-sensitive or not (`_CS_` / `_CI_`),
 //! accent-sensitive or not (`_AS` / `_AI`), and the binary ones (`_BIN`, `_BIN2`).
 //!
-//! Walden's own comparison (columns, indexes, `=` between plain expressions) is the server's
-//! collation, `SQL_Latin1_General_CP1_CI_AS`. An expression with `COLLATE name` compares by
-//! that collation instead, as SQL Server's collation precedence says an explicit collation
-//! wins ([`explicit_collation`]); two different explicit collations meeting is error 468.
+//! The server's and every database's collation is `SQL_Latin1_General_CP1_CI_AS`; a text
+//! column may have its own (`ColumnDef::collation`, [`of_column`]). Which collation a
+//! comparison, sort or grouping goes by is SQL Server's collation precedence, worked out by
+//! `eval::Label`: an explicit `COLLATE` wins, then a column's, then the default; two different
+//! explicit collations, or two columns of different ones, meeting is error 468
+//! ([`explicit_collation`]).
 //!
-//! Comparison under a collation: trailing spaces are ignored (as SQL Server pads), then
-//! characters compare by their base letter, then by accent (if accent-sensitive), then by
-//! case, lower before upper (if case-sensitive). A binary collation compares code points.
+//! How a collation compares is the engine's `TextOrder` (trailing spaces ignored, then the
+//! letters without case and accents, then accents if accent-sensitive, then case, lower
+//! first, if case-sensitive; code points for a binary one), which also keys a column's index.
+//! Sorting and grouping turn text into that key ([`sort_value`], [`group_key_under`]); hash
+//! matching uses a key that no collation tells apart more coarsely ([`coarse_key`]) and then
+//! compares under the collation.
 
 use std::cmp::Ordering;
 
