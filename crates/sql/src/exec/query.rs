@@ -1383,8 +1383,12 @@ impl Run<'_> {
         // WITHIN GROUP's sort keys, beside each value.
         let mut keys: Vec<Vec<Value>> = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        // DISTINCT, MIN and MAX of text go by its collation.
+        // DISTINCT, MIN and MAX of text go by its collation, WITHIN GROUP by its keys'.
         let arg_collation = label_in(arg, cols)?.collation();
+        let mut within_collations = Vec::with_capacity(f.within_group.len());
+        for o in &f.within_group {
+            within_collations.push(label_in(&o.expr, cols)?.collation());
+        }
         let arg = Scalar::prepare(arg, cols);
         for (i, row) in rows.enumerate() {
             self.row_interruption_point(i)?;
@@ -1404,8 +1408,8 @@ impl Run<'_> {
             }
             if !f.within_group.is_empty() {
                 let mut key = Vec::with_capacity(f.within_group.len());
-                for o in &f.within_group {
-                    key.push(self.eval(&o.expr, &env)?);
+                for (o, c) in f.within_group.iter().zip(&within_collations) {
+                    key.push(collation::sort_value(self.eval(&o.expr, &env)?, *c));
                 }
                 keys.push(key);
             }

@@ -35,6 +35,7 @@ SELECT COUNT(*) AS n FROM (VALUES ('a'), ('A'), ('a ')) AS t (v) GROUP BY v COLL
 SELECT DISTINCT v COLLATE Latin1_General_CS_AS AS v FROM (VALUES ('a'), ('A'), ('a')) AS t (v) ORDER BY v;
 SELECT COUNT(DISTINCT v) AS ci, COUNT(*) AS all_rows FROM (VALUES ('café'), ('CAFE'), ('cafe')) AS t (v);
 SELECT v FROM (VALUES ('b'), ('A'), ('a')) AS t (v) ORDER BY v COLLATE Latin1_General_CI_AS, v;
+SELECT STRING_AGG(v, ',') WITHIN GROUP (ORDER BY v COLLATE Latin1_General_CS_AS) AS cs_agg FROM (VALUES ('b'), ('A'), ('a')) AS t (v);
 GO
 -- A column keeps its collation: comparisons, LIKE, sorting, grouping, DISTINCT, MIN/MAX,
 -- set operations and index keys follow it.
