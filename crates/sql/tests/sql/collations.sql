@@ -102,6 +102,19 @@ SELECT COUNT(*) AS temp_table FROM #tmp WHERE v = 'Q'
 SELECT * INTO copied FROM col_cs
 SELECT name, collation_name FROM sys.columns WHERE object_id = OBJECT_ID('copied') ORDER BY column_id
 GO
+-- A foreign key to a case-sensitive key finds its row by that collation.
+CREATE TABLE fk_child (code VARCHAR(10) COLLATE Latin1_General_CS_AS REFERENCES codes (code))
+INSERT INTO fk_child VALUES ('X')
+GO
+INSERT INTO fk_child VALUES ('Y')
+GO
+DELETE FROM codes WHERE code = 'x'
+SELECT code FROM codes ORDER BY code
+GO
+DELETE FROM codes WHERE code = 'X'
+GO
+CREATE TABLE fk_other (code VARCHAR(10) REFERENCES codes (code))
+GO
 CREATE TABLE col_bad (c VARCHAR(10) COLLATE Nonsense_CI_AS)
 GO
 CREATE TABLE col_int (i INT COLLATE Latin1_General_CS_AS)
