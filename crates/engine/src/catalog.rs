@@ -17,7 +17,7 @@ use std::sync::Arc;
 use walden_storage::PageId;
 
 use crate::error::EngineError;
-use crate::types::{decode_row, encode_row, SqlType, Value};
+use crate::types::{decode_row, encode_row, SqlType, TextOrder, Value};
 
 /// A column.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +38,17 @@ pub struct ColumnDef {
     /// A `rowversion` (`timestamp`) column: BINARY(8) that every insert and update of the
     /// row sets to the database's next row version (`Database::next_rowversion`).
     pub rowversion: bool,
+    /// `COLLATE name` of a text column, as SQL Server spells the name; None for the
+    /// database's default (`SQL_Latin1_General_CP1_CI_AS`). Its index keys are encoded by
+    /// [`ColumnDef::text_order`].
+    pub collation: Option<String>,
+}
+
+impl ColumnDef {
+    /// How the column's text compares and is keyed: its collation's order, else the default.
+    pub fn text_order(&self) -> TextOrder {
+        self.collation.as_deref().map_or(TextOrder::DEFAULT, TextOrder::of_collation)
+    }
 }
 
 /// A computed column's definition (`name AS (expression) [PERSISTED]`).
@@ -566,11 +577,12 @@ impl Object {
                     w.str(&c.name);
                     w.0.extend_from_slice(&c.ty.encode());
                     // Bit 0: nullable; bit 1: a computed column, its text after the default;
-                    // bit 2: PERSISTED; bit 3: rowversion.
+                    // bit 2: PERSISTED; bit 3: rowversion; bit 4: a collation, its name last.
                     w.u8(u8::from(c.nullable)
                         | u8::from(c.computed.is_some()) << 1
                         | u8::from(c.computed.as_ref().is_some_and(|k| k.persisted)) << 2
-                        | u8::from(c.rowversion) << 3);
+                        | u8::from(c.rowversion) << 3
+                        | u8::from(c.collation.is_some()) << 4);
                     match c.identity {
                         Some((seed, inc)) => {
                             w.u8(1);
@@ -582,6 +594,9 @@ impl Object {
                     w.opt_str(c.default.as_deref());
                     if let Some(computed) = &c.computed {
                         w.str(&computed.text);
+                    }
+                    if let Some(collation) = &c.collation {
+                        w.str(collation);
                     }
                 }
                 w.u16(t.indexes.len() as u16);
@@ -716,6 +731,8 @@ impl Object {
                     } else {
                         None
                     };
+                    // Catalogs written before column collations never set bit 4.
+                    let collation = if flags & 16 != 0 { Some(r.str()?) } else { None };
                     columns.push(ColumnDef {
                         name,
                         ty,
@@ -724,6 +741,7 @@ impl Object {
                         default,
                         computed,
                         rowversion: flags & 8 != 0,
+                        collation,
                     });
                 }
                 let n = usize::from(r.u16()?);
@@ -1195,6 +1213,7 @@ mod tests {
                     default: None,
                     computed: None,
                     rowversion: false,
+                    collation: None,
                 },
                 ColumnDef {
                     name: "note".into(),
@@ -1204,6 +1223,7 @@ mod tests {
                     default: Some("'x'".into()),
                     computed: None,
                     rowversion: false,
+                    collation: Some("Latin1_General_CS_AS".into()),
                 },
                 ColumnDef {
                     name: "twice".into(),
@@ -1213,6 +1233,7 @@ mod tests {
                     default: None,
                     computed: Some(Computed { text: "[id] * 2".into(), persisted: true }),
                     rowversion: false,
+                    collation: None,
                 },
                 ColumnDef {
                     name: "rv".into(),
@@ -1222,6 +1243,7 @@ mod tests {
                     default: None,
                     computed: None,
                     rowversion: true,
+                    collation: None,
                 },
             ],
             indexes: vec![IndexDef {

@@ -34,8 +34,8 @@ use crate::lock::{LockMode, Resource};
 use crate::objects::{identity_integer, integer_value};
 use crate::txn::{Isolation, Transaction};
 use crate::types::{
-    decode_row_some_with, decode_row_with, encode_key, encode_key_columns, encode_row_with,
-    RowError, SqlType, Value,
+    decode_row_some_with, decode_row_with, encode_key_columns_ordered, encode_row_with, RowError,
+    SqlType, Value,
 };
 
 mod cursor;
@@ -172,8 +172,11 @@ pub(crate) fn index_key(
     row_id: &[u8],
 ) -> Result<Vec<u8>, EngineError> {
     let mut key = Vec::with_capacity(32);
-    let columns = index.columns.iter().map(|&c| (table.columns[c].ty, &values[c]));
-    encode_key_columns(columns, &mut key).map_err(|e| row_error(table, e))?;
+    let columns = index.columns.iter().map(|&c| {
+        let column = &table.columns[c];
+        (column.ty, column.text_order(), &values[c])
+    });
+    encode_key_columns_ordered(columns, &mut key).map_err(|e| row_error(table, e))?;
     if index.id != 1 && !index.unique {
         key.extend_from_slice(row_id);
     }
@@ -737,9 +740,16 @@ impl Transaction {
         let index = table.index(index_id).ok_or_else(|| {
             EngineError::Invalid(format!("no index {index_id} on '{}'", table.name))
         })?;
-        let types: Vec<SqlType> = index.columns.iter().map(|&c| table.columns[c].ty).collect();
+        if key_values.len() != index.columns.len() {
+            let (expected, found) = (index.columns.len(), key_values.len());
+            return Err(row_error(table, RowError::ColumnCount { expected, found }));
+        }
+        let columns = index.columns.iter().zip(key_values).map(|(&c, v)| {
+            let column = &table.columns[c];
+            (column.ty, column.text_order(), v)
+        });
         let mut key = Vec::new();
-        encode_key(&types, key_values, &mut key).map_err(|e| row_error(table, e))?;
+        encode_key_columns_ordered(columns, &mut key).map_err(|e| row_error(table, e))?;
         if index.id == 1 {
             if !index.unique {
                 return Err(EngineError::Invalid(format!(

@@ -15,7 +15,7 @@
 //! | SMALLINT, INT, BIGINT, MONEY | big-endian with the sign bit flipped |
 //! | DECIMAL(p,s) | the mantissa at scale s, big-endian in the row's width (4/8/12/16), sign bit flipped |
 //! | REAL, FLOAT | IEEE bits big-endian: all bits flipped if negative, else the sign bit set; -0 encoded as +0 |
-//! | CHAR, VARCHAR, NCHAR, NVARCHAR | trailing spaces dropped, each char lower-cased, UTF-8, escaped, terminated |
+//! | CHAR, VARCHAR, NCHAR, NVARCHAR | trailing spaces dropped, each char lower-cased, UTF-8, escaped, terminated; under a column collation that compares otherwise, the levels of [`TextOrder::put_key`] |
 //! | BINARY(n) | the n bytes (padded with zeros) |
 //! | VARBINARY | the bytes, escaped, terminated |
 //! | DATE | days big-endian, 3 bytes |
@@ -34,6 +34,7 @@
 //! a number's encoding always has the same length, and big-endian with the sign flipped orders
 //! two's complement integers as unsigned bytes.
 
+use super::collation::TextOrder;
 use super::row::{decimal_mantissa, finite, time_units, RowError};
 use super::sql_type::{decimal_len, SqlType};
 use super::value::{fold, Value};
@@ -53,9 +54,18 @@ pub fn encode_key_columns<'v>(
     columns: impl IntoIterator<Item = (SqlType, &'v Value)>,
     out: &mut Vec<u8>,
 ) -> Result<(), RowError> {
+    encode_key_columns_ordered(columns.into_iter().map(|(ty, v)| (ty, TextOrder::DEFAULT, v)), out)
+}
+
+/// [`encode_key_columns`] with each column's collation order: a text column's key is
+/// [`TextOrder::put_key`]; other types ignore the order.
+pub fn encode_key_columns_ordered<'v>(
+    columns: impl IntoIterator<Item = (SqlType, TextOrder, &'v Value)>,
+    out: &mut Vec<u8>,
+) -> Result<(), RowError> {
     let start = out.len();
-    for (i, (ty, v)) in columns.into_iter().enumerate() {
-        if let Err(e) = put_key_column(i, ty, v, out) {
+    for (i, (ty, order, v)) in columns.into_iter().enumerate() {
+        if let Err(e) = put_key_column(i, ty, order, v, out) {
             out.truncate(start);
             return Err(e);
         }
@@ -66,6 +76,7 @@ pub fn encode_key_columns<'v>(
 fn put_key_column(
     column: usize,
     ty: SqlType,
+    order: TextOrder,
     v: &Value,
     out: &mut Vec<u8>,
 ) -> Result<(), RowError> {
@@ -108,7 +119,7 @@ fn put_key_column(
             out.extend_from_slice(&ordered.to_be_bytes());
         }
         (SqlType::Char(_) | SqlType::VarChar(_), Value::Str(s))
-        | (SqlType::NChar(_) | SqlType::NVarChar(_), Value::NStr(s)) => put_text(s, out),
+        | (SqlType::NChar(_) | SqlType::NVarChar(_), Value::NStr(s)) => order.put_key(s, out),
         (SqlType::Binary(n), Value::Binary(b)) => {
             let n = usize::from(n);
             if b.len() > n {
@@ -201,7 +212,7 @@ pub fn key_prefix_lengths(types: &[SqlType], key: &[u8]) -> Vec<usize> {
 }
 
 /// Folded text, escaped and terminated, folded as [`compare`](super::compare) folds it.
-fn put_text(s: &str, out: &mut Vec<u8>) {
+pub(super) fn put_text(s: &str, out: &mut Vec<u8>) {
     let s = s.trim_end_matches(' ');
     if s.is_ascii() {
         // The common case, without per-character iterators: an ASCII character lower-cases

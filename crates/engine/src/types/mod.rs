@@ -18,7 +18,9 @@
 //!   known from the schema, then an offset array and the variable-length data. Large values
 //!   can be moved off-row through a caller's hook ([`encode_row_with`]). The byte layout is
 //!   `docs/format/row.md`, and a test rebuilds its worked example byte for byte.
-//! * [`encode_key`] is the memcomparable key encoding of index entries.
+//! * [`encode_key`] is the memcomparable key encoding of index entries; a text column with
+//!   a collation that compares otherwise than the default keys its text by that collation's
+//!   [`TextOrder`].
 //!
 //! # Invariants
 //!
@@ -43,6 +45,7 @@
 //!   schema and the buffer; anything inconsistent is [`RowError::Corrupt`]. A fuzz-style test
 //!   feeds random bytes and truncations.
 
+mod collation;
 mod decimal;
 mod guid;
 mod key;
@@ -51,9 +54,10 @@ mod sql_type;
 mod temporal;
 mod value;
 
+pub use collation::{fold_char, strip_accent, TextOrder};
 pub use decimal::Decimal;
 pub use guid::Guid;
-pub use key::{encode_key, encode_key_columns, key_prefix_lengths};
+pub use key::{encode_key, encode_key_columns, encode_key_columns_ordered, key_prefix_lengths};
 pub use row::{
     decode_column, decode_column_with, decode_row, decode_row_some_with, decode_row_with,
     encode_row, encode_row_with, min_row_len, off_row_pointers, variant_base_type, OffRowHook,

@@ -23,6 +23,7 @@ pub fn col(name: &str, ty: SqlType, nullable: bool) -> ColumnDef {
         default: None,
         computed: None,
         rowversion: false,
+        collation: None,
     }
 }
 

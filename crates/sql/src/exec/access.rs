@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 
 use walden_engine::catalog::TableDef;
 use walden_engine::statistics::Histogram;
-use walden_engine::types::{encode_key, SqlType, Value};
+use walden_engine::types::{encode_key, encode_key_columns_ordered, SqlType, TextOrder, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, Literal, UnaryOp};
 use crate::exec::eval::{is_literal_or_variable, Col, Env};
@@ -379,6 +379,11 @@ fn collect_terms<'e>(
                 (_, Some(i)) if probe(left) => (i, flip(*op), &**left),
                 _ => return,
             };
+            // `c = 'x' COLLATE name` compares by a collation the index's keys may not
+            // follow: not a search argument.
+            if matches!(value.kind, ExprKind::Collate { .. }) {
+                return;
+            }
             let t = &mut terms[i];
             match op {
                 BinaryOp::Eq if !matches!(t.fixed, Some(Fixed::Eq(_))) => {
@@ -496,6 +501,9 @@ impl Run<'_> {
             return Ok(true);
         };
         let types: Vec<SqlType> = index.columns.iter().map(|&c| t.def.columns[c].ty).collect();
+        // Text keys are encoded by their column's collation, as the index encodes them.
+        let orders: Vec<TextOrder> =
+            index.columns.iter().map(|&c| t.def.columns[c].text_order()).collect();
         // Every combination of the fixed columns' values, as encoded key prefixes.
         let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
         let ansi_nulls = self.s.opts.semantics.ansi_nulls;
@@ -527,7 +535,7 @@ impl Run<'_> {
                 };
                 for p in &prefixes {
                     let mut key = p.clone();
-                    if encode_key(&types[k..=k], std::slice::from_ref(&v), &mut key).is_err() {
+                    if encode_key_columns_ordered([(types[k], orders[k], &v)], &mut key).is_err() {
                         return Ok(false);
                     }
                     next.push(key);
@@ -541,8 +549,8 @@ impl Run<'_> {
         let ranged = path.fixed.len();
         let mut keep = keep;
         for prefix in prefixes {
-            let Some((lower, upper)) = self.key_range(&prefix, path, types.get(ranged), env)?
-            else {
+            let column = types.get(ranged).map(|&ty| (ty, orders[ranged]));
+            let Some((lower, upper)) = self.key_range(&prefix, path, column, env)? else {
                 continue;
             };
             let unique_key = index.unique && ranged == index.columns.len();
@@ -582,7 +590,7 @@ impl Run<'_> {
         &mut self,
         prefix: &[u8],
         path: &AccessPath<'_>,
-        ty: Option<&SqlType>,
+        column: Option<(SqlType, TextOrder)>,
         env: &Env<'_>,
     ) -> Result<Option<KeyRange>, SqlError> {
         let whole = |p: &[u8]| match prefix_end(p) {
@@ -594,7 +602,7 @@ impl Run<'_> {
         } else {
             (Bound::Included(prefix.to_vec()), whole(prefix))
         };
-        let (Some(&ty), false) = (ty, path.range.is_empty()) else {
+        let (Some((ty, order)), false) = (column, path.range.is_empty()) else {
             return Ok(Some((lower, upper)));
         };
         // A comparison holds for no NULL: start after the NULL keys (marker 00; a value's
@@ -604,7 +612,7 @@ impl Run<'_> {
         lower = Bound::Included(non_null);
         let encoded = |v: &Value| {
             let mut key = prefix.to_vec();
-            encode_key(&[ty], std::slice::from_ref(v), &mut key).ok().map(|()| key)
+            encode_key_columns_ordered([(ty, order, v)], &mut key).ok().map(|()| key)
         };
         if let Some((e, inclusive)) = path.range.lower {
             match self.bound_value(e, ty, env)? {
@@ -636,7 +644,8 @@ impl Run<'_> {
                 }
             }
         }
-        if let Some(e) = path.range.like {
+        // A collation's key is not its text's: a LIKE prefix narrows only a default key.
+        if let Some(e) = path.range.like.filter(|_| order.is_default()) {
             if let Some(p) = self.like_range(e, ty, prefix, env)? {
                 let end = whole(&p);
                 if lower_below(&lower, &p) {

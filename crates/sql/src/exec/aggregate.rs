@@ -27,12 +27,13 @@ use std::collections::{HashMap, HashSet};
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, OrderByItem};
-use crate::exec::eval::{Col, Env};
+use crate::exec::eval::{compare_collated, label_in, Col, Env};
 use crate::exec::grant::{row_bytes, MemoryGrant};
 use crate::exec::hash_spill::{Partitions, KEY_BYTES, STREAMED_PARTITIONS};
 use crate::exec::prepared::Scalar;
 use crate::exec::query::{group_key, grouping, ROWID};
 use crate::exec::scalar;
+use crate::exec::scalar::collation::{sort_value, Collation};
 use crate::exec::session::Run;
 use crate::exec::window::{average, sum_seed};
 use crate::exec::SqlError;
@@ -93,6 +94,10 @@ enum Spec<'a> {
         within_group: &'a [OrderByItem],
         /// STRING_AGG's separator.
         separator: Option<&'a Expr>,
+        /// The argument's collation, which DISTINCT, MIN and MAX of text go by.
+        collation: Option<&'static Collation>,
+        /// Each WITHIN GROUP key's collation.
+        within_collations: Vec<Option<&'static Collation>>,
     },
 }
 
@@ -146,12 +151,18 @@ impl<'a> Spec<'a> {
                 format!("'{name}' is not a recognized built-in function name."),
             )
         })?;
+        let mut within_collations = Vec::with_capacity(f.within_group.len());
+        for o in &f.within_group {
+            within_collations.push(label_in(&o.expr, cols)?.collation());
+        }
         Ok(Spec::Of {
             kind,
             arg: Scalar::prepare(arg, cols),
             distinct: distinct || name == "APPROX_COUNT_DISTINCT",
             within_group: &f.within_group,
             separator,
+            collation: label_in(arg, cols)?.collation(),
+            within_collations,
         })
     }
 
@@ -170,7 +181,8 @@ impl<'a> Spec<'a> {
 
     /// Adds the row `env` holds to `state`.
     fn push(&self, run: &mut Run<'_>, state: &mut State, env: &Env<'_>) -> Result<(), SqlError> {
-        let Spec::Of { kind, arg, distinct, within_group, .. } = self else {
+        let Spec::Of { kind, arg, distinct, within_group, collation, within_collations, .. } = self
+        else {
             if let State::Rows(n) = state {
                 *n += 1;
             }
@@ -178,18 +190,22 @@ impl<'a> Spec<'a> {
         };
         let v = run.eval_prepared(arg, env)?;
         if v.is_null() {
+            // STRING_AGG skips NULLs without SQL Server's warning 8153.
+            if *kind != Kind::StringAgg {
+                scalar::settings::null_eliminated();
+            }
             return Ok(());
         }
         match state {
-            State::Fold { n, acc } => fold(*kind, n, acc, v),
+            State::Fold { n, acc } => fold(*kind, n, acc, v, *collation),
             State::Values { values, keys, seen } => {
-                if *distinct && !seen.insert(group_key(std::slice::from_ref(&v))) {
+                if *distinct && !seen.insert(group_key(&[sort_value(v.clone(), *collation)])) {
                     return Ok(());
                 }
                 if !within_group.is_empty() {
                     let mut key = Vec::with_capacity(within_group.len());
-                    for o in *within_group {
-                        key.push(run.eval(&o.expr, env)?);
+                    for (o, c) in within_group.iter().zip(within_collations) {
+                        key.push(sort_value(run.eval(&o.expr, env)?, *c));
                     }
                     keys.push(key);
                 }
@@ -210,7 +226,7 @@ impl<'a> Spec<'a> {
             (Spec::CountRows { big: true }, State::Rows(n)) => Ok(Value::BigInt(n as i64)),
             (Spec::Of { kind, .. }, State::Fold { n, acc }) => folded(*kind, n, acc),
             (
-                Spec::Of { kind, within_group, separator, .. },
+                Spec::Of { kind, within_group, separator, collation, .. },
                 State::Values { values, keys, .. },
             ) => {
                 let values = if within_group.is_empty() {
@@ -218,15 +234,22 @@ impl<'a> Spec<'a> {
                 } else {
                     in_group_order(values, &keys, within_group)?
                 };
-                of_values(run, *kind, values, *separator)
+                of_values(run, *kind, values, *separator, *collation)
             }
             _ => Err(SqlError::new(50000, "Walden's aggregate state does not match its function.")),
         }
     }
 }
 
-/// Folds non-NULL `v` into a running COUNT, SUM, AVG, MIN or MAX.
-fn fold(kind: Kind, n: &mut i64, acc: &mut Option<Value>, v: Value) -> Result<(), SqlError> {
+/// Folds non-NULL `v` into a running COUNT, SUM, AVG, MIN or MAX (text compared under
+/// `collation`).
+fn fold(
+    kind: Kind,
+    n: &mut i64,
+    acc: &mut Option<Value>,
+    v: Value,
+    collation: Option<&Collation>,
+) -> Result<(), SqlError> {
     *n += 1;
     match kind {
         Kind::Sum | Kind::Avg => {
@@ -239,7 +262,7 @@ fn fold(kind: Kind, n: &mut i64, acc: &mut Option<Value>, v: Value) -> Result<()
             let better = match acc {
                 None => true,
                 Some(b) => {
-                    let o = scalar::compare(&v, b)?.unwrap_or(Ordering::Equal);
+                    let o = compare_collated(&v, b, collation)?.unwrap_or(Ordering::Equal);
                     o == if kind == Kind::Min { Ordering::Less } else { Ordering::Greater }
                 }
             };
@@ -303,6 +326,7 @@ fn of_values(
     kind: Kind,
     values: Vec<Value>,
     separator: Option<&Expr>,
+    collation: Option<&Collation>,
 ) -> Result<Value, SqlError> {
     match kind {
         Kind::Stdev | Kind::StdevP | Kind::Var | Kind::VarP => {
@@ -340,7 +364,7 @@ fn of_values(
         _ => {
             let (mut n, mut acc) = (0, None);
             for v in values {
-                fold(kind, &mut n, &mut acc, v)?;
+                fold(kind, &mut n, &mut acc, v, collation)?;
             }
             folded(kind, n, acc)
         }
@@ -376,6 +400,8 @@ pub(crate) struct Grouping<'a> {
     key_exprs: Vec<&'a Expr>,
     aggs: Vec<&'a Expr>,
     keys: Vec<Scalar<'a>>,
+    /// Each key's collation: text groups by its collation's equality.
+    key_collations: Vec<Option<&'static Collation>>,
     specs: Vec<Spec<'a>>,
     index: HashMap<String, usize>,
     groups: Vec<Group>,
@@ -405,11 +431,16 @@ impl<'a> Grouping<'a> {
         may_spill: bool,
     ) -> Result<Grouping<'a>, SqlError> {
         let specs = aggs.iter().map(|a| Spec::prepare(a, cols)).collect::<Result<_, _>>()?;
+        let mut key_collations = Vec::with_capacity(keys.len());
+        for k in keys {
+            key_collations.push(label_in(k, cols)?.collation());
+        }
         Ok(Grouping {
             cols: cols.to_vec(),
             key_exprs: keys.to_vec(),
             aggs: aggs.to_vec(),
             keys: keys.iter().map(|k| Scalar::prepare(k, cols)).collect(),
+            key_collations,
             specs,
             index: HashMap::new(),
             groups: Vec::new(),
@@ -437,10 +468,10 @@ impl<'a> Grouping<'a> {
         self.seen += 1;
         let env = Env::new(&self.cols, row, outer);
         let mut key = Vec::with_capacity(self.keys.len());
-        for k in &self.keys {
+        for (k, c) in self.keys.iter().zip(&self.key_collations) {
             match run.eval_prepared(k, &env)? {
                 Value::Xml(_) => return Err(scalar::xml::not_comparable()),
-                v => key.push(v),
+                v => key.push(sort_value(v, *c)),
             }
         }
         let key = group_key(&key);

@@ -141,6 +141,14 @@ fn only_widens(old: SqlType, new: SqlType) -> bool {
 }
 
 /// The objects of `def` that depend on column `c`, as error 5074 names them.
+/// What `ALTER COLUMN` changes a column to.
+struct ColumnChange<'a> {
+    data_type: &'a DataType,
+    nullable: Option<bool>,
+    /// `COLLATE name`; without it the column takes the default collation.
+    collation: &'a Option<Ident>,
+}
+
 fn dependents(def: &TableDef, c: usize) -> Vec<SqlError> {
     let column = &def.columns[c].name;
     let mut found = Vec::new();
@@ -203,10 +211,8 @@ impl Run<'_> {
                 self.alter_add(&t, &shown, *nocheck, items, line)
             }
             AlterTableAction::AlterColumn { column, data_type, nullable, collation } => {
-                if let Some(name) = collation {
-                    crate::exec::ddl::check_column_collation(&name.value)?;
-                }
-                self.alter_column(&t, &shown, column, data_type, *nullable, line)
+                let change = ColumnChange { data_type, nullable: *nullable, collation };
+                self.alter_column(&t, &shown, column, change, line)
             }
             AlterTableAction::Drop(items) => self.alter_drop(&t, &shown, items, line),
             AlterTableAction::CheckConstraints { with_check, enable, names } => {
@@ -763,15 +769,28 @@ impl Run<'_> {
         t: &TableRef,
         shown: &str,
         column: &Ident,
-        data_type: &DataType,
-        nullable: Option<bool>,
+        change: ColumnChange<'_>,
         line: u32,
     ) -> Result<(), SqlError> {
+        let ColumnChange { data_type, nullable, collation } = change;
         let Some(c) = t.def.column(&column.value) else {
             return Err(no_such_column("ALTER COLUMN", &column.value, shown));
         };
         let ty = self.resolve_type(data_type)?;
+        // Without COLLATE a text column takes the database's default, as in SQL Server.
+        let collation = match collation {
+            Some(name) => crate::exec::ddl::column_collation(&name.value, ty)?,
+            None => None,
+        };
         let old = &t.def.columns[c];
+        // Index keys (and what CHECK constraints and computed columns compare) follow the
+        // collation: SQL Server refuses the change while they depend on the column.
+        let collation_changed = ty.is_text()
+            && old.ty.is_text()
+            && !collation
+                .as_deref()
+                .unwrap_or_default()
+                .eq_ignore_ascii_case(old.collation.as_deref().unwrap_or_default());
         if old.computed.is_some() {
             return Err(SqlError::new(
                 4928,
@@ -791,7 +810,10 @@ impl Run<'_> {
         let default_only = depended.len() == 1 && old.default.is_some();
         let allowed = depended.is_empty()
             || default_only
-            || (!in_primary_key && nullable == old.nullable && only_widens(old.ty, ty));
+            || (!in_primary_key
+                && !collation_changed
+                && nullable == old.nullable
+                && only_widens(old.ty, ty));
         if !allowed {
             let name = old.name.clone();
             self.report_all(depended, line);
@@ -804,7 +826,7 @@ impl Run<'_> {
             ));
         }
         let mut new = TableDef::clone(&t.def);
-        new.columns[c] = ColumnDef { ty, nullable, ..old.clone() };
+        new.columns[c] = ColumnDef { ty, nullable, collation, ..old.clone() };
         let def = new.clone();
         let table = format!("{}.{}.{}", self.s.db.name(), t.def.schema, shown);
         self.rebuild(t, new, &[], |run, mut row| {

@@ -24,6 +24,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::foreign_key::ForeignKeySpec;
 use crate::exec::query::{display_name, TableRef};
 use crate::exec::scalar;
+use crate::exec::scalar::collation::DEFAULT_COLLATION;
 use crate::exec::session::Run;
 use crate::exec::user_types::readonly_needed;
 use crate::exec::SqlError;
@@ -105,6 +106,16 @@ impl Run<'_> {
                 if self.s.trancount > 0 {
                     return Err(in_transaction("CREATE DATABASE"));
                 }
+                let other = c.collation.as_ref().map(|n| other_collation(&n.value));
+                if let Some(name) = other.transpose()?.flatten() {
+                    return Err(SqlError::new(
+                        50000,
+                        format!(
+                            "CREATE DATABASE failed: Walden databases have the server's \
+                             collation, {DEFAULT_COLLATION}; COLLATE {name} is not supported."
+                        ),
+                    ));
+                }
                 let (files, layout) = self.database_files(c)?;
                 self.s
                     .instance
@@ -122,6 +133,19 @@ impl Run<'_> {
                 };
                 if let Some(change) = &a.file {
                     return self.alter_database_file(&name, change);
+                }
+                if let Some(collation) = &a.collation {
+                    self.s.instance.database(&name).map_err(|e| self.s.engine_error(e))?;
+                    return match other_collation(&collation.value)? {
+                        None => Ok(()),
+                        Some(given) => Err(SqlError::new(
+                            5072,
+                            format!(
+                                "ALTER DATABASE failed. The default collation of database \
+                                 '{name}' cannot be set to {given}."
+                            ),
+                        )),
+                    };
                 }
                 // Every option is applied in order; the first that fails stops the rest, as
                 // SQL Server applies a list of options one by one.
@@ -577,6 +601,7 @@ impl Run<'_> {
                         default: None,
                         computed: None,
                         rowversion: false,
+                        collation: None,
                     };
                     let type_name = col.data_type.name.name.value.to_ascii_lowercase();
                     if col.data_type.name.schema.is_none()
@@ -599,7 +624,10 @@ impl Run<'_> {
                                 def.nullable = true;
                             }
                             ColumnOption::NotNull => def.nullable = false,
-                            ColumnOption::Collate(name) => check_column_collation(&name.value)?,
+                            ColumnOption::Collate(name) if !is_computed => {
+                                def.collation = column_collation(&name.value, ty)?;
+                            }
+                            ColumnOption::Collate(_) => {}
                             ColumnOption::RowGuidCol if ty != SqlType::UniqueIdentifier => {
                                 return Err(SqlError::new(
                                     2761,
@@ -1020,19 +1048,27 @@ pub(crate) fn check_key_types(
     }
 }
 
-/// A column's `COLLATE`: error 448 for a name SQL Server does not have; a collation that
-/// compares otherwise than Walden's columns and indexes do (case-insensitively,
-/// accent-sensitively) is refused rather than ignored.
-pub(crate) fn check_column_collation(name: &str) -> Result<(), SqlError> {
-    let collation = crate::exec::scalar::collation::collation(name)?;
-    if collation.is_default_like() {
-        return Ok(());
+/// A database's `COLLATE name` (CREATE or ALTER DATABASE): error 448 for a name SQL Server
+/// does not have; None for the server's collation, which every database has; the name of
+/// another, which the caller refuses (a database's default collation is not kept).
+fn other_collation(name: &str) -> Result<Option<String>, SqlError> {
+    let c = scalar::collation::collation_ref(name)?;
+    Ok((c.name != DEFAULT_COLLATION).then(|| c.name.clone()))
+}
+
+/// What the catalog keeps of a column's `COLLATE name`: error 448 for a name SQL Server
+/// does not have, 447 for a column whose type is not text; None for the default
+/// (`DATABASE_DEFAULT`, or the default's own name), else the name as Walden spells it.
+pub(crate) fn column_collation(name: &str, ty: SqlType) -> Result<Option<String>, SqlError> {
+    let collation = crate::exec::scalar::collation::collation_ref(name)?;
+    if !ty.is_text() {
+        return Err(SqlError::new(
+            447,
+            format!(
+                "Expression type {} is invalid for COLLATE clause.",
+                ty.name().split('(').next().unwrap_or_default()
+            ),
+        ));
     }
-    Err(SqlError::new(
-        50000,
-        format!(
-            "Column collation '{name}' is not supported by Walden: columns and their indexes \
-             compare as SQL_Latin1_General_CP1_CI_AS (use COLLATE on expressions instead)."
-        ),
-    ))
+    Ok(crate::exec::scalar::collation::stored(Some(collation), ty))
 }

@@ -235,6 +235,7 @@ impl Run<'_> {
                 default: None,
                 computed: None,
                 rowversion: false,
+                collation: crate::exec::scalar::collation::stored(c.collation, c.ty),
             });
         }
         if let Some(item) = &identity {
@@ -255,6 +256,7 @@ impl Run<'_> {
                     default: None,
                     computed: None,
                     rowversion: false,
+                    collation: None,
                 },
             );
         }

@@ -45,6 +45,10 @@ pub(crate) struct Col {
     pub(crate) nullable: bool,
     /// Internal columns (row locators, computed aggregates): never matched by name or `*`.
     pub(crate) hidden: bool,
+    /// A table column's collation (its implicit collation in SQL Server's precedence), or a
+    /// select list item's when it names one; None where Walden does not track it (computed
+    /// values, derived tables), which then compare as the default.
+    pub(crate) collation: Option<&'static Collation>,
 }
 
 impl Col {
@@ -55,11 +59,12 @@ impl Col {
             ty,
             nullable: true,
             hidden: false,
+            collation: None,
         }
     }
 
     pub(crate) fn hidden(name: &str, ty: SqlType) -> Col {
-        Col { qual: None, name: name.to_string(), ty, nullable: true, hidden: true }
+        Col { hidden: true, ..Col::new(None, name, ty) }
     }
 }
 
@@ -189,46 +194,97 @@ pub(crate) fn is_comparison(op: BinaryOp) -> bool {
     )
 }
 
-/// The collation an expression names explicitly (`expr COLLATE name`), or None; error 448
-/// for an unknown name.
-fn explicit(e: &Expr) -> Result<Option<Collation>, SqlError> {
-    match &e.kind {
+/// Where a text expression's collation comes from, in SQL Server's collation precedence:
+/// `COLLATE` is explicit, a column's collation implicit; anything else (literals, variables,
+/// other expressions) takes the default and yields to either.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Label {
+    Explicit(&'static Collation),
+    Implicit(&'static Collation),
+    Default,
+}
+
+impl Label {
+    /// The collation an expression has when it is sorted or grouped alone.
+    pub(crate) fn collation(self) -> Option<&'static Collation> {
+        match self {
+            Label::Explicit(c) | Label::Implicit(c) => Some(c),
+            Label::Default => None,
+        }
+    }
+}
+
+/// The label of `e` against the columns `cols` (a column is looked up there only, not in
+/// outer rows); error 448 for an unknown collation name.
+pub(crate) fn label_in(e: &Expr, cols: &[Col]) -> Result<Label, SqlError> {
+    Ok(match &e.kind {
         ExprKind::Collate { collation, .. } => {
-            scalar::collation::collation(&collation.value).map(Some)
+            Label::Explicit(scalar::collation::collation_ref(&collation.value)?)
         }
-        _ => Ok(None),
-    }
+        ExprKind::Column(parts) => match find_column(cols, parts).ok().flatten() {
+            Some(i) => cols[i].collation.map_or(Label::Default, Label::Implicit),
+            None => Label::Default,
+        },
+        _ => Label::Default,
+    })
 }
 
-/// Refuses `e COLLATE name` as a sort, grouping or DISTINCT key when the collation does not
-/// compare as Walden's default (`clause` names where it is): those keys are ordered and
-/// hashed by the default comparison, so honouring only the comparisons would sort
-/// `COLLATE Latin1_General_CS_AS` silently as case-insensitive.
-pub(crate) fn check_key_collation(e: &Expr, clause: &str) -> Result<(), SqlError> {
-    if let ExprKind::Collate { collation, .. } = &e.kind {
-        let c = scalar::collation::collation(&collation.value)?;
-        if !c.is_default_like() {
-            return Err(SqlError::new(
-                50000,
-                format!(
-                    "Walden orders, groups and removes duplicates of text only as SQL_Latin1_General_CP1_CI_AS compares it: COLLATE {} in {clause} is not supported.",
-                    collation.value
-                ),
-            ));
+/// The label of `e` in `env`, whose outer rows a column may belong to.
+fn label(e: &Expr, env: &Env<'_>) -> Result<Label, SqlError> {
+    if let ExprKind::Column(parts) = &e.kind {
+        let mut at = Some(env);
+        while let Some(x) = at {
+            if let Some(i) = find_column(x.cols, parts).ok().flatten() {
+                return Ok(x.cols[i].collation.map_or(Label::Default, Label::Implicit));
+            }
+            at = x.outer;
         }
+        return Ok(Label::Default);
     }
-    Ok(())
+    label_in(e, &[])
 }
 
-/// The collation a comparison or LIKE of `left` and `right` goes by, when either names one
-/// (see [`explicit_collation`]); None for Walden's default comparison.
+/// The collation a comparison or LIKE of two text expressions goes by, by SQL Server's
+/// precedence (see [`resolve_collation`]); None for Walden's default comparison.
 fn comparison_collation(
     left: &Expr,
     right: &Expr,
+    env: &Env<'_>,
     operation: &str,
-) -> Result<Option<Collation>, SqlError> {
-    let (a, b) = (explicit(left)?, explicit(right)?);
-    Ok(explicit_collation(a.as_ref(), b.as_ref(), operation)?.cloned())
+) -> Result<Option<&'static Collation>, SqlError> {
+    resolve_collation(label(left, env)?, label(right, env)?, operation)
+}
+
+/// Two labels combined: an explicit collation wins (two different ones are error 468), then
+/// an implicit one (two different ones are error 468 too: two columns of different
+/// collations cannot be compared without a `COLLATE`); None when both are the default.
+pub(crate) fn resolve_collation(
+    a: Label,
+    b: Label,
+    operation: &str,
+) -> Result<Option<&'static Collation>, SqlError> {
+    match (a, b) {
+        (Label::Explicit(a), Label::Explicit(b)) | (Label::Implicit(a), Label::Implicit(b)) => {
+            explicit_collation(Some(a), Some(b), operation)
+        }
+        (Label::Explicit(c), _) | (_, Label::Explicit(c)) => Ok(Some(c)),
+        (Label::Implicit(c), _) | (_, Label::Implicit(c)) => Ok(Some(c)),
+        (Label::Default, Label::Default) => Ok(None),
+    }
+}
+
+/// [`scalar::compare`], but two texts compare under `collation` when there is one.
+pub(crate) fn compare_collated(
+    a: &Value,
+    b: &Value,
+    collation: Option<&Collation>,
+) -> Result<Option<Ordering>, SqlError> {
+    match (a, b, collation) {
+        (Value::Str(x) | Value::NStr(x), Value::Str(y) | Value::NStr(y), Some(c)) => {
+            Ok(Some(c.compare(x, y)))
+        }
+        _ => scalar::compare(a, b),
+    }
 }
 
 /// SQL Server's name of a comparison operator in error 468.
@@ -518,18 +574,13 @@ impl Run<'_> {
             ExprKind::Binary { op, left, right } if is_comparison(*op) => {
                 let a = self.eval(left, env)?;
                 let b = self.eval(right, env)?;
-                // Text compares by an explicit COLLATE when a side has one.
-                if is_text(&a) && is_text(&b) {
-                    if let Some(c) = comparison_collation(left, right, operation_name(*op))? {
-                        let (Value::Str(x) | Value::NStr(x), Value::Str(y) | Value::NStr(y)) =
-                            (&a, &b)
-                        else {
-                            unreachable!("both sides are text")
-                        };
-                        return Ok(Some(cmp_matches(*op, c.compare(x, y))));
-                    }
-                }
-                match scalar::compare(&a, &b)? {
+                // Text compares by the collation SQL Server's precedence gives the sides.
+                let c = if is_text(&a) && is_text(&b) {
+                    comparison_collation(left, right, env, operation_name(*op))?
+                } else {
+                    None
+                };
+                match compare_collated(&a, &b, c)? {
                     Some(o) => Ok(Some(cmp_matches(*op, o))),
                     None => Ok(self.null_comparison(*op, (left, &a), (right, &b))),
                 }
@@ -538,8 +589,16 @@ impl Run<'_> {
                 let v = self.eval(expr, env)?;
                 let lo = self.eval(low, env)?;
                 let hi = self.eval(high, env)?;
-                let a = scalar::compare(&v, &lo)?.map(|o| o != Ordering::Less);
-                let b = scalar::compare(&v, &hi)?.map(|o| o != Ordering::Greater);
+                let (c_lo, c_hi) = if is_text(&v) {
+                    (
+                        comparison_collation(expr, low, env, "greater than or equal to")?,
+                        comparison_collation(expr, high, env, "less than or equal to")?,
+                    )
+                } else {
+                    (None, None)
+                };
+                let a = compare_collated(&v, &lo, c_lo)?.map(|o| o != Ordering::Less);
+                let b = compare_collated(&v, &hi, c_hi)?.map(|o| o != Ordering::Greater);
                 let r = match (a, b) {
                     (Some(false), _) | (_, Some(false)) => Some(false),
                     (Some(true), Some(true)) => Some(true),
@@ -553,12 +612,14 @@ impl Run<'_> {
                 for x in list {
                     items.push(self.eval(x, env)?);
                 }
-                let r = in_values(&v, items.iter())?;
+                let c = if is_text(&v) { label(expr, env)?.collation() } else { None };
+                let r = in_values_collated(&v, items.iter(), c)?;
                 Ok(if *negated { r.map(|b| !b) } else { r })
             }
             ExprKind::InSubquery { expr, negated, subquery } => {
                 let v = self.eval(expr, env)?;
-                let r = self.in_subquery(&v, subquery, env)?;
+                let label = if is_text(&v) { label(expr, env)? } else { Label::Default };
+                let r = self.in_subquery(&v, label, subquery, env)?;
                 Ok(if *negated { r.map(|b| !b) } else { r })
             }
             ExprKind::Like { expr, negated, pattern, escape } => {
@@ -568,8 +629,8 @@ impl Run<'_> {
                     Some(x) => Some(self.eval(x, env)?),
                     None => None,
                 };
-                let r = match comparison_collation(expr, pattern, "like")? {
-                    Some(c) => scalar::like_collated(&v, &p, esc.as_ref(), &c)?,
+                let r = match comparison_collation(expr, pattern, env, "like")? {
+                    Some(c) => scalar::like_collated(&v, &p, esc.as_ref(), c)?,
                     None => scalar::like(&v, &p, esc.as_ref())?,
                 };
                 Ok(if *negated { r.map(|b| !b) } else { r })
@@ -1063,6 +1124,15 @@ pub(crate) fn in_values<'v>(
     v: &Value,
     items: impl Iterator<Item = &'v Value>,
 ) -> Result<Option<bool>, SqlError> {
+    in_values_collated(v, items, None)
+}
+
+/// [`in_values`] with text compared under `collation` (None: the default).
+pub(crate) fn in_values_collated<'v>(
+    v: &Value,
+    items: impl Iterator<Item = &'v Value>,
+    collation: Option<&Collation>,
+) -> Result<Option<bool>, SqlError> {
     let mut items = items.peekable();
     // Nothing is in an empty list, NULL included: `NULL IN (empty subquery)` is false.
     if items.peek().is_none() {
@@ -1073,7 +1143,7 @@ pub(crate) fn in_values<'v>(
     }
     let mut unknown = false;
     for x in items {
-        match scalar::compare(v, x)? {
+        match compare_collated(v, x, collation)? {
             Some(Ordering::Equal) => return Ok(Some(true)),
             None => unknown = true,
             _ => {}

@@ -65,6 +65,11 @@ pub(crate) fn constant(e: &Expr) -> Option<Value> {
 }
 
 fn prepare<'a>(e: &'a Expr, cols: &[Col]) -> Part<'a> {
+    // A column whose collation compares otherwise than the default is compared by the
+    // interpreter, which knows collations.
+    let column = |e: &Expr, cols: &[Col]| {
+        column(e, cols).filter(|&i| cols[i].collation.is_none_or(|c| c.order().is_default()))
+    };
     let prepared = match &e.kind {
         ExprKind::Binary { op, left, right } if is_comparison(*op) => {
             match (column(left, cols), constant(right)) {

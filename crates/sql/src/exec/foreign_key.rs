@@ -22,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use walden_engine::catalog::{ForeignKeyDef, IndexDef, Object, ReferentialAction, TableDef};
-use walden_engine::types::{encode_key, SqlType, Value};
+use walden_engine::types::{encode_key_columns_ordered, SqlType, TextOrder, Value};
 use walden_engine::Database;
 
 use crate::ast::{self, ForeignKeyReference};
@@ -88,19 +88,31 @@ fn table_by_id(db: &Database, id: u32) -> Option<Arc<TableDef>> {
 }
 
 /// The key of `row` in the columns `columns`, converted to the referenced index's column
-/// types `types` and encoded as the index encodes it (so that `'abc'` meets `'ABC'`, as the
-/// case-insensitive collation compares them); `None` if a column is NULL.
-fn key_of(row: &[Value], columns: &[usize], types: &[SqlType]) -> Result<Option<Key>, SqlError> {
+/// types `types` and encoded as the index encodes it, by its columns' collations (so that
+/// `'abc'` meets `'ABC'` under a case-insensitive one, and not under a case-sensitive one);
+/// `None` if a column is NULL.
+fn key_of(
+    row: &[Value],
+    columns: &[usize],
+    types: &[(SqlType, TextOrder)],
+) -> Result<Option<Key>, SqlError> {
     let mut values = Vec::with_capacity(columns.len());
-    for (&c, &ty) in columns.iter().zip(types) {
+    for (&c, &(ty, _)) in columns.iter().zip(types) {
         if row[c].is_null() {
             return Ok(None);
         }
         values.push(scalar::coerce(row[c].clone(), ty, false)?);
     }
     let mut bytes = Vec::new();
-    encode_key(types, &values, &mut bytes).map_err(|e| SqlError::new(50000, e.to_string()))?;
+    let keyed = types.iter().zip(&values).map(|(&(ty, order), v)| (ty, order, v));
+    encode_key_columns_ordered(keyed, &mut bytes)
+        .map_err(|e| SqlError::new(50000, e.to_string()))?;
     Ok(Some((values, bytes)))
+}
+
+/// The types and text orders (collations) of `index`'s key columns, as its keys encode them.
+fn key_types(table: &TableDef, index: &IndexDef) -> Vec<(SqlType, TextOrder)> {
+    index.columns.iter().map(|&c| (table.columns[c].ty, table.columns[c].text_order())).collect()
 }
 
 /// The referenced index of `fk` on `parent`.
@@ -122,7 +134,7 @@ fn referenced_index<'p>(
 impl Run<'_> {
     /// Resolves `spec`, a foreign key of `child` (created already, so it has its id; it may
     /// reference itself), into its definition, or the error that refuses it (1763, 1769,
-    /// 1770, 1773, 1776, 1778, 8139, 1761, 1785).
+    /// 1770, 1773, 1776, 1778, 1757, 8139, 1761, 1785).
     fn resolve_foreign_key(
         &mut self,
         db: &Arc<Database>,
@@ -232,6 +244,18 @@ impl Run<'_> {
                 return Err(SqlError::new(
                     1778,
                     format!("Column '{}.{}' is not the same data type as referencing column '{}.{}' in foreign key '{name}'.", parent.name, parent.columns[p].name, child.name, child.columns[c].name),
+                ));
+            }
+            // Keys are found by the referenced column's collation: both sides must have it.
+            let collation = |c: &walden_engine::catalog::ColumnDef| {
+                c.collation.clone().unwrap_or_default().to_ascii_lowercase()
+            };
+            if child.columns[c].ty.is_text()
+                && collation(&child.columns[c]) != collation(&parent.columns[p])
+            {
+                return Err(SqlError::new(
+                    1757,
+                    format!("Column '{}.{}' is not of same collation as referencing column '{}.{}' in foreign key '{name}'.", parent.name, parent.columns[p].name, child.name, child.columns[c].name),
                 ));
             }
         }
@@ -382,7 +406,7 @@ impl Run<'_> {
                 })?
             };
             let index = referenced_index(&parent, fk)?;
-            let types: Vec<SqlType> = index.columns.iter().map(|&c| parent.columns[c].ty).collect();
+            let types = key_types(&parent, index);
             let mut found: HashSet<Vec<u8>> = HashSet::new();
             for row in rows {
                 let Some((key, bytes)) = key_of(row, &fk.columns, &types)? else { continue };
@@ -466,8 +490,7 @@ impl Run<'_> {
                 child.foreign_keys.iter().filter(|fk| fk.ref_table == t.def.id && !fk.disabled)
             {
                 let index = referenced_index(&t.def, fk)?;
-                let types: Vec<SqlType> =
-                    index.columns.iter().map(|&c| t.def.columns[c].ty).collect();
+                let types = key_types(&t.def, index);
                 // The keys the statement leaves in place: a row updated to a key another row
                 // gave up still satisfies the references to it.
                 let mut kept: HashSet<Vec<u8>> = HashSet::new();

@@ -5,8 +5,9 @@
 //! it hashes, counted by [`row_bytes`], plus a key per row); granted, it runs in memory
 //! exactly as before. Refused, the rows are written to [`partitions`] spill files by the
 //! hash of their [`group_key`] (the key under which T-SQL calls values equal: case- and
-//! trailing-space-insensitive, `1 = 1.0`), so rows that are equal land in the same
-//! partition, and each partition is then grouped, deduplicated or joined by itself with the
+//! trailing-space-insensitive, `1 = 1.0`), or for grouping and joins, where a column's
+//! collation may call more values equal, of their `coarse_key`, so rows that are equal land
+//! in the same partition, and each partition is then grouped, deduplicated or joined by itself with the
 //! in-memory code. The results are the same rows; only their order, which T-SQL leaves
 //! undefined without ORDER BY, is by partition. A partition that is itself larger than the
 //! grant (one key holding most rows) is done in memory all the same, with its bytes held
@@ -21,6 +22,7 @@ use crate::ast::Expr;
 use crate::exec::eval::{Col, Env};
 use crate::exec::grant::{row_bytes, MemoryGrant, QueryMemory};
 use crate::exec::query::group_key;
+use crate::exec::scalar::collation::coarse_key;
 use crate::exec::session::Run;
 use crate::exec::spill::{Keyed, SpillReader, SpillWriter};
 use crate::exec::SqlError;
@@ -189,7 +191,7 @@ impl Run<'_> {
             let key = self.key_values(&build, right_cols, &row, outer)?;
             // A NULL key matches nothing in an inner join.
             if !key.iter().any(Value::is_null) {
-                right_parts.write(&group_key(&key), &row)?;
+                right_parts.write(&coarse_key(&key), &row)?;
             }
         }
         let mut left_parts = Partitions::new(grant.memory(), n)?;
@@ -197,7 +199,7 @@ impl Run<'_> {
             self.row_interruption_point(i)?;
             let key = self.key_values(&probe, left_cols, &row, outer)?;
             if !key.iter().any(Value::is_null) {
-                left_parts.write(&group_key(&key), &row)?;
+                left_parts.write(&coarse_key(&key), &row)?;
             }
         }
         for (r, mut l) in right_parts.finish()?.into_iter().zip(left_parts.finish()?) {
@@ -211,14 +213,14 @@ impl Run<'_> {
             for (i, row) in built.iter().enumerate() {
                 self.row_interruption_point(i)?;
                 let key = self.key_values(&build, right_cols, row, outer)?;
-                table.entry(group_key(&key)).or_default().push(i);
+                table.entry(coarse_key(&key)).or_default().push(i);
             }
             let mut i = 0;
             while let Some(row) = l.next()? {
                 self.row_interruption_point(i)?;
                 i += 1;
                 let key = self.key_values(&probe, left_cols, &row, outer)?;
-                for &m in table.get(&group_key(&key)).into_iter().flatten() {
+                for &m in table.get(&coarse_key(&key)).into_iter().flatten() {
                     if emit(self, &row, &built[m])? {
                         return Ok(None);
                     }

@@ -46,7 +46,7 @@ use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
 use crate::exec::grant::MemoryGrant;
 use crate::exec::prepared::Scalar;
-use crate::exec::query::{group_key, table_cols, visit_children, Relation, Rows, TableRef, ROWID};
+use crate::exec::query::{table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -189,7 +189,8 @@ enum Step<'e> {
 }
 
 /// The type families within which T-SQL equality is equality of hash keys
-/// ([`group_key`]): numbers with numbers, text with text, otherwise the same type.
+/// ([`group_key`](crate::exec::query::group_key)): numbers with numbers, text with text,
+/// otherwise the same type.
 pub(crate) fn family(ty: SqlType) -> u8 {
     match ty {
         SqlType::TinyInt
@@ -1341,12 +1342,13 @@ fn equi_keys<'e>(
 }
 
 /// The hash key of join key values: equal under T-SQL's comparison within a [`family`]
-/// exactly when the keys are equal; None if a value is NULL (it matches nothing).
+/// whenever the values are equal, under any collation (`coarse_key`); None if a value is
+/// NULL (it matches nothing).
 fn hash_key(values: &[Value]) -> Option<String> {
     if values.iter().any(Value::is_null) {
         return None;
     }
-    Some(group_key(values))
+    Some(crate::exec::scalar::collation::coarse_key(values))
 }
 
 /// A hash table of one side's rows by their join key. A candidate is only a candidate: the

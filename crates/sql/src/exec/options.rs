@@ -159,6 +159,8 @@ impl Semantics {
             language: self.language,
             concat_null_yields_null: self.concat_null_yields_null,
             arith_errors,
+            ansi_warnings: self.ansi_warnings,
+            numeric_roundabort: self.numeric_roundabort,
         }
     }
 

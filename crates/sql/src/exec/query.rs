@@ -21,9 +21,10 @@ use crate::ast::{
 };
 use crate::exec::aggregate::{aggregate_rows, Grouping};
 use crate::exec::demand::Demand;
-use crate::exec::eval::{check_key_collation, find_column, is_aggregate_call, Col, Env};
+use crate::exec::eval::{find_column, is_aggregate_call, label_in, Col, Env};
 use crate::exec::external_sort::ExternalSort;
 use crate::exec::scalar;
+use crate::exec::scalar::collation;
 use crate::exec::session::Run;
 use crate::exec::sysviews::{self, ViewContext};
 use crate::exec::{RowSet, SqlError};
@@ -82,7 +83,11 @@ impl Rows {
 pub(crate) fn table_cols(def: &TableDef, qual: &str) -> Vec<Col> {
     def.columns
         .iter()
-        .map(|c| Col { nullable: c.nullable, ..Col::new(Some(qual), &c.name, c.ty) })
+        .map(|c| Col {
+            nullable: c.nullable,
+            collation: collation::of_column(c),
+            ..Col::new(Some(qual), &c.name, c.ty)
+        })
         .collect()
 }
 
@@ -382,6 +387,46 @@ pub(crate) fn visit_children<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
     }
 }
 
+/// The output column an ORDER BY item names, by ordinal or alias (an alias when no source
+/// column has the name, or when the output column has a name); None for an expression of
+/// the source row.
+fn output_column(
+    o: &OrderByItem,
+    out_cols: &[Col],
+    cols: &[Col],
+) -> Result<Option<usize>, SqlError> {
+    if let Some(i) = ordinal(&o.expr, out_cols.len())? {
+        return Ok(Some(i));
+    }
+    if let ExprKind::Column(parts) = &o.expr.kind {
+        if parts.len() == 1 {
+            let alias = out_cols.iter().position(|c| c.name.eq_ignore_ascii_case(&parts[0].value));
+            if let Some(i) = alias {
+                if find_column(cols, parts).ok().flatten().is_none() || !out_cols[i].name.is_empty()
+                {
+                    return Ok(Some(i));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The collation each ORDER BY key sorts by: its output column's, or its expression's.
+pub(crate) fn order_collations(
+    order_by: &[OrderByItem],
+    out_cols: &[Col],
+    cols: &[Col],
+) -> Result<Vec<Option<&'static collation::Collation>>, SqlError> {
+    order_by
+        .iter()
+        .map(|o| match output_column(o, out_cols, cols)? {
+            Some(i) => Ok(out_cols[i].collation),
+            None => Ok(label_in(&o.expr, cols)?.collation()),
+        })
+        .collect()
+}
+
 /// A key identifying equal rows for DISTINCT, GROUP BY and UNION: values compare equal in
 /// T-SQL (case-insensitively, trailing spaces ignored, 1 = 1.0) exactly when keys are equal.
 pub(crate) fn group_key(values: &[Value]) -> String {
@@ -453,6 +498,11 @@ fn set_operation(op: SetOperator, l: Rows, r: Rows) -> Result<Rows, SqlError> {
             }
         })
         .collect();
+    // Rows are told apart by each column's collation: the left branch's, else the right's.
+    let collations: Vec<_> = (0..l.cols.len())
+        .map(|i| l.cols[i].collation.or(r.cols.get(i).and_then(|c| c.collation)))
+        .collect();
+    let key = |row: &[Value]| collation::group_key_under(row, &collations);
     let mut rows = match op {
         SetOperator::UnionAll => {
             let mut rows = l.rows;
@@ -461,17 +511,16 @@ fn set_operation(op: SetOperator, l: Rows, r: Rows) -> Result<Rows, SqlError> {
         }
         SetOperator::Union => {
             let mut seen = std::collections::HashSet::new();
-            l.rows.into_iter().chain(r.rows).filter(|row| seen.insert(group_key(row))).collect()
+            l.rows.into_iter().chain(r.rows).filter(|row| seen.insert(key(row))).collect()
         }
         SetOperator::Except | SetOperator::Intersect => {
-            let right: std::collections::HashSet<String> =
-                r.rows.iter().map(|x| group_key(x)).collect();
+            let right: std::collections::HashSet<String> = r.rows.iter().map(|x| key(x)).collect();
             let mut seen = std::collections::HashSet::new();
             let keep_in_right = op == SetOperator::Intersect;
             l.rows
                 .into_iter()
                 .filter(|row| {
-                    let k = group_key(row);
+                    let k = key(row);
                     right.contains(&k) == keep_in_right && seen.insert(k)
                 })
                 .collect()
@@ -480,6 +529,7 @@ fn set_operation(op: SetOperator, l: Rows, r: Rows) -> Result<Rows, SqlError> {
     let mut cols = l.cols;
     for (i, ty) in types.into_iter().enumerate() {
         cols[i].ty = ty;
+        cols[i].collation = collations[i];
         unify_column(&mut rows, i, ty)?;
         cols[i].nullable = true;
     }
@@ -719,20 +769,26 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
-        for o in order_by {
-            check_key_collation(&o.expr, "ORDER BY")?;
-        }
         if !order_by.is_empty() {
             let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
+            // Each key's collation: its output column's, or its own.
+            let mut collations = Vec::with_capacity(order_by.len());
+            for o in order_by {
+                collations.push(match ordinal(&o.expr, rows.cols.len())? {
+                    Some(i) => rows.cols[i].collation,
+                    None => label_in(&o.expr, &rows.cols)?.collation(),
+                });
+            }
             let mut sorter = ExternalSort::new(self.memory_grant(), &desc, false);
             for (i, row) in std::mem::take(&mut rows.rows).into_iter().enumerate() {
                 self.row_interruption_point(i)?;
                 let mut keys = Vec::with_capacity(order_by.len());
-                for o in order_by {
-                    keys.push(match ordinal(&o.expr, rows.cols.len())? {
+                for (o, c) in order_by.iter().zip(&collations) {
+                    let key = match ordinal(&o.expr, rows.cols.len())? {
                         Some(i) => row[i].clone(),
                         None => self.eval(&o.expr, &Env::new(&rows.cols, &row, outer))?,
-                    });
+                    };
+                    keys.push(collation::sort_value(key, *c));
                 }
                 sorter.push(self, keys, row)?;
             }
@@ -783,19 +839,6 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
-        for o in order_by {
-            check_key_collation(&o.expr, "ORDER BY")?;
-        }
-        for g in &sel.group_by {
-            check_key_collation(g, "GROUP BY")?;
-        }
-        if sel.distinct {
-            for item in &sel.items {
-                if let SelectItem::Expr { expr, .. } = item {
-                    check_key_collation(expr, "a DISTINCT select list")?;
-                }
-            }
-        }
         let aggs = select_aggregates(sel, order_by);
         let grouped = !aggs.is_empty() || !sel.group_by.is_empty();
         let (_, sets) = grouping_sets(&sel.group_by, sel.grouping_sets.as_deref())?;
@@ -863,6 +906,7 @@ impl Run<'_> {
         let SelectList { mut out_cols, exprs, stars, assigns } = self.select_list(sel, &cols)?;
         // Sort keys come from the source row (or the output, for aliases and ordinals).
         let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
+        let key_collations = order_collations(order_by, &out_cols, &cols)?;
         let top = match &sel.top {
             Some(t) => Some((self.top_quantity(t)?, t.percent)),
             None => None,
@@ -919,9 +963,17 @@ impl Run<'_> {
             }
             _ => None,
         };
+        // DISTINCT of a column whose collation tells apart other values than the default:
+        // rows are told apart as they are projected, by each column's collation, and not
+        // again below (which would go by the default).
+        let out_collations: Vec<_> = out_cols.iter().map(|c| c.collation).collect();
+        let mut collated_distinct = (sel.distinct
+            && out_collations.iter().flatten().any(|c| !c.order().is_default()))
+        .then(std::collections::HashSet::new);
+        let distinct = sel.distinct && collated_distinct.is_none();
         // A full ORDER BY sorts within the memory grant, spilling sorted runs beyond it.
         let mut sorter = (bounded.is_none() && !order_by.is_empty())
-            .then(|| ExternalSort::new(self.memory_grant(), &desc, sel.distinct));
+            .then(|| ExternalSort::new(self.memory_grant(), &desc, distinct));
         let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(match &sorter {
             Some(_) => 0,
             None => bounded.map_or(projected_rows, |k| projected_rows.min(2 * k)),
@@ -936,9 +988,14 @@ impl Run<'_> {
             self.row_interruption_point(i)?;
             let env = Env { cols: &cols, row: &row, outer, computed: &computed };
             let out = self.project(&exprs, &stars, &env)?;
+            if let Some(seen) = &mut collated_distinct {
+                if !seen.insert(collation::group_key_under(&out, &out_collations)) {
+                    continue;
+                }
+            }
             let mut keys = Vec::with_capacity(order_by.len());
-            for o in order_by {
-                keys.push(self.order_key(o, &out_cols, &out, &env)?);
+            for (o, c) in order_by.iter().zip(&key_collations) {
+                keys.push(collation::sort_value(self.order_key(o, &out_cols, &out, &env)?, *c));
             }
             if let Some(sorter) = &mut sorter {
                 sorter.push(self, keys, out)?;
@@ -959,7 +1016,7 @@ impl Run<'_> {
         let mut out_rows: Vec<Vec<Value>> = match sorter {
             Some(sorter) => self.sorted_rows(sorter)?,
             None => {
-                if sel.distinct {
+                if distinct {
                     keyed = self.distinct_within_grant(keyed)?;
                 }
                 if !order_by.is_empty() {
@@ -1055,6 +1112,7 @@ impl Run<'_> {
                         ty: ty.unwrap_or(SqlType::Int),
                         nullable,
                         hidden: ty.is_none(),
+                        collation: label_in(expr, cols)?.collation(),
                     });
                     exprs.push(Some(expr));
                     stars.push(None);
@@ -1156,23 +1214,10 @@ impl Run<'_> {
         out: &[Value],
         env: &Env<'_>,
     ) -> Result<Value, SqlError> {
-        if let Some(i) = ordinal(&o.expr, out_cols.len())? {
-            return Ok(out[i].clone());
+        match output_column(o, out_cols, env.cols)? {
+            Some(i) => Ok(out[i].clone()),
+            None => self.eval(&o.expr, env),
         }
-        if let ExprKind::Column(parts) = &o.expr.kind {
-            if parts.len() == 1 {
-                let alias =
-                    out_cols.iter().position(|c| c.name.eq_ignore_ascii_case(&parts[0].value));
-                if let Some(i) = alias {
-                    if find_column(env.cols, parts).ok().flatten().is_none()
-                        || !out_cols[i].name.is_empty()
-                    {
-                        return Ok(out[i].clone());
-                    }
-                }
-            }
-        }
-        self.eval(&o.expr, env)
     }
 
     /// Groups rows and computes the aggregates of each group. The grouped rows are a

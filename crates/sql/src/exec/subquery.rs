@@ -28,10 +28,11 @@ use std::sync::Arc;
 use walden_engine::types::Value;
 
 use crate::ast::Query;
-use crate::exec::eval::{in_values, Env};
+use crate::exec::eval::{compare_collated, in_values_collated, resolve_collation, Env, Label};
 use crate::exec::join::GroupedSubquery;
-use crate::exec::query::{group_key, Rows};
+use crate::exec::query::Rows;
 use crate::exec::scalar;
+use crate::exec::scalar::collation::{coarse_key, Collation};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -57,7 +58,7 @@ type Stamp = (u64, u64);
 #[derive(Debug)]
 pub(crate) struct Members {
     values: Vec<Value>,
-    /// Positions in `values` by [`group_key`].
+    /// Positions in `values` by [`coarse_key`].
     by_key: HashMap<String, Vec<usize>>,
     /// The one type family of every non-NULL value, if they share one.
     family: Option<u8>,
@@ -84,19 +85,19 @@ impl Members {
             let f = value_family(v);
             mixed |= f == 0 || family.is_some_and(|g| g != f);
             family = Some(f);
-            by_key.entry(group_key(std::slice::from_ref(v))).or_default().push(i);
+            by_key.entry(coarse_key(std::slice::from_ref(v))).or_default().push(i);
         }
         Members { values, by_key, family: family.filter(|_| !mixed), has_null }
     }
 
-    /// `v IN (values)`, three-valued.
-    fn contains(&self, v: &Value) -> Result<Option<bool>, SqlError> {
+    /// `v IN (values)`, three-valued, text compared under `collation`.
+    fn contains(&self, v: &Value, collation: Option<&Collation>) -> Result<Option<bool>, SqlError> {
         if v.is_null() || self.family.is_none_or(|f| f != value_family(v)) {
-            return in_values(v, self.values.iter());
+            return in_values_collated(v, self.values.iter(), collation);
         }
-        let candidates = self.by_key.get(&group_key(std::slice::from_ref(v)));
+        let candidates = self.by_key.get(&coarse_key(std::slice::from_ref(v)));
         for &i in candidates.into_iter().flatten() {
-            if scalar::compare(v, &self.values[i])? == Some(std::cmp::Ordering::Equal) {
+            if compare_collated(v, &self.values[i], collation)? == Some(std::cmp::Ordering::Equal) {
                 return Ok(Some(true));
             }
         }
@@ -151,16 +152,25 @@ impl Run<'_> {
         Ok(rows.rows.first().and_then(|r| r.first()).cloned().unwrap_or(Value::Null))
     }
 
-    /// `v IN (q)` for the row in `env`.
+    /// `v IN (q)` for the row in `env`, where `v`'s expression has the collation `label`
+    /// (which meets the subquery's column's by SQL Server's precedence).
     pub(crate) fn in_subquery(
         &mut self,
         v: &Value,
+        label: Label,
         q: &Query,
         env: &Env<'_>,
     ) -> Result<Option<bool>, SqlError> {
-        match self.cached_subquery(q, env, true)? {
-            (_, Some(members)) => members.contains(v),
-            (rows, None) => in_values(v, rows.rows.iter().filter_map(|r| r.first())),
+        let (rows, members) = self.cached_subquery(q, env, true)?;
+        let column = rows.cols.first().and_then(|c| c.collation);
+        let collation = if matches!(v, Value::Str(_) | Value::NStr(_)) {
+            resolve_collation(label, column.map_or(Label::Default, Label::Implicit), "equal to")?
+        } else {
+            None
+        };
+        match members {
+            Some(members) => members.contains(v, collation),
+            None => in_values_collated(v, rows.rows.iter().filter_map(|r| r.first()), collation),
         }
     }
 

@@ -162,6 +162,7 @@ impl Run<'_> {
                 default: None,
                 computed: None,
                 rowversion: false,
+                collation: crate::exec::scalar::collation::stored(c.collation, c.ty),
             })
             .collect())
     }

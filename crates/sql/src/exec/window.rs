@@ -19,9 +19,10 @@ use crate::ast::{
     BinaryOp, Expr, ExprKind, FrameBound, FrameUnits, FunctionArgs, FunctionCall, WindowFrame,
     WindowSpec,
 };
-use crate::exec::eval::{is_aggregate, Col, Env};
+use crate::exec::eval::{is_aggregate, label_in, Col, Env};
 use crate::exec::query::{compare_keys, group_key, sort_by_keys};
 use crate::exec::scalar;
+use crate::exec::scalar::collation;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -306,16 +307,30 @@ impl Run<'_> {
         let mut args = Args { value: Vec::new(), offset: Vec::new(), default: Vec::new() };
         let mut keyed: Vec<(Vec<Value>, usize)> = Vec::with_capacity(rows.len());
         let mut parts = Vec::with_capacity(rows.len());
+        // Text partitions and sorts by its collation; a percentile's sort key is also its
+        // value, and stays as it is.
+        let mut partition_collations = Vec::with_capacity(spec.partition_by.len());
+        for e in &spec.partition_by {
+            partition_collations.push(label_in(e, cols)?.collation());
+        }
+        let mut order_collations = Vec::with_capacity(spec.order_by.len());
+        for o in &spec.order_by {
+            order_collations.push(if percentile {
+                None
+            } else {
+                label_in(&o.expr, cols)?.collation()
+            });
+        }
         for (i, row) in rows.iter().enumerate() {
             self.row_interruption_point(i)?;
             let env = Env { cols, row, outer, computed };
             let mut key = Vec::with_capacity(spec.partition_by.len() + spec.order_by.len());
-            for e in &spec.partition_by {
-                key.push(self.eval(e, &env)?);
+            for (e, c) in spec.partition_by.iter().zip(&partition_collations) {
+                key.push(collation::sort_value(self.eval(e, &env)?, *c));
             }
             parts.push(group_key(&key));
-            for o in &spec.order_by {
-                key.push(self.eval(&o.expr, &env)?);
+            for (o, c) in spec.order_by.iter().zip(&order_collations) {
+                key.push(collation::sort_value(self.eval(&o.expr, &env)?, *c));
             }
             if percentile {
                 // The WITHIN GROUP expression, evaluated just above as the first sort key.
@@ -623,6 +638,7 @@ impl Accumulator {
 
     fn add(&mut self, v: &Value) -> Result<(), SqlError> {
         if v.is_null() {
+            scalar::settings::null_eliminated();
             return Ok(());
         }
         self.count += 1;

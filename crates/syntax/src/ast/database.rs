@@ -11,6 +11,8 @@ pub struct CreateDatabase {
     pub files: Vec<FileSpec>,
     /// Log files (`LOG ON (...)`).
     pub log_files: Vec<FileSpec>,
+    /// `COLLATE name`: the database's default collation.
+    pub collation: Option<Ident>,
 }
 
 /// A database file specification: `(NAME = ..., FILENAME = '...', SIZE = ..., ...)`.
@@ -70,7 +72,7 @@ pub enum FileGrowth {
 }
 
 /// `ALTER DATABASE name | CURRENT SET option, ... [WITH termination]`, or `ALTER DATABASE
-/// name MODIFY FILE (...) | ADD [LOG] FILE (...) | REMOVE FILE name`.
+/// name MODIFY FILE (...) | ADD [LOG] FILE (...) | REMOVE FILE name | COLLATE name`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlterDatabase {
     /// Which database.
@@ -79,6 +81,8 @@ pub struct AlterDatabase {
     pub options: Vec<DatabaseOption>,
     /// A change to the database's files instead of options.
     pub file: Option<DatabaseFileChange>,
+    /// `COLLATE name` instead of options: a new default collation.
+    pub collation: Option<Ident>,
     /// `WITH ROLLBACK IMMEDIATE`, `WITH ROLLBACK AFTER n SECONDS` or `WITH NO_WAIT`, as
     /// written (upper case), for display.
     pub termination: Option<String>,

@@ -17,6 +17,9 @@ impl Display for CreateDatabase {
         if !self.log_files.is_empty() {
             write!(f, " LOG ON {}", commas(&self.log_files))?;
         }
+        if let Some(collation) = &self.collation {
+            write!(f, " COLLATE {collation}")?;
+        }
         Ok(())
     }
 }
@@ -76,6 +79,9 @@ impl Display for AlterDatabase {
             }
             Some(DatabaseFileChange::Remove(name)) => return write!(f, " REMOVE FILE {name}"),
             None => {}
+        }
+        if let Some(collation) = &self.collation {
+            return write!(f, " COLLATE {collation}");
         }
         f.write_str(" SET ")?;
         for (i, option) in self.options.iter().enumerate() {

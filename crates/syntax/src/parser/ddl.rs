@@ -183,7 +183,9 @@ impl<'a> Parser<'a> {
             self.advance();
             log_files = self.parse_comma_separated(Self::parse_file_spec)?;
         }
-        let database = CreateDatabase { name, files, log_files };
+        let collation =
+            if self.eat_keyword("COLLATE") { Some(self.parse_identifier()?) } else { None };
+        let database = CreateDatabase { name, files, log_files, collation };
         Ok(StatementKind::CreateDatabase(Box::new(database)))
     }
 
@@ -261,6 +263,17 @@ impl<'a> Parser<'a> {
                 database,
                 options: Vec::new(),
                 file: Some(change),
+                collation: None,
+                termination: None,
+            };
+            return Ok(StatementKind::AlterDatabase(Box::new(alter)));
+        }
+        if self.eat_keyword("COLLATE") {
+            let alter = AlterDatabase {
+                database,
+                options: Vec::new(),
+                file: None,
+                collation: Some(self.parse_identifier()?),
                 termination: None,
             };
             return Ok(StatementKind::AlterDatabase(Box::new(alter)));
@@ -284,7 +297,7 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        let alter = AlterDatabase { database, options, file: None, termination };
+        let alter = AlterDatabase { database, options, file: None, collation: None, termination };
         Ok(StatementKind::AlterDatabase(Box::new(alter)))
     }
 

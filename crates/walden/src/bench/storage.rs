@@ -276,6 +276,7 @@ fn new_table(instance: &Instance, name: &str) -> Result<(Arc<Database>, TableDef
         default: None,
         computed: None,
         rowversion: false,
+        collation: None,
     };
     let def = TableDef {
         id: 0,

@@ -184,10 +184,18 @@ impl Run<'_> {
             .collect();
         grouped.where_clause = conjunction(&own);
         grouped.group_by = keys.iter().map(|(_, k)| (*k).clone()).collect();
+        let n_keys = keys.len();
         let mut empty = sel.clone();
         empty.where_clause = Some(never());
         let query = |body: Select| Query { body: QueryBody::Select(Box::new(body)), ..q.clone() };
         let rows = self.query(&query(grouped), None).ok()?;
+        // Groups are looked up by `group_key`, which tells apart what the default collation
+        // does: a key of another collation is run per row.
+        let collated =
+            |c: &crate::exec::eval::Col| c.collation.is_some_and(|c| !c.order().is_default());
+        if rows.cols.iter().take(n_keys).any(collated) {
+            return None;
+        }
         let empty = self.query(&query(empty), None).ok()?;
         let empty = empty.rows.first().and_then(|r| r.first()).cloned().unwrap_or(Value::Null);
         let n = keys.len();

@@ -27,10 +27,9 @@ use crate::ast::{BinaryOp, Expr, ExprKind, Query, SelectItem, TableSource, Unary
 use crate::exec::access;
 use crate::exec::demand::Demand;
 use crate::exec::eval::find_column;
-use crate::exec::eval::{Col, Env};
+use crate::exec::eval::{compare_collated, label_in, resolve_collation, Col, Env};
 use crate::exec::query::{visit_children, Rows, TableRef};
 use crate::exec::recursive::has_aggregate;
-use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
@@ -161,6 +160,12 @@ impl Run<'_> {
             semi.demand.as_ref(),
         )?;
         let matcher = HashMatch::build(self, &semi.keys, &inner_cols, &inner_rows, outer)?;
+        // Each key's text compares by its sides' collations.
+        let mut collations = Vec::with_capacity(semi.keys.len());
+        for (o, e) in &semi.keys {
+            let (a, b) = (label_in(o, cols)?, label_in(e, &inner_cols)?);
+            collations.push(resolve_collation(a, b, "equal to")?);
+        }
         let mut kept = Vec::with_capacity(rows.len());
         let mut probe = Vec::with_capacity(semi.keys.len());
         for (n, row) in rows.into_iter().enumerate() {
@@ -174,9 +179,9 @@ impl Run<'_> {
             for i in matcher.candidates(self, &semi.keys, cols, &row, outer)? {
                 let inner_env = Env::new(&inner_cols, &inner_rows[i], outer);
                 let mut all = true;
-                for ((_, e), v) in semi.keys.iter().zip(&probe) {
+                for (((_, e), v), c) in semi.keys.iter().zip(&probe).zip(&collations) {
                     let w = self.eval(e, &inner_env)?;
-                    if scalar::compare(v, &w)? != Some(std::cmp::Ordering::Equal) {
+                    if compare_collated(v, &w, *c)? != Some(std::cmp::Ordering::Equal) {
                         all = false;
                         break;
                     }

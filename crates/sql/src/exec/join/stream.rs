@@ -38,12 +38,14 @@ use crate::ast::{
 use crate::exec::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::aggregate::Grouping;
 use crate::exec::demand::Demand;
-use crate::exec::eval::{check_key_collation, find_column, full_text_refusal, Col, Env};
+use crate::exec::eval::{find_column, full_text_refusal, Col, Env};
 use crate::exec::external_sort::ExternalSort;
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{
-    grouped_columns, select_aggregates, select_windows, sorts_by_source_column, visit_children,
+    grouped_columns, order_collations, select_aggregates, select_windows, sorts_by_source_column,
+    visit_children,
 };
+use crate::exec::scalar::collation::{sort_value, Collation};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -63,6 +65,8 @@ struct Sorted<'s> {
     sorter: ExternalSort,
     order_by: &'s [OrderByItem],
     out_cols: &'s [Col],
+    /// Each key's collation (`query::order_collations`).
+    collations: Vec<Option<&'static Collation>>,
 }
 
 impl RowSink for Streamed<'_> {
@@ -71,11 +75,11 @@ impl RowSink for Streamed<'_> {
         let out = run.project(self.exprs, self.stars, &env)?;
         if let Some(sort) = &mut self.sort {
             let mut keys = Vec::with_capacity(sort.order_by.len());
-            for o in sort.order_by {
+            for (o, c) in sort.order_by.iter().zip(&sort.collations) {
                 // Refused before any row is announced (the merge would find it later).
                 match run.order_key(o, sort.out_cols, &out, &env)? {
                     Value::Xml(_) => return Err(crate::exec::scalar::xml::not_comparable()),
-                    key => keys.push(key),
+                    key => keys.push(sort_value(key, *c)),
                 }
             }
             sort.sorter.push(run, keys, out)?;
@@ -312,9 +316,7 @@ impl Run<'_> {
                     }
                     _ => q.order_by.is_empty(),
                 };
-        // A COLLATE key is the collected sort's to check.
-        let collated = q.order_by.iter().any(|o| check_key_collation(&o.expr, "ORDER BY").is_err());
-        if !path_ordered && (sel.top.is_some() || collated) {
+        if !path_ordered && sel.top.is_some() {
             return Ok(None);
         }
         let columns: Vec<ColumnInfo> = list
@@ -328,8 +330,13 @@ impl Run<'_> {
                 sorter: ExternalSort::new(self.memory_grant(), &desc, false),
                 order_by: &q.order_by,
                 out_cols: &list.out_cols,
+                collations: Vec::new(),
             }
         });
+        let mut sort = sort;
+        if let Some(sort) = &mut sort {
+            sort.collations = order_collations(&q.order_by, &list.out_cols, &cols)?;
+        }
         let sorting = sort.is_some();
         if !sorting {
             self.out.result_set(&columns);

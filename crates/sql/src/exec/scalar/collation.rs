@@ -2,17 +2,26 @@
 //! `SQL_Latin1_General_CP1` SQL collations, case-sensitive or not (`_CS_` / `_CI_`),
 //! accent-sensitive or not (`_AS` / `_AI`), and the binary ones (`_BIN`, `_BIN2`).
 //!
-//! Walden's own comparison (columns, indexes, `=` between plain expressions) is the server's
-//! collation, `SQL_Latin1_General_CP1_CI_AS`. An expression with `COLLATE name` compares by
-//! that collation instead, as SQL Server's collation precedence says an explicit collation
-//! wins ([`explicit_collation`]); two different explicit collations meeting is error 468.
+//! The server's and every database's collation is `SQL_Latin1_General_CP1_CI_AS`; a text
+//! column may have its own (`ColumnDef::collation`, [`of_column`]). Which collation a
+//! comparison, sort or grouping goes by is SQL Server's collation precedence, worked out by
+//! `eval::Label`: an explicit `COLLATE` wins, then a column's, then the default; two different
+//! explicit collations, or two columns of different ones, meeting is error 468
+//! ([`explicit_collation`]).
 //!
-//! Comparison under a collation: trailing spaces are ignored (as SQL Server pads), then
-//! characters compare by their base letter, then by accent (if accent-sensitive), then by
-//! case, lower before upper (if case-sensitive). A binary collation compares code points.
+//! How a collation compares is the engine's `TextOrder` (trailing spaces ignored, then the
+//! letters without case and accents, then accents if accent-sensitive, then case, lower
+//! first, if case-sensitive; code points for a binary one), which also keys a column's index.
+//! Sorting and grouping turn text into that key ([`sort_value`], [`group_key_under`]); hash
+//! matching uses a key that no collation tells apart more coarsely ([`coarse_key`]) and then
+//! compares under the collation.
 
 use std::cmp::Ordering;
 
+use walden_engine::catalog::ColumnDef;
+use walden_engine::types::{strip_accent, SqlType, TextOrder, Value};
+
+use crate::exec::query::group_key;
 use crate::exec::SqlError;
 
 /// A collation Walden knows.
@@ -40,7 +49,33 @@ const SQL_SUFFIXES: [&str; 3] = ["CI_AS", "CS_AS", "CI_AI"];
 /// The collation `name` names, case-insensitively (`DATABASE_DEFAULT` is the default); SQL
 /// Server's error 448 for any other name.
 pub(crate) fn collation(name: &str) -> Result<Collation, SqlError> {
-    find(name).ok_or_else(|| SqlError::new(448, format!("Invalid collation '{name}'.")))
+    collation_ref(name).cloned()
+}
+
+/// [`collation`], as the one shared description of the name: columns and labels hold
+/// references, so that finding a row's collation copies nothing. The names with options
+/// (`_KS`, `_WS`, ...) are made once each the first time they are named and kept; there are
+/// finitely many.
+pub(crate) fn collation_ref(name: &str) -> Result<&'static Collation, SqlError> {
+    let invalid = || SqlError::new(448, format!("Invalid collation '{name}'."));
+    let target =
+        if name.eq_ignore_ascii_case("DATABASE_DEFAULT") { DEFAULT_COLLATION } else { name };
+    if let Some(c) = all().iter().find(|c| c.name.eq_ignore_ascii_case(target)) {
+        return Ok(c);
+    }
+    static MADE: std::sync::Mutex<Vec<&'static Collation>> = std::sync::Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(c) = made.iter().find(|c| c.name.eq_ignore_ascii_case(target)) {
+        return Ok(c);
+    }
+    let c: &'static Collation = Box::leak(Box::new(find(target).ok_or_else(invalid)?));
+    made.push(c);
+    Ok(c)
+}
+
+/// The default collation's description.
+pub(crate) fn default_collation() -> &'static Collation {
+    all().iter().find(|c| c.name == DEFAULT_COLLATION).expect("the default collation is listed")
 }
 
 fn find(name: &str) -> Option<Collation> {
@@ -106,12 +141,6 @@ fn list() -> Vec<Collation> {
 }
 
 impl Collation {
-    /// Whether the collation compares as Walden's default, `SQL_Latin1_General_CP1_CI_AS`:
-    /// case-insensitive and accent-sensitive.
-    pub(crate) fn is_default_like(&self) -> bool {
-        !self.binary && !self.case_sensitive && self.accent_sensitive
-    }
-
     /// `fn_helpcollations()`'s description, in SQL Server's words.
     pub(crate) fn description(&self) -> String {
         let sort = if self.binary {
@@ -164,76 +193,24 @@ impl Collation {
         })
     }
 
+    /// How the collation compares text (and keys it in an index).
+    pub(crate) fn order(&self) -> TextOrder {
+        TextOrder {
+            case_sensitive: self.case_sensitive,
+            accent_sensitive: self.accent_sensitive,
+            binary: self.binary,
+        }
+    }
+
     /// Compares two strings under the collation.
     pub(crate) fn compare(&self, a: &str, b: &str) -> Ordering {
-        let (a, b) = (a.trim_end_matches(' '), b.trim_end_matches(' '));
-        if self.binary {
-            return a.chars().cmp(b.chars());
-        }
-        let primary = base_letters(a).cmp(base_letters(b));
-        if primary != Ordering::Equal {
-            return primary;
-        }
-        if self.accent_sensitive {
-            let accented = |s: &str| s.chars().flat_map(char::to_lowercase).collect::<Vec<_>>();
-            let order = accented(a).cmp(&accented(b));
-            if order != Ordering::Equal {
-                return order;
-            }
-        }
-        if self.case_sensitive {
-            // Lower case sorts before upper case, character by character.
-            for (x, y) in a.chars().zip(b.chars()) {
-                if x != y {
-                    return if x.is_lowercase() { Ordering::Less } else { Ordering::Greater };
-                }
-            }
-        }
-        Ordering::Equal
+        self.order().compare(a, b)
     }
 
     /// The character LIKE matches `c` as: itself under a binary collation, else folded to
     /// lower case unless case-sensitive and stripped of its accent unless accent-sensitive.
     pub(crate) fn key(&self, c: char) -> char {
-        if self.binary {
-            return c;
-        }
-        let c = if self.case_sensitive { c } else { super::compare::fold(c) };
-        if self.accent_sensitive {
-            c
-        } else {
-            strip_accent(c)
-        }
-    }
-}
-
-/// The letters of `s` lower-cased and without accents: what every non-binary collation
-/// compares first.
-fn base_letters(s: &str) -> impl Iterator<Item = char> + '_ {
-    s.chars().flat_map(char::to_lowercase).map(strip_accent)
-}
-
-/// The base letter of an accented Latin letter (lower or upper case stays so); others as
-/// they are.
-fn strip_accent(c: char) -> char {
-    match c {
-        'à'..='å' => 'a',
-        'À'..='Å' => 'A',
-        'ç' => 'c',
-        'Ç' => 'C',
-        'è'..='ë' => 'e',
-        'È'..='Ë' => 'E',
-        'ì'..='ï' => 'i',
-        'Ì'..='Ï' => 'I',
-        'ñ' => 'n',
-        'Ñ' => 'N',
-        'ò'..='ö' | 'ø' => 'o',
-        'Ò'..='Ö' | 'Ø' => 'O',
-        'ù'..='ü' => 'u',
-        'Ù'..='Ü' => 'U',
-        'ý' | 'ÿ' => 'y',
-        'Ý' => 'Y',
-        other => other,
+        self.order().like_char(c)
     }
 }
 
@@ -256,4 +233,70 @@ pub(crate) fn explicit_collation<'c>(
         (Some(a), _) => Ok(Some(a)),
         (None, b) => Ok(b),
     }
+}
+
+/// What a value sorts and groups by under `collation`: text under a collation that orders
+/// otherwise than the default becomes its key bytes (as BINARY, which compares and groups
+/// byte for byte, so equal keys are equal under the collation); anything else is itself.
+pub(crate) fn sort_value(v: Value, collation: Option<&Collation>) -> Value {
+    match (collation.map(Collation::order).filter(|o| !o.is_default()), v) {
+        (Some(order), Value::Str(s) | Value::NStr(s)) => {
+            let mut key = Vec::with_capacity(s.len() + 2);
+            order.put_key(&s, &mut key);
+            Value::Binary(key)
+        }
+        (_, v) => v,
+    }
+}
+
+/// The DISTINCT / UNION key of `row` whose column i has the collation `collations[i]`:
+/// [`group_key`] of the values [`sort_value`] makes.
+pub(crate) fn group_key_under(row: &[Value], collations: &[Option<&'static Collation>]) -> String {
+    let plain = |c: &Option<&Collation>| c.is_none_or(|c| c.order().is_default());
+    if collations.iter().all(plain) {
+        return group_key(row);
+    }
+    let keyed: Vec<Value> = row
+        .iter()
+        .enumerate()
+        .map(|(i, v)| sort_value(v.clone(), collations.get(i).copied().flatten()))
+        .collect();
+    group_key(&keyed)
+}
+
+/// A hash key that is equal for values any collation may find equal (text by its letters
+/// lower-cased and without accents: every collation Walden has tells apart no more than
+/// that, so its equal values always share a key). Hash joins and grouping partitions hash by
+/// it and compare candidates under the real collation.
+pub(crate) fn coarse_key(values: &[Value]) -> String {
+    let accented = |v: &Value| matches!(v, Value::Str(s) | Value::NStr(s) if !s.is_ascii());
+    if !values.iter().any(accented) {
+        // ASCII has no accents, and group_key already lower-cases.
+        return group_key(values);
+    }
+    let letters: Vec<Value> = values
+        .iter()
+        .map(|v| match v {
+            Value::Str(s) | Value::NStr(s) => {
+                Value::Str(s.chars().flat_map(char::to_lowercase).map(strip_accent).collect())
+            }
+            other => other.clone(),
+        })
+        .collect();
+    group_key(&letters)
+}
+
+/// The collation of a table's column: its own, or the default for a text column that has
+/// none; None for other types.
+pub(crate) fn of_column(c: &ColumnDef) -> Option<&'static Collation> {
+    if !c.ty.is_text() {
+        return None;
+    }
+    Some(c.collation.as_deref().and_then(|n| collation_ref(n).ok()).unwrap_or(default_collation()))
+}
+
+/// What a new column of type `ty` made from a value of collation `c` keeps in the catalog
+/// (SELECT INTO, a view's columns): the name, unless it is the default or `ty` is not text.
+pub(crate) fn stored(c: Option<&Collation>, ty: SqlType) -> Option<String> {
+    c.filter(|c| ty.is_text() && c.name != DEFAULT_COLLATION).map(|c| c.name.clone())
 }

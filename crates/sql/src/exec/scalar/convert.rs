@@ -499,7 +499,16 @@ fn to_decimal(v: Value, precision: u8, scale: u8) -> Result<Value, SqlError> {
         Value::Str(s) | Value::NStr(s) => text_to_decimal(s, from)?,
         _ => return Err(type_clash(&v, &SqlType::Decimal { precision, scale })),
     };
-    d.to_type(precision, scale).map(Value::Decimal).ok_or_else(overflow)
+    let converted = d.to_type(precision, scale).ok_or_else(overflow)?;
+    // Under NUMERIC_ROUNDABORT an exact number that loses digits is SQL Server's overflow.
+    let exact_source = matches!(v, Value::Decimal(_) | Value::Money(_));
+    if exact_source
+        && converted.cmp_value(&d).is_ne()
+        && super::settings::current().numeric_roundabort
+    {
+        return Err(overflow());
+    }
+    Ok(Value::Decimal(converted))
 }
 
 /// SQL Server's string to float: surrounding spaces ignored, `[sign] digits [. digits]

@@ -11,7 +11,8 @@
 //! operand of `+`, an arithmetic error), never per row otherwise.
 //!
 //! Arithmetic errors that the options turn into NULL leave a warning (SQL Server's 3607 and
-//! 3606) that the statement sends after it runs ([`take_warnings`]).
+//! 3606), and an aggregate that skips a NULL under `ANSI_WARNINGS ON` leaves 8153; the
+//! statement sends them after it runs ([`take_warnings`]).
 
 use std::cell::{Cell, RefCell};
 
@@ -42,6 +43,11 @@ pub(crate) struct Settings {
     pub(crate) concat_null_yields_null: bool,
     /// `SET ARITHABORT`, `ANSI_WARNINGS` and `ARITHIGNORE` together.
     pub(crate) arith_errors: ArithErrors,
+    /// `SET ANSI_WARNINGS`: an aggregate skipping a NULL says so (warning 8153).
+    pub(crate) ansi_warnings: bool,
+    /// `SET NUMERIC_ROUNDABORT`: a decimal conversion that drops digits is an arithmetic
+    /// overflow (8115, or NULL as `arith_errors` says) rather than rounded.
+    pub(crate) numeric_roundabort: bool,
 }
 
 impl Settings {
@@ -52,6 +58,8 @@ impl Settings {
         language: &LANGUAGES[0],
         concat_null_yields_null: true,
         arith_errors: ArithErrors::Raise,
+        ansi_warnings: true,
+        numeric_roundabort: false,
     };
 }
 
@@ -89,14 +97,31 @@ pub(crate) fn arithmetic_error(e: SqlError) -> Result<walden_engine::types::Valu
         } else {
             (3606, "Arithmetic overflow occurred.")
         };
-        WARNINGS.with(|w| {
-            let mut w = w.borrow_mut();
-            if !w.iter().any(|x| x.number == number) {
-                w.push(SqlError::with_severity(number, 0, text));
-            }
-        });
+        note(SqlError::with_severity(number, 0, text));
     }
     Ok(walden_engine::types::Value::Null)
+}
+
+/// An aggregate (other than `COUNT(*)`) left out a NULL: SQL Server's warning 8153 once per
+/// statement, under `ANSI_WARNINGS ON` only. Called per skipped NULL; reads one cell.
+pub(crate) fn null_eliminated() {
+    if current().ansi_warnings {
+        note(SqlError::with_severity(
+            8153,
+            10,
+            "Warning: Null value is eliminated by an aggregate or other SET operation.",
+        ));
+    }
+}
+
+/// Keeps `warning` for the end of the statement unless one of its number is kept already.
+fn note(warning: SqlError) {
+    WARNINGS.with(|w| {
+        let mut w = w.borrow_mut();
+        if !w.iter().any(|x| x.number == warning.number) {
+            w.push(warning);
+        }
+    });
 }
 
 /// A language of `sys.syslanguages`: its names, and the date order and first weekday that

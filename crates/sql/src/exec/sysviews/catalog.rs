@@ -814,7 +814,7 @@ pub(super) fn column_columns() -> View<ColRow> {
         .col("scale", SqlType::TinyInt, |c| tiny(scale(c.def.ty)))
         .opt("collation_name", SYSNAME, |c| {
             if c.def.ty.is_text() {
-                nstr(COLLATION)
+                nstr(c.def.collation.as_deref().unwrap_or(COLLATION))
             } else {
                 Value::Null
             }

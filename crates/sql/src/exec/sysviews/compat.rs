@@ -274,11 +274,13 @@ pub(super) fn syscolumns(ctx: &ViewContext<'_>) -> RowSet {
         .opt("iscomputed", SqlType::Int, |_| int(0))
         .opt("isoutparam", SqlType::Int, |_| int(0))
         .opt("isnullable", SqlType::Int, |c| int(i64::from(c.def.nullable)))
-        .opt(
-            "collation",
-            SYSNAME,
-            |c| if c.def.ty.is_text() { nstr(COLLATION) } else { Value::Null },
-        )
+        .opt("collation", SYSNAME, |c| {
+            if c.def.ty.is_text() {
+                nstr(c.def.collation.as_deref().unwrap_or(COLLATION))
+            } else {
+                Value::Null
+            }
+        })
         .opt("tdscollation", SqlType::Binary(5), |c| {
             if c.def.ty.is_text() {
                 Value::Binary(TDS_COLLATION.to_vec())

@@ -230,7 +230,7 @@ fn columns(ctx: &ViewContext<'_>) -> RowSet {
         .opt("COLLATION_SCHEMA", SYSNAME, |_| Value::Null)
         .opt("COLLATION_NAME", SYSNAME, |r| {
             if r.ty().is_text() {
-                nstr(COLLATION)
+                nstr(r.column.collation.as_deref().unwrap_or(COLLATION))
             } else {
                 Value::Null
             }

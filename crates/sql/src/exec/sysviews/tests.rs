@@ -48,6 +48,7 @@ impl Fixture {
             default: None,
             computed: None,
             rowversion: false,
+            collation: None,
         };
         let table = TableDef {
             id: 0,
