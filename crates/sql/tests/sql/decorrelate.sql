@@ -61,3 +61,10 @@ SET STATISTICS IO ON;
 SELECT COUNT(*) AS none FROM parts p JOIN sales s ON s.part_id = p.id WHERE p.name = 'no such part';
 SET STATISTICS IO OFF;
 GO
+-- A conjunct of no column that does not hold reads nothing, grouped or streamed; the
+-- aggregate over no rows still gives its one row.
+SET STATISTICS IO ON;
+SELECT COUNT(*) AS none, SUM(p.grp) AS total FROM parts p WHERE 1 = 0;
+SELECT p.id FROM parts p WHERE 1 = 0 ORDER BY p.name;
+SET STATISTICS IO OFF;
+GO

@@ -184,6 +184,14 @@ impl Run<'_> {
         for part in &parts {
             full_text_refusal(part, &[&cols])?;
         }
+        // Conjuncts of no column of the source (constants, the enclosing query's columns)
+        // are checked once, as `join_leaves` does: one that does not hold reads nothing.
+        let outer_env = Env { cols: &[], row: &[], outer, computed: &[] };
+        for &part in &parts {
+            if flat.leaves_of(part) == Some(0) && self.predicate(part, &outer_env)? != Some(true) {
+                return Ok(Some(OneSource { cols, parts, read: OneRead::Nothing }));
+            }
+        }
         let read = match std::mem::replace(&mut flat.leaves[0].input, Input::Estimated(0.0)) {
             Input::Table(t) => {
                 let path = self.path(&flat, &t, &parts, 0, 0);

@@ -106,20 +106,28 @@ pub(crate) fn arithmetic_error(e: SqlError) -> Result<walden_engine::types::Valu
 /// statement, under `ANSI_WARNINGS ON` only. Called per skipped NULL; reads one cell.
 pub(crate) fn null_eliminated() {
     if current().ansi_warnings {
-        note(SqlError::with_severity(
-            8153,
-            10,
-            "Warning: Null value is eliminated by an aggregate or other SET operation.",
-        ));
+        note_with(8153, || {
+            SqlError::with_severity(
+                8153,
+                10,
+                "Warning: Null value is eliminated by an aggregate or other SET operation.",
+            )
+        });
     }
 }
 
 /// Keeps `warning` for the end of the statement unless one of its number is kept already.
 fn note(warning: SqlError) {
+    note_with(warning.number, || warning);
+}
+
+/// [`note`], making the warning only when none of its `number` is kept: a warning noted
+/// per row (8153) allocates its message once per statement.
+fn note_with(number: i32, warning: impl FnOnce() -> SqlError) {
     WARNINGS.with(|w| {
         let mut w = w.borrow_mut();
-        if !w.iter().any(|x| x.number == warning.number) {
-            w.push(warning);
+        if !w.iter().any(|x| x.number == number) {
+            w.push(warning());
         }
     });
 }
