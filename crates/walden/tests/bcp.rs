@@ -82,7 +82,11 @@ fn round_trip_over_tds_with_batches_and_terminators() {
     assert!(shown.contains("4 rows copied."), "{shown}");
     assert!(shown.contains("rows per sec."), "{shown}");
     assert_eq!(
-        sql(&server, "bcp_test", "SELECT COUNT(*), COUNT(name), SUM(amount) FROM t"),
+        sql(
+            &server,
+            "bcp_test",
+            "SELECT COUNT(*), SUM(CASE WHEN name IS NULL THEN 0 ELSE 1 END), SUM(ISNULL(amount, 0)) FROM t"
+        ),
         "4 3 10.8456"
     );
 
