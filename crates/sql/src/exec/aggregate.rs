@@ -80,7 +80,8 @@ impl Kind {
 
 /// One aggregate of the select list, HAVING or ORDER BY, prepared for the rows' columns.
 enum Spec<'a> {
-    /// `GROUPING(column)`: known from the grouping set, not from the rows.
+    /// `GROUPING(column)` or `GROUPING_ID(column, ...)`: known from the grouping set, not
+    /// from the rows.
     Grouping(&'a FunctionCall),
     /// `COUNT(*)` (an INT that stops at its largest value) or `COUNT_BIG(*)`.
     CountRows { big: bool },
@@ -126,7 +127,7 @@ impl<'a> Spec<'a> {
             return Err(SqlError::new(50000, "Walden expected an aggregate function here."));
         };
         let name = f.name.name.value.to_ascii_uppercase();
-        if name == "GROUPING" {
+        if name == "GROUPING" || name == "GROUPING_ID" {
             return Ok(Spec::Grouping(f));
         }
         let (distinct, arg, separator) = match &f.args {

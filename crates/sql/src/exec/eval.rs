@@ -157,6 +157,7 @@ pub(crate) fn is_aggregate(name: &str) -> bool {
             | "AVG"
             | "STRING_AGG"
             | "GROUPING"
+            | "GROUPING_ID"
             | "APPROX_COUNT_DISTINCT"
             | "STDEV"
             | "STDEVP"

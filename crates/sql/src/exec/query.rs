@@ -231,21 +231,32 @@ pub(crate) fn grouped_columns(cols: &[Col], aggs: &[&Expr]) -> (Vec<Col>, Vec<(u
 /// `GROUPING(column)` in the rows of grouping set `set`: 1 if the set leaves the column out
 /// (its NULL stands for all values), 0 if it groups by it.
 pub(crate) fn grouping(f: &FunctionCall, set: &[&Expr]) -> Result<Value, SqlError> {
-    let FunctionArgs::List { args, .. } = &f.args else {
+    let args = match &f.args {
+        FunctionArgs::List { args, .. } => args.as_slice(),
+        _ => &[],
+    };
+    let left_out = |arg: &Expr| !set.iter().any(|s| same_grouping_item(s, arg));
+    if f.name.name.value.eq_ignore_ascii_case("GROUPING_ID") {
+        // One bit per argument, the first the most significant: 1 where the set leaves the
+        // column out, as GROUPING says of it.
+        if args.is_empty() || args.len() > 32 {
+            return Err(SqlError::with_severity(
+                174,
+                15,
+                "The grouping_id function requires 1 to 32 argument(s).",
+            ));
+        }
+        let id = args.iter().fold(0i64, |id, a| id << 1 | i64::from(left_out(a)));
+        return Ok(Value::Int(id as i32));
+    }
+    let [arg] = args else {
         return Err(SqlError::with_severity(
             174,
             15,
             "The grouping function requires 1 argument(s).",
         ));
     };
-    let [arg] = args.as_slice() else {
-        return Err(SqlError::with_severity(
-            174,
-            15,
-            "The grouping function requires 1 argument(s).",
-        ));
-    };
-    Ok(Value::TinyInt(u8::from(!set.iter().any(|s| same_grouping_item(s, arg)))))
+    Ok(Value::TinyInt(u8::from(left_out(arg))))
 }
 
 /// Whether two expressions name the same grouping item: the same column (case-insensitive,

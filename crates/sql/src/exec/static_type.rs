@@ -157,6 +157,7 @@ fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<S
         | "PATINDEX" | "ASCII" | "UNICODE" | "OBJECT_ID" | "COUNT" | "TYPE_ID" | "SCHEMA_ID"
         | "ISNUMERIC" | "DB_ID" | "CHECKSUM" | "BINARY_CHECKSUM" => SqlType::Int,
         "GROUPING" => SqlType::TinyInt,
+        "GROUPING_ID" => SqlType::Int,
         "STDEV" | "STDEVP" | "VAR" | "VARP" | "PERCENTILE_CONT" => SqlType::Float,
         "APPROX_COUNT_DISTINCT" | "CURRENT_TRANSACTION_ID" => SqlType::BigInt,
         "ISJSON" | "JSON_PATH_EXISTS" => SqlType::Int,

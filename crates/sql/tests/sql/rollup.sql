@@ -37,3 +37,14 @@ ORDER BY GROUPING(product), product, GROUPING(region), region
 GO
 SELECT region, COUNT(*) AS n FROM #sales GROUP BY GROUPING SETS (region, ()) ORDER BY GROUPING(region), region
 GO
+-- GROUPING_ID: one bit per argument, the first the most significant, set where the grouping
+-- set leaves the column out; in HAVING too.
+SELECT region, product, COUNT(*) AS n, GROUPING_ID(region, product) AS gid
+FROM #sales WHERE region IS NOT NULL
+GROUP BY ROLLUP(region, product) ORDER BY gid, region, product
+GO
+SELECT region, product, GROUPING_ID(region, product) AS gid FROM #sales WHERE region IS NOT NULL
+GROUP BY CUBE(region, product) HAVING GROUPING_ID(region, product) = 2 ORDER BY product
+GO
+SELECT GROUPING_ID() FROM #sales GROUP BY region
+GO
