@@ -630,9 +630,13 @@ impl Run<'_> {
                     Some(x) => Some(self.eval(x, env)?),
                     None => None,
                 };
+                // A collation that matches as the default does takes the default's faster
+                // case folding.
                 let r = match comparison_collation(expr, pattern, env, "like")? {
-                    Some(c) => scalar::like_collated(&v, &p, esc.as_ref(), c)?,
-                    None => scalar::like(&v, &p, esc.as_ref())?,
+                    Some(c) if !c.order().is_default() => {
+                        scalar::like_collated(&v, &p, esc.as_ref(), c)?
+                    }
+                    _ => scalar::like(&v, &p, esc.as_ref())?,
                 };
                 Ok(if *negated { r.map(|b| !b) } else { r })
             }

@@ -206,12 +206,6 @@ impl Collation {
     pub(crate) fn compare(&self, a: &str, b: &str) -> Ordering {
         self.order().compare(a, b)
     }
-
-    /// The character LIKE matches `c` as: itself under a binary collation, else folded to
-    /// lower case unless case-sensitive and stripped of its accent unless accent-sensitive.
-    pub(crate) fn key(&self, c: char) -> char {
-        self.order().like_char(c)
-    }
 }
 
 /// The collation of the two sides of a comparison by SQL Server's precedence: an explicit

@@ -262,7 +262,9 @@ pub(crate) fn like_collated(
     escape: Option<&Value>,
     collation: &super::collation::Collation,
 ) -> Result<Option<bool>, SqlError> {
-    like_folded(value, pattern, escape, &|c| collation.key(c))
+    // The order once, not per character: it is read from the collation's name.
+    let order = collation.order();
+    like_folded(value, pattern, escape, &|c| order.like_char(c))
 }
 
 fn like_folded(
