@@ -111,13 +111,7 @@ impl Run<'_> {
         match found {
             Some(t) => self.tx().drop_object(&db, t.id).map_err(|e| self.s.engine_error(e)),
             None if if_exists => Ok(()),
-            None => Err(SqlError::new(
-                3701,
-                format!(
-                    "Cannot drop the trigger '{}', because it does not exist or you do not have permission.",
-                    crate::exec::query::display_name(name)
-                ),
-            )),
+            None => Err(crate::exec::trigger::no_trigger_to_drop(name)),
         }
     }
 

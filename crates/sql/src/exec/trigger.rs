@@ -215,13 +215,7 @@ impl Run<'_> {
                 self.tx().drop_object(&db, t.id).map_err(|e| self.s.engine_error(e))
             }
             _ if if_exists => Ok(()),
-            _ => Err(SqlError::new(
-                3701,
-                format!(
-                    "Cannot drop the trigger '{}', because it does not exist or you do not have permission.",
-                    crate::exec::query::display_name(name)
-                ),
-            )),
+            _ => Err(no_trigger_to_drop(name)),
         }
     }
 
@@ -774,4 +768,15 @@ impl Run<'_> {
             instead_of: true,
         });
     }
+}
+
+/// Error 3701 for `DROP TRIGGER name` of a trigger that does not exist.
+pub(crate) fn no_trigger_to_drop(name: &ObjectName) -> SqlError {
+    SqlError::new(
+        3701,
+        format!(
+            "Cannot drop the trigger '{}', because it does not exist or you do not have permission.",
+            crate::exec::query::display_name(name)
+        ),
+    )
 }

@@ -332,19 +332,15 @@ impl Run<'_> {
             .iter()
             .map(|c| ColumnInfo { name: c.name.clone(), ty: c.ty, nullable: c.nullable })
             .collect();
-        let sort = (!path_ordered).then(|| {
-            let desc: Vec<bool> = q.order_by.iter().map(|o| o.descending).collect();
-            Sorted {
-                sorter: ExternalSort::new(self.memory_grant(), &desc, false),
+        let sort = match path_ordered {
+            true => None,
+            false => Some(Sorted {
+                sorter: ExternalSort::new(self.memory_grant(), &desc_of(&q.order_by), false),
                 order_by: &q.order_by,
                 out_cols: &list.out_cols,
-                collations: Vec::new(),
-            }
-        });
-        let mut sort = sort;
-        if let Some(sort) = &mut sort {
-            sort.collations = order_collations(&q.order_by, &list.out_cols, &cols)?;
-        }
+                collations: order_collations(&q.order_by, &list.out_cols, &cols)?,
+            }),
+        };
         let sorting = sort.is_some();
         if !sorting {
             self.out.result_set(&columns);
@@ -394,4 +390,9 @@ impl Run<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether each ORDER BY key sorts descending.
+fn desc_of(order_by: &[OrderByItem]) -> Vec<bool> {
+    order_by.iter().map(|o| o.descending).collect()
 }

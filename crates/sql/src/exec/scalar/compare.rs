@@ -115,17 +115,8 @@ enum Pat {
     Set { negated: bool, ranges: Vec<(char, char)> },
 }
 
-/// Case folding for LIKE: lower case when that is a single character.
-pub(crate) fn fold(c: char) -> char {
-    if c.is_ascii() {
-        return c.to_ascii_lowercase();
-    }
-    let mut lower = c.to_lowercase();
-    match (lower.next(), lower.next()) {
-        (Some(l), None) => l,
-        _ => c,
-    }
-}
+/// Case folding for LIKE: the engine's, which index keys of text fold by too.
+pub(crate) use walden_engine::types::fold_char as fold;
 
 fn compile(pattern: &str, escape: Option<char>, fold: &dyn Fn(char) -> char) -> Vec<Pat> {
     let cs: Vec<char> = pattern.chars().collect();
