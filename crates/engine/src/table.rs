@@ -902,11 +902,17 @@ impl Transaction {
         })?;
         let ranged = self.isolation() == Isolation::Serializable
             && !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded));
-        let range = match self.scan_locks(db, table, ranged)? {
+        let locks = self.scan_locks(db, table, ranged)?;
+        let range = match locks {
             ScanLocks::Range => Some(RangeLock::new(table.id, index.id)),
             ScanLocks::Table | ScanLocks::Rows => None,
         };
-        Ok(IndexCursor { entries: Entries::new(db, index.root, lower, upper), range })
+        Ok(IndexCursor {
+            entries: Entries::new(db, index.root, lower, upper),
+            range,
+            table_id: table.id,
+            row_locks: matches!(locks, ScanLocks::Rows),
+        })
     }
 }
 

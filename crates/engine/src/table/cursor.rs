@@ -228,6 +228,12 @@ pub struct IndexCursor {
     pub(super) entries: Entries,
     /// The range's key locks (SERIALIZABLE), if it takes them.
     pub(super) range: Option<RangeLock>,
+    /// The table the index is on.
+    pub(super) table_id: u32,
+    /// Whether an entry read for its key alone ([`IndexCursor::next_covered`]) is proven
+    /// committed by an S lock on its row (READ COMMITTED): false when a table lock or the
+    /// range's key locks cover the entries.
+    pub(super) row_locks: bool,
 }
 
 impl IndexCursor {
@@ -241,6 +247,62 @@ impl IndexCursor {
             }
         }
         Ok(self.entries.next_entry()?.map(|(_, row_id)| row_id))
+    }
+
+    /// The next entry, its key and row id, for a read that takes the row's columns from the
+    /// key and never reads the row (an index-only read). The row's lock, which the row's
+    /// read would take, proves the entry committed instead: a writer changes an index entry
+    /// only under the X lock on its row, held until it commits or undoes the change, and an
+    /// undo is a change to the index. So once S on the row is granted, the entry as copied is
+    /// the committed one if the index's change count is what it was before the copy, and
+    /// otherwise the index is asked again (the entry may be gone, or point at another row,
+    /// which is then locked in turn). READ COMMITTED gives the lock back at once, as a row
+    /// read does.
+    pub fn next_covered(
+        &mut self,
+        tx: &mut Transaction,
+    ) -> Result<Option<(Vec<u8>, RowId)>, EngineError> {
+        if let Some(lock) = &mut self.range {
+            match self.entries.next_locked(tx, lock)? {
+                Locked::Entry(key, row_id) => return Ok(Some((key, row_id))),
+                Locked::End => return Ok(None),
+                Locked::Escalated => self.range = None,
+            }
+        }
+        loop {
+            let Some((key, row_id)) = self.entries.next_entry()? else {
+                return Ok(None);
+            };
+            if !self.row_locks {
+                return Ok(Some((key, row_id)));
+            }
+            let db = self.entries.db.id();
+            let res = Resource::key(db, self.table_id, 1, &row_id);
+            let newly_granted = tx.lock_key(db, self.table_id, res.clone(), LockMode::S)?;
+            if newly_granted.is_none() && tx.table_covers_rows(db, self.table_id) {
+                // Escalated: the table lock covers the rest.
+                self.row_locks = false;
+            }
+            let tree = self.entries.db.space().tree(self.entries.root);
+            let current = if self.entries.batch_changes == Some(tree.changes()) {
+                Some(row_id.clone())
+            } else {
+                tree.get(&key)?
+            };
+            if newly_granted.is_some() && tx.isolation() == Isolation::ReadCommitted {
+                tx.unlock(&res);
+            }
+            match current {
+                Some(id) if id == row_id => return Ok(Some((key, row_id))),
+                // The key now names another row (a unique index's key moved to it): lock
+                // that row and look again.
+                Some(id) => {
+                    self.entries.buffer.push_front((key, id));
+                    self.entries.batch_changes = None;
+                }
+                None => {}
+            }
+        }
     }
 }
 

@@ -58,6 +58,15 @@ impl Guid {
     pub(crate) fn sql_order_bytes(&self) -> [u8; 16] {
         SQL_ORDER.map(|i| self.0[i])
     }
+
+    /// The GUID whose [`Guid::sql_order_bytes`] are `ordered`.
+    pub(crate) fn from_sql_order_bytes(ordered: [u8; 16]) -> Guid {
+        let mut stored = [0u8; 16];
+        for (&at, b) in SQL_ORDER.iter().zip(ordered) {
+            stored[at] = b;
+        }
+        Guid(stored)
+    }
 }
 
 impl fmt::Display for Guid {

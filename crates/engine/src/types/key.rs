@@ -37,7 +37,9 @@
 use super::collation::TextOrder;
 use super::row::{decimal_mantissa, finite, time_units, RowError};
 use super::sql_type::{decimal_len, SqlType};
+use super::temporal::{Date, DateTime, DateTime2, Time};
 use super::value::{fold, Value};
+use super::{Decimal, Guid};
 
 /// Appends the key encoding of `values` (one per type, already of the types, as for
 /// [`encode_row`](super::encode_row)) to `out`. On error `out` is left as it was.
@@ -211,6 +213,116 @@ pub fn key_prefix_lengths(types: &[SqlType], key: &[u8]) -> Vec<usize> {
     lens
 }
 
+/// Whether a value of `ty` can be read back from its key encoding: not text, whose key is
+/// folded (or a collation's levels); not DATETIMEOFFSET, whose key drops the offset; not FLOAT
+/// or REAL, whose key makes -0 into +0; and not the types no key holds.
+pub fn key_decodable(ty: SqlType) -> bool {
+    matches!(
+        ty,
+        SqlType::TinyInt
+            | SqlType::Bit
+            | SqlType::SmallInt
+            | SqlType::Int
+            | SqlType::BigInt
+            | SqlType::Money
+            | SqlType::Decimal { .. }
+            | SqlType::Binary(_)
+            | SqlType::VarBinary(_)
+            | SqlType::Date
+            | SqlType::Time(_)
+            | SqlType::DateTime
+            | SqlType::DateTime2(_)
+            | SqlType::UniqueIdentifier
+    )
+}
+
+/// The values of the leading columns of an encoded key, one per type: the value where
+/// `wanted` marks the column (its type must be [`key_decodable`]), NULL where it does not
+/// (the column's bytes are stepped over, whatever its type). None if the key is not such a
+/// key: shorter than its types say, or a wanted column of a type that cannot be read back.
+/// An index-only read takes a row's columns from its index entry with it.
+pub fn decode_key_columns(types: &[SqlType], wanted: &[bool], key: &[u8]) -> Option<Vec<Value>> {
+    let lens = key_prefix_lengths(types, key);
+    if lens.len() < types.len() {
+        return None;
+    }
+    let mut values = Vec::with_capacity(types.len());
+    let mut start = 0;
+    for ((&ty, &end), &want) in types.iter().zip(&lens).zip(wanted) {
+        let field = &key[start..end];
+        start = end;
+        if !want || field == [0] {
+            values.push(Value::Null);
+            continue;
+        }
+        values.push(decode_key_value(ty, &field[1..])?);
+    }
+    Some(values)
+}
+
+/// One non-NULL column's value from its key bytes (after the marker).
+fn decode_key_value(ty: SqlType, b: &[u8]) -> Option<Value> {
+    fn be<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+        b.get(..N)?.try_into().ok()
+    }
+    let wide = |b: &[u8]| {
+        let mut units = [0u8; 8];
+        units[8 - b.len()..].copy_from_slice(b);
+        u64::from_be_bytes(units)
+    };
+    let date = |b: &[u8]| Date::from_days(wide(b.get(..3)?) as u32);
+    let time = |b: &[u8]| Time::from_ticks(wide(b.get(..5)?));
+    Some(match ty {
+        SqlType::TinyInt => Value::TinyInt(*b.first()?),
+        SqlType::Bit => Value::Bit(*b.first()? != 0),
+        SqlType::SmallInt => Value::SmallInt(i16::from_be_bytes(be(b)?) ^ i16::MIN),
+        SqlType::Int => Value::Int(i32::from_be_bytes(be(b)?) ^ i32::MIN),
+        SqlType::BigInt => Value::BigInt(i64::from_be_bytes(be(b)?) ^ i64::MIN),
+        SqlType::Money => Value::Money(i64::from_be_bytes(be(b)?) ^ i64::MIN),
+        SqlType::Decimal { precision, scale } => {
+            // Undo the flipped top bit, then sign-extend the width to 128 bits.
+            let width = decimal_len(precision);
+            let mut bytes = b.get(..width)?.to_vec();
+            bytes[0] ^= 0x80;
+            let fill = if bytes[0] & 0x80 != 0 { 0xFF } else { 0 };
+            let mut full = [fill; 16];
+            full[16 - width..].copy_from_slice(&bytes);
+            Value::Decimal(Decimal::new(i128::from_be_bytes(full), scale)?)
+        }
+        SqlType::Binary(_) => Value::Binary(b.to_vec()),
+        SqlType::VarBinary(_) => {
+            // Escaped bytes up to the terminator 00 01.
+            let mut out = Vec::with_capacity(b.len());
+            let mut i = 0;
+            loop {
+                match (b.get(i), b.get(i + 1)) {
+                    (Some(0), Some(1)) => break,
+                    (Some(0), Some(0xFF)) => {
+                        out.push(0);
+                        i += 2;
+                    }
+                    (Some(0), _) | (None, _) => return None,
+                    (Some(&x), _) => {
+                        out.push(x);
+                        i += 1;
+                    }
+                }
+            }
+            Value::Binary(out)
+        }
+        SqlType::Date => Value::Date(date(b)?),
+        SqlType::Time(_) => Value::Time(time(b)?),
+        SqlType::DateTime => {
+            let days = i32::from_be_bytes(be(b)?) ^ i32::MIN;
+            let ticks = u32::from_be_bytes(be(b.get(4..)?)?);
+            Value::DateTime(DateTime::from_parts(days, ticks)?)
+        }
+        SqlType::DateTime2(_) => Value::DateTime2(DateTime2::new(date(b)?, time(b.get(3..)?)?)),
+        SqlType::UniqueIdentifier => Value::Guid(Guid::from_sql_order_bytes(be(b)?)),
+        _ => return None,
+    })
+}
+
 /// Folded text, escaped and terminated, folded as [`compare`](super::compare) folds it.
 pub(super) fn put_text(s: &str, out: &mut Vec<u8>) {
     let s = s.trim_end_matches(' ');
@@ -271,5 +383,57 @@ mod tests {
         // A row id after the columns (a non-unique index's entry) is not a column.
         whole.extend_from_slice(&[9, 9, 9]);
         assert_eq!(key_prefix_lengths(&types, &whole), ends);
+    }
+
+    #[test]
+    fn decodable_columns_read_back_as_they_were_encoded() {
+        let dec = |m: i128, s: u8| Value::Decimal(Decimal::new(m, s).expect("decimal"));
+        let cases = [
+            (SqlType::TinyInt, Value::TinyInt(200)),
+            (SqlType::Bit, Value::Bit(true)),
+            (SqlType::SmallInt, Value::SmallInt(-3)),
+            (SqlType::Int, Value::Int(i32::MIN)),
+            (SqlType::BigInt, Value::BigInt(-1)),
+            (SqlType::Money, Value::Money(123_4567)),
+            (SqlType::Decimal { precision: 12, scale: 2 }, dec(-123_456, 2)),
+            (SqlType::Decimal { precision: 38, scale: 0 }, dec(10i128.pow(37), 0)),
+            (SqlType::Binary(3), Value::Binary(vec![0, 1, 2])),
+            (SqlType::VarBinary(Len::N(8)), Value::Binary(vec![0, 0xFF, 0, 1])),
+            (SqlType::Date, Value::Date(Date::from_days(738_000).expect("date"))),
+            (SqlType::Time(7), Value::Time(Time::from_ticks(863_999_999_999).expect("time"))),
+            (SqlType::DateTime, Value::DateTime(DateTime::from_parts(-5, 299).expect("dt"))),
+            (
+                SqlType::DateTime2(3),
+                Value::DateTime2(DateTime2::new(
+                    Date::from_days(1).expect("date"),
+                    Time::from_ticks(10_000).expect("time"),
+                )),
+            ),
+            (SqlType::UniqueIdentifier, Value::Guid(Guid(std::array::from_fn(|i| i as u8)))),
+            (SqlType::Int, Value::Null),
+        ];
+        for (ty, v) in cases {
+            assert!(key_decodable(ty), "{ty}");
+            // After a text column, which is stepped over, and before a row id's bytes.
+            let types = [SqlType::VarChar(Len::N(5)), ty];
+            let mut key = Vec::new();
+            encode_key(&types, &[Value::Str("Ab".into()), v.clone()], &mut key).expect("encodes");
+            key.extend_from_slice(&[7, 7]);
+            let back = decode_key_columns(&types, &[false, true], &key).expect("decodes");
+            assert_eq!(back, vec![Value::Null, v], "{ty}");
+        }
+    }
+
+    #[test]
+    fn folded_or_lossy_columns_are_not_read_back() {
+        for ty in [SqlType::VarChar(Len::N(5)), SqlType::Float, SqlType::DateTimeOffset(7)] {
+            assert!(!key_decodable(ty), "{ty}");
+        }
+        let types = [SqlType::VarChar(Len::N(5))];
+        let mut key = Vec::new();
+        encode_key(&types, &[Value::Str("Ab".into())], &mut key).expect("encodes");
+        assert_eq!(decode_key_columns(&types, &[true], &key), None);
+        // A key shorter than its types say is not one.
+        assert_eq!(decode_key_columns(&[SqlType::Int, SqlType::Int], &[true, true], &key), None);
     }
 }

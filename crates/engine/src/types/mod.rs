@@ -57,7 +57,10 @@ mod value;
 pub use collation::{fold_char, strip_accent, TextOrder};
 pub use decimal::Decimal;
 pub use guid::Guid;
-pub use key::{encode_key, encode_key_columns, encode_key_columns_ordered, key_prefix_lengths};
+pub use key::{
+    decode_key_columns, encode_key, encode_key_columns, encode_key_columns_ordered, key_decodable,
+    key_prefix_lengths,
+};
 pub use row::{
     decode_column, decode_column_with, decode_row, decode_row_some_with, decode_row_with,
     encode_row, encode_row_with, min_row_len, off_row_pointers, variant_base_type, OffRowHook,

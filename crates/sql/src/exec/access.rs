@@ -51,7 +51,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use walden_engine::catalog::TableDef;
+use walden_engine::catalog::{IndexDef, TableDef};
 use walden_engine::statistics::Histogram;
 use walden_engine::types::{encode_key, encode_key_columns_ordered, SqlType, TextOrder, Value};
 
@@ -293,6 +293,7 @@ struct ColumnTerms<'e> {
 /// table's; `probe` says whether an expression's value is known before the table is read.
 pub(crate) fn choose<'e>(
     def: &TableDef,
+    wanted: Option<&[bool]>,
     conjuncts: &[&'e Expr],
     column: &dyn Fn(&[Ident]) -> Option<usize>,
     probe: &dyn Fn(&Expr) -> bool,
@@ -353,12 +354,96 @@ pub(crate) fn choose<'e>(
             }
             (rows * seeks as f64).max(1.0)
         };
-        let cost = if index.id == 1 { rows } else { rows * LOOKUP_COST } + seeks as f64;
+        // A nonclustered index that holds every column read needs no lookup of the row.
+        let lookups = index.id != 1 && Covering::of(def, index, wanted).is_none();
+        let cost = if lookups { rows * LOOKUP_COST } else { rows } + seeks as f64;
         if cost < best.cost {
             best = AccessPath { index: Some(index.id), fixed, range, rows, cost };
         }
     }
     best
+}
+
+/// Where an index-only read of a nonclustered index finds each column a query reads: in
+/// the index's key, or in the row id its entry points with (the clustered key). A column
+/// counts only if its value can be read back from its key bytes (`key_decodable`: not text,
+/// whose key is folded).
+#[derive(Debug)]
+pub(crate) struct Covering {
+    /// The index key's column types, and which of them to read.
+    key_types: Vec<SqlType>,
+    key_read: Vec<bool>,
+    /// The table column of each index key column.
+    key_columns: Vec<usize>,
+    /// The same for the clustered key, which the row id starts with.
+    id_types: Vec<SqlType>,
+    id_read: Vec<bool>,
+    id_columns: Vec<usize>,
+    /// The table's column count.
+    width: usize,
+}
+
+impl Covering {
+    /// How `index` covers the columns `wanted` marks (every column if None); None if it
+    /// does not, or if `index` is the clustered index (which holds the rows themselves).
+    pub(crate) fn of(
+        def: &TableDef,
+        index: &IndexDef,
+        wanted: Option<&[bool]>,
+    ) -> Option<Covering> {
+        if index.id == 1 {
+            return None;
+        }
+        let clustered = def.primary().ok().map_or(&[][..], |p| p.columns.as_slice());
+        let is_wanted = |c: usize| wanted.is_none_or(|w| w.get(c).copied().unwrap_or(true));
+        let decodable = |c: usize| walden_engine::types::key_decodable(def.columns[c].ty);
+        let mut key_read = vec![false; index.columns.len()];
+        let mut id_read = vec![false; clustered.len()];
+        for c in (0..def.columns.len()).filter(|&c| is_wanted(c)) {
+            if let Some(k) = index.columns.iter().position(|&k| k == c).filter(|_| decodable(c)) {
+                key_read[k] = true;
+            } else if let Some(k) = clustered.iter().position(|&k| k == c).filter(|_| decodable(c))
+            {
+                id_read[k] = true;
+            } else {
+                return None;
+            }
+        }
+        let types = |cols: &[usize]| cols.iter().map(|&c| def.columns[c].ty).collect();
+        Some(Covering {
+            key_types: types(&index.columns),
+            key_read,
+            key_columns: index.columns.clone(),
+            id_types: types(clustered),
+            id_read,
+            id_columns: clustered.to_vec(),
+            width: def.columns.len(),
+        })
+    }
+
+    /// The row an index entry stands for: the columns read from `key` and `row_id`, NULL
+    /// for the others (which no one reads). None if the entry does not decode.
+    fn row(&self, key: &[u8], row_id: &[u8]) -> Option<Vec<Value>> {
+        use walden_engine::types::decode_key_columns;
+        let mut row = vec![Value::Null; self.width];
+        let from_key = decode_key_columns(&self.key_types, &self.key_read, key)?;
+        let from_id = if self.id_read.iter().any(|&r| r) {
+            decode_key_columns(&self.id_types, &self.id_read, row_id)?
+        } else {
+            Vec::new()
+        };
+        for (v, &c) in from_key.into_iter().zip(&self.key_columns) {
+            if !v.is_null() {
+                row[c] = v;
+            }
+        }
+        for (v, &c) in from_id.into_iter().zip(&self.id_columns) {
+            if !v.is_null() {
+                row[c] = v;
+            }
+        }
+        Some(row)
+    }
 }
 
 /// Records what conjunct `c` says of a column of the table, if it is a search argument.
@@ -763,6 +848,30 @@ impl Run<'_> {
             .map_err(|e| self.s.engine_error(e))?;
         let mut read = 0;
         let mut more = true;
+        let covering =
+            t.def.index(index).and_then(|ix| Covering::of(&t.def, ix, t.wanted.as_deref()));
+        if let Some(covering) = covering {
+            // Index-only: each row's columns come from its entry; no lookup of the row.
+            while more {
+                let (key, id) = match cursor.next_covered(self.tx()) {
+                    Ok(Some(entry)) => entry,
+                    Ok(None) => break,
+                    Err(e) => return Err(self.s.engine_error(e)),
+                };
+                self.row_interruption_point(read)?;
+                read += 1;
+                let Some(mut values) = covering.row(&key, &id) else {
+                    return Err(SqlError::new(
+                        50000,
+                        format!("An entry of index {index} of '{}' does not decode.", t.def.name),
+                    ));
+                };
+                values.push(Value::Binary(id));
+                more = self.keep_row(values, keep.as_deref_mut(), sink)?;
+            }
+            self.io_note(t, mark);
+            return Ok(more);
+        }
         while more {
             let next = cursor.next_row_id(self.tx());
             let id = match next {
@@ -941,8 +1050,10 @@ impl AccessPath<'_> {
         }
         let filter: Vec<String> = residual.iter().map(|e| e.to_string()).collect();
         let filter = (!filter.is_empty()).then(|| format!("WHERE:({})", filter.join(" AND ")));
+        let covered =
+            sought.is_some_and(|ix| Covering::of(&t.def, ix, t.wanted.as_deref()).is_some());
         match sought {
-            Some(ix) if ix.id != 1 => {
+            Some(ix) if ix.id != 1 && !covered => {
                 // The nonclustered index gives row locators; each row is then looked up in
                 // the clustered index (or heap) and checked there.
                 let seek = PlanNode::new(physical, physical, args.join(", "), self.rows);

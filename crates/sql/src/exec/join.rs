@@ -739,7 +739,14 @@ impl Run<'_> {
             _ => None,
         };
         let probe = |e: &Expr| flat.leaves_of(e).is_some_and(|m| m & !joined == 0);
-        access::choose(&t.def, conjuncts, &column, &probe, flat.leaves[leaf].stats.as_deref())
+        access::choose(
+            &t.def,
+            t.wanted.as_deref(),
+            conjuncts,
+            &column,
+            &probe,
+            flat.leaves[leaf].stats.as_deref(),
+        )
     }
 
     /// Joins leaf `leaf` to the rows joined so far by `step`, applying every conjunct whose

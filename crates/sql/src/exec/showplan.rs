@@ -19,6 +19,7 @@ use crate::ast::{
     Expr, InsertSource, OrderByItem, Query, QueryBody, Select, SelectItem, SetOperator, Statement,
     StatementKind, TableSource, TableTarget,
 };
+use crate::exec::demand::Demand;
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{select_aggregates, select_windows};
 use crate::exec::session::Run;
@@ -409,7 +410,9 @@ impl Run<'_> {
         let (mut node, mut rows) = if sel.from.is_empty() {
             (PlanNode::new("Constant Scan", "Constant Scan", String::new(), 1.0), 1.0)
         } else {
-            let plan = self.explain_from(&sel.from, sel.where_clause.as_ref(), None)?;
+            let demand = Demand::of_select(sel, order_by);
+            let plan =
+                self.explain_from(&sel.from, sel.where_clause.as_ref(), None, demand.as_ref())?;
             let rows = plan.rows;
             (plan.filtered(), rows)
         };
@@ -526,7 +529,7 @@ impl Run<'_> {
         } else {
             from.to_vec()
         };
-        let plan = self.explain_from(&sources, filter, None)?;
+        let plan = self.explain_from(&sources, filter, None, None)?;
         let rows = plan.rows;
         let node = plan.filtered();
         let (physical, object) = self.change_target(target, verb)?;

@@ -236,7 +236,7 @@ impl Run<'_> {
             };
             let probe = |e: &Expr| inner.leaves_of(e) == Some(0);
             let stats = inner.leaves[i].stats.as_deref();
-            let path = access::choose(&t.def, &all, &column, &probe, stats);
+            let path = access::choose(&t.def, t.wanted.as_deref(), &all, &column, &probe, stats);
             if !path.is_scan() && path.any_probe(&mut has_column) {
                 return true;
             }

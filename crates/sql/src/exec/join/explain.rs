@@ -15,6 +15,7 @@
 
 use crate::ast::{Expr, JoinKind, Query, TableSource};
 use crate::exec::access::AccessPath;
+use crate::exec::demand::Demand;
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::{expr_name, Relation};
 use crate::exec::session::Run;
@@ -23,7 +24,7 @@ use crate::exec::SqlError;
 
 use super::semi::SemiJoin;
 use super::{
-    clone_ref, conjuncts, equi_keys, order, table_leaf, Conjunct, Flat, Input, Leaf, Step,
+    clone_ref, conjuncts, equi_keys, order, reading, table_leaf, Conjunct, Flat, Input, Leaf, Step,
     MAX_LEAVES,
 };
 
@@ -59,8 +60,9 @@ impl Run<'_> {
         sources: &[TableSource],
         filter: Option<&Expr>,
         outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
     ) -> Result<FromPlan, SqlError> {
-        self.explain_pushed(sources, filter, &[], outer)
+        self.explain_pushed(sources, filter, &[], outer, demand)
     }
 
     pub(super) fn explain_pushed(
@@ -69,6 +71,7 @@ impl Run<'_> {
         filter: Option<&Expr>,
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
     ) -> Result<FromPlan, SqlError> {
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut subplans: Vec<Option<PlanNode>> = Vec::new();
@@ -80,7 +83,7 @@ impl Run<'_> {
         let mut passed: Vec<&Expr> = parts.clone();
         passed.extend_from_slice(pushed);
         for src in sources {
-            self.explain_flatten(src, &mut flat, &mut subplans, &mut on, &passed, outer)?;
+            self.explain_flatten(src, &mut flat, &mut subplans, &mut on, &passed, outer, demand)?;
         }
         let written = parts.clone();
         let implied = flat.implied_by_ors(&parts);
@@ -93,6 +96,7 @@ impl Run<'_> {
     /// `flatten`, with each source that the executor computes up front (a view, a derived
     /// table, an outer join, a function) explained instead: its plan goes to `subplans` at
     /// the leaf's position, and the leaf holds only an estimate of its rows.
+    #[allow(clippy::too_many_arguments)]
     fn explain_flatten<'e>(
         &mut self,
         src: &'e TableSource,
@@ -101,11 +105,12 @@ impl Run<'_> {
         on: &mut Vec<&'e Expr>,
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
     ) -> Result<(), SqlError> {
         if let crate::ast::TableSource::Join(j) = src {
             if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) {
-                self.explain_flatten(&j.left, flat, subplans, on, pushed, outer)?;
-                self.explain_flatten(&j.right, flat, subplans, on, pushed, outer)?;
+                self.explain_flatten(&j.left, flat, subplans, on, pushed, outer, demand)?;
+                self.explain_flatten(&j.right, flat, subplans, on, pushed, outer, demand)?;
                 if let Some(cond) = &j.on {
                     conjuncts(cond, on);
                 }
@@ -136,7 +141,7 @@ impl Run<'_> {
                         (estimated_leaf(rows.cols, n), Some(node))
                     }
                     None => match self.resolve_relation(name, &qual)? {
-                        Relation::Table(t) => (table_leaf(t), None),
+                        Relation::Table(t) => (table_leaf(reading(t, demand)), None),
                         Relation::View(db, view) => {
                             let batch = self.s.parsed(&view.text)?;
                             let query = batch.statements.iter().find_map(|s| match &s.kind {
@@ -159,7 +164,7 @@ impl Run<'_> {
             }
             TableSource::Variable { name, alias } => {
                 let qual = alias.as_ref().map_or(name.clone(), |a| a.value.clone());
-                (table_leaf(self.resolve_table_variable(name, &qual)?), None)
+                (table_leaf(reading(self.resolve_table_variable(name, &qual)?, demand)), None)
             }
             TableSource::Join(j)
                 if j.kind != JoinKind::CrossApply && j.kind != JoinKind::OuterApply =>
@@ -171,6 +176,7 @@ impl Run<'_> {
                     j.on.as_ref(),
                     pushed,
                     outer,
+                    demand,
                 )?;
                 (estimated_leaf(cols, rows), Some(node))
             }
@@ -344,6 +350,7 @@ impl Run<'_> {
     }
 
     /// `outer_join`, explained: (its plan, estimated rows, its columns).
+    #[allow(clippy::too_many_arguments)]
     fn explain_outer_join(
         &mut self,
         left: &TableSource,
@@ -352,13 +359,22 @@ impl Run<'_> {
         on: Option<&Expr>,
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
     ) -> Result<(PlanNode, f64, Vec<Col>), SqlError> {
         let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
-        let l = self.explain_pushed(std::slice::from_ref(left), None, to_left, outer)?;
+        let l = self.explain_pushed(std::slice::from_ref(left), None, to_left, outer, demand)?;
         let l_cols = l.cols;
         let mut r_flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut r_plans = Vec::new();
-        self.explain_flatten(right, &mut r_flat, &mut r_plans, &mut Vec::new(), &[], outer)?;
+        self.explain_flatten(
+            right,
+            &mut r_flat,
+            &mut r_plans,
+            &mut Vec::new(),
+            &[],
+            outer,
+            demand,
+        )?;
         let r_cols: Vec<Col> = r_flat.leaves.iter().flat_map(|l| l.cols.iter().cloned()).collect();
         let Some(on) = on else {
             return Err(SqlError::new(102, "Incorrect syntax near 'JOIN'."));

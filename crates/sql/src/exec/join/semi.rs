@@ -228,7 +228,14 @@ impl Run<'_> {
                 _ => None,
             };
             let probe = |e: &Expr| inner.leaves_of(e) == Some(0);
-            access::choose(&t.def, &all, &column, &probe, inner.leaves[0].stats.as_deref())
+            access::choose(
+                &t.def,
+                t.wanted.as_deref(),
+                &all,
+                &column,
+                &probe,
+                inner.leaves[0].stats.as_deref(),
+            )
         };
         let table_rows = inner.leaves[0].stats.as_ref().map_or(access::TABLE_ROWS, |s| s.rows);
         let seeks_outer = path.any_probe(&mut has_column);
@@ -313,7 +320,8 @@ impl Run<'_> {
             let node = PlanNode::join("Nested Loops", logical, String::new(), kept, left, right);
             return Ok((node, kept));
         }
-        let inner = self.explain_pushed(semi.from, None, &semi.inner_filter, outer)?;
+        let inner =
+            self.explain_pushed(semi.from, None, &semi.inner_filter, outer, semi.demand.as_ref())?;
         let probe: Vec<String> = semi.keys.iter().map(|(o, _)| o.to_string()).collect();
         let build: Vec<String> = semi.keys.iter().map(|(_, i)| i.to_string()).collect();
         let args = format!("HASH:({})=({})", build.join(", "), probe.join(", "));
