@@ -361,6 +361,27 @@ pub(crate) fn choose<'e>(
             best = AccessPath { index: Some(index.id), fixed, range, rows, cost };
         }
     }
+    if best.is_scan() {
+        // Nothing to seek: a nonclustered index that holds every column read is read whole
+        // instead of the table, as SQL Server scans the narrowest covering index. Its entries
+        // are narrower than the rows by the columns it leaves out.
+        let clustered = def.primary().map_or(0, |p| p.columns.len());
+        for index in def.indexes.iter().filter(|i| i.id != 1) {
+            let held = index.columns.len() + clustered;
+            if held >= def.columns.len() || Covering::of(def, index, wanted).is_none() {
+                continue;
+            }
+            let cost = table_rows * held as f64 / def.columns.len() as f64;
+            if cost < best.cost {
+                best = AccessPath {
+                    index: Some(index.id),
+                    rows: table_rows,
+                    cost,
+                    ..AccessPath::scan()
+                };
+            }
+        }
+    }
     best
 }
 
@@ -1042,10 +1063,11 @@ impl AccessPath<'_> {
             None if clustered.is_some() => ("Clustered Index Scan", clustered),
             None => ("Table Scan", None),
             Some(ix) if ix.id == 1 => ("Clustered Index Seek", Some(ix)),
+            Some(ix) if self.fixed.is_empty() && self.range.is_empty() => ("Index Scan", Some(ix)),
             Some(ix) => ("Index Seek", Some(ix)),
         };
         args.push(object(index));
-        if let Some(ix) = sought {
+        if let Some(ix) = sought.filter(|_| physical != "Index Scan") {
             args.push(format!("SEEK:({}) ORDERED FORWARD", self.seek_text(t, ix)));
         }
         let filter: Vec<String> = residual.iter().map(|e| e.to_string()).collect();

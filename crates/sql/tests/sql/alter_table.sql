@@ -174,7 +174,7 @@ CREATE INDEX k_c ON k (c)
 GO
 ALTER TABLE k ADD CONSTRAINT k_pk PRIMARY KEY (a)
 ALTER TABLE k ADD CONSTRAINT k_uc UNIQUE (c)
-SELECT a FROM k
+SELECT a, b, c FROM k
 SELECT name, index_id, type_desc, is_primary_key, is_unique_constraint FROM sys.indexes WHERE object_id = OBJECT_ID('k') ORDER BY index_id
 DBCC CHECKTABLE ('k') WITH NO_INFOMSGS
 GO
