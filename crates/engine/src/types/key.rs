@@ -2,10 +2,11 @@
 //!
 //! [`encode_key`] turns a tuple of values into bytes whose byte-wise order is the tuple's
 //! order under [`compare`](super::compare), column by column, NULL first: the B+tree then
-//! compares keys with `memcmp` and never decodes them (the row holds the values). Keys are
-//! never decoded, so an encoding only has to preserve order, not information: text is stored
-//! case-folded, which makes `'abc'` and `'ABC '` the same key, so a unique index rejects the
-//! second as a duplicate, as SQL Server's does under a case-insensitive collation.
+//! compares keys with `memcmp` (the row holds the values). An encoding only has to preserve
+//! order, not information: text is stored case-folded, which makes `'abc'` and `'ABC '` the
+//! same key, so a unique index rejects the second as a duplicate, as SQL Server's does under
+//! a case-insensitive collation. Where an encoding does keep the value ([`key_decodable`]),
+//! an index-only read takes it back from the key ([`decode_key_columns`]).
 //!
 //! Each column is a marker byte, `00` for NULL (nothing follows) or `01`, then:
 //!
