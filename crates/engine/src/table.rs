@@ -985,4 +985,62 @@ impl Transaction {
             .collect();
         Ok(IndexSample { rows, rows_per_prefix })
     }
+    /// Estimates how many distinct values each column of `table` holds, from its first
+    /// `sample` rows (in the clustered index's order): exact where the sample is the whole
+    /// table, otherwise scaled up by the values seen once (the Duj1 estimator of Haas and
+    /// Stokes: `n d / (n - f1 + f1 n / N)` for `d` distinct values in `n` sampled rows, `f1`
+    /// of them seen once, `N` rows). None for a column of a type no key holds (the MAX
+    /// types). Values are compared by their key encoding, so under their column's
+    /// collation. Takes no locks, as [`Transaction::sample_index`].
+    pub fn sample_column_distinct(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        sample: usize,
+    ) -> Result<Vec<Option<f64>>, EngineError> {
+        db.check_online()?;
+        let primary = table.primary()?;
+        let tree = db.space().tree(primary.root);
+        let types = table.types();
+        let keyed: Vec<bool> = types
+            .iter()
+            .map(|t| !matches!(t, SqlType::Variant | SqlType::Xml) && t.max_len_bytes() <= 8000)
+            .collect();
+        let mut seen: Vec<std::collections::HashMap<Vec<u8>, u32>> =
+            vec![std::collections::HashMap::new(); types.len()];
+        let mut cursor = tree.scan();
+        let mut sampled = 0usize;
+        while sampled < sample {
+            let Some((_, bytes)) = cursor.next_entry()? else { break };
+            sampled += 1;
+            let values = decode_stored_row_some(db, &types, &bytes, Some(&keyed))
+                .map_err(|e| row_error(table, e))?;
+            for (c, v) in values.iter().enumerate().filter(|(c, _)| keyed[*c]) {
+                let column = &table.columns[c];
+                let mut key = Vec::new();
+                if encode_key_columns_ordered([(column.ty, column.text_order(), v)], &mut key)
+                    .is_ok()
+                {
+                    *seen[c].entry(key).or_insert(0) += 1;
+                }
+            }
+        }
+        let rows = tree.estimate_entries()?.max(sampled as f64);
+        let n = sampled as f64;
+        Ok(seen
+            .iter()
+            .zip(&keyed)
+            .map(|(values, &k)| {
+                if !k || sampled == 0 {
+                    return None;
+                }
+                let d = values.len() as f64;
+                if sampled < sample {
+                    return Some(d.max(1.0));
+                }
+                let f1 = values.values().filter(|&&count| count == 1).count() as f64;
+                Some((n * d / (n - f1 + f1 * n / rows)).clamp(1.0, rows))
+            })
+            .collect())
+    }
 }

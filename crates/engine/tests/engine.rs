@@ -313,3 +313,44 @@ fn a_decimal_identity_column_gets_decimal_values() {
     assert_eq!(values[0], Value::Decimal(five));
     assert_eq!(rows(&instance, &db, "t"), vec![values]);
 }
+
+#[test]
+fn sampled_column_distinct_counts_tell_few_values_from_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), config()).unwrap();
+    let db = instance.create_database("shop", None).unwrap();
+    let columns = vec![
+        col("id", SqlType::Int, false),
+        col("nation", SqlType::Int, false),
+        col("name", SqlType::VarChar(Len::N(20)), true),
+        col("notes", SqlType::VarChar(Len::Max), true),
+    ];
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    tx.create_table(&db, common::table_def("t", columns), &[pk()]).unwrap();
+    tx.commit(CommitOption::Unspecified).unwrap();
+    let t = table(&db, "t");
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    for i in 0..5000 {
+        // 25 nations; 2,500 names, each written once in upper and once in lower case ('N7'
+        // and 'n7' are one value under the default collation), spread over the table.
+        let n = (i * 7919) % 2500;
+        let name = if i < 2500 { format!("N{n}") } else { format!("n{n}") };
+        let mut row =
+            vec![Value::Int(i), Value::Int(i % 25), Value::Str(name), Value::Str("x".into())];
+        tx.insert_row(&db, &t, &mut row).unwrap();
+    }
+    tx.commit(CommitOption::Unspecified).unwrap();
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    let d = tx.sample_column_distinct(&db, &t, 512).unwrap();
+    let id = d[0].unwrap();
+    assert!(id > 2500.0, "a unique column is estimated to have many values: {id}");
+    assert_eq!(d[1], Some(25.0), "every one of few values is seen in the sample");
+    let name = d[2].unwrap();
+    assert!(name > 1000.0 && name < 10_000.0, "names: {name}");
+    assert_eq!(d[3], None, "a MAX column is not sampled");
+    // A table the sample covers whole is counted exactly.
+    let small = tx.sample_column_distinct(&db, &t, 10_000).unwrap();
+    assert_eq!(small[0], Some(5000.0));
+    assert_eq!(small[2], Some(2500.0));
+    tx.commit(CommitOption::Unspecified).unwrap();
+}

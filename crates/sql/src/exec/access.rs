@@ -119,6 +119,9 @@ pub(crate) struct TableStats {
     pub(crate) rows: f64,
     pub(crate) indexes: Vec<(u16, Vec<f64>)>,
     pub(crate) histograms: Vec<(usize, Arc<Histogram>)>,
+    /// Each column's distinct values, estimated from a sample of the rows
+    /// (`Transaction::sample_column_distinct`); empty if the sample failed.
+    pub(crate) distinct: Vec<Option<f64>>,
 }
 
 impl TableStats {
@@ -1011,6 +1014,8 @@ impl Run<'_> {
                 }
             }
         }
+        stats.distinct =
+            self.tx().sample_column_distinct(&t.db, &t.def, STATS_SAMPLE).unwrap_or_default();
         let stats = Arc::new(stats);
         if self.s.table_stats.len() >= STATS_CACHED_TABLES {
             self.s.table_stats.clear();

@@ -15,9 +15,10 @@
 //! * rows out: with an equality between a column of S and a column of R,
 //!   `rows_s × own(R) / d`, where `d` is the larger number of distinct values of the two
 //!   columns, known for a column that leads an index (table rows ÷ rows per key prefix, from
-//!   the sampled statistics); where neither is known, the larger side is taken to be a key
-//!   the other references. Without an equality, `rows_s × own(R)` times the filter
-//!   selectivity for each conjunct joining them;
+//!   the sampled statistics) and otherwise estimated from a sample of the table's rows
+//!   (`Transaction::sample_column_distinct`); where neither is known (a leaf that is no
+//!   table), the larger side is taken to be a key the other references. Without an
+//!   equality, `rows_s × own(R)` times the filter selectivity for each conjunct joining them;
 //! * cost: the cheapest of index nested loops (`rows_s ×` the seek's cost), a hash join
 //!   (`rows_s + own(R)`) and nested loops (`rows_s × own(R)`).
 //!
@@ -157,7 +158,8 @@ impl Run<'_> {
         })
     }
 
-    /// The distinct values of column `c` of leaf `leaf`, if an index it leads was sampled.
+    /// The distinct values of column `c` of leaf `leaf`: from the statistics of an index it
+    /// leads, else from the sample of the table's rows; None for a leaf that is no table.
     fn distinct_values(&self, flat: &Flat<'_>, (leaf, c): (usize, usize)) -> Option<f64> {
         let l = &flat.leaves[leaf];
         let (Input::Table(t), Some(stats)) = (&l.input, &l.stats) else { return None };
@@ -167,6 +169,7 @@ impl Run<'_> {
             .filter(|i| i.columns.first() == Some(&c))
             .find_map(|i| stats.rows_per_prefix(i.id, 1))
             .map(|per| stats.rows / per.max(1.0))
+            .or_else(|| stats.distinct.get(c).copied().flatten())
     }
 }
 
