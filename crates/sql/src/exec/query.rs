@@ -608,14 +608,26 @@ fn has_type(v: &Value, ty: SqlType) -> bool {
 
 /// The type of a computed column: the widest of its values' types.
 pub(crate) fn infer_type(rows: &[Vec<Value>], i: usize) -> SqlType {
-    let mut ty: Option<SqlType> = None;
+    let mut ty = ValueType::default();
     for r in rows {
-        let v = &r[i];
+        ty.see(&r[i]);
+    }
+    ty.get().unwrap_or(SqlType::Int)
+}
+
+/// The type of a column typed by its values ([`infer_type`]), folded in one value at a time:
+/// the first non-NULL value's, widened by later ones for the types that widen (the lengths
+/// of VARCHAR, NVARCHAR and VARBINARY, the digits of DECIMAL).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ValueType(Option<SqlType>);
+
+impl ValueType {
+    pub(crate) fn see(&mut self, v: &Value) {
         if v.is_null() {
-            continue;
+            return;
         }
         let t = scalar::type_of(v);
-        ty = Some(match (ty, t) {
+        self.0 = Some(match (self.0, t) {
             (None, t) => t,
             (Some(SqlType::VarChar(a)), SqlType::VarChar(b)) => SqlType::VarChar(wider(a, b)),
             (Some(SqlType::NVarChar(a)), SqlType::NVarChar(b)) => SqlType::NVarChar(wider(a, b)),
@@ -631,7 +643,24 @@ pub(crate) fn infer_type(rows: &[Vec<Value>], i: usize) -> SqlType {
             (Some(t0), _) => t0,
         });
     }
-    ty.unwrap_or(SqlType::Int)
+
+    /// The type so far; None while only NULLs were seen.
+    pub(crate) fn get(&self) -> Option<SqlType> {
+        self.0
+    }
+
+    /// Whether the type is known and no later value can change it.
+    pub(crate) fn is_final(&self) -> bool {
+        self.0.is_some_and(|t| {
+            !matches!(
+                t,
+                SqlType::VarChar(_)
+                    | SqlType::NVarChar(_)
+                    | SqlType::VarBinary(_)
+                    | SqlType::Decimal { .. }
+            )
+        })
+    }
 }
 
 fn wider(a: walden_engine::types::Len, b: walden_engine::types::Len) -> walden_engine::types::Len {
@@ -645,10 +674,16 @@ fn wider(a: walden_engine::types::Len, b: walden_engine::types::Len) -> walden_e
 /// Makes every value of a column the variant its type says (CASE and UNION may mix types).
 pub(crate) fn unify_column(rows: &mut [Vec<Value>], i: usize, ty: SqlType) -> Result<(), SqlError> {
     for r in rows.iter_mut() {
-        if !has_type(&r[i], ty) {
-            let v = std::mem::replace(&mut r[i], Value::Null);
-            r[i] = scalar::coerce(v, ty, true)?;
-        }
+        unify_value(&mut r[i], ty)?;
+    }
+    Ok(())
+}
+
+/// Makes `v` the variant type `ty` says, as [`unify_column`] does for a column.
+pub(crate) fn unify_value(v: &mut Value, ty: SqlType) -> Result<(), SqlError> {
+    if !has_type(v, ty) {
+        let taken = std::mem::replace(v, Value::Null);
+        *v = scalar::coerce(taken, ty, true)?;
     }
     Ok(())
 }

@@ -29,7 +29,7 @@
 //! fourth conditions above as its read finds the rows, any other block through the join's
 //! last step (`Run::plan_from_into`).
 
-use walden_engine::types::Value;
+use walden_engine::types::{SqlType, Value};
 
 use super::{conjuncts, Flat, FromSink, Input};
 use crate::ast::{
@@ -43,7 +43,7 @@ use crate::exec::external_sort::ExternalSort;
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{
     grouped_columns, order_collations, select_aggregates, select_windows, sorts_by_source_column,
-    visit_children,
+    unify_value, visit_children, ValueType,
 };
 use crate::exec::scalar::collation::{sort_value, Collation};
 use crate::exec::session::Run;
@@ -58,6 +58,39 @@ struct Streamed<'s> {
     sent: u64,
     limit: u64,
     sort: Option<Sorted<'s>>,
+    /// The output columns, announced once their types are known.
+    columns: Vec<ColumnInfo>,
+    typing: Typing,
+}
+
+/// The types of a streamed SELECT's columns that only their values tell (an expression
+/// that is no column, CAST or variable: `query::infer_type`). Unsorted rows are held back
+/// until each such column has a value whose type no later value can change; then the result
+/// set is announced, and every row is made its columns' types on its way
+/// (`query::unify_value`), as the collected SELECT makes its rows. A column whose type can
+/// still widen (VARCHAR, DECIMAL...) holds back every row, as the collected SELECT does.
+struct Typing {
+    /// The value-typed output columns and their types so far.
+    columns: Vec<(usize, ValueType)>,
+    /// Rows held back while a type is unknown.
+    held: Vec<Vec<Value>>,
+    /// Whether the result set was announced with the final types.
+    announced: bool,
+}
+
+impl Typing {
+    fn see(&mut self, row: &[Value]) {
+        for (i, ty) in &mut self.columns {
+            ty.see(&row[*i]);
+        }
+    }
+
+    fn unify(&self, row: &mut [Value], columns: &[ColumnInfo]) -> Result<(), SqlError> {
+        for (i, _) in &self.columns {
+            unify_value(&mut row[*i], columns[*i].ty)?;
+        }
+        Ok(())
+    }
 }
 
 /// A streamed SELECT's rows on their way through a sort.
@@ -67,6 +100,45 @@ struct Sorted<'s> {
     out_cols: &'s [Col],
     /// Each key's collation (`query::order_collations`).
     collations: Vec<Option<&'static Collation>>,
+}
+
+impl Streamed<'_> {
+    /// Fixes the value-typed columns' types from what was seen (a column of NULLs only takes
+    /// its expression's own type, else INT, as `Run::select` types it) and announces the
+    /// result set.
+    fn announce(&mut self, run: &mut Run<'_>) {
+        for (i, ty) in &self.typing.columns {
+            self.columns[*i].ty = match ty.get() {
+                Some(t) => t,
+                None => self.exprs[*i]
+                    .and_then(|e| run.static_type(e, self.cols))
+                    .unwrap_or(SqlType::Int),
+            };
+        }
+        self.typing.announced = true;
+        run.out.result_set(&self.columns);
+    }
+
+    /// Sends `row`, made its columns' types; says whether more are wanted.
+    fn send(&mut self, run: &mut Run<'_>, mut row: Vec<Value>) -> Result<bool, SqlError> {
+        if self.sent >= self.limit {
+            return Ok(false);
+        }
+        self.typing.unify(&mut row, &self.columns)?;
+        run.out.row(&row);
+        self.sent += 1;
+        Ok(self.sent < self.limit)
+    }
+
+    /// Sends the rows held back for their types, announcing the result set first.
+    fn release(&mut self, run: &mut Run<'_>) -> Result<bool, SqlError> {
+        self.announce(run);
+        let mut more = true;
+        for row in std::mem::take(&mut self.typing.held) {
+            more = self.send(run, row)?;
+        }
+        Ok(more)
+    }
 }
 
 impl RowSink for Streamed<'_> {
@@ -82,12 +154,19 @@ impl RowSink for Streamed<'_> {
                     key => keys.push(sort_value(key, *c)),
                 }
             }
+            self.typing.see(&out);
             sort.sorter.push(run, keys, out)?;
             return Ok(true);
         }
-        run.out.row(&out);
-        self.sent += 1;
-        Ok(self.sent < self.limit)
+        if self.typing.announced {
+            return self.send(run, out);
+        }
+        self.typing.see(&out);
+        self.typing.held.push(out);
+        if self.typing.columns.iter().all(|(_, ty)| ty.is_final()) {
+            return self.release(run);
+        }
+        Ok((self.typing.held.len() as u64) < self.limit)
     }
 }
 
@@ -271,13 +350,7 @@ impl Run<'_> {
         limit: usize,
     ) -> Result<Option<u64>, SqlError> {
         let QueryBody::Select(sel) = &q.body else { return Ok(None) };
-        let typed = sel.items.iter().all(|i| match i {
-            SelectItem::Wildcard(_) => true,
-            SelectItem::Expr { expr, .. } => {
-                matches!(expr.kind, ExprKind::Column(_)) || self.declared_type(expr).is_some()
-            }
-            SelectItem::Assign { .. } => false,
-        });
+        let assigns = sel.items.iter().any(|i| matches!(i, SelectItem::Assign { .. }));
         let plain = q.ctes.is_empty()
             && q.offset.is_none()
             && q.for_json.is_none()
@@ -290,7 +363,7 @@ impl Run<'_> {
             && sel.top.as_ref().is_none_or(|t| !t.percent && !t.with_ties);
         let per_row = select_aggregates(sel, &q.order_by).is_empty()
             && select_windows(sel, &q.order_by).is_empty();
-        if !(typed && plain && per_row) {
+        if assigns || !plain || !per_row {
             return Ok(None);
         }
         let limit = match &sel.top {
@@ -301,9 +374,6 @@ impl Run<'_> {
             return Ok(None);
         };
         let list = self.select_list(sel, &cols)?;
-        if list.out_cols.iter().any(|c| c.hidden) {
-            return Ok(None);
-        }
         // The ORDER BY is the read's own order, or the rows go through a sort (but for a
         // TOP, which the collected top-N sort keeps in 2n rows).
         let path_ordered =
@@ -332,6 +402,13 @@ impl Run<'_> {
             .iter()
             .map(|c| ColumnInfo { name: c.name.clone(), ty: c.ty, nullable: c.nullable })
             .collect();
+        let value_typed: Vec<(usize, ValueType)> = list
+            .out_cols
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.hidden)
+            .map(|(i, _)| (i, ValueType::default()))
+            .collect();
         let sort = match path_ordered {
             true => None,
             false => Some(Sorted {
@@ -341,34 +418,43 @@ impl Run<'_> {
                 collations: order_collations(&q.order_by, &list.out_cols, &cols)?,
             }),
         };
-        let sorting = sort.is_some();
-        if !sorting {
-            self.out.result_set(&columns);
+        let mut sink = Streamed {
+            cols: &cols,
+            exprs: &list.exprs,
+            stars: &list.stars,
+            sent: 0,
+            limit,
+            sort,
+            columns,
+            typing: Typing { columns: value_typed, held: Vec::new(), announced: false },
+        };
+        if sink.sort.is_none() && sink.typing.columns.is_empty() {
+            sink.announce(self);
         }
-        let mut sink =
-            Streamed { cols: &cols, exprs: &list.exprs, stars: &list.stars, sent: 0, limit, sort };
         let read = if limit == 0 {
             Ok(())
         } else {
             self.read_one_source(read, &cols, &parts, None, &mut sink)
         };
-        let mut sent = sink.sent;
-        let read = match (sink.sort, read) {
-            // Sorted rows are announced once all were read: an error in the read leaves no
-            // result set, as when the SELECT is collected.
+        // Sorted rows, and rows held back for their types, are announced once all were
+        // read: an error in the read leaves no result set, as when the SELECT is collected.
+        let read = match (sink.sort.take(), read) {
             (Some(sort), Ok(())) => {
-                self.out.result_set(&columns);
+                sink.announce(self);
                 sort.sorter.finish(self, |run, _, row| {
-                    if sent < limit {
-                        run.out.row(&row);
-                        sent += 1;
-                    }
+                    sink.send(run, row)?;
                     Ok(())
                 })
             }
             (Some(_), Err(e)) => return Err(e),
+            (None, Ok(())) if !sink.typing.announced => sink.release(self).map(|_| ()),
             (None, read) => read,
         };
+        if !sink.typing.announced {
+            // An error before any type was known: nothing was announced, nothing is ended.
+            return read.map(|()| Some(0));
+        }
+        let sent = sink.sent;
         self.out.result_end(sent);
         read.map(|()| Some(sent))
     }
