@@ -542,10 +542,15 @@ fn set_operation(op: SetOperator, l: Rows, r: Rows) -> Result<Rows, SqlError> {
                 .collect()
         }
     };
+    // A declared type (SMALLDATETIME, ...) stays only where both branches have it.
+    let declared: Vec<_> = (0..l.cols.len())
+        .map(|i| l.cols[i].declared.filter(|d| r.cols.get(i).and_then(|c| c.declared) == Some(*d)))
+        .collect();
     let mut cols = l.cols;
     for (i, ty) in types.into_iter().enumerate() {
         cols[i].ty = ty;
         cols[i].collation = collations[i];
+        cols[i].declared = declared[i];
         unify_column(&mut rows, i, ty)?;
         cols[i].nullable = true;
     }

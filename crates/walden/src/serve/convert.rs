@@ -79,7 +79,7 @@ pub fn wire_collation(name: Option<&str>) -> Collation {
         (true, false, false) => 52,
         (true, false, true) => 54,
     };
-    let version: u32 = if has("100") { 1 } else { 0 };
+    let version = u32::from(has("100"));
     let lcid = Collation::default().lcid();
     Collation { info: lcid | u32::from(flags) << 20 | version << 28, sort_id }
 }
@@ -458,6 +458,63 @@ mod tests {
         ] {
             assert_eq!(sql_type(&type_info(ty)), Some(ty), "{ty}");
         }
+    }
+
+    #[test]
+    fn collations_go_out_as_sql_server_sends_them() {
+        let wire = |name| wire_collation(Some(name)).to_bytes();
+        assert_eq!(wire_collation(None).to_bytes(), [0x09, 0x04, 0xD0, 0x00, 0x34]);
+        assert_eq!(wire("SQL_Latin1_General_CP1_CI_AS"), [0x09, 0x04, 0xD0, 0x00, 0x34]);
+        assert_eq!(wire("SQL_Latin1_General_CP1_CS_AS"), [0x09, 0x04, 0xC0, 0x00, 0x33]);
+        assert_eq!(wire("SQL_Latin1_General_CP1_CI_AI"), [0x09, 0x04, 0xF0, 0x00, 0x36]);
+        assert_eq!(wire("Latin1_General_CI_AS"), [0x09, 0x04, 0xD0, 0x00, 0x00]);
+        assert_eq!(wire("Latin1_General_CS_AS_KS_WS"), [0x09, 0x04, 0x00, 0x00, 0x00]);
+        assert_eq!(wire("Latin1_General_BIN"), [0x09, 0x04, 0x00, 0x01, 0x00]);
+        assert_eq!(wire("Latin1_General_100_BIN2"), [0x09, 0x04, 0x00, 0x12, 0x00]);
+        assert_eq!(wire("Latin1_General_100_CI_AI"), [0x09, 0x04, 0xF0, 0x10, 0x00]);
+    }
+
+    #[test]
+    fn declared_types_go_out_as_themselves() {
+        let column = |ty, declared, collation| ColumnInfo {
+            name: "c".into(),
+            ty,
+            nullable: true,
+            collation,
+            declared: Some(declared),
+        };
+        let cs = wire_collation(Some("Latin1_General_CS_AS"));
+        assert_eq!(
+            column_type_info(&column(SqlType::DateTime, DeclaredType::SmallDateTime, None)),
+            TypeInfo::DateTimeN(4)
+        );
+        assert_eq!(
+            column_type_info(&column(SqlType::Money, DeclaredType::SmallMoney, None)),
+            TypeInfo::MoneyN(4)
+        );
+        assert_eq!(
+            column_type_info(&column(
+                SqlType::VarChar(Len::Max),
+                DeclaredType::Text,
+                Some("Latin1_General_CS_AS")
+            )),
+            TypeInfo::Text { max_len: TEXT_MAX_LEN, collation: cs }
+        );
+        let plain =
+            ColumnInfo { declared: None, ..column(SqlType::NChar(4), DeclaredType::Text, None) };
+        assert_eq!(
+            column_type_info(&ColumnInfo { collation: Some("Latin1_General_CS_AS"), ..plain }),
+            TypeInfo::NChar { len: 8, collation: cs }
+        );
+        // A DATETIME sent as SMALLDATETIME: to the nearest minute, and within its range.
+        let sdt = |days, ticks| {
+            let v = DateTime::from_parts(days, ticks).map_or(Value::Null, Value::DateTime);
+            to_wire(SqlType::DateTime, &TypeInfo::DateTimeN(4), v)
+        };
+        assert_eq!(sdt(1, 9000), Ok(TdsValue::SmallDateTime { days: 1, minutes: 1 }));
+        assert_eq!(sdt(-1, 0).map_err(|e| e.number), Err(242));
+        let sm = to_wire(SqlType::Money, &TypeInfo::MoneyN(4), Value::Money(1 << 31));
+        assert_eq!(sm.map_err(|e| e.number), Err(8115));
     }
 
     #[test]
