@@ -526,11 +526,12 @@ impl<W: Write> Output for TdsOutput<W> {
     }
 
     fn statement_end(&mut self) {
-        self.done_is_current = false;
         if !std::mem::take(&mut self.statement_ended) {
             self.statement_done(None, None);
             self.statement_ended = false;
         }
+        // Whatever comes next belongs to the next statement, even the DONE just held.
+        self.done_is_current = false;
     }
 }
 
