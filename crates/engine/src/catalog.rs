@@ -17,7 +17,7 @@ use std::sync::Arc;
 use walden_storage::PageId;
 
 use crate::error::EngineError;
-use crate::types::{decode_row, encode_row, SqlType, TextOrder, Value};
+use crate::types::{decode_row, encode_row, DeclaredType, SqlType, TextOrder, Value};
 
 /// A column.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +42,10 @@ pub struct ColumnDef {
     /// database's default (`SQL_Latin1_General_CP1_CI_AS`). Its index keys are encoded by
     /// [`ColumnDef::text_order`].
     pub collation: Option<String>,
+    /// The type the column was declared with when Walden holds it as another
+    /// (SMALLDATETIME as `ty` DATETIME, ...): values stored are made to fit it, and the
+    /// catalog views and the TDS server describe the column as it.
+    pub declared: Option<DeclaredType>,
 }
 
 impl ColumnDef {
@@ -577,12 +581,14 @@ impl Object {
                     w.str(&c.name);
                     w.0.extend_from_slice(&c.ty.encode());
                     // Bit 0: nullable; bit 1: a computed column, its text after the default;
-                    // bit 2: PERSISTED; bit 3: rowversion; bit 4: a collation, its name last.
+                    // bit 2: PERSISTED; bit 3: rowversion; bit 4: a collation, its name after
+                    // the computed text; bit 5: a declared type, its system_type_id last.
                     w.u8(u8::from(c.nullable)
                         | u8::from(c.computed.is_some()) << 1
                         | u8::from(c.computed.as_ref().is_some_and(|k| k.persisted)) << 2
                         | u8::from(c.rowversion) << 3
-                        | u8::from(c.collation.is_some()) << 4);
+                        | u8::from(c.collation.is_some()) << 4
+                        | u8::from(c.declared.is_some()) << 5);
                     match c.identity {
                         Some((seed, inc)) => {
                             w.u8(1);
@@ -597,6 +603,9 @@ impl Object {
                     }
                     if let Some(collation) = &c.collation {
                         w.str(collation);
+                    }
+                    if let Some(declared) = c.declared {
+                        w.u8(declared.system_type_id());
                     }
                 }
                 w.u16(t.indexes.len() as u16);
@@ -733,6 +742,15 @@ impl Object {
                     };
                     // Catalogs written before column collations never set bit 4.
                     let collation = if flags & 16 != 0 { Some(r.str()?) } else { None };
+                    // Catalogs written before declared types never set bit 5.
+                    let declared = if flags & 32 != 0 {
+                        let id = r.u8()?;
+                        Some(DeclaredType::of_system_type_id(id).ok_or_else(|| {
+                            EngineError::Corrupt(format!("unknown declared type {id}"))
+                        })?)
+                    } else {
+                        None
+                    };
                     columns.push(ColumnDef {
                         name,
                         ty,
@@ -742,6 +760,7 @@ impl Object {
                         computed,
                         rowversion: flags & 8 != 0,
                         collation,
+                        declared,
                     });
                 }
                 let n = usize::from(r.u16()?);
@@ -1214,6 +1233,7 @@ mod tests {
                     computed: None,
                     rowversion: false,
                     collation: None,
+                    declared: None,
                 },
                 ColumnDef {
                     name: "note".into(),
@@ -1224,6 +1244,7 @@ mod tests {
                     computed: None,
                     rowversion: false,
                     collation: Some("Latin1_General_CS_AS".into()),
+                    declared: None,
                 },
                 ColumnDef {
                     name: "twice".into(),
@@ -1234,6 +1255,7 @@ mod tests {
                     computed: Some(Computed { text: "[id] * 2".into(), persisted: true }),
                     rowversion: false,
                     collation: None,
+                    declared: None,
                 },
                 ColumnDef {
                     name: "rv".into(),
@@ -1244,6 +1266,18 @@ mod tests {
                     computed: None,
                     rowversion: true,
                     collation: None,
+                    declared: None,
+                },
+                ColumnDef {
+                    name: "at".into(),
+                    ty: SqlType::DateTime,
+                    nullable: true,
+                    identity: None,
+                    default: None,
+                    computed: None,
+                    rowversion: false,
+                    collation: None,
+                    declared: Some(DeclaredType::SmallDateTime),
                 },
             ],
             indexes: vec![IndexDef {

@@ -22,7 +22,7 @@
 use std::borrow::Cow;
 
 use crate::types::TypeInfo;
-use crate::value::{decode_value, encode_value};
+use crate::value::{decode_row_value, decode_value, encode_row_value, encode_value};
 use crate::wire::{atomic, put_b_varbyte, put_b_varchar, put_us_varchar, with_u16_len, Reader};
 use crate::{Collation, TdsError, TdsValue};
 
@@ -239,13 +239,16 @@ pub struct Column {
     pub ty: TypeInfo,
     /// The column name, possibly empty.
     pub name: String,
+    /// TableName, sent for TEXT, NTEXT and IMAGE columns only: the parts of the name of the
+    /// table the column comes from (none for an expression, or a table not told).
+    pub table_name: Vec<String>,
 }
 
 impl Column {
     /// A column of type `ty`, nullable or not, with user type 0.
     pub fn new(name: &str, ty: TypeInfo, nullable: bool) -> Self {
         let flags = if nullable { ColumnFlags::NULLABLE } else { ColumnFlags::NONE };
-        Self { user_type: 0, flags, ty, name: name.to_owned() }
+        Self { user_type: 0, flags, ty, name: name.to_owned(), table_name: Vec::new() }
     }
 }
 
@@ -299,9 +302,10 @@ pub enum Token {
     Order(Vec<u16>),
 }
 
-/// Rejects types this codec does not carry in result streams (see the module documentation).
-fn check_result_column(ty: &TypeInfo, flags: ColumnFlags) -> Result<(), TdsError> {
-    if ty.is_legacy_lob() || *ty == TypeInfo::Null {
+/// Rejects types this codec does not carry in result streams (see the module documentation):
+/// TEXT, NTEXT and IMAGE are result set columns (`in_row`), never RETURNVALUEs.
+fn check_result_column(ty: &TypeInfo, flags: ColumnFlags, in_row: bool) -> Result<(), TdsError> {
+    if (ty.is_legacy_lob() && !in_row) || *ty == TypeInfo::Null {
         return Err(TdsError::UnsupportedType(ty.type_id()));
     }
     if flags.contains(ColumnFlags::ENCRYPTED) {
@@ -344,7 +348,7 @@ impl Token {
                 Ok(())
             }
             Self::ReturnValue(rv) => {
-                check_result_column(&rv.ty, rv.flags)?;
+                check_result_column(&rv.ty, rv.flags, false)?;
                 out.push(RETURNVALUE);
                 out.extend_from_slice(&rv.ordinal.to_le_bytes());
                 put_b_varchar(out, &rv.name, "RETURNVALUE ParamName")?;
@@ -433,10 +437,21 @@ fn encode_colmetadata(columns: &[Column], out: &mut Vec<u8>) -> Result<(), TdsEr
     out.push(COLMETADATA);
     out.extend_from_slice(&count.to_le_bytes());
     for c in columns {
-        check_result_column(&c.ty, c.flags)?;
+        check_result_column(&c.ty, c.flags, true)?;
         out.extend_from_slice(&c.user_type.to_le_bytes());
         out.extend_from_slice(&c.flags.0.to_le_bytes());
         c.ty.encode(out);
+        if c.ty.is_legacy_lob() {
+            let parts = u8::try_from(c.table_name.len()).map_err(|_| TdsError::TooLong {
+                what: "COLMETADATA TableName",
+                len: c.table_name.len(),
+                max: 255,
+            })?;
+            out.push(parts);
+            for part in &c.table_name {
+                put_us_varchar(out, part, "COLMETADATA TableName")?;
+            }
+        }
         put_b_varchar(out, &c.name, "COLMETADATA ColName")?;
     }
     Ok(())
@@ -458,8 +473,8 @@ fn encode_row_body(
     check_row_len(columns, values)?;
     out.push(ROW);
     for (c, v) in columns.iter().zip(values) {
-        check_result_column(&c.ty, c.flags)?;
-        encode_value(&c.ty, v, out)?;
+        check_result_column(&c.ty, c.flags, true)?;
+        encode_row_value(&c.ty, v, out)?;
     }
     Ok(())
 }
@@ -474,11 +489,11 @@ fn encode_nbc_row_body(
     let bitmap_at = out.len();
     out.resize(bitmap_at + values.len().div_ceil(8), 0);
     for (i, (c, v)) in columns.iter().zip(values).enumerate() {
-        check_result_column(&c.ty, c.flags)?;
+        check_result_column(&c.ty, c.flags, true)?;
         if *v == TdsValue::Null {
             out[bitmap_at + i / 8] |= 1 << (i % 8);
         } else {
-            encode_value(&c.ty, v, out)?;
+            encode_row_value(&c.ty, v, out)?;
         }
     }
     Ok(())
@@ -580,9 +595,15 @@ impl<'a> TokenReader<'a> {
                     let user_type = r.u32_le("COLMETADATA UserType")?;
                     let flags = ColumnFlags(r.u16_le("COLMETADATA Flags")?);
                     let ty = TypeInfo::decode(r)?;
-                    check_result_column(&ty, flags)?;
+                    check_result_column(&ty, flags, true)?;
+                    let mut table_name = Vec::new();
+                    if ty.is_legacy_lob() {
+                        for _ in 0..r.u8("COLMETADATA NumParts")? {
+                            table_name.push(r.us_varchar("COLMETADATA TableName")?);
+                        }
+                    }
                     let name = r.b_varchar("COLMETADATA ColName")?;
-                    columns.push(Column { user_type, flags, ty, name });
+                    columns.push(Column { user_type, flags, ty, name, table_name });
                 }
                 self.columns = Some(Cow::Owned(columns.clone()));
                 Token::ColMetadata(columns)
@@ -599,7 +620,7 @@ impl<'a> TokenReader<'a> {
                 let mut values = Vec::with_capacity(columns.len());
                 for (i, c) in columns.iter().enumerate() {
                     let is_null = nulls.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0);
-                    values.push(if is_null { TdsValue::Null } else { decode_value(&c.ty, r)? });
+                    values.push(if is_null { TdsValue::Null } else { decode_row_value(&c.ty, r)? });
                 }
                 if token == NBCROW {
                     Token::NbcRow(values)
@@ -615,7 +636,7 @@ impl<'a> TokenReader<'a> {
                 let user_type = r.u32_le("RETURNVALUE UserType")?;
                 let flags = ColumnFlags(r.u16_le("RETURNVALUE Flags")?);
                 let ty = TypeInfo::decode(r)?;
-                check_result_column(&ty, flags)?;
+                check_result_column(&ty, flags, false)?;
                 let value = decode_value(&ty, r)?;
                 Token::ReturnValue(ReturnValue {
                     ordinal,

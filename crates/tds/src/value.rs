@@ -782,6 +782,53 @@ pub(crate) fn decode_value(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue
     }
 }
 
+/// The text pointer a ROW carries before a non-NULL TEXT, NTEXT or IMAGE value (2.2.5.5.2).
+/// Walden has no text pointers (its values are not updated in place with UPDATETEXT), so it
+/// sends this one for every value; clients read its length and skip it.
+const TEXT_POINTER: [u8; 16] = *b"walden textptr\0\0";
+
+/// A value of a ROW or NBCROW under `ty`: as [`encode_value`], except that a TEXT, NTEXT or
+/// IMAGE value comes in its row form, a text pointer (B_VARBYTE; its length 0 is NULL and
+/// nothing follows), an 8-byte timestamp, then the 4-byte length and the data.
+pub(crate) fn encode_row_value(
+    ty: &TypeInfo,
+    value: &TdsValue,
+    out: &mut Vec<u8>,
+) -> Result<(), TdsError> {
+    if !ty.is_legacy_lob() {
+        return encode_value(ty, value, out);
+    }
+    if *value == TdsValue::Null {
+        out.push(0);
+        return Ok(());
+    }
+    let start = out.len();
+    out.push(TEXT_POINTER.len() as u8);
+    out.extend_from_slice(&TEXT_POINTER);
+    out.extend_from_slice(&[0; 8]);
+    let result = encode_value(ty, value, out);
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+/// The inverse of [`encode_row_value`].
+pub(crate) fn decode_row_value(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue, TdsError> {
+    if !ty.is_legacy_lob() {
+        return decode_value(ty, r);
+    }
+    if r.b_varbyte("TEXTPTR")?.is_empty() {
+        return Ok(TdsValue::Null);
+    }
+    r.take(8, "text timestamp")?;
+    match decode_value(ty, r)? {
+        // The NULL form of the length belongs to parameters: a row says NULL by its pointer.
+        TdsValue::Null => Err(TdsError::Malformed { what: "text value length" }),
+        value => Ok(value),
+    }
+}
+
 /// The fixed-length types: the value alone, no length and no NULL.
 fn decode_fixed(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue, TdsError> {
     use TdsValue as V;

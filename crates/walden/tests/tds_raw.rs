@@ -1069,3 +1069,66 @@ fn sp_prepare_returns_the_column_metadata() {
         [vec![TdsValue::Int(1), TdsValue::NVarChar("one".into()), TdsValue::Int(1)]]
     );
 }
+
+/// Columns declared SMALLDATETIME, SMALLMONEY, TEXT, NTEXT and IMAGE are described as
+/// themselves, a text column with its own collation, and a statement's warning (8153) comes
+/// before the statement's DONE, as SQL Server sends them.
+#[test]
+fn declared_types_collations_and_warnings_as_sql_server_sends_them() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    let setup = c.batch(
+        "CREATE TABLE w (id INT, sd SMALLDATETIME, sm SMALLMONEY, tx TEXT, nt NTEXT, im IMAGE, \
+         cs VARCHAR(10) COLLATE Latin1_General_CS_AS); \
+         INSERT INTO w VALUES (1, '2024-02-29 13:45:30', -7.5, 'abc', N'd\u{e9}f', 0x01, 'AbC'), \
+         (2, NULL, NULL, NULL, NULL, NULL, NULL)",
+    );
+    assert_eq!(errors(&setup), Vec::<String>::new());
+    let got = c.batch("SELECT sd, sm, tx, nt, im, cs FROM w ORDER BY id");
+    let Some(Token::ColMetadata(columns)) = got.first() else { panic!("{got:?}") };
+    let latin1_cs = Collation { info: 0x00C0_0409, sort_id: 0 };
+    let default = Collation::default();
+    let types: Vec<TypeInfo> = columns.iter().map(|c| c.ty).collect();
+    assert_eq!(
+        types,
+        [
+            TypeInfo::DateTimeN(4),
+            TypeInfo::MoneyN(4),
+            TypeInfo::Text { max_len: 0x7FFF_FFFF, collation: default },
+            TypeInfo::NText { max_len: 0x7FFF_FFFE, collation: default },
+            TypeInfo::Image { max_len: 0x7FFF_FFFF },
+            TypeInfo::BigVarChar { max_len: 10, collation: latin1_cs },
+        ]
+    );
+    assert_eq!(
+        rows(&got),
+        [
+            vec![
+                // 13:45:30 rounds up to 13:46.
+                TdsValue::SmallDateTime { days: 45_349, minutes: 13 * 60 + 46 },
+                TdsValue::Money(-75_000),
+                TdsValue::VarChar(b"abc".to_vec()),
+                TdsValue::NVarChar("d\u{e9}f".into()),
+                TdsValue::Binary(vec![1]),
+                TdsValue::VarChar(b"AbC".to_vec()),
+            ],
+            vec![TdsValue::Null; 6],
+        ]
+    );
+    let got =
+        c.batch("SET NOCOUNT ON; SELECT SUM(x) FROM (VALUES (1), (NULL)) v(x); PRINT 'after'");
+    let warning = got.iter().position(|t| matches!(t, Token::Info(m) if m.number == 8153));
+    assert_eq!(
+        stream(&got),
+        [
+            "DONE(MORE 0x0 0)",
+            "COLMETADATA",
+            "ROW",
+            "INFO",
+            "DONE(MORE 0xc1 0)",
+            "INFO",
+            "DONE( 0x0 0)"
+        ]
+    );
+    assert_eq!(warning, Some(3), "{got:?}");
+}

@@ -599,6 +599,74 @@ func xmlType() {
 			"<r><i>3</i><i>4</i></r>"), int64(7))
 }
 
+// declaredTypes: SMALLDATETIME, SMALLMONEY, TEXT, NTEXT and IMAGE columns come back as
+// themselves (DATETIMN 4, MONEYN 4, the text types with their text pointers), with their
+// values, whether the rows were written from literals or from parameters.
+func declaredTypes() {
+	db := open(database)
+	defer db.Close()
+	mustExec(db, "CREATE TABLE legacy_g (id INT PRIMARY KEY, sd SMALLDATETIME, sm SMALLMONEY, "+
+		"tx TEXT, nt NTEXT, im IMAGE)")
+	mustExec(db, "INSERT INTO legacy_g VALUES (1, '2024-02-29 13:45:31', 214748.3647, 'plain', "+
+		"N'"+unicodeText+"', 0xCAFE)")
+	at := time.Date(2024, 3, 1, 8, 15, 29, 0, time.UTC)
+	mustExec(db, "INSERT INTO legacy_g VALUES (2, @p1, @p2, @p3, @p4, @p5)",
+		mssql.DateTime1(at), "-12.3456", longText, unicodeText, []byte{1, 2, 3})
+	mustExec(db, "INSERT INTO legacy_g (id) VALUES (3)")
+	rows, err := db.QueryContext(ctx, "SELECT sd, sm, tx, nt, im FROM legacy_g ORDER BY id")
+	if !ok("query", err) {
+		return
+	}
+	defer rows.Close()
+	types, _ := rows.ColumnTypes()
+	var names []string
+	for _, t := range types {
+		names = append(names, t.DatabaseTypeName())
+	}
+	eq("the columns' types", names, []string{"SMALLDATETIME", "SMALLMONEY", "TEXT", "NTEXT", "IMAGE"})
+	type row struct {
+		sd     sql.NullTime
+		sm     []byte
+		tx, nt sql.NullString
+		im     []byte
+	}
+	var got []row
+	for rows.Next() {
+		var r row
+		if ok("scan", rows.Scan(&r.sd, &r.sm, &r.tx, &r.nt, &r.im)) {
+			got = append(got, r)
+		}
+	}
+	if !ok("rows", rows.Err()) || len(got) != 3 {
+		eq("rows read", len(got), 3)
+		return
+	}
+	eq("a SMALLDATETIME literal, rounded up to the minute", got[0].sd.Time,
+		time.Date(2024, 2, 29, 13, 46, 0, 0, time.UTC))
+	eq("a SMALLDATETIME parameter, rounded down", got[1].sd.Time, time.Date(2024, 3, 1, 8, 15, 0, 0, time.UTC))
+	eq("SMALLMONEY's largest value", string(got[0].sm), "214748.3647")
+	eq("a SMALLMONEY parameter", string(got[1].sm), "-12.3456")
+	eq("TEXT", got[0].tx.String, "plain")
+	eq("a long TEXT parameter", got[1].tx.String, longText)
+	eq("NTEXT", got[0].nt.String, unicodeText)
+	eq("an NTEXT parameter", got[1].nt.String, unicodeText)
+	eq("IMAGE", got[0].im, []byte{0xCA, 0xFE})
+	eq("an IMAGE parameter", got[1].im, []byte{1, 2, 3})
+	eq("NULLs", []bool{got[2].sd.Valid, got[2].sm == nil, got[2].tx.Valid, got[2].nt.Valid, got[2].im == nil},
+		[]bool{false, true, false, false, true})
+	_, err = db.ExecContext(ctx, "INSERT INTO legacy_g (id, sm) VALUES (4, 214748.3648)")
+	checked++
+	var sqlErr mssql.Error
+	if !errors.As(err, &sqlErr) || sqlErr.Number != 8115 {
+		failures++
+		fmt.Printf("FAIL a SMALLMONEY out of range: got %v, expected error 8115\n", err)
+	}
+	eq("sys.columns' type names",
+		scalar(db, "SELECT STRING_AGG(t.name, ',') WITHIN GROUP (ORDER BY c.column_id) FROM sys.columns c "+
+			"JOIN sys.types t ON t.user_type_id = c.user_type_id WHERE c.object_id = OBJECT_ID('legacy_g')"),
+		"int,smalldatetime,smallmoney,text,ntext,image")
+}
+
 func main() {
 	host = arg(1, "WALDEN_HOST", "127.0.0.1")
 	port = arg(2, "WALDEN_PORT", "1433")
@@ -614,6 +682,7 @@ func main() {
 	section("bad input", badInput)
 	section("bulk copy", bulkCopy)
 	section("xml", xmlType)
+	section("declared types", declaredTypes)
 	fmt.Printf("go-mssqldb: %d checks, %d failures\n", checked, failures)
 	if failures > 0 {
 		os.Exit(1)

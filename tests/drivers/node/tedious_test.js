@@ -248,6 +248,61 @@ async function legacyTypesAndCancel() {
   await close(db);
 }
 
+// SMALLDATETIME, SMALLMONEY, TEXT, NTEXT and IMAGE columns arrive as themselves (DATETIMN and
+// MONEYN of 4 bytes, the text types), a text column with its own collation, a SMALLDATETIME
+// OUTPUT parameter rounded to the minute, and the types' parameters round trip.
+async function declaredTypes() {
+  const db = await connect(DATABASE);
+  await run(db, 'CREATE TABLE legacy_t (id INT PRIMARY KEY, sd SMALLDATETIME, sm SMALLMONEY, ' +
+    'tx TEXT, nt NTEXT, im IMAGE, cs VARCHAR(10) COLLATE Latin1_General_CS_AS, ' +
+    'ci NVARCHAR(10), sq VARCHAR(10) COLLATE SQL_Latin1_General_CP1_CS_AS)');
+  await run(db, 'INSERT INTO legacy_t VALUES (1, @sd, @sm, @tx, @nt, @im, @cs, @ci, @sq)', [
+    ['sd', TYPES.SmallDateTime, new Date(Date.UTC(2024, 1, 29, 13, 45, 0))],
+    ['sm', TYPES.SmallMoney, -7.0001],
+    ['tx', TYPES.Text, 'plain text'],
+    ['nt', TYPES.NText, UNICODE_TEXT],
+    ['im', TYPES.Image, Buffer.from([0xca, 0xfe])],
+    ['cs', TYPES.VarChar, 'AbC'],
+    ['ci', TYPES.NVarChar, 'x'],
+    ['sq', TYPES.VarChar, 'y'],
+  ]);
+  await run(db, 'INSERT INTO legacy_t (id) VALUES (2)');
+  const meta = [];
+  const rows = await new Promise((resolve, reject) => {
+    const got = [];
+    const request = new Request('SELECT sd, sm, tx, nt, im, cs, ci, sq FROM legacy_t ORDER BY id',
+      (err) => (err ? reject(err) : resolve(got)));
+    request.on('columnMetadata', (columns) => meta.push(...columns));
+    request.on('row', (cols) => got.push(cols.map((c) => c.value)));
+    db.execSqlBatch(request);
+  });
+  eq('the wire types', meta.map((c) => [c.type.name, c.dataLength]).slice(0, 5),
+    [['DateTimeN', 4], ['MoneyN', 4], ['Text', 2147483647], ['NText', 2147483646],
+      ['Image', 2147483647]]);
+  const collation = (c) => c && [c.lcid, c.flags, c.version, c.sortId];
+  eq('collations (LCID, flags, version, sort id)', meta.slice(5).map((c) => collation(c.collation)), [
+    [0x409, 0x04 | 0x08, 0, 0],
+    [0x409, 0x01 | 0x04 | 0x08, 0, 52],
+    [0x409, 0x04 | 0x08, 0, 51],
+  ]);
+  eq('the values', rows[0], [new Date(Date.UTC(2024, 1, 29, 13, 45, 0)), -7.0001, 'plain text',
+    UNICODE_TEXT, Buffer.from([0xca, 0xfe]), 'AbC', 'x', 'y']);
+  eq('NULLs', rows[1], [null, null, null, null, null, null, null, null]);
+  await run(db, 'CREATE PROCEDURE later_sd @d SMALLDATETIME OUTPUT AS ' +
+    "SET @d = DATEADD(MILLISECOND, 45500, CAST('2024-03-01 08:15:00' AS DATETIME))");
+  const out = await run(db, 'later_sd', [['d', TYPES.SmallDateTime, null, { output: true }]],
+    'callProcedure');
+  eq('a SMALLDATETIME OUTPUT parameter, rounded to the minute', out.returnValues,
+    { d: new Date(Date.UTC(2024, 2, 1, 8, 16, 0)) });
+  await run(db, 'CREATE PROCEDURE late_sd @d SMALLDATETIME OUTPUT AS ' +
+    "SET @d = CAST('2090-01-01' AS DATETIME)");
+  const refused = await run(db, 'late_sd', [['d', TYPES.SmallDateTime, null, { output: true }]],
+    'callProcedure').then(() => null, (err) => err);
+  eq('a SMALLDATETIME OUTPUT parameter out of range', refused && refused.number, 242);
+  eq('the connection after it', await scalar(db, 'SELECT 1'), 1);
+  await close(db);
+}
+
 async function parameters() {
   const db = await connect(DATABASE);
   const params = [
@@ -422,6 +477,7 @@ async function badInput() {
   await section('bad input', badInput);
   await section('newer types', newerTypes);
   await section('legacy types and cancel', legacyTypesAndCancel);
+  await section('declared types and collations', declaredTypes);
   await section('bulk copy', () =>
     bulkCopy({ connect, close, run, scalar, eq, fail, DATABASE, UNICODE_TEXT }));
   console.log(`tedious: ${checked} checks, ${failures} failures`);

@@ -121,3 +121,27 @@ NEWER_TYPES_SELECT = (
 DTO_EXPECTED = datetime.datetime(
     2024, 3, 1, 8, 30, 0, 125000, tzinfo=datetime.timezone(datetime.timedelta(hours=2))
 )
+
+# SMALLDATETIME, SMALLMONEY, TEXT, NTEXT and IMAGE columns, one row written from literals (its
+# SMALLDATETIME rounded up to the minute), one from parameters, one of NULLs.
+DECLARED_TABLE = (
+    "CREATE TABLE legacy_p (id INT PRIMARY KEY, sd SMALLDATETIME, sm SMALLMONEY, tx TEXT, "
+    "nt NTEXT, im IMAGE)"
+)
+DECLARED_LITERALS = (
+    "INSERT INTO legacy_p VALUES (1, '2024-02-29 13:45:30', 214748.3647, 'plain', "
+    f"N'{UNICODE_TEXT}', 0xCAFE)"
+)
+DECLARED_SELECT = "SELECT sd, sm, tx, nt, im FROM legacy_p ORDER BY id"
+DECLARED_EXPECTED = [
+    (
+        datetime.datetime(2024, 2, 29, 13, 46),
+        decimal.Decimal("214748.3647"),
+        "plain",
+        UNICODE_TEXT,
+        b"\xca\xfe",
+    ),
+    (datetime.datetime(2024, 3, 1, 8, 15), decimal.Decimal("-12.3456"), LONG_TEXT, UNICODE_TEXT, b"\x01\x02"),
+    (None, None, None, None, None),
+]
+

@@ -8,16 +8,24 @@ procedures with RPC requests; with autocommit off it runs BEGIN TRAN / COMMIT TR
 ROLLBACK TRAN batches. It logs in with a batch of SET options (conn_properties).
 """
 
+import decimal
+
 import pymssql
 
 from checks import (
     BAD_INPUT,
+    DECLARED_EXPECTED,
+    DECLARED_LITERALS,
+    DECLARED_SELECT,
+    DECLARED_TABLE,
     DTO_EXPECTED,
+    LONG_TEXT,
     NEWER_TYPES_SELECT,
     PROCEDURE,
     TYPES_EXPECTED,
     TYPES_SELECT,
     TYPES_TABLE,
+    UNICODE_TEXT,
     Checks,
     args,
 )
@@ -171,6 +179,28 @@ def newer_types():
         checks.eq("a NULL SQL_VARIANT", row[4], None)
 
 
+def declared_types():
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.execute(DECLARED_TABLE)
+        cur.execute(DECLARED_LITERALS)
+        cur.execute(
+            "INSERT INTO legacy_p VALUES (2, %s, %s, %s, %s, %s)",
+            (
+                # As text: pymssql writes a datetime with six fractional digits, which SQL
+                # Server's SMALLDATETIME does not read either.
+                "2024-03-01 08:15:29",
+                decimal.Decimal("-12.3456"),
+                LONG_TEXT,
+                UNICODE_TEXT,
+                # pymssql writes a bytearray as a 0x literal (bytes as a string).
+                bytearray(b"\x01\x02"),
+            ),
+        )
+        cur.execute("INSERT INTO legacy_p (id) VALUES (3)")
+        cur.execute(DECLARED_SELECT)
+        checks.eq("the values", [tuple(r) for r in cur.fetchall()], DECLARED_EXPECTED)
+
+
 checks.section("setup", setup)
 checks.section("types", types_query)
 checks.section("parameters", parameters)
@@ -178,4 +208,5 @@ checks.section("procedure", procedure)
 checks.section("transactions", transactions)
 checks.section("bad input", bad_input)
 checks.section("newer types", newer_types)
+checks.section("declared types", declared_types)
 checks.finish()

@@ -8,6 +8,7 @@ and commit()/rollback() are Transaction Manager requests that begin the next tra
 `transactions` section runs on such a connection.
 """
 
+import datetime
 import decimal
 
 import pytds
@@ -15,12 +16,18 @@ from pytds_bulk import bulk_copy
 
 from checks import (
     BAD_INPUT,
+    DECLARED_EXPECTED,
+    DECLARED_LITERALS,
+    DECLARED_SELECT,
+    DECLARED_TABLE,
     DTO_EXPECTED,
+    LONG_TEXT,
     NEWER_TYPES_SELECT,
     PROCEDURE,
     TYPES_EXPECTED,
     TYPES_SELECT,
     TYPES_TABLE,
+    UNICODE_TEXT,
     Checks,
     args,
 )
@@ -255,6 +262,33 @@ def newer_types():
         checks.eq("SQL_VARIANT values", [vi, vn, vd, vz], [42, "text", decimal.Decimal("1.25"), None])
 
 
+def declared_types():
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.execute(DECLARED_TABLE)
+        cur.execute(DECLARED_LITERALS)
+        cur.execute(
+            "INSERT INTO legacy_p VALUES (2, %s, %s, %s, %s, %s)",
+            (
+                datetime.datetime(2024, 3, 1, 8, 15, 29),
+                decimal.Decimal("-12.3456"),
+                LONG_TEXT,
+                UNICODE_TEXT,
+                # Plain bytes go as text (pytds' bytes_to_unicode); IMAGE takes binary only.
+                pytds.Binary(b"\x01\x02"),
+            ),
+        )
+        cur.execute("INSERT INTO legacy_p (id) VALUES (3)")
+        cur.execute(DECLARED_SELECT)
+        # The wire types: DATETIMN and MONEYN of 4 bytes, which pytds names by SQL Server's
+        # smalldatetime and smallmoney type ids (58, 122), TEXTTYPE, NTEXTTYPE, IMAGETYPE.
+        checks.eq(
+            "the columns' TDS types",
+            [(d[1], d[3]) for d in cur.description][:2] + [d[1] for d in cur.description][2:],
+            [(58, 4), (122, 4), 0x23, 0x63, 0x22],
+        )
+        checks.eq("the values", [tuple(r) for r in cur.fetchall()], DECLARED_EXPECTED)
+
+
 def xml_type():
     """An xml column read (XMLTYPE in COLMETADATA and ROW) and an xml parameter sent as XMLTYPE."""
     with connect(DATABASE) as conn, conn.cursor() as cur:
@@ -308,6 +342,7 @@ checks.section("pool", pool)
 checks.section("bad input", bad_input)
 checks.section("newer types", newer_types)
 checks.section("xml", xml_type)
+checks.section("declared types", declared_types)
 checks.section("plans and statistics", plans_and_statistics)
 checks.section("bulk copy", lambda: bulk_copy(connect, checks, DATABASE))
 checks.finish()

@@ -47,6 +47,7 @@
 
 mod collation;
 mod decimal;
+mod declared;
 mod guid;
 mod key;
 mod row;
@@ -56,6 +57,7 @@ mod value;
 
 pub use collation::{fold_char, strip_accent, TextOrder};
 pub use decimal::Decimal;
+pub use declared::DeclaredType;
 pub use guid::Guid;
 pub use key::{
     decode_key_columns, encode_key, encode_key_columns, encode_key_columns_ordered, key_decodable,

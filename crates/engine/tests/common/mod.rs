@@ -24,6 +24,7 @@ pub fn col(name: &str, ty: SqlType, nullable: bool) -> ColumnDef {
         computed: None,
         rowversion: false,
         collation: None,
+        declared: None,
     }
 }
 

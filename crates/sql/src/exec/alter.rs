@@ -826,7 +826,8 @@ impl Run<'_> {
             ));
         }
         let mut new = TableDef::clone(&t.def);
-        new.columns[c] = ColumnDef { ty, nullable, collation, ..old.clone() };
+        let declared = crate::exec::user_types::declared_as(data_type);
+        new.columns[c] = ColumnDef { ty, nullable, collation, declared, ..old.clone() };
         let def = new.clone();
         let table = format!("{}.{}.{}", self.s.db.name(), t.def.schema, shown);
         self.rebuild(t, new, &[], |run, mut row| {

@@ -392,10 +392,30 @@ impl Run<'_> {
                 name: "Database Name".into(),
                 ty: SqlType::NVarChar(Len::N(128)),
                 nullable: false,
+                collation: None,
+                declared: None,
             },
-            ColumnInfo { name: "Log Size (MB)".into(), ty: SqlType::Real, nullable: false },
-            ColumnInfo { name: "Log Space Used (%)".into(), ty: SqlType::Real, nullable: false },
-            ColumnInfo { name: "Status".into(), ty: SqlType::Int, nullable: false },
+            ColumnInfo {
+                name: "Log Size (MB)".into(),
+                ty: SqlType::Real,
+                nullable: false,
+                collation: None,
+                declared: None,
+            },
+            ColumnInfo {
+                name: "Log Space Used (%)".into(),
+                ty: SqlType::Real,
+                nullable: false,
+                collation: None,
+                declared: None,
+            },
+            ColumnInfo {
+                name: "Status".into(),
+                ty: SqlType::Int,
+                nullable: false,
+                collation: None,
+                declared: None,
+            },
         ];
         self.out.result_set(&columns);
         let mut n = 0;
@@ -474,11 +494,15 @@ impl Run<'_> {
                     name: "ResultPropertyName".into(),
                     ty: SqlType::VarChar(Len::N(100)),
                     nullable: false,
+                    collation: None,
+                    declared: None,
                 },
                 ColumnInfo {
                     name: "Value".into(),
                     ty: SqlType::VarChar(Len::N(100)),
                     nullable: false,
+                    collation: None,
+                    declared: None,
                 },
             ];
             self.out.result_set(&columns);
@@ -548,6 +572,8 @@ impl Run<'_> {
             name: name.into(),
             ty: SqlType::NVarChar(Len::N(128)),
             nullable: false,
+            collation: None,
+            declared: None,
         };
         self.out.result_set(&[column("Set Option"), column("Value")]);
         let mut n = 0;
@@ -564,8 +590,13 @@ impl Run<'_> {
     /// log files (the older form of `sys.dm_db_log_info`).
     fn dbcc_loginfo(&mut self, args: &[DbccArgument]) -> Result<(), SqlError> {
         let db = self.dbcc_database_arg(args)?;
-        let column =
-            |name: &str, ty: SqlType| ColumnInfo { name: name.into(), ty, nullable: false };
+        let column = |name: &str, ty: SqlType| ColumnInfo {
+            name: name.into(),
+            ty,
+            nullable: false,
+            collation: None,
+            declared: None,
+        };
         let columns = [
             column("RecoveryUnitId", SqlType::Int),
             column("FileId", SqlType::Int),

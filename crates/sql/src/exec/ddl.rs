@@ -602,6 +602,7 @@ impl Run<'_> {
                         computed: None,
                         rowversion: false,
                         collation: None,
+                        declared: crate::exec::user_types::declared_as(&col.data_type),
                     };
                     let type_name = col.data_type.name.name.value.to_ascii_lowercase();
                     if col.data_type.name.schema.is_none()

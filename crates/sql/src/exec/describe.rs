@@ -278,8 +278,13 @@ fn default_type() -> SqlType {
 
 /// `sp_describe_undeclared_parameters`' columns, in SQL Server's order.
 fn parameter_columns() -> Vec<ColumnInfo> {
-    let col =
-        |name: &str, ty: SqlType, nullable: bool| ColumnInfo { name: name.into(), ty, nullable };
+    let col = |name: &str, ty: SqlType, nullable: bool| ColumnInfo {
+        name: name.into(),
+        ty,
+        nullable,
+        collation: None,
+        declared: None,
+    };
     let sysname = SqlType::NVarChar(Len::N(128));
     vec![
         col("parameter_ordinal", SqlType::Int, false),

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use walden_engine::catalog::{ColumnDef, TableDef};
-use walden_engine::types::{SqlType, Value};
+use walden_engine::types::{DeclaredType, SqlType, Value};
 use walden_engine::EngineError;
 
 use crate::ast::{
@@ -183,11 +183,8 @@ impl Run<'_> {
             return Ok(());
         }
         let visible = rows.visible();
-        let cols: Vec<ColumnInfo> = visible
-            .iter()
-            .map(|&i| &rows.cols[i])
-            .map(|c| ColumnInfo { name: c.name.clone(), ty: c.ty, nullable: c.nullable })
-            .collect();
+        let cols: Vec<ColumnInfo> =
+            visible.iter().map(|&i| &rows.cols[i]).map(crate::exec::query::column_info).collect();
         self.out.result_set(&cols);
         let n = rows.rows.len() as u64;
         let all_visible = visible.len() == rows.cols.len();
@@ -236,6 +233,7 @@ impl Run<'_> {
                 computed: None,
                 rowversion: false,
                 collation: crate::exec::scalar::collation::stored(c.collation, c.ty),
+                declared: c.declared,
             });
         }
         if let Some(item) = &identity {
@@ -257,6 +255,7 @@ impl Run<'_> {
                     computed: None,
                     rowversion: false,
                     collation: None,
+                    declared: None,
                 },
             );
         }
@@ -673,7 +672,32 @@ impl Run<'_> {
 
     /// A value converted for column `c`, with SQL Server's truncation message; under
     /// `SET ANSI_WARNINGS OFF` a string too long is cut to the column silently, as there.
+    /// A column declared SMALLDATETIME or SMALLMONEY gets a value of that type: rounded to
+    /// the minute, or refused outside its range (242, 8115) as SQL Server's conversion does.
     pub(crate) fn store(&mut self, def: &TableDef, c: usize, v: Value) -> Result<Value, SqlError> {
+        let Some(declared) = def.columns[c].declared else {
+            return self.store_as_held(def, c, v);
+        };
+        let source = v.kind_name();
+        let held = self.store_as_held(def, c, v)?;
+        declared.fit(held).ok_or_else(|| match declared {
+            DeclaredType::SmallMoney => SqlError::new(
+                8115,
+                "Arithmetic overflow error converting expression to data type smallmoney.",
+            ),
+            _ => SqlError::new(
+                242,
+                format!(
+                    "The conversion of a {source} data type to a {} data type resulted in an \
+                     out-of-range value.",
+                    declared.name()
+                ),
+            ),
+        })
+    }
+
+    /// [`Self::store`] into the type that holds the column's values.
+    fn store_as_held(&mut self, def: &TableDef, c: usize, v: Value) -> Result<Value, SqlError> {
         let col = &def.columns[c];
         match scalar::coerce(v.clone(), col.ty, false) {
             Ok(v) => Ok(v),

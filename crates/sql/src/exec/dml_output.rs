@@ -192,7 +192,13 @@ impl Run<'_> {
                     (ty, true)
                 }
             };
-            columns.push(ColumnInfo { name: out.names[i].clone(), ty, nullable });
+            columns.push(ColumnInfo {
+                name: out.names[i].clone(),
+                ty,
+                nullable,
+                collation: None,
+                declared: None,
+            });
         }
         self.out.result_set(&columns);
         for r in &out.rows {

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 
 use std::sync::Arc;
 use walden_engine::catalog::Object;
-use walden_engine::types::{Decimal, SqlType, Value};
+use walden_engine::types::{Decimal, DeclaredType, SqlType, Value};
 use walden_engine::{Database, EngineError};
 
 use crate::ast::{
@@ -49,6 +49,10 @@ pub(crate) struct Col {
     /// select list item's when it names one; None where Walden does not track it (computed
     /// values, derived tables), which then compare as the default.
     pub(crate) collation: Option<&'static Collation>,
+    /// The type a table column was declared with, or a select list item cast to, when
+    /// Walden holds it as `ty` (SMALLDATETIME as DATETIME, ...): what a client is told the
+    /// column is. None where Walden does not track it (other expressions).
+    pub(crate) declared: Option<DeclaredType>,
 }
 
 impl Col {
@@ -60,6 +64,7 @@ impl Col {
             nullable: true,
             hidden: false,
             collation: None,
+            declared: None,
         }
     }
 

@@ -211,8 +211,13 @@ impl Run<'_> {
 
     /// The result set SQL Server's shrink commands return: one row per file, sizes in pages.
     fn shrink_results(&mut self, db: &Database, kinds: &[FileKind]) {
-        let column =
-            |name: &str| ColumnInfo { name: name.into(), ty: SqlType::Int, nullable: false };
+        let column = |name: &str| ColumnInfo {
+            name: name.into(),
+            ty: SqlType::Int,
+            nullable: false,
+            collation: None,
+            declared: None,
+        };
         let columns = [
             column("DbId"),
             column("FileId"),

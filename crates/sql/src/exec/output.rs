@@ -15,7 +15,7 @@
 //!   not it called `done`: the TDS server ends each with a DONE token, as [MS-TDS] 2.2.7.6
 //!   requires.
 
-use walden_engine::types::{SqlType, Value};
+use walden_engine::types::{DeclaredType, SqlType, Value};
 
 use crate::exec::SqlError;
 
@@ -28,12 +28,18 @@ pub struct ColumnInfo {
     pub ty: SqlType,
     /// Whether the column may hold NULL.
     pub nullable: bool,
+    /// A text column's collation when it is not the default (`SQL_Latin1_General_CP1_CI_AS`),
+    /// by its name as SQL Server spells it.
+    pub collation: Option<&'static str>,
+    /// The type the column was declared with when Walden holds its values as `ty`
+    /// (SMALLDATETIME as DATETIME, ...): what a client is told the column is.
+    pub declared: Option<DeclaredType>,
 }
 
 impl ColumnInfo {
     /// A nullable column.
     pub fn new(name: impl Into<String>, ty: SqlType) -> ColumnInfo {
-        ColumnInfo { name: name.into(), ty, nullable: true }
+        ColumnInfo { name: name.into(), ty, nullable: true, collation: None, declared: None }
     }
 }
 

@@ -410,15 +410,41 @@ impl Run<'_> {
 pub(crate) fn extended_properties(db: &Database) -> RowSet {
     let sysname = SqlType::NVarChar(walden_engine::types::Len::N(128));
     let columns = vec![
-        ColumnInfo { name: "class".into(), ty: SqlType::TinyInt, nullable: false },
+        ColumnInfo {
+            name: "class".into(),
+            ty: SqlType::TinyInt,
+            nullable: false,
+            collation: None,
+            declared: None,
+        },
         ColumnInfo {
             name: "class_desc".into(),
             ty: SqlType::NVarChar(walden_engine::types::Len::N(60)),
             nullable: true,
+            collation: None,
+            declared: None,
         },
-        ColumnInfo { name: "major_id".into(), ty: SqlType::Int, nullable: false },
-        ColumnInfo { name: "minor_id".into(), ty: SqlType::Int, nullable: false },
-        ColumnInfo { name: "name".into(), ty: sysname, nullable: false },
+        ColumnInfo {
+            name: "major_id".into(),
+            ty: SqlType::Int,
+            nullable: false,
+            collation: None,
+            declared: None,
+        },
+        ColumnInfo {
+            name: "minor_id".into(),
+            ty: SqlType::Int,
+            nullable: false,
+            collation: None,
+            declared: None,
+        },
+        ColumnInfo {
+            name: "name".into(),
+            ty: sysname,
+            nullable: false,
+            collation: None,
+            declared: None,
+        },
         ColumnInfo::new("value", SqlType::Variant),
     ];
     let schemas = schema_ids(db);

@@ -56,15 +56,7 @@ impl Rows {
     /// The visible columns and their values as a result set, the values moved, not copied.
     pub(crate) fn into_row_set(self) -> RowSet {
         let visible = self.visible();
-        let columns = visible
-            .iter()
-            .map(|&i| &self.cols[i])
-            .map(|c| crate::exec::ColumnInfo {
-                name: c.name.clone(),
-                ty: c.ty,
-                nullable: c.nullable,
-            })
-            .collect();
+        let columns = visible.iter().map(|&i| &self.cols[i]).map(column_info).collect();
         let rows = if visible.len() == self.cols.len() {
             self.rows
         } else {
@@ -79,6 +71,18 @@ impl Rows {
     }
 }
 
+/// How a result column is described to the client: its name, type and nullability, and its
+/// collation and declared type where known.
+pub(crate) fn column_info(c: &Col) -> crate::exec::ColumnInfo {
+    crate::exec::ColumnInfo {
+        name: c.name.clone(),
+        ty: c.ty,
+        nullable: c.nullable,
+        collation: c.collation.map(|k| k.name.as_str()),
+        declared: c.declared,
+    }
+}
+
 /// The columns of a table's rows, qualified by `qual`.
 pub(crate) fn table_cols(def: &TableDef, qual: &str) -> Vec<Col> {
     def.columns
@@ -86,6 +90,7 @@ pub(crate) fn table_cols(def: &TableDef, qual: &str) -> Vec<Col> {
         .map(|c| Col {
             nullable: c.nullable,
             collation: collation::of_column(c),
+            declared: c.declared,
             ..Col::new(Some(qual), &c.name, c.ty)
         })
         .collect()
@@ -537,10 +542,15 @@ fn set_operation(op: SetOperator, l: Rows, r: Rows) -> Result<Rows, SqlError> {
                 .collect()
         }
     };
+    // A declared type (SMALLDATETIME, ...) stays only where both branches have it.
+    let declared: Vec<_> = (0..l.cols.len())
+        .map(|i| l.cols[i].declared.filter(|d| r.cols.get(i).and_then(|c| c.declared) == Some(*d)))
+        .collect();
     let mut cols = l.cols;
     for (i, ty) in types.into_iter().enumerate() {
         cols[i].ty = ty;
         cols[i].collation = collations[i];
+        cols[i].declared = declared[i];
         unify_column(&mut rows, i, ty)?;
         cols[i].nullable = true;
     }
@@ -1145,12 +1155,22 @@ impl Run<'_> {
                 }
                 SelectItem::Expr { expr, alias } => {
                     let name = alias.as_ref().map_or_else(|| expr_name(expr), |a| a.value.clone());
-                    let (ty, nullable) = match &expr.kind {
+                    let (ty, nullable, declared) = match &expr.kind {
                         ExprKind::Column(parts) => match find_column(cols, parts)? {
-                            Some(i) => (Some(cols[i].ty), cols[i].nullable),
-                            None => (None, true),
+                            Some(i) => (Some(cols[i].ty), cols[i].nullable, cols[i].declared),
+                            None => (None, true, None),
                         },
-                        _ => (self.declared_type(expr), true),
+                        ExprKind::Cast(c) => (
+                            self.declared_type(expr),
+                            true,
+                            crate::exec::user_types::declared_as(&c.data_type),
+                        ),
+                        ExprKind::Convert(c) => (
+                            self.declared_type(expr),
+                            true,
+                            crate::exec::user_types::declared_as(&c.data_type),
+                        ),
+                        _ => (self.declared_type(expr), true, None),
                     };
                     out_cols.push(Col {
                         qual: None,
@@ -1159,6 +1179,7 @@ impl Run<'_> {
                         nullable,
                         hidden: ty.is_none(),
                         collation: label_in(expr, cols)?.collation(),
+                        declared,
                     });
                     exprs.push(Some(expr));
                     stars.push(None);
@@ -2105,9 +2126,17 @@ fn openjson(args: &[Value]) -> Result<RowSet, SqlError> {
             name: "key".into(),
             ty: SqlType::NVarChar(walden_engine::types::Len::N(4000)),
             nullable: true,
+            collation: None,
+            declared: None,
         },
         crate::exec::ColumnInfo::new("value", SqlType::NVarChar(walden_engine::types::Len::Max)),
-        crate::exec::ColumnInfo { name: "type".into(), ty: SqlType::TinyInt, nullable: true },
+        crate::exec::ColumnInfo {
+            name: "type".into(),
+            ty: SqlType::TinyInt,
+            nullable: true,
+            collation: None,
+            declared: None,
+        },
     ];
     Ok(RowSet { columns, rows })
 }
@@ -2150,6 +2179,8 @@ fn string_split(args: &[Value]) -> Result<RowSet, SqlError> {
             name: "ordinal".into(),
             ty: SqlType::BigInt,
             nullable: false,
+            collation: None,
+            declared: None,
         });
     }
     let rows = if args[0].is_null() {
@@ -2229,6 +2260,8 @@ impl Run<'_> {
                 name: "value".to_string(),
                 ty,
                 nullable: false,
+                collation: None,
+                declared: None,
             }],
             rows,
         })

@@ -276,7 +276,7 @@ impl Run<'_> {
         }
         let columns: Vec<ColumnInfo> = cols
             .iter()
-            .map(|c| ColumnInfo { name: c.name.clone(), ty: c.ty, nullable: true })
+            .map(|c| ColumnInfo { nullable: true, ..crate::exec::query::column_info(c) })
             .collect();
         let project = |rows: Vec<Vec<Value>>, visible: &[usize]| -> Vec<Vec<Value>> {
             rows.into_iter().map(|r| visible.iter().map(|&i| r[i].clone()).collect()).collect()

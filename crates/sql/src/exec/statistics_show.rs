@@ -149,7 +149,13 @@ impl Run<'_> {
             |h| h.key_type,
         );
         self.out.result_set(&[
-            ColumnInfo { name: "RANGE_HI_KEY".into(), ty: key_type, nullable: true },
+            ColumnInfo {
+                name: "RANGE_HI_KEY".into(),
+                ty: key_type,
+                nullable: true,
+                collation: None,
+                declared: None,
+            },
             column("RANGE_ROWS", SqlType::Real),
             column("EQ_ROWS", SqlType::Real),
             column("DISTINCT_RANGE_ROWS", SqlType::BigInt),
@@ -176,7 +182,7 @@ impl Run<'_> {
 }
 
 fn column(name: &str, ty: SqlType) -> ColumnInfo {
-    ColumnInfo { name: name.into(), ty, nullable: true }
+    ColumnInfo { name: name.into(), ty, nullable: true, collation: None, declared: None }
 }
 
 fn big(v: u64) -> Value {

@@ -9,7 +9,7 @@
 //! keeps the text of its column list; `DECLARE @t name` declares a table variable from it.
 
 use walden_engine::catalog::{Object, TypeDef};
-use walden_engine::types::SqlType;
+use walden_engine::types::{DeclaredType, SqlType};
 
 use crate::ast::{CreateType, DataType, TypeDefinition};
 use crate::exec::scalar;
@@ -175,4 +175,18 @@ impl Run<'_> {
             _ => Err(unknown),
         }
     }
+}
+
+/// The SQL Server type a written type names when Walden holds it as another
+/// (`smalldatetime`, `smallmoney`, `text`, `ntext`, `image`, qualified as
+/// [`scalar::data_type`] allows), which [`Run::resolve_type`] resolves to the holding type.
+pub(crate) fn declared_as(dt: &DataType) -> Option<DeclaredType> {
+    let system =
+        dt.name.schema.as_ref().is_none_or(|s| {
+            s.value.eq_ignore_ascii_case("sys") || s.value.eq_ignore_ascii_case("dbo")
+        });
+    if !system || dt.name.database.is_some() || dt.name.server.is_some() {
+        return None;
+    }
+    DeclaredType::of_name(&dt.name.name.value)
 }

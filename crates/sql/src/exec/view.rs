@@ -163,6 +163,7 @@ impl Run<'_> {
                 computed: None,
                 rowversion: false,
                 collation: crate::exec::scalar::collation::stored(c.collation, c.ty),
+                declared: c.declared,
             })
             .collect())
     }

@@ -140,32 +140,98 @@ fn plp_values_are_chunked() {
 }
 
 #[test]
-fn result_streams_refuse_legacy_lobs_and_nulltype() {
-    for (ty, _) in param_only_cases().into_iter().chain([(TypeInfo::Null, TdsValue::Null)]) {
-        let token = Token::ColMetadata(vec![Column::new("c", ty, true)]);
+fn result_streams_refuse_nulltype_and_legacy_lob_return_values() {
+    let null = (TypeInfo::Null, TdsValue::Null);
+    let token = Token::ColMetadata(vec![Column::new("c", TypeInfo::Null, true)]);
+    let mut out = vec![0xAB];
+    assert_eq!(token.encode(&[], &mut out), Err(TdsError::UnsupportedType(0x1F)));
+    assert_eq!(out, [0xAB], "a failed encode appends nothing");
+    let mut forged = vec![0x81, 1, 0, 0, 0, 0, 0, 1, 0];
+    forged.extend_from_slice(&param_type_info(TypeInfo::Null));
+    assert_eq!(decode_tokens(&forged), Err(TdsError::UnsupportedType(0x1F)));
+    // TEXT, NTEXT and IMAGE are result set columns, never OUTPUT parameters.
+    for (ty, value) in param_only_cases().into_iter().chain([null]) {
+        let token = Token::ReturnValue(ReturnValue {
+            ordinal: 1,
+            name: "@p".into(),
+            status: ReturnValueStatus::OUTPUT_PARAM,
+            user_type: 0,
+            flags: ColumnFlags::NULLABLE,
+            ty,
+            value,
+        });
         let mut out = vec![0xAB];
         assert_eq!(token.encode(&[], &mut out), Err(TdsError::UnsupportedType(ty.type_id())));
         assert_eq!(out, [0xAB], "a failed encode appends nothing");
-        let mut forged = vec![0x81, 1, 0, 0, 0, 0, 0, 1, 0];
-        let param_bytes = RpcRequest {
-            headers: AllHeaders::default(),
-            calls: vec![RpcCall {
-                proc: RpcProc::Id(ProcId::Execute),
-                options: RpcOptions::NONE,
-                params: vec![RpcParam {
-                    name: String::new(),
-                    status: ParamStatus::NONE,
-                    ty,
-                    value: TdsValue::Null,
-                }],
-            }],
-        }
-        .encode()
-        .unwrap();
-        // The TYPE_INFO follows ALL_HEADERS (4), ProcID (4), options (2), name (1), status (1).
-        forged.extend_from_slice(&param_bytes[12..]);
+        // RETURNVALUE: ordinal (2), name "@p" (1 + 4), status (1), user type (4), flags (2).
+        let mut forged = vec![0xAC, 1, 0, 2, b'@', 0, b'p', 0, 1, 0, 0, 0, 0, 1, 0];
+        forged.extend_from_slice(&param_type_info(ty));
         assert_eq!(decode_tokens(&forged), Err(TdsError::UnsupportedType(ty.type_id())));
     }
+}
+
+/// The TYPE_INFO bytes of `ty` (and what follows), as an RPC parameter carries them.
+fn param_type_info(ty: TypeInfo) -> Vec<u8> {
+    let param_bytes = RpcRequest {
+        headers: AllHeaders::default(),
+        calls: vec![RpcCall {
+            proc: RpcProc::Id(ProcId::Execute),
+            options: RpcOptions::NONE,
+            params: vec![RpcParam {
+                name: String::new(),
+                status: ParamStatus::NONE,
+                ty,
+                value: TdsValue::Null,
+            }],
+        }],
+    }
+    .encode()
+    .unwrap();
+    // The TYPE_INFO follows ALL_HEADERS (4), ProcID (4), options (2), name (1), status (1).
+    param_bytes[12..].to_vec()
+}
+
+#[test]
+fn legacy_lob_columns_carry_a_table_name_and_text_pointers() {
+    let c = Collation::default();
+    let mut text = Column::new("t", TypeInfo::Text { max_len: 0x7FFF_FFFF, collation: c }, true);
+    text.table_name = vec!["dbo".into(), "docs".into()];
+    let columns = vec![
+        text,
+        Column::new("n", TypeInfo::NText { max_len: 0x7FFF_FFFE, collation: c }, true),
+        Column::new("i", TypeInfo::Image { max_len: 0x7FFF_FFFF }, true),
+    ];
+    let mut bytes = Vec::new();
+    Token::ColMetadata(columns.clone()).encode(&[], &mut bytes).unwrap();
+    // The first column: user type, flags, TEXTTYPE, max length, collation, then TableName
+    // (2 parts: "dbo", "docs") before the column name.
+    let mut first = vec![0x81, 3, 0, 0, 0, 0, 0, 1, 0, 0x23, 0xFF, 0xFF, 0xFF, 0x7F];
+    first.extend_from_slice(&c.to_bytes());
+    first.extend_from_slice(&[2, 3, 0, b'd', 0, b'b', 0, b'o', 0, 4, 0]);
+    first.extend_from_slice(&[b'd', 0, b'o', 0, b'c', 0, b's', 0, 1, b't', 0]);
+    assert_eq!(&bytes[..first.len()], &first[..]);
+    let values = vec![
+        TdsValue::VarChar(b"abc".to_vec()),
+        TdsValue::NVarChar("\u{e9}".into()),
+        TdsValue::Null,
+    ];
+    let mut row = Vec::new();
+    encode_row(&columns, &values, &mut row).unwrap();
+    // TEXTPTR (16 bytes), timestamp (8), length (4), data; a NULL is an empty TEXTPTR.
+    assert_eq!(row[0], 0xD1);
+    assert_eq!(row[1], 16);
+    assert_eq!(&row[18..26], &[0; 8]);
+    assert_eq!(&row[26..33], &[3, 0, 0, 0, b'a', b'b', b'c']);
+    assert_eq!(row[33 + 1 + 16 + 8..33 + 1 + 16 + 8 + 6], [2, 0, 0, 0, 0xE9, 0]);
+    assert_eq!(*row.last().unwrap(), 0);
+    let mut stream = bytes.clone();
+    stream.extend_from_slice(&row);
+    encode_nbc_row(&columns, &values, &mut stream).unwrap();
+    let tokens = decode_tokens(&stream).unwrap();
+    assert_eq!(
+        tokens,
+        vec![Token::ColMetadata(columns), Token::Row(values.clone()), Token::NbcRow(values)]
+    );
 }
 
 #[test]

@@ -277,6 +277,7 @@ fn new_table(instance: &Instance, name: &str) -> Result<(Arc<Database>, TableDef
         computed: None,
         rowversion: false,
         collation: None,
+        declared: None,
     };
     let def = TableDef {
         id: 0,

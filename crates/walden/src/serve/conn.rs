@@ -712,7 +712,7 @@ impl Conn {
                 let value = match to_wire(param.sql, &param.wire, value) {
                     Ok(v) => v,
                     Err(e) => {
-                        out.token(&Token::Error(message_token(8114, 16, e)));
+                        out.token(&Token::Error(message_token(e.number, 16, e.message)));
                         walden_tds::TdsValue::Null
                     }
                 };

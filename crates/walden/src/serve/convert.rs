@@ -2,12 +2,109 @@
 //! coming in (rendered as T-SQL literals, since the session runs text batches). The `walden
 //! sql -S` client reads the values of result sets with the same conversions.
 
+use std::fmt;
+
 use walden_engine::types::{
-    Date, DateTime, DateTime2, DateTimeOffset, Decimal, Guid, Len, SqlType, Time, Value,
-    MAX_TIME_SCALE,
+    Date, DateTime, DateTime2, DateTimeOffset, Decimal, DeclaredType, Guid, Len, SqlType, Time,
+    Value, MAX_TIME_SCALE,
 };
 use walden_sql::exec::scalar::{coerce, to_text};
+use walden_sql::exec::ColumnInfo;
 use walden_tds::{Collation, TdsValue, TypeInfo};
+
+/// The largest TEXT and IMAGE value, and the maximum length their TYPE_INFO declares.
+const TEXT_MAX_LEN: u32 = 0x7FFF_FFFF;
+
+/// NTEXT's TYPE_INFO maximum length: 2^30 - 1 characters, in bytes.
+const NTEXT_MAX_LEN: u32 = 0x7FFF_FFFE;
+
+/// The wire type of a result column: [`type_info`] of its type, in its own collation, or the
+/// type it was declared with when Walden holds it as another (SMALLDATETIME as DATETIMN(4),
+/// SMALLMONEY as MONEYN(4), TEXT, NTEXT and IMAGE as themselves), as SQL Server sends them.
+pub fn column_type_info(c: &ColumnInfo) -> TypeInfo {
+    let collation = wire_collation(c.collation);
+    match c.declared {
+        Some(DeclaredType::SmallDateTime) => TypeInfo::DateTimeN(4),
+        Some(DeclaredType::SmallMoney) => TypeInfo::MoneyN(4),
+        Some(DeclaredType::Text) => TypeInfo::Text { max_len: TEXT_MAX_LEN, collation },
+        Some(DeclaredType::NText) => TypeInfo::NText { max_len: NTEXT_MAX_LEN, collation },
+        Some(DeclaredType::Image) => TypeInfo::Image { max_len: TEXT_MAX_LEN },
+        None => match type_info(c.ty) {
+            TypeInfo::BigVarChar { max_len, .. } => TypeInfo::BigVarChar { max_len, collation },
+            TypeInfo::BigChar { len, .. } => TypeInfo::BigChar { len, collation },
+            TypeInfo::NVarChar { max_len, .. } => TypeInfo::NVarChar { max_len, collation },
+            TypeInfo::NChar { len, .. } => TypeInfo::NChar { len, collation },
+            other => other,
+        },
+    }
+}
+
+/// The TDS collation ([MS-TDS] 2.2.5.1.2) of a collation Walden knows, by its name (`None`:
+/// the default, SQL_Latin1_General_CP1_CI_AS), as SQL Server sends it: LCID 1033 for the
+/// Latin1_General and SQL_Latin1_General families; for a Windows collation the flags its
+/// name says (IGNORE_CASE for `_CI`, IGNORE_ACCENT for `_AI`, IGNORE_KANA without `_KS`,
+/// IGNORE_WIDTH without `_WS`, BINARY / BINARY2 for `_BIN` / `_BIN2` and none of the others),
+/// version 1 for the `_100` family, SortId 0; for a SQL collation the same flags and SQL
+/// Server's sort order on code page 1252 as SortId (51 `CS_AS`, 52 `CI_AS`, 54 `CI_AI`).
+/// The UTF-8 flag is never set: Walden sends VARCHAR data in code page 1252 whatever the
+/// collation, and the flag would make a client read it as UTF-8.
+pub fn wire_collation(name: Option<&str>) -> Collation {
+    let Some(name) = name else { return Collation::default() };
+    let upper = name.to_ascii_uppercase();
+    let parts: Vec<&str> = upper.split('_').collect();
+    let has = |part: &str| parts.contains(&part);
+    let flags = if has("BIN2") {
+        Collation::BINARY2
+    } else if has("BIN") {
+        Collation::BINARY
+    } else {
+        let mut flags = 0;
+        if has("CI") {
+            flags |= Collation::IGNORE_CASE;
+        }
+        if has("AI") {
+            flags |= Collation::IGNORE_ACCENT;
+        }
+        if !has("KS") {
+            flags |= Collation::IGNORE_KANA;
+        }
+        if !has("WS") {
+            flags |= Collation::IGNORE_WIDTH;
+        }
+        flags
+    };
+    let sort_id = match (upper.starts_with("SQL_"), has("CS"), has("AI")) {
+        (false, _, _) => 0,
+        (true, true, _) => 51,
+        (true, false, false) => 52,
+        (true, false, true) => 54,
+    };
+    let version = u32::from(has("100"));
+    let lcid = Collation::default().lcid();
+    Collation { info: lcid | u32::from(flags) << 20 | version << 28, sort_id }
+}
+
+/// A value that cannot be sent as the wire type asked for, with SQL Server's error number
+/// for it (242 for a SMALLDATETIME out of range, 8115 for a SMALLMONEY, else 8114).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireError {
+    /// SQL Server's error number.
+    pub number: i32,
+    /// Its message.
+    pub message: String,
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<WireError> for String {
+    fn from(e: WireError) -> String {
+        e.message
+    }
+}
 
 /// The nullable wire type of a column of type `ty`. Nullable (N) types are used even for
 /// NOT NULL columns, as SQL Server does for expressions: every value then encodes the same way.
@@ -93,15 +190,52 @@ pub fn sql_type(ty: &TypeInfo) -> Option<SqlType> {
 /// a BIGINT column...). The conversion is to the wire type's own SQL type when it has one:
 /// an OUTPUT parameter goes back in the type the client sent, which need not be the one it
 /// declared (mssql-jdbc sends a MONEY parameter as DECIMAL(38, 4) declared `money`).
-pub fn to_wire(sql: SqlType, ty: &TypeInfo, value: Value) -> Result<TdsValue, String> {
-    match direct(ty, value) {
-        Ok(v) => Ok(v),
+///
+/// A SMALLDATETIME (DATETIMN(4), DATETIM4) gets a DATETIME rounded to the minute, and both it
+/// and SMALLMONEY are range-checked here, where SQL Server's conversion would have failed
+/// (an OUTPUT parameter the client sent as SMALLDATETIME holds a DATETIME in Walden).
+pub fn to_wire(sql: SqlType, ty: &TypeInfo, value: Value) -> Result<TdsValue, WireError> {
+    let conversion = |message: String| WireError { number: 8114, message };
+    let value = match direct(ty, value) {
+        Ok(v) => v,
         Err(value) => {
             let target = sql_type(ty).unwrap_or(sql);
-            let converted = coerce(value, target, true).map_err(|e| e.message)?;
-            direct(ty, converted)
-                .map_err(|v| format!("cannot send a {} value as {}", v.kind_name(), ty.name()))
+            let converted = coerce(value, target, true)
+                .map_err(|e| WireError { number: e.number, message: e.message })?;
+            direct(ty, converted).map_err(|v| {
+                conversion(format!("cannot send a {} value as {}", v.kind_name(), ty.name()))
+            })?
         }
+    };
+    match (ty, value) {
+        (TypeInfo::DateTimeN(4) | TypeInfo::DateTime4, TdsValue::DateTime { days, ticks }) => {
+            let fitted = DateTime::from_parts(days, ticks)
+                .and_then(|v| DeclaredType::SmallDateTime.fit(Value::DateTime(v)));
+            match fitted {
+                Some(Value::DateTime(v)) => Ok(TdsValue::SmallDateTime {
+                    // Within 0..=65535 days and below 1440 minutes once fitted.
+                    days: v.days() as u16,
+                    minutes: (v.ticks() / (60 * 300)) as u16,
+                }),
+                _ => Err(WireError {
+                    number: 242,
+                    message: "The conversion of a datetime data type to a smalldatetime data \
+                              type resulted in an out-of-range value."
+                        .into(),
+                }),
+            }
+        }
+        (TypeInfo::MoneyN(4) | TypeInfo::Money4, TdsValue::Money(m))
+            if i32::try_from(m).is_err() =>
+        {
+            Err(WireError {
+                number: 8115,
+                message: "Arithmetic overflow error converting expression to data type \
+                          smallmoney."
+                    .into(),
+            })
+        }
+        (_, value) => Ok(value),
     }
 }
 
@@ -327,6 +461,63 @@ mod tests {
     }
 
     #[test]
+    fn collations_go_out_as_sql_server_sends_them() {
+        let wire = |name| wire_collation(Some(name)).to_bytes();
+        assert_eq!(wire_collation(None).to_bytes(), [0x09, 0x04, 0xD0, 0x00, 0x34]);
+        assert_eq!(wire("SQL_Latin1_General_CP1_CI_AS"), [0x09, 0x04, 0xD0, 0x00, 0x34]);
+        assert_eq!(wire("SQL_Latin1_General_CP1_CS_AS"), [0x09, 0x04, 0xC0, 0x00, 0x33]);
+        assert_eq!(wire("SQL_Latin1_General_CP1_CI_AI"), [0x09, 0x04, 0xF0, 0x00, 0x36]);
+        assert_eq!(wire("Latin1_General_CI_AS"), [0x09, 0x04, 0xD0, 0x00, 0x00]);
+        assert_eq!(wire("Latin1_General_CS_AS_KS_WS"), [0x09, 0x04, 0x00, 0x00, 0x00]);
+        assert_eq!(wire("Latin1_General_BIN"), [0x09, 0x04, 0x00, 0x01, 0x00]);
+        assert_eq!(wire("Latin1_General_100_BIN2"), [0x09, 0x04, 0x00, 0x12, 0x00]);
+        assert_eq!(wire("Latin1_General_100_CI_AI"), [0x09, 0x04, 0xF0, 0x10, 0x00]);
+    }
+
+    #[test]
+    fn declared_types_go_out_as_themselves() {
+        let column = |ty, declared, collation| ColumnInfo {
+            name: "c".into(),
+            ty,
+            nullable: true,
+            collation,
+            declared: Some(declared),
+        };
+        let cs = wire_collation(Some("Latin1_General_CS_AS"));
+        assert_eq!(
+            column_type_info(&column(SqlType::DateTime, DeclaredType::SmallDateTime, None)),
+            TypeInfo::DateTimeN(4)
+        );
+        assert_eq!(
+            column_type_info(&column(SqlType::Money, DeclaredType::SmallMoney, None)),
+            TypeInfo::MoneyN(4)
+        );
+        assert_eq!(
+            column_type_info(&column(
+                SqlType::VarChar(Len::Max),
+                DeclaredType::Text,
+                Some("Latin1_General_CS_AS")
+            )),
+            TypeInfo::Text { max_len: TEXT_MAX_LEN, collation: cs }
+        );
+        let plain =
+            ColumnInfo { declared: None, ..column(SqlType::NChar(4), DeclaredType::Text, None) };
+        assert_eq!(
+            column_type_info(&ColumnInfo { collation: Some("Latin1_General_CS_AS"), ..plain }),
+            TypeInfo::NChar { len: 8, collation: cs }
+        );
+        // A DATETIME sent as SMALLDATETIME: to the nearest minute, and within its range.
+        let sdt = |days, ticks| {
+            let v = DateTime::from_parts(days, ticks).map_or(Value::Null, Value::DateTime);
+            to_wire(SqlType::DateTime, &TypeInfo::DateTimeN(4), v)
+        };
+        assert_eq!(sdt(1, 9000), Ok(TdsValue::SmallDateTime { days: 1, minutes: 1 }));
+        assert_eq!(sdt(-1, 0).map_err(|e| e.number), Err(242));
+        let sm = to_wire(SqlType::Money, &TypeInfo::MoneyN(4), Value::Money(1 << 31));
+        assert_eq!(sm.map_err(|e| e.number), Err(8115));
+    }
+
+    #[test]
     fn values_convert_to_the_column_type() {
         let d = Decimal::new(15, 1).unwrap_or(Decimal::from_i64(0));
         let ty = SqlType::Decimal { precision: 10, scale: 3 };
@@ -366,8 +557,8 @@ mod tests {
             let value = from_wire(wire.clone()).map(|v| v.to_string());
             assert_eq!(value.as_deref(), Ok(shown), "{wire:?}");
             let ty = TypeInfo::DateTimeOffset { scale: 7 };
-            let back =
-                from_wire(wire.clone()).and_then(|v| to_wire(SqlType::DateTimeOffset(7), &ty, v));
+            let back = from_wire(wire.clone())
+                .and_then(|v| Ok(to_wire(SqlType::DateTimeOffset(7), &ty, v)?));
             assert_eq!(back, Ok(wire));
         }
         let ty = TypeInfo::DateTimeOffset { scale: 7 };

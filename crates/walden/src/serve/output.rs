@@ -11,7 +11,7 @@ use walden_tds::{
     encode_row, Column, Done, DoneStatus, PacketStatus, PacketType, ServerMessage, TdsValue, Token,
 };
 
-use super::convert::{to_wire, type_info};
+use super::convert::{column_type_info, to_wire, WireError};
 
 /// The server name carried in ERROR and INFO tokens.
 pub const SERVER_NAME: &str = "WALDEN";
@@ -161,6 +161,10 @@ pub struct TdsOutput<W: Write> {
     wire_row: Vec<TdsValue>,
     /// The last statement's DONE, held back until we know whether more follows (DONE_MORE).
     pending_done: Option<(DoneKind, Done)>,
+    /// The held-back DONE is the statement's that is ending now (its `statement_end` has not
+    /// come): the warnings it raised (8153, ...) go out ahead of it, as SQL Server sends a
+    /// statement's INFO tokens before its DONE.
+    done_is_current: bool,
     /// How many procedures a batch's `EXEC`s are inside (nested calls count); 0 in an RPC,
     /// whose procedure the connection ends itself.
     procedure_depth: usize,
@@ -195,6 +199,7 @@ impl<W: Write> TdsOutput<W> {
             types: Vec::new(),
             wire_row: Vec::new(),
             pending_done: None,
+            done_is_current: false,
             procedure_depth: 0,
             procedure_status: None,
             error_since_done: false,
@@ -232,6 +237,7 @@ impl<W: Write> TdsOutput<W> {
     }
 
     fn release_done(&mut self, more: bool) {
+        self.done_is_current = false;
         if let Some((kind, mut done)) = self.pending_done.take() {
             if more {
                 done.status |= DoneStatus::MORE;
@@ -338,6 +344,7 @@ impl<W: Write> TdsOutput<W> {
         let cur_cmd = kind.unwrap_or(if seen { CUR_CMD_SELECT } else { 0 });
         let done = Done { status, cur_cmd, row_count: rows.unwrap_or(0) };
         self.pending_done = Some((self.statement_kind(), done));
+        self.done_is_current = true;
     }
 }
 
@@ -405,7 +412,7 @@ impl<W: Write> Output for TdsOutput<W> {
         // NULL (a NOT NULL table column, a literal). The wire type is nullable either way,
         // so a NULL the engine did not foresee still encodes.
         let cols: Vec<Column> =
-            columns.iter().map(|c| Column::new(&c.name, type_info(c.ty), c.nullable)).collect();
+            columns.iter().map(|c| Column::new(&c.name, column_type_info(c), c.nullable)).collect();
         self.token(&Token::ColMetadata(cols.clone()));
         self.columns = cols;
         self.result_set_seen = true;
@@ -427,10 +434,10 @@ impl<W: Write> Output for TdsOutput<W> {
                 }
             }
         }
-        if let Some(e) = failure {
+        if let Some(WireError { number, message }) = failure {
             // The row still goes out, with NULL for what could not be converted, so that the
             // stream stays well formed; the error says which value was lost.
-            self.send_error(0, format!("a value could not be sent: {e}"));
+            self.send_error(number, message);
         }
         self.release_done(true);
         let encoded = encode_row(&self.columns, &wire, self.sink.buf());
@@ -461,7 +468,12 @@ impl<W: Write> Output for TdsOutput<W> {
         if message.severity >= 20 {
             self.fatal_since_done = true;
         }
-        self.token(&server_message(message));
+        if message.severity <= 10 && self.done_is_current {
+            // A warning of the statement whose DONE is held: before that DONE.
+            self.raw(&server_message(message));
+        } else {
+            self.token(&server_message(message));
+        }
     }
 
     fn done(&mut self, rows: Option<u64>) {
@@ -518,6 +530,8 @@ impl<W: Write> Output for TdsOutput<W> {
             self.statement_done(None, None);
             self.statement_ended = false;
         }
+        // Whatever comes next belongs to the next statement, even the DONE just held.
+        self.done_is_current = false;
     }
 }
 
@@ -561,6 +575,44 @@ mod tests {
             got[202],
             Token::Done(Done { status: DoneStatus::NONE, cur_cmd: 0, row_count: 0 })
         );
+    }
+
+    #[test]
+    fn a_statements_warning_goes_before_its_done() {
+        let mut wire = Vec::new();
+        let mut out = TdsOutput::new(PacketSink::new(&mut wire, 4096, 51), Mode::Batch);
+        let warning = Message::with_severity(
+            8153,
+            10,
+            "Warning: Null value is eliminated by an aggregate or other SET operation.",
+        );
+        out.result_set(&[ColumnInfo::new("s", SqlType::Int)]);
+        out.row(&[Value::Int(3)]);
+        out.result_end(1);
+        out.done(Some(1));
+        out.message(&warning);
+        out.statement_end();
+        // A PRINT of the next statement comes after the first one's DONE.
+        out.message(&Message::with_severity(0, 0, "next"));
+        out.done(None);
+        out.statement_end();
+        out.end_batch(DoneStatus::NONE);
+        assert!(out.finish().is_ok());
+        let got = tokens(&wire);
+        assert!(matches!(&got[0], Token::ColMetadata(_)));
+        assert!(matches!(&got[1], Token::Row(_)));
+        assert!(matches!(&got[2], Token::Info(m) if m.number == 8153 && m.class == 10));
+        assert_eq!(
+            got[3],
+            Token::Done(Done {
+                status: DoneStatus::COUNT | DoneStatus::MORE,
+                cur_cmd: CUR_CMD_SELECT,
+                row_count: 1
+            })
+        );
+        assert!(matches!(&got[4], Token::Info(m) if m.message == "next"));
+        assert!(matches!(got[5], Token::Done(_)));
+        assert_eq!(got.len(), 6);
     }
 
     #[test]

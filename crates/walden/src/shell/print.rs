@@ -519,7 +519,7 @@ mod tests {
     }
 
     fn not_null(name: &str, ty: SqlType) -> ColumnInfo {
-        ColumnInfo { name: name.to_string(), ty, nullable: false }
+        ColumnInfo { name: name.to_string(), ty, nullable: false, collation: None, declared: None }
     }
 
     /// `SELECT 1 AS x` as the executor reports it.

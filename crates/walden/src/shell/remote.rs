@@ -123,6 +123,8 @@ fn column_info(column: &Column) -> ColumnInfo {
         ty: sql_type(&column.ty),
         nullable: column.flags.contains(ColumnFlags::NULLABLE)
             || column.flags.contains(ColumnFlags::NULLABLE_UNKNOWN),
+        collation: None,
+        declared: None,
     }
 }
 

@@ -397,11 +397,8 @@ impl Run<'_> {
         if !path_ordered && sel.top.is_some() {
             return Ok(None);
         }
-        let columns: Vec<ColumnInfo> = list
-            .out_cols
-            .iter()
-            .map(|c| ColumnInfo { name: c.name.clone(), ty: c.ty, nullable: c.nullable })
-            .collect();
+        let columns: Vec<ColumnInfo> =
+            list.out_cols.iter().map(crate::exec::query::column_info).collect();
         let value_typed: Vec<(usize, ValueType)> = list
             .out_cols
             .iter()

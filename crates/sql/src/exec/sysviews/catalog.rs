@@ -809,9 +809,18 @@ pub(super) fn column_columns() -> View<ColRow> {
         .col("column_id", SqlType::Int, |c| int(c.column_id as i64))
         .col("system_type_id", SqlType::TinyInt, |c| tiny(column_type_id(&c.def)))
         .col("user_type_id", SqlType::Int, |c| int(i64::from(column_type_id(&c.def))))
-        .col("max_length", SqlType::SmallInt, |c| small(max_length(c.def.ty)))
-        .col("precision", SqlType::TinyInt, |c| tiny(precision(c.def.ty)))
-        .col("scale", SqlType::TinyInt, |c| tiny(scale(c.def.ty)))
+        .col("max_length", SqlType::SmallInt, |c| match c.def.declared {
+            Some(d) => small(i64::from(d.max_length())),
+            None => small(max_length(c.def.ty)),
+        })
+        .col("precision", SqlType::TinyInt, |c| match c.def.declared {
+            Some(d) => tiny(d.precision_scale().0),
+            None => tiny(precision(c.def.ty)),
+        })
+        .col("scale", SqlType::TinyInt, |c| match c.def.declared {
+            Some(d) => tiny(d.precision_scale().1),
+            None => tiny(scale(c.def.ty)),
+        })
         .opt("collation_name", SYSNAME, |c| {
             if c.def.ty.is_text() {
                 nstr(c.def.collation.as_deref().unwrap_or(COLLATION))
@@ -1029,7 +1038,12 @@ type TypeRow = (&'static str, u8, i64, i64, u8, u8, bool);
 
 /// The built-in types Walden has, with SQL Server's ids and sizes (`sysname` is the alias of
 /// `nvarchar(128)` it is in SQL Server).
-const TYPES: [TypeRow; 26] = [
+const TYPES: [TypeRow; 31] = [
+    ("image", 34, 34, 16, 0, 0, false),
+    ("text", 35, 35, 16, 0, 0, true),
+    ("smalldatetime", 58, 58, 4, 16, 0, false),
+    ("ntext", 99, 99, 16, 0, 0, true),
+    ("smallmoney", 122, 122, 4, 10, 4, false),
     ("uniqueidentifier", 36, 36, 16, 0, 0, false),
     ("date", 40, 40, 3, 10, 0, false),
     ("time", 41, 41, 5, 16, 7, false),
@@ -1058,13 +1072,13 @@ const TYPES: [TypeRow; 26] = [
     ("sysname", 231, 256, 256, 0, 0, true),
 ];
 
-/// A column's `system_type_id`: its type's, or `timestamp`'s (189) for a row version,
-/// which is stored as BINARY(8).
+/// A column's `system_type_id`: its type's, `timestamp`'s (189) for a row version, which is
+/// stored as BINARY(8), or the type it was declared with (SMALLDATETIME, ...).
 pub(super) fn column_type_id(c: &ColumnDef) -> u8 {
-    if c.rowversion {
-        189
-    } else {
-        c.ty.system_type_id()
+    match c.declared {
+        _ if c.rowversion => 189,
+        Some(declared) => declared.system_type_id(),
+        None => c.ty.system_type_id(),
     }
 }
 

@@ -199,6 +199,8 @@ fn columns(ctx: &ViewContext<'_>) -> RowSet {
         .opt("DATA_TYPE", NAME, |r| {
             if r.column.rowversion {
                 nstr("timestamp")
+            } else if let Some(declared) = r.column.declared {
+                nstr(declared.name())
             } else {
                 nstr(base_type_name(r.ty()))
             }

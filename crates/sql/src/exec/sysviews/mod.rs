@@ -364,7 +364,13 @@ impl<R> View<R> {
         let columns = self
             .cols
             .iter()
-            .map(|c| ColumnInfo { name: c.name.to_string(), ty: c.ty, nullable: c.nullable })
+            .map(|c| ColumnInfo {
+                name: c.name.to_string(),
+                ty: c.ty,
+                nullable: c.nullable,
+                collation: None,
+                declared: None,
+            })
             .collect();
         let rows = sources.into_iter().map(|r| self.cols.iter().map(|c| (c.get)(r)).collect());
         RowSet { columns, rows: rows.collect() }

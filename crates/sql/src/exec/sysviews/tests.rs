@@ -49,6 +49,7 @@ impl Fixture {
             computed: None,
             rowversion: false,
             collation: None,
+            declared: None,
         };
         let table = TableDef {
             id: 0,
