@@ -228,12 +228,13 @@ fn the_grants_held_show_in_dm_exec_query_memory_grants() {
     );
     assert!(out.results[0].rows.is_empty(), "no query holds a grant");
     // The select list's subquery (correlated, so it runs for each row as the row is
-    // projected) is read while the statement's ORDER BY holds its grant.
+    // projected) is read while the statement's ORDER BY holds its grant (DESC: the
+    // clustered index does not read in that order, so the rows are sorted).
     let rows = ok(
         &mut s,
         "SELECT t.id, (SELECT CONCAT(COUNT(*), ' ', MAX(granted_memory_kb))
                        FROM sys.dm_exec_query_memory_grants WHERE session_id = @@SPID + t.id - t.id)
-         FROM dbo.t AS t WHERE t.id < 3 ORDER BY t.id",
+         FROM dbo.t AS t WHERE t.id < 3 ORDER BY t.id DESC",
     );
     let shown: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
     assert_eq!(shown, ["Str(\"1 64\")"; 3]);
