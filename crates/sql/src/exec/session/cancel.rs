@@ -18,7 +18,8 @@ use crate::exec::scalar;
 use crate::exec::sysviews::SessionActivity;
 use crate::exec::SqlError;
 
-use super::{int_of, Halt, Run, Session, Step, CANCELLED};
+use super::errors::int_of;
+use super::{Halt, Run, Session, Step, CANCELLED};
 
 /// The longest `WAITFOR` waits on its [`CancelSignal`] before looking again.
 const WAIT_SLICE: Duration = Duration::from_millis(20);
