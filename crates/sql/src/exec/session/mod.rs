@@ -49,8 +49,8 @@ use walden_engine::{CommitOutcome, Database, EngineError, Instance, Isolation, T
 use walden_log::policy::CommitOption;
 
 use crate::ast::{
-    AssignOp, Batch, BinaryOp, Declaration, DeclarationKind, Expr, IsolationLevel, ObjectName,
-    SetStatement, Statement, StatementKind, TransactionStatement,
+    AssignOp, Batch, BinaryOp, Declaration, DeclarationKind, Expr, If, IsolationLevel, ObjectName,
+    SetStatement, Statement, StatementKind, TransactionStatement, TryCatch, While,
 };
 use crate::exec::cursor::{Cursors, LocalCursors};
 use crate::exec::eval::Env;
@@ -1094,6 +1094,82 @@ impl Run<'_> {
         Ok(n)
     }
 
+    /// `IF condition statement [ELSE statement]`.
+    fn if_statement(&mut self, i: &If) -> Step<Flow> {
+        let cond = self.control_condition(&i.condition)?;
+        if cond {
+            self.statement(&i.then_branch)
+        } else if let Some(e) = &i.else_branch {
+            self.statement(e)
+        } else {
+            Ok(Flow::Next)
+        }
+    }
+
+    /// `WHILE condition statement`, with `BREAK` and `CONTINUE`; the client's cancel is asked at each
+    /// iteration.
+    fn while_loop(&mut self, w: &While) -> Step<Flow> {
+        loop {
+            if self.cancelled() {
+                return Err(Halt::Cancelled);
+            }
+            if !self.control_condition(&w.condition)? {
+                break;
+            }
+            match self.statement(&w.body)? {
+                Flow::Break => break,
+                flow @ (Flow::Return(_) | Flow::Goto(..)) => return Ok(flow),
+                Flow::Next | Flow::Continue => {}
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `RETURN [value]`: in a function, the value it returns; elsewhere, the return status.
+    fn return_statement(&mut self, v: Option<&Expr>) -> Step<Flow> {
+        if let Some(ty) = self.s.frames.last().and_then(|f| f.returns) {
+            let value = match v {
+                Some(e) => scalar::coerce(self.value(e)?, ty, true)?,
+                None => Value::Null,
+            };
+            if let Some(frame) = self.s.frames.last_mut() {
+                frame.returned = Some(value);
+            }
+            return Ok(Flow::Return(0));
+        }
+        let status = match v {
+            Some(e) => match self.value(e)? {
+                Value::Null => 0,
+                v => match scalar::convert(v, SqlType::Int, None)? {
+                    Value::Int(i) => i,
+                    _ => 0,
+                },
+            },
+            None => 0,
+        };
+        Ok(Flow::Return(status))
+    }
+
+    /// `BEGIN TRY ... END TRY BEGIN CATCH ... END CATCH` at `line`: an error of severity 11
+    /// or more in the TRY block, which its statement returns instead of reporting, runs the
+    /// CATCH block, where `ERROR_NUMBER()` and the others read it.
+    fn try_catch(&mut self, tc: &TryCatch, line: u32) -> Step<Flow> {
+        self.try_depth += 1;
+        let result = self.block(&tc.try_block);
+        self.try_depth -= 1;
+        match result {
+            Err(Halt::Error(e)) => {
+                let e = if e.line == 0 { e.at_line(line) } else { e };
+                self.s.last_error = e.number;
+                self.frame().caught.push(e);
+                let r = self.block(&tc.catch_block);
+                self.frame().caught.pop();
+                r
+            }
+            other => other,
+        }
+    }
+
     /// An `IF` or `WHILE` condition, which the client sees end as a statement each time it is
     /// evaluated (SQL Server ends each evaluation with a DONE or DONEINPROC; go-mssqldb's
     /// message queue counts them), but inside a function.
@@ -1109,125 +1185,17 @@ impl Run<'_> {
         match &st.kind {
             StatementKind::Block(list) => self.block(list),
             StatementKind::Atomic(block) => self.atomic_block(block),
-            StatementKind::If(i) => {
-                let cond = self.control_condition(&i.condition)?;
-                if cond {
-                    self.statement(&i.then_branch)
-                } else if let Some(e) = &i.else_branch {
-                    self.statement(e)
-                } else {
-                    Ok(Flow::Next)
-                }
-            }
-            StatementKind::While(w) => {
-                loop {
-                    if self.cancelled() {
-                        return Err(Halt::Cancelled);
-                    }
-                    if !self.control_condition(&w.condition)? {
-                        break;
-                    }
-                    match self.statement(&w.body)? {
-                        Flow::Break => break,
-                        flow @ (Flow::Return(_) | Flow::Goto(..)) => return Ok(flow),
-                        Flow::Next | Flow::Continue => {}
-                    }
-                }
-                Ok(Flow::Next)
-            }
+            StatementKind::If(i) => self.if_statement(i),
+            StatementKind::While(w) => self.while_loop(w),
             StatementKind::Break => Ok(Flow::Break),
             StatementKind::Label(_) => Ok(Flow::Next),
             StatementKind::Goto(label) => {
                 Ok(Flow::Goto(label.value.to_ascii_lowercase(), st.span.line))
             }
             StatementKind::Continue => Ok(Flow::Continue),
-            StatementKind::Return(v) => {
-                if let Some(ty) = self.s.frames.last().and_then(|f| f.returns) {
-                    let value = match v {
-                        Some(e) => scalar::coerce(self.value(e)?, ty, true)?,
-                        None => Value::Null,
-                    };
-                    if let Some(frame) = self.s.frames.last_mut() {
-                        frame.returned = Some(value);
-                    }
-                    return Ok(Flow::Return(0));
-                }
-                let status = match v {
-                    Some(e) => match self.value(e)? {
-                        Value::Null => 0,
-                        v => match scalar::convert(v, SqlType::Int, None)? {
-                            Value::Int(i) => i,
-                            _ => 0,
-                        },
-                    },
-                    None => 0,
-                };
-                Ok(Flow::Return(status))
-            }
-            StatementKind::TryCatch(tc) => {
-                self.try_depth += 1;
-                let result = self.block(&tc.try_block);
-                self.try_depth -= 1;
-                match result {
-                    Err(Halt::Error(e)) => {
-                        let e = if e.line == 0 { e.at_line(st.span.line) } else { e };
-                        self.s.last_error = e.number;
-                        self.frame().caught.push(e);
-                        let r = self.block(&tc.catch_block);
-                        self.frame().caught.pop();
-                        r
-                    }
-                    other => other,
-                }
-            }
-            StatementKind::Declare(decls) => {
-                let site = st.span.start;
-                for d in decls {
-                    let key = d.name.to_ascii_lowercase();
-                    if self.frame().declared.iter().any(|(n, at)| *n == key && *at == site) {
-                        if let DeclarationKind::Scalar { value: Some(e), .. } = &d.kind {
-                            let v = self.value(e)?;
-                            self.assign(&d.name, AssignOp::Assign, v)?;
-                        }
-                        continue;
-                    }
-                    match &d.kind {
-                        DeclarationKind::Scalar { data_type, value: None }
-                            if self.user_type(data_type).is_some_and(|t| t.table.is_some()) =>
-                        {
-                            self.declare_of_table_type(&d.name, data_type)?;
-                        }
-                        DeclarationKind::Scalar { data_type, value } => {
-                            let ty = self.resolve_type(data_type)?;
-                            let v = match value {
-                                Some(e) => {
-                                    let v = self.value(e)?;
-                                    scalar::coerce(v, ty, true)?
-                                }
-                                None => Value::Null,
-                            };
-                            let frame = self.frame();
-                            if frame.vars.iter().any(|x| x.name.eq_ignore_ascii_case(&d.name)) {
-                                return Err(SqlError::with_severity(
-                                    134,
-                                    15,
-                                    format!(
-                                        "The variable name '{}' has already been declared. Variable names must be unique within a query batch or stored procedure.",
-                                        d.name
-                                    ),
-                                )
-                                .into());
-                            }
-                            frame.vars.push(Variable { name: d.name.clone(), ty, value: v });
-                        }
-                        DeclarationKind::Table(elements) => {
-                            self.declare_table_variable(&d.name, elements)?;
-                        }
-                    }
-                    self.frame().declared.push((key, site));
-                }
-                Ok(Flow::Next)
-            }
+            StatementKind::Return(v) => self.return_statement(v.as_ref()),
+            StatementKind::TryCatch(tc) => self.try_catch(tc, st.span.line),
+            StatementKind::Declare(decls) => self.declare(decls, st.span.start),
             StatementKind::Set(set) => {
                 self.set(set)?;
                 Ok(Flow::Next)
@@ -1400,6 +1368,56 @@ impl Run<'_> {
     // -----------------------------------------------------------------------------------
     // Variables
     // -----------------------------------------------------------------------------------
+
+    /// DECLARE at byte offset `site`: met again (in a loop), only its `= value` runs (see
+    /// `hoist_declarations`); met first, it makes its variables or table variables.
+    fn declare(&mut self, decls: &[Declaration], site: usize) -> Step<Flow> {
+        for d in decls {
+            let key = d.name.to_ascii_lowercase();
+            if self.frame().declared.iter().any(|(n, at)| *n == key && *at == site) {
+                if let DeclarationKind::Scalar { value: Some(e), .. } = &d.kind {
+                    let v = self.value(e)?;
+                    self.assign(&d.name, AssignOp::Assign, v)?;
+                }
+                continue;
+            }
+            match &d.kind {
+                DeclarationKind::Scalar { data_type, value: None }
+                    if self.user_type(data_type).is_some_and(|t| t.table.is_some()) =>
+                {
+                    self.declare_of_table_type(&d.name, data_type)?;
+                }
+                DeclarationKind::Scalar { data_type, value } => {
+                    let ty = self.resolve_type(data_type)?;
+                    let v = match value {
+                        Some(e) => {
+                            let v = self.value(e)?;
+                            scalar::coerce(v, ty, true)?
+                        }
+                        None => Value::Null,
+                    };
+                    let frame = self.frame();
+                    if frame.vars.iter().any(|x| x.name.eq_ignore_ascii_case(&d.name)) {
+                        return Err(SqlError::with_severity(
+                            134,
+                            15,
+                            format!(
+                                "The variable name '{}' has already been declared. Variable names must be unique within a query batch or stored procedure.",
+                                d.name
+                            ),
+                        )
+                        .into());
+                    }
+                    frame.vars.push(Variable { name: d.name.clone(), ty, value: v });
+                }
+                DeclarationKind::Table(elements) => {
+                    self.declare_table_variable(&d.name, elements)?;
+                }
+            }
+            self.frame().declared.push((key, site));
+        }
+        Ok(Flow::Next)
+    }
 
     pub(crate) fn variable(&self, name: &str) -> Result<&Variable, SqlError> {
         self.s
