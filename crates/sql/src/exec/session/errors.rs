@@ -1,17 +1,37 @@
-//! Errors and messages: how one reaches the client ([`Run::report`]), and the errors a batch
-//! raises itself: `THROW` (which rethrows the error a `CATCH` block handles) and `RAISERROR`
-//! with its printf-style formatting, which `FORMATMESSAGE` shares.
+//! Errors and messages: how one reaches the client ([`Run::report`]), how an engine error
+//! becomes SQL Server's ([`Session::engine_error`]), and the errors a batch raises itself:
+//! `THROW` (which rethrows the error a `CATCH` block handles) and `RAISERROR` with its
+//! printf-style formatting, which `FORMATMESSAGE` shares.
 //!
 //! What an error stops is the dispatcher's business ("Errors and how far they reach" in the
 //! module's documentation); this file only makes and sends them.
 
+use walden_engine::lock::LockError;
 use walden_engine::types::{SqlType, Value};
+use walden_engine::EngineError;
 
 use crate::ast::{Raiserror, RaiserrorOption};
 use crate::exec::scalar;
 use crate::exec::SqlError;
 
-use super::{Halt, Run, Step};
+use super::{Halt, Run, Session, Step};
+
+impl Session {
+    /// The SQL error for an engine error, with this session's id in lock messages.
+    pub(crate) fn engine_error(&self, e: EngineError) -> SqlError {
+        match &e {
+            EngineError::Lock(l) => {
+                let mut err =
+                    SqlError::with_severity(l.number(), 13, l.sql_message(self.spid.into()));
+                if matches!(l, LockError::Timeout { .. }) {
+                    err.severity = 16;
+                }
+                err
+            }
+            _ => SqlError::from(e),
+        }
+    }
+}
 
 impl Run<'_> {
     /// Reports an error or message to the client.
