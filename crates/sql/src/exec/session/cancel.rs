@@ -1,9 +1,19 @@
 //! Cancellation, `KILL` and `WAITFOR`: what stops or pauses a running batch from outside its
-//! statements (see "Cancellation" in the module's documentation).
+//! statements.
 //!
 //! The client's signal is asked at cheap points the interpreter and the operators reach often
 //! (statements, loop iterations, every [`ROWS_PER_INTERRUPTION_POINT`]th row, lock waits), so
 //! these live apart from the statements that call them.
+//!
+//! A client may cancel the running batch (a TDS attention, which drivers send when a query
+//! times out). The batch asks the [`CancelSignal`] given to [`Session::set_cancel`] before each
+//! statement, at each `WHILE` iteration and while `WAITFOR` waits (through
+//! [`CancelSignal::wait`], so the signal can end the wait at once), and stops there without
+//! reporting anything: the protocol's acknowledgement is the client's only answer. As in SQL
+//! Server, a cancelled batch leaves an open user transaction open, unless `XACT_ABORT` is ON,
+//! which rolls it back. A statement is interrupted too while it waits for a lock (the
+//! transaction's lock waits ask the signal), scans a table (every 1,024 rows) or joins (every
+//! outer row), and its own changes are undone.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -27,8 +37,9 @@ const WAIT_SLICE: Duration = Duration::from_millis(20);
 /// The longest `WAITFOR DELAY` (24 hours, exclusive) and the length of a day for `TIME`.
 const DAY: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// What tells a running batch that its client cancelled it (see "Cancellation"). The batch
-/// asks at every statement and loop iteration, so [`CancelSignal::cancelled`] must be cheap.
+/// What tells a running batch that its client cancelled it (see the module's documentation).
+/// The batch asks at every statement and loop iteration, so [`CancelSignal::cancelled`] must
+/// be cheap.
 pub trait CancelSignal: Send + Sync + std::fmt::Debug {
     /// Whether the running batch is cancelled.
     fn cancelled(&self) -> bool;
@@ -63,9 +74,9 @@ impl CancelSignal for AtomicBool {
 }
 
 impl Session {
-    /// Gives the session the signal that cancels its running batch (see "Cancellation").
-    /// The signal is only asked: whoever owns it clears it before the next batch, which
-    /// would otherwise stop before its first statement.
+    /// Gives the session the signal that cancels its running batch (see the module's
+    /// documentation). The signal is only asked: whoever owns it clears it before the next
+    /// batch, which would otherwise stop before its first statement.
     pub fn set_cancel(&mut self, signal: Arc<dyn CancelSignal>) {
         let interrupt: Arc<dyn Interrupt> =
             Arc::new(CancelledLockWait(Some(Arc::clone(&signal)), Arc::clone(&self.activity)));

@@ -66,8 +66,8 @@ impl Run<'_> {
         }
     }
 
-    /// `WHILE condition statement`, with `BREAK` and `CONTINUE`; the client's cancel is asked at each
-    /// iteration.
+    /// `WHILE condition statement`, with `BREAK` and `CONTINUE`; the client's cancel is asked
+    /// at each iteration.
     pub(super) fn while_loop(&mut self, w: &While) -> Step<Flow> {
         loop {
             if self.cancelled() {

@@ -3,8 +3,8 @@
 //! `THROW` (which rethrows the error a `CATCH` block handles) and `RAISERROR` with its
 //! printf-style formatting, which `FORMATMESSAGE` shares.
 //!
-//! What an error stops is the dispatcher's business ("Errors and how far they reach" in the
-//! module's documentation); this file only makes and sends them.
+//! What an error stops is the dispatcher's business ("Errors and how far they reach" in
+//! `statement`); this file only makes and sends them.
 
 use walden_engine::lock::LockError;
 use walden_engine::types::{SqlType, Value};

@@ -1,46 +1,29 @@
 //! Sessions: what a connection has (its database, SET options, variables, temporary tables,
 //! open transaction) and the interpreter that runs its batches.
 //!
-//! # Errors and how far they reach
+//! This file holds the types: [`Session`] (a connection's state), [`Run`] (a batch being
+//! run: the session, where its output goes, and the interpreter's state), the scopes'
+//! [`Frame`]s and [`Variable`]s, and [`Flow`] and [`Halt`], which say how a statement ends.
+//! `Run` is implemented across the crate, each kind of statement in the file for it
+//! (`exec::query`, `exec::dml`, `exec::ddl`, ...); the session's own concerns are in these
+//! files, in the order a batch meets them:
 //!
-//! SQL Server distinguishes how much of the work an error stops, and so does Walden:
-//!
-//! * **Statement abort** (the default: duplicate keys, NULL into NOT NULL, divide by zero,
-//!   lock timeouts, `RAISERROR`): the failing statement's changes are undone, the error is
-//!   reported, and the batch goes on with the next statement; an open transaction stays open.
-//! * **Batch abort** (conversion errors 245/8114/241, `THROW` outside `TRY`, unknown objects
-//!   and columns, a deadlock victim, any error under `SET XACT_ABORT ON`): the rest of the
-//!   batch is skipped, in every procedure on the call stack. A deadlock and `XACT_ABORT` also
-//!   roll the transaction back.
-//! * Inside `BEGIN TRY`, any error of severity 11 or more goes to the `CATCH` block instead
-//!   of being reported.
-//!
-//! The session itself always survives: the next batch starts clean.
-//!
-//! # Cancellation
-//!
-//! A client may cancel the running batch (a TDS attention, which drivers send when a query
-//! times out). The batch asks the [`CancelSignal`] given to [`Session::set_cancel`] before
-//! each statement, at each `WHILE` iteration and while `WAITFOR` waits (through
-//! [`CancelSignal::wait`], so the signal can end the wait at once), and stops there without
-//! reporting anything: the protocol's
-//! acknowledgement is the client's only answer. As in SQL Server, a cancelled batch leaves
-//! an open user transaction open, unless `XACT_ABORT` is ON, which rolls it back. A
-//! statement is interrupted too while it waits for a lock (the transaction's lock waits ask
-//! the signal), scans a table (every 1,024 rows) or joins (every outer row), and its own
-//! changes are undone.
-//!
-//! # Transactions
-//!
-//! `@@TRANCOUNT` counts `BEGIN TRAN`s as SQL Server does; only the outermost `COMMIT`
-//! commits, and `ROLLBACK` without a savepoint name rolls everything back. Outside a user
-//! transaction each statement that touches data runs in an autocommit transaction of its
-//! own, committed (or rolled back) when the statement ends. Inside one, a failing statement
-//! is undone back to the mark taken when it started (statement-level atomicity).
+//! * `lifecycle`: making, resetting (`RESETCONNECTION`) and closing a session, and what the
+//!   server asks of it;
+//! * `batch`: running a batch, the entry point, and the parse cache;
+//! * `statement`: the dispatcher that runs one statement under SQL Server's rules, among
+//!   them what an error stops ("Errors and how far they reach" there);
+//! * `control_flow`: statement lists and `GOTO`, `IF`, `WHILE`, `RETURN`, `TRY ... CATCH`;
+//! * `scope`: frames and their variables (`DECLARE`, assignment), and what ends with them;
+//! * `set_options`: `SET`, and how the options are shown to others;
+//! * `transaction`: user, autocommit and atomic transactions, and commit receipts;
+//! * `execute`: `EXECUTE` of procedures and dynamic SQL, and `INSERT ... EXEC`;
+//! * `errors`: making and reporting errors, `THROW` and `RAISERROR`;
+//! * `cancel`: the client's cancel, `KILL` and `WAITFOR`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use walden_engine::lock::Interrupt;
 use walden_engine::types::{SqlType, Value};
@@ -49,10 +32,10 @@ use walden_engine::{CommitOutcome, Database, Instance, Isolation, Transaction};
 use crate::ast::{Batch, Expr};
 use crate::exec::cursor::{Cursors, LocalCursors};
 use crate::exec::options::Semantics;
-use crate::exec::sysviews::{EndState, ServerCounters, SessionActivity};
+use crate::exec::sysviews::{ServerCounters, SessionActivity};
 use crate::exec::{Output, SqlError};
-use crate::parse_batch_with;
 
+mod batch;
 mod cancel;
 mod control_flow;
 mod errors;
@@ -74,14 +57,6 @@ pub(crate) const MAX_NESTING: usize = 32;
 /// wait or a long scan or join) stops with: SQL Server's internal number for an attention.
 /// The client never sees it: the statement turns it into a silent cancel.
 pub(crate) const CANCELLED: i32 = 3617;
-
-/// How many distinct batch texts a session keeps parsed.
-const BATCH_CACHE_SIZE: usize = 128;
-
-/// The most batch text the parse cache holds, in bytes: a client that sends many large
-/// one-off batches (a load by 1,000-row INSERTs) must not keep their syntax trees, which
-/// are many times larger than their text.
-const BATCH_CACHE_BYTES: usize = 2 << 20;
 
 /// The SET options of a session.
 #[derive(Debug, Clone)]
@@ -187,7 +162,7 @@ pub(crate) enum Halt {
     Error(SqlError),
     /// The batch is aborted; the error was already reported.
     Aborted,
-    /// The client cancelled the batch: it stops without an error (see "Cancellation").
+    /// The client cancelled the batch: it stops without an error (see `cancel`).
     Cancelled,
 }
 
@@ -197,6 +172,7 @@ impl From<SqlError> for Halt {
     }
 }
 
+/// What running a statement or an expression gives: its result, or why execution unwinds.
 pub(crate) type Step<T> = Result<T, Halt>;
 
 /// A connection's state: its database, options, variables' scopes and open transaction.
@@ -277,7 +253,7 @@ pub struct Session {
     /// The statements of the running batch described under SHOWPLAN_XML, sent as one
     /// document when it ends.
     pub(crate) showplan_xml: Vec<crate::exec::showplan_xml::PlannedStatement>,
-    /// Says whether the client has cancelled the running batch (see "Cancellation").
+    /// Says whether the client has cancelled the running batch (see `cancel`).
     cancel: Option<Arc<dyn CancelSignal>>,
     /// What ends the lock waits of the session's transactions: `KILL`, and that signal.
     lock_interrupt: Arc<dyn Interrupt>,
@@ -292,105 +268,6 @@ pub struct Session {
     /// The `INSERT BULK` the next request's Bulk Load rows are for (`exec::bulk`): set by
     /// the statement, cleared when the next batch starts.
     pub(crate) pending_bulk: Option<crate::exec::bulk::BulkPlan>,
-}
-
-impl Session {
-    /// Runs one batch, reporting everything it produces to `out`.
-    pub fn execute_batch(&mut self, text: &str, out: &mut dyn Output) {
-        self.counters.record_batch();
-        if self.activity.killed() {
-            out.message(&SqlError::with_severity(
-                596,
-                21,
-                "Cannot continue the execution because the session is in the kill state.",
-            ));
-            return;
-        }
-        self.activity.batch_started(self.db.id(), text);
-        out.text_size(self.opts.textsize);
-        self.pending_bulk = None;
-        self.run_batch(text, out);
-        self.activity.batch_ended(&EndState {
-            database_id: self.db.id(),
-            open_transactions: self.trancount,
-            row_count: self.rowcount,
-            isolation: match self.opts.isolation {
-                Isolation::ReadCommitted => 2,
-                Isolation::Serializable => 4,
-            },
-            lock_timeout_ms: self
-                .opts
-                .lock_timeout
-                .map_or(-1, |t| i64::try_from(t.as_millis()).unwrap_or(i64::MAX)),
-            text_size: self.opts.textsize,
-        });
-        self.publish_options();
-    }
-
-    fn run_batch(&mut self, text: &str, out: &mut dyn Output) {
-        let parse_started = (Instant::now(), crate::exec::statistics::thread_cpu_time());
-        let batch = match self.parsed(text) {
-            Ok(b) => b,
-            Err(e) => {
-                out.message(&e);
-                return;
-            }
-        };
-        if self.opts.statistics_time {
-            let cpu = crate::exec::statistics::thread_cpu_time()
-                .zip(parse_started.1)
-                .map_or(Duration::ZERO, |(now, then)| now.saturating_sub(then));
-            out.message(&crate::exec::statistics::parse_and_compile_time(
-                cpu,
-                parse_started.0.elapsed(),
-            ));
-        }
-        let mut run = Run::new(self, out);
-        run.s.frames.push(Frame { source: Some(Arc::from(text)), ..Frame::default() });
-        let result = run.module_body(&batch.statements);
-        match result {
-            Err(Halt::Error(e)) => run.report(e),
-            // An attention ends the batch; only XACT_ABORT takes the transaction with it.
-            Err(Halt::Cancelled) if run.s.opts.xact_abort && run.s.trancount > 0 => {
-                run.rollback_all();
-            }
-            _ => {}
-        }
-        while !run.s.frames.is_empty() {
-            run.pop_frame();
-        }
-        let described = std::mem::take(&mut run.s.showplan_xml);
-        if !described.is_empty() {
-            run.out.result_set(&[crate::exec::showplan_xml::column()]);
-            run.out.row(&[crate::exec::showplan_xml::document(&described)]);
-            run.out.result_end(1);
-            run.out.done(None);
-        }
-        // An autocommit transaction never outlives its statement; a user one may span batches.
-        run.finish_autocommit(false);
-    }
-
-    /// `text` parsed, from the cache when this session ran the same text before. Only
-    /// batches that parse are kept, and at most `BATCH_CACHE_SIZE` of them holding at most
-    /// `BATCH_CACHE_BYTES` of text: when full, the cache starts over, which keeps a session
-    /// that never repeats a batch cheap.
-    pub(crate) fn parsed(&mut self, text: &str) -> Result<Arc<Batch>, SqlError> {
-        if let Some(batch) = self.batches.get(text) {
-            return Ok(Arc::clone(batch));
-        }
-        let quoted_identifier = self.opts.semantics.quoted_identifier;
-        let batch = Arc::new(parse_batch_with(text, quoted_identifier).map_err(SqlError::from)?);
-        if self.batches.len() >= BATCH_CACHE_SIZE
-            || self.batch_bytes + text.len() > BATCH_CACHE_BYTES
-        {
-            self.batches.clear();
-            self.batch_bytes = 0;
-            self.batch_cache_clears += 1;
-        }
-        self.batch_bytes += text.len();
-        self.batches.insert(text.to_string(), Arc::clone(&batch));
-        Ok(batch)
-    }
 }
 
 /// A batch being run: the session, where its output goes, and the interpreter's state.
@@ -429,5 +306,3 @@ impl<'a> Run<'a> {
         }
     }
 }
-
-impl Run<'_> {}

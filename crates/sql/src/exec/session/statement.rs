@@ -1,11 +1,26 @@
-//! The statement dispatcher: runs one statement with SQL Server's rules around it (see
-//! "Errors and how far they reach" in the module's documentation): `NOEXEC`, `FMTONLY` and
-//! SHOWPLAN, implicit transactions, the undo mark of a statement that may change data,
-//! `STATISTICS IO | TIME`, DDL triggers, and what a failing statement stops; then hands the
-//! statement to the code for its kind.
+//! The statement dispatcher: runs one statement with SQL Server's rules around it: `NOEXEC`,
+//! `FMTONLY` and SHOWPLAN, implicit transactions, the undo mark of a statement that may
+//! change data, `STATISTICS IO | TIME`, DDL triggers, and what a failing statement stops
+//! (below); then hands the statement to the code for its kind.
 //!
 //! The statements with nowhere better to live (`PRINT`, `USE`, `CHECKPOINT`, `ALTER INDEX`)
 //! are run here too.
+//!
+//! # Errors and how far they reach
+//!
+//! SQL Server distinguishes how much of the work an error stops, and so does Walden:
+//!
+//! * **Statement abort** (the default: duplicate keys, NULL into NOT NULL, divide by zero,
+//!   lock timeouts, `RAISERROR`): the failing statement's changes are undone, the error is
+//!   reported, and the batch goes on with the next statement; an open transaction stays open.
+//! * **Batch abort** (conversion errors 245/8114/241, `THROW` outside `TRY`, unknown objects
+//!   and columns, a deadlock victim, any error under `SET XACT_ABORT ON`): the rest of the
+//!   batch is skipped, in every procedure on the call stack. A deadlock and `XACT_ABORT` also
+//!   roll the transaction back.
+//! * Inside `BEGIN TRY`, any error of severity 11 or more goes to the `CATCH` block instead
+//!   of being reported.
+//!
+//! The session itself always survives: the next batch starts clean.
 
 use walden_engine::types::Value;
 use walden_engine::Transaction;
@@ -155,7 +170,7 @@ impl Run<'_> {
             }
             Err(Halt::Cancelled) => {
                 // A statement cancelled while it ran (a lock wait, a scan, a join) is undone
-                // alone; the transaction stays open (see "Cancellation").
+                // alone; the transaction stays open (see `cancel`).
                 self.finish_autocommit(false);
                 if let Err(undo) = self.undo_statement(mark) {
                     self.report(undo);

@@ -1,10 +1,16 @@
 //! Transactions: `BEGIN`, `COMMIT`, `ROLLBACK` and `SAVE TRANSACTION`, the autocommit
 //! transaction of a statement run outside a user transaction, undoing a failed statement back
 //! to its mark, `BEGIN ATOMIC` blocks, and the receipts of commits (`sys.sp_last_commit`,
-//! `sys.sp_wait_for_hardened`); see "Transactions" in the module's documentation.
+//! `sys.sp_wait_for_hardened`).
 //!
 //! Every path that begins, commits or rolls back the session's engine transaction is here, so
 //! that `@@TRANCOUNT`, the session's activity and the last outcome stay in step.
+//!
+//! `@@TRANCOUNT` counts `BEGIN TRAN`s as SQL Server does; only the outermost `COMMIT`
+//! commits, and `ROLLBACK` without a savepoint name rolls everything back. Outside a user
+//! transaction each statement that touches data runs in an autocommit transaction of its
+//! own, committed (or rolled back) when the statement ends. Inside one, a failing statement
+//! is undone back to the mark taken when it started (statement-level atomicity).
 
 use std::sync::Arc;
 use std::time::Duration;
