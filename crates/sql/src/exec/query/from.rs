@@ -15,8 +15,9 @@ use crate::exec::session::Run;
 use crate::exec::sysviews::{self, ViewContext};
 use crate::exec::{RowSet, SqlError};
 
+use super::pivot::unpivot;
 use super::table_functions::{openjson, openjson_with, string_split};
-use super::{infer_type, unify_column, unpivot, Relation, Rows, TableRef};
+use super::{infer_type, unify_column, Relation, Rows, TableRef};
 
 impl Run<'_> {
     /// A CTE in scope or a system view that `name` names, as rows qualified by `qual`.
