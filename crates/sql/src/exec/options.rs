@@ -8,11 +8,11 @@
 //! * the scalar operators and conversions read theirs from [`scalar::settings`], which
 //!   the session installs before each statement ([`Semantics::scalar_settings`]);
 //! * `ANSI_NULLS` is read by the comparison of a predicate (`eval.rs`) once per statement;
-//! * `QUOTED_IDENTIFIER` by the parser, for the batches after the SET (`session.rs`);
+//! * `QUOTED_IDENTIFIER` by the parser, for the batches after the SET (`session/set_options.rs`);
 //! * `ANSI_WARNINGS` by INSERT and UPDATE (string truncation) and the aggregates;
 //! * `ANSI_NULL_DFLT_ON` / `_OFF` by CREATE TABLE and ALTER TABLE ADD (a column's default
 //!   nullability);
-//! * `TEXTSIZE` (kept with the other options in `session.rs`) by the server's output.
+//! * `TEXTSIZE` (kept with the other options in `session::Options`) by the server's output.
 
 use walden_engine::types::Value;
 
@@ -233,7 +233,7 @@ pub(crate) fn find_language(name: &str) -> Result<&'static Language, SqlError> {
 }
 
 /// `DBCC USEROPTIONS`'s rows: the session's options as SQL Server lists them, in its order,
-/// those that are OFF left out. `session` holds the options kept in `session.rs`.
+/// those that are OFF left out. `session` holds the options kept in `session::Options`.
 pub(crate) fn user_options(
     o: &Semantics,
     session: &SessionListed,

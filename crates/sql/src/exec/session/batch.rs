@@ -1,0 +1,125 @@
+//! Running a batch: [`Session::execute_batch`], where all T-SQL text comes in (the server's
+//! requests, the shell, bcp; a bulk load's rows come in through `exec::bulk`). It parses the
+//! text (through the session's parse cache), runs its statements in a frame of its own,
+//! reports what stops them, sends a SHOWPLAN_XML document, and ends any autocommit
+//! transaction. The parse cache is here too; procedures, `sp_executesql` and `EXEC (string)`
+//! share it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use walden_engine::Isolation;
+
+use crate::ast::Batch;
+use crate::exec::sysviews::EndState;
+use crate::exec::{Output, SqlError};
+use crate::parse_batch_with;
+
+use super::{Frame, Halt, Run, Session};
+
+/// How many distinct batch texts a session keeps parsed.
+const BATCH_CACHE_SIZE: usize = 128;
+
+/// The most batch text the parse cache holds, in bytes: a client that sends many large
+/// one-off batches (a load by 1,000-row INSERTs) must not keep their syntax trees, which
+/// are many times larger than their text.
+const BATCH_CACHE_BYTES: usize = 2 << 20;
+
+impl Session {
+    /// Runs one batch, reporting everything it produces to `out`.
+    pub fn execute_batch(&mut self, text: &str, out: &mut dyn Output) {
+        self.counters.record_batch();
+        if self.activity.killed() {
+            out.message(&SqlError::with_severity(
+                596,
+                21,
+                "Cannot continue the execution because the session is in the kill state.",
+            ));
+            return;
+        }
+        self.activity.batch_started(self.db.id(), text);
+        out.text_size(self.opts.textsize);
+        self.pending_bulk = None;
+        self.run_batch(text, out);
+        self.activity.batch_ended(&EndState {
+            database_id: self.db.id(),
+            open_transactions: self.trancount,
+            row_count: self.rowcount,
+            isolation: match self.opts.isolation {
+                Isolation::ReadCommitted => 2,
+                Isolation::Serializable => 4,
+            },
+            lock_timeout_ms: self
+                .opts
+                .lock_timeout
+                .map_or(-1, |t| i64::try_from(t.as_millis()).unwrap_or(i64::MAX)),
+            text_size: self.opts.textsize,
+        });
+        self.publish_options();
+    }
+
+    fn run_batch(&mut self, text: &str, out: &mut dyn Output) {
+        let parse_started = (Instant::now(), crate::exec::statistics::thread_cpu_time());
+        let batch = match self.parsed(text) {
+            Ok(b) => b,
+            Err(e) => {
+                out.message(&e);
+                return;
+            }
+        };
+        if self.opts.statistics_time {
+            let cpu = crate::exec::statistics::thread_cpu_time()
+                .zip(parse_started.1)
+                .map_or(Duration::ZERO, |(now, then)| now.saturating_sub(then));
+            out.message(&crate::exec::statistics::parse_and_compile_time(
+                cpu,
+                parse_started.0.elapsed(),
+            ));
+        }
+        let mut run = Run::new(self, out);
+        run.s.frames.push(Frame { source: Some(Arc::from(text)), ..Frame::default() });
+        let result = run.module_body(&batch.statements);
+        match result {
+            Err(Halt::Error(e)) => run.report(e),
+            // An attention ends the batch; only XACT_ABORT takes the transaction with it.
+            Err(Halt::Cancelled) if run.s.opts.xact_abort && run.s.trancount > 0 => {
+                run.rollback_all();
+            }
+            _ => {}
+        }
+        while !run.s.frames.is_empty() {
+            run.pop_frame();
+        }
+        let described = std::mem::take(&mut run.s.showplan_xml);
+        if !described.is_empty() {
+            run.out.result_set(&[crate::exec::showplan_xml::column()]);
+            run.out.row(&[crate::exec::showplan_xml::document(&described)]);
+            run.out.result_end(1);
+            run.out.done(None);
+        }
+        // An autocommit transaction never outlives its statement; a user one may span batches.
+        run.finish_autocommit(false);
+    }
+
+    /// `text` parsed, from the cache when this session ran the same text before. Only
+    /// batches that parse are kept, and at most `BATCH_CACHE_SIZE` of them holding at most
+    /// `BATCH_CACHE_BYTES` of text: when full, the cache starts over, which keeps a session
+    /// that never repeats a batch cheap.
+    pub(crate) fn parsed(&mut self, text: &str) -> Result<Arc<Batch>, SqlError> {
+        if let Some(batch) = self.batches.get(text) {
+            return Ok(Arc::clone(batch));
+        }
+        let quoted_identifier = self.opts.semantics.quoted_identifier;
+        let batch = Arc::new(parse_batch_with(text, quoted_identifier).map_err(SqlError::from)?);
+        if self.batches.len() >= BATCH_CACHE_SIZE
+            || self.batch_bytes + text.len() > BATCH_CACHE_BYTES
+        {
+            self.batches.clear();
+            self.batch_bytes = 0;
+            self.batch_cache_clears += 1;
+        }
+        self.batch_bytes += text.len();
+        self.batches.insert(text.to_string(), Arc::clone(&batch));
+        Ok(batch)
+    }
+}

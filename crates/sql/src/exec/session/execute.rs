@@ -1,0 +1,464 @@
+//! `EXECUTE`: stored procedures (arguments bound to parameters, OUTPUT parameters and the
+//! return status), dynamic SQL (`EXEC (string)` and `sp_executesql`, which runs as the body
+//! of a procedure its `@params` declares), the system procedures the session answers itself,
+//! and `INSERT ... EXEC`, which keeps a call's result sets instead of sending them.
+//!
+//! A call runs in a frame of its own (`Frame`), with the database and SET options it had
+//! restored when it returns.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use walden_engine::catalog::Object;
+use walden_engine::types::{SqlType, Value};
+use walden_engine::Database;
+
+use crate::ast::{
+    AssignOp, Batch, CreateProcedure, ExecArgument, ExecProcedure, Execute, ExprKind, ProcedureRef,
+    StatementKind,
+};
+use crate::exec::eval::parse_object_name;
+use crate::exec::scalar;
+use crate::exec::{Collected, ColumnInfo, Counted, Message, Output, RowSet, SqlError};
+use crate::parse_batch_with;
+
+use super::{Flow, Frame, Run, Step, Variable, MAX_NESTING};
+
+/// The output of `INSERT ... EXEC`'s procedure: result sets are kept, everything else goes on
+/// to the client's output.
+struct Capture<'o> {
+    forward: &'o mut dyn Output,
+    /// The result sets (only those: the rest is forwarded).
+    kept: Collected,
+}
+
+impl Output for Capture<'_> {
+    fn result_set(&mut self, columns: &[ColumnInfo]) {
+        self.kept.result_set(columns);
+    }
+
+    fn row(&mut self, values: &[Value]) {
+        self.kept.row(values);
+    }
+
+    fn result_end(&mut self, _rows: u64) {}
+
+    fn message(&mut self, message: &Message) {
+        self.forward.message(message);
+    }
+
+    fn done(&mut self, rows: Option<u64>) {
+        self.forward.done(rows);
+    }
+
+    fn done_counted(&mut self, kind: Counted, rows: Option<u64>) {
+        // A SELECT's count goes with its rows into the table, as in SQL Server.
+        if kind != Counted::Select {
+            self.forward.done_counted(kind, rows);
+        }
+    }
+
+    fn flush(&mut self) {
+        self.forward.flush();
+    }
+}
+
+impl Run<'_> {
+    pub(super) fn execute(&mut self, e: &Execute) -> Step<()> {
+        match e {
+            Execute::Sql(expr) => {
+                let text = scalar::to_text(&self.value(expr)?);
+                let batch = self.s.parsed(&text)?;
+                // Dynamic SQL runs in a scope of its own: it sees no variables of the caller.
+                self.s.frames.push(Frame { source: Some(Arc::from(text)), ..Frame::default() });
+                let r = self.module_body(&batch.statements);
+                self.pop_frame();
+                r.map(|_| ())
+            }
+            Execute::Procedure(p) => {
+                self.out.procedure_start();
+                let result = self.call_procedure(p);
+                self.out.procedure_end(result.is_ok());
+                result
+            }
+        }
+    }
+
+    /// `INSERT ... EXEC`'s source: runs the procedure or dynamic SQL with its result sets'
+    /// rows kept instead of sent (messages still go to the client), and returns them.
+    pub(crate) fn execute_captured(&mut self, e: &Execute) -> Step<Vec<RowSet>> {
+        if self.s.in_insert_exec {
+            return Err(SqlError::new(8164, "An INSERT EXEC statement cannot be nested.").into());
+        }
+        let mut capture = Capture { forward: &mut *self.out, kept: Collected::default() };
+        let mut inner = Run {
+            s: &mut *self.s,
+            out: &mut capture,
+            try_depth: self.try_depth,
+            ctes: Vec::new(),
+            row_sequences: None,
+            line: self.line,
+            subqueries: HashMap::new(),
+            assignments: 0,
+        };
+        inner.s.in_insert_exec = true;
+        let result = inner.execute(e);
+        inner.s.in_insert_exec = false;
+        result?;
+        Ok(capture.kept.results)
+    }
+
+    fn call_procedure(&mut self, p: &ExecProcedure) -> Step<()> {
+        let name = match &p.procedure {
+            ProcedureRef::Name(n) => n.clone(),
+            ProcedureRef::Variable(v) => {
+                let text = scalar::to_text(&self.variable(v)?.value);
+                parse_object_name(&text).ok_or_else(|| SqlError::invalid_object(&text))?
+            }
+        };
+        let lower = name.name.value.to_ascii_lowercase();
+        if lower == "sp_executesql" {
+            return self.execute_sql_with_parameters(p);
+        }
+        if let Some(result) = self.system_procedure(&lower, p) {
+            result?;
+            // An EXEC is compound, so nothing commits its autocommit transaction after it:
+            // what a system procedure changed (sp_rename) commits here, or a later failing
+            // statement of the batch would roll it back with its own.
+            self.finish_autocommit(true);
+            self.set_return_status(p, 0)?;
+            return Ok(());
+        }
+        if lower == "sp_getapplock" || lower == "sp_releaseapplock" {
+            let status = if lower == "sp_getapplock" {
+                self.sp_getapplock(p)?
+            } else {
+                self.sp_releaseapplock(p)?
+            };
+            self.set_return_status(p, status)?;
+            return Ok(());
+        }
+        if lower == "sp_set_session_context" {
+            self.sp_set_session_context(p)?;
+            self.set_return_status(p, 0)?;
+            return Ok(());
+        }
+        if lower == "sp_flush_log" {
+            let db = self.database_of(name.database.as_ref())?;
+            db.flush_log().map_err(|e| self.s.engine_error(e))?;
+            self.set_return_status(p, 0)?;
+            return Ok(());
+        }
+        if lower == "sp_last_commit" {
+            self.sp_last_commit()?;
+            self.set_return_status(p, 0)?;
+            return Ok(());
+        }
+        if lower == "sp_wait_for_hardened" {
+            self.sp_wait_for_hardened(p, name.database.as_ref())?;
+            self.set_return_status(p, 0)?;
+            return Ok(());
+        }
+        let (db, object) = match self.temp_procedure(&name.name.value) {
+            Some(found) => found,
+            None => {
+                let db = self.database_of(name.database.as_ref())?;
+                let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+                let object = db.find_object(schema, &name.name.value);
+                (db, object)
+            }
+        };
+        let Some(Object::Procedure(def)) = object.as_deref() else {
+            return Err(SqlError::new(
+                2812,
+                format!("Could not find stored procedure '{}'.", name.name.value),
+            )
+            .into());
+        };
+        // Parsed and run under the options it was created with.
+        let batch = if def.options.quoted_identifier == self.s.opts.semantics.quoted_identifier {
+            self.s.parsed(&def.text)?
+        } else {
+            let parsed = parse_batch_with(&def.text, def.options.quoted_identifier);
+            Arc::new(parsed.map_err(SqlError::from)?)
+        };
+        let procedure = defined_procedure(&batch).ok_or_else(|| {
+            SqlError::new(50000, "a stored procedure's text is not CREATE PROCEDURE")
+        })?;
+        let caller_ansi_nulls =
+            std::mem::replace(&mut self.s.opts.semantics.ansi_nulls, def.options.ansi_nulls);
+        let result = self.invoke(p, &p.arguments, procedure, Some(def.name.clone()), db);
+        self.s.opts.semantics.ansi_nulls = caller_ansi_nulls;
+        result
+    }
+
+    /// Runs a procedure body with `arguments` bound to its parameters, then copies OUTPUT
+    /// parameters back and sets the return status. `frame_name`: the procedure name errors
+    /// report (none for `sp_executesql`'s dynamic SQL).
+    fn invoke(
+        &mut self,
+        p: &ExecProcedure,
+        arguments: &[ExecArgument],
+        procedure: &CreateProcedure,
+        frame_name: Option<String>,
+        db: Arc<Database>,
+    ) -> Step<()> {
+        let proc_name = procedure.name.name.value.as_str();
+        if self.s.frames.len() > MAX_NESTING {
+            return Err(SqlError::new(
+                217,
+                "Maximum stored procedure, function, trigger, or view nesting level exceeded (limit 32).",
+            )
+            .into());
+        }
+        // Bind arguments to parameters: positional first, then by name.
+        let params = &procedure.parameters;
+        let mut values: Vec<Option<Value>> = vec![None; params.len()];
+        let mut table_arguments: Vec<Option<String>> = vec![None; params.len()];
+        let table_params: Vec<bool> =
+            params.iter().map(|p| self.is_table_type(&db, &p.data_type)).collect();
+        let mut outputs: Vec<(usize, String)> = Vec::new();
+        let mut named = false;
+        for (i, arg) in arguments.iter().enumerate() {
+            let index = match &arg.name {
+                Some(n) => {
+                    named = true;
+                    params.iter().position(|q| q.name.eq_ignore_ascii_case(n)).ok_or_else(|| {
+                        SqlError::new(
+                            8145,
+                            format!("{n} is not a parameter for procedure {proc_name}."),
+                        )
+                    })?
+                }
+                None if named => {
+                    return Err(SqlError::new(
+                        119,
+                        "Must pass parameter number 2 and subsequent parameters as '@name = value'. After the form '@name = value' has been used, all subsequent parameters must be passed in the form '@name = value'.",
+                    )
+                    .into())
+                }
+                None => {
+                    if i >= params.len() {
+                        return Err(SqlError::new(
+                            8144,
+                            format!("Procedure or function {proc_name} has too many arguments specified."),
+                        )
+                        .into());
+                    }
+                    i
+                }
+            };
+            if table_params[index] {
+                table_arguments[index] = Some(self.table_argument(arg, &params[index])?);
+                continue;
+            }
+            let v = self.argument_value(arg)?;
+            if arg.output && params[index].output {
+                if let ExprKind::Variable(var) = &arg.value.kind {
+                    outputs.push((index, var.clone()));
+                }
+            }
+            values[index] = v;
+        }
+        // The text is copied only where a DDL trigger may want a statement of it (a procedure
+        // runs far more often than it does DDL).
+        let mut frame = Frame {
+            procedure: frame_name,
+            source: db.has_database_triggers().then(|| Arc::from(procedure.definition.as_str())),
+            ..Frame::default()
+        };
+        let mut omitted_tables = Vec::new();
+        for (((param, v), table), is_table) in
+            params.iter().zip(values).zip(table_arguments).zip(table_params)
+        {
+            if is_table {
+                // The parameter names the caller's table variable for the call; left out,
+                // it is an empty table of its type, as in SQL Server.
+                let key = param.name.to_ascii_lowercase();
+                match table {
+                    Some(internal) => {
+                        let hidden = self.s.temp_tables.insert(key.clone(), internal);
+                        frame.hidden_tables.push((key, hidden, true));
+                    }
+                    None => omitted_tables.push(param.clone()),
+                }
+                // A placeholder keeps parameters and variables at the same positions.
+                frame.vars.push(Variable {
+                    name: param.name.clone(),
+                    ty: SqlType::Int,
+                    value: Value::Null,
+                });
+                continue;
+            }
+            let ty = self.resolve_type(&param.data_type)?;
+            let v = match v {
+                Some(v) => v,
+                None => match &param.default {
+                    Some(d) => self.value(d)?,
+                    None => {
+                        return Err(SqlError::new(
+                            201,
+                            format!(
+                                "Procedure or function '{proc_name}' expects parameter '{}', which was not supplied.",
+                                param.name
+                            ),
+                        )
+                        .into())
+                    }
+                },
+            };
+            let v = scalar::coerce(v, ty, true)?;
+            if param.not_null && v.is_null() {
+                return Err(SqlError::new(
+                    50000,
+                    format!(
+                        "Parameter '{}' of '{proc_name}' is declared NOT NULL and cannot be \
+                         passed a NULL value.",
+                        param.name
+                    ),
+                )
+                .into());
+            }
+            frame.vars.push(Variable { name: param.name.clone(), ty, value: v });
+        }
+        let saved_db = Arc::clone(&self.s.db);
+        // SET options the body changes (NOCOUNT, XACT_ABORT...) last until it returns, as in
+        // SQL Server.
+        let saved_opts = self.s.opts.clone();
+        self.s.db = Arc::clone(&db);
+        self.s.frames.push(frame);
+        let mut result = Ok(Flow::Next);
+        for param in &omitted_tables {
+            if let Err(e) = self.declare_of_table_type(&param.name, &param.data_type) {
+                result = Err(e.into());
+                break;
+            }
+            let key = param.name.to_ascii_lowercase();
+            self.frame().hidden_tables.push((key, None, true));
+        }
+        let result = match result {
+            Ok(_) => self.module_body(&procedure.body),
+            Err(e) => Err(e),
+        };
+        self.s.opts = saved_opts;
+        let out_values: Vec<(String, Value)> = match self.s.frames.last() {
+            Some(f) => outputs
+                .iter()
+                .filter_map(|(i, var)| f.vars.get(*i).map(|v| (var.clone(), v.value.clone())))
+                .collect(),
+            None => Vec::new(),
+        };
+        self.pop_frame();
+        self.s.db = saved_db;
+        let status = match result? {
+            Flow::Return(s) => s,
+            _ => 0,
+        };
+        for (var, v) in out_values {
+            self.assign(&var, AssignOp::Assign, v)?;
+        }
+        self.set_return_status(p, status)?;
+        Ok(())
+    }
+
+    /// `EXEC sp_executesql @stmt [, @params [, arguments...]]`: the statement runs as the body
+    /// of a procedure whose parameters `@params` declares, so arguments bind (by position or
+    /// name, with OUTPUT) exactly as they do for a stored procedure.
+    ///
+    /// The statement may be named `@stmt` or `@statement` (SQL Server's own name for it, which
+    /// its messages use). A statement that must begin its batch (`CREATE PROCEDURE`, `VIEW`,
+    /// `FUNCTION`, `TRIGGER`) runs as a batch of its own, as `EXEC (string)` runs it: that is
+    /// how scripts create such objects conditionally, and it cannot use parameters anyway.
+    fn execute_sql_with_parameters(&mut self, p: &ExecProcedure) -> Step<()> {
+        let first = p.arguments.first();
+        let stmt_arg = leading_argument(first, "@stmt").or(leading_argument(first, "@statement"));
+        let Some(stmt_arg) = stmt_arg else {
+            return Err(SqlError::new(
+                201,
+                "Procedure or function 'sp_executesql' expects parameter '@statement', which was \
+                 not supplied.",
+            )
+            .into());
+        };
+        let stmt = scalar::to_text(&self.value(&stmt_arg.value)?);
+        let (params, rest) = match leading_argument(p.arguments.get(1), "@params") {
+            Some(a) => (scalar::to_text(&self.value(&a.value)?), &p.arguments[2..]),
+            None => (String::new(), &p.arguments[1..]),
+        };
+        // A statement that does not parse alone is left to the procedure form, whose error
+        // is the one to report.
+        let alone = self.s.parsed(&stmt).ok().filter(|batch| {
+            batch.statements.first().is_some_and(|s| {
+                matches!(
+                    s.kind,
+                    StatementKind::CreateProcedure(_)
+                        | StatementKind::CreateView(_)
+                        | StatementKind::CreateFunction(_)
+                        | StatementKind::CreateTrigger(_)
+                )
+            })
+        });
+        if let Some(alone) = alone {
+            self.s
+                .frames
+                .push(Frame { source: Some(Arc::from(stmt.as_str())), ..Frame::default() });
+            let r = self.module_body(&alone.statements);
+            self.pop_frame();
+            r?;
+            return self.set_return_status(p, 0).map_err(Into::into);
+        }
+        // The statement follows `AS` on the same line, so that its line numbers are the
+        // client's.
+        let text = format!("CREATE PROCEDURE sp_executesql {params} AS {stmt}");
+        let batch = self.s.parsed(&text)?;
+        let Some(procedure) = defined_procedure(&batch) else {
+            return Err(SqlError::new(102, "Incorrect syntax near 'sp_executesql'.").into());
+        };
+        let db = Arc::clone(&self.s.db);
+        self.invoke(p, rest, procedure, None, db)
+    }
+
+    fn set_return_status(&mut self, p: &ExecProcedure, status: i32) -> Result<(), SqlError> {
+        self.out.procedure_return(status);
+        if let Some(var) = &p.return_status {
+            self.assign(var, AssignOp::Assign, Value::Int(status))?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn argument_value(&mut self, arg: &ExecArgument) -> Result<Option<Value>, SqlError> {
+        match &arg.value.kind {
+            ExprKind::Default => Ok(None),
+            // A lone name is a string, as in `EXEC sp_help t`.
+            ExprKind::Column(parts) if parts.len() == 1 => {
+                Ok(Some(Value::NStr(parts[0].value.clone())))
+            }
+            _ => Ok(Some(self.value(&arg.value)?)),
+        }
+    }
+
+    /// The database a name's prefix names, else the current one.
+    pub(crate) fn database_of(
+        &self,
+        name: Option<&crate::ast::Ident>,
+    ) -> Result<Arc<Database>, SqlError> {
+        match name {
+            Some(d) => self.s.instance.database(&d.value).map_err(|e| self.s.engine_error(e)),
+            None => Ok(Arc::clone(&self.s.db)),
+        }
+    }
+}
+
+/// `arg` if it is positional or named `name`: `sp_executesql`'s leading arguments.
+fn leading_argument<'a>(arg: Option<&'a ExecArgument>, name: &str) -> Option<&'a ExecArgument> {
+    arg.filter(|a| a.name.as_deref().is_none_or(|n| n.eq_ignore_ascii_case(name)))
+}
+
+/// The procedure a `CREATE PROCEDURE` batch (a stored procedure's text, the one
+/// `sp_executesql` builds) defines.
+fn defined_procedure(batch: &Batch) -> Option<&CreateProcedure> {
+    batch.statements.iter().find_map(|s| match &s.kind {
+        StatementKind::CreateProcedure(p) => Some(&**p),
+        _ => None,
+    })
+}

@@ -1,0 +1,524 @@
+//! The statement dispatcher: runs one statement with SQL Server's rules around it: `NOEXEC`,
+//! `FMTONLY` and SHOWPLAN, implicit transactions, the undo mark of a statement that may
+//! change data, `STATISTICS IO | TIME`, DDL triggers, and what a failing statement stops
+//! (below); then hands the statement to the code for its kind.
+//!
+//! The statements with nowhere better to live (`PRINT`, `USE`, `CHECKPOINT`, `ALTER INDEX`)
+//! are run here too.
+//!
+//! # Errors and how far they reach
+//!
+//! SQL Server distinguishes how much of the work an error stops, and so does Walden:
+//!
+//! * **Statement abort** (the default: duplicate keys, NULL into NOT NULL, divide by zero,
+//!   lock timeouts, `RAISERROR`): the failing statement's changes are undone, the error is
+//!   reported, and the batch goes on with the next statement; an open transaction stays open.
+//! * **Batch abort** (conversion errors 245/8114/241, `THROW` outside `TRY`, unknown objects
+//!   and columns, a deadlock victim, any error under `SET XACT_ABORT ON`): the rest of the
+//!   batch is skipped, in every procedure on the call stack. A deadlock and `XACT_ABORT` also
+//!   roll the transaction back.
+//! * Inside `BEGIN TRY`, any error of severity 11 or more goes to the `CATCH` block instead
+//!   of being reported.
+//!
+//! The session itself always survives: the next batch starts clean.
+
+use walden_engine::types::Value;
+use walden_engine::Transaction;
+
+use crate::ast::{Expr, ObjectName, SetStatement, Statement, StatementKind, TransactionStatement};
+use crate::exec::eval::Env;
+use crate::exec::scalar;
+use crate::exec::sysviews::Command;
+use crate::exec::{Counted, SqlError};
+
+use super::{Flow, Halt, Run, Step, CANCELLED};
+
+impl Run<'_> {
+    /// Runs one statement, applying SQL Server's rules for what an error stops.
+    pub(super) fn statement(&mut self, st: &Statement) -> Step<Flow> {
+        if self.cancelled() {
+            return Err(Halt::Cancelled);
+        }
+        if self.s.opts.noexec && !sets_noexec(&st.kind) {
+            return Ok(Flow::Next);
+        }
+        // Under SHOWPLAN only SET options and declarations run (a plan may name a
+        // variable); every other statement describes its plan instead.
+        let runs_under_showplan = matches!(&st.kind, StatementKind::Declare(_))
+            || matches!(&st.kind, StatementKind::Set(s) if matches!(&**s, SetStatement::Options { .. }));
+        if let Some(kind) = self.s.opts.showplan.filter(|_| !runs_under_showplan) {
+            self.showplan(st, kind).map_err(|e| e.at_line(st.span.line))?;
+            return Ok(Flow::Next);
+        }
+        // Variables are still declared, as SQL Server compiles them, for the SELECTs
+        // described to read; their initial values are assignments, which do not run.
+        if self.s.opts.fmtonly {
+            if let StatementKind::Declare(declared) = &st.kind {
+                if declared.iter().any(|d| {
+                    matches!(d.kind, crate::ast::DeclarationKind::Scalar { value: Some(_), .. })
+                }) {
+                    let mut bare = st.clone();
+                    if let StatementKind::Declare(declared) = &mut bare.kind {
+                        for d in declared {
+                            if let crate::ast::DeclarationKind::Scalar { value, .. } = &mut d.kind {
+                                *value = None;
+                            }
+                        }
+                    }
+                    return self.statement(&bare);
+                }
+            } else if !matches!(st.kind, StatementKind::Select(_))
+                && !sets_option(&st.kind, &["FMTONLY"])
+            {
+                return Ok(Flow::Next);
+            }
+        }
+        let compound = matches!(
+            st.kind,
+            StatementKind::Block(_)
+                | StatementKind::If(_)
+                | StatementKind::While(_)
+                | StatementKind::TryCatch(_)
+                | StatementKind::Atomic(_)
+                | StatementKind::Execute(_)
+        );
+        self.s.activity.statement(command_of(&st.kind));
+        if self.s.opts.implicit_transactions
+            && self.s.function_depth == 0
+            && self.s.trancount == 0
+            && starts_implicit_transaction(&st.kind)
+        {
+            self.begin_user_transaction("implicit_transaction".into());
+        }
+        // Inside a user transaction, a statement that may change data is undone alone if it
+        // fails; compound statements leave that to the statements they contain.
+        let mark = if compound || !may_change_data(&st.kind) {
+            None
+        } else {
+            self.s.tx.as_ref().filter(|_| self.s.trancount > 0).map(Transaction::undo_mark)
+        };
+        let outer_line = std::mem::replace(&mut self.line, st.span.line);
+        if !compound {
+            self.subqueries.clear();
+        }
+        let statistics = (!compound && self.s.function_depth == 0 && self.statistics_on())
+            .then(|| self.statistics_start());
+        scalar::settings::install(self.s.opts.semantics.scalar_settings());
+        // The DDL events the statement raises are worked out before it changes the catalog
+        // and fire its database's DDL triggers once it has succeeded (`exec::ddl_trigger`).
+        let ddl_events = if compound { Vec::new() } else { self.ddl_events(st) };
+        let result = match self.statement_kind(st) {
+            Ok(flow) if !ddl_events.is_empty() => self.fire_ddl_triggers(ddl_events).map(|()| flow),
+            other => other,
+        };
+        if !compound {
+            for warning in scalar::settings::take_warnings() {
+                self.out.message(&warning.at_line(st.span.line));
+            }
+        }
+        if let Some(start) = statistics {
+            self.statistics_end(start);
+        }
+        if !compound {
+            self.subqueries.clear();
+        }
+        self.line = outer_line;
+        let result = match result {
+            // Interrupted by the client's cancel while it ran (a lock wait, a long scan or
+            // join): the batch stops as it does at any cancellation point, without an error,
+            // and no CATCH sees it.
+            Err(Halt::Error(e)) if e.number == CANCELLED => Err(Halt::Cancelled),
+            Err(Halt::Error(e)) => {
+                let mut e = e.at_line(st.span.line);
+                if e.procedure.is_none() {
+                    e.procedure = self.procedure_name();
+                }
+                Err(Halt::Error(e))
+            }
+            other => other,
+        };
+        // The client sees every statement end but variable declarations, control flow
+        // (labels, jumps, compound statements, whose statements it sees) and anything inside
+        // a function.
+        let seen = !compound
+            && self.s.function_depth == 0
+            && !matches!(
+                st.kind,
+                StatementKind::Declare(_)
+                    | StatementKind::Label(_)
+                    | StatementKind::Goto(_)
+                    | StatementKind::Break
+                    | StatementKind::Continue
+                    | StatementKind::Return(_)
+            );
+        match result {
+            Ok(flow) => {
+                if !compound {
+                    self.finish_autocommit(true);
+                    if !matches!(st.kind, StatementKind::Set(_) | StatementKind::Declare(_)) {
+                        self.s.last_error = 0;
+                    }
+                }
+                if seen {
+                    self.out.statement_end();
+                }
+                Ok(flow)
+            }
+            Err(Halt::Aborted) => {
+                self.finish_autocommit(false);
+                Err(Halt::Aborted)
+            }
+            Err(Halt::Cancelled) => {
+                // A statement cancelled while it ran (a lock wait, a scan, a join) is undone
+                // alone; the transaction stays open (see `cancel`).
+                self.finish_autocommit(false);
+                if let Err(undo) = self.undo_statement(mark) {
+                    self.report(undo);
+                }
+                Err(Halt::Cancelled)
+            }
+            Err(Halt::Error(e)) => {
+                // Undo the failed statement's own changes.
+                self.finish_autocommit(false);
+                if let Err(undo) = self.undo_statement(mark) {
+                    self.report(e);
+                    self.report(undo);
+                    return Err(Halt::Aborted);
+                }
+                // RAISERROR ignores XACT_ABORT (THROW honours it), as in SQL Server.
+                let raised = matches!(st.kind, StatementKind::Raiserror(_));
+                let xact_abort = self.s.opts.xact_abort && !raised;
+                let dooms = e.number == 1205 || xact_abort;
+                if dooms && self.s.trancount > 0 {
+                    self.rollback_all();
+                }
+                if self.try_depth > 0 && e.severity > 10 {
+                    return Err(Halt::Error(e));
+                }
+                // THROW ends the batch when no CATCH takes it (unlike RAISERROR).
+                let thrown = matches!(st.kind, StatementKind::Throw(_));
+                let abort = xact_abort || thrown || aborts_batch(&e);
+                self.report(e);
+                if abort {
+                    Err(Halt::Aborted)
+                } else {
+                    if seen {
+                        self.out.statement_end();
+                    }
+                    Ok(Flow::Next)
+                }
+            }
+        }
+    }
+
+    /// Runs a statement as its kind says: the table from kinds of statement to the code that
+    /// runs them (DDL, the rest, in `exec::ddl`).
+    fn statement_kind(&mut self, st: &Statement) -> Step<Flow> {
+        match &st.kind {
+            StatementKind::Block(list) => self.block(list),
+            StatementKind::Atomic(block) => self.atomic_block(block),
+            StatementKind::If(i) => self.if_statement(i),
+            StatementKind::While(w) => self.while_loop(w),
+            StatementKind::Break => Ok(Flow::Break),
+            StatementKind::Label(_) => Ok(Flow::Next),
+            StatementKind::Goto(label) => {
+                Ok(Flow::Goto(label.value.to_ascii_lowercase(), st.span.line))
+            }
+            StatementKind::Continue => Ok(Flow::Continue),
+            StatementKind::Return(v) => self.return_statement(v.as_ref()),
+            StatementKind::TryCatch(tc) => self.try_catch(tc, st.span.line),
+            StatementKind::Declare(decls) => self.declare(decls, st.span.start),
+            StatementKind::Set(set) => {
+                self.set(set)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Print(e) => {
+                let v = self.value(e)?;
+                let text = if v.is_null() { String::new() } else { scalar::to_text(&v) };
+                let mut msg = SqlError::with_severity(0, 0, text);
+                msg.state = 1;
+                msg.line = st.span.line;
+                self.out.message(&msg);
+                Ok(Flow::Next)
+            }
+            StatementKind::Throw(t) => Err(self.throw(t.as_deref())?.into()),
+            StatementKind::Raiserror(r) => {
+                self.raiserror(r, st.span.line)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Use(name) => {
+                let db =
+                    self.s.instance.database(&name.value).map_err(|e| self.s.engine_error(e))?;
+                self.s.db = db;
+                self.s.activity.database_changed(self.s.db.id());
+                let mut msg = SqlError::with_severity(
+                    5701,
+                    0,
+                    format!("Changed database context to '{}'.", self.s.db.name()),
+                );
+                msg.line = st.span.line;
+                self.out.message(&msg);
+                Ok(Flow::Next)
+            }
+            StatementKind::Transaction(t) => {
+                self.transaction(t)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Execute(e) => {
+                self.execute(e)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Select(sel) => {
+                self.select_statement(sel)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::InsertBulk(b) => {
+                self.insert_bulk(b)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::BulkInsert(b) => {
+                let n = self.bulk_insert(b)?;
+                self.done(Counted::Insert, n);
+                Ok(Flow::Next)
+            }
+            StatementKind::Insert(i) => {
+                let n = self.insert(i);
+                let n = self.after_triggers(n)?;
+                self.done(Counted::Insert, n);
+                Ok(Flow::Next)
+            }
+            StatementKind::Update(u) => {
+                let n = self.update(u).map_err(Halt::from);
+                let n = self.after_triggers(n)?;
+                self.done(Counted::Update, n);
+                Ok(Flow::Next)
+            }
+            StatementKind::Delete(d) => {
+                let n = self.delete(d).map_err(Halt::from);
+                let n = self.after_triggers(n)?;
+                self.done(Counted::Delete, n);
+                Ok(Flow::Next)
+            }
+            StatementKind::Merge(m) => {
+                let n = self.merge(m).map_err(Halt::from);
+                let n = self.after_triggers(n)?;
+                self.done(Counted::Merge, n);
+                Ok(Flow::Next)
+            }
+            StatementKind::Checkpoint(_) => {
+                self.s.db.checkpoint().map_err(|e| self.s.engine_error(e))?;
+                Ok(Flow::Next)
+            }
+            StatementKind::UpdateStatistics(u) => {
+                self.update_statistics(u)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::CreateStatistics { name, table, columns, options } => {
+                self.create_statistics(name, table, columns, options)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::AlterIndex { index, table, action } => {
+                self.alter_index(index.as_ref(), table, action)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Reconfigure { .. } => Ok(Flow::Next),
+            StatementKind::Dbcc(d) => {
+                self.dbcc(d)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Kill(e) => {
+                self.kill(e)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Cursor(c) => {
+                self.cursor_statement(c)?;
+                Ok(Flow::Next)
+            }
+            StatementKind::Waitfor(w) => {
+                self.waitfor(w)?;
+                Ok(Flow::Next)
+            }
+            _ => {
+                self.ddl(st)?;
+                Ok(Flow::Next)
+            }
+        }
+    }
+
+    /// Ends a data-changing statement that returned `result`: if it succeeded, runs the
+    /// triggers its changes fire (`exec::trigger`); either way the collected changes go.
+    fn after_triggers(&mut self, result: Step<u64>) -> Step<u64> {
+        let changes = std::mem::take(&mut self.s.trigger_changes);
+        let n = result?;
+        for c in changes {
+            self.fire_triggers(c)?;
+        }
+        Ok(n)
+    }
+
+    /// A statement that counted `n` rows: `@@ROWCOUNT`, and the count for the client.
+    pub(crate) fn done(&mut self, kind: Counted, n: u64) {
+        self.s.rowcount = n;
+        // Under NOCOUNT the statement still ends as one of its kind, without its count.
+        let count = (!self.s.opts.nocount).then_some(n);
+        self.out.done_counted(kind, count);
+    }
+
+    /// Evaluates an expression outside any row.
+    pub(crate) fn value(&mut self, e: &Expr) -> Result<Value, SqlError> {
+        self.eval(e, &Env::empty())
+    }
+
+    /// `ALTER INDEX`: the index (or table) must exist. REBUILD, REORGANIZE and SET have
+    /// nothing to do: Walden's B-trees merge pages as rows go, keep no fill factor, and take
+    /// their locks as `docs/locking.md` says whatever the options. DISABLE, which would make an
+    /// index (or, for the clustered one, the table) unusable until rebuilt, is refused.
+    fn alter_index(
+        &mut self,
+        index: Option<&crate::ast::Ident>,
+        table: &ObjectName,
+        action: &str,
+    ) -> Result<(), SqlError> {
+        let t = self.resolve_table(table, &table.name.value)?;
+        if let Some(index) = index {
+            if !t.def.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&index.value)) {
+                return Err(SqlError::new(
+                    1088,
+                    format!(
+                        "Cannot find the object \"{}\" because it does not exist or you do not have permissions.",
+                        index.value
+                    ),
+                ));
+            }
+        }
+        if action == "DISABLE" {
+            return Err(SqlError::new(
+                50000,
+                "ALTER INDEX ... DISABLE is not supported by Walden: its indexes are always usable.",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The `sys.dm_exec_requests.command` of a statement.
+fn command_of(kind: &StatementKind) -> Command {
+    match kind {
+        StatementKind::Select(_) => Command::Select,
+        StatementKind::Insert(_) => Command::Insert,
+        StatementKind::BulkInsert(_) => Command::BulkInsert,
+        StatementKind::Update(_) => Command::Update,
+        StatementKind::Delete(_) => Command::Delete,
+        StatementKind::Execute(_) => Command::Execute,
+        StatementKind::Waitfor(_) => Command::Waitfor,
+        StatementKind::Transaction(TransactionStatement::Begin { .. }) => Command::BeginTransaction,
+        StatementKind::Transaction(TransactionStatement::Commit { .. }) => {
+            Command::CommitTransaction
+        }
+        StatementKind::Transaction(_) => Command::RollbackTransaction,
+        StatementKind::Declare(_) => Command::Declare,
+        StatementKind::Set(_) => Command::SetOption,
+        StatementKind::CreateDatabase(_)
+        | StatementKind::AlterDatabase(_)
+        | StatementKind::CreateTable(_)
+        | StatementKind::CreateIndex(_)
+        | StatementKind::CreateSequence(_)
+        | StatementKind::CreateType(_)
+        | StatementKind::CreateProcedure(_)
+        | StatementKind::CreateView(_)
+        | StatementKind::CreateFunction(_)
+        | StatementKind::CreateTrigger(_)
+        | StatementKind::EnableTrigger(_)
+        | StatementKind::AlterTable(_)
+        | StatementKind::TruncateTable(_) => Command::Create,
+        StatementKind::Drop(_) | StatementKind::DropIndex(_) => Command::Drop,
+        StatementKind::Dbcc(_) => Command::Dbcc,
+        StatementKind::Checkpoint(_) => Command::Checkpoint,
+        _ => Command::Awaiting,
+    }
+}
+
+/// Whether `kind` is a `SET` of NOEXEC or PARSEONLY: the one statement that runs while they
+/// are on.
+fn sets_noexec(kind: &StatementKind) -> bool {
+    sets_option(kind, &["NOEXEC", "PARSEONLY"])
+}
+
+/// Whether `kind` is a `SET` of one of the ON/OFF `options`.
+fn sets_option(kind: &StatementKind, options: &[&str]) -> bool {
+    matches!(kind, StatementKind::Set(s) if matches!(&**s, SetStatement::Options { names, .. }
+        if names.iter().any(|n| options.iter().any(|o| n.eq_ignore_ascii_case(o)))))
+}
+
+/// Whether a simple statement may change rows or objects (and so needs an undo mark). The
+/// ones that cannot are listed, so that a new statement kind gets a mark by default.
+fn may_change_data(kind: &StatementKind) -> bool {
+    !matches!(
+        kind,
+        StatementKind::Set(_)
+            | StatementKind::Print(_)
+            | StatementKind::Throw(_)
+            | StatementKind::Raiserror(_)
+            | StatementKind::Use(_)
+            | StatementKind::Transaction(_)
+            | StatementKind::Break
+            | StatementKind::Continue
+            | StatementKind::Return(_)
+            | StatementKind::Checkpoint(_)
+            | StatementKind::UpdateStatistics(_)
+            | StatementKind::CreateStatistics { .. }
+            | StatementKind::AlterIndex { .. }
+            | StatementKind::Reconfigure { .. }
+            | StatementKind::Dbcc(_)
+            | StatementKind::Kill(_)
+            | StatementKind::Waitfor(_)
+    )
+}
+
+/// Whether a statement opens a transaction under `SET IMPLICIT_TRANSACTIONS ON` when none is
+/// open: SQL Server's list (ALTER, BEGIN TRANSACTION, CREATE, DELETE, DROP, INSERT, SELECT
+/// from a table, TRUNCATE TABLE, UPDATE).
+fn starts_implicit_transaction(kind: &StatementKind) -> bool {
+    match kind {
+        StatementKind::Select(s) => query_reads_table(&s.query.body),
+        StatementKind::Insert(_)
+        | StatementKind::BulkInsert(_)
+        | StatementKind::Update(_)
+        | StatementKind::Delete(_)
+        | StatementKind::Merge(_)
+        | StatementKind::AlterDatabase(_)
+        | StatementKind::CreateTable(_)
+        | StatementKind::TruncateTable(_)
+        | StatementKind::CreateIndex(_)
+        | StatementKind::CreateSequence(_)
+        | StatementKind::CreateType(_)
+        | StatementKind::CreateProcedure(_)
+        | StatementKind::CreateView(_)
+        | StatementKind::CreateFunction(_)
+        | StatementKind::CreateTrigger(_)
+        | StatementKind::EnableTrigger(_)
+        | StatementKind::Drop(_)
+        | StatementKind::DropIndex(_)
+        | StatementKind::AlterTable(_) => true,
+        StatementKind::Transaction(t) => matches!(t, TransactionStatement::Begin { .. }),
+        _ => false,
+    }
+}
+
+fn query_reads_table(body: &crate::ast::QueryBody) -> bool {
+    match body {
+        crate::ast::QueryBody::Select(s) => !s.from.is_empty(),
+        crate::ast::QueryBody::SetOperation { left, right, .. } => {
+            query_reads_table(left) || query_reads_table(right)
+        }
+        _ => false,
+    }
+}
+
+/// Errors that abort the batch rather than only the statement.
+fn aborts_batch(e: &SqlError) -> bool {
+    matches!(
+        e.number,
+        245 | 8114 | 241 | 242 | 257 | 529 | 208 | 207 | 209 | 1205 | 137 | 2715 | 148 | 3609
+    ) || e.severity >= 20
+}
