@@ -215,8 +215,9 @@ fn a_reader_sees_its_own_changes_under_a_scan() {
 #[test]
 fn readers_racing_writers_never_see_an_uncommitted_change() {
     // Writers change rows to values no committed state has (v < 0, keys past 10,000) and
-    // always roll back, or commit changes that keep every v >= 0; readers scan, seek and
-    // look up over and over, waiting for locks as READ COMMITTED does.
+    // always roll back a few milliseconds later, or commit changes that keep every v >= 0;
+    // readers scan, seek and look up over and over, waiting for locks as READ COMMITTED
+    // does. (With the writers' check of lock avoidance broken, the readers see their rows.)
     let (_dir, instance) = setup(600);
     let stop = Arc::new(AtomicBool::new(false));
     let writers: Vec<_> = (0..2)
@@ -235,7 +236,8 @@ fn readers_racing_writers_never_see_an_uncommitted_change() {
                     } else {
                         format!(
                             "BEGIN TRAN; UPDATE dbo.t SET v = -v - 1 WHERE k = {k}; \
-                             INSERT INTO dbo.t VALUES ({}, -5, {k}); ROLLBACK",
+                             INSERT INTO dbo.t VALUES ({}, -5, {k}); \
+                             WAITFOR DELAY '00:00:00.003'; ROLLBACK",
                             10_000 + k
                         )
                     };
