@@ -15,15 +15,16 @@
 //!
 //! Reads take IS on the table and S on the row's key, released right after the read under
 //! READ COMMITTED and held under SERIALIZABLE. READ COMMITTED skips the S lock when it reads
-//! while no other transaction has a change in the tree (lock avoidance, `lock/writers.rs`). A SERIALIZABLE seek or range scan locks each
-//! key it reads with RangeS-S and then the key past its range (or the end of the index), and
-//! an equality seek that finds nothing locks the gap where its key would be, so no phantom
-//! can appear; only a scan of the whole table takes S on the table instead. Writes take IX on
-//! the table and X on the row (RangeX-X under SERIALIZABLE for a row changed or deleted), and
-//! an insert into an index holds RangeI-N on the key after its own while it inserts, so it
-//! waits for any range locked across it. After 5,000 key locks on one table (range locks
-//! included) a transaction escalates to a table lock (X if it writes, S if it only reads), as
-//! SQL Server does, and stops taking key locks there.
+//! while no other transaction has a change in the tree (lock avoidance, `lock/writers.rs`).
+//! A SERIALIZABLE seek or range scan locks each key it reads with RangeS-S (RangeS-U when an
+//! UPDATE or DELETE searches the rows it changes) and then the key past its range (or the end
+//! of the index), and an equality seek that finds nothing locks the gap where its key would
+//! be, so no phantom can appear; only a scan of the whole table takes S on the table instead.
+//! Writes take IX on the table and X on the row (RangeX-X under SERIALIZABLE for a row changed
+//! or deleted), and an insert into an index holds RangeI-N on the key after its own while it
+//! inserts, so it waits for any range locked across it. After 5,000 key locks on one table
+//! (range locks included) a transaction escalates to a table lock (X if it writes, S if it
+//! only reads), as SQL Server does, and stops taking key locks there.
 
 use std::ops::Bound;
 use std::sync::Arc;
