@@ -14,15 +14,17 @@
 //! # Locks (see `docs/locking.md`)
 //!
 //! Reads take IS on the table and S on the row's key, released right after the read under
-//! READ COMMITTED and held under SERIALIZABLE. A SERIALIZABLE seek or range scan locks each
-//! key it reads with RangeS-S and then the key past its range (or the end of the index), and
-//! an equality seek that finds nothing locks the gap where its key would be, so no phantom
-//! can appear; only a scan of the whole table takes S on the table instead. Writes take IX on
-//! the table and X on the row (RangeX-X under SERIALIZABLE for a row changed or deleted), and
-//! an insert into an index holds RangeI-N on the key after its own while it inserts, so it
-//! waits for any range locked across it. After 5,000 key locks on one table (range locks
-//! included) a transaction escalates to a table lock (X if it writes, S if it only reads), as
-//! SQL Server does, and stops taking key locks there.
+//! READ COMMITTED and held under SERIALIZABLE. READ COMMITTED skips the S lock when it reads
+//! while no other transaction has a change in the tree (lock avoidance, `lock/writers.rs`).
+//! A SERIALIZABLE seek or range scan locks each key it reads with RangeS-S (RangeS-U when an
+//! UPDATE or DELETE searches the rows it changes) and then the key past its range (or the end
+//! of the index), and an equality seek that finds nothing locks the gap where its key would
+//! be, so no phantom can appear; only a scan of the whole table takes S on the table instead.
+//! Writes take IX on the table and X on the row (RangeX-X under SERIALIZABLE for a row changed
+//! or deleted), and an insert into an index holds RangeI-N on the key after its own while it
+//! inserts, so it waits for any range locked across it. After 5,000 key locks on one table
+//! (range locks included) a transaction escalates to a table lock (X if it writes, S if it
+//! only reads), as SQL Server does, and stops taking key locks there.
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -690,21 +692,33 @@ impl Transaction {
     ) -> Result<Option<Vec<Value>>, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
-        let lock = if self.lock_table(db, table, LockMode::IS)? {
-            self.lock_row(db, table.id, row_id, LockMode::S)?
-        } else {
-            None
+        let decode = |b: Vec<u8>| {
+            with_types(table, |types| decode_stored_row_some(db, types, &b, wanted))
+                .map_err(|e| row_error(table, e))
         };
-        let bytes = db.space().tree(primary.root).get(row_id)?;
+        let tree = db.space().tree(primary.root);
+        let rows_locked = self.lock_table(db, table, LockMode::IS)?;
+        if rows_locked && self.isolation() == Isolation::ReadCommitted {
+            // Lock avoidance (`lock/writers.rs`): read while no other transaction has a
+            // change in the tree, and the row read is committed (or this transaction's own);
+            // the S lock would have been granted at once and given back.
+            if let Some(seen) = self.writers_quiet(db.id(), primary.root) {
+                let bytes = tree.get(row_id)?;
+                if self.writers_unchanged(seen) {
+                    return bytes.map(decode).transpose();
+                }
+            }
+        }
+        let mode = match self.isolation() {
+            Isolation::Serializable => self.key_read_mode(db.id(), table.id),
+            Isolation::ReadCommitted => LockMode::S,
+        };
+        let lock = if rows_locked { self.lock_row(db, table.id, row_id, mode)? } else { None };
+        let bytes = tree.get(row_id)?;
         if let (Some(res), Isolation::ReadCommitted) = (&lock, self.isolation()) {
             self.unlock(res);
         }
-        bytes
-            .map(|b| {
-                with_types(table, |types| decode_stored_row_some(db, types, &b, wanted))
-                    .map_err(|e| row_error(table, e))
-            })
-            .transpose()
+        bytes.map(decode).transpose()
     }
 
     /// Reads one row by id for a change: takes the exclusive row lock first (kept to the end
@@ -784,8 +798,10 @@ impl Transaction {
             return tree.get(key)?.map(|b| decode_table_row(db, table, &b)).transpose();
         }
         self.note_range_holder();
-        // S on the key itself, held: an insert of exactly this key needs X on it.
-        self.lock_row(db, table.id, key, LockMode::S)?;
+        // S (U for an UPDATE's or DELETE's search) on the key itself, held: an insert of
+        // exactly this key needs X on it.
+        self.lock_row(db, table.id, key, self.key_read_mode(db.id(), table.id))?;
+        let range_mode = self.range_read_mode(db.id(), table.id);
         let mut locked: Option<Resource> = None;
         loop {
             if let Some(bytes) = tree.get(key)? {
@@ -797,7 +813,7 @@ impl Transaction {
             let next = key_after(db, primary, key)?;
             let res = key_or_end(db.id(), table.id, 1, next.as_deref());
             if locked.as_ref() != Some(&res) {
-                if self.lock_key(db.id(), table.id, res.clone(), LockMode::RangeSS)?.is_none()
+                if self.lock_key(db.id(), table.id, res.clone(), range_mode)?.is_none()
                     && self.table_covers_rows(db.id(), table.id)
                 {
                     return tree.get(key)?.map(|b| decode_table_row(db, table, &b)).transpose();
@@ -837,7 +853,10 @@ impl Transaction {
         let locking = match self.scan_locks(db, table, ranged)? {
             ScanLocks::Table => RowLocking::Table,
             ScanLocks::Rows => RowLocking::Rows,
-            ScanLocks::Range => RowLocking::Range(RangeLock::new(table.id, 1)),
+            ScanLocks::Range => {
+                let mode = self.range_read_mode(db.id(), table.id);
+                RowLocking::Range(RangeLock::new(table.id, 1, mode))
+            }
         };
         Ok(RowCursor {
             entries: Entries::new(db, primary.root, lower, upper),
@@ -904,7 +923,9 @@ impl Transaction {
             && !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded));
         let locks = self.scan_locks(db, table, ranged)?;
         let range = match locks {
-            ScanLocks::Range => Some(RangeLock::new(table.id, index.id)),
+            ScanLocks::Range => {
+                Some(RangeLock::new(table.id, index.id, self.range_read_mode(db.id(), table.id)))
+            }
             ScanLocks::Table | ScanLocks::Rows => None,
         };
         Ok(IndexCursor {

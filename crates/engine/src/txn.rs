@@ -33,7 +33,9 @@ use walden_storage::PageId;
 
 use crate::database::{Database, DbLogger, LogMode, RowKind, UndoLog, UndoRef};
 use crate::error::EngineError;
-use crate::lock::{LockManager, LockMode, LockOwner, Resource, SmallList};
+use crate::lock::{
+    LockManager, LockMode, LockOwner, Resource, SmallList, TreeWriters, WritersSeen,
+};
 
 /// The participant list kept for reuse (see [`Transaction::recycle`]) holds at most this many.
 const SPARE_PARTS: usize = 4;
@@ -118,6 +120,16 @@ pub struct Transaction {
     table_locks: TableLocks,
     /// The last identity value this transaction's inserts generated.
     last_identity: Option<i64>,
+    /// The partitions of [`TreeWriters`] this transaction entered (each once), which it
+    /// leaves when it is over.
+    writing: SmallList<u16, 4>,
+    /// Counts the changes this transaction made to trees' entries, undo included: equal
+    /// readings bracket a time in which it changed nothing.
+    own_changes: u64,
+    /// The table (database id, object id) an UPDATE or DELETE is searching for the rows it
+    /// will change: under SERIALIZABLE its seeks lock keys with RangeS-U and U, not RangeS-S
+    /// and S.
+    update_target: Option<(u32, u32)>,
 }
 
 /// (database id, object id) -> the table lock a transaction holds. Looked up on every row
@@ -131,13 +143,19 @@ type TableLocks = SmallList<((u32, u32), LockMode), 2>;
 #[derive(Debug)]
 pub struct TxnServices {
     locks: LockManager,
+    /// The trees with changes not yet committed, for READ COMMITTED's lock avoidance.
+    writers: TreeWriters,
     coordinator: Option<Arc<dyn Coordinator>>,
 }
 
 impl TxnServices {
     /// A new lock manager, with the coordinator for two-phase commit (master), if any.
     pub fn new(coordinator: Option<Arc<dyn Coordinator>>) -> Arc<TxnServices> {
-        Arc::new(TxnServices { locks: LockManager::new(), coordinator })
+        Arc::new(TxnServices {
+            locks: LockManager::new(),
+            writers: TreeWriters::new(),
+            coordinator,
+        })
     }
 
     /// The lock manager.
@@ -174,6 +192,9 @@ impl Transaction {
             finished: false,
             table_locks: TableLocks::default(),
             last_identity: None,
+            writing: SmallList::default(),
+            own_changes: 0,
+            update_target: None,
         }
     }
 
@@ -210,6 +231,7 @@ impl Transaction {
         for (p, part) in self.parts.iter_mut().enumerate() {
             let keep = mark.get(p).copied().unwrap_or(0);
             if keep < part.undo.len() {
+                self.own_changes += 1;
                 undo_entries(&part.db, part.txn, &part.undo, keep)?;
                 part.undo.truncate(keep);
                 if part.ddl {
@@ -234,6 +256,37 @@ impl Transaction {
     /// Changes the isolation level (SET TRANSACTION ISOLATION LEVEL inside a transaction).
     pub fn set_isolation(&mut self, isolation: Isolation) {
         self.isolation = isolation;
+    }
+
+    /// Names the table (database id, object id) that the reads until the next call search
+    /// for rows to change (an UPDATE's or DELETE's search), or none. Under SERIALIZABLE, a
+    /// seek of that table locks what it reads with update locks, RangeS-U on the keys of its
+    /// range and U on a key it seeks, as SQL Server does: of two transactions searching the
+    /// same rows to change them, the second waits at the read instead of both holding shared
+    /// locks that neither can convert to RangeX-X while the other holds its own.
+    pub fn set_update_target(&mut self, table: Option<(u32, u32)>) {
+        self.update_target = table;
+    }
+
+    /// The mode a SERIALIZABLE read of table (db, object) locks its range keys in: RangeS-U
+    /// when it searches for rows to change ([`Transaction::set_update_target`]), else
+    /// RangeS-S.
+    pub(crate) fn range_read_mode(&self, db: u32, object: u32) -> LockMode {
+        if self.update_target == Some((db, object)) {
+            LockMode::RangeSU
+        } else {
+            LockMode::RangeSS
+        }
+    }
+
+    /// The mode a read holding its key lock (SERIALIZABLE) locks a key of table (db, object)
+    /// in: U when it searches for rows to change, else S.
+    pub(crate) fn key_read_mode(&self, db: u32, object: u32) -> LockMode {
+        if self.update_target == Some((db, object)) {
+            LockMode::U
+        } else {
+            LockMode::S
+        }
     }
 
     /// Changes the lock timeout (None: wait forever).
@@ -322,6 +375,45 @@ impl Transaction {
         self.services.locks.lock(&mut self.owner, res, mode, timeout)
     }
 
+    /// Counts this transaction in the [`TreeWriters`] partition of tree `root` of database
+    /// `db`, unless it is already: before each change of a tree's entries.
+    fn enter_writers(&mut self, db: u32, root: PageId) {
+        let partition = TreeWriters::partition(db, root);
+        if !self.writing.iter().any(|&p| p == partition) {
+            self.services.writers.enter(partition);
+            self.writing.push(partition);
+        }
+    }
+
+    /// Leaves every partition this transaction entered: once it is over, committed or rolled
+    /// back (after its undo).
+    fn leave_writers(&mut self) {
+        for partition in self.writing.take_all() {
+            self.services.writers.leave(partition);
+        }
+    }
+
+    /// Before a READ COMMITTED read copies entries of tree `root` of database `db`: what
+    /// [`TreeWriters::quiet`] says, `None` if another transaction may have a change there
+    /// that is not committed. Give the answer to [`Transaction::writers_unchanged`] after
+    /// the copy.
+    pub(crate) fn writers_quiet(&self, db: u32, root: PageId) -> Option<(u16, WritersSeen)> {
+        let partition = TreeWriters::partition(db, root);
+        let own = self.writing.iter().any(|&p| p == partition);
+        self.services.writers.quiet(partition, own).map(|seen| (partition, seen))
+    }
+
+    /// How many changes of trees' entries this transaction made so far (see `own_changes`).
+    pub(crate) fn own_changes(&self) -> u64 {
+        self.own_changes
+    }
+
+    /// After the copy: whether what it copied holds no change of another transaction that is
+    /// not committed, so that its rows need no S lock (see `lock/writers.rs`).
+    pub(crate) fn writers_unchanged(&self, (partition, seen): (u16, WritersSeen)) -> bool {
+        self.services.writers.unchanged(partition, seen)
+    }
+
     /// Releases one lock early (READ COMMITTED row reads).
     pub fn unlock(&mut self, res: &Resource) {
         self.services.locks.unlock(&mut self.owner, res);
@@ -390,6 +482,9 @@ impl Transaction {
         kind: RowKind,
         change: impl FnOnce(&BTree<'_>, &mut DbLogger<'_>) -> Result<T, TreeError>,
     ) -> Result<T, EngineError> {
+        // Before the change: the writer's rule of lock avoidance (`lock/writers.rs`).
+        self.enter_writers(db.id(), root);
+        self.own_changes += 1;
         let owner = self.owner.id();
         let part = self.part(db)?;
         part.check_log_room(0)?;
@@ -515,6 +610,7 @@ impl Transaction {
     pub fn commit(mut self, option: CommitOption) -> Result<CommitOutcome, EngineError> {
         let result = self.commit_inner(option);
         self.finished = true;
+        self.leave_writers();
         self.services.locks.release_all(&mut self.owner);
         result
     }
@@ -558,6 +654,7 @@ impl Transaction {
     pub fn rollback(mut self) -> Result<(), EngineError> {
         let result = self.rollback_inner();
         self.finished = true;
+        self.leave_writers();
         self.services.locks.release_all(&mut self.owner);
         result
     }
@@ -587,6 +684,7 @@ impl Drop for Transaction {
             // A session that went away: roll back; a failure has already taken the database
             // offline, and there is nobody left to tell.
             let _ = self.rollback_inner();
+            self.leave_writers();
             self.services.locks.release_all(&mut self.owner);
         }
         self.recycle();

@@ -85,6 +85,7 @@ mod mode;
 mod owner;
 mod resource;
 mod small;
+mod writers;
 
 use std::error::Error;
 use std::fmt;
@@ -95,6 +96,7 @@ pub use mode::LockMode;
 pub use owner::LockOwner;
 pub use resource::{Resource, END_OF_INDEX};
 pub(crate) use small::SmallList;
+pub use writers::{TreeWriters, WritersSeen};
 
 /// Who owns a lock: a transaction id. One that [`owner_id`] made carries the session that
 /// began the transaction in its low 16 bits, for `sys.dm_tran_locks.request_session_id`, and

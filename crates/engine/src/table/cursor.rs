@@ -32,21 +32,28 @@ pub(super) struct Entries {
     /// The tree's change count read before the buffered batch was copied; `None` when the
     /// buffer holds entries that must be read again under their lock.
     batch_changes: Option<u64>,
+    /// Set when the buffered batch was copied while no other transaction had a change in the
+    /// tree, so that every entry in it was committed then or the reader's own
+    /// (`lock/writers.rs`): the reader's [`Transaction::own_changes`] at the copy. Only a copy
+    /// asked to check ([`Entries::next_entry`] with a transaction) finds out.
+    committed: Option<u64>,
 }
 
-/// A SERIALIZABLE range's key locks: RangeS-S on each key of index `index` of table
-/// `table` as it is read, then on the key past the range.
+/// A SERIALIZABLE range's key locks: `mode` (RangeS-S, or RangeS-U for an UPDATE's or
+/// DELETE's search) on each key of index `index` of table `table` as it is read, then on the
+/// key past the range.
 #[derive(Debug)]
 pub(super) struct RangeLock {
     table: u32,
     index: u16,
+    mode: LockMode,
     /// Whether the key past the range is locked (the range is read to its end).
     end_locked: bool,
 }
 
 impl RangeLock {
-    pub(super) fn new(table: u32, index: u16) -> RangeLock {
-        RangeLock { table, index, end_locked: false }
+    pub(super) fn new(table: u32, index: u16, mode: LockMode) -> RangeLock {
+        RangeLock { table, index, mode, end_locked: false }
     }
 }
 
@@ -76,21 +83,29 @@ impl Entries {
             buffer: VecDeque::new(),
             done: false,
             batch_changes: None,
+            committed: None,
         }
     }
 
-    /// Copies the next batch into the (empty) buffer.
-    fn refill(&mut self) -> Result<(), EngineError> {
+    /// Copies the next batch into the (empty) buffer; with `avoid`, the transaction of a
+    /// READ COMMITTED read, it also finds out whether the copy is committed.
+    fn refill(&mut self, avoid: Option<&Transaction>) -> Result<(), EngineError> {
         self.db.check_online()?;
         let tree = self.db.space().tree(self.root);
-        // Read before copying: a change during the copy makes it differ afterwards.
+        // Both read before copying: a change during the copy makes the change count differ
+        // afterwards, and a writer during the copy the writers' word.
+        let quiet = avoid.and_then(|tx| tx.writers_quiet(self.db.id(), self.root));
         self.batch_changes = Some(tree.changes());
         self.done = fill_batch(&tree, &self.next, &self.upper, &mut self.buffer)?;
+        self.committed = match (avoid, quiet) {
+            (Some(tx), Some(seen)) if tx.writers_unchanged(seen) => Some(tx.own_changes()),
+            _ => None,
+        };
         Ok(())
     }
 
-    /// The next entry, without key locks.
-    fn next_entry(&mut self) -> Result<Option<Entry>, EngineError> {
+    /// The next entry, without key locks; `avoid` as for [`Entries::refill`].
+    fn next_entry(&mut self, avoid: Option<&Transaction>) -> Result<Option<Entry>, EngineError> {
         loop {
             if let Some((key, value)) = self.buffer.pop_front() {
                 self.next = Bound::Excluded(key.clone());
@@ -99,7 +114,7 @@ impl Entries {
             if self.done {
                 return Ok(None);
             }
-            self.refill()?;
+            self.refill(avoid)?;
         }
     }
 
@@ -112,8 +127,8 @@ impl Entries {
         }
     }
 
-    /// The next entry of a SERIALIZABLE range, its key locked with RangeS-S; at the end of
-    /// the range, the key past it is locked too.
+    /// The next entry of a SERIALIZABLE range, its key locked with RangeS-S (or the
+    /// range's RangeS-U); at the end of the range, the key past it is locked too.
     ///
     /// Why nothing can come into the range unseen: a key locked with RangeS-S keeps new keys
     /// out of the stretch between it and the key before it, since an insert there holds
@@ -131,7 +146,7 @@ impl Entries {
         loop {
             if let Some((key, value)) = self.buffer.pop_front() {
                 let res = Resource::key(db, lock.table, lock.index.into(), &key);
-                if tx.lock_key(db, lock.table, res, LockMode::RangeSS)?.is_none()
+                if tx.lock_key(db, lock.table, res, lock.mode)?.is_none()
                     && tx.table_covers_rows(db, lock.table)
                 {
                     return self.escalated();
@@ -159,7 +174,7 @@ impl Entries {
                 }
             }
             if !self.done {
-                self.refill()?;
+                self.refill(None)?;
                 continue;
             }
             if lock.end_locked {
@@ -174,7 +189,7 @@ impl Entries {
                 None => None,
             };
             let res = key_or_end(db, lock.table, lock.index, past.as_deref());
-            if tx.lock_key(db, lock.table, res, LockMode::RangeSS)?.is_none()
+            if tx.lock_key(db, lock.table, res, lock.mode)?.is_none()
                 && tx.table_covers_rows(db, lock.table)
             {
                 return self.escalated();
@@ -246,7 +261,7 @@ impl IndexCursor {
                 Locked::Escalated => self.range = None,
             }
         }
-        Ok(self.entries.next_entry()?.map(|(_, row_id)| row_id))
+        Ok(self.entries.next_entry(None)?.map(|(_, row_id)| row_id))
     }
 
     /// The next entry, its key and row id, for a read that takes the row's columns from the
@@ -257,7 +272,8 @@ impl IndexCursor {
     /// the committed one if the index's change count is what it was before the copy, and
     /// otherwise the index is asked again (the entry may be gone, or point at another row,
     /// which is then locked in turn). READ COMMITTED gives the lock back at once, as a row
-    /// read does.
+    /// read does, and takes none for a batch copied with no other writer in the index's tree
+    /// (lock avoidance, `lock/writers.rs`).
     pub fn next_covered(
         &mut self,
         tx: &mut Transaction,
@@ -270,10 +286,17 @@ impl IndexCursor {
             }
         }
         loop {
-            let Some((key, row_id)) = self.entries.next_entry()? else {
+            let read_committed = self.row_locks && tx.isolation() == Isolation::ReadCommitted;
+            let Some((key, row_id)) = self.entries.next_entry(read_committed.then_some(&*tx))?
+            else {
                 return Ok(None);
             };
             if !self.row_locks {
+                return Ok(Some((key, row_id)));
+            }
+            // Lock avoidance, as `RowCursor::next_row` does: a batch copied with no other
+            // writer in the index's tree holds only committed entries.
+            if read_committed && self.entries.committed == Some(tx.own_changes()) {
                 return Ok(Some((key, row_id)));
             }
             let db = self.entries.db.id();
@@ -311,14 +334,16 @@ impl IndexCursor {
 pub(super) enum RowLocking {
     /// None: a table lock covers the rows.
     Table,
-    /// S on each row while it is read, given back at once under READ COMMITTED.
+    /// S on each row while it is read, given back at once under READ COMMITTED, where it
+    /// is skipped for rows copied while no other transaction had a change in the tree.
     Rows,
     /// RangeS-S on each key and on the key past the range, held (SERIALIZABLE).
     Range(RangeLock),
 }
 
 /// A cursor over a table's rows. It holds no latch between calls; under READ COMMITTED each
-/// row is S-locked while it is read and released at once.
+/// row is S-locked while it is read and released at once, unless its batch was copied while
+/// no other transaction had a change in the tree (lock avoidance, `lock/writers.rs`).
 #[derive(Debug)]
 pub struct RowCursor {
     pub(super) entries: Entries,
@@ -369,10 +394,20 @@ impl RowCursor {
             }
         }
         loop {
-            let Some((id, bytes)) = self.entries.next_entry()? else {
+            let read_committed = matches!(self.locking, RowLocking::Rows)
+                && tx.isolation() == Isolation::ReadCommitted;
+            let Some((id, bytes)) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
                 return Ok(None);
             };
             if !matches!(self.locking, RowLocking::Rows) {
+                return self.decode(id, &bytes).map(Some);
+            }
+            // Lock avoidance: the S lock would only wait for a change that is not committed,
+            // and the batch holds none of another transaction, so READ COMMITTED reads the
+            // row as copied (its lock would be given back at once anyway). Unless the reader
+            // changed rows since the copy: then the copy may not show its own change, and the
+            // path below reads the row again.
+            if read_committed && self.entries.committed == Some(tx.own_changes()) {
                 return self.decode(id, &bytes).map(Some);
             }
             let db = self.entries.db.id();

@@ -27,11 +27,13 @@
 //! # Locks
 //!
 //! The engine's cursors lock what a path reads (`docs/locking.md`): each row while it is read
-//! under READ COMMITTED; under SERIALIZABLE a seek's key ranges lock each key read and the key
-//! past the range with RangeS-S, and a seek of a whole unique clustered key
-//! (`Transaction::seek_key`) locks its row, or the gap where it would be. Since a seek reads a
-//! superset of the rows its predicates accept, those locks cover every row the statement could
-//! see again. Only a path with no index (a scan of the whole table) takes S on the table.
+//! under READ COMMITTED (unless no other transaction has a change in the tree: lock
+//! avoidance); under SERIALIZABLE a seek's key ranges lock each key read and the key past the
+//! range with RangeS-S (RangeS-U in an UPDATE's or DELETE's search of its target), and a seek
+//! of a whole unique clustered key (`Transaction::seek_key`) locks its row, or the gap where
+//! it would be. Since a seek reads a superset of the rows its predicates accept, those locks
+//! cover every row the statement could see again. Only a path with no index (a scan of the
+//! whole table) takes S on the table.
 //!
 //! # Estimates
 //!

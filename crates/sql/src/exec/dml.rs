@@ -328,11 +328,16 @@ impl Run<'_> {
         from: &[TableSource],
         where_clause: Option<&Expr>,
     ) -> Result<Qualified, SqlError> {
-        let (rows, residual) = if from.is_empty() {
-            (self.table_rows(t, where_clause)?, where_clause.into_iter().collect())
+        // The search for the rows to change: under SERIALIZABLE its seeks of the target take
+        // update locks (RangeS-U, U), as SQL Server's do.
+        self.tx().set_update_target(Some((t.db.id(), t.def.id)));
+        let found = if from.is_empty() {
+            self.table_rows(t, where_clause).map(|rows| (rows, where_clause.into_iter().collect()))
         } else {
-            self.plan_from(from, where_clause, None, None)?
+            self.plan_from(from, where_clause, None, None)
         };
+        self.tx().set_update_target(None);
+        let (rows, residual): (_, Vec<&Expr>) = found?;
         let Rows { cols, rows } = rows;
         let rowid = cols
             .iter()
