@@ -23,10 +23,13 @@ fn rows_of(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
 struct Rows(std::vec::IntoIter<Vec<Value>>, Option<BulkStop>);
 
 impl BulkRows for Rows {
-    fn next_row(&mut self) -> Result<Option<Vec<Value>>, BulkStop> {
+    fn next_row(&mut self, row: &mut Vec<Value>) -> Result<bool, BulkStop> {
         match self.0.next() {
-            Some(row) => Ok(Some(row)),
-            None => self.1.take().map_or(Ok(None), Err),
+            Some(next) => {
+                *row = next;
+                Ok(true)
+            }
+            None => self.1.take().map_or(Ok(false), Err),
         }
     }
 }
