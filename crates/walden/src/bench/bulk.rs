@@ -16,6 +16,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
@@ -42,6 +43,10 @@ pub struct BulkBenchArgs {
     /// machines these run on are shared and noisy).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
     rounds: u32,
+    /// The `walden` executable whose `serve` is measured [default: this one]; another build
+    /// (main's, say) to compare with, driven by this one's client.
+    #[arg(long)]
+    walden: Option<PathBuf>,
 }
 
 /// The table every way loads into, in T-SQL and in PostgreSQL's dialect.
@@ -275,7 +280,10 @@ fn median(values: &[f64]) -> f64 {
 pub fn run(args: &BulkBenchArgs) -> Result<(), String> {
     let dir = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
     let password = random_password()?;
-    let server = Server::start(&dir.path().join("walden"), &password, 8)?;
+    let this = std::env::current_exe().map_err(|e| format!("locating walden: {e}"))?;
+    let exe = args.walden.as_deref().unwrap_or(&this);
+    let server =
+        Server::start_exe(exe, &dir.path().join("walden"), &password, &["--max-connections", "8"])?;
     let options = ConnectOptions {
         database: String::new(),
         app_name: "walden bench bulk".into(),
@@ -303,8 +311,16 @@ pub fn run(args: &BulkBenchArgs) -> Result<(), String> {
         args.rounds
     );
     println!(
-        "{:>6} {:>12} {:>12} {:>12} {:>10} {:>10}",
-        "round", "bulk copy", "INSERTs", "PG COPY", "vs INSERT", "vs COPY"
+        "{:>6} {:>12} {:>12} {:>12} {:>10} {:>10}   server CPU s: {:>5} {:>8} {:>8}",
+        "round",
+        "bulk copy",
+        "INSERTs",
+        "PG COPY",
+        "vs INSERT",
+        "vs COPY",
+        "bulk",
+        "INSERTs",
+        "PG COPY"
     );
     let server_cpu = || server.cpu_seconds();
     let cluster_cpu = || cluster.as_ref().map_or(0.0, Cluster::cpu_seconds);
@@ -327,12 +343,15 @@ pub fn run(args: &BulkBenchArgs) -> Result<(), String> {
         let show =
             |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
         println!(
-            "{round:>6} {:>12.2} {:>12.2} {:>12} {:>9.1}x {:>9}",
+            "{round:>6} {:>12.2} {:>12.2} {:>12} {:>9.1}x {:>9}                 {:>5.2} {:>8.2} {:>8}",
             b.seconds,
             i.seconds,
             show(c.map(|c| c.seconds), 2),
             i.seconds / b.seconds,
-            show(c.map(|c| c.seconds / b.seconds), 2) + if c.is_some() { "x" } else { "" }
+            show(c.map(|c| c.seconds / b.seconds), 2) + if c.is_some() { "x" } else { "" },
+            b.server_cpu,
+            i.server_cpu,
+            show(c.map(|c| c.server_cpu), 2),
         );
         bulk.push(b);
         inserts.push(i);
