@@ -256,7 +256,7 @@ fn values_convert_to_their_columns_types_as_an_insert_would() {
             vec![
                 Value::Int(1),
                 Value::BigInt(5),
-                dec(123_45, 2),
+                dec(12_345, 2),
                 dt2(738_885, 12_345_670_000),
                 nstr("abcd"),
                 Value::Str("wxyz".into()),
@@ -278,7 +278,7 @@ fn values_convert_to_their_columns_types_as_an_insert_would() {
         vec![
             vec![
                 Value::BigInt(5),
-                dec(123_45, 2),
+                dec(12_345, 2),
                 dt2(738_885, 12_345_670_000),
                 nstr("abcd"),
                 Value::Str("wxyz".into())
@@ -286,7 +286,7 @@ fn values_convert_to_their_columns_types_as_an_insert_would() {
             // 1.005 rounds half up; the last 100 ns of the day round into the next day.
             vec![
                 Value::BigInt(7),
-                dec(1_01, 2),
+                dec(101, 2),
                 dt2(738_886, 0),
                 nstr("éèêë"),
                 Value::Str("ab".into())
@@ -300,7 +300,7 @@ fn values_convert_to_their_columns_types_as_an_insert_would() {
     };
     let out = load(&mut s, statement, vec![row("ab", dec(1, 0)), row("abcde", dec(1, 0))]);
     assert_eq!(errors(&out), vec![4815]);
-    let out = load(&mut s, statement, vec![row("ab", dec(12_345_67, 2))]);
+    let out = load(&mut s, statement, vec![row("ab", dec(1_234_567, 2))]);
     assert_eq!(errors(&out), vec![8115]);
     assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM conv"), vec![vec![Value::Int(2)]]);
 }
