@@ -299,6 +299,9 @@ pub struct Database {
     pub(crate) locators: Mutex<HashMap<u32, u64>>,
     /// Sequence id -> its cache.
     pub(crate) sequences: Mutex<HashMap<u32, crate::objects::SequenceCache>>,
+    /// The data file's first never-used page when the background grow-ahead last looked
+    /// (`Database::grow_data_ahead`): how fast the file is filling.
+    pub(crate) grow_ahead_seen: std::sync::atomic::AtomicU32,
 }
 
 impl Database {
@@ -448,6 +451,7 @@ impl Database {
             catalog: RwLock::new(Catalog::default()),
             identity: Mutex::new(HashMap::new()),
             locators: Mutex::new(HashMap::new()),
+            grow_ahead_seen: std::sync::atomic::AtomicU32::new(0),
             replaced_objects: AtomicU64::new(0),
             sequences: Mutex::new(HashMap::new()),
         })

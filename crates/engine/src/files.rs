@@ -296,7 +296,16 @@ impl Database {
             .target(current, current + 1, PAGE_SIZE as u64)
             .map_or(0, |t| (t - current) / PAGE_SIZE as u64);
         let quarter = (step_pages / 4).min(u64::from(count) / 4);
-        let spare = SPARE_DATA_PAGES.max(u32::try_from(quarter).unwrap_or(u32::MAX));
+        // A load filling the file faster than that per poll (a bulk copy fills tens of MB a
+        // second) would outrun this thread, and its own inserts would then wait for each
+        // growth (the zero-fill and the sync) on demand: while pages are being taken that
+        // fast, twice what went since the last look is kept spare too. The first look after
+        // an open counts nothing (the mark starts at 0 and the file is not new).
+        let seen = self.grow_ahead_seen.swap(next_unused, std::sync::atomic::Ordering::Relaxed);
+        let recent = if seen == 0 { 0 } else { next_unused.saturating_sub(seen) };
+        let spare = SPARE_DATA_PAGES
+            .max(u32::try_from(quarter).unwrap_or(u32::MAX))
+            .max(recent.saturating_mul(2));
         // Out of disk is no failure here: the allocation that needs the room reports 1105.
         match file.grow_ahead(next_unused, spare) {
             Ok(grew) => Ok(grew),

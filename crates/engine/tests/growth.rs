@@ -256,3 +256,35 @@ fn the_background_thread_grows_the_data_file_ahead_of_the_transactions() {
     assert!(ahead > before.1, "the thread grew the file as it filled");
     assert_eq!(keys(&instance, &db).len(), 200);
 }
+
+/// A load that takes pages faster than the background thread's quarter step per look (a bulk
+/// copy) is met by a larger spare: twice the pages taken since the last look, so that its
+/// inserts find the room made instead of growing the file themselves.
+#[test]
+fn growth_ahead_keeps_up_with_a_fast_load() {
+    let fs = SimFs::new(11);
+    let vfs: Arc<dyn Vfs> = Arc::new(fs);
+    let mut c = config();
+    c.database.pool.grow_pages = 1;
+    c.database.files.data.growth =
+        FileGrowth { step: GrowthStep::Bytes(32 * 8192), max_bytes: None };
+    let (instance, db) = setup(&vfs, c);
+    let file = Arc::clone(db.space().pool().file());
+    // The first look only marks where the file is.
+    db.grow_data_ahead().unwrap();
+    let (start, _) = db.space().allocation().unwrap();
+    // Rows of 5,000 bytes: a page each.
+    insert(&instance, &db, 0, 300).unwrap();
+    let (next_unused, _) = db.space().allocation().unwrap();
+    let taken = next_unused - start;
+    assert!(taken >= 300, "{taken} pages for 300 rows");
+    assert!(db.grow_data_ahead().unwrap(), "a fast load makes the thread grow the file");
+    assert!(
+        file.page_count() - next_unused >= 2 * taken,
+        "{} spare pages after {taken} were taken",
+        file.page_count() - next_unused
+    );
+    // A look with nothing taken since keeps the spare it has and grows no further.
+    assert!(!db.grow_data_ahead().unwrap());
+    assert_eq!(keys(&instance, &db).len(), 300);
+}

@@ -23,10 +23,13 @@ fn rows_of(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
 struct Rows(std::vec::IntoIter<Vec<Value>>, Option<BulkStop>);
 
 impl BulkRows for Rows {
-    fn next_row(&mut self) -> Result<Option<Vec<Value>>, BulkStop> {
+    fn next_row(&mut self, row: &mut Vec<Value>) -> Result<bool, BulkStop> {
         match self.0.next() {
-            Some(row) => Ok(Some(row)),
-            None => self.1.take().map_or(Ok(None), Err),
+            Some(next) => {
+                *row = next;
+                Ok(true)
+            }
+            None => self.1.take().map_or(Ok(false), Err),
         }
     }
 }
@@ -219,4 +222,171 @@ fn insert_bulk_prints_back_as_it_parses() {
         batch.statements[0].kind
     );
     assert!(printed.contains("ROWS_PER_BATCH = 10") && printed.contains("ORDER ("), "{printed}");
+}
+
+fn dt2(day: u32, ticks: u64) -> Value {
+    use walden_engine::types::{Date, DateTime2, Time};
+    Value::DateTime2(DateTime2::new(
+        Date::from_days(day).unwrap(),
+        Time::from_ticks(ticks).unwrap(),
+    ))
+}
+
+fn dec(mantissa: i128, scale: u8) -> Value {
+    Value::Decimal(walden_engine::types::Decimal::new(mantissa, scale).unwrap())
+}
+
+/// A value already of its column's type is stored as it is (rounded to the column's scale); any
+/// other converts as an INSERT's would; a value that does not fit is the load's error.
+#[test]
+fn values_convert_to_their_columns_types_as_an_insert_would() {
+    let (_dir, _instance, mut s) = session();
+    ok(
+        &mut s,
+        "CREATE TABLE conv (k INT PRIMARY KEY, big BIGINT, amount DECIMAL(6,2), \
+         at DATETIME2(3), name NVARCHAR(4), code VARCHAR(4))",
+    );
+    let statement = "INSERT BULK conv (k INT, big BIGINT, amount DECIMAL(6,2), at DATETIME2(3), \
+                     name NVARCHAR(4), code VARCHAR(4))";
+    let out = load(
+        &mut s,
+        statement,
+        vec![
+            // Each value of its column's type, at the column's limits.
+            vec![
+                Value::Int(1),
+                Value::BigInt(5),
+                dec(12_345, 2),
+                dt2(738_885, 12_345_670_000),
+                nstr("abcd"),
+                Value::Str("wxyz".into()),
+            ],
+            // Each of another type or scale, or longer in bytes than the column in characters.
+            vec![
+                Value::Int(2),
+                Value::Int(7),
+                dec(1_005, 3),
+                dt2(738_885, 86_400 * 10_000_000 - 1),
+                nstr("éèêë"),
+                nstr("ab"),
+            ],
+        ],
+    );
+    assert_eq!((errors(&out), out.counts.clone()), (vec![], vec![2]));
+    assert_eq!(
+        rows_of(&mut s, "SELECT big, amount, at, name, code FROM conv ORDER BY k"),
+        vec![
+            vec![
+                Value::BigInt(5),
+                dec(12_345, 2),
+                dt2(738_885, 12_345_670_000),
+                nstr("abcd"),
+                Value::Str("wxyz".into())
+            ],
+            // 1.005 rounds half up; the last 100 ns of the day round into the next day.
+            vec![
+                Value::BigInt(7),
+                dec(101, 2),
+                dt2(738_886, 0),
+                nstr("éèêë"),
+                Value::Str("ab".into())
+            ],
+        ]
+    );
+    // Too long for its column: 4815 naming the column's place in the load; too many digits
+    // for its precision: the conversion's overflow. Either leaves nothing of the load.
+    let row = |name: &str, amount: Value| {
+        vec![Value::Int(3), Value::Null, amount, Value::Null, nstr(name), Value::Null]
+    };
+    let out = load(&mut s, statement, vec![row("ab", dec(1, 0)), row("abcde", dec(1, 0))]);
+    assert_eq!(errors(&out), vec![4815]);
+    let out = load(&mut s, statement, vec![row("ab", dec(1_234_567, 2))]);
+    assert_eq!(errors(&out), vec![8115]);
+    assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM conv"), vec![vec![Value::Int(2)]]);
+}
+
+/// Rows in no particular order, into a table with a clustered key and two nonclustered
+/// indexes: every index holds every row, in order, and the integrity check passes.
+#[test]
+fn an_out_of_order_load_builds_correct_indexes() {
+    let (_dir, _instance, mut s) = session();
+    ok(
+        &mut s,
+        "CREATE TABLE o (k INT PRIMARY KEY, u INT NOT NULL UNIQUE, g INT NOT NULL); \
+         CREATE INDEX o_g ON o (g)",
+    );
+    let n = 20_000i32;
+    // A permutation of 0..n: 7919 is prime to n.
+    let rows: Vec<Vec<Value>> = (0..n)
+        .map(|i| {
+            let k = (i * 7919) % n;
+            vec![Value::Int(k), Value::Int(n - k), Value::Int(k % 97)]
+        })
+        .collect();
+    let out = load(&mut s, "INSERT BULK o (k INT, u INT, g INT) WITH (TABLOCK)", rows);
+    assert_eq!((errors(&out), out.counts.clone()), (vec![], vec![n as u64]));
+    let checked = run(&mut s, "DBCC CHECKTABLE ('o')");
+    assert_eq!(errors(&checked), Vec::<i32>::new());
+    assert_eq!(
+        rows_of(&mut s, "SELECT COUNT(*), MIN(k), MAX(k), SUM(CAST(u AS BIGINT)) FROM o"),
+        vec![vec![Value::Int(n), Value::Int(0), Value::Int(n - 1), Value::BigInt(200_010_000)]]
+    );
+    // Each key found by each index.
+    for k in [0, 1, 4_321, n - 1] {
+        assert_eq!(
+            rows_of(&mut s, &format!("SELECT k FROM o WHERE u = {}", n - k)),
+            vec![vec![Value::Int(k)]]
+        );
+        assert_eq!(
+            rows_of(&mut s, &format!("SELECT COUNT(*) FROM o WHERE g = {} AND k = {k}", k % 97)),
+            vec![vec![Value::Int(1)]]
+        );
+    }
+    assert_eq!(
+        rows_of(&mut s, "SELECT COUNT(*) FROM o WHERE g = 5"),
+        vec![vec![Value::Int((0..n).filter(|k| k % 97 == 5).count() as i32)]]
+    );
+    // A duplicate of the unique column, however late, undoes the whole load.
+    let mut rows: Vec<Vec<Value>> =
+        (n..n + 500).map(|k| vec![Value::Int(k), Value::Int(-k), Value::Int(0)]).collect();
+    rows.push(vec![Value::Int(n + 1000), Value::Int(1), Value::Int(0)]);
+    let out = load(&mut s, "INSERT BULK o (k INT, u INT, g INT)", rows);
+    assert_eq!(errors(&out), vec![2627]);
+    assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM o"), vec![vec![Value::Int(n)]]);
+}
+
+/// A committed bulk load is in the log: after the process stops without a checkpoint or a
+/// clean shutdown, recovery brings back every row, and a load that had not finished leaves
+/// nothing.
+#[test]
+fn a_bulk_load_survives_a_restart_without_a_clean_shutdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 30_000i32;
+    let rows = |from: i32| -> Vec<Vec<Value>> {
+        (from..from + n).map(|k| vec![Value::Int(k), nstr(&format!("row {k}"))]).collect()
+    };
+    {
+        let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+        let mut s = Session::new(Arc::clone(&instance));
+        ok(&mut s, "CREATE DATABASE d; USE d; CREATE TABLE r (k INT PRIMARY KEY, v NVARCHAR(20))");
+        let out = load(&mut s, "INSERT BULK r (k INT, v NVARCHAR(20)) WITH (TABLOCK)", rows(0));
+        assert_eq!((errors(&out), out.counts.clone()), (vec![], vec![n as u64]));
+        // A second load the client abandons part way: undone, and never committed.
+        ok(&mut s, "INSERT BULK r (k INT, v NVARCHAR(20))");
+        let mut out = Collected::default();
+        s.bulk_load(&mut Rows(rows(n).into_iter(), Some(BulkStop::Cancelled)), &mut out);
+        assert_eq!(out.counts, Vec::<u64>::new());
+        // Dropped without `close`: no checkpoint, no clean shutdown.
+    }
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    ok(&mut s, "USE d");
+    assert_eq!(
+        rows_of(&mut s, "SELECT COUNT(*), MIN(k), MAX(k) FROM r"),
+        vec![vec![Value::Int(n), Value::Int(0), Value::Int(n - 1)]]
+    );
+    assert_eq!(rows_of(&mut s, "SELECT v FROM r WHERE k = 12345"), vec![vec![nstr("row 12345")]]);
+    assert_eq!(errors(&run(&mut s, "DBCC CHECKTABLE ('r')")), Vec::<i32>::new());
+    drop(s);
+    instance.close().unwrap();
 }

@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use walden_engine::types::Value;
+use walden_engine::types::{Len, SqlType, Value};
 
 use crate::ast::{BulkOptions, InsertBulk, TableTarget, TriggerEvent};
 use crate::exec::eval::Col;
@@ -47,8 +47,10 @@ pub enum BulkStop {
 /// Where the rows of a bulk load come from: the server decodes them from the Bulk Load
 /// message as its packets arrive, so a load of any size holds one row at a time.
 pub trait BulkRows {
-    /// The next row, one value per `INSERT BULK` column in order; `None` after the last.
-    fn next_row(&mut self) -> Result<Option<Vec<Value>>, BulkStop>;
+    /// Puts the next row into `row` (empty when called), one value per `INSERT BULK` column
+    /// in order; `false` after the last. The load hands the same vector back for every row,
+    /// so that a row costs no allocation of its own.
+    fn next_row(&mut self, row: &mut Vec<Value>) -> Result<bool, BulkStop>;
 
     /// The messages about rows the source rejected since the last call (`BULK INSERT`'s
     /// bad rows, which `MAXERRORS` lets it skip), for the client, in order.
@@ -210,22 +212,27 @@ impl Run<'_> {
                 _ => Ok(None),
             })
             .collect::<Result<Vec<_>, SqlError>>()?;
+        let db = Arc::clone(&t.db);
+        let types: Vec<SqlType> = targets.iter().map(|&c| def.columns[c].ty).collect();
         let mut inserted = Vec::new();
+        // Reused from row to row: a load allocates per value, not per row.
+        let mut row: Vec<Value> = Vec::with_capacity(targets.len());
         let mut values: Vec<Value> = Vec::new();
         let mut given: Vec<bool> = Vec::new();
         let mut n = 0u64;
         let mut ignored = false;
         loop {
-            let next = rows.next_row();
+            row.clear();
+            let next = rows.next_row(&mut row);
             for m in rows.take_messages() {
                 self.report(m);
             }
-            let row = match next {
-                Ok(Some(row)) => row,
-                Ok(None) => break,
+            match next {
+                Ok(true) => {}
+                Ok(false) => break,
                 Err(BulkStop::Cancelled) => return Err(Halt::Cancelled),
                 Err(BulkStop::Error(e)) => return Err(e.into()),
-            };
+            }
             self.row_interruption_point(usize::try_from(n).unwrap_or(usize::MAX))?;
             if row.len() != targets.len() {
                 return Err(SqlError::new(
@@ -246,18 +253,17 @@ impl Run<'_> {
                 }
                 previous_key = Some(key);
             }
-            // Reused from row to row: a load allocates per value, not per row.
             values.clear();
             values.resize(def.columns.len(), Value::Null);
             given.clear();
             given.resize(def.columns.len(), false);
-            for (i, (v, &c)) in row.into_iter().zip(targets).enumerate() {
+            for (i, ((v, &c), &ty)) in row.drain(..).zip(targets).zip(&types).enumerate() {
                 let ignored = Some(c) == identity && !options.keep_identity;
                 if ignored || (v.is_null() && !options.keep_nulls) {
                     continue;
                 }
                 given[c] = true;
-                values[c] = coerce(v, def.columns[c].ty, false).map_err(|e| match e.number {
+                values[c] = column_value(v, ty).map_err(|e| match e.number {
                     // SQL Server's bulk-load error names the column by its place in the load.
                     2628 | 8152 => SqlError::new(
                         4815,
@@ -287,7 +293,6 @@ impl Run<'_> {
                 self.compute_columns(&def, &mut values)?;
             }
             self.check_row(&def, &cols, &checks, &values, "BULK INSERT")?;
-            let db = Arc::clone(&t.db);
             if !self.insert_unless_ignored(&db, &def, &mut values, &mut ignored)? {
                 continue;
             }
@@ -316,6 +321,52 @@ impl Run<'_> {
             self.fire_triggers(changes)?;
         }
         Ok(n)
+    }
+}
+
+/// `v` stored in a column of type `ty`: what [`coerce`] makes of it, with SQL Server's
+/// errors. A bulk load's client sends most columns in their own type (bcp and the drivers'
+/// bulk APIs send the table's column types), and such a value that already fits its column
+/// is kept or rounded here without the general conversion's dispatch, which is a sizeable
+/// part of a load's time per row. Everything else, and every error, is `coerce`'s.
+fn column_value(v: Value, ty: SqlType) -> Result<Value, SqlError> {
+    let kept = match (&v, ty) {
+        (Value::Int(_), SqlType::Int)
+        | (Value::BigInt(_), SqlType::BigInt)
+        | (Value::SmallInt(_), SqlType::SmallInt)
+        | (Value::TinyInt(_), SqlType::TinyInt)
+        | (Value::Bit(_), SqlType::Bit)
+        | (Value::Float(_), SqlType::Float)
+        | (Value::Real(_), SqlType::Real)
+        | (Value::Money(_), SqlType::Money)
+        | (Value::Date(_), SqlType::Date)
+        | (Value::Guid(_), SqlType::UniqueIdentifier)
+        | (Value::NStr(_), SqlType::NVarChar(Len::Max))
+        | (Value::Str(_), SqlType::VarChar(Len::Max)) => true,
+        // A string's UTF-8 bytes are at least as many as its characters and its UTF-16
+        // units, so one no longer in bytes than the column fits whichever it counts.
+        (Value::NStr(s), SqlType::NVarChar(Len::N(n)))
+        | (Value::Str(s), SqlType::VarChar(Len::N(n))) => s.len() <= usize::from(n),
+        // Of the column's scale already: only its precision is to check (else `coerce`
+        // rescales, rounding under NUMERIC_ROUNDABORT's rules).
+        (Value::Decimal(d), SqlType::Decimal { precision, scale }) if d.scale() == scale => {
+            if let Some(d) = d.to_type(precision, scale) {
+                return Ok(Value::Decimal(d));
+            }
+            false
+        }
+        (Value::DateTime2(d), SqlType::DateTime2(scale)) => {
+            if let Some(d) = d.round_to_scale(scale) {
+                return Ok(Value::DateTime2(d));
+            }
+            false
+        }
+        _ => false,
+    };
+    if kept {
+        Ok(v)
+    } else {
+        coerce(v, ty, false)
     }
 }
 

@@ -314,11 +314,10 @@ struct FileRows {
 }
 
 impl FileRows {
-    /// The current record's values, or the error that rejects it.
-    fn values(&self) -> Result<Vec<Value>, SqlError> {
+    /// The current record's values into `values` (empty), or the error that rejects it.
+    fn values(&self, values: &mut Vec<Value>) -> Result<(), SqlError> {
         let row = self.file.row;
         let fields = self.file.fields(self.def_columns.len())?;
-        let mut values = Vec::with_capacity(self.def_columns.len());
         for (c, field) in fields.into_iter().enumerate() {
             let (name, ty) = &self.def_columns[c];
             let Some(field) = field else {
@@ -359,7 +358,7 @@ impl FileRows {
                 .map_err(|e| conversion(matches!(e.number, 2628 | 8152)))?;
             values.push(value);
         }
-        Ok(values)
+        Ok(())
     }
 
     /// Counts and reports a rejected record; error 4865 once there are more than allowed.
@@ -389,14 +388,14 @@ impl FileRows {
 }
 
 impl BulkRows for FileRows {
-    fn next_row(&mut self) -> Result<Option<Vec<Value>>, BulkStop> {
+    fn next_row(&mut self, row: &mut Vec<Value>) -> Result<bool, BulkStop> {
         if self.batch_left == Some(0) {
-            return Ok(None);
+            return Ok(false);
         }
         loop {
             if self.last_row.is_some_and(|last| self.file.row >= last) {
                 self.at_end = true;
-                return Ok(None);
+                return Ok(false);
             }
             let more = self.file.next_record().map_err(|e| {
                 BulkStop::Error(SqlError::new(
@@ -406,17 +405,18 @@ impl BulkRows for FileRows {
             })?;
             if !more {
                 self.at_end = true;
-                return Ok(None);
+                return Ok(false);
             }
             if self.file.row < self.first_row {
                 continue;
             }
-            match self.values() {
-                Ok(values) => {
+            row.clear();
+            match self.values(row) {
+                Ok(()) => {
                     if let Some(left) = self.batch_left.as_mut() {
                         *left -= 1;
                     }
-                    return Ok(Some(values));
+                    return Ok(true);
                 }
                 Err(e) => self.reject(e).map_err(BulkStop::Error)?,
             }

@@ -171,8 +171,8 @@ fn first_error(out: &Collected) -> Result<(), String> {
 struct FnRows<'a>(&'a mut dyn FnMut() -> Option<Vec<Value>>);
 
 impl BulkRows for FnRows<'_> {
-    fn next_row(&mut self) -> Result<Option<Vec<Value>>, BulkStop> {
-        Ok((self.0)())
+    fn next_row(&mut self, row: &mut Vec<Value>) -> Result<bool, BulkStop> {
+        Ok((self.0)().map(|next| *row = next).is_some())
     }
 }
 

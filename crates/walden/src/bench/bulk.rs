@@ -7,20 +7,23 @@
 //! interleaved so that the machine's noise falls on all three alike; each round's seconds
 //! and ratios are shown, then the medians, the median ratios against the targets (bulk copy
 //! at least 5 times the batched INSERTs and at least PostgreSQL's COPY), and the server's
-//! peak RSS.
+//! peak RSS. Beside the wall-clock seconds, each way's CPU seconds: the server's processes'
+//! (Walden's one process, PostgreSQL's postmaster and its children) and this client's,
+//! read from `/proc`, which on a shared, noisy machine say more steadily what each way costs.
 //!
 //! The rows are generated, not read from a file, so that each way sends exactly the same
 //! values; each load is checked afterwards (its count and a checksum of the ids).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
 use walden_tds::{Column, Decimal, TdsValue, Time, TypeInfo};
 
 use super::pg_cluster::Cluster;
-use super::serve::{random_password, run_sql, scalar, Server};
+use super::serve::{process_cpu_seconds, random_password, run_sql, scalar, Server};
 use crate::client::{Client, ConnectOptions};
 
 /// Options of `walden bench bulk`.
@@ -40,6 +43,10 @@ pub struct BulkBenchArgs {
     /// machines these run on are shared and noisy).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
     rounds: u32,
+    /// The `walden` executable whose `serve` is measured [default: this one]; another build
+    /// (main's, say) to compare with, driven by this one's client.
+    #[arg(long)]
+    walden: Option<PathBuf>,
 }
 
 /// The table every way loads into, in T-SQL and in PostgreSQL's dialect.
@@ -125,8 +132,43 @@ fn civil_from_days(days: i32) -> (i64, u32, u32) {
     (y, m, d)
 }
 
-/// The bulk copy of `n` rows into `by_bulk` (emptied first); its seconds.
-fn walden_bulk(client: &mut Client, n: u64) -> Result<f64, String> {
+/// What one load cost: its wall-clock seconds, and the CPU seconds the server's processes
+/// (every thread: the session's, the log writer's, the checkpointer's...) and this client
+/// used meanwhile. On a shared machine the CPU time is the steadier figure: another
+/// process's work lengthens the wall-clock time but is not counted in it.
+#[derive(Debug, Clone, Copy)]
+struct Cost {
+    seconds: f64,
+    server_cpu: f64,
+    client_cpu: f64,
+}
+
+/// Measures a load: `server_cpu` reads the CPU seconds of the server's processes so far.
+struct Meter<'a> {
+    server_cpu: &'a dyn Fn() -> f64,
+    started: Instant,
+    server: f64,
+    client: f64,
+}
+
+impl<'a> Meter<'a> {
+    fn start(server_cpu: &'a dyn Fn() -> f64) -> Self {
+        let (server, client) = (server_cpu(), process_cpu_seconds(std::process::id()));
+        Meter { server_cpu, started: Instant::now(), server, client }
+    }
+
+    fn stop(self) -> Cost {
+        let seconds = self.started.elapsed().as_secs_f64();
+        Cost {
+            seconds,
+            server_cpu: (self.server_cpu)() - self.server,
+            client_cpu: process_cpu_seconds(std::process::id()) - self.client,
+        }
+    }
+}
+
+/// The bulk copy of `n` rows into `by_bulk` (emptied first); its cost.
+fn walden_bulk(client: &mut Client, n: u64, cpu: &dyn Fn() -> f64) -> Result<Cost, String> {
     run_sql(client, "TRUNCATE TABLE by_bulk")?;
     let columns = vec![
         Column::new("id", TypeInfo::Int4, false),
@@ -138,7 +180,7 @@ fn walden_bulk(client: &mut Client, n: u64) -> Result<f64, String> {
     let statement = "INSERT BULK by_bulk (id INT NOT NULL, customer INT NOT NULL, \
         amount DECIMAL(12,2) NOT NULL, created DATETIME2(3) NOT NULL, note NVARCHAR(40) NULL) \
         WITH (TABLOCK)";
-    let started = Instant::now();
+    let meter = Meter::start(cpu);
     let mut load = client
         .bulk_load(statement, columns)
         .map_err(|e| e.to_string())?
@@ -150,14 +192,19 @@ fn walden_bulk(client: &mut Client, n: u64) -> Result<f64, String> {
     if let Some(e) = answer.errors().next() {
         return Err(format!("the bulk load failed: Msg {}: {}", e.number, e.message));
     }
-    Ok(started.elapsed().as_secs_f64())
+    Ok(meter.stop())
 }
 
 /// `n` rows into `by_insert` (emptied first) as INSERTs of `batch` rows, each statement its
-/// own transaction; the seconds.
-fn walden_inserts(client: &mut Client, n: u64, batch: u64) -> Result<f64, String> {
+/// own transaction; the cost.
+fn walden_inserts(
+    client: &mut Client,
+    n: u64,
+    batch: u64,
+    cpu: &dyn Fn() -> f64,
+) -> Result<Cost, String> {
     run_sql(client, "TRUNCATE TABLE by_insert")?;
-    let started = Instant::now();
+    let meter = Meter::start(cpu);
     let mut text = String::new();
     let mut i = 0;
     while i < n {
@@ -180,14 +227,19 @@ fn walden_inserts(client: &mut Client, n: u64, batch: u64) -> Result<f64, String
         run_sql(client, &text)?;
         i = end;
     }
-    Ok(started.elapsed().as_secs_f64())
+    Ok(meter.stop())
 }
 
 /// `n` rows into PostgreSQL's `by_copy` (emptied first) with one `COPY FROM STDIN` in text
-/// format; the seconds. Checks the load.
-fn postgres_copy(pg: &mut postgres::Client, n: u64, sum: i64) -> Result<f64, String> {
+/// format; the cost. Checks the load.
+fn postgres_copy(
+    pg: &mut postgres::Client,
+    n: u64,
+    sum: i64,
+    cpu: &dyn Fn() -> f64,
+) -> Result<Cost, String> {
     pg.batch_execute("TRUNCATE by_copy").map_err(|e| e.to_string())?;
-    let started = Instant::now();
+    let meter = Meter::start(cpu);
     let mut writer = pg
         .copy_in(&format!("COPY by_copy ({COLUMNS}) FROM STDIN"))
         .map_err(|e| format!("COPY: {e}"))?;
@@ -207,7 +259,7 @@ fn postgres_copy(pg: &mut postgres::Client, n: u64, sum: i64) -> Result<f64, Str
         writer.write_all(line.as_bytes()).map_err(|e| format!("COPY: {e}"))?;
     }
     writer.finish().map_err(|e| format!("COPY: {e}"))?;
-    let seconds = started.elapsed().as_secs_f64();
+    let cost = meter.stop();
     let got = pg
         .query_one("SELECT COUNT(*), SUM(id)::BIGINT FROM by_copy", &[])
         .map_err(|e| e.to_string())?;
@@ -215,7 +267,7 @@ fn postgres_copy(pg: &mut postgres::Client, n: u64, sum: i64) -> Result<f64, Str
     if count as u64 != n || got_sum != sum {
         return Err(format!("PostgreSQL loaded {count} rows (id sum {got_sum})"));
     }
-    Ok(seconds)
+    Ok(cost)
 }
 
 /// The median of `values` (the upper one of an even count).
@@ -228,7 +280,10 @@ fn median(values: &[f64]) -> f64 {
 pub fn run(args: &BulkBenchArgs) -> Result<(), String> {
     let dir = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
     let password = random_password()?;
-    let server = Server::start(&dir.path().join("walden"), &password, 8)?;
+    let this = std::env::current_exe().map_err(|e| format!("locating walden: {e}"))?;
+    let exe = args.walden.as_deref().unwrap_or(&this);
+    let server =
+        Server::start_exe(exe, &dir.path().join("walden"), &password, &["--max-connections", "8"])?;
     let options = ConnectOptions {
         database: String::new(),
         app_name: "walden bench bulk".into(),
@@ -256,79 +311,99 @@ pub fn run(args: &BulkBenchArgs) -> Result<(), String> {
         args.rounds
     );
     println!(
-        "{:>6} {:>12} {:>12} {:>12} {:>10} {:>10}",
-        "round", "bulk copy", "INSERTs", "PG COPY", "vs INSERT", "vs COPY"
+        "{:>6} {:>12} {:>12} {:>12} {:>10} {:>10}   server CPU s: {:>5} {:>8} {:>8}",
+        "round",
+        "bulk copy",
+        "INSERTs",
+        "PG COPY",
+        "vs INSERT",
+        "vs COPY",
+        "bulk",
+        "INSERTs",
+        "PG COPY"
     );
+    let server_cpu = || server.cpu_seconds();
+    let cluster_cpu = || cluster.as_ref().map_or(0.0, Cluster::cpu_seconds);
     let (mut bulk, mut inserts, mut copy) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut vs_insert, mut vs_copy) = (Vec::new(), Vec::new());
     let mut bulk_peak_kb = 0;
     for round in 1..=args.rounds {
-        let b = walden_bulk(&mut client, n)?;
+        let b = walden_bulk(&mut client, n, &server_cpu)?;
         // The first load's, before any INSERT and before the check, whose query has a memory
         // use of its own: what the bulk copy alone needed.
         if round == 1 {
             bulk_peak_kb = server.peak_rss_kb();
         }
         check(&mut client, "by_bulk", n, sum)?;
-        let i = walden_inserts(&mut client, n, args.batch_rows)?;
+        let i = walden_inserts(&mut client, n, args.batch_rows, &server_cpu)?;
         check(&mut client, "by_insert", n, sum)?;
         let c = match pg.as_mut() {
-            Some(pg) => Some(postgres_copy(pg, n, sum)?),
+            Some(pg) => Some(postgres_copy(pg, n, sum, &cluster_cpu)?),
             None => None,
         };
-        bulk.push(b);
-        inserts.push(i);
-        vs_insert.push(i / b);
         let show =
             |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
-        if let Some(c) = c {
-            copy.push(c);
-            vs_copy.push(c / b);
-        }
         println!(
-            "{round:>6} {b:>12.2} {i:>12.2} {:>12} {:>9.1}x {:>9}",
-            show(c, 2),
-            i / b,
-            show(c.map(|c| c / b), 2) + if c.is_some() { "x" } else { "" }
+            "{round:>6} {:>12.2} {:>12.2} {:>12} {:>9.1}x {:>9}                 {:>5.2} {:>8.2} {:>8}",
+            b.seconds,
+            i.seconds,
+            show(c.map(|c| c.seconds), 2),
+            i.seconds / b.seconds,
+            show(c.map(|c| c.seconds / b.seconds), 2) + if c.is_some() { "x" } else { "" },
+            b.server_cpu,
+            i.server_cpu,
+            show(c.map(|c| c.server_cpu), 2),
         );
+        bulk.push(b);
+        inserts.push(i);
+        copy.extend(c);
     }
     let peak_kb = server.peak_rss_kb();
     drop(pg);
     drop(cluster);
     let rate = |seconds: f64| n as f64 / seconds.max(1e-9);
+    let of = |costs: &[Cost], f: fn(&Cost) -> f64| median(&costs.iter().map(f).collect::<Vec<_>>());
     println!();
-    println!("{:<34} {:>10} {:>12}", "median of the rounds", "seconds", "rows/s");
     println!(
-        "{:<34} {:>10.2} {:>12.0}",
-        "Walden bulk copy (INSERT BULK)",
-        median(&bulk),
-        rate(median(&bulk))
+        "{:<34} {:>8} {:>10} {:>12} {:>12}",
+        "median of the rounds", "seconds", "rows/s", "server CPU s", "client CPU s"
     );
-    println!(
-        "{:<34} {:>10.2} {:>12.0}",
-        format!("Walden INSERTs of {} rows", args.batch_rows),
-        median(&inserts),
-        rate(median(&inserts))
-    );
+    let mut ways = vec![
+        ("Walden bulk copy (INSERT BULK)".to_string(), &bulk),
+        (format!("Walden INSERTs of {} rows", args.batch_rows), &inserts),
+    ];
     if !copy.is_empty() {
+        ways.push(("PostgreSQL COPY FROM STDIN".to_string(), &copy));
+    }
+    for (name, costs) in &ways {
+        let seconds = of(costs, |c| c.seconds);
         println!(
-            "{:<34} {:>10.2} {:>12.0}",
-            "PostgreSQL COPY FROM STDIN",
-            median(&copy),
-            rate(median(&copy))
+            "{name:<34} {seconds:>8.2} {:>10.0} {:>12.2} {:>12.2}",
+            rate(seconds),
+            of(costs, |c| c.server_cpu),
+            of(costs, |c| c.client_cpu)
         );
     }
     println!();
-    let ratio = median(&vs_insert);
+    // Each round's ratio is of two loads run one after the other, under much the same load
+    // of the machine: the median of those is steadier than a ratio of medians.
+    let ratios = |other: &[Cost], f: fn(&Cost) -> f64| {
+        median(&other.iter().zip(&bulk).map(|(o, b)| f(o) / f(b).max(1e-9)).collect::<Vec<_>>())
+    };
+    let met = |ratio: f64, target: f64| if ratio >= target { "met" } else { "NOT met" };
+    let ratio = ratios(&inserts, |c| c.seconds);
     println!(
-        "bulk copy / batched INSERTs, median of the rounds' ratios: {ratio:.1}x (target >= 5x: {})",
-        if ratio >= 5.0 { "met" } else { "NOT met" }
+        "bulk copy / batched INSERTs, median of the rounds' ratios: {ratio:.1}x (target >= 5x: {}); \
+         in server CPU: {:.1}x",
+        met(ratio, 5.0),
+        ratios(&inserts, |c| c.server_cpu)
     );
-    if !vs_copy.is_empty() {
-        let ratio = median(&vs_copy);
+    if !copy.is_empty() {
+        let ratio = ratios(&copy, |c| c.seconds);
         println!(
-            "bulk copy / PostgreSQL COPY, median of the rounds' ratios: {ratio:.2}x (target >= 1x: {})",
-            if ratio >= 1.0 { "met" } else { "NOT met" }
+            "bulk copy / PostgreSQL COPY, median of the rounds' ratios: {ratio:.2}x (target >= 1x: {}); \
+             in server CPU: {:.2}x",
+            met(ratio, 1.0),
+            ratios(&copy, |c| c.server_cpu)
         );
     }
     println!(

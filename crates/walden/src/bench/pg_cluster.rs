@@ -150,6 +150,27 @@ impl Cluster {
         Ok(Cluster { pg_ctl, data, user, port })
     }
 
+    /// The CPU time the cluster's processes have used so far (the postmaster's and its live
+    /// children's: backends, WAL writer, checkpointer...), in seconds; 0 when `/proc` does
+    /// not say. A child that has exited no longer counts, so a difference of two readings
+    /// is the work of processes that live across both (a connection's backend does).
+    pub fn cpu_seconds(&self) -> f64 {
+        let pid_file =
+            std::fs::read_to_string(self.data.join("postmaster.pid")).unwrap_or_default();
+        let Some(postmaster) = pid_file.lines().next().and_then(|l| l.trim().parse::<u32>().ok())
+        else {
+            return 0.0;
+        };
+        let children: f64 = std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|&pid| super::serve::parent_pid(pid) == Some(postmaster))
+            .map(super::serve::process_cpu_seconds)
+            .sum();
+        super::serve::process_cpu_seconds(postmaster) + children
+    }
+
     /// Connection settings for the `postgres` superuser and database.
     pub fn config(&self) -> postgres::Config {
         let mut config = postgres::Config::new();

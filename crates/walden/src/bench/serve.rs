@@ -93,6 +93,35 @@ impl Server {
     }
 }
 
+impl Server {
+    /// The CPU time the server's process has used so far (every thread's, user and system),
+    /// in seconds; 0 when `/proc` does not say.
+    pub fn cpu_seconds(&self) -> f64 {
+        process_cpu_seconds(self.child.id())
+    }
+}
+
+/// The CPU time process `pid` has used so far (every thread's, user and system), in seconds,
+/// from `/proc/PID/stat`; 0 when `/proc` does not say. Its `utime` and `stime` count in the
+/// kernel's USER_HZ, which Linux fixes at 100 for every architecture it runs on.
+pub fn process_cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The command name, field 2, is in parentheses and may hold spaces: count from after it.
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0.0;
+    };
+    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the name.
+    let ticks: u64 =
+        rest.split_whitespace().skip(11).take(2).filter_map(|f| f.parse::<u64>().ok()).sum();
+    ticks as f64 / 100.0
+}
+
+/// The parent's process id of `pid`, from `/proc/PID/stat`.
+pub fn parent_pid(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         // SIGKILL: nothing in the scratch directory needs a clean shutdown.

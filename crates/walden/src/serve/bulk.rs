@@ -110,14 +110,13 @@ impl MessageRows<'_> {
 }
 
 impl BulkRows for MessageRows<'_> {
-    fn next_row(&mut self) -> Result<Option<Vec<Value>>, BulkStop> {
+    fn next_row(&mut self, row: &mut Vec<Value>) -> Result<bool, BulkStop> {
         loop {
             if self.cancelled {
                 return Err(BulkStop::Cancelled);
             }
             match self.decoder.next_item(self.last) {
                 Ok(Some(BulkItem::Row(values))) => {
-                    let mut row = Vec::with_capacity(values.len());
                     for (i, v) in values.into_iter().enumerate() {
                         row.push(from_wire(v).map_err(|_| {
                             BulkStop::Error(SqlError::new(
@@ -126,11 +125,11 @@ impl BulkRows for MessageRows<'_> {
                             ))
                         })?);
                     }
-                    return Ok(Some(row));
+                    return Ok(true);
                 }
                 Ok(Some(BulkItem::Columns(_))) => {}
-                Ok(Some(BulkItem::Done)) => return Ok(None),
-                Ok(None) if self.decoder.finished() => return Ok(None),
+                Ok(Some(BulkItem::Done)) => return Ok(false),
+                Ok(None) if self.decoder.finished() => return Ok(false),
                 Ok(None) => self.pull()?,
                 Err(e) => {
                     return Err(BulkStop::Error(SqlError::new(
