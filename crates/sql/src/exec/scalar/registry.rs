@@ -27,6 +27,7 @@ use super::functions::{
     space, sql_variant_property, str_fn, stuff, substring, translate, trim,
 };
 use super::{dates, json, more, session_functions as session};
+use crate::ast::{Expr, ExprKind};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -272,6 +273,23 @@ pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
     let b = lookup(name)?;
     let Kind::Pure(f) = b.kind else { return None };
     Some(b.check_arity(args.len()).and_then(|()| b.apply(f, args)))
+}
+
+/// Whether every built-in function `e` calls is deterministic: what SQL Server asks of a
+/// computed column that is PERSISTED (error 4936 otherwise). User-defined functions are taken
+/// as deterministic.
+pub(crate) fn is_deterministic(e: &Expr) -> bool {
+    if let ExprKind::Function(f) = &e.kind {
+        let nondeterministic = f.name.schema.is_none()
+            && lookup(&f.name.name.value)
+                .is_some_and(|b| b.determinism != Determinism::Deterministic);
+        if nondeterministic {
+            return false;
+        }
+    }
+    let mut deterministic = true;
+    crate::exec::query::visit_children(e, &mut |c| deterministic &= is_deterministic(c));
+    deterministic
 }
 
 /// The length of `sysname`, which the metadata functions return.
@@ -603,6 +621,28 @@ mod tests {
         assert!(matches!(get("SUM").kind, Kind::Aggregate));
         assert!(matches!(get("ROW_NUMBER").kind, Kind::Window));
         assert!(matches!(get("IIF").kind, Kind::Form(Form::Iif)));
+    }
+
+    #[test]
+    fn determinism_of_expressions() {
+        let expr = |text: &str| {
+            let batch = crate::parse_batch(&format!("SELECT {text}")).expect("parses");
+            match batch.statements.into_iter().next().map(|s| s.kind) {
+                Some(crate::ast::StatementKind::Select(q)) => match q.query.body {
+                    crate::ast::QueryBody::Select(sel) => match sel.items.into_iter().next() {
+                        Some(crate::ast::SelectItem::Expr { expr, .. }) => expr,
+                        _ => panic!("no item"),
+                    },
+                    _ => panic!("not a select"),
+                },
+                _ => panic!("not a query"),
+            }
+        };
+        assert!(is_deterministic(&expr("a * 2 + LEN(UPPER(b))")));
+        assert!(is_deterministic(&expr("DATEADD(day, 1, d)")));
+        assert!(!is_deterministic(&expr("a + DATEDIFF(day, GETDATE(), d)")));
+        assert!(!is_deterministic(&expr("CASE WHEN a > 1 THEN NEWID() END")));
+        assert!(!is_deterministic(&expr("ISNULL(b, DB_NAME())")));
     }
 
     #[test]
