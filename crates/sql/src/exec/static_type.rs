@@ -5,10 +5,9 @@
 //!
 //! A computed column's type is otherwise taken from its values (`query::infer_type`); this
 //! is only asked when every value is NULL or there are none, so it covers the expressions
-//! scripts write there (literals, columns, casts, variables, the common functions,
-//! arithmetic, CASE; a built-in function's type by its registry entry's rule) rather than
-//! every rule of SQL Server's type derivation. What it cannot
-//! tell stays `int`, SQL Server's type for an untyped NULL.
+//! scripts write there (literals, columns, casts, variables, arithmetic, CASE, and built-in
+//! functions by their registry entry's rule) rather than every rule of SQL Server's type
+//! derivation. What it cannot tell stays `int`, SQL Server's type for an untyped NULL.
 
 use walden_engine::types::{Len, SqlType, MAX_BYTE_LEN, MAX_NCHAR_LEN};
 

@@ -13,7 +13,8 @@
 //! is kept: prepared expressions (`prepared.rs`, `filter.rs`) hold it, so that evaluating a row
 //! does no name lookup at all, and the interpreter looks a call up once per evaluation instead
 //! of walking the names of every kind of function in turn. A name that is not here, called
-//! without a schema, is error 195.
+//! without a schema or in `sys`, is error 195 (with another schema it names a user-defined
+//! function, `function.rs`).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
