@@ -408,7 +408,7 @@ impl Run<'_> {
                         let mut all = new.columns.clone();
                         all.push(col);
                         let at = all.len() - 1;
-                        self.type_computed_columns(&mut all, &[(at, expr, persisted)])?;
+                        self.type_computed_columns(shown, &mut all, &[(at, expr, persisted)])?;
                         columns.extend(all.pop());
                     }
                     fks.extend(foreign_keys);

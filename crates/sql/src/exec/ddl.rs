@@ -755,7 +755,7 @@ impl Run<'_> {
                 },
             }
         }
-        self.type_computed_columns(&mut columns, &computed)?;
+        self.type_computed_columns(table, &mut columns, &computed)?;
         if keys.iter().filter(|k| k.1 == Origin::PrimaryKey).count() > 1 {
             return Err(SqlError::new(
                 8110,
@@ -836,9 +836,11 @@ impl Run<'_> {
     /// Gives each computed column of `columns` its expression and type: the type the
     /// expression has over the table's columns, else the type of its value over a row of
     /// NULLs (which also refuses a column name the table does not have, 207). A computed
-    /// column may not use another (1759), nor have a DEFAULT or IDENTITY.
+    /// column may not use another (1759), nor have a DEFAULT or IDENTITY, and a PERSISTED one
+    /// may call no nondeterministic built-in function (4936), as in SQL Server.
     pub(crate) fn type_computed_columns(
         &mut self,
+        table: &str,
         columns: &mut [ColumnDef],
         computed: &[(usize, &crate::ast::Expr, bool)],
     ) -> Result<(), SqlError> {
@@ -856,6 +858,15 @@ impl Run<'_> {
                         format!("Computed column '{}' in table cannot be used in another computed-column definition.", name),
                     ));
                 }
+            }
+            if persisted && !scalar::registry::is_deterministic(expr) {
+                return Err(SqlError::new(
+                    4936,
+                    format!(
+                        "Computed column '{}' in table '{table}' cannot be persisted because the column is non-deterministic.",
+                        columns[at].name
+                    ),
+                ));
             }
             let nulls = vec![Value::Null; cols.len()];
             let value = self.eval(expr, &Env::new(&cols, &nulls, None))?;

@@ -10,16 +10,15 @@
 
 use std::cmp::Ordering;
 
-use std::sync::Arc;
 use walden_engine::catalog::Object;
 use walden_engine::types::{Decimal, DeclaredType, SqlType, Value};
-use walden_engine::{Database, EngineError};
 
 use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, UnaryOp,
 };
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{explicit_collation, Collation};
+use crate::exec::scalar::registry::{self, Builtin, Form, Kind};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -150,25 +149,9 @@ pub(crate) fn find_column(cols: &[Col], parts: &[Ident]) -> Result<Option<usize>
     Ok(found)
 }
 
-/// The aggregate functions.
+/// Whether `name` is an aggregate function.
 pub(crate) fn is_aggregate(name: &str) -> bool {
-    matches!(
-        name.to_ascii_uppercase().as_str(),
-        "COUNT"
-            | "COUNT_BIG"
-            | "SUM"
-            | "MIN"
-            | "MAX"
-            | "AVG"
-            | "STRING_AGG"
-            | "GROUPING"
-            | "GROUPING_ID"
-            | "APPROX_COUNT_DISTINCT"
-            | "STDEV"
-            | "STDEVP"
-            | "VAR"
-            | "VARP"
-    )
+    registry::lookup(name).is_some_and(|b| matches!(b.kind, Kind::Aggregate))
 }
 
 /// Whether `f` is an aggregate call (not a window function).
@@ -699,7 +682,7 @@ impl Run<'_> {
     /// and `<>` compare a NULL that is written as a literal or held by a variable as a value
     /// (`c = NULL` holds for the rows whose `c` is NULL), as SQL Server's does. Columns and
     /// other expressions that are NULL still compare as UNKNOWN.
-    fn null_comparison(
+    pub(crate) fn null_comparison(
         &self,
         op: BinaryOp,
         (left, a): (&Expr, &Value),
@@ -762,33 +745,35 @@ impl Run<'_> {
         })
     }
 
-    fn args(&mut self, f: &FunctionCall, env: &Env<'_>) -> Result<Vec<Value>, SqlError> {
+    /// A call's argument values, in order; argument `bare` is a bare word passed as its text
+    /// when it is written as one.
+    fn args(
+        &mut self,
+        f: &FunctionCall,
+        bare: Option<usize>,
+        env: &Env<'_>,
+    ) -> Result<Vec<Value>, SqlError> {
         match &f.args {
             FunctionArgs::None | FunctionArgs::Star => Ok(Vec::new()),
             FunctionArgs::List { args, .. } => {
                 let mut out = Vec::with_capacity(args.len());
-                let bare = bare_word_argument(&f.name.name.value);
                 for (i, a) in args.iter().enumerate() {
-                    // A datepart is written as a bare word, DATEDIFF(ms, a, b), as is
-                    // ISJSON's type, ISJSON(x, ARRAY).
-                    if bare == Some(i) {
-                        if let ExprKind::Column(parts) = &a.kind {
-                            if parts.len() == 1 {
-                                out.push(Value::Str(parts[0].value.clone()));
-                                continue;
-                            }
-                        }
+                    match bare_word(a).filter(|_| bare == Some(i)) {
+                        Some(word) => out.push(Value::Str(word.to_string())),
+                        None => out.push(self.eval(a, env)?),
                     }
-                    out.push(self.eval(a, env)?);
                 }
                 Ok(out)
             }
         }
     }
 
+    /// The value of a function call: a user-defined function's, or a built-in one's as its
+    /// registry entry says.
     fn function(&mut self, f: &FunctionCall, env: &Env<'_>) -> Result<Value, SqlError> {
-        let upper = f.name.name.value.to_ascii_uppercase();
-        if f.over.is_some() || is_aggregate(&upper) {
+        let builtin = registry::lookup(&f.name.name.value);
+        if f.over.is_some() || builtin.is_some_and(|b| matches!(b.kind, Kind::Aggregate)) {
+            let upper = f.name.name.value.to_ascii_uppercase();
             return Err(SqlError::new(
                 147,
                 format!(
@@ -796,335 +781,74 @@ impl Run<'_> {
                 ),
             ));
         }
-        if upper == "IIF" {
-            if let FunctionArgs::List { args, .. } = &f.args {
-                if args.len() == 3 {
-                    let c = self.predicate(&args[0], env)?;
-                    return self.eval(if c == Some(true) { &args[1] } else { &args[2] }, env);
+        if let Some(b @ Builtin { kind: Kind::Form(form), .. }) = builtin {
+            let list = match &f.args {
+                FunctionArgs::List { args, .. } => Some(args.as_slice()),
+                _ => None,
+            };
+            match form {
+                Form::Iif => {
+                    return match list {
+                        Some([condition, then, otherwise]) => {
+                            let c = self.predicate(condition, env)?;
+                            self.eval(if c == Some(true) { then } else { otherwise }, env)
+                        }
+                        _ => Err(b.arity_error()),
+                    };
                 }
-            }
-            return Err(SqlError::with_severity(
-                174,
-                15,
-                "The iif function requires 3 argument(s).",
-            ));
-        }
-        if f.name.schema.is_none() && upper == "IDENTITY" {
-            return Err(SqlError::new(
-                177,
-                "The IDENTITY function can only be used when the SELECT statement has an INTO clause.",
-            ));
-        }
-        if f.name.schema.is_none() {
-            if let FunctionArgs::List { args, .. } = &f.args {
-                if let Some(v) = self.trigger_function(&f.name.name.value, args) {
-                    return v;
+                Form::Identity if f.name.schema.is_none() => {
+                    return Err(SqlError::new(
+                        177,
+                        "The IDENTITY function can only be used when the SELECT statement has an INTO clause.",
+                    ));
                 }
+                Form::Trigger if f.name.schema.is_none() => {
+                    if let Some(v) = list.and_then(|args| self.trigger_function(b.name, args)) {
+                        return v;
+                    }
+                }
+                _ => {}
             }
         }
         if let Some(v) = self.user_function(f, env)? {
             return Ok(v);
         }
-        let args = self.args(f, env)?;
-        if let Some(v) = self.session_function(&upper, &args)? {
-            return Ok(v);
-        }
-        match scalar::call(&upper, args) {
-            Some(r) => r,
-            None => Err(SqlError::with_severity(
-                195,
-                15,
-                format!("'{}' is not a recognized built-in function name.", f.name.name.value),
-            )),
+        match builtin {
+            Some(b) => self.call_builtin(b, f, env),
+            None => Err(not_a_builtin(f)),
         }
     }
 
-    /// Functions that need the session or the catalog.
-    fn session_function(&mut self, name: &str, args: &[Value]) -> Result<Option<Value>, SqlError> {
-        let text_arg = |i: usize| args.get(i).filter(|v| !v.is_null()).map(scalar::to_text);
-        let caught = |r: &Run<'_>| r.caught_error().cloned();
-        Ok(Some(match name {
-            // int, as SQL Server's DB_ID returns (the DMVs' database_id columns are smallint).
-            "DB_ID" => match text_arg(0) {
-                None if args.is_empty() => Value::Int(self.s.db.id() as i32),
-                None => Value::Null,
-                Some(n) => {
-                    self.s.instance.database(&n).map_or(Value::Null, |d| Value::Int(d.id() as i32))
-                }
-            },
-            "STATS_DATE" => self.stats_date(args),
-            "DB_NAME" => match args.first() {
-                None => Value::NStr(self.s.db.name().to_string()),
-                Some(Value::Null) => Value::Null,
-                Some(v) => {
-                    let id = match scalar::convert(v.clone(), SqlType::Int, None)? {
-                        Value::Int(i) => i64::from(i),
-                        _ => -1,
-                    };
-                    self.s
-                        .instance
-                        .database_by_id(id)
-                        .map_or(Value::Null, |d| Value::NStr(d.name().to_string()))
-                }
-            },
-            // SQL Server's sql_variant holds an INT here.
-            "SESSIONPROPERTY" => match text_arg(0) {
-                None => Value::Null,
-                Some(option) => self.s.opts.semantics.session_property(&option),
-            },
-            "OBJECT_ID" => match text_arg(0) {
-                None => Value::Null,
-                Some(n) => self.object_id(&n).map_or(Value::Null, |id| Value::Int(id as i32)),
-            },
-            // By the ids `sys.schemas` gives, CREATE SCHEMA's schemas included.
-            "SCHEMA_NAME" => match args.first() {
-                None => Value::NStr("dbo".to_string()),
-                Some(v) => match scalar::convert(v.clone(), SqlType::BigInt, None)? {
-                    Value::BigInt(id) => crate::exec::sysviews::schema_ids(&self.s.db)
-                        .into_iter()
-                        .find(|(_, i)| *i == id)
-                        .map_or(Value::Null, |(n, _)| Value::NStr(n)),
-                    _ => Value::Null,
-                },
-            },
-            "SCHEMA_ID" => match text_arg(0) {
-                None if args.is_empty() => Value::Int(1),
-                None => Value::Null,
-                Some(name) => crate::exec::sysviews::schema_ids(&self.s.db)
-                    .into_iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case(&name))
-                    .map_or(Value::Null, |(_, id)| Value::Int(id as i32)),
-            },
-            "TYPE_NAME" | "TYPE_ID" if args.len() != 1 => {
-                return Err(SqlError::with_severity(
-                    174,
-                    15,
-                    format!("The {} function requires 1 argument(s).", name.to_ascii_lowercase()),
-                ));
+    /// Runs built-in function `b` for call `f`, which names it.
+    pub(crate) fn call_builtin(
+        &mut self,
+        b: &'static Builtin,
+        f: &FunctionCall,
+        env: &Env<'_>,
+    ) -> Result<Value, SqlError> {
+        match b.kind {
+            Kind::Pure(run) => {
+                let args = self.args(f, b.bare_word, env)?;
+                b.check_arity(args.len())?;
+                b.apply(run, args)
             }
-            "TYPE_NAME" => match args.first() {
-                Some(Value::Null) | None => Value::Null,
-                Some(id) => {
-                    let id = int_value(id)?;
-                    match crate::exec::sysviews::type_name(id.into()) {
-                        Some(n) => Value::NStr(n.to_string()),
-                        None => match self.s.db.object_by_id(id).as_deref() {
-                            Some(walden_engine::catalog::Object::Type(t)) => {
-                                Value::NStr(t.name.clone())
-                            }
-                            _ => Value::Null,
-                        },
-                    }
-                }
-            },
-            "TYPE_ID" => match text_arg(0) {
-                None => Value::Null,
-                Some(n) => match crate::exec::sysviews::type_id(&n) {
-                    Some(id) => Value::Int(id as i32),
-                    None => {
-                        let (schema, name) = n.split_once('.').unwrap_or(("dbo", n.as_str()));
-                        let unquote =
-                            |s: &str| s.trim_matches(|c| c == '[' || c == ']').to_string();
-                        match self.s.db.find_object(&unquote(schema), &unquote(name)).as_deref() {
-                            Some(walden_engine::catalog::Object::Type(t)) => {
-                                Value::Int(t.id as i32)
-                            }
-                            _ => Value::Null,
-                        }
-                    }
-                },
-            },
-            // Every session is `sa`: a member of sysadmin (and public), mapped to dbo in
-            // every database, so it holds every permission. A role SQL Server does not have
-            // is NULL, as there.
-            "IS_SRVROLEMEMBER" => match text_arg(0).map(|r| r.to_ascii_lowercase()).as_deref() {
-                Some("sysadmin" | "public") => Value::Int(1),
-                Some(
-                    "serveradmin" | "securityadmin" | "processadmin" | "setupadmin" | "bulkadmin"
-                    | "diskadmin" | "dbcreator",
-                ) => Value::Int(0),
-                _ => Value::Null,
-            },
-            "IS_MEMBER" | "IS_ROLEMEMBER" => {
-                match text_arg(0).map(|r| r.to_ascii_lowercase()).as_deref() {
-                    Some("db_owner" | "public") => Value::Int(1),
-                    Some(
-                        "db_accessadmin" | "db_securityadmin" | "db_ddladmin" | "db_backupoperator"
-                        | "db_datareader" | "db_datawriter" | "db_denydatareader"
-                        | "db_denydatawriter",
-                    ) => Value::Int(0),
-                    _ => Value::Null,
-                }
+            Kind::Session(run) => {
+                let args = self.args(f, b.bare_word, env)?;
+                b.check_arity(args.len())?;
+                run(self, &args)
             }
-            "HAS_DBACCESS" => match text_arg(0) {
-                None => Value::Null,
-                Some(n) => self.s.instance.database(&n).map_or(Value::Null, |_| Value::Int(1)),
-            },
-            "HAS_PERMS_BY_NAME" => Value::Int(1),
-            "CURSOR_STATUS" => self.s.cursor_status(args)?,
-            "SUSER_SNAME" | "SUSER_NAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" => {
-                Value::NStr("sa".to_string())
+            // A trigger function the trigger did not answer (an argument it does not take).
+            Kind::Form(_) => {
+                let n = match &f.args {
+                    FunctionArgs::List { args, .. } => args.len(),
+                    _ => 0,
+                };
+                b.check_arity(n)?;
+                Err(not_a_builtin(f))
             }
-            // USER_NAME(id) names a database principal (those of sys.database_principals);
-            // without an id, or for the others, the session's user, dbo.
-            "USER_NAME" if args.first().is_some_and(|a| !a.is_null()) => {
-                let principals = [
-                    (0, "public"),
-                    (1, "dbo"),
-                    (2, "guest"),
-                    (3, "INFORMATION_SCHEMA"),
-                    (4, "sys"),
-                    (16384, "db_owner"),
-                ];
-                let id = int_value(&args[0])?;
-                principals
-                    .iter()
-                    .find(|(p, _)| i64::from(*p) == i64::from(id))
-                    .map_or(Value::Null, |(_, n)| Value::NStr((*n).to_string()))
-            }
-            "USER_NAME" | "CURRENT_USER" | "SESSION_USER" | "USER" => {
-                Value::NStr("dbo".to_string())
-            }
-            "HOST_NAME" => Value::NStr(self.s.client().host),
-            "APP_NAME" => Value::NStr(self.s.client().program),
-            "SESSION_CONTEXT" if args.len() == 1 => self.session_context(&args[0]),
-            // No transaction's row versions are tracked apart: the next one to be handed out.
-            "MIN_ACTIVE_ROWVERSION" if args.is_empty() => {
-                rowversion_bytes(self.s.db.rowversion_current().saturating_add(1))
-            }
-            "APPLOCK_MODE" if args.len() == 3 => self.applock_mode(args)?,
-            "APPLOCK_TEST" if args.len() == 4 => self.applock_test(args)?,
-            // OBJECT_SCHEMA_NAME gives the schema of what OBJECT_NAME names.
-            "OBJECT_NAME" | "OBJECT_SCHEMA_NAME" => match args.first() {
-                None | Some(Value::Null) => Value::Null,
-                Some(id) => {
-                    let db = match args.get(1) {
-                        None | Some(Value::Null) => Some(Arc::clone(&self.s.db)),
-                        Some(db_id) => self.s.instance.database_by_id(int_value(db_id)?.into()),
-                    };
-                    let id = int_value(id)?;
-                    let schema = name == "OBJECT_SCHEMA_NAME";
-                    db.and_then(|db| db.object_by_id(id)).map_or(Value::Null, |o| {
-                        let (s, n) = o.name();
-                        Value::NStr(if schema { s } else { n }.to_string())
-                    })
-                }
-            },
-            // The running transaction's id, as the `sys.dm_tran_*` views show it.
-            "CURRENT_TRANSACTION_ID" if args.is_empty() => {
-                Value::BigInt(i64::try_from(self.tx().id()).unwrap_or(i64::MAX))
-            }
-            "OBJECTPROPERTY" | "OBJECTPROPERTYEX" => match (args.first(), text_arg(1)) {
-                (Some(id), Some(property)) if !id.is_null() => {
-                    let object = self.s.db.catalog().get(int_value(id)?);
-                    object.as_deref().map_or(Value::Null, |o| object_property(o, &property))
-                }
-                _ => Value::Null,
-            },
-            "COLUMNPROPERTY" => match (args.first(), text_arg(1), text_arg(2)) {
-                (Some(id), Some(column), Some(property)) if !id.is_null() => {
-                    match self.s.db.catalog().get(int_value(id)?).as_deref() {
-                        Some(Object::Table(t)) => t
-                            .columns
-                            .iter()
-                            .position(|c| c.name.eq_ignore_ascii_case(&column))
-                            .map_or(Value::Null, |c| column_property(t, c, &property)),
-                        _ => Value::Null,
-                    }
-                }
-                _ => Value::Null,
-            },
-            // A module's text as it was created; tables and sequences have none.
-            "OBJECT_DEFINITION" => match args.first() {
-                None | Some(Value::Null) => Value::Null,
-                Some(id) => {
-                    let object = self.s.db.catalog().get(int_value(id)?);
-                    object
-                        .as_deref()
-                        .and_then(Object::module_text)
-                        .map_or(Value::Null, |text| Value::NStr(text.to_string()))
-                }
-            },
-            "COL_NAME" => match (args.first(), args.get(1)) {
-                (Some(table), Some(column)) if !table.is_null() && !column.is_null() => {
-                    let (table, column) = (int_value(table)?, int_value(column)?);
-                    match self.s.db.catalog().get(table).as_deref() {
-                        Some(Object::Table(t)) => (column as usize)
-                            .checked_sub(1)
-                            .and_then(|c| t.columns.get(c))
-                            .map_or(Value::Null, |c| Value::NStr(c.name.clone())),
-                        _ => Value::Null,
-                    }
-                }
-                _ => Value::Null,
-            },
-            // SQL Server's sql_variant holds an INT; NULL for an unknown collation or property.
-            "COLLATIONPROPERTY" => match (text_arg(0), text_arg(1)) {
-                (Some(name), Some(property)) => scalar::collation::collation(&name)
-                    .ok()
-                    .and_then(|c| c.property(&property))
-                    .map_or(Value::Null, Value::Int),
-                _ => Value::Null,
-            },
-            "DATABASEPROPERTYEX" => match (text_arg(0), text_arg(1)) {
-                (Some(db), Some(property)) => match self.s.instance.database(&db) {
-                    Ok(db) => database_property(&db, &property),
-                    Err(EngineError::DatabaseSetOffline(_))
-                        if property.eq_ignore_ascii_case("status") =>
-                    {
-                        Value::NStr("OFFLINE".into())
-                    }
-                    Err(_) => Value::Null,
-                },
-                _ => Value::Null,
-            },
-            "SCOPE_IDENTITY" => {
-                self.scope_identity().map_or(Value::Null, |v| Value::Decimal(Decimal::from_i64(v)))
-            }
-            "IDENT_CURRENT" => match text_arg(0) {
-                None => Value::Null,
-                Some(n) => self
-                    .ident_current(&n)
-                    .map_or(Value::Null, |v| Value::Decimal(Decimal::from_i64(v))),
-            },
-            "ERROR_NUMBER" => caught(self).map_or(Value::Null, |e| Value::Int(e.number)),
-            "ERROR_MESSAGE" => caught(self).map_or(Value::Null, |e| Value::NStr(e.message)),
-            "ERROR_SEVERITY" => caught(self).map_or(Value::Null, |e| Value::Int(e.severity.into())),
-            "ERROR_STATE" => caught(self).map_or(Value::Null, |e| Value::Int(e.state.into())),
-            "ERROR_LINE" => caught(self).map_or(Value::Null, |e| Value::Int(e.line as i32)),
-            "ERROR_PROCEDURE" => {
-                caught(self).and_then(|e| e.procedure).map_or(Value::Null, Value::NStr)
-            }
-            "XACT_STATE" => Value::SmallInt(i16::from(self.s.trancount > 0)),
-            "SERVERPROPERTY" => match text_arg(0) {
-                None => Value::Null,
-                Some(p) => server_property(&p),
-            },
-            _ => return Ok(None),
-        }))
-    }
-
-    /// OBJECT_ID('[db.][schema.]name'), temporary tables included.
-    pub(crate) fn object_id(&mut self, text: &str) -> Option<u32> {
-        let name = parse_object_name(text)?;
-        if name.name.value.starts_with('#') {
-            if let Some((_, found)) = self.temp_procedure(&name.name.value) {
-                return found.map(|o| o.id());
-            }
-            let internal = self.s.temp_tables.get(&name.name.value.to_ascii_lowercase())?.clone();
-            return self.s.instance.tempdb().find_object("dbo", &internal).map(|o| o.id());
-        }
-        let db = self.database_of(name.database.as_ref()).ok()?;
-        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-        db.find_object(schema, &name.name.value).map(|o| o.id())
-    }
-
-    fn ident_current(&mut self, text: &str) -> Option<i64> {
-        let name = parse_object_name(text)?;
-        let (db, obj) = self.resolve_table_object(&name).ok()?;
-        match &*obj {
-            Object::Table(t) => db.identity_current(t),
-            _ => None,
+            // Not a scalar function: a window function without OVER (an aggregate was refused
+            // before).
+            Kind::Aggregate | Kind::Window => Err(not_a_builtin(f)),
         }
     }
 }
@@ -1160,17 +884,6 @@ pub(crate) fn in_values_collated<'v>(
         }
     }
     Ok(if unknown { None } else { Some(false) })
-}
-
-/// The argument of built-in function `name` that is written as a bare word and passed as its
-/// text: the datepart of the date functions, ISJSON's type.
-fn bare_word_argument(name: &str) -> Option<usize> {
-    match name.to_ascii_uppercase().as_str() {
-        "DATEADD" | "DATEDIFF" | "DATEDIFF_BIG" | "DATEPART" | "DATENAME" | "DATETRUNC"
-        | "DATE_BUCKET" => Some(0),
-        "ISJSON" => Some(1),
-        _ => None,
-    }
 }
 
 /// Parses `[db.][schema.]name` as written in a string argument (OBJECT_ID('dbo.t')).
@@ -1242,122 +955,6 @@ fn split_object_name(text: &str) -> Option<crate::ast::ObjectName> {
     Some(ObjectName { server, database, schema, name })
 }
 
-/// An object, column or database id argument (-1, which no object has, if it is out of range).
-/// `OBJECTPROPERTY(id, property)` for the properties scripts test objects with; NULL for any
-/// other property, as SQL Server gives for one that does not apply.
-fn object_property(o: &Object, property: &str) -> Value {
-    let yes = |b: bool| Value::Int(i32::from(b));
-    let table = match o {
-        Object::Table(t) => Some(t),
-        _ => None,
-    };
-    let trigger = match o {
-        Object::Trigger(t) => Some(t),
-        _ => None,
-    };
-    let trigger_events = || trigger.and_then(|t| crate::exec::trigger::trigger_kind(&t.text));
-    let fires_on = |event: crate::ast::TriggerEvent| {
-        yes(trigger_events().is_some_and(|(_, events)| events.contains(&event)))
-    };
-    match property.to_ascii_lowercase().as_str() {
-        "isusertable" | "istable" => yes(table.is_some()),
-        "isview" => yes(matches!(o, Object::View(_))),
-        "isprocedure" => yes(matches!(o, Object::Procedure(_))),
-        "istrigger" => yes(trigger.is_some()),
-        "isscalarfunction" => yes(matches!(o, Object::Function(f) if !f.returns_table)),
-        "istablefunction" => yes(matches!(o, Object::Function(f) if f.returns_table)),
-        "isinlinefunction" => {
-            yes(matches!(o, Object::Function(f) if f.returns_table && !f.multi_statement))
-        }
-        "issystemtable" | "ismsshipped" => yes(false),
-        "ownerid" | "schemaid" => Value::Int(1),
-        "tablehasidentity" => yes(table.is_some_and(|t| t.identity_column().is_some())),
-        "tablehasprimarykey" => yes(table.is_some_and(|t| t.indexes.iter().any(|i| i.primary_key))),
-        "tablehasclustindex" => yes(table.is_some_and(|t| t.primary().is_ok_and(|p| !p.is_heap()))),
-        "tablehasindex" => {
-            yes(table
-                .is_some_and(|t| t.primary().is_ok_and(|p| !p.is_heap()) || t.indexes.len() > 1))
-        }
-        "execistriggerdisabled" => yes(trigger.is_some_and(|t| t.disabled)),
-        "execisaftertrigger" => yes(trigger_events().is_some_and(|(instead, _)| !instead)),
-        "execisinsteadoftrigger" => yes(trigger_events().is_some_and(|(instead, _)| instead)),
-        "execisinserttrigger" => fires_on(crate::ast::TriggerEvent::Insert),
-        "execisupdatetrigger" => fires_on(crate::ast::TriggerEvent::Update),
-        "execisdeletetrigger" => fires_on(crate::ast::TriggerEvent::Delete),
-        _ => Value::Null,
-    }
-}
-
-/// `COLUMNPROPERTY(id, column, property)` for column `c` of table `t`: AllowsNull,
-/// IsIdentity, ColumnId, Precision (a string's length), Scale, IsComputed; NULL otherwise.
-fn column_property(t: &walden_engine::catalog::TableDef, c: usize, property: &str) -> Value {
-    let column = &t.columns[c];
-    let yes = |b: bool| Value::Int(i32::from(b));
-    match property.to_ascii_lowercase().as_str() {
-        "allowsnull" => yes(column.nullable),
-        "isidentity" => yes(column.identity.is_some()),
-        "columnid" => Value::Int(c as i32 + 1),
-        "iscomputed" => yes(column.computed.is_some()),
-        "isrowguidcol" => yes(false),
-        "precision" => crate::exec::sysviews::column_precision_scale(column.ty).0,
-        "scale" => crate::exec::sysviews::column_precision_scale(column.ty).1,
-        _ => Value::Null,
-    }
-}
-
-fn int_value(v: &Value) -> Result<u32, SqlError> {
-    Ok(match scalar::convert(v.clone(), SqlType::BigInt, None)? {
-        Value::BigInt(n) => u32::try_from(n).unwrap_or(u32::MAX),
-        _ => u32::MAX,
-    })
-}
-
-/// `DATABASEPROPERTYEX(database, property)` for the properties scripts check before acting
-/// (recovery model, state, collation); NULL for others, as SQL Server answers an unknown one.
-fn database_property(db: &Database, property: &str) -> Value {
-    let text = |s: &str| Value::NStr(s.to_string());
-    match property.to_ascii_lowercase().as_str() {
-        "recovery" => text(db.recovery_model().name()),
-        "status" => text(if db.check_online().is_ok() { "ONLINE" } else { "OFFLINE" }),
-        "updateability" => text(if db.is_read_only() { "READ_ONLY" } else { "READ_WRITE" }),
-        "useraccess" => text("MULTI_USER"),
-        "collation" => text(crate::exec::sysviews::COLLATION),
-        "isautoclose" | "isautoshrink" | "isinstandby" => Value::Int(0),
-        _ => Value::Null,
-    }
-}
-
-/// `SERVERPROPERTY(name)`: the properties tools and drivers ask about, NULL for any other
-/// name, as SQL Server answers an unknown one. (SQL Server returns `sql_variant`; here a
-/// property is NVARCHAR or INT.)
-fn server_property(name: &str) -> Value {
-    let (major, minor, build) = PRODUCT_VERSION;
-    let text = |s: String| Value::NStr(s);
-    match name.to_ascii_lowercase().as_str() {
-        "productversion" => text(format!("{major}.{minor}.{build}.0")),
-        "productmajorversion" => text(major.to_string()),
-        "productminorversion" => text(minor.to_string()),
-        "productbuild" => text(build.to_string()),
-        "productlevel" => text("RTM".into()),
-        "productupdatelevel" | "instancename" => Value::Null,
-        "edition" => text("Walden".into()),
-        // 3: a full on-premises engine (Enterprise's number), not Express (4) or Azure (5).
-        "engineedition" => Value::Int(3),
-        "editionid" => Value::BigInt(0),
-        "servername" | "machinename" | "computernamephysicalnetbios" => text("walden".into()),
-        "collation" => text(crate::exec::sysviews::COLLATION.into()),
-        "processid" => Value::Int(i32::try_from(std::process::id()).unwrap_or(0)),
-        "isintegratedsecurityonly"
-        | "isclustered"
-        | "ishadrenabled"
-        | "isfulltextinstalled"
-        | "issingleuser"
-        | "isxtpsupported"
-        | "ispolybaseinstalled" => Value::Int(0),
-        _ => Value::Null,
-    }
-}
-
 /// A row version as SQL Server shows it: eight bytes, big-endian, so that byte order is
 /// version order.
 pub(crate) fn rowversion_bytes(v: i64) -> Value {
@@ -1371,5 +968,23 @@ fn is_json_text(e: &Expr) -> bool {
         ExprKind::JsonObject { .. } | ExprKind::JsonArray { .. } => true,
         ExprKind::Function(call) => call.name.name.value.eq_ignore_ascii_case("JSON_QUERY"),
         _ => false,
+    }
+}
+
+/// Error 195 for a call of a name that is no built-in function.
+fn not_a_builtin(f: &FunctionCall) -> SqlError {
+    SqlError::with_severity(
+        195,
+        15,
+        format!("'{}' is not a recognized built-in function name.", f.name.name.value),
+    )
+}
+
+/// The word an argument is written as when it is a bare word: a datepart, `DATEDIFF(ms, a,
+/// b)`, or ISJSON's type, `ISJSON(x, ARRAY)`, which parse as column names.
+pub(crate) fn bare_word(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Column(parts) if parts.len() == 1 => Some(&parts[0].value),
+        _ => None,
     }
 }

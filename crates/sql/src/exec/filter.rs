@@ -5,20 +5,28 @@
 //! (1, 2)`). Interpreted, each row finds the column by name and rebuilds the constant from
 //! its text, then converts it to the column's type (a date parsed from text per row). A
 //! [`Filter`] resolves the column to its position and evaluates the constant once, and the
-//! conversion is kept for the next row of the same type (`compare_with_constant`). Any
-//! other conjunct is interpreted as before.
+//! conversion is kept for the next row of the same type (`compare_with_constant`). A
+//! comparison, BETWEEN or IN whose sides are more than that but can all be prepared
+//! (`YEAR(o_orderdate) = 1995`, `SUBSTRING(c_phone, 1, 2) IN ('13', '31')`, `l_extendedprice *
+//! (1 - l_discount) > 100`) has them prepared ([`Scalar`]: columns to positions, built-in
+//! functions to their registry entries). Any other conjunct is interpreted as before.
 //!
 //! The answer is the interpreter's for every row, errors included: conjuncts are checked
 //! in the same order and the first that does not hold ends the check; a constant that
 //! fails to evaluate, a NULL constant (whose meaning depends on `ANSI_NULLS`) and a name
 //! that is not one of the row's columns (an outer reference) stay interpreted; and a
-//! conversion that fails fails on each row, as it did.
+//! conversion that fails fails on each row, as it did. A prepared side is never a literal
+//! NULL, a variable or a `COLLATE`, and at most one side of a comparison is a column, whose
+//! collation orders as the default: so the comparison needs neither `ANSI_NULLS` nor
+//! collation precedence, and is [`scalar::compare`] of the two values, as the interpreter's
+//! would be.
 
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
 use crate::exec::access::RowFilter;
 use crate::exec::eval::{cmp_matches, find_column, in_values, is_comparison, Col, Env};
+use crate::exec::prepared::Scalar;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -40,6 +48,12 @@ enum Part<'a> {
     Between { col: usize, low: Value, high: Value, negated: bool, memo: (Memo, Memo) },
     /// `column [NOT] IN (constant, ...)`.
     InList { col: usize, list: Vec<Value>, negated: bool },
+    /// `x op y` with both sides prepared, one more than a column or a constant.
+    Scalars { op: BinaryOp, left: Scalar<'a>, right: Scalar<'a> },
+    /// `x [NOT] BETWEEN y AND z`, likewise.
+    ScalarBetween { expr: Scalar<'a>, low: Scalar<'a>, high: Scalar<'a>, negated: bool },
+    /// `x [NOT] IN (constant, ...)` with `x` prepared and not a column.
+    ScalarIn { expr: Scalar<'a>, list: Vec<Value>, negated: bool },
     /// Anything else, interpreted.
     Expr(&'a Expr),
 }
@@ -96,7 +110,50 @@ fn prepare<'a>(e: &'a Expr, cols: &[Col]) -> Part<'a> {
         }
         _ => None,
     };
-    prepared.unwrap_or(Part::Expr(e))
+    prepared.or_else(|| prepare_scalars(e, cols)).unwrap_or(Part::Expr(e))
+}
+
+/// `e` prepared as a side of a comparison that compares as the interpreter's would without
+/// knowing collations: nothing of it at the top interpreted, and a column only if its
+/// collation orders as the default.
+fn side<'a>(e: &'a Expr, cols: &[Col]) -> Option<Scalar<'a>> {
+    let s = Scalar::prepare(e, cols);
+    match s {
+        Scalar::Expr(_) => None,
+        Scalar::Column(i) if !cols[i].collation.is_none_or(|c| c.order().is_default()) => None,
+        s => Some(s),
+    }
+}
+
+/// Two sides that may be compared as values: not two columns (whose collations could
+/// conflict, error 468).
+fn comparable(a: &Scalar<'_>, b: &Scalar<'_>) -> bool {
+    !matches!((a, b), (Scalar::Column(_), Scalar::Column(_)))
+}
+
+/// A comparison, BETWEEN or IN list whose sides are all prepared.
+fn prepare_scalars<'a>(e: &'a Expr, cols: &[Col]) -> Option<Part<'a>> {
+    match &e.kind {
+        ExprKind::Binary { op, left, right } if is_comparison(*op) => {
+            let (left, right) = (side(left, cols)?, side(right, cols)?);
+            comparable(&left, &right).then_some(Part::Scalars { op: *op, left, right })
+        }
+        ExprKind::Between { expr, negated, low, high } => {
+            let (expr, low, high) = (side(expr, cols)?, side(low, cols)?, side(high, cols)?);
+            (comparable(&expr, &low) && comparable(&expr, &high)).then_some(Part::ScalarBetween {
+                expr,
+                low,
+                high,
+                negated: *negated,
+            })
+        }
+        ExprKind::InList { expr, negated, list } => {
+            let expr = side(expr, cols).filter(|s| !matches!(s, Scalar::Column(_)))?;
+            let list = list.iter().map(constant).collect::<Option<Vec<Value>>>()?;
+            Some(Part::ScalarIn { expr, list, negated: *negated })
+        }
+        _ => None,
+    }
 }
 
 impl Run<'_> {
@@ -132,6 +189,39 @@ impl Run<'_> {
                 }
                 Part::InList { col, list, negated } => {
                     let r = in_values(value(*col), list.iter())?;
+                    if *negated {
+                        r.map(|b| !b)
+                    } else {
+                        r
+                    }
+                }
+                Part::Scalars { op, left, right } => {
+                    let env = Env::new(f.cols, row, f.outer);
+                    let a = self.eval_prepared(left, &env)?;
+                    let b = self.eval_prepared(right, &env)?;
+                    scalar::compare(&a, &b)?.map(|o| cmp_matches(*op, o))
+                }
+                Part::ScalarBetween { expr, low, high, negated } => {
+                    let env = Env::new(f.cols, row, f.outer);
+                    let v = self.eval_prepared(expr, &env)?;
+                    let low = self.eval_prepared(low, &env)?;
+                    let high = self.eval_prepared(high, &env)?;
+                    let a = scalar::compare(&v, &low)?.map(|o| o != std::cmp::Ordering::Less);
+                    let b = scalar::compare(&v, &high)?.map(|o| o != std::cmp::Ordering::Greater);
+                    let r = match (a, b) {
+                        (Some(false), _) | (_, Some(false)) => Some(false),
+                        (Some(true), Some(true)) => Some(true),
+                        _ => None,
+                    };
+                    if *negated {
+                        r.map(|b| !b)
+                    } else {
+                        r
+                    }
+                }
+                Part::ScalarIn { expr, list, negated } => {
+                    let env = Env::new(f.cols, row, f.outer);
+                    let r = in_values(&self.eval_prepared(expr, &env)?, list.iter())?;
                     if *negated {
                         r.map(|b| !b)
                     } else {

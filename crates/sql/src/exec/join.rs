@@ -48,6 +48,7 @@ use crate::exec::grant::MemoryGrant;
 use crate::exec::prepared::Scalar;
 use crate::exec::query::{table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar;
+use crate::exec::scalar::registry::{self, Determinism};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -230,9 +231,8 @@ fn stable_node(e: &Expr) -> bool {
         ExprKind::Function(f) => {
             f.over.is_none()
                 && !is_aggregate_call(f)
-                && !["NEWID", "NEWSEQUENTIALID", "RAND"]
-                    .iter()
-                    .any(|n| f.name.name.value.eq_ignore_ascii_case(n))
+                && registry::lookup(&f.name.name.value)
+                    .is_none_or(|b| b.determinism != Determinism::PerCall)
         }
         _ => true,
     }

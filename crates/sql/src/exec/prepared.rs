@@ -1,19 +1,22 @@
 //! Scalar expressions prepared for a loop over many rows: an aggregate's argument, a
-//! grouping key.
+//! grouping key, a side of a scan's conjunct (`filter.rs`).
 //!
 //! Interpreted, `l_extendedprice * (1 - l_discount)` finds two columns by name and rebuilds
 //! the constant 1 from its text on every row. [`Scalar::prepare`] resolves what it can once
 //! against the rows' columns: a column to its position, a literal to its value, CAST's type
-//! to a type; arithmetic of prepared parts stays prepared. Everything else (functions,
-//! variables, subqueries, CASE, outer references) is interpreted as before, so the value (or
-//! error) of every row is the interpreter's: the same operations run on the same values.
+//! to a type, a built-in function of argument values to its registry entry (so that no row
+//! looks its name up); arithmetic and calls of prepared parts stay prepared. Everything else
+//! (user-defined and session functions, variables, subqueries, CASE, outer references) is
+//! interpreted as before, so the value (or error) of every row is the interpreter's: the same
+//! operations run on the same values.
 
 use walden_engine::types::{SqlType, Value};
 
-use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
-use crate::exec::eval::{conversion_overflow, is_comparison, Col, Env};
+use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, UnaryOp};
+use crate::exec::eval::{bare_word, conversion_overflow, is_comparison, Col, Env};
 use crate::exec::filter::{column, constant};
 use crate::exec::scalar;
+use crate::exec::scalar::registry::{self, Builtin, Kind};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -29,6 +32,9 @@ pub(crate) enum Scalar<'a> {
     Unary { op: UnaryOp, operand: Box<Scalar<'a>> },
     /// `CAST(x AS type)` or `TRY_CAST`.
     Cast { expr: Box<Scalar<'a>>, ty: SqlType, is_try: bool },
+    /// A built-in function of its arguments' values ([`Kind::Pure`]) with as many arguments
+    /// as it takes.
+    Call { builtin: &'static Builtin, run: registry::Pure, args: Vec<Scalar<'a>> },
     /// Interpreted.
     Expr(&'a Expr),
 }
@@ -63,9 +69,35 @@ impl<'a> Scalar<'a> {
                 },
                 Err(_) => Scalar::Expr(e),
             },
+            ExprKind::Function(f) => prepare_call(f, cols).unwrap_or(Scalar::Expr(e)),
             _ => Scalar::Expr(e),
         }
     }
+}
+
+/// A call of a built-in function of argument values, resolved to its registry entry; `None`
+/// for any other call, and for one with a wrong number of arguments, which the interpreter
+/// then refuses on each row as before.
+fn prepare_call<'a>(f: &'a FunctionCall, cols: &[Col]) -> Option<Scalar<'a>> {
+    if f.name.schema.is_some() || f.over.is_some() || !f.within_group.is_empty() {
+        return None;
+    }
+    let builtin = registry::lookup(&f.name.name.value)?;
+    let Kind::Pure(run) = builtin.kind else { return None };
+    let args: &[Expr] = match &f.args {
+        FunctionArgs::List { args, .. } => args,
+        FunctionArgs::None | FunctionArgs::Star => &[],
+    };
+    builtin.check_arity(args.len()).ok()?;
+    let args = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| match bare_word(a).filter(|_| builtin.bare_word == Some(i)) {
+            Some(word) => Scalar::Constant(Value::Str(word.to_string())),
+            None => Scalar::prepare(a, cols),
+        })
+        .collect();
+    Some(Scalar::Call { builtin, run, args })
 }
 
 impl Run<'_> {
@@ -94,6 +126,13 @@ impl Run<'_> {
                 } else {
                     scalar::convert(v, *ty, None).or_else(conversion_overflow)
                 }
+            }
+            Scalar::Call { builtin, run, args } => {
+                let mut values = Vec::with_capacity(args.len());
+                for a in args {
+                    values.push(self.eval_prepared(a, env)?);
+                }
+                builtin.apply(*run, values)
             }
             Scalar::Expr(e) => self.eval(e, env),
         }

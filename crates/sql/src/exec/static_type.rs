@@ -5,18 +5,19 @@
 //!
 //! A computed column's type is otherwise taken from its values (`query::infer_type`); this
 //! is only asked when every value is NULL or there are none, so it covers the expressions
-//! scripts write there (literals, columns, casts, variables, the common functions,
-//! arithmetic, CASE) rather than every rule of SQL Server's type derivation. What it cannot
-//! tell stays `int`, SQL Server's type for an untyped NULL.
+//! scripts write there (literals, columns, casts, variables, arithmetic, CASE, and built-in
+//! functions by their registry entry's rule) rather than every rule of SQL Server's type
+//! derivation. What it cannot tell stays `int`, SQL Server's type for an untyped NULL.
 
 use walden_engine::types::{Len, SqlType, MAX_BYTE_LEN, MAX_NCHAR_LEN};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, Literal};
 use crate::exec::eval::{find_column, Col};
+use crate::exec::scalar::registry::{self, Returns};
 use crate::exec::scalar::{common_type, declared_len};
 use crate::exec::session::Run;
 
-/// The length of `sysname`, which the metadata functions return.
+/// The length of `sysname`, which `@@SERVERNAME` returns.
 const SYSNAME: SqlType = SqlType::NVarChar(Len::N(128));
 
 impl Run<'_> {
@@ -80,20 +81,20 @@ impl Run<'_> {
                 .filter_map(|r| self.static_type(r, cols))
                 .reduce(common_type),
             ExprKind::Function(f) if f.name.schema.is_some() => self.user_function_type(f),
-            // The value PERCENTILE_DISC picks is its WITHIN GROUP expression's.
-            ExprKind::Function(f)
-                if f.name.name.value.eq_ignore_ascii_case("PERCENTILE_DISC")
-                    && f.within_group.len() == 1 =>
-            {
-                f.within_group.first().and_then(|o| self.static_type(&o.expr, cols))
-            }
             ExprKind::Function(f) => {
+                let b = registry::lookup(&f.name.name.value)?;
+                // The value PERCENTILE_DISC picks is its WITHIN GROUP expression's.
+                if matches!(b.returns, Returns::WithinGroup) {
+                    return match f.within_group.as_slice() {
+                        [o] => self.static_type(&o.expr, cols),
+                        _ => None,
+                    };
+                }
                 let args = match &f.args {
                     FunctionArgs::List { args, .. } => args.as_slice(),
                     FunctionArgs::None | FunctionArgs::Star => &[],
                 };
-                let arg = |i: usize| args.get(i).and_then(|a| self.static_type(a, cols));
-                function_type(&f.name.name.value.to_ascii_uppercase(), arg)
+                b.result_type(&|i: usize| args.get(i).and_then(|a| self.static_type(a, cols)))
             }
             _ => None,
         }
@@ -134,51 +135,6 @@ fn system_variable_type(name: &str) -> Option<SqlType> {
         "@@SERVERNAME" | "@@SERVICENAME" => SYSNAME,
         "@@VERSION" => SqlType::NVarChar(Len::N(300)),
         "@@DBTS" => SqlType::VarBinary(Len::N(8)),
-        _ => return None,
-    })
-}
-
-/// The result type of the built-in functions whose type does not depend on their values;
-/// `arg(i)` is the static type of argument `i`.
-fn function_type(name: &str, arg: impl Fn(usize) -> Option<SqlType>) -> Option<SqlType> {
-    Some(match name {
-        "GETDATE" | "GETUTCDATE" | "CURRENT_TIMESTAMP" | "STATS_DATE" => SqlType::DateTime,
-        "SYSDATETIME" | "SYSUTCDATETIME" => SqlType::DateTime2(7),
-        "SYSDATETIMEOFFSET" | "TODATETIMEOFFSET" => SqlType::DateTimeOffset(7),
-        "SQL_VARIANT_PROPERTY" => SqlType::Variant,
-        "EVENTDATA" => SqlType::Xml,
-        "SWITCHOFFSET" => match arg(0) {
-            Some(SqlType::DateTimeOffset(s) | SqlType::DateTime2(s)) => SqlType::DateTimeOffset(s),
-            _ => SqlType::DateTimeOffset(7),
-        },
-        "NEWID" | "NEWSEQUENTIALID" => SqlType::UniqueIdentifier,
-        "EOMONTH" | "DATEFROMPARTS" => SqlType::Date,
-        "DATEDIFF" | "DATEPART" | "YEAR" | "MONTH" | "DAY" | "LEN" | "DATALENGTH" | "CHARINDEX"
-        | "PATINDEX" | "ASCII" | "UNICODE" | "OBJECT_ID" | "COUNT" | "TYPE_ID" | "SCHEMA_ID"
-        | "ISNUMERIC" | "DB_ID" | "CHECKSUM" | "BINARY_CHECKSUM" => SqlType::Int,
-        "GROUPING" => SqlType::TinyInt,
-        "GROUPING_ID" => SqlType::Int,
-        "STDEV" | "STDEVP" | "VAR" | "VARP" | "PERCENTILE_CONT" => SqlType::Float,
-        "APPROX_COUNT_DISTINCT" | "CURRENT_TRANSACTION_ID" => SqlType::BigInt,
-        "ISJSON" | "JSON_PATH_EXISTS" => SqlType::Int,
-        "JSON_VALUE" => SqlType::NVarChar(Len::N(4000)),
-        "JSON_QUERY" | "JSON_MODIFY" => SqlType::NVarChar(Len::Max),
-        "DATEDIFF_BIG" | "COUNT_BIG" | "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" => {
-            SqlType::BigInt
-        }
-        "DB_NAME" | "OBJECT_NAME" | "OBJECT_SCHEMA_NAME" | "SCHEMA_NAME" | "TYPE_NAME"
-        | "SUSER_SNAME" | "SUSER_NAME" | "ORIGINAL_LOGIN" | "SYSTEM_USER" | "USER_NAME"
-        | "CURRENT_USER" | "SESSION_USER" | "USER" | "HOST_NAME" | "APP_NAME" | "DATENAME" => {
-            SYSNAME
-        }
-        "FORMAT" => SqlType::NVarChar(Len::N(4000)),
-        "HASHBYTES" => SqlType::VarBinary(Len::N(8000)),
-        "OBJECT_DEFINITION" => SqlType::NVarChar(Len::Max),
-        "DATEADD" | "DATE_BUCKET" => return arg(2),
-        "DATETRUNC" => return arg(1),
-        "ISNULL" | "COALESCE" | "ABS" | "UPPER" | "LOWER" | "LTRIM" | "RTRIM" | "TRIM" | "LEFT"
-        | "RIGHT" | "SUBSTRING" | "REVERSE" | "MIN" | "MAX" | "SUM" | "AVG" | "ROUND" | "FLOOR"
-        | "CEILING" => return arg(0),
         _ => return None,
     })
 }

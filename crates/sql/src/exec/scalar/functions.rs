@@ -1,12 +1,12 @@
-//! Built-in scalar functions: the dispatcher, and the string, math and NULL functions (date
-//! functions are in [`dates`](super::dates)).
+//! Built-in scalar functions: the string, math and NULL functions (date functions are in
+//! [`dates`](super::dates); the registry, [`registry`](super::registry), says which name
+//! runs which, with how many arguments).
 //!
 //! Functions take already-evaluated arguments. As in SQL Server, a NULL argument gives NULL
 //! (except CONCAT, CONCAT_WS, ISNULL, COALESCE, NULLIF, ISNUMERIC and ISDATE), string
 //! functions convert other types to their text first, and text matching (REPLACE, CHARINDEX)
 //! is case-insensitive like the default collation.
 
-use std::borrow::Cow;
 use std::cell::Cell;
 use std::cmp::Ordering;
 use std::hash::{BuildHasher, Hasher};
@@ -17,179 +17,11 @@ use super::compare::{compare, fold};
 use super::convert::{
     coerce, convert, float_to_decimal, parse_float_text, parse_money_text, to_float,
 };
-use super::dates;
 use super::num::pow10;
 use super::temporal::{self, DateOrder};
 use super::text::to_text;
 use super::types::{common_type, type_label, type_of, value_label};
 use crate::exec::SqlError;
-
-type Eval = fn(Vec<Value>) -> Result<Value, SqlError>;
-
-/// Calls a built-in scalar function by its name (matched case-insensitively) with evaluated
-/// arguments; `None` if the name is not one of these functions. A wrong number of arguments is
-/// Msg 174 (or 189 for functions taking a range).
-///
-/// Dates: GETDATE, CURRENT_TIMESTAMP, GETUTCDATE, SYSDATETIME, SYSUTCDATETIME,
-/// SYSDATETIMEOFFSET, TODATETIMEOFFSET, SWITCHOFFSET, DATEADD,
-/// DATEDIFF, DATEDIFF_BIG, DATEPART, DATENAME, YEAR, MONTH, DAY, EOMONTH, DATEFROMPARTS, ISDATE.
-/// Strings: LEN, DATALENGTH, LEFT, RIGHT, SUBSTRING, LTRIM, RTRIM, TRIM, UPPER, LOWER, REPLACE,
-/// CHARINDEX, CONCAT, CONCAT_WS, REPLICATE, REVERSE, SPACE, STR, STUFF, ASCII, CHAR, NCHAR,
-/// UNICODE, QUOTENAME. Math: ABS, ROUND, FLOOR, CEILING, POWER, SQRT, SQUARE, EXP, LOG, LOG10,
-/// SIN, COS, TAN, ASIN, ACOS, ATAN, ATN2, SIGN, PI, RAND. Others: NEWID, ISNULL, COALESCE,
-/// NULLIF, ISNUMERIC, CHOOSE, TRANSLATE, FORMAT. JSON: ISJSON, JSON_VALUE, JSON_QUERY,
-/// JSON_MODIFY. More: GREATEST, LEAST, DATETIMEFROMPARTS, DATETIME2FROMPARTS,
-/// DATETIMEOFFSETFROMPARTS, TIMEFROMPARTS,
-/// DATETRUNC, STRING_ESCAPE, FORMATMESSAGE, SOUNDEX, DIFFERENCE.
-pub fn call(name: &str, args: Vec<Value>) -> Option<Result<Value, SqlError>> {
-    let upper: Cow<'_, str> = if name.bytes().any(|b| b.is_ascii_lowercase()) {
-        Cow::Owned(name.to_ascii_uppercase())
-    } else {
-        Cow::Borrowed(name)
-    };
-    let (min, max, eval): (usize, usize, Eval) = match upper.as_ref() {
-        "GETDATE" | "CURRENT_TIMESTAMP" => (0, 0, dates::getdate),
-        "GETUTCDATE" => (0, 0, dates::getutcdate),
-        "SYSDATETIME" => (0, 0, dates::sysdatetime),
-        "SYSUTCDATETIME" => (0, 0, dates::sysutcdatetime),
-        "SYSDATETIMEOFFSET" => (0, 0, dates::sysdatetimeoffset),
-        "TODATETIMEOFFSET" => (2, 2, dates::todatetimeoffset),
-        "SWITCHOFFSET" => (2, 2, dates::switchoffset),
-        "DATEADD" => (3, 3, dates::dateadd),
-        "DATEDIFF" => (3, 3, |a| dates::datediff(a, false)),
-        "DATEDIFF_BIG" => (3, 3, |a| dates::datediff(a, true)),
-        "DATEPART" => (2, 2, dates::datepart),
-        "DATENAME" => (2, 2, dates::datename),
-        "YEAR" => (1, 1, |a| dates::year_month_day(a, "YEAR")),
-        "MONTH" => (1, 1, |a| dates::year_month_day(a, "MONTH")),
-        "DAY" => (1, 1, |a| dates::year_month_day(a, "DAY")),
-        "EOMONTH" => (1, 2, dates::eomonth),
-        "DATEFROMPARTS" => (3, 3, dates::datefromparts),
-        "ISDATE" => (1, 1, isdate),
-        "SQL_VARIANT_PROPERTY" => (2, 2, sql_variant_property),
-        // When statistics were last updated: the session answers it from the catalog
-        // (`Run::stats_date`); this entry gives its arity, and NULL where no session does.
-        "STATS_DATE" => (2, 2, |_| Ok(Value::Null)),
-        "LEN" => (1, 1, len),
-        "DATALENGTH" => (1, 1, datalength),
-        "LEFT" => (2, 2, |a| left_right(a, false)),
-        "RIGHT" => (2, 2, |a| left_right(a, true)),
-        "SUBSTRING" => (3, 3, substring),
-        "LTRIM" => (1, 2, |a| trim(a, true, false)),
-        "RTRIM" => (1, 2, |a| trim(a, false, true)),
-        // TRIM(string, chars) is what `TRIM(chars FROM string)` parses to.
-        "TRIM" => (1, 2, |a| trim(a, true, true)),
-        "UPPER" => (1, 1, |a| map_text(a, str::to_uppercase)),
-        "LOWER" => (1, 1, |a| map_text(a, str::to_lowercase)),
-        "REVERSE" => (1, 1, |a| map_text(a, |s| s.chars().rev().collect())),
-        "REPLACE" => (3, 3, replace),
-        "CHARINDEX" => (2, 3, charindex),
-        "PATINDEX" => (2, 2, |a| {
-            Ok(super::compare::patindex(&a[0], &a[1]).map_or(Value::Null, |i| Value::Int(i as i32)))
-        }),
-        "CHECKSUM" => (1, 254, |a| Ok(super::more::checksum(&a, false))),
-        "BINARY_CHECKSUM" => (1, 254, |a| Ok(super::more::checksum(&a, true))),
-        "CONCAT" => (2, 254, concat),
-        "CONCAT_WS" => (3, 254, concat_ws),
-        "REPLICATE" => (2, 2, replicate),
-        "SPACE" => (1, 1, space),
-        "STR" => (1, 3, str_fn),
-        "STUFF" => (4, 4, stuff),
-        "ASCII" => (1, 1, |a| first_char_code(a, false)),
-        "UNICODE" => (1, 1, |a| first_char_code(a, true)),
-        "CHAR" => (1, 1, |a| char_of(a, false)),
-        "NCHAR" => (1, 1, |a| char_of(a, true)),
-        "QUOTENAME" => (1, 2, quotename),
-        "ABS" => (1, 1, abs),
-        "ROUND" => (2, 3, round),
-        "FLOOR" => (1, 1, |a| floor_ceiling(a, false)),
-        "CEILING" => (1, 1, |a| floor_ceiling(a, true)),
-        "POWER" => (2, 2, power),
-        "SIGN" => (1, 1, sign),
-        "SQRT" => (1, 1, |a| float_fn(a, f64::sqrt)),
-        "SQUARE" => (1, 1, |a| float_fn(a, |x| x * x)),
-        "EXP" => (1, 1, |a| float_fn(a, f64::exp)),
-        "LOG" => (1, 2, log),
-        "LOG10" => (1, 1, |a| float_fn(a, |x| if x > 0.0 { x.log10() } else { f64::NAN })),
-        "SIN" => (1, 1, |a| float_fn(a, f64::sin)),
-        "COS" => (1, 1, |a| float_fn(a, f64::cos)),
-        "TAN" => (1, 1, |a| float_fn(a, f64::tan)),
-        "ASIN" => (1, 1, |a| float_fn(a, f64::asin)),
-        "ACOS" => (1, 1, |a| float_fn(a, f64::acos)),
-        "ATAN" => (1, 1, |a| float_fn(a, f64::atan)),
-        "ATN2" => (2, 2, atn2),
-        "COT" => (1, 1, |a| float_fn(a, |x| 1.0 / x.tan())),
-        "RADIANS" => (1, 1, |a| float_fn(a, f64::to_radians)),
-        "DEGREES" => (1, 1, |a| float_fn(a, f64::to_degrees)),
-        "PI" => (0, 0, |_| Ok(Value::Float(std::f64::consts::PI))),
-        "RAND" => (0, 1, rand),
-        "NEWID" => (0, 0, |_| Ok(Value::Guid(new_guid()))),
-        "ISNULL" => (2, 2, isnull),
-        "COALESCE" => (1, usize::MAX, coalesce),
-        "NULLIF" => (2, 2, nullif),
-        "ISNUMERIC" => (1, 1, isnumeric),
-        "CHOOSE" => (2, 254, choose),
-        "TRANSLATE" => (3, 3, translate),
-        "FORMAT" => (2, 3, super::format::format),
-        "HASHBYTES" => (2, 2, hashbytes),
-        "ISJSON" => (1, 2, super::json::isjson),
-        "JSON_PATH_EXISTS" => (2, 2, super::json::json_path_exists),
-        "GREATEST" => (1, 254, |a| super::more::extreme(a, true)),
-        "LEAST" => (1, 254, |a| super::more::extreme(a, false)),
-        "DATETIMEFROMPARTS" => (7, 7, super::more::datetimefromparts),
-        "DATETIME2FROMPARTS" => (8, 8, super::more::datetime2fromparts),
-        "DATETIMEOFFSETFROMPARTS" => (10, 10, super::more::datetimeoffsetfromparts),
-        "TIMEFROMPARTS" => (5, 5, super::more::timefromparts),
-        "DATETRUNC" => (2, 2, super::more::datetrunc),
-        "DATE_BUCKET" => (3, 4, super::more::date_bucket),
-        "STRING_ESCAPE" => (2, 2, super::more::string_escape),
-        "FORMATMESSAGE" => (1, 21, super::more::formatmessage),
-        "SOUNDEX" => (1, 1, super::more::soundex),
-        "DIFFERENCE" => (2, 2, super::more::difference),
-        "JSON_VALUE" => (2, 2, super::json::json_value),
-        "JSON_QUERY" => (1, 2, super::json::json_query),
-        "JSON_MODIFY" => (3, 3, super::json::json_modify),
-        _ => return None,
-    };
-    let n = args.len();
-    if n < min || n > max {
-        let lower = upper.to_ascii_lowercase();
-        return Some(Err(if min == max {
-            SqlError::with_severity(
-                174,
-                15,
-                format!("The {lower} function requires {min} argument(s)."),
-            )
-        } else if max == usize::MAX {
-            SqlError::with_severity(
-                189,
-                15,
-                format!("The {lower} function requires at least {min} argument(s)."),
-            )
-        } else {
-            SqlError::with_severity(
-                189,
-                15,
-                format!("The {lower} function requires {min} to {max} arguments."),
-            )
-        }));
-    }
-    // Only the functions that pass a value through (and DATALENGTH) take xml; the others
-    // would read it as text, which SQL Server refuses (it has no implicit xml to string).
-    if !matches!(upper.as_ref(), "ISNULL" | "COALESCE" | "CHOOSE" | "DATALENGTH") {
-        if let Some(i) = args.iter().position(|a| matches!(a, Value::Xml(_))) {
-            return Some(Err(SqlError::new(
-                8116,
-                format!(
-                    "Argument data type xml is invalid for argument {} of {} function.",
-                    i + 1,
-                    upper.to_ascii_lowercase()
-                ),
-            )));
-        }
-    }
-    Some(eval(args))
-}
 
 /// The arguments, padded with NULLs to `N` (the dispatcher has checked the count).
 fn take<const N: usize>(args: Vec<Value>) -> [Value; N] {
@@ -232,7 +64,7 @@ fn count_value(n: usize) -> Value {
     }
 }
 
-fn len(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn len(args: Vec<Value>) -> Result<Value, SqlError> {
     let [v] = take(args);
     Ok(match v {
         Value::Null => Value::Null,
@@ -244,7 +76,7 @@ fn len(args: Vec<Value>) -> Result<Value, SqlError> {
     })
 }
 
-fn datalength(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn datalength(args: Vec<Value>) -> Result<Value, SqlError> {
     let [v] = take(args);
     let n = match &v {
         Value::Null => return Ok(Value::Null),
@@ -273,7 +105,7 @@ fn datalength(args: Vec<Value>) -> Result<Value, SqlError> {
     Ok(count_value(n))
 }
 
-fn left_right(args: Vec<Value>, right: bool) -> Result<Value, SqlError> {
+pub(super) fn left_right(args: Vec<Value>, right: bool) -> Result<Value, SqlError> {
     let [s, n] = take(args);
     let Some(n) = int_arg(n)? else {
         return Ok(Value::Null);
@@ -306,7 +138,7 @@ fn left_right(args: Vec<Value>, right: bool) -> Result<Value, SqlError> {
     })
 }
 
-fn substring(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn substring(args: Vec<Value>) -> Result<Value, SqlError> {
     let [s, start, length] = take(args);
     let (Some(start), Some(length)) = (int_arg(start)?, int_arg(length)?) else {
         return Ok(Value::Null);
@@ -339,7 +171,7 @@ fn substring(args: Vec<Value>) -> Result<Value, SqlError> {
     })
 }
 
-fn trim(args: Vec<Value>, left: bool, right: bool) -> Result<Value, SqlError> {
+pub(super) fn trim(args: Vec<Value>, left: bool, right: bool) -> Result<Value, SqlError> {
     let [s, chars] = take(args);
     let Some((s, national)) = text_arg(s) else {
         return Ok(Value::Null);
@@ -361,7 +193,7 @@ fn trim(args: Vec<Value>, left: bool, right: bool) -> Result<Value, SqlError> {
     Ok(text_value(t.to_string(), national))
 }
 
-fn map_text(args: Vec<Value>, f: fn(&str) -> String) -> Result<Value, SqlError> {
+pub(super) fn map_text(args: Vec<Value>, f: fn(&str) -> String) -> Result<Value, SqlError> {
     let [s] = take(args);
     Ok(match text_arg(s) {
         Some((s, national)) => text_value(f(&s), national),
@@ -394,7 +226,7 @@ fn find_folded(s: &str, find: &str, from: usize, first_only: bool) -> Vec<(usize
     hits
 }
 
-fn replace(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn replace(args: Vec<Value>) -> Result<Value, SqlError> {
     let [s, find, with] = take(args);
     let (Some((s, n1)), Some((find, n2)), Some((with, n3))) =
         (text_arg(s), text_arg(find), text_arg(with))
@@ -413,7 +245,7 @@ fn replace(args: Vec<Value>) -> Result<Value, SqlError> {
 }
 
 /// `CHOOSE(index, value, ...)`: the index-th value (from 1), NULL outside the list.
-fn choose(mut args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn choose(mut args: Vec<Value>) -> Result<Value, SqlError> {
     let index = int_arg(args.remove(0))?;
     Ok(match index {
         Some(i) if i >= 1 && (i as usize) <= args.len() => args.swap_remove(i as usize - 1),
@@ -423,7 +255,7 @@ fn choose(mut args: Vec<Value>) -> Result<Value, SqlError> {
 
 /// `TRANSLATE(text, characters, translations)`: each character of the second argument
 /// replaced by the one at the same place in the third (error 9828 if their lengths differ).
-fn translate(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn translate(args: Vec<Value>) -> Result<Value, SqlError> {
     let [s, from, to] = take(args);
     let (Some((s, n1)), Some((from, _)), Some((to, _))) =
         (text_arg(s), text_arg(from), text_arg(to))
@@ -443,7 +275,7 @@ fn translate(args: Vec<Value>) -> Result<Value, SqlError> {
     Ok(text_value(out, n1))
 }
 
-fn charindex(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn charindex(args: Vec<Value>) -> Result<Value, SqlError> {
     let [find, s, start] = take(args);
     let (Some((find, _)), Some((s, _))) = (text_arg(find), text_arg(s)) else {
         return Ok(Value::Null);
@@ -461,7 +293,7 @@ fn charindex(args: Vec<Value>) -> Result<Value, SqlError> {
     Ok(count_value(position))
 }
 
-fn concat(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn concat(args: Vec<Value>) -> Result<Value, SqlError> {
     let national = args.iter().any(|v| matches!(v, Value::NStr(_)));
     let mut out = String::new();
     for v in &args {
@@ -473,7 +305,7 @@ fn concat(args: Vec<Value>) -> Result<Value, SqlError> {
     Ok(text_value(out, national))
 }
 
-fn concat_ws(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn concat_ws(args: Vec<Value>) -> Result<Value, SqlError> {
     let national = args.iter().any(|v| matches!(v, Value::NStr(_)));
     let mut it = args.into_iter();
     let Some((sep, _)) = it.next().and_then(text_arg) else {
@@ -483,7 +315,7 @@ fn concat_ws(args: Vec<Value>) -> Result<Value, SqlError> {
     Ok(text_value(parts.join(&sep), national))
 }
 
-fn replicate(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn replicate(args: Vec<Value>) -> Result<Value, SqlError> {
     let [s, n] = take(args);
     let (Some((s, national)), Some(n)) = (text_arg(s), int_arg(n)?) else {
         return Ok(Value::Null);
@@ -500,7 +332,7 @@ fn replicate(args: Vec<Value>) -> Result<Value, SqlError> {
     Ok(text_value(s.repeat(n), national))
 }
 
-fn space(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn space(args: Vec<Value>) -> Result<Value, SqlError> {
     let [n] = take(args);
     Ok(match int_arg(n)?.map(usize::try_from) {
         // SPACE returns VARCHAR, at most 8000 characters.
@@ -512,7 +344,7 @@ fn space(args: Vec<Value>) -> Result<Value, SqlError> {
 /// STR(number [, length [, decimals]]): right-aligned in `length` characters (default 10) with
 /// `decimals` decimals (default 0, at most 16), fewer decimals if that is what fits, `*`s if
 /// the integral part does not.
-fn str_fn(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn str_fn(args: Vec<Value>) -> Result<Value, SqlError> {
     let [x, length, decimals] = take(args);
     if x.is_null() {
         return Ok(Value::Null);
@@ -545,7 +377,7 @@ fn str_fn(args: Vec<Value>) -> Result<Value, SqlError> {
 
 /// STUFF(s, start, length, insert): `length` characters from `start` replaced; NULL for a start
 /// outside the string or a negative length.
-fn stuff(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn stuff(args: Vec<Value>) -> Result<Value, SqlError> {
     let [s, start, length, insert] = take(args);
     let (Some((s, national)), Some(start), Some(length)) =
         (text_arg(s), int_arg(start)?, int_arg(length)?)
@@ -567,7 +399,7 @@ fn stuff(args: Vec<Value>) -> Result<Value, SqlError> {
     Ok(text_value(out, national || n2))
 }
 
-fn first_char_code(args: Vec<Value>, unicode: bool) -> Result<Value, SqlError> {
+pub(super) fn first_char_code(args: Vec<Value>, unicode: bool) -> Result<Value, SqlError> {
     let [s] = take(args);
     Ok(match text_arg(s).and_then(|(s, _)| s.chars().next()) {
         // ASCII gives the code of a single-byte character; beyond Latin-1 there is none.
@@ -577,7 +409,7 @@ fn first_char_code(args: Vec<Value>, unicode: bool) -> Result<Value, SqlError> {
     })
 }
 
-fn char_of(args: Vec<Value>, national: bool) -> Result<Value, SqlError> {
+pub(super) fn char_of(args: Vec<Value>, national: bool) -> Result<Value, SqlError> {
     let [n] = take(args);
     let limit = if national { 0x10FFFF } else { 255 };
     Ok(match int_arg(n)? {
@@ -591,7 +423,7 @@ fn char_of(args: Vec<Value>, national: bool) -> Result<Value, SqlError> {
     })
 }
 
-fn quotename(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn quotename(args: Vec<Value>) -> Result<Value, SqlError> {
     let [s, quote] = take(args);
     let Some((s, _)) = text_arg(s) else {
         return Ok(Value::Null);
@@ -643,7 +475,7 @@ fn float_result(x: f64) -> Result<Value, SqlError> {
     }
 }
 
-fn float_fn(args: Vec<Value>, f: fn(f64) -> f64) -> Result<Value, SqlError> {
+pub(super) fn float_fn(args: Vec<Value>, f: fn(f64) -> f64) -> Result<Value, SqlError> {
     let [x] = take(args);
     if x.is_null() {
         return Ok(Value::Null);
@@ -651,7 +483,7 @@ fn float_fn(args: Vec<Value>, f: fn(f64) -> f64) -> Result<Value, SqlError> {
     float_result(f(to_float(&coerce(x, SqlType::Float, true)?)?))
 }
 
-fn log(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn log(args: Vec<Value>) -> Result<Value, SqlError> {
     let [x, base] = take(args);
     if x.is_null() {
         return Ok(Value::Null);
@@ -672,7 +504,7 @@ fn log(args: Vec<Value>) -> Result<Value, SqlError> {
     }
 }
 
-fn atn2(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn atn2(args: Vec<Value>) -> Result<Value, SqlError> {
     let [y, x] = take(args);
     if y.is_null() || x.is_null() {
         return Ok(Value::Null);
@@ -693,7 +525,7 @@ fn numeric_arg(v: Value, func: &str) -> Result<Value, SqlError> {
     }
 }
 
-fn abs(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn abs(args: Vec<Value>) -> Result<Value, SqlError> {
     let [x] = take(args);
     Ok(match numeric_arg(x, "abs")? {
         Value::SmallInt(v) => {
@@ -736,7 +568,7 @@ fn round_exact(m: i128, scale: u8, places: i64, truncate: bool) -> Option<i128> 
     q.checked_mul(divisor)
 }
 
-fn round(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn round(args: Vec<Value>) -> Result<Value, SqlError> {
     let [x, places, function] = take(args);
     let x = numeric_arg(x, "round")?;
     let Some(places) = int_arg(places)? else {
@@ -784,7 +616,7 @@ fn round(args: Vec<Value>) -> Result<Value, SqlError> {
     })
 }
 
-fn floor_ceiling(args: Vec<Value>, ceiling: bool) -> Result<Value, SqlError> {
+pub(super) fn floor_ceiling(args: Vec<Value>, ceiling: bool) -> Result<Value, SqlError> {
     let [x] = take(args);
     let func = if ceiling { "ceiling" } else { "floor" };
     Ok(match numeric_arg(x, func)? {
@@ -816,7 +648,7 @@ fn floor_ceiling(args: Vec<Value>, ceiling: bool) -> Result<Value, SqlError> {
 
 /// POWER(x, y): the type of x (INT for the narrower integers, DECIMAL at x's scale), computed
 /// exactly for integers raised to a whole power and in floating point otherwise.
-fn power(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn power(args: Vec<Value>) -> Result<Value, SqlError> {
     let [x, y] = take(args);
     let x = numeric_arg(x, "power")?;
     if x.is_null() || y.is_null() {
@@ -866,7 +698,7 @@ fn power(args: Vec<Value>) -> Result<Value, SqlError> {
 
 /// SIGN(x): -1, 0 or 1 in x's type, except that the narrower integers give INT and REAL
 /// gives FLOAT, as SQL Server's result types say.
-fn sign(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn sign(args: Vec<Value>) -> Result<Value, SqlError> {
     let [x] = take(args);
     Ok(match numeric_arg(x, "sign")? {
         Value::TinyInt(v) => Value::Int(i32::from(v != 0)),
@@ -908,7 +740,7 @@ thread_local! {
 }
 
 /// RAND([seed]): a FLOAT in [0, 1).
-fn rand(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn rand(args: Vec<Value>) -> Result<Value, SqlError> {
     let [seed] = take(args);
     let seed = int_arg(seed)?;
     let x = RAND_STATE.with(|state| {
@@ -923,7 +755,7 @@ fn rand(args: Vec<Value>) -> Result<Value, SqlError> {
 }
 
 /// A random (version 4) GUID.
-fn new_guid() -> Guid {
+pub(super) fn new_guid() -> Guid {
     let (a, b) = GUID_STATE.with(|state| (splitmix(state), splitmix(state)));
     let mut bytes = [0u8; 16];
     bytes[..8].copy_from_slice(&a.to_le_bytes());
@@ -937,14 +769,14 @@ fn new_guid() -> Guid {
 
 /// ISNULL(a, b): `a` unless it is NULL, then `b`. SQL Server converts `b` to `a`'s declared
 /// type; a NULL value carries no type here, so the caller converts when it knows that type.
-fn isnull(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn isnull(args: Vec<Value>) -> Result<Value, SqlError> {
     let [a, b] = take(args);
     Ok(if a.is_null() { b } else { a })
 }
 
 /// COALESCE(...): the first non-NULL argument, converted to the type of highest precedence
 /// among the non-NULL arguments (so `COALESCE('a', 1)` is Msg 245, as in SQL Server).
-fn coalesce(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn coalesce(args: Vec<Value>) -> Result<Value, SqlError> {
     let Some(ty) = args.iter().filter(|v| !v.is_null()).map(type_of).reduce(common_type) else {
         return Ok(Value::Null);
     };
@@ -954,7 +786,7 @@ fn coalesce(args: Vec<Value>) -> Result<Value, SqlError> {
     }
 }
 
-fn nullif(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn nullif(args: Vec<Value>) -> Result<Value, SqlError> {
     let [a, b] = take(args);
     Ok(match compare(&a, &b)? {
         Some(Ordering::Equal) => Value::Null,
@@ -964,7 +796,7 @@ fn nullif(args: Vec<Value>) -> Result<Value, SqlError> {
 
 /// ISNUMERIC(x): 1 if the value is a number or text that converts to some numeric type
 /// (integer, decimal, float or money, so `'$1,000'` and `'1e5'` count), else 0.
-fn isnumeric(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn isnumeric(args: Vec<Value>) -> Result<Value, SqlError> {
     let [x] = take(args);
     let numeric = match &x {
         Value::Str(s) | Value::NStr(s) => {
@@ -979,7 +811,7 @@ fn isnumeric(args: Vec<Value>) -> Result<Value, SqlError> {
 /// SQL_VARIANT_PROPERTY(expression, property): BaseType, Precision, Scale, TotalBytes,
 /// Collation or MaxLength of the value's base type (a string's and a binary's length is the
 /// value's own); NULL for NULL and for any other property.
-fn sql_variant_property(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn sql_variant_property(args: Vec<Value>) -> Result<Value, SqlError> {
     use crate::exec::sysviews::catalog::{max_length, precision, scale};
     let [v, property] = take(args);
     let Some(base) = walden_engine::types::variant_base_type(&v) else {
@@ -1001,7 +833,7 @@ fn sql_variant_property(args: Vec<Value>) -> Result<Value, SqlError> {
 }
 
 /// ISDATE(x): 1 if the value is a date/time value or text that converts to DATETIME.
-fn isdate(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn isdate(args: Vec<Value>) -> Result<Value, SqlError> {
     let [x] = take(args);
     let valid = match &x {
         Value::Str(s) | Value::NStr(s) => {
@@ -1022,7 +854,7 @@ fn isdate(args: Vec<Value>) -> Result<Value, SqlError> {
 /// `HASHBYTES(algorithm, input)`: the digest of the input's bytes (what `CAST(input AS
 /// VARBINARY(MAX))` gives: UTF-16LE for nvarchar). MD2 and MD4, which SQL Server still
 /// accepts though deprecated, and any other name give NULL.
-fn hashbytes(args: Vec<Value>) -> Result<Value, SqlError> {
+pub(super) fn hashbytes(args: Vec<Value>) -> Result<Value, SqlError> {
     use md5::Md5;
     use sha1::{Digest, Sha1};
     use sha2::{Sha256, Sha512};

@@ -12,7 +12,8 @@
 //! * [`unary`] and [`binary`] are the value operators, [`compare`] and [`like`] the
 //!   comparisons; all convert the operand of lower precedence implicitly.
 //! * [`to_text`] is the default text of a value (PRINT, CONCAT, string `+`).
-//! * [`call`] runs a built-in function by name.
+//! * [`registry`] is every built-in function: its arity, result type, determinism and
+//!   implementation; [`call`] runs one that needs only its argument values, by name.
 //!
 //! # Conventions
 //!
@@ -35,6 +36,8 @@ mod hijri;
 pub(crate) mod json;
 mod more;
 mod num;
+pub(crate) mod registry;
+mod session_functions;
 pub(crate) mod settings;
 pub(crate) mod temporal;
 mod text;
@@ -49,8 +52,8 @@ pub use arith::{binary, unary};
 pub use compare::{compare, like};
 pub(crate) use compare::{compare_with_constant, like_collated};
 pub use convert::{coerce, convert, try_convert};
-pub use functions::call;
 pub(crate) use json::{for_json_object, openjson_rows, openjson_with_rows};
+pub use registry::call;
 pub(crate) use temporal::to_local;
 pub use text::to_text;
 
