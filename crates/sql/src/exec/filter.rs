@@ -172,20 +172,9 @@ impl Run<'_> {
                 }
                 Part::Between { col, low, high, negated, memo } => {
                     let v = value(*col);
-                    let a = scalar::compare_with_constant(v, low, &mut memo.0)?
-                        .map(|o| o != std::cmp::Ordering::Less);
-                    let b = scalar::compare_with_constant(v, high, &mut memo.1)?
-                        .map(|o| o != std::cmp::Ordering::Greater);
-                    let r = match (a, b) {
-                        (Some(false), _) | (_, Some(false)) => Some(false),
-                        (Some(true), Some(true)) => Some(true),
-                        _ => None,
-                    };
-                    if *negated {
-                        r.map(|b| !b)
-                    } else {
-                        r
-                    }
+                    let above = scalar::compare_with_constant(v, low, &mut memo.0)?;
+                    let below = scalar::compare_with_constant(v, high, &mut memo.1)?;
+                    between(above, below, *negated)
                 }
                 Part::InList { col, list, negated } => {
                     let r = in_values(value(*col), list.iter())?;
@@ -206,18 +195,7 @@ impl Run<'_> {
                     let v = self.eval_prepared(expr, &env)?;
                     let low = self.eval_prepared(low, &env)?;
                     let high = self.eval_prepared(high, &env)?;
-                    let a = scalar::compare(&v, &low)?.map(|o| o != std::cmp::Ordering::Less);
-                    let b = scalar::compare(&v, &high)?.map(|o| o != std::cmp::Ordering::Greater);
-                    let r = match (a, b) {
-                        (Some(false), _) | (_, Some(false)) => Some(false),
-                        (Some(true), Some(true)) => Some(true),
-                        _ => None,
-                    };
-                    if *negated {
-                        r.map(|b| !b)
-                    } else {
-                        r
-                    }
+                    between(scalar::compare(&v, &low)?, scalar::compare(&v, &high)?, *negated)
                 }
                 Part::ScalarIn { expr, list, negated } => {
                     let env = Env::new(f.cols, row, f.outer);
@@ -238,5 +216,26 @@ impl Run<'_> {
             }
         }
         Ok(true)
+    }
+}
+
+/// `v [NOT] BETWEEN low AND high` in three-valued logic, from `v`'s comparisons with the
+/// bounds (None where one is UNKNOWN): false as soon as either bound excludes it.
+fn between(
+    with_low: Option<std::cmp::Ordering>,
+    with_high: Option<std::cmp::Ordering>,
+    negated: bool,
+) -> Option<bool> {
+    let above = with_low.map(|o| o != std::cmp::Ordering::Less);
+    let below = with_high.map(|o| o != std::cmp::Ordering::Greater);
+    let r = match (above, below) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    };
+    if negated {
+        r.map(|b| !b)
+    } else {
+        r
     }
 }
