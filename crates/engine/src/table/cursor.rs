@@ -118,6 +118,37 @@ impl Entries {
         }
     }
 
+    /// An entry of the current batch as it is under S on its row `row_id` of table `table`
+    /// (the lock a READ COMMITTED read takes and gives back at once): `copied`, the value
+    /// as copied, if no entry of the tree changed since before the copy, else what the tree
+    /// holds for `key` now (None if gone); and whether the transaction has escalated to a
+    /// table lock, which covers the rest of the read.
+    ///
+    /// Why the copy is then committed: an uncommitted change is made under an X lock its
+    /// writer holds until it commits or undoes it (an undo is a change), and the S lock just
+    /// granted says no one holds one. READ COMMITTED gives back only a lock this read took:
+    /// one the transaction held already (it changed the row) stays to the end.
+    fn under_row_lock(
+        &mut self,
+        tx: &mut Transaction,
+        table: u32,
+        row_id: &[u8],
+        key: &[u8],
+        copied: Vec<u8>,
+    ) -> Result<(Option<Vec<u8>>, bool), EngineError> {
+        let db = self.db.id();
+        let res = Resource::key(db, table, 1, row_id);
+        let newly_granted = tx.lock_key(db, table, res.clone(), LockMode::S)?;
+        let escalated = newly_granted.is_none() && tx.table_covers_rows(db, table);
+        let tree = self.db.space().tree(self.root);
+        let current =
+            if self.batch_changes == Some(tree.changes()) { Some(copied) } else { tree.get(key)? };
+        if newly_granted.is_some() && tx.isolation() == Isolation::ReadCommitted {
+            tx.unlock(&res);
+        }
+        Ok((current, escalated))
+    }
+
     /// Whether `key` is below the range's upper bound.
     fn in_range(&self, key: &[u8]) -> bool {
         match &self.upper {
@@ -299,21 +330,11 @@ impl IndexCursor {
             if read_committed && self.entries.committed == Some(tx.own_changes()) {
                 return Ok(Some((key, row_id)));
             }
-            let db = self.entries.db.id();
-            let res = Resource::key(db, self.table_id, 1, &row_id);
-            let newly_granted = tx.lock_key(db, self.table_id, res.clone(), LockMode::S)?;
-            if newly_granted.is_none() && tx.table_covers_rows(db, self.table_id) {
-                // Escalated: the table lock covers the rest.
+            let (current, escalated) =
+                self.entries.under_row_lock(tx, self.table_id, &row_id, &key, row_id.clone())?;
+            if escalated {
+                // The table lock covers the rest.
                 self.row_locks = false;
-            }
-            let tree = self.entries.db.space().tree(self.entries.root);
-            let current = if self.entries.batch_changes == Some(tree.changes()) {
-                Some(row_id.clone())
-            } else {
-                tree.get(&key)?
-            };
-            if newly_granted.is_some() && tx.isolation() == Isolation::ReadCommitted {
-                tx.unlock(&res);
             }
             match current {
                 Some(id) if id == row_id => return Ok(Some((key, row_id))),
@@ -410,29 +431,11 @@ impl RowCursor {
             if read_committed && self.entries.committed == Some(tx.own_changes()) {
                 return self.decode(id, &bytes).map(Some);
             }
-            let db = self.entries.db.id();
-            let res = Resource::key(db, self.table_id, 1, &id);
-            let newly_granted = tx.lock_key(db, self.table_id, res.clone(), LockMode::S)?;
-            if newly_granted.is_none() && tx.table_covers_rows(db, self.table_id) {
-                // Escalated: the table lock covers the rest, read again under it.
+            let (current, escalated) =
+                self.entries.under_row_lock(tx, self.table_id, &id, &id, bytes)?;
+            if escalated {
+                // The table lock covers the rest: read again under it.
                 self.locking = RowLocking::Table;
-            }
-            // Under the lock, the row as it is now: it may have changed or gone since the
-            // batch was copied, and the copy may hold a change that was not committed then
-            // and has been undone since. If no entry of the tree changed since before the
-            // copy, the copy is the row now, and it is committed: an uncommitted change is
-            // made under an X lock its writer holds until it commits or undoes it (an undo
-            // is a change), and the S lock just granted says no one holds one.
-            let tree = self.entries.db.space().tree(self.entries.root);
-            let current = if self.entries.batch_changes == Some(tree.changes()) {
-                Some(bytes)
-            } else {
-                tree.get(&id)?
-            };
-            // READ COMMITTED gives back only a lock this read took: one the transaction held
-            // already (it changed the row) stays to the end.
-            if newly_granted.is_some() && tx.isolation() == Isolation::ReadCommitted {
-                tx.unlock(&res);
             }
             match current {
                 Some(b) => return self.decode(id, &b).map(Some),

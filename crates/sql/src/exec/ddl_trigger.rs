@@ -119,23 +119,7 @@ impl Run<'_> {
     pub(crate) fn enable_database_trigger(&mut self, e: &EnableTrigger) -> Result<(), SqlError> {
         let db = Arc::clone(&self.s.db);
         let all = db.triggers_on(DATABASE_TRIGGER_PARENT);
-        let mut chosen = Vec::new();
-        if e.names.is_empty() {
-            chosen.clone_from(&all);
-        }
-        for name in &e.names {
-            let found = all.iter().find(|t| t.name.eq_ignore_ascii_case(&name.name.value));
-            let Some(found) = found.filter(|_| name.schema.is_none()) else {
-                return Err(SqlError::new(
-                    1088,
-                    format!(
-                        "Cannot find the object \"{}\" because it does not exist or you do not have permissions.",
-                        name.name.value
-                    ),
-                ));
-            };
-            chosen.push(found.clone());
-        }
+        let chosen = crate::exec::trigger::triggers_named(&all, &e.names, false)?;
         for trigger in chosen {
             self.tx()
                 .set_trigger_disabled(&db, &trigger, !e.enable)

@@ -225,25 +225,7 @@ impl Run<'_> {
         let Some(table) = &e.table else { return self.enable_database_trigger(e) };
         let table = self.resolve_table(table, &table.name.value)?;
         let on_table = table.db.triggers_on(table.def.id);
-        let chosen: Vec<TriggerDef> = if e.names.is_empty() {
-            on_table
-        } else {
-            let mut chosen = Vec::new();
-            for name in &e.names {
-                let found = on_table.iter().find(|t| t.name.eq_ignore_ascii_case(&name.name.value));
-                let Some(found) = found else {
-                    return Err(SqlError::new(
-                        1088,
-                        format!(
-                            "Cannot find the object \"{}\" because it does not exist or you do not have permissions.",
-                            name.name.value
-                        ),
-                    ));
-                };
-                chosen.push(found.clone());
-            }
-            chosen
-        };
+        let chosen = triggers_named(&on_table, &e.names, true)?;
         for trigger in chosen {
             self.tx()
                 .set_trigger_disabled(&table.db, &trigger, !e.enable)
@@ -768,6 +750,34 @@ impl Run<'_> {
             instead_of: true,
         });
     }
+}
+
+/// The triggers of `all` that ENABLE or DISABLE TRIGGER names (all of them for `ALL`): error
+/// 1088 for a name none has, or one written with a schema where `schema_allowed` is false (a
+/// database trigger belongs to no schema).
+pub(crate) fn triggers_named(
+    all: &[TriggerDef],
+    names: &[ObjectName],
+    schema_allowed: bool,
+) -> Result<Vec<TriggerDef>, SqlError> {
+    if names.is_empty() {
+        return Ok(all.to_vec());
+    }
+    let mut chosen = Vec::with_capacity(names.len());
+    for name in names {
+        let found = all.iter().find(|t| t.name.eq_ignore_ascii_case(&name.name.value));
+        let Some(found) = found.filter(|_| schema_allowed || name.schema.is_none()) else {
+            return Err(SqlError::new(
+                1088,
+                format!(
+                    "Cannot find the object \"{}\" because it does not exist or you do not have permissions.",
+                    name.name.value
+                ),
+            ));
+        };
+        chosen.push(found.clone());
+    }
+    Ok(chosen)
 }
 
 /// Error 3701 for `DROP TRIGGER name` of a trigger that does not exist.

@@ -29,7 +29,7 @@
 //! fourth conditions above as its read finds the rows, any other block through the join's
 //! last step (`Run::plan_from_into`).
 
-use walden_engine::types::{SqlType, Value};
+use walden_engine::types::Value;
 
 use super::{conjuncts, Flat, FromSink, Input};
 use crate::ast::{
@@ -107,13 +107,8 @@ impl Streamed<'_> {
     /// its expression's own type, else INT, as `Run::select` types it) and announces the
     /// result set.
     fn announce(&mut self, run: &mut Run<'_>) {
-        for (i, ty) in &self.typing.columns {
-            self.columns[*i].ty = match ty.get() {
-                Some(t) => t,
-                None => self.exprs[*i]
-                    .and_then(|e| run.static_type(e, self.cols))
-                    .unwrap_or(SqlType::Int),
-            };
+        for &(i, seen) in &self.typing.columns {
+            self.columns[i].ty = run.type_by_values(seen, self.exprs[i], self.cols);
         }
         self.typing.announced = true;
         run.out.result_set(&self.columns);

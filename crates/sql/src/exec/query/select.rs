@@ -22,7 +22,7 @@ use super::grouping::{
     select_windows,
 };
 use super::order::{compare_keys, order_collations, sort_by_keys, sorts_by_source_column};
-use super::set_operations::{infer_type, unify_column};
+use super::set_operations::{unify_column, ValueType};
 use super::Rows;
 
 /// The fewest rows a top-N sort gathers before it sorts and cuts them to N.
@@ -247,12 +247,11 @@ impl Run<'_> {
         out_rows.truncate(top_limit(out_rows.len()));
         for (i, c) in out_cols.iter_mut().enumerate() {
             if c.hidden {
-                // No value to go by: the expression's own type, as SQL Server derives it
-                // (`SELECT d = GETDATE() INTO #t WHERE 1 = 0` makes a datetime column).
-                let untyped = out_rows.iter().all(|r| r[i].is_null());
-                let declared =
-                    exprs[i].filter(|_| untyped).and_then(|e| self.static_type(e, &cols));
-                c.ty = declared.unwrap_or_else(|| infer_type(&out_rows, i));
+                let mut seen = ValueType::default();
+                for r in &out_rows {
+                    seen.see(&r[i]);
+                }
+                c.ty = self.type_by_values(seen, exprs[i], &cols);
                 c.hidden = false;
                 unify_column(&mut out_rows, i, c.ty)?;
             }
@@ -432,5 +431,19 @@ impl Run<'_> {
             ExprKind::Function(f) if f.name.schema.is_some() => self.user_function_type(f),
             _ => None,
         }
+    }
+}
+
+impl Run<'_> {
+    /// The type of a select-list column typed by its values (`seen`, [`ValueType`]): theirs,
+    /// or with no value to go by, the expression's own type as SQL Server derives it
+    /// (`SELECT d = GETDATE() INTO #t WHERE 1 = 0` makes a datetime column), else INT.
+    pub(crate) fn type_by_values(
+        &self,
+        seen: ValueType,
+        e: Option<&Expr>,
+        cols: &[Col],
+    ) -> SqlType {
+        seen.get().or_else(|| e.and_then(|e| self.static_type(e, cols))).unwrap_or(SqlType::Int)
     }
 }

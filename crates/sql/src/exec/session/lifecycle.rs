@@ -108,6 +108,12 @@ impl Session {
     /// session's, as SQL Server does, keeping the session id and what the login said.
     pub fn reset(&mut self) {
         self.close();
+        self.replace_with_fresh();
+    }
+
+    /// Puts a new session's state in place of this one's, keeping the session id, and gives
+    /// back the old state.
+    fn replace_with_fresh(&mut self) -> Session {
         let fresh = Session::fresh(
             Arc::clone(&self.instance),
             Arc::clone(&self.counters),
@@ -117,6 +123,7 @@ impl Session {
         let mut old = std::mem::replace(self, fresh);
         // The session id lives on in `self`: dropping the old state must not unregister it.
         old.registered = false;
+        old
     }
 
     /// RESETCONNECTIONSKIPTRAN: [`reset`](Self::reset), except that an open user transaction
@@ -131,14 +138,7 @@ impl Session {
         let temp_tables = std::mem::take(&mut self.temp_tables);
         let global_procedures = std::mem::take(&mut self.global_procedures);
         let app_lock_owner = self.app_lock_owner.take();
-        let fresh = Session::fresh(
-            Arc::clone(&self.instance),
-            Arc::clone(&self.counters),
-            self.spid,
-            Arc::clone(&self.activity),
-        );
-        let mut old = std::mem::replace(self, fresh);
-        old.registered = false;
+        let old = self.replace_with_fresh();
         self.trancount = old.trancount;
         self.temp_seq = old.temp_seq;
         // Nothing is left in `old` for its close to roll back, release or drop, but the close
