@@ -34,4 +34,4 @@ pub use error::EngineError;
 pub use events::{EventLevel, EventLog};
 pub use instance::{Instance, InstanceConfig};
 pub use table::{IndexCursor, IndexSample, RowCursor, RowId};
-pub use txn::{CommitOutcome, Isolation, Transaction};
+pub use txn::{CommitOutcome, Isolation, ReadIntent, TableHint, Transaction};

@@ -23,8 +23,9 @@
 //! Writes take IX on the table and X on the row (RangeX-X under SERIALIZABLE for a row changed
 //! or deleted), and an insert into an index holds RangeI-N on the key after its own while it
 //! inserts, so it waits for any range locked across it. After 5,000 key locks on one table
-//! (range locks included) a transaction escalates to a table lock (X if it writes, S if it
-//! only reads), as SQL Server does, and stops taking key locks there.
+//! (range locks included) a transaction escalates to a table lock (X if it writes or searches
+//! for rows to change, S if it only reads), as SQL Server does, and stops taking key locks
+//! there.
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -257,6 +258,11 @@ impl Transaction {
     ) -> Result<bool, EngineError> {
         let res = Resource::Object { db: db.id(), object: table.id };
         let row_mode = if mode == LockMode::IX { LockMode::X } else { LockMode::S };
+        // A TABLOCK or TABLOCKX hint: the whole table, besides what the access asks for.
+        let mode = match self.table_hint(db.id(), table.id).and_then(|h| h.table) {
+            Some(whole) => mode.join(whole),
+            None => mode,
+        };
         let held = self.table_lock(db.id(), table.id);
         if let Some(held) = held {
             if held.covers(row_mode) {
@@ -279,8 +285,8 @@ impl Transaction {
 
     /// The mode a change of an existing row locks its key in: RangeX-X under SERIALIZABLE
     /// (the key and the range below it, as SQL Server's DELETE and UPDATE take), X otherwise.
-    fn change_mode(&self) -> LockMode {
-        if self.isolation() == Isolation::Serializable {
+    fn change_mode(&self, db: u32, table: u32) -> LockMode {
+        if self.table_isolation(db, table) == Isolation::Serializable {
             LockMode::RangeXX
         } else {
             LockMode::X
@@ -297,7 +303,8 @@ impl Transaction {
         row_id: &[u8],
         mode: LockMode,
     ) -> Result<(), EngineError> {
-        if self.table_lock(db.id(), table.id).is_none() {
+        let hinted = self.table_hint(db.id(), table.id).is_some_and(|h| h.table.is_some());
+        if !hinted && self.table_lock(db.id(), table.id).is_none() {
             // The first lock on the table: both at once, as `lock_table` and `lock_row` would
             // take them (no key count can be near escalation yet).
             let key = Resource::key(db.id(), table.id, 1, row_id);
@@ -355,8 +362,11 @@ impl Transaction {
     fn escalate(&mut self, db: u32, table: u32, mode: LockMode) -> bool {
         // S only if every key lock is a shared one: a transaction whose table lock covers IX
         // has taken X key locks (it writes), and dropping them for a table S (SIX with its
-        // IX) would let other sessions read its uncommitted rows.
-        let writes = mode.covers(LockMode::X)
+        // IX) would let other sessions read its uncommitted rows. An update lock (U,
+        // RangeS-U) is an UPDATE's or DELETE's search, which is about to write: it escalates
+        // to X, as SQL Server's does, and not to an S that its first write would have to
+        // convert to SIX while other readers hold the table.
+        let writes = mode.covers(LockMode::U)
             || self.table_lock(db, table).is_some_and(|held| held.covers(LockMode::IX));
         let table_mode = if writes { LockMode::X } else { LockMode::S };
         let table_res = Resource::Object { db, object: table };
@@ -531,7 +541,7 @@ impl Transaction {
     ) -> Result<Option<RowId>, EngineError> {
         check_not_null(db, table, values)?;
         let primary = table.primary()?;
-        self.lock_row_for_write(db, table, row_id, self.change_mode())?;
+        self.lock_row_for_write(db, table, row_id, self.change_mode(db.id(), table.id))?;
         let Some(old_bytes) = db.space().tree(primary.root).get(row_id)? else {
             return Ok(None);
         };
@@ -623,7 +633,7 @@ impl Transaction {
             if old_key == new_key && row_id == new_id {
                 continue;
             }
-            if self.isolation() == Isolation::Serializable {
+            if self.table_isolation(db.id(), table.id) == Isolation::Serializable {
                 // The old key and the range below it, as SQL Server locks a key it changes.
                 let res = Resource::key(db.id(), table.id, index.id.into(), &old_key);
                 self.lock_key(db.id(), table.id, res, LockMode::RangeXX)?;
@@ -644,7 +654,7 @@ impl Transaction {
         row_id: &[u8],
     ) -> Result<bool, EngineError> {
         let primary = table.primary()?;
-        self.lock_row_for_write(db, table, row_id, self.change_mode())?;
+        self.lock_row_for_write(db, table, row_id, self.change_mode(db.id(), table.id))?;
         let mark = self.undo_mark();
         let Some(old_bytes) = self.tree_delete(db, primary.root, row_id)? else {
             return Ok(false);
@@ -654,7 +664,7 @@ impl Transaction {
                 let old = decode_table_row(db, table, &old_bytes)?;
                 for index in table.indexes.iter().filter(|i| i.id != 1) {
                     let key = index_key(table, index, &old, row_id)?;
-                    if self.isolation() == Isolation::Serializable {
+                    if self.table_isolation(db.id(), table.id) == Isolation::Serializable {
                         let res = Resource::key(db.id(), table.id, index.id.into(), &key);
                         self.lock_key(db.id(), table.id, res, LockMode::RangeXX)?;
                     }
@@ -698,7 +708,11 @@ impl Transaction {
         };
         let tree = db.space().tree(primary.root);
         let rows_locked = self.lock_table(db, table, LockMode::IS)?;
-        if rows_locked && self.isolation() == Isolation::ReadCommitted {
+        let isolation = self.table_isolation(db.id(), table.id);
+        if isolation == Isolation::ReadUncommitted {
+            return tree.get(row_id)?.map(decode).transpose();
+        }
+        if rows_locked && isolation == Isolation::ReadCommitted {
             // Lock avoidance (`lock/writers.rs`): read while no other transaction has a
             // change in the tree, and the row read is committed (or this transaction's own);
             // the S lock would have been granted at once and given back.
@@ -709,13 +723,13 @@ impl Transaction {
                 }
             }
         }
-        let mode = match self.isolation() {
+        let mode = match isolation {
             Isolation::Serializable => self.key_read_mode(db.id(), table.id),
-            Isolation::ReadCommitted => LockMode::S,
+            Isolation::ReadCommitted | Isolation::ReadUncommitted => LockMode::S,
         };
         let lock = if rows_locked { self.lock_row(db, table.id, row_id, mode)? } else { None };
         let bytes = tree.get(row_id)?;
-        if let (Some(res), Isolation::ReadCommitted) = (&lock, self.isolation()) {
+        if let (Some(res), Isolation::ReadCommitted) = (&lock, isolation) {
             self.unlock(res);
         }
         bytes.map(decode).transpose()
@@ -734,7 +748,7 @@ impl Transaction {
     ) -> Result<Option<Vec<Value>>, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
-        self.lock_row_for_write(db, table, row_id, self.change_mode())?;
+        self.lock_row_for_write(db, table, row_id, self.change_mode(db.id(), table.id))?;
         db.space()
             .tree(primary.root)
             .get(row_id)?
@@ -787,7 +801,7 @@ impl Transaction {
         table: &TableDef,
         key: &[u8],
     ) -> Result<Option<Vec<Value>>, EngineError> {
-        if self.isolation() != Isolation::Serializable {
+        if self.table_isolation(db.id(), table.id) != Isolation::Serializable {
             return self.read_row(db, table, key);
         }
         db.check_online()?;
@@ -847,7 +861,7 @@ impl Transaction {
     ) -> Result<RowCursor, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
-        let ranged = self.isolation() == Isolation::Serializable
+        let ranged = self.table_isolation(db.id(), table.id) == Isolation::Serializable
             && !primary.is_heap()
             && !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded));
         let locking = match self.scan_locks(db, table, ranged)? {
@@ -875,9 +889,18 @@ impl Transaction {
         table: &TableDef,
         ranged: bool,
     ) -> Result<ScanLocks, EngineError> {
-        let serializable = self.isolation() == Isolation::Serializable;
-        let mode = if serializable && !ranged { LockMode::S } else { LockMode::IS };
-        if !self.lock_table(db, table, mode)? {
+        let isolation = self.table_isolation(db.id(), table.id);
+        // A SERIALIZABLE scan of the whole table locks the table in its keys' mode (S, or U
+        // or X for a read that means to change them).
+        let mode = match isolation {
+            Isolation::Serializable if !ranged => match self.key_read_mode(db.id(), table.id) {
+                LockMode::U => LockMode::U,
+                LockMode::X => LockMode::X,
+                _ => LockMode::S,
+            },
+            _ => LockMode::IS,
+        };
+        if !self.lock_table(db, table, mode)? || isolation == Isolation::ReadUncommitted {
             return Ok(ScanLocks::Table);
         }
         if ranged {
@@ -919,7 +942,7 @@ impl Transaction {
         let index = table.index(index_id).filter(|i| i.id != 1).ok_or_else(|| {
             EngineError::Invalid(format!("no nonclustered index {index_id} on '{}'", table.name))
         })?;
-        let ranged = self.isolation() == Isolation::Serializable
+        let ranged = self.table_isolation(db.id(), table.id) == Isolation::Serializable
             && !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded));
         let locks = self.scan_locks(db, table, ranged)?;
         let range = match locks {

@@ -50,10 +50,45 @@ thread_local! {
 /// SQL Server's isolation levels that Walden implements with locks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isolation {
+    /// Reads take no row locks (IS on the table only), so they see uncommitted changes and
+    /// wait for no writer but one holding the whole table; writes lock as under READ
+    /// COMMITTED.
+    ReadUncommitted,
     /// Row S locks are released as soon as the row is read (the default).
     ReadCommitted,
     /// S locks are held to the end, and scans lock the whole table.
     Serializable,
+}
+
+/// What a read of a table means to lock its keys for: to read them, to change them (U,
+/// RangeS-U: an UPDATE's search, `UPDLOCK`), or to have them alone (X, RangeX-X: `XLOCK`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReadIntent {
+    /// S and RangeS-S.
+    #[default]
+    Share,
+    /// U and RangeS-U.
+    Update,
+    /// X and RangeX-X.
+    Exclusive,
+}
+
+/// A table hint's effect on one statement's reads of one table (`WITH (HOLDLOCK, UPDLOCK,
+/// NOLOCK, TABLOCKX, NOWAIT, ...)`), pushed by the statement with
+/// [`Transaction::push_table_hint`] and given back when it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TableHint {
+    /// The isolation level the table is read at, if not the transaction's.
+    pub isolation: Option<Isolation>,
+    /// What the read locks keys for. Update and Exclusive hold their key locks to the end
+    /// of the transaction, so they read at SERIALIZABLE when the level would release them.
+    pub intent: ReadIntent,
+    /// A lock on the whole table that every access of it takes besides (joined with) its
+    /// own: S (`TABLOCK`), U (`TABLOCK, UPDLOCK`) or X (`TABLOCKX`).
+    pub table: Option<LockMode>,
+    /// `NOWAIT`: a lock on the table or its keys that cannot be granted at once is error
+    /// 1222 instead of a wait.
+    pub nowait: bool,
 }
 
 /// The work of one transaction in one database.
@@ -130,6 +165,9 @@ pub struct Transaction {
     /// will change: under SERIALIZABLE its seeks lock keys with RangeS-U and U, not RangeS-S
     /// and S.
     update_target: Option<(u32, u32)>,
+    /// The table hints of the statements running, newest last (a later hint on the same
+    /// table wins until its statement ends): see [`TableHint`].
+    table_hints: Vec<((u32, u32), TableHint)>,
 }
 
 /// (database id, object id) -> the table lock a transaction holds. Looked up on every row
@@ -195,6 +233,7 @@ impl Transaction {
             writing: SmallList::default(),
             own_changes: 0,
             update_target: None,
+            table_hints: Vec::new(),
         }
     }
 
@@ -268,24 +307,82 @@ impl Transaction {
         self.update_target = table;
     }
 
+    /// Applies `hint` to this transaction's access of table (db, object) until
+    /// [`Transaction::truncate_table_hints`] takes it back.
+    pub fn push_table_hint(&mut self, db: u32, object: u32, hint: TableHint) {
+        self.table_hints.push(((db, object), hint));
+    }
+
+    /// How many table hints apply now: what a statement gives back to when it ends.
+    pub fn table_hints_mark(&self) -> usize {
+        self.table_hints.len()
+    }
+
+    /// Ends the table hints pushed since `mark`.
+    pub fn truncate_table_hints(&mut self, mark: usize) {
+        self.table_hints.truncate(mark);
+    }
+
+    /// The newest hint on table (db, object), if any.
+    pub(crate) fn table_hint(&self, db: u32, object: u32) -> Option<&TableHint> {
+        if self.table_hints.is_empty() {
+            return None;
+        }
+        self.table_hints.iter().rev().find(|(t, _)| *t == (db, object)).map(|(_, h)| h)
+    }
+
+    /// What a read of table (db, object) locks its keys for: an UPDATE's or DELETE's search
+    /// ([`Transaction::set_update_target`]) for update, else its hint's intent.
+    fn read_intent(&self, db: u32, object: u32) -> ReadIntent {
+        match self.table_hint(db, object) {
+            Some(h) if h.intent != ReadIntent::Share => h.intent,
+            _ if self.update_target == Some((db, object)) => ReadIntent::Update,
+            _ => ReadIntent::Share,
+        }
+    }
+
+    /// The isolation level table (db, object) is read and changed at: its hint's, else the
+    /// transaction's; SERIALIZABLE when the read locks keys to change them (U and X are held
+    /// to the end, as SQL Server holds an `UPDLOCK`'s).
+    pub(crate) fn table_isolation(&self, db: u32, object: u32) -> Isolation {
+        let Some(hint) = self.table_hint(db, object) else { return self.isolation };
+        match (hint.intent, hint.isolation.unwrap_or(self.isolation)) {
+            (ReadIntent::Share, level) => level,
+            _ => Isolation::Serializable,
+        }
+    }
+
     /// The mode a SERIALIZABLE read of table (db, object) locks its range keys in: RangeS-U
-    /// when it searches for rows to change ([`Transaction::set_update_target`]), else
-    /// RangeS-S.
+    /// when it searches for rows to change ([`Transaction::set_update_target`]) or reads
+    /// with `UPDLOCK`, RangeX-X with `XLOCK`, else RangeS-S.
     pub(crate) fn range_read_mode(&self, db: u32, object: u32) -> LockMode {
-        if self.update_target == Some((db, object)) {
-            LockMode::RangeSU
-        } else {
-            LockMode::RangeSS
+        match self.read_intent(db, object) {
+            ReadIntent::Share => LockMode::RangeSS,
+            ReadIntent::Update => LockMode::RangeSU,
+            ReadIntent::Exclusive => LockMode::RangeXX,
         }
     }
 
     /// The mode a read holding its key lock (SERIALIZABLE) locks a key of table (db, object)
-    /// in: U when it searches for rows to change, else S.
+    /// in: U when it searches for rows to change, X for `XLOCK`, else S.
     pub(crate) fn key_read_mode(&self, db: u32, object: u32) -> LockMode {
-        if self.update_target == Some((db, object)) {
-            LockMode::U
-        } else {
-            LockMode::S
+        match self.read_intent(db, object) {
+            ReadIntent::Share => LockMode::S,
+            ReadIntent::Update => LockMode::U,
+            ReadIntent::Exclusive => LockMode::X,
+        }
+    }
+
+    /// The lock timeout for `res`: none at all (error 1222 at once) on a table read with
+    /// `NOWAIT` and its keys.
+    fn timeout_for(&self, res: &Resource) -> Option<Duration> {
+        let table = match *res {
+            Resource::Object { db, object } | Resource::Key { db, object, .. } => (db, object),
+            _ => return self.lock_timeout,
+        };
+        match self.table_hint(table.0, table.1) {
+            Some(h) if h.nowait => Some(Duration::ZERO),
+            _ => self.lock_timeout,
         }
     }
 
@@ -307,7 +404,8 @@ impl Transaction {
 
     /// Acquires a lock for this transaction (see [`LockManager::lock`]).
     pub fn lock(&mut self, res: &Resource, mode: LockMode) -> Result<bool, EngineError> {
-        Ok(self.services.locks.lock(&mut self.owner, res, mode, self.lock_timeout)?)
+        let timeout = self.timeout_for(res);
+        Ok(self.services.locks.lock(&mut self.owner, res, mode, timeout)?)
     }
 
     /// Acquires intent mode `intent` on table (db, object) and then `mode` on `key`, one of its
@@ -319,8 +417,9 @@ impl Transaction {
         key: &Resource,
         mode: LockMode,
     ) -> Result<(), EngineError> {
+        let timeout = self.timeout_for(key);
         let locks = &self.services.locks;
-        locks.lock_table_and_key(&mut self.owner, table, intent, key, mode, self.lock_timeout)?;
+        locks.lock_table_and_key(&mut self.owner, table, intent, key, mode, timeout)?;
         Ok(())
     }
 
@@ -338,8 +437,9 @@ impl Transaction {
         res: &Resource,
         mode: LockMode,
     ) -> Result<bool, EngineError> {
+        let timeout = self.timeout_for(res);
         let locks = &self.services.locks;
-        Ok(locks.lock_fresh(&mut self.owner, res, mode, self.lock_timeout)?)
+        Ok(locks.lock_fresh(&mut self.owner, res, mode, timeout)?)
     }
 
     /// Notes that this transaction is about to take key-range locks (see

@@ -328,3 +328,58 @@ fn a_long_serializable_range_escalates_to_a_table_lock() {
     assert!(waits(&mut w, "INSERT INTO dbo.t VALUES (7000, 0)"), "the table S keeps it out");
     ok(&mut reader, "COMMIT");
 }
+
+#[test]
+fn a_serializable_update_search_escalates_to_x_not_s() {
+    let (_dir, instance) = setup(&[]);
+    let mut s = Session::new(Arc::clone(&instance));
+    ok(
+        &mut s,
+        "USE d; DECLARE @i INT = 1; WHILE @i <= 6000 BEGIN \
+         INSERT INTO dbo.t VALUES (@i, @i); SET @i += 1; END",
+    );
+    // The search reads its 5,998 rows with RangeS-U before it changes any: the escalation it
+    // reaches on the way is to X, which its writes need, not to S.
+    let (mut updater, _) =
+        serializable_reader(&instance, "UPDATE dbo.t SET v = v + 1 WHERE k BETWEEN 2 AND 5999");
+    let out = ok(
+        &mut updater,
+        "SELECT resource_type, request_mode FROM sys.dm_tran_locks \
+         WHERE request_session_id = @@SPID AND resource_type IN ('OBJECT', 'KEY')",
+    );
+    let text = |s: &str| Value::NStr(s.into());
+    assert_eq!(out.results[0].rows, vec![vec![text("OBJECT"), text("X")]], "escalated");
+    let mut w = writer(&instance);
+    assert!(waits(&mut w, "SELECT COUNT(*) FROM dbo.t WHERE k = 1"), "X keeps readers out");
+    ok(&mut updater, "COMMIT");
+    assert_eq!(scalar(&mut w, "SELECT v FROM dbo.t WHERE k = 2"), Value::Int(3));
+}
+
+#[test]
+fn a_merge_seeks_its_target_and_locks_only_the_keys_it_matched() {
+    let keys: Vec<i32> = (1..=3000).collect();
+    let (_dir, instance) = setup(&keys);
+    let (mut merger, out) = serializable_reader(
+        &instance,
+        "MERGE dbo.t AS t USING (VALUES (10, 1), (20, 2), (5000, 3)) AS s (k, v) ON t.k = s.k \
+         WHEN MATCHED THEN UPDATE SET v = s.v \
+         WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, s.v); \
+         SELECT @@ROWCOUNT;",
+    );
+    assert_eq!(out.results[0].rows[0][0], Value::Int(3));
+    let out = ok(
+        &mut merger,
+        "SELECT request_mode, COUNT(*) FROM sys.dm_tran_locks \
+         WHERE request_session_id = @@SPID AND resource_type = 'OBJECT' GROUP BY request_mode",
+    );
+    assert_eq!(out.results[0].rows, vec![vec![Value::NStr("IX".into()), Value::Int(1)]]);
+    // Rows and ranges the statement did not touch stay free for others.
+    let mut w = writer(&instance);
+    assert!(!waits(&mut w, "UPDATE dbo.t SET v = 0 WHERE k = 1500"));
+    assert!(!waits(&mut w, "INSERT INTO dbo.t VALUES (0, 0)"));
+    assert!(waits(&mut w, "UPDATE dbo.t SET v = 0 WHERE k = 10"), "the merged row is X");
+    ok(&mut merger, "COMMIT");
+    let out = ok(&mut w, "SELECT k, v FROM dbo.t WHERE k IN (10, 20, 5000) ORDER BY k");
+    let row = |k: i32, v: i32| vec![Value::Int(k), Value::Int(v)];
+    assert_eq!(out.results[0].rows, vec![row(10, 1), row(20, 2), row(5000, 3)]);
+}

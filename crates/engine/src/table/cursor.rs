@@ -143,7 +143,7 @@ impl Entries {
         let tree = self.db.space().tree(self.root);
         let current =
             if self.batch_changes == Some(tree.changes()) { Some(copied) } else { tree.get(key)? };
-        if newly_granted.is_some() && tx.isolation() == Isolation::ReadCommitted {
+        if newly_granted.is_some() && tx.table_isolation(db, table) == Isolation::ReadCommitted {
             tx.unlock(&res);
         }
         Ok((current, escalated))
@@ -317,7 +317,9 @@ impl IndexCursor {
             }
         }
         loop {
-            let read_committed = self.row_locks && tx.isolation() == Isolation::ReadCommitted;
+            let read_committed = self.row_locks
+                && tx.table_isolation(self.entries.db.id(), self.table_id)
+                    == Isolation::ReadCommitted;
             let Some((key, row_id)) = self.entries.next_entry(read_committed.then_some(&*tx))?
             else {
                 return Ok(None);
@@ -416,7 +418,8 @@ impl RowCursor {
         }
         loop {
             let read_committed = matches!(self.locking, RowLocking::Rows)
-                && tx.isolation() == Isolation::ReadCommitted;
+                && tx.table_isolation(self.entries.db.id(), self.table_id)
+                    == Isolation::ReadCommitted;
             let Some((id, bytes)) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
                 return Ok(None);
             };

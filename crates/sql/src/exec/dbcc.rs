@@ -563,6 +563,7 @@ impl Run<'_> {
             nocount: opts.nocount,
             xact_abort: opts.xact_abort,
             isolation: match opts.isolation {
+                Isolation::ReadUncommitted => "read uncommitted",
                 Isolation::ReadCommitted => "read committed",
                 Isolation::Serializable => "serializable",
             },

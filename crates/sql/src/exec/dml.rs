@@ -398,6 +398,7 @@ impl Run<'_> {
                 (t, targets)
             }
             Relation::Table(t) => {
+                self.apply_table_hints(&t, &i.table_hints, true)?;
                 let targets = insert_targets(&t, &i.columns, self.identity_insert_on(&t))?;
                 (t, targets)
             }
@@ -827,6 +828,7 @@ impl Run<'_> {
             match self.dml_target(&u.ctes, &u.target, &u.from)? {
                 DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, u.where_clause.as_ref())?),
                 DmlTarget::Table(t) => {
+                    self.apply_table_hints(&t, &u.table_hints, true)?;
                     let q = self.qualifying_rows(&t, &u.from, u.where_clause.as_ref())?;
                     (t, q)
                 }
@@ -1012,6 +1014,7 @@ impl Run<'_> {
             match self.dml_target(&d.ctes, &d.target, &d.from)? {
                 DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, d.where_clause.as_ref())?),
                 DmlTarget::Table(t) => {
+                    self.apply_table_hints(&t, &d.table_hints, true)?;
                     let q = self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
                     (t, q)
                 }

@@ -549,14 +549,17 @@ impl Run<'_> {
             }
         }
         let leaf = match src {
-            TableSource::Table { name, alias, .. } => {
+            TableSource::Table { name, alias, hints } => {
                 let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
                 match self.named_rowset(name, &qual)? {
                     Some(rows) => {
                         Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
                     }
                     None => match self.resolve_relation(name, &qual)? {
-                        Relation::Table(t) => table_leaf(reading(t, demand)),
+                        Relation::Table(t) => {
+                            self.apply_table_hints(&t, hints, false)?;
+                            table_leaf(reading(t, demand))
+                        }
                         Relation::View(db, view) => {
                             let rows = self.view_rows(db, &view, &qual)?;
                             Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }

@@ -12,16 +12,19 @@
 
 use walden_engine::types::{Len, SqlType, Value};
 
+use std::collections::HashSet;
+
 use crate::ast::{
-    AssignOp, Assignment, AssignmentTarget, ExprKind, Merge, MergeAction, MergeWhen, TableTarget,
-    TriggerEvent,
+    AssignOp, Assignment, AssignmentTarget, ExprKind, Join, JoinKind, Merge, MergeAction,
+    MergeWhen, TableSource, TableTarget, TriggerEvent,
 };
 use crate::exec::dml::{assignable, insert_targets, values_count_mismatch};
 use crate::exec::dml_output::Changed;
 use crate::exec::eval::{Col, Env};
-use crate::exec::query::TableRef;
+use crate::exec::query::{Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::{assign_binary, Run};
+use crate::exec::table_hints;
 use crate::exec::SqlError;
 
 /// One action the statement will take: clause `clause`'s, on the joined row `row` (the
@@ -30,6 +33,16 @@ use crate::exec::SqlError;
 struct Planned {
     clause: usize,
     row: Vec<Value>,
+}
+
+/// The source joined to the target ([`Run::merge_join`]).
+struct Joined {
+    /// The target's columns and row locator, then the source's.
+    cols: Vec<Col>,
+    /// The joined rows in that layout.
+    rows: Vec<Vec<Value>>,
+    /// The source's columns.
+    source_cols: Vec<Col>,
 }
 
 /// An `UPDATE SET` item resolved against the target: the variable and the target column it
@@ -65,62 +78,50 @@ impl Run<'_> {
                 ));
             }
         }
-        let target = self.table_rows(&t, None)?;
-        let (source, _) = self.plan_from(std::slice::from_ref(&m.source), None, None, None)?;
+        let Joined { cols, rows: joined, source_cols } = self.merge_join(m, &t)?;
         let rowid = t.def.columns.len();
-        let mut cols: Vec<Col> = target.cols.clone();
-        cols.extend(source.cols.iter().cloned());
-        let target_nulls = vec![Value::Null; target.cols.len()];
-        let source_nulls = vec![Value::Null; source.cols.len()];
-        let joined = |t: &[Value], s: &[Value]| -> Vec<Value> {
-            let mut row = Vec::with_capacity(t.len() + s.len());
-            row.extend_from_slice(t);
-            row.extend_from_slice(s);
-            row
-        };
+        let source_nulls = vec![Value::Null; source_cols.len()];
 
-        // Phase 1: the join and each joined row's action.
+        // Phase 1: each joined row's action.
         let mut plan = Vec::new();
-        let mut source_matched = vec![false; source.rows.len()];
-        // The join compares every pair, so a cancel is looked for by pairs, not target rows.
-        let mut pairs = 0usize;
-        for (n, trow) in target.rows.iter().enumerate() {
+        // The target rows some source row matched, and those one of them acted on (a second
+        // action on one is error 8672).
+        let mut matched = HashSet::new();
+        let mut acted = HashSet::new();
+        for (n, row) in joined.into_iter().enumerate() {
             self.row_interruption_point(n)?;
-            let mut matched = false;
-            let mut acted = false;
-            for (s, srow) in source.rows.iter().enumerate() {
-                self.row_interruption_point(pairs)?;
-                pairs += 1;
-                let row = joined(trow, srow);
-                if self.predicate(&m.on, &Env::new(&cols, &row, None))? != Some(true) {
-                    continue;
-                }
-                matched = true;
-                source_matched[s] = true;
-                if let Some(clause) = self.merge_clause(m, MergeWhen::Matched, &cols, &row)? {
-                    if acted {
-                        return Err(SqlError::new(
-                            8672,
-                            "The MERGE statement attempted to UPDATE or DELETE the same row more than once. This happens when a target row matches more than one source row. A MERGE statement cannot UPDATE/DELETE the same row of the target table multiple times. Refine the ON clause to ensure a target row matches at most one source row, or use the GROUP BY clause to group the source rows.",
-                        ));
-                    }
-                    acted = true;
+            let Value::Binary(id) = &row[rowid] else {
+                let by_target = MergeWhen::NotMatchedByTarget;
+                if let Some(clause) = self.merge_clause(m, by_target, &cols, &row)? {
                     plan.push(Planned { clause, row });
                 }
+                continue;
+            };
+            matched.insert(id.clone());
+            if let Some(clause) = self.merge_clause(m, MergeWhen::Matched, &cols, &row)? {
+                if !acted.insert(id.clone()) {
+                    return Err(SqlError::new(
+                        8672,
+                        "The MERGE statement attempted to UPDATE or DELETE the same row more than once. This happens when a target row matches more than one source row. A MERGE statement cannot UPDATE/DELETE the same row of the target table multiple times. Refine the ON clause to ensure a target row matches at most one source row, or use the GROUP BY clause to group the source rows.",
+                    ));
+                }
+                plan.push(Planned { clause, row });
             }
-            if !matched {
-                let row = joined(trow, &source_nulls);
+        }
+        if m.clauses.iter().any(|c| c.when == MergeWhen::NotMatchedBySource) {
+            // The target rows no source row matched: the whole target is read, as SQL
+            // Server's full outer join reads it.
+            let target = self.table_rows(&t, None)?;
+            for (n, mut row) in target.rows.into_iter().enumerate() {
+                self.row_interruption_point(n)?;
+                if matches!(&row[rowid], Value::Binary(id) if matched.contains(id)) {
+                    continue;
+                }
+                row.extend_from_slice(&source_nulls);
                 let by_source = MergeWhen::NotMatchedBySource;
                 if let Some(clause) = self.merge_clause(m, by_source, &cols, &row)? {
                     plan.push(Planned { clause, row });
                 }
-            }
-        }
-        for (srow, _) in source.rows.iter().zip(&source_matched).filter(|(_, m)| !**m) {
-            let row = joined(&target_nulls, srow);
-            let by_target = MergeWhen::NotMatchedByTarget;
-            if let Some(clause) = self.merge_clause(m, by_target, &cols, &row)? {
-                plan.push(Planned { clause, row });
             }
         }
         // TOP limits the rows acted on, after the join (SQL Server's rule).
@@ -148,7 +149,7 @@ impl Run<'_> {
                     nullable: false,
                     ..Col::new(None, "$action", SqlType::NVarChar(Len::N(10)))
                 }];
-                extra.extend(source.cols.iter().cloned());
+                extra.extend(source_cols.iter().cloned());
                 Some(self.output_plan_with(clause, &t.def, Changed::Both, extra)?)
             }
             None => None,
@@ -165,7 +166,7 @@ impl Run<'_> {
             }
         }
         let checks = self.checks(&t.def)?;
-        let start = target.cols.len();
+        let start = rowid + 1;
         // Foreign keys of updated and deleted rows are enforced once the statement's rows are
         // changed (see `foreign_key`); inserted rows are checked as they go in.
         let keyed = !t.def.foreign_keys.is_empty() || self.is_referenced(&t);
@@ -302,6 +303,62 @@ impl Run<'_> {
         // insert triggers first, then the update and the delete ones.
         self.s.trigger_changes.extend([inserts, updates, deletes].into_iter().flatten());
         Ok(n)
+    }
+
+    /// The source joined to the target on the `ON` condition, as `source LEFT OUTER JOIN
+    /// target`, so that the planner seeks the target's indexes with each source row instead
+    /// of reading the whole target: the columns (the target's and its row locator, then the
+    /// source's), the joined rows in that layout (the target's side NULL for a source row no
+    /// target row matches), and the source's columns. The target's seeks are an UPDATE's
+    /// search: under SERIALIZABLE they take update locks.
+    fn merge_join(&mut self, m: &Merge, t: &TableRef) -> Result<Joined, SqlError> {
+        // NOLOCK on the target is refused (1065) before the join applies the hints.
+        table_hints::parse(&m.table_hints, true)?;
+        let target = match &m.target {
+            TableTarget::Table(name) => TableSource::Table {
+                name: name.clone(),
+                alias: m.alias.clone(),
+                hints: m.table_hints.clone(),
+            },
+            TableTarget::Variable(v) => {
+                TableSource::Variable { name: v.clone(), alias: m.alias.clone() }
+            }
+        };
+        let from = TableSource::Join(Box::new(Join {
+            left: m.source.clone(),
+            right: target,
+            kind: JoinKind::LeftOuter,
+            on: Some(m.on.clone()),
+        }));
+        self.tx().set_update_target(Some((t.db.id(), t.def.id)));
+        let joined = self.plan_from(std::slice::from_ref(&from), None, None, None);
+        self.tx().set_update_target(None);
+        let (Rows { cols, rows }, _) = joined?;
+        // The target is the join's right input: its columns and locator end the row.
+        let width = t.def.columns.len() + 1;
+        let split = cols.len().saturating_sub(width);
+        let locator = cols.last().filter(|c| {
+            c.hidden
+                && c.name == ROWID
+                && c.qual.as_deref().is_some_and(|q| q.eq_ignore_ascii_case(&t.qual))
+        });
+        if cols.len() < width || locator.is_none() {
+            return Err(SqlError::new(
+                50000,
+                "Walden's MERGE found no target row locator in its join.",
+            ));
+        }
+        let source_cols = cols[..split].to_vec();
+        let mut layout = cols[split..].to_vec();
+        layout.extend(source_cols.iter().cloned());
+        let rows = rows
+            .into_iter()
+            .map(|mut row| {
+                row.rotate_left(split);
+                row
+            })
+            .collect();
+        Ok(Joined { cols: layout, rows, source_cols })
     }
 
     /// The first clause of kind `when` whose condition holds for the joined `row`.

@@ -56,6 +56,7 @@ mod statistics_show;
 mod subquery;
 mod sysprocs;
 pub mod sysviews;
+mod table_hints;
 mod temp_procedure;
 pub(crate) mod trigger;
 mod user_types;

@@ -43,13 +43,16 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
         match src {
-            TableSource::Table { name, alias, .. } => {
+            TableSource::Table { name, alias, hints } => {
                 let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
                 if let Some(rows) = self.named_rowset(name, &qual)? {
                     return Ok(rows);
                 }
                 match self.resolve_relation(name, &qual)? {
-                    Relation::Table(t) => self.table_rows(&t, filter),
+                    Relation::Table(t) => {
+                        self.apply_table_hints(&t, hints, false)?;
+                        self.table_rows(&t, filter)
+                    }
                     Relation::View(db, view) => self.view_rows(db, &view, &qual),
                 }
             }

@@ -46,6 +46,7 @@ impl Session {
             open_transactions: self.trancount,
             row_count: self.rowcount,
             isolation: match self.opts.isolation {
+                Isolation::ReadUncommitted => 1,
                 Isolation::ReadCommitted => 2,
                 Isolation::Serializable => 4,
             },

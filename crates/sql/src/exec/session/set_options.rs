@@ -110,6 +110,7 @@ impl Run<'_> {
                     IsolationLevel::Serializable | IsolationLevel::RepeatableRead => {
                         Isolation::Serializable
                     }
+                    IsolationLevel::ReadUncommitted => Isolation::ReadUncommitted,
                     _ => Isolation::ReadCommitted,
                 };
                 if let Some(tx) = self.s.tx.as_mut() {
