@@ -1079,6 +1079,36 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
     ) -> Result<Rows, SqlError> {
+        if kind != JoinKind::RightOuter {
+            let (rows, _) = self.outer_join_sides(left, right, kind, on, pushed, outer, demand)?;
+            return Ok(rows);
+        }
+        // `a RIGHT JOIN b` is `b LEFT JOIN a` with the columns put back in order, so that
+        // the preserved side drives and the other is sought per row where the ON condition
+        // allows (SQL Server's plans show it as a Left Outer Join the same way). No WHERE
+        // conjunct is pushed into it, as before.
+        let (Rows { mut cols, mut rows }, width) =
+            self.outer_join_sides(right, left, JoinKind::LeftOuter, on, &[], outer, demand)?;
+        cols.rotate_left(width);
+        for row in &mut rows {
+            row.rotate_left(width);
+        }
+        Ok(Rows { cols, rows })
+    }
+
+    /// [`Run::outer_join`] of a LEFT or FULL OUTER JOIN (or an inner one), and the width
+    /// of its left side's columns.
+    #[allow(clippy::too_many_arguments)]
+    fn outer_join_sides(
+        &mut self,
+        left: &TableSource,
+        right: &TableSource,
+        kind: JoinKind,
+        on: Option<&Expr>,
+        pushed: &[&Expr],
+        outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
+    ) -> Result<(Rows, usize), SqlError> {
         let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
         let left = std::slice::from_ref(left);
         let (l, _) = self.plan_pushed(left, None, to_left, outer, None, demand)?;
@@ -1142,7 +1172,7 @@ impl Run<'_> {
                         rows.push(row);
                     }
                 }
-                return Ok(Rows { cols, rows });
+                return Ok((Rows { cols, rows }, lw));
             }
         }
         // The inner side of a LEFT JOIN may be filtered by the ON condition's conjuncts on it
@@ -1195,7 +1225,7 @@ impl Run<'_> {
                 }
             }
         }
-        Ok(Rows { cols, rows })
+        Ok((Rows { cols, rows }, lw))
     }
 }
 

@@ -12,6 +12,7 @@ GO
 SELECT e.name, d.name AS dept FROM dbo.emp AS e INNER JOIN dbo.dept AS d ON e.dept = d.id ORDER BY e.name
 SELECT e.name, d.name AS dept FROM dbo.emp e LEFT JOIN dbo.dept d ON e.dept = d.id ORDER BY e.id
 SELECT d.name, e.name FROM dbo.emp e RIGHT JOIN dbo.dept d ON e.dept = d.id ORDER BY d.id, e.name
+SELECT * FROM dbo.emp e RIGHT JOIN dbo.dept d ON e.dept = d.id AND e.salary > 2800 WHERE d.id > 1 ORDER BY d.id, e.name
 SELECT COUNT(*) AS n FROM dbo.emp e FULL JOIN dbo.dept d ON e.dept = d.id
 SELECT COUNT(*) AS n FROM dbo.emp CROSS JOIN dbo.dept
 GO

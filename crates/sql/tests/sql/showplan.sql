@@ -29,6 +29,7 @@ SELECT c.id, l.item FROM customers c, orders o, lines l
 WHERE o.customer_id = c.id AND l.order_id = o.order_id AND c.id = 5;
 -- Outer, semi and anti joins.
 SELECT c.id, o.order_id FROM customers c LEFT JOIN orders o ON o.customer_id = c.id WHERE c.id < 3;
+SELECT c.id, o.order_id FROM orders o RIGHT JOIN customers c ON o.customer_id = c.id WHERE c.id < 3;
 SELECT c.id FROM customers c WHERE c.id < 10 AND EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id);
 SELECT c.id FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id);
 -- Aggregation, DISTINCT, sorting and TOP.

@@ -349,9 +349,52 @@ impl Run<'_> {
         }
     }
 
-    /// `outer_join`, explained: (its plan, estimated rows, its columns).
+    /// `outer_join`, explained: (its plan, estimated rows, its columns). A RIGHT JOIN is
+    /// explained as the LEFT JOIN with its sides swapped that `outer_join` runs.
     #[allow(clippy::too_many_arguments)]
     fn explain_outer_join(
+        &mut self,
+        left: &TableSource,
+        right: &TableSource,
+        kind: JoinKind,
+        on: Option<&Expr>,
+        pushed: &[&Expr],
+        outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
+    ) -> Result<(PlanNode, f64, Vec<Col>), SqlError> {
+        if kind != JoinKind::RightOuter {
+            return self.explain_outer_join_sides(left, right, kind, on, pushed, outer, demand);
+        }
+        let swapped = self.explain_outer_join_sides(
+            right,
+            left,
+            JoinKind::LeftOuter,
+            on,
+            pushed,
+            outer,
+            demand,
+        )?;
+        let (node, rows, mut cols) = swapped;
+        // The swapped join's columns are the right side's, then the left side's.
+        let width = cols.len() - self.explain_columns(left, outer, demand)?;
+        cols.rotate_left(width);
+        Ok((node, rows, cols))
+    }
+
+    /// How many columns `source` gives a join, as explained.
+    fn explain_columns(
+        &mut self,
+        source: &TableSource,
+        outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
+    ) -> Result<usize, SqlError> {
+        let plan = self.explain_pushed(std::slice::from_ref(source), None, &[], outer, demand)?;
+        Ok(plan.cols.len())
+    }
+
+    /// [`Run::explain_outer_join`] of a LEFT or FULL OUTER JOIN.
+    #[allow(clippy::too_many_arguments)]
+    fn explain_outer_join_sides(
         &mut self,
         left: &TableSource,
         right: &TableSource,
