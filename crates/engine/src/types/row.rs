@@ -875,14 +875,18 @@ impl RowDecoder {
             return decode_all(&self.columns, bytes, self.flags.as_deref(), Some(fetch));
         }
         let mut values = Vec::with_capacity(self.columns.len() + 1);
-        values.resize(self.columns.len(), Value::Null);
         let fixed_start = self.shape.fixed_start();
         let var_offset = self.shape.var_offset();
         let mut fetch = Some(fetch);
         for &(i, place) in &self.wanted {
             let ty = self.columns[i];
             let null = row.is_null(i);
-            values[i] = match place {
+            // The columns before it that are not decoded (pushed, not filled in beforehand:
+            // a vector filled with NULLs would be written twice).
+            while values.len() < i {
+                values.push(Value::Null);
+            }
+            values.push(match place {
                 Place::Fixed { at, len } => {
                     // Within the row: the fixed part ends at var_offset, checked by RowView.
                     let at = fixed_start + at;
@@ -897,7 +901,10 @@ impl RowDecoder {
                     let (field, off_row) = row.var_field(i, slot_at, start)?;
                     var_value(i, ty, null, field, off_row, &mut fetch)?
                 }
-            };
+            });
+        }
+        while values.len() < self.columns.len() {
+            values.push(Value::Null);
         }
         // var_field refuses a flag without the status bit; here the converse.
         if row.off_row {
