@@ -874,19 +874,18 @@ impl RowDecoder {
         if row.shape.count != self.shape.count {
             return decode_all(&self.columns, bytes, self.flags.as_deref(), Some(fetch));
         }
+        // NULLs first, each written as its tag alone (a NULL pushed among the decoded
+        // values went through a stack temporary, copied whole, which stalled), then the
+        // decoded columns put in their places.
         let mut values = Vec::with_capacity(self.columns.len() + 1);
+        values.extend((0..self.columns.len()).map(|_| Value::Null));
         let fixed_start = self.shape.fixed_start();
         let var_offset = self.shape.var_offset();
         let mut fetch = Some(fetch);
         for &(i, place) in &self.wanted {
             let ty = self.columns[i];
             let null = row.is_null(i);
-            // The columns before it that are not decoded (pushed, not filled in beforehand:
-            // a vector filled with NULLs would be written twice).
-            while values.len() < i {
-                values.push(Value::Null);
-            }
-            values.push(match place {
+            values[i] = match place {
                 Place::Fixed { at, len } => {
                     // Within the row: the fixed part ends at var_offset, checked by RowView.
                     let at = fixed_start + at;
@@ -901,10 +900,7 @@ impl RowDecoder {
                     let (field, off_row) = row.var_field(i, slot_at, start)?;
                     var_value(i, ty, null, field, off_row, &mut fetch)?
                 }
-            });
-        }
-        while values.len() < self.columns.len() {
-            values.push(Value::Null);
+            };
         }
         // var_field refuses a flag without the status bit; here the converse.
         if row.off_row {

@@ -221,10 +221,10 @@ impl Run<'_> {
         // them cannot be among the first n (one that sorts equal comes after it in a stable
         // sort), so it is dropped with one comparison instead of joining the next sort.
         let mut cutoff: Option<Vec<Value>> = None;
-        // Each source row is dropped once projected, so the source and the output are not
-        // both held whole.
         let key_sources = KeySources::new(order_by, &out_cols, &cols)?;
         let copies = copied_columns(&exprs, &stars, &cols);
+        // Each source row is dropped once projected, so the source and the output are not
+        // both held whole.
         for (i, row) in rows.into_iter().take(projected_rows).enumerate() {
             self.row_interruption_point(i)?;
             let env = Env { cols: &cols, row: &row, outer, computed: &computed };
