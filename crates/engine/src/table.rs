@@ -37,8 +37,8 @@ use crate::lock::{LockMode, Resource};
 use crate::objects::{identity_integer, integer_value};
 use crate::txn::{Isolation, Transaction};
 use crate::types::{
-    decode_row_some_with, decode_row_with, encode_key_columns_ordered, encode_row_with, RowError,
-    SqlType, Value,
+    decode_row_some_with, decode_row_with, encode_key_columns_ordered, encode_row_with, RowDecoder,
+    RowError, SqlType, Value,
 };
 
 mod cursor;
@@ -875,9 +875,8 @@ impl Transaction {
         Ok(RowCursor {
             entries: Entries::new(db, primary.root, lower, upper),
             table_id: table.id,
-            types: table.types(),
             locking,
-            wanted: None,
+            decoder: RowDecoder::new(&table.types(), None),
         })
     }
 

@@ -1305,8 +1305,85 @@ fn row_decode_never_panics_on_random_bytes() {
             assert_eq!(pointers, Ok(vec![]), "round {round}");
             assert_eq!(with, all, "round {round}");
         }
+        // A decoder of every column accepts exactly what a whole decode accepts; one of some
+        // columns at least that, and reads the same values.
+        let fetch = &mut |p: &[u8]| store.fetch(p);
+        let every = RowDecoder::new(&columns, None).decode(&row, fetch);
+        assert_eq!(every.ok(), decode_row_with(&columns, &row, fetch).ok(), "round {round}");
+        let wanted: Vec<bool> = (0..n).map(|_| rng.chance(1, 2)).collect();
+        let some = RowDecoder::new(&columns, Some(&wanted)).decode(&row, fetch);
+        if let Ok(values) = decode_row_some_with(&columns, &row, &wanted, fetch) {
+            assert_eq!(some, Ok(values), "round {round}");
+        }
     }
     assert!(decoded > 1000, "the damage left some rows valid: {decoded}");
+}
+
+#[test]
+fn row_decoder_reads_the_wanted_columns_as_a_whole_decode_does() {
+    let mut rng = SplitMix64::new(7);
+    let types = all_types();
+    let mut store = Overflow { chains: Vec::new() };
+    for round in 0..3000 {
+        let n = 1 + rng.below(16) as usize;
+        let columns: Vec<SqlType> = (0..n).map(|_| pick(&mut rng, &types)).collect();
+        let values: Vec<Value> = columns.iter().map(|ty| value_or_null(&mut rng, *ty)).collect();
+        let mut row = Vec::new();
+        encode_row_with(&columns, &values, &mut row, &mut |b| store.spill(b)).unwrap();
+        let wanted: Vec<bool> = (0..n).map(|_| rng.chance(1, 2)).collect();
+        let expected: Vec<Value> = values
+            .iter()
+            .zip(&wanted)
+            .map(|(v, w)| if *w { v.clone() } else { Value::Null })
+            .collect();
+        let decoder = RowDecoder::new(&columns, Some(&wanted));
+        let got = decoder.decode(&row, &mut |p| store.fetch(p)).unwrap();
+        assert_eq!(got, expected, "round {round}: {columns:?}");
+        assert!(got.capacity() > n, "room for the row locator");
+        let all = RowDecoder::new(&columns, None).decode(&row, &mut |p| store.fetch(p)).unwrap();
+        assert_eq!(all, values, "round {round}");
+    }
+
+    // A row written before two columns were added reads them as NULL.
+    let old = [SqlType::Int, SqlType::VarChar(Len::N(10))];
+    let new =
+        [SqlType::Int, SqlType::VarChar(Len::N(10)), SqlType::Date, SqlType::NVarChar(Len::Max)];
+    let row = encode(&old, &[Value::Int(5), Value::Str("x".into())]);
+    let decoder = RowDecoder::new(&new, Some(&[false, true, true, true]));
+    assert_eq!(
+        decoder.decode(&row, &mut |_| Err(RowError::Storage("none".into()))).unwrap(),
+        [Value::Null, Value::Str("x".into()), Value::Null, Value::Null]
+    );
+
+    // What it decodes is checked; a variable column it skips is not read.
+    let columns =
+        [SqlType::Int, SqlType::VarChar(Len::N(10)), SqlType::Bit, SqlType::VarChar(Len::N(10))];
+    let good = encode(
+        &columns,
+        &[Value::Int(1), Value::Str("abc".into()), Value::Bit(true), Value::Str("de".into())],
+    );
+    let decode = |row: &[u8], wanted: &[bool]| {
+        RowDecoder::new(&columns, Some(wanted))
+            .decode(row, &mut |_| Err(RowError::Storage("none".into())))
+    };
+    let mut bad_text = good.clone();
+    // The last column's data is the row's last two bytes.
+    let last = bad_text.len() - 1;
+    bad_text[last] = 0xff;
+    assert!(matches!(decode(&bad_text, &[false, false, false, true]), Err(RowError::Corrupt(_))));
+    assert_eq!(
+        decode(&bad_text, &[true, true, false, false]).unwrap()[1],
+        Value::Str("abc".into())
+    );
+    let mut bad_bit = good.clone();
+    bad_bit[10] = 2;
+    assert!(matches!(decode(&bad_bit, &[false, false, true, false]), Err(RowError::Corrupt(_))));
+    let mut bad_status = good.clone();
+    bad_status[0] = 0x01;
+    assert!(matches!(decode(&bad_status, &[true, false, false, false]), Err(RowError::Corrupt(_))));
+    let mut truncated = good;
+    truncated.pop();
+    assert!(matches!(decode(&truncated, &[true, false, false, false]), Err(RowError::Corrupt(_))));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use walden_storage::btree::Entry;
 use walden_storage::PageId;
 
-use super::{decode_stored_row_some, key_or_end, RowId};
+use super::{key_or_end, RowId};
 use crate::database::Database;
 use crate::error::EngineError;
 use crate::lock::{LockMode, Resource};
 use crate::txn::{Isolation, Transaction};
-use crate::types::{SqlType, Value};
+use crate::types::{RowDecoder, RowError, Value};
 
 /// The entries of one tree in a range of keys, copied a batch at a time; no latch is held
 /// between calls.
@@ -23,7 +23,9 @@ use crate::types::{SqlType, Value};
 pub(super) struct Entries {
     db: Arc<Database>,
     root: PageId,
-    /// Where the next batch starts: after the last entry given out.
+    /// Where the next batch starts: after the last entry given out ([`Entries::next_locked`])
+    /// or after the last entry of the batch copied ([`Entries::next_entry`], which gives out
+    /// the whole batch before it copies the next).
     next: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
     buffer: VecDeque<Entry>,
@@ -107,14 +109,19 @@ impl Entries {
     /// The next entry, without key locks; `avoid` as for [`Entries::refill`].
     fn next_entry(&mut self, avoid: Option<&Transaction>) -> Result<Option<Entry>, EngineError> {
         loop {
-            if let Some((key, value)) = self.buffer.pop_front() {
-                self.next = Bound::Excluded(key.clone());
-                return Ok(Some((key, value)));
+            if let Some(entry) = self.buffer.pop_front() {
+                return Ok(Some(entry));
             }
             if self.done {
                 return Ok(None);
             }
             self.refill(avoid)?;
+            // Every entry of the batch is given out before the next refill (one put back
+            // comes from the batch), so the next batch starts after its last key: set once
+            // per batch rather than copying each key as it goes.
+            if let Some((last, _)) = self.buffer.back() {
+                self.next = Bound::Excluded(last.clone());
+            }
         }
     }
 
@@ -371,10 +378,10 @@ pub(super) enum RowLocking {
 pub struct RowCursor {
     pub(super) entries: Entries,
     pub(super) table_id: u32,
-    pub(super) types: Vec<SqlType>,
     pub(super) locking: RowLocking,
-    /// The columns to decode (None: all); the others are returned as NULL.
-    pub(super) wanted: Option<Arc<[bool]>>,
+    /// Decodes the rows: the columns to decode (all, unless [`RowCursor::decode_only`]
+    /// says otherwise), worked out once for every row.
+    pub(super) decoder: RowDecoder,
 }
 
 const CURSOR_BATCH: usize = 256;
@@ -401,7 +408,7 @@ impl RowCursor {
     /// Decodes only the columns `wanted` marks (all with None) from here on; the others
     /// are returned as NULL.
     pub fn decode_only(&mut self, wanted: Option<Arc<[bool]>>) {
-        self.wanted = wanted;
+        self.decoder = RowDecoder::new(self.decoder.columns(), wanted.as_deref());
     }
 
     /// The next row: its id and values.
@@ -448,8 +455,12 @@ impl RowCursor {
     }
 
     fn decode(&self, id: RowId, bytes: &[u8]) -> Result<(RowId, Vec<Value>), EngineError> {
-        let wanted = self.wanted.as_deref();
-        let values = decode_stored_row_some(&self.entries.db, &self.types, bytes, wanted)
+        let db = &self.entries.db;
+        let values = self
+            .decoder
+            .decode(bytes, &mut |pointer| {
+                db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
+            })
             .map_err(|e| EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id)))?;
         Ok((id, values))
     }

@@ -651,6 +651,16 @@ struct RowView<'a> {
 impl<'a> RowView<'a> {
     /// Checks the header, the bitmap's padding bits and the row's total length.
     fn new(columns: &[SqlType], bytes: &'a [u8]) -> Result<RowView<'a>, RowError> {
+        RowView::with_shape(columns, bytes, None)
+    }
+
+    /// [`RowView::new`] given the shape of a row written with every column of `columns`
+    /// (`full`), which it then need not work out again for such a row.
+    fn with_shape(
+        columns: &[SqlType],
+        bytes: &'a [u8],
+        full: Option<&Shape>,
+    ) -> Result<RowView<'a>, RowError> {
         if bytes.len() < ROW_HEADER_LEN || bytes.len() > MAX_INLINE_ROW {
             return Err(corrupt(format!(
                 "row length {} outside 5..={MAX_INLINE_ROW}",
@@ -665,7 +675,10 @@ impl<'a> RowView<'a> {
         let Some(written) = columns.get(..count) else {
             return Err(corrupt(format!("{count} columns, the schema has {}", columns.len())));
         };
-        let shape = Shape::of(written);
+        let shape = match full {
+            Some(full) if full.count == count => *full,
+            _ => Shape::of(written),
+        };
         let var_offset = usize::from(le_u16(bytes, 3));
         if var_offset != shape.var_offset() || shape.data_start() > bytes.len() {
             return Err(corrupt(format!(
@@ -743,7 +756,8 @@ fn decode_all(
     mut fetch: MaybeHook<'_, '_>,
 ) -> Result<Vec<Value>, RowError> {
     let row = RowView::new(columns, bytes)?;
-    let mut values = Vec::with_capacity(columns.len());
+    // Room for the row locator a reader appends.
+    let mut values = Vec::with_capacity(columns.len() + 1);
     let mut fixed_at = row.shape.fixed_start();
     let mut slot_at = row.shape.var_offset();
     let mut start = row.shape.data_start();
@@ -784,6 +798,120 @@ fn decode_all(
     }
     values.resize(columns.len(), Value::Null);
     Ok(values)
+}
+
+/// Where a column's bytes are in a row written with every column of its schema.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// In the fixed part, this many bytes from its start, of the type's length.
+    Fixed { at: usize, len: usize },
+    /// The `k`-th variable-length column (its end offset is the `k`-th slot).
+    Var { k: usize },
+}
+
+/// A decoder for many rows of the same columns (a scan's), which works out once what
+/// [`decode_row_some_with`] works out per row: the row's shape and where each wanted
+/// column's bytes are, so that a row costs its header's checks and the wanted columns'
+/// decoding, not a walk over every column.
+///
+/// What it checks is what a whole decode checks, for the columns it decodes: the header,
+/// the bitmap's padding and the row's length ([`RowView::new`]); each decoded fixed field
+/// (a NULL one zero-filled, a value in its type's domain); each decoded variable field's
+/// bounds (its start, the previous slot's end, within the data and not past its own end)
+/// and off-row flag; and, when the status says some column is off-row, that one is. The
+/// slots of variable columns it does not decode are not read, so their order is not checked.
+/// A row written with fewer columns than the schema (before a column was added) is decoded
+/// by the general path.
+#[derive(Debug, Clone)]
+pub struct RowDecoder {
+    columns: Vec<SqlType>,
+    shape: Shape,
+    /// Each column to decode, in column order, with where it is.
+    wanted: Vec<(usize, Place)>,
+    /// The `wanted` flags as given, for the general path.
+    flags: Option<Vec<bool>>,
+}
+
+impl RowDecoder {
+    /// A decoder of rows of `columns` that decodes column `i` when `wanted[i]` is true (or
+    /// `wanted` is shorter than `i`), every column with None, and gives NULL for the others.
+    pub fn new(columns: &[SqlType], wanted: Option<&[bool]>) -> RowDecoder {
+        let shape = Shape::of(columns);
+        let mut places = Vec::new();
+        let (mut at, mut k) = (0, 0);
+        for (i, ty) in columns.iter().enumerate() {
+            let place = match ty.fixed_len() {
+                Some(len) => {
+                    at += len;
+                    Place::Fixed { at: at - len, len }
+                }
+                None => {
+                    k += 1;
+                    Place::Var { k: k - 1 }
+                }
+            };
+            if wanted.is_none_or(|w| w.get(i).copied().unwrap_or(true)) {
+                places.push((i, place));
+            }
+        }
+        RowDecoder {
+            columns: columns.to_vec(),
+            shape,
+            wanted: places,
+            flags: wanted.map(<[bool]>::to_vec),
+        }
+    }
+
+    /// The columns of the rows it decodes.
+    pub fn columns(&self) -> &[SqlType] {
+        &self.columns
+    }
+
+    /// Decodes a row, reading off-row values through `fetch`. The vector has room for one
+    /// more value than the columns, for the row locator a reader appends.
+    pub fn decode(&self, bytes: &[u8], fetch: &mut OffRowHook<'_>) -> Result<Vec<Value>, RowError> {
+        let row = RowView::with_shape(&self.columns, bytes, Some(&self.shape))?;
+        if row.shape.count != self.shape.count {
+            return decode_all(&self.columns, bytes, self.flags.as_deref(), Some(fetch));
+        }
+        // NULLs first, each written as its tag alone (a NULL pushed among the decoded
+        // values went through a stack temporary, copied whole, which stalled), then the
+        // decoded columns put in their places.
+        let mut values = Vec::with_capacity(self.columns.len() + 1);
+        values.extend((0..self.columns.len()).map(|_| Value::Null));
+        let fixed_start = self.shape.fixed_start();
+        let var_offset = self.shape.var_offset();
+        let mut fetch = Some(fetch);
+        for &(i, place) in &self.wanted {
+            let ty = self.columns[i];
+            let null = row.is_null(i);
+            values[i] = match place {
+                Place::Fixed { at, len } => {
+                    // Within the row: the fixed part ends at var_offset, checked by RowView.
+                    let at = fixed_start + at;
+                    fixed_value(i, ty, null, &bytes[at..at + len])?
+                }
+                Place::Var { k } => {
+                    let slot_at = var_offset + 2 * k;
+                    let start = match k {
+                        0 => self.shape.data_start(),
+                        _ => usize::from(le_u16(bytes, slot_at - 2) & END_MASK),
+                    };
+                    let (field, off_row) = row.var_field(i, slot_at, start)?;
+                    var_value(i, ty, null, field, off_row, &mut fetch)?
+                }
+            };
+        }
+        // var_field refuses a flag without the status bit; here the converse.
+        if row.off_row {
+            let any = (0..self.shape.var_count)
+                .any(|k| le_u16(bytes, var_offset + 2 * k) & OFF_ROW_FLAG != 0);
+            if !any {
+                return Err(corrupt("off-row status without an off-row column".to_string()));
+            }
+        }
+        Ok(values)
+    }
 }
 
 fn decode_one(

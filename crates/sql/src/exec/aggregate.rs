@@ -31,7 +31,7 @@ use crate::exec::eval::{compare_collated, label_in, Col, Env};
 use crate::exec::grant::{row_bytes, MemoryGrant};
 use crate::exec::hash_spill::{Partitions, KEY_BYTES, STREAMED_PARTITIONS};
 use crate::exec::prepared::Scalar;
-use crate::exec::query::{group_key, grouping, ROWID};
+use crate::exec::query::{group_key, grouping, push_group_key, ROWID};
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{sort_value, Collation};
 use crate::exec::session::Run;
@@ -189,7 +189,15 @@ impl<'a> Spec<'a> {
             }
             return Ok(());
         };
-        let v = run.eval_prepared(arg, env)?;
+        // A column is read where it lies: COUNT, MIN and MAX copy nothing of most rows.
+        let evaluated;
+        let v = match arg {
+            Scalar::Column(i) => env.row.get(*i).unwrap_or(&Value::Null),
+            _ => {
+                evaluated = run.eval_prepared(arg, env)?;
+                &evaluated
+            }
+        };
         if v.is_null() {
             // STRING_AGG skips NULLs without SQL Server's warning 8153.
             if *kind != Kind::StringAgg {
@@ -210,7 +218,7 @@ impl<'a> Spec<'a> {
                     }
                     keys.push(key);
                 }
-                values.push(v);
+                values.push(v.clone());
                 Ok(())
             }
             State::Rows(_) | State::None => Ok(()),
@@ -243,32 +251,32 @@ impl<'a> Spec<'a> {
 }
 
 /// Folds non-NULL `v` into a running COUNT, SUM, AVG, MIN or MAX (text compared under
-/// `collation`).
+/// `collation`), copying it only where the state keeps it.
 fn fold(
     kind: Kind,
     n: &mut i64,
     acc: &mut Option<Value>,
-    v: Value,
+    v: &Value,
     collation: Option<&Collation>,
 ) -> Result<(), SqlError> {
     *n += 1;
     match kind {
         Kind::Sum | Kind::Avg => {
             *acc = Some(match acc.take() {
-                None => sum_seed(if kind == Kind::Sum { "SUM" } else { "AVG" }, v)?,
-                Some(a) => scalar::binary(BinaryOp::Add, a, v)?,
+                None => sum_seed(if kind == Kind::Sum { "SUM" } else { "AVG" }, v.clone())?,
+                Some(a) => scalar::binary(BinaryOp::Add, a, v.clone())?,
             });
         }
         Kind::Min | Kind::Max => {
             let better = match acc {
                 None => true,
                 Some(b) => {
-                    let o = compare_collated(&v, b, collation)?.unwrap_or(Ordering::Equal);
+                    let o = compare_collated(v, b, collation)?.unwrap_or(Ordering::Equal);
                     o == if kind == Kind::Min { Ordering::Less } else { Ordering::Greater }
                 }
             };
             if better {
-                *acc = Some(v);
+                *acc = Some(v.clone());
             }
         }
         _ => {}
@@ -364,7 +372,7 @@ fn of_values(
         }
         _ => {
             let (mut n, mut acc) = (0, None);
-            for v in values {
+            for v in &values {
                 fold(kind, &mut n, &mut acc, v, collation)?;
             }
             folded(kind, n, acc)
@@ -389,10 +397,56 @@ pub(crate) fn aggregate_rows<'r>(
     spec.finish(run, state, &[])
 }
 
+/// Makes in `key` (cleared first, reused from row to row) the [`group_key`] of the values of
+/// `keys` for `env`'s row, text under its key's collation. A key that is a column is keyed
+/// where it lies in the row, without a copy, unless its text must first become its
+/// collation's key bytes.
+fn key_of(
+    run: &mut Run<'_>,
+    keys: &[Scalar<'_>],
+    collations: &[Option<&'static Collation>],
+    env: &Env<'_>,
+    key: &mut String,
+) -> Result<(), SqlError> {
+    key.clear();
+    for (k, c) in keys.iter().zip(collations) {
+        if let Scalar::Column(i) = k {
+            let v = env.row.get(*i).unwrap_or(&Value::Null);
+            let collated = matches!(v, Value::Str(_) | Value::NStr(_))
+                && c.is_some_and(|c| !c.order().is_default());
+            if !collated {
+                if let Value::Xml(_) = v {
+                    return Err(scalar::xml::not_comparable());
+                }
+                push_group_key(v, key);
+                continue;
+            }
+        }
+        match run.eval_prepared(k, env)? {
+            Value::Xml(_) => return Err(scalar::xml::not_comparable()),
+            v => push_group_key(&sort_value(v, *c), key),
+        }
+    }
+    Ok(())
+}
+
 /// One group: its first row and its aggregates' states.
 struct Group {
     row: Vec<Value>,
     states: Vec<State>,
+}
+
+impl Group {
+    /// A group whose first row is `row`, its states those of `specs` over no rows; the row
+    /// locators at `locators` are not kept (nothing after grouping reads them).
+    fn first(row: &[Value], specs: &[Spec<'_>], locators: &[usize]) -> Group {
+        let states = specs.iter().map(Spec::start).collect();
+        let mut first = row.to_vec();
+        for &i in locators {
+            first[i] = Value::Null;
+        }
+        Group { row: first, states }
+    }
 }
 
 /// A hash aggregate: the rows given to it grouped by `keys`, with `aggs` over each group.
@@ -405,6 +459,8 @@ pub(crate) struct Grouping<'a> {
     key_collations: Vec<Option<&'static Collation>>,
     specs: Vec<Spec<'a>>,
     index: HashMap<String, usize>,
+    /// The current row's key, in a buffer kept from row to row.
+    key: String,
     groups: Vec<Group>,
     grant: MemoryGrant,
     /// May the groups past the grant spill? A partition's own grouping may not: it is
@@ -444,6 +500,7 @@ impl<'a> Grouping<'a> {
             key_collations,
             specs,
             index: HashMap::new(),
+            key: String::new(),
             groups: Vec::new(),
             grant: run.memory_grant(),
             may_spill,
@@ -468,40 +525,38 @@ impl<'a> Grouping<'a> {
         run.row_interruption_point(self.seen)?;
         self.seen += 1;
         let env = Env::new(&self.cols, row, outer);
-        let mut key = Vec::with_capacity(self.keys.len());
-        for (k, c) in self.keys.iter().zip(&self.key_collations) {
-            match run.eval_prepared(k, &env)? {
-                Value::Xml(_) => return Err(scalar::xml::not_comparable()),
-                v => key.push(sort_value(v, *c)),
+        let at = if self.keys.is_empty() {
+            // Without GROUP BY every row is of the one group: no key to make or look up.
+            if self.groups.is_empty() {
+                self.groups.push(Group::first(row, &self.specs, &self.locators));
             }
-        }
-        let key = group_key(&key);
-        let at = match self.index.get(&key) {
-            Some(&at) => at,
-            None => {
-                if let Some(parts) = &mut self.spilled {
-                    return parts.write(&key, row);
-                }
-                let bytes = row_bytes(row) + KEY_BYTES + key.len() + STATE_BYTES * self.specs.len();
-                // Without GROUP BY there is one group: it asks nothing of the grant, which
-                // would take frames from the buffer pool for it (`docs/memory.md`).
-                if !self.keys.is_empty() && !self.grant.try_reserve(bytes) {
-                    if self.may_spill && !self.keys.is_empty() {
-                        let mut parts = Partitions::new(self.grant.memory(), STREAMED_PARTITIONS)?;
-                        parts.write(&key, row)?;
-                        self.spilled = Some(parts);
-                        return Ok(());
+            0
+        } else {
+            key_of(run, &self.keys, &self.key_collations, &env, &mut self.key)?;
+            match self.index.get(self.key.as_str()) {
+                Some(&at) => at,
+                None => {
+                    if let Some(parts) = &mut self.spilled {
+                        return parts.write(&self.key, row);
                     }
-                    self.grant.hold(bytes)?;
+                    let bytes = row_bytes(row)
+                        + KEY_BYTES
+                        + self.key.len()
+                        + STATE_BYTES * self.specs.len();
+                    if !self.grant.try_reserve(bytes) {
+                        if self.may_spill {
+                            let mut parts =
+                                Partitions::new(self.grant.memory(), STREAMED_PARTITIONS)?;
+                            parts.write(&self.key, row)?;
+                            self.spilled = Some(parts);
+                            return Ok(());
+                        }
+                        self.grant.hold(bytes)?;
+                    }
+                    self.groups.push(Group::first(row, &self.specs, &self.locators));
+                    self.index.insert(self.key.clone(), self.groups.len() - 1);
+                    self.groups.len() - 1
                 }
-                let states = self.specs.iter().map(Spec::start).collect();
-                let mut first = row.to_vec();
-                for &i in &self.locators {
-                    first[i] = Value::Null;
-                }
-                self.groups.push(Group { row: first, states });
-                self.index.insert(key, self.groups.len() - 1);
-                self.groups.len() - 1
             }
         };
         let group = &mut self.groups[at];

@@ -21,7 +21,7 @@ use walden_engine::types::Value;
 use crate::ast::Expr;
 use crate::exec::eval::{Col, Env};
 use crate::exec::grant::{row_bytes, MemoryGrant, QueryMemory};
-use crate::exec::query::group_key;
+use crate::exec::query::{group_key, push_group_key};
 use crate::exec::scalar::collation::coarse_key;
 use crate::exec::session::Run;
 use crate::exec::spill::{Keyed, SpillReader, SpillWriter};
@@ -126,7 +126,13 @@ impl Run<'_> {
         if grant.try_reserve(bytes) {
             let mut seen = HashSet::new();
             let mut keyed = keyed;
-            keyed.retain(|(_, r)| seen.insert(group_key(r)));
+            // One buffer for every row's key; only a row not seen before keeps a copy.
+            let mut key = String::new();
+            keyed.retain(|(_, r)| {
+                key.clear();
+                r.iter().for_each(|v| push_group_key(v, &mut key));
+                !seen.contains(key.as_str()) && seen.insert(key.clone())
+            });
             return Ok(keyed);
         }
         let n = partition_count(grant.memory(), bytes);

@@ -303,46 +303,48 @@ pub(crate) fn visit_children<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
 pub(crate) fn group_key(values: &[Value]) -> String {
     let mut key = String::new();
     for v in values {
-        match v {
-            Value::Null => key.push('\u{0}'),
-            Value::Str(s) | Value::NStr(s) => {
-                key.push('s');
-                key.extend(s.trim_end_matches(' ').chars().flat_map(char::to_lowercase));
-            }
-            Value::TinyInt(_) | Value::SmallInt(_) | Value::Int(_) | Value::BigInt(_) => {
-                // What the decimal(38, 10) form below spells for an integer, without the
-                // conversion: integers are most keys, and this runs once per row.
-                key.push('n');
-                let _ = write!(key, "{v}.0000000000");
-            }
-            n if n.is_exact_numeric() => {
-                key.push('n');
-                let t = scalar::to_text(
-                    &scalar::convert(
-                        v.clone(),
-                        SqlType::Decimal { precision: 38, scale: 10 },
-                        None,
-                    )
-                    .unwrap_or(Value::Null),
-                );
-                key.push_str(&t);
-            }
-            Value::Float(f) => {
-                key.push('f');
-                key.push_str(&f.to_string());
-            }
-            Value::Real(f) => {
-                key.push('f');
-                key.push_str(&f64::from(*f).to_string());
-            }
-            other => {
-                key.push('o');
-                key.push_str(&other.to_string());
-            }
-        }
-        key.push('\u{1}');
+        push_group_key(v, &mut key);
     }
     key
+}
+
+/// Appends `v`'s part of a [`group_key`] to `key`, so that a caller keying row after row can
+/// reuse one buffer: the key of values `a, b` is the key of `a` followed by that of `b`.
+pub(crate) fn push_group_key(v: &Value, key: &mut String) {
+    match v {
+        Value::Null => key.push('\u{0}'),
+        Value::Str(s) | Value::NStr(s) => {
+            key.push('s');
+            key.extend(s.trim_end_matches(' ').chars().flat_map(char::to_lowercase));
+        }
+        Value::TinyInt(_) | Value::SmallInt(_) | Value::Int(_) | Value::BigInt(_) => {
+            // What the decimal(38, 10) form below spells for an integer, without the
+            // conversion: integers are most keys, and this runs once per row.
+            key.push('n');
+            let _ = write!(key, "{v}.0000000000");
+        }
+        n if n.is_exact_numeric() => {
+            key.push('n');
+            let t = scalar::to_text(
+                &scalar::convert(v.clone(), SqlType::Decimal { precision: 38, scale: 10 }, None)
+                    .unwrap_or(Value::Null),
+            );
+            key.push_str(&t);
+        }
+        Value::Float(f) => {
+            key.push('f');
+            let _ = write!(key, "{f}");
+        }
+        Value::Real(f) => {
+            key.push('f');
+            let _ = write!(key, "{}", f64::from(*f));
+        }
+        other => {
+            key.push('o');
+            let _ = write!(key, "{other}");
+        }
+    }
+    key.push('\u{1}');
 }
 
 impl Run<'_> {

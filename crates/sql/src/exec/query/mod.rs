@@ -46,7 +46,8 @@ mod table_functions;
 use for_xml_json::{auto_element, for_json, for_xml};
 pub(crate) use from::display_name;
 pub(crate) use grouping::{
-    group_key, grouped_columns, grouping, select_aggregates, select_windows, visit_children,
+    group_key, grouped_columns, grouping, push_group_key, select_aggregates, select_windows,
+    visit_children,
 };
 pub(crate) use order::{compare_keys, order_collations, sort_by_keys, sorts_by_source_column};
 pub(crate) use select::expr_name;

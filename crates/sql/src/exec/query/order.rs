@@ -56,6 +56,61 @@ pub(crate) fn order_collations(
         .collect()
 }
 
+/// Where each ORDER BY key of a SELECT comes from, worked out once for all its rows (what
+/// [`Run::order_key`] works out per row): an output column (by ordinal or alias), a column
+/// of the source row, or an expression evaluated per row.
+pub(crate) struct KeySources(Vec<KeySource>);
+
+#[derive(Clone, Copy)]
+enum KeySource {
+    Output(usize),
+    Source(usize),
+    Eval,
+}
+
+impl KeySources {
+    pub(crate) fn new(
+        order_by: &[OrderByItem],
+        out_cols: &[Col],
+        cols: &[Col],
+    ) -> Result<KeySources, SqlError> {
+        let mut sources = Vec::with_capacity(order_by.len());
+        for o in order_by {
+            sources.push(match output_column(o, out_cols, cols)? {
+                Some(i) => KeySource::Output(i),
+                // A name that is not one of the row's columns (an outer reference), or is
+                // ambiguous, is left to the interpreter, which resolves or refuses it.
+                None => match &o.expr.kind {
+                    ExprKind::Column(parts) => match find_column(cols, parts) {
+                        Ok(Some(i)) => KeySource::Source(i),
+                        _ => KeySource::Eval,
+                    },
+                    _ => KeySource::Eval,
+                },
+            });
+        }
+        Ok(KeySources(sources))
+    }
+}
+
+impl Run<'_> {
+    /// The value ORDER BY item `i` (`o`) sorts the row of `env`, whose output is `out`, by.
+    pub(crate) fn order_key_of(
+        &mut self,
+        sources: &KeySources,
+        i: usize,
+        o: &OrderByItem,
+        out: &[Value],
+        env: &Env<'_>,
+    ) -> Result<Value, SqlError> {
+        match sources.0.get(i).copied().unwrap_or(KeySource::Eval) {
+            KeySource::Output(c) => Ok(out[c].clone()),
+            KeySource::Source(c) => Ok(env.row.get(c).cloned().unwrap_or(Value::Null)),
+            KeySource::Eval => self.eval(&o.expr, env),
+        }
+    }
+}
+
 /// Compares sort keys: NULLs first, as SQL Server sorts them.
 pub(crate) fn compare_keys(a: &[Value], b: &[Value], desc: &[bool]) -> Result<Ordering, SqlError> {
     for ((x, y), d) in a.iter().zip(b).zip(desc) {

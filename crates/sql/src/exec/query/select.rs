@@ -21,7 +21,9 @@ use super::grouping::{
     collect_aggregates, collect_windows, grouped_columns, grouping_sets, select_aggregates,
     select_windows,
 };
-use super::order::{compare_keys, order_collations, sort_by_keys, sorts_by_source_column};
+use super::order::{
+    compare_keys, order_collations, sort_by_keys, sorts_by_source_column, KeySources,
+};
 use super::set_operations::{unify_column, ValueType};
 use super::Rows;
 
@@ -44,6 +46,27 @@ pub(crate) fn expr_name(e: &Expr) -> String {
         ExprKind::Column(parts) => parts.last().map(|p| p.value.clone()).unwrap_or_default(),
         _ => String::new(),
     }
+}
+
+/// The source column each output column copies, when every one is a `*` column or names a
+/// column of the source row: the row is then projected by copying, which is what evaluating
+/// each name would do, without finding each name again per row. None otherwise.
+fn copied_columns(
+    exprs: &[Option<&Expr>],
+    stars: &[Option<usize>],
+    cols: &[Col],
+) -> Option<Vec<usize>> {
+    exprs
+        .iter()
+        .zip(stars)
+        .map(|(e, star)| match (e, star) {
+            (Some(e), _) => match &e.kind {
+                ExprKind::Column(parts) => find_column(cols, parts).ok().flatten(),
+                _ => None,
+            },
+            (None, star) => *star,
+        })
+        .collect()
 }
 
 impl Run<'_> {
@@ -198,20 +221,26 @@ impl Run<'_> {
         // them cannot be among the first n (one that sorts equal comes after it in a stable
         // sort), so it is dropped with one comparison instead of joining the next sort.
         let mut cutoff: Option<Vec<Value>> = None;
+        let key_sources = KeySources::new(order_by, &out_cols, &cols)?;
+        let copies = copied_columns(&exprs, &stars, &cols);
         // Each source row is dropped once projected, so the source and the output are not
         // both held whole.
         for (i, row) in rows.into_iter().take(projected_rows).enumerate() {
             self.row_interruption_point(i)?;
             let env = Env { cols: &cols, row: &row, outer, computed: &computed };
-            let out = self.project(&exprs, &stars, &env)?;
+            let out = match &copies {
+                Some(copies) => copies.iter().map(|&c| row[c].clone()).collect(),
+                None => self.project(&exprs, &stars, &env)?,
+            };
             if let Some(seen) = &mut collated_distinct {
                 if !seen.insert(collation::group_key_under(&out, &out_collations)) {
                     continue;
                 }
             }
             let mut keys = Vec::with_capacity(order_by.len());
-            for (o, c) in order_by.iter().zip(&key_collations) {
-                keys.push(collation::sort_value(self.order_key(o, &out_cols, &out, &env)?, *c));
+            for (k, (o, c)) in order_by.iter().zip(&key_collations).enumerate() {
+                let key = self.order_key_of(&key_sources, k, o, &out, &env)?;
+                keys.push(collation::sort_value(key, *c));
             }
             if let Some(sorter) = &mut sorter {
                 sorter.push(self, keys, out)?;
