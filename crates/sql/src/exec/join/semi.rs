@@ -17,8 +17,11 @@
 //! `NOT IN` is not rewritten: its NULL rules differ, and its uncorrelated form already
 //! runs once (`subquery`).
 //!
-//! A subquery with grouping, aggregates, TOP, OFFSET, CTEs or set operators, or with any
-//! other conjunct, is left to be evaluated per row as before.
+//! Any other conjunct of its WHERE clause that names outer columns (`l3.l_suppkey <>
+//! l1.l_suppkey`, TPC-H Q21's) is checked on each pair whose keys are equal, with the
+//! subquery's names resolved first as they are in the subquery; at least one equality is
+//! needed. A subquery with grouping, aggregates, TOP, OFFSET, CTEs or set operators, or a
+//! conjunct holding a subquery, is left to be evaluated per row as before.
 
 use walden_engine::types::Value;
 
@@ -28,6 +31,7 @@ use crate::exec::access;
 use crate::exec::demand::Demand;
 use crate::exec::eval::find_column;
 use crate::exec::eval::{compare_collated, label_in, resolve_collation, Col, Env};
+use crate::exec::prepared::Scalar;
 use crate::exec::query::{visit_children, Rows, TableRef};
 use crate::exec::recursive::has_aggregate;
 use crate::exec::session::Run;
@@ -50,6 +54,9 @@ pub(super) struct SemiJoin<'e> {
     keys: Vec<(&'e Expr, &'e Expr)>,
     /// The equalities as written (none for IN's member test), for a seek per outer row.
     key_conjuncts: Vec<&'e Expr>,
+    /// Its other conjuncts that name outer columns (`l3.l_suppkey <> l1.l_suppkey`), checked
+    /// on each pair whose keys are equal, the inner row's names first.
+    residual: Vec<&'e Expr>,
 }
 
 /// Whether an expression names a column (for a probe: of the outer row, not a constant).
@@ -102,6 +109,7 @@ impl Run<'_> {
         let mut keys = Vec::new();
         let mut key_conjuncts = Vec::new();
         let mut inner_filter = Vec::new();
+        let mut residual = Vec::new();
         let outer_side =
             |e: &Expr| inner.leaves_of(e) == Some(0) && flat.owns_all_columns(e) && stable(e);
         for p in parts {
@@ -109,15 +117,23 @@ impl Run<'_> {
                 inner_filter.push(p);
                 continue;
             }
-            let ExprKind::Binary { op: BinaryOp::Eq, left, right } = &p.kind else { return None };
-            if inner.owns_all_columns(left) && outer_side(right) {
-                keys.push((&**right, &**left));
-            } else if inner.owns_all_columns(right) && outer_side(left) {
-                keys.push((&**left, &**right));
-            } else {
+            if let ExprKind::Binary { op: BinaryOp::Eq, left, right } = &p.kind {
+                if inner.owns_all_columns(left) && outer_side(right) {
+                    keys.push((&**right, &**left));
+                    key_conjuncts.push(p);
+                    continue;
+                } else if inner.owns_all_columns(right) && outer_side(left) {
+                    keys.push((&**left, &**right));
+                    key_conjuncts.push(p);
+                    continue;
+                }
+            }
+            // Any other conjunct is checked on the pairs; it needs the outer leaves it may
+            // name (a name of both scopes counts for both: only the mask grows).
+            if !stable(p) || inner.leaves_of(p).is_none() {
                 return None;
             }
-            key_conjuncts.push(p);
+            residual.push(p);
         }
         if let Some(x) = member {
             let [SelectItem::Expr { expr: item, .. }] = sel.items.as_slice() else { return None };
@@ -130,11 +146,19 @@ impl Run<'_> {
             return None;
         }
         let mut mask = 0;
-        for (o, _) in &keys {
+        for o in keys.iter().map(|(o, _)| *o).chain(residual.iter().copied()) {
             mask |= flat.leaves_of(o)?;
         }
-        let semi =
-            SemiJoin { anti, from: &sel.from, inner, inner_filter, demand, keys, key_conjuncts };
+        let semi = SemiJoin {
+            anti,
+            from: &sel.from,
+            inner,
+            inner_filter,
+            demand,
+            keys,
+            key_conjuncts,
+            residual,
+        };
         Some((semi, mask))
     }
 
@@ -168,25 +192,34 @@ impl Run<'_> {
         }
         let mut kept = Vec::with_capacity(rows.len());
         let mut probe = Vec::with_capacity(semi.keys.len());
+        let probes = HashMatch::probes(&semi.keys, cols);
+        let built: Vec<Scalar<'_>> =
+            semi.keys.iter().map(|(_, e)| Scalar::prepare(e, &inner_cols)).collect();
         for (n, row) in rows.into_iter().enumerate() {
             self.row_interruption_point(n)?;
             let env = Env::new(cols, &row, outer);
             probe.clear();
-            for (o, _) in &semi.keys {
-                probe.push(self.eval(o, &env)?);
+            for p in &probes {
+                probe.push(self.eval_prepared(p, &env)?);
             }
             let mut matched = false;
-            for i in matcher.candidates(self, &semi.keys, cols, &row, outer)? {
+            for &i in matcher.lookup(&probe)? {
                 let inner_env = Env::new(&inner_cols, &inner_rows[i], outer);
                 let mut all = true;
-                for (((_, e), v), c) in semi.keys.iter().zip(&probe).zip(&collations) {
-                    let w = self.eval(e, &inner_env)?;
+                for ((e, v), c) in built.iter().zip(&probe).zip(&collations) {
+                    let w = self.eval_prepared(e, &inner_env)?;
                     if compare_collated(v, &w, *c)? != Some(std::cmp::Ordering::Equal) {
                         all = false;
                         break;
                     }
                 }
-                if all {
+                if all
+                    && (semi.residual.is_empty()
+                        || self.all_hold_in(
+                            &semi.residual,
+                            &Env::new(&inner_cols, &inner_rows[i], Some(&env)),
+                        )?)
+                {
                     matched = true;
                     break;
                 }
@@ -221,6 +254,7 @@ impl Run<'_> {
         }
         let mut all = semi.inner_filter.clone();
         all.extend(semi.key_conjuncts.iter().copied());
+        all.extend(semi.residual.iter().copied());
         let inner = &semi.inner;
         let path = {
             let column = |parts: &[crate::ast::Ident]| match inner.leaf_of(parts) {
