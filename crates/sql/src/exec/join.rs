@@ -1547,6 +1547,39 @@ impl HashMatch {
         Ok(HashMatch { buckets: Buckets::Keys(buckets) })
     }
 
+    /// A hash of key tuples already computed, `width` values each one after another in
+    /// `keys` (candidate i's are `keys[i * width..][..width]`; one with a NULL matches
+    /// nothing and is left out). With `distinct`, an integer key keeps only its first
+    /// candidate: for a semi-join, whose question is whether any matches.
+    fn from_keys(keys: &[Value], width: usize, distinct: bool) -> HashMatch {
+        let tuples = keys.chunks(width.max(1));
+        let single_ints: Option<Vec<Option<i64>>> = (width == 1)
+            .then(|| {
+                keys.iter()
+                    .map(|v| if v.is_null() { Some(None) } else { integer_key(v).map(Some) })
+                    .collect()
+            })
+            .flatten();
+        if let Some(ints) = single_ints {
+            let mut buckets: HashMap<i64, Vec<usize>> = HashMap::with_capacity(ints.len());
+            for (i, k) in ints.into_iter().enumerate() {
+                let Some(k) = k else { continue };
+                let bucket = buckets.entry(k).or_default();
+                if !distinct || bucket.is_empty() {
+                    bucket.push(i);
+                }
+            }
+            return HashMatch { buckets: Buckets::Ints(buckets) };
+        }
+        let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, k) in tuples.enumerate() {
+            if let Some(h) = hash_key(k) {
+                buckets.entry(h).or_default().push(i);
+            }
+        }
+        HashMatch { buckets: Buckets::Keys(buckets) }
+    }
+
     /// The probe side of `keys`, prepared once for rows of columns `cols`.
     fn probes<'e>(keys: &[(&'e Expr, &Expr)], cols: &[Col]) -> Vec<Scalar<'e>> {
         keys.iter().map(|(e, _)| Scalar::prepare(e, cols)).collect()

@@ -27,7 +27,7 @@ use walden_engine::types::Value;
 
 use super::{clone_ref, conjuncts, stable, Flat, HashMatch, Input};
 use crate::ast::{BinaryOp, Expr, ExprKind, Query, SelectItem, TableSource, UnaryOp};
-use crate::exec::access;
+use crate::exec::access::{self, RowFilter, RowSink};
 use crate::exec::demand::Demand;
 use crate::exec::eval::find_column;
 use crate::exec::eval::{compare_collated, label_in, resolve_collation, Col, Env};
@@ -175,15 +175,34 @@ impl Run<'_> {
         if let Some(kept) = self.seek_semi_join(semi, cols, &rows, outer)? {
             return Ok(kept);
         }
-        let (Rows { cols: inner_cols, rows: inner_rows }, _) = self.plan_pushed(
-            semi.from,
-            None,
-            &semi.inner_filter,
-            outer,
-            None,
-            semi.demand.as_ref(),
-        )?;
-        let matcher = HashMatch::build(self, &semi.keys, &inner_cols, &inner_rows, outer)?;
+        let (inner_cols, inner_rows, inner_keys) = match self.stream_semi_keys(semi, outer)? {
+            Some((cols, keys)) => (cols, Vec::new(), keys),
+            None => {
+                let (Rows { cols, rows }, _) = self.plan_pushed(
+                    semi.from,
+                    None,
+                    &semi.inner_filter,
+                    outer,
+                    None,
+                    semi.demand.as_ref(),
+                )?;
+                let prepared: Vec<Scalar<'_>> =
+                    semi.keys.iter().map(|(_, e)| Scalar::prepare(e, &cols)).collect();
+                let mut keys = Vec::with_capacity(rows.len() * prepared.len());
+                for (n, row) in rows.iter().enumerate() {
+                    self.row_interruption_point(n)?;
+                    let env = Env::new(&cols, row, outer);
+                    for p in &prepared {
+                        keys.push(self.eval_prepared(p, &env)?);
+                    }
+                }
+                (cols, rows, keys)
+            }
+        };
+        // Only whether some row matches counts: without residual conjuncts to check on
+        // each, one row per integer key will do.
+        let width = semi.keys.len();
+        let matcher = HashMatch::from_keys(&inner_keys, width, semi.residual.is_empty());
         // Each key's text compares by its sides' collations.
         let mut collations = Vec::with_capacity(semi.keys.len());
         for (o, e) in &semi.keys {
@@ -193,8 +212,6 @@ impl Run<'_> {
         let mut kept = Vec::with_capacity(rows.len());
         let mut probe = Vec::with_capacity(semi.keys.len());
         let probes = HashMatch::probes(&semi.keys, cols);
-        let built: Vec<Scalar<'_>> =
-            semi.keys.iter().map(|(_, e)| Scalar::prepare(e, &inner_cols)).collect();
         for (n, row) in rows.into_iter().enumerate() {
             self.row_interruption_point(n)?;
             let env = Env::new(cols, &row, outer);
@@ -204,11 +221,10 @@ impl Run<'_> {
             }
             let mut matched = false;
             for &i in matcher.lookup(&probe)? {
-                let inner_env = Env::new(&inner_cols, &inner_rows[i], outer);
                 let mut all = true;
-                for ((e, v), c) in built.iter().zip(&probe).zip(&collations) {
-                    let w = self.eval_prepared(e, &inner_env)?;
-                    if compare_collated(v, &w, *c)? != Some(std::cmp::Ordering::Equal) {
+                let key = &inner_keys[i * width..(i + 1) * width];
+                for ((w, v), c) in key.iter().zip(&probe).zip(&collations) {
+                    if compare_collated(v, w, *c)? != Some(std::cmp::Ordering::Equal) {
                         all = false;
                         break;
                     }
@@ -232,7 +248,85 @@ impl Run<'_> {
     }
 }
 
+/// The keys of the rows a read gives it (each row's values of `prepared`), without the
+/// rows; a row with a NULL key matches nothing and is dropped.
+struct KeySink<'a, 'o> {
+    prepared: Vec<Scalar<'a>>,
+    cols: &'a [Col],
+    outer: Option<&'o Env<'o>>,
+    /// The keys one after another, each `prepared.len()` values: one allocation, not
+    /// one per row.
+    keys: Vec<Value>,
+}
+
+impl RowSink for KeySink<'_, '_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        let env = Env::new(self.cols, &row, self.outer);
+        let start = self.keys.len();
+        for p in &self.prepared {
+            let v = run.eval_prepared(p, &env)?;
+            if v.is_null() {
+                self.keys.truncate(start);
+                return Ok(true);
+            }
+            self.keys.push(v);
+        }
+        Ok(true)
+    }
+}
+
 impl Run<'_> {
+    /// For a hash semi-join with no residual conjuncts whose subquery is one table: its
+    /// columns and the keys of its rows that pass its own conjuncts (one after another,
+    /// as `KeySink` holds them), read straight into
+    /// the keys (`KeySink`) so that its rows are never held (`NOT EXISTS` over a
+    /// 100,000-row table keeps 100,000 keys, not rows with their locators). None for any
+    /// other subquery, which is computed as a FROM clause.
+    fn stream_semi_keys(
+        &mut self,
+        semi: &SemiJoin<'_>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<(Vec<Col>, Vec<Value>)>, SqlError> {
+        let inner = &semi.inner;
+        let (true, 1, Input::Table(t)) =
+            (semi.residual.is_empty(), inner.leaves.len(), &inner.leaves[0].input)
+        else {
+            return Ok(None);
+        };
+        let t = clone_ref(t);
+        let cols = inner.leaves[0].cols.clone();
+        let path = {
+            let column = |parts: &[crate::ast::Ident]| match inner.leaf_of(parts) {
+                Some(Some(0)) => find_column(&cols, parts).ok().flatten(),
+                _ => None,
+            };
+            let probe = |e: &Expr| inner.leaves_of(e) == Some(0);
+            access::choose(
+                &t.def,
+                t.wanted.as_deref(),
+                &semi.inner_filter,
+                &column,
+                &probe,
+                inner.leaves[0].stats.as_deref(),
+            )
+        };
+        let env = Env { cols: &[], row: &[], outer, computed: &[] };
+        let mut sink = KeySink {
+            prepared: semi.keys.iter().map(|(_, e)| Scalar::prepare(e, &cols)).collect(),
+            cols: &cols,
+            outer,
+            keys: Vec::new(),
+        };
+        let keep = RowFilter { cols: &cols, exprs: &semi.inner_filter, outer };
+        if !self.read_path_into(&t, &path, &env, Some(keep), &mut sink)? {
+            // A probe that does not convert: the table is scanned, as `read_leaf` does.
+            let keep = RowFilter { cols: &cols, exprs: &semi.inner_filter, outer };
+            self.read_path_into(&t, &access::AccessPath::scan(), &env, Some(keep), &mut sink)?;
+        }
+        let keys = sink.keys;
+        Ok(Some((cols, keys)))
+    }
+
     /// The table, path and conjuncts of a seek per row for `semi` with `rows` rows to keep
     /// or drop, where the subquery is one table whose index the equalities can seek and
     /// seeking costs less than reading the table once; None otherwise.
