@@ -713,6 +713,15 @@ impl Run<'_> {
                 acc.rows.clear();
             }
         }
+        // One table and one semi-join: the subquery's keys may seek the table instead.
+        if let ([(i, semi)], 1, None, false) = (&mut semis[..], n, goal, acc.rows.is_empty()) {
+            if let Some(rows) = self.seek_by_semi_join(flat, semi, outer)? {
+                // Every conjunct was placed on the leaf (or applied above): all are done.
+                flat.conjuncts[*i].applied = true;
+                let cols = flat.leaves[0].cols.clone();
+                return Ok(Rows { cols, rows });
+            }
+        }
         // The order by estimate where the leaves are few enough to search; the greedy
         // choice of each step (with the rows joined so far counted) otherwise.
         let planned = (2..=order::MAX_SEARCHED).contains(&n).then(|| self.join_order(flat));

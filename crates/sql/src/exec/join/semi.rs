@@ -25,7 +25,7 @@
 
 use walden_engine::types::Value;
 
-use super::{clone_ref, conjuncts, stable, Flat, HashMatch, Input};
+use super::{clone_ref, conjuncts, integer_key, stable, Flat, HashMatch, Input};
 use crate::ast::{BinaryOp, Expr, ExprKind, Query, SelectItem, TableSource, UnaryOp};
 use crate::exec::access::{self, RowFilter, RowSink};
 use crate::exec::demand::Demand;
@@ -34,6 +34,7 @@ use crate::exec::eval::{compare_collated, label_in, resolve_collation, Col, Env}
 use crate::exec::prepared::Scalar;
 use crate::exec::query::{visit_children, Rows, TableRef};
 use crate::exec::recursive::has_aggregate;
+use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
@@ -57,6 +58,9 @@ pub(super) struct SemiJoin<'e> {
     /// Its other conjuncts that name outer columns (`l3.l_suppkey <> l1.l_suppkey`), checked
     /// on each pair whose keys are equal, the inner row's names first.
     residual: Vec<&'e Expr>,
+    /// Its columns and keys, once read by `stream_semi_keys` for a choice that then did
+    /// not use them (`seek_by_semi_join`), for the hash to use rather than read again.
+    streamed: Option<(Vec<Col>, Vec<Value>)>,
 }
 
 /// Whether an expression names a column (for a probe: of the outer row, not a constant).
@@ -158,6 +162,7 @@ impl Run<'_> {
             keys,
             key_conjuncts,
             residual,
+            streamed: None,
         };
         Some((semi, mask))
     }
@@ -175,7 +180,11 @@ impl Run<'_> {
         if let Some(kept) = self.seek_semi_join(semi, cols, &rows, outer)? {
             return Ok(kept);
         }
-        let (inner_cols, inner_rows, inner_keys) = match self.stream_semi_keys(semi, outer)? {
+        let streamed = match semi.streamed.take() {
+            Some(s) => Some(s),
+            None => self.stream_semi_keys(semi, outer)?,
+        };
+        let (inner_cols, inner_rows, inner_keys) = match streamed {
             Some((cols, keys)) => (cols, Vec::new(), keys),
             None => {
                 let (Rows { cols, rows }, _) = self.plan_pushed(
@@ -245,6 +254,96 @@ impl Run<'_> {
             }
         }
         Ok(kept)
+    }
+}
+
+impl Run<'_> {
+    /// The rows of `flat`, a FROM clause of one table, that `semi` keeps, by a seek of the
+    /// table per key of the subquery's rows, where that is cheaper than reading the table:
+    /// `WHERE i.item_id IN (SELECT l.item_id FROM order_lines l WHERE l.order_id BETWEEN
+    /// ...)` reads the few hundred items it names rather than every item, as PostgreSQL's
+    /// and SQL Server's plans drive the table's index from the subquery. None where this
+    /// does not apply: the semi-join (not an anti-join) must have one key, an integer
+    /// column of the subquery's one table equal to the column that leads the table's
+    /// clustered index, nothing to check on the pairs, and the table would otherwise be
+    /// scanned whole. The keys are sought in ascending order, each once, so the rows come
+    /// in the clustered index's order, as the scan would give them.
+    pub(super) fn seek_by_semi_join(
+        &mut self,
+        flat: &Flat<'_>,
+        semi: &mut SemiJoin<'_>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
+        let ([(x, item)], false, true, Input::Table(t)) =
+            (semi.keys.as_slice(), semi.anti, semi.residual.is_empty(), &flat.leaves[0].input)
+        else {
+            return Ok(None);
+        };
+        let (x, item) = (*x, *item);
+        let leaf_cols = &flat.leaves[0].cols;
+        let ExprKind::Column(parts) = &x.kind else { return Ok(None) };
+        let Some(c) = find_column(leaf_cols, parts).ok().flatten() else { return Ok(None) };
+        let leads = t.def.index(1).and_then(|i| i.columns.first()) == Some(&c);
+        if !leads || flat.leaves_of(item) != Some(0) {
+            return Ok(None);
+        }
+        let t = clone_ref(t);
+        let local: Vec<&Expr> = flat
+            .conjuncts
+            .iter()
+            .filter(|c| !c.semi && c.leaves == Some(1))
+            .map(|c| c.expr)
+            .collect();
+        if !self.path(flat, &t, &local, 0, 0).is_scan() {
+            return Ok(None);
+        }
+        if semi.streamed.is_none() {
+            semi.streamed = self.stream_semi_keys(semi, outer)?;
+        }
+        let Some((inner_cols, keys)) = &semi.streamed else { return Ok(None) };
+        // The key's column among the subquery's, to hold each key for the seek's probe.
+        let ExprKind::Column(item_parts) = &item.kind else { return Ok(None) };
+        let Some(p) = find_column(inner_cols, item_parts).ok().flatten() else { return Ok(None) };
+        let ints: Option<Vec<(i64, usize)>> =
+            keys.iter().enumerate().map(|(i, v)| integer_key(v).map(|k| (k, i))).collect();
+        let Some(mut ints) = ints else { return Ok(None) };
+        ints.sort_unstable();
+        ints.dedup_by_key(|k| k.0);
+        let eq = Expr {
+            kind: ExprKind::Binary {
+                op: BinaryOp::Eq,
+                left: Box::new(x.clone()),
+                right: Box::new(item.clone()),
+            },
+            span: x.span,
+        };
+        let mut sought = local.clone();
+        sought.push(&eq);
+        let path = self.path(flat, &t, &sought, 0, 0);
+        let table_rows = self.table_stats(&t).map_or(access::TABLE_ROWS, |s| s.rows);
+        let by_key = path.any_probe(&mut |e| flat.leaves_of(e) == Some(0) && has_column(e));
+        if path.is_scan() || !by_key || ints.len() as f64 * path.cost >= table_rows {
+            return Ok(None);
+        }
+        let mut probe_row = vec![Value::Null; inner_cols.len()];
+        let mut rows = Vec::new();
+        for (n, &(_, i)) in ints.iter().enumerate() {
+            self.row_interruption_point(n)?;
+            probe_row[p] = keys[i].clone();
+            let env = Env::new(inner_cols, &probe_row, outer);
+            let keep = RowFilter { cols: leaf_cols, exprs: &local, outer };
+            // A key that does not convert to the column's type: the hash decides instead.
+            let Some(found) = self.read_path(&t, &path, &env, usize::MAX, Some(keep))? else {
+                return Ok(None);
+            };
+            // A seek reads a superset: each row's column must equal the key.
+            for row in found {
+                if scalar::compare(&row[c], &keys[i])? == Some(std::cmp::Ordering::Equal) {
+                    rows.push(row);
+                }
+            }
+        }
+        Ok(Some(rows))
     }
 }
 
