@@ -41,6 +41,9 @@ use crate::exec::session::Run;
 use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
 
+/// A subquery's columns, and the keys of its rows one after another (`KeySink`).
+type Keys = (Vec<Col>, Vec<Value>);
+
 /// A WHERE conjunct run as a hash semi- or anti-join.
 pub(super) struct SemiJoin<'e> {
     /// NOT EXISTS: keep the rows with no match.
@@ -62,7 +65,7 @@ pub(super) struct SemiJoin<'e> {
     residual: Vec<&'e Expr>,
     /// Its columns and keys, once read by `stream_semi_keys` for a choice that then did
     /// not use them (`seek_by_semi_join`), for the hash to use rather than read again.
-    streamed: Option<(Vec<Col>, Vec<Value>)>,
+    streamed: Option<Keys>,
 }
 
 /// Whether an expression names a column (for a probe: of the outer row, not a constant).
@@ -419,7 +422,7 @@ impl Run<'_> {
         &mut self,
         semi: &SemiJoin<'_>,
         outer: Option<&Env<'_>>,
-    ) -> Result<Option<(Vec<Col>, Vec<Value>)>, SqlError> {
+    ) -> Result<Option<Keys>, SqlError> {
         let inner = &semi.inner;
         let (true, 1, Input::Table(t)) =
             (semi.residual.is_empty(), inner.leaves.len(), &inner.leaves[0].input)
