@@ -288,7 +288,7 @@ fn operation_name(op: BinaryOp) -> &'static str {
     }
 }
 
-fn is_text(v: &Value) -> bool {
+pub(crate) fn is_text(v: &Value) -> bool {
     matches!(v, Value::Str(_) | Value::NStr(_))
 }
 

@@ -25,7 +25,7 @@ use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
 use crate::exec::access::RowFilter;
-use crate::exec::eval::{cmp_matches, find_column, in_values, is_comparison, Col, Env};
+use crate::exec::eval::{cmp_matches, find_column, in_values, is_comparison, is_text, Col, Env};
 use crate::exec::prepared::Scalar;
 use crate::exec::scalar;
 use crate::exec::session::Run;
@@ -50,6 +50,10 @@ enum Part<'a> {
     InList { col: usize, list: Vec<Value>, negated: bool },
     /// `x op y` with both sides prepared, one more than a column or a constant.
     Scalars { op: BinaryOp, left: Scalar<'a>, right: Scalar<'a> },
+    /// `column op column` (a join's `o_custkey = c_custkey`): compared as values unless
+    /// both are text, which `expr` compares as the interpreter does, by the collation their
+    /// precedence gives (or error 468).
+    Columns { op: BinaryOp, left: usize, right: usize, expr: &'a Expr },
     /// `x [NOT] BETWEEN y AND z`, likewise.
     ScalarBetween { expr: Scalar<'a>, low: Scalar<'a>, high: Scalar<'a>, negated: bool },
     /// `x [NOT] IN (constant, ...)` with `x` prepared and not a column.
@@ -134,8 +138,11 @@ fn comparable(a: &Scalar<'_>, b: &Scalar<'_>) -> bool {
 /// A comparison, BETWEEN or IN list whose sides are all prepared.
 fn prepare_scalars<'a>(e: &'a Expr, cols: &[Col]) -> Option<Part<'a>> {
     match &e.kind {
-        ExprKind::Binary { op, left, right } if is_comparison(*op) => {
-            let (left, right) = (side(left, cols)?, side(right, cols)?);
+        ExprKind::Binary { op, left: l, right: r } if is_comparison(*op) => {
+            if let (Some(left), Some(right)) = (column(l, cols), column(r, cols)) {
+                return Some(Part::Columns { op: *op, left, right, expr: e });
+            }
+            let (left, right) = (side(l, cols)?, side(r, cols)?);
             comparable(&left, &right).then_some(Part::Scalars { op: *op, left, right })
         }
         ExprKind::Between { expr, negated, low, high } => {
@@ -189,6 +196,15 @@ impl Run<'_> {
                     let a = self.eval_prepared(left, &env)?;
                     let b = self.eval_prepared(right, &env)?;
                     scalar::compare(&a, &b)?.map(|o| cmp_matches(*op, o))
+                }
+                Part::Columns { op, left, right, expr } => {
+                    let (a, b) = (value(*left), value(*right));
+                    if is_text(a) && is_text(b) {
+                        self.predicate(expr, &Env::new(f.cols, row, f.outer))?
+                    } else {
+                        // A NULL column compares as UNKNOWN whatever ANSI_NULLS says.
+                        scalar::compare(a, b)?.map(|o| cmp_matches(*op, o))
+                    }
                 }
                 Part::ScalarBetween { expr, low, high, negated } => {
                     let env = Env::new(f.cols, row, f.outer);

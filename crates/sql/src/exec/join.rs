@@ -44,6 +44,7 @@ use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
 use crate::exec::access::{self, AccessPath, RowFilter, RowSink, TableStats};
 use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
+use crate::exec::filter::Filter;
 use crate::exec::grant::MemoryGrant;
 use crate::exec::prepared::Scalar;
 use crate::exec::query::{table_cols, visit_children, Relation, Rows, TableRef, ROWID};
@@ -55,6 +56,7 @@ use crate::exec::SqlError;
 pub(crate) use correlated::GroupedSubquery;
 
 mod correlated;
+mod equivalence;
 mod explain;
 mod order;
 mod semi;
@@ -307,6 +309,18 @@ impl Flat<'_> {
         implied
     }
 
+    /// What the WHERE conjuncts `parts` and the inner joins' ON conjuncts `on` imply beyond
+    /// themselves: of single leaves through ORs ([`Flat::implied_by_ors`]), and equalities
+    /// by transitivity (`equivalence.rs`). None with one leaf, or too many to place.
+    fn implied(&self, parts: &[&Expr], on: &[&Expr]) -> Vec<Expr> {
+        let mut implied = self.implied_by_ors(parts);
+        if (2..=MAX_LEAVES).contains(&self.leaves.len()) {
+            let all: Vec<&Expr> = parts.iter().chain(on).copied().collect();
+            implied.extend(self.implied_equalities(&all));
+        }
+        implied
+    }
+
     /// Error 7601 if a WHERE conjunct (`parts`) or ON conjunct holds a full-text predicate.
     fn refuse_full_text(&self, parts: &[&Expr], on: &[&Expr]) -> Result<(), SqlError> {
         let sources: Vec<&[Col]> = self.leaves.iter().map(|l| l.cols.as_slice()).collect();
@@ -450,21 +464,25 @@ impl Run<'_> {
         flat.refuse_full_text(&parts, &on)?;
         let written = parts.clone();
         // Kept by the caller: the placed conjuncts borrow them for as long as the plan lives.
-        implied.extend(flat.implied_by_ors(&parts));
+        implied.extend(flat.implied(&parts, &on));
         let implied: &'p Vec<Expr> = implied;
-        let (semis, unplaced) = self.place(&mut flat, parts, implied, on, pushed, outer);
+        let (semis, unplaced) = self.place(&mut flat, parts, implied, on, pushed, outer, true);
         let residual: Vec<&'e Expr> = unplaced.into_iter().map(|i| written[i]).collect();
         Ok((FromPlan { flat, semis }, residual))
     }
 
     /// Places the conjuncts of a flattened FROM clause: `parts` (the WHERE clause's),
-    /// `implied` (what its ORs imply of single leaves, `Flat::implied_by_ors`), `on` (the
+    /// `implied` (what they imply, `Flat::implied`), `on` (the
     /// inner joins' ON conditions) and those of `pushed` (an enclosing WHERE clause's) that
     /// name only these leaves, each tagged with the leaves it needs; WHERE conjuncts with a
     /// subquery that can be decorrelated become semi-joins. Samples the tables' statistics
     /// where there is a join order to choose. Returns the semi-joins and the positions in
     /// `parts` of the WHERE conjuncts it could not place (no leaf set: a subquery it cannot
-    /// decorrelate, or too many leaves), which the join does not apply.
+    /// decorrelate, or too many leaves), which the join does not apply. With
+    /// `run_subqueries` (not when the plan is only explained) an uncorrelated `IN
+    /// (subquery)` or a comparison with an uncorrelated scalar subquery is run to place it
+    /// (`uncorrelated_filter`).
+    #[allow(clippy::too_many_arguments)]
     fn place<'e>(
         &mut self,
         flat: &mut Flat<'e>,
@@ -473,6 +491,7 @@ impl Run<'_> {
         on: Vec<&'e Expr>,
         pushed: &[&'e Expr],
         outer: Option<&Env<'_>>,
+        run_subqueries: bool,
     ) -> (Vec<(usize, semi::SemiJoin<'e>)>, Vec<usize>) {
         // With one source there is no order to choose, and a seek beats a scan whatever
         // the sizes: only joins pay for statistics.
@@ -485,7 +504,7 @@ impl Run<'_> {
         }
         let where_count = parts.len();
         // Implied conjuncts are WHERE conjuncts that are always placed (they name one
-        // leaf): never residual, never a semi-join.
+        // leaf, or two by an equality): never residual, never a semi-join.
         let not_on = where_count + implied.len();
         parts.extend(implied);
         parts.extend(on);
@@ -522,8 +541,89 @@ impl Run<'_> {
                 }
             }
         }
+        if run_subqueries && flat.leaves.len() <= MAX_LEAVES {
+            for i in 0..where_count {
+                if flat.conjuncts[i].leaves.is_none() {
+                    flat.conjuncts[i].leaves = self.uncorrelated_filter(flat, i);
+                }
+            }
+        }
         let residual = (0..where_count).filter(|&i| flat.conjuncts[i].leaves.is_none()).collect();
         (semis, residual)
+    }
+
+    /// The leaves of WHERE conjunct `i` if every subquery in it reads no enclosing row
+    /// (each is run once here, its rows kept for the statement as `subquery.rs` keeps
+    /// them): it is then placed like any conjunct on the leaves its other columns belong
+    /// to, evaluated (a lookup in a subquery's hashed values, a comparison with its cached
+    /// value) as soon as they are read, rather than on every joined row at the end. TPC-H
+    /// Q18's `o_orderkey IN (SELECT l_orderkey ... GROUP BY l_orderkey HAVING ...)` filters
+    /// `orders` before it is joined. The rows of an `IN` subquery also estimate what it
+    /// keeps (`own_rows`).
+    ///
+    /// Only a conjunct that evaluates its subqueries on every row anyway is taken (a
+    /// comparison, `[NOT] IN`, `ALL`/`ANY`, `[NOT] EXISTS`): in an OR or a CASE one might
+    /// never run, and running it here could cost what the query never would.
+    fn uncorrelated_filter(&mut self, flat: &Flat<'_>, i: usize) -> Option<u64> {
+        let e = flat.conjuncts[i].expr;
+        let test = match &e.kind {
+            ExprKind::Unary { op: crate::ast::UnaryOp::Not, operand } => operand,
+            _ => e,
+        };
+        let always = match &test.kind {
+            ExprKind::Binary { op, .. } => matches!(
+                op,
+                BinaryOp::Eq
+                    | BinaryOp::NotEq
+                    | BinaryOp::Lt
+                    | BinaryOp::Gt
+                    | BinaryOp::LtEq
+                    | BinaryOp::GtEq
+            ),
+            ExprKind::InSubquery { .. } | ExprKind::Quantified { .. } | ExprKind::Exists(_) => true,
+            _ => false,
+        };
+        if !always {
+            return None;
+        }
+        let mut found = false;
+        let mask = self.leaves_beside_subqueries(flat, e, &mut found)?;
+        found.then_some(mask)
+    }
+
+    /// `Flat::leaves_of`, but taking a subquery that reads no enclosing row as a constant
+    /// (None for a correlated one) where operators lead to it; `found` is set where there
+    /// is one.
+    fn leaves_beside_subqueries(
+        &mut self,
+        flat: &Flat<'_>,
+        e: &Expr,
+        found: &mut bool,
+    ) -> Option<u64> {
+        let mut mask = 0u64;
+        match &e.kind {
+            ExprKind::Subquery(q) | ExprKind::Exists(q) => {
+                self.uncorrelated_rows(q)?;
+                *found = true;
+                return Some(0);
+            }
+            ExprKind::InSubquery { expr: x, subquery, .. }
+            | ExprKind::Quantified { left: x, subquery, .. } => {
+                self.uncorrelated_rows(subquery)?;
+                *found = true;
+                return self.leaves_beside_subqueries(flat, x, found);
+            }
+            // Operators evaluate every operand; anything else (CASE, IIF, COALESCE) may not,
+            // so a subquery there is not run here.
+            ExprKind::Binary { .. } | ExprKind::Unary { .. } => {}
+            _ => return flat.leaves_of(e),
+        }
+        let mut children = Vec::new();
+        visit_children(e, &mut |c| children.push(c));
+        for c in children {
+            mask |= self.leaves_beside_subqueries(flat, c, found)?;
+        }
+        Some(mask)
     }
 
     /// Adds `src`'s leaves to `flat`, and the conjuncts of its inner joins' ON conditions to
@@ -614,6 +714,15 @@ impl Run<'_> {
             c.applied = true;
             if self.predicate(c.expr, &outer_env)? != Some(true) {
                 acc.rows.clear();
+            }
+        }
+        // One table and one semi-join: the subquery's keys may seek the table instead.
+        if let ([(i, semi)], 1, None, false) = (&mut semis[..], n, goal, acc.rows.is_empty()) {
+            if let Some(rows) = self.seek_by_semi_join(flat, semi, outer)? {
+                // Every conjunct was placed on the leaf (or applied above): all are done.
+                flat.conjuncts[*i].applied = true;
+                let cols = flat.leaves[0].cols.clone();
+                return Ok(Rows { cols, rows });
             }
         }
         // The order by estimate where the leaves are few enough to search; the greedy
@@ -810,6 +919,7 @@ impl Run<'_> {
             let t = clone_ref(t);
             let mut all = local;
             all.extend(rest);
+            let mut check = Filter::new(RowFilter { cols: &cols, exprs: &all, outer });
             let mut scanned: Option<Vec<Vec<Value>>> = None;
             for (n, l) in acc.rows.iter().enumerate() {
                 self.row_interruption_point(n)?;
@@ -828,7 +938,7 @@ impl Run<'_> {
                     },
                 };
                 for r in &found {
-                    if self.emit(&mut out, l, r, &all, &cols, outer)? {
+                    if self.emit(&mut out, l, r, &mut check)? {
                         break;
                     }
                 }
@@ -850,13 +960,14 @@ impl Run<'_> {
                 }
                 return Ok(Rows { cols, rows });
             }
+            let mut check = Filter::new(RowFilter { cols: &cols, exprs: &rest, outer });
             // The build side beyond the grant: joined by partitions on disk instead.
             // Held while the hash table below is.
             let _build_grant = match &step {
                 Step::Hash(keys) => {
                     let mut left = std::mem::take(&mut acc.rows);
                     let emit = |run: &mut Self, l: &[Value], r: &[Value]| {
-                        run.emit(&mut out, l, r, &rest, &cols, outer)
+                        run.emit(&mut out, l, r, &mut check)
                     };
                     let grant = self.grace_hash_join(
                         keys, &acc.cols, &mut left, right_cols, &mut right, outer, emit,
@@ -873,22 +984,26 @@ impl Run<'_> {
                 _ => None,
             };
             let matcher = match &step {
-                Step::Hash(keys) => Some(HashMatch::build(self, keys, right_cols, &right, outer)?),
+                Step::Hash(keys) => Some((
+                    HashMatch::build(self, keys, right_cols, &right, outer)?,
+                    HashMatch::probes(keys, &acc.cols),
+                )),
                 _ => None,
             };
             for (n, l) in acc.rows.iter().enumerate() {
                 self.row_interruption_point(n)?;
-                match (&step, &matcher) {
-                    (Step::Hash(keys), Some(m)) => {
-                        for ri in m.candidates(self, keys, &acc.cols, l, outer)? {
-                            if self.emit(&mut out, l, &right[ri], &rest, &cols, outer)? {
+                match &matcher {
+                    Some((m, probes)) => {
+                        let env = Env::new(&acc.cols, l, outer);
+                        for &ri in m.candidates(self, probes, &env)? {
+                            if self.emit(&mut out, l, &right[ri], &mut check)? {
                                 break;
                             }
                         }
                     }
-                    _ => {
+                    None => {
                         for r in &right {
-                            if self.emit(&mut out, l, r, &rest, &cols, outer)? {
+                            if self.emit(&mut out, l, r, &mut check)? {
                                 break;
                             }
                         }
@@ -905,21 +1020,20 @@ impl Run<'_> {
         Ok(Rows { cols, rows: out.rows })
     }
 
-    /// Adds the pair of `left` and `right` to `out` if every predicate of `checks` holds for
-    /// it; says whether `out` is then full.
+    /// Adds the pair of `left` and `right` to `out` if every predicate of `checks` (prepared
+    /// once per step for the joined row's columns) holds for it; says whether `out` is then
+    /// full.
     fn emit(
         &mut self,
         out: &mut JoinOutput<'_>,
         left: &[Value],
         right: &[Value],
-        checks: &[&Expr],
-        cols: &[Col],
-        outer: Option<&Env<'_>>,
+        checks: &mut Filter<'_>,
     ) -> Result<bool, SqlError> {
         let mut row = Vec::with_capacity(left.len() + right.len());
         row.extend_from_slice(left);
         row.extend_from_slice(right);
-        if self.all_hold(checks, cols, &row, outer)? {
+        if self.filter_holds(checks, &row)? {
             match &mut out.forward {
                 Some(f) => {
                     let row = match f.positions {
@@ -1150,6 +1264,7 @@ impl Run<'_> {
                 path.any_probe(&mut |e| both.leaves_of(e).is_some_and(|m| m & 1 != 0));
             if probes_left && !path.is_scan() {
                 let t = clone_ref(t);
+                let mut check = Filter::new(RowFilter { cols: &cols, exprs: &parts, outer });
                 for (n, lrow) in l.rows.iter().enumerate() {
                     self.row_interruption_point(n)?;
                     let env = Env::new(&l.cols, lrow, outer);
@@ -1161,7 +1276,7 @@ impl Run<'_> {
                     for r in found {
                         let mut row = lrow.clone();
                         row.extend(r);
-                        if self.all_hold(&parts, &cols, &row, outer)? {
+                        if self.filter_holds(&mut check, &row)? {
                             matched = true;
                             rows.push(row);
                         }
@@ -1193,18 +1308,29 @@ impl Run<'_> {
         } else {
             Some(HashMatch::build(self, &keys, &r_cols, &right, outer)?)
         };
+        // The conjuncts on the inner side alone already filtered it: each is checked on a
+        // pair only where they did not (LIKE on every matched row again, TPC-H Q13's).
+        let checks: Vec<&Expr> = parts
+            .iter()
+            .copied()
+            .filter(|e| !pushed.iter().any(|p| std::ptr::eq(*p, *e)))
+            .collect();
+        let mut check = Filter::new(RowFilter { cols: &cols, exprs: &checks, outer });
         let mut right_matched = vec![false; right.len()];
+        let probes = HashMatch::probes(&keys, &l.cols);
+        let every: Vec<usize> =
+            if matcher.is_none() { (0..right.len()).collect() } else { Vec::new() };
         for (n, lrow) in l.rows.iter().enumerate() {
             self.row_interruption_point(n)?;
-            let candidates: Vec<usize> = match &matcher {
-                Some(m) => m.candidates(self, &keys, &l.cols, lrow, outer)?,
-                None => (0..right.len()).collect(),
+            let candidates: &[usize] = match &matcher {
+                Some(m) => m.candidates(self, &probes, &Env::new(&l.cols, lrow, outer))?,
+                None => &every,
             };
             let mut matched = false;
-            for ri in candidates {
+            for &ri in candidates {
                 let mut row = lrow.clone();
                 row.extend(right[ri].iter().cloned());
-                if self.all_hold(&parts, &cols, &row, outer)? {
+                if self.filter_holds(&mut check, &row)? {
                     matched = true;
                     right_matched[ri] = true;
                     rows.push(row);
@@ -1407,7 +1533,7 @@ enum Buckets {
 }
 
 /// The integer a key value is, when it is of an integer type.
-fn integer_key(v: &Value) -> Option<i64> {
+pub(crate) fn integer_key(v: &Value) -> Option<i64> {
     match v {
         Value::TinyInt(x) => Some(i64::from(*x)),
         Value::SmallInt(x) => Some(i64::from(*x)),
@@ -1463,21 +1589,62 @@ impl HashMatch {
         Ok(HashMatch { buckets: Buckets::Keys(buckets) })
     }
 
-    /// The rows whose key equals the key of `row` (of the other side).
+    /// A hash of key tuples already computed, `width` values each one after another in
+    /// `keys` (candidate i's are `keys[i * width..][..width]`; one with a NULL matches
+    /// nothing and is left out). With `distinct`, an integer key keeps only its first
+    /// candidate: for a semi-join, whose question is whether any matches.
+    fn from_keys(keys: &[Value], width: usize, distinct: bool) -> HashMatch {
+        let tuples = keys.chunks(width.max(1));
+        let single_ints: Option<Vec<Option<i64>>> = (width == 1)
+            .then(|| {
+                keys.iter()
+                    .map(|v| if v.is_null() { Some(None) } else { integer_key(v).map(Some) })
+                    .collect()
+            })
+            .flatten();
+        if let Some(ints) = single_ints {
+            let mut buckets: HashMap<i64, Vec<usize>> = HashMap::with_capacity(ints.len());
+            for (i, k) in ints.into_iter().enumerate() {
+                let Some(k) = k else { continue };
+                let bucket = buckets.entry(k).or_default();
+                if !distinct || bucket.is_empty() {
+                    bucket.push(i);
+                }
+            }
+            return HashMatch { buckets: Buckets::Ints(buckets) };
+        }
+        let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, k) in tuples.enumerate() {
+            if let Some(h) = hash_key(k) {
+                buckets.entry(h).or_default().push(i);
+            }
+        }
+        HashMatch { buckets: Buckets::Keys(buckets) }
+    }
+
+    /// The probe side of `keys`, prepared once for rows of columns `cols`.
+    fn probes<'e>(keys: &[(&'e Expr, &Expr)], cols: &[Col]) -> Vec<Scalar<'e>> {
+        keys.iter().map(|(e, _)| Scalar::prepare(e, cols)).collect()
+    }
+
+    /// The rows whose key equals the key of the row in `env` (of the other side), whose
+    /// values `probes` ([`HashMatch::probes`]) compute.
     fn candidates(
         &self,
         run: &mut Run<'_>,
-        keys: &[(&Expr, &Expr)],
-        cols: &[Col],
-        row: &[Value],
-        outer: Option<&Env<'_>>,
-    ) -> Result<Vec<usize>, SqlError> {
-        let env = Env::new(cols, row, outer);
-        let mut values = Vec::with_capacity(keys.len());
-        for (e, _) in keys {
-            values.push(run.eval_prepared(&Scalar::prepare(e, cols), &env)?);
+        probes: &[Scalar<'_>],
+        env: &Env<'_>,
+    ) -> Result<&[usize], SqlError> {
+        let mut values = Vec::with_capacity(probes.len());
+        for p in probes {
+            values.push(run.eval_prepared(p, env)?);
         }
-        let found = match (&self.buckets, values.as_slice()) {
+        self.lookup(&values)
+    }
+
+    /// The rows whose key equals `values`, the probe side's values of the keys.
+    fn lookup(&self, values: &[Value]) -> Result<&[usize], SqlError> {
+        let found = match (&self.buckets, values) {
             (Buckets::Ints(ints), [v]) => {
                 let k = match integer_key(v) {
                     Some(k) => Some(k),
@@ -1497,9 +1664,9 @@ impl HashMatch {
                 k.and_then(|k| ints.get(&k))
             }
             (Buckets::Ints(_), _) => None,
-            (Buckets::Keys(buckets), _) => hash_key(&values).and_then(|k| buckets.get(&k)),
+            (Buckets::Keys(buckets), _) => hash_key(values).and_then(|k| buckets.get(&k)),
         };
-        Ok(found.cloned().unwrap_or_default())
+        Ok(found.map_or(&[], Vec::as_slice))
     }
 }
 

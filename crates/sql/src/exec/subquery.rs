@@ -22,14 +22,14 @@
 //! `IN (subquery)` looks its value up in a hash of the subquery's values (by [`group_key`],
 //! which equal values of one type family share), checked by the comparison itself.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use walden_engine::types::Value;
 
 use crate::ast::Query;
 use crate::exec::eval::{compare_collated, in_values_collated, resolve_collation, Env, Label};
-use crate::exec::join::GroupedSubquery;
+use crate::exec::join::{integer_key, GroupedSubquery};
 use crate::exec::query::Rows;
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{coarse_key, Collation};
@@ -58,8 +58,11 @@ type Stamp = (u64, u64);
 #[derive(Debug)]
 pub(crate) struct Members {
     values: Vec<Value>,
-    /// Positions in `values` by [`coarse_key`].
+    /// Positions in `values` by [`coarse_key`]; empty when `ints` holds them.
     by_key: HashMap<String, Vec<usize>>,
+    /// The values, when every non-NULL one is an integer (a key column's, the common
+    /// case): looked up without building text keys.
+    ints: Option<HashSet<i64>>,
     /// The one type family of every non-NULL value, if they share one.
     family: Option<u8>,
     has_null: bool,
@@ -77,6 +80,13 @@ impl Members {
         let mut family = None;
         let mut mixed = false;
         let mut has_null = false;
+        let ints: Option<HashSet<i64>> =
+            values.iter().filter(|v| !v.is_null()).map(integer_key).collect();
+        if let Some(ints) = ints {
+            has_null = values.iter().any(Value::is_null);
+            let family = (!ints.is_empty()).then_some(1);
+            return Members { values, by_key: HashMap::new(), ints: Some(ints), family, has_null };
+        }
         for (i, v) in values.iter().enumerate() {
             if v.is_null() {
                 has_null = true;
@@ -87,12 +97,21 @@ impl Members {
             family = Some(f);
             by_key.entry(coarse_key(std::slice::from_ref(v))).or_default().push(i);
         }
-        Members { values, by_key, family: family.filter(|_| !mixed), has_null }
+        Members { values, by_key, ints: None, family: family.filter(|_| !mixed), has_null }
     }
 
     /// `v IN (values)`, three-valued, text compared under `collation`.
     fn contains(&self, v: &Value, collation: Option<&Collation>) -> Result<Option<bool>, SqlError> {
-        if v.is_null() || self.family.is_none_or(|f| f != value_family(v)) {
+        if let (Some(ints), Some(k)) = (&self.ints, integer_key(v)) {
+            return Ok(if ints.contains(&k) {
+                Some(true)
+            } else if self.has_null {
+                None
+            } else {
+                Some(false)
+            });
+        }
+        if v.is_null() || self.ints.is_some() || self.family.is_none_or(|f| f != value_family(v)) {
             return in_values_collated(v, self.values.iter(), collation);
         }
         let candidates = self.by_key.get(&coarse_key(std::slice::from_ref(v)));
@@ -171,6 +190,44 @@ impl Run<'_> {
         match members {
             Some(members) => members.contains(v, collation),
             None => in_values_collated(v, rows.rows.iter().filter_map(|r| r.first()), collation),
+        }
+    }
+
+    /// The number of rows of subquery `q` if it reads no enclosing row, found as
+    /// `cached_subquery` finds it (by running it once, its rows then kept for the rest of
+    /// the statement); None if it is correlated or fails (it is then run per row, which
+    /// reports the failure where SQL Server would).
+    pub(crate) fn uncorrelated_rows(&mut self, q: &Query) -> Option<usize> {
+        let key = q as *const Query as usize;
+        let stamp = (self.assignments, self.s.batch_cache_clears);
+        match self.subqueries.get(&key) {
+            Some(Cached::Correlated { .. } | Cached::Grouped { .. }) => return None,
+            Some(Cached::Rows { rows, stamp: s, .. }) if *s == stamp => {
+                return Some(rows.rows.len())
+            }
+            _ => {}
+        }
+        match self.query(q, None) {
+            Ok(rows) => {
+                let n = rows.rows.len();
+                let rows = Arc::new(rows);
+                self.subqueries.insert(key, Cached::Rows { rows, members: None, stamp });
+                Some(n)
+            }
+            Err(_) => {
+                self.subqueries.insert(key, Cached::Correlated { grouping_tried: false });
+                None
+            }
+        }
+    }
+
+    /// The number of rows of uncorrelated subquery `q`, if they were computed in this
+    /// statement.
+    pub(crate) fn cached_row_count(&self, q: &Query) -> Option<usize> {
+        let stamp = (self.assignments, self.s.batch_cache_clears);
+        match self.subqueries.get(&(q as *const Query as usize)) {
+            Some(Cached::Rows { rows, stamp: s, .. }) if *s == stamp => Some(rows.rows.len()),
+            _ => None,
         }
     }
 

@@ -86,8 +86,9 @@ impl Run<'_> {
             self.explain_flatten(src, &mut flat, &mut subplans, &mut on, &passed, outer, demand)?;
         }
         let written = parts.clone();
-        let implied = flat.implied_by_ors(&parts);
-        let (mut semis, unplaced) = self.place(&mut flat, parts, &implied, on, pushed, outer);
+        let implied = flat.implied(&parts, &on);
+        let (mut semis, unplaced) =
+            self.place(&mut flat, parts, &implied, on, pushed, outer, false);
         let residual = unplaced.into_iter().map(|i| written[i].clone()).collect();
         let (node, rows, cols) = self.explain_leaves(&mut flat, subplans, &mut semis, outer)?;
         Ok(FromPlan { node, rows, residual, cols })
