@@ -61,3 +61,8 @@ DELETE ol FROM ol JOIN o ON o.oid = ol.oid WHERE o.cid = 2 AND ol.ln >= 2
 SELECT oid, amt FROM o WHERE oid = 13
 SELECT oid, ln FROM ol WHERE oid = 12
 GO
+-- Implied equalities: c.id = o.cid and o.cid = ol.ln give c.id = ol.ln, which the planner
+-- may join on first; the rows are the same. A DECIMAL column in the chain compares by value.
+SELECT c.id, o.oid, ol.oid AS ol_oid, ol.ln FROM c, o, ol WHERE c.id = o.cid AND o.cid = ol.ln ORDER BY c.id, o.oid, ol.oid
+SELECT c.id, o.oid FROM c, o, ol WHERE c.id = o.amt AND o.amt = ol.ln AND ol.oid = 12 ORDER BY c.id, o.oid
+GO
