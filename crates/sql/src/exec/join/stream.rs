@@ -345,6 +345,18 @@ impl Run<'_> {
         limit: usize,
     ) -> Result<Option<u64>, SqlError> {
         let QueryBody::Select(sel) = &q.body else { return Ok(None) };
+        if let Some((sel, order_by)) = self.inline_select(sel, &q.order_by) {
+            let q = Query {
+                body: QueryBody::Select(Box::new(sel)),
+                order_by,
+                ctes: q.ctes.clone(),
+                offset: q.offset.clone(),
+                for_json: q.for_json.clone(),
+                for_xml: q.for_xml.clone(),
+                xml_namespaces: q.xml_namespaces.clone(),
+            };
+            return self.stream_select(&q, limit);
+        }
         let assigns = sel.items.iter().any(|i| matches!(i, SelectItem::Assign { .. }));
         let plain = q.ctes.is_empty()
             && q.offset.is_none()
