@@ -104,6 +104,10 @@ fn same(s: &mut Session, inlined: &str, computed: &str) {
     let names =
         |r: &walden_sql::exec::RowSet| r.columns.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
     assert_eq!(names(ra), names(rb), "{inlined}");
+    let types = |r: &walden_sql::exec::RowSet| {
+        r.columns.iter().map(|c| format!("{:?}", c.ty)).collect::<Vec<_>>()
+    };
+    assert_eq!(types(ra), types(rb), "{inlined}");
     assert_eq!(sorted(rows(&a)), sorted(rows(&b)), "{inlined}");
 }
 
@@ -275,4 +279,45 @@ fn views_over_views_and_nesting_errors_behave_as_before() {
     ok(&mut s, "UPDATE dbo.notes SET note = 'x' WHERE id = 20");
     let note = rows(&ok(&mut s, "SELECT note FROM dbo.orders WHERE id = 20"));
     assert_eq!(note, vec![vec![Value::Str("x".into())]]);
+}
+
+#[test]
+fn a_grouped_derived_table_feeds_its_block_group_by_group() {
+    let (_dir, mut s) = setup();
+    let cases = [
+        (
+            "SELECT d.k, d.c FROM (SELECT customer_id AS k, COUNT(*) AS c FROM dbo.orders \
+             GROUP BY customer_id) d WHERE d.c > 5",
+            "SELECT d.k, d.c FROM (SELECT TOP (100000) customer_id AS k, COUNT(*) AS c \
+             FROM dbo.orders GROUP BY customer_id) d WHERE d.c > 5",
+        ),
+        (
+            "SELECT * FROM (SELECT note, COUNT_BIG(amount) FROM dbo.orders \
+             WHERE id < 200 GROUP BY note HAVING COUNT(*) = 1) d (n, c) WHERE n LIKE 'o1%'",
+            "SELECT * FROM (SELECT TOP (100000) note, COUNT_BIG(amount) FROM dbo.orders \
+             WHERE id < 200 GROUP BY note HAVING COUNT(*) = 1) d (n, c) WHERE n LIKE 'o1%'",
+        ),
+        (
+            "SELECT TOP (3) k, c FROM (SELECT c.city AS k, COUNT(*) AS c \
+             FROM dbo.customers c JOIN dbo.orders o ON o.customer_id = c.id GROUP BY c.city) d",
+            "SELECT TOP (3) k, c FROM (SELECT TOP (100000) c.city AS k, COUNT(*) AS c \
+             FROM dbo.customers c JOIN dbo.orders o ON o.customer_id = c.id GROUP BY c.city) d",
+        ),
+        // The block grouped again over the groups.
+        (
+            "SELECT c, COUNT(*) AS n FROM (SELECT customer_id AS k, COUNT(*) AS c \
+             FROM dbo.orders GROUP BY customer_id) d GROUP BY c",
+            "SELECT c, COUNT(*) AS n FROM (SELECT TOP (100000) customer_id AS k, COUNT(*) AS c \
+             FROM dbo.orders GROUP BY customer_id) d GROUP BY c",
+        ),
+    ];
+    for (streamed, computed) in cases {
+        same(&mut s, streamed, computed);
+    }
+    // A count without a name is still error 8155.
+    let out = run(
+        &mut s,
+        "SELECT * FROM (SELECT customer_id, COUNT(*) FROM dbo.orders GROUP BY customer_id) d",
+    );
+    assert_eq!(out.errors().next().map(|e| e.number), Some(8155));
 }

@@ -48,7 +48,8 @@ mod table_functions;
 use for_xml_json::{auto_element, for_json, for_xml};
 pub(crate) use from::display_name;
 pub(crate) use grouping::{
-    group_key, grouped_columns, grouping, select_aggregates, select_windows, visit_children,
+    group_key, grouped_columns, grouping, grouping_sets, select_aggregates, select_windows,
+    visit_children,
 };
 pub(crate) use inline::shown_alias;
 pub(crate) use order::{compare_keys, order_collations, sort_by_keys, sorts_by_source_column};
