@@ -321,3 +321,51 @@ fn a_grouped_derived_table_feeds_its_block_group_by_group() {
     );
     assert_eq!(out.errors().next().map(|e| e.number), Some(8155));
 }
+
+#[test]
+fn ctes_named_only_in_the_from_clause_are_inlined() {
+    let (_dir, mut s) = setup();
+    let cases = [
+        (
+            "WITH b AS (SELECT o.id, o.customer_id FROM dbo.orders o WHERE o.amount > 5) \
+             SELECT * FROM b WHERE customer_id = 4",
+            "WITH b AS (SELECT TOP (100000) o.id, o.customer_id FROM dbo.orders o \
+             WHERE o.amount > 5) SELECT * FROM b WHERE customer_id = 4",
+        ),
+        // Named twice: each reference is its own copy of the query.
+        (
+            "WITH b (i, k) AS (SELECT id, customer_id FROM dbo.orders) \
+             SELECT x.i, y.i FROM b x JOIN b y ON y.k = x.k WHERE x.i < 40 AND y.i > x.i",
+            "WITH b (i, k) AS (SELECT TOP (100000) id, customer_id FROM dbo.orders) \
+             SELECT x.i, y.i FROM b x JOIN b y ON y.k = x.k WHERE x.i < 40 AND y.i > x.i",
+        ),
+        // Named in a subquery too: computed once, as before.
+        (
+            "WITH b AS (SELECT id, customer_id FROM dbo.orders) \
+             SELECT id FROM b WHERE customer_id = (SELECT MAX(customer_id) FROM b)",
+            "WITH b AS (SELECT TOP (100000) id, customer_id FROM dbo.orders) \
+             SELECT id FROM b WHERE customer_id = (SELECT MAX(customer_id) FROM b)",
+        ),
+        // One CTE over another.
+        (
+            "WITH a AS (SELECT id, city FROM dbo.customers), \
+             c AS (SELECT id FROM a WHERE city = 'c2') SELECT * FROM c WHERE id > 10",
+            "WITH a AS (SELECT TOP (100000) id, city FROM dbo.customers), \
+             c AS (SELECT TOP (100000) id FROM a WHERE city = 'c2') SELECT * FROM c WHERE id > 10",
+        ),
+    ];
+    for (inlined, computed) in cases {
+        same(&mut s, inlined, computed);
+    }
+    let shown = plan(
+        &mut s,
+        "WITH b AS (SELECT id, customer_id FROM dbo.orders) SELECT id FROM b WHERE customer_id = 9",
+    );
+    assert!(shown.contains("Index Seek") && shown.contains("ix_customer"), "{shown}");
+    // A recursive CTE is still computed.
+    let out = ok(
+        &mut s,
+        "WITH n AS (SELECT 1 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT SUM(i) FROM n",
+    );
+    assert_eq!(rows(&out), vec![vec![Value::Int(15)]]);
+}

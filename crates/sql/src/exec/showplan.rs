@@ -283,6 +283,9 @@ impl Run<'_> {
 
     /// A query's plan and estimated rows.
     pub(crate) fn explain_query(&mut self, q: &Query) -> Result<(PlanNode, f64), SqlError> {
+        if let Some(q) = self.inline_ctes(q) {
+            return self.explain_query(&q);
+        }
         let scope = self.s.explain_ctes.len();
         self.s.explain_ctes.extend(q.ctes.iter().map(|c| (c.clone(), false)));
         let explained = self.explain_body(&q.body, &q.order_by);

@@ -504,6 +504,9 @@ impl Run<'_> {
         q: &Query,
         limit: usize,
     ) -> Result<Option<u64>, SqlError> {
+        if let Some(q) = self.inline_ctes(q) {
+            return self.stream_select(&q, limit);
+        }
         let QueryBody::Select(sel) = &q.body else { return Ok(None) };
         if let Some((sel, order_by)) = self.inline_select(sel, &q.order_by) {
             let q = Query {

@@ -294,7 +294,79 @@ impl Rewrite {
     }
 }
 
+/// How many times `word` (lowercase) is an identifier of `text`.
+fn count_word(text: &str, word: &str) -> usize {
+    text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '@' | '#' | '$')))
+        .filter(|w| w.eq_ignore_ascii_case(word))
+        .count()
+}
+
+/// Replaces each source of `src` (through inner joins) that names common table expression
+/// `cte` by the CTE's query as a derived table; how many it replaced.
+fn cte_as_derived(src: &mut TableSource, cte: &crate::ast::Cte) -> usize {
+    match src {
+        TableSource::Join(j) if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) => {
+            cte_as_derived(&mut j.left, cte) + cte_as_derived(&mut j.right, cte)
+        }
+        TableSource::Table { name, alias, hints }
+            if hints.is_empty()
+                && name.schema.is_none()
+                && name.database.is_none()
+                && name.name.value.eq_ignore_ascii_case(&cte.name.value) =>
+        {
+            let alias = alias.clone().unwrap_or_else(|| cte.name.clone());
+            *src = TableSource::Derived {
+                query: Box::new(cte.query.clone()),
+                alias,
+                columns: cte.columns.clone(),
+            };
+            1
+        }
+        _ => 0,
+    }
+}
+
 impl Run<'_> {
+    /// `q` with each common table expression that only its SELECT's FROM clause names
+    /// (through inner joins, not in a subquery or another CTE) and whose query is a plain
+    /// SELECT over tables (`plain_select`) written as a derived table there instead, which
+    /// [`Run::inline_select`] then inlines: a CTE is not computed before the query, as SQL
+    /// Server does not compute it either. None if there is no such CTE.
+    pub(crate) fn inline_ctes(&self, q: &Query) -> Option<Query> {
+        if q.ctes.is_empty() {
+            return None;
+        }
+        let QueryBody::Select(sel) = &q.body else { return None };
+        let body_text = sel.to_string()
+            + &q.order_by.iter().map(|o| o.expr.to_string()).collect::<Vec<_>>().join(" ");
+        let mut out: Option<Query> = None;
+        for (i, cte) in q.ctes.iter().enumerate() {
+            let name = cte.name.value.to_lowercase();
+            let elsewhere = q
+                .ctes
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .any(|(_, c)| count_word(&c.query.to_string(), &name) > 0);
+            if elsewhere
+                || count_word(&cte.query.to_string(), &name) > 0
+                || plain_select(&cte.query).is_none()
+            {
+                continue;
+            }
+            let target = out.get_or_insert_with(|| q.clone());
+            let QueryBody::Select(tsel) = &mut target.body else { return None };
+            let mut replaced = tsel.clone();
+            let n: usize = replaced.from.iter_mut().map(|src| cte_as_derived(src, cte)).sum();
+            if n == 0 || count_word(&body_text, &name) != n {
+                continue;
+            }
+            *tsel = replaced;
+            target.ctes.retain(|c| !c.name.value.eq_ignore_ascii_case(&cte.name.value));
+        }
+        out.filter(|o| o.ctes.len() < q.ctes.len())
+    }
+
     /// `sel` with its inlinable views and derived tables inlined (see the module's
     /// documentation), and `order_by` (its query's) rewritten alike; None if there is
     /// nothing to inline or the rewrite is not certain to mean the same.
@@ -627,31 +699,7 @@ impl Run<'_> {
         depth: usize,
         ctes_visible: bool,
     ) -> Option<Inlined> {
-        let QueryBody::Select(sel) = &q.body else { return None };
-        let plain = q.ctes.is_empty()
-            && q.order_by.is_empty()
-            && q.offset.is_none()
-            && q.for_json.is_none()
-            && q.for_xml.is_none()
-            && q.xml_namespaces.is_empty()
-            && !sel.distinct
-            && sel.top.is_none()
-            && sel.into.is_none()
-            && sel.group_by.is_empty()
-            && sel.grouping_sets.is_none()
-            && sel.having.is_none()
-            && !sel.from.is_empty()
-            && select_aggregates(sel, &[]).is_empty()
-            && select_windows(sel, &[]).is_empty()
-            && !sel.where_clause.as_ref().is_some_and(has_subquery)
-            && sel.items.iter().all(|i| match i {
-                SelectItem::Wildcard(_) => true,
-                SelectItem::Expr { expr, .. } => !has_subquery(expr),
-                SelectItem::Assign { .. } => false,
-            });
-        if !plain {
-            return None;
-        }
+        let sel = plain_select(q)?;
         let mut scopes = Vec::new();
         let mut sources = Vec::new();
         for src in &sel.from {
@@ -790,6 +838,35 @@ impl Run<'_> {
             _ => None,
         }
     }
+}
+
+/// The SELECT of a query that can be inlined, if it is one: a plain SELECT-FROM-WHERE (no
+/// grouping, aggregate, window, DISTINCT, TOP, INTO, set operator, CTE, ORDER BY, OFFSET,
+/// FOR JSON/XML or variable assignment) with no subquery in its select list or WHERE.
+fn plain_select(q: &Query) -> Option<&Select> {
+    let QueryBody::Select(sel) = &q.body else { return None };
+    let plain = q.ctes.is_empty()
+        && q.order_by.is_empty()
+        && q.offset.is_none()
+        && q.for_json.is_none()
+        && q.for_xml.is_none()
+        && q.xml_namespaces.is_empty()
+        && !sel.distinct
+        && sel.top.is_none()
+        && sel.into.is_none()
+        && sel.group_by.is_empty()
+        && sel.grouping_sets.is_none()
+        && sel.having.is_none()
+        && !sel.from.is_empty()
+        && select_aggregates(sel, &[]).is_empty()
+        && select_windows(sel, &[]).is_empty()
+        && !sel.where_clause.as_ref().is_some_and(has_subquery)
+        && sel.items.iter().all(|i| match i {
+            SelectItem::Wildcard(_) => true,
+            SelectItem::Expr { expr, .. } => !has_subquery(expr),
+            SelectItem::Assign { .. } => false,
+        });
+    plain.then_some(&**sel)
 }
 
 /// Names `outputs` by `columns` (a view's or derived table's column list) where given;

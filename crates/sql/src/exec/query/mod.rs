@@ -147,6 +147,9 @@ pub(crate) struct TableRef {
 impl Run<'_> {
     /// Runs a query: its CTEs, body, ORDER BY and OFFSET.
     pub(crate) fn query(&mut self, q: &Query, outer: Option<&Env<'_>>) -> Result<Rows, SqlError> {
+        if let Some(q) = self.inline_ctes(q) {
+            return self.query(&q, outer);
+        }
         let _namespaces = (!q.xml_namespaces.is_empty())
             .then(|| crate::exec::xml_methods::enter_namespaces(&q.xml_namespaces));
         let base = self.ctes.len();
