@@ -529,6 +529,7 @@ impl<'a> Grouping<'a> {
 
     /// [`Grouping::finish`]'s rows given to `emit` one at a time, each group's memory given
     /// back as it goes, until `emit` says stop; says whether it did not.
+    #[allow(clippy::type_complexity)]
     pub(crate) fn finish_into(
         self,
         run: &mut Run<'_>,

@@ -10,8 +10,9 @@
 //! The conditions, checked before anything is read:
 //!
 //! * one source that is not an inner join (a table, a view, a derived table, an outer join
-//!   or APPLY; only a table is read row by row, the others are computed first as they are
-//!   everywhere);
+//!   or APPLY; a table is read row by row, a grouped derived table gives its groups as its
+//!   hash aggregate gives them out (`GroupedSource`), the others are computed first as they
+//!   are everywhere; views and derived tables over tables are tables by now, `query/inline.rs`);
 //! * no grouping, aggregate, window, DISTINCT, set operator, OFFSET, CTE, FOR JSON/XML, INTO
 //!   or variable assignment, and `TOP` without PERCENT or WITH TIES;
 //! * every select-list item's type known before its values: a column, a CAST or CONVERT, a

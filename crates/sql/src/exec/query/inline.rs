@@ -155,12 +155,12 @@ fn children_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr) -> bool) -> bool {
         ExprKind::JsonArray { values, .. } => values.iter_mut().all(f),
         ExprKind::Quantified { left, .. } => f(left),
         ExprKind::Case(c) => {
-            c.operand.as_mut().is_none_or(|o| f(o))
+            c.operand.as_mut().is_none_or(&mut *f)
                 && c.branches.iter_mut().all(|w| f(&mut w.condition) && f(&mut w.result))
-                && c.else_result.as_mut().is_none_or(|x| f(x))
+                && c.else_result.as_mut().is_none_or(&mut *f)
         }
         ExprKind::Cast(c) => f(&mut c.expr),
-        ExprKind::Convert(c) => f(&mut c.expr) && c.style.as_mut().is_none_or(|s| f(s)),
+        ExprKind::Convert(c) => f(&mut c.expr) && c.style.as_mut().is_none_or(&mut *f),
         ExprKind::Function(call) => {
             let args = match &mut call.args {
                 FunctionArgs::List { args, .. } => args.iter_mut().all(&mut *f),
