@@ -369,3 +369,32 @@ fn ctes_named_only_in_the_from_clause_are_inlined() {
     );
     assert_eq!(rows(&out), vec![vec![Value::Int(15)]]);
 }
+
+#[test]
+fn schemabound_and_check_option_views_read_inlined_and_change_as_before() {
+    let (_dir, mut s) = setup();
+    ok(
+        &mut s,
+        "CREATE VIEW dbo.bound WITH SCHEMABINDING AS \
+         SELECT o.id, o.customer_id FROM dbo.orders o WHERE o.customer_id < 10",
+    );
+    ok(
+        &mut s,
+        "CREATE VIEW dbo.checked AS SELECT id, customer_id, note FROM dbo.orders \
+         WHERE customer_id = 3 WITH CHECK OPTION",
+    );
+    same(
+        &mut s,
+        "SELECT b.id, c.note FROM dbo.bound b JOIN dbo.checked c ON c.id = b.id",
+        "SELECT b.id, c.note FROM (SELECT TOP (100000) * FROM dbo.bound) b \
+         JOIN (SELECT TOP (100000) * FROM dbo.checked) c ON c.id = b.id",
+    );
+    let shown = plan(&mut s, "SELECT id FROM dbo.bound WHERE id = 5");
+    assert!(shown.contains("Clustered Index Seek"), "{shown}");
+    // The check option still refuses a row the view would not show (550).
+    let out = run(&mut s, "INSERT INTO dbo.checked (id, customer_id, note) VALUES (9001, 4, 'n')");
+    assert_eq!(out.errors().next().map(|e| e.number), Some(550));
+    ok(&mut s, "INSERT INTO dbo.checked (id, customer_id, note) VALUES (9002, 3, 'n')");
+    let n = rows(&ok(&mut s, "SELECT COUNT(*) FROM dbo.checked WHERE id = 9002"));
+    assert_eq!(n, vec![vec![Value::Int(1)]]);
+}
