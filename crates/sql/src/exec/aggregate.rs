@@ -574,27 +574,50 @@ impl<'a> Grouping<'a> {
         set: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
-        let Grouping { cols, key_exprs, aggs, specs, mut groups, spilled, .. } = self;
+        let mut out = Vec::with_capacity(self.groups.len());
+        self.finish_into(run, set, outer, &mut |_, row| {
+            out.push(row);
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+
+    /// [`Grouping::finish`]'s rows given to `emit` one at a time, each group's memory given
+    /// back as it goes, until `emit` says stop; says whether it did not.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn finish_into(
+        self,
+        run: &mut Run<'_>,
+        set: &[&Expr],
+        outer: Option<&Env<'_>>,
+        emit: &mut dyn FnMut(&mut Run<'_>, Vec<Value>) -> Result<bool, SqlError>,
+    ) -> Result<bool, SqlError> {
+        let Grouping { cols, key_exprs, aggs, specs, mut groups, spilled, index, .. } = self;
+        // The keys are not looked up again.
+        drop(index);
         if key_exprs.is_empty() && groups.is_empty() {
             let states = specs.iter().map(Spec::start).collect();
             groups.push(Group { row: vec![Value::Null; cols.len()], states });
         }
-        let mut out = Vec::with_capacity(groups.len());
         for Group { mut row, states } in groups {
             for (spec, state) in specs.iter().zip(states) {
                 row.push(spec.finish(run, state, set)?);
             }
-            out.push(row);
+            if !emit(run, row)? {
+                return Ok(false);
+            }
         }
-        let Some(parts) = spilled else { return Ok(out) };
+        let Some(parts) = spilled else { return Ok(true) };
         for mut file in parts.finish()? {
             run.interruption_point()?;
             let mut part = Grouping::new(run, &cols, &key_exprs, &aggs, false)?;
             while let Some(row) = file.next()? {
                 part.push(run, &row, outer)?;
             }
-            out.extend(part.finish(run, set, outer)?);
+            if !part.finish_into(run, set, outer, emit)? {
+                return Ok(false);
+            }
         }
-        Ok(out)
+        Ok(true)
     }
 }

@@ -57,6 +57,8 @@ impl PlanNode {
         argument: String,
         rows: f64,
     ) -> PlanNode {
+        // An inlined view's tables are shown by their aliases as written.
+        let argument = crate::exec::query::shown_alias(&argument);
         PlanNode { physical, logical, argument, rows, logical_in_text: false, children: Vec::new() }
     }
 
@@ -281,6 +283,9 @@ impl Run<'_> {
 
     /// A query's plan and estimated rows.
     pub(crate) fn explain_query(&mut self, q: &Query) -> Result<(PlanNode, f64), SqlError> {
+        if let Some(q) = self.inline_ctes(q) {
+            return self.explain_query(&q);
+        }
         let scope = self.s.explain_ctes.len();
         self.s.explain_ctes.extend(q.ctes.iter().map(|c| (c.clone(), false)));
         let explained = self.explain_body(&q.body, &q.order_by);
@@ -407,6 +412,10 @@ impl Run<'_> {
         sel: &Select,
         order_by: &[OrderByItem],
     ) -> Result<(PlanNode, f64), SqlError> {
+        // As `Run::select` runs it: its views and derived tables inlined where they can be.
+        if let Some((sel, order_by)) = self.inline_select(sel, order_by) {
+            return self.explain_select(&sel, &order_by);
+        }
         let (mut node, mut rows) = if sel.from.is_empty() {
             (PlanNode::new("Constant Scan", "Constant Scan", String::new(), 1.0), 1.0)
         } else {

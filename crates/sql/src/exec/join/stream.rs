@@ -10,8 +10,9 @@
 //! The conditions, checked before anything is read:
 //!
 //! * one source that is not an inner join (a table, a view, a derived table, an outer join
-//!   or APPLY; only a table is read row by row, the others are computed first as they are
-//!   everywhere);
+//!   or APPLY; a table is read row by row, a grouped derived table gives its groups as its
+//!   hash aggregate gives them out (`GroupedSource`), the others are computed first as they
+//!   are everywhere; views and derived tables over tables are tables by now, `query/inline.rs`);
 //! * no grouping, aggregate, window, DISTINCT, set operator, OFFSET, CTE, FOR JSON/XML, INTO
 //!   or variable assignment, and `TOP` without PERCENT or WITH TIES;
 //! * every select-list item's type known before its values: a column, a CAST or CONVERT, a
@@ -42,8 +43,8 @@ use crate::exec::eval::{find_column, full_text_refusal, Col, Env};
 use crate::exec::external_sort::ExternalSort;
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{
-    grouped_columns, order_collations, select_aggregates, select_windows, sorts_by_source_column,
-    unify_value, visit_children, ValueType,
+    grouped_columns, grouping_sets, order_collations, select_aggregates, select_windows,
+    sorts_by_source_column, unify_value, visit_children, ValueType,
 };
 use crate::exec::scalar::collation::{sort_value, Collation};
 use crate::exec::session::Run;
@@ -194,19 +195,21 @@ enum OneRead<'e> {
     Table(crate::exec::query::TableRef, AccessPath<'e>),
     /// Rows computed up front (a view, a derived table, an outer join).
     Rows(Vec<Vec<Value>>),
+    /// A grouped derived table's groups, made but not yet given out.
+    Groups(Box<GroupedSource<'e>>),
     /// None: the plan is only being explained.
     Nothing,
 }
 
 /// Gives each row to a hash aggregate, made when the rows' columns are known.
-struct Grouped<'a, 'o> {
-    keys: &'a [&'a Expr],
-    aggs: &'a [&'a Expr],
+struct Grouped<'s, 'a, 'o> {
+    keys: &'s [&'a Expr],
+    aggs: &'s [&'a Expr],
     grouping: Option<Grouping<'a>>,
     outer: Option<&'o Env<'o>>,
 }
 
-impl RowSink for Grouped<'_, '_> {
+impl RowSink for Grouped<'_, '_, '_> {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
         match &mut self.grouping {
             Some(grouping) => grouping.push(run, &row, self.outer)?,
@@ -216,11 +219,86 @@ impl RowSink for Grouped<'_, '_> {
     }
 }
 
-impl FromSink for Grouped<'_, '_> {
+impl FromSink for Grouped<'_, '_, '_> {
     fn start(&mut self, run: &mut Run<'_>, cols: &[Col]) -> Result<(), SqlError> {
         self.grouping = Some(Grouping::new(run, cols, self.keys, self.aggs, true)?);
         Ok(())
     }
+}
+
+/// A derived table `(SELECT keys..., COUNT(*) ... FROM ... GROUP BY keys) AS d` that is the
+/// one source of its block: its hash aggregate has taken its rows, and each group, once
+/// through HAVING and the select list, goes to the block as the aggregate gives it out
+/// (`Grouping::finish_into`), so the block's rows are never held as a second copy of the
+/// groups (which spill past the grant, `aggregate.rs`).
+struct GroupedSource<'e> {
+    grouping: Grouping<'e>,
+    keys: Vec<&'e Expr>,
+    /// The grouped rows' columns, and where each aggregate is in them.
+    cols: Vec<Col>,
+    computed: Vec<(usize, usize)>,
+    having: Option<&'e Expr>,
+    /// The derived table's select list over the grouped rows.
+    exprs: Vec<Option<&'e Expr>>,
+    stars: Vec<Option<usize>>,
+}
+
+/// The type of a select-list item of a grouped derived table that streams: known before
+/// its values (a column, CAST, CONVERT, variable) or a count; None for anything typed by
+/// its values, which the collected derived table would type by all of them.
+fn count_type(e: &Expr) -> Option<walden_engine::types::SqlType> {
+    use walden_engine::types::SqlType;
+    match &e.kind {
+        ExprKind::Function(f) if f.over.is_none() && f.name.schema.is_none() => {
+            let name = &f.name.name.value;
+            if name.eq_ignore_ascii_case("COUNT") {
+                Some(SqlType::Int)
+            } else if name.eq_ignore_ascii_case("COUNT_BIG") {
+                Some(SqlType::BigInt)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The grouped SELECT of a derived table that can feed its block group by group: one
+/// GROUP BY (no grouping sets), no DISTINCT, TOP, ORDER BY, window, CTE, set operator, `*`
+/// or FOR JSON/XML, and select-list items that name their columns (or the table's column
+/// list does) and are columns, CASTs, CONVERTs or counts.
+fn groupable<'q>(q: &'q Query, columns: &[crate::ast::Ident]) -> Option<&'q crate::ast::Select> {
+    let QueryBody::Select(sel) = &q.body else { return None };
+    let plain = q.ctes.is_empty()
+        && q.order_by.is_empty()
+        && q.offset.is_none()
+        && q.for_json.is_none()
+        && q.for_xml.is_none()
+        && q.xml_namespaces.is_empty()
+        && !sel.distinct
+        && sel.top.is_none()
+        && sel.into.is_none()
+        && !sel.group_by.is_empty()
+        && sel.grouping_sets.is_none()
+        && !sel.from.is_empty()
+        && select_windows(sel, &[]).is_empty()
+        && (columns.is_empty() || columns.len() == sel.items.len());
+    if !plain {
+        return None;
+    }
+    for (i, item) in sel.items.iter().enumerate() {
+        let SelectItem::Expr { expr, alias } = item else { return None };
+        let named =
+            alias.is_some() || columns.get(i).is_some() || matches!(expr.kind, ExprKind::Column(_));
+        let typed = matches!(
+            expr.kind,
+            ExprKind::Column(_) | ExprKind::Cast(_) | ExprKind::Convert(_) | ExprKind::Variable(_)
+        ) || count_type(expr).is_some();
+        if !named || !typed {
+            return None;
+        }
+    }
+    Some(sel)
 }
 
 impl Run<'_> {
@@ -244,6 +322,13 @@ impl Run<'_> {
         let mut parts = Vec::new();
         if let Some(w) = &sel.where_clause {
             conjuncts(w, &mut parts);
+        }
+        if let Some((cols, grouped)) = self.grouped_source(&sel.from[0], outer)? {
+            for part in &parts {
+                full_text_refusal(part, &[&cols])?;
+            }
+            let read = OneRead::Groups(Box::new(grouped));
+            return Ok(Some(OneSource { cols, parts, read }));
         }
         // As in `plan_pushed`: an outer join may apply these to its preserved side.
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
@@ -298,6 +383,27 @@ impl Run<'_> {
                 Ok(())
             }
             OneRead::Rows(rows) => self.push_rows(rows, cols, parts, outer, sink),
+            OneRead::Groups(g) => {
+                let GroupedSource { grouping, keys, cols: gcols, computed, having, exprs, stars } =
+                    *g;
+                let mut n = 0;
+                grouping.finish_into(self, &keys, outer, &mut |run, row| {
+                    run.row_interruption_point(n)?;
+                    n += 1;
+                    let env = Env { cols: &gcols, row: &row, outer, computed: &computed };
+                    if let Some(h) = having {
+                        if run.predicate(h, &env)? != Some(true) {
+                            return Ok(true);
+                        }
+                    }
+                    let out = run.project(&exprs, &stars, &env)?;
+                    if !run.all_hold(parts, cols, &out, outer)? {
+                        return Ok(true);
+                    }
+                    sink.push(run, out)
+                })?;
+                Ok(())
+            }
             OneRead::Nothing => Ok(()),
         }
     }
@@ -316,6 +422,23 @@ impl Run<'_> {
         aggs: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<(Vec<Col>, Vec<Vec<Value>>, Vec<(usize, usize)>), SqlError> {
+        let grouping = self.group_into(sel, order_by, keys, aggs, outer)?;
+        let cols = grouping.cols().to_vec();
+        let rows = grouping.finish(self, keys, outer)?;
+        let (gcols, computed) = grouped_columns(&cols, aggs);
+        Ok((gcols, rows, computed))
+    }
+
+    /// [`Run::group_from`]'s hash aggregate, every row of the block given to it, not yet
+    /// finished.
+    fn group_into<'a>(
+        &mut self,
+        sel: &crate::ast::Select,
+        order_by: &[crate::ast::OrderByItem],
+        keys: &[&'a Expr],
+        aggs: &[&'a Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Grouping<'a>, SqlError> {
         let mut sink = Grouped { keys, aggs, grouping: None, outer };
         match self.one_source(sel, order_by, outer)? {
             Some(OneSource { cols, parts, read }) => {
@@ -328,13 +451,51 @@ impl Run<'_> {
                 self.plan_from_into(&sel.from, filter, outer, demand.as_ref(), &mut sink)?;
             }
         }
-        let Some(grouping) = sink.grouping else {
-            return Err(SqlError::new(50000, "Walden grouped rows of unknown columns."));
+        sink.grouping.ok_or_else(|| SqlError::new(50000, "Walden grouped rows of unknown columns."))
+    }
+
+    /// `src` as a [`GroupedSource`] with its columns (qualified by its alias), if it is a
+    /// derived table that can feed its block group by group (`groupable`): its rows are
+    /// grouped now.
+    fn grouped_source<'e>(
+        &mut self,
+        src: &'e TableSource,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<(Vec<Col>, GroupedSource<'e>)>, SqlError> {
+        let TableSource::Derived { query, alias, columns } = src else { return Ok(None) };
+        let Some(dsel) = groupable(query, columns) else { return Ok(None) };
+        let (_, sets) = grouping_sets(&dsel.group_by, None)?;
+        let Ok([keys]) = <[Vec<&Expr>; 1]>::try_from(sets) else { return Ok(None) };
+        if keys.is_empty() {
+            return Ok(None);
+        }
+        let aggs = select_aggregates(dsel, &[]);
+        // The same grouping the derived table's own SELECT would make.
+        let grouping = self.group_into(dsel, &[], &keys, &aggs, outer)?;
+        let (gcols, computed) = grouped_columns(grouping.cols(), &aggs);
+        let list = self.select_list(dsel, &gcols)?;
+        let mut cols = Vec::with_capacity(list.out_cols.len());
+        for (i, (mut c, e)) in list.out_cols.into_iter().zip(&list.exprs).enumerate() {
+            if c.hidden {
+                c.ty = e.and_then(count_type).unwrap_or(c.ty);
+                c.hidden = false;
+            }
+            c.qual = Some(alias.value.clone());
+            if let Some(n) = columns.get(i) {
+                c.name = n.value.clone();
+            }
+            cols.push(c);
+        }
+        let grouped = GroupedSource {
+            grouping,
+            keys,
+            cols: gcols,
+            computed,
+            having: dsel.having.as_ref(),
+            exprs: list.exprs,
+            stars: list.stars,
         };
-        let cols = grouping.cols().to_vec();
-        let rows = grouping.finish(self, keys, outer)?;
-        let (gcols, computed) = grouped_columns(&cols, aggs);
-        Ok((gcols, rows, computed))
+        Ok(Some((cols, grouped)))
     }
 
     /// Runs query `q` of a SELECT statement streamed, sending at most `limit` rows, where
@@ -344,7 +505,22 @@ impl Run<'_> {
         q: &Query,
         limit: usize,
     ) -> Result<Option<u64>, SqlError> {
+        if let Some(q) = self.inline_ctes(q) {
+            return self.stream_select(&q, limit);
+        }
         let QueryBody::Select(sel) = &q.body else { return Ok(None) };
+        if let Some((sel, order_by)) = self.inline_select(sel, &q.order_by) {
+            let q = Query {
+                body: QueryBody::Select(Box::new(sel)),
+                order_by,
+                ctes: q.ctes.clone(),
+                offset: q.offset.clone(),
+                for_json: q.for_json.clone(),
+                for_xml: q.for_xml.clone(),
+                xml_namespaces: q.xml_namespaces.clone(),
+            };
+            return self.stream_select(&q, limit);
+        }
         let assigns = sel.items.iter().any(|i| matches!(i, SelectItem::Assign { .. }));
         let plain = q.ctes.is_empty()
             && q.offset.is_none()

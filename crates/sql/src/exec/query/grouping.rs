@@ -42,7 +42,7 @@ pub(super) fn collect_aggregates<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 /// the sets (a, b), (a) and (), `CUBE(a, b)` for (a, b), (a), (b) and (), each with the
 /// plain items beside them. One ROLLUP or CUBE per GROUP BY. `GROUPING SETS (...)` lists its
 /// sets (`sets`), each of items of `group_by`.
-pub(super) fn grouping_sets<'e>(
+pub(crate) fn grouping_sets<'e>(
     group_by: &'e [Expr],
     sets: Option<&'e [Vec<Expr>]>,
 ) -> Result<(Vec<&'e Expr>, Vec<Vec<&'e Expr>>), SqlError> {

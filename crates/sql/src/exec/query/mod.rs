@@ -11,7 +11,8 @@
 //! BY and OFFSET. The stages are in these files, in the order a query meets them:
 //!
 //! * `from`: one source's rows (tables, views, CTEs, system views, derived tables) and
-//!   name resolution; `table_functions` (`OPENJSON`, `STRING_SPLIT`, `GENERATE_SERIES`)
+//!   name resolution; `inline` rewrites a block so that the views and derived tables it
+//!   reads become its own tables; `table_functions` (`OPENJSON`, `STRING_SPLIT`, `GENERATE_SERIES`)
 //!   and `pivot` (`PIVOT`, `UNPIVOT`) make or reshape a source's rows. Joining sources is
 //!   `exec::join`'s;
 //! * `select`: one SELECT, from its FROM clause to `TOP`, and its select list;
@@ -37,6 +38,7 @@ use crate::exec::{RowSet, SqlError};
 mod for_xml_json;
 mod from;
 mod grouping;
+mod inline;
 mod order;
 mod pivot;
 mod select;
@@ -46,9 +48,10 @@ mod table_functions;
 use for_xml_json::{auto_element, for_json, for_xml};
 pub(crate) use from::display_name;
 pub(crate) use grouping::{
-    group_key, grouped_columns, grouping, push_group_key, select_aggregates, select_windows,
-    visit_children,
+    group_key, grouped_columns, grouping, grouping_sets, push_group_key, select_aggregates,
+    select_windows, visit_children,
 };
+pub(crate) use inline::shown_alias;
 pub(crate) use order::{compare_keys, order_collations, sort_by_keys, sorts_by_source_column};
 pub(crate) use select::expr_name;
 pub(crate) use set_operations::{infer_type, unify_column, unify_value, ValueType};
@@ -144,6 +147,9 @@ pub(crate) struct TableRef {
 impl Run<'_> {
     /// Runs a query: its CTEs, body, ORDER BY and OFFSET.
     pub(crate) fn query(&mut self, q: &Query, outer: Option<&Env<'_>>) -> Result<Rows, SqlError> {
+        if let Some(q) = self.inline_ctes(q) {
+            return self.query(&q, outer);
+        }
         let _namespaces = (!q.xml_namespaces.is_empty())
             .then(|| crate::exec::xml_methods::enter_namespaces(&q.xml_namespaces));
         let base = self.ctes.len();

@@ -78,6 +78,9 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
+        if let Some((sel, order_by)) = self.inline_select(sel, order_by) {
+            return self.select(&sel, &order_by, offset, outer);
+        }
         let aggs = select_aggregates(sel, order_by);
         let grouped = !aggs.is_empty() || !sel.group_by.is_empty();
         let (_, sets) = grouping_sets(&sel.group_by, sel.grouping_sets.as_deref())?;
