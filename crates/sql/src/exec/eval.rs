@@ -425,11 +425,13 @@ impl Run<'_> {
             ExprKind::Cast(c) => {
                 let ty = scalar::data_type_in_cast(&c.data_type)?;
                 let v = self.eval(&c.expr, env)?;
-                if c.is_try {
+                let source = v.kind_name();
+                let converted = if c.is_try {
                     scalar::try_convert(v, ty, None)
                 } else {
                     scalar::convert(v, ty, None).or_else(conversion_overflow)
-                }
+                };
+                into_declared(&c.data_type, converted?, source, c.is_try)
             }
             ExprKind::Convert(c) => {
                 let ty = scalar::data_type_in_cast(&c.data_type)?;
@@ -441,11 +443,13 @@ impl Run<'_> {
                     },
                     None => None,
                 };
-                if c.is_try {
+                let source = v.kind_name();
+                let converted = if c.is_try {
                     scalar::try_convert(v, ty, style)
                 } else {
                     scalar::convert(v, ty, style).or_else(conversion_overflow)
-                }
+                };
+                into_declared(&c.data_type, converted?, source, c.is_try)
             }
             ExprKind::Function(f) => {
                 if let Some(v) = env.computed_value(e) {
@@ -986,5 +990,24 @@ pub(crate) fn bare_word(e: &Expr) -> Option<&str> {
     match &e.kind {
         ExprKind::Column(parts) if parts.len() == 1 => Some(&parts[0].value),
         _ => None,
+    }
+}
+
+/// A CAST's or CONVERT's result, already of the type holding its target's values, as a value
+/// of the target when that is a type Walden holds as another (`CAST(d AS SMALLDATETIME)`
+/// rounds to the minute, `CAST(x AS SMALLMONEY)` checks SMALLMONEY's range); for TRY_CAST
+/// and TRY_CONVERT a value out of range is NULL.
+fn into_declared(
+    target: &crate::ast::DataType,
+    v: Value,
+    source: &str,
+    is_try: bool,
+) -> Result<Value, SqlError> {
+    let Some(declared) = crate::exec::user_types::declared_as(target) else {
+        return Ok(v);
+    };
+    match scalar::fit_declared(declared, v, source) {
+        Err(_) if is_try => Ok(Value::Null),
+        fitted => fitted,
     }
 }
