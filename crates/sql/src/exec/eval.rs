@@ -653,10 +653,19 @@ impl Run<'_> {
             ExprKind::Quantified { left, op, quantifier, subquery } => {
                 let v = self.eval(left, env)?;
                 let rows = self.subquery_rows(subquery, env)?;
+                // Text compares under the collation of the left side and the subquery's
+                // column, by the same precedence as a comparison (468 if they clash).
+                let collation = if is_text(&v) {
+                    let column = rows.cols.first().and_then(|c| c.collation);
+                    let right = column.map_or(Label::Default, Label::Implicit);
+                    resolve_collation(label(left, env)?, right, operation_name(*op))?
+                } else {
+                    None
+                };
                 let mut unknown = false;
                 for r in &rows.rows {
                     let x = r.first().cloned().unwrap_or(Value::Null);
-                    match scalar::compare(&v, &x)?.map(|o| cmp_matches(*op, o)) {
+                    match compare_collated(&v, &x, collation)?.map(|o| cmp_matches(*op, o)) {
                         Some(true) if *quantifier == Quantifier::Any => return Ok(Some(true)),
                         Some(false) if *quantifier == Quantifier::All => return Ok(Some(false)),
                         None => unknown = true,
