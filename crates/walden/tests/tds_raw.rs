@@ -1164,6 +1164,9 @@ fn variables_and_casts_of_declared_types_go_out_as_themselves() {
             TypeInfo::DateTimeN(8),
         ]
     );
+    // The text types' TableName has one part, as mssql-jdbc requires (1 to 4).
+    let parts: Vec<usize> = columns.iter().map(|c| c.table_name.len()).collect();
+    assert_eq!(parts, [0, 0, 1, 1, 1, 0, 0, 0]);
     // 2020-01-01 is day 43,829; 10:00:40 rounds up to 10:01, 10:00:29 down to 10:00.
     assert_eq!(
         rows(&got),
