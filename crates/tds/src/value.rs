@@ -782,10 +782,23 @@ pub(crate) fn decode_value(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue
     }
 }
 
-/// The text pointer a ROW carries before a non-NULL TEXT, NTEXT or IMAGE value (2.2.5.5.2).
-/// Walden has no text pointers (its values are not updated in place with UPDATETEXT), so it
-/// sends this one for every value; clients read its length and skip it.
-const TEXT_POINTER: [u8; 16] = *b"walden textptr\0\0";
+/// The text pointer a ROW carries before a non-NULL TEXT, NTEXT or IMAGE value (2.2.5.5.2;
+/// 16 bytes, TEXTPTR's size): SQL Server's names where the value is stored, for READTEXT,
+/// WRITETEXT and UPDATETEXT, which Walden does not have. Walden's names the value itself: a
+/// 128-bit FNV-1a hash of its bytes as they go out, so two values in a result have the same
+/// pointer only if they are equal, and a value read again unchanged has the same pointer.
+/// Clients read its length and skip it (docs/format/tds.md).
+fn text_pointer(value: &[u8]) -> [u8; 16] {
+    // FNV-1a, 128-bit variant: offset basis and prime from the FNV specification.
+    const OFFSET: u128 = 0x6C62_272E_07BB_0142_62B8_2175_6295_C58D;
+    const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013B;
+    let hash = value.iter().fold(OFFSET, |h, &b| (h ^ u128::from(b)).wrapping_mul(PRIME));
+    hash.to_le_bytes()
+}
+
+/// The text timestamp after the pointer (8 bytes): SQL Server's changes when the value is
+/// written with WRITETEXT/UPDATETEXT, which Walden does not have, so it is always zero.
+const TEXT_TIMESTAMP: [u8; 8] = [0; 8];
 
 /// A value of a ROW or NBCROW under `ty`: as [`encode_value`], except that a TEXT, NTEXT or
 /// IMAGE value comes in its row form, a text pointer (B_VARBYTE; its length 0 is NULL and
@@ -802,15 +815,20 @@ pub(crate) fn encode_row_value(
         out.push(0);
         return Ok(());
     }
+    // The value is encoded first (its 4-byte length, then its bytes) so that the pointer
+    // can be made from the bytes as sent; the pointer and timestamp then go in before it.
     let start = out.len();
-    out.push(TEXT_POINTER.len() as u8);
-    out.extend_from_slice(&TEXT_POINTER);
-    out.extend_from_slice(&[0; 8]);
-    let result = encode_value(ty, value, out);
-    if result.is_err() {
+    if let Err(e) = encode_value(ty, value, out) {
         out.truncate(start);
+        return Err(e);
     }
-    result
+    let pointer = text_pointer(&out[start + 4..]);
+    let mut header = Vec::with_capacity(1 + pointer.len() + TEXT_TIMESTAMP.len());
+    header.push(pointer.len() as u8);
+    header.extend_from_slice(&pointer);
+    header.extend_from_slice(&TEXT_TIMESTAMP);
+    out.splice(start..start, header);
+    Ok(())
 }
 
 /// The inverse of [`encode_row_value`].
@@ -1131,6 +1149,31 @@ mod tests {
         assert!(small(-1, 0).is_err());
         assert!(small(65_536, 0).is_err());
         assert!(small(65_535, at(23, 59, 30, 0)).is_err());
+    }
+
+    #[test]
+    fn a_text_pointer_names_the_value_it_comes_with() {
+        let ty = TypeInfo::Image { max_len: 0x7FFF_FFFF };
+        let row = |v: &[u8]| {
+            let mut out = Vec::new();
+            encode_row_value(&ty, &TdsValue::Binary(v.to_vec()), &mut out).unwrap();
+            let mut r = Reader::new(&out);
+            assert_eq!(decode_row_value(&ty, &mut r).unwrap(), TdsValue::Binary(v.to_vec()));
+            assert!(r.is_empty());
+            out
+        };
+        let (a, again, b) = (row(b"abc"), row(b"abc"), row(b"abd"));
+        // Length 16, the pointer, a zero timestamp, the 4-byte length, the data.
+        assert_eq!(a.len(), 1 + 16 + 8 + 4 + 3);
+        assert_eq!(a[0], 16);
+        assert_eq!(&a[17..25], &[0; 8]);
+        assert_eq!(&a[25..], &[3, 0, 0, 0, b'a', b'b', b'c']);
+        assert_eq!(a, again);
+        assert_ne!(a[1..17], b[1..17]);
+        // NULL: an empty pointer and nothing else.
+        let mut out = Vec::new();
+        encode_row_value(&ty, &TdsValue::Null, &mut out).unwrap();
+        assert_eq!(out, [0]);
     }
 
     #[test]

@@ -260,3 +260,74 @@ fn bulk_load_protocol_edges() {
     assert!(answer.iter().any(rolled_back), "{answer:?}");
     assert_eq!(c.scalar("SELECT @@TRANCOUNT"), TdsValue::Int(0));
 }
+
+/// A bulk load into SMALLDATETIME and SMALLMONEY columns whose client sends DATETIME and
+/// MONEY values fits them as an INSERT does: to the minute, and 298 / 8115 out of range
+/// (the load undone). `ALTER COLUMN` to those types does the same to the rows it converts.
+#[test]
+fn bulk_load_and_alter_column_round_into_smalldatetime_and_smallmoney() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    c.batch("CREATE TABLE s (d SMALLDATETIME NULL, m SMALLMONEY NULL)");
+    let message = |rows: &[(TdsValue, TdsValue)]| {
+        let mut tokens = vec![Token::ColMetadata(vec![
+            Column::new("d", TypeInfo::DateTimeN(8), true),
+            Column::new("m", TypeInfo::MoneyN(8), true),
+        ])];
+        tokens.extend(rows.iter().map(|(d, m)| Token::Row(vec![d.clone(), m.clone()])));
+        tokens.push(Token::Done(Done { status: DoneStatus::NONE, cur_cmd: 0, row_count: 0 }));
+        encode_tokens(&tokens).unwrap()
+    };
+    // 2020-01-01 (day 43,829) at 10:00:30 rounds up, 10:00:29.997 down.
+    let at = |seconds: u32, ticks: u32| TdsValue::DateTime {
+        days: 43_829,
+        ticks: (10 * 3600 + seconds) * 300 + ticks,
+    };
+    let load = |c: &mut Client, rows: &[(TdsValue, TdsValue)]| {
+        assert!(error_numbers(&c.batch("INSERT BULK s (d DATETIME, m MONEY)")).is_empty());
+        c.send(PacketType::BulkLoad, &message(rows));
+        c.tokens()
+    };
+    let answer = load(
+        &mut c,
+        &[(at(30, 0), TdsValue::Money(12_345)), (at(29, 299), TdsValue::Money(-2_147_483_648))],
+    );
+    assert!(error_numbers(&answer).is_empty(), "{answer:?}");
+    assert_eq!(count_of(&answer), Some(2));
+    assert_eq!(
+        c.scalar(
+            "SELECT STRING_AGG(CONVERT(VARCHAR(30), d, 121) + ' ' + CONVERT(VARCHAR(30), m, 2), \
+             ', ') WITHIN GROUP (ORDER BY m DESC) FROM s"
+        ),
+        TdsValue::VarChar(
+            b"2020-01-01 10:01:00.000 1.2345, 2020-01-01 10:00:00.000 -214748.3648".to_vec()
+        )
+    );
+    let past_2079 = TdsValue::DateTime { days: 65_536, ticks: 0 };
+    let answer = load(&mut c, &[(at(0, 0), TdsValue::Null), (past_2079, TdsValue::Null)]);
+    assert_eq!(error_numbers(&answer), vec![298]);
+    let answer = load(&mut c, &[(TdsValue::Null, TdsValue::Money(2_147_483_648))]);
+    assert_eq!(error_numbers(&answer), vec![8115]);
+    assert_eq!(c.scalar("SELECT COUNT(*) FROM s"), TdsValue::Int(2));
+
+    // ALTER COLUMN: rounded, or refused with the table unchanged.
+    c.batch(
+        "CREATE TABLE a (d DATETIME, m MONEY); \
+         INSERT a VALUES ('2020-01-01 10:00:40', 1.23456)",
+    );
+    let answer = c.batch(
+        "ALTER TABLE a ALTER COLUMN d SMALLDATETIME; ALTER TABLE a ALTER COLUMN m SMALLMONEY",
+    );
+    assert!(error_numbers(&answer).is_empty(), "{answer:?}");
+    assert_eq!(
+        c.scalar("SELECT CONVERT(VARCHAR(30), d, 121) + ' ' + CONVERT(VARCHAR(30), m, 2) FROM a"),
+        TdsValue::VarChar(b"2020-01-01 10:01:00.000 1.2346".to_vec())
+    );
+    c.batch("CREATE TABLE b2 (d DATETIME, m MONEY); INSERT b2 VALUES ('2090-01-01', 300000)");
+    assert_eq!(error_numbers(&c.batch("ALTER TABLE b2 ALTER COLUMN d SMALLDATETIME")), [298]);
+    assert_eq!(error_numbers(&c.batch("ALTER TABLE b2 ALTER COLUMN m SMALLMONEY")), [8115]);
+    assert_eq!(
+        c.scalar("SELECT TYPE_NAME(system_type_id) FROM sys.columns WHERE name = 'd' AND object_id = OBJECT_ID('b2')"),
+        TdsValue::NVarChar("datetime".into())
+    );
+}

@@ -1132,3 +1132,106 @@ fn declared_types_collations_and_warnings_as_sql_server_sends_them() {
     );
     assert_eq!(warning, Some(3), "{got:?}");
 }
+
+/// A variable, a parameter, a CAST or CONVERT of SMALLDATETIME, SMALLMONEY, TEXT, NTEXT or
+/// IMAGE goes out as that type, as a column does, with its value fitted to it (rounded to
+/// the minute, range-checked), and SELECT INTO makes columns of it; an OUTPUT parameter
+/// declared SMALLDATETIME comes back rounded.
+#[test]
+fn variables_and_casts_of_declared_types_go_out_as_themselves() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    let got = c.batch(
+        "DECLARE @d SMALLDATETIME = '2020-01-01 10:00:40', @m SMALLMONEY = 1.23456, \
+         @t TEXT = 'tx', @n NTEXT = N'nt', @i IMAGE = 0x0102; \
+         SELECT @d, @m, @t, @n, @i, CAST('2020-01-01 10:00:29' AS SMALLDATETIME), \
+         CONVERT(SMALLMONEY, 2.5), CAST('2020-01-01 10:00:29' AS DATETIME)",
+    );
+    assert_eq!(errors(&got), Vec::<String>::new());
+    let Some(Token::ColMetadata(columns)) = got.first() else { panic!("{got:?}") };
+    let default = Collation::default();
+    let types: Vec<TypeInfo> = columns.iter().map(|c| c.ty).collect();
+    assert_eq!(
+        types,
+        [
+            TypeInfo::DateTimeN(4),
+            TypeInfo::MoneyN(4),
+            TypeInfo::Text { max_len: 0x7FFF_FFFF, collation: default },
+            TypeInfo::NText { max_len: 0x7FFF_FFFE, collation: default },
+            TypeInfo::Image { max_len: 0x7FFF_FFFF },
+            TypeInfo::DateTimeN(4),
+            TypeInfo::MoneyN(4),
+            TypeInfo::DateTimeN(8),
+        ]
+    );
+    // The text types' TableName has one part, as mssql-jdbc requires (1 to 4).
+    let parts: Vec<usize> = columns.iter().map(|c| c.table_name.len()).collect();
+    assert_eq!(parts, [0, 0, 1, 1, 1, 0, 0, 0]);
+    // 2020-01-01 is day 43,829; 10:00:40 rounds up to 10:01, 10:00:29 down to 10:00.
+    assert_eq!(
+        rows(&got),
+        [vec![
+            TdsValue::SmallDateTime { days: 43_829, minutes: 601 },
+            TdsValue::Money(12_346),
+            TdsValue::VarChar(b"tx".to_vec()),
+            TdsValue::NVarChar("nt".into()),
+            TdsValue::Binary(vec![1, 2]),
+            TdsValue::SmallDateTime { days: 43_829, minutes: 600 },
+            TdsValue::Money(25_000),
+            TdsValue::DateTime { days: 43_829, ticks: (10 * 3600 + 29) * 300 },
+        ]]
+    );
+
+    // SELECT INTO keeps the types; the new table's columns are of them.
+    let got = c.batch(
+        "DECLARE @d SMALLDATETIME = '2020-01-01 10:00:40'; \
+         SELECT @d AS d, CAST(1.5 AS SMALLMONEY) AS m INTO #t; SELECT * FROM #t",
+    );
+    assert_eq!(errors(&got), Vec::<String>::new());
+    let Some(columns) = got.iter().find_map(|t| match t {
+        Token::ColMetadata(c) => Some(c),
+        _ => None,
+    }) else {
+        panic!("{got:?}")
+    };
+    let types: Vec<TypeInfo> = columns.iter().map(|c| c.ty).collect();
+    assert_eq!(types, [TypeInfo::DateTimeN(4), TypeInfo::MoneyN(4)]);
+
+    // Out of range: SQL Server's errors for the conversion.
+    for (sql, number) in [
+        ("SELECT CAST(CAST('2080-01-01' AS DATETIME) AS SMALLDATETIME)", 298),
+        ("SELECT CAST('2080-01-01' AS SMALLDATETIME)", 242),
+        ("DECLARE @m SMALLMONEY = 300000", 8115),
+        ("SELECT CONVERT(SMALLMONEY, 300000.5)", 8115),
+    ] {
+        let got = c.batch(sql);
+        let numbers: Vec<i32> = got
+            .iter()
+            .filter_map(|t| match t {
+                Token::Error(m) => Some(m.number),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(numbers, [number], "{sql}: {got:?}");
+    }
+    let got = c.batch("SELECT TRY_CAST(CAST('2080-01-01' AS DATETIME) AS SMALLDATETIME)");
+    assert_eq!(rows(&got), [vec![TdsValue::Null]]);
+
+    // An OUTPUT parameter declared SMALLDATETIME, sent as DATETIME: set from a DATETIME with
+    // seconds, it comes back on the minute.
+    let got = execute_sql(
+        &mut c,
+        "SET @d = '2020-01-01 10:00:40'",
+        "@d SMALLDATETIME OUTPUT",
+        vec![output("@d", TypeInfo::DateTimeN(8), TdsValue::Null)],
+    );
+    assert_eq!(errors(&got), Vec::<String>::new());
+    assert_eq!(
+        returned(&got),
+        [(
+            "@d".to_string(),
+            TypeInfo::DateTimeN(8),
+            TdsValue::DateTime { days: 43_829, ticks: 601 * 60 * 300 }
+        )]
+    );
+}

@@ -665,6 +665,33 @@ func declaredTypes() {
 		scalar(db, "SELECT STRING_AGG(t.name, ',') WITHIN GROUP (ORDER BY c.column_id) FROM sys.columns c "+
 			"JOIN sys.types t ON t.user_type_id = c.user_type_id WHERE c.object_id = OBJECT_ID('legacy_g')"),
 		"int,smalldatetime,smallmoney,text,ntext,image")
+
+	// Variables and casts of these types are typed as themselves too, their values fitted.
+	vars, err := db.QueryContext(ctx, "DECLARE @d SMALLDATETIME = '2020-01-01 10:00:40', "+
+		"@m SMALLMONEY = 1.23456; SELECT @d, @m, CAST('x' AS TEXT), CONVERT(NTEXT, N'y'), "+
+		"CAST(0x01 AS IMAGE)")
+	if !ok("variables", err) {
+		return
+	}
+	defer vars.Close()
+	types, _ = vars.ColumnTypes()
+	names = nil
+	for _, t := range types {
+		names = append(names, t.DatabaseTypeName())
+	}
+	eq("variables' and casts' types", names, []string{"SMALLDATETIME", "SMALLMONEY", "TEXT", "NTEXT", "IMAGE"})
+	var r row
+	if vars.Next() && ok("scan variables", vars.Scan(&r.sd, &r.sm, &r.tx, &r.nt, &r.im)) {
+		eq("a SMALLDATETIME variable, rounded on assignment", r.sd.Time, time.Date(2020, 1, 1, 10, 1, 0, 0, time.UTC))
+		eq("a SMALLMONEY variable", string(r.sm), "1.2346")
+		eq("CAST AS TEXT", r.tx.String, "x")
+		eq("CONVERT to NTEXT", r.nt.String, "y")
+		eq("CAST AS IMAGE", r.im, []byte{1})
+	} else {
+		checked++
+		failures++
+		fmt.Printf("FAIL variables: no row (%v)\n", vars.Err())
+	}
 }
 
 func main() {

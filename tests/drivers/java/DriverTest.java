@@ -199,6 +199,23 @@ public class DriverTest {
                 eq("the later moment", rs.getInt(1), 2);
             }
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                    "DECLARE @d SMALLDATETIME = '2020-01-01 10:00:40', @m SMALLMONEY = 1.23456; "
+                            + "SELECT @d, @m, CAST('x' AS TEXT), CONVERT(NTEXT, N'y'), CAST(0x01 AS IMAGE)")) {
+                ResultSetMetaData md = rs.getMetaData();
+                List<String> names = new ArrayList<>();
+                for (int i = 1; i <= md.getColumnCount(); i++) {
+                    names.add(md.getColumnTypeName(i));
+                }
+                eq("variables' and casts' types", names,
+                        List.of("smalldatetime", "smallmoney", "text", "ntext", "image"));
+                rs.next();
+                eq("a SMALLDATETIME variable, rounded on assignment", rs.getTimestamp(1),
+                        Timestamp.valueOf("2020-01-01 10:01:00"));
+                eq("a SMALLMONEY variable", rs.getBigDecimal(2), new BigDecimal("1.2346"));
+                eq("CAST AS TEXT", rs.getString(3), "x");
+                eq("CONVERT to NTEXT", rs.getString(4), "y");
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
                     "SELECT CAST(42 AS SQL_VARIANT) AS i, CAST(N'text' AS SQL_VARIANT) AS n, "
                             + "CAST(CAST(1.25 AS DECIMAL(5,2)) AS SQL_VARIANT) AS d, CAST(NULL AS SQL_VARIANT) AS z, "
                             + "SQL_VARIANT_PROPERTY(CAST(N'text' AS SQL_VARIANT), 'BaseType') AS t")) {

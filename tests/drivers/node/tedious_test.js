@@ -298,8 +298,24 @@ async function declaredTypes() {
     "SET @d = CAST('2090-01-01' AS DATETIME)");
   const refused = await run(db, 'late_sd', [['d', TYPES.SmallDateTime, null, { output: true }]],
     'callProcedure').then(() => null, (err) => err);
-  eq('a SMALLDATETIME OUTPUT parameter out of range', refused && refused.number, 242);
+  eq('a SMALLDATETIME OUTPUT parameter out of range', refused && refused.number, 298);
   eq('the connection after it', await scalar(db, 'SELECT 1'), 1);
+  // A variable, CAST and CONVERT of these types: the same wire types, the values fitted.
+  const varMeta = [];
+  const varRows = await new Promise((resolve, reject) => {
+    const got = [];
+    const request = new Request("DECLARE @d SMALLDATETIME = '2020-01-01 10:00:40', " +
+      "@m SMALLMONEY = 1.23456; SELECT @d, @m, CAST('x' AS TEXT), CONVERT(NTEXT, N'y'), " +
+      'CAST(0x01 AS IMAGE)', (err) => (err ? reject(err) : resolve(got)));
+    request.on('columnMetadata', (columns) => varMeta.push(...columns));
+    request.on('row', (cols) => got.push(cols.map((c) => c.value)));
+    db.execSqlBatch(request);
+  });
+  eq("variables' and casts' wire types", varMeta.map((c) => [c.type.name, c.dataLength]),
+    [['DateTimeN', 4], ['MoneyN', 4], ['Text', 2147483647], ['NText', 2147483646],
+      ['Image', 2147483647]]);
+  eq("variables' and casts' values", varRows[0], [new Date(Date.UTC(2020, 0, 1, 10, 1, 0)),
+    1.2346, 'x', 'y', Buffer.from([1])]);
   await close(db);
 }
 

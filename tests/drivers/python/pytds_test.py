@@ -287,6 +287,21 @@ def declared_types():
             [(58, 4), (122, 4), 0x23, 0x63, 0x22],
         )
         checks.eq("the values", [tuple(r) for r in cur.fetchall()], DECLARED_EXPECTED)
+        # A variable, CAST and CONVERT of these types: the same wire types, the values fitted.
+        cur.execute(
+            "DECLARE @d SMALLDATETIME = '2020-01-01 10:00:40', @m SMALLMONEY = 1.23456; "
+            "SELECT @d, @m, CAST('x' AS TEXT), CONVERT(NTEXT, N'y'), CAST(0x01 AS IMAGE)"
+        )
+        checks.eq(
+            "variables' and casts' TDS types",
+            [(d[1], d[3]) for d in cur.description][:2] + [d[1] for d in cur.description][2:],
+            [(58, 4), (122, 4), 0x23, 0x63, 0x22],
+        )
+        checks.eq(
+            "variables' and casts' values",
+            tuple(cur.fetchone()),
+            (datetime.datetime(2020, 1, 1, 10, 1), decimal.Decimal("1.2346"), "x", "y", b"\x01"),
+        )
 
 
 def xml_type():

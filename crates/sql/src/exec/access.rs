@@ -755,9 +755,8 @@ impl Run<'_> {
                 }
             }
         }
-        // A collation's key is not its text's: a LIKE prefix narrows only a default key.
-        if let Some(e) = path.range.like.filter(|_| order.is_default()) {
-            if let Some(p) = self.like_range(e, ty, prefix, env)? {
+        if let Some(e) = path.range.like {
+            if let Some(p) = self.like_range(e, ty, order, prefix, env)? {
                 let end = whole(&p);
                 if lower_below(&lower, &p) {
                     lower = Bound::Included(p);
@@ -789,11 +788,17 @@ impl Run<'_> {
     }
 
     /// The key prefix every row matching `column LIKE pattern` starts with: `prefix`, then
-    /// the encoding of the pattern's literal prefix without its terminator.
+    /// the encoding of the pattern's literal prefix without its terminator. Under a column
+    /// collation (`order`) the key's first level is the text's letters (binary: its
+    /// characters), each character's bytes after the last's, and a string LIKE matches under
+    /// that collation has the literal's letters first; so the literal's first level, up to
+    /// the `00` that ends it, bounds the range (wider than the matches: the LIKE still
+    /// filters the rows read).
     fn like_range(
         &mut self,
         pattern: &Expr,
         ty: SqlType,
+        order: TextOrder,
         prefix: &[u8],
         env: &Env<'_>,
     ) -> Result<Option<Vec<u8>>, SqlError> {
@@ -810,13 +815,35 @@ impl Run<'_> {
         let Ok(Some(v)) = key_value(Value::NStr(literal.to_string()), ty) else {
             return Ok(None);
         };
-        let mut key = prefix.to_vec();
-        if encode_key(&[ty], std::slice::from_ref(&v), &mut key).is_err() {
+        // A pattern with its own COLLATE matches under that collation, whose matches need
+        // not share the key's prefix (an accent-insensitive pattern on an accent-keeping
+        // key, a case-insensitive one on a binary key): no range then.
+        if matches!(
+            crate::exec::eval::label_in(pattern, &[]),
+            Ok(crate::exec::eval::Label::Explicit(_))
+        ) {
             return Ok(None);
         }
-        // A text key ends with the terminator 00 01; without it, the bytes are a prefix of
-        // the key of every string that starts with the literal.
-        key.truncate(key.len().saturating_sub(2));
+        let mut key = prefix.to_vec();
+        if order.is_default() {
+            if encode_key(&[ty], std::slice::from_ref(&v), &mut key).is_err() {
+                return Ok(None);
+            }
+            // A text key ends with the terminator 00 01; without it, the bytes are a prefix
+            // of the key of every string that starts with the literal.
+            key.truncate(key.len().saturating_sub(2));
+            return Ok(Some(key));
+        }
+        if encode_key_columns_ordered([(ty, order, &v)], &mut key).is_err() {
+            return Ok(None);
+        }
+        // After the marker byte, the first level runs to the first 00 that is not an
+        // escaped NUL (00 FF): the level separator 00 02 or the terminator 00 01.
+        let level = prefix.len() + 1;
+        let end = (level..key.len().saturating_sub(1))
+            .find(|&i| key[i] == 0 && key[i + 1] != 0xFF)
+            .unwrap_or(key.len());
+        key.truncate(end);
         Ok(Some(key))
     }
 

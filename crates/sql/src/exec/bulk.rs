@@ -20,12 +20,12 @@
 
 use std::sync::Arc;
 
-use walden_engine::types::{Len, SqlType, Value};
+use walden_engine::types::{DeclaredType, Len, SqlType, Value};
 
 use crate::ast::{BulkOptions, InsertBulk, TableTarget, TriggerEvent};
 use crate::exec::eval::Col;
 use crate::exec::query::{compare_keys, table_cols, TableRef};
-use crate::exec::scalar::coerce;
+use crate::exec::scalar::{coerce, fit_declared};
 use crate::exec::session::{Frame, Halt, Run, Step, CANCELLED};
 use crate::exec::{Counted, Output, Session, SqlError};
 
@@ -214,6 +214,7 @@ impl Run<'_> {
             .collect::<Result<Vec<_>, SqlError>>()?;
         let db = Arc::clone(&t.db);
         let types: Vec<SqlType> = targets.iter().map(|&c| def.columns[c].ty).collect();
+        let declared: Vec<_> = targets.iter().map(|&c| def.columns[c].declared).collect();
         let mut inserted = Vec::new();
         // Reused from row to row: a load allocates per value, not per row.
         let mut row: Vec<Value> = Vec::with_capacity(targets.len());
@@ -263,7 +264,7 @@ impl Run<'_> {
                     continue;
                 }
                 given[c] = true;
-                values[c] = column_value(v, ty).map_err(|e| match e.number {
+                values[c] = column_value(v, ty, declared[i]).map_err(|e| match e.number {
                     // SQL Server's bulk-load error names the column by its place in the load.
                     2628 | 8152 => SqlError::new(
                         4815,
@@ -328,8 +329,14 @@ impl Run<'_> {
 /// errors. A bulk load's client sends most columns in their own type (bcp and the drivers'
 /// bulk APIs send the table's column types), and such a value that already fits its column
 /// is kept or rounded here without the general conversion's dispatch, which is a sizeable
-/// part of a load's time per row. Everything else, and every error, is `coerce`'s.
-fn column_value(v: Value, ty: SqlType) -> Result<Value, SqlError> {
+/// part of a load's time per row. Everything else, and every error, is `coerce`'s. A column
+/// declared SMALLDATETIME or SMALLMONEY (`declared`) then gets its value fitted to that type
+/// as an INSERT's does (rounded to the minute, 242/298/8115 out of range).
+fn column_value(v: Value, ty: SqlType, declared: Option<DeclaredType>) -> Result<Value, SqlError> {
+    if let Some(declared) = declared {
+        let source = v.kind_name();
+        return fit_declared(declared, column_value(v, ty, None)?, source);
+    }
     let kept = match (&v, ty) {
         (Value::Int(_), SqlType::Int)
         | (Value::BigInt(_), SqlType::BigInt)

@@ -553,8 +553,9 @@ impl Run<'_> {
         let mut vars = Vec::with_capacity(columns.len());
         for (i, (column, value)) in columns.iter().zip(row).enumerate() {
             let name = format!("@{KEY_PREFIX}{i}");
-            let column_ty = ty.iter().find(|c| &c.name == column).map_or(SqlType::Int, |c| c.ty);
-            vars.push(Variable { name: name.clone(), ty: column_ty, value });
+            let def = ty.iter().find(|c| &c.name == column);
+            let (column_ty, declared) = def.map_or((SqlType::Int, None), |c| (c.ty, c.declared));
+            vars.push(Variable { name: name.clone(), ty: column_ty, declared, value });
             let span = Span::default();
             let equal = Expr {
                 kind: ExprKind::Binary {

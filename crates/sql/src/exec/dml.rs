@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use walden_engine::catalog::{ColumnDef, TableDef};
-use walden_engine::types::{DeclaredType, SqlType, Value};
+use walden_engine::types::{SqlType, Value};
 use walden_engine::EngineError;
 
 use crate::ast::{
@@ -686,20 +686,7 @@ impl Run<'_> {
         };
         let source = v.kind_name();
         let held = self.store_as_held(def, c, v)?;
-        declared.fit(held).ok_or_else(|| match declared {
-            DeclaredType::SmallMoney => SqlError::new(
-                8115,
-                "Arithmetic overflow error converting expression to data type smallmoney.",
-            ),
-            _ => SqlError::new(
-                242,
-                format!(
-                    "The conversion of a {source} data type to a {} data type resulted in an \
-                     out-of-range value.",
-                    declared.name()
-                ),
-            ),
-        })
+        scalar::fit_declared(declared, held, source)
     }
 
     /// [`Self::store`] into the type that holds the column's values.

@@ -425,11 +425,13 @@ impl Run<'_> {
             ExprKind::Cast(c) => {
                 let ty = scalar::data_type_in_cast(&c.data_type)?;
                 let v = self.eval(&c.expr, env)?;
-                if c.is_try {
+                let source = v.kind_name();
+                let converted = if c.is_try {
                     scalar::try_convert(v, ty, None)
                 } else {
                     scalar::convert(v, ty, None).or_else(conversion_overflow)
-                }
+                };
+                into_declared(&c.data_type, converted?, source, c.is_try)
             }
             ExprKind::Convert(c) => {
                 let ty = scalar::data_type_in_cast(&c.data_type)?;
@@ -441,11 +443,13 @@ impl Run<'_> {
                     },
                     None => None,
                 };
-                if c.is_try {
+                let source = v.kind_name();
+                let converted = if c.is_try {
                     scalar::try_convert(v, ty, style)
                 } else {
                     scalar::convert(v, ty, style).or_else(conversion_overflow)
-                }
+                };
+                into_declared(&c.data_type, converted?, source, c.is_try)
             }
             ExprKind::Function(f) => {
                 if let Some(v) = env.computed_value(e) {
@@ -649,10 +653,19 @@ impl Run<'_> {
             ExprKind::Quantified { left, op, quantifier, subquery } => {
                 let v = self.eval(left, env)?;
                 let rows = self.subquery_rows(subquery, env)?;
+                // Text compares under the collation of the left side and the subquery's
+                // column, by the same precedence as a comparison (468 if they clash).
+                let collation = if is_text(&v) {
+                    let column = rows.cols.first().and_then(|c| c.collation);
+                    let right = column.map_or(Label::Default, Label::Implicit);
+                    resolve_collation(label(left, env)?, right, operation_name(*op))?
+                } else {
+                    None
+                };
                 let mut unknown = false;
                 for r in &rows.rows {
                     let x = r.first().cloned().unwrap_or(Value::Null);
-                    match scalar::compare(&v, &x)?.map(|o| cmp_matches(*op, o)) {
+                    match compare_collated(&v, &x, collation)?.map(|o| cmp_matches(*op, o)) {
                         Some(true) if *quantifier == Quantifier::Any => return Ok(Some(true)),
                         Some(false) if *quantifier == Quantifier::All => return Ok(Some(false)),
                         None => unknown = true,
@@ -986,5 +999,24 @@ pub(crate) fn bare_word(e: &Expr) -> Option<&str> {
     match &e.kind {
         ExprKind::Column(parts) if parts.len() == 1 => Some(&parts[0].value),
         _ => None,
+    }
+}
+
+/// A CAST's or CONVERT's result, already of the type holding its target's values, as a value
+/// of the target when that is a type Walden holds as another (`CAST(d AS SMALLDATETIME)`
+/// rounds to the minute, `CAST(x AS SMALLMONEY)` checks SMALLMONEY's range); for TRY_CAST
+/// and TRY_CONVERT a value out of range is NULL.
+fn into_declared(
+    target: &crate::ast::DataType,
+    v: Value,
+    source: &str,
+    is_try: bool,
+) -> Result<Value, SqlError> {
+    let Some(declared) = crate::exec::user_types::declared_as(target) else {
+        return Ok(v);
+    };
+    match scalar::fit_declared(declared, v, source) {
+        Err(_) if is_try => Ok(Value::Null),
+        fitted => fitted,
     }
 }

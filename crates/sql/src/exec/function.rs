@@ -30,7 +30,6 @@ use crate::ast::{
 use crate::exec::eval::Col;
 use crate::exec::eval::Env;
 use crate::exec::query::Rows;
-use crate::exec::scalar;
 use crate::exec::session::{Frame, Halt, Run, Variable, CANCELLED, MAX_NESTING};
 use crate::exec::SqlError;
 
@@ -240,7 +239,8 @@ impl Run<'_> {
         let mut frame = Frame::default();
         for p in &f.parameters {
             let ty = self.resolve_type(&p.data_type)?;
-            frame.vars.push(Variable { name: p.name.clone(), ty, value: Value::Null });
+            let declared = crate::exec::user_types::declared_as(&p.data_type);
+            frame.vars.push(Variable { name: p.name.clone(), ty, declared, value: Value::Null });
         }
         self.s.frames.push(frame);
         self.s.function_depth += 1;
@@ -296,8 +296,9 @@ impl Run<'_> {
                 (None, Some(d)) => self.value(d)?,
                 (None, None) => return Err(too_few()),
             };
-            let value = scalar::coerce(v, ty, true)?;
-            frame.vars.push(Variable { name: param.name.clone(), ty, value });
+            let declared = crate::exec::user_types::declared_as(&param.data_type);
+            let value = Variable::convert(v, ty, declared)?;
+            frame.vars.push(Variable { name: param.name.clone(), ty, declared, value });
         }
         Ok((Arc::clone(&batch), frame))
     }

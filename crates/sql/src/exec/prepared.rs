@@ -61,6 +61,11 @@ impl<'a> Scalar<'a> {
             ExprKind::Unary { op, operand } if *op != UnaryOp::Not => {
                 Scalar::Unary { op: *op, operand: Box::new(Scalar::prepare(operand, cols)) }
             }
+            // A cast to a type Walden holds as another (SMALLDATETIME...) also fits the value
+            // to it, which the interpreter does (`eval::into_declared`).
+            ExprKind::Cast(c) if crate::exec::user_types::declared_as(&c.data_type).is_some() => {
+                Scalar::Expr(e)
+            }
             ExprKind::Cast(c) => match scalar::data_type_in_cast(&c.data_type) {
                 Ok(ty) => Scalar::Cast {
                     expr: Box::new(Scalar::prepare(&c.expr, cols)),

@@ -19,10 +19,10 @@ use crate::ast::{
     BinaryOp, Expr, ExprKind, FrameBound, FrameUnits, FunctionArgs, FunctionCall, WindowFrame,
     WindowSpec,
 };
-use crate::exec::eval::{is_aggregate, label_in, Col, Env};
+use crate::exec::eval::{compare_collated, is_aggregate, label_in, Col, Env};
 use crate::exec::query::{compare_keys, group_key, sort_by_keys};
 use crate::exec::scalar;
-use crate::exec::scalar::collation;
+use crate::exec::scalar::collation::{self, Collation};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -246,6 +246,9 @@ struct Args {
     offset: Vec<Value>,
     /// `LAG`'s and `LEAD`'s default.
     default: Vec<Value>,
+    /// The first argument's collation, which MIN and MAX of text compare by (None: the
+    /// default), as the grouped aggregates do.
+    collation: Option<&'static Collation>,
 }
 
 impl Run<'_> {
@@ -304,7 +307,12 @@ impl Run<'_> {
         };
         // LAG's and LEAD's default takes the type of the value it stands in for.
         let value_type = arg_exprs.first().and_then(|e| self.static_type(e, cols));
-        let mut args = Args { value: Vec::new(), offset: Vec::new(), default: Vec::new() };
+        let collation = match arg_exprs.first() {
+            Some(e) if !star && !percentile => label_in(e, cols)?.collation(),
+            _ => None,
+        };
+        let mut args =
+            Args { value: Vec::new(), offset: Vec::new(), default: Vec::new(), collation };
         let mut keyed: Vec<(Vec<Value>, usize)> = Vec::with_capacity(rows.len());
         let mut parts = Vec::with_capacity(rows.len());
         // Text partitions and sorts by its collation; a percentile's sort key is also its
@@ -572,7 +580,7 @@ fn frame_aggregates(
     let value = |k: usize| &args.value[p.rows[k]];
     let mut out = vec![Value::Null; n];
     if frame.start == FrameBound::UnboundedPreceding {
-        let mut acc = Accumulator::new(agg);
+        let mut acc = Accumulator::new(agg, args.collation);
         let mut next = 0;
         for (k, slot) in out.iter_mut().enumerate() {
             let (_, hi) = p.frame(frame, k);
@@ -583,7 +591,7 @@ fn frame_aggregates(
             *slot = acc.result()?;
         }
     } else if frame.end == FrameBound::UnboundedFollowing {
-        let mut acc = Accumulator::new(agg);
+        let mut acc = Accumulator::new(agg, args.collation);
         let mut first = n;
         for k in (0..n).rev() {
             let (lo, _) = p.frame(frame, k);
@@ -606,7 +614,7 @@ fn frame_aggregates(
                     continue;
                 }
             }
-            let mut acc = Accumulator::new(agg);
+            let mut acc = Accumulator::new(agg, args.collation);
             for j in bounds.0..bounds.1.max(bounds.0) {
                 acc.add(value(j))?;
             }
@@ -626,14 +634,16 @@ fn frame_aggregates(
 /// An aggregate's state over the non-NULL values added so far.
 struct Accumulator {
     agg: Agg,
+    /// The collation MIN and MAX compare text by.
+    collation: Option<&'static Collation>,
     count: i64,
     /// The sum (SUM, AVG) or the best value (MIN, MAX) so far.
     value: Option<Value>,
 }
 
 impl Accumulator {
-    fn new(agg: Agg) -> Self {
-        Accumulator { agg, count: 0, value: None }
+    fn new(agg: Agg, collation: Option<&'static Collation>) -> Self {
+        Accumulator { agg, collation, count: 0, value: None }
     }
 
     fn add(&mut self, v: &Value) -> Result<(), SqlError> {
@@ -651,7 +661,8 @@ impl Accumulator {
             }
             (Agg::Min | Agg::Max, None) => Some(v.clone()),
             (Agg::Min | Agg::Max, Some(best)) => {
-                let o = scalar::compare(v, &best)?.unwrap_or(std::cmp::Ordering::Equal);
+                let o = compare_collated(v, &best, self.collation)?
+                    .unwrap_or(std::cmp::Ordering::Equal);
                 let better = if self.agg == Agg::Min {
                     o == std::cmp::Ordering::Less
                 } else {
@@ -771,6 +782,7 @@ mod tests {
             value: vec![Value::Int(1), Value::Int(2), Value::Null, Value::Int(4)],
             offset: Vec::new(),
             default: Vec::new(),
+            collation: None,
         };
         let frame = |start, end| WindowFrame { units: FrameUnits::Rows, start, end };
         let running = frame(FrameBound::UnboundedPreceding, FrameBound::CurrentRow);

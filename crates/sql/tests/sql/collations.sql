@@ -133,8 +133,7 @@ ALTER DATABASE CURRENT COLLATE Klingon_CI_AS
 GO
 SELECT DB_ID('cs_db') AS not_created
 GO
--- A view, a derived table and an inlined CTE pass the column's collation on (a CTE that
--- is computed up front still compares as the default, not yet SQL Server's behaviour).
+-- A view, a derived table and a CTE pass the column's collation on.
 CREATE VIEW col_cs_view AS SELECT id, c FROM col_cs
 GO
 SELECT COUNT(*) AS view_matches FROM col_cs_view WHERE c = 'a'

@@ -46,8 +46,18 @@ pub fn column_type_info(c: &ColumnInfo) -> TypeInfo {
 /// IGNORE_WIDTH without `_WS`, BINARY / BINARY2 for `_BIN` / `_BIN2` and none of the others),
 /// version 1 for the `_100` family, SortId 0; for a SQL collation the same flags and SQL
 /// Server's sort order on code page 1252 as SortId (51 `CS_AS`, 52 `CI_AS`, 54 `CI_AI`).
-/// The UTF-8 flag is never set: Walden sends VARCHAR data in code page 1252 whatever the
-/// collation, and the flag would make a client read it as UTF-8.
+/// The UTF-8 flag is never set, where SQL Server sets it for a `_UTF8` collation: Walden
+/// sends and reads VARCHAR data in code page 1252 whatever the collation ([`encode_cp1252`]),
+/// and the flag would make a client read and send it as UTF-8.
+///
+/// Sources: [MS-TDS] 2.2.5.1.2 (the layout: LCID in bits 0-19, then fIgnoreCase,
+/// fIgnoreAccent, fIgnoreKana, fIgnoreWidth, fBinary, fBinary2, fUTF8 from bit 20, the
+/// version in bits 28-31, SortId; SortId 0 for a Windows collation); Microsoft's "SQL Server
+/// Collation Name" page (sort order ids 51, 52, 53, 54 for `SQL_Latin1_General_CP1_CS_AS`,
+/// `_CI_AS`, `Pref_CP1_CI_AS`, `_CI_AI`); "Windows Collation Name" (`_KS` and `_WS` make a
+/// collation kana- and width-sensitive, else it ignores them; `_BIN`/`_BIN2` compare code
+/// points and ignore nothing); COLLATIONPROPERTY's Version (0 for `Latin1_General`, 1 for
+/// `Latin1_General_100`).
 pub fn wire_collation(name: Option<&str>) -> Collation {
     let Some(name) = name else { return Collation::default() };
     let upper = name.to_ascii_uppercase();
@@ -291,7 +301,7 @@ fn direct(ty: &TypeInfo, value: Value) -> Result<TdsValue, Value> {
             }
         }
         (T::BigVarChar { .. } | T::BigChar { .. } | T::Text { .. }, Value::Str(s)) => {
-            TdsValue::VarChar(encode_latin1(&s))
+            TdsValue::VarChar(encode_cp1252(&s))
         }
         (T::NVarChar { .. } | T::NChar { .. } | T::NText { .. }, Value::NStr(s)) => {
             TdsValue::NVarChar(s)
@@ -334,16 +344,73 @@ fn engine_time(t: walden_tds::Time) -> Result<Time, String> {
         .ok_or_else(|| "time out of range".to_string())
 }
 
-/// VARCHAR text in the default collation's code page. Walden's collations are all Latin-1
-/// based: characters outside U+0000..U+00FF become `?`, as SQL Server does for characters a
-/// code page lacks. (Windows-1252's extra characters in 0x80..0x9F are not mapped.)
-pub fn encode_latin1(s: &str) -> Vec<u8> {
-    s.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect()
+/// Code page 1252's characters at 0x80..=0x9F, where it differs from Latin-1; `None` for
+/// the five bytes it leaves undefined, which stand for the C1 control of that number, as in
+/// Windows' own conversion.
+const CP1252_HIGH: [Option<char>; 32] = [
+    Some('\u{20AC}'),
+    None,
+    Some('\u{201A}'),
+    Some('\u{0192}'),
+    Some('\u{201E}'),
+    Some('\u{2026}'),
+    Some('\u{2020}'),
+    Some('\u{2021}'),
+    Some('\u{02C6}'),
+    Some('\u{2030}'),
+    Some('\u{0160}'),
+    Some('\u{2039}'),
+    Some('\u{0152}'),
+    None,
+    Some('\u{017D}'),
+    None,
+    None,
+    Some('\u{2018}'),
+    Some('\u{2019}'),
+    Some('\u{201C}'),
+    Some('\u{201D}'),
+    Some('\u{2022}'),
+    Some('\u{2013}'),
+    Some('\u{2014}'),
+    Some('\u{02DC}'),
+    Some('\u{2122}'),
+    Some('\u{0161}'),
+    Some('\u{203A}'),
+    Some('\u{0153}'),
+    None,
+    Some('\u{017E}'),
+    Some('\u{0178}'),
+];
+
+/// Text in code page 1252, the code page of Walden's Latin1_General collations: Latin-1
+/// with the 27 characters Windows puts at 0x80..=0x9F (the euro sign at 0x80...); a
+/// character the code page lacks becomes `?`, as SQL Server stores it.
+pub fn encode_cp1252(s: &str) -> Vec<u8> {
+    s.chars()
+        .map(|c| {
+            let code = u32::from(c);
+            if let Some(i) = CP1252_HIGH.iter().position(|&h| h == Some(c)) {
+                // The table has 32 entries, so the byte is within 0x80..=0x9F.
+                0x80 + i as u8
+            } else if (0x80..=0x9F).contains(&code) && CP1252_HIGH[(code - 0x80) as usize].is_some()
+            {
+                b'?'
+            } else {
+                u8::try_from(code).unwrap_or(b'?')
+            }
+        })
+        .collect()
 }
 
-/// The inverse of [`encode_latin1`].
-pub fn decode_latin1(bytes: &[u8]) -> String {
-    bytes.iter().map(|&b| char::from(b)).collect()
+/// The inverse of [`encode_cp1252`].
+pub fn decode_cp1252(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|&b| match b {
+            0x80..=0x9F => CP1252_HIGH[usize::from(b - 0x80)].unwrap_or(char::from(b)),
+            _ => char::from(b),
+        })
+        .collect()
 }
 
 /// A value received over TDS (an RPC parameter; a result set's value for `walden sql -S`) as
@@ -363,7 +430,7 @@ pub fn from_wire(value: TdsValue) -> Result<Value, String> {
             Value::Decimal(Decimal::new(d.value, d.scale).ok_or_else(|| bad("decimal"))?)
         }
         TdsValue::Money(x) => Value::Money(x),
-        TdsValue::VarChar(b) => Value::Str(decode_latin1(&b)),
+        TdsValue::VarChar(b) => Value::Str(decode_cp1252(&b)),
         TdsValue::NVarChar(s) => Value::NStr(s),
         TdsValue::Binary(b) => Value::Binary(b),
         TdsValue::Guid(g) => Value::Guid(Guid(g)),
@@ -460,18 +527,43 @@ mod tests {
         }
     }
 
+    /// One case per collation family Walden has, with the bytes worked out from the sources
+    /// [`wire_collation`] names: [MS-TDS] 2.2.5.1.2 for the layout (LCID 0x0409 in bits 0-19;
+    /// flags from bit 20, 0x01 ignore case, 0x02 ignore accent, 0x04 ignore kana, 0x08
+    /// ignore width, 0x10 binary, 0x20 binary2, 0x40 UTF-8; version in bits 28-31; then the
+    /// SortId byte), Microsoft's "SQL Server Collation Name" table for the SortIds, and
+    /// "Windows Collation Name" for which name parts clear which flags. The default's bytes,
+    /// `09 04 D0 00 34`, are also what [MS-TDS]'s own LOGIN7 and ENVCHANGE examples carry.
     #[test]
     fn collations_go_out_as_sql_server_sends_them() {
         let wire = |name| wire_collation(Some(name)).to_bytes();
         assert_eq!(wire_collation(None).to_bytes(), [0x09, 0x04, 0xD0, 0x00, 0x34]);
+        // SQL collations on code page 1252: sort orders 52, 51 and 54, flags as named.
         assert_eq!(wire("SQL_Latin1_General_CP1_CI_AS"), [0x09, 0x04, 0xD0, 0x00, 0x34]);
+        assert_eq!(wire("sql_latin1_general_cp1_ci_as"), [0x09, 0x04, 0xD0, 0x00, 0x34]);
         assert_eq!(wire("SQL_Latin1_General_CP1_CS_AS"), [0x09, 0x04, 0xC0, 0x00, 0x33]);
         assert_eq!(wire("SQL_Latin1_General_CP1_CI_AI"), [0x09, 0x04, 0xF0, 0x00, 0x36]);
+        // Latin1_General (version 0), SortId 0: kana and width ignored unless _KS / _WS.
         assert_eq!(wire("Latin1_General_CI_AS"), [0x09, 0x04, 0xD0, 0x00, 0x00]);
+        assert_eq!(wire("Latin1_General_CS_AS"), [0x09, 0x04, 0xC0, 0x00, 0x00]);
+        assert_eq!(wire("Latin1_General_CI_AI"), [0x09, 0x04, 0xF0, 0x00, 0x00]);
+        assert_eq!(wire("Latin1_General_CS_AI"), [0x09, 0x04, 0xE0, 0x00, 0x00]);
+        assert_eq!(wire("Latin1_General_CI_AS_KS"), [0x09, 0x04, 0x90, 0x00, 0x00]);
+        assert_eq!(wire("Latin1_General_CI_AS_WS"), [0x09, 0x04, 0x50, 0x00, 0x00]);
         assert_eq!(wire("Latin1_General_CS_AS_KS_WS"), [0x09, 0x04, 0x00, 0x00, 0x00]);
+        // Binary collations ignore nothing: only fBinary / fBinary2.
         assert_eq!(wire("Latin1_General_BIN"), [0x09, 0x04, 0x00, 0x01, 0x00]);
-        assert_eq!(wire("Latin1_General_100_BIN2"), [0x09, 0x04, 0x00, 0x12, 0x00]);
+        assert_eq!(wire("Latin1_General_BIN2"), [0x09, 0x04, 0x00, 0x02, 0x00]);
+        // Latin1_General_100: version 1 in the top nibble of the fourth byte.
+        assert_eq!(wire("Latin1_General_100_CI_AS"), [0x09, 0x04, 0xD0, 0x10, 0x00]);
+        assert_eq!(wire("Latin1_General_100_CS_AS"), [0x09, 0x04, 0xC0, 0x10, 0x00]);
         assert_eq!(wire("Latin1_General_100_CI_AI"), [0x09, 0x04, 0xF0, 0x10, 0x00]);
+        assert_eq!(wire("Latin1_General_100_BIN"), [0x09, 0x04, 0x00, 0x11, 0x00]);
+        assert_eq!(wire("Latin1_General_100_BIN2"), [0x09, 0x04, 0x00, 0x12, 0x00]);
+        // _SC has no bit of its own; _UTF8's fUTF8 is left out on purpose (see
+        // `wire_collation`): the data travels in code page 1252.
+        assert_eq!(wire("Latin1_General_100_CI_AS_SC"), [0x09, 0x04, 0xD0, 0x10, 0x00]);
+        assert_eq!(wire("Latin1_General_100_CI_AS_SC_UTF8"), [0x09, 0x04, 0xD0, 0x10, 0x00]);
     }
 
     #[test]
@@ -535,7 +627,13 @@ mod tests {
             wire,
             Ok(TdsValue::Decimal(walden_tds::Decimal { value: 24_690, precision: 38, scale: 4 }))
         );
-        assert_eq!(encode_latin1("é€"), vec![0xE9, b'?']);
+        // Code page 1252: the euro sign is 0x80, a character it lacks `?`, U+0081 (which it
+        // leaves undefined) 0x81 and back.
+        assert_eq!(
+            encode_cp1252("é€\u{2122}ā\u{81}\u{80}"),
+            vec![0xE9, 0x80, 0x99, b'?', 0x81, b'?']
+        );
+        assert_eq!(decode_cp1252(&[0xE9, 0x80, 0x99, 0x81]), "é€\u{2122}\u{81}");
     }
 
     #[test]

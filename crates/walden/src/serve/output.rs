@@ -411,8 +411,19 @@ impl<W: Write> Output for TdsOutput<W> {
         // fNullable as the engine knows it: clear only for a column it knows never holds
         // NULL (a NOT NULL table column, a literal). The wire type is nullable either way,
         // so a NULL the engine did not foresee still encodes.
-        let cols: Vec<Column> =
-            columns.iter().map(|c| Column::new(&c.name, column_type_info(c), c.nullable)).collect();
+        // A TEXT, NTEXT or IMAGE column carries a TableName: mssql-jdbc refuses one of no
+        // parts (1 to 4, as SQL Server sends), and the engine does not say which table a
+        // column comes from, so it is one empty part.
+        let cols: Vec<Column> = columns
+            .iter()
+            .map(|c| {
+                let mut column = Column::new(&c.name, column_type_info(c), c.nullable);
+                if column.ty.is_legacy_lob() {
+                    column.table_name = vec![String::new()];
+                }
+                column
+            })
+            .collect();
         self.token(&Token::ColMetadata(cols.clone()));
         self.columns = cols;
         self.result_set_seen = true;

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use walden_engine::types::SqlType;
+use walden_engine::types::{DeclaredType, SqlType};
 use walden_sql::ast::DeclarationKind;
 use walden_sql::exec::scalar::data_type;
 use walden_sql::exec::SqlError;
@@ -22,7 +22,7 @@ use walden_tds::{
     ParamStatus, ProcId, RpcCall, RpcParam, RpcProc, ServerMessage, TableValue, TdsValue, TypeInfo,
 };
 
-use super::convert::{decode_latin1, from_wire, literal, sql_type};
+use super::convert::{decode_cp1252, from_wire, literal, sql_type};
 use super::output::{CAPTURE_PREFIX, SERVER_NAME};
 
 /// A parameter of the built batch.
@@ -257,7 +257,7 @@ fn is_proc(name: &str, wanted: &str) -> bool {
 fn text_param(p: Option<&RpcParam>, procedure: &str, what: &str) -> Result<String, RpcError> {
     match p.map(|p| &p.value) {
         Some(TdsValue::NVarChar(s)) => Ok(s.clone()),
-        Some(TdsValue::VarChar(b)) => Ok(decode_latin1(b)),
+        Some(TdsValue::VarChar(b)) => Ok(decode_cp1252(b)),
         Some(TdsValue::Null) | None => Ok(String::new()),
         Some(other) => Err(RpcError::unsupported(format!(
             "{procedure}: {what} must be text, not {}",
@@ -387,6 +387,9 @@ struct Bound<'a> {
     name: String,
     /// Its type; `None` for a table-valued parameter.
     sql: Option<SqlType>,
+    /// The type it was declared with when Walden holds it as `sql` (SMALLDATETIME...), which
+    /// the variable is declared as, so that its values are fitted to it.
+    declared: Option<DeclaredType>,
     /// The table type a statement's `@params` declared, for a table-valued parameter whose
     /// client named none.
     table_type: Option<String>,
@@ -452,6 +455,7 @@ fn bind<'a>(
                 ordinal: ordinal(index)?,
                 name: d.name.clone(),
                 sql: d.sql,
+                declared: d.sql.and(DeclaredType::of_name(d.written.trim())),
                 table_type: d.sql.is_none().then(|| d.written.clone()),
                 output: d.output || p.is_output(),
                 param: p,
@@ -628,6 +632,8 @@ fn exec_procedure(name: &str, params: &[RpcParam]) -> Result<Plan, RpcError> {
             ordinal: ordinal(index)?,
             name: var,
             sql,
+            // The procedure's parameter, of its own type, takes the value from here.
+            declared: None,
             table_type: None,
             output: p.is_output(),
             param: p,
@@ -653,7 +659,7 @@ fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Resul
     }
     let mut outputs = Vec::new();
     let mut tables = String::new();
-    for Bound { ordinal, name, sql, table_type, output, param: p } in values {
+    for Bound { ordinal, name, sql, declared, table_type, output, param: p } in values {
         if let TdsValue::Table(table) = &p.value {
             if output {
                 return Err(RpcError::new(
@@ -673,7 +679,8 @@ fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Resul
         };
         let value = from_wire(p.value.clone())
             .map_err(|e| RpcError::unsupported(format!("parameter {name}: {e}")))?;
-        text.push_str(&format!("DECLARE {name} {sql}; SET {name} = {}; ", literal(&value, sql)));
+        let ty = declared.map_or_else(|| sql.to_string(), |d| d.name().to_string());
+        text.push_str(&format!("DECLARE {name} {ty}; SET {name} = {}; ", literal(&value, sql)));
         if output {
             outputs.push(Param { ordinal, name, sql, wire: p.ty });
         }

@@ -11,6 +11,7 @@ use walden_engine::Database;
 
 use crate::ast::{Expr, ExprKind, JoinKind, ObjectName, TableSource};
 use crate::exec::eval::{Col, Env};
+use crate::exec::scalar::collation;
 use crate::exec::session::Run;
 use crate::exec::sysviews::{self, ViewContext};
 use crate::exec::{RowSet, SqlError};
@@ -416,12 +417,19 @@ impl Run<'_> {
     }
 }
 
+/// A CTE's or system view's rows as a source: its columns keep their collation (a CTE's
+/// text column compares as the column or COLLATE it came from) and declared type.
 fn rowset_rows(set: &RowSet, qual: &str) -> Rows {
     Rows {
         cols: set
             .columns
             .iter()
-            .map(|c| Col { nullable: c.nullable, ..Col::new(Some(qual), &c.name, c.ty) })
+            .map(|c| Col {
+                nullable: c.nullable,
+                collation: c.collation.and_then(|name| collation::collation_ref(name).ok()),
+                declared: c.declared,
+                ..Col::new(Some(qual), &c.name, c.ty)
+            })
             .collect(),
         rows: set.rows.clone(),
     }

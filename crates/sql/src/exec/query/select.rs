@@ -361,6 +361,11 @@ impl Run<'_> {
                             true,
                             crate::exec::user_types::declared_as(&c.data_type),
                         ),
+                        ExprKind::Variable(v) => (
+                            self.declared_type(expr),
+                            true,
+                            self.variable(v).ok().and_then(|v| v.declared),
+                        ),
                         _ => (self.declared_type(expr), true, None),
                     };
                     out_cols.push(Col {

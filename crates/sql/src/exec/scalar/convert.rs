@@ -22,8 +22,8 @@
 //! and dates are cut to the target length.
 
 use walden_engine::types::{
-    Date, DateTime, DateTime2, DateTimeOffset, Decimal, Guid, Len, ParseError, SqlType, Time,
-    Value, DATETIME_TICKS_PER_DAY, MAX_TIME_SCALE,
+    Date, DateTime, DateTime2, DateTimeOffset, Decimal, DeclaredType, Guid, Len, ParseError,
+    SqlType, Time, Value, DATETIME_TICKS_PER_DAY, MAX_TIME_SCALE,
 };
 
 use super::temporal::{self, DateOrder, Parsed};
@@ -194,6 +194,42 @@ pub fn try_convert(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, S
         Err(_) => Ok(Value::Null),
         ok => ok,
     }
+}
+
+/// `held`, already converted to the type that holds `declared`'s values, as a value of
+/// `declared` (a SMALLDATETIME rounded to the minute; see [`DeclaredType::fit`]), with SQL
+/// Server's error when it is out of that type's range. `source` is the kind of the value
+/// before the conversion (`Value::kind_name`), which the errors name: a DATETIME past
+/// SMALLDATETIME's range is 298, any other value 242, and SMALLMONEY's overflow 8115. Every
+/// path that makes a value of a declared type (a column's store, a variable, CAST, a bulk
+/// load) goes through here, so they round and refuse alike.
+pub(crate) fn fit_declared(
+    declared: DeclaredType,
+    held: Value,
+    source: &str,
+) -> Result<Value, SqlError> {
+    declared.fit(held).ok_or_else(|| match declared {
+        DeclaredType::SmallMoney => SqlError::new(
+            8115,
+            format!(
+                "Arithmetic overflow error converting {} to data type smallmoney.",
+                if source == "decimal" { "numeric" } else { "expression" }
+            ),
+        ),
+        _ if source == "datetime" => SqlError::new(
+            298,
+            "The conversion from datetime data type to smalldatetime data type resulted in a \
+             smalldatetime overflow error.",
+        ),
+        _ => SqlError::new(
+            242,
+            format!(
+                "The conversion of a {source} data type to a {} data type resulted in an \
+                 out-of-range value.",
+                declared.name()
+            ),
+        ),
+    })
 }
 
 /// Implicit conversion of a value stored into a column (`truncate == false`) or a variable

@@ -51,6 +51,7 @@ mod tests;
 pub use arith::{binary, unary};
 pub use compare::{compare, like};
 pub(crate) use compare::{compare_with_constant, like_collated};
+pub(crate) use convert::fit_declared;
 pub use convert::{coerce, convert, try_convert};
 pub(crate) use json::{for_json_object, openjson_rows, openjson_with_rows};
 pub use registry::call;

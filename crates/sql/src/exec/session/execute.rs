@@ -286,6 +286,7 @@ impl Run<'_> {
                 frame.vars.push(Variable {
                     name: param.name.clone(),
                     ty: SqlType::Int,
+                    declared: None,
                     value: Value::Null,
                 });
                 continue;
@@ -307,7 +308,8 @@ impl Run<'_> {
                     }
                 },
             };
-            let v = scalar::coerce(v, ty, true)?;
+            let declared = crate::exec::user_types::declared_as(&param.data_type);
+            let v = Variable::convert(v, ty, declared)?;
             if param.not_null && v.is_null() {
                 return Err(SqlError::new(
                     50000,
@@ -319,7 +321,7 @@ impl Run<'_> {
                 )
                 .into());
             }
-            frame.vars.push(Variable { name: param.name.clone(), ty, value: v });
+            frame.vars.push(Variable { name: param.name.clone(), ty, declared, value: v });
         }
         let saved_db = Arc::clone(&self.s.db);
         // SET options the body changes (NOCOUNT, XACT_ABORT...) last until it returns, as in

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use walden_engine::lock::Interrupt;
-use walden_engine::types::{SqlType, Value};
+use walden_engine::types::{DeclaredType, SqlType, Value};
 use walden_engine::{CommitOutcome, Database, Instance, Isolation, Transaction};
 
 use crate::ast::{Batch, Expr};
@@ -105,7 +105,27 @@ pub(crate) struct IdentityInsert {
 pub(crate) struct Variable {
     pub(crate) name: String,
     pub(crate) ty: SqlType,
+    /// The type it was declared with when Walden holds it as `ty` (SMALLDATETIME as
+    /// DATETIME, ...): its values are fitted to it, and a client is told it is of it.
+    pub(crate) declared: Option<DeclaredType>,
     pub(crate) value: Value,
+}
+
+impl Variable {
+    /// `v` converted for a variable of type `ty` declared as `declared` (see
+    /// [`Variable::declared`]): as an assignment converts, then rounded or range-checked.
+    pub(crate) fn convert(
+        v: Value,
+        ty: SqlType,
+        declared: Option<DeclaredType>,
+    ) -> Result<Value, SqlError> {
+        let source = v.kind_name();
+        let v = crate::exec::scalar::coerce(v, ty, true)?;
+        match declared {
+            Some(declared) => crate::exec::scalar::fit_declared(declared, v, source),
+            None => Ok(v),
+        }
+    }
 }
 
 /// One scope of variables: a batch, or a procedure call.

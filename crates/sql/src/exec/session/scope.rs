@@ -65,8 +65,9 @@ impl Run<'_> {
                 continue;
             }
             let ty = self.resolve_type(data_type).map_err(|e| e.at_line(line))?;
+            let declared = crate::exec::user_types::declared_as(data_type);
             let frame = self.frame();
-            frame.vars.push(Variable { name: d.name.clone(), ty, value: Value::Null });
+            frame.vars.push(Variable { name: d.name.clone(), ty, declared, value: Value::Null });
             frame.declared.push((d.name.to_ascii_lowercase(), site));
         }
         Ok(())
@@ -92,10 +93,11 @@ impl Run<'_> {
                 }
                 DeclarationKind::Scalar { data_type, value } => {
                     let ty = self.resolve_type(data_type)?;
+                    let declared = crate::exec::user_types::declared_as(data_type);
                     let v = match value {
                         Some(e) => {
                             let v = self.value(e)?;
-                            scalar::coerce(v, ty, true)?
+                            Variable::convert(v, ty, declared)?
                         }
                         None => Value::Null,
                     };
@@ -111,7 +113,7 @@ impl Run<'_> {
                         )
                         .into());
                     }
-                    frame.vars.push(Variable { name: d.name.clone(), ty, value: v });
+                    frame.vars.push(Variable { name: d.name.clone(), ty, declared, value: v });
                 }
                 DeclarationKind::Table(elements) => {
                     self.declare_table_variable(&d.name, elements)?;
@@ -138,15 +140,15 @@ impl Run<'_> {
         op: AssignOp,
         value: Value,
     ) -> Result<(), SqlError> {
-        let (ty, current) = {
+        let (ty, declared, current) = {
             let v = self.variable(name)?;
-            (v.ty, if op == AssignOp::Assign { Value::Null } else { v.value.clone() })
+            (v.ty, v.declared, if op == AssignOp::Assign { Value::Null } else { v.value.clone() })
         };
         let value = match op {
             AssignOp::Assign => value,
             other => scalar::binary(assign_binary(other), current, value)?,
         };
-        let value = scalar::coerce(value, ty, true)?;
+        let value = Variable::convert(value, ty, declared)?;
         let Some(frame) = self.s.frames.last_mut() else {
             return Err(SqlError::undeclared_variable(name));
         };
