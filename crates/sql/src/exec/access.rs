@@ -48,6 +48,7 @@
 //! only rank the paths; none of them is a promise.
 
 mod histogram;
+mod shape;
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -65,6 +66,8 @@ use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
+
+pub(crate) use shape::PathShape;
 
 /// The predicates a read applies to each row before it keeps it, so that a scan never
 /// collects the rows they reject. `cols` describe the rows read (the table's columns and

@@ -394,6 +394,103 @@ impl Run<'_> {
         Ok((rows, residual))
     }
 
+    /// [`Run::plan_from_reading`] for the block `sel` (with its query's `order_by`, and
+    /// no row goal), keeping the plan in the session's plan cache (`exec::plan_cache`) when
+    /// it is one the cache holds: one table leaf, and every WHERE conjunct placed on it or
+    /// on no leaf. The caller has found no valid kept plan.
+    pub(crate) fn plan_from_caching<'e>(
+        &mut self,
+        sel: &'e crate::ast::Select,
+        order_by: &'e [crate::ast::OrderByItem],
+        outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
+    ) -> Result<(Rows, Vec<&'e Expr>), SqlError> {
+        // Read before the names are resolved: a change after this makes the plan stale at
+        // once, however the resolution raced with it.
+        let versions = (self.s.db.schema_version(), self.s.instance.tempdb().schema_version());
+        let filter = sel.where_clause.as_ref();
+        let mut implied = Vec::new();
+        let (FromPlan { mut flat, mut semis }, residual) =
+            self.prepare_from(&sel.from, filter, &[], outer, demand, &mut implied)?;
+        let mut parts = Vec::new();
+        if let Some(w) = filter {
+            conjuncts(w, &mut parts);
+        }
+        if let Some(plan) = self.block_plan(sel, order_by, &flat, &parts, versions) {
+            if residual.is_empty() && semis.is_empty() {
+                let plan = Arc::new(plan);
+                self.s.plans.insert(sel, Arc::clone(&plan));
+                let rows = self.run_block_plan(&plan, &parts, outer)?;
+                return Ok((rows, Vec::new()));
+            }
+        }
+        let rows = self.join_leaves(&mut flat, &mut semis, outer, None, None)?;
+        Ok((rows, residual))
+    }
+
+    /// The plan the cache can keep for `sel`'s flattened FROM clause `flat`, whose WHERE
+    /// conjuncts are `parts`, if it is of the kind the cache holds (see
+    /// [`Run::plan_from_caching`]); `versions` are the schema versions of the session's
+    /// database and of tempdb read before its names were resolved.
+    fn block_plan(
+        &self,
+        sel: &crate::ast::Select,
+        order_by: &[crate::ast::OrderByItem],
+        flat: &Flat<'_>,
+        parts: &[&Expr],
+        versions: (u64, u64),
+    ) -> Option<crate::exec::plan_cache::BlockPlan> {
+        let [TableSource::Table { name, .. }] = sel.from.as_slice() else { return None };
+        let [leaf] = flat.leaves.as_slice() else { return None };
+        let Input::Table(t) = &leaf.input else { return None };
+        // Only the WHERE clause's own conjuncts, each on this table or on none: no ON
+        // condition, nothing an OR implied, nothing left to the caller.
+        if flat.conjuncts.len() != parts.len()
+            || flat.conjuncts.iter().zip(parts).any(|(c, p)| {
+                !std::ptr::eq(c.expr, *p) || c.semi || !matches!(c.leaves, Some(0 | 1))
+            })
+        {
+            return None;
+        }
+        let user = &name.name.value;
+        // A trigger's `inserted` and `deleted` name other rows at each firing.
+        if crate::exec::trigger::PSEUDO_TABLES.iter().any(|p| p.eq_ignore_ascii_case(user)) {
+            return None;
+        }
+        let temp = if user.starts_with('#') {
+            let lower = user.to_ascii_lowercase();
+            let internal = self.s.temp_tables.get(&lower)?.clone();
+            Some((lower, internal))
+        } else {
+            None
+        };
+        let version = if temp.is_some() {
+            versions.1
+        } else if name.database.is_none() && Arc::ptr_eq(&t.db, &self.s.db) {
+            versions.0
+        } else {
+            return None;
+        };
+        let split = |leaves: u64| -> Vec<usize> {
+            (0..parts.len()).filter(|&i| flat.conjuncts[i].leaves == Some(leaves)).collect()
+        };
+        let (constant, own) = (split(0), split(1));
+        let own_exprs: Vec<&Expr> = own.iter().map(|&i| parts[i]).collect();
+        let path = self.path(flat, t, &own_exprs, 0, 0).shape(&own_exprs)?;
+        Some(crate::exec::plan_cache::BlockPlan::new(crate::exec::plan_cache::Decided {
+            sel,
+            order_by,
+            db: self.s.db.id(),
+            version,
+            temp,
+            table: clone_ref(t),
+            cols: leaf.cols.clone(),
+            constant,
+            own,
+            path,
+        }))
+    }
+
     /// The rows of a FROM clause and its WHERE clause `filter` (as [`Run::plan_from`]),
     /// each given to `sink` as the last join step makes it where the plan allows (see
     /// `join_leaves`), so that they are not all held; the columns of the rows are `cols`,
@@ -1000,7 +1097,7 @@ impl Run<'_> {
 
     /// A table's rows read by `path` that `keep` accepts (at most `limit`), its probes
     /// evaluated outside any row of this FROM.
-    fn read_leaf(
+    pub(crate) fn read_leaf(
         &mut self,
         t: &TableRef,
         path: &AccessPath<'_>,
