@@ -416,40 +416,39 @@ impl Run<'_> {
         if let Some(w) = filter {
             conjuncts(w, &mut parts);
         }
-        if let Some(plan) = self.block_plan(sel, order_by, &flat, &parts, versions) {
-            if residual.is_empty() && semis.is_empty() {
-                let plan = Arc::new(plan);
-                self.s.plans.insert(sel, Arc::clone(&plan));
-                let rows = self.run_block_plan(&plan, &parts, outer)?;
-                return Ok((rows, Vec::new()));
-            }
+        // Nothing an OR implied or an ON condition added, nothing left to the caller.
+        let only_where = flat.conjuncts.len() == parts.len() && residual.is_empty();
+        if let Some(plan) = self.block_plan(sel, order_by, &flat, versions).filter(|_| only_where) {
+            let plan = Arc::new(plan);
+            self.s.plans.insert(sel, Arc::clone(&plan));
+            let rows = self.run_block_plan(&plan, &parts, outer)?;
+            return Ok((rows, Vec::new()));
         }
         let rows = self.join_leaves(&mut flat, &mut semis, outer, None, None)?;
         Ok((rows, residual))
     }
 
-    /// The plan the cache can keep for `sel`'s flattened FROM clause `flat`, whose WHERE
-    /// conjuncts are `parts`, if it is of the kind the cache holds (see
-    /// [`Run::plan_from_caching`]); `versions` are the schema versions of the session's
+    /// The plan the cache can keep for `sel`, whose FROM clause is flattened into `flat`
+    /// (one leaf, still holding its input), if it is of the kind the cache holds: a table
+    /// named by its name, every WHERE conjunct on it or on no leaf (see
+    /// [`Run::plan_from_caching`]). `versions` are the schema versions of the session's
     /// database and of tempdb read before its names were resolved.
     fn block_plan(
         &self,
         sel: &crate::ast::Select,
         order_by: &[crate::ast::OrderByItem],
         flat: &Flat<'_>,
-        parts: &[&Expr],
         versions: (u64, u64),
     ) -> Option<crate::exec::plan_cache::BlockPlan> {
         let [TableSource::Table { name, .. }] = sel.from.as_slice() else { return None };
         let [leaf] = flat.leaves.as_slice() else { return None };
         let Input::Table(t) = &leaf.input else { return None };
-        // Only the WHERE clause's own conjuncts, each on this table or on none: no ON
-        // condition, nothing an OR implied, nothing left to the caller.
-        if flat.conjuncts.len() != parts.len()
-            || flat.conjuncts.iter().zip(parts).any(|(c, p)| {
-                !std::ptr::eq(c.expr, *p) || c.semi || !matches!(c.leaves, Some(0 | 1))
-            })
-        {
+        let mut parts = Vec::new();
+        if let Some(w) = &sel.where_clause {
+            conjuncts(w, &mut parts);
+        }
+        let leaves: Vec<u64> = parts.iter().map(|p| flat.leaves_of(p)).collect::<Option<_>>()?;
+        if leaves.iter().any(|&m| m > 1) {
             return None;
         }
         let user = &name.name.value;
@@ -471,12 +470,14 @@ impl Run<'_> {
         } else {
             return None;
         };
-        let split = |leaves: u64| -> Vec<usize> {
-            (0..parts.len()).filter(|&i| flat.conjuncts[i].leaves == Some(leaves)).collect()
-        };
+        let split =
+            |on: u64| -> Vec<usize> { (0..parts.len()).filter(|&i| leaves[i] == on).collect() };
         let (constant, own) = (split(0), split(1));
         let own_exprs: Vec<&Expr> = own.iter().map(|&i| parts[i]).collect();
-        let path = self.path(flat, t, &own_exprs, 0, 0).shape(&own_exprs)?;
+        let chosen = self.path(flat, t, &own_exprs, 0, 0);
+        let exact = chosen.exact_seek_conjuncts(&t.def, &own_exprs);
+        let checks = (0..own.len()).filter(|i| !exact.contains(i)).collect();
+        let path = chosen.shape(&own_exprs)?;
         Some(crate::exec::plan_cache::BlockPlan::new(crate::exec::plan_cache::Decided {
             sel,
             order_by,
@@ -487,6 +488,7 @@ impl Run<'_> {
             cols: leaf.cols.clone(),
             constant,
             own,
+            checks,
             path,
         }))
     }
@@ -1313,7 +1315,7 @@ fn table_leaf(t: TableRef) -> Leaf {
     Leaf { cols, input: Input::Table(t), stats: None }
 }
 
-fn clone_ref(t: &TableRef) -> TableRef {
+pub(crate) fn clone_ref(t: &TableRef) -> TableRef {
     TableRef {
         db: std::sync::Arc::clone(&t.db),
         def: std::sync::Arc::clone(&t.def),

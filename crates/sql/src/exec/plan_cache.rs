@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::ast::{Expr, OrderByItem, Select, TableSource};
-use crate::exec::access::{PathShape, RowFilter};
+use crate::exec::access::{AccessPath, PathShape, RowFilter};
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::{Rows, TableRef};
 use crate::exec::session::Run;
@@ -77,6 +77,10 @@ pub(crate) struct BlockPlan {
     constant: Vec<usize>,
     /// Positions of the others, which every row read must satisfy, in their order.
     own: Vec<usize>,
+    /// Positions in `own` of those the seek does not already guarantee
+    /// (`AccessPath::exact_seek_conjuncts`): what each row the seek finds is checked by. A
+    /// read that falls back to a scan checks all of `own`.
+    checks: Vec<usize>,
     /// How the table is read, its probes named among the conjuncts of `own`.
     path: PathShape,
     /// [`FREED`] when it was made.
@@ -106,6 +110,7 @@ pub(crate) struct Decided<'s> {
     pub(crate) cols: Vec<Col>,
     pub(crate) constant: Vec<usize>,
     pub(crate) own: Vec<usize>,
+    pub(crate) checks: Vec<usize>,
     pub(crate) path: PathShape,
 }
 
@@ -121,6 +126,7 @@ impl BlockPlan {
             cols: d.cols,
             constant: d.constant,
             own: d.own,
+            checks: d.checks,
             path: d.path,
             freed: FREED.load(Ordering::Acquire),
             uses: AtomicU64::new(0),
@@ -251,6 +257,32 @@ impl Run<'_> {
         Some(Arc::clone(plan))
     }
 
+    /// A kept plan bound to `conjuncts` (its block's WHERE clause's) for a read of one source
+    /// (`join/stream.rs`): the columns of its rows, the conjuncts each row is checked by
+    /// (all of the table's own: a read that falls back to a scan needs every one), and the
+    /// table and its path; no path when a constant conjunct does not hold (nothing is read).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn bind_block_plan<'e>(
+        &mut self,
+        plan: &BlockPlan,
+        conjuncts: &[&'e Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<(Vec<Col>, Vec<&'e Expr>, Option<(TableRef, AccessPath<'e>)>), SqlError> {
+        plan.uses.fetch_add(1, Ordering::Relaxed);
+        let env = Env { cols: &[], row: &[], outer, computed: &[] };
+        let own: Vec<&'e Expr> = plan.own.iter().map(|&i| conjuncts[i]).collect();
+        for &i in &plan.constant {
+            if self.predicate(conjuncts[i], &env)? != Some(true) {
+                return Ok((plan.cols.clone(), own, None));
+            }
+        }
+        let Some(path) = plan.path.path(&own) else {
+            return Err(misfit());
+        };
+        let table = crate::exec::join::clone_ref(&plan.table);
+        Ok((plan.cols.clone(), own, Some((table, path))))
+    }
+
     /// Runs a kept plan for `sel`, whose WHERE clause's conjuncts are `conjuncts`: the rows of
     /// its table that satisfy them, with their columns, as the planner's own read of that
     /// one leaf gives them (`join.rs`: the constant conjuncts first, then the path and each
@@ -271,13 +303,26 @@ impl Run<'_> {
         }
         let own: Vec<&Expr> = plan.own.iter().map(|&i| conjuncts[i]).collect();
         let Some(path) = plan.path.path(&own) else {
-            return Err(SqlError::new(
-                50000,
-                "Walden's plan cache kept a plan that does not fit its statement.",
-            ));
+            return Err(misfit());
         };
-        let keep = RowFilter { cols: &cols, exprs: &own, outer };
-        let rows = self.read_leaf(&plan.table, &path, outer, usize::MAX, Some(keep))?;
+        let checks: Vec<&Expr> = plan.checks.iter().map(|&i| own[i]).collect();
+        let keep = (!checks.is_empty()).then_some(RowFilter { cols: &cols, exprs: &checks, outer });
+        let rows = match self.read_path(&plan.table, &path, &env, usize::MAX, keep)? {
+            Some(rows) => rows,
+            // A probe that does not convert to its key column: a scan, checking everything,
+            // as the planner's own read does (`Run::read_leaf`).
+            None => {
+                let all = Some(RowFilter { cols: &cols, exprs: &own, outer });
+                let scan = AccessPath::scan();
+                self.read_path(&plan.table, &scan, &env, usize::MAX, all)?.unwrap_or_default()
+            }
+        };
         Ok(Rows { cols, rows })
     }
+}
+
+/// A kept plan whose probes are not where it says among its block's conjuncts: never, since
+/// a plan is used only for a block equal to its own.
+fn misfit() -> SqlError {
+    SqlError::new(50000, "Walden's plan cache kept a plan that does not fit its statement.")
 }

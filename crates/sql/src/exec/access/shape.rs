@@ -3,7 +3,10 @@
 //! again to the same syntax tree's conjuncts at each execution for the price of a few
 //! slice lookups, instead of matching every conjunct to every index again.
 
-use crate::ast::{Expr, ExprKind};
+use walden_engine::catalog::TableDef;
+use walden_engine::types::SqlType;
+
+use crate::ast::{BinaryOp, Expr, ExprKind};
 
 use super::{AccessPath, Fixed, Range};
 
@@ -135,6 +138,44 @@ impl<'e> AccessPath<'e> {
             rows: self.rows,
             cost: self.cost,
         })
+    }
+}
+
+impl<'e> AccessPath<'e> {
+    /// The positions among `conjuncts` (those the path was chosen for, on `def`) of the
+    /// equalities its seek of the clustered index fixes an integer key column with. A row
+    /// the seek finds has that column equal to the probe's value (the key is read with the
+    /// row, so it is the row's value; a nonclustered entry's row is read after it, and may
+    /// have changed): the seek keeps a probe only if its value converts
+    /// to the column's type and compares equal to what it converted to, by the comparison
+    /// the conjunct itself makes, and integers encode one key per value. So the conjunct
+    /// holds for every row found and need not be checked again; a probe that cannot be
+    /// converted makes the read a scan, which must check every conjunct.
+    pub(crate) fn exact_seek_conjuncts(
+        &self,
+        def: &TableDef,
+        conjuncts: &[&'e Expr],
+    ) -> Vec<usize> {
+        let Some(index) = self.index.filter(|&id| id == 1).and_then(|id| def.index(id)) else {
+            return Vec::new();
+        };
+        let mut exact = Vec::new();
+        for (k, f) in self.fixed.iter().enumerate() {
+            let Fixed::Eq(probe) = f else { continue };
+            let integer = index.columns.get(k).and_then(|&c| def.columns.get(c)).is_some_and(|c| {
+                matches!(
+                    c.ty,
+                    SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt
+                )
+            });
+            let Some(at) = place(conjuncts, probe).filter(|_| integer) else { continue };
+            let equality =
+                matches!(conjuncts[at.conjunct].kind, ExprKind::Binary { op: BinaryOp::Eq, .. });
+            if equality && !exact.contains(&at.conjunct) {
+                exact.push(at.conjunct);
+            }
+        }
+        exact
     }
 }
 

@@ -245,6 +245,13 @@ impl Run<'_> {
         if let Some(w) = &sel.where_clause {
             conjuncts(w, &mut parts);
         }
+        // A kept plan (`exec::plan_cache`) replaces all of the planning below.
+        if let Some(plan) = self.block_plan_of(sel, order_by) {
+            let (cols, parts, read) = self.bind_block_plan(&plan, &parts, outer)?;
+            let read = read.map_or(OneRead::Nothing, |(t, path)| OneRead::Table(t, path));
+            return Ok(Some(OneSource { cols, parts, read }));
+        }
+        let versions = (self.s.db.schema_version(), self.s.instance.tempdb().schema_version());
         // As in `plan_pushed`: an outer join may apply these to its preserved side.
         let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
@@ -264,6 +271,11 @@ impl Run<'_> {
         for &part in &parts {
             if flat.leaves_of(part) == Some(0) && self.predicate(part, &outer_env)? != Some(true) {
                 return Ok(Some(OneSource { cols, parts, read: OneRead::Nothing }));
+            }
+        }
+        if self.may_cache_block(sel) {
+            if let Some(plan) = self.block_plan(sel, order_by, &flat, versions) {
+                self.s.plans.insert(sel, std::sync::Arc::new(plan));
             }
         }
         let read = match std::mem::replace(&mut flat.leaves[0].input, Input::Estimated(0.0)) {
