@@ -251,3 +251,21 @@ fn rolled_back_ddl_is_undone_for_the_plan_too() {
     ok(&mut s, "ROLLBACK");
     assert_eq!(get(&mut s, 1), Value::Int(1));
 }
+
+#[test]
+fn a_kept_plan_does_not_keep_its_database_in_use() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE DATABASE c");
+    ok(&mut s, "USE c; CREATE TABLE t (k INT PRIMARY KEY, v INT); INSERT t VALUES (1, 1)");
+    let read = "DECLARE @v INT; SELECT @v = v FROM t WHERE k = 1; SELECT @v";
+    assert_eq!(scalar(&mut s, read), Value::Int(1));
+    assert_eq!(scalar(&mut s, read), Value::Int(1));
+    ok(&mut s, "USE master; DROP DATABASE c");
+    // Made again under the same name, with another table: the old plan is not taken.
+    ok(&mut s, "CREATE DATABASE c");
+    ok(
+        &mut s,
+        "USE c; CREATE TABLE t (x INT, k INT PRIMARY KEY, v INT); INSERT t VALUES (0, 1, 2)",
+    );
+    assert_eq!(scalar(&mut s, read), Value::Int(2));
+}

@@ -20,7 +20,9 @@
 //! A seek returns every row the search arguments it used can accept, and may return more
 //! (a bound it could not encode exactly is dropped, widening the range). The caller always
 //! applies the predicates again to every row read, so a seek decides only how much is read,
-//! never what is returned. Where a probe's value cannot be represented in the key column's
+//! never what is returned. The one exception is exact by construction: a kept plan
+//! (`exec::plan_cache`) does not check again the integer equalities a seek of the
+//! clustered key was made of (`AccessPath::exact_seek_conjuncts`). Where a probe's value cannot be represented in the key column's
 //! type at all (a conversion error), [`Run::read_path`] answers `None` and the caller scans
 //! instead, so that the scan's comparison reports what SQL Server would.
 //!

@@ -418,10 +418,12 @@ impl Run<'_> {
         }
         // Nothing an OR implied or an ON condition added, nothing left to the caller.
         let only_where = flat.conjuncts.len() == parts.len() && residual.is_empty();
-        if let Some(plan) = self.block_plan(sel, order_by, &flat, versions).filter(|_| only_where) {
+        let kept = self.block_plan(sel, order_by, &flat, versions).filter(|_| only_where);
+        if let (Some(plan), [Leaf { input: Input::Table(t), .. }]) = (kept, flat.leaves.as_slice())
+        {
             let plan = Arc::new(plan);
             self.s.plans.insert(sel, Arc::clone(&plan));
-            let rows = self.run_block_plan(&plan, &parts, outer)?;
+            let rows = self.run_block_plan(&plan, &clone_ref(t), &parts, outer)?;
             return Ok((rows, Vec::new()));
         }
         let rows = self.join_leaves(&mut flat, &mut semis, outer, None, None)?;
@@ -481,7 +483,6 @@ impl Run<'_> {
         Some(crate::exec::plan_cache::BlockPlan::new(crate::exec::plan_cache::Decided {
             sel,
             order_by,
-            db: self.s.db.id(),
             version,
             temp,
             table: clone_ref(t),

@@ -32,7 +32,10 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+
+use walden_engine::catalog::TableDef;
+use walden_engine::Database;
 
 use crate::ast::{Expr, OrderByItem, Select, TableSource};
 use crate::exec::access::{AccessPath, PathShape, RowFilter};
@@ -61,15 +64,20 @@ pub(crate) struct BlockPlan {
     /// The block it was made for, and its query's ORDER BY (which decides the columns read).
     sel: Select,
     order_by: Vec<OrderByItem>,
-    /// The session's database when it was made: names with no database resolve there.
-    db: u32,
+    /// The table's database: the session's when the plan was made (names with no
+    /// database resolve there), or tempdb. Not held: a kept plan must not keep a dropped
+    /// database open (nor make DROP DATABASE see it in use).
+    db: Weak<Database>,
     /// The schema version of the table's database, read before the names were resolved.
     version: u64,
     /// For a temporary table: the session's name for it (lower-cased) and its name in
     /// tempdb when the plan was made.
     temp: Option<(String, String)>,
-    /// The table, with the columns the block reads (`TableRef::wanted`).
-    table: TableRef,
+    /// The table's definition, the name its columns are qualified with, and the columns
+    /// the block reads (see [`TableRef`]).
+    def: Arc<TableDef>,
+    qual: String,
+    wanted: Option<Arc<[bool]>>,
     /// The columns of its rows: the table's and its row locator.
     cols: Vec<Col>,
     /// Positions among the WHERE clause's conjuncts of those that name no column of the
@@ -92,7 +100,7 @@ pub(crate) struct BlockPlan {
 impl std::fmt::Debug for BlockPlan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BlockPlan")
-            .field("table", &self.table.def.name)
+            .field("table", &self.def.name)
             .field("path", &self.path)
             .field("uses", &self.uses)
             .finish_non_exhaustive()
@@ -103,7 +111,6 @@ impl std::fmt::Debug for BlockPlan {
 pub(crate) struct Decided<'s> {
     pub(crate) sel: &'s Select,
     pub(crate) order_by: &'s [OrderByItem],
-    pub(crate) db: u32,
     pub(crate) version: u64,
     pub(crate) temp: Option<(String, String)>,
     pub(crate) table: TableRef,
@@ -119,10 +126,12 @@ impl BlockPlan {
         BlockPlan {
             sel: d.sel.clone(),
             order_by: d.order_by.to_vec(),
-            db: d.db,
+            db: Arc::downgrade(&d.table.db),
             version: d.version,
             temp: d.temp,
-            table: d.table,
+            def: d.table.def,
+            qual: d.table.qual,
+            wanted: d.table.wanted,
             cols: d.cols,
             constant: d.constant,
             own: d.own,
@@ -197,7 +206,7 @@ impl PlanCache {
                     Value::NStr("Compiled Plan".into()),
                     Value::NStr("Adhoc".into()),
                     Value::Binary(key.to_be_bytes().to_vec()),
-                    int(u64::from(plan.table.def.id)),
+                    int(u64::from(plan.def.id)),
                 ]
             })
             .collect();
@@ -215,12 +224,13 @@ impl Run<'_> {
             && self.ctes.is_empty()
     }
 
-    /// The valid kept plan of `sel`, if it may have one ([`Run::may_cache_block`]).
+    /// The valid kept plan of `sel`, if it may have one ([`Run::may_cache_block`]), with its
+    /// table.
     pub(crate) fn block_plan_of(
         &self,
         sel: &Select,
         order_by: &[OrderByItem],
-    ) -> Option<Arc<BlockPlan>> {
+    ) -> Option<(Arc<BlockPlan>, TableRef)> {
         if self.may_cache_block(sel) {
             self.cached_block(sel, order_by)
         } else {
@@ -229,15 +239,20 @@ impl Run<'_> {
     }
 
     /// The kept plan of `sel` (with its query's `order_by`), if there is one and it is still
-    /// valid (see the module's documentation).
-    pub(crate) fn cached_block(
+    /// valid (see the module's documentation), with its table.
+    fn cached_block(
         &self,
         sel: &Select,
         order_by: &[OrderByItem],
-    ) -> Option<Arc<BlockPlan>> {
+    ) -> Option<(Arc<BlockPlan>, TableRef)> {
         let plan = self.s.plans.blocks.get(&key(sel))?;
-        if plan.db != self.s.db.id()
-            || plan.table.db.schema_version() != plan.version
+        let db = plan.db.upgrade()?;
+        let expected = match plan.temp {
+            Some(_) => self.s.instance.tempdb(),
+            None => &self.s.db,
+        };
+        if !Arc::ptr_eq(&db, expected)
+            || db.schema_version() != plan.version
             || plan.freed != FREED.load(Ordering::Acquire)
         {
             return None;
@@ -254,7 +269,14 @@ impl Run<'_> {
         if plan.sel != *sel || plan.order_by.as_slice() != order_by {
             return None;
         }
-        Some(Arc::clone(plan))
+        let table = TableRef {
+            db,
+            def: Arc::clone(&plan.def),
+            qual: plan.qual.clone(),
+            view_check: None,
+            wanted: plan.wanted.clone(),
+        };
+        Some((Arc::clone(plan), table))
     }
 
     /// A kept plan bound to `conjuncts` (its block's WHERE clause's) for a read of one source
@@ -264,7 +286,7 @@ impl Run<'_> {
     #[allow(clippy::type_complexity)]
     pub(crate) fn bind_block_plan<'e>(
         &mut self,
-        plan: &BlockPlan,
+        (plan, table): (Arc<BlockPlan>, TableRef),
         conjuncts: &[&'e Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<(Vec<Col>, Vec<&'e Expr>, Option<(TableRef, AccessPath<'e>)>), SqlError> {
@@ -279,7 +301,6 @@ impl Run<'_> {
         let Some(path) = plan.path.path(&own) else {
             return Err(misfit());
         };
-        let table = crate::exec::join::clone_ref(&plan.table);
         Ok((plan.cols.clone(), own, Some((table, path))))
     }
 
@@ -290,6 +311,7 @@ impl Run<'_> {
     pub(crate) fn run_block_plan(
         &mut self,
         plan: &BlockPlan,
+        table: &TableRef,
         conjuncts: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
@@ -307,14 +329,14 @@ impl Run<'_> {
         };
         let checks: Vec<&Expr> = plan.checks.iter().map(|&i| own[i]).collect();
         let keep = (!checks.is_empty()).then_some(RowFilter { cols: &cols, exprs: &checks, outer });
-        let rows = match self.read_path(&plan.table, &path, &env, usize::MAX, keep)? {
+        let rows = match self.read_path(table, &path, &env, usize::MAX, keep)? {
             Some(rows) => rows,
             // A probe that does not convert to its key column: a scan, checking everything,
             // as the planner's own read does (`Run::read_leaf`).
             None => {
                 let all = Some(RowFilter { cols: &cols, exprs: &own, outer });
                 let scan = AccessPath::scan();
-                self.read_path(&plan.table, &scan, &env, usize::MAX, all)?.unwrap_or_default()
+                self.read_path(table, &scan, &env, usize::MAX, all)?.unwrap_or_default()
             }
         };
         Ok(Rows { cols, rows })

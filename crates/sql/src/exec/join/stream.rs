@@ -247,7 +247,7 @@ impl Run<'_> {
         }
         // A kept plan (`exec::plan_cache`) replaces all of the planning below.
         if let Some(plan) = self.block_plan_of(sel, order_by) {
-            let (cols, parts, read) = self.bind_block_plan(&plan, &parts, outer)?;
+            let (cols, parts, read) = self.bind_block_plan(plan, &parts, outer)?;
             let read = read.map_or(OneRead::Nothing, |(t, path)| OneRead::Table(t, path));
             return Ok(Some(OneSource { cols, parts, read }));
         }

@@ -72,12 +72,12 @@ impl Run<'_> {
                     let where_clause = sel.where_clause.as_ref();
                     let rows = Rows { cols: Vec::new(), rows: vec![Vec::new()] };
                     (rows, where_clause.into_iter().collect())
-                } else if let Some(plan) = self.block_plan_of(sel, order_by) {
+                } else if let Some((plan, table)) = self.block_plan_of(sel, order_by) {
                     let mut parts = Vec::new();
                     if let Some(w) = &sel.where_clause {
                         crate::exec::join::conjuncts(w, &mut parts);
                     }
-                    (self.run_block_plan(&plan, &parts, outer)?, Vec::new())
+                    (self.run_block_plan(&plan, &table, &parts, outer)?, Vec::new())
                 } else {
                     let goal = self
                         .row_goal(sel, order_by, offset)?
