@@ -294,7 +294,8 @@ pub struct Database {
     /// current, so the first lock on a table need not look the definition up again.
     pub(crate) replaced_objects: AtomicU64,
     /// Bumped after every change to the catalog's objects (create, alter, drop, a rollback
-    /// reloading it), never before: whoever reads it before resolving names and finds it
+    /// reloading it; not the system updates of identity marks and sequence caches), never
+    /// before: whoever reads it before resolving names and finds it
     /// unchanged later knows that what it resolved is still what the names mean (the
     /// session's plan cache, `docs/query-processing.md`).
     pub(crate) schema_version: AtomicU64,

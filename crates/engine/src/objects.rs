@@ -316,8 +316,10 @@ impl Database {
                 return Err(e);
             }
         };
+        // Not a schema change: system updates persist an identity's high-water mark or a
+        // sequence's cache, which no plan reads (a plan only reads a table's shape), and an
+        // INSERT loop makes them often.
         self.catalog.write().unwrap_or_else(PoisonError::into_inner).put(object);
-        self.schema_changed();
         Ok(receipt.lsn)
     }
 
