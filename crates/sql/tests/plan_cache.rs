@@ -269,3 +269,24 @@ fn a_kept_plan_does_not_keep_its_database_in_use() {
     );
     assert_eq!(scalar(&mut s, read), Value::Int(2));
 }
+
+#[test]
+fn sp_executesql_and_procedure_calls_reuse_their_plans() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t SELECT value, value * 2 FROM GENERATE_SERIES(1, 50)");
+    for k in 1..=20 {
+        let got = scalar(
+            &mut s,
+            &format!("EXEC sp_executesql N'SELECT v FROM t WHERE k = @k', N'@k INT', @k = {k}"),
+        );
+        assert_eq!(got, Value::Int(2 * k));
+    }
+    assert!(most_uses(&mut s) >= 20, "{}", most_uses(&mut s));
+    ok(&mut s, "DBCC FREEPROCCACHE WITH NO_INFOMSGS");
+    ok(&mut s, "CREATE PROCEDURE get @k INT, @v INT OUTPUT AS SELECT @v = v FROM t WHERE k = @k");
+    for k in 1..=20 {
+        assert_eq!(get(&mut s, k), Value::Int(2 * k));
+    }
+    assert!(most_uses(&mut s) >= 20, "{}", most_uses(&mut s));
+}

@@ -138,7 +138,8 @@ impl BlockPlan {
             checks: d.checks,
             path: d.path,
             freed: FREED.load(Ordering::Acquire),
-            uses: AtomicU64::new(0),
+            // The execution that makes a plan uses it.
+            uses: AtomicU64::new(1),
         }
     }
 }
@@ -269,6 +270,7 @@ impl Run<'_> {
         if plan.sel != *sel || plan.order_by.as_slice() != order_by {
             return None;
         }
+        plan.uses.fetch_add(1, Ordering::Relaxed);
         let table = TableRef {
             db,
             def: Arc::clone(&plan.def),
@@ -290,7 +292,6 @@ impl Run<'_> {
         conjuncts: &[&'e Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<(Vec<Col>, Vec<&'e Expr>, Option<(TableRef, AccessPath<'e>)>), SqlError> {
-        plan.uses.fetch_add(1, Ordering::Relaxed);
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
         let own: Vec<&'e Expr> = plan.own.iter().map(|&i| conjuncts[i]).collect();
         for &i in &plan.constant {
@@ -315,7 +316,6 @@ impl Run<'_> {
         conjuncts: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
-        plan.uses.fetch_add(1, Ordering::Relaxed);
         let cols = plan.cols.clone();
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
         for &i in &plan.constant {
