@@ -19,7 +19,8 @@
 //!
 //! * the block is equal to the one it was made for (its syntax tree is compared, so a tree
 //!   freed and another allocated at its address can never take its plan);
-//! * the session's database is the one whose names it resolved;
+//! * the session's database is the one whose names it resolved (held weakly: a kept plan
+//!   never keeps a dropped database open);
 //! * the schema version of the table's database is the one read before the names were
 //!   resolved: every change to the catalog's objects bumps it (CREATE, ALTER and DROP of
 //!   anything, CREATE and DROP INDEX, sp_rename, a rollback of DDL), so a plan never
@@ -35,6 +36,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use walden_engine::catalog::TableDef;
+use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::Database;
 
 use crate::ast::{Expr, OrderByItem, Select, TableSource};
@@ -43,7 +45,6 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::query::{Rows, TableRef};
 use crate::exec::session::Run;
 use crate::exec::{ColumnInfo, RowSet, SqlError};
-use walden_engine::types::{Len, SqlType, Value};
 
 /// The most plans a session keeps; past it the cache starts over (as the parse cache does),
 /// which keeps a session that never repeats a statement cheap.
