@@ -293,6 +293,12 @@ pub struct Database {
     /// database opened. While it is 0 every table definition read from the catalog is still
     /// current, so the first lock on a table need not look the definition up again.
     pub(crate) replaced_objects: AtomicU64,
+    /// Bumped after every change to the catalog's objects (create, alter, drop, a rollback
+    /// reloading it; not the system updates of identity marks and sequence caches), never
+    /// before: whoever reads it before resolving names and finds it
+    /// unchanged later knows that what it resolved is still what the names mean (the
+    /// session's plan cache, `docs/query-processing.md`).
+    pub(crate) schema_version: AtomicU64,
     /// Table id -> (last identity value handed out, persisted high-water mark).
     pub(crate) identity: Mutex<HashMap<u32, (i64, i64)>>,
     /// Heap table id -> the next row locator.
@@ -453,6 +459,7 @@ impl Database {
             locators: Mutex::new(HashMap::new()),
             grow_ahead_seen: std::sync::atomic::AtomicU32::new(0),
             replaced_objects: AtomicU64::new(0),
+            schema_version: AtomicU64::new(0),
             sequences: Mutex::new(HashMap::new()),
         })
     }

@@ -148,6 +148,7 @@ impl Database {
         let (entries, options) = statistics.finish()?;
         self.load_statistics(entries, options, &catalog);
         *self.catalog.write().unwrap_or_else(PoisonError::into_inner) = catalog;
+        self.schema_changed();
         Ok(())
     }
 
@@ -167,6 +168,17 @@ impl Database {
             Some(entry) => map.insert(table, entry),
             None => map.remove(&table),
         };
+    }
+
+    /// The schema version: it changes after every change to the catalog's objects, so a
+    /// caller that read it before resolving names and reads the same value later may keep
+    /// what it resolved (see `schema_version` in `database.rs`).
+    pub fn schema_version(&self) -> u64 {
+        self.schema_version.load(Ordering::Acquire)
+    }
+
+    fn schema_changed(&self) {
+        self.schema_version.fetch_add(1, Ordering::AcqRel);
     }
 
     /// A copy of the catalog.
@@ -304,6 +316,9 @@ impl Database {
                 return Err(e);
             }
         };
+        // Not a schema change: system updates persist an identity's high-water mark or a
+        // sequence's cache, which no plan reads (a plan only reads a table's shape), and an
+        // INSERT loop makes them often.
         self.catalog.write().unwrap_or_else(PoisonError::into_inner).put(object);
         Ok(receipt.lsn)
     }
@@ -816,6 +831,7 @@ impl Transaction {
             db.replaced_objects.fetch_add(1, Ordering::Relaxed);
         }
         db.catalog.write().unwrap_or_else(PoisonError::into_inner).put(object);
+        db.schema_changed();
         Ok(())
     }
 
@@ -894,10 +910,12 @@ impl Transaction {
         for trigger in db.triggers_on(object) {
             self.tree_delete(db, CATALOG_ROOT, &object_key(trigger.id))?;
             db.catalog.write().unwrap_or_else(PoisonError::into_inner).remove(trigger.id);
+            db.schema_changed();
         }
         self.tree_delete(db, CATALOG_ROOT, &object_key(object))?;
         db.replaced_objects.fetch_add(1, Ordering::Relaxed);
         db.catalog.write().unwrap_or_else(PoisonError::into_inner).remove(object);
+        db.schema_changed();
         self.drop_table_statistics(db, object)?;
         self.drop_properties_of(db, object)
     }

@@ -196,3 +196,18 @@ fn bad_hint_lists_get_sql_servers_errors_and_the_rest_are_accepted() {
     ok(&mut s, "INSERT INTO dbo.t WITH (TABLOCK) VALUES (31, 310)");
     ok(&mut s, "UPDATE dbo.t WITH (ROWLOCK, UPDLOCK) SET v = 0 WHERE k = 31");
 }
+
+#[test]
+fn a_hint_in_a_loop_applies_at_every_iteration() {
+    let (_dir, instance) = setup();
+    let mut a = session(&instance);
+    ok(
+        &mut a,
+        "BEGIN TRAN; DECLARE @i INT = 0, @v INT; WHILE @i < 3 BEGIN \
+         SELECT @v = v FROM dbo.t WITH (UPDLOCK) WHERE k = 10 + @i; SET @i += 1; END",
+    );
+    assert!(locks(&mut a).contains(&lock_row("KEY", "U", 3)), "{:?}", locks(&mut a));
+    let mut b = session(&instance);
+    assert!(waits(&mut b, "UPDATE dbo.t SET v = 0 WHERE k = 12"), "the last iteration's row");
+    ok(&mut a, "COMMIT");
+}

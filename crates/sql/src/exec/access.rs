@@ -20,7 +20,9 @@
 //! A seek returns every row the search arguments it used can accept, and may return more
 //! (a bound it could not encode exactly is dropped, widening the range). The caller always
 //! applies the predicates again to every row read, so a seek decides only how much is read,
-//! never what is returned. Where a probe's value cannot be represented in the key column's
+//! never what is returned. The one exception is exact by construction: a kept plan
+//! (`exec::plan_cache`) does not check again the integer equalities a seek of the
+//! clustered key was made of (`AccessPath::exact_seek_conjuncts`). Where a probe's value cannot be represented in the key column's
 //! type at all (a conversion error), [`Run::read_path`] answers `None` and the caller scans
 //! instead, so that the scan's comparison reports what SQL Server would.
 //!
@@ -48,6 +50,7 @@
 //! only rank the paths; none of them is a promise.
 
 mod histogram;
+mod shape;
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -65,6 +68,8 @@ use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
+
+pub(crate) use shape::PathShape;
 
 /// The predicates a read applies to each row before it keeps it, so that a scan never
 /// collects the rows they reject. `cols` describe the rows read (the table's columns and

@@ -103,6 +103,11 @@ impl Run<'_> {
             "OPENTRAN" => self.dbcc_opentran(&d.arguments, tableresults, infomsgs)?,
             "LOGINFO" => self.dbcc_loginfo(&d.arguments)?,
             "USEROPTIONS" if d.arguments.is_empty() => self.dbcc_useroptions(),
+            // Any plan handle, SQL handle or pool name empties the whole cache.
+            "FREEPROCCACHE" => {
+                crate::exec::plan_cache::free_proc_cache();
+                self.s.plans.clear();
+            }
             "CHECKIDENT" => self.dbcc_checkident(&d.arguments, infomsgs)?,
             "INPUTBUFFER" => self.dbcc_inputbuffer(&d.arguments)?,
             "SHRINKFILE" => self.dbcc_shrinkfile(&d.arguments)?,

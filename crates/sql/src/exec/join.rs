@@ -408,6 +408,106 @@ impl Run<'_> {
         Ok((rows, residual))
     }
 
+    /// [`Run::plan_from_reading`] for the block `sel` (with its query's `order_by`, and
+    /// no row goal), keeping the plan in the session's plan cache (`exec::plan_cache`) when
+    /// it is one the cache holds: one table leaf, and every WHERE conjunct placed on it or
+    /// on no leaf. The caller has found no valid kept plan.
+    pub(crate) fn plan_from_caching<'e>(
+        &mut self,
+        sel: &'e crate::ast::Select,
+        order_by: &'e [crate::ast::OrderByItem],
+        outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
+    ) -> Result<(Rows, Vec<&'e Expr>), SqlError> {
+        // Read before the names are resolved: a change after this makes the plan stale at
+        // once, however the resolution raced with it.
+        let versions = (self.s.db.schema_version(), self.s.instance.tempdb().schema_version());
+        let filter = sel.where_clause.as_ref();
+        let mut implied = Vec::new();
+        let (FromPlan { mut flat, mut semis }, residual) =
+            self.prepare_from(&sel.from, filter, &[], outer, demand, &mut implied)?;
+        let mut parts = Vec::new();
+        if let Some(w) = filter {
+            conjuncts(w, &mut parts);
+        }
+        // Nothing an OR implied or an ON condition added, nothing left to the caller.
+        let only_where = flat.conjuncts.len() == parts.len() && residual.is_empty();
+        let kept = self.block_plan(sel, order_by, &flat, versions).filter(|_| only_where);
+        if let (Some(plan), [Leaf { input: Input::Table(t), .. }]) = (kept, flat.leaves.as_slice())
+        {
+            let plan = Arc::new(plan);
+            self.s.plans.insert(sel, Arc::clone(&plan));
+            let rows = self.run_block_plan(&plan, &clone_ref(t), &parts, outer)?;
+            return Ok((rows, Vec::new()));
+        }
+        let rows = self.join_leaves(&mut flat, &mut semis, outer, None, None)?;
+        Ok((rows, residual))
+    }
+
+    /// The plan the cache can keep for `sel`, whose FROM clause is flattened into `flat`
+    /// (one leaf, still holding its input), if it is of the kind the cache holds: a table
+    /// named by its name, every WHERE conjunct on it or on no leaf (see
+    /// [`Run::plan_from_caching`]). `versions` are the schema versions of the session's
+    /// database and of tempdb read before its names were resolved.
+    fn block_plan(
+        &self,
+        sel: &crate::ast::Select,
+        order_by: &[crate::ast::OrderByItem],
+        flat: &Flat<'_>,
+        versions: (u64, u64),
+    ) -> Option<crate::exec::plan_cache::BlockPlan> {
+        let [TableSource::Table { name, .. }] = sel.from.as_slice() else { return None };
+        let [leaf] = flat.leaves.as_slice() else { return None };
+        let Input::Table(t) = &leaf.input else { return None };
+        let mut parts = Vec::new();
+        if let Some(w) = &sel.where_clause {
+            conjuncts(w, &mut parts);
+        }
+        let leaves: Vec<u64> = parts.iter().map(|p| flat.leaves_of(p)).collect::<Option<_>>()?;
+        if leaves.iter().any(|&m| m > 1) {
+            return None;
+        }
+        let user = &name.name.value;
+        // A trigger's `inserted` and `deleted` name other rows at each firing.
+        if crate::exec::trigger::PSEUDO_TABLES.iter().any(|p| p.eq_ignore_ascii_case(user)) {
+            return None;
+        }
+        let temp = if user.starts_with('#') {
+            let lower = user.to_ascii_lowercase();
+            let internal = self.s.temp_tables.get(&lower)?.clone();
+            Some((lower, internal))
+        } else {
+            None
+        };
+        let version = if temp.is_some() {
+            versions.1
+        } else if name.database.is_none() && Arc::ptr_eq(&t.db, &self.s.db) {
+            versions.0
+        } else {
+            return None;
+        };
+        let split =
+            |on: u64| -> Vec<usize> { (0..parts.len()).filter(|&i| leaves[i] == on).collect() };
+        let (constant, own) = (split(0), split(1));
+        let own_exprs: Vec<&Expr> = own.iter().map(|&i| parts[i]).collect();
+        let chosen = self.path(flat, t, &own_exprs, 0, 0);
+        let exact = chosen.exact_seek_conjuncts(&t.def, &own_exprs);
+        let checks = (0..own.len()).filter(|i| !exact.contains(i)).collect();
+        let path = chosen.shape(&own_exprs)?;
+        Some(crate::exec::plan_cache::BlockPlan::new(crate::exec::plan_cache::Decided {
+            sel,
+            order_by,
+            version,
+            temp,
+            table: clone_ref(t),
+            cols: leaf.cols.clone(),
+            constant,
+            own,
+            checks,
+            path,
+        }))
+    }
+
     /// The rows of a FROM clause and its WHERE clause `filter` (as [`Run::plan_from`]),
     /// each given to `sink` as the last join step makes it where the plan allows (see
     /// `join_leaves`), so that they are not all held; the columns of the rows are `cols`,
@@ -1117,7 +1217,7 @@ impl Run<'_> {
 
     /// A table's rows read by `path` that `keep` accepts (at most `limit`), its probes
     /// evaluated outside any row of this FROM.
-    fn read_leaf(
+    pub(crate) fn read_leaf(
         &mut self,
         t: &TableRef,
         path: &AccessPath<'_>,
@@ -1375,7 +1475,7 @@ fn table_leaf(t: TableRef) -> Leaf {
     Leaf { cols, input: Input::Table(t), stats: None }
 }
 
-fn clone_ref(t: &TableRef) -> TableRef {
+pub(crate) fn clone_ref(t: &TableRef) -> TableRef {
     TableRef {
         db: std::sync::Arc::clone(&t.db),
         def: std::sync::Arc::clone(&t.def),

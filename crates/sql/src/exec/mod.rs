@@ -40,6 +40,7 @@ pub(crate) mod join;
 mod merge;
 mod options;
 mod output;
+pub(crate) mod plan_cache;
 mod prepared;
 mod properties;
 mod query;

@@ -102,7 +102,7 @@ pub(crate) struct RunningTrigger {
 
 /// The names `inserted` and `deleted` have in a trigger body (lower-case): their keys in the
 /// session's map of temporary tables, which no `#temp` or `@table` name can be.
-const PSEUDO_TABLES: [&str; 2] = ["inserted", "deleted"];
+pub(crate) const PSEUDO_TABLES: [&str; 2] = ["inserted", "deleted"];
 
 /// What the trigger whose stored text is `text` is: INSTEAD OF (rather than AFTER), and the
 /// statements that fire it; `None` if the text is not a CREATE TRIGGER. For the catalog

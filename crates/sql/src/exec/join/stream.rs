@@ -323,6 +323,13 @@ impl Run<'_> {
         if let Some(w) = &sel.where_clause {
             conjuncts(w, &mut parts);
         }
+        // A kept plan (`exec::plan_cache`) replaces all of the planning below.
+        if let Some(plan) = self.block_plan_of(sel, order_by) {
+            let (cols, parts, read) = self.bind_block_plan(plan, &parts, outer)?;
+            let read = read.map_or(OneRead::Nothing, |(t, path)| OneRead::Table(t, path));
+            return Ok(Some(OneSource { cols, parts, read }));
+        }
+        let versions = (self.s.db.schema_version(), self.s.instance.tempdb().schema_version());
         if let Some((cols, grouped)) = self.grouped_source(&sel.from[0], outer)? {
             for part in &parts {
                 full_text_refusal(part, &[&cols])?;
@@ -349,6 +356,11 @@ impl Run<'_> {
         for &part in &parts {
             if flat.leaves_of(part) == Some(0) && self.predicate(part, &outer_env)? != Some(true) {
                 return Ok(Some(OneSource { cols, parts, read: OneRead::Nothing }));
+            }
+        }
+        if self.may_cache_block(sel) {
+            if let Some(plan) = self.block_plan(sel, order_by, &flat, versions) {
+                self.s.plans.insert(sel, std::sync::Arc::new(plan));
             }
         }
         let read = match std::mem::replace(&mut flat.leaves[0].input, Input::Estimated(0.0)) {

@@ -292,6 +292,10 @@ impl Run<'_> {
                 ))),
             };
         }
+        // The plan cache is the session's (`exec::plan_cache`), not the instance's.
+        if name.name.value.eq_ignore_ascii_case("dm_exec_cached_plans") && args.is_empty() {
+            return Ok(Some(self.s.plans.view()));
+        }
         match sysviews::system_view(&ctx, &name.name.value, args) {
             Some(r) => r.map(Some),
             None => Err(SqlError::invalid_object(&format!("sys.{}", name.name.value))),

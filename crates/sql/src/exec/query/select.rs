@@ -98,13 +98,23 @@ impl Run<'_> {
                     let where_clause = sel.where_clause.as_ref();
                     let rows = Rows { cols: Vec::new(), rows: vec![Vec::new()] };
                     (rows, where_clause.into_iter().collect())
+                } else if let Some((plan, table)) = self.block_plan_of(sel, order_by) {
+                    let mut parts = Vec::new();
+                    if let Some(w) = &sel.where_clause {
+                        crate::exec::join::conjuncts(w, &mut parts);
+                    }
+                    (self.run_block_plan(&plan, &table, &parts, outer)?, Vec::new())
                 } else {
                     let goal = self
                         .row_goal(sel, order_by, offset)?
                         .map(|rows| crate::exec::join::RowGoal { rows, order: order_by });
                     let demand = Demand::of_select(sel, order_by);
-                    let filter = sel.where_clause.as_ref();
-                    self.plan_from_reading(&sel.from, filter, outer, goal, demand.as_ref())?
+                    if goal.is_none() && self.may_cache_block(sel) {
+                        self.plan_from_caching(sel, order_by, outer, demand.as_ref())?
+                    } else {
+                        let filter = sel.where_clause.as_ref();
+                        self.plan_from_reading(&sel.from, filter, outer, goal, demand.as_ref())?
+                    }
                 };
                 let Rows { cols, rows } = source;
                 // What of WHERE the plan did not apply.

@@ -89,6 +89,7 @@ impl Session {
             batches: HashMap::new(),
             batch_bytes: 0,
             batch_cache_clears: 0,
+            plans: Default::default(),
             table_stats: HashMap::new(),
             statement_io: Vec::new(),
             explain_ctes: Vec::new(),

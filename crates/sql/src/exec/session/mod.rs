@@ -261,6 +261,8 @@ pub struct Session {
     /// How many times `batches` was emptied: a syntax tree parsed before may be gone, and
     /// its address taken by another (see `subquery`).
     pub(crate) batch_cache_clears: u64,
+    /// The plans of SELECT blocks kept for their next execution (`exec::plan_cache`).
+    pub(crate) plans: crate::exec::plan_cache::PlanCache,
     /// Tables' statistics by (database id, table id): when read, from which root page (a
     /// table dropped and created again has another), at which count of the table's
     /// modifications, and what (see `access`).

@@ -140,21 +140,21 @@ impl Run<'_> {
         op: AssignOp,
         value: Value,
     ) -> Result<(), SqlError> {
-        let (ty, declared, current) = {
-            let v = self.variable(name)?;
-            (v.ty, v.declared, if op == AssignOp::Assign { Value::Null } else { v.value.clone() })
-        };
-        let value = match op {
-            AssignOp::Assign => value,
-            other => scalar::binary(assign_binary(other), current, value)?,
-        };
-        let value = Variable::convert(value, ty, declared)?;
-        let Some(frame) = self.s.frames.last_mut() else {
+        // Found once: evaluating the new value cannot declare or drop a variable.
+        let Some(v) = self
+            .s
+            .frames
+            .last_mut()
+            .and_then(|f| f.vars.iter_mut().find(|v| v.name.eq_ignore_ascii_case(name)))
+        else {
             return Err(SqlError::undeclared_variable(name));
         };
-        if let Some(v) = frame.vars.iter_mut().find(|v| v.name.eq_ignore_ascii_case(name)) {
-            v.value = value;
-        }
+        // A failed operation or conversion leaves the variable as it was.
+        let value = match op {
+            AssignOp::Assign => value,
+            other => scalar::binary(assign_binary(other), v.value.clone(), value)?,
+        };
+        v.value = Variable::convert(value, v.ty, v.declared)?;
         self.assignments += 1;
         Ok(())
     }
