@@ -268,18 +268,8 @@ fn count_type(e: &Expr) -> Option<walden_engine::types::SqlType> {
 /// or FOR JSON/XML, and select-list items that name their columns (or the table's column
 /// list does) and are columns, CASTs, CONVERTs or counts.
 fn groupable<'q>(q: &'q Query, columns: &[crate::ast::Ident]) -> Option<&'q crate::ast::Select> {
-    let QueryBody::Select(sel) = &q.body else { return None };
-    let plain = q.ctes.is_empty()
-        && q.order_by.is_empty()
-        && q.offset.is_none()
-        && q.for_json.is_none()
-        && q.for_xml.is_none()
-        && q.xml_namespaces.is_empty()
-        && !sel.distinct
-        && sel.top.is_none()
-        && sel.into.is_none()
-        && !sel.group_by.is_empty()
-        && sel.grouping_sets.is_none()
+    let sel = crate::exec::query::bare_select(q)?;
+    let plain = !sel.group_by.is_empty()
         && !sel.from.is_empty()
         && select_windows(sel, &[]).is_empty()
         && (columns.is_empty() || columns.len() == sel.items.len());

@@ -840,12 +840,13 @@ impl Run<'_> {
     }
 }
 
-/// The SELECT of a query that can be inlined, if it is one: a plain SELECT-FROM-WHERE (no
-/// grouping, aggregate, window, DISTINCT, TOP, INTO, set operator, CTE, ORDER BY, OFFSET,
-/// FOR JSON/XML or variable assignment) with no subquery in its select list or WHERE.
-fn plain_select(q: &Query) -> Option<&Select> {
+/// The one SELECT of a query that has nothing around or on it that a source's rows depend on
+/// beyond its FROM, WHERE, grouping and select list: no CTE, ORDER BY, OFFSET, FOR JSON/XML,
+/// XML namespaces, set operator, DISTINCT, TOP, INTO or grouping sets. What both inlining
+/// and the group-by-group feed of a derived table (`join/stream.rs`) start from.
+pub(crate) fn bare_select(q: &Query) -> Option<&Select> {
     let QueryBody::Select(sel) = &q.body else { return None };
-    let plain = q.ctes.is_empty()
+    let bare = q.ctes.is_empty()
         && q.order_by.is_empty()
         && q.offset.is_none()
         && q.for_json.is_none()
@@ -854,8 +855,16 @@ fn plain_select(q: &Query) -> Option<&Select> {
         && !sel.distinct
         && sel.top.is_none()
         && sel.into.is_none()
-        && sel.group_by.is_empty()
-        && sel.grouping_sets.is_none()
+        && sel.grouping_sets.is_none();
+    bare.then_some(&**sel)
+}
+
+/// The SELECT of a query that can be inlined, if it is one: a plain SELECT-FROM-WHERE (no
+/// grouping, aggregate, window, DISTINCT, TOP, INTO, set operator, CTE, ORDER BY, OFFSET,
+/// FOR JSON/XML or variable assignment) with no subquery in its select list or WHERE.
+fn plain_select(q: &Query) -> Option<&Select> {
+    let sel = bare_select(q)?;
+    let plain = sel.group_by.is_empty()
         && sel.having.is_none()
         && !sel.from.is_empty()
         && select_aggregates(sel, &[]).is_empty()
@@ -866,7 +875,7 @@ fn plain_select(q: &Query) -> Option<&Select> {
             SelectItem::Expr { expr, .. } => !has_subquery(expr),
             SelectItem::Assign { .. } => false,
         });
-    plain.then_some(&**sel)
+    plain.then_some(sel)
 }
 
 /// Names `outputs` by `columns` (a view's or derived table's column list) where given;
