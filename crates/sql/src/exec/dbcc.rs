@@ -596,13 +596,7 @@ impl Run<'_> {
     /// log files (the older form of `sys.dm_db_log_info`).
     fn dbcc_loginfo(&mut self, args: &[DbccArgument]) -> Result<(), SqlError> {
         let db = self.dbcc_database_arg(args)?;
-        let column = |name: &str, ty: SqlType| ColumnInfo {
-            name: name.into(),
-            ty,
-            nullable: false,
-            collation: None,
-            declared: None,
-        };
+        let column = ColumnInfo::not_null;
         let columns = [
             column("RecoveryUnitId", SqlType::Int),
             column("FileId", SqlType::Int),

@@ -1299,10 +1299,10 @@ impl Run<'_> {
         }
         // `a RIGHT JOIN b` is `b LEFT JOIN a` with the columns put back in order, so that
         // the preserved side drives and the other is sought per row where the ON condition
-        // allows (SQL Server's plans show it as a Left Outer Join the same way). No WHERE
-        // conjunct is pushed into it, as before.
+        // allows (SQL Server's plans show it as a Left Outer Join the same way). WHERE
+        // conjuncts naming only the preserved side filter it first, as a LEFT JOIN's do.
         let (Rows { mut cols, mut rows }, width) =
-            self.outer_join_sides(right, left, JoinKind::LeftOuter, on, &[], outer, demand)?;
+            self.outer_join_sides(right, left, JoinKind::LeftOuter, on, pushed, outer, demand)?;
         cols.rotate_left(width);
         for row in &mut rows {
             row.rotate_left(width);

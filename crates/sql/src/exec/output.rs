@@ -41,6 +41,11 @@ impl ColumnInfo {
     pub fn new(name: impl Into<String>, ty: SqlType) -> ColumnInfo {
         ColumnInfo { name: name.into(), ty, nullable: true, collation: None, declared: None }
     }
+
+    /// A column that is never NULL.
+    pub fn not_null(name: impl Into<String>, ty: SqlType) -> ColumnInfo {
+        ColumnInfo { nullable: false, ..ColumnInfo::new(name, ty) }
+    }
 }
 
 /// A materialized result: columns and rows.

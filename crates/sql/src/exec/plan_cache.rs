@@ -176,13 +176,7 @@ impl PlanCache {
     /// whatever ran the block (a batch, a procedure, `sp_executesql`), and `objectid`,
     /// Walden's addition, is the id of the table it reads.
     pub(crate) fn view(&self) -> RowSet {
-        let column = |name: &str, ty: SqlType| ColumnInfo {
-            name: name.into(),
-            ty,
-            nullable: false,
-            collation: None,
-            declared: None,
-        };
+        let column = ColumnInfo::not_null;
         let columns = vec![
             column("bucketid", SqlType::Int),
             column("refcounts", SqlType::Int),

@@ -364,7 +364,9 @@ impl Run<'_> {
         demand: Option<&Demand>,
     ) -> Result<(PlanNode, f64, Vec<Col>), SqlError> {
         if kind != JoinKind::RightOuter {
-            return self.explain_outer_join_sides(left, right, kind, on, pushed, outer, demand);
+            let (node, rows, cols, _) =
+                self.explain_outer_join_sides(left, right, kind, on, pushed, outer, demand)?;
+            return Ok((node, rows, cols));
         }
         let swapped = self.explain_outer_join_sides(
             right,
@@ -375,25 +377,14 @@ impl Run<'_> {
             outer,
             demand,
         )?;
-        let (node, rows, mut cols) = swapped;
-        // The swapped join's columns are the right side's, then the left side's.
-        let width = cols.len() - self.explain_columns(left, outer, demand)?;
+        // The swapped join's columns are the right side's (`width` of them), then the left's.
+        let (node, rows, mut cols, width) = swapped;
         cols.rotate_left(width);
         Ok((node, rows, cols))
     }
 
-    /// How many columns `source` gives a join, as explained.
-    fn explain_columns(
-        &mut self,
-        source: &TableSource,
-        outer: Option<&Env<'_>>,
-        demand: Option<&Demand>,
-    ) -> Result<usize, SqlError> {
-        let plan = self.explain_pushed(std::slice::from_ref(source), None, &[], outer, demand)?;
-        Ok(plan.cols.len())
-    }
-
-    /// [`Run::explain_outer_join`] of a LEFT or FULL OUTER JOIN.
+    /// [`Run::explain_outer_join`] of a LEFT or FULL OUTER JOIN, and the width of its left
+    /// side's columns.
     #[allow(clippy::too_many_arguments)]
     fn explain_outer_join_sides(
         &mut self,
@@ -404,10 +395,11 @@ impl Run<'_> {
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
-    ) -> Result<(PlanNode, f64, Vec<Col>), SqlError> {
+    ) -> Result<(PlanNode, f64, Vec<Col>, usize), SqlError> {
         let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
         let l = self.explain_pushed(std::slice::from_ref(left), None, to_left, outer, demand)?;
         let l_cols = l.cols;
+        let width = l_cols.len();
         let mut r_flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut r_plans = Vec::new();
         self.explain_flatten(
@@ -452,7 +444,7 @@ impl Run<'_> {
                 let refs = outer_references(&path, &both, 1);
                 let inner = path.plan(t, &parts);
                 let node = PlanNode::join("Nested Loops", logical, refs, l.rows, l.node, inner);
-                return Ok((node, l.rows, cols));
+                return Ok((node, l.rows, cols, width));
             }
         }
         let right_only: Vec<&Expr> =
@@ -480,7 +472,7 @@ impl Run<'_> {
             );
             PlanNode::join("Hash Match", logical, args, l.rows, r_node, l.node)
         };
-        Ok((node, l.rows, cols))
+        Ok((node, l.rows, cols, width))
     }
 }
 

@@ -44,7 +44,7 @@ use crate::exec::external_sort::ExternalSort;
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{
     grouped_columns, grouping_sets, order_collations, select_aggregates, select_windows,
-    sorts_by_source_column, unify_value, visit_children, ValueType,
+    sorts_by_source_column, unify_value, ValueType,
 };
 use crate::exec::scalar::collation::{sort_value, Collation};
 use crate::exec::session::Run;
@@ -163,21 +163,6 @@ impl RowSink for Streamed<'_> {
             return self.release(run);
         }
         Ok((self.typing.held.len() as u64) < self.limit)
-    }
-}
-
-/// Whether `e` holds a subquery.
-fn has_subquery(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Subquery(_)
-        | ExprKind::Exists(_)
-        | ExprKind::InSubquery { .. }
-        | ExprKind::Quantified { .. } => true,
-        _ => {
-            let mut found = false;
-            visit_children(e, &mut |c| found |= has_subquery(c));
-            found
-        }
     }
 }
 
@@ -306,7 +291,7 @@ impl Run<'_> {
             [_] => true,
             _ => false,
         };
-        if !one_source || sel.where_clause.as_ref().is_some_and(has_subquery) {
+        if !one_source || sel.where_clause.as_ref().is_some_and(crate::exec::query::has_subquery) {
             return Ok(None);
         }
         let mut parts = Vec::new();

@@ -111,8 +111,8 @@ fn and(left: Expr, right: Expr) -> Expr {
     }
 }
 
-/// Whether `e` holds a subquery anywhere.
-fn has_subquery(e: &Expr) -> bool {
+/// Whether `e` holds a subquery anywhere (in a window's or WITHIN GROUP's clauses too).
+pub(crate) fn has_subquery(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Subquery(_)
         | ExprKind::Exists(_)

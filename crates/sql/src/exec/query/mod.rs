@@ -51,7 +51,7 @@ pub(crate) use grouping::{
     group_key, grouped_columns, grouping, grouping_sets, push_group_key, select_aggregates,
     select_windows, visit_children,
 };
-pub(crate) use inline::{bare_select, shown_alias};
+pub(crate) use inline::{bare_select, has_subquery, shown_alias};
 pub(crate) use order::{compare_keys, order_collations, sort_by_keys, sorts_by_source_column};
 pub(crate) use select::expr_name;
 pub(crate) use set_operations::{infer_type, unify_column, unify_value, ValueType};
