@@ -362,6 +362,14 @@ fn ctes_named_only_in_the_from_clause_are_inlined() {
         "WITH b AS (SELECT id, customer_id FROM dbo.orders) SELECT id FROM b WHERE customer_id = 9",
     );
     assert!(shown.contains("Index Seek") && shown.contains("ix_customer"), "{shown}");
+    assert!(!shown.contains("Table-valued function"), "{shown}");
+    // A function inside a function, and the block's filter on a function's column, reach
+    // the tables: the customers' city index and the orders' key.
+    let shown = plan(&mut s, "SELECT name FROM dbo.city_orders('c1') WHERE id = 97");
+    assert!(shown.contains("ix_city") && shown.contains("Clustered Index Seek"), "{shown}");
+    assert!(!shown.contains("Table-valued function"), "{shown}");
+    let shown = plan(&mut s, "SELECT COUNT(*) FROM dbo.orders_of(ABS(-5), 10)");
+    assert!(shown.contains("Table-valued function"), "{shown}");
     // A recursive CTE is still computed.
     let out = ok(
         &mut s,
@@ -397,4 +405,70 @@ fn schemabound_and_check_option_views_read_inlined_and_change_as_before() {
     ok(&mut s, "INSERT INTO dbo.checked (id, customer_id, note) VALUES (9002, 3, 'n')");
     let n = rows(&ok(&mut s, "SELECT COUNT(*) FROM dbo.checked WHERE id = 9002"));
     assert_eq!(n, vec![vec![Value::Int(1)]]);
+}
+
+/// Inline table-valued functions over `d`'s tables: one with a default, one calling another.
+fn with_functions(s: &mut Session) {
+    ok(
+        s,
+        "CREATE FUNCTION dbo.orders_of (@customer INT, @min DECIMAL(10, 2) = 0) RETURNS TABLE AS \
+         RETURN SELECT o.id, o.amount, o.note FROM dbo.orders o \
+         WHERE o.customer_id = @customer AND o.amount >= @min",
+    );
+    ok(
+        s,
+        "CREATE FUNCTION dbo.city_orders (@city VARCHAR(3)) RETURNS TABLE AS \
+         RETURN SELECT c.name, f.id, f.amount FROM dbo.customers c \
+         CROSS JOIN dbo.orders_of(7, 5) f WHERE c.city = @city",
+    );
+}
+
+#[test]
+fn inline_table_functions_give_the_computed_results_and_seek() {
+    let (_dir, mut s) = setup();
+    with_functions(&mut s);
+    // `TOP` keeps the function's query computed: the reference results.
+    let cases = [
+        (
+            "SELECT * FROM dbo.orders_of(5, 10) WHERE amount < 40",
+            "SELECT * FROM (SELECT TOP (100000) o.id, o.amount, o.note FROM dbo.orders o \
+             WHERE o.customer_id = 5 AND o.amount >= 10) f WHERE amount < 40",
+        ),
+        (
+            "DECLARE @c INT = 12; SELECT f.id, c.name FROM dbo.orders_of(@c, DEFAULT) f \
+             JOIN dbo.customers c ON c.id = @c",
+            "SELECT f.id, c.name FROM (SELECT TOP (100000) o.id FROM dbo.orders o \
+             WHERE o.customer_id = 12 AND o.amount >= 0) f JOIN dbo.customers c ON c.id = 12",
+        ),
+        // The argument is cast to the parameter's type: '2x' would not be a number, but a
+        // VARCHAR(3) parameter keeps 'c2x' whole and '3' is converted to INT.
+        (
+            "SELECT name, id FROM dbo.city_orders('c2x')",
+            "SELECT TOP (0) c.name, o.id FROM dbo.customers c CROSS JOIN dbo.orders o",
+        ),
+        (
+            "SELECT name, id, amount FROM dbo.city_orders('c2')",
+            "SELECT c.name, o.id, o.amount FROM (SELECT TOP (100000) * FROM dbo.customers) c \
+             CROSS JOIN dbo.orders o WHERE c.city = 'c2' AND o.customer_id = 7 AND o.amount >= 5",
+        ),
+        (
+            "SELECT q.a FROM dbo.orders_of('3', 0) q (a, b, n)",
+            "SELECT TOP (100000) o.id AS a FROM dbo.orders o WHERE o.customer_id = 3 \
+             AND o.amount >= 0",
+        ),
+    ];
+    for (inlined, computed) in cases {
+        same(&mut s, inlined, computed);
+    }
+    let shown = plan(&mut s, "SELECT id FROM dbo.orders_of(5, 1)");
+    assert!(shown.contains("Index Seek") && shown.contains("ix_customer"), "{shown}");
+    // An argument that is not constants and variables keeps the call computed, with the
+    // same results.
+    let computed = ok(&mut s, "SELECT COUNT(*) FROM dbo.orders_of(ABS(-5), 10)");
+    let inlined = ok(&mut s, "SELECT COUNT(*) FROM dbo.orders_of(5, 10)");
+    assert_eq!(rows(&computed), rows(&inlined));
+    // Errors of the call are those of the computed call.
+    let number = |out: &Collected| out.errors().next().map(|e| e.number);
+    assert_eq!(number(&run(&mut s, "SELECT * FROM dbo.orders_of(1, 2, 3)")), Some(8144));
+    assert_eq!(number(&run(&mut s, "SELECT * FROM dbo.orders_of()")), Some(313));
 }

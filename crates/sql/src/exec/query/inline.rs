@@ -1,4 +1,5 @@
-//! Views and derived tables inlined into the SELECT block that reads them.
+//! Views, derived tables and inline table-valued functions inlined into the SELECT block
+//! that reads them.
 //!
 //! A view or derived table whose query is a plain `SELECT ... FROM ... WHERE` over tables
 //! (inner and cross joins allowed; no grouping, aggregate, window, DISTINCT, TOP, set
@@ -9,6 +10,9 @@
 //! themselves (`join.rs`): a filter on a view's column seeks the view's table's index, and
 //! joins are ordered across the view. SQL Server's optimizer does the same ("view
 //! expansion"), and SHOWPLAN likewise shows the view's tables rather than the view.
+//! An inline table-valued function called with constants and variables is a view whose
+//! parameters are replaced by its arguments, each cast to its parameter's type, as SQL
+//! Server expands it too.
 //!
 //! Name scoping is kept by construction. Each inlined table gets an alias no one can write
 //! (its own alias, [`HIDDEN_MARK`] and a number), and every reference inside the inlined
@@ -28,8 +32,8 @@ use walden_engine::catalog::Object;
 use walden_engine::Database;
 
 use crate::ast::{
-    BinaryOp, Expr, ExprKind, FunctionArgs, Ident, JoinKind, ObjectName, OrderByItem, Query,
-    QueryBody, Select, SelectItem, StatementKind, TableSource,
+    BinaryOp, Cast, Expr, ExprKind, FunctionArgs, FunctionBody, Ident, JoinKind, ObjectName,
+    OrderByItem, Query, QueryBody, Select, SelectItem, StatementKind, TableSource,
 };
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -90,6 +94,11 @@ struct Rewrite {
     next: usize,
     /// Whether anything was inlined.
     inlined: bool,
+    /// While an inline table-valued function's query is inlined (innermost last): each of
+    /// its parameters and what replaces it, its argument cast to the parameter's type. A
+    /// variable of that query that is not one of them cannot be (the function has no
+    /// others), so the rewrite gives up on it.
+    params: Vec<Vec<(String, Expr)>>,
 }
 
 /// A view's or derived table's query, inlined: the sources that replace it (already
@@ -230,6 +239,18 @@ impl Rewrite {
                 }
                 Some(None) => true,
                 None => false,
+            },
+            ExprKind::Variable(name) => match self.params.last() {
+                None => true,
+                Some(params) => match params.iter().find(|(p, _)| p.eq_ignore_ascii_case(name)) {
+                    Some((_, to)) => {
+                        let span = e.span;
+                        *e = to.clone();
+                        e.span = span;
+                        true
+                    }
+                    None => false,
+                },
             },
             ExprKind::Subquery(q) | ExprKind::Exists(q) => !inner && self.subquery_clear(q, scopes),
             ExprKind::InSubquery { subquery, .. } | ExprKind::Quantified { subquery, .. } => {
@@ -518,6 +539,9 @@ impl Run<'_> {
                         Ok(Object::View(_))
                     )
             }
+            TableSource::Function { name, .. } => {
+                matches!(self.find_table_function(name), Ok(Some(_)))
+            }
             _ => false,
         }
     }
@@ -641,8 +665,22 @@ impl Run<'_> {
                 scopes.push(Scope { qual, cols: None, inlined: false, starrable: false });
                 Some(vec![src.clone()])
             }
-            TableSource::Function { name, alias, .. } => {
+            TableSource::Function { name, args, alias, columns } => {
                 let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
+                let kept = rw.conjuncts.len();
+                match self.inline_function(name, args, columns, rw, 1) {
+                    Some(inl) => {
+                        rw.inlined = true;
+                        scopes.push(Scope {
+                            qual,
+                            cols: Some(inl.outputs),
+                            inlined: true,
+                            starrable: false,
+                        });
+                        return Some(inl.sources);
+                    }
+                    None => rw.conjuncts.truncate(kept),
+                }
                 scopes.push(Scope { qual, cols: None, inlined: false, starrable: true });
                 Some(vec![src.clone()])
             }
@@ -686,6 +724,56 @@ impl Run<'_> {
             return None;
         }
         Some(inl)
+    }
+
+    /// Inline table-valued function `name` called with `args`, inlined as a view is (SQL
+    /// Server expands an inline function into its caller the same way), each parameter
+    /// replaced by its argument (or its default, for DEFAULT) cast to the parameter's type,
+    /// and the columns named by `columns` where given. None where the call is not certain to
+    /// mean the same inlined: a function that is not inline, a wrong number of arguments or
+    /// a table-valued parameter (the computed call reports 8144, 313, ...), or an argument
+    /// other than constants and variables, which the computed call evaluates once and an
+    /// inlined one could evaluate per row.
+    fn inline_function(
+        &mut self,
+        name: &ObjectName,
+        args: &[Expr],
+        columns: &[Ident],
+        rw: &mut Rewrite,
+        depth: usize,
+    ) -> Option<Inlined> {
+        if depth + self.s.view_depth > MAX_DEPTH {
+            return None;
+        }
+        let (fdb, def) = self.find_table_function(name).ok()??;
+        let batch = self.s.parsed(&def.text).ok()?;
+        let f = batch.statements.iter().find_map(|s| match &s.kind {
+            StatementKind::CreateFunction(f) => Some(&**f),
+            _ => None,
+        })?;
+        let FunctionBody::InlineTable(query) = &f.body else { return None };
+        if args.len() != f.parameters.len() {
+            return None;
+        }
+        let mut params = Vec::with_capacity(args.len());
+        for (p, arg) in f.parameters.iter().zip(args) {
+            let mut value = match &arg.kind {
+                ExprKind::Default => p.default.clone()?,
+                _ => arg.clone(),
+            };
+            // Within an inlined function, the argument names its parameters: replaced first.
+            if p.readonly || !evaluated_once(&value) || !rw.expr(&mut value, &[], true) {
+                return None;
+            }
+            let span = value.span;
+            let cast = Cast { expr: value, data_type: p.data_type.clone(), is_try: false };
+            params.push((p.name.clone(), Expr { kind: ExprKind::Cast(Box::new(cast)), span }));
+        }
+        rw.params.push(params);
+        let inlined = self.inline_query(query, &fdb, rw, depth, false);
+        rw.params.pop();
+        let mut inl = inlined?;
+        named(&mut inl.outputs, columns).then_some(inl)
     }
 
     /// A view's or derived table's query inlined (in database `db`; `ctes_visible`: the
@@ -824,6 +912,17 @@ impl Run<'_> {
                     _ => None,
                 }
             }
+            TableSource::Function { name, args, alias, columns } => {
+                let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
+                let inl = self.inline_function(name, args, columns, rw, depth + 1)?;
+                scopes.push(Scope {
+                    qual,
+                    cols: Some(inl.outputs),
+                    inlined: true,
+                    starrable: false,
+                });
+                Some(inl.sources)
+            }
             TableSource::Derived { query, alias, columns } => {
                 let mut inl = self.inline_query(query, db, rw, depth, ctes_visible)?;
                 named(&mut inl.outputs, columns).then_some(())?;
@@ -876,6 +975,21 @@ fn plain_select(q: &Query) -> Option<&Select> {
             SelectItem::Assign { .. } => false,
         });
     plain.then_some(sel)
+}
+
+/// Whether `e` is made of constants and variables only (through operators and casts): an
+/// argument that gives the same value wherever an inlined function's query evaluates it.
+fn evaluated_once(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Variable(_) => true,
+        ExprKind::Unary { operand, .. } => evaluated_once(operand),
+        ExprKind::Binary { left, right, .. } => evaluated_once(left) && evaluated_once(right),
+        ExprKind::Cast(c) => evaluated_once(&c.expr),
+        ExprKind::Convert(c) => {
+            evaluated_once(&c.expr) && c.style.as_ref().is_none_or(evaluated_once)
+        }
+        _ => false,
+    }
 }
 
 /// Names `outputs` by `columns` (a view's or derived table's column list) where given;
