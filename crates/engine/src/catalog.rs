@@ -921,6 +921,45 @@ pub fn object_key(id: u32) -> [u8; 4] {
     id.to_be_bytes()
 }
 
+/// The most bytes of an encoded object one catalog entry holds (a tree value is at most
+/// 4,096 bytes). A longer object (a procedure's text, a table of many columns) goes on in
+/// entries keyed by [`object_chunk_key`].
+pub const OBJECT_CHUNK: usize = 4000;
+
+/// An object's encoding cut into the values of its catalog entries, in chunk order: one
+/// entry even when empty, and at most `u16::MAX + 1` of them.
+pub fn object_chunks(bytes: &[u8]) -> Result<Vec<&[u8]>, EngineError> {
+    let chunks: Vec<&[u8]> =
+        if bytes.is_empty() { vec![bytes] } else { bytes.chunks(OBJECT_CHUNK).collect() };
+    if chunks.len() > usize::from(u16::MAX) + 1 {
+        return Err(EngineError::Internal(format!(
+            "a catalog object of {} bytes is larger than the catalog holds",
+            bytes.len()
+        )));
+    }
+    Ok(chunks)
+}
+
+/// The catalog key of chunk `chunk` of object `id`'s encoding: [`object_key`] for the first,
+/// and for the others the id followed by the `u16` chunk number (both big-endian), so that
+/// an object's chunks follow its first entry in key order and come before the next object.
+pub fn object_chunk_key(id: u32, chunk: u16) -> Vec<u8> {
+    let mut key = object_key(id).to_vec();
+    if chunk > 0 {
+        key.extend_from_slice(&chunk.to_be_bytes());
+    }
+    key
+}
+
+/// The object whose encoding a catalog key continues ([`object_chunk_key`] of a chunk after
+/// the first), if it is such a key.
+pub fn object_continued(key: &[u8]) -> Option<u32> {
+    match key {
+        [a, b, c, d, _, _] => Some(u32::from_be_bytes([*a, *b, *c, *d])),
+        _ => None,
+    }
+}
+
 /// The decoded catalog of one database.
 #[derive(Debug, Default, Clone)]
 pub struct Catalog {

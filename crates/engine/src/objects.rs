@@ -84,6 +84,9 @@ impl Database {
         let mut properties = Vec::new();
         // The chunks of the property being read: its key without the chunk number, and bytes.
         let mut chunks: Option<(Vec<u8>, Vec<u8>)> = None;
+        // The object being read, whose encoding may go on in the entries that follow: its id
+        // and its bytes so far.
+        let mut object: Option<(u32, Vec<u8>)> = None;
         let mut statistics = crate::statistics::StatisticsEntries::default();
         for entry in tree.scan() {
             let (key, value) = entry?;
@@ -92,7 +95,24 @@ impl Database {
                 continue;
             }
             if !crate::catalog::is_property_key(&key) {
-                objects.push(Object::decode(&value)?);
+                match crate::catalog::object_continued(&key) {
+                    Some(id) => match object.as_mut() {
+                        Some((first, bytes)) if *first == id => bytes.extend_from_slice(&value),
+                        _ => {
+                            return Err(EngineError::Corrupt(format!(
+                                "a catalog chunk of object {id} without its first entry"
+                            )))
+                        }
+                    },
+                    None => {
+                        let id = u32::from_be_bytes(key.as_slice().try_into().map_err(|_| {
+                            EngineError::Corrupt(format!("a catalog key of {} bytes", key.len()))
+                        })?);
+                        if let Some((_, bytes)) = object.replace((id, value.to_vec())) {
+                            objects.push(Object::decode(&bytes)?);
+                        }
+                    }
+                }
                 continue;
             }
             let property = &key[..key.len().saturating_sub(2)];
@@ -107,6 +127,9 @@ impl Database {
         }
         if let Some((_, bytes)) = chunks {
             properties.push(crate::catalog::decode_property(&bytes)?);
+        }
+        if let Some((_, bytes)) = object {
+            objects.push(Object::decode(&bytes)?);
         }
         if !properties.is_empty() {
             // A database written before per-property entries may have its old list too.
@@ -282,23 +305,32 @@ impl Database {
     /// in tempdb, which logs nothing).
     fn system_update_with(&self, object: Object, commit: SystemCommit) -> Result<Lsn, EngineError> {
         self.check_online()?;
-        let key = object_key(object.id());
         let txn = self.next_txn_id();
-        let mut logger =
-            self.logger(txn, LogMode::Row { root: CATALOG_ROOT, key: &key, kind: RowKind::Update });
-        let result = self.space().tree(CATALOG_ROOT).update(&mut logger, &key, &object.encode());
-        let undo = logger.finish();
-        match result {
-            Ok(Some(_)) => {}
-            Ok(None) => {
-                self.forget_txn(txn);
-                let id = object.id();
-                return Err(EngineError::Internal(format!("catalog entry {id} vanished")));
+        let bytes = object.encode();
+        // A system update changes fixed-width fields (a high-water mark, a sequence's cache),
+        // so the object keeps the entries it has: each is rewritten.
+        let mut undo = UndoLog::default();
+        for (i, chunk) in crate::catalog::object_chunks(&bytes)?.into_iter().enumerate() {
+            let key = crate::catalog::object_chunk_key(object.id(), i as u16);
+            let mut logger = self
+                .logger(txn, LogMode::Row { root: CATALOG_ROOT, key: &key, kind: RowKind::Update });
+            let result = self.space().tree(CATALOG_ROOT).update(&mut logger, &key, chunk);
+            if let Some(row) = logger.finish() {
+                undo.push(row);
             }
-            Err(e) => {
-                let err = EngineError::from(e);
-                self.take_offline(err.to_string());
-                return Err(err);
+            match result {
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    let _ = crate::txn::undo_entries(self, txn, &undo, 0);
+                    self.forget_txn(txn);
+                    let id = object.id();
+                    return Err(EngineError::Internal(format!("catalog entry {id} vanished")));
+                }
+                Err(e) => {
+                    let err = EngineError::from(e);
+                    self.take_offline(err.to_string());
+                    return Err(err);
+                }
             }
         }
         let committed = match commit {
@@ -308,11 +340,7 @@ impl Database {
         let receipt = match committed {
             Ok(receipt) => receipt,
             Err(e) => {
-                let mut log = UndoLog::default();
-                if let Some(row) = undo {
-                    log.push(row);
-                }
-                let _ = crate::txn::undo_entries(self, txn, &log, 0);
+                let _ = crate::txn::undo_entries(self, txn, &undo, 0);
                 return Err(e);
             }
         };
@@ -819,19 +847,41 @@ impl Transaction {
         new: bool,
     ) -> Result<(), EngineError> {
         self.mark_ddl(db)?;
-        let key = object_key(object.id());
-        if new {
-            if !self.tree_insert(db, CATALOG_ROOT, &key, &object.encode())? {
-                return Err(EngineError::Internal(format!("object id {} reused", object.id())));
+        let (id, bytes) = (object.id(), object.encode());
+        let chunks = crate::catalog::object_chunks(&bytes)?;
+        for (i, chunk) in chunks.iter().enumerate() {
+            let key = crate::catalog::object_chunk_key(id, i as u16);
+            // A replaced object may have fewer entries than it now needs.
+            let updated = !new && self.tree_update(db, CATALOG_ROOT, &key, chunk)?.is_some();
+            if !updated && !self.tree_insert(db, CATALOG_ROOT, &key, chunk)? {
+                return Err(EngineError::Internal(format!("object id {id} reused")));
             }
-        } else {
-            self.tree_update(db, CATALOG_ROOT, &key, &object.encode())?;
         }
         if !new {
+            // Or more: the ones it no longer needs go.
+            self.delete_object_entries(db, id, chunks.len())?;
             db.replaced_objects.fetch_add(1, Ordering::Relaxed);
         }
         db.catalog.write().unwrap_or_else(PoisonError::into_inner).put(object);
         db.schema_changed();
+        Ok(())
+    }
+
+    /// Deletes object `id`'s catalog entries from chunk `from` on (all of them from 0).
+    fn delete_object_entries(
+        &mut self,
+        db: &Arc<Database>,
+        id: u32,
+        from: usize,
+    ) -> Result<(), EngineError> {
+        let mut chunk = from;
+        while chunk <= usize::from(u16::MAX)
+            && self
+                .tree_delete(db, CATALOG_ROOT, &crate::catalog::object_chunk_key(id, chunk as u16))?
+                .is_some()
+        {
+            chunk += 1;
+        }
         Ok(())
     }
 
@@ -908,11 +958,11 @@ impl Transaction {
         self.mark_ddl(db)?;
         // A table's triggers go with it, as in SQL Server (none on other objects).
         for trigger in db.triggers_on(object) {
-            self.tree_delete(db, CATALOG_ROOT, &object_key(trigger.id))?;
+            self.delete_object_entries(db, trigger.id, 0)?;
             db.catalog.write().unwrap_or_else(PoisonError::into_inner).remove(trigger.id);
             db.schema_changed();
         }
-        self.tree_delete(db, CATALOG_ROOT, &object_key(object))?;
+        self.delete_object_entries(db, object, 0)?;
         db.replaced_objects.fetch_add(1, Ordering::Relaxed);
         db.catalog.write().unwrap_or_else(PoisonError::into_inner).remove(object);
         db.schema_changed();
