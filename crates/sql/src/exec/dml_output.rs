@@ -109,7 +109,7 @@ impl Run<'_> {
                     let item = match &expr.kind {
                         ExprKind::Column(parts) => match find_column(&cols, parts)? {
                             Some(i) => Item::Column(i),
-                            None => return Err(unbound(&cols, parts)),
+                            None => return Err(crate::exec::eval::unbound([&cols[..]], parts)),
                         },
                         _ => Item::Expr(expr),
                     };
@@ -215,25 +215,4 @@ impl OutputRows<'_> {
     pub(crate) fn set_extra(&mut self, values: Vec<Value>) {
         self.extra = values;
     }
-}
-
-/// The error for a column reference that resolves to nothing: 207 for a bare name or one
-/// that names a pseudo-table the statement has but a column it lacks, else 4104.
-fn unbound(cols: &[Col], parts: &[crate::ast::Ident]) -> SqlError {
-    if let [column] = parts {
-        return SqlError::invalid_column(&column.value);
-    }
-    if let [.., qualifier, column] = parts {
-        let known = cols
-            .iter()
-            .any(|c| c.qual.as_deref().is_some_and(|q| q.eq_ignore_ascii_case(&qualifier.value)));
-        if known {
-            return SqlError::invalid_column(&column.value);
-        }
-    }
-    let text: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
-    SqlError::new(
-        4104,
-        format!("The multi-part identifier \"{}\" could not be bound.", text.join(".")),
-    )
 }

@@ -101,7 +101,13 @@ impl<'a> Env<'a> {
             }
             env = e.outer;
         }
-        Err(unbound(parts))
+        let mut scope = Vec::new();
+        let mut env = Some(self);
+        while let Some(e) = env {
+            scope.push(e.cols);
+            env = e.outer;
+        }
+        Err(unbound(scope, parts))
     }
 
     fn computed_value(&self, e: &Expr) -> Option<Value> {
@@ -113,17 +119,28 @@ impl<'a> Env<'a> {
     }
 }
 
-/// Error 207 for a bare name, 4104 for a qualified one.
-pub(crate) fn unbound(parts: &[Ident]) -> SqlError {
-    if parts.len() == 1 {
-        SqlError::invalid_column(&parts[0].value)
-    } else {
-        let text: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
-        SqlError::new(
-            4104,
-            format!("The multi-part identifier \"{}\" could not be bound.", text.join(".")),
-        )
+/// The error for a column reference that resolves to none of the columns of `scope` (the
+/// sources in scope, innermost first): 207 for a bare name, and for a qualified one whose
+/// qualifier names a source in scope (`t.nope`: the table is there, its column is not, as
+/// SQL Server reports it); else 4104.
+pub(crate) fn unbound<'c>(scope: impl IntoIterator<Item = &'c [Col]>, parts: &[Ident]) -> SqlError {
+    if let [column] = parts {
+        return SqlError::invalid_column(&column.value);
     }
+    if let [.., qualifier, column] = parts {
+        let known = scope
+            .into_iter()
+            .flatten()
+            .any(|c| c.qual.as_deref().is_some_and(|q| q.eq_ignore_ascii_case(&qualifier.value)));
+        if known {
+            return SqlError::invalid_column(&column.value);
+        }
+    }
+    let text: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
+    SqlError::new(
+        4104,
+        format!("The multi-part identifier \"{}\" could not be bound.", text.join(".")),
+    )
 }
 
 /// The position of the column `parts` names among `cols`: Ok(None) if none, error 209 if

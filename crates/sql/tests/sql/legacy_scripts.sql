@@ -80,3 +80,15 @@ GO
 -- AVG of money is money, rounded to four places.
 SELECT AVG(price) AS a, SQL_VARIANT_PROPERTY(AVG(price), 'BaseType') AS t FROM titles
 GO
+-- Join hints, as DBA scripts (sp_WhoIsActive) write them: accepted, the result unchanged.
+SELECT t.pub_id, t2.type, t4.price FROM titles t INNER HASH JOIN titles t2 ON t2.type = t.type
+LEFT OUTER LOOP JOIN titles t3 ON t3.type = t.type
+RIGHT MERGE JOIN titles t4 ON t4.type = t2.type AND t4.price < 5
+WHERE t4.price > 2 ORDER BY t4.price, t.pub_id
+OPTION (HASH GROUP, KEEPFIXED PLAN)
+GO
+-- A qualified column its table lacks is 207, as in SQL Server; an unknown qualifier 4104.
+SELECT t.nope FROM titles t
+GO
+SELECT x.price FROM titles t
+GO

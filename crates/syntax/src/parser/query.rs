@@ -669,6 +669,11 @@ impl<'a> Parser<'a> {
             }
             None => return Ok(None),
         };
+        // A join hint (`INNER HASH JOIN`, `LEFT OUTER LOOP JOIN`) asks SQL Server's optimizer
+        // for an algorithm; it never changes the result, and Walden's planner chooses its own.
+        if kind != JoinKind::Cross && self.nth_is_keyword(1, "JOIN") {
+            self.eat_one_of(&["LOOP", "HASH", "MERGE", "REMOTE"]);
+        }
         self.expect_keyword("JOIN")?;
         Ok(Some(kind))
     }

@@ -377,7 +377,7 @@ impl Run<'_> {
                     ));
                 };
                 let at = crate::exec::eval::find_column(cols, parts)?
-                    .ok_or_else(|| crate::exec::eval::unbound(parts))?;
+                    .ok_or_else(|| crate::exec::eval::unbound([cols], parts))?;
                 for row in &mut grouped {
                     row[at] = Value::Null;
                 }
