@@ -750,6 +750,7 @@ impl Run<'_> {
             // server's own limit is `walden serve --max-connections`).
             "@@MAX_CONNECTIONS" => Value::Int(32767),
             "@@NESTLEVEL" => Value::Int(self.s.frames.len().saturating_sub(1) as i32),
+            "@@PROCID" => Value::Int(self.s.frames.last().map_or(0, |f| f.module_id)),
             "@@LOCK_TIMEOUT" => Value::Int(
                 self.s
                     .opts

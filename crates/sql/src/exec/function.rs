@@ -288,7 +288,11 @@ impl Run<'_> {
         if args.len() < params.len() {
             return Err(too_few());
         }
-        let mut frame = Frame { procedure: Some(def.name.clone()), ..Frame::default() };
+        let mut frame = Frame {
+            procedure: Some(def.name.clone()),
+            module_id: def.id as i32,
+            ..Frame::default()
+        };
         for (param, arg) in params.iter().zip(args) {
             let ty = self.resolve_type(&param.data_type)?;
             let v = match (arg, &param.default) {

@@ -131,7 +131,8 @@ fn decimal(digits: usize, scale: usize) -> SqlType {
 fn system_variable_type(name: &str) -> Option<SqlType> {
     Some(match name.to_ascii_uppercase().as_str() {
         "@@SPID" => SqlType::SmallInt,
-        "@@ROWCOUNT" | "@@TRANCOUNT" | "@@ERROR" | "@@FETCH_STATUS" | "@@NESTLEVEL" => SqlType::Int,
+        "@@ROWCOUNT" | "@@TRANCOUNT" | "@@ERROR" | "@@FETCH_STATUS" | "@@NESTLEVEL"
+        | "@@PROCID" => SqlType::Int,
         "@@SERVERNAME" | "@@SERVICENAME" => SYSNAME,
         "@@VERSION" => SqlType::NVarChar(Len::N(300)),
         "@@DBTS" => SqlType::VarBinary(Len::N(8)),

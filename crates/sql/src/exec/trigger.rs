@@ -435,6 +435,7 @@ impl Run<'_> {
         self.s.running_triggers.push(running);
         self.s.frames.push(Frame {
             procedure: Some(def.name.clone()),
+            module_id: def.id as i32,
             // Copied only where a DDL trigger may want a statement of it.
             source: db.has_database_triggers().then(|| Arc::from(def.text.as_str())),
             ..Frame::default()

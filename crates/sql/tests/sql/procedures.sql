@@ -105,3 +105,15 @@ SELECT x AS outer_x FROM @t
 GO
 DROP PROCEDURE dbo.inner_t
 GO
+-- @@PROCID: the running procedure's, trigger's or function's object id, 0 in a batch (what
+-- maintenance procedures pass to OBJECT_NAME and OBJECT_SCHEMA_NAME).
+CREATE PROCEDURE dbo.who_am_i AS
+SELECT OBJECT_SCHEMA_NAME(@@PROCID) AS s, OBJECT_NAME(@@PROCID) AS n,
+       CASE WHEN @@PROCID = OBJECT_ID('dbo.who_am_i') THEN 1 ELSE 0 END AS same
+GO
+EXEC dbo.who_am_i
+GO
+CREATE FUNCTION dbo.fn_procid () RETURNS INT AS BEGIN RETURN @@PROCID END
+GO
+SELECT @@PROCID AS batch, CASE WHEN dbo.fn_procid() = OBJECT_ID('dbo.fn_procid') THEN 1 ELSE 0 END AS fn
+GO

@@ -187,20 +187,20 @@ impl Run<'_> {
         })?;
         let caller_ansi_nulls =
             std::mem::replace(&mut self.s.opts.semantics.ansi_nulls, def.options.ansi_nulls);
-        let result = self.invoke(p, &p.arguments, procedure, Some(def.name.clone()), db);
+        let result = self.invoke(p, &p.arguments, procedure, Some((def.name.clone(), def.id)), db);
         self.s.opts.semantics.ansi_nulls = caller_ansi_nulls;
         result
     }
 
     /// Runs a procedure body with `arguments` bound to its parameters, then copies OUTPUT
-    /// parameters back and sets the return status. `frame_name`: the procedure name errors
+    /// parameters back and sets the return status. `module`: the procedure's name, which errors
     /// report (none for `sp_executesql`'s dynamic SQL).
     fn invoke(
         &mut self,
         p: &ExecProcedure,
         arguments: &[ExecArgument],
         procedure: &CreateProcedure,
-        frame_name: Option<String>,
+        module: Option<(String, u32)>,
         db: Arc<Database>,
     ) -> Step<()> {
         let proc_name = procedure.name.name.value.as_str();
@@ -263,7 +263,8 @@ impl Run<'_> {
         // The text is copied only where a DDL trigger may want a statement of it (a procedure
         // runs far more often than it does DDL).
         let mut frame = Frame {
-            procedure: frame_name,
+            module_id: module.as_ref().map_or(0, |(_, id)| *id as i32),
+            procedure: module.map(|(name, _)| name),
             source: db.has_database_triggers().then(|| Arc::from(procedure.definition.as_str())),
             ..Frame::default()
         };

@@ -161,6 +161,9 @@ pub(crate) struct Frame {
     /// database without DDL triggers); the event then shows the statement as Walden prints
     /// it.
     pub(crate) source: Option<Arc<str>>,
+    /// The object id of the procedure, trigger or function running in this frame
+    /// (`@@PROCID`); 0 for a batch or dynamic SQL.
+    pub(crate) module_id: i32,
 }
 
 /// What a statement tells the statements around it.
