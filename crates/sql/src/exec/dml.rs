@@ -305,6 +305,14 @@ impl Run<'_> {
                 self.refuse_pseudo_table_target(name)?;
                 // UPDATE t ... FROM dbo.T AS t: the target may be an alias in FROM.
                 if name.schema.is_none() && name.database.is_none() {
+                    // UPDATE t ... FROM @t AS t: likewise a table variable's alias.
+                    if let Some(v) = find_variable_alias(from, &name.name.value) {
+                        let v = v.to_string();
+                        self.refuse_readonly_table(&v)?;
+                        return self
+                            .resolve_table_variable(&v, &name.name.value)
+                            .map(Relation::Table);
+                    }
                     if let Some(real) = find_alias(from, &name.name.value) {
                         let real = real.clone();
                         self.refuse_pseudo_table_target(&real)?;
@@ -1171,6 +1179,18 @@ pub(crate) fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a
         }
     }
     None
+}
+
+/// The table variable an alias in a FROM clause stands for.
+fn find_variable_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a str> {
+    from.iter().find_map(|s| match s {
+        TableSource::Variable { name, alias: Some(a) } if a.value.eq_ignore_ascii_case(alias) => {
+            Some(name.as_str())
+        }
+        TableSource::Join(j) => find_variable_alias(std::slice::from_ref(&j.left), alias)
+            .or_else(|| find_variable_alias(std::slice::from_ref(&j.right), alias)),
+        _ => None,
+    })
 }
 
 /// Error 213: the values of an INSERT without a column list do not fit the table.

@@ -73,3 +73,14 @@ GO
 DROP PROCEDURE dbo.count_up;
 DROP TABLE dbo.names;
 GO
+-- UPDATE and DELETE through a table variable's alias in FROM, as maintenance scripts write.
+DECLARE @dbs TABLE (id INT IDENTITY, name SYSNAME, selected BIT DEFAULT 0)
+DECLARE @wanted TABLE (pattern SYSNAME)
+INSERT @dbs (name) VALUES ('master'), ('shop'), ('shop_archive'), ('tempdb')
+INSERT @wanted VALUES ('shop%')
+UPDATE tmp SET tmp.selected = 1 FROM @dbs tmp JOIN @wanted w ON tmp.name LIKE w.pattern
+UPDATE tmp SET selected = CASE WHEN EXISTS (SELECT * FROM @wanted WHERE tmp.name = 'tempdb') THEN 1 ELSE selected END
+FROM @dbs tmp
+DELETE d FROM @dbs d WHERE d.name = 'master'
+SELECT id, name, selected, PARSENAME(QUOTENAME(name) + '.dbo.t', 3) AS db FROM @dbs ORDER BY id
+GO

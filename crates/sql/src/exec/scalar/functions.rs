@@ -449,6 +449,66 @@ pub(super) fn quotename(args: Vec<Value>) -> Result<Value, SqlError> {
     Ok(Value::NStr(format!("{open}{escaped}{close}")))
 }
 
+/// `PARSENAME(name, piece)`: part `piece` of a name of up to four dot-separated parts (1 the
+/// object, 2 the schema, 3 the database, 4 the server), without its `[...]` or `"..."`
+/// delimiters; NULL for a piece outside 1-4, a part the name lacks or leaves empty, or a
+/// text that is not such a name (five parts, an unclosed delimiter).
+pub(super) fn parsename(args: Vec<Value>) -> Result<Value, SqlError> {
+    let [name, piece] = take(args);
+    let (Some((name, _)), Some(piece)) = (text_arg(name), int_arg(piece)?) else {
+        return Ok(Value::Null);
+    };
+    let Some(parts) = name_parts(&name) else { return Ok(Value::Null) };
+    let Some(index) = usize::try_from(piece).ok().filter(|p| (1..=4).contains(p)) else {
+        return Ok(Value::Null);
+    };
+    Ok(match parts.len().checked_sub(index).and_then(|i| parts.get(i)) {
+        Some(part) if !part.is_empty() => Value::NStr(part.clone()),
+        _ => Value::Null,
+    })
+}
+
+/// The parts of a multi-part name, delimiters removed (`]]` inside `[...]` and `""` inside
+/// `"..."` are one character); None if it is not a name of at most four parts.
+fn name_parts(name: &str) -> Option<Vec<String>> {
+    let mut parts = vec![String::new()];
+    let mut chars = name.chars().peekable();
+    let mut fresh = true;
+    while let Some(c) = chars.next() {
+        let close = match c {
+            '.' => {
+                parts.push(String::new());
+                fresh = true;
+                continue;
+            }
+            '[' if fresh => ']',
+            '"' if fresh => '"',
+            _ => {
+                parts.last_mut()?.push(c);
+                fresh = false;
+                continue;
+            }
+        };
+        // A delimited part: up to its closing delimiter, which must end the part.
+        let part = parts.last_mut()?;
+        loop {
+            match chars.next()? {
+                d if d == close && chars.peek() == Some(&close) => {
+                    chars.next();
+                    part.push(d);
+                }
+                d if d == close => break,
+                d => part.push(d),
+            }
+        }
+        if chars.peek().is_some_and(|&n| n != '.') {
+            return None;
+        }
+        fresh = false;
+    }
+    (parts.len() <= 4).then_some(parts)
+}
+
 /// Msg 8116 for an argument of a type a math function does not take.
 fn invalid_argument(v: &Value, func: &str) -> SqlError {
     SqlError::new(

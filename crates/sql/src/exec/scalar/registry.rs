@@ -24,8 +24,8 @@ use walden_engine::types::{Len, SqlType, Value};
 use super::functions::{
     abs, atn2, char_of, charindex, choose, coalesce, concat, concat_ws, datalength,
     first_char_code, float_fn, floor_ceiling, hashbytes, isdate, isnull, isnumeric, left_right,
-    len, log, map_text, new_guid, nullif, power, quotename, rand, replace, replicate, round, sign,
-    space, sql_variant_property, str_fn, stuff, substring, translate, trim,
+    len, log, map_text, new_guid, nullif, parsename, power, quotename, rand, replace, replicate,
+    round, sign, space, sql_variant_property, str_fn, stuff, substring, translate, trim,
 };
 use super::{dates, json, more, session_functions as session};
 use crate::ast::{Expr, ExprKind};
@@ -370,6 +370,7 @@ static BUILTINS: &[Builtin] = &[
     pure("CHAR", 1, 1, |a| char_of(a, false)),
     pure("NCHAR", 1, 1, |a| char_of(a, true)),
     pure("QUOTENAME", 1, 2, quotename),
+    pure("PARSENAME", 2, 2, parsename).fixed(SqlType::NVarChar(Len::N(128))),
     pure("TRANSLATE", 3, 3, translate),
     pure("FORMAT", 2, 3, super::format::format).fixed(SqlType::NVarChar(Len::N(4000))),
     pure("STRING_ESCAPE", 2, 2, more::string_escape),

@@ -982,6 +982,21 @@ fn string_functions() {
     assert_eq!(f("NCHAR", vec![Value::Int(233)]).unwrap(), ns("é"));
     assert_eq!(f("QUOTENAME", vec![s("a]b")]).unwrap(), ns("[a]]b]"));
     assert_eq!(f("QUOTENAME", vec![s("a'b"), s("'")]).unwrap(), ns("'a''b'"));
+    let parse = |name: &str, piece: i32| f("PARSENAME", vec![s(name), Value::Int(piece)]).unwrap();
+    assert_eq!(parse("srv.db.dbo.t", 1), ns("t"));
+    assert_eq!(parse("srv.db.dbo.t", 4), ns("srv"));
+    assert_eq!(parse("dbo.t", 3), Value::Null);
+    assert_eq!(parse("16.0.1000.6", 4), ns("16"));
+    assert_eq!(parse("[my db].[a]]b].\"c\"\"d\"", 2), ns("a]b"));
+    assert_eq!(parse("[my db].[a]]b].\"c\"\"d\"", 1), ns("c\"d"));
+    assert_eq!(parse("[my db].x", 2), ns("my db"));
+    assert_eq!(parse("a..t", 2), Value::Null);
+    assert_eq!(parse("a..t", 3), ns("a"));
+    assert_eq!(parse("a.b.c.d.e", 1), Value::Null);
+    assert_eq!(parse("[a", 1), Value::Null);
+    assert_eq!(parse("[a]x", 1), Value::Null);
+    assert_eq!(parse("a.b", 0), Value::Null);
+    assert_eq!(parse("a.b", 5), Value::Null);
 }
 
 #[test]
