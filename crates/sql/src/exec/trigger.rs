@@ -440,7 +440,9 @@ impl Run<'_> {
             source: db.has_database_triggers().then(|| Arc::from(def.text.as_str())),
             ..Frame::default()
         });
+        let caller_module = self.s.activity.enter_module(Some((db.id(), def.id)));
         let result = self.module_body(body);
+        self.s.activity.enter_module(caller_module);
         self.pop_frame();
         self.s.running_triggers.pop();
         self.s.opts = opts;

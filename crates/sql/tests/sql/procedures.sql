@@ -117,3 +117,17 @@ CREATE FUNCTION dbo.fn_procid () RETURNS INT AS BEGIN RETURN @@PROCID END
 GO
 SELECT @@PROCID AS batch, CASE WHEN dbo.fn_procid() = OBJECT_ID('dbo.fn_procid') THEN 1 ELSE 0 END AS fn
 GO
+-- A request running a procedure has the procedure's sql_handle: dm_exec_sql_text gives its
+-- definition (sp_WhoIsActive reads its own help text this way); a batch's, the batch.
+CREATE PROCEDURE dbo.my_text AS
+SELECT t.objectid - OBJECT_ID('dbo.my_text') AS same_object, t.dbid - DB_ID() AS same_db,
+       LEFT(t.text, 29) AS head
+FROM sys.dm_exec_requests r CROSS APPLY sys.dm_exec_sql_text(r.sql_handle) t
+WHERE r.session_id = @@SPID
+GO
+EXEC dbo.my_text
+GO
+SELECT t.objectid, LEFT(t.text, 9) AS head
+FROM sys.dm_exec_requests r CROSS APPLY sys.dm_exec_sql_text(r.sql_handle) t
+WHERE r.session_id = @@SPID
+GO

@@ -190,3 +190,8 @@ SELECT COUNT(*) AS no_text FROM sys.dm_exec_sql_text(NULL)
 GO
 DBCC INPUTBUFFER(999)
 GO
+-- No Service Broker: no activated tasks. The diagnostics log directory is the instance's.
+SELECT COUNT(*) AS tasks FROM sys.dm_broker_activated_tasks
+GO
+SELECT is_enabled, CASE WHEN LEN(path) > 0 THEN 1 ELSE 0 END AS has_path FROM sys.dm_os_server_diagnostics_log_configurations
+GO

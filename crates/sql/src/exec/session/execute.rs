@@ -339,10 +339,16 @@ impl Run<'_> {
             let key = param.name.to_ascii_lowercase();
             self.frame().hidden_tables.push((key, None, true));
         }
+        let module_id = self.frame().module_id;
+        let caller_module = (module_id != 0)
+            .then(|| self.s.activity.enter_module(Some((db.id(), module_id as u32))));
         let result = match result {
             Ok(_) => self.module_body(&procedure.body),
             Err(e) => Err(e),
         };
+        if let Some(caller) = caller_module {
+            self.s.activity.enter_module(caller);
+        }
         self.s.opts = saved_opts;
         let out_values: Vec<(String, Value)> = match self.s.frames.last() {
             Some(f) => outputs

@@ -235,6 +235,10 @@ pub fn system_view(
         "database_permissions" => (None, |c, _| Ok(server::database_permissions(c))),
         "database_mirroring" => (None, |c, _| Ok(server::database_mirroring(c))),
         "dm_os_host_info" => (None, |c, _| Ok(server::host_info(c))),
+        "dm_broker_activated_tasks" => (None, |_, _| Ok(server::broker_activated_tasks())),
+        "dm_os_server_diagnostics_log_configurations" => {
+            (None, |c, _| Ok(server::diagnostics_log_configurations(c)))
+        }
         "time_zone_info" => (None, |_, _| Ok(time_zone_info())),
         "extended_properties" => {
             (None, |c, _| Ok(crate::exec::properties::extended_properties(c.database)))

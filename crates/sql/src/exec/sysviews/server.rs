@@ -698,3 +698,28 @@ pub(super) fn index_usage_stats(_ctx: &ViewContext<'_>) -> RowSet {
     }
     view.rows(&[])
 }
+
+/// `sys.dm_broker_activated_tasks`: the stored procedures Service Broker started. Walden has
+/// no Service Broker, so there are none (sp_WhoIsActive joins this view to mark its tasks).
+pub(super) fn broker_activated_tasks() -> RowSet {
+    View::<()>::new()
+        .col("spid", SqlType::Int, |_| Value::Null)
+        .col("database_id", SqlType::SmallInt, |_| Value::Null)
+        .col("queue_id", SqlType::Int, |_| Value::Null)
+        .col("procedure_name", SqlType::NVarChar(Len::N(650)), |_| Value::Null)
+        .col("execute_as", SqlType::Int, |_| Value::Null)
+        .rows(&[])
+}
+
+/// `sys.dm_os_server_diagnostics_log_configurations`: where SQL Server writes its diagnostics
+/// logs, which maintenance scripts also take as the directory for their own log files. Walden
+/// writes no such logs; the directory given is the instance's, where its files are.
+pub(super) fn diagnostics_log_configurations(ctx: &ViewContext<'_>) -> RowSet {
+    let dir = ctx.instance.dir().display().to_string();
+    View::<String>::new()
+        .col("is_enabled", SqlType::Bit, |_| Value::Bit(false))
+        .col("path", SqlType::NVarChar(Len::N(260)), |d| nstr(d.as_str()))
+        .col("max_files", SqlType::Int, |_| int(0))
+        .col("max_size", SqlType::Int, |_| int(0))
+        .rows(&[dir])
+}

@@ -132,6 +132,10 @@ pub struct SessionActivity {
     /// The running (or last) batch: its number in the session (0: none yet) and its text, for
     /// `sql_handle`, `sys.dm_exec_sql_text` and `sys.dm_exec_input_buffer`.
     batch: Mutex<(u64, Arc<str>)>,
+    /// The procedure, trigger or function the running statement is in: its database id in
+    /// the high 32 bits and its object id in the low ones; 0 for the batch itself. A
+    /// request's `sql_handle` then names the module, as SQL Server's does.
+    module: AtomicU64,
 }
 
 /// A batch's `sql_handle`: 0x02 (SQL Server's first byte for a batch's handle), three zero
@@ -152,6 +156,26 @@ fn parse_sql_handle(handle: &[u8]) -> Option<(u16, u64)> {
     let spid = u16::from_be_bytes([head[4], head[5]]);
     (head[0] == 0x02 && batch.len() == 8)
         .then(|| (spid, u64::from_be_bytes(batch.try_into().unwrap_or_default())))
+}
+
+/// A module's `sql_handle`: 0x03 (SQL Server's first byte for an object's handle), three
+/// zero bytes, then the database id and the object id (4 bytes each, big-endian).
+fn module_handle(database_id: u32, object_id: u32) -> Vec<u8> {
+    let mut handle = vec![0x03, 0, 0, 0];
+    handle.extend_from_slice(&database_id.to_be_bytes());
+    handle.extend_from_slice(&object_id.to_be_bytes());
+    handle
+}
+
+/// The (database id, object id) a [`module_handle`] names.
+fn parse_module_handle(handle: &[u8]) -> Option<(u32, u32)> {
+    match handle {
+        [0x03, 0, 0, 0, d0, d1, d2, d3, o0, o1, o2, o3] => Some((
+            u32::from_be_bytes([*d0, *d1, *d2, *d3]),
+            u32::from_be_bytes([*o0, *o1, *o2, *o3]),
+        )),
+        _ => None,
+    }
 }
 
 /// A user transaction as the session recorded it when it began.
@@ -202,6 +226,7 @@ impl SessionActivity {
             on_kill: Mutex::new(None),
             user_transaction: Mutex::new(None),
             batch: Mutex::new((0, Arc::from(""))),
+            module: AtomicU64::new(0),
         }
     }
 
@@ -263,6 +288,33 @@ impl SessionActivity {
     /// first.
     pub(crate) fn batch(&self) -> (u64, Arc<str>) {
         self.batch.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The running statement's module (database id, object id), or None in the batch
+    /// itself; what [`SessionActivity::enter_module`] last set.
+    fn module(&self) -> Option<(u32, u32)> {
+        match self.module.load(Ordering::Relaxed) {
+            0 => None,
+            m => Some(((m >> 32) as u32, m as u32)),
+        }
+    }
+
+    /// The running statement is now in module `object_id` of database `database_id` (None:
+    /// in the batch); returns what it was in, for the module's end to put back.
+    pub(crate) fn enter_module(&self, module: Option<(u32, u32)>) -> Option<(u32, u32)> {
+        let packed = module.map_or(0, |(db, object)| (u64::from(db) << 32) | u64::from(object));
+        match self.module.swap(packed, Ordering::Relaxed) {
+            0 => None,
+            m => Some(((m >> 32) as u32, m as u32)),
+        }
+    }
+
+    /// The running request's `sql_handle`: its module's while it runs one, else its batch's.
+    fn request_handle_value(&self) -> Value {
+        match self.module() {
+            Some((db, object)) => Value::Binary(module_handle(db, object)),
+            None => self.handle_value(),
+        }
     }
 
     /// The running (or last) batch's `sql_handle`, NULL before the first.
@@ -624,7 +676,7 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
             nstr(if r.wait.is_some() { "suspended" } else { "running" })
         })
         .col("command", SqlType::NVarChar(Len::N(32)), |r| nstr(r.session.a.command_name()))
-        .opt("sql_handle", SqlType::VarBinary(Len::N(64)), |r| r.session.a.handle_value())
+        .opt("sql_handle", SqlType::VarBinary(Len::N(64)), |r| r.session.a.request_handle_value())
         .opt("statement_start_offset", SqlType::Int, |_| Value::Null)
         .opt("statement_end_offset", SqlType::Int, |_| Value::Null)
         .opt("plan_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
@@ -678,20 +730,34 @@ fn resource_detail(w: &LockInfo) -> String {
 /// session's running or last batch (SQL Server keeps texts as long as their plans are cached;
 /// Walden caches no plans). No row for NULL or a handle of anything else.
 pub(super) fn exec_sql_text(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
-    let text = match args.first() {
-        Some(Value::Binary(handle)) => parse_sql_handle(handle).and_then(|(spid, batch)| {
-            let session = rows_of(ctx).into_iter().find(|r| r.a.spid == spid)?;
-            let (current, text) = session.a.batch();
-            (current == batch).then_some(text)
-        }),
+    // (database id, object id: both for a module's handle) and the text.
+    let text: Option<(Option<(u32, u32)>, Arc<str>)> = match args.first() {
+        Some(Value::Binary(handle)) => match parse_module_handle(handle) {
+            Some((db, object)) => ctx
+                .instance
+                .database_by_id(i64::from(db))
+                .and_then(|d| d.object_by_id(object))
+                .and_then(|o| o.module_text().map(Arc::from))
+                .map(|text| (Some((db, object)), text)),
+            None => parse_sql_handle(handle).and_then(|(spid, batch)| {
+                let session = rows_of(ctx).into_iter().find(|r| r.a.spid == spid)?;
+                let (current, text) = session.a.batch();
+                (current == batch).then_some((None, text))
+            }),
+        },
         _ => None,
     };
-    Ok(View::<Arc<str>>::new()
-        .col("dbid", SqlType::SmallInt, |_| Value::Null)
-        .col("objectid", SqlType::Int, |_| Value::Null)
-        .col("number", SqlType::SmallInt, |_| Value::Null)
+    type Text = (Option<(u32, u32)>, Arc<str>);
+    Ok(View::<Text>::new()
+        .col("dbid", SqlType::SmallInt, |(m, _)| {
+            m.map_or(Value::Null, |(db, _)| Value::SmallInt(db as i16))
+        })
+        .col("objectid", SqlType::Int, |(m, _)| {
+            m.map_or(Value::Null, |(_, object)| Value::Int(object as i32))
+        })
+        .col("number", SqlType::SmallInt, |(m, _)| m.map_or(Value::Null, |_| Value::SmallInt(1)))
         .col("encrypted", SqlType::Bit, |_| Value::Bit(false))
-        .col("text", SqlType::NVarChar(Len::Max), |t| nstr(&**t))
+        .col("text", SqlType::NVarChar(Len::Max), |(_, t)| nstr(&**t))
         .rows(&text.into_iter().collect::<Vec<_>>()))
 }
 
