@@ -731,7 +731,8 @@ fn resource_detail(w: &LockInfo) -> String {
 /// Walden caches no plans). No row for NULL or a handle of anything else.
 pub(super) fn exec_sql_text(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
     // (database id, object id: both for a module's handle) and the text.
-    let text: Option<(Option<(u32, u32)>, Arc<str>)> = match args.first() {
+    type Text = (Option<(u32, u32)>, Arc<str>);
+    let text: Option<Text> = match args.first() {
         Some(Value::Binary(handle)) => match parse_module_handle(handle) {
             Some((db, object)) => ctx
                 .instance
@@ -747,7 +748,6 @@ pub(super) fn exec_sql_text(ctx: &ViewContext<'_>, args: &[Value]) -> Result<Row
         },
         _ => None,
     };
-    type Text = (Option<(u32, u32)>, Arc<str>);
     Ok(View::<Text>::new()
         .col("dbid", SqlType::SmallInt, |(m, _)| {
             m.map_or(Value::Null, |(db, _)| Value::SmallInt(db as i16))
