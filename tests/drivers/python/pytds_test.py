@@ -16,10 +16,15 @@ from pytds_bulk import bulk_copy
 
 from checks import (
     BAD_INPUT,
+    DECLARED_AGGREGATES,
     DECLARED_EXPECTED,
+    DECLARED_EXPRESSIONS,
     DECLARED_LITERALS,
+    DECLARED_NESTED,
+    DECLARED_NESTED_TYPES,
     DECLARED_SELECT,
     DECLARED_TABLE,
+    DECLARED_VIEW,
     DTO_EXPECTED,
     LONG_TEXT,
     NEWER_TYPES_SELECT,
@@ -301,6 +306,38 @@ def declared_types():
             "variables' and casts' values",
             tuple(cur.fetchone()),
             (datetime.datetime(2020, 1, 1, 10, 1), decimal.Decimal("1.2346"), "x", "y", b"\x01"),
+        )
+        # Expressions over them: each typed as SQL Server types it.
+        wire = lambda d: (d[1], d[3] if d[1] in (58, 122, 61, 60) else None)
+        for exprs in (DECLARED_EXPRESSIONS, DECLARED_AGGREGATES):
+            # Row 2: row 1's SMALLMONEY is the largest, which sm * 2 overflows (8115).
+            where = " WHERE id = 2" if exprs is DECLARED_EXPRESSIONS else ""
+            cur.execute(f"SELECT {', '.join(e for e, _ in exprs)} FROM legacy_p{where}")
+            got = [wire(d) for d in cur.description]
+            for (expr, expected), actual in zip(exprs, got):
+                checks.eq(f"the TDS type of {expr}", actual, expected)
+            cur.fetchall()
+        cur.execute("SELECT sd + 1, sm - 1 FROM legacy_p WHERE id = 2")
+        checks.eq(
+            "sd + 1's and sm - 1's values",
+            tuple(cur.fetchone()),
+            (datetime.datetime(2024, 3, 2, 8, 15), decimal.Decimal("-13.3456")),
+        )
+        cur.execute(DECLARED_VIEW)
+        cur.execute(DECLARED_NESTED)
+        checks.eq(
+            "a UNION's, a view's and a derived table's types",
+            [wire(d) for d in cur.description],
+            DECLARED_NESTED_TYPES,
+        )
+        checks.eq(
+            "their values",
+            tuple(cur.fetchone()),
+            (
+                datetime.datetime(2024, 2, 29, 13, 46),
+                datetime.datetime(2024, 3, 1, 13, 46),
+                decimal.Decimal("214748.3647"),
+            ),
         )
 
 
