@@ -341,6 +341,44 @@ def declared_types():
         )
 
 
+def describe_first_result_set():
+    """sp_describe_first_result_set as an RPC (callproc) and in a batch: the first result set's
+    columns, described without running the batch; its errors (11529 after the batch's own)."""
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.callproc(
+            "sp_describe_first_result_set",
+            ("SELECT id, sd + 1 AS next_day, tx, @p AS p FROM legacy_p", "@p DECIMAL(9, 2)"),
+        )
+        names = [d[0] for d in cur.description]
+        checks.eq(
+            "the result's first and last columns",
+            (names[0], names[-1]),
+            ("is_hidden", "tds_collation_sort_id"),
+        )
+        wanted = ["column_ordinal", "name", "system_type_id", "system_type_name"]
+        wanted += ["max_length", "precision", "scale"]
+        got = [tuple(r[names.index(c)] for c in wanted) for r in cur.fetchall()]
+        checks.eq(
+            "the described columns",
+            got,
+            [
+                (1, "id", 56, "int", 4, 10, 0),
+                (2, "next_day", 58, "smalldatetime", 4, 16, 0),
+                (3, "tx", 35, "text", 16, 0, 0),
+                (4, "p", 106, "decimal(9,2)", 5, 9, 2),
+            ],
+        )
+        cur.execute("EXEC sp_describe_first_result_set N'DELETE FROM legacy_p'")
+        checks.eq("a batch without a result set: no rows", cur.fetchall(), [])
+        checks.eq("nothing ran", scalar(cur, "SELECT COUNT(*) FROM legacy_p"), 3)
+        try:
+            cur.execute("EXEC sp_describe_first_result_set N'SELECT nope FROM legacy_p'")
+            checks.true("an unknown column raised no error", False)
+        except pytds.Error as e:
+            checks.eq("the error of a batch that cannot be described", e.msg_no, 11529)
+        checks.eq("the connection works after 11529", scalar(cur, "SELECT 7"), 7)
+
+
 def xml_type():
     """An xml column read (XMLTYPE in COLMETADATA and ROW) and an xml parameter sent as XMLTYPE."""
     with connect(DATABASE) as conn, conn.cursor() as cur:
@@ -395,6 +433,7 @@ checks.section("bad input", bad_input)
 checks.section("newer types", newer_types)
 checks.section("xml", xml_type)
 checks.section("declared types", declared_types)
+checks.section("sp_describe_first_result_set", describe_first_result_set)
 checks.section("plans and statistics", plans_and_statistics)
 checks.section("bulk copy", lambda: bulk_copy(connect, checks, DATABASE))
 checks.finish()
