@@ -211,30 +211,25 @@ const EVERY_PATH_FAILS: &str = "The metadata could not be determined because eve
 /// through blocks, `TRY` blocks and both branches of an `IF`. Whether one was found.
 fn first_result_statements(statements: &[Statement], out: &mut Vec<Statement>) -> bool {
     for st in statements {
-        match &st.kind {
-            StatementKind::Declare(_) => out.push(st.clone()),
+        let found = match &st.kind {
+            StatementKind::Declare(_) => {
+                out.push(st.clone());
+                false
+            }
             StatementKind::Select(s) if sends_rows(&s.query.body) => {
                 out.push(st.clone());
-                return true;
+                true
             }
-            StatementKind::Block(inner) => {
-                if first_result_statements(inner, out) {
-                    return true;
-                }
-            }
-            StatementKind::TryCatch(t) => {
-                if first_result_statements(&t.try_block, out) {
-                    return true;
-                }
-            }
+            StatementKind::Block(inner) => first_result_statements(inner, out),
+            StatementKind::TryCatch(t) => first_result_statements(&t.try_block, out),
             StatementKind::If(i) => {
-                if first_result_statements(std::slice::from_ref(&i.then_branch), out)
+                first_result_statements(std::slice::from_ref(&i.then_branch), out)
                     || first_result_statements(i.else_branch.as_slice(), out)
-                {
-                    return true;
-                }
             }
-            _ => {}
+            _ => false,
+        };
+        if found {
+            return true;
         }
     }
     false
