@@ -311,18 +311,17 @@ fn column_row(ordinal: usize, c: &ColumnInfo) -> Vec<Value> {
             (precision(c.ty), scale(c.ty)),
         ),
     };
-    let character = matches!(c.declared, Some(DeclaredType::Text | DeclaredType::NText))
-        || matches!(
-            c.ty,
-            SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_)
-        ) && !matches!(c.declared, Some(DeclaredType::Image));
+    // IMAGE is held as VARBINARY(MAX), TEXT and NTEXT as the character MAX types.
+    let character = matches!(
+        c.ty,
+        SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_)
+    );
     let collation = character.then(|| c.collation.unwrap_or(DEFAULT_COLLATION));
     let case_sensitive = collation.is_some_and(|n| {
         let upper = n.to_ascii_uppercase();
         upper.contains("_CS") || upper.contains("_BIN")
     });
     let (tds_type, tds_length) = tds_type(c);
-    let unknown = Value::Null;
     vec![
         Value::Bit(false),
         Value::Int(i32::try_from(ordinal).unwrap_or(i32::MAX)),
@@ -356,11 +355,11 @@ fn column_row(ordinal: usize, c: &ColumnInfo) -> Vec<Value> {
         Value::Null,
         // is_identity_column, is_part_of_unique_key, is_updateable, is_computed_column,
         // is_sparse_column_set: not determined.
-        unknown.clone(),
-        unknown.clone(),
-        unknown.clone(),
-        unknown.clone(),
-        unknown,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
         Value::Null,
         Value::Null,
         Value::Null,
