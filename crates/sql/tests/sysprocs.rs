@@ -198,3 +198,103 @@ fn sp_configure_shows_max_server_memory_once_advanced_options_are_shown() {
     let out = run(&mut s, "EXEC sp_configure 'max server memory (MB)'");
     assert_eq!(out.errors().map(|e| e.number).collect::<Vec<_>>(), [15123]);
 }
+
+#[test]
+fn sp_describe_first_result_set_describes_without_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    let out = run(
+        &mut s,
+        "CREATE TABLE item (id INT NOT NULL PRIMARY KEY, name VARCHAR(30) COLLATE Latin1_General_CS_AS,
+             seen SMALLDATETIME, price MONEY);",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let out = run(
+        &mut s,
+        "EXEC sp_describe_first_result_set N'DECLARE @n INT = 1; UPDATE item SET price = 0;
+             IF @n > 0 SELECT id, name, seen + @n AS next_seen, price, @p AS p FROM item
+             ELSE SELECT 1', N'@p NVARCHAR(10)'",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let set = &out.results[0];
+    assert_eq!(set.columns.len(), 39);
+    assert_eq!(set.columns[0].name, "is_hidden");
+    assert_eq!(set.columns[38].name, "tds_collation_sort_id");
+    let col = |name: &str| set.columns.iter().position(|c| c.name == name).unwrap();
+    let described: Vec<Vec<Value>> = set
+        .rows
+        .iter()
+        .map(|r| {
+            ["column_ordinal", "name", "is_nullable", "system_type_id", "system_type_name"]
+                .iter()
+                .chain(&["max_length", "precision", "scale", "collation_name", "is_case_sensitive"])
+                .chain(&["tds_type_id", "tds_length"])
+                .map(|c| r[col(c)].clone())
+                .collect()
+        })
+        .collect();
+    let text = |s: &str| Value::NStr(s.into());
+    let row = |ordinal: i32, name: &str, nullable: bool, id: i32, type_name: &str| {
+        vec![Value::Int(ordinal), text(name), Value::Bit(nullable), Value::Int(id), text(type_name)]
+    };
+    let rest = |len: i16, p: u8, sc: u8, coll: Option<&str>, cs: bool, tds: i32, tds_len: i32| {
+        vec![
+            Value::SmallInt(len),
+            Value::TinyInt(p),
+            Value::TinyInt(sc),
+            coll.map_or(Value::Null, text),
+            Value::Bit(cs),
+            Value::Int(tds),
+            Value::Int(tds_len),
+        ]
+    };
+    let full = |a: Vec<Value>, b: Vec<Value>| a.into_iter().chain(b).collect::<Vec<_>>();
+    assert_eq!(
+        described,
+        [
+            full(row(1, "id", false, 56, "int"), rest(4, 10, 0, None, false, 0x26, 4)),
+            full(
+                row(2, "name", true, 167, "varchar(30)"),
+                rest(30, 0, 0, Some("Latin1_General_CS_AS"), true, 0xA7, 30)
+            ),
+            full(
+                row(3, "next_seen", true, 58, "smalldatetime"),
+                rest(4, 16, 0, None, false, 0x6F, 4)
+            ),
+            full(row(4, "price", true, 60, "money"), rest(8, 19, 4, None, false, 0x6E, 8)),
+            full(
+                row(5, "p", true, 231, "nvarchar(10)"),
+                rest(20, 0, 0, Some("SQL_Latin1_General_CP1_CI_AS"), false, 0xE7, 20)
+            ),
+        ]
+    );
+    // The UPDATE before the SELECT did not run, nor was the SELECT's result sent.
+    assert_eq!(out.results.len(), 1);
+    let out = run(&mut s, "INSERT item VALUES (1, 'a', NULL, 5); EXEC sp_describe_first_result_set N'UPDATE item SET price = 0'");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    assert!(out.results[0].rows.is_empty(), "no result set, no rows");
+    let out = run(&mut s, "SELECT price FROM item");
+    assert_eq!(out.results[0].rows, [[Value::Money(50_000)]]);
+
+    // Errors as SQL Server gives them: the batch's, then 11501 or 11529.
+    let numbers = |sql: &str| {
+        let out = run(&mut Session::new(Arc::clone(&instance)), sql);
+        out.errors().map(|e| e.number).collect::<Vec<_>>()
+    };
+    assert_eq!(numbers("EXEC sp_describe_first_result_set N'SELECT FROM'"), [156, 11501]);
+    assert_eq!(numbers("EXEC sp_describe_first_result_set N'SELECT * FROM nosuch'"), [208, 11529]);
+    assert_eq!(numbers("EXEC sp_describe_first_result_set"), [201]);
+
+    // The table-valued function: the same rows, and an error as a row of its own.
+    let out = run(
+        &mut s,
+        "SELECT name, system_type_name, error_number FROM \
+         sys.dm_exec_describe_first_result_set(N'SELECT seen FROM item', NULL, 0);
+         SELECT error_number, error_type_desc FROM \
+         sys.dm_exec_describe_first_result_set(N'SELECT nope FROM item', NULL, 0)",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    assert_eq!(out.results[0].rows, [[text("seen"), text("smalldatetime"), Value::Null]]);
+    assert_eq!(out.results[1].rows, [[Value::Int(207), text("MISC")]]);
+}

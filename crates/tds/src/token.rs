@@ -45,6 +45,8 @@ pub const LOGINACK: u8 = 0xAD;
 pub const ROW: u8 = 0xD1;
 /// NBCROW: a null bitmap, then the non-NULL values.
 pub const NBCROW: u8 = 0xD2;
+/// FEATUREEXTACK: the features of LOGIN7's FeatureExt the server acknowledges (TDS 7.4).
+pub const FEATUREEXTACK: u8 = 0xAE;
 /// ENVCHANGE: length-prefixed.
 pub const ENVCHANGE: u8 = 0xE3;
 /// DONE: 12 bytes.
@@ -300,7 +302,13 @@ pub enum Token {
     ReturnValue(ReturnValue),
     /// ORDER: the 1-based columns the result set is sorted by.
     Order(Vec<u16>),
+    /// FEATUREEXTACK (2.2.7.11): each acknowledged feature's id and data, sent with LOGINACK
+    /// only, and only for features the client's LOGIN7 asked for.
+    FeatureExtAck(Vec<(u8, Vec<u8>)>),
 }
+
+/// FEATUREEXTACK's end: the FeatureId 0xFF.
+const FEATURE_ACK_TERMINATOR: u8 = 0xFF;
 
 /// Rejects types this codec does not carry in result streams (see the module documentation):
 /// TEXT, NTEXT and IMAGE are result set columns (`in_row`), never RETURNVALUEs.
@@ -364,6 +372,24 @@ impl Token {
                     cols.iter().for_each(|c| out.extend_from_slice(&c.to_le_bytes()));
                     Ok(())
                 })
+            }
+            Self::FeatureExtAck(features) => {
+                out.push(FEATUREEXTACK);
+                for (id, data) in features {
+                    if *id == FEATURE_ACK_TERMINATOR {
+                        return Err(TdsError::Malformed { what: "FEATUREEXTACK FeatureId" });
+                    }
+                    let len = u32::try_from(data.len()).map_err(|_| TdsError::TooLong {
+                        what: "FEATUREEXTACK FeatureAckData",
+                        len: data.len(),
+                        max: u32::MAX as usize,
+                    })?;
+                    out.push(*id);
+                    out.extend_from_slice(&len.to_le_bytes());
+                    out.extend_from_slice(data);
+                }
+                out.push(FEATURE_ACK_TERMINATOR);
+                Ok(())
             }
         })
     }
@@ -658,6 +684,20 @@ impl<'a> TokenReader<'a> {
                     cols.push(t.u16_le("ORDER ColNum")?);
                 }
                 Token::Order(cols)
+            }
+            FEATUREEXTACK => {
+                let mut features = Vec::new();
+                loop {
+                    let id = r.u8("FEATUREEXTACK FeatureId")?;
+                    if id == FEATURE_ACK_TERMINATOR {
+                        break;
+                    }
+                    let len = r.u32_le("FEATUREEXTACK FeatureAckDataLen")?;
+                    let len = usize::try_from(len)
+                        .map_err(|_| TdsError::Malformed { what: "FEATUREEXTACK length" })?;
+                    features.push((id, r.take(len, "FEATUREEXTACK FeatureAckData")?.to_vec()));
+                }
+                Token::FeatureExtAck(features)
             }
             other => return Err(TdsError::UnknownToken(other)),
         })

@@ -506,9 +506,11 @@ fn event(token: Token) -> Option<Event> {
         Token::Done(d) | Token::DoneProc(d) | Token::DoneInProc(d) => done(d),
         Token::Info(m) | Token::Error(m) => Event::Message(m),
         Token::EnvChange(change) => Event::EnvChange(change),
-        Token::LoginAck(_) | Token::ReturnStatus(_) | Token::ReturnValue(_) | Token::Order(_) => {
-            return None
-        }
+        Token::LoginAck(_)
+        | Token::ReturnStatus(_)
+        | Token::ReturnValue(_)
+        | Token::Order(_)
+        | Token::FeatureExtAck(_) => return None,
     })
 }
 

@@ -692,6 +692,58 @@ func declaredTypes() {
 		failures++
 		fmt.Printf("FAIL variables: no row (%v)\n", vars.Err())
 	}
+	declaredExpressions(db)
+}
+
+// declaredExpressions: expressions over those columns are typed as SQL Server types them
+// (data type precedence; ISNULL takes its first argument's type; MIN, MAX and DATEADD keep
+// theirs; SUM and AVG of SMALLMONEY are MONEY), and so are a UNION's, a view's and a derived
+// table's columns.
+func declaredExpressions(db *sql.DB) {
+	cases := []struct{ expr, typ string }{
+		{"sd + 1", "SMALLDATETIME"},
+		{"ISNULL(sd, GETDATE())", "SMALLDATETIME"},
+		{"COALESCE(sd, '2020-01-01')", "SMALLDATETIME"},
+		{"CASE WHEN id = 2 THEN sd END", "SMALLDATETIME"},
+		{"DATEADD(MINUTE, 5, sd)", "SMALLDATETIME"},
+		{"sd + CAST(0 AS DATETIME)", "DATETIME"},
+		{"sm * 2", "SMALLMONEY"},
+		{"ISNULL(sm, 0)", "SMALLMONEY"},
+		{"sm + $1", "MONEY"},
+		{"ISNULL(tx, 'x')", "TEXT"},
+		{"COALESCE(nt, N'y')", "NTEXT"},
+		{"CASE WHEN id > 0 THEN im END", "IMAGE"},
+	}
+	var exprs, want []string
+	for _, c := range cases {
+		exprs = append(exprs, c.expr)
+		want = append(want, c.typ)
+	}
+	typesOf := func(query string) []string {
+		rows, err := db.QueryContext(ctx, query)
+		if !ok(query, err) {
+			return nil
+		}
+		defer rows.Close()
+		types, _ := rows.ColumnTypes()
+		var names []string
+		for _, t := range types {
+			names = append(names, t.DatabaseTypeName())
+		}
+		for rows.Next() {
+		}
+		ok(query+": rows", rows.Err())
+		return names
+	}
+	// Row 2: row 1's SMALLMONEY is the largest, which sm * 2 overflows.
+	eq("expressions' types", typesOf("SELECT "+strings.Join(exprs, ", ")+" FROM legacy_g WHERE id = 2"), want)
+	eq("aggregates' types", typesOf("SELECT MIN(sd), MAX(sm), SUM(sm), AVG(sm) FROM legacy_g"),
+		[]string{"SMALLDATETIME", "SMALLMONEY", "MONEY", "MONEY"})
+	mustExec(db, "CREATE VIEW legacy_gv AS SELECT id, sd + 1 AS next_day, ISNULL(sm, 0) AS amount FROM legacy_g")
+	eq("a UNION's, a view's and a derived table's types",
+		typesOf("SELECT u.x, v.next_day, v.amount FROM (SELECT sd AS x FROM legacy_g UNION ALL SELECT NULL) u "+
+			"CROSS JOIN (SELECT next_day, amount FROM legacy_gv WHERE id = 1) v"),
+		[]string{"SMALLDATETIME", "SMALLDATETIME", "SMALLMONEY"})
 }
 
 func main() {

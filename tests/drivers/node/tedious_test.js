@@ -319,6 +319,31 @@ async function declaredTypes() {
   await close(db);
 }
 
+// A VARCHAR column in a UTF-8 collation: its collation carries the UTF-8 flag (0x40 of the
+// flags) and its data travels as UTF-8, which tedious decodes by that flag; tedious asks for
+// UTF8_SUPPORT at login and is told yes (FEATUREEXTACK). Characters code page 1252 lacks
+// come back whole, where a VARCHAR column of the default collation gives '?'.
+async function utf8Collation() {
+  const db = await connect(DATABASE);
+  await run(db, 'CREATE TABLE utf8_t (id INT PRIMARY KEY, ' +
+    'u VARCHAR(40) COLLATE Latin1_General_100_CI_AS_SC_UTF8, l VARCHAR(40))');
+  await run(db, "INSERT INTO utf8_t VALUES (1, N'\u00e9\u20ac\u0101\u{1F600}', N'\u00e9\u20ac\u0101')");
+  const meta = [];
+  const rows = await new Promise((resolve, reject) => {
+    const got = [];
+    const request = new Request('SELECT u, l, DATALENGTH(u) FROM utf8_t',
+      (err) => (err ? reject(err) : resolve(got)));
+    request.on('columnMetadata', (columns) => meta.push(...columns));
+    request.on('row', (cols) => got.push(cols.map((c) => c.value)));
+    db.execSqlBatch(request);
+  });
+  const collation = (c) => c && [c.lcid, c.flags, c.version, c.sortId];
+  eq("the UTF-8 column's collation (LCID, flags, version, sort id)", collation(meta[0].collation),
+    [0x409, 0x01 | 0x04 | 0x08 | 0x40, 1, 0]);
+  eq('the values', rows[0], ['\u00e9\u20ac\u0101\u{1F600}', '\u00e9\u20ac?', 11]);
+  await close(db);
+}
+
 async function parameters() {
   const db = await connect(DATABASE);
   const params = [
@@ -494,6 +519,7 @@ async function badInput() {
   await section('newer types', newerTypes);
   await section('legacy types and cancel', legacyTypesAndCancel);
   await section('declared types and collations', declaredTypes);
+  await section('UTF-8 collation', utf8Collation);
   await section('bulk copy', () =>
     bulkCopy({ connect, close, run, scalar, eq, fail, DATABASE, UNICODE_TEXT }));
   console.log(`tedious: ${checked} checks, ${failures} failures`);

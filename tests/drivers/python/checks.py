@@ -145,3 +145,36 @@ DECLARED_EXPECTED = [
     (None, None, None, None, None),
 ]
 
+
+# Expressions over those columns, typed as SQL Server types them (data type precedence; ISNULL
+# the first argument's type; MIN, MAX and DATEADD keep theirs; SUM and AVG of SMALLMONEY are
+# MONEY), with their TDS type code and length as pytds describes them: 58/4 SMALLDATETIME (DATETIMN
+# 4), 122/4 SMALLMONEY (MONEYN 4), 61/8 DATETIME, 60/8 MONEY, 0x23 TEXT, 0x63 NTEXT, 0x22 IMAGE.
+DECLARED_EXPRESSIONS = [
+    ("sd + 1", (58, 4)),
+    ("ISNULL(sd, GETDATE())", (58, 4)),
+    ("COALESCE(sd, '2020-01-01')", (58, 4)),
+    ("CASE WHEN id = 1 THEN sd END", (58, 4)),
+    ("DATEADD(MINUTE, 5, sd)", (58, 4)),
+    ("sd + CAST(0 AS DATETIME)", (61, 8)),
+    ("sm * 2", (122, 4)),
+    ("-sm", (122, 4)),
+    ("ISNULL(sm, 0)", (122, 4)),
+    ("sm + $1", (60, 8)),
+    ("ISNULL(tx, 'x')", (0x23, None)),
+    ("COALESCE(nt, N'y')", (0x63, None)),
+    ("CASE WHEN id > 0 THEN im END", (0x22, None)),
+]
+DECLARED_AGGREGATES = [
+    ("MIN(sd)", (58, 4)),
+    ("MAX(sm)", (122, 4)),
+    ("SUM(sm)", (60, 8)),
+    ("AVG(sm)", (60, 8)),
+]
+# A UNION with NULL, a derived table and a view keep the type of their column's expression.
+DECLARED_VIEW = "CREATE VIEW legacy_v AS SELECT id, sd + 1 AS next_day, ISNULL(sm, 0) AS amount FROM legacy_p"
+DECLARED_NESTED = (
+    "SELECT u.x, v.next_day, v.amount FROM (SELECT sd AS x FROM legacy_p WHERE id = 1 UNION ALL SELECT NULL) u "
+    "CROSS JOIN (SELECT next_day, amount FROM legacy_v WHERE id = 1) v"
+)
+DECLARED_NESTED_TYPES = [(58, 4), (58, 4), (122, 4)]

@@ -16,10 +16,15 @@ from pytds_bulk import bulk_copy
 
 from checks import (
     BAD_INPUT,
+    DECLARED_AGGREGATES,
     DECLARED_EXPECTED,
+    DECLARED_EXPRESSIONS,
     DECLARED_LITERALS,
+    DECLARED_NESTED,
+    DECLARED_NESTED_TYPES,
     DECLARED_SELECT,
     DECLARED_TABLE,
+    DECLARED_VIEW,
     DTO_EXPECTED,
     LONG_TEXT,
     NEWER_TYPES_SELECT,
@@ -302,6 +307,76 @@ def declared_types():
             tuple(cur.fetchone()),
             (datetime.datetime(2020, 1, 1, 10, 1), decimal.Decimal("1.2346"), "x", "y", b"\x01"),
         )
+        # Expressions over them: each typed as SQL Server types it.
+        wire = lambda d: (d[1], d[3] if d[1] in (58, 122, 61, 60) else None)
+        for exprs in (DECLARED_EXPRESSIONS, DECLARED_AGGREGATES):
+            # Row 2: row 1's SMALLMONEY is the largest, which sm * 2 overflows (8115).
+            where = " WHERE id = 2" if exprs is DECLARED_EXPRESSIONS else ""
+            cur.execute(f"SELECT {', '.join(e for e, _ in exprs)} FROM legacy_p{where}")
+            got = [wire(d) for d in cur.description]
+            for (expr, expected), actual in zip(exprs, got):
+                checks.eq(f"the TDS type of {expr}", actual, expected)
+            cur.fetchall()
+        cur.execute("SELECT sd + 1, sm - 1 FROM legacy_p WHERE id = 2")
+        checks.eq(
+            "sd + 1's and sm - 1's values",
+            tuple(cur.fetchone()),
+            (datetime.datetime(2024, 3, 2, 8, 15), decimal.Decimal("-13.3456")),
+        )
+        cur.execute(DECLARED_VIEW)
+        cur.execute(DECLARED_NESTED)
+        checks.eq(
+            "a UNION's, a view's and a derived table's types",
+            [wire(d) for d in cur.description],
+            DECLARED_NESTED_TYPES,
+        )
+        checks.eq(
+            "their values",
+            tuple(cur.fetchone()),
+            (
+                datetime.datetime(2024, 2, 29, 13, 46),
+                datetime.datetime(2024, 3, 1, 13, 46),
+                decimal.Decimal("214748.3647"),
+            ),
+        )
+
+
+def describe_first_result_set():
+    """sp_describe_first_result_set as an RPC (callproc) and in a batch: the first result set's
+    columns, described without running the batch; its errors (11529 after the batch's own)."""
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.callproc(
+            "sp_describe_first_result_set",
+            ("SELECT id, sd + 1 AS next_day, tx, @p AS p FROM legacy_p", "@p DECIMAL(9, 2)"),
+        )
+        names = [d[0] for d in cur.description]
+        checks.eq(
+            "the result's first and last columns",
+            (names[0], names[-1]),
+            ("is_hidden", "tds_collation_sort_id"),
+        )
+        wanted = ["column_ordinal", "name", "system_type_id", "system_type_name"]
+        wanted += ["max_length", "precision", "scale"]
+        got = [tuple(r[names.index(c)] for c in wanted) for r in cur.fetchall()]
+        checks.eq(
+            "the described columns",
+            got,
+            [
+                (1, "id", 56, "int", 4, 10, 0),
+                (2, "next_day", 58, "smalldatetime", 4, 16, 0),
+                (3, "tx", 35, "text", 16, 0, 0),
+                (4, "p", 106, "decimal(9,2)", 5, 9, 2),
+            ],
+        )
+        cur.execute("EXEC sp_describe_first_result_set N'DELETE FROM legacy_p'")
+        checks.eq("a batch without a result set: no rows", cur.fetchall(), [])
+        checks.eq("nothing ran", scalar(cur, "SELECT COUNT(*) FROM legacy_p"), 3)
+        try:
+            cur.execute("EXEC sp_describe_first_result_set N'SELECT nope FROM legacy_p'")
+            checks.true("an unknown column raised no error", False)
+        except pytds.Error as e:
+            checks.eq("the error of a batch that cannot be described", e.msg_no, 11529)
+        checks.eq("the connection works after 11529", scalar(cur, "SELECT 7"), 7)
 
 
 def xml_type():
@@ -358,6 +433,7 @@ checks.section("bad input", bad_input)
 checks.section("newer types", newer_types)
 checks.section("xml", xml_type)
 checks.section("declared types", declared_types)
+checks.section("sp_describe_first_result_set", describe_first_result_set)
 checks.section("plans and statistics", plans_and_statistics)
 checks.section("bulk copy", lambda: bulk_copy(connect, checks, DATABASE))
 checks.finish()

@@ -348,7 +348,7 @@ fn parameter_row(ordinal: usize, name: &str, ty: SqlType) -> Vec<Value> {
 }
 
 /// The TDS type id ([MS-TDS] 2.2.5.4) a value of `ty` travels as in a parameter.
-fn tds_type_id(ty: SqlType) -> u8 {
+pub(crate) fn tds_type_id(ty: SqlType) -> u8 {
     match ty {
         SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt => 0x26,
         SqlType::Bit => 0x68,

@@ -32,6 +32,7 @@ mod eval;
 mod external_sort;
 mod files;
 mod filter;
+mod first_result_set;
 mod foreign_key;
 mod function;
 mod grant;

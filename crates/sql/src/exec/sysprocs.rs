@@ -265,6 +265,7 @@ impl Run<'_> {
                 Ok(_) => SP_DATABASES.to_string(),
                 Err(e) => return Some(Err(e.into())),
             },
+            "sp_describe_first_result_set" => return Some(self.sp_describe_first_result_set(p)),
             "sp_describe_undeclared_parameters" => {
                 return Some(self.sp_describe_undeclared_parameters(p).map_err(Into::into));
             }
@@ -621,6 +622,21 @@ impl Run<'_> {
             return Err(missing_parameter(PROC, "@tsql"));
         };
         let set = self.describe_undeclared_parameters(tsql, text[1].as_deref().unwrap_or(""))?;
+        self.out.row_set(&set);
+        Ok(())
+    }
+
+    /// `sp_describe_first_result_set @tsql [, @params [, @browse_information_mode]]` (see
+    /// `first_result_set.rs`).
+    fn sp_describe_first_result_set(&mut self, p: &ExecProcedure) -> Step<()> {
+        const PROC: &str = "sp_describe_first_result_set";
+        let args =
+            self.procedure_arguments(PROC, p, &["@tsql", "@params", "@browse_information_mode"])?;
+        let text = texts(&args);
+        let Some(tsql) = &text[0] else {
+            return Err(missing_parameter(PROC, "@tsql").into());
+        };
+        let set = self.describe_first_result_set(tsql, text[1].as_deref())?;
         self.out.row_set(&set);
         Ok(())
     }

@@ -366,6 +366,7 @@ pub fn sample_tokens() -> Vec<Token> {
             minor: 0,
             build: 1000,
         }),
+        Token::FeatureExtAck(vec![(0x0A, vec![1]), (0x04, Vec::new())]),
         Token::EnvChange(EnvChange::Database { new: "master".into(), old: String::new() }),
         Token::EnvChange(EnvChange::Language { new: "us_english".into(), old: String::new() }),
         Token::EnvChange(EnvChange::PacketSize { new: 8000, old: 4096 }),

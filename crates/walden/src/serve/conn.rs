@@ -13,8 +13,8 @@ use walden_sql::exec::sysviews::{ClientInfo, ConnectionInfo};
 use walden_sql::exec::{Collected, Session};
 use walden_tds::packet::negotiate_packet_size;
 use walden_tds::{
-    encode_tokens, Collation, Done, DoneStatus, Encryption, EnvChange, IsolationLevel, Login7,
-    LoginAck, Message, MessageReader, PacketStatus, PacketType, PacketWriter, Prelogin,
+    encode_tokens, Collation, Done, DoneStatus, Encryption, EnvChange, FeatureExt, IsolationLevel,
+    Login7, LoginAck, Message, MessageReader, PacketStatus, PacketType, PacketWriter, Prelogin,
     PreloginVersion, ReturnValue, ReturnValueStatus, RpcRequest, ServerMessage, SqlBatch, Token,
     TransMgrKind, TransMgrRequest, TDS_7_4,
 };
@@ -474,6 +474,18 @@ impl Conn {
                 minor: VERSION_MINOR,
                 build: VERSION_BUILD,
             }),
+            // UTF8_SUPPORT is acknowledged (1: the server sends VARCHAR data of a `_UTF8`
+            // collation as UTF-8, which the column's collation says), and only when asked:
+            // a client MUST drop a connection that acknowledges a feature it did not ask for.
+            Token::FeatureExtAck(
+                login
+                    .features
+                    .iter()
+                    .filter(|f| f.id == FeatureExt::UTF8_SUPPORT)
+                    .take(1)
+                    .map(|f| (f.id, vec![1]))
+                    .collect(),
+            ),
             Token::EnvChange(EnvChange::PacketSize {
                 // packet_size <= 32767.
                 new: packet_size as u32,
@@ -481,6 +493,11 @@ impl Conn {
             }),
             Token::Done(Done { status: DoneStatus::NONE, cur_cmd: 0, row_count: 0 }),
         ];
+        // No FEATUREEXTACK without a feature to acknowledge.
+        let tokens: Vec<Token> = tokens
+            .into_iter()
+            .filter(|t| !matches!(t, Token::FeatureExtAck(f) if f.is_empty()))
+            .collect();
         self.writer = PacketWriter::new(packet_size, session.id()).map_err(invalid)?;
         self.send_tokens(&tokens)?;
         self.reader.set_packet_size(packet_size).map_err(invalid)?;

@@ -46,9 +46,10 @@ pub fn column_type_info(c: &ColumnInfo) -> TypeInfo {
 /// IGNORE_WIDTH without `_WS`, BINARY / BINARY2 for `_BIN` / `_BIN2` and none of the others),
 /// version 1 for the `_100` family, SortId 0; for a SQL collation the same flags and SQL
 /// Server's sort order on code page 1252 as SortId (51 `CS_AS`, 52 `CI_AS`, 54 `CI_AI`).
-/// The UTF-8 flag is never set, where SQL Server sets it for a `_UTF8` collation: Walden
-/// sends and reads VARCHAR data in code page 1252 whatever the collation ([`encode_cp1252`]),
-/// and the flag would make a client read and send it as UTF-8.
+/// A `_UTF8` collation has the UTF-8 flag too, as SQL Server sends it, and its VARCHAR data
+/// goes out as UTF-8 ([`encode_varchar`]): a driver that honours the flag (tedious,
+/// mssql-jdbc) reads it as UTF-8, one that goes by the LCID alone (pytds, go-mssqldb) as
+/// code page 1252, as it would from SQL Server.
 ///
 /// Sources: [MS-TDS] 2.2.5.1.2 (the layout: LCID in bits 0-19, then fIgnoreCase,
 /// fIgnoreAccent, fIgnoreKana, fIgnoreWidth, fBinary, fBinary2, fUTF8 from bit 20, the
@@ -83,6 +84,7 @@ pub fn wire_collation(name: Option<&str>) -> Collation {
         }
         flags
     };
+    let flags = if has("UTF8") { flags | Collation::UTF8 } else { flags };
     let sort_id = match (upper.starts_with("SQL_"), has("CS"), has("AI")) {
         (false, _, _) => 0,
         (true, true, _) => 51,
@@ -300,9 +302,12 @@ fn direct(ty: &TypeInfo, value: Value) -> Result<TdsValue, Value> {
                 None => return Err(Value::Decimal(d)),
             }
         }
-        (T::BigVarChar { .. } | T::BigChar { .. } | T::Text { .. }, Value::Str(s)) => {
-            TdsValue::VarChar(encode_cp1252(&s))
-        }
+        (
+            T::BigVarChar { collation, .. }
+            | T::BigChar { collation, .. }
+            | T::Text { collation, .. },
+            Value::Str(s),
+        ) => TdsValue::VarChar(encode_varchar(s, *collation)),
         (T::NVarChar { .. } | T::NChar { .. } | T::NText { .. }, Value::NStr(s)) => {
             TdsValue::NVarChar(s)
         }
@@ -400,6 +405,16 @@ pub fn encode_cp1252(s: &str) -> Vec<u8> {
             }
         })
         .collect()
+}
+
+/// VARCHAR data in `collation`'s encoding: UTF-8 for a `_UTF8` collation (its UTF-8 flag
+/// set, [`wire_collation`]), else code page 1252 ([`encode_cp1252`]).
+pub fn encode_varchar(s: String, collation: Collation) -> Vec<u8> {
+    if collation.flags() & Collation::UTF8 != 0 {
+        s.into_bytes()
+    } else {
+        encode_cp1252(&s)
+    }
 }
 
 /// The inverse of [`encode_cp1252`].
@@ -560,10 +575,10 @@ mod tests {
         assert_eq!(wire("Latin1_General_100_CI_AI"), [0x09, 0x04, 0xF0, 0x10, 0x00]);
         assert_eq!(wire("Latin1_General_100_BIN"), [0x09, 0x04, 0x00, 0x11, 0x00]);
         assert_eq!(wire("Latin1_General_100_BIN2"), [0x09, 0x04, 0x00, 0x12, 0x00]);
-        // _SC has no bit of its own; _UTF8's fUTF8 is left out on purpose (see
+        // _SC has no bit of its own; _UTF8 sets fUTF8 (0x40 of the flags; see
         // `wire_collation`): the data travels in code page 1252.
         assert_eq!(wire("Latin1_General_100_CI_AS_SC"), [0x09, 0x04, 0xD0, 0x10, 0x00]);
-        assert_eq!(wire("Latin1_General_100_CI_AS_SC_UTF8"), [0x09, 0x04, 0xD0, 0x10, 0x00]);
+        assert_eq!(wire("Latin1_General_100_CI_AS_SC_UTF8"), [0x09, 0x04, 0xD0, 0x14, 0x00]);
     }
 
     #[test]
@@ -634,6 +649,10 @@ mod tests {
             vec![0xE9, 0x80, 0x99, b'?', 0x81, b'?']
         );
         assert_eq!(decode_cp1252(&[0xE9, 0x80, 0x99, 0x81]), "é€\u{2122}\u{81}");
+        // A _UTF8 collation's data goes as UTF-8; another's in code page 1252.
+        let utf8 = wire_collation(Some("Latin1_General_100_CI_AS_SC_UTF8"));
+        assert_eq!(encode_varchar("é€ā".into(), utf8), "é€ā".as_bytes());
+        assert_eq!(encode_varchar("é€ā".into(), Collation::default()), [0xE9, 0x80, b'?']);
     }
 
     #[test]

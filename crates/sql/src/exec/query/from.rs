@@ -102,6 +102,10 @@ impl Run<'_> {
                 let set =
                     if in_sys && name.name.value.eq_ignore_ascii_case("fn_listextendedproperty") {
                         self.list_extended_properties(&values)?
+                    } else if in_sys
+                        && name.name.value.eq_ignore_ascii_case("dm_exec_describe_first_result_set")
+                    {
+                        self.describe_first_result_set_function(&values)?
                     } else if builtin("GENERATE_SERIES") {
                         self.generate_series(&values)?
                     } else if builtin("STRING_SPLIT") {

@@ -376,7 +376,7 @@ impl Run<'_> {
                             true,
                             self.variable(v).ok().and_then(|v| v.declared),
                         ),
-                        _ => (self.declared_type(expr), true, None),
+                        _ => (self.declared_type(expr), true, self.declared_type_of(expr, cols)),
                     };
                     out_cols.push(Col {
                         qual: None,

@@ -65,9 +65,16 @@ fn set_operation(op: SetOperator, l: Rows, r: Rows) -> Result<Rows, SqlError> {
                 .collect()
         }
     };
-    // A declared type (SMALLDATETIME, ...) stays only where both branches have it.
+    // A declared type (SMALLDATETIME, ...) stays where it is the branch's of higher
+    // precedence: `d UNION SELECT NULL` is still SMALLDATETIME, `d UNION datetime` is not.
     let declared: Vec<_> = (0..l.cols.len())
-        .map(|i| l.cols[i].declared.filter(|d| r.cols.get(i).and_then(|c| c.declared) == Some(*d)))
+        .map(|i| match r.cols.get(i) {
+            Some(rc) => crate::exec::static_type::shared_declared(
+                (l.cols[i].ty, l.cols[i].declared),
+                (rc.ty, rc.declared),
+            ),
+            None => None,
+        })
         .collect();
     let mut cols = l.cols;
     for (i, ty) in types.into_iter().enumerate() {

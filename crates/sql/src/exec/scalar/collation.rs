@@ -88,9 +88,13 @@ fn find(name: &str) -> Option<Collation> {
     // A Windows collation with kana, width, supplementary-character or UTF-8 options
     // compares Latin text as the collation without them.
     let upper = name.to_ascii_uppercase();
-    let base = ["_KS", "_WS", "_SC", "_UTF8", "_VSS"]
-        .iter()
-        .fold(upper.as_str(), |n, flag| n.strip_suffix(flag).unwrap_or(n));
+    // The options in any number, last first: `_100_CI_AS_SC_UTF8` is `_100_CI_AS`.
+    let mut base = upper.as_str();
+    while let Some(shorter) =
+        ["_KS", "_WS", "_SC", "_UTF8", "_VSS"].iter().find_map(|flag| base.strip_suffix(flag))
+    {
+        base = shorter;
+    }
     (base.len() < upper.len() && !base.starts_with("SQL_") && !base.contains("_BIN"))
         .then(|| all().iter().find(|c| c.name.eq_ignore_ascii_case(base)))
         .flatten()

@@ -753,6 +753,7 @@ pub(crate) fn scale(ty: SqlType) -> u8 {
         SqlType::Decimal { scale, .. } => scale,
         SqlType::Time(s) | SqlType::DateTime2(s) | SqlType::DateTimeOffset(s) => s,
         SqlType::DateTime => 3,
+        SqlType::Money => 4,
         _ => 0,
     }
 }

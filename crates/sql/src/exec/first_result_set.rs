@@ -1,0 +1,387 @@
+//! `sp_describe_first_result_set @tsql [, @params [, @browse_information_mode]]` and the
+//! table-valued function `sys.dm_exec_describe_first_result_set(@tsql, @params, @browse)`:
+//! one row per column of the first result set a batch would send, described without sending
+//! it. Tools and drivers ask this way for a query's columns before running it.
+//!
+//! The batch is not run. Its first statement that sends a result set (a SELECT without INTO
+//! or variable assignments, looked for through `BEGIN ... END`, `TRY` blocks and both
+//! branches of an `IF`) runs under `SET FMTONLY ON`, which describes the result set and sends
+//! no rows, after the batch's `DECLARE`s before it and the `@params` declarations (both
+//! without their values, as SQL Server compiles them). A batch with no such statement gives no
+//! rows. What the statement would change is not changed; its reads still happen.
+//!
+//! Errors are SQL Server's: a batch that does not parse gives the parse error and then 11501;
+//! a statement that fails (an unknown table, 208; column, 207) its error and then 11529.
+//!
+//! Not described as SQL Server does: the first result set of a procedure or dynamic SQL the
+//! batch EXECs (none is found there); identity, computed and updatable columns and the browse
+//! information (`source_*`, `is_part_of_unique_key`) are NULL, "cannot be determined" in SQL
+//! Server's terms; the ORDER BY columns are NULL; `tds_collation_id` and
+//! `tds_collation_sort_id` are NULL.
+
+use walden_engine::types::{DeclaredType, Len, SqlType, Value};
+
+use crate::ast::{QueryBody, SelectItem, Statement, StatementKind};
+use crate::exec::describe::tds_type_id;
+use crate::exec::scalar::collation::DEFAULT_COLLATION;
+use crate::exec::session::{Frame, Halt, Run, Step};
+use crate::exec::sysviews::{max_length, precision, scale};
+use crate::exec::{ColumnInfo, Message, Output, RowSet, SqlError};
+
+/// The output of the described statement: its result set's columns, and the errors it
+/// raised; nothing else reaches the client.
+#[derive(Default)]
+struct Described {
+    columns: Option<Vec<ColumnInfo>>,
+    errors: Vec<SqlError>,
+}
+
+impl Output for Described {
+    fn result_set(&mut self, columns: &[ColumnInfo]) {
+        if self.columns.is_none() {
+            self.columns = Some(columns.to_vec());
+        }
+    }
+
+    fn row(&mut self, _values: &[Value]) {}
+
+    fn result_end(&mut self, _rows: u64) {}
+
+    fn message(&mut self, message: &Message) {
+        if !message.is_info() {
+            self.errors.push(message.clone());
+        }
+    }
+
+    fn done(&mut self, _rows: Option<u64>) {}
+}
+
+/// Why a batch could not be described: the errors it raised, the last of them 11501 (it
+/// does not parse) or 11529 (every statement that would send the first result set fails).
+pub(crate) struct Undescribed {
+    errors: Vec<SqlError>,
+}
+
+impl Run<'_> {
+    /// `sp_describe_first_result_set @tsql [, @params]`: the description, or the errors
+    /// reported (the last one returned, for the caller to report as the procedure's).
+    pub(crate) fn describe_first_result_set(
+        &mut self,
+        tsql: &str,
+        params: Option<&str>,
+    ) -> Step<RowSet> {
+        match self.describe_first(tsql, params)? {
+            Ok(columns) => {
+                let rows = columns.iter().enumerate().map(|(i, c)| column_row(i + 1, c)).collect();
+                Ok(RowSet { columns: result_columns(), rows })
+            }
+            Err(Undescribed { mut errors }) => {
+                let last = errors.pop().unwrap_or_else(|| SqlError::new(11529, EVERY_PATH_FAILS));
+                for e in errors {
+                    self.report(e);
+                }
+                Err(last.into())
+            }
+        }
+    }
+
+    /// `sys.dm_exec_describe_first_result_set(@tsql, @params, @include_browse_information)`:
+    /// the same rows with six more columns, `error_number` ... `error_type_desc`, NULL; or for
+    /// a batch that cannot be described, one row of NULLs with its first error in them
+    /// (`error_type` 2, SYNTAX, for a batch that does not parse, else 1, MISC). It raises no
+    /// error but a cancel's.
+    pub(crate) fn describe_first_result_set_function(
+        &mut self,
+        args: &[Value],
+    ) -> Result<RowSet, SqlError> {
+        let text =
+            |i: usize| args.get(i).filter(|v| !v.is_null()).map(crate::exec::scalar::to_text);
+        let mut columns = result_columns();
+        columns.extend([
+            ColumnInfo::new("error_number", SqlType::Int),
+            ColumnInfo::new("error_severity", SqlType::Int),
+            ColumnInfo::new("error_state", SqlType::Int),
+            ColumnInfo::new("error_message", SqlType::NVarChar(Len::N(4000))),
+            ColumnInfo::new("error_type", SqlType::Int),
+            ColumnInfo::new("error_type_desc", SqlType::NVarChar(Len::N(60))),
+        ]);
+        let Some(tsql) = text(0) else {
+            return Ok(RowSet { columns, rows: Vec::new() });
+        };
+        let described = match self.describe_first(&tsql, text(1).as_deref()) {
+            Ok(d) => d,
+            Err(Halt::Error(e)) => return Err(e),
+            // Cancelled: the interruption point says so.
+            Err(_) => {
+                self.interruption_point()?;
+                Ok(Vec::new())
+            }
+        };
+        let rows = match described {
+            Ok(described) => described
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let mut row = column_row(i + 1, c);
+                    row.extend(std::iter::repeat_n(Value::Null, 6));
+                    row
+                })
+                .collect(),
+            Err(Undescribed { errors }) => {
+                let syntax = errors.last().is_some_and(|e| e.number == 11501);
+                let first = &errors[0];
+                let mut row = vec![Value::Null; columns.len() - 6];
+                row.extend([
+                    Value::Int(first.number),
+                    Value::Int(i32::from(first.severity)),
+                    Value::Int(i32::from(first.state)),
+                    Value::NStr(first.message.clone()),
+                    Value::Int(if syntax { 2 } else { 1 }),
+                    Value::NStr(if syntax { "SYNTAX" } else { "MISC" }.into()),
+                ]);
+                vec![row]
+            }
+        };
+        Ok(RowSet { columns, rows })
+    }
+
+    /// The columns of `tsql`'s first result set (see the module documentation), or why there
+    /// are none to tell.
+    fn describe_first(
+        &mut self,
+        tsql: &str,
+        params: Option<&str>,
+    ) -> Step<Result<Vec<ColumnInfo>, Undescribed>> {
+        let batch = match crate::parse_batch(tsql) {
+            Ok(batch) => batch,
+            Err(e) => {
+                let errors = vec![SqlError::from(e), SqlError::new(11501, COMPILE_ERRORS)];
+                return Ok(Err(Undescribed { errors }));
+            }
+        };
+        let mut statements = Vec::new();
+        if !first_result_statements(&batch.statements, &mut statements) {
+            return Ok(Ok(Vec::new()));
+        }
+        let mut body = match params.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(p) => match crate::parse_batch(&format!("DECLARE {p}")) {
+                Ok(b) => b.statements,
+                Err(e) => {
+                    let errors = vec![SqlError::from(e), SqlError::new(11501, COMPILE_ERRORS)];
+                    return Ok(Err(Undescribed { errors }));
+                }
+            },
+            None => Vec::new(),
+        };
+        body.extend(statements);
+        let mut described = Described::default();
+        let result = {
+            let mut inner = Run::new(&mut *self.s, &mut described);
+            let fmtonly = std::mem::replace(&mut inner.s.opts.fmtonly, true);
+            // The batch's variables are its own: a new scope, dropped after.
+            inner.s.frames.push(Frame::default());
+            let r = inner.module_body(&body);
+            inner.pop_frame();
+            inner.s.opts.fmtonly = fmtonly;
+            r
+        };
+        match result {
+            Ok(_) | Err(Halt::Aborted) => {}
+            Err(Halt::Error(e)) => described.errors.push(e),
+            Err(Halt::Cancelled) => return Err(Halt::Cancelled),
+        }
+        if described.errors.is_empty() {
+            return Ok(Ok(described.columns.unwrap_or_default()));
+        }
+        let mut errors = described.errors;
+        errors.push(SqlError::new(11529, EVERY_PATH_FAILS));
+        Ok(Err(Undescribed { errors }))
+    }
+}
+
+/// Error 11501's message.
+const COMPILE_ERRORS: &str = "The batch could not be analyzed because of compile errors.";
+
+/// Error 11529's message.
+const EVERY_PATH_FAILS: &str = "The metadata could not be determined because every code path \
+                                results in an error; see previous errors for some of these.";
+
+/// Appends to `out` the statements of `statements` that lead to the first one sending a
+/// result set, and that one: the `DECLARE`s before it (its variables' types), searched
+/// through blocks, `TRY` blocks and both branches of an `IF`. Whether one was found.
+fn first_result_statements(statements: &[Statement], out: &mut Vec<Statement>) -> bool {
+    for st in statements {
+        let found = match &st.kind {
+            StatementKind::Declare(_) => {
+                out.push(st.clone());
+                false
+            }
+            StatementKind::Select(s) if sends_rows(&s.query.body) => {
+                out.push(st.clone());
+                true
+            }
+            StatementKind::Block(inner) => first_result_statements(inner, out),
+            StatementKind::TryCatch(t) => first_result_statements(&t.try_block, out),
+            StatementKind::If(i) => {
+                first_result_statements(std::slice::from_ref(&i.then_branch), out)
+                    || first_result_statements(i.else_branch.as_slice(), out)
+            }
+            _ => false,
+        };
+        if found {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a SELECT sends its rows to the client: not `INTO` a table, not assigning variables.
+fn sends_rows(body: &QueryBody) -> bool {
+    match body {
+        QueryBody::Select(s) => {
+            s.into.is_none() && !s.items.iter().any(|i| matches!(i, SelectItem::Assign { .. }))
+        }
+        QueryBody::SetOperation { left, .. } => sends_rows(left),
+        QueryBody::Parenthesized(q) => sends_rows(&q.body),
+    }
+}
+
+/// The columns of `sp_describe_first_result_set`'s result, in SQL Server's order.
+pub(crate) fn result_columns() -> Vec<ColumnInfo> {
+    let sysname = SqlType::NVarChar(Len::N(128));
+    let col = |name: &str, ty: SqlType, nullable: bool| ColumnInfo {
+        name: name.into(),
+        ty,
+        nullable,
+        collation: None,
+        declared: None,
+    };
+    vec![
+        col("is_hidden", SqlType::Bit, false),
+        col("column_ordinal", SqlType::Int, false),
+        col("name", sysname, true),
+        col("is_nullable", SqlType::Bit, false),
+        col("system_type_id", SqlType::Int, false),
+        col("system_type_name", SqlType::NVarChar(Len::N(256)), true),
+        col("max_length", SqlType::SmallInt, false),
+        col("precision", SqlType::TinyInt, false),
+        col("scale", SqlType::TinyInt, false),
+        col("collation_name", sysname, true),
+        col("user_type_id", SqlType::Int, true),
+        col("user_type_database", sysname, true),
+        col("user_type_schema", sysname, true),
+        col("user_type_name", sysname, true),
+        col("assembly_qualified_type_name", SqlType::NVarChar(Len::N(4000)), true),
+        col("xml_collection_id", SqlType::Int, true),
+        col("xml_collection_database", sysname, true),
+        col("xml_collection_schema", sysname, true),
+        col("xml_collection_name", sysname, true),
+        col("is_xml_document", SqlType::Bit, false),
+        col("is_case_sensitive", SqlType::Bit, false),
+        col("is_fixed_length_clr_type", SqlType::Bit, false),
+        col("source_server", sysname, true),
+        col("source_database", sysname, true),
+        col("source_schema", sysname, true),
+        col("source_table", sysname, true),
+        col("source_column", sysname, true),
+        col("is_identity_column", SqlType::Bit, true),
+        col("is_part_of_unique_key", SqlType::Bit, true),
+        col("is_updateable", SqlType::Bit, true),
+        col("is_computed_column", SqlType::Bit, true),
+        col("is_sparse_column_set", SqlType::Bit, true),
+        col("ordinal_in_order_by_list", SqlType::SmallInt, true),
+        col("order_by_list_length", SqlType::SmallInt, true),
+        col("order_by_is_descending", SqlType::SmallInt, true),
+        col("tds_type_id", SqlType::Int, false),
+        col("tds_length", SqlType::Int, false),
+        col("tds_collation_id", SqlType::Int, true),
+        col("tds_collation_sort_id", SqlType::TinyInt, true),
+    ]
+}
+
+/// The row describing result column `c`, the `ordinal`th.
+fn column_row(ordinal: usize, c: &ColumnInfo) -> Vec<Value> {
+    let text = |s: &str| Value::NStr(s.to_string());
+    let (type_id, type_name, max_len, (prec, sc)) = match c.declared {
+        Some(d) => (d.system_type_id(), d.name().to_string(), d.max_length(), d.precision_scale()),
+        None => (
+            c.ty.system_type_id(),
+            c.ty.to_string(),
+            i16::try_from(max_length(c.ty)).unwrap_or(-1),
+            (precision(c.ty), scale(c.ty)),
+        ),
+    };
+    // IMAGE is held as VARBINARY(MAX), TEXT and NTEXT as the character MAX types.
+    let character = matches!(
+        c.ty,
+        SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_)
+    );
+    let collation = character.then(|| c.collation.unwrap_or(DEFAULT_COLLATION));
+    let case_sensitive = collation.is_some_and(|n| {
+        let upper = n.to_ascii_uppercase();
+        upper.contains("_CS") || upper.contains("_BIN")
+    });
+    let (tds_type, tds_length) = tds_type(c);
+    vec![
+        Value::Bit(false),
+        Value::Int(i32::try_from(ordinal).unwrap_or(i32::MAX)),
+        if c.name.is_empty() { Value::Null } else { text(&c.name) },
+        Value::Bit(c.nullable),
+        Value::Int(i32::from(type_id)),
+        text(&type_name),
+        Value::SmallInt(max_len),
+        Value::TinyInt(prec),
+        Value::TinyInt(sc),
+        collation.map_or(Value::Null, text),
+        // user_type_*, assembly_qualified_type_name, xml_collection_*: no CLR or alias
+        // types, no typed XML.
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Bit(false),
+        Value::Bit(case_sensitive),
+        Value::Bit(false),
+        // source_*: browse information is not given.
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        // is_identity_column, is_part_of_unique_key, is_updateable, is_computed_column,
+        // is_sparse_column_set: not determined.
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Int(tds_type),
+        Value::Int(tds_length),
+        Value::Null,
+        Value::Null,
+    ]
+}
+
+/// The TDS type ([MS-TDS] 2.2.5.4) and length a column goes out with: the nullable types,
+/// their byte length (-1 for a PLP `MAX` type, the text types' 2^31 - 1 or 2^30 - 1
+/// characters).
+fn tds_type(c: &ColumnInfo) -> (i32, i32) {
+    match c.declared {
+        Some(DeclaredType::SmallDateTime) => return (0x6F, 4),
+        Some(DeclaredType::SmallMoney) => return (0x6E, 4),
+        Some(DeclaredType::Text) => return (0x23, i32::MAX),
+        Some(DeclaredType::NText) => return (0x63, i32::MAX - 1),
+        Some(DeclaredType::Image) => return (0x22, i32::MAX),
+        None => {}
+    }
+    let id = i32::from(tds_type_id(c.ty));
+    (id, i32::try_from(max_length(c.ty)).unwrap_or(-1))
+}
