@@ -91,7 +91,7 @@ impl SemiJoin<'_> {
 
 impl Run<'_> {
     /// Which of `rows` (of columns `cols`) `semi` keeps, by a right hash join; None where it
-    /// does not apply ([`Run::right_hashed`]) or a value is not the integer its column's
+    /// does not apply ([`SemiJoin::right_hashed`]) or a value is not the integer its column's
     /// type promised.
     pub(super) fn right_semi_join(
         &mut self,
