@@ -23,7 +23,12 @@
 //! The first evaluation always runs the subquery for its row. The rewrite is made at the
 //! second, and only where a per-row run reads its whole sources: a subquery with a table
 //! whose index the equalities can seek stays per row, as a few seeks cost less than reading
-//! the sources once. A probe whose type family differs from its key's (`int_column =
+//! the sources once. Where that subquery is one table, without hints, and its item one
+//! aggregate call (`(SELECT COUNT(*) FROM orders o WHERE o.customer_id = c.id)`), the
+//! per-row run is prepared once instead ([`Decorrelated::Seek`]): each row only chooses the
+//! seek (from conjuncts already split), reads its rows and folds the aggregate over them,
+//! with none of a query's set-up (name resolution, the FROM clause's plan, grouping and
+//! projection), which cost more than the seek of a few rows itself. A probe whose type family differs from its key's (`int_column =
 //! varchar_column`, which converts before comparing) is run per row, as is everything when
 //! building the groups fails (a conversion error in a group no outer row asks for must not
 //! become the statement's error).
@@ -33,19 +38,58 @@ use std::collections::HashMap;
 use walden_engine::types::Value;
 
 use super::semi::has_column;
-use super::{conjuncts, stable, Flat, Input};
-use crate::ast::{BinaryOp, Expr, ExprKind, Literal, Query, QueryBody, Select, SelectItem, Span};
-use crate::exec::access;
-use crate::exec::eval::{find_column, Env};
+use super::{clone_ref, conjuncts, stable, Flat, Input};
+use crate::ast::{
+    BinaryOp, Expr, ExprKind, Ident, Literal, Query, QueryBody, Select, SelectItem, Span,
+    TableSource,
+};
+use crate::exec::access::{self, RowFilter, TableStats};
+use crate::exec::aggregate::aggregate_rows;
+use crate::exec::demand::Demand;
+use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
+use crate::exec::query::TableRef;
 use crate::exec::query::{group_key, visit_children};
 use crate::exec::recursive::has_aggregate;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
+/// A correlated scalar aggregate subquery, computed for every correlation value at once or
+/// prepared to seek per row.
+#[derive(Debug)]
+pub(crate) enum GroupedSubquery {
+    Groups(Groups),
+    Seek(Decorrelated),
+}
+
+/// A correlated scalar aggregate subquery of one table that the correlation seeks, prepared
+/// once: per row only the seek is chosen (its probes' values may convert or not), the rows
+/// read and the aggregate folded over them.
+pub(crate) struct Decorrelated {
+    table: TableRef,
+    /// The table's columns, as the subquery names them.
+    cols: Vec<Col>,
+    stats: Option<std::sync::Arc<TableStats>>,
+    /// The subquery's WHERE conjuncts (its own and the correlated equalities): the seek's
+    /// terms, and checked on each row read.
+    conjuncts: Vec<Expr>,
+    /// The item: one aggregate call over the table's columns.
+    item: Expr,
+}
+
+impl std::fmt::Debug for Decorrelated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decorrelated")
+            .field("table", &self.table.def.name)
+            .field("conjuncts", &self.conjuncts)
+            .field("item", &self.item)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A correlated scalar aggregate subquery's value for every correlation value.
 #[derive(Debug)]
-pub(crate) struct GroupedSubquery {
+pub(crate) struct Groups {
     /// The outer side of each equality, evaluated in the enclosing row.
     outer_keys: Vec<Expr>,
     /// The type family of each inner key's values (None while no group has a value).
@@ -63,6 +107,54 @@ impl GroupedSubquery {
         run: &mut Run<'_>,
         env: &Env<'_>,
     ) -> Result<Option<Value>, SqlError> {
+        match self {
+            GroupedSubquery::Groups(g) => g.value(run, env),
+            GroupedSubquery::Seek(d) => d.value(run, env),
+        }
+    }
+}
+
+impl Decorrelated {
+    /// The subquery's value for the row in `env`; None where the conjuncts no longer seek
+    /// (a probe that does not convert), left to the per-row run to report.
+    fn value(&self, run: &mut Run<'_>, env: &Env<'_>) -> Result<Option<Value>, SqlError> {
+        let cols = &self.cols;
+        let conjuncts: Vec<&Expr> = self.conjuncts.iter().collect();
+        let column = |parts: &[Ident]| find_column(cols, parts).ok().flatten();
+        let probe = |e: &Expr| names_none(cols, e);
+        let t = &self.table;
+        let path = access::choose(
+            &t.def,
+            t.wanted.as_deref(),
+            &conjuncts,
+            &column,
+            &probe,
+            self.stats.as_deref(),
+        );
+        if path.is_scan() {
+            return Ok(None);
+        }
+        let keep = RowFilter { cols, exprs: &conjuncts, outer: Some(env) };
+        let Some(rows) = run.read_path(t, &path, env, usize::MAX, Some(keep))? else {
+            return Ok(None);
+        };
+        aggregate_rows(run, &self.item, cols, rows.iter().map(Vec::as_slice), Some(env)).map(Some)
+    }
+}
+
+/// Whether `e` names no column of `cols` (a probe of the enclosing row, or a constant).
+fn names_none(cols: &[Col], e: &Expr) -> bool {
+    if let ExprKind::Column(parts) = &e.kind {
+        return matches!(find_column(cols, parts), Ok(None));
+    }
+    let mut none = true;
+    visit_children(e, &mut |c| none &= names_none(cols, c));
+    none
+}
+
+impl Groups {
+    /// The subquery's value for the row in `env`; None where it must run for the row.
+    fn value(&self, run: &mut Run<'_>, env: &Env<'_>) -> Result<Option<Value>, SqlError> {
         let mut probe = Vec::with_capacity(self.outer_keys.len());
         for (e, family) in self.outer_keys.iter().zip(&self.families) {
             let v = run.eval(e, env)?;
@@ -119,6 +211,37 @@ fn never() -> Expr {
     expr(ExprKind::Binary { op: BinaryOp::Eq, left: Box::new(one), right: Box::new(zero) })
 }
 
+/// The per-row seek of `sel`, a subquery of one table without hints whose item is one
+/// aggregate call, prepared from its flattened sources `inner`; None for any other.
+fn prepared_seek(
+    sel: &Select,
+    inner: &Flat<'_>,
+    item: &Expr,
+    own: &[&Expr],
+    keys: &[&Expr],
+) -> Option<Decorrelated> {
+    let ([TableSource::Table { hints, .. }], [leaf]) =
+        (sel.from.as_slice(), inner.leaves.as_slice())
+    else {
+        return None;
+    };
+    let (true, ExprKind::Function(f), Input::Table(t)) =
+        (hints.is_empty(), &item.kind, &leaf.input)
+    else {
+        return None;
+    };
+    if !is_aggregate_call(f) || f.over.is_some() {
+        return None;
+    }
+    Some(Decorrelated {
+        table: clone_ref(t),
+        cols: leaf.cols.clone(),
+        stats: leaf.stats.clone(),
+        conjuncts: own.iter().chain(keys).map(|&e| e.clone()).collect(),
+        item: item.clone(),
+    })
+}
+
 /// `q` as a single SELECT with one aggregating item, or None.
 fn aggregate_select(q: &Query) -> Option<&Select> {
     let sel = super::lone_select(q)?;
@@ -144,8 +267,10 @@ impl Run<'_> {
         // the enclosing row (a correlated derived table) fails here and stays per row.
         let mut inner = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
         let mut on = Vec::new();
+        // Only the columns the subquery names are decoded (an index may cover them).
+        let demand = Demand::of_semi_join(sel, true);
         for src in &sel.from {
-            self.flatten(src, &mut inner, &mut on, &[], None, None).ok()?;
+            self.flatten(src, &mut inner, &mut on, &[], None, demand.as_ref()).ok()?;
         }
         if !on.iter().all(|&c| inner.owns_all_columns(c)) || !names_only(&inner, item) {
             return None;
@@ -173,8 +298,12 @@ impl Run<'_> {
             }
             key_conjuncts.push(p);
         }
-        if keys.is_empty() || self.seeks_per_row(&mut inner, &own, &key_conjuncts) {
+        if keys.is_empty() {
             return None;
+        }
+        if self.seeks_per_row(&mut inner, &own, &key_conjuncts) {
+            return prepared_seek(sel, &inner, item, &own, &key_conjuncts)
+                .map(GroupedSubquery::Seek);
         }
         let mut grouped = sel.clone();
         grouped.items = keys
@@ -209,12 +338,12 @@ impl Run<'_> {
             }
             values.insert(group_key(&row[..n]), row[n].clone());
         }
-        Some(GroupedSubquery {
+        Some(GroupedSubquery::Groups(Groups {
             outer_keys: keys.iter().map(|(o, _)| (*o).clone()).collect(),
             families,
             values,
             empty,
-        })
+        }))
     }
 
     /// Whether a per-row run can seek one of the subquery's tables by the key equalities

@@ -14,8 +14,10 @@
 //! if none does (NOT EXISTS). `x IN (SELECT y ...)` adds `y = x` to the equalities. A match
 //! is checked by comparing the values, so the hash only narrows the candidates; a NULL key
 //! matches nothing, which is what EXISTS's equality gives (NOT EXISTS keeps such a row).
-//! `NOT IN` is not rewritten: its NULL rules differ, and its uncorrelated form already
-//! runs once (`subquery`).
+//! Where the key is one integer column on each side, the outer rows' keys may be hashed
+//! instead, the subquery's rows streamed past them (`right`). `NOT IN` is rewritten only
+//! that way, and only uncorrelated: its NULL rules differ (see `right`); otherwise its
+//! uncorrelated form runs once (`subquery`).
 //!
 //! Any other conjunct of its WHERE clause that names outer columns (`l3.l_suppkey <>
 //! l1.l_suppkey`, TPC-H Q21's) is checked on each pair whose keys are equal, with the
@@ -23,7 +25,9 @@
 //! needed. A subquery with grouping, aggregates, TOP, OFFSET, CTEs or set operators, or a
 //! conjunct holding a subquery, is left to be evaluated per row as before.
 
-use walden_engine::types::Value;
+mod right;
+
+use walden_engine::types::{SqlType, Value};
 
 use super::{
     clone_ref, conjuncts, integer_key, stable, Flat, HashMatch, Input, FILTER_SELECTIVITY,
@@ -48,6 +52,11 @@ type Keys = (Vec<Col>, Vec<Value>);
 pub(super) struct SemiJoin<'e> {
     /// NOT EXISTS: keep the rows with no match.
     anti: bool,
+    /// `x NOT IN (subquery)` as written: an anti-join with NOT IN's NULL rules, run only
+    /// as a right hash join (`right`), else by evaluating this conjunct per row.
+    not_in: Option<&'e Expr>,
+    /// The one key is an integer column on each side (`right` may hash the outer rows).
+    int_key: bool,
     /// The subquery's sources.
     from: &'e [TableSource],
     /// Its sources, flattened (to resolve its names, and to seek a table source).
@@ -96,8 +105,12 @@ impl Run<'_> {
             ExprKind::InSubquery { expr, negated: false, subquery } => {
                 (subquery, false, Some(&**expr))
             }
+            ExprKind::InSubquery { expr, negated: true, subquery } => {
+                (subquery, true, Some(&**expr))
+            }
             _ => return None,
         };
+        let not_in = matches!(conjunct.kind, ExprKind::InSubquery { negated: true, .. });
         let sel = plain_select(query)?;
         if sel.from.is_empty() {
             return None;
@@ -154,12 +167,35 @@ impl Run<'_> {
         if keys.is_empty() {
             return None;
         }
+        let integer = |e: &Expr, f: &Flat<'_>| {
+            let ExprKind::Column(parts) = &e.kind else { return false };
+            let Some(Some(l)) = f.leaf_of(parts) else { return false };
+            let cols = &f.leaves[l].cols;
+            let Some(c) = find_column(cols, parts).ok().flatten() else { return false };
+            matches!(
+                cols[c].ty,
+                SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt
+            )
+        };
+        let int_key = match keys.as_slice() {
+            [(o, i)] => integer(o, flat) && integer(i, &inner),
+            _ => false,
+        };
+        // NOT IN's NULL rules hold for the subquery's rows as a whole: correlated, they
+        // would hold per outer row, which the right hash join does not keep apart.
+        let one_table =
+            matches!(inner.leaves.as_slice(), [l] if matches!(l.input, Input::Table(_)));
+        if not_in && !(int_key && one_table && residual.is_empty() && key_conjuncts.is_empty()) {
+            return None;
+        }
         let mut mask = 0;
         for o in keys.iter().map(|(o, _)| *o).chain(residual.iter().copied()) {
             mask |= flat.leaves_of(o)?;
         }
         let semi = SemiJoin {
             anti,
+            not_in: not_in.then_some(conjunct),
+            int_key,
             from: &sel.from,
             inner,
             inner_filter,
@@ -184,6 +220,12 @@ impl Run<'_> {
     ) -> Result<Vec<Vec<Value>>, SqlError> {
         if let Some(kept) = self.seek_semi_join(semi, cols, &rows, outer)? {
             return Ok(kept);
+        }
+        if let Some(keep) = self.right_semi_join(semi, cols, &rows, outer)? {
+            return Ok(rows.into_iter().zip(keep).filter_map(|(r, k)| k.then_some(r)).collect());
+        }
+        if let Some(conjunct) = semi.not_in {
+            return self.filter_rows(cols, rows, &[conjunct], outer);
         }
         let streamed = match semi.streamed.take() {
             Some(s) => Some(s),
@@ -569,6 +611,9 @@ impl Run<'_> {
             let right = path.plan(&t, &all);
             let node = PlanNode::join("Nested Loops", logical, String::new(), kept, left, right);
             return Ok((node, kept));
+        }
+        if semi.right_hashed() {
+            return Ok((self.explain_right_semi_join(semi, left, kept, outer)?, kept));
         }
         let inner =
             self.explain_pushed(semi.from, None, &semi.inner_filter, outer, semi.demand.as_ref())?;

@@ -1,0 +1,174 @@
+//! The right hash semi- and anti-join: the outer rows' keys are hashed and the subquery's
+//! table is streamed past them.
+//!
+//! `WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id)` hashed the other
+//! way (the left hash of `apply_semi_join`) holds a key for each of 100,000 orders and
+//! hashes them all before a customer is probed. Hashing the 10,000 customers' keys instead
+//! and marking each one an order names, as the orders are read, holds nothing per order and
+//! builds the smaller table: PostgreSQL's Hash Right Anti Join, SQL Server's Right Anti Semi
+//! Join. It applies where the key is one equality between two integer columns (a key's
+//! value is then its `i64`, with no collation or conversion to weigh), the subquery is one
+//! table and nothing else is checked on the pairs, whatever the sizes: the outer rows are
+//! held already, and one key more for each costs no more than hashing the subquery's rows,
+//! which there may be many more of. (Deciding by the sizes would need the outer rows'
+//! estimate, which SHOWPLAN has where the executor has the count, and the two could differ.)
+//! A semi-join stops reading once every outer key has a match.
+//!
+//! `x NOT IN (SELECT y ...)` of an uncorrelated subquery is an anti-join with NULL rules of
+//! its own, and is only run this way: no row is kept if `y` is NULL in some row of the
+//! subquery; a NULL `x` is kept only when the subquery has no rows; and every row is kept
+//! when it has none.
+
+use std::collections::HashMap;
+
+use walden_engine::types::Value;
+use walden_storage::hash::FastBuild;
+
+use super::super::{clone_ref, integer_key, Input};
+use super::{inner_read, SemiJoin};
+use crate::exec::access::{self, RowFilter, RowSink};
+use crate::exec::eval::{Col, Env};
+use crate::exec::prepared::Scalar;
+use crate::exec::session::Run;
+use crate::exec::showplan::PlanNode;
+use crate::exec::SqlError;
+
+/// The outer keys, each marked once a row of the subquery has it. The keys are a query's
+/// data, but hashing them with the engine's unkeyed hasher only lets a user slow their own
+/// query, as any unlucky data can.
+type Marks = HashMap<i64, bool, FastBuild>;
+
+/// Marks the outer keys that the rows of the subquery a read gives it have.
+struct MarkSink<'a, 'o> {
+    key: Scalar<'a>,
+    cols: &'a [Col],
+    outer: Option<&'o Env<'o>>,
+    marks: Marks,
+    /// Outer keys not marked yet.
+    unmarked: usize,
+    /// Rows read (for NOT IN: does the subquery have any).
+    rows: u64,
+    /// Some row's key is NULL (for NOT IN: then nothing is kept).
+    null: bool,
+    /// Some row's key is no integer: the columns' types said it could not be, so the
+    /// caller falls back rather than trust the marks.
+    other: bool,
+}
+
+impl RowSink for MarkSink<'_, '_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        self.rows += 1;
+        let v = run.eval_prepared(&self.key, &Env::new(self.cols, &row, self.outer))?;
+        match integer_key(&v) {
+            Some(k) => {
+                if let Some(seen) = self.marks.get_mut(&k) {
+                    if !*seen {
+                        *seen = true;
+                        self.unmarked -= 1;
+                    }
+                }
+            }
+            None if v.is_null() => self.null = true,
+            None => {
+                self.other = true;
+                return Ok(false);
+            }
+        }
+        // Every outer key has a match: no later row can change what is kept (NOT IN drops
+        // every row then, whatever NULLs follow).
+        Ok(self.unmarked > 0)
+    }
+}
+
+impl SemiJoin<'_> {
+    /// Whether it is run as a right hash join (see the module's documentation).
+    pub(super) fn right_hashed(&self) -> bool {
+        let one_table =
+            matches!(self.inner.leaves.as_slice(), [l] if matches!(l.input, Input::Table(_)));
+        self.int_key && self.residual.is_empty() && self.streamed.is_none() && one_table
+    }
+}
+
+impl Run<'_> {
+    /// Which of `rows` (of columns `cols`) `semi` keeps, by a right hash join; None where it
+    /// does not apply ([`SemiJoin::right_hashed`]) or a value is not the integer its column's
+    /// type promised.
+    pub(super) fn right_semi_join(
+        &mut self,
+        semi: &mut SemiJoin<'_>,
+        cols: &[Col],
+        rows: &[Vec<Value>],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<Vec<bool>>, SqlError> {
+        if !semi.right_hashed() {
+            return Ok(None);
+        }
+        let probe = Scalar::prepare(semi.keys[0].0, cols);
+        let mut keys = Vec::with_capacity(rows.len());
+        let mut marks = Marks::with_capacity_and_hasher(rows.len(), FastBuild::default());
+        for (n, row) in rows.iter().enumerate() {
+            self.row_interruption_point(n)?;
+            let v = self.eval_prepared(&probe, &Env::new(cols, row, outer))?;
+            let k = match integer_key(&v) {
+                Some(k) => Some(k),
+                None if v.is_null() => None,
+                None => return Ok(None),
+            };
+            if let Some(k) = k {
+                marks.insert(k, false);
+            }
+            keys.push(k);
+        }
+        if rows.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        let Input::Table(t) = &semi.inner.leaves[0].input else { return Ok(None) };
+        let t = clone_ref(t);
+        let inner_cols = semi.inner.leaves[0].cols.clone();
+        let path = inner_read(semi, &t);
+        let env = Env { cols: &[], row: &[], outer, computed: &[] };
+        let mut sink = MarkSink {
+            key: Scalar::prepare(semi.keys[0].1, &inner_cols),
+            cols: &inner_cols,
+            outer,
+            unmarked: marks.len(),
+            marks,
+            rows: 0,
+            null: false,
+            other: false,
+        };
+        let keep = RowFilter { cols: &inner_cols, exprs: &semi.inner_filter, outer };
+        if !self.read_path_into(&t, &path, &env, Some(keep), &mut sink)? {
+            // A probe that does not convert: the table is scanned, as `read_leaf` does.
+            let keep = RowFilter { cols: &inner_cols, exprs: &semi.inner_filter, outer };
+            self.read_path_into(&t, &access::AccessPath::scan(), &env, Some(keep), &mut sink)?;
+        }
+        if sink.other {
+            return Ok(None);
+        }
+        let matched = |k: &Option<i64>| k.is_some_and(|k| sink.marks.get(&k) == Some(&true));
+        let kept = match semi.not_in {
+            Some(_) if sink.rows == 0 => vec![true; keys.len()],
+            Some(_) => keys.iter().map(|k| k.is_some() && !sink.null && !matched(k)).collect(),
+            None => keys.iter().map(|k| matched(k) != semi.anti).collect(),
+        };
+        Ok(Some(kept))
+    }
+
+    /// The plan of a right hash join of `semi`: the outer rows (`left`) build, the
+    /// subquery's table probes.
+    pub(super) fn explain_right_semi_join(
+        &mut self,
+        semi: &SemiJoin<'_>,
+        left: PlanNode,
+        kept: f64,
+        outer: Option<&Env<'_>>,
+    ) -> Result<PlanNode, SqlError> {
+        let logical = if semi.anti { "Right Anti Semi Join" } else { "Right Semi Join" };
+        let inner =
+            self.explain_pushed(semi.from, None, &semi.inner_filter, outer, semi.demand.as_ref())?;
+        let (o, i) = semi.keys[0];
+        let args = format!("HASH:({o})=({i})");
+        Ok(PlanNode::join("Hash Match", logical, args, kept, left, inner.node))
+    }
+}

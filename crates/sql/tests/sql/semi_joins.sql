@@ -1,0 +1,97 @@
+-- Semi- and anti-joins run as right hash joins (join/semi/right.rs: the outer rows' keys
+-- hashed, the subquery's table streamed past them), uncorrelated NOT IN with its NULL
+-- rules, and correlated scalar aggregates prepared once to seek per row
+-- (join/correlated.rs). Each query is paired with a form that runs per row or through the
+-- uncorrelated subquery's cache (a TOP in the subquery keeps it from being rewritten):
+-- their results must be the same.
+CREATE TABLE cust (id INT PRIMARY KEY, city VARCHAR(10), ref INT NULL);
+CREATE TABLE ord (id INT PRIMARY KEY, cust_id INT NULL, amount INT);
+CREATE INDEX ix_ord_cust ON ord (cust_id);
+CREATE TABLE empty_t (k INT NULL);
+INSERT INTO cust SELECT value, CONCAT('c', value % 5), CASE WHEN value % 11 = 0 THEN NULL ELSE value % 40 END
+FROM GENERATE_SERIES(1, 60);
+INSERT INTO ord SELECT value, CASE WHEN value % 97 = 0 THEN NULL ELSE value % 45 + 1 END, value % 500
+FROM GENERATE_SERIES(1, 900);
+GO
+SET SHOWPLAN_TEXT ON;
+GO
+SELECT c.id FROM cust c WHERE NOT EXISTS (SELECT 1 FROM ord o WHERE o.cust_id = c.id);
+SELECT c.id FROM cust c WHERE c.id NOT IN (SELECT o.cust_id FROM ord o WHERE o.amount > 10);
+SELECT c.id FROM cust c WHERE EXISTS (SELECT 1 FROM ord o WHERE o.cust_id = c.id AND o.amount > 490);
+SELECT c.id, (SELECT COUNT(*) FROM ord o WHERE o.cust_id = c.id) FROM cust c WHERE c.city = 'c1';
+GO
+SET SHOWPLAN_TEXT OFF;
+GO
+-- NOT EXISTS: customers with no orders (ids 46 to 60), duplicates on the inner side.
+SELECT COUNT(*) AS n, MIN(c.id) AS lo, MAX(c.id) AS hi FROM cust c
+WHERE NOT EXISTS (SELECT 1 FROM ord o WHERE o.cust_id = c.id);
+SELECT COUNT(*) AS n, MIN(c.id) AS lo, MAX(c.id) AS hi FROM cust c
+WHERE NOT EXISTS (SELECT TOP 1 1 FROM ord o WHERE o.cust_id = c.id);
+GO
+-- EXISTS with a filter of the subquery's own, on a nullable outer key (NULL matches nothing).
+SELECT COUNT(*) AS n, SUM(c.id) AS ids FROM cust c
+WHERE EXISTS (SELECT 1 FROM ord o WHERE o.cust_id = c.ref AND o.amount > 400);
+SELECT COUNT(*) AS n, SUM(c.id) AS ids FROM cust c
+WHERE EXISTS (SELECT TOP 1 1 FROM ord o WHERE o.cust_id = c.ref AND o.amount > 400);
+SELECT COUNT(*) AS n FROM cust c WHERE NOT EXISTS (SELECT 1 FROM ord o WHERE o.cust_id = c.ref);
+SELECT COUNT(*) AS n FROM cust c WHERE NOT EXISTS (SELECT TOP 1 1 FROM ord o WHERE o.cust_id = c.ref);
+GO
+-- IN, and NOT IN whose subquery has no NULL (its NULL cust_ids filtered out).
+SELECT COUNT(*) AS n FROM cust c WHERE c.id IN (SELECT o.cust_id FROM ord o WHERE o.amount < 5);
+SELECT COUNT(*) AS n FROM cust c WHERE c.id IN (SELECT TOP 100000 o.cust_id FROM ord o WHERE o.amount < 5);
+SELECT COUNT(*) AS n FROM cust c
+WHERE c.id NOT IN (SELECT o.cust_id FROM ord o WHERE o.cust_id IS NOT NULL AND o.amount < 5);
+SELECT COUNT(*) AS n FROM cust c
+WHERE c.id NOT IN (SELECT TOP 100000 o.cust_id FROM ord o WHERE o.cust_id IS NOT NULL AND o.amount < 5);
+GO
+-- NOT IN with a NULL on the inner side keeps nothing.
+SELECT COUNT(*) AS n FROM cust c WHERE c.id NOT IN (SELECT o.cust_id FROM ord o);
+SELECT COUNT(*) AS n FROM cust c WHERE c.id NOT IN (SELECT TOP 100000 o.cust_id FROM ord o);
+GO
+-- NOT IN with a NULL on the outer side: unknown, unless the subquery has no rows.
+SELECT COUNT(*) AS n FROM cust c
+WHERE c.ref NOT IN (SELECT o.cust_id FROM ord o WHERE o.cust_id IS NOT NULL AND o.amount < 3);
+SELECT COUNT(*) AS n FROM cust c
+WHERE c.ref NOT IN (SELECT TOP 100000 o.cust_id FROM ord o WHERE o.cust_id IS NOT NULL AND o.amount < 3);
+GO
+-- An empty inner side: NOT IN keeps every row, NULLs too; EXISTS none; NOT EXISTS all.
+SELECT COUNT(*) AS n FROM cust c WHERE c.ref NOT IN (SELECT e.k FROM empty_t e);
+SELECT COUNT(*) AS n FROM cust c WHERE c.ref NOT IN (SELECT o.cust_id FROM ord o WHERE o.amount > 1000);
+SELECT COUNT(*) AS n FROM cust c WHERE EXISTS (SELECT 1 FROM empty_t e WHERE e.k = c.id);
+SELECT COUNT(*) AS n FROM cust c WHERE NOT EXISTS (SELECT 1 FROM empty_t e WHERE e.k = c.id);
+GO
+-- A NULL inner row alone: NOT IN keeps nothing, even for the empty-looking match.
+INSERT INTO empty_t VALUES (NULL);
+SELECT COUNT(*) AS n FROM cust c WHERE c.id NOT IN (SELECT e.k FROM empty_t e);
+SELECT COUNT(*) AS n FROM cust c WHERE c.id NOT IN (SELECT TOP 10 e.k FROM empty_t e);
+DELETE FROM empty_t;
+GO
+-- A residual predicate on the pairs (TPC-H Q21's form) is checked per match: not a right join.
+SELECT COUNT(*) AS n FROM ord o1
+WHERE EXISTS (SELECT 1 FROM ord o2 WHERE o2.cust_id = o1.cust_id AND o2.amount <> o1.amount)
+  AND NOT EXISTS (SELECT 1 FROM ord o3 WHERE o3.cust_id = o1.cust_id AND o3.amount > o1.amount + 400);
+SELECT COUNT(*) AS n FROM ord o1
+WHERE EXISTS (SELECT TOP 1 1 FROM ord o2 WHERE o2.cust_id = o1.cust_id AND o2.amount <> o1.amount)
+  AND NOT EXISTS (SELECT TOP 1 1 FROM ord o3 WHERE o3.cust_id = o1.cust_id AND o3.amount > o1.amount + 400);
+GO
+-- Correlated scalar aggregates sought per row: COUNT over no rows is 0, SUM and MAX NULL,
+-- a NULL key finds nothing. Each pair: prepared seek, then the per-row run (TOP 1).
+SELECT c.id, (SELECT COUNT(*) FROM ord o WHERE o.cust_id = c.id) AS n,
+       (SELECT SUM(o.amount) FROM ord o WHERE o.cust_id = c.id AND o.amount > 300) AS big,
+       (SELECT MAX(o.id) FROM ord o WHERE o.cust_id = c.ref) AS last_by_ref
+FROM cust c WHERE c.id IN (1, 11, 22, 45, 46, 55) ORDER BY c.id;
+SELECT COUNT(*) AS differences FROM cust c
+WHERE (SELECT COUNT(*) FROM ord o WHERE o.cust_id = c.id)
+   <> (SELECT TOP 1 COUNT(*) FROM ord o WHERE o.cust_id = c.id)
+   OR ISNULL((SELECT AVG(o.amount) FROM ord o WHERE o.cust_id = c.ref), -1)
+   <> ISNULL((SELECT TOP 1 AVG(o.amount) FROM ord o WHERE o.cust_id = c.ref), -1);
+GO
+-- A probe of another type converts as `=` does; one that cannot is error 245, as per row.
+SELECT k.v, (SELECT COUNT(*) FROM ord o WHERE o.cust_id = k.v) AS n
+FROM (VALUES ('7'), ('8'), ('9')) AS k (v);
+SELECT k.v, (SELECT COUNT(*) FROM ord o WHERE o.cust_id = k.v) AS n
+FROM (VALUES ('7'), ('8'), ('x')) AS k (v);
+GO
+-- A scalar subquery of more than one row is error 512, decorrelated or not.
+SELECT c.id, (SELECT o.id FROM ord o WHERE o.cust_id = c.id) FROM cust c WHERE c.id IN (46, 47, 1);
+GO
