@@ -458,7 +458,10 @@ pub(crate) struct Grouping<'a> {
     /// Each key's collation: text groups by its collation's equality.
     key_collations: Vec<Option<&'static Collation>>,
     specs: Vec<Spec<'a>>,
-    index: HashMap<String, usize>,
+    /// Each group's position by its key. Hashed with foldhash, seeded per map: SipHash's
+    /// cost showed in every row of a grouping, and a seeded hash keeps keys an attacker
+    /// chose from colliding at will.
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// The current row's key, in a buffer kept from row to row.
     key: String,
     groups: Vec<Group>,
@@ -499,7 +502,7 @@ impl<'a> Grouping<'a> {
             keys: keys.iter().map(|k| Scalar::prepare(k, cols)).collect(),
             key_collations,
             specs,
-            index: HashMap::new(),
+            index: HashMap::default(),
             key: String::new(),
             groups: Vec::new(),
             grant: run.memory_grant(),

@@ -306,6 +306,23 @@ fn int_type(v: &Value) -> SqlType {
 
 /// `+ - * / %` once NULLs and concatenation are out of the way.
 fn arithmetic(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
+    // DECIMAL with DECIMAL or INT (`l_extendedprice * (1 - l_discount)`), per row of a
+    // query over prices: straight to the exact operation. DECIMAL is the top type, so the
+    // general path below does the same with the same operands.
+    match (&a, &b) {
+        (Value::Decimal(x), Value::Decimal(y)) => {
+            return decimal_op(op, Exact::decimal(*x), Exact::decimal(*y)).map(Value::Decimal)
+        }
+        (Value::Decimal(x), Value::Int(y)) => {
+            let y = Exact::int(i64::from(*y));
+            return decimal_op(op, Exact::decimal(*x), y).map(Value::Decimal);
+        }
+        (Value::Int(x), Value::Decimal(y)) => {
+            let x = Exact::int(i64::from(*x));
+            return decimal_op(op, x, Exact::decimal(*y)).map(Value::Decimal);
+        }
+        _ => {}
+    }
     let a_top = value_precedence(&a) >= value_precedence(&b);
     let (top, other) = if a_top { (&a, &b) } else { (&b, &a) };
     match top {
