@@ -10,7 +10,7 @@
 use walden_engine::types::{DateTime, Decimal, SqlType, Value, DATETIME_TICKS_PER_DAY};
 
 use super::convert::{coerce, text_to_decimal, to_float, type_clash};
-use super::num::{decimal_op, Exact};
+use super::num::{decimal_op, small_decimal_op, Exact};
 use super::settings;
 use super::text::binary_text;
 use super::types::{value_label, value_precedence};
@@ -311,7 +311,10 @@ fn arithmetic(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
     // general path below does the same with the same operands.
     match (&a, &b) {
         (Value::Decimal(x), Value::Decimal(y)) => {
-            return decimal_op(op, Exact::decimal(*x), Exact::decimal(*y)).map(Value::Decimal)
+            if let Some(d) = small_decimal_op(op, *x, *y) {
+                return Ok(Value::Decimal(d));
+            }
+            return decimal_op(op, Exact::decimal(*x), Exact::decimal(*y)).map(Value::Decimal);
         }
         (Value::Decimal(x), Value::Int(y)) => {
             let y = Exact::int(i64::from(*y));
