@@ -262,6 +262,13 @@ fn fold(
     *n += 1;
     match kind {
         Kind::Sum | Kind::Avg => {
+            // Added in place where that is one operation that cannot fail.
+            if let Some(sum) = acc.as_mut() {
+                if let Some(next) = scalar::quick_binary(BinaryOp::Add, sum, v) {
+                    *sum = next;
+                    return Ok(());
+                }
+            }
             *acc = Some(match acc.take() {
                 None => sum_seed(if kind == Kind::Sum { "SUM" } else { "AVG" }, v.clone())?,
                 Some(a) => scalar::binary(BinaryOp::Add, a, v.clone())?,
