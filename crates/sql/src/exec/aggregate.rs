@@ -262,6 +262,13 @@ fn fold(
     *n += 1;
     match kind {
         Kind::Sum | Kind::Avg => {
+            // Added in place where that is one operation that cannot fail.
+            if let Some(sum) = acc.as_mut() {
+                if let Some(next) = scalar::quick_binary(BinaryOp::Add, sum, v) {
+                    *sum = next;
+                    return Ok(());
+                }
+            }
             *acc = Some(match acc.take() {
                 None => sum_seed(if kind == Kind::Sum { "SUM" } else { "AVG" }, v.clone())?,
                 Some(a) => scalar::binary(BinaryOp::Add, a, v.clone())?,
@@ -458,7 +465,10 @@ pub(crate) struct Grouping<'a> {
     /// Each key's collation: text groups by its collation's equality.
     key_collations: Vec<Option<&'static Collation>>,
     specs: Vec<Spec<'a>>,
-    index: HashMap<String, usize>,
+    /// Each group's position by its key. Hashed with foldhash, seeded per map: SipHash's
+    /// cost showed in every row of a grouping, and a seeded hash keeps keys an attacker
+    /// chose from colliding at will.
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// The current row's key, in a buffer kept from row to row.
     key: String,
     groups: Vec<Group>,
@@ -499,7 +509,7 @@ impl<'a> Grouping<'a> {
             keys: keys.iter().map(|k| Scalar::prepare(k, cols)).collect(),
             key_collations,
             specs,
-            index: HashMap::new(),
+            index: HashMap::default(),
             key: String::new(),
             groups: Vec::new(),
             grant: run.memory_grant(),

@@ -124,7 +124,8 @@ impl Run<'_> {
         let mut grant = self.memory_grant();
         let bytes: usize = keyed.iter().map(|(_, r)| KEY_BYTES + row_bytes(r)).sum();
         if grant.try_reserve(bytes) {
-            let mut seen = HashSet::new();
+            // Seeded foldhash, as a grouping's index is hashed (`aggregate.rs`).
+            let mut seen: HashSet<String, foldhash::fast::RandomState> = HashSet::default();
             let mut keyed = keyed;
             // One buffer for every row's key; only a row not seen before keeps a copy.
             let mut key = String::new();

@@ -10,6 +10,8 @@
 //! interpreted as before, so the value (or error) of every row is the interpreter's: the same
 //! operations run on the same values.
 
+use std::borrow::Cow;
+
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, UnaryOp};
@@ -106,6 +108,21 @@ fn prepare_call<'a>(f: &'a FunctionCall, cols: &[Col]) -> Option<Scalar<'a>> {
 }
 
 impl Run<'_> {
+    /// An operand's value: a column or a constant read where it lies (most operands of
+    /// arithmetic, whose common cases need no copy: [`scalar::quick_binary`]), anything
+    /// else evaluated.
+    fn operand<'v>(
+        &mut self,
+        s: &'v Scalar<'_>,
+        env: &'v Env<'_>,
+    ) -> Result<Cow<'v, Value>, SqlError> {
+        Ok(match s {
+            Scalar::Column(i) => Cow::Borrowed(env.row.get(*i).unwrap_or(&Value::Null)),
+            Scalar::Constant(v) => Cow::Borrowed(v),
+            s => Cow::Owned(self.eval_prepared(s, env)?),
+        })
+    }
+
     /// The value of a prepared expression for `env`'s row.
     pub(crate) fn eval_prepared(
         &mut self,
@@ -116,9 +133,12 @@ impl Run<'_> {
             Scalar::Column(i) => Ok(env.row.get(*i).cloned().unwrap_or(Value::Null)),
             Scalar::Constant(v) => Ok(v.clone()),
             Scalar::Binary { op, left, right } => {
-                let a = self.eval_prepared(left, env)?;
-                let b = self.eval_prepared(right, env)?;
-                scalar::binary(*op, a, b)
+                let a = self.operand(left, env)?;
+                let b = self.operand(right, env)?;
+                match scalar::quick_binary(*op, &a, &b) {
+                    Some(v) => Ok(v),
+                    None => scalar::binary(*op, a.into_owned(), b.into_owned()),
+                }
             }
             Scalar::Unary { op, operand } => {
                 let v = self.eval_prepared(operand, env)?;

@@ -315,14 +315,18 @@ pub(crate) fn push_group_key(v: &Value, key: &mut String) {
         Value::Null => key.push('\u{0}'),
         Value::Str(s) | Value::NStr(s) => {
             key.push('s');
-            key.extend(s.trim_end_matches(' ').chars().flat_map(char::to_lowercase));
+            let s = s.trim_end_matches(' ');
+            if s.is_ascii() {
+                // An ASCII character lowers to one ASCII character: byte by byte.
+                key.extend(s.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            } else {
+                key.extend(s.chars().flat_map(char::to_lowercase));
+            }
         }
-        Value::TinyInt(_) | Value::SmallInt(_) | Value::Int(_) | Value::BigInt(_) => {
-            // What the decimal(38, 10) form below spells for an integer, without the
-            // conversion: integers are most keys, and this runs once per row.
-            key.push('n');
-            let _ = write!(key, "{v}.0000000000");
-        }
+        Value::TinyInt(x) => push_integer_key(i64::from(*x), key),
+        Value::SmallInt(x) => push_integer_key(i64::from(*x), key),
+        Value::Int(x) => push_integer_key(i64::from(*x), key),
+        Value::BigInt(x) => push_integer_key(*x, key),
         n if n.is_exact_numeric() => {
             key.push('n');
             let t = scalar::to_text(
@@ -345,6 +349,29 @@ pub(crate) fn push_group_key(v: &Value, key: &mut String) {
         }
     }
     key.push('\u{1}');
+}
+
+/// An integer's part of a group key: what the decimal(38, 10) form of [`push_group_key`]
+/// spells for it (`-12.0000000000`), without the conversion or a formatter, as integers are
+/// most keys and this runs once per row.
+fn push_integer_key(x: i64, key: &mut String) {
+    key.push('n');
+    if x < 0 {
+        key.push('-');
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = x.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    key.extend(digits[at..].iter().map(|&d| char::from(d)));
+    key.push_str(".0000000000");
 }
 
 impl Run<'_> {

@@ -171,6 +171,10 @@ fn would_truncate() -> SqlError {
 /// how; a conversion SQL Server does not allow is Msg 529, a value that does not convert is
 /// the error SQL Server raises for it (245, 8114, 241, 8115, 220...).
 pub fn convert(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlError> {
+    // An INT widened to BIGINT (`SUM(CAST(amount AS BIGINT))`, per row): always exact.
+    if let (Value::Int(x), SqlType::BigInt) = (&v, &to) {
+        return Ok(Value::BigInt(i64::from(*x)));
+    }
     let Some(from) = value_family(&v) else {
         return Ok(Value::Null);
     };

@@ -48,6 +48,7 @@ pub(crate) mod zones;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use arith::quick_binary;
 pub use arith::{binary, unary};
 pub use compare::{compare, like};
 pub(crate) use compare::{compare_with_constant, like_collated};

@@ -33,13 +33,58 @@ pub(crate) fn pow10(n: u8) -> i128 {
 
 /// Decimal digits of a magnitude (1 for zero).
 pub(crate) fn digits(m: i128) -> u8 {
-    let mut magnitude = m.unsigned_abs();
-    let mut digits = 1;
-    while magnitude >= 10 {
-        magnitude /= 10;
-        digits += 1;
+    let magnitude = m.unsigned_abs();
+    if magnitude < 10 {
+        return 1;
     }
-    digits
+    // floor(log10(x)) is floor(bits * log10(2)) or one less; 1233 / 4096 is log10(2) to
+    // within what 128 bits can tell. Every guess is at most 38, within the table.
+    let bits = 128 - magnitude.leading_zeros();
+    let guess = (bits * 1233) >> 12;
+    let log10 = guess - u32::from(magnitude < POW10[guess as usize]);
+    // At most 39 digits: the cast cannot truncate.
+    log10 as u8 + 1
+}
+
+/// `10^n` as `u128`, `n <= 38`.
+const POW10: [u128; 39] = {
+    let mut table = [1u128; 39];
+    let mut n = 1;
+    while n < 39 {
+        table[n] = table[n - 1] * 10;
+        n += 1;
+    }
+    table
+};
+
+/// `a op b` of two DECIMAL values small enough that SQL Server's result type needs no
+/// reduction, without working out their precision: a sum or difference of two values of
+/// one scale below 10^37 (precision at most 37, so the result's is at most 38 at that
+/// scale) and a product of two values below 10^18 at scales of at most 18 (precisions at
+/// most 18, so the product's is at most 37 at the sum of the scales). These are the
+/// values of most columns and running sums; [`decimal_op`] gives the same for them, and
+/// `None` leaves every other case to it.
+pub(crate) fn small_decimal_op(op: BinaryOp, a: Decimal, b: Decimal) -> Option<Decimal> {
+    let (x, y) = (a.mantissa(), b.mantissa());
+    match op {
+        BinaryOp::Add | BinaryOp::Subtract
+            if a.scale() == b.scale()
+                && a.scale() <= 37
+                && x.unsigned_abs() < POW10[37]
+                && y.unsigned_abs() < POW10[37] =>
+        {
+            Decimal::new(if op == BinaryOp::Add { x + y } else { x - y }, a.scale())
+        }
+        BinaryOp::Multiply
+            if a.scale() <= 18
+                && b.scale() <= 18
+                && x.unsigned_abs() < POW10[18]
+                && y.unsigned_abs() < POW10[18] =>
+        {
+            Decimal::new(x * y, a.scale() + b.scale())
+        }
+        _ => None,
+    }
 }
 
 /// An exact operand: `m / 10^s`, taken to have precision `p`.
@@ -136,6 +181,11 @@ impl U256 {
     /// Quotient and remainder by a non-zero divisor below 2^255 (every divisor here is below
     /// 10^77 < 2^256 / 2, so shifting the running remainder left cannot overflow).
     fn div_rem(self, d: U256) -> (U256, U256) {
+        // Most operands fit 128 bits, where the machine's division is exact and far quicker
+        // than the bit-by-bit long division below.
+        if self.hi == 0 && d.hi == 0 {
+            return (U256::from(self.lo / d.lo), U256::from(self.lo % d.lo));
+        }
         let mut q = U256::ZERO;
         let mut r = U256::ZERO;
         for i in (0..256).rev() {
@@ -217,6 +267,11 @@ pub(crate) fn decimal_op(op: BinaryOp, a: Exact, b: Exact) -> Result<Decimal, Sq
             // Each operand at the result scale has at most 38 digits (its integral part is at
             // most `integral`), so i128 holds it and the sum.
             let at = |e: Exact| -> Result<i128, SqlError> {
+                // An operand's mantissa is always below 10^38 (a DECIMAL's, a MONEY's or an
+                // integer's), so at its own scale it is its mantissa.
+                if u32::from(e.s) == scale {
+                    return Ok(e.m);
+                }
                 let d = Decimal::new(e.m, e.s).ok_or_else(overflow)?;
                 // scale <= 38 here.
                 d.rescale(scale as u8).map(Decimal::mantissa).ok_or_else(overflow)
@@ -224,6 +279,12 @@ pub(crate) fn decimal_op(op: BinaryOp, a: Exact, b: Exact) -> Result<Decimal, Sq
             let (x, y) = (at(a)?, at(b)?);
             let sum = if op == BinaryOp::Add { x.checked_add(y) } else { x.checked_sub(y) };
             Decimal::new(sum.ok_or_else(overflow)?, scale as u8).ok_or_else(overflow)
+        }
+        // Operands of p1 and p2 digits make a product of at most p1 + p2 digits: within 38,
+        // i128 holds it and the scale is s1 + s2 with nothing to round, what the general
+        // path below gives.
+        BinaryOp::Multiply if p1 + p2 < 38 => {
+            Decimal::new(a.m * b.m, (s1 + s2) as u8).ok_or_else(overflow)
         }
         BinaryOp::Multiply => {
             let scale = reduce_scale(p1 + p2 + 1, s1 + s2);
@@ -259,6 +320,44 @@ pub(crate) fn decimal_op(op: BinaryOp, a: Exact, b: Exact) -> Result<Decimal, Sq
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_are_counted_at_every_power_of_ten() {
+        let naive = |m: i128| m.unsigned_abs().to_string().len() as u8;
+        for n in 0..=38u32 {
+            let p = 10i128.pow(n);
+            for m in [p - 1, p, p + 1, -p, 2 * p - 1, (p - 1) / 3] {
+                if m.unsigned_abs() < 10u128.pow(38) {
+                    assert_eq!(digits(m), naive(m), "{m}");
+                }
+            }
+        }
+        assert_eq!(digits(0), 1);
+    }
+
+    #[test]
+    fn small_operations_are_the_general_ones() {
+        let values = [0i128, 1, -1, 7, 99_999, -123_456_789, 10i128.pow(17) - 1, 10i128.pow(36)];
+        let mut taken = 0;
+        for &x in &values {
+            for &y in &values {
+                for (sx, sy) in [(0u8, 0u8), (2, 2), (2, 4), (18, 18), (37, 37)] {
+                    let (Some(a), Some(b)) = (Decimal::new(x, sx), Decimal::new(y, sy)) else {
+                        continue;
+                    };
+                    for op in [BinaryOp::Add, BinaryOp::Subtract, BinaryOp::Multiply] {
+                        let general = decimal_op(op, Exact::decimal(a), Exact::decimal(b));
+                        if let Some(small) = small_decimal_op(op, a, b) {
+                            let general = general.map(|d| (d.mantissa(), d.scale())).ok();
+                            assert_eq!(Some((small.mantissa(), small.scale())), general);
+                            taken += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(taken > 100, "{taken}");
+    }
 
     #[test]
     fn wide_multiplication_and_division_are_exact() {

@@ -1376,3 +1376,41 @@ fn format_never_panics_on_any_pattern() {
         }
     }
 }
+
+#[test]
+fn quick_arithmetic_is_the_general_arithmetic() {
+    let values = [
+        Value::Int(0),
+        Value::Int(-7),
+        Value::Int(i32::MAX),
+        Value::Int(i32::MIN),
+        Value::BigInt(3),
+        Value::BigInt(i64::MAX),
+        Value::BigInt(i64::MIN),
+        dec("1.50"),
+        dec("-0.07"),
+        dec("12345678901234567.5"),
+        dec("99999999999999999999999999999999999.99"),
+        dec("0.000000000000000000001"),
+        Value::Float(1.5),
+        Value::Null,
+    ];
+    let mut quick = 0;
+    for a in &values {
+        for b in &values {
+            for op in [BinaryOp::Add, BinaryOp::Subtract, BinaryOp::Multiply, BinaryOp::Divide] {
+                let general = binary(op, a.clone(), b.clone());
+                if let Some(v) = arith::quick_binary(op, a, b) {
+                    // The same value of the same type, where the general path succeeds.
+                    assert_eq!(
+                        general.ok().map(|g| (g.to_string(), type_of(&g))),
+                        Some((v.to_string(), type_of(&v))),
+                        "{a:?} {op:?} {b:?}"
+                    );
+                    quick += 1;
+                }
+            }
+        }
+    }
+    assert!(quick > 20, "{quick}");
+}

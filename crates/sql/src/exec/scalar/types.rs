@@ -229,7 +229,7 @@ pub fn literal(lit: &Literal) -> Result<Value, SqlError> {
 /// The precision a decimal value is taken to have: its digits, and at least its scale (so that
 /// `0.05` is `numeric(2,2)`, as SQL Server types that constant).
 pub(crate) fn decimal_precision(d: Decimal) -> u8 {
-    d.digits().max(d.scale()).clamp(1, MAX_PRECISION)
+    super::num::digits(d.mantissa()).max(d.scale()).clamp(1, MAX_PRECISION)
 }
 
 /// The type that best describes a value, for result-set metadata and `SELECT INTO`: strings get
