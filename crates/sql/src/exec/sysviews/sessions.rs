@@ -540,6 +540,10 @@ pub(super) fn exec_sessions(ctx: &ViewContext<'_>) -> RowSet {
         .col("open_transaction_count", SqlType::Int, |r| {
             int(r.a.open_transactions.load(Ordering::Relaxed).into())
         })
+        // SQL Server 2022's: no session is in a contained availability group here.
+        .opt("authenticating_database_id", SqlType::Int, |_| int(1))
+        .opt("page_server_reads", SqlType::BigInt, |_| big(0))
+        .opt("contained_availability_group_id", SqlType::UniqueIdentifier, unknown)
         .rows(&rows_of(ctx))
 }
 
