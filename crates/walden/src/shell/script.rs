@@ -292,8 +292,15 @@ impl Runner {
 
     /// Reads every line of `text` (from `-Q`, `-q` or a file), without ending the batch.
     pub fn feed_text(&mut self, text: &str) -> Step {
-        for line in text.lines() {
-            if let Step::Exit(code) = self.feed_line(line) {
+        for line in text.split_inclusive('\n') {
+            // A line keeps the end it had in the text (`\r\n` in a script written on
+            // Windows) in the batch, as the server must store a module's text as written:
+            // sp_WhoIsActive finds its help by CHAR(13) + CHAR(10) in its own definition.
+            let (line, end) = match line.strip_suffix("\r\n") {
+                Some(line) => (line, "\r\n"),
+                None => (line.strip_suffix('\n').unwrap_or(line), "\n"),
+            };
+            if let Step::Exit(code) = self.feed_line_ending(line, end) {
                 return Step::Exit(code);
             }
         }
@@ -329,6 +336,11 @@ impl Runner {
     /// Reads one line: a command runs at once, `GO` runs the batch, anything else joins the
     /// batch.
     pub fn feed_line(&mut self, line: &str) -> Step {
+        self.feed_line_ending(line, "\n")
+    }
+
+    /// [`Script::feed_line`], the line ending with `end` in the batch.
+    fn feed_line_ending(&mut self, line: &str, end: &str) -> Step {
         if let Some(source) = self.sources.last_mut() {
             source.line += 1;
         }
@@ -341,7 +353,7 @@ impl Runner {
         }
         self.scan = scan(self.scan, line);
         self.buffer.push_str(line);
-        self.buffer.push('\n');
+        self.buffer.push_str(end);
         self.buffer_lines += 1;
         Step::Continue
     }
