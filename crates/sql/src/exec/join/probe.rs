@@ -327,8 +327,10 @@ impl Run<'_> {
         // The pairs in the order the other way round gives them (each joined row's matches
         // in the leaf's order): a stable sort by joined row. The same query gives its rows
         // in the same order whichever side is hashed.
-        let mut pairs: Vec<(usize, Vec<Value>)> =
-            sink.positions.into_iter().zip(sink.pairs.rows).collect();
+        // `out` holds the pairs' memory as it takes them: this hold ends first.
+        let ProbeJoined { positions, pairs: JoinOutput { rows, grant, .. }, .. } = sink;
+        drop(grant);
+        let mut pairs: Vec<(usize, Vec<Value>)> = positions.into_iter().zip(rows).collect();
         pairs.sort_by_key(|&(j, _)| j);
         for (_, pair) in pairs {
             out.push(self, pair)?;
