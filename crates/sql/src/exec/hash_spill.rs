@@ -85,7 +85,7 @@ fn read_all(mut file: SpillReader) -> Result<Vec<Vec<Value>>, SqlError> {
 }
 
 /// What hashing `rows` in memory holds.
-fn hashed_bytes(rows: &[Vec<Value>]) -> usize {
+pub(crate) fn hashed_bytes(rows: &[Vec<Value>]) -> usize {
     rows.iter().map(|r| row_bytes(r) + KEY_BYTES).sum()
 }
 

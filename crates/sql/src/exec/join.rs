@@ -59,6 +59,7 @@ mod correlated;
 mod equivalence;
 mod explain;
 mod order;
+mod probe;
 mod semi;
 mod stream;
 
@@ -120,7 +121,36 @@ struct JoinOutput<'f> {
 /// Output rows counted against the grant at a time.
 const OUTPUT_ROWS_PER_CHECK: usize = 4096;
 
+/// What [`Run::emit_each`] did with one left row.
+struct Emitted {
+    /// The output holds all it wants.
+    full: bool,
+    /// A pair passed the checks.
+    matched: bool,
+    /// The left row, when no pair took it.
+    left: Option<Vec<Value>>,
+}
+
 impl JoinOutput<'_> {
+    /// Adds a joined row that passed the step's checks: to the sink when the step forwards
+    /// its rows, else to those it holds.
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<(), SqlError> {
+        match &mut self.forward {
+            Some(f) => {
+                let row = match f.positions {
+                    [] => row,
+                    positions => restore_row(row, positions),
+                };
+                f.stopped = !f.sink.push(run, row)?;
+            }
+            None => {
+                self.rows.push(row);
+                self.check_memory(run)?;
+            }
+        }
+        Ok(())
+    }
+
     fn full(&self) -> bool {
         self.rows.len() >= self.goal || self.forward.as_ref().is_some_and(|f| f.stopped)
     }
@@ -186,7 +216,8 @@ struct Forward<'f> {
 
 /// How the next leaf is joined.
 enum Step<'e> {
-    IndexLoops(AccessPath<'e>),
+    /// Sought by the path; the conjuncts its seek makes hold of every row it finds.
+    IndexLoops(AccessPath<'e>, Vec<&'e Expr>),
     Hash(Vec<(&'e Expr, &'e Expr)>),
     Loops,
 }
@@ -828,6 +859,38 @@ impl Run<'_> {
         // The order by estimate where the leaves are few enough to search; the greedy
         // choice of each step (with the rows joined so far counted) otherwise.
         let planned = (2..=order::MAX_SEARCHED).contains(&n).then(|| self.join_order(flat));
+        // The first leaf read into the second's hash as it is read, where that is the plan
+        // (`probe.rs`); not when a semi-join would filter the first leaf by itself.
+        if let Some(&[first, second, ..]) = planned.as_deref().filter(|_| !acc.rows.is_empty()) {
+            let first_bit = 1u64 << first;
+            let first_semi = semis
+                .iter()
+                .any(|(i, _)| flat.conjuncts[*i].leaves.is_some_and(|m| m & !first_bit == 0));
+            if !first_semi {
+                let last = n == 2 && semis.is_empty();
+                let rows_goal =
+                    goal.filter(|g| last && g.order.is_empty()).map_or(usize::MAX, |g| g.rows);
+                let positions;
+                let forward = match sink.as_deref_mut() {
+                    Some(sink)
+                        if last
+                            && flat.conjuncts.iter().all(|c| !c.from_on || c.leaves.is_some()) =>
+                    {
+                        positions = restore_positions(&[first, second], &flat.leaves);
+                        Some(Forward { positions: &positions, sink, stopped: false })
+                    }
+                    _ => None,
+                };
+                if let Some((rows, done)) =
+                    self.first_steps_probing(flat, first, second, outer, rows_goal, forward)?
+                {
+                    acc = rows;
+                    joined = done.iter().fold(0, |m, &l| m | 1 << l);
+                    order = done;
+                    self.apply_ready_semis(flat, semis, joined, &mut acc, outer)?;
+                }
+            }
+        }
         while order.len() < n {
             // A semi-join applied after the last step filters it: that step cannot stop early.
             let last = order.len() + 1 == n;
@@ -864,18 +927,7 @@ impl Run<'_> {
             acc = self.join_step(flat, acc, leaf, step, mask, outer, goal, forward)?;
             joined = mask;
             order.push(leaf);
-            for (i, semi) in semis.iter_mut() {
-                let c = &flat.conjuncts[*i];
-                if !c.applied && c.leaves.is_some_and(|m| m & !joined == 0) {
-                    acc.rows = self.apply_semi_join(
-                        semi,
-                        &acc.cols,
-                        std::mem::take(&mut acc.rows),
-                        outer,
-                    )?;
-                    flat.conjuncts[*i].applied = true;
-                }
-            }
+            self.apply_ready_semis(flat, semis, joined, &mut acc, outer)?;
         }
         // What could not be placed from the ON conditions is applied to the whole row.
         let late: Vec<&Expr> =
@@ -884,6 +936,27 @@ impl Run<'_> {
             acc.rows = self.filter_rows(&acc.cols, std::mem::take(&mut acc.rows), &late, outer)?;
         }
         Ok(restore_order(acc, &order, &flat.leaves))
+    }
+
+    /// Applies to the rows joined so far (`acc`, of the leaves `joined`) each semi-join
+    /// not yet applied whose leaves are all joined.
+    fn apply_ready_semis(
+        &mut self,
+        flat: &mut Flat<'_>,
+        semis: &mut [(usize, semi::SemiJoin<'_>)],
+        joined: u64,
+        acc: &mut Rows,
+        outer: Option<&Env<'_>>,
+    ) -> Result<(), SqlError> {
+        for (i, semi) in semis.iter_mut() {
+            let c = &flat.conjuncts[*i];
+            if !c.applied && c.leaves.is_some_and(|m| m & !joined == 0) {
+                acc.rows =
+                    self.apply_semi_join(semi, &acc.cols, std::mem::take(&mut acc.rows), outer)?;
+                flat.conjuncts[*i].applied = true;
+            }
+        }
+        Ok(())
     }
 
     /// The next leaf to join and how: the cheapest step among the leaves left (or leaf
@@ -920,7 +993,9 @@ impl Run<'_> {
                 let probes_joined =
                     path.any_probe(&mut |e| flat.leaves_of(e).is_some_and(|m| m & joined != 0));
                 if probes_joined && path.cost * left_rows < candidate.0 {
-                    candidate = (path.cost * left_rows, Step::IndexLoops(path));
+                    let exact = path.exact_seek_conjuncts(&t.def, &exprs);
+                    let exact = exact.into_iter().map(|k| exprs[k]).collect();
+                    candidate = (path.cost * left_rows, Step::IndexLoops(path, exact));
                 }
             }
             let better = match &best {
@@ -1009,7 +1084,7 @@ impl Run<'_> {
             width: cols.len(),
             grant: None,
         };
-        if let Step::IndexLoops(path) = step {
+        if let Step::IndexLoops(path, exact) = step {
             let Input::Table(t) = &flat.leaves[leaf].input else {
                 return Err(SqlError::new(
                     50000,
@@ -1020,33 +1095,51 @@ impl Run<'_> {
             let mut all = local;
             all.extend(rest);
             let mut check = Filter::new(RowFilter { cols: &cols, exprs: &all, outer });
+            // What a row the seek found must still pass: not the equalities it sought by
+            // exactly (`AccessPath::exact_seek_conjuncts`).
+            let inexact: Vec<&Expr> = all
+                .iter()
+                .copied()
+                .filter(|e| !exact.iter().any(|x| std::ptr::eq(*x, *e)))
+                .collect();
+            let mut check_found = Filter::new(RowFilter { cols: &cols, exprs: &inexact, outer });
             let mut scanned: Option<Vec<Vec<Value>>> = None;
-            for (n, l) in acc.rows.iter().enumerate() {
+            for (n, l) in std::mem::take(&mut acc.rows).into_iter().enumerate() {
                 self.row_interruption_point(n)?;
-                let env = Env::new(&acc.cols, l, outer);
-                let found = match self.read_path(&t, &path, &env, usize::MAX, None)? {
-                    Some(rows) => rows,
+                let env = Env::new(&acc.cols, &l, outer);
+                let sought = self.read_path(&t, &path, &env, usize::MAX, None)?;
+                let (found, checks) = match &sought {
+                    Some(rows) => (rows.as_slice(), &mut check_found),
                     // A probe that does not convert: this row is checked against the whole
-                    // table, read once.
-                    None => match &scanned {
-                        Some(rows) => rows.clone(),
-                        None => {
+                    // table, read once, on every conjunct.
+                    None => {
+                        if scanned.is_none() {
                             let rows =
                                 self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?;
-                            scanned.insert(rows).clone()
+                            scanned = Some(rows);
                         }
-                    },
-                };
-                for r in &found {
-                    if self.emit(&mut out, l, r, &mut check)? {
-                        break;
+                        (scanned.as_deref().unwrap_or(&[]), &mut check)
                     }
-                }
-                if out.full() {
+                };
+                let emitted = self.emit_each(&mut out, l, found.len(), |k| &found[k], checks)?;
+                if emitted.full {
                     break;
                 }
             }
         } else {
+            // Fewer rows joined so far than the leaf is guessed to hold: they are hashed
+            // instead, and the leaf's read probes them (`probe.rs`).
+            if let Step::Hash(keys) = &step {
+                if (acc.rows.len() as f64) < self.own_rows(flat, leaf) {
+                    self.hash_joined_probe_leaf(
+                        flat, leaf, &local, &acc, keys, &rest, outer, &mut out,
+                    )?;
+                    for i in checks {
+                        flat.conjuncts[i].applied = true;
+                    }
+                    return Ok(Rows { cols, rows: out.rows });
+                }
+            }
             // A leaf alone (the first, or a cross product's) may stop at the goal itself.
             let leaf_goal = goal.filter(|_| acc.rows.len() == 1 && rest.is_empty());
             let mut right = self.leaf_rows(flat, leaf, &local, outer, leaf_goal)?;
@@ -1090,26 +1183,30 @@ impl Run<'_> {
                 )),
                 _ => None,
             };
-            for (n, l) in acc.rows.iter().enumerate() {
+            // A hash of integer keys finds only rows whose key equals the probe's exactly
+            // (`HashMatch::lookup`): its one equality need not be checked again.
+            let keyed: Vec<&Expr> = match (&step, &matcher) {
+                (Step::Hash(keys), Some((m, _))) if m.exact() => {
+                    rest.iter().copied().filter(|e| !is_key_of(e, keys)).collect()
+                }
+                _ => rest.clone(),
+            };
+            let mut check_keyed = Filter::new(RowFilter { cols: &cols, exprs: &keyed, outer });
+            for (n, l) in std::mem::take(&mut acc.rows).into_iter().enumerate() {
                 self.row_interruption_point(n)?;
-                match &matcher {
+                let emitted = match &matcher {
                     Some((m, probes)) => {
-                        let env = Env::new(&acc.cols, l, outer);
-                        for &ri in m.candidates(self, probes, &env)? {
-                            if self.emit(&mut out, l, &right[ri], &mut check)? {
-                                break;
-                            }
-                        }
+                        let env = Env::new(&acc.cols, &l, outer);
+                        let found = m.candidates(self, probes, &env)?;
+                        let pair = |k: usize| right[found[k]].as_slice();
+                        self.emit_each(&mut out, l, found.len(), pair, &mut check_keyed)?
                     }
                     None => {
-                        for r in &right {
-                            if self.emit(&mut out, l, r, &mut check)? {
-                                break;
-                            }
-                        }
+                        let pair = |k: usize| right[k].as_slice();
+                        self.emit_each(&mut out, l, right.len(), pair, &mut check)?
                     }
-                }
-                if out.full() {
+                };
+                if emitted.full {
                     break;
                 }
             }
@@ -1134,21 +1231,56 @@ impl Run<'_> {
         row.extend_from_slice(left);
         row.extend_from_slice(right);
         if self.filter_holds(checks, &row)? {
-            match &mut out.forward {
-                Some(f) => {
-                    let row = match f.positions {
-                        [] => row,
-                        positions => restore_row(row, positions),
-                    };
-                    f.stopped = !f.sink.push(self, row)?;
-                }
-                None => {
-                    out.rows.push(row);
-                    out.check_memory(self)?;
-                }
-            }
+            out.push(self, row)?;
         }
         Ok(out.full())
+    }
+
+    /// [`Run::emit`] of `left` paired with each of the `n` rows `right(k)` gives, in turn,
+    /// until `out` is full: `left` itself becomes the last pair (and any pair after a
+    /// rejected one, whose row gives it back), so a left row with one match, the common
+    /// case of a key joined to its foreign keys, is moved, never copied value by value.
+    /// Says whether `out` is full, and whether any pair was added.
+    fn emit_each<'r>(
+        &mut self,
+        out: &mut JoinOutput<'_>,
+        left: Vec<Value>,
+        n: usize,
+        right: impl Fn(usize) -> &'r [Value],
+        checks: &mut Filter<'_>,
+    ) -> Result<Emitted, SqlError> {
+        let width = left.len();
+        let mut left = left;
+        // Whether `left` is in the row being tried (the last pair).
+        let mut taken = false;
+        let mut emitted = Emitted { full: out.full(), matched: false, left: None };
+        for k in 0..n {
+            if emitted.full {
+                break;
+            }
+            let r = right(k);
+            let mut row = if k + 1 == n {
+                taken = true;
+                std::mem::take(&mut left)
+            } else {
+                let mut copy = Vec::with_capacity(width + r.len());
+                copy.extend_from_slice(&left);
+                copy
+            };
+            row.reserve_exact(r.len());
+            row.extend_from_slice(r);
+            if self.filter_holds(checks, &row)? {
+                emitted.matched = true;
+                out.push(self, row)?;
+                emitted.full = out.full();
+            } else if taken {
+                row.truncate(width);
+                left = row;
+                taken = false;
+            }
+        }
+        emitted.left = (!taken).then_some(left);
+        Ok(emitted)
     }
 
     /// A leaf's rows that satisfy its own conjuncts `local`: with a `goal`, the first of
@@ -1357,7 +1489,13 @@ impl Run<'_> {
         let (lw, rw) = (l.cols.len(), r_cols.len());
         let keep_left = matches!(kind, JoinKind::LeftOuter | JoinKind::FullOuter);
         let keep_right = matches!(kind, JoinKind::RightOuter | JoinKind::FullOuter);
-        let mut rows = Vec::new();
+        let mut out = JoinOutput {
+            rows: Vec::new(),
+            forward: None,
+            goal: usize::MAX,
+            width: cols.len(),
+            grant: None,
+        };
         if let (Input::Table(t), false) = (&r_input, keep_right) {
             let path = self.path(&both, t, &parts, 1, 1);
             let probes_left =
@@ -1365,29 +1503,18 @@ impl Run<'_> {
             if probes_left && !path.is_scan() {
                 let t = clone_ref(t);
                 let mut check = Filter::new(RowFilter { cols: &cols, exprs: &parts, outer });
-                for (n, lrow) in l.rows.iter().enumerate() {
+                for (n, lrow) in l.rows.into_iter().enumerate() {
                     self.row_interruption_point(n)?;
-                    let env = Env::new(&l.cols, lrow, outer);
+                    let env = Env::new(&l.cols, &lrow, outer);
                     let found = match self.read_path(&t, &path, &env, usize::MAX, None)? {
                         Some(found) => found,
                         None => self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?,
                     };
-                    let mut matched = false;
-                    for r in found {
-                        let mut row = lrow.clone();
-                        row.extend(r);
-                        if self.filter_holds(&mut check, &row)? {
-                            matched = true;
-                            rows.push(row);
-                        }
-                    }
-                    if !matched && keep_left {
-                        let mut row = lrow.clone();
-                        row.extend(std::iter::repeat_n(Value::Null, rw));
-                        rows.push(row);
-                    }
+                    let pair = |k: usize| found[k].as_slice();
+                    let emitted = self.emit_each(&mut out, lrow, found.len(), pair, &mut check)?;
+                    self.keep_unmatched(&mut out, emitted, keep_left, rw)?;
                 }
-                return Ok((Rows { cols, rows }, lw));
+                return Ok((Rows { cols, rows: out.rows }, lw));
             }
         }
         // The inner side of a LEFT JOIN may be filtered by the ON condition's conjuncts on it
@@ -1409,49 +1536,75 @@ impl Run<'_> {
             Some(HashMatch::build(self, &keys, &r_cols, &right, outer)?)
         };
         // The conjuncts on the inner side alone already filtered it: each is checked on a
-        // pair only where they did not (LIKE on every matched row again, TPC-H Q13's).
+        // pair only where they did not (LIKE on every matched row again, TPC-H Q13's); nor
+        // is the equality an exact hash found its candidates by (`HashMatch::exact`).
+        let exact = matcher.as_ref().is_some_and(HashMatch::exact);
         let checks: Vec<&Expr> = parts
             .iter()
             .copied()
             .filter(|e| !pushed.iter().any(|p| std::ptr::eq(*p, *e)))
+            .filter(|e| !(exact && is_key_of(e, &keys)))
             .collect();
         let mut check = Filter::new(RowFilter { cols: &cols, exprs: &checks, outer });
         let mut right_matched = vec![false; right.len()];
         let probes = HashMatch::probes(&keys, &l.cols);
         let every: Vec<usize> =
             if matcher.is_none() { (0..right.len()).collect() } else { Vec::new() };
-        for (n, lrow) in l.rows.iter().enumerate() {
+        for (n, lrow) in l.rows.into_iter().enumerate() {
             self.row_interruption_point(n)?;
             let candidates: &[usize] = match &matcher {
-                Some(m) => m.candidates(self, &probes, &Env::new(&l.cols, lrow, outer))?,
+                Some(m) => m.candidates(self, &probes, &Env::new(&l.cols, &lrow, outer))?,
                 None => &every,
             };
+            if !keep_right {
+                let pair = |k: usize| right[candidates[k]].as_slice();
+                let emitted = self.emit_each(&mut out, lrow, candidates.len(), pair, &mut check)?;
+                self.keep_unmatched(&mut out, emitted, keep_left, rw)?;
+                continue;
+            }
+            // A FULL JOIN also notes which right rows matched.
             let mut matched = false;
             for &ri in candidates {
-                let mut row = lrow.clone();
-                row.extend(right[ri].iter().cloned());
+                let mut row = Vec::with_capacity(lw + rw);
+                row.extend_from_slice(&lrow);
+                row.extend_from_slice(&right[ri]);
                 if self.filter_holds(&mut check, &row)? {
                     matched = true;
                     right_matched[ri] = true;
-                    rows.push(row);
+                    out.push(self, row)?;
                 }
             }
-            if !matched && keep_left {
-                let mut row = lrow.clone();
-                row.extend(std::iter::repeat_n(Value::Null, rw));
-                rows.push(row);
-            }
+            let left = Emitted { full: false, matched, left: Some(lrow) };
+            self.keep_unmatched(&mut out, left, keep_left, rw)?;
         }
         if keep_right {
             for (ri, r) in right.iter().enumerate() {
                 if !right_matched[ri] {
                     let mut row: Vec<Value> = vec![Value::Null; lw];
                     row.extend_from_slice(r);
-                    rows.push(row);
+                    out.push(self, row)?;
                 }
             }
         }
-        Ok((Rows { cols, rows }, lw))
+        Ok((Rows { cols, rows: out.rows }, lw))
+    }
+
+    /// The preserved left row of an outer join that no pair matched (`emitted`), extended
+    /// with `right_width` NULLs, when the join keeps it (`keep`).
+    fn keep_unmatched(
+        &mut self,
+        out: &mut JoinOutput<'_>,
+        emitted: Emitted,
+        keep: bool,
+        right_width: usize,
+    ) -> Result<(), SqlError> {
+        match emitted.left {
+            Some(mut row) if keep && !emitted.matched => {
+                row.extend(std::iter::repeat_n(Value::Null, right_width));
+                out.push(self, row)
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -1607,6 +1760,15 @@ fn equi_keys<'e>(
     keys
 }
 
+/// Whether `e` is the equality of one of a hash join's `keys` (either way round).
+fn is_key_of(e: &Expr, keys: &[(&Expr, &Expr)]) -> bool {
+    let ExprKind::Binary { op: BinaryOp::Eq, left, right } = &e.kind else { return false };
+    let (l, r): (&Expr, &Expr) = (left, right);
+    keys.iter().any(|&(a, b)| {
+        (std::ptr::eq(l, a) && std::ptr::eq(r, b)) || (std::ptr::eq(l, b) && std::ptr::eq(r, a))
+    })
+}
+
 /// The hash key of join key values: equal under T-SQL's comparison within a [`family`]
 /// whenever the values are equal, under any collation (`coarse_key`); None if a value is
 /// NULL (it matches nothing).
@@ -1722,6 +1884,13 @@ impl HashMatch {
         HashMatch { buckets: Buckets::Keys(buckets) }
     }
 
+    /// Whether a candidate's key is always equal to the probe's under T-SQL's comparison,
+    /// not just hashed alike: one key of integers (a probe of another numeric type is
+    /// looked up as the integer it equals, or not at all).
+    fn exact(&self) -> bool {
+        matches!(self.buckets, Buckets::Ints(_))
+    }
+
     /// The probe side of `keys`, prepared once for rows of columns `cols`.
     fn probes<'e>(keys: &[(&'e Expr, &Expr)], cols: &[Col]) -> Vec<Scalar<'e>> {
         keys.iter().map(|(e, _)| Scalar::prepare(e, cols)).collect()
@@ -1735,6 +1904,11 @@ impl HashMatch {
         probes: &[Scalar<'_>],
         env: &Env<'_>,
     ) -> Result<&[usize], SqlError> {
+        // One key, the common case: no vector per probe.
+        if let [p] = probes {
+            let v = run.eval_prepared(p, env)?;
+            return self.lookup(std::slice::from_ref(&v));
+        }
         let mut values = Vec::with_capacity(probes.len());
         for p in probes {
             values.push(run.eval_prepared(p, env)?);

@@ -261,7 +261,7 @@ impl Run<'_> {
             };
             let node = match (acc.take(), step) {
                 (None, _) => self.explain_leaf(flat, &mut subplans, leaf, &local, own[leaf]),
-                (Some((left, _)), Step::IndexLoops(path)) => {
+                (Some((left, _)), Step::IndexLoops(path, _)) => {
                     let Input::Table(t) = &flat.leaves[leaf].input else {
                         return Err(SqlError::new(
                             50000,

@@ -1,0 +1,352 @@
+//! The first two steps of a join, when the second is a hash join: the first leaf's read
+//! gives each row straight to the probe of the second leaf's hash table.
+//!
+//! `Run::join_leaves` joins one leaf at a time, each step holding the rows joined so far,
+//! so a plan that starts from a large table (TPC-H Q9's `lineitem`, joined next to the few
+//! parts whose name holds 'green') would hold every row of it only to keep a few. Here only
+//! the joined rows are held.
+//!
+//! Which algorithm the second step takes depends on how many rows the first leaf has
+//! (`Run::next_step` counts them, it does not guess), so the read starts by holding its
+//! rows, asking at each power of two whether that many would make the second step a hash
+//! join. Once they would, any more would too (a hash join's cost grows by one per left row,
+//! nested loops' and index nested loops' by at least as much), so the second leaf is read
+//! and hashed there, the held rows are probed, and the rest are probed as the read finds
+//! them. A read that ends before then leaves its rows to the usual second step, which makes
+//! the choice it always made; so does a build side beyond the memory grant, which the usual
+//! step partitions to disk (`hash_spill.rs`). While the first leaf's rows are fewer than
+//! the second is guessed to hold, they are held: the usual step hashes the smaller side.
+//!
+//! That step, `Run::hash_joined_probe_leaf` below, is the other half of a hash join whose
+//! build side is the smaller: where the rows joined so far are fewer than the next leaf's,
+//! they are hashed (they are held already) and the leaf's read probes them row by row, so
+//! the larger side is never held whole, only its rows that match (TPC-H Q9's `lineitem`,
+//! probing the `part`s named 'green'). The pairs are then put in the order the other way
+//! would give them, so a result's order does not depend on which side was hashed.
+
+use walden_engine::types::Value;
+
+use super::{
+    clone_ref, equi_keys, is_key_of, Conjunct, Flat, Forward, HashMatch, Input, JoinOutput, Step,
+};
+use crate::ast::Expr;
+use crate::exec::access::{AccessPath, RowFilter, RowSink};
+use crate::exec::eval::{Col, Env};
+use crate::exec::filter::Filter;
+use crate::exec::grant::MemoryGrant;
+use crate::exec::hash_spill::hashed_bytes;
+use crate::exec::prepared::Scalar;
+use crate::exec::query::Rows;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// The second leaf hashed, and what probing it takes.
+struct Built<'e> {
+    right: Vec<Vec<Value>>,
+    matcher: HashMatch,
+    probes: Vec<Scalar<'e>>,
+    /// Holds the hash table's memory for as long as it lives.
+    _grant: MemoryGrant,
+}
+
+/// The read of the first leaf: its rows held until the second step is known to be a hash
+/// join, probed from then on.
+struct Probing<'s, 'e, 'o, 'f> {
+    flat: &'s mut Flat<'e>,
+    second: usize,
+    /// The first leaf's bit and columns.
+    first_bit: u64,
+    first_cols: &'s [Col],
+    /// The second leaf's own conjuncts, applied as it is read.
+    local: &'s [&'e Expr],
+    outer: Option<&'o Env<'o>>,
+    held: Vec<Vec<Value>>,
+    /// The count of held rows at which to ask again.
+    ask_at: usize,
+    /// A build side was refused its memory: the usual step joins these rows.
+    given_up: bool,
+    built: Option<Built<'e>>,
+    out: JoinOutput<'f>,
+    /// The second step's conjuncts, checked on each pair; and those but the hash key's
+    /// equality, for a hash whose candidates always equal the probe (`HashMatch::exact`).
+    checks: Filter<'s>,
+    inexact_checks: Filter<'s>,
+    seen: usize,
+}
+
+impl<'e> Probing<'_, 'e, '_, '_> {
+    /// Whether the held rows make the second step a hash join; if so, hashes the second
+    /// leaf and probes them.
+    fn switch(&mut self, run: &mut Run<'_>) -> Result<(), SqlError> {
+        let left_rows = self.held.len() as f64;
+        let (_, step) = run.next_step(
+            self.flat,
+            self.first_bit,
+            left_rows,
+            self.first_cols,
+            Some(self.second),
+        )?;
+        let Step::Hash(keys) = step else { return Ok(()) };
+        // Fewer rows so far than the second leaf is guessed to hold: the usual step hashes
+        // these instead, if the read ends before there are more.
+        if left_rows < run.own_rows(self.flat, self.second) {
+            return Ok(());
+        }
+        let right_cols = self.flat.leaves[self.second].cols.clone();
+        let right = run.leaf_rows(self.flat, self.second, self.local, self.outer, None)?;
+        let mut grant = run.memory_grant();
+        if !grant.try_reserve(hashed_bytes(&right)) {
+            // Computed rows go back, already filtered by the conjuncts the usual step
+            // applies to them again (they keep the same rows).
+            if let Input::Rows(rows) = &mut self.flat.leaves[self.second].input {
+                *rows = right;
+            }
+            self.given_up = true;
+            return Ok(());
+        }
+        let matcher = HashMatch::build(run, &keys, &right_cols, &right, self.outer)?;
+        let probes = HashMatch::probes(&keys, self.first_cols);
+        self.built = Some(Built { right, matcher, probes, _grant: grant });
+        for row in std::mem::take(&mut self.held) {
+            self.probe(run, row)?;
+            if self.out.full() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Joins one row of the first leaf to its matches in the hash.
+    fn probe(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<(), SqlError> {
+        let Some(built) = &self.built else { return Ok(()) };
+        let env = Env::new(self.first_cols, &row, self.outer);
+        let found = built.matcher.candidates(run, &built.probes, &env)?;
+        let right = &built.right;
+        let pair = |k: usize| right[found[k]].as_slice();
+        let checks =
+            if built.matcher.exact() { &mut self.inexact_checks } else { &mut self.checks };
+        run.emit_each(&mut self.out, row, found.len(), pair, checks)?;
+        Ok(())
+    }
+}
+
+impl RowSink for Probing<'_, '_, '_, '_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        run.row_interruption_point(self.seen)?;
+        self.seen += 1;
+        if self.built.is_some() {
+            self.probe(run, row)?;
+            return Ok(!self.out.full());
+        }
+        self.held.push(row);
+        if !self.given_up && self.held.len() >= self.ask_at {
+            self.ask_at = self.ask_at.saturating_mul(2);
+            self.switch(run)?;
+        }
+        Ok(!self.out.full())
+    }
+}
+
+impl Run<'_> {
+    /// Joins the planned first two leaves, `first` and `second`, as the module's
+    /// documentation says: the rows joined so far and the leaves joined, in order (only
+    /// `first` if the second step is left to the usual way). None, with nothing read, where
+    /// the first leaf is no table or no equality joins the two. The second step's rows stop
+    /// at `goal`, and go to `forward` where it is given.
+    pub(super) fn first_steps_probing(
+        &mut self,
+        flat: &mut Flat<'_>,
+        first: usize,
+        second: usize,
+        outer: Option<&Env<'_>>,
+        goal: usize,
+        forward: Option<Forward<'_>>,
+    ) -> Result<Option<(Rows, Vec<usize>)>, SqlError> {
+        let Input::Table(t) = &flat.leaves[first].input else { return Ok(None) };
+        let t = clone_ref(t);
+        let (first_bit, second_bit) = (1u64 << first, 1u64 << second);
+        let ready = |c: &Conjunct<'_>, mask: u64| {
+            !c.applied && !c.semi && c.leaves.is_some_and(|m| m & !mask == 0)
+        };
+        let both = first_bit | second_bit;
+        let first_checks: Vec<usize> =
+            (0..flat.conjuncts.len()).filter(|&i| ready(&flat.conjuncts[i], first_bit)).collect();
+        let second_checks: Vec<usize> = (0..flat.conjuncts.len())
+            .filter(|&i| ready(&flat.conjuncts[i], both) && !first_checks.contains(&i))
+            .collect();
+        let first_exprs = exprs_of(flat, &first_checks, |_| true);
+        let local = exprs_of(flat, &second_checks, |c| c.leaves == Some(second_bit));
+        let rest = exprs_of(flat, &second_checks, |c| c.leaves != Some(second_bit));
+        let first_cols = flat.leaves[first].cols.clone();
+        let right_cols = flat.leaves[second].cols.clone();
+        let joining = exprs_of(flat, &second_checks, |_| true);
+        let keys = equi_keys(self, flat, &joining, first_bit, second_bit, &first_cols, &right_cols);
+        if keys.is_empty() {
+            return Ok(None);
+        }
+        let mut cols = first_cols.clone();
+        cols.extend(right_cols.iter().cloned());
+        let inexact: Vec<&Expr> = rest.iter().copied().filter(|e| !is_key_of(e, &keys)).collect();
+        let path = self.path(flat, &t, &first_exprs, first, 0);
+        let mut sink = Probing {
+            flat,
+            second,
+            first_bit,
+            first_cols: &first_cols,
+            local: &local,
+            outer,
+            held: Vec::new(),
+            ask_at: 1,
+            given_up: false,
+            built: None,
+            out: JoinOutput { rows: Vec::new(), forward, goal, width: cols.len(), grant: None },
+            checks: Filter::new(RowFilter { cols: &cols, exprs: &rest, outer }),
+            inexact_checks: Filter::new(RowFilter { cols: &cols, exprs: &inexact, outer }),
+            seen: 0,
+        };
+        let env = Env { cols: &[], row: &[], outer, computed: &[] };
+        let keep = || Some(RowFilter { cols: &first_cols, exprs: &first_exprs, outer });
+        if !self.read_path_into(&t, &path, &env, keep(), &mut sink)? {
+            // A probe of the first leaf's own seek that does not convert: it is read whole.
+            self.read_path_into(&t, &AccessPath::scan(), &env, keep(), &mut sink)?;
+        }
+        let Probing { flat, built, held, out, .. } = sink;
+        for &i in &first_checks {
+            flat.conjuncts[i].applied = true;
+        }
+        if built.is_none() {
+            return Ok(Some((Rows { cols: first_cols, rows: held }, vec![first])));
+        }
+        for &i in &second_checks {
+            flat.conjuncts[i].applied = true;
+        }
+        Ok(Some((Rows { cols, rows: out.rows }, vec![first, second])))
+    }
+}
+
+/// A leaf's read probing a hash of the rows joined so far: the pairs that pass, each with
+/// the position of its joined row.
+struct ProbeJoined<'s, 'e, 'o, 'f> {
+    joined: &'s [Vec<Value>],
+    leaf_cols: &'s [Col],
+    matcher: HashMatch,
+    probes: Vec<Scalar<'e>>,
+    checks: Filter<'s>,
+    outer: Option<&'o Env<'o>>,
+    /// The pairs, held against the memory workspace as any step's output is.
+    pairs: JoinOutput<'f>,
+    positions: Vec<usize>,
+    seen: usize,
+}
+
+impl RowSink for ProbeJoined<'_, '_, '_, '_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        run.row_interruption_point(self.seen)?;
+        self.seen += 1;
+        let env = Env::new(self.leaf_cols, &row, self.outer);
+        let found = self.matcher.candidates(run, &self.probes, &env)?;
+        for &j in found {
+            let left = &self.joined[j];
+            let mut pair = Vec::with_capacity(left.len() + row.len());
+            pair.extend_from_slice(left);
+            pair.extend_from_slice(&row);
+            if run.filter_holds(&mut self.checks, &pair)? {
+                self.pairs.push(run, pair)?;
+                self.positions.push(j);
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl Run<'_> {
+    /// A hash join step with the rows joined so far (`acc`) as its build side: they are
+    /// hashed on their side of `keys` (joined side, leaf side), and each row of leaf `leaf`
+    /// that its own conjuncts `local` keep probes them, as its read finds it; a pair goes to
+    /// `out` if the step's other conjuncts `rest` hold (the equality of an exact hash is
+    /// not checked again).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn hash_joined_probe_leaf(
+        &mut self,
+        flat: &mut Flat<'_>,
+        leaf: usize,
+        local: &[&Expr],
+        acc: &Rows,
+        keys: &[(&Expr, &Expr)],
+        rest: &[&Expr],
+        outer: Option<&Env<'_>>,
+        out: &mut JoinOutput<'_>,
+    ) -> Result<(), SqlError> {
+        let leaf_cols = flat.leaves[leaf].cols.clone();
+        let mut cols = acc.cols.clone();
+        cols.extend(leaf_cols.iter().cloned());
+        let swapped: Vec<(&Expr, &Expr)> = keys.iter().map(|&(j, l)| (l, j)).collect();
+        let matcher = HashMatch::build(self, &swapped, &acc.cols, &acc.rows, outer)?;
+        let probes = HashMatch::probes(&swapped, &leaf_cols);
+        let checks: Vec<&Expr> = if matcher.exact() {
+            rest.iter().copied().filter(|e| !is_key_of(e, keys)).collect()
+        } else {
+            rest.to_vec()
+        };
+        let width = cols.len();
+        let mut sink = ProbeJoined {
+            joined: &acc.rows,
+            leaf_cols: &leaf_cols,
+            matcher,
+            probes,
+            checks: Filter::new(RowFilter { cols: &cols, exprs: &checks, outer }),
+            outer,
+            pairs: JoinOutput {
+                rows: Vec::new(),
+                forward: None,
+                goal: usize::MAX,
+                width,
+                grant: None,
+            },
+            positions: Vec::new(),
+            seen: 0,
+        };
+        match &mut flat.leaves[leaf].input {
+            Input::Table(t) => {
+                let t = clone_ref(t);
+                let path = self.path(flat, &t, local, leaf, 0);
+                let env = Env { cols: &[], row: &[], outer, computed: &[] };
+                let keep = || Some(RowFilter { cols: &leaf_cols, exprs: local, outer });
+                if !self.read_path_into(&t, &path, &env, keep(), &mut sink)? {
+                    self.read_path_into(&t, &AccessPath::scan(), &env, keep(), &mut sink)?;
+                }
+            }
+            Input::Rows(rows) => {
+                let rows = std::mem::take(rows);
+                for row in self.filter_rows(&leaf_cols, rows, local, outer)? {
+                    sink.push(self, row)?;
+                }
+            }
+            Input::Estimated(_) => return Err(super::explained_only()),
+        }
+        // The pairs in the order the other way round gives them (each joined row's matches
+        // in the leaf's order): a stable sort by joined row. The same query gives its rows
+        // in the same order whichever side is hashed.
+        // `out` holds the pairs' memory as it takes them: this hold ends first.
+        let ProbeJoined { positions, pairs: JoinOutput { rows, grant, .. }, .. } = sink;
+        drop(grant);
+        let mut pairs: Vec<(usize, Vec<Value>)> = positions.into_iter().zip(rows).collect();
+        pairs.sort_by_key(|&(j, _)| j);
+        for (_, pair) in pairs {
+            out.push(self, pair)?;
+            if out.full() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The expressions of the conjuncts at positions `of` that `keep` accepts.
+fn exprs_of<'e>(
+    flat: &Flat<'e>,
+    of: &[usize],
+    keep: impl Fn(&Conjunct<'e>) -> bool,
+) -> Vec<&'e Expr> {
+    of.iter().map(|&i| &flat.conjuncts[i]).filter(|c| keep(c)).map(|c| c.expr).collect()
+}
