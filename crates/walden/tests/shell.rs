@@ -151,6 +151,23 @@ fn batches_split_at_go_and_files_run_in_order() {
 }
 
 #[test]
+fn a_scripts_line_endings_reach_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("crlf.sql");
+    std::fs::write(
+        &script,
+        "CREATE PROCEDURE dbo.p AS\r\n-- help\r\nSELECT 1 AS one\r\nGO\r\n\
+         SELECT CHARINDEX(CHAR(13) + CHAR(10) + '-- help' + CHAR(13) + CHAR(10), definition) \
+         AS at FROM sys.sql_modules WHERE object_id = OBJECT_ID('dbo.p')\nGO\n",
+    )
+    .unwrap();
+    let o = sql(&dir.path().join("data"), &["-h", "-1", "-i", script.to_str().unwrap()]);
+    assert_code(&o, 0);
+    // The CR that ends the 25-character first line is the 26th character.
+    assert_eq!(stdout(&o).split_whitespace().next(), Some("26"), "{}", stdout(&o));
+}
+
+#[test]
 fn r_includes_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let inner = dir.path().join("inner.sql");
