@@ -540,16 +540,17 @@ struct TreeState {
 /// A key and its value, copied out of a leaf.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
-/// Entries copied out of a tree's leaves ([`BTree::copy_range`]) into one buffer: each key
-/// and value once, back to back, found by their end offsets. A scan refills one batch over
-/// and over, so it allocates only when a batch is larger than every one before it, where
-/// a copy of each entry as an [`Entry`] costs two allocations and two frees.
+/// Entries copied out of a tree's leaves ([`BTree::copy_range`]) into one buffer, back to
+/// back, each a leaf record copied whole (one copy for its key and value). A scan refills
+/// one batch over and over, so it allocates only when a batch is larger than every one
+/// before it, where a copy of each entry as an [`Entry`] costs two allocations and two
+/// frees.
 #[derive(Debug, Default)]
 pub struct EntryBatch {
     bytes: Vec<u8>,
-    /// Per entry, where its key ends and where its value ends in `bytes`; its key starts
-    /// where the entry before it ends (the first at 0).
-    ends: Vec<(usize, usize)>,
+    /// Per entry, where its key starts, where its key ends (and its value starts) and
+    /// where its value ends in `bytes`.
+    ends: Vec<(usize, usize, usize)>,
 }
 
 impl EntryBatch {
@@ -576,10 +577,18 @@ impl EntryBatch {
 
     /// Appends an entry.
     pub fn push(&mut self, key: &[u8], value: &[u8]) {
+        let start = self.bytes.len();
         self.bytes.extend_from_slice(key);
-        let key_end = self.bytes.len();
         self.bytes.extend_from_slice(value);
-        self.ends.push((key_end, self.bytes.len()));
+        self.ends.push((start, start + key.len(), self.bytes.len()));
+    }
+
+    /// Appends the entry of a leaf record (`u16 key_len, key, value`, its key checked to be
+    /// within it by [`leaf_key`]) whose key is `key_len` bytes long.
+    fn push_record(&mut self, record: &[u8], key_len: usize) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(record);
+        self.ends.push((start + 2, start + 2 + key_len, self.bytes.len()));
     }
 
     /// Entry `i`'s key and value.
@@ -588,11 +597,7 @@ impl EntryBatch {
     ///
     /// If `i` is not below [`EntryBatch::len`].
     pub fn get(&self, i: usize) -> (&[u8], &[u8]) {
-        let start = match i {
-            0 => 0,
-            _ => self.ends[i - 1].1,
-        };
-        let (key_end, end) = self.ends[i];
+        let (start, key_end, end) = self.ends[i];
         (&self.bytes[start..key_end], &self.bytes[key_end..end])
     }
 
@@ -1190,7 +1195,8 @@ impl BTree<'_> {
                     if copied == max {
                         return Ok(false);
                     }
-                    let (k, v) = leaf_split(page.get(s)?)?;
+                    let record = page.get(s)?;
+                    let k = leaf_key(record)?;
                     let beyond = match upper {
                         Bound::Unbounded => false,
                         Bound::Included(u) => k > u.as_slice(),
@@ -1199,7 +1205,7 @@ impl BTree<'_> {
                     if beyond {
                         return Ok(true);
                     }
-                    batch.push(k, v);
+                    batch.push_record(record, k.len());
                     copied += 1;
                 }
                 page.next_page()

@@ -31,6 +31,8 @@ pub(super) struct Entries {
     /// Entries put back, given out before the rest of the batch: under SERIALIZABLE a key
     /// that came into the range, or an entry read again under its lock.
     front: VecDeque<Entry>,
+    /// The entry put back that [`Entries::next_entry`] gave out last.
+    taken: Entry,
     batch: EntryBatch,
     /// The first entry of `batch` not given out yet.
     pos: usize,
@@ -64,11 +66,14 @@ impl RangeLock {
     }
 }
 
-/// An entry [`Entries::next_entry`] gives out: one of the batch, or one put back. Its bytes
-/// are read through [`Entries::get`], so the batch's are never copied again.
+/// An entry [`Entries::next_entry`] gives out, its bytes read through [`Entries::get`] (so
+/// the batch's are never copied again): one of the batch, or one put back, moved to
+/// [`Entries::taken`]. Kept to two words: a larger value returned through the stack cost
+/// the scan store-forwarding stalls.
+#[derive(Clone, Copy)]
 enum Next {
     Batch(usize),
-    Owned(Entry),
+    Taken,
 }
 
 /// What [`Entries::under_row_lock`] finds of an entry's value.
@@ -105,6 +110,7 @@ impl Entries {
             next: lower,
             upper,
             front: VecDeque::new(),
+            taken: Entry::default(),
             batch: EntryBatch::new(),
             pos: 0,
             done: false,
@@ -133,9 +139,11 @@ impl Entries {
     }
 
     /// The next entry, without key locks; `avoid` as for [`Entries::refill`].
+    #[inline]
     fn next_entry(&mut self, avoid: Option<&Transaction>) -> Result<Option<Next>, EngineError> {
         if let Some(entry) = self.front.pop_front() {
-            return Ok(Some(Next::Owned(entry)));
+            self.taken = entry;
+            return Ok(Some(Next::Taken));
         }
         loop {
             if self.pos < self.batch.len() {
@@ -156,10 +164,21 @@ impl Entries {
     }
 
     /// The key and value of an entry [`Entries::next_entry`] gave out.
-    fn get<'a>(&'a self, next: &'a Next) -> (&'a [u8], &'a [u8]) {
+    fn get(&self, next: Next) -> (&[u8], &[u8]) {
         match next {
-            Next::Batch(i) => self.batch.get(*i),
-            Next::Owned((key, value)) => (key, value),
+            Next::Batch(i) => self.batch.get(i),
+            Next::Taken => (&self.taken.0, &self.taken.1),
+        }
+    }
+
+    /// [`Entries::get`], copied out (or moved, for one put back).
+    fn take(&mut self, next: Next) -> Entry {
+        match next {
+            Next::Batch(i) => {
+                let (key, value) = self.batch.get(i);
+                (key.to_vec(), value.to_vec())
+            }
+            Next::Taken => std::mem::take(&mut self.taken),
         }
     }
 
@@ -357,8 +376,8 @@ impl IndexCursor {
         }
         let Some(next) = self.entries.next_entry(None)? else { return Ok(None) };
         Ok(Some(match next {
-            Next::Owned((_, row_id)) => row_id,
-            Next::Batch(_) => self.entries.get(&next).1.to_vec(),
+            Next::Taken => std::mem::take(&mut self.entries.taken.1),
+            Next::Batch(_) => self.entries.get(next).1.to_vec(),
         }))
     }
 
@@ -390,13 +409,7 @@ impl IndexCursor {
             let Some(next) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
                 return Ok(None);
             };
-            let (key, row_id) = match next {
-                Next::Owned(entry) => entry,
-                Next::Batch(_) => {
-                    let (key, row_id) = self.entries.get(&next);
-                    (key.to_vec(), row_id.to_vec())
-                }
-            };
+            let (key, row_id) = self.entries.take(next);
             if !self.row_locks {
                 return Ok(Some((key, row_id)));
             }
@@ -469,7 +482,7 @@ impl RowCursor {
         // Room for the row locator a reader appends.
         let mut row = Vec::with_capacity(self.decoder.columns().len() + 1);
         let mut id = Vec::new();
-        Ok(self.next_values(tx, &mut row, &mut id)?.then_some((id, row)))
+        Ok(self.next_values(tx, &mut row, &mut IdTo::Buffer(&mut id))?.then_some((id, row)))
     }
 
     /// Writes the next row into `row`: its values, then its row id as a `Value::Binary`
@@ -482,27 +495,16 @@ impl RowCursor {
         tx: &mut Transaction,
         row: &mut Vec<Value>,
     ) -> Result<bool, EngineError> {
-        let mut locator = match row.len() == self.decoder.columns().len() + 1 {
-            true => match row.pop() {
-                Some(Value::Binary(id)) => id,
-                _ => Vec::new(),
-            },
-            false => Vec::new(),
-        };
-        if !self.next_values(tx, row, &mut locator)? {
-            return Ok(false);
-        }
-        row.push(Value::Binary(locator));
-        Ok(true)
+        self.next_values(tx, row, &mut IdTo::Row)
     }
 
     /// Decodes the next row's values into `row` (as [`RowDecoder::decode_into`] does) and
-    /// puts its id in `id`; false at the end of the range.
+    /// puts its id where `id` says; false at the end of the range.
     fn next_values(
         &mut self,
         tx: &mut Transaction,
         row: &mut Vec<Value>,
-        id: &mut Vec<u8>,
+        id: &mut IdTo<'_>,
     ) -> Result<bool, EngineError> {
         if let RowLocking::Range(lock) = &mut self.locking {
             match self.entries.next_locked(tx, lock)? {
@@ -518,7 +520,7 @@ impl RowCursor {
             let Some(next) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
                 return Ok(false);
             };
-            let (key, bytes) = self.entries.get(&next);
+            let (key, bytes) = self.entries.get(next);
             if !matches!(self.locking, RowLocking::Rows) {
                 return self.decode(key, bytes, row, id);
             }
@@ -543,13 +545,13 @@ impl RowCursor {
         }
     }
 
-    /// Decodes row `key` from `bytes` into `row` and `id`; true.
+    /// Decodes row `key` from `bytes` into `row`, its id where `id` says; true.
     fn decode(
         &self,
         key: &[u8],
         bytes: &[u8],
         row: &mut Vec<Value>,
-        id: &mut Vec<u8>,
+        id: &mut IdTo<'_>,
     ) -> Result<bool, EngineError> {
         let db = &self.entries.db;
         self.decoder
@@ -561,8 +563,33 @@ impl RowCursor {
                 row,
             )
             .map_err(|e| EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id)))?;
-        id.clear();
-        id.extend_from_slice(key);
+        match id {
+            IdTo::Buffer(buffer) => {
+                buffer.clear();
+                buffer.extend_from_slice(key);
+            }
+            IdTo::Row => {
+                // Written in place: a `Value` moved into the row goes through a stack
+                // temporary, copied whole, which stalled every row.
+                let n = self.decoder.columns().len();
+                if !(row.len() == n + 1 && matches!(row[n], Value::Binary(_))) {
+                    row.truncate(n);
+                    row.push(Value::Binary(Vec::new()));
+                }
+                if let Some(Value::Binary(locator)) = row.last_mut() {
+                    locator.clear();
+                    locator.extend_from_slice(key);
+                }
+            }
+        }
         Ok(true)
     }
+}
+
+/// Where [`RowCursor::next_values`] puts a row's id.
+enum IdTo<'a> {
+    /// After the row's values, as a `Value::Binary`, in place of the one there.
+    Row,
+    /// Into this buffer.
+    Buffer(&'a mut Vec<u8>),
 }

@@ -881,12 +881,14 @@ impl RowDecoder {
         Ok(values)
     }
 
-    /// Decodes a row into `values`, one value per column, reading off-row values through
-    /// `fetch`. Each decoded value is written straight into its slot, and `values` is
-    /// reused: when it holds one value per column already (the row decoded before, say),
-    /// its allocation stays and so do those of its strings and binaries that a value of
-    /// the same kind replaces. Otherwise it is refilled, with room for one more value, for
-    /// the row locator a reader appends. On an error `values` may hold anything.
+    /// Decodes a row into the first values of `values`, one per column, reading off-row
+    /// values through `fetch`. Each decoded value is written straight into its slot, and
+    /// `values` is reused: when it holds a value per column already (the row decoded
+    /// before, say), its allocation stays, and so do those of its strings and binaries that
+    /// a value of the same kind replaces, and any values past the columns (a row locator)
+    /// are left as they are. Otherwise it is refilled with a value per column, with room
+    /// for one more, for the row locator a reader appends. On an error `values` may hold
+    /// anything.
     pub fn decode_into(
         &self,
         bytes: &[u8],
@@ -895,10 +897,17 @@ impl RowDecoder {
     ) -> Result<(), RowError> {
         let row = RowView::with_shape(&self.columns, bytes, Some(&self.shape))?;
         if row.shape.count != self.shape.count {
-            *values = decode_all(&self.columns, bytes, self.flags.as_deref(), Some(fetch))?;
+            let decoded = decode_all(&self.columns, bytes, self.flags.as_deref(), Some(fetch))?;
+            if values.len() < decoded.len() {
+                *values = decoded;
+            } else {
+                for (slot, value) in values.iter_mut().zip(decoded) {
+                    *slot = value;
+                }
+            }
             return Ok(());
         }
-        if values.len() == self.columns.len() {
+        if values.len() >= self.columns.len() {
             for &i in &self.skipped {
                 if !values[i].is_null() {
                     values[i] = Value::Null;
