@@ -575,6 +575,12 @@ impl EntryBatch {
         self.ends.clear();
     }
 
+    /// Makes room for `entries` more entries of `record_len` bytes each.
+    fn reserve(&mut self, record_len: usize, entries: usize) {
+        self.bytes.reserve(record_len * entries);
+        self.ends.reserve(entries);
+    }
+
     /// Appends an entry.
     pub fn push(&mut self, key: &[u8], value: &[u8]) {
         let start = self.bytes.len();
@@ -1196,6 +1202,11 @@ impl BTree<'_> {
                         return Ok(false);
                     }
                     let record = page.get(s)?;
+                    if s == first {
+                        // Room for the rest of the leaf as if its records were this one's
+                        // size, rather than doubling from nothing for a short seek's batch.
+                        batch.reserve(record.len(), (page.slot_count() - first).min(max - copied));
+                    }
                     let k = leaf_key(record)?;
                     let beyond = match upper {
                         Bound::Unbounded => false,

@@ -459,8 +459,8 @@ pub struct RowCursor {
     pub(super) entries: Entries,
     pub(super) table_id: u32,
     pub(super) locking: RowLocking,
-    /// Decodes the rows: the columns to decode (all, unless [`RowCursor::decode_only`]
-    /// says otherwise), worked out once for every row.
+    /// Decodes the rows: the columns to decode (all, unless
+    /// [`Transaction::scan_table_only`] says otherwise), worked out once for every row.
     pub(super) decoder: RowDecoder,
 }
 
@@ -468,12 +468,6 @@ pub struct RowCursor {
 const CURSOR_BATCH: usize = 256;
 
 impl RowCursor {
-    /// Decodes only the columns `wanted` marks (all with None) from here on; the others
-    /// are returned as NULL.
-    pub fn decode_only(&mut self, wanted: Option<Arc<[bool]>>) {
-        self.decoder = RowDecoder::new(self.decoder.columns(), wanted.as_deref());
-    }
-
     /// The next row: its id and values.
     pub fn next_row(
         &mut self,

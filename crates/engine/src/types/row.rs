@@ -838,7 +838,16 @@ impl RowDecoder {
     /// A decoder of rows of `columns` that decodes column `i` when `wanted[i]` is true (or
     /// `wanted` is shorter than `i`), every column with None, and gives NULL for the others.
     pub fn new(columns: &[SqlType], wanted: Option<&[bool]>) -> RowDecoder {
-        let shape = Shape::of(columns);
+        RowDecoder::of_columns(columns.iter().copied(), wanted)
+    }
+
+    /// [`RowDecoder::new`] of the columns `columns` yields.
+    pub fn of_columns(
+        columns: impl IntoIterator<Item = SqlType>,
+        wanted: Option<&[bool]>,
+    ) -> RowDecoder {
+        let columns: Vec<SqlType> = columns.into_iter().collect();
+        let shape = Shape::of(&columns);
         let mut places = Vec::new();
         let mut skipped = Vec::new();
         let (mut at, mut k) = (0, 0);
@@ -860,7 +869,7 @@ impl RowDecoder {
             }
         }
         RowDecoder {
-            columns: columns.to_vec(),
+            columns,
             shape,
             wanted: places,
             skipped,

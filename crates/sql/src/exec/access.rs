@@ -867,9 +867,8 @@ impl Run<'_> {
         let mark = self.io_mark();
         let mut cursor = self
             .tx()
-            .scan_table(&t.db, &t.def, lower, upper)
+            .scan_table_only(&t.db, &t.def, lower, upper, t.wanted.as_deref())
             .map_err(|e| self.s.engine_error(e))?;
-        cursor.decode_only(t.wanted.clone());
         let mut read = 0;
         let mut more = true;
         // One row decoded into again and again: a row `keep` rejects leaves its allocations
