@@ -868,13 +868,7 @@ impl RowDecoder {
                 skipped.push(i);
             }
         }
-        RowDecoder {
-            columns,
-            shape,
-            wanted: places,
-            skipped,
-            flags: wanted.map(<[bool]>::to_vec),
-        }
+        RowDecoder { columns, shape, wanted: places, skipped, flags: wanted.map(<[bool]>::to_vec) }
     }
 
     /// The columns of the rows it decodes.
