@@ -859,6 +859,20 @@ impl Transaction {
         lower: Bound<RowId>,
         upper: Bound<RowId>,
     ) -> Result<RowCursor, EngineError> {
+        self.scan_table_only(db, table, lower, upper, None)
+    }
+
+    /// [`Transaction::scan_table`] decoding only the `wanted` columns (all with None): the
+    /// others are NULL. Its decoder is made once, for the columns wanted (a seek of an
+    /// index nested-loop join makes a cursor per outer row).
+    pub fn scan_table_only(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        lower: Bound<RowId>,
+        upper: Bound<RowId>,
+        wanted: Option<&[bool]>,
+    ) -> Result<RowCursor, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
         let ranged = self.table_isolation(db.id(), table.id) == Isolation::Serializable
@@ -876,7 +890,7 @@ impl Transaction {
             entries: Entries::new(db, primary.root, lower, upper),
             table_id: table.id,
             locking,
-            decoder: RowDecoder::new(&table.types(), None),
+            decoder: RowDecoder::of_columns(table.columns.iter().map(|c| c.ty), wanted),
         })
     }
 

@@ -1315,6 +1315,10 @@ fn row_decode_never_panics_on_random_bytes() {
         if let Ok(values) = decode_row_some_with(&columns, &row, &wanted, fetch) {
             assert_eq!(some, Ok(values), "round {round}");
         }
+        // Into a vector holding other values, it accepts and reads the same.
+        let mut reused: Vec<Value> = (0..n).map(|i| Value::Str(format!("{i}"))).collect();
+        let into = RowDecoder::new(&columns, Some(&wanted)).decode_into(&row, fetch, &mut reused);
+        assert_eq!(into.map(|()| reused), some, "round {round}");
     }
     assert!(decoded > 1000, "the damage left some rows valid: {decoded}");
 }
@@ -1342,6 +1346,20 @@ fn row_decoder_reads_the_wanted_columns_as_a_whole_decode_does() {
         assert!(got.capacity() > n, "room for the row locator");
         let all = RowDecoder::new(&columns, None).decode(&row, &mut |p| store.fetch(p)).unwrap();
         assert_eq!(all, values, "round {round}");
+        // Decoded into a vector that holds another row (every column set, then as the
+        // decoder left it) and a row locator after the columns: the same values, the
+        // skipped columns NULL, the locator kept.
+        let others: Vec<Value> = columns.iter().map(|ty| value_or_null(&mut rng, *ty)).collect();
+        let mut other_row = Vec::new();
+        encode_row_with(&columns, &others, &mut other_row, &mut |b| store.spill(b)).unwrap();
+        let locator = Value::Binary(vec![round as u8; 3]);
+        let mut reused = others.clone();
+        reused.push(locator.clone());
+        for bytes in [&row, &other_row, &row] {
+            decoder.decode_into(bytes, &mut |p| store.fetch(p), &mut reused).unwrap();
+        }
+        assert_eq!(reused[..n], expected[..], "round {round}: {columns:?}");
+        assert_eq!(reused[n], locator, "round {round}");
     }
 
     // A row written before two columns were added reads them as NULL.
@@ -1353,6 +1371,19 @@ fn row_decoder_reads_the_wanted_columns_as_a_whole_decode_does() {
     assert_eq!(
         decoder.decode(&row, &mut |_| Err(RowError::Storage("none".into()))).unwrap(),
         [Value::Null, Value::Str("x".into()), Value::Null, Value::Null]
+    );
+    // Into a vector reused from a row of the new shape, its locator kept.
+    let mut reused = vec![
+        Value::Int(1),
+        Value::Str("long text".into()),
+        Value::Null,
+        Value::NStr("n".into()),
+        Value::Binary(vec![9]),
+    ];
+    decoder.decode_into(&row, &mut |_| Err(RowError::Storage("none".into())), &mut reused).unwrap();
+    assert_eq!(
+        reused,
+        [Value::Null, Value::Str("x".into()), Value::Null, Value::Null, Value::Binary(vec![9])]
     );
 
     // What it decodes is checked; a variable column it skips is not read.

@@ -36,7 +36,10 @@
 //! background writer. Structure changes also hold the space's allocator mutex for their
 //! duration, so allocator changes are logged in the order they are made. Lock order: tree
 //! latch, then the allocator mutex, then page latches (each held briefly). Cursors hold no latch between
-//! calls: they copy a leaf's entries and re-descend from the last key returned.
+//! calls: they copy a leaf's entries and re-descend from the last key returned. The engine's
+//! table and index cursors copy a batch of entries at a time instead ([`BTree::copy_range`]):
+//! one descent, then along the leaf chain, under one hold of the shared latch, into one
+//! reused [`EntryBatch`] buffer.
 //!
 //! # Invariants (checked by [`BTree::check`], the `DBCC CHECKTABLE` of a tree)
 //!
@@ -536,6 +539,79 @@ struct TreeState {
 
 /// A key and its value, copied out of a leaf.
 pub type Entry = (Vec<u8>, Vec<u8>);
+
+/// Entries copied out of a tree's leaves ([`BTree::copy_range`]) into one buffer, back to
+/// back, each a leaf record copied whole (one copy for its key and value). A scan refills
+/// one batch over and over, so it allocates only when a batch is larger than every one
+/// before it, where a copy of each entry as an [`Entry`] costs two allocations and two
+/// frees.
+#[derive(Debug, Default)]
+pub struct EntryBatch {
+    bytes: Vec<u8>,
+    /// Per entry, where its key starts, where its key ends (and its value starts) and
+    /// where its value ends in `bytes`.
+    ends: Vec<(usize, usize, usize)>,
+}
+
+impl EntryBatch {
+    /// An empty batch.
+    pub fn new() -> EntryBatch {
+        EntryBatch::default()
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether it holds no entry.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Removes every entry, keeping the room they took.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    /// Makes room for `entries` more entries of `record_len` bytes each.
+    fn reserve(&mut self, record_len: usize, entries: usize) {
+        self.bytes.reserve(record_len * entries);
+        self.ends.reserve(entries);
+    }
+
+    /// Appends an entry.
+    pub fn push(&mut self, key: &[u8], value: &[u8]) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(key);
+        self.bytes.extend_from_slice(value);
+        self.ends.push((start, start + key.len(), self.bytes.len()));
+    }
+
+    /// Appends the entry of a leaf record (`u16 key_len, key, value`, its key checked to be
+    /// within it by [`leaf_key`]) whose key is `key_len` bytes long.
+    fn push_record(&mut self, record: &[u8], key_len: usize) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(record);
+        self.ends.push((start + 2, start + 2 + key_len, self.bytes.len()));
+    }
+
+    /// Entry `i`'s key and value.
+    ///
+    /// # Panics
+    ///
+    /// If `i` is not below [`EntryBatch::len`].
+    pub fn get(&self, i: usize) -> (&[u8], &[u8]) {
+        let (start, key_end, end) = self.ends[i];
+        (&self.bytes[start..key_end], &self.bytes[key_end..end])
+    }
+
+    /// The last entry's key, if any.
+    pub fn last_key(&self) -> Option<&[u8]> {
+        self.len().checked_sub(1).map(|i| self.get(i).0)
+    }
+}
 
 /// Where a descent went: (page, slot of the child taken) from the root down, then the leaf.
 struct Path {
@@ -1085,6 +1161,74 @@ impl BTree<'_> {
     /// Every entry, in key order.
     pub fn scan(&self) -> Cursor<'_> {
         self.range(Bound::Unbounded, Bound::Unbounded)
+    }
+
+    /// Appends to `batch` up to `max` entries with keys in `from..upper`, in key order; says
+    /// whether the range holds nothing past them. It descends once to `from` and then
+    /// follows the leaf chain, all under one hold of the shared latch, so the batch shows the
+    /// tree at one moment (no writer changes it meanwhile) however many leaves it spans.
+    pub fn copy_range(
+        &self,
+        from: &Bound<Vec<u8>>,
+        upper: &Bound<Vec<u8>>,
+        max: usize,
+        batch: &mut EntryBatch,
+    ) -> Result<bool> {
+        let _shared = self.latch.read().unwrap_or_else(PoisonError::into_inner);
+        let start: &[u8] = match from {
+            Bound::Included(k) | Bound::Excluded(k) => k,
+            Bound::Unbounded => &[],
+        };
+        let mut pinned = self.descend(start)?.leaf;
+        let mut first_leaf = true;
+        let mut copied = 0;
+        loop {
+            let next = {
+                let page = pinned.read();
+                // Only the first leaf holds keys below `from`; the ones after it start past it.
+                let first = match from {
+                    _ if !first_leaf => 0,
+                    Bound::Unbounded => 0,
+                    Bound::Included(k) => match search_leaf(&page, k)? {
+                        Found::At(s) | Found::Before(s) => s,
+                    },
+                    Bound::Excluded(k) => match search_leaf(&page, k)? {
+                        Found::At(s) => s + 1,
+                        Found::Before(s) => s,
+                    },
+                };
+                for s in first..page.slot_count() {
+                    if copied == max {
+                        return Ok(false);
+                    }
+                    let record = page.get(s)?;
+                    if s == first {
+                        // Room for the rest of the leaf as if its records were this one's
+                        // size, rather than doubling from nothing for a short seek's batch.
+                        batch.reserve(record.len(), (page.slot_count() - first).min(max - copied));
+                    }
+                    let k = leaf_key(record)?;
+                    let beyond = match upper {
+                        Bound::Unbounded => false,
+                        Bound::Included(u) => k > u.as_slice(),
+                        Bound::Excluded(u) => k >= u.as_slice(),
+                    };
+                    if beyond {
+                        return Ok(true);
+                    }
+                    batch.push_record(record, k.len());
+                    copied += 1;
+                }
+                page.next_page()
+            };
+            match next {
+                None => return Ok(true),
+                Some(next) => {
+                    pinned = self.pool().fetch(next)?;
+                    first_leaf = false;
+                }
+            }
+        }
     }
 
     /// Copies the entries of the leaf covering `from` that lie at or after it.

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use walden_io::{MemFs, SplitMix64, Vfs};
-use walden_storage::btree::{Change, ChangeKind, TreeError, TreeLog, TreeSpace};
+use walden_storage::btree::{BTree, Change, ChangeKind, EntryBatch, TreeError, TreeLog, TreeSpace};
 use walden_storage::buffer::{BufferPool, NoWal, PoolConfig};
 use walden_storage::redo::PageOp;
 use walden_storage::{DataFile, Lsn, PageType};
@@ -58,6 +58,34 @@ fn key(n: u64) -> Vec<u8> {
 fn value(rng: &mut SplitMix64) -> Vec<u8> {
     let len = rng.below(300) as usize;
     (0..len).map(|_| rng.next_u64() as u8).collect()
+}
+
+/// The entries of `lower..upper` read batch after batch of at most `max` entries through
+/// [`BTree::copy_range`], each batch starting past the last one's last key (as the engine's
+/// cursors read), checking that a batch says the range is done only at its end.
+fn copied(
+    tree: &BTree<'_>,
+    lower: Bound<Vec<u8>>,
+    upper: Bound<Vec<u8>>,
+    max: usize,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut batch = EntryBatch::new();
+    let mut from = lower;
+    let mut all = Vec::new();
+    loop {
+        batch.clear();
+        let done = tree.copy_range(&from, &upper, max, &mut batch).unwrap();
+        assert!(batch.len() <= max, "a batch of {} entries, at most {max} asked", batch.len());
+        all.extend((0..batch.len()).map(|i| {
+            let (k, v) = batch.get(i);
+            (k.to_vec(), v.to_vec())
+        }));
+        match batch.last_key() {
+            _ if done => return all,
+            Some(last) => from = Bound::Excluded(last.to_vec()),
+            None => panic!("an empty batch of a range not done"),
+        }
+    }
 }
 
 #[test]
@@ -113,6 +141,23 @@ fn random_workload_matches_a_model_and_stays_consistent() {
     assert_eq!(got, want);
     for (k, v) in model.iter().take(50) {
         assert_eq!(tree.get(k).unwrap().as_ref(), Some(v));
+    }
+    // Batches copied into one buffer, of sizes below, at and above a leaf's entries, with
+    // every kind of bound, hold the model's entries (a bound on a key present and absent).
+    let bounds = |n: u64| [Bound::Included(key(n)), Bound::Excluded(key(n)), Bound::Unbounded];
+    for (lo, hi) in [(1000, 2000), (17, 3999), (2500, 2501)] {
+        for lower in bounds(lo) {
+            for upper in bounds(hi) {
+                let want: Vec<(Vec<u8>, Vec<u8>)> = model
+                    .range::<Vec<u8>, _>((lower.clone(), upper.clone()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                for max in [1, 7, 256, 100_000] {
+                    let got = copied(&tree, lower.clone(), upper.clone(), max);
+                    assert_eq!(got, want, "{lower:?}..{upper:?} in batches of {max}");
+                }
+            }
+        }
     }
     // Deleting everything leaves an empty, consistent tree whose pages went back to the free
     // list.
@@ -246,6 +291,15 @@ fn a_leaf_emptied_without_its_release_is_consistent_and_usable() {
     assert_eq!(check.rows, model.len() as u64);
     let scanned: Vec<Vec<u8>> = tree2.scan().map(|r| r.unwrap().0).collect();
     assert_eq!(scanned, model.keys().cloned().collect::<Vec<_>>());
+    // A batch copy follows the leaf chain across the empty leaf, and one starting in it
+    // goes on to the next leaf.
+    let want: Vec<(Vec<u8>, Vec<u8>)> = model.clone().into_iter().collect();
+    assert_eq!(copied(&tree2, Bound::Unbounded, Bound::Unbounded, 1000), want);
+    assert_eq!(copied(&tree2, Bound::Unbounded, Bound::Unbounded, 5), want);
+    let past: Vec<(Vec<u8>, Vec<u8>)> =
+        model.range(key(last_deleted)..).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let from = Bound::Included(key(last_deleted));
+    assert_eq!(copied(&tree2, from, Bound::Unbounded, 3), past);
 
     // Usable: the emptied leaf's range takes an insert again, the rest deletes and merges.
     let mut log2 = MemLog { records: Vec::new(), next: log.records[cut - 1].0 };

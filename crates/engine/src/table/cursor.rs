@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use walden_storage::btree::Entry;
+use walden_storage::btree::{Entry, EntryBatch};
 use walden_storage::PageId;
 
 use super::{key_or_end, RowId};
@@ -17,8 +17,8 @@ use crate::lock::{LockMode, Resource};
 use crate::txn::{Isolation, Transaction};
 use crate::types::{RowDecoder, RowError, Value};
 
-/// The entries of one tree in a range of keys, copied a batch at a time; no latch is held
-/// between calls.
+/// The entries of one tree in a range of keys, copied a batch at a time into one reused
+/// [`EntryBatch`]; no latch is held between calls.
 #[derive(Debug)]
 pub(super) struct Entries {
     db: Arc<Database>,
@@ -28,8 +28,15 @@ pub(super) struct Entries {
     /// the whole batch before it copies the next).
     next: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
-    buffer: VecDeque<Entry>,
-    /// Whether the tree holds nothing in the range past the buffer.
+    /// Entries put back, given out before the rest of the batch: under SERIALIZABLE a key
+    /// that came into the range, or an entry read again under its lock.
+    front: VecDeque<Entry>,
+    /// The entry put back that [`Entries::next_entry`] gave out last.
+    taken: Entry,
+    batch: EntryBatch,
+    /// The first entry of `batch` not given out yet.
+    pos: usize,
+    /// Whether the tree holds nothing in the range past the batch.
     done: bool,
     /// The tree's change count read before the buffered batch was copied; `None` when the
     /// buffer holds entries that must be read again under their lock.
@@ -59,6 +66,26 @@ impl RangeLock {
     }
 }
 
+/// An entry [`Entries::next_entry`] gives out, its bytes read through [`Entries::get`] (so
+/// the batch's are never copied again): one of the batch, or one put back, moved to
+/// [`Entries::taken`]. Kept to two words: a larger value returned through the stack cost
+/// the scan store-forwarding stalls.
+#[derive(Clone, Copy)]
+enum Next {
+    Batch(usize),
+    Taken,
+}
+
+/// What [`Entries::under_row_lock`] finds of an entry's value.
+enum Current {
+    /// The value as copied: no entry of the tree changed since before the copy.
+    Copied,
+    /// The tree's value now.
+    Now(Vec<u8>),
+    /// The entry is gone.
+    Gone,
+}
+
 /// What [`Entries::next_locked`] gives.
 enum Locked {
     /// The next entry, locked.
@@ -82,15 +109,18 @@ impl Entries {
             root,
             next: lower,
             upper,
-            buffer: VecDeque::new(),
+            front: VecDeque::new(),
+            taken: Entry::default(),
+            batch: EntryBatch::new(),
+            pos: 0,
             done: false,
             batch_changes: None,
             committed: None,
         }
     }
 
-    /// Copies the next batch into the (empty) buffer; with `avoid`, the transaction of a
-    /// READ COMMITTED read, it also finds out whether the copy is committed.
+    /// Copies the next batch in place of the (used up) one; with `avoid`, the transaction of
+    /// a READ COMMITTED read, it also finds out whether the copy is committed.
     fn refill(&mut self, avoid: Option<&Transaction>) -> Result<(), EngineError> {
         self.db.check_online()?;
         let tree = self.db.space().tree(self.root);
@@ -98,7 +128,9 @@ impl Entries {
         // afterwards, and a writer during the copy the writers' word.
         let quiet = avoid.and_then(|tx| tx.writers_quiet(self.db.id(), self.root));
         self.batch_changes = Some(tree.changes());
-        self.done = fill_batch(&tree, &self.next, &self.upper, &mut self.buffer)?;
+        self.batch.clear();
+        self.pos = 0;
+        self.done = tree.copy_range(&self.next, &self.upper, CURSOR_BATCH, &mut self.batch)?;
         self.committed = match (avoid, quiet) {
             (Some(tx), Some(seen)) if tx.writers_unchanged(seen) => Some(tx.own_changes()),
             _ => None,
@@ -107,10 +139,16 @@ impl Entries {
     }
 
     /// The next entry, without key locks; `avoid` as for [`Entries::refill`].
-    fn next_entry(&mut self, avoid: Option<&Transaction>) -> Result<Option<Entry>, EngineError> {
+    #[inline]
+    fn next_entry(&mut self, avoid: Option<&Transaction>) -> Result<Option<Next>, EngineError> {
+        if let Some(entry) = self.front.pop_front() {
+            self.taken = entry;
+            return Ok(Some(Next::Taken));
+        }
         loop {
-            if let Some(entry) = self.buffer.pop_front() {
-                return Ok(Some(entry));
+            if self.pos < self.batch.len() {
+                self.pos += 1;
+                return Ok(Some(Next::Batch(self.pos - 1)));
             }
             if self.done {
                 return Ok(None);
@@ -119,37 +157,72 @@ impl Entries {
             // Every entry of the batch is given out before the next refill (one put back
             // comes from the batch), so the next batch starts after its last key: set once
             // per batch rather than copying each key as it goes.
-            if let Some((last, _)) = self.buffer.back() {
-                self.next = Bound::Excluded(last.clone());
+            if let Some(last) = self.batch.last_key() {
+                self.next = Bound::Excluded(last.to_vec());
             }
         }
     }
 
+    /// The key and value of an entry [`Entries::next_entry`] gave out.
+    fn get(&self, next: Next) -> (&[u8], &[u8]) {
+        match next {
+            Next::Batch(i) => self.batch.get(i),
+            Next::Taken => (&self.taken.0, &self.taken.1),
+        }
+    }
+
+    /// [`Entries::get`], copied out (or moved, for one put back).
+    fn take(&mut self, next: Next) -> Entry {
+        match next {
+            Next::Batch(i) => {
+                let (key, value) = self.batch.get(i);
+                (key.to_vec(), value.to_vec())
+            }
+            Next::Taken => std::mem::take(&mut self.taken),
+        }
+    }
+
+    /// The next entry put back or of the batch, copied out of it (for the locking paths,
+    /// which may put it back).
+    fn pop_owned(&mut self) -> Option<Entry> {
+        if let Some(entry) = self.front.pop_front() {
+            return Some(entry);
+        }
+        if self.pos < self.batch.len() {
+            let (key, value) = self.batch.get(self.pos);
+            self.pos += 1;
+            return Some((key.to_vec(), value.to_vec()));
+        }
+        None
+    }
+
     /// An entry of the current batch as it is under S on its row `row_id` of table `table`
-    /// (the lock a READ COMMITTED read takes and gives back at once): `copied`, the value
-    /// as copied, if no entry of the tree changed since before the copy, else what the tree
-    /// holds for `key` now (None if gone); and whether the transaction has escalated to a
-    /// table lock, which covers the rest of the read.
+    /// (the lock a READ COMMITTED read takes and gives back at once): the value as copied
+    /// if no entry of the tree changed since before the copy, else what the tree holds for
+    /// `key` now; and whether the transaction has escalated to a table lock, which covers
+    /// the rest of the read.
     ///
     /// Why the copy is then committed: an uncommitted change is made under an X lock its
     /// writer holds until it commits or undoes it (an undo is a change), and the S lock just
     /// granted says no one holds one. READ COMMITTED gives back only a lock this read took:
     /// one the transaction held already (it changed the row) stays to the end.
     fn under_row_lock(
-        &mut self,
+        &self,
         tx: &mut Transaction,
         table: u32,
         row_id: &[u8],
         key: &[u8],
-        copied: Vec<u8>,
-    ) -> Result<(Option<Vec<u8>>, bool), EngineError> {
+    ) -> Result<(Current, bool), EngineError> {
         let db = self.db.id();
         let res = Resource::key(db, table, 1, row_id);
         let newly_granted = tx.lock_key(db, table, res.clone(), LockMode::S)?;
         let escalated = newly_granted.is_none() && tx.table_covers_rows(db, table);
         let tree = self.db.space().tree(self.root);
-        let current =
-            if self.batch_changes == Some(tree.changes()) { Some(copied) } else { tree.get(key)? };
+        let current = if self.batch_changes == Some(tree.changes()) {
+            Current::Copied
+        } else {
+            tree.get(key)?.map_or(Current::Gone, Current::Now)
+        };
         if newly_granted.is_some() && tx.table_isolation(db, table) == Isolation::ReadCommitted {
             tx.unlock(&res);
         }
@@ -182,7 +255,7 @@ impl Entries {
     ) -> Result<Locked, EngineError> {
         let db = self.db.id();
         loop {
-            if let Some((key, value)) = self.buffer.pop_front() {
+            if let Some((key, value)) = self.pop_owned() {
                 let res = Resource::key(db, lock.table, lock.index.into(), &key);
                 if tx.lock_key(db, lock.table, res, lock.mode)?.is_none()
                     && tx.table_covers_rows(db, lock.table)
@@ -197,8 +270,8 @@ impl Entries {
                 let mut between = tree.range(self.next.clone(), Bound::Excluded(key.clone()));
                 if let Some(first) = between.next_entry()? {
                     // A key came in below this one: lock and give out that one first.
-                    self.buffer.push_front((key, value));
-                    self.buffer.push_front(first);
+                    self.front.push_front((key, value));
+                    self.front.push_front(first);
                     self.batch_changes = None;
                     continue;
                 }
@@ -244,7 +317,7 @@ impl Entries {
                 }
                 Some(entry) if self.in_range(&entry.0) => {
                     // A key came into the range: go on from it.
-                    self.buffer.push_back(entry);
+                    self.front.push_back(entry);
                     self.batch_changes = None;
                     self.done = false;
                 }
@@ -258,7 +331,9 @@ impl Entries {
     /// Ends key locking after an escalation: the buffered entries may be older than the
     /// table lock, so they are read again under it.
     fn escalated(&mut self) -> Result<Locked, EngineError> {
-        self.buffer.clear();
+        self.front.clear();
+        self.batch.clear();
+        self.pos = 0;
         self.done = false;
         Ok(Locked::Escalated)
     }
@@ -299,7 +374,11 @@ impl IndexCursor {
                 Locked::Escalated => self.range = None,
             }
         }
-        Ok(self.entries.next_entry(None)?.map(|(_, row_id)| row_id))
+        let Some(next) = self.entries.next_entry(None)? else { return Ok(None) };
+        Ok(Some(match next {
+            Next::Taken => std::mem::take(&mut self.entries.taken.1),
+            Next::Batch(_) => self.entries.get(next).1.to_vec(),
+        }))
     }
 
     /// The next entry, its key and row id, for a read that takes the row's columns from the
@@ -327,10 +406,10 @@ impl IndexCursor {
             let read_committed = self.row_locks
                 && tx.table_isolation(self.entries.db.id(), self.table_id)
                     == Isolation::ReadCommitted;
-            let Some((key, row_id)) = self.entries.next_entry(read_committed.then_some(&*tx))?
-            else {
+            let Some(next) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
                 return Ok(None);
             };
+            let (key, row_id) = self.entries.take(next);
             if !self.row_locks {
                 return Ok(Some((key, row_id)));
             }
@@ -340,20 +419,21 @@ impl IndexCursor {
                 return Ok(Some((key, row_id)));
             }
             let (current, escalated) =
-                self.entries.under_row_lock(tx, self.table_id, &row_id, &key, row_id.clone())?;
+                self.entries.under_row_lock(tx, self.table_id, &row_id, &key)?;
             if escalated {
                 // The table lock covers the rest.
                 self.row_locks = false;
             }
             match current {
-                Some(id) if id == row_id => return Ok(Some((key, row_id))),
+                Current::Copied => return Ok(Some((key, row_id))),
+                Current::Now(id) if id == row_id => return Ok(Some((key, row_id))),
                 // The key now names another row (a unique index's key moved to it): lock
                 // that row and look again.
-                Some(id) => {
-                    self.entries.buffer.push_front((key, id));
+                Current::Now(id) => {
+                    self.entries.front.push_front((key, id));
                     self.entries.batch_changes = None;
                 }
-                None => {}
+                Current::Gone => {}
             }
         }
     }
@@ -379,47 +459,51 @@ pub struct RowCursor {
     pub(super) entries: Entries,
     pub(super) table_id: u32,
     pub(super) locking: RowLocking,
-    /// Decodes the rows: the columns to decode (all, unless [`RowCursor::decode_only`]
-    /// says otherwise), worked out once for every row.
+    /// Decodes the rows: the columns to decode (all, unless
+    /// [`Transaction::scan_table_only`] says otherwise), worked out once for every row.
     pub(super) decoder: RowDecoder,
 }
 
+/// The entries a batch holds at most.
 const CURSOR_BATCH: usize = 256;
 
-/// Copies up to [`CURSOR_BATCH`] entries of `tree` in `next..upper` into `buffer`; says
-/// whether the range is exhausted.
-fn fill_batch(
-    tree: &walden_storage::btree::BTree<'_>,
-    next: &Bound<Vec<u8>>,
-    upper: &Bound<Vec<u8>>,
-    buffer: &mut VecDeque<Entry>,
-) -> Result<bool, EngineError> {
-    let mut cursor = tree.range(next.clone(), upper.clone());
-    while buffer.len() < CURSOR_BATCH {
-        match cursor.next_entry()? {
-            Some(entry) => buffer.push_back(entry),
-            None => return Ok(true),
-        }
-    }
-    Ok(false)
-}
-
 impl RowCursor {
-    /// Decodes only the columns `wanted` marks (all with None) from here on; the others
-    /// are returned as NULL.
-    pub fn decode_only(&mut self, wanted: Option<Arc<[bool]>>) {
-        self.decoder = RowDecoder::new(self.decoder.columns(), wanted.as_deref());
-    }
-
     /// The next row: its id and values.
     pub fn next_row(
         &mut self,
         tx: &mut Transaction,
     ) -> Result<Option<(RowId, Vec<Value>)>, EngineError> {
+        // Room for the row locator a reader appends.
+        let mut row = Vec::with_capacity(self.decoder.columns().len() + 1);
+        let mut id = Vec::new();
+        Ok(self.next_values(tx, &mut row, &mut IdTo::Buffer(&mut id))?.then_some((id, row)))
+    }
+
+    /// Writes the next row into `row`: its values, then its row id as a `Value::Binary`
+    /// (the row locator the SQL layer reads rows with). `row` should be empty or the row
+    /// this cursor wrote last: then its allocations (the row's, its strings', its id's) are
+    /// used again, which a scan whose filter rejects most rows gains most from. False at
+    /// the end of the range; on an error `row` may hold anything.
+    pub fn next_row_into(
+        &mut self,
+        tx: &mut Transaction,
+        row: &mut Vec<Value>,
+    ) -> Result<bool, EngineError> {
+        self.next_values(tx, row, &mut IdTo::Row)
+    }
+
+    /// Decodes the next row's values into `row` (as [`RowDecoder::decode_into`] does) and
+    /// puts its id where `id` says; false at the end of the range.
+    fn next_values(
+        &mut self,
+        tx: &mut Transaction,
+        row: &mut Vec<Value>,
+        id: &mut IdTo<'_>,
+    ) -> Result<bool, EngineError> {
         if let RowLocking::Range(lock) = &mut self.locking {
             match self.entries.next_locked(tx, lock)? {
-                Locked::Entry(id, bytes) => return self.decode(id, &bytes).map(Some),
-                Locked::End => return Ok(None),
+                Locked::Entry(key, bytes) => return self.decode(&key, &bytes, row, id),
+                Locked::End => return Ok(false),
                 Locked::Escalated => self.locking = RowLocking::Table,
             }
         }
@@ -427,11 +511,12 @@ impl RowCursor {
             let read_committed = matches!(self.locking, RowLocking::Rows)
                 && tx.table_isolation(self.entries.db.id(), self.table_id)
                     == Isolation::ReadCommitted;
-            let Some((id, bytes)) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
-                return Ok(None);
+            let Some(next) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
+                return Ok(false);
             };
+            let (key, bytes) = self.entries.get(next);
             if !matches!(self.locking, RowLocking::Rows) {
-                return self.decode(id, &bytes).map(Some);
+                return self.decode(key, bytes, row, id);
             }
             // Lock avoidance: the S lock would only wait for a change that is not committed,
             // and the batch holds none of another transaction, so READ COMMITTED reads the
@@ -439,29 +524,66 @@ impl RowCursor {
             // changed rows since the copy: then the copy may not show its own change, and the
             // path below reads the row again.
             if read_committed && self.entries.committed == Some(tx.own_changes()) {
-                return self.decode(id, &bytes).map(Some);
+                return self.decode(key, bytes, row, id);
             }
-            let (current, escalated) =
-                self.entries.under_row_lock(tx, self.table_id, &id, &id, bytes)?;
+            let (current, escalated) = self.entries.under_row_lock(tx, self.table_id, key, key)?;
             if escalated {
                 // The table lock covers the rest: read again under it.
                 self.locking = RowLocking::Table;
             }
             match current {
-                Some(b) => return self.decode(id, &b).map(Some),
-                None => continue,
+                Current::Copied => return self.decode(key, bytes, row, id),
+                Current::Now(b) => return self.decode(key, &b, row, id),
+                Current::Gone => continue,
             }
         }
     }
 
-    fn decode(&self, id: RowId, bytes: &[u8]) -> Result<(RowId, Vec<Value>), EngineError> {
+    /// Decodes row `key` from `bytes` into `row`, its id where `id` says; true.
+    fn decode(
+        &self,
+        key: &[u8],
+        bytes: &[u8],
+        row: &mut Vec<Value>,
+        id: &mut IdTo<'_>,
+    ) -> Result<bool, EngineError> {
         let db = &self.entries.db;
-        let values = self
-            .decoder
-            .decode(bytes, &mut |pointer| {
-                db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
-            })
+        self.decoder
+            .decode_into(
+                bytes,
+                &mut |pointer| {
+                    db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
+                },
+                row,
+            )
             .map_err(|e| EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id)))?;
-        Ok((id, values))
+        match id {
+            IdTo::Buffer(buffer) => {
+                buffer.clear();
+                buffer.extend_from_slice(key);
+            }
+            IdTo::Row => {
+                // Written in place: a `Value` moved into the row goes through a stack
+                // temporary, copied whole, which stalled every row.
+                let n = self.decoder.columns().len();
+                if !(row.len() == n + 1 && matches!(row[n], Value::Binary(_))) {
+                    row.truncate(n);
+                    row.push(Value::Binary(Vec::new()));
+                }
+                if let Some(Value::Binary(locator)) = row.last_mut() {
+                    locator.clear();
+                    locator.extend_from_slice(key);
+                }
+            }
+        }
+        Ok(true)
     }
+}
+
+/// Where [`RowCursor::next_values`] puts a row's id.
+enum IdTo<'a> {
+    /// After the row's values, as a `Value::Binary`, in place of the one there.
+    Row,
+    /// Into this buffer.
+    Buffer(&'a mut Vec<u8>),
 }

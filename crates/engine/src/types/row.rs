@@ -828,6 +828,8 @@ pub struct RowDecoder {
     shape: Shape,
     /// Each column to decode, in column order, with where it is.
     wanted: Vec<(usize, Place)>,
+    /// The columns not to decode, which are NULL in every row it decodes.
+    skipped: Vec<usize>,
     /// The `wanted` flags as given, for the general path.
     flags: Option<Vec<bool>>,
 }
@@ -836,8 +838,18 @@ impl RowDecoder {
     /// A decoder of rows of `columns` that decodes column `i` when `wanted[i]` is true (or
     /// `wanted` is shorter than `i`), every column with None, and gives NULL for the others.
     pub fn new(columns: &[SqlType], wanted: Option<&[bool]>) -> RowDecoder {
-        let shape = Shape::of(columns);
+        RowDecoder::of_columns(columns.iter().copied(), wanted)
+    }
+
+    /// [`RowDecoder::new`] of the columns `columns` yields.
+    pub fn of_columns(
+        columns: impl IntoIterator<Item = SqlType>,
+        wanted: Option<&[bool]>,
+    ) -> RowDecoder {
+        let columns: Vec<SqlType> = columns.into_iter().collect();
+        let shape = Shape::of(&columns);
         let mut places = Vec::new();
+        let mut skipped = Vec::new();
         let (mut at, mut k) = (0, 0);
         for (i, ty) in columns.iter().enumerate() {
             let place = match ty.fixed_len() {
@@ -852,14 +864,11 @@ impl RowDecoder {
             };
             if wanted.is_none_or(|w| w.get(i).copied().unwrap_or(true)) {
                 places.push((i, place));
+            } else {
+                skipped.push(i);
             }
         }
-        RowDecoder {
-            columns: columns.to_vec(),
-            shape,
-            wanted: places,
-            flags: wanted.map(<[bool]>::to_vec),
-        }
+        RowDecoder { columns, shape, wanted: places, skipped, flags: wanted.map(<[bool]>::to_vec) }
     }
 
     /// The columns of the rows it decodes.
@@ -870,26 +879,63 @@ impl RowDecoder {
     /// Decodes a row, reading off-row values through `fetch`. The vector has room for one
     /// more value than the columns, for the row locator a reader appends.
     pub fn decode(&self, bytes: &[u8], fetch: &mut OffRowHook<'_>) -> Result<Vec<Value>, RowError> {
+        let mut values = Vec::new();
+        self.decode_into(bytes, fetch, &mut values)?;
+        Ok(values)
+    }
+
+    /// Decodes a row into the first values of `values`, one per column, reading off-row
+    /// values through `fetch`. Each decoded value is written straight into its slot, and
+    /// `values` is reused: when it holds a value per column already (the row decoded
+    /// before, say), its allocation stays, and so do those of its strings and binaries that
+    /// a value of the same kind replaces, and any values past the columns (a row locator)
+    /// are left as they are. Otherwise it is refilled with a value per column, with room
+    /// for one more, for the row locator a reader appends. On an error `values` may hold
+    /// anything.
+    pub fn decode_into(
+        &self,
+        bytes: &[u8],
+        fetch: &mut OffRowHook<'_>,
+        values: &mut Vec<Value>,
+    ) -> Result<(), RowError> {
         let row = RowView::with_shape(&self.columns, bytes, Some(&self.shape))?;
         if row.shape.count != self.shape.count {
-            return decode_all(&self.columns, bytes, self.flags.as_deref(), Some(fetch));
+            let decoded = decode_all(&self.columns, bytes, self.flags.as_deref(), Some(fetch))?;
+            if values.len() < decoded.len() {
+                *values = decoded;
+            } else {
+                for (slot, value) in values.iter_mut().zip(decoded) {
+                    *slot = value;
+                }
+            }
+            return Ok(());
         }
-        // NULLs first, each written as its tag alone (a NULL pushed among the decoded
-        // values went through a stack temporary, copied whole, which stalled), then the
-        // decoded columns put in their places.
-        let mut values = Vec::with_capacity(self.columns.len() + 1);
-        values.extend((0..self.columns.len()).map(|_| Value::Null));
+        if values.len() >= self.columns.len() {
+            for &i in &self.skipped {
+                if !values[i].is_null() {
+                    values[i] = Value::Null;
+                }
+            }
+        } else {
+            // NULLs first, each written as its tag alone (a NULL pushed among the decoded
+            // values went through a stack temporary, copied whole, which stalled), then the
+            // decoded columns put in their places.
+            values.clear();
+            values.reserve(self.columns.len() + 1);
+            values.extend((0..self.columns.len()).map(|_| Value::Null));
+        }
         let fixed_start = self.shape.fixed_start();
         let var_offset = self.shape.var_offset();
         let mut fetch = Some(fetch);
         for &(i, place) in &self.wanted {
             let ty = self.columns[i];
             let null = row.is_null(i);
-            values[i] = match place {
+            let slot = &mut values[i];
+            match place {
                 Place::Fixed { at, len } => {
                     // Within the row: the fixed part ends at var_offset, checked by RowView.
                     let at = fixed_start + at;
-                    fixed_value(i, ty, null, &bytes[at..at + len])?
+                    fixed_into(i, ty, null, &bytes[at..at + len], slot)?;
                 }
                 Place::Var { k } => {
                     let slot_at = var_offset + 2 * k;
@@ -898,9 +944,9 @@ impl RowDecoder {
                         _ => usize::from(le_u16(bytes, slot_at - 2) & END_MASK),
                     };
                     let (field, off_row) = row.var_field(i, slot_at, start)?;
-                    var_value(i, ty, null, field, off_row, &mut fetch)?
+                    var_into(i, ty, null, field, off_row, &mut fetch, slot)?;
                 }
-            };
+            }
         }
         // var_field refuses a flag without the status bit; here the converse.
         if row.off_row {
@@ -910,7 +956,7 @@ impl RowDecoder {
                 return Err(corrupt("off-row status without an off-row column".to_string()));
             }
         }
-        Ok(values)
+        Ok(())
     }
 }
 
@@ -947,11 +993,25 @@ fn decode_one(
 }
 
 fn fixed_value(column: usize, ty: SqlType, null: bool, field: &[u8]) -> Result<Value, RowError> {
+    let mut value = Value::Null;
+    fixed_into(column, ty, null, field, &mut value)?;
+    Ok(value)
+}
+
+/// Writes the fixed-length column's value into `slot` (whose old value it replaces).
+fn fixed_into(
+    column: usize,
+    ty: SqlType,
+    null: bool,
+    field: &[u8],
+    slot: &mut Value,
+) -> Result<(), RowError> {
     if null {
         expect_zero(column, field)?;
-        return Ok(Value::Null);
+        *slot = Value::Null;
+        return Ok(());
     }
-    decode_fixed(column, ty, field)
+    decode_fixed_into(column, ty, field, slot)
 }
 
 fn var_value(
@@ -962,22 +1022,75 @@ fn var_value(
     off_row: bool,
     fetch: &mut MaybeHook<'_, '_>,
 ) -> Result<Value, RowError> {
+    let mut value = Value::Null;
+    var_into(column, ty, null, field, off_row, fetch, &mut value)?;
+    Ok(value)
+}
+
+/// Writes the variable-length column's value into `slot`; an in-row text or binary value
+/// reuses the buffer of a value of its kind that `slot` holds.
+fn var_into(
+    column: usize,
+    ty: SqlType,
+    null: bool,
+    field: &[u8],
+    off_row: bool,
+    fetch: &mut MaybeHook<'_, '_>,
+    slot: &mut Value,
+) -> Result<(), RowError> {
     if null {
         expect_empty_null(column, field, off_row)?;
-        return Ok(Value::Null);
+        *slot = Value::Null;
+        return Ok(());
     }
     if !off_row {
-        return decode_var(column, ty, field.to_vec());
+        // The checks are decode_var's for these types: the length, then the text.
+        if field.len() <= ty.max_len_bytes() {
+            match (ty, &mut *slot) {
+                (SqlType::VarChar(_), Value::Str(s)) | (SqlType::NVarChar(_), Value::NStr(s)) => {
+                    let text = std::str::from_utf8(field).map_err(|_| {
+                        corrupt(format!("column {column} ({ty}): text is not UTF-8"))
+                    })?;
+                    s.clear();
+                    s.push_str(text);
+                    return Ok(());
+                }
+                (SqlType::VarBinary(_), Value::Binary(b)) => {
+                    b.clear();
+                    b.extend_from_slice(field);
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        *slot = decode_var(column, ty, field.to_vec())?;
+        return Ok(());
     }
     let pointer = check_pointer(column, field)?;
-    match fetch.as_deref_mut() {
-        Some(fetch) => decode_var(column, ty, fetch(pointer)?),
-        None => Err(RowError::OffRow { column }),
-    }
+    *slot = match fetch.as_deref_mut() {
+        Some(fetch) => decode_var(column, ty, fetch(pointer)?)?,
+        None => return Err(RowError::OffRow { column }),
+    };
+    Ok(())
 }
 
 /// Decodes a non-NULL fixed-length value, checking it is in its type's domain.
 fn decode_fixed(column: usize, ty: SqlType, field: &[u8]) -> Result<Value, RowError> {
+    let mut value = Value::Null;
+    decode_fixed_into(column, ty, field, &mut value)?;
+    Ok(value)
+}
+
+/// [`decode_fixed`] into `slot`, whose old value it replaces (a CHAR or BINARY value
+/// reusing the buffer of a value of its kind there). Each value is written straight into
+/// the slot: built elsewhere and moved there, as a `Result<Value, _>` it went through
+/// stack temporaries, copied whole, that stalled the decoding of a scan.
+fn decode_fixed_into(
+    column: usize,
+    ty: SqlType,
+    field: &[u8],
+    slot: &mut Value,
+) -> Result<(), RowError> {
     let bad = |what: &str| corrupt(format!("column {column} ({ty}): {what}"));
     let time = |scale: u8, field: &[u8]| {
         let mut units = [0u8; 8];
@@ -991,7 +1104,7 @@ fn decode_fixed(column: usize, ty: SqlType, field: &[u8]) -> Result<Value, RowEr
         Date::from_days(u32::from_le_bytes([field[0], field[1], field[2], 0]))
             .ok_or_else(|| bad("date out of range"))
     };
-    Ok(match ty {
+    *slot = match ty {
         SqlType::TinyInt => Value::TinyInt(field[0]),
         SqlType::SmallInt => Value::SmallInt(i16::from_le_bytes(array(field))),
         SqlType::Int => Value::Int(i32::from_le_bytes(array(field))),
@@ -1026,10 +1139,23 @@ fn decode_fixed(column: usize, ty: SqlType, field: &[u8]) -> Result<Value, RowEr
             }
             Value::Real(x)
         }
-        SqlType::Char(_) => Value::Str(
-            std::str::from_utf8(field).map_err(|_| bad("text is not UTF-8"))?.to_string(),
-        ),
-        SqlType::Binary(_) => Value::Binary(field.to_vec()),
+        SqlType::Char(_) => {
+            let text = std::str::from_utf8(field).map_err(|_| bad("text is not UTF-8"))?;
+            if let Value::Str(s) = slot {
+                s.clear();
+                s.push_str(text);
+                return Ok(());
+            }
+            Value::Str(text.to_string())
+        }
+        SqlType::Binary(_) => {
+            if let Value::Binary(b) = slot {
+                b.clear();
+                b.extend_from_slice(field);
+                return Ok(());
+            }
+            Value::Binary(field.to_vec())
+        }
         SqlType::Date => Value::Date(date(field)?),
         SqlType::Time(scale) => Value::Time(time(scale, field)?),
         SqlType::DateTime => {
@@ -1060,7 +1186,8 @@ fn decode_fixed(column: usize, ty: SqlType, field: &[u8]) -> Result<Value, RowEr
         | SqlType::VarBinary(_)
         | SqlType::Variant
         | SqlType::Xml => return Err(bad("variable-length type in the fixed part")),
-    })
+    };
+    Ok(())
 }
 
 /// Decodes a non-NULL variable-length value from its stored bytes.

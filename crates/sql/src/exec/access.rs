@@ -867,20 +867,26 @@ impl Run<'_> {
         let mark = self.io_mark();
         let mut cursor = self
             .tx()
-            .scan_table(&t.db, &t.def, lower, upper)
+            .scan_table_only(&t.db, &t.def, lower, upper, t.wanted.as_deref())
             .map_err(|e| self.s.engine_error(e))?;
-        cursor.decode_only(t.wanted.clone());
         let mut read = 0;
         let mut more = true;
+        // One row decoded into again and again: a row `keep` rejects leaves its allocations
+        // to the next one; only a row given to `sink` is replaced.
+        let mut row = Vec::new();
         while more {
-            match cursor.next_row(self.tx()) {
-                Ok(Some((id, mut values))) => {
-                    values.push(Value::Binary(id));
+            match cursor.next_row_into(self.tx(), &mut row) {
+                Ok(true) => {
                     self.row_interruption_point(read)?;
                     read += 1;
-                    more = self.keep_row(values, keep.as_deref_mut(), sink)?;
+                    if let Some(f) = keep.as_deref_mut() {
+                        if !self.filter_holds(f, &row)? {
+                            continue;
+                        }
+                    }
+                    more = sink.push(self, std::mem::take(&mut row))?;
                 }
-                Ok(None) => break,
+                Ok(false) => break,
                 Err(e) => return Err(self.s.engine_error(e)),
             }
         }
