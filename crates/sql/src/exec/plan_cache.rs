@@ -38,6 +38,7 @@ use std::sync::{Arc, Weak};
 use walden_engine::catalog::TableDef;
 use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::Database;
+use walden_storage::hash::FastBuild;
 
 use crate::ast::{Expr, OrderByItem, Select, TableSource};
 use crate::exec::access::{AccessPath, PathShape, RowFilter};
@@ -145,10 +146,12 @@ impl BlockPlan {
     }
 }
 
-/// A session's kept plans, by the address of their block's syntax node.
+/// A session's kept plans, by the address of their block's syntax node (found at every
+/// execution of a block, so hashed by the engine's quick hasher: an address is no key a
+/// client chooses).
 #[derive(Debug, Default)]
 pub(crate) struct PlanCache {
-    blocks: HashMap<usize, Arc<BlockPlan>>,
+    blocks: HashMap<usize, Arc<BlockPlan>, FastBuild>,
 }
 
 /// The key of a block's plan.

@@ -78,11 +78,19 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
-        if let Some((sel, order_by)) = self.inline_select(sel, order_by) {
-            return self.select(&sel, &order_by, offset, outer);
-        }
         let aggs = select_aggregates(sel, order_by);
         let grouped = !aggs.is_empty() || !sel.group_by.is_empty();
+        // A block with a valid kept plan has nothing to inline: its plan was made for it, at
+        // the same schema version, after inlining found nothing to do (its one source named
+        // a table), so the catalog is not asked again. A grouped block looks for its plan
+        // where it reads its rows, below.
+        let looked = !grouped && !sel.from.is_empty() && self.s.explain_ctes.is_empty();
+        let kept = if looked { self.block_plan_of(sel, order_by) } else { None };
+        if kept.is_none() {
+            if let Some((sel, order_by)) = self.inline_select(sel, order_by) {
+                return self.select(&sel, &order_by, offset, outer);
+            }
+        }
         let (_, sets) = grouping_sets(&sel.group_by, sel.grouping_sets.as_deref())?;
         // One grouping set: hashed as the FROM clause's rows come.
         let streamed = match sets.as_slice() {
@@ -98,7 +106,9 @@ impl Run<'_> {
                     let where_clause = sel.where_clause.as_ref();
                     let rows = Rows { cols: Vec::new(), rows: vec![Vec::new()] };
                     (rows, where_clause.into_iter().collect())
-                } else if let Some((plan, table)) = self.block_plan_of(sel, order_by) {
+                } else if let Some((plan, table)) =
+                    kept.or_else(|| (!looked).then(|| self.block_plan_of(sel, order_by)).flatten())
+                {
                     let mut parts = Vec::new();
                     if let Some(w) = &sel.where_clause {
                         crate::exec::join::conjuncts(w, &mut parts);
