@@ -794,15 +794,18 @@ impl Transaction {
     /// the row id), as an equality seek: like [`Transaction::read_row`], and under
     /// SERIALIZABLE, when there is no such row, it also locks the gap where the row would be
     /// (RangeS-S on the next key, or the end of the index), so that no transaction can insert
-    /// it before this one ends: the seek finds nothing again if it is repeated.
+    /// it before this one ends: the seek finds nothing again if it is repeated. Below
+    /// SERIALIZABLE only the `wanted` columns are decoded (all with None), as by
+    /// [`Transaction::read_row_only`].
     pub fn seek_key(
         &mut self,
         db: &Arc<Database>,
         table: &TableDef,
         key: &[u8],
+        wanted: Option<&[bool]>,
     ) -> Result<Option<Vec<Value>>, EngineError> {
         if self.table_isolation(db.id(), table.id) != Isolation::Serializable {
-            return self.read_row(db, table, key);
+            return self.read_row_only(db, table, key, wanted);
         }
         db.check_online()?;
         let primary = table.primary()?;

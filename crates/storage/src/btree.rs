@@ -55,6 +55,7 @@
 //!    leaf stays. Lookups, inserts, cursors (which step over it) and merges (which absorb
 //!    it into its left sibling) all accept an empty leaf; it only wastes its page.
 
+use std::cmp::Ordering;
 use std::fmt;
 use std::ops::Bound;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -648,6 +649,10 @@ fn internal_entry(record: &[u8]) -> Result<(PageId, &[u8])> {
     Ok((child, &record[4..]))
 }
 
+fn internal_key(record: &[u8]) -> Result<&[u8]> {
+    Ok(internal_entry(record)?.1)
+}
+
 fn internal_record(child: PageId, key: &[u8]) -> Vec<u8> {
     let mut r = Vec::with_capacity(4 + key.len());
     r.extend_from_slice(&child.to_le_bytes());
@@ -655,33 +660,139 @@ fn internal_record(child: PageId, key: &[u8]) -> Vec<u8> {
     r
 }
 
-/// Binary search of a leaf for `key`.
+/// Fewest slots a page must have before its search guesses where the key is (below it, a
+/// plain binary search is as quick).
+const GUESS_MIN_SLOTS: usize = 16;
+
+/// Search of a leaf for `key`: the slot holding it, or the slot of the first greater key.
 fn search_leaf(page: &Page, key: &[u8]) -> Result<Found> {
-    let (mut lo, mut hi) = (0, page.slot_count());
+    search_slots(page, key, 0, leaf_key)
+}
+
+/// The slot of the child of an internal page that covers `key`: the last entry whose key is
+/// at or below it, entry 0 (whose key is not used) if none is.
+fn search_internal(page: &Page, key: &[u8]) -> Result<usize> {
+    Ok(match search_slots(page, key, 1, internal_key)? {
+        Found::At(slot) => slot,
+        // `slot` is at least 1: the search starts there.
+        Found::Before(slot) => slot - 1,
+    })
+}
+
+/// Search of the slots from `base` on of a page, whose records `key_of` reads the keys of,
+/// in order, for `key`: the slot holding it, or the slot of the first greater key.
+///
+/// A page read by a point lookup is often not in the CPU's caches, and each probe of a
+/// binary search costs two cache misses (the slot, then the record). So the search first
+/// reads the first and last keys and guesses where `key` lies between them, as if keys
+/// were spread evenly (they are, for the dense integer keys of most tables: then the guess
+/// is exact), then gallops from the guess to bracket the key and binary-searches the
+/// bracket. The guess only decides where probing starts: the answer is the binary search's
+/// whatever the keys are, as long as they are in order.
+fn search_slots(
+    page: &Page,
+    key: &[u8],
+    base: usize,
+    key_of: impl Fn(&[u8]) -> Result<&[u8]>,
+) -> Result<Found> {
+    let n = page.slot_count();
+    let probe = |slot: usize| -> Result<Ordering> { Ok(key_of(page.get(slot)?)?.cmp(key)) };
+    if n < base + GUESS_MIN_SLOTS {
+        return bisect(probe, base, n);
+    }
+    match probe(base)? {
+        Ordering::Greater => return Ok(Found::Before(base)),
+        Ordering::Equal => return Ok(Found::At(base)),
+        Ordering::Less => {}
+    }
+    match probe(n - 1)? {
+        Ordering::Less => return Ok(Found::Before(n)),
+        Ordering::Equal => return Ok(Found::At(n - 1)),
+        Ordering::Greater => {}
+    }
+    // Invariant from here: every slot below `lo` holds a smaller key, every slot from `hi`
+    // on a greater one.
+    let (mut lo, mut hi) = (base + 1, n - 1);
+    let first = key_of(page.get(base)?)?;
+    let last = key_of(page.get(n - 1)?)?;
+    let guess = (base + guess_slot(first, last, key, n - 1 - base)).clamp(lo, hi - 1);
+    match probe(guess)? {
+        Ordering::Equal => return Ok(Found::At(guess)),
+        Ordering::Less => {
+            lo = guess + 1;
+            let mut step = 1;
+            while lo < hi {
+                let at = (guess + step).min(hi - 1);
+                match probe(at)? {
+                    Ordering::Equal => return Ok(Found::At(at)),
+                    Ordering::Less => lo = at + 1,
+                    Ordering::Greater => {
+                        hi = at;
+                        break;
+                    }
+                }
+                step *= 2;
+            }
+        }
+        Ordering::Greater => {
+            hi = guess;
+            let mut step = 1;
+            while lo < hi {
+                let at = guess.saturating_sub(step).max(lo);
+                match probe(at)? {
+                    Ordering::Equal => return Ok(Found::At(at)),
+                    Ordering::Greater => hi = at,
+                    Ordering::Less => {
+                        lo = at + 1;
+                        break;
+                    }
+                }
+                step *= 2;
+            }
+        }
+    }
+    bisect(probe, lo, hi)
+}
+
+/// Binary search of the slots `lo..hi`, every slot below `lo` holding a smaller key than the
+/// one sought and every slot from `hi` on a greater one; `probe` compares a slot's key with
+/// it.
+fn bisect(
+    probe: impl Fn(usize) -> Result<Ordering>,
+    mut lo: usize,
+    mut hi: usize,
+) -> Result<Found> {
     while lo < hi {
         let mid = (lo + hi) / 2;
-        match leaf_key(page.get(mid)?)?.cmp(key) {
-            std::cmp::Ordering::Less => lo = mid + 1,
-            std::cmp::Ordering::Greater => hi = mid,
-            std::cmp::Ordering::Equal => return Ok(Found::At(mid)),
+        match probe(mid)? {
+            Ordering::Less => lo = mid + 1,
+            Ordering::Greater => hi = mid,
+            Ordering::Equal => return Ok(Found::At(mid)),
         }
     }
     Ok(Found::Before(lo))
 }
 
-/// The slot of the child of an internal page that covers `key`: the last entry whose key is
-/// at or below it, entry 0 if none is.
-fn search_internal(page: &Page, key: &[u8]) -> Result<usize> {
-    let (mut lo, mut hi) = (1, page.slot_count());
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if internal_entry(page.get(mid)?)?.1 <= key {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
+/// Where `key` would be among `span + 1` keys running evenly from `first` (slot 0) to `last`
+/// (slot `span`), with `first < key < last`: each key read as the number its eight bytes
+/// after the prefix `first` and `last` share make (missing bytes as zeros), which keeps
+/// their order. Only a starting point for [`search_slots`].
+fn guess_slot(first: &[u8], last: &[u8], key: &[u8], span: usize) -> usize {
+    let shared = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+    let number = |k: &[u8]| {
+        let mut bytes = [0u8; 8];
+        let tail = k.get(shared..).unwrap_or_default();
+        let n = tail.len().min(8);
+        bytes[..n].copy_from_slice(&tail[..n]);
+        u64::from_be_bytes(bytes)
+    };
+    let (low, high) = (number(first), number(last));
+    if high <= low {
+        return span / 2;
     }
-    Ok(lo - 1)
+    let at = number(key).clamp(low, high) - low;
+    // At most `span`: `at <= high - low`.
+    (u128::from(at) * span as u128 / u128::from(high - low)) as usize
 }
 
 fn corrupt(page_id: PageId, detail: impl Into<String>) -> TreeError {
@@ -712,6 +823,18 @@ impl BTree<'_> {
     /// Descends to the leaf that covers `key`.
     fn descend(&self, key: &[u8]) -> Result<Path> {
         let mut internal = Vec::new();
+        let leaf = self.descend_recording(key, |id, slot| internal.push((id, slot)))?;
+        Ok(Path { internal, leaf })
+    }
+
+    /// Descends to the leaf that covers `key`, telling `step` each internal page passed and
+    /// the slot of the child taken (a read that changes nothing need not keep them).
+    fn descend_recording(
+        &self,
+        key: &[u8],
+        mut step: impl FnMut(PageId, usize),
+    ) -> Result<PinnedPage> {
+        let mut depth = 0;
         let mut id = self.root;
         loop {
             let pinned = self.pool().fetch(id)?;
@@ -730,10 +853,11 @@ impl BTree<'_> {
                 }
             };
             match next {
-                None => return Ok(Path { internal, leaf: pinned }),
+                None => return Ok(pinned),
                 Some((slot, child)) => {
-                    internal.push((id, slot));
-                    if internal.len() > 64 {
+                    step(id, slot);
+                    depth += 1;
+                    if depth > 64 {
                         return Err(corrupt(id, "tree deeper than 64 levels: a cycle"));
                     }
                     id = child;
@@ -752,8 +876,8 @@ impl BTree<'_> {
     /// The value stored under `key`.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let _shared = self.latch.read().unwrap_or_else(PoisonError::into_inner);
-        let path = self.descend(key)?;
-        let page = path.leaf.read();
+        let leaf = self.descend_recording(key, |_, _| {})?;
+        let page = leaf.read();
         match search_leaf(&page, key)? {
             Found::At(slot) => Ok(Some(leaf_split(page.get(slot)?)?.1.to_vec())),
             Found::Before(_) => Ok(None),

@@ -312,3 +312,54 @@ fn a_leaf_emptied_without_its_release_is_consistent_and_usable() {
     assert_eq!(tree2.check().unwrap().rows, 0);
     assert_eq!(tree2.scan().count(), 0);
 }
+
+/// Keys spread in ways that make a leaf's guessed position (`search_leaf` guesses from its
+/// first and last keys) exact, near, or far off: every key present is found, every key
+/// absent is not, and a range from an absent key starts at the next key present.
+#[test]
+fn point_lookups_find_every_key_however_keys_are_spread() {
+    let dense: Vec<Vec<u8>> = (0..3000u64).map(|n| n.to_be_bytes().to_vec()).collect();
+    // Runs of neighbours far apart: a leaf spanning two runs guesses far from its keys.
+    let clustered: Vec<Vec<u8>> = (0..3000u64)
+        .map(|n| ((n / 100) * 1_000_000_007 + n % 100).to_be_bytes().to_vec())
+        .collect();
+    // Squares: ever wider gaps.
+    let squares: Vec<Vec<u8>> = (0..3000u64).map(|n| (n * n).to_be_bytes().to_vec()).collect();
+    // Keys of every length that are prefixes of one another, and keys alike in their first
+    // twelve bytes (past the eight the guess reads) that differ after.
+    let mut prefixes: Vec<Vec<u8>> = (1..400).map(|n| vec![b'a'; n]).collect();
+    prefixes.extend((0..2000u32).map(|n| {
+        let mut k = b"samesamesame".to_vec();
+        k.extend_from_slice(&n.to_be_bytes());
+        k
+    }));
+    prefixes.extend((0..600u32).map(|n| format!("{}", n * 7).into_bytes()));
+    for (name, mut keys) in
+        [("dense", dense), ("clustered", clustered), ("squares", squares), ("prefixes", prefixes)]
+    {
+        keys.sort();
+        keys.dedup();
+        let fs = MemFs::new();
+        let (space, mut log, root) = with_tree(&fs, "t.mdf", 64);
+        let tree = space.tree(root);
+        // Every other key goes in: the ones left out are the absent keys.
+        for k in keys.iter().step_by(2) {
+            tree.insert(&mut log, k, &k[k.len() - 1..]).unwrap();
+        }
+        tree.check().unwrap();
+        for (i, k) in keys.iter().enumerate() {
+            let got = tree.get(k).unwrap();
+            if i % 2 == 0 {
+                assert_eq!(got.as_deref(), Some(&k[k.len() - 1..]), "{name}: key {i} not found");
+                continue;
+            }
+            assert_eq!(got, None, "{name}: absent key {i} found");
+            let next = tree.range(Bound::Included(k.clone()), Bound::Unbounded).next();
+            let next = next.map(|entry| entry.unwrap().0);
+            assert_eq!(next.as_ref(), keys.get(i + 1), "{name}: range from absent key {i}");
+        }
+        // Below the first key and above the last.
+        assert_eq!(tree.get(&[]).unwrap(), None, "{name}");
+        assert_eq!(tree.get(&[0xff; 20]).unwrap(), None, "{name}");
+    }
+}

@@ -616,6 +616,14 @@ impl Run<'_> {
             self.scan_rows(t, Bound::Unbounded, Bound::Unbounded, keep, sink)?;
             return Ok(true);
         };
+        if index.id == 1
+            && index.unique
+            && path.range.is_empty()
+            && path.fixed.len() == index.columns.len()
+            && path.fixed.iter().all(|f| matches!(f, Fixed::Eq(_)))
+        {
+            return self.seek_row(t, index, path, env, keep, sink);
+        }
         let types: Vec<SqlType> = index.columns.iter().map(|&c| t.def.columns[c].ty).collect();
         // Text keys are encoded by their column's collation, as the index encodes them.
         let orders: Vec<TextOrder> =
@@ -677,7 +685,7 @@ impl Run<'_> {
                     let mark = self.io_mark();
                     let found = self
                         .tx()
-                        .seek_key(&t.db, &t.def, &prefix)
+                        .seek_key(&t.db, &t.def, &prefix, t.wanted.as_deref())
                         .map_err(|e| self.s.engine_error(e))?;
                     self.io_note(t, mark);
                     match found {
@@ -696,6 +704,72 @@ impl Run<'_> {
             if !more {
                 break;
             }
+        }
+        Ok(true)
+    }
+
+    /// [`Run::read_path_into`] for a path that fixes every column of the clustered index's
+    /// unique key by `=`: one key lookup, its key encoded as each probe is evaluated, with
+    /// none of a seek's key sets or ranges. What it reads, and what it answers, are what the
+    /// general path would: each probe is evaluated and converted in order even once one has
+    /// made the key impossible (a NULL, a value its column cannot hold), so the same errors
+    /// surface, and a probe whose conversion fails sends the read back to a scan.
+    fn seek_row(
+        &mut self,
+        t: &TableRef,
+        index: &IndexDef,
+        path: &AccessPath<'_>,
+        env: &Env<'_>,
+        keep: Option<&mut Filter<'_>>,
+        sink: &mut dyn RowSink,
+    ) -> Result<bool, SqlError> {
+        let ansi_nulls = self.s.opts.semantics.ansi_nulls;
+        let mut key = Vec::new();
+        let mut possible = true;
+        for (f, &c) in path.fixed.iter().zip(&index.columns) {
+            let Fixed::Eq(e) = f else {
+                return Err(SqlError::new(50000, "Walden's key lookup was given a non-equality."));
+            };
+            let column = &t.def.columns[c];
+            let v = self.eval(e, env)?;
+            // As in `read_path_into`: `= NULL` finds no row but under ANSI_NULLS OFF.
+            let v = if v.is_null() {
+                if ansi_nulls || !is_literal_or_variable(e) {
+                    possible = false;
+                    continue;
+                }
+                Value::Null
+            } else {
+                match key_value(v, column.ty) {
+                    Ok(Some(v)) => v,
+                    Ok(None) => {
+                        possible = false;
+                        continue;
+                    }
+                    Err(_) => return Ok(false),
+                }
+            };
+            if possible
+                && encode_key_columns_ordered([(column.ty, column.text_order(), &v)], &mut key)
+                    .is_err()
+            {
+                return Ok(false);
+            }
+        }
+        if !possible {
+            return Ok(true);
+        }
+        // The key is the row id: a lookup, not a range (which under SERIALIZABLE locks the
+        // gap where the row would be if there is none).
+        let mark = self.io_mark();
+        let found = self
+            .tx()
+            .seek_key(&t.db, &t.def, &key, t.wanted.as_deref())
+            .map_err(|e| self.s.engine_error(e))?;
+        self.io_note(t, mark);
+        if let Some(mut values) = found {
+            values.push(Value::Binary(key));
+            self.keep_row(values, keep, sink)?;
         }
         Ok(true)
     }

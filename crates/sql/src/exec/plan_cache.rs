@@ -38,6 +38,7 @@ use std::sync::{Arc, Weak};
 use walden_engine::catalog::TableDef;
 use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::Database;
+use walden_storage::hash::FastBuild;
 
 use crate::ast::{Expr, OrderByItem, Select, TableSource};
 use crate::exec::access::{AccessPath, PathShape, RowFilter};
@@ -123,6 +124,11 @@ pub(crate) struct Decided<'s> {
 }
 
 impl BlockPlan {
+    /// The columns of the rows it reads: the table's and its row locator.
+    pub(crate) fn cols(&self) -> &[Col] {
+        &self.cols
+    }
+
     pub(crate) fn new(d: Decided<'_>) -> BlockPlan {
         BlockPlan {
             sel: d.sel.clone(),
@@ -145,10 +151,12 @@ impl BlockPlan {
     }
 }
 
-/// A session's kept plans, by the address of their block's syntax node.
+/// A session's kept plans, by the address of their block's syntax node (found at every
+/// execution of a block, so hashed by the engine's quick hasher: an address is no key a
+/// client chooses).
 #[derive(Debug, Default)]
 pub(crate) struct PlanCache {
-    blocks: HashMap<usize, Arc<BlockPlan>>,
+    blocks: HashMap<usize, Arc<BlockPlan>, FastBuild>,
 }
 
 /// The key of a block's plan.
@@ -313,11 +321,23 @@ impl Run<'_> {
         conjuncts: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
-        let cols = plan.cols.clone();
+        let rows = self.run_block_plan_rows(plan, table, conjuncts, outer)?;
+        Ok(Rows { cols: plan.cols.clone(), rows })
+    }
+
+    /// [`Run::run_block_plan`]'s rows alone, under the plan's columns ([`BlockPlan::cols`]).
+    pub(crate) fn run_block_plan_rows(
+        &mut self,
+        plan: &BlockPlan,
+        table: &TableRef,
+        conjuncts: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let cols = &plan.cols;
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
         for &i in &plan.constant {
             if self.predicate(conjuncts[i], &env)? != Some(true) {
-                return Ok(Rows { cols, rows: Vec::new() });
+                return Ok(Vec::new());
             }
         }
         let own: Vec<&Expr> = plan.own.iter().map(|&i| conjuncts[i]).collect();
@@ -325,18 +345,17 @@ impl Run<'_> {
             return Err(misfit());
         };
         let checks: Vec<&Expr> = plan.checks.iter().map(|&i| own[i]).collect();
-        let keep = (!checks.is_empty()).then_some(RowFilter { cols: &cols, exprs: &checks, outer });
-        let rows = match self.read_path(table, &path, &env, usize::MAX, keep)? {
+        let keep = (!checks.is_empty()).then_some(RowFilter { cols, exprs: &checks, outer });
+        Ok(match self.read_path(table, &path, &env, usize::MAX, keep)? {
             Some(rows) => rows,
             // A probe that does not convert to its key column: a scan, checking everything,
             // as the planner's own read does (`Run::read_leaf`).
             None => {
-                let all = Some(RowFilter { cols: &cols, exprs: &own, outer });
+                let all = Some(RowFilter { cols, exprs: &own, outer });
                 let scan = AccessPath::scan();
                 self.read_path(table, &scan, &env, usize::MAX, all)?.unwrap_or_default()
             }
-        };
-        Ok(Rows { cols, rows })
+        })
     }
 }
 

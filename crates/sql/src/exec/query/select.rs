@@ -3,6 +3,7 @@
 //! that order; a row goal lets a plain `TOP (n)` stop reading early, and a single source may
 //! stream to the output.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use walden_engine::types::{SqlType, Value};
@@ -78,11 +79,19 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
-        if let Some((sel, order_by)) = self.inline_select(sel, order_by) {
-            return self.select(&sel, &order_by, offset, outer);
-        }
         let aggs = select_aggregates(sel, order_by);
         let grouped = !aggs.is_empty() || !sel.group_by.is_empty();
+        // A block with a valid kept plan has nothing to inline: its plan was made for it, at
+        // the same schema version, after inlining found nothing to do (its one source named
+        // a table), so the catalog is not asked again. A grouped block looks for its plan
+        // where it reads its rows (`group_from`), or below.
+        let looked = !grouped && !sel.from.is_empty() && self.s.explain_ctes.is_empty();
+        let kept = if looked { self.block_plan_of(sel, order_by) } else { None };
+        if kept.is_none() {
+            if let Some((sel, order_by)) = self.inline_select(sel, order_by) {
+                return self.select(&sel, &order_by, offset, outer);
+            }
+        }
         let (_, sets) = grouping_sets(&sel.group_by, sel.grouping_sets.as_deref())?;
         // One grouping set: hashed as the FROM clause's rows come.
         let streamed = match sets.as_slice() {
@@ -91,32 +100,41 @@ impl Run<'_> {
             }
             _ => None,
         };
-        let (mut cols, mut rows, mut computed) = match streamed {
-            Some(grouped) => grouped,
+        let kept = match kept {
+            None if !looked && streamed.is_none() && !sel.from.is_empty() => {
+                self.block_plan_of(sel, order_by)
+            }
+            kept => kept,
+        };
+        // A kept plan's rows are read under its own columns, borrowed rather than copied at
+        // each execution.
+        let (mut cols, mut rows, mut computed): (Cow<'_, [Col]>, _, _) = match streamed {
+            Some((cols, rows, computed)) => (Cow::Owned(cols), rows, computed),
             None => {
-                let (source, residual) = if sel.from.is_empty() {
+                let (cols, rows, residual) = if sel.from.is_empty() {
                     let where_clause = sel.where_clause.as_ref();
-                    let rows = Rows { cols: Vec::new(), rows: vec![Vec::new()] };
-                    (rows, where_clause.into_iter().collect())
-                } else if let Some((plan, table)) = self.block_plan_of(sel, order_by) {
+                    (Cow::Owned(Vec::new()), vec![Vec::new()], where_clause.into_iter().collect())
+                } else if let Some((plan, table)) = &kept {
                     let mut parts = Vec::new();
                     if let Some(w) = &sel.where_clause {
                         crate::exec::join::conjuncts(w, &mut parts);
                     }
-                    (self.run_block_plan(&plan, &table, &parts, outer)?, Vec::new())
+                    let rows = self.run_block_plan_rows(plan, table, &parts, outer)?;
+                    (Cow::Borrowed(plan.cols()), rows, Vec::new())
                 } else {
                     let goal = self
                         .row_goal(sel, order_by, offset)?
                         .map(|rows| crate::exec::join::RowGoal { rows, order: order_by });
                     let demand = Demand::of_select(sel, order_by);
-                    if goal.is_none() && self.may_cache_block(sel) {
-                        self.plan_from_caching(sel, order_by, outer, demand.as_ref())?
-                    } else {
-                        let filter = sel.where_clause.as_ref();
-                        self.plan_from_reading(&sel.from, filter, outer, goal, demand.as_ref())?
-                    }
+                    let (Rows { cols, rows }, residual) =
+                        if goal.is_none() && self.may_cache_block(sel) {
+                            self.plan_from_caching(sel, order_by, outer, demand.as_ref())?
+                        } else {
+                            let filter = sel.where_clause.as_ref();
+                            self.plan_from_reading(&sel.from, filter, outer, goal, demand.as_ref())?
+                        };
+                    (Cow::Owned(cols), rows, residual)
                 };
-                let Rows { cols, rows } = source;
                 // What of WHERE the plan did not apply.
                 let rows = self.filter_rows(&cols, rows, &residual, outer)?;
                 match sets.as_slice() {
@@ -129,11 +147,13 @@ impl Run<'_> {
                         drop(rows);
                         let grows = grouping.finish(self, keys, outer)?;
                         let (gcols, computed) = grouped_columns(&cols, &aggs);
-                        (gcols, grows, computed)
+                        (Cow::Owned(gcols), grows, computed)
                     }
                     _ => {
                         let sets = sel.grouping_sets.as_deref();
-                        self.group(&cols, rows, &sel.group_by, sets, &aggs, outer)?
+                        let (gcols, grows, computed) =
+                            self.group(&cols, rows, &sel.group_by, sets, &aggs, outer)?;
+                        (Cow::Owned(gcols), grows, computed)
                     }
                 }
             }
@@ -152,7 +172,7 @@ impl Run<'_> {
         }
         let windows = select_windows(sel, order_by);
         if !windows.is_empty() {
-            self.windows(&mut cols, &mut rows, &mut computed, &windows, outer)?;
+            self.windows(cols.to_mut(), &mut rows, &mut computed, &windows, outer)?;
         }
         // The select list.
         let SelectList { mut out_cols, exprs, stars, assigns } = self.select_list(sel, &cols)?;

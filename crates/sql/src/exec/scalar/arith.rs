@@ -153,6 +153,13 @@ fn operate(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
             return int_arith(op, i64::from(*x), i64::from(*y), SqlType::Int)
         }
         (Value::BigInt(x), Value::BigInt(y)) => return int_arith(op, *x, *y, SqlType::BigInt),
+        // INT meets BIGINT as BIGINT (`SET @total += @int`).
+        (Value::BigInt(x), Value::Int(y)) => {
+            return int_arith(op, *x, i64::from(*y), SqlType::BigInt)
+        }
+        (Value::Int(x), Value::BigInt(y)) => {
+            return int_arith(op, i64::from(*x), *y, SqlType::BigInt)
+        }
         _ => {}
     }
     if matches!(a, Value::Xml(_)) || matches!(b, Value::Xml(_)) {

@@ -119,6 +119,20 @@ impl Variable {
         ty: SqlType,
         declared: Option<DeclaredType>,
     ) -> Result<Value, SqlError> {
+        // The common case in loops: a value of the variable's own plain type needs nothing.
+        if declared.is_none()
+            && matches!(
+                (&v, ty),
+                (Value::Null, _)
+                    | (Value::Int(_), SqlType::Int)
+                    | (Value::BigInt(_), SqlType::BigInt)
+                    | (Value::SmallInt(_), SqlType::SmallInt)
+                    | (Value::TinyInt(_), SqlType::TinyInt)
+                    | (Value::Bit(_), SqlType::Bit)
+            )
+        {
+            return Ok(v);
+        }
         let source = v.kind_name();
         let v = crate::exec::scalar::coerce(v, ty, true)?;
         match declared {

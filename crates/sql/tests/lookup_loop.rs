@@ -1,0 +1,213 @@
+//! Loops of key lookups, the procedural path `walden bench queries`' `pk_lookup_loop` times:
+//! a key lookup on the clustered key takes a path of its own (one key encoded as its probes
+//! are evaluated, only the wanted columns decoded), a kept plan skips the inlining check,
+//! assignments of a variable's own type skip conversion, and INT meets BIGINT without the
+//! general arithmetic. Each of those must give what the general path gives: NULL and
+//! unconvertible probes, composite and text keys, SERIALIZABLE, overflow, a table replaced
+//! by a view between iterations, and a variable of the same name in a nested batch.
+
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use walden_engine::types::Value;
+use walden_engine::{Instance, InstanceConfig};
+use walden_sql::exec::Session;
+
+mod support;
+use support::{ok, run, scalar};
+
+fn session() -> (tempfile::TempDir, Session) {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let s = Session::new(Arc::clone(&instance));
+    (dir, s)
+}
+
+/// The errors a batch raised, by number.
+fn errors(s: &mut Session, sql: &str) -> Vec<i32> {
+    run(s, sql).errors().map(|e| e.number).collect()
+}
+
+#[test]
+fn the_benchmark_loop_sums_its_lookups() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE orders (order_id INT PRIMARY KEY, customer_id INT, amount INT)");
+    ok(&mut s, "INSERT orders SELECT value, value % 7, value * 3 FROM GENERATE_SERIES(1, 1000)");
+    let got = scalar(
+        &mut s,
+        "SET NOCOUNT ON; DECLARE @i INT = 0, @s BIGINT = 0, @a INT;
+         WHILE @i < 2000 BEGIN
+           SELECT @a = amount FROM orders WHERE order_id = (@i * 7919) % 1000 + 1;
+           SET @s += @a; SET @i += 1;
+         END;
+         SELECT @s",
+    );
+    let want: i64 = (0..2000i64).map(|i| ((i * 7919) % 1000 + 1) * 3).sum();
+    assert_eq!(got, Value::BigInt(want));
+}
+
+#[test]
+fn probes_that_find_nothing_or_do_not_fit_the_key_answer_as_before() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t SELECT value, value * 10 FROM GENERATE_SERIES(1, 100)");
+    // A lookup that finds nothing leaves the variable as it was.
+    let lookup = |s: &mut Session, probe: &str| {
+        scalar(
+            s,
+            &format!(
+                "DECLARE @v INT = -1, @n INT; SELECT @v = v FROM t WHERE k = {probe}; SELECT @v"
+            ),
+        )
+    };
+    assert_eq!(lookup(&mut s, "7"), Value::Int(70));
+    assert_eq!(lookup(&mut s, "@n"), Value::Int(-1));
+    assert_eq!(lookup(&mut s, "NULL"), Value::Int(-1));
+    assert_eq!(lookup(&mut s, "'8'"), Value::Int(80));
+    assert_eq!(lookup(&mut s, "CAST(9 AS BIGINT)"), Value::Int(90));
+    // 2.5 is no INT: no row has it.
+    assert_eq!(lookup(&mut s, "2.5"), Value::Int(-1));
+    assert_eq!(lookup(&mut s, "3.0"), Value::Int(30));
+    // Past INT's range: read as the general path reads it, finding nothing.
+    assert_eq!(lookup(&mut s, "3000000000"), Value::Int(-1));
+    // A probe that cannot convert fails as a comparison does.
+    assert_eq!(errors(&mut s, "DECLARE @v INT; SELECT @v = v FROM t WHERE k = 'x'"), vec![245]);
+    // Under ANSI_NULLS OFF `= @null` looks for a NULL key, which a primary key never holds.
+    let off = scalar(
+        &mut s,
+        "SET ANSI_NULLS OFF; DECLARE @v INT = -1, @n INT;
+         SELECT @v = v FROM t WHERE k = @n; SET ANSI_NULLS ON; SELECT @v",
+    );
+    assert_eq!(off, Value::Int(-1));
+    // An error in a later probe surfaces even when an earlier one already found no key.
+    ok(&mut s, "CREATE TABLE p (a INT, b INT, v INT, PRIMARY KEY (a, b))");
+    ok(&mut s, "INSERT p VALUES (1, 1, 11), (1, 2, 12)");
+    assert_eq!(
+        errors(&mut s, "DECLARE @v INT; SELECT @v = v FROM p WHERE a = NULL AND b = 1 / 0"),
+        vec![8134]
+    );
+}
+
+#[test]
+fn composite_and_text_keys_are_looked_up_whole() {
+    let (_dir, mut s) = session();
+    ok(
+        &mut s,
+        "CREATE TABLE p (a INT, name VARCHAR(20), v INT, w VARCHAR(10), PRIMARY KEY (a, name))",
+    );
+    ok(&mut s, "INSERT p VALUES (1, 'abc', 1, 'x'), (1, 'abd', 2, 'y'), (2, 'abc', 3, 'z')");
+    let got = scalar(
+        &mut s,
+        "DECLARE @i INT = 0, @s INT = 0, @v INT, @w VARCHAR(10) = '';
+         WHILE @i < 3 BEGIN
+           SELECT @v = v, @w += w FROM p WHERE a = 1 AND name = 'ABD';
+           SET @s += @v; SET @i += 1;
+         END;
+         SELECT CONCAT(@s, @w)",
+    );
+    // The default collation ignores case, as the key's encoding does.
+    assert_eq!(got, Value::Str("6yyy".into()));
+    // A key prefix is a range, not a lookup.
+    assert_eq!(scalar(&mut s, "SELECT SUM(v) FROM p WHERE a = 1"), Value::Int(3));
+    // The row's other columns, for a SELECT that reads them all.
+    let out = ok(&mut s, "SELECT * FROM p WHERE a = 2 AND name = 'abc'");
+    assert_eq!(
+        out.results[0].rows[0],
+        vec![Value::Int(2), Value::Str("abc".into()), Value::Int(3), Value::Str("z".into())]
+    );
+}
+
+#[test]
+fn serializable_lookups_read_the_same_rows() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, a INT, b VARCHAR(10))");
+    ok(&mut s, "INSERT t VALUES (1, 10, 'one'), (2, 20, 'two')");
+    let got = scalar(
+        &mut s,
+        "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE; BEGIN TRAN;
+         DECLARE @a INT, @b VARCHAR(10), @none INT = -1;
+         SELECT @a = a, @b = b FROM t WHERE k = 2;
+         SELECT @none = a FROM t WHERE k = 3;
+         COMMIT; SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+         SELECT CONCAT(@a, @b, @none)",
+    );
+    assert_eq!(got, Value::Str("20two-1".into()));
+}
+
+#[test]
+fn overflow_inside_a_loop_is_error_8115() {
+    let (_dir, mut s) = session();
+    let got = ok(
+        &mut s,
+        "DECLARE @i INT = 2147483000, @n INT = 0;
+         BEGIN TRY
+           WHILE 1 = 1 BEGIN SET @i += 100; SET @n += 1; END
+         END TRY
+         BEGIN CATCH SELECT ERROR_NUMBER(), @i, @n END CATCH",
+    );
+    assert_eq!(
+        got.results[0].rows[0],
+        vec![Value::Int(8115), Value::Int(2147483600), Value::Int(6)]
+    );
+    // BIGINT meeting INT works in BIGINT, and overflows there.
+    assert_eq!(
+        scalar(&mut s, "DECLARE @b BIGINT = 2147483647, @i INT = 1; SET @b += @i; SELECT @b"),
+        Value::BigInt(2_147_483_648)
+    );
+    assert_eq!(
+        scalar(&mut s, "DECLARE @b BIGINT = 5, @i INT = 7; SELECT @i - @b"),
+        Value::BigInt(2)
+    );
+    assert_eq!(
+        errors(&mut s, "DECLARE @b BIGINT = 9223372036854775800, @i INT = 10; SET @b += @i"),
+        vec![8115]
+    );
+    assert_eq!(errors(&mut s, "DECLARE @b BIGINT = 1, @i INT = 0; SELECT @b / @i"), vec![8134]);
+    // An INT variable assigned a BIGINT still converts (and overflows) as before.
+    assert_eq!(errors(&mut s, "DECLARE @i INT, @b BIGINT = 3000000000; SET @i = @b"), vec![220]);
+}
+
+#[test]
+fn a_table_replaced_by_a_view_between_iterations_is_read_through_the_view() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "CREATE TABLE u (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t VALUES (1, 1); INSERT u VALUES (1, 5)");
+    let got = scalar(
+        &mut s,
+        "DECLARE @i INT = 0, @v INT, @s INT = 0;
+         WHILE @i < 4 BEGIN
+           SELECT @v = v FROM t WHERE k = 1;
+           SET @s = @s * 10 + @v;
+           IF @i = 1 EXEC ('DROP TABLE t');
+           IF @i = 1 EXEC ('CREATE VIEW t AS SELECT k, v FROM u');
+           SET @i += 1;
+         END;
+         SELECT @s",
+    );
+    assert_eq!(got, Value::Int(1155));
+}
+
+#[test]
+fn a_nested_batch_has_its_own_variable_of_the_same_name() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t SELECT value, value FROM GENERATE_SERIES(1, 10)");
+    let got = scalar(
+        &mut s,
+        "DECLARE @v INT = 100, @s VARCHAR(10) = '', @i INT = 0;
+         WHILE @i < 3 BEGIN
+           EXEC sp_executesql N'DECLARE @v VARCHAR(5), @i INT = 1;
+                               WHILE @i <= 2 BEGIN SELECT @v = v FROM t WHERE k = @i; SET @i += 1; END;
+                               SET @out = @v + ''x''',
+                              N'@out VARCHAR(10) OUTPUT', @out = @s OUTPUT;
+           SELECT @v += v FROM t WHERE k = 3;
+           SET @i += 1;
+         END;
+         SELECT CONCAT(@v, '/', @s)",
+    );
+    // The outer @v is an INT the inner batch never touched; the inner one a VARCHAR.
+    assert_eq!(got, Value::Str("109/2x".into()));
+}
