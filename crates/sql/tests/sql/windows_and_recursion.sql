@@ -201,3 +201,13 @@ FROM #grouped GROUP BY k ORDER BY r;
 SELECT k, SUM(v) * 100 / SUM(SUM(v)) OVER () AS pct FROM #grouped GROUP BY k ORDER BY k;
 SELECT ROW_NUMBER() OVER (ORDER BY SUM(v)) AS only_row FROM #grouped;
 GO
+-- A list split by a recursive CTE over an NVARCHAR(MAX) variable (Ola Hallengren's
+-- IndexOptimize does this): SUBSTRING of a MAX value is MAX, so the later, longer items fit.
+DECLARE @F nvarchar(max) = N'INDEX_REORGANIZE,INDEX_REBUILD_ONLINE,INDEX_REBUILD_OFFLINE', @D nvarchar(max) = N',';
+WITH F (S, E, A) AS (
+  SELECT 1, ISNULL(NULLIF(CHARINDEX(@D, @F, 1), 0), LEN(@F) + 1), SUBSTRING(@F, 1, ISNULL(NULLIF(CHARINDEX(@D, @F, 1), 0), LEN(@F) + 1) - 1)
+  UNION ALL
+  SELECT CAST(E AS int) + 1, ISNULL(NULLIF(CHARINDEX(@D, @F, E + 1), 0), LEN(@F) + 1), SUBSTRING(@F, E + 1, ISNULL(NULLIF(CHARINDEX(@D, @F, E + 1), 0), LEN(@F) + 1) - E - 1)
+  FROM F WHERE E < LEN(@F) + 1)
+SELECT S, E, A FROM F
+GO

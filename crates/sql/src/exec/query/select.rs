@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use walden_engine::types::{SqlType, Value};
+use walden_engine::types::{Len, SqlType, Value};
 
 use crate::ast::{Expr, ExprKind, OffsetFetch, OrderByItem, Select, SelectItem};
 use crate::exec::aggregate::Grouping;
@@ -511,6 +511,27 @@ impl Run<'_> {
         e: Option<&Expr>,
         cols: &[Col],
     ) -> SqlType {
-        seen.get().or_else(|| e.and_then(|e| self.static_type(e, cols))).unwrap_or(SqlType::Int)
+        let declared = || e.and_then(|e| self.static_type(e, cols));
+        match seen.get() {
+            // A MAX type stays MAX whatever length its values have, as in SQL Server:
+            // `SUBSTRING(@nvarchar_max, ...)` is NVARCHAR(MAX) (a recursive CTE's anchor
+            // typed by its first short value would truncate the longer ones after it).
+            Some(ty @ (SqlType::VarChar(_) | SqlType::NVarChar(_) | SqlType::VarBinary(_))) => {
+                match declared() {
+                    Some(d @ SqlType::VarChar(Len::Max)) if matches!(ty, SqlType::VarChar(_)) => d,
+                    Some(d @ SqlType::NVarChar(Len::Max)) if matches!(ty, SqlType::NVarChar(_)) => {
+                        d
+                    }
+                    Some(d @ SqlType::VarBinary(Len::Max))
+                        if matches!(ty, SqlType::VarBinary(_)) =>
+                    {
+                        d
+                    }
+                    _ => ty,
+                }
+            }
+            Some(ty) => ty,
+            None => declared().unwrap_or(SqlType::Int),
+        }
     }
 }
