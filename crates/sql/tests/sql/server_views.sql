@@ -195,3 +195,6 @@ SELECT COUNT(*) AS tasks FROM sys.dm_broker_activated_tasks
 GO
 SELECT is_enabled, CASE WHEN LEN(path) > 0 THEN 1 ELSE 0 END AS has_path FROM sys.dm_os_server_diagnostics_log_configurations
 GO
+-- No partitioning: no partition schemes or functions.
+SELECT (SELECT COUNT(*) FROM sys.partition_schemes) AS schemes, (SELECT COUNT(*) FROM sys.partition_functions) AS functions
+GO

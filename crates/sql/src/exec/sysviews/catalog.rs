@@ -1193,6 +1193,38 @@ pub(super) fn filegroups(_ctx: &ViewContext<'_>) -> RowSet {
         .rows(&[()])
 }
 
+/// `sys.partition_schemes` and `sys.partition_functions`: Walden has no partitioning (every
+/// table and index is on the one filegroup), so there are none; maintenance scripts join
+/// them to tell partitioned indexes apart.
+pub(super) fn partition_schemes() -> RowSet {
+    let none = |_: &()| Value::Null;
+    View::<()>::new()
+        .col("name", SYSNAME, none)
+        .col("data_space_id", SqlType::Int, none)
+        .col("type", SqlType::NVarChar(Len::N(2)), none)
+        .opt("type_desc", DESC, none)
+        .col("is_default", SqlType::Bit, none)
+        .col("is_system", SqlType::Bit, none)
+        .col("function_id", SqlType::Int, none)
+        .rows(&[])
+}
+
+/// See [`partition_schemes`].
+pub(super) fn partition_functions() -> RowSet {
+    let none = |_: &()| Value::Null;
+    View::<()>::new()
+        .col("name", SYSNAME, none)
+        .col("function_id", SqlType::Int, none)
+        .col("type", SqlType::NVarChar(Len::N(2)), none)
+        .opt("type_desc", DESC, none)
+        .col("fanout", SqlType::Int, none)
+        .col("boundary_value_on_right", SqlType::Bit, none)
+        .col("is_system", SqlType::Bit, none)
+        .col("create_date", SqlType::DateTime, none)
+        .col("modify_date", SqlType::DateTime, none)
+        .rows(&[])
+}
+
 /// `sys.table_types`: the table types (CREATE TYPE ... AS TABLE), with `sys.types`' columns.
 pub(super) fn table_types(ctx: &ViewContext<'_>) -> RowSet {
     let objects = ctx.database.catalog().objects();

@@ -229,6 +229,8 @@ pub fn system_view(
         "dm_db_stats_properties" => (Some(2), stats::stats_properties),
         "filegroups" | "data_spaces" => (None, |c, _| Ok(catalog::filegroups(c))),
         "table_types" => (None, |c, _| Ok(catalog::table_types(c))),
+        "partition_schemes" => (None, |_, _| Ok(catalog::partition_schemes())),
+        "partition_functions" => (None, |_, _| Ok(catalog::partition_functions())),
         "dm_db_partition_stats" => (None, |c, _| Ok(catalog::partition_stats(c))),
         "dm_db_index_usage_stats" => (None, |c, _| Ok(server::index_usage_stats(c))),
         "database_role_members" => (None, |c, _| Ok(server::database_role_members(c))),
