@@ -594,13 +594,7 @@ impl Run<'_> {
                                 }
                                 if let Some(inl) = inlined {
                                     rw.inlined = true;
-                                    scopes.push(Scope {
-                                        qual,
-                                        cols: Some(inl.outputs),
-                                        inlined: true,
-                                        starrable: false,
-                                    });
-                                    return Some(inl.sources);
+                                    return Some(replaced(scopes, qual, inl));
                                 }
                             }
                             Object::Table(def) => {
@@ -641,13 +635,7 @@ impl Run<'_> {
                 match inlined {
                     Some(inl) => {
                         rw.inlined = true;
-                        scopes.push(Scope {
-                            qual: alias.value.clone(),
-                            cols: Some(inl.outputs),
-                            inlined: true,
-                            starrable: false,
-                        });
-                        Some(inl.sources)
+                        Some(replaced(scopes, alias.value.clone(), inl))
                     }
                     _ => {
                         scopes.push(Scope {
@@ -671,13 +659,7 @@ impl Run<'_> {
                 match self.inline_function(name, args, columns, rw, 1) {
                     Some(inl) => {
                         rw.inlined = true;
-                        scopes.push(Scope {
-                            qual,
-                            cols: Some(inl.outputs),
-                            inlined: true,
-                            starrable: false,
-                        });
-                        return Some(inl.sources);
+                        return Some(replaced(scopes, qual, inl));
                     }
                     None => rw.conjuncts.truncate(kept),
                 }
@@ -901,13 +883,7 @@ impl Run<'_> {
                     }
                     Object::View(v) => {
                         let inl = self.inline_view(odb, v, rw, depth + 1)?;
-                        scopes.push(Scope {
-                            qual,
-                            cols: Some(inl.outputs),
-                            inlined: true,
-                            starrable: false,
-                        });
-                        Some(inl.sources)
+                        Some(replaced(scopes, qual, inl))
                     }
                     _ => None,
                 }
@@ -915,24 +891,12 @@ impl Run<'_> {
             TableSource::Function { name, args, alias, columns } => {
                 let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
                 let inl = self.inline_function(name, args, columns, rw, depth + 1)?;
-                scopes.push(Scope {
-                    qual,
-                    cols: Some(inl.outputs),
-                    inlined: true,
-                    starrable: false,
-                });
-                Some(inl.sources)
+                Some(replaced(scopes, qual, inl))
             }
             TableSource::Derived { query, alias, columns } => {
                 let mut inl = self.inline_query(query, db, rw, depth, ctes_visible)?;
                 named(&mut inl.outputs, columns).then_some(())?;
-                scopes.push(Scope {
-                    qual: alias.value.clone(),
-                    cols: Some(inl.outputs),
-                    inlined: true,
-                    starrable: false,
-                });
-                Some(inl.sources)
+                Some(replaced(scopes, alias.value.clone(), inl))
             }
             _ => None,
         }
@@ -975,6 +939,13 @@ fn plain_select(q: &Query) -> Option<&Select> {
             SelectItem::Assign { .. } => false,
         });
     plain.then_some(sel)
+}
+
+/// Records that the source `qual` was inlined as `inl` (its columns are their expressions
+/// from now on); the sources that replace it.
+fn replaced(scopes: &mut Vec<Scope>, qual: String, inl: Inlined) -> Vec<TableSource> {
+    scopes.push(Scope { qual, cols: Some(inl.outputs), inlined: true, starrable: false });
+    inl.sources
 }
 
 /// Whether `e` is made of constants and variables only (through operators and casts): an
