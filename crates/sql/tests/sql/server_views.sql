@@ -198,3 +198,7 @@ GO
 -- No partitioning: no partition schemes or functions.
 SELECT (SELECT COUNT(*) FROM sys.partition_schemes) AS schemes, (SELECT COUNT(*) FROM sys.partition_functions) AS functions
 GO
+-- The running request's task, with no tempdb pages counted.
+SELECT COUNT(*) AS tasks, SUM(user_objects_alloc_page_count + internal_objects_alloc_page_count) AS pages
+FROM sys.dm_db_task_space_usage WHERE session_id = @@SPID
+GO

@@ -662,6 +662,26 @@ pub(super) fn lock_wait(locks: &[LockInfo], spid: u16) -> (Option<LockInfo>, u16
 /// `sys.dm_exec_requests`: one row per running batch. A request waiting for a lock is
 /// `suspended`, with the wait type (`LCK_M_*`), how long it has waited, the resource, and
 /// the session holding the lock (`blocking_session_id`, 0 if none).
+/// `sys.dm_db_task_space_usage`: the tempdb pages each running task allocated. Walden does
+/// not count a task's tempdb pages, so each running request's one task shows none; the rows
+/// are there so that monitoring scripts (sp_WhoIsActive) joining them to the requests find
+/// one per request.
+pub(super) fn task_space_usage(ctx: &ViewContext<'_>) -> RowSet {
+    let rows: Vec<SessionRow> = rows_of(ctx).into_iter().filter(SessionRow::running).collect();
+    let zero = |_: &SessionRow| big(0);
+    View::<SessionRow>::new()
+        .col("session_id", SqlType::SmallInt, |r| small(r.a.spid.into()))
+        .col("request_id", SqlType::Int, |_| int(0))
+        .col("exec_context_id", SqlType::Int, |_| int(0))
+        .col("database_id", SqlType::SmallInt, |_| small(2))
+        .col("user_objects_alloc_page_count", SqlType::BigInt, zero)
+        .col("user_objects_dealloc_page_count", SqlType::BigInt, zero)
+        .col("internal_objects_alloc_page_count", SqlType::BigInt, zero)
+        .col("internal_objects_dealloc_page_count", SqlType::BigInt, zero)
+        .col("user_objects_deferred_dealloc_page_count", SqlType::BigInt, zero)
+        .rows(&rows)
+}
+
 pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
     let locks = ctx.instance.locks().snapshot();
     let rows: Vec<RequestRow> = rows_of(ctx)
