@@ -202,3 +202,5 @@ GO
 SELECT COUNT(*) AS tasks, SUM(user_objects_alloc_page_count + internal_objects_alloc_page_count) AS pages
 FROM sys.dm_db_task_space_usage WHERE session_id = @@SPID
 GO
+SELECT COUNT(*) AS sessions FROM sys.dm_db_session_space_usage WHERE session_id = @@SPID
+GO

@@ -277,6 +277,7 @@ pub fn system_view(
         "dm_exec_sessions" => (None, |c, _| Ok(sessions::exec_sessions(c))),
         "dm_exec_requests" => (None, |c, _| Ok(sessions::exec_requests(c))),
         "dm_db_task_space_usage" => (None, |c, _| Ok(sessions::task_space_usage(c))),
+        "dm_db_session_space_usage" => (None, |c, _| Ok(sessions::session_space_usage(c))),
         "dm_exec_connections" => (None, |c, _| Ok(sessions::exec_connections(c))),
         "dm_exec_sql_text" => (Some(1), sessions::exec_sql_text),
         "dm_exec_input_buffer" => (Some(2), sessions::exec_input_buffer),

@@ -682,6 +682,21 @@ pub(super) fn task_space_usage(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&rows)
 }
 
+/// `sys.dm_db_session_space_usage`: the tempdb pages each session allocated, as
+/// [`task_space_usage`] counts them (none), one row per session.
+pub(super) fn session_space_usage(ctx: &ViewContext<'_>) -> RowSet {
+    let zero = |_: &SessionRow| big(0);
+    View::<SessionRow>::new()
+        .col("session_id", SqlType::SmallInt, |r| small(r.a.spid.into()))
+        .col("database_id", SqlType::SmallInt, |_| small(2))
+        .col("user_objects_alloc_page_count", SqlType::BigInt, zero)
+        .col("user_objects_dealloc_page_count", SqlType::BigInt, zero)
+        .col("internal_objects_alloc_page_count", SqlType::BigInt, zero)
+        .col("internal_objects_dealloc_page_count", SqlType::BigInt, zero)
+        .col("user_objects_deferred_dealloc_page_count", SqlType::BigInt, zero)
+        .rows(&rows_of(ctx))
+}
+
 pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
     let locks = ctx.instance.locks().snapshot();
     let rows: Vec<RequestRow> = rows_of(ctx)
