@@ -1086,8 +1086,17 @@ impl BTree<'_> {
                     break;
                 }
             }
-            k.clamp(1, n.max(1))
+            if pos < n {
+                // Slots `pos..n` sort after `key`: at least the last must move right, so that
+                // the separator is a key that moved. Keeping them all (k == n) with `key` as
+                // the separator would leave them left of a separator they sort after.
+                k.min(n - 1)
+            } else {
+                k.clamp(1, n.max(1))
+            }
         };
+        // k == n only when `key` sorts after every slot: the right page starts empty, and
+        // `key` (above the left page's keys, below the old upper bound) divides them.
         let separator =
             if k == n { key.to_vec() } else { leaf_key(smo.pages[l].get(k)?)?.to_vec() };
         let new_id = smo.alloc()?;

@@ -363,3 +363,33 @@ fn point_lookups_find_every_key_however_keys_are_spread() {
         assert_eq!(tree.get(&[0xff; 20]).unwrap(), None, "{name}");
     }
 }
+
+/// The catalog's case that left a database SUSPECT: a leaf of small entries, then a large one
+/// at its end (a statistics object's first 4,000-byte chunk), then a large key inserted just
+/// before that one. The split's midpoint falls on the last slot; the separator must then be
+/// a key that moved right, never the new key, or the large entry stays on the left below a
+/// separator it sorts after, and a scan (which follows the leaf chain and refills by descent)
+/// skips the entries between.
+#[test]
+fn a_split_whose_midpoint_is_the_last_slot_keeps_every_key_in_its_leaf() {
+    let fs = MemFs::new();
+    let (space, mut log, root) = with_tree(&fs, "t.mdf", 64);
+    let tree = space.tree(root);
+    let mut model = BTreeMap::new();
+    let mut put = |tree: &walden_storage::btree::BTree<'_>, k: Vec<u8>, len: usize| {
+        let v = vec![k[k.len() - 1]; len];
+        tree.insert(&mut log, &k, &v).unwrap();
+        model.insert(k, v);
+    };
+    for id in 0..8u8 {
+        put(&tree, vec![0, 0, 3, id], 250);
+    }
+    put(&tree, vec![0xFF, 0xFE, 1], 1054);
+    put(&tree, vec![0xFF, 0xFE, 9], 4000);
+    put(&tree, vec![0xFF, 0xFE, 8], 4000);
+    tree.check().unwrap();
+    let scanned: Vec<(Vec<u8>, Vec<u8>)> = tree.scan().map(Result::unwrap).collect();
+    let expected: Vec<(Vec<u8>, Vec<u8>)> = model.into_iter().collect();
+    assert_eq!(scanned.len(), expected.len());
+    assert_eq!(scanned, expected);
+}
