@@ -204,3 +204,7 @@ FROM sys.dm_db_task_space_usage WHERE session_id = @@SPID
 GO
 SELECT COUNT(*) AS sessions FROM sys.dm_db_session_space_usage WHERE session_id = @@SPID
 GO
+-- No resumable index builds; no index column is part of a columnstore's order.
+SELECT (SELECT COUNT(*) FROM sys.index_resumable_operations) AS resumable,
+       (SELECT COUNT(*) FROM sys.index_columns WHERE column_store_order_ordinal <> 0) AS ordered
+GO

@@ -1030,6 +1030,8 @@ pub(super) fn index_columns(ctx: &ViewContext<'_>) -> RowSet {
         .col("partition_ordinal", SqlType::TinyInt, |_| tiny(0))
         .opt("is_descending_key", SqlType::Bit, |_| bit(false))
         .opt("is_included_column", SqlType::Bit, |_| bit(false))
+        // SQL Server 2022's: no columnstore indexes here, so never part of one's order.
+        .col("column_store_order_ordinal", SqlType::TinyInt, |_| tiny(0))
         .rows(&rows)
 }
 
@@ -1206,6 +1208,27 @@ pub(super) fn partition_schemes() -> RowSet {
         .col("is_default", SqlType::Bit, none)
         .col("is_system", SqlType::Bit, none)
         .col("function_id", SqlType::Int, none)
+        .rows(&[])
+}
+
+/// `sys.index_resumable_operations`: index builds paused to resume later. Walden's index
+/// builds are not resumable, so there are none (IndexOptimize looks for them first).
+pub(super) fn index_resumable_operations() -> RowSet {
+    let none = |_: &()| Value::Null;
+    View::<()>::new()
+        .col("object_id", SqlType::Int, none)
+        .col("index_id", SqlType::Int, none)
+        .col("name", SYSNAME, none)
+        .col("sql_text", SqlType::NVarChar(Len::Max), none)
+        .col("last_max_dop_used", SqlType::SmallInt, none)
+        .col("partition_number", SqlType::Int, none)
+        .col("state", SqlType::TinyInt, none)
+        .col("state_desc", DESC, none)
+        .col("start_time", SqlType::DateTime, none)
+        .col("last_pause_time", SqlType::DateTime, none)
+        .col("total_execution_time", SqlType::Int, none)
+        .col("percent_complete", SqlType::Float, none)
+        .col("page_count", SqlType::BigInt, none)
         .rows(&[])
 }
 

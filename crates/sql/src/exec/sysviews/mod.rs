@@ -231,6 +231,7 @@ pub fn system_view(
         "table_types" => (None, |c, _| Ok(catalog::table_types(c))),
         "partition_schemes" => (None, |_, _| Ok(catalog::partition_schemes())),
         "partition_functions" => (None, |_, _| Ok(catalog::partition_functions())),
+        "index_resumable_operations" => (None, |_, _| Ok(catalog::index_resumable_operations())),
         "dm_db_partition_stats" => (None, |c, _| Ok(catalog::partition_stats(c))),
         "dm_db_index_usage_stats" => (None, |c, _| Ok(server::index_usage_stats(c))),
         "database_role_members" => (None, |c, _| Ok(server::database_role_members(c))),
