@@ -131,3 +131,16 @@ SELECT t.objectid, LEFT(t.text, 9) AS head
 FROM sys.dm_exec_requests r CROSS APPLY sys.dm_exec_sql_text(r.sql_handle) t
 WHERE r.session_id = @@SPID
 GO
+-- db.sys.sp_executesql runs its statement in that database, then the caller's comes back.
+CREATE DATABASE other_db
+GO
+EXEC other_db.sys.sp_executesql N'SELECT DB_NAME() AS inside, COUNT(*) AS tables FROM sys.tables'
+SELECT DB_NAME() AS after_it
+EXEC [other_db].[sys].[sp_executesql] N'CREATE VIEW dbo.v_here AS SELECT 1 AS one'
+SELECT (SELECT COUNT(*) FROM other_db.sys.views WHERE name = 'v_here') AS in_other,
+       (SELECT COUNT(*) FROM sys.views WHERE name = 'v_here') AS in_caller
+GO
+EXEC no_such_db.sys.sp_executesql N'SELECT 1'
+GO
+DROP DATABASE other_db
+GO

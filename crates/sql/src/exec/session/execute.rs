@@ -118,7 +118,13 @@ impl Run<'_> {
         };
         let lower = name.name.value.to_ascii_lowercase();
         if lower == "sp_executesql" {
-            return self.execute_sql_with_parameters(p);
+            // `db.sys.sp_executesql` runs its statement in database `db`, as SQL Server's
+            // does: maintenance scripts reach each database's catalog views this way.
+            let target = match &name.database {
+                Some(d) => Some(self.database_of(Some(d))?),
+                None => None,
+            };
+            return self.execute_sql_with_parameters(p, target);
         }
         if let Some(result) = self.system_procedure(&lower, p) {
             result?;
@@ -378,7 +384,12 @@ impl Run<'_> {
     /// its messages use). A statement that must begin its batch (`CREATE PROCEDURE`, `VIEW`,
     /// `FUNCTION`, `TRIGGER`) runs as a batch of its own, as `EXEC (string)` runs it: that is
     /// how scripts create such objects conditionally, and it cannot use parameters anyway.
-    fn execute_sql_with_parameters(&mut self, p: &ExecProcedure) -> Step<()> {
+    fn execute_sql_with_parameters(
+        &mut self,
+        p: &ExecProcedure,
+        target: Option<Arc<Database>>,
+    ) -> Step<()> {
+        let db = target.unwrap_or_else(|| Arc::clone(&self.s.db));
         let first = p.arguments.first();
         let stmt_arg = leading_argument(first, "@stmt").or(leading_argument(first, "@statement"));
         let Some(stmt_arg) = stmt_arg else {
@@ -408,11 +419,13 @@ impl Run<'_> {
             })
         });
         if let Some(alone) = alone {
+            let caller_db = std::mem::replace(&mut self.s.db, db);
             self.s
                 .frames
                 .push(Frame { source: Some(Arc::from(stmt.as_str())), ..Frame::default() });
             let r = self.module_body(&alone.statements);
             self.pop_frame();
+            self.s.db = caller_db;
             r?;
             return self.set_return_status(p, 0).map_err(Into::into);
         }
@@ -423,7 +436,6 @@ impl Run<'_> {
         let Some(procedure) = defined_procedure(&batch) else {
             return Err(SqlError::new(102, "Incorrect syntax near 'sp_executesql'.").into());
         };
-        let db = Arc::clone(&self.s.db);
         self.invoke(p, rest, procedure, None, db)
     }
 
