@@ -308,9 +308,16 @@ impl Database {
         let txn = self.next_txn_id();
         let bytes = object.encode();
         // A system update changes fixed-width fields (a high-water mark, a sequence's cache),
-        // so the object keeps the entries it has: each is rewritten.
+        // so the object keeps the entries it has. The first is always rewritten (it holds
+        // those fields unless the names before them are thousands of bytes long); a later one
+        // only if its bytes changed, so a wide table's identity mark logs one entry, not all.
+        let old = self.object_by_id(object.id()).map(|o| o.encode());
+        let old_chunks = old.as_deref().map(crate::catalog::object_chunks).transpose()?;
         let mut undo = UndoLog::default();
         for (i, chunk) in crate::catalog::object_chunks(&bytes)?.into_iter().enumerate() {
+            if i > 0 && old_chunks.as_ref().and_then(|o| o.get(i)) == Some(&chunk) {
+                continue;
+            }
             let key = crate::catalog::object_chunk_key(object.id(), i as u16);
             let mut logger = self
                 .logger(txn, LogMode::Row { root: CATALOG_ROOT, key: &key, kind: RowKind::Update });

@@ -9,21 +9,11 @@
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-use std::sync::Arc;
-
 use walden_engine::types::Value;
-use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::Session;
 
 mod support;
-use support::{ok, run, scalar};
-
-fn session() -> (tempfile::TempDir, Session) {
-    let dir = tempfile::tempdir().unwrap();
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let s = Session::new(Arc::clone(&instance));
-    (dir, s)
-}
+use support::{ok, run, scalar, session};
 
 /// The errors a batch raised, by number.
 fn errors(s: &mut Session, sql: &str) -> Vec<i32> {

@@ -8,21 +8,11 @@
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-use std::sync::Arc;
-
 use walden_engine::types::Value;
-use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::Session;
 
 mod support;
-use support::{ok, run, scalar};
-
-fn session() -> (tempfile::TempDir, Session) {
-    let dir = tempfile::tempdir().unwrap();
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let s = Session::new(Arc::clone(&instance));
-    (dir, s)
-}
+use support::{ok, run, scalar, session};
 
 /// The most uses of any plan the session keeps.
 fn most_uses(s: &mut Session) -> i64 {

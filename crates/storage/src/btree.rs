@@ -669,6 +669,20 @@ fn search_leaf(page: &Page, key: &[u8]) -> Result<Found> {
     search_slots(page, key, 0, leaf_key)
 }
 
+/// The first slot of leaf `page` at or past the lower bound `from`.
+fn first_slot(page: &Page, from: &Bound<Vec<u8>>) -> Result<usize> {
+    Ok(match from {
+        Bound::Unbounded => 0,
+        Bound::Included(k) => match search_leaf(page, k)? {
+            Found::At(s) | Found::Before(s) => s,
+        },
+        Bound::Excluded(k) => match search_leaf(page, k)? {
+            Found::At(s) => s + 1,
+            Found::Before(s) => s,
+        },
+    })
+}
+
 /// The slot of the child of an internal page that covers `key`: the last entry whose key is
 /// at or below it, entry 0 (whose key is not used) if none is.
 fn search_internal(page: &Page, key: &[u8]) -> Result<usize> {
@@ -1319,17 +1333,7 @@ impl BTree<'_> {
             let next = {
                 let page = pinned.read();
                 // Only the first leaf holds keys below `from`; the ones after it start past it.
-                let first = match from {
-                    _ if !first_leaf => 0,
-                    Bound::Unbounded => 0,
-                    Bound::Included(k) => match search_leaf(&page, k)? {
-                        Found::At(s) | Found::Before(s) => s,
-                    },
-                    Bound::Excluded(k) => match search_leaf(&page, k)? {
-                        Found::At(s) => s + 1,
-                        Found::Before(s) => s,
-                    },
-                };
+                let first = if first_leaf { first_slot(&page, from)? } else { 0 };
                 for s in first..page.slot_count() {
                     if copied == max {
                         return Ok(false);
@@ -1376,16 +1380,7 @@ impl BTree<'_> {
         loop {
             let (entries, next) = {
                 let page = pinned.read();
-                let first = match from {
-                    Bound::Unbounded => 0,
-                    Bound::Included(k) => match search_leaf(&page, k)? {
-                        Found::At(s) | Found::Before(s) => s,
-                    },
-                    Bound::Excluded(k) => match search_leaf(&page, k)? {
-                        Found::At(s) => s + 1,
-                        Found::Before(s) => s,
-                    },
-                };
+                let first = first_slot(&page, from)?;
                 let mut entries = Vec::with_capacity(page.slot_count().saturating_sub(first));
                 for s in first..page.slot_count() {
                     let (k, v) = leaf_split(page.get(s)?)?;

@@ -304,19 +304,20 @@ impl Run<'_> {
             TableTarget::Table(name) => {
                 self.refuse_pseudo_table_target(name)?;
                 // UPDATE t ... FROM dbo.T AS t: the target may be an alias in FROM.
+                // UPDATE t ... FROM @t AS t: likewise a table variable's alias.
                 if name.schema.is_none() && name.database.is_none() {
-                    // UPDATE t ... FROM @t AS t: likewise a table variable's alias.
-                    if let Some(v) = find_variable_alias(from, &name.name.value) {
-                        let v = v.to_string();
-                        self.refuse_readonly_table(&v)?;
-                        return self
-                            .resolve_table_variable(&v, &name.name.value)
-                            .map(Relation::Table);
-                    }
-                    if let Some(real) = find_alias(from, &name.name.value) {
-                        let real = real.clone();
-                        self.refuse_pseudo_table_target(&real)?;
-                        return self.resolve_table(&real, &name.name.value).map(Relation::Table);
+                    match aliased(from, &name.name.value) {
+                        Some(TableSource::Variable { name: v, .. }) => {
+                            self.refuse_readonly_table(v)?;
+                            return self
+                                .resolve_table_variable(v, &name.name.value)
+                                .map(Relation::Table);
+                        }
+                        Some(TableSource::Table { name: real, .. }) => {
+                            self.refuse_pseudo_table_target(real)?;
+                            return self.resolve_table(real, &name.name.value).map(Relation::Table);
+                        }
+                        _ => {}
                     }
                 }
                 self.resolve_relation(name, &name.name.value)
@@ -1160,35 +1161,23 @@ fn recheck_clause<'e>(from: &[TableSource], where_clause: Option<&'e Expr>) -> O
 
 /// The table an alias in a FROM clause stands for.
 pub(crate) fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a ObjectName> {
-    for s in from {
-        match s {
-            TableSource::Table { name, alias: Some(a), .. }
-                if a.value.eq_ignore_ascii_case(alias) =>
-            {
-                return Some(name)
-            }
-            TableSource::Join(j) => {
-                if let Some(n) = find_alias(std::slice::from_ref(&j.left), alias) {
-                    return Some(n);
-                }
-                if let Some(n) = find_alias(std::slice::from_ref(&j.right), alias) {
-                    return Some(n);
-                }
-            }
-            _ => {}
-        }
+    match aliased(from, alias)? {
+        TableSource::Table { name, .. } => Some(name),
+        _ => None,
     }
-    None
 }
 
-/// The table variable an alias in a FROM clause stands for.
-fn find_variable_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a str> {
+/// The table or table variable a FROM clause (through its joins) names with `alias`.
+fn aliased<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a TableSource> {
     from.iter().find_map(|s| match s {
-        TableSource::Variable { name, alias: Some(a) } if a.value.eq_ignore_ascii_case(alias) => {
-            Some(name.as_str())
+        TableSource::Table { alias: Some(a), .. }
+        | TableSource::Variable { alias: Some(a), .. }
+            if a.value.eq_ignore_ascii_case(alias) =>
+        {
+            Some(s)
         }
-        TableSource::Join(j) => find_variable_alias(std::slice::from_ref(&j.left), alias)
-            .or_else(|| find_variable_alias(std::slice::from_ref(&j.right), alias)),
+        TableSource::Join(j) => aliased(std::slice::from_ref(&j.left), alias)
+            .or_else(|| aliased(std::slice::from_ref(&j.right), alias)),
         _ => None,
     })
 }

@@ -2,8 +2,18 @@
 //! uses some of these (`mod support;`), so the others are unused there.
 #![allow(dead_code)]
 
+use std::sync::Arc;
+
 use walden_engine::types::Value;
+use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
+
+/// A session of a new instance in a temporary directory (kept while the guard lives).
+pub fn session() -> (tempfile::TempDir, Session) {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    (dir, Session::new(Arc::clone(&instance)))
+}
 
 /// Runs `sql` as one batch and returns everything it sent.
 pub fn run(s: &mut Session, sql: &str) -> Collected {

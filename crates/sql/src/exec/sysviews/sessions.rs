@@ -668,33 +668,31 @@ pub(super) fn lock_wait(locks: &[LockInfo], spid: u16) -> (Option<LockInfo>, u16
 /// one per request.
 pub(super) fn task_space_usage(ctx: &ViewContext<'_>) -> RowSet {
     let rows: Vec<SessionRow> = rows_of(ctx).into_iter().filter(SessionRow::running).collect();
-    let zero = |_: &SessionRow| big(0);
-    View::<SessionRow>::new()
+    let view = View::<SessionRow>::new()
         .col("session_id", SqlType::SmallInt, |r| small(r.a.spid.into()))
         .col("request_id", SqlType::Int, |_| int(0))
         .col("exec_context_id", SqlType::Int, |_| int(0))
-        .col("database_id", SqlType::SmallInt, |_| small(2))
-        .col("user_objects_alloc_page_count", SqlType::BigInt, zero)
+        .col("database_id", SqlType::SmallInt, |_| small(2));
+    no_tempdb_pages(view).rows(&rows)
+}
+
+/// The tempdb page counters of the space-usage views, all 0: Walden does not count them.
+fn no_tempdb_pages(view: View<SessionRow>) -> View<SessionRow> {
+    let zero = |_: &SessionRow| big(0);
+    view.col("user_objects_alloc_page_count", SqlType::BigInt, zero)
         .col("user_objects_dealloc_page_count", SqlType::BigInt, zero)
         .col("internal_objects_alloc_page_count", SqlType::BigInt, zero)
         .col("internal_objects_dealloc_page_count", SqlType::BigInt, zero)
         .col("user_objects_deferred_dealloc_page_count", SqlType::BigInt, zero)
-        .rows(&rows)
 }
 
 /// `sys.dm_db_session_space_usage`: the tempdb pages each session allocated, as
 /// [`task_space_usage`] counts them (none), one row per session.
 pub(super) fn session_space_usage(ctx: &ViewContext<'_>) -> RowSet {
-    let zero = |_: &SessionRow| big(0);
-    View::<SessionRow>::new()
+    let view = View::<SessionRow>::new()
         .col("session_id", SqlType::SmallInt, |r| small(r.a.spid.into()))
-        .col("database_id", SqlType::SmallInt, |_| small(2))
-        .col("user_objects_alloc_page_count", SqlType::BigInt, zero)
-        .col("user_objects_dealloc_page_count", SqlType::BigInt, zero)
-        .col("internal_objects_alloc_page_count", SqlType::BigInt, zero)
-        .col("internal_objects_dealloc_page_count", SqlType::BigInt, zero)
-        .col("user_objects_deferred_dealloc_page_count", SqlType::BigInt, zero)
-        .rows(&rows_of(ctx))
+        .col("database_id", SqlType::SmallInt, |_| small(2));
+    no_tempdb_pages(view).rows(&rows_of(ctx))
 }
 
 pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
