@@ -349,11 +349,46 @@ impl Transaction {
         // give back: a READ COMMITTED read releases only a lock it took itself. Releasing
         // it would let another transaction change the row before this one commits.
         let newly_granted = self.lock(&res, mode)?;
+        Ok(self.after_key_lock(db, table, res, newly_granted, mode))
+    }
+
+    /// [`Transaction::lock_key`] for a read, which with `READPAST` on the table does not wait
+    /// for a key another transaction holds: `None` then, and the read skips the key.
+    /// Otherwise what `lock_key` answers.
+    pub(crate) fn lock_key_to_read(
+        &mut self,
+        db: u32,
+        table: u32,
+        res: Resource,
+        mode: LockMode,
+    ) -> Result<Option<Option<Resource>>, EngineError> {
+        if !self.reads_past(db, table) {
+            return self.lock_key(db, table, res, mode).map(Some);
+        }
+        match self.lock_or_pass(&res, mode)? {
+            Some(newly_granted) => {
+                Ok(Some(self.after_key_lock(db, table, res, newly_granted, mode)))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// What follows a key lock's grant: escalation to the table past
+    /// [`ESCALATION_THRESHOLD`] key locks (then `None`), else the resource if the grant was
+    /// new.
+    fn after_key_lock(
+        &mut self,
+        db: u32,
+        table: u32,
+        res: Resource,
+        newly_granted: bool,
+        mode: LockMode,
+    ) -> Option<Resource> {
         if self.key_lock_count(db, table) >= ESCALATION_THRESHOLD && self.escalate(db, table, mode)
         {
-            return Ok(None);
+            return None;
         }
-        Ok(newly_granted.then_some(res))
+        newly_granted.then_some(res)
     }
 
     /// Tries to trade the transaction's key locks on table `table` for a lock on the table,
@@ -727,7 +762,16 @@ impl Transaction {
             Isolation::Serializable => self.key_read_mode(db.id(), table.id),
             Isolation::ReadCommitted | Isolation::ReadUncommitted => LockMode::S,
         };
-        let lock = if rows_locked { self.lock_row(db, table.id, row_id, mode)? } else { None };
+        let lock = if rows_locked {
+            let res = Resource::key(db.id(), table.id, 1, row_id);
+            match self.lock_key_to_read(db.id(), table.id, res, mode)? {
+                Some(lock) => lock,
+                // READPAST: another transaction has the row.
+                None => return Ok(None),
+            }
+        } else {
+            None
+        };
         let bytes = tree.get(row_id)?;
         if let (Some(res), Isolation::ReadCommitted) = (&lock, isolation) {
             self.unlock(res);
@@ -816,8 +860,12 @@ impl Transaction {
         }
         self.note_range_holder();
         // S (U for an UPDATE's or DELETE's search) on the key itself, held: an insert of
-        // exactly this key needs X on it.
-        self.lock_row(db, table.id, key, self.key_read_mode(db.id(), table.id))?;
+        // exactly this key needs X on it. READPAST passes a key another transaction has.
+        let res = Resource::key(db.id(), table.id, 1, key);
+        let mode = self.key_read_mode(db.id(), table.id);
+        if self.lock_key_to_read(db.id(), table.id, res, mode)?.is_none() {
+            return Ok(None);
+        }
         let range_mode = self.range_read_mode(db.id(), table.id);
         let mut locked: Option<Resource> = None;
         loop {
@@ -830,9 +878,13 @@ impl Transaction {
             let next = key_after(db, primary, key)?;
             let res = key_or_end(db.id(), table.id, 1, next.as_deref());
             if locked.as_ref() != Some(&res) {
-                if self.lock_key(db.id(), table.id, res.clone(), range_mode)?.is_none()
-                    && self.table_covers_rows(db.id(), table.id)
-                {
+                let Some(granted) =
+                    self.lock_key_to_read(db.id(), table.id, res.clone(), range_mode)?
+                else {
+                    // READPAST: the gap is another transaction's; nothing is read in it.
+                    return Ok(None);
+                };
+                if granted.is_none() && self.table_covers_rows(db.id(), table.id) {
                     return tree.get(key)?.map(|b| decode_table_row(db, table, &b)).transpose();
                 }
                 locked = Some(res);
@@ -878,9 +930,12 @@ impl Transaction {
     ) -> Result<RowCursor, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
+        // READPAST locks the keys of even a whole table's scan, so that it can pass the ones
+        // other transactions hold: a table lock could only wait for them.
         let ranged = self.table_isolation(db.id(), table.id) == Isolation::Serializable
             && !primary.is_heap()
-            && !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded));
+            && (self.reads_past(db.id(), table.id)
+                || !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded)));
         let locking = match self.scan_locks(db, table, ranged)? {
             ScanLocks::Table => RowLocking::Table,
             ScanLocks::Rows => RowLocking::Rows,
@@ -959,7 +1014,8 @@ impl Transaction {
             EngineError::Invalid(format!("no nonclustered index {index_id} on '{}'", table.name))
         })?;
         let ranged = self.table_isolation(db.id(), table.id) == Isolation::Serializable
-            && !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded));
+            && (self.reads_past(db.id(), table.id)
+                || !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded)));
         let locks = self.scan_locks(db, table, ranged)?;
         let range = match locks {
             ScanLocks::Range => {

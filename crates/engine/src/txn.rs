@@ -89,6 +89,10 @@ pub struct TableHint {
     /// `NOWAIT`: a lock on the table or its keys that cannot be granted at once is error
     /// 1222 instead of a wait.
     pub nowait: bool,
+    /// `READPAST`: a read skips a row (a key) whose lock it cannot take at once, because
+    /// another transaction holds an incompatible one, instead of waiting for it. Only key
+    /// locks are read past; the table's own lock is waited for as usual.
+    pub readpast: bool,
 }
 
 /// The work of one transaction in one database.
@@ -331,6 +335,11 @@ impl Transaction {
         self.table_hints.iter().rev().find(|(t, _)| *t == (db, object)).map(|(_, h)| h)
     }
 
+    /// Whether reads of table (db, object) pass keys they cannot lock at once (`READPAST`).
+    pub(crate) fn reads_past(&self, db: u32, object: u32) -> bool {
+        self.table_hint(db, object).is_some_and(|h| h.readpast)
+    }
+
     /// What a read of table (db, object) locks its keys for: an UPDATE's or DELETE's search
     /// ([`Transaction::set_update_target`]) for update, else its hint's intent.
     fn read_intent(&self, db: u32, object: u32) -> ReadIntent {
@@ -406,6 +415,21 @@ impl Transaction {
     pub fn lock(&mut self, res: &Resource, mode: LockMode) -> Result<bool, EngineError> {
         let timeout = self.timeout_for(res);
         Ok(self.services.locks.lock(&mut self.owner, res, mode, timeout)?)
+    }
+
+    /// Acquires a lock if it can be granted at once (whether it was new, as
+    /// [`Transaction::lock`] says), or `None` if another transaction holds an incompatible
+    /// one: what a `READPAST` read asks before it skips a key.
+    pub(crate) fn lock_or_pass(
+        &mut self,
+        res: &Resource,
+        mode: LockMode,
+    ) -> Result<Option<bool>, EngineError> {
+        match self.services.locks.lock(&mut self.owner, res, mode, Some(Duration::ZERO)) {
+            Ok(newly_granted) => Ok(Some(newly_granted)),
+            Err(crate::lock::LockError::Timeout { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Acquires intent mode `intent` on table (db, object) and then `mode` on `key`, one of its

@@ -1,7 +1,8 @@
 //! Table hints lock as SQL Server's do: NOLOCK reads uncommitted rows without waiting,
 //! UPDLOCK holds update locks to the end of the transaction, HOLDLOCK keeps the range,
-//! TABLOCKX takes the table, NOWAIT fails at once; a hint lasts only for its statement;
-//! bad lists are refused with SQL Server's errors (321, 1047, 1065).
+//! TABLOCKX takes the table, NOWAIT fails at once, READPAST skips the rows other
+//! transactions hold; a hint lasts only for its statement; bad lists are refused with SQL
+//! Server's errors (321, 650, 1047, 1065).
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -187,6 +188,8 @@ fn bad_hint_lists_get_sql_servers_errors_and_the_rest_are_accepted() {
     assert_eq!(error(&mut s, "UPDATE dbo.t WITH (NOLOCK) SET v = 0 WHERE k = 1"), vec![1065]);
     assert_eq!(error(&mut s, "DELETE dbo.t WITH (READUNCOMMITTED) WHERE k = 1"), vec![1065]);
     assert_eq!(error(&mut s, "SELECT * FROM dbo.t WITH (FASTEST)"), vec![321]);
+    assert_eq!(error(&mut s, "SELECT * FROM dbo.t WITH (NOLOCK, READPAST)"), vec![1047]);
+    assert_eq!(error(&mut s, "SELECT * FROM dbo.t WITH (HOLDLOCK, READPAST)"), vec![650]);
     let out = ok(
         &mut s,
         "SELECT COUNT(*) FROM dbo.t WITH (ROWLOCK, PAGLOCK, READPAST, INDEX(1), FORCESEEK) \
@@ -210,4 +213,60 @@ fn a_hint_in_a_loop_applies_at_every_iteration() {
     let mut b = session(&instance);
     assert!(waits(&mut b, "UPDATE dbo.t SET v = 0 WHERE k = 12"), "the last iteration's row");
     ok(&mut a, "COMMIT");
+}
+
+#[test]
+fn readpast_skips_rows_another_transaction_holds_and_waits_for_nothing() {
+    let (_dir, instance) = setup();
+    let mut writer = session(&instance);
+    ok(
+        &mut writer,
+        "BEGIN TRAN; UPDATE dbo.t SET v = -1 WHERE k = 2; DELETE dbo.t WHERE k = 4; \
+         INSERT INTO dbo.t VALUES (100, 1000)",
+    );
+    let mut reader = session(&instance);
+    assert!(waits(&mut reader, "SELECT COUNT(*) FROM dbo.t"), "READ COMMITTED waits");
+    // The updated row and the inserted one are skipped, the deleted one is not there.
+    let count = "SELECT COUNT(*), SUM(v) FROM dbo.t WITH (READPAST)";
+    let row = &ok(&mut reader, count).results[0].rows[0];
+    assert_eq!(row, &vec![Value::Int(28), Value::Int(4650 - 20 - 40)]);
+    // A seek of a held key finds nothing; of a free one, its row.
+    let seek = "SELECT COUNT(*) FROM dbo.t WITH (READPAST) WHERE k IN (2, 3)";
+    assert_eq!(scalar(&mut reader, seek), Value::Int(1));
+    // REPEATABLE READ reads past too, and holds what it read.
+    ok(&mut reader, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    let level = "SELECT transaction_isolation_level FROM sys.dm_exec_sessions \
+                 WHERE session_id = @@SPID";
+    assert_eq!(scalar(&mut reader, level), Value::SmallInt(3));
+    ok(&mut reader, "BEGIN TRAN");
+    let between = "SELECT COUNT(*) FROM dbo.t WITH (READPAST) WHERE k BETWEEN 1 AND 5";
+    assert_eq!(scalar(&mut reader, between), Value::Int(3));
+    ok(&mut reader, "COMMIT");
+    ok(&mut reader, "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+    assert_eq!(errors(&run(&mut reader, count)), vec![650]);
+    ok(&mut reader, "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
+    assert_eq!(errors(&run(&mut reader, count)), vec![650]);
+    ok(&mut writer, "ROLLBACK");
+    ok(&mut reader, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    assert_eq!(scalar(&mut reader, "SELECT COUNT(*) FROM dbo.t WITH (READPAST)"), Value::Int(30));
+}
+
+#[test]
+fn two_workers_take_different_rows_of_a_queue_with_readpast_and_updlock() {
+    let (_dir, instance) = setup();
+    let take = "BEGIN TRAN; DELETE TOP (1) dbo.t WITH (ROWLOCK, UPDLOCK, READPAST) \
+                OUTPUT deleted.k WHERE k <= 3";
+    let mut first = session(&instance);
+    let out = ok(&mut first, take);
+    assert_eq!(out.results[0].rows, vec![vec![Value::Int(1)]]);
+    let mut second = session(&instance);
+    let out = ok(&mut second, take);
+    assert_eq!(out.results[0].rows, vec![vec![Value::Int(2)]], "the first worker's row is passed");
+    // The same in a SELECT ... ORDER BY: the queue's next free row.
+    let mut third = session(&instance);
+    let next = "SELECT TOP (1) k FROM dbo.t WITH (UPDLOCK, READPAST) ORDER BY k";
+    assert_eq!(scalar(&mut third, next), Value::Int(3));
+    ok(&mut first, "ROLLBACK");
+    ok(&mut second, "COMMIT");
+    assert_eq!(scalar(&mut third, next), Value::Int(1));
 }

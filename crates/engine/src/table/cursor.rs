@@ -215,7 +215,10 @@ impl Entries {
     ) -> Result<(Current, bool), EngineError> {
         let db = self.db.id();
         let res = Resource::key(db, table, 1, row_id);
-        let newly_granted = tx.lock_key(db, table, res.clone(), LockMode::S)?;
+        let Some(newly_granted) = tx.lock_key_to_read(db, table, res.clone(), LockMode::S)? else {
+            // READPAST: another transaction has the row; the read goes on without it.
+            return Ok((Current::Gone, false));
+        };
         let escalated = newly_granted.is_none() && tx.table_covers_rows(db, table);
         let tree = self.db.space().tree(self.root);
         let current = if self.batch_changes == Some(tree.changes()) {
@@ -257,9 +260,12 @@ impl Entries {
         loop {
             if let Some((key, value)) = self.pop_owned() {
                 let res = Resource::key(db, lock.table, lock.index.into(), &key);
-                if tx.lock_key(db, lock.table, res, lock.mode)?.is_none()
-                    && tx.table_covers_rows(db, lock.table)
-                {
+                let Some(granted) = tx.lock_key_to_read(db, lock.table, res, lock.mode)? else {
+                    // READPAST: another transaction has the key; go on past it.
+                    self.next = Bound::Excluded(key);
+                    continue;
+                };
+                if granted.is_none() && tx.table_covers_rows(db, lock.table) {
                     return self.escalated();
                 }
                 let tree = self.db.space().tree(self.root);
@@ -300,9 +306,13 @@ impl Entries {
                 None => None,
             };
             let res = key_or_end(db, lock.table, lock.index, past.as_deref());
-            if tx.lock_key(db, lock.table, res, lock.mode)?.is_none()
-                && tx.table_covers_rows(db, lock.table)
-            {
+            let Some(granted) = tx.lock_key_to_read(db, lock.table, res, lock.mode)? else {
+                // READPAST: the range ends unlocked, as a read past locked rows gives up
+                // keeping keys out of what it read.
+                lock.end_locked = true;
+                return Ok(Locked::End);
+            };
+            if granted.is_none() && tx.table_covers_rows(db, lock.table) {
                 return self.escalated();
             }
             if self.batch_changes == Some(before) && tree.changes() == before {

@@ -556,8 +556,8 @@ impl Run<'_> {
     /// ("Set Option", "Value"), in its order; options that are OFF are not listed, as in SQL
     /// Server.
     fn dbcc_useroptions(&mut self) {
+        use crate::ast::IsolationLevel;
         use crate::exec::options::{user_options, SessionListed};
-        use walden_engine::Isolation;
         let opts = &self.s.opts;
         let session = SessionListed {
             textsize: opts.textsize,
@@ -567,10 +567,12 @@ impl Run<'_> {
             implicit_transactions: opts.implicit_transactions,
             nocount: opts.nocount,
             xact_abort: opts.xact_abort,
-            isolation: match opts.isolation {
-                Isolation::ReadUncommitted => "read uncommitted",
-                Isolation::ReadCommitted => "read committed",
-                Isolation::Serializable => "serializable",
+            isolation: match opts.isolation_level {
+                IsolationLevel::ReadUncommitted => "read uncommitted",
+                IsolationLevel::ReadCommitted => "read committed",
+                IsolationLevel::RepeatableRead => "repeatable read",
+                IsolationLevel::Serializable => "serializable",
+                IsolationLevel::Snapshot => "snapshot",
             },
         };
         let rows = user_options(&opts.semantics, &session);

@@ -336,11 +336,16 @@ impl Run<'_> {
         t: &TableRef,
         from: &[TableSource],
         where_clause: Option<&Expr>,
+        limit: usize,
     ) -> Result<Qualified, SqlError> {
         // The search for the rows to change: under SERIALIZABLE its seeks of the target take
         // update locks (RangeS-U, U), as SQL Server's do.
         self.tx().set_update_target(Some((t.db.id(), t.def.id)));
-        let found = if from.is_empty() {
+        let found = if from.is_empty() && limit < usize::MAX {
+            // TOP (n) of one table: the read checks the WHERE and stops at the n-th row, so
+            // it locks no more rows than it changes (a queue's `DELETE TOP (1) ... READPAST`).
+            self.table_rows_upto(t, where_clause, limit).map(|rows| (rows, Vec::new()))
+        } else if from.is_empty() {
             self.table_rows(t, where_clause).map(|rows| (rows, where_clause.into_iter().collect()))
         } else {
             self.plan_from(from, where_clause, None, None)
@@ -820,17 +825,17 @@ impl Run<'_> {
             let set = Some(u.assignments.as_slice());
             return self.change_instead(target, &u.from, u.where_clause.as_ref(), set);
         }
+        let limit = self.top_limit(u.top.as_ref())?;
         let (t, Qualified { cols, rows, rowid }) =
             match self.dml_target(&u.ctes, &u.target, &u.from)? {
                 DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, u.where_clause.as_ref())?),
                 DmlTarget::Table(t) => {
                     self.apply_table_hints(&t, &u.table_hints, true)?;
-                    let q = self.qualifying_rows(&t, &u.from, u.where_clause.as_ref())?;
+                    let q = self.qualifying_rows(&t, &u.from, u.where_clause.as_ref(), limit)?;
                     (t, q)
                 }
             };
         let start = rowid - t.def.columns.len();
-        let limit = self.top_limit(u.top.as_ref())?;
         let checks = self.checks(&t.def)?;
         let tcols = if checks.is_empty() { Vec::new() } else { table_cols(&t.def, &t.def.name) };
         // Resolve assignment targets once.
@@ -1006,16 +1011,16 @@ impl Run<'_> {
             no_output_with_instead_of(d.output.is_some())?;
             return self.change_instead(target, &d.from, d.where_clause.as_ref(), None);
         }
+        let limit = self.top_limit(d.top.as_ref())?;
         let (t, Qualified { cols, rows, rowid }) =
             match self.dml_target(&d.ctes, &d.target, &d.from)? {
                 DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, d.where_clause.as_ref())?),
                 DmlTarget::Table(t) => {
                     self.apply_table_hints(&t, &d.table_hints, true)?;
-                    let q = self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
+                    let q = self.qualifying_rows(&t, &d.from, d.where_clause.as_ref(), limit)?;
                     (t, q)
                 }
             };
-        let limit = self.top_limit(d.top.as_ref())?;
         let recheck = recheck_clause(&d.from, d.where_clause.as_ref());
         let mut output = match &d.output {
             Some(clause) => Some(self.output_plan(clause, &t.def, Changed::Deleted)?),

@@ -1347,6 +1347,29 @@ impl Run<'_> {
         Ok(Rows { cols, rows })
     }
 
+    /// The first `limit` rows of a table, in its access path's order, that `filter`
+    /// accepts, each followed by its row locator: the search of an `UPDATE TOP (n)` or
+    /// `DELETE TOP (n)`, which stops at its n-th row instead of reading (and, under its
+    /// update locks, holding) every row the filter accepts.
+    pub(crate) fn table_rows_upto(
+        &mut self,
+        t: &TableRef,
+        filter: Option<&Expr>,
+        limit: usize,
+    ) -> Result<Rows, SqlError> {
+        let leaf = table_leaf(clone_ref(t));
+        let cols = leaf.cols.clone();
+        let flat = Flat { leaves: vec![leaf], conjuncts: Vec::new() };
+        let mut parts = Vec::new();
+        if let Some(f) = filter {
+            conjuncts(f, &mut parts);
+        }
+        let path = self.path(&flat, t, &parts, 0, 0);
+        let keep = RowFilter { cols: &cols, exprs: &parts, outer: None };
+        let rows = self.read_leaf(t, &path, None, limit, Some(keep))?;
+        Ok(Rows { cols, rows })
+    }
+
     /// A table's rows read by `path` that `keep` accepts (at most `limit`), its probes
     /// evaluated outside any row of this FROM.
     pub(crate) fn read_leaf(

@@ -1,6 +1,6 @@
 //! Table hints (`FROM t WITH (UPDLOCK, HOLDLOCK)`, `UPDATE t WITH (TABLOCKX)`, `t (NOLOCK)`):
-//! the locking ones change how the statement locks that table, as SQL Server's do; the
-//! others are accepted and change nothing.
+//! the locking ones change how the statement locks that table, as SQL Server's do (`READPAST`
+//! skips the rows other transactions hold); the others are accepted and change nothing.
 //!
 //! A statement's hints are pushed onto its transaction when the table is resolved
 //! ([`Run::apply_table_hints`]) and taken back when the statement ends (`Run::statement`),
@@ -11,7 +11,7 @@
 use walden_engine::lock::LockMode;
 use walden_engine::{Isolation, ReadIntent, TableHint};
 
-use crate::ast::TableHint as Written;
+use crate::ast::{IsolationLevel, TableHint as Written};
 use crate::exec::query::TableRef;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -21,7 +21,6 @@ use crate::exec::SqlError;
 const WITHOUT_EFFECT: &[&str] = &[
     "ROWLOCK",
     "PAGLOCK",
-    "READPAST",
     "INDEX",
     "FORCESEEK",
     "FORCESCAN",
@@ -39,7 +38,7 @@ pub(crate) fn parse(hints: &[Written], target: bool) -> Result<Option<TableHint>
         return Ok(None);
     }
     let mut hint = TableHint::default();
-    let (mut dirty, mut locking, mut tablock) = (false, false, false);
+    let (mut dirty, mut locking, mut tablock, mut held) = (false, false, false, false);
     for h in hints {
         let name = h.name.value.to_ascii_uppercase();
         match name.as_str() {
@@ -50,7 +49,12 @@ pub(crate) fn parse(hints: &[Written], target: bool) -> Result<Option<TableHint>
             "READCOMMITTED" | "READCOMMITTEDLOCK" => {
                 hint.isolation = Some(Isolation::ReadCommitted);
             }
-            "HOLDLOCK" | "SERIALIZABLE" | "REPEATABLEREAD" => {
+            "HOLDLOCK" | "SERIALIZABLE" => {
+                locking = true;
+                held = true;
+                hint.isolation = Some(Isolation::Serializable);
+            }
+            "REPEATABLEREAD" => {
                 locking = true;
                 hint.isolation = Some(Isolation::Serializable);
             }
@@ -70,6 +74,10 @@ pub(crate) fn parse(hints: &[Written], target: bool) -> Result<Option<TableHint>
                 hint.table = Some(LockMode::X);
             }
             "NOWAIT" => hint.nowait = true,
+            "READPAST" => {
+                locking = true;
+                hint.readpast = true;
+            }
             n if WITHOUT_EFFECT.contains(&n) => {}
             _ => {
                 return Err(SqlError::new(
@@ -84,6 +92,9 @@ pub(crate) fn parse(hints: &[Written], target: bool) -> Result<Option<TableHint>
     }
     if dirty && locking {
         return Err(SqlError::new(1047, "Conflicting locking hints specified."));
+    }
+    if hint.readpast && held {
+        return Err(readpast_refused());
     }
     if dirty && target {
         return Err(SqlError::new(
@@ -112,9 +123,26 @@ impl Run<'_> {
         target: bool,
     ) -> Result<(), SqlError> {
         if let Some(hint) = parse(hints, target)? {
+            // A level that READPAST cannot read past at: READ UNCOMMITTED reads locked rows
+            // anyway, SERIALIZABLE must not skip any (a hint's own level was checked above).
+            let level = self.s.opts.isolation_level;
+            if hint.readpast
+                && hint.isolation.is_none()
+                && matches!(level, IsolationLevel::ReadUncommitted | IsolationLevel::Serializable)
+            {
+                return Err(readpast_refused());
+            }
             let (db, object) = (t.db.id(), t.def.id);
             self.tx().push_table_hint(db, object, hint);
         }
         Ok(())
     }
+}
+
+/// Error 650: `READPAST` at a level other than READ COMMITTED or REPEATABLE READ.
+fn readpast_refused() -> SqlError {
+    SqlError::new(
+        650,
+        "You can only specify the READPAST lock in the READ COMMITTED or REPEATABLE READ isolation levels.",
+    )
 }

@@ -8,9 +8,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use walden_engine::Isolation;
-
-use crate::ast::Batch;
+use crate::ast::{Batch, IsolationLevel};
 use crate::exec::sysviews::EndState;
 use crate::exec::{Output, SqlError};
 use crate::parse_batch_with;
@@ -45,10 +43,12 @@ impl Session {
             database_id: self.db.id(),
             open_transactions: self.trancount,
             row_count: self.rowcount,
-            isolation: match self.opts.isolation {
-                Isolation::ReadUncommitted => 1,
-                Isolation::ReadCommitted => 2,
-                Isolation::Serializable => 4,
+            isolation: match self.opts.isolation_level {
+                IsolationLevel::ReadUncommitted => 1,
+                IsolationLevel::ReadCommitted => 2,
+                IsolationLevel::RepeatableRead => 3,
+                IsolationLevel::Serializable => 4,
+                IsolationLevel::Snapshot => 5,
             },
             lock_timeout_ms: self
                 .opts

@@ -11,6 +11,7 @@ use walden_engine::lock::Interrupt;
 use walden_engine::{Instance, Isolation};
 use walden_log::policy::CommitOption;
 
+use crate::ast::IsolationLevel;
 use crate::exec::cursor::Cursors;
 use crate::exec::options::Semantics;
 use crate::exec::sysviews::{ClientInfo, ServerCounters, SessionActivity};
@@ -62,6 +63,7 @@ impl Session {
                 xact_abort: false,
                 lock_timeout: None,
                 isolation: Isolation::ReadCommitted,
+                isolation_level: IsolationLevel::ReadCommitted,
                 statistics_io: false,
                 statistics_time: false,
                 showplan: None,

@@ -29,7 +29,7 @@ use walden_engine::lock::Interrupt;
 use walden_engine::types::{DeclaredType, SqlType, Value};
 use walden_engine::{CommitOutcome, Database, Instance, Isolation, Transaction};
 
-use crate::ast::{Batch, Expr};
+use crate::ast::{Batch, Expr, IsolationLevel};
 use crate::exec::cursor::{Cursors, LocalCursors};
 use crate::exec::options::Semantics;
 use crate::exec::sysviews::{ServerCounters, SessionActivity};
@@ -79,7 +79,12 @@ pub(crate) struct Options {
     pub(crate) rowcount: usize,
     /// `SET LOCK_TIMEOUT`: None waits for ever (-1, the default).
     pub(crate) lock_timeout: Option<Duration>,
+    /// The level the engine's transactions run at (REPEATABLE READ runs as SERIALIZABLE,
+    /// SNAPSHOT as READ COMMITTED).
     pub(crate) isolation: Isolation,
+    /// The level `SET TRANSACTION ISOLATION LEVEL` named, as the session's views and the
+    /// rules of table hints (`READPAST`) see it.
+    pub(crate) isolation_level: IsolationLevel,
     /// `SET STATISTICS IO ON`: each statement reports the pages it read per table.
     pub(crate) statistics_io: bool,
     /// `SET STATISTICS TIME ON`: each statement reports its CPU and elapsed time.

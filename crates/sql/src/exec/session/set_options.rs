@@ -106,6 +106,7 @@ impl Run<'_> {
                 Ok(())
             }
             SetStatement::IsolationLevel(level) => {
+                self.s.opts.isolation_level = *level;
                 self.s.opts.isolation = match level {
                     IsolationLevel::Serializable | IsolationLevel::RepeatableRead => {
                         Isolation::Serializable

@@ -111,7 +111,8 @@ pub struct SessionActivity {
     request_start_micros: AtomicU64,
     last_request_end_micros: AtomicU64,
     row_count: AtomicU64,
-    /// SQL Server's `transaction_isolation_level` code (2 read committed, 4 serializable).
+    /// SQL Server's `transaction_isolation_level` code (1 read uncommitted, 2 read committed,
+    /// 3 repeatable read, 4 serializable, 5 snapshot).
     isolation: AtomicU8,
     /// Milliseconds; -1 waits for ever.
     lock_timeout_ms: AtomicI64,
