@@ -656,6 +656,7 @@ impl Transaction {
             self.tree_update(db, primary.root, row_id, row)?;
         } else {
             self.lock_row_for_write(db, table, new_id, LockMode::X)?;
+            self.note_ghost(db.id(), table.id, primary.root, row_id, row_id);
             self.tree_delete(db, primary.root, row_id)?;
             if !self.insert_key(db, table, primary, new_id, row)? {
                 return Err(duplicate(table, primary, values));
@@ -673,6 +674,7 @@ impl Transaction {
                 let res = Resource::key(db.id(), table.id, index.id.into(), &old_key);
                 self.lock_key(db.id(), table.id, res, LockMode::RangeXX)?;
             }
+            self.note_ghost(db.id(), table.id, index.root, &old_key, row_id);
             self.tree_delete(db, index.root, &old_key)?;
             if !self.insert_key(db, table, index, &new_key, new_id)? {
                 return Err(duplicate(table, index, values));
@@ -691,6 +693,7 @@ impl Transaction {
         let primary = table.primary()?;
         self.lock_row_for_write(db, table, row_id, self.change_mode(db.id(), table.id))?;
         let mark = self.undo_mark();
+        self.note_ghost(db.id(), table.id, primary.root, row_id, row_id);
         let Some(old_bytes) = self.tree_delete(db, primary.root, row_id)? else {
             return Ok(false);
         };
@@ -703,6 +706,7 @@ impl Transaction {
                         let res = Resource::key(db.id(), table.id, index.id.into(), &key);
                         self.lock_key(db.id(), table.id, res, LockMode::RangeXX)?;
                     }
+                    self.note_ghost(db.id(), table.id, index.root, &key, row_id);
                     self.tree_delete(db, index.root, &key)?;
                 }
             }

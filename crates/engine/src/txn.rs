@@ -23,6 +23,7 @@
 //! A transaction that wrote to two or more logged databases commits with two-phase commit:
 //! see [`Transaction::commit`].
 
+use std::ops::Bound;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,7 +35,7 @@ use walden_storage::PageId;
 use crate::database::{Database, DbLogger, LogMode, RowKind, UndoLog, UndoRef};
 use crate::error::EngineError;
 use crate::lock::{
-    LockManager, LockMode, LockOwner, Resource, SmallList, TreeWriters, WritersSeen,
+    Ghosts, LockManager, LockMode, LockOwner, Resource, SmallList, TreeWriters, WritersSeen,
 };
 
 /// The participant list kept for reuse (see [`Transaction::recycle`]) holds at most this many.
@@ -162,6 +163,9 @@ pub struct Transaction {
     /// The partitions of [`TreeWriters`] this transaction entered (each once), which it
     /// leaves when it is over.
     writing: SmallList<u16, 4>,
+    /// The keys this transaction noted as deleted in [`Ghosts`] (database, tree, key), which
+    /// it takes away when it is over.
+    ghosts: Vec<(u32, PageId, Vec<u8>)>,
     /// Counts the changes this transaction made to trees' entries, undo included: equal
     /// readings bracket a time in which it changed nothing.
     own_changes: u64,
@@ -187,6 +191,8 @@ pub struct TxnServices {
     locks: LockManager,
     /// The trees with changes not yet committed, for READ COMMITTED's lock avoidance.
     writers: TreeWriters,
+    /// The keys deleted by transactions not yet over, which readers wait for.
+    ghosts: Ghosts,
     coordinator: Option<Arc<dyn Coordinator>>,
 }
 
@@ -196,6 +202,7 @@ impl TxnServices {
         Arc::new(TxnServices {
             locks: LockManager::new(),
             writers: TreeWriters::new(),
+            ghosts: Ghosts::new(),
             coordinator,
         })
     }
@@ -235,6 +242,7 @@ impl Transaction {
             table_locks: TableLocks::default(),
             last_identity: None,
             writing: SmallList::default(),
+            ghosts: Vec::new(),
             own_changes: 0,
             update_target: None,
             table_hints: Vec::new(),
@@ -515,6 +523,41 @@ impl Transaction {
         for partition in self.writing.take_all() {
             self.services.writers.leave(partition);
         }
+        let owner = self.owner.id();
+        for (db, root, key) in self.ghosts.drain(..) {
+            self.services.ghosts.remove(db, root, &key, owner);
+        }
+    }
+
+    /// Notes, before it takes `key` out of tree `root`, that this transaction deletes it
+    /// from table `table` (row `row_id`, which it holds X): readers that meet the gap wait
+    /// for the row's lock as they would for the key (`lock/ghosts.rs`). Nothing is noted
+    /// while the transaction holds the table in X, which readers wait for first.
+    pub(crate) fn note_ghost(
+        &mut self,
+        db: u32,
+        table: u32,
+        root: PageId,
+        key: &[u8],
+        row_id: &[u8],
+    ) {
+        if self.table_lock(db, table).is_some_and(|held| held.covers(LockMode::X)) {
+            return;
+        }
+        self.services.ghosts.add(db, root, key, row_id, self.owner.id());
+        self.ghosts.push((db, root, key.to_vec()));
+    }
+
+    /// The first key of `lower..upper` in tree `root` of `db` that another transaction has
+    /// deleted and may put back, with its row id (see [`Ghosts::first_between`]).
+    pub(crate) fn ghost_between(
+        &self,
+        db: u32,
+        root: PageId,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> Option<(Vec<u8>, Vec<u8>)> {
+        self.services.ghosts.first_between(db, root, lower, upper, self.owner.id())
     }
 
     /// Before a READ COMMITTED read copies entries of tree `root` of database `db`: what

@@ -129,13 +129,32 @@ fn a_rolled_back_delete_leaves_the_row_and_a_committed_one_removes_it() {
     let (_dir, instance) = setup(50);
     let mut reader = impatient(&instance);
     let mut w = open_writer(&instance, "DELETE FROM dbo.t WHERE k = 30");
-    // The deleted row itself is gone from the tree until the rollback puts it back (Walden
-    // keeps no ghost records; docs/locking.md), but a read never returns it changed.
+    // The deleted key is out of its trees, but noted as a ghost (docs/locking.md,
+    // "Uncommitted deletes"): every read that would reach the row waits for the delete,
+    // which may yet be rolled back, as SQL Server's readers wait on a ghost record.
+    for sql in reads_of(30) {
+        assert_eq!(read(&mut reader, &sql), Err(()), "{sql} waits for the delete");
+    }
+    assert_eq!(read(&mut reader, "SELECT COUNT(*) FROM dbo.t"), Err(()));
+    assert_eq!(read(&mut reader, "SELECT COUNT(*) FROM dbo.t WHERE k > 30"), Ok(Value::Int(20)));
+    let mut serializable = impatient(&instance);
+    ok(&mut serializable, "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+    let range = "SELECT COUNT(*) FROM dbo.t WHERE k BETWEEN 25 AND 35";
+    assert_eq!(read(&mut serializable, range), Err(()), "a range over the ghost waits");
+    let past = "SELECT COUNT(*) FROM dbo.t WITH (READPAST) WHERE k BETWEEN 25 AND 35";
+    assert_eq!(read(&mut reader, past), Ok(Value::Int(10)), "READPAST passes it");
     ok(&mut w, "ROLLBACK");
     for sql in reads_of(30) {
         assert_eq!(read(&mut reader, &sql), Ok(Value::Int(300)), "{sql}: rolled back");
     }
     assert_eq!(read(&mut reader, "SELECT COUNT(*) FROM dbo.t"), Ok(Value::Int(50)));
+    assert_eq!(read(&mut serializable, range), Ok(Value::Int(11)));
+    // An update that moves a row's keys leaves ghosts of the old ones.
+    ok(&mut w, "BEGIN TRAN; UPDATE dbo.t SET k = 1000, w = 1000 WHERE k = 30");
+    for sql in reads_of(30) {
+        assert_eq!(read(&mut reader, &sql), Err(()), "{sql} waits for the update");
+    }
+    ok(&mut w, "ROLLBACK");
     ok(&mut w, "BEGIN TRAN; DELETE FROM dbo.t WHERE k = 30; COMMIT");
     for sql in reads_of(30) {
         assert_eq!(read(&mut reader, &sql), Ok(Value::Null), "{sql}: deleted");

@@ -80,6 +80,7 @@
 
 mod deadlock;
 mod fast;
+mod ghosts;
 mod manager;
 mod mode;
 mod owner;
@@ -91,6 +92,7 @@ use std::error::Error;
 use std::fmt;
 use std::time::Duration;
 
+pub use ghosts::Ghosts;
 pub use manager::LockManager;
 pub use mode::LockMode;
 pub use owner::LockOwner;

@@ -46,6 +46,10 @@ pub(super) struct Entries {
     /// (`lock/writers.rs`): the reader's [`Transaction::own_changes`] at the copy. Only a copy
     /// asked to check ([`Entries::next_entry`] with a transaction) finds out.
     committed: Option<u64>,
+    /// Where a locking read's look for deleted keys starts ([`Entries::ghost_before`]): after
+    /// the last entry it gave out under its lock, or after the last entry of a batch copied
+    /// while no other transaction had a change in the tree (no key of it was deleted then).
+    floor: Bound<Vec<u8>>,
 }
 
 /// A SERIALIZABLE range's key locks: `mode` (RangeS-S, or RangeS-U for an UPDATE's or
@@ -107,6 +111,7 @@ impl Entries {
         Entries {
             db: Arc::clone(db),
             root,
+            floor: lower.clone(),
             next: lower,
             upper,
             front: VecDeque::new(),
@@ -135,7 +140,77 @@ impl Entries {
             (Some(tx), Some(seen)) if tx.writers_unchanged(seen) => Some(tx.own_changes()),
             _ => None,
         };
+        if let (Some(_), Some(last)) = (self.committed, self.batch.last_key()) {
+            self.floor = Bound::Excluded(last.to_vec());
+        }
         Ok(())
+    }
+
+    /// For a read under key locks that meets writers in the tree: an entry to read before
+    /// `key` (before the end of the range, for None), if another transaction has deleted a
+    /// key since the last entry given out (`floor`) and may put it back — the key with its
+    /// row id, to be locked (so waited for) and read again like any entry
+    /// (`lock/ghosts.rs`) — or if a key came into that stretch after the batch was copied (a
+    /// rollback put a deleted key back after the copy, and took its note away before this
+    /// look). `None` if neither: the stretch holds nothing this read must wait for.
+    fn ghost_before(
+        &self,
+        tx: &Transaction,
+        key: Option<&[u8]>,
+    ) -> Result<Option<Entry>, EngineError> {
+        self.ghost_between(tx, &self.floor, key)
+    }
+
+    /// [`Entries::ghost_before`] from `lower` rather than the floor.
+    fn ghost_between(
+        &self,
+        tx: &Transaction,
+        lower: &Bound<Vec<u8>>,
+        key: Option<&[u8]>,
+    ) -> Result<Option<Entry>, EngineError> {
+        let upper = match key {
+            Some(k) => Bound::Excluded(k),
+            None => self.upper.as_ref().map(Vec::as_slice),
+        };
+        let lower_ref = lower.as_ref().map(Vec::as_slice);
+        if stretch_is_empty(lower_ref, upper) {
+            return Ok(None);
+        }
+        if let Some(ghost) = tx.ghost_between(self.db.id(), self.root, lower_ref, upper) {
+            return Ok(Some(ghost));
+        }
+        let tree = self.db.space().tree(self.root);
+        if self.batch_changes == Some(tree.changes()) {
+            return Ok(None);
+        }
+        let mut between = tree.range(lower.clone(), upper.map(<[u8]>::to_vec));
+        Ok(between.next_entry()?)
+    }
+
+    /// Notes entry `next` as given out under its lock: later looks for deleted keys start
+    /// after it.
+    fn pass(&mut self, next: Next) {
+        let key = match next {
+            Next::Batch(i) => self.batch.get(i).0,
+            Next::Taken => &self.taken.0,
+        };
+        set_floor(&mut self.floor, key);
+    }
+
+    /// Notes `key` as read: later looks for deleted keys start after it.
+    fn set_floor(&mut self, key: &[u8]) {
+        set_floor(&mut self.floor, key);
+    }
+
+    /// Puts `entry` in front of entry `next` (given out, put back too) to be read first,
+    /// under its lock and from the tree as it is then.
+    fn read_first(&mut self, entry: Entry, next: Option<Next>) {
+        if let Some(next) = next {
+            let current = self.take(next);
+            self.front.push_front(current);
+        }
+        self.front.push_front(entry);
+        self.batch_changes = None;
     }
 
     /// The next entry, without key locks; `avoid` as for [`Entries::refill`].
@@ -259,6 +334,13 @@ impl Entries {
         let db = self.db.id();
         loop {
             if let Some((key, value)) = self.pop_owned() {
+                // A key deleted before this one by a transaction not over: lock it first.
+                if let Some(ghost) = self.ghost_between(tx, &self.next, Some(&key))? {
+                    self.front.push_front((key, value));
+                    self.front.push_front(ghost);
+                    self.batch_changes = None;
+                    continue;
+                }
                 let res = Resource::key(db, lock.table, lock.index.into(), &key);
                 let Some(granted) = tx.lock_key_to_read(db, lock.table, res, lock.mode)? else {
                     // READPAST: another transaction has the key; go on past it.
@@ -287,7 +369,12 @@ impl Entries {
                         self.next = Bound::Excluded(key.clone());
                         return Ok(Locked::Entry(key, value));
                     }
-                    None => continue,
+                    // Gone, and locked: nothing comes into the stretch below it now, so the
+                    // next look (for deleted keys too) starts past it.
+                    None => {
+                        self.next = Bound::Excluded(key);
+                        continue;
+                    }
                 }
             }
             if !self.done {
@@ -296,6 +383,11 @@ impl Entries {
             }
             if lock.end_locked {
                 return Ok(Locked::End);
+            }
+            if let Some(ghost) = self.ghost_between(tx, &self.next, None)? {
+                self.front.push_front(ghost);
+                self.batch_changes = None;
+                continue;
             }
             // The range is read: lock the key past it, then look again at the stretch from
             // the last entry given out to it.
@@ -384,7 +476,31 @@ impl IndexCursor {
                 Locked::Escalated => self.range = None,
             }
         }
-        let Some(next) = self.entries.next_entry(None)? else { return Ok(None) };
+        // The caller's read of the row takes its lock; what this read must add is the rows
+        // whose keys other transactions deleted and may put back (`lock/ghosts.rs`): their
+        // row ids, so that the read of the row waits for the delete.
+        let read_committed = self.row_locks
+            && tx.table_isolation(self.entries.db.id(), self.table_id) == Isolation::ReadCommitted;
+        let Some(next) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
+            if read_committed && self.entries.committed != Some(tx.own_changes()) {
+                if let Some((key, row_id)) = self.entries.ghost_before(tx, None)? {
+                    self.entries.set_floor(&key);
+                    return Ok(Some(row_id));
+                }
+            }
+            return Ok(None);
+        };
+        if read_committed && self.entries.committed != Some(tx.own_changes()) {
+            if let Some((key, row_id)) =
+                self.entries.ghost_before(tx, Some(self.entries.get(next).0))?
+            {
+                let current = self.entries.take(next);
+                self.entries.front.push_front(current);
+                self.entries.set_floor(&key);
+                return Ok(Some(row_id));
+            }
+            self.entries.pass(next);
+        }
         Ok(Some(match next {
             Next::Taken => std::mem::take(&mut self.entries.taken.1),
             Next::Batch(_) => self.entries.get(next).1.to_vec(),
@@ -417,17 +533,28 @@ impl IndexCursor {
                 && tx.table_isolation(self.entries.db.id(), self.table_id)
                     == Isolation::ReadCommitted;
             let Some(next) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
+                if read_committed && self.entries.committed != Some(tx.own_changes()) {
+                    if let Some(ghost) = self.entries.ghost_before(tx, None)? {
+                        self.entries.read_first(ghost, None);
+                        continue;
+                    }
+                }
                 return Ok(None);
             };
-            let (key, row_id) = self.entries.take(next);
             if !self.row_locks {
-                return Ok(Some((key, row_id)));
+                return Ok(Some(self.entries.take(next)));
             }
             // Lock avoidance, as `RowCursor::next_row` does: a batch copied with no other
             // writer in the index's tree holds only committed entries.
             if read_committed && self.entries.committed == Some(tx.own_changes()) {
-                return Ok(Some((key, row_id)));
+                return Ok(Some(self.entries.take(next)));
             }
+            if let Some(ghost) = self.entries.ghost_before(tx, Some(self.entries.get(next).0))? {
+                self.entries.read_first(ghost, Some(next));
+                continue;
+            }
+            self.entries.pass(next);
+            let (key, row_id) = self.entries.take(next);
             let (current, escalated) =
                 self.entries.under_row_lock(tx, self.table_id, &row_id, &key)?;
             if escalated {
@@ -522,10 +649,16 @@ impl RowCursor {
                 && tx.table_isolation(self.entries.db.id(), self.table_id)
                     == Isolation::ReadCommitted;
             let Some(next) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
+                if read_committed && self.entries.committed != Some(tx.own_changes()) {
+                    if let Some(ghost) = self.entries.ghost_before(tx, None)? {
+                        self.entries.read_first(ghost, None);
+                        continue;
+                    }
+                }
                 return Ok(false);
             };
-            let (key, bytes) = self.entries.get(next);
             if !matches!(self.locking, RowLocking::Rows) {
+                let (key, bytes) = self.entries.get(next);
                 return self.decode(key, bytes, row, id);
             }
             // Lock avoidance: the S lock would only wait for a change that is not committed,
@@ -534,8 +667,16 @@ impl RowCursor {
             // changed rows since the copy: then the copy may not show its own change, and the
             // path below reads the row again.
             if read_committed && self.entries.committed == Some(tx.own_changes()) {
+                let (key, bytes) = self.entries.get(next);
                 return self.decode(key, bytes, row, id);
             }
+            // A row deleted by a transaction not over, before this one: wait for it first.
+            if let Some(ghost) = self.entries.ghost_before(tx, Some(self.entries.get(next).0))? {
+                self.entries.read_first(ghost, Some(next));
+                continue;
+            }
+            self.entries.pass(next);
+            let (key, bytes) = self.entries.get(next);
             let (current, escalated) = self.entries.under_row_lock(tx, self.table_id, key, key)?;
             if escalated {
                 // The table lock covers the rest: read again under it.
@@ -596,4 +737,26 @@ enum IdTo<'a> {
     Row,
     /// Into this buffer.
     Buffer(&'a mut Vec<u8>),
+}
+
+/// Whether no key lies between `lower` and `upper`.
+fn stretch_is_empty(lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> bool {
+    match (lower, upper) {
+        (Bound::Included(l), Bound::Included(u)) => l > u,
+        (Bound::Included(l) | Bound::Excluded(l), Bound::Included(u) | Bound::Excluded(u)) => {
+            l >= u
+        }
+        _ => false,
+    }
+}
+
+/// Moves `floor` to just past `key`, in place.
+fn set_floor(floor: &mut Bound<Vec<u8>>, key: &[u8]) {
+    match floor {
+        Bound::Excluded(f) => {
+            f.clear();
+            f.extend_from_slice(key);
+        }
+        floor => *floor = Bound::Excluded(key.to_vec()),
+    }
 }
