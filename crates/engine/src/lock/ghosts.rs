@@ -43,12 +43,15 @@ struct Ghost {
     owner: OwnerId,
 }
 
+/// Each tree's (database, root page) noted keys, in key order.
+type Trees = HashMap<(u32, PageId), BTreeMap<Vec<u8>, Ghost>>;
+
 /// The uncommitted deletes of every tree of an instance.
 #[derive(Debug, Default)]
 pub struct Ghosts {
     /// How many notes there are: a reader with nothing to look for takes no mutex.
     live: AtomicUsize,
-    trees: Mutex<HashMap<(u32, PageId), BTreeMap<Vec<u8>, Ghost>>>,
+    trees: Mutex<Trees>,
 }
 
 impl Ghosts {
@@ -56,7 +59,7 @@ impl Ghosts {
         Ghosts::default()
     }
 
-    fn trees(&self) -> std::sync::MutexGuard<'_, HashMap<(u32, PageId), BTreeMap<Vec<u8>, Ghost>>> {
+    fn trees(&self) -> std::sync::MutexGuard<'_, Trees> {
         // The map holds no invariant a panicking thread could break half-way.
         self.trees.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
