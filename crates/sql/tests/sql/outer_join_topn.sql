@@ -47,6 +47,25 @@ GO
 SELECT c.id, o.id FROM cust c LEFT JOIN ord o ON c.id = o.cust AND o.note LIKE '%s%s%'
 WHERE o.id IS NULL ORDER BY c.id;
 GO
+-- The outer join as one leaf of inner joins, a RIGHT JOIN's columns put back in order, a
+-- derived inner side, and `*` (which reads every column, locators aside).
+SELECT c.name, o.id, x.region
+FROM cust c LEFT JOIN ord o ON c.id = o.cust AND o.note LIKE '%s%' JOIN cust x ON x.id = c.id
+WHERE x.region IS NOT NULL ORDER BY c.name, o.id;
+GO
+SELECT o.amount, c.region FROM ord o RIGHT JOIN cust c ON c.id = o.cust AND o.note NOT LIKE 'p%'
+ORDER BY c.region, o.amount;
+GO
+SELECT c.id, d.n FROM cust c LEFT JOIN (SELECT cust, note AS n, amount FROM ord) d
+    ON d.cust = c.id AND d.amount > 4 AND d.n LIKE '%a%'
+ORDER BY c.id, d.n;
+GO
+SELECT * FROM cust c LEFT JOIN ord o ON c.id = o.cust AND o.note LIKE '%special%requests%'
+ORDER BY c.id, o.id;
+GO
+SELECT c.id FROM cust c LEFT JOIN ord o ON c.id = o.cust AND o.note LIKE '%x%'
+WHERE EXISTS (SELECT 1 FROM ord z WHERE z.cust = c.id AND z.note = o.note) ORDER BY c.id;
+GO
 -- LIKE: several %, _, [] classes, ESCAPE, trailing spaces, case.
 SELECT id, note,
     CASE WHEN note LIKE '%special%requests%' THEN 1 ELSE 0 END AS a,
