@@ -16,8 +16,13 @@
 //! block's own FROM clause only (`join.rs` passes it down explicitly): a view, a derived
 //! table or a function in it runs its own query, with its own demand, and a table a change
 //! reads is always decoded whole.
+//!
+//! Each name keeps the number of references to it, so that an operator that has applied
+//! some of the block's predicates can tell which columns nothing after it reads
+//! ([`Demand::without`]): an outer join that filtered its inner side by `o_comment NOT LIKE
+//! ...` need not carry `o_comment` into every joined row.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use walden_engine::catalog::TableDef;
@@ -29,10 +34,10 @@ use crate::exec::query::visit_children;
 use crate::lexer::{tokenize, TokenKind};
 
 /// The column names a query block's references use, lowercased (names compare without
-/// regard to case).
+/// regard to case), each with how many references use it.
 #[derive(Debug)]
 pub(crate) struct Demand {
-    names: HashSet<String>,
+    names: HashMap<String, usize>,
 }
 
 impl Demand {
@@ -50,7 +55,7 @@ impl Demand {
     }
 
     fn of_block(sel: &Select, order_by: &[OrderByItem], items: bool) -> Option<Demand> {
-        let mut d = Demand { names: HashSet::new() };
+        let mut d = Demand { names: HashMap::new() };
         for item in sel.items.iter().filter(|_| items) {
             match item {
                 SelectItem::Wildcard(_) => return None,
@@ -75,16 +80,42 @@ impl Demand {
 
     /// Which columns of `def` to decode; None if every one is named.
     pub(crate) fn wanted(&self, def: &TableDef) -> Option<Arc<[bool]>> {
-        let wanted: Vec<bool> =
-            def.columns.iter().map(|c| self.names.contains(&c.name.to_lowercase())).collect();
+        let wanted: Vec<bool> = def.columns.iter().map(|c| self.reads(&c.name)).collect();
         if wanted.iter().all(|&w| w) {
             return None;
         }
         Some(wanted.into())
     }
 
+    /// Whether some reference uses the column `name`.
+    pub(crate) fn reads(&self, name: &str) -> bool {
+        self.names.contains_key(&name.to_lowercase())
+    }
+
+    /// The demand of what is left of the block once the predicates `applied` have been
+    /// applied: the names only they use are gone. Each of `applied` must be a part of the
+    /// block this demand was made from, so that its references were counted here exactly
+    /// as they are taken away; None (read everything) if they cannot have been.
+    pub(crate) fn without(&self, applied: &[&Expr]) -> Option<Demand> {
+        let mut taken = Demand { names: HashMap::new() };
+        for e in applied {
+            taken.expr(e)?;
+        }
+        let mut names = self.names.clone();
+        for (name, n) in taken.names {
+            match names.get_mut(&name) {
+                Some(left) if *left > n => *left -= n,
+                Some(left) if *left == n => {
+                    names.remove(&name);
+                }
+                _ => return None,
+            }
+        }
+        Some(Demand { names })
+    }
+
     fn name(&mut self, name: &str) {
-        self.names.insert(name.to_lowercase());
+        *self.names.entry(name.to_lowercase()).or_default() += 1;
     }
 
     fn expr(&mut self, e: &Expr) -> Option<()> {

@@ -230,4 +230,28 @@ impl Run<'_> {
         })?;
         Ok(out)
     }
+
+    /// `TOP (n) WITH TIES`: the first `limit(rows sorted)` rows of the sort, and every
+    /// later row whose keys equal the last of them (compared with `desc`, as sorted).
+    pub(crate) fn sorted_with_ties(
+        &mut self,
+        sorter: ExternalSort,
+        desc: &[bool],
+        limit: impl Fn(usize) -> usize,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut keyed = Vec::new();
+        sorter.finish(self, |_, keys, row| {
+            keyed.push((keys, row));
+            Ok(())
+        })?;
+        let n = limit(keyed.len()).min(keyed.len());
+        let mut end = n;
+        if let Some(last) = n.checked_sub(1).map(|i| &keyed[i].0) {
+            while end < keyed.len() && compare_keys(&keyed[end].0, last, desc)? == Ordering::Equal {
+                end += 1;
+            }
+        }
+        keyed.truncate(end);
+        Ok(keyed.into_iter().map(|(_, row)| row).collect())
+    }
 }

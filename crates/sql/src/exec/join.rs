@@ -1480,7 +1480,18 @@ impl Run<'_> {
     ) -> Result<(Rows, usize), SqlError> {
         let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
         let left = std::slice::from_ref(left);
-        let (l, _) = self.plan_pushed(left, None, to_left, outer, None, demand)?;
+        let (mut l, _) = self.plan_pushed(left, None, to_left, outer, None, demand)?;
+        if let Some(d) = demand {
+            let kept = kept_columns(&l.cols, Some(d));
+            if kept.len() < l.cols.len() {
+                let mut left = Narrowed { keep: &kept, whole: false, rows: Vec::new() };
+                for row in std::mem::take(&mut l.rows) {
+                    left.push(self, row)?;
+                }
+                l.rows = left.rows;
+                l.cols = kept.iter().map(|&i| l.cols[i].clone()).collect();
+            }
+        }
         let (r_cols, r_input) =
             if matches!(right, TableSource::Table { .. } | TableSource::Variable { .. }) {
                 let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
@@ -1529,10 +1540,13 @@ impl Run<'_> {
                 for (n, lrow) in l.rows.into_iter().enumerate() {
                     self.row_interruption_point(n)?;
                     let env = Env::new(&l.cols, &lrow, outer);
-                    let found = match self.read_path(&t, &path, &env, usize::MAX, None)? {
+                    let mut found = match self.read_path(&t, &path, &env, usize::MAX, None)? {
                         Some(found) => found,
                         None => self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?,
                     };
+                    if demand.is_some() {
+                        drop_locators(&mut found, &r_cols);
+                    }
                     let pair = |k: usize| found[k].as_slice();
                     let emitted = self.emit_each(&mut out, lrow, found.len(), pair, &mut check)?;
                     self.keep_unmatched(&mut out, emitted, keep_left, rw)?;
@@ -1543,15 +1557,39 @@ impl Run<'_> {
         // The inner side of a LEFT JOIN may be filtered by the ON condition's conjuncts on it
         // alone before the join; a preserved side may not.
         let pushed: &[&Expr] = if keep_right { &[] } else { &right_only };
-        let right = match r_input {
-            Input::Rows(rows) => self.filter_rows(&r_cols, rows, pushed, outer)?,
+        // Each matched inner row is copied into its pairs: the columns only the conjuncts
+        // that filter it read (TPC-H Q13's `o_comment`) are not carried on, each row cut
+        // as the read keeps it.
+        let kept = match demand {
+            Some(d) => kept_columns(&r_cols, d.without(pushed).as_ref()),
+            None => (0..r_cols.len()).collect(),
+        };
+        let mut right =
+            Narrowed { keep: &kept, whole: kept.len() == r_cols.len(), rows: Vec::new() };
+        match r_input {
+            Input::Rows(rows) => {
+                for row in self.filter_rows(&r_cols, rows, pushed, outer)? {
+                    right.push(self, row)?;
+                }
+            }
             Input::Estimated(_) => return Err(explained_only()),
             Input::Table(t) => {
                 let path = self.path(&both, &t, pushed, 1, 0);
-                let keep = RowFilter { cols: &r_cols, exprs: pushed, outer };
-                self.read_leaf(&t, &path, outer, usize::MAX, Some(keep))?
+                let keep = Some(RowFilter { cols: &r_cols, exprs: pushed, outer });
+                let env = Env { cols: &[], row: &[], outer, computed: &[] };
+                // A probe that does not convert to its key: the scan's comparisons say
+                // what it means.
+                if !self.read_path_into(&t, &path, &env, keep, &mut right)? {
+                    self.read_path_into(&t, &AccessPath::scan(), &env, keep, &mut right)?;
+                }
             }
-        };
+        }
+        let right = right.rows;
+        let r_cols: Vec<Col> = kept.iter().map(|&i| r_cols[i].clone()).collect();
+        let mut cols = l.cols.clone();
+        cols.extend(r_cols.iter().cloned());
+        let rw = r_cols.len();
+        out.width = cols.len();
         let keys = equi_keys(self, &both, &parts, 1, 2, &l.cols, &r_cols);
         let matcher = if keys.is_empty() {
             None
@@ -1627,6 +1665,58 @@ impl Run<'_> {
                 out.push(self, row)
             }
             _ => Ok(()),
+        }
+    }
+}
+
+/// The positions of `cols` a join of a SELECT carries on, leaving out what nothing after
+/// it reads, so that it is not copied into each joined row: the row locators (only a
+/// change reads them, and a change has no demand), and, with `after` (the names the block
+/// reads after the join), the columns whose names it does not use. Leaving those out
+/// changes no result: every reference the block makes is by a name its demand holds, so
+/// none could resolve to them (nor be made ambiguous by them), and a block that reads
+/// columns by position (`*`) has no demand.
+fn kept_columns(cols: &[Col], after: Option<&Demand>) -> Vec<usize> {
+    (0..cols.len())
+        .filter(|&i| {
+            let c = &cols[i];
+            if c.hidden {
+                c.name != ROWID
+            } else {
+                after.is_none_or(|d| d.reads(&c.name))
+            }
+        })
+        .collect()
+}
+
+/// Collects the rows it is given, cut to the columns at `keep` (see [`kept_columns`])
+/// unless it keeps them `whole`.
+struct Narrowed<'k> {
+    keep: &'k [usize],
+    whole: bool,
+    rows: Vec<Vec<Value>>,
+}
+
+impl RowSink for Narrowed<'_> {
+    fn push(&mut self, _: &mut Run<'_>, mut row: Vec<Value>) -> Result<bool, SqlError> {
+        if self.whole {
+            self.rows.push(row);
+        } else {
+            let cut = self.keep.iter().map(|&i| std::mem::replace(&mut row[i], Value::Null));
+            self.rows.push(cut.collect());
+        }
+        Ok(true)
+    }
+}
+
+/// Sets the row locators among `cols` to NULL in `rows` of a SELECT, which never reads
+/// them, so that they are not copied into each joined row.
+fn drop_locators(rows: &mut [Vec<Value>], cols: &[Col]) {
+    let locators: Vec<usize> =
+        (0..cols.len()).filter(|&i| cols[i].hidden && cols[i].name == ROWID).collect();
+    for row in rows {
+        for &i in &locators {
+            row[i] = Value::Null;
         }
     }
 }

@@ -20,7 +20,8 @@
 //!   other expressions by all their values);
 //! * no subquery in WHERE (the planner may make it a semi-join);
 //! * an ORDER BY only of the table's own columns, ascending, in an order its access path
-//!   reads (otherwise the rows must be sorted, and the SELECT is collected).
+//!   reads; otherwise the rows go through a sort, or, under a `TOP (n)` of at most
+//!   [`STREAMED_TOP_N`] rows, through a top-N sort (`TopN`) that holds 2n rows at most.
 //!
 //! An error after rows were sent ends the result set there, and the statement with the
 //! error: the client has the rows before it, as SQL Server's clients do.
@@ -30,7 +31,9 @@
 //! fourth conditions above as its read finds the rows, any other block through the join's
 //! last step (`Run::plan_from_into`).
 
-use walden_engine::types::Value;
+use std::cmp::Ordering;
+
+use walden_engine::types::{SqlType, Value};
 
 use super::{conjuncts, Flat, FromSink, Input};
 use crate::ast::{
@@ -43,15 +46,21 @@ use crate::exec::eval::{find_column, full_text_refusal, Col, Env};
 use crate::exec::external_sort::ExternalSort;
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{
-    grouped_columns, grouping_sets, order_collations, select_aggregates, select_windows,
-    sorts_by_source_column, unify_value, ValueType,
+    compare_keys, compare_row_keys, grouped_columns, grouping_sets, order_collations,
+    select_aggregates, select_windows, sort_by_keys, sorts_by_source_column, unify_value,
+    KeySources, ValueType, TOP_N_ROUND,
 };
 use crate::exec::scalar::collation::{sort_value, Collation};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
+/// The largest `TOP (n)` whose rows a streamed top-N sort holds (2n at most, outside the
+/// memory grant, as the collected SELECT's top-N sort does); a larger one is collected.
+const STREAMED_TOP_N: u64 = 65_536;
+
 /// Projects each row it is given and sends it, until `limit` are sent; or, with an ORDER
-/// BY its read does not deliver, gives it to an external sort with its sort keys.
+/// BY its read does not deliver, gives it to an external sort with its sort keys, or to a
+/// top-N sort under a TOP.
 struct Streamed<'s> {
     cols: &'s [Col],
     exprs: &'s [Option<&'s Expr>],
@@ -59,6 +68,7 @@ struct Streamed<'s> {
     sent: u64,
     limit: u64,
     sort: Option<Sorted<'s>>,
+    top: Option<TopN>,
     /// The output columns, announced once their types are known.
     columns: Vec<ColumnInfo>,
     typing: Typing,
@@ -103,6 +113,53 @@ struct Sorted<'s> {
     collations: Vec<Option<&'static Collation>>,
 }
 
+/// A streamed `TOP (n) ... ORDER BY` whose read does not deliver the order: the first n
+/// rows in it, kept as the collected SELECT keeps them (`Run::select`). Rows gather until
+/// there are 2n (at least `TOP_N_ROUND`), are sorted stably and cut to n, and the keys of
+/// the n-th become the cutoff: a later row that does not sort before it cannot be among the
+/// first n (one that sorts equal comes after it in a stable sort), so it is dropped. When
+/// every key is a source column sorted by its own value (`source_keys`), a row is compared
+/// with the cutoff in place, before it is projected or any of its values copied: most rows
+/// of a large input cost one comparison.
+struct TopN {
+    n: usize,
+    desc: Vec<bool>,
+    source_keys: Option<Vec<usize>>,
+    kept: Vec<(Vec<Value>, Vec<Value>)>,
+    cutoff: Option<Vec<Value>>,
+}
+
+impl TopN {
+    /// Adds a row that sorts before the cutoff, cutting the rows kept to n when they are
+    /// 2n.
+    fn keep(&mut self, keys: Vec<Value>, out: Vec<Value>) -> Result<(), SqlError> {
+        self.kept.push((keys, out));
+        if self.kept.len() >= 2 * self.n.max(TOP_N_ROUND) {
+            self.cut()?;
+        }
+        Ok(())
+    }
+
+    fn cut(&mut self) -> Result<(), SqlError> {
+        sort_by_keys(&mut self.kept, &self.desc)?;
+        self.kept.truncate(self.n);
+        self.cutoff =
+            self.kept.last().filter(|_| self.kept.len() == self.n).map(|(keys, _)| keys.clone());
+        Ok(())
+    }
+
+    /// Whether the row `row` of the source cannot be among the first n, told from its key
+    /// columns in place; false when that cannot be told without its keys.
+    fn passes_over(&self, row: &[Value]) -> Result<bool, SqlError> {
+        match (&self.cutoff, &self.source_keys) {
+            (Some(cutoff), Some(keys)) => {
+                Ok(compare_row_keys(row, keys, cutoff, &self.desc)? != Ordering::Less)
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
 impl Streamed<'_> {
     /// Fixes the value-typed columns' types from what was seen (a column of NULLs only takes
     /// its expression's own type, else INT, as `Run::select` types it) and announces the
@@ -126,6 +183,23 @@ impl Streamed<'_> {
         Ok(self.sent < self.limit)
     }
 
+    /// Sends the rows of the top-N sort in their order, announcing the result set first
+    /// (typed by those rows, as the collected SELECT types what TOP keeps).
+    fn send_top(&mut self, run: &mut Run<'_>) -> Result<(), SqlError> {
+        let Some(mut top) = self.top.take() else { return Ok(()) };
+        top.cut()?;
+        for (_, out) in &top.kept {
+            self.typing.see(out);
+        }
+        self.announce(run);
+        for (_, out) in top.kept {
+            if !self.send(run, out)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// Sends the rows held back for their types, announcing the result set first.
     fn release(&mut self, run: &mut Run<'_>) -> Result<bool, SqlError> {
         self.announce(run);
@@ -139,6 +213,11 @@ impl Streamed<'_> {
 
 impl RowSink for Streamed<'_> {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        if let Some(top) = &self.top {
+            if top.passes_over(&row)? {
+                return Ok(true);
+            }
+        }
         let env = Env::new(self.cols, &row, None);
         let out = run.project(self.exprs, self.stars, &env)?;
         if let Some(sort) = &mut self.sort {
@@ -149,6 +228,15 @@ impl RowSink for Streamed<'_> {
                     Value::Xml(_) => return Err(crate::exec::scalar::xml::not_comparable()),
                     key => keys.push(sort_value(key, *c)),
                 }
+            }
+            if let Some(top) = &mut self.top {
+                if let Some(cutoff) = &top.cutoff {
+                    if compare_keys(&keys, cutoff, &top.desc)? != Ordering::Less {
+                        return Ok(true);
+                    }
+                }
+                top.keep(keys, out)?;
+                return Ok(true);
             }
             self.typing.see(&out);
             sort.sorter.push(run, keys, out)?;
@@ -552,7 +640,7 @@ impl Run<'_> {
                     }
                     _ => q.order_by.is_empty(),
                 };
-        if !path_ordered && sel.top.is_some() {
+        if !path_ordered && sel.top.is_some() && limit > STREAMED_TOP_N {
             return Ok(None);
         }
         let columns: Vec<ColumnInfo> =
@@ -573,6 +661,12 @@ impl Run<'_> {
                 collations: order_collations(&q.order_by, &list.out_cols, &cols)?,
             }),
         };
+        let top = match &sort {
+            Some(sort) if sel.top.is_some() => {
+                Some(self.top_n(&q.order_by, sort, &list.exprs, &list.stars, &cols, limit)?)
+            }
+            _ => None,
+        };
         let mut sink = Streamed {
             cols: &cols,
             exprs: &list.exprs,
@@ -580,6 +674,7 @@ impl Run<'_> {
             sent: 0,
             limit,
             sort,
+            top,
             columns,
             typing: Typing { columns: value_typed, held: Vec::new(), announced: false },
         };
@@ -594,6 +689,7 @@ impl Run<'_> {
         // Sorted rows, and rows held back for their types, are announced once all were
         // read: an error in the read leaves no result set, as when the SELECT is collected.
         let read = match (sink.sort.take(), read) {
+            (Some(_), Ok(())) if sink.top.is_some() => sink.send_top(self),
             (Some(sort), Ok(())) => {
                 sink.announce(self);
                 sort.sorter.finish(self, |run, _, row| {
@@ -612,6 +708,47 @@ impl Run<'_> {
         let sent = sink.sent;
         self.out.result_end(sent);
         read.map(|()| Some(sent))
+    }
+
+    /// The top-N sort of the `n` first rows by `order_by` (sorted as `sort` says), over
+    /// the output columns `exprs` and `stars` of the rows of `cols`.
+    fn top_n(
+        &self,
+        order_by: &[OrderByItem],
+        sort: &Sorted<'_>,
+        exprs: &[Option<&Expr>],
+        stars: &[Option<usize>],
+        cols: &[Col],
+        n: u64,
+    ) -> Result<TopN, SqlError> {
+        // The source column each output column copies, if it does.
+        let copies: Vec<Option<usize>> = exprs
+            .iter()
+            .zip(stars)
+            .map(|(e, star)| match e {
+                Some(e) => match &e.kind {
+                    ExprKind::Column(parts) => find_column(cols, parts).ok().flatten(),
+                    _ => None,
+                },
+                None => *star,
+            })
+            .collect();
+        let sources = KeySources::new(order_by, sort.out_cols, cols)?;
+        // A key compares in place when it is its column's own value: sorted by the default
+        // order (no collation key to make) and not XML (refused, with the row's keys made).
+        let in_place = |(&c, collation): (&usize, &Option<&Collation>)| {
+            collation.is_none_or(|c| c.order().is_default()) && cols[c].ty != SqlType::Xml
+        };
+        let source_keys = sources
+            .source_columns(&copies)
+            .filter(|keys| keys.iter().zip(&sort.collations).all(in_place));
+        Ok(TopN {
+            n: n as usize,
+            desc: desc_of(order_by),
+            source_keys,
+            kept: Vec::new(),
+            cutoff: None,
+        })
     }
 
     /// Gives `sink` the rows for which every conjunct of `parts` holds, until it says stop.

@@ -91,6 +91,19 @@ impl KeySources {
         }
         Ok(KeySources(sources))
     }
+
+    /// The source column each key's value is, when every key is one: a column of the
+    /// source row, or an output column that copies one (`copies`, per output column).
+    pub(crate) fn source_columns(&self, copies: &[Option<usize>]) -> Option<Vec<usize>> {
+        self.0
+            .iter()
+            .map(|k| match *k {
+                KeySource::Source(c) => Some(c),
+                KeySource::Output(i) => copies.get(i).copied().flatten(),
+                KeySource::Eval => None,
+            })
+            .collect()
+    }
 }
 
 impl Run<'_> {
@@ -113,7 +126,26 @@ impl Run<'_> {
 
 /// Compares sort keys: NULLs first, as SQL Server sorts them.
 pub(crate) fn compare_keys(a: &[Value], b: &[Value], desc: &[bool]) -> Result<Ordering, SqlError> {
-    for ((x, y), d) in a.iter().zip(b).zip(desc) {
+    compare_key_values(a.iter(), b, desc)
+}
+
+/// [`compare_keys`] of the values of `row` at `positions` (not copied out of it) against
+/// the keys `b`.
+pub(crate) fn compare_row_keys(
+    row: &[Value],
+    positions: &[usize],
+    b: &[Value],
+    desc: &[bool],
+) -> Result<Ordering, SqlError> {
+    compare_key_values(positions.iter().map(|&i| &row[i]), b, desc)
+}
+
+fn compare_key_values<'v>(
+    a: impl Iterator<Item = &'v Value>,
+    b: &[Value],
+    desc: &[bool],
+) -> Result<Ordering, SqlError> {
+    for ((x, y), d) in a.zip(b).zip(desc) {
         let o = match (x.is_null(), y.is_null()) {
             (true, true) => Ordering::Equal,
             (true, false) => Ordering::Less,

@@ -29,7 +29,7 @@ use super::set_operations::{unify_column, ValueType};
 use super::Rows;
 
 /// The fewest rows a top-N sort gathers before it sorts and cuts them to N.
-const TOP_N_ROUND: usize = 512;
+pub(crate) const TOP_N_ROUND: usize = 512;
 
 /// A SELECT's output columns (see [`Run::select_list`]).
 pub(crate) struct SelectList<'s> {
@@ -229,6 +229,14 @@ impl Run<'_> {
         // n more rows have come and keeping n holds 2n rows at most, whatever the input. The
         // sort is stable, so equal rows keep the order of a single sort of all of them.
         let with_ties = sel.top.as_ref().is_some_and(|t| t.with_ties);
+        if with_ties && order_by.is_empty() {
+            return Err(SqlError::with_severity(
+                1062,
+                15,
+                "The TOP N WITH TIES clause is not allowed without a corresponding ORDER BY \
+                 clause.",
+            ));
+        }
         let bounded = match top {
             Some((n, false)) if !order_by.is_empty() && !sel.distinct && offset.is_none() => {
                 Some(n as usize).filter(|_| !with_ties)
@@ -292,6 +300,7 @@ impl Run<'_> {
             }
         }
         let mut out_rows: Vec<Vec<Value>> = match sorter {
+            Some(sorter) if with_ties => self.sorted_with_ties(sorter, &desc, top_limit)?,
             Some(sorter) => self.sorted_rows(sorter)?,
             None => {
                 if distinct {
@@ -306,7 +315,9 @@ impl Run<'_> {
         if let Some(off) = offset {
             out_rows = self.apply_offset(out_rows, off)?;
         }
-        out_rows.truncate(top_limit(out_rows.len()));
+        if !with_ties {
+            out_rows.truncate(top_limit(out_rows.len()));
+        }
         for (i, c) in out_cols.iter_mut().enumerate() {
             if c.hidden {
                 let mut seen = ValueType::default();

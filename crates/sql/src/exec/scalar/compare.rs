@@ -243,7 +243,72 @@ pub fn like(
     pattern: &Value,
     escape: Option<&Value>,
 ) -> Result<Option<bool>, SqlError> {
+    if escape.is_none() {
+        if let (Value::Str(v) | Value::NStr(v), Value::Str(p) | Value::NStr(p)) = (value, pattern) {
+            if let Some(m) = like_ascii_percents(v.as_bytes(), p.as_bytes()) {
+                return Ok(Some(m));
+            }
+        }
+    }
     like_folded(value, pattern, escape, &fold)
+}
+
+/// [`like`] without compiling the pattern or copying the value, for the common case it
+/// covers: ASCII text and a pattern of literal characters and `%` only (TPC-H Q13's
+/// `'%special%requests%'`). None for anything else (`_`, `[`, other characters), which the
+/// general matcher takes. Under [`fold`] an ASCII character matches only its ASCII case
+/// twin, so ASCII case-insensitive comparison is the same test.
+fn like_ascii_percents(value: &[u8], pattern: &[u8]) -> Option<bool> {
+    if !value.is_ascii() || !pattern.is_ascii() || pattern.iter().any(|&b| b == b'_' || b == b'[') {
+        return None;
+    }
+    if percents_match(value, pattern) {
+        return Some(true);
+    }
+    // Trailing spaces of the value do not prevent a match, as in `like_folded`.
+    let trimmed = value.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
+    Some(trimmed < value.len() && percents_match(&value[..trimmed], pattern))
+}
+
+/// Whether `value` matches `pattern`, literal ASCII segments separated by `%`, ignoring
+/// ASCII case. The first segment must begin the value and the last end it; the segments
+/// between may each be found at its leftmost place after the previous one: a later place
+/// leaves less room for the rest and never more, so leftmost is a match if any place is.
+fn percents_match(value: &[u8], pattern: &[u8]) -> bool {
+    let percents = pattern.iter().filter(|&&b| b == b'%').count();
+    if percents == 0 {
+        return value.eq_ignore_ascii_case(pattern);
+    }
+    let mut segments = pattern.split(|&b| b == b'%');
+    let first = segments.next().unwrap_or_default();
+    let last = pattern.rsplit(|&b| b == b'%').next().unwrap_or_default();
+    if value.len() < first.len() + last.len()
+        || !value[..first.len()].eq_ignore_ascii_case(first)
+        || !value[value.len() - last.len()..].eq_ignore_ascii_case(last)
+    {
+        return false;
+    }
+    let mut rest = &value[first.len()..value.len() - last.len()];
+    for segment in segments.take(percents - 1) {
+        match find_ignoring_case(rest, segment) {
+            Some(at) => rest = &rest[at + segment.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The first place `needle` occurs in `hay`, ignoring ASCII case: each place its first
+/// byte (in either case) is found at is checked for the rest.
+fn find_ignoring_case(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let Some((&head, rest)) = needle.split_first() else { return Some(0) };
+    let (lower, upper) = (head.to_ascii_lowercase(), head.to_ascii_uppercase());
+    let starts = &hay[..=hay.len().checked_sub(needle.len())?];
+    starts.iter().enumerate().find_map(|(i, &b)| {
+        let found =
+            (b == lower || b == upper) && hay[i + 1..i + needle.len()].eq_ignore_ascii_case(rest);
+        found.then_some(i)
+    })
 }
 
 /// [`like`] under an explicit collation (`COLLATE`), whose `key` says which characters match.

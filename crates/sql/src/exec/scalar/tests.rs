@@ -834,6 +834,44 @@ fn like_patterns() {
     assert_eq!(like(&s("a"), &s("a"), Some(&s("ab"))).unwrap_err().number, 506);
 }
 
+/// Patterns of literal text and `%` only, over ASCII, take a matcher of their own
+/// (`like_ascii_percents`): it must agree with the general one on every shape.
+#[test]
+fn like_patterns_of_percents() {
+    let like2 = |v: &str, p: &str| like(&s(v), &s(p), None).unwrap().unwrap();
+    let q13 = "%special%requests%";
+    assert!(like2("ironic special deposits. requests", q13));
+    assert!(like2("SPECIAL REQUESTS", q13));
+    assert!(like2("specialrequests", q13));
+    assert!(!like2("requests special", q13));
+    assert!(!like2("special request", q13));
+    assert!(!like2("", q13));
+    assert!(like2("special%requests", q13));
+    // Prefix and suffix segments may not overlap.
+    assert!(!like2("a", "a%a"));
+    assert!(like2("aa", "a%a"));
+    assert!(like2("abXcd", "ab%cd"));
+    assert!(!like2("abcd", "abc%bcd"));
+    assert!(like2("abcbcd", "abc%bcd"));
+    // Leftmost placement of a middle segment leaves room for the next.
+    assert!(like2("xaxbxa", "%a%b%a"));
+    assert!(!like2("xbxa", "%a%b%a"));
+    assert!(like2("ab", "%%a%%b%%"));
+    // Trailing spaces of the value, not of the pattern, are forgiven.
+    assert!(like2("x special requests  ", "%requests"));
+    assert!(!like2("requests", "%requests "));
+    assert!(like2("  ", ""));
+    assert!(!like2("a", ""));
+    // Not ASCII, `_`, `[]` and ESCAPE go to the general matcher, mixed with `%`.
+    assert!(like2("ÉCOLE spéciale", "%éc%SPÉC%"));
+    assert!(like2("special requests", "%spec_al%[r]equests%"));
+    assert!(!like2("special requests", "%spec_al%[^r]equests%"));
+    let esc = |v: &str, p: &str, e: &str| like(&s(v), &s(p), Some(&s(e))).unwrap().unwrap();
+    assert!(esc("50% special", "%!%%special", "!"));
+    assert!(!esc("50 special", "%!%%special", "!"));
+    assert_eq!(like(&Value::NStr("Special Requests".into()), &s(q13), None).unwrap(), Some(true));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Text forms
 // ---------------------------------------------------------------------------------------------
