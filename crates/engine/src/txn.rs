@@ -870,8 +870,8 @@ fn fail(db: &Database, e: TreeError) -> EngineError {
 /// The keys of one rows record (a bulk load's run) are entries with the same LSN: the
 /// compensation of any but the run's first names the run itself as what is left to undo, so
 /// recovery after a crash in the middle of the run undoes all of it again. That is harmless:
-/// the transaction still holds its locks on those keys, so a key it deleted is still absent,
-/// and deleting an absent key changes nothing and logs nothing.
+/// the transaction still holds the table in X (a run is gathered only then), so a key it
+/// deleted is still absent, and deleting an absent key changes nothing and logs nothing.
 pub(crate) fn undo_entries(
     db: &Database,
     txn: u64,
