@@ -882,6 +882,18 @@ impl Database {
                                 txns.entry(record.txn).or_insert_with(|| LoserState::new(prev_end));
                             state.undo.push(RowUndo { lsn: record.lsn, root, key, undo });
                         }
+                        EngineRecord::Rows { root, keys, .. } => {
+                            let state =
+                                txns.entry(record.txn).or_insert_with(|| LoserState::new(prev_end));
+                            for key in keys {
+                                state.undo.push(RowUndo {
+                                    lsn: record.lsn,
+                                    root,
+                                    key,
+                                    undo: Undo::Delete,
+                                });
+                            }
+                        }
                         EngineRecord::Compensation { undo_next, .. } => {
                             if let Some(state) = txns.get_mut(&record.txn) {
                                 state.undo.pop_after(undo_next);
@@ -1229,6 +1241,9 @@ pub(crate) enum LogMode<'k> {
     /// A transaction's row change; its undo follows from the kind and the old value the tree
     /// hands the logger.
     Row { root: PageId, key: &'k [u8], kind: RowKind },
+    /// A transaction's run of inserts of new keys into one leaf (`BTree::append_run`): each
+    /// undone by deleting its key.
+    Rows { root: PageId },
     /// The undo of a row change.
     Compensation { undo_next: Lsn },
 }
@@ -1264,7 +1279,8 @@ pub(crate) struct DbLogger<'d> {
     owner: u64,
     mode: LogMode<'d>,
     gate: Option<RwLockReadGuard<'d, Lsn>>,
-    /// The row change logged in `LogMode::Row`: its LSN (0 in tempdb) and undo.
+    /// The row change logged in `LogMode::Row` or `LogMode::Rows`: its LSN (0 in tempdb)
+    /// and undo.
     row: Option<(Lsn, Undo)>,
 }
 
@@ -1293,12 +1309,20 @@ impl<'d> DbLogger<'d> {
     }
 }
 
+impl DbLogger<'_> {
+    /// The LSN of the row change logged (0 in tempdb), if one was.
+    pub(crate) fn row_lsn(&self) -> Option<Lsn> {
+        self.row.as_ref().map(|(lsn, _)| *lsn)
+    }
+}
+
 impl TreeLog for DbLogger<'_> {
     fn log(&mut self, kind: ChangeKind, changes: &[Change<'_>]) -> Result<Lsn, TreeError> {
         let undo = match (&self.mode, kind, changes.first()) {
             (LogMode::Row { kind: row, .. }, ChangeKind::Row, Some(c)) => {
                 Some(row.undo(c.old_value))
             }
+            (LogMode::Rows { .. }, ChangeKind::Row, Some(_)) => Some(Undo::Delete),
             _ => None,
         };
         let Some(log) = &self.db.log else {
@@ -1370,6 +1394,13 @@ impl DbLogger<'_> {
             }
             (ChangeKind::Row, LogMode::Compensation { undo_next }) => {
                 wal::begin_compensation(buf, *undo_next);
+            }
+            (ChangeKind::Row, LogMode::Rows { root }) => {
+                let change = changes
+                    .first()
+                    .ok_or_else(|| TreeError::Log("a rows change without its page".into()))?;
+                wal::begin_rows(buf, *root, change.ops)
+                    .map_err(|e| TreeError::Log(e.to_string()))?;
             }
         }
         let mut image = Vec::new();

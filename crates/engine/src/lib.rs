@@ -33,5 +33,5 @@ pub use database::{Database, DatabaseConfig, DatabaseFiles, RecoveryModel, Recov
 pub use error::EngineError;
 pub use events::{EventLevel, EventLog};
 pub use instance::{Instance, InstanceConfig};
-pub use table::{IndexCursor, IndexSample, RowCursor, RowId};
+pub use table::{IndexCursor, IndexSample, RowAppender, RowCursor, RowId};
 pub use txn::{CommitOutcome, Isolation, ReadIntent, TableHint, Transaction};

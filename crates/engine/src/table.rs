@@ -41,8 +41,10 @@ use crate::types::{
     RowError, SqlType, Value,
 };
 
+mod append;
 mod cursor;
 
+pub use append::RowAppender;
 use cursor::{Entries, RangeLock, RowLocking};
 pub use cursor::{IndexCursor, RowCursor};
 
@@ -495,6 +497,24 @@ impl Transaction {
         table: &TableDef,
         values: &mut [Value],
     ) -> Result<RowId, EngineError> {
+        let row_id = self.new_row_id(db, table, values)?;
+        let mut row = ROW_BUF.take();
+        row.clear();
+        let result = self.insert_encoded(db, table, values, &row_id, &mut row);
+        if row.capacity() <= ROW_BUF_KEEP {
+            ROW_BUF.set(row);
+        }
+        result.map(|()| row_id)
+    }
+
+    /// What [`Transaction::insert_row`] does before it encodes a row: the identity (taken
+    /// or noted), the NOT NULL check, and the row id, which it returns.
+    fn new_row_id(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        values: &mut [Value],
+    ) -> Result<RowId, EngineError> {
         if values.len() != table.columns.len() {
             return Err(EngineError::Invalid(format!(
                 "{} values for the {} columns of '{}'",
@@ -514,18 +534,11 @@ impl Transaction {
         }
         check_not_null(db, table, values)?;
         let primary = table.primary()?;
-        let row_id = if primary.is_heap() {
-            db.next_locator(table.id, primary)?.to_be_bytes().to_vec()
+        if primary.is_heap() {
+            Ok(db.next_locator(table.id, primary)?.to_be_bytes().to_vec())
         } else {
-            clustered_row_id(db, table, primary, values)?
-        };
-        let mut row = ROW_BUF.take();
-        row.clear();
-        let result = self.insert_encoded(db, table, values, &row_id, &mut row);
-        if row.capacity() <= ROW_BUF_KEEP {
-            ROW_BUF.set(row);
+            clustered_row_id(db, table, primary, values)
         }
-        result.map(|()| row_id)
     }
 
     /// The rest of [`Transaction::insert_row`] once the row id is known: encodes the row into

@@ -29,14 +29,15 @@ use std::time::Duration;
 
 use walden_log::policy::{resolve, CommitOption, Override};
 use walden_log::{Durability, Lsn};
-use walden_storage::btree::{BTree, TreeError};
+use walden_storage::btree::{AppendRun, BTree, TreeError};
 use walden_storage::PageId;
 
-use crate::database::{Database, DbLogger, LogMode, RowKind, UndoLog, UndoRef};
+use crate::database::{Database, DbLogger, LogMode, RowKind, RowUndo, UndoLog, UndoRef};
 use crate::error::EngineError;
 use crate::lock::{
     Ghosts, LockManager, LockMode, LockOwner, Resource, SmallList, TreeWriters, WritersSeen,
 };
+use crate::wal::Undo;
 
 /// The participant list kept for reuse (see [`Transaction::recycle`]) holds at most this many.
 const SPARE_PARTS: usize = 4;
@@ -682,6 +683,37 @@ impl Transaction {
         })
     }
 
+    /// Appends entries `from..` of `run` (keys ascending, above every key of the tree) to
+    /// the tree at `root`, as many as its rightmost leaf holds, logged as one rows record
+    /// with the undo of each (`BTree::append_run`); returns how many. 0: entry `from` is not
+    /// known to be above every key, and the caller inserts it with
+    /// [`Transaction::tree_insert`].
+    pub fn tree_append(
+        &mut self,
+        db: &Arc<Database>,
+        root: PageId,
+        run: &AppendRun,
+        from: usize,
+    ) -> Result<usize, EngineError> {
+        self.enter_writers(db.id(), root);
+        let owner = self.owner.id();
+        let part = self.part(db)?;
+        // Room for a whole leaf's record, which may be logged as the leaf's image.
+        part.check_log_room(2 * walden_storage::PAGE_SIZE as u64)?;
+        let mut logger = db.owned_logger(part.txn, owner, LogMode::Rows { root });
+        let result = db.space().tree(root).append_run(&mut logger, run, from);
+        let lsn = logger.row_lsn();
+        logger.finish();
+        let n = result.map_err(|e| db.name_full_error(fail(db, e), Some(root)))?;
+        if let Some(lsn) = lsn {
+            for i in from..from + n {
+                part.undo.push(RowUndo { lsn, root, key: run.key(i), undo: Undo::Delete });
+            }
+        }
+        self.own_changes += n as u64;
+        Ok(n)
+    }
+
     /// Replaces the value under `key`; returns the old one (`None`: absent, nothing changed).
     pub fn tree_update(
         &mut self,
@@ -901,6 +933,12 @@ fn fail(db: &Database, e: TreeError) -> EngineError {
 }
 
 /// Undoes entries `keep..` of `entries`, newest first, logging a compensation record for each.
+///
+/// The keys of one rows record (a bulk load's run) are entries with the same LSN: the
+/// compensation of any but the run's first names the run itself as what is left to undo, so
+/// recovery after a crash in the middle of the run undoes all of it again. That is harmless:
+/// the transaction still holds the table in X (a run is gathered only then), so a key it
+/// deleted is still absent, and deleting an absent key changes nothing and logs nothing.
 pub(crate) fn undo_entries(
     db: &Database,
     txn: u64,

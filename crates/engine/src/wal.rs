@@ -7,6 +7,7 @@
 //! |---|---|---|---|
 //! | `Structure` | page changes | none (never undone) | splits, merges, allocation, tree creation |
 //! | `Row` | one page change | a logical inverse on a tree, by key | insert, update, delete |
+//! | `Rows` | one page change: inserts | delete each key | a bulk load's run of ascending keys |
 //! | `Compensation` | one page change | none; `undo_next` says what is left to undo | rollback |
 //! | `Checkpoint` | none | none | a checkpoint: redo point, scan start, next txn id |
 //! | `Prepare` | none | none | phase 1 of a commit spanning databases: the global id |
@@ -23,6 +24,7 @@ const KIND_ROW: u8 = 2;
 const KIND_COMPENSATION: u8 = 3;
 const KIND_CHECKPOINT: u8 = 4;
 const KIND_PREPARE: u8 = 5;
+const KIND_ROWS: u8 = 6;
 
 const FORM_OPS: u8 = 0;
 const FORM_IMAGE: u8 = 1;
@@ -79,6 +81,15 @@ pub enum EngineRecord<'a> {
         key: &'a [u8],
         /// The undo.
         undo: Undo,
+        /// The leaf change.
+        change: PageChange<'a>,
+    },
+    /// Inserts of new keys into one leaf (a bulk load's run): undone by deleting each key.
+    Rows {
+        /// The tree (by root page) the undo applies to.
+        root: PageId,
+        /// The keys inserted, in the order inserted.
+        keys: Vec<&'a [u8]>,
         /// The leaf change.
         change: PageChange<'a>,
     },
@@ -149,6 +160,33 @@ pub fn begin_row(out: &mut Vec<u8>, root: PageId, key: &[u8], undo: &Undo) {
     out.push(tag);
     out.extend_from_slice(&(value.len() as u32).to_le_bytes());
     out.extend_from_slice(value);
+}
+
+/// Starts a rows record for `ops`, the encoded inserts of one leaf change, listing the key
+/// of each; finish it with one [`push_change`]. An op other than an insert is an error.
+pub fn begin_rows(out: &mut Vec<u8>, root: PageId, ops: &[u8]) -> Result<(), WalError> {
+    out.push(KIND_ROWS);
+    out.extend_from_slice(&root.to_le_bytes());
+    let count_at = out.len();
+    out.extend_from_slice(&0u32.to_le_bytes());
+    let mut count = 0u32;
+    let mut rest = ops;
+    while !rest.is_empty() {
+        let (op, tail) = PageOp::decode(rest).map_err(|e| WalError(e.to_string()))?;
+        let PageOp::Insert { record, .. } = op else {
+            return Err(WalError("a rows record of an op other than an insert".into()));
+        };
+        let key_len = record
+            .get(..2)
+            .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])))
+            .filter(|&n| record.len() >= 2 + n)
+            .ok_or_else(|| WalError("a leaf record shorter than its key".into()))?;
+        out.extend_from_slice(&record[..2 + key_len]);
+        count += 1;
+        rest = tail;
+    }
+    out[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
+    Ok(())
 }
 
 /// Starts a compensation record; finish it with one [`push_change`].
@@ -245,6 +283,17 @@ impl<'a> EngineRecord<'a> {
                 };
                 EngineRecord::Row { root, key, undo, change: r.change()? }
             }
+            KIND_ROWS => {
+                let root = r.u32()?;
+                let n = r.u32()? as usize;
+                // Each key takes at least 2 bytes: a bound for a damaged count.
+                let mut keys = Vec::with_capacity(n.min(body.len() / 2));
+                for _ in 0..n {
+                    let len = usize::from(r.u16()?);
+                    keys.push(r.take(len)?);
+                }
+                EngineRecord::Rows { root, keys, change: r.change()? }
+            }
             KIND_COMPENSATION => {
                 let undo_next = r.u64()?;
                 EngineRecord::Compensation { undo_next, change: r.change()? }
@@ -267,7 +316,9 @@ impl<'a> EngineRecord<'a> {
     pub fn changes(&self) -> Vec<&PageChange<'a>> {
         match self {
             EngineRecord::Structure { changes } => changes.iter().collect(),
-            EngineRecord::Row { change, .. } | EngineRecord::Compensation { change, .. } => {
+            EngineRecord::Row { change, .. }
+            | EngineRecord::Rows { change, .. }
+            | EngineRecord::Compensation { change, .. } => {
                 vec![change]
             }
             EngineRecord::Checkpoint(_) | EngineRecord::Prepare { .. } => Vec::new(),
@@ -309,6 +360,22 @@ mod tests {
                 change: PageChange { page: 12, image: false, bytes: &ops },
             }
         );
+
+        let mut inserts = Vec::new();
+        PageOp::Insert { slot: 4, record: &[2, 0, b'k', b'1', 9] }.encode(&mut inserts);
+        PageOp::Insert { slot: 5, record: &[1, 0, b'm'] }.encode(&mut inserts);
+        let mut b = Vec::new();
+        begin_rows(&mut b, 8, &inserts).unwrap();
+        push_change(&mut b, 12, false, &inserts);
+        assert_eq!(
+            EngineRecord::decode(&b).unwrap(),
+            EngineRecord::Rows {
+                root: 8,
+                keys: vec![b"k1", b"m"],
+                change: PageChange { page: 12, image: false, bytes: &inserts },
+            }
+        );
+        assert!(begin_rows(&mut Vec::new(), 8, &ops).is_err(), "a delete is no rows record");
 
         let mut b = Vec::new();
         begin_compensation(&mut b, 77);

@@ -23,7 +23,9 @@
 //!
 //! Every change is described to a [`TreeLog`] before the changed pages are marked dirty, with
 //! the LSN it returns. A **row change** (the one leaf insert, update or delete a caller asked
-//! for) is one op on one page; the engine attaches the transaction's undo information to it.
+//! for) is one op on one page, or the inserts of a run of ascending keys appended to the
+//! rightmost leaf ([`BTree::append_run`]); the engine attaches the transaction's undo
+//! information to it.
 //! A **structure change** (split, merge, page allocation and release) is one log record
 //! holding every page op it makes, so it is atomic under recovery: a crash leaves either all
 //! of it or none in the log. Structure changes are never undone (a rollback undoes rows by
@@ -65,6 +67,9 @@ use crate::hash::PageMap;
 use crate::page::{Lsn, Page, PageError, PageId, PageType, PAGE_SIZE};
 use crate::redo::{record_op_header, PageOp, RECORD_OP_HEADER};
 use crate::slotted::SLOT_SIZE;
+
+mod append;
+pub use append::AppendRun;
 
 /// The page holding the allocator's record.
 pub const ALLOC_PAGE: PageId = 1;
@@ -113,7 +118,7 @@ pub struct Change<'a> {
 /// Where the trees' changes are logged: implemented by the engine over the log manager.
 pub trait TreeLog {
     /// Logs `changes` as one record and returns its LSN. A row change changes one page with
-    /// one op.
+    /// one op, or (from [`BTree::append_run`]) with several inserts, each of a new key.
     fn log(&mut self, kind: ChangeKind, changes: &[Change<'_>]) -> Result<Lsn>;
 }
 

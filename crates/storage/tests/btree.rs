@@ -393,3 +393,52 @@ fn a_split_whose_midpoint_is_the_last_slot_keeps_every_key_in_its_leaf() {
     assert_eq!(scanned.len(), expected.len());
     assert_eq!(scanned, expected);
 }
+
+/// `BTree::append_run`: a run of ascending keys fills leaves whole, one row record of several
+/// inserts per leaf; a key not above the tree's last (or a run that stops ascending) is left
+/// to the caller; the tree passes its check and holds exactly what was appended.
+#[test]
+fn append_run_fills_leaves_and_stops_where_it_must() {
+    use walden_storage::btree::AppendRun;
+    let vfs = MemFs::new();
+    let (space, mut log, root) = with_tree(&vfs, "/append.mdf", 32);
+    let tree = space.tree(root);
+    let mut rng = SplitMix64::new(7);
+    let mut model = BTreeMap::new();
+    let mut run = AppendRun::new();
+    for n in 0..3000u64 {
+        let v = value(&mut rng);
+        run.push(&key(n), &v).unwrap();
+        model.insert(key(n), v);
+    }
+    let rows_before = log.records.iter().filter(|r| r.1 == ChangeKind::Row).count();
+    let mut from = 0;
+    while from < run.len() {
+        let n = tree.append_run(&mut log, &run, from).unwrap();
+        assert!(n > 0, "entry {from} refused");
+        from += n;
+    }
+    let rows: Vec<_> =
+        log.records.iter().filter(|r| r.1 == ChangeKind::Row).skip(rows_before).collect();
+    assert!(rows.len() < 3000 / 10, "{} row records for 3000 keys", rows.len());
+    assert!(rows.iter().all(|r| r.2.len() == 1), "a row record changes one page");
+    assert_eq!(tree.check().unwrap().rows, 3000);
+    let all = copied(&tree, Bound::Unbounded, Bound::Unbounded, 256);
+    assert_eq!(all, model.into_iter().collect::<Vec<_>>());
+    // Not above the last key: nothing appended, nothing logged.
+    let logged = log.records.len();
+    let mut again = AppendRun::new();
+    again.push(&key(2999), b"dup").unwrap();
+    again.push(&key(5000), b"x").unwrap();
+    assert_eq!(tree.append_run(&mut log, &again, 0).unwrap(), 0);
+    assert_eq!(log.records.len(), logged);
+    // A run that stops ascending is appended up to there.
+    let mut broken = AppendRun::new();
+    broken.push(&key(6000), b"a").unwrap();
+    broken.push(&key(5999), b"b").unwrap();
+    assert_eq!(tree.append_run(&mut log, &broken, 0).unwrap(), 1);
+    assert_eq!(tree.append_run(&mut log, &broken, 1).unwrap(), 0);
+    assert_eq!(tree.check().unwrap().rows, 3001);
+    // Too large for a tree: refused when pushed.
+    assert!(AppendRun::new().push(&[0; 901], b"").is_err());
+}

@@ -10,8 +10,10 @@
 //! (TEXT, NTEXT, IMAGE), whose COLMETADATA entries carry a table name, are refused, as they
 //! are in result streams.
 
-use crate::token::{Column, Token, TokenReader};
-use crate::value::TdsValue;
+use crate::token::{Column, Token, TokenReader, ROW};
+use crate::types::TypeInfo;
+use crate::value::{decode_row_value, TdsValue};
+use crate::wire::Reader;
 use crate::TdsError;
 
 /// What [`BulkLoadDecoder::next_item`] found.
@@ -21,6 +23,17 @@ pub enum BulkItem {
     Columns(Vec<Column>),
     /// One row: a value per column.
     Row(Vec<TdsValue>),
+    /// The closing DONE: nothing follows.
+    Done,
+}
+
+/// What [`BulkLoadDecoder::next_row`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BulkStep {
+    /// The COLMETADATA: [`BulkLoadDecoder::columns`] says what the rows carry.
+    Columns,
+    /// One row, in the caller's vector.
+    Row,
     /// The closing DONE: nothing follows.
     Done,
 }
@@ -97,15 +110,71 @@ impl BulkLoadDecoder {
                 self.retry_at = 0;
                 self.item(token).inspect_err(|_| self.finished = true).map(Some)
             }
-            Err(TdsError::Truncated { .. }) if !last => {
+            Err(e) => self.incomplete(e, last).map(|()| None),
+        }
+    }
+
+    /// The columns of the COLMETADATA, once read.
+    pub fn columns(&self) -> Option<&[Column]> {
+        self.columns.as_deref()
+    }
+
+    /// As [`BulkLoadDecoder::next_item`], but a row's values go into `row` (emptied first),
+    /// which the caller hands back for every row: a ROW is decoded in place, value by value,
+    /// without the token reader's token or a vector of its own, and a non-MAX NVARCHAR goes
+    /// from its UTF-16 bytes straight into its string.
+    pub fn next_row(
+        &mut self,
+        last: bool,
+        row: &mut Vec<TdsValue>,
+    ) -> Result<Option<BulkStep>, TdsError> {
+        row.clear();
+        let at_row = !self.finished
+            && self.buf.get(self.pos) == Some(&ROW)
+            && (last || self.buf.len() - self.pos >= self.retry_at);
+        let Some(columns) = self.columns.as_deref().filter(|_| at_row) else {
+            return Ok(match self.next_item(last)? {
+                None => None,
+                Some(BulkItem::Columns(_)) => Some(BulkStep::Columns),
+                Some(BulkItem::Row(values)) => {
+                    *row = values;
+                    Some(BulkStep::Row)
+                }
+                Some(BulkItem::Done) => Some(BulkStep::Done),
+            });
+        };
+        let mut r = Reader::new(&self.buf[self.pos + 1..]);
+        let decoded = columns.iter().try_for_each(|c| {
+            row.push(decode_bulk_value(&c.ty, &mut r)?);
+            Ok(())
+        });
+        match decoded {
+            Ok(()) => {
+                self.pos += 1 + r.position();
+                self.retry_at = 0;
+                Ok(Some(BulkStep::Row))
+            }
+            Err(e) => {
+                row.clear();
+                self.incomplete(e, last).map(|()| None)
+            }
+        }
+    }
+
+    /// What a token found incomplete or malformed means: with more packets to come, wait
+    /// for them (unless the token is already past the limit); else the stream is broken.
+    fn incomplete(&mut self, e: TdsError, last: bool) -> Result<(), TdsError> {
+        let remaining = self.buf.len() - self.pos;
+        match e {
+            TdsError::Truncated { .. } if !last => {
                 if remaining > self.max_token {
                     self.finished = true;
                     return Err(TdsError::MessageTooLarge { max: self.max_token });
                 }
                 self.retry_at = remaining.saturating_mul(2);
-                Ok(None)
+                Ok(())
             }
-            Err(e) => {
+            e => {
                 self.finished = true;
                 Err(e)
             }
@@ -130,6 +199,48 @@ impl BulkLoadDecoder {
             }),
         }
     }
+}
+
+/// A ROW's value of type `ty`: [`decode_row_value`]'s, with a non-MAX NVARCHAR or NCHAR
+/// decoded from the row's bytes without a copy of them first.
+fn decode_bulk_value(ty: &TypeInfo, r: &mut Reader<'_>) -> Result<TdsValue, TdsError> {
+    match *ty {
+        TypeInfo::NVarChar { max_len, .. } | TypeInfo::NChar { len: max_len, .. }
+            if !ty.is_plp() =>
+        {
+            let len = r.u16_le("value length")?;
+            if len == u16::MAX {
+                return Ok(TdsValue::Null);
+            }
+            if len > max_len {
+                return Err(TdsError::Malformed { what: "value longer than its declared type" });
+            }
+            Ok(TdsValue::NVarChar(utf16_string(r.take(usize::from(len), "value")?)?))
+        }
+        _ => decode_row_value(ty, r),
+    }
+}
+
+/// UTF-16LE bytes as a string, an unpaired surrogate an error (as everywhere in the codec).
+/// Most text a load carries is ASCII: that part is copied a byte per unit and checked in
+/// one pass, and only from the first other unit on is the text decoded a character at a
+/// time.
+fn utf16_string(bytes: &[u8]) -> Result<String, TdsError> {
+    if !bytes.len().is_multiple_of(2) {
+        return Err(TdsError::InvalidUtf16);
+    }
+    let ascii = bytes.chunks_exact(2).take_while(|u| u[1] == 0 && u[0] < 0x80).count();
+    let mut text: Vec<u8> = bytes.chunks_exact(2).take(ascii).map(|u| u[0]).collect();
+    let rest = &bytes[2 * ascii..];
+    if !rest.is_empty() {
+        let units = rest.chunks_exact(2).map(|u| u16::from_le_bytes([u[0], u[1]]));
+        let mut tail = [0u8; 4];
+        for c in char::decode_utf16(units) {
+            let c = c.map_err(|_| TdsError::InvalidUtf16)?;
+            text.extend_from_slice(c.encode_utf8(&mut tail).as_bytes());
+        }
+    }
+    String::from_utf8(text).map_err(|_| TdsError::InvalidUtf16)
 }
 
 #[cfg(test)]
@@ -182,6 +293,40 @@ mod tests {
         for size in [1, 7, 512] {
             assert_eq!(decode(&bytes, size).unwrap(), whole);
         }
+    }
+
+    /// `next_row` yields what `next_item` does, however the stream is cut.
+    #[test]
+    fn rows_decoded_in_place_match_the_token_reader() {
+        let bytes = stream(40);
+        let whole = decode(&bytes, bytes.len()).unwrap();
+        for size in [1, 7, 512, bytes.len()] {
+            let mut d = BulkLoadDecoder::new(1 << 20);
+            let mut items = Vec::new();
+            let mut row = Vec::new();
+            let chunks: Vec<&[u8]> = bytes.chunks(size).collect();
+            for (i, chunk) in chunks.iter().enumerate() {
+                d.push(chunk);
+                while let Some(step) = d.next_row(i + 1 == chunks.len(), &mut row).unwrap() {
+                    items.push(match step {
+                        BulkStep::Columns => BulkItem::Columns(d.columns().unwrap().to_vec()),
+                        BulkStep::Row => BulkItem::Row(row.clone()),
+                        BulkStep::Done => BulkItem::Done,
+                    });
+                }
+            }
+            assert_eq!(items, whole, "pieces of {size}");
+        }
+    }
+
+    #[test]
+    fn utf16_text_decodes_as_the_codec_does() {
+        for text in ["", "order 12 for customer 7", "é", "abcé😀x", "😀"] {
+            let bytes: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+            assert_eq!(utf16_string(&bytes).unwrap(), text);
+        }
+        assert!(utf16_string(&[0x41, 0, 0x00, 0xD8]).is_err(), "an unpaired surrogate");
+        assert!(utf16_string(&[0x41]).is_err(), "an odd length");
     }
 
     #[test]

@@ -107,7 +107,7 @@ pub mod types;
 pub mod value;
 mod wire;
 
-pub use bulk::{BulkItem, BulkLoadDecoder};
+pub use bulk::{BulkItem, BulkLoadDecoder, BulkStep};
 pub use error::TdsError;
 pub use login::{FeatureExt, Login7, TDS_7_4};
 pub use packet::{Message, MessageReader, PacketStatus, PacketType, PacketWriter};

@@ -15,12 +15,17 @@
 //! * without `KEEP_IDENTITY`, values sent for the identity column are ignored and the column
 //!   numbers the rows itself;
 //! * `ORDER (...)` is a promise: a row out of that order is error 4819;
-//! * `TABLOCK`, `ROWS_PER_BATCH` and `KILOBYTES_PER_BATCH` are hints Walden accepts and needs
-//!   not: the row locks of a large load escalate to a table lock as any statement's do.
+//! * `TABLOCK` holds the table in X for the load; without it the row locks of a large load
+//!   escalate to a table lock as any statement's do. Once the load holds the table, rows
+//!   ascending past its last key are appended a leaf at a time (`RowAppender`);
+//! * `ROWS_PER_BATCH` and `KILOBYTES_PER_BATCH` are hints Walden accepts and needs not.
 
 use std::sync::Arc;
 
+use walden_engine::catalog::TableDef;
+use walden_engine::lock::LockMode;
 use walden_engine::types::{DeclaredType, Len, SqlType, Value};
+use walden_engine::{RowAppender, TableHint};
 
 use crate::ast::{BulkOptions, InsertBulk, TableTarget, TriggerEvent};
 use crate::exec::eval::Col;
@@ -178,7 +183,30 @@ impl Run<'_> {
     /// Inserts every row of `rows` into `t`: each row has a value per column of `targets`
     /// (positions in the table), `order` the positions in the row of the `ORDER` option's
     /// columns. The number inserted. `BULK INSERT` loads each of its batches this way.
+    ///
+    /// `TABLOCK` holds the table in X for the load (SQL Server's bulk update lock, which
+    /// Walden does not have, also keeps every reader and writer out), so that its rows are
+    /// appended without row locks from the first.
     pub(crate) fn load_rows(
+        &mut self,
+        t: &TableRef,
+        targets: &[usize],
+        options: &BulkOptions,
+        order: &[(usize, bool)],
+        rows: &mut dyn BulkRows,
+    ) -> Step<u64> {
+        if !options.tablock {
+            return self.load_rows_locked(t, targets, options, order, rows);
+        }
+        let mark = self.tx().table_hints_mark();
+        let hint = TableHint { table: Some(LockMode::X), ..TableHint::default() };
+        self.tx().push_table_hint(t.db.id(), t.def.id, hint);
+        let loaded = self.load_rows_locked(t, targets, options, order, rows);
+        self.tx().truncate_table_hints(mark);
+        loaded
+    }
+
+    fn load_rows_locked(
         &mut self,
         t: &TableRef,
         targets: &[usize],
@@ -222,6 +250,9 @@ impl Run<'_> {
         let mut given: Vec<bool> = Vec::new();
         let mut n = 0u64;
         let mut ignored = false;
+        // Rows appended a leaf at a time while the load holds the table (see `RowAppender`);
+        // not when CHECK constraints are checked, whose functions might read the table.
+        let mut appender = checks.is_empty().then(RowAppender::new);
         loop {
             row.clear();
             let next = rows.next_row(&mut row);
@@ -294,7 +325,13 @@ impl Run<'_> {
                 self.compute_columns(&def, &mut values)?;
             }
             self.check_row(&def, &cols, &checks, &values, "BULK INSERT")?;
-            if !self.insert_unless_ignored(&db, &def, &mut values, &mut ignored)? {
+            let inserted_row = match appender.as_mut() {
+                Some(appender) => {
+                    self.append_unless_ignored(&db, &def, &mut values, appender, &mut ignored)?
+                }
+                None => self.insert_unless_ignored(&db, &def, &mut values, &mut ignored)?,
+            };
+            if !inserted_row {
                 continue;
             }
             if let Some(c) = identity {
@@ -308,12 +345,15 @@ impl Run<'_> {
             if referencing {
                 inserted.push(values.clone());
                 if inserted.len() >= FOREIGN_KEY_GROUP {
+                    // A foreign key may refer to the table itself: its rows must be in it.
+                    self.flush_appender(&db, &def, appender.as_mut())?;
                     self.check_references(t, &inserted, "BULK INSERT")?;
                     inserted.clear();
                 }
             }
             n += 1;
         }
+        self.flush_appender(&db, &def, appender.as_mut())?;
         self.check_references(t, &inserted, "BULK INSERT")?;
         if ignored {
             self.report(crate::exec::dml::duplicate_key_ignored());
@@ -322,6 +362,46 @@ impl Run<'_> {
             self.fire_triggers(changes)?;
         }
         Ok(n)
+    }
+}
+
+impl Run<'_> {
+    /// A bulk load's insert of `values` into `def` through `appender`: as
+    /// `insert_unless_ignored`, `false` when IGNORE_DUP_KEY dropped the row.
+    fn append_unless_ignored(
+        &mut self,
+        db: &Arc<walden_engine::Database>,
+        def: &TableDef,
+        values: &mut [Value],
+        appender: &mut RowAppender,
+        ignored: &mut bool,
+    ) -> Result<bool, SqlError> {
+        match self.tx().insert_row_appending(db, def, values, appender) {
+            Ok(_) => Ok(true),
+            Err(walden_engine::EngineError::DuplicateKey { ref constraint, number, .. })
+                if number != 1505
+                    && def.indexes.iter().any(|i| i.ignore_dup_key && i.name == *constraint) =>
+            {
+                *ignored = true;
+                Ok(false)
+            }
+            Err(e) => Err(self.s.engine_error(e)),
+        }
+    }
+
+    /// Puts the rows `appender` holds into the table.
+    fn flush_appender(
+        &mut self,
+        db: &Arc<walden_engine::Database>,
+        def: &TableDef,
+        appender: Option<&mut RowAppender>,
+    ) -> Result<(), SqlError> {
+        match appender {
+            Some(appender) => {
+                self.tx().flush_appended(db, def, appender).map_err(|e| self.s.engine_error(e))
+            }
+            None => Ok(()),
+        }
     }
 }
 

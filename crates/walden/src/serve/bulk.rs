@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use walden_engine::types::Value;
 use walden_sql::exec::bulk::{BulkRows, BulkStop};
 use walden_sql::exec::{Output, Session, SqlError};
-use walden_tds::{BulkItem, BulkLoadDecoder, Message, PacketStatus, PacketType};
+use walden_tds::{BulkLoadDecoder, BulkStep, Message, PacketStatus, PacketType, TdsValue};
 
 use super::convert::from_wire;
 use super::output::TdsOutput;
@@ -31,6 +31,7 @@ pub fn load<W: Write>(
 ) -> io::Result<bool> {
     let mut rows = MessageRows {
         decoder: BulkLoadDecoder::new(MAX_ROW_BYTES),
+        wire: Vec::new(),
         read,
         last: false,
         cancelled: false,
@@ -58,6 +59,8 @@ pub fn load<W: Write>(
 /// The rows of a Bulk Load message, decoded from its packets as they are read.
 struct MessageRows<'r> {
     decoder: BulkLoadDecoder,
+    /// The row being decoded, as the client sent it: one vector for every row.
+    wire: Vec<TdsValue>,
     read: &'r mut dyn FnMut() -> io::Result<Message>,
     /// The message's last packet has been read.
     last: bool,
@@ -115,9 +118,9 @@ impl BulkRows for MessageRows<'_> {
             if self.cancelled {
                 return Err(BulkStop::Cancelled);
             }
-            match self.decoder.next_item(self.last) {
-                Ok(Some(BulkItem::Row(values))) => {
-                    for (i, v) in values.into_iter().enumerate() {
+            match self.decoder.next_row(self.last, &mut self.wire) {
+                Ok(Some(BulkStep::Row)) => {
+                    for (i, v) in self.wire.drain(..).enumerate() {
                         row.push(from_wire(v).map_err(|_| {
                             BulkStop::Error(SqlError::new(
                                 4816,
@@ -127,8 +130,8 @@ impl BulkRows for MessageRows<'_> {
                     }
                     return Ok(true);
                 }
-                Ok(Some(BulkItem::Columns(_))) => {}
-                Ok(Some(BulkItem::Done)) => return Ok(false),
+                Ok(Some(BulkStep::Columns)) => {}
+                Ok(Some(BulkStep::Done)) => return Ok(false),
                 Ok(None) if self.decoder.finished() => return Ok(false),
                 Ok(None) => self.pull()?,
                 Err(e) => {

@@ -240,6 +240,20 @@ impl Reader<'_> {
                 row.alloc_unit = Some(unit);
                 row.page = Some(change.page);
             }
+            EngineRecord::Rows { root, change, .. } => {
+                // Its keys are undone one by one, and their compensations name this record
+                // until its first key is undone: one entry undoes the whole run.
+                let (unit, context) = self.unit(root);
+                self.undo.entry(record.txn).or_default().push((
+                    record.lsn,
+                    "LOP_DELETE_ROWS",
+                    root,
+                ));
+                row.operation = "LOP_INSERT_ROWS";
+                row.context = context;
+                row.alloc_unit = Some(unit);
+                row.page = Some(change.page);
+            }
             EngineRecord::Compensation { undo_next, change } => {
                 // It undid the transaction's latest change not yet undone: the one after
                 // `undo_next`, the next change left to undo.
