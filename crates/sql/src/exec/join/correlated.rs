@@ -28,7 +28,9 @@
 //! per-row run is prepared once instead ([`Decorrelated::Seek`]): each row only chooses the
 //! seek (from conjuncts already split), reads its rows and folds the aggregate over them,
 //! with none of a query's set-up (name resolution, the FROM clause's plan, grouping and
-//! projection), which cost more than the seek of a few rows itself. A probe whose type family differs from its key's (`int_column =
+//! projection), which cost more than the seek of a few rows itself. A `COUNT(*)` whose
+//! seek, of a nonclustered index, answers every conjunct exactly counts the entries it finds
+//! without reading a row (`Run::count_seek`). A probe whose type family differs from its key's (`int_column =
 //! varchar_column`, which converts before comparing) is run per row, as is everything when
 //! building the groups fails (a conversion error in a group no outer row asks for must not
 //! become the statement's error).

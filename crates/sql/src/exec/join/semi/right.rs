@@ -14,6 +14,11 @@
 //! estimate, which SHOWPLAN has where the executor has the count, and the two could differ.)
 //! A semi-join stops reading once every outer key has a match.
 //!
+//! Where the subquery has no conjunct of its own and its table has a nonclustered index led
+//! by the key column, only that index's keys are read (`Run::mark_from_index`): the leading
+//! integer decoded from each entry in place, with no row built, and a key equal to the one
+//! before it (the entries come in key order) not looked up again.
+//!
 //! `x NOT IN (SELECT y ...)` of an uncorrelated subquery is an anti-join with NULL rules of
 //! its own, and is only run this way: no row is kept if `y` is NULL in some row of the
 //! subquery; a NULL `x` is kept only when the subquery has no rows; and every row is kept
