@@ -439,6 +439,10 @@ impl IndexCursor {
     }
 }
 
+/// An index entry's key and row id as a cursor's batch holds them
+/// ([`IndexCursor::next_covered_ref`]).
+pub type EntryRef<'a> = (&'a [u8], &'a [u8]);
+
 impl IndexCursor {
     /// [`IndexCursor::next_covered`] without copying the entry out: its key and row id as
     /// the cursor's batch holds them, valid until the next call. A read that only counts
@@ -447,7 +451,7 @@ impl IndexCursor {
     pub fn next_covered_ref(
         &mut self,
         tx: &mut Transaction,
-    ) -> Result<Option<(&[u8], &[u8])>, EngineError> {
+    ) -> Result<Option<EntryRef<'_>>, EngineError> {
         if let Some(lock) = &mut self.range {
             match self.entries.next_locked(tx, lock)? {
                 Locked::Entry(key, row_id) => {
