@@ -157,3 +157,46 @@ fn a_covered_read_committed_read_sees_only_committed_entries() {
 fn reader_plan_looks_up(s: &mut Session, query: &str) -> bool {
     plan(s, query).contains("Key Lookup")
 }
+
+/// A correlated `COUNT(*)` that counts its seek's entries (`Run::count_seek`) and a NOT
+/// EXISTS that reads only an index's keys (`join/semi/right.rs`) read entries without their
+/// rows, so they must prove them committed as an index-only read does: an uncommitted
+/// change makes them wait (1222 here), and their answers are the per-row forms'.
+#[test]
+fn counted_seeks_and_key_only_anti_joins_see_only_committed_entries() {
+    let (_dir, instance) = setup();
+    let mut writer = Session::new(Arc::clone(&instance));
+    let mut reader = impatient(&instance);
+    ok(
+        &mut writer,
+        "USE d; CREATE TABLE dbo.k (v INT PRIMARY KEY); \
+         INSERT INTO dbo.k SELECT value FROM GENERATE_SERIES(0, 9)",
+    );
+    let counts = "SELECT k.v, (SELECT COUNT(*) FROM dbo.t WHERE t.g = k.v) FROM dbo.k ORDER BY k.v";
+    let per_row =
+        "SELECT k.v, (SELECT TOP 1 COUNT(*) FROM dbo.t WHERE t.g = k.v) FROM dbo.k ORDER BY k.v";
+    let anti = "SELECT k.v FROM dbo.k WHERE NOT EXISTS (SELECT 1 FROM dbo.t WHERE t.g = k.v) \
+                ORDER BY k.v";
+    let shown = plan(&mut reader, anti);
+    assert!(shown.contains("Right Anti Semi Join"), "{shown}");
+    let before = rows(&ok(&mut reader, counts));
+    assert_eq!(before, rows(&ok(&mut reader, per_row)));
+    let n = |v: i32| -> Value { Value::Int(v) };
+    assert_eq!(before[1], vec![n(1), n(52)], "{before:?}");
+    assert_eq!(before[9], vec![n(9), n(0)]);
+    let kept: Vec<Vec<Value>> = (5..=9).map(|v| vec![n(v)]).collect();
+    assert_eq!(rows(&ok(&mut reader, anti)), kept);
+
+    // An uncommitted move of an entry within the counted keys, and out of them.
+    ok(&mut writer, "BEGIN TRAN; UPDATE dbo.t SET g = 4 WHERE a = 1");
+    assert_eq!(errors(&run(&mut reader, counts)), vec![1222]);
+    ok(&mut writer, "ROLLBACK; BEGIN TRAN; UPDATE dbo.t SET g = 7 WHERE a = 1");
+    assert_eq!(errors(&run(&mut reader, anti)), vec![1222]);
+    ok(&mut writer, "COMMIT");
+    let after = rows(&ok(&mut reader, counts));
+    assert_eq!(after, rows(&ok(&mut reader, per_row)));
+    assert_eq!(after[1], vec![n(1), n(51)]);
+    assert_eq!(after[7], vec![n(7), n(1)]);
+    let kept: Vec<Vec<Value>> = [5, 6, 8, 9].into_iter().map(|v| vec![n(v)]).collect();
+    assert_eq!(rows(&ok(&mut reader, anti)), kept);
+}

@@ -261,6 +261,27 @@ pub fn decode_key_columns(types: &[SqlType], wanted: &[bool], key: &[u8]) -> Opt
     Some(values)
 }
 
+/// The leading column of an encoded key whose type is an integer one (TINYINT, SMALLINT,
+/// INT, BIGINT): `Some(None)` for NULL, `Some(Some(value))` otherwise; None if `ty` is
+/// another type or the key is too short. For a read that hashes or compares one integer
+/// key column per entry ([`decode_key_columns`] builds a row of values for it).
+pub fn decode_leading_integer(ty: SqlType, key: &[u8]) -> Option<Option<i64>> {
+    fn be<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+        b.get(..N)?.try_into().ok()
+    }
+    let (&marker, b) = key.split_first()?;
+    if marker == 0 {
+        return Some(None);
+    }
+    Some(Some(match ty {
+        SqlType::TinyInt => i64::from(*b.first()?),
+        SqlType::SmallInt => i64::from(i16::from_be_bytes(be(b)?) ^ i16::MIN),
+        SqlType::Int => i64::from(i32::from_be_bytes(be(b)?) ^ i32::MIN),
+        SqlType::BigInt => i64::from_be_bytes(be(b)?) ^ i64::MIN,
+        _ => return None,
+    }))
+}
+
 /// One non-NULL column's value from its key bytes (after the marker).
 fn decode_key_value(ty: SqlType, b: &[u8]) -> Option<Value> {
     fn be<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
@@ -436,5 +457,27 @@ mod tests {
         assert_eq!(decode_key_columns(&types, &[true], &key), None);
         // A key shorter than its types say is not one.
         assert_eq!(decode_key_columns(&[SqlType::Int, SqlType::Int], &[true, true], &key), None);
+    }
+
+    #[test]
+    fn leading_integers_read_back_from_a_whole_entry() {
+        let cases = [
+            (SqlType::TinyInt, Value::TinyInt(200), Some(200)),
+            (SqlType::SmallInt, Value::SmallInt(-3), Some(-3)),
+            (SqlType::Int, Value::Int(i32::MIN), Some(i64::from(i32::MIN))),
+            (SqlType::BigInt, Value::BigInt(i64::MAX), Some(i64::MAX)),
+            (SqlType::Int, Value::Null, None),
+        ];
+        for (ty, v, want) in cases {
+            let mut key = Vec::new();
+            encode_key(&[ty, SqlType::Int], &[v, Value::Int(5)], &mut key).expect("encodes");
+            // The rest of the entry (a second column, a row id) is not read.
+            key.extend_from_slice(&[9, 9]);
+            assert_eq!(decode_leading_integer(ty, &key), Some(want), "{ty:?}");
+        }
+        // Too short for its type, or not an integer type.
+        assert_eq!(decode_leading_integer(SqlType::Int, &[1, 0]), None);
+        assert_eq!(decode_leading_integer(SqlType::Date, &[1, 0, 0, 0]), None);
+        assert_eq!(decode_leading_integer(SqlType::Int, &[]), None);
     }
 }

@@ -1047,6 +1047,100 @@ impl Run<'_> {
         let wanted = t.wanted.as_deref();
         self.tx().read_row_only(&t.db, &t.def, id, wanted).map_err(|e| self.s.engine_error(e))
     }
+
+    /// The number of rows `path` finds, counted as index entries without decoding a row,
+    /// where the path answers all of `conjuncts` exactly
+    /// ([`AccessPath::answers_exactly`]) and each probe's value is an integer (or NULL,
+    /// which `=` matches with nothing); None otherwise, for the caller to read the rows.
+    /// The probes are evaluated in `env`, in order, as [`Run::read_path`] evaluates them.
+    pub(crate) fn count_seek(
+        &mut self,
+        t: &TableRef,
+        path: &AccessPath<'_>,
+        conjuncts: &[&Expr],
+        env: &Env<'_>,
+    ) -> Result<Option<u64>, SqlError> {
+        if !path.answers_exactly(&t.def, conjuncts) {
+            return Ok(None);
+        }
+        let Some(index) = path.index.and_then(|id| t.def.index(id)) else { return Ok(None) };
+        let mut prefix = Vec::new();
+        let mut possible = true;
+        for (f, &c) in path.fixed.iter().zip(&index.columns) {
+            let Fixed::Eq(e) = f else { return Ok(None) };
+            let v = self.eval(e, env)?;
+            // `= NULL` finds no row, but under ANSI_NULLS OFF, left to the general read.
+            if v.is_null() {
+                if !self.s.opts.semantics.ansi_nulls {
+                    return Ok(None);
+                }
+                possible = false;
+                continue;
+            }
+            // Another type's probe converts first, which the general read weighs.
+            if crate::exec::join::integer_key(&v).is_none() {
+                return Ok(None);
+            }
+            let column = &t.def.columns[c];
+            match key_value(v, column.ty) {
+                Ok(Some(v)) => {
+                    let order = column.text_order();
+                    if encode_key_columns_ordered([(column.ty, order, &v)], &mut prefix).is_err() {
+                        return Ok(None);
+                    }
+                }
+                // An integer the column's type cannot hold: no row has it.
+                Ok(None) | Err(_) => possible = false,
+            }
+        }
+        if !possible {
+            return Ok(Some(0));
+        }
+        let upper = match prefix_end(&prefix) {
+            Some(end) => Bound::Excluded(end),
+            None => Bound::Unbounded,
+        };
+        let mut n = 0u64;
+        self.index_keys(t, index.id, Bound::Included(prefix), upper, &mut |_| {
+            n += 1;
+            true
+        })?;
+        Ok(Some(n))
+    }
+
+    /// Gives `each` the key of every entry of nonclustered index `index` of `t` in
+    /// `lower..upper`, in key order, until it answers false: an index-only read (locked as
+    /// [`Run::read_path`]'s) that decodes nothing and allocates nothing per entry.
+    pub(crate) fn index_keys(
+        &mut self,
+        t: &TableRef,
+        index: u16,
+        lower: Bound<Vec<u8>>,
+        upper: Bound<Vec<u8>>,
+        each: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<(), SqlError> {
+        let mark = self.io_mark();
+        let mut cursor = self
+            .tx()
+            .scan_index(&t.db, &t.def, index, lower, upper)
+            .map_err(|e| self.s.engine_error(e))?;
+        let mut read = 0;
+        loop {
+            self.row_interruption_point(read)?;
+            read += 1;
+            match cursor.next_covered_ref(self.tx()) {
+                Ok(Some((key, _))) => {
+                    if !each(key) {
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => return Err(self.s.engine_error(e)),
+            }
+        }
+        self.io_note(t, mark);
+        Ok(())
+    }
 }
 
 /// The lower and upper bounds of a range of keys.

@@ -95,3 +95,44 @@ GO
 -- A scalar subquery of more than one row is error 512, decorrelated or not.
 SELECT c.id, (SELECT o.id FROM ord o WHERE o.cust_id = c.id) FROM cust c WHERE c.id IN (46, 47, 1);
 GO
+-- Read from the entries of an index that leads with the key (the right hash join's keys,
+-- a correlated COUNT's seek counted), against the per-row forms: an indexed table that
+-- is empty, one of NULL keys only, and keys of SMALLINT and BIGINT with duplicates.
+CREATE TABLE ix_empty (id INT PRIMARY KEY, k INT NULL);
+CREATE INDEX ix_ix_empty_k ON ix_empty (k);
+CREATE TABLE ix_nulls (id INT PRIMARY KEY, k INT NULL);
+CREATE INDEX ix_ix_nulls_k ON ix_nulls (k);
+INSERT INTO ix_nulls VALUES (1, NULL), (2, NULL);
+CREATE TABLE ix_wide (id INT PRIMARY KEY, s SMALLINT NULL, b BIGINT NULL);
+CREATE INDEX ix_ix_wide_s ON ix_wide (s);
+CREATE INDEX ix_ix_wide_b ON ix_wide (b);
+INSERT INTO ix_wide SELECT value, CASE WHEN value % 13 = 0 THEN NULL ELSE value % 30 - 5 END,
+  CASE WHEN value % 17 = 0 THEN NULL ELSE (value % 25) * 3000000000 END
+FROM GENERATE_SERIES(1, 200);
+GO
+SELECT COUNT(*) AS n FROM cust c WHERE c.ref NOT IN (SELECT e.k FROM ix_empty e);
+SELECT COUNT(*) AS n FROM cust c WHERE c.ref NOT IN (SELECT TOP 10 e.k FROM ix_empty e);
+SELECT COUNT(*) AS n FROM cust c WHERE NOT EXISTS (SELECT 1 FROM ix_empty e WHERE e.k = c.ref);
+SELECT COUNT(*) AS n FROM cust c WHERE c.id NOT IN (SELECT e.k FROM ix_nulls e);
+SELECT COUNT(*) AS n FROM cust c WHERE c.id NOT IN (SELECT TOP 10 e.k FROM ix_nulls e);
+SELECT COUNT(*) AS n FROM cust c WHERE NOT EXISTS (SELECT 1 FROM ix_nulls e WHERE e.k = c.id);
+GO
+SELECT c.id FROM cust c WHERE c.id NOT IN (SELECT w.s FROM ix_wide w WHERE w.s IS NOT NULL) ORDER BY c.id;
+SELECT c.id FROM cust c WHERE c.id NOT IN (SELECT TOP 1000 w.s FROM ix_wide w WHERE w.s IS NOT NULL) ORDER BY c.id;
+SELECT c.id FROM cust c WHERE NOT EXISTS (SELECT 1 FROM ix_wide w WHERE w.s = c.id) ORDER BY c.id;
+SELECT c.id FROM cust c WHERE NOT EXISTS (SELECT TOP 1 1 FROM ix_wide w WHERE w.s = c.id) ORDER BY c.id;
+SELECT COUNT(*) AS n FROM cust c WHERE c.id NOT IN (SELECT w.s FROM ix_wide w);
+GO
+-- COUNT(*) and COUNT_BIG(*) per key: a NULL probe, one out of INT's range, one of another
+-- type (converted, then read as rows), and a conjunct the seek does not answer.
+SELECT k.v, (SELECT COUNT(*) FROM ix_wide w WHERE w.b = k.v) AS n,
+       (SELECT COUNT_BIG(*) FROM ix_wide w WHERE w.b = k.v) AS big,
+       (SELECT TOP 1 COUNT(*) FROM ix_wide w WHERE w.b = k.v) AS per_row,
+       (SELECT COUNT(*) FROM ix_wide w WHERE w.s = k.v) AS by_s,
+       (SELECT COUNT(*) FROM ix_wide w WHERE w.s = k.v AND w.id > 100) AS by_s_late
+FROM (VALUES (CAST(0 AS BIGINT)), (3000000000), (72000000000), (NULL), (-1), (4)) AS k (v)
+ORDER BY k.v;
+SELECT k.v, (SELECT COUNT(*) FROM ix_wide w WHERE w.s = k.v) AS n,
+       (SELECT TOP 1 COUNT(*) FROM ix_wide w WHERE w.s = k.v) AS per_row
+FROM (VALUES ('4'), ('-5'), (NULL)) AS k (v) ORDER BY k.v;
+GO

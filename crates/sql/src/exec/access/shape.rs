@@ -179,6 +179,41 @@ impl<'e> AccessPath<'e> {
     }
 }
 
+impl AccessPath<'_> {
+    /// Whether the path is a seek of a nonclustered index that answers every one of
+    /// `conjuncts` (those it was chosen for, on `def`) exactly, read index-only: each is an
+    /// equality that fixes an integer key column, and nothing else is asked. Then the
+    /// entries the seek finds are the rows that hold them all (an index-only read takes
+    /// each entry's key as the row's value, proved committed as `IndexCursor::next_covered`
+    /// says), and counting them counts those rows (see `Run::count_seek`).
+    pub(crate) fn answers_exactly(&self, def: &TableDef, conjuncts: &[&Expr]) -> bool {
+        let Some(index) = self.index.filter(|&id| id != 1).and_then(|id| def.index(id)) else {
+            return false;
+        };
+        if !self.range.is_empty() || self.fixed.len() != conjuncts.len() {
+            return false;
+        }
+        let mut answered = vec![false; conjuncts.len()];
+        for (k, f) in self.fixed.iter().enumerate() {
+            let Fixed::Eq(probe) = f else { return false };
+            let integer = index.columns.get(k).and_then(|&c| def.columns.get(c)).is_some_and(|c| {
+                matches!(
+                    c.ty,
+                    SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt
+                )
+            });
+            let Some(at) = place(conjuncts, probe).filter(|_| integer) else { return false };
+            let equality =
+                matches!(conjuncts[at.conjunct].kind, ExprKind::Binary { op: BinaryOp::Eq, .. });
+            if !equality || answered[at.conjunct] {
+                return false;
+            }
+            answered[at.conjunct] = true;
+        }
+        answered.iter().all(|&a| a)
+    }
+}
+
 impl PathShape {
     /// The path again, its probes borrowed from `conjuncts` (the same syntax tree's
     /// conjuncts, in the same order, as the path was chosen for); None if they are not.

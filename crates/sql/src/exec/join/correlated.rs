@@ -28,7 +28,9 @@
 //! per-row run is prepared once instead ([`Decorrelated::Seek`]): each row only chooses the
 //! seek (from conjuncts already split), reads its rows and folds the aggregate over them,
 //! with none of a query's set-up (name resolution, the FROM clause's plan, grouping and
-//! projection), which cost more than the seek of a few rows itself. A probe whose type family differs from its key's (`int_column =
+//! projection), which cost more than the seek of a few rows itself. A `COUNT(*)` whose
+//! seek, of a nonclustered index, answers every conjunct exactly counts the entries it finds
+//! without reading a row (`Run::count_seek`). A probe whose type family differs from its key's (`int_column =
 //! varchar_column`, which converts before comparing) is run per row, as is everything when
 //! building the groups fails (a conversion error in a group no outer row asks for must not
 //! become the statement's error).
@@ -40,8 +42,8 @@ use walden_engine::types::Value;
 use super::semi::has_column;
 use super::{clone_ref, conjuncts, stable, Flat, Input};
 use crate::ast::{
-    BinaryOp, Expr, ExprKind, Ident, Literal, Query, QueryBody, Select, SelectItem, Span,
-    TableSource,
+    BinaryOp, Expr, ExprKind, FunctionArgs, Ident, Literal, Query, QueryBody, Select, SelectItem,
+    Span, TableSource,
 };
 use crate::exec::access::{self, RowFilter, TableStats};
 use crate::exec::aggregate::aggregate_rows;
@@ -75,6 +77,9 @@ pub(crate) struct Decorrelated {
     conjuncts: Vec<Expr>,
     /// The item: one aggregate call over the table's columns.
     item: Expr,
+    /// The item is `COUNT(*)` (false) or `COUNT_BIG(*)` (true): where the seek answers
+    /// every conjunct, its entries are counted without reading a row (`Run::count_seek`).
+    count_rows: Option<bool>,
 }
 
 impl std::fmt::Debug for Decorrelated {
@@ -133,6 +138,16 @@ impl Decorrelated {
         );
         if path.is_scan() {
             return Ok(None);
+        }
+        if let Some(big) = self.count_rows {
+            if let Some(n) = run.count_seek(t, &path, &conjuncts, env)? {
+                // As `aggregate::Spec::finish` gives COUNT's value.
+                return Ok(Some(if big {
+                    Value::BigInt(i64::try_from(n).unwrap_or(i64::MAX))
+                } else {
+                    Value::Int(i32::try_from(n).unwrap_or(i32::MAX))
+                }));
+            }
         }
         let keep = RowFilter { cols, exprs: &conjuncts, outer: Some(env) };
         let Some(rows) = run.read_path(t, &path, env, usize::MAX, Some(keep))? else {
@@ -233,12 +248,18 @@ fn prepared_seek(
     if !is_aggregate_call(f) || f.over.is_some() {
         return None;
     }
+    let count_rows = match (f.name.name.value.to_ascii_uppercase().as_str(), &f.args) {
+        ("COUNT", FunctionArgs::Star) => Some(false),
+        ("COUNT_BIG", FunctionArgs::Star) => Some(true),
+        _ => None,
+    };
     Some(Decorrelated {
         table: clone_ref(t),
         cols: leaf.cols.clone(),
         stats: leaf.stats.clone(),
         conjuncts: own.iter().chain(keys).map(|&e| e.clone()).collect(),
         item: item.clone(),
+        count_rows,
     })
 }
 
