@@ -605,6 +605,12 @@ impl IndexCursor {
                 && tx.table_isolation(self.entries.db.id(), self.table_id)
                     == Isolation::ReadCommitted;
             let Some(next) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
+                if read_committed && self.entries.committed != Some(tx.own_changes()) {
+                    if let Some(ghost) = self.entries.ghost_before(tx, None)? {
+                        self.entries.read_first(ghost, None);
+                        continue;
+                    }
+                }
                 return Ok(None);
             };
             // As `next_covered`: no lock where a table lock covers the entries or the batch
@@ -614,6 +620,12 @@ impl IndexCursor {
             {
                 return Ok(Some(self.entries.get(next)));
             }
+            // As `next_covered`: a key deleted before this one is waited for first.
+            if let Some(ghost) = self.entries.ghost_before(tx, Some(self.entries.get(next).0))? {
+                self.entries.read_first(ghost, Some(next));
+                continue;
+            }
+            self.entries.pass(next);
             let (key, row_id) = self.entries.get(next);
             let (current, escalated) =
                 self.entries.under_row_lock(tx, self.table_id, row_id, key)?;
