@@ -201,3 +201,158 @@ fn a_nested_batch_has_its_own_variable_of_the_same_name() {
     // The outer @v is an INT the inner batch never touched; the inner one a VARCHAR.
     assert_eq!(got, Value::Str("109/2x".into()));
 }
+
+#[test]
+fn break_continue_and_goto_leave_a_lookup_loop_where_they_say() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t SELECT value, value * 10 FROM GENERATE_SERIES(1, 50)");
+    let got = ok(
+        &mut s,
+        "DECLARE @i INT = 0, @v INT, @s INT = 0, @skipped INT = 0;
+         WHILE @i < 100 BEGIN
+           SET @i += 1;
+           SELECT @v = v FROM t WHERE k = @i;
+           IF @i % 5 = 0 BEGIN SET @skipped += 1; CONTINUE; END;
+           IF @v >= 300 BREAK;
+           SET @s += @v;
+         END;
+         SELECT @s, @i, @skipped;
+         SET @i = 0;
+         again:
+           SET @i += 1;
+           SELECT @v = v FROM t WHERE k = @i;
+           IF @v < 40 GOTO again;
+         SELECT @i, @v",
+    );
+    // 1..29 without the multiples of 5, times 10; the loop breaks at 30's lookup (300),
+    // after skipping 5, 10, ..., 25 and 30 (a multiple of 5 continues before the check).
+    let want: i32 = (1..30).filter(|i| i % 5 != 0).map(|i| i * 10).sum();
+    assert_eq!(got.results[0].rows[0], vec![Value::Int(want), Value::Int(31), Value::Int(6)]);
+    assert_eq!(got.results[1].rows[0], vec![Value::Int(4), Value::Int(40)]);
+}
+
+#[test]
+fn ddl_between_iterations_replans_the_lookup() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t SELECT value, value FROM GENERATE_SERIES(1, 100)");
+    // A column added before `v` moves it; a clustered key rebuilt on another column changes
+    // what `k = @i` finds by: each iteration must read the table as it is.
+    let got = scalar(
+        &mut s,
+        "DECLARE @i INT = 1, @v INT, @s VARCHAR(100) = '';
+         WHILE @i <= 4 BEGIN
+           SELECT @v = v FROM t WHERE k = @i;
+           SET @s += CONCAT(@v, ',');
+           IF @i = 1 EXEC ('ALTER TABLE t ADD w INT NULL; UPDATE t SET v = v + 1000');
+           IF @i = 2 EXEC ('CREATE INDEX ix_v ON t (v)');
+           IF @i = 3 EXEC ('DROP INDEX ix_v ON t; DELETE t WHERE k = 4');
+           SET @i += 1;
+         END;
+         SELECT @s",
+    );
+    // The fourth lookup finds no row and leaves @v as the third set it.
+    assert_eq!(got, Value::Str("1,1002,1003,1003,".into()));
+}
+
+#[test]
+fn a_procedure_called_in_a_loop_looks_up_with_its_own_variables() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t SELECT value, value * 2 FROM GENERATE_SERIES(1, 1000)");
+    ok(
+        &mut s,
+        "CREATE PROCEDURE lookup_sum @n INT, @total BIGINT OUTPUT AS
+         BEGIN
+           DECLARE @i INT = 0, @v INT;
+           SET @total = 0;
+           WHILE @i < @n BEGIN
+             SELECT @v = v FROM t WHERE k = (@i * 7919) % 1000 + 1;
+             SET @total += @v; SET @i += 1;
+           END
+         END",
+    );
+    let got = scalar(
+        &mut s,
+        "DECLARE @i INT = 0, @v BIGINT, @s BIGINT = 0;
+         WHILE @i < 3 BEGIN
+           EXEC lookup_sum 500, @v OUTPUT;
+           SET @s += @v; SET @i += 1;
+         END;
+         SELECT @s",
+    );
+    let once: i64 = (0..500i64).map(|i| ((i * 7919) % 1000 + 1) * 2).sum();
+    assert_eq!(got, Value::BigInt(3 * once));
+    // The same through sp_executesql, whose statement text is one cached batch.
+    let got = scalar(
+        &mut s,
+        "DECLARE @i INT = 0, @v INT, @s BIGINT = 0;
+         WHILE @i < 300 BEGIN
+           EXEC sp_executesql N'SELECT @out = v FROM t WHERE k = @k',
+                              N'@k INT, @out INT OUTPUT', @k = @i, @out = @v OUTPUT;
+           SET @s += ISNULL(@v, 0); SET @i += 1;
+         END;
+         SELECT @s",
+    );
+    // k = 0 finds nothing (NULL output, counted 0); k = 1..299 find 2k.
+    assert_eq!(got, Value::BigInt((1..300i64).map(|k| k * 2).sum()));
+}
+
+#[test]
+fn an_assignment_from_a_kept_plan_assigns_counts_and_fails_as_the_general_select() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT, g INT, name VARCHAR(10))");
+    ok(
+        &mut s,
+        "INSERT t SELECT value, value * 10, value % 3, CONCAT('n', value)
+         FROM GENERATE_SERIES(1, 30)",
+    );
+    // Each statement runs three times: the first makes its plan, the others use it.
+    let thrice = |body: &str| {
+        format!(
+            "DECLARE @i INT = 0, @a INT = -1, @b INT = -1, @n VARCHAR(10) = '', @rc INT, \
+                     @s VARCHAR(200) = '';
+             WHILE @i < 3 BEGIN
+               SET @i += 1;
+               {body}
+               SET @rc = @@ROWCOUNT;
+               SET @s += CONCAT(@a, '/', @b, '/', @n, '/', @rc, ';');
+             END;
+             SELECT @s"
+        )
+    };
+    let run_thrice = |s: &mut Session, body: &str| scalar(s, &thrice(body));
+    // Later items see earlier assignments of the same row; compound operators apply.
+    assert_eq!(
+        run_thrice(&mut s, "SELECT @a = v, @b = @a + 1, @n += name FROM t WHERE k = @i;"),
+        Value::Str("10/11/n1/1;20/21/n1n2/1;30/31/n1n2n3/1;".into())
+    );
+    // No row: nothing assigned, @@ROWCOUNT 0.
+    assert_eq!(
+        run_thrice(&mut s, "SELECT @a = v FROM t WHERE k = @i + 100;"),
+        Value::Str("-1/-1//0;-1/-1//0;-1/-1//0;".into())
+    );
+    // Several rows (a scan's plan): each assigns in turn, the last one's value stays.
+    assert_eq!(
+        run_thrice(&mut s, "SELECT @a = v FROM t WHERE g = @i % 3 AND k <= 9;"),
+        Value::Str("70/-1//3;80/-1//3;90/-1//3;".into())
+    );
+    // An aggregate is no plain assignment: grouped, one row.
+    assert_eq!(
+        run_thrice(&mut s, "SELECT @a = MAX(v) FROM t WHERE k <= @i;"),
+        Value::Str("10/-1//1;20/-1//1;30/-1//1;".into())
+    );
+    // A value that does not convert fails the same way at every iteration.
+    let got = ok(
+        &mut s,
+        "DECLARE @i INT = 0, @d DATE, @errors VARCHAR(50) = '';
+         WHILE @i < 3 BEGIN
+           SET @i += 1;
+           BEGIN TRY SELECT @d = name FROM t WHERE k = @i; END TRY
+           BEGIN CATCH SET @errors += CONCAT(ERROR_NUMBER(), ','); END CATCH
+         END;
+         SELECT @errors",
+    );
+    assert_eq!(got.results[0].rows[0][0], Value::Str("241,241,241,".into()));
+}

@@ -33,14 +33,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use walden_engine::catalog::TableDef;
 use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::Database;
 use walden_storage::hash::FastBuild;
 
-use crate::ast::{Expr, OrderByItem, Select, TableSource};
+use crate::ast::{Expr, OrderByItem, QueryBody, Select, SelectItem, SelectStatement, TableSource};
 use crate::exec::access::{AccessPath, PathShape, RowFilter};
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::{Rows, TableRef};
@@ -93,6 +93,11 @@ pub(crate) struct BlockPlan {
     checks: Vec<usize>,
     /// How the table is read, its probes named among the conjuncts of `own`.
     path: PathShape,
+    /// Whether its block is a plain assignment (`SELECT @v = expr, ... FROM t WHERE ...`
+    /// with no aggregate, window, grouping, DISTINCT, TOP or INTO), which
+    /// [`Run::assign_by_kept_plan`] runs without the general SELECT's machinery; worked out
+    /// at its first such use (the plan is only ever used for a block equal to its own).
+    assigns_only: OnceLock<bool>,
     /// [`FREED`] when it was made.
     freed: u64,
     /// Executions that used the plan, its first included.
@@ -144,6 +149,7 @@ impl BlockPlan {
             own: d.own,
             checks: d.checks,
             path: d.path,
+            assigns_only: OnceLock::new(),
             freed: FREED.load(Ordering::Acquire),
             // The execution that makes a plan uses it.
             uses: AtomicU64::new(1),
@@ -357,6 +363,71 @@ impl Run<'_> {
             }
         })
     }
+
+    /// `SELECT @v = expr, ... FROM t WHERE ...` (a loop's key lookup, most often) run straight
+    /// from its block's valid kept plan: the plan's rows, each assigning the variables in
+    /// order, and `@@ROWCOUNT` set, as the general path (`select_statement`, `query`,
+    /// `select`) would, without its per-execution work for what such a statement cannot have
+    /// (CTEs, grouping, windows, a select list's columns, sorting). False, having done
+    /// nothing, for any other statement, or without a valid plan: the caller runs it the
+    /// general way (which makes the plan for next time).
+    pub(crate) fn assign_by_kept_plan(&mut self, st: &SelectStatement) -> Result<bool, SqlError> {
+        let q = &st.query;
+        let QueryBody::Select(sel) = &q.body else { return Ok(false) };
+        if !matches!(sel.items.first(), Some(SelectItem::Assign { .. }))
+            || self.s.opts.fmtonly
+            || !st.hints.is_empty()
+            || !q.ctes.is_empty()
+            || !q.order_by.is_empty()
+            || q.offset.is_some()
+            || q.for_json.is_some()
+            || q.for_xml.is_some()
+            || !q.xml_namespaces.is_empty()
+            || !self.s.explain_ctes.is_empty()
+        {
+            return Ok(false);
+        }
+        let Some((plan, table)) = self.block_plan_of(sel, &[]) else { return Ok(false) };
+        if !*plan.assigns_only.get_or_init(|| assigns_only(sel)) {
+            return Ok(false);
+        }
+        let mut parts = Vec::new();
+        if let Some(w) = &sel.where_clause {
+            crate::exec::join::conjuncts(w, &mut parts);
+        }
+        let rows = self.run_block_plan_rows(&plan, &table, &parts, None)?;
+        for row in &rows {
+            let env = Env { cols: plan.cols(), row, outer: None, computed: &[] };
+            for item in &sel.items {
+                if let SelectItem::Assign { variable, op, value } = item {
+                    let v = self.eval(value, &env)?;
+                    self.assign(variable, *op, v)?;
+                }
+            }
+        }
+        // As `select_statement` counts an assignment's rows: at most SET ROWCOUNT's.
+        let counted = match self.s.opts.rowcount {
+            0 => rows.len(),
+            limit => rows.len().min(limit),
+        };
+        self.s.rowcount = counted as u64;
+        Ok(true)
+    }
+}
+
+/// Whether `sel` only assigns variables, from no aggregate or window, with none of the
+/// clauses that make the general SELECT group, sort, cut or copy its rows: then each row its
+/// plan reads assigns the variables in order, which is all the general path does with it.
+fn assigns_only(sel: &Select) -> bool {
+    sel.items.iter().all(|i| matches!(i, SelectItem::Assign { .. }))
+        && !sel.distinct
+        && sel.top.is_none()
+        && sel.into.is_none()
+        && sel.group_by.is_empty()
+        && sel.grouping_sets.is_none()
+        && sel.having.is_none()
+        && crate::exec::query::select_aggregates(sel, &[]).is_empty()
+        && crate::exec::query::select_windows(sel, &[]).is_empty()
 }
 
 /// A kept plan whose probes are not where it says among its block's conjuncts: never, since

@@ -274,7 +274,9 @@ impl Run<'_> {
                 Ok(Flow::Next)
             }
             StatementKind::Select(sel) => {
-                self.select_statement(sel)?;
+                if !self.assign_by_kept_plan(sel)? {
+                    self.select_statement(sel)?;
+                }
                 Ok(Flow::Next)
             }
             StatementKind::InsertBulk(b) => {
