@@ -820,13 +820,15 @@ impl Run<'_> {
             let set = Some(u.assignments.as_slice());
             return self.change_instead(target, &u.from, u.where_clause.as_ref(), set);
         }
-        let (t, Qualified { cols, rows, rowid }) =
+        let (t, Qualified { cols, rows, rowid }, through) =
             match self.dml_target(&u.ctes, &u.target, &u.from)? {
-                DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, u.where_clause.as_ref())?),
+                DmlTarget::Through(t, rows, through) => {
+                    (t, self.cte_rows(rows, u.where_clause.as_ref())?, Some(through))
+                }
                 DmlTarget::Table(t) => {
                     self.apply_table_hints(&t, &u.table_hints, true)?;
                     let q = self.qualifying_rows(&t, &u.from, u.where_clause.as_ref())?;
-                    (t, q)
+                    (t, q, None)
                 }
             };
         let start = rowid - t.def.columns.len();
@@ -848,10 +850,16 @@ impl Run<'_> {
                     let name = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
                     // By the name the statement's rows give the target's column: a CTE
                     // target may name the base table's columns otherwise.
-                    let c = cols[start..rowid]
-                        .iter()
-                        .position(|c| !c.hidden && c.name.eq_ignore_ascii_case(name))
-                        .ok_or_else(|| SqlError::invalid_column(name))?;
+                    let named = |c: &Col| !c.hidden && c.name.eq_ignore_ascii_case(name);
+                    let Some(c) = cols[start..rowid].iter().position(named) else {
+                        // A column of a CTE's rows that is no base column (after the locator).
+                        return Err(match &through {
+                            Some(through) if cols[rowid..].iter().any(named) => {
+                                through.derived_field()
+                            }
+                            _ => SqlError::invalid_column(name),
+                        });
+                    };
                     assignable(&t.def, c)?;
                     Some(c)
                 }
@@ -1006,15 +1014,16 @@ impl Run<'_> {
             no_output_with_instead_of(d.output.is_some())?;
             return self.change_instead(target, &d.from, d.where_clause.as_ref(), None);
         }
-        let (t, Qualified { cols, rows, rowid }) =
-            match self.dml_target(&d.ctes, &d.target, &d.from)? {
-                DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, d.where_clause.as_ref())?),
-                DmlTarget::Table(t) => {
-                    self.apply_table_hints(&t, &d.table_hints, true)?;
-                    let q = self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
-                    (t, q)
-                }
-            };
+        let (t, Qualified { cols, rows, rowid }) = match self
+            .dml_target(&d.ctes, &d.target, &d.from)?
+        {
+            DmlTarget::Through(t, rows, _) => (t, self.cte_rows(rows, d.where_clause.as_ref())?),
+            DmlTarget::Table(t) => {
+                self.apply_table_hints(&t, &d.table_hints, true)?;
+                let q = self.qualifying_rows(&t, &d.from, d.where_clause.as_ref())?;
+                (t, q)
+            }
+        };
         let limit = self.top_limit(d.top.as_ref())?;
         let recheck = recheck_clause(&d.from, d.where_clause.as_ref());
         let mut output = match &d.output {
