@@ -793,6 +793,7 @@ impl Run<'_> {
     /// UPDATE; returns the number of rows changed.
     pub(crate) fn update(&mut self, u: &Update) -> Result<u64, SqlError> {
         self.with_ctes(&u.ctes, |r| r.update_in_scope(u))
+            .map_err(|e| rebind_in_statement(e, &u.target, &u.from))
     }
 
     fn update_in_scope(&mut self, u: &Update) -> Result<u64, SqlError> {
@@ -999,6 +1000,7 @@ impl Run<'_> {
     /// DELETE; returns the number of rows deleted.
     pub(crate) fn delete(&mut self, d: &Delete) -> Result<u64, SqlError> {
         self.with_ctes(&d.ctes, |r| r.delete_in_scope(d))
+            .map_err(|e| rebind_in_statement(e, &d.target, &d.from))
     }
 
     fn delete_in_scope(&mut self, d: &Delete) -> Result<u64, SqlError> {
@@ -1173,6 +1175,19 @@ pub(crate) fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a
     match aliased(from, alias)? {
         TableSource::Table { name, .. } => Some(name),
         _ => None,
+    }
+}
+
+/// An UPDATE's or DELETE's error 4104 for a column of its target or of a FROM source: 207
+/// (see [`crate::exec::eval::rebind_unknown_column`]).
+fn rebind_in_statement(err: SqlError, target: &TableTarget, from: &[TableSource]) -> SqlError {
+    let err = crate::exec::eval::rebind_unknown_column(err, from);
+    match target {
+        TableTarget::Table(name) if err.number == 4104 => {
+            let source = TableSource::Table { name: name.clone(), alias: None, hints: Vec::new() };
+            crate::exec::eval::rebind_unknown_column(err, std::slice::from_ref(&source))
+        }
+        _ => err,
     }
 }
 
