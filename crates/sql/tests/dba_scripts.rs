@@ -7,7 +7,7 @@
 use walden_engine::types::Value;
 
 mod support;
-use support::{ok, scalar, session};
+use support::{ok, run, scalar, session};
 
 /// sp_WhoIsActive lists the sessions of `sys.sysprocesses` with a client process
 /// (`hostprocess > ''`, to leave system sessions out) and reads each running request's text
@@ -80,4 +80,36 @@ fn for_xml_path_makes_processing_instructions_and_comments() {
                 N'note' AS [comment()] FOR XML PATH(''), TYPE))",
     );
     assert_eq!(v, Value::NStr("<?query --a < b--?><!--note-->".into()));
+}
+
+/// Install scripts look for their Agent jobs in msdb before creating them: the tables are
+/// there, empty; creating or starting a job is refused, since Walden has no Agent to run it.
+#[test]
+fn agent_tables_are_empty_and_agent_procedures_are_refused() {
+    let (_dir, mut s) = session();
+    let out = ok(
+        &mut s,
+        "SELECT j.name, st.command, h.run_status, sc.freq_type, c.name, o.email_address
+         FROM msdb.dbo.sysjobs AS j
+         JOIN msdb.dbo.sysjobsteps AS st ON st.job_id = j.job_id
+         LEFT JOIN msdb.dbo.sysjobhistory AS h ON h.job_id = j.job_id
+         LEFT JOIN msdb.dbo.sysjobschedules AS js ON js.job_id = j.job_id
+         LEFT JOIN msdb.dbo.sysschedules AS sc ON sc.schedule_id = js.schedule_id
+         LEFT JOIN msdb.dbo.syscategories AS c ON c.category_id = j.category_id
+         CROSS JOIN msdb.dbo.sysoperators AS o",
+    );
+    assert_eq!(out.results[0].columns.len(), 6);
+    assert!(out.results[0].rows.is_empty());
+    let out = run(
+        &mut s,
+        "IF NOT EXISTS (SELECT * FROM msdb.dbo.sysjobs WHERE name = N'nightly')
+           EXECUTE msdb.dbo.sp_add_job @job_name = N'nightly'
+         EXECUTE msdb.dbo.sp_start_job @job_name = N'nightly'
+         SELECT COUNT(*) FROM msdb.dbo.sysjobs",
+    );
+    let errors: Vec<(i32, String)> = out.errors().map(|e| (e.number, e.message.clone())).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors.iter().all(|(n, m)| *n == 50000 && m.contains("no SQL Server Agent")));
+    assert!(errors[0].1.contains("sp_add_job") && errors[1].1.contains("sp_start_job"));
+    assert_eq!(out.results.last().unwrap().rows[0][0], Value::Int(0));
 }
