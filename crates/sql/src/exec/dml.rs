@@ -798,6 +798,7 @@ impl Run<'_> {
     /// UPDATE; returns the number of rows changed.
     pub(crate) fn update(&mut self, u: &Update) -> Result<u64, SqlError> {
         self.with_ctes(&u.ctes, |r| r.update_in_scope(u))
+            .map_err(|e| rebind_in_statement(e, &u.target, &u.from))
     }
 
     fn update_in_scope(&mut self, u: &Update) -> Result<u64, SqlError> {
@@ -826,13 +827,15 @@ impl Run<'_> {
             return self.change_instead(target, &u.from, u.where_clause.as_ref(), set);
         }
         let limit = self.top_limit(u.top.as_ref())?;
-        let (t, Qualified { cols, rows, rowid }) =
+        let (t, Qualified { cols, rows, rowid }, through) =
             match self.dml_target(&u.ctes, &u.target, &u.from)? {
-                DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, u.where_clause.as_ref())?),
+                DmlTarget::Through(t, rows, through) => {
+                    (t, self.cte_rows(rows, u.where_clause.as_ref())?, Some(through))
+                }
                 DmlTarget::Table(t) => {
                     self.apply_table_hints(&t, &u.table_hints, true)?;
                     let q = self.qualifying_rows(&t, &u.from, u.where_clause.as_ref(), limit)?;
-                    (t, q)
+                    (t, q, None)
                 }
             };
         let start = rowid - t.def.columns.len();
@@ -853,10 +856,16 @@ impl Run<'_> {
                     let name = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
                     // By the name the statement's rows give the target's column: a CTE
                     // target may name the base table's columns otherwise.
-                    let c = cols[start..rowid]
-                        .iter()
-                        .position(|c| !c.hidden && c.name.eq_ignore_ascii_case(name))
-                        .ok_or_else(|| SqlError::invalid_column(name))?;
+                    let named = |c: &Col| !c.hidden && c.name.eq_ignore_ascii_case(name);
+                    let Some(c) = cols[start..rowid].iter().position(named) else {
+                        // A column of a CTE's rows that is no base column (after the locator).
+                        return Err(match &through {
+                            Some(through) if cols[rowid..].iter().any(named) => {
+                                through.derived_field()
+                            }
+                            _ => SqlError::invalid_column(name),
+                        });
+                    };
                     assignable(&t.def, c)?;
                     Some(c)
                 }
@@ -996,6 +1005,7 @@ impl Run<'_> {
     /// DELETE; returns the number of rows deleted.
     pub(crate) fn delete(&mut self, d: &Delete) -> Result<u64, SqlError> {
         self.with_ctes(&d.ctes, |r| r.delete_in_scope(d))
+            .map_err(|e| rebind_in_statement(e, &d.target, &d.from))
     }
 
     fn delete_in_scope(&mut self, d: &Delete) -> Result<u64, SqlError> {
@@ -1012,15 +1022,16 @@ impl Run<'_> {
             return self.change_instead(target, &d.from, d.where_clause.as_ref(), None);
         }
         let limit = self.top_limit(d.top.as_ref())?;
-        let (t, Qualified { cols, rows, rowid }) =
-            match self.dml_target(&d.ctes, &d.target, &d.from)? {
-                DmlTarget::Through(t, rows) => (t, self.cte_rows(rows, d.where_clause.as_ref())?),
-                DmlTarget::Table(t) => {
-                    self.apply_table_hints(&t, &d.table_hints, true)?;
-                    let q = self.qualifying_rows(&t, &d.from, d.where_clause.as_ref(), limit)?;
-                    (t, q)
-                }
-            };
+        let (t, Qualified { cols, rows, rowid }) = match self
+            .dml_target(&d.ctes, &d.target, &d.from)?
+        {
+            DmlTarget::Through(t, rows, _) => (t, self.cte_rows(rows, d.where_clause.as_ref())?),
+            DmlTarget::Table(t) => {
+                self.apply_table_hints(&t, &d.table_hints, true)?;
+                let q = self.qualifying_rows(&t, &d.from, d.where_clause.as_ref(), limit)?;
+                (t, q)
+            }
+        };
         let recheck = recheck_clause(&d.from, d.where_clause.as_ref());
         let mut output = match &d.output {
             Some(clause) => Some(self.output_plan(clause, &t.def, Changed::Deleted)?),
@@ -1169,6 +1180,19 @@ pub(crate) fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a
     match aliased(from, alias)? {
         TableSource::Table { name, .. } => Some(name),
         _ => None,
+    }
+}
+
+/// An UPDATE's or DELETE's error 4104 for a column of its target or of a FROM source: 207
+/// (see [`crate::exec::eval::rebind_unknown_column`]).
+fn rebind_in_statement(err: SqlError, target: &TableTarget, from: &[TableSource]) -> SqlError {
+    let err = crate::exec::eval::rebind_unknown_column(err, from);
+    match target {
+        TableTarget::Table(name) if err.number == 4104 => {
+            let source = TableSource::Table { name: name.clone(), alias: None, hints: Vec::new() };
+            crate::exec::eval::rebind_unknown_column(err, std::slice::from_ref(&source))
+        }
+        _ => err,
     }
 }
 

@@ -14,7 +14,7 @@ use walden_engine::catalog::Object;
 use walden_engine::types::{Decimal, DeclaredType, SqlType, Value};
 
 use crate::ast::{
-    BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, UnaryOp,
+    BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, TableSource, UnaryOp,
 };
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{explicit_collation, Collation};
@@ -141,6 +141,45 @@ pub(crate) fn unbound<'c>(scope: impl IntoIterator<Item = &'c [Col]>, parts: &[I
         4104,
         format!("The multi-part identifier \"{}\" could not be bound.", text.join(".")),
     )
+}
+
+/// Error 4104 for `q.c` (see [`unbound`]) raised where the planner had not the source `q` in
+/// scope (a join's ON condition checked against one side, a conjunct taken for a constant):
+/// when `q` is a source of `from` (its alias, or its name without one), SQL Server reports
+/// the column, 207. Any other error as it is.
+pub(crate) fn rebind_unknown_column(err: SqlError, from: &[TableSource]) -> SqlError {
+    if err.number != 4104 {
+        return err;
+    }
+    let named = err
+        .message
+        .strip_prefix("The multi-part identifier \"")
+        .and_then(|m| m.strip_suffix("\" could not be bound."))
+        .and_then(|m| m.rsplit_once('.'));
+    let Some((qualifier, column)) = named else { return err };
+    let last = qualifier.rsplit_once('.').map_or(qualifier, |(_, q)| q);
+    if from.iter().any(|s| exposes(s, last)) {
+        return SqlError::invalid_column(column);
+    }
+    err
+}
+
+/// Whether `source` (through its joins) exposes a source named `name`.
+fn exposes(source: &TableSource, name: &str) -> bool {
+    let is = |i: &Ident| i.value.eq_ignore_ascii_case(name);
+    match source {
+        TableSource::Table { name: table, alias, .. } => alias.as_ref().map_or(is(&table.name), is),
+        TableSource::Variable { name: v, alias } => {
+            alias.as_ref().map_or(v.eq_ignore_ascii_case(name), is)
+        }
+        TableSource::Function { alias: Some(a), .. }
+        | TableSource::OpenJson { alias: Some(a), .. } => is(a),
+        TableSource::Derived { alias, .. }
+        | TableSource::Values { alias, .. }
+        | TableSource::XmlNodes { alias, .. } => is(alias),
+        TableSource::Join(j) => exposes(&j.left, name) || exposes(&j.right, name),
+        _ => false,
+    }
 }
 
 /// The position of the column `parts` names among `cols`: Ok(None) if none, error 209 if

@@ -279,7 +279,10 @@ impl Run<'_> {
                 },
                 Err(e) => return Some(Err(e.into())),
             },
-            _ => return self.catalog_procedure(name, p),
+            _ => match crate::exec::sysviews::msdb::agent_procedure(name) {
+                Some(refused) => return Some(Err(refused.into())),
+                None => return self.catalog_procedure(name, p),
+            },
         };
         Some(self.run_system_query(&query))
     }

@@ -12,3 +12,6 @@ SELECT COUNT(*) AS media_sets FROM msdb.dbo.backupmediaset;
 GO
 SELECT * FROM msdb.dbo.sysjobs;
 GO
+-- An msdb table Walden does not have: 208.
+SELECT * FROM msdb.dbo.log_shipping_primary_databases;
+GO

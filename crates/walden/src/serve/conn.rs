@@ -448,6 +448,7 @@ impl Conn {
             host: login.hostname.clone(),
             program: login.app_name.clone(),
             interface: login.library_name.clone(),
+            process_id: Some(login.client_pid),
             connection,
         };
         session.set_client(self.client.clone());

@@ -580,8 +580,16 @@ impl Run<'_> {
         q: &Query,
         limit: usize,
     ) -> Result<Option<u64>, SqlError> {
+        self.stream_query(q, limit).map_err(|e| match &q.body {
+            QueryBody::Select(sel) => crate::exec::eval::rebind_unknown_column(e, &sel.from),
+            _ => e,
+        })
+    }
+
+    /// [`Run::stream_select`], whose errors name unknown columns as the planner met them.
+    fn stream_query(&mut self, q: &Query, limit: usize) -> Result<Option<u64>, SqlError> {
         if let Some(q) = self.inline_ctes(q) {
-            return self.stream_select(&q, limit);
+            return self.stream_query(&q, limit);
         }
         let QueryBody::Select(sel) = &q.body else { return Ok(None) };
         if let Some((sel, order_by)) = self.inline_select(sel, &q.order_by) {
@@ -594,7 +602,7 @@ impl Run<'_> {
                 for_xml: q.for_xml.clone(),
                 xml_namespaces: q.xml_namespaces.clone(),
             };
-            return self.stream_select(&q, limit);
+            return self.stream_query(&q, limit);
         }
         let assigns = sel.items.iter().any(|i| matches!(i, SelectItem::Assign { .. }));
         let plain = q.ctes.is_empty()

@@ -61,7 +61,8 @@ const FOR_XML_COLUMN: &str = "XML_F52E2B61-18A1-11d1-B105-00805F49916B";
 /// row is an element named by `PATH` or `RAW` (none for `PATH('')`). With PATH a column is a
 /// child element of its name (`a/b` nests), an attribute of the row for `@name`, and bare text
 /// without a name (or for `text()` and `*`), which is how `FOR XML PATH('')` concatenates
-/// strings; with RAW a named column is an attribute of the row (a child element with
+/// strings; `comment()` and `processing-instruction(name)` make a comment or a processing
+/// instruction of the text; with RAW a named column is an attribute of the row (a child element with
 /// `ELEMENTS`), its name taken as it is. NULLs are left out; text is escaped, an xml value
 /// (a nested `FOR XML ..., TYPE`) is taken as markup. With `TYPE` the result is an xml value.
 pub(super) fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Result<Rows, SqlError> {
@@ -96,6 +97,12 @@ pub(super) fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Result<Rows, SqlE
                 attributes.push_str(&format!(" {attribute}=\"{quoted}\""));
             } else if name.is_empty() || name == "*" || name == "text()" {
                 content.push_str(&text);
+            } else if let Some(pi) = path_node(name, "processing-instruction(") {
+                // Processing instructions and comments hold their text unescaped: the query
+                // keeps `?>` and `--` out of it (sp_WhoIsActive shows its SQL text this way).
+                content.push_str(&format!("<?{pi} {}?>", scalar::to_text(value)));
+            } else if name == "comment()" {
+                content.push_str(&format!("<!--{}-->", scalar::to_text(value)));
             } else {
                 let steps: Vec<&str> = name.split('/').collect();
                 for s in &steps {
@@ -166,6 +173,13 @@ fn attribute_text(value: &Value, text: &str) -> String {
         Value::Xml(_) => xml_escape(text).replace('"', "&quot;"),
         _ => text.replace('"', "&quot;"),
     }
+}
+
+/// The target of a `FOR XML PATH` column named `processing-instruction(target)`.
+fn path_node<'n>(name: &'n str, prefix: &str) -> Option<&'n str> {
+    let head = name.get(..prefix.len())?;
+    let target = name[prefix.len()..].strip_suffix(')')?;
+    (head.eq_ignore_ascii_case(prefix) && !target.is_empty()).then_some(target)
 }
 
 /// Text as XML content: `&`, `<` and `>` escaped.

@@ -79,6 +79,18 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
+        self.select_block(sel, order_by, offset, outer)
+            .map_err(|e| crate::exec::eval::rebind_unknown_column(e, &sel.from))
+    }
+
+    /// [`Run::select`], whose errors name unknown columns as the planner met them.
+    fn select_block(
+        &mut self,
+        sel: &Select,
+        order_by: &[OrderByItem],
+        offset: Option<&OffsetFetch>,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
         let aggs = select_aggregates(sel, order_by);
         let grouped = !aggs.is_empty() || !sel.group_by.is_empty();
         // A block with a valid kept plan has nothing to inline: its plan was made for it, at
@@ -89,7 +101,7 @@ impl Run<'_> {
         let kept = if looked { self.block_plan_of(sel, order_by) } else { None };
         if kept.is_none() {
             if let Some((sel, order_by)) = self.inline_select(sel, order_by) {
-                return self.select(&sel, &order_by, offset, outer);
+                return self.select_block(&sel, &order_by, offset, outer);
             }
         }
         let (_, sets) = grouping_sets(&sel.group_by, sel.grouping_sets.as_deref())?;

@@ -1,7 +1,11 @@
 //! msdb's backup and restore history tables, which DBA scripts read (`SELECT MAX(
-//! backup_finish_date) FROM msdb.dbo.backupset WHERE database_name = ...`). Walden has no
-//! msdb database and takes no SQL Server backups, so each is an empty table with SQL Server's
-//! columns: such a script runs and finds no history, as on a server never backed up.
+//! backup_finish_date) FROM msdb.dbo.backupset WHERE database_name = ...`), and SQL Server
+//! Agent's job tables, which install scripts read before they create jobs (`IF NOT EXISTS
+//! (SELECT * FROM msdb.dbo.sysjobs WHERE name = ...)`). Walden has no msdb database, takes no
+//! SQL Server backups and has no Agent, so each is an empty table with SQL Server's columns:
+//! such a script runs and finds no history and no jobs, as on a server never backed up whose
+//! Agent has no jobs. The Agent procedures that would create or run jobs are refused
+//! ([`agent_procedure`]).
 
 use walden_engine::types::{Len, SqlType};
 
@@ -24,7 +28,7 @@ fn nvarchar(n: u16) -> SqlType {
     SqlType::NVarChar(Len::N(n))
 }
 
-/// The empty history table `name` of msdb's `dbo` schema, if it is one.
+/// The empty history or Agent table `name` of msdb's `dbo` schema, if it is one.
 pub(crate) fn history_table(name: &str) -> Option<RowSet> {
     let columns: Vec<(&str, SqlType)> = match name.to_ascii_lowercase().as_str() {
         "backupset" => vec![
@@ -160,10 +164,189 @@ pub(crate) fn history_table(name: &str) -> Option<RowSet> {
             ("stop_at_mark_name", SYSNAME),
             ("stop_before", BIT),
         ],
+        // SQL Server Agent's tables.
+        "sysjobs" => vec![
+            ("job_id", GUID),
+            ("originating_server_id", INT),
+            ("name", SYSNAME),
+            ("enabled", TINY),
+            ("description", nvarchar(512)),
+            ("start_step_id", INT),
+            ("category_id", INT),
+            ("owner_sid", SqlType::VarBinary(Len::N(85))),
+            ("notify_level_eventlog", INT),
+            ("notify_level_email", INT),
+            ("notify_level_netsend", INT),
+            ("notify_level_page", INT),
+            ("notify_email_operator_id", INT),
+            ("notify_netsend_operator_id", INT),
+            ("notify_page_operator_id", INT),
+            ("delete_level", INT),
+            ("date_created", DATETIME),
+            ("date_modified", DATETIME),
+            ("version_number", INT),
+        ],
+        "sysjobsteps" => vec![
+            ("job_id", GUID),
+            ("step_id", INT),
+            ("step_name", SYSNAME),
+            ("subsystem", nvarchar(40)),
+            ("command", SqlType::NVarChar(Len::Max)),
+            ("flags", INT),
+            ("additional_parameters", SqlType::NVarChar(Len::Max)),
+            ("cmdexec_success_code", INT),
+            ("on_success_action", TINY),
+            ("on_success_step_id", INT),
+            ("on_fail_action", TINY),
+            ("on_fail_step_id", INT),
+            ("server", SYSNAME),
+            ("database_name", SYSNAME),
+            ("database_user_name", SYSNAME),
+            ("retry_attempts", INT),
+            ("retry_interval", INT),
+            ("os_run_priority", INT),
+            ("output_file_name", nvarchar(200)),
+            ("last_run_outcome", INT),
+            ("last_run_duration", INT),
+            ("last_run_retries", INT),
+            ("last_run_date", INT),
+            ("last_run_time", INT),
+            ("proxy_id", INT),
+            ("step_uid", GUID),
+        ],
+        "sysjobhistory" => vec![
+            ("instance_id", INT),
+            ("job_id", GUID),
+            ("step_id", INT),
+            ("step_name", SYSNAME),
+            ("sql_message_id", INT),
+            ("sql_severity", INT),
+            ("message", nvarchar(4000)),
+            ("run_status", INT),
+            ("run_date", INT),
+            ("run_time", INT),
+            ("run_duration", INT),
+            ("operator_id_emailed", INT),
+            ("operator_id_netsent", INT),
+            ("operator_id_paged", INT),
+            ("retries_attempted", INT),
+            ("server", SYSNAME),
+        ],
+        "sysschedules" => vec![
+            ("schedule_id", INT),
+            ("schedule_uid", GUID),
+            ("originating_server_id", INT),
+            ("name", SYSNAME),
+            ("owner_sid", SqlType::VarBinary(Len::N(85))),
+            ("enabled", INT),
+            ("freq_type", INT),
+            ("freq_interval", INT),
+            ("freq_subday_type", INT),
+            ("freq_subday_interval", INT),
+            ("freq_relative_interval", INT),
+            ("freq_recurrence_factor", INT),
+            ("active_start_date", INT),
+            ("active_end_date", INT),
+            ("active_start_time", INT),
+            ("active_end_time", INT),
+            ("date_created", DATETIME),
+            ("date_modified", DATETIME),
+            ("version_number", INT),
+        ],
+        "sysjobschedules" => vec![
+            ("schedule_id", INT),
+            ("job_id", GUID),
+            ("next_run_date", INT),
+            ("next_run_time", INT),
+        ],
+        "sysjobservers" => vec![
+            ("job_id", GUID),
+            ("server_id", INT),
+            ("last_run_outcome", TINY),
+            ("last_outcome_message", nvarchar(4000)),
+            ("last_run_date", INT),
+            ("last_run_time", INT),
+            ("last_run_duration", INT),
+        ],
+        "sysjobactivity" => vec![
+            ("session_id", INT),
+            ("job_id", GUID),
+            ("run_requested_date", DATETIME),
+            ("run_requested_source", SYSNAME),
+            ("queued_date", DATETIME),
+            ("start_execution_date", DATETIME),
+            ("last_executed_step_id", INT),
+            ("last_executed_step_date", DATETIME),
+            ("stop_execution_date", DATETIME),
+            ("job_history_id", INT),
+            ("next_scheduled_run_date", DATETIME),
+        ],
+        "syscategories" => vec![
+            ("category_id", INT),
+            ("category_class", INT),
+            ("category_type", TINY),
+            ("name", SYSNAME),
+        ],
+        "sysoperators" => vec![
+            ("id", INT),
+            ("name", SYSNAME),
+            ("enabled", TINY),
+            ("email_address", nvarchar(100)),
+            ("last_email_date", INT),
+            ("last_email_time", INT),
+            ("pager_address", nvarchar(100)),
+            ("last_pager_date", INT),
+            ("last_pager_time", INT),
+            ("weekday_pager_start_time", INT),
+            ("weekday_pager_end_time", INT),
+            ("saturday_pager_start_time", INT),
+            ("saturday_pager_end_time", INT),
+            ("sunday_pager_start_time", INT),
+            ("sunday_pager_end_time", INT),
+            ("pager_days", TINY),
+            ("netsend_address", nvarchar(100)),
+            ("last_netsend_date", INT),
+            ("last_netsend_time", INT),
+            ("category_id", INT),
+        ],
         _ => return None,
     };
     Some(RowSet {
         columns: columns.into_iter().map(|(n, ty)| ColumnInfo::new(n, ty)).collect(),
         rows: Vec::new(),
+    })
+}
+
+/// SQL Server Agent's procedures that create, change or run jobs, schedules and operators.
+const AGENT_PROCEDURES: &[&str] = &[
+    "sp_add_job",
+    "sp_add_jobstep",
+    "sp_add_jobschedule",
+    "sp_add_jobserver",
+    "sp_add_schedule",
+    "sp_attach_schedule",
+    "sp_add_category",
+    "sp_add_operator",
+    "sp_add_notification",
+    "sp_add_alert",
+    "sp_update_job",
+    "sp_update_jobstep",
+    "sp_update_jobschedule",
+    "sp_update_schedule",
+    "sp_delete_job",
+    "sp_delete_jobstep",
+    "sp_delete_schedule",
+    "sp_start_job",
+    "sp_stop_job",
+];
+
+/// The refusal of Agent procedure `name` (lowercase), if it is one: Walden has no SQL Server
+/// Agent, so it keeps no job it could not run (msdb's Agent tables stay empty).
+pub(crate) fn agent_procedure(name: &str) -> Option<crate::exec::SqlError> {
+    AGENT_PROCEDURES.contains(&name).then(|| {
+        crate::exec::SqlError::new(
+            50000,
+            format!("Walden has no SQL Server Agent: msdb.dbo.{name} cannot create, change or run jobs. Schedule the command with the operating system's scheduler (cron, a systemd timer) running `walden sql`."),
+        )
     })
 }

@@ -599,7 +599,9 @@ pub(super) fn sysprocesses(ctx: &ViewContext<'_>) -> RowSet {
         .col("sid", SqlType::Binary(86), |_| binary(&[1], 86))
         .col("hostname", SqlType::NChar(128), |r| nchar(&r.session.client.host, 128))
         .col("program_name", SqlType::NChar(128), |r| nchar(&r.session.client.program, 128))
-        .col("hostprocess", SqlType::NChar(10), |_| nchar("", 10))
+        .col("hostprocess", SqlType::NChar(10), |r| {
+            nchar(&r.session.client.process_id.map_or_else(String::new, |p| p.to_string()), 10)
+        })
         .col("cmd", SqlType::NChar(16), |r| nchar(r.session.a.command_name(), 16))
         .col("nt_domain", SqlType::NChar(128), |_| nchar("", 128))
         .col("nt_username", SqlType::NChar(128), |_| nchar("", 128))
@@ -609,7 +611,12 @@ pub(super) fn sysprocesses(ctx: &ViewContext<'_>) -> RowSet {
         })
         .col("loginame", SqlType::NChar(128), |r| nchar(&r.session.client.login, 128))
         .col("context_info", SqlType::Binary(128), |_| binary(&[], 128))
-        .col("sql_handle", SqlType::Binary(20), |_| binary(&[], 20))
+        // The running batch's (or module's) handle, zero-padded to BINARY(20): what
+        // `sys.dm_exec_sql_text` takes (sp_WhoIsActive reads the text through it).
+        .col("sql_handle", SqlType::Binary(20), |r| match r.session.a.request_handle_value() {
+            Value::Binary(h) if r.session.running() => binary(&h, 20),
+            _ => binary(&[], 20),
+        })
         .col("stmt_start", SqlType::Int, |_| int(0))
         .col("stmt_end", SqlType::Int, |_| int(0))
         .col("request_id", SqlType::Int, |_| int(0))

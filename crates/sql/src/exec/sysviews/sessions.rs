@@ -79,6 +79,10 @@ pub struct ClientInfo {
     pub program: String,
     /// The driver (`client_interface_name`).
     pub interface: String,
+    /// The client's process id (LOGIN7's ClientPID; an embedded session's own process):
+    /// `host_process_id`, and `sys.sysprocesses.hostprocess`, which tools such as
+    /// sp_WhoIsActive read to tell user sessions (with one) from system sessions.
+    pub process_id: Option<u32>,
     /// The network connection, for a session that came over TDS (`None`: an embedded one).
     pub connection: Option<ConnectionInfo>,
 }
@@ -159,6 +163,21 @@ fn parse_sql_handle(handle: &[u8]) -> Option<(u16, u64)> {
         .then(|| (spid, u64::from_be_bytes(batch.try_into().unwrap_or_default())))
 }
 
+/// A handle as `sys.sysprocesses.sql_handle` (BINARY(20)) holds it, without the zero bytes
+/// that pad a batch's (16 bytes) or a module's (12 bytes) handle to 20; any other handle as
+/// it is.
+fn unpadded(handle: &[u8]) -> &[u8] {
+    let natural = match handle.first() {
+        Some(0x02) => 16,
+        Some(0x03) => 12,
+        _ => return handle,
+    };
+    match handle.split_at_checked(natural) {
+        Some((h, pad)) if handle.len() == 20 && pad.iter().all(|b| *b == 0) => h,
+        _ => handle,
+    }
+}
+
 /// A module's `sql_handle`: 0x03 (SQL Server's first byte for an object's handle), three
 /// zero bytes, then the database id and the object id (4 bytes each, big-endian).
 fn module_handle(database_id: u32, object_id: u32) -> Vec<u8> {
@@ -210,6 +229,7 @@ impl SessionActivity {
                 host: "localhost".into(),
                 program: "walden".into(),
                 interface: "walden".into(),
+                process_id: Some(std::process::id()),
                 connection: None,
             }),
             running: AtomicBool::new(false),
@@ -311,7 +331,7 @@ impl SessionActivity {
     }
 
     /// The running request's `sql_handle`: its module's while it runs one, else its batch's.
-    fn request_handle_value(&self) -> Value {
+    pub(super) fn request_handle_value(&self) -> Value {
         match self.module() {
             Some((db, object)) => Value::Binary(module_handle(db, object)),
             None => self.handle_value(),
@@ -483,7 +503,9 @@ pub(super) fn exec_sessions(ctx: &ViewContext<'_>) -> RowSet {
         .col("login_time", SqlType::DateTime, |r| datetime(r.a.login_micros))
         .opt("host_name", name(128), |r| nstr(r.client.host.as_str()))
         .opt("program_name", name(128), |r| nstr(r.client.program.as_str()))
-        .opt("host_process_id", SqlType::Int, unknown)
+        .opt("host_process_id", SqlType::Int, |r| {
+            r.client.process_id.map_or(Value::Null, |p| int(p.into()))
+        })
         .opt("client_version", SqlType::Int, unknown)
         .opt("client_interface_name", name(32), |r| nstr(r.client.interface.as_str()))
         .opt("security_id", SqlType::VarBinary(Len::N(85)), unknown)
@@ -735,15 +757,62 @@ pub(super) fn exec_requests(ctx: &ViewContext<'_>) -> RowSet {
         .col("open_transaction_count", SqlType::Int, |r| {
             int(r.session.a.open_transactions.load(Ordering::Relaxed).into())
         })
+        .col("open_resultset_count", SqlType::Int, |_| int(1))
+        .col("transaction_id", SqlType::BigInt, |_| big(0))
+        .opt("context_info", SqlType::VarBinary(Len::N(128)), |_| Value::Null)
+        .col("percent_complete", SqlType::Real, |_| Value::Real(0.0))
+        .col("estimated_completion_time", SqlType::BigInt, |_| big(0))
+        // Counters Walden does not keep per request (CPU, I/O, memory) are 0, as SQL Server
+        // shows them for a request that has used none.
+        .col("cpu_time", SqlType::Int, |_| int(0))
+        .col("total_elapsed_time", SqlType::Int, |r| {
+            int((r.session.now.saturating_sub(r.session.a.request_start_micros()) / 1000) as i64)
+        })
+        .opt("scheduler_id", SqlType::Int, |_| int(0))
+        .opt("task_address", SqlType::VarBinary(Len::N(8)), |_| Value::Null)
+        .col("reads", SqlType::BigInt, |_| big(0))
+        .col("writes", SqlType::BigInt, |_| big(0))
+        .col("logical_reads", SqlType::BigInt, |_| big(0))
+        // The session's SET options, as for `sys.dm_exec_sessions`.
+        .col("text_size", SqlType::Int, |r| {
+            int(r.session.a.text_size.load(Ordering::Relaxed).min(i64::from(i32::MAX)))
+        })
+        .opt("language", SqlType::NVarChar(Len::N(128)), |r| nstr(r.session.a.options().language))
+        .opt("date_format", SqlType::NVarChar(Len::N(3)), |r| {
+            nstr(r.session.a.options().date_format)
+        })
+        .col("date_first", SqlType::SmallInt, |r| small(r.session.a.options().date_first.into()))
+        .col("quoted_identifier", SqlType::Bit, |r| option_bit(&r.session, 256))
+        .col("arithabort", SqlType::Bit, |r| option_bit(&r.session, 64))
+        .col("ansi_null_dflt_on", SqlType::Bit, |r| option_bit(&r.session, 1024))
+        .col("ansi_defaults", SqlType::Bit, |r| Value::Bit(r.session.a.options().ansi_defaults))
+        .col("ansi_warnings", SqlType::Bit, |r| option_bit(&r.session, 8))
+        .col("ansi_padding", SqlType::Bit, |r| option_bit(&r.session, 16))
+        .col("ansi_nulls", SqlType::Bit, |r| option_bit(&r.session, 32))
+        .col("concat_null_yields_null", SqlType::Bit, |r| option_bit(&r.session, 4096))
         .col("transaction_isolation_level", SqlType::SmallInt, |r| {
             small(r.session.a.isolation.load(Ordering::Relaxed).into())
         })
         .col("lock_timeout", SqlType::Int, |r| {
             int(r.session.a.lock_timeout_ms.load(Ordering::Relaxed))
         })
-        .col("total_elapsed_time", SqlType::Int, |r| {
-            int((r.session.now.saturating_sub(r.session.a.request_start_micros()) / 1000) as i64)
-        })
+        .col("deadlock_priority", SqlType::Int, |_| int(0))
+        .col("row_count", SqlType::BigInt, |r| big(r.session.a.row_count.load(Ordering::Relaxed)))
+        .col("prev_error", SqlType::Int, |_| int(0))
+        .col("nest_level", SqlType::Int, |_| int(1))
+        .col("granted_query_memory", SqlType::Int, |_| int(0))
+        .col("executing_managed_code", SqlType::Bit, |_| Value::Bit(false))
+        .col("group_id", SqlType::Int, |_| int(2))
+        .opt("query_hash", SqlType::Binary(8), |_| Value::Null)
+        .opt("query_plan_hash", SqlType::Binary(8), |_| Value::Null)
+        .opt("statement_sql_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
+        .opt("statement_context_id", SqlType::BigInt, |_| Value::Null)
+        .col("dop", SqlType::Int, |_| int(1))
+        .opt("parallel_worker_count", SqlType::Int, |_| Value::Null)
+        .opt("external_script_request_id", SqlType::UniqueIdentifier, |_| Value::Null)
+        .col("is_resumable", SqlType::Bit, |_| Value::Bit(false))
+        .opt("page_resource", SqlType::Binary(8), |_| Value::Null)
+        .col("page_server_reads", SqlType::BigInt, |_| big(0))
         .rows(&rows)
 }
 
@@ -771,14 +840,14 @@ pub(super) fn exec_sql_text(ctx: &ViewContext<'_>, args: &[Value]) -> Result<Row
     // (database id, object id: both for a module's handle) and the text.
     type Text = (Option<(u32, u32)>, Arc<str>);
     let text: Option<Text> = match args.first() {
-        Some(Value::Binary(handle)) => match parse_module_handle(handle) {
+        Some(Value::Binary(handle)) => match parse_module_handle(unpadded(handle)) {
             Some((db, object)) => ctx
                 .instance
                 .database_by_id(i64::from(db))
                 .and_then(|d| d.object_by_id(object))
                 .and_then(|o| o.module_text().map(Arc::from))
                 .map(|text| (Some((db, object)), text)),
-            None => parse_sql_handle(handle).and_then(|(spid, batch)| {
+            None => parse_sql_handle(unpadded(handle)).and_then(|(spid, batch)| {
                 let session = rows_of(ctx).into_iter().find(|r| r.a.spid == spid)?;
                 let (current, text) = session.a.batch();
                 (current == batch).then_some((None, text))
