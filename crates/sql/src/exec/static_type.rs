@@ -19,12 +19,13 @@ use crate::ast::{
     SelectItem, TableSource, UnaryOp,
 };
 use crate::exec::eval::{find_column, label_in, Col};
-use crate::exec::query::{expr_name, table_cols};
+use crate::exec::query::{expr_name, table_cols, visit_children};
 use crate::exec::scalar::collation::collation_ref;
 use crate::exec::scalar::registry::{self, Returns};
 use crate::exec::scalar::{common_type, declared_len, precedence};
 use crate::exec::session::Run;
 use crate::exec::user_types::declared_as;
+use crate::exec::SqlError;
 
 /// The length of `sysname`, which `@@SERVERNAME` returns.
 const SYSNAME: SqlType = SqlType::NVarChar(Len::N(128));
@@ -652,4 +653,94 @@ pub(crate) fn table_sources(database: &str, def: &TableDef) -> Vec<Arc<ColumnSou
             })
         })
         .collect()
+}
+
+impl Run<'_> {
+    /// A column reference in `body`'s SELECTs (their select lists, ON, WHERE, GROUP BY and
+    /// HAVING clauses, subqueries left out) that names no column of their sources, as SQL
+    /// Server's error 207 or 4104 at compile time (209 for an ambiguous one); None when every
+    /// one binds, or when a source cannot be described from the catalog (the statement's run
+    /// reports it then).
+    pub(crate) fn unbound_column(&self, body: &QueryBody) -> Option<SqlError> {
+        match body {
+            QueryBody::Select(sel) => {
+                let mut cols = Vec::new();
+                for src in &sel.from {
+                    let source = self.source_columns(src, &[], true)?;
+                    cols.extend(source.into_iter().map(|c| Col { hidden: false, ..c.col }));
+                }
+                let mut exprs: Vec<&Expr> = sel
+                    .items
+                    .iter()
+                    .filter_map(|i| match i {
+                        SelectItem::Expr { expr, .. } => Some(expr),
+                        _ => None,
+                    })
+                    .collect();
+                exprs.extend(sel.where_clause.iter().chain(&sel.group_by).chain(&sel.having));
+                let mut pending: Vec<&TableSource> = sel.from.iter().collect();
+                while let Some(source) = pending.pop() {
+                    if let TableSource::Join(j) = source {
+                        exprs.extend(j.on.iter());
+                        pending.push(&j.left);
+                        pending.push(&j.right);
+                    }
+                }
+                exprs.into_iter().find_map(|e| first_unbound(e, &cols))
+            }
+            QueryBody::SetOperation { left, right, .. } => {
+                self.unbound_column(left).or_else(|| self.unbound_column(right))
+            }
+            QueryBody::Parenthesized(q) => self.unbound_column(&q.body),
+        }
+    }
+}
+
+/// The error of the first column reference in `e` that names none of `cols`.
+fn first_unbound(e: &Expr, cols: &[Col]) -> Option<SqlError> {
+    match &e.kind {
+        ExprKind::Column(parts) => {
+            // `$IDENTITY`, `$ROWGUID`: the table's identity or ROWGUIDCOL column.
+            if parts.last().is_none_or(|p| p.value.starts_with('$')) {
+                return None;
+            }
+            match find_column(cols, parts) {
+                Ok(Some(_)) => None,
+                Ok(None) if parts.len() == 1 => {
+                    Some(SqlError::new(207, format!("Invalid column name '{}'.", parts[0].value)))
+                }
+                Ok(None) => {
+                    let name: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
+                    Some(SqlError::new(
+                        4104,
+                        format!(
+                            "The multi-part identifier \"{}\" could not be bound.",
+                            name.join(".")
+                        ),
+                    ))
+                }
+                Err(e) => Some(e),
+            }
+        }
+        // A function's bare-word argument (`DATEADD(day, ...)`) names no column.
+        ExprKind::Function(f) => {
+            let FunctionArgs::List { args, .. } = &f.args else { return None };
+            let bare = registry::lookup(&f.name.name.value)
+                .filter(|_| f.name.schema.is_none())
+                .and_then(|b| b.bare_word);
+            args.iter()
+                .enumerate()
+                .filter(|(i, _)| Some(*i) != bare)
+                .find_map(|(_, a)| first_unbound(a, cols))
+        }
+        _ => {
+            let mut found = None;
+            visit_children(e, &mut |child| {
+                if found.is_none() {
+                    found = first_unbound(child, cols);
+                }
+            });
+            found
+        }
+    }
 }
