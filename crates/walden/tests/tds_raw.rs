@@ -1304,3 +1304,61 @@ fn varchar_parameters_are_read_in_their_collations_code_page() {
         [TdsValue::VarChar(vec![0xE9, 0x80, b'!'])]
     );
 }
+
+/// Issue 28: a scalar subquery's column goes out as the type of the subquery's column (a
+/// SMALLDATETIME, SMALLMONEY, TEXT or IMAGE, a DECIMAL's precision and scale, a VARCHAR's
+/// length), not as its values' or the holding type, and so do a CTE's, a derived table's and
+/// a UNION's columns over one and SELECT INTO's.
+#[test]
+fn scalar_subqueries_go_out_as_their_columns_type() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    let got = c.batch(
+        "CREATE TABLE h (id INT PRIMARY KEY, d SMALLDATETIME, m SMALLMONEY, tx TEXT, im IMAGE, \
+         price DECIMAL(10, 2), name VARCHAR(20)); \
+         INSERT h VALUES (1, '2024-01-02 10:00', 1.5, 'a', 0x01, 1.5, 'ab')",
+    );
+    assert_eq!(errors(&got), Vec::<String>::new());
+    let types = |c: &mut Client, sql: &str| {
+        let got = c.batch(sql);
+        assert_eq!(errors(&got), Vec::<String>::new());
+        let columns = got.iter().find_map(|t| match t {
+            Token::ColMetadata(c) => Some(c.clone()),
+            _ => None,
+        });
+        columns.unwrap().iter().map(|c| c.ty).collect::<Vec<TypeInfo>>()
+    };
+    let default = Collation::default();
+    assert_eq!(
+        types(
+            &mut c,
+            "SELECT (SELECT MIN(d) FROM h), (SELECT MAX(m) FROM h), (SELECT tx FROM h), \
+             (SELECT im FROM h), (SELECT MAX(price) FROM h), (SELECT name FROM h)"
+        ),
+        [
+            TypeInfo::DateTimeN(4),
+            TypeInfo::MoneyN(4),
+            TypeInfo::Text { max_len: 0x7FFF_FFFF, collation: default },
+            TypeInfo::Image { max_len: 0x7FFF_FFFF },
+            TypeInfo::Decimal { precision: 10, scale: 2 },
+            TypeInfo::BigVarChar { max_len: 20, collation: default },
+        ]
+    );
+    assert_eq!(
+        types(
+            &mut c,
+            "WITH w AS (SELECT (SELECT MIN(d) FROM h) AS x) \
+             SELECT x, (SELECT y FROM (SELECT (SELECT MAX(price) FROM h) AS y) s) FROM w \
+             UNION ALL SELECT d, price FROM h"
+        ),
+        [TypeInfo::DateTimeN(4), TypeInfo::Decimal { precision: 10, scale: 2 }]
+    );
+    assert_eq!(
+        types(
+            &mut c,
+            "SELECT (SELECT MIN(d) FROM h) AS x, (SELECT MAX(price) FROM h) AS y INTO #s; \
+             SELECT x, y FROM #s"
+        ),
+        [TypeInfo::DateTimeN(4), TypeInfo::Decimal { precision: 10, scale: 2 }]
+    );
+}

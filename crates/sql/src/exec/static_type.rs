@@ -459,7 +459,11 @@ impl Run<'_> {
                                 qual: None,
                                 name,
                                 ty: ty.unwrap_or(SqlType::Int),
-                                nullable: !matches!(expr.kind, ExprKind::Literal(_)),
+                                // A literal other than NULL is never NULL.
+                                nullable: !matches!(
+                                    &expr.kind,
+                                    ExprKind::Literal(l) if *l != Literal::Null
+                                ),
                                 hidden: ty.is_none(),
                                 collation,
                                 declared: self.declared_type_of(expr, &cols),
