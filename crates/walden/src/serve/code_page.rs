@@ -169,7 +169,7 @@ fn lcid_code_page(lcid: u32) -> u16 {
         // Arabic, Farsi, Urdu.
         0x01 | 0x29 | 0x20 => 1256,
         // Estonian, Latvian, Lithuanian.
-        0x25 | 0x26 | 0x27 => 1257,
+        0x25..=0x27 => 1257,
         0x2A => 1258,
         _ => 1252,
     }
