@@ -298,3 +298,79 @@ fn sp_describe_first_result_set_describes_without_running() {
     assert_eq!(out.results[0].rows, [[text("seen"), text("smalldatetime"), Value::Null]]);
     assert_eq!(out.results[1].rows, [[Value::Int(207), text("MISC")]]);
 }
+
+/// Issue 28: sp_describe_first_result_set reads the catalog, not the rows: a row another
+/// session's transaction holds does not block it (the SELECT itself waits, 1222), an unknown
+/// column of an empty table is 207 (4104 with a wrong qualifier), and the columns say which are
+/// identity, computed and updatable, and with browse mode 1 their source and which key
+/// column the SELECT leaves out, added hidden.
+#[test]
+fn sp_describe_first_result_set_reads_the_catalog_not_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    let out = run(
+        &mut s,
+        "CREATE TABLE gadget (id INT IDENTITY PRIMARY KEY, code VARCHAR(10) NOT NULL UNIQUE,
+             twice AS id * 2, note NVARCHAR(20));
+         CREATE TABLE empty_t (a INT); INSERT gadget (code) VALUES ('a')",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let numbers = |sql: &str| {
+        let out = run(&mut Session::new(Arc::clone(&instance)), sql);
+        out.errors().map(|e| e.number).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        numbers("EXEC sp_describe_first_result_set N'SELECT nope FROM empty_t'"),
+        [207, 11529]
+    );
+    assert_eq!(
+        numbers("EXEC sp_describe_first_result_set N'SELECT x.a FROM empty_t'"),
+        [4104, 11529]
+    );
+    assert_eq!(
+        numbers("EXEC sp_describe_first_result_set N'SELECT a FROM empty_t WHERE nope = 1'"),
+        [207, 11529]
+    );
+
+    let text = |s: &str| Value::NStr(s.into());
+    let bit = Value::Bit;
+    let out = run(
+        &mut s,
+        "SELECT name, is_hidden, is_identity_column, is_computed_column, is_updateable,
+             is_part_of_unique_key, source_database, source_schema, source_table, source_column
+         FROM sys.dm_exec_describe_first_result_set(
+             N'SELECT note, twice, DATEADD(day, 1, GETDATE()) AS e FROM gadget', NULL, 1)",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let source = |column: &str| vec![text("master"), text("dbo"), text("gadget"), text(column)];
+    let mut note = vec![text("note"), bit(false), bit(false), bit(false), bit(true), bit(false)];
+    note.extend(source("note"));
+    let mut twice = vec![text("twice"), bit(false), bit(false), bit(true), bit(false), bit(false)];
+    twice.extend(source("twice"));
+    let mut e = vec![text("e"), bit(false), bit(false), bit(false), bit(false), bit(false)];
+    e.extend([Value::Null, Value::Null, Value::Null, Value::Null]);
+    let mut id = vec![text("id"), bit(true), bit(true), bit(false), bit(false), bit(true)];
+    id.extend(source("id"));
+    assert_eq!(out.results[0].rows, [note, twice, e, id]);
+    // Mode 0: no source, no unique key, no hidden column.
+    let out = run(
+        &mut s,
+        "SELECT name, is_identity_column, is_part_of_unique_key, source_table
+         FROM sys.dm_exec_describe_first_result_set(N'SELECT code FROM gadget', NULL, 0)",
+    );
+    assert_eq!(out.results[0].rows, [[text("code"), bit(false), Value::Null, Value::Null]]);
+
+    let mut holder = Session::new(Arc::clone(&instance));
+    let out = run(&mut holder, "BEGIN TRAN; UPDATE gadget SET note = N'x'");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let out = run(
+        &mut s,
+        "SET LOCK_TIMEOUT 200; EXEC sp_describe_first_result_set N'SELECT id, note FROM gadget'",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    assert_eq!(out.results[0].rows.len(), 2);
+    let out = run(&mut s, "SELECT id, note FROM gadget");
+    assert_eq!(out.errors().map(|e| e.number).collect::<Vec<_>>(), [1222]);
+    run(&mut holder, "ROLLBACK");
+}

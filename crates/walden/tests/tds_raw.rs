@@ -1235,3 +1235,130 @@ fn variables_and_casts_of_declared_types_go_out_as_themselves() {
         )]
     );
 }
+
+/// A VARCHAR parameter with the collation `collation` holding `bytes`.
+fn varchar_in(name: &str, collation: Collation, bytes: &[u8]) -> RpcParam {
+    RpcParam {
+        name: name.into(),
+        status: ParamStatus::NONE,
+        ty: TypeInfo::BigVarChar { max_len: 100, collation },
+        value: TdsValue::VarChar(bytes.to_vec()),
+    }
+}
+
+/// A VARCHAR parameter is read in the code page of the collation its TYPE_INFO carries: UTF-8
+/// for a `_UTF8` collation, 1251 for a Russian one, 1252 for Walden's own and for none at all
+/// (go-mssqldb's `mssql.VarChar`); an OUTPUT VARCHAR goes back in its collation's code page,
+/// and a `_UTF8` column stores and returns what a UTF-8 parameter sent.
+#[test]
+fn varchar_parameters_are_read_in_their_collations_code_page() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    // Latin1_General_100_CI_AS_SC_UTF8 as SQL Server sends it: LCID 1033, fIgnoreCase,
+    // fIgnoreKana, fIgnoreWidth, fUTF8, version 1.
+    let utf8 = Collation { info: 0x14D0_0409, sort_id: 0 };
+    let russian = Collation { info: 0x00D0_0419, sort_id: 0 };
+    let none = Collation { info: 0, sort_id: 0 };
+    let as_nvarchar = |c: &mut Client, p: RpcParam| {
+        let tokens = execute_sql(c, "SELECT CAST(@v AS NVARCHAR(20))", "@v VARCHAR(20)", vec![p]);
+        assert!(errors(&tokens).is_empty(), "{tokens:?}");
+        rows(&tokens)
+    };
+    let nvarchar = |s: &str| vec![vec![TdsValue::NVarChar(s.into())]];
+    assert_eq!(as_nvarchar(&mut c, varchar_in("@v", utf8, "é€".as_bytes())), nvarchar("é€"));
+    assert_eq!(as_nvarchar(&mut c, varchar_in("@v", russian, &[0xC6, 0xE6])), nvarchar("Жж"));
+    assert_eq!(
+        as_nvarchar(&mut c, varchar_in("@v", Collation::default(), &[0xE9, 0x80])),
+        nvarchar("é€")
+    );
+    assert_eq!(as_nvarchar(&mut c, varchar_in("@v", none, &[0xE9, 0x80])), nvarchar("é€"));
+
+    // A _UTF8 column: the parameter's text, beyond code page 1252 too, stored and sent back
+    // as UTF-8 with the column's collation.
+    let tokens =
+        c.batch("CREATE TABLE u8 (v VARCHAR(40) COLLATE Latin1_General_100_CI_AS_SC_UTF8)");
+    assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    let tokens = execute_sql(
+        &mut c,
+        "INSERT u8 VALUES (@v)",
+        "@v VARCHAR(40)",
+        vec![varchar_in("@v", utf8, "ā€😀".as_bytes())],
+    );
+    assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    let tokens = c.batch("SELECT v FROM u8");
+    assert_eq!(rows(&tokens), [vec![TdsValue::VarChar("ā€😀".as_bytes().to_vec())]]);
+
+    // OUTPUT parameters go back in the code page of the collation they came with.
+    let tokens = c.batch("CREATE PROCEDURE greet @o VARCHAR(20) OUTPUT AS SET @o = 'é€' + @o");
+    assert!(errors(&tokens).is_empty(), "{tokens:?}");
+    let call = |c: &mut Client, collation: Collation, bytes: &[u8]| {
+        let mut o = varchar_in("@o", collation, bytes);
+        o.status = ParamStatus::BY_REF;
+        let tokens = c.rpc_with(PacketStatus::NONE, RpcProc::Name("greet".into()), vec![o]);
+        assert!(errors(&tokens).is_empty(), "{tokens:?}");
+        returned(&tokens).into_iter().map(|(_, _, v)| v).collect::<Vec<_>>()
+    };
+    assert_eq!(call(&mut c, utf8, b"!"), [TdsValue::VarChar("é€!".as_bytes().to_vec())]);
+    assert_eq!(
+        call(&mut c, Collation::default(), b"!"),
+        [TdsValue::VarChar(vec![0xE9, 0x80, b'!'])]
+    );
+}
+
+/// Issue 28: a scalar subquery's column goes out as the type of the subquery's column (a
+/// SMALLDATETIME, SMALLMONEY, TEXT or IMAGE, a DECIMAL's precision and scale, a VARCHAR's
+/// length), not as its values' or the holding type, and so do a CTE's, a derived table's and
+/// a UNION's columns over one and SELECT INTO's.
+#[test]
+fn scalar_subqueries_go_out_as_their_columns_type() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    let got = c.batch(
+        "CREATE TABLE h (id INT PRIMARY KEY, d SMALLDATETIME, m SMALLMONEY, tx TEXT, im IMAGE, \
+         price DECIMAL(10, 2), name VARCHAR(20)); \
+         INSERT h VALUES (1, '2024-01-02 10:00', 1.5, 'a', 0x01, 1.5, 'ab')",
+    );
+    assert_eq!(errors(&got), Vec::<String>::new());
+    let types = |c: &mut Client, sql: &str| {
+        let got = c.batch(sql);
+        assert_eq!(errors(&got), Vec::<String>::new());
+        let columns = got.iter().find_map(|t| match t {
+            Token::ColMetadata(c) => Some(c.clone()),
+            _ => None,
+        });
+        columns.unwrap().iter().map(|c| c.ty).collect::<Vec<TypeInfo>>()
+    };
+    let default = Collation::default();
+    assert_eq!(
+        types(
+            &mut c,
+            "SELECT (SELECT MIN(d) FROM h), (SELECT MAX(m) FROM h), (SELECT tx FROM h), \
+             (SELECT im FROM h), (SELECT MAX(price) FROM h), (SELECT name FROM h)"
+        ),
+        [
+            TypeInfo::DateTimeN(4),
+            TypeInfo::MoneyN(4),
+            TypeInfo::Text { max_len: 0x7FFF_FFFF, collation: default },
+            TypeInfo::Image { max_len: 0x7FFF_FFFF },
+            TypeInfo::Decimal { precision: 10, scale: 2 },
+            TypeInfo::BigVarChar { max_len: 20, collation: default },
+        ]
+    );
+    assert_eq!(
+        types(
+            &mut c,
+            "WITH w AS (SELECT (SELECT MIN(d) FROM h) AS x) \
+             SELECT x, (SELECT y FROM (SELECT (SELECT MAX(price) FROM h) AS y) s) FROM w \
+             UNION ALL SELECT d, price FROM h"
+        ),
+        [TypeInfo::DateTimeN(4), TypeInfo::Decimal { precision: 10, scale: 2 }]
+    );
+    assert_eq!(
+        types(
+            &mut c,
+            "SELECT (SELECT MIN(d) FROM h) AS x, (SELECT MAX(price) FROM h) AS y INTO #s; \
+             SELECT x, y FROM #s"
+        ),
+        [TypeInfo::DateTimeN(4), TypeInfo::Decimal { precision: 10, scale: 2 }]
+    );
+}

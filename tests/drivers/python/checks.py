@@ -178,3 +178,20 @@ DECLARED_NESTED = (
     "CROSS JOIN (SELECT next_day, amount FROM legacy_v WHERE id = 1) v"
 )
 DECLARED_NESTED_TYPES = [(58, 4), (58, 4), (122, 4)]
+# A scalar subquery goes out as its column's type (a DECIMAL's precision and scale, a
+# VARCHAR's length), as do a CTE's, a derived table's and a UNION's column over one; as
+# pytds describes them: (type code, internal size, precision, scale), the last three None where
+# the type has none of them.
+DECLARED_SUBQUERIES = (
+    "SELECT (SELECT MIN(sd) FROM legacy_p) AS a, (SELECT MAX(sm) FROM legacy_p) AS b, "
+    "(SELECT tx FROM legacy_p WHERE id = 1) AS c, (SELECT nt FROM legacy_p WHERE id = 1) AS d, "
+    "(SELECT im FROM legacy_p WHERE id = 1) AS e, "
+    "(SELECT MAX(CAST(id AS DECIMAL(10, 2))) FROM legacy_p) AS f, "
+    "(SELECT MIN(CAST(tx AS VARCHAR(30))) FROM legacy_p) AS g"
+)
+DECLARED_SUBQUERY_TYPES = [58, 122, 0x23, 0x63, 0x22, (106, 10, 2), (167, 30)]
+DECLARED_SUBQUERY_NESTED = (
+    "WITH c AS (SELECT (SELECT MIN(sd) FROM legacy_p) AS x) "
+    "SELECT x, (SELECT y FROM (SELECT (SELECT MAX(sm) FROM legacy_p) AS y) s) AS y FROM c "
+    "UNION ALL SELECT sd, sm FROM legacy_p WHERE id = 1"
+)

@@ -23,6 +23,9 @@ from checks import (
     DECLARED_NESTED,
     DECLARED_NESTED_TYPES,
     DECLARED_SELECT,
+    DECLARED_SUBQUERIES,
+    DECLARED_SUBQUERY_NESTED,
+    DECLARED_SUBQUERY_TYPES,
     DECLARED_TABLE,
     DECLARED_VIEW,
     DTO_EXPECTED,
@@ -341,6 +344,53 @@ def declared_types():
         )
 
 
+def subqueries():
+    """Issue 28: a scalar subquery's column, and what is built over one (a CTE, a derived table,
+    a UNION, SELECT INTO), go out as the subquery's column's type; EXISTS and IN work over the
+    held types."""
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        cur.execute(DECLARED_SUBQUERIES)
+        got = []
+        for d in cur.description:
+            if d[1] == 106:
+                got.append((d[1], d[4], d[5]))
+            elif d[1] == 167:
+                got.append((d[1], d[3]))
+            else:
+                got.append(d[1])
+        checks.eq("the subqueries' TDS types", got, DECLARED_SUBQUERY_TYPES)
+        checks.eq("the SMALLDATETIME's and SMALLMONEY's sizes", [d[3] for d in cur.description][:2], [4, 4])
+        row = cur.fetchone()
+        checks.eq(
+            "the subqueries' values",
+            (row[0], row[1], row[2], row[4], row[5], row[6]),
+            (
+                datetime.datetime(2024, 2, 29, 13, 46),
+                decimal.Decimal("214748.3647"),
+                "plain",
+                b"\xca\xfe",
+                decimal.Decimal("3.00"),
+                "plain",
+            ),
+        )
+        cur.execute(DECLARED_SUBQUERY_NESTED)
+        checks.eq(
+            "a CTE's, a derived table's and a UNION's column over a subquery",
+            [(d[1], d[3]) for d in cur.description],
+            [(58, 4), (122, 4)],
+        )
+        cur.fetchall()
+        cur.execute("SELECT (SELECT MIN(sd) FROM legacy_p) AS x, (SELECT MAX(sm) FROM legacy_p) AS y INTO #sub")
+        cur.execute("SELECT x, y FROM #sub")
+        checks.eq("SELECT INTO's columns from subqueries", [(d[1], d[3]) for d in cur.description], [(58, 4), (122, 4)])
+        cur.fetchall()
+        cur.execute(
+            "SELECT id FROM legacy_p WHERE EXISTS (SELECT 1 FROM legacy_p p2 WHERE p2.sd > legacy_p.sd) "
+            "AND sm IN (SELECT sm FROM legacy_p) ORDER BY id"
+        )
+        checks.eq("EXISTS and IN over SMALLDATETIME and SMALLMONEY", cur.fetchall(), [(1,)])
+
+
 def describe_first_result_set():
     """sp_describe_first_result_set as an RPC (callproc) and in a batch: the first result set's
     columns, described without running the batch; its errors (11529 after the batch's own)."""
@@ -377,6 +427,57 @@ def describe_first_result_set():
         except pytds.Error as e:
             checks.eq("the error of a batch that cannot be described", e.msg_no, 11529)
         checks.eq("the connection works after 11529", scalar(cur, "SELECT 7"), 7)
+        # Issue 28: an unknown column is found from the catalog, whatever the table holds.
+        cur.execute("CREATE TABLE described_t (id INT IDENTITY PRIMARY KEY, code VARCHAR(10) NOT NULL UNIQUE, twice AS id * 2)")
+        try:
+            cur.execute("EXEC sp_describe_first_result_set N'SELECT nope FROM described_t'")
+            checks.true("an unknown column of an empty table raised no error", False)
+        except pytds.Error as e:
+            checks.eq("an unknown column of an empty table", e.msg_no, 11529)
+        # Which columns are identity, computed and updatable; with browse mode 1 the source
+        # table and column, unique keys, and the key column the SELECT leaves out, hidden.
+        props = "name, is_hidden, is_identity_column, is_computed_column, is_updateable, is_part_of_unique_key"
+        cur.execute(
+            f"SELECT {props}, source_table, source_column FROM sys.dm_exec_describe_first_result_set("
+            "N'SELECT code, twice, id + 1 AS e FROM described_t', NULL, 1)"
+        )
+        checks.eq(
+            "browse mode 1",
+            [tuple(r) for r in cur.fetchall()],
+            [
+                ("code", False, False, False, True, True, "described_t", "code"),
+                ("twice", False, False, True, False, False, "described_t", "twice"),
+                ("e", False, False, False, False, False, None, None),
+                ("id", True, True, False, False, True, "described_t", "id"),
+            ],
+        )
+        cur.callproc("sp_describe_first_result_set", ("SELECT id, code FROM described_t", None, 0))
+        names = [d[0] for d in cur.description]
+        wanted = ["name", "is_identity_column", "is_updateable", "is_part_of_unique_key", "source_table"]
+        checks.eq(
+            "browse mode 0",
+            [tuple(r[names.index(c)] for c in wanted) for r in cur.fetchall()],
+            [("id", True, False, None, None), ("code", False, True, None, None)],
+        )
+        # Described without reading a row: a row another transaction holds does not block it,
+        # though the SELECT itself waits for that row.
+        with connect(DATABASE, autocommit=False) as other, other.cursor() as ocur:
+            ocur.execute("UPDATE legacy_p SET sm = sm WHERE id = 1")
+            cur.execute("SET LOCK_TIMEOUT 1000")
+            cur.execute("EXEC sp_describe_first_result_set N'SELECT id, sd FROM legacy_p'")
+            checks.eq(
+                "described while another transaction holds a row",
+                [r[2] for r in cur.fetchall()],
+                ["id", "sd"],
+            )
+            try:
+                cur.execute("SELECT id, sd FROM legacy_p")
+                cur.fetchall()
+                checks.true("the SELECT itself waited for the locked row", False)
+            except pytds.Error as e:
+                checks.eq("the SELECT itself waits for the locked row", e.msg_no, 1222)
+            other.rollback()
+        cur.execute("SET LOCK_TIMEOUT -1")
 
 
 def xml_type():
@@ -433,6 +534,7 @@ checks.section("bad input", bad_input)
 checks.section("newer types", newer_types)
 checks.section("xml", xml_type)
 checks.section("declared types", declared_types)
+checks.section("subqueries", subqueries)
 checks.section("sp_describe_first_result_set", describe_first_result_set)
 checks.section("plans and statistics", plans_and_statistics)
 checks.section("bulk copy", lambda: bulk_copy(connect, checks, DATABASE))

@@ -3,28 +3,47 @@
 //! one row per column of the first result set a batch would send, described without sending
 //! it. Tools and drivers ask this way for a query's columns before running it.
 //!
-//! The batch is not run. Its first statement that sends a result set (a SELECT without INTO
-//! or variable assignments, looked for through `BEGIN ... END`, `TRY` blocks and both
-//! branches of an `IF`) runs under `SET FMTONLY ON`, which describes the result set and sends
-//! no rows, after the batch's `DECLARE`s before it and the `@params` declarations (both
-//! without their values, as SQL Server compiles them). A batch with no such statement gives no
-//! rows. What the statement would change is not changed; its reads still happen.
+//! The batch is not run, and no table is read. Its first statement that sends a result set (a
+//! SELECT without INTO or variable assignments, looked for through `BEGIN ... END`, `TRY`
+//! blocks and both branches of an `IF`) is described from its text and the catalog
+//! (`Run::query_columns`): each column's type as the table declares it, an expression's type
+//! by SQL Server's rules, after the batch's `DECLARE`s before it and the `@params`
+//! declarations (both without their values, as SQL Server compiles them). Only a SELECT whose
+//! columns cannot all be typed so (one over a view, a system view or a table-valued function,
+//! or an expression whose type Walden knows only from its values) runs, under
+//! `SET FMTONLY ON`, which sends no rows and changes nothing. A batch with no such statement
+//! gives no rows.
+//!
+//! A column of a table (through derived tables too) says whether it is an identity column, a
+//! computed column, and updatable (a table column that is neither, nor `rowversion`); an
+//! expression is none of these. With `@browse_information_mode` 1 or 2 the `source_*`
+//! columns name the table and column, `is_part_of_unique_key` says whether the column is in
+//! a unique index or key, and the key columns of each table the SELECT reads that it does not
+//! return are added after its columns with `is_hidden` 1, as SQL Server adds them for
+//! browsing (`FOR BROWSE`). Mode 2 describes views as mode 1 does (Walden describes a view's
+//! columns by running it, so they have no source).
 //!
 //! Errors are SQL Server's: a batch that does not parse gives the parse error and then 11501;
-//! a statement that fails (an unknown table, 208; column, 207) its error and then 11529.
+//! a statement that fails (an unknown table, 208; column, 207, found from the catalog
+//! however many rows the table has) its error and then 11529. A browse mode other than 1 and
+//! 2 describes as 0.
 //!
 //! Not described as SQL Server does: the first result set of a procedure or dynamic SQL the
-//! batch EXECs (none is found there); identity, computed and updatable columns and the browse
-//! information (`source_*`, `is_part_of_unique_key`) are NULL, "cannot be determined" in SQL
-//! Server's terms; the ORDER BY columns are NULL; `tds_collation_id` and
-//! `tds_collation_sort_id` are NULL.
+//! batch EXECs (none is found there); a CTE's, table variable's and view's columns have no
+//! source; the ORDER BY columns are NULL; `tds_collation_id` and `tds_collation_sort_id` are
+//! NULL.
 
+use std::sync::Arc;
+
+use walden_engine::catalog::Object;
 use walden_engine::types::{DeclaredType, Len, SqlType, Value};
 
-use crate::ast::{QueryBody, SelectItem, Statement, StatementKind};
+use crate::ast::{QueryBody, Select, SelectItem, Statement, StatementKind, TableSource};
 use crate::exec::describe::tds_type_id;
+use crate::exec::scalar;
 use crate::exec::scalar::collation::DEFAULT_COLLATION;
 use crate::exec::session::{Frame, Halt, Run, Step};
+use crate::exec::static_type::{table_sources, ColumnSource, StaticColumn};
 use crate::exec::sysviews::{max_length, precision, scale};
 use crate::exec::{ColumnInfo, Message, Output, RowSet, SqlError};
 
@@ -56,6 +75,25 @@ impl Output for Described {
     fn done(&mut self, _rows: Option<u64>) {}
 }
 
+/// One described column: how the client would be told of it, where it comes from, and
+/// whether it is a key column added for browsing.
+struct DescribedColumn {
+    info: ColumnInfo,
+    /// The table column it is; None for an expression or where Walden does not know.
+    source: Option<Arc<ColumnSource>>,
+    /// Whether it is a column of a source, not an expression (with no `source`: a CTE's or
+    /// table variable's, whose properties are not known; or not described statically).
+    column: bool,
+    hidden: bool,
+}
+
+impl DescribedColumn {
+    fn of(c: StaticColumn, hidden: bool) -> DescribedColumn {
+        let info = crate::exec::query::column_info(&c.col);
+        DescribedColumn { info, source: c.source, column: c.column, hidden }
+    }
+}
+
 /// Why a batch could not be described: the errors it raised, the last of them 11501 (it
 /// does not parse) or 11529 (every statement that would send the first result set fails).
 pub(crate) struct Undescribed {
@@ -69,10 +107,13 @@ impl Run<'_> {
         &mut self,
         tsql: &str,
         params: Option<&str>,
+        browse: &Value,
     ) -> Step<RowSet> {
-        match self.describe_first(tsql, params)? {
+        let browse = browse_mode(browse);
+        match self.describe_first(tsql, params, browse)? {
             Ok(columns) => {
-                let rows = columns.iter().enumerate().map(|(i, c)| column_row(i + 1, c)).collect();
+                let rows =
+                    columns.iter().enumerate().map(|(i, c)| column_row(i + 1, c, browse)).collect();
                 Ok(RowSet { columns: result_columns(), rows })
             }
             Err(Undescribed { mut errors }) => {
@@ -108,7 +149,12 @@ impl Run<'_> {
         let Some(tsql) = text(0) else {
             return Ok(RowSet { columns, rows: Vec::new() });
         };
-        let described = match self.describe_first(&tsql, text(1).as_deref()) {
+        // @include_browse_information: a bit, mode 1 when set.
+        let browse = match args.get(2).map(|v| scalar::convert(v.clone(), SqlType::Int, None)) {
+            Some(Ok(Value::Int(n))) if n != 0 => 1,
+            _ => 0,
+        };
+        let described = match self.describe_first(&tsql, text(1).as_deref(), browse) {
             Ok(d) => d,
             Err(Halt::Error(e)) => return Err(e),
             // Cancelled: the interruption point says so.
@@ -122,7 +168,7 @@ impl Run<'_> {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    let mut row = column_row(i + 1, c);
+                    let mut row = column_row(i + 1, c, browse);
                     row.extend(std::iter::repeat_n(Value::Null, 6));
                     row
                 })
@@ -151,7 +197,8 @@ impl Run<'_> {
         &mut self,
         tsql: &str,
         params: Option<&str>,
-    ) -> Step<Result<Vec<ColumnInfo>, Undescribed>> {
+        browse: u8,
+    ) -> Step<Result<Vec<DescribedColumn>, Undescribed>> {
         let batch = match crate::parse_batch(tsql) {
             Ok(batch) => batch,
             Err(e) => {
@@ -174,13 +221,27 @@ impl Run<'_> {
             None => Vec::new(),
         };
         body.extend(statements);
+        // The SELECT is the last statement; the DECLAREs before it declare its variables.
+        let Some((select, declarations)) = body.split_last() else {
+            return Ok(Ok(Vec::new()));
+        };
         let mut described = Described::default();
+        let mut columns = None;
         let result = {
             let mut inner = Run::new(&mut *self.s, &mut described);
             let fmtonly = std::mem::replace(&mut inner.s.opts.fmtonly, true);
             // The batch's variables are its own: a new scope, dropped after.
             inner.s.frames.push(Frame::default());
-            let r = inner.module_body(&body);
+            let r = inner.module_body(declarations).and_then(|_| {
+                if let Some(e) = inner.unbound_in(select) {
+                    return Err(e.at_line(select.span.line).into());
+                }
+                columns = inner.static_description(select, browse);
+                if columns.is_some() {
+                    return Ok(crate::exec::session::Flow::Next);
+                }
+                inner.module_body(std::slice::from_ref(select))
+            });
             inner.pop_frame();
             inner.s.opts.fmtonly = fmtonly;
             r
@@ -191,11 +252,93 @@ impl Run<'_> {
             Err(Halt::Cancelled) => return Err(Halt::Cancelled),
         }
         if described.errors.is_empty() {
-            return Ok(Ok(described.columns.unwrap_or_default()));
+            let ran = || {
+                let infos = described.columns.unwrap_or_default();
+                infos
+                    .into_iter()
+                    .map(|info| DescribedColumn { info, source: None, column: true, hidden: false })
+                    .collect()
+            };
+            return Ok(Ok(columns.unwrap_or_else(ran)));
         }
         let mut errors = described.errors;
         errors.push(SqlError::new(11529, EVERY_PATH_FAILS));
         Ok(Err(Undescribed { errors }))
+    }
+
+    /// A column reference of `select` that binds to nothing (207, 4104), found from the
+    /// catalog as SQL Server's compilation finds it, whatever rows the tables hold.
+    fn unbound_in(&self, select: &Statement) -> Option<SqlError> {
+        let StatementKind::Select(s) = &select.kind else { return None };
+        self.unbound_column(&s.query.body)
+    }
+
+    /// `select`'s columns from its text and the catalog, if every one can be typed so; with
+    /// `browse` 1 or 2, the key columns it leaves out after them, hidden.
+    fn static_description(&self, select: &Statement, browse: u8) -> Option<Vec<DescribedColumn>> {
+        let StatementKind::Select(s) = &select.kind else { return None };
+        let columns = self.query_columns(&s.query, &[], true)?;
+        if columns.iter().any(|c| c.col.hidden) {
+            return None;
+        }
+        let mut out: Vec<DescribedColumn> =
+            columns.into_iter().map(|c| DescribedColumn::of(c, false)).collect();
+        if let (1 | 2, QueryBody::Select(sel)) = (browse, &s.query.body) {
+            out.extend(self.browse_keys(sel, &out));
+        }
+        Some(out)
+    }
+
+    /// The key columns (the primary key's, else the first unique index's) of each table
+    /// `sel` reads that are not among `shown`: what SQL Server adds to a result set described
+    /// for browsing, hidden.
+    fn browse_keys(&self, sel: &Select, shown: &[DescribedColumn]) -> Vec<DescribedColumn> {
+        let mut tables = Vec::new();
+        let mut pending: Vec<&TableSource> = sel.from.iter().collect();
+        while let Some(source) = pending.pop() {
+            match source {
+                TableSource::Table { name, alias, .. } => tables.push((name, alias)),
+                TableSource::Join(j) => {
+                    pending.push(&j.right);
+                    pending.push(&j.left);
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        for (name, alias) in tables.into_iter().rev() {
+            let Ok((db, object)) = self.resolve_relation_object(name) else { continue };
+            let Object::Table(def) = &*object else { continue };
+            let key = def
+                .indexes
+                .iter()
+                .find(|ix| ix.primary_key)
+                .or_else(|| def.indexes.iter().find(|ix| ix.unique));
+            let qual = &alias.as_ref().unwrap_or(&name.name).value;
+            let cols = crate::exec::query::table_cols(def, qual);
+            let sources = table_sources(db.name(), def);
+            for &i in key.map_or(&[][..], |k| k.columns.as_slice()) {
+                let (Some(col), Some(source)) = (cols.get(i), sources.get(i)) else { continue };
+                let listed = shown.iter().chain(&out).any(|s| s.source.as_ref() == Some(source));
+                if !listed {
+                    let c = StaticColumn {
+                        col: col.clone(),
+                        source: Some(Arc::clone(source)),
+                        column: true,
+                    };
+                    out.push(DescribedColumn::of(c, true));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `@browse_information_mode`: 1 or 2; 0 for NULL, 0 and any other value.
+fn browse_mode(v: &Value) -> u8 {
+    match scalar::convert(v.clone(), SqlType::Int, None) {
+        Ok(Value::Int(n @ 1..=2)) => n as u8,
+        _ => 0,
     }
 }
 
@@ -299,8 +442,9 @@ pub(crate) fn result_columns() -> Vec<ColumnInfo> {
     ]
 }
 
-/// The row describing result column `c`, the `ordinal`th.
-fn column_row(ordinal: usize, c: &ColumnInfo) -> Vec<Value> {
+/// The row describing result column `d`, the `ordinal`th, for browse mode `browse`.
+fn column_row(ordinal: usize, d: &DescribedColumn, browse: u8) -> Vec<Value> {
+    let c = &d.info;
     let text = |s: &str| Value::NStr(s.to_string());
     let (type_id, type_name, max_len, (prec, sc)) = match c.declared {
         Some(d) => (d.system_type_id(), d.name().to_string(), d.max_length(), d.precision_scale()),
@@ -322,8 +466,20 @@ fn column_row(ordinal: usize, c: &ColumnInfo) -> Vec<Value> {
         upper.contains("_CS") || upper.contains("_BIN")
     });
     let (tds_type, tds_length) = tds_type(c);
+    let source = d.source.as_deref();
+    let browsed = |f: &dyn Fn(&ColumnSource) -> Value| match (browse, source) {
+        (1 | 2, Some(s)) => f(s),
+        _ => Value::Null,
+    };
+    // Whether the column is a table column with a property; an expression has none. A
+    // column of a CTE or table variable (no source) cannot be told: NULL.
+    let property = |f: fn(&ColumnSource) -> bool| match source {
+        Some(s) => Value::Bit(f(s)),
+        None if d.column => Value::Null,
+        None => Value::Bit(false),
+    };
     vec![
-        Value::Bit(false),
+        Value::Bit(d.hidden),
         Value::Int(i32::try_from(ordinal).unwrap_or(i32::MAX)),
         if c.name.is_empty() { Value::Null } else { text(&c.name) },
         Value::Bit(c.nullable),
@@ -347,19 +503,23 @@ fn column_row(ordinal: usize, c: &ColumnInfo) -> Vec<Value> {
         Value::Bit(false),
         Value::Bit(case_sensitive),
         Value::Bit(false),
-        // source_*: browse information is not given.
+        // source_server: the table is local.
         Value::Null,
-        Value::Null,
-        Value::Null,
-        Value::Null,
-        Value::Null,
-        // is_identity_column, is_part_of_unique_key, is_updateable, is_computed_column,
-        // is_sparse_column_set: not determined.
-        Value::Null,
-        Value::Null,
-        Value::Null,
-        Value::Null,
-        Value::Null,
+        browsed(&|s| text(&s.database)),
+        browsed(&|s| text(&s.schema)),
+        browsed(&|s| text(&s.table)),
+        browsed(&|s| text(&s.column)),
+        property(|s| s.identity),
+        // is_part_of_unique_key: only for browsing.
+        match browse {
+            1 | 2 => property(|s| s.unique_key),
+            _ => Value::Null,
+        },
+        property(|s| !s.identity && !s.computed && !s.rowversion),
+        property(|s| s.computed),
+        // is_sparse_column_set: Walden has no sparse columns.
+        Value::Bit(false),
+        // ordinal_in_order_by_list, order_by_list_length, order_by_is_descending.
         Value::Null,
         Value::Null,
         Value::Null,

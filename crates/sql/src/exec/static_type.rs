@@ -9,14 +9,23 @@
 //! functions by their registry entry's rule) rather than every rule of SQL Server's type
 //! derivation. What it cannot tell stays `int`, SQL Server's type for an untyped NULL.
 
+use std::sync::Arc;
+
+use walden_engine::catalog::{Object, TableDef};
 use walden_engine::types::{DeclaredType, Len, SqlType, MAX_BYTE_LEN, MAX_NCHAR_LEN};
 
-use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, Literal, UnaryOp};
-use crate::exec::eval::{find_column, Col};
+use crate::ast::{
+    BinaryOp, Expr, ExprKind, FunctionArgs, JoinKind, Literal, Query, QueryBody, Select,
+    SelectItem, TableSource, UnaryOp,
+};
+use crate::exec::eval::{find_column, label_in, Col};
+use crate::exec::query::{expr_name, table_cols, visit_children};
+use crate::exec::scalar::collation::collation_ref;
 use crate::exec::scalar::registry::{self, Returns};
 use crate::exec::scalar::{common_type, declared_len, precedence};
 use crate::exec::session::Run;
 use crate::exec::user_types::declared_as;
+use crate::exec::SqlError;
 
 /// The length of `sysname`, which `@@SERVERNAME` returns.
 const SYSNAME: SqlType = SqlType::NVarChar(Len::N(128));
@@ -114,8 +123,9 @@ impl Run<'_> {
     ///   and IMAGE are no arithmetic operands in SQL Server, so they never type one;
     /// * ISNULL and NULLIF: the first argument's type (ISNULL's second's when the first is
     ///   a literal NULL); MIN and MAX keep their argument's type; DATEADD its date's;
-    /// * anything else (SUM and AVG of SMALLMONEY are MONEY, other functions, subqueries):
-    ///   none, the held type is the expression's type.
+    /// * a scalar subquery: its column's ([`Run::query_columns`]);
+    /// * anything else (SUM and AVG of SMALLMONEY are MONEY, other functions): none, the
+    ///   held type is the expression's type.
     ///
     /// `cols` are the columns its column references name. Sources: "Data type precedence",
     /// "ISNULL", "NULLIF", "MIN", "MAX", "SUM", "AVG", "DATEADD" in the T-SQL reference.
@@ -127,6 +137,7 @@ impl Run<'_> {
             ExprKind::Cast(c) => declared_as(&c.data_type),
             ExprKind::Convert(c) => declared_as(&c.data_type),
             ExprKind::Variable(v) => self.variable(v).ok().and_then(|v| v.declared),
+            ExprKind::Subquery(q) => self.query_columns(q, cols, false)?.first()?.col.declared,
             ExprKind::Unary { op: UnaryOp::Plus | UnaryOp::Minus, operand } => {
                 self.declared_type_of(operand, cols).filter(|d| is_numeric_or_temporal(*d))
             }
@@ -291,4 +302,449 @@ fn combined(l: SqlType, r: SqlType) -> SqlType {
         return if national { SqlType::NVarChar(len) } else { SqlType::VarChar(len) };
     }
     common_type(l, r)
+}
+
+/// Where a result column's values come from when it is a table's column: what
+/// `sp_describe_first_result_set` tells of it (its `source_*` and `is_*` columns).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ColumnSource {
+    pub(crate) database: String,
+    pub(crate) schema: String,
+    pub(crate) table: String,
+    pub(crate) column: String,
+    pub(crate) identity: bool,
+    pub(crate) computed: bool,
+    /// A `rowversion` column, which no statement may set.
+    pub(crate) rowversion: bool,
+    /// Part of a unique index, primary key or unique constraint.
+    pub(crate) unique_key: bool,
+}
+
+/// A column of a query typed from the query's text and the catalog, without reading a row.
+/// `col.hidden` marks a column whose type cannot be told so.
+#[derive(Debug, Clone)]
+pub(crate) struct StaticColumn {
+    pub(crate) col: Col,
+    /// The table column it is, when it is one of a table's.
+    pub(crate) source: Option<Arc<ColumnSource>>,
+    /// Whether it is a column of a source (a table's, a CTE's, a table variable's...) rather
+    /// than an expression's value.
+    pub(crate) column: bool,
+}
+
+impl StaticColumn {
+    fn unknown(name: String) -> StaticColumn {
+        StaticColumn { col: Col::hidden(&name, SqlType::Int), source: None, column: false }
+    }
+
+    fn of_source(col: Col, source: Option<Arc<ColumnSource>>) -> StaticColumn {
+        StaticColumn { col, source, column: true }
+    }
+
+    fn expression(col: Col) -> StaticColumn {
+        StaticColumn { col, source: None, column: false }
+    }
+}
+
+impl Run<'_> {
+    /// The columns `q` returns, each typed from the text and the catalog as SQL Server types
+    /// it (a table column's declared type, precision and length; a scalar subquery's the type
+    /// of its column), without running it; `outer` are the enclosing query's columns. With
+    /// `loose`, an expression's type may be [`Run::static_type`]'s estimate; without, only the
+    /// types that [`Run::exact_type`] knows are exactly the values' types, so that values can be
+    /// made that type without changing them. None when a source cannot be described so (a
+    /// view, a system view, a function): the caller goes by the values.
+    pub(crate) fn query_columns(
+        &self,
+        q: &Query,
+        outer: &[Col],
+        loose: bool,
+    ) -> Option<Vec<StaticColumn>> {
+        if !q.ctes.is_empty() || q.for_json.is_some() || q.for_xml.is_some() {
+            return None;
+        }
+        self.body_columns(&q.body, outer, loose)
+    }
+
+    fn body_columns(
+        &self,
+        body: &QueryBody,
+        outer: &[Col],
+        loose: bool,
+    ) -> Option<Vec<StaticColumn>> {
+        match body {
+            QueryBody::Select(sel) => self.select_columns(sel, outer, loose),
+            QueryBody::Parenthesized(q) => self.query_columns(q, outer, loose),
+            QueryBody::SetOperation { left, right, .. } => {
+                let left = self.body_columns(left, outer, loose)?;
+                let right = self.body_columns(right, outer, loose)?;
+                if left.len() != right.len() {
+                    return None;
+                }
+                // As `set_operations` types them at run time: the types' common type, the
+                // declared type of the side of higher precedence, the left side's name.
+                let shared = left.into_iter().zip(right).map(|(l, r)| {
+                    let (a, b) = (l.col, r.col);
+                    let declared = shared_declared((a.ty, a.declared), (b.ty, b.declared));
+                    let col = Col {
+                        ty: common_type(a.ty, b.ty),
+                        hidden: a.hidden || b.hidden,
+                        nullable: a.nullable || b.nullable,
+                        collation: a.collation.or(b.collation),
+                        declared,
+                        ..a
+                    };
+                    StaticColumn::expression(col)
+                });
+                Some(shared.collect())
+            }
+        }
+    }
+
+    fn select_columns(
+        &self,
+        sel: &Select,
+        outer: &[Col],
+        loose: bool,
+    ) -> Option<Vec<StaticColumn>> {
+        let mut from: Vec<StaticColumn> = Vec::new();
+        for src in &sel.from {
+            from.extend(self.source_columns(src, outer, loose)?);
+        }
+        // Expressions are typed over the known columns only (a reference to one of unknown
+        // type has no type); names are looked up among all of them.
+        let cols: Vec<Col> = from.iter().map(|c| c.col.clone()).collect();
+        let named: Vec<Col> = cols.iter().map(|c| Col { hidden: false, ..c.clone() }).collect();
+        let mut out = Vec::new();
+        for item in &sel.items {
+            match item {
+                SelectItem::Wildcard(qual) => {
+                    let last = qual.as_ref().and_then(|q| q.last());
+                    for c in &from {
+                        let wanted = last.is_none_or(|q| {
+                            c.col
+                                .qual
+                                .as_deref()
+                                .is_some_and(|cq| cq.eq_ignore_ascii_case(&q.value))
+                        });
+                        if wanted {
+                            out.push(StaticColumn {
+                                col: Col { qual: None, ..c.col.clone() },
+                                ..c.clone()
+                            });
+                        }
+                    }
+                }
+                SelectItem::Expr { expr, alias } => {
+                    let name = alias.as_ref().map_or_else(|| expr_name(expr), |a| a.value.clone());
+                    let column = match &expr.kind {
+                        ExprKind::Column(parts) => match find_column(&named, parts).ok()? {
+                            Some(i) => Some(from[i].clone()),
+                            // A column of the enclosing query.
+                            None => find_column(outer, parts)
+                                .ok()?
+                                .map(|i| StaticColumn::of_source(outer[i].clone(), None)),
+                        },
+                        _ => None,
+                    };
+                    let column = match column {
+                        Some(c) => StaticColumn { col: Col { qual: None, name, ..c.col }, ..c },
+                        None => {
+                            let ty = self
+                                .exact_type(expr, &cols)
+                                .or_else(|| loose.then(|| self.static_type(expr, &cols)).flatten());
+                            let collation =
+                                label_in(expr, &cols).ok().and_then(|label| label.collation());
+                            let col = Col {
+                                qual: None,
+                                name,
+                                ty: ty.unwrap_or(SqlType::Int),
+                                // A literal other than NULL is never NULL.
+                                nullable: !matches!(
+                                    &expr.kind,
+                                    ExprKind::Literal(l) if *l != Literal::Null
+                                ),
+                                hidden: ty.is_none(),
+                                collation,
+                                declared: self.declared_type_of(expr, &cols),
+                            };
+                            StaticColumn::expression(col)
+                        }
+                    };
+                    out.push(column);
+                }
+                SelectItem::Assign { .. } => return None,
+            }
+        }
+        Some(out)
+    }
+
+    fn source_columns(
+        &self,
+        src: &TableSource,
+        outer: &[Col],
+        loose: bool,
+    ) -> Option<Vec<StaticColumn>> {
+        match src {
+            TableSource::Table { name, alias, .. } => {
+                let qual = &alias.as_ref().unwrap_or(&name.name).value;
+                if name.schema.is_none() && name.database.is_none() {
+                    let lower = name.name.value.to_ascii_lowercase();
+                    if let Some((_, set)) = self.ctes.iter().rev().find(|(n, _)| *n == lower) {
+                        return Some(set.columns.iter().map(|c| cte_column(c, qual)).collect());
+                    }
+                }
+                let (db, object) = self.resolve_relation_object(name).ok()?;
+                let Object::Table(def) = &*object else { return None };
+                let sources = table_sources(db.name(), def);
+                Some(
+                    table_cols(def, qual)
+                        .into_iter()
+                        .zip(sources)
+                        .map(|(col, source)| StaticColumn::of_source(col, Some(source)))
+                        .collect(),
+                )
+            }
+            TableSource::Variable { name, alias } => {
+                let qual = alias.as_ref().map_or(name.as_str(), |a| a.value.as_str());
+                let t = self.resolve_table_variable(name, qual).ok()?;
+                Some(
+                    table_cols(&t.def, qual)
+                        .into_iter()
+                        .map(|col| StaticColumn::of_source(col, None))
+                        .collect(),
+                )
+            }
+            TableSource::Derived { query, alias, columns } => {
+                let mut cols = self.query_columns(query, outer, loose)?;
+                for c in &mut cols {
+                    c.col.qual = Some(alias.value.clone());
+                }
+                for (c, n) in cols.iter_mut().zip(columns) {
+                    c.col.name = n.value.clone();
+                }
+                Some(cols)
+            }
+            TableSource::Values { rows, alias, columns } => {
+                let width = rows.first().map_or(0, Vec::len);
+                Some(
+                    (0..width)
+                        .map(|i| {
+                            let name = columns.get(i).map_or(String::new(), |c| c.value.clone());
+                            let ty = loose
+                                .then(|| {
+                                    rows.iter()
+                                        .filter_map(|r| r.get(i))
+                                        .filter_map(|e| self.static_type(e, &[]))
+                                        .reduce(common_type)
+                                })
+                                .flatten();
+                            match ty {
+                                Some(ty) => StaticColumn::expression(Col::new(
+                                    Some(&alias.value),
+                                    &name,
+                                    ty,
+                                )),
+                                None => StaticColumn::unknown(name),
+                            }
+                        })
+                        .collect(),
+                )
+            }
+            TableSource::Join(j) => {
+                let mut left = self.source_columns(&j.left, outer, loose)?;
+                let applied = matches!(j.kind, JoinKind::CrossApply | JoinKind::OuterApply);
+                // APPLY's right side sees the left side's columns.
+                let right_outer: Vec<Col> = if applied {
+                    left.iter().map(|c| c.col.clone()).chain(outer.iter().cloned()).collect()
+                } else {
+                    outer.to_vec()
+                };
+                let mut right = self.source_columns(&j.right, &right_outer, loose)?;
+                let (left_null, right_null) = match j.kind {
+                    JoinKind::LeftOuter | JoinKind::OuterApply => (false, true),
+                    JoinKind::RightOuter => (true, false),
+                    JoinKind::FullOuter => (true, true),
+                    _ => (false, false),
+                };
+                for c in left.iter_mut().filter(|_| left_null) {
+                    c.col.nullable = true;
+                }
+                for c in right.iter_mut().filter(|_| right_null) {
+                    c.col.nullable = true;
+                }
+                left.extend(right);
+                Some(left)
+            }
+            _ => None,
+        }
+    }
+
+    /// The type of `e`'s values when the expression alone says it exactly, whatever the
+    /// values: a column, variable, CAST or CONVERT; MIN and MAX of one; COUNT; SUM and AVG by
+    /// SQL Server's rules ("SUM", "AVG" in the T-SQL reference); a scalar subquery's column
+    /// when that is one of these. `cols` are the columns its column references name.
+    pub(crate) fn exact_type(&self, e: &Expr, cols: &[Col]) -> Option<SqlType> {
+        match &e.kind {
+            ExprKind::Column(parts) => find_column(cols, parts).ok().flatten().map(|i| cols[i].ty),
+            ExprKind::Cast(_) | ExprKind::Convert(_) | ExprKind::Variable(_) => {
+                self.declared_type(e)
+            }
+            ExprKind::Subquery(q) => {
+                let first = self.query_columns(q, cols, false)?.into_iter().next()?;
+                (!first.col.hidden).then_some(first.col.ty)
+            }
+            ExprKind::Function(f)
+                if f.name.schema.is_none() && f.over.is_none() && f.within_group.is_empty() =>
+            {
+                let args = match &f.args {
+                    FunctionArgs::List { args, .. } => args.as_slice(),
+                    FunctionArgs::None | FunctionArgs::Star => &[],
+                };
+                match (f.name.name.value.to_ascii_uppercase().as_str(), args) {
+                    ("COUNT", _) => Some(SqlType::Int),
+                    ("COUNT_BIG", _) => Some(SqlType::BigInt),
+                    ("MIN" | "MAX", [arg]) => self.exact_type(arg, cols),
+                    ("SUM", [arg]) => match self.exact_type(arg, cols)? {
+                        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int => Some(SqlType::Int),
+                        SqlType::Decimal { scale, .. } => {
+                            Some(SqlType::Decimal { precision: 38, scale })
+                        }
+                        t @ (SqlType::BigInt | SqlType::Money | SqlType::Float) => Some(t),
+                        SqlType::Real => Some(SqlType::Float),
+                        _ => None,
+                    },
+                    ("AVG", [arg]) => match self.exact_type(arg, cols)? {
+                        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int => Some(SqlType::Int),
+                        t @ (SqlType::BigInt | SqlType::Money | SqlType::Float) => Some(t),
+                        SqlType::Real => Some(SqlType::Float),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A CTE's column (its rows are made before the statement runs) as a column of `qual`.
+fn cte_column(c: &crate::exec::ColumnInfo, qual: &str) -> StaticColumn {
+    let col = Col {
+        nullable: c.nullable,
+        collation: c.collation.and_then(|n| collation_ref(n).ok()),
+        declared: c.declared,
+        ..Col::new(Some(qual), &c.name, c.ty)
+    };
+    StaticColumn::of_source(col, None)
+}
+
+/// Where each column of table `def` of database `database` comes from.
+pub(crate) fn table_sources(database: &str, def: &TableDef) -> Vec<Arc<ColumnSource>> {
+    def.columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            Arc::new(ColumnSource {
+                database: database.to_string(),
+                schema: def.schema.clone(),
+                table: def.name.clone(),
+                column: c.name.clone(),
+                identity: c.identity.is_some(),
+                computed: c.computed.is_some(),
+                rowversion: c.rowversion,
+                unique_key: def.indexes.iter().any(|ix| ix.unique && ix.columns.contains(&i)),
+            })
+        })
+        .collect()
+}
+
+impl Run<'_> {
+    /// A column reference in `body`'s SELECTs (their select lists, ON, WHERE, GROUP BY and
+    /// HAVING clauses, subqueries left out) that names no column of their sources, as SQL
+    /// Server's error 207 or 4104 at compile time (209 for an ambiguous one); None when every
+    /// one binds, or when a source cannot be described from the catalog (the statement's run
+    /// reports it then).
+    pub(crate) fn unbound_column(&self, body: &QueryBody) -> Option<SqlError> {
+        match body {
+            QueryBody::Select(sel) => {
+                let mut cols = Vec::new();
+                for src in &sel.from {
+                    let source = self.source_columns(src, &[], true)?;
+                    cols.extend(source.into_iter().map(|c| Col { hidden: false, ..c.col }));
+                }
+                let mut exprs: Vec<&Expr> = sel
+                    .items
+                    .iter()
+                    .filter_map(|i| match i {
+                        SelectItem::Expr { expr, .. } => Some(expr),
+                        _ => None,
+                    })
+                    .collect();
+                exprs.extend(sel.where_clause.iter().chain(&sel.group_by).chain(&sel.having));
+                let mut pending: Vec<&TableSource> = sel.from.iter().collect();
+                while let Some(source) = pending.pop() {
+                    if let TableSource::Join(j) = source {
+                        exprs.extend(j.on.iter());
+                        pending.push(&j.left);
+                        pending.push(&j.right);
+                    }
+                }
+                exprs.into_iter().find_map(|e| first_unbound(e, &cols))
+            }
+            QueryBody::SetOperation { left, right, .. } => {
+                self.unbound_column(left).or_else(|| self.unbound_column(right))
+            }
+            QueryBody::Parenthesized(q) => self.unbound_column(&q.body),
+        }
+    }
+}
+
+/// The error of the first column reference in `e` that names none of `cols`.
+fn first_unbound(e: &Expr, cols: &[Col]) -> Option<SqlError> {
+    match &e.kind {
+        ExprKind::Column(parts) => {
+            // `$IDENTITY`, `$ROWGUID`: the table's identity or ROWGUIDCOL column.
+            if parts.last().is_none_or(|p| p.value.starts_with('$')) {
+                return None;
+            }
+            match find_column(cols, parts) {
+                Ok(Some(_)) => None,
+                Ok(None) if parts.len() == 1 => {
+                    Some(SqlError::new(207, format!("Invalid column name '{}'.", parts[0].value)))
+                }
+                Ok(None) => {
+                    let name: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
+                    Some(SqlError::new(
+                        4104,
+                        format!(
+                            "The multi-part identifier \"{}\" could not be bound.",
+                            name.join(".")
+                        ),
+                    ))
+                }
+                Err(e) => Some(e),
+            }
+        }
+        // A function's bare-word argument (`DATEADD(day, ...)`) names no column.
+        ExprKind::Function(f) => {
+            let FunctionArgs::List { args, .. } = &f.args else { return None };
+            let bare = registry::lookup(&f.name.name.value)
+                .filter(|_| f.name.schema.is_none())
+                .and_then(|b| b.bare_word);
+            args.iter()
+                .enumerate()
+                .filter(|(i, _)| Some(*i) != bare)
+                .find_map(|(_, a)| first_unbound(a, cols))
+        }
+        _ => {
+            let mut found = None;
+            visit_children(e, &mut |child| {
+                if found.is_none() {
+                    found = first_unbound(child, cols);
+                }
+            });
+            found
+        }
+    }
 }

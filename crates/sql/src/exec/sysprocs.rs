@@ -639,7 +639,8 @@ impl Run<'_> {
         let Some(tsql) = &text[0] else {
             return Err(missing_parameter(PROC, "@tsql").into());
         };
-        let set = self.describe_first_result_set(tsql, text[1].as_deref())?;
+        let browse = args.get(2).cloned().flatten().unwrap_or(Value::Null);
+        let set = self.describe_first_result_set(tsql, text[1].as_deref(), &browse)?;
         self.out.row_set(&set);
         Ok(())
     }

@@ -12,6 +12,8 @@ use walden_sql::exec::scalar::{coerce, to_text};
 use walden_sql::exec::ColumnInfo;
 use walden_tds::{Collation, TdsValue, TypeInfo};
 
+use super::code_page::{decode_cp1252, CodePage};
+
 /// The largest TEXT and IMAGE value, and the maximum length their TYPE_INFO declares.
 const TEXT_MAX_LEN: u32 = 0x7FFF_FFFF;
 
@@ -349,83 +351,24 @@ fn engine_time(t: walden_tds::Time) -> Result<Time, String> {
         .ok_or_else(|| "time out of range".to_string())
 }
 
-/// Code page 1252's characters at 0x80..=0x9F, where it differs from Latin-1; `None` for
-/// the five bytes it leaves undefined, which stand for the C1 control of that number, as in
-/// Windows' own conversion.
-const CP1252_HIGH: [Option<char>; 32] = [
-    Some('\u{20AC}'),
-    None,
-    Some('\u{201A}'),
-    Some('\u{0192}'),
-    Some('\u{201E}'),
-    Some('\u{2026}'),
-    Some('\u{2020}'),
-    Some('\u{2021}'),
-    Some('\u{02C6}'),
-    Some('\u{2030}'),
-    Some('\u{0160}'),
-    Some('\u{2039}'),
-    Some('\u{0152}'),
-    None,
-    Some('\u{017D}'),
-    None,
-    None,
-    Some('\u{2018}'),
-    Some('\u{2019}'),
-    Some('\u{201C}'),
-    Some('\u{201D}'),
-    Some('\u{2022}'),
-    Some('\u{2013}'),
-    Some('\u{2014}'),
-    Some('\u{02DC}'),
-    Some('\u{2122}'),
-    Some('\u{0161}'),
-    Some('\u{203A}'),
-    Some('\u{0153}'),
-    None,
-    Some('\u{017E}'),
-    Some('\u{0178}'),
-];
-
-/// Text in code page 1252, the code page of Walden's Latin1_General collations: Latin-1
-/// with the 27 characters Windows puts at 0x80..=0x9F (the euro sign at 0x80...); a
-/// character the code page lacks becomes `?`, as SQL Server stores it.
-pub fn encode_cp1252(s: &str) -> Vec<u8> {
-    s.chars()
-        .map(|c| {
-            let code = u32::from(c);
-            if let Some(i) = CP1252_HIGH.iter().position(|&h| h == Some(c)) {
-                // The table has 32 entries, so the byte is within 0x80..=0x9F.
-                0x80 + i as u8
-            } else if (0x80..=0x9F).contains(&code) && CP1252_HIGH[(code - 0x80) as usize].is_some()
-            {
-                b'?'
-            } else {
-                u8::try_from(code).unwrap_or(b'?')
-            }
-        })
-        .collect()
-}
-
-/// VARCHAR data in `collation`'s encoding: UTF-8 for a `_UTF8` collation (its UTF-8 flag
-/// set, [`wire_collation`]), else code page 1252 ([`encode_cp1252`]).
+/// VARCHAR data in `collation`'s code page ([`CodePage::of`]): UTF-8 for a `_UTF8`
+/// collation (its UTF-8 flag set, [`wire_collation`]), code page 1252 for Walden's own.
 pub fn encode_varchar(s: String, collation: Collation) -> Vec<u8> {
-    if collation.flags() & Collation::UTF8 != 0 {
-        s.into_bytes()
-    } else {
-        encode_cp1252(&s)
+    match CodePage::of(collation) {
+        CodePage::Utf8 => s.into_bytes(),
+        page => page.encode(&s),
     }
 }
 
-/// The inverse of [`encode_cp1252`].
-pub fn decode_cp1252(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|&b| match b {
-            0x80..=0x9F => CP1252_HIGH[usize::from(b - 0x80)].unwrap_or(char::from(b)),
-            _ => char::from(b),
-        })
-        .collect()
+/// A value received over TDS with its wire type `ty` (an RPC parameter, a table-valued
+/// parameter's column): VARCHAR data read in the code page of the collation sent with it.
+pub fn from_wire_typed(value: TdsValue, ty: &TypeInfo) -> Result<Value, String> {
+    match (value, ty.collation()) {
+        (TdsValue::VarChar(b), Some(collation)) => {
+            Ok(Value::Str(CodePage::of(collation).decode(&b)))
+        }
+        (value, _) => from_wire(value),
+    }
 }
 
 /// A value received over TDS (an RPC parameter; a result set's value for `walden sql -S`) as
@@ -642,13 +585,6 @@ mod tests {
             wire,
             Ok(TdsValue::Decimal(walden_tds::Decimal { value: 24_690, precision: 38, scale: 4 }))
         );
-        // Code page 1252: the euro sign is 0x80, a character it lacks `?`, U+0081 (which it
-        // leaves undefined) 0x81 and back.
-        assert_eq!(
-            encode_cp1252("é€\u{2122}ā\u{81}\u{80}"),
-            vec![0xE9, 0x80, 0x99, b'?', 0x81, b'?']
-        );
-        assert_eq!(decode_cp1252(&[0xE9, 0x80, 0x99, 0x81]), "é€\u{2122}\u{81}");
         // A _UTF8 collation's data goes as UTF-8; another's in code page 1252.
         let utf8 = wire_collation(Some("Latin1_General_100_CI_AS_SC_UTF8"));
         assert_eq!(encode_varchar("é€ā".into(), utf8), "é€ā".as_bytes());

@@ -14,6 +14,7 @@ macro_rules! log_line {
 }
 
 mod bulk;
+pub(crate) mod code_page;
 mod config;
 mod conn;
 /// Shared with the `walden sql -S` client, which reads result sets with the same conversions.

@@ -22,7 +22,8 @@ use walden_tds::{
     ParamStatus, ProcId, RpcCall, RpcParam, RpcProc, ServerMessage, TableValue, TdsValue, TypeInfo,
 };
 
-use super::convert::{decode_cp1252, from_wire, literal, sql_type};
+use super::code_page::CodePage;
+use super::convert::{from_wire_typed, literal, sql_type};
 use super::output::{CAPTURE_PREFIX, SERVER_NAME};
 
 /// A parameter of the built batch.
@@ -257,7 +258,10 @@ fn is_proc(name: &str, wanted: &str) -> bool {
 fn text_param(p: Option<&RpcParam>, procedure: &str, what: &str) -> Result<String, RpcError> {
     match p.map(|p| &p.value) {
         Some(TdsValue::NVarChar(s)) => Ok(s.clone()),
-        Some(TdsValue::VarChar(b)) => Ok(decode_cp1252(b)),
+        Some(TdsValue::VarChar(b)) => {
+            let collation = p.and_then(|p| p.ty.collation()).unwrap_or_default();
+            Ok(CodePage::of(collation).decode(b))
+        }
         Some(TdsValue::Null) | None => Ok(String::new()),
         Some(other) => Err(RpcError::unsupported(format!(
             "{procedure}: {what} must be text, not {}",
@@ -677,7 +681,7 @@ fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Resul
                 format!("Operand type clash: {} is incompatible with {declared}", p.ty.name()),
             ));
         };
-        let value = from_wire(p.value.clone())
+        let value = from_wire_typed(p.value.clone(), &p.ty)
             .map_err(|e| RpcError::unsupported(format!("parameter {name}: {e}")))?;
         let ty = declared.map_or_else(|| sql.to_string(), |d| d.name().to_string());
         text.push_str(&format!("DECLARE {name} {ty}; SET {name} = {}; ", literal(&value, sql)));
@@ -777,7 +781,8 @@ fn declare_table(
             let mut values = Vec::with_capacity(sent.len());
             for &(i, sql) in &sent {
                 let value = row.get(i).cloned().flatten().unwrap_or(TdsValue::Null);
-                let value = from_wire(value).map_err(|e| stream_error(&e))?;
+                let value =
+                    from_wire_typed(value, &table.columns[i].ty).map_err(|e| stream_error(&e))?;
                 values.push(literal(&value, sql));
             }
             tuples.push(format!("({})", values.join(", ")));

@@ -54,6 +54,8 @@ impl Backend for Remote {
 /// The result set being relayed.
 struct Open {
     rows: u64,
+    /// Each column's wire type: a VARCHAR's collation says its code page.
+    types: Vec<walden_tds::TypeInfo>,
 }
 
 /// Replays events as [`Output`] calls.
@@ -71,13 +73,18 @@ impl Relay<'_> {
                 self.end_result();
                 let infos: Vec<ColumnInfo> = columns.iter().map(column_info).collect();
                 self.out.result_set(&infos);
-                self.result = Some(Open { rows: 0 });
+                let types = columns.iter().map(|c| c.ty).collect();
+                self.result = Some(Open { rows: 0, types });
             }
             Event::Row(values) => {
                 let Some(open) = self.result.as_mut() else { return };
                 let mut row = Vec::with_capacity(values.len());
-                for value in values {
-                    match from_wire(value) {
+                for (i, value) in values.into_iter().enumerate() {
+                    let converted = match open.types.get(i) {
+                        Some(ty) => convert::from_wire_typed(value, ty),
+                        None => from_wire(value),
+                    };
+                    match converted {
                         Ok(v) => row.push(v),
                         Err(e) => {
                             self.failure.get_or_insert(e);

@@ -320,7 +320,7 @@ impl Run<'_> {
     /// Resolves a table or view name (temporary tables included) to its database and
     /// definition, in one catalog lookup.
     pub(crate) fn resolve_relation_object(
-        &mut self,
+        &self,
         name: &ObjectName,
     ) -> Result<(Arc<Database>, Arc<Object>), SqlError> {
         let user = &name.name.value;
@@ -395,7 +395,7 @@ impl Run<'_> {
     }
 
     pub(crate) fn resolve_table_variable(
-        &mut self,
+        &self,
         name: &str,
         qual: &str,
     ) -> Result<TableRef, SqlError> {

@@ -419,7 +419,14 @@ impl Run<'_> {
                             true,
                             self.variable(v).ok().and_then(|v| v.declared),
                         ),
-                        _ => (self.declared_type(expr), true, self.declared_type_of(expr, cols)),
+                        // A scalar subquery, MIN or MAX of a column...: the type the
+                        // expression says, rather than its values' (a DECIMAL's precision, a
+                        // VARCHAR's length).
+                        _ => (
+                            self.declared_type(expr).or_else(|| self.exact_type(expr, cols)),
+                            true,
+                            self.declared_type_of(expr, cols),
+                        ),
                     };
                     out_cols.push(Col {
                         qual: None,
