@@ -966,6 +966,8 @@ impl Transaction {
             table_id: table.id,
             locking,
             decoder: RowDecoder::of_columns(table.columns.iter().map(|c| c.ty), wanted),
+            deferred: None,
+            current: std::cell::RefCell::new(Vec::new()),
         })
     }
 

@@ -1360,6 +1360,26 @@ fn row_decoder_reads_the_wanted_columns_as_a_whole_decode_does() {
         }
         assert_eq!(reused[..n], expected[..], "round {round}: {columns:?}");
         assert_eq!(reused[n], locator, "round {round}");
+        // In two steps (a scan's filter columns, then the rest for the rows it keeps): the
+        // first decoder's columns, then the second's put in beside them, are the same row.
+        let first: Vec<bool> = wanted.iter().map(|&w| w && rng.chance(1, 2)).collect();
+        let rest: Vec<bool> = wanted.iter().zip(&first).map(|(&w, &f)| w && !f).collect();
+        let mut staged = others.clone();
+        staged.push(locator.clone());
+        RowDecoder::new(&columns, Some(&first))
+            .decode_into(&row, &mut |p| store.fetch(p), &mut staged)
+            .unwrap();
+        let partial: Vec<Value> = values
+            .iter()
+            .zip(&first)
+            .map(|(v, f)| if *f { v.clone() } else { Value::Null })
+            .collect();
+        assert_eq!(staged[..n], partial[..], "round {round}: {columns:?}");
+        RowDecoder::new(&columns, Some(&rest))
+            .decode_more_into(&row, &mut |p| store.fetch(p), &mut staged)
+            .unwrap();
+        assert_eq!(staged[..n], expected[..], "round {round}: {columns:?}");
+        assert_eq!(staged[n], locator, "round {round}");
     }
 
     // A row written before two columns were added reads them as NULL.
@@ -1385,6 +1405,12 @@ fn row_decoder_reads_the_wanted_columns_as_a_whole_decode_does() {
         reused,
         [Value::Null, Value::Str("x".into()), Value::Null, Value::Null, Value::Binary(vec![9])]
     );
+    // The second step of a two-step decode of such a row: its columns, the others kept.
+    let mut staged = vec![Value::Int(5), Value::Null, Value::Null, Value::Null];
+    RowDecoder::new(&new, Some(&[false, true, true, false]))
+        .decode_more_into(&row, &mut |_| Err(RowError::Storage("none".into())), &mut staged)
+        .unwrap();
+    assert_eq!(staged, [Value::Int(5), Value::Str("x".into()), Value::Null, Value::Null]);
 
     // What it decodes is checked; a variable column it skips is not read.
     let columns =

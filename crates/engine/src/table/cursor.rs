@@ -672,6 +672,10 @@ pub struct RowCursor {
     /// Decodes the rows: the columns to decode (all, unless
     /// [`Transaction::scan_table_only`] says otherwise), worked out once for every row.
     pub(super) decoder: RowDecoder,
+    /// The columns [`RowCursor::defer`] left to [`RowCursor::finish_row`], and the bytes of
+    /// the row decoded last, to decode them from (kept only while some are deferred).
+    pub(super) deferred: Option<RowDecoder>,
+    pub(super) current: std::cell::RefCell<Vec<u8>>,
 }
 
 /// The entries a batch holds at most.
@@ -700,6 +704,41 @@ impl RowCursor {
         row: &mut Vec<Value>,
     ) -> Result<bool, EngineError> {
         self.next_values(tx, row, &mut IdTo::Row)
+    }
+
+    /// Leaves the columns `later` marks (of those the cursor decodes) out of what
+    /// [`RowCursor::next_row_into`] decodes: [`RowCursor::finish_row`] decodes them, for the
+    /// rows the reader keeps. A scan whose filter reads few of the columns it wants decodes
+    /// the rest only for the rows that pass (TPC-H Q19 keeps 2% of `lineitem`). Nothing is
+    /// deferred where `later` marks none of them, or all.
+    pub fn defer(&mut self, later: &[bool]) {
+        let wanted = self.decoder.wanted();
+        let is_later = |i: usize| later.get(i).copied().unwrap_or(false);
+        let now: Vec<bool> = wanted.iter().enumerate().map(|(i, &w)| w && !is_later(i)).collect();
+        let rest: Vec<bool> = wanted.iter().enumerate().map(|(i, &w)| w && is_later(i)).collect();
+        if !now.contains(&true) || !rest.contains(&true) {
+            return;
+        }
+        let columns = self.decoder.columns().to_vec();
+        self.decoder = RowDecoder::new(&columns, Some(&now));
+        self.deferred = Some(RowDecoder::new(&columns, Some(&rest)));
+    }
+
+    /// Decodes into `row`, the row [`RowCursor::next_row_into`] wrote last, the columns
+    /// [`RowCursor::defer`] left out of it.
+    pub fn finish_row(&self, row: &mut [Value]) -> Result<(), EngineError> {
+        let Some(deferred) = &self.deferred else { return Ok(()) };
+        let db = &self.entries.db;
+        let bytes = self.current.borrow();
+        deferred
+            .decode_more_into(
+                &bytes,
+                &mut |pointer| {
+                    db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
+                },
+                row,
+            )
+            .map_err(|e| EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id)))
     }
 
     /// Decodes the next row's values into `row` (as [`RowDecoder::decode_into`] does) and
@@ -772,6 +811,11 @@ impl RowCursor {
         id: &mut IdTo<'_>,
     ) -> Result<bool, EngineError> {
         let db = &self.entries.db;
+        if self.deferred.is_some() {
+            let mut current = self.current.borrow_mut();
+            current.clear();
+            current.extend_from_slice(bytes);
+        }
         self.decoder
             .decode_into(
                 bytes,

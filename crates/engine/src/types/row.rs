@@ -924,6 +924,51 @@ impl RowDecoder {
             values.reserve(self.columns.len() + 1);
             values.extend((0..self.columns.len()).map(|_| Value::Null));
         }
+        self.write_wanted(&row, bytes, fetch, values)
+    }
+
+    /// The columns this decoder decodes, as flags per column.
+    pub fn wanted(&self) -> Vec<bool> {
+        let mut flags = vec![false; self.columns.len()];
+        for &(i, _) in &self.wanted {
+            flags[i] = true;
+        }
+        flags
+    }
+
+    /// Decodes this decoder's columns of a row into their slots of `values`, which holds a
+    /// value per column already (the same row decoded by another decoder of the same
+    /// columns, which left these NULL); the other slots are left as they are. For a read
+    /// that decodes a row's columns in two steps: those its filter reads, then, for the
+    /// rows the filter keeps, the rest.
+    pub fn decode_more_into(
+        &self,
+        bytes: &[u8],
+        fetch: &mut OffRowHook<'_>,
+        values: &mut [Value],
+    ) -> Result<(), RowError> {
+        let row = RowView::with_shape(&self.columns, bytes, Some(&self.shape))?;
+        if row.shape.count != self.shape.count || values.len() < self.columns.len() {
+            let mut decoded = decode_all(&self.columns, bytes, self.flags.as_deref(), Some(fetch))?;
+            for &(i, _) in &self.wanted {
+                if let (Some(v), Some(to)) = (decoded.get_mut(i), values.get_mut(i)) {
+                    *to = std::mem::replace(v, Value::Null);
+                }
+            }
+            return Ok(());
+        }
+        self.write_wanted(&row, bytes, fetch, values)
+    }
+
+    /// Writes each wanted column of the row `row` views (of the decoder's shape) into its
+    /// slot of `values`.
+    fn write_wanted(
+        &self,
+        row: &RowView<'_>,
+        bytes: &[u8],
+        fetch: &mut OffRowHook<'_>,
+        values: &mut [Value],
+    ) -> Result<(), RowError> {
         let fixed_start = self.shape.fixed_start();
         let var_offset = self.shape.var_offset();
         let mut fetch = Some(fetch);

@@ -81,10 +81,30 @@ pub(crate) struct RowFilter<'a> {
     pub(crate) outer: Option<&'a Env<'a>>,
 }
 
+/// Flags true where both `a` and `b` are.
+fn both(a: &[bool], b: &[bool]) -> Vec<bool> {
+    a.iter().zip(b).map(|(&x, &y)| x && y).collect()
+}
+
 /// Where a read puts the rows it keeps: collected (`Vec`), or passed on at once (a
 /// streamed SELECT's projection and output). `push` answers whether the read goes on.
 pub(crate) trait RowSink {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError>;
+
+    /// The columns of a scanned table's row that [`RowSink::wants`] does not read (true),
+    /// or None if the sink has no such test: a scan then decodes the other columns only
+    /// for the rows it wants.
+    fn unread(&self, _n: usize) -> Option<Vec<bool>> {
+        None
+    }
+
+    /// Whether `push` would do anything with `row`, judged from the columns that
+    /// [`RowSink::unread`] does not mark alone (the others may be NULL): a row it does not
+    /// want is never pushed. Asked only of a sink that answers `unread`, after the read's
+    /// own filter; any error is one `push` would raise for the row.
+    fn wants(&mut self, _run: &mut Run<'_>, _row: &[Value]) -> Result<bool, SqlError> {
+        Ok(true)
+    }
 }
 
 /// Collects rows until it holds `limit`.
@@ -943,6 +963,19 @@ impl Run<'_> {
             .tx()
             .scan_table_only(&t.db, &t.def, lower, upper, t.wanted.as_deref())
             .map_err(|e| self.s.engine_error(e))?;
+        // The columns neither the filter nor the sink's test reads are decoded only for the
+        // rows they keep.
+        let n = t.def.columns.len();
+        let sink_unread = sink.unread(n);
+        let tests = sink_unread.is_some();
+        let later = match (keep.as_deref(), sink_unread) {
+            (Some(f), Some(s)) => f.unread(n).map(|f| both(&f, &s)),
+            (Some(f), None) => f.unread(n),
+            (None, s) => s,
+        };
+        if let Some(later) = later {
+            cursor.defer(&later);
+        }
         let mut read = 0;
         let mut more = true;
         // One row decoded into again and again: a row `keep` rejects leaves its allocations
@@ -958,6 +991,10 @@ impl Run<'_> {
                             continue;
                         }
                     }
+                    if tests && !sink.wants(self, &row)? {
+                        continue;
+                    }
+                    cursor.finish_row(&mut row).map_err(|e| self.s.engine_error(e))?;
                     more = sink.push(self, std::mem::take(&mut row))?;
                 }
                 Ok(false) => break,

@@ -231,6 +231,11 @@ struct ProbeJoined<'s, 'e, 'o, 'f> {
     leaf_cols: &'s [Col],
     matcher: HashMatch,
     probes: Vec<Scalar<'e>>,
+    /// The leaf's side of the hash keys, which `probes` evaluate.
+    keys: Vec<&'e Expr>,
+    /// The candidates `wants` found for the row, and whether they are the next push's.
+    found: Vec<usize>,
+    found_ready: bool,
     checks: Filter<'s>,
     outer: Option<&'o Env<'o>>,
     /// The pairs, held against the memory workspace as any step's output is.
@@ -240,11 +245,34 @@ struct ProbeJoined<'s, 'e, 'o, 'f> {
 }
 
 impl RowSink for ProbeJoined<'_, '_, '_, '_> {
+    /// Only the probe's columns are needed to know whether a row matches: most rows of the
+    /// probing side match nothing (TPC-H Q11's `partsupp` rows of other nations' suppliers),
+    /// and their other columns are never decoded.
+    fn unread(&self, n: usize) -> Option<Vec<bool>> {
+        crate::exec::filter::unread_by(&self.keys, self.leaf_cols, n)
+    }
+
+    fn wants(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {
+        let env = Env::new(self.leaf_cols, row, self.outer);
+        let found = self.matcher.candidates(run, &self.probes, &env)?;
+        // Kept for the push of this row that follows: a key of several columns is hashed
+        // as text, which costs more than the copy.
+        self.found.clear();
+        self.found.extend_from_slice(found);
+        self.found_ready = !found.is_empty();
+        Ok(self.found_ready)
+    }
+
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
         run.row_interruption_point(self.seen)?;
         self.seen += 1;
         let env = Env::new(self.leaf_cols, &row, self.outer);
-        let found = self.matcher.candidates(run, &self.probes, &env)?;
+        let kept = std::mem::take(&mut self.found);
+        let found = if std::mem::take(&mut self.found_ready) {
+            kept.as_slice()
+        } else {
+            self.matcher.candidates(run, &self.probes, &env)?
+        };
         for &j in found {
             let left = &self.joined[j];
             let mut pair = Vec::with_capacity(left.len() + row.len());
@@ -255,6 +283,7 @@ impl RowSink for ProbeJoined<'_, '_, '_, '_> {
                 self.positions.push(j);
             }
         }
+        self.found = kept;
         Ok(true)
     }
 }
@@ -294,6 +323,9 @@ impl Run<'_> {
             leaf_cols: &leaf_cols,
             matcher,
             probes,
+            keys: keys.iter().map(|&(_, l)| l).collect(),
+            found: Vec::new(),
+            found_ready: false,
             checks: Filter::new(RowFilter { cols: &cols, exprs: &checks, outer }),
             outer,
             pairs: JoinOutput {
