@@ -23,6 +23,8 @@ SELECT 'a' COLLATE Klingon_CI_AS
 GO
 SELECT name, description FROM fn_helpcollations() WHERE name LIKE 'SQL%' ORDER BY name
 SELECT COUNT(*) AS collations FROM sys.fn_helpcollations()
+-- SQL Server 2000's `::` names a system function as `sys.` does.
+SELECT COUNT(*) AS old_style FROM ::fn_helpcollations()
 SELECT COLLATIONPROPERTY('Latin1_General_CS_AS', 'CodePage') AS code_page, COLLATIONPROPERTY('Latin1_General_CI_AI', 'ComparisonStyle') AS style,
        COLLATIONPROPERTY('Latin1_General_BIN2', 'ComparisonStyle') AS bin_style, COLLATIONPROPERTY('Latin1_General_100_CI_AS', 'Version') AS version,
        COLLATIONPROPERTY('nonsense', 'CodePage') AS unknown

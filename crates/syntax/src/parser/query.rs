@@ -700,6 +700,18 @@ impl<'a> Parser<'a> {
             let name = self.advance_text().to_owned();
             let alias = self.parse_table_alias()?;
             Ok(TableSource::Variable { name, alias })
+        } else if self.at(&TokenKind::DoubleColon) && self.peek_nth(1).kind == TokenKind::Word {
+            // `::fn_helpcollations()`: SQL Server 2000's way of naming a system table-valued
+            // function, still taken (old maintenance scripts use it): the same as `sys.`.
+            self.advance();
+            let mut source = self.parse_named_table_source()?;
+            if let TableSource::Function { name, .. } = &mut source {
+                if name.schema.is_none() && name.database.is_none() {
+                    name.schema = Some(Ident::new("sys"));
+                    return Ok(source);
+                }
+            }
+            Err(self.error())
         } else {
             self.parse_named_table_source()
         }
