@@ -521,58 +521,7 @@ impl IndexCursor {
         &mut self,
         tx: &mut Transaction,
     ) -> Result<Option<(Vec<u8>, RowId)>, EngineError> {
-        if let Some(lock) = &mut self.range {
-            match self.entries.next_locked(tx, lock)? {
-                Locked::Entry(key, row_id) => return Ok(Some((key, row_id))),
-                Locked::End => return Ok(None),
-                Locked::Escalated => self.range = None,
-            }
-        }
-        loop {
-            let read_committed = self.row_locks
-                && tx.table_isolation(self.entries.db.id(), self.table_id)
-                    == Isolation::ReadCommitted;
-            let Some(next) = self.entries.next_entry(read_committed.then_some(&*tx))? else {
-                if read_committed && self.entries.committed != Some(tx.own_changes()) {
-                    if let Some(ghost) = self.entries.ghost_before(tx, None)? {
-                        self.entries.read_first(ghost, None);
-                        continue;
-                    }
-                }
-                return Ok(None);
-            };
-            if !self.row_locks {
-                return Ok(Some(self.entries.take(next)));
-            }
-            // Lock avoidance, as `RowCursor::next_row` does: a batch copied with no other
-            // writer in the index's tree holds only committed entries.
-            if read_committed && self.entries.committed == Some(tx.own_changes()) {
-                return Ok(Some(self.entries.take(next)));
-            }
-            if let Some(ghost) = self.entries.ghost_before(tx, Some(self.entries.get(next).0))? {
-                self.entries.read_first(ghost, Some(next));
-                continue;
-            }
-            self.entries.pass(next);
-            let (key, row_id) = self.entries.take(next);
-            let (current, escalated) =
-                self.entries.under_row_lock(tx, self.table_id, &row_id, &key)?;
-            if escalated {
-                // The table lock covers the rest.
-                self.row_locks = false;
-            }
-            match current {
-                Current::Copied => return Ok(Some((key, row_id))),
-                Current::Now(id) if id == row_id => return Ok(Some((key, row_id))),
-                // The key now names another row (a unique index's key moved to it): lock
-                // that row and look again.
-                Current::Now(id) => {
-                    self.entries.front.push_front((key, id));
-                    self.entries.batch_changes = None;
-                }
-                Current::Gone => {}
-            }
-        }
+        Ok(self.next_covered_ref(tx)?.map(|(key, row_id)| (key.to_vec(), row_id.to_vec())))
     }
 }
 
@@ -581,8 +530,8 @@ impl IndexCursor {
 pub type EntryRef<'a> = (&'a [u8], &'a [u8]);
 
 impl IndexCursor {
-    /// [`IndexCursor::next_covered`] without copying the entry out: its key and row id as
-    /// the cursor's batch holds them, valid until the next call. A read that only counts
+    /// The next entry as [`IndexCursor::next_covered`] gives it, without copying it out: its
+    /// key and row id as the cursor's batch holds them, valid until the next call. A read that only counts
     /// entries or looks at a key column (an anti join's probe, `COUNT(*)` over a seek) then
     /// allocates nothing per entry. The same locks are taken, and the same entries given.
     pub fn next_covered_ref(

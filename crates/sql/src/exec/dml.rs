@@ -344,7 +344,7 @@ impl Run<'_> {
         let found = if from.is_empty() && limit < usize::MAX {
             // TOP (n) of one table: the read checks the WHERE and stops at the n-th row, so
             // it locks no more rows than it changes (a queue's `DELETE TOP (1) ... READPAST`).
-            self.table_rows_upto(t, where_clause, limit).map(|rows| (rows, Vec::new()))
+            self.table_rows_upto(t, where_clause, Some(limit)).map(|rows| (rows, Vec::new()))
         } else if from.is_empty() {
             self.table_rows(t, where_clause).map(|rows| (rows, where_clause.into_iter().collect()))
         } else {

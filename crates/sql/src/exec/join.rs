@@ -1335,27 +1335,18 @@ impl Run<'_> {
         t: &TableRef,
         filter: Option<&Expr>,
     ) -> Result<Rows, SqlError> {
-        let leaf = table_leaf(clone_ref(t));
-        let cols = leaf.cols.clone();
-        let flat = Flat { leaves: vec![leaf], conjuncts: Vec::new() };
-        let mut parts = Vec::new();
-        if let Some(f) = filter {
-            conjuncts(f, &mut parts);
-        }
-        let path = self.path(&flat, t, &parts, 0, 0);
-        let rows = self.read_leaf(t, &path, None, usize::MAX, None)?;
-        Ok(Rows { cols, rows })
+        self.table_rows_upto(t, filter, None)
     }
 
-    /// The first `limit` rows of a table, in its access path's order, that `filter`
-    /// accepts, each followed by its row locator: the search of an `UPDATE TOP (n)` or
-    /// `DELETE TOP (n)`, which stops at its n-th row instead of reading (and, under its
-    /// update locks, holding) every row the filter accepts.
+    /// [`Run::table_rows`], or with `limit` the first `limit` rows, in the access path's
+    /// order, that `filter` accepts, checked as they are read: the search of an `UPDATE TOP
+    /// (n)` or `DELETE TOP (n)`, which stops at its n-th row instead of reading (and, under
+    /// its update locks, holding) every row the filter accepts.
     pub(crate) fn table_rows_upto(
         &mut self,
         t: &TableRef,
         filter: Option<&Expr>,
-        limit: usize,
+        limit: Option<usize>,
     ) -> Result<Rows, SqlError> {
         let leaf = table_leaf(clone_ref(t));
         let cols = leaf.cols.clone();
@@ -1365,8 +1356,13 @@ impl Run<'_> {
             conjuncts(f, &mut parts);
         }
         let path = self.path(&flat, t, &parts, 0, 0);
-        let keep = RowFilter { cols: &cols, exprs: &parts, outer: None };
-        let rows = self.read_leaf(t, &path, None, limit, Some(keep))?;
+        let rows = match limit {
+            Some(limit) => {
+                let keep = RowFilter { cols: &cols, exprs: &parts, outer: None };
+                self.read_leaf(t, &path, None, limit, Some(keep))?
+            }
+            None => self.read_leaf(t, &path, None, usize::MAX, None)?,
+        };
         Ok(Rows { cols, rows })
     }
 
