@@ -376,17 +376,8 @@ impl Run<'_> {
         appender: &mut RowAppender,
         ignored: &mut bool,
     ) -> Result<bool, SqlError> {
-        match self.tx().insert_row_appending(db, def, values, appender) {
-            Ok(_) => Ok(true),
-            Err(walden_engine::EngineError::DuplicateKey { ref constraint, number, .. })
-                if number != 1505
-                    && def.indexes.iter().any(|i| i.ignore_dup_key && i.name == *constraint) =>
-            {
-                *ignored = true;
-                Ok(false)
-            }
-            Err(e) => Err(self.s.engine_error(e)),
-        }
+        let inserted = self.tx().insert_row_appending(db, def, values, appender).map(|_| ());
+        self.unless_ignored(def, inserted, ignored)
     }
 
     /// Puts the rows `appender` holds into the table.

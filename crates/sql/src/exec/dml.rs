@@ -579,8 +579,21 @@ impl Run<'_> {
         values: &mut [Value],
         ignored: &mut bool,
     ) -> Result<bool, SqlError> {
-        match self.tx().insert_row(db, def, values) {
-            Ok(_) => Ok(true),
+        let inserted = self.tx().insert_row(db, def, values).map(|_| ());
+        self.unless_ignored(def, inserted, ignored)
+    }
+
+    /// What an insert into `def` that `inserted` says: true if the row went in, false (and
+    /// `ignored` set) if a unique index with `IGNORE_DUP_KEY = ON` turned it away, else the
+    /// error (a duplicate found while the index is built, 1505, is never ignored).
+    pub(crate) fn unless_ignored(
+        &mut self,
+        def: &TableDef,
+        inserted: Result<(), walden_engine::EngineError>,
+        ignored: &mut bool,
+    ) -> Result<bool, SqlError> {
+        match inserted {
+            Ok(()) => Ok(true),
             Err(walden_engine::EngineError::DuplicateKey { ref constraint, number, .. })
                 if number != 1505
                     && def.indexes.iter().any(|i| i.ignore_dup_key && i.name == *constraint) =>
