@@ -386,7 +386,7 @@ impl Run<'_> {
     }
 
     /// `SET ROWCOUNT`'s limit, `usize::MAX` when it is off.
-    fn rowcount_limit(&self) -> usize {
+    pub(crate) fn rowcount_limit(&self) -> usize {
         match self.s.opts.rowcount {
             0 => usize::MAX,
             n => n,

@@ -396,7 +396,9 @@ impl Run<'_> {
             crate::exec::join::conjuncts(w, &mut parts);
         }
         let rows = self.run_block_plan_rows(&plan, &table, &parts, None)?;
-        for row in &rows {
+        // SET ROWCOUNT stops the assignments after its n-th row, as `select_statement` does.
+        let assigned = &rows[..rows.len().min(self.rowcount_limit())];
+        for row in assigned {
             let env = Env { cols: plan.cols(), row, outer: None, computed: &[] };
             for item in &sel.items {
                 if let SelectItem::Assign { variable, op, value } = item {
@@ -405,12 +407,7 @@ impl Run<'_> {
                 }
             }
         }
-        // As `select_statement` counts an assignment's rows: at most SET ROWCOUNT's.
-        let counted = match self.s.opts.rowcount {
-            0 => rows.len(),
-            limit => rows.len().min(limit),
-        };
-        self.s.rowcount = counted as u64;
+        self.s.rowcount = assigned.len() as u64;
         Ok(true)
     }
 }

@@ -31,3 +31,16 @@ SELECT COUNT(*) AS after_procedure FROM GENERATE_SERIES(1, 5)
 GO
 SET ROWCOUNT -1
 GO
+-- An assignment stops after SET ROWCOUNT's rows too: @v holds the first row's value, in ORDER
+-- BY's order, and in a table's key order through the single-table plan.
+CREATE TABLE #ordered (k INT PRIMARY KEY, v INT)
+INSERT #ordered VALUES (1, 10), (2, 20), (3, 30)
+GO
+DECLARE @v INT, @w INT
+SET ROWCOUNT 1
+SELECT @v = v FROM #ordered ORDER BY k
+SELECT @@ROWCOUNT AS assigned
+SELECT @w = v FROM #ordered WHERE k >= 1
+SET ROWCOUNT 0
+SELECT @v AS by_order, @w AS by_key
+GO

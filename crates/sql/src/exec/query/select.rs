@@ -217,7 +217,8 @@ impl Run<'_> {
                 sort_by_keys(&mut keyed, &desc)?;
                 order = keyed.into_iter().map(|(_, i)| i).collect();
             }
-            order.truncate(top_limit(order.len()));
+            // SET ROWCOUNT stops an assignment after its n-th row, as it stops a result.
+            order.truncate(top_limit(order.len()).min(self.rowcount_limit()));
             let n = order.len();
             for i in order {
                 let row = &rows[i];
