@@ -53,7 +53,8 @@ pub(super) struct HashMatch {
     rows: Vec<usize>,
 }
 
-/// Where a key's rows are in [`HashMatch::rows`]: `start..start + len`.
+/// Where a key's rows are in [`HashMatch::rows`]: `start..start + len`. `u32` halves the
+/// map's entries; a build side is held in memory, where four billion rows cannot fit.
 #[derive(Clone, Copy)]
 struct Span {
     start: u32,
