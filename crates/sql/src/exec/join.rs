@@ -35,7 +35,6 @@
 //! placed, and says whether it placed every conjunct of the WHERE clause; if not, the caller
 //! applies the WHERE clause to the rows (as it always did before there was a planner).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use walden_engine::types::{SqlType, Value};
@@ -46,18 +45,19 @@ use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
 use crate::exec::filter::Filter;
 use crate::exec::grant::MemoryGrant;
-use crate::exec::prepared::Scalar;
 use crate::exec::query::{table_cols, visit_children, Relation, Rows, TableRef, ROWID};
-use crate::exec::scalar;
 use crate::exec::scalar::registry::{self, Determinism};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
 pub(crate) use correlated::GroupedSubquery;
+pub(crate) use hash_table::integer_key;
+use hash_table::HashMatch;
 
 mod correlated;
 mod equivalence;
 mod explain;
+mod hash_table;
 mod order;
 mod probe;
 mod semi;
@@ -1878,181 +1878,6 @@ fn is_key_of(e: &Expr, keys: &[(&Expr, &Expr)]) -> bool {
     })
 }
 
-/// The hash key of join key values: equal under T-SQL's comparison within a [`family`]
-/// whenever the values are equal, under any collation (`coarse_key`); None if a value is
-/// NULL (it matches nothing).
-fn hash_key(values: &[Value]) -> Option<String> {
-    if values.iter().any(Value::is_null) {
-        return None;
-    }
-    Some(crate::exec::scalar::collation::coarse_key(values))
-}
-
-/// A hash table of one side's rows by their join key. A candidate is only a candidate: the
-/// caller checks the equalities on it (they are conjuncts of the join, or compared by the
-/// semi-join), so the table may hold too many rows per key, never too few.
-struct HashMatch {
-    buckets: Buckets,
-}
-
-enum Buckets {
-    /// One key whose every value is an integer (a key column of an integer type, the
-    /// common case): hashed as the integer, with no text to build per row.
-    Ints(HashMap<i64, Vec<usize>>),
-    /// Any other key: by [`hash_key`].
-    Keys(HashMap<String, Vec<usize>>),
-}
-
-/// The integer a key value is, when it is of an integer type.
-pub(crate) fn integer_key(v: &Value) -> Option<i64> {
-    match v {
-        Value::TinyInt(x) => Some(i64::from(*x)),
-        Value::SmallInt(x) => Some(i64::from(*x)),
-        Value::Int(x) => Some(i64::from(*x)),
-        Value::BigInt(x) => Some(*x),
-        _ => None,
-    }
-}
-
-impl HashMatch {
-    fn build(
-        run: &mut Run<'_>,
-        keys: &[(&Expr, &Expr)],
-        cols: &[Col],
-        rows: &[Vec<Value>],
-        outer: Option<&Env<'_>>,
-    ) -> Result<HashMatch, SqlError> {
-        let prepared: Vec<Scalar<'_>> =
-            keys.iter().map(|(_, e)| Scalar::prepare(e, cols)).collect();
-        let mut values = Vec::with_capacity(keys.len());
-        if let [key] = prepared.as_slice() {
-            let mut ints: HashMap<i64, Vec<usize>> = HashMap::new();
-            let mut all_ints = true;
-            for (i, row) in rows.iter().enumerate() {
-                run.row_interruption_point(i)?;
-                let env = Env::new(cols, row, outer);
-                let v = run.eval_prepared(key, &env)?;
-                match integer_key(&v) {
-                    Some(k) => ints.entry(k).or_default().push(i),
-                    None if v.is_null() => {}
-                    None => {
-                        all_ints = false;
-                        break;
-                    }
-                }
-            }
-            if all_ints {
-                return Ok(HashMatch { buckets: Buckets::Ints(ints) });
-            }
-        }
-        let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, row) in rows.iter().enumerate() {
-            run.row_interruption_point(i)?;
-            let env = Env::new(cols, row, outer);
-            values.clear();
-            for key in &prepared {
-                values.push(run.eval_prepared(key, &env)?);
-            }
-            if let Some(k) = hash_key(&values) {
-                buckets.entry(k).or_default().push(i);
-            }
-        }
-        Ok(HashMatch { buckets: Buckets::Keys(buckets) })
-    }
-
-    /// A hash of key tuples already computed, `width` values each one after another in
-    /// `keys` (candidate i's are `keys[i * width..][..width]`; one with a NULL matches
-    /// nothing and is left out). With `distinct`, an integer key keeps only its first
-    /// candidate: for a semi-join, whose question is whether any matches.
-    fn from_keys(keys: &[Value], width: usize, distinct: bool) -> HashMatch {
-        let tuples = keys.chunks(width.max(1));
-        let single_ints: Option<Vec<Option<i64>>> = (width == 1)
-            .then(|| {
-                keys.iter()
-                    .map(|v| if v.is_null() { Some(None) } else { integer_key(v).map(Some) })
-                    .collect()
-            })
-            .flatten();
-        if let Some(ints) = single_ints {
-            let mut buckets: HashMap<i64, Vec<usize>> = HashMap::with_capacity(ints.len());
-            for (i, k) in ints.into_iter().enumerate() {
-                let Some(k) = k else { continue };
-                let bucket = buckets.entry(k).or_default();
-                if !distinct || bucket.is_empty() {
-                    bucket.push(i);
-                }
-            }
-            return HashMatch { buckets: Buckets::Ints(buckets) };
-        }
-        let mut buckets: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, k) in tuples.enumerate() {
-            if let Some(h) = hash_key(k) {
-                buckets.entry(h).or_default().push(i);
-            }
-        }
-        HashMatch { buckets: Buckets::Keys(buckets) }
-    }
-
-    /// Whether a candidate's key is always equal to the probe's under T-SQL's comparison,
-    /// not just hashed alike: one key of integers (a probe of another numeric type is
-    /// looked up as the integer it equals, or not at all).
-    fn exact(&self) -> bool {
-        matches!(self.buckets, Buckets::Ints(_))
-    }
-
-    /// The probe side of `keys`, prepared once for rows of columns `cols`.
-    fn probes<'e>(keys: &[(&'e Expr, &Expr)], cols: &[Col]) -> Vec<Scalar<'e>> {
-        keys.iter().map(|(e, _)| Scalar::prepare(e, cols)).collect()
-    }
-
-    /// The rows whose key equals the key of the row in `env` (of the other side), whose
-    /// values `probes` ([`HashMatch::probes`]) compute.
-    fn candidates(
-        &self,
-        run: &mut Run<'_>,
-        probes: &[Scalar<'_>],
-        env: &Env<'_>,
-    ) -> Result<&[usize], SqlError> {
-        // One key, the common case: no vector per probe.
-        if let [p] = probes {
-            let v = run.eval_prepared(p, env)?;
-            return self.lookup(std::slice::from_ref(&v));
-        }
-        let mut values = Vec::with_capacity(probes.len());
-        for p in probes {
-            values.push(run.eval_prepared(p, env)?);
-        }
-        self.lookup(&values)
-    }
-
-    /// The rows whose key equals `values`, the probe side's values of the keys.
-    fn lookup(&self, values: &[Value]) -> Result<&[usize], SqlError> {
-        let found = match (&self.buckets, values) {
-            (Buckets::Ints(ints), [v]) => {
-                let k = match integer_key(v) {
-                    Some(k) => Some(k),
-                    // A number of another type equals an integer only if it is one (1.0
-                    // = 1): the integer it converts to, if they compare equal.
-                    None if v.is_null() => None,
-                    None => match scalar::convert(v.clone(), SqlType::BigInt, None) {
-                        Ok(Value::BigInt(n))
-                            if scalar::compare(v, &Value::BigInt(n))?
-                                == Some(std::cmp::Ordering::Equal) =>
-                        {
-                            Some(n)
-                        }
-                        _ => None,
-                    },
-                };
-                k.and_then(|k| ints.get(&k))
-            }
-            (Buckets::Ints(_), _) => None,
-            (Buckets::Keys(buckets), _) => hash_key(values).and_then(|k| buckets.get(&k)),
-        };
-        Ok(found.map_or(&[], Vec::as_slice))
-    }
-}
-
 /// The joined rows with their columns in the FROM clause's order.
 fn restore_order(acc: Rows, order: &[usize], leaves: &[Leaf]) -> Rows {
     let positions = restore_positions(order, leaves);
@@ -2084,17 +1909,4 @@ fn restore_positions(order: &[usize], leaves: &[Leaf]) -> Vec<usize> {
 /// A joined row put in the FROM clause's column order by `positions`.
 fn restore_row(mut row: Vec<Value>, positions: &[usize]) -> Vec<Value> {
     positions.iter().map(|&p| std::mem::replace(&mut row[p], Value::Null)).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hash_keys_of_equal_numbers_are_equal() {
-        let a = hash_key(&[Value::Int(3)]);
-        let b = hash_key(&[Value::BigInt(3)]);
-        assert_eq!(a, b);
-        assert_eq!(hash_key(&[Value::Null]), None);
-    }
 }
