@@ -280,3 +280,43 @@ fn sp_executesql_and_procedure_calls_reuse_their_plans() {
     }
     assert!(most_uses(&mut s) >= 20, "{}", most_uses(&mut s));
 }
+
+#[test]
+fn one_off_batches_whose_trees_are_freed_never_take_each_others_plans() {
+    // More distinct texts than the parse cache keeps: their syntax trees are freed and
+    // new ones are made, often at the addresses of freed ones, and a plan is keyed by a
+    // block's address. Each batch's own constants must still decide what it reads.
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT NOT NULL)");
+    ok(&mut s, "INSERT t SELECT value, value * 7 FROM GENERATE_SERIES(1, 400)");
+    for k in 1..=400 {
+        let got = scalar(
+            &mut s,
+            &format!("DECLARE @v INT; SELECT @v = v FROM t WHERE k = {k}; SELECT @v"),
+        );
+        assert_eq!(got, Value::Int(7 * k), "key {k}");
+    }
+}
+
+#[test]
+fn a_block_made_again_by_a_rewrite_at_each_execution_reads_its_current_definition() {
+    // A block read through a view is a copy the inlining makes at each execution (no parsed
+    // node's identity): its plan is used only while the copy is equal to the one planned.
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT NOT NULL, w INT NOT NULL)");
+    ok(&mut s, "INSERT t SELECT value, value, -value FROM GENERATE_SERIES(1, 100)");
+    ok(&mut s, "CREATE VIEW vt AS SELECT k, v AS x FROM t");
+    let sum = scalar(
+        &mut s,
+        "DECLARE @i INT = 1, @x INT, @s BIGINT = 0;
+         WHILE @i <= 10 BEGIN
+           SELECT @x = x FROM vt WHERE k = @i;
+           SET @s += @x;
+           IF @i = 5 EXEC ('ALTER VIEW vt AS SELECT k, w AS x FROM t');
+           SET @i += 1;
+         END;
+         SELECT @s",
+    );
+    // 1 + ... + 5, then -(6 + ... + 10)
+    assert_eq!(sum, Value::BigInt(15 - 40));
+}

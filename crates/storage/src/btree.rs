@@ -854,9 +854,9 @@ impl BTree<'_> {
         mut step: impl FnMut(PageId, usize),
     ) -> Result<PinnedPage> {
         let mut depth = 0;
-        let mut id = self.root;
+        let mut pinned = self.pool().fetch(self.root)?;
         loop {
-            let pinned = self.pool().fetch(id)?;
+            let id = pinned.id();
             let next = {
                 let page = pinned.read();
                 match page.page_type() {
@@ -879,7 +879,9 @@ impl BTree<'_> {
                     if depth > 64 {
                         return Err(corrupt(id, "tree deeper than 64 levels: a cycle"));
                     }
-                    id = child;
+                    // The parent is done with: the tree latch keeps the structure, so its
+                    // pin need not outlast the step to the child.
+                    pinned = pinned.step_to(child)?;
                 }
             }
         }

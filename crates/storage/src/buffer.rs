@@ -1110,6 +1110,38 @@ impl PinnedPage {
         self.id
     }
 
+    /// Page `id` of the same pool, pinned in place of this one: a descent's step from a
+    /// parent it has done with to the child it chose. Where the child is cached, this pin
+    /// ends and the child's begins under one hold of the pool's table (a fetch and an unpin
+    /// take it once each); otherwise this pin ends and the child is fetched as
+    /// [`BufferPool::fetch`] does. The caller must hold no latch of this page.
+    pub fn step_to(mut self, id: PageId) -> Result<PinnedPage, BufferError> {
+        crate::io_stats::count_logical_read();
+        self.shared.member.check_failed()?;
+        let stepped = {
+            let frames = &*self.shared.frames;
+            let mut table = frames.table();
+            match table.map.get(&(self.shared.member.key, id)) {
+                Some(&f) if !table.descs[f].loading => {
+                    let desc = &mut table.descs[f];
+                    desc.pins += 1;
+                    desc.referenced = true;
+                    frames.unpin(&mut table, self.frame);
+                    Some(f)
+                }
+                _ => None,
+            }
+        };
+        if let Some(f) = stepped {
+            self.frame = f;
+            self.id = id;
+            return Ok(self);
+        }
+        let shared = Arc::clone(&self.shared);
+        drop(self);
+        shared.pin(id, None)
+    }
+
     /// Takes the page latch shared.
     pub fn read(&self) -> PageReadGuard<'_> {
         PageReadGuard { image: self.shared.frames.frame(self.frame).read_latch() }

@@ -64,9 +64,9 @@ pub use module::{
 };
 pub use names::{DataType, Ident, ObjectName, TypeParam};
 pub use query::{
-    Cte, ForJson, ForXml, Join, JoinKind, JsonColumn, OffsetFetch, OrderByItem, Pivot, Query,
-    QueryBody, QueryHint, Select, SelectItem, SelectStatement, SetOperator, TableHint, TableSource,
-    Top, Unpivot, XmlNamespace,
+    Cte, ForJson, ForXml, Join, JoinKind, JsonColumn, OffsetFetch, OrderByItem, ParsedId, Pivot,
+    Query, QueryBody, QueryHint, Select, SelectItem, SelectStatement, SetOperator, TableHint,
+    TableSource, Top, Unpivot, XmlNamespace,
 };
 pub use stmt::{
     AssignOp, Dbcc, DbccArgument, Declaration, DeclarationKind, ExecArgument, ExecProcedure,

@@ -80,18 +80,26 @@ fn corpus() -> Vec<String> {
 }
 
 /// The tree's `Debug` form without what legitimately differs between a batch and its print:
-/// source positions, and the batch text that procedures and views keep as their definition.
+/// source positions, the parser's identities of its nodes (each parse makes new ones), and
+/// the batch text that procedures and views keep as their definition.
 fn shape(batch: &Batch) -> String {
     let debug = format!("{batch:?}");
+    let spans = erase_between(&debug, "Span {", '}');
+    let ids = erase_between(&spans, "ParsedId(", ')');
+    erase_strings_after(&ids, "definition: ")
+}
+
+/// `debug` without each run from `start` to the next `end` character, both included.
+fn erase_between(debug: &str, start: &str, end: char) -> String {
     let mut out = String::with_capacity(debug.len());
-    let mut rest = debug.as_str();
-    while let Some(at) = rest.find("Span {") {
+    let mut rest = debug;
+    while let Some(at) = rest.find(start) {
         out.push_str(&rest[..at]);
-        let end = rest[at..].find('}').unwrap();
-        rest = &rest[at + end + 1..];
+        let close = rest[at..].find(end).unwrap();
+        rest = &rest[at + close + 1..];
     }
     out.push_str(rest);
-    erase_strings_after(&out, "definition: ")
+    out
 }
 
 /// Replaces the string literal after each `field` with `".."`.

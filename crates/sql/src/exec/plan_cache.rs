@@ -17,8 +17,10 @@
 //!
 //! A plan is found by the address of its block's syntax node, and used only if
 //!
-//! * the block is equal to the one it was made for (its syntax tree is compared, so a tree
-//!   freed and another allocated at its address can never take its plan);
+//! * the block is the parsed node it was made for (the same [`ParsedId`](crate::ast::ParsedId)), or else equal to
+//!   it (its syntax tree is compared, so a tree freed and another allocated at its address
+//!   can never take its plan). A loop's or a procedure's block is the node parsed once, so
+//!   its plan is found without comparing trees; a block a rewrite made is compared;
 //! * the session's database is the one whose names it resolved (held weakly: a kept plan
 //!   never keeps a dropped database open);
 //! * the schema version of the table's database is the one read before the names were
@@ -65,6 +67,8 @@ pub(crate) fn free_proc_cache() {
 pub(crate) struct BlockPlan {
     /// The block it was made for, and its query's ORDER BY (which decides the columns read).
     sel: Select,
+    /// The block's [`ParsedId`](crate::ast::ParsedId) when it was a node the parser made.
+    parsed: Option<u64>,
     order_by: Vec<OrderByItem>,
     /// The table's database: the session's when the plan was made (names with no
     /// database resolve there), or tempdb. Not held: a kept plan must not keep a dropped
@@ -137,6 +141,7 @@ impl BlockPlan {
     pub(crate) fn new(d: Decided<'_>) -> BlockPlan {
         BlockPlan {
             sel: d.sel.clone(),
+            parsed: d.sel.parsed.get(),
             order_by: d.order_by.to_vec(),
             db: Arc::downgrade(&d.table.db),
             version: d.version,
@@ -278,7 +283,8 @@ impl Run<'_> {
                 return None;
             }
         }
-        if plan.sel != *sel || plan.order_by.as_slice() != order_by {
+        let same_node = plan.parsed.is_some() && plan.parsed == sel.parsed.get();
+        if (!same_node && plan.sel != *sel) || plan.order_by.as_slice() != order_by {
             return None;
         }
         plan.uses.fetch_add(1, Ordering::Relaxed);

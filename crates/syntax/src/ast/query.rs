@@ -150,6 +150,47 @@ pub struct Select {
     pub grouping_sets: Option<Vec<Vec<Expr>>>,
     /// `HAVING`.
     pub having: Option<Expr>,
+    /// Which parsed node this is, if it is one the parser made (not a copy).
+    pub parsed: ParsedId,
+}
+
+/// The identity of a syntax node the parser made, unique in the process: a cache keyed by a
+/// node (the plan cache's blocks) knows from it, without comparing trees, that the node it
+/// meets is the one it kept something for. Only the parser hands ids out, and only to nodes
+/// no one changes afterwards (a parsed batch is shared read-only); a copy gets
+/// [`ParsedId::NONE`], since a copy is what rewrites change, so two nodes with the same id
+/// other than `NONE` are equal. It never makes two trees unequal: equality of syntax trees
+/// is by what they say.
+#[derive(Debug, Default)]
+pub struct ParsedId(u64);
+
+impl ParsedId {
+    /// No parsed node's identity: a copy, or a node built outside the parser.
+    pub const NONE: ParsedId = ParsedId(0);
+
+    /// An id no node had before.
+    pub fn fresh() -> ParsedId {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        ParsedId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// The id, if the node was made by the parser.
+    pub fn get(&self) -> Option<u64> {
+        (self.0 != 0).then_some(self.0)
+    }
+}
+
+impl Clone for ParsedId {
+    /// A copy is not the parsed node (see the type's documentation).
+    fn clone(&self) -> ParsedId {
+        ParsedId::NONE
+    }
+}
+
+impl PartialEq for ParsedId {
+    fn eq(&self, _: &ParsedId) -> bool {
+        true
+    }
 }
 
 /// `TOP (n) [PERCENT] [WITH TIES]`.

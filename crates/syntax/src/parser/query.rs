@@ -19,9 +19,9 @@ use super::{PResult, Parser};
 use crate::ast::{
     AssignOp, Assignment, AssignmentTarget, Cte, Delete, Expr, ExprKind, ForJson, ForXml,
     FunctionArgs, FunctionCall, Ident, Insert, InsertSource, Join, JoinKind, JsonColumn,
-    ObjectName, OffsetFetch, OrderByItem, OutputClause, OutputInto, Pivot, Query, QueryBody,
-    QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint, TableSource, TableTarget,
-    Top, Unpivot, Update, XmlNamespace,
+    ObjectName, OffsetFetch, OrderByItem, OutputClause, OutputInto, ParsedId, Pivot, Query,
+    QueryBody, QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint, TableSource,
+    TableTarget, Top, Unpivot, Update, XmlNamespace,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -240,6 +240,7 @@ impl<'a> Parser<'a> {
             group_by: Vec::new(),
             grouping_sets: None,
             having: None,
+            parsed: ParsedId::fresh(),
         });
         self.parse_select_list(&mut select)?;
         self.parse_select_clauses(&mut select)?;

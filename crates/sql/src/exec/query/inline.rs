@@ -33,7 +33,7 @@ use walden_engine::Database;
 
 use crate::ast::{
     BinaryOp, Cast, Expr, ExprKind, FunctionArgs, FunctionBody, Ident, JoinKind, ObjectName,
-    OrderByItem, Query, QueryBody, Select, SelectItem, StatementKind, TableSource,
+    OrderByItem, ParsedId, Query, QueryBody, Select, SelectItem, StatementKind, TableSource,
 };
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -419,6 +419,7 @@ impl Run<'_> {
             group_by: sel.group_by.clone(),
             grouping_sets: sel.grouping_sets.clone(),
             having: sel.having.clone(),
+            parsed: ParsedId::NONE,
         };
         for item in &sel.items {
             match item {
