@@ -1052,12 +1052,13 @@ pub(crate) struct RowUndo<'k> {
     pub undo: Undo,
 }
 
-/// One entry of an [`UndoLog`]; its key and old value are `bytes[start..]` of the log, key
-/// first.
+/// One entry of an [`UndoLog`]; its key and old value are `bytes[chunk][start..]` of the
+/// log, key first.
 #[derive(Debug, Clone, Copy)]
 struct UndoHead {
     lsn: Lsn,
-    start: usize,
+    chunk: u32,
+    start: u32,
     root: PageId,
     value_len: u32,
     /// Keys are at most `MAX_KEY_LEN` (900) bytes.
@@ -1086,17 +1087,23 @@ pub(crate) enum UndoRef<'a> {
 /// The row changes a transaction may have to undo in one database, oldest first. Keys and
 /// old values share one byte buffer instead of a vector each, so a transaction inserting a
 /// million rows allocates nothing per row and keeps a third of the memory. The entries are
-/// kept in chunks of [`UNDO_CHUNK`], so that a large transaction's list grows without
-/// copying (and faulting in) all of it again at every doubling.
+/// kept in chunks of [`UNDO_CHUNK`], and their bytes in chunks of [`UNDO_BYTES_CHUNK`], so
+/// that a large transaction's log grows without copying (and faulting in) all of it again at
+/// every doubling.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct UndoLog {
     /// Entry `i` is `chunks[i / UNDO_CHUNK][i % UNDO_CHUNK]`; every chunk but the last is
     /// full.
     chunks: Vec<Vec<UndoHead>>,
     len: usize,
-    /// Every entry's key and old value, in entry order.
-    bytes: Vec<u8>,
+    /// Every entry's key and old value, in entry order; an entry's bytes are in one chunk.
+    /// Every chunk but the last holds at least [`UNDO_BYTES_CHUNK`] bytes of room.
+    bytes: Vec<Vec<u8>>,
 }
+
+/// Bytes of room a full chunk of an [`UndoLog`]'s keys and values has (1 MiB). The first
+/// chunk grows by doubling up to this, so a small transaction allocates little.
+const UNDO_BYTES_CHUNK: usize = 1 << 20;
 
 /// Entries per chunk of an [`UndoLog`] (128 KiB of them). The first chunk grows by doubling
 /// up to this, so a small transaction allocates little.
@@ -1127,7 +1134,8 @@ impl UndoLog {
         let entries = self.chunks.first().map_or(0, Vec::capacity);
         if self.chunks.len() > 1
             || entries > SPARE_UNDO_ENTRIES
-            || self.bytes.capacity() > SPARE_UNDO_BYTES
+            || self.bytes.len() > 1
+            || self.bytes.first().map_or(0, Vec::capacity) > SPARE_UNDO_BYTES
         {
             return;
         }
@@ -1136,7 +1144,9 @@ impl UndoLog {
             chunk.clear();
         }
         self.len = 0;
-        self.bytes.clear();
+        if let Some(bytes) = self.bytes.first_mut() {
+            bytes.clear();
+        }
         // The thread may be exiting, its spare gone already: then the memory just goes.
         let _ = SPARE_UNDO.try_with(|spare| spare.set(Some(self)));
     }
@@ -1148,9 +1158,19 @@ impl UndoLog {
             Undo::Insert(v) => (UndoKind::Insert, v),
             Undo::Restore(v) => (UndoKind::Restore, v),
         };
-        let start = self.bytes.len();
-        self.bytes.extend_from_slice(row.key);
-        self.bytes.extend_from_slice(value);
+        let need = row.key.len() + value.len();
+        let full = |b: &Vec<u8>| b.len() + need > b.capacity() && b.capacity() >= UNDO_BYTES_CHUNK;
+        if self.bytes.last().is_none_or(full) {
+            let capacity = if self.bytes.is_empty() { 0 } else { UNDO_BYTES_CHUNK.max(need) };
+            self.bytes.push(Vec::with_capacity(capacity));
+        }
+        let byte_chunk = self.bytes.len() - 1;
+        let Some(bytes) = self.bytes.last_mut() else { return };
+        // A chunk holds at most about twice UNDO_BYTES_CHUNK, and a chunk index is below
+        // the entry count, which a u32 holds (a transaction's log of 4 billion rows aside).
+        let start = bytes.len() as u32;
+        bytes.extend_from_slice(row.key);
+        bytes.extend_from_slice(value);
         if self.chunks.last().is_none_or(|c| c.len() == UNDO_CHUNK) {
             let capacity = if self.chunks.is_empty() { 0 } else { UNDO_CHUNK };
             self.chunks.push(Vec::with_capacity(capacity));
@@ -1159,6 +1179,7 @@ impl UndoLog {
         self.len += 1;
         chunk.push(UndoHead {
             lsn: row.lsn,
+            chunk: byte_chunk as u32,
             start,
             root: row.root,
             // A tree refuses keys over MAX_KEY_LEN and values over MAX_VALUE_LEN before it
@@ -1191,9 +1212,11 @@ impl UndoLog {
     /// Entry `i`: its tree, key and inverse.
     pub(crate) fn entry(&self, i: usize) -> (PageId, &[u8], UndoRef<'_>) {
         let h = self.head(i);
-        let key_end = h.start + usize::from(h.key_len);
-        let key = &self.bytes[h.start..key_end];
-        let value = &self.bytes[key_end..key_end + h.value_len as usize];
+        let bytes = &self.bytes[h.chunk as usize];
+        let start = h.start as usize;
+        let key_end = start + usize::from(h.key_len);
+        let key = &bytes[start..key_end];
+        let value = &bytes[key_end..key_end + h.value_len as usize];
         let undo = match h.kind {
             UndoKind::Delete => UndoRef::Delete,
             UndoKind::Insert => UndoRef::Insert(value),
@@ -1207,7 +1230,11 @@ impl UndoLog {
         if keep >= self.len {
             return;
         }
-        self.bytes.truncate(self.head(keep).start);
+        let (chunk, start) = (self.head(keep).chunk as usize, self.head(keep).start as usize);
+        self.bytes.truncate(chunk + 1);
+        if let Some(bytes) = self.bytes.last_mut() {
+            bytes.truncate(start);
+        }
         self.chunks.truncate(keep.div_ceil(UNDO_CHUNK));
         if let Some(last) = self.chunks.last_mut() {
             last.truncate(keep - (keep - 1) / UNDO_CHUNK * UNDO_CHUNK);

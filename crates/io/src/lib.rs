@@ -138,6 +138,16 @@ pub trait File: Send + Sync + fmt::Debug {
     /// later writes below `len` overwrite allocated blocks and a `sync_data` after them needs
     /// no metadata update. Never shrinks. Durable after `sync_all`.
     fn preallocate(&self, len: u64) -> io::Result<()>;
+    /// Grows the file to `len` bytes of zeros with their space allocated, as
+    /// [`File::preallocate`] does, but without writing the zeros where the file system can
+    /// allocate the space by itself (`fallocate`): a later write below `len` then cannot fail
+    /// for want of space, but the first `sync_data` after it may update the file's metadata
+    /// (the extent it wrote becomes a written one). For a file whose writes are synced off the
+    /// commit path (the data file's pages, at checkpoints and by the background writer), which
+    /// so is not written twice. Never shrinks. Durable after `sync_all`.
+    fn reserve(&self, len: u64) -> io::Result<()> {
+        self.preallocate(len)
+    }
     /// Sets the file's length, truncating or extending with zeros. Durable after `sync_all`.
     fn set_len(&self, len: u64) -> io::Result<()>;
     /// The path the file was opened with, for messages.

@@ -12,6 +12,11 @@ use crate::{File, FileLock, FileRef, OpenMode, Vfs};
 /// Zero-filling writes this many bytes per call.
 const ZERO_FILL_CHUNK: usize = 1 << 20;
 
+/// The zeros a zero-fill writes: static, so that they are never allocated (nor their pages
+/// faulted in and cleared, as a fresh allocation's are, at each growth); the kernel maps its
+/// shared zero page under them.
+static ZEROS: [u8; ZERO_FILL_CHUNK] = [0; ZERO_FILL_CHUNK];
+
 /// The operating system's file systems.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OsFs;
@@ -176,11 +181,10 @@ impl File for OsFile {
         // real zeros makes every later overwrite a pure data write; fallocate first asks for
         // contiguous space, and its failure (e.g. on tmpfs) is harmless.
         fallocate(&self.file, current, len - current);
-        let zeros = vec![0u8; ZERO_FILL_CHUNK];
         let mut at = current;
         while at < len {
             let n = ZERO_FILL_CHUNK.min((len - at) as usize);
-            if let Err(e) = self.write_all_at(&zeros[..n], at) {
+            if let Err(e) = self.write_all_at(&ZEROS[..n], at) {
                 // ENOSPC (or EIO) part way leaves the file at whatever length the writes that
                 // did land reached, and fallocate may have extended it too; give back what
                 // this call added, so that a failed growth leaves the length the caller knew.
@@ -191,6 +195,17 @@ impl File for OsFile {
             at += n as u64;
         }
         Ok(())
+    }
+
+    fn reserve(&self, len: u64) -> io::Result<()> {
+        let current = self.len()?;
+        if len <= current {
+            return Ok(());
+        }
+        if reserve_space(&self.file, current, len - current) {
+            return Ok(());
+        }
+        self.preallocate(len)
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {
@@ -258,6 +273,18 @@ fn fallocate(file: &fs::File, offset: u64, len: u64) {
     let _ = unsafe { libc::posix_fallocate(file.as_raw_fd(), offset, len) };
 }
 
+/// Allocates `len` bytes of `file` from `offset` with the file system's own `fallocate`
+/// (mode 0: the length grows, the new range reads as zeros); false where the file system
+/// cannot (glibc's `posix_fallocate` would then write a byte per block instead).
+fn reserve_space(file: &fs::File, offset: u64, len: u64) -> bool {
+    let (Ok(offset), Ok(len)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else {
+        return false;
+    };
+    // SAFETY: fallocate takes a descriptor and three integers and touches no memory of ours;
+    // the descriptor is owned by `file`, which outlives the call.
+    unsafe { libc::fallocate(file.as_raw_fd(), 0, offset, len) == 0 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +305,28 @@ mod tests {
         f.read_exact_at(&mut five, 10).unwrap();
         assert_eq!(&five, b"abcde");
         assert_eq!(f.len().unwrap(), 3 * ZERO_FILL_CHUNK as u64 + 512);
+    }
+
+    #[test]
+    fn reserve_grows_with_zeros_and_overwrites_stay_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = OsFs::new().open(&dir.path().join("r"), OpenMode::CreateNew).unwrap();
+        f.write_all_at(b"head", 0).unwrap();
+        f.reserve(2 * ZERO_FILL_CHUNK as u64 + 8192).unwrap();
+        assert_eq!(f.len().unwrap(), 2 * ZERO_FILL_CHUNK as u64 + 8192);
+        let mut buf = vec![1u8; 8192];
+        f.read_exact_at(&mut buf, ZERO_FILL_CHUNK as u64).unwrap();
+        assert!(buf.iter().all(|&b| b == 0));
+        f.write_all_at(b"page", 8192).unwrap();
+        f.sync_data().unwrap();
+        let mut four = [0u8; 4];
+        f.read_exact_at(&mut four, 0).unwrap();
+        assert_eq!(&four, b"head");
+        f.read_exact_at(&mut four, 8192).unwrap();
+        assert_eq!(&four, b"page");
+        // Never shrinks.
+        f.reserve(10).unwrap();
+        assert_eq!(f.len().unwrap(), 2 * ZERO_FILL_CHUNK as u64 + 8192);
     }
 
     #[test]

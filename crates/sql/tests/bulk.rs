@@ -390,3 +390,68 @@ fn a_bulk_load_survives_a_restart_without_a_clean_shutdown() {
     drop(s);
     instance.close().unwrap();
 }
+
+/// Ascending rows under `TABLOCK` are appended a leaf at a time even with `CHECK_CONSTRAINTS`
+/// and nonclustered indexes: each index holds every row, a CHECK constraint or a unique
+/// index refuses its row (undoing the load, or skipping the row under IGNORE_DUP_KEY), and a
+/// CHECK constraint whose function reads the table sees every row before its own.
+#[test]
+fn an_ascending_load_with_checks_and_nonclustered_indexes() {
+    let (_dir, _instance, mut s) = session();
+    ok(
+        &mut s,
+        "CREATE TABLE a (k INT PRIMARY KEY, u INT NOT NULL, g INT NOT NULL, CHECK (g >= 0)); \
+         CREATE UNIQUE INDEX a_u ON a (u); CREATE INDEX a_g ON a (g)",
+    );
+    let n = 20_000i32;
+    let statement = "INSERT BULK a (k INT, u INT, g INT) WITH (TABLOCK, CHECK_CONSTRAINTS)";
+    let rows = |keys: std::ops::Range<i32>| -> Vec<Vec<Value>> {
+        keys.map(|k| vec![Value::Int(k), Value::Int(n - k), Value::Int(k % 97)]).collect()
+    };
+    let out = load(&mut s, statement, rows(0..n));
+    assert_eq!((errors(&out), out.counts.clone()), (vec![], vec![n as u64]));
+    assert_eq!(errors(&run(&mut s, "DBCC CHECKTABLE ('a')")), Vec::<i32>::new());
+    for k in [0, 1, 4_321, n - 1] {
+        assert_eq!(
+            rows_of(&mut s, &format!("SELECT k FROM a WITH (INDEX (a_u)) WHERE u = {}", n - k)),
+            vec![vec![Value::Int(k)]]
+        );
+    }
+    assert_eq!(
+        rows_of(&mut s, "SELECT COUNT(*) FROM a WITH (INDEX (a_g)) WHERE g = 5"),
+        vec![vec![Value::Int((0..n).filter(|k| k % 97 == 5).count() as i32)]]
+    );
+    // A row breaking the CHECK constraint, or taking a unique index's key, undoes the load.
+    let mut bad = rows(n..n + 3000);
+    bad[2500][2] = Value::Int(-1);
+    assert_eq!(errors(&load(&mut s, statement, bad)), vec![547]);
+    let mut bad = rows(n..n + 3000);
+    bad[2500][1] = Value::Int(7);
+    assert_eq!(errors(&load(&mut s, statement, bad)), vec![2601]);
+    assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM a"), vec![vec![Value::Int(n)]]);
+    assert_eq!(errors(&run(&mut s, "DBCC CHECKTABLE ('a')")), Vec::<i32>::new());
+    // Under IGNORE_DUP_KEY the row alone is skipped, with nothing of it in any index.
+    ok(&mut s, "DROP INDEX a_u ON a; CREATE UNIQUE INDEX a_u ON a (u) WITH (IGNORE_DUP_KEY = ON)");
+    let mut dup = rows(n..n + 3000);
+    dup[2500][1] = Value::Int(7);
+    let out = load(&mut s, statement, dup);
+    assert_eq!((errors(&out), out.counts.clone()), (vec![], vec![2999]));
+    assert_eq!(
+        rows_of(&mut s, "SELECT COUNT(*), SUM(CAST(g AS BIGINT)) FROM a WITH (INDEX (a_g))"),
+        rows_of(&mut s, "SELECT COUNT(*), SUM(CAST(g AS BIGINT)) FROM a WITH (INDEX (a_u))"),
+    );
+    assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM a"), vec![vec![Value::Int(n + 2999)]]);
+    assert_eq!(errors(&run(&mut s, "DBCC CHECKTABLE ('a')")), Vec::<i32>::new());
+
+    ok(&mut s, "CREATE TABLE c (k INT PRIMARY KEY)");
+    ok(
+        &mut s,
+        "CREATE FUNCTION dbo.c_rows() RETURNS INT AS BEGIN RETURN (SELECT COUNT(*) FROM c) END",
+    );
+    ok(&mut s, "ALTER TABLE c ADD CONSTRAINT c_few CHECK (dbo.c_rows() < 100)");
+    let statement = "INSERT BULK c (k INT) WITH (TABLOCK, CHECK_CONSTRAINTS)";
+    let keys = |n: i32| (0..n).map(|k| vec![Value::Int(k)]).collect::<Vec<_>>();
+    assert_eq!(errors(&load(&mut s, statement, keys(150))), vec![547]);
+    let out = load(&mut s, statement, keys(100));
+    assert_eq!((errors(&out), out.counts.clone()), (vec![], vec![100]));
+}

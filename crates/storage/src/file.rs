@@ -20,11 +20,13 @@
 //!   it against the id it was read for, so bit rot, torn writes and misdirected writes surface
 //!   as [`PageError::Corrupt`] naming the page, and a preallocated page that was never written
 //!   as [`PageError::NeverWritten`].
-//! * **The file only grows by preallocation.** [`DataFile::grow`] zero-fills the new pages and
-//!   syncs the file's metadata before returning, and `write_page` refuses pages past the end.
-//!   So every page write is an overwrite of allocated space: a later `sync` (`fdatasync`) makes
-//!   it durable without a metadata update, and a crash can never leave a page the file's size
-//!   does not cover.
+//! * **The file only grows by preallocation.** [`DataFile::grow`] allocates the new pages
+//!   (`fallocate`, zero-filling them where the file system cannot) and syncs the file's
+//!   metadata before returning, and `write_page` refuses pages past the end. So every page
+//!   write lands in allocated space (it cannot fail for want of room), a later `sync`
+//!   (`fdatasync`) makes it durable (with the extent's change from unwritten to written, the
+//!   first time a page of a reserved range is written), and a crash can never leave a page
+//!   the file's size does not cover.
 //! * **A partial last page is the remains of a growth, and is cut.** A crash or `ENOSPC` in the
 //!   middle of a growth (worst on file systems without `fallocate`, where `posix_fallocate`
 //!   writes a byte per block) can leave the file at a length that is not a whole number of
@@ -369,7 +371,7 @@ impl DataFile {
         *self.grow_lock.lock().unwrap_or_else(PoisonError::into_inner) = growth;
     }
 
-    /// Adds at least `n` zero-filled pages at the end of the file, as many more as the growth
+    /// Adds at least `n` pages of zeros at the end of the file, as many more as the growth
     /// policy's step says, and makes the new size durable; returns the id of the first new
     /// page. [`FileError::Full`] if the policy does not allow `n` more pages.
     pub fn grow(&self, n: u32) -> Result<PageId, FileError> {
@@ -418,7 +420,10 @@ impl DataFile {
 
     /// Extends the file from `first` to `new_count` pages, durably. Called under `grow_lock`.
     fn extend(&self, first: u32, new_count: u32) -> Result<(), FileError> {
-        if let Err(source) = self.file.preallocate(offset(new_count)) {
+        // Reserved rather than zero-filled: the new pages are written when they are flushed
+        // (by the background writer and checkpoints, off any commit), and zeros written first
+        // would double the bytes a growing table writes.
+        if let Err(source) = self.file.reserve(offset(new_count)) {
             // Out of space part way (without fallocate the growth is a write per block): give
             // back what landed, so the length is whole pages again while the database stays
             // open. Best effort; `open` cuts a partial tail after a crash anyway.

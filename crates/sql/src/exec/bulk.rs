@@ -27,9 +27,9 @@ use walden_engine::lock::LockMode;
 use walden_engine::types::{DeclaredType, Len, SqlType, Value};
 use walden_engine::{RowAppender, TableHint};
 
-use crate::ast::{BulkOptions, InsertBulk, TableTarget, TriggerEvent};
+use crate::ast::{BulkOptions, Expr, ExprKind, InsertBulk, TableTarget, TriggerEvent};
 use crate::exec::eval::Col;
-use crate::exec::query::{compare_keys, table_cols, TableRef};
+use crate::exec::query::{compare_keys, has_subquery, table_cols, visit_children, TableRef};
 use crate::exec::scalar::{coerce, fit_declared};
 use crate::exec::session::{Frame, Halt, Run, Step, CANCELLED};
 use crate::exec::{Counted, Output, Session, SqlError};
@@ -250,9 +250,14 @@ impl Run<'_> {
         let mut given: Vec<bool> = Vec::new();
         let mut n = 0u64;
         let mut ignored = false;
-        // Rows appended a leaf at a time while the load holds the table (see `RowAppender`);
-        // not when CHECK constraints are checked, whose functions might read the table.
-        let mut appender = checks.is_empty().then(RowAppender::new);
+        // Rows appended a leaf at a time while the load holds the table (see `RowAppender`).
+        // A run's rows are in no tree until it is flushed: when a default, a computed column
+        // or a CHECK constraint calls a user-defined function, which might read the table,
+        // the rows before each row are flushed before its values are made.
+        let mut appender = RowAppender::new();
+        let reads_tables = defaults.iter().flatten().any(|e| may_read_tables(e))
+            || checks.iter().any(|(_, e)| may_read_tables(e))
+            || self.computed_exprs(&def)?.iter().any(|e| may_read_tables(e));
         loop {
             row.clear();
             let next = rows.next_row(&mut row);
@@ -266,6 +271,9 @@ impl Run<'_> {
                 Err(BulkStop::Error(e)) => return Err(e.into()),
             }
             self.row_interruption_point(usize::try_from(n).unwrap_or(usize::MAX))?;
+            if reads_tables {
+                self.flush_appender(&db, &def, &mut appender)?;
+            }
             if row.len() != targets.len() {
                 return Err(SqlError::new(
                     4816,
@@ -325,13 +333,7 @@ impl Run<'_> {
                 self.compute_columns(&def, &mut values)?;
             }
             self.check_row(&def, &cols, &checks, &values, "BULK INSERT")?;
-            let inserted_row = match appender.as_mut() {
-                Some(appender) => {
-                    self.append_unless_ignored(&db, &def, &mut values, appender, &mut ignored)?
-                }
-                None => self.insert_unless_ignored(&db, &def, &mut values, &mut ignored)?,
-            };
-            if !inserted_row {
+            if !self.append_unless_ignored(&db, &def, &mut values, &mut appender, &mut ignored)? {
                 continue;
             }
             if let Some(c) = identity {
@@ -346,14 +348,14 @@ impl Run<'_> {
                 inserted.push(values.clone());
                 if inserted.len() >= FOREIGN_KEY_GROUP {
                     // A foreign key may refer to the table itself: its rows must be in it.
-                    self.flush_appender(&db, &def, appender.as_mut())?;
+                    self.flush_appender(&db, &def, &mut appender)?;
                     self.check_references(t, &inserted, "BULK INSERT")?;
                     inserted.clear();
                 }
             }
             n += 1;
         }
-        self.flush_appender(&db, &def, appender.as_mut())?;
+        self.flush_appender(&db, &def, &mut appender)?;
         self.check_references(t, &inserted, "BULK INSERT")?;
         if ignored {
             self.report(crate::exec::dml::duplicate_key_ignored());
@@ -385,15 +387,36 @@ impl Run<'_> {
         &mut self,
         db: &Arc<walden_engine::Database>,
         def: &TableDef,
-        appender: Option<&mut RowAppender>,
+        appender: &mut RowAppender,
     ) -> Result<(), SqlError> {
-        match appender {
-            Some(appender) => {
-                self.tx().flush_appended(db, def, appender).map_err(|e| self.s.engine_error(e))
-            }
-            None => Ok(()),
-        }
+        self.tx().flush_appended(db, def, appender).map_err(|e| self.s.engine_error(e))
     }
+
+    /// The expressions of `def`'s computed columns.
+    fn computed_exprs(&mut self, def: &TableDef) -> Result<Vec<Arc<Expr>>, SqlError> {
+        def.columns
+            .iter()
+            .filter_map(|c| c.computed.as_ref())
+            .map(|computed| self.stored_expr(&computed.text))
+            .collect()
+    }
+}
+
+/// Whether evaluating `e` might read a table: it holds a subquery or calls a user-defined
+/// function.
+fn may_read_tables(e: &Expr) -> bool {
+    has_subquery(e) || calls_user_function(e)
+}
+
+/// Whether `e` calls a user-defined function (a schema-qualified name: the built-ins, which
+/// read no table, have none).
+fn calls_user_function(e: &Expr) -> bool {
+    if matches!(&e.kind, ExprKind::Function(f) if f.name.schema.is_some()) {
+        return true;
+    }
+    let mut found = false;
+    visit_children(e, &mut |c| found |= calls_user_function(c));
+    found
 }
 
 /// `v` stored in a column of type `ty`: what [`coerce`] makes of it, with SQL Server's
