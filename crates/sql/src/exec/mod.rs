@@ -39,6 +39,7 @@ mod grant;
 mod hash_spill;
 pub(crate) mod join;
 mod merge;
+mod my_permissions;
 mod options;
 mod output;
 pub(crate) mod plan_cache;

@@ -102,6 +102,8 @@ impl Run<'_> {
                 let set =
                     if in_sys && name.name.value.eq_ignore_ascii_case("fn_listextendedproperty") {
                         self.list_extended_properties(&values)?
+                    } else if in_sys && name.name.value.eq_ignore_ascii_case("fn_my_permissions") {
+                        self.my_permissions(&values)?
                     } else if in_sys
                         && name.name.value.eq_ignore_ascii_case("dm_exec_describe_first_result_set")
                     {

@@ -22,6 +22,8 @@
 //!   `sys.computed_columns`, `sys.sql_modules`, `sys.views`, `sys.triggers`,
 //!   `sys.trigger_events`, `sys.trigger_event_types`, and the empty `sys.server_triggers` and
 //!   `sys.server_trigger_events`.
+//! * `os`: `sys.dm_os_schedulers`, and the plan-cache, missing-index and index-operation
+//!   DMVs Walden has no information for (no rows).
 //! * `compat`: `sys.sysobjects`, `sys.syscolumns`, `sys.sysdatabases`, `sys.systypes`, `sys.syslanguages`, `sys.fn_helpcollations()`, `sys.all_objects`, `sys.system_objects`, `sys.system_columns`.
 //!
 //! The counters SQL Server keeps above the storage engine are kept by the SQL layer: batches
@@ -36,6 +38,7 @@ mod dmv;
 mod information_schema;
 mod memory;
 pub(crate) mod msdb;
+mod os;
 mod server;
 mod sessions;
 mod stats;
@@ -283,6 +286,19 @@ pub fn system_view(
         "dm_exec_sql_text" => (Some(1), sessions::exec_sql_text),
         "dm_exec_input_buffer" => (Some(2), sessions::exec_input_buffer),
         "dm_os_sys_info" => (None, |c, _| Ok(server::sys_info(c))),
+        "dm_os_schedulers" => (None, |c, _| Ok(os::schedulers(c))),
+        "dm_os_waiting_tasks" => (None, |_, _| Ok(os::waiting_tasks())),
+        "dm_db_index_operational_stats" => (Some(4), os::index_operational_stats),
+        "dm_exec_query_stats" => (None, |_, _| Ok(os::query_stats())),
+        "dm_exec_procedure_stats" | "dm_exec_function_stats" | "dm_exec_trigger_stats" => {
+            (None, |_, _| Ok(os::module_stats()))
+        }
+        "dm_exec_query_plan" => (Some(1), os::query_plan),
+        "dm_exec_text_query_plan" => (Some(3), os::query_plan),
+        "dm_exec_plan_attributes" => (Some(1), os::plan_attributes),
+        "dm_db_missing_index_details" => (None, |_, _| Ok(os::missing_index_details())),
+        "dm_db_missing_index_groups" => (None, |_, _| Ok(os::missing_index_groups())),
+        "dm_db_missing_index_group_stats" => (None, |_, _| Ok(os::missing_index_group_stats())),
         "server_principals" => (None, |c, _| Ok(server::server_principals(c))),
         "database_principals" => (None, |c, _| Ok(server::database_principals(c))),
         "sql_logins" => (None, |c, _| Ok(server::sql_logins(c))),
