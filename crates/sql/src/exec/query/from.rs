@@ -220,6 +220,20 @@ impl Run<'_> {
                         rows.push(row);
                     }
                 }
+                if cols.is_none() {
+                    // No left row: the right side's columns are still the result's, for the
+                    // names the rest of the query binds (`pa.attribute` over an empty
+                    // `sys.dm_exec_query_stats`). They are learned by applying it once to a
+                    // row of NULLs; its rows, and any error it raises there, are not the
+                    // query's, as SQL Server applies it to no row.
+                    let nulls = vec![Value::Null; left.cols.len()];
+                    let env = Env::new(&left.cols, &nulls, outer);
+                    if let Ok(right) = self.source(&j.right, None, Some(&env)) {
+                        let mut c = left.cols.clone();
+                        c.extend(right.cols);
+                        cols = Some(c);
+                    }
+                }
                 Ok(Rows { cols: cols.unwrap_or(left.cols), rows })
             }
         }
