@@ -19,6 +19,7 @@ mod cursor;
 mod data_file;
 mod database_state;
 pub(crate) mod dbcc;
+mod dbcc_info;
 mod ddl;
 pub(crate) mod ddl_event_types;
 pub(crate) mod ddl_trigger;

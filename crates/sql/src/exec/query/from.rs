@@ -273,6 +273,7 @@ impl Run<'_> {
                 "sysdatabases",
                 "systypes",
                 "syslanguages",
+                "syslogins",
             ]
             .iter()
             .any(|t| name.name.value.eq_ignore_ascii_case(t));

@@ -306,6 +306,7 @@ pub fn system_view(
         "server_principals" => (None, |c, _| Ok(server::server_principals(c))),
         "database_principals" => (None, |c, _| Ok(server::database_principals(c))),
         "sql_logins" => (None, |c, _| Ok(server::sql_logins(c))),
+        "syslogins" => (None, |c, _| Ok(server::syslogins(c))),
         "configurations" => (None, |c, _| Ok(server::configurations(c))),
         "sysprocesses" => (None, |c, _| Ok(server::sysprocesses(c))),
         "dm_io_virtual_file_stats" => (Some(2), dmv::virtual_file_stats),
