@@ -818,6 +818,11 @@ const ABSENT: &[Absent] = &[
     ),
 ];
 
+/// The names of these views, in order.
+pub(super) fn absent_names() -> impl Iterator<Item = &'static str> {
+    ABSENT.iter().map(|(n, _)| *n)
+}
+
 /// The view `name` (lower case, without `sys.`) of a feature Walden does not have: its
 /// columns, all nullable, and no rows.
 pub(super) fn absent_view(name: &str) -> Option<RowSet> {

@@ -45,6 +45,7 @@ mod os;
 mod server;
 mod sessions;
 mod stats;
+pub(crate) mod system_objects;
 #[cfg(test)]
 mod tests;
 mod transactions;
@@ -216,7 +217,11 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("foreign_key_columns", None, |c, _| Ok(constraints::foreign_key_columns(c))),
     ("identity_columns", None, |c, _| Ok(constraints::identity_columns(c))),
     ("computed_columns", None, |c, _| Ok(constraints::computed_columns(c))),
-    ("all_columns", None, |c, _| Ok(catalog::columns(c))),
+    ("all_columns", None, |c, _| {
+        let mut set = catalog::columns(c);
+        set.rows.extend(system_objects::column_rows(c).rows);
+        Ok(set)
+    }),
     ("all_views", None, |c, _| Ok(constraints::views(c))),
     ("all_sql_modules", None, |c, _| Ok(constraints::sql_modules(c))),
     // Walden lists no system objects: these have their user counterparts' columns.
@@ -261,7 +266,7 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("systypes", None, |c, _| Ok(compat::systypes(c))),
     ("syslanguages", None, |_, _| Ok(compat::syslanguages())),
     ("fn_helpcollations", None, |_, _| Ok(compat::help_collations())),
-    ("system_columns", None, |_, _| Ok(compat::system_columns())),
+    ("system_columns", None, |c, _| Ok(system_objects::column_rows(c))),
     ("dm_os_performance_counters", None, |c, _| Ok(dmv::performance_counters(c))),
     ("dm_os_wait_stats", None, |c, _| Ok(dmv::wait_stats(c))),
     ("dm_os_buffer_descriptors", None, |c, _| Ok(memory::buffer_descriptors(c))),
