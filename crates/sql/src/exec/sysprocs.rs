@@ -130,6 +130,10 @@ const SP_DATABASES: &str = "SELECT CAST(d.name AS NVARCHAR(128)) AS DATABASE_NAM
      FROM sys.databases d JOIN sys.master_files f ON f.database_id = d.database_id \
      GROUP BY d.name ORDER BY d.name";
 
+/// `sp_validatelogins`' result set, with no rows.
+const SP_VALIDATELOGINS: &str = "SELECT CAST(NULL AS VARBINARY(85)) AS SID, \
+     CAST(NULL AS SYSNAME) AS [NT Login] WHERE 1 = 0";
+
 /// The configuration id of 'show advanced options'.
 const SHOW_ADVANCED_OPTIONS: i64 = 518;
 
@@ -264,6 +268,11 @@ impl Run<'_> {
             },
             "sp_databases" => match self.procedure_arguments("sp_databases", p, &[]) {
                 Ok(_) => SP_DATABASES.to_string(),
+                Err(e) => return Some(Err(e.into())),
+            },
+            // The Windows logins whose accounts no longer exist: Walden has no Windows logins.
+            "sp_validatelogins" => match self.procedure_arguments(name, p, &[]) {
+                Ok(_) => SP_VALIDATELOGINS.to_string(),
                 Err(e) => return Some(Err(e.into())),
             },
             "sp_msforeachdb" => match self.sp_msforeachdb(p) {

@@ -241,6 +241,7 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("dm_db_index_usage_stats", None, |c, _| Ok(server::index_usage_stats(c))),
     ("database_role_members", None, |c, _| Ok(server::database_role_members(c))),
     ("database_permissions", None, |c, _| Ok(server::database_permissions(c))),
+    ("server_permissions", None, |c, _| Ok(server::server_permissions(c))),
     ("database_mirroring", None, |c, _| Ok(server::database_mirroring(c))),
     ("dm_os_host_info", None, |c, _| Ok(server::host_info(c))),
     ("dm_broker_activated_tasks", None, |_, _| Ok(server::broker_activated_tasks())),

@@ -686,6 +686,24 @@ pub(super) fn database_permissions(_ctx: &ViewContext<'_>) -> RowSet {
         .rows(&[])
 }
 
+/// `sys.server_permissions`: the server-level grants. The one login, `sa`, holds `CONNECT
+/// SQL` (granted by itself, as SQL Server shows a login's own); what it may do beyond that
+/// comes from its sysadmin membership, which is not a permission row.
+pub(super) fn server_permissions(_ctx: &ViewContext<'_>) -> RowSet {
+    View::<()>::new()
+        .col("class", SqlType::TinyInt, |_| Value::TinyInt(100))
+        .opt("class_desc", DESC, |_| nstr("SERVER"))
+        .col("major_id", SqlType::Int, |_| int(0))
+        .col("minor_id", SqlType::Int, |_| int(0))
+        .col("grantee_principal_id", SqlType::Int, |_| int(1))
+        .col("grantor_principal_id", SqlType::Int, |_| int(1))
+        .col("type", SqlType::Char(4), |_| Value::Str("COSQ".into()))
+        .opt("permission_name", SqlType::NVarChar(Len::N(128)), |_| nstr("CONNECT SQL"))
+        .col("state", SqlType::Char(1), |_| Value::Str("G".into()))
+        .opt("state_desc", DESC, |_| nstr("GRANT"))
+        .rows(&[()])
+}
+
 /// `sys.database_mirroring`: a row per database, none of them mirrored (the columns a client
 /// reads to learn that; the other mirroring columns are NULL too in SQL Server).
 pub(super) fn database_mirroring(ctx: &ViewContext<'_>) -> RowSet {
