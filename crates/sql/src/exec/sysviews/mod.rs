@@ -288,6 +288,8 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("dm_exec_input_buffer", Some(2), sessions::exec_input_buffer),
     ("dm_os_sys_info", None, |c, _| Ok(server::sys_info(c))),
     ("dm_os_schedulers", None, |c, _| Ok(os::schedulers(c))),
+    ("dm_os_nodes", None, |c, _| Ok(os::nodes(c))),
+    ("dm_os_sys_memory", None, |_, _| Ok(os::sys_memory())),
     ("dm_os_waiting_tasks", None, |_, _| Ok(os::waiting_tasks())),
     ("dm_db_index_operational_stats", Some(4), os::index_operational_stats),
     ("dm_exec_query_stats", None, |_, _| Ok(os::query_stats())),

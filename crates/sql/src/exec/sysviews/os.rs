@@ -303,3 +303,91 @@ pub(super) fn missing_index_group_stats() -> RowSet {
         ("avg_system_impact", SqlType::Float),
     ])
 }
+
+/// The machine's memory from `/proc/meminfo`, in KB.
+#[derive(Default)]
+struct SysMemory {
+    total: u64,
+    available: u64,
+    swap_total: u64,
+    swap_free: u64,
+    cached: u64,
+}
+
+impl SysMemory {
+    fn read() -> SysMemory {
+        let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+                .unwrap_or(0)
+        };
+        SysMemory {
+            total: field("MemTotal"),
+            available: field("MemAvailable"),
+            swap_total: field("SwapTotal"),
+            swap_free: field("SwapFree"),
+            cached: field("Cached"),
+        }
+    }
+
+    /// SQL Server on Linux signals low memory under about 5% available.
+    fn low(&self) -> bool {
+        self.available.saturating_mul(20) < self.total
+    }
+}
+
+/// `sys.dm_os_sys_memory`: the operating system's memory, one row (`/proc/meminfo`:
+/// `MemTotal`, `MemAvailable`, swap as the page file, `Cached` as the system cache; the
+/// kernel pool sizes, which Linux does not report, 0).
+pub(super) fn sys_memory() -> RowSet {
+    View::<SysMemory>::new()
+        .col("total_physical_memory_kb", SqlType::BigInt, |m| big(m.total))
+        .col("available_physical_memory_kb", SqlType::BigInt, |m| big(m.available))
+        .col("total_page_file_kb", SqlType::BigInt, |m| big(m.total + m.swap_total))
+        .col("available_page_file_kb", SqlType::BigInt, |m| big(m.available + m.swap_free))
+        .col("system_cache_kb", SqlType::BigInt, |m| big(m.cached))
+        .col("kernel_paged_pool_kb", SqlType::BigInt, |_| big(0))
+        .col("kernel_nonpaged_pool_kb", SqlType::BigInt, |_| big(0))
+        .col("system_high_memory_signal_state", SqlType::Bit, |m| bit(!m.low()))
+        .col("system_low_memory_signal_state", SqlType::Bit, |m| bit(m.low()))
+        .col("system_memory_state_desc", SqlType::NVarChar(Len::N(256)), |m| {
+            nstr(if m.low() {
+                "Available physical memory is low"
+            } else {
+                "Available physical memory is high"
+            })
+        })
+        .rows(&[SysMemory::read()])
+}
+
+/// `sys.dm_os_nodes`: one `ONLINE` node holding every scheduler of `sys.dm_os_schedulers`
+/// (Walden does not place its threads by NUMA node).
+pub(super) fn nodes(ctx: &ViewContext<'_>) -> RowSet {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as i64);
+    let busy = rows_of(ctx).iter().filter(|s| s.running()).count() as i64;
+    let row = (cpus, busy);
+    View::<(i64, i64)>::new()
+        .col("node_id", SqlType::SmallInt, |_| super::small(0))
+        .col("node_state_desc", DESC, |_| nstr("ONLINE"))
+        .col("memory_node_id", SqlType::SmallInt, |_| super::small(0))
+        .col("cpu_affinity_mask", SqlType::BigInt, |r| Value::BigInt(cpu_mask(r.0)))
+        .col("online_scheduler_count", SqlType::SmallInt, |r| super::small(r.0))
+        .col("idle_scheduler_count", SqlType::SmallInt, |r| super::small((r.0 - r.1).max(0)))
+        .col("active_worker_count", SqlType::Int, |r| int(r.1))
+        .col("avg_load_balance", SqlType::Int, |r| int(r.1 / r.0.max(1)))
+        .col("online_scheduler_mask", SqlType::BigInt, |r| Value::BigInt(cpu_mask(r.0)))
+        .col("processor_group", SqlType::SmallInt, |_| super::small(0))
+        .col("cpu_count", SqlType::Int, |r| int(r.0))
+        .rows(&[row])
+}
+
+/// The affinity mask of `cpus` CPUs: one bit each, all 64 set from 64 CPUs on.
+fn cpu_mask(cpus: i64) -> i64 {
+    if cpus >= 64 {
+        -1
+    } else {
+        (1i64 << cpus) - 1
+    }
+}
