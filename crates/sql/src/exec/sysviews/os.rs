@@ -391,3 +391,52 @@ fn cpu_mask(cpus: i64) -> i64 {
         (1i64 << cpus) - 1
     }
 }
+
+/// `sys.dm_os_volume_stats(database_id, file_id)`: Walden does not describe the volumes
+/// under its files, so no rows.
+pub(super) fn volume_stats() -> RowSet {
+    empty(&[
+        ("database_id", INT),
+        ("file_id", INT),
+        ("volume_mount_point", SqlType::NVarChar(Len::N(512))),
+        ("volume_id", SqlType::NVarChar(Len::N(512))),
+        ("logical_volume_name", SqlType::NVarChar(Len::N(512))),
+        ("file_system_type", SqlType::NVarChar(Len::N(512))),
+        ("total_bytes", BIGINT),
+        ("available_bytes", BIGINT),
+        ("supports_compression", SqlType::TinyInt),
+        ("supports_alternate_streams", SqlType::TinyInt),
+        ("supports_sparse_files", SqlType::TinyInt),
+        ("is_read_only", SqlType::TinyInt),
+        ("is_compressed", SqlType::TinyInt),
+    ])
+}
+
+/// `sys.fn_trace_gettable(file, files)`: Walden has no SQL Trace files, so no rows.
+pub(super) fn trace_gettable() -> RowSet {
+    empty(&[
+        ("TextData", SqlType::NVarChar(Len::Max)),
+        ("DatabaseID", INT),
+        ("HostName", SqlType::NVarChar(Len::N(256))),
+        ("ApplicationName", SqlType::NVarChar(Len::N(256))),
+        ("LoginName", SqlType::NVarChar(Len::N(256))),
+        ("SPID", INT),
+        ("StartTime", SqlType::DateTime),
+        ("EventClass", INT),
+        ("DatabaseName", SqlType::NVarChar(Len::N(256))),
+    ])
+}
+
+/// `sys.fn_xe_file_target_read_file(path, mdpath, initial_file_name, initial_offset)`:
+/// Walden has no Extended Events files, so no rows.
+pub(super) fn xe_file_target_read_file() -> RowSet {
+    empty(&[
+        ("module_guid", SqlType::UniqueIdentifier),
+        ("package_guid", SqlType::UniqueIdentifier),
+        ("object_name", SqlType::NVarChar(Len::N(256))),
+        ("event_data", SqlType::NVarChar(Len::Max)),
+        ("file_name", SqlType::NVarChar(Len::N(260))),
+        ("file_offset", BIGINT),
+        ("timestamp_utc", SqlType::DateTime2(7)),
+    ])
+}
