@@ -112,6 +112,8 @@ impl Run<'_> {
             "INPUTBUFFER" => self.dbcc_inputbuffer(&d.arguments)?,
             "SHRINKFILE" => self.dbcc_shrinkfile(&d.arguments)?,
             "SHRINKDATABASE" => self.dbcc_shrinkdatabase(&d.arguments)?,
+            "TRACESTATUS" => self.dbcc_tracestatus(&d.arguments)?,
+            "DBINFO" => self.dbcc_dbinfo(&d.arguments, tableresults)?,
             _ => return Err(incorrect()),
         }
         if infomsgs {

@@ -367,6 +367,7 @@ impl Run<'_> {
             DropKind::ServerTrigger => {
                 crate::exec::ddl_trigger::drop_server_trigger(name, if_exists)
             }
+            DropKind::Synonym => drop_missing_synonym(name, if_exists),
             DropKind::Statistics => self.drop_statistics(name),
             DropKind::Schema => self.drop_schema(&name.name.value, if_exists),
             DropKind::Type => {
@@ -1083,4 +1084,19 @@ pub(crate) fn column_collation(name: &str, ty: SqlType) -> Result<Option<String>
         ));
     }
     Ok(crate::exec::scalar::collation::stored(Some(collation), ty))
+}
+
+/// `DROP SYNONYM`: Walden has no synonyms, so the name is never found; SQL Server's 3701, or
+/// nothing with IF EXISTS (scripts drop theirs before making them again).
+fn drop_missing_synonym(name: &ObjectName, if_exists: bool) -> Result<(), SqlError> {
+    if if_exists {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        3701,
+        format!(
+            "Cannot drop the synonym '{}', because it does not exist or you do not have permission.",
+            crate::exec::query::display_name(name)
+        ),
+    ))
 }

@@ -285,8 +285,8 @@ impl Run<'_> {
                 self.push_event(events, st, "DROP_STATISTICS", "STATISTICS", &stats, target);
                 return;
             }
-            // Server-level: no database trigger sees it.
-            DropKind::Database | DropKind::ServerTrigger => return,
+            // Server-level: no database trigger sees it. No synonym exists to drop.
+            DropKind::Database | DropKind::ServerTrigger | DropKind::Synonym => return,
         };
         if !self.object_exists(name) {
             return;

@@ -13,8 +13,9 @@ use walden_engine::types::{SqlType, Value};
 use walden_engine::EngineError;
 
 use crate::ast::{
-    AssignmentTarget, Delete, Expr, ExprKind, Insert, InsertSource, ObjectName, QueryBody, Select,
-    SelectItem, SelectStatement, StatementKind, TableSource, TableTarget, TriggerEvent, Update,
+    AssignmentTarget, Delete, Expr, ExprKind, Ident, Insert, InsertSource, ObjectName, QueryBody,
+    Select, SelectItem, SelectStatement, StatementKind, TableSource, TableTarget, TriggerEvent,
+    Update,
 };
 use crate::exec::dml_cte::DmlTarget;
 use crate::exec::dml_output::{Changed, OutputRows};
@@ -318,6 +319,26 @@ impl Run<'_> {
                             return self.resolve_table(real, &name.name.value).map(Relation::Table);
                         }
                         _ => {}
+                    }
+                }
+                // UPDATE t ... FROM t AS a: the target named by its table, which FROM names
+                // once and only under an alias, is that reference (SQL Server's rule); named
+                // twice under aliases it is 8154.
+                let mut instances = Vec::new();
+                same_table_references(from, name, &mut instances);
+                let aliased: Option<Vec<(&ObjectName, &str)>> =
+                    instances.into_iter().map(|(n, a)| a.map(|a| (n, a))).collect();
+                match aliased.as_deref().unwrap_or_default() {
+                    [] => {}
+                    [(real, alias)] => {
+                        self.refuse_pseudo_table_target(real)?;
+                        return self.resolve_table(real, alias).map(Relation::Table);
+                    }
+                    _ => {
+                        return Err(SqlError::new(
+                            8154,
+                            format!("The table '{}' is ambiguous.", name.name.value),
+                        ))
                     }
                 }
                 self.resolve_relation(name, &name.name.value)
@@ -847,7 +868,8 @@ impl Run<'_> {
                 }
                 DmlTarget::Table(t) => {
                     self.apply_table_hints(&t, &u.table_hints, true)?;
-                    let q = self.qualifying_rows(&t, &u.from, u.where_clause.as_ref(), limit)?;
+                    let from = with_implicit_target(&u.target, &u.from);
+                    let q = self.qualifying_rows(&t, &from, u.where_clause.as_ref(), limit)?;
                     (t, q, None)
                 }
             };
@@ -1041,7 +1063,8 @@ impl Run<'_> {
             DmlTarget::Through(t, rows, _) => (t, self.cte_rows(rows, d.where_clause.as_ref())?),
             DmlTarget::Table(t) => {
                 self.apply_table_hints(&t, &d.table_hints, true)?;
-                let q = self.qualifying_rows(&t, &d.from, d.where_clause.as_ref(), limit)?;
+                let from = with_implicit_target(&d.target, &d.from);
+                let q = self.qualifying_rows(&t, &from, d.where_clause.as_ref(), limit)?;
                 (t, q)
             }
         };
@@ -1222,6 +1245,55 @@ fn aliased<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a TableSource> 
             .or_else(|| aliased(std::slice::from_ref(&j.right), alias)),
         _ => None,
     })
+}
+
+/// The FROM an UPDATE or DELETE reads: its own, and, when that does not name the target
+/// table (`UPDATE t SET ... FROM (SELECT ...) AS y WHERE t.k = y.k`), the target first, as
+/// SQL Server adds it: joined to the others by the WHERE clause.
+fn with_implicit_target(target: &TableTarget, from: &[TableSource]) -> Vec<TableSource> {
+    let mut sources = from.to_vec();
+    if let TableTarget::Table(name) = target {
+        let unqualified = name.schema.is_none() && name.database.is_none();
+        let mut references = Vec::new();
+        same_table_references(from, name, &mut references);
+        let named =
+            (unqualified && aliased(from, &name.name.value).is_some()) || !references.is_empty();
+        if !from.is_empty() && !named {
+            let implicit =
+                TableSource::Table { name: name.clone(), alias: None, hints: Vec::new() };
+            sources.insert(0, implicit);
+        }
+    }
+    sources
+}
+
+/// The references in `from` (joins included) to the table `target` names: each as its name
+/// and alias. A part the target leaves out matches any.
+fn same_table_references<'a>(
+    from: &'a [TableSource],
+    target: &ObjectName,
+    found: &mut Vec<(&'a ObjectName, Option<&'a str>)>,
+) {
+    let part = |a: Option<&Ident>, b: Option<&Ident>| match (a, b) {
+        (Some(a), Some(b)) => a.value.eq_ignore_ascii_case(&b.value),
+        _ => true,
+    };
+    for s in from {
+        match s {
+            TableSource::Table { name, alias, .. }
+                if name.name.value.eq_ignore_ascii_case(&target.name.value)
+                    && part(name.schema.as_ref(), target.schema.as_ref())
+                    && part(name.database.as_ref(), target.database.as_ref()) =>
+            {
+                found.push((name, alias.as_ref().map(|a| a.value.as_str())));
+            }
+            TableSource::Join(j) => {
+                same_table_references(std::slice::from_ref(&j.left), target, found);
+                same_table_references(std::slice::from_ref(&j.right), target, found);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Error 213: the values of an INSERT without a column list do not fit the table.

@@ -8,6 +8,7 @@
 //! The ODBC catalog procedures drivers call for their metadata (`sp_tables`, `sp_columns`...)
 //! are in `catalog_procs`.
 
+use walden_engine::database::DatabaseState;
 use walden_engine::types::Value;
 
 use crate::ast::{ExecProcedure, ExprKind};
@@ -128,6 +129,10 @@ const SP_DATABASES: &str = "SELECT CAST(d.name AS NVARCHAR(128)) AS DATABASE_NAM
      CAST(NULL AS VARCHAR(254)) AS REMARKS \
      FROM sys.databases d JOIN sys.master_files f ON f.database_id = d.database_id \
      GROUP BY d.name ORDER BY d.name";
+
+/// `sp_validatelogins`' result set, with no rows.
+const SP_VALIDATELOGINS: &str = "SELECT CAST(NULL AS VARBINARY(85)) AS SID, \
+     CAST(NULL AS SYSNAME) AS [NT Login] WHERE 1 = 0";
 
 /// The configuration id of 'show advanced options'.
 const SHOW_ADVANCED_OPTIONS: i64 = 518;
@@ -265,6 +270,15 @@ impl Run<'_> {
                 Ok(_) => SP_DATABASES.to_string(),
                 Err(e) => return Some(Err(e.into())),
             },
+            // The Windows logins whose accounts no longer exist: Walden has no Windows logins.
+            "sp_validatelogins" => match self.procedure_arguments(name, p, &[]) {
+                Ok(_) => SP_VALIDATELOGINS.to_string(),
+                Err(e) => return Some(Err(e.into())),
+            },
+            "sp_msforeachdb" => match self.sp_msforeachdb(p) {
+                Ok(batch) => batch,
+                Err(e) => return Some(Err(e.into())),
+            },
             "sp_describe_first_result_set" => return Some(self.sp_describe_first_result_set(p)),
             "sp_describe_undeclared_parameters" => {
                 return Some(self.sp_describe_undeclared_parameters(p).map_err(Into::into));
@@ -285,6 +299,57 @@ impl Run<'_> {
             },
         };
         Some(self.run_system_query(&query))
+    }
+
+    /// The batch `sp_MSforeachdb @command1 [, @replacechar, @command2, @command3, @whereand,
+    /// @precommand, @postcommand]` runs: `@precommand` once, then for each online database in
+    /// id order its commands, each as `EXEC (...)` with `@replacechar` (default `?`) replaced
+    /// by the database's name, then `@postcommand`. `@whereand` (a filter on SQL Server's
+    /// `sysdatabases`) is refused with 50000 rather than ignored.
+    fn sp_msforeachdb(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        const NAME: &str = "sp_MSforeachdb";
+        let args = self.procedure_arguments(
+            NAME,
+            p,
+            &[
+                "@command1",
+                "@replacechar",
+                "@command2",
+                "@command3",
+                "@whereand",
+                "@precommand",
+                "@postcommand",
+            ],
+        )?;
+        let args = texts(&args);
+        let Some(command1) = args[0].clone() else {
+            return Err(missing_parameter(NAME, "@command1"));
+        };
+        if args[4].as_deref().is_some_and(|w| !w.trim().is_empty()) {
+            return Err(SqlError::new(
+                50000,
+                "Walden's sp_MSforeachdb does not take @whereand: filter in the command instead.",
+            ));
+        }
+        let replace = args[1].clone().filter(|r| !r.is_empty()).unwrap_or_else(|| "?".into());
+        let exec = |text: &str| format!("EXEC ({});\n", quoted(text));
+        let mut batch = String::new();
+        if let Some(pre) = &args[5] {
+            batch.push_str(&exec(pre));
+        }
+        let mut databases = self.s.instance.databases();
+        databases.sort_by_key(|db| db.id());
+        for db in databases.iter().filter(|db| db.state() == DatabaseState::Online) {
+            for command in
+                [Some(&command1), args[2].as_ref(), args[3].as_ref()].into_iter().flatten()
+            {
+                batch.push_str(&exec(&command.replace(&replace, db.name())));
+            }
+        }
+        if let Some(post) = &args[6] {
+            batch.push_str(&exec(post));
+        }
+        Ok(batch)
     }
 
     /// The query of `sp_helpindex table`: its indexes as `sp_help` lists them (15009 for an

@@ -141,8 +141,9 @@ SELECT 1 AS [p:a], 2 AS [@p:b] FOR XML PATH('row')
 ;WITH XMLNAMESPACES ('urn:p' AS p), n AS (SELECT 1 AS v)
 SELECT v AS [p:v] FROM n FOR XML PATH('x'), ROOT('p:all'), TYPE
 GO
+-- Before a DELETE the prefixes reach its WHERE: no row has a p:b element.
 WITH XMLNAMESPACES ('urn:p' AS p)
-DELETE FROM names
+DELETE FROM names WHERE CAST('<p:a xmlns:p="urn:p"/>' AS xml).exist('/p:b') = 1
 GO
 -- xml where SQL Server refuses it: string functions, operators, grouping, indexes, schemas.
 SELECT STUFF((SELECT ',' + name FROM names ORDER BY id FOR XML PATH(''), TYPE), 1, 1, '')

@@ -331,6 +331,9 @@ pub enum DropKind {
     /// `DROP STATISTICS table.name`: each name is the table's name with the statistics'
     /// name as its last part.
     Statistics,
+    /// `DROP SYNONYM`: Walden has no synonyms (`CREATE SYNONYM` is not parsed), so none is
+    /// ever found.
+    Synonym,
 }
 
 /// `DROP kind [IF EXISTS] name, ...`.

@@ -3,7 +3,7 @@
 
 use super::{
     AssignOp, Cte, Execute, Expr, Ident, ObjectName, Query, QueryHint, SelectItem, TableHint,
-    TableSource, Top,
+    TableSource, Top, XmlNamespace,
 };
 
 /// The table a data-modification statement changes.
@@ -18,6 +18,8 @@ pub enum TableTarget {
 /// `[WITH ctes] INSERT [TOP (n) [PERCENT]] [INTO] target [(columns)] source`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Insert {
+    /// `WITH XMLNAMESPACES (...)` before the statement: prefixes its xml methods may use.
+    pub xml_namespaces: Vec<XmlNamespace>,
     /// Common table expressions.
     pub ctes: Vec<Cte>,
     /// `TOP (n) [PERCENT]`.
@@ -52,6 +54,8 @@ pub enum InsertSource {
 /// `[WITH ctes] UPDATE [TOP (n)] target SET ... [FROM ...] [WHERE ...]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Update {
+    /// `WITH XMLNAMESPACES (...)` before the statement: prefixes its xml methods may use.
+    pub xml_namespaces: Vec<XmlNamespace>,
     /// Common table expressions.
     pub ctes: Vec<Cte>,
     /// `TOP (n) [PERCENT]`.
@@ -122,6 +126,8 @@ pub enum AssignmentTarget {
 /// `[WITH ctes] DELETE [TOP (n)] [FROM] target [FROM ...] [WHERE ...]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delete {
+    /// `WITH XMLNAMESPACES (...)` before the statement: prefixes its xml methods may use.
+    pub xml_namespaces: Vec<XmlNamespace>,
     /// Common table expressions.
     pub ctes: Vec<Cte>,
     /// `TOP (n) [PERCENT]`.

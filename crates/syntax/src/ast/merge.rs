@@ -1,13 +1,16 @@
 //! `MERGE`: its `WHEN [NOT] MATCHED` clauses and their actions.
 
 use super::{
-    Assignment, Cte, Expr, Ident, OutputClause, QueryHint, TableHint, TableSource, TableTarget, Top,
+    Assignment, Cte, Expr, Ident, OutputClause, QueryHint, TableHint, TableSource, TableTarget,
+    Top, XmlNamespace,
 };
 
 /// `[WITH ctes] MERGE [TOP (n)] [INTO] target [WITH (hints)] [[AS] alias] USING source ON
 /// condition WHEN ... [OUTPUT ...] [OPTION (...)];`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Merge {
+    /// `WITH XMLNAMESPACES (...)` before the statement: prefixes its xml methods may use.
+    pub xml_namespaces: Vec<XmlNamespace>,
     /// Common table expressions.
     pub ctes: Vec<Cte>,
     /// `TOP (n) [PERCENT]`: how many rows the statement changes at most.

@@ -221,6 +221,7 @@ impl Display for DropObjects {
             DropKind::Schema => "SCHEMA",
             DropKind::Type => "TYPE",
             DropKind::Statistics => "STATISTICS",
+            DropKind::Synonym => "SYNONYM",
         };
         write!(f, "DROP {kind} {}{}", IfExists(self.if_exists), commas(&self.names))?;
         match self.kind {

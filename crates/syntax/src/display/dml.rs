@@ -22,7 +22,7 @@ impl Display for Insert {
         write!(
             f,
             "{}INSERT {}INTO {}{}{} ",
-            With(&self.ctes),
+            With(&self.xml_namespaces, &self.ctes),
             OptionalTop(&self.top),
             self.target,
             TableHints(&self.table_hints),
@@ -46,7 +46,7 @@ impl Display for Update {
         write!(
             f,
             "{}UPDATE {}{}{} SET {}{}{}{}{}",
-            With(&self.ctes),
+            With(&self.xml_namespaces, &self.ctes),
             OptionalTop(&self.top),
             self.target,
             TableHints(&self.table_hints),
@@ -99,7 +99,7 @@ impl Display for Delete {
         write!(
             f,
             "{}DELETE {}FROM {}{}{}{}{}{}",
-            With(&self.ctes),
+            With(&self.xml_namespaces, &self.ctes),
             OptionalTop(&self.top),
             self.target,
             TableHints(&self.table_hints),

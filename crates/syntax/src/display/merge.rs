@@ -12,7 +12,7 @@ impl Display for Merge {
         write!(
             f,
             "{}MERGE {}INTO {}{}{} USING {} ON {}",
-            With(&self.ctes),
+            With(&self.xml_namespaces, &self.ctes),
             OptionalTop(&self.top),
             self.target,
             TableHints(&self.table_hints),

@@ -6,7 +6,7 @@ use std::fmt::{Display, Formatter, Result, Write};
 use super::{commas, quote, Alias, ColumnList, Separated};
 use crate::ast::{
     Cte, Expr, Join, JoinKind, JsonColumn, OrderByItem, Query, QueryBody, QueryHint, Select,
-    SelectItem, SetOperator, SingleKind, TableHint, TableSource, Top,
+    SelectItem, SetOperator, SingleKind, TableHint, TableSource, Top, XmlNamespace,
 };
 
 /// ` OPTION (...)` when there are query hints.
@@ -29,14 +29,27 @@ impl Display for QueryHint {
 }
 
 /// `WITH ctes ` when there are any.
-pub(super) struct With<'a>(pub(super) &'a [Cte]);
+pub(super) struct With<'a>(pub(super) &'a [XmlNamespace], pub(super) &'a [Cte]);
 
 impl Display for With<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
-        if self.0.is_empty() {
-            Ok(())
+        let With(namespaces, ctes) = *self;
+        if namespaces.is_empty() {
+            return if ctes.is_empty() { Ok(()) } else { write!(f, "WITH {} ", commas(ctes)) };
+        }
+        let items: Vec<String> = namespaces
+            .iter()
+            .map(|n| match &n.prefix {
+                Some(p) => format!("'{}' AS {p}", n.uri.replace('\'', "''")),
+                None => format!("DEFAULT '{}'", n.uri.replace('\'', "''")),
+            })
+            .collect();
+        write!(f, "WITH XMLNAMESPACES ({})", items.join(", "))?;
+        // The CTEs follow the namespaces under the same WITH.
+        if ctes.is_empty() {
+            f.write_str(" ")
         } else {
-            write!(f, "WITH {} ", commas(self.0))
+            write!(f, ", {} ", commas(ctes))
         }
     }
 }
@@ -111,25 +124,7 @@ pub(super) fn rows_of(rows: &[Vec<Expr>]) -> Vec<Row<'_>> {
 
 impl Display for Query {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
-        if !self.xml_namespaces.is_empty() {
-            let items: Vec<String> = self
-                .xml_namespaces
-                .iter()
-                .map(|n| match &n.prefix {
-                    Some(p) => format!("'{}' AS {p}", n.uri.replace('\'', "''")),
-                    None => format!("DEFAULT '{}'", n.uri.replace('\'', "''")),
-                })
-                .collect();
-            write!(f, "WITH XMLNAMESPACES ({})", items.join(", "))?;
-            // The CTEs follow the namespaces under the same WITH.
-            if self.ctes.is_empty() {
-                f.write_str(" ")?;
-            } else {
-                write!(f, ", {} ", commas(&self.ctes))?;
-            }
-            return self.fmt_rest(f);
-        }
-        write!(f, "{}", With(&self.ctes))?;
+        write!(f, "{}", With(&self.xml_namespaces, &self.ctes))?;
         self.fmt_rest(f)
     }
 }

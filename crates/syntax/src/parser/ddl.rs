@@ -1380,8 +1380,9 @@ impl<'a> Parser<'a> {
     /// `DROP DATABASE | TABLE | SEQUENCE | PROC[EDURE] | INDEX [IF EXISTS] ...`.
     pub(super) fn parse_drop(&mut self) -> PResult<StatementKind> {
         self.advance();
-        const KINDS: [&str; 12] = [
+        const KINDS: [&str; 13] = [
             "STATISTICS",
+            "SYNONYM",
             "SCHEMA",
             "TYPE",
             "DATABASE",
@@ -1410,6 +1411,7 @@ impl<'a> Parser<'a> {
             "SCHEMA" => DropKind::Schema,
             "TYPE" => DropKind::Type,
             "STATISTICS" => DropKind::Statistics,
+            "SYNONYM" => DropKind::Synonym,
             "INDEX" => {
                 let indexes = self.parse_comma_separated(Self::parse_index_ref)?;
                 return Ok(StatementKind::DropIndex(Box::new(DropIndex { if_exists, indexes })));

@@ -19,8 +19,8 @@
 use super::{PResult, Parser};
 use crate::ast::{
     BinaryOp, Case, Cast, Convert, Expr, ExprKind, FrameBound, FrameUnits, FunctionArgs,
-    FunctionCall, Ident, Literal, NextValueFor, ObjectName, Quantifier, Span, UnaryOp, WhenClause,
-    WindowFrame, WindowSpec,
+    FunctionCall, Ident, Literal, NextValueFor, ObjectName, Quantifier, QueryBody, SelectItem,
+    Span, UnaryOp, WhenClause, WindowFrame, WindowSpec,
 };
 use crate::keywords::is_reserved;
 use crate::lexer::{Token, TokenKind};
@@ -537,7 +537,20 @@ impl<'a> Parser<'a> {
 
     fn parse_exists(&mut self) -> PResult<ExprKind> {
         self.advance();
-        Ok(ExprKind::Exists(Box::new(self.parse_parenthesized_query()?)))
+        let mut query = self.parse_parenthesized_query()?;
+        // EXISTS never evaluates its select list, so `EXISTS (SELECT 1/0 FROM ...)`, an idiom
+        // of DBA scripts, raises no divide by zero. A list of constants (no column, function
+        // or aggregate, so it cannot change how many rows there are) becomes `1`s.
+        if let QueryBody::Select(select) = &mut query.body {
+            for item in &mut select.items {
+                if let SelectItem::Expr { expr, .. } = item {
+                    if is_constant(expr) {
+                        expr.kind = ExprKind::Literal(Literal::Integer("1".into()));
+                    }
+                }
+            }
+        }
+        Ok(ExprKind::Exists(Box::new(query)))
     }
 
     /// `CONTAINS | FREETEXT ({column | (column, ...) | *}, search [, LANGUAGE term])`, as a
@@ -849,4 +862,14 @@ fn decode_hex(digits: &str) -> Vec<u8> {
         .map(|pair| std::str::from_utf8(pair).ok().and_then(|hex| u8::from_str_radix(hex, 16).ok()))
         .map(|byte| byte.unwrap_or(0))
         .collect()
+}
+
+/// Whether `e` is literals and operators only.
+fn is_constant(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(_) => true,
+        ExprKind::Unary { operand, .. } => is_constant(operand),
+        ExprKind::Binary { left, right, .. } => is_constant(left) && is_constant(right),
+        _ => false,
+    }
 }

@@ -64,8 +64,19 @@ impl<'a> Parser<'a> {
         }
         let mut ctes = ctes;
         self.apply_max_recursion(&mut ctes, &hints, line)?;
-        let merge =
-            Merge { ctes, top, target, table_hints, alias, source, on, clauses, output, hints };
+        let merge = Merge {
+            xml_namespaces: Vec::new(),
+            ctes,
+            top,
+            target,
+            table_hints,
+            alias,
+            source,
+            on,
+            clauses,
+            output,
+            hints,
+        };
         Ok(StatementKind::Merge(Box::new(merge)))
     }
 

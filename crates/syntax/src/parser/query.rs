@@ -938,7 +938,17 @@ impl<'a> Parser<'a> {
         let source = self.parse_insert_source()?;
         let mut ctes = ctes;
         let hints = self.parse_option_clause_for(&mut ctes)?;
-        let insert = Insert { ctes, top, target, table_hints, columns, output, source, hints };
+        let insert = Insert {
+            xml_namespaces: Vec::new(),
+            ctes,
+            top,
+            target,
+            table_hints,
+            columns,
+            output,
+            source,
+            hints,
+        };
         Ok(StatementKind::Insert(Box::new(insert)))
     }
 
@@ -975,6 +985,7 @@ impl<'a> Parser<'a> {
         let mut ctes = ctes;
         let hints = self.parse_option_clause_for(&mut ctes)?;
         let update = Update {
+            xml_namespaces: Vec::new(),
             ctes,
             top,
             target,
@@ -1061,7 +1072,17 @@ impl<'a> Parser<'a> {
         let where_clause = self.parse_change_where()?;
         let mut ctes = ctes;
         let hints = self.parse_option_clause_for(&mut ctes)?;
-        let delete = Delete { ctes, top, target, table_hints, output, from, where_clause, hints };
+        let delete = Delete {
+            xml_namespaces: Vec::new(),
+            ctes,
+            top,
+            target,
+            table_hints,
+            output,
+            from,
+            where_clause,
+            hints,
+        };
         Ok(StatementKind::Delete(Box::new(delete)))
     }
 

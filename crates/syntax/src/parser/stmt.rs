@@ -170,7 +170,6 @@ impl<'a> Parser<'a> {
 
     /// `WITH ctes` followed by `SELECT`, `INSERT`, `UPDATE`, `DELETE` or `MERGE`.
     fn parse_with_statement(&mut self) -> PResult<StatementKind> {
-        let line = self.peek().span.line;
         let (namespaces, more) = self.parse_xml_namespaces()?;
         let ctes = if namespaces.is_empty() {
             self.parse_ctes()?
@@ -189,19 +188,17 @@ impl<'a> Parser<'a> {
         if namespaces.is_empty() {
             return Ok(statement);
         }
-        match statement {
-            StatementKind::Select(mut s) => {
-                s.query.xml_namespaces = namespaces;
-                Ok(StatementKind::Select(s))
-            }
-            _ => Err(ParseError {
-                number: 50000,
-                severity: 16,
-                state: 1,
-                line,
-                message: "WITH XMLNAMESPACES is supported by Walden before a SELECT only.".into(),
-            }),
+        let mut statement = statement;
+        match &mut statement {
+            StatementKind::Select(s) => s.query.xml_namespaces = namespaces,
+            StatementKind::Insert(i) => i.xml_namespaces = namespaces,
+            StatementKind::Update(u) => u.xml_namespaces = namespaces,
+            StatementKind::Delete(d) => d.xml_namespaces = namespaces,
+            StatementKind::Merge(m) => m.xml_namespaces = namespaces,
+            // The statement parsers above return only these kinds.
+            _ => return Err(self.error()),
         }
+        Ok(statement)
     }
 
     // -----------------------------------------------------------------------------------------
@@ -503,12 +500,18 @@ impl<'a> Parser<'a> {
 
     /// The `WITH` options of CREATE and UPDATE STATISTICS: `FULLSCAN`, `SAMPLE n PERCENT |
     /// ROWS`, `RESAMPLE`, `NORECOMPUTE`, `ALL | COLUMNS | INDEX` are kept; the others
-    /// (`STATS_STREAM = 0x...`, `MAXDOP = 1`, `INCREMENTAL = ON`, ...) are read and dropped.
+    /// (`STATS_STREAM = 0x...`, `MAXDOP = 1`, `INCREMENTAL = ON`, the undocumented
+    /// `ROWCOUNT = n, PAGECOUNT = n` that fake a table's size, ...) are read and dropped.
     pub(super) fn parse_statistics_options(&mut self) -> PResult<StatisticsOptions> {
         let mut options = StatisticsOptions::default();
         if self.eat_keyword("WITH") {
             loop {
-                let name = self.parse_identifier()?.value.to_ascii_uppercase();
+                // ROWCOUNT is a reserved word elsewhere (SET ROWCOUNT).
+                let name = if self.eat_keyword("ROWCOUNT") {
+                    "ROWCOUNT".to_string()
+                } else {
+                    self.parse_identifier()?.value.to_ascii_uppercase()
+                };
                 match name.as_str() {
                     "FULLSCAN" => options.sample = Some(StatisticsSample::FullScan),
                     "RESAMPLE" => options.resample = true,

@@ -102,6 +102,8 @@ impl Run<'_> {
                 let set =
                     if in_sys && name.name.value.eq_ignore_ascii_case("fn_listextendedproperty") {
                         self.list_extended_properties(&values)?
+                    } else if in_sys && name.name.value.eq_ignore_ascii_case("fn_my_permissions") {
+                        self.my_permissions(&values)?
                     } else if in_sys
                         && name.name.value.eq_ignore_ascii_case("dm_exec_describe_first_result_set")
                     {
@@ -218,6 +220,20 @@ impl Run<'_> {
                         rows.push(row);
                     }
                 }
+                if cols.is_none() {
+                    // No left row: the right side's columns are still the result's, for the
+                    // names the rest of the query binds (`pa.attribute` over an empty
+                    // `sys.dm_exec_query_stats`). They are learned by applying it once to a
+                    // row of NULLs; its rows, and any error it raises there, are not the
+                    // query's, as SQL Server applies it to no row.
+                    let nulls = vec![Value::Null; left.cols.len()];
+                    let env = Env::new(&left.cols, &nulls, outer);
+                    if let Ok(right) = self.source(&j.right, None, Some(&env)) {
+                        let mut c = left.cols.clone();
+                        c.extend(right.cols);
+                        cols = Some(c);
+                    }
+                }
                 Ok(Rows { cols: cols.unwrap_or(left.cols), rows })
             }
         }
@@ -257,6 +273,7 @@ impl Run<'_> {
                 "sysdatabases",
                 "systypes",
                 "syslanguages",
+                "syslogins",
             ]
             .iter()
             .any(|t| name.name.value.eq_ignore_ascii_case(t));

@@ -68,8 +68,19 @@ pub(super) fn sessionproperty(run: &mut Run<'_>, args: &[Value]) -> Answer {
 pub(super) fn object_id(run: &mut Run<'_>, args: &[Value]) -> Answer {
     Ok(match text_arg(args, 0) {
         None => Value::Null,
-        Some(n) => run.object_id(&n).map_or(Value::Null, |id| Value::Int(id as i32)),
+        Some(n) => match system_object(&n) {
+            Some(id) => Value::Int(id),
+            None => run.object_id(&n).map_or(Value::Null, |id| Value::Int(id as i32)),
+        },
     })
+}
+
+/// The id of the system view or function `text` names with the `sys` schema
+/// (`sys.dm_os_schedulers`, `master.sys.objects`).
+fn system_object(text: &str) -> Option<i32> {
+    let name = parse_object_name(text)?;
+    let sys = name.schema.as_ref().is_some_and(|s| s.value.eq_ignore_ascii_case("sys"));
+    sys.then(|| crate::exec::sysviews::system_objects::system_object_id(&name.name.value))?
 }
 
 /// By the ids `sys.schemas` gives, CREATE SCHEMA's schemas included.

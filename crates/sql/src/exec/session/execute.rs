@@ -69,10 +69,16 @@ impl Run<'_> {
             Execute::Sql(expr) => {
                 let text = scalar::to_text(&self.value(expr)?);
                 let batch = self.s.parsed(&text)?;
-                // Dynamic SQL runs in a scope of its own: it sees no variables of the caller.
+                // Dynamic SQL runs in a scope of its own: it sees no variables of the caller,
+                // and a USE in it lasts until it ends (`sp_MSforeachdb 'USE [?]; ...'`).
+                let saved_db = Arc::clone(&self.s.db);
                 self.s.frames.push(Frame { source: Some(Arc::from(text)), ..Frame::default() });
                 let r = self.module_body(&batch.statements);
                 self.pop_frame();
+                if self.s.db.id() != saved_db.id() {
+                    self.s.db = saved_db;
+                    self.s.activity.database_changed(self.s.db.id());
+                }
                 r.map(|_| ())
             }
             Execute::Procedure(p) => {

@@ -289,24 +289,28 @@ impl Run<'_> {
                 Ok(Flow::Next)
             }
             StatementKind::Insert(i) => {
+                let _namespaces = enter_statement_namespaces(&i.xml_namespaces);
                 let n = self.insert(i);
                 let n = self.after_triggers(n)?;
                 self.done(Counted::Insert, n);
                 Ok(Flow::Next)
             }
             StatementKind::Update(u) => {
+                let _namespaces = enter_statement_namespaces(&u.xml_namespaces);
                 let n = self.update(u).map_err(Halt::from);
                 let n = self.after_triggers(n)?;
                 self.done(Counted::Update, n);
                 Ok(Flow::Next)
             }
             StatementKind::Delete(d) => {
+                let _namespaces = enter_statement_namespaces(&d.xml_namespaces);
                 let n = self.delete(d).map_err(Halt::from);
                 let n = self.after_triggers(n)?;
                 self.done(Counted::Delete, n);
                 Ok(Flow::Next)
             }
             StatementKind::Merge(m) => {
+                let _namespaces = enter_statement_namespaces(&m.xml_namespaces);
                 let n = self.merge(m).map_err(Halt::from);
                 let n = self.after_triggers(n)?;
                 self.done(Counted::Merge, n);
@@ -528,4 +532,13 @@ fn aborts_batch(e: &SqlError) -> bool {
         e.number,
         245 | 8114 | 241 | 242 | 257 | 529 | 208 | 207 | 209 | 1205 | 137 | 2715 | 148 | 3609
     ) || e.severity >= 20
+}
+
+/// Brings a data modification's `WITH XMLNAMESPACES` into scope for the xml methods of its
+/// expressions (SET, WHERE, OUTPUT) and queries; a query that declares its own replaces them
+/// while it runs.
+fn enter_statement_namespaces(
+    declarations: &[walden_syntax::ast::XmlNamespace],
+) -> Option<crate::exec::xml_methods::NamespaceScope> {
+    (!declarations.is_empty()).then(|| crate::exec::xml_methods::enter_namespaces(declarations))
 }

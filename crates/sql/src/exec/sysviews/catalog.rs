@@ -805,7 +805,8 @@ pub(super) fn column_rows(ctx: &ViewContext<'_>) -> Vec<ColRow> {
 pub(super) fn column_columns() -> View<ColRow> {
     let off = |_: &ColRow| bit(false);
     View::<ColRow>::new()
-        .col("object_id", SqlType::Int, |c| int(i64::from(c.object_id)))
+        // System objects' ids are negative, kept as their two's complement.
+        .col("object_id", SqlType::Int, |c| int(i64::from(c.object_id as i32)))
         .opt("name", SYSNAME, |c| nstr(c.def.name.as_str()))
         .col("column_id", SqlType::Int, |c| int(c.column_id as i64))
         .col("system_type_id", SqlType::TinyInt, |c| tiny(column_type_id(&c.def)))

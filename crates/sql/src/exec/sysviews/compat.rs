@@ -293,18 +293,18 @@ pub(super) fn syscolumns(ctx: &ViewContext<'_>) -> RowSet {
 
 /// `sys.all_objects`: the user objects of `sys.objects` (see the module's comment).
 pub(super) fn all_objects(ctx: &ViewContext<'_>) -> RowSet {
-    objects(ctx)
+    let mut set = objects(ctx);
+    set.rows.extend(system_objects(ctx).rows);
+    set
 }
 
-/// `sys.system_columns`: `sys.columns`' columns, no rows (as `sys.system_objects` lists no
-/// system object).
-pub(super) fn system_columns() -> RowSet {
-    super::catalog::column_columns().rows(&[])
-}
-
-/// `sys.system_objects`: `sys.objects`' columns, no rows.
-pub(super) fn system_objects(_ctx: &ViewContext<'_>) -> RowSet {
-    object_columns().rows(&[])
+/// `sys.system_objects`: the system views and functions Walden has
+/// ([`super::system_objects`]).
+pub(super) fn system_objects(ctx: &ViewContext<'_>) -> RowSet {
+    let created = super::datetime(super::catalog::created_micros(ctx.instance.master()));
+    let mut set = object_columns().rows(&[]);
+    set.rows = super::system_objects::object_rows(created);
+    set
 }
 
 /// A database, as `sysdatabases` lists it.

@@ -4,7 +4,7 @@
 //! is the instance's (`docs/memory.md`); and `sys.dm_os_process_memory`, the whole process as
 //! the kernel counts it.
 
-use walden_engine::types::{Len, SqlType};
+use walden_engine::types::{Len, SqlType, Value};
 use walden_storage::{PageDescriptor, PageType, PAGE_SIZE};
 
 use super::{big, bit, int, nstr, small, View, ViewContext, DESC};
@@ -203,10 +203,29 @@ pub(super) fn query_memory_grants(ctx: &ViewContext<'_>) -> RowSet {
     View::<std::sync::Arc<crate::exec::grant::GrantState>>::new()
         .col("session_id", SqlType::SmallInt, |g| small(i64::from(g.session_id)))
         .col("request_id", SqlType::Int, |_| int(0))
+        .opt("scheduler_id", SqlType::Int, |_| Value::Null)
+        .col("dop", SqlType::SmallInt, |_| small(1))
+        .col("request_time", SqlType::DateTime, |_| Value::Null)
+        .opt("grant_time", SqlType::DateTime, |_| Value::Null)
         .col("requested_memory_kb", SqlType::BigInt, |g| big(kb(g.granted)))
-        .col("granted_memory_kb", SqlType::BigInt, |g| big(kb(g.granted)))
-        .col("used_memory_kb", SqlType::BigInt, |g| big(kb(g.used())))
-        .col("max_used_memory_kb", SqlType::BigInt, |g| big(kb(g.max_used())))
+        .opt("granted_memory_kb", SqlType::BigInt, |g| big(kb(g.granted)))
+        .col("required_memory_kb", SqlType::BigInt, |_| big(0))
+        .opt("used_memory_kb", SqlType::BigInt, |g| big(kb(g.used())))
+        .opt("max_used_memory_kb", SqlType::BigInt, |g| big(kb(g.max_used())))
+        .opt("query_cost", SqlType::Float, |_| Value::Null)
+        .opt("timeout_sec", SqlType::Int, |_| Value::Null)
+        .opt("resource_semaphore_id", SqlType::SmallInt, |_| small(0))
+        // Grants are never queued: an operator over its share spills instead of waiting.
+        .opt("queue_id", SqlType::SmallInt, |_| Value::Null)
+        .opt("wait_order", SqlType::Int, |_| Value::Null)
+        .opt("is_next_candidate", SqlType::Bit, |_| Value::Null)
+        .opt("wait_time_ms", SqlType::BigInt, |_| Value::Null)
+        .opt("plan_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
+        .opt("sql_handle", SqlType::VarBinary(Len::N(64)), |_| Value::Null)
+        .col("group_id", SqlType::Int, |_| int(2))
+        .col("pool_id", SqlType::Int, |_| int(2))
+        .opt("is_small", SqlType::TinyInt, |_| Value::TinyInt(0))
+        .opt("ideal_memory_kb", SqlType::BigInt, |g| big(kb(g.granted)))
         .rows(&grants)
 }
 

@@ -22,12 +22,17 @@
 //!   `sys.computed_columns`, `sys.sql_modules`, `sys.views`, `sys.triggers`,
 //!   `sys.trigger_events`, `sys.trigger_event_types`, and the empty `sys.server_triggers` and
 //!   `sys.server_trigger_events`.
+//! * `os`: `sys.dm_os_schedulers`, and the plan-cache, missing-index and index-operation
+//!   DMVs Walden has no information for (no rows).
+//! * `absent`: the views of features Walden does not have (auditing, Extended Events,
+//!   columnstore, Availability Groups, ...): SQL Server's columns, no rows.
 //! * `compat`: `sys.sysobjects`, `sys.syscolumns`, `sys.sysdatabases`, `sys.systypes`, `sys.syslanguages`, `sys.fn_helpcollations()`, `sys.all_objects`, `sys.system_objects`, `sys.system_columns`.
 //!
 //! The counters SQL Server keeps above the storage engine are kept by the SQL layer: batches
 //! in a [`ServerCounters`] shared by every session, transactions on each database
 //! (`Database::count_transaction`), which every transaction reaches without a shared lock.
 
+mod absent;
 pub(crate) mod catalog;
 mod compat;
 mod constraints;
@@ -36,9 +41,11 @@ mod dmv;
 mod information_schema;
 mod memory;
 pub(crate) mod msdb;
+mod os;
 mod server;
 mod sessions;
 mod stats;
+pub(crate) mod system_objects;
 #[cfg(test)]
 mod tests;
 mod transactions;
@@ -184,6 +191,133 @@ pub fn lists_columns(name: &str, information_schema: bool) -> bool {
 /// Computes a view's rows from its (already checked) arguments.
 type Evaluator = fn(&ViewContext<'_>, &[Value]) -> Result<RowSet, SqlError>;
 
+/// The system views and table-valued functions: each name (lower case, without `sys.`),
+/// its number of arguments (`None`: a view, which takes none) and how its rows are computed.
+const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
+    ("databases", None, |c, _| Ok(catalog::databases(c))),
+    ("master_files", None, |c, _| Ok(catalog::master_files(c))),
+    ("database_files", None, |c, _| Ok(catalog::database_files(c))),
+    ("schemas", None, |c, _| Ok(catalog::schemas(c))),
+    ("objects", None, |c, _| Ok(catalog::objects(c))),
+    ("tables", None, |c, _| Ok(catalog::tables(c))),
+    ("procedures", None, |c, _| Ok(catalog::procedures(c))),
+    ("parameters", None, |c, _| Ok(catalog::parameters(c))),
+    ("all_parameters", None, |c, _| Ok(catalog::parameters(c))),
+    ("sequences", None, |c, _| Ok(catalog::sequences(c))),
+    ("columns", None, |c, _| Ok(catalog::columns(c))),
+    ("types", None, |c, _| Ok(catalog::types(c))),
+    ("indexes", None, |c, _| Ok(catalog::indexes(c))),
+    ("index_columns", None, |c, _| Ok(catalog::index_columns(c))),
+    ("partitions", None, |c, _| Ok(catalog::partitions(c))),
+    ("allocation_units", None, |c, _| Ok(catalog::allocation_units(c))),
+    ("key_constraints", None, |c, _| Ok(constraints::key_constraints(c))),
+    ("default_constraints", None, |c, _| Ok(constraints::default_constraints(c))),
+    ("check_constraints", None, |c, _| Ok(constraints::check_constraints(c))),
+    ("foreign_keys", None, |c, _| Ok(constraints::foreign_keys(c))),
+    ("foreign_key_columns", None, |c, _| Ok(constraints::foreign_key_columns(c))),
+    ("identity_columns", None, |c, _| Ok(constraints::identity_columns(c))),
+    ("computed_columns", None, |c, _| Ok(constraints::computed_columns(c))),
+    ("all_columns", None, |c, _| {
+        let mut set = catalog::columns(c);
+        set.rows.extend(system_objects::column_rows(c).rows);
+        Ok(set)
+    }),
+    ("all_views", None, |c, _| Ok(constraints::views(c))),
+    ("all_sql_modules", None, |c, _| Ok(constraints::sql_modules(c))),
+    // Walden lists no system objects: these have their user counterparts' columns.
+    ("system_views", None, |c, _| Ok(no_rows(constraints::views(c)))),
+    ("system_sql_modules", None, |c, _| Ok(no_rows(constraints::sql_modules(c)))),
+    ("synonyms", None, |c, _| Ok(catalog::synonyms(c))),
+    ("stats", None, |c, _| Ok(stats::stats(c))),
+    ("stats_columns", None, |c, _| Ok(stats::stats_columns(c))),
+    ("dm_db_stats_properties", Some(2), stats::stats_properties),
+    ("filegroups", None, |c, _| Ok(catalog::filegroups(c))),
+    ("data_spaces", None, |c, _| Ok(catalog::filegroups(c))),
+    ("table_types", None, |c, _| Ok(catalog::table_types(c))),
+    ("partition_schemes", None, |_, _| Ok(catalog::partition_schemes())),
+    ("partition_functions", None, |_, _| Ok(catalog::partition_functions())),
+    ("index_resumable_operations", None, |_, _| Ok(catalog::index_resumable_operations())),
+    ("dm_db_partition_stats", None, |c, _| Ok(catalog::partition_stats(c))),
+    ("dm_db_index_usage_stats", None, |c, _| Ok(server::index_usage_stats(c))),
+    ("database_role_members", None, |c, _| Ok(server::database_role_members(c))),
+    ("database_permissions", None, |c, _| Ok(server::database_permissions(c))),
+    ("server_permissions", None, |c, _| Ok(server::server_permissions(c))),
+    ("database_mirroring", None, |c, _| Ok(server::database_mirroring(c))),
+    ("dm_os_host_info", None, |c, _| Ok(server::host_info(c))),
+    ("dm_broker_activated_tasks", None, |_, _| Ok(server::broker_activated_tasks())),
+    ("dm_os_server_diagnostics_log_configurations", None, |c, _| {
+        Ok(server::diagnostics_log_configurations(c))
+    }),
+    ("time_zone_info", None, |_, _| Ok(time_zone_info())),
+    ("extended_properties", None, |c, _| {
+        Ok(crate::exec::properties::extended_properties(c.database))
+    }),
+    ("sql_modules", None, |c, _| Ok(constraints::sql_modules(c))),
+    ("views", None, |c, _| Ok(constraints::views(c))),
+    ("triggers", None, |c, _| Ok(constraints::triggers(c))),
+    ("trigger_events", None, |c, _| Ok(constraints::trigger_events(c))),
+    ("trigger_event_types", None, |_, _| Ok(constraints::trigger_event_types())),
+    ("server_triggers", None, |_, _| Ok(constraints::server_triggers())),
+    ("server_trigger_events", None, |c, _| Ok(no_rows(constraints::trigger_events(c)))),
+    ("all_objects", None, |c, _| Ok(compat::all_objects(c))),
+    ("system_objects", None, |c, _| Ok(compat::system_objects(c))),
+    ("sysobjects", None, |c, _| Ok(compat::sysobjects(c))),
+    ("syscolumns", None, |c, _| Ok(compat::syscolumns(c))),
+    ("sysdatabases", None, |c, _| Ok(compat::sysdatabases(c))),
+    ("systypes", None, |c, _| Ok(compat::systypes(c))),
+    ("syslanguages", None, |_, _| Ok(compat::syslanguages())),
+    ("fn_helpcollations", None, |_, _| Ok(compat::help_collations())),
+    ("system_columns", None, |c, _| Ok(system_objects::column_rows(c))),
+    ("dm_os_performance_counters", None, |c, _| Ok(dmv::performance_counters(c))),
+    ("dm_os_wait_stats", None, |c, _| Ok(dmv::wait_stats(c))),
+    ("dm_os_buffer_descriptors", None, |c, _| Ok(memory::buffer_descriptors(c))),
+    ("dm_os_memory_clerks", None, |c, _| Ok(memory::memory_clerks(c))),
+    ("dm_os_process_memory", None, |c, _| Ok(memory::process_memory(c))),
+    ("dm_exec_query_memory_grants", None, |c, _| Ok(memory::query_memory_grants(c))),
+    ("dm_tran_locks", None, |c, _| Ok(dmv::tran_locks(c))),
+    ("dm_tran_active_transactions", None, |c, _| Ok(transactions::active_transactions(c))),
+    ("dm_tran_session_transactions", None, |c, _| Ok(transactions::session_transactions(c))),
+    ("dm_tran_current_transaction", None, |c, _| Ok(transactions::current_transaction(c))),
+    ("dm_tran_database_transactions", None, |c, _| Ok(transactions::database_transactions(c))),
+    ("dm_exec_sessions", None, |c, _| Ok(sessions::exec_sessions(c))),
+    ("dm_exec_requests", None, |c, _| Ok(sessions::exec_requests(c))),
+    ("dm_db_task_space_usage", None, |c, _| Ok(sessions::task_space_usage(c))),
+    ("dm_db_session_space_usage", None, |c, _| Ok(sessions::session_space_usage(c))),
+    ("dm_exec_connections", None, |c, _| Ok(sessions::exec_connections(c))),
+    ("dm_exec_sql_text", Some(1), sessions::exec_sql_text),
+    ("dm_exec_input_buffer", Some(2), sessions::exec_input_buffer),
+    ("dm_os_sys_info", None, |c, _| Ok(server::sys_info(c))),
+    ("dm_os_schedulers", None, |c, _| Ok(os::schedulers(c))),
+    ("dm_os_nodes", None, |c, _| Ok(os::nodes(c))),
+    ("dm_os_volume_stats", Some(2), |_, _| Ok(os::volume_stats())),
+    ("fn_trace_gettable", Some(2), |_, _| Ok(os::trace_gettable())),
+    ("fn_xe_file_target_read_file", Some(4), |_, _| Ok(os::xe_file_target_read_file())),
+    ("dm_os_sys_memory", None, |_, _| Ok(os::sys_memory())),
+    ("dm_os_waiting_tasks", None, |_, _| Ok(os::waiting_tasks())),
+    ("dm_db_index_operational_stats", Some(4), os::index_operational_stats),
+    ("dm_exec_query_stats", None, |_, _| Ok(os::query_stats())),
+    ("dm_exec_procedure_stats", None, |_, _| Ok(os::module_stats())),
+    ("dm_exec_function_stats", None, |_, _| Ok(os::module_stats())),
+    ("dm_exec_trigger_stats", None, |_, _| Ok(os::module_stats())),
+    ("dm_exec_query_plan", Some(1), os::query_plan),
+    ("dm_exec_text_query_plan", Some(3), os::query_plan),
+    ("dm_exec_plan_attributes", Some(1), os::plan_attributes),
+    ("dm_db_missing_index_details", None, |_, _| Ok(os::missing_index_details())),
+    ("dm_db_missing_index_groups", None, |_, _| Ok(os::missing_index_groups())),
+    ("dm_db_missing_index_group_stats", None, |_, _| Ok(os::missing_index_group_stats())),
+    ("server_principals", None, |c, _| Ok(server::server_principals(c))),
+    ("database_principals", None, |c, _| Ok(server::database_principals(c))),
+    ("sql_logins", None, |c, _| Ok(server::sql_logins(c))),
+    ("syslogins", None, |c, _| Ok(server::syslogins(c))),
+    ("configurations", None, |c, _| Ok(server::configurations(c))),
+    ("sysprocesses", None, |c, _| Ok(server::sysprocesses(c))),
+    ("dm_io_virtual_file_stats", Some(2), dmv::virtual_file_stats),
+    ("dm_db_log_stats", Some(1), dmv::log_stats),
+    ("dm_db_log_info", Some(1), dmv::log_info),
+    ("dm_db_log_space_usage", None, |c, _| Ok(dmv::log_space_usage(c))),
+    ("fn_dblog", Some(2), dblog::fn_dblog),
+];
+
 /// Evaluates `sys.<name>` (name without the `sys.` prefix, any letter case) with the
 /// arguments of a table-valued function (empty for views). `None`: there is no such system
 /// view or function (the caller raises error 208). Arguments to a view are error 215, a
@@ -194,106 +328,15 @@ pub fn system_view(
     args: &[Value],
 ) -> Option<Result<RowSet, SqlError>> {
     let lower = name.to_ascii_lowercase();
-    let (params, eval): (Option<usize>, Evaluator) = match lower.as_str() {
-        "databases" => (None, |c, _| Ok(catalog::databases(c))),
-        "master_files" => (None, |c, _| Ok(catalog::master_files(c))),
-        "database_files" => (None, |c, _| Ok(catalog::database_files(c))),
-        "schemas" => (None, |c, _| Ok(catalog::schemas(c))),
-        "objects" => (None, |c, _| Ok(catalog::objects(c))),
-        "tables" => (None, |c, _| Ok(catalog::tables(c))),
-        "procedures" => (None, |c, _| Ok(catalog::procedures(c))),
-        "parameters" | "all_parameters" => (None, |c, _| Ok(catalog::parameters(c))),
-        "sequences" => (None, |c, _| Ok(catalog::sequences(c))),
-        "columns" => (None, |c, _| Ok(catalog::columns(c))),
-        "types" => (None, |c, _| Ok(catalog::types(c))),
-        "indexes" => (None, |c, _| Ok(catalog::indexes(c))),
-        "index_columns" => (None, |c, _| Ok(catalog::index_columns(c))),
-        "partitions" => (None, |c, _| Ok(catalog::partitions(c))),
-        "allocation_units" => (None, |c, _| Ok(catalog::allocation_units(c))),
-        "key_constraints" => (None, |c, _| Ok(constraints::key_constraints(c))),
-        "default_constraints" => (None, |c, _| Ok(constraints::default_constraints(c))),
-        "check_constraints" => (None, |c, _| Ok(constraints::check_constraints(c))),
-        "foreign_keys" => (None, |c, _| Ok(constraints::foreign_keys(c))),
-        "foreign_key_columns" => (None, |c, _| Ok(constraints::foreign_key_columns(c))),
-        "identity_columns" => (None, |c, _| Ok(constraints::identity_columns(c))),
-        "computed_columns" => (None, |c, _| Ok(constraints::computed_columns(c))),
-        "all_columns" => (None, |c, _| Ok(catalog::columns(c))),
-        "all_views" => (None, |c, _| Ok(constraints::views(c))),
-        "all_sql_modules" => (None, |c, _| Ok(constraints::sql_modules(c))),
-        // Walden lists no system objects: these have their user counterparts' columns.
-        "system_views" => (None, |c, _| Ok(no_rows(constraints::views(c)))),
-        "system_sql_modules" => (None, |c, _| Ok(no_rows(constraints::sql_modules(c)))),
-        "synonyms" => (None, |c, _| Ok(catalog::synonyms(c))),
-        "stats" => (None, |c, _| Ok(stats::stats(c))),
-        "stats_columns" => (None, |c, _| Ok(stats::stats_columns(c))),
-        "dm_db_stats_properties" => (Some(2), stats::stats_properties),
-        "filegroups" | "data_spaces" => (None, |c, _| Ok(catalog::filegroups(c))),
-        "table_types" => (None, |c, _| Ok(catalog::table_types(c))),
-        "partition_schemes" => (None, |_, _| Ok(catalog::partition_schemes())),
-        "partition_functions" => (None, |_, _| Ok(catalog::partition_functions())),
-        "index_resumable_operations" => (None, |_, _| Ok(catalog::index_resumable_operations())),
-        "dm_db_partition_stats" => (None, |c, _| Ok(catalog::partition_stats(c))),
-        "dm_db_index_usage_stats" => (None, |c, _| Ok(server::index_usage_stats(c))),
-        "database_role_members" => (None, |c, _| Ok(server::database_role_members(c))),
-        "database_permissions" => (None, |c, _| Ok(server::database_permissions(c))),
-        "database_mirroring" => (None, |c, _| Ok(server::database_mirroring(c))),
-        "dm_os_host_info" => (None, |c, _| Ok(server::host_info(c))),
-        "dm_broker_activated_tasks" => (None, |_, _| Ok(server::broker_activated_tasks())),
-        "dm_os_server_diagnostics_log_configurations" => {
-            (None, |c, _| Ok(server::diagnostics_log_configurations(c)))
+    let absent = absent::absent_view(&lower);
+    let found = SYSTEM_VIEWS.iter().find(|(n, _, _)| *n == lower);
+    let (params, eval): (Option<usize>, Evaluator) = match found {
+        Some((_, params, eval)) => (*params, *eval),
+        // A feature Walden lacks: `absent` holds the view's rows (none).
+        None if absent.is_some() => {
+            (None, |_, _| Ok(RowSet { columns: Vec::new(), rows: Vec::new() }))
         }
-        "time_zone_info" => (None, |_, _| Ok(time_zone_info())),
-        "extended_properties" => {
-            (None, |c, _| Ok(crate::exec::properties::extended_properties(c.database)))
-        }
-        "sql_modules" => (None, |c, _| Ok(constraints::sql_modules(c))),
-        "views" => (None, |c, _| Ok(constraints::views(c))),
-        "triggers" => (None, |c, _| Ok(constraints::triggers(c))),
-        "trigger_events" => (None, |c, _| Ok(constraints::trigger_events(c))),
-        "trigger_event_types" => (None, |_, _| Ok(constraints::trigger_event_types())),
-        "server_triggers" => (None, |_, _| Ok(constraints::server_triggers())),
-        "server_trigger_events" => (None, |c, _| Ok(no_rows(constraints::trigger_events(c)))),
-        "all_objects" => (None, |c, _| Ok(compat::all_objects(c))),
-        "system_objects" => (None, |c, _| Ok(compat::system_objects(c))),
-        "sysobjects" => (None, |c, _| Ok(compat::sysobjects(c))),
-        "syscolumns" => (None, |c, _| Ok(compat::syscolumns(c))),
-        "sysdatabases" => (None, |c, _| Ok(compat::sysdatabases(c))),
-        "systypes" => (None, |c, _| Ok(compat::systypes(c))),
-        "syslanguages" => (None, |_, _| Ok(compat::syslanguages())),
-        "fn_helpcollations" => (None, |_, _| Ok(compat::help_collations())),
-        "system_columns" => (None, |_, _| Ok(compat::system_columns())),
-        "dm_os_performance_counters" => (None, |c, _| Ok(dmv::performance_counters(c))),
-        "dm_os_wait_stats" => (None, |c, _| Ok(dmv::wait_stats(c))),
-        "dm_os_buffer_descriptors" => (None, |c, _| Ok(memory::buffer_descriptors(c))),
-        "dm_os_memory_clerks" => (None, |c, _| Ok(memory::memory_clerks(c))),
-        "dm_os_process_memory" => (None, |c, _| Ok(memory::process_memory(c))),
-        "dm_exec_query_memory_grants" => (None, |c, _| Ok(memory::query_memory_grants(c))),
-        "dm_tran_locks" => (None, |c, _| Ok(dmv::tran_locks(c))),
-        "dm_tran_active_transactions" => (None, |c, _| Ok(transactions::active_transactions(c))),
-        "dm_tran_session_transactions" => (None, |c, _| Ok(transactions::session_transactions(c))),
-        "dm_tran_current_transaction" => (None, |c, _| Ok(transactions::current_transaction(c))),
-        "dm_tran_database_transactions" => {
-            (None, |c, _| Ok(transactions::database_transactions(c)))
-        }
-        "dm_exec_sessions" => (None, |c, _| Ok(sessions::exec_sessions(c))),
-        "dm_exec_requests" => (None, |c, _| Ok(sessions::exec_requests(c))),
-        "dm_db_task_space_usage" => (None, |c, _| Ok(sessions::task_space_usage(c))),
-        "dm_db_session_space_usage" => (None, |c, _| Ok(sessions::session_space_usage(c))),
-        "dm_exec_connections" => (None, |c, _| Ok(sessions::exec_connections(c))),
-        "dm_exec_sql_text" => (Some(1), sessions::exec_sql_text),
-        "dm_exec_input_buffer" => (Some(2), sessions::exec_input_buffer),
-        "dm_os_sys_info" => (None, |c, _| Ok(server::sys_info(c))),
-        "server_principals" => (None, |c, _| Ok(server::server_principals(c))),
-        "database_principals" => (None, |c, _| Ok(server::database_principals(c))),
-        "sql_logins" => (None, |c, _| Ok(server::sql_logins(c))),
-        "configurations" => (None, |c, _| Ok(server::configurations(c))),
-        "sysprocesses" => (None, |c, _| Ok(server::sysprocesses(c))),
-        "dm_io_virtual_file_stats" => (Some(2), dmv::virtual_file_stats),
-        "dm_db_log_stats" => (Some(1), dmv::log_stats),
-        "dm_db_log_info" => (Some(1), dmv::log_info),
-        "dm_db_log_space_usage" => (None, |c, _| Ok(dmv::log_space_usage(c))),
-        "fn_dblog" => (Some(2), dblog::fn_dblog),
-        _ => return None,
+        None => return None,
     };
     let full_name = format!("sys.{name}");
     let checked = match params {
@@ -321,7 +364,10 @@ pub fn system_view(
         )),
         _ => Ok(()),
     };
-    Some(checked.and_then(|()| eval(ctx, args)))
+    Some(checked.and_then(|()| match absent {
+        Some(set) => Ok(set),
+        None => eval(ctx, args),
+    }))
 }
 
 /// `sysname`.

@@ -300,6 +300,43 @@ pub(super) fn sql_logins(ctx: &ViewContext<'_>) -> RowSet {
         .rows(principals.iter().filter(|p| p.kind == 'S'))
 }
 
+/// `sys.syslogins` (also `syslogins`, `master..syslogins`): SQL Server 2000's view of the
+/// logins, `sa` alone, a member of sysadmin.
+pub(super) fn syslogins(ctx: &ViewContext<'_>) -> RowSet {
+    let principals = server_principals_of(master_created(ctx));
+    let mut view = View::<Principal>::new()
+        .opt("sid", SqlType::VarBinary(Len::N(85)), |p| {
+            p.sid.map_or(Value::Null, |s| Value::Binary(s.to_vec()))
+        })
+        .opt("status", SqlType::SmallInt, |_| small(9))
+        .col("createdate", SqlType::DateTime, |p| datetime(p.created_us))
+        .col("updatedate", SqlType::DateTime, |p| datetime(p.created_us))
+        .col("accdate", SqlType::DateTime, |p| datetime(p.created_us))
+        .opt("totcpu", SqlType::Int, |_| int(0))
+        .opt("totio", SqlType::Int, |_| int(0))
+        .opt("spacelimit", SqlType::Int, |_| int(0))
+        .opt("timelimit", SqlType::Int, |_| int(0))
+        .opt("resultlimit", SqlType::Int, |_| int(0))
+        .col("name", SYSNAME, |p| nstr(p.name))
+        .col("dbname", SYSNAME, |_| nstr("master"))
+        .opt("password", SYSNAME, |_| Value::Null)
+        .col("language", SYSNAME, |_| nstr("us_english"))
+        .opt("denylogin", SqlType::Int, |_| int(0))
+        .opt("hasaccess", SqlType::Int, |_| int(1))
+        .opt("isntname", SqlType::Int, |_| int(0))
+        .opt("isntgroup", SqlType::Int, |_| int(0))
+        .opt("isntuser", SqlType::Int, |_| int(0))
+        .opt("sysadmin", SqlType::Int, |_| int(1));
+    for role in
+        ["securityadmin", "serveradmin", "setupadmin", "processadmin", "diskadmin", "dbcreator"]
+    {
+        view = view.opt(role, SqlType::Int, |_| int(0));
+    }
+    view.opt("bulkadmin", SqlType::Int, |_| int(0))
+        .col("loginname", SYSNAME, |p| nstr(p.name))
+        .rows(principals.iter().filter(|p| p.kind == 'S'))
+}
+
 /// `sys.database_principals`: the fixed principals of every database: the `public` role,
 /// the `dbo`, `guest`, `INFORMATION_SCHEMA` and `sys` users, and the `db_owner` role.
 pub(super) fn database_principals(ctx: &ViewContext<'_>) -> RowSet {
@@ -647,6 +684,24 @@ pub(super) fn database_permissions(_ctx: &ViewContext<'_>) -> RowSet {
         .col("state", SqlType::Char(1), |_| Value::Null)
         .opt("state_desc", DESC, |_| Value::Null)
         .rows(&[])
+}
+
+/// `sys.server_permissions`: the server-level grants. The one login, `sa`, holds `CONNECT
+/// SQL` (granted by itself, as SQL Server shows a login's own); what it may do beyond that
+/// comes from its sysadmin membership, which is not a permission row.
+pub(super) fn server_permissions(_ctx: &ViewContext<'_>) -> RowSet {
+    View::<()>::new()
+        .col("class", SqlType::TinyInt, |_| Value::TinyInt(100))
+        .opt("class_desc", DESC, |_| nstr("SERVER"))
+        .col("major_id", SqlType::Int, |_| int(0))
+        .col("minor_id", SqlType::Int, |_| int(0))
+        .col("grantee_principal_id", SqlType::Int, |_| int(1))
+        .col("grantor_principal_id", SqlType::Int, |_| int(1))
+        .col("type", SqlType::Char(4), |_| Value::Str("COSQ".into()))
+        .opt("permission_name", SqlType::NVarChar(Len::N(128)), |_| nstr("CONNECT SQL"))
+        .col("state", SqlType::Char(1), |_| Value::Str("G".into()))
+        .opt("state_desc", DESC, |_| nstr("GRANT"))
+        .rows(&[()])
 }
 
 /// `sys.database_mirroring`: a row per database, none of them mirrored (the columns a client
