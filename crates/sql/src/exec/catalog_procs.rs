@@ -4,8 +4,9 @@
 //! wildcards) and result columns (names, order and types), answered from the current
 //! database's catalog: `sp_tables`, `sp_columns` and `sp_columns_100`, `sp_pkeys`,
 //! `sp_fkeys`, `sp_statistics` (`_100`), `sp_special_columns` (`_100`), `sp_sproc_columns`
-//! (`_100`), `sp_stored_procedures` and `sp_datatype_info` (`_100`). Most are queries over
-//! INFORMATION_SCHEMA and the `sys` views, run as the procedure's result.
+//! (`_100`), `sp_stored_procedures` and `sp_datatype_info` (`_100`); `catalog_privileges`
+//! has the rights and the server's attributes. Most are queries over INFORMATION_SCHEMA and
+//! the `sys` views, run as the procedure's result.
 
 use walden_engine::types::Value;
 
@@ -17,12 +18,12 @@ use crate::exec::SqlError;
 /// `column LIKE pattern` with `\` as the escape character, as the catalog procedures
 /// match their name arguments: ODBC's SQLGetInfo(SQL_SEARCH_PATTERN_ESCAPE), and JDBC's
 /// `getSearchStringEscape`, give `\`, so `schema\_demo` names `schema_demo` and no other.
-fn like(column: &str, pattern: &str) -> String {
+pub(super) fn like(column: &str, pattern: &str) -> String {
     format!("{column} LIKE {} ESCAPE N'\\'", quoted(pattern))
 }
 
 /// `column = value`, or [`like`] when the procedure's `@fUsePattern` asks for patterns.
-fn compare(use_pattern: bool, column: &str, value: &str) -> String {
+pub(super) fn compare(use_pattern: bool, column: &str, value: &str) -> String {
     if use_pattern {
         like(column, value)
     } else {
@@ -286,6 +287,9 @@ impl Run<'_> {
             "sp_special_columns" | "sp_special_columns_100" => self.sp_special_columns(p),
             "sp_pkeys" => self.sp_pkeys(p),
             "sp_fkeys" => self.sp_fkeys(p),
+            "sp_table_privileges" => self.sp_table_privileges(p),
+            "sp_column_privileges" => self.sp_column_privileges(p),
+            "sp_server_info" => self.sp_server_info(p),
             _ => return None,
         };
         Some(match query {
@@ -295,7 +299,7 @@ impl Run<'_> {
     }
 
     /// Error 15250 unless `qualifier` (an `@table_qualifier`) names the current database.
-    fn check_qualifier(&self, qualifier: Option<&str>) -> Result<(), SqlError> {
+    pub(super) fn check_qualifier(&self, qualifier: Option<&str>) -> Result<(), SqlError> {
         match qualifier {
             Some(q) if !q.eq_ignore_ascii_case(self.s.db.name()) => Err(SqlError::new(
                 15250,
