@@ -13,6 +13,7 @@ use walden_engine::types::Value;
 use crate::ast::ExecProcedure;
 use crate::exec::session::{Run, Step};
 use crate::exec::sysprocs::{bad_argument, integer, missing_parameter, quoted, texts};
+use crate::exec::Counted;
 use crate::exec::SqlError;
 
 /// `column LIKE pattern` with `\` as the escape character, as the catalog procedures
@@ -478,7 +479,9 @@ impl Run<'_> {
                 }
             }
         }
-        procedures.sort();
+        // Ordered by owner and name ignoring case, as the default collation orders them
+        // (which also puts '_' before letters).
+        procedures.sort_by_cached_key(|(s, n, _)| (s.to_lowercase(), n.to_lowercase()));
         // (schema, procedure, ordinal, (name, COLUMN_TYPE, type)): each parameter keeps its
         // ordinal when a column name picks it out.
         type Param = (String, String, usize, (String, i16, SqlType));
@@ -566,6 +569,10 @@ impl Run<'_> {
             ]);
         }
         self.out.result_end(n);
+        // The result ends as a SELECT's does, with its DONEINPROC: mssql-jdbc runs its
+        // cached getProcedureColumns call again through sp_prepexec, whose handle
+        // (RETURNVALUE) would otherwise follow the rows with no DONE between.
+        self.done(Counted::Select, n);
         Ok(())
     }
 
