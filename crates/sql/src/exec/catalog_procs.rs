@@ -279,8 +279,9 @@ impl Run<'_> {
             "sp_tables" => self.sp_tables(p),
             "sp_columns" => self.sp_columns(p, false),
             "sp_columns_100" => self.sp_columns(p, true),
-            "sp_sproc_columns" | "sp_sproc_columns_100" => {
-                return Some(self.sp_sproc_columns(p).map_err(Into::into));
+            "sp_sproc_columns" => return Some(self.sp_sproc_columns(p, false).map_err(Into::into)),
+            "sp_sproc_columns_100" => {
+                return Some(self.sp_sproc_columns(p, true).map_err(Into::into));
             }
             "sp_statistics" | "sp_statistics_100" => self.sp_statistics(p),
             "sp_stored_procedures" => self.sp_stored_procedures(p),
@@ -429,7 +430,12 @@ impl Run<'_> {
     /// CallableStatement's parameters by name through it, and `getProcedureColumns` sends
     /// patterns. COLUMN_TYPE is 5 for the return value, 1 for an input parameter and 2 for
     /// an OUTPUT one. A procedure that does not exist gives no rows, as in SQL Server.
-    fn sp_sproc_columns(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
+    ///
+    /// `sp_sproc_columns_100` (`hundred`) adds SQL Server 2008's eight columns after
+    /// SS_DATA_TYPE, the catalog and schema of a parameter's type, UDT and XML schema
+    /// collection: NULL here, as for the built-in types (mssql-jdbc's ParameterMetaData
+    /// reads SS_TYPE_SCHEMA_NAME).
+    fn sp_sproc_columns(&mut self, p: &ExecProcedure, hundred: bool) -> Result<(), SqlError> {
         use walden_engine::catalog::Object;
         use walden_engine::types::{Len, SqlType};
         let args = self.procedure_arguments(
@@ -510,7 +516,7 @@ impl Run<'_> {
         }
         let sysname = SqlType::NVarChar(Len::N(128));
         let small = SqlType::SmallInt;
-        let columns: Vec<crate::exec::ColumnInfo> = [
+        let mut columns: Vec<crate::exec::ColumnInfo> = [
             ("PROCEDURE_QUALIFIER", sysname),
             ("PROCEDURE_OWNER", sysname),
             ("PROCEDURE_NAME", SqlType::NVarChar(Len::N(134))),
@@ -535,6 +541,21 @@ impl Run<'_> {
         .into_iter()
         .map(|(n, ty)| crate::exec::ColumnInfo::new(n, ty))
         .collect();
+        let hundred_columns: &[(&str, SqlType)] = if hundred {
+            &[
+                ("SS_TYPE_CATALOG_NAME", sysname),
+                ("SS_TYPE_SCHEMA_NAME", sysname),
+                ("SS_UDT_CATALOG_NAME", sysname),
+                ("SS_UDT_SCHEMA_NAME", sysname),
+                ("SS_UDT_ASSEMBLY_TYPE_NAME", SqlType::NVarChar(Len::Max)),
+                ("SS_XML_SCHEMACOLLECTION_CATALOG_NAME", sysname),
+                ("SS_XML_SCHEMACOLLECTION_SCHEMA_NAME", sysname),
+                ("SS_XML_SCHEMACOLLECTION_NAME", sysname),
+            ]
+        } else {
+            &[]
+        };
+        columns.extend(hundred_columns.iter().map(|&(n, ty)| crate::exec::ColumnInfo::new(n, ty)));
         self.out.result_set(&columns);
         let n = params.len() as u64;
         for (schema, procedure, ordinal, (param, kind, ty)) in params {
@@ -545,28 +566,33 @@ impl Run<'_> {
                 .map_or(-9, |&(_, v2, v3)| if odbc3 { v3 } else { v2 });
             let (precision, length, scale) = odbc_sizes(ty);
             let int_or_null = |v: Option<i32>| v.map_or(Value::Null, Value::Int);
-            self.out.row(&[
-                Value::NStr(db.name().to_string()),
-                Value::NStr(schema),
-                Value::NStr(format!("{procedure};1")),
-                Value::NStr(param),
-                Value::SmallInt(kind),
-                Value::SmallInt(odbc as i16),
-                Value::NStr(type_name),
-                int_or_null(precision),
-                int_or_null(length),
-                scale.map_or(Value::Null, Value::SmallInt),
-                if scale.is_some() { Value::SmallInt(10) } else { Value::Null },
-                Value::SmallInt(1),
-                Value::Null,
-                Value::Null,
-                Value::SmallInt(odbc as i16),
-                Value::Null,
-                if ty.is_text() { int_or_null(length) } else { Value::Null },
-                Value::Int(ordinal as i32),
-                Value::Str("YES".into()),
-                Value::TinyInt(0),
-            ]);
+            self.out.row(
+                &[
+                    Value::NStr(db.name().to_string()),
+                    Value::NStr(schema),
+                    Value::NStr(format!("{procedure};1")),
+                    Value::NStr(param),
+                    Value::SmallInt(kind),
+                    Value::SmallInt(odbc as i16),
+                    Value::NStr(type_name),
+                    int_or_null(precision),
+                    int_or_null(length),
+                    scale.map_or(Value::Null, Value::SmallInt),
+                    if scale.is_some() { Value::SmallInt(10) } else { Value::Null },
+                    Value::SmallInt(1),
+                    Value::Null,
+                    Value::Null,
+                    Value::SmallInt(odbc as i16),
+                    Value::Null,
+                    if ty.is_text() { int_or_null(length) } else { Value::Null },
+                    Value::Int(ordinal as i32),
+                    Value::Str("YES".into()),
+                    Value::TinyInt(0),
+                ]
+                .into_iter()
+                .chain(hundred_columns.iter().map(|_| Value::Null))
+                .collect::<Vec<_>>(),
+            );
         }
         self.out.result_end(n);
         // The result ends as a SELECT's does, with its DONEINPROC: mssql-jdbc runs its
