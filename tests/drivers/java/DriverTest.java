@@ -106,11 +106,16 @@ public class DriverTest {
     }
 
     static Connection connect(String db) throws SQLException {
+        return connect(db, "");
+    }
+
+    // A connection with more properties (`extra`, each ending in ';').
+    static Connection connect(String db, String extra) throws SQLException {
         String security = mode.equals("tls")
                 ? "encrypt=true;trustServerCertificate=true"
                 : "encrypt=false";
         String url = "jdbc:sqlserver://" + host + ":" + port + ";databaseName=" + db + ";" + security
-                + ";loginTimeout=10;queryTimeout=30";
+                + ";loginTimeout=10;queryTimeout=30;" + extra;
         return DriverManager.getConnection(url, "sa", password);
     }
 
@@ -784,6 +789,21 @@ public class DriverTest {
                             "Microsoft SQL Server");
                 }
             }
+            // A batch insert sent through bulk copy: the driver describes the table with
+            // SET FMTONLY ON and skips the columns marked read-only in COLMETADATA.
+            exec(c, "CREATE TABLE suite_batch (id INT, label NVARCHAR(20), at DATETIME2)");
+            try (Connection b = connect(database, "useBulkCopyForBatchInsert=true;");
+                    PreparedStatement s = b.prepareStatement("INSERT INTO suite_batch VALUES (?, ?, ?)")) {
+                for (int i = 1; i <= 3; i++) {
+                    s.setInt(1, i);
+                    s.setString(2, "row " + i);
+                    s.setTimestamp(3, Timestamp.valueOf("2024-01-0" + i + " 10:00:00"));
+                    s.addBatch();
+                }
+                s.executeBatch();
+            }
+            eq("a bulk-copy batch insert's rows",
+                    scalar(c, "SELECT CONCAT(COUNT(*), ' ', MAX(label)) FROM suite_batch"), "3 row 3");
             String[] procedures = {"sp_column_privileges", "sp_columns", "sp_special_columns", "sp_statistics",
                     "sp_table_privileges", "sp_tables"};
             for (String procedure : procedures) {
