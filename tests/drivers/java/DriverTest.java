@@ -722,6 +722,11 @@ public class DriverTest {
                         OffsetDateTime.parse("2018-01-02T11:22:33.1234567+12:34"));
                 eq("a NULL DATETIMEOFFSET OUTPUT", call.getObject(2, OffsetDateTime.class), null);
             }
+            // DateAndTimeTypeTest's table: a key with a column list after a column, no comma.
+            exec(c, "CREATE TABLE suite_dated (id INT NOT NULL, d DATE, "
+                    + "ts DATETIME2 CONSTRAINT pk_suite_dated PRIMARY KEY (id))");
+            eq("a key after a column without a comma", scalar(c, "SELECT COUNT(*) FROM sys.indexes "
+                    + "WHERE name = 'pk_suite_dated' AND is_primary_key = 1"), 1);
             exec(c, "CREATE TABLE suite_parent (id INT NOT NULL PRIMARY KEY)");
             exec(c, "CREATE TABLE suite_child (id INT PRIMARY KEY, "
                     + "parent_id INT FOREIGN KEY REFERENCES suite_parent (id) ON UPDATE SET NULL,)");
