@@ -418,8 +418,10 @@ impl TypeInfo {
             0x6D => Self::FltN(four_or_eight(r.u8(LEN)?, "FLTN length")?),
             0x6E => Self::MoneyN(four_or_eight(r.u8(LEN)?, "MONEYN length")?),
             0x6F => Self::DateTimeN(four_or_eight(r.u8(LEN)?, "DATETIMN length")?),
+            // mssql-jdbc declares a NULL UNIQUEIDENTIFIER parameter with maximum length 0
+            // (and sends length 0), which SQL Server accepts.
             0x24 => match r.u8(LEN)? {
-                16 => Self::Guid,
+                0 | 16 => Self::Guid,
                 _ => return Err(bad("GUID length")),
             },
             0x6A | 0x6C => {

@@ -106,11 +106,16 @@ public class DriverTest {
     }
 
     static Connection connect(String db) throws SQLException {
+        return connect(db, "");
+    }
+
+    // A connection with more properties (`extra`, each ending in ';').
+    static Connection connect(String db, String extra) throws SQLException {
         String security = mode.equals("tls")
                 ? "encrypt=true;trustServerCertificate=true"
                 : "encrypt=false";
         String url = "jdbc:sqlserver://" + host + ":" + port + ";databaseName=" + db + ";" + security
-                + ";loginTimeout=10;queryTimeout=30";
+                + ";loginTimeout=10;queryTimeout=30;" + extra;
         return DriverManager.getConnection(url, "sa", password);
     }
 
@@ -699,6 +704,124 @@ public class DriverTest {
         }
     }
 
+    // Cases of mssql-jdbc's own suite (docs/serve.md, "mssql-jdbc's own tests"): a
+    // DATETIMEOFFSET OUTPUT parameter set from a string with nine fractional digits
+    // (CallableStatementTest), foreign keys asked for with an empty schema
+    // (DatabaseMetaDataForeignKeyTest), procedures found by an escaped schema pattern
+    // (DatabaseMetaDataTest.shouldEscapeSchemaName), table and column privileges, and the
+    // documented catalog procedures run with one indexed parameter.
+    static void suiteCases() throws SQLException {
+        try (Connection c = connect(database)) {
+            exec(c, "CREATE PROCEDURE offset_out (@p1 DATETIMEOFFSET OUTPUT, @p2 DATETIMEOFFSET OUTPUT) AS "
+                    + "SELECT @p1 = '2018-01-02T11:22:33.123456700+12:34', @p2 = NULL");
+            try (CallableStatement call = c.prepareCall("{call offset_out(?, ?)}")) {
+                call.registerOutParameter(1, Types.TIMESTAMP_WITH_TIMEZONE);
+                call.registerOutParameter(2, Types.TIMESTAMP_WITH_TIMEZONE);
+                call.execute();
+                eq("nine fractional digits round to seven", call.getObject(1, OffsetDateTime.class),
+                        OffsetDateTime.parse("2018-01-02T11:22:33.1234567+12:34"));
+                eq("a NULL DATETIMEOFFSET OUTPUT", call.getObject(2, OffsetDateTime.class), null);
+            }
+            // DateAndTimeTypeTest's table: a key with a column list after a column, no comma.
+            exec(c, "CREATE TABLE suite_dated (id INT NOT NULL, d DATE, "
+                    + "ts DATETIME2 CONSTRAINT pk_suite_dated PRIMARY KEY (id))");
+            eq("a key after a column without a comma", scalar(c, "SELECT COUNT(*) FROM sys.indexes "
+                    + "WHERE name = 'pk_suite_dated' AND is_primary_key = 1"), 1);
+            exec(c, "CREATE TABLE suite_parent (id INT NOT NULL PRIMARY KEY)");
+            exec(c, "CREATE TABLE suite_child (id INT PRIMARY KEY, "
+                    + "parent_id INT FOREIGN KEY REFERENCES suite_parent (id) ON UPDATE SET NULL,)");
+            DatabaseMetaData meta = c.getMetaData();
+            for (String schema : new String[] {null, "dbo", ""}) {
+                try (ResultSet rs = meta.getImportedKeys(database, schema, "suite_child")) {
+                    eq("getImportedKeys with schema " + schema, rs.next(), true);
+                    eq("getImportedKeys' column, schema " + schema, rs.getString("FKCOLUMN_NAME"), "parent_id");
+                    eq("getImportedKeys' update rule, schema " + schema, rs.getInt("UPDATE_RULE"),
+                            DatabaseMetaData.importedKeySetNull);
+                }
+                try (ResultSet rs = meta.getExportedKeys(database, schema, "suite_parent")) {
+                    eq("getExportedKeys with schema " + schema, rs.next() ? rs.getString("FKTABLE_NAME") : null,
+                            "suite_child");
+                }
+            }
+            exec(c, "CREATE SCHEMA suite_s1");
+            exec(c, "CREATE SCHEMA suiteXs1");
+            exec(c, "CREATE PROCEDURE suite_s1.update_it (@id INT, @name VARCHAR(40)) AS SELECT @id");
+            exec(c, "CREATE PROCEDURE suiteXs1.update_it (@id INT) AS SELECT @id");
+            List<String> got = new ArrayList<>();
+            try (ResultSet rs = meta.getProcedures(null, "suite\\_s1", "update_it")) {
+                while (rs.next()) {
+                    got.add(rs.getString("PROCEDURE_SCHEM") + "." + rs.getString("PROCEDURE_NAME"));
+                }
+            }
+            eq("getProcedures with an escaped schema pattern", got, List.of("suite_s1.update_it;1"));
+            got.clear();
+            try (ResultSet rs = meta.getProcedureColumns(null, "suite\\_s1", "update_it", "%")) {
+                while (rs.next()) {
+                    got.add(rs.getString("PROCEDURE_SCHEM") + " " + rs.getString("COLUMN_NAME"));
+                }
+            }
+            eq("getProcedureColumns with an escaped schema pattern", got,
+                    List.of("suite_s1 @RETURN_VALUE", "suite_s1 @id", "suite_s1 @name"));
+            got.clear();
+            try (ResultSet rs = meta.getProcedureColumns(null, "suite%", "update_it", "@i%")) {
+                while (rs.next()) {
+                    got.add(rs.getString("PROCEDURE_SCHEM") + " " + rs.getString("COLUMN_NAME"));
+                }
+            }
+            eq("getProcedureColumns with patterns", got, List.of("suite_s1 @id", "suiteXs1 @id"));
+            got.clear();
+            try (ResultSet rs = meta.getTablePrivileges(database, "dbo", "suite\\_parent")) {
+                while (rs.next()) {
+                    got.add(rs.getString("GRANTEE") + " " + rs.getString("PRIVILEGE") + " "
+                            + rs.getString("IS_GRANTABLE"));
+                }
+            }
+            eq("getTablePrivileges", got,
+                    List.of("dbo DELETE YES", "dbo INSERT YES", "dbo REFERENCES YES", "dbo SELECT YES",
+                            "dbo UPDATE YES"));
+            got.clear();
+            try (ResultSet rs = meta.getColumnPrivileges(database, "dbo", "suite_child", "parent%")) {
+                while (rs.next()) {
+                    got.add(rs.getString("COLUMN_NAME") + " " + rs.getString("PRIVILEGE"));
+                }
+            }
+            eq("getColumnPrivileges", got, List.of("parent_id INSERT", "parent_id REFERENCES",
+                    "parent_id SELECT", "parent_id UPDATE"));
+            try (CallableStatement call = c.prepareCall("EXEC sp_server_info ?")) {
+                call.setInt(1, 1);
+                try (ResultSet rs = call.executeQuery()) {
+                    eq("sp_server_info 1", rs.next() ? rs.getString("ATTRIBUTE_VALUE") : null,
+                            "Microsoft SQL Server");
+                }
+            }
+            // A batch insert sent through bulk copy: the driver describes the table with
+            // SET FMTONLY ON and skips the columns marked read-only in COLMETADATA.
+            exec(c, "CREATE TABLE suite_batch (id INT, label NVARCHAR(20), at DATETIME2)");
+            try (Connection b = connect(database, "useBulkCopyForBatchInsert=true;");
+                    PreparedStatement s = b.prepareStatement("INSERT INTO suite_batch VALUES (?, ?, ?)")) {
+                for (int i = 1; i <= 3; i++) {
+                    s.setInt(1, i);
+                    s.setString(2, "row " + i);
+                    s.setTimestamp(3, Timestamp.valueOf("2024-01-0" + i + " 10:00:00"));
+                    s.addBatch();
+                }
+                s.executeBatch();
+            }
+            eq("a bulk-copy batch insert's rows",
+                    scalar(c, "SELECT CONCAT(COUNT(*), ' ', MAX(label)) FROM suite_batch"), "3 row 3");
+            String[] procedures = {"sp_column_privileges", "sp_columns", "sp_special_columns", "sp_statistics",
+                    "sp_table_privileges", "sp_tables"};
+            for (String procedure : procedures) {
+                try (CallableStatement call = c.prepareCall("EXEC " + procedure + " ?")) {
+                    call.setString(1, "suite_child");
+                    call.execute();
+                    eq(procedure + " with an indexed parameter gives a result set",
+                            call.getResultSet() != null, true);
+                }
+            }
+        }
+    }
+
     // An xml column read (XMLTYPE in COLMETADATA and ROW) and a SQLXML parameter, which the
     // driver sends as XMLTYPE.
     static void xmlType() throws SQLException {
@@ -754,6 +877,7 @@ public class DriverTest {
         section("catalog (DatabaseMetaData)", DriverTest::catalog);
         section("datetimeoffset", DriverTest::dateTimeOffset);
         section("xml", DriverTest::xmlType);
+        section("mssql-jdbc suite cases", DriverTest::suiteCases);
         System.out.println("mssql-jdbc (" + mode + "): " + checked + " checks, " + failures + " failures");
         System.exit(failures > 0 ? 1 : 0);
     }

@@ -20,7 +20,8 @@
 //! Parsing accepts the language-independent forms SQL Server accepts: `YYYY-MM-DD`,
 //! `YYYYMMDD`, optionally followed by a space or `T` and `hh:mm[:ss[.fffffff]]`, or a time
 //! alone. As in SQL Server, a missing date is 1900-01-01 and a missing time is midnight, and
-//! DATETIME takes at most three fractional digits. Display uses SQL Server's default output
+//! DATETIME takes at most three fractional digits; the other types take more than seven and
+//! round them to the 100 ns tick. Display uses SQL Server's default output
 //! forms (`2024-01-31`, `12:34:56.1234567`, `2024-01-31 12:34:56.790`).
 
 use std::fmt;
@@ -205,7 +206,7 @@ impl Time {
     }
 
     /// Parses a time, or a date and time whose date is ignored; a date alone or an empty
-    /// string is midnight. Up to seven fractional digits, kept exactly (round with
+    /// string is midnight. Seven fractional digits are kept exactly, more round to seven (round with
     /// [`Time::round_to_scale`] for a column of smaller scale).
     pub fn parse(text: &str) -> Result<Time, ParseError> {
         Ok(parse_temporal(text)?.time.map_or(Time::MIDNIGHT, |(time, _)| time))
@@ -602,18 +603,37 @@ fn parse_temporal(text: &str) -> Result<Parsed, ParseError> {
     }
     let minute = c.digits(1, 2)?.0;
     let (mut second, mut fraction, mut digits) = (0, 0, 0);
+    // Digits past the seventh (a 100 ns tick) round the value half up, as SQL Server's
+    // conversion does: '…33.123456700' is '…33.1234567', '…59.99999995' the next second.
+    let mut round_up = false;
     if c.eat(b':') {
         second = c.digits(1, 2)?.0;
         if c.eat(b'.') {
             (fraction, digits) = c.digits(1, usize::from(MAX_TIME_SCALE))?;
             fraction *= 10u32.pow((usize::from(MAX_TIME_SCALE) - digits) as u32);
+            let extra = c.text[c.pos..].iter().take_while(|b| b.is_ascii_digit()).count();
+            round_up = extra > 0 && c.text[c.pos] >= b'5';
+            c.pos += extra;
+            digits += extra;
         }
     }
     if !c.done() {
         return Err(ParseError::Invalid);
     }
     // Each field has at most two digits, so the narrowing cannot truncate.
-    let time = Time::from_hms(hour as u8, minute as u8, second as u8, fraction)
+    let mut time = Time::from_hms(hour as u8, minute as u8, second as u8, fraction)
         .ok_or(ParseError::OutOfRange)?;
+    if round_up {
+        let ticks = time.ticks + 1;
+        if ticks < TICKS_PER_DAY {
+            time = Time { ticks };
+        } else {
+            // The last tick of a day rounds to the next day's midnight; a time alone
+            // counts from the default date, as a missing date does.
+            time = Time::MIDNIGHT;
+            let day = date.unwrap_or(Date::DEFAULT).days + 1;
+            date = Some(Date::from_days(day).ok_or(ParseError::OutOfRange)?);
+        }
+    }
     Ok(Parsed { date, time: Some((time, digits)) })
 }

@@ -4,15 +4,40 @@
 //! wildcards) and result columns (names, order and types), answered from the current
 //! database's catalog: `sp_tables`, `sp_columns` and `sp_columns_100`, `sp_pkeys`,
 //! `sp_fkeys`, `sp_statistics` (`_100`), `sp_special_columns` (`_100`), `sp_sproc_columns`
-//! (`_100`), `sp_stored_procedures` and `sp_datatype_info` (`_100`). Most are queries over
-//! INFORMATION_SCHEMA and the `sys` views, run as the procedure's result.
+//! (`_100`), `sp_stored_procedures` and `sp_datatype_info` (`_100`); `catalog_privileges`
+//! has the rights and the server's attributes. Most are queries over INFORMATION_SCHEMA and
+//! the `sys` views, run as the procedure's result.
 
 use walden_engine::types::Value;
 
 use crate::ast::ExecProcedure;
 use crate::exec::session::{Run, Step};
 use crate::exec::sysprocs::{bad_argument, integer, missing_parameter, quoted, texts};
+use crate::exec::Counted;
 use crate::exec::SqlError;
+
+/// `column LIKE pattern` with `\` as the escape character, as the catalog procedures
+/// match their name arguments: ODBC's SQLGetInfo(SQL_SEARCH_PATTERN_ESCAPE), and JDBC's
+/// `getSearchStringEscape`, give `\`, so `schema\_demo` names `schema_demo` and no other.
+pub(super) fn like(column: &str, pattern: &str) -> String {
+    format!("{column} LIKE {} ESCAPE N'\\'", quoted(pattern))
+}
+
+/// `column = value`, or [`like`] when the procedure's `@fUsePattern` asks for patterns.
+pub(super) fn compare(use_pattern: bool, column: &str, value: &str) -> String {
+    if use_pattern {
+        like(column, value)
+    } else {
+        format!("{column} = {}", quoted(value))
+    }
+}
+
+/// An `@..._owner` argument, `None` when it is not given or empty: an empty owner names no
+/// schema, as JDBC's `getImportedKeys(catalog, "", table)` sends it, and finds the table as
+/// an omitted one does.
+fn owner(text: &Option<String>) -> Option<String> {
+    text.clone().filter(|o| !o.is_empty())
+}
 
 /// `sp_tables`' columns for the current database's tables (`TABLE_NAME`, `TABLE_SCHEMA` of
 /// INFORMATION_SCHEMA.TABLES are what its filters compare).
@@ -254,8 +279,9 @@ impl Run<'_> {
             "sp_tables" => self.sp_tables(p),
             "sp_columns" => self.sp_columns(p, false),
             "sp_columns_100" => self.sp_columns(p, true),
-            "sp_sproc_columns" | "sp_sproc_columns_100" => {
-                return Some(self.sp_sproc_columns(p).map_err(Into::into));
+            "sp_sproc_columns" => return Some(self.sp_sproc_columns(p, false).map_err(Into::into)),
+            "sp_sproc_columns_100" => {
+                return Some(self.sp_sproc_columns(p, true).map_err(Into::into));
             }
             "sp_statistics" | "sp_statistics_100" => self.sp_statistics(p),
             "sp_stored_procedures" => self.sp_stored_procedures(p),
@@ -263,6 +289,9 @@ impl Run<'_> {
             "sp_special_columns" | "sp_special_columns_100" => self.sp_special_columns(p),
             "sp_pkeys" => self.sp_pkeys(p),
             "sp_fkeys" => self.sp_fkeys(p),
+            "sp_table_privileges" => self.sp_table_privileges(p),
+            "sp_column_privileges" => self.sp_column_privileges(p),
+            "sp_server_info" => self.sp_server_info(p),
             _ => return None,
         };
         Some(match query {
@@ -272,7 +301,7 @@ impl Run<'_> {
     }
 
     /// Error 15250 unless `qualifier` (an `@table_qualifier`) names the current database.
-    fn check_qualifier(&self, qualifier: Option<&str>) -> Result<(), SqlError> {
+    pub(super) fn check_qualifier(&self, qualifier: Option<&str>) -> Result<(), SqlError> {
         match qualifier {
             Some(q) if !q.eq_ignore_ascii_case(self.s.db.name()) => Err(SqlError::new(
                 15250,
@@ -326,13 +355,12 @@ impl Run<'_> {
             None => true,
             Some(v) => integer(v).is_none_or(|n| n != 0),
         };
-        let op = if use_pattern { "LIKE" } else { "=" };
         let mut filter = String::new();
         if let Some(name) = &text[0] {
-            filter.push_str(&format!(" AND TABLE_NAME {op} {}", quoted(name)));
+            filter.push_str(&format!(" AND {}", compare(use_pattern, "TABLE_NAME", name)));
         }
         if let Some(owner) = &text[1] {
-            filter.push_str(&format!(" AND TABLE_SCHEMA {op} {}", quoted(owner)));
+            filter.push_str(&format!(" AND {}", compare(use_pattern, "TABLE_SCHEMA", owner)));
         }
         // A list of quoted types, as ODBC sends it: "'TABLE','VIEW'". Walden has only tables.
         if let Some(types) = &text[3] {
@@ -382,11 +410,10 @@ impl Run<'_> {
             None => true,
             Some(v) => integer(v).ok_or_else(|| bad_argument(procedure, v))? != 0,
         };
-        let op = if use_pattern { "LIKE" } else { "=" };
-        let mut filter = format!("ic.TABLE_NAME {op} {}", quoted(table));
+        let mut filter = compare(use_pattern, "ic.TABLE_NAME", table);
         for (column, value) in [("ic.TABLE_SCHEMA", &text[1]), ("ic.COLUMN_NAME", &text[3])] {
             if let Some(v) = value {
-                filter.push_str(&format!(" AND {column} {op} {}", quoted(v)));
+                filter.push_str(&format!(" AND {}", compare(use_pattern, column, v)));
             }
         }
         Ok(format!(
@@ -396,12 +423,19 @@ impl Run<'_> {
     }
 
     /// `sp_sproc_columns @procedure_name [, @procedure_owner] [, @procedure_qualifier]
-    /// [, @column_name] [, @ODBCVer] [, @fUsePattern]`: a procedure's return value
-    /// (`@RETURN_VALUE`, first) and parameters in order, as ODBC's SQLProcedureColumns reads
-    /// them; JDBC finds a CallableStatement's parameters by name through it. COLUMN_TYPE is
-    /// 5 for the return value, 1 for an input parameter and 2 for an OUTPUT one. A
-    /// procedure that does not exist gives no rows, as in SQL Server.
-    fn sp_sproc_columns(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
+    /// [, @column_name] [, @ODBCVer] [, @fUsePattern]`: the return value (`@RETURN_VALUE`,
+    /// first) and parameters in order of each procedure whose name, owner (dbo if omitted)
+    /// and parameter name match the LIKE patterns (`\` escapes; compared as they are with
+    /// `@fUsePattern = 0`), as ODBC's SQLProcedureColumns reads them; JDBC finds a
+    /// CallableStatement's parameters by name through it, and `getProcedureColumns` sends
+    /// patterns. COLUMN_TYPE is 5 for the return value, 1 for an input parameter and 2 for
+    /// an OUTPUT one. A procedure that does not exist gives no rows, as in SQL Server.
+    ///
+    /// `sp_sproc_columns_100` (`hundred`) adds SQL Server 2008's eight columns after
+    /// SS_DATA_TYPE, the catalog and schema of a parameter's type, UDT and XML schema
+    /// collection: NULL here, as for the built-in types (mssql-jdbc's ParameterMetaData
+    /// reads SS_TYPE_SCHEMA_NAME).
+    fn sp_sproc_columns(&mut self, p: &ExecProcedure, hundred: bool) -> Result<(), SqlError> {
         use walden_engine::catalog::Object;
         use walden_engine::types::{Len, SqlType};
         let args = self.procedure_arguments(
@@ -422,35 +456,67 @@ impl Run<'_> {
         };
         self.check_qualifier(text[2].as_deref())?;
         let odbc3 = args[4].as_ref().and_then(integer).is_some_and(|v| v >= 3);
+        let use_pattern = match &args[5] {
+            None => true,
+            Some(v) => integer(v).is_none_or(|n| n != 0),
+        };
+        let matches = |value: &str, pattern: &str| -> Result<bool, SqlError> {
+            if !use_pattern {
+                return Ok(value.eq_ignore_ascii_case(pattern));
+            }
+            let escape = Value::NStr("\\".into());
+            let found = crate::exec::scalar::like(
+                &Value::NStr(value.into()),
+                &Value::NStr(pattern.into()),
+                Some(&escape),
+            )?;
+            Ok(found == Some(true))
+        };
         // A name may carry its group number (`add_one;1`), as ODBC writes it.
         let name = name.split(';').next().unwrap_or_default().to_string();
-        let schema = text[1].clone().unwrap_or_else(|| "dbo".to_string());
+        // Without an owner the name resolves in the session's default schema, dbo.
+        let schema = owner(&text[1]).unwrap_or_else(|| "dbo".to_string());
         let db = std::sync::Arc::clone(&self.s.db);
-        let found = match db.find_object(&schema, &name).as_deref() {
-            Some(Object::Procedure(def)) => Some(def.text.clone()),
-            _ => None,
-        };
-        // (ordinal, (name, COLUMN_TYPE, type)): each keeps its ordinal when a column name
-        // picks it out.
-        let mut params: Vec<(usize, (String, i16, SqlType))> = Vec::new();
-        if let Some(text) = found {
+        let mut procedures: Vec<(String, String, String)> = Vec::new();
+        for object in db.catalog().objects() {
+            if let Object::Procedure(def) = &*object {
+                if matches(&def.name, &name)? && matches(&def.schema, &schema)? {
+                    procedures.push((def.schema.clone(), def.name.clone(), def.text.clone()));
+                }
+            }
+        }
+        // Ordered by owner and name ignoring case, as the default collation orders them
+        // (which also puts '_' before letters).
+        procedures.sort_by_cached_key(|(s, n, _)| (s.to_lowercase(), n.to_lowercase()));
+        // (schema, procedure, ordinal, (name, COLUMN_TYPE, type)): each parameter keeps its
+        // ordinal when a column name picks it out.
+        type Param = (String, String, usize, (String, i16, SqlType));
+        let mut params: Vec<Param> = Vec::new();
+        for (schema, procedure, text) in procedures {
             let batch = self.s.parsed(&text)?;
             if let Some(module) = crate::exec::sysviews::declared_parameters(&batch) {
-                params.push((0, ("@RETURN_VALUE".into(), 5, SqlType::Int)));
+                let at = |ordinal, param| (schema.clone(), procedure.clone(), ordinal, param);
+                params.push(at(0, ("@RETURN_VALUE".into(), 5, SqlType::Int)));
                 params.extend(
                     module
                         .parameters
                         .into_iter()
-                        .map(|p| (p.position, (p.name, if p.output { 2 } else { 1 }, p.ty))),
+                        .map(|p| at(p.position, (p.name, if p.output { 2 } else { 1 }, p.ty))),
                 );
             }
         }
         if let Some(column) = &text[3] {
-            params.retain(|(_, (n, _, _))| n.eq_ignore_ascii_case(column));
+            let mut kept = Vec::with_capacity(params.len());
+            for param in params {
+                if matches(&param.3 .0, column)? {
+                    kept.push(param);
+                }
+            }
+            params = kept;
         }
         let sysname = SqlType::NVarChar(Len::N(128));
         let small = SqlType::SmallInt;
-        let columns: Vec<crate::exec::ColumnInfo> = [
+        let mut columns: Vec<crate::exec::ColumnInfo> = [
             ("PROCEDURE_QUALIFIER", sysname),
             ("PROCEDURE_OWNER", sysname),
             ("PROCEDURE_NAME", SqlType::NVarChar(Len::N(134))),
@@ -475,9 +541,24 @@ impl Run<'_> {
         .into_iter()
         .map(|(n, ty)| crate::exec::ColumnInfo::new(n, ty))
         .collect();
+        let hundred_columns: &[(&str, SqlType)] = if hundred {
+            &[
+                ("SS_TYPE_CATALOG_NAME", sysname),
+                ("SS_TYPE_SCHEMA_NAME", sysname),
+                ("SS_UDT_CATALOG_NAME", sysname),
+                ("SS_UDT_SCHEMA_NAME", sysname),
+                ("SS_UDT_ASSEMBLY_TYPE_NAME", SqlType::NVarChar(Len::Max)),
+                ("SS_XML_SCHEMACOLLECTION_CATALOG_NAME", sysname),
+                ("SS_XML_SCHEMACOLLECTION_SCHEMA_NAME", sysname),
+                ("SS_XML_SCHEMACOLLECTION_NAME", sysname),
+            ]
+        } else {
+            &[]
+        };
+        columns.extend(hundred_columns.iter().map(|&(n, ty)| crate::exec::ColumnInfo::new(n, ty)));
         self.out.result_set(&columns);
         let n = params.len() as u64;
-        for (ordinal, (param, kind, ty)) in params {
+        for (schema, procedure, ordinal, (param, kind, ty)) in params {
             let type_name = ty.name().split('(').next().unwrap_or_default().to_string();
             let odbc = ODBC_TYPES
                 .iter()
@@ -485,30 +566,39 @@ impl Run<'_> {
                 .map_or(-9, |&(_, v2, v3)| if odbc3 { v3 } else { v2 });
             let (precision, length, scale) = odbc_sizes(ty);
             let int_or_null = |v: Option<i32>| v.map_or(Value::Null, Value::Int);
-            self.out.row(&[
-                Value::NStr(db.name().to_string()),
-                Value::NStr(schema.clone()),
-                Value::NStr(format!("{name};1")),
-                Value::NStr(param),
-                Value::SmallInt(kind),
-                Value::SmallInt(odbc as i16),
-                Value::NStr(type_name),
-                int_or_null(precision),
-                int_or_null(length),
-                scale.map_or(Value::Null, Value::SmallInt),
-                if scale.is_some() { Value::SmallInt(10) } else { Value::Null },
-                Value::SmallInt(1),
-                Value::Null,
-                Value::Null,
-                Value::SmallInt(odbc as i16),
-                Value::Null,
-                if ty.is_text() { int_or_null(length) } else { Value::Null },
-                Value::Int(ordinal as i32),
-                Value::Str("YES".into()),
-                Value::TinyInt(0),
-            ]);
+            self.out.row(
+                &[
+                    Value::NStr(db.name().to_string()),
+                    Value::NStr(schema),
+                    Value::NStr(format!("{procedure};1")),
+                    Value::NStr(param),
+                    Value::SmallInt(kind),
+                    Value::SmallInt(odbc as i16),
+                    Value::NStr(type_name),
+                    int_or_null(precision),
+                    int_or_null(length),
+                    scale.map_or(Value::Null, Value::SmallInt),
+                    if scale.is_some() { Value::SmallInt(10) } else { Value::Null },
+                    Value::SmallInt(1),
+                    Value::Null,
+                    Value::Null,
+                    Value::SmallInt(odbc as i16),
+                    Value::Null,
+                    if ty.is_text() { int_or_null(length) } else { Value::Null },
+                    Value::Int(ordinal as i32),
+                    Value::Str("YES".into()),
+                    Value::TinyInt(0),
+                ]
+                .into_iter()
+                .chain(hundred_columns.iter().map(|_| Value::Null))
+                .collect::<Vec<_>>(),
+            );
         }
         self.out.result_end(n);
+        // The result ends as a SELECT's does, with its DONEINPROC: mssql-jdbc runs its
+        // cached getProcedureColumns call again through sp_prepexec, whose handle
+        // (RETURNVALUE) would otherwise follow the rows with no DONE between.
+        self.done(Counted::Select, n);
         Ok(())
     }
 
@@ -541,7 +631,7 @@ impl Run<'_> {
         let rows = self.table_row_count(&owner, table)?;
         let mut index_filter = String::new();
         if let Some(index) = &text[3] {
-            index_filter.push_str(&format!(" AND i.name LIKE {}", quoted(index)));
+            index_filter.push_str(&format!(" AND {}", like("i.name", index)));
         }
         if text[4].as_deref().is_some_and(|u| u.eq_ignore_ascii_case("Y")) {
             index_filter.push_str(" AND i.is_unique = 1");
@@ -603,10 +693,10 @@ impl Run<'_> {
         let mut filter = String::from("o.type IN ('P', 'FN', 'IF', 'TF')");
         if let Some(name) = &text[0] {
             let name = name.split(';').next().unwrap_or_default();
-            filter.push_str(&format!(" AND o.name LIKE {}", quoted(name)));
+            filter.push_str(&format!(" AND {}", like("o.name", name)));
         }
         if let Some(owner) = &text[1] {
-            filter.push_str(&format!(" AND SCHEMA_NAME(o.schema_id) LIKE {}", quoted(owner)));
+            filter.push_str(&format!(" AND {}", like("SCHEMA_NAME(o.schema_id)", owner)));
         }
         Ok(format!(
             "SELECT CAST(DB_NAME() AS sysname) AS PROCEDURE_QUALIFIER, \
@@ -696,8 +786,8 @@ impl Run<'_> {
         };
         self.check_qualifier(text[2].as_deref())?;
         let mut filter = format!("t.name = {}", quoted(table));
-        if let Some(owner) = &text[1] {
-            filter.push_str(&format!(" AND SCHEMA_NAME(t.schema_id) = {}", quoted(owner)));
+        if let Some(owner) = owner(&text[1]) {
+            filter.push_str(&format!(" AND SCHEMA_NAME(t.schema_id) = {}", quoted(&owner)));
         }
         let mut data_type = String::from("CASE TYPE_NAME(c.system_type_id)");
         for (name, _, v3) in ODBC_TYPES {
@@ -743,8 +833,8 @@ impl Run<'_> {
         };
         self.check_qualifier(text[2].as_deref())?;
         let mut filter = format!("t.name = {}", quoted(table));
-        if let Some(owner) = &text[1] {
-            filter.push_str(&format!(" AND SCHEMA_NAME(t.schema_id) = {}", quoted(owner)));
+        if let Some(owner) = owner(&text[1]) {
+            filter.push_str(&format!(" AND SCHEMA_NAME(t.schema_id) = {}", quoted(&owner)));
         }
         Ok(format!(
             "SELECT CAST(DB_NAME() AS sysname) AS TABLE_QUALIFIER, \
@@ -787,9 +877,9 @@ impl Run<'_> {
         let mut filter = String::from("1 = 1");
         for (column, value) in [
             ("pt.name", &text[0]),
-            ("SCHEMA_NAME(pt.schema_id)", &text[1]),
+            ("SCHEMA_NAME(pt.schema_id)", &owner(&text[1])),
             ("ft.name", &text[3]),
-            ("SCHEMA_NAME(ft.schema_id)", &text[4]),
+            ("SCHEMA_NAME(ft.schema_id)", &owner(&text[4])),
         ] {
             if let Some(v) = value {
                 filter.push_str(&format!(" AND {column} = {}", quoted(v)));

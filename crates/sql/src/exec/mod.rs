@@ -14,6 +14,7 @@ mod alter;
 mod app_state;
 pub mod bulk;
 mod bulk_insert;
+mod catalog_privileges;
 mod catalog_procs;
 mod cursor;
 mod data_file;

@@ -614,7 +614,9 @@ impl<'a> Parser<'a> {
     pub(super) fn parse_table_elements(&mut self) -> PResult<Vec<TableElement>> {
         self.expect(&TokenKind::LParen)?;
         let mut elements = vec![self.parse_table_element()?];
-        while self.eat(&TokenKind::Comma) {
+        // A key with a column list may follow a column without a comma, as SQL Server
+        // reads `my_ts datetime2 CONSTRAINT pk PRIMARY KEY (id)`.
+        while self.eat(&TokenKind::Comma) || self.at_keyed_table_constraint() {
             if self.at(&TokenKind::RParen) {
                 break;
             }
@@ -787,6 +789,9 @@ impl<'a> Parser<'a> {
             self.parse_key_index_options()?;
             return Ok(Some(ColumnOption::Index { name, clustering }));
         }
+        if self.at_keyed_table_constraint() {
+            return Ok(None);
+        }
         let name = self.parse_constraint_name()?;
         let kind = if self.eat_keyword("PRIMARY") {
             self.expect_keyword("KEY")?;
@@ -816,6 +821,23 @@ impl<'a> Parser<'a> {
             return Ok(None);
         };
         Ok(Some(ColumnOption::Constraint(ColumnConstraint { name, kind })))
+    }
+
+    /// Whether the next tokens are `[CONSTRAINT name] PRIMARY KEY | UNIQUE [CLUSTERED |
+    /// NONCLUSTERED] (`: a table-level key, which ends the column before it.
+    fn at_keyed_table_constraint(&self) -> bool {
+        let mut n = if self.at_keyword("CONSTRAINT") { 2 } else { 0 };
+        if self.nth_is_keyword(n, "PRIMARY") && self.nth_is_keyword(n + 1, "KEY") {
+            n += 2;
+        } else if self.nth_is_keyword(n, "UNIQUE") {
+            n += 1;
+        } else {
+            return false;
+        }
+        if self.nth_is_keyword(n, "CLUSTERED") || self.nth_is_keyword(n, "NONCLUSTERED") {
+            n += 1;
+        }
+        self.peek_nth(n).kind == TokenKind::LParen
     }
 
     /// `[(seed, increment)]` after `IDENTITY`.

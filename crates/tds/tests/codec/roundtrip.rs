@@ -61,6 +61,35 @@ fn rpc_round_trips_every_parameter_type() {
     assert!(matches!(RpcRequest::decode(&no_exec), Err(TdsError::Unsupported { .. })));
 }
 
+/// mssql-jdbc declares a NULL UNIQUEIDENTIFIER parameter with maximum length 0; it reads as
+/// a NULL GUID, and any other length but 16 is still refused.
+#[test]
+fn rpc_null_guid_with_zero_maximum_length() {
+    let rpc = RpcRequest {
+        headers: Default::default(),
+        calls: vec![RpcCall {
+            proc: RpcProc::Name("p".into()),
+            options: RpcOptions::NONE,
+            params: vec![RpcParam {
+                name: "@g".into(),
+                status: ParamStatus::NONE,
+                ty: TypeInfo::Guid,
+                value: TdsValue::Null,
+            }],
+        }],
+    };
+    let bytes = rpc.encode().unwrap();
+    // TYPE_INFO (0x24, maximum length 16) and the value's length 0 end the message.
+    assert_eq!(bytes[bytes.len() - 3..], [0x24, 0x10, 0x00]);
+    let mut zero = bytes.clone();
+    let at = zero.len() - 2;
+    zero[at] = 0;
+    assert_eq!(RpcRequest::decode(&zero).unwrap(), rpc);
+    let mut eight = bytes;
+    eight[at] = 8;
+    assert!(RpcRequest::decode(&eight).is_err());
+}
+
 #[test]
 fn transmgr_round_trips() {
     for req in sample_transmgr() {

@@ -8,7 +8,8 @@ use walden_engine::types::{SqlType, Value};
 use walden_sql::exec::{ColumnInfo, Counted, Message, Output};
 use walden_tds::packet::{PacketHeader, HEADER_LEN};
 use walden_tds::{
-    encode_row, Column, Done, DoneStatus, PacketStatus, PacketType, ServerMessage, TdsValue, Token,
+    encode_row, Column, ColumnFlags, Done, DoneStatus, PacketStatus, PacketType, ServerMessage,
+    TdsValue, Token,
 };
 
 use super::convert::{column_type_info, to_wire, WireError};
@@ -414,10 +415,14 @@ impl<W: Write> Output for TdsOutput<W> {
         // A TEXT, NTEXT or IMAGE column carries a TableName: mssql-jdbc refuses one of no
         // parts (1 to 4, as SQL Server sends), and the engine does not say which table a
         // column comes from, so it is one empty part.
+        // usUpdateable is "unknown", as SQL Server sends it for a result set's columns:
+        // "read-only" (0) makes mssql-jdbc's batch insert through bulk copy
+        // (useBulkCopyForBatchInsert) skip every column of the table it describes.
         let cols: Vec<Column> = columns
             .iter()
             .map(|c| {
                 let mut column = Column::new(&c.name, column_type_info(c), c.nullable);
+                column.flags |= ColumnFlags::UPDATEABLE_UNKNOWN;
                 if column.ty.is_legacy_lob() {
                     column.table_name = vec![String::new()];
                 }

@@ -165,8 +165,16 @@ pub(crate) fn parse(text: &str, order: DateOrder) -> Result<Parsed, ParseError> 
             _ => break,
         }
     }
-    let date = if date_toks.is_empty() { None } else { Some(parse_date(date_toks, order)?) };
-    let time = if time_toks.is_empty() { None } else { Some(parse_time(time_toks)?) };
+    let mut date = if date_toks.is_empty() { None } else { Some(parse_date(date_toks, order)?) };
+    let mut time = None;
+    if !time_toks.is_empty() {
+        let (value, digits, next_day) = parse_time(time_toks)?;
+        if next_day {
+            let day = date.unwrap_or(Date::DEFAULT).days() + 1;
+            date = Some(Date::from_days(day).ok_or(ParseError::OutOfRange)?);
+        }
+        time = Some((value, digits));
+    }
     if date.is_none() && time.is_none() && !toks.is_empty() {
         return Err(ParseError::Invalid);
     }
@@ -277,7 +285,9 @@ fn parse_named_month(toks: &[Tok<'_>]) -> Result<Date, ParseError> {
     }
 }
 
-fn parse_time(toks: &[Tok<'_>]) -> Result<(Time, usize), ParseError> {
+/// The time, its number of fractional digits, and whether rounding carried it into the next
+/// day.
+fn parse_time(toks: &[Tok<'_>]) -> Result<(Time, usize, bool), ParseError> {
     let mut i = 0;
     let next_num = |i: &mut usize, max_len: usize| -> Result<u32, ParseError> {
         match toks.get(*i) {
@@ -290,6 +300,7 @@ fn parse_time(toks: &[Tok<'_>]) -> Result<(Time, usize), ParseError> {
     };
     let mut hour = next_num(&mut i, 2)?;
     let (mut minute, mut second, mut fraction, mut digits) = (0, 0, 0, 0);
+    let mut round_up = false;
     let mut has_minutes = false;
     if toks.get(i) == Some(&Tok::Sep(b':')) {
         i += 1;
@@ -306,7 +317,14 @@ fn parse_time(toks: &[Tok<'_>]) -> Result<(Time, usize), ParseError> {
                     };
                     i += 1;
                     digits = s.len();
-                    fraction = number(s, 7)? * 10u32.pow(7 - digits as u32);
+                    // Digits past the seventh (a 100 ns tick) round half up, as SQL Server
+                    // reads them: '11:22:33.123456700' is 11:22:33.1234567.
+                    let (kept, extra) = s.split_at(s.len().min(7));
+                    fraction = number(kept, 7)? * 10u32.pow(7 - kept.len() as u32);
+                    if !extra.bytes().all(|b| b.is_ascii_digit()) {
+                        return Err(ParseError::Invalid);
+                    }
+                    round_up = extra.as_bytes().first().is_some_and(|&b| b >= b'5');
                 }
                 Some(Tok::Sep(b':')) => {
                     // `hh:mi:ss:mmm`: the last field counts milliseconds.
@@ -341,7 +359,14 @@ fn parse_time(toks: &[Tok<'_>]) -> Result<(Time, usize), ParseError> {
     let field = |v: u32| u8::try_from(v).map_err(|_| ParseError::OutOfRange);
     let time = Time::from_hms(field(hour)?, field(minute)?, field(second)?, fraction)
         .ok_or(ParseError::OutOfRange)?;
-    Ok((time, digits))
+    if !round_up {
+        return Ok((time, digits, false));
+    }
+    // Rounding up the day's last tick gives the next day's midnight.
+    Ok(match Time::from_ticks(time.ticks() + 1) {
+        Some(later) => (later, digits, false),
+        None => (Time::MIDNIGHT, digits, true),
+    })
 }
 
 fn is_leap(year: u16) -> bool {
