@@ -116,7 +116,7 @@ impl Session {
                         }
                         run.report(e);
                     }
-                    Halt::Aborted | Halt::Cancelled => {}
+                    Halt::Aborted | Halt::Cancelled | Halt::ScopeEnded => {}
                 }
             }
         }

@@ -247,7 +247,7 @@ impl Run<'_> {
             r
         };
         match result {
-            Ok(_) | Err(Halt::Aborted) => {}
+            Ok(_) | Err(Halt::Aborted | Halt::ScopeEnded) => {}
             Err(Halt::Error(e)) => described.errors.push(e),
             Err(Halt::Cancelled) => return Err(Halt::Cancelled),
         }

@@ -346,7 +346,7 @@ impl Run<'_> {
             Err(Halt::Cancelled) => Err(SqlError::with_severity(CANCELLED, 16, "The request was cancelled.")),
             // Already reported, which for a function body cannot happen: nothing in it
             // aborts the batch outside the error path above.
-            Err(Halt::Aborted) => Err(SqlError::new(
+            Err(Halt::Aborted | Halt::ScopeEnded) => Err(SqlError::new(
                 3616,
                 "An error was raised during trigger or function execution. The batch has been aborted.",
             )),

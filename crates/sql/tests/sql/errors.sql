@@ -76,3 +76,25 @@ INSERT dbo.small_id (v) VALUES (4)
 SELECT id, v FROM dbo.small_id
 DROP TABLE dbo.small_id
 GO
+-- A name that does not resolve aborts its scope: inside dynamic SQL or a procedure only that
+-- module ends, and its caller goes on with @@ERROR set; a CATCH around the EXEC takes it; at
+-- the top of a batch the batch ends.
+CREATE TABLE scope_log (step INT)
+GO
+CREATE PROCEDURE scope_missing AS
+BEGIN
+    INSERT scope_log VALUES (1)
+    SELECT * FROM scope_nosuch
+    INSERT scope_log VALUES (2)
+END
+GO
+EXEC ('SELECT * FROM scope_nosuch'); SELECT @@ERROR AS after_dynamic
+EXEC sp_executesql N'SELECT nosuch_column FROM scope_log'; SELECT @@ERROR AS after_executesql
+EXEC scope_missing; INSERT scope_log VALUES (3)
+SELECT step FROM scope_log ORDER BY step
+GO
+BEGIN TRY EXEC scope_missing END TRY BEGIN CATCH SELECT ERROR_NUMBER() AS caught, ERROR_PROCEDURE() AS in_procedure END CATCH
+GO
+SELECT * FROM scope_nosuch
+SELECT 'not reached' AS top_level
+GO

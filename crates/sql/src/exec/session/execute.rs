@@ -72,9 +72,8 @@ impl Run<'_> {
                 // Dynamic SQL runs in a scope of its own: it sees no variables of the caller,
                 // and a USE in it lasts until it ends (`sp_MSforeachdb 'USE [?]; ...'`).
                 let saved_db = Arc::clone(&self.s.db);
-                self.s.frames.push(Frame { source: Some(Arc::from(text)), ..Frame::default() });
-                let r = self.module_body(&batch.statements);
-                self.pop_frame();
+                let frame = Frame { source: Some(Arc::from(text)), ..Frame::default() };
+                let r = self.run_scope(frame, |r| r.module_body(&batch.statements));
                 if self.s.db.id() != saved_db.id() {
                     self.s.db = saved_db;
                     self.s.activity.database_changed(self.s.db.id());
@@ -341,37 +340,33 @@ impl Run<'_> {
         // SQL Server.
         let saved_opts = self.s.opts.clone();
         self.s.db = Arc::clone(&db);
-        self.s.frames.push(frame);
-        let mut result = Ok(Flow::Next);
-        for param in &omitted_tables {
-            if let Err(e) = self.declare_of_table_type(&param.name, &param.data_type) {
-                result = Err(e.into());
-                break;
+        let outcome = self.run_scope(frame, |r| {
+            for param in &omitted_tables {
+                r.declare_of_table_type(&param.name, &param.data_type)?;
+                let key = param.name.to_ascii_lowercase();
+                r.frame().hidden_tables.push((key, None, true));
             }
-            let key = param.name.to_ascii_lowercase();
-            self.frame().hidden_tables.push((key, None, true));
-        }
-        let module_id = self.frame().module_id;
-        let caller_module = (module_id != 0)
-            .then(|| self.s.activity.enter_module(Some((db.id(), module_id as u32))));
-        let result = match result {
-            Ok(_) => self.module_body(&procedure.body),
-            Err(e) => Err(e),
-        };
-        if let Some(caller) = caller_module {
-            self.s.activity.enter_module(caller);
-        }
+            let module_id = r.frame().module_id;
+            let caller_module = (module_id != 0)
+                .then(|| r.s.activity.enter_module(Some((db.id(), module_id as u32))));
+            let result = r.module_body(&procedure.body);
+            if let Some(caller) = caller_module {
+                r.s.activity.enter_module(caller);
+            }
+            let flow = result?;
+            let out_values: Vec<(String, Value)> = match r.s.frames.last() {
+                Some(f) => outputs
+                    .iter()
+                    .filter_map(|(i, var)| f.vars.get(*i).map(|v| (var.clone(), v.value.clone())))
+                    .collect(),
+                None => Vec::new(),
+            };
+            Ok((flow, out_values))
+        });
         self.s.opts = saved_opts;
-        let out_values: Vec<(String, Value)> = match self.s.frames.last() {
-            Some(f) => outputs
-                .iter()
-                .filter_map(|(i, var)| f.vars.get(*i).map(|v| (var.clone(), v.value.clone())))
-                .collect(),
-            None => Vec::new(),
-        };
-        self.pop_frame();
         self.s.db = saved_db;
-        let status = match result? {
+        let (flow, out_values) = outcome?;
+        let status = match flow {
             Flow::Return(s) => s,
             _ => 0,
         };
@@ -426,11 +421,8 @@ impl Run<'_> {
         });
         if let Some(alone) = alone {
             let caller_db = std::mem::replace(&mut self.s.db, db);
-            self.s
-                .frames
-                .push(Frame { source: Some(Arc::from(stmt.as_str())), ..Frame::default() });
-            let r = self.module_body(&alone.statements);
-            self.pop_frame();
+            let frame = Frame { source: Some(Arc::from(stmt.as_str())), ..Frame::default() };
+            let r = self.run_scope(frame, |r| r.module_body(&alone.statements));
             self.s.db = caller_db;
             r?;
             return self.set_return_status(p, 0).map_err(Into::into);

@@ -183,6 +183,14 @@ pub(crate) struct Frame {
     /// The object id of the procedure, trigger or function running in this frame
     /// (`@@PROCID`); 0 for a batch or dynamic SQL.
     pub(crate) module_id: i32,
+    /// A procedure's or dynamic SQL's frame, which an error that aborts its scope (a name
+    /// that does not resolve, see `aborts_scope`) ends alone, its caller going on with the
+    /// next statement, as SQL Server's compile errors at deferred name resolution do. In the
+    /// batch's frame such an error ends the batch; triggers and functions never get here.
+    pub(crate) ends_alone: bool,
+    /// Set in an `ends_alone` frame when such an error ended it: its body's `Halt::Aborted`
+    /// is then `Halt::ScopeEnded` to its caller.
+    pub(crate) scope_aborted: bool,
 }
 
 /// What a statement tells the statements around it.
@@ -206,6 +214,9 @@ pub(crate) enum Halt {
     Aborted,
     /// The client cancelled the batch: it stops without an error (see `cancel`).
     Cancelled,
+    /// The procedure or dynamic SQL the statement ran was ended by an error that aborts only
+    /// its scope, already reported: the statement failed, and its batch goes on.
+    ScopeEnded,
 }
 
 impl From<SqlError> for Halt {

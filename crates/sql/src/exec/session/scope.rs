@@ -14,7 +14,7 @@ use crate::ast::{AssignOp, BinaryOp, Declaration, DeclarationKind, Statement, St
 use crate::exec::scalar;
 use crate::exec::SqlError;
 
-use super::{Flow, Frame, Run, Step, Variable};
+use super::{Flow, Frame, Halt, Run, Step, Variable};
 
 impl Run<'_> {
     /// The innermost scope's frame, made if there is none yet.
@@ -24,6 +24,24 @@ impl Run<'_> {
         }
         let last = self.s.frames.len() - 1;
         &mut self.s.frames[last]
+    }
+
+    /// Runs a procedure's or dynamic SQL's `body` in `frame`, which it pushes and pops: the
+    /// frame ends alone at an error that aborts its scope (`Halt::ScopeEnded` to the caller,
+    /// see `Frame::ends_alone`).
+    pub(super) fn run_scope<T>(
+        &mut self,
+        frame: Frame,
+        body: impl FnOnce(&mut Self) -> Step<T>,
+    ) -> Step<T> {
+        self.s.frames.push(Frame { ends_alone: true, ..frame });
+        let result = body(self);
+        let ended = self.s.frames.last().is_some_and(|f| f.scope_aborted);
+        self.pop_frame();
+        match result {
+            Err(Halt::Aborted) if ended => Err(Halt::ScopeEnded),
+            other => other,
+        }
     }
 
     /// Ends the innermost scope: drops the temporary tables and table variables it made and

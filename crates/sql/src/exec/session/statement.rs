@@ -173,6 +173,16 @@ impl Run<'_> {
                 self.finish_autocommit(false);
                 Err(Halt::Aborted)
             }
+            Err(Halt::ScopeEnded) => {
+                // The statement's procedure or dynamic SQL ended at an error reported where
+                // it happened; what it did before stays, @@ERROR keeps the error, and the
+                // batch goes on (as a statement's own error does).
+                self.finish_autocommit(true);
+                if seen {
+                    self.out.statement_end();
+                }
+                Ok(Flow::Next)
+            }
             Err(Halt::Cancelled) => {
                 // A statement cancelled while it ran (a lock wait, a scan, a join) is undone
                 // alone; the transaction stays open (see `cancel`).
@@ -203,6 +213,12 @@ impl Run<'_> {
                 // THROW ends the batch when no CATCH takes it (unlike RAISERROR).
                 let thrown = matches!(st.kind, StatementKind::Throw(_));
                 let abort = xact_abort || thrown || aborts_batch(&e);
+                // An error that aborts a scope ends a procedure or dynamic SQL alone.
+                if !xact_abort && !thrown && aborts_scope(&e) {
+                    if let Some(frame) = self.s.frames.last_mut().filter(|f| f.ends_alone) {
+                        frame.scope_aborted = true;
+                    }
+                }
                 self.report(e);
                 if abort {
                     Err(Halt::Aborted)
@@ -528,10 +544,16 @@ fn query_reads_table(body: &crate::ast::QueryBody) -> bool {
 
 /// Errors that abort the batch rather than only the statement.
 fn aborts_batch(e: &SqlError) -> bool {
-    matches!(
-        e.number,
-        245 | 8114 | 241 | 242 | 257 | 529 | 208 | 207 | 209 | 1205 | 137 | 2715 | 148 | 3609
-    ) || e.severity >= 20
+    aborts_scope(e)
+        || matches!(e.number, 245 | 8114 | 241 | 242 | 257 | 529 | 1205 | 148 | 3609)
+        || e.severity >= 20
+}
+
+/// Errors SQL Server raises when it compiles a statement (a name that does not resolve, at
+/// deferred name resolution): they abort the scope, which in a procedure or dynamic SQL is
+/// the module alone (see `Frame::ends_alone`) and at the top of a batch is the batch.
+fn aborts_scope(e: &SqlError) -> bool {
+    matches!(e.number, 208 | 207 | 209 | 137 | 2715)
 }
 
 /// Brings a data modification's `WITH XMLNAMESPACES` into scope for the xml methods of its
