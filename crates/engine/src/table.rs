@@ -161,10 +161,17 @@ impl Transaction {
 }
 
 /// Renders key values as SQL Server prints a duplicate key: `(1, abc)`.
-fn key_text(values: &[&Value]) -> String {
+pub fn key_text<V: std::borrow::Borrow<Value>>(values: &[V]) -> String {
     let parts: Vec<String> = values
         .iter()
-        .map(|v| if v.is_null() { "<NULL>".to_string() } else { v.to_string() })
+        .map(|v| {
+            let v = v.borrow();
+            if v.is_null() {
+                "<NULL>".to_string()
+            } else {
+                v.to_string()
+            }
+        })
         .collect();
     format!("({})", parts.join(", "))
 }

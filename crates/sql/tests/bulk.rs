@@ -195,20 +195,43 @@ fn a_load_in_a_user_transaction_goes_with_it_and_order_is_checked() {
     ok(&mut s, "ROLLBACK");
     assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM t"), vec![vec![Value::Int(0)]]);
 
-    let ordered = "INSERT BULK t (id INT, qty INT) WITH (KEEP_IDENTITY, ORDER (id DESC))";
+    // ORDER naming the clustered key (t's primary key, id) is a promise the rows must keep:
+    // 4819 names the two rows' keys, and nothing of the load stays.
+    let ordered = "INSERT BULK t (id INT, qty INT) WITH (KEEP_IDENTITY, ORDER (id ASC))";
     let out = load(
         &mut s,
         ordered,
-        vec![vec![Value::Int(9), Value::Int(1)], vec![Value::Int(8), Value::Int(1)]],
+        vec![vec![Value::Int(8), Value::Int(1)], vec![Value::Int(9), Value::Int(1)]],
     );
     assert_eq!((errors(&out), out.counts), (vec![], vec![2]));
     let out = load(
         &mut s,
         ordered,
-        vec![vec![Value::Int(5), Value::Int(1)], vec![Value::Int(6), Value::Int(1)]],
+        vec![vec![Value::Int(6), Value::Int(1)], vec![Value::Int(5), Value::Int(1)]],
     );
     assert_eq!(errors(&out), vec![4819]);
+    assert!(out.messages.iter().any(|m| m.message.ends_with(
+        "Sort order incorrect for the following two rows: primary key of first row: (6), \
+         primary key of second row: (5)."
+    )));
     assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM t"), vec![vec![Value::Int(2)]]);
+    // Any other ORDER (another column, the key descending, a heap) is ignored, as SQL Server
+    // ignores it.
+    for ordered in [
+        "INSERT BULK t (id INT, qty INT) WITH (KEEP_IDENTITY, ORDER (id DESC))",
+        "INSERT BULK t (id INT, qty INT) WITH (KEEP_IDENTITY, ORDER (qty))",
+        "INSERT BULK audit (n INT) WITH (ORDER (n))",
+    ] {
+        let rows = vec![vec![Value::Int(21), Value::Int(2)], vec![Value::Int(20), Value::Int(1)]];
+        let rows = if ordered.contains("audit") {
+            rows.into_iter().map(|r| r[..1].to_vec()).collect()
+        } else {
+            rows
+        };
+        let out = load(&mut s, ordered, rows);
+        assert_eq!((errors(&out), out.counts), (vec![], vec![2]), "{ordered}");
+        ok(&mut s, "DELETE FROM t WHERE id >= 20");
+    }
 }
 
 #[test]

@@ -6,9 +6,10 @@
 //!
 //! A bulk load may carry millions of rows, so [`BulkLoadDecoder`] decodes the stream
 //! incrementally from the packets as they arrive: it holds at most one incomplete token (plus
-//! the bytes of the packet that completed it), never the whole message. The legacy LOB types
-//! (TEXT, NTEXT, IMAGE), whose COLMETADATA entries carry a table name, are refused, as they
-//! are in result streams.
+//! the bytes of the packet that completed it), never the whole message. A legacy LOB column's
+//! (TEXT, NTEXT, IMAGE) COLMETADATA entry carries its table name as one US_VARCHAR, not in
+//! parts as a response's does ([`TokenReader::bulk_load`]); its values come with a text
+//! pointer and timestamp, as in a response's ROW.
 
 use crate::token::{Column, Token, TokenReader, ROW};
 use crate::types::TypeInfo;
@@ -96,7 +97,7 @@ impl BulkLoadDecoder {
             let bytes = &self.buf[self.pos..];
             let mut reader = match &self.columns {
                 Some(columns) => TokenReader::with_columns(bytes, columns),
-                None => TokenReader::new(bytes),
+                None => TokenReader::bulk_load(bytes),
             };
             match reader.next() {
                 Some(Ok(token)) => Ok((token, reader.position())),

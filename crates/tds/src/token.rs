@@ -565,12 +565,22 @@ pub struct TokenReader<'a> {
     /// The last COLMETADATA's columns; `None` before the first.
     columns: Option<Cow<'a, [Column]>>,
     failed: bool,
+    /// A COLMETADATA's TableName is one US_VARCHAR (TDS 7.1's form) rather than NumParts
+    /// parts: what clients send in a Bulk Load message ([`TokenReader::bulk_load`]).
+    one_part_table_name: bool,
 }
 
 impl<'a> TokenReader<'a> {
     /// A reader over a response message payload.
     pub fn new(payload: &'a [u8]) -> Self {
-        Self { r: Reader::new(payload), columns: None, failed: false }
+        Self { r: Reader::new(payload), columns: None, failed: false, one_part_table_name: false }
+    }
+
+    /// A reader over a Bulk Load message's token stream. Its COLMETADATA gives a TEXT, NTEXT
+    /// or IMAGE column's TableName as a single US_VARCHAR, without the NumParts byte of a
+    /// response's: tedious, go-mssqldb and FreeTDS all send it so, and SQL Server reads it so.
+    pub fn bulk_load(payload: &'a [u8]) -> Self {
+        Self { one_part_table_name: true, ..Self::new(payload) }
     }
 
     /// A reader over the continuation of a token stream whose result set has `columns`, as
@@ -623,7 +633,9 @@ impl<'a> TokenReader<'a> {
                     let ty = TypeInfo::decode(r)?;
                     check_result_column(&ty, flags, true)?;
                     let mut table_name = Vec::new();
-                    if ty.is_legacy_lob() {
+                    if ty.is_legacy_lob() && self.one_part_table_name {
+                        table_name.push(r.us_varchar("COLMETADATA TableName")?);
+                    } else if ty.is_legacy_lob() {
                         for _ in 0..r.u8("COLMETADATA NumParts")? {
                             table_name.push(r.us_varchar("COLMETADATA TableName")?);
                         }

@@ -241,13 +241,20 @@ fn bulk_load_protocol_edges() {
     assert_eq!(error_numbers(&c.tokens()), vec![4002]);
     assert_eq!(c.scalar("SELECT COUNT(*) FROM b"), TdsValue::Int(3000));
 
-    // ORDER is a promise the rows must keep (4819); the INSERT BULK lasts one message only.
-    c.batch("INSERT BULK b (id INT) WITH (ORDER (id ASC))");
+    // ORDER naming the clustered key is a promise the rows must keep (4819); the INSERT BULK
+    // lasts one message only.
+    c.batch("CREATE TABLE bk (id INT NOT NULL PRIMARY KEY)");
+    c.batch("INSERT BULK bk (id INT) WITH (ORDER (id ASC))");
     c.send(PacketType::BulkLoad, &bulk_message(&[Some(1), Some(3), Some(2)]));
     assert_eq!(error_numbers(&c.tokens()), vec![4819]);
     c.send(PacketType::BulkLoad, &bulk_message(&[Some(1)]));
     assert_eq!(error_numbers(&c.tokens()), vec![4002]);
-    assert_eq!(c.scalar("SELECT COUNT(*) FROM b"), TdsValue::Int(3000));
+    assert_eq!(c.scalar("SELECT COUNT(*) FROM bk"), TdsValue::Int(0));
+    // On a heap, ORDER is ignored, as SQL Server ignores it.
+    c.batch("INSERT BULK b (id INT) WITH (ORDER (id ASC))");
+    c.send(PacketType::BulkLoad, &bulk_message(&[Some(1), Some(3), Some(2)]));
+    assert_eq!(count_of(&c.tokens()), Some(3));
+    assert_eq!(c.scalar("SELECT COUNT(*) FROM b"), TdsValue::Int(3003));
 
     // Under XACT_ABORT a failed load ends the transaction, and the client is told.
     c.batch("CREATE TABLE u (id INT PRIMARY KEY)");

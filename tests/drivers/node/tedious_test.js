@@ -83,7 +83,9 @@ async function section(name, fn) {
   console.log(`tedious: ${name}: ${failures === before ? 'ok' : 'FAILED'}`);
 }
 
-function connect(database = 'master') {
+// `options` are more connection options (tedious turns datefirst, dateFormat, textsize...
+// into SET statements of its login batch).
+function connect(database = 'master', options = {}) {
   const connection = new Connection({
     server: HOST,
     authentication: { type: 'default', options: { userName: 'sa', password: PASSWORD } },
@@ -93,6 +95,7 @@ function connect(database = 'master') {
       encrypt: false,
       connectTimeout: 10000,
       requestTimeout: 30000,
+      ...options,
     },
   });
   return new Promise((resolve, reject) => {
@@ -508,6 +511,46 @@ async function badInput() {
   await close(db);
 }
 
+// Issue 28, from tedious's own integration tests: the session options its login batch sets
+// (`set datefirst 3`, `set dateformat dmy`, `set textsize -1` / `0`, then `set language
+// us_english`, which must not undo them), and TIME / DATETIME2 parameters of a declared scale
+// shown as text with that many fractional digits; a key on a missing column is two errors.
+async function loginOptionsAndScales() {
+  const a = await connect(DATABASE, { datefirst: 3, dateFormat: 'dmy', textsize: -1 });
+  eq('@@DATEFIRST after datefirst: 3', await scalar(a, 'SELECT @@DATEFIRST'), 3);
+  eq('date_format after dateFormat: dmy',
+    await scalar(a, 'SELECT date_format FROM sys.dm_exec_sessions WHERE session_id = @@SPID'), 'dmy');
+  eq('a dmy date literal', await scalar(a, "SELECT CONVERT(VARCHAR(10), CAST('13/02/2024' AS DATE), 23)"),
+    '2024-02-13');
+  eq('@@TEXTSIZE after textsize: -1', await scalar(a, 'SELECT @@TEXTSIZE'), -1);
+  eq('a long NVARCHAR(MAX) whole under textsize -1',
+    await scalar(a, "SELECT LEN(REPLICATE(CAST(N'x' AS NVARCHAR(MAX)), 10000))"), 10000);
+  // tedious' TIME value: a Date of 1970-01-01 and the digits past the millisecond.
+  const time = Object.assign(new Date('1970-01-01T00:00:00Z'), { nanosecondDelta: 0.1111111 });
+  for (const [scale, text] of [[0, '00:00:00'], [1, '00:00:00.1'], [3, '00:00:00.111'], [7, '00:00:00.1111111']]) {
+    eq(`TIME(${scale}) parameter as text`,
+      await scalar(a, 'SELECT CAST(@t AS VARCHAR(MAX))', [['t', TYPES.Time, time, { scale }]]), text);
+  }
+  eq('DATETIME2(2) parameter as text',
+    await scalar(a, 'SELECT CONVERT(NVARCHAR(40), @d, 121)',
+      [['d', TYPES.DateTime2, new Date(Date.UTC(2024, 1, 29, 13, 45, 56, 120)), { scale: 2 }]]),
+    '2024-02-29 13:45:56.12');
+  eq('a DATETIME2(3) column as text', await scalar(a,
+    "DECLARE @t TABLE (d DATETIME2(3)); INSERT @t VALUES ('2024-02-29 13:45:56.5'); " +
+    'SELECT CAST(d AS VARCHAR(30)) FROM @t'), '2024-02-29 13:45:56.500');
+  await close(a);
+  const b = await connect(DATABASE, { textsize: 0 });
+  eq('@@TEXTSIZE after textsize: 0 (the 4 KB default)', await scalar(b, 'SELECT @@TEXTSIZE'), 4096);
+  // A key on a missing column: 1911 then 1750, which tedious gives as one AggregateError.
+  try {
+    await run(b, 'CREATE TYPE key_on_nothing AS TABLE (id INT, PRIMARY KEY (code))');
+    fail('a table type keyed on a missing column raised no error');
+  } catch (e) {
+    eq('the errors of a key on a missing column', (e.errors || [e]).map((x) => x.number), [1911, 1750]);
+  }
+  await close(b);
+}
+
 (async () => {
   await section('setup', setup);
   await section('types', typesQuery);
@@ -520,6 +563,7 @@ async function badInput() {
   await section('legacy types and cancel', legacyTypesAndCancel);
   await section('declared types and collations', declaredTypes);
   await section('UTF-8 collation', utf8Collation);
+  await section('login options and fractional scales', loginOptionsAndScales);
   await section('bulk copy', () =>
     bulkCopy({ connect, close, run, scalar, eq, fail, DATABASE, UNICODE_TEXT }));
   console.log(`tedious: ${checked} checks, ${failures} failures`);

@@ -14,7 +14,8 @@
 //! * without `KEEP_NULLS`, a NULL takes the column's default (NULL if it has none);
 //! * without `KEEP_IDENTITY`, values sent for the identity column are ignored and the column
 //!   numbers the rows itself;
-//! * `ORDER (...)` is a promise: a row out of that order is error 4819;
+//! * `ORDER (...)` naming the clustered key is a promise: a row out of that order is error
+//!   4819; any other `ORDER` is ignored, as SQL Server ignores it;
 //! * `TABLOCK` holds the table in X for the load; without it the row locks of a large load
 //!   escalate to a table lock as any statement's do. Once the load holds the table, rows
 //!   ascending past its last key are appended a leaf at a time (`RowAppender`);
@@ -24,6 +25,7 @@ use std::sync::Arc;
 
 use walden_engine::catalog::TableDef;
 use walden_engine::lock::LockMode;
+use walden_engine::table::key_text;
 use walden_engine::types::{DeclaredType, Len, SqlType, Value};
 use walden_engine::{RowAppender, TableHint};
 
@@ -187,6 +189,11 @@ impl Run<'_> {
     /// `TABLOCK` holds the table in X for the load (SQL Server's bulk update lock, which
     /// Walden does not have, also keeps every reader and writer out), so that its rows are
     /// appended without row locks from the first.
+    ///
+    /// `ORDER` is checked only when it names the clustered index's key, column for column
+    /// and ascending as Walden's keys are; otherwise SQL Server ignores it ("If there is no
+    /// clustered index on the table or the data is sorted in a different order, the ORDER
+    /// hint is ignored"), and so does the load.
     pub(crate) fn load_rows(
         &mut self,
         t: &TableRef,
@@ -195,6 +202,15 @@ impl Run<'_> {
         order: &[(usize, bool)],
         rows: &mut dyn BulkRows,
     ) -> Step<u64> {
+        let key = t.def.primary().map_or(&[][..], |p| p.columns.as_slice());
+        let order = if !key.is_empty()
+            && order.len() == key.len()
+            && order.iter().zip(key).all(|(&(p, desc), &k)| !desc && targets.get(p) == Some(&k))
+        {
+            order
+        } else {
+            &[]
+        };
         if !options.tablock {
             return self.load_rows_locked(t, targets, options, order, rows);
         }
@@ -288,7 +304,19 @@ impl Run<'_> {
                 let key: Vec<Value> = order.iter().map(|&(i, _)| row[i].clone()).collect();
                 if let Some(previous) = &previous_key {
                     if compare_keys(previous, &key, &descending)? == std::cmp::Ordering::Greater {
-                        return Err(SqlError::new(4819, "Cannot bulk load. The bulk data stream was incorrectly specified as sorted or the data violates a uniqueness constraint imposed by the target table. Sort order incorrect for the following two rows.").into());
+                        return Err(SqlError::new(
+                            4819,
+                            format!(
+                                "Cannot bulk load. The bulk data stream was incorrectly \
+                                 specified as sorted or the data violates a uniqueness constraint \
+                                 imposed by the target table. Sort order incorrect for the \
+                                 following two rows: primary key of first row: {}, primary key \
+                                 of second row: {}.",
+                                key_text(previous),
+                                key_text(&key)
+                            ),
+                        )
+                        .into());
                     }
                 }
                 previous_key = Some(key);

@@ -777,16 +777,14 @@ impl Run<'_> {
             let pk = key == Origin::PrimaryKey;
             let mut idx = Vec::with_capacity(cols.len());
             for c in &cols {
-                let at = columns.iter().position(|x| x.name.eq_ignore_ascii_case(c)).ok_or_else(
-                    || {
-                        SqlError::new(
-                            1911,
-                            format!(
-                                "Column name '{c}' does not exist in the target table or view."
-                            ),
-                        )
-                    },
-                )?;
+                let Some(at) = columns.iter().position(|x| x.name.eq_ignore_ascii_case(c)) else {
+                    // 1911, then 1750, as SQL Server sends both (tedious' tests expect them).
+                    let cause = SqlError::new(
+                        1911,
+                        format!("Column name '{c}' does not exist in the target table or view."),
+                    );
+                    return Err(self.constraint_failed(cause, 0));
+                };
                 if pk && declared_null.iter().any(|n| n.eq_ignore_ascii_case(c)) {
                     let cause = SqlError::new(
                         8111,

@@ -424,6 +424,18 @@ fn non_boolean(e: &Expr) -> SqlError {
 }
 
 impl Run<'_> {
+    /// The declared type of `e`, whose value is `v`, when that value is a TIME, DATETIME2 or
+    /// DATETIMEOFFSET: its scale decides how many fractional digits its text shows. Looked up
+    /// only for those values, so other conversions pay nothing.
+    fn fractional_type(&self, e: &Expr, v: &Value, env: &Env<'_>) -> Option<SqlType> {
+        match v {
+            Value::Time(_) | Value::DateTime2(_) | Value::DateTimeOffset(_) => {
+                self.static_type(e, env.cols)
+            }
+            _ => None,
+        }
+    }
+
     /// The value of an expression.
     pub(crate) fn eval(&mut self, e: &Expr, env: &Env<'_>) -> Result<Value, SqlError> {
         match &e.kind {
@@ -482,10 +494,11 @@ impl Run<'_> {
                 let ty = scalar::data_type_in_cast(&c.data_type)?;
                 let v = self.eval(&c.expr, env)?;
                 let source = v.kind_name();
+                let from = self.fractional_type(&c.expr, &v, env);
                 let converted = if c.is_try {
-                    scalar::try_convert(v, ty, None)
+                    scalar::try_convert_from(v, from, ty, None)
                 } else {
-                    scalar::convert(v, ty, None).or_else(conversion_overflow)
+                    scalar::convert_from(v, from, ty, None).or_else(conversion_overflow)
                 };
                 into_declared(&c.data_type, converted?, source, c.is_try)
             }
@@ -500,10 +513,11 @@ impl Run<'_> {
                     None => None,
                 };
                 let source = v.kind_name();
+                let from = self.fractional_type(&c.expr, &v, env);
                 let converted = if c.is_try {
-                    scalar::try_convert(v, ty, style)
+                    scalar::try_convert_from(v, from, ty, style)
                 } else {
-                    scalar::convert(v, ty, style).or_else(conversion_overflow)
+                    scalar::convert_from(v, from, ty, style).or_else(conversion_overflow)
                 };
                 into_declared(&c.data_type, converted?, source, c.is_try)
             }

@@ -194,9 +194,15 @@ impl Semantics {
     }
 
     /// `SET LANGUAGE`: the language and, as SQL Server's languages do, its date order and
-    /// first weekday; 2740 for a language `sys.syslanguages` does not list.
+    /// first weekday; 2740 for a language `sys.syslanguages` does not list. Naming the
+    /// language already in force changes nothing: SQL Server keeps a `SET DATEFIRST` or
+    /// `SET DATEFORMAT` made before it, which drivers rely on (tedious sends `set datefirst`
+    /// and `set dateformat` before `set language us_english` in its login batch).
     pub(crate) fn set_language(&mut self, name: &str) -> Result<&'static Language, SqlError> {
         let language = find_language(name)?;
+        if language.langid == self.language.langid {
+            return Ok(language);
+        }
         self.language = language;
         self.date_order = language.date_order;
         self.date_first = language.date_first;

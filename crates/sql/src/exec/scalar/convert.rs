@@ -184,6 +184,60 @@ pub fn convert(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlEr
     cast(v, to, style)
 }
 
+/// [`convert`] of a value whose declared type `from` is known (a column, variable or
+/// CAST): a TIME, DATETIME2 or DATETIMEOFFSET of scale `s` becomes text with `s` fractional
+/// digits, as SQL Server shows `CAST(CAST('00:00:00.1' AS time(1)) AS varchar)` as
+/// `00:00:00.1`; everything else is [`convert`]'s.
+pub fn convert_from(
+    v: Value,
+    from: Option<SqlType>,
+    to: SqlType,
+    style: Option<i32>,
+) -> Result<Value, SqlError> {
+    match (declared_scale(from, &v), to) {
+        (
+            Some(scale),
+            SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_),
+        ) => to_string(v, to, style, Some(scale)),
+        _ => convert(v, to, style),
+    }
+}
+
+/// [`try_convert`] with [`convert_from`]'s text of a declared scale.
+pub fn try_convert_from(
+    v: Value,
+    from: Option<SqlType>,
+    to: SqlType,
+    style: Option<i32>,
+) -> Result<Value, SqlError> {
+    match (declared_scale(from, &v), to) {
+        (
+            Some(scale),
+            SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_),
+        ) => match to_string(v, to, style, Some(scale)) {
+            Err(e) if e.number == 281 => Err(e),
+            Err(_) => Ok(Value::Null),
+            ok => ok,
+        },
+        _ => try_convert(v, to, style),
+    }
+}
+
+/// The fractional digits `from` declares for `v`, when `v` is a value of that type with
+/// fewer than the kind's seven.
+fn declared_scale(from: Option<SqlType>, v: &Value) -> Option<u8> {
+    match (from?, v) {
+        (SqlType::Time(s), Value::Time(_))
+        | (SqlType::DateTime2(s), Value::DateTime2(_))
+        | (SqlType::DateTimeOffset(s), Value::DateTimeOffset(_))
+            if s < 7 =>
+        {
+            Some(s)
+        }
+        _ => None,
+    }
+}
+
 /// `TRY_CAST` / `TRY_CONVERT`: NULL where [`convert`] fails on the value, but still Msg 529 for a
 /// conversion that does not exist and Msg 281 for an invalid style.
 pub fn try_convert(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlError> {
@@ -315,7 +369,7 @@ fn cast(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlError> {
         }
         SqlType::Money => to_money(&v).map(Value::Money),
         SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_) => {
-            to_string(v, to, style)
+            to_string(v, to, style, None)
         }
         SqlType::Binary(_) | SqlType::VarBinary(_) => to_binary(v, to, style),
         SqlType::UniqueIdentifier => to_guid(v),
@@ -715,7 +769,14 @@ fn fit_text(mut s: String, limit: Option<u16>, pad: bool, national: bool) -> Str
     s
 }
 
-fn to_string(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlError> {
+/// `v` as text of the character type `to`; `scale` is the fractional digits of a temporal
+/// value's declared type ([`convert_from`]).
+fn to_string(
+    v: Value,
+    to: SqlType,
+    style: Option<i32>,
+    scale: Option<u8>,
+) -> Result<Value, SqlError> {
     let national = to.is_national();
     let (limit, pad) = match to {
         SqlType::Char(n) | SqlType::NChar(n) => (Some(n), true),
@@ -768,7 +829,7 @@ fn to_string(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlErro
         | Value::Time(_)
         | Value::DateTime(_)
         | Value::DateTime2(_)
-        | Value::DateTimeOffset(_) => temporal_text(&v, style)?,
+        | Value::DateTimeOffset(_) => temporal_text(&v, style, scale)?,
         Value::Null => return Ok(Value::Null),
     };
     let text = fit_text(text, limit, pad, national);

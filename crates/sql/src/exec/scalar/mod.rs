@@ -53,7 +53,7 @@ pub use arith::{binary, unary};
 pub use compare::{compare, like};
 pub(crate) use compare::{compare_with_constant, like_collated};
 pub(crate) use convert::fit_declared;
-pub use convert::{coerce, convert, try_convert};
+pub use convert::{coerce, convert, convert_from, try_convert, try_convert_from};
 pub(crate) use json::{for_json_object, openjson_rows, openjson_with_rows};
 pub use registry::call;
 pub(crate) use temporal::to_local;

@@ -56,7 +56,7 @@ pub fn to_text(v: &Value) -> String {
         | Value::DateTime2(_)
         | Value::DateTimeOffset(_) => {
             // The default style exists for every temporal kind.
-            temporal_text(v, None).unwrap_or_default()
+            temporal_text(v, None, None).unwrap_or_default()
         }
     }
 }
@@ -181,7 +181,10 @@ struct Stamp {
     digits: usize,
 }
 
-fn stamp(v: &Value) -> Option<Stamp> {
+/// `v` broken into fields; `scale` overrides the fractional digits of a TIME, DATETIME2 or
+/// DATETIMEOFFSET (the scale its type was declared with; the value is held at that scale, so
+/// the digits cut are zeros).
+fn stamp(v: &Value, scale: Option<u8>) -> Option<Stamp> {
     let (date, hour, minute, second, fraction, digits) = match v {
         Value::Date(d) => (*d, 0, 0, 0, 0, 0),
         Value::Time(t) => {
@@ -209,14 +212,23 @@ fn stamp(v: &Value) -> Option<Stamp> {
         }
         _ => return None,
     };
+    let (fraction, digits) = match (scale, digits) {
+        (Some(s), 7) if s < 7 => (fraction / 10u32.pow(u32::from(7 - s)), usize::from(s)),
+        _ => (fraction, digits),
+    };
     let (year, month, day) = date.ymd();
     Some(Stamp { year, month, day, hour, minute, second, fraction, digits })
 }
 
 /// Date/time text with a `CONVERT` style; `None` is the kind's default (style 0 for DATETIME,
-/// ISO forms for the others). An unknown style is error 281.
-pub(crate) fn temporal_text(v: &Value, style: Option<i32>) -> Result<String, SqlError> {
-    let text = moment_text(v, style)?;
+/// ISO forms for the others). `scale` is the fractional digits of the value's declared type
+/// (`TIME(3)` shows three), `None` the kind's seven. An unknown style is error 281.
+pub(crate) fn temporal_text(
+    v: &Value,
+    style: Option<i32>,
+    scale: Option<u8>,
+) -> Result<String, SqlError> {
+    let text = moment_text(v, style, scale)?;
     let Value::DateTimeOffset(dto) = v else {
         return Ok(text);
     };
@@ -233,8 +245,8 @@ pub(crate) fn temporal_text(v: &Value, style: Option<i32>) -> Result<String, Sql
 }
 
 /// [`temporal_text`] without a DATETIMEOFFSET's offset: its local date and time.
-fn moment_text(v: &Value, style: Option<i32>) -> Result<String, SqlError> {
-    let Some(st) = stamp(v) else {
+fn moment_text(v: &Value, style: Option<i32>, scale: Option<u8>) -> Result<String, SqlError> {
+    let Some(st) = stamp(v, scale) else {
         return Ok(String::new());
     };
     let is_datetime = matches!(v, Value::DateTime(_));
@@ -242,9 +254,16 @@ fn moment_text(v: &Value, style: Option<i32>) -> Result<String, SqlError> {
         None | Some(0) if !is_datetime => {
             return Ok(match v {
                 Value::Date(_) => format_style(&st, 23),
+                Value::Time(_) if st.digits == 0 => {
+                    Some(format!("{:02}:{:02}:{:02}", st.hour, st.minute, st.second))
+                }
                 Value::Time(_) => Some(format!(
-                    "{:02}:{:02}:{:02}.{:07}",
-                    st.hour, st.minute, st.second, st.fraction
+                    "{:02}:{:02}:{:02}.{:0w$}",
+                    st.hour,
+                    st.minute,
+                    st.second,
+                    st.fraction,
+                    w = st.digits
                 )),
                 _ => format_style(&st, 121),
             }

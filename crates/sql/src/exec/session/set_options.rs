@@ -20,6 +20,9 @@ use crate::exec::SqlError;
 
 use super::{IdentityInsert, Run, Session};
 
+/// `SET TEXTSIZE 0`'s value: SQL Server's default of 4 KB.
+const DEFAULT_TEXTSIZE: i64 = 4096;
+
 impl Session {
     /// `@@OPTIONS`: SQL Server's bits of the session's SET options.
     pub(crate) fn options_bits(&self) -> i32 {
@@ -137,10 +140,15 @@ impl Run<'_> {
     /// is accepted; a value that would change behaviour Walden does not have is refused.
     pub(super) fn set_valued(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
         match name {
-            // 0 restores the default, as in SQL Server.
+            // As in SQL Server: 0 restores the default of 4 KB, and -1 (any negative) means no
+            // limit, which `@@TEXTSIZE` reports as -1 and the output reads as unlimited.
             "TEXTSIZE" => {
                 let n = self.set_number(value)?;
-                self.s.opts.textsize = if n <= 0 { i64::from(i32::MAX) } else { n };
+                self.s.opts.textsize = match n {
+                    0 => DEFAULT_TEXTSIZE,
+                    n if n < 0 => -1,
+                    n => n.min(i64::from(i32::MAX)),
+                };
                 self.out.text_size(self.s.opts.textsize);
                 Ok(())
             }
