@@ -45,7 +45,7 @@ use crate::exec::access::{AccessPath, PathShape, RowFilter};
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::{Rows, TableRef};
 use crate::exec::session::Run;
-use crate::exec::{ColumnInfo, RowSet, SqlError};
+use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
 
 /// The most plans a session keeps; past it the cache starts over (as the parse cache does),
 /// which keeps a session that never repeats a statement cheap.
@@ -410,7 +410,7 @@ impl Run<'_> {
             0 => rows.len(),
             limit => rows.len().min(limit),
         };
-        self.s.rowcount = counted as u64;
+        self.done(Counted::Select, counted as u64);
         Ok(true)
     }
 }
