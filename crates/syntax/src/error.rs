@@ -22,8 +22,9 @@
 //! state 1. A few statements that are well formed but name something SQL Server itself rejects
 //! at compile time, or that Walden refuses, fail with severity 16, as SQL Server's refusals do:
 //! 1921 (an unknown filegroup), 15048 (a compatibility level that does not exist), 40514 (DDL
-//! triggers) and 50000 (XML indexes, `WITH XMLNAMESPACES` before anything but `SELECT`). When the input ends too early, SQL Server names the last token of the batch, and
-//! so does this parser. The line is the 1-based line, within the batch, of the token the error
+//! triggers) and 50000 (XML indexes, `WITH XMLNAMESPACES` before anything but `SELECT`). When the input ends too early, SQL Server names the last token of the batch, always
+//! with 102 (a batch of `SELECT` alone is "Incorrect syntax near 'SELECT'."), and so does this
+//! parser. The line is the 1-based line, within the batch, of the token the error
 //! is about (for unclosed strings and comments: where they start).
 
 use std::fmt;

@@ -10,11 +10,14 @@
 //! assert_eq!(batch.statements.len(), 3);
 //! assert_eq!(batch.to_string(), "BEGIN TRANSACTION;\nINSERT INTO t VALUES (1);\nCOMMIT TRANSACTION;\n");
 //!
-//! let error = parse_batch("SELECT *\nFROM").unwrap_err();
+//! let error = parse_batch("SELECT *\nFROM WHERE").unwrap_err();
 //! assert_eq!(
 //!     error.to_string(),
-//!     "Msg 156, Level 15, State 1, Line 2\nIncorrect syntax near the keyword 'FROM'."
+//!     "Msg 156, Level 15, State 1, Line 2\nIncorrect syntax near the keyword 'WHERE'."
 //! );
+//! // A batch cut short names its last token with 102, keyword or not.
+//! let error = parse_batch("SELECT *\nFROM").unwrap_err();
+//! assert_eq!(error.to_string(), "Msg 102, Level 15, State 1, Line 2\nIncorrect syntax near 'FROM'.");
 //! ```
 //!
 //! # Scope

@@ -442,8 +442,21 @@ fn every_statement_ends_with_its_done() {
             "DONE( 0x0 0)"
         ]
     );
+    // An assignment SELECT counts its rows as any SELECT does (python-tds' own suite reads
+    // that DONE as a result without columns); under NOCOUNT it still ends as a SELECT.
     let got = stream(&c.batch("DECLARE @v int; SELECT @v = 5; PRINT @v; PRINT 'again'"));
-    assert_eq!(got, ["DONE(MORE 0x0 0)", "INFO", "DONE(MORE 0x0 0)", "INFO", "DONE( 0x0 0)"]);
+    assert_eq!(
+        got,
+        ["DONE(MORE|COUNT 0xc1 1)", "INFO", "DONE(MORE 0x0 0)", "INFO", "DONE( 0x0 0)"]
+    );
+    let got = stream(&c.batch(
+        "DECLARE @v int; SELECT @v = i FROM (VALUES (1), (2)) t(i) WHERE i > 5; \
+         SET NOCOUNT ON; SELECT @v = 1; SET NOCOUNT OFF",
+    ));
+    assert_eq!(
+        got,
+        ["DONE(MORE|COUNT 0xc1 0)", "DONE(MORE 0x0 0)", "DONE(MORE 0xc1 0)", "DONE( 0x0 0)"]
+    );
     let got = stream(&c.batch(
         "DECLARE c CURSOR FOR SELECT 1 AS x; OPEN c; FETCH NEXT FROM c; CLOSE c; DEALLOCATE c",
     ));

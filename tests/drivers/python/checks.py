@@ -57,6 +57,13 @@ PROCEDURE = (
 # Bad input: (statement, the error number SQL Server raises for it).
 BAD_INPUT = [
     ("SELECT 1 +", 102),
+    # A batch cut short after a keyword: 102 naming it, as SQL Server words it (156 is for a
+    # keyword where it does not fit); pytds raises ProgrammingError for 102.
+    ("select ", 102),
+    ("SELECT * FROM", 102),
+    ("SELECT * FROM k WHERE", 102),
+    ("SELECT , FROM k", 102),
+    ("SELECT 1 FROM k WHERE FROM", 156),
     ("SELECT * FROM no_such_table", 208),
     ("SELECT 1 / 0", 8134),
     ("INSERT INTO k (id) VALUES (1)", 2627),

@@ -186,6 +186,59 @@ def transactions():
             conn.commit()
 
 
+def batch_shapes():
+    """What python-tds' own suite checks of a batch's token stream and of VARCHAR bytes."""
+    with connect(DATABASE) as conn, conn.cursor() as cur:
+        # Each assignment SELECT ends with a counted DONE: pytds reads it as a result without
+        # columns, then the batch's SELECT as the third.
+        cur.execute("DECLARE @v INT\nSELECT @v = 1\nSELECT @v = 2\nSELECT 'value'")
+        checks.true("an assignment SELECT is a result without columns", not cur.description)
+        checks.eq("nextset() after the first assignment", cur.nextset(), True)
+        checks.true("the second assignment has no columns", not cur.description)
+        checks.eq("nextset() after the second assignment", cur.nextset(), True)
+        checks.eq("the batch's SELECT after the assignments", cur.fetchall(), [("value",)])
+        checks.true("nothing after the batch's SELECT", not cur.nextset())
+        cur.execute("DECLARE @w INT SELECT @w = 5")
+        checks.eq("the assignment's row count", cur.rowcount, 1)
+
+        # Binary to VARCHAR keeps the bytes in code page 1252: 0x90, which 1252 leaves
+        # undefined, reaches pytds as that byte, and its cp1252 decoder refuses it, as with SQL
+        # Server.
+        try:
+            scalar(cur, "SELECT CAST(0x90 AS varchar)")
+            checks.true("CAST(0x90 AS varchar) decoded without error", False)
+        except UnicodeDecodeError:
+            pass
+        checks.eq("the connection works after a bad byte", scalar(cur, "SELECT 1"), 1)
+        checks.eq("CAST(0xE980 AS varchar)", scalar(cur, "SELECT CAST(0xE980 AS varchar)"), "\u00e9\u20ac")
+        checks.eq("CAST('\u00e9\u20ac' AS varbinary)", scalar(cur, "SELECT CAST('\u00e9\u20ac' AS varbinary)"), b"\xe9\x80")
+        checks.eq(
+            "every byte round-trips through VARCHAR",
+            scalar(cur, "SELECT CAST(CAST(0x00819D90FF41 AS varchar(10)) AS varbinary(10))"),
+            b"\x00\x81\x9d\x90\xffA",
+        )
+
+        # SET TRANSACTION ISOLATION LEVEL shows as set, in sys.dm_exec_sessions and in DBCC
+        # USEROPTIONS.
+        levels = [
+            ("READ UNCOMMITTED", 1, "read uncommitted"),
+            ("READ COMMITTED", 2, "read committed"),
+            ("REPEATABLE READ", 3, "repeatable read"),
+            ("SERIALIZABLE", 4, "serializable"),
+            ("SNAPSHOT", 5, "snapshot"),
+        ]
+        for level, code, name in levels:
+            cur.execute(f"SET TRANSACTION ISOLATION LEVEL {level}")
+            checks.eq(
+                f"transaction_isolation_level under {level}",
+                scalar(cur, "SELECT transaction_isolation_level FROM sys.dm_exec_sessions WHERE session_id = @@SPID"),
+                code,
+            )
+            cur.execute("DBCC USEROPTIONS")
+            options = dict(cur.fetchall())
+            checks.eq(f"DBCC USEROPTIONS under {level}", options.get("isolation level"), name)
+
+
 def pooled(autocommit=True):
     return pytds.connect(
         server=HOST,
@@ -531,6 +584,7 @@ checks.section("table-valued parameters", table_valued_parameters)
 checks.section("transactions", transactions)
 checks.section("pool", pool)
 checks.section("bad input", bad_input)
+checks.section("batch shapes", batch_shapes)
 checks.section("newer types", newer_types)
 checks.section("xml", xml_type)
 checks.section("declared types", declared_types)

@@ -45,6 +45,7 @@
 //!   schema and the buffer; anything inconsistent is [`RowError::Corrupt`]. A fuzz-style test
 //!   feeds random bytes and truncations.
 
+mod code_page;
 mod collation;
 mod decimal;
 mod declared;
@@ -55,6 +56,7 @@ mod sql_type;
 mod temporal;
 mod value;
 
+pub use code_page::{decode_cp1252, encode_cp1252};
 pub use collation::{fold_char, strip_accent, TextOrder};
 pub use decimal::Decimal;
 pub use declared::DeclaredType;

@@ -11,6 +11,8 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
+use walden_engine::types::decode_cp1252;
+
 use crate::exec::SqlError;
 
 /// How the bytes of a field become text (`CODEPAGE`, `DATAFILETYPE`).
@@ -223,25 +225,8 @@ pub(crate) fn decode(bytes: &[u8], encoding: Encoding) -> Option<Cow<'_, str>> {
                 // Every ASCII byte is the same character in 1252; no copy needed.
                 return std::str::from_utf8(bytes).ok().map(Cow::Borrowed);
             }
-            Some(Cow::Owned(bytes.iter().map(|&b| windows_1252(b)).collect()))
+            Some(Cow::Owned(decode_cp1252(bytes)))
         }
-    }
-}
-
-/// The character of byte `b` in Windows code page 1252: Latin-1 but for 0x80-0x9F, where
-/// 1252 has typographic characters (its five unassigned bytes map to the C1 controls, as
-/// Windows' own conversion does).
-fn windows_1252(b: u8) -> char {
-    const HIGH: [char; 32] = [
-        '\u{20AC}', '\u{81}', '\u{201A}', '\u{0192}', '\u{201E}', '\u{2026}', '\u{2020}',
-        '\u{2021}', '\u{02C6}', '\u{2030}', '\u{0160}', '\u{2039}', '\u{0152}', '\u{8D}',
-        '\u{017D}', '\u{8F}', '\u{90}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}',
-        '\u{2013}', '\u{2014}', '\u{02DC}', '\u{2122}', '\u{0161}', '\u{203A}', '\u{0153}',
-        '\u{9D}', '\u{017E}', '\u{0178}',
-    ];
-    match b {
-        0x80..=0x9F => HIGH[usize::from(b - 0x80)],
-        _ => char::from(b),
     }
 }
 

@@ -543,6 +543,7 @@ impl Run<'_> {
                 ),
             ));
         }
+        self.check_schema_exists(&c.name)?;
         let TableParts { columns, checks, indexes, foreign_keys } =
             self.table_elements(&c.name.name.value, &c.elements)?;
         if columns.iter().any(|c| c.rowversion) {
@@ -558,6 +559,29 @@ impl Run<'_> {
             let cause = e.at_line(line);
             self.constraint_failed(cause, line)
         })
+    }
+
+    /// Error 2760 for a table named in a schema its database does not have: not a fixed
+    /// schema, not made by CREATE SCHEMA, and (Walden having once recorded schemas only as
+    /// its objects' schema names) not the schema of any object already there.
+    fn check_schema_exists(&mut self, name: &ObjectName) -> Result<(), SqlError> {
+        let Some(schema) = &name.schema else { return Ok(()) };
+        if name.name.value.starts_with('#') {
+            return Ok(());
+        }
+        let db = self.database_of(name.database.as_ref())?;
+        let known = crate::exec::sysviews::schema_list(&db.catalog().objects());
+        if known.iter().any(|(n, _, _)| n.eq_ignore_ascii_case(&schema.value)) {
+            return Ok(());
+        }
+        Err(SqlError::new(
+            2760,
+            format!(
+                "The specified schema name \"{}\" either does not exist or you do not have \
+                 permission to use it.",
+                schema.value
+            ),
+        ))
     }
 
     /// Columns, CHECK constraints and indexes of a table definition.

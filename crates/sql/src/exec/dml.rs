@@ -175,7 +175,9 @@ impl Run<'_> {
             rows.rows.clear();
         }
         if assigns {
-            self.s.rowcount = rows.rows.len() as u64;
+            // SQL Server counts an assignment's rows as a SELECT's: its DONE carries the
+            // count (a client reads it as a result without columns), NOCOUNT aside.
+            self.done(Counted::Select, rows.rows.len() as u64);
             return Ok(());
         }
         if let Some(into) = into {

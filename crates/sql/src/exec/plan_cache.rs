@@ -47,7 +47,7 @@ use crate::exec::access::{AccessPath, PathShape, RowFilter};
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::{Rows, TableRef};
 use crate::exec::session::Run;
-use crate::exec::{ColumnInfo, RowSet, SqlError};
+use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
 
 /// The most plans a session keeps; past it the cache starts over (as the parse cache does),
 /// which keeps a session that never repeats a statement cheap.
@@ -413,7 +413,8 @@ impl Run<'_> {
                 }
             }
         }
-        self.s.rowcount = assigned.len() as u64;
+        // As `select_statement` counts an assignment's rows: at most SET ROWCOUNT's.
+        self.done(Counted::Select, assigned.len() as u64);
         Ok(true)
     }
 }

@@ -98,3 +98,36 @@ GO
 SELECT * FROM scope_nosuch
 SELECT 'not reached' AS top_level
 GO
+-- A batch cut short: 102 naming its last token, keyword or not; a keyword out of place: 156.
+select
+GO
+SELECT * FROM dbo.t WHERE
+GO
+SELECT * FROM dbo.t WHERE FROM
+GO
+-- A CREATE that fails in a transaction ends the batch and rolls the transaction back: the
+-- table created earlier in it is gone. Outside a transaction the batch goes on.
+BEGIN TRAN
+CREATE TABLE dbo.made_in_tran (x INT)
+CREATE TABLE dbo.made_in_tran (x INT)
+PRINT 'not printed: the failed CREATE ended the batch'
+GO
+SELECT @@TRANCOUNT AS trancount, OBJECT_ID('dbo.made_in_tran') AS made
+GO
+CREATE TABLE dbo.made_twice (id INT)
+CREATE TABLE dbo.made_twice (id INT)
+PRINT 'outside a transaction the batch goes on'
+INSERT dbo.made_twice VALUES (1), (2)
+GO
+-- Binary and VARCHAR convert byte for byte in code page 1252.
+SELECT CAST(CAST(0x00819D90FF41E980 AS VARCHAR(20)) AS VARBINARY(10)) AS round_trip,
+       CAST('é€' AS VARBINARY(4)) AS bytes, CAST(0xE980 AS VARCHAR(8)) AS text
+GO
+-- An assignment SELECT counts its rows.
+DECLARE @v INT
+SELECT @v = id FROM dbo.made_twice
+SELECT @@ROWCOUNT AS counted
+GO
+-- A table in a schema the database does not have: 2760.
+CREATE TABLE no_such_schema.t1 (x INT)
+GO

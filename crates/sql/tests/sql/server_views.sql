@@ -10,6 +10,7 @@ CREATE TABLE dbo.item (id INT IDENTITY(1, 1) PRIMARY KEY, name NVARCHAR(40) NOT 
     day DATE, at TIME(3), stamp DATETIME2, ok BIT NOT NULL, big BIGINT, ratio FLOAT,
     guid UNIQUEIDENTIFIER, blob VARBINARY(16))
 CREATE TABLE dbo.item_tag (item_id INT NOT NULL, tag VARCHAR(20) NOT NULL)
+EXEC ('CREATE SCHEMA sales')
 CREATE TABLE sales.orders (id INT NOT NULL)
 GO
 -- sys.dm_os_sys_info: one row; the machine's values are plausible, the instance started

@@ -312,7 +312,10 @@ impl<'a> Parser<'a> {
     }
 
     /// "Incorrect syntax near" token `index`. At the end of input SQL Server names the last
-    /// token instead, unless the input ended because of a lexical error, which wins.
+    /// token instead, always as error 102, even when that token is a reserved keyword (a batch
+    /// of `SELECT` alone is "Incorrect syntax near 'SELECT'."; 156 is for a keyword that
+    /// stands where it does not fit), unless the input ended because of a lexical error, which
+    /// wins.
     fn error_at(&self, index: usize) -> ParseError {
         let token = &self.tokens[index];
         if token.kind != TokenKind::Eof {
@@ -321,7 +324,8 @@ impl<'a> Parser<'a> {
         if let Some(error) = &self.lex_error {
             return error.clone();
         }
-        syntax_error_near(&self.tokens[index.saturating_sub(1)])
+        let last = &self.tokens[index.saturating_sub(1)];
+        ParseError::syntax(near_text(last), false, last.span.line)
     }
 
     // -----------------------------------------------------------------------------------------
@@ -482,10 +486,14 @@ fn identifier_value(token: &Token<'_>) -> String {
 /// Error 102 (or 156 for a reserved keyword) naming `token` the way SQL Server does: strings
 /// and delimited identifiers by their content, everything else as written.
 fn syntax_error_near(token: &Token<'_>) -> ParseError {
-    let near = match &token.kind {
+    let is_keyword = token.kind == TokenKind::Word && is_reserved(token.text);
+    ParseError::syntax(near_text(token), is_keyword, token.span.line)
+}
+
+/// How an "Incorrect syntax near" message names `token`.
+fn near_text<'t>(token: &'t Token<'_>) -> &'t str {
+    match &token.kind {
         TokenKind::String { value, .. } | TokenKind::QuotedIdent(value) => value.as_str(),
         _ => token.text,
-    };
-    let is_keyword = token.kind == TokenKind::Word && is_reserved(token.text);
-    ParseError::syntax(near, is_keyword, token.span.line)
+    }
 }

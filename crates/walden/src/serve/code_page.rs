@@ -14,9 +14,10 @@
 //!   is code page 1252 in Walden, as SQL Server reads such a parameter in the database's
 //!   collation.
 //!
-//! Code page 1252 is converted here (the 27 characters Windows puts at 0x80..=0x9F, the
-//! five undefined bytes as the C1 controls of that number, as Windows' own conversion does);
-//! the others through `encoding_rs`. A character a code page lacks is sent as `?`, as SQL
+//! Code page 1252 is converted by `walden_engine::types` (the 27 characters Windows puts at
+//! 0x80..=0x9F, the five undefined bytes as the C1 controls of that number, as Windows' own
+//! conversion does), which `CAST` between VARCHAR and binary shares; the others through
+//! `encoding_rs`. A character a code page lacks is sent as `?`, as SQL
 //! Server converts it. Code pages 437 and 850 (the SortIds of `SQL_Latin1_General_CP437_*`
 //! and `CP850_*`) are not converted: data in them is read as 1252, which agrees on ASCII.
 //!
@@ -25,6 +26,7 @@
 //! reference (each language's ANSI code page).
 
 use encoding_rs::Encoding;
+use walden_engine::types::{decode_cp1252, encode_cp1252};
 use walden_tds::Collation;
 
 /// How VARCHAR data of one collation is encoded.
@@ -173,75 +175,6 @@ fn lcid_code_page(lcid: u32) -> u16 {
         0x2A => 1258,
         _ => 1252,
     }
-}
-
-/// Code page 1252's characters at 0x80..=0x9F, where it differs from Latin-1; `None` for
-/// the five bytes it leaves undefined, which stand for the C1 control of that number, as in
-/// Windows' own conversion.
-const CP1252_HIGH: [Option<char>; 32] = [
-    Some('\u{20AC}'),
-    None,
-    Some('\u{201A}'),
-    Some('\u{0192}'),
-    Some('\u{201E}'),
-    Some('\u{2026}'),
-    Some('\u{2020}'),
-    Some('\u{2021}'),
-    Some('\u{02C6}'),
-    Some('\u{2030}'),
-    Some('\u{0160}'),
-    Some('\u{2039}'),
-    Some('\u{0152}'),
-    None,
-    Some('\u{017D}'),
-    None,
-    None,
-    Some('\u{2018}'),
-    Some('\u{2019}'),
-    Some('\u{201C}'),
-    Some('\u{201D}'),
-    Some('\u{2022}'),
-    Some('\u{2013}'),
-    Some('\u{2014}'),
-    Some('\u{02DC}'),
-    Some('\u{2122}'),
-    Some('\u{0161}'),
-    Some('\u{203A}'),
-    Some('\u{0153}'),
-    None,
-    Some('\u{017E}'),
-    Some('\u{0178}'),
-];
-
-/// Text in code page 1252, the code page of Walden's Latin1_General collations: Latin-1
-/// with the 27 characters Windows puts at 0x80..=0x9F (the euro sign at 0x80...); a
-/// character the code page lacks becomes `?`, as SQL Server stores it.
-pub fn encode_cp1252(s: &str) -> Vec<u8> {
-    s.chars()
-        .map(|c| {
-            let code = u32::from(c);
-            if let Some(i) = CP1252_HIGH.iter().position(|&h| h == Some(c)) {
-                // The table has 32 entries, so the byte is within 0x80..=0x9F.
-                0x80 + i as u8
-            } else if (0x80..=0x9F).contains(&code) && CP1252_HIGH[(code - 0x80) as usize].is_some()
-            {
-                b'?'
-            } else {
-                u8::try_from(code).unwrap_or(b'?')
-            }
-        })
-        .collect()
-}
-
-/// The inverse of [`encode_cp1252`].
-pub fn decode_cp1252(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|&b| match b {
-            0x80..=0x9F => CP1252_HIGH[usize::from(b - 0x80)].unwrap_or(char::from(b)),
-            _ => char::from(b),
-        })
-        .collect()
 }
 
 #[cfg(test)]

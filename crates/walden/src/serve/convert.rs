@@ -5,14 +5,14 @@
 use std::fmt;
 
 use walden_engine::types::{
-    Date, DateTime, DateTime2, DateTimeOffset, Decimal, DeclaredType, Guid, Len, SqlType, Time,
-    Value, MAX_TIME_SCALE,
+    decode_cp1252, Date, DateTime, DateTime2, DateTimeOffset, Decimal, DeclaredType, Guid, Len,
+    SqlType, Time, Value, MAX_TIME_SCALE,
 };
 use walden_sql::exec::scalar::{coerce, to_text};
 use walden_sql::exec::ColumnInfo;
 use walden_tds::{Collation, TdsValue, TypeInfo};
 
-use super::code_page::{decode_cp1252, CodePage};
+use super::code_page::CodePage;
 
 /// The largest TEXT and IMAGE value, and the maximum length their TYPE_INFO declares.
 const TEXT_MAX_LEN: u32 = 0x7FFF_FFFF;

@@ -22,8 +22,8 @@
 //! and dates are cut to the target length.
 
 use walden_engine::types::{
-    Date, DateTime, DateTime2, DateTimeOffset, Decimal, DeclaredType, Guid, Len, ParseError,
-    SqlType, Time, Value, DATETIME_TICKS_PER_DAY, MAX_TIME_SCALE,
+    encode_cp1252, Date, DateTime, DateTime2, DateTimeOffset, Decimal, DeclaredType, Guid, Len,
+    ParseError, SqlType, Time, Value, DATETIME_TICKS_PER_DAY, MAX_TIME_SCALE,
 };
 
 use super::temporal::{self, DateOrder, Parsed};
@@ -864,7 +864,8 @@ fn to_binary(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, SqlErro
     let (mut bytes, numeric) = match v {
         Value::Binary(b) => (b, false),
         Value::Str(s) | Value::NStr(s) if matches!(style, Some(1 | 2)) => (hex(&s)?, false),
-        Value::Str(s) => (s.into_bytes(), false),
+        // A VARCHAR's bytes are its code page's (1252, the default collation's).
+        Value::Str(s) => (encode_cp1252(&s), false),
         Value::NStr(s) => (s.encode_utf16().flat_map(u16::to_le_bytes).collect(), false),
         Value::TinyInt(x) => (vec![x], true),
         Value::SmallInt(x) => (x.to_be_bytes().to_vec(), true),

@@ -1,7 +1,7 @@
 //! Text forms: what SQL Server produces when it converts a value to a character string, with
 //! the default style or a `CONVERT` style.
 
-use walden_engine::types::{Date, Value, DATETIME_EPOCH_DAYS};
+use walden_engine::types::{decode_cp1252, Date, Value, DATETIME_EPOCH_DAYS};
 
 use crate::exec::SqlError;
 
@@ -32,7 +32,8 @@ pub(crate) const MONTHS: [&str; 12] = [
 /// * DATETIME as `Jan  1 2024 10:00AM`, DATE as `2024-01-01`, TIME as `10:00:00.0000000`,
 ///   DATETIME2 as `2024-01-01 10:00:00.0000000` (the value does not know its column's scale, so
 ///   seven digits);
-/// * UNIQUEIDENTIFIER in upper case, binary strings byte for byte (lossy UTF-8);
+/// * UNIQUEIDENTIFIER in upper case, binary strings byte for byte (each byte the character it
+///   is in code page 1252, the default collation's);
 /// * NULL as the empty string (callers that care handle NULL themselves).
 pub fn to_text(v: &Value) -> String {
     match v {
@@ -48,7 +49,7 @@ pub fn to_text(v: &Value) -> String {
         Value::Money(m) => money_text(*m, 0),
         Value::Str(s) | Value::NStr(s) => s.clone(),
         Value::Xml(x) => super::xml::text_of(x),
-        Value::Binary(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Value::Binary(bytes) => decode_cp1252(bytes),
         Value::Guid(g) => g.to_string(),
         Value::Date(_)
         | Value::Time(_)
@@ -142,8 +143,9 @@ pub(crate) fn group_thousands(digits: &str) -> String {
     out
 }
 
-/// A binary string as text: style 0 byte for byte (lossy UTF-8, or UTF-16LE for a national
-/// target), style 1 hexadecimal with `0x`, style 2 hexadecimal without.
+/// A binary string as text: style 0 byte for byte (in code page 1252, the default collation's,
+/// so that every byte survives the way back to binary; UTF-16LE for a national target), style 1
+/// hexadecimal with `0x`, style 2 hexadecimal without.
 pub(crate) fn binary_text(bytes: &[u8], style: i32, national: bool) -> String {
     match style {
         1 | 2 => {
@@ -163,7 +165,7 @@ pub(crate) fn binary_text(bytes: &[u8], style: i32, national: bool) -> String {
                 .collect();
             String::from_utf16_lossy(&units)
         }
-        _ => String::from_utf8_lossy(bytes).into_owned(),
+        _ => decode_cp1252(bytes),
     }
 }
 

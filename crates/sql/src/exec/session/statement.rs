@@ -210,11 +210,18 @@ impl Run<'_> {
                 if self.try_depth > 0 && e.severity > 10 {
                     return Err(Halt::Error(e));
                 }
+                // A CREATE that fails in a transaction aborts the batch and rolls the
+                // transaction back, as SQL Server does (python-tds' and pymssql's own suites
+                // count on it: the table the transaction created before is gone).
+                let failed_create = is_create(&st.kind) && self.s.trancount > 0;
+                if failed_create {
+                    self.rollback_all();
+                }
                 // THROW ends the batch when no CATCH takes it (unlike RAISERROR).
                 let thrown = matches!(st.kind, StatementKind::Throw(_));
-                let abort = xact_abort || thrown || aborts_batch(&e);
+                let abort = xact_abort || thrown || failed_create || aborts_batch(&e);
                 // An error that aborts a scope ends a procedure or dynamic SQL alone.
-                if !xact_abort && !thrown && aborts_scope(&e) {
+                if !xact_abort && !thrown && !failed_create && aborts_scope(&e) {
                     if let Some(frame) = self.s.frames.last_mut().filter(|f| f.ends_alone) {
                         frame.scope_aborted = true;
                     }
@@ -540,6 +547,23 @@ fn query_reads_table(body: &crate::ast::QueryBody) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether `kind` creates an object (a table, index, view, module, type, schema or
+/// sequence).
+fn is_create(kind: &StatementKind) -> bool {
+    matches!(
+        kind,
+        StatementKind::CreateTable(_)
+            | StatementKind::CreateIndex(_)
+            | StatementKind::CreateSequence(_)
+            | StatementKind::CreateProcedure(_)
+            | StatementKind::CreateView(_)
+            | StatementKind::CreateFunction(_)
+            | StatementKind::CreateType(_)
+            | StatementKind::CreateSchema { .. }
+            | StatementKind::CreateTrigger(_)
+    )
 }
 
 /// Errors that abort the batch rather than only the statement.

@@ -326,7 +326,7 @@ const FIXED_SCHEMAS: [(&str, i64, i64); 13] = [
 
 /// The schemas of a database: the fixed ones, then any other schema name its objects use,
 /// numbered from 5 in name order (Walden records a schema only as its objects' schema name).
-pub(super) fn schema_list(objects: &[Arc<Object>]) -> Vec<(String, i64, i64)> {
+pub(crate) fn schema_list(objects: &[Arc<Object>]) -> Vec<(String, i64, i64)> {
     let mut list: Vec<(String, i64, i64)> =
         FIXED_SCHEMAS.iter().map(|&(n, id, p)| (n.to_string(), id, p)).collect();
     // A schema object (CREATE SCHEMA) names itself; every other object names its schema.

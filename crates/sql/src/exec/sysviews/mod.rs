@@ -61,7 +61,7 @@ use walden_engine::{Database, Instance};
 use crate::exec::{ColumnInfo, RowSet, SqlError};
 
 pub(crate) use catalog::{
-    declared_parameters, max_length, precision, scale, spt_values, type_id, type_name,
+    declared_parameters, max_length, precision, scale, schema_list, spt_values, type_id, type_name,
 };
 pub(crate) use constraints::default_constraint_name;
 pub use information_schema::information_schema_view;
