@@ -230,10 +230,28 @@ fn the_grants_held_show_in_dm_exec_query_memory_grants() {
         [
             "session_id",
             "request_id",
+            "scheduler_id",
+            "dop",
+            "request_time",
+            "grant_time",
             "requested_memory_kb",
             "granted_memory_kb",
+            "required_memory_kb",
             "used_memory_kb",
-            "max_used_memory_kb"
+            "max_used_memory_kb",
+            "query_cost",
+            "timeout_sec",
+            "resource_semaphore_id",
+            "queue_id",
+            "wait_order",
+            "is_next_candidate",
+            "wait_time_ms",
+            "plan_handle",
+            "sql_handle",
+            "group_id",
+            "pool_id",
+            "is_small",
+            "ideal_memory_kb"
         ]
     );
     assert!(out.results[0].rows.is_empty(), "no query holds a grant");
