@@ -15,7 +15,7 @@ use walden_engine::catalog::{Object, TableDef};
 use walden_engine::types::{DeclaredType, Len, SqlType, MAX_BYTE_LEN, MAX_NCHAR_LEN};
 
 use crate::ast::{
-    BinaryOp, Expr, ExprKind, FunctionArgs, JoinKind, Literal, Query, QueryBody, Select,
+    BinaryOp, Expr, ExprKind, FunctionArgs, Ident, JoinKind, Literal, Query, QueryBody, Select,
     SelectItem, TableSource, UnaryOp,
 };
 use crate::exec::eval::{find_column, label_in, Col};
@@ -702,31 +702,43 @@ impl Run<'_> {
 
 /// The error of the first column reference in `e` that names none of `cols`.
 fn first_unbound(e: &Expr, cols: &[Col]) -> Option<SqlError> {
+    first_refused(e, &|parts| match find_column(cols, parts) {
+        Ok(Some(_)) => None,
+        Ok(None) if parts.len() == 1 => {
+            Some(SqlError::new(207, format!("Invalid column name '{}'.", parts[0].value)))
+        }
+        Ok(None) => {
+            let name: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
+            Some(SqlError::new(
+                4104,
+                format!("The multi-part identifier \"{}\" could not be bound.", name.join(".")),
+            ))
+        }
+        Err(e) => Some(e),
+    })
+}
+
+/// The error `resolve` gives for the first column reference in `e` that it refuses,
+/// subqueries left out, as are the names that are no column: `$IDENTITY` and `$ROWGUID`
+/// (the table's identity or ROWGUIDCOL column), a function's bare-word argument
+/// (`DATEADD(day, ...)`) and the IDENTITY function's type.
+pub(crate) fn first_refused(
+    e: &Expr,
+    resolve: &dyn Fn(&[Ident]) -> Option<SqlError>,
+) -> Option<SqlError> {
     match &e.kind {
         ExprKind::Column(parts) => {
-            // `$IDENTITY`, `$ROWGUID`: the table's identity or ROWGUIDCOL column.
             if parts.last().is_none_or(|p| p.value.starts_with('$')) {
                 return None;
             }
-            match find_column(cols, parts) {
-                Ok(Some(_)) => None,
-                Ok(None) if parts.len() == 1 => {
-                    Some(SqlError::new(207, format!("Invalid column name '{}'.", parts[0].value)))
-                }
-                Ok(None) => {
-                    let name: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
-                    Some(SqlError::new(
-                        4104,
-                        format!(
-                            "The multi-part identifier \"{}\" could not be bound.",
-                            name.join(".")
-                        ),
-                    ))
-                }
-                Err(e) => Some(e),
-            }
+            resolve(parts)
         }
-        // A function's bare-word argument (`DATEADD(day, ...)`) names no column.
+        // `IDENTITY(INT, 1, 1)` names a type, and is refused (177) where it does not belong.
+        ExprKind::Function(f)
+            if f.name.schema.is_none() && f.name.name.value.eq_ignore_ascii_case("IDENTITY") =>
+        {
+            None
+        }
         ExprKind::Function(f) => {
             let FunctionArgs::List { args, .. } = &f.args else { return None };
             let bare = registry::lookup(&f.name.name.value)
@@ -735,13 +747,13 @@ fn first_unbound(e: &Expr, cols: &[Col]) -> Option<SqlError> {
             args.iter()
                 .enumerate()
                 .filter(|(i, _)| Some(*i) != bare)
-                .find_map(|(_, a)| first_unbound(a, cols))
+                .find_map(|(_, a)| first_refused(a, resolve))
         }
         _ => {
             let mut found = None;
             visit_children(e, &mut |child| {
                 if found.is_none() {
-                    found = first_unbound(child, cols);
+                    found = first_refused(child, resolve);
                 }
             });
             found

@@ -131,3 +131,18 @@ GO
 -- A table in a schema the database does not have: 2760.
 CREATE TABLE no_such_schema.t1 (x INT)
 GO
+-- The select list is bound before any row is read: an unknown column of an empty table, or
+-- of a query whose WHERE keeps nothing, is 207 (4104 qualified by an unknown name); a
+-- correlated name of the enclosing query still resolves.
+CREATE TABLE bind_empty (a INT)
+GO
+SELECT nosuch FROM bind_empty
+GO
+SELECT a, nosuch + 1 FROM bind_empty WHERE a = 1
+GO
+SELECT zz.a FROM bind_empty
+GO
+SELECT nosuch WHERE 1 = 0
+GO
+SELECT (SELECT a FROM bind_empty WHERE a = o.x) AS inner_a FROM (VALUES (1)) AS o(x)
+GO

@@ -651,6 +651,12 @@ impl Run<'_> {
         if !path_ordered && sel.top.is_some() && limit > STREAMED_TOP_N {
             return Ok(None);
         }
+        // Bound before any row is read, as SQL Server binds it: a name that no column has is
+        // 207 also when no row comes (a statement's SELECT: no enclosing query to name).
+        crate::exec::query::bound(
+            &list.exprs,
+            &Env { cols: &cols, row: &[], outer: None, computed: &[] },
+        )?;
         let columns: Vec<ColumnInfo> =
             list.out_cols.iter().map(crate::exec::query::column_info).collect();
         let value_typed: Vec<(usize, ValueType)> = list

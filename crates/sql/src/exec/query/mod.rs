@@ -56,7 +56,7 @@ pub(crate) use order::{
     compare_keys, compare_row_keys, order_collations, sort_by_keys, sorts_by_source_column,
     KeySources,
 };
-pub(crate) use select::{expr_name, TOP_N_ROUND};
+pub(crate) use select::{bound, expr_name, TOP_N_ROUND};
 pub(crate) use set_operations::{infer_type, unify_column, unify_value, ValueType};
 
 /// The name of the hidden column that carries a base table row's locator, for UPDATE and

@@ -16,6 +16,7 @@ use crate::exec::external_sort::ExternalSort;
 use crate::exec::scalar;
 use crate::exec::scalar::collation;
 use crate::exec::session::Run;
+use crate::exec::static_type::first_refused;
 use crate::exec::SqlError;
 
 use super::grouping::{
@@ -40,6 +41,15 @@ pub(crate) struct SelectList<'s> {
     pub(crate) stars: Vec<Option<usize>>,
     /// Whether the list assigns variables (`SELECT @v = ...`) rather than returning rows.
     pub(crate) assigns: bool,
+}
+
+/// Ok if every column reference of a select list's `exprs` (outside their subqueries) names
+/// a column of `env`'s scopes; else SQL Server's error for the first that does not (207,
+/// 4104, 209).
+pub(crate) fn bound(exprs: &[Option<&Expr>], env: &Env<'_>) -> Result<(), SqlError> {
+    let refused =
+        exprs.iter().flatten().find_map(|e| first_refused(e, &|parts| env.column(parts).err()));
+    refused.map_or(Ok(()), Err)
 }
 
 pub(crate) fn expr_name(e: &Expr) -> String {
@@ -188,6 +198,11 @@ impl Run<'_> {
         }
         // The select list.
         let SelectList { mut out_cols, exprs, stars, assigns } = self.select_list(sel, &cols)?;
+        // SQL Server binds the select list before it reads a row: with no row to evaluate it
+        // on, a name that no source in scope has is still 207 (4104 when qualified).
+        if rows.is_empty() && !grouped && windows.is_empty() {
+            bound(&exprs, &Env { cols: &cols, row: &[], outer, computed: &computed })?;
+        }
         // Sort keys come from the source row (or the output, for aliases and ordinals).
         let desc: Vec<bool> = order_by.iter().map(|o| o.descending).collect();
         let key_collations = order_collations(order_by, &out_cols, &cols)?;
