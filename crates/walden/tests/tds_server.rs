@@ -495,12 +495,12 @@ fn tiberius_receives_max_values_cut_to_set_textsize() {
         assert_eq!(rows[0].get::<&str, _>("n"), Some("ab"));
         assert_eq!(rows[0].get::<&[u8], _>("b"), Some(&[1u8, 2, 3, 4][..]));
         assert_eq!(rows[0].get::<&str, _>("short"), Some("abcdefghij"));
-        // -1 and 0 restore the default, SQL Server's 2147483647.
+        // -1 is no limit; 0 is SQL Server's documented default of 4 KB.
         client.simple_query("SET TEXTSIZE -1").await.unwrap().into_results().await.unwrap();
         let rows = first_rows(&mut client, values).await;
         assert_eq!(rows[0].get::<&str, _>("v"), Some("abcdefghij"));
         let rows = first_rows(&mut client, "SET TEXTSIZE 0 SELECT @@TEXTSIZE").await;
-        assert_eq!(rows[0].get::<i32, _>(0), Some(2147483647));
+        assert_eq!(rows[0].get::<i32, _>(0), Some(4096));
     });
 }
 
