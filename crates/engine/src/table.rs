@@ -567,21 +567,38 @@ impl Transaction {
         if !self.insert_key(db, table, primary, row_id, row)? {
             return Err(duplicate(table, primary, values));
         }
-        for index in table.indexes.iter().filter(|i| i.id != 1) {
+        let nonclustered = table.indexes.iter().filter(|i| i.id != 1);
+        self.insert_index_entries(db, table, nonclustered, values, row_id, &mark)?;
+        db.count_modification(table.id, 1);
+        Ok(())
+    }
+
+    /// Inserts row `row_id`'s entries (its `values`) into `indexes`. A duplicate key (error
+    /// 2627/2601) or a failed insert rolls the transaction back to `mark`, taken before the
+    /// row's first change, so that nothing of the row is left.
+    fn insert_index_entries<'t>(
+        &mut self,
+        db: &Arc<Database>,
+        table: &'t TableDef,
+        indexes: impl Iterator<Item = &'t IndexDef>,
+        values: &[Value],
+        row_id: &[u8],
+        mark: &[usize],
+    ) -> Result<(), EngineError> {
+        for index in indexes {
             let key = index_key(table, index, values, row_id)?;
             match self.insert_key(db, table, index, &key, row_id) {
                 Ok(true) => {}
                 Ok(false) => {
-                    self.rollback_to_mark(&mark)?;
+                    self.rollback_to_mark(mark)?;
                     return Err(duplicate(table, index, values));
                 }
                 Err(e) => {
-                    self.rollback_to_mark(&mark)?;
+                    self.rollback_to_mark(mark)?;
                     return Err(e);
                 }
             }
         }
-        db.count_modification(table.id, 1);
         Ok(())
     }
 

@@ -36,7 +36,7 @@ use crate::lock::LockMode;
 use crate::txn::Transaction;
 use crate::types::Value;
 
-use super::{duplicate, index_key, RowId, ROW_BUF, ROW_BUF_KEEP};
+use super::{index_key, RowId, ROW_BUF, ROW_BUF_KEEP};
 
 /// Bytes of rows a run gathers before it is appended: a few leaves' worth, so that each
 /// append fills leaves whole and the memory held stays small.
@@ -168,20 +168,8 @@ impl Transaction {
         appender: &mut RowAppender,
     ) -> Result<(), EngineError> {
         let mark = self.undo_mark();
-        for index in table.indexes.iter().filter(|i| i.id != 1 && i.unique) {
-            let key = index_key(table, index, values, row_id)?;
-            match self.insert_key(db, table, index, &key, row_id) {
-                Ok(true) => {}
-                Ok(false) => {
-                    self.rollback_to_mark(&mark)?;
-                    return Err(duplicate(table, index, values));
-                }
-                Err(e) => {
-                    self.rollback_to_mark(&mark)?;
-                    return Err(e);
-                }
-            }
-        }
+        let unique = table.indexes.iter().filter(|i| i.id != 1 && i.unique);
+        self.insert_index_entries(db, table, unique, values, row_id, &mark)?;
         let count = gathered(table).count();
         appender.entries.resize_with(count, IndexEntries::default);
         for (index, entries) in gathered(table).zip(&mut appender.entries) {
