@@ -679,6 +679,19 @@ impl Database {
         Ok(log.append_commit_unwaited(txn)?)
     }
 
+    /// Commits transaction `txn` fully durably without waiting, and without starting a flush:
+    /// [`Database::harden_commit`] flushes and waits for it, once for many such commits
+    /// (`deferred_commit.rs`). In tempdb, which logs nothing, there is nothing to harden.
+    pub(crate) fn commit_txn_deferred(
+        &self,
+        txn: u64,
+    ) -> Result<walden_log::CommitReceipt, EngineError> {
+        let Some(log) = &self.log else {
+            return Ok(walden_log::CommitReceipt { lsn: 0, hardened: true, commit_time_us: 0 });
+        };
+        Ok(log.append_commit_deferred(txn)?)
+    }
+
     /// Returns once the commit at `lsn` is hardened, flushing for it if no flush has yet.
     pub(crate) fn harden_commit(&self, lsn: Lsn) -> Result<(), EngineError> {
         match &self.log {

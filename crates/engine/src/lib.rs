@@ -16,6 +16,7 @@
 pub mod alter;
 pub mod catalog;
 pub mod database;
+pub mod deferred_commit;
 pub mod error;
 pub mod events;
 pub mod files;
@@ -30,6 +31,7 @@ pub mod types;
 pub mod wal;
 
 pub use database::{Database, DatabaseConfig, DatabaseFiles, RecoveryModel, RecoveryReport};
+pub use deferred_commit::DeferredCommits;
 pub use error::EngineError;
 pub use events::{EventLevel, EventLog};
 pub use instance::{Instance, InstanceConfig};

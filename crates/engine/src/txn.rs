@@ -33,6 +33,7 @@ use walden_storage::btree::{AppendRun, BTree, TreeError};
 use walden_storage::PageId;
 
 use crate::database::{Database, DbLogger, LogMode, RowKind, RowUndo, UndoLog, UndoRef};
+use crate::deferred_commit::DeferredCommits;
 use crate::error::EngineError;
 use crate::lock::{
     Ghosts, LockManager, LockMode, LockOwner, Resource, SmallList, TreeWriters, WritersSeen,
@@ -413,6 +414,12 @@ impl Transaction {
     /// the waiting request fails with `LockError::Cancelled` (error 3617).
     pub fn set_interrupt(&mut self, interrupt: Option<Arc<dyn crate::lock::Interrupt>>) {
         self.owner.set_interrupt(interrupt);
+    }
+
+    /// Has `hook` give up what this transaction's session holds (its deferred commits)
+    /// before this transaction waits for a lock.
+    pub fn set_before_lock_wait(&mut self, hook: Option<Arc<dyn crate::lock::BeforeLockWait>>) {
+        self.owner.set_before_wait(hook);
     }
 
     /// Whether the transaction changed anything.
@@ -814,10 +821,56 @@ impl Transaction {
         result
     }
 
+    /// Commits as [`Transaction::commit`] does, except that a commit that is fully durable in
+    /// one database and changed no catalog there does not wait for its log flush: its commit
+    /// record is appended (no flush starts for it) and the transaction, still
+    /// holding its locks, goes to `deferred`, which ends it once the record is hardened
+    /// (`deferred_commit.rs` says why nobody can tell the difference). The outcome then says
+    /// the commit is not hardened.
+    pub fn commit_deferring(
+        mut self,
+        option: CommitOption,
+        deferred: &DeferredCommits,
+    ) -> Result<CommitOutcome, EngineError> {
+        let result = self.commit_parts(option, true);
+        self.finished = true;
+        match result {
+            Ok((outcome, Some((db, lsn)))) => {
+                deferred.push(self, db, lsn);
+                Ok(outcome)
+            }
+            other => {
+                self.leave_writers();
+                self.services.locks.release_all(&mut self.owner);
+                other.map(|(outcome, _)| outcome)
+            }
+        }
+    }
+
+    /// Ends a transaction [`Transaction::commit_deferring`] deferred, once its commit is
+    /// hardened: what `commit` does after the commit record.
+    pub(crate) fn end_deferred(mut self) {
+        self.leave_writers();
+        self.services.locks.release_all(&mut self.owner);
+    }
+
     fn commit_inner(&mut self, option: CommitOption) -> Result<CommitOutcome, EngineError> {
+        self.commit_parts(option, false).map(|(outcome, _)| outcome)
+    }
+
+    /// Appends the commit records. With `defer`, a commit that is fully durable in a single
+    /// database and changed no catalog there is appended without waiting for its flush, and
+    /// its database and LSN are returned for the wait.
+    #[allow(clippy::type_complexity)]
+    fn commit_parts(
+        &mut self,
+        option: CommitOption,
+        defer: bool,
+    ) -> Result<(CommitOutcome, Option<(Arc<Database>, Lsn)>), EngineError> {
         let logged = |p: &&Participant| (!p.undo.is_empty() || p.ddl) && !p.db.is_temp();
         let spans = self.parts.iter().filter(logged).count() > 1;
         let mut outcome = CommitOutcome { hardened: true, ..CommitOutcome::default() };
+        let mut waits = None;
         if spans {
             if let Some(c) = &self.services.coordinator {
                 let gtid = c.new_gtid();
@@ -838,7 +891,16 @@ impl Transaction {
             } else {
                 resolve(part.db.delayed_durability(), option, over)
             };
-            let receipt = part.db.commit_txn(part.txn, durability)?;
+            let unwaited = defer && over == Override::None && durability == Durability::Full;
+            let receipt = if unwaited {
+                let receipt = part.db.commit_txn_deferred(part.txn)?;
+                if !receipt.hardened {
+                    waits = Some((Arc::clone(&part.db), receipt.lsn));
+                }
+                receipt
+            } else {
+                part.db.commit_txn(part.txn, durability)?
+            };
             if durability == Durability::Delayed && !part.db.is_temp() {
                 outcome.delayed = true;
             }
@@ -846,7 +908,7 @@ impl Transaction {
             outcome.database = part.db.id();
             outcome.hardened &= receipt.hardened;
         }
-        Ok(outcome)
+        Ok((outcome, waits))
     }
 
     /// Rolls everything back and releases the locks.

@@ -785,9 +785,22 @@ impl LogManager {
         Ok(receipt)
     }
 
+    /// Appends a fully durable commit record and returns without starting a flush: the
+    /// committer hardens it later with [`LogManager::harden_commit`], once for many commits
+    /// (the commits of one client request, `walden_engine::deferred_commit`, whose records
+    /// then share one flush). Until then only a flush for someone else, or a full buffer,
+    /// writes it.
+    pub fn append_commit_deferred(&self, txn: u64) -> Result<CommitReceipt, LogError> {
+        let (mut st, lsn, _, commit_time_us) = self.append_commit_record(txn, Durability::Full)?;
+        st.stats.commits_full += 1;
+        let receipt = CommitReceipt { lsn, hardened: lsn <= st.hardened, commit_time_us };
+        self.unlock(st);
+        Ok(receipt)
+    }
+
     /// Returns once the commit at `lsn` is hardened, flushing for it if no flush has yet:
-    /// the wait for a commit appended with [`LogManager::append_commit_unwaited`]. It counts
-    /// as a commit's flush wait.
+    /// the wait for a commit appended with [`LogManager::append_commit_unwaited`] or
+    /// [`LogManager::append_commit_deferred`]. It counts as a commit's flush wait.
     pub fn harden_commit(&self, lsn: Lsn) -> Result<(), LogError> {
         let st = self.shared.state.lock();
         st.check_usable()?;

@@ -1375,3 +1375,59 @@ fn scalar_subqueries_go_out_as_their_columns_type() {
         [TypeInfo::DateTimeN(4), TypeInfo::Decimal { precision: 10, scale: 2 }]
     );
 }
+
+/// The database's `Log Flushes/sec` counter (a running count, as SQL Server's).
+fn log_flushes(c: &mut Client, database: &str) -> i64 {
+    let value = c.scalar(&format!(
+        "SELECT cntr_value FROM sys.dm_os_performance_counters \
+         WHERE counter_name = 'Log Flushes/sec' AND instance_name = '{database}'"
+    ));
+    match value {
+        TdsValue::BigInt(n) => n,
+        other => panic!("cntr_value {other:?}"),
+    }
+}
+
+/// mssql-jdbc's `executeBatch` with autocommit sends many calls in one request, each its own
+/// transaction, as SQL Server runs them. Their commits share the log's flushes, the
+/// response (which reports them) leaving only once they are hardened; a call per request
+/// flushes once per commit.
+#[test]
+fn the_autocommit_calls_of_one_request_share_log_flushes() {
+    let server = Server::start(&[]);
+    let (mut c, _) = Client::login(server.port, PASSWORD);
+    assert!(error_numbers(&c.batch("CREATE DATABASE d")).is_empty());
+    assert!(error_numbers(&c.batch("USE d; CREATE TABLE t (k INT PRIMARY KEY)")).is_empty());
+    let insert = |k: i32| RpcCall {
+        proc: RpcProc::Id(ProcId::ExecuteSql),
+        options: RpcOptions::NONE,
+        params: vec![
+            text("INSERT INTO t VALUES (@k)"),
+            text("@k int"),
+            RpcParam::input("@k", TdsValue::Int(k)),
+        ],
+    };
+
+    let before = log_flushes(&mut c, "d");
+    let request = RpcRequest {
+        headers: AllHeaders::with_transaction(0),
+        calls: (0..200).map(insert).collect(),
+    };
+    c.send(PacketType::Rpc, &request.encode().unwrap());
+    let tokens = c.tokens();
+    assert!(error_numbers(&tokens).is_empty(), "{tokens:?}");
+    let procs = tokens.iter().filter(|t| matches!(t, Token::DoneProc(_))).count();
+    assert_eq!(procs, 200);
+    let shared = log_flushes(&mut c, "d") - before;
+    assert!((1..=3).contains(&shared), "200 commits in one request took {shared} flushes");
+
+    let before = log_flushes(&mut c, "d");
+    for k in 200..220 {
+        let request =
+            RpcRequest { headers: AllHeaders::with_transaction(0), calls: vec![insert(k)] };
+        c.send(PacketType::Rpc, &request.encode().unwrap());
+        assert!(error_numbers(&c.tokens()).is_empty());
+    }
+    assert_eq!(log_flushes(&mut c, "d") - before, 20, "a request of one call flushes per commit");
+    assert_eq!(c.scalar("SELECT COUNT(*) FROM t"), TdsValue::Int(220));
+}

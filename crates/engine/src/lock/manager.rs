@@ -14,8 +14,8 @@ use super::fast::{self, FastKey, FastLock, FastPath};
 use super::owner::LockOwner;
 use super::small::SmallList;
 use super::{
-    Interrupt, LockError, LockInfo, LockMode, LockStats, LockStatus, LockWaitStat, OwnerId,
-    Resource, INTERRUPT_POLL,
+    BeforeLockWait, Interrupt, LockError, LockInfo, LockMode, LockStats, LockStatus, LockWaitStat,
+    OwnerId, Resource, INTERRUPT_POLL,
 };
 use walden_storage::hash::{fmix64, FastBuild};
 
@@ -151,6 +151,7 @@ impl ShardState {
 struct WaitLimits<'a> {
     timeout: Option<Duration>,
     interrupt: Option<&'a dyn Interrupt>,
+    before_wait: Option<&'a dyn BeforeLockWait>,
 }
 
 /// The counters of waits, timeouts and deadlocks of one shard.
@@ -516,7 +517,8 @@ impl LockManager {
         mode: LockMode,
         timeout: Option<Duration>,
     ) -> Result<Grant, LockError> {
-        let wait = WaitLimits { timeout, interrupt: owner.interrupt() };
+        let wait =
+            WaitLimits { timeout, interrupt: owner.interrupt(), before_wait: owner.before_wait() };
         let grant = self.acquire(owner.id(), owner.priority(), res, mode, wait)?;
         if let Grant::New = grant {
             // Outside the shard's mutex: the list is the owner's own (invariant 2).
@@ -601,6 +603,14 @@ impl LockManager {
         // Conversions skip the queue (invariant 4); a new request may not pass a waiter.
         if (conversion || !entry.has_live_waiters()) && entry.try_grant(owner, mode) {
             return Ok(held.map_or(Grant::New, Grant::Converted));
+        }
+        // The conflict may be with the session's own deferred commits (whose locks it would
+        // have given back had it waited for their flush): it gives them up and asks again,
+        // before it may fail at once (NOWAIT) or wait, and so never waits holding them.
+        if let Some(hook) = wait.before_wait.filter(|h| h.holds_deferred()) {
+            drop(guard);
+            hook.give_up_deferred();
+            return self.acquire(owner, priority, res, mode, wait);
         }
         if wait.timeout == Some(Duration::ZERO) {
             state.counters.timeouts += 1;

@@ -156,6 +156,18 @@ pub trait Interrupt: Send + Sync + fmt::Debug {
     fn interrupted(&self) -> bool;
 }
 
+/// What a lock owner gives up before it waits: locks its session holds for transactions
+/// that are committed but whose commit is not hardened yet (`deferred_commit.rs`). Waiting
+/// while holding them could deadlock: whoever waits for them would wait for this owner.
+pub trait BeforeLockWait: Send + Sync + fmt::Debug {
+    /// Whether there is anything to give up. Asked with a lock-table shard's mutex held, on
+    /// every request that cannot be granted at once: it must be cheap and never block.
+    fn holds_deferred(&self) -> bool;
+    /// Gives it up: hardens the commits and releases their locks. Called with no mutex of
+    /// the lock manager held.
+    fn give_up_deferred(&self);
+}
+
 /// How often a waiting owner with an [`Interrupt`] asks it: the longest a cancelled lock
 /// wait goes on.
 pub const INTERRUPT_POLL: Duration = Duration::from_millis(20);

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::small::SmallList;
-use super::{Interrupt, OwnerId, Resource};
+use super::{BeforeLockWait, Interrupt, OwnerId, Resource};
 
 /// Lock-table locks an owner keeps inline before its list spills to the heap. A small
 /// transaction's table and row locks are usually on the fast paths, so this is room for the
@@ -47,6 +47,8 @@ pub struct LockOwner {
     slot: usize,
     /// Ends the owner's lock waits when its client cancels its request.
     interrupt: Option<Arc<dyn Interrupt>>,
+    /// What the owner's session gives up before the owner waits.
+    before_wait: Option<Arc<dyn BeforeLockWait>>,
     /// Whether the lock manager counts this owner among its range holders (it took or is
     /// taking RangeS-* or RangeX-* locks), until `release_all`.
     range_holder: bool,
@@ -65,6 +67,7 @@ impl LockOwner {
             fast_keys: SmallList::default(),
             slot: super::fast::slot_of(id),
             interrupt: None,
+            before_wait: None,
             range_holder: false,
         }
     }
@@ -78,6 +81,17 @@ impl LockOwner {
     /// What ends this owner's lock waits early, if anything.
     pub(super) fn interrupt(&self) -> Option<&dyn Interrupt> {
         self.interrupt.as_deref()
+    }
+
+    /// Has `hook` give up what the owner's session holds before the owner waits for a lock.
+    /// It lasts as long as the owner.
+    pub fn set_before_wait(&mut self, hook: Option<Arc<dyn BeforeLockWait>>) {
+        self.before_wait = hook;
+    }
+
+    /// What the owner's session gives up before the owner waits, if anything.
+    pub(super) fn before_wait(&self) -> Option<&dyn BeforeLockWait> {
+        self.before_wait.as_deref()
     }
 
     /// The id.

@@ -533,7 +533,8 @@ impl Conn {
         let mut transport = io::BufWriter::new(self.stream.clone());
         // Input already buffered behind the request can only be an attention.
         attention.begin(self.reader.buffered() > 0 || self.stream.has_buffered_input());
-        let sink = PacketSink::new(&mut transport, self.writer.packet_size(), session.id());
+        let sink = PacketSink::new(&mut transport, self.writer.packet_size(), session.id())
+            .hardening(session.deferred_commits());
         let mut out = TdsOutput::new(sink, Mode::Batch);
         if message.ignored() {
             // The client abandoned the request while sending it (IGNORE, [MS-TDS]
@@ -678,6 +679,9 @@ impl Conn {
         out: &mut TdsOutput<W>,
     ) {
         let count = request.calls.len();
+        // The calls' autocommit transactions share log flushes: none waits for its own, and
+        // the sink hardens them all before the response (which reports them) leaves.
+        session.set_defer_commits(count > 1);
         for (index, call) in request.calls.iter().enumerate() {
             out.set_mode(Mode::Rpc);
             out.captured = None;
@@ -750,6 +754,7 @@ impl Conn {
             }
             out.token(&Token::DoneProc(Done { status, cur_cmd: 0, row_count: 0 }));
         }
+        session.set_defer_commits(false);
         if count == 0 {
             out.end_batch(DoneStatus::NONE);
         }

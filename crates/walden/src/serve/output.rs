@@ -3,8 +3,10 @@
 //! size, the last one of the response carrying EOM.
 
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use walden_engine::types::{SqlType, Value};
+use walden_engine::DeferredCommits;
 use walden_sql::exec::{ColumnInfo, Counted, Message, Output};
 use walden_tds::packet::{PacketHeader, HEADER_LEN};
 use walden_tds::{
@@ -49,11 +51,30 @@ pub struct PacketSink<W: Write> {
     packet_id: u8,
     /// The first write error; later writes are skipped and the connection ends.
     error: Option<io::Error>,
+    /// The session's deferred commits, hardened before any packet leaves: the response may
+    /// report them (see `walden_engine::deferred_commit`).
+    deferred: Option<Arc<DeferredCommits>>,
 }
 
 impl<W: Write> PacketSink<W> {
     pub fn new(out: W, packet_size: usize, spid: u16) -> Self {
-        PacketSink { out, packet_size, spid, buf: Vec::new(), packet_id: 1, error: None }
+        PacketSink {
+            out,
+            packet_size,
+            spid,
+            buf: Vec::new(),
+            packet_id: 1,
+            error: None,
+            deferred: None,
+        }
+    }
+
+    /// Hardens `deferred` before each packet it sends. If that fails, nothing more is sent
+    /// and the connection ends, so the client never reads that a commit it may lose
+    /// succeeded.
+    pub fn hardening(mut self, deferred: Arc<DeferredCommits>) -> Self {
+        self.deferred = Some(deferred);
+        self
     }
 
     /// The payload buffer tokens are appended to.
@@ -114,6 +135,14 @@ impl<W: Write> PacketSink<W> {
     fn send(&mut self, part: &[u8], status: PacketStatus) {
         if self.error.is_some() {
             return;
+        }
+        if let Some(deferred) = self.deferred.as_ref().filter(|d| !d.settled()) {
+            if let Err(e) = deferred.harden() {
+                self.error = Some(io::Error::other(format!(
+                    "the response reports commits whose log flush failed: {e}"
+                )));
+                return;
+            }
         }
         let header = PacketHeader {
             ty: PacketType::TabularResult,

@@ -118,6 +118,9 @@ impl Run<'_> {
     pub(super) fn waitfor(&mut self, w: &Waitfor) -> Step<()> {
         let value = self.value(&w.value)?;
         let Some(wait) = waitfor_duration(w.kind, value)? else { return Ok(()) };
+        // Nobody waits for the session's deferred commits while it sleeps. A failed flush is
+        // kept in them, for whoever reports them to the client.
+        let _ = self.s.deferred.harden();
         let end = Instant::now() + wait;
         loop {
             if self.cancelled() {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Arc;
 
 use walden_engine::lock::Interrupt;
-use walden_engine::{Instance, Isolation};
+use walden_engine::{DeferredCommits, Instance, Isolation};
 use walden_log::policy::CommitOption;
 
 use crate::ast::IsolationLevel;
@@ -102,6 +102,8 @@ impl Session {
             session_context: HashMap::new(),
             pending_bulk: None,
             lock_interrupt,
+            deferred: DeferredCommits::new(),
+            defer_commits: false,
             terminated: false,
         }
     }

@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use walden_engine::lock::Interrupt;
 use walden_engine::types::{DeclaredType, SqlType, Value};
-use walden_engine::{CommitOutcome, Database, Instance, Isolation, Transaction};
+use walden_engine::{CommitOutcome, Database, DeferredCommits, Instance, Isolation, Transaction};
 
 use crate::ast::{Batch, Expr, IsolationLevel};
 use crate::exec::cursor::{Cursors, LocalCursors};
@@ -312,6 +312,13 @@ pub struct Session {
     cancel: Option<Arc<dyn CancelSignal>>,
     /// What ends the lock waits of the session's transactions: `KILL`, and that signal.
     lock_interrupt: Arc<dyn Interrupt>,
+    /// The session's committed transactions whose log flush is not waited for yet, while
+    /// `defer_commits` is on (see `walden_engine::deferred_commit`).
+    deferred: Arc<DeferredCommits>,
+    /// Whether autocommit transactions commit without waiting for their flush, into
+    /// `deferred`: the server turns it on for a request of many calls, and hardens `deferred`
+    /// before any of the response leaves.
+    defer_commits: bool,
     /// Set by `RAISERROR ... WITH LOG` of severity 20 or more: as in SQL Server, the session
     /// is over (its transaction rolled back) and whoever owns it must close the connection.
     terminated: bool,

@@ -15,9 +15,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use walden_engine::lock::Interrupt;
+use walden_engine::lock::{BeforeLockWait, Interrupt};
 use walden_engine::types::{SqlType, Value};
-use walden_engine::{CommitOutcome, EngineError, Instance, Isolation, Transaction};
+use walden_engine::{
+    CommitOutcome, DeferredCommits, EngineError, Instance, Isolation, Transaction,
+};
 use walden_log::policy::CommitOption;
 
 use crate::ast::{
@@ -31,18 +33,39 @@ use super::{Flow, Halt, Options, Run, Session, Step};
 
 /// A new transaction of session `spid` with its isolation level and lock timeout, whose lock
 /// waits `KILL` and the client's cancel end.
+/// With `deferred`, the session's deferred commits are hardened before the transaction
+/// waits for a lock.
 fn begin_transaction(
     instance: &Instance,
     spid: u16,
     opts: &Options,
     interrupt: &Arc<dyn Interrupt>,
+    deferred: Option<&Arc<DeferredCommits>>,
 ) -> Transaction {
     let mut tx = instance.begin_in_session(spid, opts.isolation, opts.lock_timeout);
     tx.set_interrupt(Some(Arc::clone(interrupt)));
+    if let Some(deferred) = deferred {
+        tx.set_before_lock_wait(Some(Arc::clone(deferred) as Arc<dyn BeforeLockWait>));
+    }
     tx
 }
 
 impl Session {
+    /// Has the autocommit transactions of the session's next statements commit without
+    /// waiting for their log flush (`on`), or wait again. While it is on, and until the
+    /// commits are hardened, whoever sends the session's output to its client must harden
+    /// [`Session::deferred_commits`] before anything leaves, and must not report them if that
+    /// fails: `walden_engine::deferred_commit` says why this keeps every promise of full
+    /// durability.
+    pub fn set_defer_commits(&mut self, on: bool) {
+        self.defer_commits = on;
+    }
+
+    /// The session's deferred commits (see [`Session::set_defer_commits`]).
+    pub fn deferred_commits(&self) -> Arc<DeferredCommits> {
+        Arc::clone(&self.deferred)
+    }
+
     /// Keeps a commit's receipt if it logged anything (a read-only transaction has none).
     fn note_commit(&mut self, outcome: CommitOutcome) {
         if outcome.lsn != 0 {
@@ -120,7 +143,8 @@ impl Run<'_> {
         // table) ends first, as it would at the end of a statement.
         self.finish_autocommit(true);
         let s = &mut *self.s;
-        let tx = begin_transaction(&s.instance, s.spid, &s.opts, &s.lock_interrupt);
+        let deferred = s.defer_commits.then_some(&s.deferred);
+        let tx = begin_transaction(&s.instance, s.spid, &s.opts, &s.lock_interrupt, deferred);
         s.activity.transaction_began(UserTransaction {
             id: tx.id(),
             name,
@@ -165,8 +189,11 @@ impl Run<'_> {
     /// The transaction the running statement works in: the user's, or a new autocommit one.
     pub(crate) fn tx(&mut self) -> &mut Transaction {
         let s = &mut *self.s;
-        let Session { tx, instance, opts, lock_interrupt, spid, .. } = s;
-        tx.get_or_insert_with(|| begin_transaction(instance, *spid, opts, lock_interrupt))
+        let Session { tx, instance, opts, lock_interrupt, spid, deferred, defer_commits, .. } = s;
+        tx.get_or_insert_with(|| {
+            let deferred = defer_commits.then_some(&*deferred);
+            begin_transaction(instance, *spid, opts, lock_interrupt, deferred)
+        })
     }
 
     /// Commits (or rolls back) the running statement's autocommit transaction, if any.
@@ -176,7 +203,12 @@ impl Run<'_> {
         }
         let Some(tx) = self.s.tx.take() else { return };
         if ok {
-            match tx.commit(CommitOption::Unspecified) {
+            let committed = if self.s.defer_commits {
+                tx.commit_deferring(CommitOption::Unspecified, &self.s.deferred)
+            } else {
+                tx.commit(CommitOption::Unspecified)
+            };
+            match committed {
                 // Read-only transactions included, as SQL Server counts `Transactions/sec`.
                 Ok(outcome) => {
                     self.s.note_commit(outcome);
