@@ -194,12 +194,9 @@ pub fn convert_from(
     to: SqlType,
     style: Option<i32>,
 ) -> Result<Value, SqlError> {
-    match (declared_scale(from, &v), to) {
-        (
-            Some(scale),
-            SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_),
-        ) => to_string(v, to, style, Some(scale)),
-        _ => convert(v, to, style),
+    match text_scale(from, &v, to) {
+        Some(scale) => to_string(v, to, style, Some(scale)),
+        None => convert(v, to, style),
     }
 }
 
@@ -210,16 +207,21 @@ pub fn try_convert_from(
     to: SqlType,
     style: Option<i32>,
 ) -> Result<Value, SqlError> {
-    match (declared_scale(from, &v), to) {
-        (
-            Some(scale),
-            SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_),
-        ) => match to_string(v, to, style, Some(scale)) {
-            Err(e) if e.number == 281 => Err(e),
-            Err(_) => Ok(Value::Null),
-            ok => ok,
-        },
-        _ => try_convert(v, to, style),
+    match text_scale(from, &v, to) {
+        Some(_) => null_on_failure(convert_from(v, from, to, style)),
+        None => try_convert(v, to, style),
+    }
+}
+
+/// The fractional digits the text of `v` shows when it is converted from declared type
+/// `from` to character type `to` (see [`convert_from`]); `None` when the conversion is
+/// [`convert`]'s.
+fn text_scale(from: Option<SqlType>, v: &Value, to: SqlType) -> Option<u8> {
+    match to {
+        SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_) => {
+            declared_scale(from, v)
+        }
+        _ => None,
     }
 }
 
@@ -247,7 +249,13 @@ pub fn try_convert(v: Value, to: SqlType, style: Option<i32>) -> Result<Value, S
     if allowed(from, type_family(&to)) == Allowed::No {
         return Err(explicit_not_allowed(&v, &to));
     }
-    match cast(v, to, style) {
+    null_on_failure(cast(v, to, style))
+}
+
+/// TRY_CAST's and TRY_CONVERT's outcome of a conversion: NULL where it failed, except for
+/// error 281 (a style the conversion does not take), which they raise as SQL Server's do.
+fn null_on_failure(converted: Result<Value, SqlError>) -> Result<Value, SqlError> {
+    match converted {
         Err(e) if e.number == 281 => Err(e),
         Err(_) => Ok(Value::Null),
         ok => ok,
