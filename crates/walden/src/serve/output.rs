@@ -282,6 +282,30 @@ impl<W: Write> TdsOutput<W> {
         self.fatal_since_done = false;
     }
 
+    /// Starts the rows of an API server cursor (`sp_cursoropen`, `sp_cursorfetch`), whose
+    /// columns are `columns` then the hidden ROWSTAT. `metadata` are the tokens that follow
+    /// the COLMETADATA (TABNAME, COLINFO); `None` sends the NoMetaData COLMETADATA instead,
+    /// for a client that asked for no metadata and describes the rows by the cursor's.
+    pub fn cursor_columns(&mut self, columns: &[ColumnInfo], metadata: Option<&[Token]>) {
+        let mut cols = wire_columns(columns);
+        if let Some(rowstat) = cols.last_mut() {
+            rowstat.flags = ColumnFlags::HIDDEN;
+        }
+        self.capturing = false;
+        match metadata {
+            Some(tokens) => {
+                self.token(&Token::ColMetadata(cols.clone()));
+                for token in tokens {
+                    self.raw(token);
+                }
+            }
+            None => self.token(&Token::NoMetadata),
+        }
+        self.types = columns.iter().map(|c| c.ty).collect();
+        self.columns = cols;
+        self.result_set_seen = true;
+    }
+
     /// Sends the response's last packet.
     pub fn finish(mut self) -> io::Result<()> {
         self.sink.finish()
@@ -347,6 +371,21 @@ impl<W: Write> TdsOutput<W> {
         self.pending_done = Some((self.statement_kind(), done));
         self.done_is_current = true;
     }
+}
+
+/// A result set's columns as COLMETADATA describes them.
+fn wire_columns(columns: &[ColumnInfo]) -> Vec<Column> {
+    columns
+        .iter()
+        .map(|c| {
+            let mut column = Column::new(&c.name, column_type_info(c), c.nullable);
+            column.flags |= ColumnFlags::UPDATEABLE_UNKNOWN;
+            if column.ty.is_legacy_lob() {
+                column.table_name = vec![String::new()];
+            }
+            column
+        })
+        .collect()
 }
 
 /// `value`, of a `(max)` type, cut to `limit` bytes as `SET TEXTSIZE` asks: a `varchar(max)`
@@ -418,17 +457,7 @@ impl<W: Write> Output for TdsOutput<W> {
         // usUpdateable is "unknown", as SQL Server sends it for a result set's columns:
         // "read-only" (0) makes mssql-jdbc's batch insert through bulk copy
         // (useBulkCopyForBatchInsert) skip every column of the table it describes.
-        let cols: Vec<Column> = columns
-            .iter()
-            .map(|c| {
-                let mut column = Column::new(&c.name, column_type_info(c), c.nullable);
-                column.flags |= ColumnFlags::UPDATEABLE_UNKNOWN;
-                if column.ty.is_legacy_lob() {
-                    column.table_name = vec![String::new()];
-                }
-                column
-            })
-            .collect();
+        let cols = wire_columns(columns);
         self.token(&Token::ColMetadata(cols.clone()));
         self.columns = cols;
         self.result_set_seen = true;
