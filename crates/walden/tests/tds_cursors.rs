@@ -325,7 +325,11 @@ fn cursors_are_negotiated_down_and_refuse_what_they_cannot_do() {
         ProcId::CursorOpen,
         vec![int_out(0), text("SELECT nosuch FROM t"), int(KEYSET), int(READ_ONLY), int_out(0)],
     );
-    assert!(error_numbers(&failed).contains(&207), "{failed:?}");
+    assert_eq!(error_numbers(&failed), [207], "{failed:?}");
+    assert_eq!(returned(&failed)[0], (0, 0));
+    assert!(
+        matches!(failed.last(), Some(Token::DoneProc(d)) if d.status.contains(DoneStatus::ERROR))
+    );
 }
 
 #[test]

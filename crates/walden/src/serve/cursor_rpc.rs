@@ -466,13 +466,19 @@ fn open<W: Write>(
     run(session, &batch, out);
     let shape = match session.cursor_shape(&name) {
         Ok(shape) if !out.any_error || errors_before => shape,
-        // The query failed (its error went out): nothing of the cursor is left.
+        // The query failed: its error went out (and marks the call's DONEPROC), nothing of
+        // the cursor is left, and the handle returned is 0.
         _ => {
             session.execute_batch(
                 &format!("IF CURSOR_STATUS('global', N'{name}') >= -1 DEALLOCATE {}", quote(&name)),
                 &mut Collected::default(),
             );
-            return Err(error(16945, "The cursor was not declared."));
+            return Ok(Opened {
+                handle: 0,
+                rows: 0,
+                scrollopt: request.scrollopt,
+                ccopt: request.ccopt,
+            });
         }
     };
     let scrollopt = negotiated_type(requested, shape.keyed);

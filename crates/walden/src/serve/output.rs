@@ -374,6 +374,15 @@ impl<W: Write> TdsOutput<W> {
 }
 
 /// A result set's columns as COLMETADATA describes them.
+///
+/// fNullable as the engine knows it: clear only for a column it knows never holds NULL (a NOT
+/// NULL table column, a literal). The wire type is nullable either way, so a NULL the engine
+/// did not foresee still encodes. A TEXT, NTEXT or IMAGE column carries a TableName:
+/// mssql-jdbc refuses one of no parts (1 to 4, as SQL Server sends), and the engine does not
+/// say which table a column comes from, so it is one empty part. usUpdateable is "unknown", as
+/// SQL Server sends it for a result set's columns: "read-only" (0) makes mssql-jdbc's batch
+/// insert through bulk copy (useBulkCopyForBatchInsert) skip every column of the table it
+/// describes.
 fn wire_columns(columns: &[ColumnInfo]) -> Vec<Column> {
     columns
         .iter()
@@ -448,15 +457,6 @@ impl<W: Write> Output for TdsOutput<W> {
             return;
         }
         self.types = columns.iter().map(|c| c.ty).collect();
-        // fNullable as the engine knows it: clear only for a column it knows never holds
-        // NULL (a NOT NULL table column, a literal). The wire type is nullable either way,
-        // so a NULL the engine did not foresee still encodes.
-        // A TEXT, NTEXT or IMAGE column carries a TableName: mssql-jdbc refuses one of no
-        // parts (1 to 4, as SQL Server sends), and the engine does not say which table a
-        // column comes from, so it is one empty part.
-        // usUpdateable is "unknown", as SQL Server sends it for a result set's columns:
-        // "read-only" (0) makes mssql-jdbc's batch insert through bulk copy
-        // (useBulkCopyForBatchInsert) skip every column of the table it describes.
         let cols = wire_columns(columns);
         self.token(&Token::ColMetadata(cols.clone()));
         self.columns = cols;
