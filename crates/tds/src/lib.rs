@@ -117,9 +117,9 @@ pub use request::{
     RpcProc, RpcRequest, SqlBatch, TransMgrKind, TransMgrRequest,
 };
 pub use token::{
-    decode_tokens, encode_nbc_row, encode_row, encode_tokens, Column, ColumnFlags, Done,
-    DoneStatus, EnvChange, LoginAck, ReturnValue, ReturnValueStatus, ServerMessage, Token,
-    TokenReader,
+    decode_tokens, encode_nbc_row, encode_row, encode_tokens, ColInfo, ColInfoStatus, Column,
+    ColumnFlags, Done, DoneStatus, EnvChange, LoginAck, ReturnValue, ReturnValueStatus,
+    ServerMessage, Token, TokenReader,
 };
 pub use tvp::{TableValue, TvpColumn};
 pub use types::{Collation, TypeInfo};

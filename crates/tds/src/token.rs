@@ -16,8 +16,13 @@
 //! Both sides refuse what the codec cannot represent faithfully: the legacy TEXT/NTEXT/IMAGE
 //! types and NULLTYPE in result metadata (Walden sends `(MAX)` types instead; a NULLTYPE
 //! column would let a one-byte ROW stand for thousands of values), Always Encrypted columns,
-//! and COLMETADATA's NoMetaData form (0xFFFF). Every public encoder appends a whole token or
-//! nothing.
+//! and COLMETADATA's NoMetaData form (0xFFFF) in a stream that never had metadata. Every
+//! public encoder appends a whole token or nothing.
+//!
+//! API server cursors (`sp_cursoropen`, `sp_cursorfetch`) add three shapes: TABNAME and COLINFO
+//! after a cursor's COLMETADATA, which say which table each column comes from (drivers update
+//! through the cursor by those names), and the NoMetaData COLMETADATA a fetch sends when the
+//! client asked for no metadata: its rows are those of the cursor's earlier COLMETADATA.
 
 use std::borrow::Cow;
 
@@ -33,6 +38,10 @@ pub const RETURNSTATUS: u8 = 0x79;
 pub const COLMETADATA: u8 = 0x81;
 /// ORDER: length-prefixed.
 pub const ORDER: u8 = 0xA9;
+/// TABNAME: length-prefixed table names of a cursor's columns.
+pub const TABNAME: u8 = 0xA4;
+/// COLINFO: length-prefixed, each column's table and status.
+pub const COLINFO: u8 = 0xA5;
 /// ERROR: length-prefixed.
 pub const ERROR: u8 = 0xAA;
 /// INFO: length-prefixed.
@@ -302,9 +311,42 @@ pub enum Token {
     ReturnValue(ReturnValue),
     /// ORDER: the 1-based columns the result set is sorted by.
     Order(Vec<u16>),
+    /// TABNAME (2.2.7.20): the tables a cursor's columns come from, each as its name's parts.
+    TabName(Vec<Vec<String>>),
+    /// COLINFO (2.2.7.3): for each column of the current result set, in order.
+    ColInfo(Vec<ColInfo>),
+    /// COLMETADATA with NoMetaData (0xFFFF): the rows that follow have the columns of the
+    /// result set the stream described last (a cursor fetch under RPC fNoMetaData).
+    NoMetadata,
     /// FEATUREEXTACK (2.2.7.11): each acknowledged feature's id and data, sent with LOGINACK
     /// only, and only for features the client's LOGIN7 asked for.
     FeatureExtAck(Vec<(u8, Vec<u8>)>),
+}
+
+bit_flags! {
+    /// COLINFO's Status of a column.
+    pub struct ColInfoStatus(u8) {
+        /// EXPRESSION: the column is computed, not a table's.
+        const EXPRESSION = 0x04;
+        /// KEY: the column is part of the key of its table.
+        const KEY = 0x08;
+        /// HIDDEN: the server added the column (a cursor's ROWSTAT, a browse key).
+        const HIDDEN = 0x10;
+        /// DIFFERENT_NAME: the column's name is an alias; the base name follows.
+        const DIFFERENT_NAME = 0x20;
+    }
+}
+
+/// One column's COLINFO entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColInfo {
+    /// The 1-based column number.
+    pub column: u8,
+    /// The 1-based index of its table in the TABNAME token; 0 for none.
+    pub table: u8,
+    pub status: ColInfoStatus,
+    /// The base column's name, with DIFFERENT_NAME.
+    pub base_name: Option<String>,
 }
 
 /// FEATUREEXTACK's end: the FeatureId 0xFF.
@@ -372,6 +414,44 @@ impl Token {
                     cols.iter().for_each(|c| out.extend_from_slice(&c.to_le_bytes()));
                     Ok(())
                 })
+            }
+            Self::TabName(tables) => {
+                out.push(TABNAME);
+                with_u16_len(out, "TABNAME", |out| {
+                    for parts in tables {
+                        let n = u8::try_from(parts.len()).map_err(|_| TdsError::TooLong {
+                            what: "TABNAME NumParts",
+                            len: parts.len(),
+                            max: 255,
+                        })?;
+                        out.push(n);
+                        for part in parts {
+                            put_us_varchar(out, part, "TABNAME PartName")?;
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            Self::ColInfo(infos) => {
+                out.push(COLINFO);
+                with_u16_len(out, "COLINFO", |out| {
+                    for info in infos {
+                        let mut status = info.status;
+                        if info.base_name.is_some() {
+                            status |= ColInfoStatus::DIFFERENT_NAME;
+                        }
+                        out.extend_from_slice(&[info.column, info.table, status.0]);
+                        if let Some(name) = &info.base_name {
+                            put_b_varchar(out, name, "COLINFO ColName")?;
+                        }
+                    }
+                    Ok(())
+                })
+            }
+            Self::NoMetadata => {
+                out.push(COLMETADATA);
+                out.extend_from_slice(&NO_METADATA.to_le_bytes());
+                Ok(())
             }
             Self::FeatureExtAck(features) => {
                 out.push(FEATUREEXTACK);
@@ -623,7 +703,10 @@ impl<'a> TokenReader<'a> {
             COLMETADATA => {
                 let count = r.u16_le("COLMETADATA Count")?;
                 if count == NO_METADATA {
-                    return Err(TdsError::Unsupported { what: "COLMETADATA NoMetaData" });
+                    if self.columns.is_none() {
+                        return Err(TdsError::Unsupported { what: "COLMETADATA NoMetaData" });
+                    }
+                    return Ok(Token::NoMetadata);
                 }
                 // Each column takes at least 8 bytes, which bounds the preallocation.
                 let mut columns = Vec::with_capacity(usize::from(count).min(r.remaining() / 8));
@@ -696,6 +779,35 @@ impl<'a> TokenReader<'a> {
                     cols.push(t.u16_le("ORDER ColNum")?);
                 }
                 Token::Order(cols)
+            }
+            TABNAME => {
+                let mut t = length_delimited(r, "TABNAME")?;
+                let mut tables = Vec::new();
+                while !t.is_empty() {
+                    let n = t.u8("TABNAME NumParts")?;
+                    let mut parts = Vec::with_capacity(usize::from(n));
+                    for _ in 0..n {
+                        parts.push(t.us_varchar("TABNAME PartName")?);
+                    }
+                    tables.push(parts);
+                }
+                Token::TabName(tables)
+            }
+            COLINFO => {
+                let mut t = length_delimited(r, "COLINFO")?;
+                let mut infos = Vec::new();
+                while !t.is_empty() {
+                    let column = t.u8("COLINFO ColNum")?;
+                    let table = t.u8("COLINFO TableNum")?;
+                    let status = ColInfoStatus(t.u8("COLINFO Status")?);
+                    let base_name = if status.contains(ColInfoStatus::DIFFERENT_NAME) {
+                        Some(t.b_varchar("COLINFO ColName")?)
+                    } else {
+                        None
+                    };
+                    infos.push(ColInfo { column, table, status, base_name });
+                }
+                Token::ColInfo(infos)
             }
             FEATUREEXTACK => {
                 let mut features = Vec::new();

@@ -165,7 +165,13 @@ fn corpus() -> Vec<Vec<u8>> {
     let row: Vec<TdsValue> = cases.iter().map(|(_, v)| v.clone()).collect();
     let mut tokens: Vec<Token> = sample_tokens()
         .into_iter()
-        .filter(|t| !matches!(t, Token::ColMetadata(_) | Token::Row(_) | Token::NbcRow(_)))
+        // Rows, and NoMetaData, stand on the COLMETADATA added below.
+        .filter(|t| {
+            !matches!(
+                t,
+                Token::ColMetadata(_) | Token::Row(_) | Token::NbcRow(_) | Token::NoMetadata
+            )
+        })
         .map(|t| match t {
             Token::ReturnValue(mut rv) => {
                 rv.value = shrink(rv.value);
@@ -186,6 +192,7 @@ fn corpus() -> Vec<Vec<u8>> {
     tokens.extend([
         Token::ColMetadata(columns),
         Token::Row(row),
+        Token::NoMetadata,
         Token::NbcRow(nulls),
         Token::Done(Done { status: DoneStatus::COUNT, cur_cmd: 0xC1, row_count: 2 }),
     ]);

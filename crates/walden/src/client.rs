@@ -510,6 +510,9 @@ fn event(token: Token) -> Option<Event> {
         | Token::ReturnStatus(_)
         | Token::ReturnValue(_)
         | Token::Order(_)
+        | Token::TabName(_)
+        | Token::ColInfo(_)
+        | Token::NoMetadata
         | Token::FeatureExtAck(_) => return None,
     })
 }

@@ -858,6 +858,87 @@ public class DriverTest {
         }
     }
 
+    // API server cursors (sp_cursoropen, sp_cursorfetch, sp_cursor, sp_cursorprepexec,
+    // sp_cursorexecute, sp_cursorclose): a scrollable, updatable result set moves with
+    // absolute/relative/previous fetches, updates, deletes and inserts rows through the cursor
+    // and sees its own changes; selectMethod=cursor reads a forward-only cursor in blocks.
+    static void serverCursors() throws SQLException {
+        try (Connection c = connect(database)) {
+            exec(c, "CREATE TABLE cur_t (id INT NOT NULL PRIMARY KEY, name NVARCHAR(20), amount INT)");
+            for (int i = 1; i <= 30; i++) {
+                exec(c, "INSERT INTO cur_t VALUES (" + i + ", N'row" + i + "', " + (i * 10) + ")");
+            }
+            try (Statement s = c.createStatement(ResultSet.TYPE_SCROLL_SENSITIVE, ResultSet.CONCUR_UPDATABLE)) {
+                s.setFetchSize(4);
+                try (ResultSet rs = s.executeQuery("SELECT id, name, amount FROM cur_t ORDER BY id")) {
+                    eq("columns of a cursor's result set (ROWSTAT hidden)", rs.getMetaData().getColumnCount(), 3);
+                    eq("cursor concurrency", rs.getConcurrency(), ResultSet.CONCUR_UPDATABLE);
+                    rs.absolute(10);
+                    eq("absolute(10)", rs.getInt("id"), 10);
+                    rs.relative(-3);
+                    eq("relative(-3)", rs.getInt("id"), 7);
+                    rs.previous();
+                    eq("previous()", rs.getInt("id"), 6);
+                    rs.last();
+                    eq("last()", rs.getInt("id"), 30);
+                    eq("getRow() on the last row", rs.getRow(), 30);
+                    rs.first();
+                    eq("first()", rs.getString("name"), "row1");
+                    rs.beforeFirst();
+                    int seen = 0;
+                    while (rs.next()) {
+                        seen++;
+                    }
+                    eq("rows read forward in blocks of 4", seen, 30);
+                    rs.absolute(5);
+                    rs.updateInt("amount", 555);
+                    rs.updateString("name", "five");
+                    rs.updateRow();
+                    eq("a row updated through the cursor, as refetched", rs.getInt("amount"), 555);
+                    rs.absolute(6);
+                    rs.deleteRow();
+                    rs.moveToInsertRow();
+                    rs.updateInt("id", 31);
+                    rs.updateString("name", "new");
+                    rs.updateInt("amount", 310);
+                    rs.insertRow();
+                    rs.moveToCurrentRow();
+                }
+            }
+            eq("UPDATE through the cursor", scalar(c, "SELECT name FROM cur_t WHERE id = 5"), "five");
+            eq("DELETE through the cursor", scalar(c, "SELECT COUNT(*) FROM cur_t WHERE id = 6"), 0);
+            eq("INSERT through the cursor", scalar(c, "SELECT amount FROM cur_t WHERE id = 31"), 310);
+            String query = "SELECT id, amount FROM cur_t WHERE id > ? ORDER BY id";
+            try (PreparedStatement p = c.prepareStatement(query, ResultSet.TYPE_SCROLL_INSENSITIVE,
+                    ResultSet.CONCUR_READ_ONLY)) {
+                for (int from : new int[] {20, 25}) {
+                    p.setInt(1, from);
+                    try (ResultSet rs = p.executeQuery()) {
+                        rs.last();
+                        eq("rows of a parameterized cursor over id > " + from, rs.getRow(), 31 - from);
+                        rs.first();
+                        eq("first row of a parameterized cursor over id > " + from, rs.getInt(1), from + 1);
+                    }
+                }
+            }
+        }
+        try (Connection c = connect(database, "selectMethod=cursor;")) {
+            try (Statement s = c.createStatement()) {
+                s.setFetchSize(7);
+                int rows = 0;
+                long sum = 0;
+                try (ResultSet rs = s.executeQuery("SELECT id FROM cur_t")) {
+                    while (rs.next()) {
+                        rows++;
+                        sum += rs.getInt(1);
+                    }
+                }
+                eq("rows through selectMethod=cursor", rows, 30);
+                eq("sum through selectMethod=cursor", sum, 465L - 6 + 31);
+            }
+        }
+    }
+
     public static void main(String[] args) {
         host = arg(args, 0, "WALDEN_HOST", "127.0.0.1");
         port = arg(args, 1, "WALDEN_PORT", "1433");
@@ -878,6 +959,7 @@ public class DriverTest {
         section("datetimeoffset", DriverTest::dateTimeOffset);
         section("xml", DriverTest::xmlType);
         section("mssql-jdbc suite cases", DriverTest::suiteCases);
+        section("server cursors", DriverTest::serverCursors);
         System.out.println("mssql-jdbc (" + mode + "): " + checked + " checks, " + failures + " failures");
         System.exit(failures > 0 ? 1 : 0);
     }

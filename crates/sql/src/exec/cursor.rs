@@ -56,6 +56,9 @@ use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Session, Variable};
 use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
 
+mod api;
+pub use api::CursorShape;
+
 /// The session's global cursors and what its fetches and opens leave behind.
 #[derive(Debug)]
 pub(crate) struct Cursors {
@@ -171,6 +174,48 @@ fn keyed_query(
         }
     }
     Some((keyed, table.id, columns))
+}
+
+/// The predicate that finds a row by its key: each of `columns` (of a table whose columns are
+/// `table_columns`) equal to a variable holding the row's value of it, returned with those
+/// variables (named with [`KEY_PREFIX`]). `None` for a key of no columns.
+fn key_predicate(
+    table_columns: &[walden_engine::catalog::ColumnDef],
+    columns: &[String],
+    row: Vec<Value>,
+) -> Option<(Expr, Vec<Variable>)> {
+    let mut predicate: Option<Expr> = None;
+    let mut vars = Vec::with_capacity(columns.len());
+    for (i, (column, value)) in columns.iter().zip(row).enumerate() {
+        let name = format!("@{KEY_PREFIX}{i}");
+        let def = table_columns.iter().find(|c| &c.name == column);
+        let (column_ty, declared) = def.map_or((SqlType::Int, None), |c| (c.ty, c.declared));
+        vars.push(Variable { name: name.clone(), ty: column_ty, declared, value });
+        let span = Span::default();
+        let equal = Expr {
+            kind: ExprKind::Binary {
+                op: BinaryOp::Eq,
+                left: Box::new(Expr {
+                    kind: ExprKind::Column(vec![Ident::new(column.clone())]),
+                    span,
+                }),
+                right: Box::new(Expr { kind: ExprKind::Variable(name), span }),
+            },
+            span,
+        };
+        predicate = Some(match predicate {
+            None => equal,
+            Some(left) => Expr {
+                kind: ExprKind::Binary {
+                    op: BinaryOp::And,
+                    left: Box::new(left),
+                    right: Box::new(equal),
+                },
+                span,
+            },
+        });
+    }
+    predicate.map(|p| (p, vars))
 }
 
 /// A fetch direction with its count evaluated.
@@ -549,38 +594,7 @@ impl Run<'_> {
             Some(Object::Table(t)) => t.columns.clone(),
             _ => return Err(read_only()),
         };
-        let mut predicate: Option<Expr> = None;
-        let mut vars = Vec::with_capacity(columns.len());
-        for (i, (column, value)) in columns.iter().zip(row).enumerate() {
-            let name = format!("@{KEY_PREFIX}{i}");
-            let def = ty.iter().find(|c| &c.name == column);
-            let (column_ty, declared) = def.map_or((SqlType::Int, None), |c| (c.ty, c.declared));
-            vars.push(Variable { name: name.clone(), ty: column_ty, declared, value });
-            let span = Span::default();
-            let equal = Expr {
-                kind: ExprKind::Binary {
-                    op: BinaryOp::Eq,
-                    left: Box::new(Expr {
-                        kind: ExprKind::Column(vec![Ident::new(column.clone())]),
-                        span,
-                    }),
-                    right: Box::new(Expr { kind: ExprKind::Variable(name), span }),
-                },
-                span,
-            };
-            predicate = Some(match predicate {
-                None => equal,
-                Some(left) => Expr {
-                    kind: ExprKind::Binary {
-                        op: BinaryOp::And,
-                        left: Box::new(left),
-                        right: Box::new(equal),
-                    },
-                    span,
-                },
-            });
-        }
-        predicate.map(|p| (p, vars)).ok_or_else(read_only)
+        key_predicate(&ty, &columns, row).ok_or_else(read_only)
     }
 
     /// Runs `change` with the key variables of a positioned change bound in the current

@@ -381,7 +381,19 @@ pub fn sample_tokens() -> Vec<Token> {
         Token::Done(Done { status: DoneStatus::NONE, cur_cmd: 0, row_count: 0 }),
         Token::ColMetadata(columns.clone()),
         Token::Order(vec![1, 3]),
+        Token::TabName(vec![vec!["dbo".into(), "t".into()], vec!["x".into()]]),
+        Token::ColInfo(vec![
+            ColInfo { column: 1, table: 1, status: ColInfoStatus::KEY, base_name: None },
+            ColInfo {
+                column: 2,
+                table: 2,
+                status: ColInfoStatus::DIFFERENT_NAME,
+                base_name: Some("base".into()),
+            },
+            ColInfo { column: 3, table: 0, status: ColInfoStatus::HIDDEN, base_name: None },
+        ]),
         Token::Row(row.clone()),
+        Token::NoMetadata,
         Token::NbcRow(row.clone()),
         Token::NbcRow(all_null),
         Token::DoneInProc(Done {

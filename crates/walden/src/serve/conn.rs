@@ -21,6 +21,7 @@ use walden_tds::{
 
 use super::bulk;
 use super::convert::to_wire;
+use super::cursor_rpc;
 use super::output::{Mode, PacketSink, TdsOutput, SERVER_NAME};
 use super::rpc;
 use super::tls::{AttentionProbe, SharedTransport};
@@ -126,6 +127,8 @@ struct Conn {
     next_descriptor: u64,
     /// The statements sp_prepare and sp_prepexec prepared, by handle.
     prepared: rpc::Prepared,
+    /// The API server cursors the client opened (`sp_cursoropen`...).
+    api_cursors: cursor_rpc::ApiCursors,
     /// The session's cancel signal: notices an attention sent during a request. Set up
     /// once the client has logged in.
     attention: Option<Arc<AttentionProbe>>,
@@ -162,6 +165,7 @@ impl Connection {
             descriptor: 0,
             next_descriptor: 0,
             prepared: rpc::Prepared::default(),
+            api_cursors: cursor_rpc::ApiCursors::default(),
             attention: None,
             slot: None,
         };
@@ -615,6 +619,7 @@ impl Conn {
             session.set_cancel(attention.clone());
         }
         self.prepared.clear();
+        self.api_cursors.clear();
         let login_database = self.login_database.clone();
         if let Some(e) = use_database(session, &login_database) {
             // The client's mistake (its login database is gone, say), which the client is told
@@ -688,6 +693,15 @@ impl Conn {
             out.any_error = false;
             if rpc::is_reset_connection(&call.proc) {
                 self.reset_rpc(session, call, more(index, count), out);
+                continue;
+            }
+            if let Some(id) = cursor_rpc::cursor_proc(&call.proc) {
+                // Taken out while the call runs, which may run text through `self.run`.
+                let mut cursors = std::mem::take(&mut self.api_cursors);
+                let more = more(index, count);
+                let mut run = |s: &mut Session, t: &str, o: &mut TdsOutput<W>| self.run(s, t, o);
+                cursor_rpc::call(&mut cursors, session, id, call, more, out, &mut run);
+                self.api_cursors = cursors;
                 continue;
             }
             let plan = match rpc::plan(call, &mut self.prepared) {

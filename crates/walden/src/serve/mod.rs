@@ -19,6 +19,7 @@ mod config;
 mod conn;
 /// Shared with the `walden sql -S` client, which reads result sets with the same conversions.
 pub(crate) mod convert;
+mod cursor_rpc;
 mod output;
 mod poller;
 mod rpc;

@@ -311,6 +311,30 @@ impl<W: Write> TdsOutput<W> {
         self.fatal_since_done = false;
     }
 
+    /// Starts the rows of an API server cursor (`sp_cursoropen`, `sp_cursorfetch`), whose
+    /// columns are `columns` then the hidden ROWSTAT. `metadata` are the tokens that follow
+    /// the COLMETADATA (TABNAME, COLINFO); `None` sends the NoMetaData COLMETADATA instead,
+    /// for a client that asked for no metadata and describes the rows by the cursor's.
+    pub fn cursor_columns(&mut self, columns: &[ColumnInfo], metadata: Option<&[Token]>) {
+        let mut cols = wire_columns(columns);
+        if let Some(rowstat) = cols.last_mut() {
+            rowstat.flags = ColumnFlags::HIDDEN;
+        }
+        self.capturing = false;
+        match metadata {
+            Some(tokens) => {
+                self.token(&Token::ColMetadata(cols.clone()));
+                for token in tokens {
+                    self.raw(token);
+                }
+            }
+            None => self.token(&Token::NoMetadata),
+        }
+        self.types = columns.iter().map(|c| c.ty).collect();
+        self.columns = cols;
+        self.result_set_seen = true;
+    }
+
     /// Sends the response's last packet.
     pub fn finish(mut self) -> io::Result<()> {
         self.sink.finish()
@@ -378,6 +402,30 @@ impl<W: Write> TdsOutput<W> {
     }
 }
 
+/// A result set's columns as COLMETADATA describes them.
+///
+/// fNullable as the engine knows it: clear only for a column it knows never holds NULL (a NOT
+/// NULL table column, a literal). The wire type is nullable either way, so a NULL the engine
+/// did not foresee still encodes. A TEXT, NTEXT or IMAGE column carries a TableName:
+/// mssql-jdbc refuses one of no parts (1 to 4, as SQL Server sends), and the engine does not
+/// say which table a column comes from, so it is one empty part. usUpdateable is "unknown", as
+/// SQL Server sends it for a result set's columns: "read-only" (0) makes mssql-jdbc's batch
+/// insert through bulk copy (useBulkCopyForBatchInsert) skip every column of the table it
+/// describes.
+fn wire_columns(columns: &[ColumnInfo]) -> Vec<Column> {
+    columns
+        .iter()
+        .map(|c| {
+            let mut column = Column::new(&c.name, column_type_info(c), c.nullable);
+            column.flags |= ColumnFlags::UPDATEABLE_UNKNOWN;
+            if column.ty.is_legacy_lob() {
+                column.table_name = vec![String::new()];
+            }
+            column
+        })
+        .collect()
+}
+
 /// `value`, of a `(max)` type, cut to `limit` bytes as `SET TEXTSIZE` asks: a `varchar(max)`
 /// to `limit` characters (one byte each in SQL Server's code page), an `nvarchar(max)` to
 /// `limit / 2` UTF-16 code units, a `varbinary(max)` to `limit` bytes. Other values as they are.
@@ -438,26 +486,7 @@ impl<W: Write> Output for TdsOutput<W> {
             return;
         }
         self.types = columns.iter().map(|c| c.ty).collect();
-        // fNullable as the engine knows it: clear only for a column it knows never holds
-        // NULL (a NOT NULL table column, a literal). The wire type is nullable either way,
-        // so a NULL the engine did not foresee still encodes.
-        // A TEXT, NTEXT or IMAGE column carries a TableName: mssql-jdbc refuses one of no
-        // parts (1 to 4, as SQL Server sends), and the engine does not say which table a
-        // column comes from, so it is one empty part.
-        // usUpdateable is "unknown", as SQL Server sends it for a result set's columns:
-        // "read-only" (0) makes mssql-jdbc's batch insert through bulk copy
-        // (useBulkCopyForBatchInsert) skip every column of the table it describes.
-        let cols: Vec<Column> = columns
-            .iter()
-            .map(|c| {
-                let mut column = Column::new(&c.name, column_type_info(c), c.nullable);
-                column.flags |= ColumnFlags::UPDATEABLE_UNKNOWN;
-                if column.ty.is_legacy_lob() {
-                    column.table_name = vec![String::new()];
-                }
-                column
-            })
-            .collect();
+        let cols = wire_columns(columns);
         self.token(&Token::ColMetadata(cols.clone()));
         self.columns = cols;
         self.result_set_seen = true;

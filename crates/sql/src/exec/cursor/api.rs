@@ -1,0 +1,207 @@
+//! What API server cursors need of a T-SQL cursor beyond `DECLARE`, `OPEN`, `CLOSE` and
+//! `DEALLOCATE`.
+//!
+//! The TDS server opens a cursor a client asks for with `sp_cursoropen` as a global T-SQL
+//! cursor of a name no batch uses, then drives it through these methods: its shape (the
+//! columns and the table they come from, which the client is told so that it can update
+//! through the cursor), blocks of rows by position, and the position a positioned change
+//! through `sp_cursor` acts on.
+//!
+//! # Keyed rows are read again
+//!
+//! A cursor with keys (see "Positioned changes" in the parent module) behaves as SQL Server's
+//! KEYSET cursors do: its membership and order are fixed at `OPEN`, but each fetch reads its
+//! rows again by key, so a row shows the changes made since (through the cursor or not), and
+//! one deleted since is reported missing. Other cursors return the copy `OPEN` made.
+
+use std::sync::Arc;
+
+use walden_engine::catalog::Object;
+use walden_engine::types::Value;
+
+use super::{key_predicate, keyed_query, not_open, position_of, Cursor};
+use crate::ast::{BinaryOp, Expr, ExprKind, QueryBody, SelectItem, Span, TableSource};
+use crate::exec::session::{Frame, Run, Session};
+use crate::exec::{Collected, ColumnInfo, RowSet, SqlError};
+
+/// An open cursor as a client describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CursorShape {
+    pub columns: Vec<ColumnInfo>,
+    /// How many rows it holds.
+    pub rows: usize,
+    /// Whether every fetch direction is allowed.
+    pub scrollable: bool,
+    /// Whether positioned changes go through it: it is updatable and keeps its rows' keys.
+    pub keyed: bool,
+    /// The table of a query of one table, as (schema, name).
+    pub table: Option<(String, String)>,
+    /// For each column, the table column it is when it is a plain reference to one.
+    pub sources: Vec<Option<String>>,
+    /// For each column, whether it is one of the table's key columns.
+    pub key: Vec<bool>,
+}
+
+impl Session {
+    fn global_cursor(&self, name: &str) -> Result<&Cursor, SqlError> {
+        position_of(&self.cursors.global, name)
+            .map(|i| &self.cursors.global[i])
+            .ok_or_else(|| super::not_found(name))
+    }
+
+    /// The shape of the open global cursor `name`.
+    pub fn cursor_shape(&self, name: &str) -> Result<CursorShape, SqlError> {
+        let c = self.global_cursor(name)?;
+        let open = c.open.as_ref().ok_or_else(not_open)?;
+        let width = open.columns.len();
+        let mut shape = CursorShape {
+            columns: open.columns.clone(),
+            rows: open.rows.len(),
+            scrollable: c.scrollable,
+            keyed: open.keys.is_some(),
+            table: None,
+            sources: vec![None; width],
+            key: vec![false; width],
+        };
+        let QueryBody::Select(select) = &c.query.query.body else { return Ok(shape) };
+        let [TableSource::Table { name, .. }] = select.from.as_slice() else { return Ok(shape) };
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let Some(object) = c.db.find_object(schema, &name.name.value) else { return Ok(shape) };
+        let Object::Table(table) = &*object else { return Ok(shape) };
+        let mut sources = Vec::with_capacity(width);
+        for item in &select.items {
+            match item {
+                SelectItem::Wildcard(_) => {
+                    sources.extend(table.columns.iter().map(|c| Some(c.name.clone())));
+                }
+                SelectItem::Expr { expr: Expr { kind: ExprKind::Column(parts), .. }, .. } => {
+                    let column = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
+                    let found = table.columns.iter().find(|c| c.name.eq_ignore_ascii_case(column));
+                    sources.push(found.map(|c| c.name.clone()));
+                }
+                _ => sources.push(None),
+            }
+        }
+        // A select list the walk above cannot line up with the columns (`t.*` of a table
+        // with hidden columns, say) leaves every column without a source.
+        if sources.len() == width {
+            if let Some(keys) = &open.keys {
+                shape.key = sources
+                    .iter()
+                    .map(|s| s.as_ref().is_some_and(|s| keys.columns.contains(s)))
+                    .collect();
+            }
+            shape.sources = sources;
+        }
+        shape.table = Some((table.schema.clone(), table.name.clone()));
+        Ok(shape)
+    }
+
+    /// The rows at positions `first..first + count` (1-based, clipped to the cursor's rows) of
+    /// the open global cursor `name`: keyed rows as they are now, `None` for one deleted
+    /// since `OPEN` (see "Keyed rows are read again").
+    pub fn cursor_block(
+        &mut self,
+        name: &str,
+        first: usize,
+        count: usize,
+    ) -> Result<Vec<Option<Vec<Value>>>, SqlError> {
+        let index =
+            position_of(&self.cursors.global, name).ok_or_else(|| super::not_found(name))?;
+        let rows = self.cursors.global[index].open.as_ref().ok_or_else(not_open)?.rows.len();
+        let first = first.max(1);
+        let last = first.saturating_add(count).min(rows + 1);
+        let mut block = Vec::with_capacity(last.saturating_sub(first));
+        for position in first..last {
+            block.push(self.read_again(index, position - 1)?);
+        }
+        Ok(block)
+    }
+
+    /// Renames the global cursor `name` to `new_name` (`sp_cursoroption`'s CURSOR_NAME), by
+    /// which T-SQL then knows it; 16915 if another global cursor has that name.
+    pub fn rename_cursor(&mut self, name: &str, new_name: &str) -> Result<(), SqlError> {
+        let index =
+            position_of(&self.cursors.global, name).ok_or_else(|| super::not_found(name))?;
+        if position_of(&self.cursors.global, new_name).is_some_and(|i| i != index) {
+            return Err(SqlError::new(
+                16915,
+                format!("A cursor with the name '{new_name}' already exists."),
+            ));
+        }
+        self.cursors.global[index].name = new_name.to_string();
+        Ok(())
+    }
+
+    /// Puts the open global cursor `name` on row `position` (1-based), where a positioned
+    /// change (`WHERE CURRENT OF`) acts.
+    pub fn cursor_seek(&mut self, name: &str, position: usize) -> Result<(), SqlError> {
+        let index =
+            position_of(&self.cursors.global, name).ok_or_else(|| super::not_found(name))?;
+        let open = self.cursors.global[index].open.as_mut().ok_or_else(not_open)?;
+        if position == 0 || position > open.rows.len() {
+            return Err(SqlError::new(16930, "The requested row is not in the fetch buffer."));
+        }
+        open.position = position;
+        open.fetched = true;
+        Ok(())
+    }
+
+    /// Row `row` (0-based) of the cursor at `index` of the global ones: read again by its key
+    /// when it has one (and kept as the cursor's copy), else the copy.
+    fn read_again(&mut self, index: usize, row: usize) -> Result<Option<Vec<Value>>, SqlError> {
+        let c = &self.cursors.global[index];
+        let Some(open) = &c.open else { return Err(not_open()) };
+        let copy = open.rows.get(row).cloned();
+        let Some(keys) = &open.keys else { return Ok(copy) };
+        let Some(key_row) = keys.rows.get(row).cloned() else { return Ok(copy) };
+        let db = Arc::clone(&keys.db);
+        let table_columns = match db.object_by_id(keys.table).as_deref() {
+            Some(Object::Table(t)) => t.columns.clone(),
+            // The table is gone: so is the row.
+            _ => return Ok(None),
+        };
+        let Some((mut query, _, key_columns)) = keyed_query(&c.query, &db) else {
+            return Ok(copy);
+        };
+        let Some((found, key_vars)) = key_predicate(&table_columns, &key_columns, key_row) else {
+            return Ok(copy);
+        };
+        if let QueryBody::Select(select) = &mut query.query.body {
+            select.where_clause = Some(match select.where_clause.take() {
+                None => found,
+                Some(w) => Expr {
+                    kind: ExprKind::Binary {
+                        op: BinaryOp::And,
+                        left: Box::new(w),
+                        right: Box::new(found),
+                    },
+                    span: Span::default(),
+                },
+            });
+        }
+        let mut vars = c.vars.clone();
+        vars.extend(key_vars);
+        let frame = Frame { vars, procedure: c.procedure.clone(), ..Frame::default() };
+        let saved_db = std::mem::replace(&mut self.db, db);
+        let mut sink = Collected::default();
+        let mut run = Run::new(self, &mut sink);
+        run.s.frames.push(frame);
+        let result = run.query(&query.query, None).map(|r| r.into_row_set());
+        run.pop_frame();
+        run.finish_autocommit(result.is_ok());
+        self.db = saved_db;
+        let RowSet { columns, rows } = result?;
+        let width = columns.len().saturating_sub(key_columns.len());
+        let now = rows.into_iter().next().map(|mut r| {
+            r.truncate(width);
+            r
+        });
+        if let (Some(values), Some(open)) = (&now, self.cursors.global[index].open.as_mut()) {
+            if let Some(kept) = open.rows.get_mut(row) {
+                kept.clone_from(values);
+            }
+        }
+        Ok(now)
+    }
+}

@@ -1,0 +1,785 @@
+//! API server cursors: the RPCs `sp_cursoropen`, `sp_cursorprepare`, `sp_cursorexecute`,
+//! `sp_cursorprepexec`, `sp_cursorunprepare`, `sp_cursorfetch`, `sp_cursor`,
+//! `sp_cursoroption` and `sp_cursorclose` ([MS-TDS] 2.2.6.6, ProcIDs 1 to 9), which
+//! mssql-jdbc uses for scrollable and updatable result sets and `selectMethod=cursor`, and
+//! ODBC drivers for their non-default cursor types.
+//!
+//! # A cursor is a global T-SQL cursor
+//!
+//! `sp_cursoropen` declares and opens a global T-SQL cursor named after its handle
+//! (`__walden_api_cursor_<handle>`, a name no batch uses), so everything T-SQL cursors do
+//! applies (see `walden_sql::exec::cursor`): its rows are fixed at open; one over one table
+//! with a key keeps each row's key, reads the row again by it at each fetch (so it shows
+//! changes made since, and reports a row deleted since as missing) and takes positioned
+//! changes. The cursor type the client asked for is negotiated down to what that is, as SQL
+//! Server converts a cursor it cannot honour: KEYSET or DYNAMIC becomes KEYSET for a keyed
+//! cursor and STATIC for another; STATIC and FAST_FORWARD are read-only, and so is any cursor
+//! without keys. The type and concurrency used are returned through `scrollopt` and `ccopt`
+//! when the client passes them as OUTPUT.
+//!
+//! # Result shapes
+//!
+//! `sp_cursoropen` returns the cursor's metadata (COLMETADATA, TABNAME, COLINFO: the columns,
+//! then the hidden ROWSTAT int) and no rows; `sp_cursorfetch` returns a block of rows, each
+//! with its ROWSTAT (1 fetched, 2 missing: deleted since open), after the NoMetaData
+//! COLMETADATA when the call carries fNoMetaData. A fetch that would move before the first
+//! row but returns the first block instead returns status 2, as SQL Server does (mssql-jdbc
+//! repositions on it).
+//!
+//! # The fetch buffer
+//!
+//! A cursor remembers the rows its last fetch returned: `sp_cursor` addresses them by their
+//! 1-based place in that block (0: every row of it), and NEXT, PREV and RELATIVE move from it.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use walden_engine::types::SqlType;
+use walden_sql::exec::{Collected, CursorShape, Session, SqlError};
+use walden_sql::{parse_batch, StatementKind};
+use walden_tds::{
+    ColInfo, ColInfoStatus, ColumnFlags, Done, DoneStatus, ParamStatus, ProcId, ReturnValue,
+    ReturnValueStatus, RpcCall, RpcOptions, RpcParam, RpcProc, TdsValue, Token, TypeInfo,
+};
+
+use super::code_page::CodePage;
+use super::output::TdsOutput;
+use super::rpc::{self, RpcError};
+
+mod buffer;
+
+use buffer::{cursor_call, fetch_call};
+
+/// `scrollopt` cursor types.
+const KEYSET: i32 = 0x1;
+const DYNAMIC: i32 = 0x2;
+const FORWARD_ONLY: i32 = 0x4;
+const STATIC: i32 = 0x8;
+const FAST_FORWARD: i32 = 0x10;
+/// The cursor types' bits of `scrollopt`, below its flags.
+const SCROLL_TYPES: i32 = 0x1F;
+/// `scrollopt` flag: the statement has parameters (`@params` and their values follow).
+const PARAMETERIZED_STMT: i32 = 0x1000;
+
+/// `ccopt` concurrency options.
+const READ_ONLY: i32 = 0x1;
+/// The concurrency bits of `ccopt` (READ_ONLY, SCROLL_LOCKS, OPTIMISTIC, OPTIMISTIC
+/// values), below its flags.
+const CONCURRENCY: i32 = 0xF;
+
+/// The first handle: SQL Server's are large numbers too, which keeps a client from taking
+/// a small integer for one by accident.
+const FIRST_HANDLE: i32 = 180_150_000;
+
+/// An open API cursor.
+#[derive(Debug)]
+struct ApiCursor {
+    /// The T-SQL cursor's name.
+    name: String,
+    /// The cursor type used (one of the `scrollopt` types).
+    scrollopt: i32,
+    /// The concurrency used (one of the `ccopt` bits).
+    ccopt: i32,
+    shape: CursorShape,
+    /// The fetch buffer: its first row (0 before the first row, `rows + 1` after the last)
+    /// and how many rows it holds.
+    buffer_start: usize,
+    buffer_len: usize,
+}
+
+/// A statement `sp_cursorprepare` prepared.
+#[derive(Debug, Clone)]
+struct PreparedCursor {
+    params: String,
+    text: String,
+    scrollopt: i32,
+    ccopt: i32,
+}
+
+/// The API cursors and prepared cursor statements of one connection. Handles count up and
+/// are never reused, so a stale handle finds nothing (16945) rather than another cursor.
+#[derive(Debug, Default)]
+pub struct ApiCursors {
+    open: HashMap<i32, ApiCursor>,
+    prepared: HashMap<i32, PreparedCursor>,
+    last_handle: i32,
+}
+
+impl ApiCursors {
+    /// Forgets every cursor and prepared statement (RESETCONNECTION, which deallocates the
+    /// session's T-SQL cursors itself).
+    pub fn clear(&mut self) {
+        self.open.clear();
+        self.prepared.clear();
+    }
+
+    fn next_handle(&mut self) -> Result<i32, RpcError> {
+        let handle = if self.last_handle == 0 {
+            FIRST_HANDLE
+        } else {
+            self.last_handle
+                .checked_add(1)
+                .ok_or_else(|| error(8009, "this connection has used up its cursor handles"))?
+        };
+        self.last_handle = handle;
+        Ok(handle)
+    }
+
+    fn cursor(&mut self, handle: i32) -> Result<&mut ApiCursor, RpcError> {
+        self.open.get_mut(&handle).ok_or_else(not_declared)
+    }
+}
+
+/// The cursor procedure a call invokes, by number or by name (`sp_cursorfetch`,
+/// `sys.sp_cursorfetch`...).
+pub fn cursor_proc(proc: &RpcProc) -> Option<ProcId> {
+    let id = match proc {
+        RpcProc::Id(id) => *id,
+        RpcProc::Name(name) => {
+            let bare = name.rsplit('.').next().unwrap_or(name).trim_matches(['[', ']']);
+            (1..=9u16)
+                .filter_map(|id| ProcId::try_from(id).ok())
+                .find(|p| p.name().eq_ignore_ascii_case(bare))?
+        }
+    };
+    matches!(
+        id,
+        ProcId::Cursor
+            | ProcId::CursorOpen
+            | ProcId::CursorPrepare
+            | ProcId::CursorExecute
+            | ProcId::CursorPrepExec
+            | ProcId::CursorUnprepare
+            | ProcId::CursorFetch
+            | ProcId::CursorOption
+            | ProcId::CursorClose
+    )
+    .then_some(id)
+}
+
+/// A class 16 error on line 1.
+fn error(number: i32, message: impl Into<String>) -> RpcError {
+    RpcError { number, class: 16, state: 1, line: 1, message: message.into() }
+}
+
+/// 16945, for a cursor handle that names no open cursor.
+fn not_declared() -> RpcError {
+    error(16945, "The cursor was not declared.")
+}
+
+/// 16902, for a parameter value the procedure cannot take.
+fn invalid(procedure: &str, parameter: &str) -> RpcError {
+    error(16902, format!("{procedure}: The value of parameter '{parameter}' is invalid."))
+}
+
+/// How a call runs T-SQL text: the connection's run, which reports the database and
+/// transaction changes the text makes.
+pub type RunText<'a, W> = dyn FnMut(&mut Session, &str, &mut TdsOutput<W>) + 'a;
+
+/// An OUTPUT parameter's value, returned after the call's RETURNSTATUS.
+struct Returned {
+    ordinal: u16,
+    name: String,
+    wire: TypeInfo,
+    value: TdsValue,
+}
+
+/// What a call returns after its statements: its return status and OUTPUT parameters.
+#[derive(Default)]
+struct Outcome {
+    status: i32,
+    returned: Vec<Returned>,
+}
+
+impl Outcome {
+    /// Returns `value` through parameter `index` if the client passed it as OUTPUT.
+    fn output(&mut self, params: &[RpcParam], index: usize, value: i32) {
+        let Some(p) = params.get(index).filter(|p| p.is_output()) else { return };
+        let wire = match p.ty {
+            TypeInfo::Int4 | TypeInfo::IntN(4) => p.ty,
+            _ => TypeInfo::IntN(4),
+        };
+        self.returned.push(Returned {
+            ordinal: u16::try_from(index).unwrap_or(u16::MAX),
+            name: p.name.clone(),
+            wire,
+            value: TdsValue::Int(value),
+        });
+    }
+}
+
+/// Runs the cursor RPC `call` (`id` is [`cursor_proc`]'s) and sends its whole response, up to
+/// its DONEPROC (with `more`).
+pub fn call<W: Write>(
+    cursors: &mut ApiCursors,
+    session: &mut Session,
+    id: ProcId,
+    call: &RpcCall,
+    more: DoneStatus,
+    out: &mut TdsOutput<W>,
+    run: &mut RunText<'_, W>,
+) {
+    let params = call.params.as_slice();
+    let no_metadata = call.options.contains(RpcOptions::NO_METADATA);
+    let result = match id {
+        ProcId::CursorOpen => open_call(cursors, session, params, out, run),
+        ProcId::CursorPrepare => prepare_call(cursors, params),
+        ProcId::CursorExecute => execute_call(cursors, session, params, out, run),
+        ProcId::CursorPrepExec => prep_exec_call(cursors, session, params, out, run),
+        ProcId::CursorUnprepare => unprepare_call(cursors, params),
+        ProcId::CursorFetch => fetch_call(cursors, session, params, no_metadata, out),
+        ProcId::Cursor => cursor_call(cursors, session, params, out, run),
+        ProcId::CursorOption => option_call(cursors, session, params),
+        ProcId::CursorClose => close_call(cursors, session, params),
+        _ => Err(error(8009, format!("{} is not a cursor procedure", id.name()))),
+    };
+    let failed = match &result {
+        Ok(_) => out.end_statements(),
+        Err(e) => {
+            out.token(&Token::Error(e.to_message()));
+            out.any_error = true;
+            let _ = out.end_statements();
+            true
+        }
+    };
+    if let Ok(outcome) = result {
+        out.token(&Token::ReturnStatus(outcome.status));
+        for r in outcome.returned {
+            out.token(&Token::ReturnValue(ReturnValue {
+                ordinal: r.ordinal,
+                name: r.name,
+                status: ReturnValueStatus::OUTPUT_PARAM,
+                user_type: 0,
+                flags: ColumnFlags::NULLABLE,
+                ty: r.wire,
+                value: r.value,
+            }));
+        }
+    }
+    let mut status = more;
+    if failed {
+        status |= DoneStatus::ERROR;
+    }
+    out.token(&Token::DoneProc(Done { status, cur_cmd: 0, row_count: 0 }));
+}
+
+/// An int parameter: `None` when it is absent, NULL or sent as DEFAULT.
+fn int_param(
+    params: &[RpcParam],
+    index: usize,
+    procedure: &str,
+    name: &str,
+) -> Result<Option<i32>, RpcError> {
+    let Some(p) = params.get(index) else { return Ok(None) };
+    if p.status.contains(ParamStatus::DEFAULT) {
+        return Ok(None);
+    }
+    let wide = match &p.value {
+        TdsValue::Null => return Ok(None),
+        TdsValue::TinyInt(x) => i64::from(*x),
+        TdsValue::SmallInt(x) => i64::from(*x),
+        TdsValue::Int(x) => i64::from(*x),
+        TdsValue::BigInt(x) => *x,
+        _ => return Err(invalid(procedure, name)),
+    };
+    i32::try_from(wide).map(Some).map_err(|_| invalid(procedure, name))
+}
+
+/// A required int parameter.
+fn required_int(
+    params: &[RpcParam],
+    index: usize,
+    procedure: &str,
+    name: &str,
+) -> Result<i32, RpcError> {
+    int_param(params, index, procedure, name)?.ok_or_else(|| missing(procedure, name))
+}
+
+/// 201, for a required parameter that was not sent.
+fn missing(procedure: &str, parameter: &str) -> RpcError {
+    error(
+        201,
+        format!(
+            "Procedure or function '{procedure}' expects parameter '@{parameter}', which was \
+             not supplied."
+        ),
+    )
+}
+
+/// A text parameter (NULL or absent: empty).
+fn text_param(
+    params: &[RpcParam],
+    index: usize,
+    procedure: &str,
+    name: &str,
+) -> Result<String, RpcError> {
+    let Some(p) = params.get(index) else { return Ok(String::new()) };
+    match &p.value {
+        TdsValue::NVarChar(s) => Ok(s.clone()),
+        TdsValue::VarChar(b) => Ok(CodePage::of(p.ty.collation().unwrap_or_default()).decode(b)),
+        TdsValue::Null => Ok(String::new()),
+        _ => Err(invalid(procedure, name)),
+    }
+}
+
+/// `[name]`, with `]` doubled.
+fn quote(name: &str) -> String {
+    format!("[{}]", name.replace(']', "]]"))
+}
+
+/// A statement to open a cursor over, with its parameters and the options asked for.
+struct Request<'a> {
+    procedure: &'static str,
+    text: String,
+    params: String,
+    values: &'a [RpcParam],
+    scrollopt: i32,
+    ccopt: i32,
+}
+
+/// An opened cursor's handle and `rowcount` (0 and -1 when the statement ran directly),
+/// and the type and concurrency used.
+struct Opened {
+    handle: i32,
+    rows: i32,
+    scrollopt: i32,
+    ccopt: i32,
+}
+
+/// The type a cursor asked for as `scrollopt` gets (see "A cursor is a global T-SQL
+/// cursor").
+fn negotiated_type(requested: i32, keyed: bool) -> i32 {
+    match requested & SCROLL_TYPES {
+        t if t & (KEYSET | DYNAMIC) != 0 => {
+            if keyed {
+                KEYSET
+            } else {
+                STATIC
+            }
+        }
+        t if t & FORWARD_ONLY != 0 => FORWARD_ONLY,
+        t if t & FAST_FORWARD != 0 => FAST_FORWARD,
+        _ => STATIC,
+    }
+}
+
+/// The concurrency a cursor of type `ty` asked for as `ccopt` gets.
+fn negotiated_concurrency(requested: i32, ty: i32, keyed: bool) -> i32 {
+    let asked = requested & CONCURRENCY;
+    if asked & READ_ONLY != 0 || asked == 0 || !keyed || ty == STATIC || ty == FAST_FORWARD {
+        READ_ONLY
+    } else {
+        // The lowest concurrency bit asked for: SCROLL_LOCKS, OPTIMISTIC or OPTIMISTIC values.
+        asked & asked.wrapping_neg()
+    }
+}
+
+/// Whether `text` is one SELECT a cursor can be declared for.
+fn is_cursor_query(text: &str) -> Result<bool, RpcError> {
+    let batch = parse_batch(text)?;
+    Ok(match batch.statements.as_slice() {
+        [statement] => match &statement.kind {
+            StatementKind::Select(select) => match &select.query.body {
+                walden_sql::ast::QueryBody::Select(s) => s.into.is_none(),
+                _ => true,
+            },
+            _ => false,
+        },
+        _ => false,
+    })
+}
+
+/// The batch that runs `statement` with the request's parameters bound, as `sp_executesql`
+/// runs it.
+fn bound_batch(request: &Request<'_>, statement: String) -> Result<String, RpcError> {
+    let mut params = vec![
+        RpcParam {
+            name: String::new(),
+            status: ParamStatus::NONE,
+            ty: TypeInfo::NVarChar { max_len: 0xFFFF, collation: Default::default() },
+            value: TdsValue::NVarChar(statement),
+        },
+        RpcParam {
+            name: String::new(),
+            status: ParamStatus::NONE,
+            ty: TypeInfo::NVarChar { max_len: 0xFFFF, collation: Default::default() },
+            value: TdsValue::NVarChar(request.params.clone()),
+        },
+    ];
+    params.extend(request.values.iter().cloned());
+    let call = RpcCall { proc: RpcProc::Id(ProcId::ExecuteSql), options: RpcOptions::NONE, params };
+    let plan = rpc::plan(&call, &mut rpc::Prepared::default())?;
+    Ok(plan.text.unwrap_or_default())
+}
+
+/// Opens a cursor over the request's statement and sends its metadata; a statement that is
+/// not one SELECT runs directly instead, after the information message 16954, as SQL Server
+/// does.
+fn open<W: Write>(
+    cursors: &mut ApiCursors,
+    session: &mut Session,
+    request: &Request<'_>,
+    out: &mut TdsOutput<W>,
+    run: &mut RunText<'_, W>,
+) -> Result<Opened, RpcError> {
+    if request.text.trim().is_empty() {
+        return Err(invalid(request.procedure, "stmt"));
+    }
+    let requested = request.scrollopt & SCROLL_TYPES;
+    if requested == 0 || requested & (requested - 1) != 0 {
+        return Err(invalid(request.procedure, "scrollopt"));
+    }
+    if !is_cursor_query(&request.text)? {
+        out.token(&Token::Info(walden_tds::ServerMessage {
+            number: 16954,
+            state: 1,
+            class: 10,
+            message: "Executing SQL directly; no cursor.".into(),
+            server: super::output::SERVER_NAME.to_string(),
+            procedure: request.procedure.to_string(),
+            line: 1,
+        }));
+        let batch = bound_batch(request, request.text.clone())?;
+        run(session, &batch, out);
+        return Ok(Opened {
+            handle: 0,
+            rows: -1,
+            scrollopt: request.scrollopt,
+            ccopt: request.ccopt,
+        });
+    }
+    let handle = cursors.next_handle()?;
+    let name = format!("__walden_api_cursor_{handle}");
+    let scroll =
+        if requested & (FORWARD_ONLY | FAST_FORWARD) != 0 { "FORWARD_ONLY" } else { "SCROLL" };
+    let read_only =
+        request.ccopt & CONCURRENCY & READ_ONLY != 0 || requested & (STATIC | FAST_FORWARD) != 0;
+    let declare = format!(
+        "DECLARE {} CURSOR GLOBAL {scroll}{} FOR {}\n;OPEN {}",
+        quote(&name),
+        if read_only { " READ_ONLY" } else { "" },
+        request.text,
+        quote(&name)
+    );
+    let batch = bound_batch(request, declare)?;
+    let errors_before = out.any_error;
+    run(session, &batch, out);
+    let shape = match session.cursor_shape(&name) {
+        Ok(shape) if !out.any_error || errors_before => shape,
+        // The query failed: its error went out (and marks the call's DONEPROC), nothing of
+        // the cursor is left, and the handle returned is 0.
+        _ => {
+            session.execute_batch(
+                &format!("IF CURSOR_STATUS('global', N'{name}') >= -1 DEALLOCATE {}", quote(&name)),
+                &mut Collected::default(),
+            );
+            return Ok(Opened {
+                handle: 0,
+                rows: 0,
+                scrollopt: request.scrollopt,
+                ccopt: request.ccopt,
+            });
+        }
+    };
+    let scrollopt = negotiated_type(requested, shape.keyed);
+    let ccopt = negotiated_concurrency(request.ccopt, scrollopt, shape.keyed);
+    send_metadata(out, &shape, true);
+    let rows = if scrollopt & (FORWARD_ONLY | FAST_FORWARD) != 0 {
+        -1
+    } else {
+        i32::try_from(shape.rows).unwrap_or(i32::MAX)
+    };
+    cursors.open.insert(
+        handle,
+        ApiCursor { name, scrollopt, ccopt, shape, buffer_start: 0, buffer_len: 0 },
+    );
+    Ok(Opened { handle, rows, scrollopt, ccopt })
+}
+
+/// The cursor's columns, then ROWSTAT.
+fn with_rowstat(shape: &CursorShape) -> Vec<walden_sql::exec::ColumnInfo> {
+    let mut columns = shape.columns.clone();
+    columns.push(walden_sql::exec::ColumnInfo::not_null("ROWSTAT", SqlType::Int));
+    columns
+}
+
+/// Sends the cursor's columns: COLMETADATA, TABNAME and COLINFO when `full`, else the
+/// NoMetaData COLMETADATA.
+fn send_metadata<W: Write>(out: &mut TdsOutput<W>, shape: &CursorShape, full: bool) {
+    let columns = with_rowstat(shape);
+    if !full {
+        out.cursor_columns(&columns, None);
+        return;
+    }
+    let tables: Vec<Vec<String>> =
+        shape.table.iter().map(|(schema, name)| vec![schema.clone(), name.clone()]).collect();
+    let mut infos: Vec<ColInfo> = Vec::with_capacity(columns.len());
+    for (i, c) in shape.columns.iter().enumerate() {
+        let source = shape.sources.get(i).cloned().flatten();
+        let (table, mut status, base_name) = match (&shape.table, source) {
+            (Some(_), Some(base)) => {
+                let base_name = (!base.eq_ignore_ascii_case(&c.name)).then_some(base);
+                (1, ColInfoStatus::NONE, base_name)
+            }
+            _ => (0, ColInfoStatus::EXPRESSION, None),
+        };
+        if shape.key.get(i).copied().unwrap_or(false) {
+            status |= ColInfoStatus::KEY;
+        }
+        infos.push(ColInfo { column: column_number(i), table, status, base_name });
+    }
+    infos.push(ColInfo {
+        column: column_number(shape.columns.len()),
+        table: 0,
+        status: ColInfoStatus::HIDDEN | ColInfoStatus::EXPRESSION,
+        base_name: None,
+    });
+    let tokens = [Token::TabName(tables), Token::ColInfo(infos)];
+    out.cursor_columns(&columns, Some(&tokens));
+}
+
+/// COLINFO's 1-based column number, which is one byte: columns past 255 share 255.
+fn column_number(index: usize) -> u8 {
+    u8::try_from(index + 1).unwrap_or(u8::MAX)
+}
+
+/// `sp_cursoropen cursor OUTPUT, stmt, scrollopt [OUTPUT], ccopt [OUTPUT], rowcount OUTPUT
+/// [, params, values...]`.
+fn open_call<W: Write>(
+    cursors: &mut ApiCursors,
+    session: &mut Session,
+    params: &[RpcParam],
+    out: &mut TdsOutput<W>,
+    run: &mut RunText<'_, W>,
+) -> Result<Outcome, RpcError> {
+    const PROC: &str = "sp_cursoropen";
+    let text = text_param(params, 1, PROC, "stmt")?;
+    if params.len() < 2 {
+        return Err(missing(PROC, if params.is_empty() { "cursor" } else { "stmt" }));
+    }
+    let scrollopt = int_param(params, 2, PROC, "scrollopt")?.unwrap_or(KEYSET);
+    let ccopt = int_param(params, 3, PROC, "ccopt")?.unwrap_or(READ_ONLY);
+    let parameterized = scrollopt & PARAMETERIZED_STMT != 0 || params.len() > 5;
+    let (param_text, values) = if parameterized {
+        (text_param(params, 5, PROC, "params")?, params.get(6..).unwrap_or_default())
+    } else {
+        (String::new(), &[][..])
+    };
+    let request = Request { procedure: PROC, text, params: param_text, values, scrollopt, ccopt };
+    let opened = open(cursors, session, &request, out, run)?;
+    let mut outcome = Outcome::default();
+    outcome.output(params, 0, opened.handle);
+    outcome.output(params, 2, opened.scrollopt);
+    outcome.output(params, 3, opened.ccopt);
+    outcome.output(params, 4, opened.rows);
+    Ok(outcome)
+}
+
+/// `sp_cursorprepare prepared_handle OUTPUT, params, stmt, options [, scrollopt [OUTPUT]
+/// [, ccopt [OUTPUT]]]`: keeps the statement once it parses.
+fn prepare_call(cursors: &mut ApiCursors, params: &[RpcParam]) -> Result<Outcome, RpcError> {
+    const PROC: &str = "sp_cursorprepare";
+    if params.len() < 3 {
+        return Err(missing(PROC, ["prepared_handle", "params", "stmt"][params.len()]));
+    }
+    let statement = PreparedCursor {
+        params: text_param(params, 1, PROC, "params")?,
+        text: text_param(params, 2, PROC, "stmt")?,
+        scrollopt: int_param(params, 4, PROC, "scrollopt")?.unwrap_or(KEYSET),
+        ccopt: int_param(params, 5, PROC, "ccopt")?.unwrap_or(READ_ONLY),
+    };
+    parse_batch(&statement.text)?;
+    let handle = cursors.next_handle()?;
+    let mut outcome = Outcome::default();
+    outcome.output(params, 0, handle);
+    outcome.output(params, 4, statement.scrollopt);
+    outcome.output(params, 5, statement.ccopt);
+    cursors.prepared.insert(handle, statement);
+    Ok(outcome)
+}
+
+/// `sp_cursorexecute prepared_handle, cursor OUTPUT [, scrollopt [OUTPUT] [, ccopt [OUTPUT]
+/// [, rowcount OUTPUT [, values...]]]]`.
+fn execute_call<W: Write>(
+    cursors: &mut ApiCursors,
+    session: &mut Session,
+    params: &[RpcParam],
+    out: &mut TdsOutput<W>,
+    run: &mut RunText<'_, W>,
+) -> Result<Outcome, RpcError> {
+    const PROC: &str = "sp_cursorexecute";
+    let prepared_handle = required_int(params, 0, PROC, "prepared_handle")?;
+    let statement = cursors
+        .prepared
+        .get(&prepared_handle)
+        .cloned()
+        .ok_or_else(|| invalid(PROC, "prepared_handle"))?;
+    let request = Request {
+        procedure: PROC,
+        text: statement.text,
+        params: statement.params,
+        values: params.get(5..).unwrap_or_default(),
+        scrollopt: int_param(params, 2, PROC, "scrollopt")?.unwrap_or(statement.scrollopt),
+        ccopt: int_param(params, 3, PROC, "ccopt")?.unwrap_or(statement.ccopt),
+    };
+    let opened = open(cursors, session, &request, out, run)?;
+    let mut outcome = Outcome::default();
+    outcome.output(params, 1, opened.handle);
+    outcome.output(params, 2, opened.scrollopt);
+    outcome.output(params, 3, opened.ccopt);
+    outcome.output(params, 4, opened.rows);
+    Ok(outcome)
+}
+
+/// `sp_cursorprepexec prepared_handle OUTPUT, cursor OUTPUT, params, stmt, scrollopt
+/// [OUTPUT], ccopt [OUTPUT], rowcount OUTPUT [, values...]`.
+fn prep_exec_call<W: Write>(
+    cursors: &mut ApiCursors,
+    session: &mut Session,
+    params: &[RpcParam],
+    out: &mut TdsOutput<W>,
+    run: &mut RunText<'_, W>,
+) -> Result<Outcome, RpcError> {
+    const PROC: &str = "sp_cursorprepexec";
+    if params.len() < 4 {
+        return Err(missing(PROC, ["prepared_handle", "cursor", "params", "stmt"][params.len()]));
+    }
+    let statement = PreparedCursor {
+        params: text_param(params, 2, PROC, "params")?,
+        text: text_param(params, 3, PROC, "stmt")?,
+        scrollopt: int_param(params, 4, PROC, "scrollopt")?.unwrap_or(KEYSET),
+        ccopt: int_param(params, 5, PROC, "ccopt")?.unwrap_or(READ_ONLY),
+    };
+    parse_batch(&statement.text)?;
+    let prepared_handle = cursors.next_handle()?;
+    cursors.prepared.insert(prepared_handle, statement.clone());
+    let request = Request {
+        procedure: PROC,
+        text: statement.text,
+        params: statement.params,
+        values: params.get(7..).unwrap_or_default(),
+        scrollopt: statement.scrollopt,
+        ccopt: statement.ccopt,
+    };
+    let opened = open(cursors, session, &request, out, run)?;
+    let mut outcome = Outcome::default();
+    outcome.output(params, 0, prepared_handle);
+    outcome.output(params, 1, opened.handle);
+    outcome.output(params, 4, opened.scrollopt);
+    outcome.output(params, 5, opened.ccopt);
+    outcome.output(params, 6, opened.rows);
+    Ok(outcome)
+}
+
+/// `sp_cursorunprepare prepared_handle`.
+fn unprepare_call(cursors: &mut ApiCursors, params: &[RpcParam]) -> Result<Outcome, RpcError> {
+    const PROC: &str = "sp_cursorunprepare";
+    let handle = required_int(params, 0, PROC, "prepared_handle")?;
+    cursors.prepared.remove(&handle).ok_or_else(|| invalid(PROC, "prepared_handle"))?;
+    Ok(Outcome::default())
+}
+
+/// `sp_cursoroption cursor, code, value`.
+fn option_call(
+    cursors: &mut ApiCursors,
+    session: &mut Session,
+    params: &[RpcParam],
+) -> Result<Outcome, RpcError> {
+    const PROC: &str = "sp_cursoroption";
+    let handle = required_int(params, 0, PROC, "cursor")?;
+    let code = required_int(params, 1, PROC, "code")?;
+    let cursor = cursors.cursor(handle)?;
+    let mut outcome = Outcome::default();
+    match code {
+        // TEXTPTR_ONLY and TEXTDATA: Walden has no text pointers, so text, ntext and image
+        // columns always come back as their data, which is what TEXTDATA asks for.
+        1 | 3 => {}
+        // CURSOR_NAME: the name T-SQL's WHERE CURRENT OF knows the cursor by.
+        2 => {
+            let name = text_param(params, 2, PROC, "value")?;
+            if name.trim().is_empty() {
+                return Err(invalid(PROC, "value"));
+            }
+            session.rename_cursor(&cursor.name, &name).map_err(RpcError::from)?;
+            cursor.name = name;
+        }
+        // SCROLLOPT and CCOPT: an open cursor's type and concurrency are those it was opened
+        // with; asking for them again is accepted.
+        4 | 5 => {
+            let value = required_int(params, 2, PROC, "value")?;
+            let current = if code == 4 {
+                value & SCROLL_TYPES == cursor.scrollopt
+            } else {
+                value & CONCURRENCY == cursor.ccopt
+            };
+            if !current {
+                return Err(invalid(PROC, "value"));
+            }
+        }
+        // ROWCOUNT: the cursor's rows (-1 for a forward-only one), through `value`.
+        6 => {
+            let rows = if cursor.scrollopt & (FORWARD_ONLY | FAST_FORWARD) != 0 {
+                -1
+            } else {
+                i32::try_from(cursor.shape.rows).unwrap_or(i32::MAX)
+            };
+            outcome.output(params, 2, rows);
+        }
+        _ => return Err(invalid(PROC, "code")),
+    }
+    Ok(outcome)
+}
+
+/// `sp_cursorclose cursor`: closes and deallocates the cursor.
+fn close_call(
+    cursors: &mut ApiCursors,
+    session: &mut Session,
+    params: &[RpcParam],
+) -> Result<Outcome, RpcError> {
+    const PROC: &str = "sp_cursorclose";
+    let handle = required_int(params, 0, PROC, "cursor")?;
+    let cursor = cursors.open.remove(&handle).ok_or_else(not_declared)?;
+    let mut sink = Collected::default();
+    session.execute_batch(&format!("DEALLOCATE {}", quote(&cursor.name)), &mut sink);
+    match sink.messages.into_iter().find(|m| m.severity > 10) {
+        Some(m) => Err(RpcError::from(SqlError::new(m.number, m.message))),
+        None => Ok(Outcome::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyset_and_dynamic_become_static_without_keys() {
+        assert_eq!(negotiated_type(KEYSET, true), KEYSET);
+        assert_eq!(negotiated_type(DYNAMIC, true), KEYSET);
+        assert_eq!(negotiated_type(DYNAMIC | PARAMETERIZED_STMT, false), STATIC);
+        assert_eq!(negotiated_type(FAST_FORWARD, true), FAST_FORWARD);
+        assert_eq!(negotiated_type(FORWARD_ONLY, false), FORWARD_ONLY);
+        assert_eq!(negotiated_type(STATIC, true), STATIC);
+    }
+
+    #[test]
+    fn only_keyed_dynamic_cursors_keep_their_concurrency() {
+        // mssql-jdbc's CONCUR_UPDATABLE: OPTIMISTIC | UPDT_IN_PLACE | ALLOW_DIRECT.
+        let updatable = 0x4 | 0x4000 | 0x2000;
+        assert_eq!(negotiated_concurrency(updatable, KEYSET, true), 0x4);
+        assert_eq!(negotiated_concurrency(updatable, KEYSET, false), READ_ONLY);
+        assert_eq!(negotiated_concurrency(updatable, STATIC, true), READ_ONLY);
+        assert_eq!(negotiated_concurrency(READ_ONLY | 0x2000, KEYSET, true), READ_ONLY);
+    }
+
+    #[test]
+    fn cursor_procedures_by_number_and_name() {
+        assert_eq!(cursor_proc(&RpcProc::Id(ProcId::CursorFetch)), Some(ProcId::CursorFetch));
+        assert_eq!(
+            cursor_proc(&RpcProc::Name("sys.sp_cursoropen".into())),
+            Some(ProcId::CursorOpen)
+        );
+        assert_eq!(cursor_proc(&RpcProc::Name("[sp_cursor]".into())), Some(ProcId::Cursor));
+        assert_eq!(cursor_proc(&RpcProc::Id(ProcId::ExecuteSql)), None);
+        assert_eq!(cursor_proc(&RpcProc::Name("sp_executesql".into())), None);
+    }
+}

@@ -1,0 +1,389 @@
+#![allow(clippy::unwrap_used)]
+// Test code: a failed unwrap is a failed test.
+
+//! API server cursors (`sp_cursoropen`, `sp_cursorfetch`, `sp_cursor`, `sp_cursoroption`,
+//! `sp_cursorclose` and the prepared forms) driven with the codec, for the exact result
+//! shapes: the cursor's metadata with TABNAME, COLINFO and the hidden ROWSTAT column, the
+//! negotiated type and concurrency in the OUTPUT parameters, blocks of rows with their
+//! ROWSTAT, NoMetaData under fNoMetaData, and SQL Server's error numbers.
+
+use walden_tds::*;
+
+mod common;
+
+use common::client::Client;
+use common::server::Server;
+
+const KEYSET: i32 = 1;
+const STATIC: i32 = 8;
+const OPTIMISTIC: i32 = 4;
+const READ_ONLY: i32 = 1;
+const FETCH_FIRST: i32 = 1;
+const FETCH_NEXT: i32 = 2;
+const FETCH_ABSOLUTE: i32 = 0x10;
+const FETCH_REFRESH: i32 = 0x80;
+const FETCH_INFO: i32 = 0x100;
+
+impl Client {
+    /// One RPC call; its response as the raw payload.
+    fn call(&mut self, proc: ProcId, options: RpcOptions, params: Vec<RpcParam>) -> Vec<u8> {
+        let request = RpcRequest {
+            headers: AllHeaders::with_transaction(0),
+            calls: vec![RpcCall { proc: RpcProc::Id(proc), options, params }],
+        };
+        self.send(PacketType::Rpc, &request.encode().unwrap());
+        self.message()
+    }
+
+    fn rpc(&mut self, proc: ProcId, params: Vec<RpcParam>) -> Vec<Token> {
+        decode_tokens(&self.call(proc, RpcOptions::NONE, params)).unwrap()
+    }
+}
+
+fn int(v: i32) -> RpcParam {
+    RpcParam::input("", TdsValue::Int(v))
+}
+
+fn text(s: &str) -> RpcParam {
+    RpcParam::input("", TdsValue::NVarChar(s.into()))
+}
+
+fn int_out(v: i32) -> RpcParam {
+    let mut p = RpcParam::input("", TdsValue::Int(v));
+    p.ty = TypeInfo::IntN(4);
+    p.status = ParamStatus::BY_REF;
+    p
+}
+
+/// The int RETURNVALUEs, by ordinal.
+fn returned(tokens: &[Token]) -> Vec<(u16, i32)> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::ReturnValue(ReturnValue { ordinal, value: TdsValue::Int(v), .. }) => {
+                Some((*ordinal, *v))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn rows(tokens: &[Token]) -> Vec<Vec<TdsValue>> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Row(r) | Token::NbcRow(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn error_numbers(tokens: &[Token]) -> Vec<i32> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Error(m) | Token::Info(m) => Some(m.number),
+            _ => None,
+        })
+        .collect()
+}
+
+fn kinds(tokens: &[Token]) -> Vec<&'static str> {
+    tokens
+        .iter()
+        .map(|t| match t {
+            Token::ColMetadata(_) => "COLMETADATA",
+            Token::NoMetadata => "NOMETADATA",
+            Token::TabName(_) => "TABNAME",
+            Token::ColInfo(_) => "COLINFO",
+            Token::Row(_) | Token::NbcRow(_) => "ROW",
+            Token::DoneInProc(_) => "DONEINPROC",
+            Token::ReturnStatus(_) => "RETURNSTATUS",
+            Token::ReturnValue(_) => "RETURNVALUE",
+            Token::DoneProc(_) => "DONEPROC",
+            Token::Error(_) => "ERROR",
+            Token::Info(_) => "INFO",
+            _ => "other",
+        })
+        .collect()
+}
+
+/// `(id, name, ROWSTAT)` of each row.
+fn id_name_rowstat(tokens: &[Token]) -> Vec<(Option<i32>, Option<String>, i32)> {
+    rows(tokens)
+        .into_iter()
+        .map(|r| {
+            let id = match &r[0] {
+                TdsValue::Int(i) => Some(*i),
+                _ => None,
+            };
+            let name = match &r[1] {
+                TdsValue::NVarChar(s) => Some(s.clone()),
+                _ => None,
+            };
+            let TdsValue::Int(stat) = r[2] else { panic!("ROWSTAT {:?}", r[2]) };
+            (id, name, stat)
+        })
+        .collect()
+}
+
+fn fetch(c: &mut Client, cursor: i32, ty: i32, rownum: i32, nrows: i32) -> Vec<Token> {
+    c.rpc(ProcId::CursorFetch, vec![int(cursor), int(ty), int(rownum), int(nrows)])
+}
+
+fn setup(c: &mut Client) {
+    let tokens = c.batch(
+        "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, name NVARCHAR(10)); \
+         INSERT INTO t VALUES (1, N'a'), (2, N'b'), (3, N'c'), (4, N'd'), (5, N'e'); \
+         CREATE TABLE heap (x INT)",
+    );
+    assert!(error_numbers(&tokens).is_empty(), "{tokens:?}");
+}
+
+#[test]
+fn a_keyset_cursor_opens_fetches_and_changes_rows() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    setup(&mut c);
+
+    let opened = c.rpc(
+        ProcId::CursorOpen,
+        vec![
+            int_out(0),
+            text("SELECT id, name AS label FROM t ORDER BY id"),
+            int_out(KEYSET),
+            int_out(OPTIMISTIC | 0x2000 | 0x4000),
+            int_out(0),
+        ],
+    );
+    assert_eq!(
+        kinds(&opened),
+        [
+            "COLMETADATA",
+            "TABNAME",
+            "COLINFO",
+            "RETURNSTATUS",
+            "RETURNVALUE",
+            "RETURNVALUE",
+            "RETURNVALUE",
+            "RETURNVALUE",
+            "DONEPROC"
+        ],
+        "{opened:?}"
+    );
+    let Token::ColMetadata(columns) = &opened[0] else { unreachable!() };
+    let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["id", "label", "ROWSTAT"]);
+    assert!(columns[2].flags.contains(ColumnFlags::HIDDEN));
+    assert_eq!(opened[1], Token::TabName(vec![vec!["dbo".into(), "t".into()]]));
+    let Token::ColInfo(info) = &opened[2] else { unreachable!() };
+    assert_eq!(
+        info.iter().map(|i| (i.column, i.table, i.base_name.clone())).collect::<Vec<_>>(),
+        [(1, 1, None), (2, 1, Some("name".to_string())), (3, 0, None)]
+    );
+    assert!(info[0].status.contains(ColInfoStatus::KEY));
+    assert!(info[2].status.contains(ColInfoStatus::HIDDEN));
+    let out = returned(&opened);
+    let cursor = out[0].1;
+    assert_ne!(cursor, 0);
+    // The type and concurrency used, and the rows.
+    assert_eq!(&out[1..], [(2, KEYSET), (3, OPTIMISTIC), (4, 5)]);
+
+    let first = fetch(&mut c, cursor, FETCH_FIRST, 0, 2);
+    assert_eq!(
+        kinds(&first),
+        [
+            "COLMETADATA",
+            "TABNAME",
+            "COLINFO",
+            "ROW",
+            "ROW",
+            "DONEINPROC",
+            "RETURNSTATUS",
+            "DONEPROC"
+        ],
+        "{first:?}"
+    );
+    assert_eq!(
+        id_name_rowstat(&first),
+        [(Some(1), Some("a".into()), 1), (Some(2), Some("b".into()), 1)]
+    );
+    assert!(matches!(first[5], Token::DoneInProc(d) if d.row_count == 2));
+
+    // Under fNoMetaData the rows follow the NoMetaData COLMETADATA.
+    let payload = c.call(
+        ProcId::CursorFetch,
+        RpcOptions::NO_METADATA,
+        vec![int(cursor), int(FETCH_NEXT), int(0), int(2)],
+    );
+    let next: Vec<Token> =
+        TokenReader::with_columns(&payload, columns).collect::<Result<_, _>>().unwrap();
+    assert_eq!(kinds(&next)[..3], ["NOMETADATA", "ROW", "ROW"], "{next:?}");
+    assert_eq!(
+        id_name_rowstat(&next),
+        [(Some(3), Some("c".into()), 1), (Some(4), Some("d".into()), 1)]
+    );
+
+    // Row 1 of the fetch buffer (id 3) updated through the cursor, row 2 (id 4) deleted by
+    // another statement: a refresh shows both.
+    let mut value = RpcParam::input("@name", TdsValue::NVarChar("zz".into()));
+    value.ty = TypeInfo::NVarChar { max_len: 20, collation: Collation::default() };
+    let updated = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x21), int(1), text(""), value]);
+    assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+    assert!(updated.iter().any(|t| matches!(t, Token::DoneInProc(d) if d.row_count == 1)));
+    assert!(error_numbers(&c.batch("DELETE t WHERE id = 4")).is_empty());
+    let refreshed = fetch(&mut c, cursor, FETCH_REFRESH, 0, 0);
+    assert_eq!(
+        id_name_rowstat(&refreshed),
+        [(Some(3), Some("zz".into()), 1), (None, None, 2)],
+        "{refreshed:?}"
+    );
+    let table = c.batch("SELECT name FROM t WHERE id = 3");
+    assert_eq!(rows(&table), [vec![TdsValue::NVarChar("zz".into())]]);
+
+    // ABSOLUTE -1: the last row; INFO: the position and the rows.
+    let last = fetch(&mut c, cursor, FETCH_ABSOLUTE, -1, 1);
+    assert_eq!(id_name_rowstat(&last), [(Some(5), Some("e".into()), 1)]);
+    let info =
+        c.rpc(ProcId::CursorFetch, vec![int(cursor), int(FETCH_INFO), int_out(0), int_out(0)]);
+    assert_eq!(returned(&info), [(2, 5), (3, 5)], "{info:?}");
+
+    // DELETE through the cursor of fetch buffer row 1 (id 5).
+    let deleted = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x22), int(1), text("")]);
+    assert!(error_numbers(&deleted).is_empty(), "{deleted:?}");
+    let count = c.batch("SELECT COUNT(*) FROM t");
+    assert_eq!(rows(&count), [vec![TdsValue::Int(3)]]);
+
+    let closed = c.rpc(ProcId::CursorClose, vec![int(cursor)]);
+    assert_eq!(kinds(&closed), ["RETURNSTATUS", "DONEPROC"], "{closed:?}");
+    let gone = fetch(&mut c, cursor, FETCH_NEXT, 0, 1);
+    assert_eq!(error_numbers(&gone), [16945]);
+}
+
+#[test]
+fn cursors_are_negotiated_down_and_refuse_what_they_cannot_do() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    setup(&mut c);
+    assert!(error_numbers(&c.batch("INSERT INTO heap VALUES (1), (2)")).is_empty());
+
+    // A KEYSET cursor over a table without a key is STATIC and read-only.
+    let opened = c.rpc(
+        ProcId::CursorOpen,
+        vec![
+            int_out(0),
+            text("SELECT x FROM heap"),
+            int_out(KEYSET),
+            int_out(OPTIMISTIC),
+            int_out(0),
+        ],
+    );
+    let out = returned(&opened);
+    assert_eq!(&out[1..], [(2, STATIC), (3, READ_ONLY), (4, 2)], "{opened:?}");
+    let cursor = out[0].1;
+    let fetched = fetch(&mut c, cursor, FETCH_FIRST, 0, 1);
+    assert_eq!(rows(&fetched), [vec![TdsValue::Int(1), TdsValue::Int(1)]]);
+    let refused = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x22), int(1), text("")]);
+    assert_eq!(error_numbers(&refused), [16929]);
+    assert!(
+        matches!(refused.last(), Some(Token::DoneProc(d)) if d.status.contains(DoneStatus::ERROR))
+    );
+    // Not in the fetch buffer.
+    let outside = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x20), int(5), text("")]);
+    assert_eq!(error_numbers(&outside), [16930]);
+
+    // A forward-only cursor fetches NEXT only.
+    let forward = c.rpc(
+        ProcId::CursorOpen,
+        vec![int_out(0), text("SELECT id FROM t"), int(4), int(READ_ONLY), int_out(0)],
+    );
+    let out = returned(&forward);
+    assert_eq!(out[1], (4, -1), "{forward:?}");
+    let refused = fetch(&mut c, out[0].1, FETCH_ABSOLUTE, 2, 1);
+    assert_eq!(error_numbers(&refused), [16911]);
+
+    // A statement that is not a SELECT runs directly: 16954, no cursor.
+    let direct = c.rpc(
+        ProcId::CursorOpen,
+        vec![
+            int_out(0),
+            text("INSERT INTO heap VALUES (3)"),
+            int(KEYSET),
+            int(READ_ONLY),
+            int_out(0),
+        ],
+    );
+    assert_eq!(error_numbers(&direct), [16954], "{direct:?}");
+    assert_eq!(returned(&direct)[0], (0, 0));
+    let count = c.batch("SELECT COUNT(*) FROM heap");
+    assert_eq!(rows(&count), [vec![TdsValue::Int(3)]]);
+
+    // Errors: an unknown fetch type, an unknown handle, a failing query.
+    assert_eq!(error_numbers(&fetch(&mut c, cursor, 0x3, 0, 1)), [16902]);
+    assert_eq!(error_numbers(&c.rpc(ProcId::CursorClose, vec![int(12345)])), [16945]);
+    let failed = c.rpc(
+        ProcId::CursorOpen,
+        vec![int_out(0), text("SELECT nosuch FROM t"), int(KEYSET), int(READ_ONLY), int_out(0)],
+    );
+    assert_eq!(error_numbers(&failed), [207], "{failed:?}");
+    assert_eq!(returned(&failed)[0], (0, 0));
+    assert!(
+        matches!(failed.last(), Some(Token::DoneProc(d)) if d.status.contains(DoneStatus::ERROR))
+    );
+}
+
+#[test]
+fn prepared_cursors_take_parameters() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    setup(&mut c);
+    let mut low = RpcParam::input("@low", TdsValue::Int(2));
+    low.ty = TypeInfo::IntN(4);
+    let opened = c.rpc(
+        ProcId::CursorPrepExec,
+        vec![
+            int_out(0),
+            int_out(0),
+            text("@low int"),
+            text("SELECT id, name FROM t WHERE id > @low ORDER BY id"),
+            int(KEYSET | 0x1000),
+            int(READ_ONLY),
+            int_out(0),
+            low,
+        ],
+    );
+    let out = returned(&opened);
+    assert_eq!(out.iter().map(|(o, _)| *o).collect::<Vec<_>>(), [0, 1, 6], "{opened:?}");
+    let (prepared, cursor) = (out[0].1, out[1].1);
+    assert_eq!(out[2].1, 3);
+    let block = fetch(&mut c, cursor, FETCH_FIRST, 0, 10);
+    assert_eq!(rows(&block).len(), 3);
+    assert!(c
+        .rpc(ProcId::CursorClose, vec![int(cursor)])
+        .iter()
+        .all(|t| !matches!(t, Token::Error(_))));
+
+    let mut low = RpcParam::input("@low", TdsValue::Int(4));
+    low.ty = TypeInfo::IntN(4);
+    let again = c.rpc(
+        ProcId::CursorExecute,
+        vec![int(prepared), int_out(0), int(KEYSET), int(READ_ONLY), int_out(0), low],
+    );
+    let out = returned(&again);
+    assert_eq!(out[1], (4, 1), "{again:?}");
+    let block = fetch(&mut c, out[0].1, FETCH_NEXT, 0, 10);
+    assert_eq!(id_name_rowstat(&block), [(Some(5), Some("e".into()), 1)]);
+
+    // CURSOR_NAME: T-SQL knows the cursor by the new name.
+    let named = c.rpc(ProcId::CursorOption, vec![int(out[0].1), int(2), text("api_named")]);
+    assert!(error_numbers(&named).is_empty(), "{named:?}");
+    let status = c.batch("SELECT CURSOR_STATUS('global', 'api_named')");
+    assert_eq!(rows(&status), [vec![TdsValue::SmallInt(1)]]);
+
+    assert!(error_numbers(&c.rpc(ProcId::CursorUnprepare, vec![int(prepared)])).is_empty());
+    let stale = c.rpc(
+        ProcId::CursorExecute,
+        vec![int(prepared), int_out(0), int(KEYSET), int(READ_ONLY), int_out(0)],
+    );
+    assert_eq!(error_numbers(&stale), [16902]);
+}
