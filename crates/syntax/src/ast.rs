@@ -32,6 +32,7 @@ mod module;
 mod names;
 mod query;
 mod stmt;
+mod variable;
 
 pub use alter::{AlterAdd, AlterDrop, AlterTable, AlterTableAction};
 pub use bulk::{BulkColumn, BulkInsert, BulkInsertOptions, BulkOptions, InsertBulk, SingleKind};
@@ -74,6 +75,7 @@ pub use stmt::{
     StatisticsOptions, StatisticsSample, Throw, TransactionName, TransactionStatement, TryCatch,
     UpdateStatistics, Waitfor, WaitforKind, While,
 };
+pub use variable::VarRef;
 
 /// A region of the batch text: where a token, expression or statement starts (1-based line and
 /// column, the column counted in characters) and its byte range `start..end`.

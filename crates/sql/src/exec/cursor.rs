@@ -53,7 +53,7 @@ use crate::ast::{
     SelectStatement, Span, TableSource,
 };
 use crate::exec::scalar;
-use crate::exec::session::{Frame, Run, Session, Variable};
+use crate::exec::session::{Frame, Run, Session, Variable, Variables};
 use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
 
 mod api;
@@ -91,7 +91,7 @@ struct Cursor {
     /// The database current at `DECLARE`, which the query's names are resolved in.
     db: Arc<Database>,
     /// The declaring scope's variables as they were at `DECLARE`.
-    vars: Vec<Variable>,
+    vars: Variables,
     /// The procedure that declared the cursor, for the messages of errors in its query.
     procedure: Option<String>,
     /// Whether every fetch direction is allowed, not only `NEXT`.
@@ -199,7 +199,7 @@ fn key_predicate(
                     kind: ExprKind::Column(vec![Ident::new(column.clone())]),
                     span,
                 }),
-                right: Box::new(Expr { kind: ExprKind::Variable(name), span }),
+                right: Box::new(Expr { kind: ExprKind::Variable(name.into()), span }),
             },
             span,
         };

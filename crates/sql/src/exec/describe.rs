@@ -98,7 +98,7 @@ impl Run<'_> {
                             for (i, e) in row.iter().enumerate() {
                                 match (&e.kind, columns.get(i)) {
                                     (ExprKind::Variable(v), Some(c)) => found.push(Found {
-                                        name: v.clone(),
+                                        name: v.name.clone(),
                                         at: e.span.start,
                                         ty: Some(c.ty),
                                     }),
@@ -129,7 +129,7 @@ impl Run<'_> {
                     };
                     match (&a.value.kind, column) {
                         (ExprKind::Variable(v), Some(ty)) => found.push(Found {
-                            name: v.clone(),
+                            name: v.name.clone(),
                             at: a.value.span.start,
                             ty: Some(ty),
                         }),
@@ -228,7 +228,7 @@ fn select_parameters(sel: &crate::ast::Select, scopes: &[Scope], found: &mut Vec
 fn deduce(e: &Expr, scopes: &[&Scope], found: &mut Vec<Found>) {
     let partner = |a: &Expr, b: &Expr| match (&a.kind, &b.kind) {
         (ExprKind::Variable(v), ExprKind::Column(parts)) => {
-            Some(Found { name: v.clone(), at: a.span.start, ty: column_type(parts, scopes) })
+            Some(Found { name: v.name.clone(), at: a.span.start, ty: column_type(parts, scopes) })
         }
         _ => None,
     };
@@ -245,7 +245,9 @@ fn deduce(e: &Expr, scopes: &[&Scope], found: &mut Vec<Found>) {
             found.extend(partner(high, expr));
         }
         ExprKind::Like { expr, pattern, .. } => found.extend(partner(pattern, expr)),
-        ExprKind::Variable(v) => found.push(Found { name: v.clone(), at: e.span.start, ty: None }),
+        ExprKind::Variable(v) => {
+            found.push(Found { name: v.name.clone(), at: e.span.start, ty: None })
+        }
         _ => {}
     }
     visit_children(e, &mut |child| deduce(child, scopes, found));

@@ -440,7 +440,7 @@ impl Run<'_> {
     pub(crate) fn eval(&mut self, e: &Expr, env: &Env<'_>) -> Result<Value, SqlError> {
         match &e.kind {
             ExprKind::Literal(l) => scalar::literal(l),
-            ExprKind::Variable(name) => Ok(self.variable(name)?.value.clone()),
+            ExprKind::Variable(name) => Ok(self.variable_at(name)?.value.clone()),
             ExprKind::SystemVariable(name) => self.system_variable(name),
             ExprKind::Column(parts) => env.column(parts),
             ExprKind::XmlMethod { target, method, args } => {

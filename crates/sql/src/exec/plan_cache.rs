@@ -409,7 +409,7 @@ impl Run<'_> {
             for item in &sel.items {
                 if let SelectItem::Assign { variable, op, value } = item {
                     let v = self.eval(value, &env)?;
-                    self.assign(variable, *op, v)?;
+                    self.assign_to(variable, *op, v)?;
                 }
             }
         }

@@ -136,7 +136,7 @@ impl Run<'_> {
             }
             ExprKind::Cast(c) => declared_as(&c.data_type),
             ExprKind::Convert(c) => declared_as(&c.data_type),
-            ExprKind::Variable(v) => self.variable(v).ok().and_then(|v| v.declared),
+            ExprKind::Variable(v) => self.variable_at(v).ok().and_then(|v| v.declared),
             ExprKind::Subquery(q) => self.query_columns(q, cols, false)?.first()?.col.declared,
             ExprKind::Unary { op: UnaryOp::Plus | UnaryOp::Minus, operand } => {
                 self.declared_type_of(operand, cols).filter(|d| is_numeric_or_temporal(*d))

@@ -1,7 +1,7 @@
 //! Expressions: literals, operators, predicates, `CASE`, casts, function calls and window
 //! specifications.
 
-use super::{DataType, Ident, ObjectName, OrderByItem, Query, Span};
+use super::{DataType, Ident, ObjectName, OrderByItem, Query, Span, VarRef};
 
 /// An expression and where it is. Search conditions are expressions too: the parser does not
 /// separate predicates from values (the binder does, with SQL Server's error 4145).
@@ -19,7 +19,7 @@ pub enum ExprKind {
     /// A constant.
     Literal(Literal),
     /// `@x`.
-    Variable(String),
+    Variable(VarRef),
     /// `@@ROWCOUNT`, `@@TRANCOUNT`, ...
     SystemVariable(String),
     /// A column reference of one to four parts: `c`, `t.c`, `s.t.c`, `db.s.t.c`.

@@ -1,7 +1,7 @@
 //! Queries: `SELECT` and set operations, common table expressions, `TOP`, `ORDER BY` and
 //! `OFFSET`, `FOR XML`/`FOR JSON`, the `FROM` clause's table sources and joins, and query hints.
 
-use super::{AssignOp, DataType, Expr, Ident, ObjectName, SingleKind};
+use super::{AssignOp, DataType, Expr, Ident, ObjectName, SingleKind, VarRef};
 
 /// A query statement: the query and its `OPTION (...)` hints.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,8 +218,8 @@ pub enum SelectItem {
     },
     /// `@v = expr` or `@v += expr`: the statement assigns instead of returning rows.
     Assign {
-        /// The variable, with its `@`.
-        variable: String,
+        /// The variable.
+        variable: VarRef,
         /// `=` or a compound operator.
         op: AssignOp,
         /// The value.

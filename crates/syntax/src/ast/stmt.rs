@@ -2,7 +2,7 @@
 //! control flow (`IF`, `WHILE`, `TRY...CATCH`, `THROW`, `RAISERROR`, `WAITFOR`), transactions,
 //! `EXECUTE` and `DBCC`.
 
-use super::{DataType, Expr, Ident, ObjectName, Statement, TableElement};
+use super::{DataType, Expr, Ident, ObjectName, Statement, TableElement, VarRef};
 
 /// A `DBCC` statement as written: the command and its options are checked when it runs (a
 /// command or option Walden does not know is error 2526, as SQL Server reports one).
@@ -112,8 +112,8 @@ pub enum AssignOp {
 pub enum SetStatement {
     /// `SET @v op value`.
     Variable {
-        /// The variable, with its `@`.
-        name: String,
+        /// The variable.
+        name: VarRef,
         /// `=` or a compound operator.
         op: AssignOp,
         /// The value.

@@ -28,7 +28,8 @@ impl Display for ExprKind {
     fn fmt(&self, f: &mut Formatter<'_>) -> Result {
         match self {
             ExprKind::Literal(literal) => write!(f, "{literal}"),
-            ExprKind::Variable(name) | ExprKind::SystemVariable(name) => f.write_str(name),
+            ExprKind::Variable(name) => f.write_str(name),
+            ExprKind::SystemVariable(name) => f.write_str(name),
             ExprKind::Column(parts) => write!(f, "{}", Separated(parts, ".")),
             ExprKind::Unary { op, operand } => {
                 let symbol = match op {

@@ -364,7 +364,7 @@ impl<'a> Parser<'a> {
         let kind = match self.peek_kind() {
             TokenKind::LParen => return self.parse_parenthesized_expr(),
             TokenKind::Word | TokenKind::QuotedIdent(_) => self.parse_word_expr()?,
-            TokenKind::Variable => ExprKind::Variable(self.advance_text().to_owned()),
+            TokenKind::Variable => ExprKind::Variable(self.advance_text().to_owned().into()),
             TokenKind::SystemVariable => ExprKind::SystemVariable(self.advance_text().to_owned()),
             _ => match literal(self.peek()) {
                 Some(literal) => {

@@ -21,7 +21,7 @@ use crate::ast::{
     FunctionArgs, FunctionCall, Ident, Insert, InsertSource, Join, JoinKind, JsonColumn,
     ObjectName, OffsetFetch, OrderByItem, OutputClause, OutputInto, ParsedId, Pivot, Query,
     QueryBody, QueryHint, Select, SelectItem, SetOperator, StatementKind, TableHint, TableSource,
-    TableTarget, Top, Unpivot, Update, XmlNamespace,
+    TableTarget, Top, Unpivot, Update, VarRef, XmlNamespace,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -362,7 +362,7 @@ impl<'a> Parser<'a> {
             return Ok(SelectItem::Wildcard(None));
         }
         if self.at(&TokenKind::Variable) && assign_op(&self.peek_nth(1).kind).is_some() {
-            let variable = self.advance_text().to_owned();
+            let variable = VarRef::new(self.advance_text().to_owned());
             let op = self.parse_assign_op()?;
             let value = self.parse_expr()?;
             return Ok(SelectItem::Assign { variable, op, value });
@@ -693,7 +693,8 @@ impl<'a> Parser<'a> {
         {
             let start = self.peek().span;
             let name = self.advance_text().to_owned();
-            let target = Expr { kind: ExprKind::Variable(name), span: self.span_from(start) };
+            let target =
+                Expr { kind: ExprKind::Variable(name.into()), span: self.span_from(start) };
             self.advance();
             self.advance();
             self.parse_xml_nodes(target)

@@ -21,8 +21,8 @@ use crate::ast::{
     AssignOp, Cte, Dbcc, DbccArgument, Declaration, DeclarationKind, ExecArgument, ExecProcedure,
     Execute, Expr, ExprKind, If, IsolationLevel, Literal, ProcedureRef, Raiserror, RaiserrorOption,
     SelectStatement, SetStatement, Statement, StatementKind, StatisticsOptions, StatisticsSample,
-    Throw, TransactionName, TransactionStatement, TryCatch, UpdateStatistics, Waitfor, WaitforKind,
-    While,
+    Throw, TransactionName, TransactionStatement, TryCatch, UpdateStatistics, VarRef, Waitfor,
+    WaitforKind, While,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -240,7 +240,7 @@ impl<'a> Parser<'a> {
         {
             // `SET @x.modify('xml dml')`: the variable takes the modified value.
             let start = self.peek().span;
-            let name = self.advance_text().to_owned();
+            let name = VarRef::new(self.advance_text().to_owned());
             let target =
                 Expr { kind: ExprKind::Variable(name.clone()), span: self.span_from(start) };
             self.advance();
@@ -249,7 +249,7 @@ impl<'a> Parser<'a> {
             let value = Expr { kind, span: self.span_from(start) };
             SetStatement::Variable { name, op: AssignOp::Assign, value }
         } else if self.at(&TokenKind::Variable) {
-            let name = self.advance_text().to_owned();
+            let name = VarRef::new(self.advance_text().to_owned());
             let op = self.parse_assign_op()?;
             let value = self.parse_expr()?;
             SetStatement::Variable { name, op, value }

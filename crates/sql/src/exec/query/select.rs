@@ -241,7 +241,7 @@ impl Run<'_> {
                     if let SelectItem::Assign { variable, op, value } = item {
                         let env = Env { cols: &cols, row, outer, computed: &computed };
                         let v = self.eval(value, &env)?;
-                        self.assign(variable, *op, v)?;
+                        self.assign_to(variable, *op, v)?;
                     }
                 }
             }
@@ -433,7 +433,7 @@ impl Run<'_> {
                         ExprKind::Variable(v) => (
                             self.declared_type(expr),
                             true,
-                            self.variable(v).ok().and_then(|v| v.declared),
+                            self.variable_at(v).ok().and_then(|v| v.declared),
                         ),
                         // A scalar subquery, MIN or MAX of a column...: the type the
                         // expression says, rather than its values' (a DECIMAL's precision, a
@@ -540,7 +540,7 @@ impl Run<'_> {
         match &e.kind {
             ExprKind::Cast(c) => scalar::data_type_in_cast(&c.data_type).ok(),
             ExprKind::Convert(c) => scalar::data_type_in_cast(&c.data_type).ok(),
-            ExprKind::Variable(v) => self.variable(v).ok().map(|v| v.ty),
+            ExprKind::Variable(v) => self.variable_at(v).ok().map(|v| v.ty),
             ExprKind::Function(f) if f.name.schema.is_some() => self.user_function_type(f),
             _ => None,
         }

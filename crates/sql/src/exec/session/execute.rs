@@ -266,7 +266,7 @@ impl Run<'_> {
             let v = self.argument_value(arg)?;
             if arg.output && params[index].output {
                 if let ExprKind::Variable(var) = &arg.value.kind {
-                    outputs.push((index, var.clone()));
+                    outputs.push((index, var.name.clone()));
                 }
             }
             values[index] = v;

@@ -15,6 +15,7 @@
 //!   them what an error stops ("Errors and how far they reach" there);
 //! * `control_flow`: statement lists and `GOTO`, `IF`, `WHILE`, `RETURN`, `TRY ... CATCH`;
 //! * `scope`: frames and their variables (`DECLARE`, assignment), and what ends with them;
+//! * `variables`: a frame's variables, which a statement finds by a slot it remembers;
 //! * `set_options`: `SET`, and how the options are shown to others;
 //! * `transaction`: user, autocommit and atomic transactions, and commit receipts;
 //! * `execute`: `EXECUTE` of procedures and dynamic SQL, and `INSERT ... EXEC`;
@@ -45,10 +46,12 @@ mod scope;
 mod set_options;
 mod statement;
 mod transaction;
+mod variables;
 
 pub use cancel::CancelSignal;
 pub(crate) use errors::printf;
 pub(crate) use scope::{assign_binary, check_declarations};
+pub(crate) use variables::Variables;
 
 /// How deep procedures may call each other (SQL Server's limit, error 217).
 pub(crate) const MAX_NESTING: usize = 32;
@@ -150,7 +153,7 @@ impl Variable {
 /// One scope of variables: a batch, or a procedure call.
 #[derive(Debug, Default)]
 pub(crate) struct Frame {
-    pub(crate) vars: Vec<Variable>,
+    pub(crate) vars: Variables,
     /// The procedure running in this frame.
     pub(crate) procedure: Option<String>,
     /// `SCOPE_IDENTITY()`.

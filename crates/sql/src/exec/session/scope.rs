@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use walden_engine::types::Value;
 
-use crate::ast::{AssignOp, BinaryOp, Declaration, DeclarationKind, Statement, StatementKind};
+use crate::ast::{
+    AssignOp, BinaryOp, Declaration, DeclarationKind, Statement, StatementKind, VarRef,
+};
 use crate::exec::scalar;
 use crate::exec::SqlError;
 
@@ -120,7 +122,7 @@ impl Run<'_> {
                         None => Value::Null,
                     };
                     let frame = self.frame();
-                    if frame.vars.iter().any(|x| x.name.eq_ignore_ascii_case(&d.name)) {
+                    if frame.vars.slot_of(&d.name).is_some() {
                         return Err(SqlError::with_severity(
                             134,
                             15,
@@ -147,8 +149,18 @@ impl Run<'_> {
         self.s
             .frames
             .last()
-            .and_then(|f| f.vars.iter().find(|v| v.name.eq_ignore_ascii_case(name)))
+            .and_then(|f| f.vars.slot_of(name).and_then(|i| f.vars.get(i)))
             .ok_or_else(|| SqlError::undeclared_variable(name))
+    }
+
+    /// The variable `r` names in the innermost scope (error 137 if it has none), found by
+    /// the slot `r` remembers when it can be (see `variables.rs`).
+    pub(crate) fn variable_at(&self, r: &VarRef) -> Result<&Variable, SqlError> {
+        self.s
+            .frames
+            .last()
+            .and_then(|f| f.vars.slot(r).and_then(|i| f.vars.get(i)))
+            .ok_or_else(|| SqlError::undeclared_variable(&r.name))
     }
 
     /// Assigns `value` (converted to the variable's type) with an assignment operator.
@@ -158,13 +170,32 @@ impl Run<'_> {
         op: AssignOp,
         value: Value,
     ) -> Result<(), SqlError> {
-        // Found once: evaluating the new value cannot declare or drop a variable.
-        let Some(v) = self
-            .s
-            .frames
-            .last_mut()
-            .and_then(|f| f.vars.iter_mut().find(|v| v.name.eq_ignore_ascii_case(name)))
-        else {
+        let slot = self.s.frames.last().and_then(|f| f.vars.slot_of(name));
+        self.assign_slot(slot, name, op, value)
+    }
+
+    /// [`Run::assign`] to the variable `r` names, found as [`Run::variable_at`] finds it.
+    pub(crate) fn assign_to(
+        &mut self,
+        r: &VarRef,
+        op: AssignOp,
+        value: Value,
+    ) -> Result<(), SqlError> {
+        let slot = self.s.frames.last().and_then(|f| f.vars.slot(r));
+        self.assign_slot(slot, &r.name, op, value)
+    }
+
+    /// Assigns to the innermost scope's variable in `slot`, called `name` (error 137 when
+    /// there is none).
+    fn assign_slot(
+        &mut self,
+        slot: Option<usize>,
+        name: &str,
+        op: AssignOp,
+        value: Value,
+    ) -> Result<(), SqlError> {
+        // `value` was computed before `slot` was found, so the slot still holds the variable.
+        let Some(v) = slot.and_then(|i| self.s.frames.last_mut()?.vars.get_mut(i)) else {
             return Err(SqlError::undeclared_variable(name));
         };
         // A failed operation or conversion leaves the variable as it was.

@@ -52,9 +52,9 @@ impl Run<'_> {
     pub(super) fn set(&mut self, set: &SetStatement) -> Result<(), SqlError> {
         match set {
             SetStatement::Variable { name, op, value } => {
-                self.variable(name)?;
+                self.variable_at(name)?;
                 let v = self.value(value)?;
-                self.assign(name, *op, v)
+                self.assign_to(name, *op, v)
             }
             SetStatement::Options { names, on } => {
                 for n in names {
