@@ -442,3 +442,59 @@ fn append_run_fills_leaves_and_stops_where_it_must() {
     // Too large for a tree: refused when pushed.
     assert!(AppendRun::new().push(&[0; 901], b"").is_err());
 }
+
+/// Short range reads in key order, as a join's seeks make them (each starts in the leaf the
+/// previous one started in, without a descent, when its key lies within that leaf's keys),
+/// between changes that split leaves, empty them and release them: every read finds what
+/// the model holds.
+#[test]
+fn seeks_in_key_order_between_changes_find_what_the_model_holds() {
+    let fs = MemFs::new();
+    let (space, mut log, root) = with_tree(&fs, "t.mdf", 16);
+    let tree = space.tree(root);
+    let mut model = BTreeMap::new();
+    let mut rng = SplitMix64::new(11);
+    for n in 0..3000 {
+        let (k, v) = (key(n * 2), value(&mut rng));
+        tree.insert(&mut log, &k, &v).unwrap();
+        model.insert(k, v);
+    }
+    for round in 0..24 {
+        // Every fourth round deletes whole runs of keys, so that leaves empty and go.
+        let deletes = if round % 4 == 3 { 9 } else { 1 };
+        for _ in 0..300 {
+            let k = key(rng.below(6000));
+            if rng.below(10) < deletes {
+                let start = rng.below(6000);
+                for n in start..(start + 40).min(6000) {
+                    let k = key(n);
+                    assert_eq!(tree.delete(&mut log, &k).unwrap(), model.remove(&k));
+                }
+            } else {
+                let v = value(&mut rng);
+                let r = tree.insert(&mut log, &k, &v);
+                if let std::collections::btree_map::Entry::Vacant(e) = model.entry(k) {
+                    r.unwrap();
+                    e.insert(v);
+                } else {
+                    assert!(matches!(r, Err(TreeError::DuplicateKey)));
+                }
+            }
+        }
+        // Ten keys per prefix (`key0000123` holds key00001230 to key00001239), in order.
+        let mut p = rng.below(20);
+        while p < 600 {
+            let prefix = format!("key{p:07}").into_bytes();
+            let mut upper = prefix.clone();
+            *upper.last_mut().unwrap() += 1;
+            let got =
+                copied(&tree, Bound::Included(prefix.clone()), Bound::Excluded(upper.clone()), 256);
+            let want: Vec<(Vec<u8>, Vec<u8>)> =
+                model.range(prefix..upper).map(|(k, v)| (k.clone(), v.clone())).collect();
+            assert_eq!(got, want, "round {round}, prefix {p}");
+            p += 1 + rng.below(3);
+        }
+        let all = copied(&tree, Bound::Unbounded, Bound::Unbounded, 256);
+        assert_eq!(all.len(), model.len(), "round {round}");
+    }
+}
