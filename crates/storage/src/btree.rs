@@ -538,10 +538,6 @@ pub struct BTree<'s> {
 struct TreeState {
     leaf: PageId,
     lsn: Lsn,
-    /// The leaf the last [`BTree::copy_range`] started in, and its page LSN then: a read
-    /// that starts within that leaf's keys starts there without a descent (see
-    /// [`BTree::leaf_at_read_hint`]). Behind its own lock, since readers share the latch.
-    read_hint: Mutex<(PageId, Lsn)>,
     /// Changes of the tree's entries (inserts, updates, deletes, undo included) since the
     /// process started: equal readings of it bracket a time in which no entry changed.
     changes: u64,
@@ -1337,16 +1333,7 @@ impl BTree<'_> {
             Bound::Included(k) | Bound::Excluded(k) => k,
             Bound::Unbounded => &[],
         };
-        let mut pinned = match self.leaf_at_read_hint(&_shared, start)? {
-            Some(leaf) => leaf,
-            None => {
-                let leaf = self.descend(start)?.leaf;
-                let lsn = leaf.read().page_lsn();
-                *_shared.read_hint.lock().unwrap_or_else(PoisonError::into_inner) =
-                    (leaf.id(), lsn);
-                leaf
-            }
-        };
+        let mut pinned = self.descend(start)?.leaf;
         let mut first_leaf = true;
         let mut copied = 0;
         loop {
@@ -1386,32 +1373,6 @@ impl BTree<'_> {
                 }
             }
         }
-    }
-
-    /// The leaf of the last range copy's start, if it is still that tree's leaf as it was
-    /// (its page LSN unchanged: a split, merge, release or reuse of the page gives it a new
-    /// one; unlogged pages, LSN 0, are never trusted) and `start` lies within its keys. Its
-    /// first key at or below `start` means every key of the leaves before it is below
-    /// `start`; its last key at or above means the first key at or after `start` is in it.
-    /// So a copy from there finds what a descent would. A join's seeks in key order (an
-    /// order's lines for each order, in order) mostly land in the leaf the previous one did.
-    /// Called under the tree's shared latch, so no writer changes the tree meanwhile.
-    fn leaf_at_read_hint(&self, state: &TreeState, start: &[u8]) -> Result<Option<PinnedPage>> {
-        let (leaf, lsn) = *state.read_hint.lock().unwrap_or_else(PoisonError::into_inner);
-        if lsn == 0 || start.is_empty() {
-            return Ok(None);
-        }
-        let pinned = self.pool().fetch(leaf)?;
-        let usable = {
-            let page = pinned.read();
-            let n = page.slot_count();
-            page.page_lsn() == lsn
-                && page.page_type() == Some(PageType::BTreeLeaf)
-                && n > 0
-                && leaf_key(page.get(0)?)? <= start
-                && start <= leaf_key(page.get(n - 1)?)?
-        };
-        Ok(usable.then_some(pinned))
     }
 
     /// Copies the entries of the leaf covering `from` that lie at or after it.
