@@ -992,6 +992,7 @@ impl Transaction {
             decoder: RowDecoder::of_columns(table.columns.iter().map(|c| c.ty), wanted),
             deferred: None,
             current: std::cell::RefCell::new(Vec::new()),
+            locators: true,
         })
     }
 

@@ -625,6 +625,8 @@ pub struct RowCursor {
     /// the row decoded last, to decode them from (kept only while some are deferred).
     pub(super) deferred: Option<RowDecoder>,
     pub(super) current: std::cell::RefCell<Vec<u8>>,
+    /// Whether [`RowCursor::next_row_into`] ends a row with its id (else with NULL).
+    pub(super) locators: bool,
 }
 
 /// The entries a batch holds at most.
@@ -653,6 +655,13 @@ impl RowCursor {
         row: &mut Vec<Value>,
     ) -> Result<bool, EngineError> {
         self.next_values(tx, row, &mut IdTo::Row)
+    }
+
+    /// Ends each row [`RowCursor::next_row_into`] gives with NULL instead of its id, for a
+    /// reader that never reads the ids (a SELECT's): the row keeps its width, and no id is
+    /// copied out for it.
+    pub fn without_locators(&mut self) {
+        self.locators = false;
     }
 
     /// Leaves the columns `later` marks (of those the cursor decodes) out of what
@@ -778,6 +787,11 @@ impl RowCursor {
             IdTo::Buffer(buffer) => {
                 buffer.clear();
                 buffer.extend_from_slice(key);
+            }
+            IdTo::Row if !self.locators => {
+                let n = self.decoder.columns().len();
+                row.truncate(n);
+                row.push(Value::Null);
             }
             IdTo::Row => {
                 // Written in place: a `Value` moved into the row goes through a stack

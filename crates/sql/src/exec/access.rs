@@ -963,6 +963,11 @@ impl Run<'_> {
             .tx()
             .scan_table_only(&t.db, &t.def, lower, upper, t.wanted.as_deref())
             .map_err(|e| self.s.engine_error(e))?;
+        // A table read for a SELECT's demand: nothing reads its rows' locators (only a
+        // change does, and a change reads without a demand), so none is copied out per row.
+        if t.wanted.is_some() {
+            cursor.without_locators();
+        }
         // The columns neither the filter nor the sink's test reads are decoded only for the
         // rows they keep.
         let n = t.def.columns.len();

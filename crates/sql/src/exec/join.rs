@@ -103,6 +103,17 @@ struct Flat<'e> {
     conjuncts: Vec<Conjunct<'e>>,
 }
 
+impl Flat<'_> {
+    /// Whether the block is a SELECT's: a table leaf reads only its demand's columns, and
+    /// only a SELECT block has a demand. Nothing reads its rows' locators then (see
+    /// [`kept_columns`]), so the join steps set them to NULL as rows come in, rather than
+    /// copy a locator (an allocation) into every joined row. A SELECT whose tables are all
+    /// read whole keeps them, which costs only the copies.
+    fn locators_unread(&self) -> bool {
+        self.leaves.iter().any(|l| matches!(&l.input, Input::Table(t) if t.wanted.is_some()))
+    }
+}
+
 /// The rows a join step has produced, and when it stops.
 struct JoinOutput<'f> {
     rows: Vec<Vec<Value>>,
@@ -1074,6 +1085,17 @@ impl Run<'_> {
             }
             return Ok(Rows { cols, rows: Vec::new() });
         }
+        // A SELECT's locators, NULL before any row is copied into its pairs.
+        let (left_locators, right_locators) = if flat.locators_unread() {
+            (locator_positions(&acc.cols), locator_positions(&flat.leaves[leaf].cols))
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        if !left_locators.is_empty() {
+            for row in &mut acc.rows {
+                clear_locators(row, &left_locators);
+            }
+        }
         // Stopping the join's output keeps its first rows, which are the first in the
         // ORDER BY only where a leaf delivered them in that order (`leaf_rows` decides).
         let rows_goal = goal.filter(|g| g.order.is_empty()).map_or(usize::MAX, |g| g.rows);
@@ -1107,7 +1129,10 @@ impl Run<'_> {
             for (n, l) in std::mem::take(&mut acc.rows).into_iter().enumerate() {
                 self.row_interruption_point(n)?;
                 let env = Env::new(&acc.cols, &l, outer);
-                let sought = self.read_path(&t, &path, &env, usize::MAX, None)?;
+                let mut sought = self.read_path(&t, &path, &env, usize::MAX, None)?;
+                for row in sought.iter_mut().flatten() {
+                    clear_locators(row, &right_locators);
+                }
                 let (found, checks) = match &sought {
                     Some(rows) => (rows.as_slice(), &mut check_found),
                     // A probe that does not convert: this row is checked against the whole
@@ -1143,6 +1168,11 @@ impl Run<'_> {
             // A leaf alone (the first, or a cross product's) may stop at the goal itself.
             let leaf_goal = goal.filter(|_| acc.rows.len() == 1 && rest.is_empty());
             let mut right = self.leaf_rows(flat, leaf, &local, outer, leaf_goal)?;
+            if !right_locators.is_empty() {
+                for row in &mut right {
+                    clear_locators(row, &right_locators);
+                }
+            }
             let right_cols = &flat.leaves[leaf].cols;
             if matches!(step, Step::Loops) && acc.cols.is_empty() && acc.rows.len() == 1 {
                 // The first leaf: its rows are the join's, moved rather than copied.
@@ -1708,11 +1738,22 @@ impl RowSink for Narrowed<'_> {
 /// Sets the row locators among `cols` to NULL in `rows` of a SELECT, which never reads
 /// them, so that they are not copied into each joined row.
 fn drop_locators(rows: &mut [Vec<Value>], cols: &[Col]) {
-    let locators: Vec<usize> =
-        (0..cols.len()).filter(|&i| cols[i].hidden && cols[i].name == ROWID).collect();
+    let locators = locator_positions(cols);
     for row in rows {
-        for &i in &locators {
-            row[i] = Value::Null;
+        clear_locators(row, &locators);
+    }
+}
+
+/// The positions of the row locators among `cols`.
+fn locator_positions(cols: &[Col]) -> Vec<usize> {
+    (0..cols.len()).filter(|&i| cols[i].hidden && cols[i].name == ROWID).collect()
+}
+
+/// Sets the values of `row` at `locators` (see [`locator_positions`]) to NULL.
+fn clear_locators(row: &mut [Value], locators: &[usize]) {
+    for &i in locators {
+        if let Some(v) = row.get_mut(i) {
+            *v = Value::Null;
         }
     }
 }

@@ -27,7 +27,8 @@
 use walden_engine::types::Value;
 
 use super::{
-    clone_ref, equi_keys, is_key_of, Conjunct, Flat, Forward, HashMatch, Input, JoinOutput, Step,
+    clear_locators, clone_ref, equi_keys, is_key_of, locator_positions, Conjunct, Flat, Forward,
+    HashMatch, Input, JoinOutput, Step,
 };
 use crate::ast::Expr;
 use crate::exec::access::{AccessPath, RowFilter, RowSink};
@@ -57,6 +58,9 @@ struct Probing<'s, 'e, 'o, 'f> {
     /// The first leaf's bit and columns.
     first_bit: u64,
     first_cols: &'s [Col],
+    /// Where the rows of each leaf hold locators that nothing reads, set to NULL as they
+    /// come (`Flat::locators_unread`): the first's, then the second's.
+    locators: [Vec<usize>; 2],
     /// The second leaf's own conjuncts, applied as it is read.
     local: &'s [&'e Expr],
     outer: Option<&'o Env<'o>>,
@@ -93,7 +97,12 @@ impl<'e> Probing<'_, 'e, '_, '_> {
             return Ok(());
         }
         let right_cols = self.flat.leaves[self.second].cols.clone();
-        let right = run.leaf_rows(self.flat, self.second, self.local, self.outer, None)?;
+        let mut right = run.leaf_rows(self.flat, self.second, self.local, self.outer, None)?;
+        if !self.locators[1].is_empty() {
+            for row in &mut right {
+                clear_locators(row, &self.locators[1]);
+            }
+        }
         let mut grant = run.memory_grant();
         if !grant.try_reserve(hashed_bytes(&right)) {
             // Computed rows go back, already filtered by the conjuncts the usual step
@@ -131,9 +140,10 @@ impl<'e> Probing<'_, 'e, '_, '_> {
 }
 
 impl RowSink for Probing<'_, '_, '_, '_> {
-    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+    fn push(&mut self, run: &mut Run<'_>, mut row: Vec<Value>) -> Result<bool, SqlError> {
         run.row_interruption_point(self.seen)?;
         self.seen += 1;
+        clear_locators(&mut row, &self.locators[0]);
         if self.built.is_some() {
             self.probe(run, row)?;
             return Ok(!self.out.full());
@@ -188,11 +198,17 @@ impl Run<'_> {
         cols.extend(right_cols.iter().cloned());
         let inexact: Vec<&Expr> = rest.iter().copied().filter(|e| !is_key_of(e, &keys)).collect();
         let path = self.path(flat, &t, &first_exprs, first, 0);
+        let locators = if flat.locators_unread() {
+            [locator_positions(&first_cols), locator_positions(&right_cols)]
+        } else {
+            [Vec::new(), Vec::new()]
+        };
         let mut sink = Probing {
             flat,
             second,
             first_bit,
             first_cols: &first_cols,
+            locators,
             local: &local,
             outer,
             held: Vec::new(),
@@ -229,6 +245,8 @@ impl Run<'_> {
 struct ProbeJoined<'s, 'e, 'o, 'f> {
     joined: &'s [Vec<Value>],
     leaf_cols: &'s [Col],
+    /// Where the leaf's rows hold locators that nothing reads (`Flat::locators_unread`).
+    leaf_locators: Vec<usize>,
     matcher: HashMatch,
     probes: Vec<Scalar<'e>>,
     /// The leaf's side of the hash keys, which `probes` evaluate.
@@ -263,9 +281,10 @@ impl RowSink for ProbeJoined<'_, '_, '_, '_> {
         Ok(self.found_ready)
     }
 
-    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+    fn push(&mut self, run: &mut Run<'_>, mut row: Vec<Value>) -> Result<bool, SqlError> {
         run.row_interruption_point(self.seen)?;
         self.seen += 1;
+        clear_locators(&mut row, &self.leaf_locators);
         let env = Env::new(self.leaf_cols, &row, self.outer);
         let kept = std::mem::take(&mut self.found);
         let found = if std::mem::take(&mut self.found_ready) {
@@ -318,9 +337,12 @@ impl Run<'_> {
             rest.to_vec()
         };
         let width = cols.len();
+        let leaf_locators =
+            if flat.locators_unread() { locator_positions(&leaf_cols) } else { Vec::new() };
         let mut sink = ProbeJoined {
             joined: &acc.rows,
             leaf_cols: &leaf_cols,
+            leaf_locators,
             matcher,
             probes,
             keys: keys.iter().map(|&(_, l)| l).collect(),
