@@ -334,6 +334,69 @@ fn prepared_statements() {
     assert_eq!(errors(&tokens), ["sp_prepexecrpc is not supported by Walden yet"]);
 }
 
+/// A prepared statement executed many times is parsed once: every execution runs the same
+/// parsed statement, so the plan made for it at the first is the one the others use, as SQL
+/// Server users see it in `sys.dm_exec_cached_plans` (`usecounts`). `sp_executesql` of the
+/// same text is the same. The request shows its text as SQL Server does: `(@params)text`.
+#[test]
+fn a_prepared_statement_executed_many_times_is_parsed_and_planned_once() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    let created = c.batch(
+        "CREATE TABLE k (id int PRIMARY KEY, v int NOT NULL); \
+         INSERT k SELECT value, value * 2 FROM GENERATE_SERIES(1, 100)",
+    );
+    assert!(errors(&created).is_empty(), "{created:?}");
+    let most_uses = |c: &mut Client| match c
+        .scalar("SELECT ISNULL(MAX(usecounts), 0) FROM sys.dm_exec_cached_plans")
+    {
+        TdsValue::Int(n) => n,
+        other => panic!("usecounts: {other:?}"),
+    };
+
+    let tokens = c.rpc(
+        ProcId::PrepExec,
+        vec![handle_out(), text("@id int"), text("SELECT v FROM k WHERE id = @id"), int(1)],
+    );
+    assert_eq!(rows(&tokens), [[TdsValue::Int(2)]], "{tokens:?}");
+    let handle = returned_handle(&tokens).unwrap();
+    for id in 2..=60 {
+        let tokens = c.rpc(ProcId::Execute, vec![int(handle), int(id)]);
+        assert_eq!(rows(&tokens), [[TdsValue::Int(id * 2)]], "{tokens:?}");
+    }
+    assert_eq!(most_uses(&mut c), 60);
+
+    let statement = "SELECT v + 1 FROM k WHERE id = @id";
+    for id in 1..=40 {
+        let tokens = c.rpc(ProcId::ExecuteSql, vec![text(statement), text("@id int"), int(id)]);
+        assert_eq!(rows(&tokens), [[TdsValue::Int(id * 2 + 1)]], "{tokens:?}");
+    }
+    let plans = c.batch("SELECT usecounts FROM sys.dm_exec_cached_plans ORDER BY usecounts");
+    assert_eq!(rows(&plans), [[TdsValue::Int(40)], [TdsValue::Int(60)]], "{plans:?}");
+
+    let TdsValue::SmallInt(spid) = c.scalar("SELECT @@SPID") else { panic!("@@SPID") };
+    let shown = c.rpc(
+        ProcId::ExecuteSql,
+        vec![
+            text(
+                "SELECT t.text FROM sys.dm_exec_requests r \
+                 CROSS APPLY sys.dm_exec_sql_text(r.sql_handle) t WHERE r.session_id = @spid",
+            ),
+            text("@spid int"),
+            RpcParam::input("", TdsValue::SmallInt(spid)),
+        ],
+    );
+    assert_eq!(
+        rows(&shown),
+        [[TdsValue::NVarChar(
+            "(@spid int)SELECT t.text FROM sys.dm_exec_requests r CROSS APPLY \
+             sys.dm_exec_sql_text(r.sql_handle) t WHERE r.session_id = @spid"
+                .into()
+        )]],
+        "{shown:?}"
+    );
+}
+
 #[test]
 fn raiserror_of_severity_20_with_log_ends_the_connection_and_rolls_back() {
     let server = Server::start(&[]);

@@ -75,4 +75,4 @@ pub use error::SqlError;
 pub use eval::PRODUCT_VERSION;
 pub use grant::{configure_query_memory, spilled_bytes, QueryMemoryConfig};
 pub use output::{Collected, ColumnInfo, Counted, Message, Output, RowSet};
-pub use session::{CancelSignal, Session};
+pub use session::{CallArgument, CallOutcome, CallTarget, CallValue, CancelSignal, Session};

@@ -634,11 +634,17 @@ impl Conn {
         }
     }
 
-    /// Runs `text`, then reports the database and transaction changes it made.
-    fn run<W: Write>(&mut self, session: &mut Session, text: &str, out: &mut TdsOutput<W>) {
+    /// Runs a request (`work`: a batch, a call), then reports the database and transaction
+    /// changes it made.
+    fn run<W: Write, T>(
+        &mut self,
+        session: &mut Session,
+        out: &mut TdsOutput<W>,
+        work: impl FnOnce(&mut Session, &mut TdsOutput<W>) -> T,
+    ) -> T {
         let database = session.current_database().to_string();
         let trancount = session.transaction_count();
-        session.execute_batch(text, out);
+        let result = work(session, out);
         if session.current_database() != database {
             out.token_before_done(&Token::EnvChange(EnvChange::Database {
                 new: session.current_database().to_string(),
@@ -652,6 +658,12 @@ impl Conn {
             let rolled_back = session.last_transaction_committed() != Some(true);
             self.end_descriptor(out, rolled_back);
         }
+        result
+    }
+
+    /// Runs the batch `text` as [`run`](Self::run) runs a request.
+    fn run_text<W: Write>(&mut self, session: &mut Session, text: &str, out: &mut TdsOutput<W>) {
+        self.run(session, out, |session, out| session.execute_batch(text, out));
     }
 
     fn begin_descriptor<W: Write>(&mut self, out: &mut TdsOutput<W>) {
@@ -673,7 +685,7 @@ impl Conn {
     }
 
     fn batch<W: Write>(&mut self, session: &mut Session, text: &str, out: &mut TdsOutput<W>) {
-        self.run(session, text, out);
+        self.run_text(session, text, out);
         out.end_batch(DoneStatus::NONE);
     }
 
@@ -689,7 +701,6 @@ impl Conn {
         session.set_defer_commits(count > 1);
         for (index, call) in request.calls.iter().enumerate() {
             out.set_mode(Mode::Rpc);
-            out.captured = None;
             out.any_error = false;
             if rpc::is_reset_connection(&call.proc) {
                 self.reset_rpc(session, call, more(index, count), out);
@@ -718,22 +729,21 @@ impl Conn {
                     continue;
                 }
             };
-            if let Some(text) = &plan.text {
-                self.run(session, text, out);
-            }
-            if plan.describes {
-                session.execute_batch("SET FMTONLY OFF", &mut Collected::default());
-            }
-            let failed = out.end_statements();
-            let mut captured = out.captured.take().unwrap_or_default().into_iter();
-            let status = if plan.returns_status {
-                match captured.next() {
-                    Some(walden_engine::types::Value::Int(s)) => s,
-                    _ => 0,
+            let outcome = match plan.work {
+                rpc::Work::Nothing => None,
+                rpc::Work::Describe(text) => {
+                    self.run_text(session, &text, out);
+                    session.execute_batch("SET FMTONLY OFF", &mut Collected::default());
+                    None
                 }
-            } else {
-                0
+                rpc::Work::Call { shown, target, arguments } => {
+                    self.run(session, out, |s, out| s.execute_call(&shown, &target, arguments, out))
+                }
             };
+            let failed = out.end_statements();
+            // A call an error ended returns no status, and NULL for its OUTPUT parameters.
+            let (status, values) = outcome.map_or((0, Vec::new()), |o| (o.status, o.outputs));
+            let mut values = values.into_iter();
             out.token(&Token::ReturnStatus(status));
             // Parameters come back in order: a prepared handle (parameter 0) first.
             let handle = plan
@@ -743,7 +753,7 @@ impl Conn {
             let outputs = plan
                 .outputs
                 .iter()
-                .map(|param| (param, captured.next().unwrap_or(walden_engine::types::Value::Null)));
+                .map(|param| (param, values.next().unwrap_or(walden_engine::types::Value::Null)));
             for (param, value) in handle.into_iter().chain(outputs) {
                 let value = match to_wire(param.sql, &param.wire, value) {
                     Ok(v) => v,
@@ -836,10 +846,10 @@ impl Conn {
                 return;
             }
         };
-        self.run(session, &text, out);
+        self.run_text(session, &text, out);
         if let Some(t) = then_begin {
             set_isolation(session, t.isolation);
-            self.run(session, &named("BEGIN TRAN", &t.name), out);
+            self.run_text(session, &named("BEGIN TRAN", &t.name), out);
         }
         out.end_batch(DoneStatus::NONE);
     }

@@ -19,10 +19,6 @@ use super::convert::{column_type_info, to_wire, WireError};
 /// The server name carried in ERROR and INFO tokens.
 pub const SERVER_NAME: &str = "WALDEN";
 
-/// Result-set column names that mark the server's own `SELECT` of RPC output parameters:
-/// such a result set is captured, not sent.
-pub const CAPTURE_PREFIX: &str = "__walden_rpc_";
-
 /// DONE's CurCmd for a statement that returned rows (SELECT), as SQL Server sends it.
 const CUR_CMD_SELECT: u16 = 0xC1;
 
@@ -209,11 +205,6 @@ pub struct TdsOutput<W: Write> {
     statement_ended: bool,
     /// Any error in this request.
     pub any_error: bool,
-    /// Inside a captured result set (RPC output parameters).
-    capturing: bool,
-    skip_next_done: bool,
-    /// The captured row, if any.
-    pub captured: Option<Vec<Value>>,
     /// The current result set returned rows (for DONE's CurCmd).
     result_set_seen: bool,
     /// `SET TEXTSIZE`: `(max)` values are cut to this many bytes.
@@ -236,9 +227,6 @@ impl<W: Write> TdsOutput<W> {
             fatal_since_done: false,
             statement_ended: false,
             any_error: false,
-            capturing: false,
-            skip_next_done: false,
-            captured: None,
             result_set_seen: false,
             text_size: i32::MAX as usize,
         }
@@ -373,9 +361,6 @@ impl<W: Write> TdsOutput<W> {
     /// not to be shown (NOCOUNT, or a statement that counts nothing): DONE_COUNT is clear.
     fn statement_done(&mut self, rows: Option<u64>, kind: Option<u16>) {
         self.statement_ended = true;
-        if std::mem::take(&mut self.skip_next_done) {
-            return;
-        }
         // Inside an RPC, statements that neither count nor return rows (the parameter
         // DECLAREs and SETs the server adds) would only be noise; a result set always ends
         // with its DONEINPROC, NOCOUNT or not, so that the client can tell it from the next.
@@ -481,10 +466,6 @@ pub fn server_message(m: &Message) -> Token {
 
 impl<W: Write> Output for TdsOutput<W> {
     fn result_set(&mut self, columns: &[ColumnInfo]) {
-        self.capturing = columns.first().is_some_and(|c| c.name.starts_with(CAPTURE_PREFIX));
-        if self.capturing {
-            return;
-        }
         self.types = columns.iter().map(|c| c.ty).collect();
         let cols = wire_columns(columns);
         self.token(&Token::ColMetadata(cols.clone()));
@@ -493,10 +474,6 @@ impl<W: Write> Output for TdsOutput<W> {
     }
 
     fn row(&mut self, values: &[Value]) {
-        if self.capturing {
-            self.captured = Some(values.to_vec());
-            return;
-        }
         let mut wire = std::mem::take(&mut self.wire_row);
         let mut failure = None;
         for ((value, ty), col) in values.iter().zip(&self.types).zip(&self.columns) {
@@ -527,12 +504,7 @@ impl<W: Write> Output for TdsOutput<W> {
         self.text_size = usize::try_from(bytes).unwrap_or(i32::MAX as usize);
     }
 
-    fn result_end(&mut self, _rows: u64) {
-        if self.capturing {
-            self.capturing = false;
-            self.skip_next_done = true;
-        }
-    }
+    fn result_end(&mut self, _rows: u64) {}
 
     fn message(&mut self, message: &Message) {
         if message.severity > 10 {

@@ -1,22 +1,27 @@
-//! RPC requests as T-SQL batches. The session runs text, so a call becomes: DECLARE each
-//! parameter, SET it to its value, run the statement (`sp_executesql`, `sp_execute`,
-//! `sp_prepexec`) or `EXEC` the procedure, then `SELECT` the OUTPUT parameters (and the return
-//! status) under a column name the [`TdsOutput`](super::output::TdsOutput) recognises and
-//! captures instead of sending.
+//! RPC requests as calls with values. A call's parameters are bound here to what it calls
+//! (a parameterized statement's declarations, by position then by name, or a procedure's
+//! arguments as the client named them), converted from the wire, and handed to
+//! [`Session::execute_call`](walden_sql::exec::Session::execute_call) as values: nothing is
+//! printed as T-SQL text, and the statement's text, the same at every call, is parsed once
+//! by the session's parse cache. The call gives back its OUTPUT parameters and return status,
+//! which the connection sends as RETURNVALUE and RETURNSTATUS tokens.
 //!
 //! Prepared statements (`sp_prepare`, `sp_execute`, `sp_prepexec`, `sp_unprepare`) live in the
 //! connection's [`Prepared`]: a handle names the statement text and its parsed parameter
-//! declarations. Preparing checks that the batch the statement will run as parses, so a
-//! syntax error is reported at prepare time as SQL Server does; executing builds the batch
-//! again with the new values. Nothing else is cached: the session parses and binds the batch
-//! at each execution.
+//! declarations. Preparing checks that the statement parses with its declarations, so a
+//! syntax error is reported at prepare time as SQL Server does. `sp_prepare` describes the
+//! statement's result sets by running it as a batch under `SET FMTONLY ON`.
+//!
+//! A table-valued parameter's rows are the one part still sent to the session as text (a
+//! `DECLARE` and `INSERT ... VALUES` of the table variable, see [`declare_table`]).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use walden_engine::types::{DeclaredType, SqlType};
 use walden_sql::ast::DeclarationKind;
 use walden_sql::exec::scalar::data_type;
-use walden_sql::exec::SqlError;
+use walden_sql::exec::{CallArgument, CallTarget, CallValue, SqlError};
 use walden_sql::{parse_batch, ParseError, StatementKind};
 use walden_tds::{
     ParamStatus, ProcId, RpcCall, RpcParam, RpcProc, ServerMessage, TableValue, TdsValue, TypeInfo,
@@ -24,9 +29,9 @@ use walden_tds::{
 
 use super::code_page::CodePage;
 use super::convert::{from_wire_typed, literal, sql_type};
-use super::output::{CAPTURE_PREFIX, SERVER_NAME};
+use super::output::SERVER_NAME;
 
-/// A parameter of the built batch.
+/// An OUTPUT parameter of a call, as RETURNVALUE sends it back.
 #[derive(Debug)]
 pub struct Param {
     /// The position in the RPC (RETURNVALUE's ordinal).
@@ -38,19 +43,26 @@ pub struct Param {
     pub wire: TypeInfo,
 }
 
-/// A call turned into a batch.
+/// What a call runs.
+#[derive(Debug)]
+pub enum Work {
+    /// Nothing (`sp_unprepare`).
+    Nothing,
+    /// A batch: `sp_prepare` describing its statement's result sets under `SET FMTONLY ON`,
+    /// which the connection turns off after it, however the batch ended.
+    Describe(String),
+    /// A statement or procedure with its arguments; `shown` is the request's text as the
+    /// session's views show it (`(@P0 int)SELECT ...` for a statement, as SQL Server does).
+    Call { shown: Arc<str>, target: CallTarget, arguments: Vec<CallArgument> },
+}
+
+/// A call bound to its parameters.
 #[derive(Debug)]
 pub struct Plan {
-    /// The batch to run; `None` for calls that run nothing (`sp_unprepare`).
-    pub text: Option<String>,
-    /// The batch runs under `SET FMTONLY ON` (`sp_prepare` describing its statement's result
-    /// sets), which the connection turns off after it, however the batch ended.
-    pub describes: bool,
-    /// The OUTPUT parameters, in the order the capturing SELECT lists them, after the return
-    /// status when there is one.
+    pub work: Work,
+    /// The OUTPUT parameters, in the order of the call's OUTPUT arguments, which the
+    /// session's [`CallOutcome`](walden_sql::exec::CallOutcome) gives their values in.
     pub outputs: Vec<Param>,
-    /// Whether the capture's first column is the procedure's return status.
-    pub returns_status: bool,
     /// The handle `sp_prepare` / `sp_prepexec` created, for their first parameter when the
     /// client passed it as OUTPUT. It is returned ahead of `outputs`, as parameters are
     /// returned in order.
@@ -156,20 +168,27 @@ struct Decl {
 #[derive(Debug, Clone, PartialEq)]
 struct Statement {
     /// The `@params` text as the client sent it (error 8178 quotes it).
-    params: String,
+    params: Arc<str>,
     decls: Vec<Decl>,
-    text: String,
+    text: Arc<str>,
+    /// `(@params)text`, as SQL Server shows a parameterized statement's text.
+    shown: Arc<str>,
 }
 
 impl Statement {
     fn new(params: String, text: String) -> Result<Self, RpcError> {
         let decls = parse_declarations(&params)?;
-        Ok(Statement { params, decls, text })
+        let shown = Arc::from(format!("({params}){text}"));
+        Ok(Statement { params: Arc::from(params), decls, text: Arc::from(text), shown })
     }
 
-    /// Checks that the batch this statement runs as parses: the prologue of declarations is
-    /// the one [`build`] writes, on the statement's first line, so that a syntax error is the
-    /// one (and on the line) an execution would report.
+    fn target(&self) -> CallTarget {
+        CallTarget::Statement { params: Arc::clone(&self.params), text: Arc::clone(&self.text) }
+    }
+
+    /// Checks that the statement parses with its parameters declared: the prologue of
+    /// declarations is on the statement's first line, so that a syntax error is the one (and
+    /// on the line) an execution would report.
     fn validate(&self) -> Result<(), RpcError> {
         let mut batch = String::new();
         for d in &self.decls {
@@ -213,11 +232,6 @@ impl Prepared {
         self.statements.remove(&handle).ok_or_else(|| RpcError::no_handle(handle.into()))
     }
 }
-
-/// The variable holding a procedure's return status.
-const STATUS_VAR: &str = "@__walden_rpc_status";
-/// The variable holding the session's NOCOUNT while table-valued parameters are filled.
-const NOCOUNT_VAR: &str = "@__walden_rpc_nocount";
 
 pub fn plan(call: &RpcCall, prepared: &mut Prepared) -> Result<Plan, RpcError> {
     let params = call.params.as_slice();
@@ -383,12 +397,14 @@ impl StripPrefixCi for str {
     }
 }
 
-/// A parameter value bound to the variable the batch declares for it.
+/// A parameter value bound to the variable the call holds it in.
 struct Bound<'a> {
     /// The position in the RPC.
     ordinal: u16,
-    /// The variable.
+    /// The parameter's name: RETURNVALUE's, and a procedure's argument's.
     name: String,
+    /// The argument's name: `None` where passed by position.
+    passed_as: Option<String>,
     /// Its type; `None` for a table-valued parameter.
     sql: Option<SqlType>,
     /// The type it was declared with when Walden holds it as `sql` (SMALLDATETIME...), which
@@ -458,6 +474,8 @@ fn bind<'a>(
             Some((index, p)) => Ok(Bound {
                 ordinal: ordinal(index)?,
                 name: d.name.clone(),
+                // Bound in the declarations' order, which the statement's procedure takes.
+                passed_as: None,
                 sql: d.sql,
                 declared: d.sql.and(DeclaredType::of_name(d.written.trim())),
                 table_type: d.sql.is_none().then(|| d.written.clone()),
@@ -480,7 +498,8 @@ fn execute_sql(params: &[RpcParam]) -> Result<Plan, RpcError> {
     const PROC: &str = "sp_executesql";
     let text = text_param(params.first(), PROC, "the statement")?;
     let statement = Statement::new(text_param(params.get(1), PROC, "@params")?, text)?;
-    build(&statement.text, bind(PROC, &statement, params, 2)?, false)
+    let bound = bind(PROC, &statement, params, 2)?;
+    build(Arc::clone(&statement.shown), statement.target(), bound)
 }
 
 /// The statement `sp_prepare` and `sp_prepexec` prepare, in their parameters 1 (`@params`)
@@ -538,10 +557,8 @@ fn prepare(params: &[RpcParam], prepared: &mut Prepared) -> Result<Plan, RpcErro
     text.push_str("SET FMTONLY ON; ");
     text.push_str(&statement.text);
     Ok(Plan {
-        text: Some(text),
-        describes: true,
+        work: Work::Describe(text),
         outputs: Vec::new(),
-        returns_status: false,
         handle: params.first().and_then(|p| returned_handle(p, param, handle)),
     })
 }
@@ -557,7 +574,7 @@ fn prep_exec(params: &[RpcParam], prepared: &mut Prepared) -> Result<Plan, RpcEr
             return Err(e);
         }
     };
-    let mut plan = match build(&statement.text, bound, false) {
+    let mut plan = match build(Arc::clone(&statement.shown), statement.target(), bound) {
         Ok(plan) => plan,
         Err(e) => {
             let _ = prepared.remove(handle);
@@ -575,7 +592,8 @@ fn execute(params: &[RpcParam], prepared: &Prepared) -> Result<Plan, RpcError> {
     };
     let handle = handle_value(handle_param, PROC)?.unwrap_or(0);
     let statement = prepared.get(handle)?;
-    build(&statement.text, bind(PROC, statement, params, 1)?, false)
+    let bound = bind(PROC, statement, params, 1)?;
+    build(Arc::clone(&statement.shown), statement.target(), bound)
 }
 
 fn unprepare(params: &[RpcParam], prepared: &mut Prepared) -> Result<Plan, RpcError> {
@@ -587,13 +605,7 @@ fn unprepare(params: &[RpcParam], prepared: &mut Prepared) -> Result<Plan, RpcEr
         return Err(RpcError::too_many(PROC));
     }
     prepared.remove(handle_value(handle_param, PROC)?.unwrap_or(0))?;
-    Ok(Plan {
-        text: None,
-        describes: false,
-        outputs: Vec::new(),
-        returns_status: false,
-        handle: None,
-    })
+    Ok(Plan { work: Work::Nothing, outputs: Vec::new(), handle: None })
 }
 
 fn ordinal(index: usize) -> Result<u16, RpcError> {
@@ -602,17 +614,13 @@ fn ordinal(index: usize) -> Result<u16, RpcError> {
 
 fn exec_procedure(name: &str, params: &[RpcParam]) -> Result<Plan, RpcError> {
     let mut values = Vec::new();
-    let mut args = Vec::new();
     for (index, p) in params.iter().enumerate() {
+        let passed_as = (!p.name.is_empty()).then(|| p.name.clone());
         // fDefaultValue ([MS-TDS] 2.2.6.6): the procedure's declared default, as `DEFAULT`
         // passes it; the value sent is ignored. An OUTPUT parameter needs a variable to return
         // through, so it keeps the value sent.
         if p.status.contains(ParamStatus::DEFAULT) && !p.is_output() {
-            args.push(if p.name.is_empty() {
-                "DEFAULT".to_string()
-            } else {
-                format!("{} = DEFAULT", p.name)
-            });
+            values.push(Binding::Default(passed_as));
             continue;
         }
         let sql = match p.ty {
@@ -625,45 +633,60 @@ fn exec_procedure(name: &str, params: &[RpcParam]) -> Result<Plan, RpcError> {
                 ))
             })?),
         };
-        let var = format!("@__walden_rpc_p{index}");
-        let out = if p.is_output() { " OUTPUT" } else { "" };
-        args.push(if p.name.is_empty() {
-            format!("{var}{out}")
-        } else {
-            format!("{} = {var}{out}", p.name)
-        });
-        values.push(Bound {
+        values.push(Binding::Value(Bound {
             ordinal: ordinal(index)?,
-            name: var,
+            // RETURNVALUE names the parameter as the client did.
+            name: p.name.clone(),
+            passed_as,
             sql,
             // The procedure's parameter, of its own type, takes the value from here.
             declared: None,
             table_type: None,
             output: p.is_output(),
             param: p,
-        });
+        }));
     }
-    let statement = format!("EXEC {STATUS_VAR} = {name} {}", args.join(", "));
-    let mut plan = build(&statement, values, true)?;
-    // RETURNVALUE names the parameter as the client did, not by our variable.
-    for out in &mut plan.outputs {
-        if let Some(p) = params.get(usize::from(out.ordinal)) {
-            out.name.clone_from(&p.name);
-        }
-    }
-    Ok(plan)
+    let shown: Arc<str> = Arc::from(name);
+    build_bindings(shown, CallTarget::Procedure(name.to_string()), values)
 }
 
-fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Result<Plan, RpcError> {
-    // The prologue shares the statement's first line, so that error line numbers match the
-    // client's text.
-    let mut text = String::new();
-    if returns_status {
-        text.push_str(&format!("DECLARE {STATUS_VAR} int; "));
-    }
+/// An argument of a procedure called by name.
+enum Binding<'a> {
+    Value(Bound<'a>),
+    /// Passed as `DEFAULT`, by position or under the name.
+    Default(Option<String>),
+}
+
+fn build(shown: Arc<str>, target: CallTarget, values: Vec<Bound<'_>>) -> Result<Plan, RpcError> {
+    build_bindings(shown, target, values.into_iter().map(Binding::Value).collect())
+}
+
+/// The call's arguments from the parameters bound: each value converted from the wire, each
+/// table-valued parameter's rows written as the table variable's declaration.
+fn build_bindings(
+    shown: Arc<str>,
+    target: CallTarget,
+    values: Vec<Binding<'_>>,
+) -> Result<Plan, RpcError> {
+    let mut arguments = Vec::with_capacity(values.len());
     let mut outputs = Vec::new();
-    let mut tables = String::new();
-    for Bound { ordinal, name, sql, declared, table_type, output, param: p } in values {
+    for binding in values {
+        let bound = match binding {
+            Binding::Value(bound) => bound,
+            Binding::Default(name) => {
+                arguments.push(CallArgument {
+                    name,
+                    variable: String::new(),
+                    value: CallValue::Default,
+                    ty: SqlType::Int,
+                    declared: None,
+                    output: false,
+                });
+                continue;
+            }
+        };
+        let Bound { ordinal, name, passed_as, sql, declared, table_type, output, param: p } = bound;
+        let variable = format!("@__walden_rpc_p{ordinal}");
         if let TdsValue::Table(table) = &p.value {
             if output {
                 return Err(RpcError::new(
@@ -671,7 +694,15 @@ fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Resul
                     format!("The table-valued parameter \"{name}\" must be declared with the READONLY option."),
                 ));
             }
-            tables.push_str(&declare_table(&name, table, table_type.as_deref())?);
+            let declaration = declare_table(&variable, table, table_type.as_deref())?;
+            arguments.push(CallArgument {
+                name: passed_as,
+                variable,
+                value: CallValue::Table(declaration),
+                ty: SqlType::Int,
+                declared: None,
+                output: false,
+            });
             continue;
         }
         let Some(sql) = sql else {
@@ -683,35 +714,19 @@ fn build(statement: &str, values: Vec<Bound<'_>>, returns_status: bool) -> Resul
         };
         let value = from_wire_typed(p.value.clone(), &p.ty)
             .map_err(|e| RpcError::unsupported(format!("parameter {name}: {e}")))?;
-        let ty = declared.map_or_else(|| sql.to_string(), |d| d.name().to_string());
-        text.push_str(&format!("DECLARE {name} {ty}; SET {name} = {}; ", literal(&value, sql)));
         if output {
             outputs.push(Param { ordinal, name, sql, wire: p.ty });
         }
+        arguments.push(CallArgument {
+            name: passed_as,
+            variable,
+            value: CallValue::Value(value),
+            ty: sql,
+            declared,
+            output,
+        });
     }
-    if !tables.is_empty() {
-        // The tables' INSERTs count rows the client must not see as a result of its call:
-        // NOCOUNT is on for them, then as the session had it.
-        text.push_str(&format!(
-            "DECLARE {NOCOUNT_VAR} bit = @@OPTIONS & 512; SET NOCOUNT ON; {tables}\
-             IF {NOCOUNT_VAR} = 0 SET NOCOUNT OFF; "
-        ));
-    }
-    text.push_str(statement);
-    let mut captured: Vec<String> = Vec::new();
-    if returns_status {
-        captured.push(STATUS_VAR.to_string());
-    }
-    captured.extend(outputs.iter().map(|o| o.name.clone()));
-    if !captured.is_empty() {
-        let columns: Vec<String> = captured
-            .iter()
-            .enumerate()
-            .map(|(i, var)| format!("{var} AS {CAPTURE_PREFIX}{i}"))
-            .collect();
-        text.push_str(&format!("\n;SELECT {}", columns.join(", ")));
-    }
-    Ok(Plan { text: Some(text), describes: false, outputs, returns_status, handle: None })
+    Ok(Plan { work: Work::Call { shown, target, arguments }, outputs, handle: None })
 }
 
 /// Rows a table-valued parameter's INSERT lists at most, as `VALUES` allows (10738).
@@ -795,6 +810,7 @@ fn declare_table(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use walden_engine::types::Value;
     use walden_tds::{RpcOptions, TvpColumn};
 
     fn call(proc: ProcId, params: Vec<RpcParam>) -> RpcCall {
@@ -856,8 +872,42 @@ mod tests {
         );
     }
 
+    /// The call a plan runs: what the session's views show, and its arguments.
+    fn call_of(plan: Result<Plan, RpcError>) -> Result<(String, Vec<CallArgument>), i32> {
+        match plan.map_err(|e| e.number)?.work {
+            Work::Call { shown, arguments, .. } => Ok((shown.to_string(), arguments)),
+            other => panic!("not a call: {other:?}"),
+        }
+    }
+
+    /// The text declaring and filling each table-valued argument of a plan's call.
+    fn tables_of(plan: Result<Plan, RpcError>) -> Result<Vec<String>, i32> {
+        let (_, arguments) = call_of(plan)?;
+        Ok(arguments
+            .into_iter()
+            .filter_map(|a| match a.value {
+                CallValue::Table(text) => Some(text),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// (name passed as, value, OUTPUT) of each argument.
+    fn values_of(arguments: &[CallArgument]) -> Vec<(Option<&str>, Option<&Value>, bool)> {
+        arguments
+            .iter()
+            .map(|a| {
+                let value = match &a.value {
+                    CallValue::Value(v) => Some(v),
+                    _ => None,
+                };
+                (a.name.as_deref(), value, a.output)
+            })
+            .collect()
+    }
+
     #[test]
-    fn sp_executesql_declares_sets_and_captures_outputs() {
+    fn sp_executesql_binds_values_to_its_declarations() {
         let mut out = RpcParam::input("@o", TdsValue::Null);
         out.ty = TypeInfo::IntN(4);
         out.status = ParamStatus::BY_REF;
@@ -870,18 +920,29 @@ mod tests {
                 out,
             ],
         );
-        let plan = plan(&call, &mut Prepared::default());
-        let plan = plan.as_ref().map(|p| (p.text.as_deref(), p.outputs.len()));
+        let planned = plan(&call, &mut Prepared::default());
+        let outputs = planned.as_ref().map(|p| {
+            p.outputs.iter().map(|o| (o.ordinal, o.name.clone(), o.sql)).collect::<Vec<_>>()
+        });
+        assert_eq!(outputs.ok(), Some(vec![(3, "@o".to_string(), SqlType::Int)]));
+        let target = planned.as_ref().ok().map(|p| match &p.work {
+            Work::Call { target: CallTarget::Statement { params, text }, .. } => {
+                (params.to_string(), text.to_string())
+            }
+            other => panic!("{other:?}"),
+        });
         assert_eq!(
-            plan,
-            Ok((
-                Some(
-                    "DECLARE @a int; SET @a = CAST(41 AS int); DECLARE @o int; \
-                     SET @o = CAST(NULL AS int); SET @o = @a + 1\n;SELECT @o AS __walden_rpc_0"
-                ),
-                1
-            ))
+            target,
+            Some(("@a int, @o int OUTPUT".to_string(), "SET @o = @a + 1".to_string()))
         );
+        let (shown, arguments) = call_of(planned).unwrap_or_default();
+        assert_eq!(shown, "(@a int, @o int OUTPUT)SET @o = @a + 1");
+        // In the declarations' order, by position; the values as sent.
+        assert_eq!(
+            values_of(&arguments),
+            vec![(None, Some(&Value::Int(41)), false), (None, Some(&Value::Null), true)]
+        );
+        assert_eq!(arguments.iter().map(|a| a.ty).collect::<Vec<_>>(), [SqlType::Int; 2]);
     }
 
     /// A `dbo.IdList (id INT, name NVARCHAR(10))` parameter with the given rows.
@@ -913,31 +974,25 @@ mod tests {
         };
         let planned = plan(&call, &mut Prepared::default());
         assert_eq!(
-            planned.map(|p| p.text),
-            Ok(Some(
-                "DECLARE @__walden_rpc_status int; DECLARE @__walden_rpc_nocount bit = \
-                 @@OPTIONS & 512; SET NOCOUNT ON; DECLARE @__walden_rpc_p0 [dbo].[IdList]; \
-                 INSERT @__walden_rpc_p0 VALUES (CAST(1 AS int), CAST(N'a' AS nvarchar(10))), \
-                 (CAST(2 AS int), CAST(NULL AS nvarchar(10))); IF @__walden_rpc_nocount = 0 \
-                 SET NOCOUNT OFF; EXEC @__walden_rpc_status = dbo.take @ids = \
-                 @__walden_rpc_p0\n;SELECT @__walden_rpc_status AS __walden_rpc_0"
-                    .into()
-            ))
+            tables_of(planned),
+            Ok(vec!["DECLARE @__walden_rpc_p0 [dbo].[IdList]; INSERT @__walden_rpc_p0 VALUES \
+                 (CAST(1 AS int), CAST(N'a' AS nvarchar(10))), (CAST(2 AS int), CAST(NULL AS \
+                 nvarchar(10))); "
+                .to_string()])
         );
+        let (_, arguments) = call_of(plan(&call, &mut Prepared::default())).unwrap_or_default();
+        assert_eq!(arguments.first().and_then(|a| a.name.as_deref()), Some("@ids"));
 
         // 2,500 rows take three INSERTs; an empty table none.
         let many = (0..2500).map(|i| row(i, Some("x"))).collect();
         let call =
             call_sql("SELECT COUNT(*) FROM @t", "@t dbo.IdList READONLY", id_list("@t", many));
-        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
-        assert_eq!(text.map(|t| t.matches("INSERT @t VALUES").count()), Ok(3));
+        let tables = tables_of(plan(&call, &mut Prepared::default())).unwrap_or_default();
+        assert_eq!(tables.concat().matches("INSERT @__walden_rpc_p2 VALUES").count(), 3);
         let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", id_list("@t", Vec::new()));
-        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
         assert_eq!(
-            text,
-            Ok("DECLARE @__walden_rpc_nocount bit = @@OPTIONS & 512; SET NOCOUNT ON; DECLARE @t \
-                [dbo].[IdList]; IF @__walden_rpc_nocount = 0 SET NOCOUNT OFF; SELECT 1"
-                .into())
+            tables_of(plan(&call, &mut Prepared::default())),
+            Ok(vec!["DECLARE @__walden_rpc_p2 [dbo].[IdList]; ".to_string()])
         );
     }
 
@@ -952,10 +1007,11 @@ mod tests {
             t.columns[0].flags |= walden_tds::tvp::COLUMN_DEFAULT;
         }
         let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", p.clone());
-        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
+        let text = tables_of(plan(&call, &mut Prepared::default())).map(|t| t.concat());
         assert!(
-            text.as_ref()
-                .is_ok_and(|t| t.contains("INSERT @t VALUES (CAST(N'x' AS nvarchar(10)))")),
+            text.as_ref().is_ok_and(
+                |t| t.contains("INSERT @__walden_rpc_p2 VALUES (CAST(N'x' AS nvarchar(10)))")
+            ),
             "{text:?}"
         );
         // Every column a default: a row is DEFAULT VALUES.
@@ -964,8 +1020,11 @@ mod tests {
             t.rows[0][1] = None;
         }
         let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", p);
-        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
-        assert!(text.as_ref().is_ok_and(|t| t.contains("INSERT @t DEFAULT VALUES;")), "{text:?}");
+        let text = tables_of(plan(&call, &mut Prepared::default())).map(|t| t.concat());
+        assert!(
+            text.as_ref().is_ok_and(|t| t.contains("INSERT @__walden_rpc_p2 DEFAULT VALUES;")),
+            "{text:?}"
+        );
     }
 
     #[test]
@@ -984,12 +1043,9 @@ mod tests {
         }
         // Unnamed, it takes the type its declaration gives; a database name is refused.
         let call = call_sql("SELECT 1", "@t dbo.IdList READONLY", unnamed.clone());
-        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
         assert_eq!(
-            text,
-            Ok("DECLARE @__walden_rpc_nocount bit = @@OPTIONS & 512; SET NOCOUNT ON; DECLARE @t \
-                dbo.IdList; IF @__walden_rpc_nocount = 0 SET NOCOUNT OFF; SELECT 1"
-                .into())
+            tables_of(plan(&call, &mut Prepared::default())),
+            Ok(vec!["DECLARE @__walden_rpc_p2 dbo.IdList; ".to_string()])
         );
         if let TdsValue::Table(t) = &mut unnamed.value {
             t.database = "elsewhere".into();
@@ -1031,9 +1087,15 @@ mod tests {
             vec![handle_out(TdsValue::Null), text("@x int"), text("SELECT @x + 1"), text("1")],
         );
         let first = plan(&prepare, &mut prepared);
-        let first = first.map(|p| (p.text, p.handle.map(|(param, h)| (param.ordinal, h))));
+        let first = first.map(|p| {
+            let described = match p.work {
+                Work::Describe(text) => text,
+                other => panic!("{other:?}"),
+            };
+            (described, p.handle.map(|(param, h)| (param.ordinal, h)))
+        });
         let described = "DECLARE @x int; SET FMTONLY ON; SELECT @x + 1".to_string();
-        assert_eq!(first, Ok((Some(described), Some((0, 1)))));
+        assert_eq!(first, Ok((described, Some((0, 1)))));
         let second = plan(&prepare, &mut prepared).map(|p| p.handle.map(|(_, h)| h));
         assert_eq!(second, Ok(Some(2)));
 
@@ -1043,11 +1105,9 @@ mod tests {
             ProcId::Execute,
             vec![RpcParam::input("", TdsValue::Int(1)), RpcParam::input("", TdsValue::Int(5))],
         );
-        let text_of = |p: Result<Plan, RpcError>| p.ok().and_then(|p| p.text);
-        assert_eq!(
-            text_of(plan(&execute, &mut prepared)).as_deref(),
-            Some("DECLARE @x int; SET @x = CAST(5 AS int); SELECT @x + 1")
-        );
+        let (shown, arguments) = call_of(plan(&execute, &mut prepared)).unwrap_or_default();
+        assert_eq!(shown, "(@x int)SELECT @x + 1");
+        assert_eq!(values_of(&arguments), vec![(None, Some(&Value::Int(5)), false)]);
 
         let unprepare = call(ProcId::Unprepare, vec![RpcParam::input("", TdsValue::Int(1))]);
         assert!(plan(&unprepare, &mut prepared).is_ok());
@@ -1108,15 +1168,17 @@ mod tests {
             options: RpcOptions::NONE,
             params: vec![RpcParam::input("", TdsValue::Int(1)), positional, named],
         };
-        let text = plan(&call, &mut Prepared::default()).map(|p| p.text.unwrap_or_default());
+        let (shown, arguments) = call_of(plan(&call, &mut Prepared::default())).unwrap_or_default();
+        assert_eq!(shown, "dbo.p");
         assert_eq!(
-            text,
-            Ok("DECLARE @__walden_rpc_status int; DECLARE @__walden_rpc_p0 int; SET \
-                @__walden_rpc_p0 = CAST(1 AS int); EXEC @__walden_rpc_status = dbo.p \
-                @__walden_rpc_p0, DEFAULT, @b = DEFAULT\n;SELECT @__walden_rpc_status AS \
-                __walden_rpc_0"
-                .into())
+            values_of(&arguments),
+            vec![
+                (None, Some(&Value::Int(1)), false),
+                (None, None, false),
+                (Some("@b"), None, false)
+            ]
         );
+        assert!(matches!(arguments[1].value, CallValue::Default));
         assert!(is_reset_connection(&RpcProc::Name("sys.sp_reset_connection".into())));
         assert!(!is_reset_connection(&RpcProc::Name("sp_reset".into())));
     }

@@ -13,7 +13,7 @@ use crate::exec::sysviews::EndState;
 use crate::exec::{Output, SqlError};
 use crate::parse_batch_with;
 
-use super::{Frame, Halt, Run, Session};
+use super::{Frame, Halt, Run, Session, Step};
 
 /// How many distinct batch texts a session keeps parsed.
 const BATCH_CACHE_SIZE: usize = 128;
@@ -26,6 +26,18 @@ const BATCH_CACHE_BYTES: usize = 2 << 20;
 impl Session {
     /// Runs one batch, reporting everything it produces to `out`.
     pub fn execute_batch(&mut self, text: &str, out: &mut dyn Output) {
+        self.request(text, out, |s, out| s.run_batch(text, out));
+    }
+
+    /// A client's request (a batch, an RPC call, whose `text` the session's views show)
+    /// with `work` doing its part: counted, refused once the session is killed, and shown
+    /// in `sys.dm_exec_requests` while it runs.
+    pub(super) fn request(
+        &mut self,
+        text: &str,
+        out: &mut dyn Output,
+        work: impl FnOnce(&mut Session, &mut dyn Output),
+    ) {
         self.counters.record_batch();
         if self.activity.killed() {
             out.message(&SqlError::with_severity(
@@ -38,7 +50,7 @@ impl Session {
         self.activity.batch_started(self.db.id(), text);
         out.text_size(self.opts.textsize);
         self.pending_bulk = None;
-        self.run_batch(text, out);
+        work(self, out);
         self.activity.batch_ended(&EndState {
             database_id: self.db.id(),
             open_transactions: self.trancount,
@@ -80,6 +92,15 @@ impl Session {
         let mut run = Run::new(self, out);
         run.s.frames.push(Frame { source: Some(Arc::from(text)), ..Frame::default() });
         let result = run.module_body(&batch.statements);
+        run.end_request(result.map(|_| ()));
+    }
+}
+
+impl Run<'_> {
+    /// Ends a request's run, however its statements ended: reports the error that stopped
+    /// them, ends its frames, sends a SHOWPLAN_XML document, ends an autocommit transaction.
+    pub(super) fn end_request(&mut self, result: Step<()>) {
+        let run = self;
         match result {
             Err(Halt::Error(e)) => run.report(e),
             // An attention ends the batch; only XACT_ABORT takes the transaction with it.
@@ -101,7 +122,9 @@ impl Session {
         // An autocommit transaction never outlives its statement; a user one may span batches.
         run.finish_autocommit(false);
     }
+}
 
+impl Session {
     /// `text` parsed, from the cache when this session ran the same text before. Only
     /// batches that parse are kept, and at most `BATCH_CACHE_SIZE` of them holding at most
     /// `BATCH_CACHE_BYTES` of text: when full, the cache starts over, which keeps a session

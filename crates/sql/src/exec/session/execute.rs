@@ -406,9 +406,25 @@ impl Run<'_> {
             Some(a) => (scalar::to_text(&self.value(&a.value)?), &p.arguments[2..]),
             None => (String::new(), &p.arguments[1..]),
         };
+        self.parameterized(p, &stmt, &params, rest, db)
+    }
+
+    /// Runs `stmt` as `sp_executesql` does, with `params` declaring its parameters and
+    /// `arguments` bound to them: the in-language `EXEC sp_executesql` and an RPC's
+    /// parameterized statement (`sp_executesql`, a prepared statement) both come here, so
+    /// the procedure text it builds is the same at every call with the same statement, and
+    /// its parse (and the plans made for the parsed nodes) are reused.
+    pub(super) fn parameterized(
+        &mut self,
+        p: &ExecProcedure,
+        stmt: &str,
+        params: &str,
+        arguments: &[ExecArgument],
+        db: Arc<Database>,
+    ) -> Step<()> {
         // A statement that does not parse alone is left to the procedure form, whose error
         // is the one to report.
-        let alone = self.s.parsed(&stmt).ok().filter(|batch| {
+        let alone = self.s.parsed(stmt).ok().filter(|batch| {
             batch.statements.first().is_some_and(|s| {
                 matches!(
                     s.kind,
@@ -421,7 +437,7 @@ impl Run<'_> {
         });
         if let Some(alone) = alone {
             let caller_db = std::mem::replace(&mut self.s.db, db);
-            let frame = Frame { source: Some(Arc::from(stmt.as_str())), ..Frame::default() };
+            let frame = Frame { source: Some(Arc::from(stmt)), ..Frame::default() };
             let r = self.run_scope(frame, |r| r.module_body(&alone.statements));
             self.s.db = caller_db;
             r?;
@@ -434,7 +450,7 @@ impl Run<'_> {
         let Some(procedure) = defined_procedure(&batch) else {
             return Err(SqlError::new(102, "Incorrect syntax near 'sp_executesql'.").into());
         };
-        self.invoke(p, rest, procedure, None, db)
+        self.invoke(p, arguments, procedure, None, db)
     }
 
     fn set_return_status(&mut self, p: &ExecProcedure, status: i32) -> Result<(), SqlError> {

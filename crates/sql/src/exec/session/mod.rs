@@ -11,6 +11,7 @@
 //! * `lifecycle`: making, resetting (`RESETCONNECTION`) and closing a session, and what the
 //!   server asks of it;
 //! * `batch`: running a batch, the entry point, and the parse cache;
+//! * `call`: running an RPC call (a parameterized statement or a procedure) from values;
 //! * `statement`: the dispatcher that runs one statement under SQL Server's rules, among
 //!   them what an error stops ("Errors and how far they reach" there);
 //! * `control_flow`: statement lists and `GOTO`, `IF`, `WHILE`, `RETURN`, `TRY ... CATCH`;
@@ -37,6 +38,7 @@ use crate::exec::sysviews::{ServerCounters, SessionActivity};
 use crate::exec::{Output, SqlError};
 
 mod batch;
+mod call;
 mod cancel;
 mod control_flow;
 mod errors;
@@ -48,6 +50,7 @@ mod statement;
 mod transaction;
 mod variables;
 
+pub use call::{CallArgument, CallOutcome, CallTarget, CallValue};
 pub use cancel::CancelSignal;
 pub(crate) use errors::printf;
 pub(crate) use scope::{assign_binary, check_declarations};
