@@ -710,7 +710,12 @@ impl Conn {
                 // Taken out while the call runs, which may run text through `self.run`.
                 let mut cursors = std::mem::take(&mut self.api_cursors);
                 let more = more(index, count);
-                let mut run = |s: &mut Session, t: &str, o: &mut TdsOutput<W>| self.run(s, t, o);
+                let mut run = |s: &mut Session, work, o: &mut TdsOutput<W>| match work {
+                    cursor_rpc::CursorWork::Text(text) => self.run_text(s, &text, o),
+                    cursor_rpc::CursorWork::Bound { shown, target, arguments } => {
+                        self.run(s, o, |s, o| s.execute_call(&shown, &target, arguments, o));
+                    }
+                };
                 cursor_rpc::call(&mut cursors, session, id, call, more, out, &mut run);
                 self.api_cursors = cursors;
                 continue;

@@ -33,9 +33,10 @@
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::sync::Arc;
 
 use walden_engine::types::SqlType;
-use walden_sql::exec::{Collected, CursorShape, Session, SqlError};
+use walden_sql::exec::{CallArgument, CallTarget, Collected, CursorShape, Session, SqlError};
 use walden_sql::{parse_batch, StatementKind};
 use walden_tds::{
     ColInfo, ColInfoStatus, ColumnFlags, Done, DoneStatus, ParamStatus, ProcId, ReturnValue,
@@ -172,9 +173,16 @@ fn invalid(procedure: &str, parameter: &str) -> RpcError {
     error(16902, format!("{procedure}: The value of parameter '{parameter}' is invalid."))
 }
 
-/// How a call runs T-SQL text: the connection's run, which reports the database and
-/// transaction changes the text makes.
-pub type RunText<'a, W> = dyn FnMut(&mut Session, &str, &mut TdsOutput<W>) + 'a;
+/// What a cursor call has the connection run: T-SQL text as a batch (a positioned change),
+/// or a statement with the request's parameters bound, as `sp_executesql` runs it.
+pub enum CursorWork {
+    Text(String),
+    Bound { shown: Arc<str>, target: CallTarget, arguments: Vec<CallArgument> },
+}
+
+/// How a call runs its work: the connection's run, which reports the database and
+/// transaction changes it makes.
+pub type RunWork<'a, W> = dyn FnMut(&mut Session, CursorWork, &mut TdsOutput<W>) + 'a;
 
 /// An OUTPUT parameter's value, returned after the call's RETURNSTATUS.
 struct Returned {
@@ -217,7 +225,7 @@ pub fn call<W: Write>(
     call: &RpcCall,
     more: DoneStatus,
     out: &mut TdsOutput<W>,
-    run: &mut RunText<'_, W>,
+    run: &mut RunWork<'_, W>,
 ) {
     let params = call.params.as_slice();
     let no_metadata = call.options.contains(RpcOptions::NO_METADATA);
@@ -389,9 +397,8 @@ fn is_cursor_query(text: &str) -> Result<bool, RpcError> {
     })
 }
 
-/// The batch that runs `statement` with the request's parameters bound, as `sp_executesql`
-/// runs it.
-fn bound_batch(request: &Request<'_>, statement: String) -> Result<String, RpcError> {
+/// `statement` with the request's parameters bound, as `sp_executesql` runs it.
+fn bound(request: &Request<'_>, statement: String) -> Result<CursorWork, RpcError> {
     let mut params = vec![
         RpcParam {
             name: String::new(),
@@ -408,8 +415,13 @@ fn bound_batch(request: &Request<'_>, statement: String) -> Result<String, RpcEr
     ];
     params.extend(request.values.iter().cloned());
     let call = RpcCall { proc: RpcProc::Id(ProcId::ExecuteSql), options: RpcOptions::NONE, params };
-    let plan = rpc::plan(&call, &mut rpc::Prepared::default())?;
-    Ok(plan.text.unwrap_or_default())
+    match rpc::plan(&call, &mut rpc::Prepared::default())?.work {
+        rpc::Work::Call { shown, target, arguments } => {
+            Ok(CursorWork::Bound { shown, target, arguments })
+        }
+        // sp_executesql always plans a call.
+        rpc::Work::Nothing | rpc::Work::Describe(_) => Ok(CursorWork::Text(String::new())),
+    }
 }
 
 /// Opens a cursor over the request's statement and sends its metadata; a statement that is
@@ -420,7 +432,7 @@ fn open<W: Write>(
     session: &mut Session,
     request: &Request<'_>,
     out: &mut TdsOutput<W>,
-    run: &mut RunText<'_, W>,
+    run: &mut RunWork<'_, W>,
 ) -> Result<Opened, RpcError> {
     if request.text.trim().is_empty() {
         return Err(invalid(request.procedure, "stmt"));
@@ -439,8 +451,8 @@ fn open<W: Write>(
             procedure: request.procedure.to_string(),
             line: 1,
         }));
-        let batch = bound_batch(request, request.text.clone())?;
-        run(session, &batch, out);
+        let work = bound(request, request.text.clone())?;
+        run(session, work, out);
         return Ok(Opened {
             handle: 0,
             rows: -1,
@@ -461,9 +473,9 @@ fn open<W: Write>(
         request.text,
         quote(&name)
     );
-    let batch = bound_batch(request, declare)?;
+    let work = bound(request, declare)?;
     let errors_before = out.any_error;
-    run(session, &batch, out);
+    run(session, work, out);
     let shape = match session.cursor_shape(&name) {
         Ok(shape) if !out.any_error || errors_before => shape,
         // The query failed: its error went out (and marks the call's DONEPROC), nothing of
@@ -550,7 +562,7 @@ fn open_call<W: Write>(
     session: &mut Session,
     params: &[RpcParam],
     out: &mut TdsOutput<W>,
-    run: &mut RunText<'_, W>,
+    run: &mut RunWork<'_, W>,
 ) -> Result<Outcome, RpcError> {
     const PROC: &str = "sp_cursoropen";
     let text = text_param(params, 1, PROC, "stmt")?;
@@ -605,7 +617,7 @@ fn execute_call<W: Write>(
     session: &mut Session,
     params: &[RpcParam],
     out: &mut TdsOutput<W>,
-    run: &mut RunText<'_, W>,
+    run: &mut RunWork<'_, W>,
 ) -> Result<Outcome, RpcError> {
     const PROC: &str = "sp_cursorexecute";
     let prepared_handle = required_int(params, 0, PROC, "prepared_handle")?;
@@ -638,7 +650,7 @@ fn prep_exec_call<W: Write>(
     session: &mut Session,
     params: &[RpcParam],
     out: &mut TdsOutput<W>,
-    run: &mut RunText<'_, W>,
+    run: &mut RunWork<'_, W>,
 ) -> Result<Outcome, RpcError> {
     const PROC: &str = "sp_cursorprepexec";
     if params.len() < 4 {

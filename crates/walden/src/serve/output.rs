@@ -308,7 +308,6 @@ impl<W: Write> TdsOutput<W> {
         if let Some(rowstat) = cols.last_mut() {
             rowstat.flags = ColumnFlags::HIDDEN;
         }
-        self.capturing = false;
         match metadata {
             Some(tokens) => {
                 self.token(&Token::ColMetadata(cols.clone()));

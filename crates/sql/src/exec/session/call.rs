@@ -118,7 +118,7 @@ impl Run<'_> {
                 }
                 CallValue::Table(declaration) => {
                     tables.push(declaration);
-                    let variable = ExprKind::Variable(argument.variable);
+                    let variable = ExprKind::Variable(argument.variable.into());
                     exec_arguments.push(exec_argument(argument.name, variable, false));
                     continue;
                 }
@@ -136,7 +136,7 @@ impl Run<'_> {
                 declared: argument.declared,
                 value,
             });
-            let variable = ExprKind::Variable(argument.variable);
+            let variable = ExprKind::Variable(argument.variable.into());
             exec_arguments.push(exec_argument(argument.name, variable, argument.output));
         }
         if !tables.is_empty() {

@@ -65,6 +65,11 @@ impl Variables {
         self.layout = fresh_layout();
     }
 
+    /// How many there are: the slot the next [`Variables::push`] fills.
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
     /// The variables in declaration order.
     pub(crate) fn iter(&self) -> std::slice::Iter<'_, Variable> {
         self.list.iter()

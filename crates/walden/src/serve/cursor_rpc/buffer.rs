@@ -14,7 +14,7 @@ use super::super::output::TdsOutput;
 use super::super::rpc::RpcError;
 use super::{
     error, int_param, invalid, quote, required_int, send_metadata, text_param, ApiCursors,
-    CursorShape, Outcome, RunText, FAST_FORWARD, FORWARD_ONLY, READ_ONLY,
+    CursorShape, CursorWork, Outcome, RunWork, FAST_FORWARD, FORWARD_ONLY, READ_ONLY,
 };
 
 /// `sp_cursorfetch` fetch types.
@@ -255,7 +255,7 @@ pub(super) fn cursor_call<W: Write>(
     session: &mut Session,
     params: &[RpcParam],
     out: &mut TdsOutput<W>,
-    run: &mut RunText<'_, W>,
+    run: &mut RunWork<'_, W>,
 ) -> Result<Outcome, RpcError> {
     const PROC: &str = "sp_cursor";
     let handle = required_int(params, 0, PROC, "cursor")?;
@@ -305,7 +305,7 @@ pub(super) fn cursor_call<W: Write>(
                 )
             }
         };
-        run(session, &statement, out);
+        run(session, CursorWork::Text(statement), out);
         return Ok(Outcome::default());
     }
     // The rows the operation acts on, by their position in the cursor.
@@ -350,7 +350,7 @@ pub(super) fn cursor_call<W: Write>(
     for position in positions {
         session.cursor_seek(&name, position)?;
         if let Some(statement) = &statement {
-            run(session, statement, out);
+            run(session, CursorWork::Text(statement.clone()), out);
         }
     }
     Ok(Outcome::default())
