@@ -281,7 +281,10 @@ impl Transaction {
                 return Ok(true);
             }
         }
-        self.lock(&res, mode)?;
+        let newly_granted = self.lock(&res, mode)?;
+        if held.is_none() && newly_granted {
+            self.note_statement_lock(db.id(), table.id, mode);
+        }
         // Checked before the lock is noted, so that every later call with the stale
         // definition fails the same way.
         if held.is_none() {
