@@ -268,3 +268,28 @@ fn a_dropped_and_recreated_table_is_read_anew_by_the_next_statement() {
     assert_eq!(scalar(&mut a, "SELECT COUNT(*) FROM dbo.t"), Value::Int(1));
     ok(&mut a, "COMMIT");
 }
+
+#[test]
+fn fmtonly_describes_a_table_another_transaction_holds_exclusively() {
+    // mssql-jdbc's bulk copy asks for its target's columns with `SET FMTONLY ON SELECT *`,
+    // which SQL Server answers without reading a row or waiting for a lock.
+    let (_dir, instance) = setup();
+    let mut a = in_transaction(&instance, "SELECT * FROM dbo.t WITH (TABLOCKX)");
+    assert_eq!(table_locks(&mut a, "dbo.t"), ["X"]);
+    let mut b = impatient(&instance);
+    let out = ok(&mut b, "SET FMTONLY ON; SELECT * FROM dbo.t; SET FMTONLY OFF");
+    let described = &out.results[0];
+    let names: Vec<&str> = described.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["k", "v", "w"]);
+    assert!(described.rows.is_empty());
+    let out = ok(
+        &mut b,
+        "EXEC sp_executesql N'SET FMTONLY ON SELECT v FROM dbo.t WHERE k = 1 \
+         SELECT COUNT(*) FROM dbo.t WHERE w = 2'; SET FMTONLY OFF",
+    );
+    assert_eq!(out.results.len(), 2);
+    assert!(out.results.iter().all(|r| r.rows.is_empty()));
+    assert!(waits(&mut b, "SELECT * FROM dbo.t"), "a real read still waits");
+    ok(&mut a, "COMMIT");
+    assert_eq!(scalar(&mut b, "SELECT COUNT(*) FROM dbo.t"), Value::Int(5));
+}
