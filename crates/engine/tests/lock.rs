@@ -764,7 +764,7 @@ fn a_table_lock_is_given_back_only_in_the_mode_asked() {
     // nothing once the owner holds more on the table.
     with_watchdog(Duration::from_secs(10), || {
         let m = Arc::new(LockManager::new());
-        let [mut o1, mut o2, mut o3] = owners([1, 2, 3]);
+        let [mut o1, mut o2, o3] = owners([1, 2, 3]);
         let t = Resource::Object { db: 5, object: 100 };
         let u = Resource::Object { db: 5, object: 101 };
         // On the fast path.
