@@ -14,7 +14,8 @@
 //! # Locks (see `docs/locking.md`)
 //!
 //! Reads take IS on the table and S on the row's key, released right after the read under
-//! READ COMMITTED and held under SERIALIZABLE. READ COMMITTED skips the S lock when it reads
+//! READ COMMITTED (the IS as the statement ends, `txn/statement_locks.rs`) and held under
+//! SERIALIZABLE. READ COMMITTED skips the S lock when it reads
 //! while no other transaction has a change in the tree (lock avoidance, `lock/writers.rs`).
 //! A SERIALIZABLE seek or range scan locks each key it reads with RangeS-S (RangeS-U when an
 //! UPDATE or DELETE searches the rows it changes) and then the key past its range (or the end
@@ -281,7 +282,10 @@ impl Transaction {
                 return Ok(true);
             }
         }
-        self.lock(&res, mode)?;
+        let newly_granted = self.lock(&res, mode)?;
+        if held.is_none() && newly_granted {
+            self.note_statement_lock(db.id(), table.id, mode);
+        }
         // Checked before the lock is noted, so that every later call with the stale
         // definition fails the same way.
         if held.is_none() {

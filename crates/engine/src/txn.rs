@@ -40,6 +40,9 @@ use crate::lock::{
 };
 use crate::wal::Undo;
 
+mod statement_locks;
+pub use statement_locks::StatementLocksMark;
+
 /// The participant list kept for reuse (see [`Transaction::recycle`]) holds at most this many.
 const SPARE_PARTS: usize = 4;
 
@@ -178,6 +181,9 @@ pub struct Transaction {
     /// The table hints of the statements running, newest last (a later hint on the same
     /// table wins until its statement ends): see [`TableHint`].
     table_hints: Vec<((u32, u32), TableHint)>,
+    /// The table locks the running statements took that their ends give back, oldest first
+    /// (`txn/statement_locks.rs`).
+    statement_locks: TableLocks,
 }
 
 /// (database id, object id) -> the table lock a transaction holds. Looked up on every row
@@ -248,6 +254,7 @@ impl Transaction {
             own_changes: 0,
             update_target: None,
             table_hints: Vec::new(),
+            statement_locks: TableLocks::default(),
         }
     }
 

@@ -758,6 +758,55 @@ fn a_strong_table_lock_waits_for_fast_path_intent_locks() {
 }
 
 #[test]
+fn a_table_lock_is_given_back_only_in_the_mode_asked() {
+    // What a READ COMMITTED statement gives back as it ends: its IS, wherever the lock is
+    // (the fast path, moved into the lock table by a strong request, or taken there), and
+    // nothing once the owner holds more on the table.
+    with_watchdog(Duration::from_secs(10), || {
+        let m = Arc::new(LockManager::new());
+        let [mut o1, mut o2, o3] = owners([1, 2, 3]);
+        let t = Resource::Object { db: 5, object: 100 };
+        let u = Resource::Object { db: 5, object: 101 };
+        // On the fast path.
+        m.lock(&mut o1, &t, IS, None).unwrap();
+        assert!(!m.unlock_table_in(&mut o1, &t, IX), "IS held, not IX");
+        assert!(m.unlock_table_in(&mut o1, &t, IS));
+        assert!(!o1.holds(&t));
+        assert!(!m.unlock_table_in(&mut o1, &t, IS), "nothing left to give back");
+        // Converted to IX in its slot: kept.
+        m.lock(&mut o1, &t, IS, None).unwrap();
+        m.lock(&mut o1, &t, IX, None).unwrap();
+        assert!(!m.unlock_table_in(&mut o1, &t, IS));
+        assert_eq!(granted(&m, 1, &t), Some(IX));
+        m.release_all(&mut o1);
+        // Moved into the lock table by a waiting X, which the release then lets in.
+        m.lock(&mut o1, &t, IS, None).unwrap();
+        let waiter = spawn_lock(&m, o3, t.clone(), X);
+        wait_until("owner 3 waits", || is_waiting(&m, 3));
+        assert!(m.unlock_table_in(&mut o1, &t, IS));
+        let (mut o3, result) = waiter.join().unwrap();
+        assert_eq!(result, Ok(true));
+        assert!(!o1.holds(&t));
+        m.release_all(&mut o3);
+        // Taken in the lock table (S, as a TABLOCK read), and converted there.
+        m.lock(&mut o2, &u, S, None).unwrap();
+        assert!(m.unlock_table_in(&mut o2, &u, S));
+        assert!(!o2.holds(&u));
+        m.lock(&mut o2, &u, S, None).unwrap();
+        m.lock(&mut o2, &u, IX, None).unwrap();
+        assert!(!m.unlock_table_in(&mut o2, &u, S), "SIX now");
+        assert_eq!(granted(&m, 2, &u), Some(SIX));
+        m.release_all(&mut o2);
+        assert!(m.snapshot().is_empty());
+        assert_eq!(m.lock(&mut o1, &u, X, Some(Duration::ZERO)), Ok(true), "no strong count left");
+        m.release_all(&mut o1);
+        assert_eq!(m.lock(&mut o3, &u, IS, None), Ok(true));
+        assert!(o3.holds(&u));
+        m.release_all(&mut o3);
+    });
+}
+
+#[test]
 fn a_fast_intent_lock_converts_to_a_strong_mode() {
     let m = LockManager::new();
     let [mut o1, mut o2] = owners([1, 2]);

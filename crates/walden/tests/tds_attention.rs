@@ -278,3 +278,47 @@ fn kill_ends_an_idle_session_that_blocks_another_and_rolls_it_back() {
     assert_eq!(numbers(&dba.batch("KILL 4242")), [6106]);
     assert_eq!(dba.scalar("SELECT 5"), TdsValue::Int(5));
 }
+
+#[test]
+fn an_attention_ends_a_bulk_load_waiting_for_its_table_lock() {
+    // mssql-jdbc's BatchExecutionWithBCOptionsTest: a bulk copy with TABLOCK while another
+    // connection holds the table in TABLOCKX, ended by the driver's query timeout. The whole
+    // Bulk Load message has been read when the load waits, so what comes next is an
+    // attention.
+    let server = Server::start(&[]);
+    let mut holder = Client::connect(server.port);
+    let held = holder.batch(
+        "CREATE TABLE dbo.b (id INT PRIMARY KEY) \
+         BEGIN TRAN SELECT * FROM dbo.b WITH (TABLOCKX)",
+    );
+    assert!(errors(&held).is_empty(), "{held:?}");
+    let mut c = Client::connect(server.port);
+    // The driver asks for the table's columns first: FMTONLY waits for no lock.
+    let described = c.batch("SET FMTONLY ON SELECT * FROM dbo.b SET FMTONLY OFF");
+    assert!(errors(&described).is_empty(), "{described:?}");
+    let started = c.batch("INSERT BULK dbo.b (id INT) WITH (TABLOCK)");
+    assert!(errors(&started).is_empty(), "{started:?}");
+    let rows = vec![
+        Token::ColMetadata(vec![Column::new("id", TypeInfo::IntN(4), true)]),
+        Token::Row(vec![TdsValue::Int(1)]),
+        Token::Done(Done { status: DoneStatus::NONE, cur_cmd: 0, row_count: 0 }),
+    ];
+    c.send(PacketType::BulkLoad, &encode_tokens(&rows).unwrap());
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    c.attention();
+    let mut responses = Vec::new();
+    loop {
+        let tokens = c.tokens();
+        let acknowledged = tokens.iter().any(|t| is_done_with(t, DoneStatus::ATTN));
+        responses.push(tokens);
+        if acknowledged {
+            break;
+        }
+        assert!(responses.len() < 3, "no attention acknowledgement: {responses:?}");
+    }
+    assert!(sent.elapsed() < ACK_WITHIN, "acknowledged after {:?}", sent.elapsed());
+    let done = holder.batch("COMMIT");
+    assert!(errors(&done).is_empty(), "{done:?}");
+    assert_eq!(c.scalar("SELECT COUNT(*) FROM dbo.b"), TdsValue::Int(0), "nothing loaded");
+}

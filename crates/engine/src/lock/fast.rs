@@ -248,6 +248,27 @@ impl FastPath {
         found.map(|at| slot.locks.swap_remove(at)).is_some()
     }
 
+    /// Removes `owner`'s fast entry for table (db, object) from its slot if its mode is
+    /// `mode`: `Some(removed)`, or `None` if the entry is not there because a strong request
+    /// moved it into the lock table.
+    pub(super) fn unlock_in(
+        &self,
+        owner: &LockOwner,
+        db: u32,
+        object: u32,
+        mode: LockMode,
+    ) -> Option<bool> {
+        let id = owner.id();
+        let mut slot = lock_mutex(&self.slots[owner.slot()].0);
+        let at =
+            slot.locks.iter().position(|l| l.owner == id && l.db == db && l.object == object)?;
+        let held = slot.locks.get(at).is_some_and(|l| l.mode == mode);
+        if held {
+            slot.locks.swap_remove(at);
+        }
+        Some(held)
+    }
+
     /// Takes `mode` on key `res`, of bucket `bucket`, for `owner` in its slot, if it can:
     /// `Some(granted)` (`false`: the owner's entry already covered it), or `None` when the
     /// request must go to the lock table (the bucket is not the owner's alone, the owner has

@@ -749,17 +749,25 @@ impl LockManager {
 
     /// Drops `owner`'s grant on `res`, if any, and runs the grant pass.
     fn release_grant(&self, owner: OwnerId, res: &Resource) {
+        self.release_grant_of(owner, res, None);
+    }
+
+    /// Drops `owner`'s grant on `res` if it has one, in mode `only` if that is given, and
+    /// runs the grant pass; whether it did.
+    fn release_grant_of(&self, owner: OwnerId, res: &Resource, only: Option<LockMode>) -> bool {
         let key = TableKey::of(res);
         let bucket = key.bucket();
         let mut guard = lock_mutex(self.shard(&key));
         let state = &mut *guard;
         // One probe of the table to find the entry and, once unused, remove it.
         let Entry::Occupied(mut slot) = state.table.entry(key) else {
-            return;
+            return false;
         };
         let entry = slot.get_mut();
-        let Some(at) = entry.granted.iter().position(|g| g.0 == owner) else {
-            return;
+        let found =
+            entry.granted.iter().position(|g| g.0 == owner && only.is_none_or(|m| g.1 == m));
+        let Some(at) = found else {
+            return false;
         };
         let released = entry.granted.swap_remove(at);
         if !entry.queue.is_empty() {
@@ -777,6 +785,7 @@ impl LockManager {
             (Resource::Key { .. }, Some(_)) => self.fast.key_request_ended(bucket),
             _ => {}
         }
+        true
     }
 
     /// Releases `owner`'s lock on `res` entirely, whatever its mode (READ COMMITTED releases a
@@ -800,6 +809,30 @@ impl LockManager {
         if owner.forget(res) {
             self.release_grant(owner.id(), res);
         }
+    }
+
+    /// Releases `owner`'s lock on table `res` if `mode` is exactly what it holds there;
+    /// whether it did. What a READ COMMITTED statement gives back as it ends (its IS, or the S
+    /// of a `TABLOCK`), unless the transaction has since taken more on the table (a write's
+    /// IX, a DDL's X), which is then kept to the end of the transaction. Only the owner's own
+    /// thread changes its modes, so the mode cannot change between the look and the release;
+    /// a strong request may move a fast-path entry into the lock table meanwhile, and the look
+    /// in the lock table finds it there.
+    pub fn unlock_table_in(&self, owner: &mut LockOwner, res: &Resource, mode: LockMode) -> bool {
+        let Resource::Object { db, object } = *res else {
+            return false;
+        };
+        let released = if owner.has_fast(db, object) {
+            match self.fast.unlock_in(owner, db, object, mode) {
+                Some(released) => released,
+                None => self.release_grant_of(owner.id(), res, Some(mode)),
+            }
+        } else {
+            return owner.in_table(res)
+                && self.release_grant_of(owner.id(), res, Some(mode))
+                && owner.forget(res);
+        };
+        released && owner.forget_fast(db, object)
     }
 
     /// Releases every lock of `owner` (commit, rollback), waking the waiters that can now be

@@ -622,6 +622,11 @@ impl Run<'_> {
     /// [`Run::read_path`], giving each row `keep` accepts to `sink` until it says stop.
     /// False (and no row given) when a probe's value cannot be converted to its key
     /// column's type.
+    ///
+    /// Under `SET FMTONLY ON` it reads nothing and takes no lock: SQL Server processes no
+    /// row then, and describes a table another transaction holds exclusively without waiting
+    /// (mssql-jdbc's bulk copy asks for its target's columns that way, `SET FMTONLY ON
+    /// SELECT * FROM t`, while the table may be locked by `TABLOCKX`).
     pub(crate) fn read_path_into(
         &mut self,
         t: &TableRef,
@@ -630,6 +635,9 @@ impl Run<'_> {
         keep: Option<RowFilter<'_>>,
         sink: &mut dyn RowSink,
     ) -> Result<bool, SqlError> {
+        if self.s.opts.fmtonly {
+            return Ok(true);
+        }
         let mut filter = keep.map(Filter::new);
         let keep = filter.as_mut();
         let Some(index) = path.index.and_then(|id| t.def.index(id)) else {
@@ -1161,6 +1169,10 @@ impl Run<'_> {
         upper: Bound<Vec<u8>>,
         each: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Result<(), SqlError> {
+        // As `read_path_into`: FMTONLY reads no row.
+        if self.s.opts.fmtonly {
+            return Ok(());
+        }
         let mark = self.io_mark();
         let mut cursor = self
             .tx()

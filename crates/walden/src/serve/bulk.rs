@@ -22,17 +22,22 @@ const MAX_ROW_BYTES: usize = walden_tds::packet::DEFAULT_MAX_MESSAGE_SIZE;
 /// Runs the bulk load whose first packet is `first`, reading its other packets with `read`,
 /// and writes the answer to `out` but its last DONE, which the caller sends (with DONE_ATTN
 /// when this returns true: the client abandoned the load). An error is returned only when
-/// the connection failed.
+/// the connection failed. `all_read` is called once the message's last packet has been read:
+/// from then on the client can send nothing but an attention, which the caller's cancel
+/// signal may then watch for (a load waiting for a table lock ends at the driver's query
+/// timeout).
 pub fn load<W: Write>(
     session: &mut Session,
     first: Message,
     read: &mut dyn FnMut() -> io::Result<Message>,
+    all_read: &dyn Fn(),
     out: &mut TdsOutput<W>,
 ) -> io::Result<bool> {
     let mut rows = MessageRows {
         decoder: BulkLoadDecoder::new(MAX_ROW_BYTES),
         wire: Vec::new(),
         read,
+        all_read,
         last: false,
         cancelled: false,
         failed: None,
@@ -62,6 +67,8 @@ struct MessageRows<'r> {
     /// The row being decoded, as the client sent it: one vector for every row.
     wire: Vec<TdsValue>,
     read: &'r mut dyn FnMut() -> io::Result<Message>,
+    /// Called when the message's last packet has been read.
+    all_read: &'r dyn Fn(),
     /// The message's last packet has been read.
     last: bool,
     /// The client abandoned the message (IGNORE) or sent an attention.
@@ -81,6 +88,9 @@ impl MessageRows<'_> {
             PacketType::BulkLoad => {
                 self.decoder.push(&packet.payload);
                 self.last = packet.status.contains(PacketStatus::EOM);
+                if self.last {
+                    (self.all_read)();
+                }
             }
             // An attention in the middle of the message: the client gives up on the load.
             _ => {

@@ -568,11 +568,14 @@ impl Conn {
                 Err(e) => protocol_error(&mut out, &e.to_string()),
             },
             PacketType::BulkLoad => {
-                // The rest of the message is still arriving: input is no attention.
+                // The rest of the message is still arriving: input is no attention until its
+                // last packet is in.
                 attention.begin(false);
                 attention.end();
                 let trancount = session.transaction_count();
-                let cancelled = bulk::load(session, message, &mut || self.read(), &mut out)?;
+                let all_read = || attention.begin(false);
+                let cancelled =
+                    bulk::load(session, message, &mut || self.read(), &all_read, &mut out)?;
                 // A failed load under XACT_ABORT (or a deadlock) ends the transaction.
                 if trancount > 0 && session.transaction_count() == 0 {
                     self.end_descriptor(&mut out, true);

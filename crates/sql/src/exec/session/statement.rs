@@ -107,14 +107,17 @@ impl Run<'_> {
         // The DDL events the statement raises are worked out before it changes the catalog
         // and fire its database's DDL triggers once it has succeeded (`exec::ddl_trigger`).
         let ddl_events = if compound { Vec::new() } else { self.ddl_events(st) };
-        // The table hints the statement pushes (`exec::table_hints`) end with it.
+        // The table hints the statement pushes (`exec::table_hints`) end with it, and so do
+        // the table locks it took only to read at READ COMMITTED (`docs/locking.md`).
         let hints_mark = self.s.tx.as_ref().map_or(0, Transaction::table_hints_mark);
+        let locks_mark = self.s.tx.as_ref().map(Transaction::statement_locks_mark);
         let result = match self.statement_kind(st) {
             Ok(flow) if !ddl_events.is_empty() => self.fire_ddl_triggers(ddl_events).map(|()| flow),
             other => other,
         };
         if let Some(tx) = self.s.tx.as_mut() {
             tx.truncate_table_hints(hints_mark);
+            tx.end_statement_locks(locks_mark);
         }
         if !compound {
             for warning in scalar::settings::take_warnings() {
