@@ -7,7 +7,7 @@ use walden_engine::types::{Len, SqlType, Value};
 
 use super::sessions::rows_of;
 use super::{big, bit, int, nstr, View, ViewContext, DESC};
-use crate::exec::{RowSet, SqlError};
+use crate::exec::{ColumnInfo, RowSet, SqlError};
 
 /// One CPU as `sys.dm_os_schedulers` shows a scheduler.
 struct Scheduler {
@@ -193,20 +193,31 @@ pub(super) fn query_stats() -> RowSet {
         ("last_rows", BIGINT),
         ("min_rows", BIGINT),
         ("max_rows", BIGINT),
-        ("total_grant_kb", BIGINT),
-        ("last_grant_kb", BIGINT),
-        ("min_grant_kb", BIGINT),
-        ("max_grant_kb", BIGINT),
-        ("total_used_grant_kb", BIGINT),
-        ("last_used_grant_kb", BIGINT),
-        ("min_used_grant_kb", BIGINT),
-        ("max_used_grant_kb", BIGINT),
-        ("total_spills", BIGINT),
-        ("last_spills", BIGINT),
-        ("min_spills", BIGINT),
-        ("max_spills", BIGINT),
+        ("statement_sql_handle", HANDLE),
+        ("statement_context_id", BIGINT),
     ]);
-    empty(&columns)
+    let mut named = empty(&columns).columns;
+    // SQL Server's per-statement counters of grants, parallelism, threads, columnstore
+    // segments, spills and reads, each as total, last, min and max.
+    for counter in [
+        "dop",
+        "grant_kb",
+        "used_grant_kb",
+        "ideal_grant_kb",
+        "reserved_threads",
+        "used_threads",
+        "columnstore_segment_reads",
+        "columnstore_segment_skips",
+        "spills",
+        "num_physical_reads",
+        "page_server_reads",
+        "num_page_server_reads",
+    ] {
+        for kind in ["total", "last", "min", "max"] {
+            named.push(ColumnInfo::new(format!("{kind}_{counter}"), BIGINT));
+        }
+    }
+    RowSet { columns: named, rows: Vec::new() }
 }
 
 /// `sys.dm_exec_procedure_stats`, `dm_exec_function_stats` and `dm_exec_trigger_stats`: no
