@@ -813,9 +813,12 @@ impl Instance {
         }
         let db = self.database(name)?;
         if is_system_database(db.id()) {
-            return Err(EngineError::Invalid(format!(
-                "Cannot drop the database '{name}' because it is a system database."
-            )));
+            return Err(EngineError::FileRefused {
+                number: 3708,
+                message: format!(
+                    "Cannot drop the database '{name}' because it is a system database."
+                ),
+            });
         }
         if Arc::strong_count(&db) > 3 {
             return Err(EngineError::InUse(format!(
