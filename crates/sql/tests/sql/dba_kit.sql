@@ -165,3 +165,9 @@ FROM (SELECT k, k AS c, v FROM (VALUES (1, 10), (2, 20)) AS x (k, v)) AS src
 PIVOT (SUM(src.v) FOR src.c IN ([1], [2])) AS p ORDER BY p.k
 IF EXISTS (SELECT * FROM sys.databases WHERE name = N'msdb') PRINT 'msdb exists'
 GO
+-- sp_BlitzCache and sp_Blitz @CheckProcedureCache = 1 read the spill and CLR counters of the
+-- plan-cache views, which have no rows.
+SELECT min_spills, max_spills, total_spills, last_num_physical_reads FROM sys.dm_exec_procedure_stats
+SELECT total_clr_time, max_clr_time FROM sys.dm_exec_query_stats
+SELECT min_spills FROM sys.dm_exec_trigger_stats
+GO
