@@ -98,11 +98,13 @@ impl FileLayout {
     }
 
     /// The logical names of the data file and the log of database `db` with id `id`, the
-    /// defaults filled in (master's and tempdb's are SQL Server's).
+    /// defaults filled in (the system databases' are SQL Server's).
     pub fn names(&self, db: &str, id: u32) -> (String, String) {
         let (data, log) = match id {
             crate::instance::MASTER_ID => ("master".to_string(), "mastlog".to_string()),
             crate::instance::TEMPDB_ID => ("tempdev".to_string(), "templog".to_string()),
+            crate::instance::MODEL_ID => ("modeldev".to_string(), "modellog".to_string()),
+            crate::instance::MSDB_ID => ("MSDBData".to_string(), "MSDBLog".to_string()),
             _ => (db.to_string(), format!("{db}_log")),
         };
         let pick = |given: &str, default: String| {

@@ -13,6 +13,14 @@
 //!
 //! Recreated empty at every start, with no log (rule W8).
 //!
+//! # model and msdb
+//!
+//! Ordinary logged databases with SQL Server's ids (3 and 4) and file names, registered in
+//! master like a user database. They are created when the instance is, and when an instance
+//! whose directory predates them opens without them, so every data directory has all four
+//! system databases after its first start with this version. A user database that already
+//! took one of the two names keeps it (and its id); the system database is then not made.
+//!
 //! # The data directory lock
 //!
 //! On a real file system the instance holds an exclusive lock on `walden.lock` in the data
@@ -49,8 +57,18 @@ const OUTCOMES_ROOT: PageId = CATALOG_ROOT + 2;
 pub const MASTER_ID: u32 = 1;
 /// tempdb's database id.
 pub const TEMPDB_ID: u32 = 2;
-/// The first user database id (3 and 4 are SQL Server's model and msdb).
+/// model's database id.
+pub const MODEL_ID: u32 = 3;
+/// msdb's database id.
+pub const MSDB_ID: u32 = 4;
+/// The first user database id.
 pub const FIRST_USER_DB_ID: u32 = 5;
+
+/// Whether `id` is one of SQL Server's four system databases (master, tempdb, model, msdb),
+/// which cannot be dropped, set offline or made read-only.
+pub fn is_system_database(id: u32) -> bool {
+    id < FIRST_USER_DB_ID
+}
 
 /// How an instance is set up.
 #[derive(Debug, Clone)]
@@ -375,6 +393,7 @@ impl Instance {
             closed: AtomicBool::new(false),
             _dir_lock: dir_lock,
         });
+        instance.add_missing_system_databases();
         for e in outdated {
             // Best effort: the old record reads as well as the new one.
             if let Err(error) = instance.master_put(&e, false) {
@@ -620,7 +639,7 @@ impl Instance {
             return if u.offline { Ok(()) } else { Err(u.error()) };
         }
         let db = self.database(name)?;
-        if db.id() == MASTER_ID || db.id() == TEMPDB_ID {
+        if is_system_database(db.id()) {
             return Err(EngineError::FileRefused {
                 number: 5058,
                 message: format!("Option 'OFFLINE' cannot be set in database '{}'.", db.name()),
@@ -646,7 +665,7 @@ impl Instance {
     pub fn set_read_only(&self, name: &str, read_only: bool) -> Result<(), EngineError> {
         let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
         let db = self.database(name)?;
-        if db.id() == MASTER_ID || db.id() == TEMPDB_ID {
+        if is_system_database(db.id()) {
             let option = if read_only { "READ_ONLY" } else { "READ_WRITE" };
             return Err(EngineError::FileRefused {
                 number: 5058,
@@ -693,6 +712,48 @@ impl Instance {
             .unwrap_or(0)
             .max(FIRST_USER_DB_ID - 1)
             + 1;
+        self.create_registered(name, id, files, layout)
+    }
+
+    /// Creates model and msdb if master does not list them (a new instance, or a data
+    /// directory from before they existed). A name already taken, by a user database or by
+    /// one that could not be opened, is left as it is.
+    fn add_missing_system_databases(&self) {
+        let _ddl = self.ddl.lock().unwrap_or_else(PoisonError::into_inner);
+        for (name, id, data, log) in [
+            ("model", MODEL_ID, "model.mdf", "modellog.ldf"),
+            ("msdb", MSDB_ID, "MSDBData.mdf", "MSDBLog.ldf"),
+        ] {
+            if !matches!(self.database(name), Err(EngineError::NoSuchDatabase(_))) {
+                continue;
+            }
+            let files = DatabaseFiles { data: self.dir.join(data), log: self.dir.join(log) };
+            let events = &self.config.database.events;
+            match self.create_registered(name, id, files, self.config.database.files.clone()) {
+                Ok(_) => events.emit(
+                    EventLevel::Info,
+                    &format!("database {name}: created (database id {id})"),
+                ),
+                // Without it the instance still serves master and the user databases; a use
+                // of it is error 911 until the cause (files left by an interrupted first
+                // start, say, which are never overwritten) is cleared and the server restarts.
+                Err(error) => events.emit(
+                    EventLevel::Warn,
+                    &format!("database {name}: could not be created: {error}"),
+                ),
+            }
+        }
+    }
+
+    /// Creates database `name` with id `id` on `files` and records it in master; on failure
+    /// nothing of it is left. The caller holds `ddl` and has checked that the name is free.
+    fn create_registered(
+        &self,
+        name: &str,
+        id: u32,
+        files: DatabaseFiles,
+        layout: FileLayout,
+    ) -> Result<Arc<Database>, EngineError> {
         let db = Database::create(
             Arc::clone(&self.vfs),
             name,
@@ -751,10 +812,13 @@ impl Instance {
             return Ok(());
         }
         let db = self.database(name)?;
-        if db.id() == MASTER_ID || db.id() == TEMPDB_ID {
-            return Err(EngineError::Invalid(format!(
-                "Cannot drop the database '{name}' because it is a system database."
-            )));
+        if is_system_database(db.id()) {
+            return Err(EngineError::FileRefused {
+                number: 3708,
+                message: format!(
+                    "Cannot drop the database '{name}' because it is a system database."
+                ),
+            });
         }
         if Arc::strong_count(&db) > 3 {
             return Err(EngineError::InUse(format!(
@@ -1109,5 +1173,97 @@ mod tests {
         let now = stored(&instance);
         assert_eq!(flags_of(&now), DATA_IN_DIR | LOG_IN_DIR);
         assert!(!String::from_utf8_lossy(&now).contains("/srv/data"));
+    }
+
+    /// A data directory from before model and msdb existed: master lists only user
+    /// databases. Simulated by removing the two from master and their files.
+    fn forget_system_databases(instance: &Instance) {
+        let mut tx = instance.begin(Isolation::ReadCommitted, None);
+        tx.mark_ddl(&instance.master).unwrap();
+        for name in ["model", "msdb"] {
+            tx.tree_delete(&instance.master, DATABASES_ROOT, name.as_bytes()).unwrap();
+        }
+        tx.commit(walden_log::policy::CommitOption::Unspecified).unwrap();
+    }
+
+    fn small_config() -> InstanceConfig {
+        let mut config = InstanceConfig::default();
+        config.database.pool.frames = 64;
+        config.database.log.segment_size = 64 << 10;
+        config.database.files = crate::files::FileLayout::small(64 << 10);
+        config.database.log.initial_segments = 2;
+        config.checkpoint_poll_ms = 0;
+        config
+    }
+
+    #[test]
+    fn model_and_msdb_are_added_to_a_directory_that_predates_them() {
+        let vfs: Arc<dyn Vfs> = Arc::new(walden_io::SimFs::new(1));
+        let dir = Path::new("/srv/data");
+        let config = small_config();
+        let ids = |instance: &Instance| -> Vec<(String, u32)> {
+            let mut ids: Vec<_> =
+                instance.databases().iter().map(|d| (d.name().to_string(), d.id())).collect();
+            ids.sort_by_key(|(_, id)| *id);
+            ids
+        };
+        {
+            let instance =
+                Instance::open_with(Arc::clone(&vfs), dir, config.clone(), None).unwrap();
+            let names = ["master", "tempdb", "model", "msdb"];
+            let want: Vec<_> = names.iter().map(|n| n.to_string()).zip(1..).collect();
+            assert_eq!(ids(&instance), want);
+            assert_eq!(instance.database("msdb").unwrap().files().data, dir.join("MSDBData.mdf"));
+            instance.create_database("sales", None).unwrap();
+            forget_system_databases(&instance);
+            let (model, msdb) =
+                (instance.database("model").unwrap(), instance.database("msdb").unwrap());
+            instance.close().unwrap();
+            for db in [model, msdb] {
+                vfs.remove(&db.files().data).unwrap();
+                vfs.remove(&db.files().log).unwrap();
+            }
+        }
+        {
+            let instance =
+                Instance::open_with(Arc::clone(&vfs), dir, config.clone(), None).unwrap();
+            let got = ids(&instance);
+            assert_eq!(
+                got,
+                [("master", 1), ("tempdb", 2), ("model", 3), ("msdb", 4), ("sales", 5)]
+                    .map(|(n, id)| (n.to_string(), id))
+            );
+            // Registered in master: the next start opens them (making them again would meet
+            // their files and leave them out).
+            instance.close().unwrap();
+            let again = Instance::open_with(Arc::clone(&vfs), dir, config.clone(), None).unwrap();
+            assert_eq!(ids(&again), got);
+            // System databases cannot be dropped, set offline or made read-only.
+            for name in ["model", "msdb"] {
+                assert!(again.drop_database(name).is_err());
+                assert!(again.set_offline(name).is_err());
+                assert!(again.set_read_only(name, true).is_err());
+            }
+            again.close().unwrap();
+        }
+    }
+
+    #[test]
+    fn leftover_files_of_a_system_database_do_not_keep_the_instance_down() {
+        // Files without an entry in master: a first start that stopped between making
+        // them and registering them, or an operator's copy. They are left alone.
+        let vfs: Arc<dyn Vfs> = Arc::new(walden_io::SimFs::new(1));
+        let dir = Path::new("/srv/data");
+        let config = small_config();
+        {
+            let instance =
+                Instance::open_with(Arc::clone(&vfs), dir, config.clone(), None).unwrap();
+            forget_system_databases(&instance);
+            instance.close().unwrap();
+        }
+        let instance = Instance::open_with(Arc::clone(&vfs), dir, config, None).unwrap();
+        assert!(matches!(instance.database("msdb"), Err(EngineError::NoSuchDatabase(_))));
+        assert!(vfs.exists(&dir.join("MSDBData.mdf")));
+        assert_eq!(instance.database("master").unwrap().id(), MASTER_ID);
     }
 }

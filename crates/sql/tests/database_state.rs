@@ -88,3 +88,40 @@ fn other_sessions_in_the_database_stop_the_change_unless_rolled_back() {
     ok(&mut admin, "INSERT d.dbo.t VALUES (3)");
     assert_eq!(scalar(&mut admin, "SELECT COUNT(*) FROM d.dbo.t"), Value::Int(1));
 }
+
+/// model and msdb are databases like the others: what is written to them is there after a
+/// restart, and a restart neither makes them again nor moves their ids.
+#[test]
+fn model_and_msdb_keep_their_objects_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    ok(&mut s, "USE msdb; CREATE TABLE dbo.dba_log (id INT PRIMARY KEY, note NVARCHAR(20))");
+    ok(&mut s, "INSERT msdb.dbo.dba_log VALUES (1, N'kept'); CREATE TABLE model.dbo.m (k INT)");
+    ok(&mut s, "CREATE DATABASE app");
+    drop(s);
+    let instance = restart(dir.path(), instance);
+
+    let mut s = Session::new(Arc::clone(&instance));
+    let ids = run(&mut s, "SELECT name, database_id FROM sys.databases ORDER BY database_id");
+    let listed: Vec<(Value, Value)> =
+        ids.results[0].rows.iter().map(|r| (r[0].clone(), r[1].clone())).collect();
+    let want: Vec<(Value, Value)> =
+        [("master", 1), ("tempdb", 2), ("model", 3), ("msdb", 4), ("app", 5)]
+            .iter()
+            .map(|(n, id)| (Value::NStr((*n).into()), Value::Int(*id)))
+            .collect();
+    assert_eq!(listed, want);
+    assert_eq!(
+        scalar(&mut s, "SELECT note FROM msdb.dbo.dba_log WHERE id = 1"),
+        Value::NStr("kept".into())
+    );
+    assert_eq!(
+        scalar(&mut s, "SELECT COUNT(*) FROM model.sys.tables WHERE name = 'm'"),
+        Value::Int(1)
+    );
+    // The history tables are still found beside the user's own.
+    assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM msdb.dbo.backupset"), Value::Int(0));
+    drop(s);
+    instance.close().unwrap();
+}

@@ -124,7 +124,10 @@ fn sp_helpdb_lists_databases_and_one_databases_files() {
     );
     let listed: Vec<&Value> = out.results[0].rows.iter().map(|r| &r[0]).collect();
     let nstr = |t: &str| Value::NStr(t.into());
-    assert_eq!(listed, [&nstr("hd"), &nstr("master"), &nstr("tempdb")]);
+    assert_eq!(
+        listed,
+        [&nstr("hd"), &nstr("master"), &nstr("model"), &nstr("msdb"), &nstr("tempdb")]
+    );
 
     let out = run(&mut s, "EXEC sp_helpdb 'hd'");
     assert!(out.errors().next().is_none(), "{:?}", out.messages);

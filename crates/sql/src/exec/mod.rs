@@ -31,6 +31,7 @@ mod dml_cte;
 mod dml_output;
 mod error;
 mod eval;
+mod extended_procs;
 mod external_sort;
 mod files;
 mod filter;

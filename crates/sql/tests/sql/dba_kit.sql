@@ -91,3 +91,83 @@ SELECT name, loginname, sysadmin, hasaccess FROM sys.syslogins
 SELECT p.permission_name, pr.name FROM sys.server_permissions AS p JOIN sys.server_principals AS pr ON pr.principal_id = p.grantee_principal_id
 EXEC sp_validatelogins
 GO
+-- sp_Blitz: its version check runs each kit procedure with @VersionCheckMode = 1, and
+-- sp_DatabaseRestore declares a default written as a bare word, which is a string.
+CREATE PROCEDURE dbo.restore_like @Execute CHAR(1) = Y, @Debug INT = 0, @VersionCheckMode BIT = 0, @VersionDate DATETIME = NULL OUTPUT
+AS
+BEGIN
+    SELECT @VersionDate = '20260407';
+    IF @VersionCheckMode = 1 RETURN;
+    SELECT @Execute AS execute_flag, @Debug AS debug;
+END
+GO
+DECLARE @d DATETIME, @rc INT
+EXEC @rc = dbo.restore_like @VersionCheckMode = 1, @VersionDate = @d OUTPUT
+SELECT @rc AS rc, @d AS version_date
+EXEC dbo.restore_like
+EXEC dbo.restore_like @Execute = N
+SELECT name, has_default_value FROM sys.parameters WHERE object_id = OBJECT_ID('dbo.restore_like') AND name = '@Execute'
+GO
+-- sp_Blitz check 86: role members joined to each database's sysusers by uid.
+SELECT u.name AS member, g.name AS role_name
+FROM (SELECT memberuid = CONVERT(INT, member_principal_id), groupuid = CONVERT(INT, role_principal_id) FROM sys.database_role_members) m
+INNER JOIN master.dbo.sysusers u ON m.memberuid = u.uid INNER JOIN sysusers g ON m.groupuid = g.uid
+SELECT uid, name, issqluser, issqlrole, hasdbaccess FROM sys.sysusers ORDER BY uid
+SELECT COUNT(*) AS msdb_users FROM msdb.dbo.sysusers WHERE name = N'dbo'
+GO
+-- sp_Blitz as sysadmin: the registry, the drives and Agent's fail-safe operator.
+DECLARE @scheme VARCHAR(36), @mhz INT, @rc INT
+EXEC xp_regread @rootkey = N'HKEY_LOCAL_MACHINE', @key = N'SOFTWARE\Policies\Microsoft\Power\PowerSettings',
+    @value_name = N'ActivePowerScheme', @value = @scheme OUTPUT, @no_output = N'no_output'
+EXEC @rc = master.sys.xp_regread N'HKEY_LOCAL_MACHINE', N'HARDWARE\DESCRIPTION\System\CentralProcessor\0', N'~MHz', @mhz OUTPUT
+SELECT @scheme AS power_scheme, @mhz AS mhz, @rc AS rc
+CREATE TABLE #Instances (Instance_Number NVARCHAR(MAX), Instance_Name NVARCHAR(MAX), Data_Field NVARCHAR(MAX))
+INSERT INTO #Instances EXEC master.sys.xp_regread @rootkey = 'HKEY_LOCAL_MACHINE', @key = 'SOFTWARE\Microsoft\Microsoft SQL Server', @value_name = 'InstalledInstances'
+SELECT COUNT(*) AS instances FROM #Instances
+CREATE TABLE #driveInfo (drive NVARCHAR(2), available_MB DECIMAL(18, 0))
+INSERT INTO #driveInfo (drive, available_MB) EXEC master..xp_fixeddrives
+SELECT COUNT(*) AS drives FROM #driveInfo
+CREATE TABLE #AlertInfo (FailSafeOperator NVARCHAR(255), NotificationMethod INT, ForwardingServer NVARCHAR(255),
+    ForwardingSeverity INT, PagerToTemplate NVARCHAR(255), PagerCCTemplate NVARCHAR(255),
+    PagerSubjectTemplate NVARCHAR(255), PagerSendSubjectOnly NVARCHAR(255), ForwardAlways INT)
+INSERT INTO #AlertInfo EXEC [master].[dbo].[sp_MSgetalertinfo] @includeaddresses = 0
+SELECT * FROM #AlertInfo
+EXEC xp_fixeddrives 1
+GO
+-- sp_Blitz's AG and plan checks name these columns of views that have no rows.
+SELECT drs.last_hardened_time, drs.last_commit_time, drs.secondary_lag_seconds FROM sys.dm_hadr_database_replica_states AS drs
+SELECT deqs.min_reserved_threads, deqs.max_used_threads, deqs.total_dop, deqs.last_ideal_grant_kb FROM sys.dm_exec_query_stats AS deqs
+GO
+-- sp_BlitzLock: the system_health session is running, with its two targets, and holds no
+-- deadlock report.
+SELECT ses.name, ses.startup_state, CASE WHEN dxs.create_time IS NOT NULL THEN 'started' END AS state
+FROM sys.server_event_sessions AS ses JOIN sys.dm_xe_sessions AS dxs ON dxs.name = ses.name
+WHERE ses.name = N'system_health'
+SELECT t.target_name, t.execution_count FROM sys.dm_xe_sessions AS s
+JOIN sys.dm_xe_session_targets AS t ON s.address = t.event_session_address
+WHERE s.name = N'system_health' ORDER BY t.target_name
+SELECT CAST(t.target_data AS XML).value('(/RingBufferTarget/@eventCount)[1]', 'int') AS ring_buffer_events
+FROM sys.dm_xe_session_targets AS t WHERE t.target_name = N'ring_buffer'
+SELECT st.name, st.package FROM sys.server_event_session_targets AS st ORDER BY st.target_id
+SELECT COUNT(*) AS deadlock_reports FROM sys.fn_xe_file_target_read_file(N'system_health*.xel', NULL, NULL, NULL) AS fx
+WHERE fx.object_name = N'xml_deadlock_report'
+GO
+-- sp_BlitzBackups: PIVOT whose FOR names the column through the source's alias, over
+-- msdb's (empty) backup history.
+SELECT p.DatabaseName, p.[0], p.[-1]
+FROM (SELECT b.database_name AS DatabaseName, DATEDIFF(MONTH, GETDATE(), b.backup_start_date) AS MonthsAgo,
+             CONVERT(DECIMAL(18, 2), AVG(bf.file_size / 1048576.0)) AS AvgSizeMB
+      FROM [msdb].dbo.backupset AS b INNER JOIN [msdb].dbo.backupfile AS bf ON b.backup_set_id = bf.backup_set_id
+      GROUP BY b.database_name, DATEDIFF(MONTH, GETDATE(), b.backup_start_date)) AS bckstat
+PIVOT (SUM(bckstat.AvgSizeMB) FOR bckstat.MonthsAgo IN ([0], [-1])) AS p
+SELECT p.k, p.[1], p.[2]
+FROM (SELECT k, k AS c, v FROM (VALUES (1, 10), (2, 20)) AS x (k, v)) AS src
+PIVOT (SUM(src.v) FOR src.c IN ([1], [2])) AS p ORDER BY p.k
+IF EXISTS (SELECT * FROM sys.databases WHERE name = N'msdb') PRINT 'msdb exists'
+GO
+-- sp_BlitzCache and sp_Blitz @CheckProcedureCache = 1 read the spill and CLR counters of the
+-- plan-cache views, which have no rows.
+SELECT min_spills, max_spills, total_spills, last_num_physical_reads FROM sys.dm_exec_procedure_stats
+SELECT total_clr_time, max_clr_time FROM sys.dm_exec_query_stats
+SELECT min_spills FROM sys.dm_exec_trigger_stats
+GO

@@ -1,6 +1,6 @@
 -- msdb's backup and restore history tables read by DBA scripts: empty, with SQL Server's
--- columns (sysviews/msdb.rs). Other msdb tables do not exist (208, as for any database that
--- does not exist).
+-- columns (sysviews/msdb.rs). Other msdb tables do not exist (208, as any table the
+-- database lacks).
 SELECT d.name, MAX(b.backup_finish_date) AS last_full_backup
 FROM sys.databases d LEFT JOIN msdb.dbo.backupset b ON b.database_name = d.name AND b.type = 'D'
 GROUP BY d.name ORDER BY d.name;

@@ -10,11 +10,12 @@ use crate::ast::{
     ColumnDef, ColumnOption, CreateDatabase, CreateFunction, CreateIndex, CreateMode,
     CreateProcedure, CreateSequence, CreateTable, CreateTrigger, CreateType, CreateView,
     DatabaseFileChange, DatabaseOption, DatabaseRef, DelayedDurability, DropIndex, DropKind,
-    DropObjects, EnableTrigger, Expr, FileGrowth, FileSize, FileSpec, ForeignKeyReference,
-    FunctionBody, Ident, IdentitySpec, IndexColumn, IndexRef, InlineIndex, IsolationLevel, MaxSize,
-    ObjectName, ProcedureParameter, RecoveryModel, ReferentialAction, SequenceOption, SizeUnit,
-    Statement, StatementKind, TableConstraint, TableConstraintKind, TableElement, TableOption,
-    TransactionStatement, TriggerEvent, TypeDefinition,
+    DropObjects, EnableTrigger, Expr, ExprKind, FileGrowth, FileSize, FileSpec,
+    ForeignKeyReference, FunctionBody, Ident, IdentitySpec, IndexColumn, IndexRef, InlineIndex,
+    IsolationLevel, Literal, MaxSize, ObjectName, ProcedureParameter, RecoveryModel,
+    ReferentialAction, SequenceOption, SizeUnit, Statement, StatementKind, TableConstraint,
+    TableConstraintKind, TableElement, TableOption, TransactionStatement, TriggerEvent,
+    TypeDefinition,
 };
 use crate::error::ParseError;
 use crate::lexer::TokenKind;
@@ -1389,10 +1390,26 @@ impl<'a> Parser<'a> {
             self.advance();
             self.advance();
         }
-        let default = if self.eat(&TokenKind::Eq) { Some(self.parse_expr()?) } else { None };
+        let default =
+            if self.eat(&TokenKind::Eq) { Some(self.parse_parameter_default()?) } else { None };
         let output = self.eat_one_of(&["OUTPUT", "OUT"]).is_some();
         let readonly = self.eat_keyword("READONLY");
         Ok(ProcedureParameter { name, data_type, not_null, default, output, readonly })
+    }
+
+    /// A parameter's default. As in a procedure call's arguments, SQL Server reads a lone
+    /// identifier there as a string (`@Execute CHAR(1) = Y` is `'Y'`), which released
+    /// scripts rely on; a call or a qualified name is still an expression.
+    fn parse_parameter_default(&mut self) -> PResult<Expr> {
+        let lone = self.at_identifier()
+            && !matches!(self.peek_nth(1).kind, TokenKind::LParen | TokenKind::Dot);
+        if !lone {
+            return self.parse_expr();
+        }
+        let span = self.peek().span;
+        let value = super::identifier_value(self.peek());
+        self.advance();
+        Ok(Expr { kind: ExprKind::Literal(Literal::String { value, national: false }), span })
     }
 
     // -----------------------------------------------------------------------------------------

@@ -602,7 +602,12 @@ impl<'a> Parser<'a> {
             (None, Some(self.parse_identifier()?))
         };
         self.expect_keyword("FOR")?;
-        let column = self.parse_identifier()?;
+        let mut column = self.parse_identifier()?;
+        // `FOR src.col`: the column may be qualified by the source's alias, whose columns
+        // are the only ones in scope here, so the name alone identifies it.
+        if pivot && self.eat(&TokenKind::Dot) {
+            column = self.parse_identifier()?;
+        }
         self.expect_keyword("IN")?;
         let list = self.parse_identifier_list()?;
         self.expect(&TokenKind::RParen)?;

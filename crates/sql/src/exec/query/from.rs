@@ -245,13 +245,16 @@ impl Run<'_> {
         name: &ObjectName,
         args: &[Value],
     ) -> Result<Option<RowSet>, SqlError> {
-        // msdb's history tables, while there is no msdb database (`sysviews::msdb`).
-        let msdb = name.database.as_ref().is_some_and(|d| d.value.eq_ignore_ascii_case("msdb"))
+        // msdb's backup history and Agent tables (`sysviews::msdb`), named in msdb or from it.
+        if args.is_empty()
             && name.schema.as_ref().is_none_or(|s| s.value.eq_ignore_ascii_case("dbo"))
-            && args.is_empty();
-        if msdb && self.s.instance.database("msdb").is_err() {
+        {
             if let Some(set) = sysviews::msdb::history_table(&name.name.value) {
-                return Ok(Some(set));
+                if self.database_of(name.database.as_ref())?.id()
+                    == walden_engine::instance::MSDB_ID
+                {
+                    return Ok(Some(set));
+                }
             }
         }
         if name.name.value.eq_ignore_ascii_case("spt_values")
@@ -274,6 +277,7 @@ impl Run<'_> {
                 "systypes",
                 "syslanguages",
                 "syslogins",
+                "sysusers",
             ]
             .iter()
             .any(|t| name.name.value.eq_ignore_ascii_case(t));

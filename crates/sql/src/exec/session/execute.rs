@@ -131,6 +131,11 @@ impl Run<'_> {
             };
             return self.execute_sql_with_parameters(p, target);
         }
+        if let Some(status) = self.extended_procedure(&lower, p) {
+            let status = status?;
+            self.set_return_status(p, status)?;
+            return Ok(());
+        }
         if let Some(result) = self.system_procedure(&lower, p) {
             result?;
             // An EXEC is compound, so nothing commits its autocommit transaction after it:

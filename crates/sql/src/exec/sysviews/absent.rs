@@ -21,6 +21,8 @@ const DESC: SqlType = SqlType::NVarChar(Len::N(60));
 const NMAX: SqlType = SqlType::NVarChar(Len::Max);
 const ADDRESS: SqlType = SqlType::VarBinary(Len::N(8));
 const VARIANT: SqlType = SqlType::Variant;
+/// A log sequence number as the AG views show it.
+const LSN: SqlType = SqlType::Decimal { precision: 25, scale: 0 };
 
 const fn nvarchar(n: u16) -> SqlType {
     SqlType::NVarChar(Len::N(n))
@@ -74,32 +76,6 @@ const ABSENT: &[Absent] = &[
         ],
     ),
     (
-        "server_event_sessions",
-        &[
-            ("event_session_id", INT),
-            ("name", SYSNAME),
-            ("event_retention_mode", SqlType::NChar(1)),
-            ("event_retention_mode_desc", DESC),
-            ("max_dispatch_latency", INT),
-            ("max_memory", INT),
-            ("max_event_size", INT),
-            ("memory_partition_mode", SqlType::NChar(1)),
-            ("memory_partition_mode_desc", DESC),
-            ("track_causality", BIT),
-            ("startup_state", BIT),
-        ],
-    ),
-    (
-        "server_event_session_targets",
-        &[
-            ("event_session_id", INT),
-            ("target_id", INT),
-            ("name", SYSNAME),
-            ("package", SYSNAME),
-            ("module", SYSNAME),
-        ],
-    ),
-    (
         "server_event_session_fields",
         &[("event_session_id", INT), ("object_id", INT), ("name", SYSNAME), ("value", VARIANT)],
     ),
@@ -132,40 +108,6 @@ const ABSENT: &[Absent] = &[
     (
         "database_event_session_fields",
         &[("event_session_id", INT), ("object_id", INT), ("name", SYSNAME), ("value", VARIANT)],
-    ),
-    (
-        "dm_xe_sessions",
-        &[
-            ("address", ADDRESS),
-            ("name", nvarchar(256)),
-            ("pending_buffers", INT),
-            ("total_regular_buffers", INT),
-            ("regular_buffer_size", BIGINT),
-            ("total_large_buffers", INT),
-            ("large_buffer_size", BIGINT),
-            ("total_buffer_size", BIGINT),
-            ("buffer_policy_flags", INT),
-            ("buffer_policy_desc", nvarchar(256)),
-            ("flags", INT),
-            ("flag_desc", nvarchar(256)),
-            ("dropped_event_count", INT),
-            ("dropped_buffer_count", INT),
-            ("blocked_event_fire_time", INT),
-            ("create_time", DATETIME),
-            ("largest_event_dropped_size", INT),
-            ("session_source", nvarchar(256)),
-        ],
-    ),
-    (
-        "dm_xe_session_targets",
-        &[
-            ("event_session_address", ADDRESS),
-            ("target_name", nvarchar(60)),
-            ("target_package_guid", GUID),
-            ("execution_count", BIGINT),
-            ("execution_duration_ms", BIGINT),
-            ("target_data", NMAX),
-        ],
     ),
     (
         "dm_xe_database_sessions",
@@ -453,11 +395,28 @@ const ABSENT: &[Absent] = &[
             ("is_suspended", BIT),
             ("suspend_reason", TINYINT),
             ("suspend_reason_desc", DESC),
+            ("recovery_lsn", LSN),
+            ("truncation_lsn", LSN),
+            ("last_sent_lsn", LSN),
+            ("last_sent_time", DATETIME),
+            ("last_received_lsn", LSN),
+            ("last_received_time", DATETIME),
+            ("last_hardened_lsn", LSN),
+            ("last_hardened_time", DATETIME),
+            ("last_redone_lsn", LSN),
+            ("last_redone_time", DATETIME),
             ("log_send_queue_size", BIGINT),
             ("log_send_rate", BIGINT),
             ("redo_queue_size", BIGINT),
             ("redo_rate", BIGINT),
+            ("filestream_send_rate", BIGINT),
+            ("end_of_log_lsn", LSN),
+            ("last_commit_lsn", LSN),
             ("last_commit_time", DATETIME),
+            ("low_water_mark_for_ghosts", BIGINT),
+            ("secondary_lag_seconds", BIGINT),
+            ("quorum_commit_lsn", LSN),
+            ("quorum_commit_time", DATETIME),
         ],
     ),
     (

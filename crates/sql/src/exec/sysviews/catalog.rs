@@ -6,7 +6,7 @@ use std::sync::Arc;
 use walden_engine::catalog::{ColumnDef, IndexDef, Object, SequenceDef, TableDef};
 use walden_engine::database::DatabaseState;
 use walden_engine::files::{FileKind, GrowthStep};
-use walden_engine::instance::{MASTER_ID, TEMPDB_ID};
+use walden_engine::instance::{MASTER_ID, MSDB_ID, TEMPDB_ID};
 use walden_engine::types::{Decimal, Len, SqlType, Value};
 use walden_engine::{Database, RecoveryModel};
 
@@ -135,7 +135,9 @@ pub(super) fn databases(ctx: &ViewContext<'_>) -> RowSet {
         .opt("is_local_cursor_default", SqlType::Bit, off)
         .opt("is_fulltext_enabled", SqlType::Bit, off)
         .opt("is_trustworthy_on", SqlType::Bit, off)
-        .opt("is_db_chaining_on", SqlType::Bit, |r| bit(r.id == MASTER_ID || r.id == TEMPDB_ID))
+        .opt("is_db_chaining_on", SqlType::Bit, |r| {
+            bit(r.id == MASTER_ID || r.id == TEMPDB_ID || r.id == MSDB_ID)
+        })
         .opt("is_parameterization_forced", SqlType::Bit, off)
         .col("is_master_key_encrypted_by_server", SqlType::Bit, off)
         .opt("is_query_store_on", SqlType::Bit, off)

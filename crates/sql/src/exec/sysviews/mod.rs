@@ -24,6 +24,7 @@
 //!   `sys.server_trigger_events`.
 //! * `os`: `sys.dm_os_schedulers`, and the plan-cache, missing-index and index-operation
 //!   DMVs Walden has no information for (no rows).
+//! * `xevents`: the `system_health` Extended Events session, which records nothing.
 //! * `absent`: the views of features Walden does not have (auditing, Extended Events,
 //!   columnstore, Availability Groups, ...): SQL Server's columns, no rows.
 //! * `compat`: `sys.sysobjects`, `sys.syscolumns`, `sys.sysdatabases`, `sys.systypes`, `sys.syslanguages`, `sys.fn_helpcollations()`, `sys.all_objects`, `sys.system_objects`, `sys.system_columns`.
@@ -49,6 +50,7 @@ pub(crate) mod system_objects;
 #[cfg(test)]
 mod tests;
 mod transactions;
+mod xevents;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -287,6 +289,10 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("dm_exec_sql_text", Some(1), sessions::exec_sql_text),
     ("dm_exec_input_buffer", Some(2), sessions::exec_input_buffer),
     ("dm_os_sys_info", None, |c, _| Ok(server::sys_info(c))),
+    ("server_event_sessions", None, |_, _| Ok(xevents::server_event_sessions())),
+    ("server_event_session_targets", None, |_, _| Ok(xevents::server_event_session_targets())),
+    ("dm_xe_sessions", None, |c, _| Ok(xevents::dm_xe_sessions(c))),
+    ("dm_xe_session_targets", None, |_, _| Ok(xevents::dm_xe_session_targets())),
     ("dm_os_schedulers", None, |c, _| Ok(os::schedulers(c))),
     ("dm_os_nodes", None, |c, _| Ok(os::nodes(c))),
     ("dm_os_volume_stats", Some(2), |_, _| Ok(os::volume_stats())),
@@ -309,6 +315,7 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("database_principals", None, |c, _| Ok(server::database_principals(c))),
     ("sql_logins", None, |c, _| Ok(server::sql_logins(c))),
     ("syslogins", None, |c, _| Ok(server::syslogins(c))),
+    ("sysusers", None, |c, _| Ok(server::sysusers(c))),
     ("configurations", None, |c, _| Ok(server::configurations(c))),
     ("sysprocesses", None, |c, _| Ok(server::sysprocesses(c))),
     ("dm_io_virtual_file_stats", Some(2), dmv::virtual_file_stats),

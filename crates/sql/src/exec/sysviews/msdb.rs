@@ -1,10 +1,13 @@
 //! msdb's backup and restore history tables, which DBA scripts read (`SELECT MAX(
-//! backup_finish_date) FROM msdb.dbo.backupset WHERE database_name = ...`), and SQL Server
+//! backup_finish_date) FROM msdb.dbo.backupset WHERE database_name = ...`), SQL Server
 //! Agent's job tables, which install scripts read before they create jobs (`IF NOT EXISTS
-//! (SELECT * FROM msdb.dbo.sysjobs WHERE name = ...)`). Walden has no msdb database, takes no
-//! SQL Server backups and has no Agent, so each is an empty table with SQL Server's columns:
-//! such a script runs and finds no history and no jobs, as on a server never backed up whose
-//! Agent has no jobs. The Agent procedures that would create or run jobs are refused
+//! (SELECT * FROM msdb.dbo.sysjobs WHERE name = ...)`), and Database Mail's. msdb is a
+//! database in Walden (id 4), but Walden takes no SQL Server backups, has no Agent and sends
+//! no mail, so these are not stored in it: each is an empty table with SQL Server's columns,
+//! found when a query names it in msdb's `dbo` schema (`msdb.dbo.backupset`, or `backupset`
+//! after `USE msdb`). Such a script runs and finds no history and no jobs, as on a server
+//! never backed up whose Agent has no jobs. They are not listed in msdb's `sys.objects`, and
+//! cannot be written to. The Agent procedures that would create or run jobs are refused
 //! ([`agent_procedure`]).
 
 use walden_engine::types::{Len, SqlType};
@@ -23,6 +26,7 @@ const COUNT: SqlType = SqlType::Decimal { precision: 10, scale: 0 };
 const SYSNAME: SqlType = SqlType::NVarChar(Len::N(128));
 const PATH: SqlType = SqlType::NVarChar(Len::N(260));
 const CODE: SqlType = SqlType::Char(1);
+const NMAX: SqlType = SqlType::NVarChar(Len::Max);
 
 fn nvarchar(n: u16) -> SqlType {
     SqlType::NVarChar(Len::N(n))
@@ -375,6 +379,90 @@ pub(crate) fn history_table(name: &str) -> Option<RowSet> {
             ("isencrypted", BIT),
             ("readrolesid", SqlType::VarBinary(Len::N(85))),
             ("writerolesid", SqlType::VarBinary(Len::N(85))),
+        ],
+        // Database Mail: Walden sends no mail, so no profile, account or message exists.
+        "sysmail_profile" => vec![
+            ("profile_id", INT),
+            ("name", SYSNAME),
+            ("description", nvarchar(256)),
+            ("last_mod_datetime", DATETIME),
+            ("last_mod_user", SYSNAME),
+        ],
+        "sysmail_account" => vec![
+            ("account_id", INT),
+            ("name", SYSNAME),
+            ("description", nvarchar(256)),
+            ("email_address", nvarchar(128)),
+            ("display_name", nvarchar(128)),
+            ("replyto_address", nvarchar(128)),
+            ("last_mod_datetime", DATETIME),
+            ("last_mod_user", SYSNAME),
+        ],
+        "sysmail_profileaccount" => vec![
+            ("profile_id", INT),
+            ("account_id", INT),
+            ("sequence_number", INT),
+            ("last_mod_datetime", DATETIME),
+            ("last_mod_user", SYSNAME),
+        ],
+        "sysmail_server" => vec![
+            ("account_id", INT),
+            ("servertype", SYSNAME),
+            ("servername", SYSNAME),
+            ("port", INT),
+            ("username", nvarchar(128)),
+            ("credential_id", INT),
+            ("use_default_credentials", BIT),
+            ("enable_ssl", BIT),
+            ("flags", INT),
+            ("timeout", INT),
+            ("last_mod_datetime", DATETIME),
+            ("last_mod_user", SYSNAME),
+        ],
+        "sysmail_allitems"
+        | "sysmail_sentitems"
+        | "sysmail_unsentitems"
+        | "sysmail_faileditems" => vec![
+            ("mailitem_id", INT),
+            ("profile_id", INT),
+            ("recipients", NMAX),
+            ("copy_recipients", NMAX),
+            ("blind_copy_recipients", NMAX),
+            ("subject", nvarchar(510)),
+            ("from_address", NMAX),
+            ("reply_to", NMAX),
+            ("body", NMAX),
+            ("body_format", SqlType::VarChar(Len::N(20))),
+            ("importance", SqlType::VarChar(Len::N(6))),
+            ("sensitivity", SqlType::VarChar(Len::N(12))),
+            ("file_attachments", NMAX),
+            ("attachment_encoding", SqlType::VarChar(Len::N(20))),
+            ("query", NMAX),
+            ("execute_query_database", SYSNAME),
+            ("attach_query_result_as_file", BIT),
+            ("query_result_header", BIT),
+            ("query_result_width", INT),
+            ("query_result_separator", SqlType::Char(1)),
+            ("exclude_query_output", BIT),
+            ("append_query_error", BIT),
+            ("send_request_date", DATETIME),
+            ("send_request_user", SYSNAME),
+            ("sent_account_id", INT),
+            ("sent_status", SqlType::VarChar(Len::N(8))),
+            ("sent_date", DATETIME),
+            ("last_mod_date", DATETIME),
+            ("last_mod_user", SYSNAME),
+        ],
+        "sysmail_event_log" => vec![
+            ("log_id", INT),
+            ("event_type", SqlType::VarChar(Len::N(11))),
+            ("log_date", DATETIME),
+            ("description", NMAX),
+            ("process_id", INT),
+            ("mailitem_id", INT),
+            ("account_id", INT),
+            ("last_mod_date", DATETIME),
+            ("last_mod_user", SYSNAME),
         ],
         _ => return None,
     };

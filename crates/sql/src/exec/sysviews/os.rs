@@ -7,7 +7,7 @@ use walden_engine::types::{Len, SqlType, Value};
 
 use super::sessions::rows_of;
 use super::{big, bit, int, nstr, View, ViewContext, DESC};
-use crate::exec::{RowSet, SqlError};
+use crate::exec::{ColumnInfo, RowSet, SqlError};
 
 /// One CPU as `sys.dm_os_schedulers` shows a scheduler.
 struct Scheduler {
@@ -193,20 +193,40 @@ pub(super) fn query_stats() -> RowSet {
         ("last_rows", BIGINT),
         ("min_rows", BIGINT),
         ("max_rows", BIGINT),
-        ("total_grant_kb", BIGINT),
-        ("last_grant_kb", BIGINT),
-        ("min_grant_kb", BIGINT),
-        ("max_grant_kb", BIGINT),
-        ("total_used_grant_kb", BIGINT),
-        ("last_used_grant_kb", BIGINT),
-        ("min_used_grant_kb", BIGINT),
-        ("max_used_grant_kb", BIGINT),
-        ("total_spills", BIGINT),
-        ("last_spills", BIGINT),
-        ("min_spills", BIGINT),
-        ("max_spills", BIGINT),
+        ("statement_sql_handle", HANDLE),
+        ("statement_context_id", BIGINT),
     ]);
-    empty(&columns)
+    let mut named = empty(&columns).columns;
+    // SQL Server's per-statement counters of CLR time, grants, parallelism, threads,
+    // columnstore segments, spills and reads.
+    add_quads(
+        &mut named,
+        &[
+            "clr_time",
+            "dop",
+            "grant_kb",
+            "used_grant_kb",
+            "ideal_grant_kb",
+            "reserved_threads",
+            "used_threads",
+            "columnstore_segment_reads",
+            "columnstore_segment_skips",
+            "spills",
+            "num_physical_reads",
+            "page_server_reads",
+            "num_page_server_reads",
+        ],
+    );
+    RowSet { columns: named, rows: Vec::new() }
+}
+
+/// A `total_`, `last_`, `min_` and `max_` BIGINT column for each counter, in that order.
+fn add_quads(columns: &mut Vec<ColumnInfo>, counters: &[&str]) {
+    for counter in counters {
+        for kind in ["total", "last", "min", "max"] {
+            columns.push(ColumnInfo::new(format!("{kind}_{counter}"), BIGINT));
+        }
+    }
 }
 
 /// `sys.dm_exec_procedure_stats`, `dm_exec_function_stats` and `dm_exec_trigger_stats`: no
@@ -223,8 +243,13 @@ pub(super) fn module_stats() -> RowSet {
         ("last_execution_time", SqlType::DateTime),
     ];
     columns.extend(EXEC_COUNTERS.iter().map(|c| (*c, BIGINT)));
-    columns.extend([("max_elapsed_time", BIGINT), ("total_spills", BIGINT)]);
-    empty(&columns)
+    columns.push(("max_elapsed_time", BIGINT));
+    let mut named = empty(&columns).columns;
+    add_quads(
+        &mut named,
+        &["spills", "num_physical_reads", "page_server_reads", "num_page_server_reads"],
+    );
+    RowSet { columns: named, rows: Vec::new() }
 }
 
 /// `sys.dm_exec_query_plan(plan_handle)` and `sys.dm_exec_text_query_plan(plan_handle,

@@ -340,6 +340,63 @@ pub(super) fn syslogins(ctx: &ViewContext<'_>) -> RowSet {
 /// `sys.database_principals`: the fixed principals of every database: the `public` role,
 /// the `dbo`, `guest`, `INFORMATION_SCHEMA` and `sys` users, and the `db_owner` role.
 pub(super) fn database_principals(ctx: &ViewContext<'_>) -> RowSet {
+    let rows = principals(ctx);
+    View::<Principal>::new()
+        .col("name", SYSNAME, |p| nstr(p.name))
+        .col("principal_id", SqlType::Int, |p| int(p.id))
+        .col("type", SqlType::Char(1), |p| Value::Str(p.kind.to_string()))
+        .opt("type_desc", DESC, |p| nstr(p.kind_desc))
+        .opt("default_schema_name", SYSNAME, |p| p.default_schema.map_or(Value::Null, nstr))
+        .col("create_date", SqlType::DateTime, |p| datetime(p.created_us))
+        .col("modify_date", SqlType::DateTime, |p| datetime(p.created_us))
+        .opt("owning_principal_id", SqlType::Int, |p| p.owner.map_or(Value::Null, int))
+        .opt("sid", SqlType::VarBinary(Len::N(85)), |p| {
+            p.sid.map_or(Value::Null, |s| Value::Binary(s.to_vec()))
+        })
+        .col("is_fixed_role", SqlType::Bit, |p| bit(p.fixed_role))
+        .col("authentication_type", SqlType::Int, |p| int(i64::from(p.instance_authenticated)))
+        .col("authentication_type_desc", DESC, |p| {
+            nstr(if p.instance_authenticated { "INSTANCE" } else { "NONE" })
+        })
+        .opt("default_language_name", SYSNAME, |_| Value::Null)
+        .opt("default_language_lcid", SqlType::Int, |_| Value::Null)
+        .col("allow_encrypted_value_modifications", SqlType::Bit, |_| bit(false))
+        .rows(&rows)
+}
+
+/// `sys.sysusers` (also `dbo.sysusers`), SQL Server 2000's view of the database's users and
+/// roles, which old scripts join to `sys.database_role_members` by `uid`: the principals of
+/// `sys.database_principals`, with `uid` their `principal_id`.
+pub(super) fn sysusers(ctx: &ViewContext<'_>) -> RowSet {
+    let rows = principals(ctx);
+    View::<Principal>::new()
+        .opt("uid", SqlType::SmallInt, |p| small(p.id))
+        .opt("status", SqlType::SmallInt, |p| small(if p.kind == 'R' { 0 } else { 2 }))
+        .col("name", SYSNAME, |p| nstr(p.name))
+        .opt("sid", SqlType::VarBinary(Len::N(85)), |p| {
+            p.sid.map_or(Value::Null, |s| Value::Binary(s.to_vec()))
+        })
+        .opt("roles", SqlType::VarBinary(Len::N(2048)), |_| Value::Null)
+        .col("createdate", SqlType::DateTime, |p| datetime(p.created_us))
+        .col("updatedate", SqlType::DateTime, |p| datetime(p.created_us))
+        .opt("altuid", SqlType::SmallInt, |p| p.owner.map_or(Value::Null, small))
+        .opt("password", SqlType::VarBinary(Len::N(256)), |_| Value::Null)
+        .opt("gid", SqlType::SmallInt, |p| small(if p.kind == 'R' { p.id } else { 0 }))
+        .opt("environ", SqlType::VarChar(Len::N(255)), |_| Value::Null)
+        .opt("hasdbaccess", SqlType::Int, |p| int(i64::from(p.kind != 'R' && p.id == 1)))
+        .opt("islogin", SqlType::Int, |p| int(i64::from(p.kind != 'R' && p.sid.is_some())))
+        .opt("isntname", SqlType::Int, |_| int(0))
+        .opt("isntgroup", SqlType::Int, |_| int(0))
+        .opt("isntuser", SqlType::Int, |_| int(0))
+        .opt("issqluser", SqlType::Int, |p| int(i64::from(p.kind == 'S')))
+        .opt("isaliased", SqlType::Int, |_| int(0))
+        .opt("issqlrole", SqlType::Int, |p| int(i64::from(p.kind == 'R')))
+        .opt("isapprole", SqlType::Int, |_| int(0))
+        .rows(&rows)
+}
+
+/// The database's principals: its fixed users and roles (Walden has no CREATE USER).
+fn principals(ctx: &ViewContext<'_>) -> Vec<Principal> {
     let created_us = created_micros(ctx.database);
     let principal = |name: &'static str,
                      id: i64,
@@ -367,27 +424,7 @@ pub(super) fn database_principals(ctx: &ViewContext<'_>) -> RowSet {
         principal("sys", 4, None, 'S', None, None),
         principal("db_owner", 16384, None, 'R', None, Some(1)),
     ];
-    View::<Principal>::new()
-        .col("name", SYSNAME, |p| nstr(p.name))
-        .col("principal_id", SqlType::Int, |p| int(p.id))
-        .col("type", SqlType::Char(1), |p| Value::Str(p.kind.to_string()))
-        .opt("type_desc", DESC, |p| nstr(p.kind_desc))
-        .opt("default_schema_name", SYSNAME, |p| p.default_schema.map_or(Value::Null, nstr))
-        .col("create_date", SqlType::DateTime, |p| datetime(p.created_us))
-        .col("modify_date", SqlType::DateTime, |p| datetime(p.created_us))
-        .opt("owning_principal_id", SqlType::Int, |p| p.owner.map_or(Value::Null, int))
-        .opt("sid", SqlType::VarBinary(Len::N(85)), |p| {
-            p.sid.map_or(Value::Null, |s| Value::Binary(s.to_vec()))
-        })
-        .col("is_fixed_role", SqlType::Bit, |p| bit(p.fixed_role))
-        .col("authentication_type", SqlType::Int, |p| int(i64::from(p.instance_authenticated)))
-        .col("authentication_type_desc", DESC, |p| {
-            nstr(if p.instance_authenticated { "INSTANCE" } else { "NONE" })
-        })
-        .opt("default_language_name", SYSNAME, |_| Value::Null)
-        .opt("default_language_lcid", SqlType::Int, |_| Value::Null)
-        .col("allow_encrypted_value_modifications", SqlType::Bit, |_| bit(false))
-        .rows(&rows)
+    Vec::from(rows)
 }
 
 /// A server option as `sys.configurations` lists it.

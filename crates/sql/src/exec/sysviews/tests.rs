@@ -258,7 +258,7 @@ fn performance_counters_have_sql_servers_shape() {
 fn file_stats_cover_data_and_log_files() {
     let f = Fixture::new();
     let all = f.view("dm_io_virtual_file_stats", &[Value::Null, Value::Null]);
-    assert_eq!(all.rows.len(), 6, "two files for each of master, tempdb and d");
+    assert_eq!(all.rows.len(), 10, "two files for each of master, tempdb, model, msdb and d");
     assert_eq!(
         names(&all),
         [
@@ -306,10 +306,12 @@ fn databases_and_their_files() {
         [
             (nstr("master"), Value::Int(1)),
             (nstr("tempdb"), Value::Int(2)),
+            (nstr("model"), Value::Int(3)),
+            (nstr("msdb"), Value::Int(4)),
             (nstr("d"), Value::Int(5))
         ]
     );
-    let d = &rs.rows[2];
+    let d = &rs.rows[4];
     assert_eq!(get(&rs, d, "delayed_durability"), &Value::Int(2));
     assert_eq!(get(&rs, d, "delayed_durability_desc"), &nstr("FORCED"));
     assert_eq!(get(&rs, &rs.rows[0], "delayed_durability_desc"), &nstr("DISABLED"));
@@ -319,10 +321,10 @@ fn databases_and_their_files() {
     assert!(matches!(get(&rs, d, "create_date"), Value::DateTime(_)));
     f.instance.set_delayed_durability("d", DatabaseDurability::Allowed).unwrap();
     let rs = f.view("databases", &[]);
-    assert_eq!(get(&rs, &rs.rows[2], "delayed_durability_desc"), &nstr("ALLOWED"));
+    assert_eq!(get(&rs, &rs.rows[4], "delayed_durability_desc"), &nstr("ALLOWED"));
 
     let files = f.view("master_files", &[]);
-    assert_eq!(files.rows.len(), 6);
+    assert_eq!(files.rows.len(), 10);
     let log = find(&files, |r| r[0] == Value::Int(5) && r[1] == Value::Int(2));
     assert_eq!(get(&files, log, "type"), &Value::TinyInt(1));
     assert_eq!(get(&files, log, "type_desc"), &nstr("LOG"));
