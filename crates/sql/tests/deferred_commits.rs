@@ -17,7 +17,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
 mod support;
-use support::{ok, run, scalar};
+use support::{ok, read, reads_of, run, scalar};
 
 fn errors(out: &Collected) -> Vec<i32> {
     out.errors().map(|e| e.number).collect()
@@ -52,25 +52,6 @@ fn impatient(instance: &Arc<Instance>) -> Session {
     let mut s = Session::new(Arc::clone(instance));
     ok(&mut s, "USE d; SET LOCK_TIMEOUT 0");
     s
-}
-
-/// Whether `sql` had to wait for a lock (1222), else its first value.
-fn read(s: &mut Session, sql: &str) -> Result<Value, ()> {
-    let out = run(s, sql);
-    match errors(&out).as_slice() {
-        [] => Ok(out.results.last().unwrap().rows[0][0].clone()),
-        [1222] => Err(()),
-        other => panic!("{sql}: {other:?} {:?}", out.messages),
-    }
-}
-
-/// A scan, a clustered seek and a nonclustered seek with its key lookup of key `k`.
-fn reads_of(k: i32) -> [String; 3] {
-    [
-        format!("SELECT SUM(CASE WHEN k = {k} THEN v END) FROM dbo.t"),
-        format!("SELECT MAX(v) FROM dbo.t WHERE k BETWEEN {k} AND {k}"),
-        format!("SELECT MAX(v) FROM dbo.t WHERE w = {k}"),
-    ]
 }
 
 #[test]

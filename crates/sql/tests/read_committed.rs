@@ -22,7 +22,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
 mod support;
-use support::{ok, run, scalar};
+use support::{ok, read, reads_of, run, scalar};
 
 fn errors(out: &Collected) -> Vec<i32> {
     out.errors().map(|e| e.number).collect()
@@ -62,27 +62,6 @@ fn open_writer(instance: &Arc<Instance>, sql: &str) -> Session {
     let mut s = Session::new(Arc::clone(instance));
     ok(&mut s, &format!("USE d; BEGIN TRAN; {sql}"));
     s
-}
-
-/// Whether `sql` had to wait for a lock (1222 under `SET LOCK_TIMEOUT 0`), else its first
-/// value. Any other error fails the test.
-fn read(s: &mut Session, sql: &str) -> Result<Value, ()> {
-    let out = run(s, sql);
-    match errors(&out).as_slice() {
-        [] => Ok(out.results.last().unwrap().rows[0][0].clone()),
-        [1222] => Err(()),
-        other => panic!("{sql}: {other:?} {:?}", out.messages),
-    }
-}
-
-/// Every way a READ COMMITTED statement reads the row with key `k`: a scan, a clustered
-/// seek, a nonclustered seek with its key lookup.
-fn reads_of(k: i32) -> [String; 3] {
-    [
-        format!("SELECT SUM(CASE WHEN k = {k} THEN v END) FROM dbo.t"),
-        format!("SELECT MAX(v) FROM dbo.t WHERE k BETWEEN {k} AND {k}"),
-        format!("SELECT MAX(v) FROM dbo.t WHERE w = {k}"),
-    ]
 }
 
 #[test]

@@ -33,3 +33,25 @@ pub fn ok(s: &mut Session, sql: &str) -> Collected {
 pub fn scalar(s: &mut Session, sql: &str) -> Value {
     ok(s, sql).results.last().unwrap().rows[0][0].clone()
 }
+
+/// Whether `sql` had to wait for a lock (1222 under `SET LOCK_TIMEOUT 0`), else its first
+/// value. Any other error fails the test.
+pub fn read(s: &mut Session, sql: &str) -> Result<Value, ()> {
+    let out = run(s, sql);
+    let errors: Vec<i32> = out.errors().map(|e| e.number).collect();
+    match errors.as_slice() {
+        [] => Ok(out.results.last().unwrap().rows[0][0].clone()),
+        [1222] => Err(()),
+        other => panic!("{sql}: {other:?} {:?}", out.messages),
+    }
+}
+
+/// Every way a statement reads the row with key `k` of `dbo.t (k PRIMARY KEY, v, w
+/// indexed)`: a scan, a clustered seek, a nonclustered seek with its key lookup.
+pub fn reads_of(k: i32) -> [String; 3] {
+    [
+        format!("SELECT SUM(CASE WHEN k = {k} THEN v END) FROM dbo.t"),
+        format!("SELECT MAX(v) FROM dbo.t WHERE k BETWEEN {k} AND {k}"),
+        format!("SELECT MAX(v) FROM dbo.t WHERE w = {k}"),
+    ]
+}
