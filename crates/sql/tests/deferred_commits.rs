@@ -2,8 +2,9 @@
 //! session whose server has turned `set_defer_commits` on commit without waiting for their
 //! log flush, and keep their locks until the session hardens them. Other sessions wait for
 //! such a commit's rows (inserted, updated or deleted) as for an uncommitted change and see
-//! them once hardened; the session itself goes on past its own deferred commits; a session
-//! that waits for them never deadlocks their owner; and what was hardened survives a restart.
+//! them once hardened; the session itself goes on past its own deferred commits (row locks,
+//! table locks, DDL) while another session's table lock waits for them; a session that waits
+//! for them never deadlocks their owner; and what was hardened survives a restart.
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -144,4 +145,31 @@ fn hardened_deferred_commits_survive_a_restart() {
     let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
     let mut s = Session::new(Arc::clone(&instance));
     assert_eq!(scalar(&mut s, "USE d; SELECT COUNT(*) FROM dbo.t WHERE k >= 100"), Value::Int(50));
+}
+
+#[test]
+fn table_locks_and_ddl_pass_the_sessions_own_deferred_commits_and_wait_for_anothers() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = setup(dir.path());
+    let mut writer = deferring(&instance);
+    ok(&mut writer, "SET LOCK_TIMEOUT 0");
+    for k in 100..130 {
+        ok(&mut writer, &format!("INSERT INTO dbo.t VALUES ({k}, {k}, {k})"));
+    }
+    // Another session's table lock waits for the deferred commits' intent locks.
+    let mut other = impatient(&instance);
+    assert_eq!(read(&mut other, "SELECT COUNT(*) FROM dbo.t WITH (TABLOCKX)"), Err(()));
+    // The session's own table lock and DDL give them up instead of waiting.
+    assert_eq!(scalar(&mut writer, "SELECT COUNT(*) FROM dbo.t WITH (TABLOCKX)"), Value::Int(50));
+    ok(&mut writer, "INSERT INTO dbo.t VALUES (130, 130, 130)");
+    ok(&mut writer, "ALTER TABLE dbo.t ADD z INT NULL");
+    ok(&mut writer, "INSERT INTO dbo.t (k, v, w) VALUES (131, 131, 131)");
+    ok(&mut writer, "TRUNCATE TABLE dbo.t");
+    ok(&mut writer, "INSERT INTO dbo.t (k, v, w) VALUES (132, 132, 132)");
+    ok(&mut writer, "DROP TABLE dbo.t");
+    writer.deferred_commits().harden().unwrap();
+    assert_eq!(
+        read(&mut other, "SELECT COUNT(*) FROM sys.tables WHERE name = 't'"),
+        Ok(Value::Int(0))
+    );
 }
