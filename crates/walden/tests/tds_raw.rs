@@ -1465,7 +1465,7 @@ fn the_autocommit_calls_of_one_request_share_log_flushes() {
         proc: RpcProc::Id(ProcId::ExecuteSql),
         options: RpcOptions::NONE,
         params: vec![
-            text("INSERT INTO t VALUES (@k)"),
+            text("INSERT INTO d.dbo.t VALUES (@k)"),
             text("@k int"),
             RpcParam::input("@k", TdsValue::Int(k)),
         ],
@@ -1493,4 +1493,23 @@ fn the_autocommit_calls_of_one_request_share_log_flushes() {
     }
     assert_eq!(log_flushes(&mut c, "d") - before, 20, "a request of one call flushes per commit");
     assert_eq!(c.scalar("SELECT COUNT(*) FROM t"), TdsValue::Int(220));
+
+    // Once the response is in, the commits are hardened and their locks given back: another
+    // connection reads every row without waiting. So too when the request also resets the
+    // connection (a pool's first request after handing it out, back in master).
+    let (mut other, _) = Client::login(server.port, PASSWORD);
+    assert!(error_numbers(&other.batch("USE d; SET LOCK_TIMEOUT 0")).is_empty());
+    for (status, keys) in
+        [(PacketStatus::NONE, 300..310), (PacketStatus::RESET_CONNECTION, 310..320)]
+    {
+        let request = RpcRequest {
+            headers: AllHeaders::with_transaction(0),
+            calls: keys.map(insert).collect(),
+        };
+        c.send_with(PacketType::Rpc, status, &request.encode().unwrap());
+        assert!(error_numbers(&c.tokens()).is_empty());
+        let count = other.batch("SELECT COUNT(*) FROM t WHERE k >= 300");
+        assert!(error_numbers(&count).is_empty(), "the rows are still locked: {count:?}");
+    }
+    assert_eq!(other.scalar("SELECT COUNT(*) FROM t WHERE k >= 300"), TdsValue::Int(20));
 }

@@ -119,12 +119,17 @@ impl Session {
     /// Puts a new session's state in place of this one's, keeping the session id, and gives
     /// back the old state.
     fn replace_with_fresh(&mut self) -> Session {
-        let fresh = Session::fresh(
+        let mut fresh = Session::fresh(
             Arc::clone(&self.instance),
             Arc::clone(&self.counters),
             self.spid,
             Arc::clone(&self.activity),
         );
+        // The commits deferred before the reset, and after it, are hardened through the one
+        // handle whoever sends the session's output took (`deferred_commits`) before the
+        // reset ran: a reset at the start of a request must not hide the request's commits
+        // from it.
+        fresh.deferred = Arc::clone(&self.deferred);
         let mut old = std::mem::replace(self, fresh);
         // The session id lives on in `self`: dropping the old state must not unregister it.
         old.registered = false;
