@@ -354,6 +354,17 @@ struct Opened {
     ccopt: i32,
 }
 
+impl Opened {
+    /// Returns the cursor's handle, type, concurrency and rows into `outcome`, through the
+    /// call's OUTPUT parameters at positions `at`, in that order (each procedure has its own).
+    fn return_into(&self, outcome: &mut Outcome, params: &[RpcParam], at: [usize; 4]) {
+        let values = [self.handle, self.scrollopt, self.ccopt, self.rows];
+        for (index, value) in at.into_iter().zip(values) {
+            outcome.output(params, index, value);
+        }
+    }
+}
+
 /// The type a cursor asked for as `scrollopt` gets (see "A cursor is a global T-SQL
 /// cursor").
 fn negotiated_type(requested: i32, keyed: bool) -> i32 {
@@ -580,10 +591,7 @@ fn open_call<W: Write>(
     let request = Request { procedure: PROC, text, params: param_text, values, scrollopt, ccopt };
     let opened = open(cursors, session, &request, out, run)?;
     let mut outcome = Outcome::default();
-    outcome.output(params, 0, opened.handle);
-    outcome.output(params, 2, opened.scrollopt);
-    outcome.output(params, 3, opened.ccopt);
-    outcome.output(params, 4, opened.rows);
+    opened.return_into(&mut outcome, params, [0, 2, 3, 4]);
     Ok(outcome)
 }
 
@@ -636,10 +644,7 @@ fn execute_call<W: Write>(
     };
     let opened = open(cursors, session, &request, out, run)?;
     let mut outcome = Outcome::default();
-    outcome.output(params, 1, opened.handle);
-    outcome.output(params, 2, opened.scrollopt);
-    outcome.output(params, 3, opened.ccopt);
-    outcome.output(params, 4, opened.rows);
+    opened.return_into(&mut outcome, params, [1, 2, 3, 4]);
     Ok(outcome)
 }
 
@@ -676,10 +681,7 @@ fn prep_exec_call<W: Write>(
     let opened = open(cursors, session, &request, out, run)?;
     let mut outcome = Outcome::default();
     outcome.output(params, 0, prepared_handle);
-    outcome.output(params, 1, opened.handle);
-    outcome.output(params, 4, opened.scrollopt);
-    outcome.output(params, 5, opened.ccopt);
-    outcome.output(params, 6, opened.rows);
+    opened.return_into(&mut outcome, params, [1, 4, 5, 6]);
     Ok(outcome)
 }
 
