@@ -191,6 +191,9 @@ pub struct Transaction {
 /// hash), and a list is searched in order.
 type TableLocks = SmallList<((u32, u32), LockMode), 2>;
 
+/// A commit appended without waiting for its flush: its database and its commit record's LSN.
+type Unwaited = (Arc<Database>, Lsn);
+
 /// What the transactions of an instance share: the lock manager and the coordinator of the
 /// transactions that span databases. A transaction holds both through this one `Arc`, so that
 /// beginning and ending one costs one reference count, not one per service.
@@ -868,12 +871,11 @@ impl Transaction {
     /// Appends the commit records. With `defer`, a commit that is fully durable in a single
     /// database and changed no catalog there is appended without waiting for its flush, and
     /// its database and LSN are returned for the wait.
-    #[allow(clippy::type_complexity)]
     fn commit_parts(
         &mut self,
         option: CommitOption,
         defer: bool,
-    ) -> Result<(CommitOutcome, Option<(Arc<Database>, Lsn)>), EngineError> {
+    ) -> Result<(CommitOutcome, Option<Unwaited>), EngineError> {
         let logged = |p: &&Participant| (!p.undo.is_empty() || p.ddl) && !p.db.is_temp();
         let spans = self.parts.iter().filter(logged).count() > 1;
         let mut outcome = CommitOutcome { hardened: true, ..CommitOutcome::default() };
