@@ -41,7 +41,7 @@ EXEC ('SELECT 42 AS dynamic')
 GO
 SELECT @@SPID - @@SPID AS zero, DB_NAME() AS db, DB_ID('master') AS master_id, SUSER_SNAME() AS login, SCHEMA_NAME() AS schema_name
 GO
-SELECT SERVERPROPERTY('ProductVersion') AS version, SERVERPROPERTY('productmajorversion') AS major, SERVERPROPERTY('EngineEdition') AS engine_edition, SERVERPROPERTY('Collation') AS collation, SERVERPROPERTY('NoSuchProperty') AS unknown, SERVERPROPERTY(NULL) AS null_name
+SELECT SERVERPROPERTY('ProductVersion') AS version, SERVERPROPERTY('productmajorversion') AS major, SERVERPROPERTY('EngineEdition') AS engine_edition, SERVERPROPERTY('Edition') AS edition, SERVERPROPERTY('Collation') AS collation, SERVERPROPERTY('NoSuchProperty') AS unknown, SERVERPROPERTY(NULL) AS null_name
 GO
 SELECT value FROM GENERATE_SERIES(1, 5) WHERE value % 2 = 1
 GO

@@ -519,7 +519,9 @@ fn server_property(name: &str) -> Value {
         "productbuild" => text(build.to_string()),
         "productlevel" => text("RTM".into()),
         "productupdatelevel" | "instancename" => Value::Null,
-        "edition" => text("Walden".into()),
+        // The word size in parentheses, as SQL Server's editions end: tools read it there
+        // (sp_Blitz reports a "32-bit SQL Server" for an edition without "64").
+        "edition" => text("Walden (64-bit)".into()),
         // 3: a full on-premises engine (Enterprise's number), not Express (4) or Azure (5).
         "engineedition" => Value::Int(3),
         "editionid" => Value::BigInt(0),
