@@ -712,7 +712,24 @@ impl Instance {
             .unwrap_or(0)
             .max(FIRST_USER_DB_ID - 1)
             + 1;
-        self.create_registered(name, id, files, layout)
+        let model = self.database("model").ok().filter(|m| m.check_online().is_ok());
+        self.create_registered(name, id, files, layout, model.as_deref())
+    }
+
+    /// Gives new database `db` the options of `model`, as SQL Server makes each new database
+    /// from model: its recovery model, DELAYED_DURABILITY and AUTO_CREATE/AUTO_UPDATE_STATISTICS
+    /// (model's objects are not copied; see docs/COMPAT.md). The caller records the first two
+    /// in master.
+    fn copy_model_options(&self, db: &Arc<Database>, model: &Database) -> Result<(), EngineError> {
+        db.set_recovery_model(model.recovery_model());
+        db.set_delayed_durability(model.delayed_durability());
+        let statistics = (model.auto_create_statistics(), model.auto_update_statistics());
+        if statistics != (db.auto_create_statistics(), db.auto_update_statistics()) {
+            let mut tx = self.begin(Isolation::ReadCommitted, None);
+            tx.set_statistics_options(db, statistics.0, statistics.1)?;
+            tx.commit(walden_log::policy::CommitOption::Unspecified)?;
+        }
+        Ok(())
     }
 
     /// Creates model and msdb if master does not list them (a new instance, or a data
@@ -729,7 +746,8 @@ impl Instance {
             }
             let files = DatabaseFiles { data: self.dir.join(data), log: self.dir.join(log) };
             let events = &self.config.database.events;
-            match self.create_registered(name, id, files, self.config.database.files.clone()) {
+            let layout = self.config.database.files.clone();
+            match self.create_registered(name, id, files, layout, None) {
                 Ok(_) => events.emit(
                     EventLevel::Info,
                     &format!("database {name}: created (database id {id})"),
@@ -745,14 +763,16 @@ impl Instance {
         }
     }
 
-    /// Creates database `name` with id `id` on `files` and records it in master; on failure
-    /// nothing of it is left. The caller holds `ddl` and has checked that the name is free.
+    /// Creates database `name` with id `id` on `files`, with `model`'s options if given, and
+    /// records it in master; on failure nothing of it is left. The caller holds `ddl` and has
+    /// checked that the name is free.
     fn create_registered(
         &self,
         name: &str,
         id: u32,
         files: DatabaseFiles,
         layout: FileLayout,
+        model: Option<&Database>,
     ) -> Result<Arc<Database>, EngineError> {
         let db = Database::create(
             Arc::clone(&self.vfs),
@@ -771,7 +791,12 @@ impl Instance {
                 return Err(e);
             }
         };
-        if let Err(e) = self.master_put(&self.entry_of(&db), true) {
+        let registered = match model {
+            Some(model) => self.copy_model_options(&db, model),
+            None => Ok(()),
+        }
+        .and_then(|()| self.master_put(&self.entry_of(&db), true));
+        if let Err(e) = registered {
             let _ = db.close();
             let _ = self.vfs.remove(&files.data);
             let _ = self.vfs.remove(&files.log);

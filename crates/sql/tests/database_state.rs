@@ -125,3 +125,50 @@ fn model_and_msdb_keep_their_objects_across_a_restart() {
     drop(s);
     instance.close().unwrap();
 }
+
+/// A new database takes model's options, as SQL Server makes it from model: its recovery
+/// model, DELAYED_DURABILITY and automatic statistics; one made before a change keeps its own,
+/// and both are kept across a restart.
+#[test]
+fn a_new_database_takes_models_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    ok(&mut s, "CREATE DATABASE before_change");
+    ok(
+        &mut s,
+        "ALTER DATABASE model SET RECOVERY FULL;
+         ALTER DATABASE model SET DELAYED_DURABILITY = FORCED;
+         ALTER DATABASE model SET AUTO_UPDATE_STATISTICS OFF",
+    );
+    ok(&mut s, "CREATE DATABASE after_change");
+    drop(s);
+    let instance = restart(dir.path(), instance);
+
+    let mut s = Session::new(Arc::clone(&instance));
+    let options = |s: &mut Session, name: &str| {
+        let out = ok(
+            s,
+            &format!(
+                "SELECT recovery_model_desc, delayed_durability_desc, is_auto_create_stats_on,
+                        is_auto_update_stats_on
+                 FROM sys.databases WHERE name = '{name}'"
+            ),
+        );
+        out.results[0].rows[0].clone()
+    };
+    let text = |t: &str| Value::NStr(t.into());
+    assert_eq!(
+        options(&mut s, "after_change"),
+        vec![text("FULL"), text("FORCED"), Value::Bit(true), Value::Bit(false)]
+    );
+    assert_eq!(
+        options(&mut s, "before_change"),
+        vec![text("SIMPLE"), text("DISABLED"), Value::Bit(true), Value::Bit(true)]
+    );
+    // The option is the new database's own: it acts on its commits and can be changed there.
+    ok(&mut s, "ALTER DATABASE after_change SET DELAYED_DURABILITY = DISABLED");
+    assert_eq!(options(&mut s, "model")[1], text("FORCED"));
+    drop(s);
+    instance.close().unwrap();
+}
