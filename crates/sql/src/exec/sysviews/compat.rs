@@ -7,8 +7,8 @@
 //! OBJECT_ID('t')`: those columns have SQL Server's values. The columns SQL Server documents
 //! as internal hold constants (0, or NULL where SQL Server's are NULL).
 //!
-//! Walden has no system objects of its own in a database's catalog: `sys.system_objects` has
-//! no rows and `sys.all_objects` lists what `sys.objects` lists.
+//! The system views and functions are not in a database's catalog: `sys.system_objects` lists
+//! them from `system_objects.rs`, and `sys.all_objects` lists them after `sys.objects`' rows.
 
 use walden_engine::catalog::Object;
 use walden_engine::types::{Len, SqlType, Value};
@@ -291,7 +291,7 @@ pub(super) fn syscolumns(ctx: &ViewContext<'_>) -> RowSet {
         .rows(&column_rows(ctx))
 }
 
-/// `sys.all_objects`: the user objects of `sys.objects` (see the module's comment).
+/// `sys.all_objects`: the objects of `sys.objects`, then the system views and functions.
 pub(super) fn all_objects(ctx: &ViewContext<'_>) -> RowSet {
     let mut set = objects(ctx);
     set.rows.extend(system_objects(ctx).rows);
