@@ -13,7 +13,7 @@ use walden_sql::exec::bulk::{BulkRows, BulkStop};
 use walden_sql::exec::{Collected, Session};
 
 mod support;
-use support::{ok, run};
+use support::{errors, ok, run};
 
 fn rows_of(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
     ok(s, sql).results.pop().unwrap().rows
@@ -40,10 +40,6 @@ fn load(s: &mut Session, statement: &str, rows: Vec<Vec<Value>>) -> Collected {
     let mut out = Collected::default();
     s.bulk_load(&mut Rows(rows.into_iter(), None), &mut out);
     out
-}
-
-fn errors(out: &Collected) -> Vec<i32> {
-    out.errors().map(|e| e.number).collect()
 }
 
 fn session() -> (tempfile::TempDir, Arc<Instance>, Session) {

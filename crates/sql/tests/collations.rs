@@ -9,14 +9,10 @@ use std::sync::Arc;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
-use walden_sql::exec::{Collected, Session};
+use walden_sql::exec::Session;
 
 mod support;
-use support::{ok, run, scalar};
-
-fn errors(out: &Collected) -> Vec<i32> {
-    out.errors().map(|e| e.number).collect()
-}
+use support::{errors, ok, run, scalar};
 
 /// What must hold of `t`, whose codes in their collation's order are `codes`.
 fn checks(s: &mut Session, codes: &str) {

@@ -13,11 +13,7 @@ use walden_sql::exec::sysviews::ServerCounters;
 use walden_sql::exec::{Collected, Session};
 
 mod support;
-use support::{run, scalar};
-
-fn errors(out: &Collected) -> Vec<i32> {
-    out.errors().map(|e| e.number).collect()
-}
+use support::{errors, run, scalar};
 
 fn ok(s: &mut Session, sql: &str) -> Collected {
     let out = run(s, sql);

@@ -15,14 +15,10 @@ use std::time::Duration;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
-use walden_sql::exec::{Collected, Session};
+use walden_sql::exec::Session;
 
 mod support;
-use support::{ok, read, reads_of, run, scalar};
-
-fn errors(out: &Collected) -> Vec<i32> {
-    out.errors().map(|e| e.number).collect()
-}
+use support::{errors, ok, read, reads_of, run, scalar};
 
 /// Database `d` with table `dbo.t` (k INT PRIMARY KEY, v INT, w INT with a nonclustered
 /// index) holding keys 1..=20, v = 10 * k, w = k.

@@ -13,7 +13,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
 mod support;
-use support::{ok, run};
+use support::{errors, ok, run};
 
 /// An instance with database `d` and table `dbo.t`: a clustered key of two columns, a
 /// nonclustered index on columns of every type an index-only read can read back, and a
@@ -114,10 +114,6 @@ fn impatient(instance: &Arc<Instance>) -> Session {
     let mut s = Session::new(Arc::clone(instance));
     ok(&mut s, "USE d; SET LOCK_TIMEOUT 300");
     s
-}
-
-fn errors(out: &Collected) -> Vec<i32> {
-    out.errors().map(|e| e.number).collect()
 }
 
 #[test]

@@ -16,11 +16,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
 mod support;
-use support::{ok, run, scalar};
-
-fn errors(out: &Collected) -> Vec<i32> {
-    out.errors().map(|e| e.number).collect()
-}
+use support::{errors, ok, run, scalar, waits};
 
 /// An instance with database `d` and table `dbo.t` (k INT PRIMARY KEY, v INT) holding the
 /// keys `keys`, each with v = 10 * k.
@@ -52,17 +48,6 @@ fn serializable_reader(instance: &Arc<Instance>, query: &str) -> (Session, Colle
         &format!("USE d; SET TRANSACTION ISOLATION LEVEL SERIALIZABLE; BEGIN TRAN; {query}"),
     );
     (s, out)
-}
-
-/// Whether `sql` (run alone) had to wait for a lock: 1222 under the writer's timeout, or
-/// nothing. Anything else fails the test.
-fn waits(s: &mut Session, sql: &str) -> bool {
-    let out = run(s, sql);
-    match errors(&out).as_slice() {
-        [] => false,
-        [1222] => true,
-        other => panic!("{sql}: {other:?} {:?}", out.messages),
-    }
 }
 
 #[test]

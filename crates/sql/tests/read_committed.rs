@@ -19,14 +19,10 @@ use std::thread;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
-use walden_sql::exec::{Collected, Session};
+use walden_sql::exec::Session;
 
 mod support;
-use support::{ok, read, reads_of, run, scalar};
-
-fn errors(out: &Collected) -> Vec<i32> {
-    out.errors().map(|e| e.number).collect()
-}
+use support::{errors, ok, read, reads_of, run, scalar};
 
 /// An instance with database `d` and table `dbo.t` (k INT PRIMARY KEY, v INT, w INT with a
 /// nonclustered index) holding keys 1..=`rows`, each with v = 10 * k and w = k.

@@ -13,14 +13,10 @@ use std::sync::Arc;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
-use walden_sql::exec::{Collected, Session};
+use walden_sql::exec::Session;
 
 mod support;
-use support::{ok, run, scalar};
-
-fn errors(out: &Collected) -> Vec<i32> {
-    out.errors().map(|e| e.number).collect()
-}
+use support::{errors, ok, run, scalar, waits};
 
 /// An instance with database `d` and tables `dbo.t` (k INT PRIMARY KEY, v INT, w INT with a
 /// nonclustered index) holding keys 1..=5, and `dbo.h`, a heap of three rows.
@@ -76,17 +72,6 @@ fn table_locks(s: &mut Session, table: &str) -> Vec<String> {
 /// How many locks of any kind `s`'s transaction holds.
 fn lock_count(s: &mut Session) -> Value {
     scalar(s, "SELECT COUNT(*) FROM sys.dm_tran_locks WHERE request_session_id = @@SPID")
-}
-
-/// Whether `sql`, run by an impatient session, had to wait for a lock (1222); any other
-/// error fails the test.
-fn waits(s: &mut Session, sql: &str) -> bool {
-    let out = run(s, sql);
-    match errors(&out).as_slice() {
-        [] => false,
-        [1222] => true,
-        other => panic!("{sql}: {other:?} {:?}", out.messages),
-    }
 }
 
 #[test]

@@ -11,14 +11,10 @@ use std::sync::Arc;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
-use walden_sql::exec::{Collected, Session};
+use walden_sql::exec::Session;
 
 mod support;
-use support::{ok, run, scalar};
-
-fn errors(out: &Collected) -> Vec<i32> {
-    out.errors().map(|e| e.number).collect()
-}
+use support::{errors, ok, run, scalar, waits};
 
 /// An instance with database `d` and table `dbo.t` (k INT PRIMARY KEY, v INT) holding
 /// keys 1 to 30 with v = 10 * k.
@@ -40,16 +36,6 @@ fn session(instance: &Arc<Instance>) -> Session {
     let mut s = Session::new(Arc::clone(instance));
     ok(&mut s, "USE d; SET LOCK_TIMEOUT 300");
     s
-}
-
-/// Whether `sql` had to wait for a lock (1222) or ran without error; anything else fails.
-fn waits(s: &mut Session, sql: &str) -> bool {
-    let out = run(s, sql);
-    match errors(&out).as_slice() {
-        [] => false,
-        [1222] => true,
-        other => panic!("{sql}: {other:?} {:?}", out.messages),
-    }
 }
 
 fn locks(s: &mut Session) -> Vec<Vec<Value>> {

@@ -8,14 +8,10 @@ use std::sync::Arc;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
-use walden_sql::exec::{Collected, Session};
+use walden_sql::exec::Session;
 
 mod support;
-use support::{run, scalar};
-
-fn errors(out: &Collected) -> Vec<i32> {
-    out.errors().map(|e| e.number).collect()
-}
+use support::{errors, run, scalar};
 
 fn instance() -> (tempfile::TempDir, Arc<Instance>) {
     let dir = tempfile::tempdir().unwrap();

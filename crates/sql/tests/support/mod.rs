@@ -34,12 +34,27 @@ pub fn scalar(s: &mut Session, sql: &str) -> Value {
     ok(s, sql).results.last().unwrap().rows[0][0].clone()
 }
 
+/// The numbers of the errors a batch raised, in order.
+pub fn errors(out: &Collected) -> Vec<i32> {
+    out.errors().map(|e| e.number).collect()
+}
+
+/// Whether `sql` had to wait for a lock past its session's `LOCK_TIMEOUT` (1222) rather than
+/// run without error; any other error fails the test.
+pub fn waits(s: &mut Session, sql: &str) -> bool {
+    let out = run(s, sql);
+    match errors(&out).as_slice() {
+        [] => false,
+        [1222] => true,
+        other => panic!("{sql}: {other:?} {:?}", out.messages),
+    }
+}
+
 /// Whether `sql` had to wait for a lock (1222 under `SET LOCK_TIMEOUT 0`), else its first
 /// value. Any other error fails the test.
 pub fn read(s: &mut Session, sql: &str) -> Result<Value, ()> {
     let out = run(s, sql);
-    let errors: Vec<i32> = out.errors().map(|e| e.number).collect();
-    match errors.as_slice() {
+    match errors(&out).as_slice() {
         [] => Ok(out.results.last().unwrap().rows[0][0].clone()),
         [1222] => Err(()),
         other => panic!("{sql}: {other:?} {:?}", out.messages),
