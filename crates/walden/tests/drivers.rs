@@ -106,17 +106,23 @@ fn go_mssqldb() {
     check("go-mssqldb", Command::new(dir.join("go-driver-test")), &server, &[]);
 }
 
-/// mssql-jdbc's jar, checked against its SHA-256, and DriverTest compiled against it.
+/// mssql-jdbc's jar, checked against its SHA-256, and the Java tests compiled against it.
 fn jdbc_driver() -> (PathBuf, PathBuf) {
     let jar_name = format!("mssql-jdbc-{MSSQL_JDBC_VERSION}.jar");
     let source = sources().join("java/DriverTest.java");
     let bulk_source = sources().join("java/BulkCopyTest.java");
+    let suite_source = sources().join("java/SuiteCasesTest.java");
     let stamp = format!(
         "{MSSQL_JDBC_VERSION} {MSSQL_JDBC_SHA256}\n{}\n{}\n",
-        digest(&[source.clone(), bulk_source.clone()]),
+        digest(&[source.clone(), bulk_source.clone(), suite_source.clone()]),
         version("javac", "-version"),
     );
-    let artifacts = [jar_name.as_str(), "classes/DriverTest.class", "classes/BulkCopyTest.class"];
+    let artifacts = [
+        jar_name.as_str(),
+        "classes/DriverTest.class",
+        "classes/BulkCopyTest.class",
+        "classes/SuiteCasesTest.class",
+    ];
     let dir = install("java", &stamp, &artifacts, |dir| {
         let jar = dir.join(&jar_name);
         let sha = |path: &Path| -> Result<String, String> {
@@ -148,7 +154,8 @@ fn jdbc_driver() -> (PathBuf, PathBuf) {
                 .arg("-cp")
                 .arg(&jar)
                 .arg(&source)
-                .arg(&bulk_source),
+                .arg(&bulk_source)
+                .arg(&suite_source),
             INSTALL_TIMEOUT,
         )?;
         Ok(())
@@ -158,8 +165,8 @@ fn jdbc_driver() -> (PathBuf, PathBuf) {
 
 fn jdbc(server: &Server, mode: &str) {
     let (jar, classes) = jdbc_driver();
-    // DriverTest creates the database the bulk copy test then uses.
-    for class in ["DriverTest", "BulkCopyTest"] {
+    // DriverTest creates the database the other two then use.
+    for class in ["DriverTest", "BulkCopyTest", "SuiteCasesTest"] {
         let mut cmd = Command::new("java");
         cmd.arg("-cp").arg(format!("{}:{}", jar.display(), classes.display())).arg(class);
         check(&format!("mssql-jdbc {class} ({mode})"), cmd, server, &[mode]);

@@ -36,10 +36,10 @@
 use std::sync::Arc;
 
 use walden_engine::catalog::Object;
-use walden_engine::types::{DeclaredType, Len, SqlType, Value};
+use walden_engine::types::{Len, SqlType, Value};
 
 use crate::ast::{QueryBody, Select, SelectItem, Statement, StatementKind, TableSource};
-use crate::exec::describe::tds_type_id;
+use crate::exec::describe::tds_type;
 use crate::exec::scalar;
 use crate::exec::scalar::collation::DEFAULT_COLLATION;
 use crate::exec::session::{Frame, Halt, Run, Step};
@@ -465,7 +465,7 @@ fn column_row(ordinal: usize, d: &DescribedColumn, browse: u8) -> Vec<Value> {
         let upper = n.to_ascii_uppercase();
         upper.contains("_CS") || upper.contains("_BIN")
     });
-    let (tds_type, tds_length) = tds_type(c);
+    let (tds_type, tds_length) = tds_type(c.ty, c.declared);
     let source = d.source.as_deref();
     let browsed = |f: &dyn Fn(&ColumnSource) -> Value| match (browse, source) {
         (1 | 2, Some(s)) => f(s),
@@ -528,20 +528,4 @@ fn column_row(ordinal: usize, d: &DescribedColumn, browse: u8) -> Vec<Value> {
         Value::Null,
         Value::Null,
     ]
-}
-
-/// The TDS type ([MS-TDS] 2.2.5.4) and length a column goes out with: the nullable types,
-/// their byte length (-1 for a PLP `MAX` type, the text types' 2^31 - 1 or 2^30 - 1
-/// characters).
-fn tds_type(c: &ColumnInfo) -> (i32, i32) {
-    match c.declared {
-        Some(DeclaredType::SmallDateTime) => return (0x6F, 4),
-        Some(DeclaredType::SmallMoney) => return (0x6E, 4),
-        Some(DeclaredType::Text) => return (0x23, i32::MAX),
-        Some(DeclaredType::NText) => return (0x63, i32::MAX - 1),
-        Some(DeclaredType::Image) => return (0x22, i32::MAX),
-        None => {}
-    }
-    let id = i32::from(tds_type_id(c.ty));
-    (id, i32::try_from(max_length(c.ty)).unwrap_or(-1))
 }

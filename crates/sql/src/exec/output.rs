@@ -104,6 +104,12 @@ pub trait Output {
     /// it (and is about to be reported). The TDS server sends the outermost one's RETURNSTATUS
     /// and DONEPROC, as [MS-TDS] 2.2.7.7 says for procedures a batch executes.
     fn procedure_end(&mut self, _completed: bool) {}
+    /// A trigger's body starts; `trigger_end` follows, with any number of nested pairs
+    /// between. The TDS server ends the body's statements with DONEINPROC, as SQL Server
+    /// does: a client reading a batch's results must not take them for the batch's own.
+    fn trigger_start(&mut self) {}
+    /// The trigger body `trigger_start` announced ended (completed or not).
+    fn trigger_end(&mut self) {}
     /// `SET TEXTSIZE`: the most bytes of a `varchar(max)`, `nvarchar(max)` or
     /// `varbinary(max)` (text, ntext, image) value to send; the session says it before each
     /// batch and when it changes. The TDS server cuts longer values, as SQL Server does.

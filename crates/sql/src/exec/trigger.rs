@@ -441,7 +441,9 @@ impl Run<'_> {
             ..Frame::default()
         });
         let caller_module = self.s.activity.enter_module(Some((db.id(), def.id)));
+        self.out.trigger_start();
         let result = self.module_body(body);
+        self.out.trigger_end();
         self.s.activity.enter_module(caller_module);
         self.pop_frame();
         self.s.running_triggers.pop();

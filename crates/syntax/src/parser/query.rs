@@ -685,7 +685,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_table_factor(&mut self) -> PResult<TableSource> {
-        if self.paren_starts_query() {
+        if self.paren_starts_query() || self.parens_wrap_query() {
             self.parse_derived_table()
         } else if self.at(&TokenKind::LParen) && self.nth_is_keyword(1, "VALUES") {
             self.parse_values_table()
@@ -722,6 +722,38 @@ impl<'a> Parser<'a> {
         } else {
             self.parse_named_table_source()
         }
+    }
+
+    /// Whether the `(` here opens a derived table's query written in more parentheses, as in
+    /// `(((SELECT ...))) AS t`: a run of `(` whose innermost opens a SELECT or WITH, and whose
+    /// innermost `)` is followed by another `)` or a set operator. After it an alias instead
+    /// means a parenthesized table source starting with a derived table (`((SELECT 1) AS a
+    /// JOIN b ON ...)`).
+    fn parens_wrap_query(&self) -> bool {
+        let mut run = 0;
+        while self.peek_nth(run).kind == TokenKind::LParen {
+            run += 1;
+        }
+        if run < 2 || !(self.nth_is_keyword(run, "SELECT") || self.nth_is_keyword(run, "WITH")) {
+            return false;
+        }
+        // The `)` closing the innermost `(`, at depth 0 after it.
+        let mut depth = 1usize;
+        let mut i = run;
+        loop {
+            match self.peek_nth(i).kind {
+                TokenKind::LParen => depth += 1,
+                TokenKind::RParen => depth -= 1,
+                TokenKind::Eof => return false,
+                _ => {}
+            }
+            i += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+        self.peek_nth(i).kind == TokenKind::RParen
+            || ["UNION", "EXCEPT", "INTERSECT"].iter().any(|op| self.nth_is_keyword(i, op))
     }
 
     /// `(query) [AS] alias [(columns)]`.

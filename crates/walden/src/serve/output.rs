@@ -194,6 +194,9 @@ pub struct TdsOutput<W: Write> {
     /// How many procedures a batch's `EXEC`s are inside (nested calls count); 0 in an RPC,
     /// whose procedure the connection ends itself.
     procedure_depth: usize,
+    /// How many trigger bodies are running (nested ones count): their statements end with
+    /// DONEINPROC.
+    trigger_depth: usize,
     /// The return status of the outermost procedure a batch runs, once it returned.
     procedure_status: Option<i32>,
     /// An error was sent since the last DONE: the next one carries DONE_ERROR.
@@ -222,6 +225,7 @@ impl<W: Write> TdsOutput<W> {
             pending_done: None,
             done_is_current: false,
             procedure_depth: 0,
+            trigger_depth: 0,
             procedure_status: None,
             error_since_done: false,
             fatal_since_done: false,
@@ -264,9 +268,10 @@ impl<W: Write> TdsOutput<W> {
         }
     }
 
-    /// How the statement running now ends: DONEINPROC inside an RPC or a procedure.
+    /// How the statement running now ends: DONEINPROC inside an RPC, a procedure or a
+    /// trigger.
     fn statement_kind(&self) -> DoneKind {
-        if self.mode == Mode::Rpc || self.procedure_depth > 0 {
+        if self.mode == Mode::Rpc || self.procedure_depth > 0 || self.trigger_depth > 0 {
             DoneKind::InProc
         } else {
             DoneKind::Done
@@ -568,6 +573,14 @@ impl<W: Write> Output for TdsOutput<W> {
         self.error_since_done = false;
         self.fatal_since_done = false;
         self.pending_done = Some((DoneKind::Proc, Done { status, cur_cmd: 0, row_count: 0 }));
+    }
+
+    fn trigger_start(&mut self) {
+        self.trigger_depth += 1;
+    }
+
+    fn trigger_end(&mut self) {
+        self.trigger_depth = self.trigger_depth.saturating_sub(1);
     }
 
     fn statement_end(&mut self) {

@@ -39,7 +39,7 @@ pub struct Param {
     /// The name the client used (`@P1`), or a generated one for a positional parameter.
     pub name: String,
     pub sql: SqlType,
-    /// The wire type the client sent, which RETURNVALUE echoes.
+    /// The wire type the client sent, which RETURNVALUE echoes ([`returned_type`]).
     pub wire: TypeInfo,
 }
 
@@ -715,7 +715,7 @@ fn build_bindings(
         let value = from_wire_typed(p.value.clone(), &p.ty)
             .map_err(|e| RpcError::unsupported(format!("parameter {name}: {e}")))?;
         if output {
-            outputs.push(Param { ordinal, name, sql, wire: p.ty });
+            outputs.push(Param { ordinal, name, sql, wire: returned_type(p.ty) });
         }
         arguments.push(CallArgument {
             name: passed_as,
@@ -727,6 +727,17 @@ fn build_bindings(
         });
     }
     Ok(Plan { work: Work::Call { shown, target, arguments }, outputs, handle: None })
+}
+
+/// The type RETURNVALUE describes an OUTPUT parameter sent as `sent` with: the type sent,
+/// except a SQL_VARIANT's maximum length, which is SQL Server's 8,016 whatever the client
+/// declared. mssql-jdbc sends a NULL SQL_VARIANT OUTPUT parameter with a maximum length of 0,
+/// which no value fits.
+fn returned_type(sent: TypeInfo) -> TypeInfo {
+    match sent {
+        TypeInfo::Variant { .. } => TypeInfo::Variant { max_len: walden_tds::VARIANT_MAX_LEN },
+        other => other,
+    }
 }
 
 /// Rows a table-valued parameter's INSERT lists at most, as `VALUES` allows (10738).

@@ -222,6 +222,12 @@ impl Run<'_> {
                 }
                 // THROW ends the batch when no CATCH takes it (unlike RAISERROR).
                 let thrown = matches!(st.kind, StatementKind::Throw(_));
+                // An error that aborts the batch (a conversion error, ...) also rolls the
+                // transaction back, as SQL Server's batch abortion does; one that aborts only
+                // a scope (an unknown name) leaves it open.
+                if aborts_batch(&e) && !aborts_scope(&e) && self.s.trancount > 0 {
+                    self.rollback_all();
+                }
                 let abort = xact_abort || thrown || failed_create || aborts_batch(&e);
                 // An error that aborts a scope ends a procedure or dynamic SQL alone.
                 if !xact_abort && !thrown && !failed_create && aborts_scope(&e) {
