@@ -18,6 +18,8 @@ const KEYSET: i32 = 1;
 const STATIC: i32 = 8;
 const OPTIMISTIC: i32 = 4;
 const READ_ONLY: i32 = 1;
+const SCROLL_LOCKS: i32 = 2;
+const OPTIMISTIC_VALUES: i32 = 8;
 const FETCH_FIRST: i32 = 1;
 const FETCH_NEXT: i32 = 2;
 const FETCH_ABSOLUTE: i32 = 0x10;
@@ -267,12 +269,13 @@ fn cursors_are_negotiated_down_and_refuse_what_they_cannot_do() {
     setup(&mut c);
     assert!(error_numbers(&c.batch("INSERT INTO heap VALUES (1), (2)")).is_empty());
 
-    // A KEYSET cursor over a table without a key is STATIC and read-only.
+    // A KEYSET cursor over a query whose rows have no keys (DISTINCT) is STATIC and
+    // read-only.
     let opened = c.rpc(
         ProcId::CursorOpen,
         vec![
             int_out(0),
-            text("SELECT x FROM heap"),
+            text("SELECT DISTINCT x FROM heap"),
             int_out(KEYSET),
             int_out(OPTIMISTIC),
             int_out(0),
@@ -386,4 +389,219 @@ fn prepared_cursors_take_parameters() {
         vec![int(prepared), int_out(0), int(KEYSET), int(READ_ONLY), int_out(0)],
     );
     assert_eq!(error_numbers(&stale), [16902]);
+}
+
+/// Opens a cursor over `query` asking for KEYSET and `ccopt`: its handle, the type and
+/// concurrency used and the rows, and the response.
+fn open_keyset(c: &mut Client, query: &str, ccopt: i32) -> (i32, [i32; 3], Vec<Token>) {
+    let opened = c.rpc(
+        ProcId::CursorOpen,
+        vec![int_out(0), text(query), int_out(KEYSET), int_out(ccopt), int_out(0)],
+    );
+    let out = returned(&opened);
+    assert_eq!(out.len(), 4, "{opened:?}");
+    (out[0].1, [out[1].1, out[2].1, out[3].1], opened)
+}
+
+/// A named `sp_cursor` value of NVARCHAR.
+fn nvarchar_value(name: &str, value: &str) -> RpcParam {
+    let mut p = RpcParam::input(name, TdsValue::NVarChar(value.into()));
+    p.ty = TypeInfo::NVarChar { max_len: 40, collation: Collation::default() };
+    p
+}
+
+#[test]
+fn a_keyset_cursor_over_a_heap_changes_its_rows_by_locator() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    // Two rows alike: only their locators tell them apart.
+    let setup = c.batch(
+        "CREATE TABLE h (id INT, name NVARCHAR(10)); \
+         INSERT INTO h VALUES (1, N'a'), (1, N'a'), (2, N'b')",
+    );
+    assert!(error_numbers(&setup).is_empty(), "{setup:?}");
+    let (cursor, used, opened) = open_keyset(&mut c, "SELECT id, name FROM h", OPTIMISTIC);
+    assert_eq!(used, [KEYSET, OPTIMISTIC, 3], "{opened:?}");
+    assert_eq!(opened[1], Token::TabName(vec![vec!["dbo".into(), "h".into()]]));
+    let Token::ColInfo(info) = &opened[2] else { panic!("{opened:?}") };
+    assert_eq!(info.iter().map(|i| i.table).collect::<Vec<_>>(), [1, 1, 0]);
+
+    let block = fetch(&mut c, cursor, FETCH_FIRST, 0, 3);
+    assert_eq!(id_name_rowstat(&block).len(), 3, "{block:?}");
+    // The second of the two alike, updated; the third, deleted.
+    let updated = c.rpc(
+        ProcId::Cursor,
+        vec![int(cursor), int(0x21), int(2), text(""), nvarchar_value("@name", "z")],
+    );
+    assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+    assert!(updated.iter().any(|t| matches!(t, Token::DoneInProc(d) if d.row_count == 1)));
+    let deleted = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x22), int(3), text("")]);
+    assert!(error_numbers(&deleted).is_empty(), "{deleted:?}");
+    let table = c.batch("SELECT name, COUNT(*) FROM h GROUP BY name ORDER BY name");
+    assert_eq!(
+        rows(&table),
+        [
+            vec![TdsValue::NVarChar("a".into()), TdsValue::Int(1)],
+            vec![TdsValue::NVarChar("z".into()), TdsValue::Int(1)]
+        ]
+    );
+    // Each row read again by its locator: the third is missing.
+    let refreshed = fetch(&mut c, cursor, FETCH_REFRESH, 0, 0);
+    assert_eq!(
+        id_name_rowstat(&refreshed),
+        [(Some(1), Some("a".into()), 1), (Some(1), Some("z".into()), 1), (None, None, 2)],
+        "{refreshed:?}"
+    );
+
+    // T-SQL's positioned changes find a heap's rows the same way.
+    let positioned = c.batch(
+        "DECLARE hc CURSOR KEYSET FOR SELECT id, name FROM h; OPEN hc; \
+         FETCH NEXT FROM hc; UPDATE h SET name = N'y' WHERE CURRENT OF hc; \
+         CLOSE hc; DEALLOCATE hc; SELECT name FROM h ORDER BY name",
+    );
+    assert!(error_numbers(&positioned).is_empty(), "{positioned:?}");
+    let names: Vec<Vec<TdsValue>> = rows(&positioned).into_iter().skip(1).collect();
+    assert_eq!(names, [vec![TdsValue::NVarChar("y".into())], vec![TdsValue::NVarChar("z".into())]]);
+}
+
+#[test]
+fn a_keyset_cursor_over_a_join_changes_the_table_it_is_told() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    let setup = c.batch(
+        "CREATE TABLE k (i INT, data NVARCHAR(30)); \
+         CREATE TABLE t (i INT, row INT, data NVARCHAR(30)); \
+         CREATE TABLE other (i INT); \
+         INSERT INTO k VALUES (1, N'EDIT'); \
+         INSERT INTO t VALUES (1, 1, N'TEST1'), (1, 2, N'TEST2')",
+    );
+    assert!(error_numbers(&setup).is_empty(), "{setup:?}");
+    let (cursor, used, opened) = open_keyset(
+        &mut c,
+        "SELECT t.*, k.data AS kdata FROM k INNER JOIN t ON t.i = k.i ORDER BY t.row",
+        OPTIMISTIC | 0x2000 | 0x4000,
+    );
+    assert_eq!(used, [KEYSET, OPTIMISTIC, 2], "{opened:?}");
+    // Each column tells the driver its table and base column.
+    assert_eq!(
+        opened[1],
+        Token::TabName(vec![vec!["dbo".into(), "k".into()], vec!["dbo".into(), "t".into()]])
+    );
+    let Token::ColInfo(info) = &opened[2] else { panic!("{opened:?}") };
+    assert_eq!(
+        info.iter().map(|i| (i.table, i.base_name.clone())).collect::<Vec<_>>(),
+        [(2, None), (2, None), (2, None), (1, Some("data".to_string())), (0, None)]
+    );
+
+    let block = fetch(&mut c, cursor, FETCH_FIRST, 0, 2);
+    assert_eq!(rows(&block).len(), 2, "{block:?}");
+    // mssql-jdbc names the table of the columns it updates.
+    let updated = c.rpc(
+        ProcId::Cursor,
+        vec![int(cursor), int(0x21), int(1), text("[dbo].[t]"), nvarchar_value("@data", "NEW")],
+    );
+    assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+    let updated = c.rpc(
+        ProcId::Cursor,
+        vec![int(cursor), int(0x21), int(2), text("k"), nvarchar_value("@data", "K2")],
+    );
+    assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+    let tables = c.batch("SELECT data FROM t ORDER BY row; SELECT data FROM k");
+    assert_eq!(
+        rows(&tables),
+        [
+            vec![TdsValue::NVarChar("NEW".into())],
+            vec![TdsValue::NVarChar("TEST2".into())],
+            vec![TdsValue::NVarChar("K2".into())]
+        ]
+    );
+    let refreshed = fetch(&mut c, cursor, FETCH_REFRESH, 0, 0);
+    let kdata: Vec<TdsValue> = rows(&refreshed).into_iter().map(|r| r[3].clone()).collect();
+    assert_eq!(kdata, [TdsValue::NVarChar("K2".into()), TdsValue::NVarChar("K2".into())]);
+
+    // A table the cursor does not read.
+    let refused = c.rpc(
+        ProcId::Cursor,
+        vec![int(cursor), int(0x21), int(1), text("other"), nvarchar_value("@i", "3")],
+    );
+    assert_eq!(error_numbers(&refused), [16933], "{refused:?}");
+
+    // An outer join's missing side has no row to change: such a cursor is read-only.
+    let (_, used, opened) =
+        open_keyset(&mut c, "SELECT t.row FROM t LEFT JOIN k ON k.i = t.row", OPTIMISTIC);
+    assert_eq!(used, [STATIC, READ_ONLY, 2], "{opened:?}");
+}
+
+#[test]
+fn optimistic_cursors_refuse_rows_changed_since_they_were_fetched() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    let mut other = Client::connect(server.port);
+    setup(&mut c);
+    for ccopt in [OPTIMISTIC, OPTIMISTIC_VALUES] {
+        let (cursor, used, opened) =
+            open_keyset(&mut c, "SELECT id, name FROM t ORDER BY id", ccopt);
+        assert_eq!(used, [KEYSET, ccopt, 5], "{opened:?}");
+        let block = fetch(&mut c, cursor, FETCH_FIRST, 0, 2);
+        assert_eq!(rows(&block).len(), 2);
+        // Row 1 changed by another connection since the fetch.
+        let changed = other.batch("UPDATE t SET name = N'other' WHERE id = 1");
+        assert!(error_numbers(&changed).is_empty(), "{changed:?}");
+        let refused = c.rpc(
+            ProcId::Cursor,
+            vec![int(cursor), int(0x21), int(1), text(""), nvarchar_value("@name", "mine")],
+        );
+        assert_eq!(error_numbers(&refused), [16934], "{refused:?}");
+        let Some(Token::Error(message)) = refused.iter().find(|t| matches!(t, Token::Error(_)))
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            message.message,
+            "Optimistic concurrency check failed. The row was modified outside of this cursor."
+        );
+        let deleted = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x22), int(1), text("")]);
+        assert_eq!(error_numbers(&deleted), [16934], "{deleted:?}");
+        // Row 2 is as fetched: changed through the cursor twice, the second change checked
+        // against the first.
+        for name in ["x", "y"] {
+            let updated = c.rpc(
+                ProcId::Cursor,
+                vec![int(cursor), int(0x21), int(2), text(""), nvarchar_value("@name", name)],
+            );
+            assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+        }
+        // Fetched again, row 1 can be changed.
+        fetch(&mut c, cursor, FETCH_REFRESH, 0, 0);
+        let updated = c.rpc(
+            ProcId::Cursor,
+            vec![int(cursor), int(0x21), int(1), text(""), nvarchar_value("@name", "mine")],
+        );
+        assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+        let names = c.batch("SELECT name FROM t WHERE id <= 2 ORDER BY id");
+        assert_eq!(
+            rows(&names),
+            [vec![TdsValue::NVarChar("mine".into())], vec![TdsValue::NVarChar("y".into())]]
+        );
+        assert!(error_numbers(&c.rpc(ProcId::CursorClose, vec![int(cursor)])).is_empty());
+    }
+
+    // SCROLL_LOCKS makes no such check.
+    let (cursor, used, _) = open_keyset(&mut c, "SELECT id, name FROM t", SCROLL_LOCKS);
+    assert_eq!(used[1], SCROLL_LOCKS);
+    fetch(&mut c, cursor, FETCH_FIRST, 0, 1);
+    assert!(error_numbers(&other.batch("UPDATE t SET name = N'o' WHERE id = 1")).is_empty());
+    let updated = c.rpc(
+        ProcId::Cursor,
+        vec![int(cursor), int(0x21), int(1), text(""), nvarchar_value("@name", "s")],
+    );
+    assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+
+    // A T-SQL OPTIMISTIC cursor checks its positioned changes the same way.
+    let positioned = c.batch(
+        "DECLARE oc CURSOR KEYSET OPTIMISTIC FOR SELECT id, name FROM t WHERE id = 3; \
+         OPEN oc; FETCH NEXT FROM oc; UPDATE t SET name = N'changed' WHERE id = 3; \
+         UPDATE t SET name = N'through' WHERE CURRENT OF oc",
+    );
+    assert_eq!(error_numbers(&positioned), [16934], "{positioned:?}");
 }

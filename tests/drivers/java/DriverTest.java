@@ -937,6 +937,71 @@ public class DriverTest {
                 eq("sum through selectMethod=cursor", sum, 465L - 6 + 31);
             }
         }
+        try (Connection c = connect(database); Connection other = connect(database)) {
+            // A heap's rows are found again by their locators, even two rows alike.
+            exec(c, "CREATE TABLE cur_heap (id INT, name NVARCHAR(20))");
+            exec(c, "INSERT INTO cur_heap VALUES (1, N'same'), (1, N'same'), (2, N'two')");
+            try (Statement s = c.createStatement(ResultSet.TYPE_SCROLL_SENSITIVE, ResultSet.CONCUR_UPDATABLE);
+                    ResultSet rs = s.executeQuery("SELECT id, name FROM cur_heap")) {
+                eq("concurrency of a cursor over a heap", rs.getConcurrency(), ResultSet.CONCUR_UPDATABLE);
+                rs.absolute(2);
+                rs.updateString("name", "second");
+                rs.updateRow();
+                rs.absolute(3);
+                rs.deleteRow();
+            }
+            eq("a heap row updated through the cursor",
+                    scalar(c, "SELECT COUNT(*) FROM cur_heap WHERE name = N'second'"), 1);
+            eq("its twin unchanged", scalar(c, "SELECT COUNT(*) FROM cur_heap WHERE name = N'same'"), 1);
+            eq("a heap row deleted through the cursor", scalar(c, "SELECT COUNT(*) FROM cur_heap"), 2);
+
+            // Over a join, an update changes the table of the columns it sets.
+            exec(c, "CREATE TABLE cur_k (i INT, data NVARCHAR(30))");
+            exec(c, "CREATE TABLE cur_j (i INT, row INT, data NVARCHAR(30))");
+            exec(c, "INSERT INTO cur_k VALUES (1, N'EDIT')");
+            exec(c, "INSERT INTO cur_j VALUES (1, 1, N'TEST1'), (1, 2, N'TEST2')");
+            try (Statement s = c.createStatement(ResultSet.TYPE_SCROLL_SENSITIVE, ResultSet.CONCUR_UPDATABLE);
+                    ResultSet rs = s.executeQuery(
+                            "SELECT t.*, k.data AS kdata FROM cur_k k INNER JOIN cur_j t ON t.i = k.i ORDER BY t.row")) {
+                rs.first();
+                rs.updateString(3, "NEW EDIT");
+                rs.updateRow();
+                eq("a joined row updated through the cursor, as refetched", rs.getString(3), "NEW EDIT");
+                rs.updateString(3, "x");
+                rs.updateString(4, "y");
+                try {
+                    rs.updateRow();
+                    fail("an update of two tables of a join through a cursor raised no error");
+                } catch (SQLException e) {
+                    eq("an update of two tables of a join refused by the driver (its table names)",
+                            e.getMessage().contains("ambiguous update on tables \"[dbo].[cur_j]\" and \"[dbo].[cur_k]\""),
+                            true);
+                }
+            }
+            eq("the join's table updated", scalar(c, "SELECT data FROM cur_j WHERE row = 1"), "NEW EDIT");
+            eq("the other table unchanged", scalar(c, "SELECT data FROM cur_k"), "EDIT");
+
+            // CONCUR_UPDATABLE is optimistic: a row changed by another connection since it was
+            // fetched is not updated (16934).
+            try (Statement s = c.createStatement(ResultSet.TYPE_SCROLL_SENSITIVE, ResultSet.CONCUR_UPDATABLE);
+                    ResultSet rs = s.executeQuery("SELECT id, name FROM cur_t WHERE id <= 3 ORDER BY id")) {
+                rs.first();
+                exec(other, "UPDATE cur_t SET name = N'theirs' WHERE id = 1");
+                rs.updateString("name", "mine");
+                try {
+                    rs.updateRow();
+                    fail("an update of a row changed since it was fetched raised no error");
+                } catch (SQLException e) {
+                    eq("error of an update of a row changed since it was fetched", e.getErrorCode(), 16934);
+                }
+                rs.cancelRowUpdates();
+                rs.refreshRow();
+                eq("the row as another connection changed it", rs.getString("name"), "theirs");
+                rs.updateString("name", "mine");
+                rs.updateRow();
+            }
+            eq("an update after the row was fetched again", scalar(c, "SELECT name FROM cur_t WHERE id = 1"), "mine");
+        }
     }
 
     public static void main(String[] args) {

@@ -504,8 +504,11 @@ fn collect_terms<'e>(
     probe: &dyn Fn(&Expr) -> bool,
     terms: &mut [ColumnTerms<'e>],
 ) {
+    // A position past the table's columns is its row locator (a cursor's positioned change
+    // names it), which no index keys: not a search argument.
+    let width = terms.len();
     let col = |e: &Expr| match &e.kind {
-        ExprKind::Column(parts) => column(parts),
+        ExprKind::Column(parts) => column(parts).filter(|&i| i < width),
         _ => None,
     };
     match &c.kind {

@@ -14,12 +14,17 @@
 //! # Positioned changes
 //!
 //! `UPDATE t SET ... WHERE CURRENT OF c` and `DELETE t WHERE CURRENT OF c` change the row the
-//! cursor is on. A cursor over one table with a clustered index or a unique index, without
-//! DISTINCT, GROUP BY or set operators, and not `READ_ONLY`, keeps each row's key beside it
-//! at `OPEN`; the positioned change becomes a change of the row with that key (so a row
-//! changed since `OPEN` is changed as it is now, and one deleted since is not found). Other
-//! cursors are read-only (16929); a change of another table is 16933, one while the cursor
-//! is not on a row 16930, and an UPDATE of a column a `FOR UPDATE OF` list leaves out 16932.
+//! cursor is on. A cursor over tables (one, or several joined by inner or cross joins),
+//! without DISTINCT, GROUP BY or set operators, and not `READ_ONLY`, keeps each row's keys
+//! beside it at `OPEN`, one per table: the columns of its clustered index if unique, else of
+//! a unique index, else its row locator (the hidden [`ROWID`] column: a heap's locator never
+//! changes while the row lives). The positioned change becomes a change of the named
+//! table's row with that key (so a row changed since `OPEN` is changed as it is now, and one
+//! deleted since is not found). Other cursors are read-only (16929); a change of a table the
+//! cursor does not read is 16933, one while the cursor is not on a row 16930, and an UPDATE
+//! of a column a `FOR UPDATE OF` list leaves out 16932. Through an `OPTIMISTIC` cursor the
+//! row is read again first, and one that is not as the cursor last fetched it (compared by
+//! values) is 16934.
 //!
 //! Variables in the query take the values they had at `DECLARE`, as SQL Server documents
 //! ("cursor variable values do not change after a cursor is declared"): the declaring scope's
@@ -44,14 +49,15 @@
 use std::sync::Arc;
 
 use walden_engine::catalog::Object;
-use walden_engine::types::{SqlType, Value};
+use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::Database;
 
 use crate::ast::{
     AssignOp, BinaryOp, CursorOption, CursorRef, CursorStatement, CursorUpdatability,
-    DeclareCursor, Expr, ExprKind, Fetch, FetchDirection, Ident, ObjectName, QueryBody, SelectItem,
-    SelectStatement, Span, TableSource,
+    DeclareCursor, Expr, ExprKind, Fetch, FetchDirection, Ident, JoinKind, ObjectName, QueryBody,
+    SelectItem, SelectStatement, Span, TableSource,
 };
+use crate::exec::query::ROWID;
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Session, Variable, Variables};
 use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
@@ -100,6 +106,8 @@ struct Cursor {
     updatable: bool,
     /// `FOR UPDATE OF columns`: the only columns a positioned UPDATE may set (lower-cased).
     update_of: Vec<String>,
+    /// `OPTIMISTIC`: a positioned change of a row changed since it was fetched fails (16934).
+    optimistic: bool,
     /// The rows, while the cursor is open.
     open: Option<OpenCursor>,
 }
@@ -118,26 +126,63 @@ struct OpenCursor {
     fetched: bool,
 }
 
-/// The key of each row of an updatable cursor: the table (in the cursor's database), its key
-/// columns, and each row's values of them.
+/// One base table of an updatable cursor's query, and what finds its rows again.
+#[derive(Debug, Clone)]
+struct KeyedTable {
+    table: u32,
+    /// The name the query knows it by: its alias, else its name.
+    qualifier: Ident,
+    /// Its key columns (those of its clustered index, else of a unique index), or the row
+    /// locator ([`ROWID`]) alone for a table with neither, a heap's row identity.
+    columns: Vec<String>,
+}
+
+/// The keys of each row of an updatable cursor: its base tables (in the cursor's database)
+/// and each row's values of their key columns, table after table.
 #[derive(Debug)]
 struct RowKeys {
     db: Arc<Database>,
-    table: u32,
-    columns: Vec<String>,
+    tables: Vec<KeyedTable>,
     rows: Vec<Vec<Value>>,
+}
+
+impl RowKeys {
+    /// Where the key values of `tables[i]` start in a row's keys.
+    fn offset(&self, i: usize) -> usize {
+        self.tables[..i].iter().map(|t| t.columns.len()).sum()
+    }
 }
 
 /// Prefix of the hidden select items that carry an updatable cursor's keys, and of the
 /// variables a positioned change binds them to.
 const KEY_PREFIX: &str = "__walden_current_of_";
 
-/// For an updatable cursor's query (see "Positioned changes"): the query with the base
-/// table's key columns added to its select list, the table's id and the key columns.
+/// The base tables of a FROM clause whose rows an updatable cursor can find again by key:
+/// tables joined by inner and cross joins (an outer join's missing side has no key to find
+/// its row by). None if any source is something else (a view, a derived table, ...).
+fn base_tables<'a>(
+    sources: &'a [TableSource],
+    out: &mut Vec<(&'a ObjectName, Option<&'a Ident>)>,
+) -> Option<()> {
+    for source in sources {
+        match source {
+            TableSource::Table { name, alias, .. } => out.push((name, alias.as_ref())),
+            TableSource::Join(j) if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) => {
+                base_tables(std::slice::from_ref(&j.left), out)?;
+                base_tables(std::slice::from_ref(&j.right), out)?;
+            }
+            _ => return None,
+        }
+    }
+    Some(())
+}
+
+/// For an updatable cursor's query (see "Positioned changes"): the query with each base
+/// table's key columns added to its select list, and those tables.
 fn keyed_query(
     query: &SelectStatement,
     db: &Database,
-) -> Option<(SelectStatement, u32, Vec<String>)> {
+) -> Option<(SelectStatement, Vec<KeyedTable>)> {
     let QueryBody::Select(select) = &query.query.body else { return None };
     if select.distinct
         || !select.group_by.is_empty()
@@ -149,73 +194,103 @@ fn keyed_query(
     {
         return None;
     }
-    let [TableSource::Table { name, alias, .. }] = select.from.as_slice() else { return None };
-    let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-    let object = db.find_object(schema, &name.name.value)?;
-    let Object::Table(table) = &*object else { return None };
-    let index = table
-        .indexes
-        .iter()
-        .find(|i| i.id == 1 && !i.is_heap())
-        .or_else(|| table.indexes.iter().find(|i| i.unique && !i.is_heap()))?;
-    let columns: Vec<String> =
-        index.columns.iter().map(|&c| table.columns[c].name.clone()).collect();
-    let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
+    let mut sources = Vec::new();
+    base_tables(&select.from, &mut sources)?;
+    let mut tables = Vec::with_capacity(sources.len());
+    for (name, alias) in sources {
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let object = db.find_object(schema, &name.name.value)?;
+        let Object::Table(table) = &*object else { return None };
+        let index = table
+            .indexes
+            .iter()
+            .find(|i| i.id == 1 && !i.is_heap())
+            .filter(|i| i.unique)
+            .or_else(|| table.indexes.iter().find(|i| i.unique && !i.is_heap()));
+        let columns = match index {
+            Some(index) => index.columns.iter().map(|&c| table.columns[c].name.clone()).collect(),
+            None => vec![ROWID.to_string()],
+        };
+        let qualifier = alias.cloned().unwrap_or_else(|| name.name.clone());
+        tables.push(KeyedTable { table: table.id, qualifier, columns });
+    }
+    if tables.is_empty() {
+        return None;
+    }
     let mut keyed = query.clone();
     if let QueryBody::Select(select) = &mut keyed.query.body {
-        for (i, column) in columns.iter().enumerate() {
+        let columns = tables.iter().flat_map(|t| t.columns.iter().map(move |c| (t, c)));
+        for (i, (t, column)) in columns.enumerate() {
             select.items.push(SelectItem::Expr {
                 expr: Expr {
-                    kind: ExprKind::Column(vec![qualifier.clone(), Ident::new(column.clone())]),
+                    kind: ExprKind::Column(vec![t.qualifier.clone(), Ident::new(column.clone())]),
                     span: Span::default(),
                 },
                 alias: Some(Ident::new(format!("{KEY_PREFIX}{i}"))),
             });
         }
     }
-    Some((keyed, table.id, columns))
+    Some((keyed, tables))
 }
 
-/// The predicate that finds a row by its key: each of `columns` (of a table whose columns are
-/// `table_columns`) equal to a variable holding the row's value of it, returned with those
-/// variables (named with [`KEY_PREFIX`]). `None` for a key of no columns.
+/// The predicate that finds `keyed`'s row by its key: each key column (qualified by the
+/// table's name in the query when `qualified`) equal to a variable holding the row's value
+/// of it, returned with those variables (named with [`KEY_PREFIX`] and numbered from
+/// `first`). `None` for a key of no columns or a table that is gone.
 fn key_predicate(
-    table_columns: &[walden_engine::catalog::ColumnDef],
-    columns: &[String],
-    row: Vec<Value>,
+    db: &Database,
+    keyed: &KeyedTable,
+    qualified: bool,
+    values: &[Value],
+    first: usize,
 ) -> Option<(Expr, Vec<Variable>)> {
+    let table_columns = match db.object_by_id(keyed.table).as_deref() {
+        Some(Object::Table(t)) => t.columns.clone(),
+        _ => return None,
+    };
     let mut predicate: Option<Expr> = None;
-    let mut vars = Vec::with_capacity(columns.len());
-    for (i, (column, value)) in columns.iter().zip(row).enumerate() {
-        let name = format!("@{KEY_PREFIX}{i}");
-        let def = table_columns.iter().find(|c| &c.name == column);
-        let (column_ty, declared) = def.map_or((SqlType::Int, None), |c| (c.ty, c.declared));
-        vars.push(Variable { name: name.clone(), ty: column_ty, declared, value });
+    let mut vars = Vec::with_capacity(keyed.columns.len());
+    for (i, (column, value)) in keyed.columns.iter().zip(values).enumerate() {
+        let name = format!("@{KEY_PREFIX}{}", first + i);
+        let (column_ty, declared) = if column == ROWID {
+            (SqlType::VarBinary(Len::N(900)), None)
+        } else {
+            let def = table_columns.iter().find(|c| &c.name == column)?;
+            (def.ty, def.declared)
+        };
+        vars.push(Variable { name: name.clone(), ty: column_ty, declared, value: value.clone() });
         let span = Span::default();
+        let mut parts = Vec::with_capacity(2);
+        if qualified {
+            parts.push(keyed.qualifier.clone());
+        }
+        parts.push(Ident::new(column.clone()));
         let equal = Expr {
             kind: ExprKind::Binary {
                 op: BinaryOp::Eq,
-                left: Box::new(Expr {
-                    kind: ExprKind::Column(vec![Ident::new(column.clone())]),
-                    span,
-                }),
+                left: Box::new(Expr { kind: ExprKind::Column(parts), span }),
                 right: Box::new(Expr { kind: ExprKind::Variable(name.into()), span }),
             },
             span,
         };
-        predicate = Some(match predicate {
-            None => equal,
-            Some(left) => Expr {
-                kind: ExprKind::Binary {
-                    op: BinaryOp::And,
-                    left: Box::new(left),
-                    right: Box::new(equal),
-                },
-                span,
-            },
-        });
+        predicate = Some(and(predicate, equal));
     }
     predicate.map(|p| (p, vars))
+}
+
+/// `left AND right`, or `right` alone.
+fn and(left: Option<Expr>, right: Expr) -> Expr {
+    match left {
+        None => right,
+        Some(left) => Expr {
+            kind: ExprKind::Binary {
+                op: BinaryOp::And,
+                left: Box::new(left),
+                right: Box::new(right),
+            },
+            span: Span::default(),
+        },
+    }
 }
 
 /// A fetch direction with its count evaluated.
@@ -435,6 +510,7 @@ impl Run<'_> {
                 }
                 _ => Vec::new(),
             },
+            optimistic: d.options.contains(&CursorOption::Optimistic),
             open: None,
         };
         if local {
@@ -467,13 +543,14 @@ impl Run<'_> {
         self.s.frames.push(frame);
         // An updatable cursor's query runs with its keys; should that query fail where the
         // declared one would not, the cursor is read-only rather than unopenable.
-        let keyed_rows = keyed.and_then(|(keyed_query, table, key_columns)| {
+        let keyed_rows = keyed.and_then(|(keyed_query, tables)| {
             let RowSet { mut columns, mut rows } =
                 self.query(&keyed_query.query, None).ok()?.into_row_set();
-            let width = columns.len() - key_columns.len();
+            let key_width: usize = tables.iter().map(|t| t.columns.len()).sum();
+            let width = columns.len() - key_width;
             columns.truncate(width);
             let key_rows = rows.iter_mut().map(|r| r.split_off(width)).collect();
-            let keys = RowKeys { db, table, columns: key_columns, rows: key_rows };
+            let keys = RowKeys { db, tables, rows: key_rows };
             Some((RowSet { columns, rows }, keys))
         });
         let (result, keys) = match keyed_rows {
@@ -551,9 +628,10 @@ impl Run<'_> {
 
 impl Run<'_> {
     /// The predicate a positioned change of `target` through `cursor` stands for (see
-    /// "Positioned changes"): its key columns equal to variables, returned with their values.
-    /// `set` are the columns a positioned UPDATE sets, which a `FOR UPDATE OF` list must
-    /// name (16932).
+    /// "Positioned changes"): the key columns of `target`'s table in the cursor equal to
+    /// variables, returned with their values. `set` are the columns a positioned UPDATE
+    /// sets, which a `FOR UPDATE OF` list must name (16932). Through an `OPTIMISTIC` cursor,
+    /// a row that is not as the cursor last fetched it is 16934.
     pub(crate) fn current_of(
         &mut self,
         cursor: &CursorRef,
@@ -561,7 +639,11 @@ impl Run<'_> {
         set: &[String],
     ) -> Result<(Expr, Vec<Variable>), SqlError> {
         let read_only = || SqlError::new(16929, "The cursor is READ ONLY.");
-        let c = self.s.cursor(cursor)?;
+        let schema = target.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let target_id = self.s.db.find_object(schema, &target.name.value).map(|o| o.id());
+        let current_db = Arc::clone(&self.s.db);
+        let slot = self.s.locate(cursor)?;
+        let c = self.s.cursor_at(slot).ok_or_else(|| not_found(&cursor.name.value))?;
         if !c.update_of.is_empty()
             && set.iter().any(|s| !c.update_of.contains(&s.to_ascii_lowercase()))
         {
@@ -571,36 +653,44 @@ impl Run<'_> {
                  in this list.",
             ));
         }
+        let optimistic = c.optimistic;
         let open = c.open.as_ref().ok_or_else(not_open)?;
         let keys = open.keys.as_ref().ok_or_else(read_only)?;
-        let row = open
-            .position
-            .checked_sub(1)
-            .and_then(|i| keys.rows.get(i))
-            .ok_or_else(|| SqlError::new(16930, "The requested row is not in the fetch buffer."))?
-            .clone();
-        let (db, table, columns) = (Arc::clone(&keys.db), keys.table, keys.columns.clone());
-        let schema = target.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-        let same_table = Arc::ptr_eq(&db, &self.s.db)
-            && self.s.db.find_object(schema, &target.name.value).is_some_and(|o| o.id() == table);
-        if !same_table {
+        let row =
+            open.position.checked_sub(1).filter(|&i| i < keys.rows.len()).ok_or_else(|| {
+                SqlError::new(16930, "The requested row is not in the fetch buffer.")
+            })?;
+        let fetched = open.rows[row].clone();
+        let db = Arc::clone(&keys.db);
+        // The target is resolved in the current database, the cursor's tables in its own.
+        let target_id = target_id.filter(|_| Arc::ptr_eq(&db, &current_db));
+        let Some(i) = keys.tables.iter().position(|t| Some(t.table) == target_id) else {
             return Err(SqlError::new(
                 16933,
                 "The cursor does not include the table being modified or the table is not \
                  updatable through the cursor.",
             ));
-        }
-        let ty = match self.s.db.object_by_id(table).as_deref() {
-            Some(Object::Table(t)) => t.columns.clone(),
-            _ => return Err(read_only()),
         };
-        key_predicate(&ty, &columns, row).ok_or_else(read_only)
+        let keyed = keys.tables[i].clone();
+        let offset = keys.offset(i);
+        let values = keys.rows[row][offset..offset + keyed.columns.len()].to_vec();
+        if optimistic && self.reread(slot, row)?.as_ref() != Some(&fetched) {
+            return Err(SqlError::new(
+                16934,
+                "Optimistic concurrency check failed. The row was modified outside of this \
+                 cursor.",
+            ));
+        }
+        key_predicate(&db, &keyed, false, &values, 0).ok_or_else(read_only)
     }
 
-    /// Runs `change` with the key variables of a positioned change bound in the current
-    /// scope, and unbinds them however it ends.
+    /// Runs `change` (a positioned change through `cursor`) with the key variables of its
+    /// row bound in the current scope, and unbinds them however it ends. Once it has changed
+    /// the row of an `OPTIMISTIC` cursor, the cursor keeps the row as it now is, so that its
+    /// own change is not one "made outside of this cursor" to the next.
     pub(crate) fn with_current_of<T>(
         &mut self,
+        cursor: &CursorRef,
         vars: Vec<Variable>,
         change: impl FnOnce(&mut Self) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
@@ -608,7 +698,66 @@ impl Run<'_> {
         let result = change(self);
         let prefix = format!("@{KEY_PREFIX}");
         self.frame().vars.retain(|v| !v.name.starts_with(&prefix));
-        result
+        let result = result?;
+        let slot = self.s.locate(cursor)?;
+        let current = self.s.cursor_at(slot).and_then(|c| {
+            let open = c.open.as_ref()?;
+            c.optimistic.then(|| open.position.checked_sub(1)).flatten()
+        });
+        if let Some(row) = current {
+            let now = self.reread(slot, row)?;
+            if let (Some(now), Some(open)) =
+                (now, self.s.cursor_at(slot).and_then(|c| c.open.as_mut()))
+            {
+                if let Some(kept) = open.rows.get_mut(row) {
+                    *kept = now;
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    /// Row `row` (0-based) of the open cursor at `slot` as it is now, read again by its keys
+    /// in the cursor's database and variables (`None`: deleted since, or no longer matching
+    /// the query); a cursor without keys gives its copy.
+    fn reread(&mut self, slot: Slot, row: usize) -> Result<Option<Vec<Value>>, SqlError> {
+        let c = self.s.cursor_at(slot).ok_or_else(not_open)?;
+        let open = c.open.as_ref().ok_or_else(not_open)?;
+        let copy = open.rows.get(row).cloned();
+        let Some(keys) = &open.keys else { return Ok(copy) };
+        let Some(key_row) = keys.rows.get(row) else { return Ok(copy) };
+        let db = Arc::clone(&keys.db);
+        let Some((mut query, tables)) = keyed_query(&c.query, &db) else { return Ok(copy) };
+        let mut found = None;
+        let mut key_vars = Vec::new();
+        let mut offset = 0;
+        for keyed in &tables {
+            let values = &key_row[offset..offset + keyed.columns.len()];
+            // A table gone since OPEN: so is the row.
+            let Some((p, vars)) = key_predicate(&db, keyed, true, values, offset) else {
+                return Ok(None);
+            };
+            offset += keyed.columns.len();
+            found = Some(and(found, p));
+            key_vars.extend(vars);
+        }
+        if let (QueryBody::Select(select), Some(found)) = (&mut query.query.body, found) {
+            select.where_clause = Some(and(select.where_clause.take(), found));
+        }
+        let mut vars = c.vars.clone();
+        vars.extend(key_vars);
+        let frame = Frame { vars, procedure: c.procedure.clone(), ..Frame::default() };
+        let saved_db = std::mem::replace(&mut self.s.db, db);
+        self.s.frames.push(frame);
+        let result = self.query(&query.query, None).map(|r| r.into_row_set());
+        self.pop_frame();
+        self.s.db = saved_db;
+        let RowSet { columns, rows } = result?;
+        let width = columns.len().saturating_sub(offset);
+        Ok(rows.into_iter().next().map(|mut r| {
+            r.truncate(width);
+            r
+        }))
     }
 }
 

@@ -30,7 +30,7 @@ use walden_engine::catalog::TableDef;
 use crate::ast::{
     Expr, ExprKind, FunctionArgs, OrderByItem, Query, Select, SelectItem, TableSource,
 };
-use crate::exec::query::visit_children;
+use crate::exec::query::{visit_children, ROWID};
 use crate::lexer::{tokenize, TokenKind};
 
 /// The column names a query block's references use, lowercased (names compare without
@@ -121,8 +121,14 @@ impl Demand {
     fn expr(&mut self, e: &Expr) -> Option<()> {
         match &e.kind {
             ExprKind::Column(parts) => {
-                if let Some(last) = parts.last() {
-                    self.name(&last.value);
+                let last = parts.last().map(|p| p.value.as_str());
+                // The row locator (a cursor's keyed query reads it): only a table read
+                // whole keeps its rows' locators.
+                if last == Some(ROWID) {
+                    return None;
+                }
+                if let Some(last) = last {
+                    self.name(last);
                 }
             }
             ExprKind::Subquery(q) | ExprKind::Exists(q) => self.query(q)?,

@@ -855,7 +855,7 @@ impl Run<'_> {
             let (predicate, vars) = self.current_of(cursor, name, &set)?;
             let mut positioned = u.clone();
             positioned.where_clause = Some(predicate);
-            return self.with_current_of(vars, |r| r.update_in_scope(&positioned));
+            return self.with_current_of(cursor, vars, |r| r.update_in_scope(&positioned));
         }
         if let Some(target) = self.instead_of(&u.ctes, &u.target, &u.from, TriggerEvent::Update)? {
             no_output_with_instead_of(u.output.is_some())?;
@@ -1052,7 +1052,7 @@ impl Run<'_> {
             let (predicate, vars) = self.current_of(cursor, name, &[])?;
             let mut positioned = d.clone();
             positioned.where_clause = Some(predicate);
-            return self.with_current_of(vars, |r| r.delete_in_scope(&positioned));
+            return self.with_current_of(cursor, vars, |r| r.delete_in_scope(&positioned));
         }
         if let Some(target) = self.instead_of(&d.ctes, &d.target, &d.from, TriggerEvent::Delete)? {
             no_output_with_instead_of(d.output.is_some())?;

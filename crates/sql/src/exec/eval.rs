@@ -16,6 +16,7 @@ use walden_engine::types::{Decimal, DeclaredType, SqlType, Value};
 use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, TableSource, UnaryOp,
 };
+use crate::exec::query::ROWID;
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{explicit_collation, Collation};
 use crate::exec::scalar::registry::{self, Builtin, Form, Kind};
@@ -189,7 +190,10 @@ pub(crate) fn find_column(cols: &[Col], parts: &[Ident]) -> Result<Option<usize>
     let qual = if parts.len() >= 2 { Some(parts[parts.len() - 2].value.as_str()) } else { None };
     let mut found = None;
     for (i, c) in cols.iter().enumerate() {
-        if c.hidden || !c.name.eq_ignore_ascii_case(&name.value) {
+        // A hidden column is matched only by the row locator's own name, which a cursor's
+        // keyed query and positioned changes use (`cursor.rs`).
+        let hidden = c.hidden && !(c.name == ROWID && name.value == ROWID);
+        if hidden || !c.name.eq_ignore_ascii_case(&name.value) {
             continue;
         }
         if let Some(q) = qual {

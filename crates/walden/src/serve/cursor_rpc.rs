@@ -8,12 +8,14 @@
 //!
 //! `sp_cursoropen` declares and opens a global T-SQL cursor named after its handle
 //! (`__walden_api_cursor_<handle>`, a name no batch uses), so everything T-SQL cursors do
-//! applies (see `walden_sql::exec::cursor`): its rows are fixed at open; one over one table
-//! with a key keeps each row's key, reads the row again by it at each fetch (so it shows
-//! changes made since, and reports a row deleted since as missing) and takes positioned
-//! changes. The cursor type the client asked for is negotiated down to what that is, as SQL
-//! Server converts a cursor it cannot honour: KEYSET or DYNAMIC becomes KEYSET for a keyed
-//! cursor and STATIC for another; STATIC and FAST_FORWARD are read-only, and so is any cursor
+//! applies (see `walden_sql::exec::cursor`): its rows are fixed at open; one over tables
+//! whose rows have keys (a key's columns, or a heap's row locator; inner joins too) keeps
+//! each row's keys, reads the row again by them at each fetch (so it shows changes made
+//! since, and reports a row deleted since as missing) and takes positioned changes, checked
+//! first under optimistic concurrency (16934). The cursor type the client asked for is
+//! negotiated down to what that is, as SQL Server converts a cursor it cannot honour: KEYSET
+//! or DYNAMIC becomes KEYSET for a keyed cursor (a DYNAMIC cursor's rows would change after
+//! open) and STATIC for another; STATIC and FAST_FORWARD are read-only, and so is any cursor
 //! without keys. The type and concurrency used are returned through `scrollopt` and `ccopt`
 //! when the client passes them as OUTPUT.
 //!
@@ -64,6 +66,10 @@ const PARAMETERIZED_STMT: i32 = 0x1000;
 
 /// `ccopt` concurrency options.
 const READ_ONLY: i32 = 0x1;
+/// Optimistic by row version (SQL Server compares a timestamp column, else the values).
+const OPTIMISTIC: i32 = 0x4;
+/// Optimistic by values.
+const OPTIMISTIC_VALUES: i32 = 0x8;
 /// The concurrency bits of `ccopt` (READ_ONLY, SCROLL_LOCKS, OPTIMISTIC, OPTIMISTIC
 /// values), below its flags.
 const CONCURRENCY: i32 = 0xF;
@@ -388,9 +394,15 @@ fn negotiated_concurrency(requested: i32, ty: i32, keyed: bool) -> i32 {
     if asked & READ_ONLY != 0 || asked == 0 || !keyed || ty == STATIC || ty == FAST_FORWARD {
         READ_ONLY
     } else {
-        // The lowest concurrency bit asked for: SCROLL_LOCKS, OPTIMISTIC or OPTIMISTIC values.
-        asked & asked.wrapping_neg()
+        lowest_concurrency(requested)
     }
+}
+
+/// The lowest concurrency bit of `ccopt`: READ_ONLY, SCROLL_LOCKS, OPTIMISTIC or OPTIMISTIC
+/// values, the one a request that names several gets.
+fn lowest_concurrency(ccopt: i32) -> i32 {
+    let asked = ccopt & CONCURRENCY;
+    asked & asked.wrapping_neg()
 }
 
 /// Whether `text` is one SELECT a cursor can be declared for.
@@ -430,8 +442,12 @@ fn bound(request: &Request<'_>, statement: String) -> Result<CursorWork, RpcErro
         rpc::Work::Call { shown, target, arguments } => {
             Ok(CursorWork::Bound { shown, target, arguments })
         }
-        // sp_executesql always plans a call.
-        rpc::Work::Nothing | rpc::Work::Describe(_) => Ok(CursorWork::Text(String::new())),
+        // sp_executesql always plans a call: anything else is a fault in `rpc::plan`, reported
+        // rather than run as nothing.
+        rpc::Work::Nothing | rpc::Work::Describe(_) => Err(error(
+            50000,
+            format!("{}: Walden planned no statement for the cursor's query.", request.procedure),
+        )),
     }
 }
 
@@ -477,10 +493,18 @@ fn open<W: Write>(
         if requested & (FORWARD_ONLY | FAST_FORWARD) != 0 { "FORWARD_ONLY" } else { "SCROLL" };
     let read_only =
         request.ccopt & CONCURRENCY & READ_ONLY != 0 || requested & (STATIC | FAST_FORWARD) != 0;
+    // OPTIMISTIC (by row version or by values): the T-SQL cursor checks the row is as it
+    // was fetched before a positioned change (16934), which Walden does by values for both.
+    let concurrency = if read_only {
+        " READ_ONLY"
+    } else if lowest_concurrency(request.ccopt) & (OPTIMISTIC | OPTIMISTIC_VALUES) != 0 {
+        " OPTIMISTIC"
+    } else {
+        ""
+    };
     let declare = format!(
-        "DECLARE {} CURSOR GLOBAL {scroll}{} FOR {}\n;OPEN {}",
+        "DECLARE {} CURSOR GLOBAL {scroll}{concurrency} FOR {}\n;OPEN {}",
         quote(&name),
-        if read_only { " READ_ONLY" } else { "" },
         request.text,
         quote(&name)
     );
@@ -535,16 +559,16 @@ fn send_metadata<W: Write>(out: &mut TdsOutput<W>, shape: &CursorShape, full: bo
         return;
     }
     let tables: Vec<Vec<String>> =
-        shape.table.iter().map(|(schema, name)| vec![schema.clone(), name.clone()]).collect();
+        shape.tables.iter().map(|(schema, name)| vec![schema.clone(), name.clone()]).collect();
     let mut infos: Vec<ColInfo> = Vec::with_capacity(columns.len());
     for (i, c) in shape.columns.iter().enumerate() {
-        let source = shape.sources.get(i).cloned().flatten();
-        let (table, mut status, base_name) = match (&shape.table, source) {
-            (Some(_), Some(base)) => {
+        let (table, mut status, base_name) = match shape.sources.get(i).cloned().flatten() {
+            Some((table, base)) => {
                 let base_name = (!base.eq_ignore_ascii_case(&c.name)).then_some(base);
-                (1, ColInfoStatus::NONE, base_name)
+                // TABNAME's 1-based table number, one byte like the column's.
+                (column_number(table), ColInfoStatus::NONE, base_name)
             }
-            _ => (0, ColInfoStatus::EXPRESSION, None),
+            None => (0, ColInfoStatus::EXPRESSION, None),
         };
         if shape.key.get(i).copied().unwrap_or(false) {
             status |= ColInfoStatus::KEY;

@@ -16,13 +16,13 @@
 
 use std::sync::Arc;
 
-use walden_engine::catalog::Object;
+use walden_engine::catalog::{Object, TableDef};
 use walden_engine::types::Value;
 
-use super::{key_predicate, keyed_query, not_open, position_of, Cursor};
-use crate::ast::{BinaryOp, Expr, ExprKind, QueryBody, SelectItem, Span, TableSource};
-use crate::exec::session::{Frame, Run, Session};
-use crate::exec::{Collected, ColumnInfo, RowSet, SqlError};
+use super::{base_tables, not_open, position_of, Cursor, Slot};
+use crate::ast::{Expr, ExprKind, Ident, QueryBody, SelectItem};
+use crate::exec::session::{Run, Session};
+use crate::exec::{Collected, ColumnInfo, SqlError};
 
 /// An open cursor as a client describes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,12 +34,37 @@ pub struct CursorShape {
     pub scrollable: bool,
     /// Whether positioned changes go through it: it is updatable and keeps its rows' keys.
     pub keyed: bool,
-    /// The table of a query of one table, as (schema, name).
-    pub table: Option<(String, String)>,
-    /// For each column, the table column it is when it is a plain reference to one.
-    pub sources: Vec<Option<String>>,
-    /// For each column, whether it is one of the table's key columns.
+    /// The base tables of its query, as (schema, name), in the order of its FROM clause.
+    pub tables: Vec<(String, String)>,
+    /// For each column, the table (its place in `tables`) and the table column it is when it
+    /// is a plain reference to one.
+    pub sources: Vec<Option<(usize, String)>>,
+    /// For each column, whether it is one of its table's key columns.
     pub key: Vec<bool>,
+}
+
+/// The place in `tables` (each with the name the query knows it by) of the table whose
+/// column a select list reference `parts` is, with that column's name: by its qualifier, or
+/// the one table that has a column of that name.
+fn column_source(tables: &[(String, Arc<TableDef>)], parts: &[Ident]) -> Option<(usize, String)> {
+    let (column, qualifier) = match parts {
+        [.., q, c] => (c.value.as_str(), Some(q.value.as_str())),
+        [c] => (c.value.as_str(), None),
+        [] => return None,
+    };
+    let mut found = None;
+    for (i, (name, def)) in tables.iter().enumerate() {
+        if qualifier.is_some_and(|q| !q.eq_ignore_ascii_case(name)) {
+            continue;
+        }
+        if let Some(c) = def.columns.iter().find(|c| c.name.eq_ignore_ascii_case(column)) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some((i, c.name.clone()));
+        }
+    }
+    found
 }
 
 impl Session {
@@ -59,25 +84,40 @@ impl Session {
             rows: open.rows.len(),
             scrollable: c.scrollable,
             keyed: open.keys.is_some(),
-            table: None,
+            tables: Vec::new(),
             sources: vec![None; width],
             key: vec![false; width],
         };
         let QueryBody::Select(select) = &c.query.query.body else { return Ok(shape) };
-        let [TableSource::Table { name, .. }] = select.from.as_slice() else { return Ok(shape) };
-        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-        let Some(object) = c.db.find_object(schema, &name.name.value) else { return Ok(shape) };
-        let Object::Table(table) = &*object else { return Ok(shape) };
+        let mut from = Vec::new();
+        if base_tables(&select.from, &mut from).is_none() {
+            return Ok(shape);
+        }
+        // Each base table under the name the query knows it by.
+        let mut tables = Vec::with_capacity(from.len());
+        for (name, alias) in from {
+            let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+            let Some(object) = c.db.find_object(schema, &name.name.value) else {
+                return Ok(shape);
+            };
+            let Object::Table(table) = &*object else { return Ok(shape) };
+            let known = alias.unwrap_or(&name.name).value.clone();
+            tables.push((known, Arc::clone(table)));
+        }
         let mut sources = Vec::with_capacity(width);
         for item in &select.items {
             match item {
-                SelectItem::Wildcard(_) => {
-                    sources.extend(table.columns.iter().map(|c| Some(c.name.clone())));
+                SelectItem::Wildcard(qualifier) => {
+                    let q = qualifier.as_ref().and_then(|q| q.last()).map(|q| q.value.as_str());
+                    for (i, (known, def)) in tables.iter().enumerate() {
+                        if q.is_some_and(|q| !q.eq_ignore_ascii_case(known)) {
+                            continue;
+                        }
+                        sources.extend(def.columns.iter().map(|c| Some((i, c.name.clone()))));
+                    }
                 }
                 SelectItem::Expr { expr: Expr { kind: ExprKind::Column(parts), .. }, .. } => {
-                    let column = parts.last().map(|p| p.value.as_str()).unwrap_or_default();
-                    let found = table.columns.iter().find(|c| c.name.eq_ignore_ascii_case(column));
-                    sources.push(found.map(|c| c.name.clone()));
+                    sources.push(column_source(&tables, parts));
                 }
                 _ => sources.push(None),
             }
@@ -88,12 +128,17 @@ impl Session {
             if let Some(keys) = &open.keys {
                 shape.key = sources
                     .iter()
-                    .map(|s| s.as_ref().is_some_and(|s| keys.columns.contains(s)))
+                    .map(|s| {
+                        s.as_ref().is_some_and(|(t, column)| {
+                            keys.tables.get(*t).is_some_and(|k| k.columns.contains(column))
+                        })
+                    })
                     .collect();
             }
             shape.sources = sources;
         }
-        shape.table = Some((table.schema.clone(), table.name.clone()));
+        shape.tables =
+            tables.iter().map(|(_, def)| (def.schema.clone(), def.name.clone())).collect();
         Ok(shape)
     }
 
@@ -147,56 +192,14 @@ impl Session {
         Ok(())
     }
 
-    /// Row `row` (0-based) of the cursor at `index` of the global ones: read again by its key
-    /// when it has one (and kept as the cursor's copy), else the copy.
+    /// Row `row` (0-based) of the cursor at `index` of the global ones: read again by its keys
+    /// when it has them (and kept as the cursor's copy), else the copy.
     fn read_again(&mut self, index: usize, row: usize) -> Result<Option<Vec<Value>>, SqlError> {
-        let c = &self.cursors.global[index];
-        let Some(open) = &c.open else { return Err(not_open()) };
-        let copy = open.rows.get(row).cloned();
-        let Some(keys) = &open.keys else { return Ok(copy) };
-        let Some(key_row) = keys.rows.get(row).cloned() else { return Ok(copy) };
-        let db = Arc::clone(&keys.db);
-        let table_columns = match db.object_by_id(keys.table).as_deref() {
-            Some(Object::Table(t)) => t.columns.clone(),
-            // The table is gone: so is the row.
-            _ => return Ok(None),
-        };
-        let Some((mut query, _, key_columns)) = keyed_query(&c.query, &db) else {
-            return Ok(copy);
-        };
-        let Some((found, key_vars)) = key_predicate(&table_columns, &key_columns, key_row) else {
-            return Ok(copy);
-        };
-        if let QueryBody::Select(select) = &mut query.query.body {
-            select.where_clause = Some(match select.where_clause.take() {
-                None => found,
-                Some(w) => Expr {
-                    kind: ExprKind::Binary {
-                        op: BinaryOp::And,
-                        left: Box::new(w),
-                        right: Box::new(found),
-                    },
-                    span: Span::default(),
-                },
-            });
-        }
-        let mut vars = c.vars.clone();
-        vars.extend(key_vars);
-        let frame = Frame { vars, procedure: c.procedure.clone(), ..Frame::default() };
-        let saved_db = std::mem::replace(&mut self.db, db);
         let mut sink = Collected::default();
         let mut run = Run::new(self, &mut sink);
-        run.s.frames.push(frame);
-        let result = run.query(&query.query, None).map(|r| r.into_row_set());
-        run.pop_frame();
+        let result = run.reread(Slot::Global(index), row);
         run.finish_autocommit(result.is_ok());
-        self.db = saved_db;
-        let RowSet { columns, rows } = result?;
-        let width = columns.len().saturating_sub(key_columns.len());
-        let now = rows.into_iter().next().map(|mut r| {
-            r.truncate(width);
-            r
-        });
+        let now = result?;
         if let (Some(values), Some(open)) = (&now, self.cursors.global[index].open.as_mut()) {
             if let Some(kept) = open.rows.get_mut(row) {
                 kept.clone_from(values);

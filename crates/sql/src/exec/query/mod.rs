@@ -60,7 +60,9 @@ pub(crate) use select::{bound, expr_name, TOP_N_ROUND};
 pub(crate) use set_operations::{infer_type, unify_column, unify_value, ValueType};
 
 /// The name of the hidden column that carries a base table row's locator, for UPDATE and
-/// DELETE to find the rows they change.
+/// DELETE to find the rows they change, and for a cursor over a heap to find its rows again
+/// (a reference of this exact name matches it, see `find_column`; the leading U+0001 keeps
+/// it out of the names clients write).
 pub(crate) const ROWID: &str = "\u{1}rowid";
 
 /// How many rows a table scan reads, or a filter, grouping, aggregate, projection or sort

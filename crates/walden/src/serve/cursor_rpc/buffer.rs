@@ -222,7 +222,8 @@ fn column_values(
     let mut set = Vec::with_capacity(values.len());
     for (i, p) in values.iter().enumerate() {
         let column = if p.name.is_empty() {
-            shape.sources.get(i).cloned().flatten().ok_or_else(|| invalid("sp_cursor", "value"))?
+            let source = shape.sources.get(i).cloned().flatten();
+            source.map(|(_, column)| column).ok_or_else(|| invalid("sp_cursor", "value"))?
         } else {
             p.name.trim_start_matches('@').to_string()
         };
@@ -270,7 +271,8 @@ pub(super) fn cursor_call<W: Write>(
         return Err(invalid(PROC, "optype"));
     }
     let table = if table.trim().is_empty() {
-        match &cursor.shape.table {
+        // No table named: the first of the query's, as SQL Server documents.
+        match cursor.shape.tables.first() {
             Some((schema, name)) => format!("{}.{}", quote(schema), quote(name)),
             None if optype & (OP_UPDATE | OP_DELETE | OP_INSERT) != 0 => {
                 return Err(error(16929, "The cursor is READ ONLY."));
