@@ -975,20 +975,7 @@ impl Transaction {
     ) -> Result<RowCursor, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
-        // READPAST locks the keys of even a whole table's scan, so that it can pass the ones
-        // other transactions hold: a table lock could only wait for them.
-        let ranged = self.table_isolation(db.id(), table.id) == Isolation::Serializable
-            && !primary.is_heap()
-            && (self.reads_past(db.id(), table.id)
-                || !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded)));
-        let locking = match self.scan_locks(db, table, ranged)? {
-            ScanLocks::Table => RowLocking::Table,
-            ScanLocks::Rows => RowLocking::Rows,
-            ScanLocks::Range => {
-                let mode = self.range_read_mode(db.id(), table.id);
-                RowLocking::Range(RangeLock::new(table.id, 1, mode))
-            }
-        };
+        let locking = self.row_locking(db, table, &lower, &upper)?;
         Ok(RowCursor {
             entries: Entries::new(db, primary.root, lower, upper),
             table_id: table.id,
@@ -997,6 +984,59 @@ impl Transaction {
             deferred: None,
             current: std::cell::RefCell::new(Vec::new()),
             locators: true,
+        })
+    }
+
+    /// [`Transaction::scan_table_only`], made from `spare`, a cursor this transaction made
+    /// for an earlier range, where it reads the same table's tree with the same decoder (no
+    /// columns deferred): its buffers and its leaf hint are kept, so a seek in key order
+    /// after the last one mostly starts in that one's leaf without a descent, and allocates
+    /// nothing. Its locks are taken anew, exactly as a new cursor's are (a SERIALIZABLE
+    /// range locks its own keys and the key past it), and its reading state starts over.
+    /// A spare that does not fit is dropped and a new cursor made.
+    pub fn reseek_table_only(
+        &mut self,
+        spare: Option<RowCursor>,
+        db: &Arc<Database>,
+        table: &TableDef,
+        lower: Bound<RowId>,
+        upper: Bound<RowId>,
+        wanted: Option<&[bool]>,
+    ) -> Result<RowCursor, EngineError> {
+        let Some(mut cursor) = spare.filter(|c| c.fits(db, table, wanted)) else {
+            return self.scan_table_only(db, table, lower, upper, wanted);
+        };
+        db.check_online()?;
+        table.primary()?;
+        cursor.locking = self.row_locking(db, table, &lower, &upper)?;
+        cursor.entries.restart(lower, upper);
+        cursor.locators = true;
+        Ok(cursor)
+    }
+
+    /// Takes the table lock a scan of `table` over `lower..upper` takes and says which key
+    /// locks its rows need.
+    fn row_locking(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        lower: &Bound<RowId>,
+        upper: &Bound<RowId>,
+    ) -> Result<RowLocking, EngineError> {
+        let primary = table.primary()?;
+        // READPAST locks the keys of even a whole table's scan, so that it can pass the ones
+        // other transactions hold: a table lock could only wait for them.
+        let ranged = self.table_isolation(db.id(), table.id) == Isolation::Serializable
+            && !primary.is_heap()
+            && (self.reads_past(db.id(), table.id)
+                || !(matches!(lower, Bound::Unbounded) && matches!(upper, Bound::Unbounded)));
+        Ok(match self.scan_locks(db, table, ranged)? {
+            ScanLocks::Table => RowLocking::Table,
+            ScanLocks::Rows => RowLocking::Rows,
+            ScanLocks::Range => {
+                let mode = self.range_read_mode(db.id(), table.id);
+                RowLocking::Range(RangeLock::new(table.id, 1, mode))
+            }
         })
     }
 

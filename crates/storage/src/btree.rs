@@ -546,6 +546,41 @@ struct TreeState {
 /// A key and its value, copied out of a leaf.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
+/// A leaf a reader's last descent reached, for [`BTree::copy_range_hinted`]: its page, the
+/// page's LSN then, its first and last keys then, and the tree's root (a hint is only for
+/// the tree that noted it). Held by the reader, not the tree, so readers of one tree do not
+/// share (or contend for) it; empty, it is never used.
+#[derive(Debug, Default)]
+pub struct LeafHint {
+    root: PageId,
+    leaf: PageId,
+    lsn: Lsn,
+    first: Vec<u8>,
+    last: Vec<u8>,
+}
+
+impl LeafHint {
+    /// Notes `leaf`, a leaf of the tree rooted at `root` just reached by a descent, under
+    /// the tree's latch. A leaf without entries or without a page LSN is not noted (the
+    /// hint is emptied): it bounds no keys, or its changes cannot be told.
+    fn note(&mut self, root: PageId, leaf: &PinnedPage) -> Result<()> {
+        let page = leaf.read();
+        let n = page.slot_count();
+        self.lsn = 0;
+        if n == 0 || page.page_lsn() == 0 {
+            return Ok(());
+        }
+        self.first.clear();
+        self.first.extend_from_slice(leaf_key(page.get(0)?)?);
+        self.last.clear();
+        self.last.extend_from_slice(leaf_key(page.get(n - 1)?)?);
+        self.root = root;
+        self.leaf = leaf.id();
+        self.lsn = page.page_lsn();
+        Ok(())
+    }
+}
+
 /// Entries copied out of a tree's leaves ([`BTree::copy_range`]) into one buffer, back to
 /// back, each a leaf record copied whole (one copy for its key and value). A scan refills
 /// one batch over and over, so it allocates only when a batch is larger than every one
@@ -1328,12 +1363,39 @@ impl BTree<'_> {
         max: usize,
         batch: &mut EntryBatch,
     ) -> Result<bool> {
+        self.copy_range_hinted(from, upper, max, batch, None)
+    }
+
+    /// [`BTree::copy_range`] that starts without a descent when `from` lies within the keys
+    /// the leaf `hint` names held when it was noted, and that leaf is unchanged; after a
+    /// descent, `hint` names the leaf it reached. A cursor that seeks again and again in key
+    /// order (an index nested-loop join's inner side, reseeked per outer row) mostly lands
+    /// in the leaf its last seek started in. The hint keeps that leaf's first and last keys,
+    /// so a seek that lies outside them descends without reading the hinted leaf at all.
+    pub fn copy_range_hinted(
+        &self,
+        from: &Bound<Vec<u8>>,
+        upper: &Bound<Vec<u8>>,
+        max: usize,
+        batch: &mut EntryBatch,
+        hint: Option<&mut LeafHint>,
+    ) -> Result<bool> {
         let _shared = self.latch.read().unwrap_or_else(PoisonError::into_inner);
         let start: &[u8] = match from {
             Bound::Included(k) | Bound::Excluded(k) => k,
             Bound::Unbounded => &[],
         };
-        let mut pinned = self.descend(start)?.leaf;
+        let mut pinned = match hint {
+            None => self.descend_recording(start, |_, _| {})?,
+            Some(hint) => match self.hinted_leaf(hint, start)? {
+                Some(leaf) => leaf,
+                None => {
+                    let leaf = self.descend_recording(start, |_, _| {})?;
+                    hint.note(self.root, &leaf)?;
+                    leaf
+                }
+            },
+        };
         let mut first_leaf = true;
         let mut copied = 0;
         loop {
@@ -1373,6 +1435,33 @@ impl BTree<'_> {
                 }
             }
         }
+    }
+
+    /// The leaf `hint` names, if `start` lies within the keys it held when noted and it is
+    /// still that leaf of this tree as it was then. Its page LSN unchanged says so: every
+    /// logged change of a page (an entry put in or taken out, a split, a merge, a release and
+    /// reuse by any tree) gives it a new LSN, and unlogged pages (LSN 0) are never noted.
+    /// Then its first key at or below `start` means every key of the leaves before it is
+    /// below `start`, and its last key at or above means the first key at or after `start`
+    /// is in it: a copy from there finds what a descent would. Called under the tree's
+    /// shared latch, so no writer changes the tree meanwhile.
+    fn hinted_leaf(&self, hint: &LeafHint, start: &[u8]) -> Result<Option<PinnedPage>> {
+        let usable = hint.root == self.root
+            && hint.lsn != 0
+            && !start.is_empty()
+            && hint.first.as_slice() <= start
+            && start <= hint.last.as_slice();
+        if !usable {
+            return Ok(None);
+        }
+        // A page that cannot be read now (released, and its file shrunk since) is no leaf
+        // of this tree: the descent finds the way, and reports any error of its own.
+        let Ok(pinned) = self.pool().fetch(hint.leaf) else { return Ok(None) };
+        let same = {
+            let page = pinned.read();
+            page.page_lsn() == hint.lsn && page.page_type() == Some(PageType::BTreeLeaf)
+        };
+        Ok(same.then_some(pinned))
     }
 
     /// Copies the entries of the leaf covering `from` that lie at or after it.

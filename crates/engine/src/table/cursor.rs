@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use walden_storage::btree::{Entry, EntryBatch};
+use walden_storage::btree::{Entry, EntryBatch, LeafHint};
 use walden_storage::PageId;
 
 use super::{key_or_end, RowId};
@@ -34,6 +34,9 @@ pub(super) struct Entries {
     /// The entry put back that [`Entries::next_entry`] gave out last.
     taken: Entry,
     batch: EntryBatch,
+    /// The leaf the last descent of a copy reached: a cursor restarted on a range further on
+    /// ([`Entries::restart`]) starts there when the range does (`BTree::copy_range_hinted`).
+    hint: LeafHint,
     /// The first entry of `batch` not given out yet.
     pos: usize,
     /// Whether the tree holds nothing in the range past the batch.
@@ -117,11 +120,27 @@ impl Entries {
             front: VecDeque::new(),
             taken: Entry::default(),
             batch: EntryBatch::new(),
+            hint: LeafHint::default(),
             pos: 0,
             done: false,
             batch_changes: None,
             committed: None,
         }
+    }
+
+    /// Starts over on the range `lower..upper` of the same tree, as a new cursor would, but
+    /// with the buffers and the leaf hint kept.
+    pub(super) fn restart(&mut self, lower: Bound<Vec<u8>>, upper: Bound<Vec<u8>>) {
+        self.floor = lower.clone();
+        self.next = lower;
+        self.upper = upper;
+        self.front.clear();
+        self.taken = Entry::default();
+        self.batch.clear();
+        self.pos = 0;
+        self.done = false;
+        self.batch_changes = None;
+        self.committed = None;
     }
 
     /// Copies the next batch in place of the (used up) one; with `avoid`, the transaction of
@@ -135,7 +154,13 @@ impl Entries {
         self.batch_changes = Some(tree.changes());
         self.batch.clear();
         self.pos = 0;
-        self.done = tree.copy_range(&self.next, &self.upper, CURSOR_BATCH, &mut self.batch)?;
+        self.done = tree.copy_range_hinted(
+            &self.next,
+            &self.upper,
+            CURSOR_BATCH,
+            &mut self.batch,
+            Some(&mut self.hint),
+        )?;
         self.committed = match (avoid, quiet) {
             (Some(tx), Some(seen)) if tx.writers_unchanged(seen) => Some(tx.own_changes()),
             _ => None,
@@ -655,6 +680,23 @@ impl RowCursor {
         row: &mut Vec<Value>,
     ) -> Result<bool, EngineError> {
         self.next_values(tx, row, &mut IdTo::Row)
+    }
+
+    /// Whether this cursor reads `table` of `db` (the tree it was made for) with the
+    /// decoder a new one for `wanted` would have: [`Transaction::reseek_table_only`] may
+    /// then use it again.
+    pub(super) fn fits(
+        &self,
+        db: &Arc<Database>,
+        table: &crate::catalog::TableDef,
+        wanted: Option<&[bool]>,
+    ) -> bool {
+        let Ok(primary) = table.primary() else { return false };
+        Arc::ptr_eq(&self.entries.db, db)
+            && self.entries.root == primary.root
+            && self.table_id == table.id
+            && self.deferred.is_none()
+            && self.decoder.is_made_of(table.columns.iter().map(|c| c.ty), wanted)
     }
 
     /// Ends each row [`RowCursor::next_row_into`] gives with NULL instead of its id, for a

@@ -871,6 +871,18 @@ impl RowDecoder {
         RowDecoder { columns, shape, wanted: places, skipped, flags: wanted.map(<[bool]>::to_vec) }
     }
 
+    /// Whether [`RowDecoder::new`] of `columns` and `wanted` makes this decoder: its columns
+    /// and flags are those (what it decodes, and where from, follows from them alone).
+    pub fn is_made_of(
+        &self,
+        columns: impl ExactSizeIterator<Item = SqlType>,
+        wanted: Option<&[bool]>,
+    ) -> bool {
+        self.flags.as_deref() == wanted
+            && self.columns.len() == columns.len()
+            && self.columns.iter().zip(columns).all(|(a, b)| *a == b)
+    }
+
     /// The columns of the rows it decodes.
     pub fn columns(&self) -> &[SqlType] {
         &self.columns

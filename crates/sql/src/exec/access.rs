@@ -970,9 +970,11 @@ impl Run<'_> {
         sink: &mut dyn RowSink,
     ) -> Result<bool, SqlError> {
         let mark = self.io_mark();
+        // A join's seek per outer row starts from the last seek's cursor (`Run::seek_spare`).
+        let spare = self.seek_spare.as_mut().and_then(|s| s.cursor.take());
         let mut cursor = self
             .tx()
-            .scan_table_only(&t.db, &t.def, lower, upper, t.wanted.as_deref())
+            .reseek_table_only(spare, &t.db, &t.def, lower, upper, t.wanted.as_deref())
             .map_err(|e| self.s.engine_error(e))?;
         // A table read for a SELECT's demand: nothing reads its rows' locators (only a
         // change does, and a change reads without a demand), so none is copied out per row.
@@ -1018,6 +1020,9 @@ impl Run<'_> {
             }
         }
         self.io_note(t, mark);
+        if let Some(spare) = &mut self.seek_spare {
+            spare.cursor = Some(cursor);
+        }
         Ok(more)
     }
 

@@ -47,7 +47,7 @@ use crate::exec::filter::Filter;
 use crate::exec::grant::MemoryGrant;
 use crate::exec::query::{table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar::registry::{self, Determinism};
-use crate::exec::session::Run;
+use crate::exec::session::{Run, SeekSpare};
 use crate::exec::SqlError;
 
 pub(crate) use correlated::GroupedSubquery;
@@ -1126,31 +1126,46 @@ impl Run<'_> {
                 .collect();
             let mut check_found = Filter::new(RowFilter { cols: &cols, exprs: &inexact, outer });
             let mut scanned: Option<Vec<Vec<Value>>> = None;
-            for (n, l) in std::mem::take(&mut acc.rows).into_iter().enumerate() {
-                self.row_interruption_point(n)?;
-                let env = Env::new(&acc.cols, &l, outer);
-                let mut sought = self.read_path(&t, &path, &env, usize::MAX, None)?;
-                for row in sought.iter_mut().flatten() {
-                    clear_locators(row, &right_locators);
-                }
-                let (found, checks) = match &sought {
-                    Some(rows) => (rows.as_slice(), &mut check_found),
-                    // A probe that does not convert: this row is checked against the whole
-                    // table, read once, on every conjunct.
-                    None => {
-                        if scanned.is_none() {
-                            let rows =
-                                self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?;
-                            scanned = Some(rows);
-                        }
-                        (scanned.as_deref().unwrap_or(&[]), &mut check)
+            // The seeks keep one cursor from each to the next; an enclosing step's spare is
+            // set aside meanwhile and given back after.
+            let enclosing = self.seek_spare.replace(SeekSpare::default());
+            let mut seeks = || -> Result<(), SqlError> {
+                for (n, l) in std::mem::take(&mut acc.rows).into_iter().enumerate() {
+                    self.row_interruption_point(n)?;
+                    let env = Env::new(&acc.cols, &l, outer);
+                    let mut sought = self.read_path(&t, &path, &env, usize::MAX, None)?;
+                    for row in sought.iter_mut().flatten() {
+                        clear_locators(row, &right_locators);
                     }
-                };
-                let emitted = self.emit_each(&mut out, l, found.len(), |k| &found[k], checks)?;
-                if emitted.full {
-                    break;
+                    let (found, checks) = match &sought {
+                        Some(rows) => (rows.as_slice(), &mut check_found),
+                        // A probe that does not convert: this row is checked against the
+                        // whole table, read once, on every conjunct.
+                        None => {
+                            if scanned.is_none() {
+                                let rows = self.read_leaf(
+                                    &t,
+                                    &AccessPath::scan(),
+                                    outer,
+                                    usize::MAX,
+                                    None,
+                                )?;
+                                scanned = Some(rows);
+                            }
+                            (scanned.as_deref().unwrap_or(&[]), &mut check)
+                        }
+                    };
+                    let emitted =
+                        self.emit_each(&mut out, l, found.len(), |k| &found[k], checks)?;
+                    if emitted.full {
+                        break;
+                    }
                 }
-            }
+                Ok(())
+            };
+            let seeks = seeks();
+            self.seek_spare = enclosing;
+            seeks?;
         } else {
             // Fewer rows joined so far than the leaf is guessed to hold: they are hashed
             // instead, and the leaf's read probes them (`probe.rs`).

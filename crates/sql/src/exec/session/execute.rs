@@ -105,6 +105,7 @@ impl Run<'_> {
             line: self.line,
             subqueries: HashMap::new(),
             assignments: 0,
+            seek_spare: None,
         };
         inner.s.in_insert_exec = true;
         let result = inner.execute(e);

@@ -357,6 +357,16 @@ pub(crate) struct Run<'a> {
     /// Variable assignments made so far: a cached subquery computed before the latest one
     /// may have read an older value.
     pub(crate) assignments: u64,
+    /// While an index nested-loop join seeks its inner table once per outer row: the
+    /// cursor of the last seek, made again for the next (`Transaction::reseek_table_only`),
+    /// so that the seeks keep its buffers and start at its leaf. `None` otherwise.
+    pub(crate) seek_spare: Option<SeekSpare>,
+}
+
+/// [`Run::seek_spare`]: whether seeks keep their cursor for the next, and the one kept.
+#[derive(Default)]
+pub(crate) struct SeekSpare {
+    pub(crate) cursor: Option<walden_engine::RowCursor>,
 }
 
 impl<'a> Run<'a> {
@@ -371,6 +381,7 @@ impl<'a> Run<'a> {
             line: 0,
             subqueries: HashMap::new(),
             assignments: 0,
+            seek_spare: None,
         }
     }
 }
