@@ -416,8 +416,15 @@ mod tests {
         assert_eq!(d.next_row(true, &mut row).unwrap(), Some(BulkStep::Columns));
         assert_eq!(d.next_row(true, &mut row).unwrap(), Some(BulkStep::Row));
         assert_eq!(row, vec![TdsValue::VarChar(text)]);
-        assert!(decode(&load(vec![b'x'; 8000]), 1 << 16).is_ok());
-        assert!(decode(&load(vec![b'x'; 8001]), 1 << 16).is_err(), "past VARCHAR's 8,000 bytes");
+        let mut longest = load(vec![b'x'; 8000]);
+        assert!(decode(&longest, 1 << 16).is_ok());
+        // One byte more, which the encoder refuses too: the ROW's length prefix made 8,001
+        // (the ROW, its prefix and value, then the DONE's 13 bytes end the stream).
+        let row = longest.len() - 13 - (1 + 2 + 8000);
+        assert_eq!(longest[row], ROW);
+        longest[row + 1..row + 3].copy_from_slice(&8001u16.to_le_bytes());
+        longest.insert(row + 3, b'x');
+        assert!(decode(&longest, 1 << 16).is_err(), "past VARCHAR's 8,000 bytes");
     }
 
     /// The worked example of `docs/format/bulk-load.md`.
