@@ -542,6 +542,23 @@ mod tests {
         assert_eq!(median(&[]), 0.0);
     }
 
+    /// This process's threads are found with their times; the thread running this test has
+    /// been on a CPU to get here.
+    #[test]
+    fn the_threads_scheduler_statistics_are_read() {
+        let times = thread_times(&[std::process::id()]);
+        assert!(times.values().any(|&(cpu, _)| cpu > 0), "{times:?}");
+        assert!(thread_times(&[u32::MAX]).is_empty(), "no such process");
+    }
+
+    #[test]
+    fn blocked_is_the_time_neither_running_nor_queued() {
+        let loader = Loader { cpu: 1.0, queued: 2.5 };
+        assert_eq!(loader.blocked(4.0), 0.5);
+        // The statistics and the clock are read at slightly different moments.
+        assert_eq!(loader.blocked(3.0), 0.0);
+    }
+
     #[test]
     fn dates_count_from_2024() {
         assert_eq!(civil_from_days(FIRST_DAY), (2024, 1, 1));
