@@ -230,8 +230,8 @@ impl BulkLoadDecoder {
 /// type's maximum length, whatever length it was declared with.
 fn reading_type(ty: &TypeInfo) -> TypeInfo {
     const MAX: u16 = MAX_NON_PLP_LEN;
-    match ty.clone() {
-        _ if ty.is_plp() => ty.clone(),
+    match *ty {
+        _ if ty.is_plp() => *ty,
         TypeInfo::BigVarChar { collation, .. } => TypeInfo::BigVarChar { max_len: MAX, collation },
         TypeInfo::BigChar { collation, .. } => TypeInfo::BigChar { len: MAX, collation },
         TypeInfo::NVarChar { collation, .. } => TypeInfo::NVarChar { max_len: MAX, collation },
