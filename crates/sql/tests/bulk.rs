@@ -324,6 +324,67 @@ fn values_convert_to_their_columns_types_as_an_insert_would() {
     assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM conv"), vec![vec![Value::Int(2)]]);
 }
 
+/// Temporal values sent as text, as mssql-jdbc sends them from an `ISQLServerBulkData`
+/// source (`VARCHAR(50)` in its `INSERT BULK`): converted as an INSERT's strings are, a
+/// SMALLDATETIME rounded to the minute, and SQL Server's errors for text that is no
+/// SMALLDATETIME (295) or out of its range (242).
+#[test]
+fn temporal_text_converts_to_each_columns_type() {
+    let (_dir, _instance, mut s) = session();
+    ok(&mut s, "CREATE TABLE dt (k INT PRIMARY KEY, sd SMALLDATETIME, d DATETIME, d2 DATETIME2)");
+    let statement = "INSERT BULK dt (k INT, sd VARCHAR(50), d VARCHAR(50), d2 VARCHAR(27))";
+    let text = |t: &str| Value::Str(t.into());
+    let out = load(
+        &mut s,
+        statement,
+        vec![
+            vec![
+                Value::Int(1),
+                text("1954-05-22 02:43:37.123"),
+                text("2024-02-29 23:59:59.999"),
+                text("2026-11-30T12:34:56.1234567"),
+            ],
+            vec![Value::Int(2), text("2024-02-29 23:59:29.998"), Value::Null, Value::Null],
+            vec![Value::Int(3), text("2024-02-29 23:59:29.999"), Value::Null, Value::Null],
+        ],
+    );
+    assert_eq!((errors(&out), out.counts.clone()), (vec![], vec![3]));
+    assert_eq!(
+        rows_of(
+            &mut s,
+            "SELECT CONVERT(VARCHAR(23), sd, 121), CONVERT(VARCHAR(23), d, 121), \
+             CONVERT(VARCHAR(27), d2, 121) FROM dt ORDER BY k"
+        ),
+        vec![
+            vec![
+                text("1954-05-22 02:44:00.000"),
+                text("2024-03-01 00:00:00.000"),
+                text("2026-11-30 12:34:56.1234567")
+            ],
+            vec![text("2024-02-29 23:59:00.000"), Value::Null, Value::Null],
+            vec![text("2024-03-01 00:00:00.000"), Value::Null, Value::Null],
+        ]
+    );
+    let one = |sd: &str| vec![vec![Value::Int(9), text(sd), Value::Null, Value::Null]];
+    let out = load(&mut s, statement, one("1954-05-22 02:43:37.1234"));
+    let e = out.errors().next().unwrap();
+    assert_eq!(
+        (e.number, e.message.as_str()),
+        (295, "Conversion failed when converting character string to smalldatetime data type.")
+    );
+    let out = load(&mut s, statement, one("2080-01-01"));
+    let e = out.errors().next().unwrap();
+    assert_eq!(
+        (e.number, e.message.as_str()),
+        (
+            242,
+            "The conversion of a varchar data type to a smalldatetime data type resulted in an \
+             out-of-range value."
+        )
+    );
+    assert_eq!(rows_of(&mut s, "SELECT COUNT(*) FROM dt"), vec![vec![Value::Int(3)]]);
+}
+
 /// Rows in no particular order, into a table with a clustered key and two nonclustered
 /// indexes: every index holds every row, in order, and the integrity check passes.
 #[test]

@@ -10,9 +10,16 @@
 //! (TEXT, NTEXT, IMAGE) COLMETADATA entry carries its table name as one US_VARCHAR, not in
 //! parts as a response's does ([`TokenReader::bulk_load`]); its values come with a text
 //! pointer and timestamp, as in a response's ROW.
+//!
+//! A value of a variable-length type (VARCHAR, NVARCHAR, VARBINARY, CHAR, NCHAR, BINARY) may
+//! be longer than the length its COLMETADATA entry declares, up to its type's 8,000 bytes:
+//! SQL Server takes each value's length from its own prefix, and mssql-jdbc relies on it,
+//! declaring a temporal value it sends as text from an `ISQLServerBulkData` source as
+//! VARCHAR of the source's precision, 0 when the source says none. The value is then
+//! checked against its column as every loaded value is (4815 when too long).
 
 use crate::token::{Column, Token, TokenReader, ROW};
-use crate::types::TypeInfo;
+use crate::types::{TypeInfo, MAX_NON_PLP_LEN};
 use crate::value::{decode_row_value, TdsValue};
 use crate::wire::Reader;
 use crate::TdsError;
@@ -48,6 +55,9 @@ pub struct BulkLoadDecoder {
     /// Where the next token starts in `buf`.
     pos: usize,
     columns: Option<Vec<Column>>,
+    /// `columns` as the rows are read: each variable-length type at its type's maximum
+    /// length (see the module documentation).
+    reading: Vec<Column>,
     /// The DONE was read, or an error.
     finished: bool,
     /// A token was found incomplete with this many bytes buffered: wait for twice as many
@@ -61,7 +71,15 @@ pub struct BulkLoadDecoder {
 impl BulkLoadDecoder {
     /// A decoder that refuses tokens larger than `max_token` bytes.
     pub fn new(max_token: usize) -> Self {
-        Self { buf: Vec::new(), pos: 0, columns: None, finished: false, retry_at: 0, max_token }
+        Self {
+            buf: Vec::new(),
+            pos: 0,
+            columns: None,
+            reading: Vec::new(),
+            finished: false,
+            retry_at: 0,
+            max_token,
+        }
     }
 
     /// Appends the next packet's payload.
@@ -96,7 +114,7 @@ impl BulkLoadDecoder {
         let result = {
             let bytes = &self.buf[self.pos..];
             let mut reader = match &self.columns {
-                Some(columns) => TokenReader::with_columns(bytes, columns),
+                Some(_) => TokenReader::with_columns(bytes, &self.reading),
                 None => TokenReader::bulk_load(bytes),
             };
             match reader.next() {
@@ -133,7 +151,9 @@ impl BulkLoadDecoder {
         let at_row = !self.finished
             && self.buf.get(self.pos) == Some(&ROW)
             && (last || self.buf.len() - self.pos >= self.retry_at);
-        let Some(columns) = self.columns.as_deref().filter(|_| at_row) else {
+        let Some(columns) =
+            self.columns.as_ref().map(|_| self.reading.as_slice()).filter(|_| at_row)
+        else {
             return Ok(match self.next_item(last)? {
                 None => None,
                 Some(BulkItem::Columns(_)) => Some(BulkStep::Columns),
@@ -185,6 +205,10 @@ impl BulkLoadDecoder {
     fn item(&mut self, token: Token) -> Result<BulkItem, TdsError> {
         match token {
             Token::ColMetadata(columns) if self.columns.is_none() => {
+                self.reading = columns
+                    .iter()
+                    .map(|c| Column { ty: reading_type(&c.ty), ..c.clone() })
+                    .collect();
                 self.columns = Some(columns.clone());
                 Ok(BulkItem::Columns(columns))
             }
@@ -199,6 +223,22 @@ impl BulkLoadDecoder {
                 what: "bulk load token (expected COLMETADATA, then ROWs, then DONE)",
             }),
         }
+    }
+}
+
+/// `ty` as its values are read from a ROW: a variable-length type that is not MAX at its
+/// type's maximum length, whatever length it was declared with.
+fn reading_type(ty: &TypeInfo) -> TypeInfo {
+    const MAX: u16 = MAX_NON_PLP_LEN;
+    match *ty {
+        _ if ty.is_plp() => *ty,
+        TypeInfo::BigVarChar { collation, .. } => TypeInfo::BigVarChar { max_len: MAX, collation },
+        TypeInfo::BigChar { collation, .. } => TypeInfo::BigChar { len: MAX, collation },
+        TypeInfo::NVarChar { collation, .. } => TypeInfo::NVarChar { max_len: MAX, collation },
+        TypeInfo::NChar { collation, .. } => TypeInfo::NChar { len: MAX, collation },
+        TypeInfo::BigVarBinary { .. } => TypeInfo::BigVarBinary { max_len: MAX },
+        TypeInfo::BigBinary { .. } => TypeInfo::BigBinary { len: MAX },
+        other => other,
     }
 }
 
@@ -342,6 +382,49 @@ mod tests {
         let mut d = BulkLoadDecoder::new(2);
         d.push(&bytes[..3]);
         assert!(d.next_item(false).is_err());
+    }
+
+    /// mssql-jdbc declares a temporal value it sends as text VARCHAR(0): the value's own
+    /// length prefix counts, up to the type's 8,000 bytes, in either way of decoding a row.
+    #[test]
+    fn a_value_may_be_longer_than_its_declared_length() {
+        let column = |max_len| {
+            Column::new("d", TypeInfo::BigVarChar { max_len, collation: Default::default() }, true)
+        };
+        let text = b"1954-05-22 02:43:37.123".to_vec();
+        let load = |value: Vec<u8>| {
+            let done = Done { status: DoneStatus::NONE, cur_cmd: 0, row_count: 0 };
+            let mut bytes = encode_tokens(&[
+                Token::ColMetadata(vec![column(8000)]),
+                Token::Row(vec![TdsValue::VarChar(value)]),
+                Token::Done(done),
+            ])
+            .unwrap();
+            // The encoder refuses a value longer than its column: declare 0 afterwards, at
+            // the column's MaxLength (after the token, count, UserType, Flags and type).
+            assert_eq!(bytes[9], 0xA7);
+            bytes[10..12].copy_from_slice(&0u16.to_le_bytes());
+            bytes
+        };
+        let bytes = load(text.clone());
+        let items = decode(&bytes, bytes.len()).unwrap();
+        assert_eq!(items[0], BulkItem::Columns(vec![column(0)]), "the declared length kept");
+        assert_eq!(items[1], BulkItem::Row(vec![TdsValue::VarChar(text.clone())]));
+        let mut d = BulkLoadDecoder::new(1 << 20);
+        d.push(&bytes);
+        let mut row = Vec::new();
+        assert_eq!(d.next_row(true, &mut row).unwrap(), Some(BulkStep::Columns));
+        assert_eq!(d.next_row(true, &mut row).unwrap(), Some(BulkStep::Row));
+        assert_eq!(row, vec![TdsValue::VarChar(text)]);
+        let mut longest = load(vec![b'x'; 8000]);
+        assert!(decode(&longest, 1 << 16).is_ok());
+        // One byte more, which the encoder refuses too: the ROW's length prefix made 8,001
+        // (the ROW, its prefix and value, then the DONE's 13 bytes end the stream).
+        let row = longest.len() - 13 - (1 + 2 + 8000);
+        assert_eq!(longest[row], ROW);
+        longest[row + 1..row + 3].copy_from_slice(&8001u16.to_le_bytes());
+        longest.insert(row + 3, b'x');
+        assert!(decode(&longest, 1 << 16).is_err(), "past VARCHAR's 8,000 bytes");
     }
 
     /// The worked example of `docs/format/bulk-load.md`.

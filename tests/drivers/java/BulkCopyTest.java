@@ -10,10 +10,16 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.LocalDateTime;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 import com.microsoft.sqlserver.jdbc.SQLServerBulkCopy;
 import com.microsoft.sqlserver.jdbc.SQLServerBulkCopyOptions;
+import com.microsoft.sqlserver.jdbc.ISQLServerBulkData;
 
 public class BulkCopyTest {
     static int failures = 0;
@@ -48,6 +54,105 @@ public class BulkCopyTest {
             }
             bulk.writeToServer(rows);
         }
+    }
+
+    /**
+     * Rows of (id, sd, dt, d2) from memory, typed as mssql-jdbc's own tests type them
+     * (ISQLServerBulkRecordIssuesTest, BulkCopyISQLServerBulkRecordTest): each temporal
+     * column a TIMESTAMP of precision 0. The driver then sends those values as text
+     * (sendTemporalDataTypesAsStringForBulkCopy, on by default), declared VARCHAR(0) in the
+     * load's COLMETADATA whatever their length, for the server to convert to each column.
+     */
+    static class TemporalRows implements ISQLServerBulkData {
+        final Iterator<Object[]> rows;
+        Object[] current;
+
+        TemporalRows(List<Object[]> rows) {
+            this.rows = rows.iterator();
+        }
+
+        public Set<Integer> getColumnOrdinals() {
+            return Set.of(1, 2, 3, 4);
+        }
+
+        public String getColumnName(int column) {
+            return new String[] {"id", "sd", "dt", "d2"}[column - 1];
+        }
+
+        public int getColumnType(int column) {
+            return column == 1 ? java.sql.Types.INTEGER : java.sql.Types.TIMESTAMP;
+        }
+
+        public int getPrecision(int column) {
+            return 0;
+        }
+
+        public int getScale(int column) {
+            return column == 4 ? 7 : 0;
+        }
+
+        public Object[] getRowData() {
+            return current;
+        }
+
+        public boolean next() {
+            current = rows.hasNext() ? rows.next() : null;
+            return current != null;
+        }
+    }
+
+    /** Loads `rows` into bulk_dt; the error it raised, or null. */
+    static SQLException copyTemporal(Connection c, List<Object[]> rows) {
+        try (SQLServerBulkCopy bulk = new SQLServerBulkCopy(c)) {
+            bulk.setDestinationTableName("bulk_dt");
+            bulk.writeToServer(new TemporalRows(rows));
+            return null;
+        } catch (SQLException e) {
+            return e;
+        }
+    }
+
+    /** bulk_dt's `column` of row `id` in style 121 (ODBC canonical, with the fraction). */
+    static Object text(Connection c, String column, int id) throws SQLException {
+        return scalar(c, "SELECT CONVERT(VARCHAR(27), " + column + ", 121) FROM bulk_dt WHERE id = " + id);
+    }
+
+    static void temporalFromBulkData(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE bulk_dt (id INT NOT NULL PRIMARY KEY, sd SMALLDATETIME NULL, "
+                    + "dt DATETIME NULL, d2 DATETIME2 NULL)");
+        }
+        SQLException e = copyTemporal(c, List.of(
+                new Object[] {1, Timestamp.valueOf("1954-05-22 02:43:37.123"),
+                        Timestamp.valueOf("1954-05-22 02:43:37.123"),
+                        LocalDateTime.of(2026, 11, 30, 12, 34, 56, 123456700)},
+                // SMALLDATETIME rounds 29.998 s down and 29.999 s up; DATETIME .999 to the
+                // next second.
+                new Object[] {2, Timestamp.valueOf("2024-02-29 23:59:29.998"),
+                        Timestamp.valueOf("2024-02-29 23:59:59.999"),
+                        LocalDateTime.of(2026, 11, 30, 0, 0)},
+                new Object[] {3, Timestamp.valueOf("2024-02-29 23:59:29.999"), null, null}));
+        eq("temporal values sent as text load", e == null ? null : e.getMessage(), null);
+        eq("SMALLDATETIME rounded to the minute", text(c, "sd", 1), "1954-05-22 02:44:00.000");
+        eq("DATETIME from text", text(c, "dt", 1), "1954-05-22 02:43:37.123");
+        eq("DATETIME2 from ISO 8601 text", text(c, "d2", 1), "2026-11-30 12:34:56.1234567");
+        eq("SMALLDATETIME 29.998 s rounds down", text(c, "sd", 2), "2024-02-29 23:59:00.000");
+        eq("DATETIME .999 rounds up", text(c, "dt", 2), "2024-03-01 00:00:00.000");
+        eq("DATETIME2 midnight", text(c, "d2", 2), "2026-11-30 00:00:00.0000000");
+        eq("SMALLDATETIME 29.999 s rounds up", text(c, "sd", 3), "2024-03-01 00:00:00.000");
+        eq("NULL stays NULL", text(c, "dt", 3), null);
+
+        // Four digits of fraction are no SMALLDATETIME text (SQL Server's 295), a year past
+        // 2079 out of its range (242); either leaves nothing of its load.
+        e = copyTemporal(c, List.<Object[]>of(new Object[] {10, Timestamp.valueOf("1954-05-22 02:43:37.1234"), null, null}));
+        eq("SMALLDATETIME text with four fractional digits", e == null ? null : e.getErrorCode(), 295);
+        eq("its message", e == null ? null : e.getMessage(),
+                "Conversion failed when converting character string to smalldatetime data type.");
+        e = copyTemporal(c, List.<Object[]>of(new Object[] {11, Timestamp.valueOf("2080-01-01 00:00:00"), null, null}));
+        eq("SMALLDATETIME past 2079", e == null ? null : e.getErrorCode(), 242);
+        eq("its message", e == null ? null : e.getMessage(), "The conversion of a varchar data type "
+                + "to a smalldatetime data type resulted in an out-of-range value.");
+        eq("the refused loads left nothing", scalar(c, "SELECT COUNT(*) FROM bulk_dt"), 3);
     }
 
     public static void main(String[] args) throws Exception {
@@ -85,6 +190,8 @@ public class BulkCopyTest {
             }
             eq("the failed copy left nothing", scalar(c, "SELECT COUNT(*) FROM bulk_jdbc WHERE id = 5000"), 0);
             eq("the connection goes on", scalar(c, "SELECT COUNT(*) FROM bulk_jdbc"), 1500);
+
+            temporalFromBulkData(c);
         }
         System.out.println("mssql-jdbc bulk copy: " + (failures == 0 ? "ok" : "FAILED"));
         System.out.println("mssql-jdbc bulk copy: " + checked + " checks, " + failures + " failures");

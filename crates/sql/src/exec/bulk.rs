@@ -32,7 +32,7 @@ use walden_engine::{RowAppender, TableHint};
 use crate::ast::{BulkOptions, Expr, ExprKind, InsertBulk, TableTarget, TriggerEvent};
 use crate::exec::eval::Col;
 use crate::exec::query::{compare_keys, has_subquery, table_cols, visit_children, TableRef};
-use crate::exec::scalar::{coerce, fit_declared};
+use crate::exec::scalar::{coerce, declared_conversion_error, fit_declared};
 use crate::exec::session::{Frame, Halt, Run, Step, CANCELLED};
 use crate::exec::{Counted, Output, Session, SqlError};
 
@@ -457,7 +457,8 @@ fn calls_user_function(e: &Expr) -> bool {
 fn column_value(v: Value, ty: SqlType, declared: Option<DeclaredType>) -> Result<Value, SqlError> {
     if let Some(declared) = declared {
         let source = v.kind_name();
-        return fit_declared(declared, column_value(v, ty, None)?, source);
+        let held = column_value(v, ty, None).map_err(|e| declared_conversion_error(declared, e))?;
+        return fit_declared(declared, held, source);
     }
     let kept = match (&v, ty) {
         (Value::Int(_), SqlType::Int)

@@ -735,7 +735,9 @@ impl Run<'_> {
             return self.store_as_held(def, c, v);
         };
         let source = v.kind_name();
-        let held = self.store_as_held(def, c, v)?;
+        let held = self
+            .store_as_held(def, c, v)
+            .map_err(|e| scalar::declared_conversion_error(declared, e))?;
         scalar::fit_declared(declared, held, source)
     }
 

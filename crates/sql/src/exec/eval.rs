@@ -504,7 +504,7 @@ impl Run<'_> {
                 } else {
                     scalar::convert_from(v, from, ty, None).or_else(conversion_overflow)
                 };
-                into_declared(&c.data_type, converted?, source, c.is_try)
+                into_declared(&c.data_type, converted, source, c.is_try)
             }
             ExprKind::Convert(c) => {
                 let ty = scalar::data_type_in_cast(&c.data_type)?;
@@ -523,7 +523,7 @@ impl Run<'_> {
                 } else {
                     scalar::convert_from(v, from, ty, style).or_else(conversion_overflow)
                 };
-                into_declared(&c.data_type, converted?, source, c.is_try)
+                into_declared(&c.data_type, converted, source, c.is_try)
             }
             ExprKind::Function(f) => {
                 if let Some(v) = env.computed_value(e) {
@@ -1077,19 +1077,21 @@ pub(crate) fn bare_word(e: &Expr) -> Option<&str> {
     }
 }
 
-/// A CAST's or CONVERT's result, already of the type holding its target's values, as a value
-/// of the target when that is a type Walden holds as another (`CAST(d AS SMALLDATETIME)`
-/// rounds to the minute, `CAST(x AS SMALLMONEY)` checks SMALLMONEY's range); for TRY_CAST
-/// and TRY_CONVERT a value out of range is NULL.
+/// A CAST's or CONVERT's result, already converted to the type holding its target's values,
+/// as a value of the target when that is a type Walden holds as another (`CAST(d AS
+/// SMALLDATETIME)` rounds to the minute, `CAST(x AS SMALLMONEY)` checks SMALLMONEY's range,
+/// a failed conversion is the target's own error); for TRY_CAST and TRY_CONVERT a value out
+/// of range is NULL.
 fn into_declared(
     target: &crate::ast::DataType,
-    v: Value,
+    converted: Result<Value, SqlError>,
     source: &str,
     is_try: bool,
 ) -> Result<Value, SqlError> {
     let Some(declared) = crate::exec::user_types::declared_as(target) else {
-        return Ok(v);
+        return converted;
     };
+    let v = converted.map_err(|e| scalar::declared_conversion_error(declared, e))?;
     match scalar::fit_declared(declared, v, source) {
         Err(_) if is_try => Ok(Value::Null),
         fitted => fitted,

@@ -17,6 +17,16 @@ INSERT INTO legacy (id, sd) VALUES (5, '2079-06-06 23:59:30')
 GO
 INSERT INTO legacy (id, sm) VALUES (6, 214748.3648)
 GO
+-- Text that is no SMALLDATETIME (four digits of fraction): SQL Server's 295, which names the
+-- type, where DATETIME's is 241; in a CAST, an INSERT and a variable alike.
+INSERT INTO legacy (id, sd) VALUES (7, '2024-01-01 10:00:00.1234')
+GO
+SELECT CAST('2024-01-01 10:00:00.1234' AS SMALLDATETIME)
+GO
+DECLARE @sd SMALLDATETIME = 'not a date'
+GO
+SELECT CAST('2024-01-01 10:00:00.1234' AS DATETIME)
+GO
 SELECT COUNT(*) AS still_three FROM legacy
 GO
 SELECT c.name, t.name AS type_name, c.system_type_id, c.max_length, c.precision, c.scale

@@ -10,10 +10,15 @@
 //! peak RSS. Beside the wall-clock seconds, each way's CPU seconds: the server's processes'
 //! (Walden's one process, PostgreSQL's postmaster and its children) and this client's,
 //! read from `/proc`, which on a shared, noisy machine say more steadily what each way costs.
+//! And where the wall-clock time of each load went on the server's side, from the loading
+//! thread's scheduler statistics (Walden's session thread, PostgreSQL's backend): its time on
+//! a CPU, its time runnable but waiting for a CPU that other processes had, and the rest,
+//! blocked (on its disk writes, its log flushes, a lock, or the client's next packet).
 //!
 //! The rows are generated, not read from a file, so that each way sends exactly the same
 //! values; each load is checked afterwards (its count and a checksum of the ids).
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -23,7 +28,7 @@ use clap::Args;
 use walden_tds::{Column, Decimal, TdsValue, Time, TypeInfo};
 
 use super::pg_cluster::Cluster;
-use super::serve::{process_cpu_seconds, random_password, run_sql, scalar, Server};
+use super::serve::{process_cpu_seconds, random_password, run_sql, scalar, thread_times, Server};
 use crate::client::{Client, ConnectOptions};
 
 /// Options of `walden bench bulk`.
@@ -141,34 +146,101 @@ struct Cost {
     seconds: f64,
     server_cpu: f64,
     client_cpu: f64,
+    /// The server's loading thread's seconds on a CPU and waiting for one (see [`Loader`]).
+    loader: Loader,
+    /// Walden's: the seconds its sessions waited for the log meanwhile, for room in its
+    /// buffer (LOGBUFFER) or for a flush (WRITELOG), from `sys.dm_os_wait_stats`.
+    log_wait: Option<f64>,
 }
 
-/// Measures a load: `server_cpu` reads the CPU seconds of the server's processes so far.
+/// Where the wall-clock time of a load went for the server's thread that did most of it (the
+/// one that used the most CPU meanwhile: Walden's session thread, PostgreSQL's backend).
+#[derive(Debug, Clone, Copy, Default)]
+struct Loader {
+    /// On a CPU.
+    cpu: f64,
+    /// Runnable, waiting on a run queue while other threads had the CPUs.
+    queued: f64,
+}
+
+impl Loader {
+    /// The rest of `seconds`: neither running nor runnable, so blocked, waiting for its
+    /// disk writes or log flushes, a lock, or the client's next packet.
+    fn blocked(&self, seconds: f64) -> f64 {
+        (seconds - self.cpu - self.queued).max(0.0)
+    }
+}
+
+/// The server's processes, as the meter reads them.
+struct Probe<'a> {
+    /// The CPU seconds of every process of the server so far.
+    cpu: &'a dyn Fn() -> f64,
+    /// Each thread's CPU and run-queue nanoseconds so far ([`thread_times`]).
+    threads: &'a dyn Fn() -> HashMap<u32, (u64, u64)>,
+}
+
+/// Measures a load.
 struct Meter<'a> {
-    server_cpu: &'a dyn Fn() -> f64,
+    probe: &'a Probe<'a>,
     started: Instant,
     server: f64,
     client: f64,
+    threads: HashMap<u32, (u64, u64)>,
 }
 
 impl<'a> Meter<'a> {
-    fn start(server_cpu: &'a dyn Fn() -> f64) -> Self {
-        let (server, client) = (server_cpu(), process_cpu_seconds(std::process::id()));
-        Meter { server_cpu, started: Instant::now(), server, client }
+    fn start(probe: &'a Probe<'a>) -> Self {
+        let (server, client) = ((probe.cpu)(), process_cpu_seconds(std::process::id()));
+        let threads = (probe.threads)();
+        Meter { probe, started: Instant::now(), server, client, threads }
     }
 
     fn stop(self) -> Cost {
         let seconds = self.started.elapsed().as_secs_f64();
+        // A thread started during the load counts from zero.
+        let loader = (self.probe.threads)()
+            .into_iter()
+            .map(|(tid, (cpu, queued))| {
+                let (cpu0, queued0) = self.threads.get(&tid).copied().unwrap_or((0, 0));
+                (cpu.saturating_sub(cpu0), queued.saturating_sub(queued0))
+            })
+            .max_by_key(|&(cpu, _)| cpu)
+            .map_or(Loader::default(), |(cpu, queued)| Loader {
+                cpu: cpu as f64 / 1e9,
+                queued: queued as f64 / 1e9,
+            });
         Cost {
             seconds,
-            server_cpu: (self.server_cpu)() - self.server,
+            server_cpu: (self.probe.cpu)() - self.server,
             client_cpu: process_cpu_seconds(std::process::id()) - self.client,
+            loader,
+            log_wait: None,
         }
     }
 }
 
+/// The milliseconds Walden's sessions have waited for its log so far.
+fn log_wait_ms(client: &mut Client) -> Result<i64, String> {
+    scalar(
+        client,
+        "SELECT SUM(wait_time_ms) FROM sys.dm_os_wait_stats \
+         WHERE wait_type IN ('LOGBUFFER', 'WRITELOG')",
+    )
+}
+
+/// `load`'s cost with the log waits of Walden's sessions meanwhile.
+fn with_log_wait(
+    client: &mut Client,
+    load: impl FnOnce(&mut Client) -> Result<Cost, String>,
+) -> Result<Cost, String> {
+    let before = log_wait_ms(client)?;
+    let cost = load(client)?;
+    let waited = log_wait_ms(client)? - before;
+    Ok(Cost { log_wait: Some(waited as f64 / 1000.0), ..cost })
+}
+
 /// The bulk copy of `n` rows into `by_bulk` (emptied first); its cost.
-fn walden_bulk(client: &mut Client, n: u64, cpu: &dyn Fn() -> f64) -> Result<Cost, String> {
+fn walden_bulk(client: &mut Client, n: u64, probe: &Probe<'_>) -> Result<Cost, String> {
     run_sql(client, "TRUNCATE TABLE by_bulk")?;
     let columns = vec![
         Column::new("id", TypeInfo::Int4, false),
@@ -180,7 +252,7 @@ fn walden_bulk(client: &mut Client, n: u64, cpu: &dyn Fn() -> f64) -> Result<Cos
     let statement = "INSERT BULK by_bulk (id INT NOT NULL, customer INT NOT NULL, \
         amount DECIMAL(12,2) NOT NULL, created DATETIME2(3) NOT NULL, note NVARCHAR(40) NULL) \
         WITH (TABLOCK)";
-    let meter = Meter::start(cpu);
+    let meter = Meter::start(probe);
     let mut load = client
         .bulk_load(statement, columns)
         .map_err(|e| e.to_string())?
@@ -201,10 +273,10 @@ fn walden_inserts(
     client: &mut Client,
     n: u64,
     batch: u64,
-    cpu: &dyn Fn() -> f64,
+    probe: &Probe<'_>,
 ) -> Result<Cost, String> {
     run_sql(client, "TRUNCATE TABLE by_insert")?;
-    let meter = Meter::start(cpu);
+    let meter = Meter::start(probe);
     let mut text = String::new();
     let mut i = 0;
     while i < n {
@@ -236,10 +308,10 @@ fn postgres_copy(
     pg: &mut postgres::Client,
     n: u64,
     sum: i64,
-    cpu: &dyn Fn() -> f64,
+    probe: &Probe<'_>,
 ) -> Result<Cost, String> {
     pg.batch_execute("TRUNCATE by_copy").map_err(|e| e.to_string())?;
-    let meter = Meter::start(cpu);
+    let meter = Meter::start(probe);
     let mut writer = pg
         .copy_in(&format!("COPY by_copy ({COLUMNS}) FROM STDIN"))
         .map_err(|e| format!("COPY: {e}"))?;
@@ -329,21 +401,25 @@ pub fn run(args: &BulkBenchArgs) -> Result<(), String> {
         "PG COPY"
     );
     let server_cpu = || server.cpu_seconds();
+    let server_threads = || thread_times(&[server.pid()]);
+    let walden = Probe { cpu: &server_cpu, threads: &server_threads };
     let cluster_cpu = || cluster.as_ref().map_or(0.0, Cluster::cpu_seconds);
+    let cluster_threads = || thread_times(&cluster.as_ref().map(Cluster::pids).unwrap_or_default());
+    let postgres = Probe { cpu: &cluster_cpu, threads: &cluster_threads };
     let (mut bulk, mut inserts, mut copy) = (Vec::new(), Vec::new(), Vec::new());
     let mut bulk_peak_kb = 0;
     for round in 1..=args.rounds {
-        let b = walden_bulk(&mut client, n, &server_cpu)?;
+        let b = with_log_wait(&mut client, |c| walden_bulk(c, n, &walden))?;
         // The first load's, before any INSERT and before the check, whose query has a memory
         // use of its own: what the bulk copy alone needed.
         if round == 1 {
             bulk_peak_kb = server.peak_rss_kb();
         }
         check(&mut client, "by_bulk", n, sum)?;
-        let i = walden_inserts(&mut client, n, args.batch_rows, &server_cpu)?;
+        let i = with_log_wait(&mut client, |c| walden_inserts(c, n, args.batch_rows, &walden))?;
         check(&mut client, "by_insert", n, sum)?;
         let c = match pg.as_mut() {
-            Some(pg) => Some(postgres_copy(pg, n, sum, &cluster_cpu)?),
+            Some(pg) => Some(postgres_copy(pg, n, sum, &postgres)?),
             None => None,
         };
         let show =
@@ -389,6 +465,31 @@ pub fn run(args: &BulkBenchArgs) -> Result<(), String> {
             of(costs, |c| c.client_cpu)
         );
     }
+    println!();
+    println!(
+        "{:<34} {:>8} {:>10} {:>12} {:>10} {:>10}",
+        "the server's loading thread", "seconds", "on a CPU", "CPU queue", "blocked", "log waits"
+    );
+    for (name, costs) in &ways {
+        let seconds = of(costs, |c| c.seconds);
+        let log_waits: Vec<f64> = costs.iter().filter_map(|c| c.log_wait).collect();
+        println!(
+            "{name:<34} {seconds:>8.2} {:>10.2} {:>12.2} {:>10.2} {:>10}",
+            of(costs, |c| c.loader.cpu),
+            of(costs, |c| c.loader.queued),
+            of(costs, |c| c.loader.blocked(c.seconds)),
+            if log_waits.is_empty() {
+                "-".to_string()
+            } else {
+                format!("{:.2}", median(&log_waits))
+            },
+        );
+    }
+    println!(
+        "(medians of the rounds; CPU queue: runnable while other processes had the CPUs; \
+         blocked: on disk writes and flushes, locks or the client; log waits: Walden's \
+         sessions' LOGBUFFER and WRITELOG waits, part of blocked)"
+    );
     println!();
     // Each round's ratio is of two loads run one after the other, under much the same load
     // of the machine: the median of those is steadier than a ratio of medians.
@@ -439,6 +540,23 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0]), 2.5);
         assert_eq!(median(&[]), 0.0);
+    }
+
+    /// This process's threads are found with their times; the thread running this test has
+    /// been on a CPU to get here.
+    #[test]
+    fn the_threads_scheduler_statistics_are_read() {
+        let times = thread_times(&[std::process::id()]);
+        assert!(times.values().any(|&(cpu, _)| cpu > 0), "{times:?}");
+        assert!(thread_times(&[u32::MAX]).is_empty(), "no such process");
+    }
+
+    #[test]
+    fn blocked_is_the_time_neither_running_nor_queued() {
+        let loader = Loader { cpu: 1.0, queued: 2.5 };
+        assert_eq!(loader.blocked(4.0), 0.5);
+        // The statistics and the clock are read at slightly different moments.
+        assert_eq!(loader.blocked(3.0), 0.0);
     }
 
     #[test]

@@ -155,20 +155,24 @@ impl Cluster {
     /// not say. A child that has exited no longer counts, so a difference of two readings
     /// is the work of processes that live across both (a connection's backend does).
     pub fn cpu_seconds(&self) -> f64 {
+        self.pids().into_iter().map(super::serve::process_cpu_seconds).sum()
+    }
+
+    /// The postmaster's process id and its children's (the backends and the background
+    /// processes); none when `postmaster.pid` cannot be read.
+    pub fn pids(&self) -> Vec<u32> {
         let pid_file =
             std::fs::read_to_string(self.data.join("postmaster.pid")).unwrap_or_default();
         let Some(postmaster) = pid_file.lines().next().and_then(|l| l.trim().parse::<u32>().ok())
         else {
-            return 0.0;
+            return Vec::new();
         };
-        let children: f64 = std::fs::read_dir("/proc")
+        let children = std::fs::read_dir("/proc")
             .into_iter()
             .flatten()
             .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|&pid| super::serve::parent_pid(pid) == Some(postmaster))
-            .map(super::serve::process_cpu_seconds)
-            .sum();
-        super::serve::process_cpu_seconds(postmaster) + children
+            .filter(|&pid| super::serve::parent_pid(pid) == Some(postmaster));
+        std::iter::once(postmaster).chain(children).collect()
     }
 
     /// Connection settings for the `postgres` superuser and database.

@@ -36,7 +36,9 @@ impl Server {
         password: &str,
         extra: &[&str],
     ) -> Result<Server, String> {
-        let mut child = Command::new(exe)
+        let mut command = Command::new(exe);
+        in_own_session(&mut command);
+        let mut child = command
             .args(["serve", "--listen", "127.0.0.1", "--port", "0", "--data"])
             .arg(data)
             .args(extra)
@@ -114,6 +116,48 @@ pub fn process_cpu_seconds(pid: u32) -> f64 {
     let ticks: u64 =
         rest.split_whitespace().skip(11).take(2).filter_map(|f| f.parse::<u64>().ok()).sum();
     ticks as f64 / 100.0
+}
+
+/// Has `command`'s process start a session of its own (setsid), as `pg_ctl` starts
+/// PostgreSQL's postmaster. Linux's scheduler (with autogroup, its default) shares the CPUs
+/// between sessions first and between the threads of a session after: in the benchmark's
+/// session the server would share one session's part with the benchmark's client, where
+/// PostgreSQL has a part of its own, and on a loaded machine wait for a CPU about twice as
+/// long for the same work. The server is still killed when [`Server`] is dropped; a
+/// benchmark killed outright leaves it running, as it leaves PostgreSQL.
+#[allow(unsafe_code)]
+fn in_own_session(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the forked child before it executes the program, and
+    // calls only setsid, which is async-signal-safe and touches no memory.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// What each thread of the processes `pids` has spent so far, by thread id: from
+/// `/proc/PID/task/TID/schedstat`, its nanoseconds on a CPU and waiting on a run queue for
+/// one (runnable, but another thread had the CPU). Threads `/proc` does not show are left
+/// out.
+pub fn thread_times(pids: &[u32]) -> std::collections::HashMap<u32, (u64, u64)> {
+    let mut times = std::collections::HashMap::new();
+    for pid in pids {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten();
+        for tid in tasks.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()) {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/schedstat"))
+                .unwrap_or_default();
+            let mut fields = stat.split_whitespace().map(|f| f.parse::<u64>().ok());
+            if let (Some(Some(cpu)), Some(Some(wait))) = (fields.next(), fields.next()) {
+                times.insert(tid, (cpu, wait));
+            }
+        }
+    }
+    times
 }
 
 /// The parent's process id of `pid`, from `/proc/PID/stat`.

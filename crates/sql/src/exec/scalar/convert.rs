@@ -298,6 +298,20 @@ pub(crate) fn fit_declared(
     })
 }
 
+/// `e`, the error of a conversion to the type that holds `declared`'s values, as SQL Server
+/// raises it for `declared` itself: a string that is no date or time is 241 for DATETIME but
+/// 295 for SMALLDATETIME, which SQL Server names (a fraction of four digits, say, which
+/// DATETIME's and SMALLDATETIME's strings may not have). Every other error is kept.
+pub(crate) fn declared_conversion_error(declared: DeclaredType, e: SqlError) -> SqlError {
+    match declared {
+        DeclaredType::SmallDateTime if e.number == 241 => SqlError::new(
+            295,
+            "Conversion failed when converting character string to smalldatetime data type.",
+        ),
+        _ => e,
+    }
+}
+
 /// Implicit conversion of a value stored into a column (`truncate == false`) or a variable
 /// (`truncate == true`) of type `to`.
 ///

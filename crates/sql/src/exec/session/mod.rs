@@ -145,10 +145,14 @@ impl Variable {
             return Ok(v);
         }
         let source = v.kind_name();
-        let v = crate::exec::scalar::coerce(v, ty, true)?;
+        let v = crate::exec::scalar::coerce(v, ty, true);
         match declared {
-            Some(declared) => crate::exec::scalar::fit_declared(declared, v, source),
-            None => Ok(v),
+            Some(declared) => crate::exec::scalar::fit_declared(
+                declared,
+                v.map_err(|e| crate::exec::scalar::declared_conversion_error(declared, e))?,
+                source,
+            ),
+            None => v,
         }
     }
 }
