@@ -357,6 +357,9 @@ pub(crate) struct Run<'a> {
     /// Variable assignments made so far: a cached subquery computed before the latest one
     /// may have read an older value.
     pub(crate) assignments: u64,
+    /// While a column's stored DEFAULT is evaluated (`Run::default_value`): the one place
+    /// NEWSEQUENTIALID() runs.
+    pub(crate) in_default: bool,
 }
 
 impl<'a> Run<'a> {
@@ -371,6 +374,7 @@ impl<'a> Run<'a> {
             line: 0,
             subqueries: HashMap::new(),
             assignments: 0,
+            in_default: false,
         }
     }
 }
