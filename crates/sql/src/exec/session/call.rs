@@ -244,7 +244,7 @@ fn table_parameter_type(
                 "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol \
                  stream is incorrect. Table-valued parameter {}: the table type's name is \
                  missing.",
-                name.map_or_else(|| format!("{}", position + 1), str::to_string)
+                name.map_or_else(|| (position + 1).to_string(), str::to_string)
             ),
         )),
     }
