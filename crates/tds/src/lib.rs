@@ -105,6 +105,7 @@ pub mod token;
 pub mod tvp;
 pub mod types;
 pub mod value;
+pub mod version;
 mod wire;
 
 pub use bulk::{BulkItem, BulkLoadDecoder, BulkStep};
@@ -117,10 +118,11 @@ pub use request::{
     RpcProc, RpcRequest, SqlBatch, TransMgrKind, TransMgrRequest,
 };
 pub use token::{
-    decode_tokens, encode_nbc_row, encode_row, encode_tokens, ColInfo, ColInfoStatus, Column,
-    ColumnFlags, Done, DoneStatus, EnvChange, LoginAck, ReturnValue, ReturnValueStatus,
-    ServerMessage, Token, TokenReader,
+    decode_tokens, encode_nbc_row, encode_row, encode_tokens, encode_tokens_for, ColInfo,
+    ColInfoStatus, Column, ColumnFlags, Done, DoneStatus, EnvChange, LoginAck, ReturnValue,
+    ReturnValueStatus, ServerMessage, Token, TokenReader,
 };
 pub use tvp::{TableValue, TvpColumn};
 pub use types::{Collation, TypeInfo};
 pub use value::{Decimal, TdsValue, Time, VARIANT_MAX_LEN};
+pub use version::TdsVersion;

@@ -1,6 +1,7 @@
 //! LOGIN7 ([MS-TDS] 2.2.6.4): the client's login record.
 //!
-//! The record is a 94-byte fixed part (TDS 7.2 and later) followed by a variable part. The
+//! The record is a 94-byte fixed part (86 bytes in TDS 7.0 and 7.1, which end it before
+//! ibChangePassword) followed by a variable part. The
 //! fixed part holds integers and flag bytes, then for each string an offset (from the start of
 //! the record) and a length in UTF-16 code units (in bytes for SSPI and the extension pointer).
 //! The password and the new password travel "obfuscated": each byte of their UTF-16LE form has
@@ -20,13 +21,17 @@
 use std::fmt;
 
 use crate::wire::{put_utf16, utf16_len, Reader};
-use crate::TdsError;
+use crate::{TdsError, TdsVersion};
 
 /// TDS 7.4, as sent in LOGIN7 and LOGINACK: the version this codec speaks.
 pub const TDS_7_4: u32 = 0x7400_0004;
 
 /// Size of the fixed part of LOGIN7 in TDS 7.2 and later.
 pub const LOGIN7_FIXED_LEN: usize = 94;
+
+/// Size of the fixed part of LOGIN7 in TDS 7.0 and 7.1, which lack ibChangePassword,
+/// cchChangePassword and cbSSPILong.
+pub const LOGIN7_FIXED_LEN_7_1: usize = 86;
 
 bit_flags! {
     /// LOGIN7 OptionFlags1.
@@ -270,15 +275,18 @@ impl Login7 {
     pub fn decode(payload: &[u8]) -> Result<Self, TdsError> {
         let mut r = Reader::new(payload);
         let length = r.u32_le("LOGIN7 Length")?;
+        let tds_version = r.u32_le("LOGIN7 TDSVersion")?;
+        // TDS 7.0 and 7.1 records end their fixed part before ibChangePassword.
+        let short = TdsVersion::from_login(tds_version).is_some_and(|v| !v.is_7_2_or_later());
+        let fixed_len = if short { LOGIN7_FIXED_LEN_7_1 } else { LOGIN7_FIXED_LEN };
         let record = usize::try_from(length)
             .ok()
-            .filter(|&len| len >= LOGIN7_FIXED_LEN)
+            .filter(|&len| len >= fixed_len)
             .and_then(|len| payload.get(..len))
             .ok_or(TdsError::Malformed { what: "LOGIN7 Length" })?;
         let mut r = Reader::new(record);
-        r.take(4, "LOGIN7 Length")?;
+        r.take(8, "LOGIN7 Length")?;
 
-        let tds_version = r.u32_le("LOGIN7 TDSVersion")?;
         let packet_size = r.u32_le("LOGIN7 PacketSize")?;
         let client_prog_version = r.u32_le("LOGIN7 ClientProgVer")?;
         let client_pid = r.u32_le("LOGIN7 ClientPID")?;
@@ -302,8 +310,11 @@ impl Login7 {
         let client_id = r.array("LOGIN7 ClientID")?;
         let sspi = Span::read(&mut r, "LOGIN7 SSPI")?;
         let attach_db_file = Span::read(&mut r, "LOGIN7 AtchDBFile")?;
-        let change_password = Span::read(&mut r, "LOGIN7 ChangePassword")?;
-        let sspi_long = r.u32_le("LOGIN7 cbSSPILong")?;
+        let (change_password, sspi_long) = if short {
+            (Span { offset: 0, len: 0, what: "LOGIN7 ChangePassword" }, 0)
+        } else {
+            (Span::read(&mut r, "LOGIN7 ChangePassword")?, r.u32_le("LOGIN7 cbSSPILong")?)
+        };
 
         // cbSSPI = 0xFFFF defers to cbSSPILong, for SSPI blobs of 64 KiB or more.
         let sspi_len = match sspi.len {
@@ -312,8 +323,10 @@ impl Login7 {
         };
         let sspi = sspi.bytes_of(record, sspi_len)?;
 
-        // Without fExtension the pair is ibUnused/cbUnused and carries nothing.
-        let features = if option_flags3.contains(OptionFlags3::EXTENSION) {
+        // Without fExtension the pair is ibUnused/cbUnused and carries nothing; before 7.4 it
+        // is unused whatever the flag says (tedious sets it for every version).
+        let before_7_4 = TdsVersion::from_login(tds_version).is_some_and(|v| v < TdsVersion::V7_4);
+        let features = if option_flags3.contains(OptionFlags3::EXTENSION) && !before_7_4 {
             let pointer = extension.bytes_of(record, extension.len.into())?;
             let pointer = Reader::new(pointer).u32_le("LOGIN7 ibFeatureExtLong")?;
             let block = usize::try_from(pointer)

@@ -28,7 +28,7 @@
 
 use crate::value::{decode_value, encode_value};
 use crate::wire::{decode_utf16, put_b_varchar, put_utf16, utf16_len, Reader};
-use crate::{TdsError, TdsValue, TypeInfo};
+use crate::{TdsError, TdsValue, TdsVersion, TypeInfo};
 
 const HEADER_QUERY_NOTIFICATIONS: u16 = 1;
 const HEADER_TRANSACTION_DESCRIPTOR: u16 = 2;
@@ -216,10 +216,16 @@ pub struct SqlBatch {
 }
 
 impl SqlBatch {
-    /// Decodes a SQL batch message payload.
+    /// Decodes a SQL batch message payload (TDS 7.4).
     pub fn decode(payload: &[u8]) -> Result<Self, TdsError> {
+        Self::decode_for(payload, TdsVersion::V7_4)
+    }
+
+    /// Decodes a SQL batch message payload from a client speaking `version` (before 7.2 the
+    /// text starts the message, without ALL_HEADERS).
+    pub fn decode_for(payload: &[u8], version: TdsVersion) -> Result<Self, TdsError> {
         let mut r = Reader::new(payload);
-        let headers = AllHeaders::decode(&mut r)?;
+        let headers = decode_headers(&mut r, version)?;
         Ok(Self { headers, text: decode_utf16(r.rest())? })
     }
 
@@ -402,13 +408,19 @@ const NO_EXEC_FLAG: u8 = 0xFE;
 const PROC_ID_SWITCH: u16 = 0xFFFF;
 
 impl RpcRequest {
-    /// Decodes an RPC message payload.
+    /// Decodes an RPC message payload (TDS 7.4).
     pub fn decode(payload: &[u8]) -> Result<Self, TdsError> {
+        Self::decode_for(payload, TdsVersion::V7_4)
+    }
+
+    /// Decodes an RPC message payload from a client speaking `version` (before 7.2 without
+    /// ALL_HEADERS; in 7.0 without collations in the parameters' TYPE_INFO).
+    pub fn decode_for(payload: &[u8], version: TdsVersion) -> Result<Self, TdsError> {
         let mut r = Reader::new(payload);
-        let headers = AllHeaders::decode(&mut r)?;
+        let headers = decode_headers(&mut r, version)?;
         let mut calls = Vec::new();
         loop {
-            calls.push(decode_call(&mut r)?);
+            calls.push(decode_call(&mut r, version)?);
             if r.is_empty() {
                 return Ok(Self { headers, calls });
             }
@@ -462,7 +474,16 @@ impl RpcRequest {
     }
 }
 
-fn decode_call(r: &mut Reader<'_>) -> Result<RpcCall, TdsError> {
+/// ALL_HEADERS, which requests carry from TDS 7.2 on.
+fn decode_headers(r: &mut Reader<'_>, version: TdsVersion) -> Result<AllHeaders, TdsError> {
+    if version.is_7_2_or_later() {
+        AllHeaders::decode(r)
+    } else {
+        Ok(AllHeaders::default())
+    }
+}
+
+fn decode_call(r: &mut Reader<'_>, version: TdsVersion) -> Result<RpcCall, TdsError> {
     let proc = match r.u16_le("RPC NameLenProcID")? {
         PROC_ID_SWITCH => RpcProc::Id(ProcId::try_from(r.u16_le("RPC ProcID")?)?),
         chars => RpcProc::Name(r.utf16(usize::from(chars), "RPC ProcName")?),
@@ -477,13 +498,13 @@ fn decode_call(r: &mut Reader<'_>) -> Result<RpcCall, TdsError> {
                 break;
             }
             Some(NO_EXEC_FLAG) => return Err(TdsError::Unsupported { what: "RPC NoExecFlag" }),
-            Some(_) => params.push(decode_param(r)?),
+            Some(_) => params.push(decode_param(r, version)?),
         }
     }
     Ok(RpcCall { proc, options, params })
 }
 
-fn decode_param(r: &mut Reader<'_>) -> Result<RpcParam, TdsError> {
+fn decode_param(r: &mut Reader<'_>, version: TdsVersion) -> Result<RpcParam, TdsError> {
     if r.peek_u8().is_some_and(|len| len > MAX_PARAM_NAME) {
         return Err(TdsError::Malformed { what: "RPC parameter name longer than 128" });
     }
@@ -492,7 +513,7 @@ fn decode_param(r: &mut Reader<'_>) -> Result<RpcParam, TdsError> {
     if status.contains(ParamStatus::ENCRYPTED) {
         return Err(TdsError::Unsupported { what: "encrypted RPC parameters" });
     }
-    let ty = TypeInfo::decode(r)?;
+    let ty = TypeInfo::decode_for(r, version)?;
     let value = decode_value(&ty, r)?;
     Ok(RpcParam { name, status, ty, value })
 }

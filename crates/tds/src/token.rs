@@ -29,7 +29,7 @@ use std::borrow::Cow;
 use crate::types::TypeInfo;
 use crate::value::{decode_row_value, decode_value, encode_row_value, encode_value};
 use crate::wire::{atomic, put_b_varbyte, put_b_varchar, put_us_varchar, with_u16_len, Reader};
-use crate::{Collation, TdsError, TdsValue};
+use crate::{Collation, TdsError, TdsValue, TdsVersion};
 
 // The token type bytes (2.2.7), public for a client that delimits tokens as they arrive.
 /// RETURNSTATUS: a four-byte status.
@@ -368,6 +368,35 @@ impl Token {
     /// Appends the token to `out`. `columns` is the current result set's metadata, used by
     /// ROW and NBCROW only.
     pub fn encode(&self, columns: &[Column], out: &mut Vec<u8>) -> Result<(), TdsError> {
+        self.encode_for(columns, TdsVersion::V7_4, out)
+    }
+
+    /// Whether a client speaking `version` knows this token: the transaction and reset
+    /// ENVCHANGEs came with TDS 7.2, the collation ENVCHANGE with 7.1, FEATUREEXTACK with
+    /// 7.4. A server leaves the others out for older clients.
+    pub fn exists_in(&self, version: TdsVersion) -> bool {
+        match self {
+            Self::EnvChange(
+                EnvChange::BeginTransaction { .. }
+                | EnvChange::CommitTransaction { .. }
+                | EnvChange::RollbackTransaction { .. }
+                | EnvChange::ResetConnectionAck,
+            ) => version.is_7_2_or_later(),
+            Self::EnvChange(EnvChange::SqlCollation { .. }) => version.has_collations(),
+            Self::FeatureExtAck(_) => version == TdsVersion::V7_4,
+            _ => true,
+        }
+    }
+
+    /// Appends the token as a client speaking `version` reads it (see [`TdsVersion`] for
+    /// what differs). Tokens and types the version lacks are the caller's to leave out or
+    /// map (`Token::exists_in`).
+    pub fn encode_for(
+        &self,
+        columns: &[Column],
+        version: TdsVersion,
+        out: &mut Vec<u8>,
+    ) -> Result<(), TdsError> {
         atomic(out, |out| match self {
             Self::LoginAck(ack) => {
                 out.push(LOGINACK);
@@ -384,12 +413,12 @@ impl Token {
                 out.push(ENVCHANGE);
                 with_u16_len(out, "ENVCHANGE", |out| encode_env_change(change, out))
             }
-            Self::Info(m) => encode_message(INFO, m, out),
-            Self::Error(m) => encode_message(ERROR, m, out),
-            Self::Done(d) => encode_done(DONE, d, out),
-            Self::DoneProc(d) => encode_done(DONEPROC, d, out),
-            Self::DoneInProc(d) => encode_done(DONEINPROC, d, out),
-            Self::ColMetadata(columns) => encode_colmetadata(columns, out),
+            Self::Info(m) => encode_message(INFO, m, version, out),
+            Self::Error(m) => encode_message(ERROR, m, version, out),
+            Self::Done(d) => encode_done(DONE, d, version, out),
+            Self::DoneProc(d) => encode_done(DONEPROC, d, version, out),
+            Self::DoneInProc(d) => encode_done(DONEINPROC, d, version, out),
+            Self::ColMetadata(columns) => encode_colmetadata(columns, version, out),
             Self::Row(values) => encode_row_body(columns, values, out),
             Self::NbcRow(values) => encode_nbc_row_body(columns, values, out),
             Self::ReturnStatus(status) => {
@@ -403,9 +432,9 @@ impl Token {
                 out.extend_from_slice(&rv.ordinal.to_le_bytes());
                 put_b_varchar(out, &rv.name, "RETURNVALUE ParamName")?;
                 out.push(rv.status.0);
-                out.extend_from_slice(&rv.user_type.to_le_bytes());
+                put_user_type(out, rv.user_type, version);
                 out.extend_from_slice(&rv.flags.0.to_le_bytes());
-                rv.ty.encode(out);
+                rv.ty.encode_for(out, version);
                 encode_value(&rv.ty, &rv.value, out)
             }
             Self::Order(cols) => {
@@ -514,7 +543,21 @@ fn encode_env_change(change: &EnvChange, out: &mut Vec<u8>) -> Result<(), TdsErr
     }
 }
 
-fn encode_message(token: u8, m: &ServerMessage, out: &mut Vec<u8>) -> Result<(), TdsError> {
+/// UserType: a ULONG from TDS 7.2 on, a USHORT before.
+fn put_user_type(out: &mut Vec<u8>, user_type: u32, version: TdsVersion) {
+    if version.is_7_2_or_later() {
+        out.extend_from_slice(&user_type.to_le_bytes());
+    } else {
+        out.extend_from_slice(&(user_type as u16).to_le_bytes());
+    }
+}
+
+fn encode_message(
+    token: u8,
+    m: &ServerMessage,
+    version: TdsVersion,
+    out: &mut Vec<u8>,
+) -> Result<(), TdsError> {
     out.push(token);
     with_u16_len(out, "ERROR/INFO", |out| {
         out.extend_from_slice(&m.number.to_le_bytes());
@@ -522,20 +565,39 @@ fn encode_message(token: u8, m: &ServerMessage, out: &mut Vec<u8>) -> Result<(),
         put_us_varchar(out, &m.message, "ERROR/INFO MsgText")?;
         put_b_varchar(out, &m.server, "ERROR/INFO ServerName")?;
         put_b_varchar(out, &m.procedure, "ERROR/INFO ProcName")?;
-        out.extend_from_slice(&m.line.to_le_bytes());
+        if version.is_7_2_or_later() {
+            out.extend_from_slice(&m.line.to_le_bytes());
+        } else {
+            // A USHORT before 7.2: lines past 65535 are shown as 65535.
+            out.extend_from_slice(&u16::try_from(m.line.max(0)).unwrap_or(u16::MAX).to_le_bytes());
+        }
         Ok(())
     })
 }
 
-fn encode_done(token: u8, d: &Done, out: &mut Vec<u8>) -> Result<(), TdsError> {
+fn encode_done(
+    token: u8,
+    d: &Done,
+    version: TdsVersion,
+    out: &mut Vec<u8>,
+) -> Result<(), TdsError> {
     out.push(token);
     out.extend_from_slice(&d.status.0.to_le_bytes());
     out.extend_from_slice(&d.cur_cmd.to_le_bytes());
-    out.extend_from_slice(&d.row_count.to_le_bytes());
+    if version.is_7_2_or_later() {
+        out.extend_from_slice(&d.row_count.to_le_bytes());
+    } else {
+        // A LONG before 7.2: counts past it are shown as its maximum.
+        out.extend_from_slice(&u32::try_from(d.row_count).unwrap_or(u32::MAX).to_le_bytes());
+    }
     Ok(())
 }
 
-fn encode_colmetadata(columns: &[Column], out: &mut Vec<u8>) -> Result<(), TdsError> {
+fn encode_colmetadata(
+    columns: &[Column],
+    version: TdsVersion,
+    out: &mut Vec<u8>,
+) -> Result<(), TdsError> {
     let count = u16::try_from(columns.len())
         .ok()
         .filter(|&c| c != NO_METADATA)
@@ -544,10 +606,13 @@ fn encode_colmetadata(columns: &[Column], out: &mut Vec<u8>) -> Result<(), TdsEr
     out.extend_from_slice(&count.to_le_bytes());
     for c in columns {
         check_result_column(&c.ty, c.flags, true)?;
-        out.extend_from_slice(&c.user_type.to_le_bytes());
+        put_user_type(out, c.user_type, version);
         out.extend_from_slice(&c.flags.0.to_le_bytes());
-        c.ty.encode(out);
-        if c.ty.is_legacy_lob() {
+        c.ty.encode_for(out, version);
+        if c.ty.is_legacy_lob() && !version.is_7_2_or_later() {
+            // One US_VARCHAR before 7.2: the parts joined.
+            put_us_varchar(out, &c.table_name.join("."), "COLMETADATA TableName")?;
+        } else if c.ty.is_legacy_lob() {
             let parts = u8::try_from(c.table_name.len()).map_err(|_| TdsError::TooLong {
                 what: "COLMETADATA TableName",
                 len: c.table_name.len(),
@@ -626,10 +691,16 @@ pub fn encode_nbc_row(
 
 /// Encodes a token stream, tracking the COLMETADATA that ROW and NBCROW tokens refer to.
 pub fn encode_tokens(tokens: &[Token]) -> Result<Vec<u8>, TdsError> {
+    encode_tokens_for(tokens, TdsVersion::V7_4)
+}
+
+/// [`encode_tokens`] for a client speaking `version`, leaving out the tokens it does not know
+/// ([`Token::exists_in`]).
+pub fn encode_tokens_for(tokens: &[Token], version: TdsVersion) -> Result<Vec<u8>, TdsError> {
     let mut out = Vec::new();
     let mut columns: &[Column] = &[];
-    for token in tokens {
-        token.encode(columns, &mut out)?;
+    for token in tokens.iter().filter(|t| t.exists_in(version)) {
+        token.encode_for(columns, version, &mut out)?;
         if let Token::ColMetadata(cols) = token {
             columns = cols;
         }

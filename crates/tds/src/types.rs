@@ -20,7 +20,7 @@
 //! Walden sends `(MAX)` types instead (see [`TypeInfo::is_legacy_lob`]).
 
 use crate::wire::Reader;
-use crate::TdsError;
+use crate::{TdsError, TdsVersion};
 
 /// The maximum-length value that marks a `(MAX)` type, sent as PLP.
 pub const MAX_LEN_PLP: u16 = 0xFFFF;
@@ -385,10 +385,22 @@ impl TypeInfo {
     }
 
     pub(crate) fn decode(r: &mut Reader<'_>) -> Result<Self, TdsError> {
+        Self::decode_for(r, TdsVersion::V7_4)
+    }
+
+    /// The TYPE_INFO as a client speaking `version` sends it: before 7.1 character types
+    /// carry no collation (they are read in the default one).
+    pub(crate) fn decode_for(r: &mut Reader<'_>, version: TdsVersion) -> Result<Self, TdsError> {
         const LEN: &str = "TYPE_INFO length";
         let id = r.u8("TYPE_INFO type")?;
         let bad = |what| TdsError::Malformed { what };
-        let collation = |r: &mut Reader<'_>| r.array("collation").map(Collation::from_bytes);
+        let collation = |r: &mut Reader<'_>| {
+            if version.has_collations() {
+                r.array("collation").map(Collation::from_bytes)
+            } else {
+                Ok(Collation::default())
+            }
+        };
         let scale = |r: &mut Reader<'_>| match r.u8("TYPE_INFO scale")? {
             s if s <= MAX_TIME_SCALE => Ok(s),
             _ => Err(bad("TIME scale")),
@@ -472,6 +484,17 @@ impl TypeInfo {
     }
 
     pub(crate) fn encode(&self, out: &mut Vec<u8>) {
+        self.encode_for(out, TdsVersion::V7_4)
+    }
+
+    /// The TYPE_INFO for a client speaking `version` (before 7.1 without collations). The
+    /// type itself must be one that version has: the server maps result types first.
+    pub(crate) fn encode_for(&self, out: &mut Vec<u8>, version: TdsVersion) {
+        let collation = |out: &mut Vec<u8>, c: Collation| {
+            if version.has_collations() {
+                out.extend_from_slice(&c.to_bytes());
+            }
+        };
         out.push(self.type_id());
         match *self {
             Self::IntN(n) | Self::FltN(n) | Self::MoneyN(n) | Self::DateTimeN(n) => out.push(n),
@@ -483,19 +506,19 @@ impl TypeInfo {
             Self::Time { scale } | Self::DateTime2 { scale } | Self::DateTimeOffset { scale } => {
                 out.push(scale)
             }
-            Self::BigVarChar { max_len: len, collation }
-            | Self::NVarChar { max_len: len, collation }
-            | Self::BigChar { len, collation }
-            | Self::NChar { len, collation } => {
+            Self::BigVarChar { max_len: len, collation: c }
+            | Self::NVarChar { max_len: len, collation: c }
+            | Self::BigChar { len, collation: c }
+            | Self::NChar { len, collation: c } => {
                 out.extend_from_slice(&len.to_le_bytes());
-                out.extend_from_slice(&collation.to_bytes());
+                collation(out, c);
             }
             Self::BigVarBinary { max_len: len } | Self::BigBinary { len } => {
                 out.extend_from_slice(&len.to_le_bytes())
             }
-            Self::Text { max_len, collation } | Self::NText { max_len, collation } => {
+            Self::Text { max_len, collation: c } | Self::NText { max_len, collation: c } => {
                 out.extend_from_slice(&max_len.to_le_bytes());
-                out.extend_from_slice(&collation.to_bytes());
+                collation(out, c);
             }
             Self::Image { max_len } | Self::Variant { max_len } => {
                 out.extend_from_slice(&max_len.to_le_bytes())

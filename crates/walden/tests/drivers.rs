@@ -237,4 +237,30 @@ fn freetds_tsql() {
     }
     let server = Server::start(&[]);
     check("tsql", Command::new(sources().join("freetds/tsql_test.sh")), &server, &[]);
+    // The same session in each older TDS version FreeTDS speaks, against a fresh server each
+    // (the script creates its database): the server answers in the client's version.
+    for version in ["7.3", "7.2", "7.1", "7.0"] {
+        let server = Server::start(&[]);
+        let mut cmd = Command::new(sources().join("freetds/tsql_test.sh"));
+        cmd.env("TDSVER", version);
+        check(&format!("tsql (TDS {version})"), cmd, &server, &[]);
+    }
+    // TDS 4.2 and 5.0 (Sybase's login packet, without PRELOGIN) are refused by closing the
+    // connection, as SQL Server 2012 and later refuse them; the server goes on serving.
+    let server = Server::start(&[]);
+    for version in ["4.2", "5.0"] {
+        let output = Command::new("tsql")
+            .args(["-H", "127.0.0.1", "-p", &server.port.to_string(), "-U", "sa", "-P", PASSWORD])
+            .env("TDSVER", version)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("tsql runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success() && stderr.contains("Adaptive Server connection failed"),
+            "a TDS {version} login was not refused: {stderr}"
+        );
+    }
+    let cmd = Command::new(sources().join("freetds/tsql_test.sh"));
+    check("tsql after refused TDS 4.2 and 5.0 logins", cmd, &server, &[]);
 }

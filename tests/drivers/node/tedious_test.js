@@ -438,6 +438,23 @@ async function tableValuedParameters() {
   const empty = await run(db, 'dbo.order_total',
     [['lines', TYPES.TVP, orderLines([])]], 'callProcedure');
   eq('an empty TVP', empty.rows, [[0, null, null]]);
+  // Without its type's name (as tedious' own tests send one), by position and by name: the
+  // procedure's parameter gives the type, as SQL Server takes it.
+  const unnamed = { ...orderLines(rows), schema: undefined, name: undefined };
+  eq('an unnamed TVP to a procedure', (await run(db, 'dbo.order_total',
+    [['lines', TYPES.TVP, unnamed]], 'callProcedure')).rows, [[3, 32.5, 'a-1']]);
+  await run(db, 'CREATE PROCEDURE dbo.order_count @tag NVARCHAR(10), @lines dbo.order_lines ' +
+    'READONLY AS SELECT @tag AS tag, COUNT(*) AS n FROM @lines');
+  eq('an unnamed TVP as the second parameter', (await run(db, 'dbo.order_count',
+    [['tag', TYPES.NVarChar, 'x'], ['lines', TYPES.TVP, unnamed]], 'callProcedure')).rows,
+  [['x', 3]]);
+  try {
+    await run(db, 'dbo.order_count', [['tag', TYPES.TVP, unnamed], ['lines', TYPES.TVP, unnamed]],
+      'callProcedure');
+    fail('an unnamed TVP for a parameter of no table type raised no error');
+  } catch (e) {
+    eq('an unnamed TVP for a parameter of no table type', e.number, 8009);
+  }
   await close(db);
 }
 
@@ -551,6 +568,70 @@ async function loginOptionsAndScales() {
   await close(b);
 }
 
+// Each TDS version before 7.4 that tedious speaks (TDS_VERSION), logged in with and answered
+// in that version: LOGINACK and sys.dm_exec_connections name it; below 7.3 DATE and
+// DATETIME2 arrive as NVARCHAR text, below 7.2 NVARCHAR(MAX) as NTEXT and VARBINARY(MAX) as
+// IMAGE; requests (batches, sp_executesql and procedure RPCs, the transaction requests, which
+// tedious sends as SQL below 7.2) and responses (row counts, error line numbers) work in each.
+async function olderTdsVersions() {
+  const versions = [['7_1', 0x71000001], ['7_2', 0x72090002], ['7_3_A', 0x730a0003],
+    ['7_3_B', 0x730b0003]];
+  for (const [version, ack] of versions) {
+    const what = `TDS ${version}`;
+    const db = await connect(DATABASE, { tdsVersion: version });
+    eq(`${what}: the version tedious adopted from LOGINACK`, db.config.options.tdsVersion, version);
+    eq(`${what}: sys.dm_exec_connections.protocol_version`, await scalar(db,
+      'SELECT protocol_version FROM sys.dm_exec_connections WHERE session_id = @@SPID'), ack);
+    const columns = [];
+    const rows = await new Promise((resolve, reject) => {
+      const got = [];
+      const request = new Request(TYPES_SELECT, (err) => (err ? reject(err) : resolve(got)));
+      request.on('columnMetadata', (meta) => {
+        for (const c of meta) columns.push(c.type.name);
+      });
+      request.on('row', (cols) => got.push(cols.map((c) => c.value)));
+      db.execSqlBatch(request);
+    });
+    const before73 = version < '7_3';
+    const before72 = version < '7_2';
+    eq(`${what}: column types`, [columns[7], columns[9], columns[10], columns[14]], [
+      before72 ? 'NText' : 'NVarChar',
+      before73 ? 'NVarChar' : 'Date', before73 ? 'NVarChar' : 'DateTime2',
+      before73 ? 'NVarChar' : 'Date']);
+    const row = rows[0] || [];
+    eq(`${what}: NVARCHAR(MAX) value`, row[7], LONG_TEXT);
+    if (before73) {
+      eq(`${what}: DATE and DATETIME2 as text`, [row[9], row[10], row[14]],
+        ['2024-02-29', '2024-02-29 13:45:56.1234567', null]);
+    } else {
+      eq(`${what}: DATE`, row[9] instanceof Date && row[9].toISOString(), '2024-02-29T00:00:00.000Z');
+    }
+    eq(`${what}: the other values`, [row[0], row[1], row[6], row[11]],
+      [42, '9007199254740993', UNICODE_TEXT, '6F9619FF-8B86-D011-B42D-00C04FC964FF']);
+    const blob = await scalar(db, 'SELECT CAST(REPLICATE(CAST(0xAB AS VARBINARY(MAX)), 9000) AS VARBINARY(MAX))');
+    eq(`${what}: a 9,000-byte VARBINARY(MAX)`, blob, Buffer.alloc(9000, 0xab));
+    eq(`${what}: sp_executesql with parameters`, (await run(db, 'SELECT @a + 1, @s',
+      [['a', TYPES.Int, 41], ['s', TYPES.NVarChar, UNICODE_TEXT]])).rows, [[42, UNICODE_TEXT]]);
+    eq(`${what}: an UPDATE's row count`,
+      (await run(db, 'UPDATE k SET note = note WHERE id = 1')).rowCount, 1);
+    const proc = await run(db, 'add_one', [['a', TYPES.Int, 5], ['b', TYPES.Int, null, { output: true }]],
+      'callProcedure');
+    eq(`${what}: a procedure's OUTPUT parameter and status`, [proc.returnValues.b, proc.returnStatus],
+      [6, 10]);
+    await tx(db, 'beginTransaction');
+    eq(`${what}: @@TRANCOUNT in a transaction`, await scalar(db, 'SELECT @@TRANCOUNT'), 1);
+    await tx(db, 'rollbackTransaction');
+    eq(`${what}: @@TRANCOUNT after its rollback`, await scalar(db, 'SELECT @@TRANCOUNT'), 0);
+    try {
+      await run(db, 'SELECT 1\nSELECT * FROM no_such_table');
+      fail(`${what}: a missing table raised no error`);
+    } catch (e) {
+      eq(`${what}: error number and line`, [e.number, e.lineNumber], [208, 2]);
+    }
+    await close(db);
+  }
+}
+
 (async () => {
   await section('setup', setup);
   await section('types', typesQuery);
@@ -564,6 +645,7 @@ async function loginOptionsAndScales() {
   await section('declared types and collations', declaredTypes);
   await section('UTF-8 collation', utf8Collation);
   await section('login options and fractional scales', loginOptionsAndScales);
+  await section('older TDS versions', olderTdsVersions);
   await section('bulk copy', () =>
     bulkCopy({ connect, close, run, scalar, eq, fail, DATABASE, UNICODE_TEXT }));
   console.log(`tedious: ${checked} checks, ${failures} failures`);

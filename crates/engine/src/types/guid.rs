@@ -60,7 +60,7 @@ impl Guid {
     }
 
     /// The GUID whose [`Guid::sql_order_bytes`] are `ordered`.
-    pub(crate) fn from_sql_order_bytes(ordered: [u8; 16]) -> Guid {
+    pub fn from_sql_order_bytes(ordered: [u8; 16]) -> Guid {
         let mut stored = [0u8; 16];
         for (&at, b) in SQL_ORDER.iter().zip(ordered) {
             stored[at] = b;

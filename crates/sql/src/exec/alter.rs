@@ -34,6 +34,7 @@ use crate::exec::ddl::{check_identity_type, generated_name, TableParts};
 use crate::exec::foreign_key::ForeignKeySpec;
 use crate::exec::query::{display_name, table_cols, TableRef};
 use crate::exec::scalar;
+use crate::exec::scalar::sequential_guid;
 use crate::exec::session::Run;
 use crate::exec::sysviews::default_constraint_name;
 use crate::exec::SqlError;
@@ -543,6 +544,10 @@ impl Run<'_> {
                             ),
                         ));
                     }
+                    sequential_guid::check_default(
+                        value,
+                        new.columns[c].ty == SqlType::UniqueIdentifier,
+                    )?;
                     new.columns[c].default = Some(value.to_string());
                 }
             }
@@ -571,7 +576,7 @@ impl Run<'_> {
                 let v = match fill {
                     Fill::Null => Value::Null,
                     Fill::Default(e) => {
-                        let v = run.value(e)?;
+                        let v = run.default_value(e)?;
                         run.store(&def, c, v)?
                     }
                     Fill::EmptyTableOnly => {

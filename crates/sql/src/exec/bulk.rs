@@ -346,7 +346,7 @@ impl Run<'_> {
             // Every other column: its default, else NULL (the identity its next value).
             for (c, default) in defaults.iter().enumerate() {
                 if let (false, Some(e)) = (given[c], default) {
-                    let v = self.value(e)?;
+                    let v = self.default_value(e)?;
                     values[c] = self.store(&def, c, v)?;
                 }
             }

@@ -25,6 +25,7 @@ use crate::exec::foreign_key::ForeignKeySpec;
 use crate::exec::query::{display_name, TableRef};
 use crate::exec::scalar;
 use crate::exec::scalar::collation::DEFAULT_COLLATION;
+use crate::exec::scalar::sequential_guid;
 use crate::exec::session::Run;
 use crate::exec::user_types::readonly_needed;
 use crate::exec::SqlError;
@@ -705,6 +706,10 @@ impl Run<'_> {
                                     ));
                                 }
                                 ColumnConstraintKind::Default(e) => {
+                                    sequential_guid::check_default(
+                                        e,
+                                        ty == SqlType::UniqueIdentifier,
+                                    )?;
                                     def.default = Some(e.to_string())
                                 }
                                 ColumnConstraintKind::Check(e) => {

@@ -652,7 +652,7 @@ impl Run<'_> {
             }
             if let Some(text) = &def.columns[c].default {
                 let e = self.stored_expr(text)?;
-                let v = self.value(&e)?;
+                let v = self.default_value(&e)?;
                 values[c] = self.store(def, c, v)?;
             }
         }
@@ -788,6 +788,15 @@ impl Run<'_> {
         let e = Arc::new(parse_stored(text)?);
         self.s.stored_exprs.insert(text.to_string(), Arc::clone(&e));
         Ok(e)
+    }
+
+    /// The value of a column's stored DEFAULT expression `e` (the only place
+    /// NEWSEQUENTIALID() may run).
+    pub(crate) fn default_value(&mut self, e: &Expr) -> Result<Value, SqlError> {
+        let outer = std::mem::replace(&mut self.in_default, true);
+        let v = self.value(e);
+        self.in_default = outer;
+        v
     }
 
     pub(crate) fn checks(&mut self, def: &TableDef) -> Result<Vec<(String, Arc<Expr>)>, SqlError> {

@@ -20,6 +20,7 @@ use crate::exec::query::ROWID;
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{explicit_collation, Collation};
 use crate::exec::scalar::registry::{self, Builtin, Form, Kind};
+use crate::exec::scalar::sequential_guid;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -889,6 +890,14 @@ impl Run<'_> {
                         177,
                         "The IDENTITY function can only be used when the SELECT statement has an INTO clause.",
                     ));
+                }
+                Form::SequentialGuid if f.name.schema.is_none() => {
+                    b.check_arity(list.map_or(0, <[Expr]>::len))?;
+                    return if self.in_default {
+                        Ok(Value::Guid(sequential_guid::next()))
+                    } else {
+                        Err(sequential_guid::misuse())
+                    };
                 }
                 Form::Trigger if f.name.schema.is_none() => {
                     if let Some(v) = list.and_then(|args| self.trigger_function(b.name, args)) {

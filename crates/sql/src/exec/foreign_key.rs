@@ -612,7 +612,7 @@ impl Run<'_> {
                         new[c] = match &def.columns[c].default {
                             Some(text) => {
                                 let e = self.stored_expr(text)?;
-                                let v = self.value(&e)?;
+                                let v = self.default_value(&e)?;
                                 self.store(&def, c, v)?
                             }
                             None => Value::Null,

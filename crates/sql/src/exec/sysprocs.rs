@@ -70,6 +70,21 @@ const SP_HELP_OBJECT: &str = "SELECT o.name AS Name, SCHEMA_NAME(o.schema_id) AS
      WHEN 'SO' THEN 'sequence object' END AS Type, o.create_date AS Created_datetime \
      FROM sys.objects o";
 
+/// `sp_help type`: the data type (a system type or an alias type) as SQL Server describes
+/// it. Prec is the precision of a number and the length in characters (bytes for binary
+/// types, -1 for `(max)`) of a string; Scale is NULL for a type without one. Walden has no
+/// bound defaults or rules (`sp_bindefault`, `sp_bindrule`): both are `none`.
+const SP_HELP_TYPE: &str = "SELECT t.name AS Type_name, \
+     CAST(TYPE_NAME(t.system_type_id) AS SYSNAME) AS Storage_type, t.max_length AS Length, \
+     CAST(CASE WHEN t.[precision] > 0 THEN t.[precision] WHEN t.max_length = -1 THEN -1 \
+     WHEN TYPE_NAME(t.system_type_id) IN ('nchar', 'nvarchar', 'ntext', 'sysname') \
+     THEN t.max_length / 2 ELSE t.max_length END AS INT) AS Prec, \
+     CAST(CASE WHEN t.[precision] > 0 THEN t.scale END AS INT) AS Scale, \
+     CAST(CASE WHEN t.is_nullable = 1 THEN 'yes' ELSE 'no' END AS VARCHAR(35)) AS Nullable, \
+     CAST(N'none' AS SYSNAME) AS Default_name, CAST(N'none' AS SYSNAME) AS Rule_name, \
+     t.collation_name AS Collation \
+     FROM sys.types t";
+
 /// `sp_help table`'s columns.
 const SP_HELP_COLUMNS: &str = "SELECT c.name AS Column_name, t.name AS Type, \
      CAST('no' AS VARCHAR(35)) AS Computed, c.max_length AS Length, \
@@ -382,11 +397,15 @@ impl Run<'_> {
         )))
     }
 
-    /// The queries of `sp_help object`: the object, and for a table its columns and indexes.
-    /// An object the database does not have is error 15009, as in SQL Server.
+    /// The queries of `sp_help object`: the object, and for a table its columns and indexes;
+    /// for a name no object has, the data type of that name (`sp_help int`, as SQL Server
+    /// looks up objects first). A name that is neither is error 15009, as in SQL Server.
     fn sp_help_object(&mut self, name: &str) -> Result<String, SqlError> {
         let db_name = self.s.db.name().to_string();
-        let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
+        let Some(id) = self.object_id(name) else {
+            let type_id = self.type_id_of(name).ok_or_else(|| no_such_object(name, &db_name))?;
+            return Ok(format!("{SP_HELP_TYPE} WHERE t.user_type_id = {type_id};"));
+        };
         let mut query = format!("{SP_HELP_OBJECT} WHERE o.object_id = {id};");
         let is_table = matches!(
             self.s.db.object_by_id(id).as_deref(),
@@ -403,6 +422,20 @@ impl Run<'_> {
             ));
         }
         Ok(query)
+    }
+
+    /// The user_type_id of the system type or the current database's alias type `name`
+    /// (`schema.name`, brackets allowed), as `TYPE_ID` finds it.
+    fn type_id_of(&mut self, name: &str) -> Option<i64> {
+        if let Some(id) = crate::exec::sysviews::type_id(name.trim_matches(['[', ']'])) {
+            return Some(id);
+        }
+        let parsed = crate::exec::eval::parse_object_name(name)?;
+        let schema = parsed.schema.map_or_else(|| "dbo".to_string(), |s| s.value);
+        match self.s.db.find_object(&schema, &parsed.name.value).as_deref() {
+            Some(walden_engine::catalog::Object::Type(t)) => Some(i64::from(t.id)),
+            _ => None,
+        }
     }
 
     /// `sp_helptext procedure | view`: the module's text, one row per line (each with its line

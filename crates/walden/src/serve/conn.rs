@@ -13,10 +13,10 @@ use walden_sql::exec::sysviews::{ClientInfo, ConnectionInfo};
 use walden_sql::exec::{Collected, Session};
 use walden_tds::packet::negotiate_packet_size;
 use walden_tds::{
-    encode_tokens, Collation, Done, DoneStatus, Encryption, EnvChange, FeatureExt, IsolationLevel,
-    Login7, LoginAck, Message, MessageReader, PacketStatus, PacketType, PacketWriter, Prelogin,
-    PreloginVersion, ReturnValue, ReturnValueStatus, RpcRequest, ServerMessage, SqlBatch, Token,
-    TransMgrKind, TransMgrRequest, TDS_7_4,
+    encode_tokens_for, Collation, Done, DoneStatus, Encryption, EnvChange, FeatureExt,
+    IsolationLevel, Login7, LoginAck, Message, MessageReader, PacketStatus, PacketType,
+    PacketWriter, Prelogin, PreloginVersion, ReturnValue, ReturnValueStatus, RpcRequest,
+    ServerMessage, SqlBatch, TdsVersion, Token, TransMgrKind, TransMgrRequest,
 };
 
 use super::bulk;
@@ -134,6 +134,8 @@ struct Conn {
     attention: Option<Arc<AttentionProbe>>,
     /// The connection's slot under `max_connections`, from LOGIN7 until it ends.
     slot: Option<super::SlotGuard>,
+    /// The TDS revision the client logged in with (7.4 until LOGIN7 says).
+    version: TdsVersion,
 }
 
 impl Connection {
@@ -168,6 +170,7 @@ impl Connection {
             api_cursors: cursor_rpc::ApiCursors::default(),
             attention: None,
             slot: None,
+            version: TdsVersion::V7_4,
         };
         Connection { id, peer, tcp, conn, phase: Phase::Prelogin }
     }
@@ -283,6 +286,12 @@ impl Connection {
     fn handle(&mut self, message: Message) -> io::Result<Next> {
         let Connection { conn, phase, id, .. } = self;
         match phase {
+            // A TDS 7.0 client (FreeTDS's `TDSVER=7.0`) logs in without PRELOGIN, which SQL
+            // Server accepts: without encryption, as nothing negotiated it.
+            Phase::Prelogin if message.ty == PacketType::Login7 => {
+                *phase = Phase::Login { tls: None, refused: false };
+                self.handle(message)
+            }
             Phase::Prelogin => {
                 let (tls, refused) = conn.prelogin(&message)?;
                 *phase = Phase::Login { tls, refused };
@@ -341,7 +350,7 @@ impl Conn {
     }
 
     fn send_tokens(&mut self, tokens: &[Token]) -> io::Result<()> {
-        let payload = encode_tokens(tokens).map_err(invalid)?;
+        let payload = encode_tokens_for(tokens, self.version).map_err(invalid)?;
         self.send(&payload)
     }
 
@@ -397,6 +406,13 @@ impl Conn {
             self.stream.downgrade()?;
         }
         let login = Login7::decode(&message.payload).map_err(invalid)?;
+        // SQL Server answers a 7.x client in its own revision, and a newer one in 7.4.
+        self.version = TdsVersion::from_login(login.tds_version).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("LOGIN7 asks for TDS version {:#010x}, before 7.0", login.tds_version),
+            )
+        })?;
         self.slot = self.shared.take_slot();
         if self.slot.is_none() {
             let max = self.shared.max_connections;
@@ -445,6 +461,7 @@ impl Conn {
         let connection = self.client.connection.take().map(|c| ConnectionInfo {
             encrypted: tls == Some(TlsScope::All),
             packet_size: u32::try_from(packet_size).unwrap_or(u32::MAX),
+            protocol_version: self.version.login_ack(),
             ..c
         });
         self.client = ClientInfo {
@@ -473,7 +490,7 @@ impl Conn {
             Token::Info(message_token(5703, 0, format!("Changed language setting to {LANGUAGE}."))),
             Token::LoginAck(LoginAck {
                 interface: 1,
-                tds_version: TDS_7_4,
+                tds_version: self.version.login_ack(),
                 prog_name: "Walden".into(),
                 major: VERSION_MAJOR,
                 minor: VERSION_MINOR,
@@ -539,7 +556,7 @@ impl Conn {
         attention.begin(self.reader.buffered() > 0 || self.stream.has_buffered_input());
         let sink = PacketSink::new(&mut transport, self.writer.packet_size(), session.id())
             .hardening(session.deferred_commits());
-        let mut out = TdsOutput::new(sink, Mode::Batch);
+        let mut out = TdsOutput::new(sink, Mode::Batch).speaking(self.version);
         if message.ignored() {
             // The client abandoned the request while sending it (IGNORE, [MS-TDS]
             // 2.2.3.1.2): nothing runs, not even its RESETCONNECTION, and the answer is
@@ -555,11 +572,11 @@ impl Conn {
             out.token(&Token::EnvChange(EnvChange::ResetConnectionAck));
         }
         match message.ty {
-            PacketType::SqlBatch => match SqlBatch::decode(&message.payload) {
+            PacketType::SqlBatch => match SqlBatch::decode_for(&message.payload, self.version) {
                 Ok(batch) => self.batch(session, &batch.text, &mut out),
                 Err(e) => protocol_error(&mut out, &e.to_string()),
             },
-            PacketType::Rpc => match RpcRequest::decode(&message.payload) {
+            PacketType::Rpc => match RpcRequest::decode_for(&message.payload, self.version) {
                 Ok(request) => self.rpc(session, &request, &mut out),
                 Err(e) => protocol_error(&mut out, &e.to_string()),
             },

@@ -10,7 +10,8 @@ use walden_engine::types::{
 };
 use walden_sql::exec::scalar::{coerce, to_text};
 use walden_sql::exec::ColumnInfo;
-use walden_tds::{Collation, TdsValue, TypeInfo};
+use walden_tds::types::MAX_LEN_PLP;
+use walden_tds::{Collation, TdsValue, TdsVersion, TypeInfo};
 
 use super::code_page::CodePage;
 
@@ -38,6 +39,40 @@ pub fn column_type_info(c: &ColumnInfo) -> TypeInfo {
             TypeInfo::NChar { len, .. } => TypeInfo::NChar { len, collation },
             other => other,
         },
+    }
+}
+
+/// The type a result column of wire type `ty` is sent as to a client speaking `version`, as
+/// SQL Server sends it to older clients ([MS-TDS] 2.2.5.4, [`TdsVersion`]): before 7.3,
+/// DATE, TIME, DATETIME2 and DATETIMEOFFSET as NVARCHAR long enough for their text
+/// (`2024-01-31`, `12:34:56.1234567`, with the declared scale's digits, a `+01:00` offset);
+/// before 7.2, the `(max)` types as TEXT, NTEXT and IMAGE and XML as NTEXT; before 7.1,
+/// BIGINT as DECIMAL(19, 0) and SQL_VARIANT as NVARCHAR(4000). The values follow the type:
+/// [`to_wire`] converts them as `CONVERT` would.
+pub fn for_version(ty: TypeInfo, version: TdsVersion) -> TypeInfo {
+    use TypeInfo as T;
+    let nvarchar = |chars: u16| T::NVarChar { max_len: chars * 2, collation: Collation::default() };
+    // The characters of a fraction of `scale` digits, its point included.
+    let fraction = |scale: u8| if scale == 0 { 0 } else { u16::from(scale) + 1 };
+    let temporal = !version.is_7_3_or_later();
+    let lob = !version.is_7_2_or_later();
+    let before_collations = !version.has_collations();
+    match ty {
+        T::Date if temporal => nvarchar(10),
+        T::Time { scale } if temporal => nvarchar(8 + fraction(scale)),
+        T::DateTime2 { scale } if temporal => nvarchar(19 + fraction(scale)),
+        T::DateTimeOffset { scale } if temporal => nvarchar(26 + fraction(scale)),
+        T::BigVarChar { max_len: MAX_LEN_PLP, collation } if lob => {
+            T::Text { max_len: TEXT_MAX_LEN, collation }
+        }
+        T::NVarChar { max_len: MAX_LEN_PLP, collation } if lob => {
+            T::NText { max_len: NTEXT_MAX_LEN, collation }
+        }
+        T::BigVarBinary { max_len: MAX_LEN_PLP } if lob => T::Image { max_len: TEXT_MAX_LEN },
+        T::Xml if lob => T::NText { max_len: NTEXT_MAX_LEN, collation: Collation::default() },
+        T::IntN(8) | T::Int8 if before_collations => T::Decimal { precision: 19, scale: 0 },
+        T::Variant { .. } if before_collations => nvarchar(4000),
+        other => other,
     }
 }
 

@@ -11,10 +11,10 @@ use walden_sql::exec::{ColumnInfo, Counted, Message, Output};
 use walden_tds::packet::{PacketHeader, HEADER_LEN};
 use walden_tds::{
     encode_row, Column, ColumnFlags, Done, DoneStatus, PacketStatus, PacketType, ServerMessage,
-    TdsValue, Token,
+    TdsValue, TdsVersion, Token,
 };
 
-use super::convert::{column_type_info, to_wire, WireError};
+use super::convert::{column_type_info, for_version, to_wire, WireError};
 
 /// The server name carried in ERROR and INFO tokens.
 pub const SERVER_NAME: &str = "WALDEN";
@@ -212,6 +212,8 @@ pub struct TdsOutput<W: Write> {
     result_set_seen: bool,
     /// `SET TEXTSIZE`: `(max)` values are cut to this many bytes.
     text_size: usize,
+    /// The TDS revision the client logged in with: tokens and types are laid out for it.
+    version: TdsVersion,
 }
 
 impl<W: Write> TdsOutput<W> {
@@ -233,7 +235,14 @@ impl<W: Write> TdsOutput<W> {
             any_error: false,
             result_set_seen: false,
             text_size: i32::MAX as usize,
+            version: TdsVersion::V7_4,
         }
+    }
+
+    /// Lays the response out for a client speaking `version`.
+    pub fn speaking(mut self, version: TdsVersion) -> Self {
+        self.version = version;
+        self
     }
 
     pub fn set_mode(&mut self, mode: Mode) {
@@ -252,7 +261,10 @@ impl<W: Write> TdsOutput<W> {
     }
 
     fn raw(&mut self, token: &Token) {
-        if let Err(e) = token.encode(&self.columns, self.sink.buf()) {
+        if !token.exists_in(self.version) {
+            return;
+        }
+        if let Err(e) = token.encode_for(&self.columns, self.version, self.sink.buf()) {
             log_line!(error, "cannot encode a {token:?} token: {e}");
         }
         self.sink.flush_full();
@@ -309,7 +321,7 @@ impl<W: Write> TdsOutput<W> {
     /// the COLMETADATA (TABNAME, COLINFO); `None` sends the NoMetaData COLMETADATA instead,
     /// for a client that asked for no metadata and describes the rows by the cursor's.
     pub fn cursor_columns(&mut self, columns: &[ColumnInfo], metadata: Option<&[Token]>) {
-        let mut cols = wire_columns(columns);
+        let mut cols = wire_columns(columns, self.version);
         if let Some(rowstat) = cols.last_mut() {
             rowstat.flags = ColumnFlags::HIDDEN;
         }
@@ -401,11 +413,12 @@ impl<W: Write> TdsOutput<W> {
 /// SQL Server sends it for a result set's columns: "read-only" (0) makes mssql-jdbc's batch
 /// insert through bulk copy (useBulkCopyForBatchInsert) skip every column of the table it
 /// describes.
-fn wire_columns(columns: &[ColumnInfo]) -> Vec<Column> {
+fn wire_columns(columns: &[ColumnInfo], version: TdsVersion) -> Vec<Column> {
     columns
         .iter()
         .map(|c| {
-            let mut column = Column::new(&c.name, column_type_info(c), c.nullable);
+            let ty = for_version(column_type_info(c), version);
+            let mut column = Column::new(&c.name, ty, c.nullable);
             column.flags |= ColumnFlags::UPDATEABLE_UNKNOWN;
             if column.ty.is_legacy_lob() {
                 column.table_name = vec![String::new()];
@@ -471,7 +484,7 @@ pub fn server_message(m: &Message) -> Token {
 impl<W: Write> Output for TdsOutput<W> {
     fn result_set(&mut self, columns: &[ColumnInfo]) {
         self.types = columns.iter().map(|c| c.ty).collect();
-        let cols = wire_columns(columns);
+        let cols = wire_columns(columns, self.version);
         self.token(&Token::ColMetadata(cols.clone()));
         self.columns = cols;
         self.result_set_seen = true;

@@ -13,7 +13,7 @@
 //! statement's result sets by running it as a batch under `SET FMTONLY ON`.
 //!
 //! A table-valued parameter's rows are the one part still sent to the session as text (a
-//! `DECLARE` and `INSERT ... VALUES` of the table variable, see [`declare_table`]).
+//! `DECLARE` and `INSERT ... VALUES` of the table variable, see [`table_argument`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -694,11 +694,12 @@ fn build_bindings(
                     format!("The table-valued parameter \"{name}\" must be declared with the READONLY option."),
                 ));
             }
-            let declaration = declare_table(&variable, table, table_type.as_deref())?;
+            let procedure = matches!(target, CallTarget::Procedure(_));
+            let value = table_argument(&variable, table, table_type.as_deref(), procedure)?;
             arguments.push(CallArgument {
                 name: passed_as,
                 variable,
-                value: CallValue::Table(declaration),
+                value,
                 ty: SqlType::Int,
                 declared: None,
                 output: false,
@@ -743,15 +744,18 @@ fn returned_type(sent: TypeInfo) -> TypeInfo {
 /// Rows a table-valued parameter's INSERT lists at most, as `VALUES` allows (10738).
 const ROWS_PER_INSERT: usize = 1000;
 
-/// `DECLARE name type; INSERT name VALUES (...), ...;` for a table-valued parameter: a table
-/// variable of the parameter's table type (or of `declared`, the type a statement's `@params`
-/// gave it, when the client named none) holding its rows. All on one line, as the rest of the
-/// prologue.
-fn declare_table(
+/// A table-valued parameter as the call's argument: `DECLARE name type; INSERT name VALUES
+/// (...), ...;`, a table variable of the parameter's table type (or of `declared`, the type a
+/// statement's `@params` gave it, when the client named none) holding its rows. All on one
+/// line, as the rest of the prologue. Sent without a type's name to a procedure called by
+/// name (`procedure`), only the INSERTs: the session declares the variable of the type of the
+/// procedure's parameter, as SQL Server takes the type from the procedure.
+fn table_argument(
     name: &str,
     table: &TableValue,
     declared: Option<&str>,
-) -> Result<String, RpcError> {
+    procedure: bool,
+) -> Result<CallValue, RpcError> {
     let stream_error = |what: &str| {
         RpcError::unsupported(format!(
             "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream \
@@ -766,10 +770,11 @@ fn declare_table(
     }
     let bracket = |part: &str| format!("[{}]", part.replace(']', "]]"));
     let ty = match (table.schema.as_str(), table.type_name.as_str(), declared) {
-        ("", "", Some(declared)) => declared.to_string(),
+        ("", "", Some(declared)) => Some(declared.to_string()),
+        ("", "", None) if procedure => None,
         (_, "", _) => return Err(stream_error("the table type's name is missing.")),
-        ("", type_name, _) => bracket(type_name),
-        (schema, type_name, _) => format!("{}.{}", bracket(schema), bracket(type_name)),
+        ("", type_name, _) => Some(bracket(type_name)),
+        (schema, type_name, _) => Some(format!("{}.{}", bracket(schema), bracket(type_name))),
     };
     // Each value is written as the type the client sent it as, except that a DECIMAL keeps
     // its scale at the largest precision: python-tds types a column by its first row, and the
@@ -783,7 +788,11 @@ fn declare_table(
             None => Err(stream_error(&format!("column type {}", c.ty.name()))),
         })
         .collect::<Result<Vec<SqlType>, RpcError>>()?;
-    let mut text = format!("DECLARE {name} {ty}; ");
+    let mut text = ty.as_ref().map_or_else(String::new, |ty| format!("DECLARE {name} {ty}; "));
+    let value = |text: String| match ty {
+        Some(_) => CallValue::Table(text),
+        None => CallValue::UntypedTable(text),
+    };
     // Columns sent as defaults (fDefault) are left out of the VALUES, which a column list does
     // not follow: as in SQL Server, that list skips the table type's identity column, the one
     // drivers send that way (go-mssqldb's `tvp:"@identity"`), which then takes its next value.
@@ -799,7 +808,7 @@ fn declare_table(
         for _ in &table.rows {
             text.push_str(&format!("INSERT {name} DEFAULT VALUES; "));
         }
-        return Ok(text);
+        return Ok(value(text));
     }
     for rows in table.rows.chunks(ROWS_PER_INSERT) {
         let mut tuples = Vec::with_capacity(rows.len());
@@ -815,7 +824,7 @@ fn declare_table(
         }
         text.push_str(&format!("INSERT {name} VALUES {}; ", tuples.join(", ")));
     }
-    Ok(text)
+    Ok(value(text))
 }
 
 #[cfg(test)]

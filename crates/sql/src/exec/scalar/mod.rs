@@ -37,6 +37,7 @@ pub(crate) mod json;
 mod more;
 mod num;
 pub(crate) mod registry;
+pub(crate) mod sequential_guid;
 mod session_functions;
 pub(crate) mod settings;
 pub(crate) mod temporal;

@@ -65,6 +65,9 @@ pub(crate) enum Form {
     /// `UPDATE(column)`, `COLUMNS_UPDATED()`, `TRIGGER_NESTLEVEL()`, `EVENTDATA()`: what the
     /// running trigger knows (`Run::trigger_function`).
     Trigger,
+    /// `NEWSEQUENTIALID()`: only as a UNIQUEIDENTIFIER column's whole DEFAULT
+    /// (`sequential_guid`).
+    SequentialGuid,
 }
 
 /// Whether a function gives the same result for the same arguments.
@@ -480,6 +483,7 @@ static BUILTINS: &[Builtin] = &[
     form("COLUMNS_UPDATED", 0, 0, Form::Trigger),
     form("TRIGGER_NESTLEVEL", 0, 0, Form::Trigger).nondeterministic(),
     form("EVENTDATA", 0, 0, Form::Trigger).fixed(SqlType::Xml).nondeterministic(),
+    form("NEWSEQUENTIALID", 0, 0, Form::SequentialGuid).fixed(SqlType::UniqueIdentifier).per_call(),
     // Aggregates (`aggregate.rs`).
     aggregate("COUNT", 1, 1).fixed(Int),
     aggregate("COUNT_BIG", 1, 1).fixed(BigInt),

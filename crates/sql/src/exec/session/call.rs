@@ -14,7 +14,8 @@ use std::sync::Arc;
 use walden_engine::types::{DeclaredType, SqlType, Value};
 
 use crate::ast::{
-    ExecArgument, ExecProcedure, Execute, Expr, ExprKind, Ident, ObjectName, ProcedureRef, Span,
+    ExecArgument, ExecProcedure, Execute, Expr, ExprKind, Ident, ObjectName, ProcedureParameter,
+    ProcedureRef, Span,
 };
 use crate::exec::eval::{conversion_overflow, parse_object_name};
 use crate::exec::{scalar, Output, SqlError};
@@ -43,6 +44,11 @@ pub enum CallValue {
     /// A table-valued parameter: the T-SQL that declares the argument's variable as a table
     /// variable of its table type and fills it with the rows sent.
     Table(String),
+    /// A table-valued parameter sent without its table type's name to a procedure: the T-SQL
+    /// that fills the argument's variable, which is declared of the table type of the
+    /// procedure's parameter it is passed to, as SQL Server takes the type from the
+    /// procedure.
+    UntypedTable(String),
 }
 
 /// One argument of a call.
@@ -110,10 +116,30 @@ impl Run<'_> {
         let mut tables = Vec::new();
         // The frame's variables, by position, that hold the OUTPUT arguments.
         let mut outputs = Vec::new();
-        for argument in arguments {
+        // The procedure's parameters, when an argument takes its table type from them.
+        let untyped = arguments.iter().any(|a| matches!(a.value, CallValue::UntypedTable(_)));
+        let parameters = match target {
+            CallTarget::Procedure(name) if untyped => parse_object_name(name)
+                .map(|name| self.procedure_parameters(&name))
+                .transpose()?
+                .flatten(),
+            _ => None,
+        };
+        for (position, argument) in arguments.into_iter().enumerate() {
             let value = match argument.value {
                 CallValue::Default => {
                     exec_arguments.push(exec_argument(argument.name, ExprKind::Default, false));
+                    continue;
+                }
+                CallValue::UntypedTable(fill) => {
+                    let ty = table_parameter_type(
+                        parameters.as_deref(),
+                        argument.name.as_deref(),
+                        position,
+                    )?;
+                    tables.push(format!("DECLARE {} {ty}; {fill}", argument.variable));
+                    let variable = ExprKind::Variable(argument.variable.into());
+                    exec_arguments.push(exec_argument(argument.name, variable, false));
                     continue;
                 }
                 CallValue::Table(declaration) => {
@@ -195,6 +221,32 @@ impl Run<'_> {
             self.module_body(&batch.statements)?;
         }
         Ok(())
+    }
+}
+
+/// The table type of the procedure parameter an argument is passed to, by `name` or else at
+/// `position`, for a table-valued argument sent without its type's name. Error 8009 when the
+/// procedure has no such table-valued parameter, which leaves the argument's type unknown.
+fn table_parameter_type(
+    parameters: Option<&[ProcedureParameter]>,
+    name: Option<&str>,
+    position: usize,
+) -> Result<String, SqlError> {
+    let parameter = parameters.and_then(|ps| match name {
+        Some(name) => ps.iter().find(|p| p.name.eq_ignore_ascii_case(name)),
+        None => ps.get(position),
+    });
+    match parameter {
+        Some(p) if p.readonly => Ok(p.data_type.to_string()),
+        _ => Err(SqlError::new(
+            8009,
+            format!(
+                "The incoming tabular data stream (TDS) remote procedure call (RPC) protocol \
+                 stream is incorrect. Table-valued parameter {}: the table type's name is \
+                 missing.",
+                name.map_or_else(|| (position + 1).to_string(), str::to_string)
+            ),
+        )),
     }
 }
 

@@ -14,8 +14,8 @@ use walden_engine::types::{SqlType, Value};
 use walden_engine::Database;
 
 use crate::ast::{
-    AssignOp, Batch, CreateProcedure, ExecArgument, ExecProcedure, Execute, ExprKind, ProcedureRef,
-    StatementKind,
+    AssignOp, Batch, CreateProcedure, ExecArgument, ExecProcedure, Execute, ExprKind, ObjectName,
+    ProcedureParameter, ProcedureRef, StatementKind,
 };
 use crate::exec::eval::parse_object_name;
 use crate::exec::scalar;
@@ -106,6 +106,7 @@ impl Run<'_> {
             subqueries: HashMap::new(),
             assignments: 0,
             seek_spare: None,
+            in_default: false,
         };
         inner.s.in_insert_exec = true;
         let result = inner.execute(e);
@@ -176,15 +177,7 @@ impl Run<'_> {
             self.set_return_status(p, 0)?;
             return Ok(());
         }
-        let (db, object) = match self.temp_procedure(&name.name.value) {
-            Some(found) => found,
-            None => {
-                let db = self.database_of(name.database.as_ref())?;
-                let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
-                let object = db.find_object(schema, &name.name.value);
-                (db, object)
-            }
-        };
+        let (db, object) = self.find_procedure(&name)?;
         let Some(Object::Procedure(def)) = object.as_deref() else {
             return Err(SqlError::new(
                 2812,
@@ -207,6 +200,34 @@ impl Run<'_> {
         let result = self.invoke(p, &p.arguments, procedure, Some((def.name.clone(), def.id)), db);
         self.s.opts.semantics.ansi_nulls = caller_ansi_nulls;
         result
+    }
+
+    /// The object procedure `name` names (a temporary procedure, else one of its database),
+    /// if there is one, and that database.
+    fn find_procedure(
+        &self,
+        name: &ObjectName,
+    ) -> Result<(Arc<Database>, Option<Arc<Object>>), SqlError> {
+        if let Some(found) = self.temp_procedure(&name.name.value) {
+            return Ok(found);
+        }
+        let db = self.database_of(name.database.as_ref())?;
+        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        let object = db.find_object(schema, &name.name.value);
+        Ok((db, object))
+    }
+
+    /// The parameters procedure `name` was created with; `None` when there is no such
+    /// procedure.
+    pub(super) fn procedure_parameters(
+        &self,
+        name: &ObjectName,
+    ) -> Result<Option<Vec<ProcedureParameter>>, SqlError> {
+        let (_, object) = self.find_procedure(name)?;
+        let Some(Object::Procedure(def)) = object.as_deref() else { return Ok(None) };
+        let batch =
+            parse_batch_with(&def.text, def.options.quoted_identifier).map_err(SqlError::from)?;
+        Ok(defined_procedure(&batch).map(|p| p.parameters.clone()))
     }
 
     /// Runs a procedure body with `arguments` bound to its parameters, then copies OUTPUT

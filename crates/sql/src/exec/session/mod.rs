@@ -365,6 +365,9 @@ pub(crate) struct Run<'a> {
     /// cursor of the last seek, made again for the next (`Transaction::reseek_table_only`),
     /// so that the seeks keep its buffers and start at its leaf. `None` otherwise.
     pub(crate) seek_spare: Option<SeekSpare>,
+    /// While a column's stored DEFAULT is evaluated (`Run::default_value`): the one place
+    /// NEWSEQUENTIALID() runs.
+    pub(crate) in_default: bool,
 }
 
 /// [`Run::seek_spare`]: whether seeks keep their cursor for the next, and the one kept.
@@ -386,6 +389,7 @@ impl<'a> Run<'a> {
             subqueries: HashMap::new(),
             assignments: 0,
             seek_spare: None,
+            in_default: false,
         }
     }
 }

@@ -98,6 +98,8 @@ pub struct ConnectionInfo {
     pub encrypted: bool,
     /// The negotiated packet size.
     pub packet_size: u32,
+    /// The TDS version the server speaks with the client, as LOGINACK carried it.
+    pub protocol_version: u32,
 }
 
 /// One session's state as the views show it. Written by the session, read by the views.
@@ -583,7 +585,11 @@ pub(super) fn exec_connections(ctx: &ViewContext<'_>) -> RowSet {
             nstr(if conn_of(r).is_some() { "TCP" } else { "Shared memory" })
         })
         .opt("protocol_type", name(40), |_| nstr("TSQL"))
-        .opt("protocol_version", SqlType::Int, |_| int(0x7400_0004))
+        .opt("protocol_version", SqlType::Int, |r| {
+            // An embedded session has no TDS: it is shown as the newest version.
+            let version = conn_of(r).map_or(0x7400_0004, |c| c.protocol_version);
+            int(i64::from(version as i32))
+        })
         .opt("endpoint_id", SqlType::Int, |_| int(0))
         .opt("encrypt_option", name(40), |r| {
             nstr(if conn_of(r).is_some_and(|c| c.encrypted) { "TRUE" } else { "FALSE" })
