@@ -76,13 +76,16 @@ impl<T, const N: usize> SmallList<T, N> {
         if at >= self.len {
             return None;
         }
+        let live = self.len.min(N);
         self.len -= 1;
         if at >= N {
             return Some(self.spill.remove(at - N));
         }
         let item = self.inline[at].take();
-        // Close the gap: shift the later inline items down, then pull the first spilled one in.
-        self.inline[at..].rotate_left(1);
+        // Close the gap: shift the later live inline items down (the slots past them are
+        // None already), then pull the first spilled one in. Removing the last item moves
+        // nothing.
+        self.inline[at..live].rotate_left(1);
         if !self.spill.is_empty() {
             self.inline[N - 1] = Some(self.spill.remove(0));
         }
