@@ -671,7 +671,7 @@ const GUESS_MIN_SLOTS: usize = 16;
 
 /// Search of a leaf for `key`: the slot holding it, or the slot of the first greater key.
 fn search_leaf(page: &Page, key: &[u8]) -> Result<Found> {
-    search_slots(page, key, 0, leaf_key, None)
+    search_slots(page, key, 0, leaf_key)
 }
 
 /// The first slot of leaf `page` at or past the lower bound `from`.
@@ -690,8 +690,8 @@ fn first_slot(page: &Page, from: &Bound<Vec<u8>>) -> Result<usize> {
 
 /// The slot of the child of an internal page that covers `key`: the last entry whose key is
 /// at or below it, entry 0 (whose key is not used) if none is.
-fn search_internal(page: &Page, key: &[u8], span: Option<KeySpan>) -> Result<usize> {
-    Ok(match search_slots(page, key, 1, internal_key, span)? {
+fn search_internal(page: &Page, key: &[u8]) -> Result<usize> {
+    Ok(match search_slots(page, key, 1, internal_key)? {
         Found::At(slot) => slot,
         // `slot` is at least 1: the search starts there.
         Found::Before(slot) => slot - 1,
@@ -702,29 +702,20 @@ fn search_internal(page: &Page, key: &[u8], span: Option<KeySpan>) -> Result<usi
 /// in order, for `key`: the slot holding it, or the slot of the first greater key.
 ///
 /// A page read by a point lookup is often not in the CPU's caches, and each probe of a
-/// binary search costs two cache misses (the slot, then the record). So the search guesses
-/// where `key` lies, as if keys were spread evenly (they are, for the dense integer keys of
-/// most tables: then the guess is exact), then gallops from the guess to bracket the key and
-/// binary-searches the bracket. The guess spreads the page's keys over `span`, the range
-/// the parent's entries give the page, when the descent knew it; else over the page's own
-/// first and last keys, which costs reading them first. The guess only decides where probing
-/// starts: the answer is the binary search's whatever the keys are, as long as they are in
-/// order.
+/// binary search costs two cache misses (the slot, then the record). So the search first
+/// reads the first and last keys and guesses where `key` lies between them, as if keys
+/// were spread evenly (they are, for the dense integer keys of most tables: then the guess
+/// is exact), then gallops from the guess to bracket the key and binary-searches the
+/// bracket. The guess only decides where probing starts: the answer is the binary search's
+/// whatever the keys are, as long as they are in order.
 fn search_slots(
     page: &Page,
     key: &[u8],
     base: usize,
     key_of: impl Fn(&[u8]) -> Result<&[u8]>,
-    span: Option<KeySpan>,
 ) -> Result<Found> {
     let n = page.slot_count();
     let probe = |slot: usize| -> Result<Ordering> { Ok(key_of(page.get(slot)?)?.cmp(key)) };
-    if let Some(span) = span {
-        if n > base {
-            let guess = base + span.guess(key, n - base).min(n - 1 - base);
-            return gallop(probe, base, n, guess);
-        }
-    }
     if n < base + GUESS_MIN_SLOTS {
         return bisect(probe, base, n);
     }
@@ -738,29 +729,12 @@ fn search_slots(
         Ordering::Equal => return Ok(Found::At(n - 1)),
         Ordering::Greater => {}
     }
-    // Every slot below `base + 1` holds a smaller key, every slot from `n - 1` on a greater.
-    let (lo, hi) = (base + 1, n - 1);
+    // Invariant from here: every slot below `lo` holds a smaller key, every slot from `hi`
+    // on a greater one.
+    let (mut lo, mut hi) = (base + 1, n - 1);
     let first = key_of(page.get(base)?)?;
     let last = key_of(page.get(n - 1)?)?;
-    let guess = match KeySpan::between(first, last) {
-        // The span runs from the key of slot `base` to that of slot `n - 1`, `n - 1 - base`
-        // slots further on.
-        Some(span) => base + span.guess(key, n - 1 - base),
-        None => (lo + hi) / 2,
-    };
-    gallop(probe, lo, hi, guess.clamp(lo, hi - 1))
-}
-
-/// Search of the slots `lo..hi` from slot `guess` (`lo <= guess < hi`) outwards, with steps
-/// doubling until the key is bracketed, then binary search of the bracket. Every slot below
-/// `lo` holds a smaller key than the one sought and every slot from `hi` on a greater one;
-/// `probe` compares a slot's key with it.
-fn gallop(
-    probe: impl Fn(usize) -> Result<Ordering>,
-    mut lo: usize,
-    mut hi: usize,
-    guess: usize,
-) -> Result<Found> {
+    let guess = (base + guess_slot(first, last, key, n - 1 - base)).clamp(lo, hi - 1);
     match probe(guess)? {
         Ordering::Equal => return Ok(Found::At(guess)),
         Ordering::Less => {
@@ -818,47 +792,26 @@ fn bisect(
     Ok(Found::Before(lo))
 }
 
-/// A range of keys read as numbers, over which [`search_slots`] spreads a page's keys to
-/// guess where one lies: each key is read as the number its eight bytes after the prefix
-/// `low` and `high` share make (missing bytes as zeros), which keeps their order.
-#[derive(Debug, Clone, Copy)]
-struct KeySpan {
-    shared: usize,
-    low: u64,
-    high: u64,
-}
-
-impl KeySpan {
-    /// The span from `low` to `high`, or None if their numbers do not tell keys apart (they
-    /// differ only past the eight bytes read).
-    fn between(low: &[u8], high: &[u8]) -> Option<KeySpan> {
-        let shared = low.iter().zip(high).take_while(|(a, b)| a == b).count();
-        let span = KeySpan { shared, low: key_number(low, shared), high: key_number(high, shared) };
-        (span.high > span.low).then_some(span)
+/// Where `key` would be among `span + 1` keys running evenly from `first` (slot 0) to `last`
+/// (slot `span`), with `first < key < last`: each key read as the number its eight bytes
+/// after the prefix `first` and `last` share make (missing bytes as zeros), which keeps
+/// their order. Only a starting point for [`search_slots`].
+fn guess_slot(first: &[u8], last: &[u8], key: &[u8], span: usize) -> usize {
+    let shared = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+    let number = |k: &[u8]| {
+        let mut bytes = [0u8; 8];
+        let tail = k.get(shared..).unwrap_or_default();
+        let n = tail.len().min(8);
+        bytes[..n].copy_from_slice(&tail[..n]);
+        u64::from_be_bytes(bytes)
+    };
+    let (low, high) = (number(first), number(last));
+    if high <= low {
+        return span / 2;
     }
-
-    /// Where `key` falls among `slots` slots spread evenly over the span, the span's `low`
-    /// at slot 0 and its `high` at slot `slots`: a number from 0 to `slots`.
-    fn guess(&self, key: &[u8], slots: usize) -> usize {
-        let at = key_number(key, self.shared).clamp(self.low, self.high) - self.low;
-        let range = self.high - self.low;
-        // `at <= range`, so the quotient is at most `slots`. The product fits in u64 for
-        // all but huge spans; u128's division is the slow path.
-        match at.checked_mul(slots as u64) {
-            Some(product) => (product / range) as usize,
-            None => (u128::from(at) * slots as u128 / u128::from(range)) as usize,
-        }
-    }
-}
-
-/// `key` read as the number its eight bytes from `shared` on make, big-endian, missing
-/// bytes as zeros.
-fn key_number(key: &[u8], shared: usize) -> u64 {
-    let mut bytes = [0u8; 8];
-    let tail = key.get(shared..).unwrap_or_default();
-    let n = tail.len().min(8);
-    bytes[..n].copy_from_slice(&tail[..n]);
-    u64::from_be_bytes(bytes)
+    let at = number(key).clamp(low, high) - low;
+    // At most `span`: `at <= high - low`.
+    (u128::from(at) * span as u128 / u128::from(high - low)) as usize
 }
 
 fn corrupt(page_id: PageId, detail: impl Into<String>) -> TreeError {
@@ -889,23 +842,19 @@ impl BTree<'_> {
     /// Descends to the leaf that covers `key`.
     fn descend(&self, key: &[u8]) -> Result<Path> {
         let mut internal = Vec::new();
-        let (leaf, _) = self.descend_recording(key, |id, slot| internal.push((id, slot)))?;
+        let leaf = self.descend_recording(key, |id, slot| internal.push((id, slot)))?;
         Ok(Path { internal, leaf })
     }
 
     /// Descends to the leaf that covers `key`, telling `step` each internal page passed and
-    /// the slot of the child taken (a read that changes nothing need not keep them). Also
-    /// returns the span of keys the leaf's parent entries give it, if they bound it on both
-    /// sides, to start the leaf's search near `key` (see [`search_slots`]).
+    /// the slot of the child taken (a read that changes nothing need not keep them).
     fn descend_recording(
         &self,
         key: &[u8],
         mut step: impl FnMut(PageId, usize),
-    ) -> Result<(PinnedPage, Option<KeySpan>)> {
+    ) -> Result<PinnedPage> {
         let mut depth = 0;
         let mut pinned = self.pool().fetch(self.root)?;
-        // The root has no parent to bound it.
-        let mut span = None;
         loop {
             let id = pinned.id();
             let next = {
@@ -916,25 +865,14 @@ impl BTree<'_> {
                         if page.slot_count() == 0 {
                             return Err(corrupt(id, "empty internal page"));
                         }
-                        let slot = search_internal(&page, key, span)?;
-                        // Entry 0's key is not used, and the last entry's upper bound is
-                        // this page's own: the children of the other entries are bounded
-                        // on both sides by this page alone.
-                        span = if slot > 0 && slot + 1 < page.slot_count() {
-                            KeySpan::between(
-                                internal_key(page.get(slot)?)?,
-                                internal_key(page.get(slot + 1)?)?,
-                            )
-                        } else {
-                            None
-                        };
+                        let slot = search_internal(&page, key)?;
                         Some((slot, internal_entry(page.get(slot)?)?.0))
                     }
                     other => return Err(corrupt(id, format!("{other:?} page in a B-tree"))),
                 }
             };
             match next {
-                None => return Ok((pinned, span)),
+                None => return Ok(pinned),
                 Some((slot, child)) => {
                     step(id, slot);
                     depth += 1;
@@ -959,9 +897,9 @@ impl BTree<'_> {
     /// The value stored under `key`.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let _shared = self.latch.read().unwrap_or_else(PoisonError::into_inner);
-        let (leaf, span) = self.descend_recording(key, |_, _| {})?;
+        let leaf = self.descend_recording(key, |_, _| {})?;
         let page = leaf.read();
-        match search_slots(&page, key, 0, leaf_key, span)? {
+        match search_leaf(&page, key)? {
             Found::At(slot) => Ok(Some(leaf_split(page.get(slot)?)?.1.to_vec())),
             Found::Before(_) => Ok(None),
         }

@@ -313,10 +313,9 @@ fn a_leaf_emptied_without_its_release_is_consistent_and_usable() {
     assert_eq!(tree2.scan().count(), 0);
 }
 
-/// Keys spread in ways that make a page's guessed position (a search guesses from the bounds
-/// its parent's entries give the page, else from its first and last keys) exact, near, or
-/// far off: every key present is found, every key absent is not, and a range from an absent
-/// key starts at the next key present.
+/// Keys spread in ways that make a page's guessed position (a search guesses from the page's
+/// first and last keys) exact, near, or far off: every key present is found, every key
+/// absent is not, and a range from an absent key starts at the next key present.
 #[test]
 fn point_lookups_find_every_key_however_keys_are_spread() {
     let dense: Vec<Vec<u8>> = (0..3000u64).map(|n| n.to_be_bytes().to_vec()).collect();
@@ -335,8 +334,9 @@ fn point_lookups_find_every_key_however_keys_are_spread() {
         k
     }));
     prefixes.extend((0..600u32).map(|n| format!("{}", n * 7).into_bytes()));
-    // Long keys alike in their first 56 bytes: few to a page, so the tree has two levels of
-    // internal pages, whose children are searched from the bounds their parents give them.
+    // Long keys alike in their first 56 bytes (the guess reads the eight bytes after the
+    // prefix a page's keys share): few to a page, so the tree has two levels of internal
+    // pages, whose searches guess too.
     let long: Vec<Vec<u8>> = (0..40_000u64)
         .map(|n| {
             let mut k = vec![b'k'; 56];
