@@ -163,6 +163,27 @@ mod tests {
         assert!(list.is_empty());
     }
 
+    /// A list shorter than its inline room: a removal shifts only the live items, and the
+    /// slots past them stay free for the next pushes.
+    #[test]
+    fn remove_from_a_partly_filled_inline_list() {
+        let mut list = SmallList::<u32, 4>::default();
+        for n in 1..=3 {
+            list.push(n);
+        }
+        assert_eq!(list.remove(1), Some(2));
+        assert_eq!(list.iter().copied().collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(list.remove(1), Some(3));
+        assert_eq!(list.remove(1), None);
+        for n in 4..=7 {
+            list.push(n);
+        }
+        assert_eq!(list.len(), 5);
+        assert_eq!(list.iter().copied().collect::<Vec<_>>(), [1, 4, 5, 6, 7]);
+        assert_eq!(list.remove(3), Some(6));
+        assert_eq!(list.iter().copied().collect::<Vec<_>>(), [1, 4, 5, 7]);
+    }
+
     #[test]
     fn swap_remove_across_inline_and_spill() {
         let mut list = SmallList::<u32, 2>::default();
