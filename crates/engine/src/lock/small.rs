@@ -76,13 +76,16 @@ impl<T, const N: usize> SmallList<T, N> {
         if at >= self.len {
             return None;
         }
+        let live = self.len.min(N);
         self.len -= 1;
         if at >= N {
             return Some(self.spill.remove(at - N));
         }
         let item = self.inline[at].take();
-        // Close the gap: shift the later inline items down, then pull the first spilled one in.
-        self.inline[at..].rotate_left(1);
+        // Close the gap: shift the later live inline items down (the slots past them are
+        // None already), then pull the first spilled one in. Removing the last item moves
+        // nothing.
+        self.inline[at..live].rotate_left(1);
         if !self.spill.is_empty() {
             self.inline[N - 1] = Some(self.spill.remove(0));
         }
@@ -158,6 +161,27 @@ mod tests {
         assert_eq!(items(&list), [7]);
         assert_eq!(list.remove(0), Some(7));
         assert!(list.is_empty());
+    }
+
+    /// A list shorter than its inline room: a removal shifts only the live items, and the
+    /// slots past them stay free for the next pushes.
+    #[test]
+    fn remove_from_a_partly_filled_inline_list() {
+        let mut list = SmallList::<u32, 4>::default();
+        for n in 1..=3 {
+            list.push(n);
+        }
+        assert_eq!(list.remove(1), Some(2));
+        assert_eq!(list.iter().copied().collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(list.remove(1), Some(3));
+        assert_eq!(list.remove(1), None);
+        for n in 4..=7 {
+            list.push(n);
+        }
+        assert_eq!(list.len(), 5);
+        assert_eq!(list.iter().copied().collect::<Vec<_>>(), [1, 4, 5, 6, 7]);
+        assert_eq!(list.remove(3), Some(6));
+        assert_eq!(list.iter().copied().collect::<Vec<_>>(), [1, 4, 5, 7]);
     }
 
     #[test]
