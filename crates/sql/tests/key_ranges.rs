@@ -368,3 +368,42 @@ fn a_merge_seeks_its_target_and_locks_only_the_keys_it_matched() {
     let row = |k: i32, v: i32| vec![Value::Int(k), Value::Int(v)];
     assert_eq!(out.results[0].rows, vec![row(10, 1), row(20, 2), row(5000, 3)]);
 }
+
+/// An index nested-loop join seeks its inner table once per outer row, each seek made from
+/// the last one's cursor (kept buffers, a leaf hint): under SERIALIZABLE every seek still
+/// locks its own range and the key past it, so inserts into any sought range wait (the
+/// second seek's too), inserts into the gaps no seek read do not, and the join reads the
+/// same rows again.
+#[test]
+fn a_serializable_join_locks_the_range_of_each_seek_it_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
+    let mut s = Session::new(Arc::clone(&instance));
+    ok(
+        &mut s,
+        "CREATE DATABASE d; USE d; \
+         CREATE TABLE dbo.o (id INT PRIMARY KEY, s INT NOT NULL); \
+         CREATE TABLE dbo.l (oid INT NOT NULL, n INT NOT NULL, PRIMARY KEY (oid, n)); \
+         INSERT INTO dbo.o VALUES (1, 0), (2, 1), (3, 0), (4, 0), (5, 1), (6, 0); \
+         INSERT INTO dbo.l VALUES (1, 1), (2, 1), (2, 2), (3, 1), (4, 1), (5, 1), (5, 2), (6, 1)",
+    );
+    let join = "SELECT COUNT(*) FROM dbo.o JOIN dbo.l ON l.oid = o.id WHERE o.s = 1";
+    // The plan this test is about: `l` sought per row of `o`.
+    ok(&mut s, "SET SHOWPLAN_TEXT ON");
+    let plan = ok(&mut s, join);
+    ok(&mut s, "SET SHOWPLAN_TEXT OFF");
+    let text = format!("{:?}", plan.results);
+    assert!(text.contains("Clustered Index Seek(OBJECT:([d].[dbo].[l]."), "{text}");
+    let (mut reader, out) = serializable_reader(&instance, join);
+    assert_eq!(out.results[0].rows[0][0], Value::Int(4));
+    let mut w = writer(&instance);
+    // Into the first seek's range, and into the second's.
+    assert!(waits(&mut w, "INSERT INTO dbo.l VALUES (2, 3)"));
+    assert!(waits(&mut w, "INSERT INTO dbo.l VALUES (5, 3)"));
+    // Past the key after each range: gaps neither seek read.
+    assert!(!waits(&mut w, "INSERT INTO dbo.l VALUES (3, 5)"));
+    assert!(!waits(&mut w, "INSERT INTO dbo.l VALUES (6, 5)"));
+    let again = ok(&mut reader, &format!("{join}; COMMIT"));
+    assert_eq!(again.results[0].rows[0][0], Value::Int(4));
+    assert!(!waits(&mut w, "INSERT INTO dbo.l VALUES (5, 3)"));
+}

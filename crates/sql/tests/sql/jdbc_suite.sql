@@ -1,7 +1,8 @@
 -- What mssql-jdbc's own JUnit suite asks of the server (docs/serve.md, "mssql-jdbc's own
 -- tests"): date and time strings with more than seven fractional digits, a table-level key
--- after a column without a comma, and the catalog procedures' patterns, empty owners,
--- privileges and server attributes.
+-- after a column without a comma, the catalog procedures' patterns, empty owners,
+-- privileges and server attributes, derived tables in extra parentheses (LimitEscapeTest)
+-- and the parameter types sp_describe_undeclared_parameters deduces (PQImpsTest).
 CREATE DATABASE jdbcsuite
 GO
 USE jdbcsuite
@@ -60,6 +61,30 @@ EXEC sp_server_info 1
 EXEC sp_server_info 17
 EXEC sp_server_info 3
 EXEC sp_server_info 'x'
+GO
+-- A derived table's query may sit in more parentheses; an alias after the innermost `)`
+-- makes the parentheses a table source instead.
+SELECT TOP ((1)) id FROM (( (SELECT TOP 10 * FROM dbo.dated)) ) t1
+SELECT t1.id FROM ((SELECT id FROM dbo.dated) UNION (SELECT 2)) AS t1 ORDER BY t1.id
+SELECT a.id FROM ((SELECT 1 AS id) AS a JOIN dbo.dated d ON d.id = a.id)
+GO
+-- Parameters typed by the columns they meet: declared types as declared, inside IN and
+-- EXISTS subqueries (outer columns too), MERGE's actions and INSERT ... SELECT's list.
+CREATE TABLE dbo.pq (id INT PRIMARY KEY, at SMALLDATETIME, cash SMALLMONEY, body TEXT,
+    nbody NTEXT, label CHAR(30), note VARCHAR(50))
+CREATE TABLE dbo.pq2 (id INT, phone BIGINT, plain SMALLINT)
+GO
+EXEC sp_describe_undeclared_parameters N'SELECT id FROM dbo.pq WHERE at = @a AND cash = @c'
+EXEC sp_describe_undeclared_parameters N'INSERT INTO dbo.pq (id, body, nbody) VALUES (1, @b, @n)'
+EXEC sp_describe_undeclared_parameters N'SELECT label FROM dbo.pq a WHERE a.id IN
+    (SELECT id FROM dbo.pq2 WHERE phone = @p1 AND id = @p2 AND plain = @p3)'
+EXEC sp_describe_undeclared_parameters N'SELECT 1 FROM dbo.pq a
+    WHERE EXISTS (SELECT 1 FROM dbo.pq2 b WHERE b.id = a.id AND a.note = @note)'
+EXEC sp_describe_undeclared_parameters N'MERGE dbo.pq AS T USING dbo.pq2 AS S ON T.id = S.id
+    WHEN MATCHED AND S.plain > @min THEN UPDATE SET T.label = @label, T.note = @note
+    WHEN NOT MATCHED THEN INSERT (id, cash) VALUES (S.id, @cash);'
+EXEC sp_describe_undeclared_parameters N'INSERT INTO dbo.pq2 (plain) SELECT @v
+    WHERE NOT EXISTS (SELECT * FROM dbo.pq WHERE label = @label)'
 GO
 USE master
 DROP DATABASE jdbcsuite
