@@ -550,7 +550,7 @@ fn hinted_seeks_in_key_order_between_changes_find_what_the_model_holds() {
             assert_eq!(got, want, "round {round}, prefix {p}");
             // Now and then a read of the other tree with the same hint: it finds that
             // tree's entries, and leaves the hint to it.
-            if p % 97 == 0 {
+            if p.is_multiple_of(97) {
                 let from = key(p * 10);
                 let got = copied_hinted(
                     &other,

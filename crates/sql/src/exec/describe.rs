@@ -156,7 +156,7 @@ impl Run<'_> {
                     &merge.target,
                     merge.alias.as_ref(),
                 )?;
-                self.from_parameters(std::slice::from_ref(&merge.source), &[], found)?;
+                self.source_parameters(std::slice::from_ref(&merge.source), &[], found)?;
                 self.expr_parameters([&merge.on], &targets, found)?;
                 for clause in &merge.clauses {
                     self.expr_parameters(clause.condition.iter(), &targets, found)?;
@@ -296,13 +296,13 @@ impl Run<'_> {
             _ => None,
         });
         self.expr_parameters(items, scopes, found)?;
-        self.from_parameters(&sel.from, scopes, found)?;
+        self.source_parameters(&sel.from, scopes, found)?;
         self.expr_parameters(sel.where_clause.iter().chain(&sel.having), scopes, found)
     }
 
-    /// The parameters of a FROM clause: its joins' `ON` conditions and its derived tables'
-    /// queries, over `scopes`.
-    fn from_parameters(
+    /// The parameters of a FROM clause's sources: their joins' `ON` conditions and their derived
+    /// tables' queries, over `scopes`.
+    fn source_parameters(
         &mut self,
         from: &[TableSource],
         scopes: &[Scope],
