@@ -1168,12 +1168,7 @@ mod tests {
     fn old_records_are_rewritten_with_relative_paths_at_open() {
         let vfs: Arc<dyn Vfs> = Arc::new(walden_io::SimFs::new(1));
         let dir = Path::new("/srv/data");
-        let mut config = InstanceConfig::default();
-        config.database.pool.frames = 32;
-        config.database.log.segment_size = 64 << 10;
-        config.database.files = crate::files::FileLayout::small(64 << 10);
-        config.database.log.initial_segments = 2;
-        config.checkpoint_poll_ms = 0;
+        let config = small_config();
         let stored = |instance: &Instance| -> Vec<u8> {
             let tree = instance.master.space().tree(DATABASES_ROOT);
             tree.get(b"d").unwrap().unwrap()

@@ -1007,7 +1007,7 @@ impl Transaction {
             return self.scan_table_only(db, table, lower, upper, wanted);
         };
         db.check_online()?;
-        table.primary()?;
+        // `row_locking` refuses a table without its primary tree, as `scan_table_only` does.
         cursor.locking = self.row_locking(db, table, &lower, &upper)?;
         cursor.entries.restart(lower, upper);
         cursor.locators = true;
