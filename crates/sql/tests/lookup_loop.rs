@@ -338,6 +338,13 @@ fn an_assignment_from_a_kept_plan_assigns_counts_and_fails_as_the_general_select
         run_thrice(&mut s, "SELECT @a = v FROM t WHERE g = @i % 3 AND k <= 9;"),
         Value::Str("70/-1//3;80/-1//3;90/-1//3;".into())
     );
+    // SET ROWCOUNT stops the assignments after its n-th row (and counts n).
+    ok(&mut s, "SET ROWCOUNT 2");
+    assert_eq!(
+        run_thrice(&mut s, "SELECT @a = v FROM t WHERE g = @i % 3 AND k <= 9;"),
+        Value::Str("40/-1//2;50/-1//2;60/-1//2;".into())
+    );
+    ok(&mut s, "SET ROWCOUNT 0");
     // An aggregate is no plain assignment: grouped, one row.
     assert_eq!(
         run_thrice(&mut s, "SELECT @a = MAX(v) FROM t WHERE k <= @i;"),

@@ -42,9 +42,11 @@ use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::Database;
 use walden_storage::hash::FastBuild;
 
-use crate::ast::{Expr, OrderByItem, QueryBody, Select, SelectItem, SelectStatement, TableSource};
-use crate::exec::access::{AccessPath, PathShape, RowFilter};
-use crate::exec::eval::{Col, Env};
+use crate::ast::{
+    Expr, ExprKind, OrderByItem, QueryBody, Select, SelectItem, SelectStatement, TableSource,
+};
+use crate::exec::access::{AccessPath, PathShape, RowFilter, RowSink};
+use crate::exec::eval::{find_column, Col, Env};
 use crate::exec::query::{Rows, TableRef};
 use crate::exec::session::Run;
 use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
@@ -102,6 +104,8 @@ pub(crate) struct BlockPlan {
     /// [`Run::assign_by_kept_plan`] runs without the general SELECT's machinery; worked out
     /// at its first such use (the plan is only ever used for a block equal to its own).
     assigns_only: OnceLock<bool>,
+    /// For such a block, the columns its assignments read bare (see `assigned_columns`).
+    assigned_columns: OnceLock<Vec<Option<usize>>>,
     /// [`FREED`] when it was made.
     freed: u64,
     /// Executions that used the plan, its first included.
@@ -155,6 +159,7 @@ impl BlockPlan {
             checks: d.checks,
             path: d.path,
             assigns_only: OnceLock::new(),
+            assigned_columns: OnceLock::new(),
             freed: FREED.load(Ordering::Acquire),
             // The execution that makes a plan uses it.
             uses: AtomicU64::new(1),
@@ -345,11 +350,26 @@ impl Run<'_> {
         conjuncts: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut rows = Collected(Vec::new());
+        self.run_block_plan_into(plan, table, conjuncts, outer, &mut rows)?;
+        Ok(rows.0)
+    }
+
+    /// Runs a kept plan as [`Run::run_block_plan`] does, giving each row to `sink` until it
+    /// says stop.
+    fn run_block_plan_into(
+        &mut self,
+        plan: &BlockPlan,
+        table: &TableRef,
+        conjuncts: &[&Expr],
+        outer: Option<&Env<'_>>,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), SqlError> {
         let cols = &plan.cols;
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
         for &i in &plan.constant {
             if self.predicate(conjuncts[i], &env)? != Some(true) {
-                return Ok(Vec::new());
+                return Ok(());
             }
         }
         let own: Vec<&Expr> = plan.own.iter().map(|&i| conjuncts[i]).collect();
@@ -358,16 +378,13 @@ impl Run<'_> {
         };
         let checks: Vec<&Expr> = plan.checks.iter().map(|&i| own[i]).collect();
         let keep = (!checks.is_empty()).then_some(RowFilter { cols, exprs: &checks, outer });
-        Ok(match self.read_path(table, &path, &env, usize::MAX, keep)? {
-            Some(rows) => rows,
-            // A probe that does not convert to its key column: a scan, checking everything,
-            // as the planner's own read does (`Run::read_leaf`).
-            None => {
-                let all = Some(RowFilter { cols, exprs: &own, outer });
-                let scan = AccessPath::scan();
-                self.read_path(table, &scan, &env, usize::MAX, all)?.unwrap_or_default()
-            }
-        })
+        // False (no row given) for a probe that does not convert to its key column: a scan,
+        // checking everything, as the planner's own read does (`Run::read_leaf`).
+        if !self.read_path_into(table, &path, &env, keep, sink)? {
+            let all = Some(RowFilter { cols, exprs: &own, outer });
+            self.read_path_into(table, &AccessPath::scan(), &env, all, sink)?;
+        }
+        Ok(())
     }
 
     /// `SELECT @v = expr, ... FROM t WHERE ...` (a loop's key lookup, most often) run straight
@@ -401,22 +418,75 @@ impl Run<'_> {
         if let Some(w) = &sel.where_clause {
             crate::exec::join::conjuncts(w, &mut parts);
         }
-        let rows = self.run_block_plan_rows(&plan, &table, &parts, None)?;
-        // SET ROWCOUNT stops the assignments after its n-th row, as `select_statement` does.
-        let assigned = &rows[..rows.len().min(self.rowcount_limit())];
-        for row in assigned {
-            let env = Env { cols: plan.cols(), row, outer: None, computed: &[] };
-            for item in &sel.items {
-                if let SelectItem::Assign { variable, op, value } = item {
-                    let v = self.eval(value, &env)?;
-                    self.assign_to(variable, *op, v)?;
-                }
-            }
-        }
+        let columns = plan.assigned_columns.get_or_init(|| assigned_columns(sel, &plan.cols));
+        let mut assign = Assign {
+            cols: plan.cols(),
+            items: &sel.items,
+            columns,
+            limit: self.rowcount_limit(),
+            assigned: 0,
+        };
+        self.run_block_plan_into(&plan, &table, &parts, None, &mut assign)?;
+        let assigned = assign.assigned;
         // As `select_statement` counts an assignment's rows: at most SET ROWCOUNT's.
-        self.done(Counted::Select, assigned.len() as u64);
+        self.done(Counted::Select, assigned as u64);
         Ok(true)
     }
+}
+
+/// Collects every row it is given.
+struct Collected(Vec<Vec<Value>>);
+
+impl RowSink for Collected {
+    fn push(&mut self, _: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        self.0.push(row);
+        Ok(true)
+    }
+}
+
+/// Assigns the variables of a plain assignment (`SELECT @v = expr, ...`) from each row it is
+/// given, in order, as the general SELECT does, until SET ROWCOUNT's `limit` rows have.
+struct Assign<'a> {
+    cols: &'a [Col],
+    items: &'a [SelectItem],
+    /// For each item, the position among `cols` of the column it assigns when its value is
+    /// a bare column reference (read without evaluating it).
+    columns: &'a [Option<usize>],
+    limit: usize,
+    assigned: usize,
+}
+
+impl RowSink for Assign<'_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        let env = Env { cols: self.cols, row: &row, outer: None, computed: &[] };
+        for (item, column) in self.items.iter().zip(self.columns) {
+            if let SelectItem::Assign { variable, op, value } = item {
+                let v = match column.and_then(|i| row.get(i)) {
+                    Some(v) => v.clone(),
+                    None => run.eval(value, &env)?,
+                };
+                run.assign_to(variable, *op, v)?;
+            }
+        }
+        self.assigned += 1;
+        Ok(self.assigned < self.limit)
+    }
+}
+
+/// For each item of `sel` (all assignments), the position among `cols` of the column its
+/// value is when that is a bare reference to exactly one of them: what evaluating it finds,
+/// by name, at every row.
+fn assigned_columns(sel: &Select, cols: &[Col]) -> Vec<Option<usize>> {
+    sel.items
+        .iter()
+        .map(|item| match item {
+            SelectItem::Assign { value, .. } => match &value.kind {
+                ExprKind::Column(parts) => find_column(cols, parts).ok().flatten(),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether `sel` only assigns variables, from no aggregate or window, with none of the
