@@ -604,7 +604,7 @@ impl Run<'_> {
 
     /// `sp_statistics @table_name [, @table_owner] [, @table_qualifier] [, @index_name]
     /// [, @is_unique] [, @accuracy]` (also `sp_statistics_100`): ODBC's SQLStatistics, JDBC's
-    /// getIndexInfo. The table's row (TYPE 0, its row count as CARDINALITY, counted exactly)
+    /// getIndexInfo. The table's row (TYPE 0, its rows as CARDINALITY and its pages as PAGES)
     /// comes first, then each index's key columns in order: TYPE 1 for the clustered index,
     /// 3 for the others, NON_UNIQUE 0 or 1. `@is_unique = 'Y'` keeps the unique indexes.
     fn sp_statistics(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
@@ -628,7 +628,7 @@ impl Run<'_> {
         let owner = text[1].clone().unwrap_or_else(|| "dbo".to_string());
         let mut filter =
             format!("t.name = {} AND SCHEMA_NAME(t.schema_id) = {}", quoted(table), quoted(&owner));
-        let rows = self.table_row_count(&owner, table)?;
+        let counts = self.table_counts(&owner, table);
         let mut index_filter = String::new();
         if let Some(index) = &text[3] {
             index_filter.push_str(&format!(" AND {}", like("i.name", index)));
@@ -636,10 +636,10 @@ impl Run<'_> {
         if text[4].as_deref().is_some_and(|u| u.eq_ignore_ascii_case("Y")) {
             index_filter.push_str(" AND i.is_unique = 1");
         }
-        if rows.is_none() {
+        if counts.is_none() {
             filter.push_str(" AND 1 = 0");
         }
-        let cardinality = rows.map_or_else(|| "NULL".to_string(), |n| n.to_string());
+        let (cardinality, pages) = counts.unwrap_or_else(|| ("NULL".into(), "NULL".into()));
         Ok(format!(
             "SELECT CAST(DB_NAME() AS sysname) AS TABLE_QUALIFIER, \
              CAST(SCHEMA_NAME(t.schema_id) AS sysname) AS TABLE_OWNER, t.name AS TABLE_NAME, \
@@ -647,7 +647,7 @@ impl Run<'_> {
              CAST(NULL AS sysname) AS INDEX_NAME, CAST(0 AS SMALLINT) AS TYPE, \
              CAST(NULL AS SMALLINT) AS SEQ_IN_INDEX, CAST(NULL AS sysname) AS COLUMN_NAME, \
              CAST(NULL AS CHAR(1)) AS COLLATION, CAST({cardinality} AS INT) AS CARDINALITY, \
-             CAST(NULL AS INT) AS PAGES, CAST(NULL AS VARCHAR(128)) AS FILTER_CONDITION \
+             CAST({pages} AS INT) AS PAGES, CAST(NULL AS VARCHAR(128)) AS FILTER_CONDITION \
              FROM sys.tables t WHERE {filter} \
              UNION ALL \
              SELECT CAST(DB_NAME() AS sysname), CAST(SCHEMA_NAME(t.schema_id) AS sysname), t.name, \
@@ -664,19 +664,22 @@ impl Run<'_> {
         ))
     }
 
-    /// The rows of table `schema.name` of the current database, counted by a scan under the
-    /// session's isolation; `None` if there is no such table.
-    fn table_row_count(&mut self, schema: &str, name: &str) -> Result<Option<u64>, SqlError> {
+    /// The rows and pages of table `schema.name` of the current database as SQL text, as its
+    /// clustered index (or heap) tree holds them now (`NULL` if the tree is damaged: a page
+    /// fails its checksum, which `DBCC CHECKTABLE` reports); `None` if there is no such
+    /// table. Like SQL
+    /// Server's, whose answer comes from its metadata, the count takes no lock (only the
+    /// tree's latch, shared, while its pages are counted), so it includes changes not yet
+    /// committed: a driver's getIndexInfo never waits for, or blocks, a writer.
+    fn table_counts(&self, schema: &str, name: &str) -> Option<(String, String)> {
         use walden_engine::catalog::Object;
-        let db = std::sync::Arc::clone(&self.s.db);
-        let Some(object) = db.find_object(schema, name) else { return Ok(None) };
-        let Object::Table(def) = &*object else { return Ok(None) };
-        let mut n = 0u64;
-        self.for_each_row(&db, def, |_, _, _| {
-            n += 1;
-            Ok(())
-        })?;
-        Ok(Some(n))
+        let object = self.s.db.find_object(schema, name)?;
+        let Object::Table(def) = &*object else { return None };
+        let counted = def.primary().ok().and_then(|i| self.s.db.space().tree(i.root).count().ok());
+        Some(match counted {
+            Some(c) => (c.rows.to_string(), c.pages.to_string()),
+            None => ("NULL".into(), "NULL".into()),
+        })
     }
 
     /// `sp_stored_procedures [@sp_name] [, @sp_owner] [, @sp_qualifier] [, @fUsePattern]`:
