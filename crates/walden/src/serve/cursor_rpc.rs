@@ -103,6 +103,20 @@ struct PreparedCursor {
     ccopt: i32,
 }
 
+impl PreparedCursor {
+    /// The request to open a cursor over the statement for `procedure`, with the call's
+    /// parameter `values`, and the type and concurrency it asks for.
+    fn request<'a>(
+        self,
+        procedure: &'static str,
+        values: &'a [RpcParam],
+        scrollopt: i32,
+        ccopt: i32,
+    ) -> Request<'a> {
+        Request { procedure, text: self.text, params: self.params, values, scrollopt, ccopt }
+    }
+}
+
 /// The API cursors and prepared cursor statements of one connection. Handles count up and
 /// are never reused, so a stale handle finds nothing (16945) rather than another cursor.
 #[derive(Debug, Default)]
@@ -679,14 +693,9 @@ fn execute_call<W: Write>(
         .get(&prepared_handle)
         .cloned()
         .ok_or_else(|| p.invalid("prepared_handle"))?;
-    let request = Request {
-        procedure: PROC,
-        text: statement.text,
-        params: statement.params,
-        values: p.from(5),
-        scrollopt: p.int(2, "scrollopt")?.unwrap_or(statement.scrollopt),
-        ccopt: p.int(3, "ccopt")?.unwrap_or(statement.ccopt),
-    };
+    let scrollopt = p.int(2, "scrollopt")?.unwrap_or(statement.scrollopt);
+    let ccopt = p.int(3, "ccopt")?.unwrap_or(statement.ccopt);
+    let request = statement.request(PROC, p.from(5), scrollopt, ccopt);
     let opened = open(cursors, session, &request, out, run)?;
     let mut outcome = Outcome::default();
     opened.return_into(&mut outcome, params, [1, 2, 3, 4]);
@@ -708,14 +717,8 @@ fn prep_exec_call<W: Write>(
     let statement = p.prepared(2)?;
     let prepared_handle = cursors.next_handle()?;
     cursors.prepared.insert(prepared_handle, statement.clone());
-    let request = Request {
-        procedure: PROC,
-        text: statement.text,
-        params: statement.params,
-        values: p.from(7),
-        scrollopt: statement.scrollopt,
-        ccopt: statement.ccopt,
-    };
+    let (scrollopt, ccopt) = (statement.scrollopt, statement.ccopt);
+    let request = statement.request(PROC, p.from(7), scrollopt, ccopt);
     let opened = open(cursors, session, &request, out, run)?;
     let mut outcome = Outcome::default();
     outcome.output(params, 0, prepared_handle);
