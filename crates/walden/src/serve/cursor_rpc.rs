@@ -322,14 +322,10 @@ impl<'a> Params<'a> {
         if p.status.contains(ParamStatus::DEFAULT) {
             return Ok(None);
         }
-        let wide = match &p.value {
-            TdsValue::Null => return Ok(None),
-            TdsValue::TinyInt(x) => i64::from(*x),
-            TdsValue::SmallInt(x) => i64::from(*x),
-            TdsValue::Int(x) => i64::from(*x),
-            TdsValue::BigInt(x) => *x,
-            _ => return Err(self.invalid(name)),
-        };
+        if matches!(p.value, TdsValue::Null) {
+            return Ok(None);
+        }
+        let wide = rpc::integer(&p.value).ok_or_else(|| self.invalid(name))?;
         i32::try_from(wide).map(Some).map_err(|_| self.invalid(name))
     }
 
