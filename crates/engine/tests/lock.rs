@@ -133,6 +133,18 @@ fn deadlock_party(
     })
 }
 
+/// The end of a two-way deadlock whose owners have released everything: exactly one of the
+/// two requests failed (the victim), and nothing is left locked.
+fn assert_one_victim(
+    m: &LockManager,
+    first: &Result<bool, LockError>,
+    second: &Result<bool, LockError>,
+) {
+    let victims = [first, second].iter().filter(|r| r.is_err()).count();
+    assert_eq!(victims, 1, "one victim: {first:?} {second:?}");
+    assert!(m.snapshot().is_empty());
+}
+
 #[test]
 fn compatibility_matrix_matches_sql_server() {
     // SQL Server's documented matrix ("Lock compatibility"), requested mode by row, granted
@@ -858,9 +870,7 @@ fn a_deadlock_through_a_fast_path_intent_lock_is_found() {
         let second = m.lock(&mut o2, &t, X, None);
         m.release_all(&mut o2);
         let first = p1.join().unwrap();
-        let victims = [&first, &second].iter().filter(|r| r.is_err()).count();
-        assert_eq!(victims, 1, "one victim: {first:?} {second:?}");
-        assert!(m.snapshot().is_empty());
+        assert_one_victim(&m, &first, &second);
     });
 }
 
@@ -1030,9 +1040,7 @@ fn a_deadlock_through_fast_key_locks_is_found() {
         }
         m.release_all(&mut o2);
         let (_, first) = p1.join().unwrap();
-        let victims = [&first, &second].iter().filter(|r| r.is_err()).count();
-        assert_eq!(victims, 1, "one victim: {first:?} {second:?}");
-        assert!(m.snapshot().is_empty());
+        assert_one_victim(&m, &first, &second);
     });
 }
 
@@ -1430,11 +1438,9 @@ fn a_deadlock_between_range_locks_is_found() {
         let second = m.lock_fresh(&mut o2, &k1, RangeIN, None);
         m.release_all(&mut o2);
         let first = first.join().unwrap();
-        let victims = [&first, &second].iter().filter(|r| r.is_err()).count();
-        assert_eq!(victims, 1, "{first:?} {second:?}");
+        assert_one_victim(&m, &first, &second);
         let err = if let Err(e) = &second { e.clone() } else { first.clone().unwrap_err() };
         assert_eq!(err.number(), 1205);
         assert_eq!(m.stats().deadlocks, 1);
-        assert!(m.snapshot().is_empty());
     });
 }

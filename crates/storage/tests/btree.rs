@@ -53,6 +53,12 @@ fn with_tree(vfs: &dyn Vfs, path: &str, frames: usize) -> (TreeSpace, MemLog, u3
     (space, log, root)
 }
 
+/// [`with_tree`] on a file system of its own: for the tests that need no second file. (An
+/// open file keeps its contents, so the file system may go.)
+fn fresh_tree(frames: usize) -> (TreeSpace, MemLog, u32) {
+    with_tree(&MemFs::new(), "t.mdf", frames)
+}
+
 fn key(n: u64) -> Vec<u8> {
     format!("key{n:08}").into_bytes()
 }
@@ -63,10 +69,12 @@ fn value(rng: &mut SplitMix64) -> Vec<u8> {
 }
 
 /// The entries of `lower..upper` read batch after batch of at most `max` entries through
-/// [`BTree::copy_range`], each batch starting past the last one's last key (as the engine's
-/// cursors read), checking that a batch says the range is done only at its end.
+/// [`BTree::copy_range`] (or, given a `hint` held by the caller from read to read,
+/// [`BTree::copy_range_hinted`]), each batch starting past the last one's last key (as the
+/// engine's cursors read), checking that a batch says the range is done only at its end.
 fn copied(
     tree: &BTree<'_>,
+    mut hint: Option<&mut LeafHint>,
     lower: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
     max: usize,
@@ -76,7 +84,11 @@ fn copied(
     let mut all = Vec::new();
     loop {
         batch.clear();
-        let done = tree.copy_range(&from, &upper, max, &mut batch).unwrap();
+        let done = match hint.as_deref_mut() {
+            Some(hint) => tree.copy_range_hinted(&from, &upper, max, &mut batch, Some(hint)),
+            None => tree.copy_range(&from, &upper, max, &mut batch),
+        }
+        .unwrap();
         assert!(batch.len() <= max, "a batch of {} entries, at most {max} asked", batch.len());
         all.extend((0..batch.len()).map(|i| {
             let (k, v) = batch.get(i);
@@ -90,10 +102,27 @@ fn copied(
     }
 }
 
+/// Inserts `k` and `v` into `tree` and `model`: a key the model holds is refused as a
+/// duplicate and changes neither.
+fn insert_checked(
+    tree: &BTree<'_>,
+    log: &mut MemLog,
+    model: &mut BTreeMap<Vec<u8>, Vec<u8>>,
+    k: Vec<u8>,
+    v: Vec<u8>,
+) {
+    let r = tree.insert(log, &k, &v);
+    if let std::collections::btree_map::Entry::Vacant(e) = model.entry(k) {
+        r.unwrap();
+        e.insert(v);
+    } else {
+        assert!(matches!(r, Err(TreeError::DuplicateKey)));
+    }
+}
+
 #[test]
 fn random_workload_matches_a_model_and_stays_consistent() {
-    let fs = MemFs::new();
-    let (space, mut log, root) = with_tree(&fs, "t.mdf", 16);
+    let (space, mut log, root) = fresh_tree(16);
     let tree = space.tree(root);
     let mut model = BTreeMap::new();
     let mut rng = SplitMix64::new(7);
@@ -103,13 +132,7 @@ fn random_workload_matches_a_model_and_stays_consistent() {
             match rng.below(10) {
                 0..=5 => {
                     let v = value(&mut rng);
-                    let r = tree.insert(&mut log, &k, &v);
-                    if let std::collections::btree_map::Entry::Vacant(e) = model.entry(k) {
-                        r.unwrap();
-                        e.insert(v);
-                    } else {
-                        assert!(matches!(r, Err(TreeError::DuplicateKey)));
-                    }
+                    insert_checked(&tree, &mut log, &mut model, k, v);
                 }
                 6 | 7 => {
                     let v = value(&mut rng);
@@ -155,7 +178,7 @@ fn random_workload_matches_a_model_and_stays_consistent() {
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
                 for max in [1, 7, 256, 100_000] {
-                    let got = copied(&tree, lower.clone(), upper.clone(), max);
+                    let got = copied(&tree, None, lower.clone(), upper.clone(), max);
                     assert_eq!(got, want, "{lower:?}..{upper:?} in batches of {max}");
                 }
             }
@@ -175,8 +198,7 @@ fn random_workload_matches_a_model_and_stays_consistent() {
 
 #[test]
 fn ascending_inserts_fill_pages_and_split_at_the_end() {
-    let fs = MemFs::new();
-    let (space, mut log, root) = with_tree(&fs, "t.mdf", 64);
+    let (space, mut log, root) = fresh_tree(64);
     let tree = space.tree(root);
     for n in 0..20_000 {
         tree.insert(&mut log, &(n as u64).to_be_bytes(), &[7; 40]).unwrap();
@@ -240,8 +262,7 @@ fn replaying_the_log_on_an_empty_file_rebuilds_the_tree() {
 
 #[test]
 fn structure_changes_are_single_records_and_rows_are_single_ops() {
-    let fs = MemFs::new();
-    let (space, mut log, root) = with_tree(&fs, "t.mdf", 32);
+    let (space, mut log, root) = fresh_tree(32);
     let tree = space.tree(root);
     for n in 0..2000u64 {
         tree.insert(&mut log, &n.to_be_bytes(), &[1; 100]).unwrap();
@@ -296,12 +317,12 @@ fn a_leaf_emptied_without_its_release_is_consistent_and_usable() {
     // A batch copy follows the leaf chain across the empty leaf, and one starting in it
     // goes on to the next leaf.
     let want: Vec<(Vec<u8>, Vec<u8>)> = model.clone().into_iter().collect();
-    assert_eq!(copied(&tree2, Bound::Unbounded, Bound::Unbounded, 1000), want);
-    assert_eq!(copied(&tree2, Bound::Unbounded, Bound::Unbounded, 5), want);
+    assert_eq!(copied(&tree2, None, Bound::Unbounded, Bound::Unbounded, 1000), want);
+    assert_eq!(copied(&tree2, None, Bound::Unbounded, Bound::Unbounded, 5), want);
     let past: Vec<(Vec<u8>, Vec<u8>)> =
         model.range(key(last_deleted)..).map(|(k, v)| (k.clone(), v.clone())).collect();
     let from = Bound::Included(key(last_deleted));
-    assert_eq!(copied(&tree2, from, Bound::Unbounded, 3), past);
+    assert_eq!(copied(&tree2, None, from, Bound::Unbounded, 3), past);
 
     // Usable: the emptied leaf's range takes an insert again, the rest deletes and merges.
     let mut log2 = MemLog { records: Vec::new(), next: log.records[cut - 1].0 };
@@ -355,8 +376,7 @@ fn point_lookups_find_every_key_however_keys_are_spread() {
     ] {
         keys.sort();
         keys.dedup();
-        let fs = MemFs::new();
-        let (space, mut log, root) = with_tree(&fs, "t.mdf", 64);
+        let (space, mut log, root) = fresh_tree(64);
         let tree = space.tree(root);
         // Every other key goes in: the ones left out are the absent keys.
         for k in keys.iter().step_by(2) {
@@ -391,8 +411,7 @@ fn point_lookups_find_every_key_however_keys_are_spread() {
 /// skips the entries between.
 #[test]
 fn a_split_whose_midpoint_is_the_last_slot_keeps_every_key_in_its_leaf() {
-    let fs = MemFs::new();
-    let (space, mut log, root) = with_tree(&fs, "t.mdf", 64);
+    let (space, mut log, root) = fresh_tree(64);
     let tree = space.tree(root);
     let mut model = BTreeMap::new();
     let mut put = |tree: &walden_storage::btree::BTree<'_>, k: Vec<u8>, len: usize| {
@@ -419,8 +438,7 @@ fn a_split_whose_midpoint_is_the_last_slot_keeps_every_key_in_its_leaf() {
 #[test]
 fn append_run_fills_leaves_and_stops_where_it_must() {
     use walden_storage::btree::AppendRun;
-    let vfs = MemFs::new();
-    let (space, mut log, root) = with_tree(&vfs, "/append.mdf", 32);
+    let (space, mut log, root) = fresh_tree(32);
     let tree = space.tree(root);
     let mut rng = SplitMix64::new(7);
     let mut model = BTreeMap::new();
@@ -442,7 +460,7 @@ fn append_run_fills_leaves_and_stops_where_it_must() {
     assert!(rows.len() < 3000 / 10, "{} row records for 3000 keys", rows.len());
     assert!(rows.iter().all(|r| r.2.len() == 1), "a row record changes one page");
     assert_eq!(tree.check().unwrap().rows, 3000);
-    let all = copied(&tree, Bound::Unbounded, Bound::Unbounded, 256);
+    let all = copied(&tree, None, Bound::Unbounded, Bound::Unbounded, 256);
     assert_eq!(all, model.into_iter().collect::<Vec<_>>());
     // Not above the last key: nothing appended, nothing logged.
     let logged = log.records.len();
@@ -462,32 +480,6 @@ fn append_run_fills_leaves_and_stops_where_it_must() {
     assert!(AppendRun::new().push(&[0; 901], b"").is_err());
 }
 
-/// The entries of `lower..upper` as [`copied`] reads them, through
-/// [`BTree::copy_range_hinted`] with `hint`, held by the caller from read to read.
-fn copied_hinted(
-    tree: &BTree<'_>,
-    hint: &mut LeafHint,
-    lower: Bound<Vec<u8>>,
-    upper: Bound<Vec<u8>>,
-) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut batch = EntryBatch::new();
-    let mut from = lower;
-    let mut all = Vec::new();
-    loop {
-        batch.clear();
-        let done = tree.copy_range_hinted(&from, &upper, 64, &mut batch, Some(hint)).unwrap();
-        all.extend((0..batch.len()).map(|i| {
-            let (k, v) = batch.get(i);
-            (k.to_vec(), v.to_vec())
-        }));
-        match batch.last_key() {
-            _ if done => return all,
-            Some(last) => from = Bound::Excluded(last.to_vec()),
-            None => panic!("an empty batch of a range not done"),
-        }
-    }
-}
-
 /// Short range reads in key order through one held leaf hint, as a join's seeks make them
 /// (each starts in the leaf the previous one's descent reached, without a descent, when its
 /// key lies within that leaf's keys), between changes that split leaves, empty them and
@@ -495,8 +487,7 @@ fn copied_hinted(
 /// never used for this one.
 #[test]
 fn hinted_seeks_in_key_order_between_changes_find_what_the_model_holds() {
-    let fs = MemFs::new();
-    let (space, mut log, root) = with_tree(&fs, "t.mdf", 16);
+    let (space, mut log, root) = fresh_tree(16);
     let tree = space.tree(root);
     let other_root = space.create_tree(&mut log, 6, 1).unwrap();
     let other = space.tree(other_root);
@@ -524,13 +515,7 @@ fn hinted_seeks_in_key_order_between_changes_find_what_the_model_holds() {
                 }
             } else {
                 let v = value(&mut rng);
-                let r = tree.insert(&mut log, &k, &v);
-                if let std::collections::btree_map::Entry::Vacant(e) = model.entry(k) {
-                    r.unwrap();
-                    e.insert(v);
-                } else {
-                    assert!(matches!(r, Err(TreeError::DuplicateKey)));
-                }
+                insert_checked(&tree, &mut log, &mut model, k, v);
             }
         }
         // Ten keys per prefix (`key0000123` holds key00001230 to key00001239), in order.
@@ -539,11 +524,12 @@ fn hinted_seeks_in_key_order_between_changes_find_what_the_model_holds() {
             let prefix = format!("key{p:07}").into_bytes();
             let mut upper = prefix.clone();
             *upper.last_mut().unwrap() += 1;
-            let got = copied_hinted(
+            let got = copied(
                 &tree,
-                &mut hint,
+                Some(&mut hint),
                 Bound::Included(prefix.clone()),
                 Bound::Excluded(upper.clone()),
+                64,
             );
             let want: Vec<(Vec<u8>, Vec<u8>)> =
                 model.range(prefix..upper).map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -552,18 +538,19 @@ fn hinted_seeks_in_key_order_between_changes_find_what_the_model_holds() {
             // tree's entries, and leaves the hint to it.
             if p.is_multiple_of(97) {
                 let from = key(p * 10);
-                let got = copied_hinted(
+                let got = copied(
                     &other,
-                    &mut hint,
+                    Some(&mut hint),
                     Bound::Included(from.clone()),
                     Bound::Unbounded,
+                    64,
                 );
                 assert_eq!(got.len(), 100 - (p * 10).div_ceil(60) as usize, "other tree");
                 assert!(got.iter().all(|(_, v)| v == b"other"));
             }
             p += 1 + rng.below(3);
         }
-        let all = copied(&tree, Bound::Unbounded, Bound::Unbounded, 256);
+        let all = copied(&tree, None, Bound::Unbounded, Bound::Unbounded, 256);
         assert_eq!(all.len(), model.len(), "round {round}");
     }
 }

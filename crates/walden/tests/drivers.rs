@@ -109,16 +109,17 @@ fn go_mssqldb() {
 /// mssql-jdbc's jar, checked against its SHA-256, and the Java tests compiled against it.
 fn jdbc_driver() -> (PathBuf, PathBuf) {
     let jar_name = format!("mssql-jdbc-{MSSQL_JDBC_VERSION}.jar");
-    let source = sources().join("java/DriverTest.java");
-    let bulk_source = sources().join("java/BulkCopyTest.java");
-    let suite_source = sources().join("java/SuiteCasesTest.java");
+    // DriverTest and SuiteCasesTest extend Checks, their shared harness.
+    let java_sources = ["Checks", "DriverTest", "BulkCopyTest", "SuiteCasesTest"]
+        .map(|class| sources().join(format!("java/{class}.java")));
     let stamp = format!(
         "{MSSQL_JDBC_VERSION} {MSSQL_JDBC_SHA256}\n{}\n{}\n",
-        digest(&[source.clone(), bulk_source.clone(), suite_source.clone()]),
+        digest(&java_sources),
         version("javac", "-version"),
     );
     let artifacts = [
         jar_name.as_str(),
+        "classes/Checks.class",
         "classes/DriverTest.class",
         "classes/BulkCopyTest.class",
         "classes/SuiteCasesTest.class",
@@ -148,14 +149,7 @@ fn jdbc_driver() -> (PathBuf, PathBuf) {
         let classes = dir.join("classes");
         let _ = fs::remove_dir_all(&classes);
         run(
-            Command::new("javac")
-                .arg("-d")
-                .arg(&classes)
-                .arg("-cp")
-                .arg(&jar)
-                .arg(&source)
-                .arg(&bulk_source)
-                .arg(&suite_source),
+            Command::new("javac").arg("-d").arg(&classes).arg("-cp").arg(&jar).args(&java_sources),
             INSTALL_TIMEOUT,
         )?;
         Ok(())

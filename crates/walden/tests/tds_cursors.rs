@@ -11,7 +11,7 @@ use walden_tds::*;
 
 mod common;
 
-use common::client::Client;
+use common::client::{int, message_numbers, rows, text, Client};
 use common::server::Server;
 
 const KEYSET: i32 = 1;
@@ -25,30 +25,6 @@ const FETCH_NEXT: i32 = 2;
 const FETCH_ABSOLUTE: i32 = 0x10;
 const FETCH_REFRESH: i32 = 0x80;
 const FETCH_INFO: i32 = 0x100;
-
-impl Client {
-    /// One RPC call; its response as the raw payload.
-    fn call(&mut self, proc: ProcId, options: RpcOptions, params: Vec<RpcParam>) -> Vec<u8> {
-        let request = RpcRequest {
-            headers: AllHeaders::with_transaction(0),
-            calls: vec![RpcCall { proc: RpcProc::Id(proc), options, params }],
-        };
-        self.send(PacketType::Rpc, &request.encode().unwrap());
-        self.message()
-    }
-
-    fn rpc(&mut self, proc: ProcId, params: Vec<RpcParam>) -> Vec<Token> {
-        decode_tokens(&self.call(proc, RpcOptions::NONE, params)).unwrap()
-    }
-}
-
-fn int(v: i32) -> RpcParam {
-    RpcParam::input("", TdsValue::Int(v))
-}
-
-fn text(s: &str) -> RpcParam {
-    RpcParam::input("", TdsValue::NVarChar(s.into()))
-}
 
 fn int_out(v: i32) -> RpcParam {
     let mut p = RpcParam::input("", TdsValue::Int(v));
@@ -65,26 +41,6 @@ fn returned(tokens: &[Token]) -> Vec<(u16, i32)> {
             Token::ReturnValue(ReturnValue { ordinal, value: TdsValue::Int(v), .. }) => {
                 Some((*ordinal, *v))
             }
-            _ => None,
-        })
-        .collect()
-}
-
-fn rows(tokens: &[Token]) -> Vec<Vec<TdsValue>> {
-    tokens
-        .iter()
-        .filter_map(|t| match t {
-            Token::Row(r) | Token::NbcRow(r) => Some(r.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn error_numbers(tokens: &[Token]) -> Vec<i32> {
-    tokens
-        .iter()
-        .filter_map(|t| match t {
-            Token::Error(m) | Token::Info(m) => Some(m.number),
             _ => None,
         })
         .collect()
@@ -139,7 +95,7 @@ fn setup(c: &mut Client) {
          INSERT INTO t VALUES (1, N'a'), (2, N'b'), (3, N'c'), (4, N'd'), (5, N'e'); \
          CREATE TABLE heap (x INT)",
     );
-    assert!(error_numbers(&tokens).is_empty(), "{tokens:?}");
+    assert!(message_numbers(&tokens).is_empty(), "{tokens:?}");
 }
 
 #[test]
@@ -214,7 +170,8 @@ fn a_keyset_cursor_opens_fetches_and_changes_rows() {
 
     // Under fNoMetaData the rows follow the NoMetaData COLMETADATA.
     let payload = c.call(
-        ProcId::CursorFetch,
+        PacketStatus::NONE,
+        RpcProc::Id(ProcId::CursorFetch),
         RpcOptions::NO_METADATA,
         vec![int(cursor), int(FETCH_NEXT), int(0), int(2)],
     );
@@ -231,9 +188,9 @@ fn a_keyset_cursor_opens_fetches_and_changes_rows() {
     let mut value = RpcParam::input("@name", TdsValue::NVarChar("zz".into()));
     value.ty = TypeInfo::NVarChar { max_len: 20, collation: Collation::default() };
     let updated = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x21), int(1), text(""), value]);
-    assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+    assert!(message_numbers(&updated).is_empty(), "{updated:?}");
     assert!(updated.iter().any(|t| matches!(t, Token::DoneInProc(d) if d.row_count == 1)));
-    assert!(error_numbers(&c.batch("DELETE t WHERE id = 4")).is_empty());
+    assert!(message_numbers(&c.batch("DELETE t WHERE id = 4")).is_empty());
     let refreshed = fetch(&mut c, cursor, FETCH_REFRESH, 0, 0);
     assert_eq!(
         id_name_rowstat(&refreshed),
@@ -252,14 +209,14 @@ fn a_keyset_cursor_opens_fetches_and_changes_rows() {
 
     // DELETE through the cursor of fetch buffer row 1 (id 5).
     let deleted = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x22), int(1), text("")]);
-    assert!(error_numbers(&deleted).is_empty(), "{deleted:?}");
+    assert!(message_numbers(&deleted).is_empty(), "{deleted:?}");
     let count = c.batch("SELECT COUNT(*) FROM t");
     assert_eq!(rows(&count), [vec![TdsValue::Int(3)]]);
 
     let closed = c.rpc(ProcId::CursorClose, vec![int(cursor)]);
     assert_eq!(kinds(&closed), ["RETURNSTATUS", "DONEPROC"], "{closed:?}");
     let gone = fetch(&mut c, cursor, FETCH_NEXT, 0, 1);
-    assert_eq!(error_numbers(&gone), [16945]);
+    assert_eq!(message_numbers(&gone), [16945]);
 }
 
 #[test]
@@ -267,7 +224,7 @@ fn cursors_are_negotiated_down_and_refuse_what_they_cannot_do() {
     let server = Server::start(&[]);
     let mut c = Client::connect(server.port);
     setup(&mut c);
-    assert!(error_numbers(&c.batch("INSERT INTO heap VALUES (1), (2)")).is_empty());
+    assert!(message_numbers(&c.batch("INSERT INTO heap VALUES (1), (2)")).is_empty());
 
     // A KEYSET cursor over a query whose rows have no keys (DISTINCT) is STATIC and
     // read-only.
@@ -287,13 +244,13 @@ fn cursors_are_negotiated_down_and_refuse_what_they_cannot_do() {
     let fetched = fetch(&mut c, cursor, FETCH_FIRST, 0, 1);
     assert_eq!(rows(&fetched), [vec![TdsValue::Int(1), TdsValue::Int(1)]]);
     let refused = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x22), int(1), text("")]);
-    assert_eq!(error_numbers(&refused), [16929]);
+    assert_eq!(message_numbers(&refused), [16929]);
     assert!(
         matches!(refused.last(), Some(Token::DoneProc(d)) if d.status.contains(DoneStatus::ERROR))
     );
     // Not in the fetch buffer.
     let outside = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x20), int(5), text("")]);
-    assert_eq!(error_numbers(&outside), [16930]);
+    assert_eq!(message_numbers(&outside), [16930]);
 
     // A forward-only cursor fetches NEXT only.
     let forward = c.rpc(
@@ -303,7 +260,7 @@ fn cursors_are_negotiated_down_and_refuse_what_they_cannot_do() {
     let out = returned(&forward);
     assert_eq!(out[1], (4, -1), "{forward:?}");
     let refused = fetch(&mut c, out[0].1, FETCH_ABSOLUTE, 2, 1);
-    assert_eq!(error_numbers(&refused), [16911]);
+    assert_eq!(message_numbers(&refused), [16911]);
 
     // A statement that is not a SELECT runs directly: 16954, no cursor.
     let direct = c.rpc(
@@ -316,19 +273,19 @@ fn cursors_are_negotiated_down_and_refuse_what_they_cannot_do() {
             int_out(0),
         ],
     );
-    assert_eq!(error_numbers(&direct), [16954], "{direct:?}");
+    assert_eq!(message_numbers(&direct), [16954], "{direct:?}");
     assert_eq!(returned(&direct)[0], (0, 0));
     let count = c.batch("SELECT COUNT(*) FROM heap");
     assert_eq!(rows(&count), [vec![TdsValue::Int(3)]]);
 
     // Errors: an unknown fetch type, an unknown handle, a failing query.
-    assert_eq!(error_numbers(&fetch(&mut c, cursor, 0x3, 0, 1)), [16902]);
-    assert_eq!(error_numbers(&c.rpc(ProcId::CursorClose, vec![int(12345)])), [16945]);
+    assert_eq!(message_numbers(&fetch(&mut c, cursor, 0x3, 0, 1)), [16902]);
+    assert_eq!(message_numbers(&c.rpc(ProcId::CursorClose, vec![int(12345)])), [16945]);
     let failed = c.rpc(
         ProcId::CursorOpen,
         vec![int_out(0), text("SELECT nosuch FROM t"), int(KEYSET), int(READ_ONLY), int_out(0)],
     );
-    assert_eq!(error_numbers(&failed), [207], "{failed:?}");
+    assert_eq!(message_numbers(&failed), [207], "{failed:?}");
     assert_eq!(returned(&failed)[0], (0, 0));
     assert!(
         matches!(failed.last(), Some(Token::DoneProc(d)) if d.status.contains(DoneStatus::ERROR))
@@ -379,16 +336,16 @@ fn prepared_cursors_take_parameters() {
 
     // CURSOR_NAME: T-SQL knows the cursor by the new name.
     let named = c.rpc(ProcId::CursorOption, vec![int(out[0].1), int(2), text("api_named")]);
-    assert!(error_numbers(&named).is_empty(), "{named:?}");
+    assert!(message_numbers(&named).is_empty(), "{named:?}");
     let status = c.batch("SELECT CURSOR_STATUS('global', 'api_named')");
     assert_eq!(rows(&status), [vec![TdsValue::SmallInt(1)]]);
 
-    assert!(error_numbers(&c.rpc(ProcId::CursorUnprepare, vec![int(prepared)])).is_empty());
+    assert!(message_numbers(&c.rpc(ProcId::CursorUnprepare, vec![int(prepared)])).is_empty());
     let stale = c.rpc(
         ProcId::CursorExecute,
         vec![int(prepared), int_out(0), int(KEYSET), int(READ_ONLY), int_out(0)],
     );
-    assert_eq!(error_numbers(&stale), [16902]);
+    assert_eq!(message_numbers(&stale), [16902]);
 }
 
 /// Opens a cursor over `query` asking for KEYSET and `ccopt`: its handle, the type and
@@ -419,7 +376,7 @@ fn a_keyset_cursor_over_a_heap_changes_its_rows_by_locator() {
         "CREATE TABLE h (id INT, name NVARCHAR(10)); \
          INSERT INTO h VALUES (1, N'a'), (1, N'a'), (2, N'b')",
     );
-    assert!(error_numbers(&setup).is_empty(), "{setup:?}");
+    assert!(message_numbers(&setup).is_empty(), "{setup:?}");
     let (cursor, used, opened) = open_keyset(&mut c, "SELECT id, name FROM h", OPTIMISTIC);
     assert_eq!(used, [KEYSET, OPTIMISTIC, 3], "{opened:?}");
     assert_eq!(opened[1], Token::TabName(vec![vec!["dbo".into(), "h".into()]]));
@@ -433,10 +390,10 @@ fn a_keyset_cursor_over_a_heap_changes_its_rows_by_locator() {
         ProcId::Cursor,
         vec![int(cursor), int(0x21), int(2), text(""), nvarchar_value("@name", "z")],
     );
-    assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+    assert!(message_numbers(&updated).is_empty(), "{updated:?}");
     assert!(updated.iter().any(|t| matches!(t, Token::DoneInProc(d) if d.row_count == 1)));
     let deleted = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x22), int(3), text("")]);
-    assert!(error_numbers(&deleted).is_empty(), "{deleted:?}");
+    assert!(message_numbers(&deleted).is_empty(), "{deleted:?}");
     let table = c.batch("SELECT name, COUNT(*) FROM h GROUP BY name ORDER BY name");
     assert_eq!(
         rows(&table),
@@ -459,7 +416,7 @@ fn a_keyset_cursor_over_a_heap_changes_its_rows_by_locator() {
          FETCH NEXT FROM hc; UPDATE h SET name = N'y' WHERE CURRENT OF hc; \
          CLOSE hc; DEALLOCATE hc; SELECT name FROM h ORDER BY name",
     );
-    assert!(error_numbers(&positioned).is_empty(), "{positioned:?}");
+    assert!(message_numbers(&positioned).is_empty(), "{positioned:?}");
     let names: Vec<Vec<TdsValue>> = rows(&positioned).into_iter().skip(1).collect();
     assert_eq!(names, [vec![TdsValue::NVarChar("y".into())], vec![TdsValue::NVarChar("z".into())]]);
 }
@@ -475,7 +432,7 @@ fn a_keyset_cursor_over_a_join_changes_the_table_it_is_told() {
          INSERT INTO k VALUES (1, N'EDIT'); \
          INSERT INTO t VALUES (1, 1, N'TEST1'), (1, 2, N'TEST2')",
     );
-    assert!(error_numbers(&setup).is_empty(), "{setup:?}");
+    assert!(message_numbers(&setup).is_empty(), "{setup:?}");
     let (cursor, used, opened) = open_keyset(
         &mut c,
         "SELECT t.*, k.data AS kdata FROM k INNER JOIN t ON t.i = k.i ORDER BY t.row",
@@ -500,12 +457,12 @@ fn a_keyset_cursor_over_a_join_changes_the_table_it_is_told() {
         ProcId::Cursor,
         vec![int(cursor), int(0x21), int(1), text("[dbo].[t]"), nvarchar_value("@data", "NEW")],
     );
-    assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+    assert!(message_numbers(&updated).is_empty(), "{updated:?}");
     let updated = c.rpc(
         ProcId::Cursor,
         vec![int(cursor), int(0x21), int(2), text("k"), nvarchar_value("@data", "K2")],
     );
-    assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+    assert!(message_numbers(&updated).is_empty(), "{updated:?}");
     let tables = c.batch("SELECT data FROM t ORDER BY row; SELECT data FROM k");
     assert_eq!(
         rows(&tables),
@@ -524,7 +481,7 @@ fn a_keyset_cursor_over_a_join_changes_the_table_it_is_told() {
         ProcId::Cursor,
         vec![int(cursor), int(0x21), int(1), text("other"), nvarchar_value("@i", "3")],
     );
-    assert_eq!(error_numbers(&refused), [16933], "{refused:?}");
+    assert_eq!(message_numbers(&refused), [16933], "{refused:?}");
 
     // An outer join's missing side has no row to change: such a cursor is read-only.
     let (_, used, opened) =
@@ -546,12 +503,12 @@ fn optimistic_cursors_refuse_rows_changed_since_they_were_fetched() {
         assert_eq!(rows(&block).len(), 2);
         // Row 1 changed by another connection since the fetch.
         let changed = other.batch("UPDATE t SET name = N'other' WHERE id = 1");
-        assert!(error_numbers(&changed).is_empty(), "{changed:?}");
+        assert!(message_numbers(&changed).is_empty(), "{changed:?}");
         let refused = c.rpc(
             ProcId::Cursor,
             vec![int(cursor), int(0x21), int(1), text(""), nvarchar_value("@name", "mine")],
         );
-        assert_eq!(error_numbers(&refused), [16934], "{refused:?}");
+        assert_eq!(message_numbers(&refused), [16934], "{refused:?}");
         let Some(Token::Error(message)) = refused.iter().find(|t| matches!(t, Token::Error(_)))
         else {
             unreachable!()
@@ -561,7 +518,7 @@ fn optimistic_cursors_refuse_rows_changed_since_they_were_fetched() {
             "Optimistic concurrency check failed. The row was modified outside of this cursor."
         );
         let deleted = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x22), int(1), text("")]);
-        assert_eq!(error_numbers(&deleted), [16934], "{deleted:?}");
+        assert_eq!(message_numbers(&deleted), [16934], "{deleted:?}");
         // Row 2 is as fetched: changed through the cursor twice, the second change checked
         // against the first.
         for name in ["x", "y"] {
@@ -569,7 +526,7 @@ fn optimistic_cursors_refuse_rows_changed_since_they_were_fetched() {
                 ProcId::Cursor,
                 vec![int(cursor), int(0x21), int(2), text(""), nvarchar_value("@name", name)],
             );
-            assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+            assert!(message_numbers(&updated).is_empty(), "{updated:?}");
         }
         // Fetched again, row 1 can be changed.
         fetch(&mut c, cursor, FETCH_REFRESH, 0, 0);
@@ -577,25 +534,25 @@ fn optimistic_cursors_refuse_rows_changed_since_they_were_fetched() {
             ProcId::Cursor,
             vec![int(cursor), int(0x21), int(1), text(""), nvarchar_value("@name", "mine")],
         );
-        assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+        assert!(message_numbers(&updated).is_empty(), "{updated:?}");
         let names = c.batch("SELECT name FROM t WHERE id <= 2 ORDER BY id");
         assert_eq!(
             rows(&names),
             [vec![TdsValue::NVarChar("mine".into())], vec![TdsValue::NVarChar("y".into())]]
         );
-        assert!(error_numbers(&c.rpc(ProcId::CursorClose, vec![int(cursor)])).is_empty());
+        assert!(message_numbers(&c.rpc(ProcId::CursorClose, vec![int(cursor)])).is_empty());
     }
 
     // SCROLL_LOCKS makes no such check.
     let (cursor, used, _) = open_keyset(&mut c, "SELECT id, name FROM t", SCROLL_LOCKS);
     assert_eq!(used[1], SCROLL_LOCKS);
     fetch(&mut c, cursor, FETCH_FIRST, 0, 1);
-    assert!(error_numbers(&other.batch("UPDATE t SET name = N'o' WHERE id = 1")).is_empty());
+    assert!(message_numbers(&other.batch("UPDATE t SET name = N'o' WHERE id = 1")).is_empty());
     let updated = c.rpc(
         ProcId::Cursor,
         vec![int(cursor), int(0x21), int(1), text(""), nvarchar_value("@name", "s")],
     );
-    assert!(error_numbers(&updated).is_empty(), "{updated:?}");
+    assert!(message_numbers(&updated).is_empty(), "{updated:?}");
 
     // A T-SQL OPTIMISTIC cursor checks its positioned changes the same way.
     let positioned = c.batch(
@@ -603,5 +560,5 @@ fn optimistic_cursors_refuse_rows_changed_since_they_were_fetched() {
          OPEN oc; FETCH NEXT FROM oc; UPDATE t SET name = N'changed' WHERE id = 3; \
          UPDATE t SET name = N'through' WHERE CURRENT OF oc",
     );
-    assert_eq!(error_numbers(&positioned), [16934], "{positioned:?}");
+    assert_eq!(message_numbers(&positioned), [16934], "{positioned:?}");
 }

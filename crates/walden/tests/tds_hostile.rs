@@ -18,7 +18,7 @@ use walden_tds::*;
 
 mod common;
 
-use common::client::{frame, is_timeout, login7, prelogin, sql_batch, Client, PATIENCE};
+use common::client::{frame, is_timeout, login7, prelogin, rows, sql_batch, Client, PATIENCE};
 use common::server::Server;
 use common::PASSWORD;
 
@@ -32,16 +32,6 @@ fn errors(tokens: &[Token]) -> Vec<(i32, String)> {
         .iter()
         .filter_map(|t| match t {
             Token::Error(m) => Some((m.number, m.message.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
-fn rows(tokens: &[Token]) -> Vec<Vec<TdsValue>> {
-    tokens
-        .iter()
-        .filter_map(|t| match t {
-            Token::Row(v) | Token::NbcRow(v) => Some(v.clone()),
             _ => None,
         })
         .collect()

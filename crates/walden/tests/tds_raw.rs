@@ -13,31 +13,9 @@ use walden_tds::*;
 
 mod common;
 
-use common::client::Client;
+use common::client::{error_numbers, int, rows, text, Client};
 use common::server::Server;
 use common::PASSWORD;
-
-// RPC requests, on the shared raw client.
-impl Client {
-    /// One RPC call; `status` carries RESETCONNECTION when asked for.
-    fn rpc_with(
-        &mut self,
-        status: PacketStatus,
-        proc: RpcProc,
-        params: Vec<RpcParam>,
-    ) -> Vec<Token> {
-        let request = RpcRequest {
-            headers: AllHeaders::with_transaction(0),
-            calls: vec![RpcCall { proc, options: RpcOptions::NONE, params }],
-        };
-        self.send_with(PacketType::Rpc, status, &request.encode().unwrap());
-        self.tokens()
-    }
-
-    fn rpc(&mut self, proc: ProcId, params: Vec<RpcParam>) -> Vec<Token> {
-        self.rpc_with(PacketStatus::NONE, RpcProc::Id(proc), params)
-    }
-}
 
 fn errors(tokens: &[Token]) -> Vec<String> {
     tokens
@@ -132,14 +110,6 @@ fn connections_over_the_limit_are_refused() {
     assert!(tokens.iter().any(|t| matches!(t, Token::Error(m) if m.number == 17809)), "{tokens:?}");
 }
 
-fn text(s: &str) -> RpcParam {
-    RpcParam::input("", TdsValue::NVarChar(s.into()))
-}
-
-fn int(v: i32) -> RpcParam {
-    RpcParam::input("", TdsValue::Int(v))
-}
-
 /// sp_prepare's and sp_prepexec's first parameter: `@handle INT OUTPUT`, NULL on the way in.
 fn handle_out() -> RpcParam {
     let mut p = RpcParam::input("@handle", TdsValue::Null);
@@ -153,26 +123,6 @@ fn returned_handle(tokens: &[Token]) -> Option<i32> {
         Token::ReturnValue(ReturnValue { value: TdsValue::Int(h), .. }) => Some(*h),
         _ => None,
     })
-}
-
-fn rows(tokens: &[Token]) -> Vec<Vec<TdsValue>> {
-    tokens
-        .iter()
-        .filter_map(|t| match t {
-            Token::Row(r) => Some(r.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn error_numbers(tokens: &[Token]) -> Vec<i32> {
-    tokens
-        .iter()
-        .filter_map(|t| match t {
-            Token::Error(m) => Some(m.number),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The tokens' kinds, rows and column metadata left out.

@@ -15,7 +15,6 @@ import java.math.BigDecimal;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.DriverManager;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,11 +27,9 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 
-public class DriverTest {
+public class DriverTest extends Checks {
     // NVARCHAR text beyond Latin-1 and beyond the BMP (a UTF-16 surrogate pair).
     static final String UNICODE_TEXT = "Grüße, 日本語 ✓ \uD83D\uDE00";
     static final String LONG_TEXT = "walden-".repeat(3000) + "é";
@@ -56,91 +53,6 @@ public class DriverTest {
 
     static final String PROCEDURE =
             "CREATE PROCEDURE add_one @a INT, @b INT OUTPUT AS BEGIN SET @b = @a + 1; RETURN @a * 2 END";
-
-    static String host, port, password, database, mode;
-    static int failures, checked;
-
-    interface Section {
-        void run() throws Exception;
-    }
-
-    static String show(Object v) {
-        String s = v instanceof byte[] ? Arrays.toString((byte[]) v) : String.valueOf(v);
-        return s.length() > 200 ? s.substring(0, 200) + "..." : s;
-    }
-
-    static void eq(String what, Object got, Object expected) {
-        checked++;
-        boolean same = got instanceof byte[] && expected instanceof byte[]
-                ? Arrays.equals((byte[]) got, (byte[]) expected)
-                : Objects.equals(got, expected);
-        if (!same) {
-            failures++;
-            String types = got == null || expected == null || got.getClass() == expected.getClass()
-                    ? ""
-                    : " (" + got.getClass().getSimpleName() + " vs " + expected.getClass().getSimpleName() + ")";
-            System.out.println("FAIL " + what + ": got " + show(got) + ", expected " + show(expected) + types);
-        }
-    }
-
-    static void fail(String what) {
-        checked++;
-        failures++;
-        System.out.println("FAIL " + what);
-    }
-
-    static void section(String name, Section fn) {
-        int before = failures;
-        try {
-            fn.run();
-        } catch (Exception e) {
-            failures++;
-            System.out.println("FAIL " + name + ": " + e);
-            for (StackTraceElement frame : e.getStackTrace()) {
-                if (frame.getClassName().equals("DriverTest")) {
-                    System.out.println("    at " + frame);
-                }
-            }
-        }
-        System.out.println("mssql-jdbc (" + mode + "): " + name + ": " + (failures == before ? "ok" : "FAILED"));
-    }
-
-    static Connection connect(String db) throws SQLException {
-        return connect(db, "");
-    }
-
-    // A connection with more properties (`extra`, each ending in ';').
-    static Connection connect(String db, String extra) throws SQLException {
-        String security = mode.equals("tls")
-                ? "encrypt=true;trustServerCertificate=true"
-                : "encrypt=false";
-        String url = "jdbc:sqlserver://" + host + ":" + port + ";databaseName=" + db + ";" + security
-                + ";loginTimeout=10;queryTimeout=30;" + extra;
-        return DriverManager.getConnection(url, "sa", password);
-    }
-
-    static Object scalar(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getObject(1);
-        }
-    }
-
-    static Object scalar(Connection c, String sql, int param) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            s.setInt(1, param);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getObject(1);
-            }
-        }
-    }
-
-    static void exec(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
 
     static void setup() throws SQLException {
         try (Connection master = connect("master")) {
@@ -571,21 +483,6 @@ public class DriverTest {
         }
     }
 
-    static String arg(String[] args, int i, String env, String def) {
-        if (args.length > i) {
-            return args[i];
-        }
-        String v = System.getenv(env);
-        if (v != null && !v.isEmpty()) {
-            return v;
-        }
-        if (def == null) {
-            System.err.println("usage: DriverTest HOST PORT PASSWORD [DATABASE [plain|tls]] (or $" + env + ")");
-            System.exit(2);
-        }
-        return def;
-    }
-
     // Keys as DatabaseMetaData reads them (sp_pkeys, sp_fkeys), a foreign key refusing a
     // missing key (547), and a rowversion column read as bytes.
     static void keys() throws SQLException {
@@ -1005,11 +902,7 @@ public class DriverTest {
     }
 
     public static void main(String[] args) {
-        host = arg(args, 0, "WALDEN_HOST", "127.0.0.1");
-        port = arg(args, 1, "WALDEN_PORT", "1433");
-        password = arg(args, 2, "WALDEN_PASSWORD", null);
-        database = arg(args, 3, "WALDEN_DATABASE", "drivers");
-        mode = arg(args, 4, "WALDEN_JDBC_MODE", "plain");
+        start("DriverTest", args);
         section("setup", DriverTest::setup);
         section("types (Statement)", DriverTest::typesQuery);
         section("parameters (PreparedStatement)", DriverTest::parameters);
@@ -1025,7 +918,6 @@ public class DriverTest {
         section("xml", DriverTest::xmlType);
         section("mssql-jdbc suite cases", DriverTest::suiteCases);
         section("server cursors", DriverTest::serverCursors);
-        System.out.println("mssql-jdbc (" + mode + "): " + checked + " checks, " + failures + " failures");
-        System.exit(failures > 0 ? 1 : 0);
+        finish();
     }
 }

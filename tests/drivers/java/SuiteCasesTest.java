@@ -7,80 +7,19 @@
 
 import java.sql.CallableStatement;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 
-public class SuiteCasesTest {
-    static String host, port, password, database, mode;
-    static int failures, checked;
-
-    interface Section {
-        void run() throws Exception;
-    }
-
-    static void eq(String what, Object got, Object expected) {
-        checked++;
-        boolean same = got instanceof byte[] && expected instanceof byte[]
-                ? Arrays.equals((byte[]) got, (byte[]) expected)
-                : Objects.equals(got, expected);
-        if (!same) {
-            failures++;
-            String show = got instanceof byte[] ? Arrays.toString((byte[]) got) : String.valueOf(got);
-            System.out.println("FAIL " + what + ": got " + show + ", expected " + expected);
-        }
-    }
-
-    static void section(String name, Section fn) {
-        int before = failures;
-        try {
-            fn.run();
-        } catch (Exception e) {
-            failures++;
-            System.out.println("FAIL " + name + ": " + e);
-            for (StackTraceElement frame : e.getStackTrace()) {
-                if (frame.getClassName().equals("SuiteCasesTest")) {
-                    System.out.println("    at " + frame);
-                }
-            }
-        }
-        System.out.println("mssql-jdbc (" + mode + "): " + name + ": " + (failures == before ? "ok" : "FAILED"));
-    }
-
-    static Connection connect(String extra) throws SQLException {
-        String security = mode.equals("tls")
-                ? "encrypt=true;trustServerCertificate=true"
-                : "encrypt=false";
-        String url = "jdbc:sqlserver://" + host + ":" + port + ";databaseName=" + database + ";" + security
-                + ";loginTimeout=10;queryTimeout=30;" + extra;
-        return DriverManager.getConnection(url, "sa", password);
-    }
-
-    static void exec(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
-    static Object scalar(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getObject(1);
-        }
-    }
-
+public class SuiteCasesTest extends Checks {
     // SQLVariantResultSetTest's callableStatementOutput* and callableStatementInputOutput*:
     // the driver sends a sql_variant OUTPUT parameter as a NULL of maximum length 0 and reads
     // the RETURNVALUE's value by the SSVARIANT type info it comes back with.
     static void variantOutputs() throws SQLException {
-        try (Connection c = connect("")) {
+        try (Connection c = connect(database)) {
             exec(c, "CREATE TABLE suite_variants (col1 sql_variant, col2 int)");
             exec(c, "INSERT INTO suite_variants VALUES (CAST(5 AS int), 2), "
                     + "(CAST('2015-05-08' AS date), 3), (CAST('aa' AS varchar(5)), 4), (0xC0FFEE, 5)");
@@ -132,7 +71,7 @@ public class SuiteCasesTest {
     // declared types (SMALLDATETIME, SMALLMONEY, TEXT, NTEXT) as declared, and those of
     // subqueries, MERGE and INSERT ... SELECT too.
     static void describedParameters() throws SQLException {
-        try (Connection c = connect("")) {
+        try (Connection c = connect(database)) {
             exec(c, "CREATE TABLE suite_pq (id INT PRIMARY KEY, at SMALLDATETIME, cash SMALLMONEY, "
                     + "body TEXT, nbody NTEXT, label CHAR(30), note VARCHAR(50))");
             exec(c, "CREATE TABLE suite_pq2 (id INT, phone BIGINT, plain SMALLINT)");
@@ -163,7 +102,7 @@ public class SuiteCasesTest {
     // LimitEscapeTest: the driver turns `{limit n}` into TOP, and its test query puts the
     // derived table's query in extra parentheses.
     static void limitEscapes() throws SQLException {
-        try (Connection c = connect("")) {
+        try (Connection c = connect(database)) {
             exec(c, "CREATE TABLE suite_limited (id INT PRIMARY KEY)");
             exec(c, "INSERT INTO suite_limited VALUES (1), (2), (3), (4)");
             eq("{limit} in a derived table in extra parentheses",
@@ -183,7 +122,7 @@ public class SuiteCasesTest {
     // with none, so it is a BatchUpdateException here; the suite's test has rolled back a
     // transaction before, and gets the error itself, as against SQL Server.)
     static void batchErrors() throws SQLException {
-        try (Connection c = connect("")) {
+        try (Connection c = connect(database)) {
             exec(c, "CREATE TABLE suite_triggered (col1 INT, col2 VARCHAR(50))");
             exec(c, "CREATE TRIGGER suite_refuse ON suite_triggered FOR INSERT AS BEGIN "
                     + "IF (SELECT col1 FROM suite_triggered) > 10 BEGIN RETURN END "
@@ -226,25 +165,12 @@ public class SuiteCasesTest {
         }
     }
 
-    static String arg(String[] args, int i, String env, String fallback) {
-        if (args.length > i) {
-            return args[i];
-        }
-        String v = System.getenv(env);
-        return v != null ? v : fallback;
-    }
-
     public static void main(String[] args) {
-        host = arg(args, 0, "WALDEN_HOST", "127.0.0.1");
-        port = arg(args, 1, "WALDEN_PORT", "1433");
-        password = arg(args, 2, "WALDEN_PASSWORD", null);
-        database = arg(args, 3, "WALDEN_DATABASE", "drivers");
-        mode = arg(args, 4, "WALDEN_JDBC_MODE", "plain");
+        start("SuiteCasesTest", args);
         section("sql_variant OUTPUT parameters", SuiteCasesTest::variantOutputs);
         section("parameters described before execution", SuiteCasesTest::describedParameters);
         section("{limit} escapes", SuiteCasesTest::limitEscapes);
         section("errors in batches", SuiteCasesTest::batchErrors);
-        System.out.println("mssql-jdbc (" + mode + "): " + checked + " checks, " + failures + " failures");
-        System.exit(failures > 0 ? 1 : 0);
+        finish();
     }
 }

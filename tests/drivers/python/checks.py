@@ -118,6 +118,49 @@ class Checks:
         print(f"{self.driver}: {self.checked} checks, {self.failures} failures", flush=True)
         sys.exit(1 if self.failures else 0)
 
+    def transactions(self, connect, delayed_commit):
+        """Transactions on table k of the database `connect(autocommit=...)` connects to:
+        T-SQL's BEGIN TRAN, COMMIT WITH (DELAYED_DURABILITY = ON) in a database that ALLOWS
+        it, and ROLLBACK; then the driver's own, with autocommit off: rollback(), commit(),
+        and `delayed_commit`, the batch that commits delayed and leaves the connection as the
+        driver expects it after a commit."""
+        with connect(autocommit=True) as watcher, watcher.cursor() as look:
+            count = "SELECT COUNT(*) FROM k WHERE id = %s"
+
+            with connect(autocommit=True) as conn, conn.cursor() as cur:
+                cur.execute("BEGIN TRAN")
+                cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (10, "delayed"))
+                self.eq("@@TRANCOUNT inside BEGIN TRAN", scalar(cur, "SELECT @@TRANCOUNT"), 1)
+                cur.execute("COMMIT WITH (DELAYED_DURABILITY = ON)")
+                self.eq("@@TRANCOUNT after the delayed commit", scalar(cur, "SELECT @@TRANCOUNT"), 0)
+                self.eq("a delayed commit is visible", scalar(look, count, (10,)), 1)
+                cur.execute("BEGIN TRAN")
+                cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (11, "rolled back"))
+                cur.execute("ROLLBACK")
+                self.eq("a rolled-back insert is gone", scalar(look, count, (11,)), 0)
+
+            with connect(autocommit=False) as conn, conn.cursor() as cur:
+                self.eq(f"@@TRANCOUNT in a {self.driver} transaction", scalar(cur, "SELECT @@TRANCOUNT"), 1)
+                cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (20, "rollback"))
+                conn.rollback()
+                self.eq("conn.rollback() undid the insert", scalar(look, count, (20,)), 0)
+                cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (21, "commit"))
+                conn.commit()
+                self.eq("conn.commit() made the insert visible", scalar(look, count, (21,)), 1)
+                self.eq("a new transaction after commit", scalar(cur, "SELECT @@TRANCOUNT"), 1)
+                cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (22, "delayed"))
+                cur.execute(delayed_commit)
+                self.eq("a delayed COMMIT ends the driver's transaction", scalar(look, count, (22,)), 1)
+                conn.rollback()
+                self.eq("the connection still works", scalar(cur, "SELECT COUNT(*) FROM k"), 4)
+                conn.commit()
+
+
+def scalar(cur, sql, params=None):
+    """The first value of the first row `sql` returns."""
+    cur.execute(sql, params)
+    return cur.fetchone()[0]
+
 # DATETIMEOFFSET and SQL_VARIANT values, and what they read back as (a DATETIMEOFFSET as an
 # aware datetime at its own offset).
 NEWER_TYPES_SELECT = (

@@ -38,6 +38,7 @@ from checks import (
     UNICODE_TEXT,
     Checks,
     args,
+    scalar,
 )
 
 HOST, PORT, PASSWORD, DATABASE = args()
@@ -55,12 +56,6 @@ def connect(database="master", autocommit=True):
         login_timeout=10,
         timeout=30,
     )
-
-
-def scalar(cur, sql, params=None):
-    cur.execute(sql, params)
-    row = cur.fetchone()
-    return row[0]
 
 
 def setup():
@@ -148,42 +143,6 @@ def table_valued_parameters():
         tvp = pytds.TableValuedParam(type_name="dbo.order_lines", rows=rows)
         cur.execute("SELECT COUNT(*) FROM %s WHERE qty IS NOT NULL", (tvp,))
         checks.eq("TVP in a parameterized query", cur.fetchone()[0], 2)
-
-
-def transactions():
-    with connect(DATABASE) as watcher, watcher.cursor() as look:
-        count = "SELECT COUNT(*) FROM k WHERE id = %s"
-
-        # COMMIT WITH (DELAYED_DURABILITY = ON) in a database that ALLOWS it.
-        with connect(DATABASE) as conn, conn.cursor() as cur:
-            cur.execute("BEGIN TRAN")
-            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (10, "delayed"))
-            checks.eq("@@TRANCOUNT inside BEGIN TRAN", scalar(cur, "SELECT @@TRANCOUNT"), 1)
-            cur.execute("COMMIT WITH (DELAYED_DURABILITY = ON)")
-            checks.eq("@@TRANCOUNT after the delayed commit", scalar(cur, "SELECT @@TRANCOUNT"), 0)
-            checks.eq("a delayed commit is visible", scalar(look, count, (10,)), 1)
-            cur.execute("BEGIN TRAN")
-            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (11, "rolled back"))
-            cur.execute("ROLLBACK")
-            checks.eq("a rolled-back insert is gone", scalar(look, count, (11,)), 0)
-
-        # The driver's transactions: Transaction Manager BEGIN at login, COMMIT and ROLLBACK
-        # (each beginning the next transaction).
-        with connect(DATABASE, autocommit=False) as conn, conn.cursor() as cur:
-            checks.eq("@@TRANCOUNT in a pytds transaction", scalar(cur, "SELECT @@TRANCOUNT"), 1)
-            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (20, "rollback"))
-            conn.rollback()
-            checks.eq("conn.rollback() undid the insert", scalar(look, count, (20,)), 0)
-            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (21, "commit"))
-            conn.commit()
-            checks.eq("conn.commit() made the insert visible", scalar(look, count, (21,)), 1)
-            checks.eq("a new transaction after commit", scalar(cur, "SELECT @@TRANCOUNT"), 1)
-            cur.execute("INSERT INTO k (id, note) VALUES (%s, %s)", (22, "delayed"))
-            cur.execute("COMMIT WITH (DELAYED_DURABILITY = ON)")
-            checks.eq("a delayed COMMIT ends the driver's transaction", scalar(look, count, (22,)), 1)
-            conn.rollback()
-            checks.eq("the connection still works", scalar(cur, "SELECT COUNT(*) FROM k"), 4)
-            conn.commit()
 
 
 def batch_shapes():
@@ -581,7 +540,15 @@ checks.section("parameters", parameters)
 checks.section("procedure", procedure)
 checks.section("procedure defaults", procedure_defaults)
 checks.section("table-valued parameters", table_valued_parameters)
-checks.section("transactions", transactions)
+# pytds' transactions are the Transaction Manager's: BEGIN at login, and COMMIT and ROLLBACK
+# each begin the next, the delayed COMMIT too.
+checks.section(
+    "transactions",
+    lambda: checks.transactions(
+        lambda autocommit: connect(DATABASE, autocommit),
+        "COMMIT WITH (DELAYED_DURABILITY = ON)",
+    ),
+)
 checks.section("pool", pool)
 checks.section("bad input", bad_input)
 checks.section("batch shapes", batch_shapes)

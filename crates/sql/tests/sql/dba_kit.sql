@@ -77,6 +77,9 @@ GO
 SELECT COUNT(*) AS operational FROM sys.dm_db_index_operational_stats(DB_ID(), NULL, NULL, NULL)
 SELECT COUNT(*) AS query_stats FROM sys.dm_exec_query_stats
 SELECT TOP 0 * FROM sys.dm_server_audit_status
+-- Object-like ones start with sys.objects' columns.
+SELECT TOP 0 * FROM sys.extended_procedures
+SELECT TOP 0 * FROM sys.internal_tables
 SELECT TOP 0 name, event_retention_mode_desc FROM sys.server_event_sessions
 SELECT queue_id, wait_order FROM sys.dm_exec_query_memory_grants WHERE 1 = 0
 SELECT * FROM sys.dm_db_index_operational_stats(DB_ID())

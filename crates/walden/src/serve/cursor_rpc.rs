@@ -103,6 +103,20 @@ struct PreparedCursor {
     ccopt: i32,
 }
 
+impl PreparedCursor {
+    /// The request to open a cursor over the statement for `procedure`, with the call's
+    /// parameter `values`, and the type and concurrency it asks for.
+    fn request<'a>(
+        self,
+        procedure: &'static str,
+        values: &'a [RpcParam],
+        scrollopt: i32,
+        ccopt: i32,
+    ) -> Request<'a> {
+        Request { procedure, text: self.text, params: self.params, values, scrollopt, ccopt }
+    }
+}
+
 /// The API cursors and prepared cursor statements of one connection. Handles count up and
 /// are never reused, so a stale handle finds nothing (16945) rather than another cursor.
 #[derive(Debug, Default)]
@@ -277,36 +291,80 @@ pub fn call<W: Write>(
     out.token(&Token::DoneProc(Done { status, cur_cmd: 0, row_count: 0 }));
 }
 
-/// An int parameter: `None` when it is absent, NULL or sent as DEFAULT.
-fn int_param(
-    params: &[RpcParam],
-    index: usize,
-    procedure: &str,
-    name: &str,
-) -> Result<Option<i32>, RpcError> {
-    let Some(p) = params.get(index) else { return Ok(None) };
-    if p.status.contains(ParamStatus::DEFAULT) {
-        return Ok(None);
-    }
-    let wide = match &p.value {
-        TdsValue::Null => return Ok(None),
-        TdsValue::TinyInt(x) => i64::from(*x),
-        TdsValue::SmallInt(x) => i64::from(*x),
-        TdsValue::Int(x) => i64::from(*x),
-        TdsValue::BigInt(x) => *x,
-        _ => return Err(invalid(procedure, name)),
-    };
-    i32::try_from(wide).map(Some).map_err(|_| invalid(procedure, name))
+/// A cursor procedure's parameters as sent, read by position; a missing or unusable one is
+/// SQL Server's error naming the procedure and the parameter.
+struct Params<'a> {
+    procedure: &'static str,
+    sent: &'a [RpcParam],
 }
 
-/// A required int parameter.
-fn required_int(
-    params: &[RpcParam],
-    index: usize,
-    procedure: &str,
-    name: &str,
-) -> Result<i32, RpcError> {
-    int_param(params, index, procedure, name)?.ok_or_else(|| missing(procedure, name))
+impl<'a> Params<'a> {
+    fn new(procedure: &'static str, sent: &'a [RpcParam]) -> Self {
+        Params { procedure, sent }
+    }
+
+    /// 201 for the first of the procedure's leading parameters `names` that was not sent.
+    fn require(&self, names: &[&str]) -> Result<(), RpcError> {
+        match names.get(self.sent.len()) {
+            Some(name) => Err(missing(self.procedure, name)),
+            None => Ok(()),
+        }
+    }
+
+    /// 16902 for parameter `name`.
+    fn invalid(&self, name: &str) -> RpcError {
+        invalid(self.procedure, name)
+    }
+
+    /// An int parameter: `None` when it is absent, NULL or sent as DEFAULT.
+    fn int(&self, index: usize, name: &str) -> Result<Option<i32>, RpcError> {
+        let Some(p) = self.sent.get(index) else { return Ok(None) };
+        if p.status.contains(ParamStatus::DEFAULT) {
+            return Ok(None);
+        }
+        if matches!(p.value, TdsValue::Null) {
+            return Ok(None);
+        }
+        let wide = rpc::integer(&p.value).ok_or_else(|| self.invalid(name))?;
+        i32::try_from(wide).map(Some).map_err(|_| self.invalid(name))
+    }
+
+    /// A required int parameter (201 when it is absent, NULL or DEFAULT).
+    fn required_int(&self, index: usize, name: &str) -> Result<i32, RpcError> {
+        self.int(index, name)?.ok_or_else(|| missing(self.procedure, name))
+    }
+
+    /// A text parameter (NULL or absent: empty).
+    fn text(&self, index: usize, name: &str) -> Result<String, RpcError> {
+        let Some(p) = self.sent.get(index) else { return Ok(String::new()) };
+        match &p.value {
+            TdsValue::NVarChar(s) => Ok(s.clone()),
+            TdsValue::VarChar(b) => {
+                Ok(CodePage::of(p.ty.collation().unwrap_or_default()).decode(b))
+            }
+            TdsValue::Null => Ok(String::new()),
+            _ => Err(self.invalid(name)),
+        }
+    }
+
+    /// The parameters from position `index` on (the statement's values).
+    fn from(&self, index: usize) -> &'a [RpcParam] {
+        self.sent.get(index..).unwrap_or_default()
+    }
+
+    /// The statement `sp_cursorprepare` and `sp_cursorprepexec` prepare: `params` and `stmt`
+    /// at `params_at` and after it, then `scrollopt` and `ccopt` at 4 and 5 (in both), once
+    /// the statement parses.
+    fn prepared(&self, params_at: usize) -> Result<PreparedCursor, RpcError> {
+        let statement = PreparedCursor {
+            params: self.text(params_at, "params")?,
+            text: self.text(params_at + 1, "stmt")?,
+            scrollopt: self.int(4, "scrollopt")?.unwrap_or(KEYSET),
+            ccopt: self.int(5, "ccopt")?.unwrap_or(READ_ONLY),
+        };
+        parse_batch(&statement.text)?;
+        Ok(statement)
+    }
 }
 
 /// 201, for a required parameter that was not sent.
@@ -318,22 +376,6 @@ fn missing(procedure: &str, parameter: &str) -> RpcError {
              not supplied."
         ),
     )
-}
-
-/// A text parameter (NULL or absent: empty).
-fn text_param(
-    params: &[RpcParam],
-    index: usize,
-    procedure: &str,
-    name: &str,
-) -> Result<String, RpcError> {
-    let Some(p) = params.get(index) else { return Ok(String::new()) };
-    match &p.value {
-        TdsValue::NVarChar(s) => Ok(s.clone()),
-        TdsValue::VarChar(b) => Ok(CodePage::of(p.ty.collation().unwrap_or_default()).decode(b)),
-        TdsValue::Null => Ok(String::new()),
-        _ => Err(invalid(procedure, name)),
-    }
 }
 
 /// `[name]`, with `]` doubled.
@@ -600,18 +642,14 @@ fn open_call<W: Write>(
     run: &mut RunWork<'_, W>,
 ) -> Result<Outcome, RpcError> {
     const PROC: &str = "sp_cursoropen";
-    let text = text_param(params, 1, PROC, "stmt")?;
-    if params.len() < 2 {
-        return Err(missing(PROC, if params.is_empty() { "cursor" } else { "stmt" }));
-    }
-    let scrollopt = int_param(params, 2, PROC, "scrollopt")?.unwrap_or(KEYSET);
-    let ccopt = int_param(params, 3, PROC, "ccopt")?.unwrap_or(READ_ONLY);
+    let p = Params::new(PROC, params);
+    p.require(&["cursor", "stmt"])?;
+    let text = p.text(1, "stmt")?;
+    let scrollopt = p.int(2, "scrollopt")?.unwrap_or(KEYSET);
+    let ccopt = p.int(3, "ccopt")?.unwrap_or(READ_ONLY);
     let parameterized = scrollopt & PARAMETERIZED_STMT != 0 || params.len() > 5;
-    let (param_text, values) = if parameterized {
-        (text_param(params, 5, PROC, "params")?, params.get(6..).unwrap_or_default())
-    } else {
-        (String::new(), &[][..])
-    };
+    let (param_text, values) =
+        if parameterized { (p.text(5, "params")?, p.from(6)) } else { (String::new(), &[][..]) };
     let request = Request { procedure: PROC, text, params: param_text, values, scrollopt, ccopt };
     let opened = open(cursors, session, &request, out, run)?;
     let mut outcome = Outcome::default();
@@ -622,17 +660,9 @@ fn open_call<W: Write>(
 /// `sp_cursorprepare prepared_handle OUTPUT, params, stmt, options [, scrollopt [OUTPUT]
 /// [, ccopt [OUTPUT]]]`: keeps the statement once it parses.
 fn prepare_call(cursors: &mut ApiCursors, params: &[RpcParam]) -> Result<Outcome, RpcError> {
-    const PROC: &str = "sp_cursorprepare";
-    if params.len() < 3 {
-        return Err(missing(PROC, ["prepared_handle", "params", "stmt"][params.len()]));
-    }
-    let statement = PreparedCursor {
-        params: text_param(params, 1, PROC, "params")?,
-        text: text_param(params, 2, PROC, "stmt")?,
-        scrollopt: int_param(params, 4, PROC, "scrollopt")?.unwrap_or(KEYSET),
-        ccopt: int_param(params, 5, PROC, "ccopt")?.unwrap_or(READ_ONLY),
-    };
-    parse_batch(&statement.text)?;
+    let p = Params::new("sp_cursorprepare", params);
+    p.require(&["prepared_handle", "params", "stmt"])?;
+    let statement = p.prepared(1)?;
     let handle = cursors.next_handle()?;
     let mut outcome = Outcome::default();
     outcome.output(params, 0, handle);
@@ -652,20 +682,16 @@ fn execute_call<W: Write>(
     run: &mut RunWork<'_, W>,
 ) -> Result<Outcome, RpcError> {
     const PROC: &str = "sp_cursorexecute";
-    let prepared_handle = required_int(params, 0, PROC, "prepared_handle")?;
+    let p = Params::new(PROC, params);
+    let prepared_handle = p.required_int(0, "prepared_handle")?;
     let statement = cursors
         .prepared
         .get(&prepared_handle)
         .cloned()
-        .ok_or_else(|| invalid(PROC, "prepared_handle"))?;
-    let request = Request {
-        procedure: PROC,
-        text: statement.text,
-        params: statement.params,
-        values: params.get(5..).unwrap_or_default(),
-        scrollopt: int_param(params, 2, PROC, "scrollopt")?.unwrap_or(statement.scrollopt),
-        ccopt: int_param(params, 3, PROC, "ccopt")?.unwrap_or(statement.ccopt),
-    };
+        .ok_or_else(|| p.invalid("prepared_handle"))?;
+    let scrollopt = p.int(2, "scrollopt")?.unwrap_or(statement.scrollopt);
+    let ccopt = p.int(3, "ccopt")?.unwrap_or(statement.ccopt);
+    let request = statement.request(PROC, p.from(5), scrollopt, ccopt);
     let opened = open(cursors, session, &request, out, run)?;
     let mut outcome = Outcome::default();
     opened.return_into(&mut outcome, params, [1, 2, 3, 4]);
@@ -682,26 +708,13 @@ fn prep_exec_call<W: Write>(
     run: &mut RunWork<'_, W>,
 ) -> Result<Outcome, RpcError> {
     const PROC: &str = "sp_cursorprepexec";
-    if params.len() < 4 {
-        return Err(missing(PROC, ["prepared_handle", "cursor", "params", "stmt"][params.len()]));
-    }
-    let statement = PreparedCursor {
-        params: text_param(params, 2, PROC, "params")?,
-        text: text_param(params, 3, PROC, "stmt")?,
-        scrollopt: int_param(params, 4, PROC, "scrollopt")?.unwrap_or(KEYSET),
-        ccopt: int_param(params, 5, PROC, "ccopt")?.unwrap_or(READ_ONLY),
-    };
-    parse_batch(&statement.text)?;
+    let p = Params::new(PROC, params);
+    p.require(&["prepared_handle", "cursor", "params", "stmt"])?;
+    let statement = p.prepared(2)?;
     let prepared_handle = cursors.next_handle()?;
     cursors.prepared.insert(prepared_handle, statement.clone());
-    let request = Request {
-        procedure: PROC,
-        text: statement.text,
-        params: statement.params,
-        values: params.get(7..).unwrap_or_default(),
-        scrollopt: statement.scrollopt,
-        ccopt: statement.ccopt,
-    };
+    let (scrollopt, ccopt) = (statement.scrollopt, statement.ccopt);
+    let request = statement.request(PROC, p.from(7), scrollopt, ccopt);
     let opened = open(cursors, session, &request, out, run)?;
     let mut outcome = Outcome::default();
     outcome.output(params, 0, prepared_handle);
@@ -711,9 +724,9 @@ fn prep_exec_call<W: Write>(
 
 /// `sp_cursorunprepare prepared_handle`.
 fn unprepare_call(cursors: &mut ApiCursors, params: &[RpcParam]) -> Result<Outcome, RpcError> {
-    const PROC: &str = "sp_cursorunprepare";
-    let handle = required_int(params, 0, PROC, "prepared_handle")?;
-    cursors.prepared.remove(&handle).ok_or_else(|| invalid(PROC, "prepared_handle"))?;
+    let p = Params::new("sp_cursorunprepare", params);
+    let handle = p.required_int(0, "prepared_handle")?;
+    cursors.prepared.remove(&handle).ok_or_else(|| p.invalid("prepared_handle"))?;
     Ok(Outcome::default())
 }
 
@@ -723,9 +736,9 @@ fn option_call(
     session: &mut Session,
     params: &[RpcParam],
 ) -> Result<Outcome, RpcError> {
-    const PROC: &str = "sp_cursoroption";
-    let handle = required_int(params, 0, PROC, "cursor")?;
-    let code = required_int(params, 1, PROC, "code")?;
+    let p = Params::new("sp_cursoroption", params);
+    let handle = p.required_int(0, "cursor")?;
+    let code = p.required_int(1, "code")?;
     let cursor = cursors.cursor(handle)?;
     let mut outcome = Outcome::default();
     match code {
@@ -734,9 +747,9 @@ fn option_call(
         1 | 3 => {}
         // CURSOR_NAME: the name T-SQL's WHERE CURRENT OF knows the cursor by.
         2 => {
-            let name = text_param(params, 2, PROC, "value")?;
+            let name = p.text(2, "value")?;
             if name.trim().is_empty() {
-                return Err(invalid(PROC, "value"));
+                return Err(p.invalid("value"));
             }
             session.rename_cursor(&cursor.name, &name).map_err(RpcError::from)?;
             cursor.name = name;
@@ -744,14 +757,14 @@ fn option_call(
         // SCROLLOPT and CCOPT: an open cursor's type and concurrency are those it was opened
         // with; asking for them again is accepted.
         4 | 5 => {
-            let value = required_int(params, 2, PROC, "value")?;
+            let value = p.required_int(2, "value")?;
             let current = if code == 4 {
                 value & SCROLL_TYPES == cursor.scrollopt
             } else {
                 value & CONCURRENCY == cursor.ccopt
             };
             if !current {
-                return Err(invalid(PROC, "value"));
+                return Err(p.invalid("value"));
             }
         }
         // ROWCOUNT: the cursor's rows (-1 for a forward-only one), through `value`.
@@ -763,7 +776,7 @@ fn option_call(
             };
             outcome.output(params, 2, rows);
         }
-        _ => return Err(invalid(PROC, "code")),
+        _ => return Err(p.invalid("code")),
     }
     Ok(outcome)
 }
@@ -774,8 +787,7 @@ fn close_call(
     session: &mut Session,
     params: &[RpcParam],
 ) -> Result<Outcome, RpcError> {
-    const PROC: &str = "sp_cursorclose";
-    let handle = required_int(params, 0, PROC, "cursor")?;
+    let handle = Params::new("sp_cursorclose", params).required_int(0, "cursor")?;
     let cursor = cursors.open.remove(&handle).ok_or_else(not_declared)?;
     let mut sink = Collected::default();
     session.execute_batch(&format!("DEALLOCATE {}", quote(&cursor.name)), &mut sink);

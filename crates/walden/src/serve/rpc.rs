@@ -287,20 +287,28 @@ fn text_param(p: Option<&RpcParam>, procedure: &str, what: &str) -> Result<Strin
 /// A handle parameter's value; `None` for NULL. A value outside INT is reported as the
 /// unknown handle it is.
 fn handle_value(p: &RpcParam, procedure: &str) -> Result<Option<i32>, RpcError> {
-    let wide = match &p.value {
-        TdsValue::Null => return Ok(None),
-        TdsValue::TinyInt(x) => i64::from(*x),
-        TdsValue::SmallInt(x) => i64::from(*x),
-        TdsValue::Int(x) => i64::from(*x),
-        TdsValue::BigInt(x) => *x,
-        other => {
-            return Err(RpcError::unsupported(format!(
-                "{procedure}: @handle must be an int, not {}",
-                other.kind()
-            )))
-        }
-    };
+    if matches!(p.value, TdsValue::Null) {
+        return Ok(None);
+    }
+    let wide = integer(&p.value).ok_or_else(|| {
+        RpcError::unsupported(format!(
+            "{procedure}: @handle must be an int, not {}",
+            p.value.kind()
+        ))
+    })?;
     i32::try_from(wide).map(Some).map_err(|_| RpcError::no_handle(wide))
+}
+
+/// An integer of any width (tinyint to bigint), widened; `None` for any other value, NULL
+/// included.
+pub(super) fn integer(value: &TdsValue) -> Option<i64> {
+    match value {
+        TdsValue::TinyInt(x) => Some(i64::from(*x)),
+        TdsValue::SmallInt(x) => Some(i64::from(*x)),
+        TdsValue::Int(x) => Some(i64::from(*x)),
+        TdsValue::BigInt(x) => Some(*x),
+        _ => None,
+    }
 }
 
 /// One declaration of the `@params` text: name, type text, OUTPUT, READONLY.

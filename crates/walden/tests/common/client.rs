@@ -173,6 +173,39 @@ impl<S: Read + Write> Client<S> {
         alive(self.try_batch(text))
     }
 
+    /// One RPC call of `proc` with `options`, outside any transaction the client knows of;
+    /// `status` carries RESETCONNECTION when asked for. Its response as the raw payload, for
+    /// responses decoded with the columns of an earlier one (NoMetaData).
+    pub fn call(
+        &mut self,
+        status: PacketStatus,
+        proc: RpcProc,
+        options: RpcOptions,
+        params: Vec<RpcParam>,
+    ) -> Vec<u8> {
+        let request = RpcRequest {
+            headers: AllHeaders::with_transaction(0),
+            calls: vec![RpcCall { proc, options, params }],
+        };
+        self.send_with(PacketType::Rpc, status, &request.encode().unwrap());
+        self.message()
+    }
+
+    /// One RPC call without options; its tokens.
+    pub fn rpc_with(
+        &mut self,
+        status: PacketStatus,
+        proc: RpcProc,
+        params: Vec<RpcParam>,
+    ) -> Vec<Token> {
+        decode_tokens(&self.call(status, proc, RpcOptions::NONE, params)).unwrap()
+    }
+
+    /// One RPC call of a procedure by its number; its tokens.
+    pub fn rpc(&mut self, proc: ProcId, params: Vec<RpcParam>) -> Vec<Token> {
+        self.rpc_with(PacketStatus::NONE, RpcProc::Id(proc), params)
+    }
+
     /// The first value of the first row of a batch that must succeed.
     pub fn scalar(&mut self, text: &str) -> TdsValue {
         let tokens = self.batch(text);
@@ -185,4 +218,47 @@ impl<S: Read + Write> Client<S> {
             })
             .unwrap_or_else(|| panic!("{text}: no row in {tokens:?}"))
     }
+}
+
+/// An unnamed int input parameter.
+pub fn int(v: i32) -> RpcParam {
+    RpcParam::input("", TdsValue::Int(v))
+}
+
+/// An unnamed NVARCHAR input parameter.
+pub fn text(s: &str) -> RpcParam {
+    RpcParam::input("", TdsValue::NVarChar(s.into()))
+}
+
+/// The values of each row.
+pub fn rows(tokens: &[Token]) -> Vec<Vec<TdsValue>> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Row(r) | Token::NbcRow(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The numbers of the errors.
+pub fn error_numbers(tokens: &[Token]) -> Vec<i32> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Error(m) => Some(m.number),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The numbers of the errors and information messages.
+pub fn message_numbers(tokens: &[Token]) -> Vec<i32> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Error(m) | Token::Info(m) => Some(m.number),
+            _ => None,
+        })
+        .collect()
 }

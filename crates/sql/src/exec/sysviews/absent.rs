@@ -28,6 +28,28 @@ const fn nvarchar(n: u16) -> SqlType {
     SqlType::NVarChar(Len::N(n))
 }
 
+/// The columns of an object-like view (one whose rows are objects, as sys.objects' are):
+/// sys.objects' leading columns, then `$column`s of its own.
+macro_rules! object_like {
+    ($($column:expr),* $(,)?) => {
+        &[
+            ("name", SYSNAME),
+            ("object_id", INT),
+            ("principal_id", INT),
+            ("schema_id", INT),
+            ("parent_object_id", INT),
+            ("type", SqlType::Char(2)),
+            ("type_desc", DESC),
+            ("create_date", DATETIME),
+            ("modify_date", DATETIME),
+            ("is_ms_shipped", BIT),
+            ("is_published", BIT),
+            ("is_schema_published", BIT),
+            $($column),*
+        ]
+    };
+}
+
 /// A view's name (without `sys.`) and its columns.
 type Absent = (&'static str, &'static [(&'static str, SqlType)]);
 
@@ -595,24 +617,7 @@ const ABSENT: &[Absent] = &[
             ("avg_user_impact", SqlType::Float),
         ],
     ),
-    (
-        "extended_procedures",
-        &[
-            ("name", SYSNAME),
-            ("object_id", INT),
-            ("principal_id", INT),
-            ("schema_id", INT),
-            ("parent_object_id", INT),
-            ("type", SqlType::Char(2)),
-            ("type_desc", DESC),
-            ("create_date", DATETIME),
-            ("modify_date", DATETIME),
-            ("is_ms_shipped", BIT),
-            ("is_published", BIT),
-            ("is_schema_published", BIT),
-            ("dll_name", nvarchar(260)),
-        ],
-    ),
+    ("extended_procedures", object_like![("dll_name", nvarchar(260))]),
     (
         "dm_hadr_auto_page_repair",
         &[
@@ -772,19 +777,7 @@ const ABSENT: &[Absent] = &[
     ),
     (
         "internal_tables",
-        &[
-            ("name", SYSNAME),
-            ("object_id", INT),
-            ("principal_id", INT),
-            ("schema_id", INT),
-            ("parent_object_id", INT),
-            ("type", SqlType::Char(2)),
-            ("type_desc", DESC),
-            ("create_date", DATETIME),
-            ("modify_date", DATETIME),
-            ("is_ms_shipped", BIT),
-            ("is_published", BIT),
-            ("is_schema_published", BIT),
+        object_like![
             ("internal_type", TINYINT),
             ("internal_type_desc", DESC),
             ("parent_id", INT),

@@ -13,8 +13,8 @@ use super::super::convert::{from_wire_typed, literal, sql_type};
 use super::super::output::TdsOutput;
 use super::super::rpc::RpcError;
 use super::{
-    error, int_param, invalid, quote, required_int, send_metadata, text_param, ApiCursors,
-    CursorShape, CursorWork, Outcome, RunWork, FAST_FORWARD, FORWARD_ONLY, READ_ONLY,
+    error, invalid, quote, send_metadata, ApiCursors, CursorShape, CursorWork, Outcome, Params,
+    RunWork, FAST_FORWARD, FORWARD_ONLY, READ_ONLY,
 };
 
 /// `sp_cursorfetch` fetch types.
@@ -96,13 +96,13 @@ pub(super) fn fetch_call<W: Write>(
     out: &mut TdsOutput<W>,
 ) -> Result<Outcome, RpcError> {
     const PROC: &str = "sp_cursorfetch";
-    let handle = required_int(params, 0, PROC, "cursor")?;
-    let fetch =
-        int_param(params, 1, PROC, "fetchtype")?.unwrap_or(FETCH_NEXT) & !FETCH_SKIP_UPDT_CNCY;
-    let rownum = int_param(params, 2, PROC, "rownum")?.unwrap_or(1);
-    let nrows = match int_param(params, 3, PROC, "nrows")? {
+    let p = Params::new(PROC, params);
+    let handle = p.required_int(0, "cursor")?;
+    let fetch = p.int(1, "fetchtype")?.unwrap_or(FETCH_NEXT) & !FETCH_SKIP_UPDT_CNCY;
+    let rownum = p.int(2, "rownum")?.unwrap_or(1);
+    let nrows = match p.int(3, "nrows")? {
         None => DEFAULT_FETCH_ROWS,
-        Some(n) => usize::try_from(n).map_err(|_| invalid(PROC, "nrows"))?,
+        Some(n) => usize::try_from(n).map_err(|_| p.invalid("nrows"))?,
     };
     let cursor = cursors.cursor(handle)?;
     let rows = cursor.shape.rows;
@@ -118,7 +118,7 @@ pub(super) fn fetch_call<W: Write>(
         FETCH_PREV_NOADJUST,
     ];
     if !known.contains(&fetch) {
-        return Err(invalid(PROC, "fetchtype"));
+        return Err(p.invalid("fetchtype"));
     }
     if fetch == FETCH_INFO {
         // The position (the fetch buffer's first row) and the cursor's rows, through the
@@ -258,17 +258,17 @@ pub(super) fn cursor_call<W: Write>(
     out: &mut TdsOutput<W>,
     run: &mut RunWork<'_, W>,
 ) -> Result<Outcome, RpcError> {
-    const PROC: &str = "sp_cursor";
-    let handle = required_int(params, 0, PROC, "cursor")?;
-    let optype = required_int(params, 1, PROC, "optype")?;
-    let rownum = required_int(params, 2, PROC, "rownum")?;
-    let table = text_param(params, 3, PROC, "table")?;
-    let values = params.get(4..).unwrap_or_default();
+    let p = Params::new("sp_cursor", params);
+    let handle = p.required_int(0, "cursor")?;
+    let optype = p.required_int(1, "optype")?;
+    let rownum = p.required_int(2, "rownum")?;
+    let table = p.text(3, "table")?;
+    let values = p.from(4);
     let cursor = cursors.cursor(handle)?;
     let known =
         OP_UPDATE | OP_DELETE | OP_INSERT | OP_REFRESH | OP_LOCK | OP_SETPOSITION | OP_ABSOLUTE;
     if optype & !known != 0 || (optype & OP_UPDATE != 0 && optype & (OP_DELETE | OP_INSERT) != 0) {
-        return Err(invalid(PROC, "optype"));
+        return Err(p.invalid("optype"));
     }
     let table = if table.trim().is_empty() {
         // No table named: the first of the query's, as SQL Server documents.
@@ -312,12 +312,12 @@ pub(super) fn cursor_call<W: Write>(
     }
     // The rows the operation acts on, by their position in the cursor.
     let positions: Vec<usize> = if optype & OP_ABSOLUTE != 0 {
-        let p = usize::try_from(rownum).map_err(|_| invalid(PROC, "rownum"))?;
-        vec![p]
+        let position = usize::try_from(rownum).map_err(|_| p.invalid("rownum"))?;
+        vec![position]
     } else if rownum == 0 {
         (cursor.buffer_start..cursor.buffer_start + cursor.buffer_len).collect()
     } else {
-        let r = usize::try_from(rownum).map_err(|_| invalid(PROC, "rownum"))?;
+        let r = usize::try_from(rownum).map_err(|_| p.invalid("rownum"))?;
         if r > cursor.buffer_len || cursor.buffer_start == 0 {
             return Err(error(16930, "The requested row is not in the fetch buffer."));
         }
@@ -336,7 +336,7 @@ pub(super) fn cursor_call<W: Write>(
             None => {
                 let set = column_values(&cursor.shape, values)?;
                 if set.is_empty() {
-                    return Err(invalid(PROC, "value"));
+                    return Err(p.invalid("value"));
                 }
                 let assignments: Vec<String> =
                     set.iter().map(|(c, v)| format!("{} = {v}", quote(c))).collect();
