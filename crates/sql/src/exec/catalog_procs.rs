@@ -494,7 +494,7 @@ impl Run<'_> {
         let mut params: Vec<Param> = Vec::new();
         for (schema, procedure, text) in procedures {
             let batch = self.s.parsed(&text)?;
-            if let Some(module) = crate::exec::sysviews::declared_parameters(&batch) {
+            if let Some(module) = crate::exec::sysviews::declared_parameters(&batch, &|_| None) {
                 let at = |ordinal, param| (schema.clone(), procedure.clone(), ordinal, param);
                 params.push(at(0, ("@RETURN_VALUE".into(), 5, SqlType::Int)));
                 params.extend(

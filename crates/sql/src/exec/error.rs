@@ -40,40 +40,32 @@ impl SqlError {
 
     /// Error 8134.
     pub fn divide_by_zero() -> SqlError {
-        SqlError::new(8134, "Divide by zero error encountered.")
+        SqlError::catalogued(8134, &[])
     }
 
     /// Error 8115: `Arithmetic overflow error converting expression to data type %ls.`
     pub fn overflow(type_name: &str) -> SqlError {
-        SqlError::new(
-            8115,
-            format!("Arithmetic overflow error converting expression to data type {type_name}."),
-        )
+        SqlError::catalogued(8115, &[type_name])
     }
 
     /// Error 245: `Conversion failed when converting the %ls value '%.*ls' to data type %ls.`
     pub fn conversion(from_type: &str, value: &str, to_type: &str) -> SqlError {
-        SqlError::new(
-            245,
-            format!(
-                "Conversion failed when converting the {from_type} value '{value}' to data type {to_type}."
-            ),
-        )
+        SqlError::catalogued(245, &[from_type, value, to_type])
     }
 
     /// Error 208: `Invalid object name '%.*ls'.`
     pub fn invalid_object(name: &str) -> SqlError {
-        SqlError::new(208, format!("Invalid object name '{name}'."))
+        SqlError::catalogued(208, &[name])
     }
 
     /// Error 207: `Invalid column name '%.*ls'.`
     pub fn invalid_column(name: &str) -> SqlError {
-        SqlError::new(207, format!("Invalid column name '{name}'."))
+        SqlError::catalogued(207, &[name])
     }
 
     /// Error 137: `Must declare the scalar variable "%.*ls".`
     pub fn undeclared_variable(name: &str) -> SqlError {
-        SqlError::with_severity(137, 15, format!("Must declare the scalar variable \"{name}\"."))
+        SqlError::catalogued(137, &[name])
     }
 
     /// Whether the error is only informational (severity 10 or less): a message, not an error.

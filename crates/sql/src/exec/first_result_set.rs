@@ -117,7 +117,7 @@ impl Run<'_> {
                 Ok(RowSet { columns: result_columns(), rows })
             }
             Err(Undescribed { mut errors }) => {
-                let last = errors.pop().unwrap_or_else(|| SqlError::new(11529, EVERY_PATH_FAILS));
+                let last = errors.pop().unwrap_or_else(|| SqlError::catalogued(11529, &[]));
                 for e in errors {
                     self.report(e);
                 }
@@ -202,7 +202,7 @@ impl Run<'_> {
         let batch = match crate::parse_batch(tsql) {
             Ok(batch) => batch,
             Err(e) => {
-                let errors = vec![SqlError::from(e), SqlError::new(11501, COMPILE_ERRORS)];
+                let errors = vec![SqlError::from(e), SqlError::catalogued(11501, &[])];
                 return Ok(Err(Undescribed { errors }));
             }
         };
@@ -214,7 +214,7 @@ impl Run<'_> {
             Some(p) => match crate::parse_batch(&format!("DECLARE {p}")) {
                 Ok(b) => b.statements,
                 Err(e) => {
-                    let errors = vec![SqlError::from(e), SqlError::new(11501, COMPILE_ERRORS)];
+                    let errors = vec![SqlError::from(e), SqlError::catalogued(11501, &[])];
                     return Ok(Err(Undescribed { errors }));
                 }
             },
@@ -262,7 +262,7 @@ impl Run<'_> {
             return Ok(Ok(columns.unwrap_or_else(ran)));
         }
         let mut errors = described.errors;
-        errors.push(SqlError::new(11529, EVERY_PATH_FAILS));
+        errors.push(SqlError::catalogued(11529, &[]));
         Ok(Err(Undescribed { errors }))
     }
 
@@ -341,13 +341,6 @@ fn browse_mode(v: &Value) -> u8 {
         _ => 0,
     }
 }
-
-/// Error 11501's message.
-const COMPILE_ERRORS: &str = "The batch could not be analyzed because of compile errors.";
-
-/// Error 11529's message.
-const EVERY_PATH_FAILS: &str = "The metadata could not be determined because every code path \
-                                results in an error; see previous errors for some of these.";
 
 /// Appends to `out` the statements of `statements` that lead to the first one sending a
 /// result set, and that one: the `DECLARE`s before it (its variables' types), searched

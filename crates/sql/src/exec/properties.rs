@@ -451,6 +451,8 @@ pub(crate) fn extended_properties(db: &Database) -> RowSet {
     let rows = db
         .extended_properties()
         .into_iter()
+        // master's user-defined messages are stored as entries of a class of their own.
+        .filter(|e| e.class != crate::exec::user_messages::MESSAGE_CLASS)
         .map(|e| {
             let mut major = i64::from(e.major_id);
             if e.class == 3 && fixed_schema_name(e.major_id).is_none() {

@@ -225,6 +225,8 @@ impl Run<'_> {
                 },
                 Err(e) => return Some(Err(e.into())),
             },
+            "sp_addmessage" => return Some(self.sp_addmessage(p).map_err(Into::into)),
+            "sp_dropmessage" => return Some(self.sp_dropmessage(p).map_err(Into::into)),
             "sp_addextendedproperty" | "sp_updateextendedproperty" | "sp_dropextendedproperty" => {
                 let change = match name {
                     "sp_addextendedproperty" => PropertyChange::Add,

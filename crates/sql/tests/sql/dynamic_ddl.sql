@@ -46,3 +46,27 @@ END
 GO
 EXEC dbo.CommandExecute @Command = N'DBCC CHECKDB'
 GO
+-- A statement that begins with a procedure's bare name calls it, as a batch's first
+-- statement does (mssql-jdbc prepares `#proc` and runs it through sp_prepexec).
+CREATE PROCEDURE #bare_called @n INT = 1 AS SELECT @n AS n
+GO
+EXEC sp_executesql N'#bare_called'
+EXEC sp_executesql N'/* a comment first */ #bare_called 2'
+EXEC sp_executesql N'#bare_called @v', N'@v int', @v = 3
+EXEC sp_executesql N'no_such_procedure'
+GO
+-- A temporary procedure runs in its caller's database: its unqualified names are the caller's.
+CREATE DATABASE tempproc_db
+GO
+USE tempproc_db
+CREATE TABLE counter (n INT)
+INSERT counter VALUES (1)
+GO
+CREATE PROCEDURE #bump AS UPDATE counter SET n += 1; SELECT DB_NAME() AS db, n FROM counter
+GO
+EXEC #bump
+EXEC sp_executesql N'#bump'
+GO
+USE master
+DROP DATABASE tempproc_db
+GO

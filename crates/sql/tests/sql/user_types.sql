@@ -68,6 +68,19 @@ DROP PROCEDURE dbo.get_items, dbo.change_ids
 DROP TABLE dbo.item
 DROP TYPE dbo.IdList2
 GO
+-- sys.parameters and sys.all_parameters list a table-valued parameter with its table type
+-- (system_type_id 243, READONLY, not nullable) and an alias type's parameter with the alias.
+CREATE PROCEDURE dbo.take_ids @ids dbo.IdList READONLY, @phone dbo.Phone, @n INT = 1 AS
+    SELECT COUNT(*) AS ids FROM @ids
+GO
+SELECT p.name, p.parameter_id, p.system_type_id, TYPE_NAME(p.user_type_id) AS user_type,
+       p.max_length, p.precision,
+       p.scale, p.is_readonly, p.is_nullable, p.has_default_value
+FROM sys.parameters AS p WHERE p.object_id = OBJECT_ID('dbo.take_ids') ORDER BY p.parameter_id
+SELECT COUNT(*) AS all_parameters FROM sys.all_parameters
+WHERE object_id = OBJECT_ID('dbo.take_ids') AND is_readonly = 1 AND system_type_id = 243
+DROP PROCEDURE dbo.take_ids
+GO
 DROP TYPE IF EXISTS dbo.NoSuch
 DROP PROCEDURE dbo.set_phone
 DROP TABLE contact

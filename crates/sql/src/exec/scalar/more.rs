@@ -1,6 +1,6 @@
 //! Further built-in scalar functions: GREATEST and LEAST, the date and time constructors
 //! DATETIMEFROMPARTS, DATETIME2FROMPARTS, DATETIMEOFFSETFROMPARTS and TIMEFROMPARTS, DATETRUNC, STRING_ESCAPE,
-//! FORMATMESSAGE, SOUNDEX and DIFFERENCE.
+//! SOUNDEX and DIFFERENCE.
 
 use std::cmp::Ordering;
 
@@ -270,16 +270,6 @@ pub(super) fn string_escape(args: Vec<Value>) -> Result<Value, SqlError> {
     }
     let quoted = serde_json::Value::String(to_text(&args[0])).to_string();
     Ok(Value::NStr(quoted[1..quoted.len() - 1].to_string()))
-}
-
-/// `FORMATMESSAGE('text with %d and %s', arguments...)`: the text with its placeholders filled
-/// in, as RAISERROR fills them.
-pub(super) fn formatmessage(args: Vec<Value>) -> Result<Value, SqlError> {
-    if args[0].is_null() {
-        return Ok(Value::Null);
-    }
-    let format = to_text(&args[0]);
-    Ok(Value::NStr(crate::exec::session::printf(&format, &args[1..])))
 }
 
 /// `SOUNDEX(text)`: the four-character American Soundex code of the text's first word.

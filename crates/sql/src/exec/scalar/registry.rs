@@ -377,7 +377,6 @@ static BUILTINS: &[Builtin] = &[
     pure("TRANSLATE", 3, 3, translate),
     pure("FORMAT", 2, 3, super::format::format).fixed(SqlType::NVarChar(Len::N(4000))),
     pure("STRING_ESCAPE", 2, 2, more::string_escape),
-    pure("FORMATMESSAGE", 1, 21, more::formatmessage),
     pure("SOUNDEX", 1, 1, more::soundex),
     pure("DIFFERENCE", 2, 2, more::difference),
     pure("CHECKSUM", 1, 254, |a| Ok(more::checksum(&a, false))).fixed(Int),
@@ -427,6 +426,7 @@ static BUILTINS: &[Builtin] = &[
     pure("JSON_MODIFY", 3, 3, json::json_modify).fixed(SqlType::NVarChar(Len::Max)),
     // Answered by the session and the catalog.
     session("DB_ID", 0, 1, session::db_id).fixed(Int),
+    session("FORMATMESSAGE", 1, 21, session::formatmessage).fixed(SqlType::NVarChar(Len::N(2048))),
     session("DB_NAME", 0, 1, session::db_name).fixed(SYSNAME),
     session("STATS_DATE", 2, 2, session::stats_date).fixed(DateTime),
     session("SESSIONPROPERTY", 1, 1, session::sessionproperty),

@@ -35,6 +35,27 @@ pub(super) fn db_id(run: &mut Run<'_>, args: &[Value]) -> Answer {
     })
 }
 
+/// `FORMATMESSAGE(format or msg_number, arguments...)`: the text (a `printf`-style format, or
+/// message `msg_number` of `sys.messages` in the session's language) with its placeholders
+/// filled in, as RAISERROR fills them; NULL for a number `sys.messages` does not have.
+pub(super) fn formatmessage(run: &mut Run<'_>, args: &[Value]) -> Answer {
+    let format = match &args[0] {
+        Value::Null => return Ok(Value::Null),
+        Value::TinyInt(_) | Value::SmallInt(_) | Value::Int(_) | Value::BigInt(_) => {
+            let number = crate::exec::session::int_of(args[0].clone())?;
+            let found = i32::try_from(number)
+                .ok()
+                .and_then(|n| crate::exec::user_messages::find_message(&run.s.instance, n));
+            match found {
+                Some((text, _)) => text,
+                None => return Ok(Value::Null),
+            }
+        }
+        v => scalar::to_text(v),
+    };
+    Ok(Value::NStr(crate::exec::session::printf(&format, &args[1..])))
+}
+
 /// When statistics were last updated, from the catalog.
 pub(super) fn stats_date(run: &mut Run<'_>, args: &[Value]) -> Answer {
     Ok(run.stats_date(args))

@@ -12,6 +12,7 @@ use walden_engine::EngineError;
 
 use crate::ast::{Raiserror, RaiserrorOption};
 use crate::exec::scalar;
+use crate::exec::user_messages::find_message;
 use crate::exec::SqlError;
 
 use super::{Halt, Run, Session, Step};
@@ -89,17 +90,37 @@ impl Run<'_> {
 
     pub(super) fn raiserror(&mut self, r: &Raiserror, line: u32) -> Step<()> {
         let msg = self.value(&r.message)?;
-        let severity = int_of(self.value(&r.severity)?)?.clamp(0, 25) as u8;
+        let given = int_of(self.value(&r.severity)?)?;
+        let mut severity = given.clamp(0, 25) as u8;
         let state = int_of(self.value(&r.state)?)?.clamp(0, 255) as u8;
         let mut args = Vec::with_capacity(r.arguments.len());
         for a in &r.arguments {
             args.push(self.value(a)?);
         }
         let (number, text) = match msg {
-            Value::Int(n) if n >= 13000 => (
-                n,
-                format!("Error {n}, severity {severity}, state {state} was raised, but no message with that error number was found in sys.messages. If error is larger than 50000, make sure the user-defined message is added using sp_addmessage."),
-            ),
+            Value::Int(n) if n < 13000 || n == 50000 => {
+                return Err(Halt::Error(SqlError::catalogued(
+                    2732,
+                    &[&n.to_string(), "13000", "2147483647"],
+                )));
+            }
+            Value::Int(n) => match find_message(&self.s.instance, n) {
+                Some((template, catalogued)) => {
+                    // A negative severity takes the message's own.
+                    if given < 0 {
+                        severity = catalogued;
+                    }
+                    (n, printf(&template, &args))
+                }
+                None => (
+                    18054,
+                    SqlError::catalogued(
+                        18054,
+                        &[&n.to_string(), &severity.to_string(), &state.to_string()],
+                    )
+                    .message,
+                ),
+            },
             other => (50000, printf(&scalar::to_text(&other), &args)),
         };
         // Severities 19 to 25 are the sysadmin's, and only with WITH LOG (the one login is
@@ -146,7 +167,7 @@ impl Run<'_> {
 }
 
 /// An integer argument (THROW's number and state, RAISERROR's severity).
-pub(super) fn int_of(v: Value) -> Result<i64, SqlError> {
+pub(crate) fn int_of(v: Value) -> Result<i64, SqlError> {
     match scalar::convert(v, SqlType::BigInt, None)? {
         Value::BigInt(i) => Ok(i),
         _ => Ok(0),
@@ -181,6 +202,14 @@ pub(crate) fn printf(format: &str, args: &[Value]) -> String {
             i += 1;
         }
         let mut width = 0usize;
+        // `*` takes the width (or precision) from the next argument, as in C's printf.
+        let from_argument = |args: &mut std::slice::Iter<'_, Value>| {
+            args.next().and_then(|v| int_of(v.clone()).ok()).map_or(0, |n| n.max(0) as usize)
+        };
+        if chars.get(i) == Some(&'*') {
+            width = from_argument(&mut args);
+            i += 1;
+        }
         while i < chars.len() && chars[i].is_ascii_digit() {
             width = width * 10 + chars[i].to_digit(10).unwrap_or(0) as usize;
             i += 1;
@@ -189,6 +218,10 @@ pub(crate) fn printf(format: &str, args: &[Value]) -> String {
         if i < chars.len() && chars[i] == '.' {
             i += 1;
             let mut p = 0usize;
+            if chars.get(i) == Some(&'*') {
+                p = from_argument(&mut args);
+                i += 1;
+            }
             while i < chars.len() && chars[i].is_ascii_digit() {
                 p = p * 10 + chars[i].to_digit(10).unwrap_or(0) as usize;
                 i += 1;

@@ -195,6 +195,9 @@ impl Run<'_> {
         let procedure = defined_procedure(&batch).ok_or_else(|| {
             SqlError::new(50000, "a stored procedure's text is not CREATE PROCEDURE")
         })?;
+        // A temporary procedure lives in tempdb but, as in SQL Server, runs in the caller's
+        // database: its unqualified names are the caller's tables.
+        let db = if name.name.value.starts_with('#') { Arc::clone(&self.s.db) } else { db };
         let caller_ansi_nulls =
             std::mem::replace(&mut self.s.opts.semantics.ansi_nulls, def.options.ansi_nulls);
         let result = self.invoke(p, &p.arguments, procedure, Some((def.name.clone(), def.id)), db);
@@ -451,7 +454,16 @@ impl Run<'_> {
     ) -> Step<()> {
         // A statement that does not parse alone is left to the procedure form, whose error
         // is the one to report.
-        let alone = self.s.parsed(stmt).ok().filter(|batch| {
+        let parsed_alone = self.s.parsed(stmt).ok();
+        // A statement that begins with a procedure's bare name calls it, as the first
+        // statement of any batch does (mssql-jdbc prepares `#proc` so); inside the procedure
+        // form below it is not first, so it gets an EXEC there.
+        let calls = parsed_alone.as_ref().is_some_and(|batch| {
+            batch.statements.first().is_some_and(|s| {
+                matches!(&s.kind, StatementKind::Execute(e) if matches!(**e, Execute::Procedure(_)))
+            })
+        });
+        let alone = parsed_alone.filter(|batch| {
             batch.statements.first().is_some_and(|s| {
                 matches!(
                     s.kind,
@@ -473,7 +485,13 @@ impl Run<'_> {
         // The statement follows `AS` on the same line, so that its line numbers are the
         // client's.
         let text = format!("CREATE PROCEDURE sp_executesql {params} AS {stmt}");
-        let batch = self.s.parsed(&text)?;
+        let batch = match self.s.parsed(&text) {
+            Err(e) if calls => self
+                .s
+                .parsed(&format!("CREATE PROCEDURE sp_executesql {params} AS EXEC {stmt}"))
+                .map_err(|_| e)?,
+            parsed => parsed?,
+        };
         let Some(procedure) = defined_procedure(&batch) else {
             return Err(SqlError::new(102, "Incorrect syntax near 'sp_executesql'.").into());
         };

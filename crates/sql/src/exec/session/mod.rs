@@ -52,7 +52,7 @@ mod variables;
 
 pub use call::{CallArgument, CallOutcome, CallTarget, CallValue};
 pub use cancel::CancelSignal;
-pub(crate) use errors::printf;
+pub(crate) use errors::{int_of, printf};
 pub(crate) use scope::{assign_binary, check_declarations};
 pub(crate) use variables::Variables;
 

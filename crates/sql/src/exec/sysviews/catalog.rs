@@ -530,18 +530,36 @@ pub(super) struct ParamRow {
     /// 0 for a scalar function's return value, else the position from 1.
     parameter_id: usize,
     ty: SqlType,
+    /// A user-defined type's id (an alias or a table type), else `None`.
+    user_type_id: Option<u32>,
+    /// A table-valued parameter (of a table type, READONLY).
+    table_valued: bool,
     output: bool,
     has_default: bool,
 }
 
 /// The parameters of the procedures and functions of the view's database, read from their
-/// stored text: by object, then position.
+/// stored text: by object, then position. Parameters of the database's alias and table types
+/// are resolved against its catalog.
 fn param_rows(ctx: &ViewContext<'_>) -> Vec<ParamRow> {
+    let objects = ctx.database.catalog().objects();
+    let user_type = |dt: &crate::ast::DataType| {
+        let schema = dt.name.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        objects.iter().find_map(|o| match &**o {
+            Object::Type(t)
+                if t.name.eq_ignore_ascii_case(&dt.name.name.value)
+                    && t.schema.eq_ignore_ascii_case(schema) =>
+            {
+                Some(UserType { base: t.base, id: t.id, table: t.table.is_some() })
+            }
+            _ => None,
+        })
+    };
     let mut rows = Vec::new();
     for o in object_rows(ctx, |o| matches!(o, Object::Procedure(_) | Object::Function(_))) {
         let Some(text) = o.object.module_text() else { continue };
         let Ok(batch) = crate::parse_batch(text) else { continue };
-        let Some(module) = declared_parameters(&batch) else { continue };
+        let Some(module) = declared_parameters(&batch, &user_type) else { continue };
         let id = o.object.id();
         if let Some(ty) = module.returns {
             rows.push(ParamRow {
@@ -549,6 +567,8 @@ fn param_rows(ctx: &ViewContext<'_>) -> Vec<ParamRow> {
                 name: String::new(),
                 parameter_id: 0,
                 ty,
+                user_type_id: None,
+                table_valued: false,
                 output: true,
                 has_default: false,
             });
@@ -559,6 +579,8 @@ fn param_rows(ctx: &ViewContext<'_>) -> Vec<ParamRow> {
                 name: p.name,
                 parameter_id: p.position,
                 ty: p.ty,
+                user_type_id: p.user_type.map(|u| u.id),
+                table_valued: p.user_type.is_some_and(|u| u.table),
                 output: p.output,
                 has_default: p.has_default,
             });
@@ -567,12 +589,26 @@ fn param_rows(ctx: &ViewContext<'_>) -> Vec<ParamRow> {
     rows
 }
 
+/// A user-defined type a parameter is declared with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct UserType {
+    /// An alias's base type (unused for a table type).
+    pub(crate) base: SqlType,
+    /// Its `user_type_id`.
+    pub(crate) id: u32,
+    /// A table type: the parameter is table-valued.
+    pub(crate) table: bool,
+}
+
 /// A parameter as a procedure's or function's CREATE text declares it.
 pub(crate) struct DeclaredParameter {
     pub(crate) name: String,
     /// From 1.
     pub(crate) position: usize,
+    /// Its type (an alias's base type; INT, unused, for a table type).
     pub(crate) ty: SqlType,
+    /// The user-defined type it is declared with, if any.
+    pub(crate) user_type: Option<UserType>,
     pub(crate) output: bool,
     pub(crate) has_default: bool,
 }
@@ -585,9 +621,13 @@ pub(crate) struct DeclaredModule {
 }
 
 /// The parameters of the CREATE PROCEDURE or CREATE FUNCTION in `batch` (a module's stored
-/// text), for `sys.parameters` and `sp_sproc_columns`; `None` if it has neither. A
-/// parameter of a type Walden does not know is left out, keeping the others' positions.
-pub(crate) fn declared_parameters(batch: &crate::ast::Batch) -> Option<DeclaredModule> {
+/// text), for `sys.parameters` and `sp_sproc_columns`; `None` if it has neither. A type that
+/// is not a system type is looked up with `user_type`; a parameter of a type neither knows is
+/// left out, keeping the others' positions.
+pub(crate) fn declared_parameters(
+    batch: &crate::ast::Batch,
+    user_type: &dyn Fn(&crate::ast::DataType) -> Option<UserType>,
+) -> Option<DeclaredModule> {
     let (params, returns) = batch.statements.iter().find_map(|st| match &st.kind {
         StatementKind::CreateProcedure(p) => Some((&p.parameters, None)),
         StatementKind::CreateFunction(f) => Some(match &f.body {
@@ -600,10 +640,18 @@ pub(crate) fn declared_parameters(batch: &crate::ast::Batch) -> Option<DeclaredM
         .iter()
         .enumerate()
         .filter_map(|(i, p)| {
+            let (ty, user_type) = match crate::exec::scalar::data_type(&p.data_type) {
+                Ok(ty) => (ty, None),
+                Err(_) => {
+                    let u = user_type(&p.data_type)?;
+                    (u.base, Some(u))
+                }
+            };
             Some(DeclaredParameter {
                 name: p.name.clone(),
                 position: i + 1,
-                ty: crate::exec::scalar::data_type(&p.data_type).ok()?,
+                ty,
+                user_type,
                 output: p.output,
                 has_default: p.default.is_some(),
             })
@@ -622,19 +670,28 @@ pub(super) fn parameters(ctx: &ViewContext<'_>) -> RowSet {
         .col("object_id", SqlType::Int, |p| int(i64::from(p.object_id)))
         .opt("name", SYSNAME, |p| nstr(p.name.as_str()))
         .col("parameter_id", SqlType::Int, |p| int(p.parameter_id as i64))
-        .col("system_type_id", SqlType::TinyInt, |p| tiny(p.ty.system_type_id()))
-        .col("user_type_id", SqlType::Int, |p| int(i64::from(p.ty.system_type_id())))
-        .col("max_length", SqlType::SmallInt, |p| small(max_length(p.ty)))
-        .col("precision", SqlType::TinyInt, |p| tiny(precision(p.ty)))
-        .col("scale", SqlType::TinyInt, |p| tiny(scale(p.ty)))
+        .col("system_type_id", SqlType::TinyInt, |p| {
+            tiny(if p.table_valued { TABLE_TYPE_ID } else { p.ty.system_type_id() })
+        })
+        .col("user_type_id", SqlType::Int, |p| {
+            int(p.user_type_id.map_or(i64::from(p.ty.system_type_id()), i64::from))
+        })
+        .col("max_length", SqlType::SmallInt, |p| {
+            small(if p.table_valued { -1 } else { max_length(p.ty) })
+        })
+        .col("precision", SqlType::TinyInt, |p| {
+            tiny(if p.table_valued { 0 } else { precision(p.ty) })
+        })
+        .col("scale", SqlType::TinyInt, |p| tiny(if p.table_valued { 0 } else { scale(p.ty) }))
         .col("is_output", SqlType::Bit, |p| bit(p.output))
         .col("is_cursor_ref", SqlType::Bit, off)
         .col("has_default_value", SqlType::Bit, |p| bit(p.has_default))
         .col("is_xml_document", SqlType::Bit, off)
         .opt("default_value", SqlType::NVarChar(Len::N(4000)), |_| Value::Null)
         .col("xml_collection_id", SqlType::Int, |_| int(0))
-        .col("is_readonly", SqlType::Bit, off)
-        .opt("is_nullable", SqlType::Bit, |_| bit(true))
+        // A table-valued parameter is READONLY, and is never NULL (an omitted one is empty).
+        .col("is_readonly", SqlType::Bit, |p| bit(p.table_valued))
+        .opt("is_nullable", SqlType::Bit, |p| bit(!p.table_valued))
         .rows(&param_rows(ctx))
 }
 
@@ -1251,6 +1308,9 @@ pub(super) fn partition_functions() -> RowSet {
         .rows(&[])
 }
 
+/// `system_type_id` of a table type and of a table-valued parameter.
+const TABLE_TYPE_ID: u8 = 243;
+
 /// `sys.table_types`: the table types (CREATE TYPE ... AS TABLE), with `sys.types`' columns.
 pub(super) fn table_types(ctx: &ViewContext<'_>) -> RowSet {
     let objects = ctx.database.catalog().objects();
@@ -1271,7 +1331,7 @@ pub(super) fn table_types(ctx: &ViewContext<'_>) -> RowSet {
     let off = |_: &(String, i64, i64)| bit(false);
     View::<(String, i64, i64)>::new()
         .col("name", SYSNAME, |t| nstr(t.0.as_str()))
-        .col("system_type_id", SqlType::TinyInt, |_| tiny(243))
+        .col("system_type_id", SqlType::TinyInt, |_| tiny(TABLE_TYPE_ID))
         .col("user_type_id", SqlType::Int, |t| int(t.1))
         .col("schema_id", SqlType::Int, |t| int(t.2))
         .opt("principal_id", SqlType::Int, |_| Value::Null)
