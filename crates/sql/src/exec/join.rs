@@ -53,7 +53,7 @@ use crate::exec::SqlError;
 pub(crate) use correlated::GroupedSubquery;
 pub(crate) use hash_table::integer_key;
 use hash_table::HashMatch;
-use sought::SoughtPairs;
+use sought::{pair_into, SoughtPairs};
 
 mod correlated;
 mod equivalence;
@@ -1139,13 +1139,14 @@ impl Run<'_> {
                     self.row_interruption_point(n)?;
                     let env = Env::new(&acc.cols, &l, outer);
                     // Each row the seek finds is paired as it is read (`sought.rs`).
-                    let mut pairs = SoughtPairs {
-                        left: &l,
-                        right_locators: &right_locators,
-                        checks: &mut check_found,
-                        out: &mut out,
-                    };
-                    if self.read_path_into(&t, &path, &env, None, &mut pairs)? {
+                    let mut pairs =
+                        SoughtPairs::new(&l, &right_locators, &mut check_found, &mut out);
+                    let read = self.read_path_into(&t, &path, &env, None, &mut pairs)?;
+                    let held = pairs.into_held();
+                    if read {
+                        if let Some(found) = held {
+                            pair_into(self, &mut check_found, &mut out, l, found)?;
+                        }
                         continue;
                     }
                     // A probe that does not convert: this row is checked against the whole
