@@ -53,6 +53,7 @@ use crate::exec::SqlError;
 pub(crate) use correlated::GroupedSubquery;
 pub(crate) use hash_table::integer_key;
 use hash_table::HashMatch;
+use sought::{pair_into, SoughtPairs};
 
 mod correlated;
 mod equivalence;
@@ -61,6 +62,7 @@ mod hash_table;
 mod order;
 mod probe;
 mod semi;
+mod sought;
 mod stream;
 
 /// More leaves than this in one FROM clause are joined in the order written.
@@ -1131,35 +1133,31 @@ impl Run<'_> {
             let enclosing = self.seek_spare.replace(SeekSpare::default());
             let mut seeks = || -> Result<(), SqlError> {
                 for (n, l) in std::mem::take(&mut acc.rows).into_iter().enumerate() {
-                    self.row_interruption_point(n)?;
-                    let env = Env::new(&acc.cols, &l, outer);
-                    let mut sought = self.read_path(&t, &path, &env, usize::MAX, None)?;
-                    for row in sought.iter_mut().flatten() {
-                        clear_locators(row, &right_locators);
-                    }
-                    let (found, checks) = match &sought {
-                        Some(rows) => (rows.as_slice(), &mut check_found),
-                        // A probe that does not convert: this row is checked against the
-                        // whole table, read once, on every conjunct.
-                        None => {
-                            if scanned.is_none() {
-                                let rows = self.read_leaf(
-                                    &t,
-                                    &AccessPath::scan(),
-                                    outer,
-                                    usize::MAX,
-                                    None,
-                                )?;
-                                scanned = Some(rows);
-                            }
-                            (scanned.as_deref().unwrap_or(&[]), &mut check)
-                        }
-                    };
-                    let emitted =
-                        self.emit_each(&mut out, l, found.len(), |k| &found[k], checks)?;
-                    if emitted.full {
+                    if out.full() {
                         break;
                     }
+                    self.row_interruption_point(n)?;
+                    let env = Env::new(&acc.cols, &l, outer);
+                    // Each row the seek finds is paired as it is read (`sought.rs`).
+                    let mut pairs =
+                        SoughtPairs::new(&l, &right_locators, &mut check_found, &mut out);
+                    let read = self.read_path_into(&t, &path, &env, None, &mut pairs)?;
+                    let held = pairs.into_held();
+                    if read {
+                        if let Some(found) = held {
+                            pair_into(self, &mut check_found, &mut out, l, found)?;
+                        }
+                        continue;
+                    }
+                    // A probe that does not convert: this row is checked against the whole
+                    // table, read once, on every conjunct.
+                    if scanned.is_none() {
+                        let rows =
+                            self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?;
+                        scanned = Some(rows);
+                    }
+                    let found = scanned.as_deref().unwrap_or(&[]);
+                    self.emit_each(&mut out, l, found.len(), |k| &found[k], &mut check)?;
                 }
                 Ok(())
             };
