@@ -8,28 +8,24 @@ use std::sync::Arc;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
-use walden_sql::exec::{Collected, Session};
+use walden_sql::exec::Session;
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
-    out
-}
+mod support;
+use support::ok;
 
 #[test]
 fn many_large_properties_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
     let mut s = Session::new(Arc::clone(&instance));
-    run(&mut s, "CREATE DATABASE d");
-    run(&mut s, "USE d");
-    run(&mut s, "CREATE SCHEMA app");
+    ok(&mut s, "CREATE DATABASE d");
+    ok(&mut s, "USE d");
+    ok(&mut s, "CREATE SCHEMA app");
     let mut script = String::from("USE d; CREATE TABLE app.t (");
     script.push_str(&(1..=40).map(|i| format!("c{i} INT")).collect::<Vec<_>>().join(", "));
     script.push(')');
-    run(&mut s, &script);
-    run(
+    ok(&mut s, &script);
+    ok(
         &mut s,
         "USE d; DECLARE @i INT = 1, @c SYSNAME, @v NVARCHAR(3750)
          WHILE @i <= 40
@@ -43,7 +39,7 @@ fn many_large_properties_survive_a_restart() {
     let summary =
         "USE d; SELECT COUNT(*), SUM(DATALENGTH(value)), MIN(CAST(value AS NVARCHAR(4000)))
                    FROM sys.extended_properties";
-    let before = run(&mut s, summary).results.last().unwrap().rows.clone();
+    let before = ok(&mut s, summary).results.last().unwrap().rows.clone();
     assert_eq!(before[0][0], Value::Int(41));
     s.close();
     drop(s);
@@ -52,9 +48,9 @@ fn many_large_properties_survive_a_restart() {
 
     let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
     let mut s = Session::new(Arc::clone(&instance));
-    let after = run(&mut s, summary).results.last().unwrap().rows.clone();
+    let after = ok(&mut s, summary).results.last().unwrap().rows.clone();
     assert_eq!(before, after);
-    let out = run(
+    let out = ok(
         &mut s,
         "USE d; SELECT CAST(value AS NVARCHAR(4000)) FROM fn_listextendedproperty(
              N'MS_Description', N'SCHEMA', N'app', N'TABLE', N't', N'COLUMN', N'c17')",

@@ -11,12 +11,8 @@ use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
-fn run(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
-    out
-}
+mod support;
+use support::ok;
 
 const LISTED: &str = "SELECT message_id, language_id, severity, is_event_logged, text
                       FROM sys.messages WHERE message_id > 50000
@@ -27,8 +23,8 @@ fn user_messages_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
     let mut s = Session::new(Arc::clone(&instance));
-    run(&mut s, "CREATE DATABASE d");
-    run(
+    ok(&mut s, "CREATE DATABASE d");
+    ok(
         &mut s,
         "USE d
          EXEC sp_addmessage 50001, 16, N'Order %d of customer %s is late.'
@@ -38,7 +34,7 @@ fn user_messages_survive_a_restart() {
          EXEC sp_addmessage 50003, 11, N'dropped before the restart'
          EXEC sp_dropmessage 50003",
     );
-    let before = run(&mut s, LISTED).results.last().unwrap().rows.clone();
+    let before = ok(&mut s, LISTED).results.last().unwrap().rows.clone();
     assert_eq!(before.len(), 3);
     assert_eq!(before[0][1], Value::SmallInt(1031));
     assert_eq!(before[2][3], Value::Bit(true));
@@ -49,8 +45,8 @@ fn user_messages_survive_a_restart() {
 
     let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
     let mut s = Session::new(Arc::clone(&instance));
-    assert_eq!(run(&mut s, LISTED).results.last().unwrap().rows, before);
-    let out = run(&mut s, "SELECT FORMATMESSAGE(50001, 7, N'Ann')");
+    assert_eq!(ok(&mut s, LISTED).results.last().unwrap().rows, before);
+    let out = ok(&mut s, "SELECT FORMATMESSAGE(50001, 7, N'Ann')");
     assert_eq!(
         out.results.last().unwrap().rows[0][0],
         Value::NStr("Order 7 of customer Ann is late.".into())
@@ -61,6 +57,6 @@ fn user_messages_survive_a_restart() {
     assert_eq!((e.number, e.severity, e.state), (50001, 16, 3));
     assert_eq!(e.message, "Order 8 of customer Bob is late.");
     // Not listed in master's extended properties.
-    let out = run(&mut s, "USE master; SELECT COUNT(*) FROM sys.extended_properties");
+    let out = ok(&mut s, "USE master; SELECT COUNT(*) FROM sys.extended_properties");
     assert_eq!(out.results.last().unwrap().rows[0][0], Value::Int(0));
 }
