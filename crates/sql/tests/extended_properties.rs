@@ -11,7 +11,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::Session;
 
 mod support;
-use support::ok;
+use support::{ok, restart};
 
 #[test]
 fn many_large_properties_survive_a_restart() {
@@ -41,13 +41,8 @@ fn many_large_properties_survive_a_restart() {
                    FROM sys.extended_properties";
     let before = ok(&mut s, summary).results.last().unwrap().rows.clone();
     assert_eq!(before[0][0], Value::Int(41));
-    s.close();
-    drop(s);
-    instance.close().unwrap();
-    drop(instance);
 
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let mut s = Session::new(Arc::clone(&instance));
+    let mut s = restart(dir.path(), s, instance);
     let after = ok(&mut s, summary).results.last().unwrap().rows.clone();
     assert_eq!(before, after);
     let out = ok(

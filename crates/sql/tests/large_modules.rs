@@ -13,7 +13,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::Session;
 
 mod support;
-use support::{ok, run, scalar};
+use support::{ok, restart, run, scalar};
 
 /// A comment of `n` bytes, so a module's text is as long as wanted.
 fn filler(n: usize) -> String {
@@ -102,13 +102,8 @@ fn definitions_larger_than_a_catalog_entry_work_and_survive_a_restart() {
         before[before.len() - 4..],
         [vec![Value::Int(4)], vec![Value::Int(7)], vec![Value::Int(42)], vec![Value::Int(401)],]
     );
-    s.close();
-    drop(s);
-    instance.close().unwrap();
-    drop(instance);
 
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let mut s = Session::new(Arc::clone(&instance));
+    let mut s = restart(dir.path(), s, instance);
     assert_eq!(state(&mut s), before);
     ok(&mut s, "USE d; INSERT INTO dbo.wide (id) VALUES (2)");
     assert_eq!(
@@ -137,13 +132,8 @@ fn a_wide_tables_identity_mark_survives_a_restart() {
         "INSERT dbo.wide (a_rather_long_column_name_1) SELECT value FROM GENERATE_SERIES(1, 2500)",
     );
     assert_eq!(scalar(&mut s, "SELECT MAX(id) FROM dbo.wide"), Value::Int(2500));
-    s.close();
-    drop(s);
-    instance.close().unwrap();
-    drop(instance);
 
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let mut s = Session::new(Arc::clone(&instance));
+    let mut s = restart(dir.path(), s, instance);
     ok(&mut s, "INSERT dbo.wide (a_rather_long_column_name_1) VALUES (0)");
     let Value::Int(next) = scalar(&mut s, "SELECT MAX(id) FROM dbo.wide") else { panic!() };
     assert!(next > 2500, "an identity value was handed out again: {next}");

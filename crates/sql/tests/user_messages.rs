@@ -12,7 +12,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
 mod support;
-use support::ok;
+use support::{ok, restart};
 
 const LISTED: &str = "SELECT message_id, language_id, severity, is_event_logged, text
                       FROM sys.messages WHERE message_id > 50000
@@ -38,13 +38,8 @@ fn user_messages_survive_a_restart() {
     assert_eq!(before.len(), 3);
     assert_eq!(before[0][1], Value::SmallInt(1031));
     assert_eq!(before[2][3], Value::Bit(true));
-    s.close();
-    drop(s);
-    instance.close().unwrap();
-    drop(instance);
 
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let mut s = Session::new(Arc::clone(&instance));
+    let mut s = restart(dir.path(), s, instance);
     assert_eq!(ok(&mut s, LISTED).results.last().unwrap().rows, before);
     let out = ok(&mut s, "SELECT FORMATMESSAGE(50001, 7, N'Ann')");
     assert_eq!(

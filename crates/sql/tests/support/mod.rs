@@ -2,6 +2,7 @@
 //! uses some of these (`mod support;`), so the others are unused there.
 #![allow(dead_code)]
 
+use std::path::Path;
 use std::sync::Arc;
 
 use walden_engine::types::Value;
@@ -13,6 +14,16 @@ pub fn session() -> (tempfile::TempDir, Session) {
     let dir = tempfile::tempdir().unwrap();
     let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
     (dir, Session::new(Arc::clone(&instance)))
+}
+
+/// Closes session `s` and its `instance` as a clean shutdown does, then opens the instance in
+/// `dir` again and returns a new session of it (which keeps it open): what a restart leaves.
+pub fn restart(dir: &Path, mut s: Session, instance: Arc<Instance>) -> Session {
+    s.close();
+    drop(s);
+    instance.close().unwrap();
+    drop(instance);
+    Session::new(Instance::open(dir, InstanceConfig::default()).unwrap())
 }
 
 /// Runs `sql` as one batch and returns everything it sent.
