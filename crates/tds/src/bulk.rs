@@ -165,8 +165,11 @@ impl BulkLoadDecoder {
             });
         };
         let mut r = Reader::new(&self.buf[self.pos + 1..]);
-        let decoded = columns.iter().try_for_each(|c| {
-            row.push(decode_bulk_value(&c.ty, &mut r)?);
+        // Each value is written into its place in `row`: pushing a returned value copied it
+        // through the stack, a sizeable part of a row's time.
+        row.resize(columns.len(), TdsValue::Null);
+        let decoded = columns.iter().zip(row.iter_mut()).try_for_each(|(c, slot)| {
+            *slot = decode_bulk_value(&c.ty, &mut r)?;
             Ok(())
         });
         match decoded {

@@ -325,23 +325,17 @@ impl Run<'_> {
             values.resize(def.columns.len(), Value::Null);
             given.clear();
             given.resize(def.columns.len(), false);
-            for (i, ((v, &c), &ty)) in row.drain(..).zip(targets).zip(&types).enumerate() {
+            // By index, each value converted where it lies and then swapped into its column:
+            // moving values through an iterator's tuples cost more here than converting them.
+            for (i, &c) in targets.iter().enumerate() {
                 let ignored = Some(c) == identity && !options.keep_identity;
-                if ignored || (v.is_null() && !options.keep_nulls) {
+                if ignored || (row[i].is_null() && !options.keep_nulls) {
                     continue;
                 }
                 given[c] = true;
-                values[c] = column_value(v, ty, declared[i]).map_err(|e| match e.number {
-                    // SQL Server's bulk-load error names the column by its place in the load.
-                    2628 | 8152 => SqlError::new(
-                        4815,
-                        format!(
-                            "Received an invalid column length from the bcp client for colid {}.",
-                            i + 1
-                        ),
-                    ),
-                    _ => e,
-                })?;
+                fit_column_value(&mut row[i], types[i], declared[i])
+                    .map_err(|e| bulk_column_error(e, i))?;
+                std::mem::swap(&mut values[c], &mut row[i]);
             }
             // Every other column: its default, else NULL (the identity its next value).
             for (c, default) in defaults.iter().enumerate() {
@@ -447,20 +441,37 @@ fn calls_user_function(e: &Expr) -> bool {
     found
 }
 
-/// `v` stored in a column of type `ty`: what [`coerce`] makes of it, with SQL Server's
-/// errors. A bulk load's client sends most columns in their own type (bcp and the drivers'
+/// A conversion error of the load's column `i` (from 0) as SQL Server's bulk load reports
+/// it: a value too long for its column names the column by its place in the load.
+fn bulk_column_error(e: SqlError, i: usize) -> SqlError {
+    match e.number {
+        2628 | 8152 => SqlError::new(
+            4815,
+            format!("Received an invalid column length from the bcp client for colid {}.", i + 1),
+        ),
+        _ => e,
+    }
+}
+
+/// `v`, in place, as it is stored in a column of type `ty`: what [`coerce`] makes of it,
+/// with SQL Server's errors. A bulk load's client sends most columns in their own type (bcp and the drivers'
 /// bulk APIs send the table's column types), and such a value that already fits its column
 /// is kept or rounded here without the general conversion's dispatch, which is a sizeable
 /// part of a load's time per row. Everything else, and every error, is `coerce`'s. A column
 /// declared SMALLDATETIME or SMALLMONEY (`declared`) then gets its value fitted to that type
 /// as an INSERT's does (rounded to the minute, 242/298/8115 out of range).
-fn column_value(v: Value, ty: SqlType, declared: Option<DeclaredType>) -> Result<Value, SqlError> {
+fn fit_column_value(
+    v: &mut Value,
+    ty: SqlType,
+    declared: Option<DeclaredType>,
+) -> Result<(), SqlError> {
     if let Some(declared) = declared {
         let source = v.kind_name();
-        let held = column_value(v, ty, None).map_err(|e| declared_conversion_error(declared, e))?;
-        return fit_declared(declared, held, source);
+        fit_column_value(v, ty, None).map_err(|e| declared_conversion_error(declared, e))?;
+        *v = fit_declared(declared, std::mem::replace(v, Value::Null), source)?;
+        return Ok(());
     }
-    let kept = match (&v, ty) {
+    let kept = match (&mut *v, ty) {
         (Value::Int(_), SqlType::Int)
         | (Value::BigInt(_), SqlType::BigInt)
         | (Value::SmallInt(_), SqlType::SmallInt)
@@ -480,24 +491,27 @@ fn column_value(v: Value, ty: SqlType, declared: Option<DeclaredType>) -> Result
         // Of the column's scale already: only its precision is to check (else `coerce`
         // rescales, rounding under NUMERIC_ROUNDABORT's rules).
         (Value::Decimal(d), SqlType::Decimal { precision, scale }) if d.scale() == scale => {
-            if let Some(d) = d.to_type(precision, scale) {
-                return Ok(Value::Decimal(d));
+            match d.to_type(precision, scale) {
+                Some(fitted) => {
+                    *d = fitted;
+                    true
+                }
+                None => false,
             }
-            false
         }
-        (Value::DateTime2(d), SqlType::DateTime2(scale)) => {
-            if let Some(d) = d.round_to_scale(scale) {
-                return Ok(Value::DateTime2(d));
+        (Value::DateTime2(d), SqlType::DateTime2(scale)) => match d.round_to_scale(scale) {
+            Some(rounded) => {
+                *d = rounded;
+                true
             }
-            false
-        }
+            None => false,
+        },
         _ => false,
     };
-    if kept {
-        Ok(v)
-    } else {
-        coerce(v, ty, false)
+    if !kept {
+        *v = coerce(std::mem::replace(v, Value::Null), ty, false)?;
     }
+    Ok(())
 }
 
 /// The position in the `INSERT BULK` list of the column named `name`.

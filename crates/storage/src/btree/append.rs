@@ -8,7 +8,7 @@
 use std::sync::PoisonError;
 
 use super::{leaf_key, log_row, BTree, Result, TreeError, MAX_KEY_LEN, MAX_VALUE_LEN};
-use crate::page::PageType;
+use crate::page::{PageType, PAGE_SIZE};
 use crate::redo::PageOp;
 
 /// Entries waiting to be appended, each kept as the leaf record it becomes
@@ -120,7 +120,10 @@ impl BTree<'_> {
                     return Ok(0);
                 }
                 let lsn_before = page.page_lsn();
-                let mut ops = Vec::new();
+                // The ops of one leaf's records are at most a page of bytes plus an op header
+                // per record: sized once, the buffer is not regrown record by record (each
+                // regrowth of a buffer this size took fresh, zeroed pages from the kernel).
+                let mut ops = Vec::with_capacity(2 * PAGE_SIZE);
                 let mut taken = 0;
                 let mut previous: Option<&[u8]> = None;
                 for i in from..run.len() {

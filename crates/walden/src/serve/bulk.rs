@@ -13,7 +13,7 @@ use walden_sql::exec::bulk::{BulkRows, BulkStop};
 use walden_sql::exec::{Output, Session, SqlError};
 use walden_tds::{BulkLoadDecoder, BulkStep, Message, PacketStatus, PacketType, TdsValue};
 
-use super::convert::from_wire;
+use super::convert::from_wire_into;
 use super::output::TdsOutput;
 
 /// The largest single token (one row) a bulk load may carry: the limit a whole request has.
@@ -130,13 +130,14 @@ impl BulkRows for MessageRows<'_> {
             }
             match self.decoder.next_row(self.last, &mut self.wire) {
                 Ok(Some(BulkStep::Row)) => {
-                    for (i, v) in self.wire.drain(..).enumerate() {
-                        row.push(from_wire(v).map_err(|_| {
+                    row.resize(self.wire.len(), Value::Null);
+                    for (i, (v, slot)) in self.wire.drain(..).zip(row.iter_mut()).enumerate() {
+                        from_wire_into(v, slot).map_err(|_| {
                             BulkStop::Error(SqlError::new(
                                 4816,
                                 format!("Invalid column type from bcp client for colid {}.", i + 1),
                             ))
-                        })?);
+                        })?;
                     }
                     return Ok(true);
                 }

@@ -409,8 +409,17 @@ pub fn from_wire_typed(value: TdsValue, ty: &TypeInfo) -> Result<Value, String> 
 /// A value received over TDS (an RPC parameter; a result set's value for `walden sql -S`) as
 /// an engine value.
 pub fn from_wire(value: TdsValue) -> Result<Value, String> {
+    let mut v = Value::Null;
+    from_wire_into(value, &mut v)?;
+    Ok(v)
+}
+
+/// As [`from_wire`], written into `slot`: a bulk load converts each row's values into the
+/// row it hands on, where returning each value and then moving it cost more than the
+/// conversion (the copies of a value through the stack stalled on their partial writes).
+pub fn from_wire_into(value: TdsValue, slot: &mut Value) -> Result<(), String> {
     let bad = |what: &str| format!("{what} out of range");
-    Ok(match value {
+    *slot = match value {
         TdsValue::Null => Value::Null,
         TdsValue::Bit(b) => Value::Bit(b),
         TdsValue::TinyInt(x) => Value::TinyInt(x),
@@ -440,7 +449,7 @@ pub fn from_wire(value: TdsValue) -> Result<Value, String> {
             DateTime::from_parts(i32::from(days), u32::from(minutes) * 60 * 300)
                 .ok_or_else(|| bad("smalldatetime"))?,
         ),
-        TdsValue::Variant { value, .. } => from_wire(*value)?,
+        TdsValue::Variant { value, .. } => return from_wire_into(*value, slot),
         TdsValue::Table(_) => return Err("a table-valued parameter is not a single value".into()),
         TdsValue::DateTimeOffset { date, time, offset_minutes } => {
             let utc = DateTime2::new(
@@ -452,7 +461,8 @@ pub fn from_wire(value: TdsValue) -> Result<Value, String> {
                     .ok_or_else(|| bad("datetimeoffset"))?,
             )
         }
-    })
+    };
+    Ok(())
 }
 
 /// `value` as a T-SQL expression of type `ty`: the RPC parameter assignments of the batch
