@@ -462,7 +462,12 @@ impl Run<'_> {
                 }
                 let a = self.eval(left, env)?;
                 let b = self.eval(right, env)?;
-                scalar::binary(*op, a, b)
+                // The common integer and decimal cases without the general path's dispatch
+                // (a loop's `@i + 1`, a key's `(@i * 7919) % 100000`): the same values.
+                match scalar::quick_binary(*op, &a, &b) {
+                    Some(v) => Ok(v),
+                    None => scalar::binary(*op, a, b),
+                }
             }
             ExprKind::Subquery(q) => self.scalar_subquery(q, env),
             ExprKind::Case(c) => {

@@ -208,7 +208,9 @@ fn operate(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
 
 /// [`binary`] where it is one machine operation that cannot fail: `+`, `-` or `*` of two
 /// INTs, two BIGINTs (within range) or two DECIMALs of ordinary size
-/// ([`small_decimal_op`]), read in place. `None` for anything else, which [`binary`]
+/// ([`small_decimal_op`]), and `/` or `%` of two INTs or two BIGINTs by a divisor other than
+/// zero (both truncate toward zero, the remainder taking the dividend's sign, as Rust's do),
+/// read in place. `None` for anything else, which [`binary`]
 /// answers (with its errors and warnings). A caller that holds its operands by reference
 /// (a row's columns, a running sum) needs no copy for these.
 pub(crate) fn quick_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
@@ -216,6 +218,8 @@ pub(crate) fn quick_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> 
         BinaryOp::Add => x.checked_add(y),
         BinaryOp::Subtract => x.checked_sub(y),
         BinaryOp::Multiply => x.checked_mul(y),
+        BinaryOp::Divide => x.checked_div(y),
+        BinaryOp::Modulo => x.checked_rem(y),
         _ => None,
     };
     match (a, b) {

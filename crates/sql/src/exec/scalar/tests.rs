@@ -1420,9 +1420,13 @@ fn quick_arithmetic_is_the_general_arithmetic() {
     let values = [
         Value::Int(0),
         Value::Int(-7),
+        Value::Int(-1),
+        Value::Int(5),
         Value::Int(i32::MAX),
         Value::Int(i32::MIN),
         Value::BigInt(3),
+        Value::BigInt(-1),
+        Value::BigInt(-10),
         Value::BigInt(i64::MAX),
         Value::BigInt(i64::MIN),
         dec("1.50"),
@@ -1436,7 +1440,14 @@ fn quick_arithmetic_is_the_general_arithmetic() {
     let mut quick = 0;
     for a in &values {
         for b in &values {
-            for op in [BinaryOp::Add, BinaryOp::Subtract, BinaryOp::Multiply, BinaryOp::Divide] {
+            let ops = [
+                BinaryOp::Add,
+                BinaryOp::Subtract,
+                BinaryOp::Multiply,
+                BinaryOp::Divide,
+                BinaryOp::Modulo,
+            ];
+            for op in ops {
                 let general = binary(op, a.clone(), b.clone());
                 if let Some(v) = arith::quick_binary(op, a, b) {
                     // The same value of the same type, where the general path succeeds.
