@@ -100,6 +100,8 @@ struct Stage<'f> {
     seen: usize,
 }
 
+// One per stage, a few per statement, never moved per row: their sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 enum Kind<'f> {
     Seek {
         table: TableRef,
