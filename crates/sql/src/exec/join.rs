@@ -60,6 +60,7 @@ mod equivalence;
 mod explain;
 mod hash_table;
 mod order;
+mod pipeline;
 mod probe;
 mod semi;
 mod sought;
@@ -129,6 +130,14 @@ struct JoinOutput<'f> {
     /// statement fails with error 701 rather than take the server's memory (a cross product
     /// the conjuncts do not narrow). Made with the first rows to hold.
     grant: Option<MemoryGrant>,
+    /// The steps after this one, streamed, once it has held too many rows
+    /// (`pipeline.rs`): every row goes through them instead.
+    pipe: Option<Box<pipeline::Pipeline<'f>>>,
+    /// The steps after this one may stream: past the workspace, the rows wait for them
+    /// (`over`) instead of failing the statement at once.
+    may_stream: bool,
+    /// The workspace's refusal of the rows held, when the steps after may still stream.
+    over: Option<SqlError>,
 }
 
 /// Output rows counted against the grant at a time.
@@ -148,6 +157,9 @@ impl JoinOutput<'_> {
     /// Adds a joined row that passed the step's checks: to the sink when the step forwards
     /// its rows, else to those it holds.
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<(), SqlError> {
+        if let Some(pipe) = &mut self.pipe {
+            return pipe.push(run, row);
+        }
         match &mut self.forward {
             Some(f) => {
                 let row = match f.positions {
@@ -158,14 +170,21 @@ impl JoinOutput<'_> {
             }
             None => {
                 self.rows.push(row);
-                self.check_memory(run)?;
+                if let Err(e) = self.check_memory(run) {
+                    if !self.may_stream {
+                        return Err(e);
+                    }
+                    self.over = Some(e);
+                }
             }
         }
         Ok(())
     }
 
     fn full(&self) -> bool {
-        self.rows.len() >= self.goal || self.forward.as_ref().is_some_and(|f| f.stopped)
+        self.rows.len() >= self.goal
+            || self.forward.as_ref().is_some_and(|f| f.stopped)
+            || self.pipe.as_ref().is_some_and(|p| p.stopped)
     }
 
     /// Holds the memory of each [`OUTPUT_ROWS_PER_CHECK`] more rows (their values at their
@@ -872,6 +891,17 @@ impl Run<'_> {
         // The order by estimate where the leaves are few enough to search; the greedy
         // choice of each step (with the rows joined so far counted) otherwise.
         let planned = (2..=order::MAX_SEARCHED).contains(&n).then(|| self.join_order(flat));
+        // Where the steps after a large one may stream (`pipeline.rs`): a planned order of
+        // three leaves or more, every ON conjunct placed. (And no semi-join left to apply,
+        // asked at each step.)
+        let streamable = planned.as_ref().filter(|p| {
+            p.len() >= 3 && flat.conjuncts.iter().all(|c| !c.from_on || c.leaves.is_some())
+        });
+        let specs = streamable.map(|p| self.stage_specs(flat, p)).unwrap_or_default();
+        let full_positions =
+            streamable.map(|p| restore_positions(p, &flat.leaves)).unwrap_or_default();
+        let tail_goal =
+            goal.filter(|g| g.order.is_empty() && semis.is_empty()).map_or(usize::MAX, |g| g.rows);
         // The first leaf read into the second's hash as it is read, where that is the plan
         // (`probe.rs`); not when a semi-join would filter the first leaf by itself.
         if let Some(&[first, second, ..]) = planned.as_deref().filter(|_| !acc.rows.is_empty()) {
@@ -884,22 +914,36 @@ impl Run<'_> {
                 let rows_goal =
                     goal.filter(|g| last && g.order.is_empty()).map_or(usize::MAX, |g| g.rows);
                 let positions;
-                let forward = match sink.as_deref_mut() {
+                let streams = semis.is_empty() && specs.len() > 2;
+                let (forward, streaming) = match sink.as_deref_mut() {
                     Some(sink)
                         if last
                             && flat.conjuncts.iter().all(|c| !c.from_on || c.leaves.is_some()) =>
                     {
                         positions = restore_positions(&[first, second], &flat.leaves);
-                        Some(Forward { positions: &positions, sink, stopped: false })
+                        (Some(Forward { positions: &positions, sink, stopped: false }), None)
                     }
-                    _ => None,
+                    sink => (
+                        None,
+                        streams.then(|| pipeline::Streaming {
+                            specs: &specs[2..],
+                            sink: sink.map(shorten),
+                            positions: &full_positions,
+                            goal: tail_goal,
+                            outer,
+                        }),
+                    ),
                 };
-                if let Some((rows, done)) =
-                    self.first_steps_probing(flat, first, second, outer, rows_goal, forward)?
-                {
+                let probed = self.first_steps_probing(
+                    flat, first, second, outer, rows_goal, forward, streaming,
+                )?;
+                if let Some((rows, done, streamed)) = probed {
                     acc = rows;
-                    joined = done.iter().fold(0, |m, &l| m | 1 << l);
-                    order = done;
+                    order = match (streamed, &planned) {
+                        (true, Some(p)) => p.clone(),
+                        _ => done,
+                    };
+                    joined = order.iter().fold(0, |m, &l| m | 1 << l);
                     self.apply_ready_semis(flat, semis, joined, &mut acc, outer)?;
                 }
             }
@@ -912,7 +956,7 @@ impl Run<'_> {
                 // Too many leaves for the masks: in the order written, every conjunct left
                 // to the end (none could be placed).
                 let leaf = order.len();
-                acc = self.join_step(flat, acc, leaf, Step::Loops, 0, outer, goal, None)?;
+                acc = self.join_step(flat, acc, leaf, Step::Loops, 0, outer, goal, None, None)?.0;
                 order.push(leaf);
                 continue;
             }
@@ -923,21 +967,43 @@ impl Run<'_> {
             // The last step of two or more gives its rows on at once when nothing is left
             // to apply to them after it: no semi-join, no ON conjunct it cannot place.
             let positions;
-            let forward = match sink.as_deref_mut() {
+            let semis_done = semis.iter().all(|(i, _)| flat.conjuncts[*i].applied);
+            // A step before the last, the first leaf joined already, may stream the rest.
+            let at = order.len();
+            let streams = semis_done && at >= 1 && at + 1 < specs.len();
+            let (forward, streaming) = match sink.as_deref_mut() {
                 Some(sink)
                     if last
                         && n > 1
-                        && semis.iter().all(|(i, _)| flat.conjuncts[*i].applied)
+                        && semis_done
                         && flat.conjuncts.iter().all(|c| !c.from_on || c.leaves.is_some()) =>
                 {
                     let mut full = order.clone();
                     full.push(leaf);
                     positions = restore_positions(&full, &flat.leaves);
-                    Some(Forward { positions: &positions, sink, stopped: false })
+                    (Some(Forward { positions: &positions, sink, stopped: false }), None)
                 }
-                _ => None,
+                sink => (
+                    None,
+                    streams.then(|| pipeline::Streaming {
+                        specs: &specs[at + 1..],
+                        sink: sink.map(shorten),
+                        positions: &full_positions,
+                        goal: tail_goal,
+                        outer,
+                    }),
+                ),
             };
-            acc = self.join_step(flat, acc, leaf, step, mask, outer, goal, forward)?;
+            let (rows, streamed) =
+                self.join_step(flat, acc, leaf, step, mask, outer, goal, forward, streaming)?;
+            acc = rows;
+            if streamed {
+                // The steps after this one ran too: the rows are the last step's.
+                if let Some(p) = &planned {
+                    order.clone_from(p);
+                }
+                break;
+            }
             joined = mask;
             order.push(leaf);
             self.apply_ready_semis(flat, semis, joined, &mut acc, outer)?;
@@ -1052,18 +1118,21 @@ impl Run<'_> {
     /// Joins leaf `leaf` to the rows joined so far by `step`, applying every conjunct whose
     /// leaves are then all joined (`mask`; 0 when there are too many leaves to place any),
     /// and stopping at `goal` rows.
+    /// With `streaming`, a step holding too many rows streams the steps after it
+    /// (`pipeline.rs`): its rows are then the last step's, in join order, and it says so.
     #[allow(clippy::too_many_arguments)]
-    fn join_step(
+    fn join_step<'e: 'f, 'f>(
         &mut self,
-        flat: &mut Flat<'_>,
+        flat: &mut Flat<'e>,
         mut acc: Rows,
         leaf: usize,
         step: Step<'_>,
         mask: u64,
         outer: Option<&Env<'_>>,
         goal: Option<RowGoal<'_>>,
-        forward: Option<Forward<'_>>,
-    ) -> Result<Rows, SqlError> {
+        forward: Option<Forward<'f>>,
+        mut streaming: Option<pipeline::Streaming<'f>>,
+    ) -> Result<(Rows, bool), SqlError> {
         let own = if mask == 0 { None } else { Some(1u64 << leaf) };
         let ready =
             |c: &Conjunct<'_>| !c.applied && !c.semi && c.leaves.is_some_and(|m| m & !mask == 0);
@@ -1085,7 +1154,7 @@ impl Run<'_> {
             for i in checks {
                 flat.conjuncts[i].applied = true;
             }
-            return Ok(Rows { cols, rows: Vec::new() });
+            return Ok((Rows { cols, rows: Vec::new() }, false));
         }
         // A SELECT's locators, NULL before any row is copied into its pairs.
         let (left_locators, right_locators) = if flat.locators_unread() {
@@ -1107,7 +1176,11 @@ impl Run<'_> {
             goal: rows_goal,
             width: cols.len(),
             grant: None,
+            pipe: None,
+            may_stream: false,
+            over: None,
         };
+        let left_total = acc.rows.len() as f64;
         if let Step::IndexLoops(path, exact) = step {
             let Input::Table(t) = &flat.leaves[leaf].input else {
                 return Err(SqlError::new(
@@ -1131,6 +1204,7 @@ impl Run<'_> {
             // The seeks keep one cursor from each to the next; an enclosing step's spare is
             // set aside meanwhile and given back after.
             let enclosing = self.seek_spare.replace(SeekSpare::default());
+            out.may_stream = streaming.is_some();
             let mut seeks = || -> Result<(), SqlError> {
                 for (n, l) in std::mem::take(&mut acc.rows).into_iter().enumerate() {
                     if out.full() {
@@ -1147,17 +1221,19 @@ impl Run<'_> {
                         if let Some(found) = held {
                             pair_into(self, &mut check_found, &mut out, l, found)?;
                         }
-                        continue;
+                    } else {
+                        // A probe that does not convert: this row is checked against the
+                        // whole table, read once, on every conjunct.
+                        if scanned.is_none() {
+                            let rows =
+                                self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?;
+                            scanned = Some(rows);
+                        }
+                        let found = scanned.as_deref().unwrap_or(&[]);
+                        self.emit_each(&mut out, l, found.len(), |k| &found[k], &mut check)?;
                     }
-                    // A probe that does not convert: this row is checked against the whole
-                    // table, read once, on every conjunct.
-                    if scanned.is_none() {
-                        let rows =
-                            self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?;
-                        scanned = Some(rows);
-                    }
-                    let found = scanned.as_deref().unwrap_or(&[]);
-                    self.emit_each(&mut out, l, found.len(), |k| &found[k], &mut check)?;
+                    let expected = out.rows.len() as f64 * left_total / (n + 1) as f64;
+                    self.stream_rest(flat, &mut streaming, &mut out, expected)?;
                 }
                 Ok(())
             };
@@ -1169,13 +1245,13 @@ impl Run<'_> {
             // instead, and the leaf's read probes them (`probe.rs`).
             if let Step::Hash(keys) = &step {
                 if (acc.rows.len() as f64) < self.own_rows(flat, leaf) {
-                    self.hash_joined_probe_leaf(
-                        flat, leaf, &local, &acc, keys, &rest, outer, &mut out,
+                    let streamed = self.hash_joined_probe_leaf(
+                        flat, leaf, &local, &acc, keys, &rest, outer, &mut out, streaming,
                     )?;
                     for i in checks {
                         flat.conjuncts[i].applied = true;
                     }
-                    return Ok(Rows { cols, rows: out.rows });
+                    return finish_step(flat, cols, streamed.unwrap_or(out));
                 }
             }
             // A leaf alone (the first, or a cross product's) may stop at the goal itself.
@@ -1194,7 +1270,7 @@ impl Run<'_> {
                 for i in checks {
                     flat.conjuncts[i].applied = true;
                 }
-                return Ok(Rows { cols, rows });
+                return Ok((Rows { cols, rows }, false));
             }
             let mut check = Filter::new(RowFilter { cols: &cols, exprs: &rest, outer });
             // The build side beyond the grant: joined by partitions on disk instead.
@@ -1212,7 +1288,7 @@ impl Run<'_> {
                         for i in checks {
                             flat.conjuncts[i].applied = true;
                         }
-                        return Ok(Rows { cols, rows: out.rows });
+                        return finish_step(flat, cols, out);
                     }
                     acc.rows = left;
                     grant
@@ -1235,6 +1311,7 @@ impl Run<'_> {
                 _ => rest.clone(),
             };
             let mut check_keyed = Filter::new(RowFilter { cols: &cols, exprs: &keyed, outer });
+            out.may_stream = streaming.is_some();
             for (n, l) in std::mem::take(&mut acc.rows).into_iter().enumerate() {
                 self.row_interruption_point(n)?;
                 let emitted = match &matcher {
@@ -1252,12 +1329,14 @@ impl Run<'_> {
                 if emitted.full {
                     break;
                 }
+                let expected = out.rows.len() as f64 * left_total / (n + 1) as f64;
+                self.stream_rest(flat, &mut streaming, &mut out, expected)?;
             }
         }
         for i in checks {
             flat.conjuncts[i].applied = true;
         }
-        Ok(Rows { cols, rows: out.rows })
+        finish_step(flat, cols, out)
     }
 
     /// Adds the pair of `left` and `right` to `out` if every predicate of `checks` (prepared
@@ -1568,6 +1647,9 @@ impl Run<'_> {
             goal: usize::MAX,
             width: cols.len(),
             grant: None,
+            pipe: None,
+            may_stream: false,
+            over: None,
         };
         if let (Input::Table(t), false) = (&r_input, keep_right) {
             let path = self.path(&both, t, &parts, 1, 1);
@@ -1933,6 +2015,35 @@ fn is_key_of(e: &Expr, keys: &[(&Expr, &Expr)]) -> bool {
 }
 
 /// The joined rows with their columns in the FROM clause's order.
+/// `sink` as a sink of its own borrow's lifetime, as a `Forward` or `Streaming` holds it.
+fn shorten<'a>(sink: &'a mut (dyn RowSink + '_)) -> &'a mut (dyn RowSink + 'a) {
+    sink
+}
+
+/// A join step's rows once it has run: those it held, or, where it streamed the steps
+/// after it (`pipeline.rs`), the last step's, with every conjunct those steps checked
+/// marked applied; and whether it streamed. Error 701 if it held more than the workspace
+/// has room for while waiting for the steps after it to stream, and they did not.
+fn finish_step(
+    flat: &mut Flat<'_>,
+    cols: Vec<Col>,
+    mut out: JoinOutput<'_>,
+) -> Result<(Rows, bool), SqlError> {
+    if let Some(e) = out.over.take() {
+        return Err(e);
+    }
+    Ok(match out.pipe {
+        Some(pipe) => {
+            for i in pipe.checks() {
+                flat.conjuncts[i].applied = true;
+            }
+            let (cols, rows) = pipe.into_rows();
+            (Rows { cols, rows }, true)
+        }
+        None => (Rows { cols, rows: out.rows }, false),
+    })
+}
+
 fn restore_order(acc: Rows, order: &[usize], leaves: &[Leaf]) -> Rows {
     let positions = restore_positions(order, leaves);
     if positions.is_empty() {

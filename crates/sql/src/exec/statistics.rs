@@ -107,15 +107,19 @@ impl Run<'_> {
         }
     }
 
-    /// The page counters before a read of one table, when STATISTICS IO is on.
+    /// The page counters before a read of one table, when STATISTICS IO is on: the
+    /// thread's reads not yet counted to any table (see `Session::io_noted`).
     pub(crate) fn io_mark(&self) -> Option<PageReads> {
-        self.s.opts.statistics_io.then(page_reads)
+        self.s.opts.statistics_io.then(|| page_reads().since(self.s.io_noted))
     }
 
     /// Adds one scan or seek of `t`, begun at `mark`, to the statement's reads.
     pub(crate) fn io_note(&mut self, t: &TableRef, mark: Option<PageReads>) {
         let Some(before) = mark else { return };
-        let reads = page_reads().since(before);
+        // Less the reads other tables' reads counted meanwhile.
+        let reads = page_reads().since(self.s.io_noted).since(before);
+        self.s.io_noted.logical = self.s.io_noted.logical.wrapping_add(reads.logical);
+        self.s.io_noted.physical = self.s.io_noted.physical.wrapping_add(reads.physical);
         let name = &t.def.name;
         let io = &mut self.s.statement_io;
         let at = match io.iter().position(|e| e.name == *name) {

@@ -26,9 +26,10 @@
 
 use walden_engine::types::Value;
 
+use super::pipeline::{Streaming, PAUSE_ROWS};
 use super::{
-    clear_locators, clone_ref, equi_keys, is_key_of, locator_positions, Conjunct, Flat, Forward,
-    HashMatch, Input, JoinOutput, Step,
+    clear_locators, clone_ref, equi_keys, finish_step, is_key_of, locator_positions, Conjunct,
+    Flat, Forward, HashMatch, Input, JoinOutput, Step,
 };
 use crate::ast::Expr;
 use crate::exec::access::{AccessPath, RowFilter, RowSink};
@@ -52,8 +53,9 @@ struct Built<'e> {
 
 /// The read of the first leaf: its rows held until the second step is known to be a hash
 /// join, probed from then on.
-struct Probing<'s, 'e, 'o, 'f> {
+struct Probing<'s, 'e: 'f, 'o, 'f> {
     flat: &'s mut Flat<'e>,
+    first: usize,
     second: usize,
     /// The first leaf's bit and columns.
     first_bit: u64,
@@ -76,9 +78,23 @@ struct Probing<'s, 'e, 'o, 'f> {
     checks: Filter<'s>,
     inexact_checks: Filter<'s>,
     seen: usize,
+    /// The steps after the second, to stream once it holds too many rows (`pipeline.rs`).
+    streaming: Option<Streaming<'f>>,
 }
 
 impl<'e> Probing<'_, 'e, '_, '_> {
+    /// Streams the steps after the second once its output holds too many rows.
+    fn stream(&mut self, run: &mut Run<'_>) -> Result<(), SqlError> {
+        let due = self.out.rows.len() >= PAUSE_ROWS || self.out.over.is_some();
+        if self.streaming.is_none() || self.out.pipe.is_some() || !due {
+            return Ok(());
+        }
+        let seen = self.seen.max(1) as f64;
+        let first_rows = run.own_rows(self.flat, self.first).max(seen);
+        let expected = self.out.rows.len() as f64 * first_rows / seen;
+        run.stream_rest(self.flat, &mut self.streaming, &mut self.out, expected)
+    }
+
     /// Whether the held rows make the second step a hash join; if so, hashes the second
     /// leaf and probes them.
     fn switch(&mut self, run: &mut Run<'_>) -> Result<(), SqlError> {
@@ -121,6 +137,7 @@ impl<'e> Probing<'_, 'e, '_, '_> {
             if self.out.full() {
                 break;
             }
+            self.stream(run)?;
         }
         Ok(())
     }
@@ -146,6 +163,7 @@ impl RowSink for Probing<'_, '_, '_, '_> {
         clear_locators(&mut row, &self.locators[0]);
         if self.built.is_some() {
             self.probe(run, row)?;
+            self.stream(run)?;
             return Ok(!self.out.full());
         }
         self.held.push(row);
@@ -162,16 +180,20 @@ impl Run<'_> {
     /// documentation says: the rows joined so far and the leaves joined, in order (only
     /// `first` if the second step is left to the usual way). None, with nothing read, where
     /// the first leaf is no table or no equality joins the two. The second step's rows stop
-    /// at `goal`, and go to `forward` where it is given.
-    pub(super) fn first_steps_probing(
+    /// at `goal`, and go to `forward` where it is given. With `streaming`, a second step
+    /// holding too many rows streams the steps after it (`pipeline.rs`): the rows are then
+    /// the last step's, in join order, and it says so.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    pub(super) fn first_steps_probing<'e: 'f, 'f>(
         &mut self,
-        flat: &mut Flat<'_>,
+        flat: &mut Flat<'e>,
         first: usize,
         second: usize,
         outer: Option<&Env<'_>>,
         goal: usize,
-        forward: Option<Forward<'_>>,
-    ) -> Result<Option<(Rows, Vec<usize>)>, SqlError> {
+        forward: Option<Forward<'f>>,
+        streaming: Option<Streaming<'f>>,
+    ) -> Result<Option<(Rows, Vec<usize>, bool)>, SqlError> {
         let Input::Table(t) = &flat.leaves[first].input else { return Ok(None) };
         let t = clone_ref(t);
         let (first_bit, second_bit) = (1u64 << first, 1u64 << second);
@@ -205,6 +227,7 @@ impl Run<'_> {
         };
         let mut sink = Probing {
             flat,
+            first,
             second,
             first_bit,
             first_cols: &first_cols,
@@ -215,11 +238,22 @@ impl Run<'_> {
             ask_at: 1,
             given_up: false,
             built: None,
-            out: JoinOutput { rows: Vec::new(), forward, goal, width: cols.len(), grant: None },
+            out: JoinOutput {
+                rows: Vec::new(),
+                forward,
+                goal,
+                width: cols.len(),
+                grant: None,
+                pipe: None,
+                may_stream: false,
+                over: None,
+            },
             checks: Filter::new(RowFilter { cols: &cols, exprs: &rest, outer }),
             inexact_checks: Filter::new(RowFilter { cols: &cols, exprs: &inexact, outer }),
             seen: 0,
+            streaming,
         };
+        sink.out.may_stream = sink.streaming.is_some();
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
         let keep = || Some(RowFilter { cols: &first_cols, exprs: &first_exprs, outer });
         if !self.read_path_into(&t, &path, &env, keep(), &mut sink)? {
@@ -231,18 +265,23 @@ impl Run<'_> {
             flat.conjuncts[i].applied = true;
         }
         if built.is_none() {
-            return Ok(Some((Rows { cols: first_cols, rows: held }, vec![first])));
+            return Ok(Some((Rows { cols: first_cols, rows: held }, vec![first], false)));
         }
         for &i in &second_checks {
             flat.conjuncts[i].applied = true;
         }
-        Ok(Some((Rows { cols, rows: out.rows }, vec![first, second])))
+        let (rows, streamed) = finish_step(flat, cols.clone(), out)?;
+        Ok(Some((rows, vec![first, second], streamed)))
     }
 }
 
 /// A leaf's read probing a hash of the rows joined so far: the pairs that pass, each with
 /// the position of its joined row.
-struct ProbeJoined<'s, 'e, 'o, 'f> {
+struct ProbeJoined<'s, 'e, 'o, 'f, 'p: 'f> {
+    flat: &'s mut Flat<'p>,
+    leaf: usize,
+    /// The steps after this one, to stream once it holds too many pairs (`pipeline.rs`).
+    streaming: Option<Streaming<'f>>,
     joined: &'s [Vec<Value>],
     leaf_cols: &'s [Col],
     /// Where the leaf's rows hold locators that nothing reads (`Flat::locators_unread`).
@@ -262,7 +301,7 @@ struct ProbeJoined<'s, 'e, 'o, 'f> {
     seen: usize,
 }
 
-impl RowSink for ProbeJoined<'_, '_, '_, '_> {
+impl RowSink for ProbeJoined<'_, '_, '_, '_, '_> {
     /// Only the probe's columns are needed to know whether a row matches: most rows of the
     /// probing side match nothing (TPC-H Q11's `partsupp` rows of other nations' suppliers),
     /// and their other columns are never decoded.
@@ -299,11 +338,21 @@ impl RowSink for ProbeJoined<'_, '_, '_, '_> {
             pair.extend_from_slice(&row);
             if run.filter_holds(&mut self.checks, &pair)? {
                 self.pairs.push(run, pair)?;
-                self.positions.push(j);
+                if self.pairs.pipe.is_none() {
+                    self.positions.push(j);
+                }
             }
         }
         self.found = kept;
-        Ok(true)
+        let due = self.pairs.rows.len() >= PAUSE_ROWS || self.pairs.over.is_some();
+        if due && self.streaming.is_some() && self.pairs.pipe.is_none() {
+            // The pairs stream in the leaf's order from here: T-SQL defines no order.
+            let seen = self.seen as f64;
+            let expected =
+                self.pairs.rows.len() as f64 * run.own_rows(self.flat, self.leaf).max(seen) / seen;
+            run.stream_rest(self.flat, &mut self.streaming, &mut self.pairs, expected)?;
+        }
+        Ok(!self.pairs.full())
     }
 }
 
@@ -312,11 +361,13 @@ impl Run<'_> {
     /// hashed on their side of `keys` (joined side, leaf side), and each row of leaf `leaf`
     /// that its own conjuncts `local` keep probes them, as its read finds it; a pair goes to
     /// `out` if the step's other conjuncts `rest` hold (the equality of an exact hash is
-    /// not checked again).
+    /// not checked again). With `streaming`, pairs beyond what the step may hold go
+    /// through the steps after it (`pipeline.rs`) in the order the leaf's read finds
+    /// them: the pairs' output, whose rows are then the last step's, is returned.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn hash_joined_probe_leaf(
+    pub(super) fn hash_joined_probe_leaf<'p: 'f, 'f>(
         &mut self,
-        flat: &mut Flat<'_>,
+        flat: &mut Flat<'p>,
         leaf: usize,
         local: &[&Expr],
         acc: &Rows,
@@ -324,7 +375,8 @@ impl Run<'_> {
         rest: &[&Expr],
         outer: Option<&Env<'_>>,
         out: &mut JoinOutput<'_>,
-    ) -> Result<(), SqlError> {
+        streaming: Option<Streaming<'f>>,
+    ) -> Result<Option<JoinOutput<'f>>, SqlError> {
         let leaf_cols = flat.leaves[leaf].cols.clone();
         let mut cols = acc.cols.clone();
         cols.extend(leaf_cols.iter().cloned());
@@ -339,7 +391,20 @@ impl Run<'_> {
         let width = cols.len();
         let leaf_locators =
             if flat.locators_unread() { locator_positions(&leaf_cols) } else { Vec::new() };
+        let read = match &mut flat.leaves[leaf].input {
+            Input::Table(t) => {
+                let t = clone_ref(t);
+                let path = self.path(flat, &t, local, leaf, 0);
+                Ok((t, path))
+            }
+            Input::Rows(rows) => Err(std::mem::take(rows)),
+            Input::Estimated(_) => return Err(super::explained_only()),
+        };
+        let may_stream = streaming.is_some();
         let mut sink = ProbeJoined {
+            flat,
+            leaf,
+            streaming,
             joined: &acc.rows,
             leaf_cols: &leaf_cols,
             leaf_locators,
@@ -356,33 +421,40 @@ impl Run<'_> {
                 goal: usize::MAX,
                 width,
                 grant: None,
+                pipe: None,
+                may_stream,
+                over: None,
             },
             positions: Vec::new(),
             seen: 0,
         };
-        match &mut flat.leaves[leaf].input {
-            Input::Table(t) => {
-                let t = clone_ref(t);
-                let path = self.path(flat, &t, local, leaf, 0);
+        match read {
+            Ok((t, path)) => {
                 let env = Env { cols: &[], row: &[], outer, computed: &[] };
                 let keep = || Some(RowFilter { cols: &leaf_cols, exprs: local, outer });
                 if !self.read_path_into(&t, &path, &env, keep(), &mut sink)? {
                     self.read_path_into(&t, &AccessPath::scan(), &env, keep(), &mut sink)?;
                 }
             }
-            Input::Rows(rows) => {
-                let rows = std::mem::take(rows);
+            Err(rows) => {
                 for row in self.filter_rows(&leaf_cols, rows, local, outer)? {
-                    sink.push(self, row)?;
+                    if !sink.push(self, row)? {
+                        break;
+                    }
                 }
             }
-            Input::Estimated(_) => return Err(super::explained_only()),
+        }
+        if sink.pairs.pipe.is_some() {
+            return Ok(Some(sink.pairs));
         }
         // The pairs in the order the other way round gives them (each joined row's matches
         // in the leaf's order): a stable sort by joined row. The same query gives its rows
         // in the same order whichever side is hashed.
         // `out` holds the pairs' memory as it takes them: this hold ends first.
-        let ProbeJoined { positions, pairs: JoinOutput { rows, grant, .. }, .. } = sink;
+        let ProbeJoined { positions, pairs: JoinOutput { rows, grant, over, .. }, .. } = sink;
+        if let Some(e) = over {
+            return Err(e);
+        }
         drop(grant);
         let mut pairs: Vec<(usize, Vec<Value>)> = positions.into_iter().zip(rows).collect();
         pairs.sort_by_key(|&(j, _)| j);
@@ -392,7 +464,7 @@ impl Run<'_> {
                 break;
             }
         }
-        Ok(())
+        Ok(None)
     }
 }
 

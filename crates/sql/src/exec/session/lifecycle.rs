@@ -94,6 +94,7 @@ impl Session {
             plans: Default::default(),
             table_stats: HashMap::new(),
             statement_io: Vec::new(),
+            io_noted: Default::default(),
             explain_ctes: Vec::new(),
             showplan_xml: Vec::new(),
             stored_exprs: HashMap::new(),

@@ -312,6 +312,10 @@ pub struct Session {
     pub(crate) table_stats: HashMap<(u32, u32), crate::exec::access::CachedStats>,
     /// The running statement's reads per table, for `SET STATISTICS IO ON`.
     pub(crate) statement_io: Vec<crate::exec::statistics::TableIo>,
+    /// The page reads already counted to some table (`Run::io_note`), so that a read made
+    /// while another is under way (a streamed join's seek per row of a scan) is not
+    /// counted to both.
+    pub(crate) io_noted: walden_storage::PageReads,
     /// The common table expressions in scope of the statement SHOWPLAN is explaining, and
     /// whether each is being explained (a recursive one names itself).
     pub(crate) explain_ctes: Vec<(crate::ast::Cte, bool)>,
