@@ -270,8 +270,10 @@ pub fn call<W: Write>(
             true
         }
     };
-    if let Ok(outcome) = result {
+    if let Ok(mut outcome) = result {
         out.token(&Token::ReturnStatus(outcome.status));
+        // RETURNVALUE tokens go out in parameter order, whatever order the call set them in.
+        outcome.returned.sort_by_key(|r| r.ordinal);
         for r in outcome.returned {
             out.token(&Token::ReturnValue(ReturnValue {
                 ordinal: r.ordinal,
@@ -400,17 +402,6 @@ struct Opened {
     rows: i32,
     scrollopt: i32,
     ccopt: i32,
-}
-
-impl Opened {
-    /// Returns the cursor's handle, type, concurrency and rows into `outcome`, through the
-    /// call's OUTPUT parameters at positions `at`, in that order (each procedure has its own).
-    fn return_into(&self, outcome: &mut Outcome, params: &[RpcParam], at: [usize; 4]) {
-        let values = [self.handle, self.scrollopt, self.ccopt, self.rows];
-        for (index, value) in at.into_iter().zip(values) {
-            outcome.output(params, index, value);
-        }
-    }
 }
 
 /// The type a cursor asked for as `scrollopt` gets (see "A cursor is a global T-SQL
@@ -632,6 +623,27 @@ fn column_number(index: usize) -> u8 {
     u8::try_from(index + 1).unwrap_or(u8::MAX)
 }
 
+/// Opens a cursor over `request` (see [`open`]) and returns its handle, type, concurrency and
+/// rows through the call's OUTPUT parameters at positions `at`, in that order (each opening
+/// procedure has its own positions).
+fn open_returning<W: Write>(
+    cursors: &mut ApiCursors,
+    session: &mut Session,
+    request: &Request<'_>,
+    out: &mut TdsOutput<W>,
+    run: &mut RunWork<'_, W>,
+    params: &[RpcParam],
+    at: [usize; 4],
+) -> Result<Outcome, RpcError> {
+    let opened = open(cursors, session, request, out, run)?;
+    let mut outcome = Outcome::default();
+    let values = [opened.handle, opened.scrollopt, opened.ccopt, opened.rows];
+    for (index, value) in at.into_iter().zip(values) {
+        outcome.output(params, index, value);
+    }
+    Ok(outcome)
+}
+
 /// `sp_cursoropen cursor OUTPUT, stmt, scrollopt [OUTPUT], ccopt [OUTPUT], rowcount OUTPUT
 /// [, params, values...]`.
 fn open_call<W: Write>(
@@ -651,10 +663,7 @@ fn open_call<W: Write>(
     let (param_text, values) =
         if parameterized { (p.text(5, "params")?, p.from(6)) } else { (String::new(), &[][..]) };
     let request = Request { procedure: PROC, text, params: param_text, values, scrollopt, ccopt };
-    let opened = open(cursors, session, &request, out, run)?;
-    let mut outcome = Outcome::default();
-    opened.return_into(&mut outcome, params, [0, 2, 3, 4]);
-    Ok(outcome)
+    open_returning(cursors, session, &request, out, run, params, [0, 2, 3, 4])
 }
 
 /// `sp_cursorprepare prepared_handle OUTPUT, params, stmt, options [, scrollopt [OUTPUT]
@@ -692,10 +701,7 @@ fn execute_call<W: Write>(
     let scrollopt = p.int(2, "scrollopt")?.unwrap_or(statement.scrollopt);
     let ccopt = p.int(3, "ccopt")?.unwrap_or(statement.ccopt);
     let request = statement.request(PROC, p.from(5), scrollopt, ccopt);
-    let opened = open(cursors, session, &request, out, run)?;
-    let mut outcome = Outcome::default();
-    opened.return_into(&mut outcome, params, [1, 2, 3, 4]);
-    Ok(outcome)
+    open_returning(cursors, session, &request, out, run, params, [1, 2, 3, 4])
 }
 
 /// `sp_cursorprepexec prepared_handle OUTPUT, cursor OUTPUT, params, stmt, scrollopt
@@ -715,10 +721,8 @@ fn prep_exec_call<W: Write>(
     cursors.prepared.insert(prepared_handle, statement.clone());
     let (scrollopt, ccopt) = (statement.scrollopt, statement.ccopt);
     let request = statement.request(PROC, p.from(7), scrollopt, ccopt);
-    let opened = open(cursors, session, &request, out, run)?;
-    let mut outcome = Outcome::default();
+    let mut outcome = open_returning(cursors, session, &request, out, run, params, [1, 4, 5, 6])?;
     outcome.output(params, 0, prepared_handle);
-    opened.return_into(&mut outcome, params, [1, 4, 5, 6]);
     Ok(outcome)
 }
 
