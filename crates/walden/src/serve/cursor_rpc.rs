@@ -12,11 +12,12 @@
 //! whose rows have keys (a key's columns, or a heap's row locator; inner joins too) keeps
 //! each row's keys, reads the row again by them at each fetch (so it shows changes made
 //! since, and reports a row deleted since as missing) and takes positioned changes, checked
-//! first under optimistic concurrency (16934). The cursor type the client asked for is
-//! negotiated down to what that is, as SQL Server converts a cursor it cannot honour: KEYSET
-//! or DYNAMIC becomes KEYSET for a keyed cursor (a DYNAMIC cursor's rows would change after
-//! open) and STATIC for another; STATIC and FAST_FORWARD are read-only, and so is any cursor
-//! without keys. The type and concurrency used are returned through `scrollopt` and `ccopt`
+//! first under optimistic concurrency (16934). A DYNAMIC one fixes nothing at open: each
+//! fetch finds the rows next to its fetch buffer by key (`DynamicMove`). The cursor type the
+//! client asked for is negotiated down to what that is, as SQL Server converts a cursor it
+//! cannot honour: DYNAMIC stays DYNAMIC if the T-SQL cursor could be one, else becomes
+//! KEYSET for a keyed cursor, as KEYSET does, and STATIC for another; STATIC and
+//! FAST_FORWARD are read-only, and so is any cursor without keys. The type and concurrency used are returned through `scrollopt` and `ccopt`
 //! when the client passes them as OUTPUT.
 //!
 //! # Result shapes
@@ -405,9 +406,10 @@ struct Opened {
 }
 
 /// The type a cursor asked for as `scrollopt` gets (see "A cursor is a global T-SQL
-/// cursor").
-fn negotiated_type(requested: i32, keyed: bool) -> i32 {
+/// cursor"), `dynamic` saying whether the T-SQL cursor is one.
+fn negotiated_type(requested: i32, keyed: bool, dynamic: bool) -> i32 {
     match requested & SCROLL_TYPES {
+        t if t & DYNAMIC != 0 && dynamic => DYNAMIC,
         t if t & (KEYSET | DYNAMIC) != 0 => {
             if keyed {
                 KEYSET
@@ -522,8 +524,13 @@ fn open<W: Write>(
     }
     let handle = cursors.next_handle()?;
     let name = format!("__walden_api_cursor_{handle}");
-    let scroll =
-        if requested & (FORWARD_ONLY | FAST_FORWARD) != 0 { "FORWARD_ONLY" } else { "SCROLL" };
+    let scroll = if requested & (FORWARD_ONLY | FAST_FORWARD) != 0 {
+        "FORWARD_ONLY"
+    } else if requested & DYNAMIC != 0 {
+        "SCROLL DYNAMIC"
+    } else {
+        "SCROLL"
+    };
     let read_only =
         request.ccopt & CONCURRENCY & READ_ONLY != 0 || requested & (STATIC | FAST_FORWARD) != 0;
     // OPTIMISTIC (by row version or by values): the T-SQL cursor checks the row is as it
@@ -561,19 +568,25 @@ fn open<W: Write>(
             });
         }
     };
-    let scrollopt = negotiated_type(requested, shape.keyed);
+    let scrollopt = negotiated_type(requested, shape.keyed, shape.dynamic);
     let ccopt = negotiated_concurrency(request.ccopt, scrollopt, shape.keyed);
     send_metadata(out, &shape, true);
-    let rows = if scrollopt & (FORWARD_ONLY | FAST_FORWARD) != 0 {
-        -1
-    } else {
-        i32::try_from(shape.rows).unwrap_or(i32::MAX)
-    };
+    let rows = row_count(scrollopt, &shape);
     cursors.open.insert(
         handle,
         ApiCursor { name, scrollopt, ccopt, shape, buffer_start: 0, buffer_len: 0 },
     );
     Ok(Opened { handle, rows, scrollopt, ccopt })
+}
+
+/// The rows a cursor of type `scrollopt` reports (`rowcount`): -1 for a forward-only or
+/// dynamic one, whose rows are not known before they are fetched.
+fn row_count(scrollopt: i32, shape: &CursorShape) -> i32 {
+    if scrollopt & (FORWARD_ONLY | FAST_FORWARD | DYNAMIC) != 0 {
+        -1
+    } else {
+        i32::try_from(shape.rows).unwrap_or(i32::MAX)
+    }
 }
 
 /// The cursor's columns, then ROWSTAT.
@@ -771,15 +784,8 @@ fn option_call(
                 return Err(p.invalid("value"));
             }
         }
-        // ROWCOUNT: the cursor's rows (-1 for a forward-only one), through `value`.
-        6 => {
-            let rows = if cursor.scrollopt & (FORWARD_ONLY | FAST_FORWARD) != 0 {
-                -1
-            } else {
-                i32::try_from(cursor.shape.rows).unwrap_or(i32::MAX)
-            };
-            outcome.output(params, 2, rows);
-        }
+        // ROWCOUNT: the cursor's rows, through `value`.
+        6 => outcome.output(params, 2, row_count(cursor.scrollopt, &cursor.shape)),
         _ => return Err(p.invalid("code")),
     }
     Ok(outcome)
@@ -806,13 +812,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keyset_and_dynamic_become_static_without_keys() {
-        assert_eq!(negotiated_type(KEYSET, true), KEYSET);
-        assert_eq!(negotiated_type(DYNAMIC, true), KEYSET);
-        assert_eq!(negotiated_type(DYNAMIC | PARAMETERIZED_STMT, false), STATIC);
-        assert_eq!(negotiated_type(FAST_FORWARD, true), FAST_FORWARD);
-        assert_eq!(negotiated_type(FORWARD_ONLY, false), FORWARD_ONLY);
-        assert_eq!(negotiated_type(STATIC, true), STATIC);
+    fn dynamic_stays_dynamic_else_becomes_keyset_or_static() {
+        assert_eq!(negotiated_type(KEYSET, true, false), KEYSET);
+        assert_eq!(negotiated_type(DYNAMIC, true, true), DYNAMIC);
+        assert_eq!(negotiated_type(DYNAMIC, false, true), DYNAMIC);
+        assert_eq!(negotiated_type(DYNAMIC, true, false), KEYSET);
+        assert_eq!(negotiated_type(DYNAMIC | PARAMETERIZED_STMT, false, false), STATIC);
+        assert_eq!(negotiated_type(FAST_FORWARD, true, false), FAST_FORWARD);
+        assert_eq!(negotiated_type(FORWARD_ONLY, false, false), FORWARD_ONLY);
+        assert_eq!(negotiated_type(STATIC, true, false), STATIC);
     }
 
     #[test]
