@@ -187,3 +187,40 @@ fn a_dynamic_cursor_that_cannot_be_is_converted() {
     assert_eq!(errors(&run(&mut a, "OPEN f")), [8134]);
     assert_eq!(scalar(&mut a, "SELECT CURSOR_STATUS('global', 'f')"), Value::SmallInt(-1));
 }
+
+/// The logical reads of table `table` in a batch's `SET STATISTICS IO` messages (3615).
+fn logical_reads(out: &Collected, table: &str) -> u64 {
+    out.messages
+        .iter()
+        .filter(|m| m.number == 3615 && m.message.contains(&format!("'{table}'")))
+        .map(|m| {
+            let at = m.message.find("logical reads ").unwrap() + "logical reads ".len();
+            m.message[at..].split(',').next().unwrap().trim().parse::<u64>().unwrap()
+        })
+        .sum()
+}
+
+#[test]
+fn a_heap_row_is_read_again_by_its_locator_not_by_a_scan() {
+    let (_dir, mut a, _b) = two_sessions();
+    ok(
+        &mut a,
+        "CREATE TABLE h (id INT, pad CHAR(200));
+         INSERT h SELECT value, 'x' FROM GENERATE_SERIES(1, 2000)",
+    );
+    let scan = ok(&mut a, "SET STATISTICS IO ON; SELECT COUNT(*) FROM h; SET STATISTICS IO OFF");
+    let whole = logical_reads(&scan, "h");
+    assert!(whole > 40, "a scan of the heap reads its pages: {whole}");
+    // An OPTIMISTIC positioned change reads its row again (to compare it) and then changes
+    // it, both by the row's locator.
+    ok(&mut a, "DECLARE c CURSOR KEYSET OPTIMISTIC FOR SELECT id, pad FROM h; OPEN c");
+    assert_eq!(fetch(&mut a, "FETCH ABSOLUTE 1500 FROM c"), [Some(1500)]);
+    let change = ok(
+        &mut a,
+        "SET STATISTICS IO ON; UPDATE h SET id = -1 WHERE CURRENT OF c; SET STATISTICS IO OFF",
+    );
+    let reads = logical_reads(&change, "h");
+    assert!(reads * 10 < whole, "{reads} logical reads, a scan's {whole}: {:?}", change.messages);
+    assert_eq!(scalar(&mut a, "SELECT COUNT(*) FROM h WHERE id = -1"), Value::Int(1));
+    assert_eq!(scalar(&mut a, "SELECT COUNT(*) FROM h WHERE id = 1500"), Value::Int(0));
+}
