@@ -878,53 +878,76 @@ fn a_deadlock_through_a_fast_path_intent_lock_is_found() {
 /// others take S and X on them; no moment may see an X next to any other lock on its table,
 /// or an S next to an IX. Exercises the fast path's race between an intent request and a
 /// strong request's transfer.
-#[test]
-fn stress_intent_and_strong_table_locks() {
-    with_watchdog(Duration::from_secs(30), || {
+/// Holders of each of `N` resources, by mode (each stress test has its three modes).
+type Holders<const N: usize> = [[AtomicU32; 3]; N];
+
+/// The skeleton of the stress tests of holders' compatibility: 6 threads each run `round`
+/// 1,500 times, thread `t` with the random numbers of `seed(t)`, each round with a new owner
+/// (of id `round << 16 | t + 1`) that `round` locks with, counting what it holds in the
+/// holders it is given (and checking them against what else is held) and uncounting it again
+/// before the owner releases everything. Fails if the rounds do not all end within 30 s or
+/// leave anything locked; returns the manager.
+fn stress_holders<const N: usize>(
+    seed: fn(u64) -> u64,
+    round: impl Fn(&LockManager, &Holders<N>, &mut Rng, &mut LockOwner, u64) + Send + Sync + 'static,
+) -> Arc<LockManager> {
+    with_watchdog(Duration::from_secs(30), move || {
         let m = Arc::new(LockManager::new());
-        // Per table: intent-exclusive holders, shared holders, exclusive holders.
-        let counts: Arc<[[AtomicU32; 3]; 2]> = Arc::new(Default::default());
+        let counts: Arc<Holders<N>> = Arc::new(std::array::from_fn(|_| Default::default()));
         on_threads(6, {
             let (m, counts) = (Arc::clone(&m), Arc::clone(&counts));
             move |t| {
-                let mut rng = Rng(t * 31 + 5);
+                let mut rng = Rng(seed(t));
                 for n in 0..1500 {
-                    let table = rng.below(2) as usize;
-                    let res = Resource::Object { db: 5, object: 100 + table as u32 };
                     let mut owner = LockOwner::new((n << 16) | (t + 1));
-                    let strong = t < 2 && rng.below(4) == 0;
-                    let mode = if strong { [S, X][rng.below(2) as usize] } else { IX };
-                    m.lock(&mut owner, &res, mode, None).unwrap();
-                    let c = &counts[table];
-                    let slot = match mode {
-                        IX => 0,
-                        S => 1,
-                        _ => 2,
-                    };
-                    c[slot].fetch_add(1, Ordering::SeqCst);
-                    let (ix, s, x) = (
-                        c[0].load(Ordering::SeqCst),
-                        c[1].load(Ordering::SeqCst),
-                        c[2].load(Ordering::SeqCst),
-                    );
-                    match mode {
-                        IX => assert!(s == 0 && x == 0, "IX with S {s} X {x}"),
-                        S => assert!(ix == 0 && x == 0, "S with IX {ix} X {x}"),
-                        _ => assert!(ix == 0 && s == 0 && x == 1, "X with {ix} {s} {x}"),
-                    }
-                    thread::yield_now();
-                    c[slot].fetch_sub(1, Ordering::SeqCst);
+                    round(&m, &counts, &mut rng, &mut owner, t);
                     m.release_all(&mut owner);
                 }
             }
         });
         assert!(m.snapshot().is_empty(), "everything released");
-        let before = m.stats().requests;
-        let mut owner = LockOwner::new(1);
-        m.lock(&mut owner, &Resource::Object { db: 5, object: 100 }, IX, None).unwrap();
-        assert_eq!(m.stats().requests, before + 1);
-        m.release_all(&mut owner);
-    });
+        m
+    })
+}
+
+#[test]
+fn stress_intent_and_strong_table_locks() {
+    // Per table: intent-exclusive holders, shared holders, exclusive holders.
+    let m = stress_holders(
+        |t| t * 31 + 5,
+        |m, counts: &Holders<2>, rng, owner, t| {
+            let table = rng.below(2) as usize;
+            let res = Resource::Object { db: 5, object: 100 + table as u32 };
+            let strong = t < 2 && rng.below(4) == 0;
+            let mode = if strong { [S, X][rng.below(2) as usize] } else { IX };
+            m.lock(owner, &res, mode, None).unwrap();
+            let c = &counts[table];
+            let slot = match mode {
+                IX => 0,
+                S => 1,
+                _ => 2,
+            };
+            c[slot].fetch_add(1, Ordering::SeqCst);
+            let (ix, s, x) = (
+                c[0].load(Ordering::SeqCst),
+                c[1].load(Ordering::SeqCst),
+                c[2].load(Ordering::SeqCst),
+            );
+            match mode {
+                IX => assert!(s == 0 && x == 0, "IX with S {s} X {x}"),
+                S => assert!(ix == 0 && x == 0, "S with IX {ix} X {x}"),
+                _ => assert!(ix == 0 && s == 0 && x == 1, "X with {ix} {s} {x}"),
+            }
+            thread::yield_now();
+            c[slot].fetch_sub(1, Ordering::SeqCst);
+        },
+    );
+    // Once the stress is over, an uncontended request is still counted.
+    let before = m.stats().requests;
+    let mut owner = LockOwner::new(1);
+    m.lock(&mut owner, &Resource::Object { db: 5, object: 100 }, IX, None).unwrap();
+    assert_eq!(m.stats().requests, before + 1);
+    m.release_all(&mut owner);
 }
 
 #[test]
@@ -1051,44 +1074,34 @@ fn a_deadlock_through_fast_key_locks_is_found() {
 /// request and a publication.
 #[test]
 fn stress_key_locks_on_shared_buckets() {
-    with_watchdog(Duration::from_secs(30), || {
-        let m = Arc::new(LockManager::new());
-        // Per key: shared, update and exclusive holders.
-        let counts: Arc<[[AtomicU32; 3]; 8]> = Arc::new(Default::default());
-        on_threads(6, {
-            let (m, counts) = (Arc::clone(&m), Arc::clone(&counts));
-            move |t| {
-                let mut rng = Rng(t * 131 + 7);
-                for n in 0..1500 {
-                    let mut owner = LockOwner::new((n << 16) | (t + 1));
-                    let mut held = Vec::new();
-                    for k in 0..8u64 {
-                        if held.len() == 6 || rng.below(3) != 0 {
-                            continue;
-                        }
-                        let mode = [S, U, X][rng.below(3) as usize];
-                        m.lock(&mut owner, &key(k), mode, None).unwrap();
-                        let c = &counts[k as usize];
-                        let at = [S, U, X].iter().position(|&x| x == mode).unwrap();
-                        c[at].fetch_add(1, Ordering::SeqCst);
-                        let [s, u, x] = [0, 1, 2].map(|i| c[i].load(Ordering::SeqCst));
-                        match mode {
-                            X => assert!(s == 0 && u == 0 && x == 1, "X with {s} {u} {x}"),
-                            U => assert!(u == 1 && x == 0, "U with {s} {u} {x}"),
-                            _ => assert!(x == 0, "S with {s} {u} {x}"),
-                        }
-                        held.push((k as usize, at));
-                    }
-                    thread::yield_now();
-                    for (k, at) in held {
-                        counts[k][at].fetch_sub(1, Ordering::SeqCst);
-                    }
-                    m.release_all(&mut owner);
+    // Per key: shared, update and exclusive holders.
+    stress_holders(
+        |t| t * 131 + 7,
+        |m, counts: &Holders<8>, rng, owner, _| {
+            let mut held = Vec::new();
+            for k in 0..8u64 {
+                if held.len() == 6 || rng.below(3) != 0 {
+                    continue;
                 }
+                let mode = [S, U, X][rng.below(3) as usize];
+                m.lock(owner, &key(k), mode, None).unwrap();
+                let c = &counts[k as usize];
+                let at = [S, U, X].iter().position(|&x| x == mode).unwrap();
+                c[at].fetch_add(1, Ordering::SeqCst);
+                let [s, u, x] = [0, 1, 2].map(|i| c[i].load(Ordering::SeqCst));
+                match mode {
+                    X => assert!(s == 0 && u == 0 && x == 1, "X with {s} {u} {x}"),
+                    U => assert!(u == 1 && x == 0, "U with {s} {u} {x}"),
+                    _ => assert!(x == 0, "S with {s} {u} {x}"),
+                }
+                held.push((k as usize, at));
             }
-        });
-        assert!(m.snapshot().is_empty(), "everything released");
-    });
+            thread::yield_now();
+            for (k, at) in held {
+                counts[k][at].fetch_sub(1, Ordering::SeqCst);
+            }
+        },
+    );
 }
 
 #[test]

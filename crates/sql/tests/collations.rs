@@ -12,7 +12,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::Session;
 
 mod support;
-use support::{errors, ok, run, scalar};
+use support::{errors, ok, restart, run, scalar};
 
 /// What must hold of `t`, whose codes in their collation's order are `codes`.
 fn checks(s: &mut Session, codes: &str) {
@@ -43,12 +43,8 @@ fn a_column_keeps_its_collation_across_a_restart_and_a_recovery() {
          plain VARCHAR(10)); INSERT t VALUES ('b', 3, 'y'), ('A', 2, 'X'), ('a', 1, 'x')",
     );
     checks(&mut s, "a,A,b");
-    drop(s);
-    instance.close().unwrap();
-    drop(instance);
 
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let mut s = Session::new(Arc::clone(&instance));
+    let (instance, mut s) = restart(dir.path(), s, instance);
     checks(&mut s, "a,A,b");
     // Not closed: the next open recovers the catalog and the rows from the log.
     ok(&mut s, "INSERT t VALUES ('B', 4, 'w')");

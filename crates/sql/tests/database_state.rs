@@ -13,18 +13,12 @@ use walden_sql::exec::sysviews::ServerCounters;
 use walden_sql::exec::{Collected, Session};
 
 mod support;
-use support::{errors, run, scalar};
+use support::{errors, restart, run, scalar};
 
 fn ok(s: &mut Session, sql: &str) -> Collected {
     let out = run(s, sql);
     assert!(errors(&out).is_empty(), "{sql}: {:?}", out.messages);
     out
-}
-
-fn restart(dir: &std::path::Path, instance: Arc<Instance>) -> Arc<Instance> {
-    instance.close().unwrap();
-    drop(instance);
-    Instance::open(dir, InstanceConfig::default()).unwrap()
 }
 
 #[test]
@@ -36,10 +30,7 @@ fn offline_and_read_only_survive_a_restart_until_changed_back() {
     ok(&mut s, "CREATE TABLE a.dbo.t (x INT); INSERT a.dbo.t VALUES (1)");
     ok(&mut s, "CREATE TABLE b.dbo.t (x INT); INSERT b.dbo.t VALUES (1)");
     ok(&mut s, "ALTER DATABASE a SET OFFLINE; ALTER DATABASE b SET READ_ONLY");
-    drop(s);
-    let instance = restart(dir.path(), instance);
-
-    let mut s = Session::new(Arc::clone(&instance));
+    let (instance, mut s) = restart(dir.path(), s, instance);
     assert_eq!(
         scalar(&mut s, "SELECT state_desc FROM sys.databases WHERE name = 'a'"),
         Value::NStr("OFFLINE".into())
@@ -48,10 +39,7 @@ fn offline_and_read_only_survive_a_restart_until_changed_back() {
     assert_eq!(errors(&run(&mut s, "INSERT b.dbo.t VALUES (2)")), vec![3906]);
     assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM b.dbo.t"), Value::Int(1));
     ok(&mut s, "ALTER DATABASE a SET ONLINE; ALTER DATABASE b SET READ_WRITE");
-    drop(s);
-    let instance = restart(dir.path(), instance);
-
-    let mut s = Session::new(Arc::clone(&instance));
+    let (instance, mut s) = restart(dir.path(), s, instance);
     ok(&mut s, "INSERT a.dbo.t VALUES (2); INSERT b.dbo.t VALUES (2)");
     assert_eq!(scalar(&mut s, "SELECT COUNT(*) FROM a.dbo.t"), Value::Int(2));
     assert_eq!(
@@ -95,10 +83,7 @@ fn model_and_msdb_keep_their_objects_across_a_restart() {
     ok(&mut s, "USE msdb; CREATE TABLE dbo.dba_log (id INT PRIMARY KEY, note NVARCHAR(20))");
     ok(&mut s, "INSERT msdb.dbo.dba_log VALUES (1, N'kept'); CREATE TABLE model.dbo.m (k INT)");
     ok(&mut s, "CREATE DATABASE app");
-    drop(s);
-    let instance = restart(dir.path(), instance);
-
-    let mut s = Session::new(Arc::clone(&instance));
+    let (instance, mut s) = restart(dir.path(), s, instance);
     let ids = run(&mut s, "SELECT name, database_id FROM sys.databases ORDER BY database_id");
     let listed: Vec<(Value, Value)> =
         ids.results[0].rows.iter().map(|r| (r[0].clone(), r[1].clone())).collect();
@@ -138,10 +123,7 @@ fn a_new_database_takes_models_options() {
          ALTER DATABASE model SET AUTO_UPDATE_STATISTICS OFF",
     );
     ok(&mut s, "CREATE DATABASE after_change");
-    drop(s);
-    let instance = restart(dir.path(), instance);
-
-    let mut s = Session::new(Arc::clone(&instance));
+    let (instance, mut s) = restart(dir.path(), s, instance);
     let options = |s: &mut Session, name: &str| {
         let out = ok(
             s,

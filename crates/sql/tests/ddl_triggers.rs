@@ -12,7 +12,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::Session;
 
 mod support;
-use support::{ok, scalar};
+use support::{ok, restart, scalar};
 
 #[test]
 fn ddl_triggers_survive_a_restart_and_fire_for_every_session() {
@@ -32,13 +32,8 @@ fn ddl_triggers_survive_a_restart_and_fire_for_every_session() {
     // A schema named like a DDL trigger: both stay findable.
     ok(&mut s, "USE d; EXEC ('CREATE SCHEMA audit')");
     ok(&mut s, "USE d; CREATE TABLE audit.t (a int)");
-    s.close();
-    drop(s);
-    instance.close().unwrap();
-    drop(instance);
 
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let mut other = Session::new(Arc::clone(&instance));
+    let (instance, mut other) = restart(dir.path(), s, instance);
     ok(&mut other, "USE d; CREATE TABLE after_restart (a int)");
     ok(&mut other, "USE d; EXEC ('CREATE VIEW v AS SELECT 1 AS one')");
     let count = "USE d; SELECT COUNT(*) FROM log WHERE obj IN ('after_restart', 't')";

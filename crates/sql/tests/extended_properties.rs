@@ -42,7 +42,7 @@ fn many_large_properties_survive_a_restart() {
     let before = ok(&mut s, summary).results.last().unwrap().rows.clone();
     assert_eq!(before[0][0], Value::Int(41));
 
-    let mut s = restart(dir.path(), s, instance);
+    let (_instance, mut s) = restart(dir.path(), s, instance);
     let after = ok(&mut s, summary).results.last().unwrap().rows.clone();
     assert_eq!(before, after);
     let out = ok(

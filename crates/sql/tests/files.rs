@@ -14,7 +14,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::Session;
 
 mod support;
-use support::{ok, run};
+use support::{ok, restart, run};
 
 fn int(v: &Value) -> i64 {
     match v {
@@ -114,11 +114,7 @@ fn create_database_sizes_the_files_and_sys_database_files_shows_them() {
     }
 
     // The names, maximum and growth are kept in master across a restart.
-    drop(s);
-    instance.close().unwrap();
-    drop(instance);
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let mut s = Session::new(Arc::clone(&instance));
+    let (_instance, mut s) = restart(dir.path(), s, instance);
     ok(&mut s, "USE f");
     let again = files(&mut s);
     assert_eq!(again[0], ("f_data".into(), 256, 2560, 25, 1));

@@ -103,7 +103,7 @@ fn definitions_larger_than_a_catalog_entry_work_and_survive_a_restart() {
         [vec![Value::Int(4)], vec![Value::Int(7)], vec![Value::Int(42)], vec![Value::Int(401)],]
     );
 
-    let mut s = restart(dir.path(), s, instance);
+    let (_instance, mut s) = restart(dir.path(), s, instance);
     assert_eq!(state(&mut s), before);
     ok(&mut s, "USE d; INSERT INTO dbo.wide (id) VALUES (2)");
     assert_eq!(
@@ -133,7 +133,7 @@ fn a_wide_tables_identity_mark_survives_a_restart() {
     );
     assert_eq!(scalar(&mut s, "SELECT MAX(id) FROM dbo.wide"), Value::Int(2500));
 
-    let mut s = restart(dir.path(), s, instance);
+    let (_instance, mut s) = restart(dir.path(), s, instance);
     ok(&mut s, "INSERT dbo.wide (a_rather_long_column_name_1) VALUES (0)");
     let Value::Int(next) = scalar(&mut s, "SELECT MAX(id) FROM dbo.wide") else { panic!() };
     assert!(next > 2500, "an identity value was handed out again: {next}");

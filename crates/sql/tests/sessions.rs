@@ -12,7 +12,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::Session;
 
 mod support;
-use support::{run, scalar};
+use support::{restart, run, scalar};
 
 fn setup() -> (tempfile::TempDir, Arc<Instance>) {
     let dir = tempfile::tempdir().unwrap();
@@ -145,13 +145,8 @@ fn a_clustered_index_built_on_a_heap_survives_a_restart_and_keeps_equal_keys_apa
          CREATE CLUSTERED INDEX h_k ON dbo.h (k); INSERT INTO dbo.h VALUES (2, 4);",
     );
     assert!(out.errors().next().is_none(), "{:?}", out.messages);
-    s.close();
-    drop(s);
-    instance.close().unwrap();
-    drop(instance);
 
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let mut s = Session::new(Arc::clone(&instance));
+    let (instance, mut s) = restart(dir.path(), s, instance);
     // After the restart the uniquifier counter starts above every stored one, so more equal
     // keys are new rows rather than duplicate-key errors or overwrites.
     let out = run(&mut s, "USE d; INSERT INTO dbo.h VALUES (2, 5), (2, 6), (1, 7);");
@@ -677,28 +672,22 @@ fn a_foreign_key_check_waits_for_the_referenced_row_another_session_deletes() {
 #[test]
 fn foreign_keys_computed_rowversion_columns_and_properties_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
-    let before = {
-        let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-        let mut s = Session::new(Arc::clone(&instance));
-        let out = run(
-            &mut s,
-            "CREATE DATABASE r; USE r;
-             CREATE TABLE dbo.p (id INT PRIMARY KEY);
-             CREATE TABLE dbo.c (id INT PRIMARY KEY, p_id INT REFERENCES dbo.p (id) ON DELETE CASCADE,
-                 qty INT NOT NULL, twice AS (qty * 2) PERSISTED, rv ROWVERSION);
-             INSERT p VALUES (1), (2); INSERT c (id, p_id, qty) VALUES (10, 1, 5), (20, 2, 6);
-             EXEC sp_addextendedproperty 'MS_Description', N'children', 'SCHEMA', 'dbo', 'TABLE', 'c', 'COLUMN', 'qty';
-             CREATE TABLE dbo.d (dt DATETIMEOFFSET(3) PRIMARY KEY, v SQL_VARIANT);
-             INSERT d VALUES ('2024-03-01 08:30:00.125 +02:00', CAST(2.5 AS DECIMAL(4,2)));",
-        );
-        assert!(out.errors().next().is_none(), "{:?}", out.messages);
-        let dbts = scalar(&mut s, "SELECT @@DBTS");
-        s.close();
-        instance.close().unwrap();
-        dbts
-    };
     let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
     let mut s = Session::new(Arc::clone(&instance));
+    let out = run(
+        &mut s,
+        "CREATE DATABASE r; USE r;
+         CREATE TABLE dbo.p (id INT PRIMARY KEY);
+         CREATE TABLE dbo.c (id INT PRIMARY KEY, p_id INT REFERENCES dbo.p (id) ON DELETE CASCADE,
+             qty INT NOT NULL, twice AS (qty * 2) PERSISTED, rv ROWVERSION);
+         INSERT p VALUES (1), (2); INSERT c (id, p_id, qty) VALUES (10, 1, 5), (20, 2, 6);
+         EXEC sp_addextendedproperty 'MS_Description', N'children', 'SCHEMA', 'dbo', 'TABLE', 'c', 'COLUMN', 'qty';
+         CREATE TABLE dbo.d (dt DATETIMEOFFSET(3) PRIMARY KEY, v SQL_VARIANT);
+         INSERT d VALUES ('2024-03-01 08:30:00.125 +02:00', CAST(2.5 AS DECIMAL(4,2)));",
+    );
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    let before = scalar(&mut s, "SELECT @@DBTS");
+    let (_instance, mut s) = restart(dir.path(), s, instance);
     run(&mut s, "USE r");
     let out = run(&mut s, "INSERT c (id, p_id, qty) VALUES (30, 9, 1)");
     let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();

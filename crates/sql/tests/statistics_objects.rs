@@ -12,12 +12,8 @@ use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
-fn ok(s: &mut Session, sql: &str) -> Collected {
-    let mut out = Collected::default();
-    s.execute_batch(sql, &mut out);
-    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
-    out
-}
+mod support;
+use support::{ok, restart};
 
 /// Every row of every result set, as text.
 fn rows(out: &Collected) -> Vec<Vec<String>> {
@@ -26,12 +22,6 @@ fn rows(out: &Collected) -> Vec<Vec<String>> {
         .flat_map(|r| r.rows.iter())
         .map(|r| r.iter().map(Value::to_string).collect())
         .collect()
-}
-
-fn restart(dir: &std::path::Path, instance: Arc<Instance>) -> Arc<Instance> {
-    instance.close().unwrap();
-    drop(instance);
-    Instance::open(dir, InstanceConfig::default()).unwrap()
 }
 
 const SHOW: &str = "DBCC SHOW_STATISTICS ('dbo.t', s_v) WITH DENSITY_VECTOR, HISTOGRAM;
@@ -70,10 +60,8 @@ fn statistics_survive_a_restart() {
     let before = rows(&ok(&mut s, &format!("USE app; {SHOW}")));
     assert_eq!(before.iter().filter(|r| r.len() == 5).count(), 7 + 30, "{before:?}");
     assert!(before.contains(&vec!["3000".into(), "3000".into(), "7".into()]), "{before:?}");
-    drop(s);
 
-    let instance = restart(dir.path(), instance);
-    let mut s = Session::new(Arc::clone(&instance));
+    let (instance, mut s) = restart(dir.path(), s, instance);
     let after = rows(&ok(&mut s, &format!("USE app; {SHOW}")));
     assert_eq!(before, after);
     assert!(after.contains(&vec!["s_v".into(), "3".into(), "1".into(), "1".into()]), "{after:?}");

@@ -11,7 +11,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::Session;
 
 mod support;
-use support::{errors, run, scalar};
+use support::{errors, restart, run, scalar};
 
 fn instance() -> (tempfile::TempDir, Arc<Instance>) {
     let dir = tempfile::tempdir().unwrap();
@@ -107,11 +107,7 @@ fn temporary_procedures_do_not_outlive_a_restart() {
     let mut other = Session::new(Arc::clone(&instance));
     assert_eq!(in_tempdb(&mut other, "#"), Value::Int(2));
     drop(other);
-    drop(a);
-    instance.close().unwrap();
-    drop(instance);
-    let instance = Instance::open(dir.path(), InstanceConfig::default()).unwrap();
-    let mut s = Session::new(Arc::clone(&instance));
+    let (_instance, mut s) = restart(dir.path(), a, instance);
     assert_eq!(in_tempdb(&mut s, "#"), Value::Int(0));
     assert_eq!(errors(&run(&mut s, "EXEC #p")), vec![2812]);
     assert_eq!(errors(&run(&mut s, "EXEC ##g")), vec![2812]);

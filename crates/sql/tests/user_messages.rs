@@ -39,7 +39,7 @@ fn user_messages_survive_a_restart() {
     assert_eq!(before[0][1], Value::SmallInt(1031));
     assert_eq!(before[2][3], Value::Bit(true));
 
-    let mut s = restart(dir.path(), s, instance);
+    let (_instance, mut s) = restart(dir.path(), s, instance);
     assert_eq!(ok(&mut s, LISTED).results.last().unwrap().rows, before);
     let out = ok(&mut s, "SELECT FORMATMESSAGE(50001, 7, N'Ann')");
     assert_eq!(

@@ -15,6 +15,7 @@ use common::client::{int, message_numbers, rows, text, Client};
 use common::server::Server;
 
 const KEYSET: i32 = 1;
+const DYNAMIC: i32 = 2;
 const STATIC: i32 = 8;
 const OPTIMISTIC: i32 = 4;
 const READ_ONLY: i32 = 1;
@@ -22,7 +23,9 @@ const SCROLL_LOCKS: i32 = 2;
 const OPTIMISTIC_VALUES: i32 = 8;
 const FETCH_FIRST: i32 = 1;
 const FETCH_NEXT: i32 = 2;
+const FETCH_PREV: i32 = 4;
 const FETCH_ABSOLUTE: i32 = 0x10;
+const FETCH_RELATIVE: i32 = 0x20;
 const FETCH_REFRESH: i32 = 0x80;
 const FETCH_INFO: i32 = 0x100;
 
@@ -561,4 +564,80 @@ fn optimistic_cursors_refuse_rows_changed_since_they_were_fetched() {
          UPDATE t SET name = N'through' WHERE CURRENT OF oc",
     );
     assert_eq!(message_numbers(&positioned), [16934], "{positioned:?}");
+}
+
+#[test]
+fn a_dynamic_cursor_sees_rows_changed_after_it_opened() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    let mut other = Client::connect(server.port);
+    setup(&mut c);
+    let opened = c.rpc(
+        ProcId::CursorOpen,
+        vec![
+            int_out(0),
+            text("SELECT id, name FROM t"),
+            int_out(DYNAMIC),
+            int_out(OPTIMISTIC),
+            int_out(0),
+        ],
+    );
+    let out = returned(&opened);
+    // Kept DYNAMIC, with no row count (-1): its rows are known only as they are fetched.
+    assert_eq!(&out[1..], [(2, DYNAMIC), (3, OPTIMISTIC), (4, -1)], "{opened:?}");
+    let cursor = out[0].1;
+    let named = |rows: &[(i32, &str)]| -> Vec<(Option<i32>, Option<String>, i32)> {
+        rows.iter().map(|(id, name)| (Some(*id), Some((*name).to_string()), 1)).collect()
+    };
+    let first = fetch(&mut c, cursor, FETCH_FIRST, 0, 2);
+    assert_eq!(id_name_rowstat(&first), named(&[(1, "a"), (2, "b")]), "{first:?}");
+
+    // Another connection's delete and insert, committed after the cursor opened, are seen
+    // by the next fetch; a deleted row is not found rather than reported missing.
+    let changed = other.batch("DELETE FROM t WHERE id = 3; INSERT INTO t VALUES (7, N'g')");
+    assert!(message_numbers(&changed).is_empty(), "{changed:?}");
+    let next = fetch(&mut c, cursor, FETCH_NEXT, 0, 2);
+    assert_eq!(id_name_rowstat(&next), named(&[(4, "d"), (5, "e")]), "{next:?}");
+    let next = fetch(&mut c, cursor, FETCH_NEXT, 0, 2);
+    assert_eq!(id_name_rowstat(&next), named(&[(7, "g")]), "{next:?}");
+    assert!(rows(&fetch(&mut c, cursor, FETCH_NEXT, 0, 2)).is_empty());
+    let prev = fetch(&mut c, cursor, FETCH_PREV, 0, 2);
+    assert_eq!(id_name_rowstat(&prev), named(&[(5, "e"), (7, "g")]), "{prev:?}");
+    let relative = fetch(&mut c, cursor, FETCH_RELATIVE, -2, 1);
+    assert_eq!(id_name_rowstat(&relative), named(&[(2, "b")]), "{relative:?}");
+
+    // A positioned update of fetch buffer row 1, seen by a refresh and by the table.
+    let updated = c.rpc(
+        ProcId::Cursor,
+        vec![int(cursor), int(0x21), int(1), text(""), nvarchar_value("@name", "z")],
+    );
+    assert!(message_numbers(&updated).is_empty(), "{updated:?}");
+    let refreshed = fetch(&mut c, cursor, FETCH_REFRESH, 0, 0);
+    assert_eq!(id_name_rowstat(&refreshed), named(&[(2, "z")]), "{refreshed:?}");
+    // Changed by another since this fetch: the optimistic check refuses it.
+    assert!(message_numbers(&other.batch("UPDATE t SET name = N'w' WHERE id = 2")).is_empty());
+    let refused = c.rpc(ProcId::Cursor, vec![int(cursor), int(0x22), int(1), text("")]);
+    assert_eq!(message_numbers(&refused), [16934], "{refused:?}");
+
+    // No row numbers: ABSOLUTE is refused, and INFO and ROWCOUNT report none.
+    let absolute = fetch(&mut c, cursor, FETCH_ABSOLUTE, 1, 1);
+    assert_eq!(message_numbers(&absolute), [16925], "{absolute:?}");
+    let info =
+        c.rpc(ProcId::CursorFetch, vec![int(cursor), int(FETCH_INFO), int_out(0), int_out(0)]);
+    assert_eq!(returned(&info)[1], (3, -1), "{info:?}");
+    assert!(message_numbers(&c.rpc(ProcId::CursorClose, vec![int(cursor)])).is_empty());
+
+    // A query a dynamic cursor cannot be built for (ORDER BY a column that is not the key)
+    // is converted to KEYSET, and says so.
+    let converted = c.rpc(
+        ProcId::CursorOpen,
+        vec![
+            int_out(0),
+            text("SELECT id, name FROM t ORDER BY name"),
+            int_out(DYNAMIC),
+            int_out(OPTIMISTIC),
+            int_out(0),
+        ],
+    );
+    assert_eq!(&returned(&converted)[1..], [(2, KEYSET), (3, OPTIMISTIC), (4, 5)], "{converted:?}");
 }

@@ -898,6 +898,27 @@ public class DriverTest extends Checks {
                 rs.updateRow();
             }
             eq("an update after the row was fetched again", scalar(c, "SELECT name FROM cur_t WHERE id = 1"), "mine");
+
+            // A dynamic cursor (mssql-jdbc's TYPE_SS_SCROLL_DYNAMIC, TYPE_SCROLL_SENSITIVE + 1)
+            // sees rows another connection inserts after it opened.
+            exec(c, "CREATE TABLE cur_dyn (id INT PRIMARY KEY, name NVARCHAR(20))");
+            exec(c, "INSERT INTO cur_dyn VALUES (1, N'one'), (3, N'three')");
+            try (Statement s = c.createStatement(ResultSet.TYPE_SCROLL_SENSITIVE + 1, ResultSet.CONCUR_UPDATABLE)) {
+                s.setFetchSize(1);
+                try (ResultSet rs = s.executeQuery("SELECT id, name FROM cur_dyn")) {
+                    rs.next();
+                    eq("first row of a dynamic cursor", rs.getInt("id"), 1);
+                    exec(other, "INSERT INTO cur_dyn VALUES (2, N'two')");
+                    rs.next();
+                    eq("a row inserted after the dynamic cursor opened", rs.getInt("id"), 2);
+                    rs.updateString("name", "TWO");
+                    rs.updateRow();
+                    rs.next();
+                    eq("the row after it", rs.getInt("id"), 3);
+                    eq("no more rows", rs.next(), false);
+                }
+            }
+            eq("a row updated through a dynamic cursor", scalar(c, "SELECT name FROM cur_dyn WHERE id = 2"), "TWO");
         }
     }
 

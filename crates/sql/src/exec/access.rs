@@ -252,10 +252,17 @@ impl Range<'_> {
     }
 }
 
+/// The index id of a path that reads a row by its locator (`ROWID = probe`, which a keyed
+/// cursor reads a heap's row again with, and a positioned change finds it by): the locator
+/// is the row's key in the table's own tree (a heap's, or a non-unique clustered index's
+/// with its uniquifier), so that one key is read. No index has this id.
+const LOCATOR: u16 = u16::MAX;
+
 /// How a table is read.
 #[derive(Debug, Clone)]
 pub(crate) struct AccessPath<'e> {
-    /// The index sought, or None for a scan of the whole table.
+    /// The index sought, or None for a scan of the whole table; [`LOCATOR`] for a read of
+    /// the row whose locator is `fixed`'s one value.
     index: Option<u16>,
     /// The values of the index's leading key columns.
     fixed: Vec<Fixed<'e>>,
@@ -330,6 +337,16 @@ pub(crate) fn choose<'e>(
     stats: Option<&TableStats>,
 ) -> AccessPath<'e> {
     let table_rows = stats.map_or(TABLE_ROWS, |s| s.rows.max(1.0));
+    if let Some(value) = conjuncts.iter().find_map(|c| locator_probe(c, def, column, probe)) {
+        let fixed = vec![Fixed::Eq(value)];
+        return AccessPath {
+            index: Some(LOCATOR),
+            fixed,
+            rows: 1.0,
+            cost: 1.0,
+            ..AccessPath::scan()
+        };
+    }
     let mut terms: Vec<ColumnTerms<'e>> = Vec::new();
     terms.resize_with(def.columns.len(), ColumnTerms::default);
     for c in conjuncts {
@@ -497,6 +514,29 @@ impl Covering {
     }
 }
 
+/// The probe of conjunct `c` when it is `locator = probe` (either way round): the table's row
+/// locator, the position past `def`'s columns, equal to a value known before the table is
+/// read.
+fn locator_probe<'e>(
+    c: &'e Expr,
+    def: &TableDef,
+    column: &dyn Fn(&[Ident]) -> Option<usize>,
+    probe: &dyn Fn(&Expr) -> bool,
+) -> Option<&'e Expr> {
+    let ExprKind::Binary { op: BinaryOp::Eq, left, right } = &c.kind else { return None };
+    let is_locator = |e: &Expr| match &e.kind {
+        ExprKind::Column(parts) => column(parts) == Some(def.columns.len()),
+        _ => false,
+    };
+    if is_locator(left) && probe(right) {
+        Some(right)
+    } else if is_locator(right) && probe(left) {
+        Some(left)
+    } else {
+        None
+    }
+}
+
 /// Records what conjunct `c` says of a column of the table, if it is a search argument.
 fn collect_terms<'e>(
     c: &'e Expr,
@@ -643,6 +683,16 @@ impl Run<'_> {
         }
         let mut filter = keep.map(Filter::new);
         let keep = filter.as_mut();
+        if let (Some(LOCATOR), [Fixed::Eq(probe)]) = (path.index, path.fixed.as_slice()) {
+            let key = match self.eval(probe, env)? {
+                Value::Binary(key) => key,
+                // `= NULL` holds for no row.
+                Value::Null => return Ok(true),
+                _ => return Ok(false),
+            };
+            self.scan_rows(t, Bound::Included(key.clone()), Bound::Included(key), keep, sink)?;
+            return Ok(true);
+        }
         let Some(index) = path.index.and_then(|id| t.def.index(id)) else {
             self.scan_rows(t, Bound::Unbounded, Bound::Unbounded, keep, sink)?;
             return Ok(true);
@@ -1347,6 +1397,16 @@ impl AccessPath<'_> {
             None => format!("OBJECT:({table} AS [{}])", t.qual),
         };
         let clustered = t.def.index(1).filter(|ix| !ix.columns.is_empty());
+        if self.index == Some(LOCATOR) {
+            // SQL Server reads a heap's row by its RID so; Walden's locator is the same for a
+            // table whose clustered index is not unique.
+            let mut args = vec![object(None), "SEEK:([Bmk1000]) LOOKUP ORDERED FORWARD".into()];
+            let filter: Vec<String> = residual.iter().map(|e| e.to_string()).collect();
+            if !filter.is_empty() {
+                args.push(format!("WHERE:({})", filter.join(" AND ")));
+            }
+            return PlanNode::new("RID Lookup", "RID Lookup", args.join(", "), 1.0);
+        }
         let mut args = Vec::new();
         let sought = self.index.and_then(|id| t.def.index(id));
         let (physical, index) = match sought {

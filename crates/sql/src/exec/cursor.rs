@@ -1,12 +1,14 @@
 //! Transact-SQL cursors: `DECLARE name CURSOR`, `OPEN`, `FETCH`, `CLOSE`, `DEALLOCATE`,
 //! `@@FETCH_STATUS`, `@@CURSOR_ROWS` and `CURSOR_STATUS`.
 //!
-//! # Every cursor is STATIC
+//! # Every cursor but a DYNAMIC one is STATIC
 //!
 //! `OPEN` runs the query and keeps its rows; `FETCH` walks that copy, so changes made to the
 //! tables after `OPEN` are not seen, as with SQL Server's STATIC and INSENSITIVE cursors.
-//! `KEYSET`, `DYNAMIC` and `FAST_FORWARD` are accepted and behave the same way (SQL Server,
-//! too, converts a cursor to another type when it cannot honour the one asked for). Which
+//! `KEYSET` and `FAST_FORWARD` are accepted and behave the same way (SQL Server, too,
+//! converts a cursor to another type when it cannot honour the one asked for). A cursor
+//! declared `DYNAMIC` copies nothing and finds its rows at each fetch (see [`dynamic`]),
+//! unless its query does not allow it: then it is converted to the others' way. Which
 //! fetch directions are allowed still follows the declaration: `FETCH NEXT` only, unless the
 //! cursor is scrollable (`SCROLL`, or `STATIC`, `KEYSET` or `DYNAMIC` without
 //! `FORWARD_ONLY`), else error 16911.
@@ -44,7 +46,8 @@
 //! An open cursor's position is 0 (before the first row), `1..=n` (on a row) or `n + 1`
 //! (after the last row); [`moved`] gives a fetch's new position, and a fetch finds a row only
 //! on `1..=n`. `@@FETCH_STATUS` is the session's last fetch's: 0 when it found a row, -1
-//! when it did not (-2, a row deleted since `OPEN`, cannot happen to a static cursor).
+//! when it did not (-2, a row deleted since `OPEN`, happens to neither a static cursor nor a
+//! dynamic one, which does not find such a row).
 
 use std::sync::Arc;
 
@@ -63,7 +66,9 @@ use crate::exec::session::{Frame, Run, Session, Variable, Variables};
 use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
 
 mod api;
+mod dynamic;
 pub use api::CursorShape;
+pub use dynamic::DynamicMove;
 
 /// The session's global cursors and what its fetches and opens leave behind.
 #[derive(Debug)]
@@ -108,17 +113,23 @@ struct Cursor {
     update_of: Vec<String>,
     /// `OPTIMISTIC`: a positioned change of a row changed since it was fetched fails (16934).
     optimistic: bool,
+    /// `DYNAMIC`: what it is if its query allows (see [`dynamic`]), else converted.
+    dynamic: bool,
+    /// `TYPE_WARNING`: a conversion to another cursor type is reported (message 16956).
+    type_warning: bool,
     /// The rows, while the cursor is open.
     open: Option<OpenCursor>,
 }
 
-/// An open cursor's copy of its query's result.
+/// An open cursor's copy of its query's result, or a dynamic cursor's window of it.
 #[derive(Debug)]
 struct OpenCursor {
     columns: Vec<ColumnInfo>,
     rows: Vec<Vec<Value>>,
-    /// The base table's key of each row, when the cursor is updatable.
+    /// The base table's key of each row, when the cursor is updatable or dynamic.
     keys: Option<RowKeys>,
+    /// Whether `rows` is a dynamic cursor's window (see [`dynamic`]) rather than every row.
+    dynamic: bool,
     /// 0 before the first row, `1..=rows.len()` on a row, `rows.len() + 1` after the last.
     position: usize,
     /// Whether a fetch has been made since `OPEN` (a first `RELATIVE` of 0 or less finds
@@ -404,18 +415,24 @@ impl Session {
         self.cursors.fetch_status
     }
 
-    /// `@@CURSOR_ROWS`: the rows of the cursor opened last, 0 once it is closed or gone.
+    /// `@@CURSOR_ROWS`: the rows of the cursor opened last, 0 once it is closed or gone, -1
+    /// for a dynamic one (its rows are not known until fetched).
     pub(crate) fn cursor_rows(&self) -> i32 {
         let Some(id) = self.cursors.last_opened else { return 0 };
         let locals = self.frames.iter().flat_map(|f| f.cursors.0.iter());
         let mut all = self.cursors.global.iter().chain(locals);
-        all.find(|c| c.id == id)
-            .and_then(|c| c.open.as_ref())
-            .map_or(0, |o| i32::try_from(o.rows.len()).unwrap_or(i32::MAX))
+        all.find(|c| c.id == id).and_then(|c| c.open.as_ref()).map_or(0, |o| {
+            if o.dynamic {
+                -1
+            } else {
+                i32::try_from(o.rows.len()).unwrap_or(i32::MAX)
+            }
+        })
     }
 
-    /// `CURSOR_STATUS('local' | 'global' | 'variable', name)`: 1 open with rows, 0 open and
-    /// empty, -1 closed, -3 no such cursor. Cursor variables are not supported, so none
+    /// `CURSOR_STATUS('local' | 'global' | 'variable', name)`: 1 open with rows (always, for
+    /// a dynamic cursor, as SQL Server documents), 0 open and empty, -1 closed, -3 no such
+    /// cursor. Cursor variables are not supported, so none
     /// exists (-3).
     pub(crate) fn cursor_status(&self, args: &[Value]) -> Result<Value, SqlError> {
         let [kind, name] = args else {
@@ -437,7 +454,9 @@ impl Session {
         let status = match cursors.iter().find(|c| c.name.eq_ignore_ascii_case(&name)) {
             None => -3,
             Some(Cursor { open: None, .. }) => -1,
-            Some(Cursor { open: Some(open), .. }) => i16::from(!open.rows.is_empty()),
+            Some(Cursor { open: Some(open), .. }) => {
+                i16::from(open.dynamic || !open.rows.is_empty())
+            }
         };
         Ok(Value::SmallInt(status))
     }
@@ -511,6 +530,8 @@ impl Run<'_> {
                 _ => Vec::new(),
             },
             optimistic: d.options.contains(&CursorOption::Optimistic),
+            dynamic: d.options.contains(&CursorOption::Dynamic),
+            type_warning: d.options.contains(&CursorOption::TypeWarning),
             open: None,
         };
         if local {
@@ -534,6 +555,19 @@ impl Run<'_> {
         if c.open.is_some() {
             return Err(SqlError::new(16905, "The cursor is already open."));
         }
+        if c.dynamic {
+            if let Some(tables) = dynamic::dynamic_tables(&c.query, &c.db) {
+                return self.open_dynamic(slot, tables);
+            }
+            if c.type_warning {
+                self.report(SqlError::with_severity(
+                    16956,
+                    10,
+                    "The created cursor is not of the requested type.",
+                ));
+            }
+        }
+        let c = self.s.cursor_at(slot).ok_or_else(|| not_found(&cursor.name.value))?;
         let query = c.query.clone();
         let keyed = if c.updatable { keyed_query(&c.query, &c.db) } else { None };
         let frame =
@@ -561,7 +595,8 @@ impl Run<'_> {
         self.s.db = saved_db;
         let RowSet { columns, rows } = result?;
         let c = self.s.cursor_at(slot).ok_or_else(|| not_found(&cursor.name.value))?;
-        c.open = Some(OpenCursor { columns, rows, keys, position: 0, fetched: false });
+        c.open =
+            Some(OpenCursor { columns, rows, keys, dynamic: false, position: 0, fetched: false });
         self.s.cursors.last_opened = Some(c.id);
         Ok(())
     }
@@ -575,9 +610,24 @@ impl Run<'_> {
             FetchDirection::Absolute(n) => Move::Absolute(self.fetch_count(n)?),
             FetchDirection::Relative(n) => Move::Relative(self.fetch_count(n)?),
         };
-        let c = self.s.cursor(&fetch.cursor)?;
+        let slot = self.s.locate(&fetch.cursor)?;
+        let c = self.s.cursor_at(slot).ok_or_else(|| not_found(&fetch.cursor.name.value))?;
         let scrollable = c.scrollable;
         let open = c.open.as_mut().ok_or_else(not_open)?;
+        // A dynamic cursor's move; ABSOLUTE it refuses before its scrollability is checked,
+        // as SQL Server does.
+        let dynamic_how = if open.dynamic {
+            Some(match direction {
+                Move::Next => DynamicMove::Next,
+                Move::Prior => DynamicMove::Prior,
+                Move::First => DynamicMove::First,
+                Move::Last => DynamicMove::Last,
+                Move::Relative(n) => DynamicMove::Relative(n),
+                Move::Absolute(_) => return Err(dynamic::not_for_dynamic("Absolute")),
+            })
+        } else {
+            None
+        };
         if !scrollable && direction != Move::Next {
             return Err(SqlError::new(
                 16911,
@@ -593,10 +643,16 @@ impl Run<'_> {
                 "Cursorfetch: The number of variables declared in the INTO list must match that of selected columns.",
             ));
         }
-        open.position = moved(open.position, open.rows.len(), open.fetched, direction);
-        open.fetched = true;
-        let row = open.position.checked_sub(1).and_then(|i| open.rows.get(i)).cloned();
         let columns = if fetch.into.is_empty() { open.columns.clone() } else { Vec::new() };
+        let row = if let Some(how) = dynamic_how {
+            self.dynamic_move(slot, how, 1)?;
+            let c = self.s.cursor_at(slot).ok_or_else(|| not_found(&fetch.cursor.name.value))?;
+            c.open.as_ref().and_then(|o| o.rows.first().cloned())
+        } else {
+            open.position = moved(open.position, open.rows.len(), open.fetched, direction);
+            open.fetched = true;
+            open.position.checked_sub(1).and_then(|i| open.rows.get(i)).cloned()
+        };
         self.s.cursors.fetch_status = if row.is_some() { 0 } else { -1 };
         let n = u64::from(row.is_some());
         if fetch.into.is_empty() {
@@ -654,8 +710,10 @@ impl Run<'_> {
             ));
         }
         let optimistic = c.optimistic;
+        let updatable = c.updatable;
         let open = c.open.as_ref().ok_or_else(not_open)?;
-        let keys = open.keys.as_ref().ok_or_else(read_only)?;
+        // A dynamic cursor keeps keys whether or not it is updatable.
+        let keys = open.keys.as_ref().filter(|_| updatable).ok_or_else(read_only)?;
         let row =
             open.position.checked_sub(1).filter(|&i| i < keys.rows.len()).ok_or_else(|| {
                 SqlError::new(16930, "The requested row is not in the fetch buffer.")

@@ -72,7 +72,7 @@ pub(crate) mod view;
 mod window;
 pub(crate) mod xml_methods;
 
-pub use cursor::CursorShape;
+pub use cursor::{CursorShape, DynamicMove};
 pub use data_file::terminator as bulk_terminator;
 pub use error::SqlError;
 pub use eval::PRODUCT_VERSION;

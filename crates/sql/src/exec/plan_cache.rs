@@ -350,7 +350,7 @@ impl Run<'_> {
         conjuncts: &[&Expr],
         outer: Option<&Env<'_>>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
-        let mut rows = Collected(Vec::new());
+        let mut rows = EveryRow(Vec::new());
         self.run_block_plan_into(plan, table, conjuncts, outer, &mut rows)?;
         Ok(rows.0)
     }
@@ -434,10 +434,10 @@ impl Run<'_> {
     }
 }
 
-/// Collects every row it is given.
-struct Collected(Vec<Vec<Value>>);
+/// The sink that keeps every row a plan gives, in order.
+struct EveryRow(Vec<Vec<Value>>);
 
-impl RowSink for Collected {
+impl RowSink for EveryRow {
     fn push(&mut self, _: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
         self.0.push(row);
         Ok(true)

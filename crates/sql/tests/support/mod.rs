@@ -17,13 +17,14 @@ pub fn session() -> (tempfile::TempDir, Session) {
 }
 
 /// Closes session `s` and its `instance` as a clean shutdown does, then opens the instance in
-/// `dir` again and returns a new session of it (which keeps it open): what a restart leaves.
-pub fn restart(dir: &Path, mut s: Session, instance: Arc<Instance>) -> Session {
+/// `dir` again and returns it with a new session of it: what a restart leaves.
+pub fn restart(dir: &Path, mut s: Session, instance: Arc<Instance>) -> (Arc<Instance>, Session) {
     s.close();
     drop(s);
     instance.close().unwrap();
     drop(instance);
-    Session::new(Instance::open(dir, InstanceConfig::default()).unwrap())
+    let instance = Instance::open(dir, InstanceConfig::default()).unwrap();
+    (Arc::clone(&instance), Session::new(instance))
 }
 
 /// Runs `sql` as one batch and returns everything it sent.

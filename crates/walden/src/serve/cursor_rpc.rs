@@ -12,11 +12,12 @@
 //! whose rows have keys (a key's columns, or a heap's row locator; inner joins too) keeps
 //! each row's keys, reads the row again by them at each fetch (so it shows changes made
 //! since, and reports a row deleted since as missing) and takes positioned changes, checked
-//! first under optimistic concurrency (16934). The cursor type the client asked for is
-//! negotiated down to what that is, as SQL Server converts a cursor it cannot honour: KEYSET
-//! or DYNAMIC becomes KEYSET for a keyed cursor (a DYNAMIC cursor's rows would change after
-//! open) and STATIC for another; STATIC and FAST_FORWARD are read-only, and so is any cursor
-//! without keys. The type and concurrency used are returned through `scrollopt` and `ccopt`
+//! first under optimistic concurrency (16934). A DYNAMIC one fixes nothing at open: each
+//! fetch finds the rows next to its fetch buffer by key (`DynamicMove`). The cursor type the
+//! client asked for is negotiated down to what that is, as SQL Server converts a cursor it
+//! cannot honour: DYNAMIC stays DYNAMIC if the T-SQL cursor could be one, else becomes
+//! KEYSET for a keyed cursor, as KEYSET does, and STATIC for another; STATIC and
+//! FAST_FORWARD are read-only, and so is any cursor without keys. The type and concurrency used are returned through `scrollopt` and `ccopt`
 //! when the client passes them as OUTPUT.
 //!
 //! # Result shapes
@@ -270,8 +271,10 @@ pub fn call<W: Write>(
             true
         }
     };
-    if let Ok(outcome) = result {
+    if let Ok(mut outcome) = result {
         out.token(&Token::ReturnStatus(outcome.status));
+        // RETURNVALUE tokens go out in parameter order, whatever order the call set them in.
+        outcome.returned.sort_by_key(|r| r.ordinal);
         for r in outcome.returned {
             out.token(&Token::ReturnValue(ReturnValue {
                 ordinal: r.ordinal,
@@ -402,21 +405,11 @@ struct Opened {
     ccopt: i32,
 }
 
-impl Opened {
-    /// Returns the cursor's handle, type, concurrency and rows into `outcome`, through the
-    /// call's OUTPUT parameters at positions `at`, in that order (each procedure has its own).
-    fn return_into(&self, outcome: &mut Outcome, params: &[RpcParam], at: [usize; 4]) {
-        let values = [self.handle, self.scrollopt, self.ccopt, self.rows];
-        for (index, value) in at.into_iter().zip(values) {
-            outcome.output(params, index, value);
-        }
-    }
-}
-
 /// The type a cursor asked for as `scrollopt` gets (see "A cursor is a global T-SQL
-/// cursor").
-fn negotiated_type(requested: i32, keyed: bool) -> i32 {
+/// cursor"), `dynamic` saying whether the T-SQL cursor is one.
+fn negotiated_type(requested: i32, keyed: bool, dynamic: bool) -> i32 {
     match requested & SCROLL_TYPES {
+        t if t & DYNAMIC != 0 && dynamic => DYNAMIC,
         t if t & (KEYSET | DYNAMIC) != 0 => {
             if keyed {
                 KEYSET
@@ -531,8 +524,13 @@ fn open<W: Write>(
     }
     let handle = cursors.next_handle()?;
     let name = format!("__walden_api_cursor_{handle}");
-    let scroll =
-        if requested & (FORWARD_ONLY | FAST_FORWARD) != 0 { "FORWARD_ONLY" } else { "SCROLL" };
+    let scroll = if requested & (FORWARD_ONLY | FAST_FORWARD) != 0 {
+        "FORWARD_ONLY"
+    } else if requested & DYNAMIC != 0 {
+        "SCROLL DYNAMIC"
+    } else {
+        "SCROLL"
+    };
     let read_only =
         request.ccopt & CONCURRENCY & READ_ONLY != 0 || requested & (STATIC | FAST_FORWARD) != 0;
     // OPTIMISTIC (by row version or by values): the T-SQL cursor checks the row is as it
@@ -570,19 +568,25 @@ fn open<W: Write>(
             });
         }
     };
-    let scrollopt = negotiated_type(requested, shape.keyed);
+    let scrollopt = negotiated_type(requested, shape.keyed, shape.dynamic);
     let ccopt = negotiated_concurrency(request.ccopt, scrollopt, shape.keyed);
     send_metadata(out, &shape, true);
-    let rows = if scrollopt & (FORWARD_ONLY | FAST_FORWARD) != 0 {
-        -1
-    } else {
-        i32::try_from(shape.rows).unwrap_or(i32::MAX)
-    };
+    let rows = row_count(scrollopt, &shape);
     cursors.open.insert(
         handle,
         ApiCursor { name, scrollopt, ccopt, shape, buffer_start: 0, buffer_len: 0 },
     );
     Ok(Opened { handle, rows, scrollopt, ccopt })
+}
+
+/// The rows a cursor of type `scrollopt` reports (`rowcount`): -1 for a forward-only or
+/// dynamic one, whose rows are not known before they are fetched.
+fn row_count(scrollopt: i32, shape: &CursorShape) -> i32 {
+    if scrollopt & (FORWARD_ONLY | FAST_FORWARD | DYNAMIC) != 0 {
+        -1
+    } else {
+        i32::try_from(shape.rows).unwrap_or(i32::MAX)
+    }
 }
 
 /// The cursor's columns, then ROWSTAT.
@@ -632,6 +636,27 @@ fn column_number(index: usize) -> u8 {
     u8::try_from(index + 1).unwrap_or(u8::MAX)
 }
 
+/// Opens a cursor over `request` (see [`open`]) and returns its handle, type, concurrency and
+/// rows through the call's OUTPUT parameters at positions `at`, in that order (each opening
+/// procedure has its own positions).
+fn open_returning<W: Write>(
+    cursors: &mut ApiCursors,
+    session: &mut Session,
+    request: &Request<'_>,
+    out: &mut TdsOutput<W>,
+    run: &mut RunWork<'_, W>,
+    params: &[RpcParam],
+    at: [usize; 4],
+) -> Result<Outcome, RpcError> {
+    let opened = open(cursors, session, request, out, run)?;
+    let mut outcome = Outcome::default();
+    let values = [opened.handle, opened.scrollopt, opened.ccopt, opened.rows];
+    for (index, value) in at.into_iter().zip(values) {
+        outcome.output(params, index, value);
+    }
+    Ok(outcome)
+}
+
 /// `sp_cursoropen cursor OUTPUT, stmt, scrollopt [OUTPUT], ccopt [OUTPUT], rowcount OUTPUT
 /// [, params, values...]`.
 fn open_call<W: Write>(
@@ -651,10 +676,7 @@ fn open_call<W: Write>(
     let (param_text, values) =
         if parameterized { (p.text(5, "params")?, p.from(6)) } else { (String::new(), &[][..]) };
     let request = Request { procedure: PROC, text, params: param_text, values, scrollopt, ccopt };
-    let opened = open(cursors, session, &request, out, run)?;
-    let mut outcome = Outcome::default();
-    opened.return_into(&mut outcome, params, [0, 2, 3, 4]);
-    Ok(outcome)
+    open_returning(cursors, session, &request, out, run, params, [0, 2, 3, 4])
 }
 
 /// `sp_cursorprepare prepared_handle OUTPUT, params, stmt, options [, scrollopt [OUTPUT]
@@ -692,10 +714,7 @@ fn execute_call<W: Write>(
     let scrollopt = p.int(2, "scrollopt")?.unwrap_or(statement.scrollopt);
     let ccopt = p.int(3, "ccopt")?.unwrap_or(statement.ccopt);
     let request = statement.request(PROC, p.from(5), scrollopt, ccopt);
-    let opened = open(cursors, session, &request, out, run)?;
-    let mut outcome = Outcome::default();
-    opened.return_into(&mut outcome, params, [1, 2, 3, 4]);
-    Ok(outcome)
+    open_returning(cursors, session, &request, out, run, params, [1, 2, 3, 4])
 }
 
 /// `sp_cursorprepexec prepared_handle OUTPUT, cursor OUTPUT, params, stmt, scrollopt
@@ -715,10 +734,8 @@ fn prep_exec_call<W: Write>(
     cursors.prepared.insert(prepared_handle, statement.clone());
     let (scrollopt, ccopt) = (statement.scrollopt, statement.ccopt);
     let request = statement.request(PROC, p.from(7), scrollopt, ccopt);
-    let opened = open(cursors, session, &request, out, run)?;
-    let mut outcome = Outcome::default();
+    let mut outcome = open_returning(cursors, session, &request, out, run, params, [1, 4, 5, 6])?;
     outcome.output(params, 0, prepared_handle);
-    opened.return_into(&mut outcome, params, [1, 4, 5, 6]);
     Ok(outcome)
 }
 
@@ -767,15 +784,8 @@ fn option_call(
                 return Err(p.invalid("value"));
             }
         }
-        // ROWCOUNT: the cursor's rows (-1 for a forward-only one), through `value`.
-        6 => {
-            let rows = if cursor.scrollopt & (FORWARD_ONLY | FAST_FORWARD) != 0 {
-                -1
-            } else {
-                i32::try_from(cursor.shape.rows).unwrap_or(i32::MAX)
-            };
-            outcome.output(params, 2, rows);
-        }
+        // ROWCOUNT: the cursor's rows, through `value`.
+        6 => outcome.output(params, 2, row_count(cursor.scrollopt, &cursor.shape)),
         _ => return Err(p.invalid("code")),
     }
     Ok(outcome)
@@ -802,13 +812,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keyset_and_dynamic_become_static_without_keys() {
-        assert_eq!(negotiated_type(KEYSET, true), KEYSET);
-        assert_eq!(negotiated_type(DYNAMIC, true), KEYSET);
-        assert_eq!(negotiated_type(DYNAMIC | PARAMETERIZED_STMT, false), STATIC);
-        assert_eq!(negotiated_type(FAST_FORWARD, true), FAST_FORWARD);
-        assert_eq!(negotiated_type(FORWARD_ONLY, false), FORWARD_ONLY);
-        assert_eq!(negotiated_type(STATIC, true), STATIC);
+    fn dynamic_stays_dynamic_else_becomes_keyset_or_static() {
+        assert_eq!(negotiated_type(KEYSET, true, false), KEYSET);
+        assert_eq!(negotiated_type(DYNAMIC, true, true), DYNAMIC);
+        assert_eq!(negotiated_type(DYNAMIC, false, true), DYNAMIC);
+        assert_eq!(negotiated_type(DYNAMIC, true, false), KEYSET);
+        assert_eq!(negotiated_type(DYNAMIC | PARAMETERIZED_STMT, false, false), STATIC);
+        assert_eq!(negotiated_type(FAST_FORWARD, true, false), FAST_FORWARD);
+        assert_eq!(negotiated_type(FORWARD_ONLY, false, false), FORWARD_ONLY);
+        assert_eq!(negotiated_type(STATIC, true, false), STATIC);
     }
 
     #[test]

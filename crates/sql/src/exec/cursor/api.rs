@@ -12,7 +12,8 @@
 //! A cursor with keys (see "Positioned changes" in the parent module) behaves as SQL Server's
 //! KEYSET cursors do: its membership and order are fixed at `OPEN`, but each fetch reads its
 //! rows again by key, so a row shows the changes made since (through the cursor or not), and
-//! one deleted since is reported missing. Other cursors return the copy `OPEN` made.
+//! one deleted since is reported missing. Other cursors return the copy `OPEN` made. A
+//! dynamic cursor's block is its window (see [`super::dynamic`]), read again the same way.
 
 use std::sync::Arc;
 
@@ -34,6 +35,8 @@ pub struct CursorShape {
     pub scrollable: bool,
     /// Whether positioned changes go through it: it is updatable and keeps its rows' keys.
     pub keyed: bool,
+    /// Whether it is dynamic (see `DynamicMove`): `rows` is then its window's, not its own.
+    pub dynamic: bool,
     /// The base tables of its query, as (schema, name), in the order of its FROM clause.
     pub tables: Vec<(String, String)>,
     /// For each column, the table (its place in `tables`) and the table column it is when it
@@ -83,7 +86,8 @@ impl Session {
             columns: open.columns.clone(),
             rows: open.rows.len(),
             scrollable: c.scrollable,
-            keyed: open.keys.is_some(),
+            keyed: open.keys.is_some() && c.updatable,
+            dynamic: open.dynamic,
             tables: Vec::new(),
             sources: vec![None; width],
             key: vec![false; width],

@@ -50,8 +50,26 @@ macro_rules! object_like {
     };
 }
 
+/// A view's columns: (name, type).
+type Columns = &'static [(&'static str, SqlType)];
+
+/// The columns of an event session's fields, at server or database scope alike.
+const EVENT_SESSION_FIELDS: Columns =
+    &[("event_session_id", INT), ("object_id", INT), ("name", SYSNAME), ("value", VARIANT)];
+
+/// The columns of the pages automatic page repair has seen, by an Availability Group's or a
+/// mirroring session's alike.
+const AUTO_PAGE_REPAIR: Columns = &[
+    ("database_id", INT),
+    ("file_id", INT),
+    ("page_id", BIGINT),
+    ("error_type", INT),
+    ("page_status", INT),
+    ("modification_time", DATETIME),
+];
+
 /// A view's name (without `sys.`) and its columns.
-type Absent = (&'static str, &'static [(&'static str, SqlType)]);
+type Absent = (&'static str, Columns);
 
 /// The views, by name.
 const ABSENT: &[Absent] = &[
@@ -97,10 +115,7 @@ const ABSENT: &[Absent] = &[
             ("signal_wait_time_ms", BIGINT),
         ],
     ),
-    (
-        "server_event_session_fields",
-        &[("event_session_id", INT), ("object_id", INT), ("name", SYSNAME), ("value", VARIANT)],
-    ),
+    ("server_event_session_fields", EVENT_SESSION_FIELDS),
     (
         "database_event_sessions",
         &[
@@ -127,10 +142,7 @@ const ABSENT: &[Absent] = &[
             ("module", SYSNAME),
         ],
     ),
-    (
-        "database_event_session_fields",
-        &[("event_session_id", INT), ("object_id", INT), ("name", SYSNAME), ("value", VARIANT)],
-    ),
+    ("database_event_session_fields", EVENT_SESSION_FIELDS),
     (
         "dm_xe_database_sessions",
         &[
@@ -618,28 +630,8 @@ const ABSENT: &[Absent] = &[
         ],
     ),
     ("extended_procedures", object_like![("dll_name", nvarchar(260))]),
-    (
-        "dm_hadr_auto_page_repair",
-        &[
-            ("database_id", INT),
-            ("file_id", INT),
-            ("page_id", BIGINT),
-            ("error_type", INT),
-            ("page_status", INT),
-            ("modification_time", DATETIME),
-        ],
-    ),
-    (
-        "dm_db_mirroring_auto_page_repair",
-        &[
-            ("database_id", INT),
-            ("file_id", INT),
-            ("page_id", BIGINT),
-            ("error_type", INT),
-            ("page_status", INT),
-            ("modification_time", DATETIME),
-        ],
-    ),
+    ("dm_hadr_auto_page_repair", AUTO_PAGE_REPAIR),
+    ("dm_db_mirroring_auto_page_repair", AUTO_PAGE_REPAIR),
     (
         "database_mirroring_endpoints",
         &[

@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use walden_engine::types::Value;
-use walden_sql::exec::{Counted, Output, Session};
+use walden_sql::exec::{Counted, DynamicMove, Output, Session};
 use walden_tds::{RpcParam, TdsValue};
 
 use super::super::code_page::CodePage;
@@ -13,8 +13,8 @@ use super::super::convert::{from_wire_typed, literal, sql_type};
 use super::super::output::TdsOutput;
 use super::super::rpc::RpcError;
 use super::{
-    error, invalid, quote, send_metadata, ApiCursors, CursorShape, CursorWork, Outcome, Params,
-    RunWork, FAST_FORWARD, FORWARD_ONLY, READ_ONLY,
+    error, invalid, quote, send_metadata, ApiCursor, ApiCursors, CursorShape, CursorWork, Outcome,
+    Params, RunWork, DYNAMIC, FAST_FORWARD, FORWARD_ONLY, READ_ONLY,
 };
 
 /// `sp_cursorfetch` fetch types.
@@ -105,7 +105,6 @@ pub(super) fn fetch_call<W: Write>(
         Some(n) => usize::try_from(n).map_err(|_| p.invalid("nrows"))?,
     };
     let cursor = cursors.cursor(handle)?;
-    let rows = cursor.shape.rows;
     let known = [
         FETCH_FIRST,
         FETCH_NEXT,
@@ -125,13 +124,8 @@ pub(super) fn fetch_call<W: Write>(
         // rownum and nrows parameters.
         let mut outcome = Outcome::default();
         let position = i32::try_from(cursor.buffer_start).unwrap_or(i32::MAX);
-        let total = if cursor.scrollopt & (FORWARD_ONLY | FAST_FORWARD) != 0 {
-            -1
-        } else {
-            i32::try_from(rows).unwrap_or(i32::MAX)
-        };
         outcome.output(params, 2, position);
-        outcome.output(params, 3, total);
+        outcome.output(params, 3, super::row_count(cursor.scrollopt, &cursor.shape));
         return Ok(outcome);
     }
     let forward_only = cursor.scrollopt & (FORWARD_ONLY | FAST_FORWARD) != 0;
@@ -144,6 +138,54 @@ pub(super) fn fetch_call<W: Write>(
             ),
         ));
     }
+    let (block, adjusted) = if cursor.scrollopt & DYNAMIC != 0 {
+        let (block, adjusted) =
+            dynamic_block(session, &cursor.name, fetch, rownum, nrows, cursor.buffer_len)?;
+        // A dynamic cursor's buffer is its window, whose rows are 1..=len (see
+        // `DynamicMove`).
+        cursor.buffer_start = usize::from(!block.is_empty());
+        cursor.buffer_len = block.len();
+        (block, adjusted)
+    } else {
+        keyset_block(session, cursor, fetch, rownum, nrows)?
+    };
+    send_metadata(out, &cursor.shape, !no_metadata);
+    let width = cursor.shape.columns.len();
+    let mut row = Vec::with_capacity(width + 1);
+    for values in &block {
+        row.clear();
+        match values {
+            Some(values) => {
+                row.extend(values.iter().cloned());
+                row.push(Value::Int(ROWSTAT_FETCHED));
+            }
+            None => {
+                row.resize(width, Value::Null);
+                row.push(Value::Int(ROWSTAT_MISSING));
+            }
+        }
+        out.row(&row);
+    }
+    let n = u64::try_from(block.len()).unwrap_or(u64::MAX);
+    out.result_end(n);
+    out.done_counted(Counted::Select, Some(n));
+    out.statement_end();
+    Ok(Outcome { status: if adjusted { 2 } else { 0 }, returned: Vec::new() })
+}
+
+/// A block of rows, each as it is now (`None`: deleted since the cursor opened).
+type Block = Vec<Option<Vec<Value>>>;
+
+/// The block a fetch of a static or keyset `cursor` returns, and whether SQL Server's
+/// adjustment to the first block happened (see [`fetch_start`]); the fetch buffer becomes it.
+fn keyset_block(
+    session: &mut Session,
+    cursor: &mut ApiCursor,
+    fetch: i32,
+    rownum: i32,
+    nrows: usize,
+) -> Result<(Block, bool), RpcError> {
+    let rows = cursor.shape.rows;
     let (start, adjusted) =
         fetch_start(fetch, i64::from(rownum), nrows, rows, cursor.buffer_start, cursor.buffer_len);
     let wanted = if fetch == FETCH_REFRESH {
@@ -167,28 +209,46 @@ pub(super) fn fetch_call<W: Write>(
     };
     cursor.buffer_start = buffer_start;
     cursor.buffer_len = block.len();
-    send_metadata(out, &cursor.shape, !no_metadata);
-    let width = cursor.shape.columns.len();
-    let mut row = Vec::with_capacity(width + 1);
-    for values in &block {
-        row.clear();
-        match values {
-            Some(values) => {
-                row.extend(values.iter().cloned());
-                row.push(Value::Int(ROWSTAT_FETCHED));
-            }
-            None => {
-                row.resize(width, Value::Null);
-                row.push(Value::Int(ROWSTAT_MISSING));
-            }
+    Ok((block, adjusted))
+}
+
+/// The block a fetch of the dynamic cursor `name` (whose fetch buffer holds `buffer_len`
+/// rows) returns, and whether SQL Server's adjustment to the first block happened: a PREV
+/// that finds fewer rows than asked for returns the first block instead, as for a keyset
+/// cursor. ABSOLUTE is error 16925, as in SQL Server: a dynamic cursor's rows have no fixed
+/// numbers.
+fn dynamic_block(
+    session: &mut Session,
+    name: &str,
+    fetch: i32,
+    rownum: i32,
+    nrows: usize,
+    buffer_len: usize,
+) -> Result<(Block, bool), RpcError> {
+    let how = match fetch {
+        FETCH_FIRST => DynamicMove::First,
+        FETCH_NEXT => DynamicMove::Next,
+        FETCH_PREV | FETCH_PREV_NOADJUST => DynamicMove::Prior,
+        FETCH_LAST => DynamicMove::Last,
+        FETCH_RELATIVE => DynamicMove::Relative(i64::from(rownum)),
+        FETCH_ABSOLUTE => {
+            return Err(error(
+                16925,
+                "The fetch type absolute cannot be used with dynamic cursors.",
+            ))
         }
-        out.row(&row);
+        // FETCH_REFRESH: the buffer's rows again, by their keys.
+        _ => return Ok((session.cursor_block(name, 1, buffer_len)?, false)),
+    };
+    let mut rows = session.cursor_dynamic_fetch(name, how, nrows)?;
+    let mut adjusted = false;
+    if fetch == FETCH_PREV && !rows.is_empty() && rows.len() < nrows {
+        rows = session.cursor_dynamic_fetch(name, DynamicMove::First, nrows)?;
+        adjusted = true;
     }
-    let n = u64::try_from(block.len()).unwrap_or(u64::MAX);
-    out.result_end(n);
-    out.done_counted(Counted::Select, Some(n));
-    out.statement_end();
-    Ok(Outcome { status: if adjusted { 2 } else { 0 }, returned: Vec::new() })
+    // A move of 0 rows still moves (the window keeps a row to go on from), but returns none.
+    rows.truncate(nrows);
+    Ok((rows.into_iter().map(Some).collect(), adjusted))
 }
 
 /// A fetch type's name in error 16911.
