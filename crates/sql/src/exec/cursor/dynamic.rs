@@ -34,7 +34,7 @@ use walden_engine::types::{Len, SqlType, Value};
 use super::{and, keyed_query, not_open, KeyedTable, OpenCursor, RowKeys, Slot, KEY_PREFIX};
 use crate::ast::{
     BinaryOp, Expr, ExprKind, Ident, Literal, OffsetFetch, OrderByItem, QueryBody, SelectStatement,
-    Span,
+    Span, Top,
 };
 use crate::exec::query::ROWID;
 use crate::exec::session::{Frame, Run, Session, Variable};
@@ -307,8 +307,21 @@ impl Run<'_> {
             .iter()
             .map(|(expr, ..)| OrderByItem { expr: expr.clone(), descending })
             .collect();
-        query.query.offset =
-            Some(OffsetFetch { offset: integer(skip), fetch: Some(integer(take)) });
+        // TOP (skip + take) and the first `skip` rows dropped here, rather than OFFSET ...
+        // FETCH: a TOP over a read in key order stops when it has its rows, where OFFSET
+        // sorted every row past the key (a fetch near the start of a large table read it all).
+        let mut dropped = 0;
+        match &mut query.query.body {
+            QueryBody::Select(select) => {
+                let quantity = integer(skip.saturating_add(take));
+                select.top = Some(Top { quantity, percent: false, with_ties: false });
+                dropped = usize::try_from(skip).unwrap_or(usize::MAX);
+            }
+            _ => {
+                query.query.offset =
+                    Some(OffsetFetch { offset: integer(skip), fetch: Some(integer(take)) });
+            }
+        }
         let frame = Frame { vars, procedure, ..Frame::default() };
         let saved_db = std::mem::replace(&mut self.s.db, db);
         self.s.frames.push(frame);
@@ -320,6 +333,7 @@ impl Run<'_> {
         out.truncate(width);
         let rows = rows
             .into_iter()
+            .skip(dropped)
             .map(|mut row| {
                 let key = row.split_off(width);
                 (row, key)
