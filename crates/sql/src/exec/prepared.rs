@@ -15,6 +15,24 @@
 //! option (ANSI_NULLS, CONCAT_NULL_YIELDS_NULL, ARITHABORT) or on collation precedence is
 //! decided per row by the same functions the interpreter calls.
 
+/// The value of prepared expression `$s` for `$env`'s row as a reference: a column's or a
+/// constant's where it lies, anything else evaluated into `$held` (declared, unset, by the
+/// caller). Comparisons read most operands this way, without the copy and the
+/// `Result<Cow<Value>>` that [`Run::operand`] moves through the stack. Defined before the
+/// `condition` module so that it is in scope there.
+macro_rules! in_place {
+    ($run:expr, $s:expr, $env:expr, $held:ident) => {
+        match $s {
+            Scalar::Column(i) => $env.row.get(*i).unwrap_or(&Value::Null),
+            Scalar::Constant(v) => v,
+            s => {
+                $held = $run.eval_prepared(s, $env)?;
+                &$held
+            }
+        }
+    };
+}
+
 mod condition;
 #[cfg(test)]
 mod tests;
@@ -298,18 +316,20 @@ impl Run<'_> {
     /// a simple CASE compares its operand with each value as the interpreter does, by
     /// [`scalar::compare`], a NULL side by `ANSI_NULLS` (`Run::null_comparison`).
     fn eval_case(&mut self, c: &Case<'_>, env: &Env<'_>) -> Result<Value, SqlError> {
+        let held;
         let operand = match &c.operand {
-            Some((o, e)) => Some((self.operand(o, env)?, *e)),
+            Some((o, e)) => Some((in_place!(self, o, env, held), *e)),
             None => None,
         };
         for (when, result) in &c.branches {
-            let hit = match (when, &operand) {
+            let hit = match (when, operand) {
                 (When::Value(x, written), Some((v, operand))) => {
-                    let x = self.operand(x, env)?;
-                    match scalar::compare(v, &x)? {
+                    let held_x;
+                    let x = in_place!(self, x, env, held_x);
+                    match scalar::compare(v, x)? {
                         Some(o) => o == Ordering::Equal,
                         None => {
-                            let sides = ((*operand, &**v), (*written, &*x));
+                            let sides = ((operand, v), (*written, x));
                             self.null_comparison(BinaryOp::Eq, sides.0, sides.1) == Some(true)
                         }
                     }

@@ -12,6 +12,8 @@
 
 use std::cmp::Ordering;
 
+use walden_engine::types::Value;
+
 use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::exec::eval::{
     cmp_matches, compare_collated, find_column, in_values_collated, is_comparison, is_text,
@@ -191,24 +193,26 @@ impl Run<'_> {
             }
             Condition::Not(c) => self.eval_condition(c, env)?.map(|b| !b),
             Condition::Compare { op, left, right } => {
-                let a = self.operand(&left.value, env)?;
-                let b = self.operand(&right.value, env)?;
+                let (held_a, held_b);
+                let a = in_place!(self, &left.value, env, held_a);
+                let b = in_place!(self, &right.value, env, held_b);
                 // Text compares by the collation SQL Server's precedence gives the sides.
                 let c = if is_text(&a) && is_text(&b) {
                     resolve_collation(left.label, right.label, operation_name(*op))?
                 } else {
                     None
                 };
-                match compare_collated(&a, &b, c)? {
+                match compare_collated(a, b, c)? {
                     Some(o) => Some(cmp_matches(*op, o)),
-                    None => self.null_comparison(*op, (left.written, &a), (right.written, &b)),
+                    None => self.null_comparison(*op, (left.written, a), (right.written, b)),
                 }
             }
             Condition::Between { expr, low, high, negated } => {
-                let v = self.operand(&expr.value, env)?;
-                let lo = self.operand(&low.value, env)?;
-                let hi = self.operand(&high.value, env)?;
-                let (c_lo, c_hi) = if is_text(&v) {
+                let (held_v, held_lo, held_hi);
+                let v = in_place!(self, &expr.value, env, held_v);
+                let lo = in_place!(self, &low.value, env, held_lo);
+                let hi = in_place!(self, &high.value, env, held_hi);
+                let (c_lo, c_hi) = if is_text(v) {
                     (
                         resolve_collation(expr.label, low.label, "greater than or equal to")?,
                         resolve_collation(expr.label, high.label, "less than or equal to")?,
@@ -216,8 +220,8 @@ impl Run<'_> {
                 } else {
                     (None, None)
                 };
-                let a = compare_collated(&v, &lo, c_lo)?.map(|o| o != Ordering::Less);
-                let b = compare_collated(&v, &hi, c_hi)?.map(|o| o != Ordering::Greater);
+                let a = compare_collated(v, lo, c_lo)?.map(|o| o != Ordering::Less);
+                let b = compare_collated(v, hi, c_hi)?.map(|o| o != Ordering::Greater);
                 let r = match (a, b) {
                     (Some(false), _) | (_, Some(false)) => Some(false),
                     (Some(true), Some(true)) => Some(true),
@@ -235,8 +239,9 @@ impl Run<'_> {
                 negate(in_values_collated(&v, items.iter().map(|x| &**x), c)?, *negated)
             }
             Condition::Like { expr, pattern, escape, negated } => {
-                let v = self.operand(&expr.value, env)?;
-                let p = self.operand(&pattern.value, env)?;
+                let (held_v, held_p);
+                let v = in_place!(self, &expr.value, env, held_v);
+                let p = in_place!(self, &pattern.value, env, held_p);
                 let esc = match escape {
                     Some(x) => Some(self.eval_prepared(x, env)?),
                     None => None,
@@ -245,14 +250,15 @@ impl Run<'_> {
                 // case folding.
                 let r = match resolve_collation(expr.label, pattern.label, "like")? {
                     Some(c) if !c.order().is_default() => {
-                        scalar::like_collated(&v, &p, esc.as_ref(), c)?
+                        scalar::like_collated(v, p, esc.as_ref(), c)?
                     }
-                    _ => scalar::like(&v, &p, esc.as_ref())?,
+                    _ => scalar::like(v, p, esc.as_ref())?,
                 };
                 negate(r, *negated)
             }
             Condition::IsNull { expr, negated } => {
-                Some(self.operand(expr, env)?.is_null() != *negated)
+                let held;
+                Some(in_place!(self, expr, env, held).is_null() != *negated)
             }
             // Never unknown: two NULLs are not distinct, a NULL and a value are.
             Condition::IsDistinctFrom { left, right, negated } => {
