@@ -197,7 +197,7 @@ impl Run<'_> {
                 let a = in_place!(self, &left.value, env, held_a);
                 let b = in_place!(self, &right.value, env, held_b);
                 // Text compares by the collation SQL Server's precedence gives the sides.
-                let c = if is_text(&a) && is_text(&b) {
+                let c = if is_text(a) && is_text(b) {
                     resolve_collation(left.label, right.label, operation_name(*op))?
                 } else {
                     None
