@@ -338,7 +338,7 @@ pub(crate) fn compare_collated(
 }
 
 /// SQL Server's name of a comparison operator in error 468.
-fn operation_name(op: BinaryOp) -> &'static str {
+pub(crate) fn operation_name(op: BinaryOp) -> &'static str {
     match op {
         BinaryOp::Eq => "equal to",
         BinaryOp::NotEq => "not equal to",
@@ -432,7 +432,7 @@ impl Run<'_> {
     /// The declared type of `e`, whose value is `v`, when that value is a TIME, DATETIME2 or
     /// DATETIMEOFFSET: its scale decides how many fractional digits its text shows. Looked up
     /// only for those values, so other conversions pay nothing.
-    fn fractional_type(&self, e: &Expr, v: &Value, env: &Env<'_>) -> Option<SqlType> {
+    pub(crate) fn fractional_type(&self, e: &Expr, v: &Value, env: &Env<'_>) -> Option<SqlType> {
         match v {
             Value::Time(_) | Value::DateTime2(_) | Value::DateTimeOffset(_) => {
                 self.static_type(e, env.cols)

@@ -9,6 +9,7 @@ use walden_engine::types::{SqlType, Value};
 use crate::ast::{Expr, ExprKind, OffsetFetch, OrderByItem, Select, SelectItem};
 use crate::exec::eval::{find_column, label_in, Col, Env};
 use crate::exec::external_sort::ExternalSort;
+use crate::exec::prepared::Scalar;
 use crate::exec::scalar;
 use crate::exec::scalar::collation;
 use crate::exec::session::Run;
@@ -58,22 +59,32 @@ pub(crate) fn order_collations(
 
 /// Where each ORDER BY key of a SELECT comes from, worked out once for all its rows (what
 /// [`Run::order_key`] works out per row): an output column (by ordinal or alias), a column
-/// of the source row, or an expression evaluated per row.
-pub(crate) struct KeySources(Vec<KeySource>);
+/// of the source row, or an expression, prepared ([`Scalar`]).
+pub(crate) struct KeySources<'a>(Vec<KeySource<'a>>);
 
-#[derive(Clone, Copy)]
-enum KeySource {
+enum KeySource<'a> {
     Output(usize),
     Source(usize),
-    Eval,
+    Eval(Scalar<'a>),
 }
 
-impl KeySources {
+impl<'a> KeySources<'a> {
     pub(crate) fn new(
-        order_by: &[OrderByItem],
+        order_by: &'a [OrderByItem],
         out_cols: &[Col],
         cols: &[Col],
-    ) -> Result<KeySources, SqlError> {
+    ) -> Result<KeySources<'a>, SqlError> {
+        KeySources::computed(order_by, out_cols, cols, &[])
+    }
+
+    /// [`KeySources::new`] over rows whose `computed` columns hold aggregate and window
+    /// values (as [`Env::computed`] says).
+    pub(crate) fn computed(
+        order_by: &'a [OrderByItem],
+        out_cols: &[Col],
+        cols: &[Col],
+        computed: &[(usize, usize)],
+    ) -> Result<KeySources<'a>, SqlError> {
         let mut sources = Vec::with_capacity(order_by.len());
         for o in order_by {
             sources.push(match output_column(o, out_cols, cols)? {
@@ -83,9 +94,9 @@ impl KeySources {
                 None => match &o.expr.kind {
                     ExprKind::Column(parts) => match find_column(cols, parts) {
                         Ok(Some(i)) => KeySource::Source(i),
-                        _ => KeySource::Eval,
+                        _ => KeySource::Eval(Scalar::Expr(&o.expr)),
                     },
-                    _ => KeySource::Eval,
+                    _ => KeySource::Eval(Scalar::prepare_computed(&o.expr, cols, computed)),
                 },
             });
         }
@@ -100,7 +111,7 @@ impl KeySources {
             .map(|k| match *k {
                 KeySource::Source(c) => Some(c),
                 KeySource::Output(i) => copies.get(i).copied().flatten(),
-                KeySource::Eval => None,
+                KeySource::Eval(_) => None,
             })
             .collect()
     }
@@ -110,16 +121,17 @@ impl Run<'_> {
     /// The value ORDER BY item `i` (`o`) sorts the row of `env`, whose output is `out`, by.
     pub(crate) fn order_key_of(
         &mut self,
-        sources: &KeySources,
+        sources: &KeySources<'_>,
         i: usize,
         o: &OrderByItem,
         out: &[Value],
         env: &Env<'_>,
     ) -> Result<Value, SqlError> {
-        match sources.0.get(i).copied().unwrap_or(KeySource::Eval) {
-            KeySource::Output(c) => Ok(out[c].clone()),
-            KeySource::Source(c) => Ok(env.row.get(c).cloned().unwrap_or(Value::Null)),
-            KeySource::Eval => self.eval(&o.expr, env),
+        match sources.0.get(i) {
+            Some(KeySource::Output(c)) => Ok(out[*c].clone()),
+            Some(KeySource::Source(c)) => Ok(env.row.get(*c).cloned().unwrap_or(Value::Null)),
+            Some(KeySource::Eval(s)) => self.eval_prepared(s, env),
+            None => self.eval(&o.expr, env),
         }
     }
 }

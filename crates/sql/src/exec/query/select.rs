@@ -13,6 +13,7 @@ use crate::exec::aggregate::Grouping;
 use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, label_in, Col, Env};
 use crate::exec::external_sort::ExternalSort;
+use crate::exec::prepared::{Condition, Projection};
 use crate::exec::scalar;
 use crate::exec::scalar::collation;
 use crate::exec::session::Run;
@@ -182,10 +183,11 @@ impl Run<'_> {
         };
         if grouped {
             if let Some(h) = &sel.having {
+                let having = Condition::prepare(h, &cols, &computed);
                 let mut kept = Vec::with_capacity(rows.len());
                 for row in rows {
                     let env = Env { cols: &cols, row: &row, outer, computed: &computed };
-                    if self.predicate(h, &env)? == Some(true) {
+                    if self.eval_condition(&having, &env)? == Some(true) {
                         kept.push(row);
                     }
                 }
@@ -290,8 +292,9 @@ impl Run<'_> {
         // them cannot be among the first n (one that sorts equal comes after it in a stable
         // sort), so it is dropped with one comparison instead of joining the next sort.
         let mut cutoff: Option<Vec<Value>> = None;
-        let key_sources = KeySources::new(order_by, &out_cols, &cols)?;
+        let key_sources = KeySources::computed(order_by, &out_cols, &cols, &computed)?;
         let copies = copied_columns(&exprs, &stars, &cols);
+        let projection = Projection::new(&exprs, &stars, &cols, &computed);
         // Each source row is dropped once projected, so the source and the output are not
         // both held whole.
         for (i, row) in rows.into_iter().take(projected_rows).enumerate() {
@@ -299,7 +302,7 @@ impl Run<'_> {
             let env = Env { cols: &cols, row: &row, outer, computed: &computed };
             let out = match &copies {
                 Some(copies) => copies.iter().map(|&c| row[c].clone()).collect(),
-                None => self.project(&exprs, &stars, &env)?,
+                None => self.project_prepared(&projection, &env)?,
             };
             if let Some(seen) = &mut collated_distinct {
                 if !seen.insert(collation::group_key_under(&out, &out_collations)) {
