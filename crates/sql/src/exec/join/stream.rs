@@ -45,6 +45,7 @@ use crate::exec::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, Col, Env};
 use crate::exec::external_sort::ExternalSort;
 use crate::exec::output::ColumnInfo;
+use crate::exec::prepared::Projection;
 use crate::exec::query::{
     compare_keys, compare_row_keys, grouped_columns, grouping_sets, order_collations,
     select_aggregates, select_windows, sort_by_keys, sorts_by_source_column, unify_value,
@@ -64,7 +65,8 @@ const STREAMED_TOP_N: u64 = 65_536;
 struct Streamed<'s> {
     cols: &'s [Col],
     exprs: &'s [Option<&'s Expr>],
-    stars: &'s [Option<usize>],
+    /// The select list prepared once for the read (columns by position, expressions bound).
+    projection: Projection<'s>,
     sent: u64,
     limit: u64,
     sort: Option<Sorted<'s>>,
@@ -219,7 +221,7 @@ impl RowSink for Streamed<'_> {
             }
         }
         let env = Env::new(self.cols, &row, None);
-        let out = run.project(self.exprs, self.stars, &env)?;
+        let out = run.project_prepared(&self.projection, &env)?;
         if let Some(sort) = &mut self.sort {
             let mut keys = Vec::with_capacity(sort.order_by.len());
             for (o, c) in sort.order_by.iter().zip(&sort.collations) {
@@ -684,7 +686,7 @@ impl Run<'_> {
         let mut sink = Streamed {
             cols: &cols,
             exprs: &list.exprs,
-            stars: &list.stars,
+            projection: Projection::new(&list.exprs, &list.stars, &cols, &[]),
             sent: 0,
             limit,
             sort,
