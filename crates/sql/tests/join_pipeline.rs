@@ -14,7 +14,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{configure_query_memory, Collected, QueryMemoryConfig, Session};
 
 mod support;
-use support::{ok, run, scalar};
+use support::{io_lines, ok, run, scalar};
 
 /// 10,000 rows; `k` has 1,500 values (and some NULLs): `a.k = b.k` pairs about 67,000 rows.
 const DATA: &str = "
@@ -103,20 +103,6 @@ fn a_four_table_join_past_the_workspace_gives_the_right_answer() {
     assert_eq!(scalar(&mut s, four), expected);
 }
 
-/// The (table, logical reads) of each `SET STATISTICS IO` message of a batch.
-fn io_reads(out: &Collected) -> Vec<(String, u64)> {
-    out.messages
-        .iter()
-        .filter(|m| m.number == 3615)
-        .map(|m| {
-            let text = &m.message;
-            let name = text.split('\'').nth(1).unwrap().to_string();
-            let at = text.find("logical reads ").unwrap() + "logical reads ".len();
-            (name, text[at..].split(',').next().unwrap().trim().parse().unwrap())
-        })
-        .collect()
-}
-
 #[test]
 fn top_over_a_large_join_stops_early_through_every_step() {
     let (_dir, mut s) = small_workspace();
@@ -140,7 +126,7 @@ fn top_over_a_large_join_stops_early_through_every_step() {
 fn statistics_io_counts_each_read_of_a_streamed_join_once() {
     let (_dir, mut s) = small_workspace();
     ok(&mut s, "SET STATISTICS IO ON;");
-    let reads = |out: &Collected| -> u64 { io_reads(out).iter().map(|(_, r)| r).sum() };
+    let reads = |out: &Collected| -> u64 { io_lines(out).iter().map(|(_, _, r, _)| r).sum() };
     let scan = reads(&ok(&mut s, "SELECT COUNT(*) FROM dbo.t WHERE s LIKE 'x%'"));
     // The table read three times at most, the later reads made while the first is under
     // way: each counted to its own read, not also to the one around it.
@@ -150,7 +136,7 @@ fn statistics_io_counts_each_read_of_a_streamed_join_once() {
          WHERE a.id < c.id",
     );
     let whole = reads(&join);
-    assert!(whole >= scan && whole <= 3 * scan, "{scan} {:?}", io_reads(&join));
+    assert!(whole >= scan && whole <= 3 * scan, "{scan} {:?}", io_lines(&join));
 }
 
 #[test]

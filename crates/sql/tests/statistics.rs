@@ -9,28 +9,14 @@ use std::sync::Arc;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
+mod support;
+use support::io_lines;
+
 fn run(s: &mut Session, sql: &str) -> Collected {
     let mut out = Collected::default();
     s.execute_batch(sql, &mut out);
     assert!(out.errors().next().is_none(), "{:?}", out.messages);
     out
-}
-
-/// The (table, scan count, logical reads, physical reads) of each 3615 message, in order.
-fn io_lines(out: &Collected) -> Vec<(String, u64, u64, u64)> {
-    out.messages
-        .iter()
-        .filter(|m| m.number == 3615)
-        .map(|m| {
-            let text = &m.message;
-            let name = text.split('\'').nth(1).unwrap().to_string();
-            let field = |label: &str| -> u64 {
-                let at = text.find(label).unwrap() + label.len();
-                text[at..].split(',').next().unwrap().trim().parse().unwrap()
-            };
-            (name, field("Scan count "), field("logical reads "), field(" physical reads "))
-        })
-        .collect()
 }
 
 fn setup(dir: &std::path::Path) -> Arc<Instance> {

@@ -82,3 +82,21 @@ pub fn reads_of(k: i32) -> [String; 3] {
         format!("SELECT MAX(v) FROM dbo.t WHERE w = {k}"),
     ]
 }
+
+/// The (table, scan count, logical reads, physical reads) of each `SET STATISTICS IO`
+/// message (3615) of a batch, in order.
+pub fn io_lines(out: &Collected) -> Vec<(String, u64, u64, u64)> {
+    out.messages
+        .iter()
+        .filter(|m| m.number == 3615)
+        .map(|m| {
+            let text = &m.message;
+            let name = text.split('\'').nth(1).unwrap().to_string();
+            let field = |label: &str| -> u64 {
+                let at = text.find(label).unwrap() + label.len();
+                text[at..].split(',').next().unwrap().trim().parse().unwrap()
+            };
+            (name, field("Scan count "), field("logical reads "), field(" physical reads "))
+        })
+        .collect()
+}
