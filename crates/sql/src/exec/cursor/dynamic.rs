@@ -224,7 +224,7 @@ impl Run<'_> {
     /// Up to `take` rows of the dynamic cursor at `slot` after `skip` rows, in key order
     /// (`descending`: backwards), from the key `from` on (past it, or from it when its flag
     /// says inclusive), as they are now: the cursor's query with a predicate on the keys,
-    /// an ORDER BY of the keys and an OFFSET ... FETCH.
+    /// an ORDER BY of the keys and a TOP (the first `skip` rows dropped).
     fn dynamic_scan(
         &mut self,
         slot: Slot,
