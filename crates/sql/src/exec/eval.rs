@@ -16,6 +16,7 @@ use walden_engine::types::{Decimal, DeclaredType, SqlType, Value};
 use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, TableSource, UnaryOp,
 };
+use crate::exec::filter::between;
 use crate::exec::query::ROWID;
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{explicit_collation, Collation};
@@ -670,14 +671,11 @@ impl Run<'_> {
                 } else {
                     (None, None)
                 };
-                let a = compare_collated(&v, &lo, c_lo)?.map(|o| o != Ordering::Less);
-                let b = compare_collated(&v, &hi, c_hi)?.map(|o| o != Ordering::Greater);
-                let r = match (a, b) {
-                    (Some(false), _) | (_, Some(false)) => Some(false),
-                    (Some(true), Some(true)) => Some(true),
-                    _ => None,
-                };
-                Ok(if *negated { r.map(|b| !b) } else { r })
+                Ok(between(
+                    compare_collated(&v, &lo, c_lo)?,
+                    compare_collated(&v, &hi, c_hi)?,
+                    *negated,
+                ))
             }
             ExprKind::InList { expr, negated, list } => {
                 let v = self.eval(expr, env)?;

@@ -432,7 +432,7 @@ impl Run<'_> {
 
 /// `v [NOT] BETWEEN low AND high` in three-valued logic, from `v`'s comparisons with the
 /// bounds (None where one is UNKNOWN): false as soon as either bound excludes it.
-fn between(
+pub(crate) fn between(
     with_low: Option<std::cmp::Ordering>,
     with_high: Option<std::cmp::Ordering>,
     negated: bool,

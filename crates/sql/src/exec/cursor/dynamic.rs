@@ -33,8 +33,7 @@ use walden_engine::types::{Len, SqlType, Value};
 
 use super::{and, keyed_query, not_open, KeyedTable, OpenCursor, RowKeys, Slot, KEY_PREFIX};
 use crate::ast::{
-    BinaryOp, Expr, ExprKind, Ident, Literal, OffsetFetch, OrderByItem, QueryBody, SelectStatement,
-    Span, Top,
+    BinaryOp, Expr, ExprKind, Ident, Literal, OrderByItem, QueryBody, SelectStatement, Span, Top,
 };
 use crate::exec::query::ROWID;
 use crate::exec::session::{Frame, Run, Session, Variable};
@@ -310,17 +309,11 @@ impl Run<'_> {
         // TOP (skip + take) and the first `skip` rows dropped here, rather than OFFSET ...
         // FETCH: a TOP over a read in key order stops when it has its rows, where OFFSET
         // sorted every row past the key (a fetch near the start of a large table read it all).
-        let mut dropped = 0;
-        match &mut query.query.body {
-            QueryBody::Select(select) => {
-                let quantity = integer(skip.saturating_add(take));
-                select.top = Some(Top { quantity, percent: false, with_ties: false });
-                dropped = usize::try_from(skip).unwrap_or(usize::MAX);
-            }
-            _ => {
-                query.query.offset =
-                    Some(OffsetFetch { offset: integer(skip), fetch: Some(integer(take)) });
-            }
+        // Only a SELECT without set operators qualifies for a dynamic cursor
+        // (`dynamic_tables`), so the body is one.
+        if let QueryBody::Select(select) = &mut query.query.body {
+            let quantity = integer(skip.saturating_add(take));
+            select.top = Some(Top { quantity, percent: false, with_ties: false });
         }
         let frame = Frame { vars, procedure, ..Frame::default() };
         let saved_db = std::mem::replace(&mut self.s.db, db);
@@ -333,7 +326,7 @@ impl Run<'_> {
         out.truncate(width);
         let rows = rows
             .into_iter()
-            .skip(dropped)
+            .skip(usize::try_from(skip).unwrap_or(usize::MAX))
             .map(|mut row| {
                 let key = row.split_off(width);
                 (row, key)

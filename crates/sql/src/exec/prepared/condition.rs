@@ -19,6 +19,7 @@ use crate::exec::eval::{
     cmp_matches, compare_collated, find_column, in_values_collated, is_comparison, is_text,
     operation_name, resolve_collation, Col, Env, Label,
 };
+use crate::exec::filter::between;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -220,14 +221,7 @@ impl Run<'_> {
                 } else {
                     (None, None)
                 };
-                let a = compare_collated(v, lo, c_lo)?.map(|o| o != Ordering::Less);
-                let b = compare_collated(v, hi, c_hi)?.map(|o| o != Ordering::Greater);
-                let r = match (a, b) {
-                    (Some(false), _) | (_, Some(false)) => Some(false),
-                    (Some(true), Some(true)) => Some(true),
-                    _ => None,
-                };
-                negate(r, *negated)
+                between(compare_collated(v, lo, c_lo)?, compare_collated(v, hi, c_hi)?, *negated)
             }
             Condition::InList { expr, list, negated } => {
                 let v = self.operand(&expr.value, env)?;
