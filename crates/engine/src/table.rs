@@ -98,6 +98,34 @@ pub fn decode_stored_row_some(
     })
 }
 
+/// How a read decodes the row it finds.
+#[derive(Clone, Copy)]
+enum Decoding<'a> {
+    /// The `wanted` columns (all with None), the others NULL.
+    Wanted(Option<&'a [bool]>),
+    /// With a decoder made for the table's columns.
+    With(&'a RowDecoder),
+}
+
+impl Decoding<'_> {
+    fn decode(
+        self,
+        db: &Database,
+        table: &TableDef,
+        bytes: &[u8],
+    ) -> Result<Vec<Value>, EngineError> {
+        match self {
+            Decoding::Wanted(wanted) => {
+                with_types(table, |types| decode_stored_row_some(db, types, bytes, wanted))
+            }
+            Decoding::With(decoder) => decoder.decode(bytes, &mut |pointer| {
+                db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
+            }),
+        }
+        .map_err(|e| row_error(table, e))
+    }
+}
+
 /// Decodes a row of `table` as read from its index 1 tree.
 fn decode_table_row(
     db: &Database,
@@ -780,12 +808,20 @@ impl Transaction {
         row_id: &[u8],
         wanted: Option<&[bool]>,
     ) -> Result<Option<Vec<Value>>, EngineError> {
+        self.read_row_decoded(db, table, row_id, Decoding::Wanted(wanted))
+    }
+
+    /// [`Transaction::read_row_only`], the row decoded as `decoding` says.
+    fn read_row_decoded(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        row_id: &[u8],
+        decoding: Decoding<'_>,
+    ) -> Result<Option<Vec<Value>>, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
-        let decode = |b: Vec<u8>| {
-            with_types(table, |types| decode_stored_row_some(db, types, &b, wanted))
-                .map_err(|e| row_error(table, e))
-        };
+        let decode = |b: Vec<u8>| decoding.decode(db, table, &b);
         let tree = db.space().tree(primary.root);
         let rows_locked = self.lock_table(db, table, LockMode::IS)?;
         let isolation = self.table_isolation(db.id(), table.id);
@@ -893,8 +929,31 @@ impl Transaction {
         key: &[u8],
         wanted: Option<&[bool]>,
     ) -> Result<Option<Vec<Value>>, EngineError> {
+        self.seek_key_decoded(db, table, key, Decoding::Wanted(wanted))
+    }
+
+    /// [`Transaction::seek_key`], below SERIALIZABLE decoding the row with `decoder` (made
+    /// for `table`'s columns): a loop's repeated lookups work out where the columns they
+    /// read are once, not at every row.
+    pub fn seek_key_with(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        key: &[u8],
+        decoder: &RowDecoder,
+    ) -> Result<Option<Vec<Value>>, EngineError> {
+        self.seek_key_decoded(db, table, key, Decoding::With(decoder))
+    }
+
+    fn seek_key_decoded(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        key: &[u8],
+        decoding: Decoding<'_>,
+    ) -> Result<Option<Vec<Value>>, EngineError> {
         if self.table_isolation(db.id(), table.id) != Isolation::Serializable {
-            return self.read_row_only(db, table, key, wanted);
+            return self.read_row_decoded(db, table, key, decoding);
         }
         db.check_online()?;
         let primary = table.primary()?;

@@ -633,6 +633,17 @@ fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
 /// value that cannot be the column's (2.5 for an INT) gives `Ok(None)`, one that cannot be
 /// converted at all an error.
 fn key_value(v: Value, ty: SqlType) -> Result<Option<Value>, SqlError> {
+    // An integer of the column's own type is its key as it is (a loop's lookup by an INT
+    // variable, most often).
+    if matches!(
+        (&v, ty),
+        (Value::Int(_), SqlType::Int)
+            | (Value::BigInt(_), SqlType::BigInt)
+            | (Value::SmallInt(_), SqlType::SmallInt)
+            | (Value::TinyInt(_), SqlType::TinyInt)
+    ) {
+        return Ok(Some(v));
+    }
     let k = scalar::coerce(v.clone(), ty, false)?;
     Ok((scalar::compare(&k, &v)? == Some(std::cmp::Ordering::Equal)).then_some(k))
 }
@@ -843,10 +854,10 @@ impl Run<'_> {
         // The key is the row id: a lookup, not a range (which under SERIALIZABLE locks the
         // gap where the row would be if there is none).
         let mark = self.io_mark();
-        let found = self
-            .tx()
-            .seek_key(&t.db, &t.def, &key, t.wanted.as_deref())
-            .map_err(|e| self.s.engine_error(e))?;
+        let decoder = self.s.plans.take_point_decoder(t);
+        let found = self.tx().seek_key_with(&t.db, &t.def, &key, &decoder.decoder);
+        self.s.plans.keep_point_decoder(decoder);
+        let found = found.map_err(|e| self.s.engine_error(e))?;
         self.io_note(t, mark);
         if let Some(mut values) = found {
             values.push(Value::Binary(key));

@@ -38,7 +38,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use walden_engine::catalog::TableDef;
-use walden_engine::types::{Len, SqlType, Value};
+use walden_engine::types::{Len, RowDecoder, SqlType, Value};
 use walden_engine::Database;
 use walden_storage::hash::FastBuild;
 
@@ -173,6 +173,19 @@ impl BlockPlan {
 #[derive(Debug, Default)]
 pub(crate) struct PlanCache {
     blocks: HashMap<usize, Arc<BlockPlan>, FastBuild>,
+    /// The row decoder of the last key lookup (`Run::seek_row`).
+    point_decoder: Option<PointDecoder>,
+}
+
+/// A decoder of a table's rows for the columns a lookup wants: a loop's lookups of one
+/// table find where their columns are once, not at every row.
+#[derive(Debug)]
+pub(crate) struct PointDecoder {
+    /// The definition it was made for: a change of the table's columns makes a new one, so
+    /// the same definition means the same columns.
+    def: Arc<TableDef>,
+    wanted: Option<Arc<[bool]>>,
+    pub(crate) decoder: RowDecoder,
 }
 
 /// The key of a block's plan.
@@ -184,6 +197,33 @@ impl PlanCache {
     /// Forgets every plan (`DBCC FREEPROCCACHE`).
     pub(crate) fn clear(&mut self) {
         self.blocks.clear();
+        self.point_decoder = None;
+    }
+
+    /// A decoder of `t`'s rows for the columns it wants, taken out of the cache (the last
+    /// one, if made for the same definition and columns; else a new one): give it back with
+    /// [`PlanCache::keep_point_decoder`].
+    pub(crate) fn take_point_decoder(&mut self, t: &TableRef) -> PointDecoder {
+        match self.point_decoder.take() {
+            Some(kept)
+                if Arc::ptr_eq(&kept.def, &t.def)
+                    && kept.wanted.as_deref() == t.wanted.as_deref() =>
+            {
+                kept
+            }
+            _ => PointDecoder {
+                def: Arc::clone(&t.def),
+                wanted: t.wanted.clone(),
+                decoder: RowDecoder::of_columns(
+                    t.def.columns.iter().map(|c| c.ty),
+                    t.wanted.as_deref(),
+                ),
+            },
+        }
+    }
+
+    pub(crate) fn keep_point_decoder(&mut self, decoder: PointDecoder) {
+        self.point_decoder = Some(decoder);
     }
 
     /// Keeps `plan` for its block, in place of any older one.
