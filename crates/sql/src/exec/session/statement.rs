@@ -115,9 +115,15 @@ impl Run<'_> {
             Ok(flow) if !ddl_events.is_empty() => self.fire_ddl_triggers(ddl_events).map(|()| flow),
             other => other,
         };
+        // A statement outside a user transaction (nor in a function) is followed at once by
+        // its autocommit transaction's end (`finish_autocommit`, on every path below), which
+        // gives back every lock: its statement locks need not be given back one by one first.
+        let ends_transaction = !compound && self.s.trancount == 0 && self.s.function_depth == 0;
         if let Some(tx) = self.s.tx.as_mut() {
             tx.truncate_table_hints(hints_mark);
-            tx.end_statement_locks(locks_mark);
+            if !ends_transaction {
+                tx.end_statement_locks(locks_mark);
+            }
         }
         if !compound {
             for warning in scalar::settings::take_warnings() {
