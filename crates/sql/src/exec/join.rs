@@ -1252,7 +1252,7 @@ impl Run<'_> {
                     for i in checks {
                         flat.conjuncts[i].applied = true;
                     }
-                    return finish_step(flat, cols, streamed.unwrap_or(out));
+                    return finish_step(self, flat, cols, streamed.unwrap_or(out));
                 }
             }
             // A leaf alone (the first, or a cross product's) may stop at the goal itself.
@@ -1289,7 +1289,7 @@ impl Run<'_> {
                         for i in checks {
                             flat.conjuncts[i].applied = true;
                         }
-                        return finish_step(flat, cols, out);
+                        return finish_step(self, flat, cols, out);
                     }
                     acc.rows = left;
                     grant
@@ -1337,7 +1337,7 @@ impl Run<'_> {
         for i in checks {
             flat.conjuncts[i].applied = true;
         }
-        finish_step(flat, cols, out)
+        finish_step(self, flat, cols, out)
     }
 
     /// Adds the pair of `left` and `right` to `out` if every predicate of `checks` (prepared
@@ -1785,6 +1785,7 @@ fn shorten<'a>(sink: &'a mut (dyn RowSink + '_)) -> &'a mut (dyn RowSink + 'a) {
 /// marked applied; and whether it streamed. Error 701 if it held more than the workspace
 /// has room for while waiting for the steps after it to stream, and they did not.
 fn finish_step(
+    run: &mut Run<'_>,
     flat: &mut Flat<'_>,
     cols: Vec<Col>,
     mut out: JoinOutput<'_>,
@@ -1793,7 +1794,8 @@ fn finish_step(
         return Err(e);
     }
     Ok(match out.pipe {
-        Some(pipe) => {
+        Some(mut pipe) => {
+            pipe.finish(run)?;
             for i in pipe.checks() {
                 flat.conjuncts[i].applied = true;
             }

@@ -10,11 +10,16 @@
 //! methods chosen by [`Run::next_step`] as usual for the rows the step is then expected to
 //! give (its rows so far scaled by the share of its input it has read, then the planned
 //! estimate of each step after it), and every row the step held or makes from then on
-//! goes through them one at a time, depth first: a row is joined to the next leaf and each
-//! pair at once to the leaf after that, down to the last step's output (the caller's sink,
-//! or the rows the plan returns, held as the last step's are). Memory then holds the
-//! stages' build sides and one row per step, not the intermediate result. The order of
-//! the rows is the one the held steps would give: each left row's pairs in turn.
+//! goes through them in batches: each stage queues the rows it is given, and once it holds
+//! [`BATCH_ROWS`] of them joins them to its leaf, in order, its pairs queued at the next
+//! stage (which joins its batch as soon as it is full, and so on down to the last step's
+//! output: the caller's sink, or the rows the plan returns, held as the last step's are).
+//! When the paused step has given its last row, the queues are joined first to last
+//! (`Pipeline::finish`). Memory then holds the stages' build sides and at most a batch per
+//! stage, not the intermediate result. Each stage takes its rows in the order they come
+//! and gives each row's pairs in turn, so the order of the rows is the one the held steps
+//! would give. Under a row goal a batch is one row: the rows go depth first, and no stage
+//! reads a row past the goal.
 //!
 //! A stage seeks (index nested loops: a seek per row, from the last seek's cursor, as the
 //! held step does), probes a hash of its leaf built when the pipeline is set up, or loops
@@ -22,7 +27,9 @@
 //! cover cannot be partitioned to disk against rows that come one at a time, so the
 //! pipeline is not set up then: the step holds its rows as before (and the usual next
 //! step partitions that build side, `hash_spill.rs`). The row goal of a plain `TOP (n)` is
-//! the last stage's: once met, every stage and the paused step stop.
+//! the last stage's: once met, every stage and the paused step stop. A stage prepares its
+//! checks and probes once, when it is set up, and a seek stage keeps its cursor from one
+//! row's seek to the next across its batches.
 //!
 //! Only a planned order (up to `order::MAX_SEARCHED` leaves) streams: the stages' checks
 //! are fixed by the order ([`StageSpec`]). Nothing may be left to apply to the joined rows
@@ -48,6 +55,14 @@ use crate::exec::SqlError;
 
 /// The rows a join step before the last holds before the steps after it stream.
 pub(super) const PAUSE_ROWS: usize = 8192;
+
+/// The rows a stage's queue takes before it joins them, where nothing stops the pipeline
+/// before its end (no row goal): a stage then runs a batch of rows at a time, its hash
+/// table or its index pages hot and its output made without returning to the stages
+/// before it, which is what holding the rows gave (a row at a time through every stage
+/// cost a third more on a 2,000,000-row intermediate result). A row goal streams a row at
+/// a time, so that no stage reads past the goal.
+const BATCH_ROWS: usize = 1024;
 
 /// What the step that joins the leaf at one position of a planned order checks, which the
 /// order alone decides.
@@ -90,6 +105,8 @@ pub(super) struct Pipeline<'f> {
     pub(super) tail: JoinOutput<'f>,
     /// The last stage's output said stop (a row goal met, a sink that stops).
     pub(super) stopped: bool,
+    /// The rows a stage's queue takes before they are joined (see [`BATCH_ROWS`]).
+    batch: usize,
 }
 
 /// One step streamed: the leaf it joins and how.
@@ -98,6 +115,8 @@ struct Stage<'f> {
     outer: Option<&'f Env<'f>>,
     kind: Kind<'f>,
     seen: usize,
+    /// Rows given to the stage, not yet joined.
+    queue: Vec<Vec<Value>>,
 }
 
 // One per stage, a few per statement, never moved per row: their sizes do not matter.
@@ -129,70 +148,106 @@ enum Kind<'f> {
 }
 
 impl Stage<'_> {
-    /// Joins one left row to the stage's leaf, each pair that passes given to `out`.
-    fn join(
+    /// Joins the rows waiting in the stage's queue, in order, to its leaf, each pair that
+    /// passes given to `out`; stops early once `out` is full. The queue is left empty.
+    fn join_queued(&mut self, run: &mut Run<'_>, out: &mut JoinOutput<'_>) -> Result<(), SqlError> {
+        let mut rows = std::mem::take(&mut self.queue);
+        let joined = self.join_rows(run, &mut rows, out);
+        // The queue keeps its allocation for the next batch.
+        rows.clear();
+        self.queue = rows;
+        joined
+    }
+
+    /// [`Stage::join_queued`] of `rows`, which it drains.
+    fn join_rows(
         &mut self,
         run: &mut Run<'_>,
-        left: Vec<Value>,
+        rows: &mut Vec<Vec<Value>>,
         out: &mut JoinOutput<'_>,
     ) -> Result<(), SqlError> {
-        run.row_interruption_point(self.seen)?;
-        self.seen += 1;
         let left_cols = &self.spec.left_cols;
+        let outer = self.outer;
+        let seen = &mut self.seen;
         match &mut self.kind {
             Kind::Seek { table, path, found, all, right_locators, spare, scanned } => {
-                // The stage's cursor in place of an enclosing read's while it seeks.
+                // The stage's cursor in place of an enclosing read's while it seeks, kept
+                // from one seek to the next as the held step keeps it.
                 let enclosing = std::mem::replace(&mut run.seek_spare, spare.take());
-                let env = Env::new(left_cols, &left, self.outer);
-                let mut pairs = SoughtPairs::new(&left, right_locators, found, out);
-                let read = run.read_path_into(table, path, &env, None, &mut pairs);
-                let held = pairs.into_held();
-                *spare = std::mem::replace(&mut run.seek_spare, enclosing);
-                if read? {
-                    if let Some(row) = held {
-                        pair_into(run, found, out, left, row)?;
+                let mut seeks = || -> Result<(), SqlError> {
+                    for left in rows.drain(..) {
+                        if out.full() {
+                            break;
+                        }
+                        run.row_interruption_point(*seen)?;
+                        *seen += 1;
+                        let env = Env::new(left_cols, &left, outer);
+                        let mut pairs = SoughtPairs::new(&left, right_locators, found, out);
+                        let read = run.read_path_into(table, path, &env, None, &mut pairs);
+                        let held = pairs.into_held();
+                        if read? {
+                            if let Some(row) = held {
+                                pair_into(run, found, out, left, row)?;
+                            }
+                            continue;
+                        }
+                        // A probe that does not convert: this row is checked against the
+                        // whole table, read once, on every conjunct (as the held step does).
+                        if scanned.is_none() {
+                            let rows =
+                                run.read_leaf(table, &AccessPath::scan(), outer, usize::MAX, None)?;
+                            *scanned = Some(rows);
+                        }
+                        let rows = scanned.as_deref().unwrap_or(&[]);
+                        run.emit_each(out, left, rows.len(), |k| &rows[k], all)?;
                     }
-                    return Ok(());
-                }
-                // A probe that does not convert: this row is checked against the whole
-                // table, read once, on every conjunct (as the held step does).
-                if scanned.is_none() {
-                    let rows =
-                        run.read_leaf(table, &AccessPath::scan(), self.outer, usize::MAX, None)?;
-                    *scanned = Some(rows);
-                }
-                let rows = scanned.as_deref().unwrap_or(&[]);
-                run.emit_each(out, left, rows.len(), |k| &rows[k], all)?;
+                    Ok(())
+                };
+                let sought = seeks();
+                *spare = std::mem::replace(&mut run.seek_spare, enclosing);
+                sought?;
             }
             Kind::Hash { right, matcher, probes, check, .. } => {
-                let env = Env::new(left_cols, &left, self.outer);
-                let found = matcher.candidates(run, probes, &env)?;
-                let pair = |k: usize| right[found[k]].as_slice();
-                run.emit_each(out, left, found.len(), pair, check)?;
+                for left in rows.drain(..) {
+                    if out.full() {
+                        break;
+                    }
+                    run.row_interruption_point(*seen)?;
+                    *seen += 1;
+                    let env = Env::new(left_cols, &left, outer);
+                    let found = matcher.candidates(run, probes, &env)?;
+                    let pair = |k: usize| right[found[k]].as_slice();
+                    run.emit_each(out, left, found.len(), pair, check)?;
+                }
             }
             Kind::Loops { right, check } => {
-                run.emit_each(out, left, right.len(), |k| right[k].as_slice(), check)?;
+                for left in rows.drain(..) {
+                    if out.full() {
+                        break;
+                    }
+                    run.row_interruption_point(*seen)?;
+                    *seen += 1;
+                    run.emit_each(out, left, right.len(), |k| right[k].as_slice(), check)?;
+                }
             }
         }
         Ok(())
     }
 }
 
-/// The stages still to run for a row and the output after them, as a sink of rows.
+/// The stages after one and the output after them, as a sink of rows: a row joins the
+/// next stage's queue, which is joined once it holds `batch` rows.
 struct Rest<'a, 'f> {
     stages: &'a mut [Stage<'f>],
     tail: &'a mut JoinOutput<'f>,
+    batch: usize,
 }
 
-impl RowSink for Rest<'_, '_> {
-    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
-        let Some((stage, later)) = self.stages.split_first_mut() else {
-            if !self.tail.full() {
-                self.tail.push(run, row)?;
-            }
-            return Ok(!self.tail.full());
-        };
-        let mut next = Rest { stages: later, tail: &mut *self.tail };
+impl Rest<'_, '_> {
+    /// Joins the first stage's queued rows, and, as the later stages' queues fill, theirs.
+    fn drain(&mut self, run: &mut Run<'_>) -> Result<(), SqlError> {
+        let Some((stage, later)) = self.stages.split_first_mut() else { return Ok(()) };
+        let mut next = Rest { stages: later, tail: &mut *self.tail, batch: self.batch };
         let mut out = JoinOutput {
             rows: Vec::new(),
             forward: Some(Forward { positions: &[], sink: &mut next, stopped: false }),
@@ -203,17 +258,58 @@ impl RowSink for Rest<'_, '_> {
             may_stream: false,
             over: None,
         };
-        stage.join(run, row, &mut out)?;
-        Ok(!out.full())
+        stage.join_queued(run, &mut out)
+    }
+
+    /// Drains every queue in turn, first to last: the rows still waiting at the end.
+    fn drain_all(&mut self, run: &mut Run<'_>) -> Result<(), SqlError> {
+        for i in 0..self.stages.len() {
+            let mut rest =
+                Rest { stages: &mut self.stages[i..], tail: &mut *self.tail, batch: self.batch };
+            rest.drain(run)?;
+            if self.tail.full() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl RowSink for Rest<'_, '_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        let Some(stage) = self.stages.first_mut() else {
+            if !self.tail.full() {
+                self.tail.push(run, row)?;
+            }
+            return Ok(!self.tail.full());
+        };
+        stage.queue.push(row);
+        if stage.queue.len() >= self.batch {
+            self.drain(run)?;
+        }
+        Ok(!self.tail.full())
     }
 }
 
 impl Pipeline<'_> {
-    /// Runs `row` through every stage, unless the last one's output has stopped.
+    /// Runs `row` through the stages (a batch at a time), unless the last one's output has
+    /// stopped.
     pub(super) fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<(), SqlError> {
         if !self.stopped {
-            let mut rest = Rest { stages: &mut self.stages, tail: &mut self.tail };
+            let mut rest =
+                Rest { stages: &mut self.stages, tail: &mut self.tail, batch: self.batch };
             self.stopped = !rest.push(run, row)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the rows still queued through the stages: the paused step has given its last.
+    pub(super) fn finish(&mut self, run: &mut Run<'_>) -> Result<(), SqlError> {
+        if !self.stopped {
+            let mut rest =
+                Rest { stages: &mut self.stages, tail: &mut self.tail, batch: self.batch };
+            rest.drain_all(run)?;
+            self.stopped = self.tail.full();
         }
         Ok(())
     }
@@ -334,7 +430,8 @@ impl Run<'_> {
             may_stream: false,
             over: None,
         };
-        let mut pipe = Box::new(Pipeline { stages, tail, stopped: false });
+        let batch = if s.goal == usize::MAX { BATCH_ROWS } else { 1 };
+        let mut pipe = Box::new(Pipeline { stages, tail, stopped: false, batch });
         for (n, row) in std::mem::take(&mut out.rows).into_iter().enumerate() {
             self.row_interruption_point(n)?;
             pipe.push(self, row)?;
@@ -415,7 +512,7 @@ impl Run<'_> {
                     Kind::Loops { right, check: filter(&spec.rest) }
                 }
             };
-            stages.push(Stage { spec, outer, kind, seen: 0 });
+            stages.push(Stage { spec, outer, kind, seen: 0, queue: Vec::new() });
         }
         Ok(Some(stages))
     }

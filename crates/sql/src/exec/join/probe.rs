@@ -270,7 +270,7 @@ impl Run<'_> {
         for &i in &second_checks {
             flat.conjuncts[i].applied = true;
         }
-        let (rows, streamed) = finish_step(flat, cols.clone(), out)?;
+        let (rows, streamed) = finish_step(self, flat, cols.clone(), out)?;
         Ok(Some((rows, vec![first, second], streamed)))
     }
 }
