@@ -27,10 +27,10 @@ use std::collections::{HashMap, HashSet};
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, OrderByItem};
+use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{compare_collated, label_in, Col, Env};
 use crate::exec::grant::{row_bytes, MemoryGrant};
 use crate::exec::hash_spill::{Partitions, KEY_BYTES, STREAMED_PARTITIONS};
-use crate::exec::prepared::Scalar;
 use crate::exec::query::{group_key, grouping, push_group_key, ROWID};
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{sort_value, Collation};

@@ -41,7 +41,7 @@ use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
 use crate::exec::access::{self, AccessPath, RowFilter, RowSink, TableStats};
-use crate::exec::demand::Demand;
+use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
 use crate::exec::filter::Filter;
 use crate::exec::grant::MemoryGrant;

@@ -19,7 +19,7 @@ use crate::ast::{
     Expr, InsertSource, OrderByItem, Query, QueryBody, Select, SelectItem, SetOperator, Statement,
     StatementKind, TableSource, TableTarget,
 };
-use crate::exec::demand::Demand;
+use crate::exec::bind::demand::Demand;
 use crate::exec::output::ColumnInfo;
 use crate::exec::query::{select_aggregates, select_windows};
 use crate::exec::session::Run;

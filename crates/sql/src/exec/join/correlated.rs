@@ -47,7 +47,7 @@ use crate::ast::{
 };
 use crate::exec::access::{self, RowFilter, TableStats};
 use crate::exec::aggregate::aggregate_rows;
-use crate::exec::demand::Demand;
+use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
 use crate::exec::query::TableRef;
 use crate::exec::query::{group_key, visit_children};

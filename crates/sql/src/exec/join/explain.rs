@@ -15,7 +15,7 @@
 
 use crate::ast::{Expr, JoinKind, Query, TableSource};
 use crate::exec::access::AccessPath;
-use crate::exec::demand::Demand;
+use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
 use crate::exec::query::{expr_name, Relation};
 use crate::exec::session::Run;

@@ -15,8 +15,8 @@ use std::collections::HashMap;
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::Expr;
+use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{Col, Env};
-use crate::exec::prepared::Scalar;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

@@ -12,7 +12,7 @@ use super::{
 };
 use crate::ast::{Expr, JoinKind, TableSource};
 use crate::exec::access::{AccessPath, RowFilter, RowSink};
-use crate::exec::demand::Demand;
+use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
 use crate::exec::filter::Filter;
 use crate::exec::query::Rows;

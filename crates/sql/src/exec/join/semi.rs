@@ -34,10 +34,10 @@ use super::{
 };
 use crate::ast::{BinaryOp, Expr, ExprKind, Query, SelectItem, TableSource, UnaryOp};
 use crate::exec::access::{self, RowFilter, RowSink};
-use crate::exec::demand::Demand;
+use crate::exec::bind::demand::Demand;
+use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::find_column;
 use crate::exec::eval::{compare_collated, label_in, resolve_collation, Col, Env};
-use crate::exec::prepared::Scalar;
 use crate::exec::query::{visit_children, Rows, TableRef};
 use crate::exec::recursive::has_aggregate;
 use crate::exec::scalar;

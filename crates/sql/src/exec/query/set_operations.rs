@@ -69,7 +69,7 @@ fn set_operation(op: SetOperator, l: Rows, r: Rows) -> Result<Rows, SqlError> {
     // precedence: `d UNION SELECT NULL` is still SMALLDATETIME, `d UNION datetime` is not.
     let declared: Vec<_> = (0..l.cols.len())
         .map(|i| match r.cols.get(i) {
-            Some(rc) => crate::exec::static_type::shared_declared(
+            Some(rc) => crate::exec::bind::static_type::shared_declared(
                 (l.cols[i].ty, l.cols[i].declared),
                 (rc.ty, rc.declared),
             ),

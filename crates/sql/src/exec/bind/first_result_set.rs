@@ -39,11 +39,11 @@ use walden_engine::catalog::Object;
 use walden_engine::types::{Len, SqlType, Value};
 
 use crate::ast::{QueryBody, Select, SelectItem, Statement, StatementKind, TableSource};
-use crate::exec::describe::tds_type;
+use crate::exec::bind::describe::tds_type;
+use crate::exec::bind::static_type::{table_sources, ColumnSource, StaticColumn};
 use crate::exec::scalar;
 use crate::exec::scalar::collation::DEFAULT_COLLATION;
 use crate::exec::session::{Frame, Halt, Run, Step};
-use crate::exec::static_type::{table_sources, ColumnSource, StaticColumn};
 use crate::exec::sysviews::{max_length, precision, scale};
 use crate::exec::{ColumnInfo, Message, Output, RowSet, SqlError};
 
