@@ -105,7 +105,7 @@ impl Run<'_> {
             "USEROPTIONS" if d.arguments.is_empty() => self.dbcc_useroptions(),
             // Any plan handle, SQL handle or pool name empties the whole cache.
             "FREEPROCCACHE" => {
-                crate::exec::plan_cache::free_proc_cache();
+                crate::exec::plan::plan_cache::free_proc_cache();
                 self.s.plans.clear();
             }
             "CHECKIDENT" => self.dbcc_checkident(&d.arguments, infomsgs)?,

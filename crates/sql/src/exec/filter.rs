@@ -29,9 +29,9 @@
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
-use crate::exec::access::RowFilter;
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{cmp_matches, find_column, in_values, is_comparison, is_text, Col, Env};
+use crate::exec::plan::access::RowFilter;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

@@ -8,7 +8,6 @@
 //! * [`scalar`]: types, conversions, operators and built-in functions;
 //! * [`sysviews`]: the system views and dynamic management views.
 
-mod access;
 mod aggregate;
 mod alter;
 mod app_state;
@@ -38,28 +37,23 @@ mod foreign_key;
 mod function;
 mod grant;
 mod hash_spill;
-pub(crate) mod join;
 mod merge;
 mod messages;
 mod my_permissions;
 mod options;
 mod output;
-pub(crate) mod plan_cache;
+mod plan;
 mod properties;
 mod query;
 mod recursive;
 pub mod scalar;
 mod session;
-mod showplan;
-mod showplan_xml;
 mod spill;
 mod statistics;
-pub(crate) mod statistics_objects;
 mod statistics_show;
 mod subquery;
 mod sysprocs;
 pub mod sysviews;
-mod table_hints;
 mod temp_procedure;
 pub(crate) mod trigger;
 mod user_messages;

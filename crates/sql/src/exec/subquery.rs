@@ -29,7 +29,7 @@ use walden_engine::types::Value;
 
 use crate::ast::Query;
 use crate::exec::eval::{compare_collated, in_values_collated, resolve_collation, Env, Label};
-use crate::exec::join::{integer_key, GroupedSubquery};
+use crate::exec::plan::join::{integer_key, GroupedSubquery};
 use crate::exec::query::Rows;
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{coarse_key, Collation};
@@ -70,7 +70,7 @@ pub(crate) struct Members {
 
 /// A value's type family for hashing (see `join::family`).
 fn value_family(v: &Value) -> u8 {
-    crate::exec::join::family(scalar::type_of(v))
+    crate::exec::plan::join::family(scalar::type_of(v))
 }
 
 impl Members {

@@ -140,14 +140,14 @@ impl Run<'_> {
                 } else if let Some((plan, table)) = &kept {
                     let mut parts = Vec::new();
                     if let Some(w) = &sel.where_clause {
-                        crate::exec::join::conjuncts(w, &mut parts);
+                        crate::exec::plan::join::conjuncts(w, &mut parts);
                     }
                     let rows = self.run_block_plan_rows(plan, table, &parts, outer)?;
                     (Cow::Borrowed(plan.cols()), rows, Vec::new())
                 } else {
                     let goal = self
                         .row_goal(sel, order_by, offset)?
-                        .map(|rows| crate::exec::join::RowGoal { rows, order: order_by });
+                        .map(|rows| crate::exec::plan::join::RowGoal { rows, order: order_by });
                     let demand = Demand::of_select(sel, order_by);
                     let (Rows { cols, rows }, residual) =
                         if goal.is_none() && self.may_cache_block(sel) {

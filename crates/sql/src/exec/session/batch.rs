@@ -114,8 +114,8 @@ impl Run<'_> {
         }
         let described = std::mem::take(&mut run.s.showplan_xml);
         if !described.is_empty() {
-            run.out.result_set(&[crate::exec::showplan_xml::column()]);
-            run.out.row(&[crate::exec::showplan_xml::document(&described)]);
+            run.out.result_set(&[crate::exec::plan::showplan_xml::column()]);
+            run.out.row(&[crate::exec::plan::showplan_xml::document(&described)]);
             run.out.result_end(1);
             run.out.done(None);
         }

@@ -97,7 +97,7 @@ pub(crate) struct Options {
     pub(crate) statistics_time: bool,
     /// `SET SHOWPLAN_TEXT | SHOWPLAN_ALL ON`: statements return their plans instead of
     /// running.
-    pub(crate) showplan: Option<crate::exec::showplan::Showplan>,
+    pub(crate) showplan: Option<crate::exec::plan::showplan::Showplan>,
     /// The options that change what statements compute (`options.rs`).
     pub(crate) semantics: Semantics,
 }
@@ -305,11 +305,11 @@ pub struct Session {
     /// its address taken by another (see `subquery`).
     pub(crate) batch_cache_clears: u64,
     /// The plans of SELECT blocks kept for their next execution (`exec::plan_cache`).
-    pub(crate) plans: crate::exec::plan_cache::PlanCache,
+    pub(crate) plans: crate::exec::plan::plan_cache::PlanCache,
     /// Tables' statistics by (database id, table id): when read, from which root page (a
     /// table dropped and created again has another), at which count of the table's
     /// modifications, and what (see `access`).
-    pub(crate) table_stats: HashMap<(u32, u32), crate::exec::access::CachedStats>,
+    pub(crate) table_stats: HashMap<(u32, u32), crate::exec::plan::access::CachedStats>,
     /// The running statement's reads per table, for `SET STATISTICS IO ON`.
     pub(crate) statement_io: Vec<crate::exec::statistics::TableIo>,
     /// The page reads already counted to some table (`Run::io_note`), so that a read made
@@ -321,7 +321,7 @@ pub struct Session {
     pub(crate) explain_ctes: Vec<(crate::ast::Cte, bool)>,
     /// The statements of the running batch described under SHOWPLAN_XML, sent as one
     /// document when it ends.
-    pub(crate) showplan_xml: Vec<crate::exec::showplan_xml::PlannedStatement>,
+    pub(crate) showplan_xml: Vec<crate::exec::plan::showplan_xml::PlannedStatement>,
     /// Says whether the client has cancelled the running batch (see `cancel`).
     cancel: Option<Arc<dyn CancelSignal>>,
     /// What ends the lock waits of the session's transactions: `KILL`, and that signal.

@@ -14,12 +14,12 @@
 //! read). A SELECT has no side effects, so this only costs time.
 
 use crate::ast::{Expr, JoinKind, Query, TableSource};
-use crate::exec::access::AccessPath;
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
+use crate::exec::plan::access::AccessPath;
+use crate::exec::plan::showplan::PlanNode;
 use crate::exec::query::{expr_name, Relation};
 use crate::exec::session::Run;
-use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
 
 use super::semi::SemiJoin;

@@ -45,8 +45,8 @@ use walden_storage::hash::FastBuild;
 use crate::ast::{
     Expr, ExprKind, OrderByItem, QueryBody, Select, SelectItem, SelectStatement, TableSource,
 };
-use crate::exec::access::{AccessPath, PathShape, RowFilter, RowSink};
 use crate::exec::eval::{find_column, Col, Env};
+use crate::exec::plan::access::{AccessPath, PathShape, RowFilter, RowSink};
 use crate::exec::query::{Rows, TableRef};
 use crate::exec::session::Run;
 use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
@@ -416,7 +416,7 @@ impl Run<'_> {
         }
         let mut parts = Vec::new();
         if let Some(w) = &sel.where_clause {
-            crate::exec::join::conjuncts(w, &mut parts);
+            crate::exec::plan::join::conjuncts(w, &mut parts);
         }
         let columns = plan.assigned_columns.get_or_init(|| assigned_columns(sel, &plan.cols));
         let mut assign = Assign {

@@ -33,16 +33,16 @@ use super::{
     clone_ref, conjuncts, integer_key, stable, Flat, HashMatch, Input, FILTER_SELECTIVITY,
 };
 use crate::ast::{BinaryOp, Expr, ExprKind, Query, SelectItem, TableSource, UnaryOp};
-use crate::exec::access::{self, RowFilter, RowSink};
 use crate::exec::bind::demand::Demand;
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::find_column;
 use crate::exec::eval::{compare_collated, label_in, resolve_collation, Col, Env};
+use crate::exec::plan::access::{self, RowFilter, RowSink};
+use crate::exec::plan::showplan::PlanNode;
 use crate::exec::query::{visit_children, Rows, TableRef};
 use crate::exec::recursive::has_aggregate;
 use crate::exec::scalar;
 use crate::exec::session::Run;
-use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
 
 /// A subquery's columns, and the keys of its rows one after another (`KeySink`).

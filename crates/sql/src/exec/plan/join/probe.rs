@@ -32,12 +32,12 @@ use super::{
     Flat, Forward, HashMatch, Input, JoinOutput, Step,
 };
 use crate::ast::Expr;
-use crate::exec::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{Col, Env};
 use crate::exec::filter::Filter;
 use crate::exec::grant::MemoryGrant;
 use crate::exec::hash_spill::hashed_bytes;
+use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::query::Rows;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

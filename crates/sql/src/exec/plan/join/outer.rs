@@ -11,10 +11,10 @@ use super::{
     Emitted, Flat, Input, JoinOutput, Leaf, Narrowed,
 };
 use crate::ast::{Expr, JoinKind, TableSource};
-use crate::exec::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
 use crate::exec::filter::Filter;
+use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::query::Rows;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

@@ -36,12 +36,12 @@ use super::{
     Input, JoinOutput, Step,
 };
 use crate::ast::Expr;
-use crate::exec::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{Col, Env};
 use crate::exec::filter::Filter;
 use crate::exec::grant::MemoryGrant;
 use crate::exec::hash_spill::hashed_bytes;
+use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::query::TableRef;
 use crate::exec::session::{Run, SeekSpare};
 use crate::exec::SqlError;

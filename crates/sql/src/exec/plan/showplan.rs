@@ -21,9 +21,9 @@ use crate::ast::{
 };
 use crate::exec::bind::demand::Demand;
 use crate::exec::output::ColumnInfo;
+use crate::exec::plan::showplan_xml::PlannedStatement;
 use crate::exec::query::{select_aggregates, select_windows};
 use crate::exec::session::Run;
-use crate::exec::showplan_xml::PlannedStatement;
 use crate::exec::SqlError;
 
 /// Which SHOWPLAN is on.

@@ -39,13 +39,13 @@ use super::{conjuncts, Flat, FromSink, Input};
 use crate::ast::{
     Expr, ExprKind, JoinKind, OrderByItem, Query, QueryBody, SelectItem, TableSource,
 };
-use crate::exec::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::aggregate::Grouping;
 use crate::exec::bind::demand::Demand;
 use crate::exec::bind::prepared::Projection;
 use crate::exec::eval::{find_column, full_text_refusal, Col, Env};
 use crate::exec::external_sort::ExternalSort;
 use crate::exec::output::ColumnInfo;
+use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::query::{
     compare_keys, compare_row_keys, grouped_columns, grouping_sets, order_collations,
     select_aggregates, select_windows, sort_by_keys, sorts_by_source_column, unify_value,

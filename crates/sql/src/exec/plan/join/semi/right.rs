@@ -33,12 +33,12 @@ use walden_storage::hash::FastBuild;
 use super::super::{clone_ref, integer_key, Input};
 use super::{inner_read, SemiJoin};
 use crate::ast::ExprKind;
-use crate::exec::access::{self, RowFilter, RowSink};
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{find_column, Col, Env};
+use crate::exec::plan::access::{self, RowFilter, RowSink};
+use crate::exec::plan::showplan::PlanNode;
 use crate::exec::query::TableRef;
 use crate::exec::session::Run;
-use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
 
 /// The outer keys, each marked once a row of the subquery has it. The keys are a query's

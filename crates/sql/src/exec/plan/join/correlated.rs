@@ -45,10 +45,10 @@ use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, Ident, Literal, Query, QueryBody, Select, SelectItem,
     Span, TableSource,
 };
-use crate::exec::access::{self, RowFilter, TableStats};
 use crate::exec::aggregate::aggregate_rows;
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
+use crate::exec::plan::access::{self, RowFilter, TableStats};
 use crate::exec::query::TableRef;
 use crate::exec::query::{group_key, visit_children};
 use crate::exec::recursive::has_aggregate;

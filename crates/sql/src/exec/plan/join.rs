@@ -40,11 +40,11 @@ use std::sync::Arc;
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
-use crate::exec::access::{self, AccessPath, RowFilter, RowSink, TableStats};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
 use crate::exec::filter::Filter;
 use crate::exec::grant::MemoryGrant;
+use crate::exec::plan::access::{self, AccessPath, RowFilter, RowSink, TableStats};
 use crate::exec::query::{table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar::registry::{self, Determinism};
 use crate::exec::session::{Run, SeekSpare};
@@ -519,7 +519,7 @@ impl Run<'_> {
         order_by: &[crate::ast::OrderByItem],
         flat: &Flat<'_>,
         versions: (u64, u64),
-    ) -> Option<crate::exec::plan_cache::BlockPlan> {
+    ) -> Option<crate::exec::plan::plan_cache::BlockPlan> {
         let [TableSource::Table { name, .. }] = sel.from.as_slice() else { return None };
         let [leaf] = flat.leaves.as_slice() else { return None };
         let Input::Table(t) = &leaf.input else { return None };
@@ -558,18 +558,20 @@ impl Run<'_> {
         let exact = chosen.exact_seek_conjuncts(&t.def, &own_exprs);
         let checks = (0..own.len()).filter(|i| !exact.contains(i)).collect();
         let path = chosen.shape(&own_exprs)?;
-        Some(crate::exec::plan_cache::BlockPlan::new(crate::exec::plan_cache::Decided {
-            sel,
-            order_by,
-            version,
-            temp,
-            table: clone_ref(t),
-            cols: leaf.cols.clone(),
-            constant,
-            own,
-            checks,
-            path,
-        }))
+        Some(crate::exec::plan::plan_cache::BlockPlan::new(
+            crate::exec::plan::plan_cache::Decided {
+                sel,
+                order_by,
+                version,
+                temp,
+                table: clone_ref(t),
+                cols: leaf.cols.clone(),
+                constant,
+                own,
+                checks,
+                path,
+            },
+        ))
     }
 
     /// The rows of a FROM clause and its WHERE clause `filter` (as [`Run::plan_from`]),

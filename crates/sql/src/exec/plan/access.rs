@@ -63,10 +63,10 @@ use walden_engine::types::{encode_key, encode_key_columns_ordered, SqlType, Text
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, Literal, UnaryOp};
 use crate::exec::eval::{is_literal_or_variable, Col, Env};
 use crate::exec::filter::Filter;
+use crate::exec::plan::showplan::PlanNode;
 use crate::exec::query::TableRef;
 use crate::exec::scalar;
 use crate::exec::session::Run;
-use crate::exec::showplan::PlanNode;
 use crate::exec::SqlError;
 
 pub(crate) use shape::PathShape;
@@ -1186,7 +1186,7 @@ impl Run<'_> {
                 continue;
             }
             // Another type's probe converts first, which the general read weighs.
-            if crate::exec::join::integer_key(&v).is_none() {
+            if crate::exec::plan::join::integer_key(&v).is_none() {
                 return Ok(None);
             }
             let column = &t.def.columns[c];

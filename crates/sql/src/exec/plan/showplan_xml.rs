@@ -18,7 +18,7 @@
 use walden_engine::types::{Len, SqlType, Value};
 
 use crate::exec::output::ColumnInfo;
-use crate::exec::showplan::PlanNode;
+use crate::exec::plan::showplan::PlanNode;
 
 /// The namespace of SQL Server's showplan schema.
 const NAMESPACE: &str = "http://schemas.microsoft.com/sqlserver/2004/07/showplan";
