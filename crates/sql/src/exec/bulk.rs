@@ -31,7 +31,9 @@ use walden_engine::{RowAppender, TableHint};
 
 use crate::ast::{BulkOptions, Expr, ExprKind, InsertBulk, TableTarget, TriggerEvent};
 use crate::exec::eval::Col;
-use crate::exec::query::{compare_keys, has_subquery, table_cols, visit_children, TableRef};
+use crate::exec::execute::query::{
+    compare_keys, has_subquery, table_cols, visit_children, TableRef,
+};
 use crate::exec::scalar::{coerce, declared_conversion_error, fit_declared};
 use crate::exec::session::{Frame, Halt, Run, Step, CANCELLED};
 use crate::exec::{Counted, Output, Session, SqlError};

@@ -29,7 +29,7 @@ use crate::ast::{BulkInsert, Ident, SingleKind, TableTarget};
 use crate::exec::bulk::{BulkRows, BulkStop};
 use crate::exec::data_file::{self, DataFile, Encoding, Format};
 use crate::exec::eval::Col;
-use crate::exec::query::Rows;
+use crate::exec::execute::query::Rows;
 use crate::exec::scalar::coerce;
 use crate::exec::session::{Run, Step};
 use crate::exec::SqlError;

@@ -17,7 +17,7 @@ use walden_engine::Database;
 
 use crate::ast::{Dbcc, DbccArgument, ExprKind, Literal, ObjectName};
 use crate::exec::eval::parse_object_name;
-use crate::exec::query::display_name;
+use crate::exec::execute::query::display_name;
 use crate::exec::scalar::convert;
 use crate::exec::session::Run;
 use crate::exec::sysviews::{datetime, lsn_parts, open_transactions, ViewContext, Vlf};

@@ -21,8 +21,8 @@ use crate::ast::{
     TableElement, TableOption,
 };
 use crate::exec::eval::{Col, Env};
+use crate::exec::execute::query::{display_name, TableRef};
 use crate::exec::foreign_key::ForeignKeySpec;
-use crate::exec::query::{display_name, TableRef};
 use crate::exec::scalar;
 use crate::exec::scalar::collation::DEFAULT_COLLATION;
 use crate::exec::scalar::sequential_guid;
@@ -1123,7 +1123,7 @@ fn drop_missing_synonym(name: &ObjectName, if_exists: bool) -> Result<(), SqlErr
         3701,
         format!(
             "Cannot drop the synonym '{}', because it does not exist or you do not have permission.",
-            crate::exec::query::display_name(name)
+            crate::exec::execute::query::display_name(name)
         ),
     ))
 }

@@ -499,7 +499,7 @@ pub(crate) fn drop_server_trigger(name: &ObjectName, if_exists: bool) -> Result<
         3701,
         format!(
             "Cannot drop the trigger '{}', because it does not exist or you do not have permission.",
-            crate::exec::query::display_name(name)
+            crate::exec::execute::query::display_name(name)
         ),
     ))
 }

@@ -20,7 +20,7 @@ use crate::ast::{
 use crate::exec::dml_cte::DmlTarget;
 use crate::exec::dml_output::{Changed, OutputRows};
 use crate::exec::eval::{Col, Env};
-use crate::exec::query::{table_cols, Relation, Rows, TableRef, ROWID};
+use crate::exec::execute::query::{table_cols, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::{assign_binary, Run, Step};
 use crate::exec::trigger::TriggerChanges;
@@ -186,8 +186,11 @@ impl Run<'_> {
             return Ok(());
         }
         let visible = rows.visible();
-        let cols: Vec<ColumnInfo> =
-            visible.iter().map(|&i| &rows.cols[i]).map(crate::exec::query::column_info).collect();
+        let cols: Vec<ColumnInfo> = visible
+            .iter()
+            .map(|&i| &rows.cols[i])
+            .map(crate::exec::execute::query::column_info)
+            .collect();
         self.out.result_set(&cols);
         let n = rows.rows.len() as u64;
         let all_visible = visible.len() == rows.cols.len();

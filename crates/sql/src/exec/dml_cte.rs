@@ -28,7 +28,7 @@ use crate::ast::{
 };
 use crate::exec::dml::Qualified;
 use crate::exec::eval::{Col, Env};
-use crate::exec::query::{
+use crate::exec::execute::query::{
     infer_type, select_aggregates, select_windows, sort_by_keys, table_cols, Relation, Rows,
     TableRef,
 };

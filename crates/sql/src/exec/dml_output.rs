@@ -12,7 +12,7 @@ use walden_engine::types::Value;
 use crate::ast::{Expr, ExprKind, OutputClause, SelectItem};
 use crate::exec::dml::{column_count_mismatch, insert_targets};
 use crate::exec::eval::{find_column, Col, Env};
-use crate::exec::query::{expr_name, infer_type, table_cols, unify_column};
+use crate::exec::execute::query::{expr_name, infer_type, table_cols, unify_column};
 use crate::exec::session::Run;
 use crate::exec::{ColumnInfo, SqlError};
 

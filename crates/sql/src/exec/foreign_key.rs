@@ -27,7 +27,7 @@ use walden_engine::Database;
 
 use crate::ast::{self, ForeignKeyReference};
 use crate::exec::ddl::generated_name;
-use crate::exec::query::TableRef;
+use crate::exec::execute::query::TableRef;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

@@ -29,7 +29,7 @@ use crate::ast::{
 };
 use crate::exec::eval::Col;
 use crate::exec::eval::Env;
-use crate::exec::query::Rows;
+use crate::exec::execute::query::Rows;
 use crate::exec::session::{Frame, Halt, Run, Variable, CANCELLED, MAX_NESTING};
 use crate::exec::SqlError;
 

@@ -21,8 +21,8 @@ use crate::ast::{
 use crate::exec::dml::{assignable, insert_targets, values_count_mismatch};
 use crate::exec::dml_output::Changed;
 use crate::exec::eval::{Col, Env};
+use crate::exec::execute::query::{Rows, TableRef, ROWID};
 use crate::exec::plan::table_hints;
-use crate::exec::query::{Rows, TableRef, ROWID};
 use crate::exec::scalar;
 use crate::exec::session::{assign_binary, Run};
 use crate::exec::SqlError;

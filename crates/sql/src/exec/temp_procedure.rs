@@ -16,7 +16,7 @@ use walden_engine::catalog::Object;
 use walden_engine::Database;
 
 use crate::ast::{CreateMode, ObjectName};
-use crate::exec::query::display_name;
+use crate::exec::execute::query::display_name;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 

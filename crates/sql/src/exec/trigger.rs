@@ -42,7 +42,7 @@ use crate::ast::{
     CreateMode, CreateTrigger, EnableTrigger, Expr, ExprKind, ObjectName, StatementKind,
     TriggerEvent,
 };
-use crate::exec::query::TableRef;
+use crate::exec::execute::query::TableRef;
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Step, MAX_NESTING};
 use crate::exec::SqlError;
@@ -126,7 +126,7 @@ impl Run<'_> {
     pub(crate) fn create_trigger(&mut self, t: &CreateTrigger) -> Result<(), SqlError> {
         let Some(table) = &t.table else { return self.create_database_trigger(t) };
         crate::exec::view::no_database_prefix(&t.name, t.mode, "TRIGGER")?;
-        let table_name = crate::exec::query::display_name(table);
+        let table_name = crate::exec::execute::query::display_name(table);
         let invalid = || {
             SqlError::new(
                 8197,
@@ -194,7 +194,7 @@ impl Run<'_> {
                     2111,
                     format!(
                         "Cannot CREATE TRIGGER on '{}' because an INSTEAD OF {event} trigger already exists on this object.",
-                        t.table.as_ref().map(crate::exec::query::display_name).unwrap_or_default()
+                        t.table.as_ref().map(crate::exec::execute::query::display_name).unwrap_or_default()
                     ),
                 ));
             }
@@ -791,7 +791,7 @@ pub(crate) fn no_trigger_to_drop(name: &ObjectName) -> SqlError {
         3701,
         format!(
             "Cannot drop the trigger '{}', because it does not exist or you do not have permission.",
-            crate::exec::query::display_name(name)
+            crate::exec::execute::query::display_name(name)
         ),
     )
 }

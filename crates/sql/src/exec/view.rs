@@ -16,7 +16,7 @@ use walden_engine::Database;
 
 use crate::ast::{CreateMode, CreateView, ObjectName, Query, QueryBody, StatementKind};
 use crate::exec::eval::Col;
-use crate::exec::query::Rows;
+use crate::exec::execute::query::Rows;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 use crate::parse_batch;

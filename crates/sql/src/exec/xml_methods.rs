@@ -8,7 +8,7 @@ use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{Expr, ExprKind, Ident, Literal, XmlNamespace};
 use crate::exec::eval::{Col, Env};
-use crate::exec::query::Rows;
+use crate::exec::execute::query::Rows;
 use crate::exec::scalar::xml::{self, Method, Namespaces};
 use crate::exec::session::Run;
 use crate::exec::SqlError;

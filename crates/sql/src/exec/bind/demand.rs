@@ -30,7 +30,7 @@ use walden_engine::catalog::TableDef;
 use crate::ast::{
     Expr, ExprKind, FunctionArgs, OrderByItem, Query, Select, SelectItem, TableSource,
 };
-use crate::exec::query::{visit_children, ROWID};
+use crate::exec::execute::query::{visit_children, ROWID};
 use crate::lexer::{tokenize, TokenKind};
 
 /// The column names a query block's references use, lowercased (names compare without

@@ -24,7 +24,7 @@ use crate::ast::{
 };
 use crate::exec::dml::insert_targets;
 use crate::exec::eval::is_comparison;
-use crate::exec::query::visit_children;
+use crate::exec::execute::query::visit_children;
 use crate::exec::session::Run;
 use crate::exec::sysviews::{max_length, precision, scale};
 use crate::exec::{ColumnInfo, RowSet, SqlError};

@@ -89,7 +89,7 @@ struct DescribedColumn {
 
 impl DescribedColumn {
     fn of(c: StaticColumn, hidden: bool) -> DescribedColumn {
-        let info = crate::exec::query::column_info(&c.col);
+        let info = crate::exec::execute::query::column_info(&c.col);
         DescribedColumn { info, source: c.source, column: c.column, hidden }
     }
 }
@@ -315,7 +315,7 @@ impl Run<'_> {
                 .find(|ix| ix.primary_key)
                 .or_else(|| def.indexes.iter().find(|ix| ix.unique));
             let qual = &alias.as_ref().unwrap_or(&name.name).value;
-            let cols = crate::exec::query::table_cols(def, qual);
+            let cols = crate::exec::execute::query::table_cols(def, qual);
             let sources = table_sources(db.name(), def);
             for &i in key.map_or(&[][..], |k| k.columns.as_slice()) {
                 let (Some(col), Some(source)) = (cols.get(i), sources.get(i)) else { continue };

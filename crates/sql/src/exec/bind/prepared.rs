@@ -44,7 +44,7 @@ use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, UnaryOp};
 use crate::exec::eval::{bare_word, conversion_overflow, is_comparison, Col, Env};
-use crate::exec::filter::{column, constant};
+use crate::exec::execute::filter::{column, constant};
 use crate::exec::scalar;
 use crate::exec::scalar::registry::{self, Builtin, Form, Kind};
 use crate::exec::session::Run;

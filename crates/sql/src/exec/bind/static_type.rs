@@ -19,7 +19,7 @@ use crate::ast::{
     SelectItem, TableSource, UnaryOp,
 };
 use crate::exec::eval::{find_column, label_in, Col};
-use crate::exec::query::{expr_name, table_cols, visit_children};
+use crate::exec::execute::query::{expr_name, table_cols, visit_children};
 use crate::exec::scalar::collation::collation_ref;
 use crate::exec::scalar::registry::{self, Returns};
 use crate::exec::scalar::{common_type, declared_len, precedence};

@@ -62,9 +62,9 @@ use walden_engine::types::{encode_key, encode_key_columns_ordered, SqlType, Text
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, Literal, UnaryOp};
 use crate::exec::eval::{is_literal_or_variable, Col, Env};
-use crate::exec::filter::Filter;
+use crate::exec::execute::filter::Filter;
+use crate::exec::execute::query::TableRef;
 use crate::exec::plan::showplan::PlanNode;
-use crate::exec::query::TableRef;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

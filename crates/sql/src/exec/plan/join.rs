@@ -42,10 +42,10 @@ use walden_engine::types::{SqlType, Value};
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, JoinKind, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
-use crate::exec::filter::Filter;
-use crate::exec::grant::MemoryGrant;
+use crate::exec::execute::filter::Filter;
+use crate::exec::execute::grant::MemoryGrant;
+use crate::exec::execute::query::{table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::plan::access::{self, AccessPath, RowFilter, RowSink, TableStats};
-use crate::exec::query::{table_cols, visit_children, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar::registry::{self, Determinism};
 use crate::exec::session::{Run, SeekSpare};
 use crate::exec::SqlError;
@@ -256,7 +256,7 @@ enum Step<'e> {
 }
 
 /// The type families within which T-SQL equality is equality of hash keys
-/// ([`group_key`](crate::exec::query::group_key)): numbers with numbers, text with text,
+/// ([`group_key`](crate::exec::execute::query::group_key)): numbers with numbers, text with text,
 /// otherwise the same type.
 pub(crate) fn family(ty: SqlType) -> u8 {
     match ty {

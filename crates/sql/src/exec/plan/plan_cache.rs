@@ -46,8 +46,8 @@ use crate::ast::{
     Expr, ExprKind, OrderByItem, QueryBody, Select, SelectItem, SelectStatement, TableSource,
 };
 use crate::exec::eval::{find_column, Col, Env};
+use crate::exec::execute::query::{Rows, TableRef};
 use crate::exec::plan::access::{AccessPath, PathShape, RowFilter, RowSink};
-use crate::exec::query::{Rows, TableRef};
 use crate::exec::session::Run;
 use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
 
@@ -500,8 +500,8 @@ fn assigns_only(sel: &Select) -> bool {
         && sel.group_by.is_empty()
         && sel.grouping_sets.is_none()
         && sel.having.is_none()
-        && crate::exec::query::select_aggregates(sel, &[]).is_empty()
-        && crate::exec::query::select_windows(sel, &[]).is_empty()
+        && crate::exec::execute::query::select_aggregates(sel, &[]).is_empty()
+        && crate::exec::execute::query::select_windows(sel, &[]).is_empty()
 }
 
 /// A kept plan whose probes are not where it says among its block's conjuncts: never, since

@@ -20,9 +20,9 @@ use crate::ast::{
     StatementKind, TableSource, TableTarget,
 };
 use crate::exec::bind::demand::Demand;
+use crate::exec::execute::query::{select_aggregates, select_windows};
 use crate::exec::output::ColumnInfo;
 use crate::exec::plan::showplan_xml::PlannedStatement;
-use crate::exec::query::{select_aggregates, select_windows};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -58,7 +58,7 @@ impl PlanNode {
         rows: f64,
     ) -> PlanNode {
         // An inlined view's tables are shown by their aliases as written.
-        let argument = crate::exec::query::shown_alias(&argument);
+        let argument = crate::exec::execute::query::shown_alias(&argument);
         PlanNode { physical, logical, argument, rows, logical_in_text: false, children: Vec::new() }
     }
 
@@ -558,7 +558,7 @@ impl Run<'_> {
         };
         let clustered = match target {
             TableTarget::Table(name) => match self.resolve_relation(name, &name.name.value) {
-                Ok(crate::exec::query::Relation::Table(t)) => {
+                Ok(crate::exec::execute::query::Relation::Table(t)) => {
                     t.def.index(1).is_some_and(|ix| !ix.columns.is_empty())
                 }
                 _ => false,

@@ -21,7 +21,7 @@ use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::{Database, Isolation};
 
 use crate::ast::{Ident, ObjectName, StatisticsOptions, StatisticsSample, UpdateStatistics};
-use crate::exec::query::TableRef;
+use crate::exec::execute::query::TableRef;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::sysviews::datetime;
@@ -245,7 +245,7 @@ impl Run<'_> {
     /// `DROP STATISTICS table.name`: 3739 for an index's statistics, 3701 for a name the
     /// table's statistics do not have (or a table that does not exist).
     pub(crate) fn drop_statistics(&mut self, name: &ObjectName) -> Result<(), SqlError> {
-        let shown = crate::exec::query::display_name(name);
+        let shown = crate::exec::execute::query::display_name(name);
         let missing = || {
             SqlError::new(
                 3701,

@@ -12,7 +12,7 @@ use walden_engine::lock::LockMode;
 use walden_engine::{Isolation, ReadIntent, TableHint};
 
 use crate::ast::{IsolationLevel, TableHint as Written};
-use crate::exec::query::TableRef;
+use crate::exec::execute::query::TableRef;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 

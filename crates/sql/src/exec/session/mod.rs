@@ -32,7 +32,7 @@ use walden_engine::types::{DeclaredType, SqlType, Value};
 use walden_engine::{CommitOutcome, Database, DeferredCommits, Instance, Isolation, Transaction};
 
 use crate::ast::{Batch, Expr, IsolationLevel};
-use crate::exec::cursor::{Cursors, LocalCursors};
+use crate::exec::execute::cursor::{Cursors, LocalCursors};
 use crate::exec::options::Semantics;
 use crate::exec::sysviews::{ServerCounters, SessionActivity};
 use crate::exec::{Output, SqlError};
@@ -311,7 +311,7 @@ pub struct Session {
     /// modifications, and what (see `access`).
     pub(crate) table_stats: HashMap<(u32, u32), crate::exec::plan::access::CachedStats>,
     /// The running statement's reads per table, for `SET STATISTICS IO ON`.
-    pub(crate) statement_io: Vec<crate::exec::statistics::TableIo>,
+    pub(crate) statement_io: Vec<crate::exec::execute::statistics::TableIo>,
     /// The page reads already counted to some table (`Run::io_note`), so that a read made
     /// while another is under way (a streamed join's seek per row of a scan) is not
     /// counted to both.
@@ -361,7 +361,7 @@ pub(crate) struct Run<'a> {
     line: u32,
     /// The uncorrelated subqueries' rows, for the running simple statement only (see
     /// `subquery`).
-    pub(crate) subqueries: HashMap<usize, crate::exec::subquery::Cached>,
+    pub(crate) subqueries: HashMap<usize, crate::exec::execute::subquery::Cached>,
     /// Variable assignments made so far: a cached subquery computed before the latest one
     /// may have read an older value.
     pub(crate) assignments: u64,

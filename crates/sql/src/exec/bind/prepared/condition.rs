@@ -19,7 +19,7 @@ use crate::exec::eval::{
     cmp_matches, compare_collated, find_column, in_values_collated, is_comparison, is_text,
     operation_name, resolve_collation, Col, Env, Label,
 };
-use crate::exec::filter::between;
+use crate::exec::execute::filter::between;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

@@ -45,13 +45,13 @@ use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, Ident, Literal, Query, QueryBody, Select, SelectItem,
     Span, TableSource,
 };
-use crate::exec::aggregate::aggregate_rows;
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{find_column, is_aggregate_call, Col, Env};
+use crate::exec::execute::aggregate::aggregate_rows;
+use crate::exec::execute::query::TableRef;
+use crate::exec::execute::query::{group_key, visit_children};
+use crate::exec::execute::recursive::has_aggregate;
 use crate::exec::plan::access::{self, RowFilter, TableStats};
-use crate::exec::query::TableRef;
-use crate::exec::query::{group_key, visit_children};
-use crate::exec::recursive::has_aggregate;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

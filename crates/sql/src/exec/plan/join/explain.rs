@@ -16,9 +16,9 @@
 use crate::ast::{Expr, JoinKind, Query, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
+use crate::exec::execute::query::{expr_name, Relation};
 use crate::exec::plan::access::AccessPath;
 use crate::exec::plan::showplan::PlanNode;
-use crate::exec::query::{expr_name, Relation};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 

@@ -13,9 +13,9 @@ use super::{
 use crate::ast::{Expr, JoinKind, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
-use crate::exec::filter::Filter;
+use crate::exec::execute::filter::Filter;
+use crate::exec::execute::query::Rows;
 use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
-use crate::exec::query::Rows;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 

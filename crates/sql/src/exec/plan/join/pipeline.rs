@@ -38,11 +38,11 @@ use super::{
 use crate::ast::Expr;
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{Col, Env};
-use crate::exec::filter::Filter;
-use crate::exec::grant::MemoryGrant;
-use crate::exec::hash_spill::hashed_bytes;
+use crate::exec::execute::filter::Filter;
+use crate::exec::execute::grant::MemoryGrant;
+use crate::exec::execute::hash_spill::hashed_bytes;
+use crate::exec::execute::query::TableRef;
 use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
-use crate::exec::query::TableRef;
 use crate::exec::session::{Run, SeekSpare};
 use crate::exec::SqlError;
 

@@ -34,11 +34,11 @@ use super::{
 use crate::ast::Expr;
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{Col, Env};
-use crate::exec::filter::Filter;
-use crate::exec::grant::MemoryGrant;
-use crate::exec::hash_spill::hashed_bytes;
+use crate::exec::execute::filter::Filter;
+use crate::exec::execute::grant::MemoryGrant;
+use crate::exec::execute::hash_spill::hashed_bytes;
+use crate::exec::execute::query::Rows;
 use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
-use crate::exec::query::Rows;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -306,7 +306,7 @@ impl RowSink for ProbeJoined<'_, '_, '_, '_, '_> {
     /// probing side match nothing (TPC-H Q11's `partsupp` rows of other nations' suppliers),
     /// and their other columns are never decoded.
     fn unread(&self, n: usize) -> Option<Vec<bool>> {
-        crate::exec::filter::unread_by(&self.keys, self.leaf_cols, n)
+        crate::exec::execute::filter::unread_by(&self.keys, self.leaf_cols, n)
     }
 
     fn wants(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {

@@ -3,7 +3,7 @@
 use walden_engine::types::Value;
 
 use super::{clear_locators, JoinOutput};
-use crate::exec::filter::Filter;
+use crate::exec::execute::filter::Filter;
 use crate::exec::plan::access::RowSink;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

@@ -39,18 +39,18 @@ use super::{conjuncts, Flat, FromSink, Input};
 use crate::ast::{
     Expr, ExprKind, JoinKind, OrderByItem, Query, QueryBody, SelectItem, TableSource,
 };
-use crate::exec::aggregate::Grouping;
 use crate::exec::bind::demand::Demand;
 use crate::exec::bind::prepared::Projection;
 use crate::exec::eval::{find_column, full_text_refusal, Col, Env};
-use crate::exec::external_sort::ExternalSort;
-use crate::exec::output::ColumnInfo;
-use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
-use crate::exec::query::{
+use crate::exec::execute::aggregate::Grouping;
+use crate::exec::execute::external_sort::ExternalSort;
+use crate::exec::execute::query::{
     compare_keys, compare_row_keys, grouped_columns, grouping_sets, order_collations,
     select_aggregates, select_windows, sort_by_keys, sorts_by_source_column, unify_value,
     KeySources, ValueType, TOP_N_ROUND,
 };
+use crate::exec::output::ColumnInfo;
+use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::scalar::collation::{sort_value, Collation};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -267,7 +267,7 @@ struct OneSource<'e> {
 /// How a [`OneSource`]'s rows are had.
 enum OneRead<'e> {
     /// A table, by the access path the planner chose.
-    Table(crate::exec::query::TableRef, AccessPath<'e>),
+    Table(crate::exec::execute::query::TableRef, AccessPath<'e>),
     /// Rows computed up front (a view, a derived table, an outer join).
     Rows(Vec<Vec<Value>>),
     /// A grouped derived table's groups, made but not yet given out.
@@ -343,7 +343,7 @@ fn count_type(e: &Expr) -> Option<walden_engine::types::SqlType> {
 /// or FOR JSON/XML, and select-list items that name their columns (or the table's column
 /// list does) and are columns, CASTs, CONVERTs or counts.
 fn groupable<'q>(q: &'q Query, columns: &[crate::ast::Ident]) -> Option<&'q crate::ast::Select> {
-    let sel = crate::exec::query::bare_select(q)?;
+    let sel = crate::exec::execute::query::bare_select(q)?;
     let plain = !sel.group_by.is_empty()
         && !sel.from.is_empty()
         && select_windows(sel, &[]).is_empty()
@@ -381,7 +381,9 @@ impl Run<'_> {
             [_] => true,
             _ => false,
         };
-        if !one_source || sel.where_clause.as_ref().is_some_and(crate::exec::query::has_subquery) {
+        if !one_source
+            || sel.where_clause.as_ref().is_some_and(crate::exec::execute::query::has_subquery)
+        {
             return Ok(None);
         }
         let mut parts = Vec::new();
@@ -655,12 +657,12 @@ impl Run<'_> {
         }
         // Bound before any row is read, as SQL Server binds it: a name that no column has is
         // 207 also when no row comes (a statement's SELECT: no enclosing query to name).
-        crate::exec::query::bound(
+        crate::exec::execute::query::bound(
             &list.exprs,
             &Env { cols: &cols, row: &[], outer: None, computed: &[] },
         )?;
         let columns: Vec<ColumnInfo> =
-            list.out_cols.iter().map(crate::exec::query::column_info).collect();
+            list.out_cols.iter().map(crate::exec::execute::query::column_info).collect();
         let value_typed: Vec<(usize, ValueType)> = list
             .out_cols
             .iter()

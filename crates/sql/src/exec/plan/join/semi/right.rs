@@ -35,9 +35,9 @@ use super::{inner_read, SemiJoin};
 use crate::ast::ExprKind;
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{find_column, Col, Env};
+use crate::exec::execute::query::TableRef;
 use crate::exec::plan::access::{self, RowFilter, RowSink};
 use crate::exec::plan::showplan::PlanNode;
-use crate::exec::query::TableRef;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 

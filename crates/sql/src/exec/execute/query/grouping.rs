@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{Expr, ExprKind, FunctionArgs, FunctionCall, OrderByItem, Select, SelectItem};
-use crate::exec::aggregate::Grouping;
 use crate::exec::eval::{is_aggregate_call, Col, Env};
+use crate::exec::execute::aggregate::Grouping;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

@@ -9,12 +9,12 @@ use std::cmp::Ordering;
 use walden_engine::types::{Len, SqlType, Value};
 
 use crate::ast::{Expr, ExprKind, OffsetFetch, OrderByItem, Select, SelectItem};
-use crate::exec::aggregate::Grouping;
 use crate::exec::bind::demand::Demand;
 use crate::exec::bind::prepared::{Condition, Projection};
 use crate::exec::bind::static_type::first_refused;
 use crate::exec::eval::{find_column, label_in, Col, Env};
-use crate::exec::external_sort::ExternalSort;
+use crate::exec::execute::aggregate::Grouping;
+use crate::exec::execute::external_sort::ExternalSort;
 use crate::exec::scalar;
 use crate::exec::scalar::collation;
 use crate::exec::session::Run;

@@ -16,10 +16,10 @@ use std::collections::HashSet;
 
 use walden_engine::types::Value;
 
-use crate::exec::grant::{row_bytes, MemoryGrant};
-use crate::exec::query::{compare_keys, group_key, sort_by_keys};
+use crate::exec::execute::grant::{row_bytes, MemoryGrant};
+use crate::exec::execute::query::{compare_keys, group_key, sort_by_keys};
+use crate::exec::execute::spill::{Keyed, SpillReader, SpillWriter};
 use crate::exec::session::Run;
-use crate::exec::spill::{Keyed, SpillReader, SpillWriter};
 use crate::exec::SqlError;
 
 /// The most runs merged at once.

@@ -176,7 +176,7 @@ fn mark_read(e: &Expr, cols: &[Col], unread: &mut [bool]) -> bool {
         _ => return false,
     }
     let mut ok = true;
-    crate::exec::query::visit_children(e, &mut |c| ok &= mark_read(c, cols, unread));
+    crate::exec::execute::query::visit_children(e, &mut |c| ok &= mark_read(c, cols, unread));
     ok
 }
 

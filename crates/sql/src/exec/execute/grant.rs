@@ -113,7 +113,7 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
 /// removes spill files a previous process left in its data directory.
 pub fn configure_query_memory(instance: &Arc<Instance>, config: QueryMemoryConfig) {
     let memory = Arc::new(QueryMemory::new(instance, config));
-    crate::exec::spill::clear_spill_dir(&memory.spill_dir);
+    crate::exec::execute::spill::clear_spill_dir(&memory.spill_dir);
     let mut all = registry();
     all.retain(|(i, m)| {
         let same = std::ptr::eq(i.as_ptr(), Arc::as_ptr(instance));
@@ -163,7 +163,7 @@ fn registered(instance: &Arc<Instance>) -> Arc<QueryMemory> {
     let memory = Arc::new(QueryMemory::new(instance, QueryMemoryConfig::default()));
     // The instance holds its data directory's lock, so nothing else uses its spill folder:
     // whatever is in it was left by a process that ended without removing it.
-    crate::exec::spill::clear_spill_dir(&memory.spill_dir);
+    crate::exec::execute::spill::clear_spill_dir(&memory.spill_dir);
     all.push((Arc::downgrade(instance), Arc::clone(&memory)));
     memory
 }

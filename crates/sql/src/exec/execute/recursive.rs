@@ -16,7 +16,7 @@ use crate::ast::{
     Cte, Expr, ExprKind, JoinKind, Query, QueryBody, Select, SelectItem, SetOperator, TableSource,
 };
 use crate::exec::eval::{is_aggregate_call, Col, Env};
-use crate::exec::query::{visit_children, Rows};
+use crate::exec::execute::query::{visit_children, Rows};
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::{ColumnInfo, RowSet, SqlError};
@@ -276,7 +276,7 @@ impl Run<'_> {
         }
         let columns: Vec<ColumnInfo> = cols
             .iter()
-            .map(|c| ColumnInfo { nullable: true, ..crate::exec::query::column_info(c) })
+            .map(|c| ColumnInfo { nullable: true, ..crate::exec::execute::query::column_info(c) })
             .collect();
         let project = |rows: Vec<Vec<Value>>, visible: &[usize]| -> Vec<Vec<Value>> {
             rows.into_iter().map(|r| visible.iter().map(|&i| r[i].clone()).collect()).collect()

@@ -29,8 +29,8 @@ use walden_engine::types::Value;
 
 use crate::ast::Query;
 use crate::exec::eval::{compare_collated, in_values_collated, resolve_collation, Env, Label};
+use crate::exec::execute::query::Rows;
 use crate::exec::plan::join::{integer_key, GroupedSubquery};
-use crate::exec::query::Rows;
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{coarse_key, Collation};
 use crate::exec::session::Run;

@@ -9,7 +9,7 @@ use walden_engine::types::{SqlType, Value};
 use crate::ast::{Expr, ExprKind, OffsetFetch, OrderByItem, Select, SelectItem};
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{find_column, label_in, Col, Env};
-use crate::exec::external_sort::ExternalSort;
+use crate::exec::execute::external_sort::ExternalSort;
 use crate::exec::scalar;
 use crate::exec::scalar::collation;
 use crate::exec::session::Run;

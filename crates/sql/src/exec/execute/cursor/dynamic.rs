@@ -35,7 +35,7 @@ use super::{and, keyed_query, not_open, KeyedTable, OpenCursor, RowKeys, Slot, K
 use crate::ast::{
     BinaryOp, Expr, ExprKind, Ident, Literal, OrderByItem, QueryBody, SelectStatement, Span, Top,
 };
-use crate::exec::query::ROWID;
+use crate::exec::execute::query::ROWID;
 use crate::exec::session::{Frame, Run, Session, Variable};
 use crate::exec::{Collected, ColumnInfo, RowSet, SqlError};
 

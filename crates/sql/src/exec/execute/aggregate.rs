@@ -29,13 +29,13 @@ use walden_engine::types::{SqlType, Value};
 use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, OrderByItem};
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{compare_collated, label_in, Col, Env};
-use crate::exec::grant::{row_bytes, MemoryGrant};
-use crate::exec::hash_spill::{Partitions, KEY_BYTES, STREAMED_PARTITIONS};
-use crate::exec::query::{group_key, grouping, push_group_key, ROWID};
+use crate::exec::execute::grant::{row_bytes, MemoryGrant};
+use crate::exec::execute::hash_spill::{Partitions, KEY_BYTES, STREAMED_PARTITIONS};
+use crate::exec::execute::query::{group_key, grouping, push_group_key, ROWID};
+use crate::exec::execute::window::{average, sum_seed};
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{sort_value, Collation};
 use crate::exec::session::Run;
-use crate::exec::window::{average, sum_seed};
 use crate::exec::SqlError;
 
 /// What an aggregate computes.

@@ -17,7 +17,7 @@ use walden_engine::types::{
     Date, DateTime, DateTime2, DateTimeOffset, Decimal, Guid, Time, Value, Xml,
 };
 
-use crate::exec::grant::QueryMemory;
+use crate::exec::execute::grant::QueryMemory;
 use crate::exec::SqlError;
 
 /// A sort key and its row, as a sorted run stores them.

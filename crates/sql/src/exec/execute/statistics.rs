@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use walden_storage::{page_reads, PageReads};
 
-use crate::exec::query::TableRef;
+use crate::exec::execute::query::TableRef;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 

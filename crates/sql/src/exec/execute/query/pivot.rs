@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{ExprKind, FunctionArgs};
-use crate::exec::aggregate::aggregate_rows;
 use crate::exec::eval::{is_aggregate_call, Col, Env};
+use crate::exec::execute::aggregate::aggregate_rows;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;

@@ -60,7 +60,7 @@ use crate::ast::{
     DeclareCursor, Expr, ExprKind, Fetch, FetchDirection, Ident, JoinKind, ObjectName, QueryBody,
     SelectItem, SelectStatement, Span, TableSource,
 };
-use crate::exec::query::ROWID;
+use crate::exec::execute::query::ROWID;
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Session, Variable, Variables};
 use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};

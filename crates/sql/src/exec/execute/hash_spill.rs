@@ -20,11 +20,11 @@ use walden_engine::types::Value;
 
 use crate::ast::Expr;
 use crate::exec::eval::{Col, Env};
-use crate::exec::grant::{row_bytes, MemoryGrant, QueryMemory};
-use crate::exec::query::{group_key, push_group_key};
+use crate::exec::execute::grant::{row_bytes, MemoryGrant, QueryMemory};
+use crate::exec::execute::query::{group_key, push_group_key};
+use crate::exec::execute::spill::{Keyed, SpillReader, SpillWriter};
 use crate::exec::scalar::collation::coarse_key;
 use crate::exec::session::Run;
-use crate::exec::spill::{Keyed, SpillReader, SpillWriter};
 use crate::exec::SqlError;
 
 /// Bytes a hash table spends per row beyond the row: the key text and the table's slot.
@@ -92,7 +92,7 @@ pub(crate) fn hashed_bytes(rows: &[Vec<Value>]) -> usize {
 impl Run<'_> {
     /// A grant for one operator of the running statement.
     pub(crate) fn memory_grant(&self) -> MemoryGrant {
-        MemoryGrant::new(crate::exec::grant::query_memory(&self.s.instance), self.s.spid)
+        MemoryGrant::new(crate::exec::execute::grant::query_memory(&self.s.instance), self.s.spid)
     }
 
     /// The values of `exprs` for `row`, refusing xml as GROUP BY does.

@@ -20,7 +20,7 @@ use crate::ast::{
     WindowSpec,
 };
 use crate::exec::eval::{compare_collated, is_aggregate, label_in, Col, Env};
-use crate::exec::query::{compare_keys, group_key, sort_by_keys};
+use crate::exec::execute::query::{compare_keys, group_key, sort_by_keys};
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{self, Collation};
 use crate::exec::session::Run;
