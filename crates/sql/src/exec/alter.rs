@@ -31,8 +31,8 @@ use crate::ast::{
     TableElement,
 };
 use crate::exec::ddl::{check_identity_type, generated_name, TableParts};
+use crate::exec::dml::foreign_key::ForeignKeySpec;
 use crate::exec::execute::query::{display_name, table_cols, TableRef};
-use crate::exec::foreign_key::ForeignKeySpec;
 use crate::exec::scalar;
 use crate::exec::scalar::sequential_guid;
 use crate::exec::session::Run;

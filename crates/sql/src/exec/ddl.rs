@@ -20,9 +20,9 @@ use crate::ast::{
     RecoveryModel as AstRecovery, SequenceOption, Statement, StatementKind, TableConstraintKind,
     TableElement, TableOption,
 };
+use crate::exec::dml::foreign_key::ForeignKeySpec;
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{display_name, TableRef};
-use crate::exec::foreign_key::ForeignKeySpec;
 use crate::exec::scalar;
 use crate::exec::scalar::collation::DEFAULT_COLLATION;
 use crate::exec::scalar::sequential_guid;

@@ -343,7 +343,7 @@ pub struct Session {
     pub(crate) session_context: HashMap<String, (Value, bool)>,
     /// The `INSERT BULK` the next request's Bulk Load rows are for (`exec::bulk`): set by
     /// the statement, cleared when the next batch starts.
-    pub(crate) pending_bulk: Option<crate::exec::bulk::BulkPlan>,
+    pub(crate) pending_bulk: Option<crate::exec::dml::bulk::BulkPlan>,
 }
 
 /// A batch being run: the session, where its output goes, and the interpreter's state.

@@ -18,8 +18,8 @@ use crate::ast::{
     AssignOp, Assignment, AssignmentTarget, ExprKind, Join, JoinKind, Merge, MergeAction,
     MergeWhen, TableSource, TableTarget, TriggerEvent,
 };
+use crate::exec::dml::output::Changed;
 use crate::exec::dml::{assignable, insert_targets, values_count_mismatch};
-use crate::exec::dml_output::Changed;
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{Rows, TableRef, ROWID};
 use crate::exec::plan::table_hints;

@@ -5,6 +5,14 @@
 //! by one through the engine, which logs each change and maintains every index. The row
 //! locators travel in a hidden column of the source rows (see [`ROWID`]).
 
+pub mod bulk;
+pub(super) mod bulk_insert;
+pub(super) mod cte;
+pub(super) mod data_file;
+pub(super) mod foreign_key;
+pub(super) mod merge;
+pub(super) mod output;
+
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -17,8 +25,8 @@ use crate::ast::{
     Select, SelectItem, SelectStatement, StatementKind, TableSource, TableTarget, TriggerEvent,
     Update,
 };
-use crate::exec::dml_cte::DmlTarget;
-use crate::exec::dml_output::{Changed, OutputRows};
+use crate::exec::dml::cte::DmlTarget;
+use crate::exec::dml::output::{Changed, OutputRows};
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{table_cols, Relation, Rows, TableRef, ROWID};
 use crate::exec::scalar;

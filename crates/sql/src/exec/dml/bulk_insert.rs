@@ -2,7 +2,7 @@
 //! from files on the server's machine (a path relative to the server's working directory, or
 //! absolute).
 //!
-//! `BULK INSERT` reads its data file as a stream ([`data_file`](super::data_file)) and hands
+//! `BULK INSERT` reads its data file as a stream ([`data_file`](crate::exec::dml::data_file)) and hands
 //! the rows to the same insert loop as the TDS bulk load (`Run::load_rows`, `exec::bulk`), so
 //! the two cost the same per row and honour the same options. What is particular to a file:
 //!
@@ -26,8 +26,8 @@ use std::io::{self, Read, Write};
 use walden_engine::types::{Len, SqlType, Value, MAX_LOB_LEN};
 
 use crate::ast::{BulkInsert, Ident, SingleKind, TableTarget};
-use crate::exec::bulk::{BulkRows, BulkStop};
-use crate::exec::data_file::{self, DataFile, Encoding, Format};
+use crate::exec::dml::bulk::{BulkRows, BulkStop};
+use crate::exec::dml::data_file::{self, DataFile, Encoding, Format};
 use crate::exec::eval::Col;
 use crate::exec::execute::query::Rows;
 use crate::exec::scalar::coerce;
