@@ -1100,7 +1100,7 @@ fn into_declared(
     source: &str,
     is_try: bool,
 ) -> Result<Value, SqlError> {
-    let Some(declared) = crate::exec::user_types::declared_as(target) else {
+    let Some(declared) = crate::exec::ddl::user_types::declared_as(target) else {
         return converted;
     };
     let v = converted.map_err(|e| scalar::declared_conversion_error(declared, e))?;

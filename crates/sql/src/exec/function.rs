@@ -239,7 +239,7 @@ impl Run<'_> {
         let mut frame = Frame::default();
         for p in &f.parameters {
             let ty = self.resolve_type(&p.data_type)?;
-            let declared = crate::exec::user_types::declared_as(&p.data_type);
+            let declared = crate::exec::ddl::user_types::declared_as(&p.data_type);
             frame.vars.push(Variable { name: p.name.clone(), ty, declared, value: Value::Null });
         }
         self.s.frames.push(frame);
@@ -300,7 +300,7 @@ impl Run<'_> {
                 (None, Some(d)) => self.value(d)?,
                 (None, None) => return Err(too_few()),
             };
-            let declared = crate::exec::user_types::declared_as(&param.data_type);
+            let declared = crate::exec::ddl::user_types::declared_as(&param.data_type);
             let value = Variable::convert(v, ty, declared)?;
             frame.vars.push(Variable { name: param.name.clone(), ty, declared, value });
         }

@@ -8,12 +8,10 @@
 //! * [`scalar`]: types, conversions, operators and built-in functions;
 //! * [`sysviews`]: the system views and dynamic management views.
 
-mod alter;
 mod app_state;
 mod bind;
 mod catalog_privileges;
 mod catalog_procs;
-mod database_state;
 pub(crate) mod dbcc;
 mod dbcc_info;
 mod ddl;
@@ -24,7 +22,6 @@ mod error;
 mod eval;
 mod execute;
 mod extended_procs;
-mod files;
 mod function;
 mod messages;
 mod my_permissions;
@@ -40,7 +37,6 @@ pub mod sysviews;
 mod temp_procedure;
 pub(crate) mod trigger;
 mod user_messages;
-mod user_types;
 pub(crate) mod view;
 pub(crate) mod xml_methods;
 

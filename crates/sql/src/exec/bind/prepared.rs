@@ -136,11 +136,13 @@ impl<'a> Scalar<'a> {
             }
             // A cast to a type Walden holds as another (SMALLDATETIME...) also fits the value
             // to it, which the interpreter does (`eval::into_declared`).
-            ExprKind::Cast(c) if crate::exec::user_types::declared_as(&c.data_type).is_some() => {
+            ExprKind::Cast(c)
+                if crate::exec::ddl::user_types::declared_as(&c.data_type).is_some() =>
+            {
                 Scalar::Expr(e)
             }
             ExprKind::Convert(c)
-                if crate::exec::user_types::declared_as(&c.data_type).is_some() =>
+                if crate::exec::ddl::user_types::declared_as(&c.data_type).is_some() =>
             {
                 Scalar::Expr(e)
             }

@@ -18,13 +18,13 @@ use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, Ident, JoinKind, Literal, Query, QueryBody, Select,
     SelectItem, TableSource, UnaryOp,
 };
+use crate::exec::ddl::user_types::declared_as;
 use crate::exec::eval::{find_column, label_in, Col};
 use crate::exec::execute::query::{expr_name, table_cols, visit_children};
 use crate::exec::scalar::collation::collation_ref;
 use crate::exec::scalar::registry::{self, Returns};
 use crate::exec::scalar::{common_type, declared_len, precedence};
 use crate::exec::session::Run;
-use crate::exec::user_types::declared_as;
 use crate::exec::SqlError;
 
 /// The length of `sysname`, which `@@SERVERNAME` returns.

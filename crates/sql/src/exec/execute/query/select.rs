@@ -426,12 +426,12 @@ impl Run<'_> {
                         ExprKind::Cast(c) => (
                             self.declared_type(expr),
                             true,
-                            crate::exec::user_types::declared_as(&c.data_type),
+                            crate::exec::ddl::user_types::declared_as(&c.data_type),
                         ),
                         ExprKind::Convert(c) => (
                             self.declared_type(expr),
                             true,
-                            crate::exec::user_types::declared_as(&c.data_type),
+                            crate::exec::ddl::user_types::declared_as(&c.data_type),
                         ),
                         ExprKind::Variable(v) => (
                             self.declared_type(expr),

@@ -5,6 +5,11 @@
 //! `docs/recovery.md`). Database DDL (`CREATE`/`DROP`/`ALTER DATABASE`) is not allowed inside a
 //! user transaction, as in SQL Server (error 226).
 
+pub(super) mod alter;
+pub(super) mod database_state;
+pub(super) mod files;
+pub(super) mod user_types;
+
 use std::sync::Arc;
 
 use walden_engine::catalog::ModuleOptions;
@@ -20,6 +25,7 @@ use crate::ast::{
     RecoveryModel as AstRecovery, SequenceOption, Statement, StatementKind, TableConstraintKind,
     TableElement, TableOption,
 };
+use crate::exec::ddl::user_types::readonly_needed;
 use crate::exec::dml::foreign_key::ForeignKeySpec;
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{display_name, TableRef};
@@ -27,7 +33,6 @@ use crate::exec::scalar;
 use crate::exec::scalar::collation::DEFAULT_COLLATION;
 use crate::exec::scalar::sequential_guid;
 use crate::exec::session::Run;
-use crate::exec::user_types::readonly_needed;
 use crate::exec::SqlError;
 
 /// What made one of a table definition's indexes.
@@ -628,7 +633,7 @@ impl Run<'_> {
                         computed: None,
                         rowversion: false,
                         collation: None,
-                        declared: crate::exec::user_types::declared_as(&col.data_type),
+                        declared: crate::exec::ddl::user_types::declared_as(&col.data_type),
                     };
                     let type_name = col.data_type.name.name.value.to_ascii_lowercase();
                     if col.data_type.name.schema.is_none()
@@ -880,7 +885,7 @@ impl Run<'_> {
             let text = expr.to_string();
             for &(other, _, _) in computed {
                 let name = &columns[other].name;
-                if other != at && crate::exec::alter::names_column(&text, name) {
+                if other != at && crate::exec::ddl::alter::names_column(&text, name) {
                     return Err(SqlError::new(
                         1759,
                         format!("Computed column '{}' in table cannot be used in another computed-column definition.", name),

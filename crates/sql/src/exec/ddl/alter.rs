@@ -755,7 +755,7 @@ impl Run<'_> {
                 name
             }
         };
-        super::ddl::check_key_types(&def.name, &def.columns, &columns)?;
+        crate::exec::ddl::check_key_types(&def.name, &def.columns, &columns)?;
         Ok(IndexSpec {
             name,
             columns,
@@ -831,7 +831,7 @@ impl Run<'_> {
             ));
         }
         let mut new = TableDef::clone(&t.def);
-        let declared = crate::exec::user_types::declared_as(data_type);
+        let declared = crate::exec::ddl::user_types::declared_as(data_type);
         new.columns[c] = ColumnDef { ty, nullable, collation, declared, ..old.clone() };
         let def = new.clone();
         let table = format!("{}.{}.{}", self.s.db.name(), t.def.schema, shown);
