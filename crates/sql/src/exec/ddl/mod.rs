@@ -371,7 +371,7 @@ impl Run<'_> {
             DropKind::Trigger => self.drop_trigger(name, if_exists),
             DropKind::DatabaseTrigger => self.drop_database_trigger(name, if_exists),
             DropKind::ServerTrigger => {
-                crate::exec::ddl_trigger::drop_server_trigger(name, if_exists)
+                crate::exec::module::ddl_trigger::drop_server_trigger(name, if_exists)
             }
             DropKind::Synonym => drop_missing_synonym(name, if_exists),
             DropKind::Statistics => self.drop_statistics(name),

@@ -458,8 +458,8 @@ fn exposed_columns<'q>(
 /// A view as the CTE it behaves as when it is the target of a change, with its WHERE when it
 /// is `WITH CHECK OPTION` (a view without WHERE lets every row through).
 fn view_cte(view: &ViewDef) -> Result<(Cte, Option<Expr>), SqlError> {
-    let def =
-        crate::exec::view::parse(&view.text).ok_or_else(|| crate::exec::view::unparsable(view))?;
+    let def = crate::exec::module::view::parse(&view.text)
+        .ok_or_else(|| crate::exec::module::view::unparsable(view))?;
     let check = match &def.query.body {
         QueryBody::Select(sel) if def.check_option => sel.where_clause.clone(),
         _ => None,

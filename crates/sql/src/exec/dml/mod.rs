@@ -29,9 +29,9 @@ use crate::exec::dml::cte::DmlTarget;
 use crate::exec::dml::output::{Changed, OutputRows};
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{table_cols, Relation, Rows, TableRef, ROWID};
+use crate::exec::module::trigger::TriggerChanges;
 use crate::exec::scalar;
 use crate::exec::session::{assign_binary, Run, Step};
-use crate::exec::trigger::TriggerChanges;
 use crate::exec::{ColumnInfo, Counted, SqlError};
 use crate::parse_batch;
 

@@ -533,7 +533,8 @@ impl Run<'_> {
         }
         let user = &name.name.value;
         // A trigger's `inserted` and `deleted` name other rows at each firing.
-        if crate::exec::trigger::PSEUDO_TABLES.iter().any(|p| p.eq_ignore_ascii_case(user)) {
+        if crate::exec::module::trigger::PSEUDO_TABLES.iter().any(|p| p.eq_ignore_ascii_case(user))
+        {
             return None;
         }
         let temp = if user.starts_with('#') {

@@ -454,7 +454,8 @@ fn object_property(o: &Object, property: &str) -> Value {
         Object::Trigger(t) => Some(t),
         _ => None,
     };
-    let trigger_events = || trigger.and_then(|t| crate::exec::trigger::trigger_kind(&t.text));
+    let trigger_events =
+        || trigger.and_then(|t| crate::exec::module::trigger::trigger_kind(&t.text));
     let fires_on = |event: crate::ast::TriggerEvent| {
         yes(trigger_events().is_some_and(|(_, events)| events.contains(&event)))
     };

@@ -280,10 +280,10 @@ pub struct Session {
     /// named there is error 4508, as it is in a running function (`function_depth`).
     pub(crate) checking_module: bool,
     /// The triggers running, innermost last (`exec::trigger`).
-    pub(crate) running_triggers: Vec<crate::exec::trigger::RunningTrigger>,
+    pub(crate) running_triggers: Vec<crate::exec::module::trigger::RunningTrigger>,
     /// The rows the running INSERT, UPDATE, DELETE or MERGE changed in tables whose triggers
     /// it fires, collected while it runs and taken when it ends.
-    pub(crate) trigger_changes: Vec<crate::exec::trigger::TriggerChanges>,
+    pub(crate) trigger_changes: Vec<crate::exec::module::trigger::TriggerChanges>,
     /// `@@ROWCOUNT`.
     pub(crate) rowcount: u64,
     /// `@@ERROR`.

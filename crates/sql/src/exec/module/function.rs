@@ -36,7 +36,7 @@ use crate::exec::SqlError;
 impl Run<'_> {
     /// `CREATE [OR ALTER] FUNCTION` / `ALTER FUNCTION`: checks the body and stores the text.
     pub(crate) fn create_function(&mut self, f: &CreateFunction) -> Result<(), SqlError> {
-        crate::exec::view::no_database_prefix(&f.name, f.mode, "FUNCTION")?;
+        crate::exec::module::view::no_database_prefix(&f.name, f.mode, "FUNCTION")?;
         for p in &f.parameters {
             self.resolve_type(&p.data_type)?;
         }
@@ -253,7 +253,7 @@ impl Run<'_> {
         let rows = result?;
         let names: Vec<&str> =
             rows.visible().into_iter().map(|i| rows.cols[i].name.as_str()).collect();
-        crate::exec::view::check_column_names(&names, &f.name.name.value)
+        crate::exec::module::view::check_column_names(&names, &f.name.name.value)
     }
 
     /// Parses function `def` and binds `args` (`None`: DEFAULT) to its parameters in a new

@@ -125,7 +125,7 @@ impl Run<'_> {
     /// (a DDL trigger's: `exec::ddl_trigger`).
     pub(crate) fn create_trigger(&mut self, t: &CreateTrigger) -> Result<(), SqlError> {
         let Some(table) = &t.table else { return self.create_database_trigger(t) };
-        crate::exec::view::no_database_prefix(&t.name, t.mode, "TRIGGER")?;
+        crate::exec::module::view::no_database_prefix(&t.name, t.mode, "TRIGGER")?;
         let table_name = crate::exec::execute::query::display_name(table);
         let invalid = || {
             SqlError::new(

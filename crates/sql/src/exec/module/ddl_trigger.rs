@@ -30,10 +30,10 @@ use walden_engine::Database;
 use crate::ast::{
     CreateMode, CreateTrigger, DropKind, EnableTrigger, Ident, ObjectName, Statement, StatementKind,
 };
-use crate::exec::ddl_event_types::{self, EventType};
+use crate::exec::module::ddl_event_types::{self, EventType};
+use crate::exec::module::trigger::RunningTrigger;
 use crate::exec::scalar;
 use crate::exec::session::{Run, Step, MAX_NESTING};
-use crate::exec::trigger::RunningTrigger;
 use crate::exec::SqlError;
 
 /// One event a DDL statement raised: what `EVENTDATA()` describes.
@@ -65,7 +65,7 @@ impl Run<'_> {
     /// `CREATE [OR ALTER] TRIGGER ... ON DATABASE` / `ALTER TRIGGER ... ON DATABASE`: checks
     /// the event list and stores the text.
     pub(crate) fn create_database_trigger(&mut self, t: &CreateTrigger) -> Result<(), SqlError> {
-        crate::exec::view::no_database_prefix(&t.name, t.mode, "TRIGGER")?;
+        crate::exec::module::view::no_database_prefix(&t.name, t.mode, "TRIGGER")?;
         for named in &t.ddl_events {
             let Some((ty, _, _)) = ddl_event_types::find(&named.value) else {
                 return Err(SqlError::with_severity(
@@ -111,7 +111,7 @@ impl Run<'_> {
         match found {
             Some(t) => self.tx().drop_object(&db, t.id).map_err(|e| self.s.engine_error(e)),
             None if if_exists => Ok(()),
-            None => Err(crate::exec::trigger::no_trigger_to_drop(name)),
+            None => Err(crate::exec::module::trigger::no_trigger_to_drop(name)),
         }
     }
 
@@ -119,7 +119,7 @@ impl Run<'_> {
     pub(crate) fn enable_database_trigger(&mut self, e: &EnableTrigger) -> Result<(), SqlError> {
         let db = Arc::clone(&self.s.db);
         let all = db.triggers_on(DATABASE_TRIGGER_PARENT);
-        let chosen = crate::exec::trigger::triggers_named(&all, &e.names, false)?;
+        let chosen = crate::exec::module::trigger::triggers_named(&all, &e.names, false)?;
         for trigger in chosen {
             self.tx()
                 .set_trigger_disabled(&db, &trigger, !e.enable)
