@@ -8,31 +8,21 @@
 //! * [`scalar`]: types, conversions, operators and built-in functions;
 //! * [`sysviews`]: the system views and dynamic management views.
 
-mod app_state;
 mod bind;
-mod catalog_privileges;
-mod catalog_procs;
-pub(crate) mod dbcc;
-mod dbcc_info;
 mod ddl;
 mod dml;
 mod error;
 mod eval;
 mod execute;
-mod extended_procs;
 mod messages;
 mod module;
-mod my_permissions;
 mod options;
 mod output;
 mod plan;
-mod properties;
+mod procedure;
 pub mod scalar;
 mod session;
-mod statistics_show;
-mod sysprocs;
 pub mod sysviews;
-mod user_messages;
 pub(crate) mod xml_methods;
 
 pub use dml::bulk;

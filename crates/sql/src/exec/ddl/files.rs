@@ -157,17 +157,17 @@ impl Run<'_> {
         let (file, target) = match args {
             [file] => (file, None),
             [file, target] => (file, Some(target)),
-            _ => return Err(crate::exec::dbcc::incorrect()),
+            _ => return Err(crate::exec::procedure::dbcc::incorrect()),
         };
         let db = Arc::clone(&self.s.db);
         let name = match file {
             DbccArgument::Name(n) if n.schema.is_none() => n.name.value.clone(),
-            DbccArgument::Name(_) => return Err(crate::exec::dbcc::incorrect()),
+            DbccArgument::Name(_) => return Err(crate::exec::procedure::dbcc::incorrect()),
             DbccArgument::Value(e) => match self.value(e)? {
                 Value::Str(s) | Value::NStr(s) => s,
                 v => match convert(v, SqlType::BigInt, None)? {
                     Value::BigInt(id) => id.to_string(),
-                    _ => return Err(crate::exec::dbcc::incorrect()),
+                    _ => return Err(crate::exec::procedure::dbcc::incorrect()),
                 },
             },
         };
@@ -185,9 +185,9 @@ impl Run<'_> {
             None => None,
             Some(DbccArgument::Value(e)) => match convert(self.value(e)?, SqlType::BigInt, None)? {
                 Value::BigInt(mb) if mb >= 0 => Some(u64::try_from(mb).unwrap_or(0) << 20),
-                _ => return Err(crate::exec::dbcc::incorrect()),
+                _ => return Err(crate::exec::procedure::dbcc::incorrect()),
             },
-            Some(DbccArgument::Name(_)) => return Err(crate::exec::dbcc::incorrect()),
+            Some(DbccArgument::Name(_)) => return Err(crate::exec::procedure::dbcc::incorrect()),
         };
         db.shrink_file(kind, target_bytes).map_err(|e| self.s.engine_error(e))?;
         self.shrink_results(&db, &[kind]);
@@ -200,7 +200,7 @@ impl Run<'_> {
     pub(crate) fn dbcc_shrinkdatabase(&mut self, args: &[DbccArgument]) -> Result<(), SqlError> {
         let db = match args {
             [db] | [db, _] => self.dbcc_database(db)?,
-            _ => return Err(crate::exec::dbcc::incorrect()),
+            _ => return Err(crate::exec::procedure::dbcc::incorrect()),
         };
         for kind in [FileKind::Data, FileKind::Log] {
             db.shrink_file(kind, None).map_err(|e| self.s.engine_error(e))?;

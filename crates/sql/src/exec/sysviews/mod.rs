@@ -252,7 +252,7 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     }),
     ("time_zone_info", None, |_, _| Ok(time_zone_info())),
     ("extended_properties", None, |c, _| {
-        Ok(crate::exec::properties::extended_properties(c.database))
+        Ok(crate::exec::procedure::properties::extended_properties(c.database))
     }),
     ("sql_modules", None, |c, _| Ok(constraints::sql_modules(c))),
     ("views", None, |c, _| Ok(constraints::views(c))),
@@ -317,7 +317,7 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("syslogins", None, |c, _| Ok(server::syslogins(c))),
     ("sysusers", None, |c, _| Ok(server::sysusers(c))),
     ("configurations", None, |c, _| Ok(server::configurations(c))),
-    ("messages", None, |c, _| Ok(crate::exec::user_messages::messages_view(c.instance))),
+    ("messages", None, |c, _| Ok(crate::exec::procedure::user_messages::messages_view(c.instance))),
     ("sysprocesses", None, |c, _| Ok(server::sysprocesses(c))),
     ("dm_io_virtual_file_stats", Some(2), dmv::virtual_file_stats),
     ("dm_db_log_stats", Some(1), dmv::log_stats),

@@ -452,7 +452,7 @@ pub(crate) fn extended_properties(db: &Database) -> RowSet {
         .extended_properties()
         .into_iter()
         // master's user-defined messages are stored as entries of a class of their own.
-        .filter(|e| e.class != crate::exec::user_messages::MESSAGE_CLASS)
+        .filter(|e| e.class != crate::exec::procedure::user_messages::MESSAGE_CLASS)
         .map(|e| {
             let mut major = i64::from(e.major_id);
             if e.class == 3 && fixed_schema_name(e.major_id).is_none() {

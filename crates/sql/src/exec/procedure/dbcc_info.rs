@@ -22,12 +22,12 @@ impl Run<'_> {
         let mut flags = Vec::new();
         for arg in args {
             let DbccArgument::Value(e) = arg else {
-                return Err(super::dbcc::incorrect());
+                return Err(crate::exec::procedure::dbcc::incorrect());
             };
             match convert(self.value(e)?, SqlType::Int, None)? {
                 Value::Int(-1) => {}
                 Value::Int(n) if n >= 0 => flags.push(n),
-                _ => return Err(super::dbcc::incorrect()),
+                _ => return Err(crate::exec::procedure::dbcc::incorrect()),
             }
         }
         let column = |name: &str| ColumnInfo::not_null(name, SqlType::Int);
@@ -61,7 +61,7 @@ impl Run<'_> {
         let db = match args {
             [] => Arc::clone(&self.s.db),
             [arg] => self.dbcc_database(arg)?,
-            _ => return Err(super::dbcc::incorrect()),
+            _ => return Err(crate::exec::procedure::dbcc::incorrect()),
         };
         db.check_online().map_err(|e| self.s.engine_error(e))?;
         if !tableresults {

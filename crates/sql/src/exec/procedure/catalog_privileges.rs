@@ -8,9 +8,9 @@
 //! lists too (grantor and grantee the owner, grantable).
 
 use crate::ast::ExecProcedure;
-use crate::exec::catalog_procs::{compare, like};
+use crate::exec::procedure::catalog_procs::{compare, like};
+use crate::exec::procedure::sysprocs::{bad_argument, integer, missing_parameter, quoted, texts};
 use crate::exec::session::Run;
-use crate::exec::sysprocs::{bad_argument, integer, missing_parameter, quoted, texts};
 use crate::exec::SqlError;
 
 /// An owner's rights on its tables, in the order SQL Server lists them.

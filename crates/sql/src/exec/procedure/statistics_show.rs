@@ -8,9 +8,9 @@ use walden_engine::statistics::Histogram;
 use walden_engine::types::{Len, SqlType, Value};
 
 use crate::ast::{Dbcc, DbccArgument, ExprKind, Literal};
-use crate::exec::dbcc::{incorrect, no_such_table, table_argument};
 use crate::exec::execute::query::display_name;
 use crate::exec::plan::statistics_objects::{targets, Target};
+use crate::exec::procedure::dbcc::{incorrect, no_such_table, table_argument};
 use crate::exec::session::Run;
 use crate::exec::sysviews::datetime;
 use crate::exec::{ColumnInfo, SqlError};

@@ -11,8 +11,8 @@
 use walden_engine::types::Value;
 
 use crate::ast::ExecProcedure;
+use crate::exec::procedure::sysprocs::{bad_argument, integer, missing_parameter, quoted, texts};
 use crate::exec::session::{Run, Step};
-use crate::exec::sysprocs::{bad_argument, integer, missing_parameter, quoted, texts};
 use crate::exec::Counted;
 use crate::exec::SqlError;
 

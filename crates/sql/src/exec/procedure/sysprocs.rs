@@ -12,7 +12,7 @@ use walden_engine::database::DatabaseState;
 use walden_engine::types::Value;
 
 use crate::ast::{ExecProcedure, ExprKind};
-use crate::exec::properties::PropertyChange;
+use crate::exec::procedure::properties::PropertyChange;
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Step};
 use crate::exec::sysviews::{CONFIGURATIONS, PAGE_BYTES};
