@@ -23,7 +23,6 @@ mod procedure;
 pub mod scalar;
 mod session;
 pub mod sysviews;
-pub(crate) mod xml_methods;
 
 pub use dml::bulk;
 pub use dml::data_file::terminator as bulk_terminator;

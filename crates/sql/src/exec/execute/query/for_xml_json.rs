@@ -68,7 +68,7 @@ const FOR_XML_COLUMN: &str = "XML_F52E2B61-18A1-11d1-B105-00805F49916B";
 pub(super) fn for_xml(rows: Rows, xml: &crate::ast::ForXml) -> Result<Rows, SqlError> {
     let visible = rows.visible();
     // `WITH XMLNAMESPACES`: declared on the top-level elements (the root, else each row's).
-    let declarations = crate::exec::xml_methods::namespace_attributes();
+    let declarations = crate::exec::scalar::xml_methods::namespace_attributes();
     let (row_declarations, root_declarations) = match &xml.root {
         Some(_) => ("", declarations.as_str()),
         None => (declarations.as_str(), ""),

@@ -156,7 +156,7 @@ impl Run<'_> {
             return self.query(&q, outer);
         }
         let _namespaces = (!q.xml_namespaces.is_empty())
-            .then(|| crate::exec::xml_methods::enter_namespaces(&q.xml_namespaces));
+            .then(|| crate::exec::scalar::xml_methods::enter_namespaces(&q.xml_namespaces));
         let base = self.ctes.len();
         let result = (|| {
             self.push_ctes(&q.ctes, outer)?;
