@@ -1,12 +1,22 @@
-//! The executor: sessions that run batches of T-SQL against the engine.
+//! The executor: sessions that run batches of T-SQL against the engine, laid out by stage.
 //!
 //! * [`session`](Session): a connection's state and the interpreter of statements and
 //!   control flow, with SQL Server's error and transaction rules;
-//! * `eval`: expressions and predicates;
-//! * `query`: SELECT, from sources and joins to ORDER BY;
-//! * `dml` and `ddl`: statements that change rows and objects;
+//! * `bind`: what is worked out from a statement's text before rows are read (static types,
+//!   the columns a block reads, prepared expressions, `sp_describe_*`);
+//! * `plan`: the FROM clause's plan and access paths, statistics, the plan cache, showplan;
+//! * `execute`: the operators after planning (`query`: everything after FROM; filters,
+//!   aggregates, windows, subqueries, sorts and spills under the memory grant; cursors);
+//! * `dml` and `ddl`: the statements that change rows and that define objects;
+//! * `module`: views, functions, triggers and temporary procedures, each its CREATE text;
+//! * `procedure`: the system procedures (`sysprocs::system_procedure` dispatches most),
+//!   DBCC, and the server functions beside them;
 //! * [`scalar`]: types, conversions, operators and built-in functions;
 //! * [`sysviews`]: the system views and dynamic management views.
+//!
+//! Beside them, what every stage uses: `eval` (expressions and predicates), `options` (the
+//! SET options), `error` and `messages` (SQL Server's errors and their texts) and `output`
+//! (what a batch produces).
 
 mod bind;
 mod ddl;
