@@ -16,8 +16,8 @@ use walden_engine::types::{Decimal, DeclaredType, SqlType, Value};
 use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, TableSource, UnaryOp,
 };
-use crate::exec::filter::between;
-use crate::exec::query::ROWID;
+use crate::exec::execute::filter::between;
+use crate::exec::execute::query::ROWID;
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{explicit_collation, Collation};
 use crate::exec::scalar::registry::{self, Builtin, Form, Kind};
@@ -386,7 +386,7 @@ pub(crate) fn full_text_refusal(e: &Expr, sources: &[&[Col]]) -> Result<(), SqlE
         }
     }
     let mut found = Ok(());
-    crate::exec::query::visit_children(e, &mut |c| {
+    crate::exec::execute::query::visit_children(e, &mut |c| {
         if found.is_ok() {
             found = full_text_refusal(c, sources);
         }
@@ -1100,7 +1100,7 @@ fn into_declared(
     source: &str,
     is_try: bool,
 ) -> Result<Value, SqlError> {
-    let Some(declared) = crate::exec::user_types::declared_as(target) else {
+    let Some(declared) = crate::exec::ddl::user_types::declared_as(target) else {
         return converted;
     };
     let v = converted.map_err(|e| scalar::declared_conversion_error(declared, e))?;

@@ -1,81 +1,44 @@
-//! The executor: sessions that run batches of T-SQL against the engine.
+//! The executor: sessions that run batches of T-SQL against the engine, laid out by stage.
 //!
 //! * [`session`](Session): a connection's state and the interpreter of statements and
 //!   control flow, with SQL Server's error and transaction rules;
-//! * `eval`: expressions and predicates;
-//! * `query`: SELECT, from sources and joins to ORDER BY;
-//! * `dml` and `ddl`: statements that change rows and objects;
+//! * `bind`: what is worked out from a statement's text before rows are read (static types,
+//!   the columns a block reads, prepared expressions, `sp_describe_*`);
+//! * `plan`: the FROM clause's plan and access paths, statistics, the plan cache, showplan;
+//! * `execute`: the operators after planning (`query`: everything after FROM; filters,
+//!   aggregates, windows, subqueries, sorts and spills under the memory grant; cursors);
+//! * `dml` and `ddl`: the statements that change rows and that define objects;
+//! * `module`: views, functions, triggers and temporary procedures, each its CREATE text;
+//! * `procedure`: the system procedures (`sysprocs::system_procedure` dispatches most),
+//!   DBCC, and the server functions beside them;
 //! * [`scalar`]: types, conversions, operators and built-in functions;
 //! * [`sysviews`]: the system views and dynamic management views.
+//!
+//! Beside them, what every stage uses: `eval` (expressions and predicates), `options` (the
+//! SET options), `error` and `messages` (SQL Server's errors and their texts) and `output`
+//! (what a batch produces).
 
-mod access;
-mod aggregate;
-mod alter;
-mod app_state;
-pub mod bulk;
-mod bulk_insert;
-mod catalog_privileges;
-mod catalog_procs;
-mod cursor;
-mod data_file;
-mod database_state;
-pub(crate) mod dbcc;
-mod dbcc_info;
+mod bind;
 mod ddl;
-pub(crate) mod ddl_event_types;
-pub(crate) mod ddl_trigger;
-mod demand;
-mod describe;
 mod dml;
-mod dml_cte;
-mod dml_output;
 mod error;
 mod eval;
-mod extended_procs;
-mod external_sort;
-mod files;
-mod filter;
-mod first_result_set;
-mod foreign_key;
-mod function;
-mod grant;
-mod hash_spill;
-pub(crate) mod join;
-mod merge;
+mod execute;
 mod messages;
-mod my_permissions;
+mod module;
 mod options;
 mod output;
-pub(crate) mod plan_cache;
-mod prepared;
-mod properties;
-mod query;
-mod recursive;
+mod plan;
+mod procedure;
 pub mod scalar;
 mod session;
-mod showplan;
-mod showplan_xml;
-mod spill;
-mod static_type;
-mod statistics;
-pub(crate) mod statistics_objects;
-mod statistics_show;
-mod subquery;
-mod sysprocs;
 pub mod sysviews;
-mod table_hints;
-mod temp_procedure;
-pub(crate) mod trigger;
-mod user_messages;
-mod user_types;
-pub(crate) mod view;
-mod window;
-pub(crate) mod xml_methods;
 
-pub use cursor::{CursorShape, DynamicMove};
-pub use data_file::terminator as bulk_terminator;
+pub use dml::bulk;
+pub use dml::data_file::terminator as bulk_terminator;
 pub use error::SqlError;
 pub use eval::PRODUCT_VERSION;
-pub use grant::{configure_query_memory, spilled_bytes, QueryMemoryConfig};
+pub use execute::cursor::{CursorShape, DynamicMove};
+pub use execute::grant::{configure_query_memory, spilled_bytes, QueryMemoryConfig};
 pub use output::{Collected, ColumnInfo, Counted, Message, Output, RowSet};
 pub use session::{CallArgument, CallOutcome, CallTarget, CallValue, CancelSignal, Session};

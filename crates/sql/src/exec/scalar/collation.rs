@@ -21,7 +21,7 @@ use std::cmp::Ordering;
 use walden_engine::catalog::ColumnDef;
 use walden_engine::types::{strip_accent, SqlType, TextOrder, Value};
 
-use crate::exec::query::group_key;
+use crate::exec::execute::query::group_key;
 use crate::exec::SqlError;
 
 /// A collation Walden knows.

@@ -44,6 +44,7 @@ pub(crate) mod temporal;
 mod text;
 mod types;
 pub(crate) mod xml;
+pub(crate) mod xml_methods;
 pub(crate) mod zones;
 
 #[cfg(test)]

@@ -292,7 +292,7 @@ pub(crate) fn is_deterministic(e: &Expr) -> bool {
         }
     }
     let mut deterministic = true;
-    crate::exec::query::visit_children(e, &mut |c| deterministic &= is_deterministic(c));
+    crate::exec::execute::query::visit_children(e, &mut |c| deterministic &= is_deterministic(c));
     deterministic
 }
 

@@ -18,7 +18,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::ast::{Expr, ExprKind};
 use walden_engine::types::Guid;
 
-use crate::exec::query::visit_children;
+use crate::exec::execute::query::visit_children;
 use crate::exec::SqlError;
 
 /// The prefix and the last counter handed out; `None` until the first call.

@@ -43,9 +43,9 @@ pub(super) fn formatmessage(run: &mut Run<'_>, args: &[Value]) -> Answer {
         Value::Null => return Ok(Value::Null),
         Value::TinyInt(_) | Value::SmallInt(_) | Value::Int(_) | Value::BigInt(_) => {
             let number = crate::exec::session::int_of(args[0].clone())?;
-            let found = i32::try_from(number)
-                .ok()
-                .and_then(|n| crate::exec::user_messages::find_message(&run.s.instance, n));
+            let found = i32::try_from(number).ok().and_then(|n| {
+                crate::exec::procedure::user_messages::find_message(&run.s.instance, n)
+            });
             match found {
                 Some((text, _)) => text,
                 None => return Ok(Value::Null),
@@ -454,7 +454,8 @@ fn object_property(o: &Object, property: &str) -> Value {
         Object::Trigger(t) => Some(t),
         _ => None,
     };
-    let trigger_events = || trigger.and_then(|t| crate::exec::trigger::trigger_kind(&t.text));
+    let trigger_events =
+        || trigger.and_then(|t| crate::exec::module::trigger::trigger_kind(&t.text));
     let fires_on = |event: crate::ast::TriggerEvent| {
         yes(trigger_events().is_some_and(|(_, events)| events.contains(&event)))
     };

@@ -72,7 +72,7 @@ impl Session {
     }
 
     fn run_batch(&mut self, text: &str, out: &mut dyn Output) {
-        let parse_started = (Instant::now(), crate::exec::statistics::thread_cpu_time());
+        let parse_started = (Instant::now(), crate::exec::execute::statistics::thread_cpu_time());
         let batch = match self.parsed(text) {
             Ok(b) => b,
             Err(e) => {
@@ -81,10 +81,10 @@ impl Session {
             }
         };
         if self.opts.statistics_time {
-            let cpu = crate::exec::statistics::thread_cpu_time()
+            let cpu = crate::exec::execute::statistics::thread_cpu_time()
                 .zip(parse_started.1)
                 .map_or(Duration::ZERO, |(now, then)| now.saturating_sub(then));
-            out.message(&crate::exec::statistics::parse_and_compile_time(
+            out.message(&crate::exec::execute::statistics::parse_and_compile_time(
                 cpu,
                 parse_started.0.elapsed(),
             ));
@@ -114,8 +114,8 @@ impl Run<'_> {
         }
         let described = std::mem::take(&mut run.s.showplan_xml);
         if !described.is_empty() {
-            run.out.result_set(&[crate::exec::showplan_xml::column()]);
-            run.out.row(&[crate::exec::showplan_xml::document(&described)]);
+            run.out.result_set(&[crate::exec::plan::showplan_xml::column()]);
+            run.out.row(&[crate::exec::plan::showplan_xml::document(&described)]);
             run.out.result_end(1);
             run.out.done(None);
         }

@@ -23,7 +23,7 @@ use walden_engine::lock::Interrupt;
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{Expr, Waitfor, WaitforKind};
-use crate::exec::query::ROWS_PER_INTERRUPTION_POINT;
+use crate::exec::execute::query::ROWS_PER_INTERRUPTION_POINT;
 use crate::exec::scalar;
 use crate::exec::sysviews::SessionActivity;
 use crate::exec::SqlError;

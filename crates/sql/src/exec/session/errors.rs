@@ -11,8 +11,8 @@ use walden_engine::types::{SqlType, Value};
 use walden_engine::EngineError;
 
 use crate::ast::{Raiserror, RaiserrorOption};
+use crate::exec::procedure::user_messages::find_message;
 use crate::exec::scalar;
-use crate::exec::user_messages::find_message;
 use crate::exec::SqlError;
 
 use super::{Halt, Run, Session, Step};

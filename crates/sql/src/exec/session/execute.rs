@@ -350,7 +350,7 @@ impl Run<'_> {
                     }
                 },
             };
-            let declared = crate::exec::user_types::declared_as(&param.data_type);
+            let declared = crate::exec::ddl::user_types::declared_as(&param.data_type);
             let v = Variable::convert(v, ty, declared)?;
             if param.not_null && v.is_null() {
                 return Err(SqlError::new(

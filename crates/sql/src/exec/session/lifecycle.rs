@@ -12,7 +12,7 @@ use walden_engine::{DeferredCommits, Instance, Isolation};
 use walden_log::policy::CommitOption;
 
 use crate::ast::IsolationLevel;
-use crate::exec::cursor::Cursors;
+use crate::exec::execute::cursor::Cursors;
 use crate::exec::options::Semantics;
 use crate::exec::sysviews::{ClientInfo, ServerCounters, SessionActivity};
 

@@ -32,7 +32,7 @@ use walden_engine::types::{DeclaredType, SqlType, Value};
 use walden_engine::{CommitOutcome, Database, DeferredCommits, Instance, Isolation, Transaction};
 
 use crate::ast::{Batch, Expr, IsolationLevel};
-use crate::exec::cursor::{Cursors, LocalCursors};
+use crate::exec::execute::cursor::{Cursors, LocalCursors};
 use crate::exec::options::Semantics;
 use crate::exec::sysviews::{ServerCounters, SessionActivity};
 use crate::exec::{Output, SqlError};
@@ -97,7 +97,7 @@ pub(crate) struct Options {
     pub(crate) statistics_time: bool,
     /// `SET SHOWPLAN_TEXT | SHOWPLAN_ALL ON`: statements return their plans instead of
     /// running.
-    pub(crate) showplan: Option<crate::exec::showplan::Showplan>,
+    pub(crate) showplan: Option<crate::exec::plan::showplan::Showplan>,
     /// The options that change what statements compute (`options.rs`).
     pub(crate) semantics: Semantics,
 }
@@ -280,10 +280,10 @@ pub struct Session {
     /// named there is error 4508, as it is in a running function (`function_depth`).
     pub(crate) checking_module: bool,
     /// The triggers running, innermost last (`exec::trigger`).
-    pub(crate) running_triggers: Vec<crate::exec::trigger::RunningTrigger>,
+    pub(crate) running_triggers: Vec<crate::exec::module::trigger::RunningTrigger>,
     /// The rows the running INSERT, UPDATE, DELETE or MERGE changed in tables whose triggers
     /// it fires, collected while it runs and taken when it ends.
-    pub(crate) trigger_changes: Vec<crate::exec::trigger::TriggerChanges>,
+    pub(crate) trigger_changes: Vec<crate::exec::module::trigger::TriggerChanges>,
     /// `@@ROWCOUNT`.
     pub(crate) rowcount: u64,
     /// `@@ERROR`.
@@ -305,13 +305,13 @@ pub struct Session {
     /// its address taken by another (see `subquery`).
     pub(crate) batch_cache_clears: u64,
     /// The plans of SELECT blocks kept for their next execution (`exec::plan_cache`).
-    pub(crate) plans: crate::exec::plan_cache::PlanCache,
+    pub(crate) plans: crate::exec::plan::plan_cache::PlanCache,
     /// Tables' statistics by (database id, table id): when read, from which root page (a
     /// table dropped and created again has another), at which count of the table's
     /// modifications, and what (see `access`).
-    pub(crate) table_stats: HashMap<(u32, u32), crate::exec::access::CachedStats>,
+    pub(crate) table_stats: HashMap<(u32, u32), crate::exec::plan::access::CachedStats>,
     /// The running statement's reads per table, for `SET STATISTICS IO ON`.
-    pub(crate) statement_io: Vec<crate::exec::statistics::TableIo>,
+    pub(crate) statement_io: Vec<crate::exec::execute::statistics::TableIo>,
     /// The page reads already counted to some table (`Run::io_note`), so that a read made
     /// while another is under way (a streamed join's seek per row of a scan) is not
     /// counted to both.
@@ -321,7 +321,7 @@ pub struct Session {
     pub(crate) explain_ctes: Vec<(crate::ast::Cte, bool)>,
     /// The statements of the running batch described under SHOWPLAN_XML, sent as one
     /// document when it ends.
-    pub(crate) showplan_xml: Vec<crate::exec::showplan_xml::PlannedStatement>,
+    pub(crate) showplan_xml: Vec<crate::exec::plan::showplan_xml::PlannedStatement>,
     /// Says whether the client has cancelled the running batch (see `cancel`).
     cancel: Option<Arc<dyn CancelSignal>>,
     /// What ends the lock waits of the session's transactions: `KILL`, and that signal.
@@ -343,7 +343,7 @@ pub struct Session {
     pub(crate) session_context: HashMap<String, (Value, bool)>,
     /// The `INSERT BULK` the next request's Bulk Load rows are for (`exec::bulk`): set by
     /// the statement, cleared when the next batch starts.
-    pub(crate) pending_bulk: Option<crate::exec::bulk::BulkPlan>,
+    pub(crate) pending_bulk: Option<crate::exec::dml::bulk::BulkPlan>,
 }
 
 /// A batch being run: the session, where its output goes, and the interpreter's state.
@@ -361,7 +361,7 @@ pub(crate) struct Run<'a> {
     line: u32,
     /// The uncorrelated subqueries' rows, for the running simple statement only (see
     /// `subquery`).
-    pub(crate) subqueries: HashMap<usize, crate::exec::subquery::Cached>,
+    pub(crate) subqueries: HashMap<usize, crate::exec::execute::subquery::Cached>,
     /// Variable assignments made so far: a cached subquery computed before the latest one
     /// may have read an older value.
     pub(crate) assignments: u64,

@@ -85,7 +85,7 @@ impl Run<'_> {
                 continue;
             }
             let ty = self.resolve_type(data_type).map_err(|e| e.at_line(line))?;
-            let declared = crate::exec::user_types::declared_as(data_type);
+            let declared = crate::exec::ddl::user_types::declared_as(data_type);
             let frame = self.frame();
             frame.vars.push(Variable { name: d.name.clone(), ty, declared, value: Value::Null });
             frame.declared.push((d.name.to_ascii_lowercase(), site));
@@ -113,7 +113,7 @@ impl Run<'_> {
                 }
                 DeclarationKind::Scalar { data_type, value } => {
                     let ty = self.resolve_type(data_type)?;
-                    let declared = crate::exec::user_types::declared_as(data_type);
+                    let declared = crate::exec::ddl::user_types::declared_as(data_type);
                     let v = match value {
                         Some(e) => {
                             let v = self.value(e)?;

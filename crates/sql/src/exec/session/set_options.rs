@@ -12,9 +12,9 @@ use walden_engine::types::{SqlType, Value};
 use walden_engine::Isolation;
 
 use crate::ast::{IsolationLevel, ObjectName, SetStatement};
-use crate::exec::query::TableRef;
+use crate::exec::execute::query::TableRef;
+use crate::exec::plan::showplan::Showplan;
 use crate::exec::scalar;
-use crate::exec::showplan::Showplan;
 use crate::exec::sysviews::PublishedOptions;
 use crate::exec::SqlError;
 

@@ -600,6 +600,7 @@ fn aborts_scope(e: &SqlError) -> bool {
 /// while it runs.
 fn enter_statement_namespaces(
     declarations: &[walden_syntax::ast::XmlNamespace],
-) -> Option<crate::exec::xml_methods::NamespaceScope> {
-    (!declarations.is_empty()).then(|| crate::exec::xml_methods::enter_namespaces(declarations))
+) -> Option<crate::exec::scalar::xml_methods::NamespaceScope> {
+    (!declarations.is_empty())
+        .then(|| crate::exec::scalar::xml_methods::enter_namespaces(declarations))
 }

@@ -14,10 +14,11 @@ use walden_engine::catalog::Object;
 use walden_engine::types::{Len, SqlType, Value};
 
 use super::catalog::{
-    column_rows, created_micros, default_object_id, files_of, is_ansi_padded, is_max, max_length,
+    column_rows, created_micros, default_object_id, is_ansi_padded, is_max, max_length,
     object_columns, object_rows, objects, precision, scale, ColRow,
 };
 use super::constraints::{constraint_rows, Constraint};
+use super::databases::files_of;
 use super::{datetime, int, nstr, small, tiny, View, ViewContext, COLLATION, SYSNAME};
 use crate::exec::RowSet;
 

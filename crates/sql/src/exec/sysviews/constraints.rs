@@ -465,7 +465,9 @@ pub(super) fn sql_modules(ctx: &ViewContext<'_>) -> RowSet {
 pub(super) fn views(ctx: &ViewContext<'_>) -> RowSet {
     let none = |_: &ObjRow| Value::Null;
     let check_option = |o: &ObjRow| match &*o.object {
-        Object::View(v) => bit(crate::exec::view::parse(&v.text).is_some_and(|v| v.check_option)),
+        Object::View(v) => {
+            bit(crate::exec::module::view::parse(&v.text).is_some_and(|v| v.check_option))
+        }
         _ => Value::Null,
     };
     object_columns()
@@ -513,7 +515,7 @@ pub(super) fn triggers(ctx: &ViewContext<'_>) -> RowSet {
         .col("is_disabled", SqlType::Bit, |o| bit(trigger(o).is_some_and(|t| t.disabled)))
         .col("is_not_for_replication", SqlType::Bit, |_| bit(false))
         .col("is_instead_of_trigger", SqlType::Bit, |o| {
-            let kind = trigger(o).and_then(|t| crate::exec::trigger::trigger_kind(&t.text));
+            let kind = trigger(o).and_then(|t| crate::exec::module::trigger::trigger_kind(&t.text));
             bit(kind.is_some_and(|(instead_of, _)| instead_of))
         })
         .rows(&super::catalog::module_rows(ctx, |o| matches!(o, Object::Trigger(_))))
@@ -554,12 +556,12 @@ pub(super) fn trigger_events(ctx: &ViewContext<'_>) -> RowSet {
     for o in super::catalog::module_rows(ctx, |o| matches!(o, Object::Trigger(_))) {
         let Some(t) = trigger(&o) else { continue };
         if t.on_database() {
-            for (event, group) in crate::exec::ddl_trigger::trigger_events(&t.text) {
+            for (event, group) in crate::exec::module::ddl_trigger::trigger_events(&t.text) {
                 rows.push(TriggerEventRow { object_id: t.id, event, group });
             }
             continue;
         }
-        let events = crate::exec::trigger::trigger_kind(&t.text).map(|(_, e)| e);
+        let events = crate::exec::module::trigger::trigger_kind(&t.text).map(|(_, e)| e);
         for event in events.unwrap_or_default() {
             let event = match event {
                 crate::ast::TriggerEvent::Insert => (1, "INSERT"),
@@ -599,7 +601,7 @@ pub(super) fn trigger_event_types() -> RowSet {
                 }
             },
         )
-        .rows(crate::exec::ddl_event_types::EVENT_TYPES)
+        .rows(crate::exec::module::ddl_event_types::EVENT_TYPES)
 }
 
 #[cfg(test)]

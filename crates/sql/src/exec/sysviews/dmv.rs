@@ -8,7 +8,7 @@ use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::Database;
 use walden_log::LogStats;
 
-use super::catalog::{files_of, FileRow};
+use super::databases::{files_of, FileRow};
 use super::sessions::lock_wait_type;
 use super::{
     big, format_lsn, int, int_arg, nstr, small, LogSpace, View, ViewContext, Vlf, DESC, PAGE_BYTES,

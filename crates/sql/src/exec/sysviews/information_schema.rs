@@ -507,7 +507,7 @@ fn views(ctx: &ViewContext<'_>) -> RowSet {
             nstr(v.text.chars().take(4000).collect::<String>().as_str())
         })
         .opt("CHECK_OPTION", varchar(7), |(_, v)| {
-            let check = crate::exec::view::parse(&v.text).is_some_and(|v| v.check_option);
+            let check = crate::exec::module::view::parse(&v.text).is_some_and(|v| v.check_option);
             vstr(if check { "CASCADE" } else { "NONE" })
         })
         .opt("IS_UPDATABLE", varchar(2), |_| vstr("NO"))

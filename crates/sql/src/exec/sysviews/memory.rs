@@ -196,11 +196,11 @@ pub(super) fn process_memory(_ctx: &ViewContext<'_>) -> RowSet {
 /// `sys.dm_exec_query_memory_grants`: a row per operator holding a memory grant now (a sort,
 /// a hash aggregate, a hash join, a join step's output), with what it may take before it
 /// spills (`requested_memory_kb` = `granted_memory_kb`, the per-query limit) and what it
-/// holds now and at most (`crate::exec::grant`).
+/// holds now and at most (`crate::exec::execute::grant`).
 pub(super) fn query_memory_grants(ctx: &ViewContext<'_>) -> RowSet {
-    let memory = crate::exec::grant::query_memory(ctx.instance);
+    let memory = crate::exec::execute::grant::query_memory(ctx.instance);
     let grants = memory.grants();
-    View::<std::sync::Arc<crate::exec::grant::GrantState>>::new()
+    View::<std::sync::Arc<crate::exec::execute::grant::GrantState>>::new()
         .col("session_id", SqlType::SmallInt, |g| small(i64::from(g.session_id)))
         .col("request_id", SqlType::Int, |_| int(0))
         .opt("scheduler_id", SqlType::Int, |_| Value::Null)

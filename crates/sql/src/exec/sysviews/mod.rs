@@ -7,8 +7,12 @@
 //! and values follow SQL Server's where Walden has the information; `docs/system-views.md`
 //! lists every column, where its value comes from and what differs from SQL Server.
 //!
-//! * `catalog`: `sys.databases`, `sys.master_files`, `sys.database_files`, `sys.schemas`,
-//!   `sys.objects`, `sys.tables`, `sys.procedures`, `sys.sequences`, `sys.columns`.
+//! * `databases`: `sys.databases`, `sys.master_files`, `sys.database_files`,
+//!   `sys.filegroups`.
+//! * `catalog`: `sys.schemas`, `sys.objects`, `sys.tables`, `sys.procedures`,
+//!   `sys.parameters`, `sys.sequences`, `sys.columns`, `sys.types`, `sys.table_types`.
+//! * `indexes`: `sys.indexes`, `sys.index_columns`, `sys.partitions`,
+//!   `sys.allocation_units`, `sys.dm_db_partition_stats`, and the empty partitioning views.
 //! * `dmv`: `sys.dm_os_performance_counters`, `sys.dm_io_virtual_file_stats`,
 //!   `sys.dm_os_wait_stats`, `sys.dm_db_log_stats`.
 //! * `dblog`: `sys.fn_dblog`.
@@ -37,8 +41,10 @@ mod absent;
 pub(crate) mod catalog;
 mod compat;
 mod constraints;
+mod databases;
 mod dblog;
 mod dmv;
+mod indexes;
 mod information_schema;
 mod memory;
 pub(crate) mod msdb;
@@ -196,9 +202,9 @@ type Evaluator = fn(&ViewContext<'_>, &[Value]) -> Result<RowSet, SqlError>;
 /// The system views and table-valued functions: each name (lower case, without `sys.`),
 /// its number of arguments (`None`: a view, which takes none) and how its rows are computed.
 const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
-    ("databases", None, |c, _| Ok(catalog::databases(c))),
-    ("master_files", None, |c, _| Ok(catalog::master_files(c))),
-    ("database_files", None, |c, _| Ok(catalog::database_files(c))),
+    ("databases", None, |c, _| Ok(databases::databases(c))),
+    ("master_files", None, |c, _| Ok(databases::master_files(c))),
+    ("database_files", None, |c, _| Ok(databases::database_files(c))),
     ("schemas", None, |c, _| Ok(catalog::schemas(c))),
     ("objects", None, |c, _| Ok(catalog::objects(c))),
     ("tables", None, |c, _| Ok(catalog::tables(c))),
@@ -208,10 +214,10 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("sequences", None, |c, _| Ok(catalog::sequences(c))),
     ("columns", None, |c, _| Ok(catalog::columns(c))),
     ("types", None, |c, _| Ok(catalog::types(c))),
-    ("indexes", None, |c, _| Ok(catalog::indexes(c))),
-    ("index_columns", None, |c, _| Ok(catalog::index_columns(c))),
-    ("partitions", None, |c, _| Ok(catalog::partitions(c))),
-    ("allocation_units", None, |c, _| Ok(catalog::allocation_units(c))),
+    ("indexes", None, |c, _| Ok(indexes::indexes(c))),
+    ("index_columns", None, |c, _| Ok(indexes::index_columns(c))),
+    ("partitions", None, |c, _| Ok(indexes::partitions(c))),
+    ("allocation_units", None, |c, _| Ok(indexes::allocation_units(c))),
     ("key_constraints", None, |c, _| Ok(constraints::key_constraints(c))),
     ("default_constraints", None, |c, _| Ok(constraints::default_constraints(c))),
     ("check_constraints", None, |c, _| Ok(constraints::check_constraints(c))),
@@ -233,13 +239,13 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("stats", None, |c, _| Ok(stats::stats(c))),
     ("stats_columns", None, |c, _| Ok(stats::stats_columns(c))),
     ("dm_db_stats_properties", Some(2), stats::stats_properties),
-    ("filegroups", None, |c, _| Ok(catalog::filegroups(c))),
-    ("data_spaces", None, |c, _| Ok(catalog::filegroups(c))),
+    ("filegroups", None, |c, _| Ok(databases::filegroups(c))),
+    ("data_spaces", None, |c, _| Ok(databases::filegroups(c))),
     ("table_types", None, |c, _| Ok(catalog::table_types(c))),
-    ("partition_schemes", None, |_, _| Ok(catalog::partition_schemes())),
-    ("partition_functions", None, |_, _| Ok(catalog::partition_functions())),
-    ("index_resumable_operations", None, |_, _| Ok(catalog::index_resumable_operations())),
-    ("dm_db_partition_stats", None, |c, _| Ok(catalog::partition_stats(c))),
+    ("partition_schemes", None, |_, _| Ok(indexes::partition_schemes())),
+    ("partition_functions", None, |_, _| Ok(indexes::partition_functions())),
+    ("index_resumable_operations", None, |_, _| Ok(indexes::index_resumable_operations())),
+    ("dm_db_partition_stats", None, |c, _| Ok(indexes::partition_stats(c))),
     ("dm_db_index_usage_stats", None, |c, _| Ok(server::index_usage_stats(c))),
     ("database_role_members", None, |c, _| Ok(server::database_role_members(c))),
     ("database_permissions", None, |c, _| Ok(server::database_permissions(c))),
@@ -252,7 +258,7 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     }),
     ("time_zone_info", None, |_, _| Ok(time_zone_info())),
     ("extended_properties", None, |c, _| {
-        Ok(crate::exec::properties::extended_properties(c.database))
+        Ok(crate::exec::procedure::properties::extended_properties(c.database))
     }),
     ("sql_modules", None, |c, _| Ok(constraints::sql_modules(c))),
     ("views", None, |c, _| Ok(constraints::views(c))),
@@ -317,7 +323,7 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("syslogins", None, |c, _| Ok(server::syslogins(c))),
     ("sysusers", None, |c, _| Ok(server::sysusers(c))),
     ("configurations", None, |c, _| Ok(server::configurations(c))),
-    ("messages", None, |c, _| Ok(crate::exec::user_messages::messages_view(c.instance))),
+    ("messages", None, |c, _| Ok(crate::exec::procedure::user_messages::messages_view(c.instance))),
     ("sysprocesses", None, |c, _| Ok(server::sysprocesses(c))),
     ("dm_io_virtual_file_stats", Some(2), dmv::virtual_file_stats),
     ("dm_db_log_stats", Some(1), dmv::log_stats),

@@ -8,7 +8,7 @@ use walden_engine::statistics::{Histogram, StatisticsDef};
 use walden_engine::types::{Len, SqlType, Value};
 
 use super::{big, bit, datetime2_from_unix_micros, int, nstr, View, ViewContext, SYSNAME};
-use crate::exec::statistics_objects::{targets, Target};
+use crate::exec::plan::statistics_objects::{targets, Target};
 use crate::exec::{RowSet, SqlError};
 
 /// One statistics object with its table.

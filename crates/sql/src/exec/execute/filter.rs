@@ -1,0 +1,452 @@
+//! A read's own conjuncts, prepared once per read rather than interpreted per row.
+//!
+//! A scan checks the same few conjuncts on every row, and most are a column compared with a
+//! constant (`l_shipdate >= '1994-01-01'`, `l_discount BETWEEN 0.05 AND 0.07`, `status IN
+//! (1, 2)`). Interpreted, each row finds the column by name and rebuilds the constant from
+//! its text, then converts it to the column's type (a date parsed from text per row). A
+//! [`Filter`] resolves the column to its position and evaluates the constant once, and the
+//! conversion is kept for the next row of the same type (`compare_with_constant`). A
+//! comparison, BETWEEN or IN whose sides are more than that but can all be prepared
+//! (`YEAR(o_orderdate) = 1995`, `SUBSTRING(c_phone, 1, 2) IN ('13', '31')`, `l_extendedprice *
+//! (1 - l_discount) > 100`) has them prepared ([`Scalar`]: columns to positions, built-in
+//! functions to their registry entries). `column [NOT] LIKE 'pattern'` (no ESCAPE) keeps its
+//! pattern as a value, so that neither the column's name nor the pattern's text is looked
+//! at again per row (TPC-H Q13's `o_comment NOT LIKE '%special%requests%'`). An AND, OR or
+//! NOT of such parts is prepared as a tree of them (the ORs a join implies of one table,
+//! TPC-H Q19's `(l_quantity >= 1 AND l_quantity <= 11) OR ...`, are checked on every row of
+//! the scan). Any other conjunct is interpreted as before.
+//!
+//! The answer is the interpreter's for every row, errors included: conjuncts are checked
+//! in the same order and the first that does not hold ends the check; a constant that
+//! fails to evaluate, a NULL constant (whose meaning depends on `ANSI_NULLS`) and a name
+//! that is not one of the row's columns (an outer reference) stay interpreted; and a
+//! conversion that fails fails on each row, as it did. A prepared side is never a literal
+//! NULL, a variable or a `COLLATE`, and at most one side of a comparison is a column, whose
+//! collation orders as the default: so the comparison needs neither `ANSI_NULLS` nor
+//! collation precedence, and is [`scalar::compare`] of the two values, as the interpreter's
+//! would be.
+
+use walden_engine::types::{SqlType, Value};
+
+use crate::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
+use crate::exec::bind::prepared::Scalar;
+use crate::exec::eval::{cmp_matches, find_column, in_values, is_comparison, is_text, Col, Env};
+use crate::exec::plan::access::RowFilter;
+use crate::exec::scalar;
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// A conversion of a constant to a column value's type, kept between rows.
+type Memo = Option<(SqlType, Value)>;
+
+/// A read's conjuncts, prepared.
+pub(crate) struct Filter<'a> {
+    cols: &'a [Col],
+    outer: Option<&'a Env<'a>>,
+    parts: Vec<Part<'a>>,
+    exprs: &'a [&'a Expr],
+}
+
+enum Part<'a> {
+    /// `column op constant`.
+    Compare {
+        col: usize,
+        op: BinaryOp,
+        constant: Value,
+        memo: Memo,
+    },
+    /// `column [NOT] BETWEEN constant AND constant`.
+    Between {
+        col: usize,
+        low: Value,
+        high: Value,
+        negated: bool,
+        memo: (Memo, Memo),
+    },
+    /// `column [NOT] IN (constant, ...)`.
+    InList {
+        col: usize,
+        list: Vec<Value>,
+        negated: bool,
+    },
+    /// `column [NOT] LIKE constant`, without ESCAPE.
+    Like {
+        col: usize,
+        pattern: Value,
+        negated: bool,
+    },
+    /// `x op y` with both sides prepared, one more than a column or a constant.
+    Scalars {
+        op: BinaryOp,
+        left: Scalar<'a>,
+        right: Scalar<'a>,
+    },
+    /// `column op column` (a join's `o_custkey = c_custkey`): compared as values unless
+    /// both are text, which `expr` compares as the interpreter does, by the collation their
+    /// precedence gives (or error 468).
+    Columns {
+        op: BinaryOp,
+        left: usize,
+        right: usize,
+        expr: &'a Expr,
+    },
+    /// `x [NOT] BETWEEN y AND z`, likewise.
+    ScalarBetween {
+        expr: Scalar<'a>,
+        low: Scalar<'a>,
+        high: Scalar<'a>,
+        negated: bool,
+    },
+    /// `x [NOT] IN (constant, ...)` with `x` prepared and not a column.
+    ScalarIn {
+        expr: Scalar<'a>,
+        list: Vec<Value>,
+        negated: bool,
+    },
+    /// `a AND b AND ...`, `a OR b OR ...` and `NOT a` of parts of which at least one is
+    /// prepared (TPC-H Q19's `(l_quantity >= 1 AND l_quantity <= 11) OR ...`): evaluated
+    /// left to right with the interpreter's short cuts (AND stops at FALSE, OR at TRUE), so
+    /// the same operands run, and fail, as in `Run::predicate`.
+    And(Vec<Part<'a>>),
+    Or(Vec<Part<'a>>),
+    Not(Box<Part<'a>>),
+    /// Anything else, interpreted.
+    Expr(&'a Expr),
+}
+
+impl<'a> Filter<'a> {
+    pub(crate) fn new(f: RowFilter<'a>) -> Filter<'a> {
+        let parts = f.exprs.iter().map(|e| prepare(e, f.cols)).collect();
+        Filter { cols: f.cols, outer: f.outer, parts, exprs: f.exprs }
+    }
+
+    /// Which of the row's first `n` columns no conjunct reads (true), so that a read may
+    /// decode them only for the rows that pass (`RowCursor::defer`); None where that is
+    /// not known: a conjunct with a subquery (which may read any column of the row) or a
+    /// construct this walk does not look inside.
+    pub(crate) fn unread(&self, n: usize) -> Option<Vec<bool>> {
+        unread_by(self.exprs, self.cols, n)
+    }
+}
+
+/// Which of the first `n` columns of `cols` none of `exprs` reads (true); None where that
+/// is not known (see [`Filter::unread`]).
+pub(crate) fn unread_by(exprs: &[&Expr], cols: &[Col], n: usize) -> Option<Vec<bool>> {
+    let mut unread = vec![true; n];
+    for e in exprs {
+        if !mark_read(e, cols, &mut unread) {
+            return None;
+        }
+    }
+    Some(unread)
+}
+
+/// Marks in `unread` (as false) the columns of `cols` that `e` names; false if `e` holds
+/// anything whose columns the walk cannot be sure to see (only the constructs listed are
+/// looked inside) or a name it cannot place.
+fn mark_read(e: &Expr, cols: &[Col], unread: &mut [bool]) -> bool {
+    match &e.kind {
+        ExprKind::Column(parts) => {
+            match find_column(cols, parts) {
+                Ok(Some(i)) => {
+                    if let Some(u) = unread.get_mut(i) {
+                        *u = false;
+                    }
+                }
+                // An enclosing query's column.
+                Ok(None) => {}
+                Err(_) => return false,
+            }
+            return true;
+        }
+        ExprKind::Literal(_) | ExprKind::Variable(_) => return true,
+        ExprKind::Unary { .. }
+        | ExprKind::Binary { .. }
+        | ExprKind::Between { .. }
+        | ExprKind::InList { .. }
+        | ExprKind::Like { .. }
+        | ExprKind::IsNull { .. }
+        | ExprKind::Collate { .. }
+        | ExprKind::Case(_)
+        | ExprKind::Cast(_)
+        | ExprKind::Convert(_) => {}
+        ExprKind::Function(call)
+            if call.over.is_none()
+                && matches!(call.args, crate::ast::FunctionArgs::List { .. }) => {}
+        _ => return false,
+    }
+    let mut ok = true;
+    crate::exec::execute::query::visit_children(e, &mut |c| ok &= mark_read(c, cols, unread));
+    ok
+}
+
+/// The position of the row's column `e` names, if it is a plain reference to one.
+pub(crate) fn column(e: &Expr, cols: &[Col]) -> Option<usize> {
+    let ExprKind::Column(parts) = &e.kind else { return None };
+    let parts: &[Ident] = parts;
+    find_column(cols, parts).ok().flatten()
+}
+
+/// The value of a literal that is not NULL.
+pub(crate) fn constant(e: &Expr) -> Option<Value> {
+    let ExprKind::Literal(l) = &e.kind else { return None };
+    scalar::literal(l).ok().filter(|v| !v.is_null())
+}
+
+fn prepare<'a>(e: &'a Expr, cols: &[Col]) -> Part<'a> {
+    if let Some(p) = prepare_logical(e, cols) {
+        return p;
+    }
+    // A column whose collation compares otherwise than the default is compared by the
+    // interpreter, which knows collations.
+    let column = |e: &Expr, cols: &[Col]| {
+        column(e, cols).filter(|&i| cols[i].collation.is_none_or(|c| c.order().is_default()))
+    };
+    let prepared = match &e.kind {
+        ExprKind::Binary { op, left, right } if is_comparison(*op) => {
+            match (column(left, cols), constant(right)) {
+                (Some(col), Some(constant)) => {
+                    Some(Part::Compare { col, op: *op, constant, memo: None })
+                }
+                _ => None,
+            }
+        }
+        ExprKind::Between { expr, negated, low, high } => {
+            match (column(expr, cols), constant(low), constant(high)) {
+                (Some(col), Some(low), Some(high)) => {
+                    Some(Part::Between { col, low, high, negated: *negated, memo: (None, None) })
+                }
+                _ => None,
+            }
+        }
+        ExprKind::InList { expr, negated, list } => {
+            let values: Option<Vec<Value>> = list.iter().map(constant).collect();
+            match (column(expr, cols), values) {
+                (Some(col), Some(list)) => Some(Part::InList { col, list, negated: *negated }),
+                _ => None,
+            }
+        }
+        // The interpreter matches under the default collation's folding here too: the
+        // column's collation orders as the default, and a literal brings none of its own.
+        ExprKind::Like { expr, negated, pattern, escape: None } => {
+            match (column(expr, cols), constant(pattern)) {
+                (Some(col), Some(pattern)) => Some(Part::Like { col, pattern, negated: *negated }),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    prepared.or_else(|| prepare_scalars(e, cols)).unwrap_or(Part::Expr(e))
+}
+
+/// An AND, OR or NOT whose operands are prepared (a chain of one operator as one part),
+/// unless none of them is: interpreting the whole is then as fast.
+fn prepare_logical<'a>(e: &'a Expr, cols: &[Col]) -> Option<Part<'a>> {
+    let op = match &e.kind {
+        ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), .. } => *op,
+        ExprKind::Unary { op: UnaryOp::Not, operand } => {
+            return match prepare(operand, cols) {
+                Part::Expr(_) => None,
+                p => Some(Part::Not(Box::new(p))),
+            };
+        }
+        _ => return None,
+    };
+    let mut operands = Vec::new();
+    chain(e, op, &mut operands);
+    let parts: Vec<Part<'a>> = operands.into_iter().map(|o| prepare(o, cols)).collect();
+    if parts.iter().all(|p| matches!(p, Part::Expr(_))) {
+        return None;
+    }
+    Some(if op == BinaryOp::And { Part::And(parts) } else { Part::Or(parts) })
+}
+
+/// The operands of a chain of `op` (`a AND b AND c`), left to right: evaluating them in
+/// that order, stopping where the interpreter's nested evaluation stops, gives its answer.
+fn chain<'a>(e: &'a Expr, op: BinaryOp, out: &mut Vec<&'a Expr>) {
+    match &e.kind {
+        ExprKind::Binary { op: o, left, right } if *o == op => {
+            chain(left, op, out);
+            chain(right, op, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+/// `e` prepared as a side of a comparison that compares as the interpreter's would without
+/// knowing collations: nothing of it at the top interpreted, and a column only if its
+/// collation orders as the default.
+fn side<'a>(e: &'a Expr, cols: &[Col]) -> Option<Scalar<'a>> {
+    let s = Scalar::prepare(e, cols);
+    match s {
+        Scalar::Expr(_) => None,
+        Scalar::Column(i) if !cols[i].collation.is_none_or(|c| c.order().is_default()) => None,
+        s => Some(s),
+    }
+}
+
+/// Two sides that may be compared as values: not two columns (whose collations could
+/// conflict, error 468).
+fn comparable(a: &Scalar<'_>, b: &Scalar<'_>) -> bool {
+    !matches!((a, b), (Scalar::Column(_), Scalar::Column(_)))
+}
+
+/// A comparison, BETWEEN or IN list whose sides are all prepared.
+fn prepare_scalars<'a>(e: &'a Expr, cols: &[Col]) -> Option<Part<'a>> {
+    match &e.kind {
+        ExprKind::Binary { op, left: l, right: r } if is_comparison(*op) => {
+            if let (Some(left), Some(right)) = (column(l, cols), column(r, cols)) {
+                return Some(Part::Columns { op: *op, left, right, expr: e });
+            }
+            let (left, right) = (side(l, cols)?, side(r, cols)?);
+            comparable(&left, &right).then_some(Part::Scalars { op: *op, left, right })
+        }
+        ExprKind::Between { expr, negated, low, high } => {
+            let (expr, low, high) = (side(expr, cols)?, side(low, cols)?, side(high, cols)?);
+            (comparable(&expr, &low) && comparable(&expr, &high)).then_some(Part::ScalarBetween {
+                expr,
+                low,
+                high,
+                negated: *negated,
+            })
+        }
+        ExprKind::InList { expr, negated, list } => {
+            let expr = side(expr, cols).filter(|s| !matches!(s, Scalar::Column(_)))?;
+            let list = list.iter().map(constant).collect::<Option<Vec<Value>>>()?;
+            Some(Part::ScalarIn { expr, list, negated: *negated })
+        }
+        _ => None,
+    }
+}
+
+impl Run<'_> {
+    /// Whether every conjunct of `f` holds for `row` (UNKNOWN does not).
+    pub(crate) fn filter_holds(
+        &mut self,
+        f: &mut Filter<'_>,
+        row: &[Value],
+    ) -> Result<bool, SqlError> {
+        let (cols, outer) = (f.cols, f.outer);
+        for part in &mut f.parts {
+            if self.part_value(part, cols, outer, row)? != Some(true) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The three-valued answer of one prepared part for `row`, as `Run::predicate` gives it.
+    fn part_value(
+        &mut self,
+        part: &mut Part<'_>,
+        cols: &[Col],
+        outer: Option<&Env<'_>>,
+        row: &[Value],
+    ) -> Result<Option<bool>, SqlError> {
+        let value = |col: usize| row.get(col).unwrap_or(&Value::Null);
+        Ok(match part {
+            Part::Compare { col, op, constant, memo } => {
+                scalar::compare_with_constant(value(*col), constant, memo)?
+                    .map(|o| cmp_matches(*op, o))
+            }
+            Part::Between { col, low, high, negated, memo } => {
+                let v = value(*col);
+                let above = scalar::compare_with_constant(v, low, &mut memo.0)?;
+                let below = scalar::compare_with_constant(v, high, &mut memo.1)?;
+                between(above, below, *negated)
+            }
+            Part::InList { col, list, negated } => {
+                let r = in_values(value(*col), list.iter())?;
+                if *negated {
+                    r.map(|b| !b)
+                } else {
+                    r
+                }
+            }
+            Part::Like { col, pattern, negated } => {
+                scalar::like(value(*col), pattern, None)?.map(|m| m != *negated)
+            }
+            Part::Scalars { op, left, right } => {
+                let env = Env::new(cols, row, outer);
+                let a = self.eval_prepared(left, &env)?;
+                let b = self.eval_prepared(right, &env)?;
+                scalar::compare(&a, &b)?.map(|o| cmp_matches(*op, o))
+            }
+            Part::Columns { op, left, right, expr } => {
+                let (a, b) = (value(*left), value(*right));
+                if is_text(a) && is_text(b) {
+                    self.predicate(expr, &Env::new(cols, row, outer))?
+                } else {
+                    // A NULL column compares as UNKNOWN whatever ANSI_NULLS says.
+                    scalar::compare(a, b)?.map(|o| cmp_matches(*op, o))
+                }
+            }
+            Part::ScalarBetween { expr, low, high, negated } => {
+                let env = Env::new(cols, row, outer);
+                let v = self.eval_prepared(expr, &env)?;
+                let low = self.eval_prepared(low, &env)?;
+                let high = self.eval_prepared(high, &env)?;
+                between(scalar::compare(&v, &low)?, scalar::compare(&v, &high)?, *negated)
+            }
+            Part::ScalarIn { expr, list, negated } => {
+                let env = Env::new(cols, row, outer);
+                let r = in_values(&self.eval_prepared(expr, &env)?, list.iter())?;
+                if *negated {
+                    r.map(|b| !b)
+                } else {
+                    r
+                }
+            }
+            // Kleene's AND and OR, stopping where the interpreter's nested evaluation
+            // stops: `(a AND b) AND c` reads c only if neither a nor b is FALSE.
+            Part::And(parts) => {
+                let mut all = Some(true);
+                for p in parts {
+                    match self.part_value(p, cols, outer, row)? {
+                        Some(false) => return Ok(Some(false)),
+                        None => all = None,
+                        Some(true) => {}
+                    }
+                }
+                all
+            }
+            Part::Or(parts) => {
+                let mut any = Some(false);
+                for p in parts {
+                    match self.part_value(p, cols, outer, row)? {
+                        Some(true) => return Ok(Some(true)),
+                        None => any = None,
+                        Some(false) => {}
+                    }
+                }
+                any
+            }
+            Part::Not(p) => self.part_value(p, cols, outer, row)?.map(|b| !b),
+            Part::Expr(e) => {
+                let env = Env::new(cols, row, outer);
+                self.predicate(e, &env)?
+            }
+        })
+    }
+}
+
+/// `v [NOT] BETWEEN low AND high` in three-valued logic, from `v`'s comparisons with the
+/// bounds (None where one is UNKNOWN): false as soon as either bound excludes it.
+pub(crate) fn between(
+    with_low: Option<std::cmp::Ordering>,
+    with_high: Option<std::cmp::Ordering>,
+    negated: bool,
+) -> Option<bool> {
+    let above = with_low.map(|o| o != std::cmp::Ordering::Less);
+    let below = with_high.map(|o| o != std::cmp::Ordering::Greater);
+    let r = match (above, below) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    };
+    if negated {
+        r.map(|b| !b)
+    } else {
+        r
+    }
+}

@@ -1,0 +1,551 @@
+//! The plan cache: what the planner decided for a SELECT block, kept with the session and
+//! used again by every later execution of the same block (a loop's iterations, a
+//! procedure's calls, a prepared statement's executions), as SQL Server reuses a compiled
+//! plan. `docs/query-processing.md` ("Plan cache") says what is kept and what invalidates it.
+//!
+//! # What a plan is kept for
+//!
+//! A SELECT block that reads one table (or temporary table) by name, whose WHERE conjuncts
+//! the planner places on that table or on no table at all (constants, variables, the
+//! enclosing query's columns): a key lookup, a seek or a scan with a filter, the shape of
+//! most statements a loop or a procedure repeats. What the planner found for it (the table
+//! resolved, the columns it reads, which conjuncts it checks where, the index and the probes
+//! of its seek) is kept; the probes' values, the rows and everything after FROM are computed
+//! at each execution.
+//!
+//! # Keys and validity
+//!
+//! A plan is found by the address of its block's syntax node, and used only if
+//!
+//! * the block is the parsed node it was made for (the same [`ParsedId`](crate::ast::ParsedId)), or else equal to
+//!   it (its syntax tree is compared, so a tree freed and another allocated at its address
+//!   can never take its plan). A loop's or a procedure's block is the node parsed once, so
+//!   its plan is found without comparing trees; a block a rewrite made is compared;
+//! * the session's database is the one whose names it resolved (held weakly: a kept plan
+//!   never keeps a dropped database open);
+//! * the schema version of the table's database is the one read before the names were
+//!   resolved: every change to the catalog's objects bumps it (CREATE, ALTER and DROP of
+//!   anything, CREATE and DROP INDEX, sp_rename, a rollback of DDL), so a plan never
+//!   outlives a definition it used;
+//! * for a temporary table, the session's name still means the same table in tempdb.
+//!
+//! Otherwise it is made again and replaces the old one. Statistics do not enter a kept plan:
+//! a block of one table chooses its path without them (see `join.rs`), so no statistics
+//! update can make it stale.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
+
+use walden_engine::catalog::TableDef;
+use walden_engine::types::{Len, RowDecoder, SqlType, Value};
+use walden_engine::Database;
+use walden_storage::hash::FastBuild;
+
+use crate::ast::{
+    Expr, ExprKind, OrderByItem, QueryBody, Select, SelectItem, SelectStatement, TableSource,
+};
+use crate::exec::eval::{find_column, Col, Env};
+use crate::exec::execute::query::{Rows, TableRef};
+use crate::exec::plan::access::{AccessPath, PathShape, RowFilter, RowSink};
+use crate::exec::session::Run;
+use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
+
+/// The most plans a session keeps; past it the cache starts over (as the parse cache does),
+/// which keeps a session that never repeats a statement cheap.
+const MAX_PLANS: usize = 1024;
+
+/// How many times `DBCC FREEPROCCACHE` ran in this process: it empties every session's
+/// cache, as SQL Server's empties the instance's, by making the plans made before it
+/// invalid (each remembers the count it was made under).
+static FREED: AtomicU64 = AtomicU64::new(0);
+
+/// `DBCC FREEPROCCACHE`: every kept plan of every session is made again at its next use.
+pub(crate) fn free_proc_cache() {
+    FREED.fetch_add(1, Ordering::AcqRel);
+}
+
+/// The plan of one SELECT block over one table (see the module's documentation).
+pub(crate) struct BlockPlan {
+    /// The block it was made for, and its query's ORDER BY (which decides the columns read).
+    sel: Select,
+    /// The block's [`ParsedId`](crate::ast::ParsedId) when it was a node the parser made.
+    parsed: Option<u64>,
+    order_by: Vec<OrderByItem>,
+    /// The table's database: the session's when the plan was made (names with no
+    /// database resolve there), or tempdb. Not held: a kept plan must not keep a dropped
+    /// database open (nor make DROP DATABASE see it in use).
+    db: Weak<Database>,
+    /// The schema version of the table's database, read before the names were resolved.
+    version: u64,
+    /// For a temporary table: the session's name for it (lower-cased) and its name in
+    /// tempdb when the plan was made.
+    temp: Option<(String, String)>,
+    /// The table's definition, the name its columns are qualified with, and the columns
+    /// the block reads (see [`TableRef`]).
+    def: Arc<TableDef>,
+    qual: String,
+    wanted: Option<Arc<[bool]>>,
+    /// The columns of its rows: the table's and its row locator.
+    cols: Vec<Col>,
+    /// Positions among the WHERE clause's conjuncts of those that name no column of the
+    /// table, checked once before it is read: if one does not hold, nothing is read.
+    constant: Vec<usize>,
+    /// Positions of the others, which every row read must satisfy, in their order.
+    own: Vec<usize>,
+    /// Positions in `own` of those the seek does not already guarantee
+    /// (`AccessPath::exact_seek_conjuncts`): what each row the seek finds is checked by. A
+    /// read that falls back to a scan checks all of `own`.
+    checks: Vec<usize>,
+    /// How the table is read, its probes named among the conjuncts of `own`.
+    path: PathShape,
+    /// Whether its block is a plain assignment (`SELECT @v = expr, ... FROM t WHERE ...`
+    /// with no aggregate, window, grouping, DISTINCT, TOP or INTO), which
+    /// [`Run::assign_by_kept_plan`] runs without the general SELECT's machinery; worked out
+    /// at its first such use (the plan is only ever used for a block equal to its own).
+    assigns_only: OnceLock<bool>,
+    /// For such a block, the columns its assignments read bare (see `assigned_columns`).
+    assigned_columns: OnceLock<Vec<Option<usize>>>,
+    /// [`FREED`] when it was made.
+    freed: u64,
+    /// Executions that used the plan, its first included.
+    uses: AtomicU64,
+}
+
+impl std::fmt::Debug for BlockPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockPlan")
+            .field("table", &self.def.name)
+            .field("path", &self.path)
+            .field("uses", &self.uses)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What [`BlockPlan::new`] is made of: the block, and what the planner decided for it.
+pub(crate) struct Decided<'s> {
+    pub(crate) sel: &'s Select,
+    pub(crate) order_by: &'s [OrderByItem],
+    pub(crate) version: u64,
+    pub(crate) temp: Option<(String, String)>,
+    pub(crate) table: TableRef,
+    pub(crate) cols: Vec<Col>,
+    pub(crate) constant: Vec<usize>,
+    pub(crate) own: Vec<usize>,
+    pub(crate) checks: Vec<usize>,
+    pub(crate) path: PathShape,
+}
+
+impl BlockPlan {
+    /// The columns of the rows it reads: the table's and its row locator.
+    pub(crate) fn cols(&self) -> &[Col] {
+        &self.cols
+    }
+
+    pub(crate) fn new(d: Decided<'_>) -> BlockPlan {
+        BlockPlan {
+            sel: d.sel.clone(),
+            parsed: d.sel.parsed.get(),
+            order_by: d.order_by.to_vec(),
+            db: Arc::downgrade(&d.table.db),
+            version: d.version,
+            temp: d.temp,
+            def: d.table.def,
+            qual: d.table.qual,
+            wanted: d.table.wanted,
+            cols: d.cols,
+            constant: d.constant,
+            own: d.own,
+            checks: d.checks,
+            path: d.path,
+            assigns_only: OnceLock::new(),
+            assigned_columns: OnceLock::new(),
+            freed: FREED.load(Ordering::Acquire),
+            // The execution that makes a plan uses it.
+            uses: AtomicU64::new(1),
+        }
+    }
+}
+
+/// A session's kept plans, by the address of their block's syntax node (found at every
+/// execution of a block, so hashed by the engine's quick hasher: an address is no key a
+/// client chooses).
+#[derive(Debug, Default)]
+pub(crate) struct PlanCache {
+    blocks: HashMap<usize, Arc<BlockPlan>, FastBuild>,
+    /// The row decoder of the last key lookup (`Run::seek_row`).
+    point_decoder: Option<PointDecoder>,
+}
+
+/// A decoder of a table's rows for the columns a lookup wants: a loop's lookups of one
+/// table find where their columns are once, not at every row.
+#[derive(Debug)]
+pub(crate) struct PointDecoder {
+    /// The definition it was made for: a change of the table's columns makes a new one, so
+    /// the same definition means the same columns.
+    def: Arc<TableDef>,
+    wanted: Option<Arc<[bool]>>,
+    pub(crate) decoder: RowDecoder,
+}
+
+/// The key of a block's plan.
+fn key(sel: &Select) -> usize {
+    std::ptr::from_ref(sel) as usize
+}
+
+impl PlanCache {
+    /// Forgets every plan (`DBCC FREEPROCCACHE`).
+    pub(crate) fn clear(&mut self) {
+        self.blocks.clear();
+        self.point_decoder = None;
+    }
+
+    /// A decoder of `t`'s rows for the columns it wants, taken out of the cache (the last
+    /// one, if made for the same definition and columns; else a new one): give it back with
+    /// [`PlanCache::keep_point_decoder`].
+    pub(crate) fn take_point_decoder(&mut self, t: &TableRef) -> PointDecoder {
+        match self.point_decoder.take() {
+            Some(kept)
+                if Arc::ptr_eq(&kept.def, &t.def)
+                    && kept.wanted.as_deref() == t.wanted.as_deref() =>
+            {
+                kept
+            }
+            _ => PointDecoder {
+                def: Arc::clone(&t.def),
+                wanted: t.wanted.clone(),
+                decoder: RowDecoder::of_columns(
+                    t.def.columns.iter().map(|c| c.ty),
+                    t.wanted.as_deref(),
+                ),
+            },
+        }
+    }
+
+    pub(crate) fn keep_point_decoder(&mut self, decoder: PointDecoder) {
+        self.point_decoder = Some(decoder);
+    }
+
+    /// Keeps `plan` for its block, in place of any older one.
+    pub(crate) fn insert(&mut self, sel: &Select, plan: Arc<BlockPlan>) {
+        if self.blocks.len() >= MAX_PLANS {
+            self.blocks.clear();
+        }
+        self.blocks.insert(key(sel), plan);
+    }
+
+    /// `sys.dm_exec_cached_plans`, of this session's plans: a row per kept plan (valid or
+    /// not yet found stale), with SQL Server's columns. `usecounts` counts the executions
+    /// that used it; `plan_handle` is Walden's key of the block; `objtype` is `Adhoc`
+    /// whatever ran the block (a batch, a procedure, `sp_executesql`), and `objectid`,
+    /// Walden's addition, is the id of the table it reads.
+    pub(crate) fn view(&self) -> RowSet {
+        let column = ColumnInfo::not_null;
+        let columns = vec![
+            column("bucketid", SqlType::Int),
+            column("refcounts", SqlType::Int),
+            column("usecounts", SqlType::Int),
+            column("size_in_bytes", SqlType::Int),
+            column("cacheobjtype", SqlType::NVarChar(Len::N(50))),
+            column("objtype", SqlType::NVarChar(Len::N(20))),
+            column("plan_handle", SqlType::VarBinary(Len::N(64))),
+            column("objectid", SqlType::Int),
+        ];
+        let mut plans: Vec<(&usize, &Arc<BlockPlan>)> = self.blocks.iter().collect();
+        plans.sort_by_key(|(k, _)| **k);
+        let int = |n: u64| Value::Int(i32::try_from(n).unwrap_or(i32::MAX));
+        let rows = plans
+            .into_iter()
+            .enumerate()
+            .map(|(bucket, (key, plan))| {
+                vec![
+                    int(bucket as u64),
+                    int(Arc::strong_count(plan) as u64),
+                    int(plan.uses.load(Ordering::Relaxed)),
+                    int(std::mem::size_of::<BlockPlan>() as u64),
+                    Value::NStr("Compiled Plan".into()),
+                    Value::NStr("Adhoc".into()),
+                    Value::Binary(key.to_be_bytes().to_vec()),
+                    int(u64::from(plan.def.id)),
+                ]
+            })
+            .collect();
+        RowSet { columns, rows }
+    }
+}
+
+impl Run<'_> {
+    /// Whether a plan of `sel` may be kept or used: a block of one source named by a table
+    /// name, with no row goal (TOP), and no common table expression in scope (which could
+    /// take the name).
+    pub(crate) fn may_cache_block(&self, sel: &Select) -> bool {
+        // A table with hints is planned each time: resolving it is what applies its hints
+        // to the statement (`exec::table_hints`).
+        matches!(sel.from.as_slice(), [TableSource::Table { hints, .. }] if hints.is_empty())
+            && sel.top.is_none()
+            && self.ctes.is_empty()
+    }
+
+    /// The valid kept plan of `sel`, if it may have one ([`Run::may_cache_block`]), with its
+    /// table.
+    pub(crate) fn block_plan_of(
+        &self,
+        sel: &Select,
+        order_by: &[OrderByItem],
+    ) -> Option<(Arc<BlockPlan>, TableRef)> {
+        if self.may_cache_block(sel) {
+            self.cached_block(sel, order_by)
+        } else {
+            None
+        }
+    }
+
+    /// The kept plan of `sel` (with its query's `order_by`), if there is one and it is still
+    /// valid (see the module's documentation), with its table.
+    fn cached_block(
+        &self,
+        sel: &Select,
+        order_by: &[OrderByItem],
+    ) -> Option<(Arc<BlockPlan>, TableRef)> {
+        let plan = self.s.plans.blocks.get(&key(sel))?;
+        let db = plan.db.upgrade()?;
+        let expected = match plan.temp {
+            Some(_) => self.s.instance.tempdb(),
+            None => &self.s.db,
+        };
+        if !Arc::ptr_eq(&db, expected)
+            || db.schema_version() != plan.version
+            || plan.freed != FREED.load(Ordering::Acquire)
+        {
+            return None;
+        }
+        if let Some((user, internal)) = &plan.temp {
+            // Where a temporary table is an error (4508) the planner says so, not the cache.
+            if self.s.checking_module || self.s.function_depth > 0 {
+                return None;
+            }
+            if self.s.temp_tables.get(user) != Some(internal) {
+                return None;
+            }
+        }
+        let same_node = plan.parsed.is_some() && plan.parsed == sel.parsed.get();
+        if (!same_node && plan.sel != *sel) || plan.order_by.as_slice() != order_by {
+            return None;
+        }
+        plan.uses.fetch_add(1, Ordering::Relaxed);
+        let table = TableRef {
+            db,
+            def: Arc::clone(&plan.def),
+            qual: plan.qual.clone(),
+            view_check: None,
+            wanted: plan.wanted.clone(),
+        };
+        Some((Arc::clone(plan), table))
+    }
+
+    /// A kept plan bound to `conjuncts` (its block's WHERE clause's) for a read of one source
+    /// (`join/stream.rs`): the columns of its rows, the conjuncts each row is checked by
+    /// (all of the table's own: a read that falls back to a scan needs every one), and the
+    /// table and its path; no path when a constant conjunct does not hold (nothing is read).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn bind_block_plan<'e>(
+        &mut self,
+        (plan, table): (Arc<BlockPlan>, TableRef),
+        conjuncts: &[&'e Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<(Vec<Col>, Vec<&'e Expr>, Option<(TableRef, AccessPath<'e>)>), SqlError> {
+        let env = Env { cols: &[], row: &[], outer, computed: &[] };
+        let own: Vec<&'e Expr> = plan.own.iter().map(|&i| conjuncts[i]).collect();
+        for &i in &plan.constant {
+            if self.predicate(conjuncts[i], &env)? != Some(true) {
+                return Ok((plan.cols.clone(), own, None));
+            }
+        }
+        let Some(path) = plan.path.path(&own) else {
+            return Err(misfit());
+        };
+        Ok((plan.cols.clone(), own, Some((table, path))))
+    }
+
+    /// Runs a kept plan for `sel`, whose WHERE clause's conjuncts are `conjuncts`: the rows of
+    /// its table that satisfy them, with their columns, as the planner's own read of that
+    /// one leaf gives them (`join.rs`: the constant conjuncts first, then the path and each
+    /// row checked).
+    pub(crate) fn run_block_plan(
+        &mut self,
+        plan: &BlockPlan,
+        table: &TableRef,
+        conjuncts: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Rows, SqlError> {
+        let rows = self.run_block_plan_rows(plan, table, conjuncts, outer)?;
+        Ok(Rows { cols: plan.cols.clone(), rows })
+    }
+
+    /// [`Run::run_block_plan`]'s rows alone, under the plan's columns ([`BlockPlan::cols`]).
+    pub(crate) fn run_block_plan_rows(
+        &mut self,
+        plan: &BlockPlan,
+        table: &TableRef,
+        conjuncts: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut rows = EveryRow(Vec::new());
+        self.run_block_plan_into(plan, table, conjuncts, outer, &mut rows)?;
+        Ok(rows.0)
+    }
+
+    /// Runs a kept plan as [`Run::run_block_plan`] does, giving each row to `sink` until it
+    /// says stop.
+    fn run_block_plan_into(
+        &mut self,
+        plan: &BlockPlan,
+        table: &TableRef,
+        conjuncts: &[&Expr],
+        outer: Option<&Env<'_>>,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), SqlError> {
+        let cols = &plan.cols;
+        let env = Env { cols: &[], row: &[], outer, computed: &[] };
+        for &i in &plan.constant {
+            if self.predicate(conjuncts[i], &env)? != Some(true) {
+                return Ok(());
+            }
+        }
+        let own: Vec<&Expr> = plan.own.iter().map(|&i| conjuncts[i]).collect();
+        let Some(path) = plan.path.path(&own) else {
+            return Err(misfit());
+        };
+        let checks: Vec<&Expr> = plan.checks.iter().map(|&i| own[i]).collect();
+        let keep = (!checks.is_empty()).then_some(RowFilter { cols, exprs: &checks, outer });
+        // False (no row given) for a probe that does not convert to its key column: a scan,
+        // checking everything, as the planner's own read does (`Run::read_leaf`).
+        if !self.read_path_into(table, &path, &env, keep, sink)? {
+            let all = Some(RowFilter { cols, exprs: &own, outer });
+            self.read_path_into(table, &AccessPath::scan(), &env, all, sink)?;
+        }
+        Ok(())
+    }
+
+    /// `SELECT @v = expr, ... FROM t WHERE ...` (a loop's key lookup, most often) run straight
+    /// from its block's valid kept plan: the plan's rows, each assigning the variables in
+    /// order, and `@@ROWCOUNT` set, as the general path (`select_statement`, `query`,
+    /// `select`) would, without its per-execution work for what such a statement cannot have
+    /// (CTEs, grouping, windows, a select list's columns, sorting). False, having done
+    /// nothing, for any other statement, or without a valid plan: the caller runs it the
+    /// general way (which makes the plan for next time).
+    pub(crate) fn assign_by_kept_plan(&mut self, st: &SelectStatement) -> Result<bool, SqlError> {
+        let q = &st.query;
+        let QueryBody::Select(sel) = &q.body else { return Ok(false) };
+        if !matches!(sel.items.first(), Some(SelectItem::Assign { .. }))
+            || self.s.opts.fmtonly
+            || !st.hints.is_empty()
+            || !q.ctes.is_empty()
+            || !q.order_by.is_empty()
+            || q.offset.is_some()
+            || q.for_json.is_some()
+            || q.for_xml.is_some()
+            || !q.xml_namespaces.is_empty()
+            || !self.s.explain_ctes.is_empty()
+        {
+            return Ok(false);
+        }
+        let Some((plan, table)) = self.block_plan_of(sel, &[]) else { return Ok(false) };
+        if !*plan.assigns_only.get_or_init(|| assigns_only(sel)) {
+            return Ok(false);
+        }
+        let mut parts = Vec::new();
+        if let Some(w) = &sel.where_clause {
+            crate::exec::plan::join::conjuncts(w, &mut parts);
+        }
+        let columns = plan.assigned_columns.get_or_init(|| assigned_columns(sel, &plan.cols));
+        let mut assign = Assign {
+            cols: plan.cols(),
+            items: &sel.items,
+            columns,
+            limit: self.rowcount_limit(),
+            assigned: 0,
+        };
+        self.run_block_plan_into(&plan, &table, &parts, None, &mut assign)?;
+        let assigned = assign.assigned;
+        // As `select_statement` counts an assignment's rows: at most SET ROWCOUNT's.
+        self.done(Counted::Select, assigned as u64);
+        Ok(true)
+    }
+}
+
+/// The sink that keeps every row a plan gives, in order.
+struct EveryRow(Vec<Vec<Value>>);
+
+impl RowSink for EveryRow {
+    fn push(&mut self, _: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        self.0.push(row);
+        Ok(true)
+    }
+}
+
+/// Assigns the variables of a plain assignment (`SELECT @v = expr, ...`) from each row it is
+/// given, in order, as the general SELECT does, until SET ROWCOUNT's `limit` rows have.
+struct Assign<'a> {
+    cols: &'a [Col],
+    items: &'a [SelectItem],
+    /// For each item, the position among `cols` of the column it assigns when its value is
+    /// a bare column reference (read without evaluating it).
+    columns: &'a [Option<usize>],
+    limit: usize,
+    assigned: usize,
+}
+
+impl RowSink for Assign<'_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        let env = Env { cols: self.cols, row: &row, outer: None, computed: &[] };
+        for (item, column) in self.items.iter().zip(self.columns) {
+            if let SelectItem::Assign { variable, op, value } = item {
+                let v = match column.and_then(|i| row.get(i)) {
+                    Some(v) => v.clone(),
+                    None => run.eval(value, &env)?,
+                };
+                run.assign_to(variable, *op, v)?;
+            }
+        }
+        self.assigned += 1;
+        Ok(self.assigned < self.limit)
+    }
+}
+
+/// For each item of `sel` (all assignments), the position among `cols` of the column its
+/// value is when that is a bare reference to exactly one of them: what evaluating it finds,
+/// by name, at every row.
+fn assigned_columns(sel: &Select, cols: &[Col]) -> Vec<Option<usize>> {
+    sel.items
+        .iter()
+        .map(|item| match item {
+            SelectItem::Assign { value, .. } => match &value.kind {
+                ExprKind::Column(parts) => find_column(cols, parts).ok().flatten(),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether `sel` only assigns variables, from no aggregate or window, with none of the
+/// clauses that make the general SELECT group, sort, cut or copy its rows: then each row its
+/// plan reads assigns the variables in order, which is all the general path does with it.
+fn assigns_only(sel: &Select) -> bool {
+    sel.items.iter().all(|i| matches!(i, SelectItem::Assign { .. }))
+        && !sel.distinct
+        && sel.top.is_none()
+        && sel.into.is_none()
+        && sel.group_by.is_empty()
+        && sel.grouping_sets.is_none()
+        && sel.having.is_none()
+        && crate::exec::execute::query::select_aggregates(sel, &[]).is_empty()
+        && crate::exec::execute::query::select_windows(sel, &[]).is_empty()
+}
+
+/// A kept plan whose probes are not where it says among its block's conjuncts: never, since
+/// a plan is used only for a block equal to its own.
+fn misfit() -> SqlError {
+    SqlError::new(50000, "Walden's plan cache kept a plan that does not fit its statement.")
+}
