@@ -430,6 +430,43 @@ impl Run<'_> {
     }
 }
 
+/// `left AND right` in three-valued logic, short-circuit: `right` (and any error it raises)
+/// is evaluated only when `left` is not FALSE. `Run::predicate` and `Run::eval_condition`
+/// both decide AND by this.
+pub(crate) fn truth_and<E>(
+    left: Option<bool>,
+    right: impl FnOnce() -> Result<Option<bool>, E>,
+) -> Result<Option<bool>, E> {
+    connective(false, left, right)
+}
+
+/// `left OR right` in three-valued logic, short-circuit: `right` (and any error it raises)
+/// is evaluated only when `left` is not TRUE.
+pub(crate) fn truth_or<E>(
+    left: Option<bool>,
+    right: impl FnOnce() -> Result<Option<bool>, E>,
+) -> Result<Option<bool>, E> {
+    connective(true, left, right)
+}
+
+/// AND (`decisive` FALSE) or OR (`decisive` TRUE): either side equal to `decisive` is the
+/// answer, both sides the other value is that value, and an UNKNOWN side otherwise makes the
+/// answer UNKNOWN.
+fn connective<E>(
+    decisive: bool,
+    left: Option<bool>,
+    right: impl FnOnce() -> Result<Option<bool>, E>,
+) -> Result<Option<bool>, E> {
+    if left == Some(decisive) {
+        return Ok(left);
+    }
+    Ok(match (left, right()?) {
+        (_, Some(r)) if r == decisive => Some(decisive),
+        (Some(_), Some(_)) => Some(!decisive),
+        _ => None,
+    })
+}
+
 /// `v [NOT] BETWEEN low AND high` in three-valued logic, from `v`'s comparisons with the
 /// bounds (None where one is UNKNOWN): false as soon as either bound excludes it.
 pub(crate) fn between(
