@@ -399,25 +399,19 @@ impl Run<'_> {
             }
             // Kleene's AND and OR, stopping where the interpreter's nested evaluation
             // stops: `(a AND b) AND c` reads c only if neither a nor b is FALSE.
+            // A chain folds left to right as the interpreter's nested AND and OR do: once
+            // one operand decides, the rest are not evaluated.
             Part::And(parts) => {
                 let mut all = Some(true);
                 for p in parts {
-                    match self.part_value(p, cols, outer, row)? {
-                        Some(false) => return Ok(Some(false)),
-                        None => all = None,
-                        Some(true) => {}
-                    }
+                    all = truth_and(all, || self.part_value(p, cols, outer, row))?;
                 }
                 all
             }
             Part::Or(parts) => {
                 let mut any = Some(false);
                 for p in parts {
-                    match self.part_value(p, cols, outer, row)? {
-                        Some(true) => return Ok(Some(true)),
-                        None => any = None,
-                        Some(false) => {}
-                    }
+                    any = truth_or(any, || self.part_value(p, cols, outer, row))?;
                 }
                 any
             }
@@ -431,8 +425,8 @@ impl Run<'_> {
 }
 
 /// `left AND right` in three-valued logic, short-circuit: `right` (and any error it raises)
-/// is evaluated only when `left` is not FALSE. `Run::predicate` and `Run::eval_condition`
-/// both decide AND by this.
+/// is evaluated only when `left` is not FALSE. `Run::predicate`, `Run::eval_condition` and
+/// a read's prepared chains (`Part::And`) decide AND by this.
 pub(crate) fn truth_and<E>(
     left: Option<bool>,
     right: impl FnOnce() -> Result<Option<bool>, E>,
