@@ -16,7 +16,7 @@ use walden_engine::types::{Decimal, DeclaredType, SqlType, Value};
 use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, FunctionCall, Ident, Quantifier, TableSource, UnaryOp,
 };
-use crate::exec::execute::filter::between;
+use crate::exec::execute::filter::{between, truth_and, truth_or};
 use crate::exec::execute::query::ROWID;
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{explicit_collation, Collation};
@@ -620,27 +620,11 @@ impl Run<'_> {
         match &e.kind {
             ExprKind::Binary { op: BinaryOp::And, left, right } => {
                 let a = self.predicate(left, env)?;
-                if a == Some(false) {
-                    return Ok(Some(false));
-                }
-                let b = self.predicate(right, env)?;
-                Ok(match (a, b) {
-                    (_, Some(false)) => Some(false),
-                    (Some(true), Some(true)) => Some(true),
-                    _ => None,
-                })
+                truth_and(a, || self.predicate(right, env))
             }
             ExprKind::Binary { op: BinaryOp::Or, left, right } => {
                 let a = self.predicate(left, env)?;
-                if a == Some(true) {
-                    return Ok(Some(true));
-                }
-                let b = self.predicate(right, env)?;
-                Ok(match (a, b) {
-                    (_, Some(true)) => Some(true),
-                    (Some(false), Some(false)) => Some(false),
-                    _ => None,
-                })
+                truth_or(a, || self.predicate(right, env))
             }
             ExprKind::Unary { op: UnaryOp::Not, operand } => {
                 Ok(self.predicate(operand, env)?.map(|b| !b))

@@ -9,8 +9,8 @@
 //!   aggregates, windows, subqueries, sorts and spills under the memory grant; cursors);
 //! * `dml` and `ddl`: the statements that change rows and that define objects;
 //! * `module`: views, functions, triggers and temporary procedures, each its CREATE text;
-//! * `procedure`: the system procedures (`sysprocs::system_procedure` dispatches most),
-//!   DBCC, and the server functions beside them;
+//! * `procedure`: the system procedures (`dispatch::system_procedure` is the table of their
+//!   names), DBCC, and the server functions beside them;
 //! * [`scalar`]: types, conversions, operators and built-in functions;
 //! * [`sysviews`]: the system views and dynamic management views.
 //!

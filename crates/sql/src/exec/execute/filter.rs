@@ -399,25 +399,19 @@ impl Run<'_> {
             }
             // Kleene's AND and OR, stopping where the interpreter's nested evaluation
             // stops: `(a AND b) AND c` reads c only if neither a nor b is FALSE.
+            // A chain folds left to right as the interpreter's nested AND and OR do: once
+            // one operand decides, the rest are not evaluated.
             Part::And(parts) => {
                 let mut all = Some(true);
                 for p in parts {
-                    match self.part_value(p, cols, outer, row)? {
-                        Some(false) => return Ok(Some(false)),
-                        None => all = None,
-                        Some(true) => {}
-                    }
+                    all = truth_and(all, || self.part_value(p, cols, outer, row))?;
                 }
                 all
             }
             Part::Or(parts) => {
                 let mut any = Some(false);
                 for p in parts {
-                    match self.part_value(p, cols, outer, row)? {
-                        Some(true) => return Ok(Some(true)),
-                        None => any = None,
-                        Some(false) => {}
-                    }
+                    any = truth_or(any, || self.part_value(p, cols, outer, row))?;
                 }
                 any
             }
@@ -428,6 +422,43 @@ impl Run<'_> {
             }
         })
     }
+}
+
+/// `left AND right` in three-valued logic, short-circuit: `right` (and any error it raises)
+/// is evaluated only when `left` is not FALSE. `Run::predicate`, `Run::eval_condition` and
+/// a read's prepared chains (`Part::And`) decide AND by this.
+pub(crate) fn truth_and<E>(
+    left: Option<bool>,
+    right: impl FnOnce() -> Result<Option<bool>, E>,
+) -> Result<Option<bool>, E> {
+    connective(false, left, right)
+}
+
+/// `left OR right` in three-valued logic, short-circuit: `right` (and any error it raises)
+/// is evaluated only when `left` is not TRUE.
+pub(crate) fn truth_or<E>(
+    left: Option<bool>,
+    right: impl FnOnce() -> Result<Option<bool>, E>,
+) -> Result<Option<bool>, E> {
+    connective(true, left, right)
+}
+
+/// AND (`decisive` FALSE) or OR (`decisive` TRUE): either side equal to `decisive` is the
+/// answer, both sides the other value is that value, and an UNKNOWN side otherwise makes the
+/// answer UNKNOWN.
+fn connective<E>(
+    decisive: bool,
+    left: Option<bool>,
+    right: impl FnOnce() -> Result<Option<bool>, E>,
+) -> Result<Option<bool>, E> {
+    if left == Some(decisive) {
+        return Ok(left);
+    }
+    Ok(match (left, right()?) {
+        (_, Some(r)) if r == decisive => Some(decisive),
+        (Some(_), Some(_)) => Some(!decisive),
+        _ => None,
+    })
 }
 
 /// `v [NOT] BETWEEN low AND high` in three-valued logic, from `v`'s comparisons with the

@@ -14,7 +14,7 @@ mod datatype_info;
 
 use crate::ast::ExecProcedure;
 use crate::exec::procedure::sysprocs::{integer, missing_parameter, quoted, texts};
-use crate::exec::session::{Run, Step};
+use crate::exec::session::Run;
 use crate::exec::SqlError;
 
 /// `column LIKE pattern` with `\` as the escape character, as the catalog procedures
@@ -76,33 +76,6 @@ const ODBC_TYPES: [(&str, i32, i32); 23] = [
 ];
 
 impl Run<'_> {
-    /// Runs the catalog procedure `name` (lower case) if it is one; `None` otherwise.
-    pub(super) fn catalog_procedure(&mut self, name: &str, p: &ExecProcedure) -> Option<Step<()>> {
-        let query = match name {
-            "sp_tables" => self.sp_tables(p),
-            "sp_columns" => self.sp_columns(p, false),
-            "sp_columns_100" => self.sp_columns(p, true),
-            "sp_sproc_columns" => return Some(self.sp_sproc_columns(p, false).map_err(Into::into)),
-            "sp_sproc_columns_100" => {
-                return Some(self.sp_sproc_columns(p, true).map_err(Into::into));
-            }
-            "sp_statistics" | "sp_statistics_100" => self.sp_statistics(p),
-            "sp_stored_procedures" => self.sp_stored_procedures(p),
-            "sp_datatype_info" | "sp_datatype_info_100" => self.sp_datatype_info(p),
-            "sp_special_columns" | "sp_special_columns_100" => self.sp_special_columns(p),
-            "sp_pkeys" => self.sp_pkeys(p),
-            "sp_fkeys" => self.sp_fkeys(p),
-            "sp_table_privileges" => self.sp_table_privileges(p),
-            "sp_column_privileges" => self.sp_column_privileges(p),
-            "sp_server_info" => self.sp_server_info(p),
-            _ => return None,
-        };
-        Some(match query {
-            Ok(query) => self.run_system_query(&query),
-            Err(e) => Err(e.into()),
-        })
-    }
-
     /// Error 15250 unless `qualifier` (an `@table_qualifier`) names the current database.
     pub(super) fn check_qualifier(&self, qualifier: Option<&str>) -> Result<(), SqlError> {
         match qualifier {
@@ -120,7 +93,7 @@ impl Run<'_> {
     /// name and owner. ODBC's enumerations are answered too: qualifier '%' with owner and name
     /// '' lists the databases, owner '%' with qualifier and name '' the schemas, and type '%'
     /// with the others '' the table types.
-    fn sp_tables(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+    pub(super) fn sp_tables(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         let args = self.procedure_arguments(
             "sp_tables",
             p,
@@ -185,7 +158,7 @@ impl Run<'_> {
     /// getIndexInfo. The table's row (TYPE 0, its rows as CARDINALITY and its pages as PAGES)
     /// comes first, then each index's key columns in order: TYPE 1 for the clustered index,
     /// 3 for the others, NON_UNIQUE 0 or 1. `@is_unique = 'Y'` keeps the unique indexes.
-    fn sp_statistics(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+    pub(super) fn sp_statistics(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         let args = self.procedure_arguments(
             "sp_statistics",
             p,
@@ -263,7 +236,7 @@ impl Run<'_> {
     /// `sp_stored_procedures [@sp_name] [, @sp_owner] [, @sp_qualifier] [, @fUsePattern]`:
     /// ODBC's SQLProcedures, JDBC's getProcedures: the procedures and functions, named
     /// `name;1`, their parameter and result-set counts unknown (-1), as SQL Server reports.
-    fn sp_stored_procedures(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+    pub(super) fn sp_stored_procedures(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         let args = self.procedure_arguments(
             "sp_stored_procedures",
             p,
@@ -295,7 +268,7 @@ impl Run<'_> {
     /// getBestRowIdentifier and getVersionColumns. `@col_type = 'R'` (the default): the
     /// columns of the primary key, else of the first unique index; `'V'`: the row-version
     /// (`timestamp`) column, which changes whenever the row does.
-    fn sp_special_columns(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+    pub(super) fn sp_special_columns(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         let args = self.procedure_arguments(
             "sp_special_columns",
             p,
@@ -350,7 +323,7 @@ impl Run<'_> {
 
     /// `sp_pkeys @table_name [, @table_owner] [, @table_qualifier]`: the table's primary key
     /// columns in key order, as ODBC's SQLPrimaryKeys (JDBC's getPrimaryKeys) reads them.
-    fn sp_pkeys(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+    pub(super) fn sp_pkeys(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         let args = self.procedure_arguments(
             "sp_pkeys",
             p,
@@ -381,7 +354,7 @@ impl Run<'_> {
     /// table, or those of the second, one row per column pair, as ODBC's SQLForeignKeys
     /// (JDBC's getImportedKeys / getExportedKeys) reads them. Rules: 0 CASCADE, 1 NO ACTION,
     /// 2 SET NULL, 3 SET DEFAULT.
-    fn sp_fkeys(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+    pub(super) fn sp_fkeys(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         let args = self.procedure_arguments(
             "sp_fkeys",
             p,

@@ -27,36 +27,26 @@ const SP_MSGETALERTINFO: &str = "SELECT CAST(NULL AS NVARCHAR(255)) AS AlertFail
 const XP_REGREAD_PARAMS: &[&str] = &["@rootkey", "@key", "@value_name", "@value", "@no_output"];
 
 impl Run<'_> {
-    /// Runs the procedure `name` (lower case) if it is one of these, returning its return
-    /// status; `None` otherwise.
-    pub(crate) fn extended_procedure(
-        &mut self,
-        name: &str,
-        p: &ExecProcedure,
-    ) -> Option<Step<i32>> {
-        Some(match name {
-            "xp_fixeddrives" => self.fixed_query(name, p, XP_FIXEDDRIVES).map(|()| 0),
-            "sp_msgetalertinfo" => self
-                .procedure_arguments(name, p, &["@includeaddresses"])
-                .map_err(Into::into)
-                .and_then(|_| self.run_system_query(SP_MSGETALERTINFO))
-                .map(|()| 0),
-            "xp_regread" => self.xp_regread(p),
-            _ => return None,
-        })
+    /// `xp_fixeddrives`: no drives; return status 0.
+    pub(super) fn xp_fixeddrives(&mut self, p: &ExecProcedure) -> Step<i32> {
+        self.procedure_arguments("xp_fixeddrives", p, &[])?;
+        self.run_system_query(XP_FIXEDDRIVES)?;
+        Ok(0)
     }
 
-    /// A procedure without parameters whose result is `query`.
-    fn fixed_query(&mut self, name: &str, p: &ExecProcedure, query: &str) -> Step<()> {
-        self.procedure_arguments(name, p, &[])?;
-        self.run_system_query(query)
+    /// `sp_MSgetalertinfo [@includeaddresses]`: Agent's alert settings, all unset; return
+    /// status 0.
+    pub(super) fn sp_msgetalertinfo(&mut self, p: &ExecProcedure) -> Step<i32> {
+        self.procedure_arguments("sp_msgetalertinfo", p, &["@includeaddresses"])?;
+        self.run_system_query(SP_MSGETALERTINFO)?;
+        Ok(0)
     }
 
     /// `xp_regread @rootkey, @key [, @value_name [, @value OUTPUT [, @no_output]]]`: Walden
     /// has no registry, so no value is found: an OUTPUT `@value` is set to NULL, no result
     /// is sent (so `INSERT ... EXEC xp_regread` inserts nothing, whatever the shape of the
     /// table it fills), and the return status is 1, a read that failed.
-    fn xp_regread(&mut self, p: &ExecProcedure) -> Step<i32> {
+    pub(super) fn xp_regread(&mut self, p: &ExecProcedure) -> Step<i32> {
         self.procedure_arguments("xp_regread", p, XP_REGREAD_PARAMS)?;
         let mut output = None;
         for (i, arg) in p.arguments.iter().enumerate() {

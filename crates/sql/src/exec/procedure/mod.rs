@@ -1,11 +1,10 @@
 //! The system procedures and the server functions they go with, each a query over the
 //! system views or a call into the engine, with SQL Server's parameters, result columns and
-//! errors. `session::execute` reaches them for an `EXEC` of a name: `extended_procedure`
-//! (the ones with a return status of their own), then `sysprocs::system_procedure` (which
-//! passes what it does not know to `catalog_procs::catalog_procedure` and to msdb's Agent
-//! procedures), then the few it runs itself (`sp_executesql`, `sp_getapplock`,
-//! `sp_set_session_context`, `sp_flush_log`, ...).
+//! errors. `dispatch::system_procedure` is the one table of their names: for each, what runs
+//! it and the return status it leaves. `session::execute`'s `call_procedure` looks an `EXEC`'s
+//! name up there once, before it looks for a stored procedure.
 //!
+//! * `dispatch`: the table of names;
 //! * `sysprocs`: `sp_who`, `sp_help`, `sp_helptext`, `sp_spaceused`, `sp_configure`, ...;
 //! * `catalog_procs` and `catalog_privileges`: the ODBC catalog procedures (`sp_tables`,
 //!   `sp_columns`, ..., `sp_server_info`);
@@ -22,6 +21,7 @@ pub(super) mod catalog_privileges;
 pub(super) mod catalog_procs;
 pub(crate) mod dbcc;
 pub(super) mod dbcc_info;
+pub(super) mod dispatch;
 pub(super) mod extended_procs;
 pub(super) mod my_permissions;
 pub(super) mod properties;

@@ -12,7 +12,6 @@ use walden_engine::database::DatabaseState;
 use walden_engine::types::Value;
 
 use crate::ast::{ExecProcedure, ExprKind};
-use crate::exec::procedure::properties::PropertyChange;
 use crate::exec::scalar;
 use crate::exec::session::{Frame, Run, Step};
 use crate::exec::sysviews::{CONFIGURATIONS, PAGE_BYTES};
@@ -184,138 +183,83 @@ pub(super) fn quoted(text: &str) -> String {
 }
 
 impl Run<'_> {
-    /// Runs the system procedure `name` (lower case: `sp_who`, `sp_who2`, `sp_lock`,
-    /// `sp_help`, `sp_helpindex`, `sp_helptext`, `sp_rename`, `sp_spaceused`, `sp_helpdb`,
-    /// `sp_configure`, `sp_databases`, or a catalog procedure) if it is one; `None` otherwise.
-    pub(crate) fn system_procedure(&mut self, name: &str, p: &ExecProcedure) -> Option<Step<()>> {
-        let query = match name {
-            "sp_who" | "sp_who2" => {
-                let select = if name == "sp_who" { SP_WHO } else { SP_WHO2 };
-                match self.sp_who_filter(p) {
-                    Ok(filter) => format!("{select}{SESSIONS}{filter} ORDER BY s.session_id"),
-                    Err(e) => return Some(Err(e.into())),
-                }
-            }
-            "sp_help" => match self.first_argument(p) {
-                Ok(None) => SP_HELP_ALL.to_string(),
-                Ok(Some(v)) => match self.sp_help_object(&scalar::to_text(&v)) {
-                    Ok(query) => query,
-                    Err(e) => return Some(Err(e.into())),
-                },
-                Err(e) => return Some(Err(e.into())),
-            },
-            "sp_helptext" => {
-                return Some(match self.first_argument(p) {
-                    Ok(Some(v)) => self.sp_helptext(&scalar::to_text(&v)).map_err(Into::into),
-                    Ok(None) => Err(missing_parameter("sp_helptext", "@objname").into()),
-                    Err(e) => Err(e.into()),
-                });
-            }
-            "sp_rename" => return Some(self.sp_rename(p)),
-            "sp_updatestats" => return Some(self.sp_updatestats().map_err(Into::into)),
-            "sp_createstats" => return Some(self.sp_createstats().map_err(Into::into)),
-            "sp_addtype" => match self.sp_addtype(p) {
-                Ok(statement) => statement,
-                Err(e) => return Some(Err(e.into())),
-            },
-            "sp_droptype" => match self.procedure_arguments("sp_droptype", p, &["@typename"]) {
-                Ok(args) => match args.first().cloned().flatten() {
-                    Some(v) => format!("DROP TYPE {}", bracketed(&scalar::to_text(&v))),
-                    None => return Some(Err(missing_parameter("sp_droptype", "@typename").into())),
-                },
-                Err(e) => return Some(Err(e.into())),
-            },
-            "sp_addmessage" => return Some(self.sp_addmessage(p).map_err(Into::into)),
-            "sp_dropmessage" => return Some(self.sp_dropmessage(p).map_err(Into::into)),
-            "sp_addextendedproperty" | "sp_updateextendedproperty" | "sp_dropextendedproperty" => {
-                let change = match name {
-                    "sp_addextendedproperty" => PropertyChange::Add,
-                    "sp_updateextendedproperty" => PropertyChange::Update,
-                    _ => PropertyChange::Drop,
-                };
-                return Some(self.change_extended_property(change, p).map_err(Into::into));
-            }
-            "sp_helpindex" => match self.first_argument(p) {
-                Ok(Some(v)) => match self.sp_helpindex(&scalar::to_text(&v)) {
-                    Ok(Some(query)) => query,
-                    Ok(None) => return Some(Ok(())),
-                    Err(e) => return Some(Err(e.into())),
-                },
-                Ok(None) => return Some(Err(missing_parameter("sp_helpindex", "@objname").into())),
-                Err(e) => return Some(Err(e.into())),
-            },
-            "sp_spaceused" => {
-                return Some(match self.first_argument(p) {
-                    Ok(arg) => self.sp_spaceused(arg).map_err(Into::into),
-                    Err(e) => Err(e.into()),
-                });
-            }
-            "sp_helpdb" => match self.first_argument(p) {
-                Ok(None) => format!("{SP_HELPDB}{SP_HELPDB_GROUP} ORDER BY d.name"),
-                Ok(Some(v)) => {
-                    let name = scalar::to_text(&v);
-                    let Ok(db) = self.s.instance.database(&name) else {
-                        return Some(Err(SqlError::new(
-                            15010,
-                            format!(
-                                "The database '{name}' does not exist. Supply a valid database \
-                                 name. To see available databases, use sys.databases."
-                            ),
-                        )
-                        .into()));
-                    };
-                    let id = db.id();
-                    format!(
-                        "{SP_HELPDB}WHERE d.database_id = {id} {SP_HELPDB_GROUP}; \
-                         {SP_HELPDB_FILES}WHERE f.database_id = {id} ORDER BY f.file_id"
-                    )
-                }
-                Err(e) => return Some(Err(e.into())),
-            },
-            "sp_helpfile" => match self.procedure_arguments("sp_helpfile", p, &[]) {
-                Ok(_) => format!(
-                    "{SP_HELPDB_FILES}WHERE f.database_id = {} ORDER BY f.file_id",
-                    self.s.db.id()
-                ),
-                Err(e) => return Some(Err(e.into())),
-            },
-            "sp_configure" => match self.sp_configure(p) {
-                Ok(query) => query,
-                Err(e) => return Some(Err(e.into())),
-            },
-            "sp_databases" => match self.procedure_arguments("sp_databases", p, &[]) {
-                Ok(_) => SP_DATABASES.to_string(),
-                Err(e) => return Some(Err(e.into())),
-            },
-            // The Windows logins whose accounts no longer exist: Walden has no Windows logins.
-            "sp_validatelogins" => match self.procedure_arguments(name, p, &[]) {
-                Ok(_) => SP_VALIDATELOGINS.to_string(),
-                Err(e) => return Some(Err(e.into())),
-            },
-            "sp_msforeachdb" => match self.sp_msforeachdb(p) {
-                Ok(batch) => batch,
-                Err(e) => return Some(Err(e.into())),
-            },
-            "sp_describe_first_result_set" => return Some(self.sp_describe_first_result_set(p)),
-            "sp_describe_undeclared_parameters" => {
-                return Some(self.sp_describe_undeclared_parameters(p).map_err(Into::into));
-            }
-            "sp_lock" => match self.first_argument(p) {
-                Ok(None) => format!("{SP_LOCK} ORDER BY spid"),
-                Ok(Some(v)) => match integer(&v) {
-                    Some(spid) => {
-                        format!("{SP_LOCK} WHERE request_session_id = {spid} ORDER BY spid")
-                    }
-                    None => return Some(Err(bad_argument("sp_lock", &v).into())),
-                },
-                Err(e) => return Some(Err(e.into())),
-            },
-            _ => match crate::exec::sysviews::msdb::agent_procedure(name) {
-                Some(refused) => return Some(Err(refused.into())),
-                None => return self.catalog_procedure(name, p),
-            },
+    /// `sp_who` and `sp_who2` (`two`): the sessions, with their requests, as a query.
+    pub(super) fn sp_who(&mut self, p: &ExecProcedure, two: bool) -> Result<String, SqlError> {
+        let select = if two { SP_WHO2 } else { SP_WHO };
+        let filter = self.sp_who_filter(p)?;
+        Ok(format!("{select}{SESSIONS}{filter} ORDER BY s.session_id"))
+    }
+
+    /// `sp_help [object]`: the database's objects, or one object's description.
+    pub(super) fn sp_help(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        match self.first_argument(p)? {
+            None => Ok(SP_HELP_ALL.to_string()),
+            Some(v) => self.sp_help_object(&scalar::to_text(&v)),
+        }
+    }
+
+    /// `sp_droptype @typename`: the `DROP TYPE` statement it stands for.
+    pub(super) fn sp_droptype(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        let args = self.procedure_arguments("sp_droptype", p, &["@typename"])?;
+        match args.first().cloned().flatten() {
+            Some(v) => Ok(format!("DROP TYPE {}", bracketed(&scalar::to_text(&v)))),
+            None => Err(missing_parameter("sp_droptype", "@typename")),
+        }
+    }
+
+    /// `sp_helpdb [database]`: every database, or one database and its files (15010 for a
+    /// database there is not).
+    pub(super) fn sp_helpdb(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        let Some(v) = self.first_argument(p)? else {
+            return Ok(format!("{SP_HELPDB}{SP_HELPDB_GROUP} ORDER BY d.name"));
         };
-        Some(self.run_system_query(&query))
+        let name = scalar::to_text(&v);
+        let Ok(db) = self.s.instance.database(&name) else {
+            return Err(SqlError::new(
+                15010,
+                format!(
+                    "The database '{name}' does not exist. Supply a valid database name. To see \
+                     available databases, use sys.databases."
+                ),
+            ));
+        };
+        let id = db.id();
+        Ok(format!(
+            "{SP_HELPDB}WHERE d.database_id = {id} {SP_HELPDB_GROUP}; \
+             {SP_HELPDB_FILES}WHERE f.database_id = {id} ORDER BY f.file_id"
+        ))
+    }
+
+    /// `sp_helpfile`: the current database's files.
+    pub(super) fn sp_helpfile(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        self.procedure_arguments("sp_helpfile", p, &[])?;
+        Ok(format!("{SP_HELPDB_FILES}WHERE f.database_id = {} ORDER BY f.file_id", self.s.db.id()))
+    }
+
+    /// `sp_databases`: each database and its size.
+    pub(super) fn sp_databases(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        self.procedure_arguments("sp_databases", p, &[])?;
+        Ok(SP_DATABASES.to_string())
+    }
+
+    /// `sp_validatelogins`: the Windows logins whose accounts no longer exist. Walden has no
+    /// Windows logins, so none.
+    pub(super) fn sp_validatelogins(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        self.procedure_arguments("sp_validatelogins", p, &[])?;
+        Ok(SP_VALIDATELOGINS.to_string())
+    }
+
+    /// `sp_lock [spid]`: the locks held and wanted, all or one session's.
+    pub(super) fn sp_lock(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+        match self.first_argument(p)? {
+            None => Ok(format!("{SP_LOCK} ORDER BY spid")),
+            Some(v) => match integer(&v) {
+                Some(spid) => {
+                    Ok(format!("{SP_LOCK} WHERE request_session_id = {spid} ORDER BY spid"))
+                }
+                None => Err(bad_argument("sp_lock", &v)),
+            },
+        }
     }
 
     /// The batch `sp_MSforeachdb @command1 [, @replacechar, @command2, @command3, @whereand,
@@ -323,7 +267,7 @@ impl Run<'_> {
     /// id order its commands, each as `EXEC (...)` with `@replacechar` (default `?`) replaced
     /// by the database's name, then `@postcommand`. `@whereand` (a filter on SQL Server's
     /// `sysdatabases`) is refused with 50000 rather than ignored.
-    fn sp_msforeachdb(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+    pub(super) fn sp_msforeachdb(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         const NAME: &str = "sp_MSforeachdb";
         let args = self.procedure_arguments(
             NAME,
@@ -372,7 +316,7 @@ impl Run<'_> {
     /// The query of `sp_helpindex table`: its indexes as `sp_help` lists them (15009 for an
     /// object the database does not have). A table without indexes gets SQL Server's message
     /// and no result (`None`).
-    fn sp_helpindex(&mut self, name: &str) -> Result<Option<String>, SqlError> {
+    fn helpindex_query(&mut self, name: &str) -> Result<Option<String>, SqlError> {
         let db_name = self.s.db.name().to_string();
         let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
         let indexed = match self.s.db.object_by_id(id).as_deref() {
@@ -440,9 +384,24 @@ impl Run<'_> {
         }
     }
 
+    /// `sp_helpindex table`: its indexes (see `helpindex_query`).
+    pub(super) fn sp_helpindex(&mut self, p: &ExecProcedure) -> Step<()> {
+        let Some(v) = self.first_argument(p)? else {
+            return Err(missing_parameter("sp_helpindex", "@objname").into());
+        };
+        match self.helpindex_query(&scalar::to_text(&v))? {
+            Some(query) => self.run_system_query(&query),
+            None => Ok(()),
+        }
+    }
+
     /// `sp_helptext procedure | view`: the module's text, one row per line (each with its line
     /// end), in column `Text`, as SQL Server returns it.
-    fn sp_helptext(&mut self, name: &str) -> Result<(), SqlError> {
+    pub(super) fn sp_helptext(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
+        let Some(v) = self.first_argument(p)? else {
+            return Err(missing_parameter("sp_helptext", "@objname"));
+        };
+        let name = &scalar::to_text(&v);
         let db_name = self.s.db.name().to_string();
         let id = self.object_id(name).ok_or_else(|| no_such_object(name, &db_name))?;
         let object = self.s.db.object_by_id(id);
@@ -467,7 +426,8 @@ impl Run<'_> {
     /// heap) and other indexes; for the database, its files' size, the space not in any tree,
     /// and the same totals over its tables. Each table's trees are walked under a shared
     /// table lock, so the figures are exact rather than SQL Server's estimates.
-    fn sp_spaceused(&mut self, table: Option<Value>) -> Result<(), SqlError> {
+    pub(super) fn sp_spaceused(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
+        let table = self.first_argument(p)?;
         use walden_engine::catalog::Object;
         use walden_engine::types::{Len, SqlType};
         let kb = |pages: u64| Value::Str(format!("{} KB", pages * 8));
@@ -610,7 +570,7 @@ impl Run<'_> {
     /// `CREATE TYPE name FROM base type` statement it stands for. A base type that is not a
     /// type name with an optional `(n[, m])` is refused with SQL Server's 15036 before any text
     /// is built from it; a bad null type is 15062.
-    fn sp_addtype(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+    pub(super) fn sp_addtype(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         const PROC: &str = "sp_addtype";
         let args =
             self.procedure_arguments(PROC, p, &["@typename", "@phystype", "@nulltype", "@owner"])?;
@@ -647,7 +607,7 @@ impl Run<'_> {
     /// as scripts do before `sp_configure 'max server memory (MB)'`. The others are read-only
     /// (they come from `walden.toml` and the command line): a new value is refused with error
     /// 15247.
-    fn sp_configure(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+    pub(super) fn sp_configure(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
         let args = self.procedure_arguments("sp_configure", p, &["@configname", "@configvalue"])?;
         let counters = &self.s.counters;
         let advanced = counters.show_advanced();
@@ -717,7 +677,10 @@ impl Run<'_> {
     }
 
     /// `sp_describe_undeclared_parameters @tsql [, @params]` (see `describe.rs`).
-    fn sp_describe_undeclared_parameters(&mut self, p: &ExecProcedure) -> Result<(), SqlError> {
+    pub(super) fn sp_describe_undeclared_parameters(
+        &mut self,
+        p: &ExecProcedure,
+    ) -> Result<(), SqlError> {
         const PROC: &str = "sp_describe_undeclared_parameters";
         let args = self.procedure_arguments(PROC, p, &["@tsql", "@params"])?;
         let text = texts(&args);
@@ -731,7 +694,7 @@ impl Run<'_> {
 
     /// `sp_describe_first_result_set @tsql [, @params [, @browse_information_mode]]` (see
     /// `first_result_set.rs`).
-    fn sp_describe_first_result_set(&mut self, p: &ExecProcedure) -> Step<()> {
+    pub(super) fn sp_describe_first_result_set(&mut self, p: &ExecProcedure) -> Step<()> {
         const PROC: &str = "sp_describe_first_result_set";
         let args =
             self.procedure_arguments(PROC, p, &["@tsql", "@params", "@browse_information_mode"])?;
@@ -773,7 +736,8 @@ impl Run<'_> {
         Ok(if v.is_null() { None } else { Some(v) })
     }
 
-    pub(super) fn run_system_query(&mut self, query: &str) -> Step<()> {
+    /// Runs `query` (a system procedure's text) as a module body of its own.
+    pub(crate) fn run_system_query(&mut self, query: &str) -> Step<()> {
         let batch = self.s.parsed(query)?;
         self.s.frames.push(Frame::default());
         let r = self.module_body(&batch.statements);

@@ -14,10 +14,11 @@ use walden_engine::types::{SqlType, Value};
 use walden_engine::Database;
 
 use crate::ast::{
-    AssignOp, Batch, CreateProcedure, ExecArgument, ExecProcedure, Execute, ExprKind, ObjectName,
-    ProcedureParameter, ProcedureRef, StatementKind,
+    AssignOp, Batch, CreateProcedure, ExecArgument, ExecProcedure, Execute, ExprKind, Ident,
+    ObjectName, ProcedureParameter, ProcedureRef, StatementKind,
 };
 use crate::exec::eval::parse_object_name;
+use crate::exec::procedure::dispatch::{self, Call, Runs};
 use crate::exec::scalar;
 use crate::exec::{Collected, ColumnInfo, Counted, Message, Output, RowSet, SqlError};
 use crate::parse_batch_with;
@@ -124,58 +125,9 @@ impl Run<'_> {
             }
         };
         let lower = name.name.value.to_ascii_lowercase();
-        if lower == "sp_executesql" {
-            // `db.sys.sp_executesql` runs its statement in database `db`, as SQL Server's
-            // does: maintenance scripts reach each database's catalog views this way.
-            let target = match &name.database {
-                Some(d) => Some(self.database_of(Some(d))?),
-                None => None,
-            };
-            return self.execute_sql_with_parameters(p, target);
-        }
-        if let Some(status) = self.extended_procedure(&lower, p) {
-            let status = status?;
-            self.set_return_status(p, status)?;
-            return Ok(());
-        }
-        if let Some(result) = self.system_procedure(&lower, p) {
-            result?;
-            // An EXEC is compound, so nothing commits its autocommit transaction after it:
-            // what a system procedure changed (sp_rename) commits here, or a later failing
-            // statement of the batch would roll it back with its own.
-            self.finish_autocommit(true);
-            self.set_return_status(p, 0)?;
-            return Ok(());
-        }
-        if lower == "sp_getapplock" || lower == "sp_releaseapplock" {
-            let status = if lower == "sp_getapplock" {
-                self.sp_getapplock(p)?
-            } else {
-                self.sp_releaseapplock(p)?
-            };
-            self.set_return_status(p, status)?;
-            return Ok(());
-        }
-        if lower == "sp_set_session_context" {
-            self.sp_set_session_context(p)?;
-            self.set_return_status(p, 0)?;
-            return Ok(());
-        }
-        if lower == "sp_flush_log" {
-            let db = self.database_of(name.database.as_ref())?;
-            db.flush_log().map_err(|e| self.s.engine_error(e))?;
-            self.set_return_status(p, 0)?;
-            return Ok(());
-        }
-        if lower == "sp_last_commit" {
-            self.sp_last_commit()?;
-            self.set_return_status(p, 0)?;
-            return Ok(());
-        }
-        if lower == "sp_wait_for_hardened" {
-            self.sp_wait_for_hardened(p, name.database.as_ref())?;
-            self.set_return_status(p, 0)?;
-            return Ok(());
+        if let Some(runs) = dispatch::system_procedure(&lower) {
+            let call = Call { name: &lower, database: name.database.as_ref(), procedure: p };
+            return self.run_system_procedure(runs, &call);
         }
         let (db, object) = self.find_procedure(&name)?;
         let Some(Object::Procedure(def)) = object.as_deref() else {
@@ -203,6 +155,58 @@ impl Run<'_> {
         let result = self.invoke(p, &p.arguments, procedure, Some((def.name.clone(), def.id)), db);
         self.s.opts.semantics.ansi_nulls = caller_ansi_nulls;
         result
+    }
+
+    /// Runs a system procedure as the table says (`procedure::dispatch`), and sets the
+    /// return status it leaves.
+    fn run_system_procedure(&mut self, runs: Runs, call: &Call<'_>) -> Step<()> {
+        let status = match runs {
+            Runs::ExecuteSql => {
+                // `db.sys.sp_executesql` runs its statement in database `db`, as SQL Server's
+                // does: maintenance scripts reach each database's catalog views this way.
+                let target = match call.database {
+                    Some(d) => Some(self.database_of(Some(d))?),
+                    None => None,
+                };
+                return self.execute_sql_with_parameters(call.procedure, target);
+            }
+            Runs::Status(run) => run(self, call)?,
+            Runs::Session(run) => {
+                run(self, call)?;
+                0
+            }
+            Runs::Committed(run) => {
+                run(self, call)?;
+                self.finish_autocommit(true);
+                0
+            }
+            Runs::Query(build) => {
+                let query = build(self, call)?;
+                self.run_system_query(&query)?;
+                self.finish_autocommit(true);
+                0
+            }
+        };
+        self.set_return_status(call.procedure, status)?;
+        Ok(())
+    }
+
+    /// `sys.sp_flush_log` (SQL Server's): forces the log of the database the name is
+    /// qualified with (else the current one) to disk.
+    pub(crate) fn sp_flush_log(&mut self, database: Option<&Ident>) -> Result<(), SqlError> {
+        let db = self.database_of(database)?;
+        db.flush_log().map_err(|e| self.s.engine_error(e))?;
+        Ok(())
+    }
+
+    /// `sys.sp_last_commit`, which `session::transaction` keeps, as the table calls it.
+    pub(crate) fn sp_last_commit_call(&mut self) -> Step<()> {
+        Ok(self.sp_last_commit()?)
+    }
+
+    /// `sys.sp_wait_for_hardened`, which `session::transaction` keeps, as the table calls it.
+    pub(crate) fn sp_wait_for_hardened_call(&mut self, call: &Call<'_>) -> Step<()> {
+        self.sp_wait_for_hardened(call.procedure, call.database)
     }
 
     /// The object procedure `name` names (a temporary procedure, else one of its database),

@@ -8,7 +8,7 @@
 //! after `USE msdb`). Such a script runs and finds no history and no jobs, as on a server
 //! never backed up whose Agent has no jobs. They are not listed in msdb's `sys.objects`, and
 //! cannot be written to. The Agent procedures that would create or run jobs are refused
-//! ([`agent_procedure`]).
+//! ([`agent_refusal`]).
 
 use walden_engine::types::{Len, SqlType};
 
@@ -495,13 +495,16 @@ const AGENT_PROCEDURES: &[&str] = &[
     "sp_stop_job",
 ];
 
-/// The refusal of Agent procedure `name` (lowercase), if it is one: Walden has no SQL Server
-/// Agent, so it keeps no job it could not run (msdb's Agent tables stay empty).
-pub(crate) fn agent_procedure(name: &str) -> Option<crate::exec::SqlError> {
-    AGENT_PROCEDURES.contains(&name).then(|| {
-        crate::exec::SqlError::new(
+/// Whether `name` (lowercase) is one of SQL Server Agent's procedures.
+pub(crate) fn is_agent_procedure(name: &str) -> bool {
+    AGENT_PROCEDURES.contains(&name)
+}
+
+/// The refusal of Agent procedure `name` (lowercase): Walden has no SQL Server Agent, so it
+/// keeps no job it could not run (msdb's Agent tables stay empty).
+pub(crate) fn agent_refusal(name: &str) -> crate::exec::SqlError {
+    crate::exec::SqlError::new(
             50000,
             format!("Walden has no SQL Server Agent: msdb.dbo.{name} cannot create, change or run jobs. Schedule the command with the operating system's scheduler (cron, a systemd timer) running `walden sql`."),
-        )
-    })
+    )
 }

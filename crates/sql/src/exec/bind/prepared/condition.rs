@@ -19,7 +19,7 @@ use crate::exec::eval::{
     cmp_matches, compare_collated, find_column, in_values_collated, is_comparison, is_text,
     operation_name, resolve_collation, Col, Env, Label,
 };
-use crate::exec::execute::filter::between;
+use crate::exec::execute::filter::{between, truth_and, truth_or};
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -172,25 +172,11 @@ impl Run<'_> {
         Ok(match c {
             Condition::And(both) => {
                 let a = self.eval_condition(&both.0, env)?;
-                if a == Some(false) {
-                    return Ok(Some(false));
-                }
-                match (a, self.eval_condition(&both.1, env)?) {
-                    (_, Some(false)) => Some(false),
-                    (Some(true), Some(true)) => Some(true),
-                    _ => None,
-                }
+                truth_and(a, || self.eval_condition(&both.1, env))?
             }
             Condition::Or(both) => {
                 let a = self.eval_condition(&both.0, env)?;
-                if a == Some(true) {
-                    return Ok(Some(true));
-                }
-                match (a, self.eval_condition(&both.1, env)?) {
-                    (_, Some(true)) => Some(true),
-                    (Some(false), Some(false)) => Some(false),
-                    _ => None,
-                }
+                truth_or(a, || self.eval_condition(&both.1, env))?
             }
             Condition::Not(c) => self.eval_condition(c, env)?.map(|b| !b),
             Condition::Compare { op, left, right } => {

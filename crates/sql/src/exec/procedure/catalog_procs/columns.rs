@@ -185,7 +185,7 @@ impl Run<'_> {
     /// `@fUsePattern` (0: the names are compared as they are, not as patterns) after it; its
     /// result has SQL Server 2008's ten columns more (sparse, computed, identity, the UDT and
     /// XML schema collection names) between IS_NULLABLE and SS_DATA_TYPE.
-    pub(super) fn sp_columns(
+    pub(in crate::exec::procedure) fn sp_columns(
         &mut self,
         p: &ExecProcedure,
         hundred: bool,
@@ -237,7 +237,7 @@ impl Run<'_> {
     /// SS_DATA_TYPE, the catalog and schema of a parameter's type, UDT and XML schema
     /// collection: NULL here, as for the built-in types (mssql-jdbc's ParameterMetaData
     /// reads SS_TYPE_SCHEMA_NAME).
-    pub(super) fn sp_sproc_columns(
+    pub(in crate::exec::procedure) fn sp_sproc_columns(
         &mut self,
         p: &ExecProcedure,
         hundred: bool,

@@ -188,7 +188,10 @@ impl Run<'_> {
     /// `sp_datatype_info [@data_type] [, @ODBCVer]`: ODBC's SQLGetTypeInfo, JDBC's
     /// getTypeInfo: one row per type (and per identity variant of the integer types), ordered
     /// by ODBC type code, or those of one code.
-    pub(super) fn sp_datatype_info(&mut self, p: &ExecProcedure) -> Result<String, SqlError> {
+    pub(in crate::exec::procedure) fn sp_datatype_info(
+        &mut self,
+        p: &ExecProcedure,
+    ) -> Result<String, SqlError> {
         let args = self.procedure_arguments("sp_datatype_info", p, &["@data_type", "@ODBCVer"])?;
         let odbc3 = match &args[1] {
             None => false,
