@@ -704,65 +704,9 @@ fn internal_record(child: PageId, key: &[u8]) -> Vec<u8> {
 /// plain binary search is as quick).
 const GUESS_MIN_SLOTS: usize = 16;
 
-/// The longest separator a descent keeps as a bound of the page below it ([`Span`]).
-const SPAN_KEY_MAX: usize = 32;
-
-/// A separator key kept by a descent, inline.
-#[derive(Clone, Copy)]
-struct SpanKey {
-    len: u8,
-    bytes: [u8; SPAN_KEY_MAX],
-}
-
-impl SpanKey {
-    /// `key` kept, or None if it is longer than [`SPAN_KEY_MAX`].
-    fn of(key: &[u8]) -> Option<SpanKey> {
-        let mut bytes = [0; SPAN_KEY_MAX];
-        bytes.get_mut(..key.len())?.copy_from_slice(key);
-        Some(SpanKey { len: key.len() as u8, bytes })
-    }
-
-    fn key(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
-    }
-}
-
-/// What a descent knows of the keys of the page it steps to from its parent's separators:
-/// every key of that page is at or above `low` and below `high` (the entries of the child
-/// an internal page's slot `s` points to lie from slot `s`'s key to slot `s + 1`'s). A
-/// search guesses where a key lies between these as it would between the page's own first
-/// and last keys, without reading those: two slots and two records of a page that a point
-/// lookup reads once, which are most often cache misses. A side is unknown at the root, on
-/// the tree's left or right edge, and where a separator is longer than [`SPAN_KEY_MAX`];
-/// then the page's own first and last keys are read.
-#[derive(Clone, Copy)]
-struct Span {
-    low: Option<SpanKey>,
-    high: Option<SpanKey>,
-}
-
-impl Span {
-    const UNKNOWN: Span = Span { low: None, high: None };
-
-    fn keys(&self) -> Option<(&[u8], &[u8])> {
-        Some((self.low.as_ref()?.key(), self.high.as_ref()?.key()))
-    }
-
-    /// The span of the child at `slot` of internal page `page`, whose own span is `self`.
-    fn child(&self, page: &Page, slot: usize) -> Result<Span> {
-        let low = if slot == 0 { self.low } else { SpanKey::of(internal_key(page.get(slot)?)?) };
-        let high = if slot + 1 < page.slot_count() {
-            SpanKey::of(internal_key(page.get(slot + 1)?)?)
-        } else {
-            self.high
-        };
-        Ok(Span { low, high })
-    }
-}
-
 /// Search of a leaf for `key`: the slot holding it, or the slot of the first greater key.
 fn search_leaf(page: &Page, key: &[u8]) -> Result<Found> {
-    search_slots(page, key, 0, leaf_key, &Span::UNKNOWN)
+    search_slots(page, key, 0, leaf_key)
 }
 
 /// The first slot of leaf `page` at or past the lower bound `from`.
@@ -781,8 +725,8 @@ fn first_slot(page: &Page, from: &Bound<Vec<u8>>) -> Result<usize> {
 
 /// The slot of the child of an internal page that covers `key`: the last entry whose key is
 /// at or below it, entry 0 (whose key is not used) if none is.
-fn search_internal(page: &Page, key: &[u8], span: &Span) -> Result<usize> {
-    Ok(match search_slots(page, key, 1, internal_key, span)? {
+fn search_internal(page: &Page, key: &[u8]) -> Result<usize> {
+    Ok(match search_slots(page, key, 1, internal_key)? {
         Found::At(slot) => slot,
         // `slot` is at least 1: the search starts there.
         Found::Before(slot) => slot - 1,
@@ -804,18 +748,11 @@ fn search_slots(
     key: &[u8],
     base: usize,
     key_of: impl Fn(&[u8]) -> Result<&[u8]>,
-    span: &Span,
 ) -> Result<Found> {
     let n = page.slot_count();
     let probe = |slot: usize| -> Result<Ordering> { Ok(key_of(page.get(slot)?)?.cmp(key)) };
     if n < base + GUESS_MIN_SLOTS {
         return bisect(probe, base, n);
-    }
-    if let Some((low, high)) = span.keys() {
-        // The parent's separators bound every key of the page (`Span`): the guess needs
-        // neither the first nor the last key read, and nothing is known of the slots yet.
-        let guess = (base + guess_slot(low, high, key, n - base)).min(n - 1);
-        return gallop(probe, guess, base, n);
     }
     match probe(base)? {
         Ordering::Greater => return Ok(Found::Before(base)),
@@ -829,23 +766,10 @@ fn search_slots(
     }
     // Invariant from here: every slot below `lo` holds a smaller key, every slot from `hi`
     // on a greater one.
-    let (lo, hi) = (base + 1, n - 1);
+    let (mut lo, mut hi) = (base + 1, n - 1);
     let first = key_of(page.get(base)?)?;
     let last = key_of(page.get(n - 1)?)?;
     let guess = (base + guess_slot(first, last, key, n - 1 - base)).clamp(lo, hi - 1);
-    gallop(probe, guess, lo, hi)
-}
-
-/// Search of the slots `lo..hi` from `guess` within them, every slot below `lo` holding a
-/// smaller key than the one sought and every slot from `hi` on a greater one: probes
-/// `guess`, then steps of doubling length away from it until the key is bracketed, then
-/// bisects the bracket.
-fn gallop(
-    probe: impl Fn(usize) -> Result<Ordering>,
-    guess: usize,
-    mut lo: usize,
-    mut hi: usize,
-) -> Result<Found> {
     match probe(guess)? {
         Ordering::Equal => return Ok(Found::At(guess)),
         Ordering::Less => {
@@ -959,18 +883,12 @@ impl BTree<'_> {
 
     /// Descends to the leaf that covers `key`, telling `step` each internal page passed and
     /// the slot of the child taken (a read that changes nothing need not keep them).
-    fn descend_recording(&self, key: &[u8], step: impl FnMut(PageId, usize)) -> Result<PinnedPage> {
-        Ok(self.descend_spanned(key, step)?.0)
-    }
-
-    /// [`BTree::descend_recording`], also giving what the leaf's parents say of its keys.
-    fn descend_spanned(
+    fn descend_recording(
         &self,
         key: &[u8],
         mut step: impl FnMut(PageId, usize),
-    ) -> Result<(PinnedPage, Span)> {
+    ) -> Result<PinnedPage> {
         let mut depth = 0;
-        let mut span = Span::UNKNOWN;
         let mut pinned = self.pool().fetch(self.root)?;
         loop {
             let id = pinned.id();
@@ -982,15 +900,14 @@ impl BTree<'_> {
                         if page.slot_count() == 0 {
                             return Err(corrupt(id, "empty internal page"));
                         }
-                        let slot = search_internal(&page, key, &span)?;
-                        span = span.child(&page, slot)?;
+                        let slot = search_internal(&page, key)?;
                         Some((slot, internal_entry(page.get(slot)?)?.0))
                     }
                     other => return Err(corrupt(id, format!("{other:?} page in a B-tree"))),
                 }
             };
             match next {
-                None => return Ok((pinned, span)),
+                None => return Ok(pinned),
                 Some((slot, child)) => {
                     step(id, slot);
                     depth += 1;
@@ -1015,9 +932,9 @@ impl BTree<'_> {
     /// The value stored under `key`.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let _shared = self.latch.read().unwrap_or_else(PoisonError::into_inner);
-        let (leaf, span) = self.descend_spanned(key, |_, _| {})?;
+        let leaf = self.descend_recording(key, |_, _| {})?;
         let page = leaf.read();
-        match search_slots(&page, key, 0, leaf_key, &span)? {
+        match search_leaf(&page, key)? {
             Found::At(slot) => Ok(Some(leaf_split(page.get(slot)?)?.1.to_vec())),
             Found::Before(_) => Ok(None),
         }
