@@ -266,6 +266,9 @@ fn prints_that_once_failed_to_round_trip() {
             "ALTER INDEX ix ON t SET (ALLOW_PAGE_LOCKS = ON, ALLOW_ROW_LOCKS=OFF)",
             "ALTER INDEX ix ON t SET (ALLOW_PAGE_LOCKS = ON, ALLOW_ROW_LOCKS = OFF);\n",
         ),
+        // An xml method called on a number printed as `1.value(...)`, which lexes as the
+        // number `1.` followed by a name.
+        ("SELECT 1 . value('(/a)[1]', 'int')", "SELECT (1).value('(/a)[1]', 'int');\n"),
     ];
     for (sql, printed) in cases {
         assert_eq!(parse_batch(sql).unwrap().to_string(), printed);

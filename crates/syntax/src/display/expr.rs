@@ -77,7 +77,21 @@ impl Display for ExprKind {
             }
             ExprKind::AtTimeZone { expr, zone } => write!(f, "{expr} AT TIME ZONE {zone}"),
             ExprKind::XmlMethod { target, method, args } => {
-                write!(f, "{target}.{method}({})", commas(args))
+                // `1.value(...)` would read back as the number `1.` followed by a name: a
+                // number's call is printed on the number in parentheses, which parse away.
+                if matches!(
+                    target.kind,
+                    ExprKind::Literal(
+                        Literal::Integer(_)
+                            | Literal::Decimal(_)
+                            | Literal::Float(_)
+                            | Literal::Money(_)
+                    )
+                ) {
+                    write!(f, "({target}).{method}({})", commas(args))
+                } else {
+                    write!(f, "{target}.{method}({})", commas(args))
+                }
             }
             ExprKind::CurrentOf(cursor) => write!(f, "CURRENT OF {cursor}"),
             ExprKind::Quantified { left, op, quantifier, subquery } => {
