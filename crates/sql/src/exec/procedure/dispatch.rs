@@ -58,8 +58,8 @@ pub(crate) fn system_procedure(name: &str) -> Option<Runs> {
         // The session's own state and its log (`app_state`, `session::transaction`).
         "sp_set_session_context" => Session(|r, c| Ok(r.sp_set_session_context(c.procedure)?)),
         "sp_flush_log" => Session(|r, c| Ok(r.sp_flush_log(c.database)?)),
-        "sp_last_commit" => Session(|r, _| r.sp_last_commit_call()),
-        "sp_wait_for_hardened" => Session(|r, c| r.sp_wait_for_hardened_call(c)),
+        "sp_last_commit" => Session(|r, _| Ok(r.sp_last_commit()?)),
+        "sp_wait_for_hardened" => Session(|r, c| r.sp_wait_for_hardened(c.procedure, c.database)),
 
         // Server and database administration (`sysprocs`).
         "sp_who" => Query(|r, c| r.sp_who(c.procedure, false)),

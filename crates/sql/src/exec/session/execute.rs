@@ -199,16 +199,6 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// `sys.sp_last_commit`, which `session::transaction` keeps, as the table calls it.
-    pub(crate) fn sp_last_commit_call(&mut self) -> Step<()> {
-        Ok(self.sp_last_commit()?)
-    }
-
-    /// `sys.sp_wait_for_hardened`, which `session::transaction` keeps, as the table calls it.
-    pub(crate) fn sp_wait_for_hardened_call(&mut self, call: &Call<'_>) -> Step<()> {
-        self.sp_wait_for_hardened(call.procedure, call.database)
-    }
-
     /// The object procedure `name` names (a temporary procedure, else one of its database),
     /// if there is one, and that database.
     fn find_procedure(

@@ -307,7 +307,7 @@ impl Run<'_> {
     /// that keeps the LSN can tell after a crash whether the commit survived: it did if the
     /// database's last recovered commit (the start-up log, `sys.dm_db_log_stats`) is at or
     /// after it.
-    pub(super) fn sp_last_commit(&mut self) -> Result<(), SqlError> {
+    pub(crate) fn sp_last_commit(&mut self) -> Result<(), SqlError> {
         use walden_engine::types::Len;
         let columns = [
             ColumnInfo::new("database_id", SqlType::Int),
@@ -343,7 +343,7 @@ impl Run<'_> {
     /// harden it. Without an LSN it waits for the session's last commit, in its database;
     /// with one, in the database named (`db.sys.sp_wait_for_hardened`) or the current one.
     /// A client's cancel or KILL ends the wait; a failed log is its error.
-    pub(super) fn sp_wait_for_hardened(
+    pub(crate) fn sp_wait_for_hardened(
         &mut self,
         p: &ExecProcedure,
         database: Option<&crate::ast::Ident>,
