@@ -76,3 +76,7 @@ GO
 ALTER TABLE p ADD who AS (SUSER_SNAME());
 SELECT id, who FROM p;
 GO
+-- NULLIF has its first argument's type, with or without rows to show it.
+SELECT NULLIF(CAST('ab' AS NVARCHAR(128)), '') AS n, ISNULL(NULLIF(CAST(NULL AS NVARCHAR(128)), ''), '  .') AS h INTO #nullif_types WHERE 1 = 0;
+SELECT name, TYPE_NAME(system_type_id) AS type_name, max_length FROM tempdb.sys.columns WHERE object_id = OBJECT_ID('tempdb..#nullif_types') ORDER BY column_id;
+GO

@@ -414,7 +414,7 @@ static BUILTINS: &[Builtin] = &[
         .per_call(),
     pure("ISNULL", 2, 2, isnull).returns(Arg(0)).xml(),
     pure("COALESCE", 1, usize::MAX, coalesce).returns(Arg(0)).xml(),
-    pure("NULLIF", 2, 2, nullif),
+    pure("NULLIF", 2, 2, nullif).returns(Arg(0)),
     pure("ISNUMERIC", 1, 1, isnumeric).fixed(Int),
     pure("CHOOSE", 2, 254, choose).xml(),
     pure("SQL_VARIANT_PROPERTY", 2, 2, sql_variant_property).fixed(SqlType::Variant),
