@@ -75,10 +75,63 @@ const FILTER_SELECTIVITY: f64 = 0.3;
 
 /// One source of the flattened FROM clause.
 struct Leaf {
+    /// The columns of the leaf's values in a joined row.
     cols: Vec<Col>,
     input: Input,
     /// A table's sampled statistics, when the plan has a choice to make with them.
     stats: Option<Arc<TableStats>>,
+    /// A table leaf whose joined rows carry only some of its columns ([`Flat::narrow`]).
+    narrow: Option<Narrow>,
+}
+
+/// How a table leaf's rows, as its reads give them, are cut to the values a joined row
+/// carries: a join of a SELECT copies every value of the rows joined so far into each
+/// pair, so a value nothing reads (a column the block never names, the row locator) is
+/// dropped as the leaf's row comes in rather than copied at every step after it.
+struct Narrow {
+    /// Every column of the table and its row locator, in the order its reads give them:
+    /// what access paths, seeks and a read's own filters are planned with (their column
+    /// positions are the table's).
+    read_cols: Vec<Col>,
+    /// The positions among `read_cols` of the leaf's `cols`, ascending.
+    keep: Vec<usize>,
+}
+
+impl Leaf {
+    /// The columns of the rows the leaf's reads give: the table's, for a narrowed leaf.
+    fn read_cols(&self) -> &[Col] {
+        self.narrow.as_ref().map_or(&self.cols, |n| &n.read_cols)
+    }
+}
+
+/// What a join step does to each row of its leaf, as read, before pairing it.
+enum Shape {
+    /// Nothing: the row is the leaf's part of the joined row as it is.
+    Whole,
+    /// The row locators at these positions are set to NULL (see
+    /// [`Flat::locators_unread`]).
+    Locators(Vec<usize>),
+    /// Only the values at these positions, ascending, are kept ([`Narrow`]).
+    Keep(Vec<usize>),
+}
+
+impl Shape {
+    fn apply(&self, row: &mut Vec<Value>) {
+        match self {
+            Shape::Whole => {}
+            Shape::Locators(at) => clear_locators(row, at),
+            Shape::Keep(keep) => {
+                // In place: `keep` ascends, so the value moved to `j` comes from at or after
+                // it, and what it displaces is no kept value still to move.
+                for (j, &i) in keep.iter().enumerate() {
+                    if i != j && i < row.len() {
+                        row.swap(j, i);
+                    }
+                }
+                row.truncate(keep.len());
+            }
+        }
+    }
 }
 
 /// A leaf's rows: a table read by the path the plan chooses, or rows computed up front.
@@ -114,7 +167,41 @@ impl Flat<'_> {
     /// copy a locator (an allocation) into every joined row. A SELECT whose tables are all
     /// read whole keeps them, which costs only the copies.
     fn locators_unread(&self) -> bool {
-        self.leaves.iter().any(|l| matches!(&l.input, Input::Table(t) if t.wanted.is_some()))
+        self.leaves.iter().any(|l| {
+            l.narrow.is_some() || matches!(&l.input, Input::Table(t) if t.wanted.is_some())
+        })
+    }
+
+    /// Cuts each table leaf's columns to those the block reads, for a SELECT block whose
+    /// references are all by a name in its demand (`demand.rs`): its table leaves decode
+    /// only those columns, and now its joined rows carry only those. No reference can
+    /// resolve to a column left out, or be made ambiguous by one, since every name a
+    /// reference uses keeps every column of that name; nothing reads a SELECT's row
+    /// locators. A single leaf keeps its rows whole: nothing copies them, and the plan
+    /// cache and the semi-join's seek read them as the table gives them.
+    fn narrow(&mut self) {
+        if self.leaves.len() < 2 {
+            return;
+        }
+        for leaf in &mut self.leaves {
+            let Input::Table(t) = &leaf.input else { continue };
+            let read = |i: usize| t.wanted.as_deref().is_none_or(|w| w.get(i) == Some(&true));
+            let keep: Vec<usize> =
+                (0..leaf.cols.len()).filter(|&i| !leaf.cols[i].hidden && read(i)).collect();
+            let cols = keep.iter().map(|&i| leaf.cols[i].clone()).collect();
+            let read_cols = std::mem::replace(&mut leaf.cols, cols);
+            leaf.narrow = Some(Narrow { read_cols, keep });
+        }
+    }
+
+    /// How each row of leaf `leaf`, as read, becomes its part of a joined row.
+    fn shape(&self, leaf: usize) -> Shape {
+        let l = &self.leaves[leaf];
+        match &l.narrow {
+            Some(n) => Shape::Keep(n.keep.clone()),
+            None if self.locators_unread() => Shape::Locators(locator_positions(&l.cols)),
+            None => Shape::Whole,
+        }
     }
 }
 
@@ -628,6 +715,9 @@ impl Run<'_> {
         for src in sources {
             self.flatten(src, &mut flat, &mut on, &passed, outer, demand)?;
         }
+        if demand.is_some() {
+            flat.narrow();
+        }
         flat.refuse_full_text(&parts, &on)?;
         let written = parts.clone();
         // Kept by the caller: the placed conjuncts borrow them for as long as the plan lives.
@@ -819,9 +909,12 @@ impl Run<'_> {
             TableSource::Table { name, alias, hints } => {
                 let qual = alias.as_ref().unwrap_or(&name.name).value.clone();
                 match self.named_rowset(name, &qual)? {
-                    Some(rows) => {
-                        Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
-                    }
+                    Some(rows) => Leaf {
+                        cols: rows.cols,
+                        input: Input::Rows(rows.rows),
+                        stats: None,
+                        narrow: None,
+                    },
                     None => match self.resolve_relation(name, &qual)? {
                         Relation::Table(t) => {
                             self.apply_table_hints(&t, hints, false)?;
@@ -829,7 +922,12 @@ impl Run<'_> {
                         }
                         Relation::View(db, view) => {
                             let rows = self.view_rows(db, &view, &qual)?;
-                            Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
+                            Leaf {
+                                cols: rows.cols,
+                                input: Input::Rows(rows.rows),
+                                stats: None,
+                                narrow: None,
+                            }
                         }
                     },
                 }
@@ -850,11 +948,11 @@ impl Run<'_> {
                     outer,
                     demand,
                 )?;
-                Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
+                Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None, narrow: None }
             }
             _ => {
                 let rows = self.source(src, None, outer)?;
-                Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None }
+                Leaf { cols: rows.cols, input: Input::Rows(rows.rows), stats: None, narrow: None }
             }
         };
         flat.leaves.push(leaf);
@@ -1103,7 +1201,7 @@ impl Run<'_> {
         leaf: usize,
         joined: u64,
     ) -> AccessPath<'e> {
-        let cols = &flat.leaves[leaf].cols;
+        let cols = flat.leaves[leaf].read_cols();
         let column = |parts: &[Ident]| match flat.leaf_of(parts) {
             Some(Some(l)) if l == leaf => find_column(cols, parts).ok().flatten(),
             _ => None,
@@ -1160,12 +1258,11 @@ impl Run<'_> {
             }
             return Ok((Rows { cols, rows: Vec::new() }, false));
         }
-        // A SELECT's locators, NULL before any row is copied into its pairs.
-        let (left_locators, right_locators) = if flat.locators_unread() {
-            (locator_positions(&acc.cols), locator_positions(&flat.leaves[leaf].cols))
-        } else {
-            (Vec::new(), Vec::new())
-        };
+        // A SELECT's locators, NULL before any row is copied into its pairs; the leaf's
+        // rows cut to what its pairs carry.
+        let left_locators =
+            if flat.locators_unread() { locator_positions(&acc.cols) } else { Vec::new() };
+        let right_shape = flat.shape(leaf);
         if !left_locators.is_empty() {
             for row in &mut acc.rows {
                 clear_locators(row, &left_locators);
@@ -1217,8 +1314,7 @@ impl Run<'_> {
                     self.row_interruption_point(n)?;
                     let env = Env::new(&acc.cols, &l, outer);
                     // Each row the seek finds is paired as it is read (`sought.rs`).
-                    let mut pairs =
-                        SoughtPairs::new(&l, &right_locators, &mut check_found, &mut out);
+                    let mut pairs = SoughtPairs::new(&l, &right_shape, &mut check_found, &mut out);
                     let read = self.read_path_into(&t, &path, &env, None, &mut pairs)?;
                     let held = pairs.into_held();
                     if read {
@@ -1229,8 +1325,9 @@ impl Run<'_> {
                         // A probe that does not convert: this row is checked against the
                         // whole table, read once, on every conjunct.
                         if scanned.is_none() {
-                            let rows =
+                            let mut rows =
                                 self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?;
+                            rows.iter_mut().for_each(|r| right_shape.apply(r));
                             scanned = Some(rows);
                         }
                         let found = scanned.as_deref().unwrap_or(&[]);
@@ -1261,11 +1358,6 @@ impl Run<'_> {
             // A leaf alone (the first, or a cross product's) may stop at the goal itself.
             let leaf_goal = goal.filter(|_| acc.rows.len() == 1 && rest.is_empty());
             let mut right = self.leaf_rows(flat, leaf, &local, outer, leaf_goal)?;
-            if !right_locators.is_empty() {
-                for row in &mut right {
-                    clear_locators(row, &right_locators);
-                }
-            }
             let right_cols = &flat.leaves[leaf].cols;
             if matches!(step, Step::Loops) && acc.cols.is_empty() && acc.rows.len() == 1 {
                 // The first leaf: its rows are the join's, moved rather than copied.
@@ -1410,7 +1502,8 @@ impl Run<'_> {
     }
 
     /// A leaf's rows that satisfy its own conjuncts `local`: with a `goal`, the first of
-    /// them (in its order, when the leaf is read in that order), at least as many as it asks.
+    /// them (in its order, when the leaf is read in that order), at least as many as it
+    /// asks. Each is cut to its part of a joined row ([`Flat::shape`]).
     fn leaf_rows(
         &mut self,
         flat: &mut Flat<'_>,
@@ -1419,7 +1512,24 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
         goal: Option<RowGoal<'_>>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
-        let cols = flat.leaves[leaf].cols.clone();
+        let shape = flat.shape(leaf);
+        let mut rows = self.leaf_rows_read(flat, leaf, local, outer, goal)?;
+        if !matches!(shape, Shape::Whole) {
+            rows.iter_mut().for_each(|r| shape.apply(r));
+        }
+        Ok(rows)
+    }
+
+    /// [`Run::leaf_rows`] as the leaf's read gives them, with the table's columns.
+    fn leaf_rows_read(
+        &mut self,
+        flat: &mut Flat<'_>,
+        leaf: usize,
+        local: &[&Expr],
+        outer: Option<&Env<'_>>,
+        goal: Option<RowGoal<'_>>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let cols = flat.leaves[leaf].read_cols().to_vec();
         let t = match &mut flat.leaves[leaf].input {
             Input::Rows(rows) => {
                 let mut rows = std::mem::take(rows);
@@ -1633,7 +1743,7 @@ fn table_leaf(t: TableRef) -> Leaf {
         qual: Some(t.qual.clone()),
         ..Col::hidden(ROWID, SqlType::VarBinary(walden_engine::types::Len::N(900)))
     });
-    Leaf { cols, input: Input::Table(t), stats: None }
+    Leaf { cols, input: Input::Table(t), stats: None, narrow: None }
 }
 
 pub(crate) fn clone_ref(t: &TableRef) -> TableRef {
