@@ -255,7 +255,7 @@ fn prepared_seek(
     };
     Some(Decorrelated {
         table: clone_ref(t),
-        cols: leaf.cols.clone(),
+        cols: leaf.read_cols().to_vec(),
         stats: leaf.stats.clone(),
         conjuncts: own.iter().chain(keys).map(|&e| e.clone()).collect(),
         item: item.clone(),
@@ -381,7 +381,9 @@ impl Run<'_> {
             let on_leaf = |e: &&&Expr| inner.leaves_of(e).is_some_and(|m| m & bit != 0);
             let all: Vec<&Expr> = own.iter().chain(keys).filter(on_leaf).copied().collect();
             let column = |parts: &[crate::ast::Ident]| match inner.leaf_of(parts) {
-                Some(Some(l)) if l == i => find_column(&inner.leaves[i].cols, parts).ok().flatten(),
+                Some(Some(l)) if l == i => {
+                    find_column(inner.leaves[i].read_cols(), parts).ok().flatten()
+                }
                 _ => None,
             };
             let probe = |e: &Expr| inner.leaves_of(e) == Some(0);

@@ -88,12 +88,12 @@ impl Flat<'_> {
     fn column_at(&self, e: &Expr) -> Option<(usize, usize)> {
         let ExprKind::Column(parts) = &e.kind else { return None };
         let leaf = self.leaf_of(parts)??;
-        let c = find_column(&self.leaves[leaf].cols, parts).ok()??;
+        let c = find_column(self.leaves[leaf].read_cols(), parts).ok()??;
         Some((leaf, c))
     }
 
     fn col(&self, (leaf, c): (usize, usize)) -> &Col {
-        &self.leaves[leaf].cols[c]
+        &self.leaves[leaf].read_cols()[c]
     }
 }
 

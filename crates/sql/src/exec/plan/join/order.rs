@@ -220,6 +220,6 @@ impl Run<'_> {
 fn column_of(flat: &Flat<'_>, e: &Expr) -> Option<(usize, usize)> {
     let ExprKind::Column(parts) = &e.kind else { return None };
     let leaf = flat.leaf_of(parts)??;
-    let c = find_column(&flat.leaves[leaf].cols, parts).ok()??;
+    let c = find_column(flat.leaves[leaf].read_cols(), parts).ok()??;
     Some((leaf, c))
 }

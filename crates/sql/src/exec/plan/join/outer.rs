@@ -101,8 +101,18 @@ impl Run<'_> {
         conjuncts(on, &mut parts);
         let both = Flat {
             leaves: vec![
-                Leaf { cols: l.cols.clone(), input: Input::Rows(Vec::new()), stats: None },
-                Leaf { cols: r_cols.clone(), input: Input::Rows(Vec::new()), stats: None },
+                Leaf {
+                    cols: l.cols.clone(),
+                    input: Input::Rows(Vec::new()),
+                    stats: None,
+                    narrow: None,
+                },
+                Leaf {
+                    cols: r_cols.clone(),
+                    input: Input::Rows(Vec::new()),
+                    stats: None,
+                    narrow: None,
+                },
             ],
             conjuncts: Vec::new(),
         };

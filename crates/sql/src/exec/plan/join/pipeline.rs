@@ -39,8 +39,7 @@ use walden_engine::types::Value;
 
 use super::sought::{pair_into, SoughtPairs};
 use super::{
-    clear_locators, clone_ref, equi_keys, is_key_of, locator_positions, Flat, Forward, HashMatch,
-    Input, JoinOutput, Step,
+    clone_ref, equi_keys, is_key_of, Flat, Forward, HashMatch, Input, JoinOutput, Shape, Step,
 };
 use crate::ast::Expr;
 use crate::exec::bind::prepared::Scalar;
@@ -127,7 +126,8 @@ enum Kind<'f> {
         path: AccessPath<'f>,
         found: Filter<'f>,
         all: Filter<'f>,
-        right_locators: Vec<usize>,
+        /// What each found row is cut to before it is paired (`Flat::shape`).
+        right: Shape,
         /// The stage's own cursor from one seek to the next (`Run::seek_spare`).
         spare: Option<SeekSpare>,
         /// The leaf read whole, for a probe that does not convert to the key's type.
@@ -170,7 +170,7 @@ impl Stage<'_> {
         let outer = self.outer;
         let seen = &mut self.seen;
         match &mut self.kind {
-            Kind::Seek { table, path, found, all, right_locators, spare, scanned } => {
+            Kind::Seek { table, path, found, all, right, spare, scanned } => {
                 // The stage's cursor in place of an enclosing read's while it seeks, kept
                 // from one seek to the next as the held step keeps it.
                 let enclosing = std::mem::replace(&mut run.seek_spare, spare.take());
@@ -182,7 +182,7 @@ impl Stage<'_> {
                         run.row_interruption_point(*seen)?;
                         *seen += 1;
                         let env = Env::new(left_cols, &left, outer);
-                        let mut pairs = SoughtPairs::new(&left, right_locators, found, out);
+                        let mut pairs = SoughtPairs::new(&left, right, found, out);
                         let read = run.read_path_into(table, path, &env, None, &mut pairs);
                         let held = pairs.into_held();
                         if read? {
@@ -194,8 +194,9 @@ impl Stage<'_> {
                         // A probe that does not convert: this row is checked against the
                         // whole table, read once, on every conjunct (as the held step does).
                         if scanned.is_none() {
-                            let rows =
+                            let mut rows =
                                 run.read_leaf(table, &AccessPath::scan(), outer, usize::MAX, None)?;
+                            rows.iter_mut().for_each(|r| right.apply(r));
                             *scanned = Some(rows);
                         }
                         let rows = scanned.as_deref().unwrap_or(&[]);
@@ -454,15 +455,12 @@ impl Run<'_> {
         outer: Option<&'f Env<'f>>,
     ) -> Result<Option<Vec<Stage<'f>>>, SqlError> {
         let own: Vec<f64> = (0..flat.leaves.len()).map(|i| self.own_rows(flat, i)).collect();
-        let locators_unread = flat.locators_unread();
         let mut stages: Vec<Stage<'f>> = Vec::with_capacity(specs.len());
         for spec in specs {
             let (_, step) =
                 self.next_step(flat, spec.before, rows, &spec.left_cols, Some(spec.leaf))?;
             rows = self.estimate_step(flat, spec.before, rows, spec.leaf, &own).1;
             let right_cols = flat.leaves[spec.leaf].cols.clone();
-            let right_locators =
-                if locators_unread { locator_positions(&right_cols) } else { Vec::new() };
             let filter =
                 |exprs: &'f [&'f Expr]| Filter::new(RowFilter { cols: &spec.cols, exprs, outer });
             let kind = match step {
@@ -478,16 +476,13 @@ impl Run<'_> {
                         path,
                         found: filter(&spec.inexact),
                         all: filter(&spec.all),
-                        right_locators,
+                        right: flat.shape(spec.leaf),
                         spare: Some(SeekSpare::default()),
                         scanned: None,
                     }
                 }
                 Step::Hash(keys) => {
-                    let mut right = self.leaf_rows(flat, spec.leaf, &spec.local, outer, None)?;
-                    for row in &mut right {
-                        clear_locators(row, &right_locators);
-                    }
+                    let right = self.leaf_rows(flat, spec.leaf, &spec.local, outer, None)?;
                     let mut grant = self.memory_grant();
                     if !grant.try_reserve(hashed_bytes(&right)) {
                         give_back(flat, spec.leaf, right);
@@ -505,10 +500,7 @@ impl Run<'_> {
                     Kind::Hash { right, matcher, probes, check, _grant: grant }
                 }
                 Step::Loops => {
-                    let mut right = self.leaf_rows(flat, spec.leaf, &spec.local, outer, None)?;
-                    for row in &mut right {
-                        clear_locators(row, &right_locators);
-                    }
+                    let right = self.leaf_rows(flat, spec.leaf, &spec.local, outer, None)?;
                     Kind::Loops { right, check: filter(&spec.rest) }
                 }
             };

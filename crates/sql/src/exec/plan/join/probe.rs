@@ -28,8 +28,8 @@ use walden_engine::types::Value;
 
 use super::pipeline::{Streaming, PAUSE_ROWS};
 use super::{
-    clear_locators, clone_ref, equi_keys, finish_step, is_key_of, locator_positions, Conjunct,
-    Flat, Forward, HashMatch, Input, JoinOutput, Step,
+    clone_ref, equi_keys, finish_step, is_key_of, Conjunct, Flat, Forward, HashMatch, Input,
+    JoinOutput, Shape, Step,
 };
 use crate::ast::Expr;
 use crate::exec::bind::prepared::Scalar;
@@ -60,9 +60,8 @@ struct Probing<'s, 'e: 'f, 'o, 'f> {
     /// The first leaf's bit and columns.
     first_bit: u64,
     first_cols: &'s [Col],
-    /// Where the rows of each leaf hold locators that nothing reads, set to NULL as they
-    /// come (`Flat::locators_unread`): the first's, then the second's.
-    locators: [Vec<usize>; 2],
+    /// What each row of the first leaf is cut to as it comes (`Flat::shape`).
+    shape: Shape,
     /// The second leaf's own conjuncts, applied as it is read.
     local: &'s [&'e Expr],
     outer: Option<&'o Env<'o>>,
@@ -113,12 +112,7 @@ impl<'e> Probing<'_, 'e, '_, '_> {
             return Ok(());
         }
         let right_cols = self.flat.leaves[self.second].cols.clone();
-        let mut right = run.leaf_rows(self.flat, self.second, self.local, self.outer, None)?;
-        if !self.locators[1].is_empty() {
-            for row in &mut right {
-                clear_locators(row, &self.locators[1]);
-            }
-        }
+        let right = run.leaf_rows(self.flat, self.second, self.local, self.outer, None)?;
         let mut grant = run.memory_grant();
         if !grant.try_reserve(hashed_bytes(&right)) {
             // Computed rows go back, already filtered by the conjuncts the usual step
@@ -160,7 +154,7 @@ impl RowSink for Probing<'_, '_, '_, '_> {
     fn push(&mut self, run: &mut Run<'_>, mut row: Vec<Value>) -> Result<bool, SqlError> {
         run.row_interruption_point(self.seen)?;
         self.seen += 1;
-        clear_locators(&mut row, &self.locators[0]);
+        self.shape.apply(&mut row);
         if self.built.is_some() {
             self.probe(run, row)?;
             self.stream(run)?;
@@ -220,18 +214,16 @@ impl Run<'_> {
         cols.extend(right_cols.iter().cloned());
         let inexact: Vec<&Expr> = rest.iter().copied().filter(|e| !is_key_of(e, &keys)).collect();
         let path = self.path(flat, &t, &first_exprs, first, 0);
-        let locators = if flat.locators_unread() {
-            [locator_positions(&first_cols), locator_positions(&right_cols)]
-        } else {
-            [Vec::new(), Vec::new()]
-        };
+        // The first leaf's own conjuncts filter its rows as read, before they are cut.
+        let first_read_cols = flat.leaves[first].read_cols().to_vec();
+        let shape = flat.shape(first);
         let mut sink = Probing {
             flat,
             first,
             second,
             first_bit,
             first_cols: &first_cols,
-            locators,
+            shape,
             local: &local,
             outer,
             held: Vec::new(),
@@ -255,7 +247,7 @@ impl Run<'_> {
         };
         sink.out.may_stream = sink.streaming.is_some();
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
-        let keep = || Some(RowFilter { cols: &first_cols, exprs: &first_exprs, outer });
+        let keep = || Some(RowFilter { cols: &first_read_cols, exprs: &first_exprs, outer });
         if !self.read_path_into(&t, &path, &env, keep(), &mut sink)? {
             // A probe of the first leaf's own seek that does not convert: it is read whole.
             self.read_path_into(&t, &AccessPath::scan(), &env, keep(), &mut sink)?;
@@ -283,9 +275,10 @@ struct ProbeJoined<'s, 'e, 'o, 'f, 'p: 'f> {
     /// The steps after this one, to stream once it holds too many pairs (`pipeline.rs`).
     streaming: Option<Streaming<'f>>,
     joined: &'s [Vec<Value>],
+    /// The columns of the leaf's rows as read, which its probes and keys are prepared for.
     leaf_cols: &'s [Col],
-    /// Where the leaf's rows hold locators that nothing reads (`Flat::locators_unread`).
-    leaf_locators: Vec<usize>,
+    /// What each row of the leaf is cut to before it is paired (`Flat::shape`).
+    shape: Shape,
     matcher: HashMatch,
     probes: Vec<Scalar<'e>>,
     /// The leaf's side of the hash keys, which `probes` evaluate.
@@ -323,7 +316,6 @@ impl RowSink for ProbeJoined<'_, '_, '_, '_, '_> {
     fn push(&mut self, run: &mut Run<'_>, mut row: Vec<Value>) -> Result<bool, SqlError> {
         run.row_interruption_point(self.seen)?;
         self.seen += 1;
-        clear_locators(&mut row, &self.leaf_locators);
         let env = Env::new(self.leaf_cols, &row, self.outer);
         let kept = std::mem::take(&mut self.found);
         let found = if std::mem::take(&mut self.found_ready) {
@@ -331,6 +323,8 @@ impl RowSink for ProbeJoined<'_, '_, '_, '_, '_> {
         } else {
             self.matcher.candidates(run, &self.probes, &env)?
         };
+        // Found with the row as read; paired as the joined row carries it.
+        self.shape.apply(&mut row);
         for &j in found {
             let left = &self.joined[j];
             let mut pair = Vec::with_capacity(left.len() + row.len());
@@ -377,9 +371,9 @@ impl Run<'_> {
         out: &mut JoinOutput<'_>,
         streaming: Option<Streaming<'f>>,
     ) -> Result<Option<JoinOutput<'f>>, SqlError> {
-        let leaf_cols = flat.leaves[leaf].cols.clone();
+        let leaf_cols = flat.leaves[leaf].read_cols().to_vec();
         let mut cols = acc.cols.clone();
-        cols.extend(leaf_cols.iter().cloned());
+        cols.extend(flat.leaves[leaf].cols.iter().cloned());
         let swapped: Vec<(&Expr, &Expr)> = keys.iter().map(|&(j, l)| (l, j)).collect();
         let matcher = HashMatch::build(self, &swapped, &acc.cols, &acc.rows, outer)?;
         let probes = HashMatch::probes(&swapped, &leaf_cols);
@@ -389,8 +383,7 @@ impl Run<'_> {
             rest.to_vec()
         };
         let width = cols.len();
-        let leaf_locators =
-            if flat.locators_unread() { locator_positions(&leaf_cols) } else { Vec::new() };
+        let shape = flat.shape(leaf);
         let read = match &mut flat.leaves[leaf].input {
             Input::Table(t) => {
                 let t = clone_ref(t);
@@ -407,7 +400,7 @@ impl Run<'_> {
             streaming,
             joined: &acc.rows,
             leaf_cols: &leaf_cols,
-            leaf_locators,
+            shape,
             matcher,
             probes,
             keys: keys.iter().map(|&(_, l)| l).collect(),

@@ -327,7 +327,7 @@ impl Run<'_> {
             return Ok(None);
         };
         let (x, item) = (*x, *item);
-        let leaf_cols = &flat.leaves[0].cols;
+        let leaf_cols = flat.leaves[0].read_cols();
         let ExprKind::Column(parts) = &x.kind else { return Ok(None) };
         let Some(c) = find_column(leaf_cols, parts).ok().flatten() else { return Ok(None) };
         let leads = t.def.index(1).and_then(|i| i.columns.first()) == Some(&c);
@@ -410,7 +410,7 @@ impl Run<'_> {
 /// own conjuncts.
 fn inner_read<'e>(semi: &SemiJoin<'e>, t: &TableRef) -> access::AccessPath<'e> {
     let inner = &semi.inner;
-    let cols = &inner.leaves[0].cols;
+    let cols = inner.leaves[0].read_cols();
     let column = |parts: &[crate::ast::Ident]| match inner.leaf_of(parts) {
         Some(Some(0)) => find_column(cols, parts).ok().flatten(),
         _ => None,
@@ -472,7 +472,7 @@ impl Run<'_> {
             return Ok(None);
         };
         let t = clone_ref(t);
-        let cols = inner.leaves[0].cols.clone();
+        let cols = inner.leaves[0].read_cols().to_vec();
         let path = inner_read(semi, &t);
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
         let mut sink = KeySink {
@@ -516,7 +516,7 @@ impl Run<'_> {
         let inner = &semi.inner;
         let path = {
             let column = |parts: &[crate::ast::Ident]| match inner.leaf_of(parts) {
-                Some(Some(0)) => find_column(&inner.leaves[0].cols, parts).ok().flatten(),
+                Some(Some(0)) => find_column(inner.leaves[0].read_cols(), parts).ok().flatten(),
                 _ => None,
             };
             let probe = |e: &Expr| inner.leaves_of(e) == Some(0);
@@ -546,7 +546,7 @@ impl Run<'_> {
             return Ok(None);
         };
         let inner = &semi.inner;
-        let inner_cols = inner.leaves[0].cols.clone();
+        let inner_cols = inner.leaves[0].read_cols().to_vec();
         let mut kept = Vec::new();
         for (n, row) in rows.iter().enumerate() {
             self.row_interruption_point(n)?;

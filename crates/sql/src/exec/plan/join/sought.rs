@@ -2,7 +2,7 @@
 
 use walden_engine::types::Value;
 
-use super::{clear_locators, JoinOutput};
+use super::{JoinOutput, Shape};
 use crate::exec::execute::filter::Filter;
 use crate::exec::plan::access::RowSink;
 use crate::exec::session::Run;
@@ -19,8 +19,8 @@ pub(super) struct SoughtPairs<'a, 'f, 'c> {
     left: &'a [Value],
     /// The last row found, not yet paired.
     held: Option<Vec<Value>>,
-    /// The found rows' locators, NULL before a row is paired (as `join_step` clears them).
-    right_locators: &'a [usize],
+    /// What each found row is cut to before it is paired (`Flat::shape`).
+    shape: &'a Shape,
     checks: &'a mut Filter<'c>,
     out: &'a mut JoinOutput<'f>,
 }
@@ -28,11 +28,11 @@ pub(super) struct SoughtPairs<'a, 'f, 'c> {
 impl<'a, 'f, 'c> SoughtPairs<'a, 'f, 'c> {
     pub(super) fn new(
         left: &'a [Value],
-        right_locators: &'a [usize],
+        shape: &'a Shape,
         checks: &'a mut Filter<'c>,
         out: &'a mut JoinOutput<'f>,
     ) -> Self {
-        SoughtPairs { left, held: None, right_locators, checks, out }
+        SoughtPairs { left, held: None, shape, checks, out }
     }
 
     /// The row held back once the seek has ended: None if it found none, or if the output
@@ -60,7 +60,7 @@ pub(super) fn pair_into(
 
 impl RowSink for SoughtPairs<'_, '_, '_> {
     fn push(&mut self, run: &mut Run<'_>, mut found: Vec<Value>) -> Result<bool, SqlError> {
-        clear_locators(&mut found, self.right_locators);
+        self.shape.apply(&mut found);
         if let Some(earlier) = self.held.replace(found) {
             let mut row = Vec::with_capacity(self.left.len() + earlier.len());
             row.extend_from_slice(self.left);
