@@ -412,6 +412,19 @@ pub enum JoinKind {
     OuterApply,
 }
 
+impl JoinKind {
+    /// Which sides, (left, right), the join fills with NULLs where the other side has a row
+    /// and they have none: the sides an outer join does not preserve.
+    pub fn null_extended(self) -> (bool, bool) {
+        match self {
+            JoinKind::LeftOuter | JoinKind::OuterApply => (false, true),
+            JoinKind::RightOuter => (true, false),
+            JoinKind::FullOuter => (true, true),
+            JoinKind::Inner | JoinKind::Cross | JoinKind::CrossApply => (false, false),
+        }
+    }
+}
+
 /// A table hint: `NOLOCK`, `INDEX(ix)`, `INDEX = ix`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableHint {

@@ -561,12 +561,7 @@ impl Run<'_> {
                     outer.to_vec()
                 };
                 let mut right = self.source_columns(&j.right, &right_outer, loose)?;
-                let (left_null, right_null) = match j.kind {
-                    JoinKind::LeftOuter | JoinKind::OuterApply => (false, true),
-                    JoinKind::RightOuter => (true, false),
-                    JoinKind::FullOuter => (true, true),
-                    _ => (false, false),
-                };
+                let (left_null, right_null) = j.kind.null_extended();
                 for c in left.iter_mut().filter(|_| left_null) {
                     c.col.nullable = true;
                 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use walden_engine::types::Value;
 
 use crate::ast::{
-    Cte, Expr, ExprKind, JoinKind, Query, QueryBody, Select, SelectItem, SetOperator, TableSource,
+    Cte, Expr, ExprKind, Query, QueryBody, Select, SelectItem, SetOperator, TableSource,
 };
 use crate::exec::eval::{is_aggregate_call, Col, Env};
 use crate::exec::execute::query::{visit_children, Rows};
@@ -102,12 +102,7 @@ fn source_uses(src: &TableSource, name: &str, in_subquery: bool, outer: bool, us
         }
         TableSource::Derived { query, .. } => query_uses(query, name, in_subquery, uses),
         TableSource::Join(j) => {
-            let (left_outer, right_outer) = match j.kind {
-                JoinKind::LeftOuter | JoinKind::OuterApply => (false, true),
-                JoinKind::RightOuter => (true, false),
-                JoinKind::FullOuter => (true, true),
-                JoinKind::Inner | JoinKind::Cross | JoinKind::CrossApply => (false, false),
-            };
+            let (left_outer, right_outer) = j.kind.null_extended();
             source_uses(&j.left, name, in_subquery, outer || left_outer, uses);
             source_uses(&j.right, name, in_subquery, outer || right_outer, uses);
             if let Some(on) = &j.on {

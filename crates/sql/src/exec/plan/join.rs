@@ -74,6 +74,8 @@ mod sought;
 mod steps;
 mod stream;
 
+pub(crate) use outer::null_extended;
+
 /// More leaves than this in one FROM clause are joined in the order written.
 const MAX_LEAVES: usize = 64;
 

@@ -234,7 +234,10 @@ impl Run<'_> {
                         cols = Some(c);
                     }
                 }
-                Ok(Rows { cols: cols.unwrap_or(left.cols), rows })
+                let left_width = left.cols.len();
+                let mut cols = cols.unwrap_or(left.cols);
+                crate::exec::plan::join::null_extended(&mut cols, left_width, j.kind);
+                Ok(Rows { cols, rows })
             }
         }
     }

@@ -39,7 +39,9 @@ impl Run<'_> {
         demand: Option<&Demand>,
     ) -> Result<Rows, SqlError> {
         if kind != JoinKind::RightOuter {
-            let (rows, _) = self.outer_join_sides(left, right, kind, on, pushed, outer, demand)?;
+            let (mut rows, width) =
+                self.outer_join_sides(left, right, kind, on, pushed, outer, demand)?;
+            null_extended(&mut rows.cols, width, kind);
             return Ok(rows);
         }
         // `a RIGHT JOIN b` is `b LEFT JOIN a` with the columns put back in order, so that
@@ -48,6 +50,7 @@ impl Run<'_> {
         // conjuncts naming only the preserved side filter it first, as a LEFT JOIN's do.
         let (Rows { mut cols, mut rows }, width) =
             self.outer_join_sides(right, left, JoinKind::LeftOuter, on, pushed, outer, demand)?;
+        null_extended(&mut cols, width, JoinKind::LeftOuter);
         cols.rotate_left(width);
         for row in &mut rows {
             row.rotate_left(width);
@@ -268,6 +271,20 @@ impl Run<'_> {
                 out.push(self, row)
             }
             _ => Ok(()),
+        }
+    }
+}
+
+/// Marks nullable the columns of the sides an outer join extends with NULLs (`kind` as
+/// run, its left side `left_width` columns wide): SQL Server describes them so whatever
+/// their tables say, so that `SELECT ... INTO` makes them NULL columns and a client is
+/// told a NULL may come.
+pub(crate) fn null_extended(cols: &mut [Col], left_width: usize, kind: JoinKind) {
+    let (left_null, right_null) = kind.null_extended();
+    let (left, right) = cols.split_at_mut(left_width.min(cols.len()));
+    for (side, extended) in [(left, left_null), (right, right_null)] {
+        if extended {
+            side.iter_mut().for_each(|c| c.nullable = true);
         }
     }
 }
