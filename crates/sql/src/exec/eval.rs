@@ -445,7 +445,10 @@ impl Run<'_> {
     /// The value of an expression.
     pub(crate) fn eval(&mut self, e: &Expr, env: &Env<'_>) -> Result<Value, SqlError> {
         match &e.kind {
-            ExprKind::Literal(l) => scalar::literal(l),
+            ExprKind::Literal(l) => match scalar::short_int_literal(l) {
+                Some(v) => Ok(Value::Int(v)),
+                None => scalar::literal(l),
+            },
             ExprKind::Variable(name) => Ok(self.variable_at(name)?.value.clone()),
             ExprKind::SystemVariable(name) => self.system_variable(name),
             ExprKind::Column(parts) => env.column(parts),
