@@ -36,14 +36,19 @@ use super::{Flow, Halt, Options, Run, Session, Step};
 /// waits `KILL` and the client's cancel end.
 /// With `deferred`, the session's deferred commits are hardened before the transaction
 /// waits for a lock.
-fn begin_transaction(
+/// Begins the session's transaction in `slot` (which is empty) and returns it. It is made
+/// where it will stay, not returned by value: a `Transaction` is several hundred bytes, and
+/// every autocommit statement begins one.
+#[inline]
+fn begin_transaction<'a>(
+    slot: &'a mut Option<Transaction>,
     instance: &Instance,
     spid: u16,
     opts: &Options,
     interrupt: &Arc<dyn Interrupt>,
     deferred: Option<&Arc<DeferredCommits>>,
-) -> Transaction {
-    let mut tx = instance.begin_in_session(spid, opts.isolation, opts.lock_timeout);
+) -> &'a mut Transaction {
+    let tx = slot.insert(instance.begin_in_session(spid, opts.isolation, opts.lock_timeout));
     tx.set_interrupt(Some(Arc::clone(interrupt)));
     if let Some(deferred) = deferred {
         tx.set_before_lock_wait(Some(Arc::clone(deferred) as Arc<dyn BeforeLockWait>));
@@ -145,13 +150,13 @@ impl Run<'_> {
         self.finish_autocommit(true);
         let s = &mut *self.s;
         let deferred = s.defer_commits.then_some(&s.deferred);
-        let tx = begin_transaction(&s.instance, s.spid, &s.opts, &s.lock_interrupt, deferred);
+        let tx =
+            begin_transaction(&mut s.tx, &s.instance, s.spid, &s.opts, &s.lock_interrupt, deferred);
         s.activity.transaction_began(UserTransaction {
             id: tx.id(),
             name,
             begin_micros: now_micros(),
         });
-        s.tx = Some(tx);
         s.trancount = 1;
     }
 
@@ -207,10 +212,13 @@ impl Run<'_> {
             plans,
             ..
         } = s;
-        let tx = tx.get_or_insert_with(|| {
-            let deferred = defer_commits.then_some(&*deferred);
-            begin_transaction(instance, *spid, opts, lock_interrupt, deferred)
-        });
+        let tx = match tx {
+            Some(tx) => tx,
+            None => {
+                let deferred = defer_commits.then_some(&*deferred);
+                begin_transaction(tx, instance, *spid, opts, lock_interrupt, deferred)
+            }
+        };
         (tx, plans)
     }
 
