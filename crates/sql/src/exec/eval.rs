@@ -443,9 +443,39 @@ impl Run<'_> {
     }
 
     /// The value of an expression.
+    ///
+    /// The kinds a loop's arithmetic is made of (constants, variables, `+ - * / %`) are
+    /// taken here, in a function small enough to be cheap to enter; every other kind goes
+    /// to [`Run::eval_any`], whose frame holds what all the kinds need. Both compute the
+    /// same values and errors for these kinds.
     pub(crate) fn eval(&mut self, e: &Expr, env: &Env<'_>) -> Result<Value, SqlError> {
         match &e.kind {
-            ExprKind::Literal(l) => scalar::literal(l),
+            ExprKind::Literal(l) => match scalar::short_int_literal(l) {
+                Some(v) => Ok(Value::Int(v)),
+                None => scalar::literal(l),
+            },
+            ExprKind::Variable(name) => Ok(self.variable_at(name)?.value.clone()),
+            ExprKind::Binary { op, left, right }
+                if !is_comparison(*op) && !matches!(op, BinaryOp::And | BinaryOp::Or) =>
+            {
+                let a = self.eval(left, env)?;
+                let b = self.eval(right, env)?;
+                match scalar::quick_binary(*op, &a, &b) {
+                    Some(v) => Ok(v),
+                    None => scalar::binary(*op, a, b),
+                }
+            }
+            _ => self.eval_any(e, env),
+        }
+    }
+
+    /// [`Run::eval`] of any kind of expression.
+    fn eval_any(&mut self, e: &Expr, env: &Env<'_>) -> Result<Value, SqlError> {
+        match &e.kind {
+            ExprKind::Literal(l) => match scalar::short_int_literal(l) {
+                Some(v) => Ok(Value::Int(v)),
+                None => scalar::literal(l),
+            },
             ExprKind::Variable(name) => Ok(self.variable_at(name)?.value.clone()),
             ExprKind::SystemVariable(name) => self.system_variable(name),
             ExprKind::Column(parts) => env.column(parts),

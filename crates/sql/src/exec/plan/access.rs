@@ -854,9 +854,8 @@ impl Run<'_> {
         // The key is the row id: a lookup, not a range (which under SERIALIZABLE locks the
         // gap where the row would be if there is none).
         let mark = self.io_mark();
-        let decoder = self.s.plans.take_point_decoder(t);
-        let found = self.tx().seek_key_with(&t.db, &t.def, &key, &decoder.decoder);
-        self.s.plans.keep_point_decoder(decoder);
+        let (tx, plans) = self.tx_and_plans();
+        let found = tx.seek_key_with(&t.db, &t.def, &key, plans.point_decoder(t));
         let found = found.map_err(|e| self.s.engine_error(e))?;
         self.io_note(t, mark);
         if let Some(mut values) = found {

@@ -185,7 +185,7 @@ pub(crate) struct PointDecoder {
     /// the same definition means the same columns.
     def: Arc<TableDef>,
     wanted: Option<Arc<[bool]>>,
-    pub(crate) decoder: RowDecoder,
+    decoder: RowDecoder,
 }
 
 /// The key of a block's plan.
@@ -200,30 +200,25 @@ impl PlanCache {
         self.point_decoder = None;
     }
 
-    /// A decoder of `t`'s rows for the columns it wants, taken out of the cache (the last
-    /// one, if made for the same definition and columns; else a new one): give it back with
-    /// [`PlanCache::keep_point_decoder`].
-    pub(crate) fn take_point_decoder(&mut self, t: &TableRef) -> PointDecoder {
-        match self.point_decoder.take() {
-            Some(kept)
-                if Arc::ptr_eq(&kept.def, &t.def)
-                    && kept.wanted.as_deref() == t.wanted.as_deref() =>
-            {
-                kept
-            }
-            _ => PointDecoder {
-                def: Arc::clone(&t.def),
-                wanted: t.wanted.clone(),
-                decoder: RowDecoder::of_columns(
-                    t.def.columns.iter().map(|c| c.ty),
-                    t.wanted.as_deref(),
-                ),
-            },
+    /// A decoder of `t`'s rows for the columns it wants: the kept one, if made for the same
+    /// definition and columns; else a new one, kept in its place. Lent where it lies, not
+    /// moved out and back, as a loop of lookups asks for it at every iteration.
+    pub(crate) fn point_decoder(&mut self, t: &TableRef) -> &RowDecoder {
+        let fits = self.point_decoder.as_ref().is_some_and(|kept| {
+            Arc::ptr_eq(&kept.def, &t.def) && kept.wanted.as_deref() == t.wanted.as_deref()
+        });
+        if !fits {
+            self.point_decoder = None;
         }
-    }
-
-    pub(crate) fn keep_point_decoder(&mut self, decoder: PointDecoder) {
-        self.point_decoder = Some(decoder);
+        let kept = self.point_decoder.get_or_insert_with(|| PointDecoder {
+            def: Arc::clone(&t.def),
+            wanted: t.wanted.clone(),
+            decoder: RowDecoder::of_columns(
+                t.def.columns.iter().map(|c| c.ty),
+                t.wanted.as_deref(),
+            ),
+        });
+        &kept.decoder
     }
 
     /// Keeps `plan` for its block, in place of any older one.

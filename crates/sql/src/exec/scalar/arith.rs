@@ -207,8 +207,8 @@ fn operate(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
 }
 
 /// [`binary`] where it is one machine operation that cannot fail: `+`, `-` or `*` of two
-/// INTs, two BIGINTs (within range) or two DECIMALs of ordinary size
-/// ([`small_decimal_op`]), and `/` or `%` of two INTs or two BIGINTs by a divisor other than
+/// INTs, two BIGINTs or a BIGINT and an INT (within range), or two DECIMALs of ordinary size
+/// ([`small_decimal_op`]), and `/` or `%` of those integers by a divisor other than
 /// zero (both truncate toward zero, the remainder taking the dividend's sign, as Rust's do),
 /// read in place. `None` for anything else, which [`binary`]
 /// answers (with its errors and warnings). A caller that holds its operands by reference
@@ -227,6 +227,9 @@ pub(crate) fn quick_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> 
             ints(i64::from(*x), i64::from(*y)).and_then(|r| i32::try_from(r).ok()).map(Value::Int)
         }
         (Value::BigInt(x), Value::BigInt(y)) => ints(*x, *y).map(Value::BigInt),
+        // INT meeting BIGINT is BIGINT, by type precedence (a running `@sum += @int`).
+        (Value::BigInt(x), Value::Int(y)) => ints(*x, i64::from(*y)).map(Value::BigInt),
+        (Value::Int(x), Value::BigInt(y)) => ints(i64::from(*x), *y).map(Value::BigInt),
         (Value::Decimal(x), Value::Decimal(y)) => small_decimal_op(op, *x, *y).map(Value::Decimal),
         _ => None,
     }

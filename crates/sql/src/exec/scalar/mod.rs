@@ -65,5 +65,5 @@ pub use text::to_text;
 pub fn xml_text(x: &walden_engine::types::Xml) -> String {
     xml::text_of(x)
 }
-pub(crate) use types::declared_len;
 pub use types::{common_type, data_type, data_type_in_cast, literal, precedence, type_of};
+pub(crate) use types::{declared_len, short_int_literal};

@@ -226,6 +226,18 @@ pub fn literal(lit: &Literal) -> Result<Value, SqlError> {
     }
 }
 
+/// The value of an integer literal of at most nine digits, which is always an `int`:
+/// [`literal`]'s commonest case without its general parse, as a loop evaluates its
+/// constants again at every iteration.
+#[inline]
+pub(crate) fn short_int_literal(lit: &Literal) -> Option<i32> {
+    let Literal::Integer(text) = lit else { return None };
+    if text.is_empty() || text.len() > 9 {
+        return None;
+    }
+    text.bytes().try_fold(0i32, |n, b| b.is_ascii_digit().then(|| n * 10 + i32::from(b - b'0')))
+}
+
 /// The precision a decimal value is taken to have: its digits, and at least its scale (so that
 /// `0.05` is `numeric(2,2)`, as SQL Server types that constant).
 pub(crate) fn decimal_precision(d: Decimal) -> u8 {

@@ -201,7 +201,15 @@ impl Run<'_> {
         // A failed operation or conversion leaves the variable as it was.
         let value = match op {
             AssignOp::Assign => value,
-            other => scalar::binary(assign_binary(other), v.value.clone(), value)?,
+            // A loop's `SET @i += 1` takes the integer cases without the general path's
+            // dispatch, as an expression's `@i + 1` does (the same values and errors).
+            other => {
+                let op = assign_binary(other);
+                match scalar::quick_binary(op, &v.value, &value) {
+                    Some(result) => result,
+                    None => scalar::binary(op, v.value.clone(), value)?,
+                }
+            }
         };
         v.value = Variable::convert(value, v.ty, v.declared)?;
         self.assignments += 1;

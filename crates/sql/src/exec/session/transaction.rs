@@ -25,6 +25,7 @@ use walden_log::policy::CommitOption;
 use crate::ast::{
     AtomicBlock, AtomicOption, ExecProcedure, IsolationLevel, TransactionName, TransactionStatement,
 };
+use crate::exec::plan::plan_cache::PlanCache;
 use crate::exec::scalar;
 use crate::exec::sysviews::{now_micros, UserTransaction};
 use crate::exec::{ColumnInfo, SqlError};
@@ -35,14 +36,19 @@ use super::{Flow, Halt, Options, Run, Session, Step};
 /// waits `KILL` and the client's cancel end.
 /// With `deferred`, the session's deferred commits are hardened before the transaction
 /// waits for a lock.
-fn begin_transaction(
+/// Begins the session's transaction in `slot` (which is empty) and returns it. It is made
+/// where it will stay, not returned by value: a `Transaction` is several hundred bytes, and
+/// every autocommit statement begins one.
+#[inline]
+fn begin_transaction<'a>(
+    slot: &'a mut Option<Transaction>,
     instance: &Instance,
     spid: u16,
     opts: &Options,
     interrupt: &Arc<dyn Interrupt>,
     deferred: Option<&Arc<DeferredCommits>>,
-) -> Transaction {
-    let mut tx = instance.begin_in_session(spid, opts.isolation, opts.lock_timeout);
+) -> &'a mut Transaction {
+    let tx = slot.insert(instance.begin_in_session(spid, opts.isolation, opts.lock_timeout));
     tx.set_interrupt(Some(Arc::clone(interrupt)));
     if let Some(deferred) = deferred {
         tx.set_before_lock_wait(Some(Arc::clone(deferred) as Arc<dyn BeforeLockWait>));
@@ -144,13 +150,13 @@ impl Run<'_> {
         self.finish_autocommit(true);
         let s = &mut *self.s;
         let deferred = s.defer_commits.then_some(&s.deferred);
-        let tx = begin_transaction(&s.instance, s.spid, &s.opts, &s.lock_interrupt, deferred);
+        let tx =
+            begin_transaction(&mut s.tx, &s.instance, s.spid, &s.opts, &s.lock_interrupt, deferred);
         s.activity.transaction_began(UserTransaction {
             id: tx.id(),
             name,
             begin_micros: now_micros(),
         });
-        s.tx = Some(tx);
         s.trancount = 1;
     }
 
@@ -188,12 +194,32 @@ impl Run<'_> {
 
     /// The transaction the running statement works in: the user's, or a new autocommit one.
     pub(crate) fn tx(&mut self) -> &mut Transaction {
+        self.tx_and_plans().0
+    }
+
+    /// [`Run::tx`] and the session's plan cache, borrowed together: a key lookup reads
+    /// with the row decoder the cache keeps.
+    pub(crate) fn tx_and_plans(&mut self) -> (&mut Transaction, &mut PlanCache) {
         let s = &mut *self.s;
-        let Session { tx, instance, opts, lock_interrupt, spid, deferred, defer_commits, .. } = s;
-        tx.get_or_insert_with(|| {
-            let deferred = defer_commits.then_some(&*deferred);
-            begin_transaction(instance, *spid, opts, lock_interrupt, deferred)
-        })
+        let Session {
+            tx,
+            instance,
+            opts,
+            lock_interrupt,
+            spid,
+            deferred,
+            defer_commits,
+            plans,
+            ..
+        } = s;
+        let tx = match tx {
+            Some(tx) => tx,
+            None => {
+                let deferred = defer_commits.then_some(&*deferred);
+                begin_transaction(tx, instance, *spid, opts, lock_interrupt, deferred)
+            }
+        };
+        (tx, plans)
     }
 
     /// Commits (or rolls back) the running statement's autocommit transaction, if any.
@@ -201,12 +227,17 @@ impl Run<'_> {
         if self.s.trancount > 0 || self.s.function_depth > 0 {
             return;
         }
-        let Some(tx) = self.s.tx.take() else { return };
         if ok {
+            // Committed where it lies unless deferred (the deferred list takes it over):
+            // moving the transaction out is a copy of several hundred bytes per statement.
             let committed = if self.s.defer_commits {
+                let Some(tx) = self.s.tx.take() else { return };
                 tx.commit_deferring(CommitOption::Unspecified, &self.s.deferred)
             } else {
-                tx.commit(CommitOption::Unspecified)
+                let Some(tx) = self.s.tx.as_mut() else { return };
+                let committed = tx.commit_in_place(CommitOption::Unspecified);
+                self.s.tx = None;
+                committed
             };
             match committed {
                 // Read-only transactions included, as SQL Server counts `Transactions/sec`.
@@ -219,7 +250,7 @@ impl Run<'_> {
                     self.report(e);
                 }
             }
-        } else {
+        } else if let Some(tx) = self.s.tx.take() {
             let _ = tx.rollback();
         }
     }

@@ -91,12 +91,20 @@ impl Variables {
     }
 
     /// The slot of the variable `r` names: its memo when made in this layout, else found by
-    /// name and memoised.
+    /// name and memoised. The memo's check is inlined into the callers (every variable read
+    /// and assignment), the search is not.
+    #[inline]
     pub(crate) fn slot(&self, r: &VarRef) -> Option<usize> {
         let memo = r.memo();
         if self.layout != 0 && memo >> SLOT_BITS == self.layout {
             return Some((memo & ((1 << SLOT_BITS) - 1)) as usize);
         }
+        self.search(r)
+    }
+
+    /// [`Variables::slot`] by name, memoised.
+    #[inline(never)]
+    fn search(&self, r: &VarRef) -> Option<usize> {
         let slot = self.slot_of(&r.name)?;
         if self.layout != 0 && slot < 1 << SLOT_BITS {
             r.set_memo(self.layout << SLOT_BITS | slot as u64);
