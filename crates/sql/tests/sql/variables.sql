@@ -84,3 +84,21 @@ FROM @dbs tmp
 DELETE d FROM @dbs d WHERE d.name = 'master'
 SELECT id, name, selected, PARSENAME(QUOTENAME(name) + '.dbo.t', 3) AS db FROM @dbs ORDER BY id
 GO
+-- @@ROWCOUNT after statements that read no table: a simple assignment counts one row;
+-- PRINT and a transaction statement none; a SET option leaves the count before it.
+DECLARE @v INT, @r1 INT, @r2 INT, @r3 INT, @r4 INT;
+SELECT TOP 0 1 AS nothing;
+SET @v = 5;
+SET @r1 = @@ROWCOUNT;
+SELECT 1 AS a UNION ALL SELECT 2;
+PRINT 'x';
+SET @r2 = @@ROWCOUNT;
+SELECT 1 AS a UNION ALL SELECT 2;
+SET NOCOUNT ON;
+SET @r3 = @@ROWCOUNT;
+SELECT 1 AS a UNION ALL SELECT 2;
+BEGIN TRAN; COMMIT;
+SET @r4 = @@ROWCOUNT;
+SET NOCOUNT OFF;
+SELECT @r1 AS after_set_variable, @r2 AS after_print, @r3 AS after_set_option, @r4 AS after_transaction;
+GO

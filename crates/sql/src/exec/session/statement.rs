@@ -274,6 +274,13 @@ impl Run<'_> {
             StatementKind::Declare(decls) => self.declare(decls, st.span.start),
             StatementKind::Set(set) => {
                 self.set(set)?;
+                // A simple assignment counts one row in @@ROWCOUNT, as SQL Server documents.
+                // A SET of an option leaves it: the documentation says it resets it, but
+                // triggers that begin `SET NOCOUNT ON; IF @@ROWCOUNT = 0 RETURN` rely on
+                // SQL Server keeping the statement's count there.
+                if matches!(&**set, SetStatement::Variable { .. }) {
+                    self.s.rowcount = 1;
+                }
                 Ok(Flow::Next)
             }
             StatementKind::Print(e) => {
@@ -283,11 +290,13 @@ impl Run<'_> {
                 msg.state = 1;
                 msg.line = st.span.line;
                 self.out.message(&msg);
+                self.s.rowcount = 0;
                 Ok(Flow::Next)
             }
             StatementKind::Throw(t) => Err(self.throw(t.as_deref())?.into()),
             StatementKind::Raiserror(r) => {
                 self.raiserror(r, st.span.line)?;
+                self.s.rowcount = 0;
                 Ok(Flow::Next)
             }
             StatementKind::Use(name) => {
@@ -302,10 +311,12 @@ impl Run<'_> {
                 );
                 msg.line = st.span.line;
                 self.out.message(&msg);
+                self.s.rowcount = 0;
                 Ok(Flow::Next)
             }
             StatementKind::Transaction(t) => {
                 self.transaction(t)?;
+                self.s.rowcount = 0;
                 Ok(Flow::Next)
             }
             StatementKind::Execute(e) => {
