@@ -460,6 +460,8 @@ impl Run<'_> {
             {
                 let a = self.eval(left, env)?;
                 let b = self.eval(right, env)?;
+                // The common integer and decimal cases without the general path's dispatch
+                // (a loop's `@i + 1`, a key's `(@i * 7919) % 100000`): the same values.
                 match scalar::quick_binary(*op, &a, &b) {
                     Some(v) => Ok(v),
                     None => scalar::binary(*op, a, b),
@@ -469,14 +471,11 @@ impl Run<'_> {
         }
     }
 
-    /// [`Run::eval`] of any kind of expression.
+    /// [`Run::eval`] of the kinds it does not take itself.
     fn eval_any(&mut self, e: &Expr, env: &Env<'_>) -> Result<Value, SqlError> {
         match &e.kind {
-            ExprKind::Literal(l) => match scalar::short_int_literal(l) {
-                Some(v) => Ok(Value::Int(v)),
-                None => scalar::literal(l),
-            },
-            ExprKind::Variable(name) => Ok(self.variable_at(name)?.value.clone()),
+            // `eval`'s own: constants, variables and arithmetic.
+            ExprKind::Literal(_) | ExprKind::Variable(_) => self.eval(e, env),
             ExprKind::SystemVariable(name) => self.system_variable(name),
             ExprKind::Column(parts) => env.column(parts),
             ExprKind::XmlMethod { target, method, args } => {
@@ -487,19 +486,13 @@ impl Run<'_> {
                 let v = self.eval(operand, env)?;
                 scalar::unary(*op, v)
             }
-            ExprKind::Binary { op, left, right } => {
-                if is_comparison(*op) || matches!(op, BinaryOp::And | BinaryOp::Or) {
-                    return Err(non_boolean(e));
-                }
-                let a = self.eval(left, env)?;
-                let b = self.eval(right, env)?;
-                // The common integer and decimal cases without the general path's dispatch
-                // (a loop's `@i + 1`, a key's `(@i * 7919) % 100000`): the same values.
-                match scalar::quick_binary(*op, &a, &b) {
-                    Some(v) => Ok(v),
-                    None => scalar::binary(*op, a, b),
-                }
+            // Arithmetic is `eval`'s; a comparison, AND or OR is a condition, no value.
+            ExprKind::Binary { op, .. }
+                if is_comparison(*op) || matches!(op, BinaryOp::And | BinaryOp::Or) =>
+            {
+                Err(non_boolean(e))
             }
+            ExprKind::Binary { .. } => self.eval(e, env),
             ExprKind::Subquery(q) => self.scalar_subquery(q, env),
             ExprKind::Case(c) => {
                 let operand = match &c.operand {

@@ -499,8 +499,6 @@ fn command_of(kind: &StatementKind) -> Command {
     }
 }
 
-/// Whether `kind` is a `SET` of NOEXEC or PARSEONLY: the one statement that runs while they
-/// are on.
 /// Statements that are not DDL and so raise no DDL event: the common ones of a loop's body,
 /// which need not go through the search of `Run::ddl_events`.
 fn runs_no_ddl(kind: &StatementKind) -> bool {
@@ -517,6 +515,8 @@ fn runs_no_ddl(kind: &StatementKind) -> bool {
     )
 }
 
+/// Whether `kind` is a `SET` of NOEXEC or PARSEONLY: the one statement that runs while they
+/// are on.
 fn sets_noexec(kind: &StatementKind) -> bool {
     sets_option(kind, &["NOEXEC", "PARSEONLY"])
 }
