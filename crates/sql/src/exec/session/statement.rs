@@ -106,8 +106,7 @@ impl Run<'_> {
         scalar::settings::install(self.s.opts.semantics.scalar_settings());
         // The DDL events the statement raises are worked out before it changes the catalog
         // and fire its database's DDL triggers once it has succeeded (`exec::ddl_trigger`).
-        let ddl_events =
-            if compound || runs_no_ddl(&st.kind) { Vec::new() } else { self.ddl_events(st) };
+        let ddl_events = if compound { Vec::new() } else { self.ddl_events(st) };
         // The table hints the statement pushes (`exec::table_hints`) end with it, and so do
         // the table locks it took only to read at READ COMMITTED (`docs/locking.md`).
         let hints_mark = self.s.tx.as_ref().map_or(0, Transaction::table_hints_mark);
@@ -497,22 +496,6 @@ fn command_of(kind: &StatementKind) -> Command {
         StatementKind::Checkpoint(_) => Command::Checkpoint,
         _ => Command::Awaiting,
     }
-}
-
-/// Statements that are not DDL and so raise no DDL event: the common ones of a loop's body,
-/// which need not go through the search of `Run::ddl_events`.
-fn runs_no_ddl(kind: &StatementKind) -> bool {
-    matches!(
-        kind,
-        StatementKind::Select(_)
-            | StatementKind::Set(_)
-            | StatementKind::Declare(_)
-            | StatementKind::Insert(_)
-            | StatementKind::Update(_)
-            | StatementKind::Delete(_)
-            | StatementKind::Merge(_)
-            | StatementKind::Print(_)
-    )
 }
 
 /// Whether `kind` is a `SET` of NOEXEC or PARSEONLY: the one statement that runs while they
