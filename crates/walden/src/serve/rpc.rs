@@ -836,5 +836,4 @@ fn table_argument(
 }
 
 #[cfg(test)]
-#[cfg(test)]
 mod tests;
