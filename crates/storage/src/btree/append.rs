@@ -7,7 +7,8 @@
 
 use std::sync::PoisonError;
 
-use super::{leaf_key, log_row, BTree, Result, TreeError, MAX_KEY_LEN, MAX_VALUE_LEN};
+use super::smo::log_row;
+use super::{leaf_key, BTree, Result, TreeError, MAX_KEY_LEN, MAX_VALUE_LEN};
 use crate::page::{PageType, PAGE_SIZE};
 use crate::redo::PageOp;
 
