@@ -27,20 +27,20 @@ use std::ops::Bound;
 use std::sync::Arc;
 use std::time::Duration;
 
-use walden_log::policy::{resolve, CommitOption, Override};
-use walden_log::{Durability, Lsn};
+use walden_log::Lsn;
 use walden_storage::btree::{AppendRun, BTree, TreeError};
 use walden_storage::PageId;
 
-use crate::database::{Database, DbLogger, LogMode, RowKind, RowUndo, UndoLog, UndoRef};
-use crate::deferred_commit::DeferredCommits;
+use crate::database::{Database, DbLogger, LogMode, RowKind, RowUndo, UndoLog};
 use crate::error::EngineError;
 use crate::lock::{
     Ghosts, LockManager, LockMode, LockOwner, Resource, SmallList, TreeWriters, WritersSeen,
 };
 use crate::wal::Undo;
 
+mod finish;
 mod statement_locks;
+pub(crate) use finish::undo_entries;
 pub use statement_locks::StatementLocksMark;
 
 /// The participant list kept for reuse (see [`Transaction::recycle`]) holds at most this many.
@@ -282,28 +282,6 @@ impl Transaction {
 
     pub(crate) fn set_last_identity(&mut self, v: i64) {
         self.last_identity = Some(v);
-    }
-
-    /// A mark of the undo position in every database, for statement-level rollback.
-    pub fn undo_mark(&self) -> Vec<usize> {
-        self.parts.iter().map(|p| p.undo.len()).collect()
-    }
-
-    /// Undoes everything after `mark` (a failed statement), keeping the locks.
-    pub fn rollback_to_mark(&mut self, mark: &[usize]) -> Result<(), EngineError> {
-        for (p, part) in self.parts.iter_mut().enumerate() {
-            let keep = mark.get(p).copied().unwrap_or(0);
-            if keep < part.undo.len() {
-                self.own_changes += 1;
-                undo_entries(&part.db, part.txn, &part.undo, keep)?;
-                part.undo.truncate(keep);
-                if part.ddl {
-                    part.db.reload_catalog_after_rollback()?;
-                }
-                restore_identities(part, keep);
-            }
-        }
-        Ok(())
     }
 
     /// The lock-owner id.
@@ -792,220 +770,6 @@ impl Transaction {
             .map_err(|e| db.name_full_error(fail(db, e), None))?;
         Ok(root)
     }
-
-    /// Sets a savepoint (SAVE TRANSACTION); a name used twice refers to the newer one.
-    pub fn save(&mut self, name: &str) {
-        let marks = self.parts.iter().map(|p| p.undo.len()).collect();
-        self.savepoints.push((name.to_string(), marks));
-    }
-
-    /// Whether a savepoint of this name exists.
-    pub fn has_savepoint(&self, name: &str) -> bool {
-        self.savepoints.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
-    }
-
-    /// Rolls back to a savepoint; locks are kept, as in SQL Server. Error 6401 if unknown.
-    pub fn rollback_to(&mut self, name: &str) -> Result<(), EngineError> {
-        let Some(i) = self.savepoints.iter().rposition(|(n, _)| n.eq_ignore_ascii_case(name))
-        else {
-            return Err(EngineError::Invalid(format!(
-                "Cannot roll back {name}. No transaction or savepoint of that name was found."
-            )));
-        };
-        let marks = self.savepoints[i].1.clone();
-        self.savepoints.truncate(i + 1);
-        self.rollback_to_mark(&marks)
-    }
-
-    /// Commits. `option` is the COMMIT's DELAYED_DURABILITY option; each database's setting
-    /// decides with it (the guide's table), and DDL or a transaction spanning databases is
-    /// always fully durable.
-    ///
-    /// Spanning databases, the commit is two-phase: every participant but the last is first
-    /// hardened up to its last change (phase 1: its changes are durable, not yet committed),
-    /// then the coordinator durably records the global commit (the commit point), then each
-    /// participant appends its commit record. Recovery of a participant whose commit record
-    /// is missing consults the coordinator's record before undoing it. Without a coordinator
-    /// (a bare engine in a test), the participants are committed fully durably one by one.
-    // Inline: see `Instance::begin`.
-    #[inline]
-    pub fn commit(mut self, option: CommitOption) -> Result<CommitOutcome, EngineError> {
-        self.commit_in_place(option)
-    }
-
-    /// Commits as [`Transaction::commit`] does, where the transaction lies: it is over
-    /// afterwards (whatever the result), and dropping it only frees its memory. A session's
-    /// autocommit transaction is several hundred bytes; ending it where it is, rather than
-    /// moving it out to `commit` it, saves a copy of it per statement.
-    pub fn commit_in_place(&mut self, option: CommitOption) -> Result<CommitOutcome, EngineError> {
-        debug_assert!(!self.finished, "a transaction is committed once");
-        let result = self.commit_inner(option);
-        self.finished = true;
-        self.leave_writers();
-        self.services.locks.release_all(&mut self.owner);
-        result
-    }
-
-    /// Commits as [`Transaction::commit`] does, except that a commit that is fully durable in
-    /// one database and changed no catalog there does not wait for its log flush: its commit
-    /// record is appended (no flush starts for it) and the transaction, still
-    /// holding its locks, goes to `deferred`, which ends it once the record is hardened
-    /// (`deferred_commit.rs` says why nobody can tell the difference). The outcome then says
-    /// the commit is not hardened.
-    pub fn commit_deferring(
-        mut self,
-        option: CommitOption,
-        deferred: &DeferredCommits,
-    ) -> Result<CommitOutcome, EngineError> {
-        let result = self.commit_parts(option, true);
-        self.finished = true;
-        match result {
-            Ok((outcome, Some((db, lsn)))) => {
-                deferred.push(self, db, lsn);
-                Ok(outcome)
-            }
-            other => {
-                self.leave_writers();
-                self.services.locks.release_all(&mut self.owner);
-                other.map(|(outcome, _)| outcome)
-            }
-        }
-    }
-
-    /// Ends a transaction [`Transaction::commit_deferring`] deferred, once its commit is
-    /// hardened: what `commit` does after the commit record.
-    pub(crate) fn end_deferred(mut self) {
-        self.leave_writers();
-        self.services.locks.release_all(&mut self.owner);
-    }
-
-    fn commit_inner(&mut self, option: CommitOption) -> Result<CommitOutcome, EngineError> {
-        self.commit_parts(option, false).map(|(outcome, _)| outcome)
-    }
-
-    /// Appends the commit records. With `defer`, a commit that is fully durable in a single
-    /// database and changed no catalog there is appended without waiting for its flush, and
-    /// its database and LSN are returned for the wait.
-    fn commit_parts(
-        &mut self,
-        option: CommitOption,
-        defer: bool,
-    ) -> Result<(CommitOutcome, Option<Unwaited>), EngineError> {
-        let logged = |p: &&Participant| (!p.undo.is_empty() || p.ddl) && !p.db.is_temp();
-        let spans = self.parts.iter().filter(logged).count() > 1;
-        let mut outcome = CommitOutcome { hardened: true, ..CommitOutcome::default() };
-        let mut waits = None;
-        if spans {
-            if let Some(c) = &self.services.coordinator {
-                let gtid = c.new_gtid();
-                for part in self.parts.iter().filter(logged) {
-                    part.db.prepare_txn(part.txn, gtid)?;
-                }
-                c.record_commit(gtid)?;
-            }
-        }
-        for part in &self.parts {
-            if part.undo.is_empty() && !part.ddl {
-                part.db.forget_txn(part.txn);
-                continue;
-            }
-            let over = if part.ddl || spans { Override::AlwaysFull } else { Override::None };
-            let durability = if part.db.is_temp() {
-                Durability::Delayed
-            } else {
-                resolve(part.db.delayed_durability(), option, over)
-            };
-            let unwaited = defer && over == Override::None && durability == Durability::Full;
-            let receipt = if unwaited {
-                let receipt = part.db.commit_txn_deferred(part.txn)?;
-                if !receipt.hardened {
-                    waits = Some((Arc::clone(&part.db), receipt.lsn));
-                }
-                receipt
-            } else {
-                part.db.commit_txn(part.txn, durability)?
-            };
-            if durability == Durability::Delayed && !part.db.is_temp() {
-                outcome.delayed = true;
-            }
-            outcome.lsn = receipt.lsn;
-            outcome.database = part.db.id();
-            outcome.hardened &= receipt.hardened;
-        }
-        Ok((outcome, waits))
-    }
-
-    /// Rolls everything back and releases the locks.
-    pub fn rollback(mut self) -> Result<(), EngineError> {
-        let result = self.rollback_inner();
-        self.finished = true;
-        self.leave_writers();
-        self.services.locks.release_all(&mut self.owner);
-        result
-    }
-
-    fn rollback_inner(&mut self) -> Result<(), EngineError> {
-        let mut first_err = None;
-        for part in &mut self.parts {
-            let mut result = undo_entries(&part.db, part.txn, &part.undo, 0)
-                .and_then(|()| part.db.abort_txn(part.txn));
-            if result.is_ok() && part.ddl {
-                result = part.db.reload_catalog_after_rollback();
-            }
-            restore_identities(part, 0);
-            part.undo.clear();
-            if let Err(e) = result {
-                part.db.take_offline(format!("rollback failed: {e}"));
-                first_err.get_or_insert(e);
-            }
-        }
-        first_err.map_or(Ok(()), Err)
-    }
-}
-
-impl Drop for Transaction {
-    fn drop(&mut self) {
-        if !self.finished {
-            // A session that went away: roll back; a failure has already taken the database
-            // offline, and there is nobody left to tell.
-            let _ = self.rollback_inner();
-            self.leave_writers();
-            self.services.locks.release_all(&mut self.owner);
-        }
-        self.recycle();
-    }
-}
-
-impl Transaction {
-    /// Leaves the memory of the participant list and of the undo logs to the next
-    /// transaction this thread begins, once this one is over. The databases are not kept:
-    /// only the emptied buffers are.
-    fn recycle(&mut self) {
-        let mut parts = std::mem::take(&mut self.parts);
-        if parts.capacity() > SPARE_PARTS {
-            return;
-        }
-        // Each undo log is taken out in place: moving whole participants out costs more.
-        for part in &mut parts {
-            std::mem::take(&mut part.undo).recycle();
-        }
-        parts.clear();
-        // The thread may be exiting, its spare gone already: then the memory just goes.
-        let _ = SPARE_PART_LIST.try_with(|spare| spare.set(parts));
-    }
-}
-
-/// Puts back the identity cache entries of the TRUNCATEs a rollback to undo position `keep`
-/// undid, newest first: those recorded past `keep` (a truncate records the position after
-/// its own catalog change).
-fn restore_identities(part: &mut Participant, keep: usize) {
-    while let Some(&(at, table, saved)) = part.identity_resets.last() {
-        if at <= keep {
-            break;
-        }
-        part.db.restore_identity(table, saved);
-        part.identity_resets.pop();
-    }
 }
 
 /// Turns a tree error into an engine error, taking the database offline when the error means
@@ -1016,35 +780,4 @@ fn fail(db: &Database, e: TreeError) -> EngineError {
         db.take_offline(err.to_string());
     }
     err
-}
-
-/// Undoes entries `keep..` of `entries`, newest first, logging a compensation record for each.
-///
-/// The keys of one rows record (a bulk load's run) are entries with the same LSN: the
-/// compensation of any but the run's first names the run itself as what is left to undo, so
-/// recovery after a crash in the middle of the run undoes all of it again. That is harmless:
-/// the transaction still holds the table in X (a run is gathered only then), so a key it
-/// deleted is still absent, and deleting an absent key changes nothing and logs nothing.
-pub(crate) fn undo_entries(
-    db: &Database,
-    txn: u64,
-    entries: &UndoLog,
-    keep: usize,
-) -> Result<(), EngineError> {
-    for i in (keep..entries.len()).rev() {
-        let (root, key, undo) = entries.entry(i);
-        let undo_next = if i == 0 { 0 } else { entries.lsn(i - 1) };
-        let mut logger = db.logger(txn, LogMode::Compensation { undo_next });
-        let tree = db.space().tree(root);
-        // A rollback must not fail for want of room its changes had: it may take the data
-        // file past MAXSIZE (a re-inserted row can split a page the others filled meanwhile).
-        let result = walden_storage::file::past_max_size(|| match undo {
-            UndoRef::Delete => tree.delete(&mut logger, key).map(|_| ()),
-            UndoRef::Insert(value) => tree.insert(&mut logger, key, value),
-            UndoRef::Restore(value) => tree.update(&mut logger, key, value).map(|_| ()),
-        });
-        logger.finish();
-        result.map_err(|e| fail(db, e))?;
-    }
-    Ok(())
 }
