@@ -3,8 +3,8 @@
 //! Two hashes serve it. [`fnv1a`], here, is the *stable* one: it turns key bytes into the
 //! 64-bit value a KEY resource carries, so the same key always names the same lock, across
 //! runs and builds. The *table* hash, which picks a resource's shard and bucket in the lock
-//! table, need not be stable, only quick: it is computed in `manager.rs` from the resource's
-//! ids and finished with [`walden_storage::hash::fmix64`].
+//! table, need not be stable, only quick: it is computed in `manager/table.rs` from the
+//! resource's ids and finished with [`walden_storage::hash::fmix64`].
 
 use std::fmt;
 use std::hash::Hash;
