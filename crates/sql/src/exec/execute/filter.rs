@@ -20,8 +20,10 @@
 //! in the same order and the first that does not hold ends the check; a constant that
 //! fails to evaluate, a NULL constant (whose meaning depends on `ANSI_NULLS`) and a name
 //! that is not one of the row's columns (an outer reference) stay interpreted; and a
-//! conversion that fails fails on each row, as it did. A prepared side is never a literal
-//! NULL, a variable or a `COLLATE`, and at most one side of a comparison is a column, whose
+//! conversion that fails fails on each row, as it did. A variable (a driver's parameter) or an
+//! expression of variables and literals that cannot change during the read is a constant too
+//! (`bind/constants.rs`), evaluated once at the first row the read gives. A prepared side is
+//! never NULL or a `COLLATE`, and at most one side of a comparison is a column, whose
 //! collation orders as the default: so the comparison needs neither `ANSI_NULLS` nor
 //! collation precedence, and is [`scalar::compare`] of the two values, as the interpreter's
 //! would be.
@@ -45,6 +47,10 @@ pub(crate) struct Filter<'a> {
     outer: Option<&'a Env<'a>>,
     parts: Vec<Part<'a>>,
     exprs: &'a [&'a Expr],
+    /// Whether a conjunct holds a variable: the parts are then prepared again at the first
+    /// row, with the statement constants evaluated (`Run::statement_constant`), which needs
+    /// the session that `new` does not have.
+    variables: bool,
 }
 
 enum Part<'a> {
@@ -116,8 +122,9 @@ enum Part<'a> {
 
 impl<'a> Filter<'a> {
     pub(crate) fn new(f: RowFilter<'a>) -> Filter<'a> {
-        let parts = f.exprs.iter().map(|e| prepare(e, f.cols)).collect();
-        Filter { cols: f.cols, outer: f.outer, parts, exprs: f.exprs }
+        let parts = f.exprs.iter().map(|e| prepare(e, f.cols, &mut |_| None)).collect();
+        let variables = f.exprs.iter().any(|e| has_variable(e));
+        Filter { cols: f.cols, outer: f.outer, parts, exprs: f.exprs, variables }
     }
 
     /// Which of the row's first `n` columns no conjunct reads (true), so that a read may
@@ -193,8 +200,30 @@ pub(crate) fn constant(e: &Expr) -> Option<Value> {
     scalar::literal(l).ok().filter(|v| !v.is_null())
 }
 
-fn prepare<'a>(e: &'a Expr, cols: &[Col]) -> Part<'a> {
-    if let Some(p) = prepare_logical(e, cols) {
+/// What a part may take as a constant side, besides literals: a statement constant's
+/// value, where the session has evaluated it (None before the first row).
+type Known<'k> = &'k mut dyn FnMut(&Expr) -> Option<Value>;
+
+/// A literal's value, or a statement constant's as `known` gives it; never NULL.
+fn constant_or_known(e: &Expr, known: Known<'_>) -> Option<Value> {
+    match &e.kind {
+        ExprKind::Literal(_) => constant(e),
+        _ => known(e),
+    }
+}
+
+/// Whether `e` names a variable anywhere (a parameter of a driver's statement).
+fn has_variable(e: &Expr) -> bool {
+    if matches!(e.kind, ExprKind::Variable(_)) {
+        return true;
+    }
+    let mut found = false;
+    crate::exec::execute::query::visit_children(e, &mut |c| found |= has_variable(c));
+    found
+}
+
+fn prepare<'a>(e: &'a Expr, cols: &[Col], known: Known<'_>) -> Part<'a> {
+    if let Some(p) = prepare_logical(e, cols, known) {
         return p;
     }
     // A column whose collation compares otherwise than the default is compared by the
@@ -204,7 +233,7 @@ fn prepare<'a>(e: &'a Expr, cols: &[Col]) -> Part<'a> {
     };
     let prepared = match &e.kind {
         ExprKind::Binary { op, left, right } if is_comparison(*op) => {
-            match (column(left, cols), constant(right)) {
+            match (column(left, cols), constant_or_known(right, known)) {
                 (Some(col), Some(constant)) => {
                     Some(Part::Compare { col, op: *op, constant, memo: None })
                 }
@@ -212,7 +241,11 @@ fn prepare<'a>(e: &'a Expr, cols: &[Col]) -> Part<'a> {
             }
         }
         ExprKind::Between { expr, negated, low, high } => {
-            match (column(expr, cols), constant(low), constant(high)) {
+            match (
+                column(expr, cols),
+                constant_or_known(low, known),
+                constant_or_known(high, known),
+            ) {
                 (Some(col), Some(low), Some(high)) => {
                     Some(Part::Between { col, low, high, negated: *negated, memo: (None, None) })
                 }
@@ -220,7 +253,8 @@ fn prepare<'a>(e: &'a Expr, cols: &[Col]) -> Part<'a> {
             }
         }
         ExprKind::InList { expr, negated, list } => {
-            let values: Option<Vec<Value>> = list.iter().map(constant).collect();
+            let values: Option<Vec<Value>> =
+                list.iter().map(|e| constant_or_known(e, known)).collect();
             match (column(expr, cols), values) {
                 (Some(col), Some(list)) => Some(Part::InList { col, list, negated: *negated }),
                 _ => None,
@@ -229,23 +263,26 @@ fn prepare<'a>(e: &'a Expr, cols: &[Col]) -> Part<'a> {
         // The interpreter matches under the default collation's folding here too: the
         // column's collation orders as the default, and a literal brings none of its own.
         ExprKind::Like { expr, negated, pattern, escape: None } => {
-            match (column(expr, cols), constant(pattern)) {
+            match (column(expr, cols), constant_or_known(pattern, known)) {
                 (Some(col), Some(pattern)) => Some(Part::Like { col, pattern, negated: *negated }),
                 _ => None,
             }
         }
         _ => None,
     };
-    prepared.or_else(|| prepare_scalars(e, cols)).unwrap_or(Part::Expr(e))
+    match prepared {
+        Some(p) => p,
+        None => prepare_scalars(e, cols, known).unwrap_or(Part::Expr(e)),
+    }
 }
 
 /// An AND, OR or NOT whose operands are prepared (a chain of one operator as one part),
 /// unless none of them is: interpreting the whole is then as fast.
-fn prepare_logical<'a>(e: &'a Expr, cols: &[Col]) -> Option<Part<'a>> {
+fn prepare_logical<'a>(e: &'a Expr, cols: &[Col], known: Known<'_>) -> Option<Part<'a>> {
     let op = match &e.kind {
         ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), .. } => *op,
         ExprKind::Unary { op: UnaryOp::Not, operand } => {
-            return match prepare(operand, cols) {
+            return match prepare(operand, cols, known) {
                 Part::Expr(_) => None,
                 p => Some(Part::Not(Box::new(p))),
             };
@@ -254,7 +291,7 @@ fn prepare_logical<'a>(e: &'a Expr, cols: &[Col]) -> Option<Part<'a>> {
     };
     let mut operands = Vec::new();
     chain(e, op, &mut operands);
-    let parts: Vec<Part<'a>> = operands.into_iter().map(|o| prepare(o, cols)).collect();
+    let parts: Vec<Part<'a>> = operands.into_iter().map(|o| prepare(o, cols, known)).collect();
     if parts.iter().all(|p| matches!(p, Part::Expr(_))) {
         return None;
     }
@@ -276,7 +313,12 @@ fn chain<'a>(e: &'a Expr, op: BinaryOp, out: &mut Vec<&'a Expr>) {
 /// `e` prepared as a side of a comparison that compares as the interpreter's would without
 /// knowing collations: nothing of it at the top interpreted, and a column only if its
 /// collation orders as the default.
-fn side<'a>(e: &'a Expr, cols: &[Col]) -> Option<Scalar<'a>> {
+fn side<'a>(e: &'a Expr, cols: &[Col], known: Known<'_>) -> Option<Scalar<'a>> {
+    if !matches!(e.kind, ExprKind::Literal(_)) {
+        if let Some(v) = known(e) {
+            return Some(Scalar::Constant(v));
+        }
+    }
     let s = Scalar::prepare(e, cols);
     match s {
         Scalar::Expr(_) => None,
@@ -292,17 +334,18 @@ fn comparable(a: &Scalar<'_>, b: &Scalar<'_>) -> bool {
 }
 
 /// A comparison, BETWEEN or IN list whose sides are all prepared.
-fn prepare_scalars<'a>(e: &'a Expr, cols: &[Col]) -> Option<Part<'a>> {
+fn prepare_scalars<'a>(e: &'a Expr, cols: &[Col], known: Known<'_>) -> Option<Part<'a>> {
     match &e.kind {
         ExprKind::Binary { op, left: l, right: r } if is_comparison(*op) => {
             if let (Some(left), Some(right)) = (column(l, cols), column(r, cols)) {
                 return Some(Part::Columns { op: *op, left, right, expr: e });
             }
-            let (left, right) = (side(l, cols)?, side(r, cols)?);
+            let (left, right) = (side(l, cols, known)?, side(r, cols, known)?);
             comparable(&left, &right).then_some(Part::Scalars { op: *op, left, right })
         }
         ExprKind::Between { expr, negated, low, high } => {
-            let (expr, low, high) = (side(expr, cols)?, side(low, cols)?, side(high, cols)?);
+            let expr = side(expr, cols, known)?;
+            let (low, high) = (side(low, cols, known)?, side(high, cols, known)?);
             (comparable(&expr, &low) && comparable(&expr, &high)).then_some(Part::ScalarBetween {
                 expr,
                 low,
@@ -311,8 +354,9 @@ fn prepare_scalars<'a>(e: &'a Expr, cols: &[Col]) -> Option<Part<'a>> {
             })
         }
         ExprKind::InList { expr, negated, list } => {
-            let expr = side(expr, cols).filter(|s| !matches!(s, Scalar::Column(_)))?;
-            let list = list.iter().map(constant).collect::<Option<Vec<Value>>>()?;
+            let expr = side(expr, cols, known).filter(|s| !matches!(s, Scalar::Column(_)))?;
+            let list =
+                list.iter().map(|e| constant_or_known(e, known)).collect::<Option<Vec<Value>>>()?;
             Some(Part::ScalarIn { expr, list, negated: *negated })
         }
         _ => None,
@@ -326,6 +370,10 @@ impl Run<'_> {
         f: &mut Filter<'_>,
         row: &[Value],
     ) -> Result<bool, SqlError> {
+        if std::mem::take(&mut f.variables) {
+            let mut known = |e: &Expr| self.statement_constant(e);
+            f.parts = f.exprs.iter().map(|e| prepare(e, f.cols, &mut known)).collect();
+        }
         let (cols, outer) = (f.cols, f.outer);
         for part in &mut f.parts {
             if self.part_value(part, cols, outer, row)? != Some(true) {
