@@ -385,8 +385,10 @@ fn a_serializable_join_locks_the_range_of_each_seek_it_makes() {
          CREATE TABLE dbo.o (id INT PRIMARY KEY, s INT NOT NULL); \
          CREATE TABLE dbo.l (oid INT NOT NULL, n INT NOT NULL, PRIMARY KEY (oid, n)); \
          INSERT INTO dbo.o VALUES (1, 0), (2, 1), (3, 0), (4, 0), (5, 1), (6, 0); \
-         INSERT INTO dbo.l VALUES (1, 1), (2, 1), (2, 2), (3, 1), (4, 1), (5, 1), (5, 2), (6, 1)",
+         INSERT INTO dbo.l VALUES (1, 1), (2, 1), (2, 2), (3, 1), (4, 1), (5, 1), (5, 2), (6, 1);          DECLARE @i INT = 100;          WHILE @i < 140 BEGIN INSERT INTO dbo.l VALUES (@i, 1); SET @i += 1; END",
     );
+    // Lines of orders that `o` does not hold make `l` large enough that two seeks cost
+    // less than reading it whole for a hash join.
     let join = "SELECT COUNT(*) FROM dbo.o JOIN dbo.l ON l.oid = o.id WHERE o.s = 1";
     // The plan this test is about: `l` sought per row of `o`.
     ok(&mut s, "SET SHOWPLAN_TEXT ON");

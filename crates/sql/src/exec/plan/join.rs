@@ -164,12 +164,24 @@ struct Conjunct<'e> {
 }
 
 /// The leaves and conjuncts of a FROM clause.
+#[derive(Default)]
 struct Flat<'e> {
     leaves: Vec<Leaf>,
     conjuncts: Vec<Conjunct<'e>>,
+    /// The values of the statement constants (`bind/constants.rs`) that its conjuncts
+    /// compare columns with, by the address of their expression: what the planner's
+    /// estimates read a histogram with, where a driver's statement has `@P0` rather than a
+    /// literal. Evaluated once by `place`, only where a leaf has statistics.
+    constants: Vec<(usize, Value)>,
 }
 
 impl Flat<'_> {
+    /// The value `place` evaluated for the statement constant `e`, if any.
+    fn constant(&self, e: &Expr) -> Option<Value> {
+        let key = e as *const Expr as usize;
+        self.constants.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
+    }
+
     /// Whether the block is a SELECT's: a table leaf reads only its demand's columns, and
     /// only a SELECT block has a demand. Nothing reads its rows' locators then (see
     /// [`kept_columns`]), so the join steps set them to NULL as rows come in, rather than
@@ -567,7 +579,7 @@ impl Run<'_> {
         demand: Option<&Demand>,
         implied: &'p mut Vec<Expr>,
     ) -> Result<(FromPlan<'p>, Vec<&'e Expr>), SqlError> {
-        let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut flat = Flat::default();
         let mut on = Vec::new();
         let mut parts = Vec::new();
         if let Some(w) = filter {

@@ -135,6 +135,7 @@ impl Decorrelated {
             &column,
             &probe,
             self.stats.as_deref(),
+            &|_| None,
         );
         if path.is_scan() {
             return Ok(None);
@@ -286,7 +287,7 @@ impl Run<'_> {
         let SelectItem::Expr { expr: item, alias } = &sel.items[0] else { return None };
         // The subquery's sources, to tell its names from the enclosing ones. One that needs
         // the enclosing row (a correlated derived table) fails here and stays per row.
-        let mut inner = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut inner = Flat::default();
         let mut on = Vec::new();
         // Only the columns the subquery names are decoded (an index may cover them).
         let demand = Demand::of_semi_join(sel, true);
@@ -388,7 +389,9 @@ impl Run<'_> {
             };
             let probe = |e: &Expr| inner.leaves_of(e) == Some(0);
             let stats = inner.leaves[i].stats.as_deref();
-            let path = access::choose(&t.def, t.wanted.as_deref(), &all, &column, &probe, stats);
+            let known = |e: &Expr| inner.constant(e);
+            let path =
+                access::choose(&t.def, t.wanted.as_deref(), &all, &column, &probe, stats, &known);
             if !path.is_scan() && path.any_probe(&mut has_column) {
                 return true;
             }

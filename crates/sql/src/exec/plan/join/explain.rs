@@ -73,7 +73,7 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
     ) -> Result<FromPlan, SqlError> {
-        let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut flat = Flat::default();
         let mut subplans: Vec<Option<PlanNode>> = Vec::new();
         let mut on = Vec::new();
         let mut parts = Vec::new();
@@ -217,7 +217,7 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
     ) -> Result<(PlanNode, f64, Vec<Col>), SqlError> {
         let n = flat.leaves.len();
-        let own: Vec<f64> = (0..n).map(|i| self.own_rows(flat, i)).collect();
+        let (own, reads) = self.leaf_estimates(flat);
         let mut joined = 0u64;
         let mut acc: Option<(PlanNode, f64)> = None;
         let mut acc_cols: Vec<Col> = Vec::new();
@@ -257,7 +257,7 @@ impl Run<'_> {
                 .collect();
             let rows_out = match &acc {
                 None => own[leaf],
-                Some((_, rows)) => self.estimate_step(flat, joined, *rows, leaf, &own).1,
+                Some((_, rows)) => self.estimate_step(flat, joined, *rows, leaf, &own, &reads).1,
             };
             let node = match (acc.take(), step) {
                 (None, _) => self.explain_leaf(flat, &mut subplans, leaf, &local, own[leaf]),
@@ -400,7 +400,7 @@ impl Run<'_> {
         let l = self.explain_pushed(std::slice::from_ref(left), None, to_left, outer, demand)?;
         let l_cols = l.cols;
         let width = l_cols.len();
-        let mut r_flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut r_flat = Flat::default();
         let mut r_plans = Vec::new();
         self.explain_flatten(
             right,
@@ -422,7 +422,7 @@ impl Run<'_> {
                 estimated_leaf(l_cols.clone(), l.rows),
                 estimated_leaf(r_cols.clone(), UNKNOWN_ROWS),
             ],
-            conjuncts: Vec::new(),
+            ..Flat::default()
         };
         let logical = match kind {
             JoinKind::RightOuter => "Right Outer Join",

@@ -99,7 +99,7 @@ impl Run<'_> {
     ) -> Result<Rows, SqlError> {
         let leaf = table_leaf(clone_ref(t));
         let cols = leaf.cols.clone();
-        let flat = Flat { leaves: vec![leaf], conjuncts: Vec::new() };
+        let flat = Flat { leaves: vec![leaf], ..Flat::default() };
         let mut parts = Vec::new();
         if let Some(f) = filter {
             conjuncts(f, &mut parts);

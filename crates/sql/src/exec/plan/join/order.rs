@@ -19,8 +19,20 @@
 //!   (`Transaction::sample_column_distinct`); where neither is known (a leaf that is no
 //!   table), the larger side is taken to be a key the other references. Without an
 //!   equality, `rows_s × own(R)` times the filter selectivity for each conjunct joining them;
-//! * cost: the cheapest of index nested loops (`rows_s ×` the seek's cost), a hash join
-//!   (`rows_s + own(R)`) and nested loops (`rows_s × own(R)`).
+//! * cost: the cheapest of index nested loops (`rows_s ×` the seek's cost and
+//!   [`SEEK_COST`] for its descent of the index), a hash join
+//!   (`read(R)`, twice the smaller of `rows_s` and `own(R)`, which it builds on, and the
+//!   larger) and nested loops
+//!   (`read(R) + rows_s × own(R)`), where
+//!   `read(R)` is the cost of R's access path under its own conjuncts: the rows it reads
+//!   (a key lookup counting for several), which a scan pays whatever its filter keeps. So a
+//!   join of a few rows of `part` to `lineitem` seeks lineitem's index of `l_partkey` per
+//!   row rather than scan all of it for a hash join (TPC-H Q19). The first leaf costs its
+//!   read and its rows.
+//!
+//! A semi- or anti-join whose outer leaves a step completes costs a probe (a seek, or as
+//! much) per row of that step's output and keeps [`FILTER_SELECTIVITY`] of them, so that joins that cut rows come
+//! before it.
 //!
 //! A leaf no conjunct connects to the set is only considered when no connected one is left,
 //! so cross products come last, as in the greedy choice.
@@ -28,10 +40,16 @@
 use super::{Flat, Input, FILTER_SELECTIVITY};
 use crate::ast::{BinaryOp, Expr, ExprKind};
 use crate::exec::eval::find_column;
+use crate::exec::plan::access::SEEK_COST;
 use crate::exec::session::Run;
 
 /// Leaves up to which every left-deep order is costed (2^8 sets).
 pub(super) const MAX_SEARCHED: usize = 8;
+
+/// What putting a row into a hash join's table costs, relative to probing it with one:
+/// the row is copied and its key hashed and kept. The step builds on the smaller side
+/// (`steps.rs`: the rows joined so far when they are fewer than the leaf's).
+const HASH_BUILD_COST: f64 = 2.0;
 
 /// One entry of the search: cost so far, estimated rows, and the order.
 type Best = Option<(f64, f64, Vec<usize>)>;
@@ -40,10 +58,13 @@ impl Run<'_> {
     /// The order in which to join `flat`'s leaves, cheapest by estimate first.
     pub(super) fn join_order(&self, flat: &Flat<'_>) -> Vec<usize> {
         let n = flat.leaves.len();
-        let own: Vec<f64> = (0..n).map(|i| self.own_rows(flat, i)).collect();
+        let (own, reads) = self.leaf_estimates(flat);
         let mut best: Vec<Best> = vec![None; 1 << n];
+        // The first leaf costs its read and the rows it keeps, which the next step holds or
+        // probes with (so, of two orders that read the same, the one starting from fewer rows
+        // wins: an empty first leaf ends the join before the second is read).
         for (i, &rows) in own.iter().enumerate() {
-            best[1 << i] = Some((rows, rows, vec![i]));
+            best[1 << i] = Some((reads[i] + rows, rows, vec![i]));
         }
         for mask in 1..(1usize << n) {
             let Some((cost, rows, order)) = best[mask].clone() else { continue };
@@ -53,8 +74,20 @@ impl Run<'_> {
                 if mask >> r & 1 == 1 || (any_connected && !connected(r)) {
                     continue;
                 }
-                let (step_cost, out) = self.estimate_step(flat, mask as u64, rows, r, &own);
+                let (mut step_cost, mut out) =
+                    self.estimate_step(flat, mask as u64, rows, r, &own, &reads);
                 let next = mask | 1 << r;
+                // The semi- and anti-joins (EXISTS, IN) that this step completes the outer
+                // leaves of run on its rows: a probe each, which the rows not yet cut by a
+                // later join pay too (TPC-H Q21's EXISTS and NOT EXISTS on lineitem run on a
+                // 25th of the rows once the nation is joined).
+                for c in flat.conjuncts.iter().filter(|c| c.semi) {
+                    let m = c.leaves.unwrap_or(0);
+                    if m & !(next as u64) == 0 && m & !(mask as u64) != 0 {
+                        step_cost += out * SEEK_COST;
+                        out = (out * FILTER_SELECTIVITY).max(1.0);
+                    }
+                }
                 let total = cost + step_cost;
                 if best[next].as_ref().is_none_or(|b| total < b.0) {
                     let mut o = order.clone();
@@ -68,16 +101,31 @@ impl Run<'_> {
 
     /// A leaf's estimated rows under its own conjuncts.
     pub(super) fn own_rows(&self, flat: &Flat<'_>, i: usize) -> f64 {
+        self.own_estimate(flat, i).0
+    }
+
+    /// A leaf's estimated rows under its own conjuncts, and the cost of reading them: its
+    /// access path's (the rows it reads, a key lookup counting for several), which a scan
+    /// pays in full however few rows its conjuncts keep.
+    pub(super) fn own_estimate(&self, flat: &Flat<'_>, i: usize) -> (f64, f64) {
         let bit = 1u64 << i;
         let local: Vec<&Expr> =
             flat.conjuncts.iter().filter(|c| c.leaves == Some(bit)).map(|c| c.expr).collect();
-        let rows = match &flat.leaves[i].input {
-            Input::Rows(rows) => rows.len() as f64,
-            Input::Estimated(rows) => *rows,
-            Input::Table(t) => self.path(flat, t, &local, i, 0).rows,
+        let (rows, read) = match &flat.leaves[i].input {
+            Input::Rows(rows) => (rows.len() as f64, rows.len() as f64),
+            Input::Estimated(rows) => (*rows, *rows),
+            Input::Table(t) => {
+                let path = self.path(flat, t, &local, i, 0);
+                (path.rows, path.cost)
+            }
         };
         let kept: f64 = local.iter().map(|e| self.selectivity(flat, e)).product();
-        (rows * kept).max(1.0)
+        ((rows * kept).max(1.0), read.max(1.0))
+    }
+
+    /// Every leaf's [`Run::own_estimate`]: the rows, then the read costs.
+    pub(super) fn leaf_estimates(&self, flat: &Flat<'_>) -> (Vec<f64>, Vec<f64>) {
+        (0..flat.leaves.len()).map(|i| self.own_estimate(flat, i)).unzip()
     }
 
     /// The fraction of a leaf's rows its own conjunct `e` is guessed to keep. Where the
@@ -131,7 +179,7 @@ impl Run<'_> {
     }
 
     /// The estimated cost of joining leaf `r` to the leaves `mask` (of `rows_s` rows), and
-    /// the rows that come out.
+    /// the rows that come out. `own` and `reads` are [`Run::leaf_estimates`].
     pub(super) fn estimate_step(
         &self,
         flat: &Flat<'_>,
@@ -139,6 +187,7 @@ impl Run<'_> {
         rows_s: f64,
         r: usize,
         own: &[f64],
+        reads: &[f64],
     ) -> (f64, f64) {
         let bit = 1u64 << r;
         let joining: Vec<&Expr> = flat
@@ -161,14 +210,15 @@ impl Run<'_> {
             Some(d) => product / d.max(1.0),
             None => product,
         } * FILTER_SELECTIVITY.powi(others);
-        let mut cost = product;
+        let mut cost = reads[r] + product;
         if distinct.is_some() {
-            cost = cost.min(rows_s + own[r]);
+            let (build, probe) = (rows_s.min(own[r]), rows_s.max(own[r]));
+            cost = cost.min(reads[r] + HASH_BUILD_COST * build + probe);
         }
         if let Input::Table(t) = &flat.leaves[r].input {
             let path = self.path(flat, t, &joining, r, mask);
             if path.any_probe(&mut |e| flat.leaves_of(e).is_some_and(|m| m & mask != 0)) {
-                cost = cost.min(rows_s * path.cost);
+                cost = cost.min(rows_s * (path.cost + SEEK_COST));
             }
         }
         (cost, out.max(1.0))

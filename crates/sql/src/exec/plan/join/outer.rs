@@ -87,7 +87,7 @@ impl Run<'_> {
         }
         let (r_cols, r_input) =
             if matches!(right, TableSource::Table { .. } | TableSource::Variable { .. }) {
-                let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+                let mut flat = Flat::default();
                 self.flatten(right, &mut flat, &mut Vec::new(), &[], outer, demand)?;
                 let leaf = flat.leaves.remove(0);
                 (leaf.cols, leaf.input)
@@ -117,7 +117,7 @@ impl Run<'_> {
                     narrow: None,
                 },
             ],
-            conjuncts: Vec::new(),
+            ..Flat::default()
         };
         let right_only: Vec<&Expr> =
             parts.iter().copied().filter(|e| both.leaves_of(e) == Some(2)).collect();

@@ -454,12 +454,12 @@ impl Run<'_> {
         mut rows: f64,
         outer: Option<&'f Env<'f>>,
     ) -> Result<Option<Vec<Stage<'f>>>, SqlError> {
-        let own: Vec<f64> = (0..flat.leaves.len()).map(|i| self.own_rows(flat, i)).collect();
+        let (own, reads) = self.leaf_estimates(flat);
         let mut stages: Vec<Stage<'f>> = Vec::with_capacity(specs.len());
         for spec in specs {
             let (_, step) =
                 self.next_step(flat, spec.before, rows, &spec.left_cols, Some(spec.leaf))?;
-            rows = self.estimate_step(flat, spec.before, rows, spec.leaf, &own).1;
+            rows = self.estimate_step(flat, spec.before, rows, spec.leaf, &own, &reads).1;
             let right_cols = flat.leaves[spec.leaf].cols.clone();
             let filter =
                 |exprs: &'f [&'f Expr]| Filter::new(RowFilter { cols: &spec.cols, exprs, outer });

@@ -5,7 +5,10 @@
 
 use super::{semi, Conjunct, Flat, Input, MAX_LEAVES};
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
-use crate::exec::eval::{find_column, full_text_refusal, is_aggregate_call, Col, Env};
+use crate::exec::bind::constants::is_statement_constant;
+use crate::exec::eval::{
+    find_column, full_text_refusal, is_aggregate_call, is_comparison, Col, Env,
+};
 use crate::exec::execute::query::visit_children;
 use crate::exec::scalar::registry::{self, Determinism};
 use crate::exec::session::Run;
@@ -179,14 +182,37 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
         run_subqueries: bool,
     ) -> (Vec<(usize, semi::SemiJoin<'e>)>, Vec<usize>) {
-        // With one source there is no order to choose, and a seek beats a scan whatever
-        // the sizes: only joins pay for statistics.
-        if flat.leaves.len() > 1 {
+        // With one source there is no order to choose, and a seek of a key beats a scan
+        // whatever the sizes: only joins pay for statistics, and a single table whose range
+        // a nonclustered index could seek. There the choice is between reading that range's
+        // rows each through a key lookup and scanning the table, which only the range's
+        // size decides (`l_shipdate <= '1998-09-02'` keeps 98% of lineitem).
+        let single_range = flat.leaves.len() == 1
+            && matches!(&flat.leaves[0].input, Input::Table(t)
+                if t.def.indexes.iter().any(|i| i.id != 1))
+            && parts.iter().any(|e| has_range(e));
+        if flat.leaves.len() > 1 || single_range {
             for leaf in &mut flat.leaves {
                 if let Input::Table(t) = &leaf.input {
                     leaf.stats = self.table_stats(t);
                 }
             }
+        }
+        if flat.leaves.iter().any(|l| l.stats.is_some()) {
+            let mut compared = Vec::new();
+            for e in parts
+                .iter()
+                .copied()
+                .chain(implied)
+                .chain(on.iter().copied())
+                .chain(pushed.iter().copied())
+            {
+                compared_constants(e, &mut compared);
+            }
+            flat.constants = compared
+                .into_iter()
+                .filter_map(|e| Some((e as *const Expr as usize, self.statement_constant(e)?)))
+                .collect();
         }
         let where_count = parts.len();
         // Implied conjuncts are WHERE conjuncts that are always placed (they name one
@@ -381,4 +407,43 @@ pub(super) fn common_factors(e: &Expr) -> Vec<&Expr> {
             texts.iter().all(|branch| branch.contains(&text))
         })
         .collect()
+}
+
+/// Whether `e`, or a conjunct of it, is a range comparison (`<`, `<=`, `>`, `>=`,
+/// `BETWEEN`): what a seek of an index's range can read.
+fn has_range(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Binary { op: BinaryOp::And, left, right } => has_range(left) || has_range(right),
+        ExprKind::Binary { op, .. } => {
+            matches!(op, BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq)
+        }
+        ExprKind::Between { negated: false, .. } => true,
+        _ => false,
+    }
+}
+
+/// The sides of `e`'s comparisons (within its ANDs) that are statement constants other
+/// than literals (`bind/constants.rs`), which a seek's estimate may read a histogram with.
+fn compared_constants<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    let mut side = |s: &'e Expr| {
+        if !matches!(s.kind, ExprKind::Literal(_)) && is_statement_constant(s) {
+            out.push(s);
+        }
+    };
+    match &e.kind {
+        ExprKind::Binary { op: BinaryOp::And, left, right } => {
+            compared_constants(left, out);
+            compared_constants(right, out);
+        }
+        ExprKind::Binary { op, left, right } if is_comparison(*op) => {
+            side(left);
+            side(right);
+        }
+        ExprKind::Between { low, high, .. } => {
+            side(low);
+            side(high);
+        }
+        ExprKind::InList { list, .. } => list.iter().for_each(side),
+        _ => {}
+    }
 }

@@ -155,7 +155,12 @@ impl RowSink for Probing<'_, '_, '_, '_> {
         run.row_interruption_point(self.seen)?;
         self.seen += 1;
         self.shape.apply(&mut row);
-        if self.built.is_some() {
+        if let Some(built) = &self.built {
+            // An inner join with nothing to match: no row of the first leaf can join, so
+            // its read stops (as a hash join with an empty build side does).
+            if built.right.is_empty() {
+                return Ok(false);
+            }
             self.probe(run, row)?;
             self.stream(run)?;
             return Ok(!self.out.full());

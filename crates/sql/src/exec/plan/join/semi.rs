@@ -118,7 +118,7 @@ impl Run<'_> {
         // The subquery's sources, to tell its names from the outer ones. Views and derived
         // tables among them are computed here; a failure leaves the conjunct to be
         // evaluated per row, which reports it.
-        let mut inner = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut inner = Flat::default();
         let mut on = Vec::new();
         let demand = Demand::of_semi_join(sel, member.is_some());
         for src in &sel.from {
@@ -423,6 +423,7 @@ fn inner_read<'e>(semi: &SemiJoin<'e>, t: &TableRef) -> access::AccessPath<'e> {
         &column,
         &probe,
         inner.leaves[0].stats.as_deref(),
+        &|e| inner.constant(e),
     )
 }
 
@@ -527,6 +528,7 @@ impl Run<'_> {
                 &column,
                 &probe,
                 inner.leaves[0].stats.as_deref(),
+                &|e| inner.constant(e),
             )
         };
         let table_rows = inner.leaves[0].stats.as_ref().map_or(access::TABLE_ROWS, |s| s.rows);

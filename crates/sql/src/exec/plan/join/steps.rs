@@ -13,7 +13,7 @@ use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
 use crate::exec::eval::{find_column, Col, Env};
 use crate::exec::execute::filter::Filter;
 use crate::exec::execute::query::{Rows, TableRef};
-use crate::exec::plan::access::{self, AccessPath, RowFilter, RowSink};
+use crate::exec::plan::access::{self, AccessPath, RowFilter, RowSink, SEEK_COST};
 use crate::exec::session::{Run, SeekSpare};
 use crate::exec::SqlError;
 
@@ -221,21 +221,25 @@ impl Run<'_> {
             let joining: Vec<&Conjunct<'e>> = flat.conjuncts.iter().filter(placed).collect();
             let connected =
                 joined != 0 && joining.iter().any(|c| c.leaves.is_some_and(|m| m & joined != 0));
-            let own_rows = self.own_rows(flat, i);
-            let mut candidate = (own_rows * left_rows.max(1.0), Step::Loops);
+            // A join step reads the leaf whole under its own conjuncts (`read`), unless it
+            // seeks it per row; the first leaf is chosen by the rows it keeps.
+            let (own_rows, read) = self.own_estimate(flat, i);
+            let read = if joined == 0 { 0.0 } else { read };
+            let mut candidate = (read + own_rows * left_rows.max(1.0), Step::Loops);
             let exprs: Vec<&'e Expr> = joining.iter().map(|c| c.expr).collect();
             let keys = equi_keys(self, flat, &exprs, joined, bit, left_cols, &leaf.cols);
             if joined != 0 && !keys.is_empty() {
-                candidate = (own_rows + left_rows, Step::Hash(keys));
+                candidate = (read + own_rows + left_rows, Step::Hash(keys));
             }
             if let (Input::Table(t), true) = (&leaf.input, joined != 0) {
                 let path = self.path(flat, t, &exprs, i, joined);
                 let probes_joined =
                     path.any_probe(&mut |e| flat.leaves_of(e).is_some_and(|m| m & joined != 0));
-                if probes_joined && path.cost * left_rows < candidate.0 {
+                let per_row = path.cost + SEEK_COST;
+                if probes_joined && per_row * left_rows < candidate.0 {
                     let exact = path.exact_seek_conjuncts(&t.def, &exprs);
                     let exact = exact.into_iter().map(|k| exprs[k]).collect();
-                    candidate = (path.cost * left_rows, Step::IndexLoops(path, exact));
+                    candidate = (per_row * left_rows, Step::IndexLoops(path, exact));
                 }
             }
             let better = match &best {
@@ -273,6 +277,7 @@ impl Run<'_> {
             &column,
             &probe,
             flat.leaves[leaf].stats.as_deref(),
+            &|e| flat.constant(e),
         )
     }
 

@@ -405,7 +405,7 @@ impl Run<'_> {
             return Ok(Some(OneSource { cols, parts, read }));
         }
         // As in `plan_pushed`: an outer join may apply these to its preserved side.
-        let mut flat = Flat { leaves: Vec::new(), conjuncts: Vec::new() };
+        let mut flat = Flat::default();
         let mut on = Vec::new();
         let demand = Demand::of_select(sel, order_by);
         self.flatten(&sel.from[0], &mut flat, &mut on, &parts, outer, demand.as_ref())?;
