@@ -1068,7 +1068,16 @@ fn fixed_into(
         *slot = Value::Null;
         return Ok(());
     }
-    decode_fixed_into(column, ty, field, slot)
+    // A slot that holds the last row's integer of the same type is written in place: a row
+    // decoded into again and again (a scan's) does this for most of its columns, and the
+    // general path below drops the old value and builds the new one through a stack
+    // temporary.
+    match (ty, &mut *slot) {
+        (SqlType::Int, Value::Int(x)) => *x = i32::from_le_bytes(array(field)),
+        (SqlType::BigInt, Value::BigInt(x)) => *x = i64::from_le_bytes(array(field)),
+        _ => return decode_fixed_into(column, ty, field, slot),
+    }
+    Ok(())
 }
 
 fn var_value(
