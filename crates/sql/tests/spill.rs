@@ -77,8 +77,11 @@ const ORDERED: [&str; 6] = [
 ];
 
 /// Queries whose rows come in no defined order: compared sorted.
-const UNORDERED: [&str; 8] = [
+const UNORDERED: [&str; 9] = [
     "SELECT k, COUNT(*), SUM(f), MIN(s), MAX(id) FROM dbo.t GROUP BY k",
+    // Integer keys (NULL among them) found by their integers, and an integer column's
+    // widening CAST summed in place, while the groups past the grant spill.
+    "SELECT k, COUNT(*), SUM(CAST(id AS BIGINT)), SUM(id) FROM dbo.t GROUP BY k",
     // The aggregates that keep their values rather than fold them.
     "SELECT k, COUNT(DISTINCT s), STDEV(f), AVG(f),
             STRING_AGG(CAST(id AS VARCHAR(10)), ',') WITHIN GROUP (ORDER BY id DESC)

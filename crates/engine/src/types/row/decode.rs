@@ -96,7 +96,7 @@ pub(super) fn le_u16(bytes: &[u8], at: usize) -> u16 {
 }
 
 /// The first `N` bytes of `field` (zero-extended if shorter, which the callers rule out).
-fn array<const N: usize>(field: &[u8]) -> [u8; N] {
+pub(super) fn array<const N: usize>(field: &[u8]) -> [u8; N] {
     let mut a = [0u8; N];
     let n = N.min(field.len());
     a[..n].copy_from_slice(&field[..n]);

@@ -4,7 +4,7 @@
 //! written with fewer columns than the schema to the general path.
 
 use super::decode::{
-    check_pointer, corrupt, decode_all, decode_fixed_into, decode_var, expect_empty_null,
+    array, check_pointer, corrupt, decode_all, decode_fixed_into, decode_var, expect_empty_null,
     expect_zero, le_u16, RowView,
 };
 use super::{MaybeHook, OffRowHook, RowError, Shape, END_MASK, OFF_ROW_FLAG};
@@ -286,7 +286,16 @@ fn fixed_into(
         *slot = Value::Null;
         return Ok(());
     }
-    decode_fixed_into(column, ty, field, slot)
+    // A slot that holds the last row's integer of the same type is written in place: a row
+    // decoded into again and again (a scan's) does this for most of its columns, and the
+    // general path below drops the old value and builds the new one through a stack
+    // temporary.
+    match (ty, &mut *slot) {
+        (SqlType::Int, Value::Int(x)) => *x = i32::from_le_bytes(array(field)),
+        (SqlType::BigInt, Value::BigInt(x)) => *x = i64::from_le_bytes(array(field)),
+        _ => return decode_fixed_into(column, ty, field, slot),
+    }
+    Ok(())
 }
 
 pub(super) fn var_value(

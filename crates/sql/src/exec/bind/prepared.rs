@@ -195,6 +195,41 @@ impl<'a> Scalar<'a> {
     }
 }
 
+impl Scalar<'_> {
+    /// The value of a CAST or CONVERT (no style) of an integer column of `row` to an integer
+    /// type that holds it, which is the column's value widened ([`widened`]); None for any
+    /// other expression or value, to be evaluated.
+    pub(crate) fn widened_column(&self, row: &[Value]) -> Option<Value> {
+        match self {
+            Scalar::Convert { expr, ty, style: None, .. } => match **expr {
+                Scalar::Column(i) => row.get(i).and_then(|v| widened(v, *ty)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// Integer `v` as integer type `ty` when `ty` holds every value of `v`'s type (`SUM(CAST(x
+/// AS BIGINT))` of an INT column, per row): a conversion that cannot fail, so the general
+/// one (a copy of the column, its source type looked up) is skipped. None for any other
+/// pair, NULL included, which converts as before.
+fn widened(v: &Value, ty: SqlType) -> Option<Value> {
+    Some(match (v, ty) {
+        (Value::TinyInt(x), SqlType::TinyInt) => Value::TinyInt(*x),
+        (Value::TinyInt(x), SqlType::SmallInt) => Value::SmallInt(i16::from(*x)),
+        (Value::TinyInt(x), SqlType::Int) => Value::Int(i32::from(*x)),
+        (Value::TinyInt(x), SqlType::BigInt) => Value::BigInt(i64::from(*x)),
+        (Value::SmallInt(x), SqlType::SmallInt) => Value::SmallInt(*x),
+        (Value::SmallInt(x), SqlType::Int) => Value::Int(i32::from(*x)),
+        (Value::SmallInt(x), SqlType::BigInt) => Value::BigInt(i64::from(*x)),
+        (Value::Int(x), SqlType::Int) => Value::Int(*x),
+        (Value::Int(x), SqlType::BigInt) => Value::BigInt(i64::from(*x)),
+        (Value::BigInt(x), SqlType::BigInt) => Value::BigInt(*x),
+        _ => return None,
+    })
+}
+
 /// Where `computed` puts the value of the aggregate or window call `e`.
 fn computed_at(e: &Expr, computed: &[(usize, usize)]) -> Option<usize> {
     let key = e as *const Expr as usize;
@@ -280,6 +315,9 @@ impl Run<'_> {
                 scalar::unary(*op, v)
             }
             Scalar::Convert { expr, ty, style, is_try, source } => {
+                if let Some(v) = s.widened_column(env.row) {
+                    return Ok(v);
+                }
                 let v = self.eval_prepared(expr, env)?;
                 let style = match style {
                     Some(s) => {

@@ -194,7 +194,10 @@ impl<'a> Spec<'a> {
         let v = match arg {
             Scalar::Column(i) => env.row.get(*i).unwrap_or(&Value::Null),
             _ => {
-                evaluated = run.eval_prepared(arg, env)?;
+                evaluated = match arg.widened_column(env.row) {
+                    Some(v) => v,
+                    None => run.eval_prepared(arg, env)?,
+                };
                 &evaluated
             }
         };
@@ -262,8 +265,25 @@ fn fold(
     *n += 1;
     match kind {
         Kind::Sum | Kind::Avg => {
-            // Added in place where that is one operation that cannot fail.
+            // Added in place where that is one operation that cannot fail: an integer sum
+            // of its own type's values where it does not overflow (which the general
+            // addition below refuses with error 8115, as before).
             if let Some(sum) = acc.as_mut() {
+                match (&mut *sum, v) {
+                    (Value::BigInt(s), Value::BigInt(x)) => {
+                        if let Some(r) = s.checked_add(*x) {
+                            *s = r;
+                            return Ok(());
+                        }
+                    }
+                    (Value::Int(s), Value::Int(x)) => {
+                        if let Some(r) = s.checked_add(*x) {
+                            *s = r;
+                            return Ok(());
+                        }
+                    }
+                    _ => {}
+                }
                 if let Some(next) = scalar::quick_binary(BinaryOp::Add, sum, v) {
                     *sum = next;
                     return Ok(());
@@ -471,6 +491,15 @@ pub(crate) struct Grouping<'a> {
     index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// The current row's key, in a buffer kept from row to row.
     key: String,
+    /// The keys' positions in the row, when there are one or two keys and each is a column:
+    /// a row whose values there are integers or NULL is then looked up in `int_index` first.
+    key_columns: Option<Vec<usize>>,
+    /// Groups by their keys' integers ([`IntKey`]), so that most rows of an integer GROUP
+    /// BY find their group without making their text key. Equal integers have equal text
+    /// keys, so every group here is in `index` too; not the converse: a miss here looks
+    /// in `index` (where a DECIMAL 1.0 may have made the group an INT 1 belongs to) before
+    /// it makes a group, and the group found or made is then indexed here.
+    int_index: HashMap<IntKey, usize, foldhash::fast::RandomState>,
     groups: Vec<Group>,
     grant: MemoryGrant,
     /// May the groups past the grant spill? A partition's own grouping may not: it is
@@ -483,6 +512,23 @@ pub(crate) struct Grouping<'a> {
     /// The positions of the rows' hidden row locators, which nothing after grouping reads:
     /// a group's first row keeps NULL there instead of a copy of the locator.
     locators: Vec<usize>,
+}
+
+/// The integers of a row's one or two key columns, None for NULL (and for the second of
+/// one key).
+type IntKey = (Option<i64>, Option<i64>);
+
+/// An integer key value as `i64` (Some(None) for NULL); None for any other value, which is
+/// keyed by its text.
+fn integer_of(v: Option<&Value>) -> Option<Option<i64>> {
+    match v {
+        Some(Value::TinyInt(x)) => Some(Some(i64::from(*x))),
+        Some(Value::SmallInt(x)) => Some(Some(i64::from(*x))),
+        Some(Value::Int(x)) => Some(Some(i64::from(*x))),
+        Some(Value::BigInt(x)) => Some(Some(*x)),
+        Some(Value::Null) | None => Some(None),
+        Some(_) => None,
+    }
 }
 
 /// Bytes a state takes beyond itself, guessed for the grant.
@@ -502,15 +548,26 @@ impl<'a> Grouping<'a> {
         for k in keys {
             key_collations.push(label_in(k, cols)?.collation());
         }
+        let prepared: Vec<Scalar<'a>> = keys.iter().map(|k| Scalar::prepare(k, cols)).collect();
+        let key_columns: Option<Vec<usize>> = prepared
+            .iter()
+            .map(|k| match k {
+                Scalar::Column(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        let key_columns = key_columns.filter(|c| (1..=2).contains(&c.len()));
         Ok(Grouping {
             cols: cols.to_vec(),
             key_exprs: keys.to_vec(),
             aggs: aggs.to_vec(),
-            keys: keys.iter().map(|k| Scalar::prepare(k, cols)).collect(),
+            keys: prepared,
             key_collations,
             specs,
             index: HashMap::default(),
             key: String::new(),
+            key_columns,
+            int_index: HashMap::default(),
             groups: Vec::new(),
             grant: run.memory_grant(),
             may_spill,
@@ -534,7 +591,6 @@ impl<'a> Grouping<'a> {
     ) -> Result<(), SqlError> {
         run.row_interruption_point(self.seen)?;
         self.seen += 1;
-        let env = Env::new(&self.cols, row, outer);
         let at = if self.keys.is_empty() {
             // Without GROUP BY every row is of the one group: no key to make or look up.
             if self.groups.is_empty() {
@@ -542,38 +598,73 @@ impl<'a> Grouping<'a> {
             }
             0
         } else {
-            key_of(run, &self.keys, &self.key_collations, &env, &mut self.key)?;
-            match self.index.get(self.key.as_str()) {
+            let integers = self.integer_key(row);
+            match integers.and_then(|k| self.int_index.get(&k)) {
                 Some(&at) => at,
-                None => {
-                    if let Some(parts) = &mut self.spilled {
-                        return parts.write(&self.key, row);
-                    }
-                    let bytes = row_bytes(row)
-                        + KEY_BYTES
-                        + self.key.len()
-                        + STATE_BYTES * self.specs.len();
-                    if !self.grant.try_reserve(bytes) {
-                        if self.may_spill {
-                            let mut parts =
-                                Partitions::new(self.grant.memory(), STREAMED_PARTITIONS)?;
-                            parts.write(&self.key, row)?;
-                            self.spilled = Some(parts);
-                            return Ok(());
+                None => match self.group_of(run, row, outer)? {
+                    Some(at) => {
+                        if let Some(k) = integers {
+                            self.int_index.insert(k, at);
                         }
-                        self.grant.hold(bytes)?;
+                        at
                     }
-                    self.groups.push(Group::first(row, &self.specs, &self.locators));
-                    self.index.insert(self.key.clone(), self.groups.len() - 1);
-                    self.groups.len() - 1
-                }
+                    // Spilled.
+                    None => return Ok(()),
+                },
             }
         };
+        let env = Env::new(&self.cols, row, outer);
         let group = &mut self.groups[at];
         for (spec, state) in self.specs.iter().zip(&mut group.states) {
             spec.push(run, state, &env)?;
         }
         Ok(())
+    }
+
+    /// The integers of `row`'s key columns, if there are one or two keys, each a column,
+    /// and each of the row's values there an integer or NULL. A row with a text, DECIMAL or
+    /// any other key value is keyed by its text key alone.
+    fn integer_key(&self, row: &[Value]) -> Option<IntKey> {
+        match self.key_columns.as_deref()? {
+            [a] => Some((integer_of(row.get(*a))?, None)),
+            [a, b] => Some((integer_of(row.get(*a))?, integer_of(row.get(*b))?)),
+            _ => None,
+        }
+    }
+
+    /// The position of the group of `row`, found by its text key or made (its memory asked
+    /// of the grant); None if the row went to a spill partition instead.
+    fn group_of(
+        &mut self,
+        run: &mut Run<'_>,
+        row: &[Value],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<usize>, SqlError> {
+        let env = Env::new(&self.cols, row, outer);
+        key_of(run, &self.keys, &self.key_collations, &env, &mut self.key)?;
+        Ok(Some(match self.index.get(self.key.as_str()) {
+            Some(&at) => at,
+            None => {
+                if let Some(parts) = &mut self.spilled {
+                    parts.write(&self.key, row)?;
+                    return Ok(None);
+                }
+                let bytes =
+                    row_bytes(row) + KEY_BYTES + self.key.len() + STATE_BYTES * self.specs.len();
+                if !self.grant.try_reserve(bytes) {
+                    if self.may_spill {
+                        let mut parts = Partitions::new(self.grant.memory(), STREAMED_PARTITIONS)?;
+                        parts.write(&self.key, row)?;
+                        self.spilled = Some(parts);
+                        return Ok(None);
+                    }
+                    self.grant.hold(bytes)?;
+                }
+                self.groups.push(Group::first(row, &self.specs, &self.locators));
+                self.index.insert(self.key.clone(), self.groups.len() - 1);
+                self.groups.len() - 1
+            }
+        }))
     }
 
     /// Each group's first row followed by its aggregates, for grouping set `set` (the
@@ -602,9 +693,12 @@ impl<'a> Grouping<'a> {
         outer: Option<&Env<'_>>,
         emit: &mut dyn FnMut(&mut Run<'_>, Vec<Value>) -> Result<bool, SqlError>,
     ) -> Result<bool, SqlError> {
-        let Grouping { cols, key_exprs, aggs, specs, mut groups, spilled, index, .. } = self;
+        let Grouping {
+            cols, key_exprs, aggs, specs, mut groups, spilled, index, int_index, ..
+        } = self;
         // The keys are not looked up again.
         drop(index);
+        drop(int_index);
         if key_exprs.is_empty() && groups.is_empty() {
             let states = specs.iter().map(Spec::start).collect();
             groups.push(Group { row: vec![Value::Null; cols.len()], states });

@@ -94,6 +94,19 @@ fn both(a: &[bool], b: &[bool]) -> Vec<bool> {
 pub(crate) trait RowSink {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError>;
 
+    /// Whether the sink keeps nothing of a row past [`RowSink::push_borrowed`] (a hash
+    /// aggregate folds it, a streamed SELECT projects it): a scan then lends it each row and
+    /// decodes the next into the same allocation, instead of making and dropping a row
+    /// per row read.
+    fn borrows(&self) -> bool {
+        false
+    }
+
+    /// [`RowSink::push`] of a lent row; asked only of a sink that [`RowSink::borrows`].
+    fn push_borrowed(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {
+        self.push(run, row.to_vec())
+    }
+
     /// The columns of a scanned table's row that [`RowSink::wants`] does not read (true),
     /// or None if the sink has no such test: a scan then decodes the other columns only
     /// for the rows it wants.

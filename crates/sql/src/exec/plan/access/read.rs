@@ -437,7 +437,8 @@ impl Run<'_> {
         let mut read = 0;
         let mut more = true;
         // One row decoded into again and again: a row `keep` rejects leaves its allocations
-        // to the next one; only a row given to `sink` is replaced.
+        // to the next one; only a row given to a sink that does not borrow is replaced.
+        let borrows = sink.borrows();
         let mut row = Vec::new();
         while more {
             match cursor.next_row_into(self.tx(), &mut row) {
@@ -453,7 +454,11 @@ impl Run<'_> {
                         continue;
                     }
                     cursor.finish_row(&mut row).map_err(|e| self.s.engine_error(e))?;
-                    more = sink.push(self, std::mem::take(&mut row))?;
+                    more = if borrows {
+                        sink.push_borrowed(self, &row)?
+                    } else {
+                        sink.push(self, std::mem::take(&mut row))?
+                    };
                 }
                 Ok(false) => break,
                 Err(e) => return Err(self.s.engine_error(e)),

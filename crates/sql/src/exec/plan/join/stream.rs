@@ -215,12 +215,21 @@ impl Streamed<'_> {
 
 impl RowSink for Streamed<'_> {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        self.push_borrowed(run, &row)
+    }
+
+    /// What is kept or sent is the row's projection, never the row.
+    fn borrows(&self) -> bool {
+        true
+    }
+
+    fn push_borrowed(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {
         if let Some(top) = &self.top {
-            if top.passes_over(&row)? {
+            if top.passes_over(row)? {
                 return Ok(true);
             }
         }
-        let env = Env::new(self.cols, &row, None);
+        let env = Env::new(self.cols, row, None);
         let out = run.project_prepared(&self.projection, &env)?;
         if let Some(sort) = &mut self.sort {
             let mut keys = Vec::with_capacity(sort.order_by.len());
@@ -286,8 +295,17 @@ struct Grouped<'s, 'a, 'o> {
 
 impl RowSink for Grouped<'_, '_, '_> {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        self.push_borrowed(run, &row)
+    }
+
+    /// A group copies its first row; no other row is kept.
+    fn borrows(&self) -> bool {
+        true
+    }
+
+    fn push_borrowed(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {
         match &mut self.grouping {
-            Some(grouping) => grouping.push(run, &row, self.outer)?,
+            Some(grouping) => grouping.push(run, row, self.outer)?,
             None => return Err(SqlError::new(50000, "Walden grouped rows of unknown columns.")),
         }
         Ok(true)
