@@ -49,8 +49,9 @@
 //!    reads the hardened LSN (an atomic copy, stored under the state lock) and returns, or
 //!    looks again under the lock (a flush that did not reach it, a failure). The flusher
 //!    records the waits of the threads it releases, so they need not retake the lock. A thread
-//!    that flushed for itself flushes a few more times for the threads behind it, then hands
-//!    them to the writer thread: no waiter is ever left without a flusher.
+//!    that flushed for itself hands the threads behind it to the writer thread and returns (its
+//!    transaction's locks are held until it does), and the writer flushes until none waits: no
+//!    waiter is ever left without a flusher.
 //! 10. The writer thread is woken only when it has work: a flush nobody else does, or a
 //!     deadline to arm because a delayed commit is unhardened while it sleeps without one
 //!     (`State::writer_idle`). Waking it after every flush cost a context switch per flush.

@@ -329,3 +329,160 @@ fn segments_are_reused_after_truncation_and_kept_without_it() {
         }
     }
 }
+
+/// A file system whose `sync_data` calls, once `hold` is called, each wait until `allow`
+/// lets that many through: a test decides when each flush of the log ends.
+#[derive(Debug, Clone, Default)]
+struct Gate(Arc<(std::sync::Mutex<GateState>, std::sync::Condvar)>);
+
+#[derive(Debug, Default)]
+struct GateState {
+    held: bool,
+    started: u64,
+    allowed: u64,
+}
+
+impl Gate {
+    fn hold(&self) {
+        let mut g = self.0 .0.lock().unwrap();
+        g.held = true;
+        g.started = 0;
+        g.allowed = 0;
+    }
+    /// Lets syncs up to number `n` (from 1, counted since `hold`) finish.
+    fn allow(&self, n: u64) {
+        self.0 .0.lock().unwrap().allowed = n;
+        self.0 .1.notify_all();
+    }
+    fn started(&self) -> u64 {
+        self.0 .0.lock().unwrap().started
+    }
+    fn pass(&self) {
+        let mut g = self.0 .0.lock().unwrap();
+        if !g.held {
+            return;
+        }
+        g.started += 1;
+        let n = g.started;
+        while g.allowed < n {
+            g = self.0 .1.wait(g).unwrap();
+        }
+    }
+}
+
+#[derive(Debug)]
+struct GatedFs {
+    inner: MemFs,
+    gate: Gate,
+}
+
+#[derive(Debug)]
+struct GatedFile {
+    inner: walden_io::FileRef,
+    gate: Gate,
+}
+
+impl Vfs for GatedFs {
+    fn open(
+        &self,
+        path: &std::path::Path,
+        mode: walden_io::OpenMode,
+    ) -> std::io::Result<walden_io::FileRef> {
+        Ok(Arc::new(GatedFile { inner: self.inner.open(path, mode)?, gate: self.gate.clone() }))
+    }
+    fn remove(&self, path: &std::path::Path) -> std::io::Result<()> {
+        self.inner.remove(path)
+    }
+    fn exists(&self, path: &std::path::Path) -> bool {
+        self.inner.exists(path)
+    }
+    fn create_dir_all(&self, path: &std::path::Path) -> std::io::Result<()> {
+        self.inner.create_dir_all(path)
+    }
+    fn sync_dir(&self, path: &std::path::Path) -> std::io::Result<()> {
+        self.inner.sync_dir(path)
+    }
+    fn list(&self, dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+        self.inner.list(dir)
+    }
+}
+
+impl walden_io::File for GatedFile {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        self.inner.read_exact_at(buf, offset)
+    }
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> std::io::Result<()> {
+        self.inner.write_all_at(buf, offset)
+    }
+    fn sync_data(&self) -> std::io::Result<()> {
+        self.gate.pass();
+        self.inner.sync_data()
+    }
+    fn sync_all(&self) -> std::io::Result<()> {
+        self.inner.sync_all()
+    }
+    fn len(&self) -> std::io::Result<u64> {
+        self.inner.len()
+    }
+    fn preallocate(&self, len: u64) -> std::io::Result<()> {
+        self.inner.preallocate(len)
+    }
+    fn set_len(&self, len: u64) -> std::io::Result<()> {
+        self.inner.set_len(len)
+    }
+    fn path(&self) -> &std::path::Path {
+        self.inner.path()
+    }
+}
+
+/// Waits up to ten seconds for `done`.
+fn eventually(done: impl Fn() -> bool) -> bool {
+    let until = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        if Instant::now() > until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    true
+}
+
+#[test]
+fn a_committer_returns_once_its_own_commit_is_hardened_not_after_flushes_for_later_ones() {
+    // A fully durable committer's transaction keeps its locks until its commit returns: it
+    // must not also wait for the flushes of commits that queued behind its own flush.
+    let gate = Gate::default();
+    let vfs: Arc<dyn Vfs> = Arc::new(GatedFs { inner: MemFs::new(), gate: gate.clone() });
+    let log = Arc::new(open(&vfs, small_config()));
+    // A first commit activates the segment (a sync of its own), so that from here on each
+    // flush is one sync.
+    txn(&log, 9, Durability::Full);
+    gate.hold();
+    std::thread::scope(|s| {
+        let first = s.spawn(|| txn(&log, 1, Durability::Full));
+        assert!(eventually(|| gate.started() == 1), "the first commit's flush reached its sync");
+        let end_after_first = log.end_lsn();
+        let second = s.spawn(|| txn(&log, 2, Durability::Full));
+        assert!(eventually(|| log.end_lsn() > end_after_first), "the second commit appended");
+        let end_with_second = log.end_lsn();
+        // Let the second committer go to sleep behind the running flush.
+        std::thread::sleep(Duration::from_millis(50));
+        gate.allow(1);
+        let returned = eventually(|| first.is_finished());
+        // The second commit's flush cannot have ended: the gate holds every sync after the
+        // first.
+        let hardened_when_first_returned = log.hardened_lsn();
+        // Whatever happened, let every flush through so that the threads end.
+        gate.allow(u64::MAX);
+        assert!(returned, "the first commit waited for the second one's flush");
+        let r1 = first.join().unwrap();
+        let r2 = second.join().unwrap();
+        assert!(r1.hardened && r2.hardened && r2.lsn > r1.lsn);
+        assert!(r1.lsn <= hardened_when_first_returned);
+        assert!(hardened_when_first_returned < end_with_second, "the second was not hardened yet");
+        assert!(log.hardened_lsn() >= r2.lsn);
+    });
+    let s = log.stats();
+    assert_eq!(s.commits_hardened, 3);
+    assert_eq!(s.flushes, 3, "one flush each: the second began after the first's ended");
+}

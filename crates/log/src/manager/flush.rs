@@ -114,7 +114,7 @@ impl LogManager {
             } else {
                 st = flush(&self.shared, st, target, reason)?;
                 if st.hardened >= target {
-                    st = lead_waiters(&self.shared, st, MAX_EXTRA_FLUSHES)?;
+                    hand_waiters_to_writer(&self.shared, &mut st);
                 }
             }
         }
@@ -123,36 +123,38 @@ impl LogManager {
     }
 }
 
-/// How many more flushes a committer that flushed for itself does for the threads that queued
-/// behind it before handing the role on. The running flusher is already on a CPU; waking a
-/// parked waiter to flush costs a scheduling delay behind every commit just released, which on
-/// a small machine takes longer than the flush. A few rounds keep the disk busy without making
-/// the flusher's own commit wait long.
-const MAX_EXTRA_FLUSHES: u32 = 4;
+/// After a committer's own flush: the threads that queued behind it go to the writer thread,
+/// and the committer returns. A committer's transaction holds its locks until its commit
+/// returns, so every flush it did for others would lengthen each of those locks and keep its
+/// client waiting: under BenchBase's TPC-C (4 terminals, SERIALIZABLE) the thread that had
+/// flushed for itself and then served up to 4 more rounds for the queue kept its warehouse and
+/// district locks through them, and the transactions waiting for those locks waited with it.
+/// The writer thread, like SQL Server's log writer, holds no locks.
+fn hand_waiters_to_writer(shared: &Shared, st: &mut State) {
+    if st.flushing {
+        return;
+    }
+    if let Some((&(target, _), _)) = st.waiters.last_key_value() {
+        if st.flush_wanted.is_none_or(|(lsn, _)| lsn < target) {
+            st.flush_wanted = Some((target, FlushReason::Commit));
+        }
+        shared.wake_writer.notify_one();
+    }
+}
 
-/// After a flush: flushes again for the threads waiting (up to `rounds` times), then hands the
-/// threads still waiting to the writer thread, so no waiter is ever left without a flusher.
+/// The writer thread's round after a flush: flushes again while threads wait and nobody
+/// else flushes, so that no waiter is ever left without a flusher.
 fn lead_waiters<'a>(
     shared: &'a Shared,
     mut st: MutexGuard<'a, State>,
-    rounds: u32,
 ) -> Result<MutexGuard<'a, State>, LogError> {
-    for _ in 0..rounds {
+    loop {
         let Some((&(target, _), _)) = st.waiters.last_key_value() else { return Ok(st) };
         if st.flushing {
             return Ok(st);
         }
         st = flush(shared, st, target, FlushReason::Commit)?;
     }
-    if !st.flushing {
-        if let Some((&(target, _), _)) = st.waiters.last_key_value() {
-            if st.flush_wanted.is_none_or(|(lsn, _)| lsn < target) {
-                st.flush_wanted = Some((target, FlushReason::Commit));
-            }
-            shared.wake_writer.notify_one();
-        }
-    }
-    Ok(st)
 }
 
 /// Rule 6: makes the failure sticky (the first one wins) and releases every waiter to see it.
@@ -395,8 +397,7 @@ pub(super) fn writer_loop(shared: &Shared) {
                 st.flush_wanted = None;
                 // A failure is recorded in the state by `flush`; the writer just goes on
                 // waiting for `close`.
-                st = match flush(shared, st, target, reason)
-                    .and_then(|st| lead_waiters(shared, st, u32::MAX))
+                st = match flush(shared, st, target, reason).and_then(|st| lead_waiters(shared, st))
                 {
                     Ok(st) => st,
                     Err(_) => shared.state.lock(),
