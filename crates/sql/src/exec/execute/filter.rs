@@ -31,6 +31,7 @@
 use walden_engine::types::{SqlType, Value};
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
+use crate::exec::bind::constants::is_statement_constant;
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{cmp_matches, find_column, in_values, is_comparison, is_text, Col, Env};
 use crate::exec::plan::access::RowFilter;
@@ -47,9 +48,9 @@ pub(crate) struct Filter<'a> {
     outer: Option<&'a Env<'a>>,
     parts: Vec<Part<'a>>,
     exprs: &'a [&'a Expr],
-    /// Whether a conjunct holds a variable: the parts are then prepared again at the first
-    /// row, with the statement constants evaluated (`Run::statement_constant`), which needs
-    /// the session that `new` does not have.
+    /// Whether a conjunct holds a statement constant other than a literal: the parts are
+    /// then prepared again at the first row, with the statement constants evaluated
+    /// (`Run::statement_constant`), which needs the session that `new` does not have.
     variables: bool,
 }
 
@@ -123,7 +124,7 @@ enum Part<'a> {
 impl<'a> Filter<'a> {
     pub(crate) fn new(f: RowFilter<'a>) -> Filter<'a> {
         let parts = f.exprs.iter().map(|e| prepare(e, f.cols, &mut |_| None)).collect();
-        let variables = f.exprs.iter().any(|e| has_variable(e));
+        let variables = f.exprs.iter().any(|e| has_statement_constant(e));
         Filter { cols: f.cols, outer: f.outer, parts, exprs: f.exprs, variables }
     }
 
@@ -212,13 +213,15 @@ fn constant_or_known(e: &Expr, known: Known<'_>) -> Option<Value> {
     }
 }
 
-/// Whether `e` names a variable anywhere (a parameter of a driver's statement).
-fn has_variable(e: &Expr) -> bool {
-    if matches!(e.kind, ExprKind::Variable(_)) {
+/// Whether `e` holds a statement constant that is not a bare literal: a variable (a
+/// parameter of a driver's statement) or an expression of literals and variables
+/// (`DATEADD(yy, 1, CAST('1994-01-01' AS DATETIME))`).
+fn has_statement_constant(e: &Expr) -> bool {
+    if !matches!(e.kind, ExprKind::Literal(_)) && is_statement_constant(e) {
         return true;
     }
     let mut found = false;
-    crate::exec::execute::query::visit_children(e, &mut |c| found |= has_variable(c));
+    crate::exec::execute::query::visit_children(e, &mut |c| found |= has_statement_constant(c));
     found
 }
 

@@ -99,11 +99,12 @@ impl Run<'_> {
     ) -> Result<Rows, SqlError> {
         let leaf = table_leaf(clone_ref(t));
         let cols = leaf.cols.clone();
-        let flat = Flat { leaves: vec![leaf], ..Flat::default() };
+        let mut flat = Flat { leaves: vec![leaf], ..Flat::default() };
         let mut parts = Vec::new();
         if let Some(f) = filter {
             conjuncts(f, &mut parts);
         }
+        self.gather_estimates(&mut flat, &parts);
         let path = self.path(&flat, t, &parts, 0, 0);
         let rows = match limit {
             Some(limit) => {

@@ -170,23 +170,16 @@ impl Run<'_> {
     /// decorrelate, or too many leaves), which the join does not apply. With
     /// `run_subqueries` (not when the plan is only explained) an uncorrelated `IN
     /// (subquery)` or a comparison with an uncorrelated scalar subquery is run to place it
-    /// (`uncorrelated_filter`).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn place<'e>(
-        &mut self,
-        flat: &mut Flat<'e>,
-        mut parts: Vec<&'e Expr>,
-        implied: &'e [Expr],
-        on: Vec<&'e Expr>,
-        pushed: &[&'e Expr],
-        outer: Option<&Env<'_>>,
-        run_subqueries: bool,
-    ) -> (Vec<(usize, semi::SemiJoin<'e>)>, Vec<usize>) {
-        // With one source there is no order to choose, and a seek of a key beats a scan
-        // whatever the sizes: only joins pay for statistics, and a single table whose range
-        // a nonclustered index could seek. There the choice is between reading that range's
-        // rows each through a key lookup and scanning the table, which only the range's
-        // size decides (`l_shipdate <= '1998-09-02'` keeps 98% of lineitem).
+    /// What the planner's estimates for `flat`, whose conjuncts are `parts`, read: each
+    /// table leaf's statistics, and the values of the statement constants its conjuncts
+    /// compare columns with (`Flat::constants`). With one source there is no order to
+    /// choose, and a seek of a key beats a scan whatever the sizes: only joins pay for
+    /// statistics, and a single table whose range a nonclustered index could seek. There the
+    /// choice is between reading that range's rows each through a key lookup and scanning the
+    /// table, which only the range's size decides (`l_shipdate <= '1998-09-02'` keeps 98% of
+    /// lineitem). Every way a single table is planned (`place`, a streamed block, a table
+    /// read with a filter) gathers them the same, so SHOWPLAN shows the plan that runs.
+    pub(super) fn gather_estimates<'e>(&mut self, flat: &mut Flat<'e>, parts: &[&'e Expr]) {
         let single_range = flat.leaves.len() == 1
             && matches!(&flat.leaves[0].input, Input::Table(t)
                 if t.def.indexes.iter().any(|i| i.id != 1))
@@ -200,13 +193,7 @@ impl Run<'_> {
         }
         if flat.leaves.iter().any(|l| l.stats.is_some()) {
             let mut compared = Vec::new();
-            for e in parts
-                .iter()
-                .copied()
-                .chain(implied)
-                .chain(on.iter().copied())
-                .chain(pushed.iter().copied())
-            {
+            for e in parts {
                 compared_constants(e, &mut compared);
             }
             flat.constants = compared
@@ -214,6 +201,28 @@ impl Run<'_> {
                 .filter_map(|e| Some((e as *const Expr as usize, self.statement_constant(e)?)))
                 .collect();
         }
+    }
+
+    /// (`uncorrelated_filter`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn place<'e>(
+        &mut self,
+        flat: &mut Flat<'e>,
+        mut parts: Vec<&'e Expr>,
+        implied: &'e [Expr],
+        on: Vec<&'e Expr>,
+        pushed: &[&'e Expr],
+        outer: Option<&Env<'_>>,
+        run_subqueries: bool,
+    ) -> (Vec<(usize, semi::SemiJoin<'e>)>, Vec<usize>) {
+        let all: Vec<&'e Expr> = parts
+            .iter()
+            .copied()
+            .chain(implied)
+            .chain(on.iter().copied())
+            .chain(pushed.iter().copied())
+            .collect();
+        self.gather_estimates(flat, &all);
         let where_count = parts.len();
         // Implied conjuncts are WHERE conjuncts that are always placed (they name one
         // leaf, or two by an equality): never residual, never a semi-join.

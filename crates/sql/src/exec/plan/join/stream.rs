@@ -443,6 +443,7 @@ impl Run<'_> {
                 return Ok(Some(OneSource { cols, parts, read: OneRead::Nothing }));
             }
         }
+        self.gather_estimates(&mut flat, &parts);
         if self.may_cache_block(sel) {
             if let Some(plan) = self.block_plan(sel, order_by, &flat, versions) {
                 self.s.plans.insert(sel, std::sync::Arc::new(plan));
