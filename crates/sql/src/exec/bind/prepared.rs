@@ -199,7 +199,7 @@ impl Scalar<'_> {
     /// The value of a CAST or CONVERT (no style) of an integer column of `row` to an integer
     /// type that holds it, which is the column's value widened ([`widened`]); None for any
     /// other expression or value, to be evaluated.
-    pub(crate) fn widened_column(&self, row: &[Value]) -> Option<Value> {
+    fn widened_column(&self, row: &[Value]) -> Option<Value> {
         match self {
             Scalar::Convert { expr, ty, style: None, .. } => match **expr {
                 Scalar::Column(i) => row.get(i).and_then(|v| widened(v, *ty)),

@@ -194,10 +194,7 @@ impl<'a> Spec<'a> {
         let v = match arg {
             Scalar::Column(i) => env.row.get(*i).unwrap_or(&Value::Null),
             _ => {
-                evaluated = match arg.widened_column(env.row) {
-                    Some(v) => v,
-                    None => run.eval_prepared(arg, env)?,
-                };
+                evaluated = run.eval_prepared(arg, env)?;
                 &evaluated
             }
         };
