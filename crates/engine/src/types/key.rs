@@ -243,22 +243,36 @@ pub fn key_decodable(ty: SqlType) -> bool {
 /// key: shorter than its types say, or a wanted column of a type that cannot be read back.
 /// An index-only read takes a row's columns from its index entry with it.
 pub fn decode_key_columns(types: &[SqlType], wanted: &[bool], key: &[u8]) -> Option<Vec<Value>> {
+    let mut values = vec![Value::Null; types.len()];
+    decode_key_columns_into(types, wanted, key, &mut |i, v| values[i] = v)?;
+    Some(values)
+}
+
+/// [`decode_key_columns`] without building a row: `put(i, value)` receives the value of
+/// each column `wanted` marks (NULL included), in key order, so that a read decodes each
+/// entry into the row it reuses. None as [`decode_key_columns`] (`put` may have received
+/// some columns by then).
+pub fn decode_key_columns_into(
+    types: &[SqlType],
+    wanted: &[bool],
+    key: &[u8],
+    put: &mut dyn FnMut(usize, Value),
+) -> Option<()> {
     let lens = key_prefix_lengths(types, key);
     if lens.len() < types.len() {
         return None;
     }
-    let mut values = Vec::with_capacity(types.len());
     let mut start = 0;
-    for ((&ty, &end), &want) in types.iter().zip(&lens).zip(wanted) {
+    for (i, ((&ty, &end), &want)) in types.iter().zip(&lens).zip(wanted).enumerate() {
         let field = &key[start..end];
         start = end;
-        if !want || field == [0] {
-            values.push(Value::Null);
+        if !want {
             continue;
         }
-        values.push(decode_key_value(ty, &field[1..])?);
+        let value = if field == [0] { Value::Null } else { decode_key_value(ty, &field[1..])? };
+        put(i, value);
     }
-    Some(values)
+    Some(())
 }
 
 /// The leading column of an encoded key whose type is an integer one (TINYINT, SMALLINT,

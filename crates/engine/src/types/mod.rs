@@ -62,8 +62,8 @@ pub use decimal::Decimal;
 pub use declared::DeclaredType;
 pub use guid::Guid;
 pub use key::{
-    decode_key_columns, decode_leading_integer, encode_key, encode_key_columns,
-    encode_key_columns_ordered, key_decodable, key_prefix_lengths,
+    decode_key_columns, decode_key_columns_into, decode_leading_integer, encode_key,
+    encode_key_columns, encode_key_columns_ordered, key_decodable, key_prefix_lengths,
 };
 pub use row::{
     decode_column, decode_column_with, decode_row, decode_row_some_with, decode_row_with,

@@ -532,28 +532,26 @@ impl Covering {
         })
     }
 
-    /// The row an index entry stands for: the columns read from `key` and `row_id`, NULL
-    /// for the others (which no one reads). None if the entry does not decode.
-    fn row(&self, key: &[u8], row_id: &[u8]) -> Option<Vec<Value>> {
-        use walden_engine::types::decode_key_columns;
-        let mut row = vec![Value::Null; self.width];
-        let from_key = decode_key_columns(&self.key_types, &self.key_read, key)?;
-        let from_id = if self.id_read.iter().any(|&r| r) {
-            decode_key_columns(&self.id_types, &self.id_read, row_id)?
-        } else {
-            Vec::new()
-        };
-        for (v, &c) in from_key.into_iter().zip(&self.key_columns) {
-            if !v.is_null() {
-                row[c] = v;
-            }
+    /// Decodes the row an index entry stands for into `row`: the columns read from `key`
+    /// and `row_id`, NULL for the others (which no one reads), and a place for the row's
+    /// locator after them, which the caller sets. A row of another length (new, or given
+    /// away) is first made one of NULLs; otherwise only the columns read are written, since
+    /// the others are still NULL from the entry before. None if the entry does not decode.
+    fn row_into(&self, key: &[u8], row_id: &[u8], row: &mut Vec<Value>) -> Option<()> {
+        use walden_engine::types::decode_key_columns_into;
+        if row.len() != self.width + 1 {
+            row.clear();
+            row.resize(self.width + 1, Value::Null);
         }
-        for (v, &c) in from_id.into_iter().zip(&self.id_columns) {
-            if !v.is_null() {
-                row[c] = v;
-            }
+        decode_key_columns_into(&self.key_types, &self.key_read, key, &mut |i, v| {
+            row[self.key_columns[i]] = v;
+        })?;
+        if self.id_read.iter().any(|&r| r) {
+            decode_key_columns_into(&self.id_types, &self.id_read, row_id, &mut |i, v| {
+                row[self.id_columns[i]] = v;
+            })?;
         }
-        Some(row)
+        Some(())
     }
 }
 

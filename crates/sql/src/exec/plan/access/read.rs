@@ -492,23 +492,44 @@ impl Run<'_> {
         let covering =
             t.def.index(index).and_then(|ix| Covering::of(&t.def, ix, t.wanted.as_deref()));
         if let Some(covering) = covering {
-            // Index-only: each row's columns come from its entry; no lookup of the row.
+            // Index-only: each row's columns come from its entry; no lookup of the row. As a
+            // scan does (`scan_rows`), each entry is decoded into one row used again and
+            // again, lent to a sink that borrows, tested by a sink that has a test, and
+            // without its locator for a SELECT's demand, which reads none.
+            let tests = sink.unread(t.def.columns.len()).is_some();
+            let borrows = sink.borrows();
+            let locators = t.wanted.is_none();
+            let mut row = Vec::new();
             while more {
-                let (key, id) = match cursor.next_covered(self.tx()) {
+                let (key, id) = match cursor.next_covered_ref(self.tx()) {
                     Ok(Some(entry)) => entry,
                     Ok(None) => break,
                     Err(e) => return Err(self.s.engine_error(e)),
                 };
-                self.row_interruption_point(read)?;
-                read += 1;
-                let Some(mut values) = covering.row(&key, &id) else {
+                if covering.row_into(key, id, &mut row).is_none() {
                     return Err(SqlError::new(
                         50000,
                         format!("An entry of index {index} of '{}' does not decode.", t.def.name),
                     ));
+                }
+                if locators {
+                    row[t.def.columns.len()] = Value::Binary(id.to_vec());
+                }
+                self.row_interruption_point(read)?;
+                read += 1;
+                if let Some(f) = keep.as_deref_mut() {
+                    if !self.filter_holds(f, &row)? {
+                        continue;
+                    }
+                }
+                if tests && !sink.wants(self, &row)? {
+                    continue;
+                }
+                more = if borrows {
+                    sink.push_borrowed(self, &row)?
+                } else {
+                    sink.push(self, std::mem::take(&mut row))?
                 };
-                values.push(Value::Binary(id));
-                more = self.keep_row(values, keep.as_deref_mut(), sink)?;
             }
             self.io_note(t, mark);
             return Ok(more);
