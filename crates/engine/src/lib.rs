@@ -35,5 +35,5 @@ pub use deferred_commit::DeferredCommits;
 pub use error::EngineError;
 pub use events::{EventLevel, EventLog};
 pub use instance::{Instance, InstanceConfig};
-pub use table::{IndexCursor, IndexSample, RowAppender, RowCursor, RowId};
+pub use table::{ColumnSample, IndexCursor, IndexSample, RowAppender, RowCursor, RowId};
 pub use txn::{CommitOutcome, Isolation, ReadIntent, TableHint, Transaction};

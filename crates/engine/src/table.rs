@@ -50,7 +50,7 @@ mod write;
 
 pub use append::RowAppender;
 pub use cursor::{IndexCursor, RowCursor};
-pub use sample::IndexSample;
+pub use sample::{ColumnSample, IndexSample};
 
 /// The key of a row in its table's index 1 tree.
 pub type RowId = Vec<u8>;

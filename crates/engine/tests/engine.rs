@@ -341,15 +341,20 @@ fn sampled_column_distinct_counts_tell_few_values_from_many() {
     }
     tx.commit(CommitOption::Unspecified).unwrap();
     let mut tx = instance.begin(Isolation::ReadCommitted, None);
-    let d = tx.sample_column_distinct(&db, &t, 512).unwrap();
+    let sample = tx.sample_columns(&db, &t, 512).unwrap();
+    let d = &sample.distinct;
     let id = d[0].unwrap();
     assert!(id > 2500.0, "a unique column is estimated to have many values: {id}");
     assert_eq!(d[1], Some(25.0), "every one of few values is seen in the sample");
     let name = d[2].unwrap();
     assert!(name > 1000.0 && name < 10_000.0, "names: {name}");
     assert_eq!(d[3], None, "a MAX column is not sampled");
+    let names = sample.text[2].as_ref().expect("a character column's values are kept");
+    assert_eq!(names.len(), 512);
+    assert!(names.iter().all(|n| n.starts_with('N')), "the first rows' names: {names:?}");
+    assert!(sample.text[0].is_none() && sample.text[3].is_none());
     // A table the sample covers whole is counted exactly.
-    let small = tx.sample_column_distinct(&db, &t, 10_000).unwrap();
+    let small = tx.sample_columns(&db, &t, 10_000).unwrap().distinct;
     assert_eq!(small[0], Some(5000.0));
     assert_eq!(small[2], Some(2500.0));
     tx.commit(CommitOption::Unspecified).unwrap();

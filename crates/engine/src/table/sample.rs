@@ -1,6 +1,7 @@
-//! Sampling an index for the planner's statistics: its size estimated from one descent and
-//! how many of its first entries share each key prefix. Takes no locks: statistics only decide
-//! how a query reads, never what it returns.
+//! Sampling for the planner's statistics: an index's size estimated from one descent and how
+//! many of its first entries share each key prefix; a table's first rows' distinct values
+//! and character values per column. Takes no locks: statistics only decide how a query
+//! reads, never what it returns.
 
 use std::sync::Arc;
 
@@ -9,7 +10,7 @@ use crate::catalog::TableDef;
 use crate::database::Database;
 use crate::error::EngineError;
 use crate::txn::Transaction;
-use crate::types::{encode_key_columns_ordered, SqlType};
+use crate::types::{encode_key_columns_ordered, SqlType, Value};
 
 /// What a look at an index's first entries says of its keys: the statistics the planner
 /// costs seeks with.
@@ -81,19 +82,14 @@ impl Transaction {
         Ok(IndexSample { rows, rows_per_prefix })
     }
 
-    /// Estimates how many distinct values each column of `table` holds, from its first
-    /// `sample` rows (in the clustered index's order): exact where the sample is the whole
-    /// table, otherwise scaled up by the values seen once (the Duj1 estimator of Haas and
-    /// Stokes: `n d / (n - f1 + f1 n / N)` for `d` distinct values in `n` sampled rows, `f1`
-    /// of them seen once, `N` rows). None for a column of a type no key holds (the MAX
-    /// types). Values are compared by their key encoding, so under their column's
-    /// collation. Takes no locks, as [`Transaction::sample_index`].
-    pub fn sample_column_distinct(
+    /// Samples the columns of `table` from its first `sample` rows (in the clustered
+    /// index's order): see [`ColumnSample`]. Takes no locks, as [`Transaction::sample_index`].
+    pub fn sample_columns(
         &mut self,
         db: &Arc<Database>,
         table: &TableDef,
         sample: usize,
-    ) -> Result<Vec<Option<f64>>, EngineError> {
+    ) -> Result<ColumnSample, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
         let tree = db.space().tree(primary.root);
@@ -104,6 +100,8 @@ impl Transaction {
             .collect();
         let mut seen: Vec<std::collections::HashMap<Vec<u8>, u32>> =
             vec![std::collections::HashMap::new(); types.len()];
+        let mut text: Vec<Option<Vec<String>>> =
+            types.iter().zip(&keyed).map(|(t, &k)| (k && t.is_text()).then(Vec::new)).collect();
         let mut cursor = tree.scan();
         let mut sampled = 0usize;
         while sampled < sample {
@@ -111,6 +109,11 @@ impl Transaction {
             sampled += 1;
             let values = decode_stored_row_some(db, &types, &bytes, Some(&keyed))
                 .map_err(|e| row_error(table, e))?;
+            for (c, v) in values.iter().enumerate() {
+                if let (Some(kept), Value::Str(s) | Value::NStr(s)) = (&mut text[c], v) {
+                    kept.push(s.to_string());
+                }
+            }
             for (c, v) in values.iter().enumerate().filter(|(c, _)| keyed[*c]) {
                 let column = &table.columns[c];
                 let mut key = Vec::new();
@@ -123,7 +126,7 @@ impl Transaction {
         }
         let rows = tree.estimate_entries()?.max(sampled as f64);
         let n = sampled as f64;
-        Ok(seen
+        let distinct = seen
             .iter()
             .zip(&keyed)
             .map(|(values, &k)| {
@@ -137,6 +140,22 @@ impl Transaction {
                 let f1 = values.values().filter(|&&count| count == 1).count() as f64;
                 Some((n * d / (n - f1 + f1 * n / rows)).clamp(1.0, rows))
             })
-            .collect())
+            .collect();
+        Ok(ColumnSample { distinct, text })
     }
+}
+
+/// What [`Transaction::sample_columns`] saw of a table's columns, by column ordinal.
+#[derive(Debug, Default)]
+pub struct ColumnSample {
+    /// How many distinct values each column holds: exact where the sample is the whole
+    /// table, otherwise scaled up by the values seen once (the Duj1 estimator of Haas and
+    /// Stokes: `n d / (n - f1 + f1 n / N)` for `d` distinct values in `n` sampled rows, `f1`
+    /// of them seen once, `N` rows). None for a column of a type no key holds (the MAX
+    /// types). Values are compared by their key encoding, so under their column's
+    /// collation.
+    pub distinct: Vec<Option<f64>>,
+    /// The sampled rows' values of each character column that a key can hold (NULLs left
+    /// out), for estimates no key statistics give (`LIKE '%green%'`); None for the others.
+    pub text: Vec<Option<Vec<String>>>,
 }

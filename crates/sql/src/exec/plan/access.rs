@@ -177,8 +177,11 @@ pub(crate) struct TableStats {
     pub(crate) indexes: Vec<(u16, Vec<f64>)>,
     pub(crate) histograms: Vec<(usize, Arc<Histogram>)>,
     /// Each column's distinct values, estimated from a sample of the rows
-    /// (`Transaction::sample_column_distinct`); empty if the sample failed.
+    /// (`Transaction::sample_columns`); empty if the sample failed.
     pub(crate) distinct: Vec<Option<f64>>,
+    /// The same sample's values of each character column, None for the others: what a
+    /// `LIKE` that is no prefix keeps of them estimates what it keeps of the table.
+    pub(crate) text: Vec<Option<Vec<String>>>,
 }
 
 impl TableStats {

@@ -95,8 +95,9 @@ impl Run<'_> {
                 }
             }
         }
-        stats.distinct =
-            self.tx().sample_column_distinct(&t.db, &t.def, STATS_SAMPLE).unwrap_or_default();
+        let sample = self.tx().sample_columns(&t.db, &t.def, STATS_SAMPLE).unwrap_or_default();
+        stats.distinct = sample.distinct;
+        stats.text = sample.text;
         let stats = Arc::new(stats);
         if self.s.table_stats.len() >= STATS_CACHED_TABLES {
             self.s.table_stats.clear();

@@ -453,6 +453,7 @@ fn compared_constants<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             side(high);
         }
         ExprKind::InList { list, .. } => list.iter().for_each(side),
+        ExprKind::Like { pattern, .. } => side(pattern),
         _ => {}
     }
 }
