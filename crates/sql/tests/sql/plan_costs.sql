@@ -93,6 +93,33 @@ UPDATE t SET @v = c = c + 1 WHERE a > @v
 SELECT @v AS last_c
 SELECT * FROM t ORDER BY a
 GO
+-- A LIKE that is no prefix keeps what it keeps of the sampled values: '%7%' two brands of
+-- 25 (80 groups), whose items are sought through item_grp; '%B%' every group, whose items are
+-- read once and hashed. The same query with the pattern as a parameter is estimated alike.
+SET SHOWPLAN_TEXT ON
+GO
+SELECT SUM(i.qty) FROM grp g, item i WHERE i.grp = g.id AND g.brand LIKE '%7%'
+SELECT SUM(i.qty) FROM grp g, item i WHERE i.grp = g.id AND g.brand LIKE '%B%'
+GO
+SET SHOWPLAN_TEXT OFF
+GO
+SELECT SUM(i.qty), COUNT(*) FROM grp g, item i WHERE i.grp = g.id AND g.brand LIKE '%7%'
+SELECT SUM(i.qty), COUNT(*) FROM grp g, item i WHERE i.grp = g.id AND g.brand NOT LIKE '%7%'
+EXEC sp_executesql N'SELECT SUM(i.qty), COUNT(*) FROM grp g, item i WHERE i.grp = g.id AND g.brand LIKE @P0', N'@P0 NVARCHAR(4000)', N'%7%'
+GO
+-- A LEFT JOIN seeks its inner table per left row only when that costs less than reading it
+-- once: three groups seek their items; all 1,000 groups (20,000 items) hash them.
+SET SHOWPLAN_TEXT ON
+GO
+SELECT g.id, COUNT(i.id) FROM grp g LEFT JOIN item i ON i.grp = g.id AND i.note IS NULL WHERE g.id < 3 GROUP BY g.id
+SELECT COUNT(*), COUNT(i.id) FROM grp g LEFT JOIN item i ON i.grp = g.id AND i.note IS NULL
+GO
+SET SHOWPLAN_TEXT OFF
+GO
+SELECT g.id, COUNT(i.id) FROM grp g LEFT JOIN item i ON i.grp = g.id AND i.note IS NULL WHERE g.id < 3 GROUP BY g.id ORDER BY g.id
+SELECT COUNT(*), COUNT(i.id) FROM grp g LEFT JOIN item i ON i.grp = g.id AND i.note IS NULL
+SELECT COUNT(*), COUNT(i.id) FROM grp g LEFT JOIN item i ON i.grp = g.id AND i.note IS NULL AND i.qty > 100
+GO
 USE master
 DROP DATABASE pc
 GO

@@ -89,6 +89,18 @@ impl Run<'_> {
         let implied = flat.implied(&parts, &on);
         let (mut semis, unplaced) =
             self.place(&mut flat, parts, &implied, on, pushed, outer, false);
+        // A single table with only its clustered index reads the same rows whatever its
+        // statistics say (a seek of its key beats a scan at any size), so `place` loads
+        // none for it; SHOWPLAN does, for the estimate of its rows, which decides whether an
+        // outer join with it on the left seeks the inner table per row
+        // (`outer_seek_path`), as the execution decides from the rows it holds.
+        if let [leaf] = flat.leaves.as_mut_slice() {
+            if let (Input::Table(t), None) = (&leaf.input, &leaf.stats) {
+                if t.def.indexes.iter().all(|i| i.id == 1) {
+                    leaf.stats = self.table_stats(t);
+                }
+            }
+        }
         let residual = unplaced.into_iter().map(|i| written[i].clone()).collect();
         let (node, rows, cols) = self.explain_leaves(&mut flat, subplans, &mut semis, outer)?;
         Ok(FromPlan { node, rows, residual, cols })
@@ -417,7 +429,7 @@ impl Run<'_> {
         };
         let mut parts = Vec::new();
         conjuncts(on, &mut parts);
-        let both = Flat {
+        let mut both = Flat {
             leaves: vec![
                 estimated_leaf(l_cols.clone(), l.rows),
                 estimated_leaf(r_cols.clone(), UNKNOWN_ROWS),
@@ -437,10 +449,8 @@ impl Run<'_> {
             _ => None,
         };
         if let (Some(t), false) = (&right_table, keep_right) {
-            let path = self.path(&both, t, &parts, 1, 1);
-            let probes_left =
-                path.any_probe(&mut |e| both.leaves_of(e).is_some_and(|m| m & 1 != 0));
-            if probes_left && !path.is_scan() {
+            let hashable = !equi_keys(self, &both, &parts, 1, 2, &l_cols, &r_cols).is_empty();
+            if let Some(path) = self.outer_seek_path(&mut both, t, &parts, l.rows, hashable) {
                 let refs = outer_references(&path, &both, 1);
                 let inner = path.plan(t, &parts);
                 let node = PlanNode::join("Nested Loops", logical, refs, l.rows, l.node, inner);

@@ -51,7 +51,7 @@ pub(super) const MAX_SEARCHED: usize = 8;
 /// What putting a row into a hash join's table costs, relative to probing it with one:
 /// the row is copied and its key hashed and kept. The step builds on the smaller side
 /// (`steps.rs`: the rows joined so far when they are fewer than the leaf's).
-const HASH_BUILD_COST: f64 = 2.0;
+pub(super) const HASH_BUILD_COST: f64 = 2.0;
 
 /// One entry of the search: cost so far, estimated rows, and the order.
 type Best = Option<(f64, f64, Vec<usize>)>;
