@@ -33,6 +33,7 @@
 //! a block of one table chooses its path without them (see `join.rs`), so no statistics
 //! update can make it stale.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
@@ -43,7 +44,8 @@ use walden_engine::Database;
 use walden_storage::hash::FastBuild;
 
 use crate::ast::{
-    Expr, ExprKind, OrderByItem, QueryBody, Select, SelectItem, SelectStatement, TableSource,
+    BinaryOp, Expr, ExprKind, OrderByItem, QueryBody, Select, SelectItem, SelectStatement,
+    TableSource,
 };
 use crate::exec::eval::{find_column, Col, Env};
 use crate::exec::execute::query::{Rows, TableRef};
@@ -407,7 +409,13 @@ impl Run<'_> {
                 return Ok(());
             }
         }
-        let own: Vec<&Expr> = plan.own.iter().map(|&i| conjuncts[i]).collect();
+        // `own` lists positions in ascending order, each once: as many as there are
+        // conjuncts means every one (a loop's key lookup), which needs no list of its own.
+        let own: Cow<'_, [&Expr]> = if plan.own.len() == conjuncts.len() {
+            Cow::Borrowed(conjuncts)
+        } else {
+            Cow::Owned(plan.own.iter().map(|&i| conjuncts[i]).collect())
+        };
         let Some(path) = plan.path.path(&own) else {
             return Err(misfit());
         };
@@ -449,10 +457,23 @@ impl Run<'_> {
         if !*plan.assigns_only.get_or_init(|| assigns_only(sel)) {
             return Ok(false);
         }
-        let mut parts = Vec::new();
-        if let Some(w) = &sel.where_clause {
-            crate::exec::plan::join::conjuncts(w, &mut parts);
-        }
+        let mut listed = Vec::new();
+        let single;
+        let parts: &[&Expr] = match &sel.where_clause {
+            // A WHERE clause that is neither an AND nor an OR (a loop's `key = expr`) is its
+            // own one conjunct, as `conjuncts` would list it: no list to build.
+            Some(w)
+                if !matches!(w.kind, ExprKind::Binary { op: BinaryOp::And | BinaryOp::Or, .. }) =>
+            {
+                single = [w];
+                &single
+            }
+            Some(w) => {
+                crate::exec::plan::join::conjuncts(w, &mut listed);
+                &listed
+            }
+            None => &[],
+        };
         let columns = plan.assigned_columns.get_or_init(|| assigned_columns(sel, &plan.cols));
         let mut assign = Assign {
             cols: plan.cols(),
@@ -461,7 +482,7 @@ impl Run<'_> {
             limit: self.rowcount_limit(),
             assigned: 0,
         };
-        self.run_block_plan_into(&plan, &table, &parts, None, &mut assign)?;
+        self.run_block_plan_into(&plan, &table, parts, None, &mut assign)?;
         let assigned = assign.assigned;
         // As `select_statement` counts an assignment's rows: at most SET ROWCOUNT's.
         self.done(Counted::Select, assigned as u64);
