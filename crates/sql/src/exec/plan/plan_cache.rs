@@ -291,7 +291,7 @@ impl Run<'_> {
         order_by: &[OrderByItem],
     ) -> Option<(Arc<BlockPlan>, TableRef)> {
         if self.may_cache_block(sel) {
-            self.cached_block(sel, order_by)
+            self.cached_block(sel, order_by, true)
         } else {
             None
         }
@@ -299,10 +299,15 @@ impl Run<'_> {
 
     /// The kept plan of `sel` (with its query's `order_by`), if there is one and it is still
     /// valid (see the module's documentation), with its table.
+    ///
+    /// Without `with_qual` the table's qualifier is left empty (no copy of it is made): for
+    /// a caller that only reads the table by the plan's path, which names no column by it
+    /// (the rows' columns are the plan's own), as `assign_by_kept_plan` does.
     fn cached_block(
         &self,
         sel: &Select,
         order_by: &[OrderByItem],
+        with_qual: bool,
     ) -> Option<(Arc<BlockPlan>, TableRef)> {
         let plan = self.s.plans.blocks.get(&key(sel))?;
         let db = plan.db.upgrade()?;
@@ -333,7 +338,7 @@ impl Run<'_> {
         let table = TableRef {
             db,
             def: Arc::clone(&plan.def),
-            qual: plan.qual.clone(),
+            qual: if with_qual { plan.qual.clone() } else { String::new() },
             view_check: None,
             wanted: plan.wanted.clone(),
         };
@@ -453,7 +458,10 @@ impl Run<'_> {
         {
             return Ok(false);
         }
-        let Some((plan, table)) = self.block_plan_of(sel, &[]) else { return Ok(false) };
+        if !self.may_cache_block(sel) {
+            return Ok(false);
+        }
+        let Some((plan, table)) = self.cached_block(sel, &[], false) else { return Ok(false) };
         if !*plan.assigns_only.get_or_init(|| assigns_only(sel)) {
             return Ok(false);
         }
