@@ -363,3 +363,35 @@ fn an_assignment_from_a_kept_plan_assigns_counts_and_fails_as_the_general_select
     );
     assert_eq!(got.results[0].rows[0][0], Value::Str("241,241,241,".into()));
 }
+
+#[test]
+fn a_kept_plan_reads_where_clauses_of_one_and_many_conjuncts_as_the_general_select() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t SELECT value, value * 10 FROM GENERATE_SERIES(1, 100)");
+    // One comparison; a key and a constant conjunct whose variable changes between
+    // iterations (checked before the read, the plan's own conjuncts fewer than the
+    // clause's); a key and a row filter; an OR, whose common factor is the key.
+    let got = scalar(
+        &mut s,
+        "SET NOCOUNT ON; DECLARE @i INT = 0, @a INT, @b INT, @c INT, @d INT,
+           @sa INT = 0, @sb INT = 0, @sc INT = 0, @sd INT = 0;
+         WHILE @i < 40 BEGIN
+           SELECT @a = NULL, @b = NULL, @c = NULL, @d = NULL;
+           SELECT @a = v FROM t WHERE k = @i + 1;
+           SELECT @b = v FROM t WHERE k = @i + 1 AND @i % 2 = 0;
+           SELECT @c = v FROM t WHERE k = @i + 1 AND v % 30 = 0;
+           SELECT @d = v FROM t WHERE (k = @i + 1 AND v > 100) OR (k = @i + 1 AND v < 50);
+           SET @sa += ISNULL(@a, 0); SET @sb += ISNULL(@b, 0);
+           SET @sc += ISNULL(@c, 0); SET @sd += ISNULL(@d, 0);
+           SET @i += 1;
+         END;
+         SELECT CONCAT(@sa, ',', @sb, ',', @sc, ',', @sd)",
+    );
+    let v = |k: i32| k * 10;
+    let sa: i32 = (1..=40).map(v).sum();
+    let sb: i32 = (1..=40).filter(|k| (k - 1) % 2 == 0).map(v).sum();
+    let sc: i32 = (1..=40).map(v).filter(|v| v % 30 == 0).sum();
+    let sd: i32 = (1..=40).map(v).filter(|v| !(50..=100).contains(v)).sum();
+    assert_eq!(got, Value::Str(format!("{sa},{sb},{sc},{sd}")));
+}

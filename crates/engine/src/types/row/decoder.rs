@@ -289,10 +289,13 @@ fn fixed_into(
     // A slot that holds the last row's integer of the same type is written in place: a row
     // decoded into again and again (a scan's) does this for most of its columns, and the
     // general path below drops the old value and builds the new one through a stack
-    // temporary.
+    // temporary. A NULL slot (a row decoded into a new list, a key lookup's) has nothing to
+    // drop and takes the integer at once.
     match (ty, &mut *slot) {
         (SqlType::Int, Value::Int(x)) => *x = i32::from_le_bytes(array(field)),
         (SqlType::BigInt, Value::BigInt(x)) => *x = i64::from_le_bytes(array(field)),
+        (SqlType::Int, Value::Null) => *slot = Value::Int(i32::from_le_bytes(array(field))),
+        (SqlType::BigInt, Value::Null) => *slot = Value::BigInt(i64::from_le_bytes(array(field))),
         _ => return decode_fixed_into(column, ty, field, slot),
     }
     Ok(())

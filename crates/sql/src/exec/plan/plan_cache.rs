@@ -33,6 +33,7 @@
 //! a block of one table chooses its path without them (see `join.rs`), so no statistics
 //! update can make it stale.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
@@ -43,7 +44,8 @@ use walden_engine::Database;
 use walden_storage::hash::FastBuild;
 
 use crate::ast::{
-    Expr, ExprKind, OrderByItem, QueryBody, Select, SelectItem, SelectStatement, TableSource,
+    BinaryOp, Expr, ExprKind, OrderByItem, QueryBody, Select, SelectItem, SelectStatement,
+    TableSource,
 };
 use crate::exec::eval::{find_column, Col, Env};
 use crate::exec::execute::query::{Rows, TableRef};
@@ -289,7 +291,7 @@ impl Run<'_> {
         order_by: &[OrderByItem],
     ) -> Option<(Arc<BlockPlan>, TableRef)> {
         if self.may_cache_block(sel) {
-            self.cached_block(sel, order_by)
+            self.cached_block(sel, order_by, true)
         } else {
             None
         }
@@ -297,10 +299,15 @@ impl Run<'_> {
 
     /// The kept plan of `sel` (with its query's `order_by`), if there is one and it is still
     /// valid (see the module's documentation), with its table.
+    ///
+    /// Without `with_qual` the table's qualifier is left empty (no copy of it is made): for
+    /// a caller that only reads the table by the plan's path, which names no column by it
+    /// (the rows' columns are the plan's own), as `assign_by_kept_plan` does.
     fn cached_block(
         &self,
         sel: &Select,
         order_by: &[OrderByItem],
+        with_qual: bool,
     ) -> Option<(Arc<BlockPlan>, TableRef)> {
         let plan = self.s.plans.blocks.get(&key(sel))?;
         let db = plan.db.upgrade()?;
@@ -331,7 +338,7 @@ impl Run<'_> {
         let table = TableRef {
             db,
             def: Arc::clone(&plan.def),
-            qual: plan.qual.clone(),
+            qual: if with_qual { plan.qual.clone() } else { String::new() },
             view_check: None,
             wanted: plan.wanted.clone(),
         };
@@ -407,7 +414,13 @@ impl Run<'_> {
                 return Ok(());
             }
         }
-        let own: Vec<&Expr> = plan.own.iter().map(|&i| conjuncts[i]).collect();
+        // `own` lists positions in ascending order, each once: as many as there are
+        // conjuncts means every one (a loop's key lookup), which needs no list of its own.
+        let own: Cow<'_, [&Expr]> = if plan.own.len() == conjuncts.len() {
+            Cow::Borrowed(conjuncts)
+        } else {
+            Cow::Owned(plan.own.iter().map(|&i| conjuncts[i]).collect())
+        };
         let Some(path) = plan.path.path(&own) else {
             return Err(misfit());
         };
@@ -445,14 +458,30 @@ impl Run<'_> {
         {
             return Ok(false);
         }
-        let Some((plan, table)) = self.block_plan_of(sel, &[]) else { return Ok(false) };
+        if !self.may_cache_block(sel) {
+            return Ok(false);
+        }
+        let Some((plan, table)) = self.cached_block(sel, &[], false) else { return Ok(false) };
         if !*plan.assigns_only.get_or_init(|| assigns_only(sel)) {
             return Ok(false);
         }
-        let mut parts = Vec::new();
-        if let Some(w) = &sel.where_clause {
-            crate::exec::plan::join::conjuncts(w, &mut parts);
-        }
+        let mut listed = Vec::new();
+        let single;
+        let parts: &[&Expr] = match &sel.where_clause {
+            // A WHERE clause that is neither an AND nor an OR (a loop's `key = expr`) is its
+            // own one conjunct, as `conjuncts` would list it: no list to build.
+            Some(w)
+                if !matches!(w.kind, ExprKind::Binary { op: BinaryOp::And | BinaryOp::Or, .. }) =>
+            {
+                single = [w];
+                &single
+            }
+            Some(w) => {
+                crate::exec::plan::join::conjuncts(w, &mut listed);
+                &listed
+            }
+            None => &[],
+        };
         let columns = plan.assigned_columns.get_or_init(|| assigned_columns(sel, &plan.cols));
         let mut assign = Assign {
             cols: plan.cols(),
@@ -461,7 +490,7 @@ impl Run<'_> {
             limit: self.rowcount_limit(),
             assigned: 0,
         };
-        self.run_block_plan_into(&plan, &table, &parts, None, &mut assign)?;
+        self.run_block_plan_into(&plan, &table, parts, None, &mut assign)?;
         let assigned = assign.assigned;
         // As `select_statement` counts an assignment's rows: at most SET ROWCOUNT's.
         self.done(Counted::Select, assigned as u64);

@@ -196,7 +196,9 @@ impl Run<'_> {
         sink: &mut dyn RowSink,
     ) -> Result<bool, SqlError> {
         let ansi_nulls = self.s.opts.semantics.ansi_nulls;
-        let mut key = Vec::new();
+        // Room for a few integer columns' encodings (a marker and up to 8 bytes each), so
+        // that a usual key is encoded without growing its buffer.
+        let mut key = Vec::with_capacity(32);
         let mut possible = true;
         for (f, &c) in path.fixed.iter().zip(&index.columns) {
             let Fixed::Eq(e) = f else {
