@@ -65,6 +65,8 @@ impl Run<'_> {
         self.explain_pushed(sources, filter, &[], outer, demand)
     }
 
+    /// The plan of `plan_pushed(sources, filter, pushed, ...)`: `explain_from` with the
+    /// conjuncts of an enclosing WHERE clause that name only these sources.
     pub(super) fn explain_pushed(
         &mut self,
         sources: &[TableSource],
@@ -72,6 +74,23 @@ impl Run<'_> {
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
+    ) -> Result<FromPlan, SqlError> {
+        self.explain_pushed_sized(sources, filter, pushed, outer, demand, false)
+    }
+
+    /// [`Run::explain_pushed`]; with `sized`, a single table with only its clustered index
+    /// is estimated from its statistics, which `place` loads for no such table (its key's
+    /// seek beats a scan whatever the sizes). An outer join's left side is explained so:
+    /// its rows decide whether the inner table is sought per row (`outer_seek_path`), as
+    /// the execution decides from the rows it holds.
+    fn explain_pushed_sized(
+        &mut self,
+        sources: &[TableSource],
+        filter: Option<&Expr>,
+        pushed: &[&Expr],
+        outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
+        sized: bool,
     ) -> Result<FromPlan, SqlError> {
         let mut flat = Flat::default();
         let mut subplans: Vec<Option<PlanNode>> = Vec::new();
@@ -89,12 +108,7 @@ impl Run<'_> {
         let implied = flat.implied(&parts, &on);
         let (mut semis, unplaced) =
             self.place(&mut flat, parts, &implied, on, pushed, outer, false);
-        // A single table with only its clustered index reads the same rows whatever its
-        // statistics say (a seek of its key beats a scan at any size), so `place` loads
-        // none for it; SHOWPLAN does, for the estimate of its rows, which decides whether an
-        // outer join with it on the left seeks the inner table per row
-        // (`outer_seek_path`), as the execution decides from the rows it holds.
-        if let [leaf] = flat.leaves.as_mut_slice() {
+        if let ([leaf], true) = (flat.leaves.as_mut_slice(), sized) {
             if let (Input::Table(t), None) = (&leaf.input, &leaf.stats) {
                 if t.def.indexes.iter().all(|i| i.id == 1) {
                     leaf.stats = self.table_stats(t);
@@ -409,7 +423,8 @@ impl Run<'_> {
         demand: Option<&Demand>,
     ) -> Result<(PlanNode, f64, Vec<Col>, usize), SqlError> {
         let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
-        let l = self.explain_pushed(std::slice::from_ref(left), None, to_left, outer, demand)?;
+        let left = std::slice::from_ref(left);
+        let l = self.explain_pushed_sized(left, None, to_left, outer, demand, true)?;
         let l_cols = l.cols;
         let width = l_cols.len();
         let mut r_flat = Flat::default();
