@@ -100,8 +100,13 @@ impl Transaction {
             .collect();
         let mut seen: Vec<std::collections::HashMap<Vec<u8>, u32>> =
             vec![std::collections::HashMap::new(); types.len()];
-        let mut text: Vec<Option<Vec<String>>> =
-            types.iter().zip(&keyed).map(|(t, &k)| (k && t.is_text()).then(Vec::new)).collect();
+        let mut text: Vec<Option<Vec<String>>> = types
+            .iter()
+            .zip(&keyed)
+            .map(|(t, &k)| {
+                (k && t.is_text() && t.max_len_bytes() <= MAX_TEXT_SAMPLED).then(Vec::new)
+            })
+            .collect();
         let mut cursor = tree.scan();
         let mut sampled = 0usize;
         while sampled < sample {
@@ -145,6 +150,11 @@ impl Transaction {
     }
 }
 
+/// The longest character column (in bytes, as declared) whose sampled values
+/// [`ColumnSample::text`] keeps: a planner caches the sample per table, so a table of long
+/// text columns would otherwise hold up to 8,000 bytes a value for each of its rows sampled.
+const MAX_TEXT_SAMPLED: usize = 1024;
+
 /// What [`Transaction::sample_columns`] saw of a table's columns, by column ordinal.
 #[derive(Debug, Default)]
 pub struct ColumnSample {
@@ -155,7 +165,8 @@ pub struct ColumnSample {
     /// types). Values are compared by their key encoding, so under their column's
     /// collation.
     pub distinct: Vec<Option<f64>>,
-    /// The sampled rows' values of each character column that a key can hold (NULLs left
-    /// out), for estimates no key statistics give (`LIKE '%green%'`); None for the others.
+    /// The sampled rows' values of each character column of at most `MAX_TEXT_SAMPLED`
+    /// bytes (NULLs left out), for estimates no key statistics give (`LIKE '%green%'`);
+    /// None for the others.
     pub text: Vec<Option<Vec<String>>>,
 }

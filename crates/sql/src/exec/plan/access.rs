@@ -181,7 +181,7 @@ pub(crate) struct TableStats {
     pub(crate) distinct: Vec<Option<f64>>,
     /// The same sample's values of each character column, None for the others: what a
     /// `LIKE` that is no prefix keeps of them estimates what it keeps of the table.
-    pub(crate) text: Vec<Option<Vec<String>>>,
+    pub(crate) text: Vec<Option<Vec<Value>>>,
 }
 
 impl TableStats {

@@ -97,7 +97,12 @@ impl Run<'_> {
         }
         let sample = self.tx().sample_columns(&t.db, &t.def, STATS_SAMPLE).unwrap_or_default();
         stats.distinct = sample.distinct;
-        stats.text = sample.text;
+        // As values once, so that each estimate matches them without making any.
+        stats.text = sample
+            .text
+            .into_iter()
+            .map(|c| c.map(|values| values.into_iter().map(Value::Str).collect()))
+            .collect();
         let stats = Arc::new(stats);
         if self.s.table_stats.len() >= STATS_CACHED_TABLES {
             self.s.table_stats.clear();

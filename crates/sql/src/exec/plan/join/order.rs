@@ -294,7 +294,7 @@ fn like_selectivity(flat: &Flat<'_>, expr: &Expr, pattern: &Expr, negated: bool)
     }
     let mut kept = 0usize;
     for v in sampled {
-        if scalar::like(&Value::Str(v.clone()), &pattern, None).ok()?? {
+        if scalar::like(v, &pattern, None).ok()?? {
             kept += 1;
         }
     }
