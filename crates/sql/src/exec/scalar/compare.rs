@@ -77,6 +77,15 @@ pub(crate) fn compare_with_constant(
         | (_, Value::Null) => return compare(a, b),
         _ => {}
     }
+    // The last conversion still fits where `a`'s type follows from its kind alone (a DATE,
+    // an INT, not a DECIMAL's precision or a string's length) and the converted value is of
+    // that kind: then type_of(a) is the memo's type, and the checks below chose conversion
+    // for it before.
+    if let Some((_, converted)) = memo {
+        if kind_is_type(a) && std::mem::discriminant(a) == std::mem::discriminant(converted) {
+            return Ok(types::compare(a, converted));
+        }
+    }
     if family(a) == family(b) || value_precedence(a) < value_precedence(b) {
         return compare(a, b);
     }
@@ -86,6 +95,19 @@ pub(crate) fn compare_with_constant(
         _ => &memo.insert((ty, convert_for_compare(b, a)?)).1,
     };
     Ok(types::compare(a, converted))
+}
+
+/// Whether every value of `v`'s kind has the type [`type_of`] gives `v`.
+fn kind_is_type(v: &Value) -> bool {
+    !matches!(
+        v,
+        Value::Null
+            | Value::Decimal(_)
+            | Value::Str(_)
+            | Value::NStr(_)
+            | Value::Binary(_)
+            | Value::Xml(_)
+    )
 }
 
 /// `low` converted to the type of `top` for a comparison. Text meeting a DECIMAL keeps the scale
