@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::ops::Bound;
 use std::sync::Arc;
 
 use common::{col, pk, rows, sequence, table};
@@ -357,5 +358,78 @@ fn sampled_column_distinct_counts_tell_few_values_from_many() {
     let small = tx.sample_columns(&db, &t, 10_000).unwrap().distinct;
     assert_eq!(small[0], Some(5000.0));
     assert_eq!(small[2], Some(2500.0));
+    tx.commit(CommitOption::Unspecified).unwrap();
+}
+
+#[test]
+fn a_row_decoded_in_steps_holds_each_step_s_columns_once_decoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = Instance::open(dir.path(), config()).unwrap();
+    let db = instance.create_database("shop", None).unwrap();
+    let columns = vec![
+        col("id", SqlType::Int, false),
+        col("day", SqlType::Date, false),
+        col("name", SqlType::VarChar(Len::N(20)), true),
+        col("qty", SqlType::BigInt, true),
+        col("notes", SqlType::VarChar(Len::N(20)), true),
+    ];
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    tx.create_table(&db, common::table_def("t", columns), &[pk()]).unwrap();
+    tx.commit(CommitOption::Unspecified).unwrap();
+    let t = table(&db, "t");
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    let row = |i: i32| {
+        let day = walden_engine::types::Date::from_days(730_000 + i as u32).unwrap();
+        let qty = if i % 3 == 0 { Value::Null } else { Value::BigInt(i64::from(i) * 10) };
+        vec![Value::Int(i), Value::Date(day), Value::Str(format!("n{i}")), qty, Value::Null]
+    };
+    for i in 0..50 {
+        tx.insert_row(&db, &t, &mut row(i)).unwrap();
+    }
+    tx.commit(CommitOption::Unspecified).unwrap();
+
+    // `notes` is not wanted; steps: `qty`, then `day` (and `qty` again, decoded already),
+    // then the rest (`id`, `name`).
+    let wanted = [true, true, true, true, false];
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    let mut cursor =
+        tx.scan_table_only(&db, &t, Bound::Unbounded, Bound::Unbounded, Some(&wanted)).unwrap();
+    cursor.stage(&[vec![false, false, false, true, false], vec![false, true, false, true, false]]);
+    let mut got = Vec::new();
+    let mut i = 0;
+    while cursor.next_row_into(&mut tx, &mut got).unwrap() {
+        let expected = row(i);
+        assert_eq!(got[3], expected[3], "the first step's column, row {i}");
+        // Every other row stops after the first step, as a filter's first conjunct would
+        // stop it: its other columns are never decoded.
+        if i % 2 == 0 {
+            cursor.decode_step(1, &mut got).unwrap();
+            assert_eq!(got[1], expected[1], "the second step's column, row {i}");
+            cursor.finish_row(&mut got).unwrap();
+            assert_eq!(&got[..4], &expected[..4], "the whole row, row {i}");
+            assert_eq!(got[4], Value::Null, "a column not wanted stays NULL");
+        }
+        i += 1;
+    }
+    assert_eq!(i, 50);
+
+    // Made again for another range, the cursor keeps its steps; unstaged, it decodes every
+    // wanted column at once.
+    let mut cursor = tx
+        .reseek_table_only(
+            Some(cursor),
+            &db,
+            &t,
+            Bound::Included(Vec::new()),
+            Bound::Unbounded,
+            Some(&wanted),
+        )
+        .unwrap();
+    assert!(cursor.next_row_into(&mut tx, &mut got).unwrap());
+    cursor.finish_row(&mut got).unwrap();
+    assert_eq!(&got[..4], &row(0)[..4]);
+    cursor.unstage();
+    assert!(cursor.next_row_into(&mut tx, &mut got).unwrap());
+    assert_eq!(&got[..4], &row(1)[..4]);
     tx.commit(CommitOption::Unspecified).unwrap();
 }

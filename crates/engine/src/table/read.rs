@@ -267,15 +267,14 @@ impl Transaction {
             table_id: table.id,
             locking,
             decoder: RowDecoder::of_columns(table.columns.iter().map(|c| c.ty), wanted),
-            deferred: None,
-            current: std::cell::RefCell::new(Vec::new()),
+            staged: None,
             locators: true,
         })
     }
 
     /// [`Transaction::scan_table_only`], made from `spare`, a cursor this transaction made
-    /// for an earlier range, where it reads the same table's tree with the same decoder (no
-    /// columns deferred): its buffers and its leaf hint are kept, so a seek in key order
+    /// for an earlier range, where it reads the same table's tree with the same decoder (and
+    /// the same steps, if it was staged: see `RowCursor::stage`): its buffers and its leaf hint are kept, so a seek in key order
     /// after the last one mostly starts in that one's leaf without a descent, and allocates
     /// nothing. Its locks are taken anew, exactly as a new cursor's are (a SERIALIZABLE
     /// range locks its own keys and the key past it), and its reading state starts over.

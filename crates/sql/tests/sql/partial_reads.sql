@@ -79,3 +79,12 @@ SELECT TOP 6 id, v, w FROM topn ORDER BY w, v;
 SELECT COUNT(*) AS differences FROM (SELECT TOP 40 id FROM topn ORDER BY v, id DESC) t
 WHERE id NOT IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY v, id DESC) AS rn FROM topn) r WHERE rn <= 40);
 GO
+-- A row is decoded a conjunct at a time: each conjunct reads a column the ones before it do
+-- not, most rows stop at the first or second, and the columns a later conjunct or the list
+-- reads must be the row's own, not those of a row decoded before it (b, f and e are strings,
+-- d is NULL in the last row).
+SELECT id, b, f, LEN(e) AS e_len, d FROM wide
+WHERE g = 1 AND b <> 'b0' AND f LIKE N'f1%' AND d > 5 ORDER BY id;
+SELECT id, b, d FROM wide WHERE a = 2 AND c >= '2024-01-10' AND b = 'b1' ORDER BY id;
+SELECT COUNT(*) AS n, SUM(d) AS total FROM wide WHERE c < '2024-01-30' AND a <> 0 AND d BETWEEN 2 AND 40;
+GO

@@ -1,6 +1,7 @@
 //! [`RowCursor`]: a table's rows in key order, decoded a row at a time (some columns
 //! deferred to the rows a reader keeps), under the locks its [`RowLocking`] says.
 
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use super::{Current, Entries, Locked, RangeLock};
@@ -33,10 +34,8 @@ pub struct RowCursor {
     /// Decodes the rows: the columns to decode (all, unless
     /// [`Transaction::scan_table_only`] says otherwise), worked out once for every row.
     pub(in crate::table) decoder: RowDecoder,
-    /// The columns [`RowCursor::defer`] left to [`RowCursor::finish_row`], and the bytes of
-    /// the row decoded last, to decode them from (kept only while some are deferred).
-    pub(in crate::table) deferred: Option<RowDecoder>,
-    pub(in crate::table) current: std::cell::RefCell<Vec<u8>>,
+    /// The later steps of a row's decoding, where [`RowCursor::stage`] split it.
+    pub(in crate::table) staged: Option<Stages>,
     /// Whether [`RowCursor::next_row_into`] ends a row with its id (else with NULL).
     pub(in crate::table) locators: bool,
 }
@@ -76,11 +75,19 @@ impl RowCursor {
         wanted: Option<&[bool]>,
     ) -> bool {
         let Ok(primary) = table.primary() else { return false };
+        let decoder = self.staged.as_ref().map_or(&self.decoder, |s| &s.whole);
         Arc::ptr_eq(&self.entries.db, db)
             && self.entries.root == primary.root
             && self.table_id == table.id
-            && self.deferred.is_none()
-            && self.decoder.is_made_of(table.columns.iter().map(|c| c.ty), wanted)
+            && decoder.is_made_of(table.columns.iter().map(|c| c.ty), wanted)
+    }
+
+    /// Undoes [`RowCursor::stage`]: every wanted column is decoded by
+    /// [`RowCursor::next_row_into`] again.
+    pub fn unstage(&mut self) {
+        if let Some(stages) = self.staged.take() {
+            self.decoder = stages.whole;
+        }
     }
 
     /// Ends each row [`RowCursor::next_row_into`] gives with NULL instead of its id, for a
@@ -90,39 +97,99 @@ impl RowCursor {
         self.locators = false;
     }
 
-    /// Leaves the columns `later` marks (of those the cursor decodes) out of what
-    /// [`RowCursor::next_row_into`] decodes: [`RowCursor::finish_row`] decodes them, for the
-    /// rows the reader keeps. A scan whose filter reads few of the columns it wants decodes
-    /// the rest only for the rows that pass (TPC-H Q19 keeps 2% of `lineitem`). Nothing is
-    /// deferred where `later` marks none of them, or all.
-    pub fn defer(&mut self, later: &[bool]) {
+    /// Splits the decoding of each row into steps, so that a reader whose filter rejects
+    /// most rows decodes, for a rejected row, only the columns the conjuncts it ran read.
+    /// [`RowCursor::next_row_into`] decodes the wanted columns `steps[0]` marks;
+    /// [`RowCursor::decode_step`]`(k)` those `steps[k]` marks (after the steps before it);
+    /// [`RowCursor::finish_row`] every wanted column no step marks, for the rows the reader
+    /// keeps. A column marked by two steps is decoded by the first. TPC-H Q6 tests
+    /// `l_shipdate` first and keeps 15% of the rows; the rest are never decoded further.
+    /// Nothing is staged where the first step decodes every wanted column. A cursor made
+    /// again for another range ([`Transaction::reseek_table_only`], a join's seek per outer
+    /// row) keeps its steps, and staging it with the same steps again costs nothing.
+    pub fn stage(&mut self, steps: &[Vec<bool>]) {
+        if self.staged.as_ref().is_some_and(|s| s.steps == steps) {
+            return;
+        }
+        self.unstage();
         let wanted = self.decoder.wanted();
-        let is_later = |i: usize| later.get(i).copied().unwrap_or(false);
-        let now: Vec<bool> = wanted.iter().enumerate().map(|(i, &w)| w && !is_later(i)).collect();
-        let rest: Vec<bool> = wanted.iter().enumerate().map(|(i, &w)| w && is_later(i)).collect();
-        if !now.contains(&true) || !rest.contains(&true) {
+        let mut taken = vec![false; wanted.len()];
+        let mut take = |marks: Option<&Vec<bool>>| -> Vec<bool> {
+            (0..wanted.len())
+                .map(|i| {
+                    let take = wanted[i]
+                        && !taken[i]
+                        && marks.is_none_or(|m| m.get(i).copied().unwrap_or(false));
+                    taken[i] |= take;
+                    take
+                })
+                .collect()
+        };
+        let first = take(Some(steps.first().unwrap_or(&Vec::new())));
+        let mut later: Vec<Vec<bool>> = steps.iter().skip(1).map(|m| take(Some(m))).collect();
+        later.push(take(None));
+        if later.iter().all(|m| !m.contains(&true)) {
             return;
         }
         let columns = self.decoder.columns().to_vec();
-        self.decoder = RowDecoder::new(&columns, Some(&now));
-        self.deferred = Some(RowDecoder::new(&columns, Some(&rest)));
+        let step = |m: &Vec<bool>| m.contains(&true).then(|| RowDecoder::new(&columns, Some(m)));
+        let first = RowDecoder::new(&columns, Some(&first)).leaving(&taken_later(&later));
+        let later = later.iter().map(step).collect();
+        let whole = std::mem::replace(&mut self.decoder, first);
+        self.staged = Some(Stages {
+            steps: steps.to_vec(),
+            whole,
+            later,
+            done: Cell::new(0),
+            bytes: RefCell::default(),
+        });
     }
 
-    /// Decodes into `row`, the row [`RowCursor::next_row_into`] wrote last, the columns
-    /// [`RowCursor::defer`] left out of it.
+    /// Decodes into `row`, the row [`RowCursor::next_row_into`] wrote last, the columns of
+    /// step `k` of [`RowCursor::stage`] and of the steps before it not decoded yet.
+    pub fn decode_step(&self, k: usize, row: &mut [Value]) -> Result<(), EngineError> {
+        match &self.staged {
+            Some(stages) => self.decode_later(stages, k.min(stages.later.len() - 1), row),
+            None => Ok(()),
+        }
+    }
+
+    /// Decodes into `row`, the row [`RowCursor::next_row_into`] wrote last, every wanted
+    /// column that [`RowCursor::stage`] left to later steps and that is not decoded yet.
     pub fn finish_row(&self, row: &mut [Value]) -> Result<(), EngineError> {
-        let Some(deferred) = &self.deferred else { return Ok(()) };
+        match &self.staged {
+            Some(stages) => self.decode_later(stages, stages.later.len(), row),
+            None => Ok(()),
+        }
+    }
+
+    /// Decodes the later steps up to step `k` (counting the first as 0) that the current
+    /// row has not had decoded.
+    fn decode_later(
+        &self,
+        stages: &Stages,
+        k: usize,
+        row: &mut [Value],
+    ) -> Result<(), EngineError> {
         let db = &self.entries.db;
-        let bytes = self.current.borrow();
-        deferred
-            .decode_more_into(
-                &bytes,
-                &mut |pointer| {
-                    db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
-                },
-                row,
-            )
-            .map_err(|e| EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id)))
+        let bytes = stages.bytes.borrow();
+        while stages.done.get() < k {
+            let step = stages.done.get();
+            stages.done.set(step + 1);
+            let Some(decoder) = &stages.later[step] else { continue };
+            decoder
+                .decode_more_into(
+                    &bytes,
+                    &mut |pointer| {
+                        db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
+                    },
+                    row,
+                )
+                .map_err(|e| {
+                    EngineError::Corrupt(format!("a row of object {}: {e}", self.table_id))
+                })?;
+        }
+        Ok(())
     }
 
     /// Decodes the next row's values into `row` (as [`RowDecoder::decode_into`] does) and
@@ -195,10 +262,11 @@ impl RowCursor {
         id: &mut IdTo<'_>,
     ) -> Result<bool, EngineError> {
         let db = &self.entries.db;
-        if self.deferred.is_some() {
-            let mut current = self.current.borrow_mut();
+        if let Some(stages) = &self.staged {
+            let mut current = stages.bytes.borrow_mut();
             current.clear();
             current.extend_from_slice(bytes);
+            stages.done.set(0);
         }
         self.decoder
             .decode_into(
@@ -243,4 +311,26 @@ enum IdTo<'a> {
     Row,
     /// Into this buffer.
     Buffer(&'a mut Vec<u8>),
+}
+
+/// The columns some of the later steps decode.
+fn taken_later(later: &[Vec<bool>]) -> Vec<bool> {
+    let n = later.first().map_or(0, Vec::len);
+    (0..n).map(|i| later.iter().any(|m| m[i])).collect()
+}
+
+/// The later steps of a [`RowCursor`]'s decoding ([`RowCursor::stage`]).
+#[derive(Debug)]
+pub(in crate::table) struct Stages {
+    /// The steps as [`RowCursor::stage`] was given them.
+    steps: Vec<Vec<bool>>,
+    /// The decoder of every wanted column, which [`RowCursor::unstage`] puts back.
+    whole: RowDecoder,
+    /// The decoders of the steps after the first, in order, the last of the columns no step
+    /// marks; None for a step with nothing left to decode.
+    later: Vec<Option<RowDecoder>>,
+    /// How many of `later` have been decoded into the current row.
+    done: Cell<usize>,
+    /// The bytes of the row decoded last, which the later steps decode from.
+    bytes: RefCell<Vec<u8>>,
 }

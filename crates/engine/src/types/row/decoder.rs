@@ -41,7 +41,8 @@ pub struct RowDecoder {
     shape: Shape,
     /// Each column to decode, in column order, with where it is.
     wanted: Vec<(usize, Place)>,
-    /// The columns not to decode, which are NULL in every row it decodes.
+    /// The columns not to decode, which are NULL in every row it decodes (but those
+    /// [`RowDecoder::leaving`] leaves to a later step).
     skipped: Vec<usize>,
     /// The `wanted` flags as given, for the general path.
     flags: Option<Vec<bool>>,
@@ -94,6 +95,15 @@ impl RowDecoder {
         self.flags.as_deref() == wanted
             && self.columns.len() == columns.len()
             && self.columns.iter().zip(columns).all(|(a, b)| *a == b)
+    }
+
+    /// This decoder, made to leave as they are, in a row it decodes into again, the columns
+    /// `later` marks, rather than set them NULL: for the first step of a row decoded in
+    /// steps, whose later steps write those columns before anything reads them (a column
+    /// holding a string keeps its buffer for the next row's).
+    pub fn leaving(mut self, later: &[bool]) -> RowDecoder {
+        self.skipped.retain(|&i| !later.get(i).copied().unwrap_or(false));
+        self
     }
 
     /// The columns of the rows it decodes.

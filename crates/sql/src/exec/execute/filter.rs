@@ -29,6 +29,7 @@
 //! would be.
 
 use walden_engine::types::{SqlType, Value};
+use walden_engine::EngineError;
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
 use crate::exec::bind::constants::is_statement_constant;
@@ -41,6 +42,9 @@ use crate::exec::SqlError;
 
 /// A conversion of a constant to a column value's type, kept between rows.
 type Memo = Option<(SqlType, Value)>;
+
+/// Decodes into a row decoded in steps the columns of step `k` (`RowCursor::decode_step`).
+pub(crate) type DecodeStep<'d> = dyn FnMut(usize, &mut [Value]) -> Result<(), EngineError> + 'd;
 
 /// A read's conjuncts, prepared.
 pub(crate) struct Filter<'a> {
@@ -128,17 +132,24 @@ impl<'a> Filter<'a> {
         Filter { cols: f.cols, outer: f.outer, parts, exprs: f.exprs, variables }
     }
 
-    /// Which of the row's first `n` columns no conjunct reads (true), so that a read may
-    /// decode them only for the rows that pass (`RowCursor::defer`); None where that is
-    /// not known: a conjunct with a subquery (which may read any column of the row) or a
+    /// The columns among the row's first `n` that each conjunct reads (true), in the order
+    /// the conjuncts are checked, so that a read may decode a column only for the rows that
+    /// reach the first conjunct reading it (`RowCursor::stage`); None where that is not
+    /// known: a conjunct with a subquery (which may read any column of the row) or a
     /// construct this walk does not look inside.
-    pub(crate) fn unread(&self, n: usize) -> Option<Vec<bool>> {
-        unread_by(self.exprs, self.cols, n)
+    pub(crate) fn reads(&self, n: usize) -> Option<Vec<Vec<bool>>> {
+        self.exprs.iter().map(|e| read_by(std::slice::from_ref(e), self.cols, n)).collect()
     }
 }
 
+/// Which of the first `n` columns of `cols` some of `exprs` reads (true); None where that is
+/// not known (see [`Filter::reads`]).
+pub(crate) fn read_by(exprs: &[&Expr], cols: &[Col], n: usize) -> Option<Vec<bool>> {
+    Some(unread_by(exprs, cols, n)?.into_iter().map(|u| !u).collect())
+}
+
 /// Which of the first `n` columns of `cols` none of `exprs` reads (true); None where that
-/// is not known (see [`Filter::unread`]).
+/// is not known (see [`Filter::reads`]).
 pub(crate) fn unread_by(exprs: &[&Expr], cols: &[Col], n: usize) -> Option<Vec<bool>> {
     let mut unread = vec![true; n];
     for e in exprs {
@@ -373,10 +384,7 @@ impl Run<'_> {
         f: &mut Filter<'_>,
         row: &[Value],
     ) -> Result<bool, SqlError> {
-        if std::mem::take(&mut f.variables) {
-            let mut known = |e: &Expr| self.statement_constant(e);
-            f.parts = f.exprs.iter().map(|e| prepare(e, f.cols, &mut known)).collect();
-        }
+        self.prepare_constants(f);
         let (cols, outer) = (f.cols, f.outer);
         for part in &mut f.parts {
             if self.part_value(part, cols, outer, row)? != Some(true) {
@@ -384,6 +392,37 @@ impl Run<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// [`Run::filter_holds`] for a row decoded in steps: `decode(k, row)` is called before
+    /// the `k`-th conjunct is checked, to decode the columns it reads (see
+    /// [`Filter::reads`]), so a row the first conjuncts reject is decoded no further.
+    pub(crate) fn filter_holds_stepwise(
+        &mut self,
+        f: &mut Filter<'_>,
+        row: &mut [Value],
+        decode: &mut DecodeStep<'_>,
+    ) -> Result<bool, SqlError> {
+        self.prepare_constants(f);
+        let (cols, outer) = (f.cols, f.outer);
+        for (k, part) in f.parts.iter_mut().enumerate() {
+            if k > 0 {
+                decode(k, row).map_err(|e| self.s.engine_error(e))?;
+            }
+            if self.part_value(part, cols, outer, row)? != Some(true) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Prepares again, at the first row, the parts of a filter that holds statement
+    /// constants, with their values.
+    fn prepare_constants(&mut self, f: &mut Filter<'_>) {
+        if std::mem::take(&mut f.variables) {
+            let mut known = |e: &Expr| self.statement_constant(e);
+            f.parts = f.exprs.iter().map(|e| prepare(e, f.cols, &mut known)).collect();
+        }
     }
 
     /// The three-valued answer of one prepared part for `row`, as `Run::predicate` gives it.

@@ -84,11 +84,6 @@ pub(crate) struct RowFilter<'a> {
     pub(crate) outer: Option<&'a Env<'a>>,
 }
 
-/// Flags true where both `a` and `b` are.
-fn both(a: &[bool], b: &[bool]) -> Vec<bool> {
-    a.iter().zip(b).map(|(&x, &y)| x && y).collect()
-}
-
 /// Where a read puts the rows it keeps: collected (`Vec`), or passed on at once (a
 /// streamed SELECT's projection and output). `push` answers whether the read goes on.
 pub(crate) trait RowSink {

@@ -423,18 +423,29 @@ impl Run<'_> {
         if t.wanted.is_some() {
             cursor.without_locators();
         }
-        // The columns neither the filter nor the sink's test reads are decoded only for the
-        // rows they keep.
+        // Each row is decoded in steps: the columns of the filter's first conjunct, then of
+        // each next conjunct the row reaches, then those of the sink's test, then the rest,
+        // for the rows kept. Where what the filter reads is not known, it all comes first.
         let n = t.def.columns.len();
         let sink_unread = sink.unread(n);
         let tests = sink_unread.is_some();
-        let later = match (keep.as_deref(), sink_unread) {
-            (Some(f), Some(s)) => f.unread(n).map(|f| both(&f, &s)),
-            (Some(f), None) => f.unread(n),
-            (None, s) => s,
+        let conjuncts = match keep.as_deref() {
+            Some(f) => f.reads(n),
+            None => Some(Vec::new()),
         };
-        if let Some(later) = later {
-            cursor.defer(&later);
+        let stepwise = conjuncts.as_ref().is_some_and(|c| c.len() > 1);
+        let sink_step = conjuncts.as_ref().map_or(0, Vec::len);
+        if let Some(mut steps) = conjuncts {
+            if let Some(s) = sink_unread {
+                steps.push(s.iter().map(|u| !u).collect());
+            }
+            if steps.is_empty() {
+                cursor.unstage();
+            } else {
+                cursor.stage(&steps);
+            }
+        } else {
+            cursor.unstage();
         }
         let mut read = 0;
         let mut more = true;
@@ -448,12 +459,24 @@ impl Run<'_> {
                     self.row_interruption_point(read)?;
                     read += 1;
                     if let Some(f) = keep.as_deref_mut() {
-                        if !self.filter_holds(f, &row)? {
+                        let holds = if stepwise {
+                            self.filter_holds_stepwise(f, &mut row, &mut |k, row| {
+                                cursor.decode_step(k, row)
+                            })?
+                        } else {
+                            self.filter_holds(f, &row)?
+                        };
+                        if !holds {
                             continue;
                         }
                     }
-                    if tests && !sink.wants(self, &row)? {
-                        continue;
+                    if tests {
+                        cursor
+                            .decode_step(sink_step, &mut row)
+                            .map_err(|e| self.s.engine_error(e))?;
+                        if !sink.wants(self, &row)? {
+                            continue;
+                        }
                     }
                     cursor.finish_row(&mut row).map_err(|e| self.s.engine_error(e))?;
                     more = if borrows {
