@@ -190,12 +190,15 @@ fn bisect(
 /// their order. Only a starting point for [`search_slots`].
 fn guess_slot(first: &[u8], last: &[u8], key: &[u8], span: usize) -> usize {
     let shared = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+    // Byte by byte, not by copying a slice of run-time length into an array: that copy is
+    // a call to `memcpy`, three of them per page searched.
     let number = |k: &[u8]| {
-        let mut bytes = [0u8; 8];
         let tail = k.get(shared..).unwrap_or_default();
-        let n = tail.len().min(8);
-        bytes[..n].copy_from_slice(&tail[..n]);
-        u64::from_be_bytes(bytes)
+        let mut n = 0u64;
+        for i in 0..8 {
+            n = (n << 8) | u64::from(tail.get(i).copied().unwrap_or(0));
+        }
+        n
     };
     let (low, high) = (number(first), number(last));
     if high <= low {
