@@ -111,12 +111,15 @@ fn search_slots(
     if n < base + GUESS_MIN_SLOTS {
         return bisect(probe, base, n);
     }
-    match probe(base)? {
+    // The first and last keys bound the search and then place the guess: each read once.
+    let first = key_of(page.get(base)?)?;
+    match first.cmp(key) {
         Ordering::Greater => return Ok(Found::Before(base)),
         Ordering::Equal => return Ok(Found::At(base)),
         Ordering::Less => {}
     }
-    match probe(n - 1)? {
+    let last = key_of(page.get(n - 1)?)?;
+    match last.cmp(key) {
         Ordering::Less => return Ok(Found::Before(n)),
         Ordering::Equal => return Ok(Found::At(n - 1)),
         Ordering::Greater => {}
@@ -124,8 +127,6 @@ fn search_slots(
     // Invariant from here: every slot below `lo` holds a smaller key, every slot from `hi`
     // on a greater one.
     let (mut lo, mut hi) = (base + 1, n - 1);
-    let first = key_of(page.get(base)?)?;
-    let last = key_of(page.get(n - 1)?)?;
     let guess = (base + guess_slot(first, last, key, n - 1 - base)).clamp(lo, hi - 1);
     match probe(guess)? {
         Ordering::Equal => return Ok(Found::At(guess)),
