@@ -469,3 +469,21 @@ fn a_lookup_by_a_probe_that_is_null_or_no_key_of_the_column_assigns_nothing() {
     let once = "-1/0;-1/0;-1/0;40/1;error 245;50/1|";
     assert_eq!(got, Value::Str(once.repeat(2)));
 }
+
+#[test]
+fn an_error_in_a_loop_body_is_reported_at_its_line_and_the_loop_goes_on() {
+    let (_dir, mut s) = session();
+    let out = run(
+        &mut s,
+        "DECLARE @i INT = 0, @n INT = 0;
+         WHILE @i < 3 BEGIN
+           SET @i += 1;
+           SET @n += 1 / (@i - 2);
+         END;
+         SELECT @i, @n",
+    );
+    let errors: Vec<(i32, u32)> = out.errors().map(|e| (e.number, e.line)).collect();
+    // Division by zero aborts its statement alone, at the second iteration.
+    assert_eq!(errors, vec![(8134, 4)]);
+    assert_eq!(out.results[0].rows[0], vec![Value::Int(3), Value::Int(0)]);
+}
