@@ -395,3 +395,95 @@ fn a_kept_plan_reads_where_clauses_of_one_and_many_conjuncts_as_the_general_sele
     let sd: i32 = (1..=40).map(v).filter(|v| !(50..=100).contains(v)).sum();
     assert_eq!(got, Value::Str(format!("{sa},{sb},{sc},{sd}")));
 }
+
+#[test]
+fn a_lookup_into_a_reused_row_assigns_each_iteration_its_own_values() {
+    let (_dir, mut s) = session();
+    ok(
+        &mut s,
+        "CREATE TABLE t (k INT PRIMARY KEY, v INT NULL, name VARCHAR(10), big VARCHAR(MAX))",
+    );
+    ok(
+        &mut s,
+        "INSERT t SELECT value, value * 10, REPLICATE('n', value), NULL
+         FROM GENERATE_SERIES(1, 5)",
+    );
+    // A value stored off-row, read through its overflow pages.
+    ok(&mut s, "UPDATE t SET big = REPLICATE(CAST('b' AS VARCHAR(MAX)), 20000) WHERE k = 3");
+    // Several columns, one of them twice and one by a compound operator; a row changed
+    // between iterations (a NULL where a value was, a shorter string), a row missing (the
+    // variables keep their values).
+    let got = scalar(
+        &mut s,
+        "DECLARE @i INT = 0, @a INT, @b INT, @n VARCHAR(100) = '', @big VARCHAR(MAX),
+           @s VARCHAR(300) = '';
+         WHILE @i < 7 BEGIN
+           SET @i += 1;
+           SELECT @a = v, @b = v, @n += name, @big = big FROM t WHERE k = @i % 6;
+           SET @s += CONCAT(ISNULL(@a, -1), '/', @b, '/', @n, '/', LEN(@big), '/', @@ROWCOUNT, ';');
+           IF @i = 2 UPDATE t SET v = NULL, name = 'x' WHERE k IN (1, 3);
+         END;
+         SELECT @s",
+    );
+    assert_eq!(
+        got,
+        Value::Str(
+            "10/10/n//1;20/20/nnn//1;-1//nnnx/20000/1;40/40/nnnxnnnn//1;\
+             50/50/nnnxnnnnnnnnn//1;50/50/nnnxnnnnnnnnn//0;-1//nnnxnnnnnnnnnx//1;"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn a_lookup_by_a_probe_that_is_null_or_no_key_of_the_column_assigns_nothing() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t SELECT value, value * 10 FROM GENERATE_SERIES(1, 10)");
+    // Each probe twice, the second time by its kept plan: NULL under ANSI_NULLS ON and OFF,
+    // a fraction no INT equals, text that converts, text that does not (a scan comparing
+    // it with each key, which fails as the comparison does), and a sum that is an integer.
+    let got = scalar(
+        &mut s,
+        "DECLARE @i INT = 0, @v INT, @null INT, @frac DECIMAL(3, 1) = 2.5, @text VARCHAR(5) = '4',
+           @bad VARCHAR(5) = 'x', @s VARCHAR(300) = '';
+         WHILE @i < 2 BEGIN
+           SET @i += 1;
+           SET @v = -1; SELECT @v = v FROM t WHERE k = @null;
+           SET @s += CONCAT(@v, '/', @@ROWCOUNT, ';');
+           SET ANSI_NULLS OFF;
+           SET @v = -1; SELECT @v = v FROM t WHERE k = @null;
+           SET @s += CONCAT(@v, '/', @@ROWCOUNT, ';');
+           SET ANSI_NULLS ON;
+           SET @v = -1; SELECT @v = v FROM t WHERE k = @frac;
+           SET @s += CONCAT(@v, '/', @@ROWCOUNT, ';');
+           SET @v = -1; SELECT @v = v FROM t WHERE k = @text;
+           SET @s += CONCAT(@v, '/', @@ROWCOUNT, ';');
+           BEGIN TRY SELECT @v = v FROM t WHERE k = @bad; END TRY
+           BEGIN CATCH SET @s += CONCAT('error ', ERROR_NUMBER(), ';'); END CATCH
+           SET @v = -1; SELECT @v = v FROM t WHERE k = @frac + 2.5;
+           SET @s += CONCAT(@v, '/', @@ROWCOUNT, '|');
+         END;
+         SELECT @s",
+    );
+    let once = "-1/0;-1/0;-1/0;40/1;error 245;50/1|";
+    assert_eq!(got, Value::Str(once.repeat(2)));
+}
+
+#[test]
+fn an_error_in_a_loop_body_is_reported_at_its_line_and_the_loop_goes_on() {
+    let (_dir, mut s) = session();
+    let out = run(
+        &mut s,
+        "DECLARE @i INT = 0, @n INT = 0;
+         WHILE @i < 3 BEGIN
+           SET @i += 1;
+           SET @n += 1 / (@i - 2);
+         END;
+         SELECT @i, @n",
+    );
+    let errors: Vec<(i32, u32)> = out.errors().map(|e| (e.number, e.line)).collect();
+    // Division by zero aborts its statement alone, at the second iteration.
+    assert_eq!(errors, vec![(8134, 4)]);
+    assert_eq!(out.results[0].rows[0], vec![Value::Int(3), Value::Int(0)]);
+}

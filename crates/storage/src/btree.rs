@@ -415,11 +415,19 @@ impl BTree<'_> {
 
     /// The value stored under `key`.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.get_with(key, <[u8]>::to_vec)
+    }
+
+    /// What `read` makes of the value stored under `key`, read where it lies in its leaf
+    /// (a point lookup that decodes the value need not copy it out first). `read` runs
+    /// under the tree's shared latch with the leaf pinned and latched for reading: it must
+    /// not touch the tree or fix other pages.
+    pub fn get_with<R>(&self, key: &[u8], read: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
         let _shared = self.latch.read().unwrap_or_else(PoisonError::into_inner);
         let leaf = self.descend_recording(key, |_, _| {})?;
         let page = leaf.read();
         match search_leaf(&page, key)? {
-            Found::At(slot) => Ok(Some(leaf_split(page.get(slot)?)?.1.to_vec())),
+            Found::At(slot) => Ok(Some(read(leaf_split(page.get(slot)?)?.1))),
             Found::Before(_) => Ok(None),
         }
     }

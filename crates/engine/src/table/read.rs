@@ -46,23 +46,36 @@ impl Transaction {
         row_id: &[u8],
         decoding: Decoding<'_>,
     ) -> Result<Option<Vec<Value>>, EngineError> {
+        self.read_row_by(db, table, row_id, |b| decoding.decode(db, table, b))
+    }
+
+    /// What `read` makes of the stored row whose id is `row_id`, read where it lies in its
+    /// leaf (see `BTree::get_with`), with the locks the transaction's isolation level asks
+    /// for. `read` may run twice: a read that avoided the row lock and found the tree
+    /// changed meanwhile reads again under the lock, and only the second answer counts.
+    fn read_row_by<R>(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        row_id: &[u8],
+        mut read: impl FnMut(&[u8]) -> Result<R, EngineError>,
+    ) -> Result<Option<R>, EngineError> {
         db.check_online()?;
         let primary = table.primary()?;
-        let decode = |b: Vec<u8>| decoding.decode(db, table, &b);
         let tree = db.space().tree(primary.root);
         let rows_locked = self.lock_table(db, table, LockMode::IS)?;
         let isolation = self.table_isolation(db.id(), table.id);
         if isolation == Isolation::ReadUncommitted {
-            return tree.get(row_id)?.map(decode).transpose();
+            return tree.get_with(row_id, &mut read)?.transpose();
         }
         if rows_locked && isolation == Isolation::ReadCommitted {
             // Lock avoidance (`lock/writers.rs`): read while no other transaction has a
             // change in the tree, and the row read is committed (or this transaction's own);
             // the S lock would have been granted at once and given back.
             if let Some(seen) = self.writers_quiet(db.id(), primary.root) {
-                let bytes = tree.get(row_id)?;
+                let read_now = tree.get_with(row_id, &mut read)?;
                 if self.writers_unchanged(seen) {
-                    return bytes.map(decode).transpose();
+                    return read_now.transpose();
                 }
             }
         }
@@ -80,11 +93,11 @@ impl Transaction {
         } else {
             None
         };
-        let bytes = tree.get(row_id)?;
+        let read_now = tree.get_with(row_id, &mut read)?;
         if let (Some(res), Isolation::ReadCommitted) = (&lock, isolation) {
             self.unlock(res);
         }
-        bytes.map(decode).transpose()
+        read_now.transpose()
     }
 
     /// Reads one row by id for a change: takes the exclusive row lock first (kept to the end
@@ -170,6 +183,46 @@ impl Transaction {
         decoder: &RowDecoder,
     ) -> Result<Option<Vec<Value>>, EngineError> {
         self.seek_key_decoded(db, table, key, Decoding::With(decoder))
+    }
+
+    /// [`Transaction::seek_key_with`], the row decoded into `values` (reused as
+    /// [`RowDecoder::decode_into`] reuses it) straight from its leaf, not from a copy of its
+    /// bytes: true if there is such a row. A row with a value stored off-row is copied out
+    /// and decoded after, so that no overflow page is fixed while the leaf is latched.
+    pub fn seek_key_into(
+        &mut self,
+        db: &Arc<Database>,
+        table: &TableDef,
+        key: &[u8],
+        decoder: &RowDecoder,
+        values: &mut Vec<Value>,
+    ) -> Result<bool, EngineError> {
+        if self.table_isolation(db.id(), table.id) == Isolation::Serializable {
+            let found = self.seek_key_decoded(db, table, key, Decoding::With(decoder))?;
+            return Ok(found.map(|row| *values = row).is_some());
+        }
+        let mut off_row: Option<Vec<u8>> = None;
+        let found = self.read_row_by(db, table, key, |bytes| {
+            off_row = None;
+            let mut needs_page = false;
+            let decoded = decoder.decode_into(
+                bytes,
+                &mut |_| {
+                    needs_page = true;
+                    Err(RowError::Storage(String::new()))
+                },
+                values,
+            );
+            if needs_page {
+                off_row = Some(bytes.to_vec());
+                return Ok(());
+            }
+            decoded.map_err(|e| row_error(table, e))
+        })?;
+        if let (Some(()), Some(bytes)) = (found, off_row) {
+            *values = Decoding::With(decoder).decode(db, table, &bytes)?;
+        }
+        Ok(found.is_some())
     }
 
     fn seek_key_decoded(

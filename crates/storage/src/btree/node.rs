@@ -111,12 +111,15 @@ fn search_slots(
     if n < base + GUESS_MIN_SLOTS {
         return bisect(probe, base, n);
     }
-    match probe(base)? {
+    // The first and last keys bound the search and then place the guess: each read once.
+    let first = key_of(page.get(base)?)?;
+    match first.cmp(key) {
         Ordering::Greater => return Ok(Found::Before(base)),
         Ordering::Equal => return Ok(Found::At(base)),
         Ordering::Less => {}
     }
-    match probe(n - 1)? {
+    let last = key_of(page.get(n - 1)?)?;
+    match last.cmp(key) {
         Ordering::Less => return Ok(Found::Before(n)),
         Ordering::Equal => return Ok(Found::At(n - 1)),
         Ordering::Greater => {}
@@ -124,8 +127,6 @@ fn search_slots(
     // Invariant from here: every slot below `lo` holds a smaller key, every slot from `hi`
     // on a greater one.
     let (mut lo, mut hi) = (base + 1, n - 1);
-    let first = key_of(page.get(base)?)?;
-    let last = key_of(page.get(n - 1)?)?;
     let guess = (base + guess_slot(first, last, key, n - 1 - base)).clamp(lo, hi - 1);
     match probe(guess)? {
         Ordering::Equal => return Ok(Found::At(guess)),
@@ -190,12 +191,15 @@ fn bisect(
 /// their order. Only a starting point for [`search_slots`].
 fn guess_slot(first: &[u8], last: &[u8], key: &[u8], span: usize) -> usize {
     let shared = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+    // Byte by byte, not by copying a slice of run-time length into an array: that copy is
+    // a call to `memcpy`, three of them per page searched.
     let number = |k: &[u8]| {
-        let mut bytes = [0u8; 8];
         let tail = k.get(shared..).unwrap_or_default();
-        let n = tail.len().min(8);
-        bytes[..n].copy_from_slice(&tail[..n]);
-        u64::from_be_bytes(bytes)
+        let mut n = 0u64;
+        for i in 0..8 {
+            n = (n << 8) | u64::from(tail.get(i).copied().unwrap_or(0));
+        }
+        n
     };
     let (low, high) = (number(first), number(last));
     if high <= low {

@@ -671,7 +671,7 @@ fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
 /// A probe's value converted to a key column's type, if it converts without changing: a
 /// value that cannot be the column's (2.5 for an INT) gives `Ok(None)`, one that cannot be
 /// converted at all an error.
-fn key_value(v: Value, ty: SqlType) -> Result<Option<Value>, SqlError> {
+pub(crate) fn key_value(v: Value, ty: SqlType) -> Result<Option<Value>, SqlError> {
     // An integer of the column's own type is its key as it is (a loop's lookup by an INT
     // variable, most often).
     if matches!(

@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 
 use walden_engine::catalog::TableDef;
-use walden_engine::types::{Len, RowDecoder, SqlType, Value};
+use walden_engine::types::{encode_key_columns_ordered, Len, RowDecoder, SqlType, Value};
 use walden_engine::Database;
 use walden_storage::hash::FastBuild;
 
@@ -47,9 +47,9 @@ use crate::ast::{
     BinaryOp, Expr, ExprKind, OrderByItem, QueryBody, Select, SelectItem, SelectStatement,
     TableSource,
 };
-use crate::exec::eval::{find_column, Col, Env};
+use crate::exec::eval::{find_column, is_literal_or_variable, Col, Env};
 use crate::exec::execute::query::{Rows, TableRef};
-use crate::exec::plan::access::{AccessPath, PathShape, RowFilter, RowSink};
+use crate::exec::plan::access::{key_value, AccessPath, PathShape, RowFilter, RowSink};
 use crate::exec::session::Run;
 use crate::exec::{ColumnInfo, Counted, RowSet, SqlError};
 
@@ -108,6 +108,9 @@ pub(crate) struct BlockPlan {
     assigns_only: OnceLock<bool>,
     /// For such a block, the columns its assignments read bare (see `assigned_columns`).
     assigned_columns: OnceLock<Vec<Option<usize>>>,
+    /// For such a block that [`Run::assign_by_key`] can run: the table's column its one
+    /// probe fixes (see `lookup_key_column`).
+    lookup_key: OnceLock<Option<usize>>,
     /// [`FREED`] when it was made.
     freed: u64,
     /// Executions that used the plan, its first included.
@@ -162,6 +165,7 @@ impl BlockPlan {
             path: d.path,
             assigns_only: OnceLock::new(),
             assigned_columns: OnceLock::new(),
+            lookup_key: OnceLock::new(),
             freed: FREED.load(Ordering::Acquire),
             // The execution that makes a plan uses it.
             uses: AtomicU64::new(1),
@@ -177,6 +181,10 @@ pub(crate) struct PlanCache {
     blocks: HashMap<usize, Arc<BlockPlan>, FastBuild>,
     /// The row decoder of the last key lookup (`Run::seek_row`).
     point_decoder: Option<PointDecoder>,
+    /// The key and the row of the last [`Run::assign_by_key`], whose allocations the next
+    /// one reuses: a loop's lookups need none of their own.
+    lookup_key: Vec<u8>,
+    lookup_row: Vec<Value>,
 }
 
 /// A decoder of a table's rows for the columns a lookup wants: a loop's lookups of one
@@ -483,6 +491,15 @@ impl Run<'_> {
             None => &[],
         };
         let columns = plan.assigned_columns.get_or_init(|| assigned_columns(sel, &plan.cols));
+        let lookup_key = *plan.lookup_key.get_or_init(|| lookup_key_column(&plan, columns));
+        if let Some(key_column) = lookup_key.filter(|_| plan.own.len() == parts.len()) {
+            if let Some(assigned) =
+                self.assign_by_key(&plan, &table, parts, key_column, &sel.items, columns)?
+            {
+                self.done(Counted::Select, assigned);
+                return Ok(true);
+            }
+        }
         let mut assign = Assign {
             cols: plan.cols(),
             items: &sel.items,
@@ -496,6 +513,92 @@ impl Run<'_> {
         self.done(Counted::Select, assigned as u64);
         Ok(true)
     }
+}
+
+impl Run<'_> {
+    /// [`Run::assign_by_kept_plan`] of a plan that looks one row up by the one column of
+    /// its table's unique clustered key, `key_column`, whose WHERE clause `conjuncts` are
+    /// all its own (none constant, none checked after the seek), and whose assignments
+    /// `items` all read a column bare (`columns`): the key encoded into a reused buffer,
+    /// the row decoded into a reused row straight from its leaf, and the variables
+    /// assigned from it, with what the general read (`Run::seek_row`) would find, lock and
+    /// count. The number of rows assigned; None, having evaluated nothing, when the
+    /// general read must run instead.
+    fn assign_by_key(
+        &mut self,
+        plan: &BlockPlan,
+        table: &TableRef,
+        conjuncts: &[&Expr],
+        key_column: usize,
+        items: &[SelectItem],
+        columns: &[Option<usize>],
+    ) -> Result<Option<u64>, SqlError> {
+        let Some((1, probe)) = plan.path.single_probe(conjuncts) else { return Ok(None) };
+        let ansi_nulls = self.s.opts.semantics.ansi_nulls;
+        if !ansi_nulls && is_literal_or_variable(probe) {
+            // `= @null` looks for a NULL key, with the locks of a read: the general read's.
+            return Ok(None);
+        }
+        let column = &table.def.columns[key_column];
+        let v = self.eval(probe, &Env::empty())?;
+        // `= NULL` holds for no row, and a value the column cannot hold is no key: nothing
+        // is read, as `Run::seek_row` reads nothing.
+        if v.is_null() {
+            return Ok(Some(0));
+        }
+        let mut key = std::mem::take(&mut self.s.plans.lookup_key);
+        key.clear();
+        let encoded = match key_value(v, column.ty) {
+            Ok(Some(v)) => {
+                encode_key_columns_ordered([(column.ty, column.text_order(), &v)], &mut key).is_ok()
+            }
+            Ok(None) => return Ok(Some(0)),
+            Err(_) => false,
+        };
+        if !encoded {
+            // A probe that does not convert to the key's type: a scan checking every
+            // conjunct, as `Run::run_block_plan_into` falls back to.
+            let mut assign = Assign {
+                cols: plan.cols(),
+                items,
+                columns,
+                limit: self.rowcount_limit(),
+                assigned: 0,
+            };
+            let all = Some(RowFilter { cols: plan.cols(), exprs: conjuncts, outer: None });
+            self.read_path_into(table, &AccessPath::scan(), &Env::empty(), all, &mut assign)?;
+            return Ok(Some(assign.assigned as u64));
+        }
+        let mut row = std::mem::take(&mut self.s.plans.lookup_row);
+        let mark = self.io_mark();
+        let (tx, plans) = self.tx_and_plans();
+        let found =
+            tx.seek_key_into(&table.db, &table.def, &key, plans.point_decoder(table), &mut row);
+        let found = found.map_err(|e| self.s.engine_error(e))?;
+        self.io_note(table, mark);
+        self.s.plans.lookup_key = key;
+        if found {
+            for (item, column) in items.iter().zip(columns) {
+                if let (SelectItem::Assign { variable, op, .. }, Some(i)) = (item, column) {
+                    self.assign_to(variable, *op, row[*i].clone())?;
+                }
+            }
+        }
+        self.s.plans.lookup_row = row;
+        // SET ROWCOUNT's limit is at least one row, and a unique key finds at most one.
+        Ok(Some(u64::from(found)))
+    }
+}
+
+/// The table's column that [`Run::assign_by_key`] can look `plan`'s row up by, if it can run
+/// it: a plain assignment whose every item reads a column of the table bare (`columns`), of
+/// a table whose unique clustered key is one column, whose path fixes it by one equality,
+/// and whose conjuncts are all the table's own, none checked after the seek.
+fn lookup_key_column(plan: &BlockPlan, columns: &[Option<usize>]) -> Option<usize> {
+    let index = plan.def.index(1).filter(|i| i.unique)?;
+    let [key_column] = index.columns.as_slice() else { return None };
+    let bare = columns.iter().all(|c| c.is_some_and(|i| i < plan.def.columns.len()));
+    (bare && plan.constant.is_empty() && plan.checks.is_empty()).then_some(*key_column)
 }
 
 /// The sink that keeps every row a plan gives, in order.

@@ -76,13 +76,31 @@ impl Run<'_> {
             if !self.control_condition(&w.condition)? {
                 break;
             }
-            match self.statement(&w.body)? {
+            match self.loop_body(&w.body)? {
                 Flow::Break => break,
                 flow @ (Flow::Return(_) | Flow::Goto(..)) => return Ok(flow),
                 Flow::Next | Flow::Continue => {}
             }
         }
         Ok(Flow::Next)
+    }
+
+    /// Runs a `WHILE`'s body. A `BEGIN ... END` block's statements run at once, not through
+    /// the dispatcher (`statement`), when no option has it skip or describe the block
+    /// (NOEXEC, SHOWPLAN, FMTONLY): around a compound statement it does nothing its
+    /// statements do not do for themselves (each ends its own autocommit transaction,
+    /// statement locks and table hints, and reports or returns its own errors, with its
+    /// line), so a loop's iterations need not pay for it.
+    fn loop_body(&mut self, body: &Statement) -> Step<Flow> {
+        let opts = &self.s.opts;
+        match &body.kind {
+            StatementKind::Block(list)
+                if !opts.noexec && opts.showplan.is_none() && !opts.fmtonly =>
+            {
+                self.block(list)
+            }
+            _ => self.statement(body),
+        }
     }
 
     /// An `IF` or `WHILE` condition, which the client sees end as a statement each time it is

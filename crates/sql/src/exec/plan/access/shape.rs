@@ -215,6 +215,18 @@ impl AccessPath<'_> {
 }
 
 impl PathShape {
+    /// For a path that fixes one column of its index by one equality, and asks nothing
+    /// else: the index, and the probe among `conjuncts` (as [`PathShape::path`] would
+    /// borrow it).
+    pub(crate) fn single_probe<'e>(&self, conjuncts: &[&'e Expr]) -> Option<(u16, &'e Expr)> {
+        match (self.index, self.fixed.as_slice(), self.lower, self.upper, self.like) {
+            (Some(index), [FixedAt::Eq(at)], None, None, None) => {
+                Some((index, probe(conjuncts, *at)?))
+            }
+            _ => None,
+        }
+    }
+
     /// The path again, its probes borrowed from `conjuncts` (the same syntax tree's
     /// conjuncts, in the same order, as the path was chosen for); None if they are not.
     pub(crate) fn path<'e>(&self, conjuncts: &[&'e Expr]) -> Option<AccessPath<'e>> {
