@@ -19,7 +19,7 @@ fn worked_example() -> ([SqlType; 4], [Value; 4]) {
 
 #[test]
 fn row_worked_example_matches_the_document() {
-    let doc = include_str!("../../../../docs/format/row.md");
+    let doc = include_str!("../../../../../docs/format/row.md");
     let expected = hex_block(doc, "## Worked example: a row");
     let (columns, values) = worked_example();
     assert_eq!(encode(&columns, &values), expected);
@@ -29,7 +29,7 @@ fn row_worked_example_matches_the_document() {
 
 #[test]
 fn key_worked_example_matches_the_document() {
-    let doc = include_str!("../../../../docs/format/row.md");
+    let doc = include_str!("../../../../../docs/format/row.md");
     let expected = hex_block(doc, "## Worked example: a key");
     let (types, values) = worked_example();
     assert_eq!(key(&types, &values), expected);
@@ -555,7 +555,8 @@ fn row_decoder_reads_the_wanted_columns_as_a_whole_decode_does() {
     assert!(matches!(decode(&truncated, &[true, false, false, false]), Err(RowError::Corrupt(_))));
 }
 
-/// Run with `cargo test --release -p walden-engine --test types -- --ignored --nocapture`.
+/// Run with
+/// `cargo test --release -p walden-engine --test integration types:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn row_encode_and_decode_column_are_fast() {
@@ -608,7 +609,7 @@ fn row_encode_and_decode_column_are_fast() {
 fn datetimeoffset_row_bytes_match_the_document() {
     let v = Value::DateTimeOffset(DateTimeOffset::parse("2024-03-01 08:30 +02:00").unwrap());
     let row = encode(&[SqlType::DateTimeOffset(0)], &[v]);
-    let doc = include_str!("../../../../docs/format/row.md");
+    let doc = include_str!("../../../../../docs/format/row.md");
     assert!(doc.contains("`68 5B 00` (06:30 UTC = 23,400 s) `81 46 0B` (day 738,945) `78 00`"));
     let field = [0x68, 0x5B, 0x00, 0x81, 0x46, 0x0B, 0x78, 0x00];
     assert!(row.windows(field.len()).any(|w| w == field), "{row:02X?}");
@@ -617,7 +618,7 @@ fn datetimeoffset_row_bytes_match_the_document() {
 #[test]
 fn sql_variant_rows_keep_the_base_type_and_match_the_document() {
     let columns = [SqlType::Int, SqlType::Variant];
-    let doc = include_str!("../../../../docs/format/row.md");
+    let doc = include_str!("../../../../../docs/format/row.md");
     assert!(doc.contains("An INT 42 is `38 00 00 00 2A 00 00 00`; N'ab' is `E7 02 00 00 61 62`"));
     for (value, stored) in [
         (Value::Int(42), vec![0x38, 0, 0, 0, 0x2A, 0, 0, 0]),

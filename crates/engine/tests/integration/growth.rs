@@ -15,7 +15,7 @@
 // Helpers outside #[test] functions unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -17,7 +17,7 @@
 // Helpers outside #[test] functions unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::ops::Bound;

@@ -164,7 +164,7 @@ fn stress_unordered_acquisition_reports_deadlocks_and_finishes() {
 /// The cost of an uncontended `lock(Key) + release_all`, and of a table IX plus a key X, on
 /// one thread and on 1 to 8 threads with keys of their own, and of IX on one shared table plus
 /// X on a key of their own on 1 to 4 threads. Reports, asserts nothing; run with
-/// `cargo test --release -p walden-engine --test lock -- --ignored --nocapture`.
+/// `cargo test --release -p walden-engine --test integration lock:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn bench_uncontended_lock_and_release_all() {

@@ -1,9 +1,6 @@
 //! Helpers shared by the engine's integration tests: table, index and sequence definitions,
 //! and reading a table's definition back from the catalog.
 
-// Each test binary uses a subset of these; they unwrap, as a failure is a test failure.
-#![allow(dead_code, clippy::unwrap_used)]
-
 use std::ops::Bound;
 use std::sync::Arc;
 
