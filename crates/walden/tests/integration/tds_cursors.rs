@@ -9,7 +9,7 @@
 
 use walden_tds::*;
 
-mod common;
+use crate::common;
 
 use common::client::{int, message_numbers, rows, text, Client};
 use common::server::Server;

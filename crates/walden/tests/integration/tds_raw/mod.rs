@@ -6,12 +6,11 @@
 //! sp_prepexec, sp_unprepare), transaction-manager requests, the connection limit, and
 //! shutdown on SIGTERM.
 //!
-//! One binary, one module per family of requests; the token helpers they share are here.
+//! One module per family of requests; the token helpers they share are here.
 
 use walden_tds::*;
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::client::{text, Client};
 

@@ -4,10 +4,10 @@ use std::io::Write;
 
 use walden_tds::*;
 
+use super::{errors, stream};
 use crate::common::client::{rows, text, Client};
 use crate::common::server::Server;
 use crate::common::PASSWORD;
-use crate::{errors, stream};
 
 /// [MS-TDS] 2.2.7.6: a DONE for each statement of a batch but variable declarations, all but
 /// the last with DONE_MORE, DONE_COUNT only when the count is to be shown. go-sqlcmd and

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
 use common::install::{install, run, sources, version, INSTALL_TIMEOUT};
 use common::server::Server;

@@ -7,13 +7,13 @@
 //!
 //! ```text
 //! WALDEN_ACCEPTANCE_N=100000 WALDEN_ACCEPTANCE_K=500 \
-//!     cargo test -p walden --release --test acceptance -- --nocapture
+//!     cargo test -p walden --release --test integration acceptance:: -- --nocapture
 //! ```
 
 // The helpers below unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::sql::{acceptance_dir, acceptance_sizes, embedded_sql};
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use walden_tds::*;
 
-mod common;
+use crate::common;
 
 use common::client::Client;
 use common::server::Server;

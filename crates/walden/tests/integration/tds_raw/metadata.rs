@@ -3,10 +3,10 @@
 
 use walden_tds::*;
 
+use super::{errors, execute_sql, output, returned, stream};
 use crate::common::client::{rows, Client};
 use crate::common::server::Server;
 use crate::common::PASSWORD;
-use crate::{errors, execute_sql, output, returned, stream};
 
 /// COLMETADATA's fNullable follows the column: clear for a NOT NULL table column, set for a
 /// nullable one (issue 28, item 4).

@@ -6,10 +6,10 @@ use std::process::Command;
 
 use walden_tds::*;
 
+use super::{errors, execute_sql, output, returned};
 use crate::common::client::{error_numbers, int, rows, text, Client};
 use crate::common::server::Server;
 use crate::common::PASSWORD;
-use crate::{errors, execute_sql, output, returned};
 
 #[test]
 fn named_procedure_rpc_with_output_and_return_status() {

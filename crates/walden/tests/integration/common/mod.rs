@@ -1,10 +1,6 @@
 //! What the end-to-end tests share: the `walden serve` guard ([`server`]), a raw TDS client on
 //! the codec ([`client`]), running `walden sql` ([`sql`]), and installing drivers
 //! ([`install`]).
-//!
-//! Every test binary compiles this module on its own and uses only part of it, so what one
-//! binary leaves unused is not dead code.
-#![allow(dead_code)]
 
 pub mod client;
 pub mod install;
@@ -17,7 +13,6 @@ pub const PASSWORD: &str = "Walden-test-1";
 /// One `#[test]` per acceptance script, each calling `$run` with the script's file name (so
 /// the scripts run in parallel and fail by name), and a test that the list matches
 /// `tests/acceptance/`: a new script there needs a line here, or it would never run.
-#[allow(unused_macros)] // Used by the two acceptance binaries only.
 macro_rules! acceptance_tests {
     ($run:path) => {
         #[test]
@@ -61,5 +56,4 @@ macro_rules! acceptance_tests {
         }
     };
 }
-#[allow(unused_imports)]
 pub(crate) use acceptance_tests;

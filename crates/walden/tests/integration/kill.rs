@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use walden_tds::*;
 
-mod common;
+use crate::common;
 
 use common::client::Client;
 use common::server::{serve_command, Server};

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
 use common::install::{digest, install, run, sources, version, INSTALL_TIMEOUT};
 use common::server::Server;

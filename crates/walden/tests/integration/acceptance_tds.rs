@@ -10,7 +10,7 @@
 // The helpers below unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

@@ -8,7 +8,7 @@ use tiberius::{AuthMethod, Client, Config, EncryptionLevel};
 use tokio::net::TcpStream;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
-mod common;
+use crate::common;
 
 use common::server::{serve_command, Server};
 use common::PASSWORD;

@@ -3,10 +3,10 @@
 
 use walden_tds::*;
 
+use super::errors;
 use crate::common::client::{error_numbers, int, rows, text, Client};
 use crate::common::server::Server;
 use crate::common::PASSWORD;
-use crate::errors;
 
 /// sp_prepare's and sp_prepexec's first parameter: `@handle INT OUTPUT`, NULL on the way in.
 fn handle_out() -> RpcParam {

@@ -3,11 +3,11 @@
 
 use walden_tds::*;
 
+use super::{errors, stream};
 use crate::common;
 use crate::common::client::{error_numbers, int, rows, text, Client};
 use crate::common::server::Server;
 use crate::common::PASSWORD;
-use crate::{errors, stream};
 
 #[test]
 fn connections_over_the_limit_are_refused() {

@@ -18,7 +18,7 @@ use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 use walden_tds::packet::{PacketHeader, HEADER_LEN};
 use walden_tds::*;
 
-mod common;
+use crate::common;
 
 use common::client::{connect, frame, login7, Client};
 use common::server::{serve_command, Server};

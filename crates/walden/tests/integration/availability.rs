@@ -12,7 +12,7 @@ use std::process::Command;
 
 use walden_tds::*;
 
-mod common;
+use crate::common;
 
 use common::client::Client;
 use common::server::{serve_command, Server};

@@ -8,7 +8,7 @@
 
 use walden_tds::*;
 
-mod common;
+use crate::common;
 
 use common::client::Client;
 use common::server::Server;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use walden_tds::packet::DEFAULT_MAX_MESSAGE_SIZE;
 use walden_tds::*;
 
-mod common;
+use crate::common;
 
 use common::client::{frame, is_timeout, login7, prelogin, rows, sql_batch, Client, PATIENCE};
 use common::server::Server;

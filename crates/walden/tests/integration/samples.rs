@@ -8,7 +8,7 @@
 // The helpers below unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
