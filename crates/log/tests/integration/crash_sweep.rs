@@ -8,7 +8,7 @@
 //! `WALDEN_CRASH_SEED=s` replays one seed. A failure prints its seed.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};

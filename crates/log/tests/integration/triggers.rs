@@ -1,7 +1,7 @@
 //! Every flush trigger of the durability contract, the receipts, group commit and fail-stop.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! One named test per edge of the log format, in the manner of LevelDB's `log_test.cc`.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,5 +1,4 @@
 //! Helpers shared by the log's integration tests.
-#![allow(dead_code, clippy::unwrap_used)]
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! unfinished transaction still needs, and the last commit it records.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

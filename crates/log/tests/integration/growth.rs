@@ -3,7 +3,7 @@
 //! maximum or after the disk frees up, and shrinking the unused tail.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
