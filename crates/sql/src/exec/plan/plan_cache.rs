@@ -500,13 +500,7 @@ impl Run<'_> {
                 return Ok(true);
             }
         }
-        let mut assign = Assign {
-            cols: plan.cols(),
-            items: &sel.items,
-            columns,
-            limit: self.rowcount_limit(),
-            assigned: 0,
-        };
+        let mut assign = Assign::new(plan.cols(), &sel.items, columns, self.rowcount_limit());
         self.run_block_plan_into(&plan, &table, parts, None, &mut assign)?;
         let assigned = assign.assigned;
         // As `select_statement` counts an assignment's rows: at most SET ROWCOUNT's.
@@ -558,13 +552,7 @@ impl Run<'_> {
         if !encoded {
             // A probe that does not convert to the key's type: a scan checking every
             // conjunct, as `Run::run_block_plan_into` falls back to.
-            let mut assign = Assign {
-                cols: plan.cols(),
-                items,
-                columns,
-                limit: self.rowcount_limit(),
-                assigned: 0,
-            };
+            let mut assign = Assign::new(plan.cols(), items, columns, self.rowcount_limit());
             let all = Some(RowFilter { cols: plan.cols(), exprs: conjuncts, outer: None });
             self.read_path_into(table, &AccessPath::scan(), &Env::empty(), all, &mut assign)?;
             return Ok(Some(assign.assigned as u64));
@@ -621,6 +609,18 @@ struct Assign<'a> {
     columns: &'a [Option<usize>],
     limit: usize,
     assigned: usize,
+}
+
+impl<'a> Assign<'a> {
+    /// An assignment of `items` that has assigned no row yet.
+    fn new(
+        cols: &'a [Col],
+        items: &'a [SelectItem],
+        columns: &'a [Option<usize>],
+        limit: usize,
+    ) -> Assign<'a> {
+        Assign { cols, items, columns, limit, assigned: 0 }
+    }
 }
 
 impl RowSink for Assign<'_> {
