@@ -199,12 +199,30 @@ impl Flat<'_> {
     /// resolve to a column left out, or be made ambiguous by one, since every name a
     /// reference uses keeps every column of that name; nothing reads a SELECT's row
     /// locators. A single leaf keeps its rows whole: nothing copies them, and the plan
-    /// cache and the semi-join's seek read them as the table gives them.
-    fn narrow(&mut self) {
+    /// cache and the semi-join's seek read them as the table gives them. A leaf of rows
+    /// computed before the join (a system view, a derived table, a CTE) is cut once, in
+    /// place, by the same rule: a numbers-table script's `FROM sys.all_columns c1 CROSS
+    /// JOIN sys.all_columns c2` would otherwise copy both views' 22 columns into each of
+    /// its million pairs.
+    fn narrow(&mut self, demand: &Demand) {
         if self.leaves.len() < 2 {
             return;
         }
         for leaf in &mut self.leaves {
+            if let Input::Rows(rows) = &mut leaf.input {
+                let keep: Vec<usize> = (0..leaf.cols.len())
+                    .filter(|&i| leaf.cols[i].hidden || demand.reads(&leaf.cols[i].name))
+                    .collect();
+                if keep.len() < leaf.cols.len() {
+                    leaf.cols = keep.iter().map(|&i| leaf.cols[i].clone()).collect();
+                    for row in rows.iter_mut() {
+                        let values =
+                            keep.iter().map(|&i| std::mem::replace(&mut row[i], Value::Null));
+                        *row = values.collect();
+                    }
+                }
+                continue;
+            }
             let Input::Table(t) = &leaf.input else { continue };
             let read = |i: usize| t.wanted.as_deref().is_none_or(|w| w.get(i) == Some(&true));
             let keep: Vec<usize> =
@@ -591,8 +609,8 @@ impl Run<'_> {
         for src in sources {
             self.flatten(src, &mut flat, &mut on, &passed, outer, demand)?;
         }
-        if demand.is_some() {
-            flat.narrow();
+        if let Some(demand) = demand {
+            flat.narrow(demand);
         }
         flat.refuse_full_text(&parts, &on)?;
         let written = parts.clone();
