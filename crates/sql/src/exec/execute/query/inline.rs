@@ -37,6 +37,7 @@ use crate::ast::{
 use crate::exec::session::Run;
 
 use super::grouping::{select_aggregates, select_windows};
+use super::numbered::numbering_select;
 
 mod rewrite;
 mod sources;
@@ -113,44 +114,55 @@ struct Inlined {
 }
 
 impl Run<'_> {
-    /// `q` with each common table expression that only its SELECT's FROM clause names
-    /// (through inner joins, not in a subquery or another CTE) and whose query is a plain
-    /// SELECT over tables (`plain_select`) written as a derived table there instead, which
-    /// [`Run::inline_select`] then inlines: a CTE is not computed before the query, as SQL
-    /// Server does not compute it either. None if there is no such CTE.
+    /// `q` with each common table expression that only FROM clauses name (its SELECT's, and
+    /// those of the later CTEs that are one SELECT; through inner joins, not in a subquery)
+    /// and whose query is a plain SELECT over tables (`plain_select`) written as a derived
+    /// table at each place instead, which [`Run::inline_select`] then inlines: a CTE is not
+    /// computed before the query, as SQL Server does not compute it either, but expanded
+    /// where it is named, as SQL Server expands it. A CTE that numbers its rows
+    /// (`numbered.rs`) is written as a derived table too, computed where it is read, so that
+    /// the block reading it may cut it to the rows it uses. A chain of CTEs each of which
+    /// cross joins the one before (numbers-table scripts' `L1 AS (SELECT 1 AS c FROM L0 AS A
+    /// CROSS JOIN L0 AS B)`, up to four billion rows) so becomes one block, read no further
+    /// than its row goal. None if there is no such CTE.
     pub(crate) fn inline_ctes(&self, q: &Query) -> Option<Query> {
-        if q.ctes.is_empty() {
+        if q.ctes.is_empty() || !matches!(q.body, QueryBody::Select(_)) {
             return None;
         }
-        let QueryBody::Select(sel) = &q.body else { return None };
-        let body_text = sel.to_string()
-            + &q.order_by.iter().map(|o| o.expr.to_string()).collect::<Vec<_>>().join(" ");
-        let mut out: Option<Query> = None;
-        for (i, cte) in q.ctes.iter().enumerate() {
+        let mut out = q.clone();
+        for cte in &q.ctes {
+            let Some(i) = out.ctes.iter().position(|c| c.name.value == cte.name.value) else {
+                continue;
+            };
+            let cte = out.ctes[i].clone();
             let name = cte.name.value.to_lowercase();
-            let elsewhere = q
-                .ctes
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != i)
-                .any(|(_, c)| count_word(&c.query.to_string(), &name) > 0);
-            if elsewhere
-                || count_word(&cte.query.to_string(), &name) > 0
-                || plain_select(&cte.query).is_none()
-            {
+            let placeable =
+                plain_select(&cte.query).is_some() || numbering_select(&cte.query).is_some();
+            let named_before =
+                out.ctes[..i].iter().any(|c| count_word(&c.query.to_string(), &name) > 0);
+            if !placeable || named_before || count_word(&cte.query.to_string(), &name) > 0 {
                 continue;
             }
-            let target = out.get_or_insert_with(|| q.clone());
-            let QueryBody::Select(tsel) = &mut target.body else { return None };
-            let mut replaced = tsel.clone();
-            let n: usize = replaced.from.iter_mut().map(|src| cte_as_derived(src, cte)).sum();
-            if n == 0 || count_word(&body_text, &name) != n {
+            let mut trial = out.clone();
+            let QueryBody::Select(tsel) = &mut trial.body else { return None };
+            let order_text: Vec<String> = q.order_by.iter().map(|o| o.expr.to_string()).collect();
+            let mut named = count_word(&(tsel.to_string() + " " + &order_text.join(" ")), &name);
+            let mut replaced: usize =
+                tsel.from.iter_mut().map(|src| cte_as_derived(src, &cte)).sum();
+            for later in &mut trial.ctes[i + 1..] {
+                named += count_word(&later.query.to_string(), &name);
+                if let QueryBody::Select(lsel) = &mut later.query.body {
+                    replaced +=
+                        lsel.from.iter_mut().map(|src| cte_as_derived(src, &cte)).sum::<usize>();
+                }
+            }
+            if replaced == 0 || replaced != named {
                 continue;
             }
-            *tsel = replaced;
-            target.ctes.retain(|c| !c.name.value.eq_ignore_ascii_case(&cte.name.value));
+            trial.ctes.remove(i);
+            out = trial;
         }
-        out.filter(|o| o.ctes.len() < q.ctes.len())
+        (out.ctes.len() < q.ctes.len()).then_some(out)
     }
 
     /// `sel` with its inlinable views and derived tables inlined (see the module's

@@ -39,6 +39,7 @@ mod for_xml_json;
 mod from;
 mod grouping;
 mod inline;
+mod numbered;
 mod order;
 mod pivot;
 mod select;

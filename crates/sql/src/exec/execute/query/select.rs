@@ -24,6 +24,7 @@ use super::grouping::{
     collect_aggregates, collect_windows, grouped_columns, grouping_sets, select_aggregates,
     select_windows,
 };
+use super::numbered::numbers_in_arrival_order;
 use super::order::{
     compare_keys, order_collations, sort_by_keys, sorts_by_source_column, KeySources,
 };
@@ -90,6 +91,9 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
         outer: Option<&Env<'_>>,
     ) -> Result<Rows, SqlError> {
+        if let Some(sel) = self.numbered_source_cut(sel, order_by, offset) {
+            return self.select(&sel, order_by, offset, outer);
+        }
         self.select_block(sel, order_by, offset, outer)
             .map_err(|e| crate::exec::eval::rebind_unknown_column(e, &sel.from))
     }
@@ -492,9 +496,11 @@ impl Run<'_> {
     }
 
     /// How many rows of the FROM clause a SELECT can use, when a plain `TOP (n)` is all that
-    /// limits them: no DISTINCT, grouping, aggregate or window, which would need every row.
-    /// With an ORDER BY the plan keeps the goal only if it reads in that order; an ORDER BY
-    /// name that is also a select-list alias (which SQL Server sorts by first) gives none.
+    /// limits them: no DISTINCT, grouping, aggregate or window, which would need every row,
+    /// except windows that number the rows as they arrive ([`numbers_in_arrival_order`]):
+    /// those give the first n rows the same values whether the rows after them are read or
+    /// not. With an ORDER BY the plan keeps the goal only if it reads in that order; an ORDER
+    /// BY name that is also a select-list alias (which SQL Server sorts by first) gives none.
     fn row_goal(
         &mut self,
         sel: &Select,
@@ -512,21 +518,18 @@ impl Run<'_> {
         {
             return Ok(None);
         }
-        let mut special = Vec::new();
+        let mut aggregates = Vec::new();
+        let mut windows = Vec::new();
         for item in &sel.items {
             match item {
-                SelectItem::Expr { expr, .. } => {
-                    collect_aggregates(expr, &mut special);
-                    collect_windows(expr, &mut special);
-                }
-                SelectItem::Assign { value, .. } => {
-                    collect_aggregates(value, &mut special);
-                    collect_windows(value, &mut special);
+                SelectItem::Expr { expr: e, .. } | SelectItem::Assign { value: e, .. } => {
+                    collect_aggregates(e, &mut aggregates);
+                    collect_windows(e, &mut windows);
                 }
                 SelectItem::Wildcard(_) => {}
             }
         }
-        if !special.is_empty() {
+        if !aggregates.is_empty() || !windows.iter().all(|w| numbers_in_arrival_order(w)) {
             return Ok(None);
         }
         let n = self.value(&top.quantity)?;

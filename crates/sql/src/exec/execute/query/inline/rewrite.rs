@@ -6,7 +6,9 @@
 
 use std::collections::HashSet;
 
-use crate::ast::{BinaryOp, Expr, ExprKind, FunctionArgs, Ident, JoinKind, Query, TableSource};
+use crate::ast::{
+    BinaryOp, Expr, ExprKind, FunctionArgs, Ident, JoinKind, Query, QueryBody, TableSource,
+};
 
 use super::{Rewrite, Scope, HIDDEN_MARK};
 
@@ -229,13 +231,18 @@ pub(super) fn count_word(text: &str, word: &str) -> usize {
         .count()
 }
 
-/// Replaces each source of `src` (through inner joins) that names common table expression
+/// Replaces each source of `src` (through inner joins, and the FROM clauses of derived
+/// tables that are one SELECT with no CTE of their own) that names common table expression
 /// `cte` by the CTE's query as a derived table; how many it replaced.
 pub(super) fn cte_as_derived(src: &mut TableSource, cte: &crate::ast::Cte) -> usize {
     match src {
         TableSource::Join(j) if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) => {
             cte_as_derived(&mut j.left, cte) + cte_as_derived(&mut j.right, cte)
         }
+        TableSource::Derived { query, .. } if query.ctes.is_empty() => match &mut query.body {
+            QueryBody::Select(sel) => sel.from.iter_mut().map(|s| cte_as_derived(s, cte)).sum(),
+            _ => 0,
+        },
         TableSource::Table { name, alias, hints }
             if hints.is_empty()
                 && name.schema.is_none()
