@@ -10,9 +10,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{
-    configure_query_memory, spilled_bytes, CancelSignal, QueryMemoryConfig, Session,
+    configure_query_memory, spilled_bytes, CancelSignal, ColumnInfo, Message, Output,
+    QueryMemoryConfig, Session,
 };
 
 use crate::support;
@@ -205,10 +207,12 @@ fn a_held_join_output_beyond_the_workspace_fails_with_701_and_the_session_goes_o
     let mut s = Session::new(Arc::clone(&instance));
     let out = run(&mut s, DATA);
     assert!(out.errors().next().is_none(), "{:?}", out.messages);
-    // A cross product of 10,000 x 10,000 rows, selected: a join step's output, which cannot
-    // spill.
-    let out =
-        run(&mut s, "SELECT a.id, b.id FROM dbo.t a CROSS JOIN dbo.t b WHERE a.f <> b.f + 0.5");
+    // A cross product of 10,000 x 10,000 rows, made DISTINCT: a join step's output, which
+    // cannot spill.
+    let out = run(
+        &mut s,
+        "SELECT DISTINCT a.id, b.id FROM dbo.t a CROSS JOIN dbo.t b WHERE a.f <> b.f + 0.5",
+    );
     let errors: Vec<_> = out.errors().collect();
     assert_eq!(errors.len(), 1, "{:?}", out.messages);
     assert_eq!(errors[0].number, 701);
@@ -389,4 +393,80 @@ fn a_grant_the_pool_cannot_make_room_for_spills_and_gives_the_same_rows() {
     let spilled = spilled_bytes(&instance);
     assert_eq!(ok(&mut s, SORT), expected);
     assert_eq!(spilled_bytes(&instance), spilled, "with the pins gone it fits again");
+}
+
+/// A client that reads every row and keeps none: the number of rows, the first and last,
+/// whether each row's key (its first two INT columns) came in ascending order, and the
+/// errors' numbers.
+#[derive(Default)]
+struct Counter {
+    rows: u64,
+    first: Option<Vec<Value>>,
+    last: Option<Vec<Value>>,
+    /// Every row's first two values sorted after the previous row's, descending then
+    /// ascending (`ORDER BY a.id DESC, b.id`).
+    sorted: bool,
+    errors: Vec<i32>,
+}
+
+impl Output for Counter {
+    fn result_set(&mut self, _: &[ColumnInfo]) {
+        self.sorted = true;
+    }
+
+    fn row(&mut self, values: &[Value]) {
+        if let (Some(last), [Value::Int(a), Value::Int(b), ..]) = (&self.last, values) {
+            let [Value::Int(la), Value::Int(lb), ..] = last.as_slice() else { panic!() };
+            self.sorted &= (std::cmp::Reverse(*la), *lb) <= (std::cmp::Reverse(*a), *b);
+        }
+        self.rows += 1;
+        if self.first.is_none() {
+            self.first = Some(values.to_vec());
+        }
+        self.last = Some(values.to_vec());
+    }
+
+    fn result_end(&mut self, _: u64) {}
+
+    fn message(&mut self, m: &Message) {
+        if !m.is_info() {
+            self.errors.push(m.number);
+        }
+    }
+
+    fn done(&mut self, _: Option<u64>) {}
+}
+
+#[test]
+fn a_select_over_a_join_streams_its_rows_beyond_the_workspace() {
+    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // A workspace of 3 MB, as above: holding the joined rows would be error 701.
+    let (dir, _instance, mut s) = small_budget(None);
+    let mut read = |sql: &str| {
+        let mut out = Counter::default();
+        s.execute_batch(sql, &mut out);
+        out
+    };
+    // 3,000,000 joined rows (hundreds of megabytes if held) go to the client as the last
+    // join step makes them.
+    let all = read(
+        "SELECT a.id, b.id, a.s FROM dbo.t a CROSS JOIN dbo.t b \
+         WHERE b.id < 300 AND a.f <> b.f + 0.5",
+    );
+    assert_eq!(all.errors, Vec::<i32>::new());
+    assert_eq!(all.rows, 3_000_000);
+    // Sorted, 300,000 of them spill past the grant and come in order.
+    let sorted = read(
+        "SELECT a.id, b.id, a.s FROM dbo.t a JOIN dbo.t b ON b.id < 30 \
+         WHERE a.f <> b.f + 0.5 ORDER BY a.id DESC, b.id",
+    );
+    assert_eq!(sorted.errors, Vec::<i32>::new());
+    assert_eq!(sorted.rows, 300_000);
+    assert!(sorted.sorted);
+    assert_eq!(sorted.first.unwrap()[..2], [Value::Int(9999), Value::Int(0)]);
+    assert_eq!(sorted.last.unwrap()[..2], [Value::Int(0), Value::Int(29)]);
+    // A TOP stops the join.
+    let top = read("SELECT TOP (10) a.id, b.id FROM dbo.t a CROSS JOIN dbo.t b");
+    assert_eq!((top.errors.len(), top.rows), (0, 10));
+    assert_eq!(spill_files(dir.path()), 0);
 }

@@ -351,8 +351,12 @@ struct Filtered<'f, 'o> {
     cols: &'f [Col],
     exprs: &'f [&'f Expr],
     outer: Option<&'o Env<'o>>,
-    sink: &'f mut dyn FromSink,
+    sink: &'f mut dyn RowSink,
 }
+
+/// What [`Run::plan_from_feeding`] hands its caller: given a sink, gives it the FROM
+/// clause's rows until it says stop.
+pub(crate) type Feed<'f> = dyn FnMut(&mut Run<'_>, &mut dyn RowSink) -> Result<(), SqlError> + 'f;
 
 impl RowSink for Filtered<'_, '_> {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
@@ -568,20 +572,45 @@ impl Run<'_> {
         demand: Option<&Demand>,
         sink: &mut dyn FromSink,
     ) -> Result<(), SqlError> {
+        self.plan_from_feeding(sources, filter, outer, demand, None, |run, cols, feed| {
+            sink.start(run, cols)?;
+            feed(run, sink)
+        })
+    }
+
+    /// [`Run::plan_from_into`] for a caller that makes its sink from the rows' columns:
+    /// `consume` is given them (those of the sources in the FROM clause's order) once the
+    /// FROM clause is planned, and a feed that gives a sink the rows, as the last join step
+    /// makes them where the plan allows. With a `goal` (a plain TOP), the plan stops once it
+    /// has that many rows where [`Run::plan_from`]'s would.
+    pub(crate) fn plan_from_feeding<T>(
+        &mut self,
+        sources: &[TableSource],
+        filter: Option<&Expr>,
+        outer: Option<&Env<'_>>,
+        demand: Option<&Demand>,
+        goal: Option<RowGoal<'_>>,
+        consume: impl FnOnce(&mut Run<'_>, &[Col], &mut Feed<'_>) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
         let mut implied = Vec::new();
         let (FromPlan { mut flat, mut semis }, residual) =
             self.prepare_from(sources, filter, &[], outer, demand, &mut implied)?;
+        let placed = residual.is_empty() && flat.conjuncts.iter().all(|c| c.leaves.is_some());
+        // As in `plan_pushed`: an ordered goal holds only for one source read in that order.
+        let goal = goal.filter(|g| placed && (g.order.is_empty() || flat.leaves.len() == 1));
         let cols: Vec<Col> = flat.leaves.iter().flat_map(|l| l.cols.iter().cloned()).collect();
-        sink.start(self, &cols)?;
-        let mut filtered = Filtered { cols: &cols, exprs: &residual, outer, sink };
-        let rest = self.join_leaves(&mut flat, &mut semis, outer, None, Some(&mut filtered))?;
-        for (n, row) in rest.rows.into_iter().enumerate() {
-            self.row_interruption_point(n)?;
-            if !filtered.push(self, row)? {
-                break;
+        let mut feed = |run: &mut Run<'_>, sink: &mut dyn RowSink| -> Result<(), SqlError> {
+            let mut filtered = Filtered { cols: &cols, exprs: &residual, outer, sink };
+            let rest = run.join_leaves(&mut flat, &mut semis, outer, goal, Some(&mut filtered))?;
+            for (n, row) in rest.rows.into_iter().enumerate() {
+                run.row_interruption_point(n)?;
+                if !filtered.push(run, row)? {
+                    break;
+                }
             }
-        }
-        Ok(())
+            Ok(())
+        };
+        consume(self, &cols, &mut feed)
     }
 
     /// Flattens a FROM clause and places its conjuncts (and those of `filter`, its WHERE

@@ -501,7 +501,7 @@ impl Run<'_> {
     /// those give the first n rows the same values whether the rows after them are read or
     /// not. With an ORDER BY the plan keeps the goal only if it reads in that order; an ORDER
     /// BY name that is also a select-list alias (which SQL Server sorts by first) gives none.
-    fn row_goal(
+    pub(crate) fn row_goal(
         &mut self,
         sel: &Select,
         order_by: &[OrderByItem],

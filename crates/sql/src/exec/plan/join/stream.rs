@@ -3,7 +3,8 @@
 //! `Run::select` collects every row of its FROM clause before it projects them, which a
 //! SELECT of ten million rows cannot afford. When a SELECT needs nothing from its rows but
 //! each row by itself, it runs here instead: each row the read of its one source keeps
-//! (its WHERE clause applied during the read, by the access path the planner chooses) is
+//! (its WHERE clause applied during the read, by the access path the planner chooses), or
+//! the last step of its join makes, is
 //! projected and given to the output before the next is read, so memory stays flat whatever
 //! the table's size, the TDS server sends packets as they fill, and `TOP` ends the read.
 //!
@@ -12,7 +13,8 @@
 //! * one source that is not an inner join (a table, a view, a derived table, an outer join
 //!   or APPLY; a table is read row by row, a grouped derived table gives its groups as its
 //!   hash aggregate gives them out (`GroupedSource`), the others are computed first as they
-//!   are everywhere; views and derived tables over tables are tables by now, `query/inline.rs`);
+//!   are everywhere; views and derived tables over tables are tables by now, `query/inline.rs`),
+//!   or a join, whose rows come as its last step makes them (`Run::stream_join`);
 //! * no grouping, aggregate, window, DISTINCT, set operator, OFFSET, CTE, FOR JSON/XML, INTO
 //!   or variable assignment, and `TOP` without PERCENT or WITH TIES;
 //! * every select-list item's type known before its values: a column, a CAST or CONVERT, a
@@ -20,8 +22,9 @@
 //!   other expressions by all their values);
 //! * no subquery in WHERE (the planner may make it a semi-join);
 //! * an ORDER BY only of the table's own columns, ascending, in an order its access path
-//!   reads; otherwise the rows go through a sort, or, under a `TOP (n)` of at most
-//!   [`STREAMED_TOP_N`] rows, through a top-N sort (`TopN`) that holds 2n rows at most.
+//!   reads; otherwise (and always over a join) the rows go through a sort, or, under a
+//!   `TOP (n)` of at most [`STREAMED_TOP_N`] rows, through a top-N sort (`TopN`) that holds
+//!   2n rows at most.
 //!
 //! An error after rows were sent ends the result set there, and the statement with the
 //! error: the client has the rows before it, as SQL Server's clients do.
@@ -394,12 +397,8 @@ impl Run<'_> {
         order_by: &'e [crate::ast::OrderByItem],
         outer: Option<&Env<'_>>,
     ) -> Result<Option<OneSource<'e>>, SqlError> {
-        let one_source = match sel.from.as_slice() {
-            [TableSource::Join(j)] => !matches!(j.kind, JoinKind::Inner | JoinKind::Cross),
-            [_] => true,
-            _ => false,
-        };
-        if !one_source
+        if sel.from.is_empty()
+            || joins(sel)
             || sel.where_clause.as_ref().is_some_and(crate::exec::execute::query::has_subquery)
         {
             return Ok(None);
@@ -647,10 +646,12 @@ impl Run<'_> {
             Some(t) => limit.min(self.top_quantity(t)? as usize),
             None => limit,
         } as u64;
+        if joins(sel) {
+            return self.stream_join(q, sel, limit);
+        }
         let Some(OneSource { cols, parts, read }) = self.one_source(sel, &q.order_by, None)? else {
             return Ok(None);
         };
-        let list = self.select_list(sel, &cols)?;
         // The ORDER BY is the read's own order, or the rows go through a sort (but for a
         // TOP, which the collected top-N sort keeps in 2n rows).
         let path_ordered =
@@ -674,11 +675,63 @@ impl Run<'_> {
         if !path_ordered && sel.top.is_some() && limit > STREAMED_TOP_N {
             return Ok(None);
         }
+        let read = |run: &mut Run<'_>, sink: &mut dyn RowSink| {
+            run.read_one_source(read, &cols, &parts, None, sink)
+        };
+        self.stream_rows(q, sel, limit, &cols, path_ordered, true, read).map(Some)
+    }
+
+    /// [`Run::stream_query`] of a block whose FROM clause joins (`joins`): its rows go to
+    /// the output as the join's last step makes them (`Run::plan_from_feeding`), a plain
+    /// TOP's row goal stopping the join where the collected SELECT's would.
+    fn stream_join(
+        &mut self,
+        q: &Query,
+        sel: &crate::ast::Select,
+        limit: u64,
+    ) -> Result<Option<u64>, SqlError> {
+        // The collected SELECT may make a subquery a semi-join its plan applies, and keeps a
+        // large TOP's sorted rows; both stay there.
+        let subquery =
+            sel.where_clause.as_ref().is_some_and(crate::exec::execute::query::has_subquery);
+        if subquery || (sel.top.is_some() && !q.order_by.is_empty() && limit > STREAMED_TOP_N) {
+            return Ok(None);
+        }
+        let goal = self
+            .row_goal(sel, &q.order_by, None)?
+            .map(|rows| super::RowGoal { rows, order: &q.order_by });
+        let demand = Demand::of_select(sel, &q.order_by);
+        let filter = sel.where_clause.as_ref();
+        let ordered = q.order_by.is_empty();
+        self.plan_from_feeding(&sel.from, filter, None, demand.as_ref(), goal, |run, cols, feed| {
+            run.stream_rows(q, sel, limit, cols, ordered, false, feed)
+        })
+        .map(Some)
+    }
+
+    /// Sends the rows `read` gives a sink, of the columns `cols`, through `sel`'s select
+    /// list, `q`'s ORDER BY (unless the rows come `ordered`) and at most `limit` of them
+    /// (see the module's documentation): the number sent. Unsorted rows whose types are
+    /// known announce the result set before the read when `early`, else with the first row
+    /// (or at the end): a join's plan binds its ON and WHERE conjuncts as it runs, and a
+    /// name none of its sources has is an error with no result set, as when collected.
+    #[allow(clippy::too_many_arguments)]
+    fn stream_rows(
+        &mut self,
+        q: &Query,
+        sel: &crate::ast::Select,
+        limit: u64,
+        cols: &[Col],
+        ordered: bool,
+        early: bool,
+        read: impl FnOnce(&mut Run<'_>, &mut dyn RowSink) -> Result<(), SqlError>,
+    ) -> Result<u64, SqlError> {
+        let list = self.select_list(sel, cols)?;
         // Bound before any row is read, as SQL Server binds it: a name that no column has is
         // 207 also when no row comes (a statement's SELECT: no enclosing query to name).
         crate::exec::execute::query::bound(
             &list.exprs,
-            &Env { cols: &cols, row: &[], outer: None, computed: &[] },
+            &Env { cols, row: &[], outer: None, computed: &[] },
         )?;
         let columns: Vec<ColumnInfo> =
             list.out_cols.iter().map(crate::exec::execute::query::column_info).collect();
@@ -689,25 +742,25 @@ impl Run<'_> {
             .filter(|(_, c)| c.hidden)
             .map(|(i, _)| (i, ValueType::default()))
             .collect();
-        let sort = match path_ordered {
+        let sort = match ordered {
             true => None,
             false => Some(Sorted {
                 sorter: ExternalSort::new(self.memory_grant(), &desc_of(&q.order_by), false),
                 order_by: &q.order_by,
                 out_cols: &list.out_cols,
-                collations: order_collations(&q.order_by, &list.out_cols, &cols)?,
+                collations: order_collations(&q.order_by, &list.out_cols, cols)?,
             }),
         };
         let top = match &sort {
             Some(sort) if sel.top.is_some() => {
-                Some(self.top_n(&q.order_by, sort, &list.exprs, &list.stars, &cols, limit)?)
+                Some(self.top_n(&q.order_by, sort, &list.exprs, &list.stars, cols, limit)?)
             }
             _ => None,
         };
         let mut sink = Streamed {
-            cols: &cols,
+            cols,
             exprs: &list.exprs,
-            projection: Projection::new(&list.exprs, &list.stars, &cols, &[]),
+            projection: Projection::new(&list.exprs, &list.stars, cols, &[]),
             sent: 0,
             limit,
             sort,
@@ -715,14 +768,10 @@ impl Run<'_> {
             columns,
             typing: Typing { columns: value_typed, held: Vec::new(), announced: false },
         };
-        if sink.sort.is_none() && sink.typing.columns.is_empty() {
+        if early && sink.sort.is_none() && sink.typing.columns.is_empty() {
             sink.announce(self);
         }
-        let read = if limit == 0 {
-            Ok(())
-        } else {
-            self.read_one_source(read, &cols, &parts, None, &mut sink)
-        };
+        let read = if limit == 0 { Ok(()) } else { read(self, &mut sink) };
         // Sorted rows, and rows held back for their types, are announced once all were
         // read: an error in the read leaves no result set, as when the SELECT is collected.
         let read = match (sink.sort.take(), read) {
@@ -740,11 +789,11 @@ impl Run<'_> {
         };
         if !sink.typing.announced {
             // An error before any type was known: nothing was announced, nothing is ended.
-            return read.map(|()| Some(0));
+            return read.map(|()| 0);
         }
         let sent = sink.sent;
         self.out.result_end(sent);
-        read.map(|()| Some(sent))
+        read.map(|()| sent)
     }
 
     /// The top-N sort of the `n` first rows by `order_by` (sorted as `sort` says), over
@@ -804,6 +853,16 @@ impl Run<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Whether `sel`'s FROM clause is more than one source: sources written with commas, or
+/// an inner or cross join (whose sources the plan orders as it likes).
+fn joins(sel: &crate::ast::Select) -> bool {
+    match sel.from.as_slice() {
+        [TableSource::Join(j)] => matches!(j.kind, JoinKind::Inner | JoinKind::Cross),
+        [_] | [] => false,
+        _ => true,
     }
 }
 
