@@ -187,7 +187,7 @@ impl TableStats {
     }
 
     /// The histogram whose leading column is table column `column`, if any.
-    fn histogram(&self, column: usize) -> Option<&Histogram> {
+    pub(crate) fn histogram(&self, column: usize) -> Option<&Histogram> {
         self.histograms.iter().find(|(c, _)| *c == column).map(|(_, h)| &**h)
     }
 

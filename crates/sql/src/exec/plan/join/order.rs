@@ -262,7 +262,9 @@ impl Run<'_> {
     }
 
     /// The distinct values of column `c` of leaf `leaf`: from the statistics of an index it
-    /// leads, else from the sample of the table's rows; None for a leaf that is no table.
+    /// leads, else from the density of other statistics it leads built from every row
+    /// (auto-created ones, as a join column gets), else from the sample of the table's
+    /// rows; None for a leaf that is no table.
     fn distinct_values(&self, flat: &Flat<'_>, (leaf, c): (usize, usize)) -> Option<f64> {
         let l = &flat.leaves[leaf];
         let (Input::Table(t), Some(stats)) = (&l.input, &l.stats) else { return None };
@@ -272,6 +274,11 @@ impl Run<'_> {
             .filter(|i| i.columns.first() == Some(&c))
             .find_map(|i| stats.rows_per_prefix(i.id, 1))
             .map(|per| stats.rows / per.max(1.0))
+            .or_else(|| {
+                // A sample's distinct values are only a lower bound of the table's.
+                let h = stats.histogram(c).filter(|h| h.rows_sampled >= h.rows)?;
+                Some(1.0 / h.density.first()?.max(f64::MIN_POSITIVE))
+            })
             .or_else(|| stats.distinct.get(c).copied().flatten())
     }
 }
