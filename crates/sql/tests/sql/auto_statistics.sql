@@ -158,3 +158,17 @@ SELECT COUNT(*) FROM dbo.p p JOIN dbo.q q ON q.g2 = p.g1
 DROP TABLE dbo.p
 DROP TABLE dbo.q
 GO
+-- In the transaction that creates the table: made and committed on their own, they go
+-- with the table when that transaction rolls back.
+CREATE TABLE dbo.nums (i INT NOT NULL PRIMARY KEY)
+INSERT dbo.nums VALUES (1), (2), (3), (4), (5), (6), (7)
+GO
+BEGIN TRAN
+CREATE TABLE dbo.r (id INT NOT NULL PRIMARY KEY, v INT NOT NULL)
+INSERT dbo.r SELECT i, i % 3 FROM dbo.nums
+SELECT COUNT(*) FROM dbo.r r JOIN dbo.nums n ON n.i = r.id WHERE r.v = 1
+SELECT COUNT(*) AS auto_stats FROM sys.stats WHERE object_id = OBJECT_ID('dbo.r') AND auto_created = 1
+ROLLBACK
+SELECT OBJECT_ID('dbo.r') AS gone, (SELECT COUNT(*) FROM sys.stats WHERE auto_created = 1) AS auto_stats
+DROP TABLE dbo.nums
+GO
