@@ -43,7 +43,7 @@ mod rewrite;
 mod sources;
 
 pub(crate) use rewrite::has_subquery;
-use rewrite::{and, count_word, cte_as_derived};
+use rewrite::{and, count_word, cte_as_derived_in};
 
 /// Starts the part of an inlined table's alias that makes it unique and unwritable; SHOWPLAN
 /// shows the alias without it ([`shown_alias`]).
@@ -147,13 +147,11 @@ impl Run<'_> {
             let QueryBody::Select(tsel) = &mut trial.body else { return None };
             let order_text: Vec<String> = q.order_by.iter().map(|o| o.expr.to_string()).collect();
             let mut named = count_word(&(tsel.to_string() + " " + &order_text.join(" ")), &name);
-            let mut replaced: usize =
-                tsel.from.iter_mut().map(|src| cte_as_derived(src, &cte)).sum();
+            let mut replaced = cte_as_derived_in(tsel, &cte);
             for later in &mut trial.ctes[i + 1..] {
                 named += count_word(&later.query.to_string(), &name);
                 if let QueryBody::Select(lsel) = &mut later.query.body {
-                    replaced +=
-                        lsel.from.iter_mut().map(|src| cte_as_derived(src, &cte)).sum::<usize>();
+                    replaced += cte_as_derived_in(lsel, &cte);
                 }
             }
             if replaced == 0 || replaced != named {

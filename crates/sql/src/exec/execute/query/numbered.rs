@@ -20,8 +20,8 @@
 use walden_engine::types::Value;
 
 use crate::ast::{
-    BinaryOp, Expr, ExprKind, FunctionArgs, Literal, OffsetFetch, OrderByItem, Query, QueryBody,
-    Select, SelectItem, Span, TableSource, Top,
+    BinaryOp, Expr, ExprKind, FunctionArgs, Literal, OffsetFetch, OrderByItem, ParsedId, Query,
+    QueryBody, Select, SelectItem, Span, TableSource, Top,
 };
 use crate::exec::bind::constants::is_statement_constant;
 use crate::exec::execute::query::inline::bare_select;
@@ -111,6 +111,17 @@ fn names_column(e: &Expr, alias: &str, name: &str) -> bool {
     }
 }
 
+/// `sel` with its one source, a derived table whose SELECT is `inner`, given `top`. Both
+/// are copies, which no cache may take for the parsed nodes they were.
+fn cut_to(sel: &Select, inner: &Select, top: Top) -> Select {
+    let mut cut = Select { parsed: ParsedId::NONE, ..sel.clone() };
+    if let TableSource::Derived { query, .. } = &mut cut.from[0] {
+        let inner = Select { top: Some(top), parsed: ParsedId::NONE, ..inner.clone() };
+        query.body = QueryBody::Select(Box::new(inner));
+    }
+    cut
+}
+
 /// `TOP (n)` of a count known now, written where the bound it comes from is.
 fn top_of(n: i64, span: Span) -> Top {
     let digits = n.max(0).to_string();
@@ -124,16 +135,17 @@ fn top_of(n: i64, span: Span) -> Top {
 impl Run<'_> {
     /// `sel` with the derived table it reads cut to the rows `sel` can use, when that
     /// table's first n rows do not depend on the rest (no grouping or aggregate, windows
-    /// only in arrival order; see the module's comment) and `sel` uses at most its first n:
-    /// its one source, no grouping, aggregate or DISTINCT of its own, no window but in
-    /// arrival order (one of the two numbering), and either
+    /// only in arrival order; see the module's comment), it is `sel`'s one source, and
+    /// `sel` uses at most its first n, by either
     ///
     /// * a conjunct `x <= n`, `x < n`, `n >= x`, `n > x` or `x BETWEEN m AND n` of its
     ///   WHERE on the table's ROW_NUMBER column x, with n a statement constant of an integer
-    ///   type: rows after the n-th have larger numbers and fail it; or
+    ///   type: rows after the n-th have larger numbers and fail it, whatever `sel` then does
+    ///   with the rows that pass (group, aggregate, sort them); or
     /// * no WHERE, a plain `TOP (n)` of a statement constant, and no ORDER BY or one led by
     ///   that ROW_NUMBER column ascending: any n rows of a table, or its n smallest numbers,
-    ///   are its first n.
+    ///   are its first n. `sel` has no grouping, aggregate, DISTINCT or OFFSET then, no
+    ///   window but in arrival order, and one of the two numbers.
     ///
     /// The table's query then gets `TOP (n)` itself, whose row goal stops its read. None
     /// when nothing is cut.
@@ -144,6 +156,11 @@ impl Run<'_> {
         offset: Option<&OffsetFetch>,
     ) -> Option<Select> {
         let [src @ TableSource::Derived { alias, .. }] = sel.from.as_slice() else { return None };
+        let (inner, row_number) = numbered_source(src)?;
+        if let Some(w) = &sel.where_clause {
+            let n = self.numbered_bound(w, &alias.value, row_number.as_deref()?)?;
+            return Some(cut_to(sel, inner, top_of(n, w.span)));
+        }
         let (mut aggregates, mut windows) = (Vec::new(), Vec::new());
         for item in &sel.items {
             if let SelectItem::Expr { expr: e, .. } | SelectItem::Assign { value: e, .. } = item {
@@ -155,7 +172,11 @@ impl Run<'_> {
             collect_aggregates(&o.expr, &mut aggregates);
             collect_windows(&o.expr, &mut windows);
         }
-        if !aggregates.is_empty()
+        // Where neither numbers, the table is left to be inlined (`inline.rs`), which lets
+        // the row goal reach its tables by itself.
+        let numbering = !windows.is_empty() || !select_windows(inner, &[]).is_empty();
+        if !numbering
+            || !aggregates.is_empty()
             || !windows.iter().all(|w| numbers_in_arrival_order(w))
             || sel.distinct
             || !sel.group_by.is_empty()
@@ -164,33 +185,16 @@ impl Run<'_> {
         {
             return None;
         }
-        let (inner, row_number) = numbered_source(src)?;
-        // Where neither numbers, the table is left to be inlined (`inline.rs`), which lets
-        // the row goal reach its tables by itself.
-        if windows.is_empty() && select_windows(inner, &[]).is_empty() {
+        let top = sel.top.as_ref().filter(|t| !t.percent && !t.with_ties)?;
+        let in_order = match (order_by.first(), &row_number) {
+            (None, _) => true,
+            (Some(o), Some(x)) => !o.descending && names_column(&o.expr, &alias.value, x),
+            (Some(_), None) => false,
+        };
+        if !in_order || !is_statement_constant(&top.quantity) {
             return None;
         }
-        let top = match (&sel.where_clause, &row_number) {
-            (Some(w), Some(x)) => top_of(self.numbered_bound(w, &alias.value, x)?, w.span),
-            (Some(_), None) => return None,
-            (None, _) => {
-                let top = sel.top.as_ref().filter(|t| !t.percent && !t.with_ties)?;
-                let in_order = match (order_by.first(), &row_number) {
-                    (None, _) => true,
-                    (Some(o), Some(x)) => !o.descending && names_column(&o.expr, &alias.value, x),
-                    (Some(_), None) => false,
-                };
-                if !in_order || !is_statement_constant(&top.quantity) {
-                    return None;
-                }
-                top.clone()
-            }
-        };
-        let mut cut = sel.clone();
-        let TableSource::Derived { query, .. } = &mut cut.from[0] else { return None };
-        let QueryBody::Select(s) = &mut query.body else { return None };
-        **s = Select { top: Some(top), ..inner.clone() };
-        Some(cut)
+        Some(cut_to(sel, inner, top.clone()))
     }
 
     /// The largest ROW_NUMBER value `w`'s conjuncts let through, where one of them bounds

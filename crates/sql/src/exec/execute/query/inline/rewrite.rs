@@ -7,7 +7,8 @@
 use std::collections::HashSet;
 
 use crate::ast::{
-    BinaryOp, Expr, ExprKind, FunctionArgs, Ident, JoinKind, Query, QueryBody, TableSource,
+    BinaryOp, Expr, ExprKind, FunctionArgs, Ident, JoinKind, ParsedId, Query, QueryBody, Select,
+    TableSource,
 };
 
 use super::{Rewrite, Scope, HIDDEN_MARK};
@@ -231,16 +232,26 @@ pub(super) fn count_word(text: &str, word: &str) -> usize {
         .count()
 }
 
+/// [`cte_as_derived`] over the FROM clause of `sel`, which, changed, is no longer the
+/// parsed node it was copied from (no cache may take it for that node).
+pub(super) fn cte_as_derived_in(sel: &mut Select, cte: &crate::ast::Cte) -> usize {
+    let n: usize = sel.from.iter_mut().map(|s| cte_as_derived(s, cte)).sum();
+    if n > 0 {
+        sel.parsed = ParsedId::NONE;
+    }
+    n
+}
+
 /// Replaces each source of `src` (through inner joins, and the FROM clauses of derived
 /// tables that are one SELECT with no CTE of their own) that names common table expression
 /// `cte` by the CTE's query as a derived table; how many it replaced.
-pub(super) fn cte_as_derived(src: &mut TableSource, cte: &crate::ast::Cte) -> usize {
+fn cte_as_derived(src: &mut TableSource, cte: &crate::ast::Cte) -> usize {
     match src {
         TableSource::Join(j) if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) => {
             cte_as_derived(&mut j.left, cte) + cte_as_derived(&mut j.right, cte)
         }
         TableSource::Derived { query, .. } if query.ctes.is_empty() => match &mut query.body {
-            QueryBody::Select(sel) => sel.from.iter_mut().map(|s| cte_as_derived(s, cte)).sum(),
+            QueryBody::Select(sel) => cte_as_derived_in(sel, cte),
             _ => 0,
         },
         TableSource::Table { name, alias, hints }
