@@ -455,6 +455,14 @@ fn a_select_over_a_join_streams_its_rows_beyond_the_workspace() {
     );
     assert_eq!(all.errors, Vec::<i32>::new());
     assert_eq!(all.rows, 3_000_000);
+    // So do they when the rows sought on one side are hashed and the other side's read
+    // probes them: 3,000 x 1,000 pairs.
+    let probed = read(
+        "SELECT a.id, b.id, a.s FROM dbo.t a JOIN dbo.t b ON a.id % 10 = b.id % 10 \
+         WHERE b.id < 3000",
+    );
+    assert_eq!(probed.errors, Vec::<i32>::new());
+    assert_eq!(probed.rows, 3_000_000);
     // Sorted, 300,000 of them spill past the grant and come in order.
     let sorted = read(
         "SELECT a.id, b.id, a.s FROM dbo.t a JOIN dbo.t b ON b.id < 30 \

@@ -22,7 +22,9 @@
 //! they are hashed (they are held already) and the leaf's read probes them row by row, so
 //! the larger side is never held whole, only its rows that match (TPC-H Q9's `lineitem`,
 //! probing the `part`s named 'green'). The pairs are then put in the order the other way
-//! would give them, so a result's order does not depend on which side was hashed.
+//! would give them, so a result's order does not depend on which side was hashed, unless
+//! the step is a streamed SELECT's last and its pairs are more than [`PAUSE_ROWS`]: those
+//! go to the client as they are found, so that a large result is not held whole.
 
 use walden_engine::types::Value;
 
@@ -274,7 +276,7 @@ impl Run<'_> {
 
 /// A leaf's read probing a hash of the rows joined so far: the pairs that pass, each with
 /// the position of its joined row.
-struct ProbeJoined<'s, 'e, 'o, 'f, 'p: 'f> {
+struct ProbeJoined<'s, 'e, 'o, 'f, 'p: 'f, 'g> {
     flat: &'s mut Flat<'p>,
     leaf: usize,
     /// The steps after this one, to stream once it holds too many pairs (`pipeline.rs`).
@@ -297,9 +299,47 @@ struct ProbeJoined<'s, 'e, 'o, 'f, 'p: 'f> {
     pairs: JoinOutput<'f>,
     positions: Vec<usize>,
     seen: usize,
+    /// The step's own output. When it forwards its rows to the caller's sink (the last
+    /// step of a streamed SELECT), the pairs held past [`PAUSE_ROWS`] are put in order and
+    /// given to it, and every pair after them goes to it as it is found (`direct`): a
+    /// stable order is kept for results that fit in memory, not bought with all of a large
+    /// one held (T-SQL defines no order without ORDER BY).
+    out: &'s mut JoinOutput<'g>,
+    direct: bool,
 }
 
-impl RowSink for ProbeJoined<'_, '_, '_, '_, '_> {
+impl ProbeJoined<'_, '_, '_, '_, '_, '_> {
+    /// Gives the pairs held so far to the step's output in the order the other way round
+    /// would give them (each joined row's matches in the leaf's order), releases their
+    /// memory, and sends every later pair straight there.
+    fn go_direct(&mut self, run: &mut Run<'_>) -> Result<(), SqlError> {
+        let rows = std::mem::take(&mut self.pairs.rows);
+        let positions = std::mem::take(&mut self.positions);
+        self.pairs.grant = None;
+        self.direct = true;
+        give_in_order(run, positions, rows, self.out)
+    }
+}
+
+/// Gives `rows` to `out` stably sorted by their joined rows' `positions`, until it is full.
+fn give_in_order(
+    run: &mut Run<'_>,
+    positions: Vec<usize>,
+    rows: Vec<Vec<Value>>,
+    out: &mut JoinOutput<'_>,
+) -> Result<(), SqlError> {
+    let mut pairs: Vec<(usize, Vec<Value>)> = positions.into_iter().zip(rows).collect();
+    pairs.sort_by_key(|&(j, _)| j);
+    for (_, pair) in pairs {
+        out.push(run, pair)?;
+        if out.full() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+impl RowSink for ProbeJoined<'_, '_, '_, '_, '_, '_> {
     /// Only the probe's columns are needed to know whether a row matches: most rows of the
     /// probing side match nothing (TPC-H Q11's `partsupp` rows of other nations' suppliers),
     /// and their other columns are never decoded.
@@ -335,15 +375,30 @@ impl RowSink for ProbeJoined<'_, '_, '_, '_, '_> {
             let mut pair = Vec::with_capacity(left.len() + row.len());
             pair.extend_from_slice(left);
             pair.extend_from_slice(&row);
-            if run.filter_holds(&mut self.checks, &pair)? {
-                self.pairs.push(run, pair)?;
-                if self.pairs.pipe.is_none() {
-                    self.positions.push(j);
+            if !run.filter_holds(&mut self.checks, &pair)? {
+                continue;
+            }
+            if self.direct {
+                self.out.push(run, pair)?;
+                if self.out.full() {
+                    break;
                 }
+                continue;
+            }
+            self.pairs.push(run, pair)?;
+            if self.pairs.pipe.is_none() {
+                self.positions.push(j);
             }
         }
         self.found = kept;
+        if self.direct {
+            return Ok(!self.out.full());
+        }
         let due = self.pairs.rows.len() >= PAUSE_ROWS || self.pairs.over.is_some();
+        if due && self.streaming.is_none() && self.out.forward.is_some() {
+            self.go_direct(run)?;
+            return Ok(!self.out.full());
+        }
         if due && self.streaming.is_some() && self.pairs.pipe.is_none() {
             // The pairs stream in the leaf's order from here: T-SQL defines no order.
             let seen = self.seen as f64;
@@ -425,6 +480,8 @@ impl Run<'_> {
             },
             positions: Vec::new(),
             seen: 0,
+            out,
+            direct: false,
         };
         match read {
             Ok((t, path)) => {
@@ -449,19 +506,12 @@ impl Run<'_> {
         // in the leaf's order): a stable sort by joined row. The same query gives its rows
         // in the same order whichever side is hashed.
         // `out` holds the pairs' memory as it takes them: this hold ends first.
-        let ProbeJoined { positions, pairs: JoinOutput { rows, grant, over, .. }, .. } = sink;
+        let ProbeJoined { positions, pairs: JoinOutput { rows, grant, over, .. }, out, .. } = sink;
         if let Some(e) = over {
             return Err(e);
         }
         drop(grant);
-        let mut pairs: Vec<(usize, Vec<Value>)> = positions.into_iter().zip(rows).collect();
-        pairs.sort_by_key(|&(j, _)| j);
-        for (_, pair) in pairs {
-            out.push(self, pair)?;
-            if out.full() {
-                break;
-            }
-        }
+        give_in_order(self, positions, rows, out)?;
         Ok(None)
     }
 }
