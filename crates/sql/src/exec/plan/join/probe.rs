@@ -298,6 +298,8 @@ struct ProbeJoined<'s, 'e, 'o, 'f, 'p: 'f, 'g> {
     /// The pairs, held against the memory workspace as any step's output is.
     pairs: JoinOutput<'f>,
     positions: Vec<usize>,
+    /// The leaf's rows read so far, those `wants` turned away included: the pairs per row
+    /// read scale the step's expected output when the steps after it stream.
     seen: usize,
     /// The step's own output. When it forwards its rows to the caller's sink (the last
     /// step of a streamed SELECT), the pairs held past [`PAUSE_ROWS`] are put in order and
@@ -348,6 +350,8 @@ impl RowSink for ProbeJoined<'_, '_, '_, '_, '_, '_> {
     }
 
     fn wants(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {
+        run.row_interruption_point(self.seen)?;
+        self.seen += 1;
         let env = Env::new(self.leaf_cols, row, self.outer);
         let found = self.matcher.candidates(run, &self.probes, &env)?;
         // Kept for the push of this row that follows: a key of several columns is hashed
@@ -359,13 +363,14 @@ impl RowSink for ProbeJoined<'_, '_, '_, '_, '_, '_> {
     }
 
     fn push(&mut self, run: &mut Run<'_>, mut row: Vec<Value>) -> Result<bool, SqlError> {
-        run.row_interruption_point(self.seen)?;
-        self.seen += 1;
         let env = Env::new(self.leaf_cols, &row, self.outer);
         let kept = std::mem::take(&mut self.found);
         let found = if std::mem::take(&mut self.found_ready) {
             kept.as_slice()
         } else {
+            // A read that does not ask `wants` first: the row is counted here.
+            run.row_interruption_point(self.seen)?;
+            self.seen += 1;
             self.matcher.candidates(run, &self.probes, &env)?
         };
         // Found with the row as read; paired as the joined row carries it.
