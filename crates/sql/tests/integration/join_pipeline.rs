@@ -210,3 +210,37 @@ fn a_streamed_join_gives_the_same_rows_as_the_join_of_its_parts() {
     assert!(want.iter().any(|r| r.ends_with("Null]")), "{want:?}");
     assert_eq!(got, want);
 }
+
+#[test]
+fn a_streamed_step_after_a_probed_hash_seeks_when_the_probes_mostly_miss() {
+    let (_dir, mut s) = support::session();
+    // p's 100 rows are hashed and q's 10,000 probe them; only a tenth of q's rows find
+    // any (k < 10), each ten of p's: 10,000 pairs, so the step after it streams. Expected
+    // from the rows q has read, not only those that matched, those pairs are few for
+    // r's 100,000 rows: r is sought per pair, not read whole into a hash.
+    ok(
+        &mut s,
+        "CREATE TABLE dbo.p (id INT PRIMARY KEY, k INT NOT NULL);
+         CREATE TABLE dbo.q (id INT PRIMARY KEY, k INT NOT NULL);
+         CREATE TABLE dbo.r (id INT PRIMARY KEY, v INT NOT NULL);
+         WITH n AS (SELECT 0 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 99)
+         INSERT INTO dbo.p SELECT i, i % 10 FROM n;
+         WITH n AS (SELECT 0 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 99)
+         INSERT INTO dbo.q SELECT a.i * 100 + b.i, b.i FROM n a CROSS JOIN n b;
+         WITH n AS (SELECT 0 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 99)
+         INSERT INTO dbo.r SELECT a.i * 1000 + b.i * 10 + c.i, c.i
+         FROM n a CROSS JOIN n b CROSS JOIN n c WHERE c.i < 10;
+         SET STATISTICS IO ON;",
+    );
+    let out = ok(
+        &mut s,
+        "SELECT COUNT(*), SUM(r.v) FROM dbo.p JOIN dbo.q ON q.k = p.k
+         JOIN dbo.r ON r.id = q.id * 10 + q.k % 3",
+    );
+    // Each pair's r row has v = q.k % 3; the ten k values < 10 appear 100 times in q and
+    // 10 times in p: 1,000 pairs each.
+    let expected: i64 = (0..10).map(|k| 1000 * (k % 3)).sum();
+    assert_eq!(rows(&out), [format!("[Int(10000), Int({expected})]")]);
+    let r = io_lines(&out).into_iter().find(|(t, ..)| t == "r").unwrap();
+    assert!(r.1 > 1, "r was read whole: {:?}", io_lines(&out));
+}
