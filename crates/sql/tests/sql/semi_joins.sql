@@ -136,3 +136,29 @@ SELECT k.v, (SELECT COUNT(*) FROM ix_wide w WHERE w.s = k.v) AS n,
        (SELECT TOP 1 COUNT(*) FROM ix_wide w WHERE w.s = k.v) AS per_row
 FROM (VALUES ('4'), ('-5'), (NULL)) AS k (v) ORDER BY k.v;
 GO
+-- Two seeking semi-joins ready at once (join/semi/seek.rs): each is tried on the first 128
+-- rows and the rest go through the one that kept fewer first; the rows are those the
+-- per-row forms keep, in the same order. An unqualified name of the subquery's own
+-- columns that the outer row also has (`supp`) is the subquery's.
+CREATE TABLE li (ok INT NOT NULL, ln INT NOT NULL, supp INT NOT NULL, late BIT NOT NULL,
+                 PRIMARY KEY (ok, ln));
+INSERT INTO li SELECT value / 4, value % 4, value * 7 % 11, CASE WHEN value % 3 = 0 THEN 1 ELSE 0 END
+FROM GENERATE_SERIES(0, 2999);
+GO
+SELECT COUNT(*) AS n, SUM(l1.ok * 10 + l1.ln) AS keys FROM li l1
+WHERE l1.ok < 80
+  AND EXISTS (SELECT 1 FROM li l2 WHERE l2.ok = l1.ok AND l2.supp <> l1.supp)
+  AND NOT EXISTS (SELECT 1 FROM li l3 WHERE l3.ok = l1.ok AND l3.supp <> l1.supp AND l3.late = 1);
+SELECT COUNT(*) AS n, SUM(l1.ok * 10 + l1.ln) AS keys FROM li l1
+WHERE l1.ok < 80
+  AND EXISTS (SELECT TOP 1 1 FROM li l2 WHERE l2.ok = l1.ok AND l2.supp <> l1.supp)
+  AND NOT EXISTS (SELECT TOP 1 1 FROM li l3 WHERE l3.ok = l1.ok AND l3.supp <> l1.supp AND l3.late = 1);
+SELECT TOP (5) l1.ok, l1.ln FROM li l1
+WHERE l1.ok < 80
+  AND EXISTS (SELECT 1 FROM li l2 WHERE l2.ok = l1.ok AND supp <> l1.supp)
+  AND NOT EXISTS (SELECT 1 FROM li l3 WHERE l3.ok = l1.ok AND late = 1 AND l3.ln <> l1.ln);
+SELECT TOP (5) l1.ok, l1.ln FROM li l1
+WHERE l1.ok < 80
+  AND EXISTS (SELECT TOP 1 1 FROM li l2 WHERE l2.ok = l1.ok AND supp <> l1.supp)
+  AND NOT EXISTS (SELECT TOP 1 1 FROM li l3 WHERE l3.ok = l1.ok AND late = 1 AND l3.ln <> l1.ln);
+GO

@@ -26,6 +26,7 @@
 //! conjunct holding a subquery, is left to be evaluated per row as before.
 
 mod right;
+mod seek;
 
 use walden_engine::types::{SqlType, Value};
 
@@ -218,8 +219,8 @@ impl Run<'_> {
         rows: Vec<Vec<Value>>,
         outer: Option<&Env<'_>>,
     ) -> Result<Vec<Vec<Value>>, SqlError> {
-        if let Some(kept) = self.seek_semi_join(semi, cols, &rows, outer)? {
-            return Ok(kept);
+        if let Some(keep) = self.seek_semi_keep(semi, cols, &rows, outer, rows.len() as f64)? {
+            return Ok(rows.into_iter().zip(keep).filter_map(|(r, k)| k.then_some(r)).collect());
         }
         if let Some(keep) = self.right_semi_join(semi, cols, &rows, outer)? {
             return Ok(rows.into_iter().zip(keep).filter_map(|(r, k)| k.then_some(r)).collect());
@@ -534,50 +535,6 @@ impl Run<'_> {
         let table_rows = inner.leaves[0].stats.as_ref().map_or(access::TABLE_ROWS, |s| s.rows);
         let seeks_outer = path.any_probe(&mut has_column);
         (!path.is_scan() && seeks_outer && path.cost * rows <= table_rows).then_some((t, path, all))
-    }
-
-    /// [`Run::apply_semi_join`] by a seek per row, or None where that is not the cheaper way.
-    fn seek_semi_join(
-        &mut self,
-        semi: &mut SemiJoin<'_>,
-        cols: &[Col],
-        rows: &[Vec<Value>],
-        outer: Option<&Env<'_>>,
-    ) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
-        let Some((t, path, all)) = self.semi_seek(semi, rows.len() as f64) else {
-            return Ok(None);
-        };
-        let inner = &semi.inner;
-        let inner_cols = inner.leaves[0].read_cols().to_vec();
-        let mut kept = Vec::new();
-        for (n, row) in rows.iter().enumerate() {
-            self.row_interruption_point(n)?;
-            let env = Env::new(cols, row, outer);
-            let found = match self.read_path(&t, &path, &env, usize::MAX, None)? {
-                Some(found) => found,
-                // A probe that does not convert: the per-row subquery says what it means.
-                None => return Ok(None),
-            };
-            let mut matched = false;
-            for r in &found {
-                let inner_env = Env::new(&inner_cols, r, Some(&env));
-                let mut holds = true;
-                for e in &all {
-                    if self.predicate(e, &inner_env)? != Some(true) {
-                        holds = false;
-                        break;
-                    }
-                }
-                if holds {
-                    matched = true;
-                    break;
-                }
-            }
-            if matched != semi.anti {
-                kept.push(row.clone());
-            }
-        }
-        Ok(Some(kept))
     }
 }
 

@@ -179,7 +179,7 @@ impl Run<'_> {
     }
 
     /// Applies to the rows joined so far (`acc`, of the leaves `joined`) each semi-join
-    /// not yet applied whose leaves are all joined.
+    /// not yet applied whose leaves are all joined (in the order `semi/seek.rs` gives).
     pub(super) fn apply_ready_semis(
         &mut self,
         flat: &mut Flat<'_>,
@@ -188,13 +188,17 @@ impl Run<'_> {
         acc: &mut Rows,
         outer: Option<&Env<'_>>,
     ) -> Result<(), SqlError> {
+        let mut ready = Vec::new();
         for (i, semi) in semis.iter_mut() {
-            let c = &flat.conjuncts[*i];
+            let c = &mut flat.conjuncts[*i];
             if !c.applied && c.leaves.is_some_and(|m| m & !joined == 0) {
-                acc.rows =
-                    self.apply_semi_join(semi, &acc.cols, std::mem::take(&mut acc.rows), outer)?;
-                flat.conjuncts[*i].applied = true;
+                c.applied = true;
+                ready.push(semi);
             }
+        }
+        if !ready.is_empty() {
+            let rows = std::mem::take(&mut acc.rows);
+            acc.rows = self.apply_semi_joins(&mut ready, &acc.cols, rows, outer)?;
         }
         Ok(())
     }
