@@ -20,11 +20,22 @@ use crate::ast::{
     WindowSpec,
 };
 use crate::exec::eval::{compare_collated, is_aggregate, label_in, Col, Env};
+use crate::exec::execute::grant::row_bytes;
 use crate::exec::execute::query::{compare_keys, group_key, sort_by_keys};
 use crate::exec::scalar;
 use crate::exec::scalar::collation::{self, Collation};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
+
+/// Bytes of a window call's per-row state counted before they are held from its grant.
+const HOLD_BYTES: usize = 1 << 20;
+
+/// What a window call holds per row besides its sort key and its partition's key text: that
+/// text's string, the row's position in the order and the sort's scratch, its argument and
+/// its value.
+const PER_ROW_BYTES: usize = std::mem::size_of::<String>()
+    + 3 * std::mem::size_of::<usize>()
+    + 2 * std::mem::size_of::<Value>();
 
 /// What a window call computes, decided from its name and OVER clause before any row is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -329,8 +340,16 @@ impl Run<'_> {
                 label_in(&o.expr, cols)?.collation()
             });
         }
+        // The keys, partitions, arguments and values made per row are held against a grant:
+        // past the workspace the statement fails with error 701 rather than take the
+        // server's memory (they are not spilled).
+        let mut grant = self.memory_grant();
+        let mut unheld = 0;
         for (i, row) in rows.iter().enumerate() {
             self.row_interruption_point(i)?;
+            if unheld >= HOLD_BYTES {
+                grant.hold(std::mem::take(&mut unheld))?;
+            }
             let env = Env { cols, row, outer, computed };
             let mut key = Vec::with_capacity(spec.partition_by.len() + spec.order_by.len());
             for (e, c) in spec.partition_by.iter().zip(&partition_collations) {
@@ -353,6 +372,8 @@ impl Run<'_> {
             } else if let Some(e) = arg_exprs.first() {
                 args.value.push(self.eval(e, &env)?);
             }
+            let part = parts.last().map_or(0, String::capacity);
+            unheld += row_bytes(&key) + part + PER_ROW_BYTES;
             keyed.push((key, i));
             if matches!(kind, Kind::Lag | Kind::Lead) {
                 args.offset.push(match arg_exprs.get(1) {
@@ -369,6 +390,7 @@ impl Run<'_> {
                 });
             }
         }
+        grant.hold(unheld)?;
         let mut desc = vec![false; spec.partition_by.len()];
         desc.extend(spec.order_by.iter().map(|o| o.descending));
         sort_by_keys(&mut keyed, &desc)?;
