@@ -267,3 +267,60 @@ fn distinct_over_a_join_past_the_workspace_gives_the_right_answer() {
         rows.iter().map(|r| (int(r[0].clone()), int(r[1].clone()))).collect();
     assert_eq!(got, vec![(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]);
 }
+
+#[test]
+fn one_table_sources_temp_tables_and_table_variables_stream_or_are_kept_apart() {
+    let (_dir, mut s) = small_workspace();
+    ok(
+        &mut s,
+        "CREATE TABLE dbo.src (id INT PRIMARY KEY, c INT NOT NULL);
+         INSERT INTO dbo.src SELECT a.i * 1000 + b.i * 10 + c.i, c.i FROM dbo.n a
+         CROSS JOIN dbo.n b CROSS JOIN dbo.n c WHERE c.i < 10;
+         CREATE TABLE dbo.dst (id INT PRIMARY KEY, c INT NOT NULL);",
+    );
+    // One table read row by row into another, past the workspace.
+    let out = ok(&mut s, "INSERT INTO dbo.dst SELECT id, c FROM dbo.src WHERE c <> 3");
+    assert_eq!(out.counts.last(), Some(&90_000));
+    let same = "SELECT COUNT(*) FROM dbo.dst d JOIN dbo.src s ON s.id = d.id AND s.c = d.c";
+    assert_eq!(int(scalar(&mut s, same)), 90_000);
+    // A temporary table and a table variable filled from themselves double once.
+    let out = ok(
+        &mut s,
+        "CREATE TABLE #t (id INT NOT NULL);
+         INSERT INTO #t SELECT i FROM dbo.n;
+         INSERT INTO #t SELECT id + 100 FROM #t;
+         DECLARE @v TABLE (id INT NOT NULL);
+         INSERT INTO @v SELECT i FROM dbo.n;
+         INSERT INTO @v SELECT a.id + 100 FROM @v a CROSS JOIN dbo.n b WHERE b.i = 0;
+         SELECT (SELECT COUNT(*) FROM #t), (SELECT COUNT(*) FROM @v);",
+    );
+    let row = &out.results.last().unwrap().rows[0];
+    assert_eq!((int(row[0].clone()), int(row[1].clone())), (200, 200));
+}
+
+#[test]
+fn statistics_io_counts_a_streamed_sources_reads() {
+    let (_dir, mut s) = small_workspace();
+    ok(&mut s, "CREATE TABLE dbo.r (id INT NOT NULL); SET STATISTICS IO ON;");
+    let reads_of_n = |out: &walden_sql::exec::Collected| -> u64 {
+        support::io_lines(out).iter().filter(|(t, ..)| t == "n").map(|(_, _, r, _)| r).sum()
+    };
+    let count = ok(&mut s, "SELECT COUNT(*) FROM dbo.n a CROSS JOIN dbo.n b");
+    let insert = ok(&mut s, "INSERT INTO dbo.r SELECT a.i FROM dbo.n a CROSS JOIN dbo.n b");
+    let (counted, inserted) = (reads_of_n(&count), reads_of_n(&insert));
+    assert!(counted > 0 && inserted > 0 && inserted <= 2 * counted, "{counted} {inserted}");
+}
+
+#[test]
+fn distinct_over_a_join_goes_by_its_columns_collation() {
+    let (_dir, mut s) = small_workspace();
+    ok(
+        &mut s,
+        "CREATE TABLE dbo.w (id INT PRIMARY KEY, s VARCHAR(10) COLLATE Latin1_General_CI_AS);
+         INSERT INTO dbo.w VALUES (1, 'a'), (2, 'A'), (3, 'b'), (4, 'B '), (5, NULL);",
+    );
+    let q = "SELECT COUNT(*) FROM (SELECT DISTINCT x.s FROM dbo.w x CROSS JOIN dbo.n y) d";
+    assert_eq!(int(scalar(&mut s, q)), 3);
+    ok(&mut s, "ALTER TABLE dbo.w ALTER COLUMN s VARCHAR(10) COLLATE Latin1_General_CS_AS;");
+    assert_eq!(int(scalar(&mut s, q)), 5);
+}

@@ -24,7 +24,7 @@ use walden_engine::catalog::Object;
 use walden_engine::types::Value;
 
 use super::insert::{select_count_mismatch, Inserter};
-use crate::ast::{Insert, Query, TableTarget};
+use crate::ast::{Insert, Query, QueryBody, TableTarget};
 use crate::exec::execute::query::TableRef;
 use crate::exec::output::ColumnInfo;
 use crate::exec::plan::join::Destination;
@@ -74,7 +74,10 @@ impl Run<'_> {
     /// not under FMTONLY (which reads nothing), and not when the query (or a CTE of the
     /// statement) may read `t` (see the module's documentation).
     pub(crate) fn may_stream_into(&self, i: &Insert, q: &Query, t: &TableRef) -> bool {
-        if self.s.opts.fmtonly {
+        // Under FMTONLY nothing is read; a source without FROM is one row, not worth the
+        // check below.
+        let one_row = matches!(&q.body, QueryBody::Select(sel) if sel.from.is_empty());
+        if self.s.opts.fmtonly || one_row {
             return false;
         }
         let mut names = vec![t.def.name.clone()];

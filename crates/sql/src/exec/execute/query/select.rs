@@ -150,7 +150,7 @@ impl Run<'_> {
         // One grouping set: hashed as the FROM clause's rows come. A DISTINCT over a join is
         // grouped by its select list the same way, so the join's rows are not held before
         // the DISTINCT takes them: each group's first row gives the list its values, which
-        // are those of every row of the group (the DISTINCT below then has one row each).
+        // are those of every row of the group (so the DISTINCT below has nothing left to do).
         let distinct_keys = distinct_keys(sel, order_by, grouped);
         let streamed = match (sets.as_slice(), &distinct_keys) {
             ([keys], _) if grouped && !sel.from.is_empty() => {
@@ -312,11 +312,14 @@ impl Run<'_> {
         // DISTINCT of a column whose collation tells apart other values than the default:
         // rows are told apart as they are projected, by each column's collation, and not
         // again below (which would go by the default).
+        // A DISTINCT grouped by its select list (`distinct_keys`) has one row per distinct
+        // row already, told apart by the same collations: nothing to do again.
+        let dedup = sel.distinct && distinct_keys.is_none();
         let out_collations: Vec<_> = out_cols.iter().map(|c| c.collation).collect();
-        let mut collated_distinct = (sel.distinct
+        let mut collated_distinct = (dedup
             && out_collations.iter().flatten().any(|c| !c.order().is_default()))
         .then(std::collections::HashSet::new);
-        let distinct = sel.distinct && collated_distinct.is_none();
+        let distinct = dedup && collated_distinct.is_none();
         // A full ORDER BY sorts within the memory grant, spilling sorted runs beyond it.
         let mut sorter = (bounded.is_none() && !order_by.is_empty())
             .then(|| ExternalSort::new(self.memory_grant(), &desc, distinct));
