@@ -7,11 +7,12 @@
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use walden_engine::types::Value;
 use walden_engine::{Instance, InstanceConfig};
-use walden_sql::exec::{configure_query_memory, QueryMemoryConfig, Session};
+use walden_sql::exec::{configure_query_memory, CancelSignal, QueryMemoryConfig, Session};
 
 use crate::support;
 use support::{errors, ok, run, scalar};
@@ -323,4 +324,33 @@ fn distinct_over_a_join_goes_by_its_columns_collation() {
     assert_eq!(int(scalar(&mut s, q)), 3);
     ok(&mut s, "ALTER TABLE dbo.w ALTER COLUMN s VARCHAR(10) COLLATE Latin1_General_CS_AS;");
     assert_eq!(int(scalar(&mut s, q)), 5);
+}
+
+/// A cancel that comes at the `at`-th time the batch asks (once per statement, loop
+/// iteration and 1,024 rows read).
+#[derive(Debug)]
+struct CancelAfter {
+    asked: AtomicUsize,
+    at: usize,
+}
+
+impl CancelSignal for CancelAfter {
+    fn cancelled(&self) -> bool {
+        self.asked.fetch_add(1, Ordering::Relaxed) >= self.at
+    }
+}
+
+#[test]
+fn a_cancel_stops_a_streamed_insert_and_undoes_its_rows() {
+    let (_dir, mut s) = small_workspace();
+    ok(&mut s, "CREATE TABLE dbo.r (id INT PRIMARY KEY, c INT NOT NULL);");
+    // About 30,000 of the 100,000 rows are read (and inserted) before the cancel.
+    let signal = Arc::new(CancelAfter { asked: AtomicUsize::new(0), at: 30 });
+    s.set_cancel(Arc::clone(&signal) as Arc<dyn CancelSignal>);
+    let out =
+        run(&mut s, &format!("INSERT INTO dbo.r SELECT a.i * 1000 + b.i * 10 + c.i, c.i {CROSS}"));
+    assert!(out.counts.is_empty(), "a cancelled INSERT reported rows: {:?}", out.counts);
+    assert!(signal.asked.load(Ordering::Relaxed) > 30);
+    s.set_cancel(Arc::new(std::sync::atomic::AtomicBool::new(false)));
+    assert_eq!(int(scalar(&mut s, "SELECT COUNT(*) FROM dbo.r")), 0);
 }

@@ -110,6 +110,9 @@ struct Streamed<'s> {
     /// The select list prepared once for the read (columns by position, expressions bound).
     projection: Projection<'s>,
     sent: u64,
+    /// Rows given to the sink, for its interruption points: a join whose leaves are each
+    /// shorter than `query::ROWS_PER_INTERRUPTION_POINT` asks for the client's cancel nowhere else.
+    seen: usize,
     limit: u64,
     sort: Option<Sorted<'s>>,
     top: Option<TopN>,
@@ -269,6 +272,8 @@ impl RowSink for Streamed<'_> {
     }
 
     fn push_borrowed(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {
+        run.row_interruption_point(self.seen)?;
+        self.seen += 1;
         if let Some(top) = &self.top {
             if top.passes_over(row)? {
                 return Ok(true);
@@ -826,6 +831,7 @@ impl Run<'_> {
             exprs: &list.exprs,
             projection: Projection::new(&list.exprs, &list.stars, cols, &[]),
             sent: 0,
+            seen: 0,
             limit,
             sort,
             top,
