@@ -24,6 +24,7 @@ mod files;
 mod golden;
 mod index_only;
 mod inline_views;
+mod insert_select;
 mod join_pipeline;
 mod key_ranges;
 mod large_modules;

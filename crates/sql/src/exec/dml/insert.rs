@@ -64,6 +64,16 @@ pub(crate) fn column_count_mismatch() -> SqlError {
     SqlError::new(213, "Column name or number of supplied values does not match table definition.")
 }
 
+/// The error for a source query whose select list does not fit the insert list: 213
+/// without a column list, else 120.
+pub(crate) fn select_count_mismatch(no_list: bool) -> SqlError {
+    if no_list {
+        column_count_mismatch()
+    } else {
+        SqlError::new(120, "The select list for the INSERT statement contains fewer items than the insert list. The number of SELECT values must match the number of INSERT columns.")
+    }
+}
+
 /// The error for a VALUES row of `values` values for `columns` target columns: 213 without a
 /// column list, else 109 (too few values) or 110 (too many).
 pub(crate) fn values_count_mismatch(no_list: bool, values: usize, columns: usize) -> SqlError {
@@ -114,9 +124,20 @@ impl Run<'_> {
             self.output_allowed(&t, false)?;
         }
         let mut changes = self.trigger_changes(&t, TriggerEvent::Insert)?;
-        let source = self.insert_source(i, targets.len())?;
-        let limit = self.top_limit(i.top.as_ref())?;
-        let n = self.insert_rows(&t, &targets, source, limit, output.as_mut(), changes.as_mut())?;
+        let n = match &i.source {
+            InsertSource::Query(q) if self.may_stream_into(i, q, &t) => {
+                let limit = self.top_limit(i.top.as_ref())?;
+                let mut inserter =
+                    Inserter::new(self, &t, &targets, output.as_mut(), changes.as_mut())?;
+                self.insert_streamed(i, q, limit, &mut inserter)?;
+                inserter.finish(self)?
+            }
+            _ => {
+                let source = self.insert_source(i, targets.len())?;
+                let limit = self.top_limit(i.top.as_ref())?;
+                self.insert_rows(&t, &targets, source, limit, output.as_mut(), changes.as_mut())?
+            }
+        };
         if let Some(output) = output {
             self.output_finish(output)?;
         }
@@ -155,12 +176,7 @@ impl Run<'_> {
                 let rows = self.query(q, None)?;
                 let visible = rows.visible();
                 if visible.len() != width {
-                    return Err(if i.columns.is_empty() {
-                        column_count_mismatch()
-                    } else {
-                        SqlError::new(120, "The select list for the INSERT statement contains fewer items than the insert list. The number of SELECT values must match the number of INSERT columns.")
-                    }
-                    .into());
+                    return Err(select_count_mismatch(i.columns.is_empty()).into());
                 }
                 rows.rows
                     .into_iter()
@@ -191,70 +207,14 @@ impl Run<'_> {
         targets: &[usize],
         source: Vec<Vec<Option<Value>>>,
         limit: usize,
-        mut output: Option<&mut OutputRows<'_>>,
-        mut changes: Option<&mut TriggerChanges>,
+        output: Option<&mut OutputRows<'_>>,
+        changes: Option<&mut TriggerChanges>,
     ) -> Result<u64, SqlError> {
-        let def = &t.def;
-        let identity = def.identity_column().map(|(c, _, _)| c);
-        // With IDENTITY_INSERT ON the insert list names the identity column (`insert_targets`).
-        let explicit_identity = identity.is_some_and(|c| targets.contains(&c));
-        let checks = self.checks(def)?;
-        let cols = if checks.is_empty() { Vec::new() } else { table_cols(def, &def.name) };
-        // Foreign keys are checked once the statement's rows are in (see `foreign_key`).
-        let referencing = def.foreign_keys.iter().any(|fk| !fk.disabled);
-        let computed = def.columns.iter().any(|c| c.computed.is_some());
-        let rowversion = def.columns.iter().position(|c| c.rowversion);
-        let mut inserted = Vec::new();
-        let mut n = 0u64;
-        let mut ignored = false;
+        let mut inserter = Inserter::new(self, t, targets, output, changes)?;
         for row in source.into_iter().take(limit) {
-            let mut values = self.insert_values(def, targets, row, identity)?;
-            if let Some(c) = rowversion {
-                if !values[c].is_null() {
-                    return Err(SqlError::new(273, "Cannot insert an explicit value into a timestamp column. Use INSERT with a column list to exclude the timestamp column, or insert a DEFAULT into the timestamp column."));
-                }
-                values[c] = self.next_rowversion(&t.db)?;
-            }
-            if let Some(c) = identity.filter(|&c| computed && values[c].is_null()) {
-                // A computed column may use the identity: take the value now rather than
-                // leave it to the engine, which would take it after the row was computed.
-                let v = t.db.next_identity(def).map_err(|e| self.s.engine_error(e))?;
-                values[c] = scalar::coerce(Value::BigInt(v), def.columns[c].ty, false)?;
-                self.compute_columns(def, &mut values)?;
-            }
-            if explicit_identity && identity.is_some_and(|c| values[c].is_null()) {
-                return Err(SqlError::new(
-                    339,
-                    "DEFAULT or NULL are not allowed as explicit identity values.",
-                ));
-            }
-            self.check_row(def, &cols, &checks, &values, "INSERT")?;
-            self.check_view_option(t, &values)?;
-            let db = Arc::clone(&t.db);
-            if !self.insert_unless_ignored(&db, def, &mut values, &mut ignored)? {
-                continue;
-            }
-            if let Some(c) = identity {
-                if let Some(v) = walden_engine::objects::identity_integer(&values[c]) {
-                    self.note_identity(v);
-                }
-            }
-            if let Some(output) = output.as_deref_mut() {
-                self.output_row(output, None, Some(&values))?;
-            }
-            if let Some(changes) = changes.as_deref_mut() {
-                changes.row(None, Some(&values));
-            }
-            if referencing {
-                inserted.push(values);
-            }
-            n += 1;
+            inserter.row(self, row)?;
         }
-        self.check_references(t, &inserted, "INSERT")?;
-        if ignored {
-            self.report(duplicate_key_ignored());
-        }
-        Ok(n)
+        inserter.finish(self)
     }
 
     /// Inserts a row, unless its key is already in a unique index with `IGNORE_DUP_KEY = ON`:
@@ -324,5 +284,132 @@ impl Run<'_> {
         }
         self.compute_columns(def, &mut values)?;
         Ok(values)
+    }
+}
+
+/// The rows of one INSERT going into its table one at a time ([`Inserter::row`]), with what
+/// every row needs worked out once, so that a source may give them as it makes them
+/// (`insert_stream.rs`) as well as all at once ([`Run::insert_rows`]). Each row is checked
+/// and stored before the next comes; an error leaves the earlier rows to the statement's
+/// rollback, as for a collected source.
+pub(crate) struct Inserter<'a, 'c> {
+    t: &'a TableRef,
+    /// The column each source value goes to (`insert_targets`).
+    targets: &'a [usize],
+    identity: Option<usize>,
+    /// With IDENTITY_INSERT ON the insert list names the identity column (`insert_targets`).
+    explicit_identity: bool,
+    checks: Vec<(String, Arc<crate::ast::Expr>)>,
+    /// The table's columns for its CHECK constraints (none without any).
+    cols: Vec<crate::exec::eval::Col>,
+    computed: bool,
+    rowversion: Option<usize>,
+    /// Foreign keys are checked once the statement's rows are in (see `foreign_key`): the
+    /// rows are kept for that when the table has an enabled one, else none is.
+    referencing: bool,
+    inserted: Vec<Vec<Value>>,
+    n: u64,
+    /// Whether `IGNORE_DUP_KEY` turned a row away, for the statement's one message 3604.
+    ignored: bool,
+    output: Option<&'a mut OutputRows<'c>>,
+    changes: Option<&'a mut TriggerChanges>,
+}
+
+impl<'a, 'c> Inserter<'a, 'c> {
+    pub(crate) fn new(
+        run: &mut Run<'_>,
+        t: &'a TableRef,
+        targets: &'a [usize],
+        output: Option<&'a mut OutputRows<'c>>,
+        changes: Option<&'a mut TriggerChanges>,
+    ) -> Result<Self, SqlError> {
+        let def = &t.def;
+        let identity = def.identity_column().map(|(c, _, _)| c);
+        let checks = run.checks(def)?;
+        let cols = if checks.is_empty() { Vec::new() } else { table_cols(def, &def.name) };
+        Ok(Inserter {
+            t,
+            targets,
+            identity,
+            explicit_identity: identity.is_some_and(|c| targets.contains(&c)),
+            checks,
+            cols,
+            computed: def.columns.iter().any(|c| c.computed.is_some()),
+            rowversion: def.columns.iter().position(|c| c.rowversion),
+            referencing: def.foreign_keys.iter().any(|fk| !fk.disabled),
+            inserted: Vec::new(),
+            n: 0,
+            ignored: false,
+            output,
+            changes,
+        })
+    }
+
+    /// How many values each source row has.
+    pub(crate) fn width(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Inserts one source row: each value to the column `targets` names at its position
+    /// (`None`: the column's default), every other column its default or identity.
+    pub(crate) fn row(
+        &mut self,
+        run: &mut Run<'_>,
+        row: Vec<Option<Value>>,
+    ) -> Result<(), SqlError> {
+        let t = self.t;
+        let def = &t.def;
+        let identity = self.identity;
+        let mut values = run.insert_values(def, self.targets, row, identity)?;
+        if let Some(c) = self.rowversion {
+            if !values[c].is_null() {
+                return Err(SqlError::new(273, "Cannot insert an explicit value into a timestamp column. Use INSERT with a column list to exclude the timestamp column, or insert a DEFAULT into the timestamp column."));
+            }
+            values[c] = run.next_rowversion(&t.db)?;
+        }
+        if let Some(c) = identity.filter(|&c| self.computed && values[c].is_null()) {
+            // A computed column may use the identity: take the value now rather than
+            // leave it to the engine, which would take it after the row was computed.
+            let v = t.db.next_identity(def).map_err(|e| run.s.engine_error(e))?;
+            values[c] = scalar::coerce(Value::BigInt(v), def.columns[c].ty, false)?;
+            run.compute_columns(def, &mut values)?;
+        }
+        if self.explicit_identity && identity.is_some_and(|c| values[c].is_null()) {
+            return Err(SqlError::new(
+                339,
+                "DEFAULT or NULL are not allowed as explicit identity values.",
+            ));
+        }
+        run.check_row(def, &self.cols, &self.checks, &values, "INSERT")?;
+        run.check_view_option(t, &values)?;
+        if !run.insert_unless_ignored(&t.db, def, &mut values, &mut self.ignored)? {
+            return Ok(());
+        }
+        if let Some(c) = identity {
+            if let Some(v) = walden_engine::objects::identity_integer(&values[c]) {
+                run.note_identity(v);
+            }
+        }
+        if let Some(output) = self.output.as_deref_mut() {
+            run.output_row(output, None, Some(&values))?;
+        }
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.row(None, Some(&values));
+        }
+        if self.referencing {
+            self.inserted.push(values);
+        }
+        self.n += 1;
+        Ok(())
+    }
+
+    /// Checks the inserted rows' foreign keys and reports message 3604 if a row was
+    /// ignored: the number of rows inserted.
+    pub(crate) fn finish(self, run: &mut Run<'_>) -> Result<u64, SqlError> {
+        run.check_references(self.t, &self.inserted, "INSERT")?;
+        if self.ignored {
+            run.report(duplicate_key_ignored());
+        }
+        Ok(self.n)
     }
 }

@@ -1,7 +1,8 @@
 //! Statements that return or change rows, a file per statement:
 //!
 //! * `select`: SELECT as a statement (sent, assigned to variables, or stored by INTO);
-//! * `insert`, `update`, `delete` and `merge`;
+//! * `insert`, `update`, `delete` and `merge` (`insert_stream`: an INSERT's source query
+//!   streamed into its table);
 //! * `cte` and `output`: the WITH and OUTPUT clauses of a change;
 //! * `foreign_key`: FOREIGN KEY constraints, checked once per statement;
 //! * `bulk`, `bulk_insert` and `data_file`: the bulk load of the TDS protocol, and
@@ -23,6 +24,7 @@ pub(super) mod data_file;
 mod delete;
 pub(super) mod foreign_key;
 mod insert;
+mod insert_stream;
 pub(super) mod merge;
 pub(super) mod output;
 mod select;

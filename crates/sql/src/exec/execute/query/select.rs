@@ -82,6 +82,33 @@ fn copied_columns(
         .collect()
 }
 
+/// The select list of `sel` as grouping keys, if `sel` is a DISTINCT over a join (sources
+/// written with commas, or an inner or cross join) that the hash aggregate can take as its
+/// rows come: not grouped, no window, every item an expression (no `*`, no assignment).
+fn distinct_keys<'s>(
+    sel: &'s Select,
+    order_by: &[OrderByItem],
+    grouped: bool,
+) -> Option<Vec<&'s Expr>> {
+    let joins = match sel.from.as_slice() {
+        [crate::ast::TableSource::Join(j)] => {
+            matches!(j.kind, crate::ast::JoinKind::Inner | crate::ast::JoinKind::Cross)
+        }
+        [_] | [] => false,
+        _ => true,
+    };
+    if !sel.distinct || grouped || !joins || !select_windows(sel, order_by).is_empty() {
+        return None;
+    }
+    sel.items
+        .iter()
+        .map(|item| match item {
+            SelectItem::Expr { expr, .. } => Some(expr),
+            _ => None,
+        })
+        .collect()
+}
+
 impl Run<'_> {
     /// One SELECT: FROM, WHERE, GROUP BY, HAVING, windows, the list, DISTINCT, ORDER BY, TOP.
     pub(crate) fn select(
@@ -120,11 +147,16 @@ impl Run<'_> {
             }
         }
         let (_, sets) = grouping_sets(&sel.group_by, sel.grouping_sets.as_deref())?;
-        // One grouping set: hashed as the FROM clause's rows come.
-        let streamed = match sets.as_slice() {
-            [keys] if grouped && !sel.from.is_empty() => {
+        // One grouping set: hashed as the FROM clause's rows come. A DISTINCT over a join is
+        // grouped by its select list the same way, so the join's rows are not held before
+        // the DISTINCT takes them: each group's first row gives the list its values, which
+        // are those of every row of the group (so the DISTINCT below has nothing left to do).
+        let distinct_keys = distinct_keys(sel, order_by, grouped);
+        let streamed = match (sets.as_slice(), &distinct_keys) {
+            ([keys], _) if grouped && !sel.from.is_empty() => {
                 Some(self.group_from(sel, order_by, keys, &aggs, outer)?)
             }
+            (_, Some(keys)) => Some(self.group_from(sel, order_by, keys, &[], outer)?),
             _ => None,
         };
         let kept = match kept {
@@ -280,11 +312,14 @@ impl Run<'_> {
         // DISTINCT of a column whose collation tells apart other values than the default:
         // rows are told apart as they are projected, by each column's collation, and not
         // again below (which would go by the default).
+        // A DISTINCT grouped by its select list (`distinct_keys`) has one row per distinct
+        // row already, told apart by the same collations: nothing to do again.
+        let dedup = sel.distinct && distinct_keys.is_none();
         let out_collations: Vec<_> = out_cols.iter().map(|c| c.collation).collect();
-        let mut collated_distinct = (sel.distinct
+        let mut collated_distinct = (dedup
             && out_collations.iter().flatten().any(|c| !c.order().is_default()))
         .then(std::collections::HashSet::new);
-        let distinct = sel.distinct && collated_distinct.is_none();
+        let distinct = dedup && collated_distinct.is_none();
         // A full ORDER BY sorts within the memory grant, spilling sorted runs beyond it.
         let mut sorter = (bounded.is_none() && !order_by.is_empty())
             .then(|| ExternalSort::new(self.memory_grant(), &desc, distinct));

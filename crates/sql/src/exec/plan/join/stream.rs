@@ -62,15 +62,57 @@ use crate::exec::SqlError;
 /// memory grant, as the collected SELECT's top-N sort does); a larger one is collected.
 const STREAMED_TOP_N: u64 = 65_536;
 
-/// Projects each row it is given and sends it, until `limit` are sent; or, with an ORDER
-/// BY its read does not deliver, gives it to an external sort with its sort keys, or to a
-/// top-N sort under a TOP.
+/// Where a streamed SELECT's rows go: the client ([`Client`]), or an INSERT's table
+/// (`dml/insert_stream.rs`).
+pub(crate) trait Destination {
+    /// Whether the rows' columns typed by their values must have their types before the
+    /// first row goes: a result set announces its columns' types, a table converts each
+    /// value to its own column's type and needs no other.
+    fn typed(&self) -> bool;
+    /// The rows' columns, before the first row; an error there stops the read.
+    fn begin(&mut self, run: &mut Run<'_>, columns: &[ColumnInfo]) -> Result<(), SqlError>;
+    /// One row, made its columns' types where [`Destination::typed`].
+    fn row(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<(), SqlError>;
+    /// The rows are all given (or an error stopped them after [`Destination::begin`]).
+    fn end(&mut self, run: &mut Run<'_>, sent: u64);
+}
+
+/// The client: a result set.
+struct Client;
+
+impl Destination for Client {
+    fn typed(&self) -> bool {
+        true
+    }
+
+    fn begin(&mut self, run: &mut Run<'_>, columns: &[ColumnInfo]) -> Result<(), SqlError> {
+        run.out.result_set(columns);
+        Ok(())
+    }
+
+    fn row(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<(), SqlError> {
+        run.out.row(&row);
+        Ok(())
+    }
+
+    fn end(&mut self, run: &mut Run<'_>, sent: u64) {
+        run.out.result_end(sent);
+    }
+}
+
+/// Projects each row it is given and gives it to its destination, until `limit` are given;
+/// or, with an ORDER BY its read does not deliver, gives it to an external sort with its
+/// sort keys, or to a top-N sort under a TOP.
 struct Streamed<'s> {
+    dest: &'s mut dyn Destination,
     cols: &'s [Col],
     exprs: &'s [Option<&'s Expr>],
     /// The select list prepared once for the read (columns by position, expressions bound).
     projection: Projection<'s>,
     sent: u64,
+    /// Rows given to the sink, for its interruption points: a join whose leaves are each
+    /// shorter than `query::ROWS_PER_INTERRUPTION_POINT` asks for the client's cancel nowhere else.
+    seen: usize,
     limit: u64,
     sort: Option<Sorted<'s>>,
     top: Option<TopN>,
@@ -168,13 +210,16 @@ impl TopN {
 impl Streamed<'_> {
     /// Fixes the value-typed columns' types from what was seen (a column of NULLs only takes
     /// its expression's own type, else INT, as `Run::select` types it) and announces the
-    /// result set.
-    fn announce(&mut self, run: &mut Run<'_>) {
+    /// result set, once.
+    fn announce(&mut self, run: &mut Run<'_>) -> Result<(), SqlError> {
+        if self.typing.announced {
+            return Ok(());
+        }
         for &(i, seen) in &self.typing.columns {
             self.columns[i].ty = run.type_by_values(seen, self.exprs[i], self.cols);
         }
         self.typing.announced = true;
-        run.out.result_set(&self.columns);
+        self.dest.begin(run, &self.columns)
     }
 
     /// Sends `row`, made its columns' types; says whether more are wanted.
@@ -183,7 +228,7 @@ impl Streamed<'_> {
             return Ok(false);
         }
         self.typing.unify(&mut row, &self.columns)?;
-        run.out.row(&row);
+        self.dest.row(run, row)?;
         self.sent += 1;
         Ok(self.sent < self.limit)
     }
@@ -196,7 +241,7 @@ impl Streamed<'_> {
         for (_, out) in &top.kept {
             self.typing.see(out);
         }
-        self.announce(run);
+        self.announce(run)?;
         for (_, out) in top.kept {
             if !self.send(run, out)? {
                 break;
@@ -207,7 +252,7 @@ impl Streamed<'_> {
 
     /// Sends the rows held back for their types, announcing the result set first.
     fn release(&mut self, run: &mut Run<'_>) -> Result<bool, SqlError> {
-        self.announce(run);
+        self.announce(run)?;
         let mut more = true;
         for row in std::mem::take(&mut self.typing.held) {
             more = self.send(run, row)?;
@@ -227,6 +272,8 @@ impl RowSink for Streamed<'_> {
     }
 
     fn push_borrowed(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {
+        run.row_interruption_point(self.seen)?;
+        self.seen += 1;
         if let Some(top) = &self.top {
             if top.passes_over(row)? {
                 return Ok(true);
@@ -602,16 +649,32 @@ impl Run<'_> {
         q: &Query,
         limit: usize,
     ) -> Result<Option<u64>, SqlError> {
-        self.stream_query(q, limit).map_err(|e| match &q.body {
+        self.stream_into(q, limit, &mut Client)
+    }
+
+    /// [`Run::stream_select`] with its rows given to `dest`: the number given, or None when
+    /// the query cannot stream (nothing was read then, and `dest` was not begun).
+    pub(crate) fn stream_into(
+        &mut self,
+        q: &Query,
+        limit: usize,
+        dest: &mut dyn Destination,
+    ) -> Result<Option<u64>, SqlError> {
+        self.stream_query(q, limit, dest).map_err(|e| match &q.body {
             QueryBody::Select(sel) => crate::exec::eval::rebind_unknown_column(e, &sel.from),
             _ => e,
         })
     }
 
     /// [`Run::stream_select`], whose errors name unknown columns as the planner met them.
-    fn stream_query(&mut self, q: &Query, limit: usize) -> Result<Option<u64>, SqlError> {
+    fn stream_query(
+        &mut self,
+        q: &Query,
+        limit: usize,
+        dest: &mut dyn Destination,
+    ) -> Result<Option<u64>, SqlError> {
         if let Some(q) = self.inline_ctes(q) {
-            return self.stream_query(&q, limit);
+            return self.stream_query(&q, limit, dest);
         }
         let QueryBody::Select(sel) = &q.body else { return Ok(None) };
         if let Some((sel, order_by)) = self.inline_select(sel, &q.order_by) {
@@ -624,7 +687,7 @@ impl Run<'_> {
                 for_xml: q.for_xml.clone(),
                 xml_namespaces: q.xml_namespaces.clone(),
             };
-            return self.stream_query(&q, limit);
+            return self.stream_query(&q, limit, dest);
         }
         let assigns = sel.items.iter().any(|i| matches!(i, SelectItem::Assign { .. }));
         let plain = q.ctes.is_empty()
@@ -647,7 +710,7 @@ impl Run<'_> {
             None => limit,
         } as u64;
         if joins(sel) {
-            return self.stream_join(q, sel, limit);
+            return self.stream_join(q, sel, limit, dest);
         }
         let Some(OneSource { cols, parts, read }) = self.one_source(sel, &q.order_by, None)? else {
             return Ok(None);
@@ -678,7 +741,7 @@ impl Run<'_> {
         let read = |run: &mut Run<'_>, sink: &mut dyn RowSink| {
             run.read_one_source(read, &cols, &parts, None, sink)
         };
-        self.stream_rows(q, sel, limit, &cols, path_ordered, true, read).map(Some)
+        self.stream_rows(q, sel, limit, &cols, path_ordered, true, dest, read).map(Some)
     }
 
     /// [`Run::stream_query`] of a block whose FROM clause joins (`joins`): its rows go to
@@ -689,6 +752,7 @@ impl Run<'_> {
         q: &Query,
         sel: &crate::ast::Select,
         limit: u64,
+        dest: &mut dyn Destination,
     ) -> Result<Option<u64>, SqlError> {
         // The collected SELECT may make a subquery a semi-join its plan applies, and keeps a
         // large TOP's sorted rows; both stay there.
@@ -704,7 +768,7 @@ impl Run<'_> {
         let filter = sel.where_clause.as_ref();
         let ordered = q.order_by.is_empty();
         self.plan_from_feeding(&sel.from, filter, None, demand.as_ref(), goal, |run, cols, feed| {
-            run.stream_rows(q, sel, limit, cols, ordered, false, feed)
+            run.stream_rows(q, sel, limit, cols, ordered, false, dest, feed)
         })
         .map(Some)
     }
@@ -714,7 +778,9 @@ impl Run<'_> {
     /// (see the module's documentation): the number sent. Unsorted rows whose types are
     /// known announce the result set before the read when `early`, else with the first row
     /// (or at the end): a join's plan binds its ON and WHERE conjuncts as it runs, and a
-    /// name none of its sources has is an error with no result set, as when collected.
+    /// name none of its sources has is an error with no result set, as when collected. A
+    /// destination that needs no types is begun before the read, whatever the order: an
+    /// INSERT checks its select list's width before any row is read.
     #[allow(clippy::too_many_arguments)]
     fn stream_rows(
         &mut self,
@@ -724,6 +790,7 @@ impl Run<'_> {
         cols: &[Col],
         ordered: bool,
         early: bool,
+        dest: &mut dyn Destination,
         read: impl FnOnce(&mut Run<'_>, &mut dyn RowSink) -> Result<(), SqlError>,
     ) -> Result<u64, SqlError> {
         let list = self.select_list(sel, cols)?;
@@ -735,11 +802,12 @@ impl Run<'_> {
         )?;
         let columns: Vec<ColumnInfo> =
             list.out_cols.iter().map(crate::exec::execute::query::column_info).collect();
+        let typed = dest.typed();
         let value_typed: Vec<(usize, ValueType)> = list
             .out_cols
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.hidden)
+            .filter(|(_, c)| typed && c.hidden)
             .map(|(i, _)| (i, ValueType::default()))
             .collect();
         let sort = match ordered {
@@ -758,18 +826,20 @@ impl Run<'_> {
             _ => None,
         };
         let mut sink = Streamed {
+            dest,
             cols,
             exprs: &list.exprs,
             projection: Projection::new(&list.exprs, &list.stars, cols, &[]),
             sent: 0,
+            seen: 0,
             limit,
             sort,
             top,
             columns,
             typing: Typing { columns: value_typed, held: Vec::new(), announced: false },
         };
-        if early && sink.sort.is_none() && sink.typing.columns.is_empty() {
-            sink.announce(self);
+        if !typed || (early && sink.sort.is_none() && sink.typing.columns.is_empty()) {
+            sink.announce(self)?;
         }
         let read = if limit == 0 { Ok(()) } else { read(self, &mut sink) };
         // Sorted rows, and rows held back for their types, are announced once all were
@@ -777,7 +847,7 @@ impl Run<'_> {
         let read = match (sink.sort.take(), read) {
             (Some(_), Ok(())) if sink.top.is_some() => sink.send_top(self),
             (Some(sort), Ok(())) => {
-                sink.announce(self);
+                sink.announce(self)?;
                 sort.sorter.finish(self, |run, _, row| {
                     sink.send(run, row)?;
                     Ok(())
@@ -792,7 +862,7 @@ impl Run<'_> {
             return read.map(|()| 0);
         }
         let sent = sink.sent;
-        self.out.result_end(sent);
+        sink.dest.end(self, sent);
         read.map(|()| sent)
     }
 
