@@ -303,7 +303,6 @@ fn histogram_selectivity(flat: &Flat<'_>, e: &Expr) -> Option<f64> {
     stats.filter_fraction(e, &column, &|x| flat.constant(x))
 }
 
-/// The leaf and column position a plain column reference names.
 /// The fraction of a leaf's rows `column [NOT] LIKE pattern` keeps, where the pattern is a
 /// constant and the leaf's statistics sampled the column's values: the fraction of the
 /// sampled values it keeps, at least half a sampled row's worth (none seen is not none
@@ -335,6 +334,7 @@ fn like_selectivity(flat: &Flat<'_>, expr: &Expr, pattern: &Expr, negated: bool)
     Some((kept.max(0.5) / n).min(1.0))
 }
 
+/// The leaf and column position a plain column reference names.
 pub(super) fn column_of(flat: &Flat<'_>, e: &Expr) -> Option<(usize, usize)> {
     let ExprKind::Column(parts) = &e.kind else { return None };
     let leaf = flat.leaf_of(parts)??;

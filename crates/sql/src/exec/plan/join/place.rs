@@ -438,8 +438,6 @@ fn has_range(e: &Expr) -> bool {
     }
 }
 
-/// The sides of `e`'s comparisons (within its ANDs) that are statement constants other
-/// than literals (`bind/constants.rs`), which a seek's estimate may read a histogram with.
 /// The (leaf, column) pairs whose statistics the estimates of conjunct `e` use: a table
 /// column compared with a constant (or statement constant), or equal to another leaf's
 /// column, within ANDs and ORs. `Run::auto_create_statistics` makes statistics on those
@@ -476,6 +474,8 @@ pub(super) fn estimated_columns(flat: &Flat<'_>, e: &Expr, out: &mut Vec<(usize,
     }
 }
 
+/// The sides of `e`'s comparisons (within its ANDs) that are statement constants other
+/// than literals (`bind/constants.rs`), which a seek's estimate may read a histogram with.
 fn compared_constants<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     let mut side = |s: &'e Expr| {
         if !matches!(s.kind, ExprKind::Literal(_)) && is_statement_constant(s) {
