@@ -58,7 +58,7 @@ use leaf::{
 pub(crate) use place::conjuncts;
 use place::stable;
 use steps::{equi_keys, finish_step, is_key_of, restore_row};
-pub(crate) use stream::Destination;
+pub(crate) use stream::{joins, Destination};
 
 mod correlated;
 mod equivalence;

@@ -90,13 +90,7 @@ fn distinct_keys<'s>(
     order_by: &[OrderByItem],
     grouped: bool,
 ) -> Option<Vec<&'s Expr>> {
-    let joins = match sel.from.as_slice() {
-        [crate::ast::TableSource::Join(j)] => {
-            matches!(j.kind, crate::ast::JoinKind::Inner | crate::ast::JoinKind::Cross)
-        }
-        [_] | [] => false,
-        _ => true,
-    };
+    let joins = crate::exec::plan::join::joins(sel);
     if !sel.distinct || grouped || !joins || !select_windows(sel, order_by).is_empty() {
         return None;
     }

@@ -928,7 +928,7 @@ impl Run<'_> {
 
 /// Whether `sel`'s FROM clause is more than one source: sources written with commas, or
 /// an inner or cross join (whose sources the plan orders as it likes).
-fn joins(sel: &crate::ast::Select) -> bool {
+pub(crate) fn joins(sel: &crate::ast::Select) -> bool {
     match sel.from.as_slice() {
         [TableSource::Join(j)] => matches!(j.kind, JoinKind::Inner | JoinKind::Cross),
         [_] | [] => false,
