@@ -65,8 +65,84 @@ enum Buckets {
     /// One key whose every value is an integer (a key column of an integer type, the
     /// common case): hashed as the integer, with no text to build per row.
     Ints(FastMap<i64, Span>),
+    /// Two to [`MAX_INT_TUPLE`] keys whose every value is an integer (a composite key such
+    /// as TPC-H's `(ps_partkey, ps_suppkey)`): hashed as the integers, as [`Buckets::Ints`].
+    IntTuples(FastMap<Box<[i64]>, Span>),
     /// Any other key: by [`hash_key`].
     Keys(FastMap<String, Span>),
+}
+
+/// The most keys hashed as integers; a probe holds its integers on the stack.
+const MAX_INT_TUPLE: usize = 8;
+
+/// The integer a probe's value `v` equals, for a table of integer keys: None if it is NULL
+/// or equals no integer. A number of another type equals an integer only if it is one (1.0
+/// = 1): the integer it converts to, if they compare equal.
+fn probe_integer(v: &Value) -> Result<Option<i64>, SqlError> {
+    if let Some(k) = integer_key(v) {
+        return Ok(Some(k));
+    }
+    if v.is_null() {
+        return Ok(None);
+    }
+    Ok(match scalar::convert(v.clone(), SqlType::BigInt, None) {
+        Ok(Value::BigInt(n))
+            if scalar::compare(v, &Value::BigInt(n))? == Some(std::cmp::Ordering::Equal) =>
+        {
+            Some(n)
+        }
+        _ => None,
+    })
+}
+
+/// Key values as integers, `width` per row one after another in `values`: the integers
+/// (0 in a NULL's place) and whether each row's key has a NULL; None if a value is neither
+/// an integer nor NULL.
+struct Integers {
+    ints: Vec<i64>,
+    nulls: Vec<bool>,
+}
+
+impl Integers {
+    fn with_capacity(rows: usize, width: usize) -> Integers {
+        Integers { ints: Vec::with_capacity(rows * width), nulls: Vec::with_capacity(rows) }
+    }
+
+    /// Adds one row's key, `values`; false (and nothing added) if a value is neither an
+    /// integer nor NULL.
+    fn push_row(&mut self, values: &[Value]) -> bool {
+        let mut null = false;
+        for v in values {
+            match integer_key(v) {
+                Some(k) => self.ints.push(k),
+                None if v.is_null() => {
+                    null = true;
+                    self.ints.push(0);
+                }
+                None => {
+                    self.ints.truncate(self.nulls.len() * values.len());
+                    return false;
+                }
+            }
+        }
+        self.nulls.push(null);
+        true
+    }
+
+    /// The table of these keys, `width` integers each; with `distinct`, a key keeps only
+    /// its first row.
+    fn table(self, width: usize, distinct: bool) -> HashMatch {
+        let Integers { ints, nulls } = self;
+        if width == 1 {
+            let keys = ints.iter().zip(&nulls).map(|(&k, &null)| (!null).then_some(k));
+            let (index, rows) = table_of(keys, distinct);
+            return HashMatch { buckets: Buckets::Ints(index), rows };
+        }
+        let keys =
+            ints.chunks(width).zip(&nulls).map(|(k, &null)| (!null).then(|| Box::<[i64]>::from(k)));
+        let (index, rows) = table_of(keys, distinct);
+        HashMatch { buckets: Buckets::IntTuples(index), rows }
+    }
 }
 
 /// A key not yet given its span: the count of rows with it, then (by [`lay_out`]) where
@@ -158,28 +234,27 @@ impl HashMatch {
     ) -> Result<HashMatch, SqlError> {
         let prepared: Vec<Scalar<'_>> =
             keys.iter().map(|(_, e)| Scalar::prepare(e, cols)).collect();
-        if let [key] = prepared.as_slice() {
-            let mut ints: Vec<Option<i64>> = Vec::with_capacity(rows.len());
-            let mut all_ints = true;
+        let width = prepared.len();
+        let mut values = Vec::with_capacity(width);
+        if width <= MAX_INT_TUPLE {
+            let mut integers = Integers::with_capacity(rows.len(), width);
+            let mut all_integers = true;
             for (i, row) in rows.iter().enumerate() {
                 run.row_interruption_point(i)?;
                 let env = Env::new(cols, row, outer);
-                let v = run.eval_prepared(key, &env)?;
-                match integer_key(&v) {
-                    Some(k) => ints.push(Some(k)),
-                    None if v.is_null() => ints.push(None),
-                    None => {
-                        all_ints = false;
-                        break;
-                    }
+                values.clear();
+                for key in &prepared {
+                    values.push(run.eval_prepared(key, &env)?);
+                }
+                if !integers.push_row(&values) {
+                    all_integers = false;
+                    break;
                 }
             }
-            if all_ints {
-                let (index, rows) = table_of(ints.into_iter(), false);
-                return Ok(HashMatch { buckets: Buckets::Ints(index), rows });
+            if all_integers {
+                return Ok(integers.table(width, false));
             }
         }
-        let mut values = Vec::with_capacity(keys.len());
         let mut texts = Vec::with_capacity(rows.len());
         for (i, row) in rows.iter().enumerate() {
             run.row_interruption_point(i)?;
@@ -200,27 +275,23 @@ impl HashMatch {
     /// candidate: for a semi-join, whose question is whether any matches (a text key's
     /// candidates are only hashed alike, so each is kept for the caller to compare).
     pub(super) fn from_keys(keys: &[Value], width: usize, distinct: bool) -> HashMatch {
-        let single_ints: Option<Vec<Option<i64>>> = (width == 1)
-            .then(|| {
-                keys.iter()
-                    .map(|v| if v.is_null() { Some(None) } else { integer_key(v).map(Some) })
-                    .collect()
-            })
-            .flatten();
-        if let Some(ints) = single_ints {
-            let (index, rows) = table_of(ints.into_iter(), distinct);
-            return HashMatch { buckets: Buckets::Ints(index), rows };
+        let width = width.max(1);
+        if width <= MAX_INT_TUPLE {
+            let mut integers = Integers::with_capacity(keys.len() / width, width);
+            if keys.chunks(width).all(|key| integers.push_row(key)) {
+                return integers.table(width, distinct);
+            }
         }
-        let texts: Vec<Option<String>> = keys.chunks(width.max(1)).map(hash_key).collect();
+        let texts: Vec<Option<String>> = keys.chunks(width).map(hash_key).collect();
         let (index, rows) = table_of(texts.into_iter(), false);
         HashMatch { buckets: Buckets::Keys(index), rows }
     }
 
     /// Whether a candidate's key is always equal to the probe's under T-SQL's comparison,
-    /// not just hashed alike: one key of integers (a probe of another numeric type is
-    /// looked up as the integer it equals, or not at all).
+    /// not just hashed alike: keys of integers (a probe of another numeric type is looked
+    /// up as the integer it equals, or not at all).
     pub(super) fn exact(&self) -> bool {
-        matches!(self.buckets, Buckets::Ints(_))
+        matches!(self.buckets, Buckets::Ints(_) | Buckets::IntTuples(_))
     }
 
     /// The probe side of `keys`, prepared once for rows of columns `cols`.
@@ -241,6 +312,17 @@ impl HashMatch {
             let v = run.eval_prepared(p, env)?;
             return self.lookup(std::slice::from_ref(&v));
         }
+        // Integers on the stack: no vector per probe either.
+        if let Buckets::IntTuples(tuples) = &self.buckets {
+            let mut ints = [0i64; MAX_INT_TUPLE];
+            for (p, k) in probes.iter().zip(&mut ints) {
+                match probe_integer(&run.eval_prepared(p, env)?)? {
+                    Some(n) => *k = n,
+                    None => return Ok(&[]),
+                }
+            }
+            return Ok(self.span(tuples.get(&ints[..probes.len()])));
+        }
         let mut values = Vec::with_capacity(probes.len());
         for p in probes {
             values.push(run.eval_prepared(p, env)?);
@@ -251,34 +333,34 @@ impl HashMatch {
     /// The rows whose key equals `values`, the probe side's values of the keys.
     pub(super) fn lookup(&self, values: &[Value]) -> Result<&[usize], SqlError> {
         let found = match (&self.buckets, values) {
-            (Buckets::Ints(ints), [v]) => {
-                let k = match integer_key(v) {
-                    Some(k) => Some(k),
-                    // A number of another type equals an integer only if it is one (1.0
-                    // = 1): the integer it converts to, if they compare equal.
-                    None if v.is_null() => None,
-                    None => match scalar::convert(v.clone(), SqlType::BigInt, None) {
-                        Ok(Value::BigInt(n))
-                            if scalar::compare(v, &Value::BigInt(n))?
-                                == Some(std::cmp::Ordering::Equal) =>
-                        {
-                            Some(n)
-                        }
-                        _ => None,
-                    },
-                };
-                k.and_then(|k| ints.get(&k))
-            }
+            (Buckets::Ints(ints), [v]) => probe_integer(v)?.and_then(|k| ints.get(&k)),
             (Buckets::Ints(_), _) => None,
+            (Buckets::IntTuples(tuples), _) if values.len() <= MAX_INT_TUPLE => {
+                let mut ints = [0i64; MAX_INT_TUPLE];
+                for (v, k) in values.iter().zip(&mut ints) {
+                    match probe_integer(v)? {
+                        Some(n) => *k = n,
+                        None => return Ok(&[]),
+                    }
+                }
+                tuples.get(&ints[..values.len()])
+            }
+            (Buckets::IntTuples(_), _) => None,
             (Buckets::Keys(buckets), _) => hash_key(values).and_then(|k| buckets.get(&k)),
         };
-        Ok(found.map_or(&[], |s| &self.rows[s.start as usize..][..s.len as usize]))
+        Ok(self.span(found))
+    }
+
+    /// The rows of a key's span, none if the key has none.
+    fn span(&self, found: Option<&Span>) -> &[usize] {
+        found.map_or(&[], |s| &self.rows[s.start as usize..][..s.len as usize])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use walden_engine::types::Decimal;
 
     #[test]
     fn hash_keys_of_equal_numbers_are_equal() {
@@ -298,6 +380,32 @@ mod tests {
         assert!(all.lookup(&[Value::Null]).unwrap().is_empty());
         let first = HashMatch::from_keys(&keys, 1, true);
         assert_eq!(first.lookup(&[Value::Int(5)]).unwrap(), &[0]);
+    }
+
+    #[test]
+    fn integer_tuples_match_exactly_and_skip_nulls() {
+        let keys = [
+            Value::Int(1),
+            Value::BigInt(2),
+            Value::Int(1),
+            Value::Null,
+            Value::SmallInt(1),
+            Value::Int(2),
+            Value::Int(2),
+            Value::Int(1),
+        ];
+        let table = HashMatch::from_keys(&keys, 2, false);
+        assert!(table.exact());
+        assert_eq!(table.lookup(&[Value::BigInt(1), Value::Int(2)]).unwrap(), &[0, 2]);
+        assert_eq!(table.lookup(&[Value::Int(2), Value::Int(1)]).unwrap(), &[3]);
+        // A decimal that equals an integer finds it; one that does not finds nothing.
+        let one = Value::Decimal(Decimal::parse("1.0").unwrap());
+        let half = Value::Decimal(Decimal::parse("1.5").unwrap());
+        assert_eq!(table.lookup(&[one, Value::Int(2)]).unwrap(), &[0, 2]);
+        assert!(table.lookup(&[half, Value::Int(2)]).unwrap().is_empty());
+        assert!(table.lookup(&[Value::Null, Value::Int(2)]).unwrap().is_empty());
+        let first = HashMatch::from_keys(&keys, 2, true);
+        assert_eq!(first.lookup(&[Value::Int(1), Value::Int(2)]).unwrap(), &[0]);
     }
 
     #[test]
