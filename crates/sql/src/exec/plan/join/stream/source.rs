@@ -1,0 +1,364 @@
+//! Where a streamed SELECT's rows come from when its FROM clause is one source (a table
+//! read by its access path, computed rows, or a grouped derived table's groups), and the
+//! hash aggregate a grouped SELECT streams its FROM clause into.
+
+use walden_engine::types::Value;
+
+use super::super::{conjuncts, Flat, FromSink, Input};
+use super::joins;
+use crate::ast::{Expr, ExprKind, Query, SelectItem, TableSource};
+use crate::exec::bind::demand::Demand;
+use crate::exec::eval::{full_text_refusal, Col, Env};
+use crate::exec::execute::aggregate::Grouping;
+use crate::exec::execute::query::{
+    grouped_columns, grouping_sets, select_aggregates, select_windows,
+};
+use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
+use crate::exec::session::Run;
+use crate::exec::SqlError;
+
+/// The one source of a SELECT block, ready to give its rows one at a time.
+pub(super) struct OneSource<'e> {
+    pub(super) cols: Vec<Col>,
+    /// The WHERE clause's conjuncts, every one applied as the rows are read.
+    pub(super) parts: Vec<&'e Expr>,
+    pub(super) read: OneRead<'e>,
+}
+
+/// How a [`OneSource`]'s rows are had.
+pub(super) enum OneRead<'e> {
+    /// A table, by the access path the planner chose.
+    Table(crate::exec::execute::query::TableRef, AccessPath<'e>),
+    /// Rows computed up front (a view, a derived table, an outer join).
+    Rows(Vec<Vec<Value>>),
+    /// A grouped derived table's groups, made but not yet given out.
+    Groups(Box<GroupedSource<'e>>),
+    /// None: the plan is only being explained.
+    Nothing,
+}
+
+/// Gives each row to a hash aggregate, made when the rows' columns are known.
+struct Grouped<'s, 'a, 'o> {
+    keys: &'s [&'a Expr],
+    aggs: &'s [&'a Expr],
+    grouping: Option<Grouping<'a>>,
+    outer: Option<&'o Env<'o>>,
+}
+
+impl RowSink for Grouped<'_, '_, '_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        self.push_borrowed(run, &row)
+    }
+
+    /// A group copies its first row; no other row is kept.
+    fn borrows(&self) -> bool {
+        true
+    }
+
+    fn push_borrowed(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {
+        match &mut self.grouping {
+            Some(grouping) => grouping.push(run, row, self.outer)?,
+            None => return Err(SqlError::new(50000, "Walden grouped rows of unknown columns.")),
+        }
+        Ok(true)
+    }
+}
+
+impl FromSink for Grouped<'_, '_, '_> {
+    fn start(&mut self, run: &mut Run<'_>, cols: &[Col]) -> Result<(), SqlError> {
+        self.grouping = Some(Grouping::new(run, cols, self.keys, self.aggs, true)?);
+        Ok(())
+    }
+}
+
+/// A derived table `(SELECT keys..., COUNT(*) ... FROM ... GROUP BY keys) AS d` that is the
+/// one source of its block: its hash aggregate has taken its rows, and each group, once
+/// through HAVING and the select list, goes to the block as the aggregate gives it out
+/// (`Grouping::finish_into`), so the block's rows are never held as a second copy of the
+/// groups (which spill past the grant, `aggregate.rs`).
+pub(super) struct GroupedSource<'e> {
+    grouping: Grouping<'e>,
+    keys: Vec<&'e Expr>,
+    /// The grouped rows' columns, and where each aggregate is in them.
+    cols: Vec<Col>,
+    computed: Vec<(usize, usize)>,
+    having: Option<&'e Expr>,
+    /// The derived table's select list over the grouped rows.
+    exprs: Vec<Option<&'e Expr>>,
+    stars: Vec<Option<usize>>,
+}
+
+/// The type of a select-list item of a grouped derived table that streams: known before
+/// its values (a column, CAST, CONVERT, variable) or a count; None for anything typed by
+/// its values, which the collected derived table would type by all of them.
+fn count_type(e: &Expr) -> Option<walden_engine::types::SqlType> {
+    use walden_engine::types::SqlType;
+    match &e.kind {
+        ExprKind::Function(f) if f.over.is_none() && f.name.schema.is_none() => {
+            let name = &f.name.name.value;
+            if name.eq_ignore_ascii_case("COUNT") {
+                Some(SqlType::Int)
+            } else if name.eq_ignore_ascii_case("COUNT_BIG") {
+                Some(SqlType::BigInt)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The grouped SELECT of a derived table that can feed its block group by group: one
+/// GROUP BY (no grouping sets), no DISTINCT, TOP, ORDER BY, window, CTE, set operator, `*`
+/// or FOR JSON/XML, and select-list items that name their columns (or the table's column
+/// list does) and are columns, CASTs, CONVERTs or counts.
+fn groupable<'q>(q: &'q Query, columns: &[crate::ast::Ident]) -> Option<&'q crate::ast::Select> {
+    let sel = crate::exec::execute::query::bare_select(q)?;
+    let plain = !sel.group_by.is_empty()
+        && !sel.from.is_empty()
+        && select_windows(sel, &[]).is_empty()
+        && (columns.is_empty() || columns.len() == sel.items.len());
+    if !plain {
+        return None;
+    }
+    for (i, item) in sel.items.iter().enumerate() {
+        let SelectItem::Expr { expr, alias } = item else { return None };
+        let named =
+            alias.is_some() || columns.get(i).is_some() || matches!(expr.kind, ExprKind::Column(_));
+        let typed = matches!(
+            expr.kind,
+            ExprKind::Column(_) | ExprKind::Cast(_) | ExprKind::Convert(_) | ExprKind::Variable(_)
+        ) || count_type(expr).is_some();
+        if !named || !typed {
+            return None;
+        }
+    }
+    Some(sel)
+}
+
+impl Run<'_> {
+    /// The one source of `sel`, if its FROM clause is one source that is not an inner join
+    /// and its WHERE clause has no subquery (which the planner may make a semi-join), with
+    /// the access path chosen for its conjuncts: nothing is read yet.
+    pub(super) fn one_source<'e>(
+        &mut self,
+        sel: &'e crate::ast::Select,
+        order_by: &'e [crate::ast::OrderByItem],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<OneSource<'e>>, SqlError> {
+        if sel.from.is_empty()
+            || joins(sel)
+            || sel.where_clause.as_ref().is_some_and(crate::exec::execute::query::has_subquery)
+        {
+            return Ok(None);
+        }
+        let mut parts = Vec::new();
+        if let Some(w) = &sel.where_clause {
+            conjuncts(w, &mut parts);
+        }
+        // A kept plan (`exec::plan_cache`) replaces all of the planning below.
+        if let Some(plan) = self.block_plan_of(sel, order_by) {
+            let (cols, parts, read) = self.bind_block_plan(plan, &parts, outer)?;
+            let read = read.map_or(OneRead::Nothing, |(t, path)| OneRead::Table(t, path));
+            return Ok(Some(OneSource { cols, parts, read }));
+        }
+        let versions = (self.s.db.schema_version(), self.s.instance.tempdb().schema_version());
+        if let Some((cols, grouped)) = self.grouped_source(&sel.from[0], outer)? {
+            for part in &parts {
+                full_text_refusal(part, &[&cols])?;
+            }
+            let read = OneRead::Groups(Box::new(grouped));
+            return Ok(Some(OneSource { cols, parts, read }));
+        }
+        // As in `plan_pushed`: an outer join may apply these to its preserved side.
+        let mut flat = Flat::default();
+        let mut on = Vec::new();
+        let demand = Demand::of_select(sel, order_by);
+        self.flatten(&sel.from[0], &mut flat, &mut on, &parts, outer, demand.as_ref())?;
+        if flat.leaves.len() != 1 {
+            return Ok(None);
+        }
+        parts.extend(on);
+        let cols = flat.leaves[0].cols.clone();
+        for part in &parts {
+            full_text_refusal(part, &[&cols])?;
+        }
+        // Conjuncts of no column of the source (constants, the enclosing query's columns)
+        // are checked once, as `join_leaves` does: one that does not hold reads nothing.
+        let outer_env = Env { cols: &[], row: &[], outer, computed: &[] };
+        for &part in &parts {
+            if flat.leaves_of(part) == Some(0) && self.predicate(part, &outer_env)? != Some(true) {
+                return Ok(Some(OneSource { cols, parts, read: OneRead::Nothing }));
+            }
+        }
+        self.gather_estimates(&mut flat, &parts);
+        if self.may_cache_block(sel) {
+            if let Some(plan) = self.block_plan(sel, order_by, &flat, versions) {
+                self.s.plans.insert(sel, std::sync::Arc::new(plan));
+            }
+        }
+        let read = match std::mem::replace(&mut flat.leaves[0].input, Input::Estimated(0.0)) {
+            Input::Table(t) => {
+                let path = self.path(&flat, &t, &parts, 0, 0);
+                OneRead::Table(t, path)
+            }
+            Input::Rows(rows) => OneRead::Rows(rows),
+            Input::Estimated(_) => OneRead::Nothing,
+        };
+        Ok(Some(OneSource { cols, parts, read }))
+    }
+
+    /// Gives `sink` the rows of `read` that satisfy `parts`, until it says stop.
+    pub(super) fn read_one_source(
+        &mut self,
+        read: OneRead<'_>,
+        cols: &[Col],
+        parts: &[&Expr],
+        outer: Option<&Env<'_>>,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), SqlError> {
+        match read {
+            OneRead::Table(t, path) => {
+                let keep = Some(RowFilter { cols, exprs: parts, outer });
+                let env = Env { cols: &[], row: &[], outer, computed: &[] };
+                // A probe that does not convert to its key: the scan's comparisons say
+                // what it means.
+                if !self.read_path_into(&t, &path, &env, keep, sink)? {
+                    self.read_path_into(&t, &AccessPath::scan(), &env, keep, sink)?;
+                }
+                Ok(())
+            }
+            OneRead::Rows(rows) => self.push_rows(rows, cols, parts, outer, sink),
+            OneRead::Groups(g) => {
+                let GroupedSource { grouping, keys, cols: gcols, computed, having, exprs, stars } =
+                    *g;
+                let mut n = 0;
+                grouping.finish_into(self, &keys, outer, &mut |run, row| {
+                    run.row_interruption_point(n)?;
+                    n += 1;
+                    let env = Env { cols: &gcols, row: &row, outer, computed: &computed };
+                    if let Some(h) = having {
+                        if run.predicate(h, &env)? != Some(true) {
+                            return Ok(true);
+                        }
+                    }
+                    let out = run.project(&exprs, &stars, &env)?;
+                    if !run.all_hold(parts, cols, &out, outer)? {
+                        return Ok(true);
+                    }
+                    sink.push(run, out)
+                })?;
+                Ok(())
+            }
+            OneRead::Nothing => Ok(()),
+        }
+    }
+
+    /// GROUP BY (one grouping set, `keys`) and the aggregates `aggs` of a SELECT block,
+    /// hashed as the rows come (`aggregate.rs`): those of a block of one source as its read
+    /// finds them, those of a join as its last step makes them where the plan allows
+    /// (`Run::plan_from_into`), so that the block's rows are not held. The grouped rows,
+    /// their columns and where each aggregate is.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn group_from(
+        &mut self,
+        sel: &crate::ast::Select,
+        order_by: &[crate::ast::OrderByItem],
+        keys: &[&Expr],
+        aggs: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<(Vec<Col>, Vec<Vec<Value>>, Vec<(usize, usize)>), SqlError> {
+        let grouping = self.group_into(sel, order_by, keys, aggs, outer)?;
+        let cols = grouping.cols().to_vec();
+        let rows = grouping.finish(self, keys, outer)?;
+        let (gcols, computed) = grouped_columns(&cols, aggs);
+        Ok((gcols, rows, computed))
+    }
+
+    /// [`Run::group_from`]'s hash aggregate, every row of the block given to it, not yet
+    /// finished.
+    fn group_into<'a>(
+        &mut self,
+        sel: &crate::ast::Select,
+        order_by: &[crate::ast::OrderByItem],
+        keys: &[&'a Expr],
+        aggs: &[&'a Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Grouping<'a>, SqlError> {
+        let mut sink = Grouped { keys, aggs, grouping: None, outer };
+        match self.one_source(sel, order_by, outer)? {
+            Some(OneSource { cols, parts, read }) => {
+                sink.start(self, &cols)?;
+                self.read_one_source(read, &cols, &parts, outer, &mut sink)?;
+            }
+            None => {
+                let demand = Demand::of_select(sel, order_by);
+                let filter = sel.where_clause.as_ref();
+                self.plan_from_into(&sel.from, filter, outer, demand.as_ref(), &mut sink)?;
+            }
+        }
+        sink.grouping.ok_or_else(|| SqlError::new(50000, "Walden grouped rows of unknown columns."))
+    }
+
+    /// `src` as a [`GroupedSource`] with its columns (qualified by its alias), if it is a
+    /// derived table that can feed its block group by group (`groupable`): its rows are
+    /// grouped now.
+    fn grouped_source<'e>(
+        &mut self,
+        src: &'e TableSource,
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<(Vec<Col>, GroupedSource<'e>)>, SqlError> {
+        let TableSource::Derived { query, alias, columns } = src else { return Ok(None) };
+        let Some(dsel) = groupable(query, columns) else { return Ok(None) };
+        let (_, sets) = grouping_sets(&dsel.group_by, None)?;
+        let Ok([keys]) = <[Vec<&Expr>; 1]>::try_from(sets) else { return Ok(None) };
+        if keys.is_empty() {
+            return Ok(None);
+        }
+        let aggs = select_aggregates(dsel, &[]);
+        // The same grouping the derived table's own SELECT would make.
+        let grouping = self.group_into(dsel, &[], &keys, &aggs, outer)?;
+        let (gcols, computed) = grouped_columns(grouping.cols(), &aggs);
+        let list = self.select_list(dsel, &gcols)?;
+        let mut cols = Vec::with_capacity(list.out_cols.len());
+        for (i, (mut c, e)) in list.out_cols.into_iter().zip(&list.exprs).enumerate() {
+            if c.hidden {
+                c.ty = e.and_then(count_type).unwrap_or(c.ty);
+                c.hidden = false;
+            }
+            c.qual = Some(alias.value.clone());
+            if let Some(n) = columns.get(i) {
+                c.name = n.value.clone();
+            }
+            cols.push(c);
+        }
+        let grouped = GroupedSource {
+            grouping,
+            keys,
+            cols: gcols,
+            computed,
+            having: dsel.having.as_ref(),
+            exprs: list.exprs,
+            stars: list.stars,
+        };
+        Ok(Some((cols, grouped)))
+    }
+
+    /// Gives `sink` the rows for which every conjunct of `parts` holds, until it says stop.
+    fn push_rows(
+        &mut self,
+        rows: Vec<Vec<Value>>,
+        cols: &[Col],
+        parts: &[&Expr],
+        outer: Option<&Env<'_>>,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), SqlError> {
+        for (n, row) in rows.into_iter().enumerate() {
+            self.row_interruption_point(n)?;
+            if self.all_hold(parts, cols, &row, outer)? && !sink.push(self, row)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
