@@ -226,7 +226,7 @@ impl Run<'_> {
         }
         let windows = select_windows(sel, order_by);
         if !windows.is_empty() {
-            self.windows(cols.to_mut(), &mut rows, &mut computed, &windows, outer)?;
+            rows = self.windows(cols.to_mut(), rows, &mut computed, &windows, outer)?;
         }
         // The select list.
         let SelectList { mut out_cols, exprs, stars, assigns } = self.select_list(sel, &cols)?;
