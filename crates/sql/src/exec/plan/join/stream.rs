@@ -38,6 +38,7 @@ use std::cmp::Ordering;
 
 use walden_engine::types::{SqlType, Value};
 
+use super::windowed::WindowedSource;
 use super::{conjuncts, Flat, FromSink, Input};
 use crate::ast::{
     Expr, ExprKind, JoinKind, OrderByItem, Query, QueryBody, SelectItem, TableSource,
@@ -316,21 +317,23 @@ impl RowSink for Streamed<'_> {
 }
 
 /// The one source of a SELECT block, ready to give its rows one at a time.
-struct OneSource<'e> {
-    cols: Vec<Col>,
+pub(super) struct OneSource<'e> {
+    pub(super) cols: Vec<Col>,
     /// The WHERE clause's conjuncts, every one applied as the rows are read.
-    parts: Vec<&'e Expr>,
-    read: OneRead<'e>,
+    pub(super) parts: Vec<&'e Expr>,
+    pub(super) read: OneRead<'e>,
 }
 
 /// How a [`OneSource`]'s rows are had.
-enum OneRead<'e> {
+pub(super) enum OneRead<'e> {
     /// A table, by the access path the planner chose.
     Table(crate::exec::execute::query::TableRef, AccessPath<'e>),
     /// Rows computed up front (a view, a derived table, an outer join).
     Rows(Vec<Vec<Value>>),
     /// A grouped derived table's groups, made but not yet given out.
     Groups(Box<GroupedSource<'e>>),
+    /// A derived table of window calls, its rows gone into its windows (`windowed.rs`).
+    Windows(Box<WindowedSource<'e>>),
     /// None: the plan is only being explained.
     Nothing,
 }
@@ -374,7 +377,7 @@ impl FromSink for Grouped<'_, '_, '_> {
 /// through HAVING and the select list, goes to the block as the aggregate gives it out
 /// (`Grouping::finish_into`), so the block's rows are never held as a second copy of the
 /// groups (which spill past the grant, `aggregate.rs`).
-struct GroupedSource<'e> {
+pub(super) struct GroupedSource<'e> {
     grouping: Grouping<'e>,
     keys: Vec<&'e Expr>,
     /// The grouped rows' columns, and where each aggregate is in them.
@@ -438,7 +441,7 @@ impl Run<'_> {
     /// The one source of `sel`, if its FROM clause is one source that is not an inner join
     /// and its WHERE clause has no subquery (which the planner may make a semi-join), with
     /// the access path chosen for its conjuncts: nothing is read yet.
-    fn one_source<'e>(
+    pub(super) fn one_source<'e>(
         &mut self,
         sel: &'e crate::ast::Select,
         order_by: &'e [crate::ast::OrderByItem],
@@ -466,6 +469,13 @@ impl Run<'_> {
                 full_text_refusal(part, &[&cols])?;
             }
             let read = OneRead::Groups(Box::new(grouped));
+            return Ok(Some(OneSource { cols, parts, read }));
+        }
+        if let Some((cols, windowed)) = self.windowed_source(&sel.from[0], outer)? {
+            for part in &parts {
+                full_text_refusal(part, &[&cols])?;
+            }
+            let read = OneRead::Windows(Box::new(windowed));
             return Ok(Some(OneSource { cols, parts, read }));
         }
         // As in `plan_pushed`: an outer join may apply these to its preserved side.
@@ -507,7 +517,7 @@ impl Run<'_> {
     }
 
     /// Gives `sink` the rows of `read` that satisfy `parts`, until it says stop.
-    fn read_one_source(
+    pub(super) fn read_one_source(
         &mut self,
         read: OneRead<'_>,
         cols: &[Col],
@@ -548,6 +558,7 @@ impl Run<'_> {
                 })?;
                 Ok(())
             }
+            OneRead::Windows(w) => self.read_windowed(*w, cols, parts, outer, sink),
             OneRead::Nothing => Ok(()),
         }
     }
