@@ -48,6 +48,12 @@ pub(crate) use functions::{average, sum_seed};
 use partition::Partitioner;
 use rules::{classify, effective_frame, Agg, Kind};
 
+/// Where finished rows go, one at a time: the next stage's sort, or the block.
+pub(crate) type RowOut<'a> = dyn FnMut(&mut Run<'_>, Vec<Value>) -> Result<(), SqlError> + 'a;
+
+/// A stage's sort as [`Stage::shape`] tells it apart.
+type Shape = (Vec<(usize, bool)>, usize, bool);
+
 /// One window call, ready to compute.
 struct Call {
     kind: Kind,
@@ -84,7 +90,7 @@ struct Stage<'e> {
     /// What the sort is, to tell whether a later call shares it: per key, the source
     /// column it reads (an expression of anything else gets a stage of its own) and its
     /// direction; and whether the ORDER BY is a percentile's.
-    shape: Option<(Vec<(usize, bool)>, usize, bool)>,
+    shape: Option<Shape>,
 }
 
 impl Stage<'_> {
@@ -307,7 +313,7 @@ impl WindowInput {
         run: &mut Run<'_>,
         plan: &WindowPlan<'_>,
         scope: &Scope<'_>,
-        each: &mut dyn FnMut(&mut Run<'_>, Vec<Value>) -> Result<(), SqlError>,
+        each: &mut RowOut<'_>,
     ) -> Result<(), SqlError> {
         let stages = &plan.stages;
         let Some(mut sorter) = self.sorter else { return Ok(()) };

@@ -24,7 +24,7 @@ use crate::exec::session::Run;
 use crate::exec::SqlError;
 
 use super::functions::{ntile, percentile, percentile_fraction, Accumulator};
-use super::{Call, Kind, Scope, Stage};
+use super::{Call, Kind, RowOut, Scope, Stage};
 
 /// Bytes the buffer's holdings change by before they are told to the grant.
 const HOLD_CHUNK: usize = 64 << 10;
@@ -285,7 +285,7 @@ impl<'p, 'e> Partitioner<'p, 'e> {
         scope: &Scope<'_>,
         keys: Vec<Value>,
         row: Vec<Value>,
-        emit: &mut dyn FnMut(&mut Run<'_>, Vec<Value>) -> Result<(), SqlError>,
+        emit: &mut RowOut<'_>,
     ) -> Result<(), SqlError> {
         if let Some(last) = &self.last {
             let p = self.stage.partition_keys;
@@ -337,17 +337,13 @@ impl<'p, 'e> Partitioner<'p, 'e> {
     pub(super) fn finish(
         mut self,
         run: &mut Run<'_>,
-        emit: &mut dyn FnMut(&mut Run<'_>, Vec<Value>) -> Result<(), SqlError>,
+        emit: &mut RowOut<'_>,
     ) -> Result<(), SqlError> {
         self.end_partition(run, emit)
     }
 
     /// Sends out what is left of the partition and starts the next.
-    fn end_partition(
-        &mut self,
-        run: &mut Run<'_>,
-        emit: &mut dyn FnMut(&mut Run<'_>, Vec<Value>) -> Result<(), SqlError>,
-    ) -> Result<(), SqlError> {
+    fn end_partition(&mut self, run: &mut Run<'_>, emit: &mut RowOut<'_>) -> Result<(), SqlError> {
         self.ended = true;
         self.close_peers();
         self.emit_ready(run, emit)?;
@@ -389,11 +385,7 @@ impl<'p, 'e> Partitioner<'p, 'e> {
         k.saturating_add(ahead) < self.len && peers_known
     }
 
-    fn emit_ready(
-        &mut self,
-        run: &mut Run<'_>,
-        emit: &mut dyn FnMut(&mut Run<'_>, Vec<Value>) -> Result<(), SqlError>,
-    ) -> Result<(), SqlError> {
+    fn emit_ready(&mut self, run: &mut Run<'_>, emit: &mut RowOut<'_>) -> Result<(), SqlError> {
         while self.emitted < self.len && self.ready(self.emitted) {
             let k = self.emitted;
             let i = k.checked_sub(self.base).ok_or_else(lost)?;

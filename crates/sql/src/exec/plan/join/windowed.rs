@@ -18,7 +18,7 @@ use crate::exec::bind::demand::Demand;
 use crate::exec::bind::prepared::Projection;
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{bare_select, select_aggregates, select_windows};
-use crate::exec::execute::window::{Scope, WindowInput, WindowPlan};
+use crate::exec::execute::window::{RowOut, Scope, WindowInput, WindowPlan};
 use crate::exec::plan::access::RowSink;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -38,7 +38,7 @@ impl WindowedRows<'_> {
         self,
         run: &mut Run<'_>,
         outer: Option<&Env<'_>>,
-        each: &mut dyn FnMut(&mut Run<'_>, Vec<Value>) -> Result<(), SqlError>,
+        each: &mut RowOut<'_>,
     ) -> Result<(), SqlError> {
         let WindowedRows { cols, computed, plan, input } = self;
         let scope = Scope { cols: &cols, computed: &computed, outer };
