@@ -43,3 +43,4 @@ mod table_hints;
 mod temp_procedures;
 mod user_messages;
 mod variable_slots;
+mod window_spill;

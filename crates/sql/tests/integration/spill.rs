@@ -478,25 +478,3 @@ fn a_select_over_a_join_streams_its_rows_beyond_the_workspace() {
     assert_eq!((top.errors.len(), top.rows), (0, 10));
     assert_eq!(spill_files(dir.path()), 0);
 }
-
-#[test]
-fn a_window_beyond_the_workspace_fails_with_701_and_the_session_goes_on() {
-    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    // A workspace of 3 MB, as above. The window's partition keys, about 1 KB a row for
-    // 10,000 rows, are held against the grant (they are not spilled).
-    let (_dir, _instance, mut s) = small_budget(None);
-    let wide = run(
-        &mut s,
-        "SELECT MAX(rn) FROM (SELECT ROW_NUMBER() OVER (PARTITION BY REPLICATE(s, 30) \
-         ORDER BY id) AS rn FROM dbo.t) x",
-    );
-    assert_eq!(wide.errors().map(|e| e.number).collect::<Vec<_>>(), [701]);
-    // The same numbering by a narrow key fits, in the same session: the largest partition
-    // is the 104 rows whose k is NULL.
-    let narrow = ok(
-        &mut s,
-        "SELECT MAX(rn) FROM (SELECT ROW_NUMBER() OVER (PARTITION BY k ORDER BY id) AS rn \
-         FROM dbo.t) x",
-    );
-    assert!(matches!(narrow[0][0].as_str(), "BigInt(104)"), "{narrow:?}");
-}

@@ -192,7 +192,7 @@ impl Run<'_> {
         let mut computed = Vec::new();
         let windows = select_windows(sel, &cte.query.order_by);
         if !windows.is_empty() {
-            self.windows(&mut cols, &mut rows, &mut computed, &windows, None)?;
+            rows = self.windows(&mut cols, rows, &mut computed, &windows, None)?;
         }
         if !cte.query.order_by.is_empty() {
             let mut keyed = Vec::with_capacity(rows.len());

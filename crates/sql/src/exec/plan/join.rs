@@ -74,6 +74,7 @@ mod semi;
 mod sought;
 mod steps;
 mod stream;
+mod windowed;
 
 pub(crate) use outer::null_extended;
 

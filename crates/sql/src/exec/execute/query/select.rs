@@ -146,11 +146,29 @@ impl Run<'_> {
         // the DISTINCT takes them: each group's first row gives the list its values, which
         // are those of every row of the group (so the DISTINCT below has nothing left to do).
         let distinct_keys = distinct_keys(sel, order_by, grouped);
+        // Window calls over a block's rows take them as the FROM clause's read finds them,
+        // into the first window stage's sort, which spills past its grant.
+        let windows = select_windows(sel, order_by);
+        // A row goal (`TOP (n)` over numbering in arrival order) stops the read instead.
+        let windowed = !grouped
+            && !windows.is_empty()
+            && !sel.from.is_empty()
+            && self.row_goal(sel, order_by, offset)?.is_none();
         let streamed = match (sets.as_slice(), &distinct_keys) {
             ([keys], _) if grouped && !sel.from.is_empty() => {
                 Some(self.group_from(sel, order_by, keys, &aggs, outer)?)
             }
             (_, Some(keys)) => Some(self.group_from(sel, order_by, keys, &[], outer)?),
+            _ if windowed => {
+                let fed = self.window_from(sel, order_by, &windows, outer)?;
+                let (cols, computed) = (fed.cols.clone(), fed.computed.clone());
+                let mut rows = Vec::new();
+                fed.finish(self, outer, &mut |_, row| {
+                    rows.push(row);
+                    Ok(())
+                })?;
+                Some((cols, rows, computed))
+            }
             _ => None,
         };
         let kept = match kept {
@@ -224,9 +242,8 @@ impl Run<'_> {
                 rows = kept;
             }
         }
-        let windows = select_windows(sel, order_by);
-        if !windows.is_empty() {
-            self.windows(cols.to_mut(), &mut rows, &mut computed, &windows, outer)?;
+        if !windows.is_empty() && !windowed {
+            rows = self.windows(cols.to_mut(), rows, &mut computed, &windows, outer)?;
         }
         // The select list.
         let SelectList { mut out_cols, exprs, stars, assigns } = self.select_list(sel, &cols)?;

@@ -40,7 +40,8 @@ mod source;
 use walden_engine::types::Value;
 
 use sink::{Sorted, Streamed, Typing};
-use source::{OneRead, OneSource};
+use source::OneRead;
+pub(super) use source::OneSource;
 
 use crate::ast::{ExprKind, JoinKind, OrderByItem, Query, QueryBody, SelectItem, TableSource};
 use crate::exec::bind::demand::Demand;

@@ -4,6 +4,7 @@
 
 use walden_engine::types::Value;
 
+use super::super::windowed::WindowedSource;
 use super::super::{conjuncts, Flat, FromSink, Input};
 use super::joins;
 use crate::ast::{Expr, ExprKind, Query, SelectItem, TableSource};
@@ -18,21 +19,23 @@ use crate::exec::session::Run;
 use crate::exec::SqlError;
 
 /// The one source of a SELECT block, ready to give its rows one at a time.
-pub(super) struct OneSource<'e> {
-    pub(super) cols: Vec<Col>,
+pub(in crate::exec::plan::join) struct OneSource<'e> {
+    pub(in crate::exec::plan::join) cols: Vec<Col>,
     /// The WHERE clause's conjuncts, every one applied as the rows are read.
-    pub(super) parts: Vec<&'e Expr>,
-    pub(super) read: OneRead<'e>,
+    pub(in crate::exec::plan::join) parts: Vec<&'e Expr>,
+    pub(in crate::exec::plan::join) read: OneRead<'e>,
 }
 
 /// How a [`OneSource`]'s rows are had.
-pub(super) enum OneRead<'e> {
+pub(in crate::exec::plan::join) enum OneRead<'e> {
     /// A table, by the access path the planner chose.
     Table(crate::exec::execute::query::TableRef, AccessPath<'e>),
     /// Rows computed up front (a view, a derived table, an outer join).
     Rows(Vec<Vec<Value>>),
     /// A grouped derived table's groups, made but not yet given out.
     Groups(Box<GroupedSource<'e>>),
+    /// A derived table of window calls, its rows gone into its windows (`windowed.rs`).
+    Windows(Box<WindowedSource<'e>>),
     /// None: the plan is only being explained.
     Nothing,
 }
@@ -76,7 +79,7 @@ impl FromSink for Grouped<'_, '_, '_> {
 /// through HAVING and the select list, goes to the block as the aggregate gives it out
 /// (`Grouping::finish_into`), so the block's rows are never held as a second copy of the
 /// groups (which spill past the grant, `aggregate.rs`).
-pub(super) struct GroupedSource<'e> {
+pub(in crate::exec::plan::join) struct GroupedSource<'e> {
     grouping: Grouping<'e>,
     keys: Vec<&'e Expr>,
     /// The grouped rows' columns, and where each aggregate is in them.
@@ -140,7 +143,7 @@ impl Run<'_> {
     /// The one source of `sel`, if its FROM clause is one source that is not an inner join
     /// and its WHERE clause has no subquery (which the planner may make a semi-join), with
     /// the access path chosen for its conjuncts: nothing is read yet.
-    pub(super) fn one_source<'e>(
+    pub(in crate::exec::plan::join) fn one_source<'e>(
         &mut self,
         sel: &'e crate::ast::Select,
         order_by: &'e [crate::ast::OrderByItem],
@@ -168,6 +171,13 @@ impl Run<'_> {
                 full_text_refusal(part, &[&cols])?;
             }
             let read = OneRead::Groups(Box::new(grouped));
+            return Ok(Some(OneSource { cols, parts, read }));
+        }
+        if let Some((cols, windowed)) = self.windowed_source(&sel.from[0], outer)? {
+            for part in &parts {
+                full_text_refusal(part, &[&cols])?;
+            }
+            let read = OneRead::Windows(Box::new(windowed));
             return Ok(Some(OneSource { cols, parts, read }));
         }
         // As in `plan_pushed`: an outer join may apply these to its preserved side.
@@ -209,7 +219,7 @@ impl Run<'_> {
     }
 
     /// Gives `sink` the rows of `read` that satisfy `parts`, until it says stop.
-    pub(super) fn read_one_source(
+    pub(in crate::exec::plan::join) fn read_one_source(
         &mut self,
         read: OneRead<'_>,
         cols: &[Col],
@@ -250,6 +260,7 @@ impl Run<'_> {
                 })?;
                 Ok(())
             }
+            OneRead::Windows(w) => self.read_windowed(*w, cols, parts, outer, sink),
             OneRead::Nothing => Ok(()),
         }
     }
