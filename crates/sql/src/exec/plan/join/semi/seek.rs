@@ -29,7 +29,9 @@ use crate::exec::eval::{find_column, Col, Env};
 use crate::exec::execute::filter::Filter;
 use crate::exec::execute::query::visit_children;
 use crate::exec::plan::access::{RowFilter, RowSink};
-use crate::exec::session::Run;
+use crate::exec::execute::query::TableRef;
+use crate::exec::plan::access::AccessPath;
+use crate::exec::session::{Run, SeekSpare};
 use crate::exec::SqlError;
 
 /// The rows each of several seeking semi-joins is tried on to measure what it keeps.
@@ -118,9 +120,34 @@ impl Run<'_> {
             return Ok(None);
         };
         let inner_cols = semi.inner.leaves[0].read_cols().to_vec();
+        // The seeks keep one cursor from each to the next, so that seeks in key order start
+        // in the last one's leaf (`Run::seek_spare`); an enclosing step's spare is set aside
+        // meanwhile and given back after.
+        let enclosing = self.seek_spare.replace(SeekSpare::default());
+        let keep = self.seek_each(&t, &path, &all, &inner_cols, cols, rows, outer, semi.anti);
+        self.seek_spare = enclosing;
+        keep
+    }
+
+    /// [`Run::seek_semi_keep`]'s seeks, one per row of `rows` by `path` into `t`, each
+    /// stopped at the first found row for which every conjunct of `all` holds: whether each
+    /// row is kept (with `anti`, whether none was found), or None if a probe does not
+    /// convert to the key.
+    #[allow(clippy::too_many_arguments)]
+    fn seek_each(
+        &mut self,
+        t: &TableRef,
+        path: &AccessPath<'_>,
+        all: &[&Expr],
+        inner_cols: &[Col],
+        cols: &[Col],
+        rows: &[Vec<Value>],
+        outer: Option<&Env<'_>>,
+        anti: bool,
+    ) -> Result<Option<Vec<bool>>, SqlError> {
         let mut keep = Vec::with_capacity(rows.len());
-        if let Some(pair_cols) = paired_cols(cols, &inner_cols, &all) {
-            let filter = Filter::new(RowFilter { cols: &pair_cols, exprs: &all, outer });
+        if let Some(pair_cols) = paired_cols(cols, inner_cols, all) {
+            let filter = Filter::new(RowFilter { cols: &pair_cols, exprs: all, outer });
             let mut sink =
                 PairedMatch { pair: Vec::new(), outer_len: cols.len(), filter, found: false };
             for (n, row) in rows.iter().enumerate() {
@@ -129,10 +156,10 @@ impl Run<'_> {
                 sink.pair.clear();
                 sink.pair.extend_from_slice(row);
                 sink.found = false;
-                if !self.read_path_into(&t, &path, &env, None, &mut sink)? {
+                if !self.read_path_into(t, path, &env, None, &mut sink)? {
                     return Ok(None);
                 }
-                keep.push(sink.found != semi.anti);
+                keep.push(sink.found != anti);
             }
             return Ok(Some(keep));
         }
@@ -140,12 +167,12 @@ impl Run<'_> {
             self.row_interruption_point(n)?;
             let env = Env::new(cols, row, outer);
             // The subquery's names resolve first among its own columns, then the row's.
-            let filter = RowFilter { cols: &inner_cols, exprs: &all, outer: Some(&env) };
+            let filter = RowFilter { cols: inner_cols, exprs: all, outer: Some(&env) };
             let mut sink = FirstMatch { found: false };
-            if !self.read_path_into(&t, &path, &env, Some(filter), &mut sink)? {
+            if !self.read_path_into(t, path, &env, Some(filter), &mut sink)? {
                 return Ok(None);
             }
-            keep.push(sink.found != semi.anti);
+            keep.push(sink.found != anti);
         }
         Ok(Some(keep))
     }
