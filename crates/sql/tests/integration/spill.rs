@@ -144,6 +144,44 @@ fn a_tiny_grant_spills_and_gives_the_rows_of_the_in_memory_path() {
     assert_eq!(spilled_bytes(&memory), 0, "the default grant holds these in memory");
 }
 
+/// A table clustered on nullable integer columns `(a, b)`, and a heap with the same rows.
+const CLUSTERED_AND_HEAP: &str = "
+    CREATE TABLE dbo.c (a INT NULL, b SMALLINT NOT NULL, v INT NOT NULL);
+    CREATE CLUSTERED INDEX cx ON dbo.c (a, b);
+    CREATE TABLE dbo.h (a INT NULL, b SMALLINT NOT NULL, v INT NOT NULL);
+    INSERT INTO dbo.c SELECT k, id % 13, id FROM dbo.t;
+    INSERT INTO dbo.h SELECT a, b, v FROM dbo.c;";
+
+#[test]
+fn a_grouping_read_in_its_keys_order_gives_the_groups_of_a_hash_spilled_or_not() {
+    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (_d1, memory) = instance(None);
+    let (_d2, spilling) = instance(Some(64 << 10));
+    for instance in [memory, spilling] {
+        let mut s = Session::new(Arc::clone(&instance));
+        ok(&mut s, "USE d");
+        ok(&mut s, CLUSTERED_AND_HEAP);
+        // The clustered table is read in the order of (a, b), so its groups come one after
+        // another (NULL's first); the heap's rows come in no such order and are hashed.
+        for keys in ["a", "a, b", "b, a"] {
+            let grouped = |table: &str| {
+                format!(
+                    "SELECT {keys}, COUNT(*), SUM(v), MIN(v) FROM dbo.{table} GROUP BY {keys} \
+                     HAVING COUNT(*) > 0 ORDER BY {keys}"
+                )
+            };
+            let expected = ok(&mut s, &grouped("h"));
+            assert!(expected.len() > 1000, "{keys}: {} groups", expected.len());
+            assert_eq!(ok(&mut s, &grouped("c")), expected, "GROUP BY {keys}");
+        }
+        // Grouped by b alone, which the clustered order does not keep together.
+        let by_b = |table: &str| {
+            format!("SELECT b, COUNT(*), SUM(v) FROM dbo.{table} GROUP BY b ORDER BY b")
+        };
+        assert_eq!(ok(&mut s, &by_b("c")), ok(&mut s, &by_b("h")));
+    }
+}
+
 /// A cancel signal that fires once the process has a spill file of the instance in `dir`
 /// (canonical) open: the query is then in the middle of spilling.
 #[derive(Debug)]

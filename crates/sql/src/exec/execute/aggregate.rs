@@ -465,7 +465,10 @@ impl Group {
     /// locators at `locators` are not kept (nothing after grouping reads them).
     fn first(row: &[Value], specs: &[Spec<'_>], locators: &[usize]) -> Group {
         let states = specs.iter().map(Spec::start).collect();
-        let mut first = row.to_vec();
+        // Room for the aggregates' values, which `Grouping::finish_into` appends: growing
+        // each group's row there reallocated every one of them.
+        let mut first = Vec::with_capacity(row.len() + specs.len());
+        first.extend_from_slice(row);
         for &i in locators {
             first[i] = Value::Null;
         }
@@ -509,6 +512,13 @@ pub(crate) struct Grouping<'a> {
     /// The positions of the rows' hidden row locators, which nothing after grouping reads:
     /// a group's first row keeps NULL there instead of a copy of the locator.
     locators: Vec<usize>,
+    /// Whether the rows come in an order that keeps each group's rows together (a scan in
+    /// the order of integer key columns, [`Grouping::take_ordered_input`]): a row's group
+    /// is then the last one's or a new one, found without a lookup, as a stream aggregate
+    /// finds it.
+    ordered: bool,
+    /// The last group made in order, and its key.
+    last: Option<(IntKey, usize)>,
 }
 
 /// The integers of a row's one or two key columns, None for NULL (and for the second of
@@ -571,7 +581,26 @@ impl<'a> Grouping<'a> {
             spilled: None,
             seen: 0,
             locators: (0..cols.len()).filter(|&i| cols[i].name == ROWID).collect(),
+            ordered: false,
+            last: None,
         })
+    }
+
+    /// Takes the rows to come in an order that keeps each group's rows together, if every
+    /// key is a column of an integer type (so a key compares as integers, which equal only
+    /// themselves) and `delivers` says the rows come in the order of those columns (in the
+    /// order the GROUP BY names them, or, for two, the other way round). Must be called
+    /// before the first row.
+    pub(crate) fn take_ordered_input(&mut self, delivers: impl Fn(&[usize]) -> bool) {
+        let Some(columns) = self.key_columns.as_deref() else { return };
+        let integers = columns.iter().all(|&c| {
+            matches!(
+                self.cols[c].ty,
+                SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt
+            )
+        });
+        let reversed: Vec<usize> = columns.iter().rev().copied().collect();
+        self.ordered = integers && (delivers(columns) || delivers(&reversed));
     }
 
     /// The columns of the rows it groups.
@@ -594,6 +623,18 @@ impl<'a> Grouping<'a> {
                 self.groups.push(Group::first(row, &self.specs, &self.locators));
             }
             0
+        } else if let (true, Some(key)) = (self.ordered, self.integer_key(row)) {
+            match self.last {
+                Some((last, at)) if last == key => at,
+                _ => match self.group_in_order(run, row, outer)? {
+                    Some(at) => {
+                        self.last = Some((key, at));
+                        at
+                    }
+                    // Spilled.
+                    None => return Ok(()),
+                },
+            }
         } else {
             let integers = self.integer_key(row);
             match integers.and_then(|k| self.int_index.get(&k)) {
@@ -627,6 +668,24 @@ impl<'a> Grouping<'a> {
             [a, b] => Some((integer_of(row.get(*a))?, integer_of(row.get(*b))?)),
             _ => None,
         }
+    }
+
+    /// The position of a new group for `row`, whose key no row before it had (the rows are
+    /// [ordered](Grouping::take_ordered_input)): made without a key to look it up by, which
+    /// nothing will; or, once the grant has no room, by [`Grouping::group_of`], which may
+    /// spill the row (None).
+    fn group_in_order(
+        &mut self,
+        run: &mut Run<'_>,
+        row: &[Value],
+        outer: Option<&Env<'_>>,
+    ) -> Result<Option<usize>, SqlError> {
+        let bytes = row_bytes(row) + STATE_BYTES * self.specs.len();
+        if self.spilled.is_some() || !self.grant.try_reserve(bytes) {
+            return self.group_of(run, row, outer);
+        }
+        self.groups.push(Group::first(row, &self.specs, &self.locators));
+        Ok(Some(self.groups.len() - 1))
     }
 
     /// The position of the group of `row`, found by its text key or made (its memory asked

@@ -28,9 +28,9 @@ use crate::ast::{Expr, ExprKind};
 use crate::exec::eval::{find_column, Col, Env};
 use crate::exec::execute::filter::Filter;
 use crate::exec::execute::query::visit_children;
-use crate::exec::plan::access::{RowFilter, RowSink};
 use crate::exec::execute::query::TableRef;
 use crate::exec::plan::access::AccessPath;
+use crate::exec::plan::access::{RowFilter, RowSink};
 use crate::exec::session::{Run, SeekSpare};
 use crate::exec::SqlError;
 

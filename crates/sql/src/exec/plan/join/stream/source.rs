@@ -300,6 +300,15 @@ impl Run<'_> {
         match self.one_source(sel, order_by, outer)? {
             Some(OneSource { cols, parts, read }) => {
                 sink.start(self, &cols)?;
+                // A table read in the order of the GROUP BY's columns is grouped as a stream
+                // aggregate groups; the order must also be the scan's, which the read falls
+                // back to when a probe does not convert.
+                if let (OneRead::Table(t, path), Some(grouping)) = (&read, &mut sink.grouping) {
+                    grouping.take_ordered_input(|order| {
+                        path.delivers_order(&t.def, order)
+                            && AccessPath::scan().delivers_order(&t.def, order)
+                    });
+                }
                 self.read_one_source(read, &cols, &parts, outer, &mut sink)?;
             }
             None => {
