@@ -88,6 +88,11 @@ fn like_patterns_of_percents() {
     assert!(!like2("special request", q13));
     assert!(!like2("", q13));
     assert!(like2("special%requests", q13));
+    // A segment's first letter found (in either case) where the rest does not follow.
+    assert!(like2("spe sPspecial requests", q13));
+    assert!(like2("xxxxS", "%s%"));
+    assert!(!like2("xxxx", "%s%"));
+    assert!(like2("a.b", "%.%"));
     // Prefix and suffix segments may not overlap.
     assert!(!like2("a", "a%a"));
     assert!(like2("aa", "a%a"));
