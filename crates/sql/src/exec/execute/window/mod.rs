@@ -111,6 +111,13 @@ pub(crate) struct WindowPlan<'e> {
     width: usize,
 }
 
+impl WindowPlan<'_> {
+    /// Values per row once the calls' columns are added.
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+}
+
 /// The columns, computed values and enclosing query that a block's rows are evaluated in.
 #[derive(Clone, Copy)]
 pub(crate) struct Scope<'a> {

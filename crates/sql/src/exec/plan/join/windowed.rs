@@ -62,6 +62,19 @@ impl RowSink for Feed<'_, '_, '_> {
         w.input.push(run, &w.plan, &scope, row)?;
         Ok(true)
     }
+
+    /// Each row is copied once, into an allocation with room for the window calls'
+    /// columns: a scan's own row would be grown to that width, copied again.
+    fn borrows(&self) -> bool {
+        true
+    }
+
+    fn push_borrowed(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {
+        let width = self.rows.as_ref().map_or(row.len(), |w| w.plan.width());
+        let mut owned = Vec::with_capacity(width.max(row.len()));
+        owned.extend_from_slice(row);
+        self.push(run, owned)
+    }
 }
 
 impl FromSink for Feed<'_, '_, '_> {
