@@ -24,24 +24,10 @@ use support::run;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn ok(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    let out = run(s, sql);
-    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
-    let Some(rs) = out.results.last() else { return Vec::new() };
-    rs.rows.iter().map(|r| r.iter().map(|v| format!("{v:?}")).collect()).collect()
+    support::rows_text(s, sql)
 }
 
-const DATA: &str = "
-    CREATE DATABASE d; USE d;
-    CREATE TABLE dbo.t (id INT PRIMARY KEY, k INT NULL, s VARCHAR(40) NULL, f FLOAT NULL);
-    WITH n AS (SELECT 0 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 99)
-    INSERT INTO dbo.t
-    SELECT a.i * 100 + b.i,
-           CASE WHEN (a.i * 100 + b.i) % 97 = 0 THEN NULL ELSE (a.i * 37 + b.i * 11) % 1500 END,
-           CASE (a.i + b.i) % 4 WHEN 0 THEN 'Alpha ' WHEN 1 THEN 'alpha' WHEN 2 THEN NULL
-                ELSE CONCAT('row number ', a.i * 100 + b.i) END,
-           (a.i * 100 + b.i) / 7.0
-    FROM n a CROSS JOIN n b
-    OPTION (MAXRECURSION 200);";
+const DATA: &str = support::TEN_THOUSAND_ROWS;
 
 /// An instance with `grant` bytes per query (None: the default), loaded with 10,000 rows.
 fn instance(grant: Option<usize>) -> (tempfile::TempDir, Arc<Instance>) {

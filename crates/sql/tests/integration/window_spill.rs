@@ -8,28 +8,13 @@ use std::sync::Arc;
 use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{configure_query_memory, spilled_bytes, QueryMemoryConfig, Session};
 
-use crate::support::run;
+use crate::support::{self, run};
 
 fn ok(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    let out = run(s, sql);
-    assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
-    let Some(rs) = out.results.last() else { return Vec::new() };
-    rs.rows.iter().map(|r| r.iter().map(|v| format!("{v:?}")).collect()).collect()
+    support::rows_text(s, sql)
 }
 
-/// 10,000 rows: `k` has 1,500 values and NULL, `s` four kinds of text and NULL.
-const DATA: &str = "
-    CREATE DATABASE d; USE d;
-    CREATE TABLE dbo.t (id INT PRIMARY KEY, k INT NULL, s VARCHAR(40) NULL, f FLOAT NULL);
-    WITH n AS (SELECT 0 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 99)
-    INSERT INTO dbo.t
-    SELECT a.i * 100 + b.i,
-           CASE WHEN (a.i * 100 + b.i) % 97 = 0 THEN NULL ELSE (a.i * 37 + b.i * 11) % 1500 END,
-           CASE (a.i + b.i) % 4 WHEN 0 THEN 'Alpha ' WHEN 1 THEN 'alpha' WHEN 2 THEN NULL
-                ELSE CONCAT('row number ', a.i * 100 + b.i) END,
-           (a.i * 100 + b.i) / 7.0
-    FROM n a CROSS JOIN n b
-    OPTION (MAXRECURSION 200);";
+const DATA: &str = support::TEN_THOUSAND_ROWS;
 
 /// An instance configured by `config` with `grant` bytes per query (None: the default),
 /// and a session in `d` loaded with `DATA`.

@@ -11,9 +11,9 @@
 
 use walden_engine::types::{SqlType, Value};
 
-use super::stream::OneSource;
+use super::stream::{items_stream, OneSource};
 use super::FromSink;
-use crate::ast::{Expr, ExprKind, OrderByItem, Query, Select, SelectItem, TableSource};
+use crate::ast::{Expr, ExprKind, OrderByItem, Query, Select, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::bind::prepared::Projection;
 use crate::exec::eval::{Col, Env};
@@ -126,19 +126,7 @@ fn windowed_select<'q>(q: &'q Query, columns: &[crate::ast::Ident]) -> Option<&'
     if !plain {
         return None;
     }
-    for (i, item) in sel.items.iter().enumerate() {
-        let SelectItem::Expr { expr, alias } = item else { return None };
-        let named =
-            alias.is_some() || columns.get(i).is_some() || matches!(expr.kind, ExprKind::Column(_));
-        let typed = matches!(
-            expr.kind,
-            ExprKind::Column(_) | ExprKind::Cast(_) | ExprKind::Convert(_) | ExprKind::Variable(_)
-        ) || window_type(expr).is_some();
-        if !named || !typed {
-            return None;
-        }
-    }
-    Some(sel)
+    items_stream(sel, columns, window_type).then_some(sel)
 }
 
 impl Run<'_> {

@@ -124,19 +124,28 @@ fn groupable<'q>(q: &'q Query, columns: &[crate::ast::Ident]) -> Option<&'q crat
     if !plain {
         return None;
     }
-    for (i, item) in sel.items.iter().enumerate() {
-        let SelectItem::Expr { expr, alias } = item else { return None };
+    items_stream(sel, columns, count_type).then_some(sel)
+}
+
+/// Whether every select-list item of `sel` (a derived table's, `columns` its column list)
+/// names its column (an alias, the column list, or a column) and has a type known before
+/// its values: a column, CAST, CONVERT, variable, or one `known` types. Such a derived table
+/// can give its block rows as they are made: the block's columns are announced first.
+pub(in crate::exec::plan::join) fn items_stream(
+    sel: &crate::ast::Select,
+    columns: &[crate::ast::Ident],
+    known: impl Fn(&Expr) -> Option<walden_engine::types::SqlType>,
+) -> bool {
+    sel.items.iter().enumerate().all(|(i, item)| {
+        let SelectItem::Expr { expr, alias } = item else { return false };
         let named =
             alias.is_some() || columns.get(i).is_some() || matches!(expr.kind, ExprKind::Column(_));
         let typed = matches!(
             expr.kind,
             ExprKind::Column(_) | ExprKind::Cast(_) | ExprKind::Convert(_) | ExprKind::Variable(_)
-        ) || count_type(expr).is_some();
-        if !named || !typed {
-            return None;
-        }
-    }
-    Some(sel)
+        ) || known(expr).is_some();
+        named && typed
+    })
 }
 
 impl Run<'_> {
