@@ -221,20 +221,50 @@ impl Database {
         columns: &[usize],
         sampling: Sampling,
     ) -> Result<Histogram, EngineError> {
+        let mut built = self.build_statistics_together(table, &[columns], sampling)?;
+        Ok(built.remove(0))
+    }
+
+    /// [`Database::build_statistics`] of each of `sets` (in their order), with one read of
+    /// the table's rows for all those no index leads: the automatic updates of a busy
+    /// table's statistics find several stale at once.
+    pub fn build_statistics_together(
+        self: &Arc<Self>,
+        table: &TableDef,
+        sets: &[&[usize]],
+        sampling: Sampling,
+    ) -> Result<Vec<Histogram>, EngineError> {
         self.check_online()?;
-        if columns.is_empty() {
+        if sets.iter().any(|columns| columns.is_empty()) {
             return Err(EngineError::Invalid("statistics need at least one column".into()));
         }
-        let types: Vec<SqlType> = columns.iter().map(|&c| table.columns[c].ty).collect();
-        let ordered = table
-            .indexes
-            .iter()
-            .filter(|i| !i.is_heap() && i.columns.starts_with(columns))
-            .min_by_key(|i| (i.id != 1, i.columns.len()));
-        match ordered {
-            Some(index) => self.build_ordered(table, index.id, columns, &types),
-            None => self.build_unordered(table, columns, &types, sampling),
+        let mut built: Vec<Option<Histogram>> = Vec::with_capacity(sets.len());
+        let mut unordered = Vec::new();
+        for (i, &columns) in sets.iter().enumerate() {
+            let types: Vec<SqlType> = columns.iter().map(|&c| table.columns[c].ty).collect();
+            let ordered = table
+                .indexes
+                .iter()
+                .filter(|i| !i.is_heap() && i.columns.starts_with(columns))
+                .min_by_key(|i| (i.id != 1, i.columns.len()));
+            match ordered {
+                Some(index) => {
+                    built.push(Some(self.build_ordered(table, index.id, columns, &types)?))
+                }
+                None => {
+                    built.push(None);
+                    unordered.push(i);
+                }
+            }
         }
+        if !unordered.is_empty() {
+            let wanted: Vec<&[usize]> = unordered.iter().map(|&i| sets[i]).collect();
+            for (i, h) in unordered.into_iter().zip(self.build_unordered(table, &wanted, sampling)?)
+            {
+                built[i] = Some(h);
+            }
+        }
+        Ok(built.into_iter().flatten().collect())
     }
 
     /// From an index whose key starts with `columns`: every entry, in key order.
@@ -272,18 +302,18 @@ impl Database {
         b.finish(types[0], rows, 1.0)
     }
 
-    /// From the table's rows in any order: their keys kept (a sample beyond [`MAX_KEPT`]),
-    /// sorted, then built as from an index. The default sampling reads some of the leaves
-    /// of a large table ([`default_leaf_fraction`]); the others read every leaf and, asked
-    /// for a percentage or a number of rows, keep that share of its rows. Only the
-    /// statistics' columns are decoded.
+    /// From the table's rows in any order, for each of `sets`: their keys kept (a sample
+    /// beyond [`MAX_KEPT`]), sorted, then built as from an index. The default sampling reads
+    /// some of the leaves of a large table ([`default_leaf_fraction`]); the others read
+    /// every leaf and, asked for a percentage or a number of rows, keep that share of its
+    /// rows. Only the sets' columns are decoded, once per row for all of them; every set
+    /// keeps the same rows.
     fn build_unordered(
         &self,
         table: &TableDef,
-        columns: &[usize],
-        types: &[SqlType],
+        sets: &[&[usize]],
         sampling: Sampling,
-    ) -> Result<Histogram, EngineError> {
+    ) -> Result<Vec<Histogram>, EngineError> {
         let primary = table.primary()?;
         let tree = self.space().tree(primary.root);
         let expected = tree.estimate_entries()?.max(1.0);
@@ -295,9 +325,13 @@ impl Database {
         };
         let fraction = asked.min(MAX_KEPT as f64 / (expected * leaf_fraction));
         let table_types = table.types();
-        let wanted: Vec<bool> = (0..table.columns.len()).map(|c| columns.contains(&c)).collect();
+        let wanted: Vec<bool> =
+            (0..table.columns.len()).map(|c| sets.iter().any(|s| s.contains(&c))).collect();
+        let invalid = |e: &dyn std::fmt::Display| {
+            EngineError::Invalid(format!("table '{}': {e}", table.name))
+        };
         let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ u64::from(table.id));
-        let mut kept: Vec<(Vec<u8>, Value)> = Vec::new();
+        let mut kept: Vec<Vec<(Vec<u8>, Value)>> = vec![Vec::new(); sets.len()];
         let mut rows = 0u64;
         let mut offered = 0u64;
         let mut batch = EntryBatch::new();
@@ -313,23 +347,27 @@ impl Database {
                     continue;
                 }
                 let (_, bytes) = batch.get(i);
-                let mut values = decode_stored_row_some(self, &table_types, bytes, Some(&wanted))
-                    .map_err(|e| {
-                    EngineError::Invalid(format!("table '{}': {e}", table.name))
-                })?;
-                let mut key = Vec::new();
-                let cols = columns.iter().map(|&c| (table.columns[c].ty, &values[c]));
-                encode_key_columns(cols, &mut key)
-                    .map_err(|e| EngineError::Invalid(format!("table '{}': {e}", table.name)))?;
-                let lead = std::mem::replace(&mut values[columns[0]], Value::Null);
+                let values = decode_stored_row_some(self, &table_types, bytes, Some(&wanted))
+                    .map_err(|e| invalid(&e))?;
                 offered += 1;
-                if kept.len() < MAX_KEPT {
-                    kept.push((key, lead));
+                // A reservoir past MAX_KEPT: each row offered so far is kept with the same
+                // chance, in the same slot of every set.
+                let slot = if kept[0].len() < MAX_KEPT {
+                    None
                 } else {
-                    // A reservoir: each row offered so far is kept with the same chance.
-                    let slot = (rng.next() % offered) as usize;
-                    if slot < MAX_KEPT {
-                        kept[slot] = (key, lead);
+                    match (rng.next() % offered) as usize {
+                        slot if slot < MAX_KEPT => Some(slot),
+                        _ => continue,
+                    }
+                };
+                for (columns, kept) in sets.iter().zip(&mut kept) {
+                    let mut key = Vec::new();
+                    let cols = columns.iter().map(|&c| (table.columns[c].ty, &values[c]));
+                    encode_key_columns(cols, &mut key).map_err(|e| invalid(&e))?;
+                    let lead = values[columns[0]].clone();
+                    match slot {
+                        None => kept.push((key, lead)),
+                        Some(slot) => kept[slot] = (key, lead),
                     }
                 }
             }
@@ -338,14 +376,19 @@ impl Database {
                 None => break,
             }
         }
-        kept.sort_by(|a, b| a.0.cmp(&b.0));
-        let scale = if kept.is_empty() { 1.0 } else { rows as f64 / kept.len() as f64 };
-        let mut b = Builder::new(self, table, columns, kept.len() as f64);
-        for (key, value) in kept {
-            let lens = key_prefix_lengths(types, &key);
-            b.push(&key, lens, || Locator::Value(value))?;
+        let mut built = Vec::with_capacity(sets.len());
+        for (columns, mut kept) in sets.iter().zip(kept) {
+            let types: Vec<SqlType> = columns.iter().map(|&c| table.columns[c].ty).collect();
+            kept.sort_by(|a, b| a.0.cmp(&b.0));
+            let scale = if kept.is_empty() { 1.0 } else { rows as f64 / kept.len() as f64 };
+            let mut b = Builder::new(self, table, columns, kept.len() as f64);
+            for (key, value) in kept {
+                let lens = key_prefix_lengths(&types, &key);
+                b.push(&key, lens, || Locator::Value(value))?;
+            }
+            built.push(b.finish(types[0], rows, scale)?);
         }
-        b.finish(types[0], rows, scale)
+        Ok(built)
     }
 }
 

@@ -209,18 +209,7 @@ impl Run<'_> {
         let histogram = db
             .build_statistics(def, &target.columns, sampling)
             .map_err(|e| self.s.engine_error(e))?;
-        Ok(StatisticsDef {
-            table: def.id,
-            table_created: def.created_micros,
-            id: target.id,
-            name: target.name.clone(),
-            columns: target.columns.iter().map(|&c| c as u16).collect(),
-            auto_created: target.object.as_ref().is_some_and(|o| o.auto_created),
-            user_created,
-            no_recompute,
-            sampling,
-            histogram: Some(Arc::new(histogram)),
-        })
+        Ok(definition(def, target, histogram, sampling, no_recompute, user_created))
     }
 
     /// Builds the statistics of index `index` of the table `def` just created on it (CREATE
@@ -369,12 +358,23 @@ impl Run<'_> {
         if !t.db.auto_update_statistics() || t.db.is_read_only() || t.db.is_temp() {
             return all;
         }
-        for target in &mut all {
-            if !self.is_stale(t, target) {
-                continue;
+        let stale: Vec<usize> = (0..all.len()).filter(|&i| self.is_stale(t, &all[i])).collect();
+        // Those last built with the same sampling are rebuilt from one read of the table.
+        let mut by_sampling: Vec<(Sampling, Vec<usize>)> = Vec::new();
+        for i in stale {
+            let last = all[i].object.as_ref().map_or(Sampling::Default, |o| o.sampling);
+            match by_sampling.iter_mut().find(|(s, _)| *s == last) {
+                Some((_, group)) => group.push(i),
+                None => by_sampling.push((last, vec![i])),
             }
-            if let Some(rebuilt) = self.auto_update(t, target) {
-                target.object = Some(rebuilt);
+        }
+        for (sampling, group) in by_sampling {
+            let targets: Vec<Target> = group.iter().map(|&i| all[i].clone()).collect();
+            for (i, rebuilt) in group.into_iter().zip(self.auto_build(t, &targets, sampling, false))
+            {
+                if let Some(rebuilt) = rebuilt {
+                    all[i].object = Some(rebuilt);
+                }
             }
         }
         all
@@ -413,49 +413,23 @@ impl Run<'_> {
         if wanted.is_empty() || !self.has_rows(t) {
             return;
         }
-        let mut created = false;
-        for c in wanted {
-            let target = Target {
-                id: t.db.next_statistics_id(&t.def),
+        let mut ids = t.db.next_statistics_id(&t.def)..;
+        let new: Vec<Target> = wanted
+            .into_iter()
+            .map(|c| Target {
+                id: ids.next().unwrap_or(u32::MAX),
                 name: auto_name(c, t.def.id),
                 columns: vec![c],
                 index: false,
                 object: None,
-            };
-            if existing.iter().any(|s| s.name.eq_ignore_ascii_case(&target.name)) {
-                continue;
-            }
-            created |= self.auto_create(t, &target).is_some();
-        }
+            })
+            .filter(|target| !existing.iter().any(|s| s.name.eq_ignore_ascii_case(&target.name)))
+            .collect();
+        let created = self.auto_build(t, &new, Sampling::Default, true).iter().any(Option::is_some);
         if created {
             // The session's cached statistics of the table do not have them.
             self.s.table_stats.remove(&(t.db.id(), t.def.id));
         }
-    }
-
-    /// Builds the new auto-created statistics `target` in a transaction of its own,
-    /// committed at once; None if it could not be (another transaction holds its id, or
-    /// the build failed).
-    fn auto_create(&mut self, t: &TableRef, target: &Target) -> Option<Arc<StatisticsDef>> {
-        let mut tx = self.s.instance.begin_in_session(self.s.spid, Isolation::ReadCommitted, None);
-        if tx.try_lock_statistics(&t.db, t.def.id, target.id).is_err() {
-            let _ = tx.rollback();
-            return None;
-        }
-        let def = match self.built(&t.db, &t.def, target, Sampling::Default, false, false) {
-            Ok(def) => StatisticsDef { auto_created: true, ..def },
-            Err(_) => {
-                let _ = tx.rollback();
-                return None;
-            }
-        };
-        let (table, id) = (def.table, def.id);
-        if tx.put_statistics(&t.db, def).is_err() {
-            let _ = tx.rollback();
-            return None;
-        }
-        tx.commit(Default::default()).ok()?;
-        t.db.statistics_object(table, id)
     }
 
     /// Whether `target` needs an automatic update.
@@ -480,31 +454,57 @@ impl Run<'_> {
             .is_ok_and(|p| t.db.space().tree(p.root).scan().next_entry().is_ok_and(|e| e.is_some()))
     }
 
-    /// Rebuilds `target` in a transaction of its own, committed at once; None if it could
-    /// not be (someone else holds it, or the build failed: the planner then uses what there
-    /// is).
-    fn auto_update(&mut self, t: &TableRef, target: &Target) -> Option<Arc<StatisticsDef>> {
-        let mut tx = self.s.instance.begin_in_session(self.s.spid, Isolation::ReadCommitted, None);
-        if tx.try_lock_statistics(&t.db, t.def.id, target.id).is_err() {
-            let _ = tx.rollback();
-            return None;
-        }
-        let last = target.object.as_ref().map_or(Sampling::Default, |o| o.sampling);
-        let user = target.object.as_ref().is_some_and(|o| o.user_created);
-        let def = match self.built(&t.db, &t.def, target, last, false, user) {
-            Ok(def) => def,
-            Err(_) => {
+    /// Builds `targets` of `t` (statistics an automatic update rebuilds, or with `create`
+    /// new ones AUTO_CREATE_STATISTICS makes) with `sampling`, from one read of the table
+    /// for all those no index leads, each written in a transaction of its own committed at
+    /// once; per target, what was built, or None if it could not be (another transaction
+    /// holds it, or the build failed: the planner then uses what there is).
+    fn auto_build(
+        &mut self,
+        t: &TableRef,
+        targets: &[Target],
+        sampling: Sampling,
+        create: bool,
+    ) -> Vec<Option<Arc<StatisticsDef>>> {
+        let mut locked = Vec::new();
+        for (i, target) in targets.iter().enumerate() {
+            let mut tx =
+                self.s.instance.begin_in_session(self.s.spid, Isolation::ReadCommitted, None);
+            if tx.try_lock_statistics(&t.db, t.def.id, target.id).is_ok() {
+                locked.push((i, tx));
+            } else {
                 let _ = tx.rollback();
-                return None;
+            }
+        }
+        let mut built = vec![None; targets.len()];
+        if locked.is_empty() {
+            return built;
+        }
+        let sets: Vec<&[usize]> = locked.iter().map(|(i, _)| &targets[*i].columns[..]).collect();
+        let histograms = match t.db.build_statistics_together(&t.def, &sets, sampling) {
+            Ok(histograms) => histograms,
+            Err(_) => {
+                for (_, tx) in locked {
+                    let _ = tx.rollback();
+                }
+                return built;
             }
         };
-        let (table, id) = (def.table, def.id);
-        if tx.put_statistics(&t.db, def).is_err() {
-            let _ = tx.rollback();
-            return None;
+        for ((i, mut tx), histogram) in locked.into_iter().zip(histograms) {
+            let target = &targets[i];
+            let user = target.object.as_ref().is_some_and(|o| o.user_created);
+            let mut def = definition(&t.def, target, histogram, sampling, false, user);
+            def.auto_created |= create;
+            let (table, id) = (def.table, def.id);
+            if tx.put_statistics(&t.db, def).is_err() {
+                let _ = tx.rollback();
+                continue;
+            }
+            if tx.commit(Default::default()).is_ok() {
+                built[i] = t.db.statistics_object(table, id);
+            }
         }
-        tx.commit(Default::default()).ok()?;
-        t.db.statistics_object(table, id)
+        built
     }
 
     /// `ALTER DATABASE name SET AUTO_CREATE_STATISTICS | AUTO_UPDATE_STATISTICS ON | OFF`
@@ -642,6 +642,29 @@ impl Run<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The statistics object `target` of `def` with `histogram`, as a build writes it.
+fn definition(
+    def: &TableDef,
+    target: &Target,
+    histogram: walden_engine::statistics::Histogram,
+    sampling: Sampling,
+    no_recompute: bool,
+    user_created: bool,
+) -> StatisticsDef {
+    StatisticsDef {
+        table: def.id,
+        table_created: def.created_micros,
+        id: target.id,
+        name: target.name.clone(),
+        columns: target.columns.iter().map(|&c| c as u16).collect(),
+        auto_created: target.object.as_ref().is_some_and(|o| o.auto_created),
+        user_created,
+        no_recompute,
+        sampling,
+        histogram: Some(Arc::new(histogram)),
     }
 }
 
