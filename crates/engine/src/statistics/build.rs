@@ -22,6 +22,7 @@ use crate::error::EngineError;
 use crate::table::{decode_stored_row, decode_stored_row_some};
 use crate::types::{encode_key_columns, key_prefix_lengths, SqlType, Value};
 
+use super::kept::Kept;
 use super::{Histogram, Sampling, Step, MAX_STEPS};
 
 /// The most keys an unordered build keeps in memory for its sort (each a few dozen bytes
@@ -331,7 +332,9 @@ impl Database {
             EngineError::Invalid(format!("table '{}': {e}", table.name))
         };
         let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ u64::from(table.id));
-        let mut kept: Vec<Vec<(Vec<u8>, Value)>> = vec![Vec::new(); sets.len()];
+        let mut kept: Vec<Kept> =
+            sets.iter().map(|columns| Kept::new(table.columns[columns[0]].ty)).collect();
+        let mut key = Vec::new();
         let mut rows = 0u64;
         let mut offered = 0u64;
         let mut batch = EntryBatch::new();
@@ -361,13 +364,13 @@ impl Database {
                     }
                 };
                 for (columns, kept) in sets.iter().zip(&mut kept) {
-                    let mut key = Vec::new();
+                    key.clear();
                     let cols = columns.iter().map(|&c| (table.columns[c].ty, &values[c]));
                     encode_key_columns(cols, &mut key).map_err(|e| invalid(&e))?;
-                    let lead = values[columns[0]].clone();
+                    let lead = &values[columns[0]];
                     match slot {
-                        None => kept.push((key, lead)),
-                        Some(slot) => kept[slot] = (key, lead),
+                        None => kept.push(&key, lead),
+                        Some(slot) => kept.replace(slot, &key, lead),
                     }
                 }
             }
@@ -377,14 +380,18 @@ impl Database {
             }
         }
         let mut built = Vec::with_capacity(sets.len());
-        for (columns, mut kept) in sets.iter().zip(kept) {
+        for (columns, kept) in sets.iter().zip(kept) {
             let types: Vec<SqlType> = columns.iter().map(|&c| table.columns[c].ty).collect();
-            kept.sort_by(|a, b| a.0.cmp(&b.0));
-            let scale = if kept.is_empty() { 1.0 } else { rows as f64 / kept.len() as f64 };
-            let mut b = Builder::new(self, table, columns, kept.len() as f64);
-            for (key, value) in kept {
-                let lens = key_prefix_lengths(&types, &key);
-                b.push(&key, lens, || Locator::Value(value))?;
+            let n = kept.len();
+            let scale = if n == 0 { 1.0 } else { rows as f64 / n as f64 };
+            let mut b = Builder::new(self, table, columns, n as f64);
+            for i in kept.sorted() {
+                let key = kept.key(i as usize);
+                let lens = key_prefix_lengths(&types, key);
+                let lead_key = &key[..lens.first().copied().unwrap_or(key.len())];
+                // A key of a type it can be read back from, just encoded, reads back.
+                let lead = || kept.lead(i as usize, types[0], lead_key).unwrap_or(Value::Null);
+                b.push(key, lens, || Locator::Value(lead()))?;
             }
             built.push(b.finish(types[0], rows, scale)?);
         }
