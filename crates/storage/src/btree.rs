@@ -74,11 +74,13 @@ mod cursor;
 mod delete;
 mod insert;
 mod node;
+mod sample;
 mod smo;
 
 pub use append::AppendRun;
 pub use check::TreeCheck;
 pub use cursor::{Cursor, EntryBatch, LeafHint};
+pub use sample::LeafSample;
 
 /// The page holding the allocator's record.
 pub const ALLOC_PAGE: PageId = 1;

@@ -24,6 +24,7 @@
 
 mod build;
 mod format;
+mod kept;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};

@@ -253,3 +253,45 @@ fn a_streamed_step_after_a_probed_hash_seeks_when_the_probes_mostly_miss() {
     let r = io_lines(&out).into_iter().find(|(t, ..)| t == "r").unwrap();
     assert!(r.1 > 1, "r was read whole: {:?}", io_lines(&out));
 }
+
+#[test]
+fn a_streamed_step_seeks_when_auto_created_statistics_raise_the_probing_estimate() {
+    let (_dir, mut s) = support::session();
+    // TPC-H Q3's shape: `q.d >= 0` keeps all of q, which its auto-created histogram says
+    // (10,000 rows) where the guess said 3,000. The probed hash of p streams past 8,192
+    // pairs; counted from every row q read, the stage after it expects about 10,000 pairs,
+    // whose seeks into r cost less than reading r's 100,000 rows into a hash. Counted from
+    // the matching rows only (ten pairs each) it expected 100,000 and hashed r whole.
+    ok(
+        &mut s,
+        "CREATE TABLE dbo.p (id INT PRIMARY KEY, k INT NOT NULL);
+         CREATE TABLE dbo.q (id INT PRIMARY KEY, k INT NOT NULL, d INT NOT NULL);
+         CREATE TABLE dbo.r (id INT PRIMARY KEY, v INT NOT NULL);
+         WITH n AS (SELECT 0 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 99)
+         INSERT INTO dbo.p SELECT i, i % 10 FROM n;
+         WITH n AS (SELECT 0 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 99)
+         INSERT INTO dbo.q SELECT a.i * 100 + b.i, b.i, a.i FROM n a CROSS JOIN n b;
+         WITH n AS (SELECT 0 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 99)
+         INSERT INTO dbo.r SELECT a.i * 1000 + b.i * 10 + c.i, c.i
+         FROM n a CROSS JOIN n b CROSS JOIN n c WHERE c.i < 10;
+         SET STATISTICS IO ON;",
+    );
+    let out = ok(
+        &mut s,
+        "SELECT COUNT(*), SUM(r.v) FROM dbo.p JOIN dbo.q ON q.k = p.k
+         JOIN dbo.r ON r.id = q.id * 10 + q.k % 3 WHERE q.d >= 0",
+    );
+    let expected: i64 = (0..10).map(|k| 1000 * (k % 3)).sum();
+    assert_eq!(rows(&out), [format!("[Int(10000), Int({expected})]")]);
+    let r = io_lines(&out).into_iter().find(|(t, ..)| t == "r").unwrap();
+    assert!(r.1 > 1, "r was read whole: {:?}", io_lines(&out));
+    // The estimate came from the statistics the query created on q.d.
+    let auto = scalar(
+        &mut s,
+        "SELECT COUNT(*) FROM sys.stats s JOIN sys.stats_columns sc
+         ON sc.object_id = s.object_id AND sc.stats_id = s.stats_id
+         WHERE s.object_id = OBJECT_ID('dbo.q') AND s.auto_created = 1
+         AND s.name LIKE '[_]WA[_]Sys[_]%' AND sc.column_id = 3",
+    );
+    assert_eq!(auto, Value::Int(1));
+}

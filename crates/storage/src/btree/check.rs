@@ -24,20 +24,33 @@ impl BTree<'_> {
     /// of the slot counts met on the way down. Reads one page a level, under the shared
     /// latch; exact for a tree of one level, a guess of the right magnitude above.
     pub fn estimate_entries(&self) -> Result<f64> {
+        Ok(self.first_slot_counts()?.iter().product())
+    }
+
+    /// An estimate of the tree's leaves, as [`BTree::estimate_entries`] estimates its
+    /// entries: the product of the slot counts of the internal pages on the first descent.
+    pub fn estimate_leaves(&self) -> Result<f64> {
+        let counts = self.first_slot_counts()?;
+        Ok(counts[..counts.len() - 1].iter().product())
+    }
+
+    /// The slot counts of the pages along the descent to the first leaf, root first, that
+    /// leaf last.
+    fn first_slot_counts(&self) -> Result<Vec<f64>> {
         let _shared = self.latch.read().unwrap_or_else(PoisonError::into_inner);
-        let mut estimate = 1.0;
+        let mut counts = Vec::new();
         let mut id = self.root;
         for _ in 0..64 {
             let pinned = self.pool().fetch(id)?;
             let page = pinned.read();
+            counts.push(page.slot_count() as f64);
             if page.level() == 0 {
-                return Ok(estimate * page.slot_count() as f64);
+                return Ok(counts);
             }
             if page.slot_count() == 0 {
                 return Err(corrupt(id, "empty internal page"));
             }
             // Every child but the last is full-ish; the first one stands for them all.
-            estimate *= page.slot_count() as f64;
             id = internal_entry(page.get(0)?)?.0;
         }
         Err(corrupt(self.root, "tree deeper than 64 levels: a cycle"))

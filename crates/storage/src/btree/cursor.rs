@@ -97,7 +97,7 @@ impl EntryBatch {
 
     /// Appends the entry of a leaf record (`u16 key_len, key, value`, its key checked to be
     /// within it by [`leaf_key`]) whose key is `key_len` bytes long.
-    fn push_record(&mut self, record: &[u8], key_len: usize) {
+    pub(super) fn push_record(&mut self, record: &[u8], key_len: usize) {
         let start = self.bytes.len();
         self.bytes.extend_from_slice(record);
         self.ends.push((start + 2, start + 2 + key_len, self.bytes.len()));

@@ -554,3 +554,58 @@ fn hinted_seeks_in_key_order_between_changes_find_what_the_model_holds() {
         assert_eq!(all.len(), model.len(), "round {round}");
     }
 }
+
+/// What [`leaf_sampled`] saw: the entries copied, and the entries and leaves passed over.
+type Sampled = (Vec<(Vec<u8>, Vec<u8>)>, u64, u64);
+
+/// Every call of [`BTree::copy_leaf_sample`] from the first key on, each starting after the
+/// last one's `resume`.
+fn leaf_sampled(tree: &BTree<'_>, max_leaves: usize, pick: &mut dyn FnMut() -> bool) -> Sampled {
+    let mut batch = EntryBatch::new();
+    let (mut entries, mut leaves) = (0, 0);
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let seen = tree.copy_leaf_sample(after.as_deref(), max_leaves, pick, &mut batch).unwrap();
+        assert!(seen.leaves as usize <= max_leaves, "{} leaves in one call", seen.leaves);
+        entries += seen.entries;
+        leaves += seen.leaves;
+        match seen.resume {
+            Some(key) => after = Some(key),
+            None => break,
+        }
+    }
+    let copied = (0..batch.len()).map(|i| (batch.get(i).0.to_vec(), batch.get(i).1.to_vec()));
+    (copied.collect(), entries, leaves)
+}
+
+#[test]
+fn a_leaf_sample_passes_every_entry_once_and_copies_the_leaves_it_picks_whole() {
+    let (space, mut log, root) = fresh_tree(64);
+    let tree = space.tree(root);
+    let mut rng = SplitMix64::new(11);
+    let mut model = BTreeMap::new();
+    for _ in 0..5_000 {
+        insert_checked(&tree, &mut log, &mut model, key(rng.below(50_000)), value(&mut rng));
+    }
+    let all: Vec<(Vec<u8>, Vec<u8>)> = model.into_iter().collect();
+    let leaves = tree.check().unwrap().pages - 1;
+
+    let (copied, entries, visited) = leaf_sampled(&tree, 3, &mut || true);
+    assert_eq!(copied, all, "picking every leaf copies every entry, in key order");
+    assert_eq!((entries, visited), (all.len() as u64, leaves));
+
+    let (copied, entries, visited) = leaf_sampled(&tree, 3, &mut || false);
+    assert!(copied.is_empty());
+    assert_eq!((entries, visited), (all.len() as u64, leaves));
+
+    // Every other leaf: about half the entries, each a run of neighbours in the tree.
+    let mut flip = false;
+    let (copied, entries, _) = leaf_sampled(&tree, 5, &mut || {
+        flip = !flip;
+        flip
+    });
+    assert_eq!(entries, all.len() as u64);
+    assert!(copied.len() > all.len() / 4 && copied.len() < all.len() * 3 / 4, "{}", copied.len());
+    assert!(copied.windows(2).all(|w| w[0].0 < w[1].0), "copied in key order");
+    assert!(copied.iter().all(|e| all.binary_search(e).is_ok()), "only entries the tree holds");
+}

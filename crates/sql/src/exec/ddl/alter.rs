@@ -380,6 +380,7 @@ impl Run<'_> {
                 ),
             ));
         }
+        self.auto_statistics_dropped(&t.db, &t.def, c as u16)?;
         let mut new = TableDef::clone(&t.def);
         let declared = crate::exec::ddl::user_types::declared_as(data_type);
         new.columns[c] = ColumnDef { ty, nullable, collation, declared, ..old.clone() };

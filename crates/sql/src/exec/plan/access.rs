@@ -187,7 +187,7 @@ impl TableStats {
     }
 
     /// The histogram whose leading column is table column `column`, if any.
-    fn histogram(&self, column: usize) -> Option<&Histogram> {
+    pub(crate) fn histogram(&self, column: usize) -> Option<&Histogram> {
         self.histograms.iter().find(|(c, _)| *c == column).map(|(_, h)| &**h)
     }
 
@@ -230,6 +230,72 @@ impl TableStats {
         };
         Some(fraction * self.rows)
     }
+}
+
+impl TableStats {
+    /// The fraction of the table's rows a filter conjunct `e` keeps by the histogram of the
+    /// column it compares with constants: `=`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN` and `IS
+    /// NULL`; None for any other conjunct, a probe that is not a constant, or a column
+    /// without a histogram. `column` gives the table position of an expression that is a
+    /// column of this table. A histogram's fractions are of the rows it was built over, as
+    /// a seek's estimate takes them.
+    pub(crate) fn filter_fraction(
+        &self,
+        e: &Expr,
+        column: &dyn Fn(&Expr) -> Option<usize>,
+        known: Known<'_>,
+    ) -> Option<f64> {
+        let h = |c: usize| self.histogram(c);
+        let key = |c: usize, x: &Expr| constant_key(x, h(c)?.key_type, known);
+        let fraction = match &e.kind {
+            ExprKind::Binary { op, left, right } => {
+                // The column on the left: `5 < c` is `c > 5`.
+                let (c, probe, op) = match (column(left), column(right)) {
+                    (Some(c), None) => (c, &**right, *op),
+                    (None, Some(c)) => (c, &**left, flipped(*op)?),
+                    _ => return None,
+                };
+                let k = key(c, probe)?;
+                let hist = h(c)?;
+                match op {
+                    BinaryOp::Eq => histogram::equal(hist, &k),
+                    BinaryOp::Lt => histogram::between(hist, None, Some(&(k, false))),
+                    BinaryOp::LtEq => histogram::between(hist, None, Some(&(k, true))),
+                    BinaryOp::Gt => histogram::between(hist, Some(&(k, false)), None),
+                    BinaryOp::GtEq => histogram::between(hist, Some(&(k, true)), None),
+                    _ => return None,
+                }
+            }
+            ExprKind::Between { expr, negated: false, low, high } => {
+                let c = column(expr)?;
+                let (lo, hi) = ((key(c, low)?, true), (key(c, high)?, true));
+                histogram::between(h(c)?, Some(&lo), Some(&hi))
+            }
+            ExprKind::InList { expr, negated: false, list } => {
+                let c = column(expr)?;
+                let mut sum = 0.0;
+                for x in list {
+                    sum += histogram::equal(h(c)?, &key(c, x)?);
+                }
+                sum.min(1.0)
+            }
+            ExprKind::IsNull { expr, negated: false } => histogram::equal(h(column(expr)?)?, &[0]),
+            _ => return None,
+        };
+        Some(fraction)
+    }
+}
+
+/// `op` with its operands swapped, for the comparisons.
+fn flipped(op: BinaryOp) -> Option<BinaryOp> {
+    Some(match op {
+        BinaryOp::Eq => BinaryOp::Eq,
+        BinaryOp::Lt => BinaryOp::Gt,
+        BinaryOp::LtEq => BinaryOp::GtEq,
+        BinaryOp::Gt => BinaryOp::Lt,
+        BinaryOp::GtEq => BinaryOp::LtEq,
+        _ => return None,
+    })
 }
 
 /// The values of a statement's constants (`bind/constants.rs`) that the caller evaluated:

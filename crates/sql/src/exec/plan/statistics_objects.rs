@@ -1,6 +1,7 @@
 //! Statistics objects (`walden_engine::statistics`): `CREATE STATISTICS`, `UPDATE
 //! STATISTICS`, `DROP STATISTICS`, `sp_updatestats`, the automatic update of stale
-//! statistics, and what ALTER TABLE must respect (5074).
+//! statistics, their automatic creation on the columns the planner estimates
+//! (`AUTO_CREATE_STATISTICS`), and what ALTER TABLE must respect (5074).
 //!
 //! Every index has statistics of the same id and name, built when the index is created on
 //! a table with rows and otherwise at its first use once the table has some; `CREATE
@@ -208,18 +209,7 @@ impl Run<'_> {
         let histogram = db
             .build_statistics(def, &target.columns, sampling)
             .map_err(|e| self.s.engine_error(e))?;
-        Ok(StatisticsDef {
-            table: def.id,
-            table_created: def.created_micros,
-            id: target.id,
-            name: target.name.clone(),
-            columns: target.columns.iter().map(|&c| c as u16).collect(),
-            auto_created: target.object.as_ref().is_some_and(|o| o.auto_created),
-            user_created,
-            no_recompute,
-            sampling,
-            histogram: Some(Arc::new(histogram)),
-        })
+        Ok(definition(def, target, histogram, sampling, no_recompute, user_created))
     }
 
     /// Builds the statistics of index `index` of the table `def` just created on it (CREATE
@@ -368,15 +358,78 @@ impl Run<'_> {
         if !t.db.auto_update_statistics() || t.db.is_read_only() || t.db.is_temp() {
             return all;
         }
-        for target in &mut all {
-            if !self.is_stale(t, target) {
-                continue;
+        let stale: Vec<usize> = (0..all.len()).filter(|&i| self.is_stale(t, &all[i])).collect();
+        // Those last built with the same sampling are rebuilt from one read of the table.
+        let mut by_sampling: Vec<(Sampling, Vec<usize>)> = Vec::new();
+        for i in stale {
+            let last = all[i].object.as_ref().map_or(Sampling::Default, |o| o.sampling);
+            match by_sampling.iter_mut().find(|(s, _)| *s == last) {
+                Some((_, group)) => group.push(i),
+                None => by_sampling.push((last, vec![i])),
             }
-            if let Some(rebuilt) = self.auto_update(t, target) {
-                target.object = Some(rebuilt);
+        }
+        for (sampling, group) in by_sampling {
+            let targets: Vec<Target> = group.iter().map(|&i| all[i].clone()).collect();
+            for (i, rebuilt) in group.into_iter().zip(self.auto_build(t, &targets, sampling, false))
+            {
+                if let Some(rebuilt) = rebuilt {
+                    all[i].object = Some(rebuilt);
+                }
             }
         }
         all
+    }
+
+    /// `AUTO_CREATE_STATISTICS`: single-column statistics on each of the columns `columns`
+    /// of `t` that the planner is about to estimate a predicate on and that no statistics
+    /// object leads, named and sampled as SQL Server's (`_WA_Sys_<column_id>_<object_id>`,
+    /// default sampling). Not where the database has it OFF or is read-only, nor on
+    /// temporary tables (tempdb's statistics are not maintained automatically, as the
+    /// automatic update does not), nor on a column whose type cannot be a key or that is
+    /// computed, nor on an empty table (there is nothing to build from; the next query
+    /// after rows arrive creates them). Each is built and committed in a transaction of
+    /// its own, as an automatic update is, so a user's transaction neither holds nor rolls
+    /// back them; one that cannot be made at once is skipped, and the planner guesses.
+    pub(crate) fn auto_create_statistics(&mut self, t: &TableRef, columns: &[usize]) {
+        if columns.is_empty()
+            || !t.db.auto_create_statistics()
+            || t.db.is_read_only()
+            || t.db.is_temp()
+        {
+            return;
+        }
+        let existing = targets(&t.db, &t.def);
+        let wanted: Vec<usize> = columns
+            .iter()
+            .copied()
+            .filter(|&c| {
+                // A leaf's columns past the table's are its row locators.
+                let Some(column) = t.def.columns.get(c) else { return false };
+                key_type(column.ty)
+                    && column.computed.is_none()
+                    && !existing.iter().any(|s| s.columns.first() == Some(&c))
+            })
+            .collect();
+        if wanted.is_empty() || !self.has_rows(t) {
+            return;
+        }
+        let mut ids = t.db.next_statistics_id(&t.def)..;
+        let new: Vec<Target> = wanted
+            .into_iter()
+            .map(|c| Target {
+                id: ids.next().unwrap_or(u32::MAX),
+                name: auto_name(c, t.def.id),
+                columns: vec![c],
+                index: false,
+                object: None,
+            })
+            .filter(|target| !existing.iter().any(|s| s.name.eq_ignore_ascii_case(&target.name)))
+            .collect();
+        let created = self.auto_build(t, &new, Sampling::Default, true).iter().any(Option::is_some);
+        if created {
+            // The session's cached statistics of the table do not have them.
+            self.s.table_stats.remove(&(t.db.id(), t.def.id));
+        }
     }
 
     /// Whether `target` needs an automatic update.
@@ -401,31 +454,57 @@ impl Run<'_> {
             .is_ok_and(|p| t.db.space().tree(p.root).scan().next_entry().is_ok_and(|e| e.is_some()))
     }
 
-    /// Rebuilds `target` in a transaction of its own, committed at once; None if it could
-    /// not be (someone else holds it, or the build failed: the planner then uses what there
-    /// is).
-    fn auto_update(&mut self, t: &TableRef, target: &Target) -> Option<Arc<StatisticsDef>> {
-        let mut tx = self.s.instance.begin_in_session(self.s.spid, Isolation::ReadCommitted, None);
-        if tx.try_lock_statistics(&t.db, t.def.id, target.id).is_err() {
-            let _ = tx.rollback();
-            return None;
-        }
-        let last = target.object.as_ref().map_or(Sampling::Default, |o| o.sampling);
-        let user = target.object.as_ref().is_some_and(|o| o.user_created);
-        let def = match self.built(&t.db, &t.def, target, last, false, user) {
-            Ok(def) => def,
-            Err(_) => {
+    /// Builds `targets` of `t` (statistics an automatic update rebuilds, or with `create`
+    /// new ones AUTO_CREATE_STATISTICS makes) with `sampling`, from one read of the table
+    /// for all those no index leads, each written in a transaction of its own committed at
+    /// once; per target, what was built, or None if it could not be (another transaction
+    /// holds it, or the build failed: the planner then uses what there is).
+    fn auto_build(
+        &mut self,
+        t: &TableRef,
+        targets: &[Target],
+        sampling: Sampling,
+        create: bool,
+    ) -> Vec<Option<Arc<StatisticsDef>>> {
+        let mut locked = Vec::new();
+        for (i, target) in targets.iter().enumerate() {
+            let mut tx =
+                self.s.instance.begin_in_session(self.s.spid, Isolation::ReadCommitted, None);
+            if tx.try_lock_statistics(&t.db, t.def.id, target.id).is_ok() {
+                locked.push((i, tx));
+            } else {
                 let _ = tx.rollback();
-                return None;
+            }
+        }
+        let mut built = vec![None; targets.len()];
+        if locked.is_empty() {
+            return built;
+        }
+        let sets: Vec<&[usize]> = locked.iter().map(|(i, _)| &targets[*i].columns[..]).collect();
+        let histograms = match t.db.build_statistics_together(&t.def, &sets, sampling) {
+            Ok(histograms) => histograms,
+            Err(_) => {
+                for (_, tx) in locked {
+                    let _ = tx.rollback();
+                }
+                return built;
             }
         };
-        let (table, id) = (def.table, def.id);
-        if tx.put_statistics(&t.db, def).is_err() {
-            let _ = tx.rollback();
-            return None;
+        for ((i, mut tx), histogram) in locked.into_iter().zip(histograms) {
+            let target = &targets[i];
+            let user = target.object.as_ref().is_some_and(|o| o.user_created);
+            let mut def = definition(&t.def, target, histogram, sampling, false, user);
+            def.auto_created |= create;
+            let (table, id) = (def.table, def.id);
+            if tx.put_statistics(&t.db, def).is_err() {
+                let _ = tx.rollback();
+                continue;
+            }
+            if tx.commit(Default::default()).is_ok() {
+                built[i] = t.db.statistics_object(table, id);
+            }
         }
-        tx.commit(Default::default()).ok()?;
-        t.db.statistics_object(table, id)
+        built
     }
 
     /// `ALTER DATABASE name SET AUTO_CREATE_STATISTICS | AUTO_UPDATE_STATISTICS ON | OFF`
@@ -477,7 +556,8 @@ impl Run<'_> {
 
     /// The 5074 errors for the statistics CREATE STATISTICS made on column `c` of `def`,
     /// which ALTER TABLE DROP COLUMN and ALTER COLUMN refuse to change under them (an
-    /// index's statistics are reported as the index).
+    /// index's statistics are reported as the index). Auto-created statistics do not
+    /// count: SQL Server drops them silently (`auto_statistics_dropped`).
     pub(crate) fn statistics_on_column(
         &self,
         db: &Database,
@@ -488,6 +568,7 @@ impl Run<'_> {
         targets(db, def)
             .into_iter()
             .filter(|s| !s.index && s.columns.contains(&c))
+            .filter(|s| !s.object.as_ref().is_some_and(|o| o.auto_created))
             .map(|s| {
                 SqlError::new(
                     5074,
@@ -514,9 +595,27 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// ALTER COLUMN is changing column `c` of `def`: the auto-created statistics on it are
+    /// dropped in the ALTER's transaction, as SQL Server drops them (the next query that
+    /// estimates the column creates them again).
+    pub(crate) fn auto_statistics_dropped(
+        &mut self,
+        db: &Arc<Database>,
+        def: &TableDef,
+        c: u16,
+    ) -> Result<(), SqlError> {
+        for s in db.statistics_of(def.id) {
+            if s.auto_created && s.columns.contains(&c) {
+                self.tx().drop_statistics(db, def.id, s.id).map_err(|e| self.s.engine_error(e))?;
+            }
+        }
+        Ok(())
+    }
+
     /// After ALTER TABLE dropped the columns at positions `dropped` (of the old definition,
-    /// none under a statistics object): the later columns moved down, and so do the
-    /// positions the statistics objects of table `table` name.
+    /// none under a statistics object but auto-created ones, which are dropped): the later
+    /// columns moved down, and so do the positions the statistics objects of table `table`
+    /// name.
     pub(crate) fn statistics_columns_dropped(
         &mut self,
         db: &Arc<Database>,
@@ -525,6 +624,11 @@ impl Run<'_> {
     ) -> Result<(), SqlError> {
         for s in db.statistics_of(table) {
             if !(s.user_created || s.auto_created) {
+                continue;
+            }
+            if s.auto_created && s.columns.iter().any(|&c| dropped.contains(&usize::from(c))) {
+                // Auto-created statistics go with their column, silently.
+                self.tx().drop_statistics(db, table, s.id).map_err(|e| self.s.engine_error(e))?;
                 continue;
             }
             let columns: Vec<u16> = s
@@ -539,6 +643,35 @@ impl Run<'_> {
         }
         Ok(())
     }
+}
+
+/// The statistics object `target` of `def` with `histogram`, as a build writes it.
+fn definition(
+    def: &TableDef,
+    target: &Target,
+    histogram: walden_engine::statistics::Histogram,
+    sampling: Sampling,
+    no_recompute: bool,
+    user_created: bool,
+) -> StatisticsDef {
+    StatisticsDef {
+        table: def.id,
+        table_created: def.created_micros,
+        id: target.id,
+        name: target.name.clone(),
+        columns: target.columns.iter().map(|&c| c as u16).collect(),
+        auto_created: target.object.as_ref().is_some_and(|o| o.auto_created),
+        user_created,
+        no_recompute,
+        sampling,
+        histogram: Some(Arc::new(histogram)),
+    }
+}
+
+/// SQL Server's name for the statistics it creates on column position `column` of table
+/// `table`: `_WA_Sys_`, the column_id and the object_id in eight uppercase hex digits each.
+fn auto_name(column: usize, table: u32) -> String {
+    format!("_WA_Sys_{:08X}_{table:08X}", column + 1)
 }
 
 /// Whether a column of type `ty` can be a statistics (or index) key.

@@ -137,8 +137,13 @@ impl Run<'_> {
     /// most [`FILTER_SELECTIVITY`]; an OR keeps what either branch keeps (`a + b - ab`), an AND in it the
     /// product of its parts. Anything else keeps [`FILTER_SELECTIVITY`]. So `n_name =
     /// 'FRANCE' OR n_name = 'GERMANY'` keeps 2 of 25 nations rather than 7.5, which decides
-    /// whether a plan starts from them.
+    /// whether a plan starts from them. A comparison of a column that no index leads with
+    /// constants is estimated first from the histogram of statistics it leads (auto-created
+    /// or user-made, `histogram_selectivity`).
     fn selectivity(&self, flat: &Flat<'_>, e: &Expr) -> f64 {
+        if let Some(f) = histogram_selectivity(flat, e) {
+            return f;
+        }
         let of_column = |x: &Expr, k: f64| {
             column_of(flat, x)
                 .and_then(|c| self.distinct_values(flat, c))
@@ -257,7 +262,9 @@ impl Run<'_> {
     }
 
     /// The distinct values of column `c` of leaf `leaf`: from the statistics of an index it
-    /// leads, else from the sample of the table's rows; None for a leaf that is no table.
+    /// leads, else from the density of other statistics it leads built from every row
+    /// (auto-created ones, as a join column gets), else from the sample of the table's
+    /// rows; None for a leaf that is no table.
     fn distinct_values(&self, flat: &Flat<'_>, (leaf, c): (usize, usize)) -> Option<f64> {
         let l = &flat.leaves[leaf];
         let (Input::Table(t), Some(stats)) = (&l.input, &l.stats) else { return None };
@@ -267,11 +274,35 @@ impl Run<'_> {
             .filter(|i| i.columns.first() == Some(&c))
             .find_map(|i| stats.rows_per_prefix(i.id, 1))
             .map(|per| stats.rows / per.max(1.0))
+            .or_else(|| {
+                // A sample's distinct values are only a lower bound of the table's.
+                let h = stats.histogram(c).filter(|h| h.rows_sampled >= h.rows)?;
+                Some(1.0 / h.density.first()?.max(f64::MIN_POSITIVE))
+            })
             .or_else(|| stats.distinct.get(c).copied().flatten())
     }
 }
 
-/// The leaf and column position a plain column reference names.
+/// The fraction of its leaf's rows a conjunct comparing one column of a table leaf with
+/// constants keeps, by the histogram of statistics that column leads
+/// (`TableStats::filter_fraction`), where no index leads it: an index's column is estimated
+/// by its access path and its density already.
+fn histogram_selectivity(flat: &Flat<'_>, e: &Expr) -> Option<f64> {
+    let mask = flat.leaves_of(e)?;
+    if mask.count_ones() != 1 {
+        return None;
+    }
+    let leaf = mask.trailing_zeros() as usize;
+    let l = &flat.leaves[leaf];
+    let (Input::Table(t), Some(stats)) = (&l.input, &l.stats) else { return None };
+    let column = |x: &Expr| {
+        let (at, c) = column_of(flat, x)?;
+        let led = t.def.indexes.iter().any(|i| !i.is_heap() && i.columns.first() == Some(&c));
+        (at == leaf && !led).then_some(c)
+    };
+    stats.filter_fraction(e, &column, &|x| flat.constant(x))
+}
+
 /// The fraction of a leaf's rows `column [NOT] LIKE pattern` keeps, where the pattern is a
 /// constant and the leaf's statistics sampled the column's values: the fraction of the
 /// sampled values it keeps, at least half a sampled row's worth (none seen is not none
@@ -303,7 +334,8 @@ fn like_selectivity(flat: &Flat<'_>, expr: &Expr, pattern: &Expr, negated: bool)
     Some((kept.max(0.5) / n).min(1.0))
 }
 
-fn column_of(flat: &Flat<'_>, e: &Expr) -> Option<(usize, usize)> {
+/// The leaf and column position a plain column reference names.
+pub(super) fn column_of(flat: &Flat<'_>, e: &Expr) -> Option<(usize, usize)> {
     let ExprKind::Column(parts) = &e.kind else { return None };
     let leaf = flat.leaf_of(parts)??;
     let c = find_column(flat.leaves[leaf].read_cols(), parts).ok()??;

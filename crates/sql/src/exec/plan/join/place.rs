@@ -3,7 +3,7 @@
 //! placed beside an uncorrelated subquery's value, and the splitting of conditions into
 //! conjuncts.
 
-use super::{semi, Conjunct, Flat, Input, MAX_LEAVES};
+use super::{order, semi, Conjunct, Flat, Input, MAX_LEAVES};
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
 use crate::exec::bind::constants::is_statement_constant;
 use crate::exec::eval::{
@@ -185,8 +185,15 @@ impl Run<'_> {
                 if t.def.indexes.iter().any(|i| i.id != 1))
             && parts.iter().any(|e| has_range(e));
         if flat.leaves.len() > 1 || single_range {
-            for leaf in &mut flat.leaves {
+            let mut estimated = Vec::new();
+            for e in parts {
+                estimated_columns(flat, e, &mut estimated);
+            }
+            for (i, leaf) in flat.leaves.iter_mut().enumerate() {
                 if let Input::Table(t) = &leaf.input {
+                    let columns: Vec<usize> =
+                        estimated.iter().filter(|(l, _)| *l == i).map(|&(_, c)| c).collect();
+                    self.auto_create_statistics(t, &columns);
                     leaf.stats = self.table_stats(t);
                 }
             }
@@ -428,6 +435,42 @@ fn has_range(e: &Expr) -> bool {
         }
         ExprKind::Between { negated: false, .. } => true,
         _ => false,
+    }
+}
+
+/// The (leaf, column) pairs whose statistics the estimates of conjunct `e` use: a table
+/// column compared with a constant (or statement constant), or equal to another leaf's
+/// column, within ANDs and ORs. `Run::auto_create_statistics` makes statistics on those
+/// that no statistics lead, as SQL Server does for the predicates it estimates.
+pub(super) fn estimated_columns(flat: &Flat<'_>, e: &Expr, out: &mut Vec<(usize, usize)>) {
+    let constant = |x: &Expr| flat.leaves_of(x) == Some(0);
+    let mut push = |x: &Expr| {
+        if let Some(lc) = order::column_of(flat, x) {
+            if !out.contains(&lc) {
+                out.push(lc);
+            }
+        }
+    };
+    match &e.kind {
+        ExprKind::Binary { op: BinaryOp::And | BinaryOp::Or, left, right } => {
+            estimated_columns(flat, left, out);
+            estimated_columns(flat, right, out);
+        }
+        ExprKind::Binary { op, left, right } if is_comparison(*op) => {
+            let (a, b) = (order::column_of(flat, left), order::column_of(flat, right));
+            let joined = matches!((a, b), (Some(x), Some(y)) if x.0 != y.0);
+            if joined || constant(right) {
+                push(left);
+            }
+            if joined || constant(left) {
+                push(right);
+            }
+        }
+        ExprKind::Between { expr, low, high, .. } if constant(low) && constant(high) => push(expr),
+        ExprKind::InList { expr, list, .. } if list.iter().all(constant) => push(expr),
+        ExprKind::IsNull { expr, .. } => push(expr),
+        ExprKind::Like { expr, pattern, .. } if constant(pattern) => push(expr),
+        _ => {}
     }
 }
 
