@@ -95,6 +95,26 @@ fn probe_integer(v: &Value) -> Result<Option<i64>, SqlError> {
     })
 }
 
+/// The integers of a probe's `n` key values, which `value(i)` gives as [`probe_integer`]
+/// does, on the stack, with `n`; None if one is NULL or equals no integer, or if there are
+/// more than [`MAX_INT_TUPLE`] (no tuple table holds such a key).
+fn probe_tuple(
+    n: usize,
+    mut value: impl FnMut(usize) -> Result<Option<i64>, SqlError>,
+) -> Result<Option<([i64; MAX_INT_TUPLE], usize)>, SqlError> {
+    if n > MAX_INT_TUPLE {
+        return Ok(None);
+    }
+    let mut ints = [0i64; MAX_INT_TUPLE];
+    for (i, k) in ints.iter_mut().enumerate().take(n) {
+        match value(i)? {
+            Some(v) => *k = v,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some((ints, n)))
+}
+
 /// Key values as integers, `width` per row one after another in `values`: the integers
 /// (0 in a NULL's place) and whether each row's key has a NULL; None if a value is neither
 /// an integer nor NULL.
@@ -314,14 +334,9 @@ impl HashMatch {
         }
         // Integers on the stack: no vector per probe either.
         if let Buckets::IntTuples(tuples) = &self.buckets {
-            let mut ints = [0i64; MAX_INT_TUPLE];
-            for (p, k) in probes.iter().zip(&mut ints) {
-                match probe_integer(&run.eval_prepared(p, env)?)? {
-                    Some(n) => *k = n,
-                    None => return Ok(&[]),
-                }
-            }
-            return Ok(self.span(tuples.get(&ints[..probes.len()])));
+            let key =
+                probe_tuple(probes.len(), |i| probe_integer(&run.eval_prepared(&probes[i], env)?))?;
+            return Ok(self.span(key.and_then(|(ints, n)| tuples.get(&ints[..n]))));
         }
         let mut values = Vec::with_capacity(probes.len());
         for p in probes {
@@ -335,17 +350,10 @@ impl HashMatch {
         let found = match (&self.buckets, values) {
             (Buckets::Ints(ints), [v]) => probe_integer(v)?.and_then(|k| ints.get(&k)),
             (Buckets::Ints(_), _) => None,
-            (Buckets::IntTuples(tuples), _) if values.len() <= MAX_INT_TUPLE => {
-                let mut ints = [0i64; MAX_INT_TUPLE];
-                for (v, k) in values.iter().zip(&mut ints) {
-                    match probe_integer(v)? {
-                        Some(n) => *k = n,
-                        None => return Ok(&[]),
-                    }
-                }
-                tuples.get(&ints[..values.len()])
+            (Buckets::IntTuples(tuples), _) => {
+                probe_tuple(values.len(), |i| probe_integer(&values[i]))?
+                    .and_then(|(ints, n)| tuples.get(&ints[..n]))
             }
-            (Buckets::IntTuples(_), _) => None,
             (Buckets::Keys(buckets), _) => hash_key(values).and_then(|k| buckets.get(&k)),
         };
         Ok(self.span(found))

@@ -41,7 +41,7 @@ use walden_engine::types::Value;
 
 use sink::{Sorted, Streamed, Typing};
 use source::OneRead;
-pub(super) use source::{items_stream, OneSource};
+pub(super) use source::{derived_columns, items_stream, OneSource};
 
 use crate::ast::{ExprKind, JoinKind, OrderByItem, Query, QueryBody, SelectItem, TableSource};
 use crate::exec::bind::demand::Demand;

@@ -11,7 +11,7 @@
 
 use walden_engine::types::{SqlType, Value};
 
-use super::stream::{items_stream, OneSource};
+use super::stream::{derived_columns, items_stream, OneSource};
 use super::FromSink;
 use crate::ast::{Expr, ExprKind, OrderByItem, Query, Select, TableSource};
 use crate::exec::bind::demand::Demand;
@@ -167,18 +167,7 @@ impl Run<'_> {
         let windows = select_windows(dsel, &[]);
         let rows = self.window_from(dsel, &[], &windows, outer)?;
         let list = self.select_list(dsel, &rows.cols)?;
-        let mut cols = Vec::with_capacity(list.out_cols.len());
-        for (i, (mut c, e)) in list.out_cols.into_iter().zip(&list.exprs).enumerate() {
-            if c.hidden {
-                c.ty = e.and_then(window_type).unwrap_or(c.ty);
-                c.hidden = false;
-            }
-            c.qual = Some(alias.value.clone());
-            if let Some(n) = columns.get(i) {
-                c.name = n.value.clone();
-            }
-            cols.push(c);
-        }
+        let cols = derived_columns(list.out_cols, &list.exprs, alias, columns, window_type);
         Ok(Some((cols, WindowedSource { rows, exprs: list.exprs, stars: list.stars })))
     }
 

@@ -127,6 +127,32 @@ fn groupable<'q>(q: &'q Query, columns: &[crate::ast::Ident]) -> Option<&'q crat
     items_stream(sel, columns, count_type).then_some(sel)
 }
 
+/// The columns a derived table (`alias`, `columns` its column list) gives its block: its
+/// select list's `out_cols` under its alias and names, each typed by its expression where
+/// [`items_stream`]'s `known` types it (a value-typed column would otherwise wait for its
+/// values, which a streamed source announces before).
+pub(in crate::exec::plan::join) fn derived_columns(
+    out_cols: Vec<Col>,
+    exprs: &[Option<&Expr>],
+    alias: &crate::ast::Ident,
+    columns: &[crate::ast::Ident],
+    known: impl Fn(&Expr) -> Option<walden_engine::types::SqlType>,
+) -> Vec<Col> {
+    let mut cols = Vec::with_capacity(out_cols.len());
+    for (i, (mut c, e)) in out_cols.into_iter().zip(exprs).enumerate() {
+        if c.hidden {
+            c.ty = e.and_then(&known).unwrap_or(c.ty);
+            c.hidden = false;
+        }
+        c.qual = Some(alias.value.clone());
+        if let Some(n) = columns.get(i) {
+            c.name = n.value.clone();
+        }
+        cols.push(c);
+    }
+    cols
+}
+
 /// Whether every select-list item of `sel` (a derived table's, `columns` its column list)
 /// names its column (an alias, the column list, or a column) and has a type known before
 /// its values: a column, CAST, CONVERT, variable, or one `known` types. Such a derived table
@@ -349,18 +375,7 @@ impl Run<'_> {
         let grouping = self.group_into(dsel, &[], &keys, &aggs, outer)?;
         let (gcols, computed) = grouped_columns(grouping.cols(), &aggs);
         let list = self.select_list(dsel, &gcols)?;
-        let mut cols = Vec::with_capacity(list.out_cols.len());
-        for (i, (mut c, e)) in list.out_cols.into_iter().zip(&list.exprs).enumerate() {
-            if c.hidden {
-                c.ty = e.and_then(count_type).unwrap_or(c.ty);
-                c.hidden = false;
-            }
-            c.qual = Some(alias.value.clone());
-            if let Some(n) = columns.get(i) {
-                c.name = n.value.clone();
-            }
-            cols.push(c);
-        }
+        let cols = derived_columns(list.out_cols, &list.exprs, alias, columns, count_type);
         let grouped = GroupedSource {
             grouping,
             keys,
