@@ -321,16 +321,14 @@ fn percents_match(value: &[u8], pattern: &[u8]) -> bool {
 }
 
 /// The first place `needle` occurs in `hay`, ignoring ASCII case: each place its first
-/// byte (in either case) is found at is checked for the rest.
+/// byte (in either case) is found at, by `memchr`'s vectorized search, is checked for the
+/// rest.
 fn find_ignoring_case(hay: &[u8], needle: &[u8]) -> Option<usize> {
     let Some((&head, rest)) = needle.split_first() else { return Some(0) };
     let (lower, upper) = (head.to_ascii_lowercase(), head.to_ascii_uppercase());
     let starts = &hay[..=hay.len().checked_sub(needle.len())?];
-    starts.iter().enumerate().find_map(|(i, &b)| {
-        let found =
-            (b == lower || b == upper) && hay[i + 1..i + needle.len()].eq_ignore_ascii_case(rest);
-        found.then_some(i)
-    })
+    memchr::memchr2_iter(lower, upper, starts)
+        .find(|&i| hay[i + 1..i + needle.len()].eq_ignore_ascii_case(rest))
 }
 
 /// [`like`] under an explicit collation (`COLLATE`), whose `key` says which characters match.

@@ -60,6 +60,8 @@ fn like_patterns() {
     assert!(like2("aaa", "%a%a%a%"));
     assert!(!like2("ab", "%a%a%"));
     assert!(like2("mississippi", "%iss%ppi"));
+    assert!(like2("sly SPECIAL, even Requests.", "%special%requests%"));
+    assert!(!like2("requests special", "%special%requests%"));
     assert!(!like2("abc", "ab"));
     assert!(like2("abc  ", "abc"));
     assert!(like2("abc ", "abc "));
