@@ -31,6 +31,7 @@ mod large_modules;
 mod lookup_loop;
 mod loop_assignments;
 mod narrow_joins;
+mod outer_joins;
 mod plan_cache;
 mod read_committed;
 mod sessions;

@@ -451,8 +451,8 @@ impl Run<'_> {
             ],
             ..Flat::default()
         };
+        // As the nested loops run it: the left input preserved.
         let logical = match kind {
-            JoinKind::RightOuter => "Right Outer Join",
             JoinKind::FullOuter => "Full Outer Join",
             _ => "Left Outer Join",
         };
@@ -487,15 +487,31 @@ impl Run<'_> {
             let args = format!("WHERE:({})", and(&parts));
             PlanNode::join("Nested Loops", logical, args, l.rows, l.node, r_node)
         } else {
-            let probe: Vec<String> = keys.iter().map(|(a, _)| a.to_string()).collect();
-            let build: Vec<String> = keys.iter().map(|(_, b)| b.to_string()).collect();
-            let args = format!(
-                "HASH:({})=({}), RESIDUAL:({})",
-                build.join(", "),
-                probe.join(", "),
-                and(&parts)
-            );
-            PlanNode::join("Hash Match", logical, args, l.rows, r_node, l.node)
+            let left_keys: Vec<String> = keys.iter().map(|(a, _)| a.to_string()).collect();
+            let right_keys: Vec<String> = keys.iter().map(|(_, b)| b.to_string()).collect();
+            let hash = |build: &[String], probe: &[String]| {
+                format!(
+                    "HASH:({})=({}), RESIDUAL:({})",
+                    build.join(", "),
+                    probe.join(", "),
+                    and(&parts)
+                )
+            };
+            // A Hash Match's first input is the one hashed; its logical operator names the
+            // preserved input by place: a LEFT JOIN that hashes its preserved side is a
+            // Left Outer Join, one that hashes the inner side a Right Outer Join.
+            let preserved_hashed = !keep_right
+                && right_table
+                    .as_ref()
+                    .is_some_and(|t| self.hash_preserved_side(&both, t, pushed_right, l.rows));
+            if preserved_hashed {
+                let args = hash(&left_keys, &right_keys);
+                PlanNode::join("Hash Match", logical, args, l.rows, l.node, r_node)
+            } else {
+                let flipped = if keep_right { logical } else { "Right Outer Join" };
+                let args = hash(&right_keys, &left_keys);
+                PlanNode::join("Hash Match", flipped, args, l.rows, r_node, l.node)
+            }
         };
         Ok((node, l.rows, cols, width))
     }

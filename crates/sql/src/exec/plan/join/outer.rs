@@ -19,6 +19,9 @@ use crate::exec::execute::query::{Rows, TableRef};
 use crate::exec::plan::access::{AccessPath, RowFilter, RowSink, SEEK_COST};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
+use preserved_hash::Sides;
+
+pub(super) mod preserved_hash;
 
 impl Run<'_> {
     /// A LEFT, RIGHT or FULL OUTER JOIN (or an inner one written inside it): the matched
@@ -170,6 +173,17 @@ impl Run<'_> {
             Some(d) => kept_columns(&r_cols, d.without(pushed).as_ref()),
             None => (0..r_cols.len()).collect(),
         };
+        if let (Input::Table(t), false) = (&r_input, keep_right) {
+            let keys = equi_keys(self, &both, &parts, 1, 2, &l.cols, &r_cols);
+            let sides = Sides { left: l, table: t, cols: &r_cols, kept: &kept, both: &both };
+            let left_rows = sides.left.rows.len() as f64;
+            if !keys.is_empty() && self.hash_preserved_side(&both, t, pushed, left_rows) {
+                let rows = self
+                    .join_by_preserved_hash(sides, &keys, &parts, pushed, keep_left, outer, out)?;
+                return Ok((rows, lw));
+            }
+            l = sides.left;
+        }
         let mut right =
             Narrowed { keep: &kept, whole: kept.len() == r_cols.len(), rows: Vec::new() };
         match r_input {
