@@ -1,7 +1,8 @@
-//! Outer joins give the rows their definition gives, whichever side the plan hashes: a LEFT
-//! JOIN is its inner join's pairs and the preserved rows that have none, NULL-extended
-//! (docs/query-processing.md, "Outer joins"). A small preserved side is hashed and the
-//! large inner table streamed past it; a large one is read and the inner side hashed.
+//! Hash joins give the rows their definition gives whichever side the plan hashes and
+//! whichever keys it hashes by (docs/query-processing.md). A LEFT JOIN is its inner join's
+//! pairs and the preserved rows that have none, NULL-extended: a small preserved side is
+//! hashed and the large inner table streamed past it, a large one read and the inner side
+//! hashed. Keys that probe with one column are hashed once, the others checked per pair.
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -91,4 +92,32 @@ fn a_count_over_a_left_join_counts_no_inner_row_for_an_unmatched_one() {
     );
     assert_eq!(counted.len(), 60);
     assert_eq!(counted, expected);
+}
+
+#[test]
+fn keys_probing_with_one_column_find_the_pairs_every_key_finds() {
+    let (_dir, mut s) = session();
+    ok(&mut s, TEN_THOUSAND_ROWS);
+    ok(&mut s, SMALL);
+    // `q` pairs each of `p`'s rows with a `y` that equals its `k` only some of the time, so
+    // the rows joined so far carry two values that `t.k` must both equal.
+    ok(
+        &mut s,
+        "SELECT id, CASE WHEN id % 3 = 0 THEN k + 1 WHEN id % 3 = 1 THEN k ELSE NULL END AS y \
+         INTO dbo.q FROM dbo.p",
+    );
+    // `q.y + 0`, not a column, implies no `p.k = q.y` that the join of `p` and `q` would
+    // apply first: the joined rows reach `t` with the two values unequal in some.
+    let query = |probe: &str| {
+        format!(
+            "SELECT p.id, q.id, t.id FROM dbo.p JOIN dbo.q ON p.id = q.id \
+             JOIN dbo.t ON t.k = p.k AND {probe} = q.y + 0"
+        )
+    };
+    // `t.k + 0` is not the column `t.k`: both keys are hashed.
+    let expected = sorted(&mut s, &query("t.k + 0"));
+    assert!(!expected.is_empty());
+    assert_eq!(sorted(&mut s, &query("t.k")), expected);
+    let disagreeing = "SELECT COUNT(*) FROM dbo.q JOIN dbo.p ON p.id = q.id WHERE q.y <> p.k";
+    assert_ne!(rows_text(&mut s, disagreeing), vec![vec!["Int(0)".to_string()]]);
 }
