@@ -174,6 +174,39 @@ fn a_large_join_selected_goes_to_the_client_as_its_last_step_makes_it() {
 }
 
 #[test]
+fn an_outer_join_that_is_its_blocks_one_source_gives_its_pairs_as_it_makes_them() {
+    let (_dir, mut s) = small_workspace();
+    // Each non-NULL k's n rows pair n * n times; each NULL k's row is kept once, unmatched.
+    let Value::Int(pairs) = scalar(
+        &mut s,
+        "SELECT SUM(n * n) FROM (SELECT COUNT(*) AS n FROM dbo.t WHERE k IS NOT NULL GROUP BY k) x",
+    ) else {
+        panic!()
+    };
+    let Value::Int(nulls) = scalar(&mut s, "SELECT COUNT(*) FROM dbo.t WHERE k IS NULL") else {
+        panic!()
+    };
+    assert!(pairs > 60_000 && nulls > 0, "{pairs} {nulls}");
+    // Over 30 MB if held, past the 12 MB workspace: aggregated, or sent to the client, as
+    // the pairs are made, by either side's hash (a LEFT JOIN of two equal tables hashes its
+    // preserved side, a FULL JOIN its other side). The counts of all rows, `a.id` and `b.id`.
+    let (kept, both) = (pairs + nulls, pairs + 2 * nulls);
+    for (join, counts) in [
+        ("LEFT JOIN", [kept, kept, pairs]),
+        ("RIGHT JOIN", [kept, pairs, kept]),
+        ("FULL JOIN", [both, kept, kept]),
+    ] {
+        let from = format!("FROM dbo.t a {join} dbo.t b ON a.k = b.k");
+        let counted = ok(&mut s, &format!("SELECT COUNT(*), COUNT(a.id), COUNT(b.id) {from}"));
+        let expected = format!("[Int({}), Int({}), Int({})]", counts[0], counts[1], counts[2]);
+        assert_eq!(rows(&counted), vec![expected], "{join}");
+        let selected = ok(&mut s, &format!("SELECT a.id, b.id {from}"));
+        let sent = selected.results.last().unwrap().rows.len() as i64;
+        assert_eq!(sent, i64::from(counts[0]), "{join}");
+    }
+}
+
+#[test]
 fn a_streamed_join_with_a_computed_leaf_and_null_keys_counts_every_pair_once() {
     let (_dir, mut s) = small_workspace();
     // The rows of each k before a row, by id: the `a` of the pairs (a, b) with

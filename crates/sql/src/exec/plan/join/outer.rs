@@ -1,36 +1,77 @@
 //! Outer joins: LEFT, RIGHT and FULL OUTER JOIN as leaves of their own in a FROM clause's
 //! plan. The preserved side's rows that find no match are extended with NULLs; a table on the
 //! inner side of a LEFT JOIN that the ON condition can seek is sought once per left row, an
-//! equality in the ON condition otherwise makes it a hash join.
+//! equality in the ON condition otherwise makes it a hash join, of the smaller side.
+//!
+//! A join is planned, and its left side read, first (`Run::plan_outer_join`): that fixes its
+//! columns. Its pairs are made after (`Run::run_outer_join`): held as a leaf's rows in a join
+//! of several sources, or given to the block's sink as they are made when the join is the
+//! block's one source (`stream/source.rs`), so that they are not held.
 
 use walden_engine::types::Value;
 
-use super::hash_table::HashMatch;
 use super::order::HASH_BUILD_COST;
+use super::steps::shorten;
 use super::{
-    clone_ref, conjuncts, drop_locators, equi_keys, explained_only, is_key_of, kept_columns,
-    Emitted, Flat, Input, JoinOutput, Leaf, Narrowed,
+    clone_ref, conjuncts, drop_locators, equi_keys, kept_columns, Emitted, Flat, Forward, Input,
+    JoinOutput, Leaf, Narrowed,
 };
-use crate::ast::{Expr, JoinKind, TableSource};
+use crate::ast::{Expr, ExprKind, JoinKind, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::filter::Filter;
-use crate::exec::execute::query::{Rows, TableRef};
+use crate::exec::execute::query::{visit_children, Rows, TableRef};
 use crate::exec::plan::access::{AccessPath, RowFilter, RowSink, SEEK_COST};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 use preserved_hash::Sides;
 
 pub(super) mod preserved_hash;
+mod read_inner;
+
+/// An outer join planned and its left side read: what [`Run::run_outer_join`] makes its
+/// rows from. A RIGHT JOIN is planned as the LEFT JOIN with its sides swapped.
+pub(in crate::exec::plan::join) struct OuterJoin<'e> {
+    /// The left side's rows (a RIGHT JOIN's right side).
+    left: Rows,
+    /// The other side's columns as read, and its table or rows.
+    right_cols: Vec<Col>,
+    right: Input,
+    /// The ON condition's conjuncts.
+    parts: Vec<&'e Expr>,
+    /// Leaf 0 the left side, leaf 1 the right, its table's statistics loaded.
+    both: Flat<'e>,
+    /// LEFT, FULL, or an inner join written inside an outer one, as run.
+    kind: JoinKind,
+    method: Method<'e>,
+    /// The right side's columns a pair carries on.
+    kept: Vec<usize>,
+    /// A pair's columns as made: the left side's, then the right's it carries.
+    run_cols: Vec<Col>,
+    /// The pairs' columns in the FROM clause's order, marked nullable where NULL-extended.
+    pub(in crate::exec::plan::join) cols: Vec<Col>,
+    /// A RIGHT JOIN run swapped: each pair is put back in the FROM clause's order.
+    swapped: bool,
+    /// The block has a demand (a SELECT): the sought rows' locators are not carried on.
+    narrowed: bool,
+}
+
+/// How the right side is joined.
+enum Method<'e> {
+    /// Sought per left row by the path (index nested loops).
+    Seek(AccessPath<'e>),
+    /// The left rows hashed by the equalities and the right table read past them once
+    /// (`preserved_hash.rs`).
+    PreservedHash(Vec<(&'e Expr, &'e Expr)>),
+    /// The right side read, filtered by the ON conjuncts on it alone where it is not
+    /// preserved, and matched through a hash of the equalities, or by nested loops.
+    Read,
+}
 
 impl Run<'_> {
     /// A LEFT, RIGHT or FULL OUTER JOIN (or an inner one written inside it): the matched
-    /// pairs, and the preserved side's unmatched rows extended with NULLs. A table on the
-    /// inner side of a LEFT JOIN that the ON condition can seek is sought once per left row;
-    /// otherwise an equality in the ON condition makes it a hash join.
-    /// `pushed` are conjuncts of an enclosing WHERE clause: a LEFT JOIN applies those that
-    /// name only its left side's columns to that side before joining (a WHERE condition on
-    /// the preserved side keeps the same rows before the join as after it).
+    /// pairs, and the preserved side's unmatched rows extended with NULLs, all held.
+    /// `pushed` are conjuncts of an enclosing WHERE clause (see [`Run::plan_outer_join`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn outer_join(
         &mut self,
@@ -42,42 +83,39 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
     ) -> Result<Rows, SqlError> {
-        if kind != JoinKind::RightOuter {
-            let (mut rows, width) =
-                self.outer_join_sides(left, right, kind, on, pushed, outer, demand)?;
-            null_extended(&mut rows.cols, width, kind);
-            return Ok(rows);
-        }
-        // `a RIGHT JOIN b` is `b LEFT JOIN a` with the columns put back in order, so that
-        // the preserved side drives and the other is sought per row where the ON condition
-        // allows (SQL Server's plans show it as a Left Outer Join the same way). WHERE
-        // conjuncts naming only the preserved side filter it first, as a LEFT JOIN's do.
-        let (Rows { mut cols, mut rows }, width) =
-            self.outer_join_sides(right, left, JoinKind::LeftOuter, on, pushed, outer, demand)?;
-        null_extended(&mut cols, width, JoinKind::LeftOuter);
-        cols.rotate_left(width);
-        for row in &mut rows {
-            row.rotate_left(width);
-        }
+        let join = self.plan_outer_join(left, right, kind, on, pushed, outer, demand)?;
+        let cols = join.cols.clone();
+        let rows = self.run_outer_join(join, outer, None)?;
         Ok(Rows { cols, rows })
     }
 
-    /// [`Run::outer_join`] of a LEFT or FULL OUTER JOIN (or an inner one), and the width
-    /// of its left side's columns.
+    /// Plans an outer join and reads its left side. A table on the inner side of a LEFT
+    /// JOIN that the ON condition can seek is sought once per left row where that costs
+    /// less; otherwise an equality in the ON condition makes it a hash join.
+    /// `pushed` are conjuncts of an enclosing WHERE clause: a LEFT JOIN applies those that
+    /// name only its left side's columns to that side before joining (a WHERE condition on
+    /// the preserved side keeps the same rows before the join as after it).
+    ///
+    /// `a RIGHT JOIN b` is planned as `b LEFT JOIN a`, so that the preserved side drives
+    /// and the other is sought per row where the ON condition allows (SQL Server's plans
+    /// show it as a Left Outer Join the same way); its pairs are put back in order.
     #[allow(clippy::too_many_arguments)]
-    fn outer_join_sides(
+    pub(in crate::exec::plan::join) fn plan_outer_join<'e>(
         &mut self,
-        left: &TableSource,
-        right: &TableSource,
+        left: &'e TableSource,
+        right: &'e TableSource,
         kind: JoinKind,
-        on: Option<&Expr>,
+        on: Option<&'e Expr>,
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
-    ) -> Result<(Rows, usize), SqlError> {
+    ) -> Result<OuterJoin<'e>, SqlError> {
+        let swapped = kind == JoinKind::RightOuter;
+        let (left, right, kind) =
+            if swapped { (right, left, JoinKind::LeftOuter) } else { (left, right, kind) };
         let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
-        let left = std::slice::from_ref(left);
-        let (mut l, _) = self.plan_pushed(left, None, to_left, outer, None, demand)?;
+        let (mut l, _) =
+            self.plan_pushed(std::slice::from_ref(left), None, to_left, outer, None, demand)?;
         if let Some(d) = demand {
             let kept = kept_columns(&l.cols, Some(d));
             if kept.len() < l.cols.len() {
@@ -89,7 +127,7 @@ impl Run<'_> {
                 l.cols = kept.iter().map(|&i| l.cols[i].clone()).collect();
             }
         }
-        let (r_cols, r_input) =
+        let (right_cols, right) =
             if matches!(right, TableSource::Table { .. } | TableSource::Variable { .. }) {
                 let mut flat = Flat::default();
                 self.flatten(right, &mut flat, &mut Vec::new(), &[], outer, demand)?;
@@ -103,171 +141,168 @@ impl Run<'_> {
         let Some(on) = on else {
             return Err(SqlError::new(102, "Incorrect syntax near 'JOIN'."));
         };
-        // One flattened view of both sides, leaf 0 the left rows and leaf 1 the right.
         let mut parts = Vec::new();
         conjuncts(on, &mut parts);
-        let mut both = Flat {
-            leaves: vec![
-                Leaf {
-                    cols: l.cols.clone(),
-                    input: Input::Rows(Vec::new()),
-                    stats: None,
-                    narrow: None,
-                },
-                Leaf {
-                    cols: r_cols.clone(),
-                    input: Input::Rows(Vec::new()),
-                    stats: None,
-                    narrow: None,
-                },
-            ],
-            ..Flat::default()
+        let leaf = |cols: &[Col]| Leaf {
+            cols: cols.to_vec(),
+            input: Input::Rows(Vec::new()),
+            stats: None,
+            narrow: None,
         };
-        let right_only: Vec<&Expr> =
-            parts.iter().copied().filter(|e| both.leaves_of(e) == Some(2)).collect();
-        let mut cols = l.cols.clone();
-        cols.extend(r_cols.iter().cloned());
-        let (lw, rw) = (l.cols.len(), r_cols.len());
-        let keep_left = matches!(kind, JoinKind::LeftOuter | JoinKind::FullOuter);
-        let keep_right = matches!(kind, JoinKind::RightOuter | JoinKind::FullOuter);
+        let mut both = Flat { leaves: vec![leaf(&l.cols), leaf(&right_cols)], ..Flat::default() };
+        self.check_names(&both, &parts, outer)?;
+        let keep_right = kind == JoinKind::FullOuter;
+        let keys = equi_keys(self, &both, &parts, 1, 2, &l.cols, &right_cols);
+        let method = match (&right, keep_right) {
+            (Input::Table(t), false) => {
+                let left_rows = l.rows.len() as f64;
+                let hashable = !keys.is_empty();
+                match self.outer_seek_path(&mut both, t, &parts, left_rows, hashable) {
+                    Some(path) => Method::Seek(path),
+                    None if hashable
+                        && self.hash_preserved_side(
+                            &both,
+                            t,
+                            &right_only(&both, &parts),
+                            left_rows,
+                        ) =>
+                    {
+                        Method::PreservedHash(keys)
+                    }
+                    None => Method::Read,
+                }
+            }
+            _ => Method::Read,
+        };
+        // Each matched inner row is copied into its pairs: the columns only the conjuncts
+        // that filter it read (TPC-H Q13's `o_comment`) are not carried on, each row cut
+        // as the read keeps it. A sought row is carried whole, its locator cleared.
+        let kept: Vec<usize> = match (&method, demand) {
+            (Method::Seek(_), _) | (_, None) => (0..right_cols.len()).collect(),
+            (_, Some(d)) => {
+                let pushed = if keep_right { Vec::new() } else { right_only(&both, &parts) };
+                kept_columns(&right_cols, d.without(&pushed).as_ref())
+            }
+        };
+        let mut run_cols = l.cols.clone();
+        run_cols.extend(kept.iter().map(|&i| right_cols[i].clone()));
+        let width = l.cols.len();
+        let mut cols = run_cols.clone();
+        null_extended(&mut cols, width, kind);
+        if swapped {
+            cols.rotate_left(width);
+        }
+        Ok(OuterJoin {
+            left: l,
+            right_cols,
+            right,
+            parts,
+            both,
+            kind,
+            method,
+            kept,
+            run_cols,
+            cols,
+            swapped,
+            narrowed: demand.is_some(),
+        })
+    }
+
+    /// The rows of `join`: given to `sink` as they are made (none returned) until it says
+    /// stop, or without one returned, held against the query memory workspace (error 701
+    /// past it).
+    pub(in crate::exec::plan::join) fn run_outer_join(
+        &mut self,
+        join: OuterJoin<'_>,
+        outer: Option<&Env<'_>>,
+        sink: Option<&mut dyn RowSink>,
+    ) -> Result<Vec<Vec<Value>>, SqlError> {
+        let OuterJoin {
+            left,
+            right_cols,
+            right,
+            parts,
+            both,
+            kind,
+            method,
+            kept,
+            run_cols,
+            swapped,
+            narrowed,
+            ..
+        } = join;
+        let (lw, width) = (left.cols.len(), run_cols.len());
+        // A swapped pair's value i is at i + lw (`[T]::rotate_left`).
+        let positions: Vec<usize> =
+            if swapped { (0..width).map(|i| (i + lw) % width).collect() } else { Vec::new() };
+        let forwarding = sink.is_some();
         let mut out = JoinOutput {
             rows: Vec::new(),
-            forward: None,
+            forward: sink.map(|sink| Forward {
+                positions: &positions,
+                sink: shorten(sink),
+                stopped: false,
+            }),
             goal: usize::MAX,
-            width: cols.len(),
+            width,
             grant: None,
             pipe: None,
             may_stream: false,
             over: None,
         };
-        if let (Input::Table(t), false) = (&r_input, keep_right) {
-            let hashable = !equi_keys(self, &both, &parts, 1, 2, &l.cols, &r_cols).is_empty();
-            let left_rows = l.rows.len() as f64;
-            if let Some(path) = self.outer_seek_path(&mut both, t, &parts, left_rows, hashable) {
-                let t = clone_ref(t);
-                let mut check = Filter::new(RowFilter { cols: &cols, exprs: &parts, outer });
-                for (n, lrow) in l.rows.into_iter().enumerate() {
+        let keep_left = matches!(kind, JoinKind::LeftOuter | JoinKind::FullOuter);
+        let keep_right = kind == JoinKind::FullOuter;
+        let rw = kept.len();
+        let pushed = if keep_right { Vec::new() } else { right_only(&both, &parts) };
+        match (method, right) {
+            (Method::Seek(path), Input::Table(t)) => {
+                let t = clone_ref(&t);
+                let mut check = Filter::new(RowFilter { cols: &run_cols, exprs: &parts, outer });
+                for (n, lrow) in left.rows.into_iter().enumerate() {
                     self.row_interruption_point(n)?;
-                    let env = Env::new(&l.cols, &lrow, outer);
+                    if out.full() {
+                        break;
+                    }
+                    let env = Env::new(&left.cols, &lrow, outer);
                     let mut found = match self.read_path(&t, &path, &env, usize::MAX, None)? {
                         Some(found) => found,
                         None => self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?,
                     };
-                    if demand.is_some() {
-                        drop_locators(&mut found, &r_cols);
+                    if narrowed {
+                        drop_locators(&mut found, &right_cols);
                     }
                     let pair = |k: usize| found[k].as_slice();
                     let emitted = self.emit_each(&mut out, lrow, found.len(), pair, &mut check)?;
                     self.keep_unmatched(&mut out, emitted, keep_left, rw)?;
                 }
-                return Ok((Rows { cols, rows: out.rows }, lw));
+            }
+            (Method::PreservedHash(keys), Input::Table(t)) => {
+                let sides = Sides { left, table: &t, cols: &right_cols, kept: &kept, both: &both };
+                self.join_by_preserved_hash(
+                    sides, &keys, &parts, &pushed, keep_left, &run_cols, outer, &mut out,
+                )?;
+            }
+            (_, right) => self.join_read_right(
+                left,
+                right,
+                &right_cols,
+                &kept,
+                &parts,
+                &pushed,
+                &both,
+                kind,
+                &run_cols,
+                outer,
+                &mut out,
+            )?,
+        }
+        let mut rows = out.rows;
+        if swapped && !forwarding {
+            for row in &mut rows {
+                row.rotate_left(lw);
             }
         }
-        // The inner side of a LEFT JOIN may be filtered by the ON condition's conjuncts on it
-        // alone before the join; a preserved side may not.
-        let pushed: &[&Expr] = if keep_right { &[] } else { &right_only };
-        // Each matched inner row is copied into its pairs: the columns only the conjuncts
-        // that filter it read (TPC-H Q13's `o_comment`) are not carried on, each row cut
-        // as the read keeps it.
-        let kept = match demand {
-            Some(d) => kept_columns(&r_cols, d.without(pushed).as_ref()),
-            None => (0..r_cols.len()).collect(),
-        };
-        if let (Input::Table(t), false) = (&r_input, keep_right) {
-            let keys = equi_keys(self, &both, &parts, 1, 2, &l.cols, &r_cols);
-            let sides = Sides { left: l, table: t, cols: &r_cols, kept: &kept, both: &both };
-            let left_rows = sides.left.rows.len() as f64;
-            if !keys.is_empty() && self.hash_preserved_side(&both, t, pushed, left_rows) {
-                let rows = self
-                    .join_by_preserved_hash(sides, &keys, &parts, pushed, keep_left, outer, out)?;
-                return Ok((rows, lw));
-            }
-            l = sides.left;
-        }
-        let mut right =
-            Narrowed { keep: &kept, whole: kept.len() == r_cols.len(), rows: Vec::new() };
-        match r_input {
-            Input::Rows(rows) => {
-                for row in self.filter_rows(&r_cols, rows, pushed, outer)? {
-                    right.push(self, row)?;
-                }
-            }
-            Input::Estimated(_) => return Err(explained_only()),
-            Input::Table(t) => {
-                let path = self.path(&both, &t, pushed, 1, 0);
-                let keep = Some(RowFilter { cols: &r_cols, exprs: pushed, outer });
-                let env = Env { cols: &[], row: &[], outer, computed: &[] };
-                // A probe that does not convert to its key: the scan's comparisons say
-                // what it means.
-                if !self.read_path_into(&t, &path, &env, keep, &mut right)? {
-                    self.read_path_into(&t, &AccessPath::scan(), &env, keep, &mut right)?;
-                }
-            }
-        }
-        let right = right.rows;
-        let r_cols: Vec<Col> = kept.iter().map(|&i| r_cols[i].clone()).collect();
-        let mut cols = l.cols.clone();
-        cols.extend(r_cols.iter().cloned());
-        let rw = r_cols.len();
-        out.width = cols.len();
-        let keys = equi_keys(self, &both, &parts, 1, 2, &l.cols, &r_cols);
-        let matcher = if keys.is_empty() {
-            None
-        } else {
-            Some(HashMatch::build(self, &keys, &r_cols, &right, outer)?)
-        };
-        // The conjuncts on the inner side alone already filtered it: each is checked on a
-        // pair only where they did not (LIKE on every matched row again, TPC-H Q13's); nor
-        // is the equality an exact hash found its candidates by (`HashMatch::exact`).
-        let exact = matcher.as_ref().is_some_and(HashMatch::exact);
-        let checks: Vec<&Expr> = parts
-            .iter()
-            .copied()
-            .filter(|e| !pushed.iter().any(|p| std::ptr::eq(*p, *e)))
-            .filter(|e| !(exact && is_key_of(e, &keys)))
-            .collect();
-        let mut check = Filter::new(RowFilter { cols: &cols, exprs: &checks, outer });
-        let mut right_matched = vec![false; right.len()];
-        let probes = HashMatch::probes(&keys, &l.cols);
-        let every: Vec<usize> =
-            if matcher.is_none() { (0..right.len()).collect() } else { Vec::new() };
-        for (n, lrow) in l.rows.into_iter().enumerate() {
-            self.row_interruption_point(n)?;
-            let candidates: &[usize] = match &matcher {
-                Some(m) => m.candidates(self, &probes, &Env::new(&l.cols, &lrow, outer))?,
-                None => &every,
-            };
-            if !keep_right {
-                let pair = |k: usize| right[candidates[k]].as_slice();
-                let emitted = self.emit_each(&mut out, lrow, candidates.len(), pair, &mut check)?;
-                self.keep_unmatched(&mut out, emitted, keep_left, rw)?;
-                continue;
-            }
-            // A FULL JOIN also notes which right rows matched.
-            let mut matched = false;
-            for &ri in candidates {
-                let mut row = Vec::with_capacity(lw + rw);
-                row.extend_from_slice(&lrow);
-                row.extend_from_slice(&right[ri]);
-                if self.filter_holds(&mut check, &row)? {
-                    matched = true;
-                    right_matched[ri] = true;
-                    out.push(self, row)?;
-                }
-            }
-            let left = Emitted { full: false, matched, left: Some(lrow) };
-            self.keep_unmatched(&mut out, left, keep_left, rw)?;
-        }
-        if keep_right {
-            for (ri, r) in right.iter().enumerate() {
-                if !right_matched[ri] {
-                    let mut row: Vec<Value> = vec![Value::Null; lw];
-                    row.extend_from_slice(r);
-                    out.push(self, row)?;
-                }
-            }
-        }
-        Ok((Rows { cols, rows: out.rows }, lw))
+        Ok(rows)
     }
 
     /// The access path that seeks the inner table `t` of a LEFT JOIN once per left row
@@ -299,8 +334,7 @@ impl Run<'_> {
             return None;
         }
         if hashable {
-            let right_only: Vec<&Expr> =
-                parts.iter().copied().filter(|e| both.leaves_of(e) == Some(2)).collect();
+            let right_only = right_only(both, parts);
             let read = self.path(both, t, &right_only, 1, 0);
             let seeks = left_rows * (path.cost + SEEK_COST);
             let hashed = read.cost + HASH_BUILD_COST * read.rows + left_rows;
@@ -309,6 +343,33 @@ impl Run<'_> {
             }
         }
         Some(path)
+    }
+
+    /// Refuses a name in the ON conjuncts `parts` that is a column of neither side of
+    /// `both` nor of an enclosing query (`outer`), or of both sides, with the error its
+    /// evaluation gives (207, 4104 for a qualifier of no source, 209): before any pair is made, as SQL Server
+    /// refuses it when it compiles the query, not once a block's sink has described its
+    /// columns to the client. Only such names are evaluated, against a row of NULLs.
+    fn check_names(
+        &mut self,
+        both: &Flat<'_>,
+        parts: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Result<(), SqlError> {
+        let mut unresolved = Vec::new();
+        for part in parts {
+            unresolved_names(both, part, &mut unresolved);
+        }
+        if unresolved.is_empty() {
+            return Ok(());
+        }
+        let cols: Vec<Col> = both.leaves.iter().flat_map(|l| l.cols.iter().cloned()).collect();
+        let nulls = vec![Value::Null; cols.len()];
+        let env = Env::new(&cols, &nulls, outer);
+        for name in unresolved {
+            self.eval(name, &env)?;
+        }
+        Ok(())
     }
 
     /// The preserved left row of an outer join that no pair matched (`emitted`), extended
@@ -341,5 +402,19 @@ pub(crate) fn null_extended(cols: &mut [Col], left_width: usize, kind: JoinKind)
         if extended {
             side.iter_mut().for_each(|c| c.nullable = true);
         }
+    }
+}
+
+/// The ON conjuncts of `parts` that name only the right side of `both` (leaf 1).
+fn right_only<'e>(both: &Flat<'e>, parts: &[&'e Expr]) -> Vec<&'e Expr> {
+    parts.iter().copied().filter(|e| both.leaves_of(e) == Some(2)).collect()
+}
+
+/// The column names in `e` (not in its subqueries, which have sources of their own) that
+/// name no column of `both`'s leaves, or a column of more than one (error 209).
+fn unresolved_names<'e>(both: &Flat<'_>, e: &'e Expr, found: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Column(parts) if !matches!(both.leaf_of(parts), Some(Some(_))) => found.push(e),
+        _ => visit_children(e, &mut |c| unresolved_names(both, c, found)),
     }
 }

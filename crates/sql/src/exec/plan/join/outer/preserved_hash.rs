@@ -50,9 +50,9 @@ impl Run<'_> {
     }
 
     /// The join of `sides` by the hash of its left rows on `keys` (left expression, inner
-    /// expression), the inner table read under `pushed` and every pair checked against the
-    /// other conjuncts of `parts`; with `keep_left`, the unmatched left rows NULL-extended.
-    /// The rows are `out`'s, with the pairs' columns.
+    /// expression), the inner table read under `pushed` and every pair (of columns
+    /// `run_cols`) checked against the other conjuncts of `parts`; with `keep_left`, the
+    /// unmatched left rows NULL-extended. The rows go to `out`, until it is full.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn join_by_preserved_hash(
         &mut self,
@@ -61,16 +61,14 @@ impl Run<'_> {
         parts: &[&Expr],
         pushed: &[&Expr],
         keep_left: bool,
+        run_cols: &[Col],
         outer: Option<&Env<'_>>,
-        mut out: JoinOutput<'_>,
-    ) -> Result<Rows, SqlError> {
+        out: &mut JoinOutput<'_>,
+    ) -> Result<(), SqlError> {
         let Rows { cols: l_cols, rows: left } = sides.left;
         // `HashMatch` builds on a key pair's second expression and probes with its first.
         let swapped: Vec<(&Expr, &Expr)> = keys.iter().map(|&(l, r)| (r, l)).collect();
         let matcher = HashMatch::build(self, &swapped, &l_cols, &left, outer)?;
-        let mut cols = l_cols.clone();
-        cols.extend(sides.kept.iter().map(|&i| sides.cols[i].clone()));
-        out.width = cols.len();
         let exact = matcher.exact();
         let checks: Vec<&Expr> = parts
             .iter()
@@ -85,9 +83,9 @@ impl Run<'_> {
             probes: HashMatch::probes(&swapped, sides.cols),
             inner_cols: sides.cols,
             kept: sides.kept,
-            check: Filter::new(RowFilter { cols: &cols, exprs: &checks, outer }),
+            check: Filter::new(RowFilter { cols: run_cols, exprs: &checks, outer }),
             outer,
-            out: &mut out,
+            out,
         };
         let path = self.path(sides.both, sides.table, pushed, 1, 0);
         let keep = Some(RowFilter { cols: sides.cols, exprs: pushed, outer });
@@ -102,19 +100,22 @@ impl Run<'_> {
             let inner_width = sides.kept.len();
             for (n, (mut row, matched)) in left.into_iter().zip(matched).enumerate() {
                 self.row_interruption_point(n)?;
+                if out.full() {
+                    break;
+                }
                 if !matched {
                     row.extend(std::iter::repeat_n(Value::Null, inner_width));
                     out.push(self, row)?;
                 }
             }
         }
-        Ok(Rows { cols, rows: out.rows })
+        Ok(())
     }
 }
 
 /// The sink the inner table's rows are read into: each probes the preserved side's hash,
 /// and each pair that passes the checks goes to `out`, its left row noted as matched.
-struct ProbePreserved<'a, 'f> {
+struct ProbePreserved<'a, 'o, 'f> {
     left: &'a [Vec<Value>],
     matched: Vec<bool>,
     matcher: &'a HashMatch,
@@ -125,10 +126,10 @@ struct ProbePreserved<'a, 'f> {
     kept: &'a [usize],
     check: Filter<'a>,
     outer: Option<&'a Env<'a>>,
-    out: &'a mut JoinOutput<'f>,
+    out: &'o mut JoinOutput<'f>,
 }
 
-impl RowSink for ProbePreserved<'_, '_> {
+impl RowSink for ProbePreserved<'_, '_, '_> {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
         self.push_borrowed(run, &row)
     }
@@ -149,6 +150,9 @@ impl RowSink for ProbePreserved<'_, '_> {
             if run.filter_holds(&mut self.check, &pair)? {
                 self.matched[li] = true;
                 self.out.push(run, pair)?;
+                if self.out.full() {
+                    return Ok(false);
+                }
             }
         }
         Ok(true)

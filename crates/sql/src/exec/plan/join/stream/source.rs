@@ -1,13 +1,15 @@
 //! Where a streamed SELECT's rows come from when its FROM clause is one source (a table
-//! read by its access path, computed rows, or a grouped derived table's groups), and the
-//! hash aggregate a grouped SELECT streams its FROM clause into.
+//! read by its access path, computed rows, an outer join's pairs as they are made, or a
+//! grouped derived table's groups), and the hash aggregate a grouped SELECT streams its FROM
+//! clause into.
 
 use walden_engine::types::Value;
 
+use super::super::outer::OuterJoin;
 use super::super::windowed::WindowedSource;
-use super::super::{conjuncts, Flat, FromSink, Input};
+use super::super::{conjuncts, Filtered, Flat, FromSink, Input, Leaf};
 use super::joins;
-use crate::ast::{Expr, ExprKind, Query, SelectItem, TableSource};
+use crate::ast::{Expr, ExprKind, JoinKind, Query, SelectItem, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{full_text_refusal, Col, Env};
 use crate::exec::execute::aggregate::Grouping;
@@ -30,8 +32,10 @@ pub(in crate::exec::plan::join) struct OneSource<'e> {
 pub(in crate::exec::plan::join) enum OneRead<'e> {
     /// A table, by the access path the planner chose.
     Table(crate::exec::execute::query::TableRef, AccessPath<'e>),
-    /// Rows computed up front (a view, a derived table, an outer join).
+    /// Rows computed up front (a view, a derived table).
     Rows(Vec<Vec<Value>>),
+    /// An outer join, its left side read, its pairs made as they are read.
+    Outer(Box<OuterJoin<'e>>),
     /// A grouped derived table's groups, made but not yet given out.
     Groups(Box<GroupedSource<'e>>),
     /// A derived table of window calls, its rows gone into its windows (`windowed.rs`).
@@ -219,7 +223,34 @@ impl Run<'_> {
         let mut flat = Flat::default();
         let mut on = Vec::new();
         let demand = Demand::of_select(sel, order_by);
-        self.flatten(&sel.from[0], &mut flat, &mut on, &parts, outer, demand.as_ref())?;
+        let mut joined = None;
+        match &sel.from[0] {
+            TableSource::Join(j)
+                if matches!(
+                    j.kind,
+                    JoinKind::LeftOuter | JoinKind::RightOuter | JoinKind::FullOuter
+                ) =>
+            {
+                let on = j.on.as_ref();
+                let join = self.plan_outer_join(
+                    &j.left,
+                    &j.right,
+                    j.kind,
+                    on,
+                    &parts,
+                    outer,
+                    demand.as_ref(),
+                )?;
+                flat.leaves.push(Leaf {
+                    cols: join.cols.clone(),
+                    input: Input::Estimated(0.0),
+                    stats: None,
+                    narrow: None,
+                });
+                joined = Some(join);
+            }
+            src => self.flatten(src, &mut flat, &mut on, &parts, outer, demand.as_ref())?,
+        }
         if flat.leaves.len() != 1 {
             return Ok(None);
         }
@@ -235,6 +266,10 @@ impl Run<'_> {
             if flat.leaves_of(part) == Some(0) && self.predicate(part, &outer_env)? != Some(true) {
                 return Ok(Some(OneSource { cols, parts, read: OneRead::Nothing }));
             }
+        }
+        // The outer join's pairs are made as the block reads them, not held.
+        if let Some(join) = joined {
+            return Ok(Some(OneSource { cols, parts, read: OneRead::Outer(Box::new(join)) }));
         }
         self.gather_estimates(&mut flat, &parts);
         if self.may_cache_block(sel) {
@@ -274,6 +309,11 @@ impl Run<'_> {
                 Ok(())
             }
             OneRead::Rows(rows) => self.push_rows(rows, cols, parts, outer, sink),
+            OneRead::Outer(join) => {
+                let mut filtered = Filtered { cols, exprs: parts, outer, sink };
+                self.run_outer_join(*join, outer, Some(&mut filtered))?;
+                Ok(())
+            }
             OneRead::Groups(g) => {
                 let GroupedSource { grouping, keys, cols: gcols, computed, having, exprs, stars } =
                     *g;
