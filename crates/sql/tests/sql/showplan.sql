@@ -34,6 +34,9 @@ SELECT c.id FROM customers c WHERE c.id < 10 AND EXISTS (SELECT 1 FROM orders o 
 SELECT c.id FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id);
 -- Aggregation, DISTINCT, sorting and TOP.
 SELECT status, COUNT(*), SUM(amount) FROM orders GROUP BY status HAVING COUNT(*) > 1;
+-- Grouped by the clustered key's integer columns, as the scan or seek reads them: a stream.
+SELECT order_id, COUNT(*) FROM lines GROUP BY order_id;
+SELECT line_no, order_id, MAX(item) FROM lines WHERE order_id < 50 GROUP BY line_no, order_id;
 SELECT COUNT(*) FROM orders WHERE status = 2;
 SELECT DISTINCT status FROM orders;
 SELECT TOP (5) order_id, amount * 2 AS twice FROM orders ORDER BY amount DESC;

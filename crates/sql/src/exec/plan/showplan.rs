@@ -20,7 +20,7 @@ use crate::ast::{
     StatementKind, TableSource, TableTarget,
 };
 use crate::exec::bind::demand::Demand;
-use crate::exec::execute::query::{select_aggregates, select_windows};
+use crate::exec::execute::query::{has_subquery, select_aggregates, select_windows};
 use crate::exec::output::ColumnInfo;
 use crate::exec::plan::showplan_xml::PlannedStatement;
 use crate::exec::session::Run;
@@ -416,12 +416,18 @@ impl Run<'_> {
         if let Some((sel, order_by)) = self.inline_select(sel, order_by) {
             return self.explain_select(&sel, &order_by);
         }
+        let keys: Vec<&Expr> = sel.group_by.iter().collect();
+        // As `Run::group_into` runs it: a stream over one table read in the keys' order.
+        let mut in_order = false;
         let (mut node, mut rows) = if sel.from.is_empty() {
             (PlanNode::new("Constant Scan", "Constant Scan", String::new(), 1.0), 1.0)
         } else {
             let demand = Demand::of_select(sel, order_by);
             let plan =
                 self.explain_from(&sel.from, sel.where_clause.as_ref(), None, demand.as_ref())?;
+            in_order = !sel.where_clause.as_ref().is_some_and(has_subquery)
+                && plan.residual.is_empty()
+                && plan.groups_in_order(&keys);
             let rows = plan.rows;
             (plan.filtered(), rows)
         };
@@ -434,13 +440,14 @@ impl Run<'_> {
             }
         }
         if !sel.group_by.is_empty() {
-            let keys: Vec<&Expr> = sel.group_by.iter().collect();
-            let mut args = format!("HASH:({})", and_list(&keys));
+            let (physical, by) =
+                if in_order { ("Stream Aggregate", "GROUP BY") } else { ("Hash Match", "HASH") };
+            let mut args = format!("{by}:({})", and_list(&keys));
             if !defines.is_empty() {
                 args.push_str(&format!(", DEFINE:({})", defines.join(", ")));
             }
             rows = (rows / 10.0).max(1.0);
-            node = PlanNode::unary("Hash Match", "Aggregate", args, rows, node);
+            node = PlanNode::unary(physical, "Aggregate", args, rows, node);
         } else if !aggs.is_empty() {
             rows = 1.0;
             let args = format!("DEFINE:({})", defines.join(", "));

@@ -13,9 +13,11 @@
 //! the sources of an EXISTS or IN subquery that `semi_join` flattens (a view there is
 //! read). A SELECT has no side effects, so this only costs time.
 
-use crate::ast::{Expr, JoinKind, Query, TableSource};
+use walden_engine::types::SqlType;
+
+use crate::ast::{Expr, ExprKind, JoinKind, Query, TableSource};
 use crate::exec::bind::demand::Demand;
-use crate::exec::eval::{Col, Env};
+use crate::exec::eval::{find_column, Col, Env};
 use crate::exec::execute::query::{expr_name, Relation};
 use crate::exec::plan::access::AccessPath;
 use crate::exec::plan::showplan::PlanNode;
@@ -39,9 +41,34 @@ pub(crate) struct FromPlan {
     pub(crate) residual: Vec<Expr>,
     /// The joined row's columns (in join order: they only resolve names).
     cols: Vec<Col>,
+    /// For a FROM clause of one table, the columns (positions in `cols`) in whose order
+    /// both its access path and its scan read it: a grouping on integer columns in that
+    /// order is run as a stream (`Grouping::take_ordered_input`).
+    ordered: Vec<usize>,
 }
 
 impl FromPlan {
+    /// Whether a grouping by `keys` is run as a stream over this plan's rows, as
+    /// `Grouping::take_ordered_input` decides: each key a column of an integer type, the
+    /// columns (or the same the other way round) the order the rows come in.
+    pub(crate) fn groups_in_order(&self, keys: &[&Expr]) -> bool {
+        let mut columns = Vec::with_capacity(keys.len());
+        for key in keys {
+            let ExprKind::Column(parts) = &key.kind else { return false };
+            let Ok(Some(at)) = find_column(&self.cols, parts) else { return false };
+            let integer = matches!(
+                self.cols[at].ty,
+                SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt
+            );
+            if !integer {
+                return false;
+            }
+            columns.push(at);
+        }
+        let Some(prefix) = self.ordered.get(..columns.len()) else { return false };
+        !columns.is_empty() && (columns == prefix || columns.iter().rev().eq(prefix))
+    }
+
     /// The plan with a Filter of its residual conjuncts on top, if it has any.
     pub(crate) fn filtered(self) -> PlanNode {
         if self.residual.is_empty() {
@@ -116,8 +143,27 @@ impl Run<'_> {
             }
         }
         let residual = unplaced.into_iter().map(|i| written[i].clone()).collect();
+        let ordered = match flat.leaves.as_slice() {
+            [Leaf { input: Input::Table(t), .. }] if semis.is_empty() => {
+                // The path `explain_leaf` shows: the leaf's own conjuncts choose it.
+                let local: Vec<&Expr> = flat
+                    .conjuncts
+                    .iter()
+                    .filter(|c| c.leaves == Some(1) && !c.semi)
+                    .map(|c| c.expr)
+                    .collect();
+                let path = self.path(&flat, t, &local, 0, 0);
+                let clustered = t.def.index(1).map_or(&[][..], |i| i.columns.as_slice());
+                let n = (0..=clustered.len())
+                    .rev()
+                    .find(|&n| path.delivers_order(&t.def, &clustered[..n]))
+                    .unwrap_or(0);
+                clustered[..n].to_vec()
+            }
+            _ => Vec::new(),
+        };
         let (node, rows, cols) = self.explain_leaves(&mut flat, subplans, &mut semis, outer)?;
-        Ok(FromPlan { node, rows, residual, cols })
+        Ok(FromPlan { node, rows, residual, cols, ordered })
     }
 
     /// `flatten`, with each source that the executor computes up front (a view, a derived
