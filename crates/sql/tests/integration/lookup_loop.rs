@@ -487,3 +487,38 @@ fn an_error_in_a_loop_body_is_reported_at_its_line_and_the_loop_goes_on() {
     assert_eq!(errors, vec![(8134, 4)]);
     assert_eq!(out.results[0].rows[0], vec![Value::Int(3), Value::Int(0)]);
 }
+
+#[test]
+fn a_loop_of_lookups_in_a_temporary_table_reads_tempdb_counts_its_reads_and_its_uses() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t SELECT value, -value FROM GENERATE_SERIES(1, 100)");
+    ok(&mut s, "CREATE TABLE #t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT #t SELECT value, value * 2 FROM GENERATE_SERIES(1, 100)");
+    let lookups = |table: &str, n: i32| {
+        format!(
+            "DECLARE @i INT = 0, @v INT, @s BIGINT = 0;
+             WHILE @i < {n} BEGIN
+               SELECT @v = v FROM {table} WHERE k = @i % 100 + 1;
+               SET @s += @v; SET @i += 1;
+             END;
+             SELECT @s"
+        )
+    };
+    // The temporary table's rows, not the permanent table's of the same short name.
+    let want: i64 = (0..250i64).map(|i| (i % 100 + 1) * 2).sum();
+    assert_eq!(scalar(&mut s, &lookups("#t", 250)), Value::BigInt(want));
+    let want: i64 = (0..250i64).map(|i| -(i % 100 + 1)).sum();
+    assert_eq!(scalar(&mut s, &lookups("t", 250)), Value::BigInt(want));
+    // Each execution counts one use of its plan, the one that made it included.
+    let uses = scalar(&mut s, "SELECT MAX(usecounts) FROM sys.dm_exec_cached_plans");
+    assert_eq!(uses, Value::Int(250));
+    // STATISTICS IO counts each lookup as a scan of its table, from every iteration.
+    ok(&mut s, "SET STATISTICS IO ON");
+    let io = support::io_lines(&ok(&mut s, &lookups("#t", 5)));
+    ok(&mut s, "SET STATISTICS IO OFF");
+    // Named as SQL Server names a temporary table there: `#t` padded to its name in tempdb.
+    assert_eq!(io.len(), 5, "{io:?}");
+    assert!(io.iter().all(|l| l.0.starts_with("#t_") && l.1 == 1), "{io:?}");
+    assert!(io.iter().all(|l| (1..=4).contains(&l.2)), "{io:?}");
+}
