@@ -522,3 +522,48 @@ fn a_loop_of_lookups_in_a_temporary_table_reads_tempdb_counts_its_reads_and_its_
     assert!(io.iter().all(|l| l.0.starts_with("#t_") && l.1 == 1), "{io:?}");
     assert!(io.iter().all(|l| (1..=4).contains(&l.2)), "{io:?}");
 }
+
+#[test]
+fn integer_arithmetic_and_comparisons_give_the_general_answers() {
+    let (_dir, mut s) = session();
+    let int = |s: &mut Session, sql: &str| scalar(s, sql);
+    assert_eq!(int(&mut s, "SELECT 1 + 2 * 3 - 4 / 2 % 3"), Value::Int(5));
+    assert_eq!(int(&mut s, "SELECT (0 - 7) / 2"), Value::Int(-3));
+    assert_eq!(int(&mut s, "SELECT (0 - 7) % 2"), Value::Int(-1));
+    assert_eq!(
+        int(&mut s, "DECLARE @i INT = 7, @b BIGINT = 3000000000; SELECT @b * 2 + @i"),
+        Value::BigInt(6_000_000_007)
+    );
+    assert_eq!(int(&mut s, "DECLARE @i INT = 7, @b BIGINT = 2; SELECT @i % @b"), Value::BigInt(1));
+    // A SMALLINT meets an INT as INT, by the general path.
+    assert_eq!(int(&mut s, "DECLARE @s SMALLINT = 3; SELECT @s * 2 + 1"), Value::Int(7));
+    // NULL anywhere makes NULL.
+    assert_eq!(int(&mut s, "DECLARE @n INT; SELECT (@n + 1) * 2"), Value::Null);
+    // Errors are the general path's: overflow of INT and of BIGINT, and a zero divisor.
+    assert_eq!(errors(&mut s, "SELECT 2147483647 + 1"), vec![8115]);
+    assert_eq!(errors(&mut s, "DECLARE @i INT = -2147483647 - 1; SELECT @i / (0 - 1)"), vec![8115]);
+    assert_eq!(
+        errors(&mut s, "DECLARE @b BIGINT = 9223372036854775807; SELECT @b + 1 - 1"),
+        vec![8115]
+    );
+    assert_eq!(errors(&mut s, "DECLARE @i INT = 3; SELECT (@i + 1) % (@i - 3)"), vec![8134]);
+    assert_eq!(errors(&mut s, "SELECT 1 / 0"), vec![8134]);
+    // Comparisons: INT with BIGINT by value; NULL is unknown, and under ANSI_NULLS OFF
+    // a NULL equals a NULL.
+    let holds = |s: &mut Session, setup: &str, cond: &str| {
+        scalar(s, &format!("{setup} IF {cond} SELECT 1 ELSE SELECT 0"))
+    };
+    let big = "DECLARE @b BIGINT = 3000000000, @i INT = 5, @n INT;";
+    assert_eq!(holds(&mut s, big, "@b > @i * 2"), Value::Int(1));
+    assert_eq!(holds(&mut s, big, "@i + 1 = 6"), Value::Int(1));
+    assert_eq!(holds(&mut s, big, "@i <> 5"), Value::Int(0));
+    assert_eq!(holds(&mut s, big, "@i >= @i"), Value::Int(1));
+    assert_eq!(holds(&mut s, big, "@n < 1 OR @n >= 1"), Value::Int(0));
+    assert_eq!(holds(&mut s, &format!("SET ANSI_NULLS OFF; {big}"), "@n = @n"), Value::Int(1));
+    ok(&mut s, "SET ANSI_NULLS ON");
+    // A loop bounded by a BIGINT counts as far as an INT loop does.
+    assert_eq!(
+        int(&mut s, "DECLARE @i BIGINT = 0, @n INT = 0; WHILE @i < 2500 BEGIN SET @i += 1; SET @n += 1; END; SELECT @n"),
+        Value::Int(2500)
+    );
+}
