@@ -347,6 +347,22 @@ struct TreeState {
     changes: u64,
 }
 
+/// Where a descent toward `key` goes from page `id`: None at a leaf, else the slot of the
+/// internal page's entry taken and its child.
+fn child_toward(page: &Page, id: PageId, key: &[u8]) -> Result<Option<(usize, PageId)>> {
+    match page.page_type() {
+        Some(PageType::BTreeLeaf) => Ok(None),
+        Some(PageType::BTreeInternal) => {
+            if page.slot_count() == 0 {
+                return Err(corrupt(id, "empty internal page"));
+            }
+            let slot = search_internal(page, key)?;
+            Ok(Some((slot, internal_entry(page.get(slot)?)?.0)))
+        }
+        other => Err(corrupt(id, format!("{other:?} page in a B-tree"))),
+    }
+}
+
 /// A key and its value, copied out of a leaf.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
@@ -378,20 +394,7 @@ impl BTree<'_> {
         let mut pinned = self.pool().fetch(self.root)?;
         loop {
             let id = pinned.id();
-            let next = {
-                let page = pinned.read();
-                match page.page_type() {
-                    Some(PageType::BTreeLeaf) => None,
-                    Some(PageType::BTreeInternal) => {
-                        if page.slot_count() == 0 {
-                            return Err(corrupt(id, "empty internal page"));
-                        }
-                        let slot = search_internal(&page, key)?;
-                        Some((slot, internal_entry(page.get(slot)?)?.0))
-                    }
-                    other => return Err(corrupt(id, format!("{other:?} page in a B-tree"))),
-                }
-            };
+            let next = child_toward(&pinned.read(), id, key)?;
             match next {
                 None => return Ok(pinned),
                 Some((slot, child)) => {
@@ -426,11 +429,29 @@ impl BTree<'_> {
     /// not touch the tree or fix other pages.
     pub fn get_with<R>(&self, key: &[u8], read: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
         let _shared = self.latch.read().unwrap_or_else(PoisonError::into_inner);
-        let leaf = self.descend_recording(key, |_, _| {})?;
-        let page = leaf.read();
-        match search_leaf(&page, key)? {
-            Found::At(slot) => Ok(Some(read(leaf_split(page.get(slot)?)?.1))),
-            Found::Before(_) => Ok(None),
+        // `descend_recording`'s walk, except that the leaf is searched under the latch that
+        // found it to be the leaf: one latch per page rather than two for the leaf.
+        let mut depth = 0;
+        let mut pinned = self.pool().fetch(self.root)?;
+        loop {
+            let id = pinned.id();
+            let child = {
+                let page = pinned.read();
+                match child_toward(&page, id, key)? {
+                    Some((_, child)) => child,
+                    None => {
+                        return match search_leaf(&page, key)? {
+                            Found::At(slot) => Ok(Some(read(leaf_split(page.get(slot)?)?.1))),
+                            Found::Before(_) => Ok(None),
+                        };
+                    }
+                }
+            };
+            depth += 1;
+            if depth > 64 {
+                return Err(corrupt(id, "tree deeper than 64 levels: a cycle"));
+            }
+            pinned = pinned.step_to(child)?;
         }
     }
 

@@ -25,7 +25,10 @@ use crate::exec::scalar::sequential_guid;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
+mod arithmetic;
 mod call;
+
+use arithmetic::is_arithmetic;
 
 pub(crate) use call::{
     bare_word, in_values, in_values_collated, parse_object_name, rowversion_bytes,
@@ -461,16 +464,12 @@ impl Run<'_> {
                 None => scalar::literal(l),
             },
             ExprKind::Variable(name) => Ok(self.variable_at(name)?.value.clone()),
-            ExprKind::Binary { op, left, right }
-                if !is_comparison(*op) && !matches!(op, BinaryOp::And | BinaryOp::Or) =>
-            {
-                let a = self.eval(left, env)?;
-                let b = self.eval(right, env)?;
-                // The common integer and decimal cases without the general path's dispatch
-                // (a loop's `@i + 1`, a key's `(@i * 7919) % 100000`): the same values.
-                match scalar::quick_binary(*op, &a, &b) {
-                    Some(v) => Ok(v),
-                    None => scalar::binary(*op, a, b),
+            ExprKind::Binary { op, left, right } if is_arithmetic(*op) => {
+                // A tree of integers computed in registers (`eval/quick.rs`); else each
+                // node, the tree's integer parts not tried again (`Run::arithmetic`).
+                match self.quick_int(e) {
+                    Some(v) => Ok(v.value()),
+                    None => self.arithmetic(*op, left, right, env),
                 }
             }
             _ => self.eval_any(e, env),
@@ -659,6 +658,9 @@ impl Run<'_> {
                 Ok(self.predicate(operand, env)?.map(|b| !b))
             }
             ExprKind::Binary { op, left, right } if is_comparison(*op) => {
+                if let Some(holds) = self.quick_int_comparison(*op, left, right) {
+                    return Ok(Some(holds));
+                }
                 let a = self.eval(left, env)?;
                 let b = self.eval(right, env)?;
                 // Text compares by the collation SQL Server's precedence gives the sides.

@@ -487,3 +487,83 @@ fn an_error_in_a_loop_body_is_reported_at_its_line_and_the_loop_goes_on() {
     assert_eq!(errors, vec![(8134, 4)]);
     assert_eq!(out.results[0].rows[0], vec![Value::Int(3), Value::Int(0)]);
 }
+
+#[test]
+fn a_loop_of_lookups_in_a_temporary_table_reads_tempdb_counts_its_reads_and_its_uses() {
+    let (_dir, mut s) = session();
+    ok(&mut s, "CREATE TABLE t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT t SELECT value, -value FROM GENERATE_SERIES(1, 100)");
+    ok(&mut s, "CREATE TABLE #t (k INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT #t SELECT value, value * 2 FROM GENERATE_SERIES(1, 100)");
+    let lookups = |table: &str, n: i32| {
+        format!(
+            "DECLARE @i INT = 0, @v INT, @s BIGINT = 0;
+             WHILE @i < {n} BEGIN
+               SELECT @v = v FROM {table} WHERE k = @i % 100 + 1;
+               SET @s += @v; SET @i += 1;
+             END;
+             SELECT @s"
+        )
+    };
+    // The temporary table's rows, not the permanent table's of the same short name.
+    let want: i64 = (0..250i64).map(|i| (i % 100 + 1) * 2).sum();
+    assert_eq!(scalar(&mut s, &lookups("#t", 250)), Value::BigInt(want));
+    let want: i64 = (0..250i64).map(|i| -(i % 100 + 1)).sum();
+    assert_eq!(scalar(&mut s, &lookups("t", 250)), Value::BigInt(want));
+    // Each execution counts one use of its plan, the one that made it included.
+    let uses = scalar(&mut s, "SELECT MAX(usecounts) FROM sys.dm_exec_cached_plans");
+    assert_eq!(uses, Value::Int(250));
+    // STATISTICS IO counts each lookup as a scan of its table, from every iteration.
+    ok(&mut s, "SET STATISTICS IO ON");
+    let io = support::io_lines(&ok(&mut s, &lookups("#t", 5)));
+    ok(&mut s, "SET STATISTICS IO OFF");
+    // Named as SQL Server names a temporary table there: `#t` padded to its name in tempdb.
+    assert_eq!(io.len(), 5, "{io:?}");
+    assert!(io.iter().all(|l| l.0.starts_with("#t_") && l.1 == 1), "{io:?}");
+    assert!(io.iter().all(|l| (1..=4).contains(&l.2)), "{io:?}");
+}
+
+#[test]
+fn integer_arithmetic_and_comparisons_give_the_general_answers() {
+    let (_dir, mut s) = session();
+    let int = |s: &mut Session, sql: &str| scalar(s, sql);
+    assert_eq!(int(&mut s, "SELECT 1 + 2 * 3 - 4 / 2 % 3"), Value::Int(5));
+    assert_eq!(int(&mut s, "SELECT (0 - 7) / 2"), Value::Int(-3));
+    assert_eq!(int(&mut s, "SELECT (0 - 7) % 2"), Value::Int(-1));
+    assert_eq!(
+        int(&mut s, "DECLARE @i INT = 7, @b BIGINT = 3000000000; SELECT @b * 2 + @i"),
+        Value::BigInt(6_000_000_007)
+    );
+    assert_eq!(int(&mut s, "DECLARE @i INT = 7, @b BIGINT = 2; SELECT @i % @b"), Value::BigInt(1));
+    // A SMALLINT meets an INT as INT, by the general path.
+    assert_eq!(int(&mut s, "DECLARE @s SMALLINT = 3; SELECT @s * 2 + 1"), Value::Int(7));
+    // NULL anywhere makes NULL.
+    assert_eq!(int(&mut s, "DECLARE @n INT; SELECT (@n + 1) * 2"), Value::Null);
+    // Errors are the general path's: overflow of INT and of BIGINT, and a zero divisor.
+    assert_eq!(errors(&mut s, "SELECT 2147483647 + 1"), vec![8115]);
+    assert_eq!(errors(&mut s, "DECLARE @i INT = -2147483647 - 1; SELECT @i / (0 - 1)"), vec![8115]);
+    assert_eq!(
+        errors(&mut s, "DECLARE @b BIGINT = 9223372036854775807; SELECT @b + 1 - 1"),
+        vec![8115]
+    );
+    assert_eq!(errors(&mut s, "DECLARE @i INT = 3; SELECT (@i + 1) % (@i - 3)"), vec![8134]);
+    assert_eq!(errors(&mut s, "SELECT 1 / 0"), vec![8134]);
+    // Comparisons: INT with BIGINT by value; NULL is unknown, and under ANSI_NULLS OFF
+    // a NULL equals a NULL.
+    let holds = |s: &mut Session, setup: &str, cond: &str| {
+        scalar(s, &format!("{setup} IF {cond} SELECT 1 ELSE SELECT 0"))
+    };
+    let big = "DECLARE @b BIGINT = 3000000000, @i INT = 5, @n INT;";
+    assert_eq!(holds(&mut s, big, "@b > @i * 2"), Value::Int(1));
+    assert_eq!(holds(&mut s, big, "@i + 1 = 6"), Value::Int(1));
+    assert_eq!(holds(&mut s, big, "@i <> 5"), Value::Int(0));
+    assert_eq!(holds(&mut s, big, "@i >= @i"), Value::Int(1));
+    assert_eq!(holds(&mut s, big, "@n < 1 OR @n >= 1"), Value::Int(0));
+    assert_eq!(holds(&mut s, &format!("SET ANSI_NULLS OFF; {big}"), "@n = @n"), Value::Int(1));
+    ok(&mut s, "SET ANSI_NULLS ON");
+    // A loop bounded by a BIGINT counts as far as an INT loop does.
+    assert_eq!(
+        int(&mut s, "DECLARE @i BIGINT = 0, @n INT = 0; WHILE @i < 2500 BEGIN SET @i += 1; SET @n += 1; END; SELECT @n"),
+        Value::Int(2500)
+    );
+}

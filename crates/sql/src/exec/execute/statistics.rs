@@ -10,6 +10,7 @@
 
 use std::time::{Duration, Instant};
 
+use walden_engine::catalog::TableDef;
 use walden_storage::{page_reads, PageReads};
 
 use crate::exec::execute::query::TableRef;
@@ -115,12 +116,17 @@ impl Run<'_> {
 
     /// Adds one scan or seek of `t`, begun at `mark`, to the statement's reads.
     pub(crate) fn io_note(&mut self, t: &TableRef, mark: Option<PageReads>) {
+        self.io_note_of(&t.def, mark);
+    }
+
+    /// [`Run::io_note`] of the table `def` defines.
+    pub(crate) fn io_note_of(&mut self, def: &TableDef, mark: Option<PageReads>) {
         let Some(before) = mark else { return };
         // Less the reads other tables' reads counted meanwhile.
         let reads = page_reads().since(self.s.io_noted).since(before);
         self.s.io_noted.logical = self.s.io_noted.logical.wrapping_add(reads.logical);
         self.s.io_noted.physical = self.s.io_noted.physical.wrapping_add(reads.physical);
-        let name = &t.def.name;
+        let name = &def.name;
         let io = &mut self.s.statement_io;
         let at = match io.iter().position(|e| e.name == *name) {
             Some(at) => at,

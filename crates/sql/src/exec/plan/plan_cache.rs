@@ -214,19 +214,26 @@ impl PlanCache {
     /// definition and columns; else a new one, kept in its place. Lent where it lies, not
     /// moved out and back, as a loop of lookups asks for it at every iteration.
     pub(crate) fn point_decoder(&mut self, t: &TableRef) -> &RowDecoder {
+        self.point_decoder_of(&t.def, t.wanted.as_ref())
+    }
+
+    /// [`PlanCache::point_decoder`] of the table `def` defines, for the columns `wanted`
+    /// flags (all without).
+    fn point_decoder_of(
+        &mut self,
+        def: &Arc<TableDef>,
+        wanted: Option<&Arc<[bool]>>,
+    ) -> &RowDecoder {
         let fits = self.point_decoder.as_ref().is_some_and(|kept| {
-            Arc::ptr_eq(&kept.def, &t.def) && kept.wanted.as_deref() == t.wanted.as_deref()
+            Arc::ptr_eq(&kept.def, def) && kept.wanted.as_deref() == wanted.map(|w| &**w)
         });
         if !fits {
             self.point_decoder = None;
         }
         let kept = self.point_decoder.get_or_insert_with(|| PointDecoder {
-            def: Arc::clone(&t.def),
-            wanted: t.wanted.clone(),
-            decoder: RowDecoder::of_columns(
-                t.def.columns.iter().map(|c| c.ty),
-                t.wanted.as_deref(),
-            ),
+            def: Arc::clone(def),
+            wanted: wanted.cloned(),
+            decoder: RowDecoder::of_columns(def.columns.iter().map(|c| c.ty), wanted.map(|w| &**w)),
         });
         &kept.decoder
     }
@@ -310,21 +317,27 @@ impl Run<'_> {
     ///
     /// Without `with_qual` the table's qualifier is left empty (no copy of it is made): for
     /// a caller that only reads the table by the plan's path, which names no column by it
-    /// (the rows' columns are the plan's own), as `assign_by_kept_plan` does.
+    /// (the rows' columns are the plan's own).
     fn cached_block(
         &self,
         sel: &Select,
         order_by: &[OrderByItem],
         with_qual: bool,
     ) -> Option<(Arc<BlockPlan>, TableRef)> {
+        let plan = self.kept_block(sel, order_by)?;
+        let table = self.kept_table(plan, with_qual);
+        Some((Arc::clone(plan), table))
+    }
+
+    /// The kept plan of `sel` (with its query's `order_by`), if there is one and it is still
+    /// valid, counted as used. Borrowed where it lies: a loop's lookup takes no reference
+    /// to its plan's table or database unless it needs a [`TableRef`] (`kept_table`).
+    fn kept_block(&self, sel: &Select, order_by: &[OrderByItem]) -> Option<&Arc<BlockPlan>> {
         let plan = self.s.plans.blocks.get(&key(sel))?;
-        let db = plan.db.upgrade()?;
-        let expected = match plan.temp {
-            Some(_) => self.s.instance.tempdb(),
-            None => &self.s.db,
-        };
-        if !Arc::ptr_eq(&db, expected)
-            || db.schema_version() != plan.version
+        // The plan's database is the one it was made for if it is at the same address: its
+        // weak reference keeps that allocation, so no other database can be there.
+        if plan.db.as_ptr() != Arc::as_ptr(self.plan_db(plan))
+            || self.plan_db(plan).schema_version() != plan.version
             || plan.freed != FREED.load(Ordering::Acquire)
         {
             return None;
@@ -342,15 +355,30 @@ impl Run<'_> {
         if (!same_node && plan.sel != *sel) || plan.order_by.as_slice() != order_by {
             return None;
         }
-        plan.uses.fetch_add(1, Ordering::Relaxed);
-        let table = TableRef {
-            db,
+        // Only this session's thread changes the count (its plans are its own), so a load
+        // and a store count every use, without a locked read-modify-write.
+        plan.uses.store(plan.uses.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        Some(plan)
+    }
+
+    /// The database a plan's names resolve in, for this session: tempdb for a temporary
+    /// table's, else the session's.
+    fn plan_db(&self, plan: &BlockPlan) -> &Arc<Database> {
+        match plan.temp {
+            Some(_) => self.s.instance.tempdb(),
+            None => &self.s.db,
+        }
+    }
+
+    /// The table a valid kept plan reads (see [`Run::cached_block`] for `with_qual`).
+    fn kept_table(&self, plan: &BlockPlan, with_qual: bool) -> TableRef {
+        TableRef {
+            db: Arc::clone(self.plan_db(plan)),
             def: Arc::clone(&plan.def),
             qual: if with_qual { plan.qual.clone() } else { String::new() },
             view_check: None,
             wanted: plan.wanted.clone(),
-        };
-        Some((Arc::clone(plan), table))
+        }
     }
 
     /// A kept plan bound to `conjuncts` (its block's WHERE clause's) for a read of one source
@@ -469,7 +497,7 @@ impl Run<'_> {
         if !self.may_cache_block(sel) {
             return Ok(false);
         }
-        let Some((plan, table)) = self.cached_block(sel, &[], false) else { return Ok(false) };
+        let Some(plan) = self.kept_block(sel, &[]).map(Arc::clone) else { return Ok(false) };
         if !*plan.assigns_only.get_or_init(|| assigns_only(sel)) {
             return Ok(false);
         }
@@ -494,12 +522,13 @@ impl Run<'_> {
         let lookup_key = *plan.lookup_key.get_or_init(|| lookup_key_column(&plan, columns));
         if let Some(key_column) = lookup_key.filter(|_| plan.own.len() == parts.len()) {
             if let Some(assigned) =
-                self.assign_by_key(&plan, &table, parts, key_column, &sel.items, columns)?
+                self.assign_by_key(&plan, parts, key_column, &sel.items, columns)?
             {
                 self.done(Counted::Select, assigned);
                 return Ok(true);
             }
         }
+        let table = self.kept_table(&plan, false);
         let mut assign = Assign::new(plan.cols(), &sel.items, columns, self.rowcount_limit());
         self.run_block_plan_into(&plan, &table, parts, None, &mut assign)?;
         let assigned = assign.assigned;
@@ -521,7 +550,6 @@ impl Run<'_> {
     fn assign_by_key(
         &mut self,
         plan: &BlockPlan,
-        table: &TableRef,
         conjuncts: &[&Expr],
         key_column: usize,
         items: &[SelectItem],
@@ -533,7 +561,7 @@ impl Run<'_> {
             // `= @null` looks for a NULL key, with the locks of a read: the general read's.
             return Ok(None);
         }
-        let column = &table.def.columns[key_column];
+        let column = &plan.def.columns[key_column];
         let v = self.eval(probe, &Env::empty())?;
         // `= NULL` holds for no row, and a value the column cannot hold is no key: nothing
         // is read, as `Run::seek_row` reads nothing.
@@ -554,16 +582,17 @@ impl Run<'_> {
             // conjunct, as `Run::run_block_plan_into` falls back to.
             let mut assign = Assign::new(plan.cols(), items, columns, self.rowcount_limit());
             let all = Some(RowFilter { cols: plan.cols(), exprs: conjuncts, outer: None });
-            self.read_path_into(table, &AccessPath::scan(), &Env::empty(), all, &mut assign)?;
+            let table = self.kept_table(plan, false);
+            self.read_path_into(&table, &AccessPath::scan(), &Env::empty(), all, &mut assign)?;
             return Ok(Some(assign.assigned as u64));
         }
         let mut row = std::mem::take(&mut self.s.plans.lookup_row);
         let mark = self.io_mark();
-        let (tx, plans) = self.tx_and_plans();
-        let found =
-            tx.seek_key_into(&table.db, &table.def, &key, plans.point_decoder(table), &mut row);
+        let (tx, plans, db) = self.tx_plans_and_db(plan.temp.is_some());
+        let decoder = plans.point_decoder_of(&plan.def, plan.wanted.as_ref());
+        let found = tx.seek_key_into(db, &plan.def, &key, decoder, &mut row);
         let found = found.map_err(|e| self.s.engine_error(e))?;
-        self.io_note(table, mark);
+        self.io_note_of(&plan.def, mark);
         self.s.plans.lookup_key = key;
         if found {
             for (item, column) in items.iter().zip(columns) {

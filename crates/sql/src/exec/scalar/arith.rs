@@ -213,6 +213,9 @@ fn operate(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
 /// read in place. `None` for anything else, which [`binary`]
 /// answers (with its errors and warnings). A caller that holds its operands by reference
 /// (a row's columns, a running sum) needs no copy for these.
+// Inline: an expression's evaluation then takes the result in registers, not back from the
+// memory this function wrote it to (a stall at every operator of a loop's arithmetic).
+#[inline]
 pub(crate) fn quick_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
     let ints = |x: i64, y: i64| match op {
         BinaryOp::Add => x.checked_add(y),

@@ -18,7 +18,7 @@ use std::time::Duration;
 use walden_engine::lock::{BeforeLockWait, Interrupt};
 use walden_engine::types::{SqlType, Value};
 use walden_engine::{
-    CommitOutcome, DeferredCommits, EngineError, Instance, Isolation, Transaction,
+    CommitOutcome, Database, DeferredCommits, EngineError, Instance, Isolation, Transaction,
 };
 use walden_log::policy::CommitOption;
 
@@ -200,6 +200,17 @@ impl Run<'_> {
     /// [`Run::tx`] and the session's plan cache, borrowed together: a key lookup reads
     /// with the row decoder the cache keeps.
     pub(crate) fn tx_and_plans(&mut self) -> (&mut Transaction, &mut PlanCache) {
+        let (tx, plans, _) = self.tx_plans_and_db(false);
+        (tx, plans)
+    }
+
+    /// [`Run::tx_and_plans`] and the session's database (tempdb if `tempdb`), borrowed
+    /// together: a kept plan's key lookup reads its table without a reference of its own
+    /// to the database.
+    pub(crate) fn tx_plans_and_db(
+        &mut self,
+        tempdb: bool,
+    ) -> (&mut Transaction, &mut PlanCache, &Arc<Database>) {
         let s = &mut *self.s;
         let Session {
             tx,
@@ -210,6 +221,7 @@ impl Run<'_> {
             deferred,
             defer_commits,
             plans,
+            db,
             ..
         } = s;
         let tx = match tx {
@@ -219,7 +231,8 @@ impl Run<'_> {
                 begin_transaction(tx, instance, *spid, opts, lock_interrupt, deferred)
             }
         };
-        (tx, plans)
+        let db = if tempdb { instance.tempdb() } else { &*db };
+        (tx, plans, db)
     }
 
     /// Commits (or rolls back) the running statement's autocommit transaction, if any.
