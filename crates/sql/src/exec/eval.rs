@@ -465,7 +465,7 @@ impl Run<'_> {
             },
             ExprKind::Variable(name) => Ok(self.variable_at(name)?.value.clone()),
             ExprKind::Binary { op, left, right } if is_arithmetic(*op) => {
-                // A tree of integers computed in registers (`eval/quick.rs`); else each
+                // A tree of integers computed in registers (`eval/arithmetic.rs`); else each
                 // node, the tree's integer parts not tried again (`Run::arithmetic`).
                 match self.quick_int(e) {
                     Some(v) => Ok(v.value()),
