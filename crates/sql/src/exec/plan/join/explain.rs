@@ -24,6 +24,7 @@ use crate::exec::plan::showplan::PlanNode;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
+use super::probe::distinct_probes;
 use super::semi::SemiJoin;
 use super::{
     clone_ref, conjuncts, equi_keys, order, reading, table_leaf, Conjunct, Flat, Input, Leaf, Step,
@@ -346,16 +347,33 @@ impl Run<'_> {
                     let refs = outer_references(&path, flat, joined);
                     PlanNode::join("Nested Loops", "Inner Join", refs, rows_out, left, inner)
                 }
-                (Some((left, _)), Step::Hash(keys)) => {
+                (Some((left, left_rows)), Step::Hash(keys)) => {
                     let right = self.explain_leaf(flat, &mut subplans, leaf, &local, own[leaf]);
-                    let probe: Vec<String> = keys.iter().map(|(l, _)| l.to_string()).collect();
-                    let build: Vec<String> = keys.iter().map(|(_, r)| r.to_string()).collect();
-                    let mut args = format!("HASH:({})=({})", build.join(", "), probe.join(", "));
-                    if !rest.is_empty() {
-                        args.push_str(&format!(", RESIDUAL:({})", and(&rest)));
+                    let text = |side: &[&Expr]| {
+                        side.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ")
+                    };
+                    let residual = if rest.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", RESIDUAL:({})", and(&rest))
+                    };
+                    // As `join_step` runs it: the fewer rows are hashed, and a Hash Match's
+                    // first input is the one hashed. The rows so far hashed are probed by
+                    // each leaf column once (`distinct_probes`).
+                    if left_rows < self.own_rows(flat, leaf) {
+                        let keys = distinct_probes(&keys);
+                        let joined: Vec<&Expr> = keys.iter().map(|&(j, _)| j).collect();
+                        let leaf_side: Vec<&Expr> = keys.iter().map(|&(_, l)| l).collect();
+                        let args =
+                            format!("HASH:({})=({}){residual}", text(&joined), text(&leaf_side));
+                        PlanNode::join("Hash Match", "Inner Join", args, rows_out, left, right)
+                    } else {
+                        let joined: Vec<&Expr> = keys.iter().map(|&(j, _)| j).collect();
+                        let leaf_side: Vec<&Expr> = keys.iter().map(|&(_, l)| l).collect();
+                        let args =
+                            format!("HASH:({})=({}){residual}", text(&leaf_side), text(&joined));
+                        PlanNode::join("Hash Match", "Inner Join", args, rows_out, right, left)
                     }
-                    // The leaf is the build input, hashed once; the rows so far probe it.
-                    PlanNode::join("Hash Match", "Inner Join", args, rows_out, right, left)
                 }
                 (Some((left, _)), Step::Loops) => {
                     let right = self.explain_leaf(flat, &mut subplans, leaf, &local, own[leaf]);

@@ -536,7 +536,7 @@ fn exprs_of<'e>(
 /// already probes with: TPC-H Q9 equates `l_suppkey` with both `s_suppkey` and `ps_suppkey`,
 /// and a joined row whose two differ matches no leaf row, so hashing `s_suppkey` alone and
 /// checking `ps_suppkey = l_suppkey` on each pair finds the same pairs with half the probe.
-fn distinct_probes<'e>(keys: &[(&'e Expr, &'e Expr)]) -> Vec<(&'e Expr, &'e Expr)> {
+pub(super) fn distinct_probes<'e>(keys: &[(&'e Expr, &'e Expr)]) -> Vec<(&'e Expr, &'e Expr)> {
     let mut distinct: Vec<(&Expr, &Expr)> = Vec::with_capacity(keys.len());
     for &(joined, leaf) in keys {
         let repeated = matches!(leaf.kind, ExprKind::Column(_))
