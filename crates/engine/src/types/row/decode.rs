@@ -117,10 +117,7 @@ impl<'a> RowView<'a> {
     }
 
     /// [`RowView::new`] given the shape of a row written with every column of `columns`
-    /// (`full`), which it then need not work out again for such a row. Inlined: a scan calls
-    /// it per row, and the view returned through memory from a call stalled the reads of it
-    /// that follow.
-    #[inline]
+    /// (`full`), which it then need not work out again for such a row.
     pub(super) fn with_shape(
         columns: &[SqlType],
         bytes: &'a [u8],
