@@ -87,7 +87,7 @@ impl RangeLock {
 /// the batch's are never copied again): one of the batch, or one put back, moved to
 /// [`Entries::taken`]. Kept to two words: a larger value returned through the stack cost
 /// the scan store-forwarding stalls.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 enum Next {
     Batch(usize),
     Taken,

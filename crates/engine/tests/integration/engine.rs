@@ -432,4 +432,20 @@ fn a_row_decoded_in_steps_holds_each_step_s_columns_once_decoded() {
     assert!(cursor.next_row_into(&mut tx, &mut got).unwrap());
     assert_eq!(&got[..4], &row(1)[..4]);
     tx.commit(CommitOption::Unspecified).unwrap();
+
+    // Under SERIALIZABLE each row is read again under its key lock, not from the cursor's
+    // copied batch: its later steps decode the same row.
+    let mut tx = instance.begin(Isolation::Serializable, None);
+    let mut cursor =
+        tx.scan_table_only(&db, &t, Bound::Unbounded, Bound::Unbounded, Some(&wanted)).unwrap();
+    cursor.stage(&[vec![false, false, false, true, false], vec![false, true, false, true, false]]);
+    let mut i = 0;
+    while cursor.next_row_into(&mut tx, &mut got).unwrap() {
+        cursor.decode_step(1, &mut got).unwrap();
+        cursor.finish_row(&mut got).unwrap();
+        assert_eq!(&got[..4], &row(i)[..4], "the whole row, row {i}");
+        i += 1;
+    }
+    assert_eq!(i, 50);
+    tx.commit(CommitOption::Unspecified).unwrap();
 }

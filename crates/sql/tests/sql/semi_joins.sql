@@ -162,3 +162,23 @@ WHERE l1.ok < 80
   AND EXISTS (SELECT TOP 1 1 FROM li l2 WHERE l2.ok = l1.ok AND supp <> l1.supp)
   AND NOT EXISTS (SELECT TOP 1 1 FROM li l3 WHERE l3.ok = l1.ok AND late = 1 AND l3.ln <> l1.ln);
 GO
+-- A seek per outer row pairs the found row with the outer row's columns its conjuncts read
+-- (join/semi/seek.rs): the outer row's other columns, strings among them, still come out
+-- whole, and a text column a residual conjunct reads is compared as written.
+CREATE TABLE li_names (ok INT NOT NULL PRIMARY KEY, name VARCHAR(20) NOT NULL,
+                       note NVARCHAR(20) NULL);
+INSERT INTO li_names SELECT value, CONCAT('n', value % 7), CASE WHEN value % 5 = 0 THEN NULL ELSE CONCAT(N'note ', value) END
+FROM GENERATE_SERIES(0, 749);
+GO
+SELECT TOP (6) n.ok, n.name, n.note, l1.ln FROM li_names n, li l1
+WHERE l1.ok = n.ok AND n.ok % 9 = 1
+  AND EXISTS (SELECT 1 FROM li l2 WHERE l2.ok = l1.ok AND l2.supp <> l1.supp)
+  AND NOT EXISTS (SELECT 1 FROM li l3 WHERE l3.ok = l1.ok AND l3.ln <> l1.ln AND l3.late = 1)
+ORDER BY n.ok, l1.ln;
+SELECT COUNT(*) AS n, SUM(LEN(n.note)) AS notes FROM li_names n
+WHERE EXISTS (SELECT 1 FROM li l WHERE l.ok = n.ok AND CONCAT('n', l.supp % 7) <> n.name)
+  AND NOT EXISTS (SELECT 1 FROM li_names m WHERE m.ok = n.ok + 7 AND m.name = n.name AND m.note IS NULL);
+SELECT COUNT(*) AS n, SUM(LEN(n.note)) AS notes FROM li_names n
+WHERE EXISTS (SELECT TOP 1 1 FROM li l WHERE l.ok = n.ok AND CONCAT('n', l.supp % 7) <> n.name)
+  AND NOT EXISTS (SELECT TOP 1 1 FROM li_names m WHERE m.ok = n.ok + 7 AND m.name = n.name AND m.note IS NULL);
+GO

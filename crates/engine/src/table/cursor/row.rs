@@ -4,7 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-use super::{Current, Entries, Locked, RangeLock};
+use super::{Current, Entries, Locked, Next, RangeLock};
 use crate::database::Database;
 use crate::error::EngineError;
 use crate::table::RowId;
@@ -141,6 +141,7 @@ impl RowCursor {
             whole,
             later,
             done: Cell::new(0),
+            at: Cell::new(None),
             bytes: RefCell::default(),
         });
     }
@@ -172,14 +173,18 @@ impl RowCursor {
         row: &mut [Value],
     ) -> Result<(), EngineError> {
         let db = &self.entries.db;
-        let bytes = stages.bytes.borrow();
+        let copied = stages.bytes.borrow();
+        let bytes = match stages.at.get() {
+            Some(next) => self.entries.get(next).1,
+            None => copied.as_slice(),
+        };
         while stages.done.get() < k {
             let step = stages.done.get();
             stages.done.set(step + 1);
             let Some(decoder) = &stages.later[step] else { continue };
             decoder
                 .decode_more_into(
-                    &bytes,
+                    bytes,
                     &mut |pointer| {
                         db.space().read_blob(pointer).map_err(|e| RowError::Storage(e.to_string()))
                     },
@@ -202,7 +207,7 @@ impl RowCursor {
     ) -> Result<bool, EngineError> {
         if let RowLocking::Range(lock) = &mut self.locking {
             match self.entries.next_locked(tx, lock)? {
-                Locked::Entry(key, bytes) => return self.decode(&key, &bytes, row, id),
+                Locked::Entry(key, bytes) => return self.decode(&key, &bytes, None, row, id),
                 Locked::End => return Ok(false),
                 Locked::Escalated => self.locking = RowLocking::Table,
             }
@@ -222,7 +227,7 @@ impl RowCursor {
             };
             if !matches!(self.locking, RowLocking::Rows) {
                 let (key, bytes) = self.entries.get(next);
-                return self.decode(key, bytes, row, id);
+                return self.decode(key, bytes, Some(next), row, id);
             }
             // Lock avoidance: the S lock would only wait for a change that is not committed,
             // and the batch holds none of another transaction, so READ COMMITTED reads the
@@ -231,7 +236,7 @@ impl RowCursor {
             // path below reads the row again.
             if read_committed && self.entries.committed == Some(tx.own_changes()) {
                 let (key, bytes) = self.entries.get(next);
-                return self.decode(key, bytes, row, id);
+                return self.decode(key, bytes, Some(next), row, id);
             }
             // A row deleted by a transaction not over, before this one: wait for it first.
             if let Some(ghost) = self.entries.ghost_before(tx, Some(self.entries.get(next).0))? {
@@ -246,26 +251,33 @@ impl RowCursor {
                 self.locking = RowLocking::Table;
             }
             match current {
-                Current::Copied => return self.decode(key, bytes, row, id),
-                Current::Now(b) => return self.decode(key, &b, row, id),
+                Current::Copied => return self.decode(key, bytes, Some(next), row, id),
+                Current::Now(b) => return self.decode(key, &b, None, row, id),
                 Current::Gone => continue,
             }
         }
     }
 
-    /// Decodes row `key` from `bytes` into `row`, its id where `id` says; true.
+    /// Decodes row `key` from `bytes` into `row`, its id where `id` says; true. `at` is the
+    /// entry of [`RowCursor::entries`] the bytes are, if they are one: the later steps read
+    /// them there, where they stay until the cursor moves on; other bytes (read again under
+    /// a lock) are copied for them.
     fn decode(
         &self,
         key: &[u8],
         bytes: &[u8],
+        at: Option<Next>,
         row: &mut Vec<Value>,
         id: &mut IdTo<'_>,
     ) -> Result<bool, EngineError> {
         let db = &self.entries.db;
         if let Some(stages) = &self.staged {
-            let mut current = stages.bytes.borrow_mut();
-            current.clear();
-            current.extend_from_slice(bytes);
+            stages.at.set(at);
+            if at.is_none() {
+                let mut current = stages.bytes.borrow_mut();
+                current.clear();
+                current.extend_from_slice(bytes);
+            }
             stages.done.set(0);
         }
         self.decoder
@@ -331,6 +343,10 @@ pub(in crate::table) struct Stages {
     later: Vec<Option<RowDecoder>>,
     /// How many of `later` have been decoded into the current row.
     done: Cell<usize>,
-    /// The bytes of the row decoded last, which the later steps decode from.
+    /// The entry of the cursor's [`Entries`] the row decoded last is, which the later steps
+    /// decode from: it stays there until the cursor moves on to the next row. None for a
+    /// row read again under its lock, whose bytes are in `bytes`.
+    at: Cell<Option<Next>>,
+    /// The bytes of the row decoded last, where `at` is None.
     bytes: RefCell<Vec<u8>>,
 }

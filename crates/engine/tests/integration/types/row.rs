@@ -553,6 +553,22 @@ fn row_decoder_reads_the_wanted_columns_as_a_whole_decode_does() {
     let mut truncated = good;
     truncated.pop();
     assert!(matches!(decode(&truncated, &[true, false, false, false]), Err(RowError::Corrupt(_))));
+
+    // A day number past 9999-12-31 (the row's last three bytes) is refused, also decoded
+    // into a slot that holds the last row's date.
+    let dates = [SqlType::Date];
+    let good = encode(&dates, &[Value::Date(Date::from_ymd(2024, 2, 29).unwrap())]);
+    let mut bad_date = good.clone();
+    let last = bad_date.len();
+    bad_date[last - 3..].fill(0xff);
+    let decoder = RowDecoder::new(&dates, None);
+    let none = &mut |_: &[u8]| Err(RowError::Storage("none".into()));
+    let mut slot = vec![Value::Null];
+    decoder.decode_into(&good, none, &mut slot).unwrap();
+    assert_eq!(slot, [Value::Date(Date::from_ymd(2024, 2, 29).unwrap())]);
+    assert!(matches!(decoder.decode_into(&bad_date, none, &mut slot), Err(RowError::Corrupt(_))));
+    let mut fresh = Vec::new();
+    assert!(matches!(decoder.decode_into(&bad_date, none, &mut fresh), Err(RowError::Corrupt(_))));
 }
 
 /// Run with

@@ -26,7 +26,7 @@ use walden_engine::types::Value;
 use super::SemiJoin;
 use crate::ast::{Expr, ExprKind};
 use crate::exec::eval::{find_column, Col, Env};
-use crate::exec::execute::filter::Filter;
+use crate::exec::execute::filter::{read_by, Filter};
 use crate::exec::execute::query::visit_children;
 use crate::exec::execute::query::TableRef;
 use crate::exec::plan::access::AccessPath;
@@ -148,13 +148,26 @@ impl Run<'_> {
         let mut keep = Vec::with_capacity(rows.len());
         if let Some(pair_cols) = paired_cols(cols, inner_cols, all) {
             let filter = Filter::new(RowFilter { cols: &pair_cols, exprs: all, outer });
+            // The outer columns the conjuncts read: only those are copied into the pair, the
+            // others left NULL (no conjunct sees them), so a seek does not copy every string
+            // of its outer row. None where that is not known: all are copied.
+            let read = read_by(all, &pair_cols, cols.len());
             let mut sink =
                 PairedMatch { pair: Vec::new(), outer_len: cols.len(), filter, found: false };
             for (n, row) in rows.iter().enumerate() {
                 self.row_interruption_point(n)?;
                 let env = Env::new(cols, row, outer);
                 sink.pair.clear();
-                sink.pair.extend_from_slice(row);
+                match &read {
+                    Some(read) => sink.pair.extend(row.iter().zip(read).map(|(v, &r)| {
+                        if r {
+                            v.clone()
+                        } else {
+                            Value::Null
+                        }
+                    })),
+                    None => sink.pair.extend_from_slice(row),
+                }
                 sink.found = false;
                 if !self.read_path_into(t, path, &env, None, &mut sink)? {
                     return Ok(None);
