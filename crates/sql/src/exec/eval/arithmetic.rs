@@ -112,15 +112,7 @@ impl Run<'_> {
 /// overflows) and given back as INT when both are INT; None when the result does not fit
 /// its type, for a zero divisor, and for any other operator.
 fn int_arithmetic(op: BinaryOp, a: QuickInt, b: QuickInt) -> Option<QuickInt> {
-    let (x, y) = (a.wide(), b.wide());
-    let r = match op {
-        BinaryOp::Add => x.checked_add(y),
-        BinaryOp::Subtract => x.checked_sub(y),
-        BinaryOp::Multiply => x.checked_mul(y),
-        BinaryOp::Divide => x.checked_div(y),
-        BinaryOp::Modulo => x.checked_rem(y),
-        _ => None,
-    }?;
+    let r = scalar::checked_int_op(op, a.wide(), b.wide())?;
     match (a, b) {
         (QuickInt::Int(_), QuickInt::Int(_)) => i32::try_from(r).ok().map(QuickInt::Int),
         _ => Some(QuickInt::BigInt(r)),

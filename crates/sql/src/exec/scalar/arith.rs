@@ -206,6 +206,21 @@ fn operate(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
     arithmetic(op, a, b)
 }
 
+/// `x op y` for an arithmetic `op` on integers, None on overflow of `i64`, for a zero
+/// divisor (and `i64::MIN / -1`), and for any other operator. The caller narrows the result
+/// to the operands' type.
+#[inline]
+pub(crate) fn checked_int_op(op: BinaryOp, x: i64, y: i64) -> Option<i64> {
+    match op {
+        BinaryOp::Add => x.checked_add(y),
+        BinaryOp::Subtract => x.checked_sub(y),
+        BinaryOp::Multiply => x.checked_mul(y),
+        BinaryOp::Divide => x.checked_div(y),
+        BinaryOp::Modulo => x.checked_rem(y),
+        _ => None,
+    }
+}
+
 /// [`binary`] where it is one machine operation that cannot fail: `+`, `-` or `*` of two
 /// INTs, two BIGINTs or a BIGINT and an INT (within range), or two DECIMALs of ordinary size
 /// ([`small_decimal_op`]), and `/` or `%` of those integers by a divisor other than
@@ -217,14 +232,7 @@ fn operate(op: BinaryOp, a: Value, b: Value) -> Result<Value, SqlError> {
 // memory this function wrote it to (a stall at every operator of a loop's arithmetic).
 #[inline]
 pub(crate) fn quick_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
-    let ints = |x: i64, y: i64| match op {
-        BinaryOp::Add => x.checked_add(y),
-        BinaryOp::Subtract => x.checked_sub(y),
-        BinaryOp::Multiply => x.checked_mul(y),
-        BinaryOp::Divide => x.checked_div(y),
-        BinaryOp::Modulo => x.checked_rem(y),
-        _ => None,
-    };
+    let ints = |x: i64, y: i64| checked_int_op(op, x, y);
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => {
             ints(i64::from(*x), i64::from(*y)).and_then(|r| i32::try_from(r).ok()).map(Value::Int)

@@ -50,8 +50,8 @@ pub(crate) mod zones;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use arith::quick_binary;
 pub use arith::{binary, unary};
+pub(crate) use arith::{checked_int_op, quick_binary};
 pub use compare::{compare, like};
 pub(crate) use compare::{compare_with_constant, like_collated};
 pub use convert::{coerce, convert, convert_from, try_convert, try_convert_from};
