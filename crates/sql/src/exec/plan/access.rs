@@ -51,6 +51,7 @@
 
 mod histogram;
 mod read;
+mod scan;
 mod shape;
 mod stats;
 
@@ -112,9 +113,17 @@ pub(crate) trait RowSink {
     /// Whether `push` would do anything with `row`, judged from the columns that
     /// [`RowSink::unread`] does not mark alone (the others may be NULL): a row it does not
     /// want is never pushed. Asked only of a sink that answers `unread`, after the read's
-    /// own filter; any error is one `push` would raise for the row.
+    /// own filter unless [`RowSink::test_may_go_first`]; any error is one `push` would
+    /// raise for the row.
     fn wants(&mut self, _run: &mut Run<'_>, _row: &[Value]) -> Result<bool, SqlError> {
         Ok(true)
+    }
+
+    /// Whether [`RowSink::wants`] raises no error and changes nothing a later row sees, so
+    /// that a read may ask it of rows its own filter rejects, and before that filter where
+    /// it keeps fewer rows (`access/read.rs`, `TestOrder`).
+    fn test_may_go_first(&self) -> bool {
+        false
     }
 }
 

@@ -1,6 +1,6 @@
 //! Reading a table by an access path: a seek's key ranges (a key lookup per row found
-//! through a nonclustered index), an index-only read, a scan, a single row by its locator,
-//! and counting what a seek would read. Which path a read takes is chosen in the parent
+//! through a nonclustered index), an index-only read, a scan (`scan.rs`), a single row by
+//! its locator, and counting what a seek would read. Which path a read takes is chosen in the parent
 //! module; a read returns a superset of the rows its search arguments accept (see there).
 
 use super::*;
@@ -397,103 +397,6 @@ impl Run<'_> {
             .unwrap_or(key.len());
         key.truncate(end);
         Ok(Some(key))
-    }
-
-    /// Rows of the clustered index (or heap) with row ids in `lower..upper`, at most
-    /// `limit` of them.
-    /// Gives `sink` the rows of the clustered key range `lower..upper` that `keep` accepts,
-    /// until it says stop; answers whether it would take more.
-    fn scan_rows(
-        &mut self,
-        t: &TableRef,
-        lower: Bound<Vec<u8>>,
-        upper: Bound<Vec<u8>>,
-        mut keep: Option<&mut Filter<'_>>,
-        sink: &mut dyn RowSink,
-    ) -> Result<bool, SqlError> {
-        let mark = self.io_mark();
-        // A join's seek per outer row starts from the last seek's cursor (`Run::seek_spare`).
-        let spare = self.seek_spare.as_mut().and_then(|s| s.cursor.take());
-        let mut cursor = self
-            .tx()
-            .reseek_table_only(spare, &t.db, &t.def, lower, upper, t.wanted.as_deref())
-            .map_err(|e| self.s.engine_error(e))?;
-        // A table read for a SELECT's demand: nothing reads its rows' locators (only a
-        // change does, and a change reads without a demand), so none is copied out per row.
-        if t.wanted.is_some() {
-            cursor.without_locators();
-        }
-        // Each row is decoded in steps: the columns of the filter's first conjunct, then of
-        // each next conjunct the row reaches, then those of the sink's test, then the rest,
-        // for the rows kept. Where what the filter reads is not known, it all comes first.
-        let n = t.def.columns.len();
-        let sink_unread = sink.unread(n);
-        let tests = sink_unread.is_some();
-        let conjuncts = match keep.as_deref() {
-            Some(f) => f.reads(n),
-            None => Some(Vec::new()),
-        };
-        let stepwise = conjuncts.as_ref().is_some_and(|c| c.len() > 1);
-        let sink_step = conjuncts.as_ref().map_or(0, Vec::len);
-        if let Some(mut steps) = conjuncts {
-            if let Some(s) = sink_unread {
-                steps.push(s.iter().map(|u| !u).collect());
-            }
-            if steps.is_empty() {
-                cursor.unstage();
-            } else {
-                cursor.stage(&steps);
-            }
-        } else {
-            cursor.unstage();
-        }
-        let mut read = 0;
-        let mut more = true;
-        // One row decoded into again and again: a row `keep` rejects leaves its allocations
-        // to the next one; only a row given to a sink that does not borrow is replaced.
-        let borrows = sink.borrows();
-        let mut row = Vec::new();
-        while more {
-            match cursor.next_row_into(self.tx(), &mut row) {
-                Ok(true) => {
-                    self.row_interruption_point(read)?;
-                    read += 1;
-                    if let Some(f) = keep.as_deref_mut() {
-                        let holds = if stepwise {
-                            self.filter_holds_stepwise(f, &mut row, &mut |k, row| {
-                                cursor.decode_step(k, row)
-                            })?
-                        } else {
-                            self.filter_holds(f, &row)?
-                        };
-                        if !holds {
-                            continue;
-                        }
-                    }
-                    if tests {
-                        cursor
-                            .decode_step(sink_step, &mut row)
-                            .map_err(|e| self.s.engine_error(e))?;
-                        if !sink.wants(self, &row)? {
-                            continue;
-                        }
-                    }
-                    cursor.finish_row(&mut row).map_err(|e| self.s.engine_error(e))?;
-                    more = if borrows {
-                        sink.push_borrowed(self, &row)?
-                    } else {
-                        sink.push(self, std::mem::take(&mut row))?
-                    };
-                }
-                Ok(false) => break,
-                Err(e) => return Err(self.s.engine_error(e)),
-            }
-        }
-        self.io_note(t, mark);
-        if let Some(spare) = &mut self.seek_spare {
-            spare.cursor = Some(cursor);
-        }
-        Ok(more)
     }
 
     /// Gives `sink` the rows a nonclustered index holds for keys in `lower..upper` that

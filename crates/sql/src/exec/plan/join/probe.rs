@@ -26,7 +26,7 @@
 //! the step is a streamed SELECT's last and its pairs are more than [`PAUSE_ROWS`]: those
 //! go to the client as they are found, so that a large result is not held whole.
 
-use walden_engine::types::Value;
+use walden_engine::types::{SqlType, Value};
 
 use super::pipeline::{Streaming, PAUSE_ROWS};
 use super::{
@@ -35,7 +35,7 @@ use super::{
 };
 use crate::ast::{Expr, ExprKind};
 use crate::exec::bind::prepared::Scalar;
-use crate::exec::eval::{Col, Env};
+use crate::exec::eval::{find_column, Col, Env};
 use crate::exec::execute::filter::Filter;
 use crate::exec::execute::grant::MemoryGrant;
 use crate::exec::execute::hash_spill::hashed_bytes;
@@ -347,6 +347,20 @@ impl RowSink for ProbeJoined<'_, '_, '_, '_, '_, '_> {
     /// and their other columns are never decoded.
     fn unread(&self, n: usize) -> Option<Vec<bool>> {
         crate::exec::execute::filter::unread_by(&self.keys, self.leaf_cols, n)
+    }
+
+    /// A probe of integer columns reads them and looks them up, which cannot fail (a value
+    /// of another type might not convert); what it finds is kept only for the push of the
+    /// same row.
+    fn test_may_go_first(&self) -> bool {
+        self.keys.iter().all(|k| {
+            let ExprKind::Column(parts) = &k.kind else { return false };
+            let Ok(Some(at)) = find_column(self.leaf_cols, parts) else { return false };
+            matches!(
+                self.leaf_cols[at].ty,
+                SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt
+            )
+        })
     }
 
     fn wants(&mut self, run: &mut Run<'_>, row: &[Value]) -> Result<bool, SqlError> {
