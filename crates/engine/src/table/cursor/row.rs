@@ -295,9 +295,14 @@ impl RowCursor {
                 buffer.extend_from_slice(key);
             }
             IdTo::Row if !self.locators => {
+                // Left alone when it is NULL already (a scan's row written again): a NULL
+                // pushed is its tag written alone and the value then copied whole, which
+                // stalled every row.
                 let n = self.decoder.columns().len();
-                row.truncate(n);
-                row.push(Value::Null);
+                if !(row.len() == n + 1 && row[n].is_null()) {
+                    row.truncate(n);
+                    row.push(Value::Null);
+                }
             }
             IdTo::Row => {
                 // Written in place: a `Value` moved into the row goes through a stack
