@@ -295,13 +295,13 @@ impl RowCursor {
                 buffer.extend_from_slice(key);
             }
             IdTo::Row if !self.locators => {
-                // Left alone when it is NULL already (a scan's row written again): a NULL
-                // pushed is its tag written alone and the value then copied whole, which
-                // stalled every row.
+                // Not pushed: a NULL pushed is its tag written alone to a stack temporary,
+                // then copied whole into the row, and that load of a partly written
+                // temporary stalled every row.
                 let n = self.decoder.columns().len();
                 if !(row.len() == n + 1 && row[n].is_null()) {
                     row.truncate(n);
-                    row.push(Value::Null);
+                    row.resize_with(n + 1, || Value::Null);
                 }
             }
             IdTo::Row => {

@@ -300,7 +300,12 @@ impl Run<'_> {
         env: &Env<'_>,
     ) -> Result<Value, SqlError> {
         match s {
-            Scalar::Column(i) => Ok(env.row.get(*i).cloned().unwrap_or(Value::Null)),
+            // Matched, not `cloned().unwrap_or(..)`: that built the value in an Option on
+            // the stack in pieces and read it back whole, a stall on every row.
+            Scalar::Column(i) => Ok(match env.row.get(*i) {
+                Some(v) => v.clone(),
+                None => Value::Null,
+            }),
             Scalar::Constant(v) => Ok(v.clone()),
             Scalar::Binary { op, left, right } => {
                 let a = self.operand(left, env)?;

@@ -327,15 +327,17 @@ impl HashMatch {
         probes: &[Scalar<'_>],
         env: &Env<'_>,
     ) -> Result<&[usize], SqlError> {
-        // One key, the common case: no vector per probe.
+        // One key, the common case: no vector per probe. A column is read where it lies
+        // (`Run::operand`), not cloned: a probe per row of the scanned side.
         if let [p] = probes {
-            let v = run.eval_prepared(p, env)?;
-            return self.lookup(std::slice::from_ref(&v));
+            let v = run.operand(p, env)?;
+            return self.lookup(std::slice::from_ref(v.as_ref()));
         }
         // Integers on the stack: no vector per probe either.
         if let Buckets::IntTuples(tuples) = &self.buckets {
-            let key =
-                probe_tuple(probes.len(), |i| probe_integer(&run.eval_prepared(&probes[i], env)?))?;
+            let key = probe_tuple(probes.len(), |i| {
+                probe_integer(run.operand(&probes[i], env)?.as_ref())
+            })?;
             return Ok(self.span(key.and_then(|(ints, n)| tuples.get(&ints[..n]))));
         }
         let mut values = Vec::with_capacity(probes.len());

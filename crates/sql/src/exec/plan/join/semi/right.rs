@@ -92,7 +92,8 @@ struct MarkSink<'a, 'o> {
 
 impl RowSink for MarkSink<'_, '_> {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
-        let v = run.eval_prepared(&self.key, &Env::new(self.cols, &row, self.outer))?;
+        let env = Env::new(self.cols, &row, self.outer);
+        let v = run.operand(&self.key, &env)?;
         match integer_key(&v) {
             Some(k) => Ok(self.marked.mark(Some(k))),
             None if v.is_null() => Ok(self.marked.mark(None)),
@@ -146,7 +147,8 @@ impl Run<'_> {
         let mut marks = Marks::with_capacity_and_hasher(rows.len(), FastBuild::default());
         for (n, row) in rows.iter().enumerate() {
             self.row_interruption_point(n)?;
-            let v = self.eval_prepared(&probe, &Env::new(cols, row, outer))?;
+            let env = Env::new(cols, row, outer);
+            let v = self.operand(&probe, &env)?;
             let k = match integer_key(&v) {
                 Some(k) => Some(k),
                 None if v.is_null() => None,
