@@ -242,6 +242,14 @@ pub(crate) fn quick_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> 
         (Value::BigInt(x), Value::Int(y)) => ints(*x, i64::from(*y)).map(Value::BigInt),
         (Value::Int(x), Value::BigInt(y)) => ints(i64::from(*x), *y).map(Value::BigInt),
         (Value::Decimal(x), Value::Decimal(y)) => small_decimal_op(op, *x, *y).map(Value::Decimal),
+        // An INT meets a DECIMAL as the DECIMAL of its digits at scale 0, as `arithmetic`
+        // takes it (`Exact::int`).
+        (Value::Decimal(x), Value::Int(y)) => {
+            small_decimal_op(op, *x, Decimal::new(i128::from(*y), 0)?).map(Value::Decimal)
+        }
+        (Value::Int(x), Value::Decimal(y)) => {
+            small_decimal_op(op, Decimal::new(i128::from(*x), 0)?, *y).map(Value::Decimal)
+        }
         _ => None,
     }
 }

@@ -58,22 +58,31 @@ const POW10: [u128; 39] = {
 };
 
 /// `a op b` of two DECIMAL values small enough that SQL Server's result type needs no
-/// reduction, without working out their precision: a sum or difference of two values of
-/// one scale below 10^37 (precision at most 37, so the result's is at most 38 at that
-/// scale) and a product of two values below 10^18 at scales of at most 18 (precisions at
-/// most 18, so the product's is at most 37 at the sum of the scales). These are the
-/// values of most columns and running sums; [`decimal_op`] gives the same for them, and
-/// `None` leaves every other case to it.
+/// reduction, without working out their precision: a sum or difference of two values
+/// below 10^37 once brought to the larger of their scales (precision at most 37, so the
+/// result's is at most 38 at that scale) and a product of two values below 10^18 at
+/// scales of at most 18 (precisions at most 18, so the product's is at most 37 at the
+/// sum of the scales). These are the values of most columns and running sums, and of an
+/// integer meeting one (`1 - l_discount`, the integer at scale 0); [`decimal_op`] gives
+/// the same for them, and `None` leaves every other case to it.
 pub(crate) fn small_decimal_op(op: BinaryOp, a: Decimal, b: Decimal) -> Option<Decimal> {
     let (x, y) = (a.mantissa(), b.mantissa());
     match op {
-        BinaryOp::Add | BinaryOp::Subtract
-            if a.scale() == b.scale()
-                && a.scale() <= 37
-                && x.unsigned_abs() < POW10[37]
-                && y.unsigned_abs() < POW10[37] =>
-        {
-            Decimal::new(if op == BinaryOp::Add { x + y } else { x - y }, a.scale())
+        BinaryOp::Add | BinaryOp::Subtract => {
+            let scale = a.scale().max(b.scale());
+            // Exact: raising the scale multiplies by a power of ten, checked against 10^37.
+            let at = |m: i128, s: u8| {
+                let m = match scale - s {
+                    0 => m,
+                    up => m.checked_mul(*POW10.get(usize::from(up))? as i128)?,
+                };
+                (m.unsigned_abs() < POW10[37]).then_some(m)
+            };
+            if scale > 37 {
+                return None;
+            }
+            let (x, y) = (at(x, a.scale())?, at(y, b.scale())?);
+            Decimal::new(if op == BinaryOp::Add { x + y } else { x - y }, scale)
         }
         BinaryOp::Multiply
             if a.scale() <= 18
@@ -346,7 +355,7 @@ mod tests {
         let mut taken = 0;
         for &x in &values {
             for &y in &values {
-                for (sx, sy) in [(0u8, 0u8), (2, 2), (2, 4), (18, 18), (37, 37)] {
+                for (sx, sy) in [(0u8, 0u8), (2, 2), (2, 4), (0, 2), (4, 0), (18, 18), (37, 37)] {
                     let (Some(a), Some(b)) = (Decimal::new(x, sx), Decimal::new(y, sy)) else {
                         continue;
                     };
