@@ -308,12 +308,27 @@ impl Run<'_> {
             }),
             Scalar::Constant(v) => Ok(v.clone()),
             Scalar::Binary { op, left, right } => {
-                let a = self.operand(left, env)?;
-                let b = self.operand(right, env)?;
-                match scalar::quick_binary(*op, &a, &b) {
-                    Some(v) => Ok(v),
-                    None => scalar::binary(*op, a.into_owned(), b.into_owned()),
+                // Operands as references, not `Cow`s (`Run::operand`): a `Cow` returned
+                // through memory was copied in pieces and read back whole, a stall at every
+                // operator of every row (`l_extendedprice * (1 - l_discount)`).
+                let (mut held_a, mut held_b) = (None, None);
+                let a = match &**left {
+                    Scalar::Column(i) => env.row.get(*i).unwrap_or(&Value::Null),
+                    Scalar::Constant(v) => v,
+                    s => held_a.insert(self.eval_prepared(s, env)?),
+                };
+                let b = match &**right {
+                    Scalar::Column(i) => env.row.get(*i).unwrap_or(&Value::Null),
+                    Scalar::Constant(v) => v,
+                    s => held_b.insert(self.eval_prepared(s, env)?),
+                };
+                if let Some(v) = scalar::quick_binary(*op, a, b) {
+                    return Ok(v);
                 }
+                let leaf = |s: &Scalar<'_>| matches!(s, Scalar::Column(_) | Scalar::Constant(_));
+                let a = if leaf(left) { a.clone() } else { held_a.take().unwrap_or(Value::Null) };
+                let b = if leaf(right) { b.clone() } else { held_b.take().unwrap_or(Value::Null) };
+                scalar::binary(*op, a, b)
             }
             Scalar::Unary { op, operand } => {
                 let v = self.eval_prepared(operand, env)?;
