@@ -22,11 +22,10 @@
 /// `condition` module so that it is in scope there.
 macro_rules! in_place {
     ($run:expr, $s:expr, $env:expr, $held:ident) => {
-        match $s {
-            Scalar::Column(i) => $env.row.get(*i).unwrap_or(&Value::Null),
-            Scalar::Constant(v) => v,
-            s => {
-                $held = $run.eval_prepared(s, $env)?;
+        match $s.in_place($env) {
+            Some(v) => v,
+            None => {
+                $held = $run.eval_prepared($s, $env)?;
                 &$held
             }
         }
@@ -196,6 +195,18 @@ impl<'a> Scalar<'a> {
 }
 
 impl Scalar<'_> {
+    /// The value of a column or constant, where it lies in `env`'s row or in the
+    /// expression; None for anything else, to be evaluated. A reference comes back in a
+    /// register: a per-row caller that needs no copy reads its operand this way, not as a
+    /// `Cow` ([`Run::operand`]), which went through memory in pieces and stalled.
+    pub(crate) fn in_place<'v>(&'v self, env: &'v Env<'_>) -> Option<&'v Value> {
+        match self {
+            Scalar::Column(i) => Some(env.row.get(*i).unwrap_or(&Value::Null)),
+            Scalar::Constant(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The value of a CAST or CONVERT (no style) of an integer column of `row` to an integer
     /// type that holds it, which is the column's value widened ([`widened`]); None for any
     /// other expression or value, to be evaluated.
@@ -312,22 +323,25 @@ impl Run<'_> {
                 // through memory was copied in pieces and read back whole, a stall at every
                 // operator of every row (`l_extendedprice * (1 - l_discount)`).
                 let (mut held_a, mut held_b) = (None, None);
-                let a = match &**left {
-                    Scalar::Column(i) => env.row.get(*i).unwrap_or(&Value::Null),
-                    Scalar::Constant(v) => v,
-                    s => held_a.insert(self.eval_prepared(s, env)?),
+                let a = match left.in_place(env) {
+                    Some(v) => v,
+                    None => held_a.insert(self.eval_prepared(left, env)?),
                 };
-                let b = match &**right {
-                    Scalar::Column(i) => env.row.get(*i).unwrap_or(&Value::Null),
-                    Scalar::Constant(v) => v,
-                    s => held_b.insert(self.eval_prepared(s, env)?),
+                let b = match right.in_place(env) {
+                    Some(v) => v,
+                    None => held_b.insert(self.eval_prepared(right, env)?),
                 };
                 if let Some(v) = scalar::quick_binary(*op, a, b) {
                     return Ok(v);
                 }
-                let leaf = |s: &Scalar<'_>| matches!(s, Scalar::Column(_) | Scalar::Constant(_));
-                let a = if leaf(left) { a.clone() } else { held_a.take().unwrap_or(Value::Null) };
-                let b = if leaf(right) { b.clone() } else { held_b.take().unwrap_or(Value::Null) };
+                let a = match left.in_place(env) {
+                    Some(v) => v.clone(),
+                    None => held_a.take().unwrap_or(Value::Null),
+                };
+                let b = match right.in_place(env) {
+                    Some(v) => v.clone(),
+                    None => held_b.take().unwrap_or(Value::Null),
+                };
                 scalar::binary(*op, a, b)
             }
             Scalar::Unary { op, operand } => {

@@ -12,8 +12,6 @@
 
 use std::cmp::Ordering;
 
-use walden_engine::types::Value;
-
 use crate::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use crate::exec::eval::{
     cmp_matches, compare_collated, find_column, in_values_collated, is_comparison, is_text,

@@ -328,15 +328,23 @@ impl HashMatch {
         env: &Env<'_>,
     ) -> Result<&[usize], SqlError> {
         // One key, the common case: no vector per probe. A column is read where it lies
-        // (`Run::operand`), not cloned: a probe per row of the scanned side.
+        // (`Scalar::in_place`), not cloned: a probe per row of the scanned side.
         if let [p] = probes {
-            let v = run.operand(p, env)?;
-            return self.lookup(std::slice::from_ref(v.as_ref()));
+            let held;
+            let v = match p.in_place(env) {
+                Some(v) => v,
+                None => {
+                    held = run.eval_prepared(p, env)?;
+                    &held
+                }
+            };
+            return self.lookup(std::slice::from_ref(v));
         }
         // Integers on the stack: no vector per probe either.
         if let Buckets::IntTuples(tuples) = &self.buckets {
-            let key = probe_tuple(probes.len(), |i| {
-                probe_integer(run.operand(&probes[i], env)?.as_ref())
+            let key = probe_tuple(probes.len(), |i| match probes[i].in_place(env) {
+                Some(v) => probe_integer(v),
+                None => probe_integer(&run.eval_prepared(&probes[i], env)?),
             })?;
             return Ok(self.span(key.and_then(|(ints, n)| tuples.get(&ints[..n]))));
         }

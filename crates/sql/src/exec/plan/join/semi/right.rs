@@ -93,8 +93,15 @@ struct MarkSink<'a, 'o> {
 impl RowSink for MarkSink<'_, '_> {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
         let env = Env::new(self.cols, &row, self.outer);
-        let v = run.operand(&self.key, &env)?;
-        match integer_key(&v) {
+        let held;
+        let v = match self.key.in_place(&env) {
+            Some(v) => v,
+            None => {
+                held = run.eval_prepared(&self.key, &env)?;
+                &held
+            }
+        };
+        match integer_key(v) {
             Some(k) => Ok(self.marked.mark(Some(k))),
             None if v.is_null() => Ok(self.marked.mark(None)),
             None => {
@@ -148,8 +155,15 @@ impl Run<'_> {
         for (n, row) in rows.iter().enumerate() {
             self.row_interruption_point(n)?;
             let env = Env::new(cols, row, outer);
-            let v = self.operand(&probe, &env)?;
-            let k = match integer_key(&v) {
+            let held;
+            let v = match probe.in_place(&env) {
+                Some(v) => v,
+                None => {
+                    held = self.eval_prepared(&probe, &env)?;
+                    &held
+                }
+            };
+            let k = match integer_key(v) {
                 Some(k) => Some(k),
                 None if v.is_null() => None,
                 None => return Ok(None),
