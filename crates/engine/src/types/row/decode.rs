@@ -117,10 +117,7 @@ impl<'a> RowView<'a> {
     }
 
     /// [`RowView::new`] given the shape of a row written with every column of `columns`
-    /// (`full`), which it then need not work out again for such a row. Inlined: returned
-    /// from a call, the view went through memory written in pieces and read back whole,
-    /// which stalled every row of a scan.
-    #[inline(always)]
+    /// (`full`), which it then need not work out again for such a row.
     pub(super) fn with_shape(
         columns: &[SqlType],
         bytes: &'a [u8],
