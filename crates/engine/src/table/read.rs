@@ -322,6 +322,7 @@ impl Transaction {
             decoder: RowDecoder::of_columns(table.columns.iter().map(|c| c.ty), wanted),
             staged: None,
             locators: true,
+            day_tests: Vec::new(),
         })
     }
 
@@ -349,6 +350,7 @@ impl Transaction {
         cursor.locking = self.row_locking(db, table, &lower, &upper)?;
         cursor.entries.restart(lower, upper);
         cursor.locators = true;
+        cursor.day_tests.clear();
         Ok(cursor)
     }
 

@@ -67,8 +67,9 @@ pub use key::{
 };
 pub use row::{
     decode_column, decode_column_with, decode_row, decode_row_some_with, decode_row_with,
-    encode_row, encode_row_with, min_row_len, off_row_pointers, variant_base_type, OffRowHook,
-    RowDecoder, RowError, MAX_COLUMNS, MAX_INLINE_ROW, MAX_OFF_ROW_POINTER, ROW_HEADER_LEN,
+    encode_row, encode_row_with, min_row_len, off_row_pointers, variant_base_type, DayRange,
+    DayTest, OffRowHook, RowDecoder, RowError, MAX_COLUMNS, MAX_INLINE_ROW, MAX_OFF_ROW_POINTER,
+    ROW_HEADER_LEN,
 };
 pub use sql_type::{
     Len, SqlType, MAX_BYTE_LEN, MAX_LOB_LEN, MAX_NCHAR_LEN, MAX_PRECISION, MAX_TIME_SCALE,

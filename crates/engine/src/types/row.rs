@@ -56,7 +56,7 @@ pub use decode::{
     decode_column, decode_column_with, decode_row, decode_row_some_with, decode_row_with,
     off_row_pointers,
 };
-pub use decoder::RowDecoder;
+pub use decoder::{DayRange, DayTest, RowDecoder};
 pub(crate) use encode::{decimal_mantissa, finite, time_units};
 pub use encode::{encode_row, encode_row_with};
 pub use variant::variant_base_type;

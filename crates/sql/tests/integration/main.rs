@@ -12,6 +12,7 @@ mod bulk_insert;
 mod checkpoints;
 mod collations;
 mod database_state;
+mod day_ranges;
 mod dba_scripts;
 mod dbcc;
 mod ddl_triggers;

@@ -9,7 +9,7 @@ use crate::database::Database;
 use crate::error::EngineError;
 use crate::table::RowId;
 use crate::txn::{Isolation, Transaction};
-use crate::types::{RowDecoder, RowError, Value};
+use crate::types::{DayRange, DayTest, RowDecoder, RowError, Value};
 
 /// Which key locks a [`RowCursor`] takes.
 #[derive(Debug)]
@@ -38,6 +38,33 @@ pub struct RowCursor {
     pub(in crate::table) staged: Option<Stages>,
     /// Whether [`RowCursor::next_row_into`] ends a row with its id (else with NULL).
     pub(in crate::table) locators: bool,
+    /// Rows to pass over, by their DATE columns, before decoding ([`RowCursor::reject_days`]).
+    pub(in crate::table) day_tests: Vec<DayTest>,
+}
+
+/// How many rows in a row [`RowCursor::reject_days`]'s tests may pass over before one is
+/// given to the reader anyway (its filter rejects it): the reader checks for cancellation
+/// per row it is given, so a scan that passes over every row still stops within this many.
+const MAX_PASSED_OVER: u32 = 1024;
+
+/// What one read of [`RowCursor::next_values`] found.
+enum Step {
+    /// A row, written out.
+    Row,
+    /// A row [`RowCursor::reject_days`]'s tests reject, not decoded.
+    PassedOver,
+    /// The end of the range.
+    End,
+}
+
+impl From<bool> for Step {
+    fn from(decoded: bool) -> Step {
+        if decoded {
+            Step::Row
+        } else {
+            Step::PassedOver
+        }
+    }
 }
 
 impl RowCursor {
@@ -88,6 +115,16 @@ impl RowCursor {
         if let Some(stages) = self.staged.take() {
             self.decoder = stages.whole;
         }
+    }
+
+    /// Passes over, undecoded, each row whose DATE column of a range in `ranges` is NULL or
+    /// outside it, for a reader whose filter would reject such rows anyway (its conjuncts
+    /// `d >= x`, `d < y`: TPC-H Q6 keeps one year of seven). A range on a column that is not
+    /// a DATE is not tested. The rows passed over are read, and locked as the cursor's
+    /// locking says, like the others; only their decoding and the reader's filter are
+    /// spared. [`Transaction::reseek_table_only`] clears the ranges.
+    pub fn reject_days(&mut self, ranges: &[DayRange]) {
+        self.day_tests = ranges.iter().filter_map(|&r| self.decoder.day_test(r)).collect();
     }
 
     /// Ends each row [`RowCursor::next_row_into`] gives with NULL instead of its id, for a
@@ -198,17 +235,39 @@ impl RowCursor {
     }
 
     /// Decodes the next row's values into `row` (as [`RowDecoder::decode_into`] does) and
-    /// puts its id where `id` says; false at the end of the range.
+    /// puts its id where `id` says; false at the end of the range. Rows the day tests
+    /// reject are passed over, up to [`MAX_PASSED_OVER`] in a row.
     fn next_values(
         &mut self,
         tx: &mut Transaction,
         row: &mut Vec<Value>,
         id: &mut IdTo<'_>,
     ) -> Result<bool, EngineError> {
+        let mut passed = 0;
+        loop {
+            let test = !self.day_tests.is_empty() && passed < MAX_PASSED_OVER;
+            match self.read_next(tx, row, id, test)? {
+                Step::Row => return Ok(true),
+                Step::End => return Ok(false),
+                Step::PassedOver => passed += 1,
+            }
+        }
+    }
+
+    /// One row of [`RowCursor::next_values`], tested first by the day tests if `test`.
+    fn read_next(
+        &mut self,
+        tx: &mut Transaction,
+        row: &mut Vec<Value>,
+        id: &mut IdTo<'_>,
+        test: bool,
+    ) -> Result<Step, EngineError> {
         if let RowLocking::Range(lock) = &mut self.locking {
             match self.entries.next_locked(tx, lock)? {
-                Locked::Entry(key, bytes) => return self.decode(&key, &bytes, None, row, id),
-                Locked::End => return Ok(false),
+                Locked::Entry(key, bytes) => {
+                    return self.decode(&key, &bytes, None, row, id, test).map(Step::from)
+                }
+                Locked::End => return Ok(Step::End),
                 Locked::Escalated => self.locking = RowLocking::Table,
             }
         }
@@ -223,11 +282,11 @@ impl RowCursor {
                         continue;
                     }
                 }
-                return Ok(false);
+                return Ok(Step::End);
             };
             if !matches!(self.locking, RowLocking::Rows) {
                 let (key, bytes) = self.entries.get(next);
-                return self.decode(key, bytes, Some(next), row, id);
+                return self.decode(key, bytes, Some(next), row, id, test).map(Step::from);
             }
             // Lock avoidance: the S lock would only wait for a change that is not committed,
             // and the batch holds none of another transaction, so READ COMMITTED reads the
@@ -236,7 +295,7 @@ impl RowCursor {
             // path below reads the row again.
             if read_committed && self.entries.committed == Some(tx.own_changes()) {
                 let (key, bytes) = self.entries.get(next);
-                return self.decode(key, bytes, Some(next), row, id);
+                return self.decode(key, bytes, Some(next), row, id, test).map(Step::from);
             }
             // A row deleted by a transaction not over, before this one: wait for it first.
             if let Some(ghost) = self.entries.ghost_before(tx, Some(self.entries.get(next).0))? {
@@ -251,14 +310,19 @@ impl RowCursor {
                 self.locking = RowLocking::Table;
             }
             match current {
-                Current::Copied => return self.decode(key, bytes, Some(next), row, id),
-                Current::Now(b) => return self.decode(key, &b, None, row, id),
+                Current::Copied => {
+                    return self.decode(key, bytes, Some(next), row, id, test).map(Step::from)
+                }
+                Current::Now(b) => {
+                    return self.decode(key, &b, None, row, id, test).map(Step::from)
+                }
                 Current::Gone => continue,
             }
         }
     }
 
-    /// Decodes row `key` from `bytes` into `row`, its id where `id` says; true. `at` is the
+    /// Decodes row `key` from `bytes` into `row`, its id where `id` says; true. False, and
+    /// nothing decoded, if `test` and the day tests reject the row. `at` is the
     /// entry of [`RowCursor::entries`] the bytes are, if they are one: the later steps read
     /// them there, where they stay until the cursor moves on; other bytes (read again under
     /// a lock) are copied for them.
@@ -269,7 +333,11 @@ impl RowCursor {
         at: Option<Next>,
         row: &mut Vec<Value>,
         id: &mut IdTo<'_>,
+        test: bool,
     ) -> Result<bool, EngineError> {
+        if test && self.decoder.days_outside(bytes, &self.day_tests) {
+            return Ok(false);
+        }
         let db = &self.entries.db;
         if let Some(stages) = &self.staged {
             stages.at.set(at);

@@ -241,6 +241,60 @@ impl RowDecoder {
     }
 }
 
+/// An inclusive range of day numbers that a DATE column of a row must hold for a reader to
+/// want the row: a filter's `d >= '1994-01-01' AND d < '1995-01-01'` on a scan, tested on
+/// the row's bytes before anything is decoded ([`RowDecoder::days_outside`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DayRange {
+    /// The column, by ordinal.
+    pub column: usize,
+    /// The least and the greatest day number wanted (`Date::days`).
+    pub low: u32,
+    pub high: u32,
+}
+
+/// A [`DayRange`] with where its column's bytes are in a row of every column.
+#[derive(Debug, Clone, Copy)]
+pub struct DayTest {
+    range: DayRange,
+    /// Bytes from the start of the fixed part.
+    at: usize,
+}
+
+impl RowDecoder {
+    /// `range` made a test of this decoder's rows; None unless its column is a DATE.
+    pub fn day_test(&self, range: DayRange) -> Option<DayTest> {
+        if self.columns.get(range.column) != Some(&SqlType::Date) {
+            return None;
+        }
+        let at = self.columns[..range.column].iter().filter_map(|ty| ty.fixed_len()).sum();
+        Some(DayTest { range, at })
+    }
+
+    /// Whether the row `bytes` surely fails one of `tests`: its column is NULL (no
+    /// comparison holds) or holds a day outside the range. False when it cannot tell
+    /// without the general path (a row written with fewer columns, or a header that does
+    /// not check, which the decoding then reports).
+    pub fn days_outside(&self, bytes: &[u8], tests: &[DayTest]) -> bool {
+        let Ok(row) = RowView::with_shape(&self.columns, bytes, Some(&self.shape)) else {
+            return false;
+        };
+        if row.shape.count != self.shape.count {
+            return false;
+        }
+        let start = self.shape.fixed_start();
+        tests.iter().any(|t| {
+            if row.is_null(t.range.column) {
+                return true;
+            }
+            // Within the row: the fixed part ends at the offset array, checked by RowView.
+            let at = start + t.at;
+            let day = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], 0]);
+            day < t.range.low || day > t.range.high
+        })
+    }
+}
+
 pub(super) fn decode_one(
     columns: &[SqlType],
     bytes: &[u8],

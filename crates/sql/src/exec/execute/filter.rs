@@ -28,7 +28,7 @@
 //! collation precedence, and is [`scalar::compare`] of the two values, as the interpreter's
 //! would be.
 
-use walden_engine::types::{SqlType, Value};
+use walden_engine::types::{Date, DayRange, SqlType, Value};
 use walden_engine::EngineError;
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
@@ -392,6 +392,57 @@ impl Run<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// The day ranges of DATE columns that `f`'s leading conjuncts ask for, each a column of
+    /// `types` (the scanned table's) compared with a constant date (`l_shipdate >=
+    /// '1994-01-01' AND l_shipdate < '1995-01-01'`), or BETWEEN two: a row outside them is
+    /// rejected by those conjuncts, before any other is checked, so a cursor may pass over
+    /// it undecoded (`RowCursor::reject_days`) and nothing else changes, errors included.
+    /// The leading run ends at the first conjunct of another shape.
+    pub(crate) fn day_ranges(&mut self, f: &mut Filter<'_>, types: &[SqlType]) -> Vec<DayRange> {
+        self.prepare_constants(f);
+        let mut ranges: Vec<DayRange> = Vec::new();
+        for part in &f.parts {
+            let (col, low, high) = match part {
+                Part::Compare { col, op, constant, .. } => {
+                    let Some(day) = scalar::date_operand(constant).map(Date::days) else { break };
+                    let (low, high) = match op {
+                        BinaryOp::Eq => (day, day),
+                        BinaryOp::GtEq => (day, u32::MAX),
+                        BinaryOp::Gt => (day.saturating_add(1), u32::MAX),
+                        BinaryOp::LtEq => (0, day),
+                        // Below day 0 nothing is: an empty range.
+                        BinaryOp::Lt => match day.checked_sub(1) {
+                            Some(high) => (0, high),
+                            None => (1, 0),
+                        },
+                        _ => break,
+                    };
+                    (*col, low, high)
+                }
+                Part::Between { col, low, high, negated: false, .. } => {
+                    let (Some(low), Some(high)) =
+                        (scalar::date_operand(low), scalar::date_operand(high))
+                    else {
+                        break;
+                    };
+                    (*col, low.days(), high.days())
+                }
+                _ => break,
+            };
+            if types.get(col) != Some(&SqlType::Date) {
+                break;
+            }
+            match ranges.iter_mut().find(|r| r.column == col) {
+                Some(r) => {
+                    r.low = r.low.max(low);
+                    r.high = r.high.min(high);
+                }
+                None => ranges.push(DayRange { column: col, low, high }),
+            }
+        }
+        ranges
     }
 
     /// [`Run::filter_holds`] for a row decoded in steps: `decode(k, row)` is called before

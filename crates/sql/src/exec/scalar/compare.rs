@@ -97,6 +97,27 @@ pub(crate) fn compare_with_constant(
     Ok(types::compare(a, converted))
 }
 
+/// The date a DATE column is compared with when [`compare_with_constant`] compares it with
+/// `constant`: the constant itself, or what it converts to where the DATE is the higher
+/// type (a string literal). None where the comparison is not of two dates (a DATETIME
+/// constant, a NULL) or the conversion fails (the comparison then raises the error).
+pub(crate) fn date_operand(constant: &Value) -> Option<types::Date> {
+    let column = Value::Date(types::Date::from_days(0)?);
+    if let Value::Date(d) = constant {
+        return Some(*d);
+    }
+    if matches!(constant, Value::Null | Value::Xml(_))
+        || family(&column) == family(constant)
+        || value_precedence(&column) < value_precedence(constant)
+    {
+        return None;
+    }
+    match convert_for_compare(constant, &column) {
+        Ok(Value::Date(d)) => Some(d),
+        _ => None,
+    }
+}
+
 /// Whether every value of `v`'s kind has the type [`type_of`] gives `v`.
 fn kind_is_type(v: &Value) -> bool {
     !matches!(
