@@ -57,16 +57,6 @@ enum Step {
     End,
 }
 
-impl From<bool> for Step {
-    fn from(decoded: bool) -> Step {
-        if decoded {
-            Step::Row
-        } else {
-            Step::PassedOver
-        }
-    }
-}
-
 impl RowCursor {
     /// The next row: its id and values.
     pub fn next_row(
@@ -264,9 +254,7 @@ impl RowCursor {
     ) -> Result<Step, EngineError> {
         if let RowLocking::Range(lock) = &mut self.locking {
             match self.entries.next_locked(tx, lock)? {
-                Locked::Entry(key, bytes) => {
-                    return self.decode(&key, &bytes, None, row, id, test).map(Step::from)
-                }
+                Locked::Entry(key, bytes) => return self.decode(&key, &bytes, None, row, id, test),
                 Locked::End => return Ok(Step::End),
                 Locked::Escalated => self.locking = RowLocking::Table,
             }
@@ -286,7 +274,7 @@ impl RowCursor {
             };
             if !matches!(self.locking, RowLocking::Rows) {
                 let (key, bytes) = self.entries.get(next);
-                return self.decode(key, bytes, Some(next), row, id, test).map(Step::from);
+                return self.decode(key, bytes, Some(next), row, id, test);
             }
             // Lock avoidance: the S lock would only wait for a change that is not committed,
             // and the batch holds none of another transaction, so READ COMMITTED reads the
@@ -295,7 +283,7 @@ impl RowCursor {
             // path below reads the row again.
             if read_committed && self.entries.committed == Some(tx.own_changes()) {
                 let (key, bytes) = self.entries.get(next);
-                return self.decode(key, bytes, Some(next), row, id, test).map(Step::from);
+                return self.decode(key, bytes, Some(next), row, id, test);
             }
             // A row deleted by a transaction not over, before this one: wait for it first.
             if let Some(ghost) = self.entries.ghost_before(tx, Some(self.entries.get(next).0))? {
@@ -310,19 +298,16 @@ impl RowCursor {
                 self.locking = RowLocking::Table;
             }
             match current {
-                Current::Copied => {
-                    return self.decode(key, bytes, Some(next), row, id, test).map(Step::from)
-                }
-                Current::Now(b) => {
-                    return self.decode(key, &b, None, row, id, test).map(Step::from)
-                }
+                Current::Copied => return self.decode(key, bytes, Some(next), row, id, test),
+                Current::Now(b) => return self.decode(key, &b, None, row, id, test),
                 Current::Gone => continue,
             }
         }
     }
 
-    /// Decodes row `key` from `bytes` into `row`, its id where `id` says; true. False, and
-    /// nothing decoded, if `test` and the day tests reject the row. `at` is the
+    /// Decodes row `key` from `bytes` into `row`, its id where `id` says: a
+    /// [`Step::Row`]; a [`Step::PassedOver`], nothing decoded, if `test` and the day tests
+    /// reject the row. `at` is the
     /// entry of [`RowCursor::entries`] the bytes are, if they are one: the later steps read
     /// them there, where they stay until the cursor moves on; other bytes (read again under
     /// a lock) are copied for them.
@@ -334,9 +319,9 @@ impl RowCursor {
         row: &mut Vec<Value>,
         id: &mut IdTo<'_>,
         test: bool,
-    ) -> Result<bool, EngineError> {
+    ) -> Result<Step, EngineError> {
         if test && self.decoder.days_outside(bytes, &self.day_tests) {
-            return Ok(false);
+            return Ok(Step::PassedOver);
         }
         let db = &self.entries.db;
         if let Some(stages) = &self.staged {
@@ -386,7 +371,7 @@ impl RowCursor {
                 }
             }
         }
-        Ok(true)
+        Ok(Step::Row)
     }
 }
 

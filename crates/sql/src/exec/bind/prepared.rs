@@ -304,6 +304,22 @@ impl Run<'_> {
         })
     }
 
+    /// A prepared expression's value for `env`'s row as a reference: a column's or a
+    /// constant's where it lies ([`Scalar::in_place`]), anything else evaluated into
+    /// `held`. For per-row readers of an operand or a probe key that need no copy.
+    #[inline]
+    pub(crate) fn value_in<'v>(
+        &mut self,
+        s: &'v Scalar<'_>,
+        env: &'v Env<'_>,
+        held: &'v mut Option<Value>,
+    ) -> Result<&'v Value, SqlError> {
+        Ok(match s.in_place(env) {
+            Some(v) => v,
+            None => held.insert(self.eval_prepared(s, env)?),
+        })
+    }
+
     /// The value of a prepared expression for `env`'s row.
     pub(crate) fn eval_prepared(
         &mut self,
@@ -323,25 +339,15 @@ impl Run<'_> {
                 // through memory was copied in pieces and read back whole, a stall at every
                 // operator of every row (`l_extendedprice * (1 - l_discount)`).
                 let (mut held_a, mut held_b) = (None, None);
-                let a = match left.in_place(env) {
-                    Some(v) => v,
-                    None => held_a.insert(self.eval_prepared(left, env)?),
-                };
-                let b = match right.in_place(env) {
-                    Some(v) => v,
-                    None => held_b.insert(self.eval_prepared(right, env)?),
-                };
+                let a = self.value_in(left, env, &mut held_a)?;
+                let b = self.value_in(right, env, &mut held_b)?;
                 if let Some(v) = scalar::quick_binary(*op, a, b) {
                     return Ok(v);
                 }
-                let a = match left.in_place(env) {
-                    Some(v) => v.clone(),
-                    None => held_a.take().unwrap_or(Value::Null),
-                };
-                let b = match right.in_place(env) {
-                    Some(v) => v.clone(),
-                    None => held_b.take().unwrap_or(Value::Null),
-                };
+                // The general path takes its operands by value: an evaluated one is moved.
+                let leaf = |s: &Scalar<'_>| s.in_place(env).is_some();
+                let a = if leaf(left) { a.clone() } else { held_a.take().unwrap_or(Value::Null) };
+                let b = if leaf(right) { b.clone() } else { held_b.take().unwrap_or(Value::Null) };
                 scalar::binary(*op, a, b)
             }
             Scalar::Unary { op, operand } => {

@@ -28,6 +28,7 @@
 //! collation precedence, and is [`scalar::compare`] of the two values, as the interpreter's
 //! would be.
 
+use walden_engine::catalog::ColumnDef;
 use walden_engine::types::{Date, DayRange, SqlType, Value};
 use walden_engine::EngineError;
 
@@ -394,13 +395,17 @@ impl Run<'_> {
         Ok(true)
     }
 
-    /// The day ranges of DATE columns that `f`'s leading conjuncts ask for, each a column of
-    /// `types` (the scanned table's) compared with a constant date (`l_shipdate >=
+    /// The day ranges of DATE columns that `f`'s leading conjuncts ask for, each one of
+    /// `columns` (the scanned table's) compared with a constant date (`l_shipdate >=
     /// '1994-01-01' AND l_shipdate < '1995-01-01'`), or BETWEEN two: a row outside them is
     /// rejected by those conjuncts, before any other is checked, so a cursor may pass over
     /// it undecoded (`RowCursor::reject_days`) and nothing else changes, errors included.
     /// The leading run ends at the first conjunct of another shape.
-    pub(crate) fn day_ranges(&mut self, f: &mut Filter<'_>, types: &[SqlType]) -> Vec<DayRange> {
+    pub(crate) fn day_ranges(
+        &mut self,
+        f: &mut Filter<'_>,
+        columns: &[ColumnDef],
+    ) -> Vec<DayRange> {
         self.prepare_constants(f);
         let mut ranges: Vec<DayRange> = Vec::new();
         for part in &f.parts {
@@ -431,7 +436,7 @@ impl Run<'_> {
                 }
                 _ => break,
             };
-            if types.get(col) != Some(&SqlType::Date) {
+            if columns.get(col).map(|c| c.ty) != Some(SqlType::Date) {
                 break;
             }
             match ranges.iter_mut().find(|r| r.column == col) {

@@ -5,8 +5,6 @@
 
 use std::ops::Bound;
 
-use walden_engine::types::SqlType;
-
 use crate::exec::execute::filter::Filter;
 use crate::exec::execute::query::TableRef;
 use crate::exec::plan::access::RowSink;
@@ -73,10 +71,7 @@ impl Run<'_> {
         // Rows outside the day ranges the filter's leading conjuncts ask of DATE columns are
         // passed over by the cursor undecoded (TPC-H Q6, Q12, Q14: a month or a year of seven).
         let ranges = match keep.as_deref_mut() {
-            Some(f) => {
-                let types: Vec<SqlType> = t.def.columns.iter().map(|c| c.ty).collect();
-                self.day_ranges(f, &types)
-            }
+            Some(f) => self.day_ranges(f, &t.def.columns),
             None => Vec::new(),
         };
         cursor.reject_days(&ranges);

@@ -328,23 +328,16 @@ impl HashMatch {
         env: &Env<'_>,
     ) -> Result<&[usize], SqlError> {
         // One key, the common case: no vector per probe. A column is read where it lies
-        // (`Scalar::in_place`), not cloned: a probe per row of the scanned side.
+        // (`Run::value_in`), not cloned: a probe per row of the scanned side.
         if let [p] = probes {
-            let held;
-            let v = match p.in_place(env) {
-                Some(v) => v,
-                None => {
-                    held = run.eval_prepared(p, env)?;
-                    &held
-                }
-            };
+            let mut held = None;
+            let v = run.value_in(p, env, &mut held)?;
             return self.lookup(std::slice::from_ref(v));
         }
         // Integers on the stack: no vector per probe either.
         if let Buckets::IntTuples(tuples) = &self.buckets {
-            let key = probe_tuple(probes.len(), |i| match probes[i].in_place(env) {
-                Some(v) => probe_integer(v),
-                None => probe_integer(&run.eval_prepared(&probes[i], env)?),
+            let key = probe_tuple(probes.len(), |i| {
+                probe_integer(run.value_in(&probes[i], env, &mut None)?)
             })?;
             return Ok(self.span(key.and_then(|(ints, n)| tuples.get(&ints[..n]))));
         }

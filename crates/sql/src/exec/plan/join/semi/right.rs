@@ -93,14 +93,8 @@ struct MarkSink<'a, 'o> {
 impl RowSink for MarkSink<'_, '_> {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
         let env = Env::new(self.cols, &row, self.outer);
-        let held;
-        let v = match self.key.in_place(&env) {
-            Some(v) => v,
-            None => {
-                held = run.eval_prepared(&self.key, &env)?;
-                &held
-            }
-        };
+        let mut held = None;
+        let v = run.value_in(&self.key, &env, &mut held)?;
         match integer_key(v) {
             Some(k) => Ok(self.marked.mark(Some(k))),
             None if v.is_null() => Ok(self.marked.mark(None)),
@@ -155,14 +149,8 @@ impl Run<'_> {
         for (n, row) in rows.iter().enumerate() {
             self.row_interruption_point(n)?;
             let env = Env::new(cols, row, outer);
-            let held;
-            let v = match probe.in_place(&env) {
-                Some(v) => v,
-                None => {
-                    held = self.eval_prepared(&probe, &env)?;
-                    &held
-                }
-            };
+            let mut held = None;
+            let v = self.value_in(&probe, &env, &mut held)?;
             let k = match integer_key(v) {
                 Some(k) => Some(k),
                 None if v.is_null() => None,
