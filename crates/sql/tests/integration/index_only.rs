@@ -13,7 +13,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
 use crate::support;
-use support::{errors, ok, run};
+use support::{errors, ok, run, showplan_text};
 
 /// An instance with database `d` and table `dbo.t`: a clustered key of two columns, a
 /// nonclustered index on columns of every type an index-only read can read back, and a
@@ -54,20 +54,6 @@ fn rows(out: &Collected) -> Vec<Vec<Value>> {
     out.results.last().unwrap().rows.clone()
 }
 
-/// The SHOWPLAN_TEXT lines of `query`.
-fn plan(s: &mut Session, query: &str) -> String {
-    ok(s, "SET SHOWPLAN_TEXT ON");
-    let shown = ok(s, query);
-    ok(s, "SET SHOWPLAN_TEXT OFF");
-    shown
-        .results
-        .iter()
-        .flat_map(|r| r.rows.iter())
-        .map(|r| r[0].to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn a_covered_seek_reads_the_rows_values_without_a_key_lookup() {
     let (_dir, instance) = setup();
@@ -102,10 +88,10 @@ fn a_covered_seek_reads_the_rows_values_without_a_key_lookup() {
     ));
     assert_eq!(counted, checked);
 
-    let shown = plan(&mut s, covered);
+    let shown = showplan_text(&mut s, covered);
     assert!(shown.contains("Index Seek(OBJECT:([d].[dbo].[t].[ix_t_g]"), "{shown}");
     assert!(!shown.contains("Key Lookup"), "{shown}");
-    let shown = plan(&mut s, looked_up);
+    let shown = showplan_text(&mut s, looked_up);
     assert!(shown.contains("Key Lookup"), "{shown}");
 }
 
@@ -151,7 +137,7 @@ fn a_covered_read_committed_read_sees_only_committed_entries() {
 }
 
 fn reader_plan_looks_up(s: &mut Session, query: &str) -> bool {
-    plan(s, query).contains("Key Lookup")
+    showplan_text(s, query).contains("Key Lookup")
 }
 
 /// A correlated `COUNT(*)` that counts its seek's entries (`Run::count_seek`) and a NOT
@@ -173,7 +159,7 @@ fn counted_seeks_and_key_only_anti_joins_see_only_committed_entries() {
         "SELECT k.v, (SELECT TOP 1 COUNT(*) FROM dbo.t WHERE t.g = k.v) FROM dbo.k ORDER BY k.v";
     let anti = "SELECT k.v FROM dbo.k WHERE NOT EXISTS (SELECT 1 FROM dbo.t WHERE t.g = k.v) \
                 ORDER BY k.v";
-    let shown = plan(&mut reader, anti);
+    let shown = showplan_text(&mut reader, anti);
     assert!(shown.contains("Right Anti Semi Join"), "{shown}");
     let before = rows(&ok(&mut reader, counts));
     assert_eq!(before, rows(&ok(&mut reader, per_row)));

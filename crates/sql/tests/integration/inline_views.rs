@@ -13,7 +13,7 @@ use walden_engine::{Instance, InstanceConfig};
 use walden_sql::exec::{Collected, Session};
 
 use crate::support;
-use support::{ok, run};
+use support::{ok, run, showplan_text};
 
 /// Database `d` with customers and orders (NULLs among them) and views over them.
 fn setup() -> (tempfile::TempDir, Session) {
@@ -82,20 +82,6 @@ fn sorted(mut rows: Vec<Vec<Value>>) -> Vec<Vec<String>> {
         rows.drain(..).map(|r| r.iter().map(|v| format!("{v:?}")).collect()).collect();
     text.sort();
     text
-}
-
-/// The SHOWPLAN_TEXT lines of `query`.
-fn plan(s: &mut Session, query: &str) -> String {
-    ok(s, "SET SHOWPLAN_TEXT ON");
-    let shown = ok(s, query);
-    ok(s, "SET SHOWPLAN_TEXT OFF");
-    shown
-        .results
-        .iter()
-        .flat_map(|r| r.rows.iter())
-        .map(|r| r[0].to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// `inlined` and `computed` return the same rows (in any order) and column names, and some.
@@ -192,18 +178,22 @@ fn views_and_derived_tables_give_the_computed_results() {
 #[test]
 fn a_filter_on_a_views_column_seeks_its_table() {
     let (_dir, mut s) = setup();
-    let shown = plan(&mut s, "SELECT order_id, doubled FROM dbo.big_orders WHERE order_id = 42");
+    let shown =
+        showplan_text(&mut s, "SELECT order_id, doubled FROM dbo.big_orders WHERE order_id = 42");
     assert!(shown.contains("Clustered Index Seek"), "{shown}");
     assert!(shown.contains("[d].[dbo].[orders]") && shown.contains("AS [o]"), "{shown}");
     assert!(!shown.contains('\u{1}'), "{shown}");
-    let shown = plan(
+    let shown = showplan_text(
         &mut s,
         "SELECT customer, amount FROM dbo.customer_orders WHERE city = 'c1' AND amount > 3",
     );
     assert!(shown.contains("Index Seek"), "{shown}");
     assert!(shown.contains("ix_city"), "{shown}");
     // A derived table the same way.
-    let shown = plan(&mut s, "SELECT d.k FROM (SELECT id AS k FROM dbo.customers) d WHERE d.k = 7");
+    let shown = showplan_text(
+        &mut s,
+        "SELECT d.k FROM (SELECT id AS k FROM dbo.customers) d WHERE d.k = 7",
+    );
     assert!(shown.contains("Clustered Index Seek"), "{shown}");
     assert_eq!(
         rows(&ok(&mut s, "SELECT d.k FROM (SELECT id AS k FROM dbo.customers) d WHERE d.k = 7")),
@@ -360,7 +350,7 @@ fn ctes_named_only_in_the_from_clause_are_inlined() {
     for (inlined, computed) in cases {
         same(&mut s, inlined, computed);
     }
-    let shown = plan(
+    let shown = showplan_text(
         &mut s,
         "WITH b AS (SELECT id, customer_id FROM dbo.orders) SELECT id FROM b WHERE customer_id = 9",
     );
@@ -392,7 +382,7 @@ fn schemabound_and_check_option_views_read_inlined_and_change_as_before() {
         "SELECT b.id, c.note FROM (SELECT TOP (100000) * FROM dbo.bound) b \
          JOIN (SELECT TOP (100000) * FROM dbo.checked) c ON c.id = b.id",
     );
-    let shown = plan(&mut s, "SELECT id FROM dbo.bound WHERE id = 5");
+    let shown = showplan_text(&mut s, "SELECT id FROM dbo.bound WHERE id = 5");
     assert!(shown.contains("Clustered Index Seek"), "{shown}");
     // The check option still refuses a row the view would not show (550).
     let out = run(&mut s, "INSERT INTO dbo.checked (id, customer_id, note) VALUES (9001, 4, 'n')");
@@ -455,15 +445,15 @@ fn inline_table_functions_give_the_computed_results_and_seek() {
     for (inlined, computed) in cases {
         same(&mut s, inlined, computed);
     }
-    let shown = plan(&mut s, "SELECT id FROM dbo.orders_of(5, 1)");
+    let shown = showplan_text(&mut s, "SELECT id FROM dbo.orders_of(5, 1)");
     assert!(shown.contains("Index Seek") && shown.contains("ix_customer"), "{shown}");
     assert!(!shown.contains("Table-valued function"), "{shown}");
     // A function inside a function, and the block's filter on a function's column, reach
     // the tables: the customers' city index and the orders' key.
-    let shown = plan(&mut s, "SELECT name FROM dbo.city_orders('c1') WHERE id = 97");
+    let shown = showplan_text(&mut s, "SELECT name FROM dbo.city_orders('c1') WHERE id = 97");
     assert!(shown.contains("ix_city") && shown.contains("Clustered Index Seek"), "{shown}");
     assert!(!shown.contains("Table-valued function"), "{shown}");
-    let shown = plan(&mut s, "SELECT COUNT(*) FROM dbo.orders_of(ABS(-5), 10)");
+    let shown = showplan_text(&mut s, "SELECT COUNT(*) FROM dbo.orders_of(ABS(-5), 10)");
     assert!(shown.contains("Table-valued function"), "{shown}");
     // An argument that is not constants and variables keeps the call computed, with the
     // same results.

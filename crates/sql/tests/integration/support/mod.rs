@@ -122,3 +122,12 @@ pub fn io_lines(out: &Collected) -> Vec<(String, u64, u64, u64)> {
         })
         .collect()
 }
+
+/// The SHOWPLAN_TEXT lines of `query`, one string.
+pub fn showplan_text(s: &mut Session, query: &str) -> String {
+    ok(s, "SET SHOWPLAN_TEXT ON");
+    let shown = ok(s, query);
+    ok(s, "SET SHOWPLAN_TEXT OFF");
+    let lines = shown.results.iter().flat_map(|r| r.rows.iter());
+    lines.map(|r| r[0].to_string()).collect::<Vec<_>>().join("\n")
+}
