@@ -32,6 +32,7 @@ mod key_ranges;
 mod large_modules;
 mod lookup_loop;
 mod loop_assignments;
+mod merge_joins;
 mod narrow_joins;
 mod plan_cache;
 mod read_committed;

@@ -18,6 +18,9 @@
 //!   rows joined so far (`o.customer_id = c.id`) is sought once per joined row;
 //! * **hash join**: a leaf joined by an equality between the two sides is read once, hashed
 //!   on its side of the equalities, and probed with each joined row;
+//! * **merge join**: the rows joined so far, in the order of an integer key, walked by a
+//!   read of the leaf in the order of its clustered key, which that key is joined to
+//!   (`merge.rs`);
 //! * **nested loops**: anything else, the conjuncts checked on each pair.
 //!
 //! A leaf connected to the joined ones by no conjunct comes last (a cross product). Costs are
@@ -65,6 +68,7 @@ mod equivalence;
 mod explain;
 mod hash_table;
 mod leaf;
+mod merge;
 mod order;
 mod outer;
 mod pipeline;
@@ -384,6 +388,8 @@ enum Step<'e> {
     /// Sought by the path; the conjuncts its seek makes hold of every row it finds.
     IndexLoops(AccessPath<'e>, Vec<&'e Expr>),
     Hash(Vec<(&'e Expr, &'e Expr)>),
+    /// Read in key order and merged with the rows joined so far, which ascend on the key.
+    Merge(merge::MergeKey<'e>),
     Loops,
 }
 

@@ -180,6 +180,40 @@ impl Run<'_> {
         Ok(true)
     }
 
+    /// Gives `sink` the rows of `t` that `keep` accepts whose clustered index's leading key
+    /// column, of an integer type, lies between `first` and `last` (inclusive), in key
+    /// order, until it says stop: a merge join's read (`plan/join/merge.rs`). A bound the
+    /// column's type cannot hold is left open on that side. Locks as a scan of that key
+    /// range does; under `SET FMTONLY ON` reads nothing, as [`Run::read_path_into`].
+    pub(crate) fn read_leading_between(
+        &mut self,
+        t: &TableRef,
+        first: i64,
+        last: i64,
+        keep: Option<RowFilter<'_>>,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), SqlError> {
+        if self.s.opts.fmtonly {
+            return Ok(());
+        }
+        let Some(&leading) = t.def.index(1).and_then(|i| i.columns.first()) else {
+            return Err(SqlError::new(50000, "Walden merged a table that has no clustered key."));
+        };
+        let column = &t.def.columns[leading];
+        let key_of = |v: i64| -> Option<Vec<u8>> {
+            let v = key_value(Value::BigInt(v), column.ty).ok()??;
+            let mut key = Vec::new();
+            encode_key_columns_ordered([(column.ty, column.text_order(), &v)], &mut key).ok()?;
+            Some(key)
+        };
+        let lower = key_of(first).map_or(Bound::Unbounded, Bound::Included);
+        let upper =
+            key_of(last).and_then(|k| prefix_end(&k)).map_or(Bound::Unbounded, Bound::Excluded);
+        let mut filter = keep.map(Filter::new);
+        self.scan_rows(t, lower, upper, filter.as_mut(), sink)?;
+        Ok(())
+    }
+
     /// [`Run::read_path_into`] for a path that fixes every column of the clustered index's
     /// unique key by `=`: one key lookup, its key encoded as each probe is evaluated, with
     /// none of a seek's key sets or ranges. What it reads, and what it answers, are what the

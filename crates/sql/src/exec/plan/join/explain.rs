@@ -27,8 +27,8 @@ use crate::exec::SqlError;
 use super::probe::distinct_probes;
 use super::semi::SemiJoin;
 use super::{
-    clone_ref, conjuncts, equi_keys, order, reading, table_leaf, Conjunct, Flat, Input, Leaf, Step,
-    MAX_LEAVES,
+    clone_ref, conjuncts, equi_keys, is_key_of, order, reading, table_leaf, Conjunct, Flat, Input,
+    Leaf, Step, MAX_LEAVES,
 };
 
 /// Rows assumed for a source whose size is unknown before it runs.
@@ -300,6 +300,8 @@ impl Run<'_> {
             constant.push(c.expr);
         }
         let planned = (2..=order::MAX_SEARCHED).contains(&n).then(|| self.join_order(flat));
+        // The positions of the first leaf's columns its read gives in ascending order.
+        let mut ordered: Vec<usize> = Vec::new();
         let mut step_index = 0;
         while step_index < n {
             let (leaf, step) = if n > MAX_LEAVES {
@@ -307,7 +309,10 @@ impl Run<'_> {
             } else {
                 let only = planned.as_ref().map(|p| p[step_index]);
                 let left_rows = acc.as_ref().map_or(1.0, |a| a.1);
-                self.next_step(flat, joined, left_rows, &acc_cols, only)?
+                // No rows to look at: the rows joined so far ascend where the first leaf's
+                // read gives them in order (every step keeps its left rows' order).
+                let ascends = |at: usize| ordered.contains(&at);
+                self.next_step(flat, joined, left_rows, &acc_cols, &ascends, only)?
             };
             step_index += 1;
             let bit = 1u64 << leaf;
@@ -333,7 +338,26 @@ impl Run<'_> {
                 Some((_, rows)) => self.estimate_step(flat, joined, *rows, leaf, &own, &reads).1,
             };
             let node = match (acc.take(), step) {
-                (None, _) => self.explain_leaf(flat, &mut subplans, leaf, &local, own[leaf]),
+                (None, _) => {
+                    let width = flat.leaves[leaf].cols.len();
+                    ordered = (0..width)
+                        .filter(|&at| self.reads_in_order(flat, leaf, &local, at))
+                        .collect();
+                    self.explain_leaf(flat, &mut subplans, leaf, &local, own[leaf])
+                }
+                (Some((left, _)), Step::Merge(key)) => {
+                    let right = self.explain_leaf(flat, &mut subplans, leaf, &local, own[leaf]);
+                    let keys = [(key.joined, key.leaf)];
+                    let residual: Vec<&Expr> =
+                        rest.iter().copied().filter(|e| !is_key_of(e, &keys)).collect();
+                    let residual = if residual.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", RESIDUAL:({})", and(&residual))
+                    };
+                    let args = format!("MERGE:({})=({}){residual}", key.joined, key.leaf);
+                    PlanNode::join("Merge Join", "Inner Join", args, rows_out, left, right)
+                }
                 (Some((left, _)), Step::IndexLoops(path, _)) => {
                     let Input::Table(t) = &flat.leaves[leaf].input else {
                         return Err(SqlError::new(

@@ -457,8 +457,15 @@ impl Run<'_> {
         let (own, reads) = self.leaf_estimates(flat);
         let mut stages: Vec<Stage<'f>> = Vec::with_capacity(specs.len());
         for spec in specs {
-            let (_, step) =
-                self.next_step(flat, spec.before, rows, &spec.left_cols, Some(spec.leaf))?;
+            // A stage is given its rows a batch at a time, not held to be walked: no merge.
+            let (_, step) = self.next_step(
+                flat,
+                spec.before,
+                rows,
+                &spec.left_cols,
+                &|_| false,
+                Some(spec.leaf),
+            )?;
             rows = self.estimate_step(flat, spec.before, rows, spec.leaf, &own, &reads).1;
             let right_cols = flat.leaves[spec.leaf].cols.clone();
             let filter =
@@ -498,6 +505,9 @@ impl Run<'_> {
                     let probes = HashMatch::probes(&keys, &spec.left_cols);
                     let check = filter(if matcher.exact() { &spec.keyed } else { &spec.rest });
                     Kind::Hash { right, matcher, probes, check, _grant: grant }
+                }
+                Step::Merge(_) => {
+                    return Err(SqlError::new(50000, "Walden's planner merged a streamed stage."));
                 }
                 Step::Loops => {
                     let right = self.leaf_rows(flat, spec.leaf, &spec.local, outer, None)?;

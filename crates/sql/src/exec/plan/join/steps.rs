@@ -6,8 +6,8 @@ use walden_engine::types::Value;
 
 use super::sought::{pair_into, SoughtPairs};
 use super::{
-    clear_locators, clone_ref, family, locator_positions, order, pipeline, semi, Conjunct, Emitted,
-    Flat, Forward, HashMatch, Input, JoinOutput, Leaf, RowGoal, Step, MAX_LEAVES,
+    clear_locators, clone_ref, family, locator_positions, merge, order, pipeline, semi, Conjunct,
+    Emitted, Flat, Forward, HashMatch, Input, JoinOutput, Leaf, RowGoal, Step, MAX_LEAVES,
 };
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
 use crate::exec::eval::{find_column, Col, Env};
@@ -122,8 +122,9 @@ impl Run<'_> {
                 continue;
             }
             let only = planned.as_ref().map(|p| p[order.len()]);
+            let ascends = |at: usize| merge::ascending(&acc.rows, at);
             let (leaf, step) =
-                self.next_step(flat, joined, acc.rows.len() as f64, &acc.cols, only)?;
+                self.next_step(flat, joined, acc.rows.len() as f64, &acc.cols, &ascends, only)?;
             let mask = joined | 1 << leaf;
             // The last step of two or more gives its rows on at once when nothing is left
             // to apply to them after it: no semi-join, no ON conjunct it cannot place.
@@ -211,6 +212,7 @@ impl Run<'_> {
         joined: u64,
         left_rows: f64,
         left_cols: &[Col],
+        ascends: &dyn Fn(usize) -> bool,
         only: Option<usize>,
     ) -> Result<(usize, Step<'e>), SqlError> {
         let mut best: Option<(bool, f64, usize, Step<'e>)> = None;
@@ -233,7 +235,14 @@ impl Run<'_> {
             let exprs: Vec<&'e Expr> = joining.iter().map(|c| c.expr).collect();
             let keys = equi_keys(self, flat, &exprs, joined, bit, left_cols, &leaf.cols);
             if joined != 0 && !keys.is_empty() {
-                candidate = (read + own_rows + left_rows, Step::Hash(keys));
+                // A merge reads the leaf as a hash join does, and builds nothing.
+                let local: Vec<&'e Expr> =
+                    joining.iter().filter(|c| c.leaves == Some(bit)).map(|c| c.expr).collect();
+                let merge = self.merge_key(flat, i, &keys, &local, left_cols, ascends);
+                candidate = match merge {
+                    Some(key) => (read + left_rows, Step::Merge(key)),
+                    None => (read + own_rows + left_rows, Step::Hash(keys)),
+                };
             }
             if let (Input::Table(t), true) = (&leaf.input, joined != 0) {
                 let path = self.path(flat, t, &exprs, i, joined);
@@ -410,6 +419,15 @@ impl Run<'_> {
             self.seek_spare = enclosing;
             seeks?;
         } else {
+            if let Step::Merge(key) = step {
+                self.merge_joined_leaf(
+                    flat, leaf, &local, &acc, key, &rest, outer, &mut out, streaming,
+                )?;
+                for i in checks {
+                    flat.conjuncts[i].applied = true;
+                }
+                return finish_step(self, flat, cols, out);
+            }
             // Fewer rows joined so far than the leaf is guessed to hold: they are hashed
             // instead, and the leaf's read probes them (`probe.rs`).
             if let Step::Hash(keys) = &step {
