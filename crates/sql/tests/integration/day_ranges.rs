@@ -41,10 +41,16 @@ const FILTERS: &[&str] = &[
     "d >= CAST('1994-01-01T12:00:00' AS DATETIME) AND d < '1994-01-05'",
     "'1994-06-01' > d AND d >= '1994-05-01'",
     "d >= @lo AND d < DATEADD(MONTH, 1, @lo)",
+    // Conjuncts that cannot fail before the dates: passed over to them.
+    "v IN (1, 2, 3, 16) AND d < e AND d >= '1994-01-01' AND d < '1994-09-01'",
+    "note IN ('xx', 'yyyy', 'x') AND v <> 4 AND d BETWEEN '1993-07-01' AND '1995-07-01'",
+    "e <> '1994-01-05' AND d > '1994-12-01' AND e > d",
+    "d > e AND note > 'xxxx' AND v >= 2 AND d < '1994-03-01' AND LEN(note) > 3",
 ];
 
-/// The rows of `filter` through the scan, against the same conjuncts behind one that is
-/// not a DATE comparison (which ends the leading run, so every row is decoded and checked).
+/// The rows of `filter` through the scan, against the same conjuncts behind one that
+/// might fail (`id / 1`, a division: it ends the leading run, so every row is decoded and
+/// checked).
 #[test]
 fn leading_date_conjuncts_keep_the_rows_the_conjuncts_keep() {
     let (_dir, mut s) = session();
@@ -59,7 +65,7 @@ fn leading_date_conjuncts_keep_the_rows_the_conjuncts_keep() {
         let checked = rows_text(
             &mut s,
             &format!(
-                "{declare} SELECT id, d, e, v FROM dbo.t WHERE id > -1 AND {filter} ORDER BY id"
+                "{declare} SELECT id, d, e, v FROM dbo.t WHERE id / 1 > -1 AND {filter} ORDER BY id"
             ),
         );
         assert_eq!(fast, checked, "{filter}");
@@ -84,8 +90,30 @@ fn a_constant_that_is_no_date_fails_as_before() {
     ok(&mut s, DATA);
     for sql in [
         "SELECT COUNT(*) FROM dbo.t WHERE d >= 'not a date'",
-        "SELECT COUNT(*) FROM dbo.t WHERE id > -1 AND d >= 'not a date'",
+        "SELECT COUNT(*) FROM dbo.t WHERE id / 1 > -1 AND d >= 'not a date'",
+        "SELECT COUNT(*) FROM dbo.t WHERE v IN (1, 2) AND d >= 'not a date'",
     ] {
         assert_eq!(errors(&run(&mut s, sql)), vec![241], "{sql}");
+    }
+}
+
+/// A conjunct that can fail ends the run of conjuncts passed over: the rows it fails on
+/// are still checked, whatever date the conjuncts after it ask for. One after the dates
+/// is never reached for a row they reject, checked row by row or passed over.
+#[test]
+fn a_conjunct_that_can_fail_is_reached_as_before() {
+    let (_dir, mut s) = session();
+    ok(&mut s, DATA);
+    for prefix in ["", "id / 1 > -1 AND "] {
+        let before = format!(
+            "SELECT COUNT(*) FROM dbo.t WHERE {prefix}v IN (1, 2) AND CAST(note AS INT) = 1 \
+             AND d >= '2100-01-01'"
+        );
+        assert_eq!(errors(&run(&mut s, &before)), vec![245], "{before}");
+        let after = format!(
+            "SELECT COUNT(*) FROM dbo.t WHERE {prefix}v IN (1, 2) AND d >= '2100-01-01' \
+             AND CAST(note AS INT) = 1"
+        );
+        assert_eq!(rows_text(&mut s, &after), vec![vec!["Int(0)".to_string()]], "{after}");
     }
 }

@@ -29,7 +29,7 @@
 //! would be.
 
 use walden_engine::catalog::ColumnDef;
-use walden_engine::types::{Date, DayRange, SqlType, Value};
+use walden_engine::types::{DayRange, SqlType, Value};
 use walden_engine::EngineError;
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp};
@@ -378,6 +378,88 @@ fn prepare_scalars<'a>(e: &'a Expr, cols: &[Col], known: Known<'_>) -> Option<Pa
     }
 }
 
+/// The inclusive day range that `part` keeps of a DATE column of `columns` (its
+/// position, first and last day), if it compares one with a constant date (`=`, `<`, `<=`,
+/// `>`, `>=`) or puts it BETWEEN two.
+fn day_range(part: &Part<'_>, columns: &[ColumnDef]) -> Option<(usize, u32, u32)> {
+    let (col, low, high) = match part {
+        Part::Compare { col, op, constant, .. } => {
+            let day = scalar::date_operand(constant)?.days();
+            let (low, high) = match op {
+                BinaryOp::Eq => (day, day),
+                BinaryOp::GtEq => (day, u32::MAX),
+                BinaryOp::Gt => (day.saturating_add(1), u32::MAX),
+                BinaryOp::LtEq => (0, day),
+                // Below day 0 nothing is: an empty range.
+                BinaryOp::Lt => match day.checked_sub(1) {
+                    Some(high) => (0, high),
+                    None => (1, 0),
+                },
+                _ => return None,
+            };
+            (*col, low, high)
+        }
+        Part::Between { col, low, high, negated: false, .. } => {
+            (*col, scalar::date_operand(low)?.days(), scalar::date_operand(high)?.days())
+        }
+        _ => return None,
+    };
+    (columns.get(col)?.ty == SqlType::Date).then_some((col, low, high))
+}
+
+/// The kinds of values whose comparisons with each other cannot fail.
+#[derive(PartialEq, Eq, Clone, Copy)]
+enum Comparable {
+    Integer,
+    Text,
+    Date,
+}
+
+fn comparable_type(ty: SqlType) -> Option<Comparable> {
+    match ty {
+        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt => {
+            Some(Comparable::Integer)
+        }
+        SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_) => {
+            Some(Comparable::Text)
+        }
+        SqlType::Date => Some(Comparable::Date),
+        _ => None,
+    }
+}
+
+fn comparable_value(v: &Value) -> Option<Comparable> {
+    match v {
+        Value::TinyInt(_) | Value::SmallInt(_) | Value::Int(_) | Value::BigInt(_) => {
+            Some(Comparable::Integer)
+        }
+        Value::Str(_) | Value::NStr(_) => Some(Comparable::Text),
+        Value::Date(_) => Some(Comparable::Date),
+        _ => None,
+    }
+}
+
+/// Whether checking `part` raises no error for any row of a table with `columns`: a
+/// column compared with, or IN a list of, constants of its own kind (integers, text,
+/// dates: no conversion, and text compares by the column's collation), or two integer
+/// or DATE columns compared (text columns may meet in collations that conflict, 468).
+fn cannot_fail(part: &Part<'_>, columns: &[ColumnDef]) -> bool {
+    let kind = |c: usize| columns.get(c).and_then(|c| comparable_type(c.ty));
+    match part {
+        Part::Compare { col, constant, .. } => {
+            kind(*col).is_some_and(|k| comparable_value(constant) == Some(k))
+        }
+        Part::InList { col, list, .. } => {
+            kind(*col).is_some_and(|k| list.iter().all(|v| comparable_value(v) == Some(k)))
+        }
+        Part::Columns { left, right, .. } => {
+            let (l, r) = (kind(*left), kind(*right));
+            l == r && matches!(l, Some(Comparable::Integer | Comparable::Date))
+        }
+        _ => false,
+    }
+}
+
 impl Run<'_> {
     /// Whether every conjunct of `f` holds for `row` (UNKNOWN does not).
     pub(crate) fn filter_holds(
@@ -400,7 +482,10 @@ impl Run<'_> {
     /// '1994-01-01' AND l_shipdate < '1995-01-01'`), or BETWEEN two: a row outside them is
     /// rejected by those conjuncts, before any other is checked, so a cursor may pass over
     /// it undecoded (`RowCursor::reject_days`) and nothing else changes, errors included.
-    /// The leading run ends at the first conjunct of another shape.
+    /// The leading run passes over conjuncts that cannot raise an error
+    /// ([`cannot_fail`]: TPC-H Q12's `l_shipmode IN ('MAIL', 'SHIP') AND l_commitdate <
+    /// l_receiptdate` before its dates), since a row a later range rejects is rejected
+    /// whatever they answer, and ends at the first conjunct of another shape.
     pub(crate) fn day_ranges(
         &mut self,
         f: &mut Filter<'_>,
@@ -409,36 +494,12 @@ impl Run<'_> {
         self.prepare_constants(f);
         let mut ranges: Vec<DayRange> = Vec::new();
         for part in &f.parts {
-            let (col, low, high) = match part {
-                Part::Compare { col, op, constant, .. } => {
-                    let Some(day) = scalar::date_operand(constant).map(Date::days) else { break };
-                    let (low, high) = match op {
-                        BinaryOp::Eq => (day, day),
-                        BinaryOp::GtEq => (day, u32::MAX),
-                        BinaryOp::Gt => (day.saturating_add(1), u32::MAX),
-                        BinaryOp::LtEq => (0, day),
-                        // Below day 0 nothing is: an empty range.
-                        BinaryOp::Lt => match day.checked_sub(1) {
-                            Some(high) => (0, high),
-                            None => (1, 0),
-                        },
-                        _ => break,
-                    };
-                    (*col, low, high)
+            let Some((col, low, high)) = day_range(part, columns) else {
+                if cannot_fail(part, columns) {
+                    continue;
                 }
-                Part::Between { col, low, high, negated: false, .. } => {
-                    let (Some(low), Some(high)) =
-                        (scalar::date_operand(low), scalar::date_operand(high))
-                    else {
-                        break;
-                    };
-                    (*col, low.days(), high.days())
-                }
-                _ => break,
-            };
-            if columns.get(col).map(|c| c.ty) != Some(SqlType::Date) {
                 break;
-            }
+            };
             match ranges.iter_mut().find(|r| r.column == col) {
                 Some(r) => {
                     r.low = r.low.max(low);
