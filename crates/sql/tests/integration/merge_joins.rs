@@ -3,7 +3,7 @@
 //! its clustered key. Each query here is compared with the same query whose key is an
 //! expression (`+ 0`), which no merge can use: keys that match once, many times or never,
 //! NULL keys, keys on both sides repeated, a filter on either side, a conjunct across
-//! both, a row goal.
+//! both, a row goal, an UPDATE and a DELETE through the join.
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -111,4 +111,26 @@ fn a_row_goal_stops_a_merge_join() {
     assert_eq!(rows.len(), 7);
     let all = sorted(&mut s, "SELECT o.id, l.line FROM dbo.o o JOIN dbo.l l ON l.oid + 0 = o.id");
     assert!(rows.iter().all(|r| all.binary_search(r).is_ok()), "{rows:?}");
+}
+
+#[test]
+fn a_change_through_a_merge_join_changes_the_rows_it_pairs() {
+    let (_dir, mut s) = session();
+    ok(&mut s, DATA);
+    let update = "UPDATE l SET q = q + 100 FROM dbo.o o JOIN dbo.l l ON l.oid = o.id \
+                  WHERE o.status = 1";
+    let shown = showplan_text(&mut s, update);
+    assert!(shown.contains("Merge Join"), "{shown}");
+    let expected = rows_text(
+        &mut s,
+        "SELECT COUNT(*) FROM dbo.l WHERE EXISTS (SELECT 1 FROM dbo.o WHERE o.id = l.oid \
+         AND o.status = 1)",
+    );
+    assert_ne!(expected, [["Int(0)"]]);
+    ok(&mut s, update);
+    let changed = rows_text(&mut s, "SELECT COUNT(*) FROM dbo.l WHERE q >= 100");
+    assert_eq!(changed, expected);
+    let delete = "DELETE l FROM dbo.o o JOIN dbo.l l ON l.oid = o.id WHERE o.status = 1";
+    ok(&mut s, delete);
+    assert_eq!(rows_text(&mut s, "SELECT COUNT(*) FROM dbo.l WHERE q >= 100"), [["Int(0)"]]);
 }
