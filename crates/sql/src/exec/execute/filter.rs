@@ -38,6 +38,7 @@ use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{cmp_matches, find_column, in_values, is_comparison, is_text, Col, Env};
 use crate::exec::plan::access::RowFilter;
 use crate::exec::scalar;
+use crate::exec::scalar::PercentsPattern;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -81,11 +82,13 @@ enum Part<'a> {
         list: Vec<Value>,
         negated: bool,
     },
-    /// `column [NOT] LIKE constant`, without ESCAPE.
+    /// `column [NOT] LIKE constant`, without ESCAPE; `percents` the pattern analysed once
+    /// where it is literal ASCII and `%` only.
     Like {
         col: usize,
         pattern: Value,
         negated: bool,
+        percents: Option<PercentsPattern>,
     },
     /// `x op y` with both sides prepared, one more than a column or a constant.
     Scalars {
@@ -279,7 +282,13 @@ fn prepare<'a>(e: &'a Expr, cols: &[Col], known: Known<'_>) -> Part<'a> {
         // column's collation orders as the default, and a literal brings none of its own.
         ExprKind::Like { expr, negated, pattern, escape: None } => {
             match (column(expr, cols), constant_or_known(pattern, known)) {
-                (Some(col), Some(pattern)) => Some(Part::Like { col, pattern, negated: *negated }),
+                (Some(col), Some(pattern)) => {
+                    let percents = match &pattern {
+                        Value::Str(p) | Value::NStr(p) => PercentsPattern::new(p.as_bytes()),
+                        _ => None,
+                    };
+                    Some(Part::Like { col, pattern, negated: *negated, percents })
+                }
                 _ => None,
             }
         }
@@ -570,8 +579,13 @@ impl Run<'_> {
                     r
                 }
             }
-            Part::Like { col, pattern, negated } => {
-                scalar::like(value(*col), pattern, None)?.map(|m| m != *negated)
+            Part::Like { col, pattern, negated, percents } => {
+                let v = value(*col);
+                let matched = match percents.as_ref().and_then(|p| p.like(v)) {
+                    Some(matched) => matched,
+                    None => scalar::like(v, pattern, None)?,
+                };
+                matched.map(|m| m != *negated)
             }
             Part::Scalars { op, left, right } => {
                 let env = Env::new(cols, row, outer);

@@ -299,57 +299,140 @@ pub fn like(
 /// [`like`] without compiling the pattern or copying the value, for the common case it
 /// covers: ASCII text and a pattern of literal characters and `%` only (TPC-H Q13's
 /// `'%special%requests%'`). None for anything else (`_`, `[`, other characters), which the
-/// general matcher takes. Under [`fold`] an ASCII character matches only its ASCII case
-/// twin, so ASCII case-insensitive comparison is the same test.
+/// general matcher takes.
 fn like_ascii_percents(value: &[u8], pattern: &[u8]) -> Option<bool> {
-    if !value.is_ascii() || !pattern.is_ascii() || pattern.iter().any(|&b| b == b'_' || b == b'[') {
-        return None;
-    }
-    if percents_match(value, pattern) {
-        return Some(true);
-    }
-    // Trailing spaces of the value do not prevent a match, as in `like_folded`.
-    let trimmed = value.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
-    Some(trimmed < value.len() && percents_match(&value[..trimmed], pattern))
+    PercentsPattern::new(pattern)?.matches(value)
 }
 
-/// Whether `value` matches `pattern`, literal ASCII segments separated by `%`, ignoring
-/// ASCII case. The first segment must begin the value and the last end it; the segments
-/// between may each be found at its leftmost place after the previous one: a later place
-/// leaves less room for the rest and never more, so leftmost is a match if any place is.
-fn percents_match(value: &[u8], pattern: &[u8]) -> bool {
-    let percents = pattern.iter().filter(|&&b| b == b'%').count();
-    if percents == 0 {
-        return value.eq_ignore_ascii_case(pattern);
+/// A LIKE pattern of literal ASCII characters and `%` only, without ESCAPE, analysed once
+/// for all the values it is matched against (a filter's `o_comment NOT LIKE
+/// '%special%requests%'`, [`PercentsPattern::like`]). Under [`fold`] an ASCII character
+/// matches only its ASCII case twin, so ASCII case-insensitive comparison is the same test.
+#[derive(Debug, Clone)]
+pub(crate) struct PercentsPattern {
+    /// The segment before the first `%`, which must begin the value, and the one after the
+    /// last, which must end it; the whole pattern as `first` where it has no `%`.
+    first: Vec<u8>,
+    last: Vec<u8>,
+    percent: bool,
+    /// The segments between, each found at its leftmost place after the one before: a
+    /// later place leaves less room for the rest and never more, so leftmost is a match if
+    /// any place is.
+    middles: Vec<Segment>,
+}
+
+/// A middle segment of a [`PercentsPattern`] and the byte it is searched by.
+#[derive(Debug, Clone)]
+struct Segment {
+    bytes: Vec<u8>,
+    /// The position of its rarest byte in English text, and that byte's two cases: places
+    /// where it occurs are the candidates, fewer than where the first byte does (`s` of
+    /// `special` is everywhere, `p` is not).
+    anchor: usize,
+    lower: u8,
+    upper: u8,
+}
+
+/// ASCII letters from the most frequent in English text to the least: what a segment's
+/// anchor byte is chosen by. A byte that is no letter (a digit, punctuation) is rarer than
+/// any, but for the space.
+const LETTERS_BY_FREQUENCY: &[u8] = b"etaoinshrdlcumwfgypbvkjxqz";
+
+fn rarity(b: u8) -> usize {
+    match b {
+        b' ' => 0,
+        _ => match LETTERS_BY_FREQUENCY.iter().position(|&l| l == b.to_ascii_lowercase()) {
+            Some(i) => i + 1,
+            None => LETTERS_BY_FREQUENCY.len() + 1,
+        },
     }
-    let mut segments = pattern.split(|&b| b == b'%');
-    let first = segments.next().unwrap_or_default();
-    let last = pattern.rsplit(|&b| b == b'%').next().unwrap_or_default();
-    if value.len() < first.len() + last.len()
-        || !value[..first.len()].eq_ignore_ascii_case(first)
-        || !value[value.len() - last.len()..].eq_ignore_ascii_case(last)
-    {
-        return false;
-    }
-    let mut rest = &value[first.len()..value.len() - last.len()];
-    for segment in segments.take(percents - 1) {
-        match find_ignoring_case(rest, segment) {
-            Some(at) => rest = &rest[at + segment.len()..],
-            None => return false,
+}
+
+impl Segment {
+    fn new(bytes: &[u8]) -> Segment {
+        let anchor = (0..bytes.len()).max_by_key(|&i| rarity(bytes[i])).unwrap_or(0);
+        let b = bytes.get(anchor).copied().unwrap_or(0);
+        Segment {
+            bytes: bytes.to_vec(),
+            anchor,
+            lower: b.to_ascii_lowercase(),
+            upper: b.to_ascii_uppercase(),
         }
     }
-    true
+
+    /// Where the segment first occurs in `hay`, ignoring ASCII case: each place its anchor
+    /// byte (in either case) is found at, by `memchr`'s vectorized search, is checked for
+    /// the whole segment.
+    fn find(&self, hay: &[u8]) -> Option<usize> {
+        let n = self.bytes.len();
+        if n == 0 {
+            return Some(0);
+        }
+        let last_start = hay.len().checked_sub(n)?;
+        // The anchor's places from the first segment start's to the last's.
+        let anchors = &hay[self.anchor..=last_start + self.anchor];
+        memchr::memchr2_iter(self.lower, self.upper, anchors)
+            .find(|&i| hay[i..i + n].eq_ignore_ascii_case(&self.bytes))
+    }
 }
 
-/// The first place `needle` occurs in `hay`, ignoring ASCII case: each place its first
-/// byte (in either case) is found at, by `memchr`'s vectorized search, is checked for the
-/// rest.
-fn find_ignoring_case(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    let Some((&head, rest)) = needle.split_first() else { return Some(0) };
-    let (lower, upper) = (head.to_ascii_lowercase(), head.to_ascii_uppercase());
-    let starts = &hay[..=hay.len().checked_sub(needle.len())?];
-    memchr::memchr2_iter(lower, upper, starts)
-        .find(|&i| hay[i + 1..i + needle.len()].eq_ignore_ascii_case(rest))
+impl PercentsPattern {
+    /// The pattern analysed, if it is of this kind: ASCII, with no `_` or `[`.
+    pub(crate) fn new(pattern: &[u8]) -> Option<PercentsPattern> {
+        if !pattern.is_ascii() || pattern.iter().any(|&b| b == b'_' || b == b'[') {
+            return None;
+        }
+        let mut segments: Vec<&[u8]> = pattern.split(|&b| b == b'%').collect();
+        let percent = segments.len() > 1;
+        let first = segments.remove(0).to_vec();
+        let last = if percent { segments.pop().unwrap_or_default().to_vec() } else { Vec::new() };
+        let middles = segments.into_iter().filter(|s| !s.is_empty()).map(Segment::new).collect();
+        Some(PercentsPattern { first, last, percent, middles })
+    }
+
+    /// `value LIKE pattern` for this pattern, or None where `value` is not text of ASCII
+    /// characters (the general matcher decides). NULL is UNKNOWN.
+    pub(crate) fn like(&self, value: &Value) -> Option<Option<bool>> {
+        match value {
+            Value::Null => Some(None),
+            Value::Str(v) | Value::NStr(v) => self.matches(v.as_bytes()).map(Some),
+            _ => None,
+        }
+    }
+
+    /// Whether `value` matches, or None if it is not ASCII. Trailing spaces of the value do
+    /// not prevent a match, as in `like_folded`.
+    fn matches(&self, value: &[u8]) -> Option<bool> {
+        if !value.is_ascii() {
+            return None;
+        }
+        if self.matches_exactly(value) {
+            return Some(true);
+        }
+        let trimmed = value.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
+        Some(trimmed < value.len() && self.matches_exactly(&value[..trimmed]))
+    }
+
+    fn matches_exactly(&self, value: &[u8]) -> bool {
+        if !self.percent {
+            return value.eq_ignore_ascii_case(&self.first);
+        }
+        let (first, last) = (&self.first, &self.last);
+        if value.len() < first.len() + last.len()
+            || !value[..first.len()].eq_ignore_ascii_case(first)
+            || !value[value.len() - last.len()..].eq_ignore_ascii_case(last)
+        {
+            return false;
+        }
+        let mut rest = &value[first.len()..value.len() - last.len()];
+        for segment in &self.middles {
+            match segment.find(rest) {
+                Some(at) => rest = &rest[at + segment.bytes.len()..],
+                None => return false,
+            }
+        }
+        true
+    }
 }
 
 /// [`like`] under an explicit collation (`COLLATE`), whose `key` says which characters match.

@@ -78,7 +78,7 @@ fn like_patterns() {
 }
 
 /// Patterns of literal text and `%` only, over ASCII, take a matcher of their own
-/// (`like_ascii_percents`): it must agree with the general one on every shape.
+/// (`PercentsPattern`): it must agree with the general one on every shape.
 #[test]
 fn like_patterns_of_percents() {
     let like2 = |v: &str, p: &str| like(&s(v), &s(p), None).unwrap().unwrap();
@@ -101,6 +101,16 @@ fn like_patterns_of_percents() {
     assert!(like2("abXcd", "ab%cd"));
     assert!(!like2("abcd", "abc%bcd"));
     assert!(like2("abcbcd", "abc%bcd"));
+    // A segment is searched by its rarest letter (`z`, `q`, a digit), wherever it lies in
+    // the segment, up to the value's edges.
+    assert!(like2("zab", "%zab%"));
+    assert!(like2("xxabz", "%abz%"));
+    assert!(!like2("xxab", "%abz%"));
+    assert!(like2("abZabzab", "%aBz%"));
+    assert!(like2("q1q2q", "%2q%"));
+    assert!(!like2("q1q2", "%2q%"));
+    assert!(like2("ab qu x", "%b q%x"));
+    assert!(!like2("ab qu", "%b qux%"));
     // Leftmost placement of a middle segment leaves room for the next.
     assert!(like2("xaxbxa", "%a%b%a"));
     assert!(!like2("xbxa", "%a%b%a"));
