@@ -199,7 +199,9 @@ impl Merging<'_, '_, '_> {
         let group = std::mem::take(&mut self.group);
         'pairs: for j in self.group_of.clone() {
             for right in &group {
-                if run.emit(self.out, &self.joined[j], right, &mut self.checks)? {
+                if self.out.full()
+                    || run.emit(self.out, &self.joined[j], right, &mut self.checks)?
+                {
                     break 'pairs;
                 }
             }
