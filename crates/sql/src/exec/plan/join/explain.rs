@@ -310,8 +310,12 @@ impl Run<'_> {
                 let only = planned.as_ref().map(|p| p[step_index]);
                 let left_rows = acc.as_ref().map_or(1.0, |a| a.1);
                 // No rows to look at: the rows joined so far ascend where the first leaf's
-                // read gives them in order (every step keeps its left rows' order).
-                let ascends = |at: usize| ordered.contains(&at);
+                // read gives them in order (every step keeps its left rows' order). The
+                // second step of a planned order hashes rather than merges where the first
+                // leaf's rows outnumber the second's, as `probe.rs` then streams them.
+                let streamed = step_index == 1
+                    && only.is_some_and(|second| left_rows >= self.own_rows(flat, second));
+                let ascends = |at: usize| !streamed && ordered.contains(&at);
                 self.next_step(flat, joined, left_rows, &acc_cols, &ascends, only)?
             };
             step_index += 1;

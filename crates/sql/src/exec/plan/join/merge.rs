@@ -9,8 +9,10 @@
 //! Nothing is hashed and nothing is sought, and a leaf row whose key no joined row has is
 //! turned away before its other columns are decoded (the read asks the walk first, as it
 //! asks a hash probe, `probe.rs`). So it takes the place of a hash join wherever it
-//! applies; index nested loops stay cheaper where the joined rows are few against the
-//! leaf (their seeks, each from the last one's cursor, skip what a merge would read).
+//! applies, but where a hash join would let the first leaf's read stream past the second
+//! leaf's hash (`probe.rs` asks without merges), which a merge would hold whole; index
+//! nested loops stay cheaper where the joined rows are few against the leaf (their seeks,
+//! each from the last one's cursor, skip what a merge would read).
 //!
 //! The joined rows are held (every join step holds its left side), so the merge is
 //! one-sided: the leaf streams, the joined rows are walked. Its pairs are given in the

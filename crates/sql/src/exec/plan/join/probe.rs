@@ -30,7 +30,7 @@ use walden_engine::types::{SqlType, Value};
 
 use super::pipeline::{Streaming, PAUSE_ROWS};
 use super::{
-    clone_ref, equi_keys, finish_step, is_key_of, merge, Conjunct, Flat, Forward, HashMatch, Input,
+    clone_ref, equi_keys, finish_step, is_key_of, Conjunct, Flat, Forward, HashMatch, Input,
     JoinOutput, Shape, Step,
 };
 use crate::ast::{Expr, ExprKind};
@@ -100,14 +100,15 @@ impl<'e> Probing<'_, 'e, '_, '_> {
     /// leaf and probes them.
     fn switch(&mut self, run: &mut Run<'_>) -> Result<(), SqlError> {
         let left_rows = self.held.len() as f64;
-        let held = &self.held;
-        let ascends = |at: usize| merge::ascending(held, at);
+        // Not a merge: it would hold every row of the first leaf, which a hash join lets
+        // stream. Held rows that stay held (fewer than the second leaf's) may still be
+        // merged by the usual step.
         let (_, step) = run.next_step(
             self.flat,
             self.first_bit,
             left_rows,
             self.first_cols,
-            &ascends,
+            &|_| false,
             Some(self.second),
         )?;
         let Step::Hash(keys) = step else { return Ok(()) };
