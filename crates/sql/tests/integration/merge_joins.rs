@@ -60,6 +60,8 @@ fn a_merge_join_finds_the_pairs_every_other_join_finds() {
         let merged = query.replace("{key}", "l.oid");
         let shown = showplan_text(&mut s, &merged);
         assert!(shown.contains("Merge Join(Inner Join, MERGE:(o.id)=(l.oid)"), "{shown}");
+        // The merged table's read, in its clustered key's order, says so.
+        assert!(shown.contains("AS [l]), ORDERED FORWARD"), "{shown}");
         let expected = sorted(&mut s, &query.replace("{key}", "l.oid + 0"));
         assert!(!expected.is_empty(), "{query}");
         assert_eq!(sorted(&mut s, &merged), expected, "{merged}");

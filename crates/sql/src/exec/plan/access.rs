@@ -773,6 +773,16 @@ impl AccessPath<'_> {
     /// clustered index scan, a clustered index seek, or an index seek joined to a key lookup
     /// of each row it finds. `residual` are the predicates checked on each row read.
     pub(crate) fn plan(&self, t: &TableRef, residual: &[&Expr]) -> PlanNode {
+        self.plan_read(t, residual, false)
+    }
+
+    /// [`AccessPath::plan`] for a read whose order its consumer needs (a merge join's
+    /// input): a scan says `ORDERED FORWARD` too, as SQL Server's does there.
+    pub(crate) fn plan_in_order(&self, t: &TableRef, residual: &[&Expr]) -> PlanNode {
+        self.plan_read(t, residual, true)
+    }
+
+    fn plan_read(&self, t: &TableRef, residual: &[&Expr], ordered: bool) -> PlanNode {
         let table = format!("[{}].[{}].[{}]", t.db.name(), t.def.schema, t.def.name);
         let object = |index: Option<&walden_engine::catalog::IndexDef>| match index {
             Some(ix) => format!("OBJECT:({table}.[{}] AS [{}])", ix.name, t.qual),
@@ -799,8 +809,10 @@ impl AccessPath<'_> {
             Some(ix) => ("Index Seek", Some(ix)),
         };
         args.push(object(index));
-        if let Some(ix) = sought.filter(|_| physical != "Index Scan") {
-            args.push(format!("SEEK:({}) ORDERED FORWARD", self.seek_text(t, ix)));
+        match sought.filter(|_| physical != "Index Scan") {
+            Some(ix) => args.push(format!("SEEK:({}) ORDERED FORWARD", self.seek_text(t, ix))),
+            None if ordered => args.push("ORDERED FORWARD".into()),
+            None => {}
         }
         let filter: Vec<String> = residual.iter().map(|e| e.to_string()).collect();
         let filter = (!filter.is_empty()).then(|| format!("WHERE:({})", filter.join(" AND ")));

@@ -350,7 +350,15 @@ impl Run<'_> {
                     self.explain_leaf(flat, &mut subplans, leaf, &local, own[leaf])
                 }
                 (Some((left, _)), Step::Merge(key)) => {
-                    let right = self.explain_leaf(flat, &mut subplans, leaf, &local, own[leaf]);
+                    // Only a table is merged; it is read in its clustered key's order.
+                    let Input::Table(t) = &flat.leaves[leaf].input else {
+                        return Err(SqlError::new(
+                            50000,
+                            "Walden's planner merged a source that is not a table.",
+                        ));
+                    };
+                    let t = clone_ref(t);
+                    let right = self.path(flat, &t, &local, leaf, 0).plan_in_order(&t, &local);
                     let keys = [(key.joined, key.leaf)];
                     let residual: Vec<&Expr> =
                         rest.iter().copied().filter(|e| !is_key_of(e, &keys)).collect();
