@@ -15,23 +15,6 @@
 //! option (ANSI_NULLS, CONCAT_NULL_YIELDS_NULL, ARITHABORT) or on collation precedence is
 //! decided per row by the same functions the interpreter calls.
 
-/// The value of prepared expression `$s` for `$env`'s row as a reference: a column's or a
-/// constant's where it lies, anything else evaluated into `$held` (declared, unset, by the
-/// caller). Comparisons read most operands this way, without the copy and the
-/// `Result<Cow<Value>>` that [`Run::operand`] moves through the stack. Defined before the
-/// `condition` module so that it is in scope there.
-macro_rules! in_place {
-    ($run:expr, $s:expr, $env:expr, $held:ident) => {
-        match $s.in_place($env) {
-            Some(v) => v,
-            None => {
-                $held = $run.eval_prepared($s, $env)?;
-                &$held
-            }
-        }
-    };
-}
-
 mod condition;
 #[cfg(test)]
 mod tests;
@@ -396,16 +379,16 @@ impl Run<'_> {
     /// a simple CASE compares its operand with each value as the interpreter does, by
     /// [`scalar::compare`], a NULL side by `ANSI_NULLS` (`Run::null_comparison`).
     fn eval_case(&mut self, c: &Case<'_>, env: &Env<'_>) -> Result<Value, SqlError> {
-        let held;
+        let mut held = None;
         let operand = match &c.operand {
-            Some((o, e)) => Some((in_place!(self, o, env, held), *e)),
+            Some((o, e)) => Some((self.value_in(o, env, &mut held)?, *e)),
             None => None,
         };
         for (when, result) in &c.branches {
             let hit = match (when, operand) {
                 (When::Value(x, written), Some((v, operand))) => {
-                    let held_x;
-                    let x = in_place!(self, x, env, held_x);
+                    let mut held_x = None;
+                    let x = self.value_in(x, env, &mut held_x)?;
                     match scalar::compare(v, x)? {
                         Some(o) => o == Ordering::Equal,
                         None => {

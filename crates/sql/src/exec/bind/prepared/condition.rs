@@ -178,9 +178,9 @@ impl Run<'_> {
             }
             Condition::Not(c) => self.eval_condition(c, env)?.map(|b| !b),
             Condition::Compare { op, left, right } => {
-                let (held_a, held_b);
-                let a = in_place!(self, &left.value, env, held_a);
-                let b = in_place!(self, &right.value, env, held_b);
+                let (mut held_a, mut held_b) = (None, None);
+                let a = self.value_in(&left.value, env, &mut held_a)?;
+                let b = self.value_in(&right.value, env, &mut held_b)?;
                 // Text compares by the collation SQL Server's precedence gives the sides.
                 let c = if is_text(a) && is_text(b) {
                     resolve_collation(left.label, right.label, operation_name(*op))?
@@ -193,10 +193,10 @@ impl Run<'_> {
                 }
             }
             Condition::Between { expr, low, high, negated } => {
-                let (held_v, held_lo, held_hi);
-                let v = in_place!(self, &expr.value, env, held_v);
-                let lo = in_place!(self, &low.value, env, held_lo);
-                let hi = in_place!(self, &high.value, env, held_hi);
+                let (mut held_v, mut held_lo, mut held_hi) = (None, None, None);
+                let v = self.value_in(&expr.value, env, &mut held_v)?;
+                let lo = self.value_in(&low.value, env, &mut held_lo)?;
+                let hi = self.value_in(&high.value, env, &mut held_hi)?;
                 let (c_lo, c_hi) = if is_text(v) {
                     (
                         resolve_collation(expr.label, low.label, "greater than or equal to")?,
@@ -217,9 +217,9 @@ impl Run<'_> {
                 negate(in_values_collated(&v, items.iter().map(|x| &**x), c)?, *negated)
             }
             Condition::Like { expr, pattern, escape, negated } => {
-                let (held_v, held_p);
-                let v = in_place!(self, &expr.value, env, held_v);
-                let p = in_place!(self, &pattern.value, env, held_p);
+                let (mut held_v, mut held_p) = (None, None);
+                let v = self.value_in(&expr.value, env, &mut held_v)?;
+                let p = self.value_in(&pattern.value, env, &mut held_p)?;
                 let esc = match escape {
                     Some(x) => Some(self.eval_prepared(x, env)?),
                     None => None,
@@ -235,8 +235,8 @@ impl Run<'_> {
                 negate(r, *negated)
             }
             Condition::IsNull { expr, negated } => {
-                let held;
-                Some(in_place!(self, expr, env, held).is_null() != *negated)
+                let mut held = None;
+                Some(self.value_in(expr, env, &mut held)?.is_null() != *negated)
             }
             // Never unknown: two NULLs are not distinct, a NULL and a value are.
             Condition::IsDistinctFrom { left, right, negated } => {
