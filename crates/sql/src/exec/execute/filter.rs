@@ -416,55 +416,24 @@ fn day_range(part: &Part<'_>, columns: &[ColumnDef]) -> Option<(usize, u32, u32)
     (columns.get(col)?.ty == SqlType::Date).then_some((col, low, high))
 }
 
-/// The kinds of values whose comparisons with each other cannot fail.
-#[derive(PartialEq, Eq, Clone, Copy)]
-enum Comparable {
-    Integer,
-    Text,
-    Date,
-}
-
-fn comparable_type(ty: SqlType) -> Option<Comparable> {
-    match ty {
-        SqlType::TinyInt | SqlType::SmallInt | SqlType::Int | SqlType::BigInt => {
-            Some(Comparable::Integer)
-        }
-        SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_) => {
-            Some(Comparable::Text)
-        }
-        SqlType::Date => Some(Comparable::Date),
-        _ => None,
-    }
-}
-
-fn comparable_value(v: &Value) -> Option<Comparable> {
-    match v {
-        Value::TinyInt(_) | Value::SmallInt(_) | Value::Int(_) | Value::BigInt(_) => {
-            Some(Comparable::Integer)
-        }
-        Value::Str(_) | Value::NStr(_) => Some(Comparable::Text),
-        Value::Date(_) => Some(Comparable::Date),
-        _ => None,
-    }
-}
-
 /// Whether checking `part` raises no error for any row of a table with `columns`: a
-/// column compared with, or IN a list of, constants of its own kind (integers, text,
-/// dates: no conversion, and text compares by the column's collation), or two integer
-/// or DATE columns compared (text columns may meet in collations that conflict, 468).
+/// column compared with, or IN a list of, constants that [`scalar::compare`] compares with
+/// its values as they are (`scalar::compares_directly`: one family, numbers with numbers,
+/// text with text, ...), or two columns of one family compared but text (two text columns
+/// may meet in collations that conflict, 468).
 fn cannot_fail(part: &Part<'_>, columns: &[ColumnDef]) -> bool {
-    let kind = |c: usize| columns.get(c).and_then(|c| comparable_type(c.ty));
+    let ty = |c: usize| columns.get(c).map(|c| c.ty);
     match part {
         Part::Compare { col, constant, .. } => {
-            kind(*col).is_some_and(|k| comparable_value(constant) == Some(k))
+            ty(*col).is_some_and(|t| scalar::compares_directly(t, constant))
         }
         Part::InList { col, list, .. } => {
-            kind(*col).is_some_and(|k| list.iter().all(|v| comparable_value(v) == Some(k)))
+            ty(*col).is_some_and(|t| list.iter().all(|v| scalar::compares_directly(t, v)))
         }
-        Part::Columns { left, right, .. } => {
-            let (l, r) = (kind(*left), kind(*right));
-            l == r && matches!(l, Some(Comparable::Integer | Comparable::Date))
-        }
+        Part::Columns { left, right, .. } => match (ty(*left), ty(*right)) {
+            (Some(a), Some(b)) => !a.is_text() && scalar::types_compare_directly(a, b),
+            _ => false,
+        },
         _ => false,
     }
 }

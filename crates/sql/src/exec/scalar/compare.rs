@@ -34,6 +34,44 @@ fn family(v: &Value) -> Family {
     }
 }
 
+/// The family of every value a column of type `ty` holds; None for a SQL_VARIANT, whose
+/// values are of any, and an XML, which compares with nothing.
+fn type_family(ty: SqlType) -> Option<Family> {
+    Some(match ty {
+        SqlType::TinyInt
+        | SqlType::SmallInt
+        | SqlType::Int
+        | SqlType::BigInt
+        | SqlType::Bit
+        | SqlType::Decimal { .. }
+        | SqlType::Float
+        | SqlType::Real
+        | SqlType::Money => Family::Number,
+        SqlType::Char(_) | SqlType::VarChar(_) | SqlType::NChar(_) | SqlType::NVarChar(_) => {
+            Family::Text
+        }
+        SqlType::Binary(_) | SqlType::VarBinary(_) => Family::Binary,
+        SqlType::Date | SqlType::DateTime | SqlType::DateTime2(_) | SqlType::DateTimeOffset(_) => {
+            Family::Moment
+        }
+        SqlType::Time(_) => Family::Time,
+        SqlType::UniqueIdentifier => Family::Guid,
+        SqlType::Variant | SqlType::Xml => return None,
+    })
+}
+
+/// Whether [`compare`] of any value of a column of type `ty` with `v` compares the two as
+/// they are, converting neither, so that it raises no error: they are of one family.
+pub(crate) fn compares_directly(ty: SqlType, v: &Value) -> bool {
+    !matches!(v, Value::Xml(_)) && type_family(ty) == Some(family(v))
+}
+
+/// Whether [`compare`] of values of columns of types `a` and `b` compares them as they
+/// are ([`compares_directly`]).
+pub(crate) fn types_compare_directly(a: SqlType, b: SqlType) -> bool {
+    type_family(a).is_some() && type_family(a) == type_family(b)
+}
+
 /// SQL Server's comparison: `None` if either side is NULL; otherwise the side of lower data
 /// type precedence is converted to the other's type first (so `1 = '1'` compares numbers and
 /// `1 = 'a'` is Msg 245, a date and a string compare as dates), then values compare as

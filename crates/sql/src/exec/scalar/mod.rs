@@ -53,7 +53,10 @@ mod tests;
 pub use arith::{binary, unary};
 pub(crate) use arith::{checked_int_op, quick_binary};
 pub use compare::{compare, like};
-pub(crate) use compare::{compare_with_constant, date_operand, like_collated, PercentsPattern};
+pub(crate) use compare::{
+    compare_with_constant, compares_directly, date_operand, like_collated, types_compare_directly,
+    PercentsPattern,
+};
 pub use convert::{coerce, convert, convert_from, try_convert, try_convert_from};
 pub(crate) use convert::{declared_conversion_error, fit_declared};
 pub(crate) use json::{for_json_object, openjson_rows, openjson_with_rows};
