@@ -328,3 +328,59 @@ fn a_streamed_step_seeks_when_auto_created_statistics_raise_the_probing_estimate
     );
     assert_eq!(auto, Value::Int(1));
 }
+
+/// The pairs of `dbo.t a JOIN dbo.t b ON a.k = b.k` (about 67,000, over 30 MB if held),
+/// those whose `b` row has `g = 0`, and the rows whose `k` is NULL, counted by groupings
+/// that hold no pair.
+fn pair_counts(s: &mut Session) -> (i64, i64, i64) {
+    let counted = ok(
+        s,
+        "SELECT SUM(n * n), SUM(n * z) FROM
+           (SELECT k, COUNT(*) AS n, SUM(CASE WHEN g = 0 THEN 1 ELSE 0 END) AS z FROM dbo.t
+            WHERE k IS NOT NULL GROUP BY k) x",
+    );
+    let row = &counted.results.last().unwrap().rows[0];
+    let (Value::Int(pairs), Value::Int(zeros)) = (&row[0], &row[1]) else { panic!("{row:?}") };
+    let Value::Int(nulls) = scalar(s, "SELECT COUNT(*) FROM dbo.t WHERE k IS NULL") else {
+        panic!()
+    };
+    assert!(*pairs > 60_000 && *zeros > 10_000 && nulls > 0, "{pairs} {zeros} {nulls}");
+    (i64::from(*pairs), i64::from(*zeros), i64::from(nulls))
+}
+
+#[test]
+fn an_outer_join_pairs_its_left_rows_as_they_come_when_they_are_many() {
+    let (_dir, mut s) = small_workspace();
+    let (pairs, zeros, nulls) = pair_counts(&mut s);
+    // The left side of each outer join is the inner join's pairs, past the 12 MB
+    // workspace: held, they failed with 701. They go through the outer join as they are
+    // made, the third table sought by its key, or read and hashed on `s` (no index has
+    // it; each `s` is its row's own).
+    let inner = "dbo.t a JOIN dbo.t b ON a.k = b.k";
+    for on in ["c.id = b.id AND c.g = 0", "c.s = b.s AND c.g = 0"] {
+        let q = format!("SELECT COUNT(*), COUNT(c.id) FROM {inner} LEFT JOIN dbo.t c ON {on}");
+        let expected = format!("[Int({pairs}), Int({zeros})]");
+        assert_eq!(rows(&ok(&mut s, &q)), vec![expected], "{q}");
+    }
+    // A FULL JOIN adds the rows of `c` no pair matched: every row is paired with itself
+    // when its k is not NULL, so those are the rows with a NULL k or g other than 0.
+    let Value::Int(paired) =
+        scalar(&mut s, "SELECT COUNT(*) FROM dbo.t WHERE g = 0 AND k IS NOT NULL")
+    else {
+        panic!()
+    };
+    let unmatched = 10_000 - i64::from(paired);
+    let q = format!(
+        "SELECT COUNT(*), COUNT(b.id), COUNT(c.id) FROM {inner}
+         FULL JOIN dbo.t c ON c.s = b.s AND b.g = 0"
+    );
+    let expected =
+        format!("[Int({}), Int({pairs}), Int({})]", pairs + unmatched, zeros + unmatched);
+    assert_eq!(rows(&ok(&mut s, &q)), vec![expected], "{q}");
+    // A chain of LEFT JOINs: the first one's pairs (its unmatched NULL keys kept) are the
+    // second one's left side, made as it reads them.
+    let chain = "SELECT COUNT(*), COUNT(b.id), COUNT(c.id) FROM dbo.t a
+                 LEFT JOIN dbo.t b ON a.k = b.k LEFT JOIN dbo.t c ON c.id = b.id AND c.g = 0";
+    let expected = format!("[Int({}), Int({pairs}), Int({zeros})]", pairs + nulls);
+    assert_eq!(rows(&ok(&mut s, chain)), vec![expected]);
+}

@@ -55,9 +55,7 @@ pub(crate) use correlated::GroupedSubquery;
 pub(crate) use hash_table::integer_key;
 use hash_table::HashMatch;
 pub(crate) use leaf::clone_ref;
-use leaf::{
-    clear_locators, drop_locators, kept_columns, locator_positions, reading, table_leaf, Narrowed,
-};
+use leaf::{clear_locators, kept_columns, locator_positions, reading, table_leaf, Narrowed};
 pub(crate) use place::conjuncts;
 use place::stable;
 use steps::{equi_keys, finish_step, is_key_of, restore_row};

@@ -618,7 +618,7 @@ impl Run<'_> {
 }
 
 /// A leaf the executor would compute up front, with its estimated rows.
-fn estimated_leaf(cols: Vec<Col>, rows: f64) -> Leaf {
+pub(super) fn estimated_leaf(cols: Vec<Col>, rows: f64) -> Leaf {
     Leaf { cols, input: Input::Estimated(rows), stats: None, narrow: None }
 }
 

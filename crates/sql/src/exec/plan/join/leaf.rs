@@ -217,15 +217,6 @@ impl RowSink for Narrowed<'_> {
     }
 }
 
-/// Sets the row locators among `cols` to NULL in `rows` of a SELECT, which never reads
-/// them, so that they are not copied into each joined row.
-pub(super) fn drop_locators(rows: &mut [Vec<Value>], cols: &[Col]) {
-    let locators = locator_positions(cols);
-    for row in rows {
-        clear_locators(row, &locators);
-    }
-}
-
 /// The positions of the row locators among `cols`.
 pub(super) fn locator_positions(cols: &[Col]) -> Vec<usize> {
     (0..cols.len()).filter(|&i| cols[i].hidden && cols[i].name == ROWID).collect()

@@ -3,47 +3,52 @@
 //! inner side of a LEFT JOIN that the ON condition can seek is sought once per left row, an
 //! equality in the ON condition otherwise makes it a hash join, of the smaller side.
 //!
-//! A join is planned, and its left side read, first (`Run::plan_outer_join`): that fixes its
-//! columns. Its pairs are made after (`Run::run_outer_join`): held as a leaf's rows in a join
-//! of several sources, or given to the block's sink as they are made when the join is the
-//! block's one source (`stream/source.rs`), so that they are not held.
+//! A join is planned first, nothing read (`Run::plan_outer_join`): that fixes its columns.
+//! Its pairs are made after (`Run::run_outer_join`), as its left side's rows are read
+//! (`left.rs`, `pairs.rs`): held as a leaf's rows in a join of several sources, or given to
+//! the block's sink as they are made when the join is the block's one source
+//! (`stream/source.rs`), so that they are not held. The left rows themselves are held only
+//! while they are few: the method is then chosen from their count, and past
+//! [`pairs::LEFT_HELD_BYTES`] each row is paired as it comes.
 
 use walden_engine::types::Value;
 
+use super::hash_table::HashMatch;
 use super::order::HASH_BUILD_COST;
 use super::steps::shorten;
 use super::{
-    clone_ref, conjuncts, drop_locators, equi_keys, kept_columns, Emitted, Flat, Forward, Input,
-    JoinOutput, Leaf, Narrowed,
+    conjuncts, equi_keys, is_key_of, kept_columns, Emitted, Flat, Forward, Input, JoinOutput, Leaf,
 };
-use crate::ast::{Expr, ExprKind, JoinKind, TableSource};
+use crate::ast::{Expr, ExprKind, Join, JoinKind, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
-use crate::exec::execute::filter::Filter;
 use crate::exec::execute::query::{visit_children, Rows, TableRef};
-use crate::exec::plan::access::{AccessPath, RowFilter, RowSink, SEEK_COST};
+use crate::exec::plan::access::{AccessPath, RowSink, SEEK_COST};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
-use preserved_hash::Sides;
+use left::LeftSide;
 
+mod left;
+mod pairs;
 pub(super) mod preserved_hash;
 mod read_inner;
 
-/// An outer join planned and its left side read: what [`Run::run_outer_join`] makes its
-/// rows from. A RIGHT JOIN is planned as the LEFT JOIN with its sides swapped.
+/// An outer join planned, nothing read yet: what [`Run::run_outer_join`] makes its rows
+/// from. A RIGHT JOIN is planned as the LEFT JOIN with its sides swapped.
 pub(in crate::exec::plan::join) struct OuterJoin<'e> {
-    /// The left side's rows (a RIGHT JOIN's right side).
-    left: Rows,
+    /// The left side's plan (a RIGHT JOIN's right side).
+    left: LeftSide<'e>,
     /// The other side's columns as read, and its table or rows.
     right_cols: Vec<Col>,
     right: Input,
     /// The ON condition's conjuncts.
     parts: Vec<&'e Expr>,
-    /// Leaf 0 the left side, leaf 1 the right, its table's statistics loaded.
+    /// Leaf 0 the left side, leaf 1 the right.
     both: Flat<'e>,
     /// LEFT, FULL, or an inner join written inside an outer one, as run.
     kind: JoinKind,
-    method: Method<'e>,
+    /// The ON condition's equalities a hash can join by: (left side's, right side's).
+    keys: Vec<(&'e Expr, &'e Expr)>,
     /// The right side's columns a pair carries on.
     kept: Vec<usize>,
     /// A pair's columns as made: the left side's, then the right's it carries.
@@ -52,8 +57,6 @@ pub(in crate::exec::plan::join) struct OuterJoin<'e> {
     pub(in crate::exec::plan::join) cols: Vec<Col>,
     /// A RIGHT JOIN run swapped: each pair is put back in the FROM clause's order.
     swapped: bool,
-    /// The block has a demand (a SELECT): the sought rows' locators are not carried on.
-    narrowed: bool,
 }
 
 /// How the right side is joined.
@@ -62,7 +65,7 @@ enum Method<'e> {
     Seek(AccessPath<'e>),
     /// The left rows hashed by the equalities and the right table read past them once
     /// (`preserved_hash.rs`).
-    PreservedHash(Vec<(&'e Expr, &'e Expr)>),
+    PreservedHash,
     /// The right side read, filtered by the ON conjuncts on it alone where it is not
     /// preserved, and matched through a hash of the equalities, or by nested loops.
     Read,
@@ -83,50 +86,43 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
     ) -> Result<Rows, SqlError> {
-        let join = self.plan_outer_join(left, right, kind, on, pushed, outer, demand)?;
+        let mut implied = Vec::new();
+        let join =
+            self.plan_outer_join(left, right, kind, on, pushed, outer, demand, &mut implied)?;
         let cols = join.cols.clone();
         let rows = self.run_outer_join(join, outer, None)?;
         Ok(Rows { cols, rows })
     }
 
-    /// Plans an outer join and reads its left side. A table on the inner side of a LEFT
-    /// JOIN that the ON condition can seek is sought once per left row where that costs
-    /// less; otherwise an equality in the ON condition makes it a hash join.
+    /// Plans an outer join without reading either side: the left side's plan
+    /// ([`Run::plan_left`]), the right side's table or rows, the pairs' columns. Which
+    /// method joins them is chosen as the left rows come ([`pairs`]).
     /// `pushed` are conjuncts of an enclosing WHERE clause: a LEFT JOIN applies those that
     /// name only its left side's columns to that side before joining (a WHERE condition on
-    /// the preserved side keeps the same rows before the join as after it).
+    /// the preserved side keeps the same rows before the join as after it). `implied`
+    /// keeps what the left side's plan derives from its conjuncts for as long as it lives.
     ///
     /// `a RIGHT JOIN b` is planned as `b LEFT JOIN a`, so that the preserved side drives
     /// and the other is sought per row where the ON condition allows (SQL Server's plans
     /// show it as a Left Outer Join the same way); its pairs are put back in order.
     #[allow(clippy::too_many_arguments)]
-    pub(in crate::exec::plan::join) fn plan_outer_join<'e>(
+    pub(in crate::exec::plan::join) fn plan_outer_join<'e: 'p, 'p>(
         &mut self,
         left: &'e TableSource,
         right: &'e TableSource,
         kind: JoinKind,
         on: Option<&'e Expr>,
-        pushed: &[&Expr],
+        pushed: &[&'e Expr],
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
-    ) -> Result<OuterJoin<'e>, SqlError> {
+        implied: &'p mut Vec<Expr>,
+    ) -> Result<OuterJoin<'p>, SqlError> {
         let swapped = kind == JoinKind::RightOuter;
         let (left, right, kind) =
             if swapped { (right, left, JoinKind::LeftOuter) } else { (left, right, kind) };
         let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
-        let (mut l, _) =
-            self.plan_pushed(std::slice::from_ref(left), None, to_left, outer, None, demand)?;
-        if let Some(d) = demand {
-            let kept = kept_columns(&l.cols, Some(d));
-            if kept.len() < l.cols.len() {
-                let mut left = Narrowed { keep: &kept, whole: false, rows: Vec::new() };
-                for row in std::mem::take(&mut l.rows) {
-                    left.push(self, row)?;
-                }
-                l.rows = left.rows;
-                l.cols = kept.iter().map(|&i| l.cols[i].clone()).collect();
-            }
-        }
+        let left = self.plan_left(left, to_left, outer, demand, implied)?;
+        let l_cols = left.cols.clone();
         let (right_cols, right) =
             if matches!(right, TableSource::Table { .. } | TableSource::Variable { .. }) {
                 let mut flat = Flat::default();
@@ -149,68 +145,46 @@ impl Run<'_> {
             stats: None,
             narrow: None,
         };
-        let mut both = Flat { leaves: vec![leaf(&l.cols), leaf(&right_cols)], ..Flat::default() };
+        let both = Flat { leaves: vec![leaf(&l_cols), leaf(&right_cols)], ..Flat::default() };
         self.check_names(&both, &parts, outer)?;
         let keep_right = kind == JoinKind::FullOuter;
-        let keys = equi_keys(self, &both, &parts, 1, 2, &l.cols, &right_cols);
-        let method = match (&right, keep_right) {
-            (Input::Table(t), false) => {
-                let left_rows = l.rows.len() as f64;
-                let hashable = !keys.is_empty();
-                match self.outer_seek_path(&mut both, t, &parts, left_rows, hashable) {
-                    Some(path) => Method::Seek(path),
-                    None if hashable
-                        && self.hash_preserved_side(
-                            &both,
-                            t,
-                            &right_only(&both, &parts),
-                            left_rows,
-                        ) =>
-                    {
-                        Method::PreservedHash(keys)
-                    }
-                    None => Method::Read,
-                }
-            }
-            _ => Method::Read,
-        };
+        let keys = equi_keys(self, &both, &parts, 1, 2, &l_cols, &right_cols);
         // Each matched inner row is copied into its pairs: the columns only the conjuncts
         // that filter it read (TPC-H Q13's `o_comment`) are not carried on, each row cut
-        // as the read keeps it. A sought row is carried whole, its locator cleared.
-        let kept: Vec<usize> = match (&method, demand) {
-            (Method::Seek(_), _) | (_, None) => (0..right_cols.len()).collect(),
-            (_, Some(d)) => {
+        // as the read keeps it.
+        let kept: Vec<usize> = match demand {
+            None => (0..right_cols.len()).collect(),
+            Some(d) => {
                 let pushed = if keep_right { Vec::new() } else { right_only(&both, &parts) };
                 kept_columns(&right_cols, d.without(&pushed).as_ref())
             }
         };
-        let mut run_cols = l.cols.clone();
+        let mut run_cols = l_cols;
         run_cols.extend(kept.iter().map(|&i| right_cols[i].clone()));
-        let width = l.cols.len();
+        let width = left.cols.len();
         let mut cols = run_cols.clone();
         null_extended(&mut cols, width, kind);
         if swapped {
             cols.rotate_left(width);
         }
         Ok(OuterJoin {
-            left: l,
+            left,
             right_cols,
             right,
             parts,
             both,
             kind,
-            method,
+            keys,
             kept,
             run_cols,
             cols,
             swapped,
-            narrowed: demand.is_some(),
         })
     }
 
     /// The rows of `join`: given to `sink` as they are made (none returned) until it says
     /// stop, or without one returned, held against the query memory workspace (error 701
-    /// past it).
+    /// past it). The left side's rows are paired as they are read ([`pairs`]).
     pub(in crate::exec::plan::join) fn run_outer_join(
         &mut self,
         join: OuterJoin<'_>,
@@ -222,13 +196,12 @@ impl Run<'_> {
             right_cols,
             right,
             parts,
-            both,
+            mut both,
             kind,
-            method,
+            keys,
             kept,
             run_cols,
             swapped,
-            narrowed,
             ..
         } = join;
         let (lw, width) = (left.cols.len(), run_cols.len());
@@ -250,52 +223,36 @@ impl Run<'_> {
             may_stream: false,
             over: None,
         };
-        let keep_left = matches!(kind, JoinKind::LeftOuter | JoinKind::FullOuter);
         let keep_right = kind == JoinKind::FullOuter;
-        let rw = kept.len();
         let pushed = if keep_right { Vec::new() } else { right_only(&both, &parts) };
-        match (method, right) {
-            (Method::Seek(path), Input::Table(t)) => {
-                let t = clone_ref(&t);
-                let mut check = Filter::new(RowFilter { cols: &run_cols, exprs: &parts, outer });
-                for (n, lrow) in left.rows.into_iter().enumerate() {
-                    self.row_interruption_point(n)?;
-                    if out.full() {
-                        break;
-                    }
-                    let env = Env::new(&left.cols, &lrow, outer);
-                    let mut found = match self.read_path(&t, &path, &env, usize::MAX, None)? {
-                        Some(found) => found,
-                        None => self.read_leaf(&t, &AccessPath::scan(), outer, usize::MAX, None)?,
-                    };
-                    if narrowed {
-                        drop_locators(&mut found, &right_cols);
-                    }
-                    let pair = |k: usize| found[k].as_slice();
-                    let emitted = self.emit_each(&mut out, lrow, found.len(), pair, &mut check)?;
-                    self.keep_unmatched(&mut out, emitted, keep_left, rw)?;
-                }
-            }
-            (Method::PreservedHash(keys), Input::Table(t)) => {
-                let sides = Sides { left, table: &t, cols: &right_cols, kept: &kept, both: &both };
-                self.join_by_preserved_hash(
-                    sides, &keys, &parts, &pushed, keep_left, &run_cols, outer, &mut out,
-                )?;
-            }
-            (_, right) => self.join_read_right(
-                left,
-                right,
-                &right_cols,
-                &kept,
-                &parts,
-                &pushed,
-                &both,
-                kind,
-                &run_cols,
-                outer,
-                &mut out,
-            )?,
-        }
+        // What a pair is checked against: the ON conjuncts the right side's read did not
+        // apply; without the equalities a hash of exactly equal keys found it by.
+        let unpushed: Vec<&Expr> = parts
+            .iter()
+            .copied()
+            .filter(|e| !pushed.iter().any(|p| std::ptr::eq(*p, *e)))
+            .collect();
+        let unkeyed: Vec<&Expr> =
+            unpushed.iter().copied().filter(|e| !is_key_of(e, &keys)).collect();
+        let (plan, read_cols, keep, left_cols) = left.into_parts();
+        let probes = HashMatch::probes(&keys, &left_cols);
+        let join = pairs::Joined {
+            left_cols: &left_cols,
+            right_cols: &right_cols,
+            kept: &kept,
+            run_cols: &run_cols,
+            parts: &parts,
+            pushed: &pushed,
+            unpushed: &unpushed,
+            unkeyed: &unkeyed,
+            keys: &keys,
+            probes: &probes,
+            kind,
+            outer,
+        };
+        let mut pairs = pairs::Pairs::new(join, keep.as_deref(), &mut both, right, &mut out);
+        self.read_left(plan, &read_cols, outer, &mut pairs)?;
+        pairs.finish(self)?;
         let mut rows = out.rows;
         if swapped && !forwarding {
             for row in &mut rows {
@@ -303,6 +260,31 @@ impl Run<'_> {
             }
         }
         Ok(rows)
+    }
+
+    /// How to join the right side `right` of an outer join (`keep_right`: a FULL JOIN) to
+    /// `left_rows` left rows (at least that many, where the left side is still being read).
+    #[allow(clippy::too_many_arguments)]
+    fn outer_method<'e>(
+        &mut self,
+        both: &mut Flat<'e>,
+        right: &Input,
+        parts: &[&'e Expr],
+        keys: &[(&'e Expr, &'e Expr)],
+        keep_right: bool,
+        left_rows: f64,
+    ) -> Method<'e> {
+        let (Input::Table(t), false) = (right, keep_right) else { return Method::Read };
+        let hashable = !keys.is_empty();
+        match self.outer_seek_path(both, t, parts, left_rows, hashable) {
+            Some(path) => Method::Seek(path),
+            None if hashable
+                && self.hash_preserved_side(both, t, &right_only(both, parts), left_rows) =>
+            {
+                Method::PreservedHash
+            }
+            None => Method::Read,
+        }
     }
 
     /// The access path that seeks the inner table `t` of a LEFT JOIN once per left row
@@ -416,5 +398,20 @@ fn unresolved_names<'e>(both: &Flat<'_>, e: &'e Expr, found: &mut Vec<&'e Expr>)
     match &e.kind {
         ExprKind::Column(parts) if !matches!(both.leaf_of(parts), Some(Some(_))) => found.push(e),
         _ => visit_children(e, &mut |c| unresolved_names(both, c, found)),
+    }
+}
+
+/// `src` as an outer join (LEFT, RIGHT or FULL), or None for any other source.
+pub(in crate::exec::plan::join) fn outer_join_of(src: &TableSource) -> Option<&Join> {
+    match src {
+        TableSource::Join(j)
+            if matches!(
+                j.kind,
+                JoinKind::LeftOuter | JoinKind::RightOuter | JoinKind::FullOuter
+            ) =>
+        {
+            Some(j)
+        }
+        _ => None,
     }
 }

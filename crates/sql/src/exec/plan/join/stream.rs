@@ -169,7 +169,10 @@ impl Run<'_> {
         if joins(sel) {
             return self.stream_join(q, sel, limit, dest);
         }
-        let Some(OneSource { cols, parts, read }) = self.one_source(sel, &q.order_by, None)? else {
+        let mut implied = Vec::new();
+        let Some(OneSource { cols, parts, read }) =
+            self.one_source(sel, &q.order_by, None, &mut implied)?
+        else {
             return Ok(None);
         };
         // The ORDER BY is the read's own order, or the rows go through a sort (but for a

@@ -140,7 +140,8 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
     ) -> Result<WindowedRows<'e>, SqlError> {
         let mut feed = Feed { windows, rows: None, outer };
-        match self.one_source(sel, order_by, outer)? {
+        let mut implied = Vec::new();
+        match self.one_source(sel, order_by, outer, &mut implied)? {
             Some(OneSource { cols, parts, read }) => {
                 feed.start(self, &cols)?;
                 self.read_one_source(read, &cols, &parts, outer, &mut feed)?;

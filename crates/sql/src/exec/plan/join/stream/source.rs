@@ -5,11 +5,12 @@
 
 use walden_engine::types::Value;
 
-use super::super::outer::OuterJoin;
+use super::super::explain::estimated_leaf;
+use super::super::outer::{outer_join_of, OuterJoin};
 use super::super::windowed::WindowedSource;
-use super::super::{conjuncts, Filtered, Flat, FromSink, Input, Leaf};
+use super::super::{conjuncts, Filtered, Flat, FromSink, Input};
 use super::joins;
-use crate::ast::{Expr, ExprKind, JoinKind, Query, SelectItem, TableSource};
+use crate::ast::{Expr, ExprKind, Query, SelectItem, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{full_text_refusal, Col, Env};
 use crate::exec::execute::aggregate::Grouping;
@@ -182,12 +183,13 @@ impl Run<'_> {
     /// The one source of `sel`, if its FROM clause is one source that is not an inner join
     /// and its WHERE clause has no subquery (which the planner may make a semi-join), with
     /// the access path chosen for its conjuncts: nothing is read yet.
-    pub(in crate::exec::plan::join) fn one_source<'e>(
+    pub(in crate::exec::plan::join) fn one_source<'e: 'p, 'p>(
         &mut self,
         sel: &'e crate::ast::Select,
         order_by: &'e [crate::ast::OrderByItem],
         outer: Option<&Env<'_>>,
-    ) -> Result<Option<OneSource<'e>>, SqlError> {
+        implied: &'p mut Vec<Expr>,
+    ) -> Result<Option<OneSource<'p>>, SqlError> {
         if sel.from.is_empty()
             || joins(sel)
             || sel.where_clause.as_ref().is_some_and(crate::exec::execute::query::has_subquery)
@@ -224,32 +226,17 @@ impl Run<'_> {
         let mut on = Vec::new();
         let demand = Demand::of_select(sel, order_by);
         let mut joined = None;
-        match &sel.from[0] {
-            TableSource::Join(j)
-                if matches!(
-                    j.kind,
-                    JoinKind::LeftOuter | JoinKind::RightOuter | JoinKind::FullOuter
-                ) =>
-            {
-                let on = j.on.as_ref();
-                let join = self.plan_outer_join(
-                    &j.left,
-                    &j.right,
-                    j.kind,
-                    on,
-                    &parts,
-                    outer,
-                    demand.as_ref(),
-                )?;
-                flat.leaves.push(Leaf {
-                    cols: join.cols.clone(),
-                    input: Input::Estimated(0.0),
-                    stats: None,
-                    narrow: None,
-                });
+        let src = &sel.from[0];
+        match outer_join_of(src) {
+            Some(j) => {
+                let (left, right, on) = (&j.left, &j.right, j.on.as_ref());
+                let d = demand.as_ref();
+                let join =
+                    self.plan_outer_join(left, right, j.kind, on, &parts, outer, d, implied)?;
+                flat.leaves.push(estimated_leaf(join.cols.clone(), 0.0));
                 joined = Some(join);
             }
-            src => self.flatten(src, &mut flat, &mut on, &parts, outer, demand.as_ref())?,
+            None => self.flatten(src, &mut flat, &mut on, &parts, outer, demand.as_ref())?,
         }
         if flat.leaves.len() != 1 {
             return Ok(None);
@@ -372,7 +359,8 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
     ) -> Result<Grouping<'a>, SqlError> {
         let mut sink = Grouped { keys, aggs, grouping: None, outer };
-        match self.one_source(sel, order_by, outer)? {
+        let mut implied = Vec::new();
+        match self.one_source(sel, order_by, outer, &mut implied)? {
             Some(OneSource { cols, parts, read }) => {
                 sink.start(self, &cols)?;
                 // A table read in the order of the GROUP BY's columns is grouped as a stream
