@@ -73,7 +73,7 @@ const ORDERED: [&str; 6] = [
 ];
 
 /// Queries whose rows come in no defined order: compared sorted.
-const UNORDERED: [&str; 9] = [
+const UNORDERED: [&str; 12] = [
     "SELECT k, COUNT(*), SUM(f), MIN(s), MAX(id) FROM dbo.t GROUP BY k",
     // Integer keys (NULL among them) found by their integers, and an integer column's
     // widening CAST summed in place, while the groups past the grant spill.
@@ -92,6 +92,12 @@ const UNORDERED: [&str; 9] = [
     // is hashed, and partitioned by its text and integer key, 'Alpha ' meeting 'alpha'.
     "SELECT a.id, b.s FROM (SELECT TOP (100000) id, s FROM dbo.t) a
      JOIN (SELECT TOP (100000) id, s FROM dbo.t) b ON a.s = b.s AND a.id = b.id + 1",
+    // Outer joins whose inner side is read and hashed: past the grant it is partitioned,
+    // and so are the left rows, NULL keys kept apart (a FULL JOIN gives both sides' last).
+    "SELECT a.id, b.id, b.s FROM dbo.t a LEFT JOIN dbo.t b ON a.k = b.k AND b.id < 2000",
+    "SELECT a.id, b.id FROM dbo.t a FULL JOIN dbo.t b ON a.k = b.k + 1 AND a.id < b.id",
+    "SELECT a.id, b.id, a.s FROM dbo.t a RIGHT JOIN dbo.t b
+     ON a.s = b.s AND a.k = b.k AND a.id < 3000 WHERE b.id % 7 <> 1",
 ];
 
 /// Of `UNORDERED`, the one that no longer spills: the 200 rows of `a` are hashed, not all

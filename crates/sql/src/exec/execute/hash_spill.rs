@@ -76,7 +76,7 @@ impl Partitions {
 }
 
 /// Every row of a partition.
-fn read_all(mut file: SpillReader) -> Result<Vec<Vec<Value>>, SqlError> {
+pub(crate) fn read_all(mut file: SpillReader) -> Result<Vec<Vec<Value>>, SqlError> {
     let mut rows = Vec::new();
     while let Some(row) = file.next()? {
         rows.push(row);
@@ -96,7 +96,7 @@ impl Run<'_> {
     }
 
     /// The values of `exprs` for `row`, refusing xml as GROUP BY does.
-    fn key_values(
+    pub(crate) fn key_values(
         &mut self,
         exprs: &[&Expr],
         cols: &[Col],

@@ -32,6 +32,7 @@ mod left;
 mod pairs;
 pub(super) mod preserved_hash;
 mod read_inner;
+mod spilled;
 
 /// An outer join planned, nothing read yet: what [`Run::run_outer_join`] makes its rows
 /// from. A RIGHT JOIN is planned as the LEFT JOIN with its sides swapped.

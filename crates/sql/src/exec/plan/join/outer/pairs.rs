@@ -223,7 +223,7 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
             }
         }
         if let Some(Streaming::Read { inner, .. }) = self.streaming {
-            run.finish_read(inner, self.join.left_cols.len(), self.out)?;
+            run.finish_read(inner, &self.join, self.out)?;
         }
         Ok(())
     }

@@ -1,26 +1,49 @@
-//! An outer join whose inner side is read once and held: filtered by the ON conjuncts on it
-//! alone where it is not preserved, cut to the columns the pairs carry, and matched with each
-//! left row, as it comes, through a hash of the ON condition's equalities, or by nested loops
+//! An outer join whose inner side is read once: filtered by the ON conjuncts on it alone
+//! where it is not preserved, cut to the columns the pairs carry, and matched with each left
+//! row, as it comes, through a hash of the ON condition's equalities, or by nested loops
 //! without one. A FULL JOIN notes which inner rows matched and adds the others,
 //! NULL-extended, last.
+//!
+//! The inner rows are held against the operator's memory grant. Past it, where there are
+//! equalities, they are partitioned to spill files by their key instead, and so is each
+//! left row after them: the partitions are then joined one at a time (`spilled.rs`), as
+//! the inner join's grace hash join does. Without equalities there is nothing to partition
+//! by: the rows are held against the workspace, error 701 past it.
 
 use walden_engine::types::Value;
 
 use super::super::hash_table::HashMatch;
-use super::super::{explained_only, Emitted, Flat, Input, JoinOutput, Narrowed};
+use super::super::{explained_only, Emitted, Flat, Input, JoinOutput};
 use super::pairs::Joined;
-use crate::ast::JoinKind;
+use super::spilled::{Spilled, Spilling};
+use crate::ast::{Expr, JoinKind};
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::filter::Filter;
+use crate::exec::execute::grant::{row_bytes, MemoryGrant};
+use crate::exec::execute::hash_spill::KEY_BYTES;
 use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
-/// [`super::Method::Read`]'s inner side, read and hashed.
+/// [`super::Method::Read`]'s inner side, read.
 pub(super) struct ReadInner {
-    /// Its rows, cut to the columns the pairs carry.
+    /// The columns its rows carry on.
+    cols: Vec<Col>,
+    side: Side,
+    /// What its rows hold of the workspace.
+    _grant: MemoryGrant,
+}
+
+/// Where the inner rows are.
+enum Side {
+    Held(Held),
+    Spilled(Spilled),
+}
+
+/// Inner rows in memory, and their hash.
+pub(super) struct Held {
     rows: Vec<Vec<Value>>,
-    /// Its hash by the equalities' inner sides, None where there are none.
+    /// Their hash by the equalities' inner sides, None where there are none.
     matcher: Option<HashMatch>,
     /// Every row's position: the candidates of each left row without a hash.
     every: Vec<usize>,
@@ -28,16 +51,74 @@ pub(super) struct ReadInner {
     matched: Vec<bool>,
 }
 
-impl ReadInner {
-    /// Whether a candidate's key always equals its probe's (`HashMatch::exact`): the
-    /// equalities then need no check on the pair.
+impl Held {
+    /// Whether a candidate's key always equals its probe's (`HashMatch::exact`).
     pub(super) fn exact(&self) -> bool {
         self.matcher.as_ref().is_some_and(HashMatch::exact)
     }
 }
 
+impl ReadInner {
+    /// Whether a candidate's key always equals its probe's (`HashMatch::exact`): the
+    /// equalities then need no check on the pair. Partitions are hashed later, each its
+    /// own way: not for them.
+    pub(super) fn exact(&self) -> bool {
+        match &self.side {
+            Side::Held(held) => held.exact(),
+            Side::Spilled(_) => false,
+        }
+    }
+}
+
+/// The sink the inner side is read into: its rows cut to the columns the pairs carry,
+/// held within the grant, partitioned to disk past it.
+struct InnerRows<'a, 'e> {
+    keep: &'a [usize],
+    whole: bool,
+    rows: Vec<Vec<Value>>,
+    bytes: usize,
+    grant: MemoryGrant,
+    spilling: Option<Spilling>,
+    join: &'a Joined<'a, 'e>,
+    /// The cut rows' columns, and the equalities' inner sides over them.
+    cols: &'a [Col],
+    keys: Vec<&'e Expr>,
+}
+
+impl RowSink for InnerRows<'_, '_> {
+    fn push(&mut self, run: &mut Run<'_>, mut row: Vec<Value>) -> Result<bool, SqlError> {
+        if !self.whole {
+            row = self.keep.iter().map(|&i| std::mem::replace(&mut row[i], Value::Null)).collect();
+        }
+        if let Some(spilling) = &mut self.spilling {
+            spilling.write_inner(run, &self.keys, self.cols, self.join, &row)?;
+            return Ok(true);
+        }
+        let bytes = row_bytes(&row) + KEY_BYTES;
+        let granted = self.grant.try_reserve(bytes);
+        if granted || self.keys.is_empty() {
+            // Nothing to partition by: held all the same, against the workspace.
+            if !granted {
+                self.grant.hold(bytes)?;
+            }
+            self.rows.push(row);
+            self.bytes += bytes;
+            return Ok(true);
+        }
+        let mut spilling = Spilling::new(self.grant.memory(), self.join.kind)?;
+        for held in std::mem::take(&mut self.rows) {
+            spilling.write_inner(run, &self.keys, self.cols, self.join, &held)?;
+        }
+        self.grant.release(std::mem::take(&mut self.bytes));
+        spilling.write_inner(run, &self.keys, self.cols, self.join, &row)?;
+        self.spilling = Some(spilling);
+        Ok(true)
+    }
+}
+
 impl Run<'_> {
-    /// Reads the inner side `right` of `join` (its leaf 1 in `both`) and hashes it.
+    /// Reads the inner side `right` of `join` (its leaf 1 in `both`) and hashes it, or
+    /// partitions it past the grant.
     pub(super) fn read_inner(
         &mut self,
         right: Input,
@@ -45,12 +126,22 @@ impl Run<'_> {
         both: &Flat<'_>,
     ) -> Result<ReadInner, SqlError> {
         let (right_cols, kept, outer) = (join.right_cols, join.kept, join.outer);
-        let mut narrowed =
-            Narrowed { keep: kept, whole: kept.len() == right_cols.len(), rows: Vec::new() };
+        let cols: Vec<Col> = kept.iter().map(|&i| right_cols[i].clone()).collect();
+        let mut sink = InnerRows {
+            keep: kept,
+            whole: kept.len() == right_cols.len(),
+            rows: Vec::new(),
+            bytes: 0,
+            grant: self.memory_grant(),
+            spilling: None,
+            join,
+            cols: &cols,
+            keys: join.keys.iter().map(|k| k.1).collect(),
+        };
         match right {
             Input::Rows(rows) => {
                 for row in self.filter_rows(right_cols, rows, join.pushed, outer)? {
-                    narrowed.push(self, row)?;
+                    sink.push(self, row)?;
                 }
             }
             Input::Estimated(_) => return Err(explained_only()),
@@ -60,27 +151,40 @@ impl Run<'_> {
                 let env = Env { cols: &[], row: &[], outer, computed: &[] };
                 // A probe that does not convert to its key: the scan's comparisons say
                 // what it means.
-                if !self.read_path_into(&t, &path, &env, keep, &mut narrowed)? {
-                    self.read_path_into(&t, &AccessPath::scan(), &env, keep, &mut narrowed)?;
+                if !self.read_path_into(&t, &path, &env, keep, &mut sink)? {
+                    self.read_path_into(&t, &AccessPath::scan(), &env, keep, &mut sink)?;
                 }
             }
         }
-        let rows = narrowed.rows;
-        let r_cols: Vec<Col> = kept.iter().map(|&i| right_cols[i].clone()).collect();
+        let InnerRows { rows, grant, spilling, .. } = sink;
+        let side = match spilling {
+            Some(spilling) => Side::Spilled(spilling.inner_done()?),
+            None => Side::Held(self.hold_inner(rows, &cols, join)?),
+        };
+        Ok(ReadInner { cols, side, _grant: grant })
+    }
+
+    /// Inner rows `rows` (of columns `cols`) hashed by `join`'s equalities.
+    pub(super) fn hold_inner(
+        &mut self,
+        rows: Vec<Vec<Value>>,
+        cols: &[Col],
+        join: &Joined<'_, '_>,
+    ) -> Result<Held, SqlError> {
         let matcher = if join.keys.is_empty() {
             None
         } else {
-            Some(HashMatch::build(self, join.keys, &r_cols, &rows, outer)?)
+            Some(HashMatch::build(self, join.keys, cols, &rows, join.outer)?)
         };
         let every = if matcher.is_none() { (0..rows.len()).collect() } else { Vec::new() };
         let full = join.kind == JoinKind::FullOuter;
         let matched = if full { vec![false; rows.len()] } else { Vec::new() };
-        Ok(ReadInner { rows, matcher, every, matched })
+        Ok(Held { rows, matcher, every, matched })
     }
 
     /// Pairs the left row `lrow` with the inner rows of `inner` that match it, each pair
     /// given to `out` where `check` holds of it; a row of a LEFT or FULL JOIN that none
-    /// matched is given NULL-extended.
+    /// matched is given NULL-extended. Past the grant the row is partitioned instead.
     pub(super) fn pair_read(
         &mut self,
         inner: &mut ReadInner,
@@ -89,9 +193,24 @@ impl Run<'_> {
         check: &mut Filter<'_>,
         out: &mut JoinOutput<'_>,
     ) -> Result<(), SqlError> {
+        match &mut inner.side {
+            Side::Held(held) => self.pair_held(held, lrow, join, check, out),
+            Side::Spilled(spilled) => spilled.write_left(self, join, lrow, out),
+        }
+    }
+
+    /// [`Run::pair_read`] of rows held.
+    pub(super) fn pair_held(
+        &mut self,
+        held: &mut Held,
+        lrow: Vec<Value>,
+        join: &Joined<'_, '_>,
+        check: &mut Filter<'_>,
+        out: &mut JoinOutput<'_>,
+    ) -> Result<(), SqlError> {
         let keep_left = matches!(join.kind, JoinKind::LeftOuter | JoinKind::FullOuter);
         let rw = join.kept.len();
-        let ReadInner { rows, matcher, every, matched } = inner;
+        let Held { rows, matcher, every, matched } = held;
         let candidates: &[usize] = match matcher {
             Some(m) => {
                 m.candidates(self, join.probes, &Env::new(join.left_cols, &lrow, join.outer))?
@@ -119,15 +238,29 @@ impl Run<'_> {
         self.keep_unmatched(out, left, keep_left, rw)
     }
 
-    /// A FULL JOIN's inner rows that no pair matched, NULL-extended on the left (`lw`
-    /// values), given to `out` until it is full; nothing for another join.
+    /// After the last left row: a spilled join's partitions joined, and a FULL JOIN's inner
+    /// rows that no pair matched given NULL-extended, until `out` is full.
     pub(super) fn finish_read(
         &mut self,
         inner: ReadInner,
+        join: &Joined<'_, '_>,
+        out: &mut JoinOutput<'_>,
+    ) -> Result<(), SqlError> {
+        match inner.side {
+            Side::Held(held) => self.finish_held(held, join.left_cols.len(), out),
+            Side::Spilled(spilled) => spilled.join(self, join, &inner.cols, out),
+        }
+    }
+
+    /// A FULL JOIN's rows of `held` that no pair matched, NULL-extended on the left (`lw`
+    /// values); nothing for another join.
+    pub(super) fn finish_held(
+        &mut self,
+        held: Held,
         lw: usize,
         out: &mut JoinOutput<'_>,
     ) -> Result<(), SqlError> {
-        for (n, (r, matched)) in inner.rows.iter().zip(inner.matched).enumerate() {
+        for (n, (r, matched)) in held.rows.iter().zip(held.matched).enumerate() {
             self.row_interruption_point(n)?;
             if out.full() {
                 break;
