@@ -36,6 +36,7 @@ mod merge_joins;
 mod narrow_joins;
 mod plan_cache;
 mod read_committed;
+mod reduced_outer_joins;
 mod sessions;
 mod spill;
 mod statement_locks;

@@ -30,7 +30,8 @@
 //!
 //! Outer joins stay where they are written; each is one leaf, computed by
 //! [`Run::outer_join`] with the same algorithms (the preserved side's unmatched rows are
-//! extended with NULLs).
+//! extended with NULLs), unless the block's conditions reject every row it would extend:
+//! it is then flattened as the inner join it is (`reduce.rs`).
 //!
 //! # The contract with the caller
 //!
@@ -58,6 +59,7 @@ pub(crate) use leaf::clone_ref;
 use leaf::{clear_locators, kept_columns, locator_positions, reading, table_leaf, Narrowed};
 pub(crate) use place::conjuncts;
 use place::stable;
+use reduce::Reduced;
 use steps::{equi_keys, finish_step, is_key_of, restore_row};
 pub(crate) use stream::{joins, Destination};
 
@@ -72,6 +74,7 @@ mod outer;
 mod pipeline;
 mod place;
 mod probe;
+mod reduce;
 mod semi;
 mod sought;
 mod steps;
@@ -641,8 +644,9 @@ impl Run<'_> {
         // An outer join among the sources may apply these to its preserved side.
         let mut passed: Vec<&Expr> = parts.clone();
         passed.extend_from_slice(pushed);
+        let reduced = self.reduced_outer_joins(sources, &parts, pushed);
         for src in sources {
-            self.flatten(src, &mut flat, &mut on, &passed, outer, demand)?;
+            self.flatten(src, &mut flat, &mut on, &passed, outer, demand, &reduced)?;
         }
         if let Some(demand) = demand {
             flat.narrow(demand);
@@ -659,7 +663,10 @@ impl Run<'_> {
 
     /// Adds `src`'s leaves to `flat`, and the conjuncts of its inner joins' ON conditions to
     /// `on`, each checked to name only the sources written before it. A table leaf decodes
-    /// only the columns of `demand`, the block's.
+    /// only the columns of `demand`, the block's. The outer joins of `reduced` are flattened
+    /// as inner joins (`reduce.rs`), the columns of the side they would have NULL-extended
+    /// described as nullable all the same.
+    #[allow(clippy::too_many_arguments)]
     fn flatten<'e>(
         &mut self,
         src: &'e TableSource,
@@ -668,11 +675,23 @@ impl Run<'_> {
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
+        reduced: &Reduced<'_>,
     ) -> Result<(), SqlError> {
         if let TableSource::Join(j) = src {
-            if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) {
-                self.flatten(&j.left, flat, on, pushed, outer, demand)?;
-                self.flatten(&j.right, flat, on, pushed, outer, demand)?;
+            let inner = matches!(j.kind, JoinKind::Inner | JoinKind::Cross);
+            if inner || reduced.inner(j) {
+                let first = flat.leaves.len();
+                self.flatten(&j.left, flat, on, pushed, outer, demand, reduced)?;
+                let middle = flat.leaves.len();
+                self.flatten(&j.right, flat, on, pushed, outer, demand, reduced)?;
+                let extended = match j.kind {
+                    JoinKind::LeftOuter => middle..flat.leaves.len(),
+                    JoinKind::RightOuter => first..middle,
+                    _ => first..first,
+                };
+                for leaf in &mut flat.leaves[extended] {
+                    leaf.cols.iter_mut().for_each(|c| c.nullable = true);
+                }
                 if let Some(cond) = &j.on {
                     conjuncts(cond, on);
                 }

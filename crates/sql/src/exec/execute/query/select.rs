@@ -89,8 +89,8 @@ fn distinct_keys<'s>(
     sel: &'s Select,
     order_by: &[OrderByItem],
     grouped: bool,
+    joins: bool,
 ) -> Option<Vec<&'s Expr>> {
-    let joins = crate::exec::plan::join::joins(sel);
     if !sel.distinct || grouped || !joins || !select_windows(sel, order_by).is_empty() {
         return None;
     }
@@ -145,7 +145,7 @@ impl Run<'_> {
         // grouped by its select list the same way, so the join's rows are not held before
         // the DISTINCT takes them: each group's first row gives the list its values, which
         // are those of every row of the group (so the DISTINCT below has nothing left to do).
-        let distinct_keys = distinct_keys(sel, order_by, grouped);
+        let distinct_keys = distinct_keys(sel, order_by, grouped, self.joins_reduced(sel));
         // Window calls over a block's rows take them as the FROM clause's read finds them,
         // into the first window stage's sort, which spills past its grant.
         let windows = select_windows(sel, order_by);

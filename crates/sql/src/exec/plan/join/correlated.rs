@@ -40,6 +40,7 @@ use std::collections::HashMap;
 use walden_engine::types::Value;
 
 use super::semi::has_column;
+use super::Reduced;
 use super::{clone_ref, conjuncts, stable, Flat, Input};
 use crate::ast::{
     BinaryOp, Expr, ExprKind, FunctionArgs, Ident, Literal, Query, QueryBody, Select, SelectItem,
@@ -292,7 +293,8 @@ impl Run<'_> {
         // Only the columns the subquery names are decoded (an index may cover them).
         let demand = Demand::of_semi_join(sel, true);
         for src in &sel.from {
-            self.flatten(src, &mut inner, &mut on, &[], None, demand.as_ref()).ok()?;
+            self.flatten(src, &mut inner, &mut on, &[], None, demand.as_ref(), &Reduced::default())
+                .ok()?;
         }
         if !on.iter().all(|&c| inner.owns_all_columns(c)) || !names_only(&inner, item) {
             return None;

@@ -13,6 +13,7 @@
 //! the sources of an EXISTS or IN subquery that `semi_join` flattens (a view there is
 //! read). A SELECT has no side effects, so this only costs time.
 
+use super::reduce::Reduced;
 use walden_engine::types::SqlType;
 
 use crate::ast::{Expr, ExprKind, JoinKind, Query, TableSource};
@@ -129,8 +130,10 @@ impl Run<'_> {
         }
         let mut passed: Vec<&Expr> = parts.clone();
         passed.extend_from_slice(pushed);
+        let reduced = self.reduced_outer_joins(sources, &parts, pushed);
         for src in sources {
-            self.explain_flatten(src, &mut flat, &mut subplans, &mut on, &passed, outer, demand)?;
+            let (plans, on) = (&mut subplans, &mut on);
+            self.explain_flatten(src, &mut flat, plans, on, &passed, outer, demand, &reduced)?;
         }
         let written = parts.clone();
         let implied = flat.implied(&parts, &on);
@@ -180,11 +183,14 @@ impl Run<'_> {
         pushed: &[&Expr],
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
+        reduced: &Reduced<'_>,
     ) -> Result<(), SqlError> {
         if let crate::ast::TableSource::Join(j) = src {
-            if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) {
-                self.explain_flatten(&j.left, flat, subplans, on, pushed, outer, demand)?;
-                self.explain_flatten(&j.right, flat, subplans, on, pushed, outer, demand)?;
+            if matches!(j.kind, JoinKind::Inner | JoinKind::Cross) || reduced.inner(j) {
+                for side in [&j.left, &j.right] {
+                    let plans = &mut *subplans;
+                    self.explain_flatten(side, flat, plans, on, pushed, outer, demand, reduced)?;
+                }
                 if let Some(cond) = &j.on {
                     conjuncts(cond, on);
                 }
@@ -529,15 +535,9 @@ impl Run<'_> {
         let width = l_cols.len();
         let mut r_flat = Flat::default();
         let mut r_plans = Vec::new();
-        self.explain_flatten(
-            right,
-            &mut r_flat,
-            &mut r_plans,
-            &mut Vec::new(),
-            &[],
-            outer,
-            demand,
-        )?;
+        let none = Reduced::default();
+        let (none_on, plans) = (&mut Vec::new(), &mut r_plans);
+        self.explain_flatten(right, &mut r_flat, plans, none_on, &[], outer, demand, &none)?;
         let r_cols: Vec<Col> = r_flat.leaves.iter().flat_map(|l| l.cols.iter().cloned()).collect();
         let Some(on) = on else {
             return Err(SqlError::new(102, "Incorrect syntax near 'JOIN'."));

@@ -16,6 +16,7 @@ use walden_engine::types::Value;
 use super::hash_table::HashMatch;
 use super::order::HASH_BUILD_COST;
 use super::steps::shorten;
+use super::Reduced;
 use super::{
     conjuncts, equi_keys, is_key_of, kept_columns, Emitted, Flat, Forward, Input, JoinOutput, Leaf,
 };
@@ -127,7 +128,15 @@ impl Run<'_> {
         let (right_cols, right) =
             if matches!(right, TableSource::Table { .. } | TableSource::Variable { .. }) {
                 let mut flat = Flat::default();
-                self.flatten(right, &mut flat, &mut Vec::new(), &[], outer, demand)?;
+                self.flatten(
+                    right,
+                    &mut flat,
+                    &mut Vec::new(),
+                    &[],
+                    outer,
+                    demand,
+                    &Reduced::default(),
+                )?;
                 let leaf = flat.leaves.remove(0);
                 (leaf.cols, leaf.input)
             } else {

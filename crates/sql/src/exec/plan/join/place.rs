@@ -299,15 +299,7 @@ impl Run<'_> {
             _ => e,
         };
         let always = match &test.kind {
-            ExprKind::Binary { op, .. } => matches!(
-                op,
-                BinaryOp::Eq
-                    | BinaryOp::NotEq
-                    | BinaryOp::Lt
-                    | BinaryOp::Gt
-                    | BinaryOp::LtEq
-                    | BinaryOp::GtEq
-            ),
+            ExprKind::Binary { op, .. } => crate::exec::eval::is_comparison(*op),
             ExprKind::InSubquery { .. } | ExprKind::Quantified { .. } | ExprKind::Exists(_) => true,
             _ => false,
         };

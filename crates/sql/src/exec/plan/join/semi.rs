@@ -30,6 +30,7 @@ mod seek;
 
 use walden_engine::types::{SqlType, Value};
 
+use super::Reduced;
 use super::{
     clone_ref, conjuncts, integer_key, stable, Flat, HashMatch, Input, FILTER_SELECTIVITY,
 };
@@ -123,7 +124,16 @@ impl Run<'_> {
         let mut on = Vec::new();
         let demand = Demand::of_semi_join(sel, member.is_some());
         for src in &sel.from {
-            self.flatten(src, &mut inner, &mut on, &[], outer, demand.as_ref()).ok()?;
+            self.flatten(
+                src,
+                &mut inner,
+                &mut on,
+                &[],
+                outer,
+                demand.as_ref(),
+                &Reduced::default(),
+            )
+            .ok()?;
         }
         let mut parts = on;
         if let Some(w) = &sel.where_clause {

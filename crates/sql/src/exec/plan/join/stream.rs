@@ -166,7 +166,7 @@ impl Run<'_> {
             Some(t) => limit.min(self.top_quantity(t)? as usize),
             None => limit,
         } as u64;
-        if joins(sel) {
+        if self.joins_reduced(sel) {
             return self.stream_join(q, sel, limit, dest);
         }
         let mut implied = Vec::new();

@@ -74,7 +74,10 @@ impl Run<'_> {
         demand: Option<&Demand>,
         implied: &'p mut Vec<Expr>,
     ) -> Result<LeftSide<'p>, SqlError> {
-        let (plan, read_cols) = match outer_join_of(left) {
+        // An outer join the pushed conjuncts make inner is planned as the inner join it is.
+        let reduced = self.reduced_outer_joins(std::slice::from_ref(left), &[], pushed);
+        let outer_join = outer_join_of(left).filter(|j| !reduced.inner(j));
+        let (plan, read_cols) = match outer_join {
             Some(j) => {
                 let (l, r, on) = (&j.left, &j.right, j.on.as_ref());
                 let join =

@@ -8,8 +8,8 @@ use walden_engine::types::Value;
 use super::super::explain::estimated_leaf;
 use super::super::outer::{outer_join_of, OuterJoin};
 use super::super::windowed::WindowedSource;
+use super::super::Reduced;
 use super::super::{conjuncts, Filtered, Flat, FromSink, Input};
-use super::joins;
 use crate::ast::{Expr, ExprKind, Query, SelectItem, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{full_text_refusal, Col, Env};
@@ -191,7 +191,7 @@ impl Run<'_> {
         implied: &'p mut Vec<Expr>,
     ) -> Result<Option<OneSource<'p>>, SqlError> {
         if sel.from.is_empty()
-            || joins(sel)
+            || self.joins_reduced(sel)
             || sel.where_clause.as_ref().is_some_and(crate::exec::execute::query::has_subquery)
         {
             return Ok(None);
@@ -236,7 +236,15 @@ impl Run<'_> {
                 flat.leaves.push(estimated_leaf(join.cols.clone(), 0.0));
                 joined = Some(join);
             }
-            None => self.flatten(src, &mut flat, &mut on, &parts, outer, demand.as_ref())?,
+            None => self.flatten(
+                src,
+                &mut flat,
+                &mut on,
+                &parts,
+                outer,
+                demand.as_ref(),
+                &Reduced::default(),
+            )?,
         }
         if flat.leaves.len() != 1 {
             return Ok(None);

@@ -1,0 +1,116 @@
+//! Outer joins that the block's conditions make inner (docs/query-processing.md, "Outer
+//! joins"): the rows are those of the outer join as written, SHOWPLAN shows an inner join,
+//! and the columns the outer join would have NULL-extended are still described as nullable.
+
+use crate::support;
+use support::{ok, run, showplan_text};
+
+const DATA: &str = "
+    CREATE DATABASE d; USE d;
+    CREATE TABLE a (id INT PRIMARY KEY, bid INT NULL);
+    CREATE TABLE b (id INT PRIMARY KEY, v INT NOT NULL, cid INT NULL);
+    CREATE TABLE c (id INT PRIMARY KEY, x INT NOT NULL);
+    INSERT INTO a VALUES (1, 10), (2, 20), (3, NULL), (4, 40);
+    INSERT INTO b VALUES (10, 5, 100), (20, 7, NULL), (30, 9, 100);
+    INSERT INTO c VALUES (100, 1);";
+
+/// The rows of `query`'s last result, as `id:value` text sorted.
+fn listed(s: &mut walden_sql::exec::Session, query: &str) -> Vec<String> {
+    let out = ok(s, query);
+    let mut rows: Vec<String> = out
+        .results
+        .last()
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(":"))
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_condition_that_rejects_the_null_extended_rows_makes_the_join_inner() {
+    let (_dir, mut s) = support::session();
+    ok(&mut s, DATA);
+    let made_inner = [
+        // A WHERE comparison of the inner side's column.
+        (
+            "SELECT a.id, b.v FROM a LEFT JOIN b ON b.id = a.bid WHERE b.v > 5",
+            vec!["Int(2):Int(7)"],
+        ),
+        // An inner join's ON condition after it.
+        (
+            "SELECT a.id, c.x FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = b.cid",
+            vec!["Int(1):Int(1)"],
+        ),
+        // A RIGHT JOIN whose left side an IN list rejects.
+        (
+            "SELECT a.id, b.id FROM a RIGHT JOIN b ON b.id = a.bid WHERE a.id IN (1, 2)",
+            vec!["Int(1):Int(10)", "Int(2):Int(20)"],
+        ),
+        // A chain: the WHERE makes the second join inner, whose ON makes the first.
+        (
+            "SELECT a.id, c.x FROM a LEFT JOIN b ON b.id = a.bid LEFT JOIN c ON c.id = b.cid
+             WHERE c.x BETWEEN 0 AND 3",
+            vec!["Int(1):Int(1)"],
+        ),
+        ("SELECT a.id FROM a LEFT JOIN b ON b.id = a.bid WHERE b.cid IS NOT NULL", vec!["Int(1)"]),
+    ];
+    for (query, expected) in made_inner {
+        assert_eq!(listed(&mut s, query), expected, "{query}");
+        let plan = showplan_text(&mut s, query);
+        let first = plan.lines().next().unwrap_or_default();
+        let operators = plan.strip_prefix(first).unwrap_or(&plan);
+        assert!(!operators.contains("Outer Join"), "{query}\n{plan}");
+    }
+    let kept = [
+        // The anti-join idiom: the NULL-extended rows are the ones kept.
+        (
+            "SELECT a.id FROM a LEFT JOIN b ON b.id = a.bid WHERE b.id IS NULL",
+            vec!["Int(3)", "Int(4)"],
+        ),
+        (
+            "SELECT a.id FROM a LEFT JOIN b ON b.id = a.bid WHERE ISNULL(b.v, 0) = 0",
+            vec!["Int(3)", "Int(4)"],
+        ),
+        (
+            "SELECT a.id FROM a LEFT JOIN b ON b.id = a.bid WHERE b.v = 5 OR b.v IS NULL",
+            vec!["Int(1)", "Int(3)", "Int(4)"],
+        ),
+        // A condition on the preserved side only.
+        (
+            "SELECT a.id, b.v FROM a LEFT JOIN b ON b.id = a.bid WHERE a.id > 2",
+            vec!["Int(3):Null", "Int(4):Null"],
+        ),
+    ];
+    for (query, expected) in kept {
+        assert_eq!(listed(&mut s, query), expected, "{query}");
+        assert!(showplan_text(&mut s, query).contains("Outer Join"), "{query}");
+    }
+}
+
+#[test]
+fn under_ansi_nulls_off_a_comparison_keeps_the_outer_join() {
+    let (_dir, mut s) = support::session();
+    ok(&mut s, DATA);
+    // `= NULL` holds of a NULL with ANSI_NULLS OFF: the NULL-extended rows pass.
+    let query = "SET ANSI_NULLS OFF; DECLARE @n INT = NULL;
+                 SELECT a.id, b.v FROM a LEFT JOIN b ON b.id = a.bid WHERE b.v = @n";
+    assert_eq!(listed(&mut s, query), vec!["Int(3):Null", "Int(4):Null"]);
+}
+
+#[test]
+fn the_columns_an_outer_join_made_inner_would_have_extended_stay_nullable() {
+    let (_dir, mut s) = support::session();
+    ok(&mut s, DATA);
+    // b.v is NOT NULL in its table; the LEFT JOIN as written describes it nullable.
+    ok(&mut s, "SELECT a.id, b.v INTO #r FROM a LEFT JOIN b ON b.id = a.bid WHERE b.v > 0");
+    let nullable = listed(
+        &mut s,
+        "SELECT name, is_nullable FROM tempdb.sys.columns WHERE object_id = OBJECT_ID('tempdb..#r')",
+    );
+    assert_eq!(nullable, vec!["NStr(\"id\"):Bit(false)", "NStr(\"v\"):Bit(true)"]);
+    let out = run(&mut s, "INSERT INTO #r VALUES (9, NULL)");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+}
