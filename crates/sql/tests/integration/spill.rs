@@ -73,7 +73,7 @@ const ORDERED: [&str; 6] = [
 ];
 
 /// Queries whose rows come in no defined order: compared sorted.
-const UNORDERED: [&str; 12] = [
+const UNORDERED: [&str; 13] = [
     "SELECT k, COUNT(*), SUM(f), MIN(s), MAX(id) FROM dbo.t GROUP BY k",
     // Integer keys (NULL among them) found by their integers, and an integer column's
     // widening CAST summed in place, while the groups past the grant spill.
@@ -98,6 +98,9 @@ const UNORDERED: [&str; 12] = [
     "SELECT a.id, b.id FROM dbo.t a FULL JOIN dbo.t b ON a.k = b.k + 1 AND a.id < b.id",
     "SELECT a.id, b.id, a.s FROM dbo.t a RIGHT JOIN dbo.t b
      ON a.s = b.s AND a.k = b.k AND a.id < 3000 WHERE b.id % 7 <> 1",
+    // The smaller preserved side is hashed where the grant holds it (the in-memory path);
+    // past the grant the inner side is hashed, and partitioned, instead.
+    "SELECT a.id, b.id FROM dbo.t a LEFT JOIN dbo.t b ON a.k = b.k + 2 WHERE a.id < 3000",
 ];
 
 /// Of `UNORDERED`, the one that no longer spills: the 200 rows of `a` are hashed, not all

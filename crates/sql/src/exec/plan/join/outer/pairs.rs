@@ -6,10 +6,10 @@
 //! chosen from their count, exactly, as it always was. Past [`LEFT_HELD_BYTES`], or past
 //! what the operator's memory grant gives, it is chosen for at least the rows held, and
 //! from then on every row is paired as it comes, the held ones first: a left side of any
-//! size goes through the join with a bounded part of it in memory. Only when the method
-//! chosen then hashes the preserved side (the right side is larger still, and cannot be
-//! sought) are the left rows all held, as that hash needs: against the query memory
-//! workspace then, error 701 past it.
+//! size goes through the join with a bounded part of it in memory. When the method chosen
+//! then hashes the preserved side (the right side is larger still, and cannot be sought),
+//! the left rows are held on, as that hash needs, while the grant has room; past it the
+//! right side is hashed instead, and partitioned to disk past its own grant.
 
 use walden_engine::types::Value;
 
@@ -77,7 +77,8 @@ pub(super) struct Pairs<'a, 'e, 'f> {
     held_bytes: usize,
     /// What the held rows take of the query memory workspace.
     grant: Option<MemoryGrant>,
-    /// The method chosen past [`LEFT_HELD_BYTES`] hashes the left side: all of it is held.
+    /// The method chosen past [`LEFT_HELD_BYTES`] hashes the left side: its rows are held
+    /// on while the grant has room.
     hold_all: bool,
     streaming: Option<Streaming<'a, 'e>>,
     /// Left rows paired so far.
@@ -156,11 +157,8 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
         self.held.push(row);
         self.held_bytes += bytes;
         let grant = self.grant.get_or_insert_with(|| run.memory_grant());
-        if self.hold_all {
-            grant.hold(bytes)?;
-            return Ok(true);
-        }
-        Ok(self.held_bytes <= LEFT_HELD_BYTES && grant.try_reserve(bytes))
+        let room = self.hold_all || self.held_bytes <= LEFT_HELD_BYTES;
+        Ok(room && grant.try_reserve(bytes))
     }
 
     /// Gives the output the pairs of left row `lrow`; false once it wants no more.
@@ -238,7 +236,11 @@ impl RowSink for Pairs<'_, '_, '_> {
             return self.pair(run, row);
         }
         if !self.hold(run, row)? {
-            match self.choose(run, self.held.len()) {
+            // Past the grant a hash of the left side would have to spill: the inner side is
+            // hashed instead, partitioned to disk past its own grant (`read_inner.rs`).
+            let method =
+                if self.hold_all { Method::Read } else { self.choose(run, self.held.len()) };
+            match method {
                 Method::PreservedHash if matches!(self.right, Input::Table(_)) => {
                     self.hold_all = true;
                 }
