@@ -511,3 +511,36 @@ fn a_select_over_a_join_streams_its_rows_beyond_the_workspace() {
     assert_eq!((top.errors.len(), top.rows), (0, 10));
     assert_eq!(spill_files(dir.path()), 0);
 }
+
+#[test]
+fn an_update_or_delete_queues_its_rows_in_a_spill_file_past_the_grant() {
+    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (_d1, memory) = instance(None);
+    let (dir, spilling) = instance(Some(64 << 10));
+    // Each statement reads all its rows before it changes the first: past the 64 KB grant
+    // they wait in a spill file, and come back in the order they were read.
+    let changes = [
+        "UPDATE dbo.t SET f = f * 2, s = CONCAT(s, '!') WHERE k % 3 = 1",
+        // A row of `x` joined to several of `y` is deleted once.
+        "DELETE x FROM dbo.t x JOIN dbo.t y ON y.k = x.k WHERE x.id % 5 = 0",
+        "UPDATE x SET f = y.f, k = y.id FROM dbo.t x JOIN dbo.t y ON y.id = x.id + 1 WHERE x.id % 2 = 0",
+    ];
+    let mut outcomes = Vec::new();
+    for instance in [&memory, &spilling] {
+        let mut s = Session::new(Arc::clone(instance));
+        ok(&mut s, "USE d");
+        let mut counts = Vec::new();
+        for sql in changes {
+            let before = spilled_bytes(instance);
+            let out = run(&mut s, sql);
+            assert!(out.errors().next().is_none(), "{sql}: {:?}", out.messages);
+            assert!(out.counts.iter().any(|&n| n > 100), "{sql}: {:?}", out.counts);
+            counts.push(out.counts.clone());
+            let spilled = spilled_bytes(instance) > before;
+            assert_eq!(spilled, Arc::ptr_eq(instance, &spilling), "{sql}: spilled {spilled}");
+        }
+        outcomes.push((counts, ok(&mut s, "SELECT id, k, s, f FROM dbo.t ORDER BY id")));
+    }
+    assert_eq!(outcomes[0], outcomes[1]);
+    assert_eq!(spill_files(dir.path()), 0);
+}

@@ -18,6 +18,7 @@
 //! SET ord = rn` numbers the rows as they were. Setting one is error 4406 (4421 for a derived
 //! table), as in SQL Server.
 
+use crate::exec::execute::row_queue::QueuedRows;
 use std::sync::Arc;
 
 use walden_engine::catalog::ViewDef;
@@ -44,7 +45,7 @@ pub(crate) enum DmlTarget {
     /// A CTE or view over one base table: the base table and the rows of it the CTE or view
     /// selects, shaped as the statement needs them: the base table's columns under the
     /// CTE's names (those it does not select are hidden), then the row locator.
-    Through(TableRef, Qualified, Updatable),
+    Through(TableRef, Box<Qualified>, Updatable),
 }
 
 /// The CTE, view or derived table an UPDATE or DELETE changes rows through.
@@ -118,7 +119,7 @@ impl Run<'_> {
                 if let Some(cte) = cte {
                     let (t, rows) = self.updatable_rows(cte, ctes, from)?;
                     let through = Updatable { name: cte.name.value.clone(), derived_table: false };
-                    return Ok(DmlTarget::Through(t, rows, through));
+                    return Ok(DmlTarget::Through(t, Box::new(rows), through));
                 }
                 // UPDATE d SET ... FROM (SELECT ...) AS d: the derived table behaves as a CTE
                 // of the statement when it is the only source.
@@ -132,7 +133,7 @@ impl Run<'_> {
                         };
                         let (t, rows) = self.updatable_rows(&cte, ctes, &[])?;
                         let through = Updatable { name: alias.value.clone(), derived_table: true };
-                        return Ok(DmlTarget::Through(t, rows, through));
+                        return Ok(DmlTarget::Through(t, Box::new(rows), through));
                     }
                 }
             }
@@ -145,7 +146,7 @@ impl Run<'_> {
                     self.in_view_scope(db, |r| r.updatable_rows(&cte, &[], from))?;
                 t.view_check = check;
                 let through = Updatable { name: view.name.clone(), derived_table: false };
-                Ok(DmlTarget::Through(t, rows, through))
+                Ok(DmlTarget::Through(t, Box::new(rows), through))
             }
         }
     }
@@ -266,7 +267,7 @@ impl Run<'_> {
         for (k, (_, name)) in derived.into_iter().enumerate() {
             shaped.push(Col::new(Some(cte_name), &name, infer_type(&rows, width + k)));
         }
-        Ok((t, Qualified { cols: shaped, rows, rowid }))
+        Ok((t, Qualified { cols: shaped, rows: QueuedRows::held(rows), rowid }))
     }
 
     /// The SELECT of an updatable CTE or view, its one base table (or table variable) and
@@ -388,14 +389,14 @@ impl Run<'_> {
         where_clause: Option<&Expr>,
     ) -> Result<Qualified, SqlError> {
         let Some(w) = where_clause else { return Ok(q) };
-        let Qualified { cols, rows, rowid } = q;
-        let mut kept = Vec::with_capacity(rows.len());
-        for row in rows {
+        let Qualified { cols, mut rows, rowid } = q;
+        let mut kept = Vec::new();
+        while let Some(row) = rows.next()? {
             if self.predicate(w, &Env::new(&cols, &row, None))? == Some(true) {
                 kept.push(row);
             }
         }
-        Ok(Qualified { cols, rows: kept, rowid })
+        Ok(Qualified { cols, rows: QueuedRows::held(kept), rowid })
     }
 }
 

@@ -37,7 +37,7 @@ impl Run<'_> {
         let (t, Qualified { cols, rows, rowid }) = match self
             .dml_target(&d.ctes, &d.target, &d.from)?
         {
-            DmlTarget::Through(t, rows, _) => (t, self.cte_rows(rows, d.where_clause.as_ref())?),
+            DmlTarget::Through(t, rows, _) => (t, self.cte_rows(*rows, d.where_clause.as_ref())?),
             DmlTarget::Table(t) => {
                 self.apply_table_hints(&t, &d.table_hints, true)?;
                 let from = with_implicit_target(&d.target, &d.from);
@@ -59,7 +59,9 @@ impl Run<'_> {
         let referenced = self.is_referenced(&t);
         let mut deleted = Vec::new();
         let mut n = 0u64;
-        for row in rows.into_iter().take(limit) {
+        let (mut rows, mut taken) = (rows, 0);
+        while let Some(row) = if taken < limit { rows.next()? } else { None } {
+            taken += 1;
             // Without a WHERE to check again (or an OUTPUT to show them), DELETE needs no fresh
             // values: `delete_row` takes the same exclusive lock and tells a row that is gone.
             let row = if recheck.is_some() || output.is_some() || changes.is_some() || referenced {

@@ -40,6 +40,9 @@ use walden_engine::EngineError;
 use crate::ast::{Expr, Ident, ObjectName, QueryBody, StatementKind, TableSource, TableTarget};
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{table_cols, Relation, Rows, TableRef, ROWID};
+use crate::exec::execute::row_queue::{QueuedRows, RowQueue};
+use crate::exec::plan::access::RowSink;
+use crate::exec::plan::join::FromSink;
 use crate::exec::scalar;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -52,8 +55,52 @@ pub(crate) use insert::{
 /// The rows an UPDATE or DELETE qualifies, and where the target's row locator is in them.
 pub(crate) struct Qualified {
     pub(crate) cols: Vec<Col>,
-    pub(crate) rows: Vec<Vec<Value>>,
+    pub(crate) rows: QueuedRows,
     pub(crate) rowid: usize,
+}
+
+/// The sink an UPDATE's or DELETE's search gives its rows to: each queued (in memory within
+/// a grant, in a spill file past it), a row of the target joined to several others once.
+struct Qualifying<'q> {
+    /// The target's name in the statement.
+    qual: &'q str,
+    /// The search joins: a target row may come more than once.
+    once: bool,
+    cols: Vec<Col>,
+    /// The position of the target's row locator among `cols`.
+    rowid: usize,
+    /// The locators of the target rows queued, where `once`.
+    seen: HashSet<Vec<u8>>,
+    queue: RowQueue,
+}
+
+impl RowSink for Qualifying<'_> {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        // A row joined to several others is changed once, as in SQL Server.
+        if let (true, Value::Binary(id)) = (self.once, &row[self.rowid]) {
+            if !self.seen.insert(id.clone()) {
+                return Ok(true);
+            }
+        }
+        self.queue.push(run, row)?;
+        Ok(true)
+    }
+}
+
+impl FromSink for Qualifying<'_> {
+    fn start(&mut self, _: &mut Run<'_>, cols: &[Col]) -> Result<(), SqlError> {
+        let qual = self.qual;
+        self.rowid = cols
+            .iter()
+            .position(|c| {
+                c.hidden
+                    && c.name == ROWID
+                    && c.qual.as_deref().is_some_and(|q| q.eq_ignore_ascii_case(qual))
+            })
+            .ok_or_else(|| SqlError::invalid_object(qual))?;
+        self.cols = cols.to_vec();
+        Ok(())
+    }
 }
 
 /// Parses a stored expression (a column's DEFAULT, a CHECK constraint) again. Both are
@@ -154,42 +201,30 @@ impl Run<'_> {
         // The search for the rows to change: under SERIALIZABLE its seeks of the target take
         // update locks (RangeS-U, U), as SQL Server's do.
         self.tx().set_update_target(Some((t.db.id(), t.def.id)));
-        let found = if from.is_empty() && limit < usize::MAX {
+        let mut found = Qualifying {
+            qual: &t.qual,
+            once: !from.is_empty(),
+            cols: Vec::new(),
+            rowid: 0,
+            seen: HashSet::new(),
+            queue: RowQueue::default(),
+        };
+        let read = if from.is_empty() && limit < usize::MAX {
             // TOP (n) of one table: the read checks the WHERE and stops at the n-th row, so
             // it locks no more rows than it changes (a queue's `DELETE TOP (1) ... READPAST`).
-            self.table_rows_upto(t, where_clause, Some(limit)).map(|rows| (rows, Vec::new()))
+            self.table_rows_upto(t, where_clause, Some(limit)).and_then(|Rows { cols, rows }| {
+                found.start(self, &cols)?;
+                rows.into_iter().try_for_each(|row| found.push(self, row).map(|_| ()))
+            })
         } else if from.is_empty() {
-            self.table_rows(t, where_clause).map(|rows| (rows, where_clause.into_iter().collect()))
+            self.table_rows_into(t, where_clause, &mut found)
         } else {
-            self.plan_from(from, where_clause, None, None)
+            self.plan_from_into(from, where_clause, None, None, &mut found)
         };
         self.tx().set_update_target(None);
-        let (rows, residual): (_, Vec<&Expr>) = found?;
-        let Rows { cols, rows } = rows;
-        let rowid = cols
-            .iter()
-            .position(|c| {
-                c.hidden
-                    && c.name == ROWID
-                    && c.qual.as_deref().is_some_and(|q| q.eq_ignore_ascii_case(&t.qual))
-            })
-            .ok_or_else(|| SqlError::invalid_object(&t.qual))?;
-        let mut kept = Vec::with_capacity(rows.len());
-        let mut seen = HashSet::new();
-        for row in rows {
-            if !self.all_hold_in(&residual, &Env::new(&cols, &row, None))? {
-                continue;
-            }
-            // A row joined to several others is changed once, as in SQL Server. Without a
-            // FROM clause each row comes once already.
-            if let (false, Value::Binary(id)) = (from.is_empty(), &row[rowid]) {
-                if !seen.insert(id.clone()) {
-                    continue;
-                }
-            }
-            kept.push(row);
-        }
-        Ok(Qualified { cols, rows: kept, rowid })
+        read?;
+        let Qualifying { cols, rowid, queue, .. } = found;
+        Ok(Qualified { cols, rows: queue.finish()?, rowid })
     }
 
     /// A row the scan qualified for UPDATE or DELETE, brought up to date under the exclusive

@@ -54,7 +54,7 @@ impl Run<'_> {
         let (t, Qualified { cols, rows, rowid }, through) =
             match self.dml_target(&u.ctes, &u.target, &u.from)? {
                 DmlTarget::Through(t, rows, through) => {
-                    (t, self.cte_rows(rows, u.where_clause.as_ref())?, Some(through))
+                    (t, self.cte_rows(*rows, u.where_clause.as_ref())?, Some(through))
                 }
                 DmlTarget::Table(t) => {
                     self.apply_table_hints(&t, &u.table_hints, true)?;
@@ -116,7 +116,9 @@ impl Run<'_> {
         let keyed = !t.def.foreign_keys.is_empty() || self.is_referenced(&t);
         let mut keyed_changes = Vec::new();
         let mut n = 0u64;
-        for row in rows.into_iter().take(limit) {
+        let (mut rows, mut taken) = (rows, 0);
+        while let Some(row) = if taken < limit { rows.next()? } else { None } {
+            taken += 1;
             let Some(row) = self.current_row(&t, &cols, row, rowid, recheck)? else { continue };
             let env = Env::new(&cols, &row, None);
             let mut values: Vec<Value> = row[start..rowid].to_vec();

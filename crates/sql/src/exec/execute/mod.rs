@@ -5,8 +5,8 @@
 //! * `filter`: a read's conjuncts, prepared once per read;
 //! * `aggregate` and `window`: the hash aggregate and window functions;
 //! * `subquery` and `recursive`: subqueries run once per statement, recursive CTEs;
-//! * `grant`, `spill`, `external_sort`, `hash_spill`: query memory, and what an operator
-//!   does beyond its grant;
+//! * `grant`, `spill`, `external_sort`, `hash_spill`, `row_queue`: query memory, and what an
+//!   operator does beyond its grant;
 //! * `cursor`: Transact-SQL cursors, which run their query at OPEN or at each FETCH;
 //! * `statistics`: `SET STATISTICS IO | TIME`, what each statement read and how long it took.
 
@@ -18,6 +18,7 @@ pub(super) mod grant;
 pub(super) mod hash_spill;
 pub(super) mod query;
 pub(super) mod recursive;
+pub(super) mod row_queue;
 pub(super) mod spill;
 pub(super) mod statistics;
 pub(super) mod subquery;

@@ -4,7 +4,7 @@
 
 use walden_engine::types::{SqlType, Value};
 
-use super::{conjuncts, explained_only, Flat, Input, Leaf, RowGoal, Shape};
+use super::{conjuncts, explained_only, Flat, FromSink, Input, Leaf, RowGoal, Shape};
 use crate::ast::{Expr, ExprKind};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{find_column, Col, Env};
@@ -97,6 +97,24 @@ impl Run<'_> {
         filter: Option<&Expr>,
         limit: Option<usize>,
     ) -> Result<Rows, SqlError> {
+        let (cols, parts, path) = self.table_search(t, filter);
+        let rows = match limit {
+            Some(limit) => {
+                let keep = RowFilter { cols: &cols, exprs: &parts, outer: None };
+                self.read_leaf(t, &path, None, limit, Some(keep))?
+            }
+            None => self.read_leaf(t, &path, None, usize::MAX, None)?,
+        };
+        Ok(Rows { cols, rows })
+    }
+
+    /// What a search of `t` under `filter` reads with: the table's columns (its row
+    /// locator last), `filter`'s conjuncts, and the cheapest access path for them.
+    fn table_search<'e>(
+        &mut self,
+        t: &TableRef,
+        filter: Option<&'e Expr>,
+    ) -> (Vec<Col>, Vec<&'e Expr>, AccessPath<'e>) {
         let leaf = table_leaf(clone_ref(t));
         let cols = leaf.cols.clone();
         let mut flat = Flat { leaves: vec![leaf], ..Flat::default() };
@@ -106,14 +124,27 @@ impl Run<'_> {
         }
         self.gather_estimates(&mut flat, &parts);
         let path = self.path(&flat, t, &parts, 0, 0);
-        let rows = match limit {
-            Some(limit) => {
-                let keep = RowFilter { cols: &cols, exprs: &parts, outer: None };
-                self.read_leaf(t, &path, None, limit, Some(keep))?
-            }
-            None => self.read_leaf(t, &path, None, usize::MAX, None)?,
-        };
-        Ok(Rows { cols, rows })
+        (cols, parts, path)
+    }
+
+    /// The rows of `t` that `filter` accepts, each followed by its hidden row locator, given
+    /// to `sink` as they are read (after their columns), by the cheapest access path for
+    /// `filter`: an UPDATE's or DELETE's search, which queues them rather than hold them.
+    pub(crate) fn table_rows_into(
+        &mut self,
+        t: &TableRef,
+        filter: Option<&Expr>,
+        sink: &mut dyn FromSink,
+    ) -> Result<(), SqlError> {
+        let (cols, parts, path) = self.table_search(t, filter);
+        sink.start(self, &cols)?;
+        let keep = Some(RowFilter { cols: &cols, exprs: &parts, outer: None });
+        let env = Env { cols: &[], row: &[], outer: None, computed: &[] };
+        // A probe that does not convert to its key: the scan's comparisons say what it means.
+        if !self.read_path_into(t, &path, &env, keep, sink)? {
+            self.read_path_into(t, &AccessPath::scan(), &env, keep, sink)?;
+        }
+        Ok(())
     }
 
     /// A table's rows read by `path` that `keep` accepts (at most `limit`), its probes
