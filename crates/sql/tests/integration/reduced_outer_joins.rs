@@ -114,3 +114,30 @@ fn the_columns_an_outer_join_made_inner_would_have_extended_stay_nullable() {
     let out = run(&mut s, "INSERT INTO #r VALUES (9, NULL)");
     assert!(out.errors().next().is_none(), "{:?}", out.messages);
 }
+
+#[test]
+fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_after_them() {
+    let (_dir, mut s) = support::session();
+    ok(&mut s, DATA);
+    // `c` joins `a`, not `b`: the LEFT JOIN is run last, the inner join its left side.
+    let moved =
+        "SELECT a.id, b.v, c.x FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = a.id * 100";
+    ok(&mut s, "INSERT INTO c VALUES (200, 2), (300, 3)");
+    assert_eq!(
+        listed(&mut s, moved),
+        vec!["Int(1):Int(5):Int(1)", "Int(2):Int(7):Int(2)", "Int(3):Null:Int(3)"]
+    );
+    let plan = showplan_text(&mut s, moved);
+    let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
+    assert!(top.contains("Outer Join"), "{plan}");
+    // Not moved where the order could show or a name might be `b`'s: `SELECT *` lists the
+    // columns in the FROM clause's order, and `x` is unqualified.
+    let star =
+        ok(&mut s, "SELECT * FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = a.id * 100");
+    let names: Vec<&str> =
+        star.results.last().unwrap().columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["id", "bid", "id", "v", "cid", "id", "x"]);
+    let unqualified =
+        "SELECT a.id FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = a.id * 100 AND x > 1";
+    assert_eq!(listed(&mut s, unqualified), vec!["Int(2)", "Int(3)"]);
+}

@@ -59,6 +59,7 @@ pub(crate) use leaf::clone_ref;
 use leaf::{clear_locators, kept_columns, locator_positions, reading, table_leaf, Narrowed};
 pub(crate) use place::conjuncts;
 use place::stable;
+pub(crate) use reduce::exposed_names;
 use reduce::Reduced;
 use steps::{equi_keys, finish_step, is_key_of, restore_row};
 pub(crate) use stream::{joins, Destination};

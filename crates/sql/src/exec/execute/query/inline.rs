@@ -39,6 +39,7 @@ use crate::exec::session::Run;
 use super::grouping::{select_aggregates, select_windows};
 use super::numbered::numbering_select;
 
+mod pull_up;
 mod rewrite;
 mod sources;
 
@@ -164,9 +165,25 @@ impl Run<'_> {
     }
 
     /// `sel` with its inlinable views and derived tables inlined (see the module's
-    /// documentation), and `order_by` (its query's) rewritten alike; None if there is
-    /// nothing to inline or the rewrite is not certain to mean the same.
+    /// documentation), and `order_by` (its query's) rewritten alike, and then a LEFT JOIN
+    /// written before inner joins moved after them (`inline/pull_up.rs`); None if there is
+    /// nothing to rewrite or the rewrite is not certain to mean the same.
     pub(crate) fn inline_select(
+        &mut self,
+        sel: &Select,
+        order_by: &[OrderByItem],
+    ) -> Option<(Select, Vec<OrderByItem>)> {
+        match self.inline_sources(sel, order_by) {
+            Some((inlined, order_by)) => {
+                let moved = pull_up::pull_up_outer_join(&inlined);
+                Some((moved.unwrap_or(inlined), order_by))
+            }
+            None => pull_up::pull_up_outer_join(sel).map(|moved| (moved, order_by.to_vec())),
+        }
+    }
+
+    /// [`Run::inline_select`]'s views and derived tables inlined, nothing else.
+    fn inline_sources(
         &mut self,
         sel: &Select,
         order_by: &[OrderByItem],

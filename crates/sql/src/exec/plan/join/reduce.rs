@@ -144,7 +144,7 @@ fn reduce<'e>(
 
 /// The names by which the columns of `src`'s sources are qualified: aliases, or a table's
 /// or variable's own name.
-fn exposed_names(src: &TableSource, out: &mut Vec<String>) {
+pub(crate) fn exposed_names(src: &TableSource, out: &mut Vec<String>) {
     let name = match src {
         TableSource::Table { name, alias, .. } => {
             alias.as_ref().unwrap_or(&name.name).value.clone()

@@ -1,0 +1,100 @@
+//! A LEFT JOIN written before inner joins that do not read its inner side, moved after them:
+//! `(a LEFT JOIN b ON q) JOIN c ON p` is `(a JOIN c ON p) LEFT JOIN b ON q` when `p` names
+//! no column of `b` (outer joins associate so, and `q` can name no column of `c`).
+//!
+//! Written first, the outer join is one leaf among the block's sources, and its pairs are
+//! held before the inner joins read them (`plan/join/outer.rs`). Moved last, it is the
+//! block's one source: the inner joins are its left side, planned and ordered as any join,
+//! and its pairs go to the block as they are made. SQL Server's optimizer reorders outer
+//! joins the same way.
+//!
+//! Only where nothing could tell the two apart: one FROM item, the LEFT JOIN on the left
+//! spine of inner and cross joins, every ON condition of those joins free of subqueries and
+//! naming only columns qualified by the other sources' names (an unqualified name might be
+//! one of `b`'s), and no unqualified `*` in the select list (whose columns come in the FROM
+//! clause's order). The WHERE clause applies to the joined rows as before. An outer join
+//! whose inner side a condition rejects is left to `plan/join/reduce.rs`, which makes it
+//! an inner join instead.
+
+use crate::ast::{Expr, ExprKind, Join, JoinKind, Select, SelectItem, TableSource};
+
+use super::has_subquery;
+use crate::exec::plan::join::exposed_names;
+
+/// `sel` with the LEFT JOIN on its FROM clause's left spine moved after the inner joins
+/// above it, or None where the module's conditions do not hold.
+pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
+    let [TableSource::Join(top)] = sel.from.as_slice() else { return None };
+    if !matches!(top.kind, JoinKind::Inner | JoinKind::Cross)
+        || sel.items.iter().any(|i| matches!(i, SelectItem::Wildcard(None)))
+    {
+        return None;
+    }
+    // The spine: the inner and cross joins from the top down to the LEFT JOIN.
+    let mut spine: Vec<&Join> = Vec::new();
+    let mut node: &Join = top;
+    let outer = loop {
+        match node.kind {
+            JoinKind::Inner | JoinKind::Cross => {
+                spine.push(node);
+                let TableSource::Join(left) = &node.left else { return None };
+                node = left;
+            }
+            JoinKind::LeftOuter => break node,
+            _ => return None,
+        }
+    };
+    let mut inner_names = Vec::new();
+    exposed_names(&outer.right, &mut inner_names);
+    let mut other_names = Vec::new();
+    exposed_names(&outer.left, &mut other_names);
+    for join in &spine {
+        exposed_names(&join.right, &mut other_names);
+    }
+    let unique = |n: &String| {
+        !inner_names.iter().any(|i| i.eq_ignore_ascii_case(n))
+            && other_names.iter().filter(|o| o.eq_ignore_ascii_case(n)).count() == 1
+    };
+    for join in &spine {
+        let Some(on) = &join.on else { continue };
+        if has_subquery(on) || !names_only(on, &other_names, &unique) {
+            return None;
+        }
+    }
+    // The spine rebuilt from the bottom, the LEFT JOIN's left side in its place.
+    let mut joined = outer.left.clone();
+    for join in spine.iter().rev() {
+        joined = TableSource::Join(Box::new(Join {
+            left: joined,
+            right: join.right.clone(),
+            kind: join.kind,
+            on: join.on.clone(),
+        }));
+    }
+    let moved = Join {
+        left: joined,
+        right: outer.right.clone(),
+        kind: JoinKind::LeftOuter,
+        on: outer.on.clone(),
+    };
+    Some(Select { from: vec![TableSource::Join(Box::new(moved))], ..sel.clone() })
+}
+
+/// Whether every column `e` names is qualified by one of `names` that `unique` accepts.
+fn names_only(e: &Expr, names: &[String], unique: &dyn Fn(&String) -> bool) -> bool {
+    match &e.kind {
+        ExprKind::Column(parts) => {
+            let Some(qual) = parts.len().checked_sub(2).map(|i| &parts[i].value) else {
+                return false;
+            };
+            names.iter().any(|n| n.eq_ignore_ascii_case(qual) && unique(n))
+        }
+        _ => {
+            let mut all = true;
+            crate::exec::execute::query::visit_children(e, &mut |c| {
+                all = all && names_only(c, names, unique);
+            });
+            all
+        }
+    }
+}
