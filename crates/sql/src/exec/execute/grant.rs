@@ -38,6 +38,7 @@ use walden_engine::types::Value;
 use walden_engine::Instance;
 use walden_storage::FramePool;
 
+use crate::exec::session::Run;
 use crate::exec::SqlError;
 
 /// One grant's default share of the workspace, in percent (SQL Server's
@@ -336,6 +337,67 @@ pub(crate) fn insufficient_memory() -> SqlError {
         17,
         "There is insufficient system memory in resource pool 'default' to run this query.",
     )
+}
+
+/// Bytes an operator may hold before it takes a grant: one that holds little (the rows of
+/// most OLTP statements) registers no grant at all, and below this any grant of the sizes
+/// Walden configures would give the bytes anyway.
+const UNGRANTED_BYTES: usize = 64 << 10;
+
+/// The rows an operator holds, counted against a memory grant taken once they pass
+/// [`UNGRANTED_BYTES`]: what an operator that can do something else with its rows (spill
+/// them, stream them) asks before it holds one more.
+#[derive(Debug, Default)]
+pub(crate) struct HeldBytes {
+    bytes: usize,
+    /// Of `bytes`, those the grant has reserved.
+    reserved: usize,
+    grant: Option<MemoryGrant>,
+}
+
+impl HeldBytes {
+    /// Counts `bytes` more held if the grant has room for them; false (and nothing counted)
+    /// when it refuses them.
+    pub(crate) fn try_hold(&mut self, run: &Run<'_>, bytes: usize) -> bool {
+        let want = self.bytes + bytes;
+        if want > UNGRANTED_BYTES {
+            let grant = self.grant.get_or_insert_with(|| run.memory_grant());
+            if !grant.try_reserve(want - self.reserved) {
+                return false;
+            }
+            self.reserved = want;
+        }
+        self.bytes = want;
+        true
+    }
+
+    /// Counts `bytes` more held that cannot go elsewhere: error 701 when the workspace has
+    /// no room left for them.
+    pub(crate) fn hold(&mut self, run: &Run<'_>, bytes: usize) -> Result<(), SqlError> {
+        let grant = self.grant.get_or_insert_with(|| run.memory_grant());
+        grant.hold(self.bytes + bytes - self.reserved)?;
+        self.bytes += bytes;
+        self.reserved = self.bytes;
+        Ok(())
+    }
+
+    /// The bytes counted held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The rows held are gone (spilled, streamed on): their bytes are given back.
+    pub(crate) fn release_all(&mut self) {
+        if let Some(grant) = &mut self.grant {
+            grant.release(self.reserved);
+        }
+        (self.bytes, self.reserved) = (0, 0);
+    }
+
+    /// The query memory the operator draws on, for its spill files.
+    pub(crate) fn memory(&mut self, run: &Run<'_>) -> &Arc<QueryMemory> {
+        self.grant.get_or_insert_with(|| run.memory_grant()).memory()
+    }
 }
 
 /// The bytes a row takes in memory: its values, the vector that holds them, and what its

@@ -246,6 +246,7 @@ impl Run<'_> {
             unpushed.iter().copied().filter(|e| !is_key_of(e, &keys)).collect();
         let (plan, read_cols, keep, left_cols) = left.into_parts();
         let probes = HashMatch::probes(&keys, &left_cols);
+        let left_keys: Vec<&Expr> = keys.iter().map(|k| k.0).collect();
         let join = pairs::Joined {
             left_cols: &left_cols,
             right_cols: &right_cols,
@@ -256,6 +257,7 @@ impl Run<'_> {
             unpushed: &unpushed,
             unkeyed: &unkeyed,
             keys: &keys,
+            left_keys: &left_keys,
             probes: &probes,
             kind,
             outer,

@@ -21,7 +21,7 @@ use crate::ast::{Expr, JoinKind};
 use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::filter::Filter;
-use crate::exec::execute::grant::{row_bytes, MemoryGrant};
+use crate::exec::execute::grant::{row_bytes, HeldBytes};
 use crate::exec::execute::query::{Rows, TableRef};
 use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::session::Run;
@@ -47,12 +47,20 @@ pub(super) struct Joined<'a, 'e> {
     pub(super) pushed: &'a [&'e Expr],
     pub(super) unpushed: &'a [&'e Expr],
     pub(super) unkeyed: &'a [&'e Expr],
-    /// The equalities a hash joins by (left side's, right side's), and their left sides
-    /// prepared for left rows.
+    /// The equalities a hash joins by (left side's, right side's), their left sides, and
+    /// those prepared for left rows.
     pub(super) keys: &'a [(&'e Expr, &'e Expr)],
+    pub(super) left_keys: &'a [&'e Expr],
     pub(super) probes: &'a [Scalar<'e>],
     pub(super) kind: JoinKind,
     pub(super) outer: Option<&'a Env<'a>>,
+}
+
+impl Joined<'_, '_> {
+    /// Whether a left row no right row matched is given NULL-extended.
+    pub(super) fn keeps_left(&self) -> bool {
+        matches!(self.kind, JoinKind::LeftOuter | JoinKind::FullOuter)
+    }
 }
 
 /// How each left row is paired once the method is chosen.
@@ -74,9 +82,8 @@ pub(super) struct Pairs<'a, 'e, 'f> {
     right: Input,
     out: &'a mut JoinOutput<'f>,
     held: Vec<Vec<Value>>,
-    held_bytes: usize,
-    /// What the held rows take of the query memory workspace.
-    grant: Option<MemoryGrant>,
+    /// What the held rows take of the query memory.
+    held_bytes: HeldBytes,
     /// The method chosen past [`LEFT_HELD_BYTES`] hashes the left side: its rows are held
     /// on while the grant has room.
     hold_all: bool,
@@ -100,8 +107,7 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
             right,
             out,
             held: Vec::new(),
-            held_bytes: 0,
-            grant: None,
+            held_bytes: HeldBytes::default(),
             hold_all: false,
             streaming: None,
             paired: 0,
@@ -139,9 +145,7 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
     /// output wants no more.
     fn drain(&mut self, run: &mut Run<'_>) -> Result<bool, SqlError> {
         let held = std::mem::take(&mut self.held);
-        if let Some(grant) = &mut self.grant {
-            grant.release(std::mem::take(&mut self.held_bytes));
-        }
+        self.held_bytes.release_all();
         for row in held {
             if !self.pair(run, row)? {
                 return Ok(false);
@@ -151,14 +155,13 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
     }
 
     /// Holds `row` while the method is not chosen: false when it was held past the
-    /// operator's room for held rows (then the method is to be chosen).
-    fn hold(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+    /// operator's room for held rows (then the method is to be chosen; the row is held,
+    /// uncounted).
+    fn hold(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> bool {
         let bytes = row_bytes(&row);
         self.held.push(row);
-        self.held_bytes += bytes;
-        let grant = self.grant.get_or_insert_with(|| run.memory_grant());
-        let room = self.hold_all || self.held_bytes <= LEFT_HELD_BYTES;
-        Ok(room && grant.try_reserve(bytes))
+        let room = self.hold_all || self.held_bytes.bytes() + bytes <= LEFT_HELD_BYTES;
+        room && self.held_bytes.try_hold(run, bytes)
     }
 
     /// Gives the output the pairs of left row `lrow`; false once it wants no more.
@@ -182,8 +185,7 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
                 let rows = found.rows;
                 let pair = |k: usize| rows[k].as_slice();
                 let emitted = run.emit_each(self.out, lrow, rows.len(), pair, check)?;
-                let keep_left = matches!(j.kind, JoinKind::LeftOuter | JoinKind::FullOuter);
-                run.keep_unmatched(self.out, emitted, keep_left, j.kept.len())?;
+                run.keep_unmatched(self.out, emitted, j.keeps_left(), j.kept.len())?;
             }
             Some(Streaming::Read { inner, check }) => {
                 run.pair_read(inner, lrow, j, check, self.out)?;
@@ -210,7 +212,7 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
                     Rows { cols: j.left_cols.to_vec(), rows: std::mem::take(&mut self.held) };
                 let sides =
                     Sides { left, table: t, cols: j.right_cols, kept: j.kept, both: self.both };
-                let keep_left = matches!(j.kind, JoinKind::LeftOuter | JoinKind::FullOuter);
+                let keep_left = j.keeps_left();
                 return run.join_by_preserved_hash(
                     sides, j.keys, j.parts, j.pushed, keep_left, j.run_cols, j.outer, self.out,
                 );
@@ -235,7 +237,7 @@ impl RowSink for Pairs<'_, '_, '_> {
         if self.streaming.is_some() {
             return self.pair(run, row);
         }
-        if !self.hold(run, row)? {
+        if !self.hold(run, row) {
             // Past the grant a hash of the left side would have to spill: the inner side is
             // hashed instead, partitioned to disk past its own grant (`read_inner.rs`).
             let method =

@@ -19,7 +19,7 @@ use super::spilled::{Spilled, Spilling};
 use crate::ast::{Expr, JoinKind};
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::filter::Filter;
-use crate::exec::execute::grant::{row_bytes, MemoryGrant};
+use crate::exec::execute::grant::{row_bytes, HeldBytes};
 use crate::exec::execute::hash_spill::KEY_BYTES;
 use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::session::Run;
@@ -30,8 +30,8 @@ pub(super) struct ReadInner {
     /// The columns its rows carry on.
     cols: Vec<Col>,
     side: Side,
-    /// What its rows hold of the workspace.
-    _grant: MemoryGrant,
+    /// What its rows hold of the query memory.
+    _bytes: HeldBytes,
 }
 
 /// Where the inner rows are.
@@ -76,8 +76,8 @@ struct InnerRows<'a, 'e> {
     keep: &'a [usize],
     whole: bool,
     rows: Vec<Vec<Value>>,
-    bytes: usize,
-    grant: MemoryGrant,
+    /// What `rows` take of the query memory.
+    bytes: HeldBytes,
     spilling: Option<Spilling>,
     join: &'a Joined<'a, 'e>,
     /// The cut rows' columns, and the equalities' inner sides over them.
@@ -95,21 +95,21 @@ impl RowSink for InnerRows<'_, '_> {
             return Ok(true);
         }
         let bytes = row_bytes(&row) + KEY_BYTES;
-        let granted = self.grant.try_reserve(bytes);
-        if granted || self.keys.is_empty() {
-            // Nothing to partition by: held all the same, against the workspace.
-            if !granted {
-                self.grant.hold(bytes)?;
-            }
+        if self.bytes.try_hold(run, bytes) {
             self.rows.push(row);
-            self.bytes += bytes;
             return Ok(true);
         }
-        let mut spilling = Spilling::new(self.grant.memory(), self.join.kind)?;
+        if self.keys.is_empty() {
+            // Nothing to partition by: held all the same, against the workspace.
+            self.bytes.hold(run, bytes)?;
+            self.rows.push(row);
+            return Ok(true);
+        }
+        let mut spilling = Spilling::new(self.bytes.memory(run), self.join.kind)?;
         for held in std::mem::take(&mut self.rows) {
             spilling.write_inner(run, &self.keys, self.cols, self.join, &held)?;
         }
-        self.grant.release(std::mem::take(&mut self.bytes));
+        self.bytes.release_all();
         spilling.write_inner(run, &self.keys, self.cols, self.join, &row)?;
         self.spilling = Some(spilling);
         Ok(true)
@@ -131,8 +131,7 @@ impl Run<'_> {
             keep: kept,
             whole: kept.len() == right_cols.len(),
             rows: Vec::new(),
-            bytes: 0,
-            grant: self.memory_grant(),
+            bytes: HeldBytes::default(),
             spilling: None,
             join,
             cols: &cols,
@@ -156,12 +155,12 @@ impl Run<'_> {
                 }
             }
         }
-        let InnerRows { rows, grant, spilling, .. } = sink;
+        let InnerRows { rows, bytes, spilling, .. } = sink;
         let side = match spilling {
             Some(spilling) => Side::Spilled(spilling.inner_done()?),
             None => Side::Held(self.hold_inner(rows, &cols, join)?),
         };
-        Ok(ReadInner { cols, side, _grant: grant })
+        Ok(ReadInner { cols, side, _bytes: bytes })
     }
 
     /// Inner rows `rows` (of columns `cols`) hashed by `join`'s equalities.
@@ -208,7 +207,7 @@ impl Run<'_> {
         check: &mut Filter<'_>,
         out: &mut JoinOutput<'_>,
     ) -> Result<(), SqlError> {
-        let keep_left = matches!(join.kind, JoinKind::LeftOuter | JoinKind::FullOuter);
+        let keep_left = join.keeps_left();
         let rw = join.kept.len();
         let Held { rows, matcher, every, matched } = held;
         let candidates: &[usize] = match matcher {

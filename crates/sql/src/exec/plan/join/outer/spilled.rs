@@ -89,12 +89,10 @@ impl Spilled {
         lrow: Vec<Value>,
         out: &mut JoinOutput<'_>,
     ) -> Result<(), SqlError> {
-        let probes: Vec<&Expr> = join.keys.iter().map(|k| k.0).collect();
-        let key = run.key_values(&probes, join.left_cols, &lrow, join.outer)?;
+        let key = run.key_values(join.left_keys, join.left_cols, &lrow, join.outer)?;
         if key.iter().any(Value::is_null) {
-            let keep_left = matches!(join.kind, JoinKind::LeftOuter | JoinKind::FullOuter);
             let emitted = Emitted { full: false, matched: false, left: Some(lrow) };
-            return run.keep_unmatched(out, emitted, keep_left, join.kept.len());
+            return run.keep_unmatched(out, emitted, join.keeps_left(), join.kept.len());
         }
         self.left.write(&coarse_key(&key), &lrow)
     }
