@@ -53,6 +53,22 @@ impl Run<'_> {
         Ok(self.read_path_into(t, path, env, keep, &mut rows)?.then_some(rows.rows))
     }
 
+    /// [`Run::read_path_into`], and where a probe's value does not convert to its key
+    /// column's type, a scan instead: its comparisons say what the probe means.
+    pub(crate) fn read_path_or_scan_into(
+        &mut self,
+        t: &TableRef,
+        path: &AccessPath<'_>,
+        env: &Env<'_>,
+        keep: Option<RowFilter<'_>>,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), SqlError> {
+        if !self.read_path_into(t, path, env, keep, sink)? {
+            self.read_path_into(t, &AccessPath::scan(), env, keep, sink)?;
+        }
+        Ok(())
+    }
+
     /// [`Run::read_path`], giving each row `keep` accepts to `sink` until it says stop.
     /// False (and no row given) when a probe's value cannot be converted to its key
     /// column's type.

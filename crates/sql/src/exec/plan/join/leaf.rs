@@ -140,10 +140,7 @@ impl Run<'_> {
         sink.start(self, &cols)?;
         let keep = Some(RowFilter { cols: &cols, exprs: &parts, outer: None });
         let env = Env { cols: &[], row: &[], outer: None, computed: &[] };
-        // A probe that does not convert to its key: the scan's comparisons say what it means.
-        if !self.read_path_into(t, &path, &env, keep, sink)? {
-            self.read_path_into(t, &AccessPath::scan(), &env, keep, sink)?;
-        }
+        self.read_path_or_scan_into(t, &path, &env, keep, sink)?;
         Ok(())
     }
 

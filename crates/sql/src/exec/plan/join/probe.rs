@@ -40,7 +40,7 @@ use crate::exec::execute::filter::Filter;
 use crate::exec::execute::grant::MemoryGrant;
 use crate::exec::execute::hash_spill::hashed_bytes;
 use crate::exec::execute::query::Rows;
-use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
+use crate::exec::plan::access::{RowFilter, RowSink};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -259,10 +259,7 @@ impl Run<'_> {
         sink.out.may_stream = sink.streaming.is_some();
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
         let keep = || Some(RowFilter { cols: &first_read_cols, exprs: &first_exprs, outer });
-        if !self.read_path_into(&t, &path, &env, keep(), &mut sink)? {
-            // A probe of the first leaf's own seek that does not convert: it is read whole.
-            self.read_path_into(&t, &AccessPath::scan(), &env, keep(), &mut sink)?;
-        }
+        self.read_path_or_scan_into(&t, &path, &env, keep(), &mut sink)?;
         let Probing { flat, built, held, out, .. } = sink;
         for &i in &first_checks {
             flat.conjuncts[i].applied = true;
@@ -512,9 +509,7 @@ impl Run<'_> {
             Ok((t, path)) => {
                 let env = Env { cols: &[], row: &[], outer, computed: &[] };
                 let keep = || Some(RowFilter { cols: &leaf_cols, exprs: local, outer });
-                if !self.read_path_into(&t, &path, &env, keep(), &mut sink)? {
-                    self.read_path_into(&t, &AccessPath::scan(), &env, keep(), &mut sink)?;
-                }
+                self.read_path_or_scan_into(&t, &path, &env, keep(), &mut sink)?;
             }
             Err(rows) => {
                 for row in self.filter_rows(&leaf_cols, rows, local, outer)? {

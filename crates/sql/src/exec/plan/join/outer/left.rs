@@ -14,7 +14,7 @@ use super::{outer_join_of, OuterJoin};
 use crate::ast::{Expr, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
-use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
+use crate::exec::plan::access::{RowFilter, RowSink};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -173,11 +173,7 @@ impl Run<'_> {
         let path = self.path(flat, &t, &local, 0, 0);
         let keep = Some(RowFilter { cols: &cols, exprs: &local, outer });
         let mut shaped = Shaped { shape: flat.shape(0), sink };
-        // A probe that does not convert to its key: the scan's comparisons say what it
-        // means.
-        if !self.read_path_into(&t, &path, &env, keep, &mut shaped)? {
-            self.read_path_into(&t, &AccessPath::scan(), &env, keep, &mut shaped)?;
-        }
+        self.read_path_or_scan_into(&t, &path, &env, keep, &mut shaped)?;
         Ok(true)
     }
 }

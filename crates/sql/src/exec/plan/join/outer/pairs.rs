@@ -178,10 +178,7 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
                 let keep = Some(RowFilter { cols: j.right_cols, exprs: j.pushed, outer: j.outer });
                 let whole = j.kept.len() == j.right_cols.len();
                 let mut found = Narrowed { keep: j.kept, whole, rows: Vec::new() };
-                if !run.read_path_into(t, path, &env, keep, &mut found)? {
-                    let env = Env { cols: &[], row: &[], outer: j.outer, computed: &[] };
-                    run.read_path_into(t, &AccessPath::scan(), &env, keep, &mut found)?;
-                }
+                run.read_path_or_scan_into(t, path, &env, keep, &mut found)?;
                 let rows = found.rows;
                 let pair = |k: usize| rows[k].as_slice();
                 let emitted = run.emit_each(self.out, lrow, rows.len(), pair, check)?;

@@ -14,7 +14,7 @@ use crate::exec::bind::prepared::Scalar;
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::filter::Filter;
 use crate::exec::execute::query::{Rows, TableRef};
-use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
+use crate::exec::plan::access::{RowFilter, RowSink};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -90,11 +90,7 @@ impl Run<'_> {
         let path = self.path(sides.both, sides.table, pushed, 1, 0);
         let keep = Some(RowFilter { cols: sides.cols, exprs: pushed, outer });
         let env = Env { cols: &[], row: &[], outer, computed: &[] };
-        // A probe that does not convert to its key: the scan's comparisons say what it
-        // means.
-        if !self.read_path_into(sides.table, &path, &env, keep, &mut probe)? {
-            self.read_path_into(sides.table, &AccessPath::scan(), &env, keep, &mut probe)?;
-        }
+        self.read_path_or_scan_into(sides.table, &path, &env, keep, &mut probe)?;
         let matched = probe.matched;
         if keep_left {
             let inner_width = sides.kept.len();

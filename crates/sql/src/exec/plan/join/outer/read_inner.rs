@@ -21,7 +21,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::execute::filter::Filter;
 use crate::exec::execute::grant::{row_bytes, HeldBytes};
 use crate::exec::execute::hash_spill::KEY_BYTES;
-use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
+use crate::exec::plan::access::{RowFilter, RowSink};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -148,11 +148,7 @@ impl Run<'_> {
                 let path = self.path(both, &t, join.pushed, 1, 0);
                 let keep = Some(RowFilter { cols: right_cols, exprs: join.pushed, outer });
                 let env = Env { cols: &[], row: &[], outer, computed: &[] };
-                // A probe that does not convert to its key: the scan's comparisons say
-                // what it means.
-                if !self.read_path_into(&t, &path, &env, keep, &mut sink)? {
-                    self.read_path_into(&t, &AccessPath::scan(), &env, keep, &mut sink)?;
-                }
+                self.read_path_or_scan_into(&t, &path, &env, keep, &mut sink)?;
             }
         }
         let InnerRows { rows, bytes, spilling, .. } = sink;

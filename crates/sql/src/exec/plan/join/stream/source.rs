@@ -296,11 +296,7 @@ impl Run<'_> {
             OneRead::Table(t, path) => {
                 let keep = Some(RowFilter { cols, exprs: parts, outer });
                 let env = Env { cols: &[], row: &[], outer, computed: &[] };
-                // A probe that does not convert to its key: the scan's comparisons say
-                // what it means.
-                if !self.read_path_into(&t, &path, &env, keep, sink)? {
-                    self.read_path_into(&t, &AccessPath::scan(), &env, keep, sink)?;
-                }
+                self.read_path_or_scan_into(&t, &path, &env, keep, sink)?;
                 Ok(())
             }
             OneRead::Rows(rows) => self.push_rows(rows, cols, parts, outer, sink),
