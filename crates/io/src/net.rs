@@ -2,7 +2,8 @@
 //! for output), without reading it and without changing the socket's blocking mode (which its
 //! descriptor's other users share); and raising the process's open-files limit, which a
 //! server with thousands of connections needs. The TDS server uses the first to notice a
-//! client's attention while a request runs, and to wait on its non-blocking sockets.
+//! client's attention while a request runs, and to wait on its non-blocking sockets; and
+//! looking whether a client has closed its end, so that the views stop listing it at once.
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd};
@@ -20,6 +21,13 @@ pub fn wait_readable(socket: &impl AsFd, timeout: Duration) -> io::Result<bool> 
 /// which the write then reports). Returns whether it can; `Ok(false)` when the time ran out.
 pub fn wait_writable(socket: &impl AsFd, timeout: Duration) -> io::Result<bool> {
     wait_for(socket, libc::POLLOUT, timeout)
+}
+
+/// Whether the peer has closed its end of `socket` (or the socket has failed), looking
+/// without waiting and without reading: true even while input the peer sent before closing
+/// (a TLS close_notify, say) is still unread, which a read-based check would take for life.
+pub fn peer_has_closed(socket: &impl AsFd) -> io::Result<bool> {
+    wait_for(socket, libc::POLLRDHUP, Duration::ZERO)
 }
 
 fn wait_for(socket: &impl AsFd, events: libc::c_short, timeout: Duration) -> io::Result<bool> {
@@ -89,6 +97,7 @@ mod tests {
         let (server, _) = listener.accept().unwrap();
 
         assert!(!wait_readable(&server, Duration::ZERO).unwrap());
+        assert!(!peer_has_closed(&server).unwrap());
         let started = Instant::now();
         assert!(!wait_readable(&server, Duration::from_millis(30)).unwrap());
         assert!(started.elapsed() >= Duration::from_millis(25), "it waited the timeout");
@@ -98,6 +107,16 @@ mod tests {
         // Looking does not consume: the byte is still there.
         let mut byte = [0u8; 1];
         assert_eq!(server.peek(&mut byte).unwrap(), 1);
+        // Input is not the end: the peer is there until it closes, and its close is seen
+        // while its last bytes are still unread.
+        assert!(!peer_has_closed(&server).unwrap());
+        client.shutdown(std::net::Shutdown::Write).unwrap();
+        let started = Instant::now();
+        while !peer_has_closed(&server).unwrap() {
+            assert!(started.elapsed() < Duration::from_secs(5), "the close is seen");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(server.peek(&mut byte).unwrap(), 1);
 
         let (mut second, _) = {
             let c = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
@@ -106,6 +125,7 @@ mod tests {
             accepted
         };
         assert!(wait_readable(&second, Duration::from_secs(5)).unwrap(), "EOF is readable");
+        assert!(peer_has_closed(&second).unwrap(), "the peer closed");
         assert_eq!(std::io::Read::read(&mut second, &mut byte).unwrap(), 0);
         // An idle socket has room for output at once.
         assert!(wait_writable(&server, Duration::from_secs(5)).unwrap());

@@ -160,6 +160,7 @@ impl Connection {
                 connection: Some(ConnectionInfo {
                     client: peer_addr,
                     local: local_addr,
+                    socket: Some(Arc::downgrade(&tcp)),
                     ..ConnectionInfo::default()
                 }),
                 ..ClientInfo::default()

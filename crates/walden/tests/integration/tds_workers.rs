@@ -116,3 +116,29 @@ fn a_session_blocked_on_a_lock_does_not_stop_the_others() {
         "{tokens:?}"
     );
 }
+
+#[test]
+fn a_connection_its_client_closed_is_not_listed_while_its_session_ends() {
+    let server = Server::start(&["--max-worker-threads", "3"]);
+    let mut holder = Client::connect(server.port);
+    let setup = holder
+        .batch("CREATE TABLE dbo.t (id int PRIMARY KEY, v int); INSERT INTO dbo.t VALUES (1, 10);");
+    assert!(errors(&setup).is_empty(), "{setup:?}");
+    let taken = holder.batch("BEGIN TRAN; UPDATE dbo.t SET v = 11 WHERE id = 1;");
+    assert!(errors(&taken).is_empty(), "{taken:?}");
+    let listed = "SELECT COUNT(*) FROM sys.dm_exec_connections WHERE session_id = ";
+    for _ in 0..20 {
+        // A session whose request waits for the lock is on a worker, not with the poller,
+        // when its client goes: it ends only when that worker notices.
+        let mut leaving = Client::connect(server.port);
+        let spid = int(leaving.scalar("SELECT @@SPID"));
+        assert_eq!(int(holder.scalar(&format!("{listed}{spid}"))), 1);
+        leaving.send_batch("SELECT v FROM dbo.t WHERE id = 1");
+        std::thread::sleep(Duration::from_millis(20));
+        drop(leaving);
+        // The client that closed a connection does not find it in the next count.
+        assert_eq!(int(holder.scalar(&format!("{listed}{spid}"))), 0, "session {spid}");
+    }
+    let done = holder.batch("COMMIT");
+    assert!(errors(&done).is_empty(), "{done:?}");
+}

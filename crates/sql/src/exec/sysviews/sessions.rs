@@ -8,8 +8,9 @@
 //! from one instant, as SQL Server's DMVs are.
 
 use std::collections::BTreeMap;
+use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use walden_engine::lock::{owner_session, LockInfo, LockStatus};
@@ -100,6 +101,22 @@ pub struct ConnectionInfo {
     pub packet_size: u32,
     /// The TDS version the server speaks with the client, as LOGINACK carried it.
     pub protocol_version: u32,
+    /// The connection's socket, only looked at (weak: the view never keeps it open).
+    pub socket: Option<Weak<TcpStream>>,
+}
+
+impl ConnectionInfo {
+    /// The client has closed its end, or the server has let the socket go: the connection
+    /// is being torn down (its session may still be rolling back on a worker), and
+    /// `sys.dm_exec_connections` no longer lists it. A client that closes one connection and
+    /// counts the server's connections on the next must not find the one it closed.
+    fn client_has_left(&self) -> bool {
+        self.socket.as_ref().is_some_and(|socket| {
+            socket
+                .upgrade()
+                .is_none_or(|tcp| walden_io::net::peer_has_closed(&*tcp).unwrap_or(true))
+        })
+    }
 }
 
 /// One session's state as the views show it. Written by the session, read by the views.
@@ -576,6 +593,10 @@ pub(super) fn exec_sessions(ctx: &ViewContext<'_>) -> RowSet {
 /// API has no network connection; it is listed with `Shared memory` as its transport, as SQL
 /// Server lists a local connection that does not use the network.
 pub(super) fn exec_connections(ctx: &ViewContext<'_>) -> RowSet {
+    let connected_rows: Vec<SessionRow> = rows_of(ctx)
+        .into_iter()
+        .filter(|r| !conn_of(r).is_some_and(ConnectionInfo::client_has_left))
+        .collect();
     let name = |n: u16| SqlType::NVarChar(Len::N(n));
     View::<SessionRow>::new()
         .opt("session_id", SqlType::Int, |r| int(r.a.spid.into()))
@@ -620,7 +641,7 @@ pub(super) fn exec_connections(ctx: &ViewContext<'_>) -> RowSet {
         .opt("connection_id", SqlType::UniqueIdentifier, |_| Value::Null)
         .opt("parent_connection_id", SqlType::UniqueIdentifier, |_| Value::Null)
         .opt("most_recent_sql_handle", SqlType::VarBinary(Len::N(64)), |r| r.a.handle_value())
-        .rows(&rows_of(ctx))
+        .rows(&connected_rows)
 }
 
 /// The session's network connection, if it has one.
