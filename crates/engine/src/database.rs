@@ -48,7 +48,7 @@ mod recover;
 mod undo;
 
 pub(crate) use logging::{DbLogger, LogMode, RowKind};
-pub(crate) use undo::{RowUndo, UndoLog, UndoRef};
+pub(crate) use undo::{PoppedUndo, RowUndo, UndoLog, UndoRef};
 
 /// The root page of the object catalog in every database.
 pub const CATALOG_ROOT: PageId = walden_storage::btree::FIRST_ALLOCATABLE;
@@ -205,6 +205,8 @@ pub struct Database {
     name: String,
     id: u32,
     files: DatabaseFiles,
+    /// Where its transactions' undo logs spill (`database/undo.rs`): the log file's folder.
+    undo_spill_dir: Arc<Path>,
     space: TreeSpace,
     /// `None` for tempdb, which logs nothing: it is recreated at every start, and rollback
     /// works from the undo kept in each transaction's memory.
@@ -382,10 +384,18 @@ impl Database {
             None => Arc::new(NoWal),
         };
         let pool = BufferPool::new(Arc::new(data), wal, config.pool.clone())?;
+        let undo_spill_dir = Arc::from(
+            files
+                .log
+                .parent()
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .map_or_else(std::env::temp_dir, Path::to_path_buf),
+        );
         Ok(Database {
             name: name.to_string(),
             id,
             files,
+            undo_spill_dir,
             space: TreeSpace::new(pool),
             log,
             gate: RwLock::new(0),
@@ -423,6 +433,13 @@ impl Database {
     }
 
     /// Its files.
+    /// An empty undo log for a transaction here, spilling next to the log file.
+    pub(crate) fn undo_log(&self) -> UndoLog {
+        let mut log = UndoLog::reused();
+        log.spill_to(&self.undo_spill_dir);
+        log
+    }
+
     pub fn files(&self) -> &DatabaseFiles {
         &self.files
     }

@@ -325,7 +325,7 @@ impl Database {
             match result {
                 Ok(Some(_)) => {}
                 Ok(None) => {
-                    let _ = crate::txn::undo_entries(self, txn, &undo, 0);
+                    let _ = crate::txn::undo_entries(self, txn, &mut undo, 0);
                     self.forget_txn(txn);
                     let id = object.id();
                     return Err(EngineError::Internal(format!("catalog entry {id} vanished")));
@@ -344,7 +344,7 @@ impl Database {
         let receipt = match committed {
             Ok(receipt) => receipt,
             Err(e) => {
-                let _ = crate::txn::undo_entries(self, txn, &undo, 0);
+                let _ = crate::txn::undo_entries(self, txn, &mut undo, 0);
                 return Err(e);
             }
         };

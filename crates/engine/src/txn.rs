@@ -614,7 +614,7 @@ impl Transaction {
         self.parts.push(Participant {
             db: Arc::clone(db),
             txn,
-            undo: UndoLog::reused(),
+            undo: db.undo_log(),
             ddl: false,
             identity_resets: Vec::new(),
             first_lsn: 0,

@@ -57,7 +57,7 @@ impl Database {
                     txns.remove(&record.txn);
                 }
                 RecordKind::Begin => {
-                    txns.entry(record.txn).or_insert_with(|| LoserState::new(prev_end));
+                    txns.entry(record.txn).or_insert_with(|| LoserState::new(self, prev_end));
                 }
                 RecordKind::Payload => {
                     let rec = EngineRecord::decode(&record.body)
@@ -70,13 +70,15 @@ impl Database {
                     }
                     match rec {
                         EngineRecord::Row { root, key, undo, .. } => {
-                            let state =
-                                txns.entry(record.txn).or_insert_with(|| LoserState::new(prev_end));
+                            let state = txns
+                                .entry(record.txn)
+                                .or_insert_with(|| LoserState::new(self, prev_end));
                             state.undo.push(RowUndo { lsn: record.lsn, root, key, undo });
                         }
                         EngineRecord::Rows { root, keys, .. } => {
-                            let state =
-                                txns.entry(record.txn).or_insert_with(|| LoserState::new(prev_end));
+                            let state = txns
+                                .entry(record.txn)
+                                .or_insert_with(|| LoserState::new(self, prev_end));
                             for key in keys {
                                 state.undo.push(RowUndo {
                                     lsn: record.lsn,
@@ -88,12 +90,14 @@ impl Database {
                         }
                         EngineRecord::Compensation { undo_next, .. } => {
                             if let Some(state) = txns.get_mut(&record.txn) {
-                                state.undo.pop_after(undo_next);
+                                state.undo.pop_after(undo_next).map_err(|e| {
+                                    EngineError::Io(format!("reading back the undo log: {e}"))
+                                })?;
                             }
                         }
                         EngineRecord::Prepare { gtid } => {
                             txns.entry(record.txn)
-                                .or_insert_with(|| LoserState::new(prev_end))
+                                .or_insert_with(|| LoserState::new(self, prev_end))
                                 .prepared = Some(gtid);
                         }
                         EngineRecord::Checkpoint(body) => next_txn = next_txn.max(body.next_txn),
@@ -105,7 +109,7 @@ impl Database {
         }
         self.next_txn.store(next_txn, Ordering::Relaxed);
         // R5: undo the losers, newest change first, logging compensation records; R6: abort.
-        for (txn, state) in txns {
+        for (txn, mut state) in txns {
             log.reopen_txn(txn, state.first);
             let committed = state.prepared.is_some_and(resolver);
             match txn_action(false, false, state.prepared.is_some(), committed) {
@@ -117,7 +121,7 @@ impl Database {
                 TxnAction::Undo | TxnAction::UndoInDoubt => {
                     report.transactions_undone += 1;
                     report.rows_undone += state.undo.len() as u64;
-                    crate::txn::undo_entries(self, txn, &state.undo, 0)?;
+                    crate::txn::undo_entries(self, txn, &mut state.undo, 0)?;
                     self.abort_txn(txn)?;
                 }
                 TxnAction::Committed | TxnAction::Aborted => {}
@@ -178,7 +182,7 @@ struct LoserState {
 }
 
 impl LoserState {
-    fn new(first: Lsn) -> LoserState {
-        LoserState { first, undo: UndoLog::default(), prepared: None }
+    fn new(db: &Database, first: Lsn) -> LoserState {
+        LoserState { first, undo: db.undo_log(), prepared: None }
     }
 }

@@ -1,7 +1,23 @@
-//! A transaction's undo log: the row changes it may have to undo, newest last, kept in chunks
-//! of entries and of key and old-value bytes that grow by doubling, so a small transaction
-//! allocates little and a big one never copies what it already logged. An emptied small log
-//! is kept per thread for the next transaction; a big one gives its memory back.
+//! A transaction's undo log: the row changes it may have to undo, a stack that is pushed as
+//! the transaction changes rows and popped, newest first, as it rolls back.
+//!
+//! Entries are packed into blocks of about [`BLOCK_BYTES`], so a transaction changing a
+//! million rows allocates nothing per row. A log keeps its newest [`MEMORY_BLOCKS`] blocks in
+//! memory; older ones go to an unnamed temporary file next to the database's log (when the
+//! log was given a folder, [`UndoLog::spill_to`]), so a transaction's undo takes at most a
+//! few megabytes of memory however many rows it changes, as SQL Server's is read back from
+//! the log on disk. A rollback reads them back, newest first, one block at a time. The
+//! block format is in `docs/format/spill.md`, "Undo blocks".
+//!
+//! An emptied small log is kept per thread for the next transaction; a big one gives its
+//! memory back.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::Arc;
 
 use walden_storage::{Lsn, PageId};
 
@@ -20,28 +36,7 @@ pub(crate) struct RowUndo<'k> {
     pub undo: Undo,
 }
 
-/// One entry of an [`UndoLog`]; its key and old value are `bytes[chunk][start..]` of the
-/// log, key first.
-#[derive(Debug, Clone, Copy)]
-struct UndoHead {
-    lsn: Lsn,
-    chunk: u32,
-    start: u32,
-    root: PageId,
-    value_len: u32,
-    /// Keys are at most `MAX_KEY_LEN` (900) bytes.
-    key_len: u16,
-    kind: UndoKind,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum UndoKind {
-    Delete,
-    Insert,
-    Restore,
-}
-
-/// What an entry of an [`UndoLog`] undoes, borrowed from the log.
+/// What an entry undoes, borrowed from a [`PoppedUndo`].
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum UndoRef<'a> {
     /// Undo an insert: delete the key.
@@ -52,42 +47,102 @@ pub(crate) enum UndoRef<'a> {
     Restore(&'a [u8]),
 }
 
-/// The row changes a transaction may have to undo in one database, oldest first. Keys and
-/// old values share one byte buffer instead of a vector each, so a transaction inserting a
-/// million rows allocates nothing per row and keeps a third of the memory. The entries are
-/// kept in chunks of [`UNDO_CHUNK`], and their bytes in chunks of [`UNDO_BYTES_CHUNK`], so
-/// that a large transaction's log grows without copying (and faulting in) all of it again at
-/// every doubling.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct UndoLog {
-    /// Entry `i` is `chunks[i / UNDO_CHUNK][i % UNDO_CHUNK]`; every chunk but the last is
-    /// full.
-    chunks: Vec<Vec<UndoHead>>,
-    len: usize,
-    /// Every entry's key and old value, in entry order; an entry's bytes are in one chunk.
-    /// Every chunk but the last holds at least [`UNDO_BYTES_CHUNK`] bytes of room.
-    bytes: Vec<Vec<u8>>,
+/// The entry [`UndoLog::pop_into`] took off the log, in buffers kept across pops.
+#[derive(Debug, Default)]
+pub(crate) struct PoppedUndo {
+    /// Its row record's LSN.
+    pub lsn: Lsn,
+    /// Its tree.
+    pub root: PageId,
+    kind: u8,
+    key: Vec<u8>,
+    value: Vec<u8>,
 }
 
-/// Bytes of room a full chunk of an [`UndoLog`]'s keys and values has (1 MiB). The first
-/// chunk grows by doubling up to this, so a small transaction allocates little.
-const UNDO_BYTES_CHUNK: usize = 1 << 20;
+impl PoppedUndo {
+    pub(crate) fn key(&self) -> &[u8] {
+        &self.key
+    }
 
-/// Entries per chunk of an [`UndoLog`] (128 KiB of them). The first chunk grows by doubling
-/// up to this, so a small transaction allocates little.
-const UNDO_CHUNK: usize = 4096;
+    pub(crate) fn undo(&self) -> UndoRef<'_> {
+        match self.kind {
+            KIND_DELETE => UndoRef::Delete,
+            KIND_INSERT => UndoRef::Insert(&self.value),
+            _ => UndoRef::Restore(&self.value),
+        }
+    }
+}
 
-/// Entries an [`UndoLog`] may have room for and still be kept for reuse (see
+const KIND_DELETE: u8 = 1;
+const KIND_INSERT: u8 = 2;
+const KIND_RESTORE: u8 = 3;
+
+/// The fixed part of an entry, written after its key and old value so that the newest entry
+/// of a block is read from the block's end: LSN (8 bytes), root (4), value length (4), key
+/// length (2), kind (1), all little-endian.
+const TRAILER: usize = 19;
+
+/// Bytes a block holds before the next entry starts a new one (1 MiB). A block holds at
+/// least one entry, so one larger than this makes a block of its own.
+const BLOCK_BYTES: usize = 1 << 20;
+
+/// Blocks a log keeps in memory, newest first; older ones are spilled (about 8 MiB).
+const MEMORY_BLOCKS: usize = 8;
+
+/// Bytes of entries an [`UndoLog`] may have room for and still be kept for reuse (see
 /// [`UndoLog::recycle`]): a small transaction's log is kept, a big one's memory given back.
-const SPARE_UNDO_ENTRIES: usize = 64;
-
-/// Bytes of keys and old values an [`UndoLog`] may have room for and still be kept for reuse.
 const SPARE_UNDO_BYTES: usize = 16 << 10;
 
 thread_local! {
     /// An emptied undo log that each thread keeps for the next transaction it starts, so that
     /// a small transaction's undo allocates nothing.
     static SPARE_UNDO: std::cell::Cell<Option<UndoLog>> = const { std::cell::Cell::new(None) };
+}
+
+/// A block of entries: `bytes` holds `entries` whole entries, oldest first.
+#[derive(Debug, Clone, Default)]
+struct Block {
+    bytes: Vec<u8>,
+    entries: usize,
+}
+
+/// Where a spilled block is in the spill file.
+#[derive(Debug, Clone, Copy)]
+struct SpilledBlock {
+    offset: u64,
+    len: usize,
+    entries: usize,
+}
+
+/// The spilled, oldest blocks of a log. The file is used as a stack: a block read back is
+/// the last one written, and the next block spilled overwrites it.
+#[derive(Debug)]
+struct Spill {
+    file: File,
+    blocks: Vec<SpilledBlock>,
+}
+
+impl Spill {
+    fn end(&self) -> u64 {
+        self.blocks.last().map_or(0, |b| b.offset + b.len as u64)
+    }
+}
+
+/// The row changes a transaction may have to undo in one database, oldest first.
+///
+/// Invariants: `len` is the entries of `spill` plus those of `blocks`; every spilled entry
+/// is older than every entry in memory; only the last block in memory may be empty.
+#[derive(Debug, Default)]
+pub(crate) struct UndoLog {
+    /// The newest blocks, oldest first; entries are appended to the last.
+    blocks: VecDeque<Block>,
+    len: usize,
+    spill: Option<Spill>,
+    /// The folder the spill file goes in; `None`: the log stays in memory.
+    spill_dir: Option<Arc<Path>>,
+    /// Spilling failed once (no room, no such folder): the log stays in memory from then on,
+    /// so a change the transaction made is never left without its undo.
+    spill_failed: bool,
 }
 
 impl UndoLog {
@@ -97,66 +152,91 @@ impl UndoLog {
         SPARE_UNDO.try_with(std::cell::Cell::take).ok().flatten().unwrap_or_default()
     }
 
+    /// Lets the log spill its older blocks to an unnamed file in `dir`.
+    pub(crate) fn spill_to(&mut self, dir: &Arc<Path>) {
+        self.spill_dir = Some(Arc::clone(dir));
+    }
+
     /// Empties the log and keeps its memory for this thread's next transaction, unless it
     /// grew past a small transaction's needs.
     pub(crate) fn recycle(mut self) {
-        let entries = self.chunks.first().map_or(0, Vec::capacity);
-        if self.chunks.len() > 1
-            || entries > SPARE_UNDO_ENTRIES
-            || self.bytes.len() > 1
-            || self.bytes.first().map_or(0, Vec::capacity) > SPARE_UNDO_BYTES
+        if self.spill.is_some()
+            || self.blocks.len() > 1
+            || self.blocks.front().is_some_and(|b| b.bytes.capacity() > SPARE_UNDO_BYTES)
         {
             return;
         }
-        // One empty chunk is a valid log: every chunk but the last is full.
-        if let Some(chunk) = self.chunks.first_mut() {
-            chunk.clear();
+        // One empty block is a valid log: only the last block may be empty.
+        if let Some(block) = self.blocks.front_mut() {
+            block.bytes.clear();
+            block.entries = 0;
         }
         self.len = 0;
-        if let Some(bytes) = self.bytes.first_mut() {
-            bytes.clear();
-        }
+        self.spill_dir = None;
+        self.spill_failed = false;
         // The thread may be exiting, its spare gone already: then the memory just goes.
         let _ = SPARE_UNDO.try_with(|spare| spare.set(Some(self)));
     }
 
     /// Appends a row change.
     pub(crate) fn push(&mut self, row: RowUndo<'_>) {
-        let (kind, value): (UndoKind, &[u8]) = match &row.undo {
-            Undo::Delete => (UndoKind::Delete, &[]),
-            Undo::Insert(v) => (UndoKind::Insert, v),
-            Undo::Restore(v) => (UndoKind::Restore, v),
+        let (kind, value): (u8, &[u8]) = match &row.undo {
+            Undo::Delete => (KIND_DELETE, &[]),
+            Undo::Insert(v) => (KIND_INSERT, v),
+            Undo::Restore(v) => (KIND_RESTORE, v),
         };
-        let need = row.key.len() + value.len();
-        let full = |b: &Vec<u8>| b.len() + need > b.capacity() && b.capacity() >= UNDO_BYTES_CHUNK;
-        if self.bytes.last().is_none_or(full) {
-            let capacity = if self.bytes.is_empty() { 0 } else { UNDO_BYTES_CHUNK.max(need) };
-            self.bytes.push(Vec::with_capacity(capacity));
+        let need = row.key.len() + value.len() + TRAILER;
+        let full = |b: &Block| b.entries > 0 && b.bytes.len() + need > BLOCK_BYTES;
+        if self.blocks.back().is_none_or(full) {
+            // The first block grows by doubling, so a small transaction allocates little.
+            let capacity = if self.blocks.is_empty() { 0 } else { BLOCK_BYTES.max(need) };
+            self.blocks.push_back(Block { bytes: Vec::with_capacity(capacity), entries: 0 });
+            self.spill_old_blocks();
         }
-        let byte_chunk = self.bytes.len() - 1;
-        let Some(bytes) = self.bytes.last_mut() else { return };
-        // A chunk holds at most about twice UNDO_BYTES_CHUNK, and a chunk index is below
-        // the entry count, which a u32 holds (a transaction's log of 4 billion rows aside).
-        let start = bytes.len() as u32;
+        let Some(block) = self.blocks.back_mut() else { return };
+        let bytes = &mut block.bytes;
         bytes.extend_from_slice(row.key);
         bytes.extend_from_slice(value);
-        if self.chunks.last().is_none_or(|c| c.len() == UNDO_CHUNK) {
-            let capacity = if self.chunks.is_empty() { 0 } else { UNDO_CHUNK };
-            self.chunks.push(Vec::with_capacity(capacity));
-        }
-        let Some(chunk) = self.chunks.last_mut() else { return };
+        bytes.extend_from_slice(&row.lsn.to_le_bytes());
+        bytes.extend_from_slice(&row.root.to_le_bytes());
+        // A tree refuses keys over MAX_KEY_LEN (900) and values over MAX_VALUE_LEN before it
+        // logs, so both fit.
+        bytes.extend_from_slice(&(value.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&(row.key.len() as u16).to_le_bytes());
+        bytes.push(kind);
+        block.entries += 1;
         self.len += 1;
-        chunk.push(UndoHead {
-            lsn: row.lsn,
-            chunk: byte_chunk as u32,
-            start,
-            root: row.root,
-            // A tree refuses keys over MAX_KEY_LEN and values over MAX_VALUE_LEN before it
-            // logs, so both fit.
-            value_len: value.len() as u32,
-            key_len: row.key.len() as u16,
-            kind,
-        });
+    }
+
+    /// Writes the oldest blocks in memory to the spill file while more than
+    /// [`MEMORY_BLOCKS`] are.
+    fn spill_old_blocks(&mut self) {
+        while self.blocks.len() > MEMORY_BLOCKS && !self.spill_failed {
+            let Some(dir) = &self.spill_dir else { return };
+            if self.spill.is_none() {
+                match tempfile::tempfile_in(dir) {
+                    Ok(file) => self.spill = Some(Spill { file, blocks: Vec::new() }),
+                    Err(_) => {
+                        self.spill_failed = true;
+                        return;
+                    }
+                }
+            }
+            let (Some(spill), Some(block)) = (&mut self.spill, self.blocks.front()) else {
+                return;
+            };
+            let offset = spill.end();
+            if spill.file.write_all_at(&block.bytes, offset).is_err() {
+                self.spill_failed = true;
+                return;
+            }
+            spill.blocks.push(SpilledBlock {
+                offset,
+                len: block.bytes.len(),
+                entries: block.entries,
+            });
+            self.blocks.pop_front();
+        }
     }
 
     /// Entries in the log.
@@ -169,64 +249,89 @@ impl UndoLog {
         self.len == 0
     }
 
-    fn head(&self, i: usize) -> &UndoHead {
-        &self.chunks[i / UNDO_CHUNK][i % UNDO_CHUNK]
+    /// Makes the last block in memory hold the newest entry, reading the last spilled block
+    /// back if memory has none; false when the log is empty.
+    fn newest_in_memory(&mut self) -> io::Result<bool> {
+        while self.blocks.back().is_some_and(|b| b.entries == 0) {
+            self.blocks.pop_back();
+        }
+        if !self.blocks.is_empty() {
+            return Ok(true);
+        }
+        let Some(spill) = &mut self.spill else { return Ok(false) };
+        let Some(spilled) = spill.blocks.pop() else { return Ok(false) };
+        let mut bytes = vec![0; spilled.len];
+        spill.file.read_exact_at(&mut bytes, spilled.offset)?;
+        self.blocks.push_back(Block { bytes, entries: spilled.entries });
+        Ok(true)
     }
 
-    /// The LSN of entry `i`.
-    pub(crate) fn lsn(&self, i: usize) -> Lsn {
-        self.head(i).lsn
+    /// The LSN of the newest entry, `None` when the log is empty.
+    pub(crate) fn last_lsn(&mut self) -> io::Result<Option<Lsn>> {
+        if !self.newest_in_memory()? {
+            return Ok(None);
+        }
+        let Some(block) = self.blocks.back() else { return Ok(None) };
+        let trailer = trailer_of(&block.bytes)?;
+        Ok(Some(u64::from_le_bytes(field(trailer, 0))))
     }
 
-    /// Entry `i`: its tree, key and inverse.
-    pub(crate) fn entry(&self, i: usize) -> (PageId, &[u8], UndoRef<'_>) {
-        let h = self.head(i);
-        let bytes = &self.bytes[h.chunk as usize];
-        let start = h.start as usize;
-        let key_end = start + usize::from(h.key_len);
-        let key = &bytes[start..key_end];
-        let value = &bytes[key_end..key_end + h.value_len as usize];
-        let undo = match h.kind {
-            UndoKind::Delete => UndoRef::Delete,
-            UndoKind::Insert => UndoRef::Insert(value),
-            UndoKind::Restore => UndoRef::Restore(value),
-        };
-        (h.root, key, undo)
-    }
-
-    /// Keeps the first `keep` entries.
-    pub(crate) fn truncate(&mut self, keep: usize) {
-        if keep >= self.len {
-            return;
+    /// Takes the newest entry off the log into `out`; false when the log is empty.
+    pub(crate) fn pop_into(&mut self, out: &mut PoppedUndo) -> io::Result<bool> {
+        if !self.newest_in_memory()? {
+            return Ok(false);
         }
-        let (chunk, start) = (self.head(keep).chunk as usize, self.head(keep).start as usize);
-        self.bytes.truncate(chunk + 1);
-        if let Some(bytes) = self.bytes.last_mut() {
-            bytes.truncate(start);
-        }
-        self.chunks.truncate(keep.div_ceil(UNDO_CHUNK));
-        if let Some(last) = self.chunks.last_mut() {
-            last.truncate(keep - (keep - 1) / UNDO_CHUNK * UNDO_CHUNK);
-        }
-        self.len = keep;
+        let Some(block) = self.blocks.back_mut() else { return Ok(false) };
+        let trailer = trailer_of(&block.bytes)?;
+        out.lsn = u64::from_le_bytes(field(trailer, 0));
+        out.root = u32::from_le_bytes(field(trailer, 8));
+        let value_len = u32::from_le_bytes(field(trailer, 12)) as usize;
+        let key_len = usize::from(u16::from_le_bytes(field(trailer, 16)));
+        out.kind = trailer[18];
+        let value_end = block.bytes.len() - TRAILER;
+        let key_start = value_end.checked_sub(value_len + key_len).ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidData, "undo entry past its block")
+        })?;
+        out.key.clear();
+        out.key.extend_from_slice(&block.bytes[key_start..key_start + key_len]);
+        out.value.clear();
+        out.value.extend_from_slice(&block.bytes[key_start + key_len..value_end]);
+        block.bytes.truncate(key_start);
+        block.entries -= 1;
+        self.len -= 1;
+        Ok(true)
     }
 
     /// Drops entries from the end while their LSN is above `lsn` (what a compensation record
     /// says was undone already).
-    pub(crate) fn pop_after(&mut self, lsn: Lsn) {
-        let mut keep = self.len;
-        while keep > 0 && self.lsn(keep - 1) > lsn {
-            keep -= 1;
+    pub(crate) fn pop_after(&mut self, lsn: Lsn) -> io::Result<()> {
+        let mut scratch = PoppedUndo::default();
+        while self.last_lsn()?.is_some_and(|last| last > lsn) {
+            self.pop_into(&mut scratch)?;
         }
-        self.truncate(keep);
+        Ok(())
     }
 
-    /// Forgets every entry.
+    /// Forgets every entry (and closes the spill file, which frees its space).
     pub(crate) fn clear(&mut self) {
-        self.chunks.clear();
+        self.blocks.clear();
         self.len = 0;
-        self.bytes.clear();
+        self.spill = None;
     }
+}
+
+/// The trailer of the newest entry of a non-empty block.
+fn trailer_of(bytes: &[u8]) -> io::Result<&[u8]> {
+    bytes.len().checked_sub(TRAILER).map(|start| &bytes[start..]).ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidData, "undo block shorter than an entry")
+    })
+}
+
+/// `N` bytes of `trailer` from `at`.
+fn field<const N: usize>(trailer: &[u8], at: usize) -> [u8; N] {
+    let mut out = [0; N];
+    out.copy_from_slice(&trailer[at..at + N]);
+    out
 }
 
 #[cfg(test)]
@@ -237,24 +342,9 @@ mod tests {
         let undo = match i % 3 {
             0 => Undo::Delete,
             1 => Undo::Insert(vec![i as u8; i % 7]),
-            _ => Undo::Restore(vec![!(i as u8); i % 5]),
+            _ => Undo::Restore(vec![!(i as u8); i % 5 + 600]),
         };
         ((i as u32).to_be_bytes().to_vec(), undo)
-    }
-
-    fn check(log: &UndoLog, n: usize) {
-        assert_eq!(log.len(), n);
-        for i in 0..n {
-            let (key, undo) = row(i);
-            let (root, k, u) = log.entry(i);
-            assert_eq!((root, k, log.lsn(i)), (i as PageId, &key[..], 10 * i as Lsn));
-            let back = match u {
-                UndoRef::Delete => Undo::Delete,
-                UndoRef::Insert(v) => Undo::Insert(v.to_vec()),
-                UndoRef::Restore(v) => Undo::Restore(v.to_vec()),
-            };
-            assert_eq!(back, undo, "entry {i}");
-        }
     }
 
     fn fill(log: &mut UndoLog, from: usize, to: usize) {
@@ -264,43 +354,102 @@ mod tests {
         }
     }
 
+    /// Pops entries down to `to`, checking each is entry `i` as pushed.
+    fn drain(log: &mut UndoLog, to: usize) {
+        let mut popped = PoppedUndo::default();
+        for i in (to..log.len()).rev() {
+            assert_eq!(log.last_lsn().unwrap(), Some(10 * i as Lsn));
+            assert!(log.pop_into(&mut popped).unwrap());
+            let (key, undo) = row(i);
+            assert_eq!(
+                (popped.root, popped.key(), popped.lsn),
+                (i as PageId, &key[..], 10 * i as Lsn)
+            );
+            let back = match popped.undo() {
+                UndoRef::Delete => Undo::Delete,
+                UndoRef::Insert(v) => Undo::Insert(v.to_vec()),
+                UndoRef::Restore(v) => Undo::Restore(v.to_vec()),
+            };
+            assert_eq!(back, undo, "entry {i}");
+        }
+        assert_eq!(log.len(), to);
+    }
+
+    /// Entries that fill `blocks` blocks (each about 230 bytes on average).
+    fn entries_for(blocks: usize) -> usize {
+        blocks * BLOCK_BYTES / 200
+    }
+
     #[test]
-    fn undo_log_keeps_entries_across_chunks_and_truncations() {
-        let total = 2 * UNDO_CHUNK + 3;
+    fn undo_log_pops_what_was_pushed_newest_first_and_takes_more_after() {
+        let total = entries_for(3);
         let mut log = UndoLog::default();
         fill(&mut log, 0, total);
-        check(&log, total);
-        for keep in [total, 2 * UNDO_CHUNK + 1, 2 * UNDO_CHUNK, UNDO_CHUNK + 1, UNDO_CHUNK, 7, 0] {
-            log.truncate(keep);
-            check(&log, keep);
+        assert!(log.spill.is_none(), "no folder: nothing spills");
+        for keep in [total, total - 1, total / 2, 7, 0] {
+            drain(&mut log, keep);
             fill(&mut log, keep, total);
-            check(&log, total);
         }
-        log.pop_after(10 * UNDO_CHUNK as Lsn);
-        check(&log, UNDO_CHUNK + 1);
-        log.clear();
-        check(&log, 0);
+        log.pop_after(10 * 1000).unwrap();
+        assert_eq!(log.len(), 1001);
+        drain(&mut log, 0);
         assert!(log.is_empty());
+        assert!(!log.pop_into(&mut PoppedUndo::default()).unwrap());
+        assert_eq!(log.last_lsn().unwrap(), None);
+    }
+
+    #[test]
+    fn a_big_undo_log_keeps_its_newest_blocks_in_memory_and_spills_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir: Arc<Path> = Arc::from(dir.path());
+        let mut log = UndoLog::reused();
+        log.spill_to(&dir);
+        let total = entries_for(3 * MEMORY_BLOCKS);
+        fill(&mut log, 0, total);
+        let spilled = log.spill.as_ref().map_or(0, |s| s.blocks.len());
+        assert!(spilled >= 2 * MEMORY_BLOCKS - 2, "{spilled} blocks spilled");
+        assert_eq!(log.blocks.len(), MEMORY_BLOCKS);
+        // The file has no name: the folder stays empty.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+
+        // A statement's rollback reads back the spilled blocks it reaches, and pushing again
+        // spills over what was read back.
+        let keep = total / 3 + 5;
+        drain(&mut log, keep);
+        fill(&mut log, keep, total);
+        log.pop_after(10 * (total as Lsn - 100)).unwrap();
+        drain(&mut log, 0);
+        log.clear();
+        assert!(log.spill.is_none());
+    }
+
+    #[test]
+    fn an_undo_log_that_cannot_spill_keeps_everything_in_memory() {
+        let mut log = UndoLog::default();
+        log.spill_to(&Arc::from(Path::new("/nonexistent/undo")));
+        let total = entries_for(2 * MEMORY_BLOCKS);
+        fill(&mut log, 0, total);
+        assert!(log.spill_failed);
+        assert!(log.blocks.len() > MEMORY_BLOCKS);
+        drain(&mut log, 0);
     }
 
     #[test]
     fn a_recycled_undo_log_is_empty_and_works_and_a_big_one_is_not_kept() {
         let mut log = UndoLog::reused();
         fill(&mut log, 0, 5);
-        let bytes = log.bytes.as_ptr();
+        let bytes = log.blocks[0].bytes.as_ptr();
         log.recycle();
         let mut log = UndoLog::reused();
-        assert_eq!(log.bytes.as_ptr(), bytes, "the memory was reused");
-        check(&log, 0);
+        assert_eq!(log.blocks[0].bytes.as_ptr(), bytes, "the memory was reused");
+        assert!(log.is_empty());
         fill(&mut log, 0, 9);
-        check(&log, 9);
-        log.truncate(2);
-        check(&log, 2);
+        drain(&mut log, 0);
         log.recycle();
         // A log past a small transaction's size is dropped, not kept for the next one.
         let mut big = UndoLog::reused();
-        fill(&mut big, 0, 2 * SPARE_UNDO_ENTRIES);
+        fill(&mut big, 0, 200);
         big.recycle();
-        assert_eq!(UndoLog::reused().bytes.capacity(), 0);
+        assert!(UndoLog::reused().blocks.is_empty());
     }
 }

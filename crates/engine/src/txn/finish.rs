@@ -13,7 +13,7 @@ use walden_log::Durability;
 use super::{
     fail, CommitOutcome, Participant, Transaction, Unwaited, SPARE_PARTS, SPARE_PART_LIST,
 };
-use crate::database::{Database, LogMode, UndoLog, UndoRef};
+use crate::database::{Database, LogMode, PoppedUndo, UndoLog, UndoRef};
 use crate::deferred_commit::DeferredCommits;
 use crate::error::EngineError;
 
@@ -29,8 +29,7 @@ impl Transaction {
             let keep = mark.get(p).copied().unwrap_or(0);
             if keep < part.undo.len() {
                 self.own_changes += 1;
-                undo_entries(&part.db, part.txn, &part.undo, keep)?;
-                part.undo.truncate(keep);
+                undo_entries(&part.db, part.txn, &mut part.undo, keep)?;
                 if part.ddl {
                     part.db.reload_catalog_after_rollback()?;
                 }
@@ -194,7 +193,7 @@ impl Transaction {
     fn rollback_inner(&mut self) -> Result<(), EngineError> {
         let mut first_err = None;
         for part in &mut self.parts {
-            let mut result = undo_entries(&part.db, part.txn, &part.undo, 0)
+            let mut result = undo_entries(&part.db, part.txn, &mut part.undo, 0)
                 .and_then(|()| part.db.abort_txn(part.txn));
             if result.is_ok() && part.ddl {
                 result = part.db.reload_catalog_after_rollback();
@@ -255,27 +254,38 @@ fn restore_identities(part: &mut Participant, keep: usize) {
     }
 }
 
-/// Undoes entries `keep..` of `entries`, newest first, logging a compensation record for each.
+/// Undoes entries `keep..` of `entries`, newest first, logging a compensation record for each,
+/// and takes them off the log.
 ///
 /// The keys of one rows record (a bulk load's run) are entries with the same LSN: the
 /// compensation of any but the run's first names the run itself as what is left to undo, so
 /// recovery after a crash in the middle of the run undoes all of it again. That is harmless:
 /// the transaction still holds the table in X (a run is gathered only then), so a key it
 /// deleted is still absent, and deleting an absent key changes nothing and logs nothing.
+///
+/// An entry the log cannot read back (its spill file failed) takes the database offline, as
+/// a failed undo does: its restart recovery undoes the transaction from the log instead.
 pub(crate) fn undo_entries(
     db: &Database,
     txn: u64,
-    entries: &UndoLog,
+    entries: &mut UndoLog,
     keep: usize,
 ) -> Result<(), EngineError> {
-    for i in (keep..entries.len()).rev() {
-        let (root, key, undo) = entries.entry(i);
-        let undo_next = if i == 0 { 0 } else { entries.lsn(i - 1) };
+    let unreadable = |e: std::io::Error| {
+        let err = EngineError::Io(format!("reading back the undo log: {e}"));
+        db.take_offline(err.to_string());
+        err
+    };
+    let mut entry = PoppedUndo::default();
+    while entries.len() > keep {
+        entries.pop_into(&mut entry).map_err(unreadable)?;
+        let undo_next = entries.last_lsn().map_err(unreadable)?.unwrap_or(0);
         let mut logger = db.logger(txn, LogMode::Compensation { undo_next });
-        let tree = db.space().tree(root);
+        let tree = db.space().tree(entry.root);
+        let key = entry.key();
         // A rollback must not fail for want of room its changes had: it may take the data
         // file past MAXSIZE (a re-inserted row can split a page the others filled meanwhile).
-        let result = walden_storage::file::past_max_size(|| match undo {
+        let result = walden_storage::file::past_max_size(|| match entry.undo() {
             UndoRef::Delete => tree.delete(&mut logger, key).map(|_| ()),
             UndoRef::Insert(value) => tree.insert(&mut logger, key, value),
             UndoRef::Restore(value) => tree.update(&mut logger, key, value).map(|_| ()),

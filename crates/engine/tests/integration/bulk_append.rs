@@ -36,18 +36,6 @@ fn config() -> InstanceConfig {
     c
 }
 
-fn create(instance: &Instance) -> Arc<Database> {
-    let db = instance.create_database("d", None).unwrap();
-    let mut tx = instance.begin(Isolation::ReadCommitted, None);
-    let def = common::table_def(
-        "t",
-        vec![col("k", SqlType::Int, false), col("v", SqlType::VarChar(Len::N(400)), false)],
-    );
-    tx.create_table(&db, def, &[pk()]).unwrap();
-    tx.commit(CommitOption::Unspecified).unwrap();
-    db
-}
-
 fn value(k: i32) -> String {
     format!("{k}-{}", "x".repeat((k % 7 * 40) as usize))
 }
@@ -104,7 +92,7 @@ fn expect(rows: &BTreeMap<i32, String>, keys: std::ops::Range<i32>, what: &str) 
 fn appended_rows_roll_back_and_a_key_in_the_table_is_a_duplicate() {
     let dir = tempfile::tempdir().unwrap();
     let instance = Instance::open(dir.path(), config()).unwrap();
-    let db = create(&instance);
+    let db = common::create_kv_table(&instance);
     let t = common::table(&db, "t");
     append(&instance, &db, &t, 0..2000).unwrap().commit(CommitOption::Unspecified).unwrap();
     expect(&rows(&instance, "committed"), 0..2000, "committed");
@@ -128,7 +116,7 @@ fn recovery_undoes_an_unfinished_load_and_keeps_a_committed_one() {
         let mut committed = false;
         {
             let instance = Instance::open_with(Arc::clone(&vfs), dir, config(), None).unwrap();
-            let db = create(&instance);
+            let db = common::create_kv_table(&instance);
             let t = common::table(&db, "t");
             if seed % 2 == 1 {
                 // Half the seeds lose power somewhere in the committed load or after it.

@@ -17,3 +17,4 @@ mod kill;
 mod lock;
 mod shared_pool;
 mod types;
+mod undo_spill;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use walden_engine::catalog::{ColumnDef, Object, SequenceDef, TableDef};
 use walden_engine::objects::IndexSpec;
-use walden_engine::types::{SqlType, Value};
+use walden_engine::types::{Len, SqlType, Value};
 use walden_engine::{Database, Instance, Isolation};
 use walden_log::policy::CommitOption;
 
@@ -89,4 +89,17 @@ pub fn rows(instance: &Instance, db: &Arc<Database>, name: &str) -> Vec<Vec<Valu
     }
     tx.commit(CommitOption::Unspecified).unwrap();
     out
+}
+
+/// Database `d` with table `t (k int PRIMARY KEY, v varchar(400) NOT NULL)`.
+pub fn create_kv_table(instance: &Instance) -> Arc<Database> {
+    let db = instance.create_database("d", None).unwrap();
+    let mut tx = instance.begin(Isolation::ReadCommitted, None);
+    let def = table_def(
+        "t",
+        vec![col("k", SqlType::Int, false), col("v", SqlType::VarChar(Len::N(400)), false)],
+    );
+    tx.create_table(&db, def, &[pk()]).unwrap();
+    tx.commit(CommitOption::Unspecified).unwrap();
+    db
 }
