@@ -130,13 +130,33 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
     let plan = showplan_text(&mut s, moved);
     let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
     assert!(top.contains("Outer Join"), "{plan}");
-    // Not moved where the order could show or a name might be `b`'s: `SELECT *` lists the
-    // columns in the FROM clause's order, and `x` is unqualified.
-    let star =
-        ok(&mut s, "SELECT * FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = a.id * 100");
+    // `SELECT *` is moved too, written out as `a.*, b.*, c.*`: its columns stay in the FROM
+    // clause's order.
+    let star_query = "SELECT * FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = a.id * 100";
+    let star = ok(&mut s, star_query);
     let names: Vec<&str> =
         star.results.last().unwrap().columns.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["id", "bid", "id", "v", "cid", "id", "x"]);
+    assert_eq!(
+        listed(&mut s, star_query),
+        vec![
+            "Int(1):Int(10):Int(10):Int(5):Int(100):Int(100):Int(1)",
+            "Int(2):Int(20):Int(20):Int(7):Null:Int(200):Int(2)",
+            "Int(3):Null:Null:Null:Null:Int(300):Int(3)"
+        ]
+    );
+    let plan = showplan_text(&mut s, star_query);
+    let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
+    assert!(top.contains("Outer Join"), "{plan}");
+    // A `*` over a source with no name of its own (a function without an alias) cannot be
+    // written out: the join is not moved.
+    let unnamed = "SELECT * FROM a LEFT JOIN b ON b.id = a.bid
+                   CROSS JOIN STRING_SPLIT('s', ',') WHERE a.id = 1";
+    assert_eq!(listed(&mut s, unnamed), vec!["Int(1):Int(10):Int(10):Int(5):Int(100):Str(\"s\")"]);
+    let plan = showplan_text(&mut s, unnamed);
+    let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
+    assert!(!top.contains("Outer Join"), "{plan}");
+    // Not moved where a name might be `b`'s: `x` is unqualified.
     let unqualified =
         "SELECT a.id FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = a.id * 100 AND x > 1";
     assert_eq!(listed(&mut s, unqualified), vec!["Int(2)", "Int(3)"]);

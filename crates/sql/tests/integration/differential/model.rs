@@ -329,6 +329,9 @@ pub struct Select {
     /// Only with an ORDER BY over every item, so that the rows kept are determined.
     pub top: Option<u32>,
     pub items: Vec<Item>,
+    /// `SELECT *` instead of the items: every column of every source, in the FROM clause's
+    /// order. Only on a plain query without ORDER BY, whose items are then unused.
+    pub star: bool,
     pub from: From,
     pub filter: Option<Pred>,
     pub group_by: Vec<Expr>,
@@ -381,7 +384,10 @@ impl Select {
         if let (Some(n), Dialect::TSql) = (self.top, d) {
             let _ = write!(out, "TOP ({n}) ");
         }
-        for (i, item) in self.items.iter().enumerate() {
+        if self.star {
+            out.push('*');
+        }
+        for (i, item) in self.items.iter().enumerate().filter(|_| !self.star) {
             if i > 0 {
                 out.push_str(", ");
             }

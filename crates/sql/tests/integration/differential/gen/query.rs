@@ -55,6 +55,7 @@ impl<'a> Gen<'a> {
             distinct: self.rng.chance(25),
             top: None,
             items,
+            star: false,
             from: From::Joins { first: self.table_ref(&inner), joins: Vec::new() },
             filter,
             group_by: Vec::new(),
@@ -115,6 +116,7 @@ impl<'a> Gen<'a> {
             distinct: false,
             top: None,
             items,
+            star: false,
             from: From::Joins { first: self.table_ref(&inner), joins: Vec::new() },
             filter,
             group_by: vec![key_expr],
@@ -248,6 +250,7 @@ impl<'a> Gen<'a> {
             distinct,
             top: None,
             items: vec![Item { expr, alias: String::new() }],
+            star: false,
             from,
             filter,
             group_by: Vec::new(),
@@ -321,6 +324,7 @@ impl<'a> Gen<'a> {
                 distinct: false,
                 top: None,
                 items: Vec::new(),
+                star: false,
                 from,
                 filter,
                 group_by: Vec::new(),
@@ -391,6 +395,7 @@ impl<'a> Gen<'a> {
             distinct: false,
             top: None,
             items: Vec::new(),
+            star: false,
             from,
             filter,
             group_by: Vec::new(),
@@ -410,6 +415,9 @@ impl<'a> Gen<'a> {
                     self.item(&mut select, expr);
                 }
                 select.distinct = self.features.distinct && self.rng.chance(25);
+                // `SELECT *` over joins: its columns must come in the FROM clause's order
+                // however the joins are planned (`execute/query/inline/pull_up.rs`).
+                select.star = self.rng.chance(10);
             }
             6..=8 => {
                 for _ in 0..self.rng.range(1, 2) {
@@ -436,7 +444,7 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        if self.rng.chance(40) {
+        if !select.star && self.rng.chance(40) {
             let mut order: Vec<usize> = (0..select.items.len()).collect();
             self.rng.shuffle(&mut order);
             let total = self.rng.chance(80);

@@ -11,12 +11,13 @@
 //! Only where nothing could tell the two apart: one FROM item, the LEFT JOIN on the left
 //! spine of inner and cross joins, every ON condition of those joins free of subqueries and
 //! naming only columns qualified by the other sources' names (an unqualified name might be
-//! one of `b`'s), and no unqualified `*` in the select list (whose columns come in the FROM
-//! clause's order). The WHERE clause applies to the joined rows as before. An outer join
+//! one of `b`'s). An unqualified `*` lists its columns in the FROM clause's order, so it is
+//! written out as each source's `name.*` in that order, where every source has a name of its
+//! own. The WHERE clause applies to the joined rows as before. An outer join
 //! whose inner side a condition rejects is left to `plan/join/reduce.rs`, which makes it
 //! an inner join instead.
 
-use crate::ast::{Expr, ExprKind, Join, JoinKind, Select, SelectItem, TableSource};
+use crate::ast::{Expr, ExprKind, Ident, Join, JoinKind, Select, SelectItem, TableSource};
 
 use super::has_subquery;
 use crate::exec::plan::join::exposed_names;
@@ -25,9 +26,7 @@ use crate::exec::plan::join::exposed_names;
 /// above it, or None where the module's conditions do not hold.
 pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
     let [TableSource::Join(top)] = sel.from.as_slice() else { return None };
-    if !matches!(top.kind, JoinKind::Inner | JoinKind::Cross)
-        || sel.items.iter().any(|i| matches!(i, SelectItem::Wildcard(None)))
-    {
+    if !matches!(top.kind, JoinKind::Inner | JoinKind::Cross) {
         return None;
     }
     // The spine: the inner and cross joins from the top down to the LEFT JOIN.
@@ -77,7 +76,44 @@ pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
         kind: JoinKind::LeftOuter,
         on: outer.on.clone(),
     };
-    Some(Select { from: vec![TableSource::Join(Box::new(moved))], ..sel.clone() })
+    let items = if sel.items.iter().any(|i| matches!(i, SelectItem::Wildcard(None))) {
+        star_written_out(&sel.items, &sel.from[0])?
+    } else {
+        sel.items.clone()
+    };
+    Some(Select { from: vec![TableSource::Join(Box::new(moved))], items, ..sel.clone() })
+}
+
+/// `items` with each unqualified `*` replaced by `name.*` for every source of `from`, in
+/// its order; None unless every source has a name no other has (a `*` would otherwise
+/// lose a source's columns or list another's twice).
+fn star_written_out(items: &[SelectItem], from: &TableSource) -> Option<Vec<SelectItem>> {
+    let mut names = Vec::new();
+    exposed_names(from, &mut names);
+    let distinct = names
+        .iter()
+        .enumerate()
+        .all(|(i, n)| !names[..i].iter().any(|m| m.eq_ignore_ascii_case(n)));
+    if names.len() != sources(from) || !distinct {
+        return None;
+    }
+    let mut out = Vec::new();
+    for item in items {
+        if matches!(item, SelectItem::Wildcard(None)) {
+            out.extend(names.iter().map(|n| SelectItem::Wildcard(Some(vec![Ident::new(n)]))));
+        } else {
+            out.push(item.clone());
+        }
+    }
+    Some(out)
+}
+
+/// The tables, views, derived tables and other row sources `src` joins.
+fn sources(src: &TableSource) -> usize {
+    match src {
+        TableSource::Join(j) => sources(&j.left) + sources(&j.right),
+        _ => 1,
+    }
 }
 
 /// Whether every column `e` names is qualified by one of `names` that `unique` accepts.
