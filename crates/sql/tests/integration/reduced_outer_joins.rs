@@ -148,6 +148,19 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
     let plan = showplan_text(&mut s, star_query);
     let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
     assert!(top.contains("Outer Join"), "{plan}");
+    // A RIGHT JOIN is moved as the LEFT JOIN of its sides swapped; `*` keeps `b` first.
+    let right = "SELECT * FROM b RIGHT JOIN a ON b.id = a.bid JOIN c ON c.id = a.id * 100";
+    assert_eq!(
+        listed(&mut s, right),
+        vec![
+            "Int(10):Int(5):Int(100):Int(1):Int(10):Int(100):Int(1)",
+            "Int(20):Int(7):Null:Int(2):Int(20):Int(200):Int(2)",
+            "Null:Null:Null:Int(3):Null:Int(300):Int(3)"
+        ]
+    );
+    let plan = showplan_text(&mut s, right);
+    let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
+    assert!(top.contains("Outer Join"), "{plan}");
     // A `*` over a source with no name of its own (a function without an alias) cannot be
     // written out: the join is not moved.
     let unnamed = "SELECT * FROM a LEFT JOIN b ON b.id = a.bid

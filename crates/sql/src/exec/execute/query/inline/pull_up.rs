@@ -1,6 +1,8 @@
 //! A LEFT JOIN written before inner joins that do not read its inner side, moved after them:
 //! `(a LEFT JOIN b ON q) JOIN c ON p` is `(a JOIN c ON p) LEFT JOIN b ON q` when `p` names
-//! no column of `b` (outer joins associate so, and `q` can name no column of `c`).
+//! no column of `b` (outer joins associate so, and `q` can name no column of `c`). A RIGHT
+//! JOIN is the LEFT JOIN of its sides swapped: `(b RIGHT JOIN a ON q) JOIN c ON p` becomes
+//! `(a JOIN c ON p) LEFT JOIN b ON q` the same way.
 //!
 //! Written first, the outer join is one leaf among the block's sources, and its pairs are
 //! held before the inner joins read them (`plan/join/outer.rs`). Moved last, it is the
@@ -8,7 +10,7 @@
 //! and its pairs go to the block as they are made. SQL Server's optimizer reorders outer
 //! joins the same way.
 //!
-//! Only where nothing could tell the two apart: one FROM item, the LEFT JOIN on the left
+//! Only where nothing could tell the two apart: one FROM item, the outer join on the left
 //! spine of inner and cross joins, every ON condition of those joins free of subqueries and
 //! naming only columns qualified by the other sources' names (an unqualified name might be
 //! one of `b`'s). An unqualified `*` lists its columns in the FROM clause's order, so it is
@@ -22,14 +24,14 @@ use crate::ast::{Expr, ExprKind, Ident, Join, JoinKind, Select, SelectItem, Tabl
 use super::has_subquery;
 use crate::exec::plan::join::exposed_names;
 
-/// `sel` with the LEFT JOIN on its FROM clause's left spine moved after the inner joins
-/// above it, or None where the module's conditions do not hold.
+/// `sel` with the LEFT or RIGHT JOIN on its FROM clause's left spine moved after the inner
+/// joins above it, or None where the module's conditions do not hold.
 pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
     let [TableSource::Join(top)] = sel.from.as_slice() else { return None };
     if !matches!(top.kind, JoinKind::Inner | JoinKind::Cross) {
         return None;
     }
-    // The spine: the inner and cross joins from the top down to the LEFT JOIN.
+    // The spine: the inner and cross joins from the top down to the outer join.
     let mut spine: Vec<&Join> = Vec::new();
     let mut node: &Join = top;
     let outer = loop {
@@ -39,14 +41,16 @@ pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
                 let TableSource::Join(left) = &node.left else { return None };
                 node = left;
             }
-            JoinKind::LeftOuter => break node,
+            JoinKind::LeftOuter => break (&node.left, &node.right, &node.on),
+            JoinKind::RightOuter => break (&node.right, &node.left, &node.on),
             _ => return None,
         }
     };
+    let (preserved, extended, outer_on) = outer;
     let mut inner_names = Vec::new();
-    exposed_names(&outer.right, &mut inner_names);
+    exposed_names(extended, &mut inner_names);
     let mut other_names = Vec::new();
-    exposed_names(&outer.left, &mut other_names);
+    exposed_names(preserved, &mut other_names);
     for join in &spine {
         exposed_names(&join.right, &mut other_names);
     }
@@ -60,8 +64,8 @@ pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
             return None;
         }
     }
-    // The spine rebuilt from the bottom, the LEFT JOIN's left side in its place.
-    let mut joined = outer.left.clone();
+    // The spine rebuilt from the bottom, the outer join's preserved side in its place.
+    let mut joined = preserved.clone();
     for join in spine.iter().rev() {
         joined = TableSource::Join(Box::new(Join {
             left: joined,
@@ -72,9 +76,9 @@ pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
     }
     let moved = Join {
         left: joined,
-        right: outer.right.clone(),
+        right: extended.clone(),
         kind: JoinKind::LeftOuter,
-        on: outer.on.clone(),
+        on: outer_on.clone(),
     };
     let items = if sel.items.iter().any(|i| matches!(i, SelectItem::Wildcard(None))) {
         star_written_out(&sel.items, &sel.from[0])?
