@@ -161,6 +161,36 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
     let plan = showplan_text(&mut s, right);
     let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
     assert!(top.contains("Outer Join"), "{plan}");
+    // LEFT JOINs between inner joins all move above them, a chain; so does one in the
+    // preserved side of an outer join at the top.
+    for chain in [
+        "SELECT * FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = a.id * 100
+         LEFT JOIN b AS b2 ON b2.id = a.bid JOIN c AS c2 ON c2.id = a.id * 100",
+        "SELECT * FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = a.id * 100
+         LEFT JOIN (b AS b2 JOIN c AS c2 ON c2.id = b2.cid) ON b2.id = a.bid",
+    ] {
+        let plan = showplan_text(&mut s, chain);
+        let joins: Vec<&str> = plan
+            .lines()
+            .filter(|l| {
+                l.contains("Join") || l.contains("Nested Loops") || l.contains("Hash Match")
+            })
+            .collect();
+        assert!(joins.len() >= 3 && joins[..2].iter().all(|l| l.contains("Outer Join")), "{plan}");
+    }
+    assert_eq!(
+        listed(
+            &mut s,
+            "SELECT a.id, b.v, c.x, b2.v, c2.x FROM a LEFT JOIN b ON b.id = a.bid
+             JOIN c ON c.id = a.id * 100 LEFT JOIN b AS b2 ON b2.id = a.bid
+             JOIN c AS c2 ON c2.id = a.id * 100"
+        ),
+        vec![
+            "Int(1):Int(5):Int(1):Int(5):Int(1)",
+            "Int(2):Int(7):Int(2):Int(7):Int(2)",
+            "Int(3):Null:Int(3):Null:Int(3)"
+        ]
+    );
     // A `*` over a source with no name of its own (a function without an alias) cannot be
     // written out: the join is not moved.
     let unnamed = "SELECT * FROM a LEFT JOIN b ON b.id = a.bid

@@ -24,17 +24,43 @@ use crate::ast::{Expr, ExprKind, Ident, Join, JoinKind, Select, SelectItem, Tabl
 use super::has_subquery;
 use crate::exec::plan::join::exposed_names;
 
-/// `sel` with the LEFT or RIGHT JOIN on its FROM clause's left spine moved after the inner
-/// joins above it, or None where the module's conditions do not hold.
+/// `sel` with the LEFT and RIGHT JOINs on its FROM clause's left spines moved after the
+/// inner joins above them, or None where the module's conditions allow no move.
 pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
-    let [TableSource::Join(top)] = sel.from.as_slice() else { return None };
-    if !matches!(top.kind, JoinKind::Inner | JoinKind::Cross) {
-        return None;
+    let [from] = sel.from.as_slice() else { return None };
+    let moved = pull_up(from)?;
+    let items = if sel.items.iter().any(|i| matches!(i, SelectItem::Wildcard(None))) {
+        star_written_out(&sel.items, from)?
+    } else {
+        sel.items.clone()
+    };
+    Some(Select { from: vec![moved], items, ..sel.clone() })
+}
+
+/// `src` with the outer join on its left spine moved after the inner joins above it, and
+/// the same done again to what becomes its preserved side, so that LEFT JOINs written
+/// between inner joins all end up above them, a chain whose pairs stream. An outer join at
+/// the top has its preserved side rewritten so. None where nothing moves.
+fn pull_up(src: &TableSource) -> Option<TableSource> {
+    let TableSource::Join(top) = src else { return None };
+    match top.kind {
+        JoinKind::Inner | JoinKind::Cross => {}
+        // The ON conditions in a join's operands name only that operand's sources, so the
+        // preserved side is rewritten on its own.
+        JoinKind::LeftOuter => {
+            let left = pull_up(&top.left)?;
+            return Some(TableSource::Join(Box::new(Join { left, ..Join::clone(top) })));
+        }
+        JoinKind::RightOuter => {
+            let right = pull_up(&top.right)?;
+            return Some(TableSource::Join(Box::new(Join { right, ..Join::clone(top) })));
+        }
+        _ => return None,
     }
     // The spine: the inner and cross joins from the top down to the outer join.
     let mut spine: Vec<&Join> = Vec::new();
     let mut node: &Join = top;
-    let outer = loop {
+    let (preserved, extended, outer_on) = loop {
         match node.kind {
             JoinKind::Inner | JoinKind::Cross => {
                 spine.push(node);
@@ -46,7 +72,6 @@ pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
             _ => return None,
         }
     };
-    let (preserved, extended, outer_on) = outer;
     let mut inner_names = Vec::new();
     exposed_names(extended, &mut inner_names);
     let mut other_names = Vec::new();
@@ -74,18 +99,15 @@ pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
             on: join.on.clone(),
         }));
     }
+    // Another outer join below the moved one now has inner joins above it again.
+    let joined = pull_up(&joined).unwrap_or(joined);
     let moved = Join {
         left: joined,
         right: extended.clone(),
         kind: JoinKind::LeftOuter,
         on: outer_on.clone(),
     };
-    let items = if sel.items.iter().any(|i| matches!(i, SelectItem::Wildcard(None))) {
-        star_written_out(&sel.items, &sel.from[0])?
-    } else {
-        sel.items.clone()
-    };
-    Some(Select { from: vec![TableSource::Join(Box::new(moved))], items, ..sel.clone() })
+    Some(TableSource::Join(Box::new(moved)))
 }
 
 /// `items` with each unqualified `*` replaced by `name.*` for every source of `from`, in
