@@ -191,6 +191,24 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
             "Int(3):Null:Int(3):Null:Int(3)"
         ]
     );
+    // FROM items separated by commas: the outer join moves above their cross join, and
+    // `*` keeps the written order; an ON naming another item is still an error.
+    let comma = "SELECT * FROM c, a LEFT JOIN b ON b.id = a.bid WHERE c.id = a.id * 100";
+    assert_eq!(
+        listed(&mut s, comma),
+        vec![
+            "Int(100):Int(1):Int(1):Int(10):Int(10):Int(5):Int(100)",
+            "Int(200):Int(2):Int(2):Int(20):Int(20):Int(7):Null",
+            "Int(300):Int(3):Int(3):Null:Null:Null:Null"
+        ]
+    );
+    let plan = showplan_text(&mut s, comma);
+    // The WHERE clause's filter over it, then the outer join above the inner one.
+    let top = plan.lines().find(|l| l.contains("Join")).unwrap_or_default();
+    assert!(top.contains("Outer Join"), "{plan}");
+    let out = run(&mut s, "SELECT * FROM c, a LEFT JOIN b ON b.id = c.id");
+    let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
+    assert!(matches!(numbers[..], [207] | [4104]), "{:?}", out.messages);
     // A `*` over a source with no name of its own (a function without an alias) cannot be
     // written out: the join is not moved.
     let unnamed = "SELECT * FROM a LEFT JOIN b ON b.id = a.bid

@@ -10,7 +10,11 @@
 //! and its pairs go to the block as they are made. SQL Server's optimizer reorders outer
 //! joins the same way.
 //!
-//! Only where nothing could tell the two apart: one FROM item, the outer join on the left
+//! FROM items separated by commas are the cross join of their sources, which the WHERE
+//! clause filters: `FROM a LEFT JOIN b ON q, c` is moved to `(a CROSS JOIN c) LEFT JOIN b ON
+//! q` where `q` names only `a`'s and `b`'s qualified columns.
+//!
+//! Only where nothing could tell the two apart: the outer join on the left
 //! spine of inner and cross joins, every ON condition of those joins free of subqueries and
 //! naming only columns qualified by the other sources' names (an unqualified name might be
 //! one of `b`'s). An unqualified `*` lists its columns in the FROM clause's order, so it is
@@ -27,14 +31,47 @@ use crate::exec::plan::join::exposed_names;
 /// `sel` with the LEFT and RIGHT JOINs on its FROM clause's left spines moved after the
 /// inner joins above them, or None where the module's conditions allow no move.
 pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
-    let [from] = sel.from.as_slice() else { return None };
-    let moved = pull_up(from)?;
+    let moved = match sel.from.as_slice() {
+        [from] => pull_up(from)?,
+        items => pull_up(&comma_items_joined(items)?)?,
+    };
     let items = if sel.items.iter().any(|i| matches!(i, SelectItem::Wildcard(None))) {
-        star_written_out(&sel.items, from)?
+        star_written_out(&sel.items, &sel.from)?
     } else {
         sel.items.clone()
     };
     Some(Select { from: vec![moved], items, ..sel.clone() })
+}
+
+/// FROM items `items` (two or more, `FROM a LEFT JOIN b ON q, c`) as one source: the first
+/// that is an outer join, cross joined with the others in their order, which [`pull_up`]
+/// then moves the outer join above (`(a CROSS JOIN c) LEFT JOIN b ON q`). Only where the
+/// outer join's ON condition names only columns qualified by its own sources' names, and
+/// has no subquery: a name of another item is an error there (4104), and must stay one.
+fn comma_items_joined(items: &[TableSource]) -> Option<TableSource> {
+    let own_on = |j: &Join| {
+        let mut names = Vec::new();
+        exposed_names(&j.left, &mut names);
+        exposed_names(&j.right, &mut names);
+        let unique = |n: &String| names.iter().filter(|m| m.eq_ignore_ascii_case(n)).count() == 1;
+        j.on.as_ref().is_some_and(|on| !has_subquery(on) && names_only(on, &names, &unique))
+    };
+    let first = items.iter().position(|item| {
+        matches!(item, TableSource::Join(j)
+            if matches!(j.kind, JoinKind::LeftOuter | JoinKind::RightOuter) && own_on(j))
+    })?;
+    let mut joined = items[first].clone();
+    for (i, item) in items.iter().enumerate() {
+        if i != first {
+            joined = TableSource::Join(Box::new(Join {
+                left: joined,
+                right: item.clone(),
+                kind: JoinKind::Cross,
+                on: None,
+            }));
+        }
+    }
+    Some(joined)
 }
 
 /// `src` with the outer join on its left spine moved after the inner joins above it, and
@@ -110,17 +147,17 @@ fn pull_up(src: &TableSource) -> Option<TableSource> {
     Some(TableSource::Join(Box::new(moved)))
 }
 
-/// `items` with each unqualified `*` replaced by `name.*` for every source of `from`, in
-/// its order; None unless every source has a name no other has (a `*` would otherwise
-/// lose a source's columns or list another's twice).
-fn star_written_out(items: &[SelectItem], from: &TableSource) -> Option<Vec<SelectItem>> {
+/// `items` with each unqualified `*` replaced by `name.*` for every source of the FROM
+/// items `from`, in their order; None unless every source has a name no other has (a `*`
+/// would otherwise lose a source's columns or list another's twice).
+fn star_written_out(items: &[SelectItem], from: &[TableSource]) -> Option<Vec<SelectItem>> {
     let mut names = Vec::new();
-    exposed_names(from, &mut names);
+    from.iter().for_each(|item| exposed_names(item, &mut names));
     let distinct = names
         .iter()
         .enumerate()
         .all(|(i, n)| !names[..i].iter().any(|m| m.eq_ignore_ascii_case(n)));
-    if names.len() != sources(from) || !distinct {
+    if names.len() != from.iter().map(sources).sum::<usize>() || !distinct {
         return None;
     }
     let mut out = Vec::new();
