@@ -10,6 +10,10 @@
 //! and its pairs go to the block as they are made. SQL Server's optimizer reorders outer
 //! joins the same way.
 //!
+//! An inner join's right operand that is an outer join is lifted the same way: `a JOIN (b
+//! LEFT JOIN c ON q) ON p` is `(a JOIN b ON p) LEFT JOIN c ON q` when `p` names no column of
+//! `c`.
+//!
 //! FROM items separated by commas are the cross join of their sources, which the WHERE
 //! clause filters: `FROM a LEFT JOIN b ON q, c` is moved to `(a CROSS JOIN c) LEFT JOIN b ON
 //! q` where `q` names only `a`'s and `b`'s qualified columns.
@@ -81,7 +85,11 @@ fn comma_items_joined(items: &[TableSource]) -> Option<TableSource> {
 fn pull_up(src: &TableSource) -> Option<TableSource> {
     let TableSource::Join(top) = src else { return None };
     match top.kind {
-        JoinKind::Inner | JoinKind::Cross => {}
+        JoinKind::Inner | JoinKind::Cross => {
+            if let Some(rotated) = outer_right_operand_lifted(top) {
+                return Some(pull_up(&rotated).unwrap_or(rotated));
+            }
+        }
         // The ON conditions in a join's operands name only that operand's sources, so the
         // preserved side is rewritten on its own.
         JoinKind::LeftOuter => {
@@ -145,6 +153,50 @@ fn pull_up(src: &TableSource) -> Option<TableSource> {
         on: outer_on.clone(),
     };
     Some(TableSource::Join(Box::new(moved)))
+}
+
+/// An inner or cross join `j` whose right operand is an outer join, written the other way
+/// round: `a JOIN (b LEFT JOIN c ON q) ON p` is `(a JOIN b ON p) LEFT JOIN c ON q` when `p`
+/// names no column of `c` (and a RIGHT JOIN's preserved side takes `b`'s place). Only where
+/// `p` names only columns qualified by `a`'s and `b`'s names and has no subquery. The left
+/// operand is lifted first, so a left spine of such joins ends as a chain of outer joins.
+fn outer_right_operand_lifted(j: &Join) -> Option<TableSource> {
+    let left = match &j.left {
+        TableSource::Join(l) if matches!(l.kind, JoinKind::Inner | JoinKind::Cross) => {
+            outer_right_operand_lifted(l)
+        }
+        _ => None,
+    };
+    let (preserved, extended, outer_on) = match &j.right {
+        TableSource::Join(r) if r.kind == JoinKind::LeftOuter => (&r.left, &r.right, &r.on),
+        TableSource::Join(r) if r.kind == JoinKind::RightOuter => (&r.right, &r.left, &r.on),
+        _ => {
+            // Only the left operand changed: the join over it, as written.
+            return left.map(|left| TableSource::Join(Box::new(Join { left, ..j.clone() })));
+        }
+    };
+    let left = left.unwrap_or_else(|| j.left.clone());
+    let mut names = Vec::new();
+    exposed_names(&left, &mut names);
+    exposed_names(preserved, &mut names);
+    let mut extended_names = Vec::new();
+    exposed_names(extended, &mut extended_names);
+    let unique = |n: &String| {
+        !extended_names.iter().any(|e| e.eq_ignore_ascii_case(n))
+            && names.iter().filter(|m| m.eq_ignore_ascii_case(n)).count() == 1
+    };
+    if let Some(on) = &j.on {
+        if has_subquery(on) || !names_only(on, &names, &unique) {
+            return None;
+        }
+    }
+    let inner = Join { left, right: preserved.clone(), kind: j.kind, on: j.on.clone() };
+    Some(TableSource::Join(Box::new(Join {
+        left: TableSource::Join(Box::new(inner)),
+        right: extended.clone(),
+        kind: JoinKind::LeftOuter,
+        on: outer_on.clone(),
+    })))
 }
 
 /// `items` with each unqualified `*` replaced by `name.*` for every source of the FROM
