@@ -411,3 +411,21 @@ fn a_left_join_before_an_inner_join_of_its_preserved_side_streams_its_pairs() {
     let expected = format!("[Int({}), Int({pairs})]", pairs + nulls);
     assert_eq!(rows(&ok(&mut s, q)), vec![expected]);
 }
+
+#[test]
+fn an_outer_join_whose_inner_side_is_a_join_queues_its_rows_past_the_grant() {
+    let (_dir, mut s) = small_workspace();
+    let (pairs, _, nulls) = pair_counts(&mut s);
+    // The inner side is the inner join's pairs, past the 12 MB workspace: held whole, they
+    // failed with 701. They are queued as they are made, spilled past the grant, then
+    // hashed (and partitioned) as a table's rows are. Each pair matches the row of `c`
+    // that is its `b`; a `c` with a NULL k matches none.
+    for kind in ["LEFT", "FULL"] {
+        let q = format!(
+            "SELECT COUNT(*), COUNT(a.id) FROM dbo.t c
+             {kind} JOIN (dbo.t a JOIN dbo.t b ON a.k = b.k) ON b.s = c.s"
+        );
+        let expected = format!("[Int({}), Int({pairs})]", pairs + nulls);
+        assert_eq!(rows(&ok(&mut s, &q)), vec![expected], "{q}");
+    }
+}

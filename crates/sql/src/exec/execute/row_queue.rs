@@ -2,12 +2,14 @@
 //! grant, written to a spill file past it. What a statement that reads all its rows before
 //! it acts on any keeps of them: an UPDATE's or DELETE's qualifying rows, read before the
 //! first is changed, so that no change is read again (SQL Server's Halloween protection,
-//! its eager spool, which spills to tempdb the same way).
+//! its eager spool, which spills to tempdb the same way); and the rows of an outer join's
+//! inner side that is itself a join, made while the outer join is planned.
 
 use walden_engine::types::Value;
 
 use crate::exec::execute::grant::{row_bytes, HeldBytes};
 use crate::exec::execute::spill::{SpillReader, SpillWriter};
+use crate::exec::plan::access::RowSink;
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
@@ -47,6 +49,17 @@ impl RowQueue {
     pub(crate) fn finish(self) -> Result<QueuedRows, SqlError> {
         let file = self.file.map(SpillWriter::finish).transpose()?;
         Ok(QueuedRows { held: self.held.into_iter(), file, _bytes: self.bytes })
+    }
+}
+
+/// A sink that queues every row it is given, in the order given.
+#[derive(Default)]
+pub(crate) struct QueueSink(pub(crate) RowQueue);
+
+impl RowSink for QueueSink {
+    fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
+        self.0.push(run, row)?;
+        Ok(true)
     }
 }
 

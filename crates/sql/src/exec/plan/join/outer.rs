@@ -24,6 +24,7 @@ use crate::ast::{Expr, ExprKind, Join, JoinKind, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{visit_children, Rows, TableRef};
+use crate::exec::execute::row_queue::{QueueSink, QueuedRows};
 use crate::exec::plan::access::{AccessPath, RowSink, SEEK_COST};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -40,9 +41,11 @@ mod spilled;
 pub(in crate::exec::plan::join) struct OuterJoin<'e> {
     /// The left side's plan (a RIGHT JOIN's right side).
     left: LeftSide<'e>,
-    /// The other side's columns as read, and its table or rows.
+    /// The other side's columns as read, and its table (or no rows, and the rows queued).
     right_cols: Vec<Col>,
     right: Input,
+    /// The other side's rows, when it is a join or a derived table: made while planning.
+    queued: Option<QueuedRows>,
     /// The ON condition's conjuncts.
     parts: Vec<&'e Expr>,
     /// Leaf 0 the left side, leaf 1 the right.
@@ -125,7 +128,7 @@ impl Run<'_> {
         let to_left = if kind == JoinKind::LeftOuter { pushed } else { &[] };
         let left = self.plan_left(left, to_left, outer, demand, implied)?;
         let l_cols = left.cols.clone();
-        let (right_cols, right) =
+        let (right_cols, right, queued) =
             if matches!(right, TableSource::Table { .. } | TableSource::Variable { .. }) {
                 let mut flat = Flat::default();
                 self.flatten(
@@ -138,11 +141,18 @@ impl Run<'_> {
                     &Reduced::default(),
                 )?;
                 let leaf = flat.leaves.remove(0);
-                (leaf.cols, leaf.input)
+                (leaf.cols, leaf.input, None)
             } else {
+                // A join or derived table: its rows are queued as they are made, held within
+                // a grant and spilled past it, not held whole against the workspace.
                 let right = std::slice::from_ref(right);
-                let (rows, _) = self.plan_pushed(right, None, &[], outer, None, demand)?;
-                (rows.cols, Input::Rows(rows.rows))
+                let (cols, queued) =
+                    self.plan_from_feeding(right, None, outer, demand, None, |run, cols, feed| {
+                        let mut queue = QueueSink::default();
+                        feed(run, &mut queue)?;
+                        Ok((cols.to_vec(), queue.0.finish()?))
+                    })?;
+                (cols, Input::Rows(Vec::new()), Some(queued))
             };
         let Some(on) = on else {
             return Err(SqlError::new(102, "Incorrect syntax near 'JOIN'."));
@@ -181,6 +191,7 @@ impl Run<'_> {
             left,
             right_cols,
             right,
+            queued,
             parts,
             both,
             kind,
@@ -205,6 +216,7 @@ impl Run<'_> {
             left,
             right_cols,
             right,
+            queued,
             parts,
             mut both,
             kind,
@@ -262,7 +274,8 @@ impl Run<'_> {
             kind,
             outer,
         };
-        let mut pairs = pairs::Pairs::new(join, keep.as_deref(), &mut both, right, &mut out);
+        let mut pairs =
+            pairs::Pairs::new(join, keep.as_deref(), &mut both, (right, queued), &mut out);
         self.read_left(plan, &read_cols, outer, &mut pairs)?;
         pairs.finish(self)?;
         let mut rows = out.rows;

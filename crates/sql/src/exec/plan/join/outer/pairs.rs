@@ -11,6 +11,7 @@
 //! the left rows are held on, as that hash needs, while the grant has room; past it the
 //! right side is hashed instead, and partitioned to disk past its own grant.
 
+use crate::exec::execute::row_queue::QueuedRows;
 use walden_engine::types::Value;
 
 use super::super::{Flat, Input, JoinOutput, Narrowed};
@@ -78,8 +79,9 @@ pub(super) struct Pairs<'a, 'e, 'f> {
     keep: Option<&'a [usize]>,
     /// Leaf 0 the left side, leaf 1 the right: what the method is chosen with.
     both: &'a mut Flat<'e>,
-    /// The right side, until a method takes it.
+    /// The right side, until a method takes it (and its rows, when they were queued).
     right: Input,
+    queued: Option<QueuedRows>,
     out: &'a mut JoinOutput<'f>,
     held: Vec<Vec<Value>>,
     /// What the held rows take of the query memory.
@@ -97,7 +99,7 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
         join: Joined<'a, 'e>,
         keep: Option<&'a [usize]>,
         both: &'a mut Flat<'e>,
-        right: Input,
+        (right, queued): (Input, Option<QueuedRows>),
         out: &'a mut JoinOutput<'f>,
     ) -> Self {
         Pairs {
@@ -105,6 +107,7 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
             keep,
             both,
             right,
+            queued,
             out,
             held: Vec::new(),
             held_bytes: HeldBytes::default(),
@@ -131,7 +134,7 @@ impl<'a, 'e, 'f> Pairs<'a, 'e, 'f> {
                 Streaming::Seek { t, path, check: Filter::new(check) }
             }
             (_, right) => {
-                let inner = run.read_inner(right, j, self.both)?;
+                let inner = run.read_inner(right, self.queued.take(), j, self.both)?;
                 let exprs = if inner.exact() { j.unkeyed } else { j.unpushed };
                 let check = RowFilter { cols: j.run_cols, exprs, outer: j.outer };
                 Streaming::Read { inner, check: Filter::new(check) }

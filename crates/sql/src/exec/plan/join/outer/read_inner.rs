@@ -10,6 +10,7 @@
 //! the inner join's grace hash join does. Without equalities there is nothing to partition
 //! by: the rows are held against the workspace, error 701 past it.
 
+use crate::exec::execute::row_queue::QueuedRows;
 use walden_engine::types::Value;
 
 use super::super::hash_table::HashMatch;
@@ -122,6 +123,7 @@ impl Run<'_> {
     pub(super) fn read_inner(
         &mut self,
         right: Input,
+        queued: Option<QueuedRows>,
         join: &Joined<'_, '_>,
         both: &Flat<'_>,
     ) -> Result<ReadInner, SqlError> {
@@ -141,6 +143,13 @@ impl Run<'_> {
             Input::Rows(rows) => {
                 for row in self.filter_rows(right_cols, rows, join.pushed, outer)? {
                     sink.push(self, row)?;
+                }
+                if let Some(mut queued) = queued {
+                    while let Some(row) = queued.next()? {
+                        if self.all_hold(join.pushed, right_cols, &row, outer)? {
+                            sink.push(self, row)?;
+                        }
+                    }
                 }
             }
             Input::Estimated(_) => return Err(explained_only()),
