@@ -429,3 +429,22 @@ fn an_outer_join_whose_inner_side_is_a_join_queues_its_rows_past_the_grant() {
         assert_eq!(rows(&ok(&mut s, &q)), vec![expected], "{q}");
     }
 }
+
+#[test]
+fn an_update_through_a_left_join_before_an_inner_join_streams_its_pairs() {
+    let (_dir, mut s) = small_workspace();
+    // The LEFT JOIN's pairs (over the 12 MB workspace) were held as one leaf of the search
+    // for the rows to change, and failed with 701; joined after the inner join, they stream
+    // into the queue of qualifying rows, each row of `a` queued once.
+    let q = "BEGIN TRAN;
+             UPDATE a SET g = a.g + 1 FROM dbo.t a LEFT JOIN dbo.t b ON a.k = b.k
+               JOIN dbo.t c ON c.id = a.id;
+             SELECT @@ROWCOUNT;
+             ROLLBACK";
+    assert_eq!(rows(&ok(&mut s, q)), vec!["[Int(10000)]"]);
+    // A grouping over one LEFT JOIN (a SELECT's one source, read as its pairs are made).
+    let (pairs, _, _) = pair_counts(&mut s);
+    let grouped = "SELECT SUM(n) FROM (SELECT a.g, COUNT(b.id) AS n FROM dbo.t a
+                   LEFT JOIN dbo.t b ON a.k = b.k GROUP BY a.g) x";
+    assert_eq!(rows(&ok(&mut s, grouped)), vec![format!("[Int({pairs})]")]);
+}

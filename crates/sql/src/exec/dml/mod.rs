@@ -39,7 +39,9 @@ use walden_engine::EngineError;
 
 use crate::ast::{Expr, Ident, ObjectName, QueryBody, StatementKind, TableSource, TableTarget};
 use crate::exec::eval::{Col, Env};
-use crate::exec::execute::query::{table_cols, Relation, Rows, TableRef, ROWID};
+use crate::exec::execute::query::{
+    outer_joins_pulled_up, table_cols, Relation, Rows, TableRef, ROWID,
+};
 use crate::exec::execute::row_queue::{QueuedRows, RowQueue};
 use crate::exec::plan::access::RowSink;
 use crate::exec::plan::join::FromSink;
@@ -219,6 +221,10 @@ impl Run<'_> {
         } else if from.is_empty() {
             self.table_rows_into(t, where_clause, &mut found)
         } else {
+            // A LEFT JOIN written before inner joins is joined after them, as in a SELECT
+            // (`inline/pull_up.rs`), so that its pairs stream into the queue.
+            let moved = outer_joins_pulled_up(from).map(|moved| vec![moved]);
+            let from = moved.as_deref().unwrap_or(from);
             self.plan_from_into(from, where_clause, None, None, &mut found)
         };
         self.tx().set_update_target(None);

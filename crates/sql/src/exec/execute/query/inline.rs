@@ -43,6 +43,7 @@ mod pull_up;
 mod rewrite;
 mod sources;
 
+pub(crate) use pull_up::outer_joins_pulled_up;
 pub(crate) use rewrite::has_subquery;
 use rewrite::{and, count_word, cte_as_derived_in};
 

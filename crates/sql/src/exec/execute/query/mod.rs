@@ -52,7 +52,7 @@ pub(crate) use grouping::{
     group_key, grouped_columns, grouping, grouping_sets, push_group_key, select_aggregates,
     select_windows, visit_children,
 };
-pub(crate) use inline::{bare_select, has_subquery, shown_alias};
+pub(crate) use inline::{bare_select, has_subquery, outer_joins_pulled_up, shown_alias};
 pub(crate) use order::{
     compare_keys, compare_row_keys, order_collations, sort_by_keys, sorts_by_source_column,
     KeySources,

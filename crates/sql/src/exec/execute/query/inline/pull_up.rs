@@ -35,16 +35,24 @@ use crate::exec::plan::join::exposed_names;
 /// `sel` with the LEFT and RIGHT JOINs on its FROM clause's left spines moved after the
 /// inner joins above them, or None where the module's conditions allow no move.
 pub(super) fn pull_up_outer_join(sel: &Select) -> Option<Select> {
-    let moved = match sel.from.as_slice() {
-        [from] => pull_up(from)?,
-        items => pull_up(&comma_items_joined(items)?)?,
-    };
+    let moved = outer_joins_pulled_up(&sel.from)?;
     let items = if sel.items.iter().any(|i| matches!(i, SelectItem::Wildcard(None))) {
         star_written_out(&sel.items, &sel.from)?
     } else {
         sel.items.clone()
     };
     Some(Select { from: vec![moved], items, ..sel.clone() })
+}
+
+/// The FROM items `from` as one source with their outer joins moved above the inner joins,
+/// or None where nothing moves. The sources' columns come in another order: the caller
+/// finds them by name (an UPDATE's or DELETE's search for its rows, which has no `*`).
+pub(crate) fn outer_joins_pulled_up(from: &[TableSource]) -> Option<TableSource> {
+    match from {
+        [] => None,
+        [one] => pull_up(one),
+        items => pull_up(&comma_items_joined(items)?),
+    }
 }
 
 /// FROM items `items` (two or more, `FROM a LEFT JOIN b ON q, c`) as one source: the first
