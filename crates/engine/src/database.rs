@@ -48,7 +48,7 @@ mod recover;
 mod undo;
 
 pub(crate) use logging::{DbLogger, LogMode, RowKind};
-pub(crate) use undo::{PoppedUndo, RowUndo, UndoLog, UndoRef};
+pub(crate) use undo::{unreadable_undo, PoppedUndo, RowUndo, UndoLog, UndoRef};
 
 /// The root page of the object catalog in every database.
 pub const CATALOG_ROOT: PageId = walden_storage::btree::FIRST_ALLOCATABLE;

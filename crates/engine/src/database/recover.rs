@@ -12,7 +12,7 @@ use walden_storage::buffer::BufferError;
 use walden_storage::{FileError, Lsn, PageError, PageType};
 
 use super::checkpoint::Pointer;
-use super::undo::{RowUndo, UndoLog};
+use super::undo::{unreadable_undo, RowUndo, UndoLog};
 use super::{Database, RecoveryReport};
 use crate::error::EngineError;
 use crate::recovery::{redo_action, txn_action, PageOnDisk, RedoAction, TxnAction};
@@ -90,9 +90,7 @@ impl Database {
                         }
                         EngineRecord::Compensation { undo_next, .. } => {
                             if let Some(state) = txns.get_mut(&record.txn) {
-                                state.undo.pop_after(undo_next).map_err(|e| {
-                                    EngineError::Io(format!("reading back the undo log: {e}"))
-                                })?;
+                                state.undo.pop_after(undo_next).map_err(unreadable_undo)?;
                             }
                         }
                         EngineRecord::Prepare { gtid } => {

@@ -249,39 +249,34 @@ impl UndoLog {
         self.len == 0
     }
 
-    /// Makes the last block in memory hold the newest entry, reading the last spilled block
-    /// back if memory has none; false when the log is empty.
-    fn newest_in_memory(&mut self) -> io::Result<bool> {
+    /// The block that holds the newest entry, in memory: the last spilled block is read
+    /// back when memory has none; None when the log is empty.
+    fn newest_block(&mut self) -> io::Result<Option<&mut Block>> {
         while self.blocks.back().is_some_and(|b| b.entries == 0) {
             self.blocks.pop_back();
         }
-        if !self.blocks.is_empty() {
-            return Ok(true);
+        if self.blocks.is_empty() {
+            if let Some(spill) = &mut self.spill {
+                if let Some(spilled) = spill.blocks.pop() {
+                    let mut bytes = vec![0; spilled.len];
+                    spill.file.read_exact_at(&mut bytes, spilled.offset)?;
+                    self.blocks.push_back(Block { bytes, entries: spilled.entries });
+                }
+            }
         }
-        let Some(spill) = &mut self.spill else { return Ok(false) };
-        let Some(spilled) = spill.blocks.pop() else { return Ok(false) };
-        let mut bytes = vec![0; spilled.len];
-        spill.file.read_exact_at(&mut bytes, spilled.offset)?;
-        self.blocks.push_back(Block { bytes, entries: spilled.entries });
-        Ok(true)
+        Ok(self.blocks.back_mut())
     }
 
     /// The LSN of the newest entry, `None` when the log is empty.
     pub(crate) fn last_lsn(&mut self) -> io::Result<Option<Lsn>> {
-        if !self.newest_in_memory()? {
-            return Ok(None);
-        }
-        let Some(block) = self.blocks.back() else { return Ok(None) };
+        let Some(block) = self.newest_block()? else { return Ok(None) };
         let trailer = trailer_of(&block.bytes)?;
         Ok(Some(u64::from_le_bytes(field(trailer, 0))))
     }
 
     /// Takes the newest entry off the log into `out`; false when the log is empty.
     pub(crate) fn pop_into(&mut self, out: &mut PoppedUndo) -> io::Result<bool> {
-        if !self.newest_in_memory()? {
-            return Ok(false);
-        }
-        let Some(block) = self.blocks.back_mut() else { return Ok(false) };
+        let Some(block) = self.newest_block()? else { return Ok(false) };
         let trailer = trailer_of(&block.bytes)?;
         out.lsn = u64::from_le_bytes(field(trailer, 0));
         out.root = u32::from_le_bytes(field(trailer, 8));
@@ -318,6 +313,11 @@ impl UndoLog {
         self.len = 0;
         self.spill = None;
     }
+}
+
+/// The error of a block the log could not read back from its spill file.
+pub(crate) fn unreadable_undo(e: io::Error) -> crate::error::EngineError {
+    crate::error::EngineError::Io(format!("reading back the undo log: {e}"))
 }
 
 /// The trailer of the newest entry of a non-empty block.

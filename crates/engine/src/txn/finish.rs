@@ -13,7 +13,7 @@ use walden_log::Durability;
 use super::{
     fail, CommitOutcome, Participant, Transaction, Unwaited, SPARE_PARTS, SPARE_PART_LIST,
 };
-use crate::database::{Database, LogMode, PoppedUndo, UndoLog, UndoRef};
+use crate::database::{unreadable_undo, Database, LogMode, PoppedUndo, UndoLog, UndoRef};
 use crate::deferred_commit::DeferredCommits;
 use crate::error::EngineError;
 
@@ -272,7 +272,7 @@ pub(crate) fn undo_entries(
     keep: usize,
 ) -> Result<(), EngineError> {
     let unreadable = |e: std::io::Error| {
-        let err = EngineError::Io(format!("reading back the undo log: {e}"));
+        let err = unreadable_undo(e);
         db.take_offline(err.to_string());
         err
     };

@@ -14,6 +14,11 @@ const DATA: &str = "
     INSERT INTO b VALUES (10, 5, 100), (20, 7, NULL), (30, 9, 100);
     INSERT INTO c VALUES (100, 1);";
 
+/// The first line of a SHOWPLAN_TEXT `plan` that contains `text` (empty if none does).
+fn first_line<'p>(plan: &'p str, text: &str) -> &'p str {
+    plan.lines().find(|l| l.contains(text)).unwrap_or_default()
+}
+
 /// The rows of `query`'s last result, as `id:value` text sorted.
 fn listed(s: &mut walden_sql::exec::Session, query: &str) -> Vec<String> {
     let out = ok(s, query);
@@ -128,8 +133,7 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
         vec!["Int(1):Int(5):Int(1)", "Int(2):Int(7):Int(2)", "Int(3):Null:Int(3)"]
     );
     let plan = showplan_text(&mut s, moved);
-    let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
-    assert!(top.contains("Outer Join"), "{plan}");
+    assert!(first_line(&plan, "|--").contains("Outer Join"), "{plan}");
     // `SELECT *` is moved too, written out as `a.*, b.*, c.*`: its columns stay in the FROM
     // clause's order.
     let star_query = "SELECT * FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = a.id * 100";
@@ -146,8 +150,7 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
         ]
     );
     let plan = showplan_text(&mut s, star_query);
-    let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
-    assert!(top.contains("Outer Join"), "{plan}");
+    assert!(first_line(&plan, "|--").contains("Outer Join"), "{plan}");
     // A RIGHT JOIN is moved as the LEFT JOIN of its sides swapped; `*` keeps `b` first.
     let right = "SELECT * FROM b RIGHT JOIN a ON b.id = a.bid JOIN c ON c.id = a.id * 100";
     assert_eq!(
@@ -159,8 +162,7 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
         ]
     );
     let plan = showplan_text(&mut s, right);
-    let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
-    assert!(top.contains("Outer Join"), "{plan}");
+    assert!(first_line(&plan, "|--").contains("Outer Join"), "{plan}");
     // LEFT JOINs between inner joins all move above them, a chain; so does one in the
     // preserved side of an outer join at the top.
     for chain in [
@@ -201,8 +203,7 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
         ]
     );
     let plan = showplan_text(&mut s, nested);
-    let top = plan.lines().find(|l| l.contains("Join")).unwrap_or_default();
-    assert!(top.contains("Outer Join"), "{plan}");
+    assert!(first_line(&plan, "Join").contains("Outer Join"), "{plan}");
     // A RIGHT JOIN operand likewise, its preserved side `b` joined to `a` first; `*` keeps
     // `c` before `b`.
     let nested_right = "SELECT * FROM a JOIN (c RIGHT JOIN b ON c.id = b.cid) ON b.id = a.bid";
@@ -214,8 +215,7 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
         ]
     );
     let plan = showplan_text(&mut s, nested_right);
-    let top = plan.lines().find(|l| l.contains("Join")).unwrap_or_default();
-    assert!(top.contains("Outer Join"), "{plan}");
+    assert!(first_line(&plan, "Join").contains("Outer Join"), "{plan}");
     // FROM items separated by commas: the outer join moves above their cross join, and
     // `*` keeps the written order; an ON naming another item is still an error.
     let comma = "SELECT * FROM c, a LEFT JOIN b ON b.id = a.bid WHERE c.id = a.id * 100";
@@ -229,8 +229,7 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
     );
     let plan = showplan_text(&mut s, comma);
     // The WHERE clause's filter over it, then the outer join above the inner one.
-    let top = plan.lines().find(|l| l.contains("Join")).unwrap_or_default();
-    assert!(top.contains("Outer Join"), "{plan}");
+    assert!(first_line(&plan, "Join").contains("Outer Join"), "{plan}");
     let out = run(&mut s, "SELECT * FROM c, a LEFT JOIN b ON b.id = c.id");
     let numbers: Vec<i32> = out.errors().map(|e| e.number).collect();
     assert!(matches!(numbers[..], [207] | [4104]), "{:?}", out.messages);
@@ -240,8 +239,7 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
                    CROSS JOIN STRING_SPLIT('s', ',') WHERE a.id = 1";
     assert_eq!(listed(&mut s, unnamed), vec!["Int(1):Int(10):Int(10):Int(5):Int(100):Str(\"s\")"]);
     let plan = showplan_text(&mut s, unnamed);
-    let top = plan.lines().find(|l| l.contains("|--")).unwrap_or_default();
-    assert!(!top.contains("Outer Join"), "{plan}");
+    assert!(!first_line(&plan, "|--").contains("Outer Join"), "{plan}");
     // Not moved where a name might be `b`'s: `x` is unqualified.
     let unqualified =
         "SELECT a.id FROM a LEFT JOIN b ON b.id = a.bid JOIN c ON c.id = a.id * 100 AND x > 1";

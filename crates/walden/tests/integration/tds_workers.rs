@@ -39,6 +39,18 @@ fn int(value: TdsValue) -> i64 {
     }
 }
 
+/// A session that has changed row 1 of a new table `dbo.t (id, v)`, from 10 to 11, in a
+/// transaction it keeps open: a reader of the row waits for its lock.
+fn holding_a_row_lock(port: u16) -> Client {
+    let mut holder = Client::connect(port);
+    let setup = holder
+        .batch("CREATE TABLE dbo.t (id int PRIMARY KEY, v int); INSERT INTO dbo.t VALUES (1, 10);");
+    assert!(errors(&setup).is_empty(), "{setup:?}");
+    let taken = holder.batch("BEGIN TRAN; UPDATE dbo.t SET v = 11 WHERE id = 1;");
+    assert!(errors(&taken).is_empty(), "{taken:?}");
+    holder
+}
+
 #[test]
 fn many_idle_sessions_on_two_workers_all_get_answers() {
     let server = Server::start(&["--max-worker-threads", "2"]);
@@ -91,12 +103,7 @@ fn a_cancel_stops_a_running_request_while_other_sessions_wait() {
 #[test]
 fn a_session_blocked_on_a_lock_does_not_stop_the_others() {
     let server = Server::start(&["--max-worker-threads", "3"]);
-    let mut holder = Client::connect(server.port);
-    let setup = holder
-        .batch("CREATE TABLE dbo.t (id int PRIMARY KEY, v int); INSERT INTO dbo.t VALUES (1, 10);");
-    assert!(errors(&setup).is_empty(), "{setup:?}");
-    let taken = holder.batch("BEGIN TRAN; UPDATE dbo.t SET v = 11 WHERE id = 1;");
-    assert!(errors(&taken).is_empty(), "{taken:?}");
+    let mut holder = holding_a_row_lock(server.port);
     // Its request waits for the lock, holding a worker.
     let mut blocked = Client::connect(server.port);
     blocked.send_batch("SELECT v FROM dbo.t WHERE id = 1");
@@ -120,12 +127,7 @@ fn a_session_blocked_on_a_lock_does_not_stop_the_others() {
 #[test]
 fn a_connection_its_client_closed_is_not_listed_while_its_session_ends() {
     let server = Server::start(&["--max-worker-threads", "3"]);
-    let mut holder = Client::connect(server.port);
-    let setup = holder
-        .batch("CREATE TABLE dbo.t (id int PRIMARY KEY, v int); INSERT INTO dbo.t VALUES (1, 10);");
-    assert!(errors(&setup).is_empty(), "{setup:?}");
-    let taken = holder.batch("BEGIN TRAN; UPDATE dbo.t SET v = 11 WHERE id = 1;");
-    assert!(errors(&taken).is_empty(), "{taken:?}");
+    let mut holder = holding_a_row_lock(server.port);
     let listed = "SELECT COUNT(*) FROM sys.dm_exec_connections WHERE session_id = ";
     for _ in 0..20 {
         // A session whose request waits for the lock is on a worker, not with the poller,

@@ -52,13 +52,10 @@ impl RowQueue {
     }
 }
 
-/// A sink that queues every row it is given, in the order given.
-#[derive(Default)]
-pub(crate) struct QueueSink(pub(crate) RowQueue);
-
-impl RowSink for QueueSink {
+/// A read's sink: every row it is given is queued, in the order given.
+impl RowSink for RowQueue {
     fn push(&mut self, run: &mut Run<'_>, row: Vec<Value>) -> Result<bool, SqlError> {
-        self.0.push(run, row)?;
+        RowQueue::push(self, run, row)?;
         Ok(true)
     }
 }

@@ -603,8 +603,10 @@ impl Run<'_> {
         consume: impl FnOnce(&mut Run<'_>, &[Col], &mut Feed<'_>) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
         let mut implied = Vec::new();
-        if let Some(join) = self.one_outer_join(sources, filter, outer, demand, &mut implied)? {
-            return self.feed_outer_join(join, filter, outer, consume);
+        if let Some((join, parts)) =
+            self.one_outer_join(sources, filter, outer, demand, &mut implied)?
+        {
+            return self.feed_outer_join(join, &parts, outer, consume);
         }
         let (FromPlan { mut flat, mut semis }, residual) =
             self.prepare_from(sources, filter, &[], outer, demand, &mut implied)?;
@@ -626,10 +628,12 @@ impl Run<'_> {
         consume(self, &cols, &mut feed)
     }
 
-    /// The FROM clause `sources` planned as the one outer join it is, where its WHERE
-    /// clause `filter` neither makes the join inner (`reduce.rs`) nor has a subquery (which
-    /// a flattened plan runs as a semi-join): None otherwise. Its pairs can then be given
-    /// to a sink as they are made, where as a leaf of [`Run::prepare_from`] they are held.
+    /// The FROM clause `sources` planned as the one outer join it is, and the conjuncts of
+    /// its WHERE clause `filter`, where that clause neither makes the join inner
+    /// (`reduce.rs`) nor has a subquery (which a flattened plan runs as a semi-join): None
+    /// otherwise. Its pairs can then be given to a sink as they are made, where as a leaf
+    /// of [`Run::prepare_from`] they are held.
+    #[allow(clippy::type_complexity)]
     fn one_outer_join<'e: 'p, 'p>(
         &mut self,
         sources: &'e [TableSource],
@@ -637,7 +641,7 @@ impl Run<'_> {
         outer: Option<&Env<'_>>,
         demand: Option<&Demand>,
         implied: &'p mut Vec<Expr>,
-    ) -> Result<Option<outer::OuterJoin<'p>>, SqlError> {
+    ) -> Result<Option<(outer::OuterJoin<'p>, Vec<&'e Expr>)>, SqlError> {
         let [src] = sources else { return Ok(None) };
         let Some(j) = outer::outer_join_of(src) else { return Ok(None) };
         let mut parts = Vec::new();
@@ -652,27 +656,23 @@ impl Run<'_> {
         }
         let (left, right, on) = (&j.left, &j.right, j.on.as_ref());
         let join = self.plan_outer_join(left, right, j.kind, on, &parts, outer, demand, implied)?;
-        Ok(Some(join))
+        Ok(Some((join, parts)))
     }
 
     /// [`Run::plan_from_feeding`]'s `consume` given the pairs of `join` as they are made,
-    /// those `filter` accepts.
+    /// those every conjunct of `parts` accepts.
     fn feed_outer_join<T>(
         &mut self,
         join: outer::OuterJoin<'_>,
-        filter: Option<&Expr>,
+        parts: &[&Expr],
         outer: Option<&Env<'_>>,
         consume: impl FnOnce(&mut Run<'_>, &[Col], &mut Feed<'_>) -> Result<T, SqlError>,
     ) -> Result<T, SqlError> {
-        let mut parts = Vec::new();
-        if let Some(w) = filter {
-            conjuncts(w, &mut parts);
-        }
         let cols = join.cols.clone();
         let mut join = Some(join);
         let mut feed = |run: &mut Run<'_>, sink: &mut dyn RowSink| -> Result<(), SqlError> {
             let Some(join) = join.take() else { return Ok(()) };
-            let mut filtered = Filtered { cols: &cols, exprs: &parts, outer, sink };
+            let mut filtered = Filtered { cols: &cols, exprs: parts, outer, sink };
             run.run_outer_join(join, outer, Some(&mut filtered))?;
             Ok(())
         };

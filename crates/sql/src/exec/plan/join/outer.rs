@@ -24,7 +24,7 @@ use crate::ast::{Expr, ExprKind, Join, JoinKind, TableSource};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{visit_children, Rows, TableRef};
-use crate::exec::execute::row_queue::{QueueSink, QueuedRows};
+use crate::exec::execute::row_queue::{QueuedRows, RowQueue};
 use crate::exec::plan::access::{AccessPath, RowSink, SEEK_COST};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -148,9 +148,9 @@ impl Run<'_> {
                 let right = std::slice::from_ref(right);
                 let (cols, queued) =
                     self.plan_from_feeding(right, None, outer, demand, None, |run, cols, feed| {
-                        let mut queue = QueueSink::default();
+                        let mut queue = RowQueue::default();
                         feed(run, &mut queue)?;
-                        Ok((cols.to_vec(), queue.0.finish()?))
+                        Ok((cols.to_vec(), queue.finish()?))
                     })?;
                 (cols, Input::Rows(Vec::new()), Some(queued))
             };

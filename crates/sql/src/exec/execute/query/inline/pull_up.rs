@@ -61,16 +61,10 @@ pub(crate) fn outer_joins_pulled_up(from: &[TableSource]) -> Option<TableSource>
 /// outer join's ON condition names only columns qualified by its own sources' names, and
 /// has no subquery: a name of another item is an error there (4104), and must stay one.
 fn comma_items_joined(items: &[TableSource]) -> Option<TableSource> {
-    let own_on = |j: &Join| {
-        let mut names = Vec::new();
-        exposed_names(&j.left, &mut names);
-        exposed_names(&j.right, &mut names);
-        let unique = |n: &String| names.iter().filter(|m| m.eq_ignore_ascii_case(n)).count() == 1;
-        j.on.as_ref().is_some_and(|on| !has_subquery(on) && names_only(on, &names, &unique))
-    };
     let first = items.iter().position(|item| {
-        matches!(item, TableSource::Join(j)
-            if matches!(j.kind, JoinKind::LeftOuter | JoinKind::RightOuter) && own_on(j))
+        let TableSource::Join(j) = item else { return false };
+        outer_sides(j).is_some()
+            && j.on.as_ref().is_some_and(|on| names_only_of(on, &[&j.left, &j.right], &[]))
     })?;
     let mut joined = items[first].clone();
     for (i, item) in items.iter().enumerate() {
@@ -114,33 +108,18 @@ fn pull_up(src: &TableSource) -> Option<TableSource> {
     let mut spine: Vec<&Join> = Vec::new();
     let mut node: &Join = top;
     let (preserved, extended, outer_on) = loop {
-        match node.kind {
-            JoinKind::Inner | JoinKind::Cross => {
-                spine.push(node);
-                let TableSource::Join(left) = &node.left else { return None };
-                node = left;
-            }
-            JoinKind::LeftOuter => break (&node.left, &node.right, &node.on),
-            JoinKind::RightOuter => break (&node.right, &node.left, &node.on),
-            _ => return None,
+        if !matches!(node.kind, JoinKind::Inner | JoinKind::Cross) {
+            break outer_sides(node)?;
         }
+        spine.push(node);
+        let TableSource::Join(left) = &node.left else { return None };
+        node = left;
     };
-    let mut inner_names = Vec::new();
-    exposed_names(extended, &mut inner_names);
-    let mut other_names = Vec::new();
-    exposed_names(preserved, &mut other_names);
-    for join in &spine {
-        exposed_names(&join.right, &mut other_names);
-    }
-    let unique = |n: &String| {
-        !inner_names.iter().any(|i| i.eq_ignore_ascii_case(n))
-            && other_names.iter().filter(|o| o.eq_ignore_ascii_case(n)).count() == 1
-    };
-    for join in &spine {
-        let Some(on) = &join.on else { continue };
-        if has_subquery(on) || !names_only(on, &other_names, &unique) {
-            return None;
-        }
+    let others: Vec<&TableSource> =
+        std::iter::once(preserved).chain(spine.iter().map(|j| &j.right)).collect();
+    let mut spine_ons = spine.iter().filter_map(|j| j.on.as_ref());
+    if !spine_ons.all(|on| names_only_of(on, &others, &[extended])) {
+        return None;
     }
     // The spine rebuilt from the bottom, the outer join's preserved side in its place.
     let mut joined = preserved.clone();
@@ -154,13 +133,7 @@ fn pull_up(src: &TableSource) -> Option<TableSource> {
     }
     // Another outer join below the moved one now has inner joins above it again.
     let joined = pull_up(&joined).unwrap_or(joined);
-    let moved = Join {
-        left: joined,
-        right: extended.clone(),
-        kind: JoinKind::LeftOuter,
-        on: outer_on.clone(),
-    };
-    Some(TableSource::Join(Box::new(moved)))
+    Some(left_join(joined, extended, outer_on))
 }
 
 /// An inner or cross join `j` whose right operand is an outer join, written the other way
@@ -175,36 +148,57 @@ fn outer_right_operand_lifted(j: &Join) -> Option<TableSource> {
         }
         _ => None,
     };
-    let (preserved, extended, outer_on) = match &j.right {
-        TableSource::Join(r) if r.kind == JoinKind::LeftOuter => (&r.left, &r.right, &r.on),
-        TableSource::Join(r) if r.kind == JoinKind::RightOuter => (&r.right, &r.left, &r.on),
-        _ => {
-            // Only the left operand changed: the join over it, as written.
-            return left.map(|left| TableSource::Join(Box::new(Join { left, ..j.clone() })));
-        }
+    let sides = match &j.right {
+        TableSource::Join(r) => outer_sides(r),
+        _ => None,
+    };
+    let Some((preserved, extended, outer_on)) = sides else {
+        // Only the left operand changed: the join over it, as written.
+        return left.map(|left| TableSource::Join(Box::new(Join { left, ..j.clone() })));
     };
     let left = left.unwrap_or_else(|| j.left.clone());
-    let mut names = Vec::new();
-    exposed_names(&left, &mut names);
-    exposed_names(preserved, &mut names);
-    let mut extended_names = Vec::new();
-    exposed_names(extended, &mut extended_names);
-    let unique = |n: &String| {
-        !extended_names.iter().any(|e| e.eq_ignore_ascii_case(n))
-            && names.iter().filter(|m| m.eq_ignore_ascii_case(n)).count() == 1
-    };
     if let Some(on) = &j.on {
-        if has_subquery(on) || !names_only(on, &names, &unique) {
+        if !names_only_of(on, &[&left, preserved], &[extended]) {
             return None;
         }
     }
     let inner = Join { left, right: preserved.clone(), kind: j.kind, on: j.on.clone() };
-    Some(TableSource::Join(Box::new(Join {
-        left: TableSource::Join(Box::new(inner)),
+    Some(left_join(TableSource::Join(Box::new(inner)), extended, outer_on))
+}
+
+/// A LEFT or RIGHT JOIN's preserved side, the side it NULL-extends, and its ON condition;
+/// None for any other join.
+fn outer_sides(j: &Join) -> Option<(&TableSource, &TableSource, &Option<Expr>)> {
+    match j.kind {
+        JoinKind::LeftOuter => Some((&j.left, &j.right, &j.on)),
+        JoinKind::RightOuter => Some((&j.right, &j.left, &j.on)),
+        _ => None,
+    }
+}
+
+/// `preserved LEFT JOIN extended ON on`.
+fn left_join(preserved: TableSource, extended: &TableSource, on: &Option<Expr>) -> TableSource {
+    TableSource::Join(Box::new(Join {
+        left: preserved,
         right: extended.clone(),
         kind: JoinKind::LeftOuter,
-        on: outer_on.clone(),
-    })))
+        on: on.clone(),
+    }))
+}
+
+/// Whether the ON condition `on` has no subquery and names only columns qualified by a
+/// name that exactly one of `sources` exposes and none of `excluded` does: it reads those
+/// sources and nothing a move could take away from it or put beside it.
+fn names_only_of(on: &Expr, sources: &[&TableSource], excluded: &[&TableSource]) -> bool {
+    let mut names = Vec::new();
+    sources.iter().for_each(|s| exposed_names(s, &mut names));
+    let mut excluded_names = Vec::new();
+    excluded.iter().for_each(|s| exposed_names(s, &mut excluded_names));
+    let unique = |n: &String| {
+        !excluded_names.iter().any(|e| e.eq_ignore_ascii_case(n))
+            && names.iter().filter(|m| m.eq_ignore_ascii_case(n)).count() == 1
+    };
+    !has_subquery(on) && names_only(on, &names, &unique)
 }
 
 /// `items` with each unqualified `*` replaced by `name.*` for every source of the FROM

@@ -11,7 +11,6 @@
 //! the left rows are held on, as that hash needs, while the grant has room; past it the
 //! right side is hashed instead, and partitioned to disk past its own grant.
 
-use crate::exec::execute::row_queue::QueuedRows;
 use walden_engine::types::Value;
 
 use super::super::{Flat, Input, JoinOutput, Narrowed};
@@ -24,6 +23,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::execute::filter::Filter;
 use crate::exec::execute::grant::{row_bytes, HeldBytes};
 use crate::exec::execute::query::{Rows, TableRef};
+use crate::exec::execute::row_queue::QueuedRows;
 use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::session::Run;
 use crate::exec::SqlError;

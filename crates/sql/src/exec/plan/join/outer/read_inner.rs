@@ -10,7 +10,6 @@
 //! the inner join's grace hash join does. Without equalities there is nothing to partition
 //! by: the rows are held against the workspace, error 701 past it.
 
-use crate::exec::execute::row_queue::QueuedRows;
 use walden_engine::types::Value;
 
 use super::super::hash_table::HashMatch;
@@ -22,6 +21,7 @@ use crate::exec::eval::{Col, Env};
 use crate::exec::execute::filter::Filter;
 use crate::exec::execute::grant::{row_bytes, HeldBytes};
 use crate::exec::execute::hash_spill::KEY_BYTES;
+use crate::exec::execute::row_queue::QueuedRows;
 use crate::exec::plan::access::{RowFilter, RowSink};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -140,15 +140,12 @@ impl Run<'_> {
             keys: join.keys.iter().map(|k| k.1).collect(),
         };
         match right {
+            // Rows made up front: queued (a join's, a derived table's) or held (a view's).
             Input::Rows(rows) => {
-                for row in self.filter_rows(right_cols, rows, join.pushed, outer)? {
-                    sink.push(self, row)?;
-                }
-                if let Some(mut queued) = queued {
-                    while let Some(row) = queued.next()? {
-                        if self.all_hold(join.pushed, right_cols, &row, outer)? {
-                            sink.push(self, row)?;
-                        }
+                let mut rows = queued.unwrap_or_else(|| QueuedRows::held(rows));
+                while let Some(row) = rows.next()? {
+                    if self.all_hold(join.pushed, right_cols, &row, outer)? {
+                        sink.push(self, row)?;
                     }
                 }
             }
