@@ -1,5 +1,5 @@
 //! `DBCC CHECKTABLE` / `CHECKDB` on a real data file, healthy and damaged, and
-//! `DBCC SQLPERF(LOGSPACE)`.
+//! `DBCC SQLPERF(LOGSPACE)`, `LOGINFO` and `DROPCLEANBUFFERS`.
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -103,6 +103,27 @@ fn a_damaged_page_is_reported_as_a_consistency_error_and_the_session_goes_on() {
     assert!(out.errors().next().is_none(), "the session goes on: {:?}", out.messages);
     s.close();
     let _ = instance.close();
+}
+
+/// `DBCC DROPCLEANBUFFERS` after a CHECKPOINT: the next read of the table goes to its file,
+/// as `SET STATISTICS IO` shows; before it, the same read found every page cached.
+#[test]
+fn dropcleanbuffers_makes_the_next_read_physical() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = setup(dir.path());
+    let mut s = Session::new(Arc::clone(&instance));
+    let read = "SET STATISTICS IO ON; SELECT COUNT(*) FROM dbo.t; SET STATISTICS IO OFF;";
+    let physical = |out: &Collected| support::io_lines(out)[0].3;
+    run(&mut s, &format!("USE d; {read}"));
+    assert_eq!(physical(&run(&mut s, read)), 0, "the table's pages are cached");
+    let out = run(&mut s, "CHECKPOINT; DBCC DROPCLEANBUFFERS;");
+    assert!(out.errors().next().is_none(), "{:?}", out.messages);
+    assert_eq!(numbers(&out).last(), Some(&2528));
+    assert!(physical(&run(&mut s, read)) > 0, "the dropped pages are read from the file");
+    assert_eq!(numbers(&run(&mut s, "DBCC DROPCLEANBUFFERS WITH NO_INFOMSGS;")), Vec::<i32>::new());
+    assert_eq!(numbers(&run(&mut s, "DBCC DROPCLEANBUFFERS (nosuch);")), vec![2526]);
+    s.close();
+    instance.close().unwrap();
 }
 
 #[test]

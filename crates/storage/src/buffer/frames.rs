@@ -318,6 +318,33 @@ impl FramePool {
         }
     }
 
+    /// Drops every clean page that no one has pinned, of every database, from its frame and
+    /// hands the frame's memory back (SQL Server's `DBCC DROPCLEANBUFFERS`, for measuring a
+    /// query with a cold cache): the next read of such a page goes to its file. Dirty pages
+    /// stay, as they do in SQL Server, where a CHECKPOINT first makes them clean; so do
+    /// pages pinned, loading or being written. Returns how many pages were dropped.
+    pub fn drop_clean_pages(&self) -> usize {
+        let mut table = self.table();
+        let mut batch = Vec::new();
+        for f in 0..table.descs.len() {
+            let desc = &table.descs[f];
+            if desc.page.is_none() || desc.pins > 0 || desc.loading || desc.writing {
+                continue;
+            }
+            // Clean stays true while the table lock is held: pins are only taken under it.
+            if self.frame(f).dirty().dirty {
+                continue;
+            }
+            FramePool::unmap(&mut table, f);
+            // Held until its memory is handed back, as `shrink` holds its batch.
+            table.descs[f].pins = 1;
+            batch.push(f);
+        }
+        drop(table);
+        self.release_batch(&batch);
+        batch.len()
+    }
+
     /// Hands back the memory of `batch`, frames holding no page that the caller pinned, and
     /// puts them on the released list (or, if one's latch is taken after all, the free list).
     fn release_batch(&self, batch: &[usize]) {

@@ -1,6 +1,6 @@
 //! `DBCC`: the integrity checks (`CHECKDB`, `CHECKTABLE`) over the engine's B-tree check,
-//! `SQLPERF(LOGSPACE)`, `OPENTRAN`, `LOGINFO` and `USEROPTIONS`, with SQL Server's messages
-//! and numbers.
+//! `SQLPERF(LOGSPACE)`, `OPENTRAN`, `LOGINFO`, `USEROPTIONS` and `DROPCLEANBUFFERS`, with SQL
+//! Server's messages and numbers.
 //!
 //! A check holds a shared lock on each table while it checks the table's trees, so writers
 //! wait and every index of the table is seen at the same moment (SQL Server reads an internal
@@ -107,6 +107,10 @@ impl Run<'_> {
             "FREEPROCCACHE" => {
                 crate::exec::plan::plan_cache::free_proc_cache();
                 self.s.plans.clear();
+            }
+            // Server-wide, as in SQL Server: every database's clean, unpinned pages.
+            "DROPCLEANBUFFERS" if d.arguments.is_empty() => {
+                self.s.instance.frame_pool().drop_clean_pages();
             }
             "CHECKIDENT" => self.dbcc_checkident(&d.arguments, infomsgs)?,
             "INPUTBUFFER" => self.dbcc_inputbuffer(&d.arguments)?,

@@ -52,6 +52,31 @@ fn discard_drops_dirty_pages_without_writing() {
 }
 
 #[test]
+fn dropping_clean_pages_keeps_dirty_and_pinned_ones_and_rereads_the_rest() {
+    let fs = MemFs::new();
+    let file = create(&fs, &db_path(), 1);
+    let pool = pool(&file, Arc::new(NoWal), config(8));
+    for id in 1..=4 {
+        put(&pool, id, 0, u64::from(id));
+    }
+    pool.flush_all().unwrap();
+    rewrite(&pool, 1, 1, 5);
+    let held = pool.fetch(2).unwrap();
+    let (reads, writes) = (pool.stats().reads, pool.stats().writes);
+    // Pages 3 and 4: clean and unpinned. Page 1 is dirty, page 2 pinned.
+    assert_eq!(pool.frame_pool().drop_clean_pages(), 2);
+    assert_eq!(pool.stats().cached, 2);
+    assert_eq!(pool.stats().writes, writes);
+    assert_eq!(pool.dirty_page_table(), vec![(1, 5)]);
+    assert_eq!(held.read().get(0).unwrap(), payload(2, 0));
+    drop(held);
+    assert_eq!(record(&pool, 1), payload(1, 1));
+    assert_eq!(record(&pool, 3), payload(3, 0));
+    assert_eq!(record(&pool, 4), payload(4, 0));
+    assert_eq!(pool.stats().reads, reads + 2, "only the dropped pages are read again");
+}
+
+#[test]
 fn fetch_new_grows_the_file_and_replaces_a_cached_image() {
     let fs = MemFs::new();
     let file = create(&fs, &db_path(), 1);
