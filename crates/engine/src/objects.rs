@@ -157,10 +157,22 @@ impl Database {
             }
         }
         drop(identity);
-        self.sequences
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|id, _| catalog.get(*id).is_some());
+        let mut sequences = self.sequences.lock().unwrap_or_else(PoisonError::into_inner);
+        sequences.retain(|id, _| catalog.get(*id).is_some());
+        // The same for a rolled-back ALTER SEQUENCE, which puts back the sequence's older
+        // row: the cache goes on where it is, but no further than that row's mark before it
+        // persists a new one.
+        for (id, cache) in sequences.iter_mut() {
+            if let Some(Object::Sequence(s)) = catalog.get(*id).as_deref() {
+                let up = s.increment > 0;
+                let mark = s.high_water.unwrap_or(cache.next - s.increment);
+                if (up && cache.last > mark) || (!up && cache.last < mark) {
+                    cache.last = mark;
+                    cache.ahead = None;
+                }
+            }
+        }
+        drop(sequences);
         self.locators
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

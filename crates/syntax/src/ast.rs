@@ -214,6 +214,8 @@ pub enum StatementKind {
     CreateIndex(Box<CreateIndex>),
     /// `CREATE SEQUENCE`.
     CreateSequence(Box<CreateSequence>),
+    /// `ALTER SEQUENCE`: a name and options, as CREATE SEQUENCE has, RESTART among them.
+    AlterSequence(Box<CreateSequence>),
     /// `CREATE [OR ALTER] PROCEDURE` or `ALTER PROCEDURE`.
     CreateProcedure(Box<CreateProcedure>),
     /// `CREATE [OR ALTER] VIEW` / `ALTER VIEW`.

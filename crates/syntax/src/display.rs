@@ -205,6 +205,10 @@ impl Display for StatementKind {
                 write!(f, "CREATE SEQUENCE {}", sequence.name)?;
                 sequence.options.iter().try_for_each(|option| write!(f, " {option}"))
             }
+            AlterSequence(sequence) => {
+                write!(f, "ALTER SEQUENCE {}", sequence.name)?;
+                sequence.options.iter().try_for_each(|option| write!(f, " {option}"))
+            }
             CreateProcedure(procedure) => write!(f, "{procedure}"),
             CreateView(view) => write!(f, "{view}"),
             CreateFunction(function) => write!(f, "{function}"),

@@ -463,6 +463,33 @@ impl Transaction {
         Ok(def)
     }
 
+    /// ALTER SEQUENCE: `def` (an existing sequence's id) replaces its definition in this
+    /// transaction. With `restart` the next value is `def.start`; otherwise the sequence goes
+    /// on after the last value it handed out, its mark read here under the value caches'
+    /// lock, which NEXT VALUE FOR holds while it hands a value out and persists a mark. The
+    /// new row's mark is that last value: a crash before this transaction commits puts the
+    /// older, higher mark back, and one after finds no value handed out past it. A rollback
+    /// puts the old definition back (`Database::reload_catalog`).
+    pub fn alter_sequence(
+        &mut self,
+        db: &Arc<Database>,
+        mut def: SequenceDef,
+        restart: bool,
+    ) -> Result<(), EngineError> {
+        self.lock_object(db, def.id, LockMode::X)?;
+        let mut caches = db.sequences.lock().unwrap_or_else(PoisonError::into_inner);
+        def.high_water = match (restart, db.object_by_id(def.id).as_deref()) {
+            (true, Some(Object::Sequence(_))) => None,
+            (false, Some(Object::Sequence(current))) => {
+                caches.get(&def.id).map_or(current.high_water, |c| c.current)
+            }
+            _ => return Err(EngineError::NoSuchObject(def.name)),
+        };
+        self.put_catalog(db, Object::Sequence(def.clone()), false)?;
+        caches.remove(&def.id);
+        Ok(())
+    }
+
     /// CREATE [OR ALTER] PROCEDURE | VIEW | FUNCTION (and ALTER): stores the module's text.
     /// With `or_alter`, an existing module of that kind and name is replaced, its id kept;
     /// any other object of that name is error 2714.

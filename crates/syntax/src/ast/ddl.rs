@@ -298,6 +298,9 @@ pub enum SequenceOption {
     Cycle(bool),
     /// `CACHE [size]`; without a size SQL Server picks one.
     Cache(Option<Expr>),
+    /// `RESTART [WITH value]` (ALTER SEQUENCE's; 11709 in CREATE): the next value, or the
+    /// start value.
+    Restart(Option<Expr>),
     /// `NO CACHE`
     NoCache,
 }

@@ -182,6 +182,8 @@ impl Display for SequenceOption {
         match self {
             SequenceOption::DataType(data_type) => write!(f, "AS {data_type}"),
             SequenceOption::StartWith(value) => write!(f, "START WITH {value}"),
+            SequenceOption::Restart(Some(value)) => write!(f, "RESTART WITH {value}"),
+            SequenceOption::Restart(None) => f.write_str("RESTART"),
             SequenceOption::IncrementBy(value) => write!(f, "INCREMENT BY {value}"),
             SequenceOption::MinValue(Some(value)) => write!(f, "MINVALUE {value}"),
             SequenceOption::MinValue(None) => f.write_str("NO MINVALUE"),

@@ -150,7 +150,8 @@ impl<'a> Parser<'a> {
             (CreateMode::Alter, "TABLE") => self.parse_alter_table(),
             (CreateMode::Alter, "INDEX") => self.parse_alter_index(),
             (CreateMode::Create, "TABLE") => self.parse_create_table(),
-            (CreateMode::Create, "SEQUENCE") => self.parse_create_sequence(),
+            (CreateMode::Create, "SEQUENCE") => self.parse_create_sequence(false),
+            (CreateMode::Alter, "SEQUENCE") => self.parse_create_sequence(true),
             (CreateMode::Create, "TYPE") => self.parse_create_type(),
             (CreateMode::Create, "STATISTICS") => self.parse_create_statistics(),
             (CreateMode::Create, "UNIQUE" | "CLUSTERED" | "NONCLUSTERED" | "INDEX") => {
@@ -227,19 +228,32 @@ impl<'a> Parser<'a> {
         Ok(StatementKind::CreateType(Box::new(CreateType { name, definition })))
     }
 
-    fn parse_create_sequence(&mut self) -> PResult<StatementKind> {
+    /// `CREATE SEQUENCE name [option ...]`, or with `alter` `ALTER SEQUENCE name option ...`
+    /// (the executor refuses RESTART in CREATE, and what ALTER may not change, as SQL Server
+    /// does).
+    fn parse_create_sequence(&mut self, alter: bool) -> PResult<StatementKind> {
         self.advance();
         let name = self.parse_object_name()?;
         let mut options = Vec::new();
         while let Some(option) = self.parse_sequence_option()? {
             options.push(option);
         }
-        Ok(StatementKind::CreateSequence(Box::new(CreateSequence { name, options })))
+        let sequence = Box::new(CreateSequence { name, options });
+        Ok(match alter {
+            true => StatementKind::AlterSequence(sequence),
+            false => StatementKind::CreateSequence(sequence),
+        })
     }
 
     /// One sequence option, or `None` when the statement is complete.
     fn parse_sequence_option(&mut self) -> PResult<Option<SequenceOption>> {
-        let option = if self.eat_keyword("AS") {
+        let option = if self.eat_keyword("RESTART") {
+            let value = match self.eat_keyword("WITH") {
+                true => Some(self.parse_signed_number()?),
+                false => None,
+            };
+            SequenceOption::Restart(value)
+        } else if self.eat_keyword("AS") {
             SequenceOption::DataType(self.parse_data_type()?)
         } else if self.eat_keyword("START") {
             self.expect_keyword("WITH")?;

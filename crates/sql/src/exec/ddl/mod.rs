@@ -2,8 +2,8 @@
 //!
 //! This file dispatches every DDL statement and runs the short ones; beside it are `table`
 //! (CREATE TABLE, and the definitions table variables and table types share), `drop`,
-//! `alter` (ALTER TABLE and `sp_rename`), `user_types` (CREATE TYPE), and the database's
-//! `files` and `database_state` (ALTER DATABASE).
+//! `alter` (ALTER TABLE and `sp_rename`), `sequence` (CREATE and ALTER SEQUENCE), `user_types`
+//! (CREATE TYPE), and the database's `files` and `database_state` (ALTER DATABASE).
 //!
 //! Object DDL runs in the statement's transaction (a user transaction may create and drop
 //! tables and roll them back); the engine makes such commits fully durable (rule W7 of
@@ -14,21 +14,21 @@ pub(super) mod alter;
 pub(super) mod database_state;
 mod drop;
 pub(super) mod files;
+mod sequence;
 mod table;
 pub(super) mod user_types;
 
 use std::sync::Arc;
 
 use walden_engine::catalog::ModuleOptions;
-use walden_engine::catalog::SequenceDef;
 use walden_engine::objects::{IndexSpec, ModuleKind};
 use walden_engine::types::{SqlType, Value};
 use walden_engine::RecoveryModel;
 use walden_log::policy::DatabaseDurability;
 
 use crate::ast::{
-    Clustering, CreateMode, DatabaseOption, DatabaseRef, DelayedDurability, ObjectName,
-    RecoveryModel as AstRecovery, SequenceOption, Statement, StatementKind,
+    Clustering, CreateMode, DatabaseOption, DatabaseRef, DelayedDurability,
+    RecoveryModel as AstRecovery, Statement, StatementKind,
 };
 use crate::exec::ddl::user_types::readonly_needed;
 use crate::exec::scalar;
@@ -193,6 +193,7 @@ impl Run<'_> {
                 Ok(())
             }
             StatementKind::CreateSequence(cs) => self.create_sequence(&cs.name, &cs.options),
+            StatementKind::AlterSequence(s) => self.alter_sequence(&s.name, &s.options),
             StatementKind::CreateType(ct) => self.create_type(ct),
             StatementKind::CreateProcedure(p) => {
                 let temp = p.name.name.value.starts_with('#');
@@ -264,89 +265,6 @@ impl Run<'_> {
                 format!("statement not supported: {:?}", std::mem::discriminant(other)),
             )),
         }
-    }
-
-    fn create_sequence(
-        &mut self,
-        name: &ObjectName,
-        options: &[SequenceOption],
-    ) -> Result<(), SqlError> {
-        let db = self.database_of(name.database.as_ref())?;
-        let schema = name.schema.as_ref().map_or("dbo", |s| s.value.as_str()).to_string();
-        let mut ty = SqlType::BigInt;
-        let mut start = None;
-        let mut increment = 1i128;
-        let mut min = None;
-        let mut max = None;
-        let mut cycle = false;
-        let mut cache = Some(50u32);
-        for o in options {
-            match o {
-                SequenceOption::DataType(d) => ty = scalar::data_type(d)?,
-                SequenceOption::StartWith(e) => start = Some(self.number_constant(e)?),
-                SequenceOption::IncrementBy(e) => increment = self.number_constant(e)?,
-                SequenceOption::MinValue(e) => {
-                    min = match e {
-                        Some(e) => Some(self.number_constant(e)?),
-                        None => None,
-                    }
-                }
-                SequenceOption::MaxValue(e) => {
-                    max = match e {
-                        Some(e) => Some(self.number_constant(e)?),
-                        None => None,
-                    }
-                }
-                SequenceOption::Cycle(c) => cycle = *c,
-                SequenceOption::Cache(e) => {
-                    cache = match e {
-                        Some(e) => {
-                            Some(u32::try_from(self.number_constant(e)?.max(1)).unwrap_or(u32::MAX))
-                        }
-                        None => Some(50),
-                    }
-                }
-                SequenceOption::NoCache => cache = None,
-            }
-        }
-        let (type_min, type_max): (i128, i128) = match ty {
-            SqlType::TinyInt => (0, 255),
-            SqlType::SmallInt => (i16::MIN.into(), i16::MAX.into()),
-            SqlType::Int => (i32::MIN.into(), i32::MAX.into()),
-            SqlType::BigInt => (i64::MIN.into(), i64::MAX.into()),
-            SqlType::Decimal { precision, scale: 0 } => {
-                let m = 10i128.pow(u32::from(precision)) - 1;
-                (-m, m)
-            }
-            _ => return Err(SqlError::new(11702, "The sequence object data type must be an integer type, or decimal or numeric with a scale of 0, or any user-defined data type that is based on one of the above integer data types.")),
-        };
-        if increment == 0 {
-            return Err(SqlError::new(
-                11700,
-                format!("The increment for sequence object '{}' cannot be zero.", name.name.value),
-            ));
-        }
-        let min = min.unwrap_or(type_min);
-        let max = max.unwrap_or(type_max);
-        let start = start.unwrap_or(if increment > 0 { min } else { max });
-        if min >= max || start < min || start > max {
-            return Err(SqlError::new(11703, format!("The start value for sequence object '{}' must be between the minimum and maximum value of the sequence object.", name.name.value)));
-        }
-        let def = SequenceDef {
-            id: 0,
-            schema,
-            name: name.name.value.clone(),
-            ty,
-            start,
-            increment,
-            min,
-            max,
-            cycle,
-            cache,
-            high_water: None,
-        };
-        self.tx().create_sequence(&db, def).map_err(|e| self.s.engine_error(e))?;
-        Ok(())
     }
 
     fn int_constant(&mut self, e: &crate::ast::Expr) -> Result<i64, SqlError> {

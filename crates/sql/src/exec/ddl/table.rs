@@ -10,7 +10,7 @@ use walden_engine::types::{SqlType, Value};
 
 use super::ignore_dup_key_of;
 use crate::ast::{
-    Clustering, ColumnConstraintKind, ColumnOption, CreateTable, Ident, ObjectName,
+    Clustering, ColumnConstraintKind, ColumnOption, CreateTable, Expr, ExprKind, Ident, ObjectName,
     TableConstraintKind, TableElement, TableOption,
 };
 use crate::exec::dml::foreign_key::ForeignKeySpec;
@@ -64,6 +64,21 @@ pub(crate) fn check_identity_type(ty: SqlType, column: &str) -> Result<(), SqlEr
              decimal or numeric with a scale of 0, and constrained to be nonnullable."
         ),
     ))
+}
+
+/// The text a column's DEFAULT is kept as, which `sys.default_constraints.definition` shows in
+/// parentheses: as written, except that `NEXT VALUE FOR s` names its sequence as SQL Server
+/// keeps it, `[dbo].[s]`, since scripts read the sequence's name back from that text
+/// (BenchBase strips `(NEXT VALUE FOR [` and `])` to restart the sequence after a load).
+pub(crate) fn default_text(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::NextValueFor(next) if next.sequence.database.is_none() && next.over.is_none() => {
+            let part = |s: &str| format!("[{}]", s.replace(']', "]]"));
+            let schema = next.sequence.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+            format!("NEXT VALUE FOR {}.{}", part(schema), part(&next.sequence.name.value))
+        }
+        _ => e.to_string(),
+    }
 }
 
 /// A constraint name in SQL Server's shape, `PK__table__hex`. The hex part is a hash of the
@@ -310,7 +325,7 @@ impl Run<'_> {
                                         e,
                                         ty == SqlType::UniqueIdentifier,
                                     )?;
-                                    def.default = Some(e.to_string())
+                                    def.default = Some(default_text(e))
                                 }
                                 ColumnConstraintKind::Check(e) => {
                                     seq += 1;

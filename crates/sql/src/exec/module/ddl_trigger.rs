@@ -218,6 +218,9 @@ impl Run<'_> {
             StatementKind::CreateSequence(c) => {
                 self.push_event(&mut events, st, "CREATE_SEQUENCE", "SEQUENCE", &c.name, None);
             }
+            StatementKind::AlterSequence(c) => {
+                self.push_event(&mut events, st, "ALTER_SEQUENCE", "SEQUENCE", &c.name, None);
+            }
             StatementKind::CreateSchema { name, .. } => {
                 let schema = ObjectName::simple(name.clone());
                 let pushed =

@@ -439,6 +439,7 @@ fn check_statement(st: &Statement) -> Result<(), SqlError> {
         | StatementKind::TruncateTable(_)
         | StatementKind::CreateIndex(_)
         | StatementKind::CreateSequence(_)
+        | StatementKind::AlterSequence(_)
         | StatementKind::CreateType(_)
         | StatementKind::CreateProcedure(_)
         | StatementKind::CreateView(_)

@@ -230,7 +230,7 @@ impl Run<'_> {
                         value,
                         new.columns[c].ty == SqlType::UniqueIdentifier,
                     )?;
-                    new.columns[c].default = Some(value.to_string());
+                    new.columns[c].default = Some(crate::exec::ddl::table::default_text(value));
                 }
             }
         }
