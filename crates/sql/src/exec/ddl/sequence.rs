@@ -39,10 +39,7 @@ impl Run<'_> {
         let w = self.written(options)?;
         let shown = &name.name.value;
         if w.restart.is_some() {
-            return Err(SqlError::new(
-                11709,
-                "The 'RESTART WITH' argument cannot be used in a CREATE SEQUENCE statement.",
-            ));
+            return Err(SqlError::catalogued(11709, &[]));
         }
         let ty = w.ty.unwrap_or(SqlType::BigInt);
         let (type_min, type_max) = bounds(ty)?;
@@ -82,26 +79,14 @@ impl Run<'_> {
         let shown = &name.name.value;
         let found = db.find_object(schema, shown);
         let Some(Object::Sequence(current)) = found.as_deref() else {
-            return Err(SqlError::new(
-                15151,
-                format!(
-                    "Cannot alter the sequence '{shown}', because it does not exist or you do \
-                     not have permission."
-                ),
-            ));
+            return Err(SqlError::catalogued(15151, &["alter", "sequence", shown]));
         };
         let w = self.written(options)?;
         if w.ty.is_some() {
-            return Err(SqlError::new(
-                11711,
-                "Argument 'AS' cannot be used in an ALTER SEQUENCE statement.",
-            ));
+            return Err(SqlError::catalogued(11711, &[]));
         }
         if w.start.is_some() {
-            return Err(SqlError::new(
-                11710,
-                "Argument 'START WITH' cannot be used in an ALTER SEQUENCE statement.",
-            ));
+            return Err(SqlError::catalogued(11710, &[]));
         }
         let (type_min, type_max) = bounds(current.ty)?;
         let mut def = current.clone();
@@ -121,13 +106,7 @@ impl Run<'_> {
         match (w.restart, db.sequence_current(current)) {
             (None, Some(last)) if last < def.min || last > def.max => {
                 check_range(&def, def.start)?;
-                return Err(SqlError::new(
-                    11704,
-                    format!(
-                        "The current value '{last}' for sequence object '{shown}' must be \
-                         between the minimum and maximum value of the sequence object."
-                    ),
-                ));
+                return Err(SqlError::catalogued(11704, &[&last.to_string(), shown]));
             }
             (None, Some(_)) => check_range(&def, def.min)?,
             _ => check_range(&def, def.start)?,
@@ -182,24 +161,14 @@ fn bounds(ty: SqlType) -> Result<(i128, i128), SqlError> {
             let m = 10i128.pow(u32::from(precision)) - 1;
             (-m, m)
         }
-        _ => {
-            return Err(SqlError::new(
-                11702,
-                "The sequence object data type must be an integer type, or decimal or numeric \
-                 with a scale of 0, or any user-defined data type that is based on one of the \
-                 above integer data types.",
-            ))
-        }
+        _ => return Err(SqlError::catalogued(11702, &[])),
     })
 }
 
 /// Error 11700 for an increment of 0.
 fn nonzero(increment: i128, name: &str) -> Result<i128, SqlError> {
     if increment == 0 {
-        return Err(SqlError::new(
-            11700,
-            format!("The increment for sequence object '{name}' cannot be zero."),
-        ));
+        return Err(SqlError::catalogued(11700, &[name]));
     }
     Ok(increment)
 }
@@ -209,19 +178,10 @@ fn nonzero(increment: i128, name: &str) -> Result<i128, SqlError> {
 fn check_range(def: &SequenceDef, value: i128) -> Result<(), SqlError> {
     let name = &def.name;
     if def.min >= def.max {
-        return Err(SqlError::new(
-            11705,
-            format!("The minimum value for sequence object '{name}' must be less than its maximum value."),
-        ));
+        return Err(SqlError::catalogued(11705, &[name]));
     }
     if value < def.min || value > def.max {
-        return Err(SqlError::new(
-            11703,
-            format!(
-                "The start value for sequence object '{name}' must be between the minimum and \
-                 maximum value of the sequence object."
-            ),
-        ));
+        return Err(SqlError::catalogued(11703, &[name]));
     }
     Ok(())
 }
