@@ -135,6 +135,11 @@ impl Run<'_> {
             )
             .ok()?;
         }
+        // The subquery's FROM clause is read as written (`plan_pushed`), its ON conditions
+        // with it: one that names the enclosing row can only be checked per row.
+        if !on.iter().all(|&c| inner.owns_all_columns(c)) {
+            return None;
+        }
         let mut parts = on;
         if let Some(w) = &sel.where_clause {
             conjuncts(w, &mut parts);
