@@ -157,9 +157,15 @@ pub(crate) fn unbound<'c>(scope: impl IntoIterator<Item = &'c [Col]>, parts: &[I
 
 /// Error 4104 for `q.c` (see [`unbound`]) raised where the planner had not the source `q` in
 /// scope (a join's ON condition checked against one side, a conjunct taken for a constant):
-/// when `q` is a source of `from` (its alias, or its name without one), SQL Server reports
-/// the column, 207. Any other error as it is.
-pub(crate) fn rebind_unknown_column(err: SqlError, from: &[TableSource]) -> SqlError {
+/// when `q` is a source of `from` (its alias, or its name without one) that has no column
+/// `c` (`has_column` tells), SQL Server reports the column, 207. One that has it was out of
+/// the ON condition's scope (`FROM c, a JOIN b ON b.id = c.id`), which SQL Server reports as
+/// 4104. Any other error as it is.
+pub(crate) fn rebind_unknown_column(
+    err: SqlError,
+    from: &[TableSource],
+    has_column: &dyn Fn(&TableSource, &str) -> bool,
+) -> SqlError {
     if err.number != 4104 {
         return err;
     }
@@ -170,16 +176,17 @@ pub(crate) fn rebind_unknown_column(err: SqlError, from: &[TableSource]) -> SqlE
         .and_then(|m| m.rsplit_once('.'));
     let Some((qualifier, column)) = named else { return err };
     let last = qualifier.rsplit_once('.').map_or(qualifier, |(_, q)| q);
-    if from.iter().any(|s| exposes(s, last)) {
-        return SqlError::invalid_column(column);
+    match from.iter().find_map(|s| exposing(s, last)) {
+        Some(source) if has_column(source, column) => err,
+        Some(_) => SqlError::invalid_column(column),
+        None => err,
     }
-    err
 }
 
-/// Whether `source` (through its joins) exposes a source named `name`.
-fn exposes(source: &TableSource, name: &str) -> bool {
+/// The source `source` (through its joins) exposes as `name`, if any.
+fn exposing<'s>(source: &'s TableSource, name: &str) -> Option<&'s TableSource> {
     let is = |i: &Ident| i.value.eq_ignore_ascii_case(name);
-    match source {
+    let named = match source {
         TableSource::Table { name: table, alias, .. } => alias.as_ref().map_or(is(&table.name), is),
         TableSource::Variable { name: v, alias } => {
             alias.as_ref().map_or(v.eq_ignore_ascii_case(name), is)
@@ -189,9 +196,12 @@ fn exposes(source: &TableSource, name: &str) -> bool {
         TableSource::Derived { alias, .. }
         | TableSource::Values { alias, .. }
         | TableSource::XmlNodes { alias, .. } => is(alias),
-        TableSource::Join(j) => exposes(&j.left, name) || exposes(&j.right, name),
+        TableSource::Join(j) => {
+            return exposing(&j.left, name).or_else(|| exposing(&j.right, name))
+        }
         _ => false,
-    }
+    };
+    named.then_some(source)
 }
 
 /// The position of the column `parts` names among `cols`: Ok(None) if none, error 209 if

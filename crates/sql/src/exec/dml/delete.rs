@@ -4,9 +4,7 @@ use std::sync::Arc;
 
 use walden_engine::types::Value;
 
-use super::{
-    no_output_with_instead_of, rebind_in_statement, recheck_clause, with_implicit_target, Qualified,
-};
+use super::{no_output_with_instead_of, recheck_clause, with_implicit_target, Qualified};
 use crate::ast::{Delete, Expr, ExprKind, TableTarget, TriggerEvent};
 use crate::exec::dml::cte::DmlTarget;
 use crate::exec::dml::output::Changed;
@@ -17,7 +15,7 @@ impl Run<'_> {
     /// DELETE; returns the number of rows deleted.
     pub(crate) fn delete(&mut self, d: &Delete) -> Result<u64, SqlError> {
         self.with_ctes(&d.ctes, |r| r.delete_in_scope(d))
-            .map_err(|e| rebind_in_statement(e, &d.target, &d.from))
+            .map_err(|e| self.rebind_in_statement(e, &d.target, &d.from))
     }
 
     fn delete_in_scope(&mut self, d: &Delete) -> Result<u64, SqlError> {

@@ -522,16 +522,26 @@ pub(crate) fn find_alias<'a>(from: &'a [TableSource], alias: &str) -> Option<&'a
     }
 }
 
-/// An UPDATE's or DELETE's error 4104 for a column of its target or of a FROM source: 207
-/// (see [`crate::exec::eval::rebind_unknown_column`]).
-fn rebind_in_statement(err: SqlError, target: &TableTarget, from: &[TableSource]) -> SqlError {
-    let err = crate::exec::eval::rebind_unknown_column(err, from);
-    match target {
-        TableTarget::Table(name) if err.number == 4104 => {
-            let source = TableSource::Table { name: name.clone(), alias: None, hints: Vec::new() };
-            crate::exec::eval::rebind_unknown_column(err, std::slice::from_ref(&source))
+impl Run<'_> {
+    /// An UPDATE's or DELETE's error 4104 for a column of its target or of a FROM source: 207
+    /// (see [`crate::exec::eval::rebind_unknown_column`]).
+    fn rebind_in_statement(
+        &self,
+        err: SqlError,
+        target: &TableTarget,
+        from: &[TableSource],
+    ) -> SqlError {
+        let has_column = |s: &TableSource, c: &str| self.source_has_column(s, c);
+        let err = crate::exec::eval::rebind_unknown_column(err, from, &has_column);
+        match target {
+            TableTarget::Table(name) if err.number == 4104 => {
+                let source =
+                    TableSource::Table { name: name.clone(), alias: None, hints: Vec::new() };
+                let from = std::slice::from_ref(&source);
+                crate::exec::eval::rebind_unknown_column(err, from, &has_column)
+            }
+            _ => err,
         }
-        _ => err,
     }
 }
 

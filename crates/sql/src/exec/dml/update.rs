@@ -6,8 +6,7 @@ use std::sync::Arc;
 use walden_engine::types::Value;
 
 use super::{
-    assignable, no_output_with_instead_of, rebind_in_statement, recheck_clause,
-    with_implicit_target, Qualified,
+    assignable, no_output_with_instead_of, recheck_clause, with_implicit_target, Qualified,
 };
 use crate::ast::{AssignmentTarget, Expr, ExprKind, TableTarget, TriggerEvent, Update};
 use crate::exec::dml::cte::DmlTarget;
@@ -22,7 +21,7 @@ impl Run<'_> {
     /// UPDATE; returns the number of rows changed.
     pub(crate) fn update(&mut self, u: &Update) -> Result<u64, SqlError> {
         self.with_ctes(&u.ctes, |r| r.update_in_scope(u))
-            .map_err(|e| rebind_in_statement(e, &u.target, &u.from))
+            .map_err(|e| self.rebind_in_statement(e, &u.target, &u.from))
     }
 
     fn update_in_scope(&mut self, u: &Update) -> Result<u64, SqlError> {

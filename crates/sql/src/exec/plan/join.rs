@@ -181,6 +181,9 @@ struct Flat<'e> {
     /// estimates read a histogram with, where a driver's statement has `@P0` rather than a
     /// literal. Evaluated once by `place`, only where a leaf has statistics.
     constants: Vec<(usize, Value)>,
+    /// Each inner join's ON condition with the leaves of its operands, the only ones it may
+    /// name (besides an enclosing query's): see [`Flat::unbound_name`].
+    on_scopes: Vec<(std::ops::Range<usize>, &'e Expr)>,
 }
 
 impl Flat<'_> {
@@ -705,6 +708,9 @@ impl Run<'_> {
         for src in sources {
             self.flatten(src, &mut flat, &mut on, &passed, outer, demand, &reduced)?;
         }
+        if let Some(refused) = flat.unbound_name(&parts, outer) {
+            return Err(refused);
+        }
         if let Some(demand) = demand {
             flat.narrow(demand);
         }
@@ -751,6 +757,7 @@ impl Run<'_> {
                 }
                 if let Some(cond) = &j.on {
                     conjuncts(cond, on);
+                    flat.on_scopes.push((first..flat.leaves.len(), cond));
                 }
                 return Ok(());
             }

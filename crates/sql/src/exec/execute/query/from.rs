@@ -388,6 +388,22 @@ impl Run<'_> {
     }
 
     /// The table or view `name` names, its columns qualified by `qual`.
+    /// Whether `source`, a table of a FROM clause, has a column named `column`: what tells an
+    /// unknown column of a source (207) from a source out of scope (4104). False for any
+    /// other kind of source, and for a name that does not resolve.
+    pub(crate) fn source_has_column(&self, source: &TableSource, column: &str) -> bool {
+        let TableSource::Table { name, .. } = source else { return false };
+        match self.resolve_relation_object(name) {
+            Ok((_, object)) => match &*object {
+                Object::Table(def) => {
+                    def.columns.iter().any(|c| c.name.eq_ignore_ascii_case(column))
+                }
+                _ => false,
+            },
+            Err(_) => false,
+        }
+    }
+
     pub(crate) fn resolve_relation(
         &mut self,
         name: &ObjectName,

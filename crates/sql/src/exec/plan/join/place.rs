@@ -6,13 +6,20 @@
 use super::{order, semi, Conjunct, Flat, Input, MAX_LEAVES};
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident};
 use crate::exec::bind::constants::is_statement_constant;
+use crate::exec::bind::static_type::first_refused;
 use crate::exec::eval::{
-    find_column, full_text_refusal, is_aggregate_call, is_comparison, Col, Env,
+    find_column, full_text_refusal, is_aggregate_call, is_comparison, unbound, Col, Env,
 };
 use crate::exec::execute::query::visit_children;
 use crate::exec::scalar::registry::{self, Determinism};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
+
+/// Error 209 for an unqualified name two sources have.
+fn ambiguous(name: &[Ident]) -> SqlError {
+    let column = name.last().map_or("", |n| n.value.as_str());
+    SqlError::new(209, format!("Ambiguous column name '{column}'."))
+}
 
 /// Whether an expression may be evaluated once for many rows of the leaf it probes: no
 /// subquery, aggregate, window or value that changes from row to row by itself.
@@ -139,6 +146,61 @@ impl Flat<'_> {
                 let mut all = true;
                 visit_children(e, &mut |c| all &= self.owns_all_columns(c));
                 all
+            }
+        }
+    }
+
+    /// The error SQL Server gives when it binds the block, before anything is read, for the
+    /// first name of its conjuncts that no source in scope has: an inner join's ON condition
+    /// sees only the leaves of that join's operands (`FROM c, a JOIN b ON b.id = c.id` is
+    /// 4104), the WHERE clause's `parts` every leaf; both see the enclosing queries'
+    /// columns. Without this a name nothing has was found only when a row reached it, and a
+    /// query over empty tables succeeded. Subqueries are bound when they run.
+    pub(super) fn unbound_name(
+        &self,
+        parts: &[&Expr],
+        outer: Option<&Env<'_>>,
+    ) -> Option<SqlError> {
+        let refused = |e: &Expr, scope: std::ops::Range<usize>| {
+            first_refused(e, &|name| self.refused_in(scope.clone(), name, outer))
+        };
+        let on = self.on_scopes.iter().find_map(|(scope, e)| refused(e, scope.clone()));
+        on.or_else(|| parts.iter().find_map(|e| refused(e, 0..self.leaves.len())))
+    }
+
+    /// The error for column reference `name` in a conjunct that may name the leaves `scope`
+    /// and the enclosing queries' columns: None if exactly one of them has it.
+    fn refused_in(
+        &self,
+        scope: std::ops::Range<usize>,
+        name: &[Ident],
+        outer: Option<&Env<'_>>,
+    ) -> Option<SqlError> {
+        let mut found = false;
+        for leaf in &self.leaves[scope.clone()] {
+            match find_column(&leaf.cols, name) {
+                Ok(Some(_)) if found => return Some(ambiguous(name)),
+                Ok(Some(_)) => found = true,
+                Ok(None) => {}
+                Err(e) => return Some(e),
+            }
+        }
+        if found {
+            return None;
+        }
+        let enclosing = outer.map(|env| env.column(name));
+        match enclosing {
+            Some(Ok(_)) => None,
+            Some(Err(e)) if e.number == 209 => Some(e),
+            _ => {
+                let mut cols: Vec<&[Col]> =
+                    self.leaves[scope].iter().map(|l| l.cols.as_slice()).collect();
+                let mut env = outer;
+                while let Some(e) = env {
+                    cols.push(e.cols);
+                    env = e.outer;
+                }
+                Some(unbound(cols, name))
             }
         }
     }

@@ -118,7 +118,10 @@ impl Run<'_> {
         dest: &mut dyn Destination,
     ) -> Result<Option<u64>, SqlError> {
         self.stream_query(q, limit, dest).map_err(|e| match &q.body {
-            QueryBody::Select(sel) => crate::exec::eval::rebind_unknown_column(e, &sel.from),
+            QueryBody::Select(sel) => {
+                let has_column = |s: &TableSource, c: &str| self.source_has_column(s, c);
+                crate::exec::eval::rebind_unknown_column(e, &sel.from, &has_column)
+            }
             _ => e,
         })
     }
