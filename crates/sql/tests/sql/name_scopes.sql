@@ -22,6 +22,12 @@ UPDATE a SET v = 1 FROM c, a AS x JOIN b ON b.id = c.id
 GO
 UPDATE a SET v = 1 FROM a JOIN b ON b.nosuch = a.id
 GO
+UPDATE a SET v = 1 WHERE nosuch = 1
+GO
+DELETE TOP (1) FROM a WHERE a.nosuch = 1
+GO
+DELETE FROM a WHERE z.id = 1
+GO
 -- An ON condition may name the enclosing query's columns: the subquery runs per row.
 INSERT a VALUES (1, 1), (2, 2)
 INSERT b VALUES (1, 1), (3, 3)

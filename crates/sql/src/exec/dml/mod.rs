@@ -40,7 +40,7 @@ use walden_engine::EngineError;
 use crate::ast::{Expr, Ident, ObjectName, QueryBody, StatementKind, TableSource, TableTarget};
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{
-    outer_joins_pulled_up, table_cols, Relation, Rows, TableRef, ROWID,
+    bound, outer_joins_pulled_up, table_cols, Relation, Rows, TableRef, ROWID,
 };
 use crate::exec::execute::row_queue::{QueuedRows, RowQueue};
 use crate::exec::plan::access::RowSink;
@@ -211,6 +211,19 @@ impl Run<'_> {
             seen: HashSet::new(),
             queue: RowQueue::default(),
         };
+        if from.is_empty() {
+            // Bound before any row is read, as SQL Server binds it: an unknown name is an
+            // error also when no row would reach it. (With a FROM clause, the join binds.)
+            // The row locator too: WHERE CURRENT OF is rewritten into a test of it.
+            let mut cols = table_cols(&t.def, &t.qual);
+            let locator = SqlType::VarBinary(walden_engine::types::Len::N(900));
+            cols.push(Col { qual: Some(t.qual.clone()), ..Col::hidden(ROWID, locator) });
+            let env = Env { cols: &cols, row: &[], outer: None, computed: &[] };
+            if let Err(e) = bound(&[where_clause], &env) {
+                self.tx().set_update_target(None);
+                return Err(e);
+            }
+        }
         let read = if from.is_empty() && limit < usize::MAX {
             // TOP (n) of one table: the read checks the WHERE and stops at the n-th row, so
             // it locks no more rows than it changes (a queue's `DELETE TOP (1) ... READPAST`).
