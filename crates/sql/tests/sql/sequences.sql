@@ -43,6 +43,9 @@ SELECT NEXT VALUE FOR dbo.rev_seq AS after_rollback
 SELECT name, CAST(increment AS INT) AS increment, CAST(maximum_value AS INT) AS maximum_value
 FROM sys.sequences
 GO
+-- A sequence a DEFAULT draws from cannot be dropped before the table.
+DROP SEQUENCE dbo.rev_seq
+GO
 DROP TABLE dbo.rev
 DROP SEQUENCE dbo.rev_seq
 GO

@@ -3,13 +3,14 @@
 
 use std::sync::Arc;
 
-use walden_engine::catalog::Object;
-use walden_engine::EngineError;
+use walden_engine::catalog::{Object, SequenceDef};
+use walden_engine::{Database, EngineError};
 
 use super::in_transaction;
-use crate::ast::{DropKind, IndexRef, ObjectName};
-use crate::exec::execute::query::{display_name, TableRef};
+use crate::ast::{DropKind, Expr, ExprKind, IndexRef, ObjectName};
+use crate::exec::execute::query::{display_name, visit_children, TableRef};
 use crate::exec::session::Run;
+use crate::exec::sysviews::default_constraint_name;
 use crate::exec::SqlError;
 
 /// `DROP SYNONYM`: Walden has no synonyms, so the name is never found; SQL Server's 3701, or
@@ -127,9 +128,34 @@ impl Run<'_> {
                     };
                     return Err(SqlError::new(3701, format!("Cannot drop the {what} '{}', because it does not exist or you do not have permission.", display_name(name))));
                 };
+                if let Object::Sequence(seq) = &*o {
+                    if let Some(user) = self.default_drawing_from(&db, seq)? {
+                        let shown = display_name(name);
+                        return Err(SqlError::catalogued(3729, &["DROP SEQUENCE", &shown, &user]));
+                    }
+                }
                 self.tx().drop_object(&db, o.id()).map_err(|e| self.s.engine_error(e))
             }
         }
+    }
+
+    /// The name of the first DEFAULT constraint of `db` whose expression draws from `seq`
+    /// (`NEXT VALUE FOR`): SQL Server refuses to drop a sequence a default uses (3729).
+    fn default_drawing_from(
+        &mut self,
+        db: &Arc<Database>,
+        seq: &SequenceDef,
+    ) -> Result<Option<String>, SqlError> {
+        for o in db.catalog().objects() {
+            let Object::Table(table) = &*o else { continue };
+            for (c, column) in table.columns.iter().enumerate() {
+                let Some(text) = &column.default else { continue };
+                if draws_from(&*self.stored_expr(text)?, seq) {
+                    return Ok(Some(default_constraint_name(table, c)));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// `DROP SCHEMA [IF EXISTS] name`: a schema made with CREATE SCHEMA that no object is in
@@ -147,13 +173,7 @@ impl Run<'_> {
             .iter()
             .find(|o| !matches!(***o, Object::Schema(_)) && o.name().0.eq_ignore_ascii_case(name));
         if let Some(o) = used {
-            return Err(SqlError::new(
-                3729,
-                format!(
-                    "Cannot drop schema '{name}' because it is being referenced by object '{}'.",
-                    o.name().1
-                ),
-            ));
+            return Err(SqlError::catalogued(3729, &["drop schema", name, o.name().1]));
         }
         self.tx().drop_object(&db, schema.id()).map_err(|e| self.s.engine_error(e))
     }
@@ -238,4 +258,17 @@ impl Run<'_> {
         self.drop_index(&index, false)?;
         self.resolve_table(&ci.table, &ci.table.name.value)
     }
+}
+
+/// Whether `e` draws a value from `seq`: a `NEXT VALUE FOR` naming it (in `dbo` when no
+/// schema is written, as a default's sequence resolves).
+fn draws_from(e: &Expr, seq: &SequenceDef) -> bool {
+    if let ExprKind::NextValueFor(next) = &e.kind {
+        let schema = next.sequence.schema.as_ref().map_or("dbo", |s| s.value.as_str());
+        return schema.eq_ignore_ascii_case(&seq.schema)
+            && next.sequence.name.value.eq_ignore_ascii_case(&seq.name);
+    }
+    let mut found = false;
+    visit_children(e, &mut |c| found |= draws_from(c, seq));
+    found
 }
