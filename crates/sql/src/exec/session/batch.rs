@@ -72,7 +72,13 @@ impl Session {
     }
 
     fn run_batch(&mut self, text: &str, out: &mut dyn Output) {
-        let parse_started = (Instant::now(), crate::exec::execute::statistics::thread_cpu_time());
+        // The thread's CPU time is a read of a /proc file: only for STATISTICS TIME.
+        let cpu_started = self
+            .opts
+            .statistics_time
+            .then(crate::exec::execute::statistics::thread_cpu_time)
+            .flatten();
+        let parse_started = (Instant::now(), cpu_started);
         let batch = match self.parsed(text) {
             Ok(b) => b,
             Err(e) => {
