@@ -28,6 +28,17 @@ DELETE TOP (1) FROM a WHERE a.nosuch = 1
 GO
 DELETE FROM a WHERE z.id = 1
 GO
+-- A grouped block's GROUP BY, select list and HAVING too.
+SELECT id FROM a GROUP BY nosuch
+GO
+SELECT nosuch FROM a GROUP BY id
+GO
+SELECT COUNT(*) FROM a HAVING MAX(a.nosuch) > 1
+GO
+SELECT COUNT(*) FROM a JOIN b ON a.id = b.id GROUP BY b.nosuch
+GO
+SELECT a.id, COUNT(*) AS n FROM a JOIN b ON a.id = b.id GROUP BY a.id HAVING COUNT(*) > 1
+GO
 -- An ON condition may name the enclosing query's columns: the subquery runs per row.
 INSERT a VALUES (1, 1), (2, 2)
 INSERT b VALUES (1, 1), (3, 3)

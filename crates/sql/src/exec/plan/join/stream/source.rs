@@ -347,6 +347,18 @@ impl Run<'_> {
     ) -> Result<(Vec<Col>, Vec<Vec<Value>>, Vec<(usize, usize)>), SqlError> {
         let grouping = self.group_into(sel, order_by, keys, aggs, outer)?;
         let cols = grouping.cols().to_vec();
+        // Bound as SQL Server binds them, whether or not a row came: every name of the
+        // GROUP BY, the select list and HAVING is the FROM clause's or an enclosing query's.
+        let items = sel.items.iter().filter_map(|i| match i {
+            SelectItem::Expr { expr, .. } | SelectItem::Assign { value: expr, .. } => Some(expr),
+            SelectItem::Wildcard(_) => None,
+        });
+        let names: Vec<Option<&Expr>> =
+            keys.iter().copied().chain(items).chain(sel.having.as_ref()).map(Some).collect();
+        crate::exec::execute::query::bound(
+            &names,
+            &Env { cols: &cols, row: &[], outer, computed: &[] },
+        )?;
         let rows = grouping.finish(self, keys, outer)?;
         let (gcols, computed) = grouped_columns(&cols, aggs);
         Ok((gcols, rows, computed))
