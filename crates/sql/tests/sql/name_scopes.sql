@@ -28,6 +28,13 @@ DELETE TOP (1) FROM a WHERE a.nosuch = 1
 GO
 DELETE FROM a WHERE z.id = 1
 GO
+-- ORDER BY: an alias, an ordinal or a source column binds; anything else is 207.
+SELECT id AS x FROM a ORDER BY x, 1, v
+GO
+SELECT * FROM a ORDER BY nosuch
+GO
+SELECT TOP (1) a.id FROM a JOIN b ON a.id = b.id ORDER BY b.nosuch
+GO
 -- A grouped block's GROUP BY, select list and HAVING too.
 SELECT id FROM a GROUP BY nosuch
 GO

@@ -54,8 +54,8 @@ pub(crate) use grouping::{
 };
 pub(crate) use inline::{bare_select, has_subquery, outer_joins_pulled_up, shown_alias};
 pub(crate) use order::{
-    compare_keys, compare_row_keys, order_collations, sort_by_keys, sorts_by_source_column,
-    KeySources,
+    bind_order_by, compare_keys, compare_row_keys, order_collations, sort_by_keys,
+    sorts_by_source_column, KeySources,
 };
 pub(crate) use select::{bound, expr_name, TOP_N_ROUND};
 pub(crate) use set_operations::{infer_type, unify_column, unify_value, ValueType};

@@ -42,6 +42,23 @@ fn output_column(
     Ok(None)
 }
 
+/// Error 207, 209 or 4104 for an ORDER BY item of a block that is not grouped that names a
+/// column neither its output (by alias or ordinal) nor its source row `cols` has: what SQL
+/// Server refuses when it compiles the query, found before any row is read.
+pub(crate) fn bind_order_by(
+    order_by: &[OrderByItem],
+    out_cols: &[Col],
+    cols: &[Col],
+) -> Result<(), SqlError> {
+    for o in order_by {
+        if output_column(o, out_cols, cols)?.is_none() {
+            let env = crate::exec::eval::Env { cols, row: &[], outer: None, computed: &[] };
+            super::bound(&[Some(&o.expr)], &env)?;
+        }
+    }
+    Ok(())
+}
+
 /// The collation each ORDER BY key sorts by: its output column's, or its expression's.
 pub(crate) fn order_collations(
     order_by: &[OrderByItem],

@@ -263,6 +263,7 @@ impl Run<'_> {
             &list.exprs,
             &Env { cols, row: &[], outer: None, computed: &[] },
         )?;
+        crate::exec::execute::query::bind_order_by(&q.order_by, &list.out_cols, cols)?;
         let columns: Vec<ColumnInfo> =
             list.out_cols.iter().map(crate::exec::execute::query::column_info).collect();
         let typed = dest.typed();
