@@ -193,29 +193,29 @@ fn a_left_join_before_inner_joins_that_do_not_read_its_inner_side_is_joined_afte
             "Int(3):Null:Int(3):Null:Int(3)"
         ]
     );
-    // An inner join's right operand that is a LEFT JOIN is lifted above it.
-    let nested = "SELECT * FROM a JOIN (b LEFT JOIN c ON c.id = b.cid) ON b.id = a.bid";
-    assert_eq!(
-        listed(&mut s, nested),
-        vec![
-            "Int(1):Int(10):Int(10):Int(5):Int(100):Int(100):Int(1)",
-            "Int(2):Int(20):Int(20):Int(7):Null:Null:Null"
-        ]
-    );
-    let plan = showplan_text(&mut s, nested);
-    assert!(first_line(&plan, "Join").contains("Outer Join"), "{plan}");
-    // A RIGHT JOIN operand likewise, its preserved side `b` joined to `a` first; `*` keeps
-    // `c` before `b`.
-    let nested_right = "SELECT * FROM a JOIN (c RIGHT JOIN b ON c.id = b.cid) ON b.id = a.bid";
-    assert_eq!(
-        listed(&mut s, nested_right),
-        vec![
-            "Int(1):Int(10):Int(100):Int(1):Int(10):Int(5):Int(100)",
-            "Int(2):Int(20):Null:Null:Int(20):Int(7):Null"
-        ]
-    );
-    let plan = showplan_text(&mut s, nested_right);
-    assert!(first_line(&plan, "Join").contains("Outer Join"), "{plan}");
+    // An inner join's right operand that is a LEFT JOIN is lifted above it; a RIGHT JOIN
+    // operand likewise, its preserved side `b` joined to `a` first, `*` keeping `c` before
+    // `b`.
+    for (nested, expected) in [
+        (
+            "SELECT * FROM a JOIN (b LEFT JOIN c ON c.id = b.cid) ON b.id = a.bid",
+            [
+                "Int(1):Int(10):Int(10):Int(5):Int(100):Int(100):Int(1)",
+                "Int(2):Int(20):Int(20):Int(7):Null:Null:Null",
+            ],
+        ),
+        (
+            "SELECT * FROM a JOIN (c RIGHT JOIN b ON c.id = b.cid) ON b.id = a.bid",
+            [
+                "Int(1):Int(10):Int(100):Int(1):Int(10):Int(5):Int(100)",
+                "Int(2):Int(20):Null:Null:Int(20):Int(7):Null",
+            ],
+        ),
+    ] {
+        assert_eq!(listed(&mut s, nested), expected, "{nested}");
+        let plan = showplan_text(&mut s, nested);
+        assert!(first_line(&plan, "Join").contains("Outer Join"), "{plan}");
+    }
     // FROM items separated by commas: the outer join moves above their cross join, and
     // `*` keeps the written order; an ON naming another item is still an error.
     let comma = "SELECT * FROM c, a LEFT JOIN b ON b.id = a.bid WHERE c.id = a.id * 100";

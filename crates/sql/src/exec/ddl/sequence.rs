@@ -60,7 +60,8 @@ impl Run<'_> {
             cache: w.cache.unwrap_or(Some(DEFAULT_CACHE)),
             high_water: None,
         };
-        check_range(&def, start)?;
+        check_bounds(&def)?;
+        check_within(&def, start)?;
         self.tx().create_sequence(&db, def).map_err(|e| self.s.engine_error(e))?;
         Ok(())
     }
@@ -103,13 +104,14 @@ impl Run<'_> {
             def.start = value;
         }
         // The value the sequence restarts at, or the last it gave, must lie within its range.
+        check_bounds(&def)?;
         match (w.restart, db.sequence_current(current)) {
             (None, Some(last)) if last < def.min || last > def.max => {
-                check_range(&def, def.start)?;
+                check_within(&def, def.start)?;
                 return Err(SqlError::catalogued(11704, &[&last.to_string(), shown]));
             }
-            (None, Some(_)) => check_range(&def, def.min)?,
-            _ => check_range(&def, def.start)?,
+            (None, Some(_)) => {}
+            _ => check_within(&def, def.start)?,
         }
         self.tx()
             .alter_sequence(&db, def, w.restart.is_some())
@@ -173,15 +175,18 @@ fn nonzero(increment: i128, name: &str) -> Result<i128, SqlError> {
     Ok(increment)
 }
 
-/// Errors 11705 (the minimum not below the maximum) and 11703 (`value`, the start or restart
-/// value, outside them).
-fn check_range(def: &SequenceDef, value: i128) -> Result<(), SqlError> {
-    let name = &def.name;
+/// Error 11705 for a minimum not below the maximum.
+fn check_bounds(def: &SequenceDef) -> Result<(), SqlError> {
     if def.min >= def.max {
-        return Err(SqlError::catalogued(11705, &[name]));
+        return Err(SqlError::catalogued(11705, &[&def.name]));
     }
+    Ok(())
+}
+
+/// Error 11703 for `value`, the start or restart value, outside the minimum and maximum.
+fn check_within(def: &SequenceDef, value: i128) -> Result<(), SqlError> {
     if value < def.min || value > def.max {
-        return Err(SqlError::catalogued(11703, &[name]));
+        return Err(SqlError::catalogued(11703, &[&def.name]));
     }
     Ok(())
 }

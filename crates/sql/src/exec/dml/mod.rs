@@ -40,7 +40,7 @@ use walden_engine::EngineError;
 use crate::ast::{Expr, Ident, ObjectName, QueryBody, StatementKind, TableSource, TableTarget};
 use crate::exec::eval::{Col, Env};
 use crate::exec::execute::query::{
-    bound, outer_joins_pulled_up, table_cols, Relation, Rows, TableRef, ROWID,
+    bound, outer_joins_pulled_up, table_cols, table_read_cols, Relation, Rows, TableRef, ROWID,
 };
 use crate::exec::execute::row_queue::{QueuedRows, RowQueue};
 use crate::exec::plan::access::RowSink;
@@ -200,6 +200,14 @@ impl Run<'_> {
         where_clause: Option<&Expr>,
         limit: usize,
     ) -> Result<Qualified, SqlError> {
+        if from.is_empty() {
+            // Bound before any row is read, as SQL Server binds it: an unknown name is an
+            // error also when no row would reach it. (With a FROM clause, the join binds.)
+            // The row locator is among the names: WHERE CURRENT OF is rewritten into a test
+            // of it.
+            let cols = table_read_cols(&t.def, &t.qual);
+            bound(&[where_clause], &Env { cols: &cols, row: &[], outer: None, computed: &[] })?;
+        }
         // The search for the rows to change: under SERIALIZABLE its seeks of the target take
         // update locks (RangeS-U, U), as SQL Server's do.
         self.tx().set_update_target(Some((t.db.id(), t.def.id)));
@@ -211,19 +219,6 @@ impl Run<'_> {
             seen: HashSet::new(),
             queue: RowQueue::default(),
         };
-        if from.is_empty() {
-            // Bound before any row is read, as SQL Server binds it: an unknown name is an
-            // error also when no row would reach it. (With a FROM clause, the join binds.)
-            // The row locator too: WHERE CURRENT OF is rewritten into a test of it.
-            let mut cols = table_cols(&t.def, &t.qual);
-            let locator = SqlType::VarBinary(walden_engine::types::Len::N(900));
-            cols.push(Col { qual: Some(t.qual.clone()), ..Col::hidden(ROWID, locator) });
-            let env = Env { cols: &cols, row: &[], outer: None, computed: &[] };
-            if let Err(e) = bound(&[where_clause], &env) {
-                self.tx().set_update_target(None);
-                return Err(e);
-            }
-        }
         let read = if from.is_empty() && limit < usize::MAX {
             // TOP (n) of one table: the read checks the WHERE and stops at the n-th row, so
             // it locks no more rows than it changes (a queue's `DELETE TOP (1) ... READPAST`).
@@ -544,14 +539,12 @@ impl Run<'_> {
         target: &TableTarget,
         from: &[TableSource],
     ) -> SqlError {
-        let has_column = |s: &TableSource, c: &str| self.source_has_column(s, c);
-        let err = crate::exec::eval::rebind_unknown_column(err, from, &has_column);
+        let err = self.rebind_unknown_column(err, from);
         match target {
             TableTarget::Table(name) if err.number == 4104 => {
                 let source =
                     TableSource::Table { name: name.clone(), alias: None, hints: Vec::new() };
-                let from = std::slice::from_ref(&source);
-                crate::exec::eval::rebind_unknown_column(err, from, &has_column)
+                self.rebind_unknown_column(err, std::slice::from_ref(&source))
             }
             _ => err,
         }

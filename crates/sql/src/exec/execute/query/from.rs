@@ -387,11 +387,17 @@ impl Run<'_> {
         }
     }
 
-    /// The table or view `name` names, its columns qualified by `qual`.
+    /// [`crate::exec::eval::rebind_unknown_column`] of `err` over the FROM clause `from`, the
+    /// catalog telling which of its tables have the column named.
+    pub(crate) fn rebind_unknown_column(&self, err: SqlError, from: &[TableSource]) -> SqlError {
+        let has_column = |s: &TableSource, c: &str| self.source_has_column(s, c);
+        crate::exec::eval::rebind_unknown_column(err, from, &has_column)
+    }
+
     /// Whether `source`, a table of a FROM clause, has a column named `column`: what tells an
     /// unknown column of a source (207) from a source out of scope (4104). False for any
     /// other kind of source, and for a name that does not resolve.
-    pub(crate) fn source_has_column(&self, source: &TableSource, column: &str) -> bool {
+    fn source_has_column(&self, source: &TableSource, column: &str) -> bool {
         let TableSource::Table { name, .. } = source else { return false };
         match self.resolve_relation_object(name) {
             Ok((_, object)) => match &*object {
@@ -404,6 +410,7 @@ impl Run<'_> {
         }
     }
 
+    /// The table or view `name` names, its columns qualified by `qual`.
     pub(crate) fn resolve_relation(
         &mut self,
         name: &ObjectName,

@@ -126,6 +126,15 @@ pub(crate) fn table_cols(def: &TableDef, qual: &str) -> Vec<Col> {
         .collect()
 }
 
+/// [`table_cols`] and, last, the hidden row locator: the columns of a table's rows as its
+/// reads give them.
+pub(crate) fn table_read_cols(def: &TableDef, qual: &str) -> Vec<Col> {
+    let mut cols = table_cols(def, qual);
+    let locator = walden_engine::types::SqlType::VarBinary(walden_engine::types::Len::N(900));
+    cols.push(Col { qual: Some(qual.to_string()), ..Col::hidden(ROWID, locator) });
+    cols
+}
+
 /// What a table name in a query or a change resolves to.
 pub(crate) enum Relation {
     /// A table.

@@ -115,10 +115,8 @@ impl Run<'_> {
         if let Some(sel) = self.numbered_source_cut(sel, order_by, offset) {
             return self.select(&sel, order_by, offset, outer);
         }
-        self.select_block(sel, order_by, offset, outer).map_err(|e| {
-            let has_column = |s: &crate::ast::TableSource, c: &str| self.source_has_column(s, c);
-            crate::exec::eval::rebind_unknown_column(e, &sel.from, &has_column)
-        })
+        self.select_block(sel, order_by, offset, outer)
+            .map_err(|e| self.rebind_unknown_column(e, &sel.from))
     }
 
     /// [`Run::select`], whose errors name unknown columns as the planner met them.

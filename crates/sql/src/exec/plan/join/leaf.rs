@@ -2,13 +2,13 @@
 //! joined row carries, and the table reads and row filters the rest of the executor
 //! shares.
 
-use walden_engine::types::{SqlType, Value};
+use walden_engine::types::Value;
 
 use super::{conjuncts, explained_only, Flat, FromSink, Input, Leaf, RowGoal, Shape};
 use crate::ast::{Expr, ExprKind};
 use crate::exec::bind::demand::Demand;
 use crate::exec::eval::{find_column, Col, Env};
-use crate::exec::execute::query::{table_cols, Rows, TableRef, ROWID};
+use crate::exec::execute::query::{table_read_cols, Rows, TableRef, ROWID};
 use crate::exec::plan::access::{AccessPath, RowFilter, RowSink};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
@@ -266,12 +266,12 @@ pub(super) fn reading(t: TableRef, demand: Option<&Demand>) -> TableRef {
 
 /// A table leaf: its columns and the hidden row locator.
 pub(super) fn table_leaf(t: TableRef) -> Leaf {
-    let mut cols = table_cols(&t.def, &t.qual);
-    cols.push(Col {
-        qual: Some(t.qual.clone()),
-        ..Col::hidden(ROWID, SqlType::VarBinary(walden_engine::types::Len::N(900)))
-    });
-    Leaf { cols, input: Input::Table(t), stats: None, narrow: None }
+    Leaf {
+        cols: table_read_cols(&t.def, &t.qual),
+        input: Input::Table(t),
+        stats: None,
+        narrow: None,
+    }
 }
 
 pub(crate) fn clone_ref(t: &TableRef) -> TableRef {

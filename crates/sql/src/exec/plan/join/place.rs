@@ -15,12 +15,6 @@ use crate::exec::scalar::registry::{self, Determinism};
 use crate::exec::session::Run;
 use crate::exec::SqlError;
 
-/// Error 209 for an unqualified name two sources have.
-fn ambiguous(name: &[Ident]) -> SqlError {
-    let column = name.last().map_or("", |n| n.value.as_str());
-    SqlError::new(209, format!("Ambiguous column name '{column}'."))
-}
-
 /// Whether an expression may be evaluated once for many rows of the leaf it probes: no
 /// subquery, aggregate, window or value that changes from row to row by itself.
 pub(super) fn stable(e: &Expr) -> bool {
@@ -176,17 +170,13 @@ impl Flat<'_> {
         name: &[Ident],
         outer: Option<&Env<'_>>,
     ) -> Option<SqlError> {
-        let mut found = false;
-        for leaf in &self.leaves[scope.clone()] {
-            match find_column(&leaf.cols, name) {
-                Ok(Some(_)) if found => return Some(ambiguous(name)),
-                Ok(Some(_)) => found = true,
-                Ok(None) => {}
-                Err(e) => return Some(e),
+        match self.leaf_in(scope.clone(), name) {
+            Some(Some(_)) => return None,
+            Some(None) => {
+                let column = name.last().map_or("", |n| n.value.as_str());
+                return Some(SqlError::catalogued(209, &[column]));
             }
-        }
-        if found {
-            return None;
+            None => {}
         }
         let enclosing = outer.map(|env| env.column(name));
         match enclosing {
@@ -208,8 +198,13 @@ impl Flat<'_> {
     /// Which leaf a column reference names: None if no leaf has it, Some(None) if it is
     /// ambiguous.
     pub(super) fn leaf_of(&self, parts: &[Ident]) -> Option<Option<usize>> {
+        self.leaf_in(0..self.leaves.len(), parts)
+    }
+
+    /// [`Flat::leaf_of`] among the leaves `scope` only.
+    fn leaf_in(&self, scope: std::ops::Range<usize>, parts: &[Ident]) -> Option<Option<usize>> {
         let mut found = None;
-        for (i, leaf) in self.leaves.iter().enumerate() {
+        for (i, leaf) in self.leaves.iter().enumerate().take(scope.end).skip(scope.start) {
             match find_column(&leaf.cols, parts) {
                 Ok(Some(_)) if found.is_some() => return Some(None),
                 Ok(Some(_)) => found = Some(i),

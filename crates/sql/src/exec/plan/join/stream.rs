@@ -118,10 +118,7 @@ impl Run<'_> {
         dest: &mut dyn Destination,
     ) -> Result<Option<u64>, SqlError> {
         self.stream_query(q, limit, dest).map_err(|e| match &q.body {
-            QueryBody::Select(sel) => {
-                let has_column = |s: &TableSource, c: &str| self.source_has_column(s, c);
-                crate::exec::eval::rebind_unknown_column(e, &sel.from, &has_column)
-            }
+            QueryBody::Select(sel) => self.rebind_unknown_column(e, &sel.from),
             _ => e,
         })
     }
