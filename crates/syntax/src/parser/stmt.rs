@@ -682,6 +682,13 @@ impl<'a> Parser<'a> {
         } else {
             Vec::new()
         };
+        // `WITH RECOMPILE`: SQL Server compiles a new plan for this call only; Walden plans
+        // each call's statements as it would anyway, so the option changes nothing. (A CTE
+        // after EXEC needs a `;` before its WITH, so WITH RECOMPILE is never a CTE.)
+        if self.at_keyword("WITH") && self.nth_is_keyword(1, "RECOMPILE") {
+            self.advance();
+            self.advance();
+        }
         Ok(ExecProcedure { return_status, procedure, arguments })
     }
 

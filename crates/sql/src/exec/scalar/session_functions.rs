@@ -420,8 +420,10 @@ impl Run<'_> {
     pub(crate) fn object_id(&mut self, text: &str) -> Option<u32> {
         let name = parse_object_name(text)?;
         if name.name.value.starts_with('#') {
-            if let Some((_, found)) = self.temp_procedure(&name.name.value) {
-                return found.map(|o| o.id());
+            // A temporary procedure, else a temporary table (`##t` too: the procedures'
+            // lookup answers for every `##` name, found or not).
+            if let Some((_, Some(found))) = self.temp_procedure(&name.name.value) {
+                return Some(found.id());
             }
             let internal = self.s.temp_tables.get(&name.name.value.to_ascii_lowercase())?.clone();
             return self.s.instance.tempdb().find_object("dbo", &internal).map(|o| o.id());

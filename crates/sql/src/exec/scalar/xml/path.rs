@@ -6,7 +6,7 @@
 //! `comment()`, and the axes `child::`, `attribute::`, `self::`, `parent::`, `descendant::`,
 //! `descendant-or-self::`; predicates `[n]`, `[last()]`, `[expr]`; `(expr)[n]`; string and
 //! number literals; the comparisons `= != < <= > >=` (existential, as XQuery's general
-//! comparisons), `and`, `or`; the functions `count`, `string`, `data`, `number`, `sum`,
+//! comparisons), `and`, `or`; the functions `count`, `string`, `data`, `number`, `sum`, `min`, `max`, `avg`,
 //! `local-name`, `name`, `contains`, `concat`, `string-length`, `not`, `true`, `false`,
 //! `position`, `last`, `sql:variable("@v")`, `sql:column("c")`; a prolog of `declare namespace
 //! p = "uri";` and `declare default element namespace "uri";`.
@@ -63,6 +63,10 @@ pub(crate) enum Func {
     Data,
     Number,
     Sum,
+    /// `min`, `max` and `avg` over untyped values, read as numbers (`xs:double`).
+    Min,
+    Max,
+    Avg,
     LocalName,
     Name,
     Contains,
@@ -171,6 +175,16 @@ mod tests {
         assert_eq!(run(x, "count(//b)"), ["3"]);
         assert_eq!(run(x, "/r/a[1]/b/../@id"), ["1"]);
         assert_eq!(run(x, "/r/*[2]/b/text()"), ["y", "z"]);
+    }
+
+    /// sp_BlitzCache reads `max(//p:RelOp/@Parallel)` of a plan.
+    #[test]
+    fn min_max_and_avg_read_values_as_numbers() {
+        let x = "<r><a n=\"4\"/><a n=\"1.5\"/><a n=\"8\"/></r>";
+        assert_eq!(run(x, "max(//a/@n)"), ["8"]);
+        assert_eq!(run(x, "min(/r/a/@n)"), ["1.5"]);
+        assert_eq!(run(x, "avg(//@n)"), ["4.5"]);
+        assert!(run(x, "max(//b/@n)").is_empty());
     }
 
     #[test]

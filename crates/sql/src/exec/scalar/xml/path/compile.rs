@@ -334,6 +334,9 @@ impl Compiler<'_> {
             "data" => Func::Data,
             "number" => Func::Number,
             "sum" => Func::Sum,
+            "min" => Func::Min,
+            "max" => Func::Max,
+            "avg" => Func::Avg,
             "local-name" => Func::LocalName,
             "name" => Func::Name,
             "contains" => Func::Contains,
@@ -345,7 +348,7 @@ impl Compiler<'_> {
             "position" => Func::Position,
             "last" => Func::Last,
             // Functions SQL Server has that Walden does not evaluate.
-            "substring" | "avg" | "min" | "max" | "distinct-values" | "empty" | "round"
+            "substring" | "distinct-values" | "empty" | "round"
             | "floor" | "ceiling" | "lower-case" | "upper-case" | "id" | "namespace-uri"
             | "boolean" | "expanded-QName" | "local-name-from-QName"
             | "namespace-uri-from-QName" | "string-join" | "xs:string" | "xs:int"
@@ -370,7 +373,9 @@ impl Compiler<'_> {
             | Func::LocalName
             | Func::Name
             | Func::StringLength => args.len() <= 1,
-            Func::Count | Func::Sum | Func::Not => args.len() == 1,
+            Func::Count | Func::Sum | Func::Min | Func::Max | Func::Avg | Func::Not => {
+                args.len() == 1
+            }
             Func::Contains => args.len() == 2,
             Func::Concat => args.len() >= 2,
         };

@@ -295,6 +295,21 @@ impl Eval<'_> {
                 let items = self.eval(&args[0], focus)?;
                 Item::Num(items.iter().map(|i| self.number(i)).sum())
             }
+            // Over an empty sequence, the empty sequence (value() gives NULL).
+            Func::Min | Func::Max | Func::Avg => {
+                let items = self.eval(&args[0], focus)?;
+                let numbers = items.iter().map(|i| self.number(i));
+                let n = items.len() as f64;
+                let folded = match f {
+                    Func::Min => numbers.reduce(f64::min),
+                    Func::Max => numbers.reduce(f64::max),
+                    _ => numbers.reduce(|a, b| a + b).map(|total| total / n),
+                };
+                match folded {
+                    Some(v) => Item::Num(v),
+                    None => return Ok(Vec::new()),
+                }
+            }
             Func::String => Item::Str(self.one_string(args, focus)?.unwrap_or_default()),
             // The typed values of a whole sequence: for untyped xml, each item's text.
             Func::Data => {
