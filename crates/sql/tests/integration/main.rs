@@ -35,6 +35,7 @@ mod loop_assignments;
 mod merge_joins;
 mod narrow_joins;
 mod plan_cache;
+mod query_stats;
 mod read_committed;
 mod reduced_outer_joins;
 mod sessions;

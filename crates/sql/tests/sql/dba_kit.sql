@@ -34,7 +34,7 @@ SELECT k, v FROM t
 GO
 -- CROSS APPLY over no rows still has the right side's columns.
 SELECT pa.attribute FROM sys.dm_exec_query_stats AS qs
-CROSS APPLY sys.dm_exec_plan_attributes(qs.plan_handle) AS pa WHERE pa.attribute = N'dbid'
+CROSS APPLY sys.dm_exec_plan_attributes(qs.plan_handle) AS pa WHERE pa.attribute = N'dbid' AND qs.execution_count = 0
 GO
 -- A USE inside EXEC (string) lasts until it ends.
 EXEC ('USE tempdb; SELECT DB_NAME() AS inside')
@@ -75,7 +75,6 @@ SELECT COUNT(*) AS user_objects_in_system_objects FROM sys.system_objects WHERE 
 GO
 -- DMVs of what Walden does not keep: their columns, no rows.
 SELECT COUNT(*) AS operational FROM sys.dm_db_index_operational_stats(DB_ID(), NULL, NULL, NULL)
-SELECT COUNT(*) AS query_stats FROM sys.dm_exec_query_stats
 SELECT TOP 0 * FROM sys.dm_server_audit_status
 -- Object-like ones start with sys.objects' columns.
 SELECT TOP 0 * FROM sys.extended_procedures
@@ -137,9 +136,10 @@ INSERT INTO #AlertInfo EXEC [master].[dbo].[sp_MSgetalertinfo] @includeaddresses
 SELECT * FROM #AlertInfo
 EXEC xp_fixeddrives 1
 GO
--- sp_Blitz's AG and plan checks name these columns of views that have no rows.
+-- sp_Blitz's AG and plan checks name these columns of views that have no rows, and of
+-- the statements' counters, where Walden has no parallelism or grants.
 SELECT drs.last_hardened_time, drs.last_commit_time, drs.secondary_lag_seconds FROM sys.dm_hadr_database_replica_states AS drs
-SELECT deqs.min_reserved_threads, deqs.max_used_threads, deqs.total_dop, deqs.last_ideal_grant_kb FROM sys.dm_exec_query_stats AS deqs
+SELECT TOP (1) deqs.min_reserved_threads, deqs.max_used_threads, deqs.total_dop, deqs.last_ideal_grant_kb FROM sys.dm_exec_query_stats AS deqs
 GO
 -- sp_BlitzLock: the system_health session is running, with its two targets, and holds no
 -- deadlock report.
@@ -169,8 +169,52 @@ PIVOT (SUM(src.v) FOR src.c IN ([1], [2])) AS p ORDER BY p.k
 IF EXISTS (SELECT * FROM sys.databases WHERE name = N'msdb') PRINT 'msdb exists'
 GO
 -- sp_BlitzCache and sp_Blitz @CheckProcedureCache = 1 read the spill and CLR counters of the
--- plan-cache views, which have no rows.
+-- plan-cache views: Walden has neither.
 SELECT min_spills, max_spills, total_spills, last_num_physical_reads FROM sys.dm_exec_procedure_stats
-SELECT total_clr_time, max_clr_time FROM sys.dm_exec_query_stats
+SELECT TOP (1) total_clr_time, max_clr_time FROM sys.dm_exec_query_stats
 SELECT min_spills FROM sys.dm_exec_trigger_stats
+GO
+-- sp_BlitzCache creates its work tables only where OBJECT_ID does not find them.
+CREATE TABLE ##BlitzWork (k INT)
+IF OBJECT_ID('tempdb.dbo.##BlitzWork') IS NULL CREATE TABLE ##BlitzWork (k INT)
+SELECT CASE WHEN OBJECT_ID('tempdb..##BlitzWork', 'U') IS NOT NULL THEN 'found' END AS global_temp
+DROP TABLE ##BlitzWork
+GO
+-- sp_BlitzCache @SortOrder = 'all' runs itself once per sort, WITH RECOMPILE.
+CREATE PROCEDURE dbo.sorted @by NVARCHAR(10) AS SELECT @by AS sorted_by
+GO
+CREATE TABLE #sorts (by_what NVARCHAR(10))
+INSERT #sorts EXEC dbo.sorted @by = N'cpu' WITH RECOMPILE;
+EXEC dbo.sorted N'reads' WITH RECOMPILE
+SELECT by_what FROM #sorts
+GO
+-- It reads whether a plan went parallel with max() over the plan's operators.
+DECLARE @plan XML = N'<p:ShowPlanXML xmlns:p="http://schemas.microsoft.com/sqlserver/2004/07/showplan"><p:RelOp Parallel="0"/><p:RelOp Parallel="1"/></p:ShowPlanXML>'
+SELECT @plan.value('declare namespace p="http://schemas.microsoft.com/sqlserver/2004/07/showplan";max(//p:RelOp/@Parallel)', 'float') AS parallel,
+       @plan.value('min(//*/@Parallel)', 'float') AS least, @plan.value('avg(//*/@Parallel)', 'float') AS mean,
+       @plan.value('max(//*/@Missing)', 'float') AS none
+GO
+-- Its statements and procedures, from the server's counters, with their texts, plans
+-- (NULL: Walden keeps no plan XML) and attributes.
+CREATE TABLE dbo.kept_tally (id INT PRIMARY KEY, v INT)
+INSERT dbo.kept_tally VALUES (1, 10), (2, 20)
+GO
+CREATE PROCEDURE dbo.touch @id INT AS UPDATE dbo.kept_tally SET v = v + 1 WHERE id = @id
+GO
+EXEC dbo.touch 1
+EXEC dbo.touch 2
+SELECT v FROM dbo.kept_tally WHERE id = 2
+GO
+SELECT SUBSTRING(st.text, qs.statement_start_offset / 2 + 1,
+           (qs.statement_end_offset - qs.statement_start_offset) / 2 + 1) AS statement_text,
+       qs.execution_count, qs.total_rows, OBJECT_NAME(st.objectid) AS in_procedure,
+       CONVERT(INT, pa.value) - DB_ID() AS other_db, qp.query_plan
+FROM sys.dm_exec_query_stats qs
+CROSS APPLY sys.dm_exec_sql_text(qs.sql_handle) st
+CROSS APPLY sys.dm_exec_query_plan(qs.plan_handle) qp
+CROSS APPLY sys.dm_exec_plan_attributes(qs.plan_handle) pa
+WHERE pa.attribute = N'dbid' AND st.text LIKE '%kept_tally%' AND st.text NOT LIKE '%dm_exec%'
+ORDER BY statement_text
+SELECT OBJECT_NAME(object_id) AS procedure_name, execution_count FROM sys.dm_exec_procedure_stats
+WHERE database_id = DB_ID() AND object_id = OBJECT_ID('dbo.touch')
 GO

@@ -6,7 +6,10 @@
 //! Page reads are counted by the buffer pool per thread (`walden_storage::io_stats`); a read
 //! of one table (a scan, a seek, a nonclustered index range with its key lookups) snapshots
 //! the counters around itself and adds the difference to that table's line. CPU time is the
-//! thread's own (`/proc/thread-self/schedstat`), so other sessions' work is never counted.
+//! thread's own (`CLOCK_THREAD_CPUTIME_ID`), so other sessions' work is never counted.
+//!
+//! The same reads, taken around every query and DML statement and every procedure call,
+//! feed `sys.dm_exec_query_stats` and `sys.dm_exec_procedure_stats` ([`RunClock`]).
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +18,7 @@ use walden_storage::{page_reads, PageReads};
 
 use crate::exec::execute::query::TableRef;
 use crate::exec::session::Run;
+use crate::exec::sysviews::query_stats::Sample;
 use crate::exec::SqlError;
 
 /// One table's reads in the running statement.
@@ -34,11 +38,40 @@ pub(crate) struct StatementStart {
     outer_io: Vec<TableIo>,
 }
 
-/// The CPU time this thread has used, where the system says (Linux).
+/// The CPU time this thread has used.
 pub(crate) fn thread_cpu_time() -> Option<Duration> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(ns))
+    Some(walden_io::clock::thread_cpu_time())
+}
+
+/// What a statement or procedure had used when it started, for `sys.dm_exec_query_stats`
+/// and `sys.dm_exec_procedure_stats`: read at its start and end, so two reads of the
+/// thread's CPU clock per counted statement.
+pub(crate) struct RunClock {
+    elapsed: Instant,
+    cpu: Duration,
+    reads: PageReads,
+}
+
+impl RunClock {
+    pub(crate) fn start() -> RunClock {
+        RunClock {
+            elapsed: Instant::now(),
+            cpu: walden_io::clock::thread_cpu_time(),
+            reads: page_reads(),
+        }
+    }
+
+    /// What was used since the start, by a run that returned `rows` rows or changed them.
+    pub(crate) fn sample(&self, rows: u64) -> Sample {
+        let reads = page_reads().since(self.reads);
+        Sample {
+            worker: walden_io::clock::thread_cpu_time().saturating_sub(self.cpu),
+            elapsed: self.elapsed.elapsed(),
+            logical_reads: reads.logical,
+            physical_reads: reads.physical,
+            rows,
+        }
+    }
 }
 
 fn info(number: i32, text: String) -> SqlError {

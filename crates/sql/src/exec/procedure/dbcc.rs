@@ -107,6 +107,7 @@ impl Run<'_> {
             "FREEPROCCACHE" => {
                 crate::exec::plan::plan_cache::free_proc_cache();
                 self.s.plans.clear();
+                self.s.counters.query_stats.clear();
             }
             // Server-wide, as in SQL Server: every database's clean, unpinned pages.
             "DROPCLEANBUFFERS" if d.arguments.is_empty() => {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::ast::{Batch, IsolationLevel};
+use crate::exec::sysviews::query_stats::{text_hash, StatsSource};
 use crate::exec::sysviews::EndState;
 use crate::exec::{Output, SqlError};
 use crate::parse_batch_with;
@@ -47,7 +48,10 @@ impl Session {
             ));
             return;
         }
-        self.activity.batch_started(self.db.id(), text);
+        let hash = text_hash(text);
+        let text: Arc<str> = Arc::from(text);
+        self.activity.batch_started(self.db.id(), &text, hash);
+        self.request_text = (text, hash);
         out.text_size(self.opts.textsize);
         self.pending_bulk = None;
         work(self, out);
@@ -72,7 +76,7 @@ impl Session {
     }
 
     fn run_batch(&mut self, text: &str, out: &mut dyn Output) {
-        // The thread's CPU time is a read of a /proc file: only for STATISTICS TIME.
+        // The thread's CPU time is a system call: only for STATISTICS TIME.
         let cpu_started = self
             .opts
             .statistics_time
@@ -96,7 +100,9 @@ impl Session {
             ));
         }
         let mut run = Run::new(self, out);
-        run.s.frames.push(Frame { source: Some(Arc::from(text)), ..Frame::default() });
+        let (text, hash) = run.s.request_text.clone();
+        let stats = Some(StatsSource::text(Arc::clone(&text), hash));
+        run.s.frames.push(Frame { source: Some(text), stats, ..Frame::default() });
         let result = run.module_body(&batch.statements);
         run.end_request(result.map(|_| ()));
     }

@@ -95,7 +95,8 @@ impl Session {
         let mut outcome = None;
         self.request(shown, out, |s, out| {
             let mut run = Run::new(s, out);
-            run.s.frames.push(Frame { source: Some(Arc::from(shown)), ..Frame::default() });
+            let source = Some(Arc::clone(&run.s.request_text.0));
+            run.s.frames.push(Frame { source, ..Frame::default() });
             let result = run.call(target, arguments);
             let (result, returned) = match result {
                 Ok(returned) => (Ok(()), Some(returned)),

@@ -18,8 +18,10 @@ use crate::ast::{
     ObjectName, ProcedureParameter, ProcedureRef, StatementKind,
 };
 use crate::exec::eval::parse_object_name;
+use crate::exec::execute::statistics::RunClock;
 use crate::exec::procedure::dispatch::{self, Call, Runs};
 use crate::exec::scalar;
+use crate::exec::sysviews::query_stats::{text_hash, Source, StatsSource};
 use crate::exec::{Collected, ColumnInfo, Counted, Message, Output, RowSet, SqlError};
 use crate::parse_batch_with;
 
@@ -73,7 +75,9 @@ impl Run<'_> {
                 // Dynamic SQL runs in a scope of its own: it sees no variables of the caller,
                 // and a USE in it lasts until it ends (`sp_MSforeachdb 'USE [?]; ...'`).
                 let saved_db = Arc::clone(&self.s.db);
-                let frame = Frame { source: Some(Arc::from(text)), ..Frame::default() };
+                let text: Arc<str> = Arc::from(text);
+                let stats = Some(StatsSource::text(Arc::clone(&text), text_hash(&text)));
+                let frame = Frame { source: Some(text), stats, ..Frame::default() };
                 let r = self.run_scope(frame, |r| r.module_body(&batch.statements));
                 if self.s.db.id() != saved_db.id() {
                     self.s.db = saved_db;
@@ -147,13 +151,20 @@ impl Run<'_> {
         let procedure = defined_procedure(&batch).ok_or_else(|| {
             SqlError::new(50000, "a stored procedure's text is not CREATE PROCEDURE")
         })?;
+        // Counted under the database that holds it (tempdb for a temporary procedure).
+        let stats = StatsSource::module(db.id(), def.id);
         // A temporary procedure lives in tempdb but, as in SQL Server, runs in the caller's
         // database: its unqualified names are the caller's tables.
         let db = if name.name.value.starts_with('#') { Arc::clone(&self.s.db) } else { db };
         let caller_ansi_nulls =
             std::mem::replace(&mut self.s.opts.semantics.ansi_nulls, def.options.ansi_nulls);
-        let result = self.invoke(p, &p.arguments, procedure, Some((def.name.clone(), def.id)), db);
+        let clock = RunClock::start();
+        let module = Some((def.name.clone(), def.id));
+        let result = self.invoke(p, &p.arguments, procedure, module, Some(stats.clone()), db);
         self.s.opts.semantics.ansi_nulls = caller_ansi_nulls;
+        if let (Ok(()), Source::Module(db, object)) = (&result, stats.source) {
+            self.s.counters.query_stats.record_procedure(db, object, &clock.sample(0));
+        }
         result
     }
 
@@ -229,13 +240,15 @@ impl Run<'_> {
 
     /// Runs a procedure body with `arguments` bound to its parameters, then copies OUTPUT
     /// parameters back and sets the return status. `module`: the procedure's name, which errors
-    /// report (none for `sp_executesql`'s dynamic SQL).
+    /// report (none for `sp_executesql`'s dynamic SQL); `stats`: the text its statements are
+    /// counted under in `sys.dm_exec_query_stats`.
     fn invoke(
         &mut self,
         p: &ExecProcedure,
         arguments: &[ExecArgument],
         procedure: &CreateProcedure,
         module: Option<(String, u32)>,
+        stats: Option<StatsSource>,
         db: Arc<Database>,
     ) -> Step<()> {
         let proc_name = procedure.name.name.value.as_str();
@@ -301,6 +314,7 @@ impl Run<'_> {
             module_id: module.as_ref().map_or(0, |(_, id)| *id as i32),
             procedure: module.map(|(name, _)| name),
             source: db.has_database_triggers().then(|| Arc::from(procedure.definition.as_str())),
+            stats,
             ..Frame::default()
         };
         let mut omitted_tables = Vec::new();
@@ -478,7 +492,9 @@ impl Run<'_> {
         }
         // The statement follows `AS` on the same line, so that its line numbers are the
         // client's.
-        let text = format!("CREATE PROCEDURE sp_executesql {params} AS {stmt}");
+        let head = format!("CREATE PROCEDURE sp_executesql {params} AS ");
+        let stats = self.parameterized_source(params, stmt, head.len());
+        let text = head + stmt;
         let batch = match self.s.parsed(&text) {
             Err(e) if calls => self
                 .s
@@ -489,7 +505,30 @@ impl Run<'_> {
         let Some(procedure) = defined_procedure(&batch) else {
             return Err(SqlError::new(102, "Incorrect syntax near 'sp_executesql'.").into());
         };
-        self.invoke(p, arguments, procedure, None, db)
+        self.invoke(p, arguments, procedure, None, Some(stats), db)
+    }
+
+    /// The text a parameterized statement's statements are counted under: `(params)stmt`, as
+    /// SQL Server shows it, which is the request's own text when an RPC sent the statement
+    /// (so that `sys.dm_exec_requests.sql_handle` names the same text). `head` is how many
+    /// bytes the procedure text it runs as puts before `stmt`.
+    fn parameterized_source(&self, params: &str, stmt: &str, head: usize) -> StatsSource {
+        let (request, hash) = &self.s.request_text;
+        let is_request = request.len() == params.len() + 2 + stmt.len()
+            && request
+                .strip_prefix('(')
+                .and_then(|r| r.strip_prefix(params))
+                .and_then(|r| r.strip_prefix(')'))
+                == Some(stmt);
+        let mut source = if is_request {
+            StatsSource::text(Arc::clone(request), *hash)
+        } else {
+            let text: Arc<str> = Arc::from(format!("({params}){stmt}"));
+            let hash = text_hash(&text);
+            StatsSource::text(text, hash)
+        };
+        source.shift = (params.len() + 2) as isize - head as isize;
+        source
     }
 
     fn set_return_status(&mut self, p: &ExecProcedure, status: i32) -> Result<(), SqlError> {

@@ -50,6 +50,7 @@ impl Session {
             instance,
             counters,
             activity,
+            request_text: (Arc::from(""), [0; 16]),
             registered: true,
             spid,
             db,

@@ -34,6 +34,7 @@ use walden_engine::{CommitOutcome, Database, DeferredCommits, Instance, Isolatio
 use crate::ast::{Batch, Expr, IsolationLevel};
 use crate::exec::execute::cursor::{Cursors, LocalCursors};
 use crate::exec::options::Semantics;
+use crate::exec::sysviews::query_stats::{StatsSource, TextHash};
 use crate::exec::sysviews::{ServerCounters, SessionActivity};
 use crate::exec::{Output, SqlError};
 
@@ -190,6 +191,9 @@ pub(crate) struct Frame {
     /// database without DDL triggers); the event then shows the statement as Walden prints
     /// it.
     pub(crate) source: Option<Arc<str>>,
+    /// The text `sys.dm_exec_query_stats` counts the frame's statements under; `None` where
+    /// they are not counted (triggers, functions, cursors' fetches).
+    pub(crate) stats: Option<StatsSource>,
     /// The object id of the procedure, trigger or function running in this frame
     /// (`@@PROCID`); 0 for a batch or dynamic SQL.
     pub(crate) module_id: i32,
@@ -245,6 +249,8 @@ pub struct Session {
     pub(crate) counters: Arc<ServerCounters>,
     /// What `sys.dm_exec_sessions` and `sys.dm_exec_requests` show of this session.
     pub(crate) activity: Arc<SessionActivity>,
+    /// The running (or last) request's text and its hash, which its `sql_handle` carries.
+    pub(crate) request_text: (Arc<str>, TextHash),
     /// This state owns the session's registration (and unregisters it when dropped); false
     /// for the state a RESETCONNECTION replaced.
     registered: bool,

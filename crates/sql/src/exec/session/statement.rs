@@ -27,13 +27,33 @@ use walden_engine::Transaction;
 
 use crate::ast::{Expr, ObjectName, SetStatement, Statement, StatementKind, TransactionStatement};
 use crate::exec::eval::Env;
+use crate::exec::execute::statistics::RunClock;
 use crate::exec::scalar;
+use crate::exec::sysviews::query_stats::StatsSource;
 use crate::exec::sysviews::Command;
 use crate::exec::{Counted, SqlError};
 
 use super::{Flow, Halt, Run, Step, CANCELLED};
 
 impl Run<'_> {
+    /// The text `sys.dm_exec_query_stats` counts `st` under: a query or DML statement run
+    /// from a batch, a parameterized statement, dynamic SQL or a procedure (not from a
+    /// function or trigger, whose frames count nothing).
+    fn counted_source(&self, st: &Statement) -> Option<StatsSource> {
+        let counted = matches!(
+            st.kind,
+            StatementKind::Select(_)
+                | StatementKind::Insert(_)
+                | StatementKind::Update(_)
+                | StatementKind::Delete(_)
+                | StatementKind::Merge(_)
+        );
+        if !counted || self.s.function_depth != 0 {
+            return None;
+        }
+        self.s.frames.last()?.stats.clone()
+    }
+
     /// Runs one statement, applying SQL Server's rules for what an error stops.
     pub(super) fn statement(&mut self, st: &Statement) -> Step<Flow> {
         if self.cancelled() {
@@ -103,6 +123,7 @@ impl Run<'_> {
         }
         let statistics = (!compound && self.s.function_depth == 0 && self.statistics_on())
             .then(|| self.statistics_start());
+        let counted = self.counted_source(st).map(|source| (source, RunClock::start()));
         scalar::settings::install(self.s.opts.semantics.scalar_settings());
         // The DDL events the statement raises are worked out before it changes the catalog
         // and fire its database's DDL triggers once it has succeeded (`exec::ddl_trigger`).
@@ -132,6 +153,11 @@ impl Run<'_> {
         }
         if let Some(start) = statistics {
             self.statistics_end(start);
+        }
+        if let (Some((source, clock)), Ok(_)) = (counted, &result) {
+            let sample = clock.sample(self.s.rowcount);
+            let span = (st.span.start, st.span.end);
+            self.s.counters.query_stats.record_statement(&source, span, self.s.db.id(), &sample);
         }
         if !compound {
             self.subqueries.clear();

@@ -49,6 +49,7 @@ mod information_schema;
 mod memory;
 pub(crate) mod msdb;
 mod os;
+pub(crate) mod query_stats;
 mod server;
 mod sessions;
 mod stats;
@@ -89,6 +90,8 @@ pub struct ServerCounters {
     batches: AtomicU64,
     /// The connected sessions, for `sys.dm_exec_sessions` and `sys.dm_exec_requests`.
     pub(crate) sessions: SessionRegistry,
+    /// `sys.dm_exec_query_stats` and `sys.dm_exec_procedure_stats`.
+    pub(crate) query_stats: query_stats::QueryStats,
     /// `sp_configure 'show advanced options'`: the one option a client may set, since it
     /// changes only what `sp_configure` lists.
     show_advanced: AtomicBool,
@@ -307,10 +310,10 @@ const SYSTEM_VIEWS: &[(&str, Option<usize>, Evaluator)] = &[
     ("dm_os_sys_memory", None, |_, _| Ok(os::sys_memory())),
     ("dm_os_waiting_tasks", None, |_, _| Ok(os::waiting_tasks())),
     ("dm_db_index_operational_stats", Some(4), os::index_operational_stats),
-    ("dm_exec_query_stats", None, |_, _| Ok(os::query_stats())),
-    ("dm_exec_procedure_stats", None, |_, _| Ok(os::module_stats())),
-    ("dm_exec_function_stats", None, |_, _| Ok(os::module_stats())),
-    ("dm_exec_trigger_stats", None, |_, _| Ok(os::module_stats())),
+    ("dm_exec_query_stats", None, |c, _| Ok(query_stats::query_stats(c))),
+    ("dm_exec_procedure_stats", None, |c, _| Ok(query_stats::procedure_stats(c))),
+    ("dm_exec_function_stats", None, |_, _| Ok(query_stats::uncounted_modules())),
+    ("dm_exec_trigger_stats", None, |_, _| Ok(query_stats::uncounted_modules())),
     ("dm_exec_query_plan", Some(1), os::query_plan),
     ("dm_exec_text_query_plan", Some(3), os::query_plan),
     ("dm_exec_plan_attributes", Some(1), os::plan_attributes),

@@ -7,7 +7,7 @@ use walden_engine::types::{Len, SqlType, Value};
 
 use super::sessions::rows_of;
 use super::{big, bit, int, nstr, View, ViewContext, DESC};
-use crate::exec::{ColumnInfo, RowSet, SqlError};
+use crate::exec::{RowSet, SqlError};
 
 /// One CPU as `sys.dm_os_schedulers` shows a scheduler.
 struct Scheduler {
@@ -74,8 +74,6 @@ fn empty(columns: &[(&'static str, SqlType)]) -> RowSet {
 
 const BIGINT: SqlType = SqlType::BigInt;
 const INT: SqlType = SqlType::Int;
-const HANDLE: SqlType = SqlType::VarBinary(Len::N(64));
-const HASH: SqlType = SqlType::Binary(8);
 
 /// `sys.dm_db_index_operational_stats(database_id, object_id, index_id, partition_number)`:
 /// Walden does not count leaf operations, latch or lock waits per index, so no rows. The
@@ -147,130 +145,31 @@ pub(super) fn index_operational_stats(
     Ok(empty(&columns))
 }
 
-/// The execution counters `sys.dm_exec_query_stats`, `dm_exec_procedure_stats`,
-/// `dm_exec_function_stats` and `dm_exec_trigger_stats` share after their leading columns.
-const EXEC_COUNTERS: [&str; 20] = [
-    "execution_count",
-    "total_worker_time",
-    "last_worker_time",
-    "min_worker_time",
-    "max_worker_time",
-    "total_physical_reads",
-    "last_physical_reads",
-    "min_physical_reads",
-    "max_physical_reads",
-    "total_logical_writes",
-    "last_logical_writes",
-    "min_logical_writes",
-    "max_logical_writes",
-    "total_logical_reads",
-    "last_logical_reads",
-    "min_logical_reads",
-    "max_logical_reads",
-    "total_elapsed_time",
-    "last_elapsed_time",
-    "min_elapsed_time",
-];
-
-/// `sys.dm_exec_query_stats`: Walden keeps plans per session and does not time them, so no
-/// rows.
-pub(super) fn query_stats() -> RowSet {
-    let mut columns = vec![
-        ("sql_handle", HANDLE),
-        ("statement_start_offset", INT),
-        ("statement_end_offset", INT),
-        ("plan_generation_num", BIGINT),
-        ("plan_handle", HANDLE),
-        ("creation_time", SqlType::DateTime),
-        ("last_execution_time", SqlType::DateTime),
-    ];
-    columns.extend(EXEC_COUNTERS.iter().map(|c| (*c, BIGINT)));
-    columns.extend([
-        ("max_elapsed_time", BIGINT),
-        ("query_hash", HASH),
-        ("query_plan_hash", HASH),
-        ("total_rows", BIGINT),
-        ("last_rows", BIGINT),
-        ("min_rows", BIGINT),
-        ("max_rows", BIGINT),
-        ("statement_sql_handle", HANDLE),
-        ("statement_context_id", BIGINT),
-    ]);
-    let mut named = empty(&columns).columns;
-    // SQL Server's per-statement counters of CLR time, grants, parallelism, threads,
-    // columnstore segments, spills and reads.
-    add_quads(
-        &mut named,
-        &[
-            "clr_time",
-            "dop",
-            "grant_kb",
-            "used_grant_kb",
-            "ideal_grant_kb",
-            "reserved_threads",
-            "used_threads",
-            "columnstore_segment_reads",
-            "columnstore_segment_skips",
-            "spills",
-            "num_physical_reads",
-            "page_server_reads",
-            "num_page_server_reads",
-        ],
-    );
-    RowSet { columns: named, rows: Vec::new() }
-}
-
-/// A `total_`, `last_`, `min_` and `max_` BIGINT column for each counter, in that order.
-fn add_quads(columns: &mut Vec<ColumnInfo>, counters: &[&str]) {
-    for counter in counters {
-        for kind in ["total", "last", "min", "max"] {
-            columns.push(ColumnInfo::new(format!("{kind}_{counter}"), BIGINT));
-        }
-    }
-}
-
-/// `sys.dm_exec_procedure_stats`, `dm_exec_function_stats` and `dm_exec_trigger_stats`: no
-/// rows, as `sys.dm_exec_query_stats`.
-pub(super) fn module_stats() -> RowSet {
-    let mut columns = vec![
-        ("database_id", INT),
-        ("object_id", INT),
-        ("type", SqlType::Char(2)),
-        ("type_desc", DESC),
-        ("sql_handle", HANDLE),
-        ("plan_handle", HANDLE),
-        ("cached_time", SqlType::DateTime),
-        ("last_execution_time", SqlType::DateTime),
-    ];
-    columns.extend(EXEC_COUNTERS.iter().map(|c| (*c, BIGINT)));
-    columns.push(("max_elapsed_time", BIGINT));
-    let mut named = empty(&columns).columns;
-    add_quads(
-        &mut named,
-        &["spills", "num_physical_reads", "page_server_reads", "num_page_server_reads"],
-    );
-    RowSet { columns: named, rows: Vec::new() }
-}
-
 /// `sys.dm_exec_query_plan(plan_handle)` and `sys.dm_exec_text_query_plan(plan_handle,
-/// start, end)`: no plan handle Walden hands out names a cached plan, so no rows.
-pub(super) fn query_plan(_ctx: &ViewContext<'_>, _args: &[Value]) -> Result<RowSet, SqlError> {
-    Ok(empty(&[
+/// start, end)`: a row for the plan handle of a statement or procedure
+/// `sys.dm_exec_query_stats` or `sys.dm_exec_procedure_stats` counts, its plan NULL (see
+/// `query_stats::query_plan`); no row for any other handle.
+pub(super) fn query_plan(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
+    let mut plans = empty(&[
         ("dbid", SqlType::SmallInt),
         ("objectid", INT),
         ("number", SqlType::SmallInt),
         ("encrypted", SqlType::Bit),
         ("query_plan", SqlType::Xml),
-    ]))
+    ]);
+    plans.rows = super::query_stats::query_plan(ctx, args);
+    Ok(plans)
 }
 
-/// `sys.dm_exec_plan_attributes(plan_handle)`: no rows, as `sys.dm_exec_query_plan`.
-pub(super) fn plan_attributes(_ctx: &ViewContext<'_>, _args: &[Value]) -> Result<RowSet, SqlError> {
-    Ok(empty(&[
+/// `sys.dm_exec_plan_attributes(plan_handle)`: see `query_stats::plan_attributes`.
+pub(super) fn plan_attributes(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
+    let mut attributes = empty(&[
         ("attribute", SqlType::NVarChar(Len::N(128))),
         ("value", SqlType::Variant),
         ("is_cache_key", SqlType::Bit),
-    ]))
+    ]);
+    attributes.rows = super::query_stats::plan_attributes(ctx, args);
+    Ok(attributes)
 }
 
 /// `sys.dm_os_waiting_tasks`: Walden's lock waits are in `sys.dm_exec_requests` and

@@ -16,6 +16,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use walden_engine::lock::{owner_session, LockInfo, LockStatus};
 use walden_engine::types::{Len, SqlType, Value};
 
+use super::query_stats::{parse_text_handle, text_handle, TextHash};
 use super::{big, datetime, int, int_arg, nstr, small, RowSet, View, ViewContext, DESC};
 use crate::exec::SqlError;
 
@@ -153,41 +154,20 @@ pub struct SessionActivity {
     /// are not recorded here: the views find those that logged anything in the databases'
     /// logs, which name their lock owner.
     user_transaction: Mutex<Option<UserTransaction>>,
-    /// The running (or last) batch: its number in the session (0: none yet) and its text, for
-    /// `sql_handle`, `sys.dm_exec_sql_text` and `sys.dm_exec_input_buffer`.
-    batch: Mutex<(u64, Arc<str>)>,
+    /// The running (or last) batch: its number in the session (0: none yet), its text and
+    /// the text's hash, for `sql_handle`, `sys.dm_exec_sql_text` and
+    /// `sys.dm_exec_input_buffer`.
+    batch: Mutex<(u64, Arc<str>, TextHash)>,
     /// The procedure, trigger or function the running statement is in: its database id in
     /// the high 32 bits and its object id in the low ones; 0 for the batch itself. A
     /// request's `sql_handle` then names the module, as SQL Server's does.
     module: AtomicU64,
 }
 
-/// A batch's `sql_handle`: 0x02 (SQL Server's first byte for a batch's handle), three zero
-/// bytes, the session id (2 bytes, big-endian), two zero bytes and the batch's number in the
-/// session (8 bytes, big-endian). It names one batch of one session, which
-/// `sys.dm_exec_sql_text` finds while it is the session's running or last one.
-pub(crate) fn sql_handle(spid: u16, batch: u64) -> Vec<u8> {
-    let mut handle = vec![0x02, 0, 0, 0];
-    handle.extend_from_slice(&spid.to_be_bytes());
-    handle.extend_from_slice(&[0, 0]);
-    handle.extend_from_slice(&batch.to_be_bytes());
-    handle
-}
-
-/// The (session id, batch number) a [`sql_handle`] names.
-fn parse_sql_handle(handle: &[u8]) -> Option<(u16, u64)> {
-    let (head, batch) = handle.split_at_checked(8)?;
-    let spid = u16::from_be_bytes([head[4], head[5]]);
-    (head[0] == 0x02 && batch.len() == 8)
-        .then(|| (spid, u64::from_be_bytes(batch.try_into().unwrap_or_default())))
-}
-
 /// A handle as `sys.sysprocesses.sql_handle` (BINARY(20)) holds it, without the zero bytes
-/// that pad a batch's (16 bytes) or a module's (12 bytes) handle to 20; any other handle as
-/// it is.
+/// that pad a module's (12 bytes) handle to 20; any other handle as it is.
 fn unpadded(handle: &[u8]) -> &[u8] {
     let natural = match handle.first() {
-        Some(0x02) => 16,
         Some(0x03) => 12,
         _ => return handle,
     };
@@ -199,7 +179,7 @@ fn unpadded(handle: &[u8]) -> &[u8] {
 
 /// A module's `sql_handle`: 0x03 (SQL Server's first byte for an object's handle), three
 /// zero bytes, then the database id and the object id (4 bytes each, big-endian).
-fn module_handle(database_id: u32, object_id: u32) -> Vec<u8> {
+pub(super) fn module_handle(database_id: u32, object_id: u32) -> Vec<u8> {
     let mut handle = vec![0x03, 0, 0, 0];
     handle.extend_from_slice(&database_id.to_be_bytes());
     handle.extend_from_slice(&object_id.to_be_bytes());
@@ -265,7 +245,7 @@ impl SessionActivity {
             killed: AtomicBool::new(false),
             on_kill: Mutex::new(None),
             user_transaction: Mutex::new(None),
-            batch: Mutex::new((0, Arc::from(""))),
+            batch: Mutex::new((0, Arc::from(""), [0; 16])),
             module: AtomicU64::new(0),
         }
     }
@@ -326,7 +306,7 @@ impl SessionActivity {
 
     /// The running (or last) batch's number in the session and its text; (0, "") before the
     /// first.
-    pub(crate) fn batch(&self) -> (u64, Arc<str>) {
+    pub(crate) fn batch(&self) -> (u64, Arc<str>, TextHash) {
         self.batch.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
@@ -359,9 +339,9 @@ impl SessionActivity {
 
     /// The running (or last) batch's `sql_handle`, NULL before the first.
     fn handle_value(&self) -> Value {
-        match self.batch().0 {
-            0 => Value::Null,
-            n => Value::Binary(sql_handle(self.spid, n)),
+        match self.batch() {
+            (0, ..) => Value::Null,
+            (_, _, hash) => Value::Binary(text_handle(&hash)),
         }
     }
 
@@ -371,11 +351,11 @@ impl SessionActivity {
         COMMANDS.get(code).copied().unwrap_or(COMMANDS[0])
     }
 
-    /// A batch of text `text` starts in database `database_id`.
-    pub(crate) fn batch_started(&self, database_id: u32, text: &str) {
+    /// A batch of text `text`, whose hash is `hash`, starts in database `database_id`.
+    pub(crate) fn batch_started(&self, database_id: u32, text: &Arc<str>, hash: TextHash) {
         {
             let mut batch = self.batch.lock().unwrap_or_else(PoisonError::into_inner);
-            *batch = (batch.0 + 1, Arc::from(text));
+            *batch = (batch.0 + 1, Arc::clone(text), hash);
         }
         self.request_start_micros.store(now_micros(), Ordering::Relaxed);
         self.database_id.store(database_id, Ordering::Relaxed);
@@ -860,9 +840,10 @@ fn resource_detail(w: &LockInfo) -> String {
     }
 }
 
-/// `sys.dm_exec_sql_text(handle)`: the text of the batch a `sql_handle` names, while it is its
-/// session's running or last batch (SQL Server keeps texts as long as their plans are cached;
-/// Walden caches no plans). No row for NULL or a handle of anything else.
+/// `sys.dm_exec_sql_text(handle)`: the text a `sql_handle` names: a module's definition, a
+/// text `sys.dm_exec_query_stats` counts statements of, or a session's running or last
+/// batch (SQL Server keeps texts as long as their plans are cached). No row for NULL or a
+/// handle of anything else.
 pub(super) fn exec_sql_text(ctx: &ViewContext<'_>, args: &[Value]) -> Result<RowSet, SqlError> {
     // (database id, object id: both for a module's handle) and the text.
     type Text = (Option<(u32, u32)>, Arc<str>);
@@ -874,10 +855,14 @@ pub(super) fn exec_sql_text(ctx: &ViewContext<'_>, args: &[Value]) -> Result<Row
                 .and_then(|d| d.object_by_id(object))
                 .and_then(|o| o.module_text().map(Arc::from))
                 .map(|text| (Some((db, object)), text)),
-            None => parse_sql_handle(unpadded(handle)).and_then(|(spid, batch)| {
-                let session = rows_of(ctx).into_iter().find(|r| r.a.spid == spid)?;
-                let (current, text) = session.a.batch();
-                (current == batch).then_some((None, text))
+            None => parse_text_handle(unpadded(handle)).and_then(|hash| {
+                let text = ctx.counters.query_stats.text(&hash).or_else(|| {
+                    rows_of(ctx).into_iter().find_map(|r| {
+                        let (number, text, of) = r.a.batch();
+                        (number != 0 && of == hash).then_some(text)
+                    })
+                })?;
+                Some((None, text))
             }),
         },
         _ => None,
