@@ -3,7 +3,7 @@
 
 use walden_tds::*;
 
-use super::errors;
+use super::{errors, execute_sql};
 use crate::common::client::{error_numbers, int, rows, text, Client};
 use crate::common::server::Server;
 use crate::common::PASSWORD;
@@ -221,6 +221,13 @@ fn a_prepared_statement_executed_many_times_is_parsed_and_planned_once() {
     }
     let plans = c.batch("SELECT usecounts FROM sys.dm_exec_cached_plans ORDER BY usecounts");
     assert_eq!(rows(&plans), [[TdsValue::Int(40)], [TdsValue::Int(60)]], "{plans:?}");
+    // The server's counters have one row per text, as SQL Server's query stats do.
+    let counted = c.batch(
+        "SELECT qs.execution_count, qs.total_rows FROM sys.dm_exec_query_stats qs
+         CROSS APPLY sys.dm_exec_sql_text(qs.sql_handle) t
+         WHERE t.text = '(@id int)SELECT v + 1 FROM k WHERE id = @id'",
+    );
+    assert_eq!(rows(&counted), [[TdsValue::BigInt(40), TdsValue::BigInt(40)]], "{counted:?}");
 
     let TdsValue::SmallInt(spid) = c.scalar("SELECT @@SPID") else { panic!("@@SPID") };
     let shown = c.rpc(
@@ -279,4 +286,18 @@ fn sp_prepare_returns_the_column_metadata() {
         rows(&tokens),
         [vec![TdsValue::Int(1), TdsValue::NVarChar("one".into()), TdsValue::Int(1)]]
     );
+}
+
+/// A connection keeps the statements `sp_executesql` ran lately parsed, by text: the same
+/// text declared with other parameters is another statement, run with its own.
+#[test]
+fn one_text_with_other_parameter_declarations_runs_with_its_own() {
+    let server = Server::start(&[]);
+    let mut c = Client::connect(server.port);
+    for _ in 0..2 {
+        let tokens = execute_sql(&mut c, "SELECT @p AS v", "@p int", vec![int(5)]);
+        assert_eq!(rows(&tokens), [[TdsValue::Int(5)]], "{tokens:?}");
+        let tokens = execute_sql(&mut c, "SELECT @p AS v", "@p nvarchar(10)", vec![text("five")]);
+        assert_eq!(rows(&tokens), [[TdsValue::NVarChar("five".into())]], "{tokens:?}");
+    }
 }
