@@ -98,9 +98,8 @@ pub fn for_version(ty: TypeInfo, version: TdsVersion) -> TypeInfo {
 /// `Latin1_General_100`).
 pub fn wire_collation(name: Option<&str>) -> Collation {
     let Some(name) = name else { return Collation::default() };
-    let upper = name.to_ascii_uppercase();
-    let parts: Vec<&str> = upper.split('_').collect();
-    let has = |part: &str| parts.contains(&part);
+    // Read without allocating: every character column of every result set comes here.
+    let has = |part: &str| name.split('_').any(|p| p.eq_ignore_ascii_case(part));
     let flags = if has("BIN2") {
         Collation::BINARY2
     } else if has("BIN") {
@@ -122,7 +121,8 @@ pub fn wire_collation(name: Option<&str>) -> Collation {
         flags
     };
     let flags = if has("UTF8") { flags | Collation::UTF8 } else { flags };
-    let sort_id = match (upper.starts_with("SQL_"), has("CS"), has("AI")) {
+    let sql_collation = name.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("SQL_"));
+    let sort_id = match (sql_collation, has("CS"), has("AI")) {
         (false, _, _) => 0,
         (true, true, _) => 51,
         (true, false, false) => 52,

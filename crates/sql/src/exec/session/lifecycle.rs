@@ -89,7 +89,7 @@ impl Session {
             frames: Vec::new(),
             cursors: Cursors::default(),
             in_insert_exec: false,
-            batches: HashMap::new(),
+            batches: HashMap::default(),
             batch_bytes: 0,
             batch_cache_clears: 0,
             plans: Default::default(),

@@ -304,7 +304,7 @@ pub struct Session {
     /// Batches by their text, parsed once: clients repeat the same batch text (a driver's
     /// prepared statement, a benchmark's transaction), as SQL Server's plan cache expects.
     /// Stored procedures, `sp_executesql` and `EXEC (string)` are parsed through it too.
-    batches: HashMap<String, Arc<Batch>>,
+    batches: HashMap<String, Arc<Batch>, foldhash::fast::RandomState>,
     /// The text bytes `batches` holds.
     batch_bytes: usize,
     /// How many times `batches` was emptied: a syntax tree parsed before may be gone, and
