@@ -57,3 +57,28 @@ SELECT a.id, x.v FROM a CROSS APPLY (SELECT b.v FROM b JOIN c ON c.id = a.id AND
 GO
 DROP TABLE dbo.a, dbo.b, dbo.c
 GO
+-- A grouped query reads only grouped columns outside its aggregates (8120 in the select
+-- list, 8121 in HAVING), checked before any row is read: these tables are empty.
+CREATE TABLE g (k INT, v INT, w INT)
+GO
+SELECT v, COUNT(*) FROM g GROUP BY k
+GO
+SELECT x.v, COUNT(*) FROM g AS x
+GO
+SELECT k FROM g GROUP BY k HAVING MAX(v) > 1 AND w > 0
+GO
+SELECT * FROM g GROUP BY k, v
+GO
+SELECT v FROM g GROUP BY v + 1
+GO
+-- Grouped columns, GROUP BY expressions, aggregates, window functions, subqueries and the
+-- enclosing query's columns are all allowed.
+INSERT g VALUES (1, 2, 3), (1, 2, 4), (2, 5, 6)
+SELECT k, v + w AS s, COUNT(*) AS n FROM g GROUP BY k, v + w ORDER BY k, s
+SELECT (k + 1) * 2 AS k2, SUM(v) AS total, SUM(SUM(v)) OVER () AS everything FROM g GROUP BY k + 1 ORDER BY k2
+SELECT * FROM g GROUP BY k, v, w HAVING COUNT(*) = 1 ORDER BY w
+SELECT k, (SELECT COUNT(*) FROM g AS inner_g WHERE inner_g.k = g.k) AS same_k FROM g GROUP BY k ORDER BY k
+SELECT o.k, (SELECT MAX(i.v) FROM g AS i GROUP BY i.k HAVING i.k = o.k) AS top_v FROM g AS o ORDER BY o.k, o.w
+GO
+DROP TABLE dbo.g
+GO

@@ -6,6 +6,7 @@
 //! * `constants`: the expressions a statement's read may evaluate once (variables,
 //!   parameters and deterministic expressions of them);
 //! * `demand`: which columns of its tables a SELECT block reads;
+//! * `grouping`: a grouped block's columns are grouped or aggregated (8120, 8121);
 //! * `prepared`: expressions with columns resolved to positions, for loops over many rows;
 //! * `describe` and `first_result_set`: `sp_describe_undeclared_parameters` and
 //!   `sp_describe_first_result_set`, which describe a batch without running it.
@@ -14,5 +15,6 @@ pub(super) mod constants;
 pub(super) mod demand;
 pub(super) mod describe;
 pub(super) mod first_result_set;
+pub(super) mod grouping;
 pub(super) mod prepared;
 pub(super) mod static_type;

@@ -359,6 +359,10 @@ impl Run<'_> {
             &names,
             &Env { cols: &cols, row: &[], outer, computed: &[] },
         )?;
+        // A DISTINCT is grouped here too, by its select list, with nothing to check.
+        if !sel.group_by.is_empty() || !aggs.is_empty() {
+            crate::exec::bind::grouping::check_grouped(sel, &cols)?;
+        }
         let rows = grouping.finish(self, keys, outer)?;
         let (gcols, computed) = grouped_columns(&cols, aggs);
         Ok((gcols, rows, computed))
