@@ -69,6 +69,8 @@ fn one_text_from_two_sessions_is_one_row_per_statement() {
         assert!(int(&r[4]) > 0, "{r:?}");
         assert!(int(&r[5]) >= 0 && int(&r[6]) > 0, "{r:?}");
         assert!(int(&r[7]) <= int(&r[8]), "{r:?}");
+        // Worker time is CPU time: never more than the elapsed time.
+        assert!(int(&r[5]) <= int(&r[6]), "{r:?}");
     }
     // A SELECT's rows are the rows it returned; an UPDATE's the rows it changed.
     assert_eq!((int(&mine[0][2]), int(&mine[0][3])), (3, 1));

@@ -8,8 +8,9 @@
 //! the counters around itself and adds the difference to that table's line. CPU time is the
 //! thread's own (`CLOCK_THREAD_CPUTIME_ID`), so other sessions' work is never counted.
 //!
-//! The same reads, taken around every query and DML statement and every procedure call,
-//! feed `sys.dm_exec_query_stats` and `sys.dm_exec_procedure_stats` ([`RunClock`]).
+//! The page counters and the elapsed time, taken around every query and DML statement and
+//! every procedure call, feed `sys.dm_exec_query_stats` and `sys.dm_exec_procedure_stats`
+//! ([`RunClock`]).
 
 use std::time::{Duration, Instant};
 
@@ -44,28 +45,22 @@ pub(crate) fn thread_cpu_time() -> Option<Duration> {
 }
 
 /// What a statement or procedure had used when it started, for `sys.dm_exec_query_stats`
-/// and `sys.dm_exec_procedure_stats`: read at its start and end, so two reads of the
-/// thread's CPU clock per counted statement.
+/// and `sys.dm_exec_procedure_stats`: its elapsed time and page reads (its CPU time is the
+/// request's, shared out by `query_stats::Pending`).
 pub(crate) struct RunClock {
     elapsed: Instant,
-    cpu: Duration,
     reads: PageReads,
 }
 
 impl RunClock {
     pub(crate) fn start() -> RunClock {
-        RunClock {
-            elapsed: Instant::now(),
-            cpu: walden_io::clock::thread_cpu_time(),
-            reads: page_reads(),
-        }
+        RunClock { elapsed: Instant::now(), reads: page_reads() }
     }
 
     /// What was used since the start, by a run that returned `rows` rows or changed them.
     pub(crate) fn sample(&self, rows: u64) -> Sample {
         let reads = page_reads().since(self.reads);
         Sample {
-            worker: walden_io::clock::thread_cpu_time().saturating_sub(self.cpu),
             elapsed: self.elapsed.elapsed(),
             logical_reads: reads.logical,
             physical_reads: reads.physical,

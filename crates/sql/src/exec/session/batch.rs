@@ -54,7 +54,9 @@ impl Session {
         self.request_text = (text, hash);
         out.text_size(self.opts.textsize);
         self.pending_bulk = None;
+        self.pending_stats.begin();
         work(self, out);
+        self.pending_stats.flush(&self.counters.query_stats);
         self.activity.batch_ended(&EndState {
             database_id: self.db.id(),
             open_transactions: self.trancount,
@@ -101,7 +103,7 @@ impl Session {
         }
         let mut run = Run::new(self, out);
         let (text, hash) = run.s.request_text.clone();
-        let stats = Some(StatsSource::text(Arc::clone(&text), hash));
+        let stats = StatsSource::text(Arc::clone(&text), hash);
         run.s.frames.push(Frame { source: Some(text), stats, ..Frame::default() });
         let result = run.module_body(&batch.statements);
         run.end_request(result.map(|_| ()));

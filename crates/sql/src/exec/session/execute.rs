@@ -76,7 +76,7 @@ impl Run<'_> {
                 // and a USE in it lasts until it ends (`sp_MSforeachdb 'USE [?]; ...'`).
                 let saved_db = Arc::clone(&self.s.db);
                 let text: Arc<str> = Arc::from(text);
-                let stats = Some(StatsSource::text(Arc::clone(&text), text_hash(&text)));
+                let stats = StatsSource::text(Arc::clone(&text), text_hash(&text));
                 let frame = Frame { source: Some(text), stats, ..Frame::default() };
                 let r = self.run_scope(frame, |r| r.module_body(&batch.statements));
                 if self.s.db.id() != saved_db.id() {
@@ -163,7 +163,7 @@ impl Run<'_> {
         let result = self.invoke(p, &p.arguments, procedure, module, Some(stats.clone()), db);
         self.s.opts.semantics.ansi_nulls = caller_ansi_nulls;
         if let (Ok(()), Source::Module(db, object)) = (&result, stats.source) {
-            self.s.counters.query_stats.record_procedure(db, object, &clock.sample(0));
+            self.s.pending_stats.procedure(db, object, &clock.sample(0));
         }
         result
     }
@@ -505,14 +505,14 @@ impl Run<'_> {
         let Some(procedure) = defined_procedure(&batch) else {
             return Err(SqlError::new(102, "Incorrect syntax near 'sp_executesql'.").into());
         };
-        self.invoke(p, arguments, procedure, None, Some(stats), db)
+        self.invoke(p, arguments, procedure, None, stats, db)
     }
 
     /// The text a parameterized statement's statements are counted under: `(params)stmt`, as
     /// SQL Server shows it, which is the request's own text when an RPC sent the statement
     /// (so that `sys.dm_exec_requests.sql_handle` names the same text). `head` is how many
     /// bytes the procedure text it runs as puts before `stmt`.
-    fn parameterized_source(&self, params: &str, stmt: &str, head: usize) -> StatsSource {
+    fn parameterized_source(&self, params: &str, stmt: &str, head: usize) -> Option<StatsSource> {
         let (request, hash) = &self.s.request_text;
         let is_request = request.len() == params.len() + 2 + stmt.len()
             && request
@@ -526,9 +526,9 @@ impl Run<'_> {
             let text: Arc<str> = Arc::from(format!("({params}){stmt}"));
             let hash = text_hash(&text);
             StatsSource::text(text, hash)
-        };
+        }?;
         source.shift = (params.len() + 2) as isize - head as isize;
-        source
+        Some(source)
     }
 
     fn set_return_status(&mut self, p: &ExecProcedure, status: i32) -> Result<(), SqlError> {

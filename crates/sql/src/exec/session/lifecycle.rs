@@ -51,6 +51,7 @@ impl Session {
             counters,
             activity,
             request_text: (Arc::from(""), [0; 16]),
+            pending_stats: Default::default(),
             registered: true,
             spid,
             db,

@@ -34,7 +34,7 @@ use walden_engine::{CommitOutcome, Database, DeferredCommits, Instance, Isolatio
 use crate::ast::{Batch, Expr, IsolationLevel};
 use crate::exec::execute::cursor::{Cursors, LocalCursors};
 use crate::exec::options::Semantics;
-use crate::exec::sysviews::query_stats::{StatsSource, TextHash};
+use crate::exec::sysviews::query_stats::{Pending, StatsSource, TextHash};
 use crate::exec::sysviews::{ServerCounters, SessionActivity};
 use crate::exec::{Output, SqlError};
 
@@ -251,6 +251,9 @@ pub struct Session {
     pub(crate) activity: Arc<SessionActivity>,
     /// The running (or last) request's text and its hash, which its `sql_handle` carries.
     pub(crate) request_text: (Arc<str>, TextHash),
+    /// The runs this session counted for `sys.dm_exec_query_stats` that its request has not
+    /// yet given to the server's store.
+    pub(crate) pending_stats: Pending,
     /// This state owns the session's registration (and unregisters it when dropped); false
     /// for the state a RESETCONNECTION replaced.
     registered: bool,

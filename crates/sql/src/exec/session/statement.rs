@@ -29,17 +29,16 @@ use crate::ast::{Expr, ObjectName, SetStatement, Statement, StatementKind, Trans
 use crate::exec::eval::Env;
 use crate::exec::execute::statistics::RunClock;
 use crate::exec::scalar;
-use crate::exec::sysviews::query_stats::StatsSource;
 use crate::exec::sysviews::Command;
 use crate::exec::{Counted, SqlError};
 
 use super::{Flow, Halt, Run, Step, CANCELLED};
 
 impl Run<'_> {
-    /// The text `sys.dm_exec_query_stats` counts `st` under: a query or DML statement run
-    /// from a batch, a parameterized statement, dynamic SQL or a procedure (not from a
-    /// function or trigger, whose frames count nothing).
-    fn counted_source(&self, st: &Statement) -> Option<StatsSource> {
+    /// Whether `sys.dm_exec_query_stats` counts `st`: a query or DML statement run from a
+    /// batch, a parameterized statement, dynamic SQL or a procedure (not from a function or
+    /// trigger, whose frames count nothing).
+    fn counted(&self, st: &Statement) -> bool {
         let counted = matches!(
             st.kind,
             StatementKind::Select(_)
@@ -48,10 +47,9 @@ impl Run<'_> {
                 | StatementKind::Delete(_)
                 | StatementKind::Merge(_)
         );
-        if !counted || self.s.function_depth != 0 {
-            return None;
-        }
-        self.s.frames.last()?.stats.clone()
+        counted
+            && self.s.function_depth == 0
+            && self.s.frames.last().is_some_and(|f| f.stats.is_some())
     }
 
     /// Runs one statement, applying SQL Server's rules for what an error stops.
@@ -123,7 +121,7 @@ impl Run<'_> {
         }
         let statistics = (!compound && self.s.function_depth == 0 && self.statistics_on())
             .then(|| self.statistics_start());
-        let counted = self.counted_source(st).map(|source| (source, RunClock::start()));
+        let counted = self.counted(st).then(RunClock::start);
         scalar::settings::install(self.s.opts.semantics.scalar_settings());
         // The DDL events the statement raises are worked out before it changes the catalog
         // and fire its database's DDL triggers once it has succeeded (`exec::ddl_trigger`).
@@ -154,10 +152,17 @@ impl Run<'_> {
         if let Some(start) = statistics {
             self.statistics_end(start);
         }
-        if let (Some((source, clock)), Ok(_)) = (counted, &result) {
-            let sample = clock.sample(self.s.rowcount);
-            let span = (st.span.start, st.span.end);
-            self.s.counters.query_stats.record_statement(&source, span, self.s.db.id(), &sample);
+        if let (Some(clock), Ok(_)) = (counted, &result) {
+            let s = &mut *self.s;
+            let sample = clock.sample(s.rowcount);
+            if let Some(source) = s.frames.last().and_then(|f| f.stats.as_ref()) {
+                let span = (st.span.start, st.span.end);
+                s.pending_stats.statement(source, span, s.db.id(), &sample);
+                if s.pending_stats.full() {
+                    s.pending_stats.flush(&s.counters.query_stats);
+                    s.pending_stats.begin();
+                }
+            }
         }
         if !compound {
             self.subqueries.clear();

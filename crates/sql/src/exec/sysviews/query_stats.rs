@@ -87,9 +87,14 @@ pub(crate) struct StatsSource {
 }
 
 impl StatsSource {
-    /// A batch's or dynamic SQL's text, parsed as it is.
-    pub(crate) fn text(text: Arc<str>, hash: TextHash) -> StatsSource {
-        StatsSource { source: Source::Text(hash), text: Some(text), shift: 0 }
+    /// A batch's or dynamic SQL's text, parsed as it is; `None` for a text too long to
+    /// keep ([`MAX_TEXT_LEN`]), whose statements are not counted.
+    pub(crate) fn text(text: Arc<str>, hash: TextHash) -> Option<StatsSource> {
+        (text.len() <= MAX_TEXT_LEN).then_some(StatsSource {
+            source: Source::Text(hash),
+            text: Some(text),
+            shift: 0,
+        })
     }
 
     /// A procedure's definition.
@@ -98,10 +103,9 @@ impl StatsSource {
     }
 }
 
-/// What one run of a statement or procedure used.
+/// What one run of a statement or procedure used, but CPU time (see [`Pending`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Sample {
-    pub(crate) worker: Duration,
     pub(crate) elapsed: Duration,
     pub(crate) logical_reads: u64,
     pub(crate) physical_reads: u64,
@@ -119,10 +123,26 @@ struct Quad {
 
 impl Quad {
     fn add(&mut self, v: u64, first: bool) {
-        self.total = self.total.saturating_add(v);
-        self.last = v;
-        self.min = if first { v } else { self.min.min(v) };
-        self.max = self.max.max(v);
+        self.merge(&Quad { total: v, last: v, min: v, max: v }, first);
+    }
+
+    /// Adds the runs `later` counts, which came after this one's.
+    fn merge(&mut self, later: &Quad, first: bool) {
+        self.total = self.total.saturating_add(later.total);
+        self.last = later.last;
+        self.min = if first { later.min } else { self.min.min(later.min) };
+        self.max = self.max.max(later.max);
+    }
+
+    /// Each figure times `factor`.
+    fn scaled(&self, factor: f64) -> Quad {
+        let scale = |v: u64| (v as f64 * factor) as u64;
+        Quad {
+            total: scale(self.total),
+            last: scale(self.last),
+            min: scale(self.min),
+            max: scale(self.max),
+        }
     }
 
     fn values(&self) -> [Value; 4] {
@@ -137,7 +157,7 @@ struct Counters {
     created_micros: u64,
     last_micros: u64,
     executions: u64,
-    /// Microseconds, as SQL Server reports them.
+    /// Microseconds, as SQL Server reports them (nanoseconds while [`Pending`]).
     worker: Quad,
     elapsed: Quad,
     logical_reads: Quad,
@@ -160,16 +180,138 @@ impl Counters {
         }
     }
 
-    fn add(&mut self, s: &Sample, now: u64) {
+    /// Adds one run, its elapsed time in nanoseconds.
+    fn add(&mut self, s: &Sample) {
         let first = self.executions == 0;
         self.executions += 1;
-        self.last_micros = now;
-        let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
-        self.worker.add(micros(s.worker), first);
-        self.elapsed.add(micros(s.elapsed), first);
+        let nanos = u64::try_from(s.elapsed.as_nanos()).unwrap_or(u64::MAX);
+        self.elapsed.add(nanos, first);
         self.logical_reads.add(s.logical_reads, first);
         self.physical_reads.add(s.physical_reads, first);
         self.rows.add(s.rows, first);
+    }
+
+    /// Adds the runs `later` counted (times in microseconds), last at `now`.
+    fn merge(&mut self, later: &Counters, now: u64) {
+        let first = self.executions == 0;
+        self.executions += later.executions;
+        self.last_micros = now;
+        self.worker.merge(&later.worker, first);
+        self.elapsed.merge(&later.elapsed, first);
+        self.logical_reads.merge(&later.logical_reads, first);
+        self.physical_reads.merge(&later.physical_reads, first);
+        self.rows.merge(&later.rows, first);
+    }
+}
+
+/// What a session counted and has not yet given to the server's store: the runs of each
+/// statement and procedure since the window began, with their elapsed times.
+///
+/// Reading the thread's CPU clock is a system call, which around every statement made a
+/// T-SQL loop of key lookups three times slower; so a window reads it only at its start and
+/// its end (a request's, or every [`PENDING_ENTRIES`] statements in a long one), and each
+/// run's worker time is its elapsed time times the window's CPU time over its elapsed time.
+/// A statement run only in a window spent mostly waiting (for a lock, a page, the client)
+/// is given less than its elapsed time, as the CPU clock would give it.
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    entries: Vec<(PendingKey, Option<Arc<str>>, Counters)>,
+    index: HashMap<PendingKey, usize, foldhash::fast::RandomState>,
+    /// The entry the last run went to: a loop runs the same statement again.
+    last: Option<usize>,
+    /// When the window began, and the thread's CPU time then.
+    window: Option<(std::time::Instant, Duration)>,
+}
+
+/// The most statements and procedures a window counts before it is given to the store.
+const PENDING_ENTRIES: usize = 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum PendingKey {
+    Statement(StatementKey),
+    Procedure(u32, u32),
+}
+
+impl Pending {
+    /// Begins a window (a request's start).
+    pub(crate) fn begin(&mut self) {
+        self.window = Some((std::time::Instant::now(), walden_io::clock::thread_cpu_time()));
+    }
+
+    /// Counts one run of the statement at bytes `start..end` of the text `source`'s frame
+    /// parsed, in database `database_id`.
+    pub(crate) fn statement(
+        &mut self,
+        source: &StatsSource,
+        (start, end): (usize, usize),
+        database_id: u32,
+        sample: &Sample,
+    ) {
+        let offset = |at: usize| u32::try_from(at.saturating_add_signed(source.shift)).ok();
+        let (Some(start), Some(end)) = (offset(start), offset(end)) else { return };
+        let key = PendingKey::Statement(StatementKey { source: source.source, start, end });
+        self.add(key, || source.text.clone(), database_id, sample);
+    }
+
+    /// Counts one call of procedure `object_id` of database `database_id`.
+    pub(crate) fn procedure(&mut self, database_id: u32, object_id: u32, sample: &Sample) {
+        self.add(PendingKey::Procedure(database_id, object_id), || None, database_id, sample);
+    }
+
+    fn add(
+        &mut self,
+        key: PendingKey,
+        text: impl FnOnce() -> Option<Arc<str>>,
+        database_id: u32,
+        sample: &Sample,
+    ) {
+        if self.window.is_none() {
+            return;
+        }
+        let at = match self.last.filter(|&i| self.entries.get(i).is_some_and(|e| e.0 == key)) {
+            Some(i) => i,
+            None => match self.index.get(&key) {
+                Some(&i) => i,
+                None => {
+                    self.entries.push((key, text(), Counters::new(database_id, 0)));
+                    self.index.insert(key, self.entries.len() - 1);
+                    self.entries.len() - 1
+                }
+            },
+        };
+        self.last = Some(at);
+        self.entries[at].2.add(sample);
+    }
+
+    /// Whether the window is full: it should be given to the store now.
+    pub(crate) fn full(&self) -> bool {
+        self.entries.len() >= PENDING_ENTRIES
+    }
+
+    /// Ends the window: its runs, their worker times worked out, go to `stats`.
+    pub(crate) fn flush(&mut self, stats: &QueryStats) {
+        let Some((began, cpu)) = self.window.take() else { return };
+        self.last = None;
+        self.index.clear();
+        if self.entries.is_empty() {
+            return;
+        }
+        let elapsed = began.elapsed().as_secs_f64();
+        let used = walden_io::clock::thread_cpu_time().saturating_sub(cpu).as_secs_f64();
+        let busy = if elapsed > 0.0 { (used / elapsed).min(1.0) } else { 1.0 };
+        let now = now_micros();
+        let mut store = stats.store();
+        for (key, text, mut counters) in self.entries.drain(..) {
+            // Nanoseconds to microseconds.
+            counters.worker = counters.elapsed.scaled(busy / 1000.0);
+            counters.elapsed = counters.elapsed.scaled(1.0 / 1000.0);
+            match key {
+                PendingKey::Statement(key) => store.count_statement(key, text, &counters, now),
+                PendingKey::Procedure(db, object) => {
+                    store.count_procedure(db, object, &counters, now)
+                }
+            }
+        }
     }
 }
 
@@ -207,54 +349,6 @@ impl QueryStats {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Counts one run of the statement at bytes `start..end` of the text `source`'s frame
-    /// parsed, in database `database_id`.
-    pub(crate) fn record_statement(
-        &self,
-        source: &StatsSource,
-        (start, end): (usize, usize),
-        database_id: u32,
-        sample: &Sample,
-    ) {
-        if source.text.as_ref().is_some_and(|t| t.len() > MAX_TEXT_LEN) {
-            return;
-        }
-        let offset = |at: usize| u32::try_from(at.saturating_add_signed(source.shift)).ok();
-        let (Some(start), Some(end)) = (offset(start), offset(end)) else { return };
-        let key = StatementKey { source: source.source, start, end };
-        let now = now_micros();
-        let mut store = self.store();
-        if let Some(counters) = store.statements.get_mut(&key) {
-            counters.add(sample, now);
-            return;
-        }
-        if store.statements.len() >= MAX_STATEMENTS {
-            store.forget_statements();
-        }
-        if let (Source::Text(hash), Some(text)) = (source.source, &source.text) {
-            store.keep_text(hash, text, database_id);
-        }
-        let mut counters = Counters::new(database_id, now);
-        counters.add(sample, now);
-        store.statements.insert(key, counters);
-    }
-
-    /// Counts one run of procedure `object_id` of database `database_id`.
-    pub(crate) fn record_procedure(&self, database_id: u32, object_id: u32, sample: &Sample) {
-        let now = now_micros();
-        let mut store = self.store();
-        if store.procedures.len() >= MAX_PROCEDURES
-            && !store.procedures.contains_key(&(database_id, object_id))
-        {
-            forget_oldest(&mut store.procedures, |_| {});
-        }
-        store
-            .procedures
-            .entry((database_id, object_id))
-            .or_insert_with(|| Counters::new(database_id, now))
-            .add(sample, now);
-    }
-
     /// The kept text whose handle carries `hash`.
     pub(crate) fn text(&self, hash: &TextHash) -> Option<Arc<str>> {
         self.store().texts.get(hash).map(|t| Arc::clone(&t.text))
@@ -279,6 +373,42 @@ impl QueryStats {
 }
 
 impl Store {
+    /// Adds the runs `counters` counts to statement `key`'s, the last at `now`.
+    fn count_statement(
+        &mut self,
+        key: StatementKey,
+        text: Option<Arc<str>>,
+        counters: &Counters,
+        now: u64,
+    ) {
+        if let Some(kept) = self.statements.get_mut(&key) {
+            kept.merge(counters, now);
+            return;
+        }
+        if self.statements.len() >= MAX_STATEMENTS {
+            self.forget_statements();
+        }
+        if let (Source::Text(hash), Some(text)) = (key.source, &text) {
+            self.keep_text(hash, text, counters.database_id);
+        }
+        let mut kept = Counters::new(counters.database_id, now);
+        kept.merge(counters, now);
+        self.statements.insert(key, kept);
+    }
+
+    /// Adds the calls `counters` counts to procedure `object_id`'s, the last at `now`.
+    fn count_procedure(&mut self, database_id: u32, object_id: u32, counters: &Counters, now: u64) {
+        if self.procedures.len() >= MAX_PROCEDURES
+            && !self.procedures.contains_key(&(database_id, object_id))
+        {
+            forget_oldest(&mut self.procedures, |_| {});
+        }
+        self.procedures
+            .entry((database_id, object_id))
+            .or_insert_with(|| Counters::new(database_id, now))
+            .merge(counters, now);
+    }
+
     /// Keeps `text` for its handle, forgetting the least recently run statements first
     /// while the texts would pass [`MAX_TEXT_BYTES`].
     fn keep_text(&mut self, hash: TextHash, text: &Arc<str>, database_id: u32) {
