@@ -144,3 +144,27 @@ EXEC no_such_db.sys.sp_executesql N'SELECT 1'
 GO
 DROP DATABASE other_db
 GO
+-- A procedure may create a temporary table of a name its caller holds (sp_BlitzCache
+-- @SortOrder = 'all' runs itself so): its own hides the caller's until it returns.
+CREATE PROCEDURE dbo.shadow_inner AS
+BEGIN
+    CREATE TABLE #shadowed (x INT)
+    INSERT #shadowed VALUES (2)
+    SELECT x AS inner_x FROM #shadowed
+END
+GO
+CREATE PROCEDURE dbo.shadow_outer AS
+BEGIN
+    CREATE TABLE #shadowed (x INT)
+    INSERT #shadowed VALUES (1)
+    EXEC dbo.shadow_inner
+    SELECT x AS outer_x FROM #shadowed
+END
+GO
+EXEC dbo.shadow_outer
+CREATE TABLE #shadowed (y INT)
+EXEC dbo.shadow_outer
+SELECT y FROM #shadowed
+-- Twice in one scope is still 2714.
+CREATE TABLE #shadowed (z INT)
+GO

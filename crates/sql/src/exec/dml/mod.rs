@@ -484,8 +484,22 @@ impl Run<'_> {
         let user = name.name.value.clone();
         let temp = user.starts_with('#');
         let (db, stored_name) = if temp {
-            if self.s.temp_tables.contains_key(&user.to_ascii_lowercase()) {
-                return Err(EngineError::ObjectExists(user).into());
+            let key = user.to_ascii_lowercase();
+            if let Some(outer) = self.s.temp_tables.get(&key).cloned() {
+                // A procedure may create a temporary table of a name its caller's holds: its
+                // own hides the caller's until it returns, as in SQL Server. Twice in one
+                // scope is 2714.
+                let frame = self.s.frames.last();
+                let in_procedure = self.s.frames.len() > 1
+                    && frame.is_some_and(|f| {
+                        f.procedure.is_some()
+                            && !f.temp_created.contains(&key)
+                            && !f.hidden_tables.iter().any(|(n, _, _)| *n == key)
+                    });
+                if !in_procedure {
+                    return Err(EngineError::ObjectExists(user).into());
+                }
+                self.frame().hidden_tables.push((key, Some(outer), false));
             }
             (Arc::clone(self.s.instance.tempdb()), self.s.temp_internal_name(&user))
         } else {
