@@ -34,14 +34,9 @@ pub(crate) struct TableIo {
 /// What a statement had used when it started, for the messages at its end.
 pub(crate) struct StatementStart {
     elapsed: Instant,
-    cpu: Option<Duration>,
+    cpu: Duration,
     /// The enclosing statement's table lines (a trigger's statements report their own).
     outer_io: Vec<TableIo>,
-}
-
-/// The CPU time this thread has used.
-pub(crate) fn thread_cpu_time() -> Option<Duration> {
-    Some(walden_io::clock::thread_cpu_time())
 }
 
 /// What a statement or procedure had used when it started, for `sys.dm_exec_query_stats`
@@ -97,7 +92,7 @@ impl Run<'_> {
     pub(crate) fn statistics_start(&mut self) -> StatementStart {
         StatementStart {
             elapsed: Instant::now(),
-            cpu: thread_cpu_time(),
+            cpu: walden_io::clock::thread_cpu_time(),
             outer_io: std::mem::take(&mut self.s.statement_io),
         }
     }
@@ -121,10 +116,7 @@ impl Run<'_> {
             }
         }
         if self.s.opts.statistics_time {
-            let cpu = match (thread_cpu_time(), start.cpu) {
-                (Some(now), Some(then)) => now.saturating_sub(then),
-                _ => Duration::ZERO,
-            };
+            let cpu = walden_io::clock::thread_cpu_time().saturating_sub(start.cpu);
             self.out.message(&info(
                 3612,
                 format!(

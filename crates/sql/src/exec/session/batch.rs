@@ -79,11 +79,7 @@ impl Session {
 
     fn run_batch(&mut self, text: &str, out: &mut dyn Output) {
         // The thread's CPU time is a system call: only for STATISTICS TIME.
-        let cpu_started = self
-            .opts
-            .statistics_time
-            .then(crate::exec::execute::statistics::thread_cpu_time)
-            .flatten();
+        let cpu_started = self.opts.statistics_time.then(walden_io::clock::thread_cpu_time);
         let parse_started = (Instant::now(), cpu_started);
         let batch = match self.parsed(text) {
             Ok(b) => b,
@@ -93,9 +89,9 @@ impl Session {
             }
         };
         if self.opts.statistics_time {
-            let cpu = crate::exec::execute::statistics::thread_cpu_time()
-                .zip(parse_started.1)
-                .map_or(Duration::ZERO, |(now, then)| now.saturating_sub(then));
+            let cpu = parse_started.1.map_or(Duration::ZERO, |then| {
+                walden_io::clock::thread_cpu_time().saturating_sub(then)
+            });
             out.message(&crate::exec::execute::statistics::parse_and_compile_time(
                 cpu,
                 parse_started.0.elapsed(),

@@ -21,7 +21,7 @@ use crate::exec::eval::parse_object_name;
 use crate::exec::execute::statistics::RunClock;
 use crate::exec::procedure::dispatch::{self, Call, Runs};
 use crate::exec::scalar;
-use crate::exec::sysviews::query_stats::{text_hash, Source, StatsSource};
+use crate::exec::sysviews::query_stats::{text_hash, StatsSource};
 use crate::exec::{Collected, ColumnInfo, Counted, Message, Output, RowSet, SqlError};
 use crate::parse_batch_with;
 
@@ -152,7 +152,7 @@ impl Run<'_> {
             SqlError::new(50000, "a stored procedure's text is not CREATE PROCEDURE")
         })?;
         // Counted under the database that holds it (tempdb for a temporary procedure).
-        let stats = StatsSource::module(db.id(), def.id);
+        let home = db.id();
         // A temporary procedure lives in tempdb but, as in SQL Server, runs in the caller's
         // database: its unqualified names are the caller's tables.
         let db = if name.name.value.starts_with('#') { Arc::clone(&self.s.db) } else { db };
@@ -160,10 +160,11 @@ impl Run<'_> {
             std::mem::replace(&mut self.s.opts.semantics.ansi_nulls, def.options.ansi_nulls);
         let clock = RunClock::start();
         let module = Some((def.name.clone(), def.id));
-        let result = self.invoke(p, &p.arguments, procedure, module, Some(stats.clone()), db);
+        let stats = Some(StatsSource::module(home, def.id));
+        let result = self.invoke(p, &p.arguments, procedure, module, stats, db);
         self.s.opts.semantics.ansi_nulls = caller_ansi_nulls;
-        if let (Ok(()), Source::Module(db, object)) = (&result, stats.source) {
-            self.s.pending_stats.procedure(db, object, &clock.sample(0));
+        if result.is_ok() {
+            self.s.pending_stats.procedure(home, def.id, &clock.sample(0));
         }
         result
     }
